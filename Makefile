@@ -1,0 +1,106 @@
+# ctensor build: the library is header-only; this Makefile builds the demo,
+# the tests, the benchmarks and the examples.
+#   make demo    the main demo           make test   the whole test suite
+#   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
+# Missing Debian packages are installed with apt-get when run as root.
+
+CC       ?= gcc
+ifeq ($(CC),cc)
+CC       := gcc
+endif
+CXX      ?= g++
+CLANG    ?= clang
+BUILD    ?= build
+WARN     := -Wall -Wextra -pedantic -Werror
+CSTD     := -std=c11
+BASE     := $(CSTD) $(WARN) -I. -Itests
+# the default build: optimized, OpenMP, OpenBLAS when present
+OPT      := -O2 -march=native -fopenmp -DCTENSOR_OPENMP
+BLASLIB  := $(shell [ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] || [ -e /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h ] && echo yes)
+ifeq ($(BLASLIB),yes)
+BLAS     := -DCTENSOR_BLAS -I/usr/include/x86_64-linux-gnu/openblas-pthread -lopenblas
+endif
+LIBS     := -lm -lpthread
+TESTFAST := -O1 -g
+ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+APT_PKGS := build-essential clang libopenblas-dev liblapacke-dev zlib1g-dev
+
+HEADERS  := ctensor.h $(wildcard ctensor_*.h)
+TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+CONF_SRC := $(wildcard tests/conformance/*.c)
+BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
+
+.PHONY: all demo test test-unit test-asan test-compile conformance bench fuzz examples deps clean
+all: demo
+
+deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; \
+	    (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) >/dev/null || exit 1; \
+	  else echo "missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi; fi
+
+$(BUILD) $(BUILD)/tests $(BUILD)/asan $(BUILD)/opt $(BUILD)/bench $(BUILD)/examples $(BUILD)/fuzz $(BUILD)/compile:
+	@mkdir -p $@
+
+# ---- demo -------------------------------------------------------------------
+demo: deps $(BUILD)/examples/demo
+	@./$(BUILD)/examples/demo
+
+$(BUILD)/examples/%: examples/%.c $(HEADERS) | $(BUILD)/examples
+	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
+
+examples: deps $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+# ---- tests ------------------------------------------------------------------
+$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tests
+	$(CC) $(BASE) $(TESTFAST) $< -o $@ $(LIBS)
+$(BUILD)/asan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/asan
+	$(CC) $(BASE) $(ASAN) $< -o $@ $(LIBS)
+$(BUILD)/opt/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/opt
+	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
+
+$(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) $(HEADERS) | $(BUILD)/tests
+	$(CC) $(BASE) $(TESTFAST) $(CONF_SRC) -o $@ $(LIBS)
+$(BUILD)/asan/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) $(HEADERS) | $(BUILD)/asan
+	$(CC) $(BASE) $(ASAN) $(CONF_SRC) -o $@ $(LIBS)
+
+CASES ?= tests/fixtures
+conformance: $(BUILD)/tests/conformance
+	./$(BUILD)/tests/conformance $(CASES)
+
+# The suite: unit tests (plain, optimized+BLAS+OpenMP, ASan+UBSan), conformance,
+# compile tests, fuzz smoke runs. tests/run_suite.sh sums the "N passed, N failed" lines.
+test: deps $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
+      $(BUILD)/tests/conformance $(BUILD)/asan/conformance
+	@BUILD=$(BUILD) TESTS="$(TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
+
+test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
+	@for t in $(TESTS); do ./$(BUILD)/asan/$$t || exit 1; done; ./$(BUILD)/asan/conformance tests/fixtures
+
+test-compile:
+	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" BUILD=$(BUILD) sh tests/compile/run.sh
+
+# ---- benchmarks -------------------------------------------------------------
+$(BUILD)/bench/%: bench/%.c $(HEADERS) bench/bench.h | $(BUILD)/bench
+	$(CC) $(BASE) -O3 -march=native -fopenmp -DCTENSOR_OPENMP $< -o $@ $(BLAS) $(LIBS)
+$(BUILD)/bench/%_builtin: bench/%.c $(HEADERS) bench/bench.h | $(BUILD)/bench
+	$(CC) $(BASE) -O3 -march=native -fopenmp -DCTENSOR_OPENMP $< -o $@ $(LIBS)
+
+bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
+	@BUILD=$(BUILD) sh bench/run.sh
+
+# ---- fuzzing ----------------------------------------------------------------
+FUZZ_SECONDS ?= 60
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HEADERS) | $(BUILD)/fuzz
+	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined $< -o $@ -lm
+fuzz: deps $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+	@for f in $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c)); do \
+	  mkdir -p $(BUILD)/fuzz/corpus_$$f; cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/corpus_$$f/ 2>/dev/null; \
+	  echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
+	  ./$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $(BUILD)/fuzz/corpus_$$f >/dev/null 2>$(BUILD)/fuzz/$$f.log \
+	    || { tail -40 $(BUILD)/fuzz/$$f.log; exit 1; }; done; echo "fuzz: no crashes"
+
+clean:
+	rm -rf $(BUILD)

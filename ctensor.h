@@ -1,0 +1,6781 @@
+/* ctensor.h - PyTorch's core as a header-only C library.        v0.1 (2026-11-22)
+
+   HOW TO USE
+     In exactly one C or C++ file:
+         #define CTENSOR_IMPLEMENTATION
+         #include "ctensor.h"
+     Everywhere else just #include "ctensor.h".
+     Companion headers (ctensor_linalg.h, ...) are included after this one.
+
+   THE FEEL
+       CT_SCOPE {                                    // released at the end of the block
+           ct_tensor *x = ct_randn(CT_FLOAT32, 3, 4);
+           ct_tensor *y = ct_relu(ct_add(ct_matmul(x, ct_t(x)), ct_ones(CT_FLOAT32, 3)));
+           if (y) ct_print(y);                       // one NULL check for the chain
+           else   fprintf(stderr, "%s\n", ct_last_error());
+       }
+
+   CONFIGURATION (define before including, in the implementation file)
+     CTENSOR_IMPLEMENTATION   emit the implementation in this translation unit
+     CTENSOR_STATIC           make every function static (private to one file)
+     CTENSOR_API              decoration of public functions (default: extern)
+     CT_MALLOC/CT_REALLOC/CT_FREE  allocator overrides; give all three or none
+     CT_ASSERT(x)             internal invariant check (default: assert)
+     CTENSOR_NO_STDIO         no stdio: no default error logger, no ct_print, no file io
+     CTENSOR_BLAS             use CBLAS (e.g. OpenBLAS: -lopenblas) for GEMM
+     CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
+     CTENSOR_MAX_DIMS         maximum rank (default 8)
+     CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
+
+   OWNERSHIP IN ONE PARAGRAPH
+     Every function that returns a tensor returns a new reference owned by the
+     current scope (CT_SCOPE or ct_scope_begin/ct_scope_end). Leaving the scope
+     releases everything made in it, except tensors passed to ct_keep (moved to the
+     enclosing scope) and tensors someone retained (ct_retain ... ct_release,
+     module parameters, autograd's saved tensors). Outside any scope, results go to
+     the thread's root scope, which lives as long as the thread.
+
+   ERRORS IN ONE PARAGRAPH
+     Nothing aborts on bad input. A failing call returns NULL (or a non-zero
+     ct_status) and records a code and a PyTorch-style message naming the op and
+     the values: ct_last_error(), ct_last_error_code(). Every op given a NULL input
+     returns NULL and keeps the first message, so a chain is checked once.
+
+   REVISIONS
+     0.1 (2026-11-22)  first release: tensors, views, dispatcher, scopes, elementwise,
+                       reductions, indexing, matmul, random, autograd, io, printing.
+*/
+#ifndef CTENSOR_H_INCLUDED
+#define CTENSOR_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ============================================================================
+   Configuration and portability
+   ========================================================================== */
+#ifndef CTENSOR_API
+#  ifdef CTENSOR_STATIC
+#    if defined(__GNUC__) || defined(__clang__)
+#      define CTENSOR_API static __attribute__((unused))
+#    else
+#      define CTENSOR_API static
+#    endif
+#  else
+#    define CTENSOR_API extern
+#  endif
+#endif
+
+#ifndef CTENSOR_MAX_DIMS
+#  define CTENSOR_MAX_DIMS 8
+#endif
+#define CT_MAX_DIMS CTENSOR_MAX_DIMS
+
+#if defined(__cplusplus)
+#  define CT_RESTRICT __restrict
+#  define CT_STATIC_ASSERT(c, msg) static_assert(c, msg)
+#  define CT_NORETURN [[noreturn]]
+#elif defined(_MSC_VER)
+#  define CT_RESTRICT __restrict
+#  define CT_STATIC_ASSERT(c, msg) typedef char ct__static_assert_##__LINE__[(c) ? 1 : -1]
+#  define CT_NORETURN __declspec(noreturn)
+#else
+#  define CT_RESTRICT restrict
+#  define CT_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#  define CT_NORETURN _Noreturn
+#endif
+
+#if defined(__cplusplus)
+#  define CT_THREAD_LOCAL thread_local
+#elif defined(_MSC_VER)
+#  define CT_THREAD_LOCAL __declspec(thread)
+#else
+#  define CT_THREAD_LOCAL _Thread_local
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   dtypes and devices
+   The enum is append-only with explicit numbers; ct_dtype_name() and the traits
+   table in the implementation are the single source of truth for dtype facts.
+   ========================================================================== */
+typedef enum ct_dtype {
+    CT_FLOAT32 = 0,
+    CT_FLOAT64 = 1,
+    CT_FLOAT16 = 2,
+    CT_BFLOAT16 = 3,
+    CT_INT64 = 4,
+    CT_INT32 = 5,
+    CT_INT16 = 6,
+    CT_INT8 = 7,
+    CT_UINT8 = 8,
+    CT_BOOL = 9,
+    CT_QINT8 = 10,      /* reserved for ctensor_quant.h */
+    CT_QUINT8 = 11,     /* reserved for ctensor_quant.h */
+    CT_QINT32 = 12,     /* reserved for ctensor_quant.h */
+    CT_COMPLEX64 = 13,  /* reserved for ctensor_linalg.h */
+    CT_COMPLEX128 = 14, /* reserved for ctensor_linalg.h */
+    CT_NUM_DTYPES = 15
+} ct_dtype;
+
+typedef enum ct_device {
+    CT_CPU = 0,
+    CT_CUDA = 1,
+    CT_NUM_DEVICES = 2
+} ct_device;
+
+CTENSOR_API const char *ct_dtype_name(ct_dtype dt);     /* "float32" */
+CTENSOR_API size_t ct_dtype_size(ct_dtype dt);          /* bytes per element */
+CTENSOR_API int ct_dtype_is_floating(ct_dtype dt);      /* f16, bf16, f32, f64 */
+CTENSOR_API int ct_dtype_is_integral(ct_dtype dt);      /* ints, not bool */
+CTENSOR_API int ct_dtype_is_complex(ct_dtype dt);
+/* torch.promote_types: the dtype of a binary op between tensors of these dtypes. */
+CTENSOR_API ct_dtype ct_promote_types(ct_dtype a, ct_dtype b);
+CTENSOR_API void ct_set_default_dtype(ct_dtype dt);      /* float32 or float64 */
+CTENSOR_API ct_dtype ct_get_default_dtype(void);
+
+/* ============================================================================
+   Errors
+   One X-macro gives the codes and their short descriptions.
+   ========================================================================== */
+#define CT_ERRORS(X)                                                              \
+    X(CT_OK, 0, "no error")                                                       \
+    X(CT_ERR_NULL, 1, "a NULL tensor was passed (an earlier call failed)")       \
+    X(CT_ERR_SHAPE, 2, "shapes do not match")                                     \
+    X(CT_ERR_DTYPE, 3, "dtype not supported or not matching")                     \
+    X(CT_ERR_ARG, 4, "invalid argument")                                          \
+    X(CT_ERR_INDEX, 5, "index out of range")                                      \
+    X(CT_ERR_MEMORY, 6, "out of memory")                                          \
+    X(CT_ERR_IO, 7, "file could not be read or written")                          \
+    X(CT_ERR_FORMAT, 8, "malformed file contents")                                \
+    X(CT_ERR_AUTOGRAD, 9, "autograd error")                                       \
+    X(CT_ERR_NUMERIC, 10, "numerical failure (singular, not definite, no convergence)") \
+    X(CT_ERR_DEVICE, 11, "device mismatch or unavailable")                        \
+    X(CT_ERR_UNSUPPORTED, 12, "operation not supported for these inputs")         \
+    X(CT_ERR_STATE, 13, "invalid state")
+
+typedef enum ct_status {
+#define CT__ERR_ENUM(name, num, desc) name = num,
+    CT_ERRORS(CT__ERR_ENUM)
+#undef CT__ERR_ENUM
+    CT_NUM_ERRORS
+} ct_status;
+
+CTENSOR_API const char *ct_last_error(void);      /* message; "" when no error */
+CTENSOR_API ct_status ct_last_error_code(void);   /* CT_OK when no error */
+CTENSOR_API void ct_clear_error(void);
+CTENSOR_API const char *ct_status_name(ct_status s);  /* "CT_ERR_SHAPE" */
+/* Where error messages go as they happen. Default: stderr (none under
+   CTENSOR_NO_STDIO). Pass NULL to silence. Called on the failing thread. */
+typedef void (*ct_log_fn)(ct_status code, const char *message, void *user_data);
+CTENSOR_API void ct_set_logger(ct_log_fn fn, void *user_data);
+/* For library extensions (companion headers): record an error, printf-style. */
+CTENSOR_API void ct_set_error(ct_status code, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ============================================================================
+   Tensors
+   A tensor is a view of a ref-counted storage. Fields are readable; change
+   them only through the API. Strides are in elements, shape[0] is outermost.
+   ========================================================================== */
+typedef struct ct_storage {
+    int32_t refcount;
+    uint32_t version;       /* bumped by every in-place op on this storage */
+    ct_device device;
+    uint32_t flags;
+    int64_t nbytes;
+    void *data;
+    void (*deleter)(void *data, void *user_data);  /* borrowed memory (from_blob) */
+    void *deleter_user_data;
+    void *ct__block;        /* private: the allocation that holds this storage */
+    int32_t ct__size_class; /* private: cache class of the block, -1 when uncached */
+} ct_storage;
+
+typedef struct ct__node ct__node;
+typedef struct ct__hook ct__hook;
+
+typedef struct ct_tensor {
+    ct_storage *storage;
+    int64_t offset;                   /* in elements */
+    int64_t shape[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS];     /* in elements */
+    int32_t ndim;
+    ct_dtype dtype;
+    ct_device device;
+    uint32_t flags;                   /* CT__F_* in the implementation */
+    int32_t refcount;
+    int32_t scope_slot;               /* position in the owning scope, -1 when none */
+    /* autograd */
+    ct__node *grad_fn;                /* producing node (NULL for leaves) */
+    int32_t out_nr;                   /* which output of grad_fn */
+    uint32_t saved_version;           /* for tensors autograd saved */
+    ct__node *grad_acc;               /* AccumulateGrad node of a leaf (weak) */
+    struct ct_tensor *grad;           /* .grad */
+    struct ct_tensor *base;           /* base of a view (for in-place on views) */
+    ct__hook *hooks;
+    void *qparams;                    /* reserved for ctensor_quant.h */
+} ct_tensor;
+
+CTENSOR_API int ct_ndim(const ct_tensor *t);
+CTENSOR_API int64_t ct_size(const ct_tensor *t, int dim);     /* negative dims count from the end */
+CTENSOR_API int64_t ct_stride(const ct_tensor *t, int dim);
+CTENSOR_API int64_t ct_numel(const ct_tensor *t);
+CTENSOR_API ct_dtype ct_get_dtype(const ct_tensor *t);
+CTENSOR_API int ct_is_contiguous(const ct_tensor *t);
+CTENSOR_API int ct_is_channels_last(const ct_tensor *t);      /* 4-D NHWC strides */
+CTENSOR_API void *ct_data_ptr(const ct_tensor *t);            /* first element */
+CTENSOR_API double ct_item(const ct_tensor *t);               /* one-element tensor -> double; NAN + error otherwise */
+CTENSOR_API int64_t ct_item_int(const ct_tensor *t);
+CTENSOR_API int ct_same_shape(const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API uint32_t ct_version(const ct_tensor *t);          /* storage version counter */
+
+/* ============================================================================
+   Memory: scopes, references, counters, allocators
+   ========================================================================== */
+CTENSOR_API int ct_scope_begin_at(const char *file, int line);  /* returns a scope token */
+CTENSOR_API void ct_scope_end(int token);     /* also closes inner scopes left open */
+#define ct_scope_begin() ct_scope_begin_at(__FILE__, __LINE__)
+CTENSOR_API ct_tensor *ct_keep(ct_tensor *t);     /* move t to the enclosing scope */
+CTENSOR_API ct_tensor *ct_retain(ct_tensor *t);   /* +1 reference (outlives scopes) */
+CTENSOR_API void ct_release(ct_tensor *t);        /* -1 reference; balances ct_retain */
+CTENSOR_API int ct_scope_depth(void);
+CTENSOR_API int64_t ct_live_tensors(void);        /* tensor headers alive, all threads */
+CTENSOR_API int64_t ct_live_bytes(void);          /* storage bytes ctensor allocated and holds */
+/* Returns the calling thread's cached blocks to the system allocator. */
+CTENSOR_API void ct_thread_cleanup(void);
+
+/* CT_SCOPE { ... } releases what the block made when the block is left.
+   The block is a one-shot loop: `break` and `continue` leave the scope (not an
+   enclosing loop). With gcc/clang and in C++, `return` and `goto` out of the block
+   also close it; elsewhere the next enclosing scope end cleans up. */
+#define CT__CAT2(a, b) a##b
+#define CT__CAT(a, b) CT__CAT2(a, b)
+#if defined(__cplusplus)
+}  /* extern "C" */
+struct ct__scope_guard {
+    int token, once;
+    ct__scope_guard(const char *f, int l) : token(ct_scope_begin_at(f, l)), once(1) {}
+    ~ct__scope_guard() { ct_scope_end(token); }
+};
+#  define CT_SCOPE for (ct__scope_guard CT__CAT(ct__sg_, __LINE__)(__FILE__, __LINE__); CT__CAT(ct__sg_, __LINE__).once; CT__CAT(ct__sg_, __LINE__).once = 0)
+extern "C" {
+#elif defined(__GNUC__) || defined(__clang__)
+CTENSOR_API void ct__scope_cleanup(int *token);
+#  define CT_SCOPE for (int CT__CAT(ct__sg_, __LINE__) __attribute__((cleanup(ct__scope_cleanup), unused)) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0)
+#else
+#  define CT_SCOPE for (int CT__CAT(ct__sg_, __LINE__) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0, ct_scope_end(CT__CAT(ct__sg_, __LINE__)))
+#endif
+
+/* Allocator for device memory. The CPU default uses CT_MALLOC/CT_FREE. */
+typedef struct ct_allocator {
+    void *(*alloc)(size_t nbytes, void *user_data);
+    void (*free)(void *ptr, void *user_data);
+    void *user_data;
+} ct_allocator;
+CTENSOR_API void ct_set_allocator(ct_device dev, const ct_allocator *a);  /* NULL restores the default */
+
+/* ============================================================================
+   Shapes in call sites: ct_zeros(CT_FLOAT32, 3, 4) passes a shape list.
+   Every such macro has an array form with an _n suffix: ct_zeros_n(dt, ndim, shape).
+   ========================================================================== */
+#define CT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
+#define CT__NARGS(...) CT__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+typedef struct ct_ints { int64_t v[16]; } ct_ints;
+#ifdef __cplusplus
+#  define CT__INTS(...) (ct_ints{{__VA_ARGS__}}.v)
+#else
+#  define CT__INTS(...) ((ct_ints){{__VA_ARGS__}}.v)
+#endif
+/* CT_DIMS(a, b, c) expands to `3, <pointer to {a, b, c}>` for any _n function. */
+#define CT_DIMS(...) CT__NARGS(__VA_ARGS__), CT__INTS(__VA_ARGS__)
+
+/* ============================================================================
+   Creation
+   ========================================================================== */
+CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value);
+#define ct_empty(dt, ...) ct_empty_n(dt, CT_DIMS(__VA_ARGS__))
+#define ct_zeros(dt, ...) ct_zeros_n(dt, CT_DIMS(__VA_ARGS__))
+#define ct_ones(dt, ...) ct_ones_n(dt, CT_DIMS(__VA_ARGS__))
+#define ct_full(dt, value, ...) ct_full_n(dt, CT_DIMS(__VA_ARGS__), value)
+CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt);   /* 0-d tensor */
+CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt);
+CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt);
+CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt);     /* m < 0: square */
+/* Copies `data` (numel elements of dtype dt, C order). */
+CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape);
+#define ct_from_data(data, dt, ...) ct_from_data_n(data, dt, CT_DIMS(__VA_ARGS__))
+#define ct_tensor_f32(data, ...) ct_from_data_n(data, CT_FLOAT32, CT_DIMS(__VA_ARGS__))
+#define ct_tensor_f64(data, ...) ct_from_data_n(data, CT_FLOAT64, CT_DIMS(__VA_ARGS__))
+#define ct_tensor_i64(data, ...) ct_from_data_n(data, CT_INT64, CT_DIMS(__VA_ARGS__))
+#define ct_tensor_i32(data, ...) ct_from_data_n(data, CT_INT32, CT_DIMS(__VA_ARGS__))
+#define ct_tensor_u8(data, ...) ct_from_data_n(data, CT_UINT8, CT_DIMS(__VA_ARGS__))
+#define ct_tensor_bool(data, ...) ct_from_data_n(data, CT_BOOL, CT_DIMS(__VA_ARGS__))
+/* Borrows `data` (no copy). strides may be NULL (C order). deleter(data, user)
+   runs when the last view is gone; it may be NULL. */
+CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int64_t *shape,
+                                    const int64_t *strides, void (*deleter)(void *, void *), void *user_data);
+CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double value);
+CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt);          /* dtype conversion */
+CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t);         /* 4-D NHWC memory format */
+
+/* ============================================================================
+   Views (share storage, no copy)
+   ========================================================================== */
+CTENSOR_API ct_tensor *ct_view_n(const ct_tensor *t, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_reshape_n(const ct_tensor *t, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_permute_n(const ct_tensor *t, int ndim, const int64_t *dims);
+CTENSOR_API ct_tensor *ct_expand_n(const ct_tensor *t, int ndim, const int64_t *shape);
+#define ct_view(t, ...) ct_view_n(t, CT_DIMS(__VA_ARGS__))
+#define ct_reshape(t, ...) ct_reshape_n(t, CT_DIMS(__VA_ARGS__))
+#define ct_permute(t, ...) ct_permute_n(t, CT_DIMS(__VA_ARGS__))
+#define ct_expand(t, ...) ct_expand_n(t, CT_DIMS(__VA_ARGS__))
+#define ct_broadcast_to_n ct_expand_n
+#define ct_broadcast_to(t, ...) ct_expand_n(t, CT_DIMS(__VA_ARGS__))
+CTENSOR_API ct_tensor *ct_expand_as(const ct_tensor *t, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_view_as(const ct_tensor *t, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_transpose(const ct_tensor *t, int dim0, int dim1);
+CTENSOR_API ct_tensor *ct_t(const ct_tensor *t);                        /* <= 2-D transpose */
+CTENSOR_API ct_tensor *ct_mT(const ct_tensor *t);                       /* swap last two dims */
+/* t[start:end:step] along dim; end is clamped like Python; step must be > 0. */
+CTENSOR_API ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int64_t step);
+CTENSOR_API ct_tensor *ct_narrow(const ct_tensor *t, int dim, int64_t start, int64_t length);
+CTENSOR_API ct_tensor *ct_select(const ct_tensor *t, int dim, int64_t index);
+CTENSOR_API ct_tensor *ct_squeeze(const ct_tensor *t);                  /* all size-1 dims */
+CTENSOR_API ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim);
+CTENSOR_API ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim);
+CTENSOR_API ct_tensor *ct_flatten(const ct_tensor *t, int start_dim, int end_dim);
+CTENSOR_API ct_tensor *ct_unflatten_n(const ct_tensor *t, int dim, int ndim, const int64_t *sizes);
+#define ct_unflatten(t, dim, ...) ct_unflatten_n(t, dim, CT_DIMS(__VA_ARGS__))
+CTENSOR_API ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1, int dim2);
+CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t *shape,
+                                     const int64_t *strides, int64_t storage_offset);
+CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t);                    /* a new view of the whole tensor */
+
+/* ============================================================================
+   Elementwise (broadcasting, PyTorch type promotion)
+   Scalars: a double that holds an integral value acts like Python's `2`
+   (keeps integer dtypes), otherwise like `2.5` (promotes integers to float).
+   ========================================================================== */
+#define CT__UNARY_DECL(name) CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x);
+#define CT__UNARY_PUBLIC(X)                                                            \
+    X(neg) X(abs) X(sign) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p)      \
+    X(sqrt) X(rsqrt) X(reciprocal) X(square) X(sin) X(cos) X(tan) X(asin) X(acos)      \
+    X(atan) X(sinh) X(cosh) X(tanh) X(sigmoid) X(logsigmoid) X(relu) X(relu6) X(selu) \
+    X(silu) X(mish) X(hardsigmoid) X(hardswish) X(erf) X(erfc) X(floor) X(ceil)        \
+    X(round) X(trunc) X(frac) X(isnan) X(isinf) X(isfinite) X(logical_not)             \
+    X(bitwise_not) X(isposinf) X(isneginf) X(signbit)
+CT__UNARY_PUBLIC(CT__UNARY_DECL)
+CTENSOR_API ct_tensor *ct_leaky_relu(const ct_tensor *x, double negative_slope);   /* 0.01 */
+CTENSOR_API ct_tensor *ct_elu(const ct_tensor *x, double alpha);                   /* 1.0 */
+CTENSOR_API ct_tensor *ct_celu(const ct_tensor *x, double alpha);
+CTENSOR_API ct_tensor *ct_gelu(const ct_tensor *x, const char *approximate);       /* "none" or "tanh" */
+CTENSOR_API ct_tensor *ct_softplus(const ct_tensor *x, double beta, double threshold);  /* 1, 20 */
+CTENSOR_API ct_tensor *ct_hardtanh(const ct_tensor *x, double min_val, double max_val); /* -1, 1 */
+CTENSOR_API ct_tensor *ct_threshold(const ct_tensor *x, double threshold, double value);
+/* nan_to_num: pass NAN for posinf/neginf to mean "the dtype's largest/smallest finite". */
+CTENSOR_API ct_tensor *ct_nan_to_num(const ct_tensor *x, double nan, double posinf, double neginf);
+CTENSOR_API ct_tensor *ct_round_decimals(const ct_tensor *x, int decimals);
+CTENSOR_API ct_tensor *ct_pow_scalar(const ct_tensor *x, double exponent);
+CTENSOR_API ct_tensor *ct_rpow_scalar(double base, const ct_tensor *x);           /* base ** x */
+
+#define CT__BINARY_PUBLIC(X)                                                            \
+    X(mul) X(div) X(floor_divide) X(remainder) X(fmod) X(pow) X(atan2) X(maximum)       \
+    X(minimum) X(hypot) X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and)             \
+    X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor)          \
+    X(bitwise_left_shift) X(bitwise_right_shift) X(fmax) X(fmin) X(copysign) X(xlogy)
+#define CT__BINARY_DECL(name)                                                     \
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b);     \
+    CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *a, double b);
+CT__BINARY_PUBLIC(CT__BINARY_DECL)
+CTENSOR_API ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha);  /* a + alpha*b */
+CTENSOR_API ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, double alpha);
+CTENSOR_API ct_tensor *ct_add_scalar(const ct_tensor *a, double b);
+CTENSOR_API ct_tensor *ct_sub_scalar(const ct_tensor *a, double b);
+CTENSOR_API ct_tensor *ct_rsub_scalar(double a, const ct_tensor *b);     /* a - b */
+CTENSOR_API ct_tensor *ct_rdiv_scalar(double a, const ct_tensor *b);     /* a / b */
+/* rounding_mode: NULL (true division), "trunc" or "floor" */
+CTENSOR_API ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, const char *rounding_mode);
+CTENSOR_API ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_where_scalar(const ct_tensor *cond, const ct_tensor *a, double b);
+CTENSOR_API ct_tensor *ct_clamp(const ct_tensor *x, double min, double max);      /* NAN = no bound */
+CTENSOR_API ct_tensor *ct_clamp_tensor(const ct_tensor *x, const ct_tensor *min, const ct_tensor *max); /* NULL = no bound */
+CTENSOR_API ct_tensor *ct_masked_fill(const ct_tensor *x, const ct_tensor *mask, double value);
+CTENSOR_API ct_tensor *ct_masked_fill_tensor(const ct_tensor *x, const ct_tensor *mask, const ct_tensor *value);
+CTENSOR_API ct_tensor *ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight);
+CTENSOR_API ct_tensor *ct_lerp_scalar(const ct_tensor *start, const ct_tensor *end, double weight);
+CTENSOR_API ct_tensor *ct_addcmul(const ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value);
+CTENSOR_API ct_tensor *ct_addcdiv(const ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value);
+CTENSOR_API ct_tensor *ct_isclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol, int equal_nan);
+CTENSOR_API int ct_allclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol);  /* 1, 0, or -1 on error */
+CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b);                               /* torch.equal */
+
+/* In-place variants: modify `x` (returned), bump its version counter. */
+CTENSOR_API ct_tensor *ct_add_(ct_tensor *x, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_add_alpha_(ct_tensor *x, const ct_tensor *other, double alpha);
+CTENSOR_API ct_tensor *ct_sub_(ct_tensor *x, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_mul_(ct_tensor *x, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_div_(ct_tensor *x, const ct_tensor *other);
+CTENSOR_API ct_tensor *ct_add_scalar_(ct_tensor *x, double v);
+CTENSOR_API ct_tensor *ct_mul_scalar_(ct_tensor *x, double v);
+CTENSOR_API ct_tensor *ct_fill_(ct_tensor *x, double v);
+CTENSOR_API ct_tensor *ct_zero_(ct_tensor *x);
+CTENSOR_API ct_tensor *ct_copy_(ct_tensor *dst, const ct_tensor *src);   /* broadcasting, converting */
+CTENSOR_API ct_tensor *ct_clamp_(ct_tensor *x, double min, double max);
+CTENSOR_API ct_tensor *ct_relu_(ct_tensor *x);
+CTENSOR_API ct_tensor *ct_masked_fill_(ct_tensor *x, const ct_tensor *mask, double value);
+CTENSOR_API ct_tensor *ct_addcmul_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value);
+CTENSOR_API ct_tensor *ct_addcdiv_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value);
+CTENSOR_API ct_tensor *ct_lerp_scalar_(ct_tensor *x, const ct_tensor *end, double weight);
+/* Generic in-place form of any unary op by name is not provided: use ct_copy_(x, ct_op(x)). */
+
+/* ============================================================================
+   Reductions. dims lists: ndims == 0 means "all dims" where PyTorch allows it.
+   ========================================================================== */
+CTENSOR_API ct_tensor *ct_sum(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_sum_dim(const ct_tensor *x, int dim, int keepdim);
+CTENSOR_API ct_tensor *ct_sum_dims(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+CTENSOR_API ct_tensor *ct_sum_to_size_n(const ct_tensor *x, int ndim, const int64_t *shape);  /* Tensor.sum_to_size */
+CTENSOR_API ct_tensor *ct_mean(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_mean_dim(const ct_tensor *x, int dim, int keepdim);
+CTENSOR_API ct_tensor *ct_mean_dims(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+
+/* ============================================================================
+   Matrix products (PyTorch's 1-D / 2-D / batched broadcasting rules)
+   ========================================================================== */
+CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b);
+
+/* ============================================================================
+   Random numbers. One default generator per process (ct_manual_seed), or
+   explicit generators. Same seed, same numbers, run to run.
+   ========================================================================== */
+/* PyTorch's CPU generator: a 32-bit Mersenne Twister (mt19937). With the same
+   seed, ct_rand / ct_randn / ct_randint / ct_randperm / bernoulli produce the
+   same numbers as torch.rand / randn / randint / randperm / bernoulli_ on CPU. */
+typedef struct ct_generator {
+    uint32_t mt[624];
+    int32_t mti;
+    uint64_t seed;
+    double next_double_normal;
+    int32_t has_next_double_normal;
+    int32_t lock;
+} ct_generator;
+CTENSOR_API void ct_manual_seed(uint64_t seed);
+CTENSOR_API ct_generator *ct_default_generator(void);
+CTENSOR_API void ct_generator_init(ct_generator *g, uint64_t seed);
+CTENSOR_API uint32_t ct_generator_random(ct_generator *g);     /* next 32 bits; NULL = default */
+CTENSOR_API uint64_t ct_generator_random64(ct_generator *g);
+CTENSOR_API uint64_t ct_initial_seed(void);
+CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape);
+#define ct_rand(dt, ...) ct_rand_n(dt, CT_DIMS(__VA_ARGS__))
+#define ct_randn(dt, ...) ct_randn_n(dt, CT_DIMS(__VA_ARGS__))
+
+/* ============================================================================
+   Autograd
+   ========================================================================== */
+CTENSOR_API ct_tensor *ct_requires_grad(ct_tensor *t);              /* requires_grad_(True), returns t */
+CTENSOR_API ct_tensor *ct_set_requires_grad(ct_tensor *t, int requires_grad);
+CTENSOR_API int ct_get_requires_grad(const ct_tensor *t);
+CTENSOR_API int ct_is_leaf(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_grad(const ct_tensor *t);                 /* borrowed .grad or NULL */
+CTENSOR_API void ct_set_grad(ct_tensor *t, ct_tensor *grad);        /* NULL clears */
+CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t);
+CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t);
+CTENSOR_API ct_tensor *ct_retain_grad(ct_tensor *t);
+/* ct_backward(root): root.backward(); a scalar root only (else see ct_backward_ex). */
+CTENSOR_API ct_status ct_backward(ct_tensor *root);
+typedef struct ct_backward_options {
+    int retain_graph;           /* keep saved tensors for another backward */
+    int create_graph;           /* record the backward pass (higher-order gradients) */
+    int ninputs;                /* accumulate only into these leaves (inputs=) */
+    ct_tensor *const *inputs;
+} ct_backward_options;
+CTENSOR_API ct_status ct_backward_ex(int nroots, ct_tensor *const *roots, ct_tensor *const *grad_outputs,
+                                     const ct_backward_options *opt);
+typedef struct ct_grad_options {
+    int retain_graph;           /* default: same as create_graph */
+    int create_graph;
+    int allow_unused;           /* an input the outputs do not depend on gets NULL */
+    int materialize_grads;      /* ... or zeros, when allow_unused */
+} ct_grad_options;
+/* torch.autograd.grad: fills grads[ninputs] (new tensors in the current scope). */
+CTENSOR_API ct_status ct_autograd_grad(int noutputs, ct_tensor *const *outputs, ct_tensor *const *grad_outputs,
+                                       int ninputs, ct_tensor *const *inputs, ct_tensor **grads,
+                                       const ct_grad_options *opt);
+
+/* Grad modes (thread-local). set_grad_enabled returns the previous mode. */
+CTENSOR_API int ct_is_grad_enabled(void);
+CTENSOR_API int ct_set_grad_enabled(int enabled);
+CTENSOR_API int ct_is_inference_mode_enabled(void);
+CTENSOR_API int ct_set_inference_mode(int enabled);
+/* CT_NO_GRAD { ... } / CT_ENABLE_GRAD / CT_INFERENCE_MODE: the mode holds inside the
+   block (a one-shot loop, like CT_SCOPE; leave it by falling off the end, break or continue). */
+#define CT__MODE_BLOCK(setfn, val, n) for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0, (void)setfn(CT__CAT(ct__m_, n)))
+#define CT_NO_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, 0, __LINE__)
+#define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, 1, __LINE__)
+#define CT_INFERENCE_MODE CT__MODE_BLOCK(ct_set_inference_mode, 1, __LINE__)
+
+/* Graph inspection: grad_fn name ("MulBackward0") and its next functions. */
+CTENSOR_API const char *ct_grad_fn_name(const ct_tensor *t);        /* NULL for leaves */
+CTENSOR_API int ct_node_num_next(const ct__node *n);
+CTENSOR_API const ct__node *ct_node_next(const ct__node *n, int i, int *input_nr);  /* NULL if that input needs no grad */
+CTENSOR_API const char *ct_node_name(const ct__node *n);
+CTENSOR_API const ct__node *ct_grad_fn(const ct_tensor *t);
+/* Hooks: called with the gradient flowing into t; return a replacement tensor or
+   NULL to keep it. Returns a handle for ct_remove_hook. */
+typedef ct_tensor *(*ct_hook_fn)(ct_tensor *grad, void *user_data);
+CTENSOR_API int ct_register_hook(ct_tensor *t, ct_hook_fn fn, void *user_data);
+CTENSOR_API void ct_remove_hook(ct_tensor *t, int handle);
+
+/* gradcheck: compares the analytic vector-Jacobian products of fn with
+   central finite differences in float64. Inputs must be float64 (those that
+   require grad are checked). Returns 1 when all match; otherwise 0 and the
+   worst element is described by ct_last_error(). */
+typedef ct_tensor *(*ct_grad_fn_t)(ct_tensor *const *inputs, void *user_data);
+typedef struct ct_gradcheck_options { double eps, atol, rtol; } ct_gradcheck_options;   /* 0: 1e-6, 1e-5, 1e-3 */
+CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_tensor *const *inputs,
+                             const ct_gradcheck_options *opt);
+CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_tensor *const *inputs,
+                                 const ct_gradcheck_options *opt);
+
+/* ============================================================================
+   Serialization: .npy (NumPy) and safetensors
+   Loaders validate every length and offset before use: a corrupt file gives
+   CT_ERR_FORMAT (or CT_ERR_IO) and a message naming the file, never a crash.
+   ========================================================================== */
+/* .npy versions 1.0, 2.0 and 3.0; little- or big-endian; fortran_order arrays
+   load as a transposed view. name is used in messages (may be NULL). */
+CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char *name);
+CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *len);  /* *data: CT_MALLOC'd */
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_tensor *ct_load_npy(const char *path);
+CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t);              /* writes version 1.0 */
+#endif
+
+/* ============================================================================
+   Printing
+   ========================================================================== */
+#ifndef CTENSOR_NO_STDIO
+#include <stdio.h>
+CTENSOR_API void ct_print(const ct_tensor *t);                   /* like print(t) */
+CTENSOR_API void ct_fprint(FILE *f, const ct_tensor *t);
+#endif
+/* Writes PyTorch's repr of t into buf (always NUL-terminated); returns the full length. */
+CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap);
+typedef struct ct_print_options { int precision, threshold, edgeitems, linewidth, sci_mode; } ct_print_options;
+CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields keep defaults 4, 1000, 3, 80, -1 */
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+#endif /* CTENSOR_H_INCLUDED */
+
+/* ############################################################################
+   IMPLEMENTATION
+   ############################################################################ */
+#ifdef CTENSOR_IMPLEMENTATION
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#define CTENSOR_IMPLEMENTATION_DONE
+
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <float.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>   /* snprintf for messages; CTENSOR_NO_STDIO removes FILE use only */
+#ifdef CTENSOR_OPENMP
+#include <omp.h>
+#endif
+#ifdef CTENSOR_BLAS
+#include <cblas.h>
+#endif
+
+#if defined(CT_MALLOC) && defined(CT_REALLOC) && defined(CT_FREE)
+#elif !defined(CT_MALLOC) && !defined(CT_REALLOC) && !defined(CT_FREE)
+#  define CT_MALLOC(sz) malloc(sz)
+#  define CT_REALLOC(p, sz) realloc(p, sz)
+#  define CT_FREE(p) free(p)
+#else
+#  error "ctensor.h: define all of CT_MALLOC, CT_REALLOC and CT_FREE, or none of them"
+#endif
+
+#ifndef CT_ASSERT
+#  include <assert.h>
+#  define CT_ASSERT(x) assert(x)
+#endif
+
+#ifdef CTENSOR_STATIC
+#  define CT__PRIVATE static
+#else
+#  define CT__PRIVATE static
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define CT__LIKELY(x) __builtin_expect(!!(x), 1)
+#  define CT__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#  define CT__INLINE static inline __attribute__((always_inline))
+#  define CT__NOINLINE __attribute__((noinline))
+#  define CT__ATOMIC_INC(p) __atomic_add_fetch((p), 1, __ATOMIC_RELAXED)
+#  define CT__ATOMIC_DEC(p) __atomic_sub_fetch((p), 1, __ATOMIC_ACQ_REL)
+#  define CT__LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#  define CT__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#  define CT__CAS(p, expected, desired) __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#  define CT__UNUSED __attribute__((unused))
+#else
+#  define CT__LIKELY(x) (x)
+#  define CT__UNLIKELY(x) (x)
+#  define CT__INLINE static inline
+#  define CT__NOINLINE
+#  define CT__ATOMIC_INC(p) (++*(p))
+#  define CT__ATOMIC_DEC(p) (--*(p))
+#  define CT__LOAD(p) (*(p))
+#  define CT__STORE(p, v) (*(p) = (v))
+#  define CT__CAS(p, expected, desired) (*(p) == *(expected) ? (*(p) = (desired), 1) : (*(expected) = *(p), 0))
+#  define CT__UNUSED
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__cplusplus)
+#  define CT__IVDEP _Pragma("GCC ivdep")
+#else
+#  define CT__IVDEP
+#endif
+
+#define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Internal allocation helpers: typed, and NULL-safe for zero sizes. */
+#define CT__NEW_ARRAY(T, n) ((T *)CT_MALLOC(sizeof(T) * (size_t)((n) > 0 ? (n) : 1)))
+#define CT__NEW_ZEROED(T) ((T *)ct__calloc1(sizeof(T)))
+static void *ct__calloc1(size_t sz) {
+    void *p = CT_MALLOC(sz);
+    if (p) memset(p, 0, sz);
+    return p;
+}
+
+/* Tensor flags */
+#define CT__F_REQUIRES_GRAD   0x0001u
+#define CT__F_RETAINS_GRAD    0x0002u
+#define CT__F_KEEP            0x0004u   /* ct_keep was called inside the current scope */
+#define CT__F_WRAPPED_NUMBER  0x0008u   /* a scalar argument: promotes by category only */
+#define CT__F_INFERENCE       0x0010u   /* made in inference mode */
+#define CT__F_WEAK_GRAD_FN    0x0020u   /* grad_fn is not owned (a saved output) */
+#define CT__F_IS_VIEW         0x0040u   /* shares storage with `base` */
+#define CT__F_SCALAR_INT      0x0080u   /* wrapped number came from an integral value */
+
+/* ============================================================================
+   Thread state: errors, modes, scopes, caches, counters
+   ========================================================================== */
+#define CT__NUM_CLASSES 12            /* cached data blocks of 64 B << c, c < 12 (up to 128 KiB) */
+#define CT__CACHE_PER_CLASS 32
+#define CT__TENSOR_CACHE 4096
+
+typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
+
+typedef void (*ct__op_hook_fn)(int op, int nin, ct_tensor *const *in, int nout, ct_tensor *const *out,
+                               const void *attrs, void *user_data);
+
+typedef struct ct__tls {
+    ct_status err_code;
+    char err_msg[2048];
+    int grad_enabled;
+    int inference_mode;
+    int dispatch_depth;              /* > 0 while a kernel runs: nested ops are not recorded */
+    /* scopes */
+    ct_tensor **items;
+    int nitems, cap_items;
+    ct__frame *frames;
+    int nframes, cap_frames;
+    /* caches */
+    ct_tensor *free_tensors;         /* linked through ->grad */
+    int nfree_tensors;
+    void *free_blocks[CT__NUM_CLASSES];
+    int nfree_blocks[CT__NUM_CLASSES];
+    /* counters (written by this thread only, read by all) */
+    int64_t live_tensors;
+    int64_t live_bytes;
+    /* autograd */
+    uint64_t seq_counter;
+    /* hooks for tracing (ctensor_jit.h) and profiling */
+    ct__op_hook_fn tracer;
+    void *tracer_user;
+    ct__op_hook_fn profiler;
+    void *profiler_user;
+    struct ct__tls *next;
+} ct__tls;
+
+static CT_THREAD_LOCAL ct__tls *ct__tls_cur;
+static ct__tls *ct__tls_all;          /* every thread that used ctensor (never freed) */
+static int ct__tls_lock;
+
+static void ct__spin_lock(int *l) {
+    int expected = 0;
+    while (!CT__CAS(l, &expected, 1)) expected = 0;
+}
+static void ct__spin_unlock(int *l) {
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+#else
+    *l = 0;
+#endif
+}
+
+static CT__NOINLINE ct__tls *ct__tls_create(void) {
+    ct__tls *t = CT__NEW_ZEROED(ct__tls);
+    if (!t) abort();  /* no memory for thread state: nothing can work (internal invariant) */
+    t->grad_enabled = 1;
+    ct__spin_lock(&ct__tls_lock);
+    t->next = ct__tls_all;
+    ct__tls_all = t;
+    ct__spin_unlock(&ct__tls_lock);
+    ct__tls_cur = t;
+    return t;
+}
+CT__INLINE ct__tls *ct__tls_get(void) {
+    ct__tls *t = ct__tls_cur;
+    return CT__LIKELY(t != NULL) ? t : ct__tls_create();
+}
+
+/* ============================================================================
+   Errors
+   ========================================================================== */
+static ct_log_fn ct__logger_fn;
+static void *ct__logger_user;
+static int ct__logger_set;
+
+static const char *const ct__status_names[] = {
+#define CT__ERR_NAME(name, num, desc) #name,
+    CT_ERRORS(CT__ERR_NAME)
+#undef CT__ERR_NAME
+};
+CT_STATIC_ASSERT(sizeof(ct__status_names) / sizeof(ct__status_names[0]) == CT_NUM_ERRORS,
+                 "error name table must match CT_ERRORS");
+
+CTENSOR_API const char *ct_status_name(ct_status s) {
+    return (s >= 0 && s < CT_NUM_ERRORS) ? ct__status_names[s] : "CT_ERR_UNKNOWN";
+}
+CTENSOR_API const char *ct_last_error(void) { return ct__tls_get()->err_msg; }
+CTENSOR_API ct_status ct_last_error_code(void) { return ct__tls_get()->err_code; }
+CTENSOR_API void ct_clear_error(void) {
+    ct__tls *t = ct__tls_get();
+    t->err_code = CT_OK;
+    t->err_msg[0] = 0;
+}
+CTENSOR_API void ct_set_logger(ct_log_fn fn, void *user_data) {
+    ct__logger_fn = fn;
+    ct__logger_user = user_data;
+    ct__logger_set = 1;
+}
+static void ct__verror(ct_status code, const char *fmt, va_list ap) {
+    ct__tls *t = ct__tls_get();
+    t->err_code = code;
+    vsnprintf(t->err_msg, sizeof t->err_msg, fmt, ap);
+    if (ct__logger_set) {
+        if (ct__logger_fn) ct__logger_fn(code, t->err_msg, ct__logger_user);
+    } else {
+#ifndef CTENSOR_NO_STDIO
+        fprintf(stderr, "ctensor: %s\n", t->err_msg);
+#endif
+    }
+}
+CTENSOR_API void ct_set_error(ct_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ct__verror(code, fmt, ap);
+    va_end(ap);
+}
+/* ct__fail: set an error and return NULL, for `return ct__fail(...)` in ops. */
+#if defined(__GNUC__) || defined(__clang__)
+static ct_tensor *ct__fail(ct_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ct__failed(ct_status code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
+static ct_tensor *ct__fail(ct_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ct__verror(code, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+static int ct__failed(ct_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ct__verror(code, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+/* A NULL argument: keep an earlier error if there is one (the chain rule). */
+static CT__NOINLINE void ct__null_arg(const char *op, int index) {
+    ct__tls *t = ct__tls_get();
+    if (t->err_code == CT_OK)
+        ct_set_error(CT_ERR_NULL, "%s: argument %d is NULL (no earlier error was recorded)", op, index);
+}
+
+/* Shape formatting for messages: "[2, 3]" and "2x3". */
+typedef struct ct__shapestr { char s[200]; } ct__shapestr;
+static ct__shapestr ct__fmt_shape(int ndim, const int64_t *shape) {
+    ct__shapestr r;
+    size_t n = 0;
+    r.s[n++] = '[';
+    for (int i = 0; i < ndim && n < sizeof r.s - 32; i++)
+        n += (size_t)snprintf(r.s + n, sizeof r.s - n, i ? ", %lld" : "%lld", (long long)shape[i]);
+    r.s[n++] = ']';
+    r.s[n] = 0;
+    return r;
+}
+#define CT__SHAPE(t) (ct__fmt_shape((t)->ndim, (t)->shape).s)
+
+/* ============================================================================
+   dtype traits: the single source of truth for dtype facts
+   ========================================================================== */
+enum { CT__KIND_BOOL, CT__KIND_INT, CT__KIND_FLOAT, CT__KIND_COMPLEX, CT__KIND_QUANT };
+typedef struct ct__dtype_traits {
+    const char *name;        /* "float32" */
+    const char *torch_name;  /* "torch.float32" */
+    const char *scalar_name; /* PyTorch's ScalarType name in messages: "Float" */
+    const char *npy;         /* numpy descr, "" if none */
+    const char *st;          /* safetensors dtype, "" if none */
+    uint8_t size;
+    uint8_t kind;
+    uint8_t is_signed;
+} ct__dtype_traits;
+
+static const ct__dtype_traits ct__dt[CT_NUM_DTYPES] = {
+    {"float32", "torch.float32", "Float", "<f4", "F32", 4, CT__KIND_FLOAT, 1},
+    {"float64", "torch.float64", "Double", "<f8", "F64", 8, CT__KIND_FLOAT, 1},
+    {"float16", "torch.float16", "Half", "<f2", "F16", 2, CT__KIND_FLOAT, 1},
+    {"bfloat16", "torch.bfloat16", "BFloat16", "", "BF16", 2, CT__KIND_FLOAT, 1},
+    {"int64", "torch.int64", "Long", "<i8", "I64", 8, CT__KIND_INT, 1},
+    {"int32", "torch.int32", "Int", "<i4", "I32", 4, CT__KIND_INT, 1},
+    {"int16", "torch.int16", "Short", "<i2", "I16", 2, CT__KIND_INT, 1},
+    {"int8", "torch.int8", "Char", "|i1", "I8", 1, CT__KIND_INT, 1},
+    {"uint8", "torch.uint8", "Byte", "|u1", "U8", 1, CT__KIND_INT, 0},
+    {"bool", "torch.bool", "Bool", "|b1", "BOOL", 1, CT__KIND_BOOL, 0},
+    {"qint8", "torch.qint8", "QInt8", "", "", 1, CT__KIND_QUANT, 1},
+    {"quint8", "torch.quint8", "QUInt8", "", "", 1, CT__KIND_QUANT, 0},
+    {"qint32", "torch.qint32", "QInt32", "", "", 4, CT__KIND_QUANT, 1},
+    {"complex64", "torch.complex64", "ComplexFloat", "<c8", "C64", 8, CT__KIND_COMPLEX, 1},
+    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "", 16, CT__KIND_COMPLEX, 1},
+};
+CT_STATIC_ASSERT(sizeof(ct__dt) / sizeof(ct__dt[0]) == CT_NUM_DTYPES, "dtype traits must cover every dtype");
+
+CT__INLINE int ct__dt_ok(ct_dtype dt) { return (int)dt >= 0 && dt < CT_NUM_DTYPES; }
+CTENSOR_API const char *ct_dtype_name(ct_dtype dt) { return ct__dt_ok(dt) ? ct__dt[dt].name : "invalid"; }
+CTENSOR_API size_t ct_dtype_size(ct_dtype dt) { return ct__dt_ok(dt) ? ct__dt[dt].size : 0; }
+CTENSOR_API int ct_dtype_is_floating(ct_dtype dt) { return ct__dt_ok(dt) && ct__dt[dt].kind == CT__KIND_FLOAT; }
+CTENSOR_API int ct_dtype_is_integral(ct_dtype dt) { return ct__dt_ok(dt) && ct__dt[dt].kind == CT__KIND_INT; }
+CTENSOR_API int ct_dtype_is_complex(ct_dtype dt) { return ct__dt_ok(dt) && ct__dt[dt].kind == CT__KIND_COMPLEX; }
+#define CT__ISFLOAT(dt) (ct__dt[dt].kind == CT__KIND_FLOAT)
+#define CT__ISINT(dt) (ct__dt[dt].kind == CT__KIND_INT)
+#define CT__ISBOOL(dt) ((dt) == CT_BOOL)
+#define CT__DTNAME(dt) (ct__dt_ok(dt) ? ct__dt[dt].scalar_name : "invalid")
+
+static ct_dtype ct__default_dtype = CT_FLOAT32;
+CTENSOR_API void ct_set_default_dtype(ct_dtype dt) {
+    if (dt == CT_FLOAT32 || dt == CT_FLOAT64) ct__default_dtype = dt;
+    else ct_set_error(CT_ERR_DTYPE, "set_default_dtype: only floating point types are supported as the default type (got %s)", ct_dtype_name(dt));
+}
+CTENSOR_API ct_dtype ct_get_default_dtype(void) { return ct__default_dtype; }
+
+/* torch.promote_types, PyTorch's table (c10/core/ScalarType.cpp), written as rules. */
+static int ct__int_rank(ct_dtype d) {
+    switch (d) {
+    case CT_BOOL: return 0;
+    case CT_UINT8: return 1;
+    case CT_INT8: return 1;
+    case CT_INT16: return 2;
+    case CT_INT32: return 3;
+    case CT_INT64: return 4;
+    default: return -1;
+    }
+}
+CTENSOR_API ct_dtype ct_promote_types(ct_dtype a, ct_dtype b) {
+    if (a == b) return a;
+    if (a == CT_BOOL) return b;
+    if (b == CT_BOOL) return a;
+    int ka = ct__dt[a].kind, kb = ct__dt[b].kind;
+    if (ka == CT__KIND_QUANT || kb == CT__KIND_QUANT) return CT_NUM_DTYPES;  /* not promotable */
+    if (ka == CT__KIND_COMPLEX || kb == CT__KIND_COMPLEX) {
+        if (a == CT_COMPLEX128 || b == CT_COMPLEX128 || a == CT_FLOAT64 || b == CT_FLOAT64) return CT_COMPLEX128;
+        return CT_COMPLEX64;
+    }
+    if (ka == CT__KIND_FLOAT && kb == CT__KIND_FLOAT) {
+        if (a == CT_FLOAT64 || b == CT_FLOAT64) return CT_FLOAT64;
+        return CT_FLOAT32;  /* f16 with bf16 or f32; bf16 with f32 */
+    }
+    if (ka == CT__KIND_FLOAT) return a;
+    if (kb == CT__KIND_FLOAT) return b;
+    /* both integral */
+    if (a == CT_UINT8 || b == CT_UINT8) {
+        ct_dtype o = a == CT_UINT8 ? b : a;
+        return o == CT_INT8 ? CT_INT16 : o;
+    }
+    return ct__int_rank(a) > ct__int_rank(b) ? a : b;
+}
+/* torch.can_cast(from, to): no float->int, no int->bool, no complex->real. */
+static int ct__can_cast(ct_dtype from, ct_dtype to) {
+    int kf = ct__dt[from].kind, kt = ct__dt[to].kind;
+    if (kf == CT__KIND_COMPLEX && kt != CT__KIND_COMPLEX) return 0;
+    if (kf == CT__KIND_FLOAT && (kt == CT__KIND_INT || kt == CT__KIND_BOOL)) return 0;
+    if (kf != CT__KIND_BOOL && kt == CT__KIND_BOOL) return 0;
+    return 1;
+}
+
+/* ============================================================================
+   Half precision: IEEE binary16 and bfloat16 <-> float, round to nearest even
+   ========================================================================== */
+CT__INLINE uint32_t ct__f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+CT__INLINE float ct__u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+CT__INLINE float ct__h2f(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+    if (exp == 0x1f) return ct__u2f(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+        if (man == 0) return ct__u2f(sign);
+        float f = (float)man * 5.9604644775390625e-8f;  /* 2^-24 */
+        return sign ? -f : f;
+    }
+    return ct__u2f(sign | ((exp + 112) << 23) | (man << 13));
+}
+CT__INLINE uint16_t ct__f2h(float f) {
+    uint32_t x = ct__f2u(f), sign = (x >> 16) & 0x8000u;
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  /* rounds to inf */
+    if (ax < 0x38800000u) {                                   /* subnormal half or zero */
+        float v = ct__u2f(ax) + 0.5f;                         /* exact RNE via float add */
+        return (uint16_t)(sign | (ct__f2u(v) - 0x3f000000u));
+    }
+    uint32_t mant_odd = (ax >> 13) & 1u;
+    ax += 0xc8000fffu + mant_odd;  /* rebias exponent (-112 << 23) and round */
+    return (uint16_t)(sign | (ax >> 13));
+}
+CT__INLINE float ct__bf2f(uint16_t b) { return ct__u2f((uint32_t)b << 16); }
+CT__INLINE uint16_t ct__f2bf(float f) {
+    uint32_t u = ct__f2u(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);  /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* Read / write one element of any real dtype as double (slow path helpers). */
+static double ct__load_f64(const void *p, ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT32: return *(const float *)p;
+    case CT_FLOAT64: return *(const double *)p;
+    case CT_FLOAT16: return ct__h2f(*(const uint16_t *)p);
+    case CT_BFLOAT16: return ct__bf2f(*(const uint16_t *)p);
+    case CT_INT64: return (double)*(const int64_t *)p;
+    case CT_INT32: return *(const int32_t *)p;
+    case CT_INT16: return *(const int16_t *)p;
+    case CT_INT8: return *(const int8_t *)p;
+    case CT_UINT8: case CT_QUINT8: return *(const uint8_t *)p;
+    case CT_QINT8: return *(const int8_t *)p;
+    case CT_QINT32: return *(const int32_t *)p;
+    case CT_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
+    default: return 0.0;
+    }
+}
+static int64_t ct__load_i64(const void *p, ct_dtype dt) {
+    switch (dt) {
+    case CT_INT64: return *(const int64_t *)p;
+    case CT_INT32: return *(const int32_t *)p;
+    case CT_INT16: return *(const int16_t *)p;
+    case CT_INT8: return *(const int8_t *)p;
+    case CT_UINT8: return *(const uint8_t *)p;
+    case CT_BOOL: return *(const uint8_t *)p != 0;
+    default: return (int64_t)ct__load_f64(p, dt);
+    }
+}
+/* Float to integer conversion as C++ static_cast would do it for in-range values;
+   out-of-range and NaN give the wrapped 64-bit value (defined here, unlike C). */
+CT__INLINE int64_t ct__f2i64(double v) {
+    if (v != v) return INT64_MIN;
+    if (v >= 9.2233720368547758e18) return INT64_MIN;
+    if (v < -9.2233720368547758e18) return INT64_MIN;
+    return (int64_t)v;
+}
+static void ct__store_f64(void *p, ct_dtype dt, double v) {
+    switch (dt) {
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = v; break;
+    case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)v); break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)v); break;
+    case CT_INT64: *(int64_t *)p = ct__f2i64(v); break;
+    case CT_INT32: *(int32_t *)p = (int32_t)ct__f2i64(v); break;
+    case CT_INT16: *(int16_t *)p = (int16_t)ct__f2i64(v); break;
+    case CT_INT8: case CT_QINT8: *(int8_t *)p = (int8_t)ct__f2i64(v); break;
+    case CT_UINT8: case CT_QUINT8: *(uint8_t *)p = (uint8_t)ct__f2i64(v); break;
+    case CT_QINT32: *(int32_t *)p = (int32_t)ct__f2i64(v); break;
+    case CT_BOOL: *(uint8_t *)p = v != 0.0; break;
+    default: break;
+    }
+}
+static void ct__store_i64(void *p, ct_dtype dt, int64_t v) {
+    switch (dt) {
+    case CT_INT64: *(int64_t *)p = v; break;
+    case CT_INT32: *(int32_t *)p = (int32_t)v; break;
+    case CT_INT16: *(int16_t *)p = (int16_t)v; break;
+    case CT_INT8: *(int8_t *)p = (int8_t)v; break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+    case CT_BOOL: *(uint8_t *)p = v != 0; break;
+    default: ct__store_f64(p, dt, (double)v); break;
+    }
+}
+
+/* ============================================================================
+   Storage and tensor allocation
+   Data blocks are 64-byte aligned. The CPU default keeps per-thread caches of
+   small blocks and of tensor headers, so a small op costs no malloc.
+   Block layout: [raw malloc ... | ct_storage | pad | data (64-aligned) ]
+   ========================================================================== */
+#define CT__ALIGN 64
+static ct_allocator ct__allocators[CT_NUM_DEVICES];
+static int ct__allocator_set[CT_NUM_DEVICES];
+
+CTENSOR_API void ct_set_allocator(ct_device dev, const ct_allocator *a) {
+    if ((int)dev < 0 || dev >= CT_NUM_DEVICES) {
+        ct_set_error(CT_ERR_DEVICE, "set_allocator: invalid device %d", (int)dev);
+        return;
+    }
+    if (a) { ct__allocators[dev] = *a; ct__allocator_set[dev] = 1; }
+    else { memset(&ct__allocators[dev], 0, sizeof(ct_allocator)); ct__allocator_set[dev] = 0; }
+}
+
+#define CT__HDR_BYTES 128   /* room for ct_storage before the aligned data */
+CT_STATIC_ASSERT(sizeof(ct_storage) <= CT__HDR_BYTES - CT__ALIGN, "storage header must fit its slot");
+
+CT__INLINE int ct__size_class(int64_t nbytes) {
+    int c = 0;
+    int64_t cap = 64;
+    while (cap < nbytes) { cap <<= 1; c++; }
+    return c < CT__NUM_CLASSES ? c : -1;
+}
+
+static ct_storage *ct__block_alloc(int64_t nbytes, int cls) {
+    /* one malloc holds the header and the data; aligned by hand (CT_MALLOC may not align) */
+    size_t data_bytes = cls >= 0 ? ((size_t)64 << cls) : (size_t)(nbytes > 0 ? nbytes : 1);
+    void *raw = CT_MALLOC(data_bytes + CT__HDR_BYTES + CT__ALIGN);
+    if (!raw) return NULL;
+    uintptr_t d = ((uintptr_t)raw + CT__HDR_BYTES + CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
+    ct_storage *s = (ct_storage *)(d - CT__HDR_BYTES / 2);
+    s->ct__block = raw;
+    s->data = (void *)d;
+    s->ct__size_class = cls;
+    return s;
+}
+
+/* New storage for nbytes on dev. Contents uninitialized. */
+static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
+    ct__tls *t = ct__tls_get();
+    ct_storage *s;
+    if (nbytes < 0 || (uint64_t)nbytes > ((uint64_t)1 << 48)) {
+        ct_set_error(CT_ERR_MEMORY, "allocation of %lld bytes is not possible", (long long)nbytes);
+        return NULL;
+    }
+    if (dev == CT_CPU && !ct__allocator_set[CT_CPU]) {
+        int cls = ct__size_class(nbytes);
+        if (cls >= 0 && t->free_blocks[cls]) {
+            s = (ct_storage *)t->free_blocks[cls];
+            t->free_blocks[cls] = s->deleter_user_data;
+            t->nfree_blocks[cls]--;
+        } else {
+            s = ct__block_alloc(nbytes, cls);
+            if (!s) {
+                ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes", (long long)nbytes);
+                return NULL;
+            }
+        }
+    } else {
+        const ct_allocator *a = &ct__allocators[dev];
+        if (!ct__allocator_set[dev] || !a->alloc) {
+            ct_set_error(CT_ERR_DEVICE, "no allocator for device %d (is ctensor_cuda.h initialized?)", (int)dev);
+            return NULL;
+        }
+        s = (ct_storage *)CT_MALLOC(sizeof(ct_storage));
+        if (!s) { ct_set_error(CT_ERR_MEMORY, "out of memory"); return NULL; }
+        s->data = a->alloc((size_t)(nbytes > 0 ? nbytes : 1), a->user_data);
+        if (!s->data) {
+            CT_FREE(s);
+            ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %d", (long long)nbytes, (int)dev);
+            return NULL;
+        }
+        s->ct__block = NULL;
+        s->ct__size_class = -2;  /* device allocator */
+    }
+    s->refcount = 1;
+    s->version = 0;
+    s->device = dev;
+    s->flags = 0;
+    s->nbytes = nbytes;
+    s->deleter = NULL;
+    s->deleter_user_data = NULL;
+    CT__STORE(&t->live_bytes, CT__LOAD(&t->live_bytes) + nbytes);
+    return s;
+}
+
+static ct_storage *ct__storage_borrow(void *data, int64_t nbytes, ct_device dev,
+                                      void (*deleter)(void *, void *), void *user) {
+    ct_storage *s = (ct_storage *)CT_MALLOC(sizeof(ct_storage));
+    if (!s) { ct_set_error(CT_ERR_MEMORY, "out of memory"); return NULL; }
+    s->refcount = 1;
+    s->version = 0;
+    s->device = dev;
+    s->flags = 0;
+    s->nbytes = nbytes;
+    s->data = data;
+    s->deleter = deleter;
+    s->deleter_user_data = user;
+    s->ct__block = NULL;
+    s->ct__size_class = -3;  /* borrowed */
+    return s;
+}
+
+static void ct__storage_free(ct_storage *s) {
+    ct__tls *t = ct__tls_get();
+    int cls = s->ct__size_class;
+    if (cls == -3) {
+        if (s->deleter) s->deleter(s->data, s->deleter_user_data);
+        CT_FREE(s);
+        return;
+    }
+    CT__STORE(&t->live_bytes, CT__LOAD(&t->live_bytes) - s->nbytes);
+    if (cls == -2) {
+        const ct_allocator *a = &ct__allocators[s->device];
+        if (a->free) a->free(s->data, a->user_data);
+        CT_FREE(s);
+        return;
+    }
+    if (cls >= 0 && t->nfree_blocks[cls] < CT__CACHE_PER_CLASS) {
+        s->deleter_user_data = t->free_blocks[cls];   /* free-list link */
+        t->free_blocks[cls] = s;
+        t->nfree_blocks[cls]++;
+        return;
+    }
+    CT_FREE(s->ct__block);
+}
+
+CT__INLINE void ct__storage_incref(ct_storage *s) { CT__ATOMIC_INC(&s->refcount); }
+CT__INLINE void ct__storage_decref(ct_storage *s) {
+    if (CT__LOAD(&s->refcount) == 1 || CT__ATOMIC_DEC(&s->refcount) == 0) ct__storage_free(s);
+}
+
+/* A tensor header, not yet in any scope, refcount 1. Shape/strides unset. */
+static ct_tensor *ct__header_new(void) {
+    ct__tls *t = ct__tls_get();
+    ct_tensor *x = t->free_tensors;
+    if (x) {
+        t->free_tensors = x->grad;
+        t->nfree_tensors--;
+    } else {
+        x = (ct_tensor *)CT_MALLOC(sizeof(ct_tensor));
+        if (!x) { ct_set_error(CT_ERR_MEMORY, "out of memory (tensor header)"); return NULL; }
+    }
+    x->storage = NULL;
+    x->offset = 0;
+    x->ndim = 0;
+    x->dtype = CT_FLOAT32;
+    x->device = CT_CPU;
+    x->flags = t->inference_mode ? CT__F_INFERENCE : 0;
+    x->refcount = 1;
+    x->scope_slot = -1;
+    x->grad_fn = NULL;
+    x->out_nr = 0;
+    x->saved_version = 0;
+    x->grad_acc = NULL;
+    x->grad = NULL;
+    x->base = NULL;
+    x->hooks = NULL;
+    x->qparams = NULL;
+    CT__STORE(&t->live_tensors, CT__LOAD(&t->live_tensors) + 1);
+    return x;
+}
+
+static void ct__tensor_destroy(ct_tensor *x);  /* autograd part, below */
+
+static void ct__header_free(ct_tensor *x) {
+    ct__tls *t = ct__tls_get();
+    CT__STORE(&t->live_tensors, CT__LOAD(&t->live_tensors) - 1);
+    if (t->nfree_tensors < CT__TENSOR_CACHE) {
+        x->grad = t->free_tensors;
+        t->free_tensors = x;
+        t->nfree_tensors++;
+    } else {
+        CT_FREE(x);
+    }
+}
+
+CT__INLINE void ct__decref(ct_tensor *x) {
+    if (CT__LOAD(&x->refcount) == 1 || CT__ATOMIC_DEC(&x->refcount) == 0) ct__tensor_destroy(x);
+}
+CT__INLINE ct_tensor *ct__incref(ct_tensor *x) {
+    CT__ATOMIC_INC(&x->refcount);
+    return x;
+}
+
+CT__INLINE void ct__contig_strides(int ndim, const int64_t *shape, int64_t *strides) {
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= shape[i] > 1 ? shape[i] : 1;
+    }
+}
+static int64_t ct__shape_numel(int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= shape[i];
+    return n;
+}
+/* Checks a user shape: rank limit, no negative sizes, no overflow. */
+static int ct__check_shape(const char *op, int ndim, const int64_t *shape) {
+    if (ndim < 0 || ndim > CT_MAX_DIMS)
+        return ct__failed(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", op, ndim, CT_MAX_DIMS);
+    if (ndim > 0 && !shape) return ct__failed(CT_ERR_ARG, "%s: shape pointer is NULL", op);
+    uint64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return ct__failed(CT_ERR_ARG, "%s: Trying to create tensor with negative dimension %lld: %s", op,
+                              (long long)shape[i], ct__fmt_shape(ndim, shape).s);
+        if (shape[i] && n > ((uint64_t)1 << 46) / (uint64_t)shape[i])
+            return ct__failed(CT_ERR_MEMORY, "%s: shape %s is too large", op, ct__fmt_shape(ndim, shape).s);
+        n *= (uint64_t)(shape[i] ? shape[i] : 1);
+    }
+    return 0;
+}
+
+/* A fresh tensor with its own storage (uninitialized), not registered in a scope.
+   strides NULL: contiguous; otherwise a dense permutation (caller guarantees). */
+static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides, ct_device dev) {
+    ct_tensor *x = ct__header_new();
+    if (!x) return NULL;
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n *= shape[i]; }
+    x->ndim = ndim;
+    if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    else ct__contig_strides(ndim, shape, x->strides);
+    x->dtype = dt;
+    x->device = dev;
+    x->storage = ct__storage_new(n * (int64_t)ct__dt[dt].size, dev);
+    if (!x->storage) { ct__header_free(x); return NULL; }
+    return x;
+}
+
+/* A new header viewing src's storage with the given geometry. */
+static ct_tensor *ct__view_header(const ct_tensor *src, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
+    ct_tensor *x = ct__header_new();
+    if (!x) return NULL;
+    x->ndim = ndim;
+    if (ndim) {
+        memcpy(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+        memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    }
+    x->offset = offset;
+    x->dtype = src->dtype;
+    x->device = src->device;
+    x->storage = src->storage;
+    x->qparams = src->qparams;
+    ct__storage_incref(src->storage);
+    return x;
+}
+
+/* ============================================================================
+   Scopes
+   Every op result is appended to the thread's item list; a frame remembers
+   where its scope started. Leaving a frame releases its items, except those
+   marked kept, which move down to the enclosing frame.
+   ========================================================================== */
+static int ct__grow(void **arr, int *cap, int need, size_t elem) {
+    if (need <= *cap) return 0;
+    int nc = *cap ? *cap * 2 : 256;
+    while (nc < need) nc *= 2;
+    void *p = CT_REALLOC(*arr, (size_t)nc * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+static CT__NOINLINE int ct__scope_grow(ct__tls *t) {
+    return ct__grow((void **)&t->items, &t->cap_items, t->nitems + 1, sizeof(ct_tensor *));
+}
+
+/* Registers a new tensor (refcount 1) in the current scope; returns it. */
+CT__INLINE ct_tensor *ct__own(ct_tensor *x) {
+    ct__tls *t = ct__tls_get();
+    if (CT__UNLIKELY(t->nitems >= t->cap_items) && ct__scope_grow(t)) {
+        ct_set_error(CT_ERR_MEMORY, "out of memory (scope list)");
+        ct__decref(x);
+        return NULL;
+    }
+    x->scope_slot = t->nitems;
+    t->items[t->nitems++] = x;
+    return x;
+}
+
+CTENSOR_API int ct_scope_begin_at(const char *file, int line) {
+    ct__tls *t = ct__tls_get();
+    if (ct__grow((void **)&t->frames, &t->cap_frames, t->nframes + 1, sizeof(ct__frame))) {
+        ct_set_error(CT_ERR_MEMORY, "out of memory (scope stack)");
+        return t->nframes;  /* ending this token closes nothing extra */
+    }
+    ct__frame *f = &t->frames[t->nframes];
+    f->start = t->nitems;
+    f->file = file;
+    f->line = line;
+    return t->nframes++;
+}
+
+CTENSOR_API void ct_scope_end(int token) {
+    ct__tls *t = ct__tls_get();
+    if (token < 0 || token >= t->nframes) return;  /* already closed by an outer scope */
+#ifdef CTENSOR_DEBUG
+    for (int k = t->nframes - 1; k > token; k--) {
+#ifndef CTENSOR_NO_STDIO
+        fprintf(stderr, "ctensor: scope opened at %s:%d was left without closing; closed by the scope of %s:%d\n",
+                t->frames[k].file ? t->frames[k].file : "?", t->frames[k].line,
+                t->frames[token].file ? t->frames[token].file : "?", t->frames[token].line);
+#endif
+    }
+#endif
+    int start = t->frames[token].start, end = t->nitems, w = start;
+    t->nframes = token;
+    /* Releasing may run destructors that create nothing; items appended during
+       release (none expected) would land after `end`. */
+    for (int i = start; i < end; i++) {
+        ct_tensor *x = t->items[i];
+        if (!x) continue;
+        if (x->flags & CT__F_KEEP) {
+            x->flags &= ~CT__F_KEEP;
+            x->scope_slot = w;
+            t->items[w++] = x;
+        } else {
+            x->scope_slot = -1;
+            ct__decref(x);
+        }
+    }
+    t->nitems = w;
+}
+CTENSOR_API void ct__scope_cleanup(int *token) { ct_scope_end(*token); }
+CTENSOR_API int ct_scope_depth(void) { return ct__tls_get()->nframes; }
+
+CTENSOR_API ct_tensor *ct_keep(ct_tensor *x) {
+    if (!x) return NULL;
+    ct__tls *t = ct__tls_get();
+    if (t->nframes > 0 && x->scope_slot >= t->frames[t->nframes - 1].start && x->scope_slot < t->nitems &&
+        t->items[x->scope_slot] == x)
+        x->flags |= CT__F_KEEP;
+    return x;
+}
+CTENSOR_API ct_tensor *ct_retain(ct_tensor *x) {
+    if (x) ct__incref(x);
+    return x;
+}
+CTENSOR_API void ct_release(ct_tensor *x) {
+    if (!x) return;
+    /* A tensor still listed in a scope keeps that reference: releasing the last
+       one here would leave a dangling entry, so it is cleared from the list. */
+    if (CT__LOAD(&x->refcount) == 1 && x->scope_slot >= 0) {
+        ct__tls *t = ct__tls_get();
+        if (x->scope_slot < t->nitems && t->items[x->scope_slot] == x) t->items[x->scope_slot] = NULL;
+        x->scope_slot = -1;
+    }
+    ct__decref(x);
+}
+
+CTENSOR_API int64_t ct_live_tensors(void) {
+    int64_t n = 0;
+    ct__tls_get();
+    ct__spin_lock(&ct__tls_lock);
+    for (ct__tls *t = ct__tls_all; t; t = t->next) n += CT__LOAD(&t->live_tensors);
+    ct__spin_unlock(&ct__tls_lock);
+    return n;
+}
+CTENSOR_API int64_t ct_live_bytes(void) {
+    int64_t n = 0;
+    ct__tls_get();
+    ct__spin_lock(&ct__tls_lock);
+    for (ct__tls *t = ct__tls_all; t; t = t->next) n += CT__LOAD(&t->live_bytes);
+    ct__spin_unlock(&ct__tls_lock);
+    return n;
+}
+CTENSOR_API void ct_thread_cleanup(void) {
+    ct__tls *t = ct__tls_get();
+    while (t->free_tensors) {
+        ct_tensor *x = t->free_tensors;
+        t->free_tensors = x->grad;
+        CT_FREE(x);
+    }
+    t->nfree_tensors = 0;
+    for (int c = 0; c < CT__NUM_CLASSES; c++) {
+        while (t->free_blocks[c]) {
+            ct_storage *s = (ct_storage *)t->free_blocks[c];
+            t->free_blocks[c] = s->deleter_user_data;
+            CT_FREE(s->ct__block);
+        }
+        t->nfree_blocks[c] = 0;
+    }
+    if (t->nframes == 0 && t->nitems == 0) {
+        CT_FREE(t->items); t->items = NULL; t->cap_items = 0;
+        CT_FREE(t->frames); t->frames = NULL; t->cap_frames = 0;
+    }
+}
+
+/* ============================================================================
+   Tensor queries
+   ========================================================================== */
+CT__INLINE int ct__wrap_dim(int dim, int ndim) { return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim; }
+/* Checks and wraps a dim; on error sets PyTorch's message and returns -1. */
+static int ct__dim(const char *op, int dim, int ndim) {
+    int lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
+    if (dim < lo || dim > hi) {
+        ct_set_error(CT_ERR_INDEX, "%s: Dimension out of range (expected to be in range of [%d, %d], but got %d)", op, lo, hi, dim);
+        return -1;
+    }
+    return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim;
+}
+
+CTENSOR_API int ct_ndim(const ct_tensor *t) { return t ? t->ndim : -1; }
+CTENSOR_API int64_t ct_size(const ct_tensor *t, int dim) {
+    if (!t) return -1;
+    int d = ct__dim("size", dim, t->ndim);
+    if (d < 0) return -1;
+    return t->ndim ? t->shape[d] : 1;
+}
+CTENSOR_API int64_t ct_stride(const ct_tensor *t, int dim) {
+    if (!t) return -1;
+    int d = ct__dim("stride", dim, t->ndim);
+    if (d < 0) return -1;
+    return t->ndim ? t->strides[d] : 1;
+}
+CTENSOR_API int64_t ct_numel(const ct_tensor *t) { return t ? ct__shape_numel(t->ndim, t->shape) : -1; }
+CTENSOR_API ct_dtype ct_get_dtype(const ct_tensor *t) { return t ? t->dtype : CT_NUM_DTYPES; }
+static int ct__is_contig(const ct_tensor *t) {
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] == 1) continue;
+        if (t->shape[i] == 0) return 1;
+        if (t->strides[i] != s) return 0;
+        s *= t->shape[i];
+    }
+    return 1;
+}
+CTENSOR_API int ct_is_contiguous(const ct_tensor *t) { return t ? ct__is_contig(t) : 0; }
+CTENSOR_API int ct_is_channels_last(const ct_tensor *t) {
+    if (!t || t->ndim != 4) return 0;
+    /* NHWC strides: C fastest, then W, H, N (size-1 dims are free) */
+    const int order[4] = {1, 3, 2, 0};
+    int64_t s = 1;
+    for (int k = 0; k < 4; k++) {
+        int d = order[k];
+        if (t->shape[d] == 1) continue;
+        if (t->strides[d] != s) return 0;
+        s *= t->shape[d];
+    }
+    return 1;
+}
+CT__INLINE char *ct__ptr(const ct_tensor *t) {
+    return (char *)t->storage->data + t->offset * (int64_t)ct__dt[t->dtype].size;
+}
+CTENSOR_API void *ct_data_ptr(const ct_tensor *t) { return t ? (void *)ct__ptr(t) : NULL; }
+CTENSOR_API int ct_same_shape(const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !b || a->ndim != b->ndim) return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+CTENSOR_API uint32_t ct_version(const ct_tensor *t) { return t ? CT__LOAD(&t->storage->version) : 0; }
+CTENSOR_API double ct_item(const ct_tensor *t) {
+    if (!t) { ct__null_arg("item", 0); return NAN; }
+    if (ct_numel(t) != 1) {
+        ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
+        return NAN;
+    }
+    if (t->device != CT_CPU) {
+        ct_set_error(CT_ERR_DEVICE, "item: tensor is on a device; copy it to the CPU first");
+        return NAN;
+    }
+    return ct__load_f64(ct__ptr(t), t->dtype);
+}
+CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
+    if (!t) { ct__null_arg("item", 0); return 0; }
+    if (ct_numel(t) != 1) {
+        ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
+        return 0;
+    }
+    return ct__load_i64(ct__ptr(t), t->dtype);
+}
+
+/* ============================================================================
+   The spine: op calls, the op table, the dispatcher
+   Every tensor operation is one entry of CT__OPS (an X-macro list):
+     X(ENUM, "name", "BackwardNodeName", nin, nout, flags, meta, kernel, backward, save)
+   nin < 0: variadic. meta checks the inputs and describes the outputs; kernel
+   computes them; backward maps output gradients to input gradients with
+   ctensor ops (so create_graph works). save says what autograd keeps: bit i for
+   input i, CT__SAVE_OUT(j) for output j.
+   ========================================================================== */
+typedef struct ct__attrs {
+    double s[4];                   /* scalar arguments (alpha, min, max, eps, ...) */
+    int64_t i[4];                  /* integer arguments (dim, k, ...) */
+    int64_t v[3 * CT_MAX_DIMS];    /* list arguments (dims, shape, pads, strides) */
+    int32_t nv;
+    int32_t flags;                 /* boolean arguments (keepdim, ...) */
+    int32_t mode;                  /* an enum-like argument (rounding mode, reduction, ...) */
+    ct_dtype dtype;                /* a dtype argument */
+    int *kerr;                     /* kernels report data-dependent errors here (not saved) */
+} ct__attrs;
+
+enum { CT__OUT_NEW = 0, CT__OUT_VIEW = 1, CT__OUT_INPLACE = 2 };
+typedef struct ct__outinfo {
+    int32_t kind;                  /* CT__OUT_* */
+    int32_t src;                   /* input index for VIEW / INPLACE */
+    ct_dtype dtype;
+    int32_t ndim;
+    int32_t has_strides;           /* NEW: allocate with `strides` (a dense permutation) */
+    int64_t offset;                /* VIEW: storage offset in elements */
+    int64_t shape[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS];
+} ct__outinfo;
+
+#define CT__MAX_OUT 4
+typedef struct ct__call {
+    int op;
+    int nin;
+    ct_tensor *const *in;
+    const ct__attrs *a;
+    int nout;
+    ct_tensor *out[CT__MAX_OUT];
+    ct__outinfo oi[CT__MAX_OUT];
+    ct_dtype cdt;                  /* compute dtype chosen by meta */
+    ct_tensor *self_before;        /* in-place ops: input 0 as it was, when autograd must save it */
+    int inplace;                   /* set by callers of elementwise ops: write into input 0 */
+    uint32_t pre_version[8];       /* in-place calls: input versions before the write */
+} ct__call;
+
+typedef int (*ct__meta_fn)(ct__call *c);
+typedef int (*ct__kernel_fn)(ct__call *c);
+typedef int (*ct__backward_fn)(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
+/* Inner loop of an elementwise kernel: p[0] output, p[1..] inputs; s: byte strides. */
+typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__attrs *a);
+
+/* op flags */
+#define CT__OPF_NONDIFF      0x0001u  /* outputs never require grad */
+#define CT__OPF_INPLACE      0x0002u  /* output 0 is input 0, modified */
+#define CT__OPF_VIEW         0x0004u  /* outputs are views of input 0 */
+#define CT__OPF_FLOAT        0x0010u  /* elementwise: int/bool inputs compute in the default float dtype */
+#define CT__OPF_OUT_BOOL     0x0020u  /* elementwise: output dtype is bool */
+#define CT__OPF_NO_BOOL      0x0040u  /* elementwise: bool input is an error */
+#define CT__OPF_NO_INT       0x0080u  /* elementwise: integer input is an error */
+#define CT__OPF_INT_ONLY     0x0100u  /* elementwise: float input is an error */
+#define CT__OPF_LOGICAL      0x0200u  /* elementwise: inputs read as truth values */
+
+#define CT__SAVE_NONE 0u
+#define CT__SAVE_IN(i) (1u << (i))
+#define CT__SAVE_ALL_IN 0xffffu
+#define CT__SAVE_OUT(j) (1u << (16 + (j)))
+
+/* ----------------------------------------------------------------------------
+   Op lists, one per family. Each family section below defines its functions.
+   -------------------------------------------------------------------------- */
+/* creation and conversion */
+#define CT__OPS_CREATE(X)                                                                                     \
+    X(FILL, "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
+    X(COPY, "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
+    X(TO, "to", "ToCopyBackward0", 1, 1, 0, ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(CLONE, "clone", "CloneBackward0", 1, 1, 0, ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
+    X(ARANGE, "arange", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
+    X(LINSPACE, "linspace", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
+    X(EYE, "eye", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
+    X(FULL, "full", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
+
+/* views: outputs share storage with input 0 */
+#define CT__OPS_VIEW(X)                                                                                                      \
+    X(AS_STRIDED, "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_NONE) \
+    X(VIEW, "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
+    X(PERMUTE, "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
+    X(EXPAND, "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
+    X(SLICE, "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
+    X(SELECT, "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
+    X(DIAGONAL, "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
+    X(ALIAS, "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
+    X(STRIDED_SCATTER, "as_strided_scatter", "AsStridedScatterBackward0", 1, 1, 0, ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
+
+/* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
+#define CT__OPS_UNARY(X)                                                                                          \
+    X(NEG, "neg", "NegBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_neg, CT__SAVE_NONE)   \
+    X(ABS, "abs", "AbsBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_abs, CT__SAVE_IN(0)) \
+    X(SIGN, "sign", "SignBackward0", 1, 1, 0, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)            \
+    X(EXP, "exp", "ExpBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_exp, CT__SAVE_OUT(0))   \
+    X(EXP2, "exp2", "Exp2Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_exp2, CT__SAVE_OUT(0)) \
+    X(EXPM1, "expm1", "Expm1Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_expm1, CT__SAVE_OUT(0)) \
+    X(LOG, "log", "LogBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log, CT__SAVE_IN(0))    \
+    X(LOG2, "log2", "Log2Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log2, CT__SAVE_IN(0)) \
+    X(LOG10, "log10", "Log10Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log10, CT__SAVE_IN(0)) \
+    X(LOG1P, "log1p", "Log1PBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log1p, CT__SAVE_IN(0)) \
+    X(SQRT, "sqrt", "SqrtBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sqrt, CT__SAVE_OUT(0)) \
+    X(RSQRT, "rsqrt", "RsqrtBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_rsqrt, CT__SAVE_OUT(0)) \
+    X(RECIPROCAL, "reciprocal", "ReciprocalBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_reciprocal, CT__SAVE_OUT(0)) \
+    X(SQUARE, "square", "PowBackward0", 1, 1, 0, ct__meta_unary, ct__k_unary, ct__bw_square, CT__SAVE_IN(0))       \
+    X(SIN, "sin", "SinBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sin, CT__SAVE_IN(0))    \
+    X(COS, "cos", "CosBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_cos, CT__SAVE_IN(0))    \
+    X(TAN, "tan", "TanBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_tan, CT__SAVE_OUT(0))   \
+    X(ASIN, "asin", "AsinBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_asin, CT__SAVE_IN(0)) \
+    X(ACOS, "acos", "AcosBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_acos, CT__SAVE_IN(0)) \
+    X(ATAN, "atan", "AtanBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_atan, CT__SAVE_IN(0)) \
+    X(SINH, "sinh", "SinhBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sinh, CT__SAVE_IN(0)) \
+    X(COSH, "cosh", "CoshBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_cosh, CT__SAVE_IN(0)) \
+    X(TANH, "tanh", "TanhBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_tanh, CT__SAVE_OUT(0)) \
+    X(SIGMOID, "sigmoid", "SigmoidBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sigmoid, CT__SAVE_OUT(0)) \
+    X(LOGSIGMOID, "logsigmoid", "LogSigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_logsigmoid, CT__SAVE_IN(0)) \
+    X(RELU, "relu", "ReluBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_relu, CT__SAVE_OUT(0)) \
+    X(RELU6, "relu6", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_relu6, CT__SAVE_IN(0)) \
+    X(SELU, "selu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_selu, CT__SAVE_IN(0)) \
+    X(SILU, "silu", "SiluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_silu, CT__SAVE_IN(0)) \
+    X(MISH, "mish", "MishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_mish, CT__SAVE_IN(0)) \
+    X(HARDSIGMOID, "hardsigmoid", "HardsigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_hardsigmoid, CT__SAVE_IN(0)) \
+    X(HARDSWISH, "hardswish", "HardswishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_hardswish, CT__SAVE_IN(0)) \
+    X(ERF, "erf", "ErfBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_erf, CT__SAVE_IN(0))   \
+    X(ERFC, "erfc", "ErfcBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_erfc, CT__SAVE_IN(0)) \
+    X(FLOOR, "floor", "FloorBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(CEIL, "ceil", "CeilBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(ROUND, "round", "RoundBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(TRUNC, "trunc", "TruncBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(FRAC, "frac", "FracBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_identity, CT__SAVE_NONE) \
+    X(ISNAN, "isnan", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISINF, "isinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISFINITE, "isfinite", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISPOSINF, "isposinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISNEGINF, "isneginf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(SIGNBIT, "signbit", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_NOT, "logical_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_NOT, "bitwise_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(LEAKY_RELU, "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
+    X(ELU, "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
+    X(CELU, "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
+    X(GELU, "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
+    X(SOFTPLUS, "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
+    X(HARDTANH, "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
+    X(THRESHOLD, "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
+    X(NAN_TO_NUM, "nan_to_num", "NanToNumBackward0", 1, 1, 0, ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
+    X(CLAMP, "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
+    X(POW_SCALAR, "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
+    X(RPOW_SCALAR, "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
+    X(ROUND_DECIMALS, "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
+
+/* elementwise binary with broadcasting: loops in CT__BINARY_LOOPS */
+#define CT__OPS_BINARY(X)                                                                                             \
+    X(ADD, "add", "AddBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
+    X(SUB, "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
+    X(MUL, "mul", "MulBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(DIV, "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(DIV_TRUNC, "div", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
+    X(DIV_FLOOR, "floor_divide", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
+    X(REMAINDER, "remainder", "RemainderBackward0", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_remainder, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(FMOD, "fmod", "FmodBackward0", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_fmod, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(POW, "pow", "PowBackward1", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_pow, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(ATAN2, "atan2", "Atan2Backward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_atan2, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MAXIMUM, "maximum", "MaximumBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_maximum, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MINIMUM, "minimum", "MinimumBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_minimum, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(FMAX, "fmax", "FmaxBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_fmax, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(FMIN, "fmin", "FminBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_fmin, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(HYPOT, "hypot", "HypotBackward0", 2, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_hypot, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(COPYSIGN, "copysign", "CopysignBackward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_copysign, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(XLOGY, "xlogy", "XlogyBackward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_xlogy, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(EQ, "eq", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(NE, "ne", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LT, "lt", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LE, "le", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(GT, "gt", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(GE, "ge", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_AND, "logical_and", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_OR, "logical_or", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_XOR, "logical_xor", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_AND, "bitwise_and", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_OR, "bitwise_or", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_XOR, "bitwise_xor", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LSHIFT, "bitwise_left_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(RSHIFT, "bitwise_right_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE)
+
+/* elementwise with three or more inputs */
+#define CT__OPS_TERNARY(X)                                                                                            \
+    X(WHERE, "where", "WhereBackward0", 3, 1, 0, ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0))          \
+    X(LERP, "lerp", "LerpBackward1", 3, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_lerp, CT__SAVE_ALL_IN) \
+    X(ADDCMUL, "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDCDIV, "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(CLAMP_T, "clamp", "ClampBackward0", 3, 1, CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_clamp_t, CT__SAVE_ALL_IN) \
+    X(MASKED_FILL, "masked_fill", "MaskedFillBackward0", 3, 1, 0, ct__meta_masked_fill, ct__k_ternary, ct__bw_masked_fill, CT__SAVE_IN(1))
+
+/* reductions */
+#define CT__OPS_REDUCE(X)                                                                                          \
+    X(SUM, "sum", "SumBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
+    X(MEAN, "mean", "MeanBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE)
+
+/* matrix products */
+#define CT__OPS_BLAS(X)                                                                                            \
+    X(MM, "mm", "MmBackward0", 2, 1, 0, ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
+    X(BMM, "bmm", "BmmBackward0", 2, 1, 0, ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+
+/* random fills (in place, not differentiable) */
+#define CT__OPS_RANDOM(X)                                                                                          \
+    X(UNIFORM_, "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
+    X(NORMAL_, "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE)
+
+#define CT__OPS(X)      \
+    CT__OPS_CREATE(X)   \
+    CT__OPS_VIEW(X)     \
+    CT__OPS_UNARY(X)    \
+    CT__OPS_BINARY(X)   \
+    CT__OPS_TERNARY(X)  \
+    CT__OPS_REDUCE(X)   \
+    CT__OPS_BLAS(X)     \
+    CT__OPS_RANDOM(X)
+
+enum {
+#define CT__X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__OP_##E,
+    CT__OPS(CT__X_ENUM)
+#undef CT__X_ENUM
+    CT__NUM_OPS
+};
+
+/* Prototypes of every function the table names (repeats are harmless). */
+#define CT__X_PROTO(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+    static int meta(ct__call *c);                                                  \
+    static int kernel(ct__call *c);                                                \
+    static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
+CT__OPS(CT__X_PROTO)
+#undef CT__X_PROTO
+
+typedef struct ct__opdef {
+    const char *name;
+    const char *bw_name;
+    int16_t nin, nout;
+    uint32_t flags;
+    ct__meta_fn meta;
+    ct__kernel_fn kernel;
+    ct__backward_fn backward;
+    uint32_t save;
+} ct__opdef;
+
+static const ct__opdef ct__ops[CT__NUM_OPS] = {
+#define CT__X_DEF(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+    {name, bw, nin, nout, flags, meta, kernel, backward, save},
+    CT__OPS(CT__X_DEF)
+#undef CT__X_DEF
+};
+
+/* Kernels for other devices register here (ctensor_cuda.h). */
+static ct__kernel_fn ct__device_kernels[CT_NUM_DEVICES][CT__NUM_OPS];
+
+/* Public for companion headers and tools: op names and counts. */
+CTENSOR_API int ct_num_ops(void);
+CTENSOR_API const char *ct_op_name(int op);
+CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS; }
+CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < CT__NUM_OPS ? ct__ops[op].name : "?"; }
+
+CT__INLINE void ct__attrs_init(ct__attrs *a) { memset(a, 0, sizeof *a); }
+
+/* ============================================================================
+   Autograd graph: nodes, edges, saved tensors
+   (PyTorch: torch/csrc/autograd/function.h, saved_variable.h)
+   ========================================================================== */
+typedef struct ct__edge { ct__node *fn; int32_t input_nr; } ct__edge;
+typedef struct ct__tmeta { int32_t ndim; ct_dtype dtype; ct_device device; int64_t shape[CT_MAX_DIMS]; } ct__tmeta;
+typedef struct ct__saved { ct_tensor *t; uint32_t version; int32_t which; /* input i, or -1-j for output j */ } ct__saved;
+
+struct ct__hook {
+    ct_hook_fn fn;
+    void *user;
+    int id;
+    int out_nr;
+    ct_tensor *retain;          /* retain_grad target (weak), fn unused */
+    struct ct__hook *next;
+};
+
+enum { CT__NODE_ACC = -1, CT__NODE_CUSTOM = -2, CT__NODE_COPYSLICES = -3 };
+
+struct ct__node {
+    int32_t refcount;
+    int32_t op;                 /* op id, or CT__NODE_* */
+    int32_t nin, nout, nsaved;
+    int32_t released;           /* saved tensors were freed by a backward pass */
+    int32_t topo;               /* longest distance to a leaf */
+    uint64_t seq;               /* creation order; AccumulateGrad is UINT64_MAX */
+    ct__edge *next;             /* [nin] */
+    ct__tmeta *in_meta;         /* [nin] */
+    ct__tmeta *out_meta;        /* [nout] */
+    ct__saved *saved;           /* [nsaved] */
+    ct__attrs attrs;
+    ct_tensor *leaf;            /* AccumulateGrad: its variable (owned) */
+    ct__hook *pre_hooks;        /* hooks on the gradients of this node's outputs */
+    void *ctx;                  /* custom nodes: user data */
+    void (*ctx_free)(void *);
+    ct__backward_fn custom_bw;
+    const char *custom_name;
+    struct ct__node *free_next; /* deferred destruction list */
+};
+
+static void ct__node_decref(ct__node *n);
+
+static ct__node *ct__node_new(int op, int nin, int nout, int nsaved) {
+    size_t sz = sizeof(ct__node) + sizeof(ct__edge) * (size_t)nin + sizeof(ct__tmeta) * (size_t)(nin + nout) +
+                sizeof(ct__saved) * (size_t)nsaved;
+    ct__node *n = (ct__node *)CT_MALLOC(sz);
+    if (!n) { ct_set_error(CT_ERR_MEMORY, "out of memory (autograd node)"); return NULL; }
+    memset(n, 0, sizeof(ct__node));
+    n->op = op;
+    n->nin = nin;
+    n->nout = nout;
+    n->nsaved = nsaved;
+    n->next = (ct__edge *)(n + 1);
+    n->in_meta = (ct__tmeta *)(n->next + nin);
+    n->out_meta = n->in_meta + nin;
+    n->saved = (ct__saved *)(n->out_meta + nout);
+    memset(n->next, 0, sizeof(ct__edge) * (size_t)nin);
+    memset(n->saved, 0, sizeof(ct__saved) * (size_t)nsaved);
+    return n;
+}
+
+CT__INLINE void ct__tmeta_of(ct__tmeta *m, const ct_tensor *t) {
+    m->ndim = t->ndim;
+    m->dtype = t->dtype;
+    m->device = t->device;
+    for (int i = 0; i < t->ndim; i++) m->shape[i] = t->shape[i];
+}
+
+static void ct__node_release_saved(ct__node *n) {
+    for (int k = 0; k < n->nsaved; k++) {
+        if (n->saved[k].t) { ct__decref(n->saved[k].t); n->saved[k].t = NULL; }
+    }
+    n->released = 1;
+}
+
+/* Node destruction is iterative: freeing a long chain must not recurse deeply. */
+static CT_THREAD_LOCAL ct__node *ct__dead_nodes;
+static CT_THREAD_LOCAL int ct__draining;
+
+static void ct__node_destroy_now(ct__node *n) {
+    for (int i = 0; i < n->nin; i++)
+        if (n->next[i].fn) ct__node_decref(n->next[i].fn);
+    for (int k = 0; k < n->nsaved; k++)
+        if (n->saved[k].t) ct__decref(n->saved[k].t);
+    ct__hook *h = n->pre_hooks;
+    while (h) {
+        ct__hook *nx = h->next;
+        if (h->retain) h->retain->flags &= ~CT__F_RETAINS_GRAD;
+        CT_FREE(h);
+        h = nx;
+    }
+    if (n->ctx_free) n->ctx_free(n->ctx);
+    if (n->leaf) {
+        n->leaf->grad_acc = NULL;
+        ct__decref(n->leaf);
+    }
+    CT_FREE(n);
+}
+static void ct__node_decref(ct__node *n) {
+    if (!(CT__LOAD(&n->refcount) == 1 || CT__ATOMIC_DEC(&n->refcount) == 0)) return;
+    if (CT__LOAD(&n->refcount) == 1) CT__STORE(&n->refcount, 0);
+    n->free_next = ct__dead_nodes;
+    ct__dead_nodes = n;
+    if (ct__draining) return;
+    ct__draining = 1;
+    while (ct__dead_nodes) {
+        ct__node *d = ct__dead_nodes;
+        ct__dead_nodes = d->free_next;
+        ct__node_destroy_now(d);
+    }
+    ct__draining = 0;
+}
+CT__INLINE ct__node *ct__node_incref(ct__node *n) {
+    CT__ATOMIC_INC(&n->refcount);
+    return n;
+}
+
+static void ct__remove_retain_hook(ct_tensor *x) {
+    if (!x->grad_fn) return;
+    ct__hook **pp = &x->grad_fn->pre_hooks;
+    while (*pp) {
+        if ((*pp)->retain == x) {
+            ct__hook *h = *pp;
+            *pp = h->next;
+            CT_FREE(h);
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+}
+
+static void ct__tensor_destroy(ct_tensor *x) {
+    if (x->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(x);
+    if (x->grad_fn && !(x->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(x->grad_fn);
+    if (x->grad) ct__decref(x->grad);
+    if (x->base) ct__decref(x->base);
+    ct__hook *h = x->hooks;
+    while (h) {
+        ct__hook *nx = h->next;
+        CT_FREE(h);
+        h = nx;
+    }
+    if (x->storage) ct__storage_decref(x->storage);
+    ct__header_free(x);
+}
+
+/* The AccumulateGrad node of a leaf (created on first use; the leaf holds it weakly). */
+static ct__node *ct__grad_accumulator(ct_tensor *leaf) {
+    if (leaf->grad_acc) return leaf->grad_acc;
+    ct__node *n = ct__node_new(CT__NODE_ACC, 0, 1, 0);
+    if (!n) return NULL;
+    n->seq = UINT64_MAX;
+    n->topo = 0;
+    n->leaf = ct__incref(leaf);
+    ct__tmeta_of(&n->out_meta[0], leaf);
+    leaf->grad_acc = n;
+    return n;
+}
+
+/* The edge autograd follows from a tensor that requires grad. */
+static int ct__edge_of(ct_tensor *t, ct__edge *e) {
+    if (t->grad_fn) {
+        e->fn = t->grad_fn;
+        e->input_nr = t->out_nr;
+    } else {
+        e->fn = ct__grad_accumulator(t);
+        e->input_nr = 0;
+        if (!e->fn) return -1;
+    }
+    return 0;
+}
+
+static const char *ct__node_name(const ct__node *n) {
+    if (n->op == CT__NODE_ACC) return "AccumulateGrad";
+    if (n->op == CT__NODE_COPYSLICES) return "CopySlices";
+    if (n->op == CT__NODE_CUSTOM) return n->custom_name ? n->custom_name : "CustomBackward";
+    if (n->custom_name) return n->custom_name;
+    return ct__ops[n->op].bw_name;
+}
+
+/* Saved tensor access with PyTorch's two checks. */
+static ct_tensor *ct__saved_get(ct__node *n, int which) {
+    for (int k = 0; k < n->nsaved; k++) {
+        ct__saved *s = &n->saved[k];
+        if (s->which != which) continue;
+        if (!s->t) {
+            ct_set_error(CT_ERR_AUTOGRAD,
+                         "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                         "have already been freed). Saved intermediate values of the graph are freed when you call "
+                         ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                         "graph a second time or if you need to access saved tensors after calling backward.");
+            return NULL;
+        }
+        uint32_t v = CT__LOAD(&s->t->storage->version);
+        if (v != s->version) {
+            static const char *const tnames[CT_NUM_DTYPES] = {
+                "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor",
+                "torch.LongTensor", "torch.IntTensor", "torch.ShortTensor", "torch.CharTensor",
+                "torch.ByteTensor", "torch.BoolTensor", "torch.QInt8Tensor", "torch.QUInt8Tensor",
+                "torch.QInt32Tensor", "torch.ComplexFloatTensor", "torch.ComplexDoubleTensor"};
+            char who[160] = "";
+            if (which < 0) snprintf(who, sizeof who, ", which is output %d of %s,", -1 - which, ct__node_name(n));
+            else if (n->in_meta && n->next[which].fn && n->next[which].fn->op != CT__NODE_ACC)
+                snprintf(who, sizeof who, ", which is output %d of %s,", n->next[which].input_nr, ct__node_name(n->next[which].fn));
+            ct_set_error(CT_ERR_AUTOGRAD,
+                         "one of the variables needed for gradient computation has been modified by an inplace "
+                         "operation: [%s %s]%s is at version %u; expected version %u instead. Hint: the backtrace "
+                         "further above shows the operation that failed to compute its gradient. The variable in "
+                         "question was changed in there or anywhere later. Good luck!",
+                         tnames[s->t->dtype], CT__SHAPE(s->t), who, v, s->version);
+            return NULL;
+        }
+        return s->t;
+    }
+    ct_set_error(CT_ERR_AUTOGRAD, "%s: internal error: tensor %d was not saved", ct__node_name(n), which);
+    return NULL;
+}
+#define CT__SV_IN(n, i) ct__saved_get(n, i)
+#define CT__SV_OUT(n, j) ct__saved_get(n, -1 - (j))
+
+/* ============================================================================
+   The dispatcher: the one door every op goes through (DESIGN.md section 3)
+   ========================================================================== */
+static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t);
+static ct_tensor *ct__clone_detached(const ct_tensor *x);
+
+static CT__NOINLINE int ct__dispatch_fail_null(ct__call *c) {
+    for (int i = 0; i < c->nin; i++)
+        if (!c->in[i]) { ct__null_arg(ct__ops[c->op].name, i); break; }
+    return -1;
+}
+
+static int ct__check_inplace(ct__call *c, const ct__opdef *d, ct__tls *t) {
+    ct_tensor *x = c->in[0];
+    if (t->grad_enabled && !t->inference_mode) {
+        if ((x->flags & CT__F_REQUIRES_GRAD) && !x->grad_fn && !(x->flags & CT__F_IS_VIEW))
+            return ct__failed(CT_ERR_AUTOGRAD, "%s: a leaf Variable that requires grad is being used in an in-place operation.", d->name);
+        if ((x->flags & CT__F_IS_VIEW) && x->base && (x->base->flags & CT__F_REQUIRES_GRAD) && !x->base->grad_fn)
+            return ct__failed(CT_ERR_AUTOGRAD, "%s: a view of a leaf Variable that requires grad is being used in an in-place operation.", d->name);
+    }
+    if ((x->flags & CT__F_INFERENCE) && !t->inference_mode)
+        return ct__failed(CT_ERR_AUTOGRAD, "%s: Inplace update to inference tensor outside InferenceMode is not allowed."
+                          "You can make a clone to get a normal tensor before doing inplace update.", d->name);
+    /* PyTorch refuses in-place writes whose elements overlap (expanded tensors). */
+    for (int i = 0; i < x->ndim; i++)
+        if (x->strides[i] == 0 && x->shape[i] > 1)
+            return ct__failed(CT_ERR_ARG, "%s: unsupported operation: more than one element of the written-to tensor refers "
+                              "to a single memory location. Please clone() the tensor before performing the operation.", d->name);
+    return 0;
+}
+
+/* Runs c->op. Returns the number of outputs (c->out[]) or -1 with the error set.
+   NEW and VIEW outputs are owned by the current scope; an INPLACE output is the input. */
+static int ct__dispatch(ct__call *c) {
+    const ct__opdef *d = &ct__ops[c->op];
+    ct__tls *t = ct__tls_get();
+    int nin = c->nin;
+    for (int i = 0; i < nin; i++)
+        if (CT__UNLIKELY(!c->in[i])) return ct__dispatch_fail_null(c);
+    ct_device dev = nin ? c->in[0]->device : CT_CPU;
+    for (int i = 1; i < nin; i++)
+        if (CT__UNLIKELY(c->in[i]->device != dev && c->in[i]->ndim > 0))
+            return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
+                              d->name, dev == CT_CPU ? "cpu" : "cuda:0", c->in[i]->device == CT_CPU ? "cpu" : "cuda:0");
+    c->nout = d->nout;
+    int inplace = (d->flags & CT__OPF_INPLACE) || c->inplace;
+    if (inplace && ct__check_inplace(c, d, t)) return -1;
+    if (d->meta(c)) return -1;
+    if (inplace)
+        for (int i = 0; i < nin && i < 8; i++) c->pre_version[i] = CT__LOAD(&c->in[i]->storage->version);
+    ct__kernel_fn k = dev == CT_CPU ? d->kernel : ct__device_kernels[dev][c->op];
+    if (!k) return ct__failed(CT_ERR_DEVICE, "%s: not implemented for device %s", d->name, dev == CT_CPU ? "cpu" : "cuda");
+    int nout = c->nout;
+    for (int j = 0; j < nout; j++) {
+        ct__outinfo *o = &c->oi[j];
+        ct_tensor *x;
+        if (o->kind == CT__OUT_NEW) {
+            x = ct__alloc(o->dtype, o->ndim, o->shape, o->has_strides ? o->strides : NULL, dev);
+        } else if (o->kind == CT__OUT_VIEW) {
+            const ct_tensor *src = c->in[o->src];
+            x = ct__view_header(src, o->ndim, o->shape, o->strides, o->offset);
+            if (x) {
+                x->flags |= CT__F_IS_VIEW;
+                x->base = ct__incref(src->base ? src->base : (ct_tensor *)src);
+            }
+        } else {
+            x = c->in[o->src];
+        }
+        if (!x) {
+            for (int q = 0; q < j; q++)
+                if (c->oi[q].kind != CT__OUT_INPLACE) ct__decref(c->out[q]);
+            return -1;
+        }
+        c->out[j] = x;
+    }
+    int saved_grad = t->grad_enabled;
+    c->self_before = NULL;
+    if (inplace && (d->save & 1u) && saved_grad && !t->inference_mode && t->dispatch_depth == 0 &&
+        !(d->flags & CT__OPF_NONDIFF)) {
+        int any = 0;
+        for (int i = 0; i < nin; i++) any |= (c->in[i]->flags & CT__F_REQUIRES_GRAD) != 0;
+        if (any && !(c->self_before = ct__clone_detached(c->in[0]))) return -1;  /* PyTorch saves self.clone() */
+    }
+    t->grad_enabled = 0;
+    t->dispatch_depth++;
+    int rc = k(c);
+    t->dispatch_depth--;
+    t->grad_enabled = saved_grad;
+    if (CT__UNLIKELY(rc)) {
+        for (int j = 0; j < nout; j++)
+            if (c->oi[j].kind != CT__OUT_INPLACE) ct__decref(c->out[j]);
+        if (c->self_before) ct__decref(c->self_before);
+        return -1;
+    }
+    if (inplace) {
+        if (!t->inference_mode || !(c->in[0]->flags & CT__F_INFERENCE)) CT__ATOMIC_INC(&c->in[0]->storage->version);
+    }
+    if (saved_grad && !t->inference_mode && t->dispatch_depth == 0) {
+        int rrc = ct__record(c, d, t);
+        if (c->self_before) ct__decref(c->self_before);
+        if (rrc) {
+            for (int j = 0; j < nout; j++)
+                if (c->oi[j].kind != CT__OUT_INPLACE) ct__decref(c->out[j]);
+            return -1;
+        }
+    }
+    if (t->dispatch_depth == 0) {
+        if (t->tracer) t->tracer(c->op, nin, c->in, nout, c->out, c->a, t->tracer_user);
+        if (t->profiler) t->profiler(c->op, nin, c->in, nout, c->out, c->a, t->profiler_user);
+    }
+    for (int j = 0; j < nout; j++) {
+        if (c->oi[j].kind != CT__OUT_INPLACE && !ct__own(c->out[j])) {
+            for (int q = j + 1; q < nout; q++)
+                if (c->oi[q].kind != CT__OUT_INPLACE) ct__decref(c->out[q]);
+            return -1;
+        }
+    }
+    return nout;
+}
+
+/* One-output convenience: returns the output or NULL. */
+static ct_tensor *ct__call1(int op, int nin, ct_tensor *const *in, const ct__attrs *a) {
+    ct__call c;
+    c.op = op;
+    c.nin = nin;
+    c.in = in;
+    c.a = a;
+    c.inplace = 0;
+    return ct__dispatch(&c) < 0 ? NULL : c.out[0];
+}
+/* In-place form of an elementwise op: writes into in[0] and returns it. */
+static ct_tensor *ct__call1_(int op, int nin, ct_tensor *const *in, const ct__attrs *a) {
+    ct__call c;
+    c.op = op;
+    c.nin = nin;
+    c.in = in;
+    c.a = a;
+    c.inplace = 1;
+    return ct__dispatch(&c) < 0 ? NULL : c.out[0];
+}
+static ct_tensor *ct__op1(int op, const ct_tensor *x, const ct__attrs *a) {
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    return ct__call1(op, 1, in, a);
+}
+static ct_tensor *ct__op2(int op, const ct_tensor *x, const ct_tensor *y, const ct__attrs *a) {
+    ct_tensor *in[2];
+    in[0] = (ct_tensor *)x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1(op, 2, in, a);
+}
+static ct_tensor *ct__op3(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *z, const ct__attrs *a) {
+    ct_tensor *in[3];
+    in[0] = (ct_tensor *)x;
+    in[1] = (ct_tensor *)y;
+    in[2] = (ct_tensor *)z;
+    return ct__call1(op, 3, in, a);
+}
+static ct__attrs ct__attrs_s(double s0) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = s0;
+    return a;
+}
+
+/* Records the autograd node of a finished call (DESIGN.md 3, step 5). */
+static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
+    int nin = c->nin, nout = c->nout, any = 0;
+    for (int i = 0; i < nin; i++)
+        if (c->in[i]->flags & CT__F_REQUIRES_GRAD) { any = 1; break; }
+    if (!any) return 0;
+    if (d->flags & CT__OPF_NONDIFF) {
+        if (d->flags & CT__OPF_INPLACE) {
+            /* a non-differentiable in-place write (random fill) cuts the history */
+            ct_tensor *x = c->in[0];
+            if (x->grad_fn && !(x->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(x->grad_fn);
+            x->grad_fn = NULL;
+            x->flags &= ~CT__F_REQUIRES_GRAD;
+        }
+        return 0;
+    }
+    uint32_t save = d->save;
+    int nsaved = 0;
+    for (int i = 0; i < nin; i++)
+        if (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i)))) nsaved++;
+    for (int j = 0; j < nout; j++)
+        if (save != CT__SAVE_ALL_IN && (save & CT__SAVE_OUT(j))) nsaved++;
+    for (int i = 0; i < nin; i++)
+        if ((c->in[i]->flags & CT__F_INFERENCE) && (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i))) || (c->in[i]->flags & CT__F_REQUIRES_GRAD)))
+            return ct__failed(CT_ERR_AUTOGRAD, "%s: Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal tensor and use it in autograd.", d->name);
+    ct__node *n = ct__node_new(c->op, nin, nout, nsaved);
+    if (!n) return -1;
+    n->attrs = *c->a;
+    n->attrs.kerr = NULL;
+    n->seq = t->seq_counter++;
+    int topo = 0;
+    for (int i = 0; i < nin; i++) {
+        ct_tensor *x = c->in[i];
+        ct__tmeta_of(&n->in_meta[i], x);
+        if ((x->flags & CT__F_REQUIRES_GRAD) && (CT__ISFLOAT(x->dtype) || ct_dtype_is_complex(x->dtype))) {
+            if (ct__edge_of(x, &n->next[i])) { ct__node_destroy_now(n); return -1; }
+            ct__node_incref(n->next[i].fn);
+            if (n->next[i].fn->topo + 1 > topo) topo = n->next[i].fn->topo + 1;
+        }
+    }
+    n->topo = topo;
+    int k = 0;
+    for (int i = 0; i < nin; i++) {
+        if (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i)))) {
+            ct_tensor *sv = (i == 0 && c->self_before) ? c->self_before : c->in[i];
+            n->saved[k].t = ct__incref(sv);
+            n->saved[k].version = (sv != c->self_before && ((d->flags & CT__OPF_INPLACE) || c->inplace) && i < 8)
+                                      ? c->pre_version[i] : CT__LOAD(&sv->storage->version);
+            n->saved[k].which = i;
+            k++;
+        }
+    }
+    for (int j = 0; j < nout; j++) {
+        ct__tmeta_of(&n->out_meta[j], c->out[j]);
+        if (save != CT__SAVE_ALL_IN && (save & CT__SAVE_OUT(j))) {
+            /* an output is saved as an alias whose grad_fn is this node, not owned:
+               owning it would make a cycle (PyTorch's SavedVariable does the same) */
+            ct_tensor *o = c->out[j];
+            ct_tensor *al = ct__view_header(o, o->ndim, o->shape, o->strides, o->offset);
+            if (!al) { ct__node_destroy_now(n); return -1; }
+            al->grad_fn = n;
+            al->out_nr = j;
+            al->flags |= CT__F_WEAK_GRAD_FN | (CT__ISFLOAT(o->dtype) ? CT__F_REQUIRES_GRAD : 0);
+            n->saved[k].t = al;
+            n->saved[k].version = CT__LOAD(&o->storage->version);
+            n->saved[k].which = -1 - j;
+            k++;
+        }
+    }
+    for (int j = 0; j < nout; j++) {
+        ct_tensor *o = c->out[j];
+        if (!(CT__ISFLOAT(o->dtype) || ct_dtype_is_complex(o->dtype))) continue;
+        if (c->oi[j].kind == CT__OUT_INPLACE) {
+            /* rebase history: the edge above already holds the old grad_fn */
+            if (o->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(o);
+            if (o->grad_fn && !(o->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(o->grad_fn);
+            if (o->flags & CT__F_RETAINS_GRAD) {
+                /* move retain_grad to the new node */
+                ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+                if (h) {
+                    memset(h, 0, sizeof *h);
+                    h->retain = o;
+                    h->next = n->pre_hooks;
+                    n->pre_hooks = h;
+                }
+            }
+        }
+        o->grad_fn = ct__node_incref(n);
+        o->out_nr = j;
+        o->flags |= CT__F_REQUIRES_GRAD;
+        o->flags &= ~CT__F_WEAK_GRAD_FN;
+    }
+    if (n->refcount == 0) ct__node_destroy_now(n);  /* no differentiable output */
+    return 0;
+}
+
+/* ============================================================================
+   The autograd engine (PyTorch: torch/csrc/autograd/engine.cpp)
+   Dependencies are counted over the part of the graph that must run; nodes run
+   from a ready queue, highest sequence number first; gradients that reach a
+   node from several edges are summed in its input buffer before it runs.
+   ========================================================================== */
+typedef struct ct__ginfo {
+    ct__node *node;
+    int32_t deps;
+    int32_t needed;             /* must execute */
+    int32_t visited;
+    int32_t state;              /* DFS: 0 new, 1 on stack, 2 done */
+    ct_tensor **buf;            /* [nout] gradient sums, owned */
+    int32_t *capture;           /* [nout] index into the captures, -1 when none */
+} ct__ginfo;
+
+typedef struct ct__gtask {
+    ct__ginfo *info;
+    int ninfo, capinfo;
+    int *table;                 /* open addressing: node -> info index + 1 */
+    int tcap;
+    int *heap;                  /* ready queue of info indices */
+    int nheap, capheap;
+    int create_graph, keep_graph, accumulate;
+} ct__gtask;
+
+static uint64_t ct__ptr_hash(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+static int ct__gtask_find(ct__gtask *g, const ct__node *n) {
+    if (!g->tcap) return -1;
+    uint64_t h = ct__ptr_hash(n) & (uint64_t)(g->tcap - 1);
+    while (g->table[h]) {
+        if (g->info[g->table[h] - 1].node == n) return g->table[h] - 1;
+        h = (h + 1) & (uint64_t)(g->tcap - 1);
+    }
+    return -1;
+}
+static int ct__gtask_add(ct__gtask *g, ct__node *n) {
+    int idx = ct__gtask_find(g, n);
+    if (idx >= 0) return idx;
+    if ((g->ninfo + 1) * 2 > g->tcap) {
+        int nc = g->tcap ? g->tcap * 2 : 64;
+        int *nt = (int *)CT_MALLOC(sizeof(int) * (size_t)nc);
+        if (!nt) return -1;
+        memset(nt, 0, sizeof(int) * (size_t)nc);
+        for (int i = 0; i < g->ninfo; i++) {
+            uint64_t h = ct__ptr_hash(g->info[i].node) & (uint64_t)(nc - 1);
+            while (nt[h]) h = (h + 1) & (uint64_t)(nc - 1);
+            nt[h] = i + 1;
+        }
+        CT_FREE(g->table);
+        g->table = nt;
+        g->tcap = nc;
+    }
+    if (ct__grow((void **)&g->info, &g->capinfo, g->ninfo + 1, sizeof(ct__ginfo))) return -1;
+    ct__ginfo *in = &g->info[g->ninfo];
+    memset(in, 0, sizeof *in);
+    in->node = n;
+    in->buf = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(n->nout > 0 ? n->nout : 1));
+    in->capture = (int32_t *)CT_MALLOC(sizeof(int32_t) * (size_t)(n->nout > 0 ? n->nout : 1));
+    if (!in->buf || !in->capture) { CT_FREE(in->buf); CT_FREE(in->capture); return -1; }
+    for (int j = 0; j < n->nout; j++) { in->buf[j] = NULL; in->capture[j] = -1; }
+    uint64_t h = ct__ptr_hash(n) & (uint64_t)(g->tcap - 1);
+    while (g->table[h]) h = (h + 1) & (uint64_t)(g->tcap - 1);
+    g->table[h] = ++g->ninfo;
+    return g->ninfo - 1;
+}
+static void ct__gtask_free(ct__gtask *g) {
+    for (int i = 0; i < g->ninfo; i++) {
+        for (int j = 0; j < g->info[i].node->nout; j++)
+            if (g->info[i].buf[j]) ct__decref(g->info[i].buf[j]);
+        CT_FREE(g->info[i].buf);
+        CT_FREE(g->info[i].capture);
+    }
+    CT_FREE(g->info);
+    CT_FREE(g->table);
+    CT_FREE(g->heap);
+}
+/* ready queue: max-heap on sequence number */
+static int ct__heap_less(ct__gtask *g, int a, int b) { return g->info[a].node->seq < g->info[b].node->seq; }
+static int ct__heap_push(ct__gtask *g, int idx) {
+    if (ct__grow((void **)&g->heap, &g->capheap, g->nheap + 1, sizeof(int))) return -1;
+    int i = g->nheap++;
+    g->heap[i] = idx;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!ct__heap_less(g, g->heap[p], g->heap[i])) break;
+        int tmp = g->heap[p]; g->heap[p] = g->heap[i]; g->heap[i] = tmp;
+        i = p;
+    }
+    return 0;
+}
+static int ct__heap_pop(ct__gtask *g) {
+    int top = g->heap[0];
+    g->heap[0] = g->heap[--g->nheap];
+    int i = 0;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < g->nheap && ct__heap_less(g, g->heap[m], g->heap[l])) m = l;
+        if (r < g->nheap && ct__heap_less(g, g->heap[m], g->heap[r])) m = r;
+        if (m == i) break;
+        int tmp = g->heap[m]; g->heap[m] = g->heap[i]; g->heap[i] = tmp;
+        i = m;
+    }
+    return top;
+}
+
+/* Gradient checks PyTorch's validate_outputs does: shape (sum to the input's
+   shape when it broadcast), dtype (cast to the input's). Returns a new tensor
+   in the current scope (or g itself). */
+static ct_tensor *ct__validate_grad(ct__node *n, int i, ct_tensor *g) {
+    const ct__tmeta *m = &n->in_meta[i];
+    int same = g->ndim == m->ndim;
+    for (int d = 0; same && d < m->ndim; d++) same = g->shape[d] == m->shape[d];
+    if (!same) {
+        /* expandable from the input's shape? */
+        int ok = g->ndim >= m->ndim;
+        for (int d = 0; ok && d < m->ndim; d++) {
+            int64_t gs = g->shape[g->ndim - m->ndim + d];
+            ok = m->shape[d] == gs || m->shape[d] == 1;
+        }
+        if (!ok)
+            return ct__fail(CT_ERR_AUTOGRAD, "Function %s returned an invalid gradient at index %d - got %s but expected shape compatible with %s",
+                            ct__node_name(n), i, CT__SHAPE(g), ct__fmt_shape(m->ndim, m->shape).s);
+        g = ct_sum_to_size_n(g, m->ndim, m->shape);
+        if (!g) return NULL;
+    }
+    if (g->dtype != m->dtype) g = ct_to(g, m->dtype);
+    return g;
+}
+
+static ct_tensor *ct__sum_grads(ct__gtask *g, ct_tensor *a, ct_tensor *b) {
+    /* a and b are owned references; returns an owned reference */
+    int s = ct_scope_begin();
+    int prev = ct_set_grad_enabled(g->create_graph);
+    ct_tensor *r = ct_add(a, b);
+    ct_set_grad_enabled(prev);
+    if (r) ct__incref(r);
+    ct_scope_end(s);
+    ct__decref(a);
+    ct__decref(b);
+    return r;
+}
+
+static int ct__run_hooks(ct__hook *h, int out_nr, ct_tensor **slot) {
+    for (; h; h = h->next) {
+        if (h->out_nr != out_nr || !*slot) continue;
+        if (h->retain) {
+            ct_tensor *x = h->retain, *gcur = *slot;
+            /* retain_grad: .grad = grad (cloned), or accumulated */
+            int s = ct_scope_begin();
+            ct_tensor *ng = x->grad ? ct_add(x->grad, gcur) : ct__clone_detached(gcur);
+            if (!ng) { ct_scope_end(s); return -1; }
+            if (!x->grad) { ng = ct__own(ng); if (!ng) { ct_scope_end(s); return -1; } }
+            ct__incref(ng);
+            ct_scope_end(s);
+            if (x->grad) ct__decref(x->grad);
+            x->grad = ng;
+            continue;
+        }
+        int s = ct_scope_begin();
+        ct_tensor *r = h->fn(*slot, h->user);
+        if (r && r != *slot) {
+            ct__incref(r);
+            ct__decref(*slot);
+            *slot = r;
+        }
+        ct_scope_end(s);
+        if (!r && ct_last_error_code() != CT_OK && ct_last_error_code() != CT_ERR_NULL) { /* hook reported an error */ }
+    }
+    return 0;
+}
+
+/* AccumulateGrad: leaf.grad = g, or leaf.grad += g (PyTorch: accumulate_grad.h). */
+static int ct__accumulate(ct__gtask *g, ct__node *n, ct_tensor *grad) {
+    ct_tensor *leaf = n->leaf;
+    if (!leaf) return 0;
+    if (leaf->hooks && ct__run_hooks(leaf->hooks, 0, &grad)) return -1;
+    int s = ct_scope_begin();
+    ct_tensor *ng;
+    if (!leaf->grad) {
+        /* steal when nobody else can see it, else clone */
+        if (!g->create_graph && CT__LOAD(&grad->refcount) == 1 && CT__LOAD(&grad->storage->refcount) == 1 && !grad->grad_fn) {
+            ng = ct__incref(grad);
+        } else if (g->create_graph) {
+            ng = CT__LOAD(&grad->refcount) == 1 ? ct__incref(grad) : ct_clone(grad);
+            if (ng && ng != grad) ct__incref(ng);
+        } else {
+            ng = ct__clone_detached(grad);
+        }
+        if (!ng) { ct_scope_end(s); return -1; }
+        leaf->grad = ng;
+    } else if (g->create_graph || leaf->grad->grad_fn) {
+        ng = ct_add(leaf->grad, grad);
+        if (!ng) { ct_scope_end(s); return -1; }
+        ct__incref(ng);
+        ct__decref(leaf->grad);
+        leaf->grad = ng;
+    } else {
+        int prev = ct_set_grad_enabled(0);
+        ct_tensor *r = ct_add_(leaf->grad, grad);
+        ct_set_grad_enabled(prev);
+        if (!r) { ct_scope_end(s); return -1; }
+    }
+    ct_scope_end(s);
+    return 0;
+}
+
+/* Marks which nodes must run (those that lead to a target) and counts
+   dependencies among them. Iterative DFS; pruned by topological number. */
+static int ct__gtask_prepare(ct__gtask *g, int nroots, int *root_idx, int filtered, int min_topo) {
+    int *stack = NULL, nst = 0, cst = 0;
+    int rc = 0;
+    for (int r = 0; r < nroots && !rc; r++) {
+        int ri = root_idx[r];
+        if (g->info[ri].state) continue;
+        if (ct__grow((void **)&stack, &cst, nst + 1, sizeof(int))) { rc = -1; break; }
+        stack[nst++] = ri;
+        g->info[ri].state = 1;
+        while (nst && !rc) {
+            int cur = stack[nst - 1];
+            ct__node *n = g->info[cur].node;
+            /* find the next unvisited child */
+            int pushed = 0;
+            for (int e = g->info[cur].visited; e < n->nin; e++) {
+                ct__node *ch = n->next[e].fn;
+                g->info[cur].visited = e + 1;
+                if (!ch) continue;
+                if (filtered && ch->topo < min_topo) continue;  /* cannot lead to a target */
+                int ci = ct__gtask_add(g, ch);
+                if (ci < 0) { rc = -1; break; }
+                if (g->info[ci].state == 0) {
+                    if (ct__grow((void **)&stack, &cst, nst + 1, sizeof(int))) { rc = -1; break; }
+                    g->info[ci].state = 1;
+                    stack[nst++] = ci;
+                    pushed = 1;
+                    break;
+                }
+            }
+            if (pushed || rc) continue;
+            /* all children done: needed if any child is needed or captured */
+            if (filtered) {
+                for (int e = 0; e < n->nin && !g->info[cur].needed; e++) {
+                    ct__node *ch = n->next[e].fn;
+                    if (!ch) continue;
+                    int ci = ct__gtask_find(g, ch);
+                    if (ci < 0) continue;
+                    if (g->info[ci].needed || g->info[ci].capture[n->next[e].input_nr] >= 0) g->info[cur].needed = 1;
+                }
+            }
+            g->info[cur].state = 2;
+            nst--;
+        }
+    }
+    CT_FREE(stack);
+    if (rc) { ct_set_error(CT_ERR_MEMORY, "autograd: out of memory"); return -1; }
+    for (int i = 0; i < g->ninfo; i++) {
+        if (!filtered) g->info[i].needed = 1;
+    }
+    for (int i = 0; i < g->ninfo; i++) {
+        if (!g->info[i].needed) continue;
+        ct__node *n = g->info[i].node;
+        for (int e = 0; e < n->nin; e++) {
+            if (!n->next[e].fn) continue;
+            int ci = ct__gtask_find(g, n->next[e].fn);
+            if (ci >= 0) g->info[ci].deps++;
+        }
+    }
+    return 0;
+}
+
+/* Runs the graph. capture_nodes/slots: where to capture gradients (autograd.grad,
+   or non-leaf inputs of backward(inputs=)); captured[k] gets owned references. */
+static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *grad_outputs, int keep_graph,
+                      int create_graph, int accumulate, int ntargets, ct_tensor *const *targets,
+                      ct_tensor **captured, const char *api) {
+    ct__gtask g;
+    int min_topo = INT_MAX;
+    memset(&g, 0, sizeof g);
+    g.create_graph = create_graph;
+    g.keep_graph = keep_graph;
+    g.accumulate = accumulate;
+    int rc = -1;
+    int *root_idx = CT__NEW_ARRAY(int, nroots);
+    int *root_slot = CT__NEW_ARRAY(int, nroots);
+    if (!root_idx || !root_slot) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
+    for (int k = 0; k < ntargets; k++) captured[k] = NULL;
+    /* roots */
+    for (int r = 0; r < nroots; r++) {
+        ct_tensor *x = roots[r];
+        if (!x) { ct__null_arg(api, r); goto done; }
+        if (!(x->flags & CT__F_REQUIRES_GRAD)) {
+            ct_set_error(CT_ERR_AUTOGRAD, "%s: element %d of tensors does not require grad and does not have a grad_fn", api, r);
+            goto done;
+        }
+        ct__edge e;
+        if (ct__edge_of(x, &e)) goto done;
+        int idx = ct__gtask_add(&g, e.fn);
+        if (idx < 0) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
+        root_idx[r] = idx;
+        root_slot[r] = e.input_nr;
+    }
+    /* targets */
+    for (int k = 0; k < ntargets; k++) {
+        ct_tensor *x = targets[k];
+        if (!x) { ct__null_arg(api, nroots + k); goto done; }
+        if (!(x->flags & CT__F_REQUIRES_GRAD)) {
+            ct_set_error(CT_ERR_AUTOGRAD, "%s: One of the differentiated Tensors does not require grad", api);
+            goto done;
+        }
+        ct__edge e;
+        if (ct__edge_of(x, &e)) goto done;
+        int idx = ct__gtask_add(&g, e.fn);
+        if (idx < 0) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
+        if (accumulate && e.fn->op == CT__NODE_ACC) g.info[idx].needed = 1;   /* backward(inputs=[leaf]) */
+        else g.info[idx].capture[e.input_nr] = k;
+        if (e.fn->topo < min_topo) min_topo = e.fn->topo;
+    }
+    if (ct__gtask_prepare(&g, nroots, root_idx, ntargets > 0, ntargets > 0 ? min_topo : 0)) goto done;
+    /* seed the root gradients */
+    for (int r = 0; r < nroots; r++) {
+        ct_tensor *x = roots[r], *go = grad_outputs ? grad_outputs[r] : NULL;
+        if (go) {
+            if (!ct_same_shape(go, x)) {
+                ct_set_error(CT_ERR_SHAPE, "%s: Mismatch in shape: grad_output[%d] has a shape of torch.Size(%s) and output[%d] has a shape of torch.Size(%s).",
+                             api, r, CT__SHAPE(go), r, CT__SHAPE(x));
+                goto done;
+            }
+            ct__incref(go);
+        } else {
+            if (ct_numel(x) != 1) {
+                ct_set_error(CT_ERR_AUTOGRAD, "%s: grad can be implicitly created only for scalar outputs", api);
+                goto done;
+            }
+            int s = ct_scope_begin();
+            go = ct_ones_like(x);
+            if (go) ct__incref(go);
+            ct_scope_end(s);
+            if (!go) goto done;
+        }
+        ct_tensor **slot = &g.info[root_idx[r]].buf[root_slot[r]];
+        *slot = *slot ? ct__sum_grads(&g, *slot, go) : go;
+        if (!*slot) goto done;
+    }
+    for (int r = 0; r < nroots; r++) {
+        ct__ginfo *in = &g.info[root_idx[r]];
+        if (in->deps == 0 && in->state != 3) {
+            in->state = 3;  /* queued */
+            if (ct__heap_push(&g, root_idx[r])) goto done;
+        }
+    }
+    /* run */
+    while (g.nheap) {
+        int cur = ct__heap_pop(&g);
+        ct__ginfo *in = &g.info[cur];
+        ct__node *n = in->node;
+        /* tensor hooks registered on this node's outputs, then captures */
+        if (n->pre_hooks)
+            for (int j = 0; j < n->nout; j++)
+                if (in->buf[j] && ct__run_hooks(n->pre_hooks, j, &in->buf[j])) goto done;
+        for (int j = 0; j < n->nout; j++) {
+            int k = in->capture[j];
+            if (k >= 0 && in->buf[j]) {
+                if (accumulate) {
+                    /* backward(inputs=[non-leaf]): accumulate into its .grad */
+                    ct_tensor *x = targets[k];
+                    int s = ct_scope_begin();
+                    ct_tensor *ng = x->grad ? ct_add(x->grad, in->buf[j]) : ct__clone_detached(in->buf[j]);
+                    if (ng && !x->grad) ng = ct__own(ng);
+                    if (ng) ct__incref(ng);
+                    ct_scope_end(s);
+                    if (!ng) goto done;
+                    if (x->grad) ct__decref(x->grad);
+                    x->grad = ng;
+                } else {
+                    captured[k] = ct__incref(in->buf[j]);
+                }
+            }
+        }
+        if (in->needed) {
+            if (n->op == CT__NODE_ACC) {
+                if (in->buf[0] && ct__accumulate(&g, n, in->buf[0])) goto done;
+            } else {
+                int any = 0;
+                for (int j = 0; j < n->nout; j++) any |= in->buf[j] != NULL;
+                ct_tensor *gin_small[8];
+                ct_tensor **gin = n->nin <= 8 ? gin_small : CT__NEW_ARRAY(ct_tensor *, n->nin);
+                if (!gin) { ct_set_error(CT_ERR_MEMORY, "autograd: out of memory"); goto done; }
+                for (int i = 0; i < n->nin; i++) gin[i] = NULL;
+                if (any) {
+                    if (n->released && n->nsaved > 0) {
+                        ct_set_error(CT_ERR_AUTOGRAD,
+                                     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+                                     "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+                                     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+                                     "if you need to access saved tensors after calling backward.");
+                        if (gin != gin_small) CT_FREE(gin);
+                        goto done;
+                    }
+                    int s = ct_scope_begin();
+                    int prev = ct_set_grad_enabled(create_graph);
+                    /* missing output gradients of multi-output nodes are zeros */
+                    for (int j = 0; j < n->nout; j++) {
+                        if (!in->buf[j]) {
+                            ct__tmeta *m = &n->out_meta[j];
+                            if (!CT__ISFLOAT(m->dtype)) continue;
+                            ct_tensor *z = ct_zeros_n(m->dtype, m->ndim, m->shape);
+                            if (!z) break;
+                            in->buf[j] = ct__incref(z);
+                        }
+                    }
+                    ct__backward_fn bw = n->custom_bw ? n->custom_bw : (n->op >= 0 ? ct__ops[n->op].backward : NULL);
+                    int brc = bw ? bw(n, in->buf, gin) : ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented", ct__node_name(n));
+                    for (int i = 0; i < n->nin && !brc; i++) {
+                        if (!gin[i] || !n->next[i].fn) { gin[i] = NULL; continue; }
+                        ct_tensor *v = ct__validate_grad(n, i, gin[i]);
+                        if (!v) { brc = -1; break; }
+                        gin[i] = v;
+                    }
+                    ct_set_grad_enabled(prev);
+                    for (int i = 0; i < n->nin; i++) {
+                        if (brc) gin[i] = NULL;
+                        else if (gin[i]) ct__incref(gin[i]);
+                    }
+                    ct_scope_end(s);
+                    if (brc) {
+                        if (gin != gin_small) CT_FREE(gin);
+                        goto done;
+                    }
+                    if (!keep_graph) ct__node_release_saved(n);
+                }
+                /* hand gradients to the next nodes */
+                for (int i = 0; i < n->nin; i++) {
+                    ct__node *nx = n->next[i].fn;
+                    if (!nx) continue;
+                    int ci = ct__gtask_find(&g, nx);
+                    if (ci < 0) { if (gin[i]) ct__decref(gin[i]); continue; }
+                    ct__ginfo *cin = &g.info[ci];
+                    if (gin[i]) {
+                        ct_tensor **slot = &cin->buf[n->next[i].input_nr];
+                        *slot = *slot ? ct__sum_grads(&g, *slot, gin[i]) : gin[i];
+                        if (!*slot) { if (gin != gin_small) CT_FREE(gin); goto done; }
+                    }
+                    if (--cin->deps == 0 && cin->state != 3) {
+                        cin->state = 3;
+                        if (ct__heap_push(&g, ci)) { if (gin != gin_small) CT_FREE(gin); goto done; }
+                    }
+                }
+                if (gin != gin_small) CT_FREE(gin);
+            }
+        } else {
+            /* a node that only captures: its children get nothing from it */
+        }
+        for (int j = 0; j < n->nout; j++)
+            if (in->buf[j]) { ct__decref(in->buf[j]); in->buf[j] = NULL; }
+    }
+    rc = 0;
+done:
+    if (rc) {
+        for (int k = 0; k < ntargets; k++)
+            if (captured[k]) { ct__decref(captured[k]); captured[k] = NULL; }
+    }
+    ct__gtask_free(&g);
+    CT_FREE(root_idx);
+    CT_FREE(root_slot);
+    return rc;
+}
+
+CTENSOR_API ct_status ct_backward(ct_tensor *root) {
+    return ct_backward_ex(1, &root, NULL, NULL);
+}
+CTENSOR_API ct_status ct_backward_ex(int nroots, ct_tensor *const *roots, ct_tensor *const *grad_outputs,
+                                     const ct_backward_options *opt) {
+    ct_backward_options o;
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    if (nroots <= 0 || !roots) {
+        ct_set_error(CT_ERR_ARG, "backward: no tensors given");
+        return CT_ERR_ARG;
+    }
+    if (o.ninputs > 0 && !o.inputs) {
+        ct_set_error(CT_ERR_ARG, "backward: inputs is NULL but ninputs is %d", o.ninputs);
+        return CT_ERR_ARG;
+    }
+    ct_tensor **cap = o.ninputs > 0 ? CT__NEW_ARRAY(ct_tensor *, o.ninputs) : NULL;
+    if (o.ninputs > 0 && !cap) { ct_set_error(CT_ERR_MEMORY, "backward: out of memory"); return CT_ERR_MEMORY; }
+    int rc = ct__engine(nroots, roots, grad_outputs, o.retain_graph || o.create_graph, o.create_graph, 1,
+                        o.ninputs, o.inputs, cap, "backward");
+    CT_FREE(cap);
+    return rc ? ct_last_error_code() : CT_OK;
+}
+CTENSOR_API ct_status ct_autograd_grad(int noutputs, ct_tensor *const *outputs, ct_tensor *const *grad_outputs,
+                                       int ninputs, ct_tensor *const *inputs, ct_tensor **grads,
+                                       const ct_grad_options *opt) {
+    ct_grad_options o;
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    if (noutputs <= 0 || !outputs || ninputs <= 0 || !inputs || !grads) {
+        ct_set_error(CT_ERR_ARG, "autograd.grad: outputs, inputs and grads must be given");
+        return CT_ERR_ARG;
+    }
+    int rc = ct__engine(noutputs, outputs, grad_outputs, o.retain_graph || o.create_graph, o.create_graph, 0,
+                        ninputs, inputs, grads, "autograd.grad");
+    if (rc) return ct_last_error_code();
+    for (int k = 0; k < ninputs; k++) {
+        if (!grads[k]) {
+            if (!o.allow_unused) {
+                ct_set_error(CT_ERR_AUTOGRAD, "autograd.grad: One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.");
+                for (int q = 0; q < ninputs; q++) grads[q] = NULL;
+                return CT_ERR_AUTOGRAD;
+            }
+            if (o.materialize_grads) grads[k] = ct_zeros_like(inputs[k]);
+            continue;
+        }
+        /* hand ownership to the caller's scope; a grad without graph is detached */
+        ct_tensor *gk = grads[k];
+        if (!o.create_graph && gk->grad_fn) {
+            grads[k] = ct_detach(gk);
+            ct__decref(gk);
+        } else if (gk->scope_slot < 0) {
+            grads[k] = ct__own(gk);          /* the capture's reference moves to the scope */
+        } else {
+            ct__decref(gk);                  /* already listed (a caller's tensor passed through) */
+        }
+    }
+    return CT_OK;
+}
+
+/* ============================================================================
+   The elementwise iterator (PyTorch: TensorIterator)
+   Broadcasts operands to one shape, orders dimensions by the output's memory
+   order, drops size-1 dims and coalesces contiguous ones, then calls a kernel's
+   inner loop once per innermost row; large iterations are split over threads.
+   ========================================================================== */
+#define CT__ITER_MAXOP 5
+#define CT__GRAIN 32768
+typedef struct ct__iter {
+    int nop, ndim;
+    int64_t numel;
+    int64_t shape[CT_MAX_DIMS];                   /* innermost first */
+    int64_t st[CT_MAX_DIMS][CT__ITER_MAXOP];      /* byte strides [dim][operand] */
+    char *base[CT__ITER_MAXOP];
+} ct__iter;
+
+/* ops[0] is the output (already shaped `ndim/shape`); inputs broadcast to it.
+   Dimensions are ordered innermost-first by the strides of operand `key`. */
+static void ct__iter_init_key(ct__iter *it, int nop, ct_tensor *const *ops, int ndim, const int64_t *shape, int key) {
+    int64_t st[CT_MAX_DIMS][CT__ITER_MAXOP];
+    int64_t sh[CT_MAX_DIMS];
+    int perm[CT_MAX_DIMS];
+    it->nop = nop;
+    it->numel = ct__shape_numel(ndim, shape);
+    for (int k = 0; k < nop; k++) it->base[k] = ct__ptr(ops[k]);
+    for (int d = 0; d < ndim; d++) {
+        sh[d] = shape[d];
+        for (int k = 0; k < nop; k++) {
+            const ct_tensor *x = ops[k];
+            int xd = d - (ndim - x->ndim);
+            int64_t es = (int64_t)ct__dt[x->dtype].size;
+            st[d][k] = (xd < 0 || x->shape[xd] == 1) ? 0 : x->strides[xd] * es;
+        }
+    }
+    /* order dims innermost-first by the output's strides (stable insertion sort,
+       ties keep C order); the output decides, as it was laid out for speed */
+    int n = 0;
+    for (int d = ndim - 1; d >= 0; d--) perm[n++] = d;
+    for (int i = 1; i < n; i++) {
+        int p = perm[i], j = i - 1;
+        int64_t sp = st[p][key] < 0 ? -st[p][key] : st[p][key];
+        while (j >= 0) {
+            int q = perm[j];
+            int64_t sq = st[q][key] < 0 ? -st[q][key] : st[q][key];
+            if (sq <= sp || sp == 0) break;
+            perm[j + 1] = q;
+            j--;
+        }
+        perm[j + 1] = p;
+    }
+    /* drop size-1 dims, coalesce */
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int d = perm[i];
+        if (sh[d] == 1) continue;
+        if (m > 0) {
+            int ok = 1;
+            for (int k = 0; k < nop && ok; k++) ok = st[d][k] == it->st[m - 1][k] * it->shape[m - 1];
+            if (ok) { it->shape[m - 1] *= sh[d]; continue; }
+        }
+        it->shape[m] = sh[d];
+        for (int k = 0; k < nop; k++) it->st[m][k] = st[d][k];
+        m++;
+    }
+    if (m == 0) {  /* a single element (or scalar) */
+        it->shape[0] = 1;
+        for (int k = 0; k < nop; k++) it->st[0][k] = 0;
+        m = 1;
+    }
+    it->ndim = m;
+}
+static void ct__iter_init(ct__iter *it, int nop, ct_tensor *const *ops, int ndim, const int64_t *shape) {
+    ct__iter_init_key(it, nop, ops, ndim, shape, 0);
+}
+
+static void ct__iter_range(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a, int64_t begin, int64_t end) {
+    char *p[CT__ITER_MAXOP];
+    int nop = it->nop;
+    if (it->ndim == 1) {
+        for (int k = 0; k < nop; k++) p[k] = it->base[k] + begin * it->st[0][k];
+        fn(p, it->st[0], end - begin, a);
+        return;
+    }
+    int64_t idx[CT_MAX_DIMS], rem = begin;
+    for (int d = 0; d < it->ndim; d++) { idx[d] = rem % it->shape[d]; rem /= it->shape[d]; }
+    while (begin < end) {
+        for (int k = 0; k < nop; k++) {
+            char *q = it->base[k];
+            for (int d = 0; d < it->ndim; d++) q += idx[d] * it->st[d][k];
+            p[k] = q;
+        }
+        int64_t nrow = it->shape[0] - idx[0];
+        if (nrow > end - begin) nrow = end - begin;
+        fn(p, it->st[0], nrow, a);
+        begin += nrow;
+        idx[0] += nrow;
+        for (int d = 0; d < it->ndim - 1 && idx[d] >= it->shape[d]; d++) { idx[d] = 0; idx[d + 1]++; }
+    }
+}
+
+static void ct__iter_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a) {
+    if (it->numel == 0) return;
+#ifdef CTENSOR_OPENMP
+    if (it->numel >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+        int64_t total = it->numel;
+#pragma omp parallel
+        {
+            int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            int64_t chunk = (total + nt - 1) / nt;
+            chunk = (chunk + 63) & ~(int64_t)63;
+            int64_t b = (int64_t)id * chunk, e = b + chunk < total ? b + chunk : total;
+            if (b < e) ct__iter_range(it, fn, a, b, e);
+        }
+        return;
+    }
+#endif
+    ct__iter_range(it, fn, a, 0, it->numel);
+}
+
+/* Output strides for an elementwise result: follow the memory order of the
+   first input that has the output's shape and is dense (so channels-last and
+   transposed inputs give outputs in the same layout, as PyTorch does). */
+static int ct__is_dense(const ct_tensor *x) {
+    /* non-overlapping and dense: strides are a permutation of contiguous ones */
+    int idx[CT_MAX_DIMS], n = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        if (x->shape[d] == 1) continue;
+        if (x->strides[d] <= 0) return 0;
+        idx[n++] = d;
+    }
+    for (int i = 1; i < n; i++) {
+        int p = idx[i], j = i - 1;
+        while (j >= 0 && x->strides[idx[j]] > x->strides[p]) { idx[j + 1] = idx[j]; j--; }
+        idx[j + 1] = p;
+    }
+    int64_t s = 1;
+    for (int i = 0; i < n; i++) {
+        if (x->strides[idx[i]] != s) return 0;
+        s *= x->shape[idx[i]];
+    }
+    return 1;
+}
+static void ct__layout_like(ct__outinfo *o, int nin, ct_tensor *const *in) {
+    o->has_strides = 0;
+    for (int i = 0; i < nin; i++) {
+        const ct_tensor *x = in[i];
+        if (x->ndim != o->ndim || (x->flags & CT__F_WRAPPED_NUMBER)) continue;
+        int same = 1;
+        for (int d = 0; d < x->ndim && same; d++) same = x->shape[d] == o->shape[d];
+        if (!same) continue;
+        if (ct__is_contig(x) || !ct__is_dense(x)) return;
+        /* sort dims by x's strides, descending; build dense strides in that order */
+        int perm[CT_MAX_DIMS];
+        for (int d = 0; d < x->ndim; d++) perm[d] = d;
+        for (int a = 1; a < x->ndim; a++) {
+            int p = perm[a], j = a - 1;
+            while (j >= 0 && x->strides[perm[j]] < x->strides[p]) { perm[j + 1] = perm[j]; j--; }
+            perm[j + 1] = p;
+        }
+        int64_t s = 1;
+        for (int a = x->ndim - 1; a >= 0; a--) {
+            o->strides[perm[a]] = s;
+            s *= o->shape[perm[a]] > 1 ? o->shape[perm[a]] : 1;
+        }
+        o->has_strides = 1;
+        return;
+    }
+}
+
+/* Broadcast shapes (PyTorch's error wording). */
+static int ct__broadcast(const char *op, int n, ct_tensor *const *in, int *ndim, int64_t *shape) {
+    int nd = 0;
+    for (int i = 0; i < n; i++) if (in[i]->ndim > nd) nd = in[i]->ndim;
+    for (int d = 0; d < nd; d++) {
+        int64_t s = 1;
+        int from = -1;
+        for (int i = 0; i < n; i++) {
+            int xd = d - (nd - in[i]->ndim);
+            if (xd < 0) continue;
+            int64_t v = in[i]->shape[xd];
+            if (v == 1) continue;
+            if (s == 1) { s = v; from = i; }
+            else if (v != s) {
+                return ct__failed(CT_ERR_SHAPE, "%s: The size of tensor %c (%lld) must match the size of tensor %c (%lld) at non-singleton dimension %d",
+                                  op, 'a' + from, (long long)s, 'a' + i, (long long)v, d);
+            }
+        }
+        /* a size-0 dim broadcasts with 1 to 0 */
+        if (s == 1) {
+            for (int i = 0; i < n; i++) {
+                int xd = d - (nd - in[i]->ndim);
+                if (xd >= 0 && in[i]->shape[xd] == 0) s = 0;
+            }
+        }
+        shape[d] = s;
+    }
+    *ndim = nd;
+    return 0;
+}
+
+/* PyTorch's result_type: dimensioned tensors beat zero-dim tensors, which beat
+   wrapped scalars, but only when they are of a higher category. */
+static int ct__cat_of(ct_dtype d) {
+    switch (ct__dt[d].kind) {
+    case CT__KIND_BOOL: return 0;
+    case CT__KIND_INT: return 1;
+    case CT__KIND_FLOAT: return 2;
+    default: return 3;
+    }
+}
+static ct_dtype ct__combine_cat(ct_dtype higher, ct_dtype lower) {
+    if (higher == CT_NUM_DTYPES) return lower;
+    if (lower == CT_NUM_DTYPES) return higher;
+    if (ct__cat_of(higher) >= ct__cat_of(lower)) return higher;
+    return ct_promote_types(higher, lower);
+}
+static ct_dtype ct__result_type(int n, ct_tensor *const *in) {
+    ct_dtype dimr = CT_NUM_DTYPES, zeror = CT_NUM_DTYPES, wrapr = CT_NUM_DTYPES;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *x = in[i];
+        ct_dtype *r;
+        ct_dtype cur = x->dtype;
+        if (x->flags & CT__F_WRAPPED_NUMBER) {
+            r = &wrapr;
+            /* a Python float scalar counts as the default dtype, an int as int64 */
+            if (CT__ISFLOAT(cur)) cur = ct__default_dtype;
+            else if (CT__ISINT(cur)) cur = CT_INT64;
+        } else if (x->ndim == 0) {
+            r = &zeror;
+        } else {
+            r = &dimr;
+        }
+        *r = *r == CT_NUM_DTYPES ? cur : ct_promote_types(*r, cur);
+    }
+    return ct__combine_cat(dimr, ct__combine_cat(zeror, wrapr));
+}
+
+/* A wrapped number (PyTorch's Python scalar): a 0-d tensor that promotes by category.
+   After the call it is released with ct__unwrap, which clears the mark: autograd
+   may have saved it, and in a backward formula it is an ordinary 0-d tensor. */
+static ct_tensor *ct__wrap(double v, ct_dtype like) {
+    ct_dtype dt;
+    int integral = v == floor(v) && fabs(v) < 9.2e18;
+    if (integral && !CT__ISFLOAT(like) && !ct_dtype_is_complex(like)) dt = like == CT_BOOL ? CT_INT64 : like;
+    else dt = CT__ISFLOAT(like) ? like : CT_FLOAT64;
+    ct_tensor *x = ct__alloc(dt, 0, NULL, NULL, CT_CPU);
+    if (!x) return NULL;
+    ct__store_f64(ct__ptr(x), dt, v);
+    x->flags |= CT__F_WRAPPED_NUMBER | (integral ? CT__F_SCALAR_INT : 0);
+    return x;
+}
+static void ct__unwrap(ct_tensor *w) {
+    if (!w) return;
+    w->flags &= ~(CT__F_WRAPPED_NUMBER | CT__F_SCALAR_INT);
+    ct__decref(w);
+}
+
+/* ============================================================================
+   Elementwise inner loops, generated per dtype from one expression per op.
+   Floating types compute in their own type (f16/bf16 in float); integer types
+   compute in int64 with wrap-around (as C++ does in PyTorch, without UB).
+   Expressions see `x` (and `y`, `z`), and the op's arguments a0..a3 (scalars),
+   i0 (integer) and mo (mode).
+   ========================================================================== */
+#define CT__ID(v) (v)
+#define CT__TOB(v) ((uint8_t)((v) != 0))
+#define CT__LDB(v) ((int64_t)((v) != 0))
+#define CT__IW(v) ((int64_t)(uint64_t)(v))                       /* wrap to int64 */
+#define CT__IADD(x, y) CT__IW((uint64_t)(x) + (uint64_t)(y))
+#define CT__ISUB(x, y) CT__IW((uint64_t)(x) - (uint64_t)(y))
+#define CT__IMUL(x, y) CT__IW((uint64_t)(x) * (uint64_t)(y))
+#define CT__LOOP_ARGS                                                                              \
+    const double a0 = a->s[0], a1 = a->s[1], a2 = a->s[2], a3 = a->s[3];                           \
+    const int64_t i0 = a->i[0];                                                                    \
+    const int32_t mo = a->mode;                                                                    \
+    (void)a0; (void)a1; (void)a2; (void)a3; (void)i0; (void)mo;
+
+/* unary: out T, in T */
+#define CT__ULOOP(fname, T, C, LD, ST, EXPR)                                                       \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
+        CT__LOOP_ARGS                                                                              \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                            \
+            T *o = (T *)p[0];                                                                      \
+            const T *in = (const T *)p[1];                                                         \
+            for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = ST(EXPR); }                  \
+        } else {                                                                                   \
+            for (int64_t k = 0; k < n; k++) {                                                      \
+                C x = LD(*(const T *)(p[1] + k * s[1]));                                           \
+                (void)x;                                                                           \
+                *(T *)(p[0] + k * s[0]) = ST(EXPR);                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+/* unary with bool output */
+#define CT__ULOOPB(fname, T, C, LD, EXPR)                                                          \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
+        CT__LOOP_ARGS                                                                              \
+        for (int64_t k = 0; k < n; k++) {                                                          \
+            C x = LD(*(const T *)(p[1] + k * s[1]));                                               \
+            (void)x;                                                                               \
+            *(uint8_t *)(p[0] + k * s[0]) = (uint8_t)((EXPR) ? 1 : 0);                             \
+        }                                                                                          \
+    }
+/* binary: out O, in T, T */
+#define CT__BLOOP(fname, T, O, C, LD, ST, EXPR)                                                    \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
+        CT__LOOP_ARGS                                                                              \
+        const int64_t es = (int64_t)sizeof(T), eo = (int64_t)sizeof(O);                            \
+        O *o = (O *)p[0];                                                                          \
+        const T *xs = (const T *)p[1], *ys = (const T *)p[2];                                      \
+        if (s[0] == eo && s[1] == es && s[2] == es) {                                              \
+            for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]), y = LD(ys[k]); (void)x; (void)y; o[k] = ST(EXPR); }   \
+        } else if (s[0] == eo && s[1] == es && s[2] == 0) {                                        \
+            const C y = LD(ys[0]);                                                                 \
+            for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]); (void)x; (void)y; o[k] = ST(EXPR); }                  \
+        } else if (s[0] == eo && s[1] == 0 && s[2] == es) {                                        \
+            const C x = LD(xs[0]);                                                                 \
+            for (int64_t k = 0; k < n; k++) { C y = LD(ys[k]); (void)x; (void)y; o[k] = ST(EXPR); }                  \
+        } else {                                                                                   \
+            for (int64_t k = 0; k < n; k++) {                                                      \
+                C x = LD(*(const T *)(p[1] + k * s[1])), y = LD(*(const T *)(p[2] + k * s[2]));    \
+                (void)x; (void)y;                                                                  \
+                *(O *)(p[0] + k * s[0]) = ST(EXPR);                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* dtype families: (suffix, storage type, compute type, load, store) */
+#define CT__GEN_FLOAT(M, E, FX, DX)                                                                \
+    M(E##_f32, float, float, CT__ID, CT__ID, FX)                                                   \
+    M(E##_f64, double, double, CT__ID, CT__ID, DX)                                                 \
+    M(E##_f16, uint16_t, float, ct__h2f, ct__f2h, FX)                                              \
+    M(E##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, FX)
+#define CT__GEN_INT_Y(M, E, IX)                                                                    \
+    M(E##_i64, int64_t, int64_t, CT__ID, CT__ID, IX)                                               \
+    M(E##_i32, int32_t, int64_t, CT__ID, CT__ID, IX)                                               \
+    M(E##_i16, int16_t, int64_t, CT__ID, CT__ID, IX)                                               \
+    M(E##_i8, int8_t, int64_t, CT__ID, CT__ID, IX)                                                 \
+    M(E##_u8, uint8_t, int64_t, CT__ID, CT__ID, IX)
+#define CT__GEN_INT_N(M, E, IX)
+#define CT__GEN_BOOL_Y(M, E, IX) M(E##_b8, uint8_t, int64_t, CT__LDB, CT__TOB, IX)
+#define CT__GEN_BOOL_N(M, E, IX)
+#define CT__TAB_INT_Y(P, E) P##E##_i64, P##E##_i32, P##E##_i16, P##E##_i8, P##E##_u8
+#define CT__TAB_INT_N(P, E) NULL, NULL, NULL, NULL, NULL
+#define CT__TAB_BOOL_Y(P, E) P##E##_b8
+#define CT__TAB_BOOL_N(P, E) NULL
+#define CT__TAB_FLOAT(P, E) P##E##_f32, P##E##_f64, P##E##_f16, P##E##_bf16
+
+/* ---- math helpers used by the expressions ---- */
+#define CT__SELU_ALPHA 1.6732632423543772848170429916717
+#define CT__SELU_SCALE 1.0507009873554804934193349852946
+CT__INLINE float ct__sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+CT__INLINE double ct__sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+CT__INLINE float ct__geluf(float x, int tanh_mode) {
+    if (tanh_mode) {
+        float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+        return 0.5f * x * (1.0f + tanhf(inner));
+    }
+    return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+}
+CT__INLINE double ct__gelu(double x, int tanh_mode) {
+    if (tanh_mode) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    return 0.5 * x * (1.0 + erf(x * 0.7071067811865476));
+}
+CT__INLINE float ct__softplusf(float x, float beta, float th) { return x * beta > th ? x : log1pf(expf(x * beta)) / beta; }
+CT__INLINE double ct__softplus(double x, double beta, double th) { return x * beta > th ? x : log1p(exp(x * beta)) / beta; }
+CT__INLINE float ct__clampf(float x, float lo, float hi) { float r = x < lo ? lo : x; return r > hi ? hi : r; }
+CT__INLINE double ct__clampd(double x, double lo, double hi) { double r = x < lo ? lo : x; return r > hi ? hi : r; }
+CT__INLINE int64_t ct__clampi(int64_t x, int64_t lo, int64_t hi) { int64_t r = x < lo ? lo : x; return r > hi ? hi : r; }
+CT__INLINE int64_t ct__d2i_sat(double v) { return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v; }
+CT__INLINE float ct__powf_s(float x, double e) {
+    if (e == 2.0) return x * x;
+    if (e == 0.5) return sqrtf(x);
+    if (e == 1.0) return x;
+    if (e == 3.0) return x * x * x;
+    if (e == -1.0) return 1.0f / x;
+    if (e == -2.0) return 1.0f / (x * x);
+    if (e == -0.5) return 1.0f / sqrtf(x);
+    return powf(x, (float)e);
+}
+CT__INLINE double ct__pow_s(double x, double e) {
+    if (e == 2.0) return x * x;
+    if (e == 0.5) return sqrt(x);
+    if (e == 1.0) return x;
+    if (e == 3.0) return x * x * x;
+    if (e == -1.0) return 1.0 / x;
+    return pow(x, e);
+}
+CT__INLINE int64_t ct__ipow(int64_t b, int64_t e) {
+    uint64_t r = 1, base = (uint64_t)b;
+    if (e < 0) return 0;  /* rejected earlier */
+    while (e) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+CT__INLINE double ct__round_dec(double x, int64_t d) {
+    if (d >= 0) { double m = pow(10.0, (double)d); return nearbyint(x * m) / m; }
+    double m = pow(10.0, (double)-d);
+    return nearbyint(x / m) * m;
+}
+CT__INLINE float ct__round_decf(float x, int64_t d) {
+    if (d >= 0) { float m = (float)pow(10.0, (double)d); return nearbyintf(x * m) / m; }
+    float m = (float)pow(10.0, (double)-d);
+    return nearbyintf(x / m) * m;
+}
+CT__INLINE float ct__nan2numf(float x, double nanv, double pinf, double ninf) {
+    return x != x ? (float)nanv : (x == INFINITY ? (float)pinf : (x == -INFINITY ? (float)ninf : x));
+}
+CT__INLINE double ct__nan2num(double x, double nanv, double pinf, double ninf) {
+    return x != x ? nanv : (x == INFINITY ? pinf : (x == -INFINITY ? ninf : x));
+}
+CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
+
+/* ---- unary ops: U(ENUM, int?, bool?, float expr, double expr, int expr) ---- */
+#define CT__UNARY_LOOPS(U)                                                                              \
+    U(NEG, Y, N, -x, -x, CT__ISUB(0, x))                                                                \
+    U(ABS, Y, N, fabsf(x), fabs(x), ct__iabs(x))                                                        \
+    U(SIGN, Y, Y, (float)((0.0f < x) - (x < 0.0f)), (double)((0.0 < x) - (x < 0.0)), (int64_t)((0 < x) - (x < 0))) \
+    U(EXP, N, N, expf(x), exp(x), 0)                                                                    \
+    U(EXP2, N, N, exp2f(x), exp2(x), 0)                                                                 \
+    U(EXPM1, N, N, expm1f(x), expm1(x), 0)                                                              \
+    U(LOG, N, N, logf(x), log(x), 0)                                                                    \
+    U(LOG2, N, N, log2f(x), log2(x), 0)                                                                 \
+    U(LOG10, N, N, log10f(x), log10(x), 0)                                                              \
+    U(LOG1P, N, N, log1pf(x), log1p(x), 0)                                                              \
+    U(SQRT, N, N, sqrtf(x), sqrt(x), 0)                                                                 \
+    U(RSQRT, N, N, 1.0f / sqrtf(x), 1.0 / sqrt(x), 0)                                                   \
+    U(RECIPROCAL, N, N, 1.0f / x, 1.0 / x, 0)                                                           \
+    U(SQUARE, Y, N, x * x, x * x, CT__IMUL(x, x))                                                       \
+    U(SIN, N, N, sinf(x), sin(x), 0)                                                                    \
+    U(COS, N, N, cosf(x), cos(x), 0)                                                                    \
+    U(TAN, N, N, tanf(x), tan(x), 0)                                                                    \
+    U(ASIN, N, N, asinf(x), asin(x), 0)                                                                 \
+    U(ACOS, N, N, acosf(x), acos(x), 0)                                                                 \
+    U(ATAN, N, N, atanf(x), atan(x), 0)                                                                 \
+    U(SINH, N, N, sinhf(x), sinh(x), 0)                                                                 \
+    U(COSH, N, N, coshf(x), cosh(x), 0)                                                                 \
+    U(TANH, N, N, tanhf(x), tanh(x), 0)                                                                 \
+    U(SIGMOID, N, N, ct__sigmoidf(x), ct__sigmoid(x), 0)                                                \
+    U(LOGSIGMOID, N, N, fminf(x, 0.0f) - log1pf(expf(-fabsf(x))), fmin(x, 0.0) - log1p(exp(-fabs(x))), 0) \
+    U(RELU, Y, N, x < 0.0f ? 0.0f : x, x < 0.0 ? 0.0 : x, x < 0 ? 0 : x)                                \
+    U(RELU6, Y, N, ct__clampf(x, 0.0f, 6.0f), ct__clampd(x, 0.0, 6.0), ct__clampi(x, 0, 6))             \
+    U(SELU, N, N, (float)CT__SELU_SCALE * (x > 0.0f ? x : (float)CT__SELU_ALPHA * expm1f(x)),           \
+      CT__SELU_SCALE * (x > 0.0 ? x : CT__SELU_ALPHA * expm1(x)), 0)                                    \
+    U(SILU, N, N, x / (1.0f + expf(-x)), x / (1.0 + exp(-x)), 0)                                        \
+    U(MISH, N, N, x * tanhf(log1pf(expf(x))), x * tanh(log1p(exp(x))), 0)                               \
+    U(HARDSIGMOID, N, N, ct__clampf(x + 3.0f, 0.0f, 6.0f) / 6.0f, ct__clampd(x + 3.0, 0.0, 6.0) / 6.0, 0) \
+    U(HARDSWISH, N, N, x * ct__clampf(x + 3.0f, 0.0f, 6.0f) / 6.0f, x * ct__clampd(x + 3.0, 0.0, 6.0) / 6.0, 0) \
+    U(ERF, N, N, erff(x), erf(x), 0)                                                                    \
+    U(ERFC, N, N, erfcf(x), erfc(x), 0)                                                                 \
+    U(FLOOR, Y, N, floorf(x), floor(x), x)                                                              \
+    U(CEIL, Y, N, ceilf(x), ceil(x), x)                                                                 \
+    U(ROUND, Y, N, nearbyintf(x), nearbyint(x), x)                                                      \
+    U(TRUNC, Y, N, truncf(x), trunc(x), x)                                                              \
+    U(FRAC, N, N, x - truncf(x), x - trunc(x), 0)                                                       \
+    U(BITWISE_NOT, Y, Y, x, x, ~x)                                                                      \
+    U(LEAKY_RELU, N, N, x > 0.0f ? x : x * (float)a0, x > 0.0 ? x : x * a0, 0)                          \
+    U(ELU, N, N, x > 0.0f ? (float)a1 * x : (float)(a1 * a0) * expm1f(x * (float)a2),                   \
+      x > 0.0 ? a1 * x : a1 * a0 * expm1(x * a2), 0)                                                    \
+    U(CELU, N, N, x > 0.0f ? x : (float)a0 * (expf(x * (float)(1.0 / a0)) - 1.0f),                      \
+      x > 0.0 ? x : a0 * (exp(x * (1.0 / a0)) - 1.0), 0)                                                \
+    U(GELU, N, N, ct__geluf(x, mo), ct__gelu(x, mo), 0)                                                 \
+    U(SOFTPLUS, N, N, ct__softplusf(x, (float)a0, (float)a1), ct__softplus(x, a0, a1), 0)               \
+    U(HARDTANH, Y, N, ct__clampf(x, (float)a0, (float)a1), ct__clampd(x, a0, a1),                       \
+      ct__clampi(x, ct__d2i_sat(a0), ct__d2i_sat(a1)))                                                  \
+    U(THRESHOLD, Y, N, x > (float)a0 ? x : (float)a1, x > a0 ? x : a1, (double)x > a0 ? x : ct__d2i_sat(a1)) \
+    U(NAN_TO_NUM, Y, Y, ct__nan2numf(x, a0, a1, a2), ct__nan2num(x, a0, a1, a2), x)                     \
+    U(CLAMP, Y, N, ct__clampf(x, (float)a0, (float)a1), ct__clampd(x, a0, a1),                          \
+      ct__clampi(x, ct__d2i_sat(a0), ct__d2i_sat(a1)))                                                  \
+    U(POW_SCALAR, Y, N, ct__powf_s(x, a0), ct__pow_s(x, a0), ct__ipow(x, (int64_t)a0))                  \
+    U(RPOW_SCALAR, Y, N, powf((float)a0, x), pow(a0, x), ct__ipow((int64_t)a0, x))                      \
+    U(ROUND_DECIMALS, N, N, ct__round_decf(x, i0), ct__round_dec(x, i0), 0)
+
+/* bool-output unary ops: UB(ENUM, float expr, double expr, int expr) */
+#define CT__UNARY_BOOL_LOOPS(UB)                                                                        \
+    UB(ISNAN, x != x, x != x, 0)                                                                        \
+    UB(ISINF, fabsf(x) == INFINITY, fabs(x) == INFINITY, 0)                                             \
+    UB(ISFINITE, fabsf(x) < INFINITY, fabs(x) < INFINITY, 1)                                            \
+    UB(ISPOSINF, x == INFINITY, x == INFINITY, 0)                                                       \
+    UB(ISNEGINF, x == -INFINITY, x == -INFINITY, 0)                                                     \
+    UB(SIGNBIT, signbit(x) != 0, signbit(x) != 0, x < 0)                                                \
+    UB(LOGICAL_NOT, x == 0, x == 0, x == 0)
+
+#define CT__ULOOP_M(suffix, T, C, LD, ST, EXPR) CT__ULOOP(ct__u_##suffix, T, C, LD, ST, EXPR)
+#define CT__U_GEN(E, I, B, FX, DX, IX)                                                                  \
+    CT__GEN_FLOAT(CT__ULOOP_M, E, FX, DX)                                                               \
+    CT__GEN_INT_##I(CT__ULOOP_M, E, IX)                                                                 \
+    CT__GEN_BOOL_##B(CT__ULOOP_M, E, IX)                                                                \
+    static const ct__loop_fn ct__u_##E##_tab[10] = {CT__TAB_FLOAT(ct__u_, E), CT__TAB_INT_##I(ct__u_, E), CT__TAB_BOOL_##B(ct__u_, E)};
+CT__UNARY_LOOPS(CT__U_GEN)
+
+#define CT__ULOOPB_M(suffix, T, C, LD, ST, EXPR) CT__ULOOPB(ct__ub_##suffix, T, C, LD, EXPR)
+#define CT__UB_GEN(E, FX, DX, IX)                                                                       \
+    CT__GEN_FLOAT(CT__ULOOPB_M, E, FX, DX)                                                              \
+    CT__GEN_INT_Y(CT__ULOOPB_M, E, IX)                                                                  \
+    CT__GEN_BOOL_Y(CT__ULOOPB_M, E, IX)                                                                 \
+    static const ct__loop_fn ct__ub_##E##_tab[10] = {CT__TAB_FLOAT(ct__ub_, E), CT__TAB_INT_Y(ct__ub_, E), CT__TAB_BOOL_Y(ct__ub_, E)};
+CT__UNARY_BOOL_LOOPS(CT__UB_GEN)
+
+static const ct__loop_fn *ct__unary_table(int op) {
+    switch (op) {
+#define CT__U_CASE(E, ...) case CT__OP_##E: return ct__u_##E##_tab;
+        CT__UNARY_LOOPS(CT__U_CASE)
+#undef CT__U_CASE
+#define CT__UB_CASE(E, ...) case CT__OP_##E: return ct__ub_##E##_tab;
+        CT__UNARY_BOOL_LOOPS(CT__UB_CASE)
+#undef CT__UB_CASE
+    default: return NULL;
+    }
+}
+
+/* ---- binary ops: B(ENUM, int?, bool?, float expr, double expr, int expr) ---- */
+CT__INLINE float ct__floordivf(float a, float b) {
+    if (b == 0.0f) return a / b;
+    float mod = fmodf(a, b), div = (a - mod) / b;
+    if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) div -= 1.0f;
+    float fl;
+    if (div != 0.0f) { fl = floorf(div); if (div - fl > 0.5f) fl += 1.0f; }
+    else fl = copysignf(0.0f, a / b);
+    return fl;
+}
+CT__INLINE double ct__floordiv(double a, double b) {
+    if (b == 0.0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0.0 && ((b < 0.0) != (mod < 0.0))) div -= 1.0;
+    double fl;
+    if (div != 0.0) { fl = floor(div); if (div - fl > 0.5) fl += 1.0; }
+    else fl = copysign(0.0, a / b);
+    return fl;
+}
+CT__INLINE float ct__remf(float a, float b) { float m = fmodf(a, b); if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) m += b; return m; }
+CT__INLINE double ct__rem(double a, double b) { double m = fmod(a, b); if (m != 0.0 && ((b < 0.0) != (m < 0.0))) m += b; return m; }
+/* integer division family; y == 0 reports ZeroDivisionError through *kerr */
+CT__INLINE int64_t ct__idiv_trunc(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return CT__ISUB(0, x);
+    return x / y;
+}
+CT__INLINE int64_t ct__idiv_floor(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return CT__ISUB(0, x);
+    int64_t q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q--;
+    return q;
+}
+CT__INLINE int64_t ct__irem(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return 0;
+    int64_t r = x % y;
+    if (r != 0 && ((r < 0) != (y < 0))) r += y;
+    return r;
+}
+CT__INLINE int64_t ct__ifmod(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return 0;
+    return x % y;
+}
+/* integer pow with a tensor exponent: negative exponents give 0 except for
+   bases 1 and -1 (PyTorch's powi) */
+CT__INLINE int64_t ct__ipow_t(int64_t x, int64_t y, int *err) {
+    (void)err;
+    if (y < 0) {
+        if (x == 1) return 1;
+        if (x == -1) return (y & 1) ? -1 : 1;
+        return 0;
+    }
+    return ct__ipow(x, y);
+}
+CT__INLINE float ct__maxf(float x, float y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); }
+CT__INLINE float ct__minf(float x, float y) { return x != x ? x : (y != y ? y : (x < y ? x : y)); }
+CT__INLINE double ct__maxd(double x, double y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); }
+CT__INLINE double ct__mind(double x, double y) { return x != x ? x : (y != y ? y : (x < y ? x : y)); }
+CT__INLINE float ct__xlogyf(float x, float y) { return y != y ? y : (x == 0.0f ? 0.0f : x * logf(y)); }
+CT__INLINE double ct__xlogy(double x, double y) { return y != y ? y : (x == 0.0 ? 0.0 : x * log(y)); }
+CT__INLINE int64_t ct__ishl(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 0 : CT__IW((uint64_t)x << y); }
+CT__INLINE int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? (x < 0 ? -1 : 0) : (x >> y); }
+
+#define CT__KERR (a->kerr ? a->kerr : &ct__kerr_sink)
+static CT_THREAD_LOCAL int ct__kerr_sink;
+
+#define CT__BINARY_LOOPS(B)                                                                             \
+    B(ADD, Y, Y, x + (float)a0 * y, x + a0 * y, CT__IADD(x, CT__IMUL((int64_t)a0, y)))                  \
+    B(SUB, Y, N, x - (float)a0 * y, x - a0 * y, CT__ISUB(x, CT__IMUL((int64_t)a0, y)))                  \
+    B(MUL, Y, Y, x * y, x * y, CT__IMUL(x, y))                                                          \
+    B(DIV, N, N, x / y, x / y, 0)                                                                       \
+    B(DIV_TRUNC, Y, N, truncf(x / y), trunc(x / y), ct__idiv_trunc(x, y, CT__KERR))                     \
+    B(DIV_FLOOR, Y, N, ct__floordivf(x, y), ct__floordiv(x, y), ct__idiv_floor(x, y, CT__KERR))         \
+    B(REMAINDER, Y, N, ct__remf(x, y), ct__rem(x, y), ct__irem(x, y, CT__KERR))                         \
+    B(FMOD, Y, N, fmodf(x, y), fmod(x, y), ct__ifmod(x, y, CT__KERR))                                   \
+    B(POW, Y, N, powf(x, y), pow(x, y), ct__ipow_t(x, y, CT__KERR))                                     \
+    B(ATAN2, N, N, atan2f(x, y), atan2(x, y), 0)                                                        \
+    B(MAXIMUM, Y, Y, ct__maxf(x, y), ct__maxd(x, y), (x > y ? x : y))                                   \
+    B(MINIMUM, Y, Y, ct__minf(x, y), ct__mind(x, y), (x < y ? x : y))                                   \
+    B(FMAX, Y, Y, fmaxf(x, y), fmax(x, y), (x > y ? x : y))                                             \
+    B(FMIN, Y, Y, fminf(x, y), fmin(x, y), (x < y ? x : y))                                             \
+    B(HYPOT, N, N, hypotf(x, y), hypot(x, y), 0)                                                        \
+    B(COPYSIGN, N, N, copysignf(x, y), copysign(x, y), 0)                                               \
+    B(XLOGY, N, N, ct__xlogyf(x, y), ct__xlogy(x, y), 0)                                                \
+    B(BITWISE_AND, Y, Y, x, x, x & y)                                                                   \
+    B(BITWISE_OR, Y, Y, x, x, x | y)                                                                    \
+    B(BITWISE_XOR, Y, Y, x, x, x ^ y)                                                                   \
+    B(LSHIFT, Y, N, x, x, ct__ishl(x, y))                                                               \
+    B(RSHIFT, Y, N, x, x, ct__ishr(x, y))
+
+/* bool-output binary ops: every dtype */
+#define CT__BINARY_BOOL_LOOPS(BB)                                                                       \
+    BB(EQ, x == y)                                                                                      \
+    BB(NE, x != y)                                                                                      \
+    BB(LT, x < y)                                                                                       \
+    BB(LE, x <= y)                                                                                      \
+    BB(GT, x > y)                                                                                       \
+    BB(GE, x >= y)                                                                                      \
+    BB(LOGICAL_AND, (x != 0) && (y != 0))                                                               \
+    BB(LOGICAL_OR, (x != 0) || (y != 0))                                                                \
+    BB(LOGICAL_XOR, (x != 0) != (y != 0))
+
+#define CT__BLOOP_M(suffix, T, C, LD, ST, EXPR) CT__BLOOP(ct__b_##suffix, T, T, C, LD, ST, EXPR)
+#define CT__B_GEN(E, I, Bo, FX, DX, IX)                                                                 \
+    CT__GEN_FLOAT(CT__BLOOP_M, E, FX, DX)                                                               \
+    CT__GEN_INT_##I(CT__BLOOP_M, E, IX)                                                                 \
+    CT__GEN_BOOL_##Bo(CT__BLOOP_M, E, IX)                                                               \
+    static const ct__loop_fn ct__b_##E##_tab[10] = {CT__TAB_FLOAT(ct__b_, E), CT__TAB_INT_##I(ct__b_, E), CT__TAB_BOOL_##Bo(ct__b_, E)};
+CT__BINARY_LOOPS(CT__B_GEN)
+
+#define CT__BBLOOP_M(suffix, T, C, LD, ST, EXPR) CT__BLOOP(ct__bb_##suffix, T, uint8_t, C, LD, CT__TOB, EXPR)
+#define CT__BB_GEN(E, X)                                                                                \
+    CT__GEN_FLOAT(CT__BBLOOP_M, E, X, X)                                                                \
+    CT__GEN_INT_Y(CT__BBLOOP_M, E, X)                                                                   \
+    CT__GEN_BOOL_Y(CT__BBLOOP_M, E, X)                                                                  \
+    static const ct__loop_fn ct__bb_##E##_tab[10] = {CT__TAB_FLOAT(ct__bb_, E), CT__TAB_INT_Y(ct__bb_, E), CT__TAB_BOOL_Y(ct__bb_, E)};
+CT__BINARY_BOOL_LOOPS(CT__BB_GEN)
+
+static const ct__loop_fn *ct__binary_table(int op) {
+    switch (op) {
+#define CT__B_CASE(E, ...) case CT__OP_##E: return ct__b_##E##_tab;
+        CT__BINARY_LOOPS(CT__B_CASE)
+#undef CT__B_CASE
+#define CT__BB_CASE(E, ...) case CT__OP_##E: return ct__bb_##E##_tab;
+        CT__BINARY_BOOL_LOOPS(CT__BB_CASE)
+#undef CT__BB_CASE
+    default: return NULL;
+    }
+}
+
+/* ---- casting copy: one loop per (destination, source) dtype pair ---- */
+#define CT__CLOOP(fname, TO, TI, CONV)                                                                  \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                      \
+        (void)a;                                                                                        \
+        if (s[0] == (int64_t)sizeof(TO) && s[1] == (int64_t)sizeof(TI)) {                               \
+            TO *o = (TO *)p[0];                                                                         \
+            const TI *in = (const TI *)p[1];                                                            \
+            for (int64_t k = 0; k < n; k++) o[k] = CONV(in[k]);                                         \
+        } else {                                                                                        \
+            for (int64_t k = 0; k < n; k++) *(TO *)(p[0] + k * s[0]) = CONV(*(const TI *)(p[1] + k * s[1])); \
+        }                                                                                               \
+    }
+/* conversions through float/double/int64, as C++ static_cast would go (defined for out-of-range) */
+#define CT__CV_F2I(TO) (TO) ct__f2i64
+#define CT__TOF32(v) ((float)(v))
+#define CT__TOF64(v) ((double)(v))
+CT__INLINE uint16_t ct__d2h(double v) { return ct__f2h((float)v); }
+CT__INLINE uint16_t ct__d2bf(double v) { return ct__f2bf((float)v); }
+CT__INLINE uint16_t ct__h2bf(uint16_t v) { return ct__f2bf(ct__h2f(v)); }
+CT__INLINE uint16_t ct__bf2h(uint16_t v) { return ct__f2h(ct__bf2f(v)); }
+CT__INLINE uint16_t ct__i2h(int64_t v) { return ct__f2h((float)v); }
+CT__INLINE uint16_t ct__i2bf(int64_t v) { return ct__f2bf((float)v); }
+CT__INLINE int64_t ct__h2i(uint16_t v) { return ct__f2i64(ct__h2f(v)); }
+CT__INLINE int64_t ct__bf2i(uint16_t v) { return ct__f2i64(ct__bf2f(v)); }
+CT__INLINE uint8_t ct__f2b(double v) { return v != 0.0; }
+CT__INLINE uint8_t ct__h2b(uint16_t v) { return (v & 0x7fffu) != 0; }
+#define CT__C_ID(v) (v)
+#define CT__C_I(T) (T)
+/* source-type groups expanded for each destination */
+#define CT__CAST_ROW(D, TO, FROMF, FROMD, FROMH, FROMBF, FROMI, FROMB)                                  \
+    CT__CLOOP(ct__c_##D##_f32, TO, float, FROMF)                                                        \
+    CT__CLOOP(ct__c_##D##_f64, TO, double, FROMD)                                                       \
+    CT__CLOOP(ct__c_##D##_f16, TO, uint16_t, FROMH)                                                     \
+    CT__CLOOP(ct__c_##D##_bf16, TO, uint16_t, FROMBF)                                                   \
+    CT__CLOOP(ct__c_##D##_i64, TO, int64_t, FROMI)                                                      \
+    CT__CLOOP(ct__c_##D##_i32, TO, int32_t, FROMI)                                                      \
+    CT__CLOOP(ct__c_##D##_i16, TO, int16_t, FROMI)                                                      \
+    CT__CLOOP(ct__c_##D##_i8, TO, int8_t, FROMI)                                                        \
+    CT__CLOOP(ct__c_##D##_u8, TO, uint8_t, FROMI)                                                       \
+    CT__CLOOP(ct__c_##D##_b8, TO, uint8_t, FROMB)
+#define CT__TO_F32_FROM_H(v) ct__h2f(v)
+#define CT__TO_F32_FROM_BF(v) ct__bf2f(v)
+#define CT__TO_F64_FROM_H(v) ((double)ct__h2f(v))
+#define CT__TO_F64_FROM_BF(v) ((double)ct__bf2f(v))
+#define CT__I64_FROM_F(v) ct__f2i64(v)
+#define CT__I32_FROM_F(v) ((int32_t)ct__f2i64(v))
+#define CT__I16_FROM_F(v) ((int16_t)ct__f2i64(v))
+#define CT__I8_FROM_F(v) ((int8_t)ct__f2i64(v))
+#define CT__U8_FROM_F(v) ((uint8_t)ct__f2i64(v))
+#define CT__I32_FROM_H(v) ((int32_t)ct__h2i(v))
+#define CT__I16_FROM_H(v) ((int16_t)ct__h2i(v))
+#define CT__I8_FROM_H(v) ((int8_t)ct__h2i(v))
+#define CT__U8_FROM_H(v) ((uint8_t)ct__h2i(v))
+#define CT__I32_FROM_BF(v) ((int32_t)ct__bf2i(v))
+#define CT__I16_FROM_BF(v) ((int16_t)ct__bf2i(v))
+#define CT__I8_FROM_BF(v) ((int8_t)ct__bf2i(v))
+#define CT__U8_FROM_BF(v) ((uint8_t)ct__bf2i(v))
+#define CT__BF_B(v) ((uint8_t)((v & 0x7fffu) != 0))
+CT__CAST_ROW(f32, float, CT__C_ID, CT__TOF32, CT__TO_F32_FROM_H, CT__TO_F32_FROM_BF, CT__TOF32, CT__TOF32)
+CT__CAST_ROW(f64, double, CT__TOF64, CT__C_ID, CT__TO_F64_FROM_H, CT__TO_F64_FROM_BF, CT__TOF64, CT__TOF64)
+CT__CAST_ROW(f16, uint16_t, ct__f2h, ct__d2h, CT__C_ID, ct__bf2h, ct__i2h, ct__i2h)
+CT__CAST_ROW(bf16, uint16_t, ct__f2bf, ct__d2bf, ct__h2bf, CT__C_ID, ct__i2bf, ct__i2bf)
+CT__CAST_ROW(i64, int64_t, CT__I64_FROM_F, CT__I64_FROM_F, ct__h2i, ct__bf2i, CT__C_I(int64_t), CT__C_I(int64_t))
+CT__CAST_ROW(i32, int32_t, CT__I32_FROM_F, CT__I32_FROM_F, CT__I32_FROM_H, CT__I32_FROM_BF, CT__C_I(int32_t), CT__C_I(int32_t))
+CT__CAST_ROW(i16, int16_t, CT__I16_FROM_F, CT__I16_FROM_F, CT__I16_FROM_H, CT__I16_FROM_BF, CT__C_I(int16_t), CT__C_I(int16_t))
+CT__CAST_ROW(i8, int8_t, CT__I8_FROM_F, CT__I8_FROM_F, CT__I8_FROM_H, CT__I8_FROM_BF, CT__C_I(int8_t), CT__C_I(int8_t))
+CT__CAST_ROW(u8, uint8_t, CT__U8_FROM_F, CT__U8_FROM_F, CT__U8_FROM_H, CT__U8_FROM_BF, CT__C_I(uint8_t), CT__C_I(uint8_t))
+CT__CAST_ROW(b8, uint8_t, ct__f2b, ct__f2b, ct__h2b, CT__BF_B, CT__TOB, CT__TOB)
+#define CT__CAST_TAB_ROW(D) {ct__c_##D##_f32, ct__c_##D##_f64, ct__c_##D##_f16, ct__c_##D##_bf16, ct__c_##D##_i64, \
+                              ct__c_##D##_i32, ct__c_##D##_i16, ct__c_##D##_i8, ct__c_##D##_u8, ct__c_##D##_b8}
+static const ct__loop_fn ct__cast_tab[10][10] = {
+    CT__CAST_TAB_ROW(f32), CT__CAST_TAB_ROW(f64), CT__CAST_TAB_ROW(f16), CT__CAST_TAB_ROW(bf16), CT__CAST_TAB_ROW(i64),
+    CT__CAST_TAB_ROW(i32), CT__CAST_TAB_ROW(i16), CT__CAST_TAB_ROW(i8), CT__CAST_TAB_ROW(u8), CT__CAST_TAB_ROW(b8)};
+
+/* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd). */
+static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
+    if (dst->dtype >= 10 || src->dtype >= 10)
+        return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
+    ct_tensor *ops[2];
+    ops[0] = dst;
+    ops[1] = (ct_tensor *)src;
+    ct__iter it;
+    ct__iter_init(&it, 2, ops, dst->ndim, dst->shape);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct__iter_run(&it, ct__cast_tab[dst->dtype][src->dtype], &a);
+    return 0;
+}
+/* A new contiguous (or `like`-layout) copy of x in dtype dt, outside autograd and scopes. */
+static ct_tensor *ct__convert(const ct_tensor *x, ct_dtype dt) {
+    ct__outinfo o;
+    o.ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o.shape[d] = x->shape[d];
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    ct__layout_like(&o, 1, in);
+    ct_tensor *y = ct__alloc(dt, x->ndim, x->shape, o.has_strides ? o.strides : NULL, x->device);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+static ct_tensor *ct__clone_detached(const ct_tensor *x) { return ct__convert(x, x->dtype); }
+/* Contiguous data of x: x itself (incref) when it already is, else a copy. */
+static ct_tensor *ct__contig_ref(const ct_tensor *x) {
+    if (ct__is_contig(x)) return ct__incref((ct_tensor *)x);
+    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, NULL, x->device);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+
+/* ============================================================================
+   Elementwise ops: metas, kernels, public functions
+   ========================================================================== */
+static const char *ct__bool_msg(int op) {
+    switch (op) {
+    case CT__OP_NEG: return "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
+    case CT__OP_SUB: return "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
+    case CT__OP_RELU: return "Boolean inputs not supported for relu";
+    case CT__OP_HARDTANH: case CT__OP_RELU6: return "Bool inputs not supported for hardtanh";
+    default: return NULL;
+    }
+}
+/* dtype rules shared by the elementwise metas: returns the compute dtype or NUM on error */
+static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
+    const ct__opdef *d = &ct__ops[op];
+    if (cdt >= 10)
+        return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
+    if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
+        const char *m = ct__bool_msg(op);
+        if (m) ct_set_error(CT_ERR_DTYPE, "%s: %s", d->name, m);
+        else ct_set_error(CT_ERR_DTYPE, "%s: not implemented for 'Bool'", d->name);
+        return CT_NUM_DTYPES;
+    }
+    if ((CT__ISINT(cdt) || cdt == CT_BOOL) && (d->flags & CT__OPF_NO_INT))
+        return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
+    if (CT__ISFLOAT(cdt) && (d->flags & CT__OPF_INT_ONLY))
+        return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
+    if ((d->flags & CT__OPF_FLOAT) && !CT__ISFLOAT(cdt)) cdt = ct__default_dtype;
+    *out_bool = (d->flags & CT__OPF_OUT_BOOL) != 0;
+    return cdt;
+}
+/* Output description for an elementwise call (shape already in o). */
+static int ct__ew_out(ct__call *c, ct_dtype odt, int ndim, const int64_t *shape) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    if (c->inplace) {
+        ct_tensor *x = c->in[0];
+        int same = x->ndim == ndim;
+        for (int d = 0; same && d < ndim; d++) same = x->shape[d] == shape[d];
+        if (!same)
+            return ct__failed(CT_ERR_SHAPE, "%s_: output with shape %s doesn't match the broadcast shape %s", ct__ops[c->op].name,
+                              CT__SHAPE(x), ct__fmt_shape(ndim, shape).s);
+        if (!ct__can_cast(odt, x->dtype))
+            return ct__failed(CT_ERR_DTYPE, "%s_: result type %s can't be cast to the desired output type %s", ct__ops[c->op].name,
+                              CT__DTNAME(odt), CT__DTNAME(x->dtype));
+        o->kind = CT__OUT_INPLACE;
+        o->src = 0;
+        return 0;
+    }
+    o->kind = CT__OUT_NEW;
+    o->dtype = odt;
+    o->ndim = ndim;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+    ct__layout_like(o, c->nin, c->in);
+    return 0;
+}
+
+static int ct__scalar_is_int(double v) { return v == floor(v) && fabs(v) < 9.2e18; }
+
+static int ct__meta_unary(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int ob = 0;
+    ct_dtype cdt = x->dtype;
+    /* ops with scalar arguments promote like `x op scalar` */
+    if (!CT__ISFLOAT(cdt) && cdt < 10) {
+        const ct__attrs *a = c->a;
+        int promote = 0;
+        switch (c->op) {
+        case CT__OP_POW_SCALAR:
+            if (!ct__scalar_is_int(a->s[0])) promote = 1;
+            else if (a->s[0] < 0 && cdt != CT_BOOL)
+                return ct__failed(CT_ERR_ARG, "pow: Integers to negative integer powers are not allowed.");
+            break;
+        case CT__OP_RPOW_SCALAR: promote = !ct__scalar_is_int(a->s[0]); break;
+        case CT__OP_CLAMP:
+            promote = (!isnan(a->s[0]) && !isinf(a->s[0]) && !ct__scalar_is_int(a->s[0])) ||
+                      (!isnan(a->s[1]) && !isinf(a->s[1]) && !ct__scalar_is_int(a->s[1]));
+            break;
+        default: break;
+        }
+        if (promote) cdt = ct__default_dtype;
+    }
+    if (c->op == CT__OP_HARDTANH && cdt == CT_UINT8 && (c->a->s[0] < 0 || c->a->s[1] < 0))
+        return ct__failed(CT_ERR_ARG, "hardtanh: cannot do hardtanh on an unsigned type with negative limits");
+    if (c->op == CT__OP_RPOW_SCALAR && !CT__ISFLOAT(cdt) && c->a->s[0] != floor(c->a->s[0])) cdt = ct__default_dtype;
+    if (c->op == CT__OP_SQUARE && cdt == CT_BOOL) cdt = CT_INT64;   /* square is pow(x, 2): bool promotes to int64 */
+    cdt = ct__ew_dtype(c->op, cdt, &ob);
+    if (cdt == CT_NUM_DTYPES) return -1;
+    if (ob) cdt = x->dtype;  /* bool-output ops read the input as it is */
+    c->cdt = cdt;
+    return ct__ew_out(c, ob ? CT_BOOL : cdt, x->ndim, x->shape);
+}
+
+static int ct__meta_binary(ct__call *c) {
+    int ndim, ob = 0;
+    int64_t shape[CT_MAX_DIMS];
+    if (ct__broadcast(ct__ops[c->op].name, 2, c->in, &ndim, shape)) return -1;
+    ct_dtype cdt = ct__result_type(2, c->in);
+    if (cdt == CT_NUM_DTYPES)
+        return ct__failed(CT_ERR_DTYPE, "%s: cannot promote %s and %s", ct__ops[c->op].name, CT__DTNAME(c->in[0]->dtype), CT__DTNAME(c->in[1]->dtype));
+    if (c->op == CT__OP_SUB && c->in[0]->dtype == CT_BOOL && c->in[1]->dtype == CT_BOOL)
+        return ct__failed(CT_ERR_DTYPE, "sub: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
+    if (c->op == CT__OP_SUB && (c->in[0]->dtype == CT_BOOL || c->in[1]->dtype == CT_BOOL))
+        return ct__failed(CT_ERR_DTYPE, "sub: %s", ct__bool_msg(CT__OP_SUB));
+    cdt = ct__ew_dtype(c->op, cdt, &ob);
+    if (cdt == CT_NUM_DTYPES) return -1;
+    c->cdt = cdt;
+    return ct__ew_out(c, ob ? CT_BOOL : cdt, ndim, shape);
+}
+
+/* Runs a loop over out + inputs, converting inputs to `cdt` when needed and
+   writing through a temporary when the output's dtype differs (in-place). */
+static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *ins, const ct_dtype *want) {
+    ct_tensor *ops[CT__ITER_MAXOP], *tmp[CT__ITER_MAXOP];
+    int ntmp = 0, rc = 0, kerr = 0, fast;
+    ct_tensor *out = c->out[0], *dst;
+    ct_dtype odt;
+    ct__attrs a;
+    int64_t n, st[CT__ITER_MAXOP];
+    for (int i = 0; i < nin; i++) {
+        ct_tensor *x = ins[i];
+        if (x->dtype != want[i]) {
+            x = ct__convert(x, want[i]);
+            if (!x) { rc = -1; goto done; }
+            tmp[ntmp++] = x;
+        }
+        ops[1 + i] = x;
+    }
+    dst = out;
+    odt = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) ? CT_BOOL : c->cdt;
+    if (out->dtype != odt) {
+        dst = ct__alloc(odt, out->ndim, out->shape, NULL, out->device);
+        if (!dst) { rc = -1; goto done; }
+        tmp[ntmp++] = dst;
+    }
+    ops[0] = dst;
+    a = *c->a;
+    a.kerr = &kerr;
+    /* fast path: everything contiguous with one shape (or a wrapped scalar) */
+    fast = ct__is_contig(dst);
+    n = ct__shape_numel(dst->ndim, dst->shape);
+    st[0] = (int64_t)ct__dt[dst->dtype].size;
+    for (int i = 0; fast && i < nin; i++) {
+        ct_tensor *x = ops[1 + i];
+        if (x->ndim == 0) { st[1 + i] = 0; continue; }
+        fast = ct__is_contig(x) && ct_same_shape(x, dst);
+        st[1 + i] = (int64_t)ct__dt[x->dtype].size;
+    }
+    if (fast && n < 2 * CT__GRAIN) {
+        char *p[CT__ITER_MAXOP];
+        for (int k = 0; k <= nin; k++) p[k] = ct__ptr(ops[k]);
+        if (n) fn(p, st, n, &a);
+    } else {
+        ct__iter it;
+        ct__iter_init(&it, nin + 1, ops, dst->ndim, dst->shape);
+        ct__iter_run(&it, fn, &a);
+    }
+    if (kerr) {
+        rc = kerr == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
+                       : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
+        goto done;
+    }
+    if (dst != out) rc = ct__copy_into(out, dst);
+done:
+    for (int i = 0; i < ntmp; i++) ct__decref(tmp[i]);
+    return rc;
+}
+
+static int ct__k_unary(ct__call *c) {
+    const ct__loop_fn *tab = ct__unary_table(c->op);
+    ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
+    if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];  /* ~True == False */
+    if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
+    ct_dtype want = c->cdt;
+    return ct__ew_run(c, fn, 1, c->in, &want);
+}
+static int ct__k_binary(ct__call *c) {
+    const ct__loop_fn *tab = ct__binary_table(c->op);
+    ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
+    if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
+    ct_dtype want[2];
+    want[0] = want[1] = c->cdt;
+    return ct__ew_run(c, fn, 2, c->in, want);
+}
+
+/* ---- ternary: where, lerp, addcmul, addcdiv, clamp(tensor bounds), masked_fill ---- */
+#define CT__TLOOP(fname, T, C, LD, ST, EXPR)                                                             \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        CT__LOOP_ARGS                                                                                    \
+        for (int64_t k = 0; k < n; k++) {                                                                \
+            C x = LD(*(const T *)(p[1] + k * s[1])), y = LD(*(const T *)(p[2] + k * s[2])),              \
+              z = LD(*(const T *)(p[3] + k * s[3]));                                                     \
+            (void)x; (void)y; (void)z;                                                                   \
+            *(T *)(p[0] + k * s[0]) = ST(EXPR);                                                          \
+        }                                                                                                \
+    }
+/* where-style: p[1] is a bool condition */
+#define CT__WLOOP(fname, T, C, LD, ST, EXPR)                                                             \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        (void)a;                                                                                         \
+        for (int64_t k = 0; k < n; k++)                                                                  \
+            *(T *)(p[0] + k * s[0]) = *(const uint8_t *)(p[1] + k * s[1]) ? *(const T *)(p[2] + k * s[2]) \
+                                                                          : *(const T *)(p[3] + k * s[3]); \
+    }
+CT__INLINE float ct__lerpf(float s, float e, float w) { return fabsf(w) < 0.5f ? s + w * (e - s) : e - (e - s) * (1.0f - w); }
+CT__INLINE double ct__lerp(double s, double e, double w) { return fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w); }
+CT__INLINE float ct__clamptf(float x, float lo, float hi) { return x != x ? x : fminf(fmaxf(x, lo), hi); }
+CT__INLINE double ct__clamptd(double x, double lo, double hi) { return x != x ? x : fmin(fmax(x, lo), hi); }
+#define CT__TERNARY_LOOPS(TL)                                                                            \
+    TL(LERP, N, N, ct__lerpf(x, y, z), ct__lerp(x, y, z), 0)                                             \
+    TL(ADDCMUL, Y, N, x + (float)a0 * y * z, x + a0 * y * z, CT__IADD(x, CT__IMUL(CT__IMUL((int64_t)a0, y), z))) \
+    TL(ADDCDIV, N, N, x + (float)a0 * y / z, x + a0 * y / z, 0)                                          \
+    TL(CLAMP_T, Y, N, ct__clamptf(x, y, z), ct__clamptd(x, y, z), (x < y ? y : x) > z ? z : (x < y ? y : x))
+#define CT__TLOOP_M(suffix, T, C, LD, ST, EXPR) CT__TLOOP(ct__t_##suffix, T, C, LD, ST, EXPR)
+#define CT__T_GEN(E, I, Bo, FX, DX, IX)                                                                  \
+    CT__GEN_FLOAT(CT__TLOOP_M, E, FX, DX)                                                                \
+    CT__GEN_INT_##I(CT__TLOOP_M, E, IX)                                                                  \
+    static const ct__loop_fn ct__t_##E##_tab[10] = {CT__TAB_FLOAT(ct__t_, E), CT__TAB_INT_##I(ct__t_, E), NULL};
+CT__TERNARY_LOOPS(CT__T_GEN)
+#define CT__WLOOP_M(suffix, T, C, LD, ST, EXPR) CT__WLOOP(ct__w_##suffix, T, C, LD, ST, EXPR)
+CT__GEN_FLOAT(CT__WLOOP_M, WHERE, 0, 0)
+CT__GEN_INT_Y(CT__WLOOP_M, WHERE, 0)
+CT__GEN_BOOL_Y(CT__WLOOP_M, WHERE, 0)
+static const ct__loop_fn ct__w_WHERE_tab[10] = {CT__TAB_FLOAT(ct__w_, WHERE), CT__TAB_INT_Y(ct__w_, WHERE), CT__TAB_BOOL_Y(ct__w_, WHERE)};
+
+static int ct__meta_ternary(ct__call *c) {
+    int ndim, ob = 0;
+    int64_t shape[CT_MAX_DIMS];
+    const char *name = ct__ops[c->op].name;
+    if (ct__broadcast(name, 3, c->in, &ndim, shape)) return -1;
+    ct_dtype cdt;
+    if (c->op == CT__OP_LERP) {
+        /* lerp wants one floating dtype for start and end (weight may be a scalar) */
+        cdt = c->in[0]->dtype;
+        if (c->in[1]->dtype != cdt)
+            return ct__failed(CT_ERR_DTYPE, "lerp: expected dtype %s for `end` but got dtype %s", ct_dtype_name(cdt), ct_dtype_name(c->in[1]->dtype));
+        if (c->in[2]->dtype != cdt && !(c->in[2]->flags & CT__F_WRAPPED_NUMBER))
+            return ct__failed(CT_ERR_DTYPE, "lerp: expected dtype %s for `weight` but got dtype %s", ct_dtype_name(cdt), ct_dtype_name(c->in[2]->dtype));
+    } else {
+        cdt = ct__result_type(3, c->in);
+    }
+    if (c->op == CT__OP_ADDCDIV && (CT__ISINT(c->in[1]->dtype) || c->in[1]->dtype == CT_BOOL) &&
+        (CT__ISINT(c->in[2]->dtype) || c->in[2]->dtype == CT_BOOL))
+        return ct__failed(CT_ERR_DTYPE, "addcdiv: Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+    cdt = ct__ew_dtype(c->op, cdt, &ob);
+    if (cdt == CT_NUM_DTYPES) return -1;
+    if (c->op == CT__OP_ADDCDIV && !CT__ISFLOAT(cdt)) cdt = ct__default_dtype;
+    c->cdt = cdt;
+    return ct__ew_out(c, cdt, ndim, shape);
+}
+static int ct__meta_where(ct__call *c) {
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (c->in[0]->dtype != CT_BOOL && c->in[0]->dtype != CT_UINT8)
+        return ct__failed(CT_ERR_DTYPE, "where: expected condition to be a boolean tensor, but got a tensor with dtype %s", CT__DTNAME(c->in[0]->dtype));
+    if (ct__broadcast("where", 3, c->in, &ndim, shape)) return -1;
+    ct_dtype cdt = ct__result_type(2, c->in + 1);
+    if (cdt >= 10) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
+    c->cdt = cdt;
+    return ct__ew_out(c, cdt, ndim, shape);
+}
+static int ct__meta_masked_fill(ct__call *c) {
+    /* inputs: x, mask, value (0-d) */
+    ct_tensor *x = c->in[0], *mask = c->in[1], *v = c->in[2];
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (mask->dtype != CT_BOOL)
+        return ct__failed(CT_ERR_DTYPE, "masked_fill_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
+    if (v->ndim != 0)
+        return ct__failed(CT_ERR_ARG, "masked_fill_: only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->ndim);
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (ct__broadcast("masked_fill", 2, c->in, &ndim, shape)) return -1;
+    c->cdt = x->dtype;
+    return ct__ew_out(c, x->dtype, ndim, shape);
+}
+static int ct__k_ternary(ct__call *c) {
+    ct_dtype want[3];
+    ct_tensor *ins[3];
+    ct__loop_fn fn = NULL;
+    switch (c->op) {
+    case CT__OP_WHERE:
+        fn = ct__w_WHERE_tab[c->cdt];
+        want[0] = CT_BOOL; want[1] = want[2] = c->cdt;
+        ins[0] = c->in[0]; ins[1] = c->in[1]; ins[2] = c->in[2];
+        break;
+    case CT__OP_MASKED_FILL:
+        fn = ct__w_WHERE_tab[c->cdt];
+        want[0] = CT_BOOL; want[1] = want[2] = c->cdt;
+        ins[0] = c->in[1]; ins[1] = c->in[2]; ins[2] = c->in[0];
+        break;
+    default: {
+        const ct__loop_fn *tab = c->op == CT__OP_LERP ? ct__t_LERP_tab : c->op == CT__OP_ADDCMUL ? ct__t_ADDCMUL_tab
+                                 : c->op == CT__OP_ADDCDIV ? ct__t_ADDCDIV_tab : ct__t_CLAMP_T_tab;
+        fn = tab[c->cdt];
+        want[0] = want[1] = want[2] = c->cdt;
+        ins[0] = c->in[0]; ins[1] = c->in[1]; ins[2] = c->in[2];
+    }
+    }
+    if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
+    return ct__ew_run(c, fn, 3, ins, want);
+}
+
+/* ---- public elementwise functions ---- */
+#define CT__UNARY_DEF(name, OP)                                                                          \
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) {                                               \
+        ct__attrs a;                                                                                     \
+        ct__attrs_init(&a);                                                                              \
+        return ct__op1(CT__OP_##OP, x, &a);                                                              \
+    }
+CT__UNARY_DEF(neg, NEG) CT__UNARY_DEF(abs, ABS) CT__UNARY_DEF(sign, SIGN) CT__UNARY_DEF(exp, EXP)
+CT__UNARY_DEF(exp2, EXP2) CT__UNARY_DEF(expm1, EXPM1) CT__UNARY_DEF(log, LOG) CT__UNARY_DEF(log2, LOG2)
+CT__UNARY_DEF(log10, LOG10) CT__UNARY_DEF(log1p, LOG1P) CT__UNARY_DEF(sqrt, SQRT) CT__UNARY_DEF(rsqrt, RSQRT)
+CT__UNARY_DEF(reciprocal, RECIPROCAL) CT__UNARY_DEF(square, SQUARE) CT__UNARY_DEF(sin, SIN) CT__UNARY_DEF(cos, COS)
+CT__UNARY_DEF(tan, TAN) CT__UNARY_DEF(asin, ASIN) CT__UNARY_DEF(acos, ACOS) CT__UNARY_DEF(atan, ATAN)
+CT__UNARY_DEF(sinh, SINH) CT__UNARY_DEF(cosh, COSH) CT__UNARY_DEF(tanh, TANH) CT__UNARY_DEF(sigmoid, SIGMOID)
+CT__UNARY_DEF(logsigmoid, LOGSIGMOID) CT__UNARY_DEF(relu, RELU) CT__UNARY_DEF(relu6, RELU6) CT__UNARY_DEF(selu, SELU)
+CT__UNARY_DEF(silu, SILU) CT__UNARY_DEF(mish, MISH) CT__UNARY_DEF(hardsigmoid, HARDSIGMOID)
+CT__UNARY_DEF(hardswish, HARDSWISH) CT__UNARY_DEF(erf, ERF) CT__UNARY_DEF(erfc, ERFC) CT__UNARY_DEF(floor, FLOOR)
+CT__UNARY_DEF(ceil, CEIL) CT__UNARY_DEF(round, ROUND) CT__UNARY_DEF(trunc, TRUNC) CT__UNARY_DEF(frac, FRAC)
+CT__UNARY_DEF(isnan, ISNAN) CT__UNARY_DEF(isinf, ISINF) CT__UNARY_DEF(isfinite, ISFINITE)
+CT__UNARY_DEF(logical_not, LOGICAL_NOT) CT__UNARY_DEF(bitwise_not, BITWISE_NOT) CT__UNARY_DEF(isposinf, ISPOSINF)
+CT__UNARY_DEF(isneginf, ISNEGINF) CT__UNARY_DEF(signbit, SIGNBIT)
+
+CTENSOR_API ct_tensor *ct_leaky_relu(const ct_tensor *x, double negative_slope) {
+    ct__attrs a = ct__attrs_s(negative_slope);
+    return ct__op1(CT__OP_LEAKY_RELU, x, &a);
+}
+CTENSOR_API ct_tensor *ct_elu(const ct_tensor *x, double alpha) {
+    ct__attrs a = ct__attrs_s(alpha);
+    a.s[1] = 1.0;  /* scale */
+    a.s[2] = 1.0;  /* input_scale */
+    return ct__op1(CT__OP_ELU, x, &a);
+}
+CTENSOR_API ct_tensor *ct_celu(const ct_tensor *x, double alpha) {
+    if (alpha == 0.0) return ct__fail(CT_ERR_ARG, "celu: ZeroDivisionError (alpha must not be 0)");
+    ct__attrs a = ct__attrs_s(alpha);
+    return ct__op1(CT__OP_CELU, x, &a);
+}
+CTENSOR_API ct_tensor *ct_gelu(const ct_tensor *x, const char *approximate) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (!approximate || !strcmp(approximate, "none")) a.mode = 0;
+    else if (!strcmp(approximate, "tanh")) a.mode = 1;
+    else return ct__fail(CT_ERR_ARG, "gelu: approximate argument must be either none or tanh (got '%s')", approximate);
+    return ct__op1(CT__OP_GELU, x, &a);
+}
+CTENSOR_API ct_tensor *ct_softplus(const ct_tensor *x, double beta, double threshold) {
+    ct__attrs a = ct__attrs_s(beta);
+    a.s[1] = threshold;
+    return ct__op1(CT__OP_SOFTPLUS, x, &a);
+}
+CTENSOR_API ct_tensor *ct_hardtanh(const ct_tensor *x, double min_val, double max_val) {
+    if (min_val > max_val)
+        return ct__fail(CT_ERR_ARG, "hardtanh: max_val (%g) must be greater than or equal to min_val (%g)", max_val, min_val);
+    ct__attrs a = ct__attrs_s(min_val);
+    a.s[1] = max_val;
+    return ct__op1(CT__OP_HARDTANH, x, &a);
+}
+CTENSOR_API ct_tensor *ct_threshold(const ct_tensor *x, double threshold, double value) {
+    ct__attrs a = ct__attrs_s(threshold);
+    a.s[1] = value;
+    return ct__op1(CT__OP_THRESHOLD, x, &a);
+}
+static void ct__finite_range(ct_dtype dt, double *lo, double *hi) {
+    switch (dt) {
+    case CT_FLOAT16: *hi = 65504.0; break;
+    case CT_BFLOAT16: *hi = 3.3895313892515355e38; break;
+    case CT_FLOAT32: *hi = FLT_MAX; break;
+    default: *hi = DBL_MAX; break;
+    }
+    *lo = -*hi;
+}
+CTENSOR_API ct_tensor *ct_nan_to_num(const ct_tensor *x, double nan, double posinf, double neginf) {
+    if (!x) return ct__op1(CT__OP_NAN_TO_NUM, x, NULL);
+    double lo, hi;
+    ct__finite_range(x->dtype, &lo, &hi);
+    ct__attrs a = ct__attrs_s(isnan(nan) ? 0.0 : nan);
+    a.s[1] = isnan(posinf) ? hi : posinf;
+    a.s[2] = isnan(neginf) ? lo : neginf;
+    return ct__op1(CT__OP_NAN_TO_NUM, x, &a);
+}
+CTENSOR_API ct_tensor *ct_round_decimals(const ct_tensor *x, int decimals) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = decimals;
+    if (decimals == 0) return ct_round(x);
+    return ct__op1(CT__OP_ROUND_DECIMALS, x, &a);
+}
+CTENSOR_API ct_tensor *ct_pow_scalar(const ct_tensor *x, double exponent) {
+    ct__attrs a = ct__attrs_s(exponent);
+    return ct__op1(CT__OP_POW_SCALAR, x, &a);
+}
+CTENSOR_API ct_tensor *ct_rpow_scalar(double base, const ct_tensor *x) {
+    ct__attrs a = ct__attrs_s(base);
+    return ct__op1(CT__OP_RPOW_SCALAR, x, &a);
+}
+CTENSOR_API ct_tensor *ct_clamp(const ct_tensor *x, double min, double max) {
+    if (isnan(min) && isnan(max)) return ct__fail(CT_ERR_ARG, "clamp: At least one of 'min' or 'max' must not be None");
+    ct__attrs a = ct__attrs_s(isnan(min) ? -INFINITY : min);
+    a.s[1] = isnan(max) ? INFINITY : max;
+    return ct__op1(CT__OP_CLAMP, x, &a);
+}
+CTENSOR_API ct_tensor *ct_clamp_(ct_tensor *x, double min, double max) {
+    if (isnan(min) && isnan(max)) return ct__fail(CT_ERR_ARG, "clamp_: At least one of 'min' or 'max' must not be None");
+    ct__attrs a = ct__attrs_s(isnan(min) ? -INFINITY : min);
+    a.s[1] = isnan(max) ? INFINITY : max;
+    ct_tensor *in[1];
+    in[0] = x;
+    return ct__call1_(CT__OP_CLAMP, 1, in, &a);
+}
+CTENSOR_API ct_tensor *ct_relu_(ct_tensor *x) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct_tensor *in[1];
+    in[0] = x;
+    return ct__call1_(CT__OP_RELU, 1, in, &a);
+}
+
+/* binary: tensor-tensor and tensor-scalar forms */
+static ct_tensor *ct__binary_scalar(int op, const ct_tensor *x, double v, const ct__attrs *a, int reverse, int inplace) {
+    if (!x) { ct__null_arg(ct__ops[op].name, 0); return NULL; }
+    ct_tensor *w = ct__wrap(v, x->dtype);
+    if (!w) return NULL;
+    ct_tensor *in[2];
+    in[0] = reverse ? w : (ct_tensor *)x;
+    in[1] = reverse ? (ct_tensor *)x : w;
+    ct_tensor *r = inplace ? ct__call1_(op, 2, in, a) : ct__call1(op, 2, in, a);
+    ct__unwrap(w);
+    return r;
+}
+#define CT__BINARY_DEF(name, OP)                                                                         \
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x, const ct_tensor *y) {                           \
+        ct__attrs a;                                                                                     \
+        ct__attrs_init(&a);                                                                              \
+        return ct__op2(CT__OP_##OP, x, y, &a);                                                           \
+    }                                                                                                    \
+    CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *x, double y) {                            \
+        ct__attrs a;                                                                                     \
+        ct__attrs_init(&a);                                                                              \
+        return ct__binary_scalar(CT__OP_##OP, x, y, &a, 0, 0);                                           \
+    }
+CT__BINARY_DEF(mul, MUL) CT__BINARY_DEF(div, DIV) CT__BINARY_DEF(floor_divide, DIV_FLOOR)
+CT__BINARY_DEF(remainder, REMAINDER) CT__BINARY_DEF(fmod, FMOD) CT__BINARY_DEF(atan2, ATAN2)
+CT__BINARY_DEF(maximum, MAXIMUM) CT__BINARY_DEF(minimum, MINIMUM) CT__BINARY_DEF(hypot, HYPOT)
+CT__BINARY_DEF(eq, EQ) CT__BINARY_DEF(ne, NE) CT__BINARY_DEF(lt, LT) CT__BINARY_DEF(le, LE) CT__BINARY_DEF(gt, GT)
+CT__BINARY_DEF(ge, GE) CT__BINARY_DEF(logical_and, LOGICAL_AND) CT__BINARY_DEF(logical_or, LOGICAL_OR)
+CT__BINARY_DEF(logical_xor, LOGICAL_XOR) CT__BINARY_DEF(bitwise_and, BITWISE_AND) CT__BINARY_DEF(bitwise_or, BITWISE_OR)
+CT__BINARY_DEF(bitwise_xor, BITWISE_XOR) CT__BINARY_DEF(bitwise_left_shift, LSHIFT)
+CT__BINARY_DEF(bitwise_right_shift, RSHIFT) CT__BINARY_DEF(fmax, FMAX) CT__BINARY_DEF(fmin, FMIN)
+CT__BINARY_DEF(copysign, COPYSIGN) CT__BINARY_DEF(xlogy, XLOGY)
+
+/* pow: tensor ** scalar has its own op (PyTorch's pow(Tensor, Scalar)) */
+CTENSOR_API ct_tensor *ct_pow(const ct_tensor *x, const ct_tensor *y) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op2(CT__OP_POW, x, y, &a);
+}
+CTENSOR_API ct_tensor *ct_add_alpha(const ct_tensor *x, const ct_tensor *y, double alpha) {
+    ct__attrs a = ct__attrs_s(alpha);
+    if (x && y && !ct__scalar_is_int(alpha)) {
+        ct_tensor *in[2];
+        in[0] = (ct_tensor *)x;
+        in[1] = (ct_tensor *)y;
+        if (!CT__ISFLOAT(ct__result_type(2, in)))
+            return ct__fail(CT_ERR_ARG, "add: For integral input tensors, argument alpha must not be a floating point number.");
+    }
+    return ct__op2(CT__OP_ADD, x, y, &a);
+}
+CTENSOR_API ct_tensor *ct_sub_alpha(const ct_tensor *x, const ct_tensor *y, double alpha) {
+    ct__attrs a = ct__attrs_s(alpha);
+    return ct__op2(CT__OP_SUB, x, y, &a);
+}
+CTENSOR_API ct_tensor *ct_add(const ct_tensor *x, const ct_tensor *y) { return ct_add_alpha(x, y, 1.0); }
+CTENSOR_API ct_tensor *ct_sub(const ct_tensor *x, const ct_tensor *y) { return ct_sub_alpha(x, y, 1.0); }
+CTENSOR_API ct_tensor *ct_add_scalar(const ct_tensor *x, double v) {
+    ct__attrs a = ct__attrs_s(1.0);
+    return ct__binary_scalar(CT__OP_ADD, x, v, &a, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_sub_scalar(const ct_tensor *x, double v) {
+    ct__attrs a = ct__attrs_s(1.0);
+    return ct__binary_scalar(CT__OP_SUB, x, v, &a, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_rsub_scalar(double v, const ct_tensor *x) {
+    ct__attrs a = ct__attrs_s(1.0);
+    return ct__binary_scalar(CT__OP_SUB, x, v, &a, 1, 0);
+}
+CTENSOR_API ct_tensor *ct_rdiv_scalar(double v, const ct_tensor *x) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__binary_scalar(CT__OP_DIV, x, v, &a, 1, 0);
+}
+CTENSOR_API ct_tensor *ct_div_mode(const ct_tensor *x, const ct_tensor *y, const char *mode) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (!mode) return ct__op2(CT__OP_DIV, x, y, &a);
+    if (!strcmp(mode, "trunc")) return ct__op2(CT__OP_DIV_TRUNC, x, y, &a);
+    if (!strcmp(mode, "floor")) return ct__op2(CT__OP_DIV_FLOOR, x, y, &a);
+    return ct__fail(CT_ERR_ARG, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", mode);
+}
+CTENSOR_API ct_tensor *ct_add_(ct_tensor *x, const ct_tensor *y) { return ct_add_alpha_(x, y, 1.0); }
+CTENSOR_API ct_tensor *ct_add_alpha_(ct_tensor *x, const ct_tensor *y, double alpha) {
+    ct__attrs a = ct__attrs_s(alpha);
+    ct_tensor *in[2];
+    in[0] = x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1_(CT__OP_ADD, 2, in, &a);
+}
+CTENSOR_API ct_tensor *ct_sub_(ct_tensor *x, const ct_tensor *y) {
+    ct__attrs a = ct__attrs_s(1.0);
+    ct_tensor *in[2];
+    in[0] = x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1_(CT__OP_SUB, 2, in, &a);
+}
+CTENSOR_API ct_tensor *ct_mul_(ct_tensor *x, const ct_tensor *y) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct_tensor *in[2];
+    in[0] = x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1_(CT__OP_MUL, 2, in, &a);
+}
+CTENSOR_API ct_tensor *ct_div_(ct_tensor *x, const ct_tensor *y) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct_tensor *in[2];
+    in[0] = x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1_(CT__OP_DIV, 2, in, &a);
+}
+CTENSOR_API ct_tensor *ct_add_scalar_(ct_tensor *x, double v) {
+    ct__attrs a = ct__attrs_s(1.0);
+    return ct__binary_scalar(CT__OP_ADD, x, v, &a, 0, 1);
+}
+CTENSOR_API ct_tensor *ct_mul_scalar_(ct_tensor *x, double v) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__binary_scalar(CT__OP_MUL, x, v, &a, 0, 1);
+}
+
+/* ternary public functions */
+CTENSOR_API ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *x, const ct_tensor *y) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op3(CT__OP_WHERE, cond, x, y, &a);
+}
+CTENSOR_API ct_tensor *ct_where_scalar(const ct_tensor *cond, const ct_tensor *x, double y) {
+    if (!x) return ct_where(cond, x, NULL);
+    ct_tensor *w = ct__wrap(y, x->dtype);
+    if (!w) return NULL;
+    ct_tensor *r = ct_where(cond, x, w);
+    ct__unwrap(w);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_clamp_tensor(const ct_tensor *x, const ct_tensor *min, const ct_tensor *max) {
+    if (!x) { ct__null_arg("clamp", 0); return NULL; }
+    if (!min && !max) return ct__fail(CT_ERR_ARG, "clamp: At least one of 'min' or 'max' must not be None");
+    ct_tensor *lo = (ct_tensor *)min, *hi = (ct_tensor *)max, *tl = NULL, *th = NULL;
+    ct_dtype dt = min ? min->dtype : max->dtype;
+    if (!lo) lo = tl = ct__wrap(CT__ISFLOAT(dt) ? -INFINITY : -9.2e18, dt);
+    if (!hi) hi = th = ct__wrap(CT__ISFLOAT(dt) ? INFINITY : 9.2e18, dt);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct_tensor *r = (lo && hi) ? ct__op3(CT__OP_CLAMP_T, x, lo, hi, &a) : NULL;
+    ct__unwrap(tl);
+    ct__unwrap(th);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_masked_fill_tensor(const ct_tensor *x, const ct_tensor *mask, const ct_tensor *value) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op3(CT__OP_MASKED_FILL, x, mask, value, &a);
+}
+CTENSOR_API ct_tensor *ct_masked_fill(const ct_tensor *x, const ct_tensor *mask, double value) {
+    if (!x) return ct_masked_fill_tensor(x, mask, NULL);
+    ct_tensor *w = ct__wrap(value, x->dtype);
+    if (!w) return NULL;
+    ct_tensor *r = ct_masked_fill_tensor(x, mask, w);
+    ct__unwrap(w);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_masked_fill_(ct_tensor *x, const ct_tensor *mask, double value) {
+    if (!x) return ct_masked_fill_tensor(x, mask, NULL);
+    ct_tensor *w = ct__wrap(value, x->dtype);
+    if (!w) return NULL;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct_tensor *in[3];
+    in[0] = x;
+    in[1] = (ct_tensor *)mask;
+    in[2] = w;
+    ct_tensor *r = ct__call1_(CT__OP_MASKED_FILL, 3, in, &a);
+    ct__unwrap(w);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_lerp(const ct_tensor *s, const ct_tensor *e, const ct_tensor *w) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op3(CT__OP_LERP, s, e, w, &a);
+}
+static ct_tensor *ct__lerp_scalar(ct_tensor *s, const ct_tensor *e, double weight, int inplace) {
+    if (!s) return ct_lerp(s, e, NULL);
+    ct_tensor *w = ct__wrap(weight, s->dtype);
+    if (!w) return NULL;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct_tensor *in[3];
+    in[0] = s;
+    in[1] = (ct_tensor *)e;
+    in[2] = w;
+    ct_tensor *r = inplace ? ct__call1_(CT__OP_LERP, 3, in, &a) : ct__call1(CT__OP_LERP, 3, in, &a);
+    ct__unwrap(w);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_lerp_scalar(const ct_tensor *s, const ct_tensor *e, double weight) {
+    return ct__lerp_scalar((ct_tensor *)s, e, weight, 0);
+}
+CTENSOR_API ct_tensor *ct_lerp_scalar_(ct_tensor *s, const ct_tensor *e, double weight) { return ct__lerp_scalar(s, e, weight, 1); }
+CTENSOR_API ct_tensor *ct_addcmul(const ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
+    ct__attrs a = ct__attrs_s(value);
+    return ct__op3(CT__OP_ADDCMUL, x, t1, t2, &a);
+}
+CTENSOR_API ct_tensor *ct_addcdiv(const ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
+    ct__attrs a = ct__attrs_s(value);
+    return ct__op3(CT__OP_ADDCDIV, x, t1, t2, &a);
+}
+CTENSOR_API ct_tensor *ct_addcmul_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
+    ct__attrs a = ct__attrs_s(value);
+    ct_tensor *in[3];
+    in[0] = x; in[1] = (ct_tensor *)t1; in[2] = (ct_tensor *)t2;
+    return ct__call1_(CT__OP_ADDCMUL, 3, in, &a);
+}
+CTENSOR_API ct_tensor *ct_addcdiv_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
+    ct__attrs a = ct__attrs_s(value);
+    ct_tensor *in[3];
+    in[0] = x; in[1] = (ct_tensor *)t1; in[2] = (ct_tensor *)t2;
+    return ct__call1_(CT__OP_ADDCDIV, 3, in, &a);
+}
+CTENSOR_API ct_tensor *ct_isclose(const ct_tensor *x, const ct_tensor *y, double rtol, double atol, int equal_nan) {
+    /* |x - y| <= atol + rtol * |y|, plus exact equality (infinities), plus NaN == NaN if asked */
+    if (!x || !y) { ct__null_arg("isclose", x ? 1 : 0); return NULL; }
+    if (x->dtype != y->dtype)
+        return ct__fail(CT_ERR_DTYPE, "isclose: %s did not match %s", ct_dtype_name(x->dtype), ct_dtype_name(y->dtype));
+    int s = ct_scope_begin();
+    ct_tensor *r = ct_eq(x, y);
+    if (CT__ISFLOAT(x->dtype)) {
+        ct_tensor *diff = ct_abs(ct_sub(x, y));
+        ct_tensor *tol = ct_add_scalar(ct_mul_scalar(ct_abs(y), rtol), atol);
+        r = ct_logical_or(r, ct_logical_and(ct_isfinite(diff), ct_le(diff, tol)));
+        if (equal_nan) r = ct_logical_or(r, ct_logical_and(ct_isnan(x), ct_isnan(y)));
+    }
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ============================================================================
+   Creation and conversion
+   ========================================================================== */
+static int ct__meta_inplace_self(ct__call *c) {
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_INPLACE;
+    c->oi[0].src = 0;
+    c->cdt = c->in[0]->dtype;
+    return 0;
+}
+static void ct__fill_raw(ct_tensor *x, double v) {
+    /* write one converted element, then replicate it */
+    int64_t n = ct__shape_numel(x->ndim, x->shape);
+    if (n == 0) return;
+    size_t es = ct__dt[x->dtype].size;
+    unsigned char one[16];
+    ct__store_f64(one, x->dtype, v);
+    if (ct__is_contig(x)) {
+        char *p = ct__ptr(x);
+        int zero = 1;
+        for (size_t b = 0; b < es; b++) zero &= one[b] == 0;
+        if (zero) { memset(p, 0, (size_t)n * es); return; }
+        switch (es) {
+        case 1: memset(p, one[0], (size_t)n); return;
+        case 2: { uint16_t w; memcpy(&w, one, 2); for (int64_t k = 0; k < n; k++) ((uint16_t *)p)[k] = w; return; }
+        case 4: { uint32_t w; memcpy(&w, one, 4); for (int64_t k = 0; k < n; k++) ((uint32_t *)p)[k] = w; return; }
+        default: { uint64_t w; memcpy(&w, one, 8); for (int64_t k = 0; k < n; k++) ((uint64_t *)p)[k] = w; return; }
+        }
+    }
+    /* strided: copy from a broadcast 0-d source */
+    ct_tensor src;
+    ct_storage st;
+    memset(&src, 0, sizeof src);
+    memset(&st, 0, sizeof st);
+    st.data = one;
+    src.storage = &st;
+    src.dtype = x->dtype;
+    ct__copy_into(x, &src);
+}
+static int ct__k_fill(ct__call *c) {
+    if (c->in[0]->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
+    ct__fill_raw(c->in[0], c->a->s[0]);
+    return 0;
+}
+static int ct__meta_copy(ct__call *c) {
+    ct_tensor *x = c->in[0], *src = c->in[1];
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (ct__broadcast("copy_", 2, c->in, &ndim, shape)) return -1;
+    if (!ct_same_shape(x, src) && (ndim != x->ndim || ct__shape_numel(ndim, shape) != ct_numel(x)))
+        return ct__failed(CT_ERR_SHAPE, "copy_: output with shape %s doesn't match the broadcast shape %s", CT__SHAPE(x), ct__fmt_shape(ndim, shape).s);
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] != x->shape[d])
+            return ct__failed(CT_ERR_SHAPE, "copy_: output with shape %s doesn't match the broadcast shape %s", CT__SHAPE(x), ct__fmt_shape(ndim, shape).s);
+    return ct__meta_inplace_self(c);
+}
+static int ct__k_copy(ct__call *c) {
+    ct_tensor *x = c->in[0], *src = c->in[1];
+    /* src may share memory with x: copy through a temporary when it does */
+    if (src->storage == x->storage) {
+        ct_tensor *t = ct__clone_detached(src);
+        if (!t) return -1;
+        int rc = ct__copy_into(x, t);
+        ct__decref(t);
+        return rc;
+    }
+    return ct__copy_into(x, src);
+}
+static int ct__meta_to(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__outinfo *o = &c->oi[0];
+    if ((int)c->a->dtype < 0 || c->a->dtype >= 10 || x->dtype >= 10)
+        return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(c->a->dtype));
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = c->a->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    if (c->a->mode == 1) {  /* channels-last */
+        int64_t s = 1;
+        const int order[4] = {1, 3, 2, 0};
+        for (int k = 0; k < 4; k++) { o->strides[order[k]] = s; s *= x->shape[order[k]] > 1 ? x->shape[order[k]] : 1; }
+        o->has_strides = 1;
+    } else if (c->a->mode == 2) {  /* contiguous */
+        o->has_strides = 0;
+    } else {
+        ct__layout_like(o, 1, c->in);
+    }
+    return 0;
+}
+static int ct__meta_clone(ct__call *c) {
+    ct__attrs *a = (ct__attrs *)c->a;
+    a->dtype = c->in[0]->dtype;
+    return ct__meta_to(c);
+}
+static int ct__k_to(ct__call *c) { return ct__copy_into(c->out[0], c->in[0]); }
+
+/* factories: shape in a->v[0..nv), dtype in a->dtype */
+static int ct__meta_factory(ct__call *c) {
+    const ct__attrs *a = c->a;
+    ct__outinfo *o = &c->oi[0];
+    if ((int)a->dtype < 0 || a->dtype >= 10)
+        return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", ct__ops[c->op].name, ct_dtype_name(a->dtype));
+    if (ct__check_shape(ct__ops[c->op].name, a->nv, a->v)) return -1;
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = a->dtype;
+    o->ndim = a->nv;
+    o->has_strides = 0;
+    for (int d = 0; d < a->nv; d++) o->shape[d] = a->v[d];
+    return 0;
+}
+static int ct__k_full(ct__call *c) { ct__fill_raw(c->out[0], c->a->s[0]); return 0; }
+static int ct__k_arange(ct__call *c) {
+    ct_tensor *x = c->out[0];
+    int64_t n = x->shape[0];
+    char *p = ct__ptr(x);
+    size_t es = ct__dt[x->dtype].size;
+    double start = c->a->s[0], step = c->a->s[2];
+    if (CT__ISINT(x->dtype) && ct__scalar_is_int(start) && ct__scalar_is_int(step)) {
+        int64_t s0 = (int64_t)start, st = (int64_t)step;
+        for (int64_t i = 0; i < n; i++) ct__store_i64(p + (size_t)i * es, x->dtype, CT__IADD(s0, CT__IMUL(st, i)));
+    } else {
+        for (int64_t i = 0; i < n; i++) ct__store_f64(p + (size_t)i * es, x->dtype, start + step * (double)i);
+    }
+    return 0;
+}
+static int ct__k_linspace(ct__call *c) {
+    ct_tensor *x = c->out[0];
+    int64_t n = x->shape[0];
+    char *p = ct__ptr(x);
+    size_t es = ct__dt[x->dtype].size;
+    double start = c->a->s[0], end = c->a->s[1];
+    if (n == 1) { ct__store_f64(p, x->dtype, start); return 0; }
+    double step = (end - start) / (double)(n - 1);
+    int64_t half = n / 2;
+    for (int64_t i = 0; i < n; i++) {
+        double v = i < half ? start + step * (double)i : end - step * (double)(n - 1 - i);
+        if (CT__ISINT(x->dtype)) v = trunc(v);
+        ct__store_f64(p + (size_t)i * es, x->dtype, v);
+    }
+    return 0;
+}
+static int ct__k_eye(ct__call *c) {
+    ct_tensor *x = c->out[0];
+    ct__fill_raw(x, 0.0);
+    int64_t n = x->shape[0], m = x->shape[1], k = n < m ? n : m;
+    size_t es = ct__dt[x->dtype].size;
+    for (int64_t i = 0; i < k; i++) ct__store_f64(ct__ptr(x) + (size_t)(i * m + i) * es, x->dtype, 1.0);
+    return 0;
+}
+static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", ct__ops[op].name, ndim, CT_MAX_DIMS);
+    if (ndim > 0 && !shape) return ct__fail(CT_ERR_ARG, "%s: shape pointer is NULL", ct__ops[op].name);
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
+    a.dtype = dt;
+    a.s[0] = s0;
+    a.s[1] = s1;
+    a.s[2] = s2;
+    return ct__call1(op, 0, NULL, &a);
+}
+CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "empty: invalid dtype %d", (int)dt);
+    if (ct__check_shape("empty", ndim, shape)) return NULL;
+    ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, CT_CPU);
+    return x ? ct__own(x) : NULL;
+}
+CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value) {
+    return ct__factory(CT__OP_FULL, dt, ndim, shape, value, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 0.0); }
+CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 1.0); }
+CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) { return ct_full_n(dt, 0, NULL, value); }
+CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt) {
+    if (step == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero");
+    if (!isfinite(start) || !isfinite(end)) return ct__fail(CT_ERR_ARG, "arange: unsupported range: %g -> %g", start, end);
+    if ((step > 0 && end < start) || (step < 0 && end > start))
+        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign");
+    double n = ceil((end - start) / step);
+    if (n > 4.0e15) return ct__fail(CT_ERR_ARG, "arange: invalid size, possible overflow?");
+    int64_t sz = (int64_t)n;
+    return ct__factory(CT__OP_ARANGE, dt, 1, &sz, start, end, step);
+}
+CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt) {
+    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative");
+    return ct__factory(CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
+}
+CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
+    if (m < 0) m = n;
+    if (n < 0) return ct__fail(CT_ERR_ARG, "eye: n must be greater or equal to 0, got %lld", (long long)n);
+    int64_t shape[2];
+    shape[0] = n;
+    shape[1] = m;
+    return ct__factory(CT__OP_EYE, dt, 2, shape, 0, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape) {
+    if (!data) return ct__fail(CT_ERR_ARG, "from_data: data pointer is NULL");
+    ct_tensor *x = ct_empty_n(dt, ndim, shape);
+    if (!x) return NULL;
+    memcpy(ct__ptr(x), data, (size_t)(ct_numel(x) * (int64_t)ct__dt[dt].size));
+    return x;
+}
+CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides,
+                                    void (*deleter)(void *, void *), void *user_data) {
+    if (!data) return ct__fail(CT_ERR_ARG, "from_blob: data pointer is NULL");
+    if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "from_blob: invalid dtype %d", (int)dt);
+    if (ct__check_shape("from_blob", ndim, shape)) return NULL;
+    int64_t extent = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (strides && strides[d] < 0) return ct__fail(CT_ERR_ARG, "from_blob: negative strides are not supported");
+        if (shape[d] == 0) { extent = 0; break; }
+        extent += (shape[d] - 1) * (strides ? strides[d] : 1);
+    }
+    if (!strides) extent = ct__shape_numel(ndim, shape);
+    ct_tensor *x = ct__header_new();
+    if (!x) return NULL;
+    x->storage = ct__storage_borrow(data, extent * (int64_t)ct__dt[dt].size, CT_CPU, deleter, user_data);
+    if (!x->storage) { ct__header_free(x); return NULL; }
+    x->dtype = dt;
+    x->ndim = ndim;
+    for (int d = 0; d < ndim; d++) x->shape[d] = shape[d];
+    if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    else ct__contig_strides(ndim, shape, x->strides);
+    return ct__own(x);
+}
+CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) { return t ? ct_empty_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("empty_like", 0), (ct_tensor *)NULL); }
+CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t) { return t ? ct_zeros_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("zeros_like", 0), (ct_tensor *)NULL); }
+CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t) { return t ? ct_ones_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("ones_like", 0), (ct_tensor *)NULL); }
+CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double v) { return t ? ct_full_n(t->dtype, t->ndim, t->shape, v) : (ct__null_arg("full_like", 0), (ct_tensor *)NULL); }
+CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op1(CT__OP_CLONE, t, &a);
+}
+CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.dtype = dt;
+    return ct__op1(CT__OP_TO, t, &a);
+}
+CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t) {
+    if (t && ct__is_contig(t)) return ct_alias(t);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.dtype = t ? t->dtype : CT_FLOAT32;
+    a.mode = 2;
+    return ct__op1(CT__OP_CLONE, t, &a);
+}
+CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t) {
+    if (t && t->ndim != 4)
+        return ct__fail(CT_ERR_ARG, "to_channels_last: required rank 4 tensor to use channels_last format (got rank %d)", t->ndim);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.dtype = t ? t->dtype : CT_FLOAT32;
+    a.mode = 1;
+    return ct__op1(CT__OP_CLONE, t, &a);
+}
+CTENSOR_API ct_tensor *ct_fill_(ct_tensor *x, double v) {
+    ct__attrs a = ct__attrs_s(v);
+    return ct__op1(CT__OP_FILL, x, &a);
+}
+CTENSOR_API ct_tensor *ct_zero_(ct_tensor *x) { return ct_fill_(x, 0.0); }
+CTENSOR_API ct_tensor *ct_copy_(ct_tensor *dst, const ct_tensor *src) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op2(CT__OP_COPY, dst, src, &a);
+}
+
+/* ============================================================================
+   Views
+   Every view op computes a new geometry over input 0's storage.
+   ========================================================================== */
+static int ct__k_view(ct__call *c) { (void)c; return 0; }
+static void ct__out_view(ct__call *c, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_VIEW;
+    o->src = 0;
+    o->ndim = ndim;
+    o->offset = offset;
+    o->dtype = c->in[0]->dtype;
+    for (int d = 0; d < ndim; d++) { o->shape[d] = shape[d]; o->strides[d] = strides[d]; }
+}
+/* Resolves one -1 in a requested shape (PyTorch's infer_size). */
+static int ct__infer_size(const char *op, int ndim, const int64_t *req, int64_t numel, int64_t *out) {
+    int infer = -1;
+    int64_t prod = 1;
+    if (ndim > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", op, ndim, CT_MAX_DIMS);
+    for (int d = 0; d < ndim; d++) {
+        if (req[d] == -1) {
+            if (infer >= 0) return ct__failed(CT_ERR_ARG, "%s: only one dimension can be inferred", op);
+            infer = d;
+        } else if (req[d] < 0) {
+            return ct__failed(CT_ERR_ARG, "%s: invalid shape dimension %lld", op, (long long)req[d]);
+        } else {
+            prod *= req[d];
+        }
+        out[d] = req[d];
+    }
+    if (infer >= 0) {
+        if (prod == 0 || numel % prod != 0)
+            return ct__failed(CT_ERR_SHAPE, "%s: shape '%s' is invalid for input of size %lld", op, ct__fmt_shape(ndim, req).s, (long long)numel);
+        out[infer] = numel / prod;
+    } else if (prod != numel) {
+        return ct__failed(CT_ERR_SHAPE, "%s: shape '%s' is invalid for input of size %lld", op, ct__fmt_shape(ndim, req).s, (long long)numel);
+    }
+    return 0;
+}
+/* Strides for viewing (oldshape, oldstrides) as newshape without a copy, or -1
+   (PyTorch's computeStride). */
+static int ct__view_strides(int on, const int64_t *os, const int64_t *ost, int nn, const int64_t *ns, int64_t *nst) {
+    if (ct__shape_numel(on, os) == 0 || on == 0) {
+        for (int d = 0; d < nn; d++) nst[d] = 1;
+        if (on != 0) ct__contig_strides(nn, ns, nst);
+        return 0;
+    }
+    int view_d = nn - 1;
+    int64_t chunk_base_stride = on ? ost[on - 1] : 1;
+    int64_t tensor_numel = 1, view_numel = 1;
+    for (int tensor_d = on - 1; tensor_d >= 0; tensor_d--) {
+        tensor_numel *= os[tensor_d];
+        if (tensor_d == 0 || (os[tensor_d - 1] != 1 && ost[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || ns[view_d] == 1)) {
+                nst[view_d] = view_numel * chunk_base_stride;
+                view_numel *= ns[view_d];
+                view_d--;
+            }
+            if (view_numel != tensor_numel) return -1;
+            if (tensor_d > 0) {
+                chunk_base_stride = ost[tensor_d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    if (view_d != -1) return -1;
+    return 0;
+}
+static int ct__meta_view(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    if (ct__infer_size("view", c->a->nv, c->a->v, ct_numel(x), shape)) return -1;
+    if (ct__view_strides(x->ndim, x->shape, x->strides, c->a->nv, shape, st))
+        return ct__failed(CT_ERR_SHAPE, "view: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+    ct__out_view(c, c->a->nv, shape, st, x->offset);
+    return 0;
+}
+static int ct__meta_alias(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__out_view(c, x->ndim, x->shape, x->strides, x->offset);
+    return 0;
+}
+static int ct__meta_permute(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int seen[CT_MAX_DIMS] = {0};
+    if (a->nv != x->ndim)
+        return ct__failed(CT_ERR_ARG, "permute: number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = %d is not equal to len(dims) = %d", x->ndim, a->nv);
+    for (int d = 0; d < a->nv; d++) {
+        int p = ct__dim("permute", (int)a->v[d], x->ndim);
+        if (p < 0) return -1;
+        if (seen[p]) return ct__failed(CT_ERR_ARG, "permute: duplicate dims are not allowed.");
+        seen[p] = 1;
+        shape[d] = x->shape[p];
+        st[d] = x->strides[p];
+    }
+    ct__out_view(c, x->ndim, shape, st, x->offset);
+    return 0;
+}
+static int ct__meta_expand(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    int n = a->nv;
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    if (n > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "expand: number of dimensions %d exceeds the maximum of %d", n, CT_MAX_DIMS);
+    if (n < x->ndim)
+        return ct__failed(CT_ERR_ARG, "expand(%s, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
+                          CT__SHAPE(x), ct__fmt_shape(n, a->v).s, n, x->ndim);
+    for (int d = n - 1; d >= 0; d--) {
+        int xd = d - (n - x->ndim);
+        int64_t want = a->v[d];
+        if (xd < 0) {
+            if (want < 0) return ct__failed(CT_ERR_ARG, "expand: The expanded size of the tensor (%lld) isn't allowed in a leading, non-existing dimension %d", (long long)want, d);
+            shape[d] = want;
+            st[d] = 0;
+        } else {
+            int64_t have = x->shape[xd];
+            if (want == -1) want = have;
+            if (have == want) { shape[d] = have; st[d] = x->strides[xd]; }
+            else if (have == 1 && want >= 0) { shape[d] = want; st[d] = 0; }
+            else
+                return ct__failed(CT_ERR_SHAPE, "expand: The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+                                  (long long)want, (long long)have, d, ct__fmt_shape(n, a->v).s, CT__SHAPE(x));
+        }
+    }
+    ct__out_view(c, n, shape, st, x->offset);
+    return 0;
+}
+/* slice: i[0] dim, i[1] start, i[2] end, i[3] step (Python semantics, step > 0) */
+static int ct__meta_slice(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
+    int dim = ct__dim("slice", (int)a->i[0], x->ndim);
+    if (dim < 0) return -1;
+    int64_t step = a->i[3];
+    if (step <= 0) return ct__failed(CT_ERR_ARG, "slice: slice step must be positive (got %lld)", (long long)step);
+    int64_t size = x->shape[dim], start = a->i[1], end = a->i[2];
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    if (start < 0) start = 0;
+    else if (start > size) start = size;
+    if (end < start) end = start;
+    else if (end > size) end = size;
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) { shape[d] = x->shape[d]; st[d] = x->strides[d]; }
+    shape[dim] = (end - start + step - 1) / step;
+    st[dim] = x->strides[dim] * step;
+    ct__out_view(c, x->ndim, shape, st, x->offset + start * x->strides[dim]);
+    ((ct__attrs *)c->a)->i[1] = start;   /* normalized, for backward */
+    ((ct__attrs *)c->a)->i[2] = end;
+    ((ct__attrs *)c->a)->i[0] = dim;
+    return 0;
+}
+static int ct__meta_select(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
+    int dim = ct__dim("select", (int)c->a->i[0], x->ndim);
+    if (dim < 0) return -1;
+    int64_t idx = c->a->i[1], size = x->shape[dim];
+    if (idx < -size || idx >= size)
+        return ct__failed(CT_ERR_INDEX, "select(): index %lld out of range for tensor of size %s at dimension %d", (long long)idx, CT__SHAPE(x), dim);
+    if (idx < 0) idx += size;
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (d != dim) { shape[n] = x->shape[d]; st[n] = x->strides[d]; n++; }
+    ct__out_view(c, n, shape, st, x->offset + idx * x->strides[dim]);
+    ((ct__attrs *)c->a)->i[0] = dim;
+    ((ct__attrs *)c->a)->i[1] = idx;
+    return 0;
+}
+/* diagonal: i[0] offset, i[1] dim1, i[2] dim2; the diagonal becomes the last dim */
+static int ct__meta_diagonal(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (x->ndim < 2) return ct__failed(CT_ERR_ARG, "diagonal: input must have at least 2 dimensions (got %d)", x->ndim);
+    int d1 = ct__dim("diagonal", (int)c->a->i[1], x->ndim), d2;
+    if (d1 < 0) return -1;
+    d2 = ct__dim("diagonal", (int)c->a->i[2], x->ndim);
+    if (d2 < 0) return -1;
+    if (d1 == d2) return ct__failed(CT_ERR_ARG, "diagonal dimensions cannot be identical %d, %d", (int)c->a->i[1], (int)c->a->i[2]);
+    int64_t off = c->a->i[0], len, start = x->offset;
+    if (off >= 0) { len = CT__MIN(x->shape[d1], x->shape[d2] - off); start += off * x->strides[d2]; }
+    else { len = CT__MIN(x->shape[d1] + off, x->shape[d2]); start -= off * x->strides[d1]; }
+    if (len <= 0) { len = 0; start = x->offset; }
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (d != d1 && d != d2) { shape[n] = x->shape[d]; st[n] = x->strides[d]; n++; }
+    shape[n] = len;
+    st[n] = x->strides[d1] + x->strides[d2];
+    ct__out_view(c, n + 1, shape, st, start);
+    ((ct__attrs *)c->a)->i[1] = d1;
+    ((ct__attrs *)c->a)->i[2] = d2;
+    return 0;
+}
+/* as_strided: v[0..nv) shape, v[CT_MAX_DIMS..) strides, i[0] storage offset */
+static int ct__meta_as_strided(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    int n = a->nv;
+    if (n > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "as_strided: number of dimensions %d exceeds the maximum of %d", n, CT_MAX_DIMS);
+    if (a->i[0] < 0) return ct__failed(CT_ERR_ARG, "as_strided: Tensor: invalid storage offset %lld", (long long)a->i[0]);
+    int64_t need = a->i[0] + 1, es = (int64_t)ct__dt[x->dtype].size;
+    int empty = 0;
+    for (int d = 0; d < n; d++) {
+        if (a->v[d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative size %lld", (long long)a->v[d]);
+        if (a->v[CT_MAX_DIMS + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative strides are not supported");
+        if (a->v[d] == 0) empty = 1;
+        need += (a->v[d] - 1) * a->v[CT_MAX_DIMS + d];
+    }
+    if (!empty && need * es > x->storage->nbytes)
+        return ct__failed(CT_ERR_ARG, "as_strided: setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %lld requiring a storage size of %lld are out of bounds for storage of size %lld",
+                          ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + CT_MAX_DIMS).s, (long long)a->i[0], (long long)es,
+                          (long long)(need * es), (long long)x->storage->nbytes);
+    ct__out_view(c, n, a->v, a->v + CT_MAX_DIMS, a->i[0]);
+    /* remember the input's geometry for the backward pass */
+    ((ct__attrs *)a)->i[1] = x->offset;
+    for (int d = 0; d < x->ndim; d++) ((ct__attrs *)a)->v[2 * CT_MAX_DIMS + d] = x->strides[d];
+    return 0;
+}
+/* as_strided_scatter (accumulating): out = zeros(i[0] dims: v[0..)) with
+   grad added at the view (i[1] dims: shape v[8..), strides v[16..), offset i[2]) */
+static int ct__meta_strided_scatter(ct__call *c) {
+    const ct__attrs *a = c->a;
+    ct__outinfo *o = &c->oi[0];
+    ct_tensor *g = c->in[0];
+    if (g->ndim != a->i[1]) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %lld", g->ndim, (long long)a->i[1]);
+    for (int d = 0; d < g->ndim; d++)
+        if (g->shape[d] != a->v[CT_MAX_DIMS + d])
+            return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source shape %s does not match the view shape %s", CT__SHAPE(g),
+                              ct__fmt_shape((int)a->i[1], a->v + CT_MAX_DIMS).s);
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = g->dtype;
+    o->ndim = (int)a->i[0];
+    o->has_strides = 0;
+    for (int d = 0; d < o->ndim; d++) o->shape[d] = a->v[d];
+    c->cdt = g->dtype;
+    return 0;
+}
+static int ct__k_strided_scatter(ct__call *c) {
+    const ct__attrs *a = c->a;
+    ct_tensor *out = c->out[0], *g = c->in[0];
+    ct__fill_raw(out, 0.0);
+    /* add g into the view of out (overlapping positions accumulate) */
+    ct_tensor *view = ct__view_header(out, (int)a->i[1], a->v + CT_MAX_DIMS, a->v + 2 * CT_MAX_DIMS, a->i[2]);
+    if (!view) return -1;
+    int overlap = 0;
+    for (int d = 0; d < view->ndim; d++) overlap |= view->strides[d] == 0 && view->shape[d] > 1;
+    int rc = 0;
+    if (!overlap && ct__is_dense(view)) {
+        rc = ct__copy_into(view, g);
+    } else {
+        /* element by element accumulation (rare: overlapping as_strided) */
+        int64_t n = ct__shape_numel(g->ndim, g->shape), idx[CT_MAX_DIMS] = {0};
+        ct_tensor *gc = ct__convert(g, CT_FLOAT64);
+        if (!gc) { ct__decref(view); return -1; }
+        size_t es = ct__dt[out->dtype].size;
+        const double *gd = (const double *)ct__ptr(gc);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t off = view->offset;
+            for (int d = 0; d < view->ndim; d++) off += idx[d] * view->strides[d];
+            char *p = (char *)out->storage->data + off * (int64_t)es;
+            ct__store_f64(p, out->dtype, ct__load_f64(p, out->dtype) + gd[k]);
+            for (int d = view->ndim - 1; d >= 0; d--) { if (++idx[d] < view->shape[d]) break; idx[d] = 0; }
+        }
+        ct__decref(gc);
+    }
+    ct__decref(view);
+    return rc;
+}
+
+/* public view functions */
+CTENSOR_API ct_tensor *ct_view_n(const ct_tensor *t, int ndim, const int64_t *shape) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "view: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
+    return ct__op1(CT__OP_VIEW, t, &a);
+}
+CTENSOR_API ct_tensor *ct_reshape_n(const ct_tensor *t, int ndim, const int64_t *shape) {
+    if (!t) return ct_view_n(t, ndim, shape);
+    int64_t s2[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "reshape: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
+    if (ct__infer_size("reshape", ndim, shape, ct_numel(t), s2)) return NULL;
+    if (ct__view_strides(t->ndim, t->shape, t->strides, ndim, s2, st) == 0) return ct_view_n(t, ndim, s2);
+    ct_tensor *c = ct_contiguous(t);   /* PyTorch: reshape copies only when a view is impossible */
+    return ct_view_n(c, ndim, s2);
+}
+CTENSOR_API ct_tensor *ct_view_as(const ct_tensor *t, const ct_tensor *o) {
+    if (!o) { ct__null_arg("view_as", 1); return NULL; }
+    return ct_view_n(t, o->ndim, o->shape);
+}
+CTENSOR_API ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *o) {
+    if (!o) { ct__null_arg("reshape_as", 1); return NULL; }
+    return ct_reshape_n(t, o->ndim, o->shape);
+}
+CTENSOR_API ct_tensor *ct_permute_n(const ct_tensor *t, int ndim, const int64_t *dims) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "permute: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) a.v[d] = dims[d];
+    return ct__op1(CT__OP_PERMUTE, t, &a);
+}
+CTENSOR_API ct_tensor *ct_expand_n(const ct_tensor *t, int ndim, const int64_t *shape) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "expand: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
+    return ct__op1(CT__OP_EXPAND, t, &a);
+}
+CTENSOR_API ct_tensor *ct_expand_as(const ct_tensor *t, const ct_tensor *o) {
+    if (!o) { ct__null_arg("expand_as", 1); return NULL; }
+    return ct_expand_n(t, o->ndim, o->shape);
+}
+CTENSOR_API ct_tensor *ct_transpose(const ct_tensor *t, int d0, int d1) {
+    if (!t) { ct__null_arg("transpose", 0); return NULL; }
+    int a0 = ct__dim("transpose", d0, t->ndim), a1;
+    if (a0 < 0) return NULL;
+    a1 = ct__dim("transpose", d1, t->ndim);
+    if (a1 < 0) return NULL;
+    if (t->ndim == 0) return ct_alias(t);
+    int64_t perm[CT_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) perm[d] = d;
+    perm[a0] = a1;
+    perm[a1] = a0;
+    return ct_permute_n(t, t->ndim, perm);
+}
+CTENSOR_API ct_tensor *ct_t(const ct_tensor *t) {
+    if (!t) { ct__null_arg("t", 0); return NULL; }
+    if (t->ndim > 2) return ct__fail(CT_ERR_ARG, "t() expects a tensor with <= 2 dimensions, but self is %dD", t->ndim);
+    if (t->ndim < 2) return ct_alias(t);
+    return ct_transpose(t, 0, 1);
+}
+CTENSOR_API ct_tensor *ct_mT(const ct_tensor *t) {
+    if (t && t->ndim < 2) return ct__fail(CT_ERR_ARG, "tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor.", t->ndim);
+    return ct_transpose(t, -2, -1);
+}
+CTENSOR_API ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int64_t step) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.i[1] = start;
+    a.i[2] = end;
+    a.i[3] = step;
+    return ct__op1(CT__OP_SLICE, t, &a);
+}
+CTENSOR_API ct_tensor *ct_narrow(const ct_tensor *t, int dim, int64_t start, int64_t length) {
+    if (!t) { ct__null_arg("narrow", 0); return NULL; }
+    if (t->ndim == 0) return ct__fail(CT_ERR_ARG, "narrow() cannot be applied to a 0-dim tensor.");
+    int d = ct__dim("narrow", dim, t->ndim);
+    if (d < 0) return NULL;
+    int64_t size = t->shape[d];
+    if (start < -size || start > size)
+        return ct__fail(CT_ERR_INDEX, "narrow: start (%lld) out of range (expected to be in range of [%lld, %lld])", (long long)start, (long long)-size, (long long)size);
+    if (start < 0) start += size;
+    if (length < 0 || start + length > size)
+        return ct__fail(CT_ERR_INDEX, "narrow: start (%lld) + length (%lld) exceeds dimension size (%lld).", (long long)start, (long long)length, (long long)size);
+    return ct_slice(t, d, start, start + length, 1);
+}
+CTENSOR_API ct_tensor *ct_select(const ct_tensor *t, int dim, int64_t index) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.i[1] = index;
+    return ct__op1(CT__OP_SELECT, t, &a);
+}
+CTENSOR_API ct_tensor *ct_squeeze(const ct_tensor *t) {
+    if (!t) { ct__null_arg("squeeze", 0); return NULL; }
+    int64_t shape[CT_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->shape[d] != 1) shape[n++] = t->shape[d];
+    return ct_view_n(t, n, shape);
+}
+CTENSOR_API ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim) {
+    if (!t) { ct__null_arg("squeeze", 0); return NULL; }
+    int d = ct__dim("squeeze", dim, t->ndim);
+    if (d < 0) return NULL;
+    if (t->ndim == 0 || t->shape[d] != 1) return ct_alias(t);
+    int64_t shape[CT_MAX_DIMS];
+    int n = 0;
+    for (int k = 0; k < t->ndim; k++)
+        if (k != d) shape[n++] = t->shape[k];
+    return ct_view_n(t, n, shape);
+}
+CTENSOR_API ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim) {
+    if (!t) { ct__null_arg("unsqueeze", 0); return NULL; }
+    int d = ct__dim("unsqueeze", dim, t->ndim + 1);
+    if (d < 0) return NULL;
+    if (t->ndim >= CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "unsqueeze: the result would have more than %d dimensions", CT_MAX_DIMS);
+    int64_t shape[CT_MAX_DIMS];
+    int n = 0;
+    for (int k = 0; k <= t->ndim; k++) {
+        if (k == d) shape[n++] = 1;
+        if (k < t->ndim) shape[n++] = t->shape[k];
+    }
+    return ct_view_n(t, n, shape);
+}
+CTENSOR_API ct_tensor *ct_flatten(const ct_tensor *t, int start_dim, int end_dim) {
+    if (!t) { ct__null_arg("flatten", 0); return NULL; }
+    if (t->ndim == 0) return ct_reshape(t, 1);
+    int s = ct__dim("flatten", start_dim, t->ndim), e;
+    if (s < 0) return NULL;
+    e = ct__dim("flatten", end_dim, t->ndim);
+    if (e < 0) return NULL;
+    if (s > e) return ct__fail(CT_ERR_ARG, "flatten() has invalid args: start_dim cannot come after end_dim");
+    int64_t shape[CT_MAX_DIMS];
+    int n = 0;
+    for (int d = 0; d < s; d++) shape[n++] = t->shape[d];
+    int64_t p = 1;
+    for (int d = s; d <= e; d++) p *= t->shape[d];
+    shape[n++] = p;
+    for (int d = e + 1; d < t->ndim; d++) shape[n++] = t->shape[d];
+    return ct_reshape_n(t, n, shape);
+}
+CTENSOR_API ct_tensor *ct_unflatten_n(const ct_tensor *t, int dim, int nsizes, const int64_t *sizes) {
+    if (!t) { ct__null_arg("unflatten", 0); return NULL; }
+    int d = ct__dim("unflatten", dim, t->ndim);
+    if (d < 0) return NULL;
+    if (nsizes <= 0) return ct__fail(CT_ERR_ARG, "unflatten: sizes must be non-empty");
+    if (t->ndim - 1 + nsizes > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "unflatten: the result would have more than %d dimensions", CT_MAX_DIMS);
+    int64_t inner[CT_MAX_DIMS];
+    if (ct__infer_size("unflatten", nsizes, sizes, t->ndim ? t->shape[d] : 1, inner)) {
+        ct_set_error(CT_ERR_SHAPE, "unflatten: Provided sizes %s don't multiply up to the size of dim %d (%lld) in the input tensor",
+                     ct__fmt_shape(nsizes, sizes).s, dim, (long long)(t->ndim ? t->shape[d] : 1));
+        return NULL;
+    }
+    int64_t shape[CT_MAX_DIMS];
+    int n = 0;
+    for (int k = 0; k < d; k++) shape[n++] = t->shape[k];
+    for (int k = 0; k < nsizes; k++) shape[n++] = inner[k];
+    for (int k = d + 1; k < t->ndim; k++) shape[n++] = t->shape[k];
+    return ct_view_n(t, n, shape);
+}
+CTENSOR_API ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1, int dim2) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = offset;
+    a.i[1] = dim1;
+    a.i[2] = dim2;
+    return ct__op1(CT__OP_DIAGONAL, t, &a);
+}
+CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t storage_offset) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "as_strided: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) { a.v[d] = shape[d]; a.v[CT_MAX_DIMS + d] = strides[d]; }
+    a.i[0] = storage_offset;
+    return ct__op1(CT__OP_AS_STRIDED, t, &a);
+}
+CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op1(CT__OP_ALIAS, t, &a);
+}
+/* gradient helper: zeros of `shape` with g added at a view given relative to a
+   contiguous tensor of that shape */
+static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
+                                      const int64_t *vstrides, int64_t voffset) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = ndim;
+    a.i[1] = vndim;
+    a.i[2] = voffset;
+    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
+    for (int d = 0; d < vndim; d++) { a.v[CT_MAX_DIMS + d] = vshape[d]; a.v[2 * CT_MAX_DIMS + d] = vstrides[d]; }
+    return ct__op1(CT__OP_STRIDED_SCATTER, g, &a);
+}
+
+/* ============================================================================
+   Reductions
+   attrs: v[0..nv) dims (nv == 0: all), flags bit 0 keepdim, bit 1 dtype given.
+   A reduction is an iteration over the input where the output has stride 0
+   along reduced dims; inner loops either fold a row into one output
+   (horizontal) or add a row into a row of outputs (vertical).
+   ========================================================================== */
+#define CT__RF_KEEPDIM 1
+#define CT__RF_DTYPE 2
+/* Parses a dims list into a mask; sets the reduced output shape. */
+static int ct__reduce_shape(const char *op, const ct_tensor *x, const ct__attrs *a, uint32_t *mask, ct__outinfo *o) {
+    *mask = 0;
+    if (a->nv == 0) *mask = (1u << x->ndim) - 1u;
+    for (int k = 0; k < a->nv; k++) {
+        int d = ct__dim(op, (int)a->v[k], x->ndim);
+        if (d < 0) return -1;
+        if (x->ndim == 0) continue;
+        if (*mask & (1u << d)) return ct__failed(CT_ERR_ARG, "%s: dim %d appears multiple times in the list of dims", op, d);
+        *mask |= 1u << d;
+    }
+    int keep = (a->flags & CT__RF_KEEPDIM) != 0, n = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        if (*mask & (1u << d)) { if (keep) o->shape[n++] = 1; }
+        else o->shape[n++] = x->shape[d];
+    }
+    o->ndim = n;
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    return 0;
+}
+static int ct__meta_reduce(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const char *name = ct__ops[c->op].name;
+    uint32_t mask;
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
+    ct_dtype odt;
+    if (c->a->flags & CT__RF_DTYPE) odt = c->a->dtype;
+    else if (c->op == CT__OP_SUM && !CT__ISFLOAT(x->dtype)) odt = CT_INT64;
+    else odt = x->dtype;
+    if (c->op == CT__OP_MEAN && !CT__ISFLOAT(odt))
+        return ct__failed(CT_ERR_DTYPE, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", CT__DTNAME(odt));
+    o->dtype = odt;
+    /* accumulate in float for half types, in the output dtype otherwise */
+    c->cdt = (odt == CT_FLOAT16 || odt == CT_BFLOAT16) ? CT_FLOAT32 : odt;
+    return 0;
+}
+
+#define CT__SUM_LOOP(fname, T)                                                                             \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                         \
+        (void)a;                                                                                           \
+        if (s[0] == 0) {                                                                                   \
+            T acc = 0;                                                                                     \
+            if (s[1] == (int64_t)sizeof(T)) {                                                              \
+                const T *x = (const T *)p[1];                                                              \
+                T r[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                         \
+                int64_t k = 0;                                                                             \
+                for (; k + 8 <= n; k += 8)                                                                 \
+                    for (int l = 0; l < 8; l++) r[l] += x[k + l];                                          \
+                for (; k < n; k++) acc += x[k];                                                            \
+                acc += ((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7]));                  \
+            } else {                                                                                       \
+                for (int64_t k = 0; k < n; k++) acc += *(const T *)(p[1] + k * s[1]);                      \
+            }                                                                                              \
+            *(T *)p[0] += acc;                                                                             \
+        } else if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                            \
+            T *o = (T *)p[0];                                                                              \
+            const T *x = (const T *)p[1];                                                                  \
+            for (int64_t k = 0; k < n; k++) o[k] += x[k];                                                  \
+        } else {                                                                                           \
+            for (int64_t k = 0; k < n; k++) *(T *)(p[0] + k * s[0]) += *(const T *)(p[1] + k * s[1]);      \
+        }                                                                                                  \
+    }
+CT__SUM_LOOP(ct__sum_f64, double)
+/* float sums: 8 lanes in float over blocks, blocks added in double */
+static void ct__sum_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    (void)a;
+    if (s[0] == 0) {
+        double total = 0.0;
+        if (s[1] == 4) {
+            const float *x = (const float *)p[1];
+            int64_t k = 0;
+            while (k < n) {
+                int64_t e = k + 4096 < n ? k + 4096 : n;
+                float r[16] = {0};
+                for (; k + 16 <= e; k += 16)
+                    for (int l = 0; l < 16; l++) r[l] += x[k + l];
+                float t = 0.0f;
+                for (; k < e; k++) t += x[k];
+                for (int l = 0; l < 8; l++) r[l] += r[l + 8];
+                total += (double)(((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7])) + t);
+            }
+        } else {
+            float r = 0.0f;
+            for (int64_t k = 0; k < n; k++) r += *(const float *)(p[1] + k * s[1]);
+            total = r;
+        }
+        *(float *)p[0] += (float)total;
+    } else if (s[0] == 4 && s[1] == 4) {
+        float *o = (float *)p[0];
+        const float *x = (const float *)p[1];
+        for (int64_t k = 0; k < n; k++) o[k] += x[k];
+    } else {
+        for (int64_t k = 0; k < n; k++) *(float *)(p[0] + k * s[0]) += *(const float *)(p[1] + k * s[1]);
+    }
+}
+/* integer sums wrap like PyTorch's int64 arithmetic (no UB) */
+static void ct__sum_i64(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    (void)a;
+    if (s[0] == 0) {
+        uint64_t acc = 0;
+        for (int64_t k = 0; k < n; k++) acc += (uint64_t) * (const int64_t *)(p[1] + k * s[1]);
+        *(int64_t *)p[0] = CT__IW((uint64_t) * (int64_t *)p[0] + acc);
+    } else {
+        for (int64_t k = 0; k < n; k++) {
+            int64_t *o = (int64_t *)(p[0] + k * s[0]);
+            *o = CT__IW((uint64_t)*o + (uint64_t) * (const int64_t *)(p[1] + k * s[1]));
+        }
+    }
+}
+
+/* Runs `fn` reducing x (already in the accumulator dtype) into acc (keepdim
+   shape, contiguous, initialised). Full reductions of large inputs are split
+   over threads with one partial result each. */
+static int ct__reduce_run(ct_tensor *acc, const ct_tensor *x, uint32_t mask, ct__loop_fn fn, const ct__attrs *a) {
+    ct_tensor view;
+    memcpy(&view, acc, sizeof view);
+    int64_t accst[CT_MAX_DIMS];
+    int n = 0;
+    int64_t s = 1;
+    /* acc is contiguous over the kept dims */
+    for (int d = x->ndim - 1; d >= 0; d--) {
+        if (mask & (1u << d)) accst[d] = 0;
+        else { accst[d] = s; s *= x->shape[d]; }
+    }
+    view.ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) { view.shape[d] = x->shape[d]; view.strides[d] = accst[d]; }
+    (void)n;
+    ct_tensor *ops[2];
+    ops[0] = &view;
+    ops[1] = (ct_tensor *)x;
+    ct__iter it;
+    ct__iter_init_key(&it, 2, ops, x->ndim, x->shape, 1);
+#ifdef CTENSOR_OPENMP
+    int64_t onum = ct__shape_numel(acc->ndim, acc->shape);
+    if (onum == 1 && it.numel >= 4 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel() && acc->dtype <= CT_FLOAT64) {
+        int nt = omp_get_max_threads();
+        double partial[64];
+        if (nt > 64) nt = 64;
+        int64_t total = it.numel;
+#pragma omp parallel num_threads(nt)
+        {
+            int id = omp_get_thread_num(), nth = omp_get_num_threads();
+            int64_t chunk = (total + nth - 1) / nth;
+            int64_t b = id * chunk, e = b + chunk < total ? b + chunk : total;
+            ct__iter sub = it;
+            union { float f; double d; } part;
+            memset(&part, 0, sizeof part);
+            sub.base[0] = (char *)&part;
+            if (b < e) ct__iter_range(&sub, fn, a, b, e);
+            partial[id] = acc->dtype == CT_FLOAT32 ? (double)part.f : part.d;
+            if (b >= e) partial[id] = 0.0;
+        }
+        double t = 0.0;
+        for (int k = 0; k < nt; k++) t += partial[k];
+        ct__store_f64(ct__ptr(acc), acc->dtype, ct__load_f64(ct__ptr(acc), acc->dtype) + t);
+        return 0;
+    }
+#endif
+    if (it.numel) ct__iter_range(&it, fn, a, 0, it.numel);
+    return 0;
+}
+
+static int ct__k_sum(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    ct_dtype adt = c->cdt;
+    uint32_t mask = 0;
+    ct__outinfo tmp;
+    if (ct__reduce_shape(ct__ops[c->op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__loop_fn fn = adt == CT_FLOAT32 ? ct__sum_f32 : adt == CT_FLOAT64 ? ct__sum_f64 : adt == CT_INT64 ? ct__sum_i64 : NULL;
+    if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(adt));
+    ct_tensor *xc = (ct_tensor *)x, *acc = out;
+    int rc = 0;
+    if (x->dtype != adt && !(xc = ct__convert(x, adt))) return -1;
+    if (out->dtype != adt && !(acc = ct__alloc(adt, out->ndim, out->shape, NULL, out->device))) { rc = -1; goto done; }
+    ct__fill_raw(acc, 0.0);
+    rc = ct__reduce_run(acc, xc, mask, fn, c->a);
+    if (!rc && c->op == CT__OP_MEAN) {
+        int64_t cnt = 1;
+        for (int d = 0; d < x->ndim; d++)
+            if (mask & (1u << d)) cnt *= x->shape[d];
+        int64_t n = ct_numel(acc);
+        char *p = ct__ptr(acc);
+        size_t es = ct__dt[adt].size;
+        for (int64_t k = 0; k < n; k++) ct__store_f64(p + (size_t)k * es, adt, ct__load_f64(p + (size_t)k * es, adt) / (double)cnt);
+    }
+    if (!rc && acc != out) rc = ct__copy_into(out, acc);
+done:
+    if (xc != x) ct__decref(xc);
+    if (acc != out) ct__decref(acc);
+    return rc;
+}
+
+static ct_tensor *ct__reduce_call(int op, const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, int has_dtype, ct_dtype dt) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndims < 0 || ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "%s: too many dims (%d)", ct__ops[op].name, ndims);
+    if (ndims > 0 && !dims) return ct__fail(CT_ERR_ARG, "%s: dims pointer is NULL", ct__ops[op].name);
+    a.nv = ndims;
+    for (int k = 0; k < ndims; k++) a.v[k] = dims[k];
+    a.flags = (keepdim ? CT__RF_KEEPDIM : 0) | (has_dtype ? CT__RF_DTYPE : 0);
+    a.dtype = dt;
+    return ct__op1(op, x, &a);
+}
+CTENSOR_API ct_tensor *ct_sum(const ct_tensor *x) { return ct__reduce_call(CT__OP_SUM, x, 0, NULL, 0, 0, CT_FLOAT32); }
+CTENSOR_API ct_tensor *ct_sum_dim(const ct_tensor *x, int dim, int keepdim) {
+    int64_t d = dim;
+    return ct__reduce_call(CT__OP_SUM, x, 1, &d, keepdim, 0, CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_sum_dims(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    if (ndims == 0 && x) {  /* an empty dim list sums nothing for keepdim semantics: PyTorch sums all */
+        return ct__reduce_call(CT__OP_SUM, x, 0, NULL, keepdim, 0, CT_FLOAT32);
+    }
+    return ct__reduce_call(CT__OP_SUM, x, ndims, dims, keepdim, 0, CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_mean(const ct_tensor *x) { return ct__reduce_call(CT__OP_MEAN, x, 0, NULL, 0, 0, CT_FLOAT32); }
+CTENSOR_API ct_tensor *ct_mean_dim(const ct_tensor *x, int dim, int keepdim) {
+    int64_t d = dim;
+    return ct__reduce_call(CT__OP_MEAN, x, 1, &d, keepdim, 0, CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_mean_dims(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    return ct__reduce_call(CT__OP_MEAN, x, ndims, dims, keepdim, 0, CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_sum_to_size_n(const ct_tensor *x, int ndim, const int64_t *shape) {
+    if (!x) { ct__null_arg("sum_to_size", 0); return NULL; }
+    if (ndim > x->ndim) goto bad;
+    {
+        int64_t dims[CT_MAX_DIMS];
+        int nd = 0, lead = x->ndim - ndim;
+        for (int d = 0; d < x->ndim; d++) {
+            if (d < lead) { dims[nd++] = d; continue; }
+            int64_t want = shape[d - lead];
+            if (want == x->shape[d]) continue;
+            if (want != 1) goto bad;
+            dims[nd++] = d;
+        }
+        if (nd == 0) return ct_alias(x);
+        ct_tensor *s = ct__reduce_call(CT__OP_SUM, x, nd, dims, 1, 0, CT_FLOAT32);
+        return ct_view_n(s, ndim, shape);
+    }
+bad:
+    return ct__fail(CT_ERR_SHAPE, "sum_to_size: size {%s} is not expandable to size {%s}.", ct__fmt_shape(ndim, shape).s, CT__SHAPE(x));
+}
+
+CTENSOR_API int ct_allclose(const ct_tensor *a, const ct_tensor *b, double rtol, double atol) {
+    int s = ct_scope_begin();
+    ct_tensor *c = ct_isclose(a, b, rtol, atol, 0);
+    int r = -1;
+    if (c) {
+        ct_tensor *bad = ct_sum(ct_logical_not(c));
+        if (bad) r = ct_item_int(bad) == 0;
+    }
+    ct_scope_end(s);
+    return r;
+}
+CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !b) { ct__null_arg("equal", a ? 1 : 0); return -1; }
+    if (!ct_same_shape(a, b)) return 0;
+    int s = ct_scope_begin();
+    ct_tensor *bad = ct_sum(ct_ne(a, b));
+    int r = bad ? ct_item_int(bad) == 0 : -1;
+    ct_scope_end(s);
+    return r;
+}
+
+/* ============================================================================
+   Matrix products (core kernels; the GEMM section has the fast paths)
+   ========================================================================== */
+/* C[M,N] (+)= A[M,K] B[K,N], row-major with leading dims; beta 0 or 1 */
+#define CT__GEMM_NAIVE(fname, T)                                                                           \
+    static void fname(int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,   \
+                      T *C, int64_t ldc) {                                                                 \
+        for (int64_t i = 0; i < M; i++) {                                                                  \
+            T *c = C + i * ldc;                                                                            \
+            for (int64_t j = 0; j < N; j++) c[j] = 0;                                                      \
+            for (int64_t k = 0; k < K; k++) {                                                              \
+                T av = A[i * lda + k];                                                                     \
+                const T *b = B + k * ldb;                                                                  \
+                for (int64_t j = 0; j < N; j++) c[j] += av * b[j];                                         \
+            }                                                                                              \
+        }                                                                                                  \
+    }
+CT__GEMM_NAIVE(ct__gemm_naive_f32, float)
+CT__GEMM_NAIVE(ct__gemm_naive_f64, double)
+static void ct__gemm_naive_i64(int64_t M, int64_t N, int64_t K, const int64_t *A, int64_t lda, const int64_t *B,
+                               int64_t ldb, int64_t *C, int64_t ldc) {
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            uint64_t acc = 0;
+            for (int64_t k = 0; k < K; k++) acc += (uint64_t)A[i * lda + k] * (uint64_t)B[k * ldb + j];
+            C[i * ldc + j] = CT__IW(acc);
+        }
+}
+/* One matrix product on contiguous operands of dtype dt (f32, f64 or i64). */
+static void ct__gemm_dt(ct_dtype dt, int64_t M, int64_t N, int64_t K, const void *A, const void *B, void *C) {
+    if (dt == CT_FLOAT32) {
+#ifdef CTENSOR_BLAS
+        if (M && N) {
+            if (K) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, (const float *)A, (int)K,
+                               (const float *)B, (int)N, 0.0f, (float *)C, (int)N);
+            else memset(C, 0, sizeof(float) * (size_t)(M * N));
+        }
+#else
+        ct__gemm_naive_f32(M, N, K, (const float *)A, K, (const float *)B, N, (float *)C, N);
+#endif
+    } else if (dt == CT_FLOAT64) {
+#ifdef CTENSOR_BLAS
+        if (M && N) {
+            if (K) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0, (const double *)A, (int)K,
+                               (const double *)B, (int)N, 0.0, (double *)C, (int)N);
+            else memset(C, 0, sizeof(double) * (size_t)(M * N));
+        }
+#else
+        ct__gemm_naive_f64(M, N, K, (const double *)A, K, (const double *)B, N, (double *)C, N);
+#endif
+    } else {
+        ct__gemm_naive_i64(M, N, K, (const int64_t *)A, K, (const int64_t *)B, N, (int64_t *)C, N);
+    }
+}
+static ct_dtype ct__mm_compute_dtype(ct_dtype dt) {
+    if (dt == CT_FLOAT16 || dt == CT_BFLOAT16) return CT_FLOAT32;
+    if (CT__ISINT(dt)) return CT_INT64;
+    return dt;
+}
+static int ct__meta_mm(ct__call *c) {
+    ct_tensor *a = c->in[0], *b = c->in[1];
+    if (a->ndim != 2) return ct__failed(CT_ERR_SHAPE, "mm: self must be a matrix (got a %dD tensor)", a->ndim);
+    if (b->ndim != 2) return ct__failed(CT_ERR_SHAPE, "mm: mat2 must be a matrix (got a %dD tensor)", b->ndim);
+    if (a->shape[1] != b->shape[0])
+        return ct__failed(CT_ERR_SHAPE, "mm: mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)a->shape[0],
+                          (long long)a->shape[1], (long long)b->shape[0], (long long)b->shape[1]);
+    if (a->dtype != b->dtype)
+        return ct__failed(CT_ERR_DTYPE, "mm: expected mat1 and mat2 to have the same dtype, but got: %s != %s", ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if (a->dtype == CT_BOOL || a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "mm: not implemented for '%s'", CT__DTNAME(a->dtype));
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = a->dtype;
+    o->ndim = 2;
+    o->shape[0] = a->shape[0];
+    o->shape[1] = b->shape[1];
+    o->has_strides = 0;
+    c->cdt = ct__mm_compute_dtype(a->dtype);
+    return 0;
+}
+static int ct__meta_bmm(ct__call *c) {
+    ct_tensor *a = c->in[0], *b = c->in[1];
+    if (a->ndim != 3) return ct__failed(CT_ERR_SHAPE, "bmm: batch1 must be a 3D tensor (got %dD)", a->ndim);
+    if (b->ndim != 3) return ct__failed(CT_ERR_SHAPE, "bmm: batch2 must be a 3D tensor (got %dD)", b->ndim);
+    if (a->shape[0] != b->shape[0] || a->shape[2] != b->shape[1])
+        return ct__failed(CT_ERR_SHAPE, "bmm: Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                          (long long)a->shape[0], (long long)a->shape[2], (long long)b->shape[0], (long long)b->shape[1]);
+    if (a->dtype != b->dtype)
+        return ct__failed(CT_ERR_DTYPE, "bmm: expected scalar type %s but found %s", CT__DTNAME(a->dtype), CT__DTNAME(b->dtype));
+    if (a->dtype == CT_BOOL || a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "bmm: not implemented for '%s'", CT__DTNAME(a->dtype));
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = a->dtype;
+    o->ndim = 3;
+    o->shape[0] = a->shape[0];
+    o->shape[1] = a->shape[1];
+    o->shape[2] = b->shape[2];
+    o->has_strides = 0;
+    c->cdt = ct__mm_compute_dtype(a->dtype);
+    return 0;
+}
+/* batched product: out[b] = A[b] @ B[b] for contiguous compute copies */
+static int ct__bmm_run(ct__call *c, int64_t batch, int64_t M, int64_t K, int64_t N) {
+    ct_dtype cd = c->cdt;
+    ct_tensor *a = c->in[0], *b = c->in[1], *out = c->out[0];
+    ct_tensor *ac = NULL, *bc = NULL, *oc = out;
+    int rc = -1;
+    ac = a->dtype == cd && ct__is_contig(a) ? ct__incref(a) : ct__convert(a, cd);
+    bc = b->dtype == cd && ct__is_contig(b) ? ct__incref(b) : ct__convert(b, cd);
+    if (!ac || !bc) goto done;
+    if (!ct__is_contig(ac)) { ct_tensor *t = ct__contig_ref(ac); ct__decref(ac); ac = t; if (!ac) goto done; }
+    if (!ct__is_contig(bc)) { ct_tensor *t = ct__contig_ref(bc); ct__decref(bc); bc = t; if (!bc) goto done; }
+    if (out->dtype != cd && !(oc = ct__alloc(cd, out->ndim, out->shape, NULL, out->device))) goto done;
+    {
+        size_t es = ct__dt[cd].size;
+        const char *ap = ct__ptr(ac), *bp = ct__ptr(bc);
+        char *op = ct__ptr(oc);
+        for (int64_t i = 0; i < batch; i++)
+            ct__gemm_dt(cd, M, N, K, ap + (size_t)(i * M * K) * es, bp + (size_t)(i * K * N) * es, op + (size_t)(i * M * N) * es);
+    }
+    rc = oc != out ? ct__copy_into(out, oc) : 0;
+done:
+    if (ac) ct__decref(ac);
+    if (bc) ct__decref(bc);
+    if (oc && oc != out) ct__decref(oc);
+    return rc;
+}
+static int ct__k_mm(ct__call *c) { return ct__bmm_run(c, 1, c->in[0]->shape[0], c->in[0]->shape[1], c->in[1]->shape[1]); }
+static int ct__k_bmm(ct__call *c) {
+    return ct__bmm_run(c, c->in[0]->shape[0], c->in[0]->shape[1], c->in[0]->shape[2], c->in[1]->shape[2]);
+}
+CTENSOR_API ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b) {
+    ct__attrs at;
+    ct__attrs_init(&at);
+    return ct__op2(CT__OP_MM, a, b, &at);
+}
+CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b) {
+    ct__attrs at;
+    ct__attrs_init(&at);
+    return ct__op2(CT__OP_BMM, a, b, &at);
+}
+/* torch.matmul: 1-D and 2-D cases, folding into mm when possible, else batched bmm. */
+CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !b) { ct__null_arg("matmul", a ? 1 : 0); return NULL; }
+    int da = a->ndim, db = b->ndim;
+    if (da == 0 || db == 0)
+        return ct__fail(CT_ERR_ARG, "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db);
+    if (da == 1 && db == 1) {
+        if (a->shape[0] != b->shape[0])
+            return ct__fail(CT_ERR_SHAPE, "matmul: inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
+                            (long long)a->shape[0], (long long)b->shape[0], (long long)a->shape[0], (long long)b->shape[0]);
+        return ct_reshape_n(ct_mm(ct_unsqueeze(a, 0), ct_unsqueeze(b, 1)), 0, NULL);
+    }
+    if (da == 2 && db == 1) return ct_squeeze_dim(ct_mm(a, ct_unsqueeze(b, 1)), 1);
+    if (da == 1 && db == 2) return ct_squeeze_dim(ct_mm(ct_unsqueeze(a, 0), b), 0);
+    if (da == 2 && db == 2) return ct_mm(a, b);
+    if (da >= 3 && db <= 2) {
+        /* fold a's batch into rows: (..., n, m) @ (m, p) */
+        const ct_tensor *bb = db == 1 ? ct_unsqueeze(b, 1) : b;
+        int64_t m = a->shape[da - 1];
+        ct_tensor *a2 = ct_reshape(a, -1, m);
+        ct_tensor *r = ct_mm(a2, bb);
+        if (!r) return NULL;
+        int64_t shape[CT_MAX_DIMS];
+        for (int d = 0; d < da - 1; d++) shape[d] = a->shape[d];
+        shape[da - 1] = bb->shape[1];
+        r = ct_view_n(r, da, shape);
+        return db == 1 ? ct_squeeze_dim(r, -1) : r;
+    }
+    /* general batched case with broadcasting of batch dims */
+    const ct_tensor *A = da == 1 ? ct_unsqueeze(a, 0) : a;
+    const ct_tensor *B = db == 1 ? ct_unsqueeze(b, 1) : b;
+    if (!A || !B) return NULL;
+    int na = A->ndim - 2, nb = B->ndim - 2, nbatch = na > nb ? na : nb;
+    int64_t n = A->shape[A->ndim - 2], m = A->shape[A->ndim - 1], m2 = B->shape[B->ndim - 2], p = B->shape[B->ndim - 1];
+    if (m != m2)
+        return ct__fail(CT_ERR_SHAPE, "matmul: mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)n, (long long)m,
+                        (long long)m2, (long long)p);
+    int64_t bshape[CT_MAX_DIMS], batch = 1;
+    for (int d = 0; d < nbatch; d++) {
+        int ia = d - (nbatch - na), ib = d - (nbatch - nb);
+        int64_t sa = ia >= 0 ? A->shape[ia] : 1, sb = ib >= 0 ? B->shape[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return ct__fail(CT_ERR_SHAPE, "matmul: The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                            (long long)sa, (long long)sb, d);
+        bshape[d] = sa == 1 ? sb : sa;
+        batch *= bshape[d];
+    }
+    int64_t ea[CT_MAX_DIMS], eb[CT_MAX_DIMS];
+    for (int d = 0; d < nbatch; d++) ea[d] = eb[d] = bshape[d];
+    ea[nbatch] = n; ea[nbatch + 1] = m;
+    eb[nbatch] = m; eb[nbatch + 1] = p;
+    ct_tensor *A3 = ct_reshape(ct_expand_n(A, nbatch + 2, ea), batch, n, m);
+    ct_tensor *B3 = ct_reshape(ct_expand_n(B, nbatch + 2, eb), batch, m, p);
+    ct_tensor *r = ct_bmm(A3, B3);
+    if (!r) return NULL;
+    int64_t oshape[CT_MAX_DIMS];
+    int no = 0;
+    for (int d = 0; d < nbatch; d++) oshape[no++] = bshape[d];
+    if (da > 1) oshape[no++] = n;
+    if (db > 1) oshape[no++] = p;
+    return ct_reshape_n(r, no, oshape);
+}
+
+/* ============================================================================
+   Random numbers: PyTorch's CPU generator and transformations
+   (at::mt19937, uniform_real_distribution, normal_fill; see aten/src/ATen/core)
+   ========================================================================== */
+static ct_generator ct__default_gen;
+static int ct__default_gen_ready;
+
+CTENSOR_API void ct_generator_init(ct_generator *g, uint64_t seed) {
+    g->seed = seed;
+    g->mt[0] = (uint32_t)(seed & 0xffffffffu);
+    for (int j = 1; j < 624; j++) g->mt[j] = 1812433253u * (g->mt[j - 1] ^ (g->mt[j - 1] >> 30)) + (uint32_t)j;
+    g->mti = 624;
+    g->has_next_double_normal = 0;
+    g->next_double_normal = 0.0;
+    g->lock = 0;
+}
+static ct_generator *ct__gen(ct_generator *g) {
+    if (g) return g;
+    if (!ct__default_gen_ready) {
+        ct_generator_init(&ct__default_gen, 67280421310721ULL);  /* PyTorch's default seed */
+        ct__default_gen_ready = 1;
+    }
+    return &ct__default_gen;
+}
+CTENSOR_API ct_generator *ct_default_generator(void) { return ct__gen(NULL); }
+CTENSOR_API void ct_manual_seed(uint64_t seed) {
+    ct_generator_init(&ct__default_gen, seed);
+    ct__default_gen_ready = 1;
+}
+CTENSOR_API uint64_t ct_initial_seed(void) { return ct__gen(NULL)->seed; }
+static uint32_t ct__mt_next(ct_generator *g) {
+    if (g->mti >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (g->mt[k] & 0x80000000u) | (g->mt[(k + 1) % 624] & 0x7fffffffu);
+            g->mt[k] = g->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+        }
+        g->mti = 0;
+    }
+    uint32_t y = g->mt[g->mti++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+CTENSOR_API uint32_t ct_generator_random(ct_generator *g) { return ct__mt_next(ct__gen(g)); }
+CTENSOR_API uint64_t ct_generator_random64(ct_generator *g) {
+    g = ct__gen(g);
+    uint32_t hi = ct__mt_next(g), lo = ct__mt_next(g);
+    return ((uint64_t)hi << 32) | lo;
+}
+/* uniform [0, 1) with the mantissa width of the dtype, as PyTorch draws it */
+CT__INLINE double ct__uniform01(ct_generator *g, int dbl) {
+    if (dbl) {
+        uint32_t hi = ct__mt_next(g), lo = ct__mt_next(g);
+        uint64_t v = ((uint64_t)hi << 32) | lo;
+        return (double)(v & ((1ULL << 53) - 1)) * (1.0 / 9007199254740992.0);
+    }
+    return (double)(ct__mt_next(g) & ((1u << 24) - 1)) * (1.0 / 16777216.0);
+}
+/* attrs: s[0] from/mean, s[1] to/std; ptr to generator in i[0] (0 = default) */
+static int ct__k_uniform(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "uniform_: not implemented for '%s'", CT__DTNAME(x->dtype));
+    ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
+    double from = c->a->s[0], to = c->a->s[1];
+    int dbl = x->dtype == CT_FLOAT64;
+    int64_t n = ct_numel(x), idx[CT_MAX_DIMS] = {0};
+    size_t es = ct__dt[x->dtype].size;
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = x->offset;
+        for (int d = 0; d < x->ndim; d++) off += idx[d] * x->strides[d];
+        double u = ct__uniform01(g, dbl);
+        ct__store_f64((char *)x->storage->data + (size_t)off * es, x->dtype, u * (to - from) + from);
+        for (int d = x->ndim - 1; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+    }
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+static void ct__normal_fill16(double *data, double mean, double std) {
+    for (int j = 0; j < 8; j++) {
+        double u1 = 1.0 - data[j], u2 = data[j + 8];
+        double radius = sqrt(-2.0 * log(u1)), theta = 2.0 * 3.14159265358979323846 * u2;
+        data[j] = radius * cos(theta) * std + mean;
+        data[j + 8] = radius * sin(theta) * std + mean;
+    }
+}
+static void ct__normal_fill16f(float *data, float mean, float std) {
+    for (int j = 0; j < 8; j++) {
+        float u1 = 1.0f - data[j], u2 = data[j + 8];
+        float radius = sqrtf(-2.0f * logf(u1)), theta = 2.0f * 3.14159265358979323846f * u2;
+        data[j] = radius * cosf(theta) * std + mean;
+        data[j + 8] = radius * sinf(theta) * std + mean;
+    }
+}
+static int ct__k_normal(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "normal_: not implemented for '%s'", CT__DTNAME(x->dtype));
+    ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
+    double mean = c->a->s[0], std = c->a->s[1];
+    int64_t n = ct_numel(x);
+    int rc = 0;
+    ct__spin_lock(&g->lock);
+    if (n >= 16 && ct__is_contig(x) && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64)) {
+        /* PyTorch's normal_fill: uniforms first, then Box-Muller in blocks of 16 */
+        if (x->dtype == CT_FLOAT32) {
+            float *d = (float *)ct__ptr(x);
+            for (int64_t k = 0; k < n; k++) d[k] = (float)ct__uniform01(g, 0);
+            for (int64_t k = 0; k + 16 <= n; k += 16) ct__normal_fill16f(d + k, (float)mean, (float)std);
+            if (n % 16) {
+                d += n - 16;
+                for (int k = 0; k < 16; k++) d[k] = (float)ct__uniform01(g, 0);
+                ct__normal_fill16f(d, (float)mean, (float)std);
+            }
+        } else {
+            double *d = (double *)ct__ptr(x);
+            for (int64_t k = 0; k < n; k++) d[k] = ct__uniform01(g, 1);
+            for (int64_t k = 0; k + 16 <= n; k += 16) ct__normal_fill16(d + k, mean, std);
+            if (n % 16) {
+                d += n - 16;
+                for (int k = 0; k < 16; k++) d[k] = ct__uniform01(g, 1);
+                ct__normal_fill16(d, mean, std);
+            }
+        }
+    } else {
+        /* element by element: normal_distribution<double> (Box-Muller, caching the second value) */
+        int64_t idx[CT_MAX_DIMS] = {0};
+        size_t es = ct__dt[x->dtype].size;
+        for (int64_t k = 0; k < n; k++) {
+            double v;
+            if (g->has_next_double_normal) {
+                v = g->next_double_normal;
+                g->has_next_double_normal = 0;
+            } else {
+                double u1 = ct__uniform01(g, 1), u2 = ct__uniform01(g, 1);
+                double r = sqrt(-2.0 * log1p(-u2)), theta = 2.0 * 3.14159265358979323846 * u1;
+                g->next_double_normal = r * sin(theta);
+                g->has_next_double_normal = 1;
+                v = r * cos(theta);
+            }
+            int64_t off = x->offset;
+            for (int d = 0; d < x->ndim; d++) off += idx[d] * x->strides[d];
+            ct__store_f64((char *)x->storage->data + (size_t)off * es, x->dtype, v * std + mean);
+            for (int d = x->ndim - 1; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+        }
+    }
+    ct__spin_unlock(&g->lock);
+    return rc;
+}
+CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g);
+CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g);
+CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g) {
+    if (from > to) return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+    ct__attrs a = ct__attrs_s(from);
+    a.s[1] = to;
+    a.i[0] = (int64_t)(uintptr_t)g;
+    return ct__op1(CT__OP_UNIFORM_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g) {
+    if (std < 0) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std);
+    ct__attrs a = ct__attrs_s(mean);
+    a.s[1] = std;
+    a.i[0] = (int64_t)(uintptr_t)g;
+    return ct__op1(CT__OP_NORMAL_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
+    return ct_uniform_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
+}
+CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
+    return ct_normal_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
+}
+
+/* ============================================================================
+   Backward rules (PyTorch: tools/autograd/derivatives.yaml), written with
+   ctensor ops so that create_graph records them. gout[j]: gradient of output
+   j; fill gin[i] for inputs with n->next[i].fn != NULL (others are ignored).
+   Shapes of broadcast inputs are reduced by the engine.
+   ========================================================================== */
+#define CT__NEEDS(n, i) ((n)->next[i].fn != NULL)
+#define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
+#define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
+#define CT__BW_RET(expr) do { gin[0] = (expr); return gin[0] ? 0 : -1; } while (0)
+#define CT__BW1(name, PRE, EXPR)                                                                         \
+    static int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
+        ct_tensor *g = gout[0];                                                                          \
+        (void)n;                                                                                         \
+        PRE                                                                                              \
+        CT__BW_RET(EXPR);                                                                                \
+    }
+static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    (void)gout; (void)gin;
+    return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__ops[n->op].name);
+}
+static int ct__bw_identity(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; gin[0] = gout[0]; return 0; }
+static int ct__bw_to(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { gin[0] = ct_to(gout[0], n->in_meta[0].dtype); return gin[0] ? 0 : -1; }
+static int ct__bw_zeros(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    (void)gout;
+    gin[0] = ct_zeros_n(m->dtype, m->ndim, m->shape);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_zeros2(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    (void)gout;
+    for (int i = 0; i < 2; i++)
+        if (CT__NEEDS(n, i) && !(gin[i] = ct_zeros_n(n->in_meta[i].dtype, n->in_meta[i].ndim, n->in_meta[i].shape))) return -1;
+    return 0;
+}
+static int ct__bw_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_zeros(n, gout, gin); }
+static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_zeros_like(gout[0]))) return -1;
+    if (CT__NEEDS(n, 1)) gin[1] = gout[0];
+    return 0;
+}
+
+/* ---- unary ---- */
+#define CT__LN2 0.69314718055994530942
+#define CT__LN10 2.30258509299404568402
+CT__BW1(neg, , ct_neg(g))
+CT__BW1(abs, CT__BW_X, ct_mul(g, ct_sign(X)))
+CT__BW1(exp, CT__BW_Y, ct_mul(g, Y))
+CT__BW1(exp2, CT__BW_Y, ct_mul(g, ct_mul_scalar(Y, CT__LN2)))
+CT__BW1(expm1, CT__BW_Y, ct_mul(g, ct_add_scalar(Y, 1.0)))
+CT__BW1(log, CT__BW_X, ct_div(g, X))
+CT__BW1(log2, CT__BW_X, ct_div(g, ct_mul_scalar(X, CT__LN2)))
+CT__BW1(log10, CT__BW_X, ct_div(g, ct_mul_scalar(X, CT__LN10)))
+CT__BW1(log1p, CT__BW_X, ct_div(g, ct_add_scalar(X, 1.0)))
+CT__BW1(sqrt, CT__BW_Y, ct_div(g, ct_mul_scalar(Y, 2.0)))
+CT__BW1(rsqrt, CT__BW_Y, ct_mul(g, ct_mul_scalar(ct_pow_scalar(Y, 3.0), -0.5)))
+CT__BW1(reciprocal, CT__BW_Y, ct_mul(g, ct_neg(ct_mul(Y, Y))))
+CT__BW1(square, CT__BW_X, ct_mul(g, ct_mul_scalar(X, 2.0)))
+CT__BW1(sin, CT__BW_X, ct_mul(g, ct_cos(X)))
+CT__BW1(cos, CT__BW_X, ct_mul(g, ct_neg(ct_sin(X))))
+CT__BW1(tan, CT__BW_Y, ct_mul(g, ct_add_scalar(ct_mul(Y, Y), 1.0)))
+CT__BW1(asin, CT__BW_X, ct_div(g, ct_sqrt(ct_rsub_scalar(1.0, ct_mul(X, X)))))
+CT__BW1(acos, CT__BW_X, ct_neg(ct_div(g, ct_sqrt(ct_rsub_scalar(1.0, ct_mul(X, X))))))
+CT__BW1(atan, CT__BW_X, ct_div(g, ct_add_scalar(ct_mul(X, X), 1.0)))
+CT__BW1(sinh, CT__BW_X, ct_mul(g, ct_cosh(X)))
+CT__BW1(cosh, CT__BW_X, ct_mul(g, ct_sinh(X)))
+CT__BW1(tanh, CT__BW_Y, ct_mul(g, ct_rsub_scalar(1.0, ct_mul(Y, Y))))
+CT__BW1(sigmoid, CT__BW_Y, ct_mul(g, ct_mul(Y, ct_rsub_scalar(1.0, Y))))
+CT__BW1(logsigmoid, CT__BW_X, ct_mul(g, ct_sigmoid(ct_neg(X))))
+CT__BW1(relu, CT__BW_Y, ct_where_scalar(ct_gt_scalar(Y, 0.0), g, 0.0))
+CT__BW1(relu6, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, 0.0), ct_lt_scalar(X, 6.0)), g, 0.0))
+CT__BW1(hardtanh, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, n->attrs.s[0]), ct_lt_scalar(X, n->attrs.s[1])), g, 0.0))
+CT__BW1(threshold, CT__BW_X, ct_where_scalar(ct_gt_scalar(X, n->attrs.s[0]), g, 0.0))
+CT__BW1(nan_to_num, CT__BW_X, ct_where_scalar(ct_isfinite(X), g, 0.0))
+CT__BW1(clamp, CT__BW_X, ct_where_scalar(ct_logical_and(ct_ge_scalar(X, n->attrs.s[0]), ct_le_scalar(X, n->attrs.s[1])), g, 0.0))
+CT__BW1(leaky_relu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), g, ct_mul_scalar(g, n->attrs.s[0])))
+CT__BW1(selu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), ct_mul_scalar(g, CT__SELU_SCALE),
+                                 ct_mul(g, ct_mul_scalar(ct_exp(X), CT__SELU_SCALE * CT__SELU_ALPHA))))
+CT__BW1(elu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), ct_mul_scalar(g, n->attrs.s[1]),
+                                ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(X, n->attrs.s[2])), n->attrs.s[2] * n->attrs.s[0] * n->attrs.s[1]))))
+/* PyTorch's celu derivative uses input_scale = 1.0 / float(alpha) (derivatives.yaml); so do we */
+CT__BW1(celu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), g, ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(X, 1.0 / (double)(float)n->attrs.s[0])),
+                                                                              n->attrs.s[0] * (1.0 / (double)(float)n->attrs.s[0])))))
+CT__BW1(erf, CT__BW_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_mul(X, X))), 1.1283791670955126)))
+CT__BW1(erfc, CT__BW_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_mul(X, X))), -1.1283791670955126)))
+/* PyTorch's kernel uses the float constant 1.0f / 6.0f for every dtype */
+CT__BW1(hardsigmoid, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, -3.0), ct_lt_scalar(X, 3.0)), ct_mul_scalar(g, (double)(1.0f / 6.0f)), 0.0))
+static int ct__bw_hardswish(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_X
+    ct_tensor *g = gout[0];
+    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_mul_scalar(X, 1.0 / 3.0), 0.5));
+    CT__BW_RET(ct_where(ct_lt_scalar(X, -3.0), ct_zeros_like(g), ct_where(ct_le_scalar(X, 3.0), mid, g)));
+}
+static int ct__bw_silu(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_X
+    ct_tensor *s = ct_sigmoid(X);
+    CT__BW_RET(ct_mul(gout[0], ct_mul(s, ct_add_scalar(ct_mul(X, ct_rsub_scalar(1.0, s)), 1.0))));
+}
+static int ct__bw_mish(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_X
+    ct_tensor *s = ct_sigmoid(X), *tsp = ct_tanh(ct_softplus(X, 1.0, 20.0));
+    CT__BW_RET(ct_mul(gout[0], ct_add(tsp, ct_mul(ct_mul(X, s), ct_rsub_scalar(1.0, ct_mul(tsp, tsp))))));
+}
+static int ct__bw_gelu(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_X
+    ct_tensor *g = gout[0];
+    if (n->attrs.mode == 0) {
+        ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(ct_erf(ct_mul_scalar(X, 0.7071067811865476)), 1.0), 0.5);
+        ct_tensor *pdf = ct_mul_scalar(ct_exp(ct_mul_scalar(ct_mul(X, X), -0.5)), 0.3989422804014327);
+        CT__BW_RET(ct_mul(g, ct_add(cdf, ct_mul(X, pdf))));
+    }
+    const double kBeta = 0.7978845608028654, kKappa = 0.044715;
+    ct_tensor *xsq = ct_mul(X, X);
+    ct_tensor *inner = ct_mul_scalar(ct_add(X, ct_mul_scalar(ct_mul(xsq, X), kKappa)), kBeta);
+    ct_tensor *th = ct_tanh(inner);
+    ct_tensor *left_d = ct_mul_scalar(ct_add_scalar(th, 1.0), 0.5);
+    ct_tensor *right_d = ct_mul(ct_mul(ct_mul_scalar(X, 0.5), ct_rsub_scalar(1.0, ct_mul(th, th))),
+                                ct_mul_scalar(ct_add_scalar(ct_mul_scalar(xsq, 3.0 * kKappa), 1.0), kBeta));
+    CT__BW_RET(ct_mul(g, ct_add(left_d, right_d)));
+}
+static int ct__bw_softplus(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_X
+    double beta = n->attrs.s[0], th = n->attrs.s[1];
+    ct_tensor *xb = ct_mul_scalar(X, beta);
+    ct_tensor *z = ct_exp(xb);
+    CT__BW_RET(ct_where(ct_gt_scalar(xb, th), gout[0], ct_mul(gout[0], ct_div(z, ct_add_scalar(z, 1.0)))));
+}
+static int ct__bw_pow_scalar(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_X
+    double e = n->attrs.s[0];
+    if (e == 0.0) CT__BW_RET(ct_zeros_like(gout[0]));
+    CT__BW_RET(ct_mul(gout[0], ct_mul_scalar(ct_pow_scalar(X, e - 1.0), e)));
+}
+static int ct__bw_rpow_scalar(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_Y
+    double b = n->attrs.s[0];
+    if (b == 0.0) {
+        /* d/dx 0**x: 0 where x >= 0 (PyTorch masks it), else y*log(0) */
+        CT__BW_RET(ct_mul(gout[0], ct_zeros_like(Y)));
+    }
+    CT__BW_RET(ct_mul(gout[0], ct_mul_scalar(Y, log(b))));
+}
+
+/* ---- binary ---- */
+static int ct__bw_add(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    double alpha = n->attrs.s[0];
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1) && !(gin[1] = alpha == 1.0 ? gout[0] : ct_mul_scalar(gout[0], alpha))) return -1;
+    return 0;
+}
+static int ct__bw_sub(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    double alpha = n->attrs.s[0];
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1) && !(gin[1] = alpha == 1.0 ? ct_neg(gout[0]) : ct_mul_scalar(gout[0], -alpha))) return -1;
+    return 0;
+}
+#define CT__BW2_AB ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1); if (!A || !B) return -1;
+static int ct__bw_mul(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], B))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], A))) return -1;
+    return 0;
+}
+static int ct__bw_div(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_div(gout[0], B))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_div(ct_mul(gout[0], A), ct_mul(B, B))))) return -1;
+    return 0;
+}
+static int ct__bw_remainder(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_mul(gout[0], ct_div_mode(A, B, "floor"))))) return -1;
+    return 0;
+}
+static int ct__bw_fmod(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_mul(gout[0], ct_div_mode(A, B, "trunc"))))) return -1;
+    return 0;
+}
+static int ct__bw_pow(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    ct_tensor *g = gout[0];
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *d = ct_mul(g, ct_mul(B, ct_pow(A, ct_sub_scalar(B, 1.0))));
+        if (!(gin[0] = ct_where(ct_eq_scalar(B, 0.0), ct_zeros_like(d), d))) return -1;
+    }
+    if (CT__NEEDS(n, 1)) {
+        ct_tensor *Y = CT__SV_OUT(n, 0);
+        if (!Y) return -1;
+        ct_tensor *d = ct_mul(g, ct_mul(Y, ct_log(A)));
+        ct_tensor *cond = ct_logical_and(ct_eq_scalar(A, 0.0), ct_ge_scalar(B, 0.0));
+        if (!(gin[1] = ct_where(cond, ct_zeros_like(d), d))) return -1;
+    }
+    return 0;
+}
+static int ct__bw_atan2(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    ct_tensor *den = ct_add(ct_mul(A, A), ct_mul(B, B));
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct_div(B, den)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct_div(ct_neg(A), den)))) return -1;
+    return 0;
+}
+/* maximum / minimum: ties split the gradient in half (PyTorch's convention) */
+static int ct__bw_maxmin(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, int is_max) {
+    CT__BW2_AB
+    ct_tensor *g = gout[0];
+    ct_tensor *half = ct_where(ct_eq(A, B), ct_mul_scalar(g, 0.5), g);
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_masked_fill(half, is_max ? ct_lt(A, B) : ct_gt(A, B), 0.0))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_masked_fill(half, is_max ? ct_gt(A, B) : ct_lt(A, B), 0.0))) return -1;
+    return 0;
+}
+static int ct__bw_maximum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_maxmin(n, gout, gin, 1); }
+static int ct__bw_minimum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_maxmin(n, gout, gin, 0); }
+static int ct__bw_fmaxmin(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, int is_max) {
+    CT__BW2_AB
+    ct_tensor *g = gout[0];
+    ct_tensor *pick_a = ct_logical_or(is_max ? ct_ge(A, B) : ct_le(A, B), ct_isnan(B));
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_masked_fill(g, ct_logical_not(pick_a), 0.0))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_masked_fill(g, pick_a, 0.0))) return -1;
+    return 0;
+}
+static int ct__bw_fmax(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_fmaxmin(n, gout, gin, 1); }
+static int ct__bw_fmin(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_fmaxmin(n, gout, gin, 0); }
+static int ct__bw_hypot(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    ct_tensor *Y = CT__SV_OUT(n, 0);
+    if (!Y) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct_div(A, Y)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct_div(B, Y)))) return -1;
+    return 0;
+}
+static int ct__bw_copysign(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *A = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
+        if (!A || !Y) return -1;
+        ct_tensor *ratio = ct_masked_fill(ct_div(Y, A), ct_eq_scalar(A, 0.0), 0.0);
+        if (!(gin[0] = ct_mul(gout[0], ratio))) return -1;
+    }
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_zeros_n(n->in_meta[1].dtype, n->in_meta[1].ndim, n->in_meta[1].shape))) return -1;
+    return 0;
+}
+static int ct__bw_xlogy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct_xlogy(ct_to(ct_ne_scalar(A, 0.0), gout[0]->dtype), B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct_div(A, B)))) return -1;
+    return 0;
+}
+
+/* ---- ternary ---- */
+static int ct__bw_where(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *C = CT__SV_IN(n, 0);
+    if (!C) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_where_scalar(C, gout[0], 0.0))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_where(C, ct_zeros_like(gout[0]), gout[0]))) return -1;
+    return 0;
+}
+static int ct__bw_lerp(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *S = CT__SV_IN(n, 0), *E = CT__SV_IN(n, 1), *W = CT__SV_IN(n, 2);
+    if (!S || !E || !W) return -1;
+    ct_tensor *g = gout[0];
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(g, ct_rsub_scalar(1.0, W)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(g, W))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_mul(g, ct_sub(E, S)))) return -1;
+    return 0;
+}
+static int ct__bw_addcmul(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *T1 = CT__SV_IN(n, 1), *T2 = CT__SV_IN(n, 2);
+    if (!T1 || !T2) return -1;
+    double v = n->attrs.s[0];
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct_mul_scalar(T2, v)))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_mul(gout[0], ct_mul_scalar(T1, v)))) return -1;
+    return 0;
+}
+static int ct__bw_addcdiv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *T1 = CT__SV_IN(n, 1), *T2 = CT__SV_IN(n, 2);
+    if (!T1 || !T2) return -1;
+    double v = n->attrs.s[0];
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul_scalar(ct_div(gout[0], T2), v))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_mul_scalar(ct_div(ct_mul(gout[0], T1), ct_mul(T2, T2)), -v))) return -1;
+    return 0;
+}
+static int ct__bw_clamp_t(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *X = CT__SV_IN(n, 0), *L = CT__SV_IN(n, 1), *H = CT__SV_IN(n, 2);
+    if (!X || !L || !H) return -1;
+    ct_tensor *g = gout[0];
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_where_scalar(ct_logical_and(ct_ge(X, L), ct_le(X, H)), g, 0.0))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_where_scalar(ct_logical_and(ct_lt(X, L), ct_lt(L, H)), g, 0.0))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_where_scalar(ct_logical_or(ct_gt(X, H), ct_lt(H, L)), g, 0.0))) return -1;
+    return 0;
+}
+static int ct__bw_masked_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *M = CT__SV_IN(n, 1);
+    if (!M) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_masked_fill(gout[0], M, 0.0))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum(ct_where_scalar(M, gout[0], 0.0)))) return -1;
+    return 0;
+}
+
+/* ---- views ---- */
+static int ct__bw_view(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_RET(ct_reshape_n(gout[0], n->in_meta[0].ndim, n->in_meta[0].shape));
+}
+static int ct__bw_permute(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    int64_t inv[CT_MAX_DIMS];
+    int nd = n->attrs.nv;
+    for (int d = 0; d < nd; d++) inv[ct__wrap_dim((int)n->attrs.v[d], nd)] = d;
+    CT__BW_RET(ct_permute_n(gout[0], nd, inv));
+}
+static int ct__bw_expand(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW_RET(ct_sum_to_size_n(gout[0], n->in_meta[0].ndim, n->in_meta[0].shape));
+}
+/* view backward through a scatter into zeros of the input's shape; geometry is
+   relative to a contiguous tensor of that shape */
+static int ct__bw_slice(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
+    int dim = (int)n->attrs.i[0];
+    int64_t start = n->attrs.i[1], step = n->attrs.i[3];
+    ct__contig_strides(m->ndim, m->shape, cs);
+    for (int d = 0; d < m->ndim; d++) { vs[d] = cs[d]; vsh[d] = gout[0]->shape[d]; }
+    vs[dim] = cs[dim] * step;
+    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, m->ndim, vsh, vs, start * cs[dim]));
+}
+static int ct__bw_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
+    int dim = (int)n->attrs.i[0], k = 0;
+    ct__contig_strides(m->ndim, m->shape, cs);
+    for (int d = 0; d < m->ndim; d++)
+        if (d != dim) { vs[k] = cs[d]; vsh[k] = m->shape[d]; k++; }
+    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, k, vsh, vs, n->attrs.i[1] * cs[dim]));
+}
+static int ct__bw_diagonal(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
+    int d1 = (int)n->attrs.i[1], d2 = (int)n->attrs.i[2], k = 0;
+    int64_t off = n->attrs.i[0], start = 0;
+    ct__contig_strides(m->ndim, m->shape, cs);
+    for (int d = 0; d < m->ndim; d++)
+        if (d != d1 && d != d2) { vs[k] = cs[d]; vsh[k] = m->shape[d]; k++; }
+    vsh[k] = gout[0]->shape[k];
+    vs[k] = cs[d1] + cs[d2];
+    if (vsh[k] > 0) start = off >= 0 ? off * cs[d2] : -off * cs[d1];
+    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, k + 1, vsh, vs, start));
+}
+static int ct__bw_as_strided(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    /* geometry is over the input's storage: scatter into a buffer spanning the
+       storage the input covers, then read the input's geometry back out of it */
+    ct__tmeta *m = &n->in_meta[0];
+    const ct__attrs *a = &n->attrs;
+    int64_t in_off = a->i[1], in_st[CT_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++) in_st[d] = a->v[2 * CT_MAX_DIMS + d];
+    int64_t lo = in_off, hi = in_off;
+    for (int d = 0; d < m->ndim; d++) if (m->shape[d] > 0) hi += (m->shape[d] - 1) * in_st[d];
+    int64_t vhi = a->i[0];
+    for (int d = 0; d < a->nv; d++) if (a->v[d] > 0) vhi += (a->v[d] - 1) * a->v[CT_MAX_DIMS + d];
+    if (a->i[0] < lo) lo = a->i[0];
+    if (vhi > hi) hi = vhi;
+    int64_t len = hi - lo + 1;
+    ct_tensor *buf = ct__strided_scatter(gout[0], 1, &len, a->nv, a->v, a->v + CT_MAX_DIMS, a->i[0] - lo);
+    if (!buf) return -1;
+    CT__BW_RET(ct_as_strided(ct_contiguous(buf), m->ndim, m->shape, in_st, in_off - lo + ct_contiguous(buf)->offset));
+}
+static int ct__bw_strided_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    const ct__attrs *a = &n->attrs;
+    ct_tensor *gc = ct_contiguous(gout[0]);
+    if (!gc) return -1;
+    CT__BW_RET(ct_as_strided(gc, (int)a->i[1], a->v + CT_MAX_DIMS, a->v + 2 * CT_MAX_DIMS, a->i[2] + gc->offset));
+}
+
+/* ---- reductions ---- */
+static int ct__bw_sum_mean(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, int mean) {
+    ct__tmeta *m = &n->in_meta[0];
+    const ct__attrs *a = &n->attrs;
+    uint32_t mask = 0;
+    if (a->nv == 0) mask = (1u << m->ndim) - 1u;
+    for (int k = 0; k < a->nv; k++) mask |= 1u << ct__wrap_dim((int)a->v[k], m->ndim);
+    ct_tensor *g = gout[0];
+    if (!(a->flags & CT__RF_KEEPDIM)) {
+        int64_t shape[CT_MAX_DIMS];
+        int k = 0;
+        for (int d = 0; d < m->ndim; d++) shape[d] = (mask & (1u << d)) ? 1 : g->shape[k++];
+        g = ct_reshape_n(g, m->ndim, shape);
+    }
+    g = ct_expand_n(g, m->ndim, m->shape);
+    if (mean) {
+        int64_t cnt = 1;
+        for (int d = 0; d < m->ndim; d++) if (mask & (1u << d)) cnt *= m->shape[d];
+        g = ct_div_scalar(g, (double)cnt);
+    }
+    CT__BW_RET(g);
+}
+static int ct__bw_sum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_sum_mean(n, gout, gin, 0); }
+static int ct__bw_mean(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_sum_mean(n, gout, gin, 1); }
+
+/* ---- matrix products ---- */
+static int ct__bw_mm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mm(gout[0], ct_t(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mm(ct_t(A), gout[0]))) return -1;
+    return 0;
+}
+static int ct__bw_bmm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_bmm(gout[0], ct_mT(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_bmm(ct_mT(A), gout[0]))) return -1;
+    return 0;
+}
+
+/* ============================================================================
+   Autograd: tensor-level API, modes, graph inspection, hooks, gradcheck
+   ========================================================================== */
+CTENSOR_API ct_tensor *ct_set_requires_grad(ct_tensor *t, int rg) {
+    if (!t) { ct__null_arg("requires_grad_", 0); return NULL; }
+    if (t->grad_fn && !rg)
+        return ct__fail(CT_ERR_AUTOGRAD, "requires_grad_: you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    if (rg && !(CT__ISFLOAT(t->dtype) || ct_dtype_is_complex(t->dtype)))
+        return ct__fail(CT_ERR_AUTOGRAD, "requires_grad_: only Tensors of floating point and complex dtype can require gradients (got %s)", ct_dtype_name(t->dtype));
+    if (rg && (t->flags & CT__F_INFERENCE) && !ct__tls_get()->inference_mode)
+        return ct__fail(CT_ERR_AUTOGRAD, "requires_grad_: Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+    if (rg) t->flags |= CT__F_REQUIRES_GRAD;
+    else t->flags &= ~CT__F_REQUIRES_GRAD;
+    return t;
+}
+CTENSOR_API ct_tensor *ct_requires_grad(ct_tensor *t) { return ct_set_requires_grad(t, 1); }
+CTENSOR_API int ct_get_requires_grad(const ct_tensor *t) { return t && (t->flags & CT__F_REQUIRES_GRAD) != 0; }
+CTENSOR_API int ct_is_leaf(const ct_tensor *t) { return t && t->grad_fn == NULL; }
+CTENSOR_API ct_tensor *ct_grad(const ct_tensor *t) { return t ? t->grad : NULL; }
+CTENSOR_API void ct_set_grad(ct_tensor *t, ct_tensor *g) {
+    if (!t) return;
+    if (g && !ct_same_shape(t, g)) {
+        ct_set_error(CT_ERR_SHAPE, "set_grad: assigned grad has data of a different size (%s vs %s)", CT__SHAPE(g), CT__SHAPE(t));
+        return;
+    }
+    if (g) ct__incref(g);
+    if (t->grad) ct__decref(t->grad);
+    t->grad = g;
+}
+CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
+    if (!t) { ct__null_arg("detach", 0); return NULL; }
+    ct_tensor *x = ct__view_header(t, t->ndim, t->shape, t->strides, t->offset);
+    if (!x) return NULL;
+    x->flags |= t->flags & CT__F_INFERENCE;
+    return ct__own(x);
+}
+CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t) {
+    if (!t) { ct__null_arg("detach_", 0); return NULL; }
+    if (t->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(t);
+    if (t->grad_fn && !(t->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(t->grad_fn);
+    t->grad_fn = NULL;
+    t->flags &= ~(CT__F_REQUIRES_GRAD | CT__F_WEAK_GRAD_FN | CT__F_RETAINS_GRAD);
+    return t;
+}
+CTENSOR_API ct_tensor *ct_retain_grad(ct_tensor *t) {
+    if (!t) { ct__null_arg("retain_grad", 0); return NULL; }
+    if (!(t->flags & CT__F_REQUIRES_GRAD)) return ct__fail(CT_ERR_AUTOGRAD, "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+    if (!t->grad_fn || (t->flags & CT__F_RETAINS_GRAD)) return t;  /* leaves keep .grad anyway */
+    ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+    if (!h) return ct__fail(CT_ERR_MEMORY, "retain_grad: out of memory");
+    memset(h, 0, sizeof *h);
+    h->retain = t;
+    h->out_nr = t->out_nr;
+    h->next = t->grad_fn->pre_hooks;
+    t->grad_fn->pre_hooks = h;
+    t->flags |= CT__F_RETAINS_GRAD;
+    return t;
+}
+CTENSOR_API int ct_is_grad_enabled(void) { return ct__tls_get()->grad_enabled; }
+CTENSOR_API int ct_set_grad_enabled(int enabled) {
+    ct__tls *t = ct__tls_get();
+    int prev = t->grad_enabled;
+    t->grad_enabled = enabled != 0;
+    return prev;
+}
+CTENSOR_API int ct_is_inference_mode_enabled(void) { return ct__tls_get()->inference_mode; }
+CTENSOR_API int ct_set_inference_mode(int enabled) {
+    ct__tls *t = ct__tls_get();
+    int prev = t->inference_mode;
+    t->inference_mode = enabled != 0;
+    return prev;
+}
+CTENSOR_API const char *ct_grad_fn_name(const ct_tensor *t) { return t && t->grad_fn ? ct__node_name(t->grad_fn) : NULL; }
+CTENSOR_API const ct__node *ct_grad_fn(const ct_tensor *t) { return t ? t->grad_fn : NULL; }
+CTENSOR_API int ct_node_num_next(const ct__node *n) { return n ? n->nin : 0; }
+CTENSOR_API const ct__node *ct_node_next(const ct__node *n, int i, int *input_nr) {
+    if (!n || i < 0 || i >= n->nin) return NULL;
+    if (input_nr) *input_nr = n->next[i].input_nr;
+    return n->next[i].fn;
+}
+CTENSOR_API const char *ct_node_name(const ct__node *n) { return n ? ct__node_name(n) : NULL; }
+static int ct__hook_ids;
+CTENSOR_API int ct_register_hook(ct_tensor *t, ct_hook_fn fn, void *user_data) {
+    if (!t || !fn) { ct_set_error(CT_ERR_ARG, "register_hook: tensor and function must not be NULL"); return -1; }
+    if (!(t->flags & CT__F_REQUIRES_GRAD)) {
+        ct_set_error(CT_ERR_AUTOGRAD, "register_hook: cannot register a hook on a tensor that doesn't require gradient");
+        return -1;
+    }
+    ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+    if (!h) { ct_set_error(CT_ERR_MEMORY, "register_hook: out of memory"); return -1; }
+    memset(h, 0, sizeof *h);
+    h->fn = fn;
+    h->user = user_data;
+    h->id = ++ct__hook_ids;
+    if (t->grad_fn) {
+        h->out_nr = t->out_nr;
+        /* append: hooks run in registration order */
+        ct__hook **pp = &t->grad_fn->pre_hooks;
+        while (*pp) pp = &(*pp)->next;
+        *pp = h;
+    } else {
+        ct__hook **pp = &t->hooks;
+        while (*pp) pp = &(*pp)->next;
+        *pp = h;
+    }
+    return h->id;
+}
+CTENSOR_API void ct_remove_hook(ct_tensor *t, int handle) {
+    if (!t) return;
+    ct__hook **lists[2];
+    lists[0] = &t->hooks;
+    lists[1] = t->grad_fn ? &t->grad_fn->pre_hooks : NULL;
+    for (int l = 0; l < 2; l++) {
+        if (!lists[l]) continue;
+        for (ct__hook **pp = lists[l]; *pp; pp = &(*pp)->next)
+            if ((*pp)->id == handle && !(*pp)->retain) {
+                ct__hook *h = *pp;
+                *pp = h->next;
+                CT_FREE(h);
+                return;
+            }
+    }
+}
+
+/* gradcheck: central differences vs. vector-Jacobian products, both in float64 */
+static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
+    int64_t off = t->offset, rem = k;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += (rem % t->shape[d]) * t->strides[d];
+        rem /= t->shape[d];
+    }
+    return (double *)t->storage->data + off;
+}
+static int ct__flat_f64(const ct_tensor *t, double *out) {
+    int64_t n = ct_numel(t);
+    ct_tensor *c = ct__convert(t, CT_FLOAT64);
+    if (!c) return -1;
+    memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
+    ct__decref(c);
+    return 0;
+}
+static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *const *inputs, const ct_gradcheck_options *opt,
+                              const char *api) {
+    double eps = opt && opt->eps > 0 ? opt->eps : 1e-6, atol = opt && opt->atol > 0 ? opt->atol : 1e-5,
+           rtol = opt && opt->rtol > 0 ? opt->rtol : 1e-3;
+    int ok = 0, s = ct_scope_begin();
+    double *num = NULL, *ana = NULL, *fp = NULL, *fm = NULL;
+    ct_tensor **req = CT__NEW_ARRAY(ct_tensor *, nin);
+    int nreq = 0;
+    if (!req) goto done;
+    for (int i = 0; i < nin; i++) {
+        ct_tensor *x = inputs[i];
+        if (!x) { ct__null_arg(api, i); goto done; }
+        if (!(x->flags & CT__F_REQUIRES_GRAD)) continue;
+        if (x->dtype != CT_FLOAT64) {
+            ct_set_error(CT_ERR_DTYPE, "%s: input %d requires grad but is %s; gradcheck needs float64 inputs", api, i, ct_dtype_name(x->dtype));
+            goto done;
+        }
+        for (int d = 0; d < x->ndim; d++)
+            if (x->strides[d] == 0 && x->shape[d] > 1) {
+                ct_set_error(CT_ERR_ARG, "%s: input %d has overlapping memory (an expanded tensor); expand inside the function instead", api, i);
+                goto done;
+            }
+        req[nreq++] = x;
+    }
+    if (!nreq) { ct_set_error(CT_ERR_ARG, "%s: no input requires grad", api); goto done; }
+    {
+        ct_tensor *y = fn(inputs, user);
+        if (!y) goto done;
+        if (!CT__ISFLOAT(y->dtype)) { ct_set_error(CT_ERR_DTYPE, "%s: the function output must be floating point", api); goto done; }
+        int64_t m = ct_numel(y), ntot = 0;
+        for (int r = 0; r < nreq; r++) ntot += ct_numel(req[r]);
+        num = CT__NEW_ARRAY(double, m * ntot);
+        ana = CT__NEW_ARRAY(double, m * ntot);
+        fp = CT__NEW_ARRAY(double, m);
+        fm = CT__NEW_ARRAY(double, m);
+        if (!num || !ana || !fp || !fm) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
+        /* numerical Jacobian, column by column */
+        int64_t col = 0;
+        for (int r = 0; r < nreq; r++) {
+            int64_t nx = ct_numel(req[r]);
+            for (int64_t j = 0; j < nx; j++, col++) {
+                double *p = ct__elem_f64(req[r], j), orig = *p;
+                int s2 = ct_scope_begin();
+                int pg = ct_set_grad_enabled(0);
+                *p = orig + eps;
+                ct_tensor *y1 = fn(inputs, user);
+                int e1 = !y1 || ct__flat_f64(y1, fp);
+                *p = orig - eps;
+                ct_tensor *y2 = fn(inputs, user);
+                int e2 = !y2 || ct__flat_f64(y2, fm);
+                *p = orig;
+                ct_set_grad_enabled(pg);
+                ct_scope_end(s2);
+                if (e1 || e2) goto done;
+                for (int64_t k = 0; k < m; k++) num[k * ntot + col] = (fp[k] - fm[k]) / (2.0 * eps);
+            }
+        }
+        /* analytic Jacobian, row by row (one-hot output gradients) */
+        for (int64_t k = 0; k < m; k++) {
+            int s2 = ct_scope_begin();
+            ct_tensor *go = ct_zeros_like(y);
+            ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
+            if (!go || !g) { CT_FREE(g); ct_scope_end(s2); goto done; }
+            ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
+            ct_grad_options o;
+            memset(&o, 0, sizeof o);
+            o.retain_graph = 1;
+            o.allow_unused = 1;
+            if (ct_autograd_grad(1, &y, &go, nreq, req, g, &o) != CT_OK) { CT_FREE(g); ct_scope_end(s2); goto done; }
+            int64_t c2 = 0;
+            for (int r = 0; r < nreq; r++) {
+                int64_t nx = ct_numel(req[r]);
+                if (g[r]) {
+                    if (!ct_same_shape(g[r], req[r])) {
+                        ct_set_error(CT_ERR_AUTOGRAD, "%s: gradient of input has shape %s, expected %s", api, CT__SHAPE(g[r]), CT__SHAPE(req[r]));
+                        CT_FREE(g);
+                        ct_scope_end(s2);
+                        goto done;
+                    }
+                    if (ct__flat_f64(g[r], ana + k * ntot + c2)) { CT_FREE(g); ct_scope_end(s2); goto done; }
+                } else {
+                    for (int64_t j = 0; j < nx; j++) ana[k * ntot + c2 + j] = 0.0;
+                }
+                c2 += nx;
+            }
+            CT_FREE(g);
+            ct_scope_end(s2);
+        }
+        /* compare */
+        double worst = -1.0;
+        int64_t wk = 0, wc = 0;
+        for (int64_t k = 0; k < m; k++)
+            for (int64_t j = 0; j < ntot; j++) {
+                double a = ana[k * ntot + j], nv = num[k * ntot + j], err = fabs(a - nv) - (atol + rtol * fabs(nv));
+                if (isnan(a) != isnan(nv)) err = INFINITY;
+                if (err > worst) { worst = err; wk = k; wc = j; }
+            }
+        if (worst > 0) {
+            int r = 0;
+            int64_t j = wc;
+            while (r < nreq - 1 && j >= ct_numel(req[r])) { j -= ct_numel(req[r]); r++; }
+            ct_set_error(CT_ERR_AUTOGRAD, "%s: Jacobian mismatch for output 0 with respect to input %d (element %lld of the input, element %lld of the output): numerical %.10g, analytical %.10g (atol %g, rtol %g)",
+                         api, r, (long long)j, (long long)wk, num[wk * ntot + wc], ana[wk * ntot + wc], atol, rtol);
+            goto done;
+        }
+        ok = 1;
+    }
+done:
+    CT_FREE(num);
+    CT_FREE(ana);
+    CT_FREE(fp);
+    CT_FREE(fm);
+    CT_FREE(req);
+    ct_scope_end(s);
+    return ok;
+}
+CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_tensor *const *inputs, const ct_gradcheck_options *opt) {
+    if (!fn || ninputs <= 0 || !inputs) { ct_set_error(CT_ERR_ARG, "gradcheck: function and inputs must be given"); return 0; }
+    return ct__gradcheck_impl(fn, user_data, ninputs, inputs, opt, "gradcheck");
+}
+/* gradgradcheck: gradcheck of x -> concat(d<fn(x), v>/dx) for a fixed random v */
+typedef struct ct__gg_ctx { ct_grad_fn_t fn; void *user; int nin; ct_tensor *v; } ct__gg_ctx;
+static ct_tensor *ct__gg_fn(ct_tensor *const *inputs, void *user) {
+    ct__gg_ctx *c = (ct__gg_ctx *)user;
+    ct_tensor *y = c->fn(inputs, c->user);
+    if (!y) return NULL;
+    ct_tensor *req[64] = {0};
+    int nreq = 0;
+    for (int i = 0; i < c->nin && nreq < 64; i++)
+        if (inputs[i]->flags & CT__F_REQUIRES_GRAD) req[nreq++] = inputs[i];
+    ct_tensor *g[64] = {0};
+    ct_grad_options o;
+    memset(&o, 0, sizeof o);
+    o.create_graph = 1;
+    o.allow_unused = 1;
+    o.materialize_grads = 1;
+    ct_tensor *v = c->v;
+    if (ct_autograd_grad(1, &y, &v, nreq, req, g, &o) != CT_OK) return NULL;
+    /* flatten and concatenate the gradients (scatter each into its slice) */
+    int64_t total = 0;
+    for (int r = 0; r < nreq; r++) total += ct_numel(req[r]);
+    ct_tensor *out = NULL;
+    int64_t off = 0;
+    for (int r = 0; r < nreq; r++) {
+        int64_t nr = ct_numel(req[r]), one = 1;
+        ct_tensor *piece = ct__strided_scatter(ct_reshape(g[r], -1), 1, &total, 1, &nr, &one, off);
+        out = out ? ct_add(out, piece) : piece;
+        off += nr;
+    }
+    return out;
+}
+CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_tensor *const *inputs, const ct_gradcheck_options *opt) {
+    if (!fn || ninputs <= 0 || !inputs) { ct_set_error(CT_ERR_ARG, "gradgradcheck: function and inputs must be given"); return 0; }
+    int s = ct_scope_begin();
+    int ok = 0;
+    ct_tensor *y = fn(inputs, user_data);
+    if (y) {
+        ct_generator g;
+        ct_generator_init(&g, 12345);
+        ct_tensor *v = ct_empty_n(y->dtype, y->ndim, y->shape);
+        if (v && ct_normal_(v, 0.0, 1.0, &g)) {
+            ct__gg_ctx c;
+            c.fn = fn;
+            c.user = user_data;
+            c.nin = ninputs;
+            c.v = v;
+            ok = ct__gradcheck_impl(ct__gg_fn, &c, ninputs, inputs, opt, "gradgradcheck");
+        }
+    }
+    ct_scope_end(s);
+    return ok;
+}
+
+/* ============================================================================
+   Serialization: .npy
+   Format: "\x93NUMPY", major, minor, header length (2 bytes for 1.x, 4 for
+   2.x/3.x), a Python dict literal {'descr', 'fortran_order', 'shape'}, data.
+   ========================================================================== */
+static int ct__npy_descr(const char *d, size_t n, ct_dtype *dt, int *swap) {
+    if (n < 3) return -1;
+    char order = d[0];
+    *swap = order == '>';
+    if (order != '<' && order != '>' && order != '|' && order != '=') return -1;
+    char kind = d[1];
+    long sz = strtol(d + 2, NULL, 10);
+    for (size_t i = 2; i < n; i++) if (d[i] < '0' || d[i] > '9') return -1;
+    if (kind == 'f') *dt = sz == 4 ? CT_FLOAT32 : sz == 8 ? CT_FLOAT64 : sz == 2 ? CT_FLOAT16 : CT_NUM_DTYPES;
+    else if (kind == 'i') *dt = sz == 8 ? CT_INT64 : sz == 4 ? CT_INT32 : sz == 2 ? CT_INT16 : sz == 1 ? CT_INT8 : CT_NUM_DTYPES;
+    else if (kind == 'u') *dt = sz == 1 ? CT_UINT8 : CT_NUM_DTYPES;
+    else if (kind == 'b') *dt = sz == 1 ? CT_BOOL : CT_NUM_DTYPES;
+    else if (kind == 'c') *dt = sz == 8 ? CT_COMPLEX64 : sz == 16 ? CT_COMPLEX128 : CT_NUM_DTYPES;
+    else return -1;
+    if (*dt == CT_NUM_DTYPES) return -1;
+    if (ct__dt[*dt].size == 1) *swap = 0;
+    return 0;
+}
+/* finds 'key': in the header dict; returns a pointer after the colon or NULL */
+static const char *ct__npy_key(const char *h, size_t n, const char *key) {
+    size_t kl = strlen(key);
+    for (size_t i = 0; i + kl + 2 < n; i++) {
+        if ((h[i] == '\'' || h[i] == '"') && !memcmp(h + i + 1, key, kl) && h[i + 1 + kl] == h[i]) {
+            size_t j = i + 2 + kl;
+            while (j < n && (h[j] == ' ')) j++;
+            if (j < n && h[j] == ':') {
+                j++;
+                while (j < n && h[j] == ' ') j++;
+                return j < n ? h + j : NULL;
+            }
+        }
+    }
+    return NULL;
+}
+CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char *name) {
+    const unsigned char *p = (const unsigned char *)data;
+    if (!name) name = "<memory>";
+    if (!p) return ct__fail(CT_ERR_ARG, "load_npy: data is NULL (%s)", name);
+    if (len < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return ct__fail(CT_ERR_FORMAT, "load_npy: not a .npy file (bad magic) (%s)", name);
+    int major = p[6];
+    size_t hlen, hoff;
+    if (major == 1) { hlen = (size_t)p[8] | ((size_t)p[9] << 8); hoff = 10; }
+    else if (major == 2 || major == 3) {
+        if (len < 12) return ct__fail(CT_ERR_FORMAT, "load_npy: truncated header (%s)", name);
+        hlen = (size_t)p[8] | ((size_t)p[9] << 8) | ((size_t)p[10] << 16) | ((size_t)p[11] << 24);
+        hoff = 12;
+    } else return ct__fail(CT_ERR_FORMAT, "load_npy: unsupported format version %d.%d (%s)", major, p[7], name);
+    if (hlen > len - hoff) return ct__fail(CT_ERR_FORMAT, "load_npy: header length %zu exceeds file size %zu (%s)", hlen, len, name);
+    const char *h = (const char *)p + hoff;
+    /* descr */
+    const char *dv = ct__npy_key(h, hlen, "descr");
+    if (!dv || (*dv != '\'' && *dv != '"')) return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'descr' string (%s)", name);
+    const char *de = (const char *)memchr(dv + 1, *dv, hlen - (size_t)(dv + 1 - h));
+    if (!de) return ct__fail(CT_ERR_FORMAT, "load_npy: unterminated 'descr' (%s)", name);
+    ct_dtype dt;
+    int swap = 0;
+    if (ct__npy_descr(dv + 1, (size_t)(de - dv - 1), &dt, &swap))
+        return ct__fail(CT_ERR_FORMAT, "load_npy: unsupported dtype '%.*s' (object and structured arrays are not supported) (%s)", (int)(de - dv - 1), dv + 1, name);
+    /* fortran_order */
+    const char *fv = ct__npy_key(h, hlen, "fortran_order");
+    if (!fv) return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'fortran_order' (%s)", name);
+    size_t frem = hlen - (size_t)(fv - h);
+    int fortran;
+    if (frem >= 4 && !memcmp(fv, "True", 4)) fortran = 1;
+    else if (frem >= 5 && !memcmp(fv, "False", 5)) fortran = 0;
+    else return ct__fail(CT_ERR_FORMAT, "load_npy: bad 'fortran_order' value (%s)", name);
+    /* shape */
+    const char *sv = ct__npy_key(h, hlen, "shape");
+    if (!sv || *sv != '(') return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'shape' tuple (%s)", name);
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    const char *q = sv + 1, *hend = h + hlen;
+    for (;;) {
+        while (q < hend && (*q == ' ' || *q == ',')) q++;
+        if (q >= hend) return ct__fail(CT_ERR_FORMAT, "load_npy: unterminated 'shape' (%s)", name);
+        if (*q == ')') break;
+        if (*q < '0' || *q > '9') return ct__fail(CT_ERR_FORMAT, "load_npy: bad character in 'shape' (%s)", name);
+        uint64_t v = 0;
+        while (q < hend && *q >= '0' && *q <= '9') {
+            v = v * 10 + (uint64_t)(*q - '0');
+            if (v > ((uint64_t)1 << 46)) return ct__fail(CT_ERR_FORMAT, "load_npy: dimension too large in 'shape' (%s)", name);
+            q++;
+        }
+        if (q < hend && *q == 'L') q++;
+        if (nd >= CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_npy: more than %d dimensions (%s)", CT_MAX_DIMS, name);
+        shape[nd++] = (int64_t)v;
+    }
+    if (ct__check_shape("load_npy", nd, shape)) return NULL;
+    int64_t numel = ct__shape_numel(nd, shape);
+    size_t es = ct__dt[dt].size, doff = hoff + hlen;
+    if ((uint64_t)numel > (uint64_t)(len - doff) / es)
+        return ct__fail(CT_ERR_FORMAT, "load_npy: data of %lld elements of %zu bytes exceeds the %zu bytes left in the file (%s)",
+                        (long long)numel, es, len - doff, name);
+    int64_t fshape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) fshape[d] = fortran ? shape[nd - 1 - d] : shape[d];
+    ct_tensor *x = ct__alloc(dt, nd, fshape, NULL, CT_CPU);
+    if (!x) return NULL;
+    unsigned char *dst = (unsigned char *)ct__ptr(x);
+    memcpy(dst, p + doff, (size_t)numel * es);
+    if (swap)
+        for (int64_t k = 0; k < numel; k++)
+            for (size_t b = 0; b < es / 2; b++) {
+                unsigned char tb = dst[k * (int64_t)es + (int64_t)b];
+                dst[k * (int64_t)es + (int64_t)b] = dst[k * (int64_t)es + (int64_t)(es - 1 - b)];
+                dst[k * (int64_t)es + (int64_t)(es - 1 - b)] = tb;
+            }
+    if (dt == CT_BOOL)
+        for (int64_t k = 0; k < numel; k++) dst[k] = dst[k] != 0;
+    if (!ct__own(x)) return NULL;
+    if (fortran && nd > 1) {
+        int64_t perm[CT_MAX_DIMS];
+        for (int d = 0; d < nd; d++) perm[d] = nd - 1 - d;
+        return ct_permute_n(x, nd, perm);
+    }
+    return x;
+}
+CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *len) {
+    if (!data || !len) { ct_set_error(CT_ERR_ARG, "save_npy: output pointers are NULL"); return CT_ERR_ARG; }
+    *data = NULL;
+    *len = 0;
+    if (!t) { ct__null_arg("save_npy", 0); return ct_last_error_code(); }
+    if (!ct__dt[t->dtype].npy[0]) {
+        ct_set_error(CT_ERR_DTYPE, "save_npy: dtype %s has no .npy equivalent", ct_dtype_name(t->dtype));
+        return CT_ERR_DTYPE;
+    }
+    char hdr[512];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", ct__dt[t->dtype].npy);
+    for (int d = 0; d < t->ndim; d++) n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%lld,%s", (long long)t->shape[d], (t->ndim > 1 && d < t->ndim - 1) ? " " : "");
+    if (t->ndim > 1) n--;  /* drop the trailing comma of multi-dim tuples: (2, 3) */
+    n += snprintf(hdr + n, sizeof hdr - (size_t)n, "), }");
+    size_t total_hdr = 10 + (size_t)n + 1;
+    size_t pad = (64 - total_hdr % 64) % 64;
+    size_t hl = (size_t)n + pad + 1;
+    int64_t numel = ct_numel(t);
+    size_t es = ct__dt[t->dtype].size;
+    size_t sz = 10 + hl + (size_t)numel * es;
+    unsigned char *buf = (unsigned char *)CT_MALLOC(sz);
+    if (!buf) { ct_set_error(CT_ERR_MEMORY, "save_npy: out of memory"); return CT_ERR_MEMORY; }
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hl & 0xff);
+    buf[9] = (unsigned char)(hl >> 8);
+    memcpy(buf + 10, hdr, (size_t)n);
+    memset(buf + 10 + n, ' ', pad);
+    buf[10 + hl - 1] = '\n';
+    ct_tensor *c = ct__contig_ref(t);
+    if (!c) { CT_FREE(buf); return ct_last_error_code(); }
+    memcpy(buf + 10 + hl, ct__ptr(c), (size_t)numel * es);
+    ct__decref(c);
+    *data = buf;
+    *len = sz;
+    return CT_OK;
+}
+#ifndef CTENSOR_NO_STDIO
+/* Reads a whole file; *len gets its size. Returns CT_MALLOC'd memory or NULL. */
+static void *ct__read_file(const char *path, size_t *len, const char *api) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { ct_set_error(CT_ERR_IO, "%s: cannot open '%s'", api, path); return NULL; }
+    if (fseek(f, 0, SEEK_END) != 0) { fclose(f); ct_set_error(CT_ERR_IO, "%s: cannot seek '%s'", api, path); return NULL; }
+    long sz = ftell(f);
+    if (sz < 0) { fclose(f); ct_set_error(CT_ERR_IO, "%s: cannot size '%s'", api, path); return NULL; }
+    rewind(f);
+    void *buf = CT_MALLOC((size_t)sz + 1);
+    if (!buf) { fclose(f); ct_set_error(CT_ERR_MEMORY, "%s: out of memory reading '%s'", api, path); return NULL; }
+    if (sz && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+        fclose(f);
+        CT_FREE(buf);
+        ct_set_error(CT_ERR_IO, "%s: short read on '%s'", api, path);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)sz;
+    return buf;
+}
+static ct_status ct__write_file(const char *path, const void *data, size_t len, const char *api) {
+    FILE *f = fopen(path, "wb");
+    if (!f) { ct_set_error(CT_ERR_IO, "%s: cannot create '%s'", api, path); return CT_ERR_IO; }
+    size_t w = len ? fwrite(data, 1, len, f) : 0;
+    int rc = fclose(f);
+    if (w != len || rc != 0) { ct_set_error(CT_ERR_IO, "%s: write failed on '%s'", api, path); return CT_ERR_IO; }
+    return CT_OK;
+}
+CTENSOR_API ct_tensor *ct_load_npy(const char *path) {
+    if (!path) return ct__fail(CT_ERR_ARG, "load_npy: path is NULL");
+    size_t len;
+    void *buf = ct__read_file(path, &len, "load_npy");
+    if (!buf) return NULL;
+    ct_tensor *t = ct_load_npy_mem(buf, len, path);
+    CT_FREE(buf);
+    return t;
+}
+CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t) {
+    if (!path) { ct_set_error(CT_ERR_ARG, "save_npy: path is NULL"); return CT_ERR_ARG; }
+    void *buf;
+    size_t len;
+    ct_status st = ct_save_npy_mem(t, &buf, &len);
+    if (st != CT_OK) return st;
+    st = ct__write_file(path, buf, len, "save_npy");
+    CT_FREE(buf);
+    return st;
+}
+#endif
+
+/* ============================================================================
+   Printing (PyTorch's torch/_tensor_str.py: the same formatter rules)
+   ========================================================================== */
+static ct_print_options ct__popt = {4, 1000, 3, 80, -1};
+CTENSOR_API void ct_set_printoptions(const ct_print_options *o) {
+    ct_print_options d = {4, 1000, 3, 80, -1};
+    if (!o) { ct__popt = d; return; }
+    ct__popt.precision = o->precision > 0 ? o->precision : d.precision;
+    ct__popt.threshold = o->threshold > 0 ? o->threshold : d.threshold;
+    ct__popt.edgeitems = o->edgeitems > 0 ? o->edgeitems : d.edgeitems;
+    ct__popt.linewidth = o->linewidth > 0 ? o->linewidth : d.linewidth;
+    ct__popt.sci_mode = o->sci_mode;
+}
+typedef struct ct__sbuf { char *buf; size_t cap, len; } ct__sbuf;
+static void ct__sput(ct__sbuf *b, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (b->len + 1 < b->cap) b->buf[b->len] = s[i];
+        b->len++;
+    }
+    if (b->cap) b->buf[b->len < b->cap ? b->len : b->cap - 1] = 0;
+}
+static void ct__sputs(ct__sbuf *b, const char *s) { ct__sput(b, s, strlen(s)); }
+static void ct__spad(ct__sbuf *b, int n) { for (int i = 0; i < n; i++) ct__sput(b, " ", 1); }
+typedef struct ct__fmt { int floating, is_bool, int_mode, sci_mode, width; } ct__fmt;
+static int ct__fmt_value(const ct__fmt *f, double v, char *out, size_t cap) {
+    int n;
+    int prec = ct__popt.precision;
+    if (f->is_bool) n = snprintf(out, cap, "%s", v != 0 ? "True" : "False");
+    else if (!f->floating) n = snprintf(out, cap, "%lld", (long long)v);
+    else if (f->sci_mode) n = snprintf(out, cap, "%.*e", prec, v);
+    else if (f->int_mode) n = snprintf(out, cap, (isinf(v) || isnan(v)) ? "%.0f" : "%.0f.", v);
+    else n = snprintf(out, cap, "%.*f", prec, v);
+    return n;
+}
+/* values shown when summarizing (get_summarized_data), in order */
+static void ct__collect(const ct_tensor *t, int dim, int64_t off, int summarize, double *vals, int64_t *nv) {
+    int ei = ct__popt.edgeitems;
+    if (t->ndim == 0) { vals[(*nv)++] = ct__load_f64((char *)t->storage->data + off * (int64_t)ct__dt[t->dtype].size, t->dtype); return; }
+    int64_t n = t->shape[dim];
+    for (int64_t i = 0; i < n; i++) {
+        if (summarize && n > 2 * ei && i == ei) i = n - ei;
+        int64_t o = off + i * t->strides[dim];
+        if (dim == t->ndim - 1)
+            vals[(*nv)++] = ct__load_f64((char *)t->storage->data + o * (int64_t)ct__dt[t->dtype].size, t->dtype);
+        else
+            ct__collect(t, dim + 1, o, summarize, vals, nv);
+    }
+}
+static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off, int indent, int summarize, const ct__fmt *f) {
+    char tmp[64];
+    int ei = ct__popt.edgeitems;
+    size_t es = ct__dt[t->dtype].size;
+    int64_t n = t->shape[dim];
+    ct__sputs(b, "[");
+    if (dim == t->ndim - 1) {
+        int elen = f->width + 2;
+        int per_line = (ct__popt.linewidth - indent) / elen;
+        if (per_line < 1) per_line = 1;
+        int col = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (col > 0) {
+                if (col % per_line == 0) { ct__sputs(b, ",\n"); ct__spad(b, indent + 1); }
+                else ct__sputs(b, ", ");
+            }
+            if (summarize && n > 2 * ei && i == ei) {
+                ct__sputs(b, " ...");
+                col++;
+                i = n - ei - 1;
+                continue;
+            }
+            double v = ct__load_f64((char *)t->storage->data + (off + i * t->strides[dim]) * (int64_t)es, t->dtype);
+            int len = ct__fmt_value(f, v, tmp, sizeof tmp);
+            ct__spad(b, f->width - len);
+            ct__sputs(b, tmp);
+            col++;
+        }
+    } else {
+        int nl = t->ndim - 1 - dim;
+        for (int64_t i = 0; i < n; i++) {
+            if (i > 0) {
+                ct__sputs(b, ",");
+                for (int k = 0; k < nl; k++) ct__sputs(b, "\n");
+                ct__spad(b, indent + 1);
+            }
+            if (summarize && n > 2 * ei && i == ei) {
+                ct__sputs(b, "...");
+                i = n - ei - 1;
+                continue;
+            }
+            ct__print_rec(b, t, dim + 1, off + i * t->strides[dim], indent + 1, summarize, f);
+        }
+    }
+    ct__sputs(b, "]");
+}
+CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
+    ct__sbuf b;
+    b.buf = buf;
+    b.cap = cap;
+    b.len = 0;
+    if (cap) buf[0] = 0;
+    if (!t) { ct__sputs(&b, "NULL"); return b.len; }
+    if (t->dtype >= 10 || t->device != CT_CPU) {
+        char tmp[300];
+        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device == CT_CPU ? "cpu" : "cuda");
+        ct__sputs(&b, tmp);
+        return b.len;
+    }
+    const int indent = 7;
+    int64_t numel = ct_numel(t);
+    char suffix[4][200];
+    int nsuf = 0;
+    int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
+    ct__sputs(&b, "tensor(");
+    size_t line_start = 0;
+    if (numel == 0) {
+        if (t->ndim != 1) {
+            char sz[160];
+            size_t k = 0;
+            k += (size_t)snprintf(sz + k, sizeof sz - k, "size=(");
+            for (int d = 0; d < t->ndim; d++) k += (size_t)snprintf(sz + k, sizeof sz - k, d ? ", %lld" : "%lld", (long long)t->shape[d]);
+            snprintf(sz + k, sizeof sz - k, t->ndim == 1 ? ",)" : ")");
+            snprintf(suffix[nsuf++], sizeof suffix[0], "%s", sz);
+        }
+        if (t->dtype != ct__default_dtype) snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=%s", ct__dt[t->dtype].torch_name);
+        ct__sputs(&b, "[]");
+    } else {
+        if (!default_dt) snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=%s", ct__dt[t->dtype].torch_name);
+        int summarize = numel > ct__popt.threshold;
+        ct__fmt f;
+        f.floating = CT__ISFLOAT(t->dtype);
+        f.is_bool = t->dtype == CT_BOOL;
+        f.int_mode = 1;
+        f.sci_mode = 0;
+        f.width = 1;
+        double *vals = CT__NEW_ARRAY(double, numel);
+        int64_t nv = 0;
+        if (vals) ct__collect(t, 0, t->offset, summarize, vals, &nv);
+        char tmp[64];
+        if (!f.floating) {
+            for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(&f, vals[i], tmp, sizeof tmp); if (l > f.width) f.width = l; }
+        } else {
+            double mn = INFINITY, mx = 0;
+            int64_t cnt = 0;
+            for (int64_t i = 0; i < nv; i++) {
+                double v = vals[i];
+                if (!isfinite(v) || v == 0) continue;
+                double a = fabs(v);
+                if (a < mn) mn = a;
+                if (a > mx) mx = a;
+                if (v != ceil(v)) f.int_mode = 0;
+                cnt++;
+            }
+            if (cnt) {
+                if (f.int_mode) f.sci_mode = mx / mn > 1000.0 || mx > 1e8;
+                else f.sci_mode = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
+                for (int64_t i = 0; i < nv; i++) {
+                    double v = vals[i];
+                    if (!isfinite(v) || v == 0) continue;
+                    int l;
+                    if (f.sci_mode) l = snprintf(tmp, sizeof tmp, "%.*e", ct__popt.precision, v);
+                    else if (f.int_mode) l = snprintf(tmp, sizeof tmp, "%.0f", v) + 1;
+                    else l = snprintf(tmp, sizeof tmp, "%.*f", ct__popt.precision, v);
+                    if (l > f.width) f.width = l;
+                }
+            }
+            if (ct__popt.sci_mode >= 0) f.sci_mode = ct__popt.sci_mode;
+        }
+        CT_FREE(vals);
+        if (t->ndim == 0) {
+            int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(t), t->dtype), tmp, sizeof tmp);
+            ct__spad(&b, f.width - l);
+            ct__sputs(&b, tmp);
+        } else {
+            ct__print_rec(&b, t, 0, t->offset, indent, summarize, &f);
+        }
+    }
+    if (t->grad_fn) snprintf(suffix[nsuf++], sizeof suffix[0], "grad_fn=<%s>", ct__node_name(t->grad_fn));
+    else if (t->flags & CT__F_REQUIRES_GRAD) snprintf(suffix[nsuf++], sizeof suffix[0], "requires_grad=True");
+    /* suffixes go on the last line when they fit in the line width */
+    size_t last_nl = 0;
+    int have_nl = 0;
+    if (cap) {
+        size_t lim = b.len < cap ? b.len : cap - 1;
+        for (size_t i = 0; i < lim; i++) if (buf[i] == '\n') { last_nl = i; have_nl = 1; }
+    }
+    (void)line_start;
+    int64_t last_len = have_nl ? (int64_t)(b.len - last_nl) + 1 : (int64_t)b.len + 1;
+    for (int k = 0; k < nsuf; k++) {
+        int64_t sl = (int64_t)strlen(suffix[k]);
+        if (last_len + sl + 2 > ct__popt.linewidth) {
+            ct__sputs(&b, ",\n");
+            ct__spad(&b, indent);
+            ct__sputs(&b, suffix[k]);
+            last_len = indent + sl;
+        } else {
+            ct__sputs(&b, ", ");
+            ct__sputs(&b, suffix[k]);
+            last_len += sl + 2;
+        }
+    }
+    ct__sputs(&b, ")");
+    return b.len;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API void ct_fprint(FILE *fp, const ct_tensor *t) {
+    char small[4096];
+    size_t n = ct_repr(t, small, sizeof small);
+    if (n < sizeof small) { fprintf(fp, "%s\n", small); return; }
+    char *big = (char *)CT_MALLOC(n + 1);
+    if (!big) { fprintf(fp, "%s...\n", small); return; }
+    ct_repr(t, big, n + 1);
+    fprintf(fp, "%s\n", big);
+    CT_FREE(big);
+}
+CTENSOR_API void ct_print(const ct_tensor *t) { ct_fprint(stdout, t); }
+#endif
+
+#endif /* CTENSOR_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_IMPLEMENTATION */

@@ -1,0 +1,17 @@
+/* Compile test: a user file with the implementation, built as C11 (gcc, clang),
+   C++17 (g++ -x c++) and under nvcc. It must call a function of every header
+   (a typo in an _IMPLEMENTATION macro would otherwise go unnoticed). */
+#define CTENSOR_IMPLEMENTATION
+#include "ctensor.h"
+
+int main(void) {
+    int bad = 0;
+    CT_SCOPE {
+        ct_tensor *a = ct_ones(CT_FLOAT32, 2, 3);
+        ct_tensor *b = ct_mul_scalar(ct_add(a, a), 0.5);
+        bad |= !b || ct_item(ct_sum(b)) != 6.0;
+        CT_NO_GRAD { bad |= ct_is_grad_enabled(); }
+    }
+    bad |= ct_live_tensors() != 0;
+    return bad;
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs every part of the test suite and sums the "N passed, N failed" lines.
+# Each part prints its own failures; the last line is the total.
+B=${BUILD:-build}
+total_pass=0; total_fail=0; broken=""
+run_part() {  # name, command...
+  name=$1; shift
+  out=$("$@" 2>&1); rc=$?
+  last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  p=$(printf '%s' "$last" | sed -E 's/^([0-9]+) passed.*/\1/'); f=$(printf '%s' "$last" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+  [ -n "$p" ] || { p=0; f=1; }
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+  if [ "$f" != 0 ] || [ "$rc" != 0 ]; then
+    printf '%s\n' "$out" | grep -vE '^(ok|PASS) ' | tail -n 60
+    broken="$broken $name"
+  fi
+  printf '%-28s %s\n' "$name" "${last:-no summary line (exit $rc)}"
+}
+for t in $TESTS; do run_part "$t" ./$B/tests/$t; done
+for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
+for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
+run_part "conformance" ./$B/tests/conformance tests/fixtures
+run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures
+run_part "compile tests" sh tests/compile/run.sh
+if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+  run_part "fuzz smoke" sh tests/fuzz/smoke.sh
+fi
+[ -n "$broken" ] && echo "failing parts:$broken"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
