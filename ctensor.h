@@ -456,11 +456,28 @@ CTENSOR_API ct_tensor *ct_mean(const ct_tensor *x);
 CTENSOR_API ct_tensor *ct_mean_dim(const ct_tensor *x, int dim, int keepdim);
 CTENSOR_API ct_tensor *ct_mean_dims(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
 
+/* ----------------------------------------------------------------------------
+   Reductions, scans and sorting (continued): prod, var/std, max/min, arg*,
+   logsumexp, all/any, norm, softmax, cumulative ops, sort/topk/median...
+   -------------------------------------------------------------------------- */
+/* [section: reduce-api] */
+
+/* ============================================================================
+   Indexing and joining: gather/scatter, index_*, masked_*, cat/stack/split,
+   flip/roll/repeat, tril/triu, diag, one_hot, pad
+   ========================================================================== */
+/* [section: index-api] */
+
 /* ============================================================================
    Matrix products (PyTorch's 1-D / 2-D / batched broadcasting rules)
    ========================================================================== */
 CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b);
 CTENSOR_API ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b);
+
+/* Matrix products (continued): bmm, addmm, baddbmm, addmv, dot, vdot, outer,
+   einsum, linear, tensordot */
+/* [section: blas-api] */
 
 /* ============================================================================
    Random numbers. One default generator per process (ct_manual_seed), or
@@ -487,6 +504,10 @@ CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape);
 CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape);
 #define ct_rand(dt, ...) ct_rand_n(dt, CT_DIMS(__VA_ARGS__))
 #define ct_randn(dt, ...) ct_randn_n(dt, CT_DIMS(__VA_ARGS__))
+/* In-place fills; g NULL = the default generator. */
+CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g);
+CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g);
+/* [section: random-api] */
 
 /* ============================================================================
    Autograd
@@ -569,6 +590,9 @@ CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *l
 CTENSOR_API ct_tensor *ct_load_npy(const char *path);
 CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t);              /* writes version 1.0 */
 #endif
+
+/* safetensors */
+/* [section: safetensors-api] */
 
 /* ============================================================================
    Printing
@@ -1726,6 +1750,9 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(SUM, "sum", "SumBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
     X(MEAN, "mean", "MeanBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE)
 
+/* indexing and joining */
+#define CT__OPS_INDEX(X)
+
 /* matrix products */
 #define CT__OPS_BLAS(X)                                                                                            \
     X(MM, "mm", "MmBackward0", 2, 1, 0, ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
@@ -1743,6 +1770,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     CT__OPS_BINARY(X)   \
     CT__OPS_TERNARY(X)  \
     CT__OPS_REDUCE(X)   \
+    CT__OPS_INDEX(X)    \
     CT__OPS_BLAS(X)     \
     CT__OPS_RANDOM(X)
 
@@ -5246,6 +5274,16 @@ CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b) {
 }
 
 /* ============================================================================
+   Reductions (continued)
+   ========================================================================== */
+/* [section: reduce-impl] */
+
+/* ============================================================================
+   Indexing and joining
+   ========================================================================== */
+/* [section: index-impl] */
+
+/* ============================================================================
    Matrix products (core kernels; the GEMM section has the fast paths)
    ========================================================================== */
 /* C[M,N] (+)= A[M,K] B[K,N], row-major with leading dims; beta 0 or 1 */
@@ -5262,8 +5300,10 @@ CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b) {
             }                                                                                              \
         }                                                                                                  \
     }
+#ifndef CTENSOR_BLAS
 CT__GEMM_NAIVE(ct__gemm_naive_f32, float)
 CT__GEMM_NAIVE(ct__gemm_naive_f64, double)
+#endif
 static void ct__gemm_naive_i64(int64_t M, int64_t N, int64_t K, const int64_t *A, int64_t lda, const int64_t *B,
                                int64_t ldb, int64_t *C, int64_t ldc) {
     for (int64_t i = 0; i < M; i++)
@@ -5382,7 +5422,6 @@ CTENSOR_API ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs_init(&at);
     return ct__op2(CT__OP_MM, a, b, &at);
 }
-CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b);
 CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs at;
     ct__attrs_init(&at);
@@ -5450,6 +5489,11 @@ CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
     if (db > 1) oshape[no++] = p;
     return ct_reshape_n(r, no, oshape);
 }
+
+/* ============================================================================
+   GEMM and matrix products (continued)
+   ========================================================================== */
+/* [section: blas-impl] */
 
 /* ============================================================================
    Random numbers: PyTorch's CPU generator and transformations
@@ -5601,8 +5645,6 @@ static int ct__k_normal(ct__call *c) {
     ct__spin_unlock(&g->lock);
     return rc;
 }
-CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g);
-CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g);
 CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g) {
     if (from > to) return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
     ct__attrs a = ct__attrs_s(from);
@@ -5625,6 +5667,7 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
     return ct_normal_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
 }
+/* [section: random-impl] */
 
 /* ============================================================================
    Backward rules (PyTorch: tools/autograd/derivatives.yaml), written with
@@ -6559,6 +6602,11 @@ CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t) {
     return st;
 }
 #endif
+
+/* ============================================================================
+   Serialization: safetensors
+   ========================================================================== */
+/* [section: safetensors-impl] */
 
 /* ============================================================================
    Printing (PyTorch's torch/_tensor_str.py: the same formatter rules)

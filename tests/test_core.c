@@ -1,0 +1,196 @@
+/* Core: dtypes, promotion, creation, views, scopes, errors, printing, io. */
+#define CTENSOR_IMPLEMENTATION
+#include "ct_test.h"
+
+TEST(test_promotion) {
+    CHECK_EQ_INT(ct_promote_types(CT_INT32, CT_FLOAT16), CT_FLOAT16);
+    CHECK_EQ_INT(ct_promote_types(CT_UINT8, CT_INT8), CT_INT16);
+    CHECK_EQ_INT(ct_promote_types(CT_BOOL, CT_UINT8), CT_UINT8);
+    CHECK_EQ_INT(ct_promote_types(CT_FLOAT16, CT_BFLOAT16), CT_FLOAT32);
+    CHECK_EQ_INT(ct_promote_types(CT_INT64, CT_FLOAT32), CT_FLOAT32);
+    CHECK_EQ_INT(ct_promote_types(CT_FLOAT32, CT_FLOAT64), CT_FLOAT64);
+    /* scalars do not upcast a tensor of the same kind */
+    ct_tensor *h = ct_ones(CT_FLOAT16, 2);
+    CHECK_EQ_INT(ct_add_scalar(h, 2.5)->dtype, CT_FLOAT16);
+    ct_tensor *i = ct_ones(CT_INT32, 2);
+    CHECK_EQ_INT(ct_add_scalar(i, 2)->dtype, CT_INT32);
+    CHECK_EQ_INT(ct_add_scalar(i, 2.5)->dtype, CT_FLOAT32);
+    CHECK_EQ_INT(ct_mul_scalar(ct_ones(CT_BOOL, 2), 3)->dtype, CT_INT64);
+    /* zero-dim tensors lose to dimensioned ones of the same category */
+    CHECK_EQ_INT(ct_add(h, ct_scalar_tensor(1.0, CT_FLOAT64))->dtype, CT_FLOAT16);
+    CHECK_EQ_INT(ct_add(i, ct_scalar_tensor(1.0, CT_FLOAT64))->dtype, CT_FLOAT64);
+}
+
+TEST(test_creation) {
+    double e1[] = {0, 1, 2, 3, 4};
+    CHECK_VALUES(ct_arange(0, 5, 1, CT_INT64), e1, 5, 0);
+    double e2[] = {0, 0.25, 0.5, 0.75, 1};
+    CHECK_VALUES(ct_linspace(0, 1, 5, CT_FLOAT64), e2, 5, 0);
+    double e3[] = {1, 0, 0, 0, 1, 0};
+    CHECK_VALUES(ct_eye(2, 3, CT_FLOAT32), e3, 6, 0);
+    ct_tensor *f = ct_full(CT_FLOAT32, 7.5, 2, 2);
+    CHECK_EQ_INT(ct_numel(f), 4);
+    CHECK_CLOSE(ct_item(ct_sum(f)), 30.0, 0);
+    float data[] = {1, 2, 3, 4, 5, 6};
+    ct_tensor *x = ct_tensor_f32(data, 2, 3);
+    data[0] = 100;  /* from_data copies */
+    CHECK_CLOSE(ct_item(ct_select(ct_select(x, 0, 0), 0, 0)), 1.0, 0);
+    ct_tensor *b = ct_from_blob(data, CT_FLOAT32, 2, CT__INTS(2, 3), NULL, NULL, NULL);
+    CHECK_CLOSE(ct_item(ct_select(ct_select(b, 0, 0), 0, 0)), 100.0, 0);  /* from_blob borrows */
+    CHECK_ERR(ct_zeros(CT_FLOAT32, 2, -1), CT_ERR_ARG, "negative dimension -1");
+    CHECK_ERR(ct_arange(0, 5, 0, CT_FLOAT32), CT_ERR_ARG, "step must be nonzero");
+    CHECK_ERR(ct_arange(0, 5, -1, CT_FLOAT32), CT_ERR_ARG, "inconsistent with step sign");
+    CHECK_ERR(ct_from_data(NULL, CT_FLOAT32, 2), CT_ERR_ARG, "NULL");
+}
+
+TEST(test_views) {
+    ct_tensor *x = ct_reshape(ct_arange(0, 24, 1, CT_FLOAT32), 2, 3, 4);
+    ct_tensor *t = ct_transpose(x, 0, 2);
+    CHECK(t->storage == x->storage);
+    CHECK(!ct_is_contiguous(t));
+    CHECK_EQ_INT(ct_size(t, 0), 4);
+    ct_tensor *s = ct_slice(x, 2, 1, 4, 2);
+    double es[] = {1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23};
+    CHECK_VALUES(s, es, 12, 0);
+    CHECK_ERR(ct_slice(x, 2, 0, 4, -1), CT_ERR_ARG, "slice step must be positive");
+    CHECK_ERR(ct_view(t, 24), CT_ERR_SHAPE, "view size is not compatible");
+    ct_tensor *r = ct_reshape(t, 24);
+    CHECK(r && r->storage != x->storage);  /* reshape copies when a view is impossible */
+    CHECK_ERR(ct_view(x, 5, -1), CT_ERR_SHAPE, "is invalid for input of size 24");
+    CHECK_ERR(ct_view(x, -1, -1), CT_ERR_ARG, "only one dimension can be inferred");
+    CHECK_ERR(ct_permute(x, 0, 0, 1), CT_ERR_ARG, "duplicate dims");
+    CHECK_ERR(ct_select(x, 0, 5), CT_ERR_INDEX, "index 5 out of range");
+    CHECK_ERR(ct_transpose(x, 0, 3), CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+    ct_tensor *e = ct_expand(ct_reshape(ct_arange(0, 3, 1, CT_FLOAT32), 3, 1), 2, 3, 4);
+    CHECK_EQ_INT(ct_stride(e, 0), 0);
+    CHECK_EQ_INT(ct_stride(e, 2), 0);
+    CHECK_ERR(ct_expand(ct_ones(CT_FLOAT32, 3), 4), CT_ERR_SHAPE, "must match the existing size (3) at non-singleton dimension 0");
+    ct_tensor *d = ct_diagonal(ct_reshape(ct_arange(0, 9, 1, CT_FLOAT32), 3, 3), 1, 0, 1);
+    double ed[] = {1, 5};
+    CHECK_VALUES(d, ed, 2, 0);
+    CHECK_EQ_INT(ct_ndim(ct_squeeze(ct_ones(CT_FLOAT32, 1, 3, 1))), 1);
+    CHECK_EQ_INT(ct_size(ct_unsqueeze(ct_ones(CT_FLOAT32, 3), -1), 1), 1);
+    CHECK_EQ_INT(ct_size(ct_flatten(x, 1, 2), 1), 12);
+    CHECK_EQ_INT(ct_size(ct_unflatten(ct_flatten(x, 1, 2), 1, 3, -1), 2), 4);
+}
+
+TEST(test_elementwise_values) {
+    ct_tensor *a = ct_tensor_f64(((double[]){1, -2, 3}), 3);
+    ct_tensor *b = ct_reshape(ct_tensor_f64(((double[]){10, 20}), 2), 2, 1);
+    double e[] = {11, 8, 13, 21, 18, 23};
+    CHECK_VALUES(ct_add(a, b), e, 6, 0);
+    CHECK_ERR(ct_add(ct_ones(CT_FLOAT32, 2, 3), ct_ones(CT_FLOAT32, 4)), CT_ERR_SHAPE,
+              "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1");
+    ct_tensor *ints = ct_tensor_i64(((int64_t[]){7, -7}), 2);
+    CHECK_ERR(ct_floor_divide_scalar(ints, 0), CT_ERR_ARG, "ZeroDivisionError");
+    double fd[] = {3, -4};
+    CHECK_VALUES(ct_floor_divide_scalar(ints, 2), fd, 2, 0);
+}
+
+TEST(test_inplace_versions) {
+    ct_tensor *x = ct_zeros(CT_FLOAT32, 3);
+    uint32_t v0 = ct_version(x);
+    CHECK(ct_add_scalar_(x, 1.0) == x);
+    CHECK_EQ_INT(ct_version(x), v0 + 1);
+    ct_fill_(x, 2.0);
+    CHECK_EQ_INT(ct_version(x), v0 + 2);
+    CHECK_CLOSE(ct_item(ct_sum(x)), 6.0, 0);
+    CHECK_ERR(ct_add_(ct_zeros(CT_INT64, 2), ct_ones(CT_FLOAT32, 2)), CT_ERR_DTYPE, "result type Float can't be cast to the desired output type Long");
+    CHECK_ERR(ct_add_(ct_zeros(CT_FLOAT32, 3), ct_ones(CT_FLOAT32, 2, 3)), CT_ERR_SHAPE, "doesn't match the broadcast shape [2, 3]");
+    CHECK_ERR(ct_add_(ct_expand(ct_zeros(CT_FLOAT32, 1), 3), ct_ones(CT_FLOAT32, 3)), CT_ERR_ARG, "more than one element");
+}
+
+TEST(test_null_chain) {
+    /* one error, carried through a chain, checked once */
+    ct_tensor *bad = ct_matmul(ct_ones(CT_FLOAT32, 2, 3), ct_ones(CT_FLOAT32, 4, 5));
+    CHECK(bad == NULL);
+    ct_tensor *r = ct_relu(ct_add(bad, ct_ones(CT_FLOAT32, 2)));
+    CHECK(r == NULL);
+    CHECK_EQ_INT(ct_last_error_code(), CT_ERR_SHAPE);
+    CHECK(strstr(ct_last_error(), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)") != NULL);
+    ct_clear_error();
+    CHECK_STR(ct_last_error(), "");
+    CHECK(ct_add(NULL, NULL) == NULL);
+    CHECK_EQ_INT(ct_last_error_code(), CT_ERR_NULL);
+}
+
+TEST(test_scopes_flat) {
+    int64_t t0 = ct_live_tensors(), b0 = ct_live_bytes();
+    ct_tensor *keep = NULL;
+    CT_SCOPE {
+        ct_tensor *a = ct_ones(CT_FLOAT32, 16);
+        for (int i = 0; i < 10000; i++) CT_SCOPE {
+            ct_tensor *b = ct_tanh(ct_add(ct_mul_scalar(a, 0.5), a));
+            (void)ct_sum(b);
+        }
+        CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+        keep = ct_keep(ct_exp(a));
+    }
+    CHECK(keep != NULL);
+    CHECK_EQ_INT(ct_live_tensors(), t0 + 1);   /* kept into the test's scope */
+    /* retain outlives scopes, release frees */
+    ct_tensor *r = NULL;
+    CT_SCOPE { r = ct_retain(ct_ones(CT_FLOAT64, 8)); }
+    CHECK_EQ_INT(ct_live_tensors(), t0 + 2);
+    ct_release(r);
+    CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+    /* a scope left early is closed by the enclosing one */
+    int outer = ct_scope_begin();
+    (void)ct_scope_begin();
+    (void)ct_ones(CT_FLOAT32, 4);
+    ct_scope_end(outer);
+    CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+    CHECK_EQ_INT(ct_live_bytes() - b0, 64);   /* the kept exp(a): 16 floats */
+}
+
+TEST(test_print) {
+    CHECK_REPR(ct_tensor_f32(((float[]){1, 2, 3}), 3), "tensor([1., 2., 3.])");
+    CHECK_REPR(ct_tensor_f32(((float[]){1.5f, -2.25f}), 2), "tensor([ 1.5000, -2.2500])");
+    CHECK_REPR(ct_tensor_f64(((double[]){1e-5, 1}), 2), "tensor([1.0000e-05, 1.0000e+00], dtype=torch.float64)");
+    CHECK_REPR(ct_tensor_i64(((int64_t[]){1, -20}), 2), "tensor([  1, -20])");
+    CHECK_REPR(ct_tensor_bool(((uint8_t[]){1, 0}), 2), "tensor([ True, False])");
+    CHECK_REPR(ct_zeros(CT_FLOAT32, 0, 3), "tensor([], size=(0, 3))");
+    CHECK_REPR(ct_scalar_tensor(3.5, CT_FLOAT32), "tensor(3.5000)");
+    CHECK_REPR(ct_arange(0, 4, 1, CT_INT32), "tensor([0, 1, 2, 3], dtype=torch.int32)");
+    CHECK_REPR(ct_requires_grad(ct_ones(CT_FLOAT32, 2)), "tensor([1., 1.], requires_grad=True)");
+    CHECK_REPR(ct_reshape(ct_arange(0, 4, 1, CT_FLOAT32), 2, 2), "tensor([[0., 1.],\n        [2., 3.]])");
+    char buf[4096];
+    ct_repr(ct_arange(0, 2000, 1, CT_INT64), buf, sizeof buf);
+    CHECK_STR(buf, "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
+}
+
+TEST(test_npy_roundtrip) {
+    ct_tensor *x = ct_reshape(ct_arange(0, 6, 1, CT_FLOAT64), 2, 3);
+    void *buf;
+    size_t len;
+    CHECK_EQ_INT(ct_save_npy_mem(ct_t(x), &buf, &len), CT_OK);
+    ct_tensor *y = ct_load_npy_mem(buf, len, "mem");
+    CHECK(y && ct_equal(y, ct_t(x)) == 1);
+    CHECK_ERR(ct_load_npy_mem(buf, 9, "mem"), CT_ERR_FORMAT, "bad magic");
+    ((unsigned char *)buf)[8] = 0xff;   /* header longer than the file */
+    CHECK_ERR(ct_load_npy_mem(buf, len, "mem"), CT_ERR_FORMAT, "exceeds file size");
+    free(buf);
+    CHECK_ERR(ct_load_npy("/nonexistent/x.npy"), CT_ERR_IO, "cannot open");
+}
+
+TEST(test_random_matches_torch) {
+    /* torch.manual_seed(0); torch.rand(3) -> [0.4963, 0.7682, 0.0885] */
+    ct_manual_seed(0);
+    double e[] = {0.49625658988952637, 0.7682217955589294, 0.08847743272781372};
+    CHECK_VALUES(ct_rand(CT_FLOAT32, 3), e, 3, 1e-7);
+}
+
+int main(void) {
+    ct_t_init();
+    RUN(test_promotion);
+    RUN(test_creation);
+    RUN(test_views);
+    RUN(test_elementwise_values);
+    RUN(test_inplace_versions);
+    RUN(test_null_chain);
+    RUN(test_scopes_flat);
+    RUN(test_print);
+    RUN(test_npy_roundtrip);
+    RUN(test_random_matches_torch);
+    return ct_t_summary();
+}
