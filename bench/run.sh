@@ -1,20 +1,94 @@
 #!/bin/sh
-# Runs every benchmark and its PyTorch twin on this machine, side by side.
-# Results: build/bench/<name>.ct.tsv, build/bench/<name>.torch.tsv, and a table.
+# Runs ctensor's benchmarks and their PyTorch twins on this machine, side by side.
+#   sh bench/run.sh [NAME ...]     NAME: a bench/NAME.c (default: all of them)
+# `make bench` builds the programs first and calls this (make bench BENCH="overhead").
+# For each NAME it writes, under $BUILD/bench/:
+#   NAME.ct.tsv     ctensor's lines       NAME.torch.tsv  PyTorch's lines
+#   NAME.md         the markdown table (with the target lines)
+# and prints the side-by-side table. A NAME_builtin program (the same source built
+# without BLAS: make build/bench/NAME_builtin) is run too when it has been built.
+# Environment:
+#   CT_BENCH_SECONDS   seconds per case (default 0.5; 0.05 for a quick run)
+#   CT_BENCH_FILTER    only cases whose name contains this (see bench/bench.h)
+#   CT_BENCH_PYTHON    the python with torch (default /usr/bin/python3)
+#   BUILD              build folder (default build)
+# The twin is skipped, with a note, when PyTorch cannot be imported. Exit status:
+# non-zero when a ctensor program is missing or fails (a failing twin is reported).
 B=${BUILD:-build}
-PY=/usr/bin/python3
-for exe in $B/bench/*; do
-  [ -x "$exe" ] || continue
-  case "$exe" in *.tsv|*.md) continue;; esac
-  name=$(basename "$exe")
-  echo "== $name"
-  "$exe" > $B/bench/$name.ct.tsv || exit 1
-  base=${name%_builtin}
-  if [ -f bench/torch/$base.py ] && $PY -c "import torch" 2>/dev/null; then
-    $PY bench/torch/$base.py > $B/bench/$name.torch.tsv || exit 1
-    $PY ../shared/tools/compare_bench.py $B/bench/$name.ct.tsv $B/bench/$name.torch.tsv 2>/dev/null \
-      || python3 tools/compare_bench.py $B/bench/$name.ct.tsv $B/bench/$name.torch.tsv
-  else
-    cat $B/bench/$name.ct.tsv
+OUT=$B/bench
+PY=${CT_BENCH_PYTHON:-/usr/bin/python3}
+HERE=$(dirname "$0")
+mkdir -p "$OUT"
+
+# per benchmark: the default thread count (empty: the program sets threads per case)
+# and the targets checked under its table (compare.py --target 'GLOB>=RATIO')
+threads_of() {
+  case "$1" in
+    overhead) echo 1 ;;
+    *) echo "" ;;
+  esac
+}
+targets_of() {
+  case "$1" in
+    overhead) echo "add_4x4_f32>=20" ;;   # DESIGN/issue: a 4x4 add at most 1/20 of PyTorch eager
+    *) echo "" ;;
+  esac
+}
+
+if [ $# -gt 0 ]; then names=$*; else
+  names=$(for f in "$HERE"/*.c; do [ -f "$f" ] && basename "$f" .c; done)
+fi
+
+torch_ok=0
+if command -v "$PY" >/dev/null 2>&1 && "$PY" -c "import torch" >/dev/null 2>&1; then
+  torch_ok=1
+  torch_version=$("$PY" -c "import torch; print(torch.__version__)" 2>/dev/null)
+fi
+cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
+echo "# machine: $(nproc 2>/dev/null) cpus, ${cpu:-unknown cpu}; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+if [ $torch_ok = 1 ]; then echo "# PyTorch $torch_version ($PY)"
+else echo "# PyTorch not importable with $PY: twins skipped, ctensor numbers only"; fi
+echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
+
+status=0
+for name in $names; do
+  base=$name
+  th=$(threads_of "$base")
+  tg=$(targets_of "$base")
+  set --
+  for t in $tg; do set -- "$@" --target "$t"; done
+  ran=0
+  for exe in "$OUT/$name" "$OUT/${name}_builtin"; do
+    [ -x "$exe" ] || continue
+    ran=1
+    prog=$(basename "$exe")
+    echo
+    echo "== $prog"
+    ct="$OUT/$prog.ct.tsv"; pt="$OUT/$base.torch.tsv"
+    if ! env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OPENBLAS_NUM_THREADS=$th} "$exe" > "$ct"; then
+      echo "$prog: FAILED (exit status $?); its output so far:"; cat "$ct"; status=1; continue
+    fi
+    grep -h '^# .*FAILED' "$ct"
+    # the twin runs once per NAME (the _builtin program is compared with the same one)
+    if [ "$exe" = "$OUT/$name" ]; then
+      rm -f "$pt"
+      if [ $torch_ok = 1 ] && [ -f "$HERE/torch/$base.py" ]; then
+        if ! env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OMP_NUM_THREADS=$th} "$PY" "$HERE/torch/$base.py" > "$pt.tmp"; then
+          echo "$base: the PyTorch twin failed; ctensor numbers only"; rm -f "$pt.tmp"
+        else mv "$pt.tmp" "$pt"; fi
+      elif [ $torch_ok = 1 ]; then
+        echo "(no twin bench/torch/$base.py)"
+      fi
+    fi
+    [ -f "$pt" ] || pt=-
+    "$PY" "$HERE/compare.py" "$ct" "$pt" "$@" 2>/dev/null || python3 "$HERE/compare.py" "$ct" "$pt" "$@"
+    { "$PY" "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" "$@" 2>/dev/null \
+        || python3 "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" "$@"; } > "$OUT/$prog.md"
+  done
+  if [ $ran = 0 ]; then
+    echo; echo "== $name: $OUT/$name is not built (make bench builds it)"; status=1
   fi
 done
+echo
+echo "tables: $OUT/*.md"
+exit $status
