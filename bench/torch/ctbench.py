@@ -3,7 +3,7 @@
 Prints the same lines as bench.h, timed the same way:
     name <TAB> params <TAB> median_us <TAB> min_us <TAB> reps [<TAB> rate]
 A case is a Python statement (source text) run in a compiled loop (timeit's
-loop: no function call per repetition), after a warm-up, in batches sized so one
+loop: no function call per repetition; the statement's names are locals), after a warm-up, in batches sized so one
 batch lasts >= ~200 us, for about CT_BENCH_SECONDS; times are per operation
 (median and fastest of the batch means), measured with time.perf_counter_ns.
 
@@ -64,7 +64,10 @@ def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pa
         return 0.0
     per = float(max(1, ops_per_call))
     budget_ns = seconds() * 1e9
-    timer = timeit.Timer(stmt, setup=setup, timer=time.perf_counter_ns, globals=env)
+    # the names in env become locals of timeit's loop function (as in a user's function),
+    # so the statement pays no global-dict lookups
+    binds = "".join("%s = _ctb_env[%r]\n" % (k, k) for k in env if k.isidentifier())
+    timer = timeit.Timer(stmt, setup=binds + setup, timer=time.perf_counter_ns, globals={"_ctb_env": env})
     # warm up (>= 1 call, about 5% of the budget) and size the batch
     calls, el, n = 0, 0, 1
     while True:
