@@ -704,12 +704,14 @@ static void *ct__calloc1(size_t sz) {
 #define CT__F_WEAK_GRAD_FN    0x0020u   /* grad_fn is not owned (a saved output) */
 #define CT__F_IS_VIEW         0x0040u   /* shares storage with `base` */
 #define CT__F_SCALAR_INT      0x0080u   /* wrapped number came from an integral value */
+#define CT__F_CONTIG          0x0100u   /* C-contiguous (set when the geometry is made; it never changes) */
 
 /* ============================================================================
    Thread state: errors, modes, scopes, caches, counters
    ========================================================================== */
 #define CT__NUM_CLASSES 12            /* cached data blocks of 64 B << c, c < 12 (up to 128 KiB) */
-#define CT__CACHE_PER_CLASS 32
+#define CT__CACHE_BYTES_PER_CLASS (1 << 20)  /* keep up to ~1 MiB of free blocks per class */
+#define CT__CACHE_PER_CLASS(c) (CT__CACHE_BYTES_PER_CLASS / (64 << (c)) < 8 ? 8 : CT__CACHE_BYTES_PER_CLASS / (64 << (c)))
 #define CT__TENSOR_CACHE 4096
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
@@ -1187,7 +1189,7 @@ static void ct__storage_free(ct_storage *s) {
         CT_FREE(s);
         return;
     }
-    if (cls >= 0 && t->nfree_blocks[cls] < CT__CACHE_PER_CLASS) {
+    if (cls >= 0 && t->nfree_blocks[cls] < CT__CACHE_PER_CLASS(cls)) {
         s->deleter_user_data = t->free_blocks[cls];   /* free-list link */
         t->free_blocks[cls] = s;
         t->nfree_blocks[cls]++;
@@ -1292,7 +1294,7 @@ static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const i
     for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n *= shape[i]; }
     x->ndim = ndim;
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
-    else ct__contig_strides(ndim, shape, x->strides);
+    else { ct__contig_strides(ndim, shape, x->strides); x->flags |= CT__F_CONTIG; }
     x->dtype = dt;
     x->device = dev;
     x->storage = ct__storage_new(n * (int64_t)ct__dt[dt].size, dev);
@@ -1300,6 +1302,7 @@ static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const i
     return x;
 }
 
+static int ct__is_contig(const ct_tensor *t);
 /* A new header viewing src's storage with the given geometry. */
 static ct_tensor *ct__view_header(const ct_tensor *src, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
     ct_tensor *x = ct__header_new();
@@ -1315,6 +1318,7 @@ static ct_tensor *ct__view_header(const ct_tensor *src, int ndim, const int64_t 
     x->storage = src->storage;
     x->qparams = src->qparams;
     ct__storage_incref(src->storage);
+    if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return x;
 }
 
@@ -1589,6 +1593,7 @@ typedef struct ct__call {
     ct_dtype cdt;                  /* compute dtype chosen by meta */
     ct_tensor *self_before;        /* in-place ops: input 0 as it was, when autograd must save it */
     int inplace;                   /* set by callers of elementwise ops: write into input 0 */
+    int fast;                      /* set by elementwise metas: contiguous operands of one shape */
     uint32_t pre_version[8];       /* in-place calls: input versions before the write */
 } ct__call;
 
@@ -1816,7 +1821,19 @@ CTENSOR_API const char *ct_op_name(int op);
 CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS; }
 CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < CT__NUM_OPS ? ct__ops[op].name : "?"; }
 
-CT__INLINE void ct__attrs_init(ct__attrs *a) { memset(a, 0, sizeof *a); }
+/* Shared read-only attributes for ops called without arguments (and add/sub with alpha 1). */
+static const ct__attrs ct__attrs_alpha1 = {{1.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
+static const ct__attrs ct__attrs_none = {{0.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
+/* The list v[] is left uninitialized: only its first nv entries are meaningful. */
+CT__INLINE void ct__attrs_init(ct__attrs *a) {
+    a->s[0] = a->s[1] = a->s[2] = a->s[3] = 0.0;
+    a->i[0] = a->i[1] = a->i[2] = a->i[3] = 0;
+    a->nv = 0;
+    a->flags = 0;
+    a->mode = 0;
+    a->dtype = CT_FLOAT32;
+    a->kerr = NULL;
+}
 
 /* ============================================================================
    Autograd graph: nodes, edges, saved tensors
@@ -2083,6 +2100,7 @@ static int ct__dispatch(ct__call *c) {
             return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
                               d->name, dev == CT_CPU ? "cpu" : "cuda:0", c->in[i]->device == CT_CPU ? "cpu" : "cuda:0");
     c->nout = d->nout;
+    c->fast = 0;
     int inplace = (d->flags & CT__OPF_INPLACE) || c->inplace;
     if (inplace && ct__check_inplace(c, d, t)) return -1;
     if (d->meta(c)) return -1;
@@ -2840,6 +2858,10 @@ CTENSOR_API ct_status ct_autograd_grad(int noutputs, ct_tensor *const *outputs, 
    ========================================================================== */
 #define CT__ITER_MAXOP 5
 #define CT__GRAIN 32768
+/* Data-dependent kernel errors (integer division by zero) are flagged in a
+   thread-local variable that the kernel driver checks after the loops; the
+   parallel driver folds its worker threads' flags into the caller's. */
+static CT_THREAD_LOCAL int ct__kerr_tls;
 typedef struct ct__iter {
     int nop, ndim;
     int64_t numel;
@@ -2937,14 +2959,21 @@ static void ct__iter_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a)
 #ifdef CTENSOR_OPENMP
     if (it->numel >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
         int64_t total = it->numel;
+        int err = 0, mine = ct__kerr_tls;
 #pragma omp parallel
         {
             int nt = omp_get_num_threads(), id = omp_get_thread_num();
             int64_t chunk = (total + nt - 1) / nt;
             chunk = (chunk + 63) & ~(int64_t)63;
             int64_t b = (int64_t)id * chunk, e = b + chunk < total ? b + chunk : total;
+            ct__kerr_tls = 0;
             if (b < e) ct__iter_range(it, fn, a, b, e);
+            if (ct__kerr_tls) {
+#pragma omp atomic write
+                err = ct__kerr_tls;
+            }
         }
+        ct__kerr_tls = mine | err;
         return;
     }
 #endif
@@ -2976,6 +3005,7 @@ static int ct__is_dense(const ct_tensor *x) {
 }
 static void ct__layout_like(ct__outinfo *o, int nin, ct_tensor *const *in) {
     o->has_strides = 0;
+    if (nin > 0 && in[0]->ndim == o->ndim && !(in[0]->flags & CT__F_WRAPPED_NUMBER) && ct__is_contig(in[0])) return;
     for (int i = 0; i < nin; i++) {
         const ct_tensor *x = in[i];
         if (x->ndim != o->ndim || (x->flags & CT__F_WRAPPED_NUMBER)) continue;
@@ -3412,8 +3442,7 @@ CT__INLINE double ct__xlogy(double x, double y) { return y != y ? y : (x == 0.0 
 CT__INLINE int64_t ct__ishl(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 0 : CT__IW((uint64_t)x << y); }
 CT__INLINE int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? (x < 0 ? -1 : 0) : (x >> y); }
 
-#define CT__KERR (a->kerr ? a->kerr : &ct__kerr_sink)
-static CT_THREAD_LOCAL int ct__kerr_sink;
+#define CT__KERR (&ct__kerr_tls)
 
 #define CT__BINARY_LOOPS(B)                                                                             \
     B(ADD, Y, Y, x + (float)a0 * y, x + a0 * y, CT__IADD(x, CT__IMUL((int64_t)a0, y)))                  \
@@ -3649,10 +3678,40 @@ static int ct__ew_out(ct__call *c, ct_dtype odt, int ndim, const int64_t *shape)
 
 static int ct__scalar_is_int(double v) { return v == floor(v) && fabs(v) < 9.2e18; }
 
+/* The common case, decided before the general rules: operands contiguous,
+   of one dtype the op computes in directly, no promotion, not in place.
+   Then the output is contiguous and the kernel calls its loop once. */
+static const ct__loop_fn *ct__unary_table(int op);
+static const ct__loop_fn *ct__binary_table(int op);
+CT__INLINE int ct__ew_fast_dtype(uint32_t flags, ct_dtype dt) {
+    if (dt >= 10) return 0;
+    int k = ct__dt[dt].kind;
+    if (k == CT__KIND_FLOAT) return !(flags & CT__OPF_INT_ONLY);
+    if (flags & (CT__OPF_FLOAT | CT__OPF_NO_INT)) return 0;
+    if (dt == CT_BOOL && (flags & CT__OPF_NO_BOOL)) return 0;
+    return 1;
+}
+static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    c->cdt = cdt;
+    c->fast = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) ? CT_BOOL : cdt;
+    o->ndim = x->ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    return 0;
+}
+
 static int ct__meta_unary(ct__call *c) {
     ct_tensor *x = c->in[0];
     int ob = 0;
     ct_dtype cdt = x->dtype;
+    if (!c->inplace && CT__ISFLOAT(cdt) && (x->flags & CT__F_CONTIG) && c->op != CT__OP_BITWISE_NOT) {
+        const ct__loop_fn *tab = ct__unary_table(c->op);
+        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt);
+    }
     /* ops with scalar arguments promote like `x op scalar` */
     if (!CT__ISFLOAT(cdt) && cdt < 10) {
         const ct__attrs *a = c->a;
@@ -3686,11 +3745,26 @@ static int ct__meta_unary(ct__call *c) {
 static int ct__meta_binary(ct__call *c) {
     int ndim, ob = 0;
     int64_t shape[CT_MAX_DIMS];
-    if (ct__broadcast(ct__ops[c->op].name, 2, c->in, &ndim, shape)) return -1;
-    ct_dtype cdt = ct__result_type(2, c->in);
+    const ct_tensor *x = c->in[0], *y = c->in[1];
+    ct_dtype cdt;
+    if (!c->inplace && x->dtype == y->dtype && (x->flags & (CT__F_WRAPPED_NUMBER | CT__F_CONTIG)) == CT__F_CONTIG &&
+        (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
+        ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
+        const ct__loop_fn *tab = ct__binary_table(c->op);
+        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype);
+    }
+    if (x->dtype == y->dtype && !((x->flags | y->flags) & CT__F_WRAPPED_NUMBER) && ct_same_shape(x, y)) {
+        /* same shape, same dtype */
+        ndim = x->ndim;
+        for (int d = 0; d < ndim; d++) shape[d] = x->shape[d];
+        cdt = x->dtype;
+    } else {
+        if (ct__broadcast(ct__ops[c->op].name, 2, c->in, &ndim, shape)) return -1;
+        cdt = ct__result_type(2, c->in);
+    }
     if (cdt == CT_NUM_DTYPES)
         return ct__failed(CT_ERR_DTYPE, "%s: cannot promote %s and %s", ct__ops[c->op].name, CT__DTNAME(c->in[0]->dtype), CT__DTNAME(c->in[1]->dtype));
-    if (c->op == CT__OP_SUB && c->in[0]->dtype == CT_BOOL && c->in[1]->dtype == CT_BOOL)
+    if (c->op == CT__OP_SUB && x->dtype == CT_BOOL && y->dtype == CT_BOOL)
         return ct__failed(CT_ERR_DTYPE, "sub: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
     if (c->op == CT__OP_SUB && (c->in[0]->dtype == CT_BOOL || c->in[1]->dtype == CT_BOOL))
         return ct__failed(CT_ERR_DTYPE, "sub: %s", ct__bool_msg(CT__OP_SUB));
@@ -3704,10 +3778,10 @@ static int ct__meta_binary(ct__call *c) {
    writing through a temporary when the output's dtype differs (in-place). */
 static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *ins, const ct_dtype *want) {
     ct_tensor *ops[CT__ITER_MAXOP], *tmp[CT__ITER_MAXOP];
-    int ntmp = 0, rc = 0, kerr = 0, fast;
+    int ntmp = 0, rc = 0, kerr, fast;
     ct_tensor *out = c->out[0], *dst;
     ct_dtype odt;
-    ct__attrs a;
+    const ct__attrs *a = c->a;
     int64_t n, st[CT__ITER_MAXOP];
     for (int i = 0; i < nin; i++) {
         ct_tensor *x = ins[i];
@@ -3726,8 +3800,7 @@ static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *in
         tmp[ntmp++] = dst;
     }
     ops[0] = dst;
-    a = *c->a;
-    a.kerr = &kerr;
+    ct__kerr_tls = 0;
     /* fast path: everything contiguous with one shape (or a wrapped scalar) */
     fast = ct__is_contig(dst);
     n = ct__shape_numel(dst->ndim, dst->shape);
@@ -3741,12 +3814,13 @@ static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *in
     if (fast && n < 2 * CT__GRAIN) {
         char *p[CT__ITER_MAXOP];
         for (int k = 0; k <= nin; k++) p[k] = ct__ptr(ops[k]);
-        if (n) fn(p, st, n, &a);
+        if (n) fn(p, st, n, a);
     } else {
         ct__iter it;
         ct__iter_init(&it, nin + 1, ops, dst->ndim, dst->shape);
-        ct__iter_run(&it, fn, &a);
+        ct__iter_run(&it, fn, a);
     }
+    kerr = ct__kerr_tls;
     if (kerr) {
         rc = kerr == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
                        : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
@@ -3758,8 +3832,36 @@ done:
     return rc;
 }
 
+/* Fast branch of the elementwise kernels (see ct__ew_fast_out). */
+static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
+    ct_tensor *out = c->out[0];
+    int64_t n = ct__shape_numel(out->ndim, out->shape), st[CT__ITER_MAXOP];
+    char *p[CT__ITER_MAXOP];
+    st[0] = (int64_t)ct__dt[out->dtype].size;
+    p[0] = ct__ptr(out);
+    for (int i = 0; i < nin; i++) {
+        st[1 + i] = c->in[i]->ndim == 0 && out->ndim > 0 ? 0 : (int64_t)ct__dt[c->in[i]->dtype].size;
+        p[1 + i] = ct__ptr(c->in[i]);
+    }
+    ct__kerr_tls = 0;
+    if (n < 2 * CT__GRAIN) {
+        if (n) fn(p, st, n, c->a);
+    } else {
+        ct_tensor *ops[CT__ITER_MAXOP];
+        ops[0] = out;
+        for (int i = 0; i < nin; i++) ops[1 + i] = c->in[i];
+        ct__iter it;
+        ct__iter_init(&it, nin + 1, ops, out->ndim, out->shape);
+        ct__iter_run(&it, fn, c->a);
+    }
+    if (ct__kerr_tls)
+        return ct__kerr_tls == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
+                                 : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
+    return 0;
+}
 static int ct__k_unary(ct__call *c) {
     const ct__loop_fn *tab = ct__unary_table(c->op);
+    if (c->fast) return ct__ew_fast_run(c, tab[c->cdt], 1);
     ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
     if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];  /* ~True == False */
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
@@ -3768,6 +3870,7 @@ static int ct__k_unary(ct__call *c) {
 }
 static int ct__k_binary(ct__call *c) {
     const ct__loop_fn *tab = ct__binary_table(c->op);
+    if (c->fast) return ct__ew_fast_run(c, tab[c->cdt], 2);
     ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want[2];
@@ -3894,11 +3997,7 @@ static int ct__k_ternary(ct__call *c) {
 
 /* ---- public elementwise functions ---- */
 #define CT__UNARY_DEF(name, OP)                                                                          \
-    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) {                                               \
-        ct__attrs a;                                                                                     \
-        ct__attrs_init(&a);                                                                              \
-        return ct__op1(CT__OP_##OP, x, &a);                                                              \
-    }
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) { return ct__op1(CT__OP_##OP, x, &ct__attrs_none); }
 CT__UNARY_DEF(neg, NEG) CT__UNARY_DEF(abs, ABS) CT__UNARY_DEF(sign, SIGN) CT__UNARY_DEF(exp, EXP)
 CT__UNARY_DEF(exp2, EXP2) CT__UNARY_DEF(expm1, EXPM1) CT__UNARY_DEF(log, LOG) CT__UNARY_DEF(log2, LOG2)
 CT__UNARY_DEF(log10, LOG10) CT__UNARY_DEF(log1p, LOG1P) CT__UNARY_DEF(sqrt, SQRT) CT__UNARY_DEF(rsqrt, RSQRT)
@@ -4022,14 +4121,10 @@ static ct_tensor *ct__binary_scalar(int op, const ct_tensor *x, double v, const 
 }
 #define CT__BINARY_DEF(name, OP)                                                                         \
     CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x, const ct_tensor *y) {                           \
-        ct__attrs a;                                                                                     \
-        ct__attrs_init(&a);                                                                              \
-        return ct__op2(CT__OP_##OP, x, y, &a);                                                           \
+        return ct__op2(CT__OP_##OP, x, y, &ct__attrs_none);                                              \
     }                                                                                                    \
     CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *x, double y) {                            \
-        ct__attrs a;                                                                                     \
-        ct__attrs_init(&a);                                                                              \
-        return ct__binary_scalar(CT__OP_##OP, x, y, &a, 0, 0);                                           \
+        return ct__binary_scalar(CT__OP_##OP, x, y, &ct__attrs_none, 0, 0);                              \
     }
 CT__BINARY_DEF(mul, MUL) CT__BINARY_DEF(div, DIV) CT__BINARY_DEF(floor_divide, DIV_FLOOR)
 CT__BINARY_DEF(remainder, REMAINDER) CT__BINARY_DEF(fmod, FMOD) CT__BINARY_DEF(atan2, ATAN2)
@@ -4062,8 +4157,8 @@ CTENSOR_API ct_tensor *ct_sub_alpha(const ct_tensor *x, const ct_tensor *y, doub
     ct__attrs a = ct__attrs_s(alpha);
     return ct__op2(CT__OP_SUB, x, y, &a);
 }
-CTENSOR_API ct_tensor *ct_add(const ct_tensor *x, const ct_tensor *y) { return ct_add_alpha(x, y, 1.0); }
-CTENSOR_API ct_tensor *ct_sub(const ct_tensor *x, const ct_tensor *y) { return ct_sub_alpha(x, y, 1.0); }
+CTENSOR_API ct_tensor *ct_add(const ct_tensor *x, const ct_tensor *y) { return ct__op2(CT__OP_ADD, x, y, &ct__attrs_alpha1); }
+CTENSOR_API ct_tensor *ct_sub(const ct_tensor *x, const ct_tensor *y) { return ct__op2(CT__OP_SUB, x, y, &ct__attrs_alpha1); }
 CTENSOR_API ct_tensor *ct_add_scalar(const ct_tensor *x, double v) {
     ct__attrs a = ct__attrs_s(1.0);
     return ct__binary_scalar(CT__OP_ADD, x, v, &a, 0, 0);
@@ -4473,6 +4568,7 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
     for (int d = 0; d < ndim; d++) x->shape[d] = shape[d];
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
     else ct__contig_strides(ndim, shape, x->strides);
+    if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return ct__own(x);
 }
 CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) { return t ? ct_empty_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("empty_like", 0), (ct_tensor *)NULL); }
