@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Joins a ctensor benchmark output with its PyTorch twin's output by case name.
 
-usage: compare.py CT.tsv [TORCH.tsv] [--markdown] [--title TEXT] [--target 'GLOB>=R' ...]
+usage: compare.py CT.tsv [TORCH.tsv] [--markdown] [--title TEXT] [--note TEXT ...] [--target 'GLOB>=R' ...]
+       compare.py --best RUN1.tsv RUN2.tsv ...   (one output: per case, the run with the lowest median)
 
 Lines are `name<TAB>params<TAB>median_us<TAB>min_us<TAB>reps[<TAB>rate]` (bench/bench.h);
 lines starting with '#' are comments. TORCH.tsv may be missing or '-' (ctensor only).
@@ -49,8 +50,39 @@ def ratio(t, c):
     return t / c if t is not None and c else None
 
 
+def best(paths):
+    """Merges several runs of one program: per case, the line with the lowest median
+    (the run least disturbed by other load); comments of the first run are kept."""
+    lines, order, first = {}, [], True
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                if first:
+                    print(line)
+                continue
+            p = line.split("\t")
+            try:
+                med = float(p[2])
+            except (IndexError, ValueError):
+                continue
+            if p[0] not in lines:
+                order.append(p[0])
+            if p[0] not in lines or med < lines[p[0]][0]:
+                lines[p[0]] = (med, line)
+        first = False
+    if len(paths) > 1:
+        print("# best of %d runs per case (lowest median)" % len(paths))
+    for n in order:
+        print(lines[n][1])
+
+
 def main(argv):
-    args, targets, title = [], [], None
+    if len(argv) > 1 and argv[1] == "--best":
+        return best(argv[2:])
+    args, targets, notes, title = [], [], [], None
     md = False
     i = 1
     while i < len(argv):
@@ -59,6 +91,9 @@ def main(argv):
             md = True
         elif a == "--target" and i + 1 < len(argv):
             targets.append(argv[i + 1])
+            i += 1
+        elif a == "--note" and i + 1 < len(argv):
+            notes.append(argv[i + 1])
             i += 1
         elif a == "--title" and i + 1 < len(argv):
             title = argv[i + 1]
@@ -78,8 +113,9 @@ def main(argv):
     if md:
         if title:
             out.append("### " + title + "\n")
-        for n in ct_notes + pt_notes:
-            out.append("<!-- %s -->" % n)
+        for n in notes + ct_notes + pt_notes:
+            out.append("*%s*  " % n)
+        out.append("")
         head = ["case", "params", "ctensor median µs"]
         if have_pt:
             head += ["PyTorch median µs", "PyTorch / ctensor", "ratio of mins"]

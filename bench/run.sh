@@ -11,6 +11,9 @@
 #   CT_BENCH_SECONDS   seconds per case (default 0.5; 0.05 for a quick run)
 #   CT_BENCH_FILTER    only cases whose name contains this (see bench/bench.h)
 #   CT_BENCH_PYTHON    the python with torch (default /usr/bin/python3)
+#   CT_BENCH_ROUNDS    run ctensor and the twin alternately this many times and keep,
+#                      per case, the round with the lowest median (default 1; use 2-3
+#                      when other work shares the machine)
 #   BUILD              build folder (default build)
 # The twin is skipped, with a note, when PyTorch cannot be imported. Exit status:
 # non-zero when a ctensor program is missing or fails (a failing twin is reported).
@@ -45,11 +48,14 @@ if command -v "$PY" >/dev/null 2>&1 && "$PY" -c "import torch" >/dev/null 2>&1; 
   torch_version=$("$PY" -c "import torch; print(torch.__version__)" 2>/dev/null)
 fi
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
-echo "# machine: $(nproc 2>/dev/null) cpus, ${cpu:-unknown cpu}; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+machine="$(nproc 2>/dev/null) cpus, ${cpu:-unknown cpu}"
+echo "# machine: $machine; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 if [ $torch_ok = 1 ]; then echo "# PyTorch $torch_version ($PY)"
 else echo "# PyTorch not importable with $PY: twins skipped, ctensor numbers only"; fi
-echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
+echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}, rounds: ${CT_BENCH_ROUNDS:-1}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
 
+rounds=${CT_BENCH_ROUNDS:-1}
+case "$rounds" in ''|*[!0-9]*|0) rounds=1 ;; esac
 status=0
 for name in $names; do
   base=$name
@@ -61,29 +67,46 @@ for name in $names; do
   for exe in "$OUT/$name" "$OUT/${name}_builtin"; do
     [ -x "$exe" ] || continue
     ran=1
+    load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
     prog=$(basename "$exe")
     echo
     echo "== $prog"
     ct="$OUT/$prog.ct.tsv"; pt="$OUT/$base.torch.tsv"
-    if ! env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OPENBLAS_NUM_THREADS=$th} "$exe" > "$ct"; then
-      echo "$prog: FAILED (exit status $?); its output so far:"; cat "$ct"; status=1; continue
-    fi
-    grep -h '^# .*FAILED' "$ct"
-    # the twin runs once per NAME (the _builtin program is compared with the same one)
+    # the twin runs with NAME (the _builtin program is compared with the same one)
+    twin=0
     if [ "$exe" = "$OUT/$name" ]; then
       rm -f "$pt"
-      if [ $torch_ok = 1 ] && [ -f "$HERE/torch/$base.py" ]; then
-        if ! env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OMP_NUM_THREADS=$th} "$PY" "$HERE/torch/$base.py" > "$pt.tmp"; then
-          echo "$base: the PyTorch twin failed; ctensor numbers only"; rm -f "$pt.tmp"
-        else mv "$pt.tmp" "$pt"; fi
-      elif [ $torch_ok = 1 ]; then
-        echo "(no twin bench/torch/$base.py)"
-      fi
+      if [ $torch_ok = 1 ] && [ -f "$HERE/torch/$base.py" ]; then twin=1
+      elif [ $torch_ok = 1 ]; then echo "(no twin bench/torch/$base.py)"; fi
     fi
+    r=1; ctruns=""; ptruns=""; failed=0
+    while [ $r -le $rounds ]; do
+      [ $rounds -gt 1 ] && echo "(round $r of $rounds)"
+      if ! env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OPENBLAS_NUM_THREADS=$th} "$exe" > "$ct.$r"; then
+        echo "$prog: FAILED (exit status $?); its output so far:"; cat "$ct.$r"; failed=1; break
+      fi
+      ctruns="$ctruns $ct.$r"
+      if [ $twin = 1 ]; then
+        if env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OMP_NUM_THREADS=$th} "$PY" "$HERE/torch/$base.py" > "$pt.$r"; then
+          ptruns="$ptruns $pt.$r"
+        else
+          echo "$base: the PyTorch twin failed (round $r)"; rm -f "$pt.$r"
+        fi
+      fi
+      r=$((r + 1))
+    done
+    if [ $failed = 1 ]; then status=1; rm -f $ctruns; continue; fi
+    "$PY" "$HERE/compare.py" --best $ctruns > "$ct" 2>/dev/null || python3 "$HERE/compare.py" --best $ctruns > "$ct"
+    rm -f $ctruns
+    if [ -n "$ptruns" ]; then
+      "$PY" "$HERE/compare.py" --best $ptruns > "$pt"; rm -f $ptruns
+    elif [ $twin = 1 ]; then echo "$base: ctensor numbers only"; fi
+    grep -h '^# .*FAILED' "$ct"
     [ -f "$pt" ] || pt=-
+    note="$(date -u '+%Y-%m-%d %H:%M UTC'); $machine; load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
     "$PY" "$HERE/compare.py" "$ct" "$pt" "$@" 2>/dev/null || python3 "$HERE/compare.py" "$ct" "$pt" "$@"
-    { "$PY" "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" "$@" 2>/dev/null \
-        || python3 "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" "$@"; } > "$OUT/$prog.md"
+    { "$PY" "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" --note "$note" "$@" 2>/dev/null \
+        || python3 "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" --note "$note" "$@"; } > "$OUT/$prog.md"
   done
   if [ $ran = 0 ]; then
     echo; echo "== $name: $OUT/$name is not built (make bench builds it)"; status=1
