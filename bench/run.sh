@@ -10,6 +10,8 @@
 # Environment:
 #   CT_BENCH_SECONDS   seconds per case (default 0.5; 0.05 for a quick run)
 #   CT_BENCH_FILTER    only cases whose name contains this (see bench/bench.h)
+#   CT_BENCH_CLOCK     wall (default) or cpu: 1-thread cases on the thread's CPU time,
+#                      for a machine that other work shares (see bench/bench.h)
 #   CT_BENCH_PYTHON    the python with torch (default /usr/bin/python3)
 #   CT_BENCH_ROUNDS    run ctensor and the twin alternately this many times and keep,
 #                      per case, the round with the lowest median (default 1; use 2-3
@@ -52,7 +54,12 @@ machine="$(nproc 2>/dev/null) cpus, ${cpu:-unknown cpu}"
 echo "# machine: $machine; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 if [ $torch_ok = 1 ]; then echo "# PyTorch $torch_version ($PY)"
 else echo "# PyTorch not importable with $PY: twins skipped, ctensor numbers only"; fi
-echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}, rounds: ${CT_BENCH_ROUNDS:-1}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
+echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}, rounds: ${CT_BENCH_ROUNDS:-1}, clock: ${CT_BENCH_CLOCK:-wall}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
+busy=$(awk -v n="$(nproc 2>/dev/null || echo 1)" '{ print ($1 > n / 2) ? 1 : 0 }' /proc/loadavg 2>/dev/null)
+if [ "$busy" = 1 ]; then
+  echo "# warning: other work is running (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cpus): wall-clock"
+  echo "#   times will be noisy, multi-threaded ones most; consider CT_BENCH_CLOCK=cpu CT_BENCH_ROUNDS=2"
+fi
 
 rounds=${CT_BENCH_ROUNDS:-1}
 case "$rounds" in ''|*[!0-9]*|0) rounds=1 ;; esac

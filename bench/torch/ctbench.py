@@ -7,7 +7,7 @@ loop: no function call per repetition; the statement's names are locals), after 
 batch lasts >= ~200 us, for about CT_BENCH_SECONDS; times are per operation
 (median and fastest of the batch means), measured with time.perf_counter_ns.
 
-Environment: CT_BENCH_SECONDS, CT_BENCH_THREADS, CT_BENCH_FILTER (as bench.h).
+Environment: CT_BENCH_SECONDS, CT_BENCH_THREADS, CT_BENCH_CLOCK, CT_BENCH_FILTER (as bench.h).
 """
 import os
 import sys
@@ -41,6 +41,10 @@ def selected(name):
     return p in name
 
 
+def cpu_clock():
+    return os.environ.get("CT_BENCH_CLOCK", "") == "cpu"
+
+
 def set_threads(n):
     torch.set_num_threads(max(1, int(n)))
 
@@ -50,8 +54,9 @@ def begin(program):
     if t.isdigit() and int(t) > 0:
         set_threads(int(t))
     f = os.environ.get("CT_BENCH_FILTER", "")
-    print("# %s: PyTorch %s, seconds/case=%g, default threads=%d (%s)%s"
-          % (program, torch.__version__, seconds(), torch.get_num_threads(),
+    print("# %s: PyTorch %s, seconds/case=%g, clock=%s, default threads=%d (%s)%s"
+          % (program, torch.__version__, seconds(),
+             "thread CPU time for 1-thread cases" if cpu_clock() else "wall", torch.get_num_threads(),
              torch.__config__.parallel_info().splitlines()[-1].strip() if hasattr(torch, "__config__") else "?",
              (", filter=" + f) if f else ""))
     sys.stdout.flush()
@@ -64,16 +69,20 @@ def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pa
         return 0.0
     per = float(max(1, ops_per_call))
     budget_ns = seconds() * 1e9
+    # CT_BENCH_CLOCK=cpu: 1-thread cases on this thread's CPU time (as bench.h); with one
+    # thread ATen runs the op on the calling thread
+    clock = time.thread_time_ns if cpu_clock() and torch.get_num_threads() == 1 else time.perf_counter_ns
     # the names in env become locals of timeit's loop function (as in a user's function),
     # so the statement pays no global-dict lookups
     binds = "".join("%s = _ctb_env[%r]\n" % (k, k) for k in env if k.isidentifier())
-    timer = timeit.Timer(stmt, setup=binds + setup, timer=time.perf_counter_ns, globals={"_ctb_env": env})
+    timer = timeit.Timer(stmt, setup=binds + setup, timer=clock, globals={"_ctb_env": env})
     # warm up (>= 1 call, about 5% of the budget) and size the batch
     calls, el, n = 0, 0, 1
+    w0 = time.perf_counter_ns()  # the budget is wall time, whatever the clock
     while True:
         el += timer.timeit(n)
         calls += n
-        if el >= 0.05 * budget_ns or calls >= 1000000:
+        if time.perf_counter_ns() - w0 >= 0.05 * budget_ns or calls >= 1000000:
             break
         n = min(2 * n, 4096)
     one_us = el / calls / 1e3
