@@ -214,7 +214,7 @@ typedef struct ct_tensor {
     /* autograd */
     ct__node *grad_fn;                /* producing node (NULL for leaves) */
     int32_t out_nr;                   /* which output of grad_fn */
-    uint32_t saved_version;           /* for tensors autograd saved */
+    uint32_t view_version;            /* views: storage version when grad_fn was last set */
     ct__node *grad_acc;               /* AccumulateGrad node of a leaf (weak) */
     struct ct_tensor *grad;           /* .grad */
     struct ct_tensor *base;           /* base of a view (for in-place on views) */
@@ -554,6 +554,8 @@ CTENSOR_API int ct_set_inference_mode(int enabled);
 #define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, 1, __LINE__)
 #define CT_INFERENCE_MODE CT__MODE_BLOCK(ct_set_inference_mode, 1, __LINE__)
 
+/* Diagnostics: how many backward nodes (incl. AccumulateGrad) this thread has run. */
+CTENSOR_API int64_t ct_autograd_nodes_run(void);
 /* Graph inspection: grad_fn name ("MulBackward0") and its next functions. */
 CTENSOR_API const char *ct_grad_fn_name(const ct_tensor *t);        /* NULL for leaves */
 CTENSOR_API int ct_node_num_next(const ct__node *n);
@@ -740,6 +742,7 @@ typedef struct ct__tls {
     int64_t live_bytes;
     /* autograd */
     uint64_t seq_counter;
+    int64_t nodes_run;               /* backward nodes executed by this thread (diagnostics) */
     /* hooks for tracing (ctensor_jit.h) and profiling */
     ct__op_hook_fn tracer;
     void *tracer_user;
@@ -1224,7 +1227,7 @@ static ct_tensor *ct__header_new(void) {
     x->scope_slot = -1;
     x->grad_fn = NULL;
     x->out_nr = 0;
-    x->saved_version = 0;
+    x->view_version = 0;
     x->grad_acc = NULL;
     x->grad = NULL;
     x->base = NULL;
@@ -1994,8 +1997,14 @@ static ct__node *ct__grad_accumulator(ct_tensor *leaf) {
     return n;
 }
 
-/* The edge autograd follows from a tensor that requires grad. */
+static int ct__regen_view_grad_fn(ct_tensor *v);
+/* The edge autograd follows from a tensor that requires grad. A view whose
+   storage was written in place since its history was recorded gets a fresh
+   history from its base first (PyTorch regenerates view grad_fns the same way). */
 static int ct__edge_of(ct_tensor *t, ct__edge *e) {
+    if ((t->flags & CT__F_IS_VIEW) && t->base && (t->base->flags & CT__F_REQUIRES_GRAD) &&
+        t->view_version != CT__LOAD(&t->storage->version) && ct__regen_view_grad_fn(t))
+        return -1;
     if (t->grad_fn) {
         e->fn = t->grad_fn;
         e->input_nr = t->out_nr;
@@ -2060,6 +2069,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int which) {
    ========================================================================== */
 static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t);
 static ct_tensor *ct__clone_detached(const ct_tensor *x);
+static int ct__copyslices(ct_tensor *view, ct__node *fn);
 
 static CT__NOINLINE int ct__dispatch_fail_null(ct__call *c) {
     for (int i = 0; i < c->nin; i++)
@@ -2137,7 +2147,12 @@ static int ct__dispatch(ct__call *c) {
         !(d->flags & CT__OPF_NONDIFF)) {
         int any = 0;
         for (int i = 0; i < nin; i++) any |= (c->in[i]->flags & CT__F_REQUIRES_GRAD) != 0;
-        if (any && !(c->self_before = ct__clone_detached(c->in[0]))) return -1;  /* PyTorch saves self.clone() */
+        /* PyTorch saves self.clone(), recorded, so double backward reaches self's history */
+        if (any) {
+            c->self_before = ct_clone(c->in[0]);
+            if (!c->self_before) return -1;
+            ct__incref(c->self_before);
+        }
     }
     t->grad_enabled = 0;
     t->dispatch_depth++;
@@ -2228,6 +2243,9 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
         if (c->in[i]->flags & CT__F_REQUIRES_GRAD) { any = 1; break; }
     if (!any) return 0;
     if (d->flags & CT__OPF_NONDIFF) {
+        if ((d->flags & CT__OPF_INPLACE) && (c->in[0]->flags & CT__F_IS_VIEW) && c->in[0]->base &&
+            (c->in[0]->base->flags & CT__F_REQUIRES_GRAD))
+            return ct__copyslices(c->in[0], NULL);   /* overwritten region: zero gradient */
         if (d->flags & CT__OPF_INPLACE) {
             /* a non-differentiable in-place write (random fill) cuts the history */
             ct_tensor *x = c->in[0];
@@ -2290,9 +2308,19 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
             k++;
         }
     }
+    int inplace_view = c->nout >= 1 && c->oi[0].kind == CT__OUT_INPLACE && (c->out[0]->flags & CT__F_IS_VIEW) &&
+                       c->out[0]->base && (CT__ISFLOAT(c->out[0]->dtype) || ct_dtype_is_complex(c->out[0]->dtype));
+    if (inplace_view) {
+        /* the base's history gets a CopySlices node wrapping this op; the view's
+           history becomes an as_strided view of the base */
+        int rc = ct__copyslices(c->out[0], n);
+        if (n->refcount == 0) ct__node_destroy_now(n);
+        return rc;
+    }
     for (int j = 0; j < nout; j++) {
         ct_tensor *o = c->out[j];
         if (!(CT__ISFLOAT(o->dtype) || ct_dtype_is_complex(o->dtype))) continue;
+        if (o->flags & CT__F_IS_VIEW) o->view_version = CT__LOAD(&o->storage->version);
         if (c->oi[j].kind == CT__OUT_INPLACE) {
             /* rebase history: the edge above already holds the old grad_fn */
             if (o->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(o);
@@ -2314,6 +2342,173 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
         o->flags &= ~CT__F_WEAK_GRAD_FN;
     }
     if (n->refcount == 0) ct__node_destroy_now(n);  /* no differentiable output */
+    return 0;
+}
+
+/* ============================================================================
+   In-place ops on views (PyTorch's CopySlices)
+   `v = b[0]; v.mul_(2)`: b's history becomes CopySlices(MulBackward): its
+   backward takes b's gradient, runs MulBackward on the slice the view covers,
+   writes the result back into that slice and passes the rest through.
+   Geometry is kept relative to the base's logical (contiguous) layout.
+   ========================================================================== */
+static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
+                                      const int64_t *vstrides, int64_t voffset);
+static int ct__is_dense(const ct_tensor *x);
+/* Does node n need the gradient of its input i? */
+#define CT__NEEDS(n, i) ((n)->next[i].fn != NULL)
+
+/* Storage geometry of `view` expressed in the logical layout of its dense base. */
+static int ct__logical_geometry(const ct_tensor *base, const ct_tensor *view, int64_t *lst, int64_t *loff) {
+    int order[CT_MAX_DIMS], n = 0;
+    int64_t cs[CT_MAX_DIMS];
+    if (!ct__is_dense(base))
+        return ct__failed(CT_ERR_AUTOGRAD, "an in-place operation on a view of a tensor whose memory is not dense (%s, strides not a permutation of contiguous ones) cannot be differentiated; clone() the base first", CT__SHAPE(base));
+    ct__contig_strides(base->ndim, base->shape, cs);
+    for (int d = 0; d < base->ndim; d++)
+        if (base->shape[d] > 1) order[n++] = d;
+    for (int i = 1; i < n; i++) {  /* by storage stride, largest first */
+        int p = order[i], j = i - 1;
+        while (j >= 0 && base->strides[order[j]] < base->strides[p]) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = p;
+    }
+#define CT__DECOMPOSE(value, out)                                       \
+    do {                                                                \
+        int64_t r_ = (value), o_ = 0;                                   \
+        for (int k_ = 0; k_ < n; k_++) {                                \
+            int64_t q_ = r_ / base->strides[order[k_]];                 \
+            r_ -= q_ * base->strides[order[k_]];                        \
+            o_ += q_ * cs[order[k_]];                                   \
+        }                                                               \
+        (out) = o_;                                                     \
+    } while (0)
+    CT__DECOMPOSE(view->offset - base->offset, *loff);
+    for (int k = 0; k < view->ndim; k++) {
+        if (view->shape[k] <= 1) lst[k] = 0;
+        else CT__DECOMPOSE(view->strides[k], lst[k]);
+    }
+#undef CT__DECOMPOSE
+    return 0;
+}
+
+/* Gives view v a fresh history: an as_strided view of its base's current history. */
+static int ct__regen_view_grad_fn(ct_tensor *v) {
+    ct_tensor *base = v->base;
+    int s = ct_scope_begin();
+    int prev = ct_set_grad_enabled(1);
+    ct_tensor *tmp = ct_as_strided(base, v->ndim, v->shape, v->strides, v->offset);
+    ct_set_grad_enabled(prev);
+    if (!tmp) { ct_scope_end(s); return -1; }
+    if (v->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(v);
+    if (v->grad_fn && !(v->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(v->grad_fn);
+    v->grad_fn = tmp->grad_fn ? ct__node_incref(tmp->grad_fn) : NULL;
+    v->out_nr = 0;
+    v->flags &= ~CT__F_WEAK_GRAD_FN;
+    if (v->grad_fn) v->flags |= CT__F_REQUIRES_GRAD;
+    if ((v->flags & CT__F_RETAINS_GRAD) && v->grad_fn) {
+        ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+        if (h) {
+            memset(h, 0, sizeof *h);
+            h->retain = v;
+            h->next = v->grad_fn->pre_hooks;
+            v->grad_fn->pre_hooks = h;
+        }
+    }
+    v->view_version = CT__LOAD(&v->storage->version);
+    ct_scope_end(s);
+    return 0;
+}
+
+static ct_tensor *ct__validate_grad(ct__node *n, int i, ct_tensor *g);
+static void ct__node_decref_void(void *p) { ct__node_decref((ct__node *)p); }
+static int ct__bw_copyslices(ct__node *cs, ct_tensor *const *gout, ct_tensor **gin);
+
+/* fn: the node of the in-place op on `view` (NULL: a non-differentiable write,
+   whose region gets a zero gradient). */
+static int ct__copyslices(ct_tensor *view, ct__node *fn) {
+    ct_tensor *base = view->base;
+    int64_t lst[CT_MAX_DIMS], loff = 0;
+    if (ct__logical_geometry(base, view, lst, &loff)) return -1;
+    int nin = fn ? fn->nin : 1;
+    ct__node *cs = ct__node_new(CT__NODE_COPYSLICES, nin, 1, 0);
+    if (!cs) return -1;
+    cs->seq = ct__tls_get()->seq_counter++;
+    cs->custom_bw = ct__bw_copyslices;
+    if (fn) {
+        cs->ctx = ct__node_incref(fn);
+        cs->ctx_free = ct__node_decref_void;
+    }
+    int topo = 0;
+    ct__tmeta_of(&cs->in_meta[0], base);
+    if (base->flags & CT__F_REQUIRES_GRAD) {
+        if (ct__edge_of(base, &cs->next[0])) { ct__node_destroy_now(cs); return -1; }
+        ct__node_incref(cs->next[0].fn);
+        topo = cs->next[0].fn->topo + 1;
+    }
+    for (int i = 1; i < nin; i++) {
+        cs->next[i] = fn->next[i];
+        cs->in_meta[i] = fn->in_meta[i];
+        if (cs->next[i].fn) {
+            ct__node_incref(cs->next[i].fn);
+            if (cs->next[i].fn->topo + 1 > topo) topo = cs->next[i].fn->topo + 1;
+        }
+    }
+    cs->topo = topo;
+    ct__tmeta_of(&cs->out_meta[0], base);
+    cs->attrs.i[0] = view->ndim;
+    cs->attrs.i[1] = loff;
+    for (int k = 0; k < view->ndim; k++) { cs->attrs.v[k] = view->shape[k]; cs->attrs.v[CT_MAX_DIMS + k] = lst[k]; }
+    /* install on the base (rebasing its history) */
+    if (base->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(base);
+    if (base->grad_fn && !(base->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(base->grad_fn);
+    base->grad_fn = ct__node_incref(cs);
+    base->out_nr = 0;
+    base->flags = (base->flags | CT__F_REQUIRES_GRAD) & ~CT__F_WEAK_GRAD_FN;
+    if (base->flags & CT__F_RETAINS_GRAD) {
+        ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+        if (h) {
+            memset(h, 0, sizeof *h);
+            h->retain = base;
+            h->next = cs->pre_hooks;
+            cs->pre_hooks = h;
+        }
+    }
+    return ct__regen_view_grad_fn(view);
+}
+
+static int ct__bw_copyslices(ct__node *cs, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__node *fn = (ct__node *)cs->ctx;
+    const ct__attrs *a = &cs->attrs;
+    ct__tmeta *bm = &cs->in_meta[0];
+    int vnd = (int)a->i[0];
+    ct_tensor *gc = ct_contiguous(gout[0]);
+    if (!gc) return -1;
+    ct_tensor *gslice = ct_as_strided(gc, vnd, a->v, a->v + CT_MAX_DIMS, gc->offset + a->i[1]);
+    if (!gslice) return -1;
+    ct_tensor *res0 = NULL;
+    if (fn) {
+        ct_tensor *fgin_small[8], **fgin = fn->nin <= 8 ? fgin_small : CT__NEW_ARRAY(ct_tensor *, fn->nin);
+        if (!fgin) return ct__failed(CT_ERR_MEMORY, "autograd: out of memory");
+        for (int i = 0; i < fn->nin; i++) fgin[i] = NULL;
+        ct__backward_fn bw = fn->custom_bw ? fn->custom_bw : ct__ops[fn->op].backward;
+        int rc = bw(fn, &gslice, fgin);
+        for (int i = 0; i < fn->nin && !rc; i++) {
+            if (!fgin[i] || (i > 0 && !CT__NEEDS(cs, i))) { fgin[i] = NULL; continue; }
+            fgin[i] = ct__validate_grad(fn, i, fgin[i]);
+            if (!fgin[i]) rc = -1;
+        }
+        if (!rc) {
+            res0 = fgin[0];
+            for (int i = 1; i < cs->nin; i++) gin[i] = fgin[i];
+        }
+        if (fgin != fgin_small) CT_FREE(fgin);
+        if (rc) return -1;
+    }
+    if (CT__NEEDS(cs, 0)) {
+        ct_tensor *delta = res0 ? ct_sub(res0, gslice) : ct_neg(gslice);
+        ct_tensor *sc = ct__strided_scatter(delta, bm->ndim, bm->shape, vnd, a->v, a->v + CT_MAX_DIMS, a->i[1]);
+        if (!(gin[0] = ct_add(gc, sc))) return -1;
+    }
     return 0;
 }
 
@@ -2704,6 +2899,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
         if (in->needed) {
             if (n->op == CT__NODE_ACC) {
                 if (in->buf[0] && ct__accumulate(&g, n, in->buf[0])) goto done;
+                ct__tls_get()->nodes_run++;
             } else {
                 int any = 0;
                 for (int j = 0; j < n->nout; j++) any |= in->buf[j] != NULL;
@@ -2711,8 +2907,9 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                 ct_tensor **gin = n->nin <= 8 ? gin_small : CT__NEW_ARRAY(ct_tensor *, n->nin);
                 if (!gin) { ct_set_error(CT_ERR_MEMORY, "autograd: out of memory"); goto done; }
                 for (int i = 0; i < n->nin; i++) gin[i] = NULL;
+                ct__node *wrapped = n->op == CT__NODE_COPYSLICES ? (ct__node *)n->ctx : NULL;
                 if (any) {
-                    if (n->released && n->nsaved > 0) {
+                    if ((n->released && n->nsaved > 0) || (wrapped && wrapped->released && wrapped->nsaved > 0)) {
                         ct_set_error(CT_ERR_AUTOGRAD,
                                      "Trying to backward through the graph a second time (or directly access saved tensors after they have "
                                      "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
@@ -2751,7 +2948,11 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                         if (gin != gin_small) CT_FREE(gin);
                         goto done;
                     }
-                    if (!keep_graph) ct__node_release_saved(n);
+                    if (!keep_graph) {
+                        ct__node_release_saved(n);
+                        if (wrapped) ct__node_release_saved(wrapped);
+                    }
+                    ct__tls_get()->nodes_run++;
                 }
                 /* hand gradients to the next nodes */
                 for (int i = 0; i < n->nin; i++) {
@@ -2790,6 +2991,7 @@ done:
     return rc;
 }
 
+CTENSOR_API int64_t ct_autograd_nodes_run(void) { return ct__tls_get()->nodes_run; }
 CTENSOR_API ct_status ct_backward(ct_tensor *root) {
     return ct_backward_ex(1, &root, NULL, NULL);
 }
@@ -5771,7 +5973,6 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
    j; fill gin[i] for inputs with n->next[i].fn != NULL (others are ignored).
    Shapes of broadcast inputs are reduced by the engine.
    ========================================================================== */
-#define CT__NEEDS(n, i) ((n)->next[i].fn != NULL)
 #define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
 #define CT__BW_RET(expr) do { gin[0] = (expr); return gin[0] ? 0 : -1; } while (0)
@@ -6313,8 +6514,9 @@ static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
 }
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
-    ct_tensor *c = ct__convert(t, CT_FLOAT64);
+    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, CT_CPU);   /* C order */
     if (!c) return -1;
+    if (ct__copy_into(c, t)) { ct__decref(c); return -1; }
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
     ct__decref(c);
     return 0;
@@ -6348,6 +6550,7 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
         ct_tensor *y = fn(inputs, user);
         if (!y) goto done;
         if (!CT__ISFLOAT(y->dtype)) { ct_set_error(CT_ERR_DTYPE, "%s: the function output must be floating point", api); goto done; }
+        int constant = !(y->flags & CT__F_REQUIRES_GRAD);   /* no graph: the analytic Jacobian is zero */
         int64_t m = ct_numel(y), ntot = 0;
         for (int r = 0; r < nreq; r++) ntot += ct_numel(req[r]);
         num = CT__NEW_ARRAY(double, m * ntot);
@@ -6377,7 +6580,8 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
             }
         }
         /* analytic Jacobian, row by row (one-hot output gradients) */
-        for (int64_t k = 0; k < m; k++) {
+        if (constant) memset(ana, 0, sizeof(double) * (size_t)(m * ntot));
+        for (int64_t k = 0; k < m && !constant; k++) {
             int s2 = ct_scope_begin();
             ct_tensor *go = ct_zeros_like(y);
             ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
@@ -6441,8 +6645,15 @@ CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_t
 }
 /* gradgradcheck: gradcheck of x -> concat(d<fn(x), v>/dx) for a fixed random v */
 typedef struct ct__gg_ctx { ct_grad_fn_t fn; void *user; int nin; ct_tensor *v; } ct__gg_ctx;
+static ct_tensor *ct__gg_fn_impl(ct_tensor *const *inputs, ct__gg_ctx *c);
 static ct_tensor *ct__gg_fn(ct_tensor *const *inputs, void *user) {
-    ct__gg_ctx *c = (ct__gg_ctx *)user;
+    /* the inner gradient needs autograd even when the caller evaluates with grad off */
+    int prev = ct_set_grad_enabled(1);
+    ct_tensor *r = ct__gg_fn_impl(inputs, (ct__gg_ctx *)user);
+    ct_set_grad_enabled(prev);
+    return r;
+}
+static ct_tensor *ct__gg_fn_impl(ct_tensor *const *inputs, ct__gg_ctx *c) {
     ct_tensor *y = c->fn(inputs, c->user);
     if (!y) return NULL;
     ct_tensor *req[64] = {0};
