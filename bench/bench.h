@@ -11,7 +11,7 @@
 
    Include this before any other header (it sets _POSIX_C_SOURCE).
 
-   Environment (the Python twin, bench/torch/bench.py, reads the same ones):
+   Environment (the Python twin helper, bench/torch/ctbench.py, reads the same ones):
      CT_BENCH_SECONDS   time per case in seconds (default 0.5; e.g. 0.05 for a quick run)
      CT_BENCH_THREADS   default thread count for cases that do not set their own
                         (OpenMP and OpenBLAS; default: leave the runtime's default)
