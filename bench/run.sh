@@ -13,6 +13,11 @@
 #   CT_BENCH_CLOCK     wall (default) or cpu: 1-thread cases on the thread's CPU time,
 #                      for a machine that other work shares (see bench/bench.h)
 #   CT_BENCH_PYTHON    the python with torch (default /usr/bin/python3)
+#   CT_BENCH_NICE      run both sides at this nice level (e.g. -20, needs root), in a
+#                      session of their own so that the kernel's autogroup scheduling
+#                      applies it against other sessions' work too: on a shared machine
+#                      the benchmark then gets the cores it asks for (what makes the
+#                      2-thread cases measurable there); others' work waits meanwhile
 #   CT_BENCH_ROUNDS    run ctensor and the twin alternately this many times and keep,
 #                      per case, the round with the lowest median (default 1; use 2-3
 #                      when other work shares the machine)
@@ -40,6 +45,16 @@ targets_of() {
   esac
 }
 
+# prio CMD...: runs CMD at CT_BENCH_NICE (see above), or as it is
+prio() {
+  if [ -z "${CT_BENCH_NICE:-}" ]; then "$@"; return; fi
+  if command -v setsid >/dev/null 2>&1 && [ -w /proc/self/autogroup ]; then
+    setsid -w sh -c 'echo "$0" > /proc/$$/autogroup 2>/dev/null; exec nice -n "$0" "$@"' "$CT_BENCH_NICE" "$@"
+  else
+    nice -n "$CT_BENCH_NICE" "$@"
+  fi
+}
+
 if [ $# -gt 0 ]; then names=$*; else
   names=$(for f in "$HERE"/*.c; do [ -f "$f" ] && basename "$f" .c; done)
 fi
@@ -54,11 +69,14 @@ machine="$(nproc 2>/dev/null) cpus, ${cpu:-unknown cpu}"
 echo "# machine: $machine; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 if [ $torch_ok = 1 ]; then echo "# PyTorch $torch_version ($PY)"
 else echo "# PyTorch not importable with $PY: twins skipped, ctensor numbers only"; fi
-echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}, rounds: ${CT_BENCH_ROUNDS:-1}, clock: ${CT_BENCH_CLOCK:-wall}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
+echo "# seconds per case: ${CT_BENCH_SECONDS:-0.5}, rounds: ${CT_BENCH_ROUNDS:-1}, clock: ${CT_BENCH_CLOCK:-wall}${CT_BENCH_NICE:+, nice: $CT_BENCH_NICE}${CT_BENCH_FILTER:+, filter: $CT_BENCH_FILTER}"
 busy=$(awk -v n="$(nproc 2>/dev/null || echo 1)" '{ print ($1 > n / 2) ? 1 : 0 }' /proc/loadavg 2>/dev/null)
 if [ "$busy" = 1 ]; then
-  echo "# warning: other work is running (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cpus): wall-clock"
-  echo "#   times will be noisy, multi-threaded ones most; consider CT_BENCH_CLOCK=cpu CT_BENCH_ROUNDS=2"
+  echo "# note: other work is running (load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cpus)"
+  if [ -z "${CT_BENCH_NICE:-}" ]; then
+    echo "#   wall-clock times will be noisy, multi-threaded ones most: consider CT_BENCH_NICE=-20"
+    echo "#   (as root) or CT_BENCH_CLOCK=cpu"
+  fi
 fi
 
 rounds=${CT_BENCH_ROUNDS:-1}
@@ -89,12 +107,12 @@ for name in $names; do
     r=1; ctruns=""; ptruns=""; failed=0
     while [ $r -le $rounds ]; do
       [ $rounds -gt 1 ] && echo "(round $r of $rounds)"
-      if ! env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OPENBLAS_NUM_THREADS=$th} "$exe" > "$ct.$r"; then
+      if ! prio env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OPENBLAS_NUM_THREADS=$th} "$exe" > "$ct.$r"; then
         echo "$prog: FAILED (exit status $?); its output so far:"; cat "$ct.$r"; failed=1; break
       fi
       ctruns="$ctruns $ct.$r"
       if [ $twin = 1 ]; then
-        if env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OMP_NUM_THREADS=$th} "$PY" "$HERE/torch/$base.py" > "$pt.$r"; then
+        if prio env ${th:+CT_BENCH_THREADS=${CT_BENCH_THREADS:-$th}} ${th:+OMP_NUM_THREADS=$th} "$PY" "$HERE/torch/$base.py" > "$pt.$r"; then
           ptruns="$ptruns $pt.$r"
         else
           echo "$base: the PyTorch twin failed (round $r)"; rm -f "$pt.$r"
@@ -110,7 +128,7 @@ for name in $names; do
     elif [ $twin = 1 ]; then echo "$base: ctensor numbers only"; fi
     grep -h '^# .*FAILED' "$ct"
     [ -f "$pt" ] || pt=-
-    note="$(date -u '+%Y-%m-%d %H:%M UTC'); $machine; load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+    note="$(date -u '+%Y-%m-%d %H:%M UTC'); $machine; load average before/after: $load0 / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)${CT_BENCH_NICE:+; run at nice $CT_BENCH_NICE}"
     "$PY" "$HERE/compare.py" "$ct" "$pt" "$@" 2>/dev/null || python3 "$HERE/compare.py" "$ct" "$pt" "$@"
     { "$PY" "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" --note "$note" "$@" 2>/dev/null \
         || python3 "$HERE/compare.py" "$ct" "$pt" --markdown --title "$prog" --note "$note" "$@"; } > "$OUT/$prog.md"
