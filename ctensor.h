@@ -547,12 +547,29 @@ CTENSOR_API int ct_is_grad_enabled(void);
 CTENSOR_API int ct_set_grad_enabled(int enabled);
 CTENSOR_API int ct_is_inference_mode_enabled(void);
 CTENSOR_API int ct_set_inference_mode(int enabled);
-/* CT_NO_GRAD { ... } / CT_ENABLE_GRAD / CT_INFERENCE_MODE: the mode holds inside the
-   block (a one-shot loop, like CT_SCOPE; leave it by falling off the end, break or continue). */
-#define CT__MODE_BLOCK(setfn, val, n) for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0, (void)setfn(CT__CAT(ct__m_, n)))
-#define CT_NO_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, 0, __LINE__)
-#define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, 1, __LINE__)
-#define CT_INFERENCE_MODE CT__MODE_BLOCK(ct_set_inference_mode, 1, __LINE__)
+/* CT_NO_GRAD { ... } / CT_ENABLE_GRAD { ... } / CT_INFERENCE_MODE { ... }: the mode
+   holds inside the block and the previous one comes back when the block is left
+   (a one-shot loop like CT_SCOPE: with gcc/clang and in C++ also on return/goto). */
+CTENSOR_API void ct__restore_grad_mode(int *prev);
+CTENSOR_API void ct__restore_inference_mode(int *prev);
+#if defined(__cplusplus)
+}  /* extern "C" */
+struct ct__mode_guard {
+    int prev, once;
+    void (*restore)(int *);
+    ct__mode_guard(int p, void (*r)(int *)) : prev(p), once(1), restore(r) {}
+    ~ct__mode_guard() { restore(&prev); }
+};
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (ct__mode_guard CT__CAT(ct__m_, n)(setfn(val), restorefn); CT__CAT(ct__m_, n).once; CT__CAT(ct__m_, n).once = 0)
+extern "C" {
+#elif defined(__GNUC__) || defined(__clang__)
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) __attribute__((cleanup(restorefn), unused)) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0)
+#else
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n)))
+#endif
+#define CT_NO_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, ct__restore_grad_mode, 0, __LINE__)
+#define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, ct__restore_grad_mode, 1, __LINE__)
+#define CT_INFERENCE_MODE CT__MODE_BLOCK(ct_set_inference_mode, ct__restore_inference_mode, 1, __LINE__)
 
 /* Diagnostics: how many backward nodes (incl. AccumulateGrad) this thread has run. */
 CTENSOR_API int64_t ct_autograd_nodes_run(void);
@@ -6677,6 +6694,8 @@ CTENSOR_API int ct_set_grad_enabled(int enabled) {
     t->grad_enabled = enabled != 0;
     return prev;
 }
+CTENSOR_API void ct__restore_grad_mode(int *prev) { ct_set_grad_enabled(*prev); }
+CTENSOR_API void ct__restore_inference_mode(int *prev) { ct_set_inference_mode(*prev); }
 CTENSOR_API int ct_is_inference_mode_enabled(void) { return ct__tls_get()->inference_mode; }
 CTENSOR_API int ct_set_inference_mode(int enabled) {
     ct__tls *t = ct__tls_get();
