@@ -1832,14 +1832,56 @@ static const ct__opdef ct__ops[CT__NUM_OPS] = {
 #undef CT__X_DEF
 };
 
+/* Ops registered at run time: companion headers (ctensor_linalg.h, ...) add their
+   ops to the same table. Their implementation is compiled in the translation
+   unit of ctensor.h's (it uses these internals); they register lazily, once. */
+#define CT__MAX_EXT_OPS 1024
+static const ct__opdef *ct__ext_ops[CT__MAX_EXT_OPS];
+static int ct__n_ext_ops;
+static int ct__ext_lock;
+/* The definition of any op id, built in or registered. */
+CT__INLINE const ct__opdef *ct__opdef_get(int op) {
+    return op < CT__NUM_OPS ? &ct__ops[op] : ct__ext_ops[op - CT__NUM_OPS];
+}
+/* Registers `d` (which must outlive the program: a static object) and returns
+   its op id, or -1 when the table is full. */
+static CT__UNUSED int ct__register_op(const ct__opdef *d) {
+    int id = -1;
+    ct__spin_lock(&ct__ext_lock);
+    if (ct__n_ext_ops < CT__MAX_EXT_OPS) {
+        ct__ext_ops[ct__n_ext_ops] = d;
+        id = CT__NUM_OPS + ct__n_ext_ops;
+#if defined(__GNUC__) || defined(__clang__)
+        __atomic_store_n(&ct__n_ext_ops, ct__n_ext_ops + 1, __ATOMIC_RELEASE);
+#else
+        ct__n_ext_ops++;
+#endif
+    }
+    ct__spin_unlock(&ct__ext_lock);
+    if (id < 0) ct_set_error(CT_ERR_STATE, "register_op: the op table is full (%d extension ops)", CT__MAX_EXT_OPS);
+    return id;
+}
+/* Runs init() exactly once across threads (companion headers register with it). */
+static CT__UNUSED void ct__once(int *state, void (*init)(void)) {
+    int s = CT__LOAD(state);
+    if (s == 2) return;
+    int expected = 0;
+    if (CT__CAS(state, &expected, 1)) {
+        init();
+        CT__STORE(state, 2);
+        return;
+    }
+    while (CT__LOAD(state) != 2) { /* another thread is registering */ }
+}
+
 /* Kernels for other devices register here (ctensor_cuda.h). */
-static ct__kernel_fn ct__device_kernels[CT_NUM_DEVICES][CT__NUM_OPS];
+static ct__kernel_fn ct__device_kernels[CT_NUM_DEVICES][CT__NUM_OPS + CT__MAX_EXT_OPS];
 
 /* Public for companion headers and tools: op names and counts. */
 CTENSOR_API int ct_num_ops(void);
 CTENSOR_API const char *ct_op_name(int op);
-CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS; }
-CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < CT__NUM_OPS ? ct__ops[op].name : "?"; }
+CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS + CT__LOAD(&ct__n_ext_ops); }
+CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < ct_num_ops() ? ct__opdef_get(op)->name : "?"; }
 
 /* Shared read-only attributes for ops called without arguments (and add/sub with alpha 1). */
 static const ct__attrs ct__attrs_alpha1 = {{1.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
@@ -2038,7 +2080,7 @@ static const char *ct__node_name(const ct__node *n) {
     if (n->op == CT__NODE_COPYSLICES) return "CopySlices";
     if (n->op == CT__NODE_CUSTOM) return n->custom_name ? n->custom_name : "CustomBackward";
     if (n->custom_name) return n->custom_name;
-    return ct__ops[n->op].bw_name;
+    return ct__opdef_get(n->op)->bw_name;
 }
 
 /* Saved tensor access with PyTorch's two checks. */
@@ -2090,7 +2132,7 @@ static int ct__copyslices(ct_tensor *view, ct__node *fn);
 
 static CT__NOINLINE int ct__dispatch_fail_null(ct__call *c) {
     for (int i = 0; i < c->nin; i++)
-        if (!c->in[i]) { ct__null_arg(ct__ops[c->op].name, i); break; }
+        if (!c->in[i]) { ct__null_arg(ct__opdef_get(c->op)->name, i); break; }
     return -1;
 }
 
@@ -2116,7 +2158,7 @@ static int ct__check_inplace(ct__call *c, const ct__opdef *d, ct__tls *t) {
 /* Runs c->op. Returns the number of outputs (c->out[]) or -1 with the error set.
    NEW and VIEW outputs are owned by the current scope; an INPLACE output is the input. */
 static int ct__dispatch(ct__call *c) {
-    const ct__opdef *d = &ct__ops[c->op];
+    const ct__opdef *d = ct__opdef_get(c->op);
     ct__tls *t = ct__tls_get();
     int nin = c->nin;
     for (int i = 0; i < nin; i++)
@@ -2507,7 +2549,7 @@ static int ct__bw_copyslices(ct__node *cs, ct_tensor *const *gout, ct_tensor **g
         ct_tensor *fgin_small[8], **fgin = fn->nin <= 8 ? fgin_small : CT__NEW_ARRAY(ct_tensor *, fn->nin);
         if (!fgin) return ct__failed(CT_ERR_MEMORY, "autograd: out of memory");
         for (int i = 0; i < fn->nin; i++) fgin[i] = NULL;
-        ct__backward_fn bw = fn->custom_bw ? fn->custom_bw : ct__ops[fn->op].backward;
+        ct__backward_fn bw = fn->custom_bw ? fn->custom_bw : ct__opdef_get(fn->op)->backward;
         int rc = bw(fn, &gslice, fgin);
         for (int i = 0; i < fn->nin && !rc; i++) {
             if (!fgin[i] || (i > 0 && !CT__NEEDS(cs, i))) { fgin[i] = NULL; continue; }
@@ -2947,7 +2989,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                             in->buf[j] = ct__incref(z);
                         }
                     }
-                    ct__backward_fn bw = n->custom_bw ? n->custom_bw : (n->op >= 0 ? ct__ops[n->op].backward : NULL);
+                    ct__backward_fn bw = n->custom_bw ? n->custom_bw : (n->op >= 0 ? ct__opdef_get(n->op)->backward : NULL);
                     int brc = bw ? bw(n, in->buf, gin) : ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented", ct__node_name(n));
                     for (int i = 0; i < n->nin && !brc; i++) {
                         if (!gin[i] || !n->next[i].fn) { gin[i] = NULL; continue; }
@@ -6235,7 +6277,7 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
     }
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     (void)gout; (void)gin;
-    return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__ops[n->op].name);
+    return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__opdef_get(n->op)->name);
 }
 static int ct__bw_identity(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; gin[0] = gout[0]; return 0; }
 static int ct__bw_to(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { gin[0] = ct_to(gout[0], n->in_meta[0].dtype); return gin[0] ? 0 : -1; }
