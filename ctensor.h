@@ -731,6 +731,168 @@ CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, doubl
 /* [section: nn-loss-api] */
 
 /* [section: optim-api] */
+/* ============================================================================
+   Optimizers (torch.optim), learning-rate schedulers (torch.optim.lr_scheduler)
+   and gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_)
+
+   ct_optimizer *opt = ct_optim_adam(model, &(ct_adam_options){ .lr = 1e-3 });
+   CT_SCOPE { loss = ...; ct_zero_grad(opt); ct_backward(loss); ct_step(opt); }
+   ct_optim_free(opt);
+
+   Updates follow PyTorch 1.13's (single-tensor) step operation for operation,
+   in the same order and precision, under no-grad mode, in place on the
+   parameters, through ctensor ops: any dtype/device the ops support. Adam and
+   AdamW on float32/float64 CPU tensors run one fused op (`_fused_adam_`) that
+   makes the same roundings as the op-by-op chain. A parameter whose .grad is
+   NULL is skipped (its state is untouched), as in PyTorch.
+
+   Ownership: an optimizer retains its parameters (released by ct_optim_free);
+   its state tensors (momentum buffers, moments, ...) belong to it, not to a
+   scope. A scheduler borrows its optimizer: free the scheduler first.
+
+   Options structs: a zero field means PyTorch's default. Where that default is
+   not 0, ask for an explicit zero with CT_ZERO (-0.0):  .beta1 = CT_ZERO.
+   lr is required for every optimizer (0 is refused; CT_ZERO is a zero lr).
+   A group added with ct_optim_add_param_group takes the optimizer's own
+   settings for its zero fields, as a PyTorch param-group dict does.
+   Hyperparameters are checked with PyTorch's messages ("Invalid learning
+   rate: -0.1", "Invalid beta parameter at index 0: 1.0", ...), for added
+   groups too (PyTorch checks only the constructor's).
+   ========================================================================== */
+#define CT_ZERO (-0.0)   /* an explicit 0 for an option whose default is not 0 */
+typedef struct ct_optimizer ct_optimizer;
+typedef struct ct_sgd_options {
+    double lr, momentum, dampening, weight_decay;   /* defaults: required, 0, 0, 0 */
+    int nesterov, maximize;
+} ct_sgd_options;
+typedef struct ct_adam_options {
+    double lr, beta1, beta2, eps, weight_decay;     /* required, 0.9, 0.999, 1e-8, 0 (AdamW: 0.01) */
+    int amsgrad, maximize;
+} ct_adam_options;
+typedef ct_adam_options ct_adamw_options;
+typedef struct ct_rmsprop_options {
+    double lr, alpha, eps, weight_decay, momentum;  /* required, 0.99, 1e-8, 0, 0 */
+    int centered, maximize;
+} ct_rmsprop_options;
+typedef struct ct_adagrad_options {
+    double lr, lr_decay, weight_decay, initial_accumulator_value, eps;   /* required, 0, 0, 0, 1e-10 */
+    int maximize;
+} ct_adagrad_options;
+
+/* Constructors: over a module's parameters (ct_module_parameters order), or a
+   list. NULL on error (a NULL model keeps the error that made it NULL). */
+CTENSOR_API ct_optimizer *ct_optim_sgd(ct_module *model, const ct_sgd_options *o);
+CTENSOR_API ct_optimizer *ct_optim_sgd_params(int n, ct_tensor *const *params, const ct_sgd_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adam(ct_module *model, const ct_adam_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adam_params(int n, ct_tensor *const *params, const ct_adam_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adamw(ct_module *model, const ct_adamw_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adamw_params(int n, ct_tensor *const *params, const ct_adamw_options *o);
+CTENSOR_API ct_optimizer *ct_optim_rmsprop(ct_module *model, const ct_rmsprop_options *o);
+CTENSOR_API ct_optimizer *ct_optim_rmsprop_params(int n, ct_tensor *const *params, const ct_rmsprop_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adagrad(ct_module *model, const ct_adagrad_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adagrad_params(int n, ct_tensor *const *params, const ct_adagrad_options *o);
+/* options: a ct_<kind>_options of the optimizer's kind, or NULL for its own settings. */
+CTENSOR_API ct_status ct_optim_add_param_group(ct_optimizer *opt, int n, ct_tensor *const *params, const void *options);
+CTENSOR_API void ct_optim_free(ct_optimizer *opt);
+
+CTENSOR_API ct_status ct_step(ct_optimizer *opt);         /* optimizer.step() */
+CTENSOR_API void ct_zero_grad(ct_optimizer *opt);         /* .grad = None (PyTorch 2's default) */
+/* set_to_none = 0: zero the existing grads in place (detached), PyTorch's zero_grad(False) */
+CTENSOR_API void ct_optim_zero_grad(ct_optimizer *opt, int set_to_none);
+
+CTENSOR_API const char *ct_optim_name(const ct_optimizer *opt);          /* "SGD", "Adam", ... */
+CTENSOR_API int ct_optim_num_groups(const ct_optimizer *opt);
+CTENSOR_API int ct_optim_group_size(const ct_optimizer *opt, int group);  /* parameters in the group */
+CTENSOR_API ct_tensor *ct_optim_param(const ct_optimizer *opt, int group, int i);   /* borrowed */
+CTENSOR_API double ct_optim_get_lr(const ct_optimizer *opt, int group);  /* NAN + error when out of range */
+CTENSOR_API ct_status ct_optim_set_lr(ct_optimizer *opt, int group, double lr);
+/* Any group setting by its param_groups name: "lr", "momentum", "dampening",
+   "weight_decay", "nesterov", "maximize", "beta1", "beta2", "eps", "amsgrad",
+   "alpha", "centered", "lr_decay", "initial_accumulator_value", and what
+   schedulers add: "initial_lr", "max_lr", "min_lr", "max_momentum",
+   "base_momentum". get: NAN + error when the optimizer has no such setting. */
+CTENSOR_API double ct_optim_get_option(const ct_optimizer *opt, int group, const char *name);
+CTENSOR_API ct_status ct_optim_set_option(ct_optimizer *opt, int group, const char *name, double value);
+
+/* optimizer.state_dict() as named tensors, so it saves with the rest:
+     state.<i>.<key>          per-parameter state; i counts parameters across
+                              groups in order, as PyTorch does. <key>: step (0-d
+                              float64), momentum_buffer (SGD, RMSprop), exp_avg,
+                              exp_avg_sq, max_exp_avg_sq (Adam, AdamW),
+                              square_avg, grad_avg (RMSprop), sum (Adagrad).
+                              Only parameters that have state appear.
+     param_groups.<g>.<key>   the group's settings as 0-d float64 tensors (flags
+                              0/1; betas: a float64 [2]), in PyTorch's key order,
+                              then initial_lr... when a scheduler set them, then
+                              params: int64 [n], the group's parameter indices.
+   State buffers are the optimizer's own tensors (borrowed, like a module's state
+   dict: copy them before stepping again if you keep them); the other entries are
+   new tensors of the current scope. Free the list with ct_state_dict_free.
+   load: checks the whole structure first (group count and sizes, missing and
+   unexpected keys, shapes) and changes nothing on error; state is copied and
+   converted to each parameter's dtype. */
+CTENSOR_API ct_status ct_optim_state_dict(const ct_optimizer *opt, ct_state_dict *out);
+CTENSOR_API ct_status ct_optim_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd);
+
+/* Learning-rate schedulers. Construction does PyTorch's initial step
+   (last_epoch becomes 0 and the groups' lr is set); call ct_sched_step after
+   each ct_step (epoch or batch, as with PyTorch). Arguments are taken as given
+   (PyTorch's defaults: StepLR/MultiStepLR gamma 0.1, CosineAnnealingLR eta_min 0,
+   LinearLR start_factor 1/3, end_factor 1, total_iters 5). */
+typedef struct ct_lr_scheduler ct_lr_scheduler;
+CTENSOR_API ct_lr_scheduler *ct_sched_step_lr(ct_optimizer *opt, int64_t step_size, double gamma);
+CTENSOR_API ct_lr_scheduler *ct_sched_multistep_lr(ct_optimizer *opt, int n, const int64_t *milestones, double gamma);
+CTENSOR_API ct_lr_scheduler *ct_sched_exponential_lr(ct_optimizer *opt, double gamma);
+CTENSOR_API ct_lr_scheduler *ct_sched_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double eta_min);
+CTENSOR_API ct_lr_scheduler *ct_sched_linear_lr(ct_optimizer *opt, double start_factor, double end_factor, int64_t total_iters);
+typedef struct ct_one_cycle_options {
+    double max_lr;              /* required (CT_ZERO for 0) */
+    const double *max_lrs;      /* or one per param group (overrides max_lr) */
+    int64_t total_steps;        /* or epochs * steps_per_epoch */
+    int64_t epochs, steps_per_epoch;
+    double pct_start;           /* 0: 0.3 */
+    const char *anneal_strategy;/* NULL/"cos" or "linear" */
+    int no_cycle_momentum;      /* PyTorch's cycle_momentum=False */
+    double base_momentum;       /* 0: 0.85 */
+    double max_momentum;        /* 0: 0.95 */
+    double div_factor;          /* 0: 25 */
+    double final_div_factor;    /* 0: 1e4 */
+    int three_phase;
+} ct_one_cycle_options;
+/* Also cycles momentum (SGD, RMSprop) or beta1 (Adam, AdamW) as PyTorch does. */
+CTENSOR_API ct_lr_scheduler *ct_sched_one_cycle_lr(ct_optimizer *opt, const ct_one_cycle_options *o);
+CTENSOR_API ct_status ct_sched_step(ct_lr_scheduler *s);
+CTENSOR_API double ct_sched_get_last_lr(const ct_lr_scheduler *s, int group);
+CTENSOR_API int64_t ct_sched_last_epoch(const ct_lr_scheduler *s);
+/* scheduler.state_dict(): last_epoch, _step_count (0-d float64), base_lrs, _last_lr
+   (float64 [groups]); new tensors of the current scope. */
+CTENSOR_API ct_status ct_sched_state_dict(const ct_lr_scheduler *s, ct_state_dict *out);
+CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_state_dict *sd);
+CTENSOR_API void ct_sched_free(ct_lr_scheduler *s);
+
+/* torch.nn.utils.clip_grad_norm_: scales the grads of params (NULL grads are
+   skipped) so that their total norm_type-norm is at most max_norm, and returns
+   that total norm (before clipping, in the grads' dtype; 0 when no grad).
+   norm_type: any p, INFINITY, -INFINITY or 0. NAN + error on bad input. */
+CTENSOR_API double ct_clip_grad_norm_(int n, ct_tensor *const *params, double max_norm, double norm_type);
+/* error_if_nonfinite: a NaN/inf total norm is an error (grads untouched). */
+CTENSOR_API ct_status ct_clip_grad_norm_ex(int n, ct_tensor *const *params, double max_norm, double norm_type,
+                                           int error_if_nonfinite, double *total_norm);
+CTENSOR_API double ct_clip_grad_norm_module_(ct_module *m, double max_norm, double norm_type);
+/* torch.nn.utils.clip_grad_value_: clamps every grad to [-clip_value, clip_value]. */
+CTENSOR_API ct_status ct_clip_grad_value_(int n, ct_tensor *const *params, double clip_value);
+CTENSOR_API ct_status ct_clip_grad_value_module_(ct_module *m, double clip_value);
+
+#ifdef __cplusplus
+}  /* extern "C": settings structs by reference for C++ */
+static inline ct_optimizer *ct_optim_sgd(ct_module *m, const ct_sgd_options &o) { return ct_optim_sgd(m, &o); }
+static inline ct_optimizer *ct_optim_adam(ct_module *m, const ct_adam_options &o) { return ct_optim_adam(m, &o); }
+static inline ct_optimizer *ct_optim_adamw(ct_module *m, const ct_adamw_options &o) { return ct_optim_adamw(m, &o); }
+static inline ct_optimizer *ct_optim_rmsprop(ct_module *m, const ct_rmsprop_options &o) { return ct_optim_rmsprop(m, &o); }
+static inline ct_optimizer *ct_optim_adagrad(ct_module *m, const ct_adagrad_options &o) { return ct_optim_adagrad(m, &o); }
+static inline ct_lr_scheduler *ct_sched_one_cycle_lr(ct_optimizer *opt, const ct_one_cycle_options &o) { return ct_sched_one_cycle_lr(opt, &o); }
+extern "C" {
+#endif
 
 /* ============================================================================
    Data: datasets, data loaders, IDX files (torch.utils.data)
@@ -8032,6 +8194,1834 @@ CTENSOR_API ct_module *ct_nn_threshold(double th, double v) { return ct__act_new
 /* [section: nn-loss-impl] */
 
 /* [section: optim-impl] */
+/* ============================================================================
+   Optimizers, learning-rate schedulers, gradient clipping (torch.optim)
+   PyTorch 1.13: torch/optim/{optimizer,sgd,adam,adamw,rmsprop,adagrad,
+   lr_scheduler}.py and torch/nn/utils/clip_grad.py. Updates are the
+   single-tensor path (foreach=False, PyTorch's default), op for op; the
+   comments quote the PyTorch lines they mirror.
+   ========================================================================== */
+
+/* Python's repr of a float, for messages that quote values as PyTorch does:
+   0.1 -> "0.1", 1 -> "1.0", 1e-05 -> "1e-05", 1e+16 -> "1e+16", inf -> "inf". */
+typedef struct ct__pyf { char s[48]; } ct__pyf;
+static ct__pyf ct__pyrepr(double v) {
+    ct__pyf r;
+    char tmp[40], digits[24];
+    int nd = 0, prec, e, neg;
+    if (v != v) { snprintf(r.s, sizeof r.s, "nan"); return r; }
+    if (v == INFINITY || v == -INFINITY) { snprintf(r.s, sizeof r.s, v > 0 ? "inf" : "-inf"); return r; }
+    for (prec = 1; prec < 17; prec++) {   /* shortest round-tripping digits */
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v) break;
+    }
+    snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+    neg = tmp[0] == '-';
+    const char *q = tmp + neg;
+    for (; *q && *q != 'e' && nd < 20; q++)
+        if (*q >= '0' && *q <= '9') digits[nd++] = *q;
+    e = *q == 'e' ? atoi(q + 1) : 0;
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    char *o = r.s;
+    if (neg) *o++ = '-';
+    if (e < -4 || e >= 16) {   /* Python switches to exponent form outside [1e-4, 1e16) */
+        *o++ = digits[0];
+        if (nd > 1) { *o++ = '.'; memcpy(o, digits + 1, (size_t)(nd - 1)); o += nd - 1; }
+        snprintf(o, 16, "e%c%02d", e < 0 ? '-' : '+', (e < 0 ? -e : e) % 1000);
+    } else if (e < 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -e - 1; i++) *o++ = '0';
+        memcpy(o, digits, (size_t)nd);
+        o[nd] = 0;
+    } else {
+        for (int i = 0; i <= e; i++) *o++ = i < nd ? digits[i] : '0';
+        *o++ = '.';
+        if (nd > e + 1) { memcpy(o, digits + e + 1, (size_t)(nd - e - 1)); o += nd - e - 1; }
+        else *o++ = '0';
+        *o = 0;
+    }
+    return r;
+}
+#define CT__PYF(v) (ct__pyrepr(v).s)
+
+/* a * b as its own rounded operation: Python rounds every operation, and a
+   compiler contracting a * b + c into one fma (clang does within an expression)
+   would change the last bit of a learning rate. */
+static CT__NOINLINE double ct__mul(double a, double b) { return a * b; }
+/* Python's a % b (the sign of b) */
+static int64_t ct__pymod(int64_t a, int64_t b) {
+    int64_t m = a % b;
+    return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
+
+/* ---- optimizer kinds, settings, state ---- */
+enum { CT__OPT_SGD, CT__OPT_ADAM, CT__OPT_ADAMW, CT__OPT_RMSPROP, CT__OPT_ADAGRAD };
+/* A group's settings by id; names are PyTorch's param_groups keys (betas is two). */
+enum {
+    CT__HP_LR, CT__HP_MOMENTUM, CT__HP_DAMPENING, CT__HP_WEIGHT_DECAY, CT__HP_NESTEROV, CT__HP_MAXIMIZE,
+    CT__HP_BETA1, CT__HP_BETA2, CT__HP_EPS, CT__HP_AMSGRAD, CT__HP_ALPHA, CT__HP_CENTERED, CT__HP_LR_DECAY,
+    CT__HP_INIT_ACC,
+    /* set by schedulers (present only once set) */
+    CT__HP_INITIAL_LR, CT__HP_MAX_LR, CT__HP_MIN_LR, CT__HP_MAX_MOMENTUM, CT__HP_BASE_MOMENTUM,
+    CT__HP_COUNT
+};
+#define CT__HP_SCHED_FIRST CT__HP_INITIAL_LR
+static const char *const ct__hp_names[CT__HP_COUNT] = {
+    "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "beta1", "beta2", "eps", "amsgrad",
+    "alpha", "centered", "lr_decay", "initial_accumulator_value", "initial_lr", "max_lr", "min_lr",
+    "max_momentum", "base_momentum"};
+static int ct__hp_is_flag(int h) {
+    return h == CT__HP_NESTEROV || h == CT__HP_MAXIMIZE || h == CT__HP_AMSGRAD || h == CT__HP_CENTERED;
+}
+typedef struct ct__optkind {
+    const char *name;
+    int nkeys;
+    int keys[8];                /* param_groups keys in PyTorch's order; CT__HP_BETA1 is "betas" */
+    int nbufs;
+    const char *bufs[3];        /* per-parameter state tensors, in PyTorch's order */
+    int has_step;
+    double defaults[CT__HP_INIT_ACC + 1];   /* lr NAN: required */
+} ct__optkind;
+static const ct__optkind ct__optkinds[5] = {
+    {"SGD", 6, {CT__HP_LR, CT__HP_MOMENTUM, CT__HP_DAMPENING, CT__HP_WEIGHT_DECAY, CT__HP_NESTEROV, CT__HP_MAXIMIZE, 0, 0},
+     1, {"momentum_buffer", NULL, NULL}, 0,
+     {NAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"Adam", 6, {CT__HP_LR, CT__HP_BETA1, CT__HP_EPS, CT__HP_WEIGHT_DECAY, CT__HP_AMSGRAD, CT__HP_MAXIMIZE, 0, 0},
+     3, {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, 1,
+     {NAN, 0, 0, 0, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, 0}},
+    {"AdamW", 6, {CT__HP_LR, CT__HP_BETA1, CT__HP_EPS, CT__HP_WEIGHT_DECAY, CT__HP_AMSGRAD, CT__HP_MAXIMIZE, 0, 0},
+     3, {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, 1,
+     {NAN, 0, 0, 1e-2, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, 0}},
+    {"RMSprop", 7, {CT__HP_LR, CT__HP_MOMENTUM, CT__HP_ALPHA, CT__HP_EPS, CT__HP_CENTERED, CT__HP_WEIGHT_DECAY, CT__HP_MAXIMIZE, 0},
+     3, {"square_avg", "momentum_buffer", "grad_avg"}, 1,
+     {NAN, 0, 0, 0, 0, 0, 0, 0, 1e-8, 0, 0.99, 0, 0, 0}},
+    {"Adagrad", 6, {CT__HP_LR, CT__HP_LR_DECAY, CT__HP_EPS, CT__HP_WEIGHT_DECAY, CT__HP_INIT_ACC, CT__HP_MAXIMIZE, 0, 0},
+     1, {"sum", NULL, NULL}, 1,
+     {NAN, 0, 0, 0, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, 0}},
+};
+/* is h one of the kind's settings? (betas counts for beta1 and beta2) */
+static int ct__kind_has(const ct__optkind *k, int h) {
+    if (h >= CT__HP_SCHED_FIRST) return 1;
+    if (h == CT__HP_BETA2) h = CT__HP_BETA1;
+    for (int i = 0; i < k->nkeys; i++)
+        if (k->keys[i] == h) return 1;
+    return 0;
+}
+
+typedef struct ct__pstate {
+    int init;                   /* the parameter has state (PyTorch: len(state) != 0) */
+    double step;
+    ct_tensor *buf[3];          /* ct__optkind.bufs; owned (retained) */
+} ct__pstate;
+typedef struct ct__optgroup {
+    int n;
+    ct_tensor **params;         /* retained */
+    ct__pstate *st;
+    double hp[CT__HP_COUNT];
+    uint32_t sched_has;         /* bit h - CT__HP_SCHED_FIRST: that scheduler key is set */
+} ct__optgroup;
+struct ct_optimizer {
+    int kind;
+    const ct__optkind *k;
+    double defaults[CT__HP_COUNT];   /* the constructor's settings: zero fields of added groups */
+    int ngroups, cap;
+    ct__optgroup *groups;
+};
+
+static void ct__pstate_clear(ct__pstate *st) {
+    for (int b = 0; b < 3; b++) {
+        if (st->buf[b]) ct_release(st->buf[b]);
+        st->buf[b] = NULL;
+    }
+    st->init = 0;
+    st->step = 0;
+}
+/* A state tensor like p (zeros, or `fill`), owned by the optimizer: not in any scope. */
+static ct_tensor *ct__opt_newbuf(const ct_tensor *p, double fill) {
+    int s = ct_scope_begin();
+    ct_tensor *t = fill == 0.0 ? ct_zeros_like(p) : ct_full_like(p, fill);
+    if (t) ct_retain(t);
+    ct_scope_end(s);
+    return t;
+}
+
+/* ---- options -> settings ---- */
+/* zero: the base value; CT_ZERO (-0.0): an explicit 0 */
+static double ct__opt_pick(double v, double base) { return v == 0.0 ? (signbit(v) ? 0.0 : base) : v; }
+static double ct__opt_flag(int v, double base) { return v ? 1.0 : base; }
+/* Fills hp from a kind's options struct over `base`; 1 when lr was left at +0.0. */
+static int ct__opt_resolve(int kind, const void *o, const double *base, double *hp) {
+    for (int h = 0; h < CT__HP_COUNT; h++) hp[h] = base[h];
+    double lr = 0;
+    switch (kind) {
+    case CT__OPT_SGD: {
+        const ct_sgd_options *s = (const ct_sgd_options *)o;
+        lr = s->lr;
+        hp[CT__HP_MOMENTUM] = ct__opt_pick(s->momentum, base[CT__HP_MOMENTUM]);
+        hp[CT__HP_DAMPENING] = ct__opt_pick(s->dampening, base[CT__HP_DAMPENING]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_NESTEROV] = ct__opt_flag(s->nesterov, base[CT__HP_NESTEROV]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: {
+        const ct_adam_options *s = (const ct_adam_options *)o;
+        lr = s->lr;
+        hp[CT__HP_BETA1] = ct__opt_pick(s->beta1, base[CT__HP_BETA1]);
+        hp[CT__HP_BETA2] = ct__opt_pick(s->beta2, base[CT__HP_BETA2]);
+        hp[CT__HP_EPS] = ct__opt_pick(s->eps, base[CT__HP_EPS]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_AMSGRAD] = ct__opt_flag(s->amsgrad, base[CT__HP_AMSGRAD]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    case CT__OPT_RMSPROP: {
+        const ct_rmsprop_options *s = (const ct_rmsprop_options *)o;
+        lr = s->lr;
+        hp[CT__HP_ALPHA] = ct__opt_pick(s->alpha, base[CT__HP_ALPHA]);
+        hp[CT__HP_EPS] = ct__opt_pick(s->eps, base[CT__HP_EPS]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_MOMENTUM] = ct__opt_pick(s->momentum, base[CT__HP_MOMENTUM]);
+        hp[CT__HP_CENTERED] = ct__opt_flag(s->centered, base[CT__HP_CENTERED]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    default: {
+        const ct_adagrad_options *s = (const ct_adagrad_options *)o;
+        lr = s->lr;
+        hp[CT__HP_LR_DECAY] = ct__opt_pick(s->lr_decay, base[CT__HP_LR_DECAY]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_INIT_ACC] = ct__opt_pick(s->initial_accumulator_value, base[CT__HP_INIT_ACC]);
+        hp[CT__HP_EPS] = ct__opt_pick(s->eps, base[CT__HP_EPS]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    }
+    hp[CT__HP_LR] = ct__opt_pick(lr, base[CT__HP_LR]);
+    return lr == 0.0 && !signbit(lr);
+}
+/* The constructors' checks, with PyTorch's messages (and its comparisons: SGD
+   tests `lr < 0`, the others `not 0 <= lr`, so NaN passes only SGD's). */
+static ct_status ct__opt_validate(int kind, const double *hp) {
+    const char *nm = ct__optkinds[kind].name;
+    double lr = hp[CT__HP_LR], mom = hp[CT__HP_MOMENTUM], wd = hp[CT__HP_WEIGHT_DECAY], eps = hp[CT__HP_EPS];
+#define CT__OPT_BAD(cond, what, v)                                                          \
+    if (cond) { ct_set_error(CT_ERR_ARG, "%s: Invalid " what ": %s", nm, CT__PYF(v)); return CT_ERR_ARG; }
+    switch (kind) {
+    case CT__OPT_SGD:
+        CT__OPT_BAD(lr < 0.0, "learning rate", lr)
+        CT__OPT_BAD(mom < 0.0, "momentum value", mom)
+        CT__OPT_BAD(wd < 0.0, "weight_decay value", wd)
+        if (hp[CT__HP_NESTEROV] != 0 && (mom <= 0 || hp[CT__HP_DAMPENING] != 0)) {
+            ct_set_error(CT_ERR_ARG, "%s: Nesterov momentum requires a momentum and zero dampening", nm);
+            return CT_ERR_ARG;
+        }
+        break;
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: {
+        double b1 = hp[CT__HP_BETA1], b2 = hp[CT__HP_BETA2];
+        CT__OPT_BAD(!(0.0 <= lr), "learning rate", lr)
+        CT__OPT_BAD(!(0.0 <= eps), "epsilon value", eps)
+        CT__OPT_BAD(!(0.0 <= b1 && b1 < 1.0), "beta parameter at index 0", b1)
+        CT__OPT_BAD(!(0.0 <= b2 && b2 < 1.0), "beta parameter at index 1", b2)
+        CT__OPT_BAD(!(0.0 <= wd), "weight_decay value", wd)
+        break;
+    }
+    case CT__OPT_RMSPROP:
+        CT__OPT_BAD(!(0.0 <= lr), "learning rate", lr)
+        CT__OPT_BAD(!(0.0 <= eps), "epsilon value", eps)
+        CT__OPT_BAD(!(0.0 <= mom), "momentum value", mom)
+        CT__OPT_BAD(!(0.0 <= wd), "weight_decay value", wd)
+        CT__OPT_BAD(!(0.0 <= hp[CT__HP_ALPHA]), "alpha value", hp[CT__HP_ALPHA])
+        break;
+    default:
+        CT__OPT_BAD(!(0.0 <= lr), "learning rate", lr)
+        CT__OPT_BAD(!(0.0 <= hp[CT__HP_LR_DECAY]), "lr_decay value", hp[CT__HP_LR_DECAY])
+        CT__OPT_BAD(!(0.0 <= wd), "weight_decay value", wd)
+        CT__OPT_BAD(!(0.0 <= hp[CT__HP_INIT_ACC]), "initial_accumulator_value value", hp[CT__HP_INIT_ACC])
+        CT__OPT_BAD(!(0.0 <= eps), "epsilon value", eps)
+        break;
+    }
+#undef CT__OPT_BAD
+    return CT_OK;
+}
+
+/* ---- groups ---- */
+/* Optimizer.add_param_group: checks the list, retains the parameters. Adagrad
+   initializes its state for them here, as its constructor does (PyTorch 1.13
+   only does so for the constructor's groups; a later group would fail at step). */
+static ct_status ct__opt_add_group(ct_optimizer *opt, int n, ct_tensor *const *params, const double *hp) {
+    const char *nm = opt->k->name;
+    if (n <= 0 || !params) { ct_set_error(CT_ERR_ARG, "%s: optimizer got an empty parameter list", nm); return CT_ERR_ARG; }
+    for (int i = 0; i < n; i++) {
+        ct_tensor *p = params[i];
+        if (!p) {
+            if (ct_last_error_code() == CT_OK)
+                ct_set_error(CT_ERR_NULL, "%s: optimizer can only optimize Tensors, but parameter %d is NULL", nm, i);
+            return ct_last_error_code();
+        }
+        if (p->grad_fn && !(p->flags & CT__F_RETAINS_GRAD)) {
+            ct_set_error(CT_ERR_ARG, "%s: can't optimize a non-leaf Tensor (parameter %d)", nm, i);
+            return CT_ERR_ARG;
+        }
+        for (int j = 0; j < i; j++)
+            if (params[j] == p) {
+                ct_set_error(CT_ERR_ARG, "%s: optimizer contains a parameter group with duplicate parameters (parameter %d)", nm, i);
+                return CT_ERR_ARG;
+            }
+        for (int g = 0; g < opt->ngroups; g++)
+            for (int j = 0; j < opt->groups[g].n; j++)
+                if (opt->groups[g].params[j] == p) {
+                    ct_set_error(CT_ERR_ARG, "%s: some parameters appear in more than one parameter group", nm);
+                    return CT_ERR_ARG;
+                }
+    }
+    if (opt->ngroups == opt->cap) {
+        int nc = opt->cap ? 2 * opt->cap : 4;
+        ct__optgroup *ng = (ct__optgroup *)CT_REALLOC(opt->groups, sizeof(ct__optgroup) * (size_t)nc);
+        if (!ng) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm); return CT_ERR_MEMORY; }
+        opt->groups = ng;
+        opt->cap = nc;
+    }
+    ct__optgroup *G = &opt->groups[opt->ngroups];
+    memset(G, 0, sizeof *G);
+    G->params = CT__NEW_ARRAY(ct_tensor *, n);
+    G->st = (ct__pstate *)ct__calloc1(sizeof(ct__pstate) * (size_t)n);
+    if (!G->params || !G->st) {
+        CT_FREE(G->params);
+        CT_FREE(G->st);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return CT_ERR_MEMORY;
+    }
+    for (int h = 0; h < CT__HP_COUNT; h++) G->hp[h] = hp[h];
+    G->n = n;
+    for (int i = 0; i < n; i++) G->params[i] = ct_retain(params[i]);
+    opt->ngroups++;
+    if (opt->kind == CT__OPT_ADAGRAD) {
+        /* state["step"] = tensor(0.); state["sum"] = full_like(p, initial_accumulator_value) */
+        for (int i = 0; i < n; i++) {
+            G->st[i].buf[0] = ct__opt_newbuf(params[i], hp[CT__HP_INIT_ACC]);
+            if (!G->st[i].buf[0]) return ct_last_error_code();
+            G->st[i].init = 1;
+        }
+    }
+    return CT_OK;
+}
+
+CTENSOR_API void ct_optim_free(ct_optimizer *opt) {
+    if (!opt) return;
+    for (int g = 0; g < opt->ngroups; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        for (int i = 0; i < G->n; i++) {
+            ct__pstate_clear(&G->st[i]);
+            ct_release(G->params[i]);
+        }
+        CT_FREE(G->params);
+        CT_FREE(G->st);
+    }
+    CT_FREE(opt->groups);
+    CT_FREE(opt);
+}
+
+static ct_optimizer *ct__optim_new(int kind, int n, ct_tensor *const *params, const void *o) {
+    const ct__optkind *k = &ct__optkinds[kind];
+    if (!o) return (ct_optimizer *)ct__fail(CT_ERR_ARG, "%s: options are NULL (lr is required)", k->name);
+    double base[CT__HP_COUNT], hp[CT__HP_COUNT];
+    for (int h = 0; h < CT__HP_COUNT; h++) base[h] = h <= CT__HP_INIT_ACC ? k->defaults[h] : 0.0;
+    if (ct__opt_resolve(kind, o, base, hp))
+        return (ct_optimizer *)ct__fail(CT_ERR_ARG, "%s: parameter group didn't specify a value of required optimization "
+                                        "parameter lr (a zero lr field is unset; pass CT_ZERO for a learning rate of 0)", k->name);
+    if (ct__opt_validate(kind, hp)) return NULL;
+    ct_optimizer *opt = CT__NEW_ZEROED(ct_optimizer);
+    if (!opt) return (ct_optimizer *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", k->name);
+    opt->kind = kind;
+    opt->k = k;
+    for (int h = 0; h < CT__HP_COUNT; h++) opt->defaults[h] = hp[h];
+    if (ct__opt_add_group(opt, n, params, hp)) {
+        ct_optim_free(opt);
+        return NULL;
+    }
+    return opt;
+}
+static ct_optimizer *ct__optim_from_module(int kind, ct_module *m, const void *o) {
+    const char *nm = ct__optkinds[kind].name;
+    if (!m) {   /* a failed constructor: keep its message */
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: model is NULL", nm);
+        return NULL;
+    }
+    int n = ct_module_parameters(m, NULL, 0);
+    ct_tensor **ps = CT__NEW_ARRAY(ct_tensor *, n);
+    if (!ps) return (ct_optimizer *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    ct_module_parameters(m, ps, n);
+    ct_optimizer *opt = ct__optim_new(kind, n, ps, o);
+    CT_FREE(ps);
+    return opt;
+}
+CTENSOR_API ct_optimizer *ct_optim_sgd(ct_module *m, const ct_sgd_options *o) { return ct__optim_from_module(CT__OPT_SGD, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_sgd_params(int n, ct_tensor *const *p, const ct_sgd_options *o) { return ct__optim_new(CT__OPT_SGD, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_adam(ct_module *m, const ct_adam_options *o) { return ct__optim_from_module(CT__OPT_ADAM, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_adam_params(int n, ct_tensor *const *p, const ct_adam_options *o) { return ct__optim_new(CT__OPT_ADAM, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_adamw(ct_module *m, const ct_adamw_options *o) { return ct__optim_from_module(CT__OPT_ADAMW, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_adamw_params(int n, ct_tensor *const *p, const ct_adamw_options *o) { return ct__optim_new(CT__OPT_ADAMW, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_rmsprop(ct_module *m, const ct_rmsprop_options *o) { return ct__optim_from_module(CT__OPT_RMSPROP, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_rmsprop_params(int n, ct_tensor *const *p, const ct_rmsprop_options *o) { return ct__optim_new(CT__OPT_RMSPROP, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_adagrad(ct_module *m, const ct_adagrad_options *o) { return ct__optim_from_module(CT__OPT_ADAGRAD, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_adagrad_params(int n, ct_tensor *const *p, const ct_adagrad_options *o) { return ct__optim_new(CT__OPT_ADAGRAD, n, p, o); }
+
+CTENSOR_API ct_status ct_optim_add_param_group(ct_optimizer *opt, int n, ct_tensor *const *params, const void *options) {
+    if (!opt) { ct_set_error(CT_ERR_ARG, "add_param_group: optimizer is NULL"); return CT_ERR_ARG; }
+    double hp[CT__HP_COUNT];
+    if (options) {
+        ct__opt_resolve(opt->kind, options, opt->defaults, hp);
+        for (int h = CT__HP_SCHED_FIRST; h < CT__HP_COUNT; h++) hp[h] = 0;
+        if (ct__opt_validate(opt->kind, hp)) return CT_ERR_ARG;
+    } else {
+        for (int h = 0; h < CT__HP_COUNT; h++) hp[h] = h < CT__HP_SCHED_FIRST ? opt->defaults[h] : 0.0;
+    }
+    return ct__opt_add_group(opt, n, params, hp);
+}
+
+CTENSOR_API const char *ct_optim_name(const ct_optimizer *opt) { return opt ? opt->k->name : ""; }
+CTENSOR_API int ct_optim_num_groups(const ct_optimizer *opt) { return opt ? opt->ngroups : 0; }
+static ct__optgroup *ct__opt_group(const ct_optimizer *opt, int g, const char *fn) {
+    if (!opt) { ct_set_error(CT_ERR_ARG, "%s: optimizer is NULL", fn); return NULL; }
+    if (g < 0 || g >= opt->ngroups) {
+        ct_set_error(CT_ERR_INDEX, "%s: param group %d out of range (the optimizer has %d)", fn, g, opt->ngroups);
+        return NULL;
+    }
+    return &opt->groups[g];
+}
+CTENSOR_API int ct_optim_group_size(const ct_optimizer *opt, int g) {
+    ct__optgroup *G = ct__opt_group(opt, g, "group_size");
+    return G ? G->n : 0;
+}
+CTENSOR_API ct_tensor *ct_optim_param(const ct_optimizer *opt, int g, int i) {
+    ct__optgroup *G = ct__opt_group(opt, g, "param");
+    if (!G) return NULL;
+    if (i < 0 || i >= G->n) return ct__fail(CT_ERR_INDEX, "param: index %d out of range (the group has %d)", i, G->n);
+    return G->params[i];
+}
+CTENSOR_API double ct_optim_get_lr(const ct_optimizer *opt, int g) {
+    ct__optgroup *G = ct__opt_group(opt, g, "get_lr");
+    return G ? G->hp[CT__HP_LR] : NAN;
+}
+CTENSOR_API ct_status ct_optim_set_lr(ct_optimizer *opt, int g, double lr) {
+    ct__optgroup *G = ct__opt_group(opt, g, "set_lr");
+    if (!G) return ct_last_error_code();
+    G->hp[CT__HP_LR] = lr;
+    return CT_OK;
+}
+static int ct__hp_lookup(const ct_optimizer *opt, const char *name, const char *fn) {
+    for (int h = 0; name && h < CT__HP_COUNT; h++)
+        if (!strcmp(ct__hp_names[h], name) && ct__kind_has(opt->k, h)) return h;
+    ct_set_error(CT_ERR_ARG, "%s: %s has no setting '%s'", fn, opt->k->name, name ? name : "(null)");
+    return -1;
+}
+CTENSOR_API double ct_optim_get_option(const ct_optimizer *opt, int g, const char *name) {
+    ct__optgroup *G = ct__opt_group(opt, g, "get_option");
+    if (!G) return NAN;
+    int h = ct__hp_lookup(opt, name, "get_option");
+    if (h < 0) return NAN;
+    if (h >= CT__HP_SCHED_FIRST && !(G->sched_has & (1u << (h - CT__HP_SCHED_FIRST)))) {
+        ct_set_error(CT_ERR_ARG, "get_option: param group %d has no '%s' (no scheduler set it)", g, name);
+        return NAN;
+    }
+    return G->hp[h];
+}
+CTENSOR_API ct_status ct_optim_set_option(ct_optimizer *opt, int g, const char *name, double value) {
+    ct__optgroup *G = ct__opt_group(opt, g, "set_option");
+    if (!G) return ct_last_error_code();
+    int h = ct__hp_lookup(opt, name, "set_option");
+    if (h < 0) return CT_ERR_ARG;
+    G->hp[h] = ct__hp_is_flag(h) ? (value != 0) : value;
+    if (h >= CT__HP_SCHED_FIRST) G->sched_has |= 1u << (h - CT__HP_SCHED_FIRST);
+    return CT_OK;
+}
+
+CTENSOR_API void ct_optim_zero_grad(ct_optimizer *opt, int set_to_none) {
+    if (!opt) return;
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    for (int g = 0; g < opt->ngroups; g++)
+        for (int i = 0; i < opt->groups[g].n; i++) {
+            ct_tensor *p = opt->groups[g].params[i], *gr = p->grad;
+            if (!gr) continue;
+            if (set_to_none) { ct_set_grad(p, NULL); continue; }
+            /* p.grad.detach_() if it has a grad_fn, else p.grad.requires_grad_(False); p.grad.zero_() */
+            if (gr->grad_fn) ct_detach_(gr);
+            else gr->flags &= ~CT__F_REQUIRES_GRAD;
+            ct_zero_(gr);
+        }
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+}
+CTENSOR_API void ct_zero_grad(ct_optimizer *opt) { ct_optim_zero_grad(opt, 1); }
+
+/* ---- fused update ops ----
+   One pass over a parameter, its grad and its state that does what the
+   single-tensor step does op by op, element by element, with the roundings of
+   PyTorch's CPU kernels: scalars are cast to the tensor's dtype as the ops cast
+   them, and where PyTorch's (AVX2, FMA-contracted) kernels round once,
+   add(x, y, alpha) = fma(y, alpha, x) and addcmul(x, y, z, value) =
+   fma(value * y, z, x), so do these (C99 fma: exact on any machine). float32
+   and float64 steps therefore give PyTorch's bits; other dtypes and devices take
+   the op chain (ctensor's add/addcmul round twice: results within an ulp per
+   op). They are ops of the table, registered at run time, so profilers and
+   tracers see them: _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_rmsprop_,
+   _fused_adagrad_. Inputs: param, grad, then the state tensors in
+   ct__optkind.bufs order (the ones in use); the settings are packed in attrs
+   (ct__fs_pack); attrs.mode is the optimizer kind.
+   A product that PyTorch rounds before adding passes CT__FS_ROUNDED, so that
+   compilers that contract across statements (gcc's GNU modes with FMA
+   hardware) keep that rounding too. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && __GNUC__ >= 12
+#  define CT__FS_ROUNDED(x) __builtin_assoc_barrier(x)
+#else
+#  define CT__FS_ROUNDED(x) (x)
+#endif
+#define CT__FS_MAXIMIZE 1
+#define CT__FS_AMSGRAD 2
+#define CT__FS_NESTEROV 4
+#define CT__FS_FIRST 8        /* SGD: a new momentum buffer, buf = d_p */
+#define CT__FS_CENTERED 16
+/* attrs: up to 8 doubles, s[0..3] then i[0..3] (as bits) */
+static void ct__fs_pack(ct__attrs *a, int n, const double *d) {
+    for (int q = 0; q < n && q < 8; q++) {
+        if (q < 4) a->s[q] = d[q];
+        else memcpy(&a->i[q - 4], &d[q], sizeof(double));
+    }
+}
+static double ct__fs_get(const ct__attrs *a, int q) {
+    double v;
+    if (q < 4) return a->s[q];
+    memcpy(&v, &a->i[q - 4], sizeof v);
+    return v;
+}
+/* the per-call constants, computed in double as the Python code computes them */
+typedef struct ct__fs_k {
+    int maxim, ams, nesterov, first, centered, has_mom, l2, dec;
+    double wd, mom, omd, nlr, b1, omb1, b2, omb2, eps, nss, bc2s, decay, alpha, oma, nclr;
+} ct__fs_k;
+static void ct__fs_consts(const ct__attrs *a, ct__fs_k *k) {
+    memset(k, 0, sizeof *k);
+    k->maxim = (a->flags & CT__FS_MAXIMIZE) != 0;
+    k->ams = (a->flags & CT__FS_AMSGRAD) != 0;
+    k->nesterov = (a->flags & CT__FS_NESTEROV) != 0;
+    k->first = (a->flags & CT__FS_FIRST) != 0;
+    k->centered = (a->flags & CT__FS_CENTERED) != 0;
+    double lr = ct__fs_get(a, 0);
+    k->nlr = -lr;
+    switch (a->mode) {
+    case CT__OPT_SGD:   /* lr, momentum, dampening, weight_decay */
+        k->mom = ct__fs_get(a, 1);
+        k->omd = 1 - ct__fs_get(a, 2);
+        k->wd = ct__fs_get(a, 3);
+        k->has_mom = k->mom != 0;
+        k->l2 = k->wd != 0;
+        break;
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: {   /* lr, beta1, beta2, eps, weight_decay, step */
+        double step = ct__fs_get(a, 5);
+        k->b1 = ct__fs_get(a, 1);
+        k->b2 = ct__fs_get(a, 2);
+        k->eps = ct__fs_get(a, 3);
+        k->wd = ct__fs_get(a, 4);
+        k->omb1 = 1 - k->b1;
+        k->omb2 = 1 - k->b2;
+        k->nss = -(lr / (1 - pow(k->b1, step)));   /* step_size = lr / (1 - beta1 ** step) */
+        k->bc2s = sqrt(1 - pow(k->b2, step));      /* math.sqrt(1 - beta2 ** step) */
+        k->decay = 1 - ct__mul(lr, k->wd);
+        k->l2 = a->mode == CT__OPT_ADAM && k->wd != 0;
+        k->dec = a->mode == CT__OPT_ADAMW && k->wd != 0;
+        break;
+    }
+    case CT__OPT_RMSPROP:   /* lr, alpha, eps, weight_decay, momentum */
+        k->alpha = ct__fs_get(a, 1);
+        k->oma = 1 - k->alpha;
+        k->eps = ct__fs_get(a, 2);
+        k->wd = ct__fs_get(a, 3);
+        k->mom = ct__fs_get(a, 4);
+        k->has_mom = k->mom > 0;
+        k->l2 = k->wd != 0;
+        break;
+    default: {   /* Adagrad: lr, lr_decay, eps, weight_decay, step */
+        double step = ct__fs_get(a, 4);
+        k->nclr = -(lr / (1 + ct__mul(step - 1, ct__fs_get(a, 1))));   /* clr = lr / (1 + (step - 1) * lr_decay) */
+        k->eps = ct__fs_get(a, 2);
+        k->wd = ct__fs_get(a, 3);
+        k->l2 = k->wd != 0;
+        break;
+    }
+    }
+}
+/* Optional operands point at a dummy with stride 0 when absent. */
+#define CT__FS_OPT(i, on, pp, ss, dummy)                                                                 \
+    char *pp = (on) ? p[i] : (char *)&(dummy);                                                           \
+    const int64_t ss = (on) ? s[i] : 0;
+
+#define CT__FS_SGD_LOOP(fname, T, F)                                                                     \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, mom = (T)k.mom, omd = (T)k.omd, nlr = (T)k.nlr;                            \
+        T dummy = 0;                                                                                     \
+        CT__FS_OPT(2, k.has_mom, pb, sb, dummy)                                                          \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+            T *P = (T *)(p[0] + j * s[0]), *B = (T *)(pb + j * sb);                                      \
+            T d = *(const T *)(p[1] + j * s[1]);                                                         \
+            if (k.maxim) d = -d;                          /* -d_p_list[i] */                             \
+            if (k.l2) d = F(*P, wd, d);                   /* d_p.add(param, alpha=weight_decay) */       \
+            if (k.has_mom) {                              /* buf.mul_(momentum).add_(d_p, alpha=1 - dampening) */ \
+                T b = k.first ? d : F(d, omd, *B * mom);  /* (a new buffer: torch.clone(d_p)) */         \
+                *B = b;                                                                                  \
+                d = k.nesterov ? F(b, mom, d) : b;        /* d_p.add(buf, alpha=momentum) or buf */      \
+            }                                                                                            \
+            *P = F(d, nlr, *P);                           /* param.add_(d_p, alpha=-lr) */               \
+        }                                                                                                \
+    }
+#define CT__FS_ADAM_LOOP(fname, T, F, SQRT, MAX, VEC)                                                    \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, decay = (T)k.decay, b1 = (T)k.b1, omb1 = (T)k.omb1, b2 = (T)k.b2;          \
+        const T omb2 = (T)k.omb2, eps = (T)k.eps, nss = (T)k.nss, bc2s = (T)k.bc2s;                      \
+        T dummy = 0;                                                                                     \
+        CT__FS_OPT(4, k.ams, pm, sm, dummy)                                                              \
+        int64_t j = VEC(p, s, n, &k);                                                                    \
+        for (; j < n; j++) {                                                                             \
+            T *P = (T *)(p[0] + j * s[0]), *M = (T *)(p[2] + j * s[2]), *V = (T *)(p[3] + j * s[3]);     \
+            T *VM = (T *)(pm + j * sm), g = *(const T *)(p[1] + j * s[1]), pk = *P, den;                 \
+            if (k.maxim) g = -g;                          /* -grads[i] */                                \
+            if (k.l2) g = F(pk, wd, g);                   /* grad.add(param, alpha=weight_decay) */      \
+            if (k.dec) pk = CT__FS_ROUNDED(pk * decay);   /* AdamW: param.mul_(1 - lr * weight_decay) */ \
+            T m = F(g, omb1, *M * b1);                    /* exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1) */ \
+            T v = F(omb2 * g, g, *V * b2);                /* exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2) */ \
+            if (k.ams) {                                  /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=) */ \
+                T w = MAX(*VM, v);                                                                       \
+                *VM = w;                                                                                 \
+                den = SQRT(w);                                                                           \
+            } else {                                                                                     \
+                den = SQRT(v);                                                                           \
+            }                                                                                            \
+            den = den / bc2s + eps;                       /* (.sqrt() / bias_correction2_sqrt).add_(eps) */ \
+            *P = pk + nss * m / den;                      /* param.addcdiv_(exp_avg, denom, value=-step_size) */ \
+            *M = m;                                                                                      \
+            *V = v;                                                                                      \
+        }                                                                                                \
+    }
+#define CT__FS_RMSPROP_LOOP(fname, T, F, SQRT)                                                           \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, alpha = (T)k.alpha, oma = (T)k.oma, eps = (T)k.eps, mom = (T)k.mom;        \
+        const T nlr = (T)k.nlr;                                                                          \
+        T dummy0 = 0, dummy1 = 0;                                                                        \
+        CT__FS_OPT(3, k.has_mom, pb, sb, dummy0)                                                         \
+        CT__FS_OPT(k.has_mom ? 4 : 3, k.centered, pga, sga, dummy1)                                      \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+            T *P = (T *)(p[0] + j * s[0]), *SQ = (T *)(p[2] + j * s[2]), *B = (T *)(pb + j * sb);        \
+            T *GA = (T *)(pga + j * sga), g = *(const T *)(p[1] + j * s[1]), pk = *P, avg;               \
+            if (k.maxim) g = -g;                                                                         \
+            if (k.l2) g = F(pk, wd, g);                   /* grad.add(param, alpha=weight_decay) */      \
+            T sq = F(oma * g, g, *SQ * alpha);            /* square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha) */ \
+            *SQ = sq;                                                                                    \
+            if (k.centered) {                                                                            \
+                T ga = F(g, oma, *GA * alpha);            /* grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha) */ \
+                *GA = ga;                                                                                \
+                avg = SQRT(F(-ga, ga, sq));               /* square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_() */ \
+            } else {                                                                                     \
+                avg = SQRT(sq);                                                                          \
+            }                                                                                            \
+            avg = avg + eps;                              /* avg.add_(eps) */                            \
+            if (k.has_mom) {                                                                             \
+                T bm = CT__FS_ROUNDED(*B * mom);          /* buf.mul_(momentum) */                       \
+                T b = bm + g / avg;                       /* .addcdiv_(grad, avg) */                     \
+                *B = b;                                                                                  \
+                *P = F(b, nlr, pk);                       /* param.add_(buf, alpha=-lr) */               \
+            } else {                                                                                     \
+                *P = pk + nlr * g / avg;                  /* param.addcdiv_(grad, avg, value=-lr) */     \
+            }                                                                                            \
+        }                                                                                                \
+    }
+#define CT__FS_ADAGRAD_LOOP(fname, T, F, SQRT)                                                           \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, eps = (T)k.eps, nclr = (T)k.nclr;                                          \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+            T *P = (T *)(p[0] + j * s[0]), *S = (T *)(p[2] + j * s[2]);                                  \
+            T g = *(const T *)(p[1] + j * s[1]), pk = *P;                                                \
+            if (k.maxim) g = -g;                                                                         \
+            if (k.l2) g = F(pk, wd, g);                   /* grad.add(param, alpha=weight_decay) */      \
+            T sum = F(g, g, *S);                          /* state_sum.addcmul_(grad, grad, value=1) */  \
+            *S = sum;                                                                                    \
+            T sd = SQRT(sum) + eps;                       /* state_sum.sqrt().add_(eps) */               \
+            *P = pk + nclr * g / sd;                      /* param.addcdiv_(grad, std, value=-clr) */    \
+        }                                                                                                \
+    }
+
+/* Adam on contiguous float32 with AVX and FMA: 8 lanes at a time (the same
+   operations; the sqrt instruction is IEEE's correctly rounded sqrt). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX__) && defined(__FMA__) && !defined(__CUDACC__) && \
+    !defined(CTENSOR_NO_SIMD)
+#include <immintrin.h>
+static int64_t ct__fs_adam_vec_f32(char **p, const int64_t *s, int64_t n, const ct__fs_k *k) {
+    if (s[0] != 4 || s[1] != 4 || s[2] != 4 || s[3] != 4 || (k->ams && s[4] != 4)) return 0;
+    const __m256 wd = _mm256_set1_ps((float)k->wd), decay = _mm256_set1_ps((float)k->decay);
+    const __m256 b1 = _mm256_set1_ps((float)k->b1), omb1 = _mm256_set1_ps((float)k->omb1);
+    const __m256 b2 = _mm256_set1_ps((float)k->b2), omb2 = _mm256_set1_ps((float)k->omb2);
+    const __m256 eps = _mm256_set1_ps((float)k->eps), nss = _mm256_set1_ps((float)k->nss);
+    const __m256 bc2s = _mm256_set1_ps((float)k->bc2s), sign = _mm256_set1_ps(-0.0f);
+    float *pp = (float *)p[0], *pm = (float *)p[2], *pv = (float *)p[3], *pvm = k->ams ? (float *)p[4] : NULL;
+    const float *pg = (const float *)p[1];
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 P = _mm256_loadu_ps(pp + j), G = _mm256_loadu_ps(pg + j), D;
+        if (k->maxim) G = _mm256_xor_ps(G, sign);
+        if (k->l2) G = _mm256_fmadd_ps(P, wd, G);
+        if (k->dec) P = CT__FS_ROUNDED(_mm256_mul_ps(P, decay));
+        __m256 M = _mm256_fmadd_ps(G, omb1, _mm256_mul_ps(_mm256_loadu_ps(pm + j), b1));
+        __m256 V = _mm256_fmadd_ps(_mm256_mul_ps(omb2, G), G, _mm256_mul_ps(_mm256_loadu_ps(pv + j), b2));
+        if (k->ams) {   /* ct__maxf: NaN wins */
+            __m256 X = _mm256_loadu_ps(pvm + j);
+            __m256 W = _mm256_blendv_ps(V, X, _mm256_cmp_ps(X, V, _CMP_GT_OQ));
+            W = _mm256_blendv_ps(W, V, _mm256_cmp_ps(V, V, _CMP_UNORD_Q));
+            W = _mm256_blendv_ps(W, X, _mm256_cmp_ps(X, X, _CMP_UNORD_Q));
+            _mm256_storeu_ps(pvm + j, W);
+            D = _mm256_sqrt_ps(W);
+        } else {
+            D = _mm256_sqrt_ps(V);
+        }
+        D = _mm256_add_ps(_mm256_div_ps(D, bc2s), eps);
+        P = _mm256_add_ps(P, _mm256_div_ps(_mm256_mul_ps(nss, M), D));
+        _mm256_storeu_ps(pp + j, P);
+        _mm256_storeu_ps(pm + j, M);
+        _mm256_storeu_ps(pv + j, V);
+    }
+    return j;
+}
+#else
+static int64_t ct__fs_adam_vec_f32(char **p, const int64_t *s, int64_t n, const ct__fs_k *k) {
+    (void)p; (void)s; (void)n; (void)k;
+    return 0;
+}
+#endif
+static int64_t ct__fs_novec(char **p, const int64_t *s, int64_t n, const ct__fs_k *k) {
+    (void)p; (void)s; (void)n; (void)k;
+    return 0;
+}
+CT__FS_SGD_LOOP(ct__fs_sgd_f32, float, fmaf)
+CT__FS_SGD_LOOP(ct__fs_sgd_f64, double, fma)
+CT__FS_ADAM_LOOP(ct__fs_adam_f32, float, fmaf, sqrtf, ct__maxf, ct__fs_adam_vec_f32)
+CT__FS_ADAM_LOOP(ct__fs_adam_f64, double, fma, sqrt, ct__maxd, ct__fs_novec)
+CT__FS_RMSPROP_LOOP(ct__fs_rmsprop_f32, float, fmaf, sqrtf)
+CT__FS_RMSPROP_LOOP(ct__fs_rmsprop_f64, double, fma, sqrt)
+CT__FS_ADAGRAD_LOOP(ct__fs_adagrad_f32, float, fmaf, sqrtf)
+CT__FS_ADAGRAD_LOOP(ct__fs_adagrad_f64, double, fma, sqrt)
+
+/* tensors the fused op of this kind and these flags takes */
+static int ct__fs_nin(const ct__attrs *a) {
+    switch (a->mode) {
+    case CT__OPT_SGD: return ct__fs_get(a, 1) != 0 ? 3 : 2;
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: return (a->flags & CT__FS_AMSGRAD) ? 5 : 4;
+    case CT__OPT_RMSPROP: return 3 + (ct__fs_get(a, 4) > 0) + ((a->flags & CT__FS_CENTERED) != 0);
+    default: return 3;
+    }
+}
+static int ct__meta_fused_step(ct__call *c) {
+    ct_tensor *p = c->in[0];
+    const char *nm = ct__opdef_get(c->op)->name;
+    if (c->nin != ct__fs_nin(c->a)) return ct__failed(CT_ERR_ARG, "%s: expected %d tensors, got %d", nm, ct__fs_nin(c->a), c->nin);
+    if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected float32 or float64 tensors, got %s", nm, ct_dtype_name(p->dtype));
+    for (int i = 0; i < c->nin; i++) {
+        ct_tensor *x = c->in[i];
+        if (x->dtype != p->dtype || !ct_same_shape(x, p))
+            return ct__failed(CT_ERR_SHAPE, "%s: tensor %d is %s %s, expected %s %s", nm, i, ct_dtype_name(x->dtype), CT__SHAPE(x),
+                              ct_dtype_name(p->dtype), CT__SHAPE(p));
+        if (i != 1 && !ct__is_dense(x)) return ct__failed(CT_ERR_ARG, "%s: tensor %d overlaps itself or is not dense", nm, i);
+        for (int j = 0; j < i; j++)
+            if (x->storage == c->in[j]->storage) return ct__failed(CT_ERR_ARG, "%s: tensors %d and %d share memory", nm, j, i);
+    }
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_INPLACE;
+    c->oi[0].src = 0;
+    return 0;
+}
+static int ct__k_fused_step(ct__call *c) {
+    static const ct__loop_fn loops[5][2] = {
+        {ct__fs_sgd_f32, ct__fs_sgd_f64}, {ct__fs_adam_f32, ct__fs_adam_f64}, {ct__fs_adam_f32, ct__fs_adam_f64},
+        {ct__fs_rmsprop_f32, ct__fs_rmsprop_f64}, {ct__fs_adagrad_f32, ct__fs_adagrad_f64}};
+    ct_tensor *ops[CT__ITER_MAXOP];
+    for (int i = 0; i < c->nin; i++) ops[i] = c->in[i];
+    ct__iter it;
+    ct__iter_init(&it, c->nin, ops, ops[0]->ndim, ops[0]->shape);
+    ct__iter_run(&it, loops[c->a->mode][ops[0]->dtype == CT_FLOAT64], c->a);
+    for (int i = 2; i < c->nin; i++) CT__ATOMIC_INC(&c->in[i]->storage->version);   /* the dispatcher bumps in[0]'s */
+    return 0;
+}
+#define CT__FS_DEF(name) {name, "", -1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_fused_step, ct__k_fused_step, ct__bw_none, CT__SAVE_NONE}
+static const ct__opdef ct__fs_defs[5] = {CT__FS_DEF("_fused_sgd_"), CT__FS_DEF("_fused_adam_"), CT__FS_DEF("_fused_adamw_"),
+                                          CT__FS_DEF("_fused_rmsprop_"), CT__FS_DEF("_fused_adagrad_")};
+static int ct__fs_ops[5] = {-1, -1, -1, -1, -1}, ct__fs_once;
+static void ct__fs_register(void) {
+    for (int q = 0; q < 5; q++) ct__fs_ops[q] = ct__register_op(&ct__fs_defs[q]);
+}
+/* The fused op applies to float32/float64 CPU tensors of one shape, dense
+   (but the grad), sharing no memory; otherwise the op chain runs. */
+static int ct__fs_ok(int kind, ct_tensor *const *t, int nt) {
+    ct_dtype dt = t[0]->dtype;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64) return 0;
+    for (int i = 0; i < nt; i++) {
+        if (t[i]->device != CT_CPU || t[i]->dtype != dt || !ct_same_shape(t[i], t[0])) return 0;
+        if (i != 1 && !ct__is_dense(t[i])) return 0;
+        for (int j = 0; j < i; j++)
+            if (t[i]->storage == t[j]->storage) return 0;
+    }
+    ct__once(&ct__fs_once, ct__fs_register);
+    return ct__fs_ops[kind] >= 0;
+}
+static int ct__fs_run(int kind, int nt, ct_tensor **t, int nd, const double *d, int flags) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct__fs_pack(&a, nd, d);
+    a.flags = flags;
+    a.mode = kind;
+    ct__call c;
+    c.op = ct__fs_ops[kind];
+    c.nin = nt;
+    c.in = t;
+    c.a = &a;
+    c.inplace = 0;
+    return ct__dispatch(&c) < 0 ? -1 : 0;
+}
+
+/* ---- the updates, one parameter at a time (inside a scope, under no_grad):
+   the fused op when it applies, else the op chain, line for line ---- */
+static int ct__step_sgd(ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], momentum = h[CT__HP_MOMENTUM], dampening = h[CT__HP_DAMPENING], wd = h[CT__HP_WEIGHT_DECAY];
+    int maximize = h[CT__HP_MAXIMIZE] != 0, nesterov = h[CT__HP_NESTEROV] != 0;
+    ct_tensor *p = G->params[i], *d = p->grad;
+    ct__pstate *st = &G->st[i];
+    ct_tensor *t[3];
+    t[0] = p; t[1] = d; t[2] = st->buf[0];
+    /* (a buffer still to be made would be a dense zeros_like(p): checking p and d is enough) */
+    if (ct__fs_ok(CT__OPT_SGD, t, momentum != 0 && st->buf[0] ? 3 : 2)) {
+        int first = 0;
+        if (momentum != 0 && !st->buf[0]) {
+            if (!(st->buf[0] = ct__opt_newbuf(p, 0.0))) return -1;
+            st->init = 1;
+            first = 1;
+        }
+        t[2] = st->buf[0];
+        double dd[4];
+        dd[0] = lr; dd[1] = momentum; dd[2] = dampening; dd[3] = wd;
+        return ct__fs_run(CT__OPT_SGD, momentum != 0 ? 3 : 2, t, 4, dd,
+                          (maximize ? CT__FS_MAXIMIZE : 0) | (nesterov ? CT__FS_NESTEROV : 0) | (first ? CT__FS_FIRST : 0));
+    }
+    if (maximize) d = ct_neg(d);                                     /* d_p = d_p_list[i] if not maximize else -d_p_list[i] */
+    if (wd != 0) d = ct_add_alpha(d, p, wd);                         /* d_p = d_p.add(param, alpha=weight_decay) */
+    if (momentum != 0) {
+        ct_tensor *buf = st->buf[0];
+        if (!buf) {                                                  /* buf = torch.clone(d_p).detach() */
+            ct_tensor *c = ct_clone(d);
+            if (!c) return -1;
+            buf = st->buf[0] = ct_retain(c);
+            st->init = 1;
+        } else {                                                     /* buf.mul_(momentum).add_(d_p, alpha=1 - dampening) */
+            ct_add_alpha_(ct_mul_scalar_(buf, momentum), d, 1 - dampening);
+        }
+        d = nesterov ? ct_add_alpha(d, buf, momentum) : buf;         /* d_p = d_p.add(buf, alpha=momentum) */
+    }
+    return ct_add_alpha_(p, d, -lr) ? 0 : -1;                        /* param.add_(d_p, alpha=-lr) */
+}
+
+static int ct__step_adam(ct_optimizer *opt, ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], b1 = h[CT__HP_BETA1], b2 = h[CT__HP_BETA2], eps = h[CT__HP_EPS], wd = h[CT__HP_WEIGHT_DECAY];
+    int adamw = opt->kind == CT__OPT_ADAMW, ams = h[CT__HP_AMSGRAD] != 0, maximize = h[CT__HP_MAXIMIZE] != 0;
+    ct_tensor *p = G->params[i];
+    ct__pstate *st = &G->st[i];
+    if (!st->init || !st->buf[0] || !st->buf[1]) {
+        /* lazy state initialization: step = tensor(0.), exp_avg, exp_avg_sq (, max_exp_avg_sq) = zeros_like(p) */
+        ct__pstate_clear(st);
+        for (int b = 0; b < 2; b++)
+            if (!(st->buf[b] = ct__opt_newbuf(p, 0.0))) return -1;
+        st->init = 1;
+    }
+    if (ams && !st->buf[2] && !(st->buf[2] = ct__opt_newbuf(p, 0.0))) return -1;
+    st->step = (double)(float)(st->step + 1.0);                      /* step_t += 1 (a float32 tensor) */
+    double step = st->step;
+    ct_tensor *m = st->buf[0], *v = st->buf[1], *vmax = ams ? st->buf[2] : NULL, *t[5];
+    t[0] = p; t[1] = p->grad; t[2] = m; t[3] = v; t[4] = vmax;
+    if (ct__fs_ok(opt->kind, t, 4 + ams)) {
+        double dd[6];
+        dd[0] = lr; dd[1] = b1; dd[2] = b2; dd[3] = eps; dd[4] = wd; dd[5] = step;
+        return ct__fs_run(opt->kind, 4 + ams, t, 6, dd, (ams ? CT__FS_AMSGRAD : 0) | (maximize ? CT__FS_MAXIMIZE : 0));
+    }
+    ct_tensor *g = p->grad;
+    if (maximize) g = ct_neg(g);                                     /* grad = grads[i] if not maximize else -grads[i] */
+    if (adamw) {
+        if (wd != 0) ct_mul_scalar_(p, 1 - ct__mul(lr, wd));         /* param.mul_(1 - lr * weight_decay) */
+    } else if (wd != 0) {
+        g = ct_add_alpha(g, p, wd);                                  /* grad = grad.add(param, alpha=weight_decay) */
+    }
+    ct_add_alpha_(ct_mul_scalar_(m, b1), g, 1 - b1);                 /* exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1) */
+    ct_addcmul_(ct_mul_scalar_(v, b2), g, g, 1 - b2);                /* exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2) */
+    double step_size = lr / (1 - pow(b1, step));                     /* lr / (1 - beta1 ** step) */
+    double bc2_sqrt = sqrt(1 - pow(b2, step));                       /* math.sqrt(1 - beta2 ** step) */
+    ct_tensor *denom;
+    if (ams) {
+        ct_copy_(vmax, ct_maximum(vmax, v));                         /* torch.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=...) */
+        denom = ct_add_scalar_(ct_div_scalar(ct_sqrt(vmax), bc2_sqrt), eps);
+    } else {
+        denom = ct_add_scalar_(ct_div_scalar(ct_sqrt(v), bc2_sqrt), eps);   /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+    }
+    return ct_addcdiv_(p, m, denom, -step_size) ? 0 : -1;            /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+}
+
+static int ct__step_rmsprop(ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], alpha = h[CT__HP_ALPHA], eps = h[CT__HP_EPS], wd = h[CT__HP_WEIGHT_DECAY], momentum = h[CT__HP_MOMENTUM];
+    int centered = h[CT__HP_CENTERED] != 0, maximize = h[CT__HP_MAXIMIZE] != 0;
+    ct_tensor *p = G->params[i];
+    ct__pstate *st = &G->st[i];
+    if (!st->init || !st->buf[0]) {   /* step = 0; square_avg (, momentum_buffer, grad_avg) = zeros_like(p) */
+        ct__pstate_clear(st);
+        if (!(st->buf[0] = ct__opt_newbuf(p, 0.0))) return -1;
+        st->init = 1;
+    }
+    /* buffers for options turned on after the state was made (PyTorch would raise KeyError) */
+    if (momentum > 0 && !st->buf[1] && !(st->buf[1] = ct__opt_newbuf(p, 0.0))) return -1;
+    if (centered && !st->buf[2] && !(st->buf[2] = ct__opt_newbuf(p, 0.0))) return -1;
+    st->step += 1;                                                   /* state['step'] += 1 */
+    ct_tensor *t[5];
+    int nt = 3;
+    t[0] = p; t[1] = p->grad; t[2] = st->buf[0];
+    if (momentum > 0) t[nt++] = st->buf[1];
+    if (centered) t[nt++] = st->buf[2];
+    if (ct__fs_ok(CT__OPT_RMSPROP, t, nt)) {
+        double dd[5];
+        dd[0] = lr; dd[1] = alpha; dd[2] = eps; dd[3] = wd; dd[4] = momentum;
+        return ct__fs_run(CT__OPT_RMSPROP, nt, t, 5, dd, (maximize ? CT__FS_MAXIMIZE : 0) | (centered ? CT__FS_CENTERED : 0));
+    }
+    ct_tensor *g = p->grad, *sq = st->buf[0], *avg;
+    if (maximize) g = ct_neg(g);
+    if (wd != 0) g = ct_add_alpha(g, p, wd);                         /* grad = grad.add(param, alpha=weight_decay) */
+    ct_addcmul_(ct_mul_scalar_(sq, alpha), g, g, 1 - alpha);         /* square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha) */
+    if (centered) {
+        ct_tensor *ga = st->buf[2];
+        ct_add_alpha_(ct_mul_scalar_(ga, alpha), g, 1 - alpha);      /* grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha) */
+        avg = ct_sqrt(ct_addcmul(sq, ga, ga, -1));                   /* square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_() */
+    } else {
+        avg = ct_sqrt(sq);                                           /* square_avg.sqrt() */
+    }
+    avg = ct_add_scalar_(avg, eps);                                  /* avg.add_(eps) */
+    if (momentum > 0) {
+        ct_tensor *buf = st->buf[1];
+        ct_addcdiv_(ct_mul_scalar_(buf, momentum), g, avg, 1.0);     /* buf.mul_(momentum).addcdiv_(grad, avg) */
+        return ct_add_alpha_(p, buf, -lr) ? 0 : -1;                  /* param.add_(buf, alpha=-lr) */
+    }
+    return ct_addcdiv_(p, g, avg, -lr) ? 0 : -1;                     /* param.addcdiv_(grad, avg, value=-lr) */
+}
+
+static int ct__step_adagrad(ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], lr_decay = h[CT__HP_LR_DECAY], eps = h[CT__HP_EPS], wd = h[CT__HP_WEIGHT_DECAY];
+    int maximize = h[CT__HP_MAXIMIZE] != 0;
+    ct_tensor *p = G->params[i];
+    ct__pstate *st = &G->st[i];
+    if (!st->init || !st->buf[0]) {
+        ct__pstate_clear(st);
+        if (!(st->buf[0] = ct__opt_newbuf(p, h[CT__HP_INIT_ACC]))) return -1;
+        st->init = 1;
+    }
+    st->step = (double)(float)(st->step + 1.0);                      /* step_t += 1; step = step_t.item() */
+    double step = st->step;
+    ct_tensor *g = p->grad, *sum = st->buf[0], *t[3];
+    t[0] = p; t[1] = g; t[2] = sum;
+    if (ct__fs_ok(CT__OPT_ADAGRAD, t, 3)) {
+        double dd[5];
+        dd[0] = lr; dd[1] = lr_decay; dd[2] = eps; dd[3] = wd; dd[4] = step;
+        return ct__fs_run(CT__OPT_ADAGRAD, 3, t, 5, dd, maximize ? CT__FS_MAXIMIZE : 0);
+    }
+    if (maximize) g = ct_neg(g);
+    if (wd != 0) g = ct_add_alpha(g, p, wd);                         /* grad = grad.add(param, alpha=weight_decay) */
+    double clr = lr / (1 + ct__mul(step - 1, lr_decay));             /* lr / (1 + (step - 1) * lr_decay) */
+    ct_addcmul_(sum, g, g, 1.0);                                     /* state_sum.addcmul_(grad, grad, value=1) */
+    ct_tensor *std_ = ct_add_scalar_(ct_sqrt(sum), eps);             /* state_sum.sqrt().add_(eps) */
+    return ct_addcdiv_(p, g, std_, -clr) ? 0 : -1;                   /* param.addcdiv_(grad, std, value=-clr) */
+}
+
+CTENSOR_API ct_status ct_step(ct_optimizer *opt) {
+    if (!opt) { ct_set_error(CT_ERR_ARG, "step: optimizer is NULL"); return CT_ERR_ARG; }
+    const char *nm = opt->k->name;
+    /* every gradient is checked first: a step happens whole or not at all */
+    for (int g = 0, idx = 0; g < opt->ngroups; g++)
+        for (int i = 0; i < opt->groups[g].n; i++, idx++) {
+            ct_tensor *p = opt->groups[g].params[i], *gr = p->grad;
+            if (!gr) continue;
+            if (!ct_same_shape(gr, p)) {
+                ct_set_error(CT_ERR_SHAPE, "%s.step: the gradient of parameter %d has shape %s, but the parameter has shape %s",
+                             nm, idx, CT__SHAPE(gr), CT__SHAPE(p));
+                return CT_ERR_SHAPE;
+            }
+            if (!CT__ISFLOAT(gr->dtype) || !CT__ISFLOAT(p->dtype)) {
+                ct_set_error(CT_ERR_DTYPE, "%s.step: parameter %d (%s) and its gradient (%s) must be floating point", nm, idx,
+                             ct_dtype_name(p->dtype), ct_dtype_name(gr->dtype));
+                return CT_ERR_DTYPE;
+            }
+            if (gr->device != p->device) {
+                ct_set_error(CT_ERR_DEVICE, "%s.step: the gradient of parameter %d is on another device than the parameter", nm, idx);
+                return CT_ERR_DEVICE;
+            }
+        }
+    int prev = ct_set_grad_enabled(0), rc = 0;
+    for (int g = 0; g < opt->ngroups && !rc; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        for (int i = 0; i < G->n && !rc; i++) {
+            if (!G->params[i]->grad) continue;
+            int s = ct_scope_begin();
+            switch (opt->kind) {
+            case CT__OPT_SGD: rc = ct__step_sgd(G, i); break;
+            case CT__OPT_ADAM: case CT__OPT_ADAMW: rc = ct__step_adam(opt, G, i); break;
+            case CT__OPT_RMSPROP: rc = ct__step_rmsprop(G, i); break;
+            default: rc = ct__step_adagrad(G, i); break;
+            }
+            ct_scope_end(s);
+        }
+    }
+    ct_set_grad_enabled(prev);
+    return rc ? (ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE) : CT_OK;
+}
+
+/* ---- optimizer state dict ---- */
+static ct_status ct__osd_add(ct_state_dict *sd, int *cap, ct_tensor *t, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static ct_status ct__osd_add(ct_state_dict *sd, int *cap, ct_tensor *t, const char *fmt, ...) {
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    if (!t) return ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_MEMORY;
+    return ct__sd_add(sd, cap, "", name, t) ? CT_ERR_MEMORY : CT_OK;
+}
+static ct_tensor *ct__f64_vec(int n, const double *v) {
+    int64_t shape[1];
+    shape[0] = n;
+    return ct_from_data_n(v, CT_FLOAT64, 1, shape);
+}
+CTENSOR_API ct_status ct_optim_state_dict(const ct_optimizer *opt, ct_state_dict *out) {
+    if (!out) { ct_set_error(CT_ERR_ARG, "state_dict: output is NULL"); return CT_ERR_ARG; }
+    out->n = 0;
+    out->items = NULL;
+    if (!opt) { ct_set_error(CT_ERR_ARG, "state_dict: optimizer is NULL"); return CT_ERR_ARG; }
+    const ct__optkind *k = opt->k;
+    int cap = 0, idx = 0;
+    ct_status rc = CT_OK;
+    for (int g = 0; g < opt->ngroups && !rc; g++)
+        for (int i = 0; i < opt->groups[g].n && !rc; i++, idx++) {
+            const ct__pstate *st = &opt->groups[g].st[i];
+            if (!st->init) continue;
+            if (k->has_step) rc = ct__osd_add(out, &cap, ct_scalar_tensor(st->step, CT_FLOAT64), "state.%d.step", idx);
+            for (int b = 0; b < k->nbufs && !rc; b++)
+                if (st->buf[b]) rc = ct__osd_add(out, &cap, st->buf[b], "state.%d.%s", idx, k->bufs[b]);
+        }
+    idx = 0;
+    for (int g = 0; g < opt->ngroups && !rc; g++) {
+        const ct__optgroup *G = &opt->groups[g];
+        for (int q = 0; q < k->nkeys && !rc; q++) {
+            int h = k->keys[q];
+            if (h == CT__HP_BETA1) {
+                double betas[2];
+                betas[0] = G->hp[CT__HP_BETA1];
+                betas[1] = G->hp[CT__HP_BETA2];
+                rc = ct__osd_add(out, &cap, ct__f64_vec(2, betas), "param_groups.%d.betas", g);
+            } else {
+                rc = ct__osd_add(out, &cap, ct_scalar_tensor(G->hp[h], CT_FLOAT64), "param_groups.%d.%s", g, ct__hp_names[h]);
+            }
+        }
+        for (int h = CT__HP_SCHED_FIRST; h < CT__HP_COUNT && !rc; h++)
+            if (G->sched_has & (1u << (h - CT__HP_SCHED_FIRST)))
+                rc = ct__osd_add(out, &cap, ct_scalar_tensor(G->hp[h], CT_FLOAT64), "param_groups.%d.%s", g, ct__hp_names[h]);
+        if (!rc) {
+            int64_t shape[1];
+            shape[0] = G->n;
+            ct_tensor *ids = ct_empty_n(CT_INT64, 1, shape);
+            if (ids)
+                for (int i = 0; i < G->n; i++) ((int64_t *)ct_data_ptr(ids))[i] = idx + i;
+            rc = ct__osd_add(out, &cap, ids, "param_groups.%d.params", g);
+        }
+        idx += G->n;
+    }
+    if (rc) {
+        ct_state_dict_free(out);
+        if (ct_last_error_code() == CT_OK) ct_set_error(rc, "state_dict: out of memory");
+        return rc;
+    }
+    return CT_OK;
+}
+
+/* "prefix.<int>.<rest>" -> index and rest; 0 when the name does not have that form */
+static int ct__osd_parse(const char *name, const char *prefix, int *index, const char **rest) {
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) || name[n] != '.') return 0;
+    const char *q = name + n + 1;
+    if (*q < '0' || *q > '9') return 0;
+    long v = 0;
+    while (*q >= '0' && *q <= '9') {
+        v = v * 10 + (*q++ - '0');
+        if (v > 1000000000L) return 0;
+    }
+    if (*q != '.' || !q[1]) return 0;
+    *index = (int)v;
+    *rest = q + 1;
+    return 1;
+}
+static int ct__osd_numel_ok(const ct_tensor *t, int64_t n) { return t && ct_numel(t) == n; }
+
+CTENSOR_API ct_status ct_optim_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd) {
+    if (!opt || !sd) { ct_set_error(CT_ERR_ARG, "load_state_dict: optimizer or state dict is NULL"); return CT_ERR_ARG; }
+    const ct__optkind *k = opt->k;
+    const char *nm = k->name;
+    int total = 0;
+    for (int g = 0; g < opt->ngroups; g++) total += opt->groups[g].n;
+    /* working copies: new settings per group, the saved id -> parameter map,
+       and for each parameter the entry index of each state key (-1: none) */
+    double *nhp = CT__NEW_ARRAY(double, opt->ngroups * CT__HP_COUNT);
+    uint32_t *nsched = (uint32_t *)ct__calloc1(sizeof(uint32_t) * (size_t)(opt->ngroups > 0 ? opt->ngroups : 1));
+    int *ids = CT__NEW_ARRAY(int, total);                 /* saved id of parameter j */
+    int *skey = CT__NEW_ARRAY(int, total * 4);            /* [j][0] step, [j][1 + b] buffer b */
+    int *gseen = (int *)ct__calloc1(sizeof(int) * (size_t)(opt->ngroups > 0 ? opt->ngroups : 1));
+    ct_tensor **fresh = (ct_tensor **)ct__calloc1(sizeof(ct_tensor *) * (size_t)(total * 3 > 0 ? total * 3 : 1));
+    ct_status rc = CT_OK;
+    char why[600] = "";
+    int prev = ct_set_grad_enabled(0), scope = ct_scope_begin();
+    if (!nhp || !nsched || !ids || !skey || !gseen || !fresh) { rc = CT_ERR_MEMORY; snprintf(why, sizeof why, "out of memory"); goto done; }
+    for (int j = 0; j < total * 4; j++) skey[j] = -1;
+    for (int j = 0; j < total; j++) ids[j] = -1;
+    for (int g = 0; g < opt->ngroups; g++)
+        for (int h = 0; h < CT__HP_COUNT; h++) nhp[g * CT__HP_COUNT + h] = NAN;
+    /* 1. groups: count, sizes, parameter ids, settings */
+    {
+        int maxg = -1;
+        for (int e = 0; e < sd->n; e++) {
+            int gi;
+            const char *rest;
+            if (sd->items[e].name && ct__osd_parse(sd->items[e].name, "param_groups", &gi, &rest) && gi > maxg) maxg = gi;
+        }
+        int ngs = 0;
+        for (int gi = 0; gi <= maxg && gi < 1000000; gi++) {
+            int found = 0;
+            for (int e = 0; e < sd->n && !found; e++) {
+                int x;
+                const char *rest;
+                found = sd->items[e].name && ct__osd_parse(sd->items[e].name, "param_groups", &x, &rest) && x == gi;
+            }
+            ngs += found;
+        }
+        if (ngs != opt->ngroups || maxg + 1 != opt->ngroups) {
+            rc = CT_ERR_ARG;
+            snprintf(why, sizeof why, "loaded state dict has a different number of parameter groups (%d, the optimizer has %d)",
+                     maxg + 1, opt->ngroups);
+            goto done;
+        }
+    }
+    for (int e = 0; e < sd->n && !rc; e++) {
+        const char *name = sd->items[e].name, *rest;
+        ct_tensor *t = sd->items[e].tensor;
+        int gi;
+        if (!name) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "an entry has no name"); break; }
+        if (ct__osd_parse(name, "state", &gi, &rest)) continue;
+        if (!ct__osd_parse(name, "param_groups", &gi, &rest)) {
+            rc = CT_ERR_ARG;
+            snprintf(why, sizeof why, "unexpected key \"%s\" (keys are state.<i>.<name> and param_groups.<g>.<name>)", name);
+            break;
+        }
+        ct__optgroup *G = &opt->groups[gi];
+        double *hp = nhp + gi * CT__HP_COUNT;
+        if (!t) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "\"%s\" is NULL", name); break; }
+        if (!strcmp(rest, "params")) {
+            if (ct_numel(t) != G->n || t->ndim != 1 || CT__ISFLOAT(t->dtype)) {
+                rc = CT_ERR_ARG;
+                snprintf(why, sizeof why, "loaded state dict contains a parameter group that doesn't match the size of "
+                                          "optimizer's group (param_groups.%d.params has %lld entries, the group has %d)",
+                         gi, (long long)ct_numel(t), G->n);
+                break;
+            }
+            int base = 0;
+            for (int g = 0; g < gi; g++) base += opt->groups[g].n;
+            for (int i = 0; i < G->n; i++) {
+                double v = ct_item(ct_select(t, 0, i));
+                if (!(v >= 0 && v < 1e9)) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "\"%s\" holds a negative index", name); break; }
+                ids[base + i] = (int)v;
+            }
+            gseen[gi] = 1;
+            continue;
+        }
+        int h = -1;
+        if (!strcmp(rest, "betas") && ct__kind_has(k, CT__HP_BETA1)) h = CT__HP_BETA1;
+        for (int q = 0; q < CT__HP_COUNT && h < 0; q++)
+            if (q != CT__HP_BETA1 && q != CT__HP_BETA2 && !strcmp(rest, ct__hp_names[q]) && ct__kind_has(k, q)) h = q;
+        if (h < 0) {
+            rc = CT_ERR_ARG;
+            snprintf(why, sizeof why, "unexpected key \"%s\" (%s has no setting '%s')", name, nm, rest);
+            break;
+        }
+        if (!ct__osd_numel_ok(t, h == CT__HP_BETA1 ? 2 : 1)) {
+            rc = CT_ERR_SHAPE;
+            snprintf(why, sizeof why, "\"%s\" has shape %s, expected %s", name, CT__SHAPE(t), h == CT__HP_BETA1 ? "[2]" : "[]");
+            break;
+        }
+        if (h == CT__HP_BETA1) {
+            ct_tensor *f = ct_contiguous(ct_to(t, CT_FLOAT64));
+            if (!f) { rc = ct_last_error_code(); snprintf(why, sizeof why, "%.500s", ct_last_error()); break; }
+            hp[CT__HP_BETA1] = ((const double *)ct_data_ptr(f))[0];
+            hp[CT__HP_BETA2] = ((const double *)ct_data_ptr(f))[1];
+        } else {
+            hp[h] = ct_item(t);
+            if (h >= CT__HP_SCHED_FIRST) nsched[gi] |= 1u << (h - CT__HP_SCHED_FIRST);
+        }
+    }
+    if (rc) goto done;
+    for (int g = 0; g < opt->ngroups && !rc; g++) {
+        if (!gseen[g]) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "missing key \"param_groups.%d.params\"", g); break; }
+        for (int q = 0; q < k->nkeys; q++) {
+            int h = k->keys[q];
+            if (nhp[g * CT__HP_COUNT + h] != nhp[g * CT__HP_COUNT + h]) {
+                rc = CT_ERR_ARG;
+                snprintf(why, sizeof why, "missing key \"param_groups.%d.%s\"", g, h == CT__HP_BETA1 ? "betas" : ct__hp_names[h]);
+                break;
+            }
+        }
+    }
+    if (rc) goto done;
+    for (int a = 0; a < total && !rc; a++)
+        for (int b = 0; b < a; b++)
+            if (ids[a] == ids[b]) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "parameter index %d appears twice in param_groups", ids[a]); break; }
+    if (rc) goto done;
+    /* 2. state: keys, shapes, completeness */
+    for (int e = 0; e < sd->n && !rc; e++) {
+        const char *name = sd->items[e].name, *rest;
+        ct_tensor *t = sd->items[e].tensor;
+        int id, j = -1, b = -1;
+        if (!ct__osd_parse(name, "state", &id, &rest)) continue;
+        for (int q = 0; q < total && j < 0; q++)
+            if (ids[q] == id) j = q;
+        if (j < 0) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "unexpected key \"%s\" (no parameter has index %d)", name, id); break; }
+        if (!(k->has_step && !strcmp(rest, "step"))) {
+            for (int q = 0; q < k->nbufs; q++)
+                if (!strcmp(rest, k->bufs[q])) b = q;
+            if (b < 0) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "unexpected key \"%s\" (%s keeps no '%s')", name, nm, rest); break; }
+        }
+        /* parameter j */
+        int gj = 0, ij = j;
+        while (ij >= opt->groups[gj].n) ij -= opt->groups[gj++].n;
+        ct_tensor *p = opt->groups[gj].params[ij];
+        if (!t) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "\"%s\" is NULL", name); break; }
+        if (b < 0) {
+            if (ct_numel(t) != 1) { rc = CT_ERR_SHAPE; snprintf(why, sizeof why, "\"%s\" has shape %s, expected []", name, CT__SHAPE(t)); break; }
+            skey[j * 4] = e;
+        } else {
+            if (!ct_same_shape(t, p)) {
+                rc = CT_ERR_SHAPE;
+                snprintf(why, sizeof why, "size mismatch for %s: copying a tensor with shape %s from checkpoint, the shape of "
+                                          "parameter %d in the optimizer is %s", name, CT__SHAPE(t), j, CT__SHAPE(p));
+                break;
+            }
+            skey[j * 4 + 1 + b] = e;
+        }
+    }
+    if (rc) goto done;
+    for (int j = 0, gj = 0, ij = 0; j < total && !rc; j++, ij++) {
+        while (ij >= opt->groups[gj].n) { ij = 0; gj++; }
+        int any = 0;
+        for (int q = 0; q < 4; q++) any |= skey[j * 4 + q] >= 0;
+        if (!any) continue;
+        const double *hp = nhp + gj * CT__HP_COUNT;
+        int need[4] = {k->has_step, 1, 0, 0};
+        if (opt->kind == CT__OPT_ADAM || opt->kind == CT__OPT_ADAMW) { need[2] = 1; need[3] = hp[CT__HP_AMSGRAD] != 0; }
+        if (opt->kind == CT__OPT_RMSPROP) { need[2] = hp[CT__HP_MOMENTUM] > 0; need[3] = hp[CT__HP_CENTERED] != 0; }
+        for (int q = 0; q < 4; q++)
+            if (need[q] && skey[j * 4 + q] < 0) {
+                rc = CT_ERR_ARG;
+                snprintf(why, sizeof why, "missing key \"state.%d.%s\"", ids[j], q == 0 ? "step" : k->bufs[q - 1]);
+                break;
+            }
+    }
+    if (rc) goto done;
+    /* 3. copies of the saved state in each parameter's dtype (PyTorch's cast()),
+       made before anything changes, so that a failure leaves the optimizer as it was */
+    for (int j = 0, gj = 0, ij = 0; j < total && !rc; j++, ij++) {
+        while (ij >= opt->groups[gj].n) { ij = 0; gj++; }
+        ct_tensor *p = opt->groups[gj].params[ij];
+        for (int b = 0; b < k->nbufs && !rc; b++) {
+            int e = skey[j * 4 + 1 + b];
+            if (e < 0) continue;
+            ct_tensor *f = ct__opt_newbuf(p, 0.0);
+            fresh[j * 3 + b] = f;
+            if (!f || !ct_copy_(f, sd->items[e].tensor)) { rc = ct_last_error_code(); snprintf(why, sizeof why, "%.500s", ct_last_error()); }
+        }
+    }
+    if (rc) goto done;
+    /* 4. commit */
+    for (int g = 0; g < opt->ngroups; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        for (int h = 0; h < CT__HP_COUNT; h++)
+            if (h < CT__HP_SCHED_FIRST ? ct__kind_has(k, h) : (nsched[g] & (1u << (h - CT__HP_SCHED_FIRST))) != 0)
+                G->hp[h] = nhp[g * CT__HP_COUNT + h];
+        G->sched_has = nsched[g];
+    }
+    for (int j = 0, gj = 0, ij = 0; j < total; j++, ij++) {
+        while (ij >= opt->groups[gj].n) { ij = 0; gj++; }
+        ct__optgroup *G = &opt->groups[gj];
+        ct__pstate *st = &G->st[ij];
+        ct__pstate_clear(st);
+        int any = 0;
+        for (int b = 0; b < 3; b++) {
+            st->buf[b] = fresh[j * 3 + b];
+            fresh[j * 3 + b] = NULL;
+            any |= st->buf[b] != NULL;
+        }
+        if (skey[j * 4] >= 0) st->step = ct_item(sd->items[skey[j * 4]].tensor);
+        st->init = any || skey[j * 4] >= 0;
+        if (opt->kind == CT__OPT_ADAGRAD && !st->init) {   /* Adagrad keeps state for every parameter */
+            st->buf[0] = ct__opt_newbuf(G->params[ij], G->hp[CT__HP_INIT_ACC]);
+            st->init = st->buf[0] != NULL;
+        }
+    }
+done:
+    if (fresh)
+        for (int j = 0; j < total * 3; j++)
+            if (fresh[j]) ct_release(fresh[j]);
+    ct_scope_end(scope);
+    ct_set_grad_enabled(prev);
+    CT_FREE(nhp);
+    CT_FREE(nsched);
+    CT_FREE(ids);
+    CT_FREE(skey);
+    CT_FREE(gseen);
+    CT_FREE(fresh);
+    if (rc) {
+        ct_set_error(rc, "%s.load_state_dict: %s", nm, why);
+        return rc;
+    }
+    return CT_OK;
+}
+
+/* ---- learning-rate schedulers (torch.optim.lr_scheduler, 1.13's chainable forms) ---- */
+enum { CT__SCHED_STEP, CT__SCHED_MULTISTEP, CT__SCHED_EXPONENTIAL, CT__SCHED_COSINE, CT__SCHED_LINEAR, CT__SCHED_ONECYCLE };
+static const char *const ct__sched_names[6] = {"StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR", "OneCycleLR"};
+struct ct_lr_scheduler {
+    int kind;
+    ct_optimizer *opt;              /* borrowed */
+    int ngroups;                    /* the optimizer's groups at construction (PyTorch zips with base_lrs) */
+    int64_t last_epoch, step_count;
+    double *base_lrs, *last_lr;
+    int64_t step_size, T_max, total_iters, total_steps;
+    double gamma, eta_min, start_factor, end_factor;
+    int nmil;
+    int64_t *milestones;
+    /* OneCycleLR: phases with their end steps and the group keys they anneal between */
+    int nphases;
+    double end_step[3];
+    int start_lr[3], end_lr[3], start_mom[3], end_mom[3];
+    int anneal_linear, cycle_momentum, use_beta1;
+};
+CTENSOR_API void ct_sched_free(ct_lr_scheduler *s) {
+    if (!s) return;
+    CT_FREE(s->base_lrs);
+    CT_FREE(s->last_lr);
+    CT_FREE(s->milestones);
+    CT_FREE(s);
+}
+static void ct__sched_set_key(ct__optgroup *G, int h, double v) {
+    G->hp[h] = v;
+    G->sched_has |= 1u << (h - CT__HP_SCHED_FIRST);
+}
+/* values[g] for the current last_epoch (get_lr); also sets OneCycle's momentum */
+static ct_status ct__sched_get_lr(ct_lr_scheduler *s, double *values) {
+    ct_optimizer *opt = s->opt;
+    int64_t le = s->last_epoch;
+    const char *nm = ct__sched_names[s->kind];
+    int ng = s->ngroups < opt->ngroups ? s->ngroups : opt->ngroups;
+    if (s->kind == CT__SCHED_ONECYCLE && le > s->total_steps) {
+        ct_set_error(CT_ERR_STATE, "%s: Tried to step %lld times. The specified number of total steps is %lld", nm,
+                     (long long)(le + 1), (long long)s->total_steps);
+        return CT_ERR_STATE;
+    }
+    for (int g = 0; g < ng; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        double lr = G->hp[CT__HP_LR], base = s->base_lrs[g], v = lr;
+        switch (s->kind) {
+        case CT__SCHED_STEP:
+            if (le != 0 && le % s->step_size == 0) v = lr * s->gamma;
+            break;
+        case CT__SCHED_MULTISTEP: {
+            int count = 0;
+            for (int q = 0; q < s->nmil; q++) count += s->milestones[q] == le;
+            if (count) v = lr * pow(s->gamma, (double)count);
+            break;
+        }
+        case CT__SCHED_EXPONENTIAL:
+            if (le != 0) v = lr * s->gamma;
+            break;
+        case CT__SCHED_COSINE: {
+            const double pi = 3.141592653589793, T = (double)s->T_max, eta = s->eta_min;
+            if (le == 0) v = lr;
+            else if (s->step_count == 1 && le > 0)
+                v = eta + (base - eta) * (1 + cos((double)le * pi / T)) / 2;
+            else if (ct__pymod(le - 1 - s->T_max, 2 * s->T_max) == 0)
+                v = lr + (base - eta) * (1 - cos(pi / T)) / 2;
+            else
+                v = ct__mul((1 + cos(pi * (double)le / T)) / (1 + cos(pi * (double)(le - 1) / T)), lr - eta) + eta;
+            break;
+        }
+        case CT__SCHED_LINEAR: {
+            if (le == 0) v = lr * s->start_factor;
+            else if (le > s->total_iters) v = lr;
+            else {
+                double den = ct__mul((double)s->total_iters, s->start_factor) + ct__mul((double)(le - 1), s->end_factor - s->start_factor);
+                if (den == 0) {
+                    ct_set_error(CT_ERR_ARG, "%s: ZeroDivisionError: float division by zero (start_factor is 0)", nm);
+                    return CT_ERR_ARG;
+                }
+                v = lr * (1. + (s->end_factor - s->start_factor) / den);
+            }
+            break;
+        }
+        default: {   /* OneCycleLR */
+            double start_step = 0, pct = 0;
+            int ph = s->nphases - 1;
+            for (int q = 0; q < s->nphases; q++) {
+                double end_step = s->end_step[q];
+                if ((double)le <= end_step || q == s->nphases - 1) {
+                    if (end_step - start_step == 0) {
+                        ct_set_error(CT_ERR_ARG, "%s: ZeroDivisionError: float division by zero (phase %d has no steps)", nm, q);
+                        return CT_ERR_ARG;
+                    }
+                    pct = ((double)le - start_step) / (end_step - start_step);
+                    ph = q;
+                    break;
+                }
+                start_step = end_step;
+            }
+            double a0 = G->hp[s->start_lr[ph]], a1 = G->hp[s->end_lr[ph]];
+            /* _annealing_linear: (end - start) * pct + start; _annealing_cos: end + (start - end) / 2.0 * (cos(pi * pct) + 1) */
+            v = s->anneal_linear ? ct__mul(a1 - a0, pct) + a0 : a1 + ct__mul((a0 - a1) / 2.0, cos(3.141592653589793 * pct) + 1);
+            if (s->cycle_momentum) {
+                double m0 = G->hp[s->start_mom[ph]], m1 = G->hp[s->end_mom[ph]];
+                double mom = s->anneal_linear ? ct__mul(m1 - m0, pct) + m0 : m1 + ct__mul((m0 - m1) / 2.0, cos(3.141592653589793 * pct) + 1);
+                G->hp[s->use_beta1 ? CT__HP_BETA1 : CT__HP_MOMENTUM] = mom;
+            }
+            break;
+        }
+        }
+        values[g] = v;
+    }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_sched_step(ct_lr_scheduler *s) {
+    if (!s) { ct_set_error(CT_ERR_ARG, "scheduler step: scheduler is NULL"); return CT_ERR_ARG; }
+    s->step_count++;
+    s->last_epoch++;
+    double vals[64], *values = s->ngroups <= 64 ? vals : CT__NEW_ARRAY(double, s->ngroups);
+    if (!values) { ct_set_error(CT_ERR_MEMORY, "scheduler step: out of memory"); return CT_ERR_MEMORY; }
+    ct_status rc = ct__sched_get_lr(s, values);
+    if (!rc) {
+        int ng = s->ngroups < s->opt->ngroups ? s->ngroups : s->opt->ngroups;
+        for (int g = 0; g < ng; g++) s->opt->groups[g].hp[CT__HP_LR] = values[g];
+        for (int g = 0; g < s->ngroups; g++) s->last_lr[g] = g < ng ? s->opt->groups[g].hp[CT__HP_LR] : NAN;
+    }
+    if (values != vals) CT_FREE(values);
+    return rc;
+}
+/* _LRScheduler.__init__ with last_epoch=-1: initial_lr (setdefault), base_lrs, the initial step */
+static ct_lr_scheduler *ct__sched_new(ct_optimizer *opt, int kind) {
+    const char *nm = ct__sched_names[kind];
+    if (!opt) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: optimizer is NULL", nm);
+        return NULL;
+    }
+    ct_lr_scheduler *s = CT__NEW_ZEROED(ct_lr_scheduler);
+    if (!s) return (ct_lr_scheduler *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    s->kind = kind;
+    s->opt = opt;
+    s->ngroups = opt->ngroups;
+    s->last_epoch = -1;
+    s->base_lrs = CT__NEW_ARRAY(double, opt->ngroups);
+    s->last_lr = CT__NEW_ARRAY(double, opt->ngroups);
+    if (!s->base_lrs || !s->last_lr) {
+        ct_sched_free(s);
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    }
+    return s;
+}
+static ct_lr_scheduler *ct__sched_start(ct_lr_scheduler *s) {
+    for (int g = 0; g < s->ngroups; g++) {
+        ct__optgroup *G = &s->opt->groups[g];
+        if (!(G->sched_has & (1u << (CT__HP_INITIAL_LR - CT__HP_SCHED_FIRST)))) ct__sched_set_key(G, CT__HP_INITIAL_LR, G->hp[CT__HP_LR]);
+        s->base_lrs[g] = G->hp[CT__HP_INITIAL_LR];
+    }
+    s->step_count = 0;
+    if (ct_sched_step(s)) {
+        ct_sched_free(s);
+        return NULL;
+    }
+    return s;
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_step_lr(ct_optimizer *opt, int64_t step_size, double gamma) {
+    if (opt && step_size <= 0) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "StepLR: step_size must be positive (got %lld)", (long long)step_size);
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_STEP);
+    if (!s) return NULL;
+    s->step_size = step_size;
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_multistep_lr(ct_optimizer *opt, int n, const int64_t *milestones, double gamma) {
+    if (opt && n > 0 && !milestones) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "MultiStepLR: milestones is NULL");
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_MULTISTEP);
+    if (!s) return NULL;
+    s->nmil = n > 0 ? n : 0;
+    s->milestones = CT__NEW_ARRAY(int64_t, s->nmil);
+    if (!s->milestones) { ct_sched_free(s); return (ct_lr_scheduler *)ct__fail(CT_ERR_MEMORY, "MultiStepLR: out of memory"); }
+    for (int q = 0; q < s->nmil; q++) s->milestones[q] = milestones[q];
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_exponential_lr(ct_optimizer *opt, double gamma) {
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_EXPONENTIAL);
+    if (!s) return NULL;
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double eta_min) {
+    if (opt && T_max <= 0) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "CosineAnnealingLR: T_max must be positive (got %lld)", (long long)T_max);
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_COSINE);
+    if (!s) return NULL;
+    s->T_max = T_max;
+    s->eta_min = eta_min;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_linear_lr(ct_optimizer *opt, double start_factor, double end_factor, int64_t total_iters) {
+    if (opt && (start_factor > 1.0 || start_factor < 0))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "LinearLR: Starting multiplicative factor expected to be between 0 and 1.");
+    if (opt && (end_factor > 1.0 || end_factor < 0))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "LinearLR: Ending multiplicative factor expected to be between 0 and 1.");
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_LINEAR);
+    if (!s) return NULL;
+    s->start_factor = start_factor;
+    s->end_factor = end_factor;
+    s->total_iters = total_iters;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_one_cycle_lr(ct_optimizer *opt, const ct_one_cycle_options *o) {
+    const char *nm = "OneCycleLR";
+    if (!opt) return ct__sched_new(opt, CT__SCHED_ONECYCLE);
+    if (!o) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: options are NULL (max_lr is required)", nm);
+    int64_t total;
+    if (o->total_steps == 0 && o->epochs == 0 && o->steps_per_epoch == 0)
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: You must define either total_steps OR (epochs AND steps_per_epoch)", nm);
+    if (o->total_steps != 0) {
+        if (o->total_steps <= 0)
+            return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected positive integer total_steps, but got %lld", nm, (long long)o->total_steps);
+        total = o->total_steps;
+    } else {
+        if (o->epochs <= 0) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected positive integer epochs, but got %lld", nm, (long long)o->epochs);
+        if (o->steps_per_epoch <= 0)
+            return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected positive integer steps_per_epoch, but got %lld", nm, (long long)o->steps_per_epoch);
+        total = o->epochs * o->steps_per_epoch;
+    }
+    double pct = ct__opt_pick(o->pct_start, 0.3);
+    if (pct < 0 || pct > 1 || pct != pct)
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected float between 0 and 1 pct_start, but got %s", nm, CT__PYF(pct));
+    int linear = 0;
+    if (o->anneal_strategy && strcmp(o->anneal_strategy, "cos")) {
+        if (strcmp(o->anneal_strategy, "linear"))
+            return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: anneal_strategy must by one of 'cos' or 'linear', instead got %s", nm, o->anneal_strategy);
+        linear = 1;
+    }
+    if (!o->max_lrs && o->max_lr == 0.0 && !signbit(o->max_lr))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: max_lr is required (pass CT_ZERO for 0)", nm);
+    int cycle = !o->no_cycle_momentum;
+    int use_beta1 = opt->kind == CT__OPT_ADAM || opt->kind == CT__OPT_ADAMW;
+    if (cycle && !use_beta1 && !ct__kind_has(opt->k, CT__HP_MOMENTUM))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: optimizer must support momentum with `cycle_momentum` option enabled", nm);
+    double div = ct__opt_pick(o->div_factor, 25.0), fdiv = ct__opt_pick(o->final_div_factor, 1e4);
+    double base_m = ct__opt_pick(o->base_momentum, 0.85), max_m = ct__opt_pick(o->max_momentum, 0.95);
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_ONECYCLE);
+    if (!s) return NULL;
+    s->total_steps = total;
+    s->anneal_linear = linear;
+    s->cycle_momentum = cycle;
+    s->use_beta1 = use_beta1;
+    double T = (double)total;
+    if (o->three_phase) {
+        s->nphases = 3;
+        s->end_step[0] = ct__mul(pct, T) - 1;                      /* float(pct_start * total_steps) - 1 */
+        s->end_step[1] = ct__mul(2 * pct, T) - 2;
+        s->end_step[2] = T - 1;
+        s->start_lr[0] = CT__HP_INITIAL_LR; s->end_lr[0] = CT__HP_MAX_LR;
+        s->start_lr[1] = CT__HP_MAX_LR; s->end_lr[1] = CT__HP_INITIAL_LR;
+        s->start_lr[2] = CT__HP_INITIAL_LR; s->end_lr[2] = CT__HP_MIN_LR;
+        s->start_mom[0] = CT__HP_MAX_MOMENTUM; s->end_mom[0] = CT__HP_BASE_MOMENTUM;
+        s->start_mom[1] = CT__HP_BASE_MOMENTUM; s->end_mom[1] = CT__HP_MAX_MOMENTUM;
+        s->start_mom[2] = CT__HP_MAX_MOMENTUM; s->end_mom[2] = CT__HP_MAX_MOMENTUM;
+    } else {
+        s->nphases = 2;
+        s->end_step[0] = ct__mul(pct, T) - 1;
+        s->end_step[1] = T - 1;
+        s->start_lr[0] = CT__HP_INITIAL_LR; s->end_lr[0] = CT__HP_MAX_LR;
+        s->start_lr[1] = CT__HP_MAX_LR; s->end_lr[1] = CT__HP_MIN_LR;
+        s->start_mom[0] = CT__HP_MAX_MOMENTUM; s->end_mom[0] = CT__HP_BASE_MOMENTUM;
+        s->start_mom[1] = CT__HP_BASE_MOMENTUM; s->end_mom[1] = CT__HP_MAX_MOMENTUM;
+    }
+    for (int g = 0; g < opt->ngroups; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        double mx = o->max_lrs ? o->max_lrs[g] : o->max_lr;
+        ct__sched_set_key(G, CT__HP_INITIAL_LR, mx / div);          /* group['initial_lr'] = max_lrs[idx] / div_factor */
+        ct__sched_set_key(G, CT__HP_MAX_LR, mx);
+        ct__sched_set_key(G, CT__HP_MIN_LR, G->hp[CT__HP_INITIAL_LR] / fdiv);
+        if (cycle) {
+            G->hp[use_beta1 ? CT__HP_BETA1 : CT__HP_MOMENTUM] = max_m;
+            ct__sched_set_key(G, CT__HP_MAX_MOMENTUM, max_m);
+            ct__sched_set_key(G, CT__HP_BASE_MOMENTUM, base_m);
+        }
+    }
+    return ct__sched_start(s);
+}
+CTENSOR_API double ct_sched_get_last_lr(const ct_lr_scheduler *s, int g) {
+    if (!s) { ct_set_error(CT_ERR_ARG, "get_last_lr: scheduler is NULL"); return NAN; }
+    if (g < 0 || g >= s->ngroups) {
+        ct_set_error(CT_ERR_INDEX, "get_last_lr: param group %d out of range (the scheduler has %d)", g, s->ngroups);
+        return NAN;
+    }
+    return s->last_lr[g];
+}
+CTENSOR_API int64_t ct_sched_last_epoch(const ct_lr_scheduler *s) { return s ? s->last_epoch : -1; }
+CTENSOR_API ct_status ct_sched_state_dict(const ct_lr_scheduler *s, ct_state_dict *out) {
+    if (!out) { ct_set_error(CT_ERR_ARG, "state_dict: output is NULL"); return CT_ERR_ARG; }
+    out->n = 0;
+    out->items = NULL;
+    if (!s) { ct_set_error(CT_ERR_ARG, "state_dict: scheduler is NULL"); return CT_ERR_ARG; }
+    int cap = 0;
+    ct_status rc = ct__osd_add(out, &cap, ct_scalar_tensor((double)s->last_epoch, CT_FLOAT64), "last_epoch");
+    if (!rc) rc = ct__osd_add(out, &cap, ct_scalar_tensor((double)s->step_count, CT_FLOAT64), "_step_count");
+    if (!rc) rc = ct__osd_add(out, &cap, ct__f64_vec(s->ngroups, s->base_lrs), "base_lrs");
+    if (!rc) rc = ct__osd_add(out, &cap, ct__f64_vec(s->ngroups, s->last_lr), "_last_lr");
+    if (rc) {
+        ct_state_dict_free(out);
+        if (ct_last_error_code() == CT_OK) ct_set_error(rc, "state_dict: out of memory");
+    }
+    return rc;
+}
+CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_state_dict *sd) {
+    if (!s || !sd) { ct_set_error(CT_ERR_ARG, "load_state_dict: scheduler or state dict is NULL"); return CT_ERR_ARG; }
+    const char *keys[4] = {"last_epoch", "_step_count", "base_lrs", "_last_lr"};
+    ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
+    const char *nm = ct__sched_names[s->kind];
+    for (int e = 0; e < sd->n; e++) {
+        int q = -1;
+        for (int k = 0; k < 4; k++)
+            if (sd->items[e].name && !strcmp(sd->items[e].name, keys[k])) q = k;
+        if (q < 0) {
+            ct_set_error(CT_ERR_ARG, "%s.load_state_dict: unexpected key \"%s\"", nm, sd->items[e].name ? sd->items[e].name : "(null)");
+            return CT_ERR_ARG;
+        }
+        t[q] = sd->items[e].tensor;
+    }
+    for (int k = 0; k < 4; k++) {
+        int64_t want = k < 2 ? 1 : s->ngroups;
+        if (!t[k]) { ct_set_error(CT_ERR_ARG, "%s.load_state_dict: missing key \"%s\"", nm, keys[k]); return CT_ERR_ARG; }
+        if (ct_numel(t[k]) != want) {
+            ct_set_error(CT_ERR_SHAPE, "%s.load_state_dict: \"%s\" has %lld values, expected %lld", nm, keys[k],
+                         (long long)ct_numel(t[k]), (long long)want);
+            return CT_ERR_SHAPE;
+        }
+    }
+    int sc = ct_scope_begin();
+    ct_tensor *b = ct_contiguous(ct_to(t[2], CT_FLOAT64)), *l = ct_contiguous(ct_to(t[3], CT_FLOAT64));
+    if (b && l) {
+        s->last_epoch = (int64_t)ct_item(t[0]);
+        s->step_count = (int64_t)ct_item(t[1]);
+        memcpy(s->base_lrs, ct_data_ptr(b), sizeof(double) * (size_t)s->ngroups);
+        memcpy(s->last_lr, ct_data_ptr(l), sizeof(double) * (size_t)s->ngroups);
+    }
+    ct_scope_end(sc);
+    return b && l ? CT_OK : ct_last_error_code();
+}
+
+/* ---- gradient clipping (torch.nn.utils.clip_grad) ---- */
+/* x rounded to dtype dt (the dtype PyTorch's 0-d results have) */
+static double ct__round_to(double x, ct_dtype dt) {
+    if (dt == CT_FLOAT64) return x;
+    if (dt == CT_FLOAT32) return (double)(float)x;
+    unsigned char buf[16];
+    ct__store_f64(buf, dt, x);
+    return ct__load_f64(buf, dt);
+}
+/* torch.norm(g, p) of one tensor, accumulated in double (CPU tensors) */
+static int ct__grad_norm(ct_tensor *g, double p, double *out) {
+    int s = ct_scope_begin();
+    ct_tensor *x = ct_contiguous(ct_to(g, CT_FLOAT64));
+    if (!x) { ct_scope_end(s); return -1; }
+    const double *d = (const double *)ct_data_ptr(x);
+    int64_t n = ct_numel(x);
+    double acc;
+    if (p == INFINITY || p == -INFINITY) {
+        acc = p > 0 ? 0.0 : INFINITY;
+        if (n == 0 && p < 0) acc = INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            double a = fabs(d[i]);
+            if (a != a) { acc = a; break; }
+            acc = p > 0 ? (a > acc ? a : acc) : (a < acc ? a : acc);
+        }
+    } else if (p == 0) {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += d[i] != 0;
+    } else if (p == 1) {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += fabs(d[i]);
+    } else if (p == 2) {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += d[i] * d[i];
+        acc = sqrt(acc);
+    } else {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += pow(fabs(d[i]), p);
+        acc = pow(acc, 1.0 / p);
+    }
+    ct_scope_end(s);
+    *out = acc;
+    return 0;
+}
+CTENSOR_API ct_status ct_clip_grad_norm_ex(int n, ct_tensor *const *params, double max_norm, double norm_type,
+                                           int error_if_nonfinite, double *total_norm) {
+    const char *fn = "clip_grad_norm_";
+    if (total_norm) *total_norm = NAN;
+    if (n < 0 || (n > 0 && !params)) { ct_set_error(CT_ERR_ARG, "%s: bad parameter list", fn); return CT_ERR_ARG; }
+    int ng = 0;
+    ct_dtype dt = CT_FLOAT32;
+    for (int i = 0; i < n; i++) {
+        if (!params[i]) {
+            if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: parameter %d is NULL", fn, i);
+            return ct_last_error_code();
+        }
+        ct_tensor *g = params[i]->grad;
+        if (!g) continue;
+        if (g->device != CT_CPU) { ct_set_error(CT_ERR_UNSUPPORTED, "%s: gradients off the CPU are not supported yet", fn); return CT_ERR_UNSUPPORTED; }
+        if (!CT__ISFLOAT(g->dtype)) { ct_set_error(CT_ERR_DTYPE, "%s: gradient %d is %s, expected a floating point dtype", fn, i, ct_dtype_name(g->dtype)); return CT_ERR_DTYPE; }
+        dt = ng ? ct_promote_types(dt, g->dtype) : g->dtype;
+        ng++;
+    }
+    if (!ng) {   /* return torch.tensor(0.) */
+        if (total_norm) *total_norm = 0.0;
+        return CT_OK;
+    }
+    /* norms = [torch.norm(g, norm_type)] (or abs().max() for inf); total = norm of the norms (max for inf) */
+    double total = 0;
+    int first = 1, inf = norm_type == INFINITY;
+    double acc = 0;
+    for (int i = 0; i < n; i++) {
+        ct_tensor *g = params[i]->grad;
+        double v;
+        if (!g) continue;
+        if (ct__grad_norm(g, norm_type, &v)) return ct_last_error_code();
+        v = ct__round_to(v, g->dtype);
+        if (inf) {   /* torch.max: NaN wins */
+            if (first || (acc == acc && (v != v || v > acc))) acc = v;
+        } else if (norm_type == -INFINITY) {
+            if (first || (acc == acc && (v != v || v < acc))) acc = v;
+        } else if (norm_type == 0) {
+            acc += v != 0;
+        } else if (norm_type == 1) {
+            acc += fabs(v);
+        } else if (norm_type == 2) {
+            acc += v * v;
+        } else {
+            acc += pow(fabs(v), norm_type);
+        }
+        first = 0;
+    }
+    if (inf || norm_type == -INFINITY || norm_type == 0 || norm_type == 1) total = acc;
+    else if (norm_type == 2) total = sqrt(acc);
+    else total = pow(acc, 1.0 / norm_type);
+    total = ct__round_to(total, dt);
+    if (error_if_nonfinite && (total != total || total == INFINITY || total == -INFINITY)) {
+        ct_set_error(CT_ERR_NUMERIC, "%s: The total norm of order %s for gradients from `parameters` is non-finite, so it cannot "
+                     "be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+                     "`error_if_nonfinite=False`", fn, CT__PYF(norm_type));
+        return CT_ERR_NUMERIC;
+    }
+    /* clip_coef = max_norm / (total_norm + 1e-6); clamp(clip_coef, max=1.0), in total_norm's dtype */
+    double coef;
+    if (dt == CT_FLOAT64) {
+        coef = max_norm / (total + 1e-6);
+    } else {
+        float t1 = (float)ct__round_to((double)((float)total + (float)1e-6), dt);
+        coef = ct__round_to((double)((float)max_norm / t1), dt);
+    }
+    if (coef > 1.0) coef = 1.0;
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    ct_status rc = CT_OK;
+    for (int i = 0; i < n && !rc; i++)   /* g.detach().mul_(clip_coef_clamped) */
+        if (params[i]->grad && !ct_mul_scalar_(params[i]->grad, coef)) rc = ct_last_error_code();
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    if (total_norm) *total_norm = total;
+    return rc;
+}
+CTENSOR_API double ct_clip_grad_norm_(int n, ct_tensor *const *params, double max_norm, double norm_type) {
+    double t = NAN;
+    ct_clip_grad_norm_ex(n, params, max_norm, norm_type, 0, &t);
+    return t;
+}
+static int ct__module_params(ct_module *m, ct_tensor ***out, const char *fn) {
+    if (!m) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: module is NULL", fn);
+        return -1;
+    }
+    int n = ct_module_parameters(m, NULL, 0);
+    *out = CT__NEW_ARRAY(ct_tensor *, n);
+    if (!*out) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn); return -1; }
+    ct_module_parameters(m, *out, n);
+    return n;
+}
+CTENSOR_API double ct_clip_grad_norm_module_(ct_module *m, double max_norm, double norm_type) {
+    ct_tensor **ps = NULL;
+    int n = ct__module_params(m, &ps, "clip_grad_norm_");
+    if (n < 0) return NAN;
+    double t = ct_clip_grad_norm_(n, ps, max_norm, norm_type);
+    CT_FREE(ps);
+    return t;
+}
+CTENSOR_API ct_status ct_clip_grad_value_(int n, ct_tensor *const *params, double clip_value) {
+    if (n < 0 || (n > 0 && !params)) { ct_set_error(CT_ERR_ARG, "clip_grad_value_: bad parameter list"); return CT_ERR_ARG; }
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    ct_status rc = CT_OK;
+    for (int i = 0; i < n && !rc; i++) {   /* p.grad.data.clamp_(min=-clip_value, max=clip_value) */
+        if (!params[i]) {
+            if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "clip_grad_value_: parameter %d is NULL", i);
+            rc = ct_last_error_code();
+            break;
+        }
+        if (params[i]->grad && !ct_clamp_(params[i]->grad, -clip_value, clip_value)) rc = ct_last_error_code();
+    }
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    return rc;
+}
+CTENSOR_API ct_status ct_clip_grad_value_module_(ct_module *m, double clip_value) {
+    ct_tensor **ps = NULL;
+    int n = ct__module_params(m, &ps, "clip_grad_value_");
+    if (n < 0) return ct_last_error_code();
+    ct_status rc = ct_clip_grad_value_(n, ps, clip_value);
+    CT_FREE(ps);
+    return rc;
+}
 
 /* ============================================================================
    Data: IDX files, datasets, data loaders
