@@ -94,7 +94,7 @@ bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 # ---- fuzzing ----------------------------------------------------------------
 FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HEADERS) | $(BUILD)/fuzz
-	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined $< -o $@ -lm
+	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ -lm
 fuzz: deps $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
 	@for f in $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c)); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/corpus_$$f/ 2>/dev/null; \

@@ -508,6 +508,41 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape);
 CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g);
 CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g);
 /* [section: random-api] */
+/* More of torch's random functions, on the same generator and with PyTorch
+   1.13's CPU algorithms (aten/src/ATen/native/cpu/DistributionTemplates.h,
+   core/DistributionsHelper.h, core/TransformationHelper.h): with the same seed
+   they give PyTorch's numbers. In-place fills visit elements in memory order,
+   as TensorIterator does. g NULL = the default generator. Not differentiable. */
+/* torch.randint(low, high, size, dtype=dt): integers uniform in [low, high) */
+CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g);
+#define ct_randint(low, high, dt, ...) ct_randint_n(low, high, dt, CT_DIMS(__VA_ARGS__), NULL)
+CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g);
+CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g);
+CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g);
+/* Tensor.random_(): integers over the dtype's range ([0, 2^mantissa] for floats) */
+CTENSOR_API ct_tensor *ct_random_(ct_tensor *x, ct_generator *g);
+/* Tensor.random_(from, to): integers in [from, to) */
+CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, ct_generator *g);
+/* torch.bernoulli(p): 0/1 draws with probabilities p (a float tensor), dtype of p */
+CTENSOR_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g);
+/* torch.bernoulli(x, p): like x, each element 1 with probability p */
+CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator *g);
+CTENSOR_API ct_tensor *ct_bernoulli_(ct_tensor *x, const ct_tensor *p, ct_generator *g);     /* p broadcasts to x */
+CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g);
+CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g);          /* lambd 1.0 */
+/* torch.randperm(n, dtype=dt) */
+CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g);
+/* torch.multinomial(probs, num_samples, replacement): probs 1-D or 2-D (rows),
+   non-negative, not normalized; int64 indices. Bit-exact with PyTorch for
+   float32/float64 probs (float16/bfloat16 are computed in float32), except the
+   order among equal scores without replacement (zero probabilities drawn when
+   num_samples exceeds the non-zero count): here ties keep index order, while
+   PyTorch's order comes from std::nth_element. */
+CTENSOR_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, int replacement, ct_generator *g);
+/* torch.normal with tensor arguments (broadcast); the result does not require grad */
+CTENSOR_API ct_tensor *ct_normal_tensor(const ct_tensor *mean, const ct_tensor *std, ct_generator *g);
+CTENSOR_API ct_tensor *ct_normal_tensor_scalar(const ct_tensor *mean, double std, ct_generator *g);
+CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std, ct_generator *g);
 
 /* ============================================================================
    Autograd
@@ -1794,7 +1829,13 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
     X(UNIFORM_, "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
-    X(NORMAL_, "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE)
+    X(NORMAL_, "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_, "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_TENSOR_, "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
+    X(EXPONENTIAL_, "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "randperm", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(MULTINOMIAL, "multinomial", "", 1, 1, CT__OPF_NONDIFF, ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -5701,6 +5742,486 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
     return ct_normal_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
 }
 /* [section: random-impl] */
+/* ---- random extras: randint / random_, bernoulli, exponential, randperm,
+   multinomial, normal with tensor arguments ---- */
+
+/* Visits the elements of x (and of y, same shape, or NULL) in the order of
+   PyTorch's TensorIterator for an output: dims sorted by x's strides, the
+   largest outermost, size-1 dims dropped; offsets are in elements. */
+typedef struct ct__miter {
+    int nd;
+    int64_t shape[CT_MAX_DIMS], sx[CT_MAX_DIMS], sy[CT_MAX_DIMS], idx[CT_MAX_DIMS];
+    int64_t ox, oy;
+} ct__miter;
+static void ct__miter_init(ct__miter *it, const ct_tensor *x, const ct_tensor *y) {
+    int dims[CT_MAX_DIMS], nd = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != 1) dims[nd++] = d;
+    for (int i = 1; i < nd; i++) {  /* stable: ties keep their order */
+        int v = dims[i], j = i;
+        while (j > 0 && x->strides[dims[j - 1]] < x->strides[v]) { dims[j] = dims[j - 1]; j--; }
+        dims[j] = v;
+    }
+    it->nd = nd;
+    for (int k = 0; k < nd; k++) {
+        it->shape[k] = x->shape[dims[k]];
+        it->sx[k] = x->strides[dims[k]];
+        it->sy[k] = y ? y->strides[dims[k]] : 0;
+        it->idx[k] = 0;
+    }
+    it->ox = x->offset;
+    it->oy = y ? y->offset : 0;
+}
+CT__INLINE void ct__miter_next(ct__miter *it) {
+    for (int k = it->nd - 1; k >= 0; k--) {
+        it->ox += it->sx[k];
+        it->oy += it->sy[k];
+        if (++it->idx[k] < it->shape[k]) return;
+        it->ox -= it->sx[k] * it->shape[k];
+        it->oy -= it->sy[k] * it->shape[k];
+        it->idx[k] = 0;
+    }
+}
+#define CT__ELEM(t, off) ((char *)(t)->storage->data + (size_t)(off) * ct__dt[(t)->dtype].size)
+#define CT__GEN(c) ct__gen((ct_generator *)(uintptr_t)(c)->a->i[0])
+
+/* static_cast<T>(int64): floats round once from the integer */
+static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
+    switch (dt) {
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = (double)v; break;
+    case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)v); break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)v); break;
+    default: ct__store_i64(p, dt, v); break;
+    }
+}
+/* attrs: i[0] generator, mode 0: the dtype's full range (uniform_int), mode 1:
+   [i[1], i[2]) (uniform_int_from_to) */
+static int ct__k_random(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct_dtype dt = x->dtype;
+    if (!ct__dt_ok(dt) || dt >= CT_QINT8)
+        return ct__failed(CT_ERR_DTYPE, "\"random_kernel_cpu\" not implemented for '%s'", CT__DTNAME(dt));
+    ct_generator *g = CT__GEN(c);
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
+    ct__spin_lock(&g->lock);
+    if (c->a->mode == 1) {
+        int64_t from = c->a->i[1];
+        uint64_t range = (uint64_t)c->a->i[2] - (uint64_t)from;
+        int wide = (dt == CT_INT64 || dt == CT_FLOAT64 || dt == CT_FLOAT32 || dt == CT_BFLOAT16) && range >= ((uint64_t)1 << 32);
+        for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+            uint64_t r = wide ? ct_generator_random64(g) : ct__mt_next(g);
+            ct__store_int_as(CT__ELEM(x, it.ox), dt, (int64_t)(r % range + (uint64_t)from));
+        }
+    } else {
+        for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+            char *p = CT__ELEM(x, it.ox);
+            switch (dt) {
+            case CT_BOOL: *(uint8_t *)p = (uint8_t)(ct__mt_next(g) & 1u); break;
+            case CT_INT64: *(int64_t *)p = (int64_t)(ct_generator_random64(g) % ((uint64_t)INT64_MAX + 1)); break;
+            case CT_FLOAT64: *(double *)p = (double)(ct_generator_random64(g) % (((uint64_t)1 << 53) + 1)); break;
+            case CT_FLOAT32: *(float *)p = (float)(ct__mt_next(g) % ((1u << 24) + 1)); break;
+            case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)(ct__mt_next(g) % ((1u << 11) + 1))); break;
+            case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)(ct__mt_next(g) % ((1u << 8) + 1))); break;
+            case CT_INT32: *(int32_t *)p = (int32_t)(ct__mt_next(g) % ((uint32_t)INT32_MAX + 1)); break;
+            case CT_INT16: *(int16_t *)p = (int16_t)(ct__mt_next(g) % 32768u); break;
+            case CT_INT8: *(int8_t *)p = (int8_t)(ct__mt_next(g) % 128u); break;
+            default: *(uint8_t *)p = (uint8_t)(ct__mt_next(g) % 256u); break;
+            }
+        }
+    }
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* bernoulli_(p): u ~ U[0, 1) from 53 bits, element = u < p; s[0] = p */
+static int ct__k_bernoulli(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+        return ct__failed(CT_ERR_DTYPE, "\"bernoulli_scalar_cpu_\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    ct_generator *g = CT__GEN(c);
+    double p = c->a->s[0];
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it))
+        ct__store_f64(CT__ELEM(x, it.ox), x->dtype, ct__uniform01(g, 1) < p ? 1.0 : 0.0);
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* bernoulli_(p tensor, expanded to x): float64 p draws 53-bit doubles, other p
+   draw 24-bit floats compared in float (bernoulli_distribution<float>) */
+static int ct__k_bernoulli_tensor(ct__call *c) {
+    ct_tensor *x = c->in[0], *pt = c->in[1];
+    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+        return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISFLOAT(pt->dtype))
+        return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(pt->dtype));
+    ct_generator *g = CT__GEN(c);
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, pt);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+        double p = ct__load_f64(CT__ELEM(pt, it.oy), pt->dtype);
+        if (!(p >= 0 && p <= 1)) return ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%g)", p);
+    }
+    int dbl = pt->dtype == CT_FLOAT64;
+    ct__miter_init(&it, x, pt);
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+        double p = ct__load_f64(CT__ELEM(pt, it.oy), pt->dtype);
+        int hit = dbl ? ct__uniform01(g, 1) < p : (float)ct__uniform01(g, 0) < (float)p;
+        ct__store_f64(CT__ELEM(x, it.ox), x->dtype, hit ? 1.0 : 0.0);
+    }
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* exponential_(lambd): -1/lambd * log(1 - u), computed in double; s[0] = lambd */
+static int ct__k_exponential(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "\"exponential_cpu\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    ct_generator *g = CT__GEN(c);
+    double lambd = c->a->s[0];
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it))
+        ct__store_f64(CT__ELEM(x, it.ox), x->dtype, -1.0 / lambd * log(1.0 - ct__uniform01(g, 1)));
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* randperm_cpu: the identity, then swap i with i + random() % (n - i) */
+static int ct__k_randperm(ct__call *c) {
+    ct_tensor *x = c->out[0];
+    int64_t n = x->shape[0];
+    ct_generator *g = CT__GEN(c);
+    int64_t *r = CT__NEW_ARRAY(int64_t, n);
+    if (!r) return ct__failed(CT_ERR_MEMORY, "randperm: out of memory");
+    for (int64_t i = 0; i < n; i++) r[i] = i;
+    ct__spin_lock(&g->lock);
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t z = (int64_t)((uint64_t)ct__mt_next(g) % (uint64_t)(n - i));
+        int64_t t = r[i];
+        r[i] = r[z + i];
+        r[z + i] = t;
+    }
+    ct__spin_unlock(&g->lock);
+    size_t es = ct__dt[x->dtype].size;
+    for (int64_t i = 0; i < n; i++) ct__store_int_as(ct__ptr(x) + (size_t)i * es, x->dtype, r[i]);
+    CT_FREE(r);
+    return 0;
+}
+
+/* multinomial: i[0] generator, i[1] num_samples, flags replacement */
+static int ct__meta_multinomial(ct__call *c) {
+    const ct_tensor *p = c->in[0];
+    int64_t ns = c->a->i[1];
+    if (!CT__ISFLOAT(p->dtype))
+        return ct__failed(CT_ERR_DTYPE, "multinomial only supports floating-point dtypes for input, got: %s", CT__DTNAME(p->dtype));
+    if (p->ndim != 1 && p->ndim != 2) return ct__failed(CT_ERR_ARG, "multinomial: prob_dist must be 1 or 2 dim");
+    int64_t ncat = p->shape[p->ndim - 1];
+    if (ncat > ((int64_t)1 << 24)) return ct__failed(CT_ERR_ARG, "multinomial: number of categories cannot exceed 2^24");
+    if (ns <= 0) return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample <= 0 samples");
+    if (!(c->a->flags & 1) && ns > ncat)
+        return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_NEW;
+    c->oi[0].dtype = CT_INT64;
+    c->oi[0].ndim = p->ndim;
+    c->oi[0].has_strides = 0;
+    if (p->ndim == 2) c->oi[0].shape[0] = p->shape[0];
+    c->oi[0].shape[p->ndim - 1] = ns;
+    return 0;
+}
+/* NaN counts as the largest value, as in PyTorch's topk / argmax */
+CT__INLINE int ct__gt_nan(double a, double b) { return (a != a && b == b) || a > b; }
+static int ct__k_multinomial(ct__call *c) {
+    const ct_tensor *p = c->in[0];
+    ct_tensor *out = c->out[0];
+    ct_generator *g = CT__GEN(c);
+    int64_t ns = c->a->i[1], ncat = p->shape[p->ndim - 1], rows = p->ndim == 2 ? p->shape[0] : 1;
+    int64_t ps0 = p->ndim == 2 ? p->strides[0] : 0, ps1 = p->strides[p->ndim - 1];
+    int f32 = p->dtype != CT_FLOAT64;  /* float16 / bfloat16 compute in float32 */
+    int64_t *o = (int64_t *)ct__ptr(out);
+    int64_t total = rows * ncat;
+    double *v = CT__NEW_ARRAY(double, total);
+    if (!v) return ct__failed(CT_ERR_MEMORY, "multinomial: out of memory");
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < ncat; j++) v[r * ncat + j] = ct__load_f64(CT__ELEM(p, p->offset + r * ps0 + j * ps1), p->dtype);
+    int rc = 0;
+    if (!(c->a->flags & 1)) {
+        /* PyTorch's path without replacement: argmax / topk of p / q with q ~ Exponential(1)
+           drawn like empty_like(p).exponential_() */
+        for (int64_t k = 0; k < total; k++)
+            if (!(v[k] < INFINITY && v[k] >= 0)) { rc = ct__failed(CT_ERR_ARG, "multinomial: probability tensor contains either `inf`, `nan` or element < 0"); goto done; }
+        for (int64_t r = 0; r < rows; r++) {
+            int any = 0;
+            for (int64_t j = 0; j < ncat; j++) any |= v[r * ncat + j] != 0;
+            if (!any) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"); goto done; }
+        }
+        {
+            /* q in the layout empty_like(p) has: p's strides when p is dense, else contiguous */
+            int dense = 1;
+            {
+                int64_t seen = 1;
+                ct__miter it;
+                ct__miter_init(&it, p, NULL);
+                for (int k = it.nd - 1; k >= 0; k--) { if (it.sx[k] != seen) dense = 0; seen *= it.shape[k]; }
+            }
+            int64_t idx[2] = {0, 0};
+            int64_t cs[2];
+            cs[1] = 1;
+            cs[0] = ncat;
+            int64_t sw[2];
+            sw[0] = p->ndim == 2 ? p->strides[0] : 0;
+            sw[1] = ps1;
+            int swap = dense && p->ndim == 2 && rows > 1 && ncat > 1 && sw[0] < sw[1];  /* column-major probs */
+            ct__spin_lock(&g->lock);
+            for (int64_t k = 0; k < total; k++) {
+                double q = -1.0 / 1.0 * log(1.0 - ct__uniform01(g, 1));
+                int64_t at = idx[0] * cs[0] + idx[1] * cs[1];
+                if (f32) v[at] = (double)((float)v[at] / (float)q);
+                else v[at] = v[at] / q;
+                if (swap) { if (++idx[0] == rows) { idx[0] = 0; idx[1]++; } }
+                else { if (++idx[1] == ncat) { idx[1] = 0; idx[0]++; } }
+            }
+            ct__spin_unlock(&g->lock);
+        }
+        int64_t *order = CT__NEW_ARRAY(int64_t, ncat);
+        if (!order) { rc = ct__failed(CT_ERR_MEMORY, "multinomial: out of memory"); goto done; }
+        for (int64_t r = 0; r < rows; r++) {
+            const double *w = v + r * ncat;
+            /* the ns largest, in descending order; ties keep index order */
+            int64_t m = 0;
+            for (int64_t j = 0; j < ncat; j++) {
+                int64_t pos = m < ns ? m : ns;
+                while (pos > 0 && ct__gt_nan(w[j], w[order[pos - 1]])) pos--;
+                if (pos >= ns) continue;
+                int64_t last = m < ns ? m : ns - 1;
+                for (int64_t q = last; q > pos; q--) order[q] = order[q - 1];
+                order[pos] = j;
+                if (m < ns) m++;
+            }
+            for (int64_t s = 0; s < ns; s++) o[r * ns + s] = order[s];
+        }
+        CT_FREE(order);
+    } else {
+        /* multinomial_with_replacement: normalized cumulative sums in the
+           input's precision, binary search of a 53-bit uniform */
+        double *cum = CT__NEW_ARRAY(double, ncat);
+        if (!cum) { rc = ct__failed(CT_ERR_MEMORY, "multinomial: out of memory"); goto done; }
+        ct__spin_lock(&g->lock);
+        for (int64_t r = 0; r < rows && !rc; r++) {
+            double sum = 0;
+            float sumf = 0;
+            for (int64_t j = 0; j < ncat; j++) {
+                double val = v[r * ncat + j];
+                if (!(val >= 0)) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (encountering probability entry < 0)"); break; }
+                if (!isfinite(val)) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (encountering probability entry = infinity or NaN)"); break; }
+                if (f32) { sumf += (float)val; cum[j] = sumf; }
+                else { sum += val; cum[j] = sum; }
+            }
+            if (rc) break;
+            if (f32) sum = sumf;
+            if (!(sum > 0)) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"); break; }
+            for (int64_t j = 0; j < ncat; j++) cum[j] = f32 ? (double)((float)cum[j] / sumf) : cum[j] / sum;
+            for (int64_t s = 0; s < ns; s++) {
+                double u = ct__uniform01(g, 1);
+                int64_t lo = 0, hi = ncat;
+                cum[ncat - 1] = 1;
+                while (hi - lo > 0) {
+                    int64_t mid = lo + (hi - lo) / 2;
+                    if (cum[mid] < u) lo = mid + 1;
+                    else hi = mid;
+                }
+                o[r * ns + s] = lo;
+            }
+        }
+        ct__spin_unlock(&g->lock);
+        CT_FREE(cum);
+    }
+done:
+    CT_FREE(v);
+    return rc;
+}
+
+static ct__attrs ct__attrs_gen(ct_generator *g) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = (int64_t)(uintptr_t)g;
+    return a;
+}
+/* static_cast<int64_t>(static_cast<T>(v)) for a floating dtype T */
+static int64_t ct__round_via_dtype(int64_t v, ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT64: return ct__f2i64((double)v);
+    case CT_FLOAT16: return ct__f2i64(ct__h2f(ct__f2h((float)v)));
+    case CT_BFLOAT16: return ct__f2i64(ct__bf2f(ct__f2bf((float)v)));
+    default: return ct__f2i64((float)v);
+    }
+}
+/* PyTorch's check_from_to_in_range for integral dtypes: from and to - 1 must be values of the dtype */
+static int ct__random_bounds(ct_dtype dt, int64_t from, int64_t to) {
+    int64_t lo, hi;
+    const char *cname;
+    switch (dt) {
+    case CT_BOOL: lo = 0; hi = 1; cname = "bool"; break;
+    case CT_UINT8: lo = 0; hi = 255; cname = "unsigned char"; break;
+    case CT_INT8: lo = -128; hi = 127; cname = "signed char"; break;
+    case CT_INT16: lo = -32768; hi = 32767; cname = "short"; break;
+    case CT_INT32: lo = INT32_MIN; hi = INT32_MAX; cname = "int"; break;
+    case CT_FLOAT16: lo = -65504; hi = 65504; cname = "c10::Half"; break;   /* other floats hold every int64 bound */
+    default: return 0;
+    }
+    if (from < lo || from > hi) return ct__failed(CT_ERR_ARG, "random_: from is out of bounds for %s", cname);
+    if (to - 1 < lo || to - 1 > hi) return ct__failed(CT_ERR_ARG, "random_: to - 1 is out of bounds for %s", cname);
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_random_(ct_tensor *x, ct_generator *g) {
+    ct__attrs a = ct__attrs_gen(g);
+    return ct__op1(CT__OP_RANDOM_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, ct_generator *g) {
+    if (!x) { ct__null_arg("random_", 0); return NULL; }
+    if (from >= to)
+        return ct__fail(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to);
+    if (CT__ISFLOAT(x->dtype)) {
+        /* update_from / update_to: bounds the dtype cannot hold exactly move inwards */
+        int digits = x->dtype == CT_FLOAT64 ? 53 : x->dtype == CT_FLOAT32 ? 24 : x->dtype == CT_FLOAT16 ? 11 : 8;
+        int64_t f1 = ct__round_via_dtype(from + 1, x->dtype), t1 = ct__round_via_dtype(to - 1, x->dtype);
+        if (f1 < from) {
+            int64_t v = from + 1 < 0 ? -(from + 1) : from + 1;
+            int n = 0;
+            while (v >>= 1) ++n;
+            from = f1 + ((int64_t)1 << (n - digits + 1));
+        }
+        if (t1 >= to) {
+            int64_t v = to - 1 < 0 ? -(to - 1) : to - 1;
+            int n = 0;
+            while (v >>= 1) ++n;
+            to = t1 - ((int64_t)1 << (n - digits + 1));
+        }
+        if (from >= to)
+            return ct__fail(CT_ERR_ARG, "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=%lld >= to=%lld",
+                            (long long)from, (long long)to);
+    }
+    if (ct__random_bounds(x->dtype, from, to)) return NULL;
+    ct__attrs a = ct__attrs_gen(g);
+    a.mode = 1;
+    a.i[1] = from;
+    a.i[2] = to;
+    return ct__op1(CT__OP_RANDOM_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
+    if (!ct__dt_ok(dt) || dt >= CT_QINT8) return ct__fail(CT_ERR_DTYPE, "randint: dtype %s is not supported", ct_dtype_name(dt));
+    if (low >= high)
+        return ct__fail(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)low, (long long)high);
+    return ct_random_range_(ct_empty_n(dt, ndim, shape), low, high, g);
+}
+CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g) {
+    return ct_random_range_(ct_empty_like(x), low, high, g);
+}
+CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { return ct_uniform_(ct_empty_like(x), 0.0, 1.0, g); }
+CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct_empty_like(x), 0.0, 1.0, g); }
+CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g) {
+    if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    ct__attrs a = ct__attrs_gen(g);
+    a.s[0] = p;
+    return ct__op1(CT__OP_BERNOULLI_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_bernoulli_(ct_tensor *x, const ct_tensor *p, ct_generator *g) {
+    if (!x || !p) { ct__null_arg("bernoulli_", x ? 1 : 0); return NULL; }
+    ct_tensor *pe = ct_expand_n(p, x->ndim, x->shape);
+    if (!pe) return NULL;
+    ct__attrs a = ct__attrs_gen(g);
+    return ct__op2(CT__OP_BERNOULLI_TENSOR_, x, pe, &a);
+}
+CTENSOR_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g) {
+    if (p && !CT__ISFLOAT(p->dtype))
+        return ct__fail(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(p->dtype));
+    return ct_bernoulli_(ct_empty_like(p), p, g);
+}
+CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator *g) {
+    return ct_bernoulli_scalar_(ct_empty_like(x), p, g);
+}
+CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g) {
+    if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+    ct__attrs a = ct__attrs_gen(g);
+    a.s[0] = lambd;
+    return ct__op1(CT__OP_EXPONENTIAL_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
+    if (!ct__dt_ok(dt) || dt >= CT_QINT8 || dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "\"randperm\" not implemented for '%s'", CT__DTNAME(dt));
+    if (ct__check_shape("randperm", 1, &n)) return NULL;
+    if (CT__ISFLOAT(dt)) {
+        int digits = dt == CT_FLOAT64 ? 53 : dt == CT_FLOAT32 ? 24 : dt == CT_FLOAT16 ? 11 : 8;
+        if (n > ((int64_t)1 << digits) + 1)
+            return ct__fail(CT_ERR_ARG, "randperm: n cannot be greater than 2^%d+1 for %s type.", digits, ct__dt[dt].scalar_name);
+    } else if (n > 0) {
+        int64_t hi = dt == CT_UINT8 ? 255 : dt == CT_INT8 ? 127 : dt == CT_INT16 ? 32767 : dt == CT_INT32 ? INT32_MAX : INT64_MAX;
+        const char *tn = dt == CT_UINT8 ? "uint8_t" : dt == CT_INT8 ? "int8_t" : dt == CT_INT16 ? "int16_t" : "int32_t";
+        if (n - 1 > hi) return ct__fail(CT_ERR_ARG, "randperm: value cannot be converted to type %s without overflow", tn);
+    }
+    ct__attrs a = ct__attrs_gen(g);
+    a.nv = 1;
+    a.v[0] = n;
+    a.dtype = dt;
+    return ct__call1(CT__OP_RANDPERM, 0, NULL, &a);
+}
+CTENSOR_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, int replacement, ct_generator *g) {
+    ct__attrs a = ct__attrs_gen(g);
+    a.i[1] = num_samples;
+    a.flags = replacement ? 1 : 0;
+    return ct__op1(CT__OP_MULTINOMIAL, probs, &a);
+}
+/* torch.normal(Tensor mean, Tensor std) (normal_out_impl): the output (shape of
+   the broadcast, dtype of mean) is filled with normal_(0, 1), then
+   output.mul_(std).add_(mean); the other forms likewise */
+static ct_tensor *ct__normal_t(const ct_tensor *mean, double mean_s, const ct_tensor *std, double std_s, ct_generator *g) {
+    const char *op = "normal";
+    const ct_tensor *ref = mean ? mean : std;
+    if (std) {
+        if (!CT__ISFLOAT(std->dtype) && std->dtype != CT_BOOL && !CT__ISINT(std->dtype))
+            return ct__fail(CT_ERR_DTYPE, "normal expects std to be a real tensor");
+        ct_tensor *neg = ct_lt_scalar(std, 0.0);
+        if (!neg) return NULL;
+        int any = ct_item(ct_sum(neg)) != 0;
+        if (any) return ct__fail(CT_ERR_ARG, "normal expects all elements of std >= 0.0");
+    } else if (!(std_s >= 0)) {
+        return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std_s);
+    }
+    int nd = ref->ndim;
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) shape[d] = ref->shape[d];
+    if (mean && std) {
+        ct_tensor *in[2];
+        in[0] = (ct_tensor *)mean;
+        in[1] = (ct_tensor *)std;
+        if (ct__broadcast(op, 2, in, &nd, shape)) return NULL;
+    }
+    ct_tensor *out = ct_empty_n(ref->dtype, nd, shape);
+    int prev = ct_set_grad_enabled(0);
+    if (mean && std) out = ct_add_(ct_mul_(ct_normal_(out, 0.0, 1.0, g), std), mean);
+    else if (mean) out = ct_add_(ct_normal_(out, 0.0, std_s, g), mean);
+    else out = ct_add_scalar_(ct_mul_(ct_normal_(out, 0.0, 1.0, g), std), mean_s);
+    ct_set_grad_enabled(prev);
+    return out;
+}
+CTENSOR_API ct_tensor *ct_normal_tensor(const ct_tensor *mean, const ct_tensor *std, ct_generator *g) {
+    if (!mean || !std) { ct__null_arg("normal", mean ? 1 : 0); return NULL; }
+    return ct__normal_t(mean, 0, std, 0, g);
+}
+CTENSOR_API ct_tensor *ct_normal_tensor_scalar(const ct_tensor *mean, double std, ct_generator *g) {
+    if (!mean) { ct__null_arg("normal", 0); return NULL; }
+    return ct__normal_t(mean, 0, NULL, std, g);
+}
+CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std, ct_generator *g) {
+    if (!std) { ct__null_arg("normal", 1); return NULL; }
+    return ct__normal_t(NULL, mean, std, 0, g);
+}
 
 /* ============================================================================
    Backward rules (PyTorch: tools/autograd/derivatives.yaml), written with
