@@ -6269,22 +6269,17 @@ static int ct__k_multinomial(ct__call *c) {
                 ct__miter_init(&it, p, NULL);
                 for (int k = it.nd - 1; k >= 0; k--) { if (it.sx[k] != seen) dense = 0; seen *= it.shape[k]; }
             }
-            int64_t idx[2] = {0, 0};
-            int64_t cs[2];
-            cs[1] = 1;
-            cs[0] = ncat;
-            int64_t sw[2];
-            sw[0] = p->ndim == 2 ? p->strides[0] : 0;
-            sw[1] = ps1;
-            int swap = dense && p->ndim == 2 && rows > 1 && ncat > 1 && sw[0] < sw[1];  /* column-major probs */
+            /* a dense column-major (transposed) p is filled column by column */
+            int colmajor = dense && p->ndim == 2 && rows > 1 && ncat > 1 && p->strides[0] < ps1;
+            int64_t r = 0, j = 0;
             ct__spin_lock(&g->lock);
             for (int64_t k = 0; k < total; k++) {
                 double q = -1.0 / 1.0 * log(1.0 - ct__uniform01(g, 1));
-                int64_t at = idx[0] * cs[0] + idx[1] * cs[1];
+                int64_t at = r * ncat + j;
                 if (f32) v[at] = (double)((float)v[at] / (float)q);
                 else v[at] = v[at] / q;
-                if (swap) { if (++idx[0] == rows) { idx[0] = 0; idx[1]++; } }
-                else { if (++idx[1] == ncat) { idx[1] = 0; idx[0]++; } }
+                if (colmajor) { if (++r == rows) { r = 0; j++; } }
+                else if (++j == ncat) { j = 0; r++; }
             }
             ct__spin_unlock(&g->lock);
         }

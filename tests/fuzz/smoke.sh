@@ -23,9 +23,10 @@ for src in tests/fuzz/*.c; do
     fail=$((fail + 1)); echo "FAIL $name (build)"; tail -20 "$B/$name.build.log"; continue
   fi
   rm -rf "$B/smoke_$name"; mkdir -p "$B/smoke_$name"
+  dict=""; [ -f "tests/fuzz/$name.dict" ] && dict="-dict=tests/fuzz/$name.dict"
   # new inputs go to the first (scratch) folder; the seed corpus is read only
   if ASAN_OPTIONS=detect_leaks=1 "$B/$name" -runs="$RUNS" -seed=1 -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
-       "$B/smoke_$name" "tests/fuzz/corpus/$name" > "$B/$name.smoke.log" 2>&1; then
+       $dict "$B/smoke_$name" "tests/fuzz/corpus/$name" > "$B/$name.smoke.log" 2>&1; then
     pass=$((pass + 1)); echo "ok   $name ($RUNS runs)"
   else
     fail=$((fail + 1)); echo "FAIL $name"; tail -40 "$B/$name.smoke.log"
