@@ -69,8 +69,8 @@ def main():
     put("safetensors", "unaligned.st", st({"a": {"dtype": "I8", "shape": [3], "data_offsets": [0, 3]},
                                            "b": {"dtype": "F64", "shape": [1], "data_offsets": [3, 11]}}, z[:11], pad=False))
     put("safetensors", "scalar.st", st({"s": {"dtype": "F64", "shape": [], "data_offsets": [0, 8]}}, z[:8]))
-    put("safetensors", "escapes.st", struct.pack("<Q", 72) +
-        b'{"\\u00e9\\ud83d\\ude00\\/\\n":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}'.ljust(72) + b"\x01\x02")
+    h = b'{"\\u00e9\\ud83d\\ude00\\/\\n":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}'
+    put("safetensors", "escapes.st", struct.pack("<Q", len(h)) + h + b"\x01\x02")
     put("safetensors", "gap.st", st({"a": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}}, z[:2]))
     put("safetensors", "overlap.st", st({"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
                                          "b": {"dtype": "U8", "shape": [2], "data_offsets": [1, 3]}}, z[:3]))
