@@ -7390,9 +7390,12 @@ CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char 
         return ct__fail(CT_ERR_FORMAT, "load_npy: header has no '%s' (%s)", !(seen & 1) ? "descr" : !(seen & 2) ? "fortran_order" : "shape", name);
     {
         uint64_t nz = 1;  /* the product of the non-zero dims must fit (ct__check_shape's bound) */
-        for (int d = 0; d < nd; d++)
-            if (shape[d] && (nz *= (uint64_t)shape[d]) > ((uint64_t)1 << 46))
+        for (int d = 0; d < nd; d++) {
+            if (!shape[d]) continue;
+            if (nz > ((uint64_t)1 << 46) / (uint64_t)shape[d])
                 return ct__fail(CT_ERR_FORMAT, "load_npy: shape %s is too large (%s)", ct__fmt_shape(nd, shape).s, name);
+            nz *= (uint64_t)shape[d];
+        }
     }
     int64_t numel = ct__shape_numel(nd, shape);
     size_t es = ct__dt[dt].size, doff = hoff + hlen;

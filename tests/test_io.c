@@ -134,6 +134,9 @@ TEST(test_npy_corrupt) {
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", 24, "dimension too large"},
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1)}", 24, "more than 8 dimensions"},
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (65536, 65536, 65536)}", 24, "too large"},
+        /* found by the fuzzer: an empty array whose other dims multiply past 64 bits */
+        {1, "{'descr': '|b1', 'fortran_order': True, 'shape': (1, 70368744177664, 0, 70368744177664)}", 0,
+         "load_npy: shape [1, 70368744177664, 0, 70368744177664] is too large (bad.npy)"},
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (6,)} x", 24, "unexpected data after the header"},
         {1, "['descr']", 24, "header is not a dict"},
         {1, "{'descr: '<f4'}", 24, "unexpected key 'descr: '"},
@@ -504,6 +507,7 @@ TEST(test_st_corrupt_layout) {
     ST_BAD("{\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,0]}}", z, 0, "is too large (its size overflows)");
     ST_BAD("{\"a\":{\"dtype\":\"F64\",\"shape\":[2305843009213693952],\"data_offsets\":[0,0]}}", z, 0, "is too large (its size overflows)");
     ST_BAD("{\"a\":{\"dtype\":\"I8\",\"shape\":[4611686018427387904,0,4611686018427387904],\"data_offsets\":[0,0]}}", z, 0, "is too large");
+    ST_BAD("{\"a\":{\"dtype\":\"I8\",\"shape\":[1,70368744177664,0,70368744177664],\"data_offsets\":[0,0]}}", z, 0, "is too large");
     /* valid edge files load */
     const char *ok[] = {"{}", "{\"__metadata__\":{}}", "{\"e\":{\"dtype\":\"F32\",\"shape\":[0,5],\"data_offsets\":[0,0]}}",
                         "{ \"a\" : { \"shape\" : [ ] , \"data_offsets\" : [ 0 , 1 ] , \"dtype\" : \"U8\" } }",
