@@ -5927,6 +5927,43 @@ CT__INLINE double ct__uniform01(ct_generator *g, int dbl) {
     }
     return (double)(ct__mt_next(g) & ((1u << 24) - 1)) * (1.0 / 16777216.0);
 }
+/* Visits the elements of x (and of y, same shape, or NULL) in the order of
+   PyTorch's TensorIterator for an output: dims sorted by x's strides, the
+   largest outermost, size-1 dims dropped; offsets are in elements. */
+typedef struct ct__miter {
+    int nd;
+    int64_t shape[CT_MAX_DIMS], sx[CT_MAX_DIMS], sy[CT_MAX_DIMS], idx[CT_MAX_DIMS];
+    int64_t ox, oy;
+} ct__miter;
+static void ct__miter_init(ct__miter *it, const ct_tensor *x, const ct_tensor *y) {
+    int dims[CT_MAX_DIMS], nd = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != 1) dims[nd++] = d;
+    for (int i = 1; i < nd; i++) {  /* stable: ties keep their order */
+        int v = dims[i], j = i;
+        while (j > 0 && x->strides[dims[j - 1]] < x->strides[v]) { dims[j] = dims[j - 1]; j--; }
+        dims[j] = v;
+    }
+    it->nd = nd;
+    for (int k = 0; k < nd; k++) {
+        it->shape[k] = x->shape[dims[k]];
+        it->sx[k] = x->strides[dims[k]];
+        it->sy[k] = y ? y->strides[dims[k]] : 0;
+        it->idx[k] = 0;
+    }
+    it->ox = x->offset;
+    it->oy = y ? y->offset : 0;
+}
+CT__INLINE void ct__miter_next(ct__miter *it) {
+    for (int k = it->nd - 1; k >= 0; k--) {
+        it->ox += it->sx[k];
+        it->oy += it->sy[k];
+        if (++it->idx[k] < it->shape[k]) return;
+        it->ox -= it->sx[k] * it->shape[k];
+        it->oy -= it->sy[k] * it->shape[k];
+        it->idx[k] = 0;
+    }
+}
 /* attrs: s[0] from/mean, s[1] to/std; ptr to generator in i[0] (0 = default) */
 static int ct__k_uniform(ct__call *c) {
     ct_tensor *x = c->in[0];
@@ -5934,15 +5971,14 @@ static int ct__k_uniform(ct__call *c) {
     ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
     double from = c->a->s[0], to = c->a->s[1];
     int dbl = x->dtype == CT_FLOAT64;
-    int64_t n = ct_numel(x), idx[CT_MAX_DIMS] = {0};
+    int64_t n = ct_numel(x);
     size_t es = ct__dt[x->dtype].size;
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
     ct__spin_lock(&g->lock);
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = x->offset;
-        for (int d = 0; d < x->ndim; d++) off += idx[d] * x->strides[d];
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
         double u = ct__uniform01(g, dbl);
-        ct__store_f64((char *)x->storage->data + (size_t)off * es, x->dtype, u * (to - from) + from);
-        for (int d = x->ndim - 1; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+        ct__store_f64((char *)x->storage->data + (size_t)it.ox * es, x->dtype, u * (to - from) + from);
     }
     ct__spin_unlock(&g->lock);
     return 0;
@@ -5994,9 +6030,10 @@ static int ct__k_normal(ct__call *c) {
         }
     } else {
         /* element by element: normal_distribution<double> (Box-Muller, caching the second value) */
-        int64_t idx[CT_MAX_DIMS] = {0};
         size_t es = ct__dt[x->dtype].size;
-        for (int64_t k = 0; k < n; k++) {
+        ct__miter it;
+        ct__miter_init(&it, x, NULL);
+        for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
             double v;
             if (g->has_next_double_normal) {
                 v = g->next_double_normal;
@@ -6008,10 +6045,7 @@ static int ct__k_normal(ct__call *c) {
                 g->has_next_double_normal = 1;
                 v = r * cos(theta);
             }
-            int64_t off = x->offset;
-            for (int d = 0; d < x->ndim; d++) off += idx[d] * x->strides[d];
-            ct__store_f64((char *)x->storage->data + (size_t)off * es, x->dtype, v * std + mean);
-            for (int d = x->ndim - 1; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+            ct__store_f64((char *)x->storage->data + (size_t)it.ox * es, x->dtype, v * std + mean);
         }
     }
     ct__spin_unlock(&g->lock);
@@ -6043,43 +6077,6 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
 /* ---- random extras: randint / random_, bernoulli, exponential, randperm,
    multinomial, normal with tensor arguments ---- */
 
-/* Visits the elements of x (and of y, same shape, or NULL) in the order of
-   PyTorch's TensorIterator for an output: dims sorted by x's strides, the
-   largest outermost, size-1 dims dropped; offsets are in elements. */
-typedef struct ct__miter {
-    int nd;
-    int64_t shape[CT_MAX_DIMS], sx[CT_MAX_DIMS], sy[CT_MAX_DIMS], idx[CT_MAX_DIMS];
-    int64_t ox, oy;
-} ct__miter;
-static void ct__miter_init(ct__miter *it, const ct_tensor *x, const ct_tensor *y) {
-    int dims[CT_MAX_DIMS], nd = 0;
-    for (int d = 0; d < x->ndim; d++)
-        if (x->shape[d] != 1) dims[nd++] = d;
-    for (int i = 1; i < nd; i++) {  /* stable: ties keep their order */
-        int v = dims[i], j = i;
-        while (j > 0 && x->strides[dims[j - 1]] < x->strides[v]) { dims[j] = dims[j - 1]; j--; }
-        dims[j] = v;
-    }
-    it->nd = nd;
-    for (int k = 0; k < nd; k++) {
-        it->shape[k] = x->shape[dims[k]];
-        it->sx[k] = x->strides[dims[k]];
-        it->sy[k] = y ? y->strides[dims[k]] : 0;
-        it->idx[k] = 0;
-    }
-    it->ox = x->offset;
-    it->oy = y ? y->offset : 0;
-}
-CT__INLINE void ct__miter_next(ct__miter *it) {
-    for (int k = it->nd - 1; k >= 0; k--) {
-        it->ox += it->sx[k];
-        it->oy += it->sy[k];
-        if (++it->idx[k] < it->shape[k]) return;
-        it->ox -= it->sx[k] * it->shape[k];
-        it->oy -= it->sy[k] * it->shape[k];
-        it->idx[k] = 0;
-    }
-}
 #define CT__ELEM(t, off) ((char *)(t)->storage->data + (size_t)(off) * ct__dt[(t)->dtype].size)
 #define CT__GEN(c) ct__gen((ct_generator *)(uintptr_t)(c)->a->i[0])
 
@@ -6262,13 +6259,7 @@ static int ct__k_multinomial(ct__call *c) {
         }
         {
             /* q in the layout empty_like(p) has: p's strides when p is dense, else contiguous */
-            int dense = 1;
-            {
-                int64_t seen = 1;
-                ct__miter it;
-                ct__miter_init(&it, p, NULL);
-                for (int k = it.nd - 1; k >= 0; k--) { if (it.sx[k] != seen) dense = 0; seen *= it.shape[k]; }
-            }
+            int dense = ct__is_dense(p);
             /* a dense column-major (transposed) p is filled column by column */
             int colmajor = dense && p->ndim == 2 && rows > 1 && ncat > 1 && p->strides[0] < ps1;
             int64_t r = 0, j = 0;
@@ -6341,6 +6332,19 @@ done:
     return rc;
 }
 
+/* empty_like(x) with PyTorch's preserve_format: a dense non-contiguous x (a
+   transposed tensor) lends its stride order, so fills follow the same memory order */
+static ct_tensor *ct__empty_like_layout(const ct_tensor *x) {
+    if (!x) { ct__null_arg("empty_like", 0); return NULL; }
+    ct__outinfo o;
+    o.ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o.shape[d] = x->shape[d];
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    ct__layout_like(&o, 1, in);
+    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, o.has_strides ? o.strides : NULL, CT_CPU);
+    return y ? ct__own(y) : NULL;
+}
 static ct__attrs ct__attrs_gen(ct_generator *g) {
     ct__attrs a;
     ct__attrs_init(&a);
@@ -6415,10 +6419,10 @@ CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int 
     return ct_random_range_(ct_empty_n(dt, ndim, shape), low, high, g);
 }
 CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g) {
-    return ct_random_range_(ct_empty_like(x), low, high, g);
+    return ct_random_range_(ct__empty_like_layout(x), low, high, g);
 }
-CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { return ct_uniform_(ct_empty_like(x), 0.0, 1.0, g); }
-CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct_empty_like(x), 0.0, 1.0, g); }
+CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { return ct_uniform_(ct__empty_like_layout(x), 0.0, 1.0, g); }
+CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct__empty_like_layout(x), 0.0, 1.0, g); }
 CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g) {
     if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
     ct__attrs a = ct__attrs_gen(g);
@@ -6435,10 +6439,10 @@ CTENSOR_API ct_tensor *ct_bernoulli_(ct_tensor *x, const ct_tensor *p, ct_genera
 CTENSOR_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g) {
     if (p && !CT__ISFLOAT(p->dtype))
         return ct__fail(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(p->dtype));
-    return ct_bernoulli_(ct_empty_like(p), p, g);
+    return ct_bernoulli_(ct_empty_like(p), p, g);  /* LEGACY_CONTIGUOUS_MEMORY_FORMAT */
 }
 CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator *g) {
-    return ct_bernoulli_scalar_(ct_empty_like(x), p, g);
+    return ct_bernoulli_scalar_(ct_empty_like(x), p, g);  /* LEGACY_CONTIGUOUS_MEMORY_FORMAT */
 }
 CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g) {
     if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);

@@ -62,6 +62,21 @@ TEST(test_random_determinism_and_layout) {
     ct_tensor *t = ct_empty(CT_INT64, 6, 4);
     ct_random_range_(ct_t(t), 0, 1000, NULL);
     CHECK(!memcmp(ct_data_ptr(t), ct_data_ptr(a), 24 * sizeof(int64_t)));
+    /* so do uniform_ and normal_ (element path: a non-contiguous target), as in PyTorch */
+    ct_manual_seed(7);
+    ct_tensor *u = ct_rand(CT_FLOAT64, 24);
+    ct_manual_seed(7);
+    ct_tensor *ut = ct_empty(CT_FLOAT64, 6, 4);
+    ct_uniform_(ct_t(ut), 0.0, 1.0, NULL);
+    CHECK(!memcmp(ct_data_ptr(ut), ct_data_ptr(u), 24 * sizeof(double)));
+    ct_manual_seed(7);
+    ct_tensor *nb = ct_empty(CT_FLOAT64, 12, 2);
+    ct_normal_(ct_slice(ct_view(nb, 24), 0, 0, 24, 2), 0.0, 1.0, NULL);   /* stride 2: the element path */
+    ct_manual_seed(7);
+    ct_tensor *nt = ct_empty(CT_FLOAT64, 4, 3);
+    ct_normal_(ct_t(nt), 0.0, 1.0, NULL);
+    ct_tensor *nbe = ct_contiguous(ct_slice(ct_view(nb, 24), 0, 0, 24, 2));
+    CHECK(nbe && !memcmp(ct_data_ptr(nt), ct_data_ptr(nbe), 12 * sizeof(double)));
 }
 TEST(test_randperm) {
     ct_manual_seed(0);

@@ -162,6 +162,16 @@ def generate(w):
             tol = dict(rtol=1e-6, atol=1e-7) if dt == torch.float32 else dict(rtol=1e-12, atol=1e-14)
             case(w, "rand_like_%s_%d" % (k, n), "torch.rand_like", lambda g, x: torch.rand_like(x), [x], {}, seed=71, tol=tol)
             case(w, "randn_like_%s_%d" % (k, n), "torch.randn_like", lambda g, x: torch.randn_like(x), [x], {}, seed=72, tol=tol)
+    # a transposed input: the result takes its stride order and is filled in memory order
+    tol = dict(rtol=1e-12, atol=1e-14)
+    case(w, "rand_like_permuted", "torch.rand_like", lambda g, x: torch.rand_like(x), [torch.zeros(3, 5, dtype=torch.float64)], {},
+         seed=75, permute=[[1, 0]], tol=tol)
+    case(w, "randn_like_permuted", "torch.randn_like", lambda g, x: torch.randn_like(x), [torch.zeros(4, 6, dtype=torch.float64)], {},
+         seed=76, permute=[[1, 0]], tol=tol)
+    case(w, "randint_like_permuted", "torch.randint_like", lambda g, x: torch.randint_like(x, 0, 50), [torch.zeros(2, 3, 4, dtype=torch.int64)],
+         {"low": 0, "high": 50}, seed=77, permute=[[2, 0, 1]])
+    case(w, "bernoulli_scalar_permuted", "torch.bernoulli", lambda g, x: torch.bernoulli(x, 0.4, generator=g), [torch.zeros(3, 7)],
+         {"p": 0.4}, seed=78, permute=[[1, 0]])
     case(w, "randint_like_i32", "torch.randint_like", lambda g, x: torch.randint_like(x, -4, 9), [torch.zeros(3, 4, dtype=torch.int32)],
          {"low": -4, "high": 9}, seed=73)
     case(w, "randint_like_f64", "torch.randint_like", lambda g, x: torch.randint_like(x, 100), [torch.zeros(6, dtype=torch.float64)],
