@@ -101,12 +101,13 @@ bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 # ---- fuzzing ----------------------------------------------------------------
 FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HEADERS) | $(BUILD)/fuzz
-	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined $< -o $@ -lm
+	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ -lm
 fuzz: deps $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
 	@for f in $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c)); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/corpus_$$f/ 2>/dev/null; \
 	  echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
-	  ./$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $(BUILD)/fuzz/corpus_$$f >/dev/null 2>$(BUILD)/fuzz/$$f.log \
+	  dict=""; [ -f tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
+	  ./$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$dict $(BUILD)/fuzz/corpus_$$f >/dev/null 2>$(BUILD)/fuzz/$$f.log \
 	    || { tail -40 $(BUILD)/fuzz/$$f.log; exit 1; }; done; echo "fuzz: no crashes"
 
 clean:

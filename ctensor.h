@@ -512,6 +512,41 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape);
 CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g);
 CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g);
 /* [section: random-api] */
+/* More of torch's random functions, on the same generator and with PyTorch
+   1.13's CPU algorithms (aten/src/ATen/native/cpu/DistributionTemplates.h,
+   core/DistributionsHelper.h, core/TransformationHelper.h): with the same seed
+   they give PyTorch's numbers. In-place fills visit elements in memory order,
+   as TensorIterator does. g NULL = the default generator. Not differentiable. */
+/* torch.randint(low, high, size, dtype=dt): integers uniform in [low, high) */
+CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g);
+#define ct_randint(low, high, dt, ...) ct_randint_n(low, high, dt, CT_DIMS(__VA_ARGS__), NULL)
+CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g);
+CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g);
+CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g);
+/* Tensor.random_(): integers over the dtype's range ([0, 2^mantissa] for floats) */
+CTENSOR_API ct_tensor *ct_random_(ct_tensor *x, ct_generator *g);
+/* Tensor.random_(from, to): integers in [from, to) */
+CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, ct_generator *g);
+/* torch.bernoulli(p): 0/1 draws with probabilities p (a float tensor), dtype of p */
+CTENSOR_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g);
+/* torch.bernoulli(x, p): like x, each element 1 with probability p */
+CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator *g);
+CTENSOR_API ct_tensor *ct_bernoulli_(ct_tensor *x, const ct_tensor *p, ct_generator *g);     /* p broadcasts to x */
+CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g);
+CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g);          /* lambd 1.0 */
+/* torch.randperm(n, dtype=dt) */
+CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g);
+/* torch.multinomial(probs, num_samples, replacement): probs 1-D or 2-D (rows),
+   non-negative, not normalized; int64 indices. Bit-exact with PyTorch for
+   float32/float64 probs (float16/bfloat16 are computed in float32), except the
+   order among equal scores without replacement (zero probabilities drawn when
+   num_samples exceeds the non-zero count): here ties keep index order, while
+   PyTorch's order comes from std::nth_element. */
+CTENSOR_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, int replacement, ct_generator *g);
+/* torch.normal with tensor arguments (broadcast); the result does not require grad */
+CTENSOR_API ct_tensor *ct_normal_tensor(const ct_tensor *mean, const ct_tensor *std, ct_generator *g);
+CTENSOR_API ct_tensor *ct_normal_tensor_scalar(const ct_tensor *mean, double std, ct_generator *g);
+CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std, ct_generator *g);
 
 /* ============================================================================
    Autograd
@@ -947,6 +982,39 @@ CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t);        
 
 /* safetensors */
 /* [section: safetensors-api] */
+/* safetensors (Hugging Face's format, as safetensors.torch reads and writes it):
+   8-byte little-endian header length N, N bytes of JSON
+   {"__metadata__": {"k": "v"}, "name": {"dtype": "F32", "shape": [2, 3],
+   "data_offsets": [begin, end]}, ...}, then the data buffer, which the tensors
+   must cover exactly. dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL.
+   A loaded file is an opaque handle; ct_safetensors_get returns a tensor (in the
+   current scope) that views the handle's buffer without a copy when the data is
+   aligned: the buffer is reference-counted, so tensors stay valid after
+   ct_safetensors_free. Two gets of one name share memory (ct_clone for a copy).
+   Every length, offset, shape and string is validated before use; a bad file
+   gives NULL with CT_ERR_FORMAT and a message naming the file. */
+typedef struct ct_safetensors ct_safetensors;
+CTENSOR_API ct_safetensors *ct_safetensors_load_mem(const void *data, size_t len, const char *name);  /* copies data */
+CTENSOR_API void ct_safetensors_free(ct_safetensors *st);                        /* NULL is fine */
+CTENSOR_API int ct_safetensors_count(const ct_safetensors *st);                  /* tensors; -1 for NULL */
+CTENSOR_API const char *ct_safetensors_name(const ct_safetensors *st, int i);    /* sorted by name; NULL if out of range */
+/* dtype and shape of tensor i without materializing it; returns 0, or -1 with an error */
+CTENSOR_API int ct_safetensors_info(const ct_safetensors *st, int i, ct_dtype *dtype, int *ndim, int64_t *shape);
+CTENSOR_API ct_tensor *ct_safetensors_get(ct_safetensors *st, const char *name);
+CTENSOR_API int ct_safetensors_metadata_count(const ct_safetensors *st);
+CTENSOR_API const char *ct_safetensors_metadata_key(const ct_safetensors *st, int i);  /* sorted */
+CTENSOR_API const char *ct_safetensors_metadata(const ct_safetensors *st, const char *key);  /* NULL if absent */
+/* Writes n named tensors (any layout; CPU) and nmeta metadata pairs, as
+   safetensors' reference writer does: tensors ordered by dtype alignment then
+   name, header padded with spaces to a multiple of 8. *data is CT_MALLOC'd. */
+CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, const ct_tensor *const *tensors,
+                                              int nmeta, const char *const *meta_keys, const char *const *meta_values,
+                                              void **data, size_t *len);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_safetensors *ct_safetensors_load(const char *path);
+CTENSOR_API ct_status ct_save_safetensors_n(const char *path, int n, const char *const *names, const ct_tensor *const *tensors,
+                                            int nmeta, const char *const *meta_keys, const char *const *meta_values);
+#endif
 
 /* ============================================================================
    Printing
@@ -2186,7 +2254,13 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
     X(UNIFORM_, "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
-    X(NORMAL_, "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE)
+    X(NORMAL_, "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_, "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_TENSOR_, "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
+    X(EXPONENTIAL_, "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "randperm", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(MULTINOMIAL, "multinomial", "", 1, 1, CT__OPF_NONDIFF, ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -6581,6 +6655,43 @@ CT__INLINE double ct__uniform01(ct_generator *g, int dbl) {
     }
     return (double)(ct__mt_next(g) & ((1u << 24) - 1)) * (1.0 / 16777216.0);
 }
+/* Visits the elements of x (and of y, same shape, or NULL) in the order of
+   PyTorch's TensorIterator for an output: dims sorted by x's strides, the
+   largest outermost, size-1 dims dropped; offsets are in elements. */
+typedef struct ct__miter {
+    int nd;
+    int64_t shape[CT_MAX_DIMS], sx[CT_MAX_DIMS], sy[CT_MAX_DIMS], idx[CT_MAX_DIMS];
+    int64_t ox, oy;
+} ct__miter;
+static void ct__miter_init(ct__miter *it, const ct_tensor *x, const ct_tensor *y) {
+    int dims[CT_MAX_DIMS], nd = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (x->shape[d] != 1) dims[nd++] = d;
+    for (int i = 1; i < nd; i++) {  /* stable: ties keep their order */
+        int v = dims[i], j = i;
+        while (j > 0 && x->strides[dims[j - 1]] < x->strides[v]) { dims[j] = dims[j - 1]; j--; }
+        dims[j] = v;
+    }
+    it->nd = nd;
+    for (int k = 0; k < nd; k++) {
+        it->shape[k] = x->shape[dims[k]];
+        it->sx[k] = x->strides[dims[k]];
+        it->sy[k] = y ? y->strides[dims[k]] : 0;
+        it->idx[k] = 0;
+    }
+    it->ox = x->offset;
+    it->oy = y ? y->offset : 0;
+}
+CT__INLINE void ct__miter_next(ct__miter *it) {
+    for (int k = it->nd - 1; k >= 0; k--) {
+        it->ox += it->sx[k];
+        it->oy += it->sy[k];
+        if (++it->idx[k] < it->shape[k]) return;
+        it->ox -= it->sx[k] * it->shape[k];
+        it->oy -= it->sy[k] * it->shape[k];
+        it->idx[k] = 0;
+    }
+}
 /* attrs: s[0] from/mean, s[1] to/std; ptr to generator in i[0] (0 = default) */
 static int ct__k_uniform(ct__call *c) {
     ct_tensor *x = c->in[0];
@@ -6588,15 +6699,14 @@ static int ct__k_uniform(ct__call *c) {
     ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
     double from = c->a->s[0], to = c->a->s[1];
     int dbl = x->dtype == CT_FLOAT64;
-    int64_t n = ct_numel(x), idx[CT_MAX_DIMS] = {0};
+    int64_t n = ct_numel(x);
     size_t es = ct__dt[x->dtype].size;
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
     ct__spin_lock(&g->lock);
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = x->offset;
-        for (int d = 0; d < x->ndim; d++) off += idx[d] * x->strides[d];
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
         double u = ct__uniform01(g, dbl);
-        ct__store_f64((char *)x->storage->data + (size_t)off * es, x->dtype, u * (to - from) + from);
-        for (int d = x->ndim - 1; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+        ct__store_f64((char *)x->storage->data + (size_t)it.ox * es, x->dtype, u * (to - from) + from);
     }
     ct__spin_unlock(&g->lock);
     return 0;
@@ -6648,9 +6758,10 @@ static int ct__k_normal(ct__call *c) {
         }
     } else {
         /* element by element: normal_distribution<double> (Box-Muller, caching the second value) */
-        int64_t idx[CT_MAX_DIMS] = {0};
         size_t es = ct__dt[x->dtype].size;
-        for (int64_t k = 0; k < n; k++) {
+        ct__miter it;
+        ct__miter_init(&it, x, NULL);
+        for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
             double v;
             if (g->has_next_double_normal) {
                 v = g->next_double_normal;
@@ -6662,10 +6773,7 @@ static int ct__k_normal(ct__call *c) {
                 g->has_next_double_normal = 1;
                 v = r * cos(theta);
             }
-            int64_t off = x->offset;
-            for (int d = 0; d < x->ndim; d++) off += idx[d] * x->strides[d];
-            ct__store_f64((char *)x->storage->data + (size_t)off * es, x->dtype, v * std + mean);
-            for (int d = x->ndim - 1; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+            ct__store_f64((char *)x->storage->data + (size_t)it.ox * es, x->dtype, v * std + mean);
         }
     }
     ct__spin_unlock(&g->lock);
@@ -6694,6 +6802,451 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
     return ct_normal_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
 }
 /* [section: random-impl] */
+/* ---- random extras: randint / random_, bernoulli, exponential, randperm,
+   multinomial, normal with tensor arguments ---- */
+
+#define CT__ELEM(t, off) ((char *)(t)->storage->data + (size_t)(off) * ct__dt[(t)->dtype].size)
+#define CT__GEN(c) ct__gen((ct_generator *)(uintptr_t)(c)->a->i[0])
+
+/* static_cast<T>(int64): floats round once from the integer */
+static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
+    switch (dt) {
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = (double)v; break;
+    case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)v); break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)v); break;
+    default: ct__store_i64(p, dt, v); break;
+    }
+}
+/* attrs: i[0] generator, mode 0: the dtype's full range (uniform_int), mode 1:
+   [i[1], i[2]) (uniform_int_from_to) */
+static int ct__k_random(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct_dtype dt = x->dtype;
+    if (!ct__dt_ok(dt) || dt >= CT_QINT8)
+        return ct__failed(CT_ERR_DTYPE, "\"random_kernel_cpu\" not implemented for '%s'", CT__DTNAME(dt));
+    ct_generator *g = CT__GEN(c);
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
+    ct__spin_lock(&g->lock);
+    if (c->a->mode == 1) {
+        int64_t from = c->a->i[1];
+        uint64_t range = (uint64_t)c->a->i[2] - (uint64_t)from;
+        int wide = (dt == CT_INT64 || dt == CT_FLOAT64 || dt == CT_FLOAT32 || dt == CT_BFLOAT16) && range >= ((uint64_t)1 << 32);
+        for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+            uint64_t r = wide ? ct_generator_random64(g) : ct__mt_next(g);
+            ct__store_int_as(CT__ELEM(x, it.ox), dt, (int64_t)(r % range + (uint64_t)from));
+        }
+    } else {
+        for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+            char *p = CT__ELEM(x, it.ox);
+            switch (dt) {
+            case CT_BOOL: *(uint8_t *)p = (uint8_t)(ct__mt_next(g) & 1u); break;
+            case CT_INT64: *(int64_t *)p = (int64_t)(ct_generator_random64(g) % ((uint64_t)INT64_MAX + 1)); break;
+            case CT_FLOAT64: *(double *)p = (double)(ct_generator_random64(g) % (((uint64_t)1 << 53) + 1)); break;
+            case CT_FLOAT32: *(float *)p = (float)(ct__mt_next(g) % ((1u << 24) + 1)); break;
+            case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)(ct__mt_next(g) % ((1u << 11) + 1))); break;
+            case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)(ct__mt_next(g) % ((1u << 8) + 1))); break;
+            case CT_INT32: *(int32_t *)p = (int32_t)(ct__mt_next(g) % ((uint32_t)INT32_MAX + 1)); break;
+            case CT_INT16: *(int16_t *)p = (int16_t)(ct__mt_next(g) % 32768u); break;
+            case CT_INT8: *(int8_t *)p = (int8_t)(ct__mt_next(g) % 128u); break;
+            default: *(uint8_t *)p = (uint8_t)(ct__mt_next(g) % 256u); break;
+            }
+        }
+    }
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* bernoulli_(p): u ~ U[0, 1) from 53 bits, element = u < p; s[0] = p */
+static int ct__k_bernoulli(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+        return ct__failed(CT_ERR_DTYPE, "\"bernoulli_scalar_cpu_\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    ct_generator *g = CT__GEN(c);
+    double p = c->a->s[0];
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it))
+        ct__store_f64(CT__ELEM(x, it.ox), x->dtype, ct__uniform01(g, 1) < p ? 1.0 : 0.0);
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* bernoulli_(p tensor, expanded to x): float64 p draws 53-bit doubles, other p
+   draw 24-bit floats compared in float (bernoulli_distribution<float>) */
+static int ct__k_bernoulli_tensor(ct__call *c) {
+    ct_tensor *x = c->in[0], *pt = c->in[1];
+    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+        return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISFLOAT(pt->dtype))
+        return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(pt->dtype));
+    ct_generator *g = CT__GEN(c);
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, pt);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+        double p = ct__load_f64(CT__ELEM(pt, it.oy), pt->dtype);
+        if (!(p >= 0 && p <= 1)) return ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%g)", p);
+    }
+    int dbl = pt->dtype == CT_FLOAT64;
+    ct__miter_init(&it, x, pt);
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
+        double p = ct__load_f64(CT__ELEM(pt, it.oy), pt->dtype);
+        int hit = dbl ? ct__uniform01(g, 1) < p : (float)ct__uniform01(g, 0) < (float)p;
+        ct__store_f64(CT__ELEM(x, it.ox), x->dtype, hit ? 1.0 : 0.0);
+    }
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* exponential_(lambd): -1/lambd * log(1 - u), computed in double; s[0] = lambd */
+static int ct__k_exponential(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "\"exponential_cpu\" not implemented for '%s'", CT__DTNAME(x->dtype));
+    ct_generator *g = CT__GEN(c);
+    double lambd = c->a->s[0];
+    int64_t n = ct_numel(x);
+    ct__miter it;
+    ct__miter_init(&it, x, NULL);
+    ct__spin_lock(&g->lock);
+    for (int64_t k = 0; k < n; k++, ct__miter_next(&it))
+        ct__store_f64(CT__ELEM(x, it.ox), x->dtype, -1.0 / lambd * log(1.0 - ct__uniform01(g, 1)));
+    ct__spin_unlock(&g->lock);
+    return 0;
+}
+/* randperm_cpu: the identity, then swap i with i + random() % (n - i) */
+static int ct__k_randperm(ct__call *c) {
+    ct_tensor *x = c->out[0];
+    int64_t n = x->shape[0];
+    ct_generator *g = CT__GEN(c);
+    int64_t *r = CT__NEW_ARRAY(int64_t, n);
+    if (!r) return ct__failed(CT_ERR_MEMORY, "randperm: out of memory");
+    for (int64_t i = 0; i < n; i++) r[i] = i;
+    ct__spin_lock(&g->lock);
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t z = (int64_t)((uint64_t)ct__mt_next(g) % (uint64_t)(n - i));
+        int64_t t = r[i];
+        r[i] = r[z + i];
+        r[z + i] = t;
+    }
+    ct__spin_unlock(&g->lock);
+    size_t es = ct__dt[x->dtype].size;
+    for (int64_t i = 0; i < n; i++) ct__store_int_as(ct__ptr(x) + (size_t)i * es, x->dtype, r[i]);
+    CT_FREE(r);
+    return 0;
+}
+
+/* multinomial: i[0] generator, i[1] num_samples, flags replacement */
+static int ct__meta_multinomial(ct__call *c) {
+    const ct_tensor *p = c->in[0];
+    int64_t ns = c->a->i[1];
+    if (!CT__ISFLOAT(p->dtype))
+        return ct__failed(CT_ERR_DTYPE, "multinomial only supports floating-point dtypes for input, got: %s", CT__DTNAME(p->dtype));
+    if (p->ndim != 1 && p->ndim != 2) return ct__failed(CT_ERR_ARG, "multinomial: prob_dist must be 1 or 2 dim");
+    int64_t ncat = p->shape[p->ndim - 1];
+    if (ncat > ((int64_t)1 << 24)) return ct__failed(CT_ERR_ARG, "multinomial: number of categories cannot exceed 2^24");
+    if (ns <= 0) return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample <= 0 samples");
+    if (!(c->a->flags & 1) && ns > ncat)
+        return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_NEW;
+    c->oi[0].dtype = CT_INT64;
+    c->oi[0].ndim = p->ndim;
+    c->oi[0].has_strides = 0;
+    if (p->ndim == 2) c->oi[0].shape[0] = p->shape[0];
+    c->oi[0].shape[p->ndim - 1] = ns;
+    return 0;
+}
+/* NaN counts as the largest value, as in PyTorch's topk / argmax */
+CT__INLINE int ct__gt_nan(double a, double b) { return (a != a && b == b) || a > b; }
+static int ct__k_multinomial(ct__call *c) {
+    const ct_tensor *p = c->in[0];
+    ct_tensor *out = c->out[0];
+    ct_generator *g = CT__GEN(c);
+    int64_t ns = c->a->i[1], ncat = p->shape[p->ndim - 1], rows = p->ndim == 2 ? p->shape[0] : 1;
+    int64_t ps0 = p->ndim == 2 ? p->strides[0] : 0, ps1 = p->strides[p->ndim - 1];
+    int f32 = p->dtype != CT_FLOAT64;  /* float16 / bfloat16 compute in float32 */
+    int64_t *o = (int64_t *)ct__ptr(out);
+    int64_t total = rows * ncat;
+    double *v = CT__NEW_ARRAY(double, total);
+    if (!v) return ct__failed(CT_ERR_MEMORY, "multinomial: out of memory");
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < ncat; j++) v[r * ncat + j] = ct__load_f64(CT__ELEM(p, p->offset + r * ps0 + j * ps1), p->dtype);
+    int rc = 0;
+    if (!(c->a->flags & 1)) {
+        /* PyTorch's path without replacement: argmax / topk of p / q with q ~ Exponential(1)
+           drawn like empty_like(p).exponential_() */
+        for (int64_t k = 0; k < total; k++)
+            if (!(v[k] < INFINITY && v[k] >= 0)) { rc = ct__failed(CT_ERR_ARG, "multinomial: probability tensor contains either `inf`, `nan` or element < 0"); goto done; }
+        for (int64_t r = 0; r < rows; r++) {
+            int any = 0;
+            for (int64_t j = 0; j < ncat; j++) any |= v[r * ncat + j] != 0;
+            if (!any) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"); goto done; }
+        }
+        {
+            /* q in the layout empty_like(p) has: p's strides when p is dense, else contiguous */
+            int dense = ct__is_dense(p);
+            /* a dense column-major (transposed) p is filled column by column */
+            int colmajor = dense && p->ndim == 2 && rows > 1 && ncat > 1 && p->strides[0] < ps1;
+            int64_t r = 0, j = 0;
+            ct__spin_lock(&g->lock);
+            for (int64_t k = 0; k < total; k++) {
+                double q = -1.0 / 1.0 * log(1.0 - ct__uniform01(g, 1));
+                int64_t at = r * ncat + j;
+                if (f32) v[at] = (double)((float)v[at] / (float)q);
+                else v[at] = v[at] / q;
+                if (colmajor) { if (++r == rows) { r = 0; j++; } }
+                else if (++j == ncat) { j = 0; r++; }
+            }
+            ct__spin_unlock(&g->lock);
+        }
+        int64_t *order = CT__NEW_ARRAY(int64_t, ncat);
+        if (!order) { rc = ct__failed(CT_ERR_MEMORY, "multinomial: out of memory"); goto done; }
+        for (int64_t r = 0; r < rows; r++) {
+            const double *w = v + r * ncat;
+            /* the ns largest, in descending order; ties keep index order */
+            int64_t m = 0;
+            for (int64_t j = 0; j < ncat; j++) {
+                int64_t pos = m < ns ? m : ns;
+                while (pos > 0 && ct__gt_nan(w[j], w[order[pos - 1]])) pos--;
+                if (pos >= ns) continue;
+                int64_t last = m < ns ? m : ns - 1;
+                for (int64_t q = last; q > pos; q--) order[q] = order[q - 1];
+                order[pos] = j;
+                if (m < ns) m++;
+            }
+            for (int64_t s = 0; s < ns; s++) o[r * ns + s] = order[s];
+        }
+        CT_FREE(order);
+    } else {
+        /* multinomial_with_replacement: normalized cumulative sums in the
+           input's precision, binary search of a 53-bit uniform */
+        double *cum = CT__NEW_ARRAY(double, ncat);
+        if (!cum) { rc = ct__failed(CT_ERR_MEMORY, "multinomial: out of memory"); goto done; }
+        ct__spin_lock(&g->lock);
+        for (int64_t r = 0; r < rows && !rc; r++) {
+            double sum = 0;
+            float sumf = 0;
+            for (int64_t j = 0; j < ncat; j++) {
+                double val = v[r * ncat + j];
+                if (!(val >= 0)) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (encountering probability entry < 0)"); break; }
+                if (!isfinite(val)) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (encountering probability entry = infinity or NaN)"); break; }
+                if (f32) { sumf += (float)val; cum[j] = sumf; }
+                else { sum += val; cum[j] = sum; }
+            }
+            if (rc) break;
+            if (f32) sum = sumf;
+            if (!(sum > 0)) { rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"); break; }
+            for (int64_t j = 0; j < ncat; j++) cum[j] = f32 ? (double)((float)cum[j] / sumf) : cum[j] / sum;
+            for (int64_t s = 0; s < ns; s++) {
+                double u = ct__uniform01(g, 1);
+                int64_t lo = 0, hi = ncat;
+                cum[ncat - 1] = 1;
+                while (hi - lo > 0) {
+                    int64_t mid = lo + (hi - lo) / 2;
+                    if (cum[mid] < u) lo = mid + 1;
+                    else hi = mid;
+                }
+                o[r * ns + s] = lo;
+            }
+        }
+        ct__spin_unlock(&g->lock);
+        CT_FREE(cum);
+    }
+done:
+    CT_FREE(v);
+    return rc;
+}
+
+/* empty_like(x) with PyTorch's preserve_format: a dense non-contiguous x (a
+   transposed tensor) lends its stride order, so fills follow the same memory order */
+static ct_tensor *ct__empty_like_layout(const ct_tensor *x) {
+    if (!x) { ct__null_arg("empty_like", 0); return NULL; }
+    ct__outinfo o;
+    o.ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o.shape[d] = x->shape[d];
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    ct__layout_like(&o, 1, in);
+    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, o.has_strides ? o.strides : NULL, CT_CPU);
+    return y ? ct__own(y) : NULL;
+}
+static ct__attrs ct__attrs_gen(ct_generator *g) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = (int64_t)(uintptr_t)g;
+    return a;
+}
+/* static_cast<int64_t>(static_cast<T>(v)) for a floating dtype T */
+static int64_t ct__round_via_dtype(int64_t v, ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT64: return ct__f2i64((double)v);
+    case CT_FLOAT16: return ct__f2i64(ct__h2f(ct__f2h((float)v)));
+    case CT_BFLOAT16: return ct__f2i64(ct__bf2f(ct__f2bf((float)v)));
+    default: return ct__f2i64((float)v);
+    }
+}
+/* PyTorch's check_from_to_in_range for integral dtypes: from and to - 1 must be values of the dtype */
+static int ct__random_bounds(ct_dtype dt, int64_t from, int64_t to) {
+    int64_t lo, hi;
+    const char *cname;
+    switch (dt) {
+    case CT_BOOL: lo = 0; hi = 1; cname = "bool"; break;
+    case CT_UINT8: lo = 0; hi = 255; cname = "unsigned char"; break;
+    case CT_INT8: lo = -128; hi = 127; cname = "signed char"; break;
+    case CT_INT16: lo = -32768; hi = 32767; cname = "short"; break;
+    case CT_INT32: lo = INT32_MIN; hi = INT32_MAX; cname = "int"; break;
+    case CT_FLOAT16: lo = -65504; hi = 65504; cname = "c10::Half"; break;   /* other floats hold every int64 bound */
+    default: return 0;
+    }
+    if (from < lo || from > hi) return ct__failed(CT_ERR_ARG, "random_: from is out of bounds for %s", cname);
+    if (to - 1 < lo || to - 1 > hi) return ct__failed(CT_ERR_ARG, "random_: to - 1 is out of bounds for %s", cname);
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_random_(ct_tensor *x, ct_generator *g) {
+    ct__attrs a = ct__attrs_gen(g);
+    return ct__op1(CT__OP_RANDOM_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, ct_generator *g) {
+    if (!x) { ct__null_arg("random_", 0); return NULL; }
+    if (from >= to)
+        return ct__fail(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to);
+    if (CT__ISFLOAT(x->dtype)) {
+        /* update_from / update_to: bounds the dtype cannot hold exactly move inwards */
+        int digits = x->dtype == CT_FLOAT64 ? 53 : x->dtype == CT_FLOAT32 ? 24 : x->dtype == CT_FLOAT16 ? 11 : 8;
+        int64_t f1 = ct__round_via_dtype(from + 1, x->dtype), t1 = ct__round_via_dtype(to - 1, x->dtype);
+        if (f1 < from) {
+            int64_t v = from + 1 < 0 ? -(from + 1) : from + 1;
+            int n = 0;
+            while (v >>= 1) ++n;
+            from = f1 + ((int64_t)1 << (n - digits + 1));
+        }
+        if (t1 >= to) {
+            int64_t v = to - 1 < 0 ? -(to - 1) : to - 1;
+            int n = 0;
+            while (v >>= 1) ++n;
+            to = t1 - ((int64_t)1 << (n - digits + 1));
+        }
+        if (from >= to)
+            return ct__fail(CT_ERR_ARG, "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=%lld >= to=%lld",
+                            (long long)from, (long long)to);
+    }
+    if (ct__random_bounds(x->dtype, from, to)) return NULL;
+    ct__attrs a = ct__attrs_gen(g);
+    a.mode = 1;
+    a.i[1] = from;
+    a.i[2] = to;
+    return ct__op1(CT__OP_RANDOM_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
+    if (!ct__dt_ok(dt) || dt >= CT_QINT8) return ct__fail(CT_ERR_DTYPE, "randint: dtype %s is not supported", ct_dtype_name(dt));
+    if (low >= high)
+        return ct__fail(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)low, (long long)high);
+    return ct_random_range_(ct_empty_n(dt, ndim, shape), low, high, g);
+}
+CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g) {
+    return ct_random_range_(ct__empty_like_layout(x), low, high, g);
+}
+CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { return ct_uniform_(ct__empty_like_layout(x), 0.0, 1.0, g); }
+CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct__empty_like_layout(x), 0.0, 1.0, g); }
+CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g) {
+    if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    ct__attrs a = ct__attrs_gen(g);
+    a.s[0] = p;
+    return ct__op1(CT__OP_BERNOULLI_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_bernoulli_(ct_tensor *x, const ct_tensor *p, ct_generator *g) {
+    if (!x || !p) { ct__null_arg("bernoulli_", x ? 1 : 0); return NULL; }
+    ct_tensor *pe = ct_expand_n(p, x->ndim, x->shape);
+    if (!pe) return NULL;
+    ct__attrs a = ct__attrs_gen(g);
+    return ct__op2(CT__OP_BERNOULLI_TENSOR_, x, pe, &a);
+}
+CTENSOR_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g) {
+    if (p && !CT__ISFLOAT(p->dtype))
+        return ct__fail(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(p->dtype));
+    return ct_bernoulli_(ct_empty_like(p), p, g);  /* LEGACY_CONTIGUOUS_MEMORY_FORMAT */
+}
+CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator *g) {
+    return ct_bernoulli_scalar_(ct_empty_like(x), p, g);  /* LEGACY_CONTIGUOUS_MEMORY_FORMAT */
+}
+CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g) {
+    if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+    ct__attrs a = ct__attrs_gen(g);
+    a.s[0] = lambd;
+    return ct__op1(CT__OP_EXPONENTIAL_, x, &a);
+}
+CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
+    if (!ct__dt_ok(dt) || dt >= CT_QINT8 || dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "\"randperm\" not implemented for '%s'", CT__DTNAME(dt));
+    if (ct__check_shape("randperm", 1, &n)) return NULL;
+    if (CT__ISFLOAT(dt)) {
+        int digits = dt == CT_FLOAT64 ? 53 : dt == CT_FLOAT32 ? 24 : dt == CT_FLOAT16 ? 11 : 8;
+        if (n > ((int64_t)1 << digits) + 1)
+            return ct__fail(CT_ERR_ARG, "randperm: n cannot be greater than 2^%d+1 for %s type.", digits, ct__dt[dt].scalar_name);
+    } else if (n > 0) {
+        int64_t hi = dt == CT_UINT8 ? 255 : dt == CT_INT8 ? 127 : dt == CT_INT16 ? 32767 : dt == CT_INT32 ? INT32_MAX : INT64_MAX;
+        const char *tn = dt == CT_UINT8 ? "uint8_t" : dt == CT_INT8 ? "int8_t" : dt == CT_INT16 ? "int16_t" : "int32_t";
+        if (n - 1 > hi) return ct__fail(CT_ERR_ARG, "randperm: value cannot be converted to type %s without overflow", tn);
+    }
+    ct__attrs a = ct__attrs_gen(g);
+    a.nv = 1;
+    a.v[0] = n;
+    a.dtype = dt;
+    return ct__call1(CT__OP_RANDPERM, 0, NULL, &a);
+}
+CTENSOR_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, int replacement, ct_generator *g) {
+    ct__attrs a = ct__attrs_gen(g);
+    a.i[1] = num_samples;
+    a.flags = replacement ? 1 : 0;
+    return ct__op1(CT__OP_MULTINOMIAL, probs, &a);
+}
+/* torch.normal(Tensor mean, Tensor std) (normal_out_impl): the output (shape of
+   the broadcast, dtype of mean) is filled with normal_(0, 1), then
+   output.mul_(std).add_(mean); the other forms likewise */
+static ct_tensor *ct__normal_t(const ct_tensor *mean, double mean_s, const ct_tensor *std, double std_s, ct_generator *g) {
+    const char *op = "normal";
+    const ct_tensor *ref = mean ? mean : std;
+    if (std) {
+        if (!CT__ISFLOAT(std->dtype) && std->dtype != CT_BOOL && !CT__ISINT(std->dtype))
+            return ct__fail(CT_ERR_DTYPE, "normal expects std to be a real tensor");
+        ct_tensor *neg = ct_lt_scalar(std, 0.0);
+        if (!neg) return NULL;
+        int any = ct_item(ct_sum(neg)) != 0;
+        if (any) return ct__fail(CT_ERR_ARG, "normal expects all elements of std >= 0.0");
+    } else if (!(std_s >= 0)) {
+        return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std_s);
+    }
+    int nd = ref->ndim;
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) shape[d] = ref->shape[d];
+    if (mean && std) {
+        ct_tensor *in[2];
+        in[0] = (ct_tensor *)mean;
+        in[1] = (ct_tensor *)std;
+        if (ct__broadcast(op, 2, in, &nd, shape)) return NULL;
+    }
+    ct_tensor *out = ct_empty_n(ref->dtype, nd, shape);
+    int prev = ct_set_grad_enabled(0);
+    if (mean && std) out = ct_add_(ct_mul_(ct_normal_(out, 0.0, 1.0, g), std), mean);
+    else if (mean) out = ct_add_(ct_normal_(out, 0.0, std_s, g), mean);
+    else out = ct_add_scalar_(ct_mul_(ct_normal_(out, 0.0, 1.0, g), std), mean_s);
+    ct_set_grad_enabled(prev);
+    return out;
+}
+CTENSOR_API ct_tensor *ct_normal_tensor(const ct_tensor *mean, const ct_tensor *std, ct_generator *g) {
+    if (!mean || !std) { ct__null_arg("normal", mean ? 1 : 0); return NULL; }
+    return ct__normal_t(mean, 0, std, 0, g);
+}
+CTENSOR_API ct_tensor *ct_normal_tensor_scalar(const ct_tensor *mean, double std, ct_generator *g) {
+    if (!mean) { ct__null_arg("normal", 0); return NULL; }
+    return ct__normal_t(mean, 0, NULL, std, g);
+}
+CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std, ct_generator *g) {
+    if (!std) { ct__null_arg("normal", 1); return NULL; }
+    return ct__normal_t(NULL, mean, std, 0, g);
+}
 
 /* ============================================================================
    Backward rules (PyTorch: tools/autograd/derivatives.yaml), written with
@@ -10353,14 +10906,22 @@ CTENSOR_API void ct_dataloader_free(ct_dataloader *dl) {
    Format: "\x93NUMPY", major, minor, header length (2 bytes for 1.x, 4 for
    2.x/3.x), a Python dict literal {'descr', 'fortran_order', 'shape'}, data.
    ========================================================================== */
+static int ct__host_le(void) {
+    uint16_t x = 1;
+    unsigned char c;
+    memcpy(&c, &x, 1);
+    return c == 1;
+}
+/* descr "<f4": byte order, kind, size. Returns 0 and the dtype, or -1. */
 static int ct__npy_descr(const char *d, size_t n, ct_dtype *dt, int *swap) {
-    if (n < 3) return -1;
-    char order = d[0];
-    *swap = order == '>';
+    if (n < 3 || n > 4) return -1;
+    char order = d[0], kind = d[1];
     if (order != '<' && order != '>' && order != '|' && order != '=') return -1;
-    char kind = d[1];
-    long sz = strtol(d + 2, NULL, 10);
-    for (size_t i = 2; i < n; i++) if (d[i] < '0' || d[i] > '9') return -1;
+    long sz = 0;
+    for (size_t i = 2; i < n; i++) {
+        if (d[i] < '0' || d[i] > '9') return -1;
+        sz = sz * 10 + (d[i] - '0');
+    }
     if (kind == 'f') *dt = sz == 4 ? CT_FLOAT32 : sz == 8 ? CT_FLOAT64 : sz == 2 ? CT_FLOAT16 : CT_NUM_DTYPES;
     else if (kind == 'i') *dt = sz == 8 ? CT_INT64 : sz == 4 ? CT_INT32 : sz == 2 ? CT_INT16 : sz == 1 ? CT_INT8 : CT_NUM_DTYPES;
     else if (kind == 'u') *dt = sz == 1 ? CT_UINT8 : CT_NUM_DTYPES;
@@ -10368,97 +10929,144 @@ static int ct__npy_descr(const char *d, size_t n, ct_dtype *dt, int *swap) {
     else if (kind == 'c') *dt = sz == 8 ? CT_COMPLEX64 : sz == 16 ? CT_COMPLEX128 : CT_NUM_DTYPES;
     else return -1;
     if (*dt == CT_NUM_DTYPES) return -1;
-    if (ct__dt[*dt].size == 1) *swap = 0;
+    *swap = ct__dt[*dt].size > 1 && ((order == '>' && ct__host_le()) || (order == '<' && !ct__host_le()));
     return 0;
 }
-/* finds 'key': in the header dict; returns a pointer after the colon or NULL */
-static const char *ct__npy_key(const char *h, size_t n, const char *key) {
-    size_t kl = strlen(key);
-    for (size_t i = 0; i + kl + 2 < n; i++) {
-        if ((h[i] == '\'' || h[i] == '"') && !memcmp(h + i + 1, key, kl) && h[i + 1 + kl] == h[i]) {
-            size_t j = i + 2 + kl;
-            while (j < n && (h[j] == ' ')) j++;
-            if (j < n && h[j] == ':') {
-                j++;
-                while (j < n && h[j] == ' ') j++;
-                return j < n ? h + j : NULL;
-            }
-        }
+/* The header is a Python dict literal, as numpy writes and ast.literal_eval
+   reads it: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }.
+   Exactly these three keys, in any order; strings in single or double quotes;
+   shape a tuple of non-negative integers (a trailing comma; Python 2's 'L'). */
+typedef struct ct__npyp { const char *p, *end; } ct__npyp;
+static void ct__npy_ws(ct__npyp *q) {
+    while (q->p < q->end && (*q->p == ' ' || *q->p == '\t' || *q->p == '\n' || *q->p == '\r')) q->p++;
+}
+static int ct__npy_str(ct__npyp *q, const char **s, size_t *n) {
+    if (q->p >= q->end || (*q->p != '\'' && *q->p != '"')) return -1;
+    char quote = *q->p++;
+    const char *b = q->p;
+    while (q->p < q->end && *q->p != quote) {
+        if (*q->p == '\\' || *q->p == '\n') return -1;
+        q->p++;
     }
-    return NULL;
+    if (q->p >= q->end) return -1;
+    *s = b;
+    *n = (size_t)(q->p - b);
+    q->p++;
+    return 0;
 }
 CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char *name) {
     const unsigned char *p = (const unsigned char *)data;
     if (!name) name = "<memory>";
     if (!p) return ct__fail(CT_ERR_ARG, "load_npy: data is NULL (%s)", name);
     if (len < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return ct__fail(CT_ERR_FORMAT, "load_npy: not a .npy file (bad magic) (%s)", name);
-    int major = p[6];
+    int major = p[6], minor = p[7];
     size_t hlen, hoff;
-    if (major == 1) { hlen = (size_t)p[8] | ((size_t)p[9] << 8); hoff = 10; }
-    else if (major == 2 || major == 3) {
+    if (major == 1 && minor == 0) { hlen = (size_t)p[8] | ((size_t)p[9] << 8); hoff = 10; }
+    else if ((major == 2 || major == 3) && minor == 0) {
         if (len < 12) return ct__fail(CT_ERR_FORMAT, "load_npy: truncated header (%s)", name);
         hlen = (size_t)p[8] | ((size_t)p[9] << 8) | ((size_t)p[10] << 16) | ((size_t)p[11] << 24);
         hoff = 12;
-    } else return ct__fail(CT_ERR_FORMAT, "load_npy: unsupported format version %d.%d (%s)", major, p[7], name);
+    } else return ct__fail(CT_ERR_FORMAT, "load_npy: unsupported format version %d.%d (%s)", major, minor, name);
     if (hlen > len - hoff) return ct__fail(CT_ERR_FORMAT, "load_npy: header length %zu exceeds file size %zu (%s)", hlen, len, name);
-    const char *h = (const char *)p + hoff;
-    /* descr */
-    const char *dv = ct__npy_key(h, hlen, "descr");
-    if (!dv || (*dv != '\'' && *dv != '"')) return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'descr' string (%s)", name);
-    const char *de = (const char *)memchr(dv + 1, *dv, hlen - (size_t)(dv + 1 - h));
-    if (!de) return ct__fail(CT_ERR_FORMAT, "load_npy: unterminated 'descr' (%s)", name);
-    ct_dtype dt;
-    int swap = 0;
-    if (ct__npy_descr(dv + 1, (size_t)(de - dv - 1), &dt, &swap))
-        return ct__fail(CT_ERR_FORMAT, "load_npy: unsupported dtype '%.*s' (object and structured arrays are not supported) (%s)", (int)(de - dv - 1), dv + 1, name);
-    /* fortran_order */
-    const char *fv = ct__npy_key(h, hlen, "fortran_order");
-    if (!fv) return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'fortran_order' (%s)", name);
-    size_t frem = hlen - (size_t)(fv - h);
-    int fortran;
-    if (frem >= 4 && !memcmp(fv, "True", 4)) fortran = 1;
-    else if (frem >= 5 && !memcmp(fv, "False", 5)) fortran = 0;
-    else return ct__fail(CT_ERR_FORMAT, "load_npy: bad 'fortran_order' value (%s)", name);
-    /* shape */
-    const char *sv = ct__npy_key(h, hlen, "shape");
-    if (!sv || *sv != '(') return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'shape' tuple (%s)", name);
+    ct__npyp q;
+    q.p = (const char *)p + hoff;
+    q.end = q.p + hlen;
+    ct_dtype dt = CT_NUM_DTYPES;
+    int swap = 0, fortran = 0, seen = 0, nd = 0;
     int64_t shape[CT_MAX_DIMS];
-    int nd = 0;
-    const char *q = sv + 1, *hend = h + hlen;
+    ct__npy_ws(&q);
+    if (q.p >= q.end || *q.p != '{') return ct__fail(CT_ERR_FORMAT, "load_npy: header is not a dict (%s)", name);
+    q.p++;
     for (;;) {
-        while (q < hend && (*q == ' ' || *q == ',')) q++;
-        if (q >= hend) return ct__fail(CT_ERR_FORMAT, "load_npy: unterminated 'shape' (%s)", name);
-        if (*q == ')') break;
-        if (*q < '0' || *q > '9') return ct__fail(CT_ERR_FORMAT, "load_npy: bad character in 'shape' (%s)", name);
-        uint64_t v = 0;
-        while (q < hend && *q >= '0' && *q <= '9') {
-            v = v * 10 + (uint64_t)(*q - '0');
-            if (v > ((uint64_t)1 << 46)) return ct__fail(CT_ERR_FORMAT, "load_npy: dimension too large in 'shape' (%s)", name);
-            q++;
+        const char *k;
+        size_t kn;
+        ct__npy_ws(&q);
+        if (q.p < q.end && *q.p == '}') break;
+        if (ct__npy_str(&q, &k, &kn)) return ct__fail(CT_ERR_FORMAT, "load_npy: malformed header: expected a quoted key (%s)", name);
+        int which = (kn == 5 && !memcmp(k, "descr", 5)) ? 1 : (kn == 13 && !memcmp(k, "fortran_order", 13)) ? 2 : (kn == 5 && !memcmp(k, "shape", 5)) ? 4 : 0;
+        if (!which) return ct__fail(CT_ERR_FORMAT, "load_npy: unexpected key '%.*s' in the header (%s)", (int)(kn < 40 ? kn : 40), k, name);
+        if (seen & which) return ct__fail(CT_ERR_FORMAT, "load_npy: duplicate key '%.*s' in the header (%s)", (int)kn, k, name);
+        seen |= which;
+        ct__npy_ws(&q);
+        if (q.p >= q.end || *q.p != ':') return ct__fail(CT_ERR_FORMAT, "load_npy: malformed header: expected ':' (%s)", name);
+        q.p++;
+        ct__npy_ws(&q);
+        if (which == 1) {
+            const char *d;
+            size_t dn;
+            if (ct__npy_str(&q, &d, &dn)) return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'descr' string (object and structured arrays are not supported) (%s)", name);
+            if (ct__npy_descr(d, dn, &dt, &swap))
+                return ct__fail(CT_ERR_FORMAT, "load_npy: unsupported dtype '%.*s' (object and structured arrays are not supported) (%s)", (int)(dn < 40 ? dn : 40), d, name);
+        } else if (which == 2) {
+            size_t rem = (size_t)(q.end - q.p);
+            if (rem >= 4 && !memcmp(q.p, "True", 4)) { fortran = 1; q.p += 4; }
+            else if (rem >= 5 && !memcmp(q.p, "False", 5)) { fortran = 0; q.p += 5; }
+            else return ct__fail(CT_ERR_FORMAT, "load_npy: bad 'fortran_order' value (%s)", name);
+        } else {
+            if (q.p >= q.end || *q.p != '(') return ct__fail(CT_ERR_FORMAT, "load_npy: header has no 'shape' tuple (%s)", name);
+            q.p++;
+            int comma = 1;
+            for (;;) {
+                ct__npy_ws(&q);
+                if (q.p >= q.end) return ct__fail(CT_ERR_FORMAT, "load_npy: unterminated 'shape' (%s)", name);
+                if (*q.p == ')') { q.p++; break; }
+                if (!comma || *q.p < '0' || *q.p > '9') return ct__fail(CT_ERR_FORMAT, "load_npy: bad character in 'shape' (%s)", name);
+                uint64_t v = 0;
+                while (q.p < q.end && *q.p >= '0' && *q.p <= '9') {
+                    v = v * 10 + (uint64_t)(*q.p - '0');
+                    if (v > ((uint64_t)1 << 46)) return ct__fail(CT_ERR_FORMAT, "load_npy: dimension too large in 'shape' (%s)", name);
+                    q.p++;
+                }
+                if (q.p < q.end && *q.p == 'L') q.p++;
+                if (nd >= CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_npy: more than %d dimensions (%s)", CT_MAX_DIMS, name);
+                shape[nd++] = (int64_t)v;
+                ct__npy_ws(&q);
+                comma = q.p < q.end && *q.p == ',';
+                if (comma) q.p++;
+            }
+            /* (3) is the integer 3 in Python, not a tuple */
+            if (nd == 1 && !comma) return ct__fail(CT_ERR_FORMAT, "load_npy: 'shape' is not a tuple (%s)", name);
         }
-        if (q < hend && *q == 'L') q++;
-        if (nd >= CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_npy: more than %d dimensions (%s)", CT_MAX_DIMS, name);
-        shape[nd++] = (int64_t)v;
+        ct__npy_ws(&q);
+        if (q.p < q.end && *q.p == ',') { q.p++; continue; }
+        if (q.p < q.end && *q.p == '}') break;
+        return ct__fail(CT_ERR_FORMAT, "load_npy: malformed header: expected ',' or '}' (%s)", name);
     }
-    if (ct__check_shape("load_npy", nd, shape)) return NULL;
+    q.p++;
+    ct__npy_ws(&q);
+    if (q.p != q.end) return ct__fail(CT_ERR_FORMAT, "load_npy: unexpected data after the header dict (%s)", name);
+    if (seen != 7)
+        return ct__fail(CT_ERR_FORMAT, "load_npy: header has no '%s' (%s)", !(seen & 1) ? "descr" : !(seen & 2) ? "fortran_order" : "shape", name);
+    {
+        uint64_t nz = 1;  /* the product of the non-zero dims must fit (ct__check_shape's bound) */
+        for (int d = 0; d < nd; d++) {
+            if (!shape[d]) continue;
+            if (nz > ((uint64_t)1 << 46) / (uint64_t)shape[d])
+                return ct__fail(CT_ERR_FORMAT, "load_npy: shape %s is too large (%s)", ct__fmt_shape(nd, shape).s, name);
+            nz *= (uint64_t)shape[d];
+        }
+    }
     int64_t numel = ct__shape_numel(nd, shape);
     size_t es = ct__dt[dt].size, doff = hoff + hlen;
     if ((uint64_t)numel > (uint64_t)(len - doff) / es)
         return ct__fail(CT_ERR_FORMAT, "load_npy: data of %lld elements of %zu bytes exceeds the %zu bytes left in the file (%s)",
                         (long long)numel, es, len - doff, name);
-    int64_t fshape[CT_MAX_DIMS];
+    int64_t fshape[CT_MAX_DIMS] = {0};
     for (int d = 0; d < nd; d++) fshape[d] = fortran ? shape[nd - 1 - d] : shape[d];
     ct_tensor *x = ct__alloc(dt, nd, fshape, NULL, CT_CPU);
     if (!x) return NULL;
     unsigned char *dst = (unsigned char *)ct__ptr(x);
-    memcpy(dst, p + doff, (size_t)numel * es);
-    if (swap)
-        for (int64_t k = 0; k < numel; k++)
-            for (size_t b = 0; b < es / 2; b++) {
-                unsigned char tb = dst[k * (int64_t)es + (int64_t)b];
-                dst[k * (int64_t)es + (int64_t)b] = dst[k * (int64_t)es + (int64_t)(es - 1 - b)];
-                dst[k * (int64_t)es + (int64_t)(es - 1 - b)] = tb;
+    if (numel) memcpy(dst, p + doff, (size_t)numel * es);
+    if (swap) {
+        /* complex numbers swap each of their two parts */
+        size_t w = ct_dtype_is_complex(dt) ? es / 2 : es;
+        for (size_t k = 0; k < (size_t)numel * es; k += w)
+            for (size_t b = 0; b < w / 2; b++) {
+                unsigned char tb = dst[k + b];
+                dst[k + b] = dst[k + w - 1 - b];
+                dst[k + w - 1 - b] = tb;
             }
+    }
     if (dt == CT_BOOL)
         for (int64_t k = 0; k < numel; k++) dst[k] = dst[k] != 0;
     if (!ct__own(x)) return NULL;
@@ -10559,6 +11167,818 @@ CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t) {
    Serialization: safetensors
    ========================================================================== */
 /* [section: safetensors-impl] */
+/* safetensors (github.com/huggingface/safetensors, docs "format"): the loader
+   follows the reference reader's checks (header length within the file and
+   below 100 MB, header starts with '{', tensors sorted by offsets cover the data
+   buffer exactly, byte size = numel * itemsize, no overflow) and adds strict
+   JSON (UTF-8, no duplicate keys, no unknown keys). The writer produces the
+   reference writer's bytes: compact JSON, __metadata__ first, then tensors in
+   data order (dtype alignment descending, then name), spaces to a multiple of 8. */
+#define CT__ST_MAX_HEADER 100000000ull
+
+/* the file's data buffer, shared by the handle and every tensor that views it */
+typedef struct ct__stbuf { int32_t refcount; void *raw; } ct__stbuf;
+static void ct__stbuf_decref(ct__stbuf *b) {
+    if (CT__LOAD(&b->refcount) == 1 || CT__ATOMIC_DEC(&b->refcount) == 0) {
+        CT_FREE(b->raw);
+        CT_FREE(b);
+    }
+}
+static void ct__stbuf_deleter(void *data, void *user) { (void)data; ct__stbuf_decref((ct__stbuf *)user); }
+
+/* valid safetensors dtypes ctensor has no tensor type for: files holding them
+   load, and getting such a tensor is a dtype error */
+static const char *const ct__st_other_names[] = {"U16", "U32", "U64", "F8_E5M2", "F8_E4M3"};
+static const uint8_t ct__st_other_sizes[] = {2, 4, 8, 1, 1};
+#define CT__ST_NOTHER ((int)(sizeof ct__st_other_sizes / sizeof ct__st_other_sizes[0]))
+
+typedef struct ct__st_entry {
+    char *name;
+    int dtype;                 /* a ct_dtype, or -1 - k for ct__st_other_names[k] */
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    uint64_t begin, end;
+} ct__st_entry;
+
+struct ct_safetensors {
+    ct__stbuf *buf;
+    const unsigned char *data;  /* the data buffer, 64-byte aligned */
+    uint64_t data_len;
+    char *file;                 /* name for messages */
+    int n, cap;
+    ct__st_entry *t;            /* sorted by name */
+    int nmeta, cap_meta;
+    char **mkeys, **mvals;      /* sorted by key */
+};
+
+static const char *ct__st_dtype_str(int dt) {
+    return dt >= 0 ? ct__dt[dt].st : ct__st_other_names[-1 - dt];
+}
+static size_t ct__st_dtype_size(int dt) { return dt >= 0 ? ct__dt[dt].size : ct__st_other_sizes[-1 - dt]; }
+static int ct__st_dtype_parse(const char *s) {
+    for (int d = 0; d < CT_NUM_DTYPES; d++)
+        if (ct__dt[d].st[0] && !strcmp(ct__dt[d].st, s)) return d;
+    for (int k = 0; k < CT__ST_NOTHER; k++)
+        if (!strcmp(ct__st_other_names[k], s)) return -1 - k;
+    return INT_MIN;
+}
+static uint64_t ct__le64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+/* Length of the UTF-8 sequence at s (1-4), or 0 when it is not valid UTF-8
+   (overlong forms, surrogates and code points above U+10FFFF are invalid). */
+static int ct__utf8_seq(const unsigned char *s, const unsigned char *end) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    if (end - s < n) return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
+    return n;
+}
+static int ct__utf8_valid(const char *s) {
+    const unsigned char *p = (const unsigned char *)s, *e = p + strlen(s);
+    while (p < e) {
+        int k = ct__utf8_seq(p, e);
+        if (!k) return 0;
+        p += k;
+    }
+    return 1;
+}
+
+/* ---- a small strict JSON reader for the header (RFC 8259 syntax) ---- */
+typedef struct ct__jp {
+    const unsigned char *p, *end, *begin;
+    const char *file;
+} ct__jp;
+static int ct__jp_fail(ct__jp *j, const char *what) {
+    return ct__failed(CT_ERR_FORMAT, "safetensors: malformed JSON header at byte %zu: %s (%s)", (size_t)(j->p - j->begin), what, j->file);
+}
+static void ct__jp_ws(ct__jp *j) {
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+static int ct__jp_expect(ct__jp *j, char c, const char *what) {
+    ct__jp_ws(j);
+    if (j->p >= j->end || *j->p != (unsigned char)c) return ct__jp_fail(j, what);
+    j->p++;
+    ct__jp_ws(j);
+    return 0;
+}
+static int ct__jp_hex4(const unsigned char *s, uint32_t *v) {
+    *v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned c = s[i], d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else return -1;
+        *v = (*v << 4) | d;
+    }
+    return 0;
+}
+/* A JSON string -> CT_MALLOC'd NUL-terminated UTF-8 (a NUL character is refused). */
+static int ct__jp_string(ct__jp *j, char **out) {
+    *out = NULL;
+    if (j->p >= j->end || *j->p != '"') return ct__jp_fail(j, "expected a string");
+    const unsigned char *s = j->p + 1, *q = s;
+    while (q < j->end && *q != '"') q += (*q == '\\' && q + 1 < j->end) ? 2 : 1;
+    if (q >= j->end) return ct__jp_fail(j, "unterminated string");
+    char *o = (char *)CT_MALLOC((size_t)(q - s) + 1);
+    if (!o) return ct__failed(CT_ERR_MEMORY, "safetensors: out of memory reading the header (%s)", j->file);
+    size_t n = 0;
+    j->p = s;
+    while (j->p < q) {
+        unsigned c = *j->p;
+        if (c < 0x20) { CT_FREE(o); return ct__jp_fail(j, "control character in a string"); }
+        if (c == '\\') {
+            unsigned e = j->p[1];
+            const char *simple = "\"\\/bfnrt", *rep = "\"\\/\b\f\n\r\t";
+            const char *hit = e ? strchr(simple, (int)e) : NULL;
+            if (hit) { o[n++] = rep[hit - simple]; j->p += 2; continue; }
+            if (e != 'u') { CT_FREE(o); return ct__jp_fail(j, "invalid escape in a string"); }
+            uint32_t cp, lo;
+            if (q - j->p < 6 || ct__jp_hex4(j->p + 2, &cp)) { CT_FREE(o); return ct__jp_fail(j, "invalid \\u escape"); }
+            j->p += 6;
+            if (cp >= 0xdc00 && cp <= 0xdfff) { CT_FREE(o); return ct__jp_fail(j, "unpaired surrogate in a \\u escape"); }
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                if (q - j->p < 6 || j->p[0] != '\\' || j->p[1] != 'u' || ct__jp_hex4(j->p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff) {
+                    CT_FREE(o);
+                    return ct__jp_fail(j, "unpaired surrogate in a \\u escape");
+                }
+                j->p += 6;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            }
+            if (cp == 0) { CT_FREE(o); return ct__jp_fail(j, "NUL character in a string"); }
+            if (cp < 0x80) o[n++] = (char)cp;
+            else if (cp < 0x800) { o[n++] = (char)(0xc0 | (cp >> 6)); o[n++] = (char)(0x80 | (cp & 0x3f)); }
+            else if (cp < 0x10000) {
+                o[n++] = (char)(0xe0 | (cp >> 12)); o[n++] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[n++] = (char)(0x80 | (cp & 0x3f));
+            } else {
+                o[n++] = (char)(0xf0 | (cp >> 18)); o[n++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+                o[n++] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[n++] = (char)(0x80 | (cp & 0x3f));
+            }
+            continue;
+        }
+        int k = ct__utf8_seq(j->p, q);
+        if (!k) { CT_FREE(o); return ct__jp_fail(j, "invalid UTF-8 in a string"); }
+        memcpy(o + n, j->p, (size_t)k);
+        n += (size_t)k;
+        j->p += k;
+    }
+    o[n] = 0;
+    j->p = q + 1;
+    *out = o;
+    return 0;
+}
+/* A non-negative JSON integer (no fraction, no exponent). */
+static int ct__jp_uint(ct__jp *j, uint64_t *v, const char *what) {
+    char msg[512];
+    *v = 0;
+    if (j->p < j->end && *j->p == '-') {
+        snprintf(msg, sizeof msg, "%s must not be negative", what);
+        return ct__jp_fail(j, msg);
+    }
+    if (j->p >= j->end || *j->p < '0' || *j->p > '9') {
+        snprintf(msg, sizeof msg, "%s must be a non-negative integer", what);
+        return ct__jp_fail(j, msg);
+    }
+    if (*j->p == '0' && j->p + 1 < j->end && j->p[1] >= '0' && j->p[1] <= '9') return ct__jp_fail(j, "number with a leading zero");
+    while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
+        uint64_t d = (uint64_t)(*j->p - '0');
+        if (*v > (UINT64_MAX - d) / 10) {
+            snprintf(msg, sizeof msg, "%s does not fit in 64 bits", what);
+            return ct__jp_fail(j, msg);
+        }
+        *v = *v * 10 + d;
+        j->p++;
+    }
+    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')) {
+        snprintf(msg, sizeof msg, "%s must be an integer", what);
+        return ct__jp_fail(j, msg);
+    }
+    return 0;
+}
+
+static void ct__st_destroy(ct_safetensors *st) {
+    if (!st) return;
+    for (int i = 0; i < st->n; i++) CT_FREE(st->t[i].name);
+    for (int i = 0; i < st->nmeta; i++) { CT_FREE(st->mkeys[i]); CT_FREE(st->mvals[i]); }
+    CT_FREE(st->t);
+    CT_FREE(st->mkeys);
+    CT_FREE(st->mvals);
+    CT_FREE(st->file);
+    if (st->buf) ct__stbuf_decref(st->buf);
+    CT_FREE(st);
+}
+CTENSOR_API void ct_safetensors_free(ct_safetensors *st) { ct__st_destroy(st); }
+
+static int ct__st_meta_object(ct_safetensors *st, ct__jp *j) {
+    if (j->p >= j->end || *j->p != '{') return ct__jp_fail(j, "__metadata__ must be an object of strings");
+    if (ct__jp_expect(j, '{', "expected '{'")) return -1;
+    if (j->p < j->end && *j->p == '}') { j->p++; return 0; }
+    for (;;) {
+        char *k, *v;
+        if (ct__jp_string(j, &k)) return -1;
+        if (ct__jp_expect(j, ':', "expected ':' after a key")) { CT_FREE(k); return -1; }
+        if (j->p >= j->end || *j->p != '"') {
+            int rc = ct__failed(CT_ERR_FORMAT, "safetensors: __metadata__ value of '%.200s' is not a string (metadata maps strings to strings) (%s)", k, j->file);
+            CT_FREE(k);
+            return rc;
+        }
+        if (ct__jp_string(j, &v)) { CT_FREE(k); return -1; }
+        if (st->nmeta == st->cap_meta) {
+            int nc = st->cap_meta ? st->cap_meta * 2 : 8;
+            char **nk = (char **)CT_REALLOC(st->mkeys, sizeof(char *) * (size_t)nc);
+            if (nk) st->mkeys = nk;
+            char **nv = nk ? (char **)CT_REALLOC(st->mvals, sizeof(char *) * (size_t)nc) : NULL;
+            if (nv) st->mvals = nv;
+            if (!nk || !nv) {
+                CT_FREE(k); CT_FREE(v);
+                return ct__failed(CT_ERR_MEMORY, "safetensors: out of memory reading the header (%s)", j->file);
+            }
+            st->cap_meta = nc;
+        }
+        st->mkeys[st->nmeta] = k;
+        st->mvals[st->nmeta++] = v;
+        ct__jp_ws(j);
+        if (j->p < j->end && *j->p == ',') { j->p++; ct__jp_ws(j); continue; }
+        if (j->p < j->end && *j->p == '}') { j->p++; return 0; }
+        return ct__jp_fail(j, "expected ',' or '}' in __metadata__");
+    }
+}
+/* {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]} for tensor e->name */
+static int ct__st_tensor_object(ct__jp *j, ct__st_entry *e) {
+    char msg[400];
+    int seen = 0;
+    if (j->p >= j->end || *j->p != '{') {
+        snprintf(msg, sizeof msg, "the entry of tensor '%.200s' must be an object", e->name);
+        return ct__jp_fail(j, msg);
+    }
+    if (ct__jp_expect(j, '{', "expected '{'")) return -1;
+    if (j->p < j->end && *j->p == '}') j->p++;
+    else for (;;) {
+        char *k;
+        if (ct__jp_string(j, &k)) return -1;
+        int which = !strcmp(k, "dtype") ? 1 : !strcmp(k, "shape") ? 2 : !strcmp(k, "data_offsets") ? 4 : 0;
+        if (!which || (seen & which)) {
+            snprintf(msg, sizeof msg, "%s key '%.60s' in the entry of tensor '%.200s'", which ? "duplicate" : "unknown", k, e->name);
+            CT_FREE(k);
+            return ct__jp_fail(j, msg);
+        }
+        CT_FREE(k);
+        seen |= which;
+        if (ct__jp_expect(j, ':', "expected ':' after a key")) return -1;
+        if (which == 1) {
+            char *d;
+            if (j->p >= j->end || *j->p != '"') {
+                snprintf(msg, sizeof msg, "dtype of tensor '%.200s' must be a string", e->name);
+                return ct__jp_fail(j, msg);
+            }
+            if (ct__jp_string(j, &d)) return -1;
+            e->dtype = ct__st_dtype_parse(d);
+            if (e->dtype == INT_MIN) {
+                int rc = ct__failed(CT_ERR_FORMAT, "safetensors: unknown dtype '%.40s' of tensor '%.200s' (%s)", d, e->name, j->file);
+                CT_FREE(d);
+                return rc;
+            }
+            CT_FREE(d);
+        } else {
+            int is_shape = which == 2, cnt = 0;
+            uint64_t off[2] = {0, 0};
+            snprintf(msg, sizeof msg, "%s of tensor '%.200s' must be a list of integers", is_shape ? "shape" : "data_offsets", e->name);
+            if (j->p >= j->end || *j->p != '[') return ct__jp_fail(j, msg);
+            if (ct__jp_expect(j, '[', msg)) return -1;
+            if (j->p < j->end && *j->p == ']') j->p++;
+            else for (;;) {
+                uint64_t v;
+                snprintf(msg, sizeof msg, "%s of tensor '%.200s'", is_shape ? "a dimension in the shape" : "data_offsets", e->name);
+                if (ct__jp_uint(j, &v, msg)) return -1;
+                if (is_shape) {
+                    if (cnt >= CT_MAX_DIMS)
+                        return ct__failed(CT_ERR_FORMAT, "safetensors: tensor '%.200s' has more than %d dimensions (%s)", e->name, CT_MAX_DIMS, j->file);
+                    if (v > ((uint64_t)1 << 62))
+                        return ct__failed(CT_ERR_FORMAT, "safetensors: dimension %llu of tensor '%.200s' is too large (%s)", (unsigned long long)v, e->name, j->file);
+                    e->shape[cnt] = (int64_t)v;
+                } else if (cnt < 2) {
+                    off[cnt] = v;
+                }
+                cnt++;
+                ct__jp_ws(j);
+                if (j->p < j->end && *j->p == ',') { j->p++; ct__jp_ws(j); continue; }
+                if (j->p < j->end && *j->p == ']') { j->p++; break; }
+                return ct__jp_fail(j, "expected ',' or ']' in a list");
+            }
+            if (is_shape) e->ndim = cnt;
+            else {
+                if (cnt != 2)
+                    return ct__failed(CT_ERR_FORMAT, "safetensors: data_offsets of tensor '%.200s' must be [begin, end] (got %d numbers) (%s)", e->name, cnt, j->file);
+                e->begin = off[0];
+                e->end = off[1];
+            }
+        }
+        ct__jp_ws(j);
+        if (j->p < j->end && *j->p == ',') { j->p++; ct__jp_ws(j); continue; }
+        if (j->p < j->end && *j->p == '}') { j->p++; break; }
+        return ct__jp_fail(j, "expected ',' or '}' in a tensor entry");
+    }
+    if (seen != 7)
+        return ct__failed(CT_ERR_FORMAT, "safetensors: the entry of tensor '%.200s' has no '%s' (%s)", e->name,
+                          !(seen & 1) ? "dtype" : !(seen & 2) ? "shape" : "data_offsets", j->file);
+    return 0;
+}
+
+static int ct__st_cmp_entry_name(const void *a, const void *b) {
+    return strcmp(((const ct__st_entry *)a)->name, ((const ct__st_entry *)b)->name);
+}
+typedef struct ct__st_span { uint64_t begin, end; int idx; } ct__st_span;
+static int ct__st_cmp_span(const void *a, const void *b) {
+    const ct__st_span *x = (const ct__st_span *)a, *y = (const ct__st_span *)b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return x->idx - y->idx;
+}
+typedef struct ct__st_kv { char *k, *v; } ct__st_kv;
+static int ct__st_cmp_kv(const void *a, const void *b) { return strcmp(((const ct__st_kv *)a)->k, ((const ct__st_kv *)b)->k); }
+
+/* Parses and validates the header; the handle already owns its data buffer. */
+static int ct__st_parse(ct_safetensors *st, const unsigned char *h, uint64_t hlen) {
+    ct__jp j;
+    j.p = j.begin = h;
+    j.end = h + hlen;
+    j.file = st->file;
+    int seen_meta = 0;
+    if (hlen == 0 || h[0] != '{') return ct__jp_fail(&j, "the header must start with '{'");
+    if (ct__jp_expect(&j, '{', "expected '{'")) return -1;
+    if (j.p < j.end && *j.p == '}') j.p++;
+    else for (;;) {
+        char *key;
+        if (ct__jp_string(&j, &key)) return -1;
+        if (ct__jp_expect(&j, ':', "expected ':' after a key")) { CT_FREE(key); return -1; }
+        if (!strcmp(key, "__metadata__")) {
+            CT_FREE(key);
+            if (seen_meta) return ct__jp_fail(&j, "duplicate key '__metadata__'");
+            seen_meta = 1;
+            if (ct__st_meta_object(st, &j)) return -1;
+        } else {
+            if (st->n == st->cap) {
+                int nc = st->cap ? st->cap * 2 : 16;
+                ct__st_entry *nt = (ct__st_entry *)CT_REALLOC(st->t, sizeof(ct__st_entry) * (size_t)nc);
+                if (!nt) { CT_FREE(key); return ct__failed(CT_ERR_MEMORY, "safetensors: out of memory reading the header (%s)", st->file); }
+                st->t = nt;
+                st->cap = nc;
+            }
+            ct__st_entry *e = &st->t[st->n++];
+            memset(e, 0, sizeof *e);
+            e->name = key;
+            if (ct__st_tensor_object(&j, e)) return -1;
+        }
+        ct__jp_ws(&j);
+        if (j.p < j.end && *j.p == ',') { j.p++; ct__jp_ws(&j); continue; }
+        if (j.p < j.end && *j.p == '}') { j.p++; break; }
+        return ct__jp_fail(&j, "expected ',' or '}' after an entry");
+    }
+    ct__jp_ws(&j);
+    if (j.p != j.end) return ct__jp_fail(&j, "unexpected data after the header object");
+
+    /* names and metadata keys: sorted, unique */
+    if (st->n > 1) qsort(st->t, (size_t)st->n, sizeof(ct__st_entry), ct__st_cmp_entry_name);
+    for (int i = 1; i < st->n; i++)
+        if (!strcmp(st->t[i].name, st->t[i - 1].name))
+            return ct__failed(CT_ERR_FORMAT, "safetensors: duplicate tensor name '%.200s' (%s)", st->t[i].name, st->file);
+    if (st->nmeta > 1) {
+        ct__st_kv *kv = CT__NEW_ARRAY(ct__st_kv, st->nmeta);
+        if (!kv) return ct__failed(CT_ERR_MEMORY, "safetensors: out of memory (%s)", st->file);
+        for (int i = 0; i < st->nmeta; i++) { kv[i].k = st->mkeys[i]; kv[i].v = st->mvals[i]; }
+        qsort(kv, (size_t)st->nmeta, sizeof(ct__st_kv), ct__st_cmp_kv);
+        for (int i = 0; i < st->nmeta; i++) { st->mkeys[i] = kv[i].k; st->mvals[i] = kv[i].v; }
+        CT_FREE(kv);
+        for (int i = 1; i < st->nmeta; i++)
+            if (!strcmp(st->mkeys[i], st->mkeys[i - 1]))
+                return ct__failed(CT_ERR_FORMAT, "safetensors: duplicate __metadata__ key '%.200s' (%s)", st->mkeys[i], st->file);
+    }
+    /* each tensor: byte size from dtype and shape (no overflow) equals its span, inside the buffer */
+    for (int i = 0; i < st->n; i++) {
+        ct__st_entry *e = &st->t[i];
+        /* numel * itemsize without overflow; like ct__check_shape, the product of
+           the non-zero dims is bounded (2^46), so even an empty tensor's shape fits */
+        uint64_t numel = 1, nz = 1, es = ct__st_dtype_size(e->dtype), nbytes;
+        int over = 0;
+        for (int d = 0; d < e->ndim; d++) {
+            uint64_t s = (uint64_t)e->shape[d];
+            if (!s) { numel = 0; continue; }
+            if (nz > (((uint64_t)1 << 46)) / s) { over = 1; break; }
+            nz *= s;
+            numel *= s;
+        }
+        nbytes = numel * es;
+        if (over)
+            return ct__failed(CT_ERR_FORMAT, "safetensors: tensor '%.200s' of shape %s and dtype %s is too large (its size overflows) (%s)",
+                              e->name, ct__fmt_shape(e->ndim, e->shape).s, ct__st_dtype_str(e->dtype), st->file);
+        if (e->end < e->begin)
+            return ct__failed(CT_ERR_FORMAT, "safetensors: tensor '%.200s' has data_offsets [%llu, %llu] that end before they begin (%s)",
+                              e->name, (unsigned long long)e->begin, (unsigned long long)e->end, st->file);
+        if (e->end - e->begin != nbytes)
+            return ct__failed(CT_ERR_FORMAT, "safetensors: tensor '%.200s' of shape %s and dtype %s needs %llu bytes but its data_offsets [%llu, %llu] span %llu (%s)",
+                              e->name, ct__fmt_shape(e->ndim, e->shape).s, ct__st_dtype_str(e->dtype), (unsigned long long)nbytes,
+                              (unsigned long long)e->begin, (unsigned long long)e->end, (unsigned long long)(e->end - e->begin), st->file);
+        if (e->end > st->data_len)
+            return ct__failed(CT_ERR_FORMAT, "safetensors: tensor '%.200s' has data_offsets [%llu, %llu] outside the data buffer of %llu bytes (%s)",
+                              e->name, (unsigned long long)e->begin, (unsigned long long)e->end, (unsigned long long)st->data_len, st->file);
+    }
+    /* together, in offset order, the tensors tile the buffer: no overlap, no gap, nothing after */
+    uint64_t pos = 0;
+    if (st->n) {
+        ct__st_span *sp = CT__NEW_ARRAY(ct__st_span, st->n);
+        if (!sp) return ct__failed(CT_ERR_MEMORY, "safetensors: out of memory (%s)", st->file);
+        for (int i = 0; i < st->n; i++) { sp[i].begin = st->t[i].begin; sp[i].end = st->t[i].end; sp[i].idx = i; }
+        qsort(sp, (size_t)st->n, sizeof(ct__st_span), ct__st_cmp_span);
+        for (int i = 0; i < st->n; i++) {
+            const ct__st_entry *e = &st->t[sp[i].idx];
+            if (sp[i].begin < pos) {
+                const ct__st_entry *prev = &st->t[sp[i - 1].idx];
+                int rc = ct__failed(CT_ERR_FORMAT, "safetensors: tensors '%.200s' [%llu, %llu] and '%.200s' [%llu, %llu] overlap (%s)",
+                                    prev->name, (unsigned long long)prev->begin, (unsigned long long)prev->end, e->name,
+                                    (unsigned long long)e->begin, (unsigned long long)e->end, st->file);
+                CT_FREE(sp);
+                return rc;
+            }
+            if (sp[i].begin > pos) {
+                int rc = ct__failed(CT_ERR_FORMAT, "safetensors: bytes [%llu, %llu) of the data buffer belong to no tensor (a gap before '%.200s') (%s)",
+                                    (unsigned long long)pos, (unsigned long long)sp[i].begin, e->name, st->file);
+                CT_FREE(sp);
+                return rc;
+            }
+            pos = sp[i].end;
+        }
+        CT_FREE(sp);
+    }
+    if (pos != st->data_len)
+        return ct__failed(CT_ERR_FORMAT, "safetensors: the data buffer has %llu bytes but the tensors cover %llu (%s)",
+                          (unsigned long long)st->data_len, (unsigned long long)pos, st->file);
+    return 0;
+}
+
+/* A handle with a 64-byte aligned buffer of data_len bytes (contents unset). */
+static ct_safetensors *ct__st_new(const char *file, uint64_t data_len) {
+    ct_safetensors *st = CT__NEW_ZEROED(ct_safetensors);
+    if (!st) { ct_set_error(CT_ERR_MEMORY, "safetensors: out of memory (%s)", file); return NULL; }
+    size_t fl = strlen(file);
+    st->file = (char *)CT_MALLOC(fl + 1);
+    st->buf = CT__NEW_ZEROED(ct__stbuf);
+    if (st->buf) st->buf->refcount = 1;
+    if (st->file) memcpy(st->file, file, fl + 1);
+    if (st->buf && data_len < (uint64_t)SIZE_MAX - 128) st->buf->raw = CT_MALLOC((size_t)data_len + 64);
+    if (!st->file || !st->buf || !st->buf->raw) {
+        ct_set_error(CT_ERR_MEMORY, "safetensors: out of memory for %llu bytes of data (%s)", (unsigned long long)data_len, file);
+        if (st->buf && !st->buf->raw) { CT_FREE(st->buf); st->buf = NULL; }
+        ct__st_destroy(st);
+        return NULL;
+    }
+    st->data = (const unsigned char *)(((uintptr_t)st->buf->raw + 63) & ~(uintptr_t)63);
+    st->data_len = data_len;
+    return st;
+}
+/* the 8-byte prefix: header length N, checked against the file size */
+static int ct__st_prefix(const unsigned char *p, uint64_t len, const char *file, uint64_t *hlen) {
+    if (len < 8)
+        return ct__failed(CT_ERR_FORMAT, "safetensors: file of %llu bytes is too small to hold the 8-byte header length (%s)", (unsigned long long)len, file);
+    *hlen = ct__le64(p);
+    if (*hlen > len - 8)
+        return ct__failed(CT_ERR_FORMAT, "safetensors: header length %llu exceeds file size %llu (%s)", (unsigned long long)*hlen, (unsigned long long)len, file);
+    if (*hlen > CT__ST_MAX_HEADER)
+        return ct__failed(CT_ERR_FORMAT, "safetensors: header length %llu is larger than the %llu bytes safetensors allows (%s)",
+                          (unsigned long long)*hlen, CT__ST_MAX_HEADER, file);
+    return 0;
+}
+CTENSOR_API ct_safetensors *ct_safetensors_load_mem(const void *data, size_t len, const char *name) {
+    const unsigned char *p = (const unsigned char *)data;
+    uint64_t hlen = 0;
+    if (!name) name = "<memory>";
+    if (!p) { ct_set_error(CT_ERR_ARG, "safetensors: data is NULL (%s)", name); return NULL; }
+    if (ct__st_prefix(p, len, name, &hlen)) return NULL;
+    ct_safetensors *st = ct__st_new(name, len - 8 - hlen);
+    if (!st) return NULL;
+    if (st->data_len) memcpy((void *)st->data, p + 8 + hlen, (size_t)st->data_len);
+    if (ct__st_parse(st, p + 8, hlen)) { ct__st_destroy(st); return NULL; }
+    return st;
+}
+CTENSOR_API int ct_safetensors_count(const ct_safetensors *st) { return st ? st->n : -1; }
+CTENSOR_API const char *ct_safetensors_name(const ct_safetensors *st, int i) {
+    return st && i >= 0 && i < st->n ? st->t[i].name : NULL;
+}
+CTENSOR_API int ct_safetensors_metadata_count(const ct_safetensors *st) { return st ? st->nmeta : -1; }
+CTENSOR_API const char *ct_safetensors_metadata_key(const ct_safetensors *st, int i) {
+    return st && i >= 0 && i < st->nmeta ? st->mkeys[i] : NULL;
+}
+CTENSOR_API const char *ct_safetensors_metadata(const ct_safetensors *st, const char *key) {
+    if (!st || !key) return NULL;
+    int lo = 0, hi = st->nmeta - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(st->mkeys[mid], key);
+        if (!c) return st->mvals[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return NULL;
+}
+CTENSOR_API int ct_safetensors_info(const ct_safetensors *st, int i, ct_dtype *dtype, int *ndim, int64_t *shape) {
+    if (!st) return ct__failed(CT_ERR_ARG, "safetensors_info: handle is NULL");
+    if (i < 0 || i >= st->n)
+        return ct__failed(CT_ERR_INDEX, "safetensors_info: index %d is out of range for %d tensors (%s)", i, st->n, st->file);
+    const ct__st_entry *e = &st->t[i];
+    if (dtype) *dtype = e->dtype >= 0 ? (ct_dtype)e->dtype : CT_NUM_DTYPES;
+    if (ndim) *ndim = e->ndim;
+    if (shape)
+        for (int d = 0; d < e->ndim; d++) shape[d] = e->shape[d];
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_safetensors_get(ct_safetensors *st, const char *name) {
+    if (!st) return ct__fail(CT_ERR_ARG, "safetensors_get: handle is NULL");
+    if (!name) return ct__fail(CT_ERR_ARG, "safetensors_get: name is NULL (%s)", st->file);
+    int lo = 0, hi = st->n - 1, at = -1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(st->t[mid].name, name);
+        if (!c) { at = mid; break; }
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    if (at < 0) return ct__fail(CT_ERR_ARG, "safetensors_get: no tensor named '%.200s' (%s)", name, st->file);
+    const ct__st_entry *e = &st->t[at];
+    if (e->dtype < 0)
+        return ct__fail(CT_ERR_DTYPE, "safetensors_get: tensor '%.200s' has dtype %s, which ctensor does not support (%s)",
+                        name, ct__st_dtype_str(e->dtype), st->file);
+    ct_dtype dt = (ct_dtype)e->dtype;
+    size_t es = ct__dt[dt].size, nbytes = (size_t)(e->end - e->begin);
+    const unsigned char *src = st->data + e->begin;
+    int copy = ((uintptr_t)src % es) != 0 || (es > 1 && !ct__host_le());
+    if (dt == CT_BOOL)
+        for (size_t k = 0; k < nbytes && !copy; k++) copy = src[k] > 1;
+    ct_tensor *x;
+    if (copy) {
+        x = ct__alloc(dt, e->ndim, e->shape, NULL, CT_CPU);
+        if (!x) return NULL;
+        unsigned char *dst = (unsigned char *)ct__ptr(x);
+        if (nbytes) memcpy(dst, src, nbytes);
+        if (es > 1 && !ct__host_le())
+            for (size_t k = 0; k < nbytes; k += es)
+                for (size_t b = 0; b < es / 2; b++) {
+                    unsigned char tb = dst[k + b];
+                    dst[k + b] = dst[k + es - 1 - b];
+                    dst[k + es - 1 - b] = tb;
+                }
+        if (dt == CT_BOOL)
+            for (size_t k = 0; k < nbytes; k++) dst[k] = dst[k] != 0;
+    } else {
+        x = ct__header_new();
+        if (!x) return NULL;
+        CT__ATOMIC_INC(&st->buf->refcount);
+        x->storage = ct__storage_borrow((void *)src, (int64_t)nbytes, CT_CPU, ct__stbuf_deleter, st->buf);
+        if (!x->storage) { ct__stbuf_decref(st->buf); ct__header_free(x); return NULL; }
+        x->dtype = dt;
+        x->ndim = e->ndim;
+        for (int d = 0; d < e->ndim; d++) x->shape[d] = e->shape[d];
+        ct__contig_strides(e->ndim, e->shape, x->strides);
+    }
+    return ct__own(x);
+}
+
+/* ---- writer ---- */
+typedef struct ct__dstr { char *p; size_t len, cap; int oom; } ct__dstr;
+static void ct__dput(ct__dstr *d, const char *s, size_t n) {
+    if (d->oom) return;
+    if (d->len + n + 1 > d->cap) {
+        size_t nc = d->cap ? d->cap * 2 : 256;
+        while (nc < d->len + n + 1) nc *= 2;
+        char *q = (char *)CT_REALLOC(d->p, nc);
+        if (!q) { d->oom = 1; return; }
+        d->p = q;
+        d->cap = nc;
+    }
+    memcpy(d->p + d->len, s, n);
+    d->len += n;
+    d->p[d->len] = 0;
+}
+static void ct__dputs(ct__dstr *d, const char *s) { ct__dput(d, s, strlen(s)); }
+/* a JSON string as serde_json and Python's json write it (non-ASCII kept) */
+static void ct__dput_jstr(ct__dstr *d, const char *s) {
+    ct__dput(d, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        switch (*p) {
+        case '"': ct__dput(d, "\\\"", 2); break;
+        case '\\': ct__dput(d, "\\\\", 2); break;
+        case '\b': ct__dput(d, "\\b", 2); break;
+        case '\f': ct__dput(d, "\\f", 2); break;
+        case '\n': ct__dput(d, "\\n", 2); break;
+        case '\r': ct__dput(d, "\\r", 2); break;
+        case '\t': ct__dput(d, "\\t", 2); break;
+        default:
+            if (*p < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", *p); ct__dput(d, esc, 6); }
+            else ct__dput(d, (const char *)p, 1);
+        }
+    }
+    ct__dput(d, "\"", 1);
+}
+/* the reference writer's data order: dtype alignment descending (its Dtype
+   enum order, reversed), then name */
+static int ct__st_rank(ct_dtype dt) {
+    switch (dt) {
+    case CT_BOOL: return 0;
+    case CT_UINT8: return 1;
+    case CT_INT8: return 2;
+    case CT_INT16: return 5;
+    case CT_FLOAT16: return 7;
+    case CT_BFLOAT16: return 8;
+    case CT_INT32: return 9;
+    case CT_FLOAT32: return 11;
+    case CT_FLOAT64: return 12;
+    case CT_INT64: return 13;
+    default: return 20;
+    }
+}
+typedef struct ct__st_wt { const char *name; const ct_tensor *t; int rank; } ct__st_wt;
+static int ct__st_cmp_wt(const void *a, const void *b) {
+    const ct__st_wt *x = (const ct__st_wt *)a, *y = (const ct__st_wt *)b;
+    if (x->rank != y->rank) return y->rank - x->rank;
+    return strcmp(x->name, y->name);
+}
+static int ct__st_cmp_wt_name(const void *a, const void *b) {
+    return strcmp(((const ct__st_wt *)a)->name, ((const ct__st_wt *)b)->name);
+}
+typedef struct ct__st_ckv { const char *k, *v; } ct__st_ckv;
+static int ct__st_cmp_ckv(const void *a, const void *b) { return strcmp(((const ct__st_ckv *)a)->k, ((const ct__st_ckv *)b)->k); }
+
+CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, const ct_tensor *const *tensors,
+                                              int nmeta, const char *const *meta_keys, const char *const *meta_values,
+                                              void **data, size_t *len) {
+    const char *api = "save_safetensors";
+    if (!data || !len) { ct_set_error(CT_ERR_ARG, "%s: output pointers are NULL", api); return CT_ERR_ARG; }
+    *data = NULL;
+    *len = 0;
+    if (n < 0 || nmeta < 0) { ct_set_error(CT_ERR_ARG, "%s: negative count (%d tensors, %d metadata pairs)", api, n, nmeta); return CT_ERR_ARG; }
+    if ((n > 0 && (!names || !tensors)) || (nmeta > 0 && (!meta_keys || !meta_values))) {
+        ct_set_error(CT_ERR_ARG, "%s: a names, tensors or metadata array is NULL", api);
+        return CT_ERR_ARG;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!tensors[i]) { ct__null_arg(api, i); return ct_last_error_code(); }
+        if (!names[i]) { ct_set_error(CT_ERR_ARG, "%s: name %d is NULL", api, i); return CT_ERR_ARG; }
+        if (!ct__utf8_valid(names[i])) { ct_set_error(CT_ERR_ARG, "%s: name %d is not valid UTF-8", api, i); return CT_ERR_ARG; }
+        if (!strcmp(names[i], "__metadata__")) { ct_set_error(CT_ERR_ARG, "%s: the name '__metadata__' is reserved for metadata", api); return CT_ERR_ARG; }
+        const ct_tensor *t = tensors[i];
+        if (t->device != CT_CPU) { ct_set_error(CT_ERR_DEVICE, "%s: tensor '%.200s' is not on the CPU", api, names[i]); return CT_ERR_DEVICE; }
+        if (!ct__dt_ok(t->dtype) || !ct__dt[t->dtype].st[0]) {
+            ct_set_error(CT_ERR_DTYPE, "%s: tensor '%.200s' has dtype %s, which safetensors cannot store", api, names[i], ct_dtype_name(t->dtype));
+            return CT_ERR_DTYPE;
+        }
+    }
+    for (int i = 0; i < nmeta; i++) {
+        if (!meta_keys[i] || !meta_values[i]) { ct_set_error(CT_ERR_ARG, "%s: metadata pair %d has a NULL key or value", api, i); return CT_ERR_ARG; }
+        if (!ct__utf8_valid(meta_keys[i]) || !ct__utf8_valid(meta_values[i])) {
+            ct_set_error(CT_ERR_ARG, "%s: metadata pair %d is not valid UTF-8", api, i);
+            return CT_ERR_ARG;
+        }
+    }
+    ct__st_wt *w = CT__NEW_ARRAY(ct__st_wt, n);
+    ct__st_ckv *kv = CT__NEW_ARRAY(ct__st_ckv, nmeta);
+    ct__dstr h;
+    memset(&h, 0, sizeof h);
+    ct_status rc = CT_OK;
+    unsigned char *buf = NULL;
+    if (!w || !kv) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); rc = CT_ERR_MEMORY; goto done; }
+    for (int i = 0; i < n; i++) { w[i].name = names[i]; w[i].t = tensors[i]; w[i].rank = ct__st_rank(tensors[i]->dtype); }
+    for (int i = 0; i < nmeta; i++) { kv[i].k = meta_keys[i]; kv[i].v = meta_values[i]; }
+    if (n > 1) qsort(w, (size_t)n, sizeof(ct__st_wt), ct__st_cmp_wt_name);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(w[i].name, w[i - 1].name)) { ct_set_error(CT_ERR_ARG, "%s: duplicate tensor name '%.200s'", api, w[i].name); rc = CT_ERR_ARG; goto done; }
+    if (nmeta > 1) qsort(kv, (size_t)nmeta, sizeof(ct__st_ckv), ct__st_cmp_ckv);
+    for (int i = 1; i < nmeta; i++)
+        if (!strcmp(kv[i].k, kv[i - 1].k)) { ct_set_error(CT_ERR_ARG, "%s: duplicate metadata key '%.200s'", api, kv[i].k); rc = CT_ERR_ARG; goto done; }
+    if (n > 1) qsort(w, (size_t)n, sizeof(ct__st_wt), ct__st_cmp_wt);
+    {
+        char num[64];
+        uint64_t off = 0;
+        ct__dputs(&h, "{");
+        if (nmeta > 0) {
+            ct__dputs(&h, "\"__metadata__\":{");
+            for (int i = 0; i < nmeta; i++) {
+                if (i) ct__dputs(&h, ",");
+                ct__dput_jstr(&h, kv[i].k);
+                ct__dputs(&h, ":");
+                ct__dput_jstr(&h, kv[i].v);
+            }
+            ct__dputs(&h, "}");
+        }
+        for (int i = 0; i < n; i++) {
+            const ct_tensor *t = w[i].t;
+            uint64_t nb = (uint64_t)ct_numel(t) * ct__dt[t->dtype].size;
+            if (i || nmeta > 0) ct__dputs(&h, ",");
+            ct__dput_jstr(&h, w[i].name);
+            ct__dputs(&h, ":{\"dtype\":\"");
+            ct__dputs(&h, ct__dt[t->dtype].st);
+            ct__dputs(&h, "\",\"shape\":[");
+            for (int d = 0; d < t->ndim; d++) {
+                snprintf(num, sizeof num, d ? ",%lld" : "%lld", (long long)t->shape[d]);
+                ct__dputs(&h, num);
+            }
+            snprintf(num, sizeof num, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off, (unsigned long long)(off + nb));
+            ct__dputs(&h, num);
+            off += nb;
+        }
+        ct__dputs(&h, "}");
+        while (h.len % 8) ct__dputs(&h, " ");
+        if (h.oom) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); rc = CT_ERR_MEMORY; goto done; }
+        size_t total = 8 + h.len + (size_t)off;
+        buf = (unsigned char *)CT_MALLOC(total ? total : 1);
+        if (!buf) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory for %zu bytes", api, total); rc = CT_ERR_MEMORY; goto done; }
+        for (int b = 0; b < 8; b++) buf[b] = (unsigned char)(((uint64_t)h.len >> (8 * b)) & 0xff);
+        memcpy(buf + 8, h.p, h.len);
+        unsigned char *q = buf + 8 + h.len;
+        for (int i = 0; i < n; i++) {
+            const ct_tensor *t = w[i].t;
+            size_t es = ct__dt[t->dtype].size, nb = (size_t)ct_numel(t) * es;
+            if (!nb) continue;
+            ct_tensor *c = ct__contig_ref(t);
+            if (!c) { rc = ct_last_error_code(); goto done; }
+            memcpy(q, ct__ptr(c), nb);
+            ct__decref(c);
+            if (es > 1 && !ct__host_le())
+                for (size_t k = 0; k < nb; k += es)
+                    for (size_t b = 0; b < es / 2; b++) {
+                        unsigned char tb = q[k + b];
+                        q[k + b] = q[k + es - 1 - b];
+                        q[k + es - 1 - b] = tb;
+                    }
+            q += nb;
+        }
+        *data = buf;
+        *len = total;
+        buf = NULL;
+    }
+done:
+    CT_FREE(buf);
+    CT_FREE(h.p);
+    CT_FREE(w);
+    CT_FREE(kv);
+    return rc;
+}
+
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_safetensors *ct_safetensors_load(const char *path) {
+    if (!path) { ct_set_error(CT_ERR_ARG, "safetensors_load: path is NULL"); return NULL; }
+    FILE *f = fopen(path, "rb");
+    if (!f) { ct_set_error(CT_ERR_IO, "safetensors_load: cannot open '%s'", path); return NULL; }
+    unsigned char pre[8];
+    ct_safetensors *st = NULL;
+    unsigned char *hdr = NULL;
+    uint64_t hlen = 0;
+    long sz = -1;
+    if (fseek(f, 0, SEEK_END) == 0) sz = ftell(f);
+    if (sz < 0 || fseek(f, 0, SEEK_SET) != 0) { ct_set_error(CT_ERR_IO, "safetensors_load: cannot size '%s'", path); goto fail; }
+    if ((uint64_t)sz >= 8 && fread(pre, 1, 8, f) != 8) { ct_set_error(CT_ERR_IO, "safetensors_load: short read on '%s'", path); goto fail; }
+    if (ct__st_prefix(pre, (uint64_t)sz, path, &hlen)) goto fail;
+    hdr = (unsigned char *)CT_MALLOC((size_t)hlen + 1);
+    if (!hdr) { ct_set_error(CT_ERR_MEMORY, "safetensors_load: out of memory for the header of '%s'", path); goto fail; }
+    st = ct__st_new(path, (uint64_t)sz - 8 - hlen);
+    if (!st) goto fail;
+    if ((hlen && fread(hdr, 1, (size_t)hlen, f) != (size_t)hlen) ||
+        (st->data_len && fread((void *)st->data, 1, (size_t)st->data_len, f) != (size_t)st->data_len)) {
+        ct_set_error(CT_ERR_IO, "safetensors_load: short read on '%s'", path);
+        goto fail;
+    }
+    fclose(f);
+    f = NULL;
+    if (ct__st_parse(st, hdr, hlen)) goto fail;
+    CT_FREE(hdr);
+    return st;
+fail:
+    if (f) fclose(f);
+    CT_FREE(hdr);
+    ct__st_destroy(st);
+    return NULL;
+}
+CTENSOR_API ct_status ct_save_safetensors_n(const char *path, int n, const char *const *names, const ct_tensor *const *tensors,
+                                            int nmeta, const char *const *meta_keys, const char *const *meta_values) {
+    if (!path) { ct_set_error(CT_ERR_ARG, "save_safetensors: path is NULL"); return CT_ERR_ARG; }
+    void *buf;
+    size_t len;
+    ct_status st = ct_save_safetensors_mem(n, names, tensors, nmeta, meta_keys, meta_values, &buf, &len);
+    if (st != CT_OK) return st;
+    st = ct__write_file(path, buf, len, "save_safetensors");
+    CT_FREE(buf);
+    return st;
+}
+#endif
 
 /* ============================================================================
    Printing (PyTorch's torch/_tensor_str.py: the same formatter rules)

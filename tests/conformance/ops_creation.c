@@ -84,6 +84,63 @@ static int h_randn(conf_case *c, ct_tensor **out) {
     ONE(ct_randn_n(dtype_or(c, CT_FLOAT32), n, s));
 }
 
+/* random extras: "manual_seed" seeds the default generator; "generator_seed"
+   instead passes a generator of that seed (PyTorch's generator= argument) */
+static ct_generator conf_gen;
+static ct_generator *rgen(conf_case *c) {
+    if (conf_has(c, "generator_seed")) {
+        ct_generator_init(&conf_gen, (uint64_t)conf_int(c, "generator_seed", 0));
+        return &conf_gen;
+    }
+    ct_manual_seed((uint64_t)conf_int(c, "manual_seed", 0));
+    return NULL;
+}
+static int h_randint(conf_case *c, ct_tensor **out) {
+    int64_t s[CT_MAX_DIMS];
+    int n = ints(c, "size", s);
+    ct_generator *g = rgen(c);
+    ONE(ct_randint_n(conf_int(c, "low", 0), conf_int(c, "high", 0), dtype_or(c, CT_INT64), n, s, g));
+}
+static int h_random_(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    if (conf_has(c, "to")) ONE(ct_random_range_(IN(0), conf_int(c, "from", 0), conf_int(c, "to", 0), g));
+    ONE(ct_random_(IN(0), g));
+}
+static int h_bernoulli(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    if (conf_has(c, "p")) ONE(ct_bernoulli_p(IN(0), conf_double(c, "p", 0.5), g));
+    ONE(ct_bernoulli(IN(0), g));
+}
+static int h_bernoulli_(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    if (c->nin > 1) ONE(ct_bernoulli_(IN(0), IN(1), g));
+    ONE(ct_bernoulli_scalar_(IN(0), conf_double(c, "p", 0.5), g));
+}
+static int h_exponential_(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    ONE(ct_exponential_(IN(0), conf_double(c, "lambd", 1.0), g));
+}
+static int h_randperm(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    ONE(ct_randperm(conf_int(c, "n", 0), dtype_or(c, CT_INT64), g));
+}
+static int h_multinomial(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    ONE(ct_multinomial(IN(0), conf_int(c, "num_samples", 1), conf_bool(c, "replacement", 0), g));
+}
+static int h_normal(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    if (c->nin == 2) ONE(ct_normal_tensor(IN(0), IN(1), g));
+    if (conf_has(c, "std")) ONE(ct_normal_tensor_scalar(IN(0), conf_double(c, "std", 1.0), g));
+    ONE(ct_normal_scalar_tensor(conf_double(c, "mean", 0.0), IN(0), g));
+}
+static int h_rand_like(conf_case *c, ct_tensor **out) { ct_generator *g = rgen(c); ONE(ct_rand_like(IN(0), g)); }
+static int h_randn_like(conf_case *c, ct_tensor **out) { ct_generator *g = rgen(c); ONE(ct_randn_like(IN(0), g)); }
+static int h_randint_like(conf_case *c, ct_tensor **out) {
+    ct_generator *g = rgen(c);
+    ONE(ct_randint_like(IN(0), conf_int(c, "low", 0), conf_int(c, "high", 0), g));
+}
+
 const conf_op conf_ops_creation[] = {
     {"torch.reshape", h_reshape, NULL},
     {"Tensor.view", h_view, NULL},
@@ -116,4 +173,15 @@ const conf_op conf_ops_creation[] = {
     {"torch.full_like", h_full_like, NULL},
     {"torch.rand", h_rand, NULL},
     {"torch.randn", h_randn, NULL},
+    {"torch.randint", h_randint, NULL},
+    {"Tensor.random_", h_random_, NULL},
+    {"torch.bernoulli", h_bernoulli, NULL},
+    {"Tensor.bernoulli_", h_bernoulli_, NULL},
+    {"Tensor.exponential_", h_exponential_, NULL},
+    {"torch.randperm", h_randperm, NULL},
+    {"torch.multinomial", h_multinomial, NULL},
+    {"torch.normal", h_normal, NULL},
+    {"torch.rand_like", h_rand_like, NULL},
+    {"torch.randn_like", h_randn_like, NULL},
+    {"torch.randint_like", h_randint_like, NULL},
     {0, 0, 0}};
