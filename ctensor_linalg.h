@@ -323,7 +323,7 @@ static int ct__la_check_dtype(const char *fn, const ct_tensor *A) {
     ct_dtype dt = A->dtype;
     if (dt == CT_FLOAT32 || dt == CT_FLOAT64) return 0;
     if (dt == CT_FLOAT16 || dt == CT_BFLOAT16)
-        return ct__failed(CT_ERR_DTYPE, "%s: Low precision dtypes not supported. Got %s", fn, CT__DTNAME(dt));
+        return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' (linalg works in float32 and float64)", fn, CT__DTNAME(dt));
     if (ct_dtype_is_complex(dt))
         return ct__failed(CT_ERR_UNSUPPORTED, "%s: complex inputs are not supported (ctensor_linalg.h works on float32 and float64)", fn);
     return ct__failed(CT_ERR_DTYPE, "%s: Expected a floating point or complex tensor as input. Got %s", fn, CT__DTNAME(dt));
@@ -382,6 +382,20 @@ static int64_t ct__bat_off(const ct__bat *B, const ct_tensor *t, int mdims, int6
         if (td >= 0 && t->shape[td] != 1) off += i * t->strides[td];
     }
     return off;
+}
+/* Index of batch element b within t's own (C-ordered) batch dims. */
+static int64_t ct__bat_lin(const ct__bat *B, const ct_tensor *t, int mdims, int64_t b) {
+    int64_t lin = 0, mul = 1;
+    int tb = t->ndim - mdims;
+    for (int d = B->nb - 1; d >= 0; d--) {
+        int64_t i = b % B->shape[d];
+        b /= B->shape[d];
+        int td = d - (B->nb - tb);
+        if (td < 0) continue;
+        if (t->shape[td] != 1) lin += i * mul;
+        mul *= t->shape[td];
+    }
+    return lin;
 }
 CT__INLINE char *ct__la_at(const ct_tensor *t, int64_t off) {
     return (char *)t->storage->data + off * (int64_t)ct__dt[t->dtype].size;
@@ -1664,9 +1678,8 @@ static ct_linalg_slogdet_result ct__la_slogdet(const ct_tensor *A, int fname) {
     ct_tensor *in[1], *out[2];
     in[0] = (ct_tensor *)A;
     if (ct__la_dispatch(CT__LA_SLOGDET, 1, in, &a, out) < 0) return r;
-    r.sign = ct__la_nondiff(out[0]);
+    r.sign = out[0];
     r.logabsdet = out[1];
-    if (!r.sign) r.logabsdet = NULL;
     return r;
 }
 CTENSOR_API ct_linalg_slogdet_result ct_linalg_slogdet(const ct_tensor *A) { return ct__la_slogdet(A, CT__LAN_SLOGDET); }
@@ -2030,7 +2043,7 @@ static int ct__la_uplo(const char *UPLO, int *upper) {
 static ct_linalg_eig_result ct__la_eigh(const ct_tensor *A, const char *UPLO, int wantv, int fname) {
     ct_linalg_eig_result r = {NULL, NULL};
     CT__LA_INIT_OR(r);
-    int upper;
+    int upper = 0;
     if (ct__la_uplo(UPLO, &upper)) return r;
     ct__attrs a;
     ct__la_attrs(&a, fname, (upper ? CT__LAF_UPPER : 0) | (wantv ? CT__LAF_COMPUTE_V : 0));
@@ -2616,9 +2629,10 @@ static int ct__la_meta_lstsq(ct__call *c) {
     else ct__la_out_b(c, 0, A->dtype, nb, bs, 2, n, k);
     if (m > n && drv != CT__LA_GELSY) ct__la_out_b(c, 1, A->dtype, nb, bs, vec ? 0 : 1, k, 0);
     else ct__la_out(c, 1, A->dtype, 1, &z);
-    if (drv != CT__LA_GELS) ct__la_out_b(c, 2, CT_INT64, nb, bs, 0, 0, 0);
+    /* rank and singular values have A's batch shape (PyTorch) */
+    if (drv != CT__LA_GELS) ct__la_out_b(c, 2, CT_INT64, nb0, A->shape, 0, 0, 0);
     else ct__la_out(c, 2, CT_INT64, 1, &z);
-    if (drv == CT__LA_GELSD || drv == CT__LA_GELSS) ct__la_out_b(c, 3, A->dtype, nb, bs, 1, m < n ? m : n, 0);
+    if (drv == CT__LA_GELSD || drv == CT__LA_GELSS) ct__la_out_b(c, 3, A->dtype, nb0, A->shape, 1, m < n ? m : n, 0);
     else ct__la_out(c, 3, A->dtype, 1, &z);
     return 0;
 }
@@ -2683,9 +2697,10 @@ static int ct__la_k_lstsq(ct__call *c) {
                 ct__store_f64(rp + (size_t)j * es, dt, acc);
             }
         }
-        if (drv != CT__LA_GELS) ((int64_t *)ct__ptr(Rk))[bi] = rank;
+        int64_t ai = ct__bat_lin(&B, A, 2, bi);
+        if (drv != CT__LA_GELS) ((int64_t *)ct__ptr(Rk))[ai] = rank;
         if (drv == CT__LA_GELSD || drv == CT__LA_GELSS)
-            for (int64_t i = 0; i < mn; i++) ct__store_f64(ct__ptr(SV) + (size_t)(bi * mn + i) * es, dt, s[i]);
+            for (int64_t i = 0; i < mn; i++) ct__store_f64(ct__ptr(SV) + (size_t)(ai * mn + i) * es, dt, s[i]);
     }
     CT_FREE(a);
     CT_FREE(iw);
@@ -3480,7 +3495,7 @@ CTENSOR_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n) {
     if (A->shape[A->ndim - 2] != m)
         return ct__fail(CT_ERR_SHAPE, "%s: A must be batches of square matrices, but they are %lld by %lld matrices", fn,
                         (long long)A->shape[A->ndim - 2], (long long)m);
-    if (n == 0) return ct_clone(ct_expand_n(ct_eye(m, m, A->dtype), A->ndim, A->shape));
+    if (n == 0) return ct_copy_(ct_clone(A), ct_eye(m, m, A->dtype));   /* in A's graph with a zero gradient, as PyTorch */
     const ct_tensor *a = A;
     if (n < 0) {
         if (!CT__ISFLOAT(A->dtype))
