@@ -206,7 +206,24 @@ typedef struct ct__lapack_cd { double re, im; } ct__lapack_cd;
 #define lapack_complex_double ct__lapack_cd
 #endif
 #include <lapacke.h>
+/* OpenBLAS's cblas.h includes <complex.h> in C, whose `I` and `complex` macros would
+   break user code (a variable named I): they are removed again unless the user had
+   them before. */
+#ifndef I
+#define CT__LA_UNDEF_I
+#endif
+#ifndef complex
+#define CT__LA_UNDEF_COMPLEX
+#endif
 #include <cblas.h>
+#ifdef CT__LA_UNDEF_I
+#undef I
+#undef CT__LA_UNDEF_I
+#endif
+#ifdef CT__LA_UNDEF_COMPLEX
+#undef complex
+#undef CT__LA_UNDEF_COMPLEX
+#endif
 
 /* ============================================================================
    Infrastructure: registration, argument checks, batches, matrix copies
@@ -968,6 +985,7 @@ static int ct__la_k_inv(ct__call *c) {
         ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)n);
         double q = 0;
         if (!ipiv) return -1;
+        memset(ipiv, 0, sizeof(ct__la_int) * (size_t)n);
         ct__la_getri(dt, (ct__la_int)n, Xp, (ct__la_int)n, ipiv, &q, -1);
         ct__la_int lwork = ct__la_lwork(dt, &q);
         void *work = ct__la_scratch(es * (size_t)lwork);
