@@ -110,8 +110,8 @@ TEST(test_inv_solve_lu_identities) {
     for (int k = 0; k < 3; k++) {
         int64_t n = ns[k];
         ct_tensor *A = WELL(30 + k, 2, n, n), *B = RANDN(40 + k, 2, n, 3);
-        ct_tensor *I = ct_eye(n, n, CT_FLOAT64);
-        CHECK_SMALL(maxdiff(ct_matmul(A, ct_linalg_inv(A)), I), 1e-11);
+        ct_tensor *Id = ct_eye(n, n, CT_FLOAT64);
+        CHECK_SMALL(maxdiff(ct_matmul(A, ct_linalg_inv(A)), Id), 1e-11);
         ct_tensor *X = ct_linalg_solve(A, B);
         CHECK_SMALL(maxdiff(ct_matmul(A, X), B), 1e-11);
         ct_tensor *Xr = ct_linalg_solve_ex(A, ct_mT(B), 0, 1, NULL);
@@ -291,16 +291,16 @@ TEST(test_matrix_functions) {
     for (int k = 0; k < 2; k++) {
         int64_t n = ns[k];
         ct_tensor *A = ct_div_scalar(RANDN(190 + k, 2, n, n), (double)n / 2.0);
-        ct_tensor *I = ct_eye(n, n, CT_FLOAT64);
-        CHECK_SMALL(maxdiff(ct_matmul(ct_linalg_matrix_exp(A), ct_linalg_matrix_exp(ct_neg(A))), I), 1e-12 * n);
+        ct_tensor *Id = ct_eye(n, n, CT_FLOAT64);
+        CHECK_SMALL(maxdiff(ct_matmul(ct_linalg_matrix_exp(A), ct_linalg_matrix_exp(ct_neg(A))), Id), 1e-12 * n);
         ct_tensor *S = SYM(195 + k, n, n);   /* exp of a symmetric matrix: V diag(exp(w)) V^T */
         ct_linalg_eig_result e = ct_linalg_eigh(S, "L");
         ct_tensor *ref = ct_matmul(ct_mul(e.eigenvectors, ct_unsqueeze(ct_exp(e.eigenvalues), -2)), ct_mT(e.eigenvectors));
         CHECK_SMALL(maxdiff(ct_linalg_matrix_exp(S), ref), 1e-11 * ct_item(ct_linalg_vector_norm(ref, INFINITY, 0, NULL, 0)));
-        ct_tensor *W = ct_add(A, ct_mul_scalar(I, 2.0));
+        ct_tensor *W = ct_add(A, ct_mul_scalar(Id, 2.0));
         CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, 3), ct_matmul(W, ct_matmul(W, W))), 1e-12 * n * 10);
         CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, -2), ct_linalg_inv(ct_matmul(W, W))), 1e-12);
-        CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, 0), ct_expand_as(I, W)), 0);
+        CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, 0), ct_expand_as(Id, W)), 0);
         /* householder_product of QR's reflectors = Q (via LAPACK's geqrf) */
     }
     /* a big-norm matrix goes through scaling and squaring */
