@@ -3492,10 +3492,10 @@ CTENSOR_API ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, double atol, do
     if (!A) { ct__null_arg(fn, 0); return NULL; }
     if (ct__la_check_matrix(fn, A, hermitian)) return NULL;
     ct_tensor *r = NULL;
-    CT_NO_GRAD {
-        int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], last = -1;
-        ct_tensor *s = hermitian ? ct_abs(ct_linalg_eigvalsh(A, "L")) : ct_linalg_svdvals(A);
-        if (!s) break;
+    int prev = ct_set_grad_enabled(0);   /* not differentiable: no graph */
+    int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], last = -1;
+    ct_tensor *s = hermitian ? ct_abs(ct_linalg_eigvalsh(A, "L")) : ct_linalg_svdvals(A);
+    if (s) {
         /* tol = max(atol, rtol * smax) per matrix; rtol defaults as in ct_linalg_pinv */
         double rt = isnan(rtol) ? (isnan(atol) || atol <= 0 ? ct__la_eps(A->dtype) * (double)(m > n ? m : n) : 0.0) : rtol;
         double at = isnan(atol) ? 0.0 : atol;
@@ -3503,6 +3503,7 @@ CTENSOR_API ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, double atol, do
         ct_tensor *tol = ct_clamp(ct_mul_scalar(smax, rt), at, NAN);
         r = ct_sum_dim(ct_gt(s, tol), -1, 0);
     }
+    ct_set_grad_enabled(prev);
     return r;
 }
 CTENSOR_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n) {

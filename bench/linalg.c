@@ -13,7 +13,7 @@
 #include "ctensor.h"
 #include "ctensor_linalg.h"
 
-void openblas_set_num_threads(int num_threads);   /* OpenBLAS */
+void openblas_set_num_threads(int num_threads);   /* OpenBLAS (linked for LAPACKE in every build) */
 
 static ct_tensor *SIGMA, *SPD[3], *WELL[3], *RND[3], *SYM[3], *BM[3], *BV[3];
 static ct_tensor *SPD8, *WELL8, *B8, *SYM8, *RND8;
@@ -52,6 +52,8 @@ static ct_tensor *keep_sym(int64_t b, int64_t n) {
 }
 
 int main(void) {
+    bench_begin("linalg");
+    bench_set_threads(1);
     openblas_set_num_threads(1);
     static const double L_data[16] = {0.4236547993389047, 0.6458941130666561, 0.4375872112626925, 0.8917730007820798,
                                       0.9636627605010293, 0.3834415188257777, 0.7917250380826646, 0.5288949197529045,
