@@ -20,7 +20,12 @@ BLASLIB  := $(shell [ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/in
 ifeq ($(BLASLIB),yes)
 BLAS     := -DCTENSOR_BLAS -I/usr/include/x86_64-linux-gnu/openblas-pthread -lopenblas
 endif
-LIBS     := -lm -lpthread
+# ctensor_linalg.h needs LAPACKE and CBLAS (liblapacke-dev, libopenblas-dev)
+LAPACKLIB := $(shell [ -e /usr/include/lapacke.h ] && echo yes)
+ifeq ($(LAPACKLIB),yes)
+LAPACK   := -llapacke -lopenblas
+endif
+LIBS     := -lm -lpthread $(LAPACK)
 TESTFAST := -O1 -g
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

@@ -5,21 +5,22 @@ B=${BUILD:-build}/compile
 mkdir -p "$B"
 CC=${CC:-gcc}; CXX=${CXX:-g++}; CLANG=${CLANG:-clang}
 W="-Wall -Wextra -pedantic -Werror -I."
+LA="-llapacke -lopenblas -lm"   # user.c includes ctensor_linalg.h
 pass=0; fail=0
 try() {  # name, command...
   name=$1; shift
   if out=$("$@" 2>&1); then pass=$((pass + 1)); echo "ok   $name"
   else fail=$((fail + 1)); echo "FAIL $name"; printf '%s\n' "$out" | head -20; fi
 }
-try "gcc -std=c11"        sh -c "$CC -std=c11 $W tests/compile/user.c -o $B/user_gcc -lm && $B/user_gcc"
+try "gcc -std=c11"        sh -c "$CC -std=c11 $W tests/compile/user.c -o $B/user_gcc $LA && $B/user_gcc"
 if command -v "$CLANG" >/dev/null 2>&1; then
-  try "clang -std=c11"    sh -c "$CLANG -std=c11 $W tests/compile/user.c -o $B/user_clang -lm && $B/user_clang"
+  try "clang -std=c11"    sh -c "$CLANG -std=c11 $W tests/compile/user.c -o $B/user_clang $LA && $B/user_clang"
 else echo "skip clang (not installed)"; fi
-try "g++ -x c++ -std=c++17" sh -c "$CXX -x c++ -std=c++17 $W tests/compile/user.c -o $B/user_cxx -lm && $B/user_cxx"
+try "g++ -x c++ -std=c++17" sh -c "$CXX -x c++ -std=c++17 $W tests/compile/user.c -o $B/user_cxx $LA && $B/user_cxx"
 try "two translation units" sh -c "$CC -std=c11 $W tests/compile/tu_a.c tests/compile/tu_b.c -o $B/tu -lm && $B/tu"
 try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W tests/compile/static.c -o $B/static -lm && $B/static"
 try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.c -o $B/nostdio -lm && $B/nostdio"
-try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp -lm && $B/user_omp"
+try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp $LA && $B/user_omp"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 if [ -n "$NVCC" ]; then
   try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"

@@ -2,7 +2,9 @@
    C++17 (g++ -x c++) and under nvcc. It must call a function of every header
    (a typo in an _IMPLEMENTATION macro would otherwise go unnoticed). */
 #define CTENSOR_IMPLEMENTATION
+#include <math.h>
 #include "ctensor.h"
+#include "ctensor_linalg.h"
 
 int main(void) {
     int bad = 0;
@@ -11,6 +13,8 @@ int main(void) {
         ct_tensor *b = ct_mul_scalar(ct_add(a, a), 0.5);
         bad |= !b || ct_item(ct_sum(b)) != 6.0;
         CT_NO_GRAD { bad |= ct_is_grad_enabled(); }
+        ct_tensor *s = ct_add(ct_eye(3, -1, CT_FLOAT64), ct_ones(CT_FLOAT64, 3, 3));   /* ctensor_linalg.h */
+        bad |= !s || fabs(ct_item(ct_linalg_det(s)) - 4.0) > 1e-12;
     }
     bad |= ct_live_tensors() != 0;
     return bad;

@@ -13,10 +13,11 @@
 #include <sys/stat.h>
 #define CTENSOR_IMPLEMENTATION   /* this file holds the library implementation */
 #include "conf.h"
+#include "ctensor_linalg.h"      /* its implementation too (it needs this translation unit) */
 
 static const conf_op *const conf_families[] = {
     conf_ops_elementwise, conf_ops_creation, conf_ops_reduce, conf_ops_index, conf_ops_blas,
-    conf_ops_nn, conf_ops_optim,
+    conf_ops_nn, conf_ops_optim, conf_ops_linalg,
 };
 
 static int n_pass, n_fail, n_skip, verbose;

@@ -1,0 +1,752 @@
+/* ctensor_linalg.h: the torch.linalg announcement's examples, mathematical
+   identities on both kernel paths (n <= 16: ctensor's own kernels; larger: LAPACK),
+   batched = per-matrix results, gradcheck for every differentiable function,
+   gradgradcheck for inv, det, solve, cholesky (and more), every error with its
+   code and message, and memory returning to its starting point. */
+#define CTENSOR_IMPLEMENTATION
+#include "ct_test.h"
+#include "ctensor_linalg.h"
+
+/* ---- helpers ---- */
+static ct_tensor *randn_(uint64_t seed, int ndim, const int64_t *shape) {
+    ct_generator g;
+    ct_generator_init(&g, seed);
+    return ct_normal_(ct_empty_n(CT_FLOAT64, ndim, shape), 0.0, 1.0, &g);
+}
+#define RANDN(seed, ...) randn_(seed, CT_DIMS(__VA_ARGS__))
+/* well conditioned: randn + 2 sqrt(n) I */
+static ct_tensor *wellcond_(uint64_t seed, int ndim, const int64_t *shape) {
+    int64_t n = shape[ndim - 1];
+    return ct_add(randn_(seed, ndim, shape), ct_mul_scalar(ct_eye(n, n, CT_FLOAT64), 2.0 * sqrt((double)n)));
+}
+#define WELL(seed, ...) wellcond_(seed, CT_DIMS(__VA_ARGS__))
+/* symmetric positive definite: X X^T + n I */
+static ct_tensor *spd_(uint64_t seed, int ndim, const int64_t *shape) {
+    int64_t n = shape[ndim - 1];
+    ct_tensor *x = randn_(seed, ndim, shape);
+    return ct_add(ct_matmul(x, ct_mT(x)), ct_mul_scalar(ct_eye(n, n, CT_FLOAT64), (double)n));
+}
+#define SPD(seed, ...) spd_(seed, CT_DIMS(__VA_ARGS__))
+static ct_tensor *sym_(uint64_t seed, int ndim, const int64_t *shape) {
+    ct_tensor *x = randn_(seed, ndim, shape);
+    return ct_mul_scalar(ct_add(x, ct_mT(x)), 0.5);
+}
+#define SYM(seed, ...) sym_(seed, CT_DIMS(__VA_ARGS__))
+static ct_tensor *leaf(ct_tensor *t) { return ct_requires_grad(ct_detach(t)); }
+/* max |a - b| (NAN when a chain failed) */
+static double maxdiff(const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !b) return NAN;
+    ct_tensor *d = ct_linalg_vector_norm(ct_sub(ct_to(a, CT_FLOAT64), ct_to(b, CT_FLOAT64)), INFINITY, 0, NULL, 0);
+    return d ? ct_item(d) : NAN;
+}
+static ct_tensor *eye_like(const ct_tensor *A) { return ct_eye(ct_size(A, -1), ct_size(A, -1), A->dtype); }
+#define CHECK_SMALL(expr, tol) do { double v_ = (expr); CT_T_REPORT(v_ <= (tol), "%s = %g > %g (%s)", #expr, v_, (double)(tol), ct_last_error()); } while (0)
+#define CHECK_GC(expr) do { int ok_ = (expr); CT_T_REPORT(ok_, "%s: %s", #expr, ct_last_error()); ct_clear_error(); } while (0)
+
+typedef ct_tensor *(*fn1)(const ct_tensor *);
+typedef ct_tensor *(*fn2)(const ct_tensor *, const ct_tensor *);
+static ct_tensor *call1(ct_tensor *const *in, void *u) { return ((fn1)(uintptr_t)u)(in[0]); }
+static ct_tensor *call2(ct_tensor *const *in, void *u) { return ((fn2)(uintptr_t)u)(in[0], in[1]); }
+static int gc1(fn1 f, ct_tensor *x) { ct_tensor *in[1] = {x}; return ct_gradcheck(call1, (void *)(uintptr_t)f, 1, in, NULL); }
+static int gc2(fn2 f, ct_tensor *x, ct_tensor *y) { ct_tensor *in[2] = {x, y}; return ct_gradcheck(call2, (void *)(uintptr_t)f, 2, in, NULL); }
+static int ggc1(fn1 f, ct_tensor *x) { ct_tensor *in[1] = {x}; return ct_gradgradcheck(call1, (void *)(uintptr_t)f, 1, in, NULL); }
+static int ggc2(fn2 f, ct_tensor *x, ct_tensor *y) { ct_tensor *in[2] = {x, y}; return ct_gradgradcheck(call2, (void *)(uintptr_t)f, 2, in, NULL); }
+
+/* ---- the torch.linalg announcement ---- */
+TEST(test_announcement_mvn) {
+    /* np.random.seed(0): mu = rand(4), L = rand(4, 4), noise = standard_normal(4) */
+    static const double mu_d[4] = {0.5488135039273248, 0.7151893663724195, 0.6027633760716439, 0.5448831829968969};
+    static const double L_d[16] = {0.4236547993389047, 0.6458941130666561, 0.4375872112626925, 0.8917730007820798,
+                                   0.9636627605010293, 0.3834415188257777, 0.7917250380826646, 0.5288949197529045,
+                                   0.5680445610939323, 0.925596638292661, 0.07103605819788694, 0.08712929970154071,
+                                   0.02021839744032572, 0.832619845547938, 0.7781567509498505, 0.8700121482468192};
+    static const double noise_d[4] = {1.4940790731576061, -0.20515826376580087, 0.31306770165090136, -0.8540957393017248};
+    static const double sample_d[4] = {2.9502425950639712, 1.7851807716773718, 1.8316869694257005, 0.9079822825459917};
+    ct_tensor *mu = ct_tensor_f64(mu_d, 4), *L = ct_tensor_f64(L_d, 4, 4), *noise = ct_tensor_f64(noise_d, 4);
+    ct_tensor *sigma = ct_add(ct_matmul(L, ct_t(L)), ct_eye(4, 4, CT_FLOAT64));
+    ct_tensor *sample = ct_add(mu, ct_matmul(ct_linalg_cholesky(sigma), noise));
+    CHECK_VALUES(sample, sample_d, 4, 1e-14);
+    CHECK_CLOSE(sqrt(ct_item(ct_linalg_det(sigma))), 4.237127491242027, 1e-14);
+    ct_tensor *d = ct_linalg_diagonal(ct_linalg_cholesky(sigma), 0, -2, -1);
+    double prod = 1.0;
+    for (int i = 0; i < 4; i++) prod *= ct_item(ct_select(d, 0, i));
+    CHECK_CLOSE(prod, 4.237127491242028, 1e-14);
+    CHECK_REPR(ct_linalg_cholesky(ct_eye(2, 2, CT_FLOAT64)), "tensor([[1., 0.],\n        [0., 1.]], dtype=torch.float64)");
+}
+TEST(test_announcement_inv_backward) {
+    static const float t_d[4] = {1, 2, 3, 4};
+    static const double want[4] = {-0.5, 0.5, 0.5, -0.5};
+    ct_tensor *t = ct_requires_grad(ct_tensor_f32(t_d, 2, 2));
+    ct_tensor *inv = ct_linalg_inv(t);
+    ct_tensor *g1 = ct_ones_like(inv);
+    CHECK(ct_backward_ex(1, &inv, &g1, NULL) == CT_OK);
+    CHECK_VALUES(ct_grad(t), want, 4, 1e-6);
+    CHECK_STR(ct_grad_fn_name(inv), "LinalgInvExBackward0");
+}
+
+/* ---- identities, both kernel paths ---- */
+TEST(test_cholesky_identities) {
+    int64_t ns[3] = {1, 8, 24};
+    for (int k = 0; k < 3; k++) {
+        ct_tensor *A = SPD(10 + k, 3, ns[k], ns[k]);
+        ct_tensor *Lw = ct_linalg_cholesky(A);
+        CHECK_SMALL(maxdiff(ct_matmul(Lw, ct_mT(Lw)), A), 1e-12 * ns[k] * ns[k]);
+        CHECK_SMALL(maxdiff(Lw, ct__la_tril(Lw, 0)), 0);
+        ct_tensor *U = ct_linalg_cholesky_ex(A, 1, 1, NULL);
+        CHECK_SMALL(maxdiff(U, ct_mT(Lw)), 1e-13 * ns[k]);
+        ct_tensor *Af = ct_to(A, CT_FLOAT32);
+        ct_tensor *Lf = ct_linalg_cholesky(Af);
+        CHECK_SMALL(maxdiff(ct_matmul(Lf, ct_mT(Lf)), Af), 2e-5 * ns[k] * ns[k]);
+        /* cholesky_solve / cholesky_inverse agree with solve / inv */
+        ct_tensor *B = RANDN(20 + k, 3, ns[k], 2);
+        CHECK_SMALL(maxdiff(ct_cholesky_solve(B, Lw, 0), ct_linalg_solve(A, B)), 1e-10);
+        CHECK_SMALL(maxdiff(ct_cholesky_solve(B, U, 1), ct_linalg_solve(A, B)), 1e-10);
+        CHECK_SMALL(maxdiff(ct_cholesky_inverse(Lw, 0), ct_linalg_inv(A)), 1e-10);
+        CHECK_SMALL(maxdiff(ct_cholesky_inverse(U, 1), ct_linalg_inv(A)), 1e-10);
+    }
+}
+TEST(test_inv_solve_lu_identities) {
+    int64_t ns[3] = {3, 16, 40};
+    for (int k = 0; k < 3; k++) {
+        int64_t n = ns[k];
+        ct_tensor *A = WELL(30 + k, 2, n, n), *B = RANDN(40 + k, 2, n, 3);
+        ct_tensor *Id = ct_eye(n, n, CT_FLOAT64);
+        CHECK_SMALL(maxdiff(ct_matmul(A, ct_linalg_inv(A)), Id), 1e-11);
+        ct_tensor *X = ct_linalg_solve(A, B);
+        CHECK_SMALL(maxdiff(ct_matmul(A, X), B), 1e-11);
+        ct_tensor *Xr = ct_linalg_solve_ex(A, ct_mT(B), 0, 1, NULL);
+        CHECK_SMALL(maxdiff(ct_matmul(Xr, A), ct_mT(B)), 1e-11);
+        ct_linalg_lu_result lu = ct_linalg_lu(A, 1);
+        CHECK_SMALL(maxdiff(ct_matmul(lu.P, ct_matmul(lu.L, lu.U)), A), 1e-11);
+        ct_linalg_lu_factor_result f = ct_linalg_lu_factor(A, 1);
+        CHECK_SMALL(maxdiff(ct_linalg_lu_solve(f.LU, f.pivots, B, 1, 0), X), 1e-11);
+        CHECK_SMALL(maxdiff(ct_matmul(ct_mT(A), ct_linalg_lu_solve(f.LU, f.pivots, B, 1, 1)), B), 1e-11);
+        CHECK_SMALL(maxdiff(ct_matmul(ct_linalg_lu_solve(f.LU, f.pivots, ct_mT(B), 0, 0), A), ct_mT(B)), 1e-11);
+        CHECK_SMALL(maxdiff(ct_matmul(ct_linalg_lu_solve(f.LU, f.pivots, ct_mT(B), 0, 1), ct_mT(A)), ct_mT(B)), 1e-11);
+        /* det(AB) = det(A) det(B) and slogdet agrees with det */
+        ct_tensor *C = ct_div_scalar(WELL(50 + k, 2, n, n), 2.0 * sqrt((double)n));
+        ct_tensor *A2 = ct_div_scalar(A, 2.0 * sqrt((double)n));
+        ct_tensor *dAB = ct_linalg_det(ct_matmul(A2, C)), *dAdB = ct_mul(ct_linalg_det(A2), ct_linalg_det(C));
+        CHECK_SMALL(maxdiff(ct_div(dAB, dAdB), ct_ones_like(dAB)), 1e-10);
+        ct_linalg_slogdet_result sl = ct_linalg_slogdet(A2);
+        CHECK_SMALL(maxdiff(ct_mul(sl.sign, ct_exp(sl.logabsdet)), ct_linalg_det(A2)), 1e-10 * fabs(ct_item(ct_select(ct_linalg_det(A2), 0, 0))) + 1e-300);
+        /* rectangular LU */
+        ct_tensor *W = RANDN(60 + k, n, n + 3), *T = RANDN(70 + k, n + 3, n);
+        ct_linalg_lu_result lw = ct_linalg_lu(W, 1), lt = ct_linalg_lu(T, 1);
+        CHECK_SMALL(maxdiff(ct_matmul(lw.P, ct_matmul(lw.L, lw.U)), W), 1e-12 * n);
+        CHECK_SMALL(maxdiff(ct_matmul(lt.P, ct_matmul(lt.L, lt.U)), T), 1e-12 * n);
+        /* triangular solves with a transposed (non-contiguous) A */
+        ct_tensor *Tu = ct__la_triu(A, 0), *Tl = ct_mT(ct_contiguous(ct_mT(ct__la_tril(A, 0))));
+        CHECK_SMALL(maxdiff(ct_matmul(Tu, ct_linalg_solve_triangular(Tu, B, 1, 1, 0)), B), 1e-11);
+        CHECK_SMALL(maxdiff(ct_matmul(Tl, ct_linalg_solve_triangular(Tl, B, 0, 1, 0)), B), 1e-11);
+        CHECK_SMALL(maxdiff(ct_matmul(ct_linalg_solve_triangular(Tl, ct_mT(B), 0, 0, 0), Tl), ct_mT(B)), 1e-11);
+    }
+}
+TEST(test_qr_identities) {
+    int64_t shapes[5][2] = {{5, 3}, {3, 5}, {4, 4}, {40, 24}, {24, 40}};
+    const char *modes[2] = {"reduced", "complete"};
+    for (int s = 0; s < 5; s++)
+        for (int md = 0; md < 2; md++) {
+            int64_t m = shapes[s][0], n = shapes[s][1], k = m < n ? m : n, qc = md ? m : k;
+            ct_tensor *A = RANDN(80 + s, 2, m, n);
+            ct_linalg_qr_result r = ct_linalg_qr(A, modes[md]);
+            CHECK(r.Q && ct_size(r.Q, -1) == qc && ct_size(r.R, -2) == qc);
+            CHECK_SMALL(maxdiff(ct_matmul(r.Q, r.R), A), 1e-12 * m);
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mT(r.Q), r.Q), ct_eye(qc, qc, CT_FLOAT64)), 1e-13 * m);
+            CHECK_SMALL(maxdiff(r.R, ct__la_triu(r.R, 0)), 0);
+        }
+    ct_linalg_qr_result r = ct_linalg_qr(RANDN(90, 4, 3), "r");
+    CHECK(r.Q && ct_numel(r.Q) == 0 && ct_size(r.R, 0) == 3);
+}
+TEST(test_svd_identities) {
+    int64_t shapes[6][2] = {{5, 3}, {3, 5}, {8, 8}, {16, 16}, {40, 24}, {24, 40}};
+    for (int s = 0; s < 6; s++) {
+        int64_t m = shapes[s][0], n = shapes[s][1], k = m < n ? m : n;
+        ct_tensor *A = RANDN(100 + s, 3, m, n);
+        for (int full = 0; full < 2; full++) {
+            ct_linalg_svd_result r = ct_linalg_svd(A, full);
+            ct_tensor *U = full ? ct_narrow(r.U, -1, 0, k) : r.U, *Vh = full ? ct_narrow(r.Vh, -2, 0, k) : r.Vh;
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mul(U, ct_unsqueeze(r.S, -2)), Vh), A), 1e-12 * m * n);
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mT(r.U), r.U), eye_like(r.U)), 1e-12 * m);
+            CHECK_SMALL(maxdiff(ct_matmul(r.Vh, ct_mT(r.Vh)), eye_like(ct_mT(r.Vh))), 1e-12 * n);
+        }
+        ct_tensor *S = ct_linalg_svdvals(A);
+        CHECK_SMALL(maxdiff(S, ct_linalg_svd(A, 0).S), 1e-12 * m);
+        /* descending, non-negative */
+        ct_tensor *d = ct_sub(ct_narrow(S, -1, 0, k - 1), ct_narrow(S, -1, 1, k - 1));
+        CHECK_SMALL(-ct_item(ct_linalg_vector_norm(ct_clamp(d, NAN, 0.0), INFINITY, 0, NULL, 0)), 0);
+    }
+    /* rank deficient: the Jacobi kernel falls back to LAPACK, U stays orthonormal */
+    ct_tensor *R = ct_matmul(RANDN(110, 6, 2), RANDN(111, 2, 5));
+    ct_linalg_svd_result r = ct_linalg_svd(R, 0);
+    CHECK_SMALL(maxdiff(ct_matmul(ct_mT(r.U), r.U), ct_eye(5, 5, CT_FLOAT64)), 1e-12);
+    CHECK_SMALL(maxdiff(ct_matmul(ct_mul(r.U, ct_unsqueeze(r.S, -2)), r.Vh), R), 1e-12);
+    CHECK_SMALL(ct_item(ct_select(r.S, 0, 2)), 1e-13);
+    CHECK_EQ_INT(ct_item_int(ct_linalg_matrix_rank(R, NAN, NAN, 0)), 2);
+}
+TEST(test_eigh_identities) {
+    int64_t ns[4] = {1, 5, 16, 30};
+    for (int k = 0; k < 4; k++) {
+        int64_t n = ns[k];
+        ct_tensor *A = SYM(120 + k, 2, n, n);
+        for (int up = 0; up < 2; up++) {
+            /* only the named triangle is read: garbage in the other one */
+            ct_tensor *G = ct_add(A, up ? ct__la_tril(RANDN(130, n, n), -1) : ct__la_triu(RANDN(131, n, n), 1));
+            ct_linalg_eig_result r = ct_linalg_eigh(G, up ? "U" : "L");
+            CHECK_SMALL(maxdiff(ct_matmul(A, r.eigenvectors), ct_mul(r.eigenvectors, ct_unsqueeze(r.eigenvalues, -2))), 1e-12 * n);
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mT(r.eigenvectors), r.eigenvectors), ct_eye(n, n, CT_FLOAT64)), 1e-12 * n);
+            CHECK_SMALL(maxdiff(ct_linalg_eigvalsh(G, up ? "U" : "L"), r.eigenvalues), 1e-12 * n);
+            if (n > 1) {
+                ct_tensor *d = ct_sub(ct_narrow(r.eigenvalues, -1, 1, n - 1), ct_narrow(r.eigenvalues, -1, 0, n - 1));
+                CHECK_SMALL(-ct_item(ct_linalg_vector_norm(ct_clamp(d, NAN, 0.0), INFINITY, 0, NULL, 0)), 0);
+            }
+        }
+    }
+}
+/* A V = V diag(L) for eig's complex outputs, checked elementwise in C */
+static double eig_residual(const ct_tensor *A, ct_linalg_eig_result r) {
+    int64_t n = ct_size(A, -1), cnt = ct_numel(A) / (n * n);
+    ct_tensor *a = ct_contiguous(ct_to(A, CT_FLOAT64));
+    ct_tensor *lv = ct_contiguous(ct_to(ct_view_as_real(r.eigenvalues), CT_FLOAT64));
+    ct_tensor *vv = ct_contiguous(ct_to(ct_view_as_real(r.eigenvectors), CT_FLOAT64));
+    if (!a || !lv || !vv) return NAN;
+    const double *ap = (const double *)ct_data_ptr(a), *lp = (const double *)ct_data_ptr(lv), *vp = (const double *)ct_data_ptr(vv);
+    double worst = 0.0;
+    for (int64_t b = 0; b < cnt; b++)
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double re = 0, im = 0;
+                for (int64_t q = 0; q < n; q++) {
+                    re += ap[b * n * n + i * n + q] * vp[2 * (b * n * n + q * n + j)];
+                    im += ap[b * n * n + i * n + q] * vp[2 * (b * n * n + q * n + j) + 1];
+                }
+                double vr = vp[2 * (b * n * n + i * n + j)], vi = vp[2 * (b * n * n + i * n + j) + 1];
+                double lr = lp[2 * (b * n + j)], li = lp[2 * (b * n + j) + 1];
+                re -= vr * lr - vi * li;
+                im -= vr * li + vi * lr;
+                double e = sqrt(re * re + im * im);
+                if (e > worst) worst = e;
+            }
+    return worst;
+}
+TEST(test_eig_identities) {
+    int64_t ns[3] = {3, 8, 25};
+    for (int k = 0; k < 3; k++) {
+        ct_tensor *A = RANDN(140 + k, 2, ns[k], ns[k]);
+        ct_linalg_eig_result r = ct_linalg_eig(A);
+        CHECK(r.eigenvalues && ct_get_dtype(r.eigenvalues) == CT_COMPLEX128 && ct_get_dtype(r.eigenvectors) == CT_COMPLEX128);
+        CHECK_SMALL(eig_residual(A, r), 1e-11 * ns[k]);
+        CHECK_SMALL(maxdiff(ct_real(ct_linalg_eigvals(A)), ct_real(r.eigenvalues)), 1e-12);
+        CHECK_SMALL(maxdiff(ct_imag(ct_linalg_eigvals(A)), ct_imag(r.eigenvalues)), 1e-12);
+        /* sum of eigenvalues = trace, product = det (real parts; imaginary parts cancel) */
+        CHECK_SMALL(maxdiff(ct_sum_dim(ct_real(r.eigenvalues), -1, 0), ct_sum_dim(ct_linalg_diagonal(A, 0, -2, -1), -1, 0)), 1e-10 * ns[k]);
+        CHECK_SMALL(ct_item(ct_linalg_vector_norm(ct_sum_dim(ct_imag(r.eigenvalues), -1, 0), INFINITY, 0, NULL, 0)), 1e-10);
+    }
+    ct_linalg_eig_result rf = ct_linalg_eig(ct_to(RANDN(150, 4, 4), CT_FLOAT32));
+    CHECK(rf.eigenvalues && ct_get_dtype(rf.eigenvalues) == CT_COMPLEX64);
+    CHECK_SMALL(eig_residual(ct_to(RANDN(150, 4, 4), CT_FLOAT32), rf), 1e-5);
+    /* complex views round-trip and share memory */
+    ct_tensor *re = ct_view_as_real(rf.eigenvalues);
+    CHECK(re && ct_get_dtype(re) == CT_FLOAT32 && ct_ndim(re) == 2 && ct_size(re, 1) == 2);
+    ct_tensor *back = ct_view_as_complex(re);
+    CHECK(back && ct_get_dtype(back) == CT_COMPLEX64 && ct_data_ptr(back) == ct_data_ptr(rf.eigenvalues));
+    CHECK_ERR(ct_imag(RANDN(1, 3)), CT_ERR_DTYPE, "imag is not implemented for tensors with non-complex dtypes.");
+    CHECK_ERR(ct_view_as_real(RANDN(1, 3)), CT_ERR_DTYPE, "view_as_real is only supported for complex tensors");
+    CHECK_ERR(ct_view_as_complex(RANDN(1, 3)), CT_ERR_SHAPE, "Tensor must have a last dimension of size 2");
+}
+TEST(test_pinv_lstsq_identities) {
+    int64_t shapes[4][2] = {{6, 4}, {4, 6}, {30, 20}, {20, 30}};
+    for (int s = 0; s < 4; s++) {
+        int64_t m = shapes[s][0], n = shapes[s][1];
+        ct_tensor *A = RANDN(160 + s, 2, m, n);
+        ct_tensor *P = ct_linalg_pinv(A, NAN, NAN, 0);
+        /* Moore-Penrose conditions */
+        CHECK_SMALL(maxdiff(ct_matmul(A, ct_matmul(P, A)), A), 1e-11);
+        CHECK_SMALL(maxdiff(ct_matmul(P, ct_matmul(A, P)), P), 1e-11);
+        ct_tensor *AP = ct_matmul(A, P), *PA = ct_matmul(P, A);
+        CHECK_SMALL(maxdiff(AP, ct_mT(AP)), 1e-11);
+        CHECK_SMALL(maxdiff(PA, ct_mT(PA)), 1e-11);
+        /* lstsq = pinv(A) B for every driver */
+        ct_tensor *B = RANDN(170 + s, 2, m, 3);
+        const char *drv[4] = {"gels", "gelsy", "gelsd", "gelss"};
+        for (int d = 0; d < 4; d++) CHECK_SMALL(maxdiff(ct_linalg_lstsq(A, B, NAN, drv[d]).solution, ct_matmul(P, B)), 1e-10);
+    }
+    /* hermitian pinv of a rank-deficient PSD matrix, and rank */
+    ct_tensor *X = RANDN(180, 7, 3), *H = ct_matmul(X, ct_mT(X));
+    ct_tensor *Ph = ct_linalg_pinv(H, NAN, NAN, 1);
+    CHECK_SMALL(maxdiff(Ph, ct_linalg_pinv(H, NAN, NAN, 0)), 1e-10);
+    CHECK_SMALL(maxdiff(ct_matmul(H, ct_matmul(Ph, H)), H), 1e-10);
+    CHECK_EQ_INT(ct_item_int(ct_linalg_matrix_rank(H, NAN, NAN, 1)), 3);
+    CHECK_EQ_INT(ct_item_int(ct_linalg_matrix_rank(H, NAN, NAN, 0)), 3);
+    /* residuals: the squared norm of A X - B per column */
+    ct_tensor *A = RANDN(181, 8, 3), *B = RANDN(182, 8, 2);
+    ct_linalg_lstsq_result r = ct_linalg_lstsq(A, B, NAN, "gelsd");
+    ct_tensor *res = ct_sum_dim(ct_square(ct_sub(ct_matmul(A, r.solution), B)), 0, 0);
+    CHECK_SMALL(maxdiff(r.residuals, res), 1e-12);
+    CHECK_EQ_INT(ct_item_int(r.rank), 3);
+    CHECK_SMALL(maxdiff(r.singular_values, ct_linalg_svdvals(A)), 1e-12);
+}
+TEST(test_matrix_functions) {
+    int64_t ns[2] = {4, 20};
+    for (int k = 0; k < 2; k++) {
+        int64_t n = ns[k];
+        ct_tensor *A = ct_div_scalar(RANDN(190 + k, 2, n, n), (double)n / 2.0);
+        ct_tensor *Id = ct_eye(n, n, CT_FLOAT64);
+        CHECK_SMALL(maxdiff(ct_matmul(ct_linalg_matrix_exp(A), ct_linalg_matrix_exp(ct_neg(A))), Id), 1e-12 * n);
+        ct_tensor *S = SYM(195 + k, n, n);   /* exp of a symmetric matrix: V diag(exp(w)) V^T */
+        ct_linalg_eig_result e = ct_linalg_eigh(S, "L");
+        ct_tensor *ref = ct_matmul(ct_mul(e.eigenvectors, ct_unsqueeze(ct_exp(e.eigenvalues), -2)), ct_mT(e.eigenvectors));
+        CHECK_SMALL(maxdiff(ct_linalg_matrix_exp(S), ref), 1e-11 * ct_item(ct_linalg_vector_norm(ref, INFINITY, 0, NULL, 0)));
+        ct_tensor *W = ct_add(A, ct_mul_scalar(Id, 2.0));
+        CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, 3), ct_matmul(W, ct_matmul(W, W))), 1e-12 * n * 10);
+        CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, -2), ct_linalg_inv(ct_matmul(W, W))), 1e-12);
+        CHECK_SMALL(maxdiff(ct_linalg_matrix_power(W, 0), ct_expand_as(Id, W)), 0);
+        /* householder_product of QR's reflectors = Q (via LAPACK's geqrf) */
+    }
+    /* a big-norm matrix goes through scaling and squaring */
+    ct_tensor *B = ct_mul_scalar(ct_eye(3, 3, CT_FLOAT64), 10.0);
+    CHECK_SMALL(maxdiff(ct_linalg_matrix_exp(B), ct_mul_scalar(ct_eye(3, 3, CT_FLOAT64), exp(10.0))), 1e-9);
+    /* multi_dot = left-to-right product, with vectors at the ends */
+    ct_tensor *ts[4] = {RANDN(200, 5), RANDN(201, 5, 9), RANDN(202, 9, 2), RANDN(203, 2)};
+    ct_tensor *ref = ct_matmul(ct_matmul(ct_matmul(ts[0], ts[1]), ts[2]), ts[3]);
+    CHECK_SMALL(maxdiff(ct_linalg_multi_dot(4, ts), ref), 1e-12);
+    CHECK(ct_ndim(ct_linalg_multi_dot(4, ts)) == 0);
+    /* cross, vecdot, vander, diagonal, trace, tensorinv/tensorsolve */
+    static const double a3[3] = {1, 0, 0}, b3[3] = {0, 1, 0}, c3[3] = {0, 0, 1};
+    CHECK_VALUES(ct_linalg_cross(ct_tensor_f64(a3, 3), ct_tensor_f64(b3, 3), -1), c3, 3, 0);
+    static const double x3[3] = {1, 2, 3}, v9[9] = {1, 1, 1, 1, 2, 4, 1, 3, 9};
+    CHECK_VALUES(ct_linalg_vander(ct_tensor_f64(x3, 3), -1), v9, 9, 0);
+    CHECK_CLOSE(ct_item(ct_linalg_vecdot(ct_tensor_f64(x3, 3), ct_tensor_f64(x3, 3), -1)), 14.0, 0);
+    CHECK_CLOSE(ct_item(ct_trace(ct_tensor_f64(v9, 3, 3))), 12.0, 0);
+    ct_tensor *T = ct_reshape(WELL(210, 6, 6), 2, 3, 6);
+    ct_tensor *Ti = ct_linalg_tensorinv(T, 2);
+    CHECK(Ti && ct_ndim(Ti) == 3 && ct_size(Ti, 0) == 6);
+    CHECK_SMALL(maxdiff(ct_reshape(ct_matmul(ct_reshape(T, 6, 6), ct_reshape(Ti, 6, 6)), 6, 6), ct_eye(6, 6, CT_FLOAT64)), 1e-12);
+    ct_tensor *Bt = RANDN(211, 2, 3), *Xt = ct_linalg_tensorsolve(T, Bt, 0, NULL);
+    CHECK_SMALL(maxdiff(ct_reshape(ct_matmul(ct_reshape(T, 6, 6), ct_reshape(Xt, 6)), 2, 3), Bt), 1e-12);
+}
+TEST(test_norms) {
+    static const double v[4] = {3, -4, 0, 12};
+    ct_tensor *x = ct_tensor_f64(v, 4);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, 2, 0, NULL, 0)), 13.0, 1e-14);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, 1, 0, NULL, 0)), 19.0, 0);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, 0, 0, NULL, 0)), 3.0, 0);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, INFINITY, 0, NULL, 0)), 12.0, 0);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, -INFINITY, 0, NULL, 0)), 0.0, 0);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, 3, 0, NULL, 0)), pow(27.0 + 64.0 + 1728.0, 1.0 / 3.0), 1e-12);
+    CHECK_CLOSE(ct_item(ct_linalg_vector_norm(x, 0.5, 0, NULL, 0)), pow(sqrt(3.0) + 2.0 + sqrt(12.0), 2.0), 1e-12);
+    ct_tensor *A = RANDN(220, 3, 5, 4);
+    static const char *ords[8] = {"fro", "nuc", "1", "-1", "2", "-2", "inf", "-inf"};
+    for (int k = 0; k < 8; k++) {
+        ct_tensor *r = ct_linalg_matrix_norm(A, ords[k], NULL, 0);
+        CHECK(r && ct_ndim(r) == 1 && ct_size(r, 0) == 3);
+        ct_tensor *rk = ct_linalg_matrix_norm(A, ords[k], NULL, 1);
+        CHECK(rk && ct_ndim(rk) == 3 && ct_size(rk, 1) == 1 && ct_size(rk, 2) == 1);
+        CHECK_SMALL(maxdiff(ct_reshape(rk, 3), r), 0);
+    }
+    /* 2-norm = largest singular value, nuc = their sum, 1 = max column sum */
+    ct_tensor *S = ct_linalg_svdvals(A);
+    CHECK_SMALL(maxdiff(ct_linalg_matrix_norm(A, "2", NULL, 0), ct_select(S, -1, 0)), 1e-12);
+    CHECK_SMALL(maxdiff(ct_linalg_matrix_norm(A, "nuc", NULL, 0), ct_sum_dim(S, -1, 0)), 1e-12);
+    int64_t d1 = 1, dl = -1;
+    CHECK_SMALL(maxdiff(ct_linalg_matrix_norm(A, "1", NULL, 0), ct_linalg_vector_norm(ct_sum_dim(ct_abs(A), 1, 0), INFINITY, 1, &dl, 0)), 1e-12);
+    CHECK_SMALL(maxdiff(ct_linalg_norm(A, NULL, 0, NULL, 0), ct_linalg_vector_norm(A, 2, 0, NULL, 0)), 1e-12);
+    CHECK_SMALL(maxdiff(ct_linalg_norm(A, "3", 1, &d1, 0), ct_linalg_vector_norm(A, 3, 1, &d1, 0)), 0);
+    /* cond: 2-norm ratio of singular values; p = 1 with the inverse */
+    ct_tensor *C = WELL(221, 4, 4);
+    ct_tensor *s = ct_linalg_svdvals(C);
+    CHECK_CLOSE(ct_item(ct_linalg_cond(C, NULL)), ct_item(ct_select(s, 0, 0)) / ct_item(ct_select(s, 0, 3)), 1e-10);
+    CHECK_CLOSE(ct_item(ct_linalg_cond(C, "1")),
+                ct_item(ct_linalg_matrix_norm(C, "1", NULL, 0)) * ct_item(ct_linalg_matrix_norm(ct_linalg_inv(C), "1", NULL, 0)), 1e-10);
+    CHECK(isinf(ct_item(ct_linalg_cond(ct_zeros(CT_FLOAT64, 2, 2), "1"))));
+    CHECK(isnan(ct_item(ct_linalg_cond(ct_zeros(CT_FLOAT64, 2, 2), NULL))));
+}
+
+/* ---- batched = per matrix (the small kernels loop over the batch) ---- */
+TEST(test_batched_matches_single) {
+    const int nb = 50;
+    ct_tensor *A = SPD(230, nb, 8, 8), *B = RANDN(231, nb, 8, 3), *G = RANDN(232, nb, 8, 6);
+    ct_tensor *L = ct_linalg_cholesky(A), *Ai = ct_linalg_inv(A), *X = ct_linalg_solve(A, B), *d = ct_linalg_det(A);
+    ct_linalg_eig_result e = ct_linalg_eigh(A, "L");
+    ct_linalg_svd_result s = ct_linalg_svd(G, 0);
+    double worst = 0;
+    for (int b = 0; b < nb; b++) {
+        ct_tensor *Ab = ct_select(A, 0, b);
+        double w[6];
+        w[0] = maxdiff(ct_select(L, 0, b), ct_linalg_cholesky(Ab));
+        w[1] = maxdiff(ct_select(Ai, 0, b), ct_linalg_inv(Ab));
+        w[2] = maxdiff(ct_select(X, 0, b), ct_linalg_solve(Ab, ct_select(B, 0, b)));
+        w[3] = maxdiff(ct_select(d, 0, b), ct_linalg_det(Ab));
+        w[4] = maxdiff(ct_select(e.eigenvalues, 0, b), ct_linalg_eigh(Ab, "L").eigenvalues);
+        w[5] = maxdiff(ct_select(s.S, 0, b), ct_linalg_svd(ct_select(G, 0, b), 0).S);
+        for (int k = 0; k < 6; k++) if (!(w[k] <= worst)) worst = w[k];
+    }
+    CHECK_SMALL(worst, 0);
+    /* broadcasting in solve: A (2, 1, n, n), B (3, n, k) -> (2, 3, n, k) */
+    ct_tensor *Ab = WELL(233, 2, 1, 5, 5), *Bb = RANDN(234, 3, 5, 2);
+    ct_tensor *Xb = ct_linalg_solve(Ab, Bb);
+    CHECK(Xb && ct_ndim(Xb) == 4 && ct_size(Xb, 0) == 2 && ct_size(Xb, 1) == 3);
+    CHECK_SMALL(maxdiff(ct_matmul(Ab, Xb), ct_expand_as(Bb, Xb)), 1e-12);
+    /* empty batches and 0x0 matrices */
+    CHECK(ct_numel(ct_linalg_cholesky(ct_zeros(CT_FLOAT64, 0, 4, 4))) == 0);
+    CHECK(ct_numel(ct_linalg_inv(ct_zeros(CT_FLOAT64, 0, 0))) == 0);
+    CHECK_CLOSE(ct_item(ct_linalg_det(ct_zeros(CT_FLOAT64, 0, 0))), 1.0, 0);
+    CHECK(ct_numel(ct_linalg_svd(ct_zeros(CT_FLOAT64, 3, 0, 4), 0).S) == 0);
+    CHECK(ct_numel(ct_linalg_eigh(ct_zeros(CT_FLOAT64, 0, 4, 4), "L").eigenvalues) == 0);
+}
+
+/* ---- gradcheck: every differentiable function ---- */
+static ct_tensor *symz(const ct_tensor *x) { return ct_add(x, ct_mT(x)); }
+static ct_tensor *f_chol(const ct_tensor *x) { return ct_linalg_cholesky(symz(x)); }
+static ct_tensor *f_chol_up(const ct_tensor *x) { return ct_linalg_cholesky_ex(symz(x), 1, 1, NULL); }
+static ct_tensor *f_inv(const ct_tensor *x) { return ct_linalg_inv(x); }
+static ct_tensor *f_det(const ct_tensor *x) { return ct_linalg_det(x); }
+static ct_tensor *f_logabsdet(const ct_tensor *x) { return ct_linalg_slogdet(x).logabsdet; }
+static ct_tensor *f_logdet(const ct_tensor *x) { return ct_logdet(symz(x)); }
+static ct_tensor *f_solve(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_solve(a, b); }
+static ct_tensor *f_solve_right(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_solve_ex(a, b, 0, 1, NULL); }
+static ct_tensor *f_stri_u(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_solve_triangular(a, b, 1, 1, 0); }
+static ct_tensor *f_stri_l_right_unit(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_solve_triangular(a, b, 0, 0, 1); }
+static ct_tensor *f_lu_factor(const ct_tensor *x) { return ct_linalg_lu_factor(x, 1).LU; }
+static ct_tensor *f_lu_LU(const ct_tensor *x) { ct_linalg_lu_result r = ct_linalg_lu(x, 1); return ct_add(ct_sum(r.L), ct_mul_scalar(ct_sum(ct_square(r.U)), 0.5)); }
+static int lu_left, lu_adj;
+static ct_tensor *f_lu_solve(const ct_tensor *a, const ct_tensor *b) {
+    ct_linalg_lu_factor_result f = ct_linalg_lu_factor(a, 1);
+    return ct_linalg_lu_solve(f.LU, f.pivots, b, lu_left, lu_adj);
+}
+static ct_tensor *f_chol_solve(const ct_tensor *b, const ct_tensor *l) { return ct_cholesky_solve(b, ct_add(ct__la_tril(l, 0), ct_mul_scalar(eye_like(l), 3.0)), 0); }
+static ct_tensor *f_chol_inv(const ct_tensor *l) { return ct_cholesky_inverse(ct_add(ct__la_triu(l, 0), ct_mul_scalar(eye_like(l), 3.0)), 1); }
+static ct_tensor *f_qr_sum(const ct_tensor *x) {
+    ct_linalg_qr_result r = ct_linalg_qr(x, "reduced");
+    return ct_add(ct_sum(ct_mul(r.Q, r.Q)), ct_sum(ct_mul_scalar(r.Q, 0.3))) ? ct_add(ct_sum(ct_mul_scalar(r.Q, 0.7)), ct_sum(ct_mul_scalar(r.R, 0.2))) : NULL;
+}
+static ct_tensor *f_qr_Q(const ct_tensor *x) { return ct_linalg_qr(x, "reduced").Q; }
+static ct_tensor *f_qr_R(const ct_tensor *x) { return ct_linalg_qr(x, "reduced").R; }
+static ct_tensor *f_qr_complete_Q(const ct_tensor *x) { return ct_linalg_qr(x, "complete").Q; }
+static ct_tensor *f_eigvalsh(const ct_tensor *x) { return ct_linalg_eigvalsh(symz(x), "L"); }
+static ct_tensor *f_eigh_vfv(const ct_tensor *x) {
+    ct_linalg_eig_result r = ct_linalg_eigh(symz(x), "U");
+    return ct_matmul(ct_mul(r.eigenvectors, ct_unsqueeze(ct_sin(r.eigenvalues), -2)), ct_mT(r.eigenvectors));
+}
+static ct_tensor *f_eig_vals(const ct_tensor *x) {
+    ct_tensor *L = ct_view_as_real(ct_linalg_eig(x).eigenvalues);
+    return ct_sum(ct_mul(L, L));   /* sum |lambda|^2 ... of re and im separately: symmetric in the pair order */
+}
+static ct_tensor *f_eigvals_prod(const ct_tensor *x) {
+    ct_tensor *L = ct_view_as_real(ct_linalg_eigvals(x));
+    return ct_sum(ct_mul(ct_select(L, -1, 0), ct_exp(ct_select(L, -1, 1))));
+}
+static ct_tensor *f_eig_vecs(const ct_tensor *x) {   /* |V_ij|^2 is phase (gauge) invariant */
+    ct_tensor *V = ct_view_as_real(ct_linalg_eig(x).eigenvectors);
+    return ct_sum_dim(ct_mul(V, V), -1, 0);
+}
+static ct_tensor *f_svdvals(const ct_tensor *x) { return ct_linalg_svdvals(x); }
+static ct_tensor *f_svd_uvh(const ct_tensor *x) { ct_linalg_svd_result r = ct_linalg_svd(x, 0); return ct_matmul(r.U, r.Vh); }
+static ct_tensor *f_svd_full_uvh(const ct_tensor *x) {
+    ct_linalg_svd_result r = ct_linalg_svd(x, 1);
+    int64_t k = ct_size(r.S, -1);
+    return ct_add(ct_matmul(ct_narrow(r.U, -1, 0, k), ct_narrow(r.Vh, -2, 0, k)), ct_unsqueeze(ct_sum(r.S), -1));
+}
+static ct_tensor *f_pinv(const ct_tensor *x) { return ct_linalg_pinv(x, NAN, NAN, 0); }
+static ct_tensor *f_pinv_h(const ct_tensor *x) { return ct_linalg_pinv(ct_add(symz(x), ct_mul_scalar(eye_like(x), 5.0)), NAN, NAN, 1); }
+static const char *lstsq_drv;
+static ct_tensor *f_lstsq(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_lstsq(a, b, NAN, lstsq_drv).solution; }
+static ct_tensor *f_hh(const ct_tensor *a, const ct_tensor *t) { return ct_linalg_householder_product(a, t); }
+static ct_tensor *f_expm(const ct_tensor *x) { return ct_linalg_matrix_exp(x); }
+static ct_tensor *f_mpow3(const ct_tensor *x) { return ct_linalg_matrix_power(x, 3); }
+static ct_tensor *f_mpowm2(const ct_tensor *x) { return ct_linalg_matrix_power(x, -2); }
+static double vn_ord;
+static ct_tensor *f_vnorm(const ct_tensor *x) { int64_t d = 1; return ct_linalg_vector_norm(x, vn_ord, 1, &d, 0); }
+static const char *mn_ord;
+static ct_tensor *f_mnorm(const ct_tensor *x) { return ct_linalg_matrix_norm(x, mn_ord, NULL, 0); }
+static ct_tensor *f_cond(const ct_tensor *x) { return ct_linalg_cond(x, mn_ord); }
+static ct_tensor *f_norm(const ct_tensor *x) { return ct_linalg_norm(x, NULL, 0, NULL, 0); }
+static ct_tensor *f_multi_dot(const ct_tensor *a, const ct_tensor *b) {
+    ct_tensor *ts[3] = {(ct_tensor *)a, (ct_tensor *)b, (ct_tensor *)a};
+    return ct_linalg_multi_dot(3, ts);
+}
+static ct_tensor *f_tinv(const ct_tensor *x) { return ct_linalg_tensorinv(ct_reshape(x, 2, 2, 4), 2); }
+static ct_tensor *f_tsolve(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_tensorsolve(ct_reshape(a, 2, 2, 4), b, 0, NULL); }
+static ct_tensor *f_cross(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_cross(a, b, -1); }
+static ct_tensor *f_vecdot(const ct_tensor *a, const ct_tensor *b) { return ct_linalg_vecdot(a, b, -1); }
+static ct_tensor *f_vander(const ct_tensor *x) { return ct_linalg_vander(x, 4); }
+static ct_tensor *f_diag(const ct_tensor *x) { return ct_linalg_diagonal(x, 1, -2, -1); }
+static ct_tensor *f_trace(const ct_tensor *x) { return ct_trace(x); }
+static ct_tensor *f_det_singular(const ct_tensor *x) {
+    /* rank 2: the last row is the sum of the first two */
+    ct_tensor *r = ct_add(ct_select(x, 0, 0), ct_select(x, 0, 1));
+    ct_tensor *m = ct_add(ct_mul(x, ct_tensor_f64(((const double[9]){1, 1, 1, 1, 1, 1, 0, 0, 0}), 3, 3)),
+                          ct_mul(ct_unsqueeze(r, 0), ct_tensor_f64(((const double[3]){0, 0, 1}), 3, 1)));
+    return ct_linalg_det(m);
+}
+
+TEST(test_gradcheck) {
+    ct_tensor *A = leaf(WELL(300, 3, 3)), *Ab = leaf(WELL(301, 2, 3, 3)), *B = leaf(RANDN(302, 3, 2)), *Bv = leaf(RANDN(303, 3));
+    ct_tensor *S = leaf(ct_add(RANDN(304, 3, 3), ct_mul_scalar(ct_eye(3, 3, CT_FLOAT64), 2.0)));
+    CHECK_GC(gc1(f_chol, S));
+    CHECK_GC(gc1(f_chol_up, S));
+    CHECK_GC(gc1(f_chol, leaf(ct_add(RANDN(305, 2, 18, 18), ct_mul_scalar(ct_eye(18, 18, CT_FLOAT64), 8.0)))));
+    CHECK_GC(gc1(f_inv, A));
+    CHECK_GC(gc1(f_inv, Ab));
+    CHECK_GC(gc1(f_inv, leaf(WELL(306, 17, 17))));
+    CHECK_GC(gc1(f_det, A));
+    CHECK_GC(gc1(f_det, Ab));
+    CHECK_GC(gc1(f_det, leaf(ct_div_scalar(WELL(307, 17, 17), 8.0))));
+    CHECK_GC(gc1(f_det_singular, leaf(RANDN(308, 3, 3))));
+    CHECK_GC(gc1(f_logabsdet, Ab));
+    CHECK_GC(gc1(f_logdet, S));
+    CHECK_GC(gc2(f_solve, A, B));
+    CHECK_GC(gc2(f_solve, A, Bv));
+    CHECK_GC(gc2(f_solve, Ab, B));
+    CHECK_GC(gc2(f_solve_right, A, leaf(RANDN(309, 2, 3))));
+    CHECK_GC(gc2(f_solve, leaf(WELL(310, 18, 18)), leaf(RANDN(311, 18, 2))));
+    CHECK_GC(gc2(f_stri_u, A, B));
+    CHECK_GC(gc2(f_stri_l_right_unit, Ab, leaf(RANDN(312, 2, 3))));
+    CHECK_GC(gc1(f_lu_factor, A));
+    CHECK_GC(gc1(f_lu_factor, leaf(RANDN(313, 3, 5))));
+    CHECK_GC(gc1(f_lu_factor, leaf(RANDN(314, 5, 3))));
+    CHECK_GC(gc1(f_lu_LU, leaf(RANDN(315, 4, 4))));
+    for (lu_left = 0; lu_left < 2; lu_left++)
+        for (lu_adj = 0; lu_adj < 2; lu_adj++) CHECK_GC(gc2(f_lu_solve, A, lu_left ? B : leaf(RANDN(316, 2, 3))));
+    CHECK_GC(gc2(f_chol_solve, B, leaf(RANDN(317, 3, 3))));
+    CHECK_GC(gc1(f_chol_inv, leaf(RANDN(318, 3, 3))));
+    CHECK_GC(gc1(f_qr_Q, leaf(RANDN(319, 5, 3))));
+    CHECK_GC(gc1(f_qr_R, leaf(RANDN(320, 5, 3))));
+    CHECK_GC(gc1(f_qr_Q, leaf(RANDN(321, 3, 5))));
+    CHECK_GC(gc1(f_qr_R, leaf(RANDN(322, 3, 5))));
+    CHECK_GC(gc1(f_qr_sum, leaf(RANDN(323, 2, 4, 4))));
+    CHECK_GC(gc1(f_qr_complete_Q, leaf(RANDN(324, 3, 4))));
+    CHECK_GC(gc1(f_eigvalsh, leaf(RANDN(325, 2, 4, 4))));
+    CHECK_GC(gc1(f_eigh_vfv, leaf(RANDN(326, 4, 4))));
+    CHECK_GC(gc1(f_eigh_vfv, leaf(RANDN(327, 17, 17))));
+    CHECK_GC(gc1(f_eig_vals, leaf(RANDN(328, 4, 4))));
+    CHECK_GC(gc1(f_eigvals_prod, leaf(RANDN(329, 2, 3, 3))));
+    CHECK_GC(gc1(f_eig_vecs, leaf(RANDN(330, 3, 3))));
+    CHECK_GC(gc1(f_svdvals, leaf(RANDN(331, 2, 4, 3))));
+    CHECK_GC(gc1(f_svd_uvh, leaf(RANDN(332, 5, 3))));
+    CHECK_GC(gc1(f_svd_uvh, leaf(RANDN(333, 3, 5))));
+    CHECK_GC(gc1(f_svd_uvh, leaf(RANDN(334, 18, 17))));
+    CHECK_GC(gc1(f_svd_full_uvh, leaf(RANDN(335, 4, 4))));
+    CHECK_GC(gc1(f_pinv, leaf(RANDN(336, 4, 3))));
+    CHECK_GC(gc1(f_pinv, leaf(RANDN(337, 3, 4))));
+    CHECK_GC(gc1(f_pinv_h, leaf(RANDN(338, 3, 3))));
+    const char *drv[4] = {"gels", "gelsy", "gelsd", "gelss"};
+    for (int d = 0; d < 4; d++) {
+        lstsq_drv = drv[d];
+        CHECK_GC(gc2(f_lstsq, leaf(RANDN(339, 5, 3)), leaf(RANDN(340, 5, 2))));
+        CHECK_GC(gc2(f_lstsq, leaf(RANDN(341, 3, 5)), leaf(RANDN(342, 3, 2))));
+    }
+    CHECK_GC(gc2(f_hh, leaf(RANDN(343, 5, 3)), leaf(RANDN(344, 3))));
+    CHECK_GC(gc2(f_hh, leaf(RANDN(345, 2, 4, 4)), leaf(RANDN(346, 2, 2))));
+    CHECK_GC(gc1(f_expm, leaf(ct_mul_scalar(RANDN(347, 3, 3), 0.1))));
+    CHECK_GC(gc1(f_expm, leaf(ct_mul_scalar(RANDN(348, 2, 3, 3), 2.0))));
+    CHECK_GC(gc1(f_mpow3, A));
+    CHECK_GC(gc1(f_mpowm2, A));
+    double ords[10] = {2, 1, 0, INFINITY, -INFINITY, 3, 0.5, -1, -0.5, 1.5};
+    ct_tensor *xn = leaf(ct_add(RANDN(349, 3, 4), ct_mul_scalar(ct_sign(RANDN(349, 3, 4)), 0.2)));
+    for (int k = 0; k < 10; k++) { vn_ord = ords[k]; CHECK_GC(gc1(f_vnorm, xn)); }
+    static const char *mords[8] = {"fro", "nuc", "1", "-1", "2", "-2", "inf", "-inf"};
+    ct_tensor *xm = leaf(RANDN(350, 2, 3, 4));
+    for (int k = 0; k < 8; k++) { mn_ord = mords[k]; CHECK_GC(gc1(f_mnorm, xm)); }
+    static const char *cps[9] = {NULL, "2", "-2", "1", "-1", "inf", "-inf", "fro", "nuc"};
+    for (int k = 0; k < 9; k++) { mn_ord = cps[k]; CHECK_GC(gc1(f_cond, A)); }
+    CHECK_GC(gc1(f_norm, xm));
+    CHECK_GC(gc2(f_multi_dot, leaf(RANDN(351, 3, 4)), leaf(RANDN(352, 4, 3))));
+    CHECK_GC(gc1(f_tinv, leaf(WELL(353, 4, 4))));
+    CHECK_GC(gc2(f_tsolve, leaf(WELL(354, 4, 4)), leaf(RANDN(355, 2, 2))));
+    CHECK_GC(gc2(f_cross, leaf(RANDN(356, 2, 3)), leaf(RANDN(357, 1, 3))));
+    CHECK_GC(gc2(f_vecdot, leaf(RANDN(358, 2, 3)), leaf(RANDN(359, 3))));
+    CHECK_GC(gc1(f_vander, leaf(RANDN(360, 2, 3))));
+    CHECK_GC(gc1(f_diag, leaf(RANDN(361, 2, 3, 4))));
+    CHECK_GC(gc1(f_trace, leaf(RANDN(362, 3, 4))));
+}
+TEST(test_gradgradcheck) {
+    ct_tensor *A = leaf(WELL(400, 3, 3)), *B = leaf(RANDN(401, 3, 2));
+    ct_tensor *S = leaf(ct_add(RANDN(402, 3, 3), ct_mul_scalar(ct_eye(3, 3, CT_FLOAT64), 2.0)));
+    CHECK_GC(ggc1(f_inv, A));
+    CHECK_GC(ggc1(f_inv, leaf(WELL(403, 2, 17, 17))));
+    CHECK_GC(ggc1(f_det, A));
+    CHECK_GC(ggc1(f_det, leaf(WELL(404, 2, 3, 3))));
+    CHECK_GC(ggc2(f_solve, A, B));
+    CHECK_GC(ggc2(f_solve, A, leaf(RANDN(405, 3))));
+    CHECK_GC(ggc1(f_chol, S));
+    CHECK_GC(ggc1(f_chol_up, S));
+    CHECK_GC(ggc1(f_logabsdet, A));
+    CHECK_GC(ggc2(f_stri_u, A, B));
+    CHECK_GC(ggc2(f_chol_solve, B, leaf(RANDN(406, 3, 3))));
+    CHECK_GC(ggc1(f_mpowm2, A));
+    vn_ord = 3.0;
+    CHECK_GC(ggc1(f_vnorm, leaf(RANDN(407, 3, 4))));
+    CHECK_GC(ggc2(f_cross, leaf(RANDN(408, 2, 3)), leaf(RANDN(409, 2, 3))));
+    CHECK_GC(ggc1(f_eigvalsh, leaf(RANDN(410, 3, 3))));
+}
+
+/* ---- errors: code and PyTorch's message ---- */
+TEST(test_errors) {
+    ct_tensor *npd = ct_eye(4, 4, CT_FLOAT64);
+    ct_fill_(ct_select(ct_select(npd, 0, 2), 0, 2), -1.0);
+    CHECK_ERR(ct_linalg_cholesky(npd), CT_ERR_NUMERIC,
+              "linalg.cholesky: The factorization could not be completed because the input is not positive-definite (the leading minor of order 3 is not positive-definite).");
+    ct_tensor *stack = ct_zeros(CT_FLOAT64, 3, 4, 4);
+    ct_copy_(ct_select(stack, 0, 0), ct_eye(4, 4, CT_FLOAT64));
+    ct_copy_(ct_select(stack, 0, 1), ct_eye(4, 4, CT_FLOAT64));
+    ct_copy_(ct_select(stack, 0, 2), npd);
+    CHECK_ERR(ct_linalg_cholesky(stack), CT_ERR_NUMERIC,
+              "linalg.cholesky: (Batch element 2): The factorization could not be completed because the input is not positive-definite (the leading minor of order 3 is not positive-definite).");
+    ct_tensor *npd20 = ct_mul_scalar(ct_eye(20, 20, CT_FLOAT64), 2.0);
+    ct_fill_(ct_select(ct_select(npd20, 0, 11), 0, 11), -1.0);
+    CHECK_ERR(ct_linalg_cholesky(npd20), CT_ERR_NUMERIC, "(the leading minor of order 12 is not positive-definite).");
+    ct_tensor *info = NULL;
+    ct_tensor *Lx = ct_linalg_cholesky_ex(stack, 0, 0, &info);
+    static const double infos[3] = {0, 0, 3};
+    CHECK(Lx != NULL);
+    CHECK_VALUES(info, infos, 3, 0);
+    CHECK(info && ct_get_dtype(info) == CT_INT32);
+    ct_tensor *sing = ct_eye(3, 3, CT_FLOAT64);
+    ct_fill_(ct_select(ct_select(sing, 0, 1), 0, 1), 0.0);
+    CHECK_ERR(ct_linalg_inv(sing), CT_ERR_NUMERIC,
+              "linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input matrix is singular.");
+    CHECK_ERR(ct_linalg_inv(ct_expand(sing, 2, 3, 3)), CT_ERR_NUMERIC,
+              "linalg.inv: (Batch element 0): The diagonal element 2 is zero, the inversion could not be completed because the input matrix is singular.");
+    ct_tensor *sing20 = ct_eye(20, 20, CT_FLOAT64);
+    ct_fill_(ct_select(ct_select(sing20, 0, 6), 0, 6), 0.0);
+    CHECK_ERR(ct_linalg_inv(sing20), CT_ERR_NUMERIC, "linalg.inv: The diagonal element 7 is zero");
+    ct_tensor *iinfo = NULL;
+    CHECK(ct_linalg_inv_ex(sing, 0, &iinfo) && ct_item_int(iinfo) == 2);
+    CHECK_ERR(ct_linalg_solve(sing, ct_ones(CT_FLOAT64, 3, 1)), CT_ERR_NUMERIC,
+              "torch.linalg.solve: The solver failed because the input matrix is singular.");
+    CHECK_ERR(ct_linalg_solve(ct_expand(sing, 2, 3, 3), ct_ones(CT_FLOAT64, 3)), CT_ERR_NUMERIC,
+              "torch.linalg.solve: (Batch element 0): The solver failed because the input matrix is singular.");
+    CHECK_ERR(ct_linalg_solve(ct_eye(3, 3, CT_FLOAT64), ct_ones(CT_FLOAT64, 4, 1)), CT_ERR_SHAPE,
+              "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
+    CHECK_ERR(ct_linalg_solve(ct_eye(3, 3, CT_FLOAT64), ct_ones(CT_FLOAT32, 3, 1)), CT_ERR_DTYPE,
+              "linalg.solve: Expected A and B to have the same dtype, but found A of type Double and B of type Float instead");
+    CHECK_ERR(ct_linalg_inv(ct_ones(CT_FLOAT32, 3, 4)), CT_ERR_SHAPE,
+              "linalg.inv: A must be batches of square matrices, but they are 3 by 4 matrices");
+    CHECK_ERR(ct_linalg_inv(ct_ones(CT_INT64, 3, 3)), CT_ERR_DTYPE,
+              "linalg.inv: Expected a floating point or complex tensor as input. Got Long");
+    CHECK_ERR(ct_linalg_cholesky(ct_ones(CT_FLOAT64, 3)), CT_ERR_SHAPE,
+              "linalg.cholesky: The input tensor A must have at least 2 dimensions.");
+    CHECK_ERR(ct_linalg_det(ct_ones(CT_FLOAT16, 3, 3)), CT_ERR_DTYPE, "linalg.det: not implemented for 'Half'");
+    CHECK_ERR(ct_linalg_solve_triangular(ct_eye(3, 3, CT_FLOAT64), ct_ones(CT_FLOAT64, 4, 1), 1, 1, 0), CT_ERR_SHAPE,
+              "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)");
+    CHECK_ERR(ct_linalg_lu_factor(sing, 1).LU, CT_ERR_NUMERIC,
+              "torch.linalg.lu_factor: U[1,1] is zero and using it on lu_solve would result in a division by zero.");
+    CHECK_ERR(ct_linalg_lu_factor(ct_eye(3, 3, CT_FLOAT64), 0).LU, CT_ERR_UNSUPPORTED, "LU without pivoting is not implemented on the CPU");
+    ct_linalg_lu_factor_result fx = ct_linalg_lu_factor_ex(ct_expand(sing, 2, 3, 3), 1, 0);
+    CHECK(fx.info && ct_item_int(ct_select(fx.info, 0, 1)) == 2);
+    ct_tensor *nan20 = ct_full(CT_FLOAT64, NAN, 20, 20);
+    CHECK_ERR(ct_linalg_eigh(nan20, "L").eigenvalues, CT_ERR_NUMERIC,
+              "linalg.eigh: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: ");
+    CHECK_ERR(ct_linalg_eigh(ct_full(CT_FLOAT64, NAN, 3, 3), "L").eigenvalues, CT_ERR_NUMERIC, "linalg.eigh: The algorithm failed to converge");
+    CHECK_ERR(ct_linalg_svd(ct_full(CT_FLOAT64, NAN, 3, 3), 0).S, CT_ERR_NUMERIC,
+              "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+    CHECK_ERR(ct_linalg_svd(nan20, 0).S, CT_ERR_NUMERIC, "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+    CHECK_ERR(ct_linalg_eig(ct_full(CT_FLOAT64, NAN, 3, 3)).eigenvalues, CT_ERR_NUMERIC, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+    CHECK_ERR(ct_linalg_eigh(ct_eye(3, 3, CT_FLOAT64), "X").eigenvalues, CT_ERR_ARG, "Expected UPLO argument to be 'L' or 'U', but got X");
+    CHECK_ERR(ct_linalg_qr(ct_eye(3, 3, CT_FLOAT64), "foo").Q, CT_ERR_ARG,
+              "qr received unrecognized mode 'foo' but expected one of 'reduced' (default), 'r', or 'complete'");
+    CHECK_ERR(ct_linalg_lstsq(ct_eye(3, 3, CT_FLOAT64), ct_ones(CT_FLOAT64, 3, 1), NAN, "foo").solution, CT_ERR_ARG,
+              "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+    CHECK_ERR(ct_linalg_lstsq(ct_eye(3, 3, CT_FLOAT64), ct_ones(CT_FLOAT64, 4, 1), NAN, NULL).solution, CT_ERR_SHAPE,
+              "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+    static const double zc[12] = {1, 0, 2, 3, 0, 1, 0, 0, 5, 1, 0, 1};   /* a zero column: R[1][1] == 0 exactly */
+    CHECK_ERR(ct_linalg_lstsq(ct_tensor_f64(zc, 4, 3), ct_ones(CT_FLOAT64, 4, 1), NAN, "gels").solution, CT_ERR_NUMERIC,
+              "torch.linalg.lstsq: The least squares solution could not be computed because the input matrix does not have full rank");
+    CHECK_ERR(ct_linalg_vector_norm(ct_ones(CT_INT64, 3), 2, 0, NULL, 0), CT_ERR_DTYPE,
+              "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long");
+    CHECK_ERR(ct_linalg_vector_norm(ct_zeros(CT_FLOAT64, 0), INFINITY, 0, NULL, 0), CT_ERR_ARG,
+              "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an identity");
+    CHECK_ERR(ct_linalg_matrix_norm(ct_eye(3, 3, CT_FLOAT64), "3", NULL, 0), CT_ERR_ARG, "linalg.matrix_norm: Order 3 not supported.");
+    CHECK_ERR(ct_linalg_matrix_norm(ct_ones(CT_FLOAT64, 3), "fro", NULL, 0), CT_ERR_SHAPE,
+              "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+    CHECK_ERR(ct_linalg_norm(ct_ones(CT_FLOAT64, 2, 3, 4), "2", 0, NULL, 0), CT_ERR_SHAPE,
+              "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.");
+    CHECK_ERR(ct_linalg_cond(ct_ones(CT_FLOAT64, 3, 4), "1"), CT_ERR_SHAPE,
+              "linalg.cond(ord=1): A must be batches of square matrices, but they are 3 by 4 matrices");
+    CHECK_ERR(ct_linalg_cross(ct_ones(CT_FLOAT64, 3, 2), ct_ones(CT_FLOAT64, 3, 2), -1), CT_ERR_SHAPE,
+              "linalg.cross: inputs dimension -1 must have length 3. Got 2 and 2");
+    ct_tensor *one[1] = {ct_eye(3, 3, CT_FLOAT64)};
+    CHECK_ERR(ct_linalg_multi_dot(1, one), CT_ERR_ARG, "multi_dot(): expected at least 2 tensors but got 1");
+    ct_tensor *two[2] = {ct_eye(3, 3, CT_FLOAT64), ct_ones(CT_FLOAT64, 4, 3)};
+    CHECK_ERR(ct_linalg_multi_dot(2, two), CT_ERR_SHAPE, "multi_dot(): tensors 0 and 1 with shapes [3, 3] and [4, 3] cannot be multiplied");
+    CHECK_ERR(ct_linalg_householder_product(ct_ones(CT_FLOAT64, 3, 4), ct_ones(CT_FLOAT64, 2)), CT_ERR_SHAPE,
+              "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]");
+    CHECK_ERR(ct_linalg_tensorinv(ct_ones(CT_FLOAT64, 4, 3), 1), CT_ERR_SHAPE,
+              "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), but got 3 != 4");
+    CHECK_ERR(ct_linalg_pinv(ct_ones(CT_FLOAT32, 3), NAN, NAN, 0), CT_ERR_SHAPE,
+              "linalg.pinv(Float{[3]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types");
+    CHECK_ERR(ct_linalg_matrix_power(ct_ones(CT_FLOAT64, 3, 4), 2), CT_ERR_SHAPE,
+              "linalg.matrix_power: A must be batches of square matrices, but they are 3 by 4 matrices");
+    CHECK_ERR(ct_linalg_matrix_power(sing, -1), CT_ERR_NUMERIC, "linalg.inv: The diagonal element 2 is zero");
+    CHECK_ERR(ct_linalg_vander(ct_ones(CT_FLOAT64, 3), 1), CT_ERR_ARG, "N must be greater than 1.");
+    CHECK_ERR(ct_cholesky_solve(ct_ones(CT_FLOAT64, 3, 1), ct_eye(4, 4, CT_FLOAT64), 0), CT_ERR_SHAPE,
+              "Incompatible matrix sizes for cholesky_solve: each A matrix is 4 by 4 but each b matrix is 3 by 1");
+    CHECK_ERR(ct_trace(ct_ones(CT_FLOAT64, 2, 2, 2)), CT_ERR_SHAPE, "trace: expected a matrix, but got tensor with dim 3");
+    CHECK_ERR(ct_linalg_vecdot(ct_ones(CT_FLOAT64, 3), ct_ones(CT_FLOAT32, 3), -1), CT_ERR_DTYPE,
+              "linalg.vecdot: Expected x and y to have the same dtype, but found x of type Double and y of type Float instead");
+    /* NULL inputs keep the first error */
+    ct_clear_error();
+    ct_tensor *bad = ct_linalg_inv(sing);
+    CHECK(ct_linalg_det(ct_linalg_cholesky(bad)) == NULL && strstr(ct_last_error(), "linalg.inv: The diagonal element 2"));
+    ct_clear_error();
+    /* the QR gradient in mode 'r' is PyTorch's error */
+    ct_tensor *q = leaf(RANDN(500, 3, 3));
+    ct_linalg_qr_result qr = ct_linalg_qr(q, "r");
+    CHECK_ERR(ct_backward(ct_sum(qr.R)) == CT_OK, CT_ERR_AUTOGRAD, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'.");
+}
+
+/* ---- the op table, graph names, memory ---- */
+TEST(test_ops_registered) {
+    int found = 0;
+    ct_linalg_det(ct_eye(2, 2, CT_FLOAT64));   /* registers */
+    for (int k = 0; k < ct_num_ops(); k++)
+        if (!strcmp(ct_op_name(k), "linalg_cholesky_ex") || !strcmp(ct_op_name(k), "linalg_svd") || !strcmp(ct_op_name(k), "linalg_eigh")) found++;
+    CHECK_EQ_INT(found, 3);
+    ct_tensor *A = leaf(SPD(600, 3, 3));
+    CHECK_STR(ct_grad_fn_name(ct_linalg_cholesky(A)), "LinalgCholeskyExBackward0");
+    CHECK_STR(ct_grad_fn_name(ct_linalg_svd(A, 0).S), "LinalgSvdBackward0");
+    CHECK_STR(ct_grad_fn_name(ct_linalg_solve(A, A)), "LinalgSolveExBackward0");
+    CHECK(ct_linalg_svdvals(ct_detach(A)) && ct_get_requires_grad(ct_linalg_svdvals(A)));
+    CT_NO_GRAD { CHECK(!ct_get_requires_grad(ct_linalg_inv(A))); }
+}
+TEST(test_memory_flat) {
+    int64_t t0 = ct_live_tensors(), b0 = ct_live_bytes();
+    CT_SCOPE {
+        ct_tensor *A = leaf(SPD(700, 2, 5, 5)), *B = leaf(RANDN(701, 2, 5, 3));
+        ct_tensor *loss = ct_add(ct_sum(ct_linalg_solve(A, B)), ct_sum(ct_linalg_cholesky(A)));
+        loss = ct_add(loss, ct_sum(ct_linalg_svd(A, 0).S));
+        loss = ct_add(loss, ct_sum(ct_linalg_eigh(A, "L").eigenvalues));
+        loss = ct_add(loss, ct_sum(ct_linalg_det(A)));
+        loss = ct_add(loss, ct_sum(ct_linalg_lstsq(A, B, NAN, "gelsd").solution));
+        CHECK(ct_backward(loss) == CT_OK);
+        ct_linalg_eig(A);
+        ct_linalg_inv(ct_eye(3, 3, CT_FLOAT64));
+        ct_linalg_inv(ct_zeros(CT_FLOAT64, 3, 3));   /* error path frees its outputs */
+        ct_clear_error();
+    }
+    CHECK_EQ_INT(ct_live_tensors(), t0);
+    CHECK_EQ_INT(ct_live_bytes(), b0);
+}
+
+int main(void) {
+    ct_t_init();
+    RUN(test_announcement_mvn);
+    RUN(test_announcement_inv_backward);
+    RUN(test_cholesky_identities);
+    RUN(test_inv_solve_lu_identities);
+    RUN(test_qr_identities);
+    RUN(test_svd_identities);
+    RUN(test_eigh_identities);
+    RUN(test_eig_identities);
+    RUN(test_pinv_lstsq_identities);
+    RUN(test_matrix_functions);
+    RUN(test_norms);
+    RUN(test_batched_matches_single);
+    RUN(test_gradcheck);
+    RUN(test_gradgradcheck);
+    RUN(test_errors);
+    RUN(test_ops_registered);
+    RUN(test_memory_flat);
+    return ct_t_summary();
+}
