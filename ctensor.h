@@ -7982,8 +7982,9 @@ static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
 }
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
-    ct_tensor *c = ct__convert(t, CT_FLOAT64);
+    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, t->device);  /* C order, whatever t's layout */
     if (!c) return -1;
+    if (ct__copy_into(c, t)) { ct__decref(c); return -1; }
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
     ct__decref(c);
     return 0;
@@ -8110,8 +8111,16 @@ CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_t
 }
 /* gradgradcheck: gradcheck of x -> concat(d<fn(x), v>/dx) for a fixed random v */
 typedef struct ct__gg_ctx { ct_grad_fn_t fn; void *user; int nin; ct_tensor *v; } ct__gg_ctx;
+static ct_tensor *ct__gg_fn_body(ct__gg_ctx *c, ct_tensor *const *inputs);
 static ct_tensor *ct__gg_fn(ct_tensor *const *inputs, void *user) {
     ct__gg_ctx *c = (ct__gg_ctx *)user;
+    /* the numerical pass of gradcheck runs without grad; the first derivative needs it */
+    int prev = ct_set_grad_enabled(1);
+    ct_tensor *r = ct__gg_fn_body(c, inputs);
+    ct_set_grad_enabled(prev);
+    return r;
+}
+static ct_tensor *ct__gg_fn_body(ct__gg_ctx *c, ct_tensor *const *inputs) {
     ct_tensor *y = c->fn(inputs, c->user);
     if (!y) return NULL;
     ct_tensor *req[64] = {0};
