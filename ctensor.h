@@ -5187,13 +5187,13 @@ static int ct__rthreads(void) { return 1; }
 #  define CT__RPAR_FOR
 #endif
 
-/* ---- layouts: an input seen as [O][K][I], K the elements reduced into one output ----
+/* ---- layouts: an input seen as [O][K][NI], K the elements reduced into one output ----
    Kernels of this family read the input through this view and write contiguous
-   outputs (output (o, i) at o * I + i), so each inner loop is a plain row
-   (I == 1, horizontal) or a strip of rows (I > 1, vertical). */
-#define CT__RL_ROWS 1     /* I must be 1: each output's elements are adjacent */
+   outputs (output (o, i) at o * NI + i), so each inner loop is a plain row
+   (NI == 1, horizontal) or a strip of rows (NI > 1, vertical). */
+#define CT__RL_ROWS 1     /* NI must be 1: each output's elements are adjacent */
 #define CT__RL_CONTIG 2   /* the input must be contiguous as it is (outputs keep its shape) */
-typedef struct ct__rl { ct_tensor *t; int64_t O, K, I; } ct__rl;
+typedef struct ct__rl { ct_tensor *t; int64_t O, K, NI; } ct__rl;
 
 /* A stack header viewing x with the kept dims first and the dims in mask last
    (each group in its order). It is never registered or released. */
@@ -5224,7 +5224,7 @@ static int ct__rl_make(ct__rl *r, const ct_tensor *x, uint32_t mask, ct_dtype dt
             q[j + 1] = p;
         }
         int ok = 1, state = 0, lastk = -1, lastr = -1;
-        int64_t s = 1, O = 1, I = 1;
+        int64_t s = 1, O = 1, NI = 1;
         for (int j = m - 1; j >= 0 && ok; j--) { ok = x->strides[q[j]] == s; s *= x->shape[q[j]]; }
         for (int j = 0; j < m && ok; j++) {
             int d = q[j];
@@ -5238,34 +5238,34 @@ static int ct__rl_make(ct__rl *r, const ct_tensor *x, uint32_t mask, ct_dtype dt
                 if (d < lastk) ok = 0;
                 lastk = d;
                 if (state == 0) O *= x->shape[d];
-                else I *= x->shape[d];
+                else NI *= x->shape[d];
             }
         }
-        if (ok && (flags & CT__RL_ROWS) && I != 1) ok = 0;
+        if (ok && (flags & CT__RL_ROWS) && NI != 1) ok = 0;
         if (ok) {
             r->t = ct__incref((ct_tensor *)x);
             r->O = O;
-            r->I = I;
+            r->NI = NI;
             return 0;
         }
     }
     ct_tensor v;
     if (flags & CT__RL_CONTIG) {
         /* a contiguous copy in the logical order (mask is one dim here) */
-        int64_t O = 1, I = 1;
+        int64_t O = 1, NI = 1;
         int seen = 0;
         memcpy(&v, x, sizeof v);
         for (int d = 0; d < nd; d++) {
             if ((mask >> d) & 1u) seen = 1;
-            else if (seen) I *= x->shape[d];
+            else if (seen) NI *= x->shape[d];
             else O *= x->shape[d];
         }
         r->O = O;
-        r->I = I;
+        r->NI = NI;
     } else {
         ct__rl_permuted(&v, x, mask);
         r->O = kept;
-        r->I = 1;
+        r->NI = 1;
     }
     ct_tensor *y = ct__alloc(dt, nd, v.shape, NULL, x->device);
     if (!y) return -1;
@@ -5417,12 +5417,12 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
 #define ct__vaccd_f64 ct__vadd_f64
 #define ct__vaccdnan_f64 ct__vaddnan_f64
 
-/* Float sums over a layout: out[o * I + i] = scale * sum_k x[o][k][i].
+/* Float sums over a layout: out[o * NI + i] = scale * sum_k x[o][k][i].
    Horizontal rows use ct__hsum; vertical strips add rows into a double strip. */
 #define CT__VSUM_STRIP 512
 #define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
-    static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t I, double scale) {             \
-        if (I == 1) {                                                                                 \
+    static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
+        if (NI == 1) {                                                                                 \
             int nt = ct__rthreads();                                                                  \
             if (O < 2 * nt && ct__rpar(K)) {                                                          \
                 /* few long rows: split each row over the threads */                                  \
@@ -5451,18 +5451,18 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
             for (int64_t o = 0; o < O; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);                 \
             return;                                                                                   \
         }                                                                                             \
-        int64_t nstrip = (I + CT__VSUM_STRIP - 1) / CT__VSUM_STRIP;                                   \
-        int ct__par = ct__rpar(O * K * I) && O * nstrip > 1;                                          \
+        int64_t nstrip = (NI + CT__VSUM_STRIP - 1) / CT__VSUM_STRIP;                                   \
+        int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                          \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
             int64_t o = t / nstrip, i0 = (t % nstrip) * CT__VSUM_STRIP;                               \
-            int64_t w = I - i0 < CT__VSUM_STRIP ? I - i0 : CT__VSUM_STRIP;                            \
+            int64_t w = NI - i0 < CT__VSUM_STRIP ? NI - i0 : CT__VSUM_STRIP;                            \
             double tot[CT__VSUM_STRIP];                                                               \
             for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
-            const T *xp = x + o * K * I + i0;                                                         \
-            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * I, w);                                 \
-            for (int64_t b = 0; b < w; b++) out[o * I + i0 + b] = (T)(tot[b] * scale);                \
+            const T *xp = x + o * K * NI + i0;                                                         \
+            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                 \
+            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);                \
         }                                                                                             \
     }
 CT__FSUM_DEF(ct__fsum_f32, float, ct__hsum_f32, ct__vaccd_f32)
@@ -5471,29 +5471,29 @@ CT__FSUM_DEF(ct__fsumnan_f32, float, ct__hsumnan_f32, ct__vaccdnan_f32)
 CT__FSUM_DEF(ct__fsumnan_f64, double, ct__hsumnan_f64, ct__vaccdnan_f64)
 
 /* integer sums and products wrap like PyTorch's int64 arithmetic (no UB) */
-static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64_t I, int prod) {
-    int ct__par = ct__rpar(O * K * I);
+static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64_t NI, int prod) {
+    int ct__par = ct__rpar(O * K * NI);
     (void)ct__par;
     CT__RPAR_FOR
-    for (int64_t t = 0; t < O * I; t++) {
-        int64_t o = t / I, i = t % I;
-        const int64_t *xp = x + o * K * I + i;
+    for (int64_t t = 0; t < O * NI; t++) {
+        int64_t o = t / NI, i = t % NI;
+        const int64_t *xp = x + o * K * NI + i;
         uint64_t acc = prod ? 1u : 0u;
-        if (prod) for (int64_t k = 0; k < K; k++) acc *= (uint64_t)xp[k * I];
-        else for (int64_t k = 0; k < K; k++) acc += (uint64_t)xp[k * I];
+        if (prod) for (int64_t k = 0; k < K; k++) acc *= (uint64_t)xp[k * NI];
+        else for (int64_t k = 0; k < K; k++) acc += (uint64_t)xp[k * NI];
         out[t] = CT__IW(acc);
     }
 }
 /* float products in double */
-static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t I) {
-    int ct__par = ct__rpar(O * K * I);
+static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t NI) {
+    int ct__par = ct__rpar(O * K * NI);
     (void)ct__par;
     CT__RPAR_FOR
-    for (int64_t t = 0; t < O * I; t++) {
-        int64_t o = t / I, i = t % I;
-        const double *xp = x + o * K * I + i;
+    for (int64_t t = 0; t < O * NI; t++) {
+        int64_t o = t / NI, i = t % NI;
+        const double *xp = x + o * K * NI + i;
         double acc = 1.0;
-        for (int64_t k = 0; k < K; k++) acc *= xp[k * I];
+        for (int64_t k = 0; k < K; k++) acc *= xp[k * NI];
         out[t] = acc;
     }
 }
@@ -5516,11 +5516,11 @@ static int ct__k_sum(ct__call *c) {
     if (buf) {
         int nanskip = op == CT__OP_NANSUM && CT__ISFLOAT(x->dtype);
         double scale = op == CT__OP_MEAN ? 1.0 / (double)r.K : 1.0;
-        if (adt == CT_FLOAT32) (nanskip ? ct__fsumnan_f32 : ct__fsum_f32)(CT__RL_P(&r, float), (float *)ct__ptr(buf), r.O, r.K, r.I, scale);
+        if (adt == CT_FLOAT32) (nanskip ? ct__fsumnan_f32 : ct__fsum_f32)(CT__RL_P(&r, float), (float *)ct__ptr(buf), r.O, r.K, r.NI, scale);
         else if (adt == CT_FLOAT64) {
-            if (op == CT__OP_PROD) ct__fprod(CT__RL_P(&r, double), (double *)ct__ptr(buf), r.O, r.K, r.I);
-            else (nanskip ? ct__fsumnan_f64 : ct__fsum_f64)(CT__RL_P(&r, double), (double *)ct__ptr(buf), r.O, r.K, r.I, scale);
-        } else if (adt == CT_INT64) ct__isum(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(buf), r.O, r.K, r.I, op == CT__OP_PROD);
+            if (op == CT__OP_PROD) ct__fprod(CT__RL_P(&r, double), (double *)ct__ptr(buf), r.O, r.K, r.NI);
+            else (nanskip ? ct__fsumnan_f64 : ct__fsum_f64)(CT__RL_P(&r, double), (double *)ct__ptr(buf), r.O, r.K, r.NI, scale);
+        } else if (adt == CT_INT64) ct__isum(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(buf), r.O, r.K, r.NI, op == CT__OP_PROD);
         else rc = ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[op].name, CT__DTNAME(adt));
     }
     rc = ct__rl_odone(out, buf, rc);
@@ -5719,28 +5719,28 @@ static int ct__meta_var(ct__call *c) {
     return 0;
 }
 #define CT__VAR_DEF(S, T)                                                                              \
-    static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t I, double corr, int sq) { \
-        int64_t nblk = (I + 15) / 16;                                                                 \
-        int ct__par = ct__rpar(O * K * I) && O * nblk > 1;                                            \
+    static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t NI, double corr, int sq) { \
+        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         double dof = (double)K - corr;                                                                \
         if (dof < 0) dof = 0;                                                                         \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(I - i0 < 16 ? I - i0 : 16);                                                \
+            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
             double mean[16], m2[16];                                                                  \
-            const T *xp = x + o * K * I + i0;                                                         \
+            const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) { mean[b] = 0.0; m2[b] = 0.0; }                              \
             for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) mean[b] += (double)xp[k * I + b];                        \
+                for (int b = 0; b < nb; b++) mean[b] += (double)xp[k * NI + b];                        \
             for (int b = 0; b < nb; b++) mean[b] /= (double)K;                                        \
             for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) { double d = (double)xp[k * I + b] - mean[b]; m2[b] += d * d; } \
+                for (int b = 0; b < nb; b++) { double d = (double)xp[k * NI + b] - mean[b]; m2[b] += d * d; } \
             for (int b = 0; b < nb; b++) {                                                            \
                 double v = m2[b] / dof;                                                               \
-                vout[o * I + i0 + b] = (T)(sq ? sqrt(v) : v);                                         \
-                if (mout) mout[o * I + i0 + b] = (T)mean[b];                                          \
+                vout[o * NI + i0 + b] = (T)(sq ? sqrt(v) : v);                                         \
+                if (mout) mout[o * NI + i0 + b] = (T)mean[b];                                          \
             }                                                                                         \
         }                                                                                             \
     }
@@ -5758,9 +5758,9 @@ static int ct__k_var(ct__call *c) {
     ct_tensor *vb = ct__rl_obuf(c->out[0], dt), *mb = c->nout == 2 ? ct__rl_obuf(c->out[1], dt) : NULL;
     if (!vb || (c->nout == 2 && !mb)) rc = -1;
     else if (dt == CT_FLOAT32)
-        ct__var_f32(CT__RL_P(&r, float), (float *)ct__ptr(vb), mb ? (float *)ct__ptr(mb) : NULL, r.O, r.K, r.I, c->a->s[0], sq);
+        ct__var_f32(CT__RL_P(&r, float), (float *)ct__ptr(vb), mb ? (float *)ct__ptr(mb) : NULL, r.O, r.K, r.NI, c->a->s[0], sq);
     else
-        ct__var_f64(CT__RL_P(&r, double), (double *)ct__ptr(vb), mb ? (double *)ct__ptr(mb) : NULL, r.O, r.K, r.I, c->a->s[0], sq);
+        ct__var_f64(CT__RL_P(&r, double), (double *)ct__ptr(vb), mb ? (double *)ct__ptr(mb) : NULL, r.O, r.K, r.NI, c->a->s[0], sq);
     rc = vb ? ct__rl_odone(c->out[0], vb, rc) : -1;
     if (c->nout == 2) rc = mb ? ct__rl_odone(c->out[1], mb, rc) : -1;
     ct__decref(r.t);
@@ -5818,20 +5818,20 @@ static int ct__meta_minmax(ct__call *c) {
 }
 /* values and first index of the max (min); a NaN wins and stays */
 #define CT__MINMAX_DEF(S, T)                                                                           \
-    static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t I, int ismax) { \
-        int64_t nblk = (I + 15) / 16;                                                                 \
-        int ct__par = ct__rpar(O * K * I) && O * nblk > 1;                                            \
+    static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t NI, int ismax) { \
+        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(I - i0 < 16 ? I - i0 : 16);                                                \
+            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
             T best[16];                                                                               \
             int64_t bi[16];                                                                           \
-            const T *xp = x + o * K * I + i0;                                                         \
+            const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) { best[b] = xp[b]; bi[b] = 0; }                              \
             for (int64_t k = 1; k < K; k++) {                                                         \
-                xp += I;                                                                              \
+                xp += NI;                                                                              \
                 for (int b = 0; b < nb; b++) {                                                        \
                     T v = xp[b];                                                                      \
                     if (!CT__RNAN_##S(best[b]) && (CT__RNAN_##S(v) || (ismax ? v > best[b] : v < best[b]))) { \
@@ -5841,8 +5841,8 @@ static int ct__meta_minmax(ct__call *c) {
                 }                                                                                     \
             }                                                                                         \
             for (int b = 0; b < nb; b++) {                                                            \
-                vout[o * I + i0 + b] = best[b];                                                       \
-                if (iout) iout[o * I + i0 + b] = bi[b];                                               \
+                vout[o * NI + i0 + b] = best[b];                                                       \
+                if (iout) iout[o * NI + i0 + b] = bi[b];                                               \
             }                                                                                         \
         }                                                                                             \
     }
@@ -5864,9 +5864,9 @@ static int ct__k_minmax(ct__call *c) {
     int64_t *ip = withidx ? (int64_t *)ct__ptr(c->out[isarg ? 0 : 1]) : NULL;
     if (!vout) { ct__decref(r.t); return -1; }
     void *vp = ct__ptr(vout);
-    if (dt == CT_FLOAT32) ct__minmax_f32(CT__RL_P(&r, float), (float *)vp, ip, r.O, r.K, r.I, ismax);
-    else if (dt == CT_FLOAT64) ct__minmax_f64(CT__RL_P(&r, double), (double *)vp, ip, r.O, r.K, r.I, ismax);
-    else ct__minmax_i64(CT__RL_P(&r, int64_t), (int64_t *)vp, ip, r.O, r.K, r.I, ismax);
+    if (dt == CT_FLOAT32) ct__minmax_f32(CT__RL_P(&r, float), (float *)vp, ip, r.O, r.K, r.NI, ismax);
+    else if (dt == CT_FLOAT64) ct__minmax_f64(CT__RL_P(&r, double), (double *)vp, ip, r.O, r.K, r.NI, ismax);
+    else ct__minmax_i64(CT__RL_P(&r, int64_t), (int64_t *)vp, ip, r.O, r.K, r.NI, ismax);
     if (isarg) ct__decref(vout);
     else rc = ct__rl_odone(c->out[0], vout, rc);
     ct__decref(r.t);
@@ -5912,26 +5912,26 @@ static int ct__meta_lse(ct__call *c) {
     return 0;
 }
 #define CT__LSE_DEF(S, T)                                                                              \
-    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t I) {                    \
-        int64_t nblk = (I + 15) / 16;                                                                 \
-        int ct__par = ct__rpar(O * K * I) && O * nblk > 1;                                            \
+    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                    \
+        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(I - i0 < 16 ? I - i0 : 16);                                                \
+            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
             double m[16], s[16];                                                                      \
-            const T *xp = x + o * K * I + i0;                                                         \
+            const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }                            \
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (int b = 0; b < nb; b++) {                                                        \
-                    double v = (double)xp[k * I + b];                                                 \
+                    double v = (double)xp[k * NI + b];                                                 \
                     if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;                               \
                 }                                                                                     \
             for (int b = 0; b < nb; b++) if (isinf(m[b])) m[b] = 0.0;                                 \
             for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * I + b] - m[b]);               \
-            for (int b = 0; b < nb; b++) out[o * I + i0 + b] = (T)(log(s[b]) + m[b]);                 \
+                for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * NI + b] - m[b]);               \
+            for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = (T)(log(s[b]) + m[b]);                 \
         }                                                                                             \
     }
 CT__LSE_DEF(f32, float)
@@ -5946,8 +5946,8 @@ static int ct__k_lse(ct__call *c) {
     if (ct__rl_make(&r, x, mask, dt, 0)) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
-        if (dt == CT_FLOAT32) ct__lse_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.I);
-        else ct__lse_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.I);
+        if (dt == CT_FLOAT32) ct__lse_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI);
+        else ct__lse_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI);
     }
     int rc = ct__rl_odone(c->out[0], b, 0);
     ct__decref(r.t);
@@ -5981,15 +5981,15 @@ static int ct__k_logic(ct__call *c) {
     ct__rl r;
     if (ct__rl_make(&r, x, mask, CT_BOOL, 0)) return -1;
     const uint8_t *p = CT__RL_P(&r, uint8_t);
-    int64_t O = r.O, K = r.K, I = r.I;
+    int64_t O = r.O, K = r.K, NI = r.NI;
     char *out = ct__ptr(c->out[0]);
-    int ct__par = ct__rpar(O * K * I);
+    int ct__par = ct__rpar(O * K * NI);
     (void)ct__par;
     CT__RPAR_FOR
-    for (int64_t t = 0; t < O * I; t++) {
-        int64_t o = t / I, i = t % I, n = 0;
-        const uint8_t *xp = p + o * K * I + i;
-        for (int64_t k = 0; k < K; k++) n += xp[k * I] != 0;
+    for (int64_t t = 0; t < O * NI; t++) {
+        int64_t o = t / NI, i = t % NI, n = 0;
+        const uint8_t *xp = p + o * K * NI + i;
+        for (int64_t k = 0; k < K; k++) n += xp[k * NI] != 0;
         if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[t] = n;
         else ((uint8_t *)out)[t] = (uint8_t)(op == CT__OP_ALL ? n == K : n > 0);
     }
@@ -6023,21 +6023,21 @@ static int ct__meta_norm(ct__call *c) {
     return 0;
 }
 #define CT__NORM_DEF(S, T)                                                                             \
-    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t I, double p) {         \
-        int64_t nblk = (I + 15) / 16;                                                                 \
+    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) {         \
+        int64_t nblk = (NI + 15) / 16;                                                                 \
         int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
-        int ct__par = ct__rpar(O * K * I) && O * nblk > 1;                                            \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(I - i0 < 16 ? I - i0 : 16);                                                \
+            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
             double acc[16];                                                                           \
-            const T *xp = x + o * K * I + i0;                                                         \
+            const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) acc[b] = mode == 2 ? INFINITY : 0.0;                         \
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (int b = 0; b < nb; b++) {                                                        \
-                    double v = (double)xp[k * I + b], av = fabs(v);                                   \
+                    double v = (double)xp[k * NI + b], av = fabs(v);                                   \
                     switch (mode) {                                                                   \
                     case 0: acc[b] += v != 0; break;                                                  \
                     case 1: if (acc[b] == acc[b] && (av != av || av > acc[b])) acc[b] = av; break;    \
@@ -6052,7 +6052,7 @@ static int ct__meta_norm(ct__call *c) {
                 if (K == 0) r = 0.0;                                                                  \
                 else if (mode == 4) r = sqrt(r);                                                      \
                 else if (mode == 5) r = pow(r, 1.0 / p);                                              \
-                out[o * I + i0 + b] = (T)r;                                                           \
+                out[o * NI + i0 + b] = (T)r;                                                           \
             }                                                                                         \
         }                                                                                             \
     }
@@ -6068,8 +6068,8 @@ static int ct__k_norm(ct__call *c) {
     if (ct__rl_make(&r, x, mask, dt, 0)) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
-        if (dt == CT_FLOAT32) ct__norm_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.I, c->a->s[0]);
-        else ct__norm_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.I, c->a->s[0]);
+        if (dt == CT_FLOAT32) ct__norm_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI, c->a->s[0]);
+        else ct__norm_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI, c->a->s[0]);
     }
     int rc = ct__rl_odone(c->out[0], b, 0);
     ct__decref(r.t);
@@ -6226,28 +6226,28 @@ static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K,
         }
     }
 }
-/* strips of columns: dim not last (x as [O][K][I]) */
+/* strips of columns: dim not last (x as [O][K][NI]) */
 #define CT__SMX_STRIP 256
-static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K, int64_t I, int logsm) {
-    int64_t nstrip = (I + CT__SMX_STRIP - 1) / CT__SMX_STRIP;
-    int ct__par = ct__rpar(O * K * I) && O * nstrip > 1;
+static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K, int64_t NI, int logsm) {
+    int64_t nstrip = (NI + CT__SMX_STRIP - 1) / CT__SMX_STRIP;
+    int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;
     (void)ct__par;
     CT__RPAR_FOR
     for (int64_t t = 0; t < O * nstrip; t++) {
         int64_t o = t / nstrip, i0 = (t % nstrip) * CT__SMX_STRIP;
-        int64_t w = I - i0 < CT__SMX_STRIP ? I - i0 : CT__SMX_STRIP, b;
+        int64_t w = NI - i0 < CT__SMX_STRIP ? NI - i0 : CT__SMX_STRIP, b;
         float m[CT__SMX_STRIP], s[CT__SMX_STRIP];
-        const float *xp = x + o * K * I + i0;
-        float *yp = y + o * K * I + i0;
+        const float *xp = x + o * K * NI + i0;
+        float *yp = y + o * K * NI + i0;
         for (b = 0; b < w; b++) { m[b] = -INFINITY; s[b] = 0.0f; }
         for (int64_t k = 0; k < K; k++)
             for (b = 0; b < w; b++) {
-                float v = xp[k * I + b];
+                float v = xp[k * NI + b];
                 if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;
             }
         for (int64_t k = 0; k < K; k++) {
-            const float *xr = xp + k * I;
-            float *yr = yp + k * I;
+            const float *xr = xp + k * NI;
+            float *yr = yp + k * NI;
             b = 0;
 #if CT__VEC
             for (; b + 16 <= w; b += 16) {
@@ -6269,36 +6269,36 @@ static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K,
         }
         for (b = 0; b < w; b++) s[b] = logsm ? m[b] + logf(s[b]) : 1.0f / s[b];
         for (int64_t k = 0; k < K; k++)
-            for (b = 0; b < w; b++) yp[k * I + b] = logsm ? xp[k * I + b] - s[b] : yp[k * I + b] * s[b];
+            for (b = 0; b < w; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
     }
 }
 /* float64: the same passes, columns in blocks of 16 */
-static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, int64_t I, int logsm) {
-    int64_t nblk = (I + 15) / 16;
-    int ct__par = ct__rpar(O * K * I) && O * nblk > 1;
+static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, int64_t NI, int logsm) {
+    int64_t nblk = (NI + 15) / 16;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
     CT__RPAR_FOR
     for (int64_t t = 0; t < O * nblk; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * 16;
-        int nb = (int)(I - i0 < 16 ? I - i0 : 16), b;
+        int nb = (int)(NI - i0 < 16 ? NI - i0 : 16), b;
         double m[16], s[16];
-        const double *xp = x + o * K * I + i0;
-        double *yp = y + o * K * I + i0;
+        const double *xp = x + o * K * NI + i0;
+        double *yp = y + o * K * NI + i0;
         for (b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }
         for (int64_t k = 0; k < K; k++)
             for (b = 0; b < nb; b++) {
-                double v = xp[k * I + b];
+                double v = xp[k * NI + b];
                 if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;
             }
         for (int64_t k = 0; k < K; k++)
             for (b = 0; b < nb; b++) {
-                double e = exp(xp[k * I + b] - m[b]);
+                double e = exp(xp[k * NI + b] - m[b]);
                 s[b] += e;
-                if (!logsm) yp[k * I + b] = e;
+                if (!logsm) yp[k * NI + b] = e;
             }
         for (b = 0; b < nb; b++) s[b] = logsm ? m[b] + log(s[b]) : 1.0 / s[b];
         for (int64_t k = 0; k < K; k++)
-            for (b = 0; b < nb; b++) yp[k * I + b] = logsm ? xp[k * I + b] - s[b] : yp[k * I + b] * s[b];
+            for (b = 0; b < nb; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
     }
 }
 static int ct__meta_softmax(ct__call *c) {
@@ -6325,9 +6325,9 @@ static int ct__k_softmax(ct__call *c) {
     if (ct__rl_make(&r, x, ct__rdim_mask(x, c->a->i[0]), dt, CT__RL_CONTIG)) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
-        if (dt == CT_FLOAT64) ct__softmax_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.I, logsm);
-        else if (r.I == 1) ct__softmax_rows_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, logsm);
-        else ct__softmax_cols_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.I, logsm);
+        if (dt == CT_FLOAT64) ct__softmax_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI, logsm);
+        else if (r.NI == 1) ct__softmax_rows_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, logsm);
+        else ct__softmax_cols_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI, logsm);
     }
     int rc = ct__rl_odone(c->out[0], b, 0);
     ct__decref(r.t);
@@ -6367,24 +6367,24 @@ static int ct__meta_softmax_bw(ct__call *c) {
     return 0;
 }
 #define CT__SMXBW_DEF(S, T)                                                                            \
-    static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t I, int logsm) { \
-        int64_t nblk = (I + 15) / 16;                                                                 \
-        int ct__par = ct__rpar(O * K * I) && O * nblk > 1;                                            \
+    static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t NI, int logsm) { \
+        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16, base = o * K * I + i0;                        \
-            int nb = (int)(I - i0 < 16 ? I - i0 : 16), b;                                             \
+            int64_t o = t / nblk, i0 = (t % nblk) * 16, base = o * K * NI + i0;                        \
+            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16), b;                                             \
             double s[16];                                                                             \
             for (b = 0; b < nb; b++) s[b] = 0.0;                                                      \
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (b = 0; b < nb; b++) {                                                            \
-                    int64_t q = base + k * I + b;                                                     \
+                    int64_t q = base + k * NI + b;                                                     \
                     s[b] += logsm ? (double)g[q] : (double)g[q] * (double)y[q];                       \
                 }                                                                                     \
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (b = 0; b < nb; b++) {                                                            \
-                    int64_t q = base + k * I + b;                                                     \
+                    int64_t q = base + k * NI + b;                                                     \
                     out[q] = logsm ? (T)((double)g[q] - exp((double)y[q]) * s[b]) : (T)((double)y[q] * ((double)g[q] - s[b])); \
                 }                                                                                     \
         }                                                                                             \
@@ -6401,8 +6401,8 @@ static int ct__k_softmax_bw(ct__call *c) {
     if (ct__rl_make(&ry, y, mask, dt, CT__RL_CONTIG)) { ct__decref(rg.t); return -1; }
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
-        if (dt == CT_FLOAT32) ct__smxbw_f32(CT__RL_P(&rg, float), CT__RL_P(&ry, float), (float *)ct__ptr(b), ry.O, ry.K, ry.I, logsm);
-        else ct__smxbw_f64(CT__RL_P(&rg, double), CT__RL_P(&ry, double), (double *)ct__ptr(b), ry.O, ry.K, ry.I, logsm);
+        if (dt == CT_FLOAT32) ct__smxbw_f32(CT__RL_P(&rg, float), CT__RL_P(&ry, float), (float *)ct__ptr(b), ry.O, ry.K, ry.NI, logsm);
+        else ct__smxbw_f64(CT__RL_P(&rg, double), CT__RL_P(&ry, double), (double *)ct__ptr(b), ry.O, ry.K, ry.NI, logsm);
         rc = 0;
     }
     rc = ct__rl_odone(c->out[0], b, rc);
@@ -6449,26 +6449,26 @@ static int ct__meta_scan(ct__call *c) {
     return 0;
 }
 #define CT__SCAN_DEF(S, T, A, OUTV)                                                                    \
-    static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t I, int kind, int rev) { \
-        int64_t nblk = (I + 15) / 16;                                                                 \
-        int ct__par = ct__rpar(O * K * I) && O * nblk > 1;                                            \
+    static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t NI, int kind, int rev) { \
+        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16, base = o * K * I + i0;                        \
-            int nb = (int)(I - i0 < 16 ? I - i0 : 16), b;                                             \
+            int64_t o = t / nblk, i0 = (t % nblk) * 16, base = o * K * NI + i0;                        \
+            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16), b;                                             \
             A acc[16];                                                                                \
             T best[16];                                                                               \
             int64_t bi[16];                                                                           \
             for (b = 0; b < nb; b++) { acc[b] = (A)(kind == 1 ? 1 : 0); best[b] = 0; bi[b] = 0; }     \
             for (int64_t kk = 0; kk < K; kk++) {                                                      \
                 int64_t k = rev ? K - 1 - kk : kk;                                                    \
-                const T *xp = x + base + k * I;                                                       \
-                T *yp = y + base + k * I;                                                             \
+                const T *xp = x + base + k * NI;                                                       \
+                T *yp = y + base + k * NI;                                                             \
                 if (kind == 0) for (b = 0; b < nb; b++) { acc[b] += (A)xp[b]; yp[b] = OUTV(acc[b]); } \
                 else if (kind == 1) for (b = 0; b < nb; b++) { acc[b] *= (A)xp[b]; yp[b] = OUTV(acc[b]); } \
                 else {                                                                                \
-                    int64_t *ip = yi + base + k * I;                                                  \
+                    int64_t *ip = yi + base + k * NI;                                                  \
                     for (b = 0; b < nb; b++) {                                                        \
                         T v = xp[b];                                                                  \
                         if (kk == 0 || CT__RNAN_##S(v) ||                                             \
@@ -6499,9 +6499,9 @@ static int ct__k_scan(ct__call *c) {
     int64_t *ip = kind >= 2 ? (int64_t *)ct__ptr(c->out[1]) : NULL;
     int rev = (c->a->flags & CT__RF_REVERSE) != 0;
     if (b) {
-        if (dt == CT_FLOAT32) ct__scan_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), ip, r.O, r.K, r.I, kind, rev);
-        else if (dt == CT_FLOAT64) ct__scan_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), ip, r.O, r.K, r.I, kind, rev);
-        else ct__scan_i64(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(b), ip, r.O, r.K, r.I, kind, rev);
+        if (dt == CT_FLOAT32) ct__scan_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
+        else if (dt == CT_FLOAT64) ct__scan_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
+        else ct__scan_i64(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
     }
     rc = ct__rl_odone(c->out[0], b, 0);
     ct__decref(r.t);
@@ -6748,23 +6748,23 @@ static int ct__k_rgather(ct__call *c) {
     if (!xc || !ic) { rc = -1; goto done; }
     {
         const int64_t *ix = (const int64_t *)ct__ptr(ic);
-        int64_t O = 1, Ki = nd ? ic->shape[d] : 1, I = 1, Kx = nd ? (scatter ? out->shape[d] : x->shape[d]) : 1;
+        int64_t O = 1, Ki = nd ? ic->shape[d] : 1, NI = 1, Kx = nd ? (scatter ? out->shape[d] : x->shape[d]) : 1;
         for (int q = 0; q < d; q++) O *= ic->shape[q];
-        for (int q = d + 1; q < nd; q++) I *= ic->shape[q];
+        for (int q = d + 1; q < nd; q++) NI *= ic->shape[q];
         size_t es = ct__dt[x->dtype].size;
         const char *src = ct__ptr(xc);
         char *dst = ct__ptr(out);
         if (scatter) ct__fill_raw(out, 0.0);
         for (int64_t o = 0; o < O && !rc; o++)
             for (int64_t k = 0; k < Ki && !rc; k++)
-                for (int64_t i = 0; i < I; i++) {
-                    int64_t p = (o * Ki + k) * I + i, j = ix[p];
+                for (int64_t i = 0; i < NI; i++) {
+                    int64_t p = (o * Ki + k) * NI + i, j = ix[p];
                     if (j < 0 || j >= Kx) {
                         rc = ct__failed(CT_ERR_INDEX, "%s(): index %lld is out of bounds for dimension %d with size %lld",
                                         ct__ops[c->op].name, (long long)j, d, (long long)Kx);
                         break;
                     }
-                    int64_t q = (o * Kx + j) * I + i;
+                    int64_t q = (o * Kx + j) * NI + i;
                     if (!scatter) memcpy(dst + (size_t)p * es, src + (size_t)q * es, es);
                     else if (x->dtype == CT_FLOAT32) ((float *)dst)[q] += ((const float *)src)[p];
                     else if (x->dtype == CT_FLOAT64) ((double *)dst)[q] += ((const double *)src)[p];
