@@ -5193,6 +5193,7 @@ static int ct__rthreads(void) { return 1; }
    (NI == 1, horizontal) or a strip of rows (NI > 1, vertical). */
 #define CT__RL_ROWS 1     /* NI must be 1: each output's elements are adjacent */
 #define CT__RL_CONTIG 2   /* the input must be contiguous as it is (outputs keep its shape) */
+#define CT__RL_ANYORDER 4 /* the op does not care in which order the K elements come */
 typedef struct ct__rl { ct_tensor *t; int64_t O, K, NI; } ct__rl;
 
 /* A stack header viewing x with the kept dims first and the dims in mask last
@@ -5230,7 +5231,7 @@ static int ct__rl_make(ct__rl *r, const ct_tensor *x, uint32_t mask, ct_dtype dt
             int d = q[j];
             if ((flags & CT__RL_CONTIG) && j > 0 && d < q[j - 1]) ok = 0;
             if ((mask >> d) & 1u) {
-                if (state == 2 || d < lastr) ok = 0;
+                if (state == 2 || (d < lastr && !(flags & CT__RL_ANYORDER))) ok = 0;
                 state = 1;
                 lastr = d;
             } else {
@@ -5274,6 +5275,9 @@ static int ct__rl_make(ct__rl *r, const ct_tensor *x, uint32_t mask, ct_dtype dt
     return 0;
 }
 #define CT__RL_P(r, T) ((const T *)ct__ptr((r)->t))
+/* Generic kernels walk columns in blocks: one running value per column, rows
+   read CT__RBLK elements at a time (whole cache lines when reducing a non-last dim). */
+#define CT__RBLK 256
 /* The buffer a kernel writes an output into: the output itself when it has the
    compute dtype (outputs are allocated contiguous), else a temporary. */
 static ct_tensor *ct__rl_obuf(ct_tensor *out, ct_dtype dt) {
@@ -5418,8 +5422,9 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
 #define ct__vaccdnan_f64 ct__vaddnan_f64
 
 /* Float sums over a layout: out[o * NI + i] = scale * sum_k x[o][k][i].
-   Horizontal rows use ct__hsum; vertical strips add rows into a double strip. */
-#define CT__VSUM_STRIP 512
+   Horizontal rows use ct__hsum; vertical strips add rows into a double strip
+   (when there are fewer strips than threads, the rows are split instead). */
+#define CT__VSUM_STRIP 4096   /* columns per strip: rows are read in runs of whole pages */
 #define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
     static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
         if (NI == 1) {                                                                                 \
@@ -5451,18 +5456,43 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
             for (int64_t o = 0; o < O; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);                 \
             return;                                                                                   \
         }                                                                                             \
-        int64_t nstrip = (NI + CT__VSUM_STRIP - 1) / CT__VSUM_STRIP;                                   \
-        int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                          \
+        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
+        int nt = ct__rthreads(), par = ct__rpar(O * K * NI);                                          \
+        double *parts = par && O * nstrip < nt && K >= 4 * nt ? CT__NEW_ARRAY(double, (int64_t)nt * W) : NULL; \
+        if (parts) {                                                                                  \
+            /* few strips: the rows are split over the threads, one double row each */               \
+            for (int64_t t = 0; t < O * nstrip; t++) {                                                \
+                int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;         \
+                int64_t chunk = (K + nt - 1) / nt;                                                    \
+                const T *xp = x + o * K * NI + i0;                                                    \
+                int ct__par = 1;                                                                      \
+                (void)ct__par;                                                                        \
+                CT__RPAR_FOR                                                                          \
+                for (int p = 0; p < nt; p++) {                                                        \
+                    double *tot = parts + (int64_t)p * W;                                             \
+                    int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K;                           \
+                    for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                     \
+                    for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w);      \
+                }                                                                                     \
+                for (int64_t b = 0; b < w; b++) {                                                     \
+                    double sum = 0.0;                                                                 \
+                    for (int p = 0; p < nt; p++) sum += parts[(int64_t)p * W + b];                    \
+                    out[o * NI + i0 + b] = (T)(sum * scale);                                          \
+                }                                                                                     \
+            }                                                                                         \
+            CT_FREE(parts);                                                                           \
+            return;                                                                                   \
+        }                                                                                             \
+        int ct__par = par && O * nstrip > 1;                                                          \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
-            int64_t o = t / nstrip, i0 = (t % nstrip) * CT__VSUM_STRIP;                               \
-            int64_t w = NI - i0 < CT__VSUM_STRIP ? NI - i0 : CT__VSUM_STRIP;                            \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
             double tot[CT__VSUM_STRIP];                                                               \
             for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
-            const T *xp = x + o * K * NI + i0;                                                         \
-            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                 \
-            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);                \
+            const T *xp = x + o * K * NI + i0;                                                        \
+            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
+            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
         }                                                                                             \
     }
 CT__FSUM_DEF(ct__fsum_f32, float, ct__hsum_f32, ct__vaccd_f32)
@@ -5472,29 +5502,38 @@ CT__FSUM_DEF(ct__fsumnan_f64, double, ct__hsumnan_f64, ct__vaccdnan_f64)
 
 /* integer sums and products wrap like PyTorch's int64 arithmetic (no UB) */
 static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64_t NI, int prod) {
-    int ct__par = ct__rpar(O * K * NI);
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
     CT__RPAR_FOR
-    for (int64_t t = 0; t < O * NI; t++) {
-        int64_t o = t / NI, i = t % NI;
-        const int64_t *xp = x + o * K * NI + i;
-        uint64_t acc = prod ? 1u : 0u;
-        if (prod) for (int64_t k = 0; k < K; k++) acc *= (uint64_t)xp[k * NI];
-        else for (int64_t k = 0; k < K; k++) acc += (uint64_t)xp[k * NI];
-        out[t] = CT__IW(acc);
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        uint64_t acc[CT__RBLK];
+        const int64_t *xp = x + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) acc[b] = prod ? 1u : 0u;
+        for (int64_t k = 0; k < K; k++, xp += NI) {
+            if (prod) for (int b = 0; b < nb; b++) acc[b] *= (uint64_t)xp[b];
+            else for (int b = 0; b < nb; b++) acc[b] += (uint64_t)xp[b];
+        }
+        for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = CT__IW(acc[b]);
     }
 }
 /* float products in double */
 static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t NI) {
-    int ct__par = ct__rpar(O * K * NI);
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
     CT__RPAR_FOR
-    for (int64_t t = 0; t < O * NI; t++) {
-        int64_t o = t / NI, i = t % NI;
-        const double *xp = x + o * K * NI + i;
-        double acc = 1.0;
-        for (int64_t k = 0; k < K; k++) acc *= xp[k * NI];
-        out[t] = acc;
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        double acc[CT__RBLK];
+        const double *xp = x + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) acc[b] = 1.0;
+        for (int64_t k = 0; k < K; k++, xp += NI)
+            for (int b = 0; b < nb; b++) acc[b] *= xp[b];
+        for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = acc[b];
     }
 }
 
@@ -5510,7 +5549,7 @@ static int ct__k_sum(ct__call *c) {
     ct_tensor *xc = (ct_tensor *)x;
     if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != adt && !(xc = ct__convert(x, c->a->dtype))) return -1;
     ct__rl r;
-    if (ct__rl_make(&r, xc, mask, adt, 0)) { if (xc != x) ct__decref(xc); return -1; }
+    if (ct__rl_make(&r, xc, mask, adt, CT__RL_ANYORDER)) { if (xc != x) ct__decref(xc); return -1; }
     if (xc != x) ct__decref(xc);
     ct_tensor *buf = ct__rl_obuf(out, adt);
     if (buf) {
@@ -5720,16 +5759,16 @@ static int ct__meta_var(ct__call *c) {
 }
 #define CT__VAR_DEF(S, T)                                                                              \
     static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t NI, double corr, int sq) { \
-        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         double dof = (double)K - corr;                                                                \
         if (dof < 0) dof = 0;                                                                         \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
-            double mean[16], m2[16];                                                                  \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            double mean[CT__RBLK], m2[CT__RBLK];                                                                  \
             const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) { mean[b] = 0.0; m2[b] = 0.0; }                              \
             for (int64_t k = 0; k < K; k++)                                                           \
@@ -5754,7 +5793,7 @@ static int ct__k_var(ct__call *c) {
     int rc = 0, sq = c->op == CT__OP_STD || c->op == CT__OP_STD_MEAN;
     if (ct__reduce_shape(ct__ops[c->op].name, x, c->a, &mask, &tmp)) return -1;
     ct__rl r;
-    if (ct__rl_make(&r, x, mask, dt, 0)) return -1;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
     ct_tensor *vb = ct__rl_obuf(c->out[0], dt), *mb = c->nout == 2 ? ct__rl_obuf(c->out[1], dt) : NULL;
     if (!vb || (c->nout == 2 && !mb)) rc = -1;
     else if (dt == CT_FLOAT32)
@@ -5819,15 +5858,15 @@ static int ct__meta_minmax(ct__call *c) {
 /* values and first index of the max (min); a NaN wins and stays */
 #define CT__MINMAX_DEF(S, T)                                                                           \
     static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t NI, int ismax) { \
-        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
-            T best[16];                                                                               \
-            int64_t bi[16];                                                                           \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            T best[CT__RBLK];                                                                               \
+            int64_t bi[CT__RBLK];                                                                           \
             const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) { best[b] = xp[b]; bi[b] = 0; }                              \
             for (int64_t k = 1; k < K; k++) {                                                         \
@@ -5859,7 +5898,7 @@ static int ct__k_minmax(ct__call *c) {
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN, withidx = isarg || op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM;
     ct_dtype dt = c->cdt;
     ct__rl r;
-    if (ct__rl_make(&r, x, mask, dt, 0)) return -1;
+    if (ct__rl_make(&r, x, mask, dt, withidx ? 0 : CT__RL_ANYORDER)) return -1;
     ct_tensor *vout = isarg ? ct__alloc(dt, tmp.ndim, tmp.shape, NULL, x->device) : ct__rl_obuf(c->out[0], dt);
     int64_t *ip = withidx ? (int64_t *)ct__ptr(c->out[isarg ? 0 : 1]) : NULL;
     if (!vout) { ct__decref(r.t); return -1; }
@@ -5913,14 +5952,14 @@ static int ct__meta_lse(ct__call *c) {
 }
 #define CT__LSE_DEF(S, T)                                                                              \
     static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                    \
-        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
-            double m[16], s[16];                                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            double m[CT__RBLK], s[CT__RBLK];                                                                      \
             const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }                            \
             for (int64_t k = 0; k < K; k++)                                                           \
@@ -5943,7 +5982,7 @@ static int ct__k_lse(ct__call *c) {
     ct_dtype dt = c->cdt;
     if (ct__reduce_shape("logsumexp", x, c->a, &mask, &tmp)) return -1;
     ct__rl r;
-    if (ct__rl_make(&r, x, mask, dt, 0)) return -1;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
         if (dt == CT_FLOAT32) ct__lse_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI);
@@ -5979,19 +6018,26 @@ static int ct__k_logic(ct__call *c) {
     int op = c->op;
     if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
     ct__rl r;
-    if (ct__rl_make(&r, x, mask, CT_BOOL, 0)) return -1;
+    if (ct__rl_make(&r, x, mask, CT_BOOL, CT__RL_ANYORDER)) return -1;
     const uint8_t *p = CT__RL_P(&r, uint8_t);
-    int64_t O = r.O, K = r.K, NI = r.NI;
+    int64_t O = r.O, K = r.K, NI = r.NI, nblk = (NI + CT__RBLK - 1) / CT__RBLK;
     char *out = ct__ptr(c->out[0]);
-    int ct__par = ct__rpar(O * K * NI);
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
     CT__RPAR_FOR
-    for (int64_t t = 0; t < O * NI; t++) {
-        int64_t o = t / NI, i = t % NI, n = 0;
-        const uint8_t *xp = p + o * K * NI + i;
-        for (int64_t k = 0; k < K; k++) n += xp[k * NI] != 0;
-        if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[t] = n;
-        else ((uint8_t *)out)[t] = (uint8_t)(op == CT__OP_ALL ? n == K : n > 0);
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        int64_t n[CT__RBLK];
+        const uint8_t *xp = p + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) n[b] = 0;
+        for (int64_t k = 0; k < K; k++, xp += NI)
+            for (int b = 0; b < nb; b++) n[b] += xp[b] != 0;
+        for (int b = 0; b < nb; b++) {
+            int64_t q = o * NI + i0 + b;
+            if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[q] = n[b];
+            else ((uint8_t *)out)[q] = (uint8_t)(op == CT__OP_ALL ? n[b] == K : n[b] > 0);
+        }
     }
     ct__decref(r.t);
     return 0;
@@ -6024,15 +6070,15 @@ static int ct__meta_norm(ct__call *c) {
 }
 #define CT__NORM_DEF(S, T)                                                                             \
     static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) {         \
-        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16;                                               \
-            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16);                                                \
-            double acc[16];                                                                           \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            double acc[CT__RBLK];                                                                           \
             const T *xp = x + o * K * NI + i0;                                                         \
             for (int b = 0; b < nb; b++) acc[b] = mode == 2 ? INFINITY : 0.0;                         \
             for (int64_t k = 0; k < K; k++)                                                           \
@@ -6065,7 +6111,7 @@ static int ct__k_norm(ct__call *c) {
     ct_dtype dt = c->cdt;
     if (ct__reduce_shape("norm", x, c->a, &mask, &tmp)) return -1;
     ct__rl r;
-    if (ct__rl_make(&r, x, mask, dt, 0)) return -1;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
         if (dt == CT_FLOAT32) ct__norm_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI, c->a->s[0]);
@@ -6229,13 +6275,18 @@ static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K,
 /* strips of columns: dim not last (x as [O][K][NI]) */
 #define CT__SMX_STRIP 256
 static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K, int64_t NI, int logsm) {
-    int64_t nstrip = (NI + CT__SMX_STRIP - 1) / CT__SMX_STRIP;
+    int64_t W = CT__SMX_STRIP, nt = ct__rthreads();
+    if (O < nt && ct__rpar(O * K * NI)) {  /* narrower strips, so that every thread has one */
+        int64_t per = ((NI + nt - 1) / nt + 15) & ~(int64_t)15;
+        if (per < W) W = per;
+    }
+    int64_t nstrip = (NI + W - 1) / W;
     int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;
     (void)ct__par;
     CT__RPAR_FOR
     for (int64_t t = 0; t < O * nstrip; t++) {
-        int64_t o = t / nstrip, i0 = (t % nstrip) * CT__SMX_STRIP;
-        int64_t w = NI - i0 < CT__SMX_STRIP ? NI - i0 : CT__SMX_STRIP, b;
+        int64_t o = t / nstrip, i0 = (t % nstrip) * W;
+        int64_t w = NI - i0 < W ? NI - i0 : W, b;
         float m[CT__SMX_STRIP], s[CT__SMX_STRIP];
         const float *xp = x + o * K * NI + i0;
         float *yp = y + o * K * NI + i0;
@@ -6274,14 +6325,14 @@ static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K,
 }
 /* float64: the same passes, columns in blocks of 16 */
 static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, int64_t NI, int logsm) {
-    int64_t nblk = (NI + 15) / 16;
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
     CT__RPAR_FOR
     for (int64_t t = 0; t < O * nblk; t++) {
-        int64_t o = t / nblk, i0 = (t % nblk) * 16;
-        int nb = (int)(NI - i0 < 16 ? NI - i0 : 16), b;
-        double m[16], s[16];
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;
+        double m[CT__RBLK], s[CT__RBLK];
         const double *xp = x + o * K * NI + i0;
         double *yp = y + o * K * NI + i0;
         for (b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }
@@ -6368,14 +6419,14 @@ static int ct__meta_softmax_bw(ct__call *c) {
 }
 #define CT__SMXBW_DEF(S, T)                                                                            \
     static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t NI, int logsm) { \
-        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16, base = o * K * NI + i0;                        \
-            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16), b;                                             \
-            double s[16];                                                                             \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
+            double s[CT__RBLK];                                                                             \
             for (b = 0; b < nb; b++) s[b] = 0.0;                                                      \
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (b = 0; b < nb; b++) {                                                            \
@@ -6450,16 +6501,16 @@ static int ct__meta_scan(ct__call *c) {
 }
 #define CT__SCAN_DEF(S, T, A, OUTV)                                                                    \
     static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t NI, int kind, int rev) { \
-        int64_t nblk = (NI + 15) / 16;                                                                 \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
         CT__RPAR_FOR                                                                                  \
         for (int64_t t = 0; t < O * nblk; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * 16, base = o * K * NI + i0;                        \
-            int nb = (int)(NI - i0 < 16 ? NI - i0 : 16), b;                                             \
-            A acc[16];                                                                                \
-            T best[16];                                                                               \
-            int64_t bi[16];                                                                           \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
+            A acc[CT__RBLK];                                                                                \
+            T best[CT__RBLK];                                                                               \
+            int64_t bi[CT__RBLK];                                                                           \
             for (b = 0; b < nb; b++) { acc[b] = (A)(kind == 1 ? 1 : 0); best[b] = 0; bi[b] = 0; }     \
             for (int64_t kk = 0; kk < K; kk++) {                                                      \
                 int64_t k = rev ? K - 1 - kk : kk;                                                    \
