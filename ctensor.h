@@ -5888,6 +5888,90 @@ static int ct__meta_minmax(ct__call *c) {
 CT__MINMAX_DEF(f32, float)
 CT__MINMAX_DEF(f64, double)
 CT__MINMAX_DEF(i64, int64_t)
+/* value-only max/min of float32/float64 (amax, amin, max(), min()): vectorized;
+   a NaN lane stays NaN */
+#define CT__EXT_COMBINE(m, v, OP) do { if ((m) == (m) && ((v) != (v) || (v) OP (m))) (m) = (v); } while (0)
+#if CT__VEC
+#define CT__EXT_VSTEP(VT, VI, SEL, a, v, OP) ((a) = SEL((VI)((v) OP (a)) | (VI)((v) != (v)), (v), (a)))
+#define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)                                                          \
+    if (n >= 2 * VL) {                                                                                \
+        VT a, v;                                                                                      \
+        CT__VLD(a, x);                                                                                \
+        for (k = VL; k + VL <= n; k += VL) { CT__VLD(v, x + k); CT__EXT_VSTEP(VT, VI, SEL, a, v, OP); } \
+        T l[VL];                                                                                      \
+        CT__VST(l, a);                                                                                \
+        m = l[0];                                                                                     \
+        for (int i = 1; i < VL; i++) CT__EXT_COMBINE(m, l[i], OP);                                    \
+    }
+#define CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                             \
+    for (; b + VL <= n; b += VL) {                                                                    \
+        VT a, v;                                                                                      \
+        CT__VLD(a, acc + b);                                                                          \
+        CT__VLD(v, x + b);                                                                            \
+        CT__EXT_VSTEP(VT, VI, SEL, a, v, OP);                                                         \
+        CT__VST(acc + b, a);                                                                          \
+    }
+#else
+#define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)
+#define CT__EXT_VBODY(VT, VI, VL, SEL, OP)
+#endif
+#define CT__EXT_DEF(NAME, T, VT, VI, VL, SEL, OP)                                                      \
+    static T ct__h##NAME(const T *x, int64_t n) {                                                     \
+        T m = x[0];                                                                                   \
+        int64_t k = 1;                                                                                \
+        CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)                                                         \
+        for (; k < n; k++) CT__EXT_COMBINE(m, x[k], OP);                                              \
+        return m;                                                                                     \
+    }                                                                                                 \
+    static void ct__v##NAME(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) {                  \
+        int64_t b = 0;                                                                                \
+        CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                            \
+        for (; b < n; b++) CT__EXT_COMBINE(acc[b], x[b], OP);                                         \
+    }                                                                                                 \
+    static void ct__f##NAME(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                   \
+        int nt = ct__rthreads();                                                                      \
+        if (NI == 1 && O < nt && ct__rpar(K)) {                                                       \
+            for (int64_t o = 0; o < O; o++) {                                                         \
+                T part[256];                                                                          \
+                int np = nt < 256 ? nt : 256;                                                         \
+                int64_t chunk = (K + np - 1) / np;                                                    \
+                const T *xr = x + o * K;                                                              \
+                int ct__par = 1;                                                                      \
+                (void)ct__par;                                                                        \
+                CT__RPAR_FOR                                                                          \
+                for (int p = 0; p < np; p++) {                                                        \
+                    int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;                \
+                    part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1);                   \
+                }                                                                                     \
+                T m = part[0];                                                                        \
+                for (int p = 1; p < np; p++) CT__EXT_COMBINE(m, part[p], OP);                         \
+                out[o] = m;                                                                           \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
+        if (NI == 1) {                                                                                \
+            int ct__par = ct__rpar(O * K) && O > 1;                                                   \
+            (void)ct__par;                                                                            \
+            CT__RPAR_FOR                                                                              \
+            for (int64_t o = 0; o < O; o++) out[o] = ct__h##NAME(x + o * K, K);                       \
+            return;                                                                                   \
+        }                                                                                             \
+        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
+        int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                         \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
+            const T *xp = x + o * K * NI + i0;                                                        \
+            T *acc = out + o * NI + i0;                                                               \
+            memcpy(acc, xp, sizeof(T) * (size_t)w);                                                   \
+            for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w);                         \
+        }                                                                                             \
+    }
+CT__EXT_DEF(max_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, >)
+CT__EXT_DEF(min_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, <)
+CT__EXT_DEF(max_f64, double, ct__v8d, ct__v8l, 8, CT__VSELD, >)
+CT__EXT_DEF(min_f64, double, ct__v8d, ct__v8l, 8, CT__VSELD, <)
 static int ct__k_minmax(ct__call *c) {
     ct_tensor *x = c->in[0];
     int op = c->op, rc = 0;
@@ -5903,7 +5987,9 @@ static int ct__k_minmax(ct__call *c) {
     int64_t *ip = withidx ? (int64_t *)ct__ptr(c->out[isarg ? 0 : 1]) : NULL;
     if (!vout) { ct__decref(r.t); return -1; }
     void *vp = ct__ptr(vout);
-    if (dt == CT_FLOAT32) ct__minmax_f32(CT__RL_P(&r, float), (float *)vp, ip, r.O, r.K, r.NI, ismax);
+    if (!withidx && r.K > 0 && dt == CT_FLOAT32) (ismax ? ct__fmax_f32 : ct__fmin_f32)(CT__RL_P(&r, float), (float *)vp, r.O, r.K, r.NI);
+    else if (!withidx && r.K > 0 && dt == CT_FLOAT64) (ismax ? ct__fmax_f64 : ct__fmin_f64)(CT__RL_P(&r, double), (double *)vp, r.O, r.K, r.NI);
+    else if (dt == CT_FLOAT32) ct__minmax_f32(CT__RL_P(&r, float), (float *)vp, ip, r.O, r.K, r.NI, ismax);
     else if (dt == CT_FLOAT64) ct__minmax_f64(CT__RL_P(&r, double), (double *)vp, ip, r.O, r.K, r.NI, ismax);
     else ct__minmax_i64(CT__RL_P(&r, int64_t), (int64_t *)vp, ip, r.O, r.K, r.NI, ismax);
     if (isarg) ct__decref(vout);

@@ -103,6 +103,17 @@ TEST(test_large_vs_f64) {
         CHECK(ct_equal(ct_argmax_dim(xf, dim, 0), ct_argmax_dim(xd, dim, 0)) == 1);
         CHECK(ct_equal(ct_argsort(ct_t(xd), dim, 1), ct_argsort(ct_contiguous(ct_t(xd)), dim, 1)) == 1);
     }
+    /* NaN in long rows and columns (the vectorized max/min and sums) */
+    for (int dt = 0; dt < 2; dt++) {
+        ct_tensor *q = ct_clone(dt ? xd : xf);
+        ct_fill_(ct_select(ct_select(q, 0, 117), 0, 301), NAN);
+        CHECK(isnan(ct_item(ct_amax(q, 0, NULL, 0))) && isnan(ct_item(ct_min(q))));
+        ct_tensor *r1 = ct_amin(q, 1, CT__INTS(1), 0), *r0 = ct_amax(q, 1, CT__INTS(0), 0);
+        CHECK(isnan(ct_item(ct_select(r1, 0, 117))) && !isnan(ct_item(ct_select(r1, 0, 116))));
+        CHECK(isnan(ct_item(ct_select(r0, 0, 301))) && !isnan(ct_item(ct_select(r0, 0, 300))));
+        CHECK_EQ_INT(ct_item_int(ct_sum(ct_isnan(ct_sum_dim(q, 0, 0)))), 1);
+        CHECK_EQ_INT(ct_item_int(ct_sum(ct_isnan(ct_nansum(q, 1, CT__INTS(0), 0)))), 0);
+    }
     /* the vectorized exp over the float range, down to denormal results:
        softmax along dim 0 of [[0...], [x...]] is e^x / (1 + e^x) */
     int64_t n = 20000;
