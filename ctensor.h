@@ -6659,21 +6659,26 @@ CTENSOR_API ct_tensor *ct_cumprod_dtype(const ct_tensor *x, int dim, ct_dtype dt
 CTENSOR_API ct_tensor *ct_cummax(const ct_tensor *x, int dim, ct_tensor **indices) { return ct__scan_call(CT__OP_CUMMAX, x, dim, 0, CT_FLOAT32, 0, indices); }
 CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indices) { return ct__scan_call(CT__OP_CUMMIN, x, dim, 0, CT_FLOAT32, 0, indices); }
 /* ---- sort, topk, kthvalue, median, mode: rows of the input with dim moved last ----
-   Index sorts are stable merge sorts (insertion-sorted runs of 16); NaN is the
-   largest value. Ties: sort keeps the input order; topk/kthvalue take the lower
-   index first among equal values; median along a dim gives the first NaN when
-   the row holds one; mode gives the smallest most frequent value and its last index. */
+   Elements are ordered by value (NaN the largest), equal values by index, which
+   makes every result deterministic: sort is stable; topk, kthvalue and median
+   pick the lower index first among equal values; median along a dim gives the
+   first NaN when the row holds one; mode gives the smallest most frequent value
+   and its last index. Sorts are merge sorts of index arrays (insertion-sorted
+   runs of 16); kthvalue, median and topk select in O(n) first (introselect). */
 #define CT__SORT_DEF(S, T)                                                                             \
     CT__INLINE int ct__before_##S(T a, T b, int desc) {                                               \
         return desc ? ((CT__RNAN_##S(a) && !CT__RNAN_##S(b)) || a > b)                                \
                     : ((!CT__RNAN_##S(a) && CT__RNAN_##S(b)) || a < b);                               \
+    }                                                                                                  \
+    CT__INLINE int ct__tbefore_##S(const T *v, int64_t a, int64_t b, int desc) {                      \
+        return ct__before_##S(v[a], v[b], desc) || (!ct__before_##S(v[b], v[a], desc) && a < b);      \
     }                                                                                                  \
     static void ct__isort_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int desc) {           \
         for (int64_t s = 0; s < n; s += 16) {                                                         \
             int64_t e = s + 16 < n ? s + 16 : n;                                                      \
             for (int64_t i = s + 1; i < e; i++) {                                                     \
                 int64_t cur = idx[i], j = i - 1;                                                      \
-                while (j >= s && ct__before_##S(v[cur], v[idx[j]], desc)) { idx[j + 1] = idx[j]; j--; } \
+                while (j >= s && ct__tbefore_##S(v, cur, idx[j], desc)) { idx[j + 1] = idx[j]; j--; } \
                 idx[j + 1] = cur;                                                                     \
             }                                                                                         \
         }                                                                                             \
@@ -6681,19 +6686,40 @@ CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indice
         for (int64_t w = 16; w < n; w *= 2) {                                                         \
             for (int64_t s = 0; s < n; s += 2 * w) {                                                  \
                 int64_t m = s + w < n ? s + w : n, e = s + 2 * w < n ? s + 2 * w : n, i = s, j = m, k = s; \
-                while (i < m && j < e) dst[k++] = ct__before_##S(v[src[j]], v[src[i]], desc) ? src[j++] : src[i++]; \
+                while (i < m && j < e) dst[k++] = ct__tbefore_##S(v, src[j], src[i], desc) ? src[j++] : src[i++]; \
                 while (i < m) dst[k++] = src[i++];                                                    \
                 while (j < e) dst[k++] = src[j++];                                                    \
             }                                                                                         \
             int64_t *sw = src; src = dst; dst = sw;                                                   \
         }                                                                                             \
-        if (src != idx) memcpy(idx, src, sizeof(int64_t) * (size_t)n);                               \
+        if (src != idx) memcpy(idx, src, sizeof(int64_t) * (size_t)n);                                \
     }                                                                                                  \
-    /* rows [M][K] -> values/indices [M][kout]; which: op; k: topk's k or kthvalue's k-1 */           \
-    static void ct__sortrows_##S(const T *x, T *vo, int64_t *io, int64_t M, int64_t K, int op, int64_t k, int desc, \
-                                  int64_t *scratch) {                                                  \
+    /* idx[kth] becomes the kth in order, with the ones before it in front */                         \
+    static void ct__select_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int64_t kth, int desc) { \
+        int64_t lo = 0, hi = n - 1;                                                                   \
+        int depth = 0;                                                                                \
+        while (hi > lo) {                                                                             \
+            if (hi - lo < 32 || ++depth > 128) { ct__isort_##S(v, idx + lo, tmp, hi - lo + 1, desc); return; } \
+            int64_t mid = lo + (hi - lo) / 2, t, i = lo, j = hi;                                      \
+            if (ct__tbefore_##S(v, idx[mid], idx[lo], desc)) { t = idx[mid]; idx[mid] = idx[lo]; idx[lo] = t; } \
+            if (ct__tbefore_##S(v, idx[hi], idx[lo], desc)) { t = idx[hi]; idx[hi] = idx[lo]; idx[lo] = t; } \
+            if (ct__tbefore_##S(v, idx[hi], idx[mid], desc)) { t = idx[hi]; idx[hi] = idx[mid]; idx[mid] = t; } \
+            int64_t p = idx[mid];                                                                     \
+            while (i <= j) {                                                                          \
+                while (ct__tbefore_##S(v, idx[i], p, desc)) i++;                                      \
+                while (ct__tbefore_##S(v, p, idx[j], desc)) j--;                                      \
+                if (i <= j) { t = idx[i]; idx[i] = idx[j]; idx[j] = t; i++; j--; }                    \
+            }                                                                                         \
+            if (kth <= j) hi = j;                                                                     \
+            else if (kth >= i) lo = i;                                                                \
+            else return;                                                                              \
+        }                                                                                             \
+    }                                                                                                  \
+    /* rows [r0, r1) of [M][K] -> values/indices [M][kout]; k: topk's k or kthvalue's k-1 */         \
+    static void ct__sortrows_##S(const T *x, T *vo, int64_t *io, int64_t r0, int64_t r1, int64_t K, int op, int64_t k, \
+                                  int desc, int64_t *scratch) {                                        \
         int64_t *idx = scratch, *tmp = scratch + K;                                                   \
-        for (int64_t row = 0; row < M; row++) {                                                       \
+        for (int64_t row = r0; row < r1; row++) {                                                     \
             const T *v = x + row * K;                                                                 \
             for (int64_t i = 0; i < K; i++) idx[i] = i;                                               \
             if (op == CT__OP_MEDIAN_DIM || op == CT__OP_MEDIAN) {                                     \
@@ -6701,13 +6727,16 @@ CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indice
                 for (int64_t i = 0; i < K && nan_at < 0; i++) if (CT__RNAN_##S(v[i])) nan_at = i;     \
                 if (nan_at >= 0) { vo[row] = v[nan_at]; io[row] = nan_at; continue; }                 \
             }                                                                                         \
-            ct__isort_##S(v, idx, tmp, K, desc);                                                      \
             if (op == CT__OP_SORT) {                                                                  \
+                ct__isort_##S(v, idx, tmp, K, desc);                                                  \
                 for (int64_t i = 0; i < K; i++) { vo[row * K + i] = v[idx[i]]; io[row * K + i] = idx[i]; } \
             } else if (op == CT__OP_TOPK) {                                                           \
+                if (k > 0 && k < K) ct__select_##S(v, idx, tmp, K, k - 1, desc);                     \
+                ct__isort_##S(v, idx, tmp, k, desc);                                                  \
                 for (int64_t i = 0; i < k; i++) { vo[row * k + i] = v[idx[i]]; io[row * k + i] = idx[i]; } \
             } else if (op == CT__OP_MODE) {                                                           \
                 int64_t best = 0, bestn = 0, run = 0;                                                 \
+                ct__isort_##S(v, idx, tmp, K, 0);                                                     \
                 for (int64_t i = 0; i < K; i++) {                                                     \
                     run++;                                                                            \
                     if (i == K - 1 || v[idx[i]] != v[idx[i + 1]]) {                                   \
@@ -6719,6 +6748,7 @@ CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indice
                 io[row] = idx[best];                                                                  \
             } else {                                                                                  \
                 int64_t at = op == CT__OP_KTHVALUE ? k : (K - 1) / 2;                                 \
+                ct__select_##S(v, idx, tmp, K, at, 0);                                                \
                 vo[row] = v[idx[at]];                                                                 \
                 io[row] = idx[at];                                                                    \
             }                                                                                         \
@@ -6796,15 +6826,29 @@ static int ct__k_sort(ct__call *c) {
         ib = ct__alloc(CT_INT64, iperm.ndim, iperm.shape, NULL, x->device);
     }
     int64_t one_idx = 0;
-    int64_t *scratch = CT__NEW_ARRAY(int64_t, 2 * K);
+    /* rows split over the threads, each with its own scratch */
+    int np = ct__rpar(M * K) && M > 1 ? ct__rthreads() : 1;
+    if (np > M) np = (int)M;
+    int64_t *scratch = CT__NEW_ARRAY(int64_t, 2 * K * np);
     if (!vb || (!ib && iout) || !scratch) {
         rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__ops[op].name);
     } else if (M > 0 && (K > 0 || op == CT__OP_MEDIAN)) {
-        int64_t *ip = ib ? (int64_t *)ct__ptr(ib) : &one_idx;
-        if (K == 0) ct__store_f64(ct__ptr(vb), dt, NAN);  /* median of nothing */
-        else if (dt == CT_FLOAT32) ct__sortrows_f32(CT__RL_P(&r, float), (float *)ct__ptr(vb), ip, M, K, op, k, desc, scratch);
-        else if (dt == CT_FLOAT64) ct__sortrows_f64(CT__RL_P(&r, double), (double *)ct__ptr(vb), ip, M, K, op, k, desc, scratch);
-        else ct__sortrows_i64(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(vb), ip, M, K, op, k, desc, scratch);
+        int64_t *ip = ib ? (int64_t *)ct__ptr(ib) : &one_idx, chunk = (M + np - 1) / np;
+        const void *xp = ct__ptr(r.t);
+        void *vp = ct__ptr(vb);
+        if (K == 0) ct__store_f64(vp, dt, NAN);  /* median of nothing */
+        else {
+            int ct__par = np > 1;
+            (void)ct__par;
+            CT__RPAR_FOR
+            for (int p = 0; p < np; p++) {
+                int64_t r0 = p * chunk, r1 = r0 + chunk < M ? r0 + chunk : M, *sc = scratch + 2 * K * p;
+                if (r0 >= r1) continue;
+                if (dt == CT_FLOAT32) ct__sortrows_f32((const float *)xp, (float *)vp, ip, r0, r1, K, op, k, desc, sc);
+                else if (dt == CT_FLOAT64) ct__sortrows_f64((const double *)xp, (double *)vp, ip, r0, r1, K, op, k, desc, sc);
+                else ct__sortrows_i64((const int64_t *)xp, (int64_t *)vp, ip, r0, r1, K, op, k, desc, sc);
+            }
+        }
     }
     CT_FREE(scratch);
     if (direct) {

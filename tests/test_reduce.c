@@ -366,6 +366,27 @@ TEST(test_sorting) {
     CHECK_EQ_INT(ct_item_int(ct_all(ct_ge_scalar(d, 0))), 1);
     CHECK_CLOSE(ct_item(ct_sum(rs)), ct_item(ct_sum(r)), 1e-9);
     CHECK_EQ_INT(ct_item_int(ct_sum(idx)), 3 * 999 * 1000 / 2);
+    /* selection (topk, kthvalue, median) agrees with the stable sort, ties and NaN included */
+    ct_generator g;
+    ct_generator_init(&g, 99);
+    for (int trial = 0; trial < 6; trial++) {
+        int64_t K = trial < 3 ? 301 : 40;
+        ct_tensor *v = ct_floor(ct_mul_scalar(ct_uniform_(ct_empty(CT_FLOAT64, 4, K), 0, 1, &g), trial % 2 ? 7 : 1000));
+        if (trial == 2) ct_fill_(ct_select(ct_select(v, 0, 1), 0, 17), NAN);
+        ct_tensor *si = NULL, *sd = NULL, *ti = NULL, *ki = NULL, *mi = NULL;
+        ct_tensor *sa = ct_sort(v, 1, 0, &si), *sdv = ct_sort(v, 1, 1, &sd);
+        for (int64_t k = 1; k <= K; k += K / 7 + 1) {
+            ct_tensor *tl = ct_topk(v, k, 1, 1, 1, &ti);
+            CHECK(ct_equal(ti, ct_slice(sd, 1, 0, k, 1)) == 1 && ct_equal(ct_isnan(tl), ct_isnan(ct_slice(sdv, 1, 0, k, 1))) == 1);
+            ct_topk(v, k, 1, 0, 1, &ti);
+            CHECK(ct_equal(ti, ct_slice(si, 1, 0, k, 1)) == 1);
+            ct_kthvalue(v, k, 1, 0, &ki);
+            CHECK(ct_equal(ki, ct_select(si, 1, k - 1)) == 1);
+        }
+        ct_tensor *md = ct_median_dim(v, 1, 0, &mi);
+        if (trial != 2) CHECK(ct_equal(mi, ct_select(si, 1, (K - 1) / 2)) == 1 && ct_equal(md, ct_select(sa, 1, (K - 1) / 2)) == 1);
+        else CHECK(ct_item_int(ct_select(mi, 0, 1)) == 17);
+    }
 }
 
 /* ---- autograd ---- */
