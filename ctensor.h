@@ -5419,10 +5419,13 @@ static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_
 
 /* ============================================================================
    Reductions
-   attrs: v[0..nv) dims (nv == 0: all), flags bit 0 keepdim, bit 1 dtype given.
-   A reduction is an iteration over the input where the output has stride 0
-   along reduced dims; inner loops either fold a row into one output
-   (horizontal) or add a row into a row of outputs (vertical).
+   attrs: v[0..nv) dims (nv == 0: all), flags bit 0 keepdim, bit 1 dtype given;
+   ops along one dim keep it in i[0] (i[1]: k).
+   Every kernel of the family sees its input as [O][K][NI] (ct__rl_make below):
+   K elements reduce into each output, contiguous when the input's memory order
+   allows it (no copy), else copied with the reduced dims last. Inner loops then
+   either fold a row into one output (NI == 1, horizontal) or add rows into a
+   row of outputs (vertical); large inputs split rows or columns over threads.
    ========================================================================== */
 #define CT__RF_KEEPDIM 1
 #define CT__RF_DTYPE 2
