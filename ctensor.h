@@ -6033,9 +6033,10 @@ static int ct__rl_odone(ct_tensor *out, ct_tensor *buf, int rc) {
 static ct_dtype ct__rvdt(ct_dtype d) { return d == CT_FLOAT64 ? CT_FLOAT64 : CT__ISFLOAT(d) ? CT_FLOAT32 : CT_INT64; }
 
 /* ---- SIMD: GCC/clang vector extensions with a plain C fallback ----
-   Vector values never cross a function boundary (that would change the ABI
-   between builds with and without AVX-512). */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+   512-bit vectors (4 registers' worth where AVX-512 is off); they never cross a
+   function boundary (that would change the ABI between builds with and without
+   AVX-512). CTENSOR_NO_SIMD turns them off, as for the elementwise kernels. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(CTENSOR_NO_SIMD)
 #  define CT__VEC 1
 typedef float ct__v16f __attribute__((vector_size(64)));
 typedef int32_t ct__v16i __attribute__((vector_size(64)));
