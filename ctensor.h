@@ -9493,8 +9493,8 @@ static int ct__fans(const char *api, const ct_tensor *t, int64_t *fan_in, int64_
     *fan_out = t->shape[0] * rf;
     return 0;
 }
-CTENSOR_API int64_t ct_nn_init_fan_in(const ct_tensor *t) { int64_t a, b; return ct__fans("fan_in", t, &a, &b) ? -1 : a; }
-CTENSOR_API int64_t ct_nn_init_fan_out(const ct_tensor *t) { int64_t a, b; return ct__fans("fan_out", t, &a, &b) ? -1 : b; }
+CTENSOR_API int64_t ct_nn_init_fan_in(const ct_tensor *t) { int64_t a = 0, b = 0; return ct__fans("fan_in", t, &a, &b) ? -1 : a; }
+CTENSOR_API int64_t ct_nn_init_fan_out(const ct_tensor *t) { int64_t a = 0, b = 0; return ct__fans("fan_out", t, &a, &b) ? -1 : b; }
 CTENSOR_API double ct_nn_init_calculate_gain(const char *nl, double param) {
     if (!nl || !strcmp(nl, "linear") || !strcmp(nl, "sigmoid") || !strncmp(nl, "conv", 4)) return 1.0;
     if (!strcmp(nl, "tanh")) return 5.0 / 3.0;
@@ -9524,7 +9524,7 @@ CTENSOR_API ct_tensor *ct_nn_init_eye_(ct_tensor *t) {
     return r;
 }
 static double ct__fan_for(const ct_tensor *t, const char *mode, const char *api, int *err) {
-    int64_t fi, fo;
+    int64_t fi = 0, fo = 0;
     *err = 0;
     if (ct__fans(api, t, &fi, &fo)) { *err = 1; return 0; }
     if (!mode || !strcmp(mode, "fan_in")) return (double)fi;
@@ -9534,13 +9534,13 @@ static double ct__fan_for(const ct_tensor *t, const char *mode, const char *api,
     return 0;
 }
 CTENSOR_API ct_tensor *ct_nn_init_xavier_uniform_(ct_tensor *t, double gain) {
-    int64_t fi, fo;
+    int64_t fi = 0, fo = 0;
     if (ct__fans("xavier_uniform_", t, &fi, &fo)) return NULL;
     double std = gain * sqrt(2.0 / (double)(fi + fo)), a = sqrt(3.0) * std;
     return ct_nn_init_uniform_(t, -a, a);
 }
 CTENSOR_API ct_tensor *ct_nn_init_xavier_normal_(ct_tensor *t, double gain) {
-    int64_t fi, fo;
+    int64_t fi = 0, fo = 0;
     if (ct__fans("xavier_normal_", t, &fi, &fo)) return NULL;
     return ct_nn_init_normal_(t, 0.0, gain * sqrt(2.0 / (double)(fi + fo)));
 }
