@@ -26,6 +26,9 @@
      CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
      CTENSOR_MAX_DIMS         maximum rank (default 8)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
+     CTENSOR_BLOCK_CACHE_MB   per-thread cache of freed large blocks, in MiB (default 256;
+                              0 turns it off): big results reuse memory instead of
+                              page-faulting fresh pages on every op
 
    OWNERSHIP IN ONE PARAGRAPH
      Every function that returns a tensor returns a new reference owned by the
@@ -195,6 +198,7 @@ typedef struct ct_storage {
     void *deleter_user_data;
     void *ct__block;        /* private: the allocation that holds this storage */
     int32_t ct__size_class; /* private: cache class of the block, -1 when uncached */
+    int64_t ct__cap;        /* private: usable bytes of the block */
 } ct_storage;
 
 typedef struct ct__node ct__node;
@@ -987,6 +991,10 @@ static void *ct__calloc1(size_t sz) {
    ========================================================================== */
 #define CT__NUM_CLASSES 12            /* cached data blocks of 64 B << c, c < 12 (up to 128 KiB) */
 #define CT__CACHE_BYTES_PER_CLASS (1 << 20)  /* keep up to ~1 MiB of free blocks per class */
+#ifndef CTENSOR_BLOCK_CACHE_MB
+#define CTENSOR_BLOCK_CACHE_MB 256
+#endif
+#define CT__BIG_CACHE_SLOTS 8
 #define CT__CACHE_PER_CLASS(c) (CT__CACHE_BYTES_PER_CLASS / (64 << (c)) < 8 ? 8 : CT__CACHE_BYTES_PER_CLASS / (64 << (c)))
 #define CT__TENSOR_CACHE 4096
 
@@ -1010,6 +1018,8 @@ typedef struct ct__tls {
     ct_tensor *free_tensors;         /* linked through ->grad */
     int nfree_tensors;
     void *free_blocks[CT__NUM_CLASSES];
+    void *big_blocks[CT__BIG_CACHE_SLOTS];   /* freed large storages (beyond the classes) */
+    int64_t big_bytes;
     int nfree_blocks[CT__NUM_CLASSES];
     /* counters (written by this thread only, read by all) */
     int64_t live_tensors;
@@ -1374,8 +1384,9 @@ CTENSOR_API void ct_set_allocator(ct_device dev, const ct_allocator *a) {
     else { memset(&ct__allocators[dev], 0, sizeof(ct_allocator)); ct__allocator_set[dev] = 0; }
 }
 
-#define CT__HDR_BYTES 128   /* room for ct_storage before the aligned data */
-CT_STATIC_ASSERT(sizeof(ct_storage) <= CT__HDR_BYTES - CT__ALIGN, "storage header must fit its slot");
+#define CT__HDR_SLOT 128    /* room for ct_storage right before the aligned data */
+#define CT__HDR_BYTES (CT__HDR_SLOT + CT__ALIGN)
+CT_STATIC_ASSERT(sizeof(ct_storage) <= CT__HDR_SLOT, "storage header must fit its slot");
 
 CT__INLINE int ct__size_class(int64_t nbytes) {
     int c = 0;
@@ -1389,8 +1400,8 @@ static ct_storage *ct__block_alloc(int64_t nbytes, int cls) {
     size_t data_bytes = cls >= 0 ? ((size_t)64 << cls) : (size_t)(nbytes > 0 ? nbytes : 1);
     void *raw = CT_MALLOC(data_bytes + CT__HDR_BYTES + CT__ALIGN);
     if (!raw) return NULL;
-    uintptr_t d = ((uintptr_t)raw + CT__HDR_BYTES + CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
-    ct_storage *s = (ct_storage *)(d - CT__HDR_BYTES / 2);
+    uintptr_t d = ((uintptr_t)raw + CT__HDR_SLOT + CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
+    ct_storage *s = (ct_storage *)(d - CT__HDR_SLOT);
     s->ct__block = raw;
     s->data = (void *)d;
     s->ct__size_class = cls;
@@ -1407,7 +1418,24 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
     }
     if (dev == CT_CPU && !ct__allocator_set[CT_CPU]) {
         int cls = ct__size_class(nbytes);
-        if (cls >= 0 && t->free_blocks[cls]) {
+        s = NULL;
+        if (cls < 0 && t->big_bytes > 0) {
+            /* a cached large block that fits without wasting more than half of it */
+            int best = -1;
+            for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++) {
+                ct_storage *b = (ct_storage *)t->big_blocks[k];
+                if (b && b->ct__cap >= nbytes && b->ct__cap / 2 <= nbytes &&
+                    (best < 0 || b->ct__cap < ((ct_storage *)t->big_blocks[best])->ct__cap))
+                    best = k;
+            }
+            if (best >= 0) {
+                s = (ct_storage *)t->big_blocks[best];
+                t->big_blocks[best] = NULL;
+                t->big_bytes -= s->ct__cap;
+            }
+        }
+        if (s) {
+        } else if (cls >= 0 && t->free_blocks[cls]) {
             s = (ct_storage *)t->free_blocks[cls];
             t->free_blocks[cls] = s->deleter_user_data;
             t->nfree_blocks[cls]--;
@@ -1417,6 +1445,7 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
                 ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes", (long long)nbytes);
                 return NULL;
             }
+            s->ct__cap = cls >= 0 ? ((int64_t)64 << cls) : nbytes;
         }
     } else {
         const ct_allocator *a = &ct__allocators[dev];
@@ -1483,6 +1512,28 @@ static void ct__storage_free(ct_storage *s) {
         t->free_blocks[cls] = s;
         t->nfree_blocks[cls]++;
         return;
+    }
+    if (cls == -1 && s->ct__cap <= (int64_t)CTENSOR_BLOCK_CACHE_MB << 20) {
+        /* keep it for the next large result: evict the oldest blocks over the budget */
+        int slot = -1;
+        for (int k = 0; k < CT__BIG_CACHE_SLOTS && slot < 0; k++)
+            if (!t->big_blocks[k]) slot = k;
+        if (slot < 0) slot = 0;
+        while (t->big_bytes + s->ct__cap > ((int64_t)CTENSOR_BLOCK_CACHE_MB << 20) || t->big_blocks[slot]) {
+            int victim = t->big_blocks[slot] ? slot : -1;
+            for (int k = 0; k < CT__BIG_CACHE_SLOTS && victim < 0; k++)
+                if (t->big_blocks[k]) victim = k;
+            if (victim < 0) break;
+            ct_storage *v = (ct_storage *)t->big_blocks[victim];
+            t->big_blocks[victim] = NULL;
+            t->big_bytes -= v->ct__cap;
+            CT_FREE(v->ct__block);
+        }
+        if (t->big_bytes + s->ct__cap <= ((int64_t)CTENSOR_BLOCK_CACHE_MB << 20)) {
+            t->big_blocks[slot] = s;
+            t->big_bytes += s->ct__cap;
+            return;
+        }
     }
     CT_FREE(s->ct__block);
 }
@@ -1739,6 +1790,12 @@ CTENSOR_API void ct_thread_cleanup(void) {
         CT_FREE(x);
     }
     t->nfree_tensors = 0;
+    for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
+        if (t->big_blocks[k]) {
+            CT_FREE(((ct_storage *)t->big_blocks[k])->ct__block);
+            t->big_blocks[k] = NULL;
+        }
+    t->big_bytes = 0;
     for (int c = 0; c < CT__NUM_CLASSES; c++) {
         while (t->free_blocks[c]) {
             ct_storage *s = (ct_storage *)t->free_blocks[c];
@@ -3843,6 +3900,24 @@ CT__INLINE float ct__erfcf(float x) {
     float ans = t * ct__expf(-zh * zh) * ct__expf(p - (2.0f * zh + zl) * zl);
     return x >= 0.0f ? ans : 2.0f - ans;
 }
+/* The same fit with one exp: accurate to ~1e-7 relative where erfc(z) > 1e-6,
+   which is all gelu needs (its tail is 0.5 x erfc(|x|/sqrt 2), below 1e-6 |x|). */
+CT__INLINE float ct__erfcf_gelu(float x) {
+    float z = fabsf(x);
+    float t = 1.0f / (1.0f + 0.5f * z);
+    float p = 0.17087277f;
+    p = p * t - 0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t - 1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t - 0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t - 1.26551223f;
+    float ans = t * ct__expf(-z * z + p);
+    return x >= 0.0f ? ans : 2.0f - ans;
+}
 /* erf: Taylor series near 0 (no cancellation), 1 - erfc elsewhere */
 CT__INLINE float ct__erff(float x) {
     float z = x * x;
@@ -3862,8 +3937,10 @@ CT__INLINE float ct__erff(float x) {
    nvcc's front end, use the scalar forms. CTENSOR_NO_SIMD turns them off. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(CTENSOR_NO_SIMD)
 #define CT__HAVE_VEC 1
-#if defined(__AVX__)
-#define CT__VL 8     /* lanes: 256-bit vectors where AVX is enabled, 128-bit otherwise */
+#if defined(__AVX512F__)
+#define CT__VL 16    /* lanes: 512-bit vectors with AVX-512, 256-bit with AVX, 128-bit otherwise */
+#elif defined(__AVX__)
+#define CT__VL 8
 #else
 #define CT__VL 4
 #endif
@@ -3947,7 +4024,23 @@ CT__INLINE ct__vf ct__v_erf(ct__vf x) {
     ct__vf big = CT__VSPLAT(1.0f) - ct__v_erfc(x);
     return ct__vsel(ct__vabs(x) < CT__VSPLAT(0.5f), small, big);
 }
-CT__INLINE ct__vf ct__v_gelu(ct__vf x) { return CT__VSPLAT(0.5f) * x * ct__v_erfc(-x * CT__VSPLAT(0.7071067811865476f)); }
+CT__INLINE ct__vf ct__v_erfc_gelu(ct__vf x) {
+    ct__vf z = ct__vabs(x);
+    ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
+    ct__vf p = CT__VSPLAT(0.17087277f);
+    p = p * t - CT__VSPLAT(0.82215223f);
+    p = p * t + CT__VSPLAT(1.48851587f);
+    p = p * t - CT__VSPLAT(1.13520398f);
+    p = p * t + CT__VSPLAT(0.27886807f);
+    p = p * t - CT__VSPLAT(0.18628806f);
+    p = p * t + CT__VSPLAT(0.09678418f);
+    p = p * t + CT__VSPLAT(0.37409196f);
+    p = p * t + CT__VSPLAT(1.00002368f);
+    p = p * t - CT__VSPLAT(1.26551223f);
+    ct__vf ans = t * ct__v_exp(-z * z + p);
+    return ct__vsel(x >= CT__VSPLAT(0.0f), ans, CT__VSPLAT(2.0f) - ans);
+}
+CT__INLINE ct__vf ct__v_gelu(ct__vf x) { return CT__VSPLAT(0.5f) * x * ct__v_erfc_gelu(-x * CT__VSPLAT(0.7071067811865476f)); }
 CT__INLINE ct__vf ct__v_gelu_tanh(ct__vf x) {
     ct__vf inner = CT__VSPLAT(0.7978845608028654f) * (x + CT__VSPLAT(0.044715f) * x * x * x);
     return CT__VSPLAT(0.5f) * x * (CT__VSPLAT(1.0f) + ct__v_tanh(inner));
@@ -3988,7 +4081,7 @@ CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v), ct__erfcf(x))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v), x / (1.0f + ct__expf(-x)))
 CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v),
            mo ? 0.5f * x * (1.0f + ct__tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)))
-              : 0.5f * x * ct__erfcf(-x * 0.7071067811865476f))
+              : 0.5f * x * ct__erfcf_gelu(-x * 0.7071067811865476f))
 #endif
 
 /* ---- math helpers used by the expressions ---- */
@@ -3999,7 +4092,7 @@ CT__INLINE double ct__sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__INLINE float ct__geluf(float x, int tanh_mode) {
     float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
     float approx = 0.5f * x * (1.0f + ct__tanhf(inner));
-    float exact = 0.5f * x * ct__erfcf(-x * 0.7071067811865476f);   /* 1 + erf(z) = erfc(-z): no cancellation */
+    float exact = 0.5f * x * ct__erfcf_gelu(-x * 0.7071067811865476f);   /* 1 + erf(z) = erfc(-z): no cancellation */
     return tanh_mode ? approx : exact;
 }
 CT__INLINE double ct__gelu(double x, int tanh_mode) {
