@@ -465,6 +465,94 @@ CTENSOR_API ct_tensor *ct_mean_dims(const ct_tensor *x, int ndims, const int64_t
    logsumexp, all/any, norm, softmax, cumulative ops, sort/topk/median...
    -------------------------------------------------------------------------- */
 /* [section: reduce-api] */
+/* Conventions, all PyTorch's: `dims` lists may hold negative dims and must not
+   repeat one; ndims == 0 reduces every dim. Outputs that PyTorch returns as a
+   (values, indices) pair return the values and store the int64 indices in
+   *indices when indices is not NULL (both belong to the current scope). NaN
+   propagates through max/min/amax/amin/median and sorts as the largest value;
+   ties in max/min/argmax/argmin pick the first index, as on PyTorch's CPU. */
+
+/* sum / mean / prod / nansum with PyTorch's dtype= (input cast first, output dtype). */
+CTENSOR_API ct_tensor *ct_sum_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype);
+CTENSOR_API ct_tensor *ct_mean_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype);
+/* torch.prod: integer and bool inputs give int64; the product of nothing is 1. */
+CTENSOR_API ct_tensor *ct_prod(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_prod_dim(const ct_tensor *x, int dim, int keepdim);
+CTENSOR_API ct_tensor *ct_prod_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype);
+/* torch.nansum / torch.nanmean: NaN counts as zero / is left out of the count. */
+CTENSOR_API ct_tensor *ct_nansum(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+CTENSOR_API ct_tensor *ct_nanmean(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+CTENSOR_API ct_tensor *ct_nansum_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype);
+
+/* torch.var / torch.std; correction = 1 is PyTorch's default (unbiased), 0 the
+   population variance. Floating inputs only. */
+CTENSOR_API ct_tensor *ct_var(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_var_dims(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim);
+CTENSOR_API ct_tensor *ct_std(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_std_dims(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim);
+/* torch.var_mean / torch.std_mean: returns the var (std); *mean gets the mean (may be NULL). */
+CTENSOR_API ct_tensor *ct_var_mean(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim, ct_tensor **mean);
+CTENSOR_API ct_tensor *ct_std_mean(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim, ct_tensor **mean);
+
+/* torch.max(x) / torch.min(x): 0-d result; an empty input is an error. */
+CTENSOR_API ct_tensor *ct_max(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_min(const ct_tensor *x);
+/* torch.max(x, dim, keepdim): values, and the index of the first maximum. */
+CTENSOR_API ct_tensor *ct_max_dim(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices);
+CTENSOR_API ct_tensor *ct_min_dim(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices);
+CTENSOR_API ct_tensor *ct_amax(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+CTENSOR_API ct_tensor *ct_amin(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+/* torch.argmax(x): index into the flattened input; _dim: along dim. int64. */
+CTENSOR_API ct_tensor *ct_argmax(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_argmax_dim(const ct_tensor *x, int dim, int keepdim);
+CTENSOR_API ct_tensor *ct_argmin(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_argmin_dim(const ct_tensor *x, int dim, int keepdim);
+/* torch.logsumexp, numerically stable; integer inputs give the default float dtype. */
+CTENSOR_API ct_tensor *ct_logsumexp(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+
+/* torch.all / torch.any: any dtype in, bool out (uint8 in, uint8 out, as PyTorch). */
+CTENSOR_API ct_tensor *ct_all(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_all_dim(const ct_tensor *x, int dim, int keepdim);
+CTENSOR_API ct_tensor *ct_any(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_any_dim(const ct_tensor *x, int dim, int keepdim);
+CTENSOR_API ct_tensor *ct_count_nonzero(const ct_tensor *x, int ndims, const int64_t *dims);   /* int64 */
+
+/* torch.norm(x, p, dim, keepdim) for vectors: p = 2 (Euclidean), 1, INFINITY,
+   -INFINITY, 0 (count of non-zeros) or any real p. Floating inputs only. */
+CTENSOR_API ct_tensor *ct_norm(const ct_tensor *x, double p, int ndims, const int64_t *dims, int keepdim);
+
+/* torch.softmax / torch.log_softmax along dim: fused and numerically stable;
+   float16 / bfloat16 compute in float. _dtype casts the input first (dtype=). */
+CTENSOR_API ct_tensor *ct_softmax(const ct_tensor *x, int dim);
+CTENSOR_API ct_tensor *ct_log_softmax(const ct_tensor *x, int dim);
+CTENSOR_API ct_tensor *ct_softmax_dtype(const ct_tensor *x, int dim, ct_dtype dtype);
+CTENSOR_API ct_tensor *ct_log_softmax_dtype(const ct_tensor *x, int dim, ct_dtype dtype);
+
+/* Scans along dim. cumsum/cumprod of integers and bool give int64 (or dtype). */
+CTENSOR_API ct_tensor *ct_cumsum(const ct_tensor *x, int dim);
+CTENSOR_API ct_tensor *ct_cumprod(const ct_tensor *x, int dim);
+CTENSOR_API ct_tensor *ct_cumsum_dtype(const ct_tensor *x, int dim, ct_dtype dtype);
+CTENSOR_API ct_tensor *ct_cumprod_dtype(const ct_tensor *x, int dim, ct_dtype dtype);
+/* torch.cummax / cummin: running values and the index where each was found
+   (the latest index among equal values, as PyTorch). */
+CTENSOR_API ct_tensor *ct_cummax(const ct_tensor *x, int dim, ct_tensor **indices);
+CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indices);
+
+/* torch.sort(stable=True): equal values keep their order; NaN sorts last
+   (first when descending). argsort returns the indices only. */
+CTENSOR_API ct_tensor *ct_sort(const ct_tensor *x, int dim, int descending, ct_tensor **indices);
+CTENSOR_API ct_tensor *ct_argsort(const ct_tensor *x, int dim, int descending);
+/* torch.topk: the k largest (or smallest) along dim; among equal values the
+   lower index comes first. Results are sorted whatever `sorted` says. */
+CTENSOR_API ct_tensor *ct_topk(const ct_tensor *x, int64_t k, int dim, int largest, int sorted, ct_tensor **indices);
+/* torch.kthvalue: the k-th smallest (k from 1) along dim. */
+CTENSOR_API ct_tensor *ct_kthvalue(const ct_tensor *x, int64_t k, int dim, int keepdim, ct_tensor **indices);
+/* torch.median: the lower median (NaN if the input holds a NaN); 0-d for ct_median. */
+CTENSOR_API ct_tensor *ct_median(const ct_tensor *x);
+CTENSOR_API ct_tensor *ct_median_dim(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices);
+/* torch.mode: the most frequent value along dim (the smallest of equally
+   frequent ones) and the last index where it occurs. */
+CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices);
 
 /* ============================================================================
    Indexing and joining: gather/scatter, index_*, masked_*, cat/stack/split,
@@ -2241,7 +2329,42 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 /* reductions */
 #define CT__OPS_REDUCE(X)                                                                                          \
     X(SUM, "sum", "SumBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
-    X(MEAN, "mean", "MeanBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE)
+    X(MEAN, "mean", "MeanBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
+    X(NANSUM, "nansum", "NansumBackward0", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
+    X(PROD, "prod", "ProdBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR, "var", "VarBackward0", 1, 1, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD, "std", "StdBackward0", 1, 1, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR_MEAN, "var_mean", "VarMeanBackward0", 1, 2, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD_MEAN, "std_mean", "StdMeanBackward0", 1, 2, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMAX, "amax", "AmaxBackward0", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMIN, "amin", "AminBackward0", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(MAX, "max", "MaxBackward1", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(MIN, "min", "MinBackward1", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(MAX_DIM, "max", "MaxBackward0", 1, 2, 0, ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MIN_DIM, "min", "MinBackward0", 1, 2, 0, ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(ARGMAX, "argmax", "", 1, 1, CT__OPF_NONDIFF, ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(ARGMIN, "argmin", "", 1, 1, CT__OPF_NONDIFF, ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGSUMEXP, "logsumexp", "LogsumexpBackward0", 1, 1, 0, ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(ALL, "all", "", 1, 1, CT__OPF_NONDIFF, ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(ANY, "any", "", 1, 1, CT__OPF_NONDIFF, ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(COUNT_NONZERO, "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(NORM, "norm", "NormBackward1", 1, 1, 0, ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SOFTMAX, "softmax", "SoftmaxBackward0", 1, 1, 0, ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(LOG_SOFTMAX, "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(SOFTMAX_BACKWARD, "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(LOG_SOFTMAX_BACKWARD, "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(CUMSUM, "cumsum", "CumsumBackward0", 1, 1, 0, ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
+    X(CUMPROD, "cumprod", "CumprodBackward0", 1, 1, 0, ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(CUMMAX, "cummax", "CummaxBackward0", 1, 2, 0, ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(CUMMIN, "cummin", "CumminBackward0", 1, 2, 0, ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(SORT, "sort", "SortBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(TOPK, "topk", "TopkBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(KTHVALUE, "kthvalue", "KthvalueBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MEDIAN_DIM, "median", "MedianBackward1", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MODE, "mode", "ModeBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MEDIAN, "median", "MedianBackward0", 1, 1, 0, ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(RGATHER, "gather", "GatherBackward0", 2, 1, 0, ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
+    X(RSCATTER_ADD, "scatter_add", "ScatterAddBackward0", 2, 1, 0, ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)
@@ -6098,13 +6221,18 @@ static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_
 
 /* ============================================================================
    Reductions
-   attrs: v[0..nv) dims (nv == 0: all), flags bit 0 keepdim, bit 1 dtype given.
-   A reduction is an iteration over the input where the output has stride 0
-   along reduced dims; inner loops either fold a row into one output
-   (horizontal) or add a row into a row of outputs (vertical).
+   attrs: v[0..nv) dims (nv == 0: all), flags bit 0 keepdim, bit 1 dtype given;
+   ops along one dim keep it in i[0] (i[1]: k).
+   Every kernel of the family sees its input as [O][K][NI] (ct__rl_make below):
+   K elements reduce into each output, contiguous when the input's memory order
+   allows it (no copy), else copied with the reduced dims last. Inner loops then
+   either fold a row into one output (NI == 1, horizontal) or add rows into a
+   row of outputs (vertical); large inputs split rows or columns over threads.
    ========================================================================== */
 #define CT__RF_KEEPDIM 1
 #define CT__RF_DTYPE 2
+#define CT__RF_DESC 4       /* sort: descending; topk: largest */
+#define CT__RF_REVERSE 8    /* scans: from the end (the backward of cumsum) */
 /* Parses a dims list into a mask; sets the reduced output shape. */
 static int ct__reduce_shape(const char *op, const ct_tensor *x, const ct__attrs *a, uint32_t *mask, ct__outinfo *o) {
     *mask = 0;
@@ -6126,6 +6254,7 @@ static int ct__reduce_shape(const char *op, const ct_tensor *x, const ct__attrs 
     o->has_strides = 0;
     return 0;
 }
+/* sum, mean, nansum, prod: output dtype as PyTorch (integers sum to int64). */
 static int ct__meta_reduce(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
@@ -6133,171 +6262,412 @@ static int ct__meta_reduce(ct__call *c) {
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
     if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if ((c->a->flags & CT__RF_DTYPE) && !ct__dt_ok(c->a->dtype))
+        return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d", name, (int)c->a->dtype);
     if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
     ct_dtype odt;
     if (c->a->flags & CT__RF_DTYPE) odt = c->a->dtype;
-    else if (c->op == CT__OP_SUM && !CT__ISFLOAT(x->dtype)) odt = CT_INT64;
+    else if ((c->op == CT__OP_SUM || c->op == CT__OP_NANSUM || c->op == CT__OP_PROD) && !CT__ISFLOAT(x->dtype)) odt = CT_INT64;
     else odt = x->dtype;
+    if (odt >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(odt));
     if (c->op == CT__OP_MEAN && !CT__ISFLOAT(odt))
         return ct__failed(CT_ERR_DTYPE, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", CT__DTNAME(odt));
     o->dtype = odt;
-    /* accumulate in float for half types, in the output dtype otherwise */
-    c->cdt = (odt == CT_FLOAT16 || odt == CT_BFLOAT16) ? CT_FLOAT32 : odt;
+    /* accumulate in float for half types, in double for prod, in the output dtype otherwise */
+    if (c->op == CT__OP_PROD) c->cdt = CT__ISFLOAT(odt) ? CT_FLOAT64 : CT_INT64;
+    else c->cdt = (odt == CT_FLOAT16 || odt == CT_BFLOAT16) ? CT_FLOAT32 : CT__ISFLOAT(odt) ? odt : CT_INT64;
     return 0;
 }
 
-#define CT__SUM_LOOP(fname, T)                                                                             \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                         \
-        (void)a;                                                                                           \
-        if (s[0] == 0) {                                                                                   \
-            T acc = 0;                                                                                     \
-            if (s[1] == (int64_t)sizeof(T)) {                                                              \
-                const T *x = (const T *)p[1];                                                              \
-                T r[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                         \
-                int64_t k = 0;                                                                             \
-                for (; k + 8 <= n; k += 8)                                                                 \
-                    for (int l = 0; l < 8; l++) r[l] += x[k + l];                                          \
-                for (; k < n; k++) acc += x[k];                                                            \
-                acc += ((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7]));                  \
-            } else {                                                                                       \
-                for (int64_t k = 0; k < n; k++) acc += *(const T *)(p[1] + k * s[1]);                      \
-            }                                                                                              \
-            *(T *)p[0] += acc;                                                                             \
-        } else if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                            \
-            T *o = (T *)p[0];                                                                              \
-            const T *x = (const T *)p[1];                                                                  \
-            for (int64_t k = 0; k < n; k++) o[k] += x[k];                                                  \
-        } else {                                                                                           \
-            for (int64_t k = 0; k < n; k++) *(T *)(p[0] + k * s[0]) += *(const T *)(p[1] + k * s[1]);      \
-        }                                                                                                  \
-    }
-CT__SUM_LOOP(ct__sum_f64, double)
-/* float sums: 8 lanes in float over blocks, blocks added in double */
-static void ct__sum_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
-    (void)a;
-    if (s[0] == 0) {
-        double total = 0.0;
-        if (s[1] == 4) {
-            const float *x = (const float *)p[1];
-            int64_t k = 0;
-            while (k < n) {
-                int64_t e = k + 4096 < n ? k + 4096 : n;
-                float r[16] = {0};
-                for (; k + 16 <= e; k += 16)
-                    for (int l = 0; l < 16; l++) r[l] += x[k + l];
-                float t = 0.0f;
-                for (; k < e; k++) t += x[k];
-                for (int l = 0; l < 8; l++) r[l] += r[l + 8];
-                total += (double)(((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7])) + t);
-            }
-        } else {
-            float r = 0.0f;
-            for (int64_t k = 0; k < n; k++) r += *(const float *)(p[1] + k * s[1]);
-            total = r;
-        }
-        *(float *)p[0] += (float)total;
-    } else if (s[0] == 4 && s[1] == 4) {
-        float *o = (float *)p[0];
-        const float *x = (const float *)p[1];
-        for (int64_t k = 0; k < n; k++) o[k] += x[k];
-    } else {
-        for (int64_t k = 0; k < n; k++) *(float *)(p[0] + k * s[0]) += *(const float *)(p[1] + k * s[1]);
-    }
-}
-/* integer sums wrap like PyTorch's int64 arithmetic (no UB) */
-static void ct__sum_i64(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
-    (void)a;
-    if (s[0] == 0) {
-        uint64_t acc = 0;
-        for (int64_t k = 0; k < n; k++) acc += (uint64_t) * (const int64_t *)(p[1] + k * s[1]);
-        *(int64_t *)p[0] = CT__IW((uint64_t) * (int64_t *)p[0] + acc);
-    } else {
-        for (int64_t k = 0; k < n; k++) {
-            int64_t *o = (int64_t *)(p[0] + k * s[0]);
-            *o = CT__IW((uint64_t)*o + (uint64_t) * (const int64_t *)(p[1] + k * s[1]));
-        }
-    }
-}
-
-/* Runs `fn` reducing x (already in the accumulator dtype) into acc (keepdim
-   shape, contiguous, initialised). Full reductions of large inputs are split
-   over threads with one partial result each. */
-static int ct__reduce_run(ct_tensor *acc, const ct_tensor *x, uint32_t mask, ct__loop_fn fn, const ct__attrs *a) {
-    ct_tensor view;
-    memcpy(&view, acc, sizeof view);
-    int64_t accst[CT_MAX_DIMS];
-    int n = 0;
-    int64_t s = 1;
-    /* acc is contiguous over the kept dims */
-    for (int d = x->ndim - 1; d >= 0; d--) {
-        if (mask & (1u << d)) accst[d] = 0;
-        else { accst[d] = s; s *= x->shape[d]; }
-    }
-    view.ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) { view.shape[d] = x->shape[d]; view.strides[d] = accst[d]; }
-    (void)n;
-    ct_tensor *ops[2];
-    ops[0] = &view;
-    ops[1] = (ct_tensor *)x;
-    ct__iter it;
-    ct__iter_init_key(&it, 2, ops, x->ndim, x->shape, 1);
+/* ---- threads: large kernels split their outer loop (never small tensors) ---- */
 #ifdef CTENSOR_OPENMP
-    int64_t onum = ct__shape_numel(acc->ndim, acc->shape);
-    if (onum == 1 && it.numel >= 4 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel() && acc->dtype <= CT_FLOAT64) {
-        int nt = omp_get_max_threads();
-        double partial[64];
-        if (nt > 64) nt = 64;
-        int64_t total = it.numel;
-#pragma omp parallel num_threads(nt)
-        {
-            int id = omp_get_thread_num(), nth = omp_get_num_threads();
-            int64_t chunk = (total + nth - 1) / nth;
-            int64_t b = id * chunk, e = b + chunk < total ? b + chunk : total;
-            ct__iter sub = it;
-            union { float f; double d; } part;
-            memset(&part, 0, sizeof part);
-            sub.base[0] = (char *)&part;
-            if (b < e) ct__iter_range(&sub, fn, a, b, e);
-            partial[id] = acc->dtype == CT_FLOAT32 ? (double)part.f : part.d;
-            if (b >= e) partial[id] = 0.0;
-        }
-        double t = 0.0;
-        for (int k = 0; k < nt; k++) t += partial[k];
-        ct__store_f64(ct__ptr(acc), acc->dtype, ct__load_f64(ct__ptr(acc), acc->dtype) + t);
-        return 0;
-    }
+static int ct__rpar(int64_t work) { return work >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel(); }
+static int ct__rthreads(void) { return omp_get_max_threads(); }
+#  define CT__RPAR_FOR _Pragma("omp parallel for schedule(static) if(ct__par)")
+#else
+static int ct__rpar(int64_t work) { (void)work; return 0; }
+static int ct__rthreads(void) { return 1; }
+#  define CT__RPAR_FOR
 #endif
-    if (it.numel) ct__iter_range(&it, fn, a, 0, it.numel);
+
+/* ---- layouts: an input seen as [O][K][NI], K the elements reduced into one output ----
+   Kernels of this family read the input through this view and write contiguous
+   outputs (output (o, i) at o * NI + i), so each inner loop is a plain row
+   (NI == 1, horizontal) or a strip of rows (NI > 1, vertical). */
+#define CT__RL_ROWS 1     /* NI must be 1: each output's elements are adjacent */
+#define CT__RL_CONTIG 2   /* the input must be contiguous as it is (outputs keep its shape) */
+#define CT__RL_ANYORDER 4 /* the op does not care in which order the K elements come */
+typedef struct ct__rl { ct_tensor *t; int64_t O, K, NI; } ct__rl;
+
+/* A stack header viewing x with the kept dims first and the dims in mask last
+   (each group in its order). It is never registered or released. */
+static void ct__rl_permuted(ct_tensor *v, const ct_tensor *x, uint32_t mask) {
+    memcpy(v, x, sizeof *v);
+    int n = 0;
+    for (uint32_t pass = 0; pass < 2; pass++)
+        for (int d = 0; d < x->ndim; d++)
+            if (((mask >> d) & 1u) == pass) { v->shape[n] = x->shape[d]; v->strides[n] = x->strides[d]; n++; }
+}
+/* No copy when x already has the dtype and is dense with the reduced dims adjacent
+   in memory, kept and reduced dims each in their logical order (contiguous
+   tensors, transposed matrices); otherwise a copy with the reduced dims last. */
+static int ct__rl_make(ct__rl *r, const ct_tensor *x, uint32_t mask, ct_dtype dt, int flags) {
+    int nd = x->ndim, q[CT_MAX_DIMS], m = 0;
+    int64_t kept = 1, K = 1, numel = ct__shape_numel(nd, x->shape);
+    for (int d = 0; d < nd; d++) {
+        if ((mask >> d) & 1u) K *= x->shape[d];
+        else kept *= x->shape[d];
+    }
+    r->K = K;
+    if (x->dtype == dt && numel > 0) {
+        for (int d = 0; d < nd; d++)
+            if (x->shape[d] != 1) q[m++] = d;
+        for (int i = 1; i < m; i++) {  /* memory order, outermost first */
+            int p = q[i], j = i - 1;
+            while (j >= 0 && x->strides[q[j]] < x->strides[p]) { q[j + 1] = q[j]; j--; }
+            q[j + 1] = p;
+        }
+        int ok = 1, state = 0, lastk = -1, lastr = -1;
+        int64_t s = 1, O = 1, NI = 1;
+        for (int j = m - 1; j >= 0 && ok; j--) { ok = x->strides[q[j]] == s; s *= x->shape[q[j]]; }
+        for (int j = 0; j < m && ok; j++) {
+            int d = q[j];
+            if ((flags & CT__RL_CONTIG) && j > 0 && d < q[j - 1]) ok = 0;
+            if ((mask >> d) & 1u) {
+                if (state == 2 || (d < lastr && !(flags & CT__RL_ANYORDER))) ok = 0;
+                state = 1;
+                lastr = d;
+            } else {
+                if (state == 1) state = 2;
+                if (d < lastk) ok = 0;
+                lastk = d;
+                if (state == 0) O *= x->shape[d];
+                else NI *= x->shape[d];
+            }
+        }
+        if (ok && (flags & CT__RL_ROWS) && NI != 1) ok = 0;
+        if (ok) {
+            r->t = ct__incref((ct_tensor *)x);
+            r->O = O;
+            r->NI = NI;
+            return 0;
+        }
+    }
+    ct_tensor v;
+    if (flags & CT__RL_CONTIG) {
+        /* a contiguous copy in the logical order (mask is one dim here) */
+        int64_t O = 1, NI = 1;
+        int seen = 0;
+        memcpy(&v, x, sizeof v);
+        for (int d = 0; d < nd; d++) {
+            if ((mask >> d) & 1u) seen = 1;
+            else if (seen) NI *= x->shape[d];
+            else O *= x->shape[d];
+        }
+        r->O = O;
+        r->NI = NI;
+    } else {
+        ct__rl_permuted(&v, x, mask);
+        r->O = kept;
+        r->NI = 1;
+    }
+    ct_tensor *y = ct__alloc(dt, nd, v.shape, NULL, x->device);
+    if (!y) return -1;
+    if (numel && ct__copy_into(y, &v)) { ct__decref(y); return -1; }
+    r->t = y;
     return 0;
 }
+#define CT__RL_P(r, T) ((const T *)ct__ptr((r)->t))
+/* Generic kernels walk columns in blocks: one running value per column, rows
+   read CT__RBLK elements at a time (whole cache lines when reducing a non-last dim). */
+#define CT__RBLK 256
+/* The buffer a kernel writes an output into: the output itself when it has the
+   compute dtype (outputs are allocated contiguous), else a temporary. */
+static ct_tensor *ct__rl_obuf(ct_tensor *out, ct_dtype dt) {
+    if (out->dtype == dt) return ct__incref(out);
+    return ct__alloc(dt, out->ndim, out->shape, NULL, out->device);
+}
+static int ct__rl_odone(ct_tensor *out, ct_tensor *buf, int rc) {
+    if (!buf) return -1;
+    if (!rc && buf != out) rc = ct__copy_into(out, buf);
+    ct__decref(buf);
+    return rc;
+}
+/* Exact working dtype of kernels that compare or move elements. */
+static ct_dtype ct__rvdt(ct_dtype d) { return d == CT_FLOAT64 ? CT_FLOAT64 : CT__ISFLOAT(d) ? CT_FLOAT32 : CT_INT64; }
 
+/* ---- SIMD: GCC/clang vector extensions with a plain C fallback ----
+   512-bit vectors (4 registers' worth where AVX-512 is off); they never cross a
+   function boundary (that would change the ABI between builds with and without
+   AVX-512). CTENSOR_NO_SIMD turns them off, as for the elementwise kernels. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(CTENSOR_NO_SIMD)
+#  define CT__VEC 1
+typedef float ct__v16f __attribute__((vector_size(64)));
+typedef int32_t ct__v16i __attribute__((vector_size(64)));
+typedef double ct__v8d __attribute__((vector_size(64)));
+typedef int64_t ct__v8l __attribute__((vector_size(64)));
+#  define CT__VLD(V, p) (memcpy(&(V), (p), 64))
+#  define CT__VST(p, V) (memcpy((p), &(V), 64))
+/* lane select: m is a comparison result (all ones where true) */
+#  define CT__VSELF(m, a, b) ((ct__v16f)(((ct__v16i)(a) & (m)) | ((ct__v16i)(b) & ~(m))))
+#  define CT__VSELD(m, a, b) ((ct__v8d)(((ct__v8l)(a) & (m)) | ((ct__v8l)(b) & ~(m))))
+#else
+#  define CT__VEC 0
+#endif
+
+/* ---- sums: blocks of lane-parallel float sums, blocks added in double ----
+   (at least as accurate as PyTorch's cascade sum). NAN_ skips NaN (nansum). */
+#define CT__HSUM_BLOCK 8192
+#if CT__VEC
+#define CT__HSUM_DEF(fname, T, VT, VI, VL, NAN_)                                                       \
+    static double fname(const T *x, int64_t n) {                                                      \
+        double total = 0.0;                                                                           \
+        int64_t k = 0;                                                                                \
+        while (k < n) {                                                                               \
+            int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;                              \
+            VT a0, a1, a2, a3, v0, v1, v2, v3;                                                        \
+            memset(&a0, 0, 64); a1 = a0; a2 = a0; a3 = a0;                                            \
+            for (; k + 4 * VL <= e; k += 4 * VL) {                                                    \
+                CT__VLD(v0, x + k); CT__VLD(v1, x + k + VL); CT__VLD(v2, x + k + 2 * VL); CT__VLD(v3, x + k + 3 * VL); \
+                if (NAN_) {                                                                           \
+                    v0 = (VT)((VI)v0 & (VI)(v0 == v0)); v1 = (VT)((VI)v1 & (VI)(v1 == v1));                   \
+                    v2 = (VT)((VI)v2 & (VI)(v2 == v2)); v3 = (VT)((VI)v3 & (VI)(v3 == v3));                   \
+                }                                                                                     \
+                a0 += v0; a1 += v1; a2 += v2; a3 += v3;                                               \
+            }                                                                                         \
+            a0 = (a0 + a1) + (a2 + a3);                                                               \
+            T lanes[VL], t = 0;                                                                       \
+            CT__VST(lanes, a0);                                                                       \
+            for (; k < e; k++) t += (NAN_ && x[k] != x[k]) ? (T)0 : x[k];                             \
+            for (int w = VL / 2; w >= 1; w /= 2)                                                      \
+                for (int l = 0; l < w; l++) lanes[l] += lanes[l + w];                                 \
+            total += (double)lanes[0] + (double)t;                                                    \
+        }                                                                                             \
+        return total;                                                                                 \
+    }
+CT__HSUM_DEF(ct__hsum_f32, float, ct__v16f, ct__v16i, 16, 0)
+CT__HSUM_DEF(ct__hsum_f64, double, ct__v8d, ct__v8l, 8, 0)
+CT__HSUM_DEF(ct__hsumnan_f32, float, ct__v16f, ct__v16i, 16, 1)
+CT__HSUM_DEF(ct__hsumnan_f64, double, ct__v8d, ct__v8l, 8, 1)
+#else
+#define CT__HSUM_DEF(fname, T, NAN_)                                                                   \
+    static double fname(const T *x, int64_t n) {                                                      \
+        double total = 0.0;                                                                           \
+        int64_t k = 0;                                                                                \
+        while (k < n) {                                                                               \
+            int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;                              \
+            T r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, t = 0;                                                 \
+            for (; k + 8 <= e; k += 8)                                                                \
+                for (int l = 0; l < 8; l++) r[l] += (NAN_ && x[k + l] != x[k + l]) ? (T)0 : x[k + l]; \
+            for (; k < e; k++) t += (NAN_ && x[k] != x[k]) ? (T)0 : x[k];                             \
+            total += (double)(((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7]))) + (double)t; \
+        }                                                                                             \
+        return total;                                                                                 \
+    }
+CT__HSUM_DEF(ct__hsum_f32, float, 0)
+CT__HSUM_DEF(ct__hsum_f64, double, 0)
+CT__HSUM_DEF(ct__hsumnan_f32, float, 1)
+CT__HSUM_DEF(ct__hsumnan_f64, double, 1)
+#endif
+
+/* acc[0..n) += x[0..n) (NaN as zero with skip) */
+#define CT__VADD_DEF(fname, T, VT, VI, VL, NAN_)                                                       \
+    static void fname(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) {                        \
+        int64_t b = 0;                                                                                \
+        CT__VADD_BODY(T, VT, VI, VL, NAN_)                                                            \
+        for (; b < n; b++) acc[b] += (NAN_ && x[b] != x[b]) ? (T)0 : x[b];                            \
+    }
+#if CT__VEC
+#define CT__VADD_BODY(T, VT, VI, VL, NAN_)                                                             \
+    for (; b + VL <= n; b += VL) {                                                                    \
+        VT va, vx;                                                                                    \
+        CT__VLD(va, acc + b); CT__VLD(vx, x + b);                                                     \
+        if (NAN_) vx = (VT)((VI)vx & (VI)(vx == vx));                                                     \
+        va += vx;                                                                                     \
+        CT__VST(acc + b, va);                                                                         \
+    }
+CT__VADD_DEF(ct__vadd_f64, double, ct__v8d, ct__v8l, 8, 0)
+CT__VADD_DEF(ct__vaddnan_f64, double, ct__v8d, ct__v8l, 8, 1)
+#else
+#define CT__VADD_BODY(T, VT, VI, VL, NAN_)
+CT__VADD_DEF(ct__vadd_f64, double, 0, 0, 8, 0)
+CT__VADD_DEF(ct__vaddnan_f64, double, 0, 0, 8, 1)
+#endif
+
+/* tot[0..n) += x[0..n) in double (NaN as zero with skip): vertical float sums */
+#if CT__VEC
+typedef float ct__v8f __attribute__((vector_size(32)));
+typedef int32_t ct__v8i __attribute__((vector_size(32)));
+#endif
+#define CT__VACCD_DEF(fname, NAN_)                                                                     \
+    static void fname(double *CT_RESTRICT tot, const float *CT_RESTRICT x, int64_t n) {               \
+        int64_t b = 0;                                                                                \
+        CT__VACCD_BODY(NAN_)                                                                          \
+        for (; b < n; b++) tot[b] += (NAN_ && x[b] != x[b]) ? 0.0 : (double)x[b];                     \
+    }
+#if CT__VEC
+#define CT__VACCD_BODY(NAN_)                                                                           \
+    for (; b + 16 <= n; b += 16) {                                                                    \
+        ct__v8f h0, h1;                                                                               \
+        ct__v8d t0, t1, d0, d1;                                                                       \
+        memcpy(&h0, x + b, 32); memcpy(&h1, x + b + 8, 32);                                           \
+        if (NAN_) { h0 = (ct__v8f)((ct__v8i)h0 & (ct__v8i)(h0 == h0)); h1 = (ct__v8f)((ct__v8i)h1 & (ct__v8i)(h1 == h1)); } \
+        d0 = __builtin_convertvector(h0, ct__v8d); d1 = __builtin_convertvector(h1, ct__v8d);         \
+        CT__VLD(t0, tot + b); CT__VLD(t1, tot + b + 8);                                               \
+        t0 += d0; t1 += d1;                                                                           \
+        CT__VST(tot + b, t0); CT__VST(tot + b + 8, t1);                                               \
+    }
+#else
+#define CT__VACCD_BODY(NAN_)
+#endif
+CT__VACCD_DEF(ct__vaccd_f32, 0)
+CT__VACCD_DEF(ct__vaccdnan_f32, 1)
+#define ct__vaccd_f64 ct__vadd_f64
+#define ct__vaccdnan_f64 ct__vaddnan_f64
+
+/* Float sums over a layout: out[o * NI + i] = scale * sum_k x[o][k][i].
+   Horizontal rows use ct__hsum; vertical strips add rows into a double strip
+   (when there are fewer strips than threads, the rows are split instead). */
+#define CT__VSUM_STRIP 4096   /* columns per strip: rows are read in runs of whole pages */
+#define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
+    static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
+        if (NI == 1) {                                                                                 \
+            int nt = ct__rthreads();                                                                  \
+            if (O < 2 * nt && ct__rpar(K)) {                                                          \
+                /* few long rows: split each row over the threads */                                  \
+                for (int64_t o = 0; o < O; o++) {                                                     \
+                    double part[256];                                                                 \
+                    int np = nt < 256 ? nt : 256;                                                     \
+                    int64_t chunk = (K + np - 1) / np;                                                \
+                    chunk = (chunk + 63) & ~(int64_t)63;                                              \
+                    const T *xr = x + o * K;                                                          \
+                    int ct__par = 1;                                                                  \
+                    (void)ct__par;                                                                    \
+                    CT__RPAR_FOR                                                                      \
+                    for (int p = 0; p < np; p++) {                                                    \
+                        int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;            \
+                        part[p] = b < e ? HSUM(xr + b, e - b) : 0.0;                                  \
+                    }                                                                                 \
+                    double t = 0.0;                                                                   \
+                    for (int p = 0; p < np; p++) t += part[p];                                        \
+                    out[o] = (T)(t * scale);                                                          \
+                }                                                                                     \
+                return;                                                                               \
+            }                                                                                         \
+            int ct__par = ct__rpar(O * K);                                                            \
+            (void)ct__par;                                                                            \
+            CT__RPAR_FOR                                                                              \
+            for (int64_t o = 0; o < O; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);                 \
+            return;                                                                                   \
+        }                                                                                             \
+        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
+        int nt = ct__rthreads(), par = ct__rpar(O * K * NI);                                          \
+        double *parts = par && O * nstrip < nt && K >= 4 * nt ? CT__NEW_ARRAY(double, (int64_t)nt * W) : NULL; \
+        if (parts) {                                                                                  \
+            /* few strips: the rows are split over the threads, one double row each */               \
+            for (int64_t t = 0; t < O * nstrip; t++) {                                                \
+                int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;         \
+                int64_t chunk = (K + nt - 1) / nt;                                                    \
+                const T *xp = x + o * K * NI + i0;                                                    \
+                int ct__par = 1;                                                                      \
+                (void)ct__par;                                                                        \
+                CT__RPAR_FOR                                                                          \
+                for (int p = 0; p < nt; p++) {                                                        \
+                    double *tot = parts + (int64_t)p * W;                                             \
+                    int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K;                           \
+                    for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                     \
+                    for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w);      \
+                }                                                                                     \
+                for (int64_t b = 0; b < w; b++) {                                                     \
+                    double sum = 0.0;                                                                 \
+                    for (int p = 0; p < nt; p++) sum += parts[(int64_t)p * W + b];                    \
+                    out[o * NI + i0 + b] = (T)(sum * scale);                                          \
+                }                                                                                     \
+            }                                                                                         \
+            CT_FREE(parts);                                                                           \
+            return;                                                                                   \
+        }                                                                                             \
+        int ct__par = par && O * nstrip > 1;                                                          \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
+            double tot[CT__VSUM_STRIP];                                                               \
+            for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
+            const T *xp = x + o * K * NI + i0;                                                        \
+            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
+            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
+        }                                                                                             \
+    }
+CT__FSUM_DEF(ct__fsum_f32, float, ct__hsum_f32, ct__vaccd_f32)
+CT__FSUM_DEF(ct__fsum_f64, double, ct__hsum_f64, ct__vaccd_f64)
+CT__FSUM_DEF(ct__fsumnan_f32, float, ct__hsumnan_f32, ct__vaccdnan_f32)
+CT__FSUM_DEF(ct__fsumnan_f64, double, ct__hsumnan_f64, ct__vaccdnan_f64)
+
+/* integer sums and products wrap like PyTorch's int64 arithmetic (no UB) */
+static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64_t NI, int prod) {
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        uint64_t acc[CT__RBLK];
+        const int64_t *xp = x + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) acc[b] = prod ? 1u : 0u;
+        for (int64_t k = 0; k < K; k++, xp += NI) {
+            if (prod) for (int b = 0; b < nb; b++) acc[b] *= (uint64_t)xp[b];
+            else for (int b = 0; b < nb; b++) acc[b] += (uint64_t)xp[b];
+        }
+        for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = CT__IW(acc[b]);
+    }
+}
+/* float products in double */
+static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t NI) {
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        double acc[CT__RBLK];
+        const double *xp = x + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) acc[b] = 1.0;
+        for (int64_t k = 0; k < K; k++, xp += NI)
+            for (int b = 0; b < nb; b++) acc[b] *= xp[b];
+        for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = acc[b];
+    }
+}
+
+/* sum, mean, nansum, prod */
 static int ct__k_sum(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     ct_dtype adt = c->cdt;
     uint32_t mask = 0;
     ct__outinfo tmp;
-    if (ct__reduce_shape(ct__ops[c->op].name, x, c->a, &mask, &tmp)) return -1;
-    ct__loop_fn fn = adt == CT_FLOAT32 ? ct__sum_f32 : adt == CT_FLOAT64 ? ct__sum_f64 : adt == CT_INT64 ? ct__sum_i64 : NULL;
-    if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(adt));
-    ct_tensor *xc = (ct_tensor *)x, *acc = out;
-    int rc = 0;
-    if (x->dtype != adt && !(xc = ct__convert(x, adt))) return -1;
-    if (out->dtype != adt && !(acc = ct__alloc(adt, out->ndim, out->shape, NULL, out->device))) { rc = -1; goto done; }
-    ct__fill_raw(acc, 0.0);
-    rc = ct__reduce_run(acc, xc, mask, fn, c->a);
-    if (!rc && c->op == CT__OP_MEAN) {
-        int64_t cnt = 1;
-        for (int d = 0; d < x->ndim; d++)
-            if (mask & (1u << d)) cnt *= x->shape[d];
-        int64_t n = ct_numel(acc);
-        char *p = ct__ptr(acc);
-        size_t es = ct__dt[adt].size;
-        for (int64_t k = 0; k < n; k++) ct__store_f64(p + (size_t)k * es, adt, ct__load_f64(p + (size_t)k * es, adt) / (double)cnt);
-    }
-    if (!rc && acc != out) rc = ct__copy_into(out, acc);
-done:
+    int op = c->op, rc = 0;
+    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    /* dtype=: PyTorch casts the input to dtype first */
+    ct_tensor *xc = (ct_tensor *)x;
+    if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != adt && !(xc = ct__convert(x, c->a->dtype))) return -1;
+    ct__rl r;
+    if (ct__rl_make(&r, xc, mask, adt, CT__RL_ANYORDER)) { if (xc != x) ct__decref(xc); return -1; }
     if (xc != x) ct__decref(xc);
-    if (acc != out) ct__decref(acc);
+    ct_tensor *buf = ct__rl_obuf(out, adt);
+    if (buf) {
+        int nanskip = op == CT__OP_NANSUM && CT__ISFLOAT(x->dtype);
+        double scale = op == CT__OP_MEAN ? 1.0 / (double)r.K : 1.0;
+        if (adt == CT_FLOAT32) (nanskip ? ct__fsumnan_f32 : ct__fsum_f32)(CT__RL_P(&r, float), (float *)ct__ptr(buf), r.O, r.K, r.NI, scale);
+        else if (adt == CT_FLOAT64) {
+            if (op == CT__OP_PROD) ct__fprod(CT__RL_P(&r, double), (double *)ct__ptr(buf), r.O, r.K, r.NI);
+            else (nanskip ? ct__fsumnan_f64 : ct__fsum_f64)(CT__RL_P(&r, double), (double *)ct__ptr(buf), r.O, r.K, r.NI, scale);
+        } else if (adt == CT_INT64) ct__isum(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(buf), r.O, r.K, r.NI, op == CT__OP_PROD);
+        else rc = ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[op].name, CT__DTNAME(adt));
+    }
+    rc = ct__rl_odone(out, buf, rc);
+    ct__decref(r.t);
     return rc;
 }
 
@@ -6377,6 +6747,1586 @@ CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b) {
    Reductions (continued)
    ========================================================================== */
 /* [section: reduce-impl] */
+/* ---- shared helpers ---- */
+#define CT__RNAN_f32(v) ((v) != (v))
+#define CT__RNAN_f64(v) ((v) != (v))
+#define CT__RNAN_i64(v) ((void)(v), 0)
+/* one-input calls with up to two outputs; *second gets output 1 */
+static ct_tensor *ct__rcall(int op, const ct_tensor *x, const ct__attrs *a, ct_tensor **second) {
+    ct__call c;
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    c.op = op;
+    c.nin = 1;
+    c.in = in;
+    c.a = a;
+    c.inplace = 0;
+    if (ct__dispatch(&c) < 0) {
+        if (second) *second = NULL;
+        return NULL;
+    }
+    if (second) *second = c.nout > 1 ? c.out[1] : NULL;
+    return c.out[0];
+}
+/* attrs of a reduction over a dims list */
+static int ct__rattrs(ct__attrs *a, const char *op, int ndims, const int64_t *dims, int keepdim) {
+    ct__attrs_init(a);
+    if (ndims < 0 || ndims > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "%s: too many dims (%d)", op, ndims);
+    if (ndims > 0 && !dims) return ct__failed(CT_ERR_ARG, "%s: dims pointer is NULL", op);
+    a->nv = ndims;
+    for (int k = 0; k < ndims; k++) a->v[k] = dims[k];
+    a->flags = keepdim ? CT__RF_KEEPDIM : 0;
+    return 0;
+}
+/* attrs of an op along one dim (also given as a one-element dims list) */
+static ct__attrs ct__rattrs_dim(int dim, int keepdim) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.nv = 1;
+    a.v[0] = dim;
+    a.flags = keepdim ? CT__RF_KEEPDIM : 0;
+    return a;
+}
+/* reduced-dims mask of a recorded node (nv == 0: all dims) */
+static uint32_t ct__rmask_of(const ct__attrs *a, int ndim) {
+    uint32_t m = 0;
+    if (ndim == 0) return 0;
+    if (a->nv == 0) return (1u << ndim) - 1u;
+    for (int k = 0; k < a->nv; k++) m |= 1u << ct__wrap_dim((int)a->v[k], ndim);
+    return m;
+}
+static int ct__rmask_dims(uint32_t mask, int ndim, int64_t *dims) {
+    int n = 0;
+    for (int d = 0; d < ndim; d++)
+        if ((mask >> d) & 1u) dims[n++] = d;
+    return n;
+}
+/* A reduced result seen with size-1 dims where it was reduced (keepdim shape). */
+static ct_tensor *ct__rrestore(ct_tensor *g, uint32_t mask, const ct__tmeta *m, int keepdim) {
+    if (!g || keepdim || m->ndim == 0) return g;
+    int64_t shape[CT_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < m->ndim; d++) shape[d] = ((mask >> d) & 1u) ? 1 : g->shape[k++];
+    return ct_reshape_n(g, m->ndim, shape);
+}
+static int64_t ct__rcount(uint32_t mask, const ct__tmeta *m) {
+    int64_t n = 1;
+    for (int d = 0; d < m->ndim; d++)
+        if ((mask >> d) & 1u) n *= m->shape[d];
+    return n;
+}
+#define CT__RNEEDS(n, i) ((n)->next[i].fn != NULL)
+
+/* ---- sum / mean / prod / nansum: public functions (kernel in "Reductions") ---- */
+CTENSOR_API ct_tensor *ct_sum_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype) {
+    return ct__reduce_call(CT__OP_SUM, x, ndims, dims, keepdim, 1, dtype);
+}
+CTENSOR_API ct_tensor *ct_mean_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype) {
+    return ct__reduce_call(CT__OP_MEAN, x, ndims, dims, keepdim, 1, dtype);
+}
+CTENSOR_API ct_tensor *ct_prod(const ct_tensor *x) { return ct__reduce_call(CT__OP_PROD, x, 0, NULL, 0, 0, CT_FLOAT32); }
+CTENSOR_API ct_tensor *ct_prod_dim(const ct_tensor *x, int dim, int keepdim) {
+    int64_t d = dim;
+    return ct__reduce_call(CT__OP_PROD, x, 1, &d, keepdim, 0, CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_prod_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype) {
+    return ct__reduce_call(CT__OP_PROD, x, ndims, dims, keepdim, 1, dtype);
+}
+CTENSOR_API ct_tensor *ct_nansum(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    return ct__reduce_call(CT__OP_NANSUM, x, ndims, dims, keepdim, 0, CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_nansum_dtype(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, ct_dtype dtype) {
+    return ct__reduce_call(CT__OP_NANSUM, x, ndims, dims, keepdim, 1, dtype);
+}
+/* PyTorch's nanmean is composite: nansum / count of non-NaN */
+CTENSOR_API ct_tensor *ct_nanmean(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    if (!x) { ct__null_arg("nanmean", 0); return NULL; }
+    if (!CT__ISFLOAT(x->dtype))
+        return ct__fail(CT_ERR_DTYPE, "nanmean(): expected input to have floating point dtype but got %s", CT__DTNAME(x->dtype));
+    ct_tensor *cnt = ct_sum_dims(ct_logical_not(ct_isnan(x)), ndims, dims, keepdim);
+    return ct_div(ct_nansum(x, ndims, dims, keepdim), cnt);
+}
+
+/* ---- var / std (two passes, double accumulation, PyTorch's max(0, N - correction)) ---- */
+static int ct__meta_var(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const char *name = ct__ops[c->op].name;
+    uint32_t mask;
+    if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: std and var only support floating point and complex dtypes", name);
+    if (ct__reduce_shape(name, x, c->a, &mask, &c->oi[0])) return -1;
+    c->oi[0].dtype = x->dtype;
+    c->nout = (c->op == CT__OP_VAR_MEAN || c->op == CT__OP_STD_MEAN) ? 2 : 1;
+    if (c->nout == 2) c->oi[1] = c->oi[0];
+    c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
+    return 0;
+}
+#define CT__VAR_DEF(S, T)                                                                              \
+    static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t NI, double corr, int sq) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        double dof = (double)K - corr;                                                                \
+        if (dof < 0) dof = 0;                                                                         \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            double mean[CT__RBLK], m2[CT__RBLK];                                                                  \
+            const T *xp = x + o * K * NI + i0;                                                         \
+            for (int b = 0; b < nb; b++) { mean[b] = 0.0; m2[b] = 0.0; }                              \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (int b = 0; b < nb; b++) mean[b] += (double)xp[k * NI + b];                        \
+            for (int b = 0; b < nb; b++) mean[b] /= (double)K;                                        \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (int b = 0; b < nb; b++) { double d = (double)xp[k * NI + b] - mean[b]; m2[b] += d * d; } \
+            for (int b = 0; b < nb; b++) {                                                            \
+                double v = m2[b] / dof;                                                               \
+                vout[o * NI + i0 + b] = (T)(sq ? sqrt(v) : v);                                         \
+                if (mout) mout[o * NI + i0 + b] = (T)mean[b];                                          \
+            }                                                                                         \
+        }                                                                                             \
+    }
+CT__VAR_DEF(f32, float)
+CT__VAR_DEF(f64, double)
+static int ct__k_var(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    ct__outinfo tmp;
+    ct_dtype dt = c->cdt;
+    int rc = 0, sq = c->op == CT__OP_STD || c->op == CT__OP_STD_MEAN;
+    if (ct__reduce_shape(ct__ops[c->op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__rl r;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
+    ct_tensor *vb = ct__rl_obuf(c->out[0], dt), *mb = c->nout == 2 ? ct__rl_obuf(c->out[1], dt) : NULL;
+    if (!vb || (c->nout == 2 && !mb)) rc = -1;
+    else if (dt == CT_FLOAT32)
+        ct__var_f32(CT__RL_P(&r, float), (float *)ct__ptr(vb), mb ? (float *)ct__ptr(mb) : NULL, r.O, r.K, r.NI, c->a->s[0], sq);
+    else
+        ct__var_f64(CT__RL_P(&r, double), (double *)ct__ptr(vb), mb ? (double *)ct__ptr(mb) : NULL, r.O, r.K, r.NI, c->a->s[0], sq);
+    rc = vb ? ct__rl_odone(c->out[0], vb, rc) : -1;
+    if (c->nout == 2) rc = mb ? ct__rl_odone(c->out[1], mb, rc) : -1;
+    ct__decref(r.t);
+    return rc;
+}
+static ct_tensor *ct__var_call(int op, const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim, ct_tensor **mean) {
+    ct__attrs a;
+    if (ct__rattrs(&a, ct__ops[op].name, ndims, dims, keepdim)) { if (mean) *mean = NULL; return NULL; }
+    a.s[0] = correction;
+    return ct__rcall(op, x, &a, mean);
+}
+CTENSOR_API ct_tensor *ct_var(const ct_tensor *x) { return ct__var_call(CT__OP_VAR, x, 0, NULL, 1.0, 0, NULL); }
+CTENSOR_API ct_tensor *ct_std(const ct_tensor *x) { return ct__var_call(CT__OP_STD, x, 0, NULL, 1.0, 0, NULL); }
+CTENSOR_API ct_tensor *ct_var_dims(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim) {
+    return ct__var_call(CT__OP_VAR, x, ndims, dims, correction, keepdim, NULL);
+}
+CTENSOR_API ct_tensor *ct_std_dims(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim) {
+    return ct__var_call(CT__OP_STD, x, ndims, dims, correction, keepdim, NULL);
+}
+CTENSOR_API ct_tensor *ct_var_mean(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim, ct_tensor **mean) {
+    return ct__var_call(CT__OP_VAR_MEAN, x, ndims, dims, correction, keepdim, mean);
+}
+CTENSOR_API ct_tensor *ct_std_mean(const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim, ct_tensor **mean) {
+    return ct__var_call(CT__OP_STD_MEAN, x, ndims, dims, correction, keepdim, mean);
+}
+
+/* ---- max / min / amax / amin / argmax / argmin ---- */
+static int ct__meta_minmax(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int op = c->op;
+    const char *name = ct__ops[op].name;
+    uint32_t mask;
+    ct__outinfo *o = &c->oi[0];
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
+    int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN;
+    if (ct__shape_numel(x->ndim, x->shape) == 0) {
+        if (c->a->nv == 0) {
+            if (isarg) return ct__failed(CT_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
+            return ct__failed(CT_ERR_ARG, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.", name);
+        }
+        for (int d = 0; d < x->ndim; d++)
+            if (((mask >> d) & 1u) && x->shape[d] == 0)
+                return ct__failed(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+    }
+    o->dtype = isarg ? CT_INT64 : x->dtype;
+    c->nout = 1;
+    if (op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM) {
+        c->nout = 2;
+        c->oi[1] = *o;
+        c->oi[1].dtype = CT_INT64;
+    }
+    c->cdt = ct__rvdt(x->dtype);
+    return 0;
+}
+/* values and first index of the max (min); a NaN wins and stays */
+#define CT__MINMAX_DEF(S, T)                                                                           \
+    static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t NI, int ismax) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            T best[CT__RBLK];                                                                               \
+            int64_t bi[CT__RBLK];                                                                           \
+            const T *xp = x + o * K * NI + i0;                                                         \
+            for (int b = 0; b < nb; b++) { best[b] = xp[b]; bi[b] = 0; }                              \
+            for (int64_t k = 1; k < K; k++) {                                                         \
+                xp += NI;                                                                              \
+                for (int b = 0; b < nb; b++) {                                                        \
+                    T v = xp[b];                                                                      \
+                    if (!CT__RNAN_##S(best[b]) && (CT__RNAN_##S(v) || (ismax ? v > best[b] : v < best[b]))) { \
+                        best[b] = v;                                                                  \
+                        bi[b] = k;                                                                    \
+                    }                                                                                 \
+                }                                                                                     \
+            }                                                                                         \
+            for (int b = 0; b < nb; b++) {                                                            \
+                vout[o * NI + i0 + b] = best[b];                                                       \
+                if (iout) iout[o * NI + i0 + b] = bi[b];                                               \
+            }                                                                                         \
+        }                                                                                             \
+    }
+CT__MINMAX_DEF(f32, float)
+CT__MINMAX_DEF(f64, double)
+CT__MINMAX_DEF(i64, int64_t)
+/* value-only max/min of float32/float64 (amax, amin, max(), min()): vectorized;
+   a NaN lane stays NaN */
+#define CT__EXT_COMBINE(m, v, OP) do { if ((m) == (m) && ((v) != (v) || (v) OP (m))) (m) = (v); } while (0)
+#if CT__VEC
+#define CT__EXT_VSTEP(VT, VI, SEL, a, v, OP) ((a) = SEL((VI)((v) OP (a)) | (VI)((v) != (v)), (v), (a)))
+#define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)                                                          \
+    if (n >= 2 * VL) {                                                                                \
+        VT a, v;                                                                                      \
+        CT__VLD(a, x);                                                                                \
+        for (k = VL; k + VL <= n; k += VL) { CT__VLD(v, x + k); CT__EXT_VSTEP(VT, VI, SEL, a, v, OP); } \
+        T l[VL];                                                                                      \
+        CT__VST(l, a);                                                                                \
+        m = l[0];                                                                                     \
+        for (int i = 1; i < VL; i++) CT__EXT_COMBINE(m, l[i], OP);                                    \
+    }
+#define CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                             \
+    for (; b + VL <= n; b += VL) {                                                                    \
+        VT a, v;                                                                                      \
+        CT__VLD(a, acc + b);                                                                          \
+        CT__VLD(v, x + b);                                                                            \
+        CT__EXT_VSTEP(VT, VI, SEL, a, v, OP);                                                         \
+        CT__VST(acc + b, a);                                                                          \
+    }
+#else
+#define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)
+#define CT__EXT_VBODY(VT, VI, VL, SEL, OP)
+#endif
+#define CT__EXT_DEF(NAME, T, VT, VI, VL, SEL, OP)                                                      \
+    static T ct__h##NAME(const T *x, int64_t n) {                                                     \
+        T m = x[0];                                                                                   \
+        int64_t k = 1;                                                                                \
+        CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)                                                         \
+        for (; k < n; k++) CT__EXT_COMBINE(m, x[k], OP);                                              \
+        return m;                                                                                     \
+    }                                                                                                 \
+    static void ct__v##NAME(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) {                  \
+        int64_t b = 0;                                                                                \
+        CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                            \
+        for (; b < n; b++) CT__EXT_COMBINE(acc[b], x[b], OP);                                         \
+    }                                                                                                 \
+    static void ct__f##NAME(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                   \
+        int nt = ct__rthreads();                                                                      \
+        if (NI == 1 && O < nt && ct__rpar(K)) {                                                       \
+            for (int64_t o = 0; o < O; o++) {                                                         \
+                T part[256];                                                                          \
+                int np = nt < 256 ? nt : 256;                                                         \
+                int64_t chunk = (K + np - 1) / np;                                                    \
+                const T *xr = x + o * K;                                                              \
+                int ct__par = 1;                                                                      \
+                (void)ct__par;                                                                        \
+                CT__RPAR_FOR                                                                          \
+                for (int p = 0; p < np; p++) {                                                        \
+                    int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;                \
+                    part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1);                   \
+                }                                                                                     \
+                T m = part[0];                                                                        \
+                for (int p = 1; p < np; p++) CT__EXT_COMBINE(m, part[p], OP);                         \
+                out[o] = m;                                                                           \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
+        if (NI == 1) {                                                                                \
+            int ct__par = ct__rpar(O * K) && O > 1;                                                   \
+            (void)ct__par;                                                                            \
+            CT__RPAR_FOR                                                                              \
+            for (int64_t o = 0; o < O; o++) out[o] = ct__h##NAME(x + o * K, K);                       \
+            return;                                                                                   \
+        }                                                                                             \
+        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
+        int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                         \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
+            const T *xp = x + o * K * NI + i0;                                                        \
+            T *acc = out + o * NI + i0;                                                               \
+            memcpy(acc, xp, sizeof(T) * (size_t)w);                                                   \
+            for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w);                         \
+        }                                                                                             \
+    }
+CT__EXT_DEF(max_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, >)
+CT__EXT_DEF(min_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, <)
+CT__EXT_DEF(max_f64, double, ct__v8d, ct__v8l, 8, CT__VSELD, >)
+CT__EXT_DEF(min_f64, double, ct__v8d, ct__v8l, 8, CT__VSELD, <)
+static int ct__k_minmax(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int op = c->op, rc = 0;
+    uint32_t mask;
+    ct__outinfo tmp;
+    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    int ismax = op == CT__OP_AMAX || op == CT__OP_MAX || op == CT__OP_MAX_DIM || op == CT__OP_ARGMAX;
+    int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN, withidx = isarg || op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM;
+    ct_dtype dt = c->cdt;
+    ct__rl r;
+    if (ct__rl_make(&r, x, mask, dt, withidx ? 0 : CT__RL_ANYORDER)) return -1;
+    ct_tensor *vout = isarg ? ct__alloc(dt, tmp.ndim, tmp.shape, NULL, x->device) : ct__rl_obuf(c->out[0], dt);
+    int64_t *ip = withidx ? (int64_t *)ct__ptr(c->out[isarg ? 0 : 1]) : NULL;
+    if (!vout) { ct__decref(r.t); return -1; }
+    void *vp = ct__ptr(vout);
+    if (!withidx && r.K > 0 && dt == CT_FLOAT32) (ismax ? ct__fmax_f32 : ct__fmin_f32)(CT__RL_P(&r, float), (float *)vp, r.O, r.K, r.NI);
+    else if (!withidx && r.K > 0 && dt == CT_FLOAT64) (ismax ? ct__fmax_f64 : ct__fmin_f64)(CT__RL_P(&r, double), (double *)vp, r.O, r.K, r.NI);
+    else if (dt == CT_FLOAT32) ct__minmax_f32(CT__RL_P(&r, float), (float *)vp, ip, r.O, r.K, r.NI, ismax);
+    else if (dt == CT_FLOAT64) ct__minmax_f64(CT__RL_P(&r, double), (double *)vp, ip, r.O, r.K, r.NI, ismax);
+    else ct__minmax_i64(CT__RL_P(&r, int64_t), (int64_t *)vp, ip, r.O, r.K, r.NI, ismax);
+    if (isarg) ct__decref(vout);
+    else rc = ct__rl_odone(c->out[0], vout, rc);
+    ct__decref(r.t);
+    return rc;
+}
+static ct_tensor *ct__minmax_call(int op, const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    ct__attrs a;
+    if (ct__rattrs(&a, ct__ops[op].name, ndims, dims, keepdim)) return NULL;
+    return ct__rcall(op, x, &a, NULL);
+}
+CTENSOR_API ct_tensor *ct_max(const ct_tensor *x) { return ct__minmax_call(CT__OP_MAX, x, 0, NULL, 0); }
+CTENSOR_API ct_tensor *ct_min(const ct_tensor *x) { return ct__minmax_call(CT__OP_MIN, x, 0, NULL, 0); }
+CTENSOR_API ct_tensor *ct_amax(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) { return ct__minmax_call(CT__OP_AMAX, x, ndims, dims, keepdim); }
+CTENSOR_API ct_tensor *ct_amin(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) { return ct__minmax_call(CT__OP_AMIN, x, ndims, dims, keepdim); }
+CTENSOR_API ct_tensor *ct_argmax(const ct_tensor *x) { return ct__minmax_call(CT__OP_ARGMAX, x, 0, NULL, 0); }
+CTENSOR_API ct_tensor *ct_argmin(const ct_tensor *x) { return ct__minmax_call(CT__OP_ARGMIN, x, 0, NULL, 0); }
+CTENSOR_API ct_tensor *ct_argmax_dim(const ct_tensor *x, int dim, int keepdim) {
+    ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    return ct__rcall(CT__OP_ARGMAX, x, &a, NULL);
+}
+CTENSOR_API ct_tensor *ct_argmin_dim(const ct_tensor *x, int dim, int keepdim) {
+    ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    return ct__rcall(CT__OP_ARGMIN, x, &a, NULL);
+}
+CTENSOR_API ct_tensor *ct_max_dim(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices) {
+    ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    return ct__rcall(CT__OP_MAX_DIM, x, &a, indices);
+}
+CTENSOR_API ct_tensor *ct_min_dim(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices) {
+    ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    return ct__rcall(CT__OP_MIN_DIM, x, &a, indices);
+}
+
+/* ---- logsumexp: max + log(sum(exp(x - max))), the max taken as 0 when infinite ---- */
+static int ct__meta_lse(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "logsumexp: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (ct__reduce_shape("logsumexp", x, c->a, &mask, &c->oi[0])) return -1;
+    c->oi[0].dtype = CT__ISFLOAT(x->dtype) ? x->dtype : ct__default_dtype;
+    c->cdt = c->oi[0].dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
+    c->nout = 1;
+    return 0;
+}
+#define CT__LSE_DEF(S, T)                                                                              \
+    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                    \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            double m[CT__RBLK], s[CT__RBLK];                                                                      \
+            const T *xp = x + o * K * NI + i0;                                                         \
+            for (int b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }                            \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (int b = 0; b < nb; b++) {                                                        \
+                    double v = (double)xp[k * NI + b];                                                 \
+                    if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;                               \
+                }                                                                                     \
+            for (int b = 0; b < nb; b++) if (isinf(m[b])) m[b] = 0.0;                                 \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * NI + b] - m[b]);               \
+            for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = (T)(log(s[b]) + m[b]);                 \
+        }                                                                                             \
+    }
+CT__LSE_DEF(f32, float)
+CT__LSE_DEF(f64, double)
+static int ct__k_lse(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    ct__outinfo tmp;
+    ct_dtype dt = c->cdt;
+    if (ct__reduce_shape("logsumexp", x, c->a, &mask, &tmp)) return -1;
+    ct__rl r;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
+    ct_tensor *b = ct__rl_obuf(c->out[0], dt);
+    if (b) {
+        if (dt == CT_FLOAT32) ct__lse_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI);
+        else ct__lse_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI);
+    }
+    int rc = ct__rl_odone(c->out[0], b, 0);
+    ct__decref(r.t);
+    return rc;
+}
+CTENSOR_API ct_tensor *ct_logsumexp(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    ct__attrs a;
+    if (ct__rattrs(&a, "logsumexp", ndims, dims, keepdim)) return NULL;
+    return ct__rcall(CT__OP_LOGSUMEXP, x, &a, NULL);
+}
+
+/* ---- all / any / count_nonzero: the input read as truth values ---- */
+static int ct__meta_logic(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const char *name = ct__ops[c->op].name;
+    uint32_t mask;
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (ct__reduce_shape(name, x, c->a, &mask, &c->oi[0])) return -1;
+    if (c->op == CT__OP_COUNT_NONZERO) c->oi[0].dtype = CT_INT64;
+    else c->oi[0].dtype = x->dtype == CT_UINT8 ? CT_UINT8 : CT_BOOL;  /* PyTorch keeps uint8 */
+    c->nout = 1;
+    c->cdt = CT_BOOL;
+    return 0;
+}
+static int ct__k_logic(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    ct__outinfo tmp;
+    int op = c->op;
+    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__rl r;
+    if (ct__rl_make(&r, x, mask, CT_BOOL, CT__RL_ANYORDER)) return -1;
+    const uint8_t *p = CT__RL_P(&r, uint8_t);
+    int64_t O = r.O, K = r.K, NI = r.NI, nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    char *out = ct__ptr(c->out[0]);
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        int64_t n[CT__RBLK];
+        const uint8_t *xp = p + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) n[b] = 0;
+        for (int64_t k = 0; k < K; k++, xp += NI)
+            for (int b = 0; b < nb; b++) n[b] += xp[b] != 0;
+        for (int b = 0; b < nb; b++) {
+            int64_t q = o * NI + i0 + b;
+            if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[q] = n[b];
+            else ((uint8_t *)out)[q] = (uint8_t)(op == CT__OP_ALL ? n[b] == K : n[b] > 0);
+        }
+    }
+    ct__decref(r.t);
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_all(const ct_tensor *x) { return ct__minmax_call(CT__OP_ALL, x, 0, NULL, 0); }
+CTENSOR_API ct_tensor *ct_any(const ct_tensor *x) { return ct__minmax_call(CT__OP_ANY, x, 0, NULL, 0); }
+CTENSOR_API ct_tensor *ct_all_dim(const ct_tensor *x, int dim, int keepdim) {
+    ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    return ct__rcall(CT__OP_ALL, x, &a, NULL);
+}
+CTENSOR_API ct_tensor *ct_any_dim(const ct_tensor *x, int dim, int keepdim) {
+    ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    return ct__rcall(CT__OP_ANY, x, &a, NULL);
+}
+CTENSOR_API ct_tensor *ct_count_nonzero(const ct_tensor *x, int ndims, const int64_t *dims) {
+    return ct__minmax_call(CT__OP_COUNT_NONZERO, x, ndims, dims, 0);
+}
+
+/* ---- norm: PyTorch's (legacy) torch.norm of vectors; the norm of nothing is 0 ---- */
+static int ct__meta_norm(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    if (!CT__ISFLOAT(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "norm(): input dtype should be either floating point or complex. Got %s instead.", CT__DTNAME(x->dtype));
+    if (ct__reduce_shape("norm", x, c->a, &mask, &c->oi[0])) return -1;
+    c->oi[0].dtype = x->dtype;
+    c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
+    c->nout = 1;
+    return 0;
+}
+#define CT__NORM_DEF(S, T)                                                                             \
+    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) {         \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
+            double acc[CT__RBLK];                                                                           \
+            const T *xp = x + o * K * NI + i0;                                                         \
+            for (int b = 0; b < nb; b++) acc[b] = mode == 2 ? INFINITY : 0.0;                         \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (int b = 0; b < nb; b++) {                                                        \
+                    double v = (double)xp[k * NI + b], av = fabs(v);                                   \
+                    switch (mode) {                                                                   \
+                    case 0: acc[b] += v != 0; break;                                                  \
+                    case 1: if (acc[b] == acc[b] && (av != av || av > acc[b])) acc[b] = av; break;    \
+                    case 2: if (acc[b] == acc[b] && (av != av || av < acc[b])) acc[b] = av; break;    \
+                    case 3: acc[b] += av; break;                                                      \
+                    case 4: acc[b] += v * v; break;                                                   \
+                    default: acc[b] += pow(av, p); break;                                             \
+                    }                                                                                 \
+                }                                                                                     \
+            for (int b = 0; b < nb; b++) {                                                            \
+                double r = acc[b];                                                                    \
+                if (K == 0) r = 0.0;                                                                  \
+                else if (mode == 4) r = sqrt(r);                                                      \
+                else if (mode == 5) r = pow(r, 1.0 / p);                                              \
+                out[o * NI + i0 + b] = (T)r;                                                           \
+            }                                                                                         \
+        }                                                                                             \
+    }
+CT__NORM_DEF(f32, float)
+CT__NORM_DEF(f64, double)
+static int ct__k_norm(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    ct__outinfo tmp;
+    ct_dtype dt = c->cdt;
+    if (ct__reduce_shape("norm", x, c->a, &mask, &tmp)) return -1;
+    ct__rl r;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
+    ct_tensor *b = ct__rl_obuf(c->out[0], dt);
+    if (b) {
+        if (dt == CT_FLOAT32) ct__norm_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI, c->a->s[0]);
+        else ct__norm_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI, c->a->s[0]);
+    }
+    int rc = ct__rl_odone(c->out[0], b, 0);
+    ct__decref(r.t);
+    return rc;
+}
+CTENSOR_API ct_tensor *ct_norm(const ct_tensor *x, double p, int ndims, const int64_t *dims, int keepdim) {
+    ct__attrs a;
+    if (ct__rattrs(&a, "norm", ndims, dims, keepdim)) return NULL;
+    if (p != p) return ct__fail(CT_ERR_ARG, "norm: p must not be NaN");
+    a.s[0] = p;
+    return ct__rcall(CT__OP_NORM, x, &a, NULL);
+}
+/* ---- softmax / log_softmax (PyTorch: aten/src/ATen/native/cpu/SoftMaxKernel.cpp) ----
+   Rows along the last dim run max, exp-and-sum and scale as three streaming
+   passes over the row; other dims run the same passes over strips of columns.
+   float32 uses a vectorized exp (Cephes expf: reduction by ln 2, a degree-6
+   polynomial, 2^n applied as two factors so that denormal results are right). */
+static float ct__expf_c(float x) {
+    if (x != x) return x;
+    if (x < -104.0f) x = -104.0f;
+    if (x > 89.0f) x = 89.0f;
+    float t = x * 1.44269504088896341f + 12582912.0f, n = t - 12582912.0f;
+    uint32_t tb;
+    memcpy(&tb, &t, 4);
+    int32_t ni = (int32_t)(tb - 0x4B400000u), h = (ni - (ni & 1)) / 2;
+    float r = x - n * 0.693359375f;
+    r = r + n * 2.12194440e-4f;
+    float p = 1.9875691500E-4f * r + 1.3981999507E-3f;
+    p = p * r + 8.3334519073E-3f;
+    p = p * r + 4.1665795894E-2f;
+    p = p * r + 1.6666665459E-1f;
+    p = p * r + 5.0000001201E-1f;
+    p = p * (r * r) + r + 1.0f;
+    uint32_t b1 = (uint32_t)(h + 127) << 23, b2 = (uint32_t)(ni - h + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, 4);
+    memcpy(&s2, &b2, 4);
+    return (p * s1) * s2;
+}
+#if CT__VEC
+typedef uint32_t ct__v16u __attribute__((vector_size(64)));
+#define CT__VEXP16(y, x0)                                                                              \
+    do {                                                                                               \
+        ct__v16f x_ = (x0), z_, t_, n_, r_, p_, s1_, s2_;                                              \
+        memset(&z_, 0, sizeof z_);                                                                     \
+        x_ = CT__VSELF((ct__v16i)(x_ < -104.0f), z_ - 104.0f, x_);                                     \
+        x_ = CT__VSELF((ct__v16i)(x_ > 89.0f), z_ + 89.0f, x_);                                        \
+        t_ = x_ * 1.44269504088896341f + 12582912.0f;                                                  \
+        n_ = t_ - 12582912.0f;                                                                         \
+        ct__v16i ni_ = (ct__v16i)((ct__v16u)t_ - 0x4B400000u), h_ = ni_ >> 1;                          \
+        r_ = x_ - n_ * 0.693359375f;                                                                   \
+        r_ = r_ + n_ * 2.12194440e-4f;                                                                 \
+        p_ = r_ * 1.9875691500E-4f + 1.3981999507E-3f;                                                 \
+        p_ = p_ * r_ + 8.3334519073E-3f;                                                               \
+        p_ = p_ * r_ + 4.1665795894E-2f;                                                               \
+        p_ = p_ * r_ + 1.6666665459E-1f;                                                               \
+        p_ = p_ * r_ + 5.0000001201E-1f;                                                               \
+        p_ = p_ * (r_ * r_) + r_ + 1.0f;                                                               \
+        s1_ = (ct__v16f)(((ct__v16u)h_ + 127u) << 23);                                                 \
+        s2_ = (ct__v16f)(((ct__v16u)(ni_ - h_) + 127u) << 23);                                         \
+        (y) = (p_ * s1_) * s2_;                                                                        \
+    } while (0)
+#endif
+/* max of a row, NaN if the row holds one */
+static float ct__rowmax_f32(const float *x, int64_t n) {
+    float m = -INFINITY;
+    int64_t k = 0;
+#if CT__VEC
+    if (n >= 16) {
+        ct__v16f a, v;
+        CT__VLD(a, x);
+        for (k = 16; k + 16 <= n; k += 16) {
+            CT__VLD(v, x + k);
+            a = CT__VSELF((ct__v16i)(v > a) | (ct__v16i)(v != v), v, a);
+        }
+        float l[16];
+        CT__VST(l, a);
+        for (int i = 0; i < 16; i++)
+            if (m == m && (l[i] != l[i] || l[i] > m)) m = l[i];
+    }
+#endif
+    for (; k < n; k++)
+        if (m == m && (x[k] != x[k] || x[k] > m)) m = x[k];
+    return m;
+}
+/* y = exp(x - m) (y may be NULL); returns the sum */
+static double ct__expsum_f32(float *y, const float *x, float m, int64_t n) {
+    double total = 0.0;
+    int64_t k = 0;
+#if CT__VEC
+    while (k + 16 <= n) {
+        int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;
+        ct__v16f acc, v, ev;
+        memset(&acc, 0, sizeof acc);
+        for (; k + 16 <= e; k += 16) {
+            CT__VLD(v, x + k);
+            CT__VEXP16(ev, v - m);
+            if (y) CT__VST(y + k, ev);
+            acc += ev;
+        }
+        float l[16];
+        CT__VST(l, acc);
+        for (int w = 8; w >= 1; w /= 2)
+            for (int i = 0; i < w; i++) l[i] += l[i + w];
+        total += (double)l[0];
+    }
+#endif
+    float t = 0.0f;
+    for (; k < n; k++) {
+        float e = ct__expf_c(x[k] - m);
+        if (y) y[k] = e;
+        t += e;
+    }
+    return total + (double)t;
+}
+static void ct__scale_f32(float *y, float s, int64_t n) {
+    int64_t k = 0;
+#if CT__VEC
+    for (; k + 16 <= n; k += 16) {
+        ct__v16f v;
+        CT__VLD(v, y + k);
+        v *= s;
+        CT__VST(y + k, v);
+    }
+#endif
+    for (; k < n; k++) y[k] *= s;
+}
+static void ct__sub_f32(float *y, const float *x, float s, int64_t n) {
+    int64_t k = 0;
+#if CT__VEC
+    for (; k + 16 <= n; k += 16) {
+        ct__v16f v;
+        CT__VLD(v, x + k);
+        v -= s;
+        CT__VST(y + k, v);
+    }
+#endif
+    for (; k < n; k++) y[k] = x[k] - s;
+}
+static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K, int logsm) {
+    int ct__par = ct__rpar(O * K) && O > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t o = 0; o < O; o++) {
+        const float *xr = x + o * K;
+        float *yr = y + o * K;
+        float m = ct__rowmax_f32(xr, K);
+        if (logsm) {
+            double s = ct__expsum_f32(NULL, xr, m, K);
+            ct__sub_f32(yr, xr, m + (float)log(s), K);
+        } else {
+            double s = ct__expsum_f32(yr, xr, m, K);
+            ct__scale_f32(yr, (float)(1.0 / s), K);
+        }
+    }
+}
+/* strips of columns: dim not last (x as [O][K][NI]) */
+#define CT__SMX_STRIP 256
+static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K, int64_t NI, int logsm) {
+    int64_t W = CT__SMX_STRIP, nt = ct__rthreads();
+    if (O < nt && ct__rpar(O * K * NI)) {  /* narrower strips, so that every thread has one */
+        int64_t per = ((NI + nt - 1) / nt + 15) & ~(int64_t)15;
+        if (per < W) W = per;
+    }
+    int64_t nstrip = (NI + W - 1) / W;
+    int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t t = 0; t < O * nstrip; t++) {
+        int64_t o = t / nstrip, i0 = (t % nstrip) * W;
+        int64_t w = NI - i0 < W ? NI - i0 : W, b;
+        float m[CT__SMX_STRIP], s[CT__SMX_STRIP];
+        const float *xp = x + o * K * NI + i0;
+        float *yp = y + o * K * NI + i0;
+        for (b = 0; b < w; b++) { m[b] = -INFINITY; s[b] = 0.0f; }
+        for (int64_t k = 0; k < K; k++)
+            for (b = 0; b < w; b++) {
+                float v = xp[k * NI + b];
+                if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;
+            }
+        for (int64_t k = 0; k < K; k++) {
+            const float *xr = xp + k * NI;
+            float *yr = yp + k * NI;
+            b = 0;
+#if CT__VEC
+            for (; b + 16 <= w; b += 16) {
+                ct__v16f v, mv, ev, sv;
+                CT__VLD(v, xr + b);
+                CT__VLD(mv, m + b);
+                CT__VLD(sv, s + b);
+                CT__VEXP16(ev, v - mv);
+                sv += ev;
+                CT__VST(s + b, sv);
+                if (!logsm) CT__VST(yr + b, ev);
+            }
+#endif
+            for (; b < w; b++) {
+                float e = ct__expf_c(xr[b] - m[b]);
+                s[b] += e;
+                if (!logsm) yr[b] = e;
+            }
+        }
+        for (b = 0; b < w; b++) s[b] = logsm ? m[b] + logf(s[b]) : 1.0f / s[b];
+        for (int64_t k = 0; k < K; k++)
+            for (b = 0; b < w; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
+    }
+}
+/* float64: the same passes, columns in blocks of 16 */
+static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, int64_t NI, int logsm) {
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t t = 0; t < O * nblk; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;
+        double m[CT__RBLK], s[CT__RBLK];
+        const double *xp = x + o * K * NI + i0;
+        double *yp = y + o * K * NI + i0;
+        for (b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }
+        for (int64_t k = 0; k < K; k++)
+            for (b = 0; b < nb; b++) {
+                double v = xp[k * NI + b];
+                if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;
+            }
+        for (int64_t k = 0; k < K; k++)
+            for (b = 0; b < nb; b++) {
+                double e = exp(xp[k * NI + b] - m[b]);
+                s[b] += e;
+                if (!logsm) yp[k * NI + b] = e;
+            }
+        for (b = 0; b < nb; b++) s[b] = logsm ? m[b] + log(s[b]) : 1.0 / s[b];
+        for (int64_t k = 0; k < K; k++)
+            for (b = 0; b < nb; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
+    }
+}
+static int ct__meta_softmax(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const char *name = ct__ops[c->op].name;
+    if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
+    if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: \"softmax_kernel_impl\" not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
+    return 0;
+}
+static uint32_t ct__rdim_mask(const ct_tensor *x, int64_t dim) { return x->ndim ? 1u << ct__wrap_dim((int)dim, x->ndim) : 0u; }
+static int ct__k_softmax(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct_dtype dt = c->cdt;
+    int logsm = c->op == CT__OP_LOG_SOFTMAX;
+    ct__rl r;
+    if (ct__rl_make(&r, x, ct__rdim_mask(x, c->a->i[0]), dt, CT__RL_CONTIG)) return -1;
+    ct_tensor *b = ct__rl_obuf(c->out[0], dt);
+    if (b) {
+        if (dt == CT_FLOAT64) ct__softmax_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI, logsm);
+        else if (r.NI == 1) ct__softmax_rows_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, logsm);
+        else ct__softmax_cols_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI, logsm);
+    }
+    int rc = ct__rl_odone(c->out[0], b, 0);
+    ct__decref(r.t);
+    return rc;
+}
+static ct_tensor *ct__softmax_call(int op, const ct_tensor *x, int dim) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    return ct__rcall(op, x, &a, NULL);
+}
+CTENSOR_API ct_tensor *ct_softmax(const ct_tensor *x, int dim) { return ct__softmax_call(CT__OP_SOFTMAX, x, dim); }
+CTENSOR_API ct_tensor *ct_log_softmax(const ct_tensor *x, int dim) { return ct__softmax_call(CT__OP_LOG_SOFTMAX, x, dim); }
+CTENSOR_API ct_tensor *ct_softmax_dtype(const ct_tensor *x, int dim, ct_dtype dtype) {
+    return ct__softmax_call(CT__OP_SOFTMAX, x && x->dtype != dtype ? ct_to(x, dtype) : x, dim);
+}
+CTENSOR_API ct_tensor *ct_log_softmax_dtype(const ct_tensor *x, int dim, ct_dtype dtype) {
+    return ct__softmax_call(CT__OP_LOG_SOFTMAX, x && x->dtype != dtype ? ct_to(x, dtype) : x, dim);
+}
+
+/* _softmax_backward_data(grad, output): output * (grad - sum(grad * output));
+   _log_softmax_backward_data(grad, output): grad - exp(output) * sum(grad). */
+static int ct__meta_softmax_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *y = c->in[1];
+    const char *name = ct__ops[c->op].name;
+    if (!ct_same_shape(g, y)) return ct__failed(CT_ERR_SHAPE, "%s: grad_output %s and output %s must have the same shape", name, CT__SHAPE(g), CT__SHAPE(y));
+    if (!CT__ISFLOAT(g->dtype) || !CT__ISFLOAT(y->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: expected floating point tensors", name);
+    if (ct__dim(name, (int)c->a->i[0], y->ndim) < 0) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = y->dtype;
+    o->ndim = y->ndim;
+    for (int d = 0; d < y->ndim; d++) o->shape[d] = y->shape[d];
+    c->nout = 1;
+    c->cdt = y->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
+    return 0;
+}
+#define CT__SMXBW_DEF(S, T)                                                                            \
+    static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t NI, int logsm) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
+            double s[CT__RBLK];                                                                             \
+            for (b = 0; b < nb; b++) s[b] = 0.0;                                                      \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (b = 0; b < nb; b++) {                                                            \
+                    int64_t q = base + k * NI + b;                                                     \
+                    s[b] += logsm ? (double)g[q] : (double)g[q] * (double)y[q];                       \
+                }                                                                                     \
+            for (int64_t k = 0; k < K; k++)                                                           \
+                for (b = 0; b < nb; b++) {                                                            \
+                    int64_t q = base + k * NI + b;                                                     \
+                    out[q] = logsm ? (T)((double)g[q] - exp((double)y[q]) * s[b]) : (T)((double)y[q] * ((double)g[q] - s[b])); \
+                }                                                                                     \
+        }                                                                                             \
+    }
+CT__SMXBW_DEF(f32, float)
+CT__SMXBW_DEF(f64, double)
+static int ct__k_softmax_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *y = c->in[1];
+    ct_dtype dt = c->cdt;
+    uint32_t mask = ct__rdim_mask(y, c->a->i[0]);
+    int logsm = c->op == CT__OP_LOG_SOFTMAX_BACKWARD, rc = -1;
+    ct__rl rg, ry;
+    if (ct__rl_make(&rg, g, mask, dt, CT__RL_CONTIG)) return -1;
+    if (ct__rl_make(&ry, y, mask, dt, CT__RL_CONTIG)) { ct__decref(rg.t); return -1; }
+    ct_tensor *b = ct__rl_obuf(c->out[0], dt);
+    if (b) {
+        if (dt == CT_FLOAT32) ct__smxbw_f32(CT__RL_P(&rg, float), CT__RL_P(&ry, float), (float *)ct__ptr(b), ry.O, ry.K, ry.NI, logsm);
+        else ct__smxbw_f64(CT__RL_P(&rg, double), CT__RL_P(&ry, double), (double *)ct__ptr(b), ry.O, ry.K, ry.NI, logsm);
+        rc = 0;
+    }
+    rc = ct__rl_odone(c->out[0], b, rc);
+    ct__decref(rg.t);
+    ct__decref(ry.t);
+    return rc;
+}
+static ct_tensor *ct__softmax_bw_call(int op, const ct_tensor *g, const ct_tensor *y, int64_t dim) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    return ct__op2(op, g, y, &a);
+}
+
+/* ---- scans: cumsum, cumprod (double / int64 accumulation, as PyTorch's acc_type),
+   cummax, cummin (PyTorch's rule: x >= running max takes over; a NaN always does) ---- */
+static int ct__meta_scan(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int op = c->op;
+    const char *name = ct__ops[op].name;
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    if (op == CT__OP_CUMMAX || op == CT__OP_CUMMIN) {
+        o->dtype = x->dtype;
+        c->nout = 2;
+        c->oi[1] = *o;
+        c->oi[1].dtype = CT_INT64;
+        c->cdt = ct__rvdt(x->dtype);
+        return 0;
+    }
+    if (c->a->flags & CT__RF_DTYPE) {
+        if (!ct__dt_ok(c->a->dtype) || c->a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype", name);
+        o->dtype = c->a->dtype;
+    } else {
+        o->dtype = CT__ISFLOAT(x->dtype) ? x->dtype : CT_INT64;
+    }
+    c->cdt = o->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT__ISFLOAT(o->dtype) ? CT_FLOAT32 : CT_INT64;
+    return 0;
+}
+#define CT__SCAN_DEF(S, T, A, OUTV)                                                                    \
+    static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t NI, int kind, int rev) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        CT__RPAR_FOR                                                                                  \
+        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
+            A acc[CT__RBLK];                                                                                \
+            T best[CT__RBLK];                                                                               \
+            int64_t bi[CT__RBLK];                                                                           \
+            for (b = 0; b < nb; b++) { acc[b] = (A)(kind == 1 ? 1 : 0); best[b] = 0; bi[b] = 0; }     \
+            for (int64_t kk = 0; kk < K; kk++) {                                                      \
+                int64_t k = rev ? K - 1 - kk : kk;                                                    \
+                const T *xp = x + base + k * NI;                                                       \
+                T *yp = y + base + k * NI;                                                             \
+                if (kind == 0) for (b = 0; b < nb; b++) { acc[b] += (A)xp[b]; yp[b] = OUTV(acc[b]); } \
+                else if (kind == 1) for (b = 0; b < nb; b++) { acc[b] *= (A)xp[b]; yp[b] = OUTV(acc[b]); } \
+                else {                                                                                \
+                    int64_t *ip = yi + base + k * NI;                                                  \
+                    for (b = 0; b < nb; b++) {                                                        \
+                        T v = xp[b];                                                                  \
+                        if (kk == 0 || CT__RNAN_##S(v) ||                                             \
+                            (!CT__RNAN_##S(best[b]) && (kind == 2 ? v >= best[b] : v <= best[b]))) { best[b] = v; bi[b] = k; } \
+                        yp[b] = best[b];                                                              \
+                        ip[b] = bi[b];                                                                \
+                    }                                                                                 \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+    }
+#define CT__SCAN_OUTF(v) (v)
+CT__SCAN_DEF(f32, float, double, (float)CT__SCAN_OUTF)
+CT__SCAN_DEF(f64, double, double, CT__SCAN_OUTF)
+CT__SCAN_DEF(i64, int64_t, uint64_t, CT__IW)
+static int ct__k_scan(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int op = c->op, rc = 0;
+    ct_dtype dt = c->cdt;
+    int kind = op == CT__OP_CUMSUM ? 0 : op == CT__OP_CUMPROD ? 1 : op == CT__OP_CUMMAX ? 2 : 3;
+    ct_tensor *xc = (ct_tensor *)x;
+    if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != dt && !(xc = ct__convert(x, c->a->dtype))) return -1;
+    ct__rl r;
+    rc = ct__rl_make(&r, xc, ct__rdim_mask(xc, c->a->i[0]), dt, CT__RL_CONTIG);
+    if (xc != x) ct__decref(xc);
+    if (rc) return -1;
+    ct_tensor *b = ct__rl_obuf(c->out[0], dt);
+    int64_t *ip = kind >= 2 ? (int64_t *)ct__ptr(c->out[1]) : NULL;
+    int rev = (c->a->flags & CT__RF_REVERSE) != 0;
+    if (b) {
+        if (dt == CT_FLOAT32) ct__scan_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
+        else if (dt == CT_FLOAT64) ct__scan_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
+        else ct__scan_i64(CT__RL_P(&r, int64_t), (int64_t *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
+    }
+    rc = ct__rl_odone(c->out[0], b, 0);
+    ct__decref(r.t);
+    return rc;
+}
+static ct_tensor *ct__scan_call(int op, const ct_tensor *x, int64_t dim, int has_dtype, ct_dtype dtype, int reverse, ct_tensor **indices) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.flags = (has_dtype ? CT__RF_DTYPE : 0) | (reverse ? CT__RF_REVERSE : 0);
+    a.dtype = dtype;
+    return ct__rcall(op, x, &a, indices);
+}
+CTENSOR_API ct_tensor *ct_cumsum(const ct_tensor *x, int dim) { return ct__scan_call(CT__OP_CUMSUM, x, dim, 0, CT_FLOAT32, 0, NULL); }
+CTENSOR_API ct_tensor *ct_cumprod(const ct_tensor *x, int dim) { return ct__scan_call(CT__OP_CUMPROD, x, dim, 0, CT_FLOAT32, 0, NULL); }
+CTENSOR_API ct_tensor *ct_cumsum_dtype(const ct_tensor *x, int dim, ct_dtype dtype) { return ct__scan_call(CT__OP_CUMSUM, x, dim, 1, dtype, 0, NULL); }
+CTENSOR_API ct_tensor *ct_cumprod_dtype(const ct_tensor *x, int dim, ct_dtype dtype) { return ct__scan_call(CT__OP_CUMPROD, x, dim, 1, dtype, 0, NULL); }
+CTENSOR_API ct_tensor *ct_cummax(const ct_tensor *x, int dim, ct_tensor **indices) { return ct__scan_call(CT__OP_CUMMAX, x, dim, 0, CT_FLOAT32, 0, indices); }
+CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indices) { return ct__scan_call(CT__OP_CUMMIN, x, dim, 0, CT_FLOAT32, 0, indices); }
+/* ---- sort, topk, kthvalue, median, mode: rows of the input with dim moved last ----
+   Elements are ordered by value (NaN the largest), equal values by index, which
+   makes every result deterministic: sort is stable; topk, kthvalue and median
+   pick the lower index first among equal values; median along a dim gives the
+   first NaN when the row holds one; mode gives the smallest most frequent value
+   and its last index. Sorts are merge sorts of index arrays (insertion-sorted
+   runs of 16); kthvalue, median and topk select in O(n) first (introselect). */
+#define CT__SORT_DEF(S, T)                                                                             \
+    CT__INLINE int ct__before_##S(T a, T b, int desc) {                                               \
+        return desc ? ((CT__RNAN_##S(a) && !CT__RNAN_##S(b)) || a > b)                                \
+                    : ((!CT__RNAN_##S(a) && CT__RNAN_##S(b)) || a < b);                               \
+    }                                                                                                  \
+    CT__INLINE int ct__tbefore_##S(const T *v, int64_t a, int64_t b, int desc) {                      \
+        return ct__before_##S(v[a], v[b], desc) || (!ct__before_##S(v[b], v[a], desc) && a < b);      \
+    }                                                                                                  \
+    static void ct__isort_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int desc) {           \
+        for (int64_t s = 0; s < n; s += 16) {                                                         \
+            int64_t e = s + 16 < n ? s + 16 : n;                                                      \
+            for (int64_t i = s + 1; i < e; i++) {                                                     \
+                int64_t cur = idx[i], j = i - 1;                                                      \
+                while (j >= s && ct__tbefore_##S(v, cur, idx[j], desc)) { idx[j + 1] = idx[j]; j--; } \
+                idx[j + 1] = cur;                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+        int64_t *src = idx, *dst = tmp;                                                               \
+        for (int64_t w = 16; w < n; w *= 2) {                                                         \
+            for (int64_t s = 0; s < n; s += 2 * w) {                                                  \
+                int64_t m = s + w < n ? s + w : n, e = s + 2 * w < n ? s + 2 * w : n, i = s, j = m, k = s; \
+                while (i < m && j < e) dst[k++] = ct__tbefore_##S(v, src[j], src[i], desc) ? src[j++] : src[i++]; \
+                while (i < m) dst[k++] = src[i++];                                                    \
+                while (j < e) dst[k++] = src[j++];                                                    \
+            }                                                                                         \
+            int64_t *sw = src; src = dst; dst = sw;                                                   \
+        }                                                                                             \
+        if (src != idx) memcpy(idx, src, sizeof(int64_t) * (size_t)n);                                \
+    }                                                                                                  \
+    /* idx[kth] becomes the kth in order, with the ones before it in front */                         \
+    static void ct__select_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int64_t kth, int desc) { \
+        int64_t lo = 0, hi = n - 1;                                                                   \
+        int depth = 0;                                                                                \
+        while (hi > lo) {                                                                             \
+            if (hi - lo < 32 || ++depth > 128) { ct__isort_##S(v, idx + lo, tmp, hi - lo + 1, desc); return; } \
+            int64_t mid = lo + (hi - lo) / 2, t, i = lo, j = hi;                                      \
+            if (ct__tbefore_##S(v, idx[mid], idx[lo], desc)) { t = idx[mid]; idx[mid] = idx[lo]; idx[lo] = t; } \
+            if (ct__tbefore_##S(v, idx[hi], idx[lo], desc)) { t = idx[hi]; idx[hi] = idx[lo]; idx[lo] = t; } \
+            if (ct__tbefore_##S(v, idx[hi], idx[mid], desc)) { t = idx[hi]; idx[hi] = idx[mid]; idx[mid] = t; } \
+            int64_t p = idx[mid];                                                                     \
+            while (i <= j) {                                                                          \
+                while (ct__tbefore_##S(v, idx[i], p, desc)) i++;                                      \
+                while (ct__tbefore_##S(v, p, idx[j], desc)) j--;                                      \
+                if (i <= j) { t = idx[i]; idx[i] = idx[j]; idx[j] = t; i++; j--; }                    \
+            }                                                                                         \
+            if (kth <= j) hi = j;                                                                     \
+            else if (kth >= i) lo = i;                                                                \
+            else return;                                                                              \
+        }                                                                                             \
+    }                                                                                                  \
+    /* rows [r0, r1) of [M][K] -> values/indices [M][kout]; k: topk's k or kthvalue's k-1 */         \
+    static void ct__sortrows_##S(const T *x, T *vo, int64_t *io, int64_t r0, int64_t r1, int64_t K, int op, int64_t k, \
+                                  int desc, int64_t *scratch) {                                        \
+        int64_t *idx = scratch, *tmp = scratch + K;                                                   \
+        for (int64_t row = r0; row < r1; row++) {                                                     \
+            const T *v = x + row * K;                                                                 \
+            for (int64_t i = 0; i < K; i++) idx[i] = i;                                               \
+            if (op == CT__OP_MEDIAN_DIM || op == CT__OP_MEDIAN) {                                     \
+                int64_t nan_at = -1;                                                                  \
+                for (int64_t i = 0; i < K && nan_at < 0; i++) if (CT__RNAN_##S(v[i])) nan_at = i;     \
+                if (nan_at >= 0) { vo[row] = v[nan_at]; io[row] = nan_at; continue; }                 \
+            }                                                                                         \
+            if (op == CT__OP_SORT) {                                                                  \
+                ct__isort_##S(v, idx, tmp, K, desc);                                                  \
+                for (int64_t i = 0; i < K; i++) { vo[row * K + i] = v[idx[i]]; io[row * K + i] = idx[i]; } \
+            } else if (op == CT__OP_TOPK) {                                                           \
+                if (k > 0 && k < K) ct__select_##S(v, idx, tmp, K, k - 1, desc);                     \
+                ct__isort_##S(v, idx, tmp, k, desc);                                                  \
+                for (int64_t i = 0; i < k; i++) { vo[row * k + i] = v[idx[i]]; io[row * k + i] = idx[i]; } \
+            } else if (op == CT__OP_MODE) {                                                           \
+                int64_t best = 0, bestn = 0, run = 0;                                                 \
+                ct__isort_##S(v, idx, tmp, K, 0);                                                     \
+                for (int64_t i = 0; i < K; i++) {                                                     \
+                    run++;                                                                            \
+                    if (i == K - 1 || v[idx[i]] != v[idx[i + 1]]) {                                   \
+                        if (run > bestn) { bestn = run; best = i; }                                   \
+                        run = 0;                                                                      \
+                    }                                                                                 \
+                }                                                                                     \
+                vo[row] = v[idx[best]];                                                               \
+                io[row] = idx[best];                                                                  \
+            } else {                                                                                  \
+                int64_t at = op == CT__OP_KTHVALUE ? k : (K - 1) / 2;                                 \
+                ct__select_##S(v, idx, tmp, K, at, 0);                                                \
+                vo[row] = v[idx[at]];                                                                 \
+                io[row] = idx[at];                                                                    \
+            }                                                                                         \
+        }                                                                                             \
+    }
+CT__SORT_DEF(f32, float)
+CT__SORT_DEF(f64, double)
+CT__SORT_DEF(i64, int64_t)
+
+static int ct__meta_sort(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int op = c->op;
+    const char *name = ct__ops[op].name;
+    ct__outinfo *o = &c->oi[0];
+    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    c->cdt = ct__rvdt(x->dtype);
+    if (op == CT__OP_MEDIAN) {  /* all elements, 0-d result */
+        o->ndim = 0;
+        c->nout = 1;
+        if (!CT__ISFLOAT(x->dtype) && ct__shape_numel(x->ndim, x->shape) == 0)
+            return ct__failed(CT_ERR_INDEX, "median(): input tensor must not be empty when it is not of a floating point type");
+        return 0;
+    }
+    int d = ct__dim(name, (int)c->a->i[0], x->ndim);
+    if (d < 0) return -1;
+    int64_t size = x->ndim ? x->shape[d] : 1, k = c->a->i[1];
+    o->ndim = x->ndim;
+    for (int q = 0; q < x->ndim; q++) o->shape[q] = x->shape[q];
+    if (op == CT__OP_TOPK) {
+        if (k < 0 || k > size) return ct__failed(CT_ERR_ARG, "topk: selected index k out of range");
+        if (x->ndim) o->shape[d] = k;
+    } else if (op != CT__OP_SORT) {
+        if (size == 0) return ct__failed(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+        if (op == CT__OP_KTHVALUE && (k < 1 || k > size))
+            return ct__failed(CT_ERR_ARG, "kthvalue(): selected number k out of range for dimension %d", d);
+        uint32_t mask;
+        ct__attrs a = *c->a;
+        a.nv = 1;
+        a.v[0] = d;
+        if (ct__reduce_shape(name, x, &a, &mask, o)) return -1;
+        o->dtype = x->dtype;
+    }
+    c->nout = 2;
+    c->oi[1] = *o;
+    c->oi[1].dtype = CT_INT64;
+    return 0;
+}
+static int ct__k_sort(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int op = c->op, rc = 0;
+    ct_dtype dt = c->cdt;
+    int full = op == CT__OP_MEDIAN;
+    int dim = full || x->ndim == 0 ? 0 : ct__wrap_dim((int)c->a->i[0], x->ndim);
+    uint32_t mask = full ? (x->ndim ? (1u << x->ndim) - 1u : 0u) : ct__rdim_mask(x, dim);
+    int desc = (c->a->flags & CT__RF_DESC) != 0;
+    int64_t k = c->a->i[1];
+    if (op == CT__OP_KTHVALUE) { k = k - 1; desc = 0; }
+    else if (op != CT__OP_SORT && op != CT__OP_TOPK) desc = 0;
+    ct__rl r;
+    if (ct__rl_make(&r, x, mask, dt, CT__RL_ROWS)) return -1;
+    int64_t M = r.O, K = r.K, kout = op == CT__OP_SORT ? K : op == CT__OP_TOPK ? k : 1;
+    /* row results go to [M][kout] buffers, which are the outputs themselves when
+       kout == 1 or dim is last (the outputs are contiguous) */
+    ct_tensor vperm, iperm;
+    ct_tensor *vout = c->out[0], *iout = full ? NULL : c->out[1];
+    int direct = kout == 1 || x->ndim == 0 || dim == x->ndim - 1;
+    ct_tensor *vb = direct ? ct__rl_obuf(vout, dt) : NULL, *ib = direct ? (iout ? ct__incref(iout) : NULL) : NULL;
+    if (!direct) {
+        ct__rl_permuted(&vperm, vout, mask);
+        ct__rl_permuted(&iperm, iout, mask);
+        vb = ct__alloc(dt, vperm.ndim, vperm.shape, NULL, x->device);
+        ib = ct__alloc(CT_INT64, iperm.ndim, iperm.shape, NULL, x->device);
+    }
+    int64_t one_idx = 0;
+    /* rows split over the threads, each with its own scratch */
+    int np = ct__rpar(M * K) && M > 1 ? ct__rthreads() : 1;
+    if (np > M) np = (int)M;
+    int64_t *scratch = CT__NEW_ARRAY(int64_t, 2 * K * np);
+    if (!vb || (!ib && iout) || !scratch) {
+        rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__ops[op].name);
+    } else if (M > 0 && (K > 0 || op == CT__OP_MEDIAN)) {
+        int64_t *ip = ib ? (int64_t *)ct__ptr(ib) : &one_idx, chunk = (M + np - 1) / np;
+        const void *xp = ct__ptr(r.t);
+        void *vp = ct__ptr(vb);
+        if (K == 0) ct__store_f64(vp, dt, NAN);  /* median of nothing */
+        else {
+            int ct__par = np > 1;
+            (void)ct__par;
+            CT__RPAR_FOR
+            for (int p = 0; p < np; p++) {
+                int64_t r0 = p * chunk, r1 = r0 + chunk < M ? r0 + chunk : M, *sc = scratch + 2 * K * p;
+                if (r0 >= r1) continue;
+                if (dt == CT_FLOAT32) ct__sortrows_f32((const float *)xp, (float *)vp, ip, r0, r1, K, op, k, desc, sc);
+                else if (dt == CT_FLOAT64) ct__sortrows_f64((const double *)xp, (double *)vp, ip, r0, r1, K, op, k, desc, sc);
+                else ct__sortrows_i64((const int64_t *)xp, (int64_t *)vp, ip, r0, r1, K, op, k, desc, sc);
+            }
+        }
+    }
+    CT_FREE(scratch);
+    if (direct) {
+        rc = vb ? ct__rl_odone(vout, vb, rc) : -1;
+        if (ib) ct__decref(ib);
+    } else {
+        if (!rc) rc = ct__copy_into(&vperm, vb);
+        if (!rc) rc = ct__copy_into(&iperm, ib);
+        if (vb) ct__decref(vb);
+        if (ib) ct__decref(ib);
+    }
+    ct__decref(r.t);
+    return rc;
+}
+static ct_tensor *ct__sort_call(int op, const ct_tensor *x, int dim, int64_t k, int flags, ct_tensor **indices) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.i[1] = k;
+    a.flags = flags;
+    return ct__rcall(op, x, &a, indices);
+}
+CTENSOR_API ct_tensor *ct_sort(const ct_tensor *x, int dim, int descending, ct_tensor **indices) {
+    return ct__sort_call(CT__OP_SORT, x, dim, 0, descending ? CT__RF_DESC : 0, indices);
+}
+CTENSOR_API ct_tensor *ct_argsort(const ct_tensor *x, int dim, int descending) {
+    ct_tensor *idx = NULL;
+    return ct__sort_call(CT__OP_SORT, x, dim, 0, descending ? CT__RF_DESC : 0, &idx) ? idx : NULL;
+}
+CTENSOR_API ct_tensor *ct_topk(const ct_tensor *x, int64_t k, int dim, int largest, int sorted, ct_tensor **indices) {
+    (void)sorted;  /* always sorted: a valid order for sorted=False too */
+    return ct__sort_call(CT__OP_TOPK, x, dim, k, largest ? CT__RF_DESC : 0, indices);
+}
+CTENSOR_API ct_tensor *ct_kthvalue(const ct_tensor *x, int64_t k, int dim, int keepdim, ct_tensor **indices) {
+    return ct__sort_call(CT__OP_KTHVALUE, x, dim, k, keepdim ? CT__RF_KEEPDIM : 0, indices);
+}
+CTENSOR_API ct_tensor *ct_median(const ct_tensor *x) { return ct__sort_call(CT__OP_MEDIAN, x, 0, 0, 0, NULL); }
+CTENSOR_API ct_tensor *ct_median_dim(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices) {
+    return ct__sort_call(CT__OP_MEDIAN_DIM, x, dim, 0, keepdim ? CT__RF_KEEPDIM : 0, indices);
+}
+CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tensor **indices) {
+    return ct__sort_call(CT__OP_MODE, x, dim, 0, keepdim ? CT__RF_KEEPDIM : 0, indices);
+}
+
+/* ---- gather along a dim and its adjoint, scatter-add into zeros: the backward
+   of every op that selects elements by index (PyTorch's
+   value_selecting_reduction_backward, cummaxmin_backward) ----
+   RGATHER(x, index): out = x.gather(dim, index). RSCATTER_ADD(src, index):
+   out = zeros(shape).scatter_add(dim, index, src). attrs: i[0] dim, v[] shape. */
+static int ct__meta_rgather(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1];
+    const char *name = ct__ops[c->op].name;
+    int scatter = c->op == CT__OP_RSCATTER_ADD, nd = scatter ? c->a->nv : x->ndim;
+    if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "%s(): Expected dtype int64 for index", name);
+    if (idx->ndim != x->ndim || nd != x->ndim) return ct__failed(CT_ERR_SHAPE, "%s(): Index tensor must have the same number of dimensions as input tensor", name);
+    int d = ct__dim(name, (int)c->a->i[0], nd);
+    if (d < 0) return -1;
+    for (int q = 0; q < nd; q++) {
+        int64_t full = scatter ? c->a->v[q] : x->shape[q];
+        if (q != d && idx->shape[q] != full) return ct__failed(CT_ERR_SHAPE, "%s(): Size does not match at dimension %d", name, q);
+        if (scatter && x->shape[q] != idx->shape[q]) return ct__failed(CT_ERR_SHAPE, "%s(): index and src shapes differ at dimension %d", name, q);
+    }
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = nd;
+    for (int q = 0; q < nd; q++) o->shape[q] = scatter ? c->a->v[q] : idx->shape[q];
+    c->nout = 1;
+    return 0;
+}
+static int ct__k_rgather(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int scatter = c->op == CT__OP_RSCATTER_ADD, nd = out->ndim;
+    int d = nd ? ct__wrap_dim((int)c->a->i[0], nd) : 0;
+    ct_tensor *xc = ct__contig_ref(x), *ic = ct__contig_ref(c->in[1]);
+    int rc = 0;
+    if (!xc || !ic) { rc = -1; goto done; }
+    {
+        const int64_t *ix = (const int64_t *)ct__ptr(ic);
+        int64_t O = 1, Ki = nd ? ic->shape[d] : 1, NI = 1, Kx = nd ? (scatter ? out->shape[d] : x->shape[d]) : 1;
+        for (int q = 0; q < d; q++) O *= ic->shape[q];
+        for (int q = d + 1; q < nd; q++) NI *= ic->shape[q];
+        size_t es = ct__dt[x->dtype].size;
+        const char *src = ct__ptr(xc);
+        char *dst = ct__ptr(out);
+        if (scatter) ct__fill_raw(out, 0.0);
+        for (int64_t o = 0; o < O && !rc; o++)
+            for (int64_t k = 0; k < Ki && !rc; k++)
+                for (int64_t i = 0; i < NI; i++) {
+                    int64_t p = (o * Ki + k) * NI + i, j = ix[p];
+                    if (j < 0 || j >= Kx) {
+                        rc = ct__failed(CT_ERR_INDEX, "%s(): index %lld is out of bounds for dimension %d with size %lld",
+                                        ct__ops[c->op].name, (long long)j, d, (long long)Kx);
+                        break;
+                    }
+                    int64_t q = (o * Kx + j) * NI + i;
+                    if (!scatter) memcpy(dst + (size_t)p * es, src + (size_t)q * es, es);
+                    else if (x->dtype == CT_FLOAT32) ((float *)dst)[q] += ((const float *)src)[p];
+                    else if (x->dtype == CT_FLOAT64) ((double *)dst)[q] += ((const double *)src)[p];
+                    else ct__store_f64(dst + (size_t)q * es, x->dtype, ct__load_f64(dst + (size_t)q * es, x->dtype) + ct__load_f64(src + (size_t)p * es, x->dtype));
+                }
+    }
+done:
+    if (xc) ct__decref(xc);
+    if (ic) ct__decref(ic);
+    return rc;
+}
+static ct_tensor *ct__rgather(const ct_tensor *x, int dim, const ct_tensor *idx) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    return ct__op2(CT__OP_RGATHER, x, idx, &a);
+}
+static ct_tensor *ct__rscatter_add(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.nv = ndim;
+    for (int q = 0; q < ndim; q++) a.v[q] = shape[q];
+    return ct__op2(CT__OP_RSCATTER_ADD, src, idx, &a);
+}
+/* ---- backward rules of this family (PyTorch: tools/autograd/derivatives.yaml,
+   torch/csrc/autograd/FunctionsManual.cpp), written with ctensor ops ---- */
+static int ct__bw_nansum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0);
+    if (!X) return -1;
+    uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
+    ct_tensor *g = ct_expand_n(ct__rrestore(gout[0], mask, m, n->attrs.flags & CT__RF_KEEPDIM), m->ndim, m->shape);
+    gin[0] = ct_mul(g, ct_logical_not(ct_isnan(X)));
+    return gin[0] ? 0 : -1;
+}
+/* prod_{i != k} x_i for every k of the last dim: a row with x_k replaced by 1,
+   one row per k (O(n^2), differentiable to any order) */
+static ct_tensor *ct__prod_others(ct_tensor *X) {
+    int64_t nl = X->ndim ? X->shape[X->ndim - 1] : 1;
+    ct_tensor *noteye = ct_logical_not(ct_eye(nl, nl, CT_BOOL));
+    return ct_prod_dim(ct_where_scalar(noteye, ct_unsqueeze(X, -2), 1.0), -1, 0);
+}
+/* PyTorch's prod_backward: grad * result / input without zeros; with zeros, the
+   product of the other elements (exactly differentiable when create_graph). */
+static int ct__bw_prod(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
+    if (!X || !Y) return -1;
+    if (m->ndim == 0) { gin[0] = gout[0]; return 0; }
+    uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
+    int keep = n->attrs.flags & CT__RF_KEEPDIM;
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__rmask_dims(mask, m->ndim, dims);
+    ct_tensor *g = ct__rrestore(gout[0], mask, m, keep), *y = ct__rrestore(Y, mask, m, keep);
+    ct_tensor *zero = ct_eq_scalar(X, 0.0), *nz = ct_sum(zero);
+    if (!nz) return -1;
+    if (ct_item_int(nz) == 0) {
+        gin[0] = ct_mul(g, ct_div(y, X));
+    } else if (ct_is_grad_enabled()) {
+        /* create_graph: the O(n^2) product of the others, reduced dims flattened last */
+        int64_t perm[CT_MAX_DIMS], inv[CT_MAX_DIMS], fshape[CT_MAX_DIMS], pshape[CT_MAX_DIMS];
+        int np = 0, nk = 0;
+        for (int d = 0; d < m->ndim; d++) if (!((mask >> d) & 1u)) perm[np++] = d;
+        nk = np;
+        for (int d = 0; d < m->ndim; d++) if ((mask >> d) & 1u) perm[np++] = d;
+        for (int q = 0; q < m->ndim; q++) { inv[perm[q]] = q; pshape[q] = m->shape[perm[q]]; }
+        for (int q = 0; q < nk; q++) fshape[q] = pshape[q];
+        fshape[nk] = -1;
+        ct_tensor *o = ct__prod_others(ct_reshape_n(ct_permute_n(X, m->ndim, perm), nk + 1, fshape));
+        o = ct_permute_n(ct_reshape_n(o, m->ndim, pshape), m->ndim, inv);
+        gin[0] = ct_mul(g, o);
+    } else {
+        /* zero count and product of the non-zeros per slice */
+        ct_tensor *cnt = ct_sum_dims(zero, nd, dims, 1);
+        ct_tensor *nonzero = ct_where_scalar(ct_logical_not(zero), X, 1.0);
+        ct_tensor *pnz = ct_prod_dtype(nonzero, nd, dims, 1, X->dtype);
+        ct_tensor *one_zero = ct_where_scalar(ct_logical_and(zero, ct_eq_scalar(cnt, 1.0)), ct_mul(g, pnz), 0.0);
+        gin[0] = ct_where(ct_eq_scalar(cnt, 0.0), ct_mul(g, ct_div(y, X)), one_zero);
+    }
+    return gin[0] ? 0 : -1;
+}
+/* var_backward: (2 / (N - correction)) * grad * (x - mean); std: grad / (2 std) first.
+   var_mean / std_mean add the mean's gradient. */
+static int ct__bw_var(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0);
+    if (!X) return -1;
+    int op = n->op, keep = n->attrs.flags & CT__RF_KEEPDIM;
+    uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__rmask_dims(mask, m->ndim, dims);
+    int64_t cnt = ct__rcount(mask, m);
+    ct_tensor *g = gout[0];
+    if (op == CT__OP_STD || op == CT__OP_STD_MEAN) {
+        ct_tensor *Y = CT__SV_OUT(n, 0);
+        if (!Y) return -1;
+        g = ct_masked_fill(ct_div(g, ct_mul_scalar(Y, 2.0)), ct_eq_scalar(Y, 0.0), 0.0);
+    }
+    g = ct__rrestore(g, mask, m, keep);
+    ct_tensor *centered = ct_sub(X, nd ? ct_mean_dims(X, nd, dims, 1) : ct_mean(X));
+    ct_tensor *r = ct_mul(ct_mul_scalar(g, 2.0 / ((double)cnt - n->attrs.s[0])), centered);
+    if (n->nout == 2 && gout[1])
+        r = ct_add(r, ct_div_scalar(ct_expand_n(ct__rrestore(gout[1], mask, m, keep), m->ndim, m->shape), (double)cnt));
+    gin[0] = r;
+    return r ? 0 : -1;
+}
+/* amax/amin: the gradient split evenly among the elements equal to the result
+   (PyTorch's scale_grad_by_count) */
+static int ct__bw_amax(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
+    if (!X || !Y) return -1;
+    int keep = n->attrs.flags & CT__RF_KEEPDIM;
+    uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__rmask_dims(mask, m->ndim, dims);
+    ct_tensor *eq = ct_eq(ct__rrestore(Y, mask, m, keep), X);
+    ct_tensor *cnt = nd ? ct_sum_dims(eq, nd, dims, 1) : ct_sum(eq);
+    gin[0] = ct_mul(ct_div(ct__rrestore(gout[0], mask, m, keep), cnt), eq);
+    return gin[0] ? 0 : -1;
+}
+/* max(), min(), median(): PyTorch's evenly_distribute_backward */
+static int ct__bw_evenly(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
+    if (!X || !Y) return -1;
+    double y = ct_item(Y);
+    ct_tensor *mask = y != y ? ct_isnan(X) : ct_eq(X, Y);
+    gin[0] = ct_mul(ct_div(gout[0], ct_sum(mask)), mask);
+    return gin[0] ? 0 : -1;
+}
+/* ops that select one element per output: the gradient goes to the saved index */
+static int ct__bw_valsel(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *idx = CT__SV_OUT(n, 1), *g = gout[0];
+    if (!idx) return -1;
+    if (m->ndim == 0) {
+        gin[0] = ct_reshape_n(ct_contiguous(g), 0, NULL);
+        return gin[0] ? 0 : -1;
+    }
+    int d = ct__wrap_dim((int)n->attrs.i[0], m->ndim);
+    int keep = n->op == CT__OP_SORT || n->op == CT__OP_TOPK || (n->attrs.flags & CT__RF_KEEPDIM);
+    if (!keep) {
+        g = ct_unsqueeze(g, d);
+        idx = ct_unsqueeze(idx, d);
+    }
+    gin[0] = ct__rscatter_add(g, d, idx, m->ndim, m->shape);
+    return gin[0] ? 0 : -1;
+}
+/* logsumexp_backward: grad * exp(x - result) */
+static int ct__bw_lse(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
+    if (!X || !Y) return -1;
+    int keep = n->attrs.flags & CT__RF_KEEPDIM;
+    uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
+    gin[0] = ct_mul(ct__rrestore(gout[0], mask, m, keep), ct_exp(ct_sub(X, ct__rrestore(Y, mask, m, keep))));
+    return gin[0] ? 0 : -1;
+}
+/* norm_backward (PyTorch 1.13), by p */
+static int ct__bw_norm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
+    if (!X || !Y) return -1;
+    int keep = n->attrs.flags & CT__RF_KEEPDIM;
+    uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
+    double p = n->attrs.s[0];
+    ct_tensor *g = ct__rrestore(gout[0], mask, m, keep), *y = ct__rrestore(Y, mask, m, keep), *r;
+    if (p == 0.0) {
+        r = ct_zeros_like(X);
+    } else if (p == 1.0) {
+        r = ct_mul(ct_sign(X), g);
+    } else if (p == 2.0) {
+        r = ct_mul(g, ct_masked_fill(ct_div(X, y), ct_eq_scalar(y, 0.0), 0.0));
+    } else if (isinf(p)) {
+        int64_t dims[CT_MAX_DIMS];
+        int nd = ct__rmask_dims(mask, m->ndim, dims);
+        ct_tensor *ax = ct_abs(X);
+        ct_tensor *sel = ct_logical_or(ct_eq(ax, y), ct_isnan(ax));
+        ct_tensor *cnt = nd ? ct_sum_dims(sel, nd, dims, 1) : ct_sum(sel);
+        r = ct_mul(ct_sign(X), ct_mul(ct_div(g, cnt), sel));
+    } else if (p < 1.0) {
+        ct_tensor *scaled = ct_mul(ct_sign(X), ct_masked_fill(ct_pow_scalar(ct_abs(X), p - 1.0), ct_eq_scalar(X, 0.0), 0.0));
+        r = ct_mul(ct_mul(scaled, g), ct_pow_scalar(y, 1.0 - p));
+    } else {
+        ct_tensor *scaled = p < 2.0 ? ct_mul(ct_sign(X), ct_pow_scalar(ct_abs(X), p - 1.0)) : ct_mul(X, ct_pow_scalar(ct_abs(X), p - 2.0));
+        ct_tensor *sv = ct_masked_fill(ct_div(g, ct_pow_scalar(y, p - 1.0)), ct_eq_scalar(y, 0.0), 0.0);
+        r = ct_mul(scaled, sv);
+    }
+    gin[0] = r;
+    return r ? 0 : -1;
+}
+static int ct__bw_softmax(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *Y = CT__SV_OUT(n, 0);
+    if (!Y) return -1;
+    int op = n->op == CT__OP_SOFTMAX ? CT__OP_SOFTMAX_BACKWARD : CT__OP_LOG_SOFTMAX_BACKWARD;
+    gin[0] = ct__softmax_bw_call(op, gout[0], Y, n->attrs.i[0]);
+    return gin[0] ? 0 : -1;
+}
+/* the backward ops' own backward (PyTorch's softmax_double_backward and the
+   _log_softmax_backward_data entries of derivatives.yaml) */
+static int ct__bw_softmax_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *go = CT__SV_IN(n, 0), *y = CT__SV_IN(n, 1), *gg = gout[0];
+    if (!go || !y) return -1;
+    int dim = (int)n->attrs.i[0];
+    if (n->op == CT__OP_SOFTMAX_BACKWARD) {
+        if (CT__RNEEDS(n, 0) && !(gin[0] = ct__softmax_bw_call(CT__OP_SOFTMAX_BACKWARD, gg, y, dim))) return -1;
+        if (CT__RNEEDS(n, 1)) {
+            ct_tensor *a = ct_mul(go, gg);
+            ct_tensor *b = ct_mul(ct_sum_dim(ct_mul(y, go), dim, 1), gg);
+            ct_tensor *c = ct_mul(go, ct_sum_dim(ct_mul(y, gg), dim, 1));
+            if (!(gin[1] = ct_sub(ct_sub(a, b), c))) return -1;
+        }
+    } else {
+        ct_tensor *ey = ct_exp(y);
+        if (CT__RNEEDS(n, 0) && !(gin[0] = ct_sub(gg, ct_sum_dim(ct_mul(gg, ey), dim, 1)))) return -1;
+        if (CT__RNEEDS(n, 1) && !(gin[1] = ct_neg(ct_mul(ct_mul(gg, ey), ct_sum_dim(go, dim, 1))))) return -1;
+    }
+    return 0;
+}
+/* cumsum_backward: the cumsum of the gradient from the other end */
+static int ct__bw_cumsum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    int rev = (n->attrs.flags & CT__RF_REVERSE) != 0;
+    ct_tensor *g = gout[0]->dtype != n->in_meta[0].dtype ? ct_to(gout[0], n->in_meta[0].dtype) : gout[0];  /* dtype=: as PyTorch */
+    gin[0] = ct__scan_call(CT__OP_CUMSUM, g, n->attrs.i[0], 0, CT_FLOAT32, !rev, NULL);
+    return gin[0] ? 0 : -1;
+}
+/* cumprod_backward: sum_{j >= k} grad_j * output_j / x_k without zeros; with
+   zeros as PyTorch: an O(n) formula, or O(n^2) and exact to any order under
+   create_graph. Reverse scans are internal (no recorded reverse cumprod). */
+static int ct__bw_cumprod(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0), *g = gout[0];
+    if (!X || !Y) return -1;
+    if (g->dtype != m->dtype && !(g = ct_to(g, m->dtype))) return -1;  /* dtype=: as PyTorch */
+    int d = m->ndim ? ct__wrap_dim((int)n->attrs.i[0], m->ndim) : 0;
+    if (m->ndim == 0 || m->shape[d] <= 1) { gin[0] = g; return 0; }
+    ct_tensor *zero = ct_eq_scalar(X, 0.0), *nz = ct_sum(zero);
+    if (!nz) return -1;
+    if (ct_item_int(nz) == 0) {
+        gin[0] = ct_div(ct__scan_call(CT__OP_CUMSUM, ct_mul(Y, g), d, 0, CT_FLOAT32, 1, NULL), X);
+    } else if (ct_is_grad_enabled()) {
+        int64_t nl = m->shape[d];
+        ct_tensor *Xt = ct_transpose(X, d, -1), *Gt = ct_transpose(g, d, -1);
+        ct_tensor *noteye = ct_logical_not(ct_eye(nl, nl, CT_BOOL));
+        ct_tensor *C = ct_cumprod(ct_where_scalar(noteye, ct_unsqueeze(Xt, -2), 1.0), -1);   /* [..., k, j] */
+        ct_tensor *ar = ct_arange(0, (double)nl, 1, CT_INT64);
+        ct_tensor *upper = ct_ge(ct_reshape(ar, 1, nl), ct_reshape(ar, nl, 1));                /* j >= k */
+        ct_tensor *s = ct_sum_dim(ct_mul(ct_mul(C, ct_unsqueeze(Gt, -2)), upper), -1, 0);
+        gin[0] = ct_transpose(s, d, -1);
+    } else {
+        ct_tensor *cz = ct_cumsum(zero, d);
+        ct_tensor *before = ct_eq_scalar(cz, 0.0), *first = ct_logical_and(zero, ct_eq_scalar(cz, 1.0));
+        ct_tensor *part1 = ct_div(ct__scan_call(CT__OP_CUMSUM, ct_mul(Y, g), d, 0, CT_FLOAT32, 1, NULL), ct_where_scalar(before, X, 1.0));
+        ct_tensor *y1 = ct_cumprod(ct_where_scalar(ct_logical_not(first), X, 1.0), d);
+        ct_tensor *part2 = ct__scan_call(CT__OP_CUMSUM, ct_mul(g, y1), d, 0, CT_FLOAT32, 1, NULL);
+        gin[0] = ct_where(before, part1, ct_where_scalar(first, part2, 0.0));
+    }
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_cumext(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__tmeta *m = &n->in_meta[0];
+    ct_tensor *idx = CT__SV_OUT(n, 1);
+    if (!idx) return -1;
+    if (m->ndim == 0) { gin[0] = gout[0]; return 0; }
+    gin[0] = ct__rscatter_add(gout[0], ct__wrap_dim((int)n->attrs.i[0], m->ndim), idx, m->ndim, m->shape);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_rgather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *idx = CT__SV_IN(n, 1);
+    if (!idx) return -1;
+    ct__tmeta *m = &n->in_meta[0];
+    int d = (int)n->attrs.i[0];
+    if (n->op == CT__OP_RGATHER) gin[0] = ct__rscatter_add(gout[0], d, idx, m->ndim, m->shape);
+    else gin[0] = ct__rgather(gout[0], d, idx);
+    return gin[0] ? 0 : -1;
+}
 
 /* ============================================================================
    Indexing and joining
