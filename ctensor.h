@@ -5723,6 +5723,7 @@ static void ct__ix_out_self(ct__call *c) {
 /* A header-only view for kernels (no references taken; never released). */
 static ct_tensor ct__ix_view(const ct_tensor *x, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
     ct_tensor v = *x;
+    v.flags &= ~CT__F_CONTIG;
     v.ndim = ndim;
     for (int d = 0; d < ndim; d++) { v.shape[d] = shape[d]; v.strides[d] = strides[d]; }
     v.offset = offset;
@@ -5993,6 +5994,7 @@ static int ct__sc_run(ct_tensor *out, int dim, const ct_tensor *idxv, const ct_t
     a.v[4] = go.sh[dim];
     a.v[5] = wrap;
     a.v[6] = idxv->dtype == CT_INT32;
+    a.v[7] = 0;
     if (fill) memcpy(&a.v[7], fill, es);
     a.s[1] = alpha;
     a.kerr = &e->flag;
@@ -6100,6 +6102,7 @@ static int ct__k_index_select(ct__call *c) {
         ct__attrs_init(&a);
         a.v[0] = x->strides[dim] * (int64_t)es;
         a.v[1] = size;
+        a.v[2] = 0;
         a.v[3] = idx->dtype == CT_INT32;
         a.kerr = &e.flag;
         ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
@@ -6147,6 +6150,8 @@ static int ct__k_gather(ct__call *c) {
     ct__ixerr e = {0, 0};
     a.v[0] = gx.st[dim] * (int64_t)es;
     a.v[1] = gx.sh[dim];
+    a.v[2] = 0;
+    a.v[3] = 0;
     a.kerr = &e.flag;
     ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
     if (e.flag)
@@ -6451,6 +6456,7 @@ static int ct__k_take(ct__call *c) {
     a.v[0] = (int64_t)es;
     a.v[1] = numel;
     a.v[2] = 1;
+    a.v[3] = 0;
     a.kerr = &e.flag;
     ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
     ct__decref(xc);
@@ -7860,7 +7866,7 @@ static ct_tensor *ct__index_call(ct_tensor *x, int n, ct_tensor *const *indices,
         a.i[1] = (int64_t)mask;
         a.i[2] = accumulate ? 1 : 0;
         in[0] = x;
-        in[1] = (ct_tensor *)values;
+        if (put) in[1] = (ct_tensor *)values;
         r = inplace ? ct__call1_(put ? CT__OP_INDEX_PUT : CT__OP_INDEX, first + k, in, &a)
                     : ct__call1(put ? CT__OP_INDEX_PUT : CT__OP_INDEX, first + k, in, &a);
     }
