@@ -7308,8 +7308,10 @@ static int ct__meta_pad(ct__call *c) {
     ct__ix_out(c, x->dtype, nd, shape);
     return 0;
 }
-/* source index of output position o along a padded dim of size s with left pad l */
-CT__INLINE int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t s) {
+/* source index of output position o along a padded dim of size s with pads l, r.
+   circular wraps around the input as cropped by negative pads (PyTorch's
+   _pad_circular fills the borders from the already copied middle). */
+CT__INLINE int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_t s) {
     int64_t i = o - l;
     if (mode == 0) {
         if (i < 0) i = -i;
@@ -7317,7 +7319,9 @@ CT__INLINE int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t s) {
         return i;
     }
     if (mode == 1) return i < 0 ? 0 : i >= s ? s - 1 : i;
-    return ((i % s) + s) % s;
+    int64_t lo = l < 0 ? -l : 0, m = s - lo - (r < 0 ? -r : 0);
+    i = o - (l > 0 ? l : 0);
+    return lo + ((i % m) + m) % m;
 }
 /* geometry shared by the pad kernel and its backward: k padded dims (outermost first),
    input sizes in[], output sizes on[], maps[j][o] -> input index, batch = leading dims */
@@ -7341,7 +7345,7 @@ static int ct__padgeo_init(ct__padgeo *g, int mode, int nd, const int64_t *xshap
     int64_t *q = g->buf;
     for (int p = 0; p < g->k; p++) {
         g->map[p] = q;
-        for (int64_t o = 0; o < g->on[p]; o++) q[o] = ct__pad_src(mode, o, g->l[p], g->in[p]);
+        for (int64_t o = 0; o < g->on[p]; o++) q[o] = ct__pad_src(mode, o, g->l[p], g->on[p] - g->in[p] - g->l[p], g->in[p]);
         q += g->on[p];
     }
     return 0;
