@@ -7465,68 +7465,68 @@ static int ct__k_pad_backward(ct__call *c) {
 }
 
 /* ---- backward rules (PyTorch: derivatives.yaml), written with ctensor ops ---- */
-#define CT__IX_BW_IDX ct_tensor *I = CT__SV_IN(n, 1); if (!I) return -1;
+#define CT__IX_BW_IDX ct_tensor *Ix = CT__SV_IN(n, 1); if (!Ix) return -1;
 static int ct__bw_index_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], I, gout[0], 1.0)))
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0], 1.0)))
         return -1;
     return 0;
 }
 static int ct__bw_gather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], I, gout[0])))
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0])))
         return -1;
     return 0;
 }
 static int ct__bw_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     int dim = (int)n->attrs.i[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_value(gout[0], dim, I, 0.0))) return -1;
-    if (n->nin > 2 && CT__IX_NEEDS(n, 2) && !(gin[2] = ct_gather(gout[0], dim, I))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_value(gout[0], dim, Ix, 0.0))) return -1;
+    if (n->nin > 2 && CT__IX_NEEDS(n, 2) && !(gin[2] = ct_gather(gout[0], dim, Ix))) return -1;
     return 0;
 }
 static int ct__bw_scatter_add(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     if (CT__IX_NEEDS(n, 0)) gin[0] = gout[0];
-    if (CT__IX_NEEDS(n, 2) && !(gin[2] = ct_gather(gout[0], (int)n->attrs.i[0], I))) return -1;
+    if (CT__IX_NEEDS(n, 2) && !(gin[2] = ct_gather(gout[0], (int)n->attrs.i[0], Ix))) return -1;
     return 0;
 }
 /* PyTorch: scatter_reduce_backward (FunctionsManual.cpp) */
 static int ct__bw_scatter_reduce(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    ct_tensor *S = CT__SV_IN(n, 0), *I = CT__SV_IN(n, 1), *Src = CT__SV_IN(n, 2), *R = CT__SV_OUT(n, 0), *g = gout[0];
-    if (!S || !I || !Src || !R) return -1;
+    ct_tensor *S = CT__SV_IN(n, 0), *Ix = CT__SV_IN(n, 1), *Src = CT__SV_IN(n, 2), *R = CT__SV_OUT(n, 0), *g = gout[0];
+    if (!S || !Ix || !Src || !R) return -1;
     int dim = (int)n->attrs.i[0], mode = n->attrs.mode, include_self = n->attrs.flags & 1;
     ct_dtype dt = g->dtype;
     ct_tensor *gs = NULL, *gsrc = NULL;
     if (mode == 0) {
         gs = g;
-        gsrc = ct_gather(g, dim, I);
+        gsrc = ct_gather(g, dim, Ix);
     } else if (mode == 1) {
         ct_tensor *ms = ct_masked_fill(S, ct_eq_scalar(S, 0.0), 1.0);
-        gs = ct_div(ct_mul(g, ct_scatter_reduce(ms, dim, I, Src, "prod", include_self)), ms);
+        gs = ct_div(ct_mul(g, ct_scatter_reduce(ms, dim, Ix, Src, "prod", include_self)), ms);
         ct_tensor *src_zero = ct_eq_scalar(Src, 0.0);
-        ct_tensor *nz = ct_gather(ct_scatter_add(ct_zeros_like(S), dim, I, ct_to(src_zero, dt)), dim, I);
+        ct_tensor *nz = ct_gather(ct_scatter_add(ct_zeros_like(S), dim, Ix, ct_to(src_zero, dt)), dim, Ix);
         ct_tensor *single = ct_logical_and(src_zero, ct_eq_scalar(nz, 1.0));
-        ct_tensor *msr = ct_scatter_reduce(S, dim, I, ct_masked_fill(Src, single, 1.0), "prod", include_self);
-        gsrc = ct_where(single, ct_gather(ct_mul(g, msr), dim, I), ct_div(ct_gather(ct_mul(g, R), dim, I), ct_masked_fill(Src, src_zero, 1.0)));
+        ct_tensor *msr = ct_scatter_reduce(S, dim, Ix, ct_masked_fill(Src, single, 1.0), "prod", include_self);
+        gsrc = ct_where(single, ct_gather(ct_mul(g, msr), dim, Ix), ct_div(ct_gather(ct_mul(g, R), dim, Ix), ct_masked_fill(Src, src_zero, 1.0)));
     } else if (mode == 2) {
         ct_tensor *N = include_self ? ct_ones_like(g) : ct_zeros_like(g);
-        N = ct_scatter_add(N, dim, I, ct_ones_like(Src));
+        N = ct_scatter_add(N, dim, Ix, ct_ones_like(Src));
         N = ct_masked_fill(N, ct_eq_scalar(N, 0.0), 1.0);
         gs = ct_div(g, N);
-        gsrc = ct_div(ct_gather(g, dim, I), ct_gather(N, dim, I));
+        gsrc = ct_div(ct_gather(g, dim, Ix), ct_gather(N, dim, Ix));
     } else {
         /* amax / amin: ties share the gradient evenly */
-        ct_tensor *value = ct_gather(R, dim, I);
+        ct_tensor *value = ct_gather(R, dim, Ix);
         ct_tensor *self_is = ct_eq(S, R), *src_is = ct_eq(Src, value);
-        ct_tensor *cnt = ct_scatter_add(ct_to(self_is, dt), dim, I, ct_to(src_is, dt));
+        ct_tensor *cnt = ct_scatter_add(ct_to(self_is, dt), dim, Ix, ct_to(src_is, dt));
         ct_tensor *gd = ct_div(g, cnt);
         gs = ct_mul(ct_to(self_is, dt), gd);
-        gsrc = ct_mul(ct_to(src_is, dt), ct_gather(gd, dim, I));
+        gsrc = ct_mul(ct_to(src_is, dt), ct_gather(gd, dim, Ix));
     }
-    if (gs && !include_self) gs = ct_scatter_value(gs, dim, I, 0.0);
+    if (gs && !include_self) gs = ct_scatter_value(gs, dim, Ix, 0.0);
     if (!gs || !gsrc) return -1;
     if (CT__IX_NEEDS(n, 0)) gin[0] = gs;
     if (CT__IX_NEEDS(n, 2)) gin[2] = gsrc;
@@ -7534,8 +7534,8 @@ static int ct__bw_scatter_reduce(ct__node *n, ct_tensor *const *gout, ct_tensor 
 }
 /* index_add's source gradient: index_select of the gradient, summed over the dims
    where the source slice was broadcast (PyTorch would fail there) */
-static ct_tensor *ct__index_add_src_grad(ct_tensor *g, int dim, const ct_tensor *I, const ct__tmeta *sm) {
-    ct_tensor *gs = ct_index_select(g, dim, I);
+static ct_tensor *ct__index_add_src_grad(ct_tensor *g, int dim, const ct_tensor *Ix, const ct__tmeta *sm) {
+    ct_tensor *gs = ct_index_select(g, dim, Ix);
     if (!gs) return NULL;
     int same = gs->ndim == sm->ndim;
     for (int d = 0; same && d < sm->ndim; d++) same = gs->shape[d] == sm->shape[d];
@@ -7565,7 +7565,7 @@ static int ct__bw_index_add(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     double alpha = n->attrs.s[0];
     if (CT__IX_NEEDS(n, 0)) gin[0] = gout[0];
     if (CT__IX_NEEDS(n, 2)) {
-        ct_tensor *gs = ct__index_add_src_grad(gout[0], (int)n->attrs.i[0], I, &n->in_meta[2]);
+        ct_tensor *gs = ct__index_add_src_grad(gout[0], (int)n->attrs.i[0], Ix, &n->in_meta[2]);
         if (gs && alpha != 1.0) gs = ct_mul_scalar(gs, alpha);
         if (!(gin[2] = gs)) return -1;
     }
@@ -7574,13 +7574,13 @@ static int ct__bw_index_add(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
 static int ct__bw_index_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     int dim = (int)n->attrs.i[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_fill(gout[0], dim, I, 0.0))) return -1;
-    if (CT__IX_NEEDS(n, 2) && !(gin[2] = ct_index_select(gout[0], dim, I))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_fill(gout[0], dim, Ix, 0.0))) return -1;
+    if (CT__IX_NEEDS(n, 2) && !(gin[2] = ct_index_select(gout[0], dim, Ix))) return -1;
     return 0;
 }
 static int ct__bw_index_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_fill(gout[0], (int)n->attrs.i[0], I, 0.0))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_fill(gout[0], (int)n->attrs.i[0], Ix, 0.0))) return -1;
     return 0;
 }
 /* the index list of an index / index_put node (CT_SLICE_ALL for dims not indexed) */
@@ -7644,7 +7644,7 @@ static int ct__bw_take(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     if (CT__IX_NEEDS(n, 0)) {
         int64_t numel = ct__shape_numel(m->ndim, m->shape);
-        ct_tensor *flat = ct_reshape(I, -1);
+        ct_tensor *flat = ct_reshape(Ix, -1);
         ct_tensor *r = ct_index_put(ct_zeros_n(gout[0]->dtype, 1, &numel), 1, &flat, ct_reshape(gout[0], -1), 1);
         if (!(gin[0] = ct_reshape_n(r, m->ndim, m->shape))) return -1;
     }
