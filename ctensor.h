@@ -5684,6 +5684,13 @@ CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b) {
    Index kernels are written for element sizes (1, 2, 4, 8 bytes) where they only
    move data, and per dtype where they compute (add, multiply, max, min). */
 #define CT__IX_NEEDS(n, i) ((n)->next[i].fn != NULL)
+/* Vectorize an inner loop whose iterations are independent (OpenMP SIMD: active with
+   -fopenmp or -fopenmp-simd, where gcc -O2's cost model alone would not vectorize). */
+#if defined(_OPENMP)
+#  define CT__IX_SIMD _Pragma("omp simd")
+#else
+#  define CT__IX_SIMD
+#endif
 
 /* A data-dependent index error found inside a loop; attrs.kerr points at `flag`. */
 typedef struct ct__ixerr { int flag; int64_t bad; } ct__ixerr;
@@ -5768,6 +5775,15 @@ static void ct__ix_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a, i
 #endif
     ct__iter_range(it, fn, a, 0, it->numel);
 }
+/* dst = src for one shape: a memcpy when both are contiguous and of one dtype */
+static void ct__ix_memcpy(char *dst, const char *src, size_t bytes);
+static int ct__ix_copy(ct_tensor *dst, const ct_tensor *src) {
+    if (dst->dtype == src->dtype && ct_same_shape(dst, src) && ct__is_contig(dst) && ct__is_contig(src)) {
+        ct__ix_memcpy(ct__ptr(dst), ct__ptr(src), (size_t)ct__shape_numel(dst->ndim, dst->shape) * ct__dt[dst->dtype].size);
+        return 0;
+    }
+    return ct__copy_into(dst, src);
+}
 /* memcpy that splits large copies over threads */
 static void ct__ix_memcpy(char *dst, const char *src, size_t bytes) {
 #ifdef CTENSOR_OPENMP
@@ -5783,6 +5799,22 @@ static void ct__ix_memcpy(char *dst, const char *src, size_t bytes) {
     }
 #endif
     memcpy(dst, src, bytes);
+}
+/* n copies of the element `one` (es bytes) */
+static void ct__ix_fill(char *dst, const unsigned char *one, int64_t n, size_t es) {
+#define CT__FILL_ROW(T)                                                                               \
+    {                                                                                                 \
+        T v, *d = (T *)dst;                                                                           \
+        memcpy(&v, one, sizeof(T));                                                                   \
+        for (int64_t k = 0; k < n; k++) d[k] = v;                                                     \
+    }
+    switch (es) {
+    case 1: memset(dst, one[0], (size_t)(n > 0 ? n : 0)); break;
+    case 2: CT__FILL_ROW(uint16_t) break;
+    case 4: CT__FILL_ROW(uint32_t) break;
+    default: CT__FILL_ROW(uint64_t) break;
+    }
+#undef CT__FILL_ROW
 }
 CT__INLINE void ct__elcp(char *d, const char *s, size_t es) {
     switch (es) {
@@ -5860,12 +5892,34 @@ static int64_t ct__mask_count(const ct_tensor *mask, int nd, const int64_t *shap
    stride of the indexed dim, 1 its size, 2 wrap negative indices, 3 int32 index. */
 #define CT__GATHER_LOOP(fname, T)                                                                     \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        const int64_t xs = a->v[0], size = a->v[1];                                                   \
+        const int64_t xs = a->v[0], size = a->v[1], s0 = s[0], s1 = s[1], s2 = s[2];                 \
         const int wrap = (int)a->v[2], i32 = (int)a->v[3];                                            \
+        char *const o = p[0];                                                                         \
+        const char *const x = p[1], *const ip = p[2];                                                 \
+        if (!i32) {  /* int64 indices (negative ones wrap for take) */                                \
+            const int64_t add = wrap ? size : 0;                                                      \
+            if (s0 == (int64_t)sizeof(T) && s1 == 0 && s2 == 8 && xs == (int64_t)sizeof(T)) {         \
+                T *CT_RESTRICT ov = (T *)o;                                                           \
+                const T *CT_RESTRICT xv = (const T *)x;                                               \
+                const int64_t *CT_RESTRICT iv = (const int64_t *)ip;                                  \
+                for (int64_t k = 0; k < n; k++) {                                                     \
+                    int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                              \
+                    if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, raw); return; } \
+                    ov[k] = xv[ix];                                                                   \
+                }                                                                                     \
+                return;                                                                               \
+            }                                                                                         \
+            for (int64_t k = 0; k < n; k++) {                                                         \
+                int64_t raw = *(const int64_t *)(ip + k * s2), ix = raw < 0 ? raw + add : raw;        \
+                if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, raw); return; }     \
+                *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs);                              \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
         for (int64_t k = 0; k < n; k++) {                                                             \
-            int64_t raw = ct__ixld(p[2] + k * s[2], i32), ix = raw < 0 && wrap ? raw + size : raw;    \
+            int64_t raw = ct__ixld(ip + k * s2, i32), ix = raw < 0 && wrap ? raw + size : raw;        \
             if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }                   \
-            *(T *)(p[0] + k * s[0]) = *(const T *)(p[1] + k * s[1] + ix * xs);                        \
+            *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs);                                  \
         }                                                                                             \
     }
 CT__GATHER_LOOP(ct__gather_1, uint8_t)
@@ -5876,12 +5930,20 @@ CT__GATHER_LOOP(ct__gather_8, uint64_t)
 #define CT__OFFGET_LOOP(fname, T)                                                                     \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
         (void)a;                                                                                      \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
+            memcpy(p[0], (const T *)p[1] + *(const int64_t *)p[2], (size_t)n * sizeof(T));            \
+            return;                                                                                   \
+        }                                                                                             \
         for (int64_t k = 0; k < n; k++)                                                               \
             *(T *)(p[0] + k * s[0]) = ((const T *)(p[1] + k * s[1]))[*(const int64_t *)(p[2] + k * s[2])]; \
     }
 #define CT__OFFSET_LOOP(fname, T)                                                                     \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
         (void)a;                                                                                      \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
+            memcpy((T *)p[0] + *(const int64_t *)p[2], p[1], (size_t)n * sizeof(T));                  \
+            return;                                                                                   \
+        }                                                                                             \
         for (int64_t k = 0; k < n; k++)                                                               \
             ((T *)(p[0] + k * s[0]))[*(const int64_t *)(p[2] + k * s[2])] = *(const T *)(p[1] + k * s[1]); \
     }
@@ -5906,10 +5968,19 @@ static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__lo
    threads (as PyTorch's cpu_scatter_gather_base_kernel does). */
 #define CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                                                        \
     {                                                                                                 \
-        int64_t raw = ct__ixld(p[1] + k * s[1] + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw; \
+        int64_t raw = ct__ixld(p1 + k * s1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw;   \
         if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }                       \
-        T *q = (T *)(p[0] + k * s[0] + ix * os);                                                      \
-        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p[2] + k * s[2] + j * ss)) : (C)0;                  \
+        T *q = (T *)(p0 + k * s0 + ix * os);                                                          \
+        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0;                      \
+        (void)o; (void)v;                                                                             \
+        *q = ST(EXPR);                                                                                \
+    }
+#define CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)                                                      \
+    {                                                                                                 \
+        int64_t ix = *(const int64_t *)(p1 + k * s1 + j * is);                                        \
+        if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, ix); return; }              \
+        T *q = (T *)(p0 + k * s0 + ix * os);                                                          \
+        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0;                      \
         (void)o; (void)v;                                                                             \
         *q = ST(EXPR);                                                                                \
     }
@@ -5917,16 +5988,46 @@ static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__lo
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
         const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];          \
         const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                            \
+        const int64_t es_ = (int64_t)sizeof(T), s0 = s[0], s1 = s[1], s2 = s[2];                      \
+        char *const p0 = p[0];                                                                        \
+        const char *const p1 = p[1], *const p2 = p[2];                                                \
         const C al = AL(a->s[1]);                                                                     \
         T fv;                                                                                         \
         memcpy(&fv, &a->v[7], sizeof(T));                                                             \
         (void)al; (void)fv;                                                                           \
-        if (n > 1 && (s[0] < 0 ? -s[0] : s[0]) < (os < 0 ? -os : os)) {                               \
-            for (int64_t j = 0; j < m; j++)                                                           \
-                for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                \
+        if (n > 1 && s1 == 0 && s0 == es_ && (!NEEDV || s2 == es_)) {                                 \
+            /* one index per contiguous row (index_add / index_copy / index_fill) */                  \
+            for (int64_t j = 0; j < m; j++) {                                                         \
+                int64_t raw = ct__ixld(p1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw;    \
+                if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }               \
+                T *CT_RESTRICT qr = (T *)(p0 + ix * os);                                              \
+                const T *CT_RESTRICT sr = (const T *)(p2 + j * ss);                                   \
+                (void)sr;                                                                             \
+                CT__IX_SIMD                                                                           \
+                for (int64_t k = 0; k < n; k++) {                                                     \
+                    C o = LD(qr[k]), v = NEEDV ? LD(sr[k]) : (C)0;                                    \
+                    (void)o; (void)v;                                                                 \
+                    qr[k] = ST(EXPR);                                                                 \
+                }                                                                                     \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
+        if (n > 1 && (s0 < 0 ? -s0 : s0) < (os < 0 ? -os : os)) {                                     \
+            if (!wrap && !i32) {                                                                      \
+                for (int64_t j = 0; j < m; j++)                                                       \
+                    for (int64_t k = 0; k < n; k++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)          \
+            } else {                                                                                  \
+                for (int64_t j = 0; j < m; j++)                                                       \
+                    for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)            \
+            }                                                                                         \
         } else {                                                                                      \
-            for (int64_t k = 0; k < n; k++)                                                           \
-                for (int64_t j = 0; j < m; j++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                \
+            if (!wrap && !i32) {                                                                      \
+                for (int64_t k = 0; k < n; k++)                                                       \
+                    for (int64_t j = 0; j < m; j++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)          \
+            } else {                                                                                  \
+                for (int64_t k = 0; k < n; k++)                                                       \
+                    for (int64_t j = 0; j < m; j++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)            \
+            }                                                                                         \
         }                                                                                             \
     }
 #define CT__SC_AL0(x) 0
@@ -6238,7 +6339,7 @@ static int ct__k_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
     int dim = (int)c->a->i[0], rc = 0;
     ct__ixerr e = {0, 0};
-    if (out != x && ct__copy_into(out, x)) return -1;
+    if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct_numel(idx) == 0) return 0;
     if (src && src->storage == out->storage) {   /* x.scatter_(d, i, x): read a copy */
         if (!(tmp = ct__clone_detached(src))) return -1;
@@ -6379,7 +6480,7 @@ static int ct__k_index_add(ct__call *c) {
     ct__ixerr e = {0, 0};
     ct__geo go = ct__geo_ne(out);
     int64_t n = ct_numel(idx), size = go.sh[dim];
-    if (out != x && ct__copy_into(out, x)) return -1;
+    if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct__ix_check_vec(idx, size, c->op == CT__OP_INDEX_FILL, &e)) {
         if (c->op == CT__OP_INDEX_ADD)
             return ct__failed(CT_ERR_INDEX, "index_add_(): index out of range in self (index %lld, size %lld)", (long long)e.bad, (long long)size);
@@ -6633,9 +6734,19 @@ static int ct__k_index(ct__call *c) {
 #define CT__OFFADD_LOOP(fname, T, C, LD, ST, EXPR)                                                    \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
         (void)a;                                                                                      \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
+            T *CT_RESTRICT q = (T *)p[0] + *(const int64_t *)p[2];                                    \
+            const T *CT_RESTRICT vp = (const T *)p[1];                                                \
+            CT__IX_SIMD                                                                               \
+            for (int64_t k = 0; k < n; k++) { C o = LD(q[k]), v = LD(vp[k]); q[k] = ST(EXPR); }       \
+            return;                                                                                   \
+        }                                                                                             \
+        char *const p0 = p[0];                                                                        \
+        const char *const p1 = p[1], *const p2 = p[2];                                                \
+        const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                \
         for (int64_t k = 0; k < n; k++) {                                                             \
-            T *q = (T *)(p[0] + k * s[0]) + *(const int64_t *)(p[2] + k * s[2]);                      \
-            C o = LD(*q), v = LD(*(const T *)(p[1] + k * s[1]));                                      \
+            T *q = (T *)(p0 + k * s0) + *(const int64_t *)(p2 + k * s2);                              \
+            C o = LD(*q), v = LD(*(const T *)(p1 + k * s1));                                          \
             *q = ST(EXPR);                                                                            \
         }                                                                                             \
     }
@@ -6657,7 +6768,7 @@ static int ct__k_index_put(ct__call *c) {
     uint32_t mask = (uint32_t)c->a->i[1];
     ct__ixmap m;
     ct__ixerr e = {0, 0};
-    if (out != x && ct__copy_into(out, x)) return -1;
+    if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct__index_map("index_put", out, mask, nidx, c->in + 2, &m)) return -1;
     ct_tensor *off = ct__index_offsets(out, mask, nidx, c->in + 2, &m, &e, &bad);
     if (!off) return e.flag ? ct__index_oob("index_put", out, &e, bad) : -1;
@@ -6722,11 +6833,28 @@ static int ct__k_masked_select(ct__call *c) {
     size_t es = ct__dt[x->dtype].size;
     int64_t inner = CT__CW_INNER(&w), sm = CT__CW_ST(&w, 0), sx = CT__CW_ST(&w, 1);
     char *o = ct__ptr(out);
+    int64_t cnt = ct_numel(out), k = 0;
+    /* branch-free: write every element at the next slot, advance the slot when selected */
+#define CT__MSEL_ROW(T)                                                                               \
+    {                                                                                                 \
+        T *ov = (T *)o;                                                                               \
+        for (int64_t j = 0; j < inner; j++) {                                                         \
+            T v = *(const T *)(xp + j * sx);                                                          \
+            if (CT__LIKELY(k < cnt)) ov[k] = v;                                                       \
+            k += mp[j * sm] != 0;                                                                     \
+        }                                                                                             \
+    }
     do {
-        const char *mp = w.p[0], *xp = w.p[1];
-        for (int64_t j = 0; j < inner; j++)
-            if (mp[j * sm]) { ct__elcp(o, xp + j * sx, es); o += es; }
+        const uint8_t *mp = (const uint8_t *)w.p[0];
+        const char *xp = w.p[1];
+        switch (es) {
+        case 1: CT__MSEL_ROW(uint8_t) break;
+        case 2: CT__MSEL_ROW(uint16_t) break;
+        case 4: CT__MSEL_ROW(uint32_t) break;
+        default: CT__MSEL_ROW(uint64_t) break;
+        }
     } while (ct__cw_next(&w));
+#undef CT__MSEL_ROW
     return 0;
 }
 static int ct__meta_masked_scatter(ct__call *c) {
@@ -6763,7 +6891,7 @@ static int ct__meta_masked_scatter(ct__call *c) {
 }
 static int ct__k_masked_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *out = c->out[0], *ops[2];
-    if (out != x && ct__copy_into(out, x)) return -1;
+    if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct_numel(out) == 0) return 0;
     ct_tensor *sc = src->storage == out->storage ? ct__clone_detached(src) : ct__contig_ref(src);
     if (!sc) return -1;
@@ -6812,12 +6940,17 @@ static int ct__k_nonzero(ct__call *c) {
     int nd = x->ndim;
     int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0}, inner = nd ? x->shape[nd - 1] : 1;
     const uint8_t *p = (const uint8_t *)ct__ptr(t);
-    int64_t *o = (int64_t *)ct__ptr(out);
+    int64_t *o = (int64_t *)ct__ptr(out), cnt = out->shape[0], k = 0;
     for (int64_t base = 0; base < n; base += inner) {
+        if (nd == 0) { k += p[base] != 0; continue; }
+        /* branch-free: write the coordinates at the next row, advance it when nonzero */
         for (int64_t j = 0; j < inner; j++) {
-            if (!p[base + j]) continue;
-            for (int d = 0; d < nd - 1; d++) *o++ = idx[d];
-            if (nd) *o++ = j;
+            if (CT__LIKELY(k < cnt)) {
+                int64_t *row = o + k * nd;
+                for (int d = 0; d < nd - 1; d++) row[d] = idx[d];
+                row[nd - 1] = j;
+            }
+            k += p[base + j] != 0;
         }
         for (int d = nd - 2; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
     }
@@ -6969,7 +7102,49 @@ static int ct__meta_flip(ct__call *c) {
 static int ct__k_flip(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     int64_t st[CT_MAX_DIMS], off = x->offset;
+    int nd = x->ndim;
     if (ct_numel(out) == 0) return 0;
+    if (nd >= 1 && x->shape[nd - 1] >= 16 && ct__is_contig(x)) {
+        /* contiguous rows: copy each row from its mirrored source row, reversed when the
+           last dim flips */
+        uint32_t mask = 0;
+        for (int k = 0; k < c->a->nv; k++) mask |= 1u << c->a->v[k];
+        int64_t inner = x->shape[nd - 1], rows = ct_numel(x) / inner;
+        size_t es = ct__dt[x->dtype].size;
+        int rev = (mask >> (nd - 1)) & 1u;
+        const char *xp = ct__ptr(x);
+        char *op = ct__ptr(out);
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (rows * inner >= 4 * CT__GRAIN && !omp_in_parallel())
+#endif
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t rem = r, src = 0;
+            for (int d = nd - 2; d >= 0; d--) {
+                int64_t i = rem % x->shape[d];
+                rem /= x->shape[d];
+                if (mask & (1u << d)) i = x->shape[d] - 1 - i;
+                src += i * x->strides[d];
+            }
+            const char *s = xp + (size_t)src * es;
+            char *dst = op + (size_t)(r * inner) * es;
+            if (!rev) { memcpy(dst, s, (size_t)inner * es); continue; }
+#define CT__REV_ROW(T)                                                                                \
+    {                                                                                                 \
+        const T *CT_RESTRICT sv = (const T *)s + (inner - 1);                                         \
+        T *CT_RESTRICT dv = (T *)dst;                                                                 \
+        CT__IX_SIMD                                                                                   \
+        for (int64_t k = 0; k < inner; k++) dv[k] = sv[-k];                                           \
+    }
+            switch (es) {
+            case 1: CT__REV_ROW(uint8_t) break;
+            case 2: CT__REV_ROW(uint16_t) break;
+            case 4: CT__REV_ROW(uint32_t) break;
+            default: CT__REV_ROW(uint64_t) break;
+            }
+#undef CT__REV_ROW
+        }
+        return 0;
+    }
     for (int d = 0; d < x->ndim; d++) st[d] = x->strides[d];
     for (int k = 0; k < c->a->nv; k++) {
         int d = (int)c->a->v[k];
@@ -7319,6 +7494,7 @@ CT__INLINE int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_
         return i;
     }
     if (mode == 1) return i < 0 ? 0 : i >= s ? s - 1 : i;
+    if (mode == 3) return i >= 0 && i < s ? i : -1;   /* constant: -1 is padding */
     int64_t lo = l < 0 ? -l : 0, m = s - lo - (r < 0 ? -r : 0);
     i = o - (l > 0 ? l : 0);
     return lo + ((i % m) + m) % m;
@@ -7355,9 +7531,10 @@ static int ct__padgeo_init(ct__padgeo *g, int mode, int nd, const int64_t *xshap
 CT__INLINE int64_t ct__padgeo_row(const ct__padgeo *g, int64_t r) {
     int64_t off = 0, mul = g->in[g->k - 1];
     for (int p = g->k - 2; p >= 0; p--) {
-        int64_t o = r % g->on[p];
+        int64_t o = r % g->on[p], i;
         r /= g->on[p];
-        off += g->map[p][o] * mul;
+        if ((i = g->map[p][o]) < 0) return -1;   /* a padding row (constant mode) */
+        off += i * mul;
         mul *= g->in[p];
     }
     return off;
@@ -7367,6 +7544,36 @@ static int ct__k_pad(ct__call *c) {
     const ct__attrs *a = c->a;
     int nd = x->ndim, k = a->nv / 2;
     if (ct_numel(out) == 0) return 0;
+    int nonneg = k > 0;
+    for (int j = 0; j < a->nv; j++) nonneg &= a->v[j] >= 0;
+    if (c->op == CT__OP_CONSTANT_PAD && nonneg && ct_numel(x) > 0) {
+        /* rows of the output: padding rows are filled, others are fill + copy + fill */
+        ct__padgeo g;
+        if (ct__padgeo_init(&g, 3, nd, x->shape, a->v, a->nv)) return -1;
+        ct_tensor *xc = ct__contig_ref(x);
+        if (!xc) { CT_FREE(g.buf); return -1; }
+        size_t es = ct__dt[x->dtype].size;
+        unsigned char one[16];
+        memset(one, 0, sizeof one);
+        ct__store_f64(one, x->dtype, a->s[0]);
+        const char *xp = ct__ptr(xc);
+        char *op = ct__ptr(out);
+        int64_t W = g.on[k - 1], IW = g.in[k - 1], L = g.l[k - 1], rpp = g.outplane / W, rows = g.batch * rpp;
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (ct_numel(out) >= 4 * CT__GRAIN && !omp_in_parallel())
+#endif
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t b = r / rpp, src = ct__padgeo_row(&g, r - b * rpp);
+            char *dst = op + (size_t)(r * W) * es;
+            if (src < 0) { ct__ix_fill(dst, one, W, es); continue; }
+            ct__ix_fill(dst, one, L, es);
+            memcpy(dst + L * (int64_t)es, xp + (size_t)(b * g.inplane + src) * es, (size_t)IW * es);
+            ct__ix_fill(dst + (L + IW) * (int64_t)es, one, W - L - IW, es);
+        }
+        ct__decref(xc);
+        CT_FREE(g.buf);
+        return 0;
+    }
     if (c->op == CT__OP_CONSTANT_PAD) {
         int64_t ssh[CT_MAX_DIMS], soff = x->offset, doff = out->offset;
         ct__fill_raw(out, a->s[0]);

@@ -1,8 +1,8 @@
 /* bench/index.c - indexing and joining ops; twin: bench/torch/index.py.
    gcc -std=c11 -O2 -march=native -fopenmp -DCTENSOR_OPENMP -I. bench/index.c -o build/bench/index -lm */
+#include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
-#include "bench.h"
 
 static ct_tensor *A[4], *X, *IDX0, *IDX1, *G0, *G1, *SRC, *M, *IMG, *VOL, *SQ;
 static int64_t pads4[4] = {1, 1, 1, 1}, pads4b[4] = {2, 2, 2, 2}, pads6[6] = {1, 1, 1, 1, 1, 1}, rep22[2] = {2, 2}, dim1[1] = {1};

@@ -2,6 +2,7 @@
    gradgradcheck), in-place ops under autograd, memory. PyTorch parity for many more
    cases lives in tests/fixtures/index (tests/reference/cases_index.py). */
 #define CTENSOR_IMPLEMENTATION
+#include <stdlib.h>
 #include "ct_test.h"
 
 #define I64(...) ct_tensor_i64(((int64_t[]){__VA_ARGS__}), CT__NARGS(__VA_ARGS__))
@@ -590,6 +591,77 @@ TEST(test_memory_flat) {
     CHECK_EQ_INT(ct_live_bytes(), b0);
 }
 
+/* Large tensors take the threaded paths in the OpenMP build: check them against loops. */
+static double *dbl(ct_tensor *t) { return (double *)ct_data_ptr(ct_contiguous(t)); }
+TEST(test_large) {
+    enum { R = 300, C = 400 };
+    ct_tensor *x = AR(CT_FLOAT64, R, C);
+    const double *xp = dbl(x);
+    ct_tensor *idx = ct_empty(CT_INT64, R), *g = ct_empty(CT_INT64, R, C), *s = ct_empty(CT_INT64, R, C);
+    int64_t *ip = (int64_t *)ct_data_ptr(idx), *gp = (int64_t *)ct_data_ptr(g), *sp = (int64_t *)ct_data_ptr(s);
+    for (int i = 0; i < R; i++) ip[i] = (i * 7 + 3) % R;
+    for (int i = 0; i < R * C; i++) { gp[i] = (i * 13 + 5) % C; sp[i] = (i / C + i % C) % R; }
+    int bad = 0;
+    const double *r = dbl(ct_index_select(x, 0, idx));
+    for (int i = 0; i < R && !bad; i++) for (int j = 0; j < C; j++) bad |= r[i * C + j] != xp[ip[i] * C + j];
+    CHECK(!bad);
+    r = dbl(ct_gather(x, 1, g));
+    for (int i = 0; i < R * C && !bad; i++) bad |= r[i] != xp[(i / C) * C + gp[i]];
+    CHECK(!bad);
+    /* scatter_add with many duplicates per output */
+    double *e = (double *)calloc((size_t)R * C, sizeof(double));
+    for (int i = 0; i < R * C; i++) e[sp[i] * C + i % C] += xp[i];
+    r = dbl(ct_scatter_add(ct_zeros(CT_FLOAT64, R, C), 0, s, x));
+    for (int i = 0; i < R * C && !bad; i++) bad |= fabs(r[i] - e[i]) > 1e-6 * (1 + fabs(e[i]));
+    CHECK(!bad);
+    /* index_add with duplicate rows */
+    memset(e, 0, sizeof(double) * R * C);
+    ct_tensor *dup = ct_empty(CT_INT64, R);
+    for (int i = 0; i < R; i++) ((int64_t *)ct_data_ptr(dup))[i] = i % 7;
+    for (int i = 0; i < R; i++) for (int j = 0; j < C; j++) e[(i % 7) * C + j] += xp[i * C + j];
+    r = dbl(ct_index_add(ct_zeros(CT_FLOAT64, R, C), 0, dup, x, 1.0));
+    for (int i = 0; i < R * C && !bad; i++) bad |= fabs(r[i] - e[i]) > 1e-6 * (1 + fabs(e[i]));
+    CHECK(!bad);
+    r = dbl(ct_index_put(ct_zeros(CT_FLOAT64, R, C), 1, TS(dup), x, 1));
+    for (int i = 0; i < R * C && !bad; i++) bad |= fabs(r[i] - e[i]) > 1e-6 * (1 + fabs(e[i]));
+    CHECK(!bad);
+    free(e);
+    r = dbl(ct_flip(x, 2, LIST(0, 1)));
+    for (int i = 0; i < R * C && !bad; i++) bad |= r[i] != xp[R * C - 1 - i];
+    CHECK(!bad);
+    r = dbl(ct_cat(2, TS(x, ct_neg(x)), 1));
+    for (int i = 0; i < R && !bad; i++) for (int j = 0; j < 2 * C; j++) bad |= r[i * 2 * C + j] != (j < C ? xp[i * C + j] : -xp[i * C + j - C]);
+    CHECK(!bad);
+    r = dbl(ct_tril(x, 3));
+    for (int i = 0; i < R && !bad; i++) for (int j = 0; j < C; j++) bad |= r[i * C + j] != (j <= i + 3 ? xp[i * C + j] : 0);
+    CHECK(!bad);
+    r = dbl(ct_repeat(x, 2, LIST(2, 3)));
+    for (int i = 0; i < 2 * R && !bad; i++) for (int j = 0; j < 3 * C; j++) bad |= r[i * 3 * C + j] != xp[(i % R) * C + j % C];
+    CHECK(!bad);
+    r = dbl(ct_pad(ct_unsqueeze(x, 0), 4, LIST(2, 1, 1, 2), "reflect", 0));
+    for (int i = 0; i < R + 3 && !bad; i++)
+        for (int j = 0; j < C + 3; j++) {
+            int si = i - 1, sj = j - 2;
+            si = si < 0 ? -si : si >= R ? 2 * (R - 1) - si : si;
+            sj = sj < 0 ? -sj : sj >= C ? 2 * (C - 1) - sj : sj;
+            bad |= r[i * (C + 3) + j] != xp[si * C + sj];
+        }
+    CHECK(!bad);
+    r = dbl(ct_pad(x, 2, LIST(1, 1), "constant", -1));
+    for (int i = 0; i < R && !bad; i++) for (int j = 0; j < C + 2; j++) bad |= r[i * (C + 2) + j] != (j == 0 || j == C + 1 ? -1 : xp[i * C + j - 1]);
+    CHECK(!bad);
+    ct_tensor *ms = ct_masked_select(x, ct_eq_scalar(ct_remainder_scalar(x, 3.0), 0.0));
+    CHECK_EQ_INT(ct_numel(ms), R * C / 3);
+    r = dbl(ms);
+    for (int i = 0; i < R * C / 3 && !bad; i++) bad |= r[i] != 3.0 * i;
+    CHECK(!bad);
+    /* data-dependent errors raised inside threaded loops */
+    gp[R * C - 5] = C;
+    CHECK_ERR(ct_gather(x, 1, g), CT_ERR_INDEX, "index 400 is out of bounds for dimension 1 with size 400");
+    sp[R * C / 2] = -1;
+    CHECK_ERR(ct_scatter_add(x, 0, s, x), CT_ERR_INDEX, "index -1 is out of bounds for dimension 0 with size 300");
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_index_select_gather);
@@ -607,5 +679,6 @@ int main(void) {
     RUN(test_inplace);
     RUN(test_dtypes);
     RUN(test_memory_flat);
+    RUN(test_large);
     return ct_t_summary();
 }
