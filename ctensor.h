@@ -5685,8 +5685,9 @@ CTENSOR_API int ct_equal(const ct_tensor *a, const ct_tensor *b) {
    move data, and per dtype where they compute (add, multiply, max, min). */
 #define CT__IX_NEEDS(n, i) ((n)->next[i].fn != NULL)
 /* Vectorize an inner loop whose iterations are independent (OpenMP SIMD: active with
-   -fopenmp or -fopenmp-simd, where gcc -O2's cost model alone would not vectorize). */
-#if defined(_OPENMP)
+   gcc -fopenmp or -fopenmp-simd, where gcc -O2's cost model alone would not vectorize;
+   clang vectorizes these at -O2 by itself, and warns when a hinted loop cannot be). */
+#if defined(_OPENMP) && defined(__GNUC__) && !defined(__clang__)
 #  define CT__IX_SIMD _Pragma("omp simd")
 #else
 #  define CT__IX_SIMD

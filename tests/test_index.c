@@ -417,6 +417,26 @@ static ct_tensor *g_pad_mode_fn(ct_tensor *const *in, void *u) {
 static ct_tensor *g_pad_circ(ct_tensor *const *in, void *u) { (void)u; return ct_pad(ct_unsqueeze(ct_unsqueeze(in[0], 0), 0), 4, LIST(2, 1, 1, 2), "circular", 0); }
 static ct_tensor *g_pad_1d(ct_tensor *const *in, void *u) { (void)u; return ct_pad(in[0], 2, LIST(3, -1), g_pad_mode, 0); }
 
+/* in-place index ops on a view of a non-leaf: the base's history goes through CopySlices */
+static ct_tensor *g_inplace_view(ct_tensor *const *in, void *u) {
+    (void)u;
+    ct_tensor *b = ct_mul_scalar(in[0], 1.0);
+    ct_tensor *v = ct_narrow(b, 0, 1, 2);
+    ct_index_add_(v, 1, I64(3, 0, 3), in[1], 2.0);
+    ct_scatter_(ct_select(b, 0, 0), 0, I64(2, 1), ct_narrow(in[1], 0, 0, 1) ? ct_reshape(ct_narrow(in[1], 1, 0, 2), 2) : NULL);
+    ct_index_put_(ct_transpose(b, 0, 1), 2, TS(I64(0, 3), I64(2, 2)), ct_mul_scalar(ct_narrow(ct_reshape(in[1], -1), 0, 2, 2), 3.0), 1);
+    ct_masked_scatter_(ct_select(b, 1, 1), ct_tensor_bool(((uint8_t[]){1, 0, 1}), 3), ct_reshape(in[1], -1));
+    return ct_mul(b, b);
+}
+static ct_tensor *g_inplace_nonleaf(ct_tensor *const *in, void *u) {
+    (void)u;
+    /* (scatter_reduce_ saves its result: a later in-place write would be an error, as in PyTorch) */
+    ct_tensor *b = ct_mul_scalar(in[0], 2.0);
+    ct_index_copy_(b, 0, I64(2), ct_reshape(ct_narrow(ct_reshape(in[1], -1), 0, 0, 4), 1, 4));
+    ct_scatter_reduce_(b, 1, ct_reshape(I64(0, 0, 1, 1, 2, 2), 3, 2), ct_reshape(in[1], 3, 2), "amax", 1);
+    return b;
+}
+
 TEST(test_gradcheck) {
     ct_manual_seed(1);
     GC(g_index_select, 1, LEAF(3, 4));
@@ -469,6 +489,8 @@ TEST(test_gradcheck) {
     GC(g_diag, 1, LEAF(3));
     GC(g_diag_embed, 1, leaf_t(2, 3));
     GC(g_pad_const, 1, leaf_t(3, 4));
+    GC(g_inplace_view, 2, LEAF(3, 4), LEAF(2, 3));
+    GC(g_inplace_nonleaf, 2, LEAF(3, 4), LEAF(2, 3));
     static const char *modes[3] = {"reflect", "replicate", "circular"};
     for (int m = 0; m < 3; m++) {
         g_pad_mode = modes[m];
@@ -498,6 +520,7 @@ TEST(test_gradgradcheck) {
     g_pad_mode = "replicate";
     GGC(g_pad_mode_fn, 1, LEAF(3, 4));
     GGC(g_pad_const, 1, LEAF(3, 4));
+    GGC(g_inplace_view, 2, LEAF(3, 4), LEAF(2, 3));
     g_reduce = "prod";
     g_include_self = 1;
     GGC(g_scatter_reduce, 2, LEAF(3, 4), LEAF(2, 4));
@@ -547,6 +570,15 @@ TEST(test_inplace) {
     /* v: from index_put: w[0,1] + w[2,0] = 2, 5; from scatter_add src rows [v0, v1, v0] at
        (0,0), (1,0), (2,1): v0 gets w[0,0] + w[2,1] = 1 + 6, v1 gets w[1,0] = 3 */
     CHECK_VALUES(ct_grad(v), VALS(2 + 7, 5 + 3), 2, 1e-12);
+    /* scatter_reduce_ saves its result: writing it again in place breaks backward, as in PyTorch */
+    {
+        ct_tensor *xx = ct_requires_grad(F64(1, 2, 3));
+        ct_tensor *bb = ct_exp(xx);
+        ct_scatter_reduce_(bb, 0, I64(0, 0), F64(5, 1), "amax", 1);
+        ct_index_fill_(bb, 0, I64(2), 0.0);
+        CHECK(ct_backward(ct_sum(bb)) != CT_OK && strstr(ct_last_error(), "which is output 0 of ScatterReduceBackward0"));
+        ct_clear_error();
+    }
     /* saved tensors modified in place are caught */
     ct_tensor *b = ct_requires_grad(F64(1, 2, 3));
     ct_tensor *idx = I64(0, 2);
