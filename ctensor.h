@@ -6341,10 +6341,23 @@ static int64_t ct__mask_count(const ct_tensor *mask, int nd, const int64_t *shap
                 T *CT_RESTRICT ov = (T *)o;                                                           \
                 const T *CT_RESTRICT xv = (const T *)x;                                               \
                 const int64_t *CT_RESTRICT iv = (const int64_t *)ip;                                  \
+                int64_t nbad = 0;                                                                     \
+                /* check the row first, then gather it without branches */                           \
+                CT__IX_SIMD                                                                           \
                 for (int64_t k = 0; k < n; k++) {                                                     \
                     int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                              \
-                    if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, raw); return; } \
-                    ov[k] = xv[ix];                                                                   \
+                    nbad += (uint64_t)ix >= (uint64_t)size;                                           \
+                }                                                                                     \
+                if (CT__UNLIKELY(nbad)) {                                                             \
+                    for (int64_t k = 0; k < n; k++) {                                                 \
+                        int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                          \
+                        if ((uint64_t)ix >= (uint64_t)size) { ct__ix_bad(a, raw); return; }           \
+                    }                                                                                 \
+                }                                                                                     \
+                CT__IX_SIMD                                                                           \
+                for (int64_t k = 0; k < n; k++) {                                                     \
+                    int64_t raw = iv[k];                                                              \
+                    ov[k] = xv[raw < 0 ? raw + add : raw];                                            \
                 }                                                                                     \
                 return;                                                                               \
             }                                                                                         \
