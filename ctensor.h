@@ -9016,7 +9016,7 @@ CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
         ct_tensor *a2 = ct_reshape(a, -1, m);
         ct_tensor *r = ct_mm(a2, bb);
         if (!r) return NULL;
-        int64_t shape[CT_MAX_DIMS] = {0};
+        int64_t shape[CT_MAX_DIMS];
         for (int d = 0; d < da - 1; d++) shape[d] = a->shape[d];
         shape[da - 1] = bb->shape[1];
         r = ct_view_n(r, da, shape);
