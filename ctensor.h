@@ -559,6 +559,75 @@ CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tens
    flip/roll/repeat, tril/triu, diag, one_hot, pad
    ========================================================================== */
 /* [section: index-api] */
+/* Dimension arguments that PyTorch allows to be None (repeat_interleave) take CT_DIM_NONE. */
+#define CT_DIM_NONE (-2147483647 - 1)
+/* torch.index_select: int32 or int64 index (a vector or a scalar). */
+CTENSOR_API ct_tensor *ct_index_select(const ct_tensor *x, int dim, const ct_tensor *index);
+/* torch.gather / scatter family (int64 index with x's number of dims) */
+CTENSOR_API ct_tensor *ct_gather(const ct_tensor *x, int dim, const ct_tensor *index);
+CTENSOR_API ct_tensor *ct_scatter(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src);
+CTENSOR_API ct_tensor *ct_scatter_value(const ct_tensor *x, int dim, const ct_tensor *index, double value);
+CTENSOR_API ct_tensor *ct_scatter_add(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src);
+/* reduce: "sum", "prod", "mean", "amax" or "amin" */
+CTENSOR_API ct_tensor *ct_scatter_reduce(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src,
+                                         const char *reduce, int include_self);
+/* index_add: x[..., index[i], ...] += alpha * src[..., i, ...] (the source slice broadcasts) */
+CTENSOR_API ct_tensor *ct_index_add(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, double alpha);
+CTENSOR_API ct_tensor *ct_index_copy(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src);
+CTENSOR_API ct_tensor *ct_index_fill(const ct_tensor *x, int dim, const ct_tensor *index, double value);
+/* Advanced indexing, x[indices] and x[indices] = values (Tensor.index_put). indices[k]
+   indexes dim k (a bool/uint8 mask covers as many dims as it has); CT_SLICE_ALL
+   entries are full slices (`:`, Python's None in the index list). Index tensors are
+   int64, bool or uint8, as in PyTorch 1.13. A NULL entry is an error (a failed call). */
+#define CT_SLICE_ALL ((ct_tensor *)(uintptr_t)1)
+CTENSOR_API ct_tensor *ct_index(const ct_tensor *x, int n, ct_tensor *const *indices);
+CTENSOR_API ct_tensor *ct_index_put(const ct_tensor *x, int n, ct_tensor *const *indices, const ct_tensor *values, int accumulate);
+CTENSOR_API ct_tensor *ct_masked_select(const ct_tensor *x, const ct_tensor *mask);
+CTENSOR_API ct_tensor *ct_masked_scatter(const ct_tensor *x, const ct_tensor *mask, const ct_tensor *source);
+CTENSOR_API ct_tensor *ct_nonzero(const ct_tensor *x);                          /* int64 [count, ndim] */
+/* nonzero(as_tuple=True): one int64 vector per dim (a 0-d input counts as 1-d). Returns the
+   number of tensors, writing at most max_out of them; -1 on error. */
+CTENSOR_API int ct_nonzero_tuple(const ct_tensor *x, ct_tensor **out, int max_out);
+CTENSOR_API ct_tensor *ct_take(const ct_tensor *x, const ct_tensor *index);     /* int64 index into x.flatten() */
+/* Joining: lists of tensors as (n, ts). dtypes promote as in PyTorch. */
+CTENSOR_API ct_tensor *ct_cat(int n, ct_tensor *const *ts, int dim);
+CTENSOR_API ct_tensor *ct_stack(int n, ct_tensor *const *ts, int dim);
+/* Splitting into views: each returns the number of pieces and writes at most max_out of
+   them into out (out may be NULL with max_out 0 to ask for the count); -1 on error. */
+CTENSOR_API int ct_split(const ct_tensor *x, int64_t split_size, int dim, ct_tensor **out, int max_out);
+CTENSOR_API int ct_split_sizes(const ct_tensor *x, int nsizes, const int64_t *sizes, int dim, ct_tensor **out, int max_out);
+CTENSOR_API int ct_chunk(const ct_tensor *x, int chunks, int dim, ct_tensor **out, int max_out);
+CTENSOR_API int ct_unbind(const ct_tensor *x, int dim, ct_tensor **out, int max_out);
+/* Reordering and repeating */
+CTENSOR_API ct_tensor *ct_flip(const ct_tensor *x, int ndims, const int64_t *dims);
+/* ndims == 0: roll the flattened tensor (then nshifts must be 1) */
+CTENSOR_API ct_tensor *ct_roll(const ct_tensor *x, int nshifts, const int64_t *shifts, int ndims, const int64_t *dims);
+CTENSOR_API ct_tensor *ct_repeat(const ct_tensor *x, int n, const int64_t *repeats);  /* Tensor.repeat */
+CTENSOR_API ct_tensor *ct_tile(const ct_tensor *x, int n, const int64_t *reps);
+CTENSOR_API ct_tensor *ct_repeat_interleave(const ct_tensor *x, int64_t repeats, int dim);   /* dim may be CT_DIM_NONE */
+CTENSOR_API ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *x, const ct_tensor *repeats, int dim);
+CTENSOR_API ct_tensor *ct_repeat_interleave_index(const ct_tensor *repeats);                /* torch.repeat_interleave(repeats) */
+/* Triangles and diagonals */
+CTENSOR_API ct_tensor *ct_tril(const ct_tensor *x, int64_t diagonal);
+CTENSOR_API ct_tensor *ct_triu(const ct_tensor *x, int64_t diagonal);
+CTENSOR_API ct_tensor *ct_diag(const ct_tensor *x, int64_t diagonal);           /* 1-D -> matrix, 2-D -> vector */
+CTENSOR_API ct_tensor *ct_diag_embed(const ct_tensor *x, int64_t offset, int dim1, int dim2);  /* 0, -2, -1 */
+/* F.one_hot: int64 input; num_classes -1 infers max + 1 */
+CTENSOR_API ct_tensor *ct_one_hot(const ct_tensor *x, int64_t num_classes);
+/* F.pad: pads lists (left, right) pairs starting from the last dim; mode "constant"
+   (NULL too), "reflect", "replicate" or "circular"; value only for "constant". */
+CTENSOR_API ct_tensor *ct_pad(const ct_tensor *x, int npad, const int64_t *pads, const char *mode, double value);
+/* In-place forms: modify x (returned) and bump its version counter. */
+CTENSOR_API ct_tensor *ct_scatter_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src);
+CTENSOR_API ct_tensor *ct_scatter_value_(ct_tensor *x, int dim, const ct_tensor *index, double value);
+CTENSOR_API ct_tensor *ct_scatter_add_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src);
+CTENSOR_API ct_tensor *ct_scatter_reduce_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src,
+                                          const char *reduce, int include_self);
+CTENSOR_API ct_tensor *ct_index_add_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, double alpha);
+CTENSOR_API ct_tensor *ct_index_copy_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src);
+CTENSOR_API ct_tensor *ct_index_fill_(ct_tensor *x, int dim, const ct_tensor *index, double value);
+CTENSOR_API ct_tensor *ct_index_put_(ct_tensor *x, int n, ct_tensor *const *indices, const ct_tensor *values, int accumulate);
+CTENSOR_API ct_tensor *ct_masked_scatter_(ct_tensor *x, const ct_tensor *mask, const ct_tensor *source);
 
 /* ============================================================================
    Matrix products (PyTorch's 1-D / 2-D / batched broadcasting rules)
@@ -2367,7 +2436,38 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(RSCATTER_ADD, "scatter_add", "ScatterAddBackward0", 2, 1, 0, ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
 
 /* indexing and joining */
-#define CT__OPS_INDEX(X)
+#define CT__OPS_INDEX(X)                                                                                            \
+    X(INDEX_SELECT, "index_select", "IndexSelectBackward0", 2, 1, 0, ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
+    X(GATHER, "gather", "GatherBackward0", 2, 1, 0, ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
+    X(SCATTER, "scatter", "ScatterBackward0", 3, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
+    X(SCATTER_VALUE, "scatter", "ScatterBackward1", 2, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
+    X(SCATTER_ADD, "scatter_add", "ScatterAddBackward0", 3, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
+    X(SCATTER_REDUCE, "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0))                                          \
+    X(INDEX_ADD, "index_add", "IndexAddBackward0", 3, 1, 0, ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
+    X(INDEX_COPY, "index_copy", "IndexCopyBackward0", 3, 1, 0, ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
+    X(INDEX_FILL, "index_fill", "IndexFillBackward0", 2, 1, 0, ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
+    X(INDEX, "index", "IndexBackward0", -1, 1, 0, ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
+    X(INDEX_PUT, "index_put", "IndexPutBackward0", -1, 1, 0, ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
+    X(MASKED_SELECT, "masked_select", "MaskedSelectBackward0", 2, 1, 0, ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
+    X(MASKED_SCATTER, "masked_scatter", "MaskedScatterBackward0", 3, 1, 0, ct__meta_masked_scatter, ct__k_masked_scatter, ct__bw_masked_scatter, CT__SAVE_IN(1)) \
+    X(NONZERO, "nonzero", "", 1, 1, CT__OPF_NONDIFF, ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
+    X(TAKE, "take", "TakeBackward0", 2, 1, 0, ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1))                \
+    X(CAT, "cat", "CatBackward0", -1, 1, 0, ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
+    X(STACK, "stack", "StackBackward0", -1, 1, 0, ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
+    X(FLIP, "flip", "FlipBackward0", 1, 1, 0, ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
+    X(ROLL, "roll", "RollBackward0", 1, 1, 0, ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
+    X(REPEAT, "repeat", "RepeatBackward0", 1, 1, 0, ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
+    X(REPEAT_INTERLEAVE, "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF, ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
+    X(TRIL, "tril", "TrilBackward0", 1, 1, 0, ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(TRIU, "triu", "TriuBackward0", 1, 1, 0, ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(DIAG_EMBED, "diag_embed", "DiagEmbedBackward0", 1, 1, 0, ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
+    X(ONE_HOT, "one_hot", "", 1, 1, CT__OPF_NONDIFF, ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
+    X(CONSTANT_PAD, "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
+    X(REFLECTION_PAD, "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(REPLICATION_PAD, "replication_pad", "ReplicationPadBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(CIRCULAR_PAD, "circular_pad", "CircularPadBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(PAD_BACKWARD, "pad_backward", "PadBackwardBackward0", 1, 1, 0, ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
 
 /* matrix products */
 #define CT__OPS_BLAS(X)                                                                                            \
@@ -8332,6 +8432,2702 @@ static int ct__bw_rgather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) 
    Indexing and joining
    ========================================================================== */
 /* [section: index-impl] */
+/* ---- shared helpers -------------------------------------------------------
+   Index kernels are written for element sizes (1, 2, 4, 8 bytes) where they only
+   move data, and per dtype where they compute (add, multiply, max, min). */
+#define CT__IX_NEEDS(n, i) ((n)->next[i].fn != NULL)
+/* Vectorize an inner loop whose iterations are independent (OpenMP SIMD: active with
+   gcc -fopenmp or -fopenmp-simd, where gcc -O2's cost model alone would not vectorize;
+   clang vectorizes these at -O2 by itself, and warns when a hinted loop cannot be). */
+#if defined(_OPENMP) && defined(__GNUC__) && !defined(__clang__)
+#  define CT__IX_SIMD _Pragma("omp simd")
+#else
+#  define CT__IX_SIMD
+#endif
+
+/* A data-dependent index error found inside a loop; attrs.kerr points at `flag`. */
+typedef struct ct__ixerr { int flag; int64_t bad; } ct__ixerr;
+static void ct__ix_bad(const ct__attrs *a, int64_t ix) {
+    ct__ixerr *e = (ct__ixerr *)(void *)a->kerr;
+#ifdef CTENSOR_OPENMP
+#pragma omp critical(ct__ix_err)
+#endif
+    {
+        if (!e->flag) { e->flag = 1; e->bad = ix; }
+    }
+}
+CT__INLINE int64_t ct__ixld(const char *p, int i32) { return i32 ? (int64_t)*(const int32_t *)p : *(const int64_t *)p; }
+static int ct__ix_real(const char *op, ct_dtype dt) {
+    if ((int)dt < 0 || dt >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(dt));
+    return 0;
+}
+static void ct__ix_out(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+}
+/* output of an op that updates a copy of input 0 (or input 0 itself when in place) */
+static void ct__ix_out_self(ct__call *c) {
+    if (c->inplace) {
+        c->nout = 1;
+        c->oi[0].kind = CT__OUT_INPLACE;
+        c->oi[0].src = 0;
+    } else {
+        ct__ix_out(c, c->in[0]->dtype, c->in[0]->ndim, c->in[0]->shape);
+    }
+}
+/* A header-only view for kernels (no references taken; never released). */
+static ct_tensor ct__ix_view(const ct_tensor *x, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
+    ct_tensor v = *x;
+    v.flags &= ~CT__F_CONTIG;
+    v.ndim = ndim;
+    for (int d = 0; d < ndim; d++) { v.shape[d] = shape[d]; v.strides[d] = strides[d]; }
+    v.offset = offset;
+    return v;
+}
+/* Geometry where a 0-d tensor counts as [1] (PyTorch's ensure_nonempty_dim/size). */
+typedef struct ct__geo { int nd; int64_t sh[CT_MAX_DIMS], st[CT_MAX_DIMS]; } ct__geo;
+static ct__geo ct__geo_ne(const ct_tensor *t) {
+    ct__geo g;
+    g.nd = t->ndim ? t->ndim : 1;
+    g.sh[0] = 1;
+    g.st[0] = 1;
+    for (int d = 0; d < t->ndim; d++) { g.sh[d] = t->shape[d]; g.st[d] = t->strides[d]; }
+    return g;
+}
+/* Space-separated sizes, as PyTorch prints a std::vector in some messages. */
+static ct__shapestr ct__fmt_sizes_sp(int n, const int64_t *s) {
+    ct__shapestr r;
+    size_t k = 0;
+    r.s[0] = 0;
+    for (int i = 0; i < n && k < sizeof r.s - 32; i++) k += (size_t)snprintf(r.s + k, sizeof r.s - k, i ? " %lld" : "%lld", (long long)s[i]);
+    return r;
+}
+/* Runs an iterator; threads split it only when the work (elements touched) is large. */
+static void ct__ix_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a, int64_t work) {
+    if (it->numel == 0) return;
+#ifdef CTENSOR_OPENMP
+    if (work >= 2 * CT__GRAIN && it->numel > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+        int64_t total = it->numel;
+#pragma omp parallel
+        {
+            int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            int64_t chunk = (total + nt - 1) / nt;
+            if (total >= 64 * (int64_t)nt) chunk = (chunk + 63) & ~(int64_t)63;
+            int64_t b = (int64_t)id * chunk, e = b + chunk < total ? b + chunk : total;
+            if (b < e) ct__iter_range(it, fn, a, b, e);
+        }
+        return;
+    }
+#else
+    (void)work;
+#endif
+    ct__iter_range(it, fn, a, 0, it->numel);
+}
+/* dst = src for one shape: a memcpy when both are contiguous and of one dtype */
+static void ct__ix_memcpy(char *dst, const char *src, size_t bytes);
+static int ct__ix_copy(ct_tensor *dst, const ct_tensor *src) {
+    if (dst->dtype == src->dtype && ct_same_shape(dst, src) && ct__is_contig(dst) && ct__is_contig(src)) {
+        ct__ix_memcpy(ct__ptr(dst), ct__ptr(src), (size_t)ct__shape_numel(dst->ndim, dst->shape) * ct__dt[dst->dtype].size);
+        return 0;
+    }
+    return ct__copy_into(dst, src);
+}
+/* memcpy that splits large copies over threads */
+static void ct__ix_memcpy(char *dst, const char *src, size_t bytes) {
+#ifdef CTENSOR_OPENMP
+    if (bytes >= ((size_t)1 << 20) && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel
+        {
+            size_t nt = (size_t)omp_get_num_threads(), id = (size_t)omp_get_thread_num();
+            size_t chunk = ((bytes + nt - 1) / nt + 63) & ~(size_t)63;
+            size_t b = id * chunk;
+            if (b < bytes) memcpy(dst + b, src + b, CT__MIN(chunk, bytes - b));
+        }
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+/* n copies of the element `one` (es bytes) */
+static void ct__ix_fill(char *dst, const unsigned char *one, int64_t n, size_t es) {
+#define CT__FILL_ROW(T)                                                                               \
+    {                                                                                                 \
+        T v, *d = (T *)dst;                                                                           \
+        memcpy(&v, one, sizeof(T));                                                                   \
+        for (int64_t k = 0; k < n; k++) d[k] = v;                                                     \
+    }
+    switch (es) {
+    case 1: memset(dst, one[0], (size_t)(n > 0 ? n : 0)); break;
+    case 2: CT__FILL_ROW(uint16_t) break;
+    case 4: CT__FILL_ROW(uint32_t) break;
+    default: CT__FILL_ROW(uint64_t) break;
+    }
+#undef CT__FILL_ROW
+}
+CT__INLINE void ct__elcp(char *d, const char *s, size_t es) {
+    switch (es) {
+    case 1: *(uint8_t *)d = *(const uint8_t *)s; break;
+    case 2: *(uint16_t *)d = *(const uint16_t *)s; break;
+    case 4: *(uint32_t *)d = *(const uint32_t *)s; break;
+    default: *(uint64_t *)d = *(const uint64_t *)s; break;
+    }
+}
+/* Walks a broadcast shape in C order (PyTorch's order for masked_select, nonzero...):
+   the caller loops over the last dim, ct__cw_next steps the others. */
+typedef struct ct__cw {
+    int nd, nop;
+    int64_t shape[CT_MAX_DIMS], idx[CT_MAX_DIMS], st[CT_MAX_DIMS][4];
+    char *p[4];
+} ct__cw;
+static void ct__cw_init(ct__cw *w, int nop, ct_tensor *const *ops, int nd, const int64_t *shape) {
+    w->nd = nd;
+    w->nop = nop;
+    for (int d = 0; d < nd; d++) { w->shape[d] = shape[d]; w->idx[d] = 0; }
+    for (int k = 0; k < nop; k++) {
+        const ct_tensor *x = ops[k];
+        int64_t es = (int64_t)ct__dt[x->dtype].size;
+        w->p[k] = ct__ptr(x);
+        for (int d = 0; d < nd; d++) {
+            int xd = d - (nd - x->ndim);
+            w->st[d][k] = (xd < 0 || x->shape[xd] == 1) ? 0 : x->strides[xd] * es;
+        }
+    }
+}
+static int ct__cw_next(ct__cw *w) {
+    for (int d = w->nd - 2; d >= 0; d--) {
+        for (int k = 0; k < w->nop; k++) w->p[k] += w->st[d][k];
+        if (++w->idx[d] < w->shape[d]) return 1;
+        for (int k = 0; k < w->nop; k++) w->p[k] -= w->st[d][k] * w->shape[d];
+        w->idx[d] = 0;
+    }
+    return 0;
+}
+#define CT__CW_INNER(w) ((w)->nd ? (w)->shape[(w)->nd - 1] : 1)
+#define CT__CW_ST(w, k) ((w)->nd ? (w)->st[(w)->nd - 1][k] : 0)
+
+/* Broadcast shape of two shapes (already known to be compatible). */
+static int ct__bshape2(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out) {
+    int n = na > nb ? na : nb;
+    for (int d = 0; d < n; d++) {
+        int ia = d - (n - na), ib = d - (n - nb);
+        int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
+        out[d] = sa == 1 ? sb : sa;
+    }
+    return n;
+}
+/* Number of true elements of a bool mask broadcast to (nd, shape). */
+static int64_t ct__mask_count(const ct_tensor *mask, int nd, const int64_t *shape) {
+    if (ct__shape_numel(nd, shape) == 0 || ct__shape_numel(mask->ndim, mask->shape) == 0) return 0;
+    int64_t rep = 1, cnt = 0;
+    for (int d = 0; d < nd; d++) {
+        int md = d - (nd - mask->ndim);
+        if (md < 0 || mask->shape[md] == 1) rep *= shape[d];
+    }
+    ct__cw w;
+    ct_tensor *ops[1];
+    ops[0] = (ct_tensor *)mask;
+    ct__cw_init(&w, 1, ops, mask->ndim, mask->shape);
+    int64_t inner = CT__CW_INNER(&w), s0 = CT__CW_ST(&w, 0);
+    do {
+        const uint8_t *p = (const uint8_t *)w.p[0];
+        for (int64_t j = 0; j < inner; j++) cnt += p[j * s0] != 0;
+    } while (ct__cw_next(&w));
+    return cnt * rep;
+}
+
+/* ---- gather-style loops: out[k] = x[k + index[k] * stride] ------------------
+   p[0] out, p[1] x (stride 0 along the indexed dim), p[2] index; a->v: 0 byte
+   stride of the indexed dim, 1 its size, 2 wrap negative indices, 3 int32 index. */
+#define CT__GATHER_LOOP(fname, T)                                                                     \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        const int64_t xs = a->v[0], size = a->v[1], s0 = s[0], s1 = s[1], s2 = s[2];                 \
+        const int wrap = (int)a->v[2], i32 = (int)a->v[3];                                            \
+        char *const o = p[0];                                                                         \
+        const char *const x = p[1], *const ip = p[2];                                                 \
+        if (!i32) {  /* int64 indices (negative ones wrap for take) */                                \
+            const int64_t add = wrap ? size : 0;                                                      \
+            if (s0 == (int64_t)sizeof(T) && s1 == 0 && s2 == 8 && xs == (int64_t)sizeof(T)) {         \
+                T *CT_RESTRICT ov = (T *)o;                                                           \
+                const T *CT_RESTRICT xv = (const T *)x;                                               \
+                const int64_t *CT_RESTRICT iv = (const int64_t *)ip;                                  \
+                int64_t nbad = 0;                                                                     \
+                /* check the row first, then gather it without branches */                           \
+                CT__IX_SIMD                                                                           \
+                for (int64_t k = 0; k < n; k++) {                                                     \
+                    int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                              \
+                    nbad += (uint64_t)ix >= (uint64_t)size;                                           \
+                }                                                                                     \
+                if (CT__UNLIKELY(nbad)) {                                                             \
+                    for (int64_t k = 0; k < n; k++) {                                                 \
+                        int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                          \
+                        if ((uint64_t)ix >= (uint64_t)size) { ct__ix_bad(a, raw); return; }           \
+                    }                                                                                 \
+                }                                                                                     \
+                CT__IX_SIMD                                                                           \
+                for (int64_t k = 0; k < n; k++) {                                                     \
+                    int64_t raw = iv[k];                                                              \
+                    ov[k] = xv[raw < 0 ? raw + add : raw];                                            \
+                }                                                                                     \
+                return;                                                                               \
+            }                                                                                         \
+            for (int64_t k = 0; k < n; k++) {                                                         \
+                int64_t raw = *(const int64_t *)(ip + k * s2), ix = raw < 0 ? raw + add : raw;        \
+                if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, raw); return; }     \
+                *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs);                              \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
+        for (int64_t k = 0; k < n; k++) {                                                             \
+            int64_t raw = ct__ixld(ip + k * s2, i32), ix = raw < 0 && wrap ? raw + size : raw;        \
+            if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }                   \
+            *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs);                                  \
+        }                                                                                             \
+    }
+CT__GATHER_LOOP(ct__gather_1, uint8_t)
+CT__GATHER_LOOP(ct__gather_2, uint16_t)
+CT__GATHER_LOOP(ct__gather_4, uint32_t)
+CT__GATHER_LOOP(ct__gather_8, uint64_t)
+/* offset loops (advanced indexing): p[2] holds element offsets already checked */
+#define CT__OFFGET_LOOP(fname, T)                                                                     \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        (void)a;                                                                                      \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
+            memcpy(p[0], (const T *)p[1] + *(const int64_t *)p[2], (size_t)n * sizeof(T));            \
+            return;                                                                                   \
+        }                                                                                             \
+        for (int64_t k = 0; k < n; k++)                                                               \
+            *(T *)(p[0] + k * s[0]) = ((const T *)(p[1] + k * s[1]))[*(const int64_t *)(p[2] + k * s[2])]; \
+    }
+#define CT__OFFSET_LOOP(fname, T)                                                                     \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        (void)a;                                                                                      \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
+            memcpy((T *)p[0] + *(const int64_t *)p[2], p[1], (size_t)n * sizeof(T));                  \
+            return;                                                                                   \
+        }                                                                                             \
+        for (int64_t k = 0; k < n; k++)                                                               \
+            ((T *)(p[0] + k * s[0]))[*(const int64_t *)(p[2] + k * s[2])] = *(const T *)(p[1] + k * s[1]); \
+    }
+CT__OFFGET_LOOP(ct__offget_1, uint8_t)
+CT__OFFGET_LOOP(ct__offget_2, uint16_t)
+CT__OFFGET_LOOP(ct__offget_4, uint32_t)
+CT__OFFGET_LOOP(ct__offget_8, uint64_t)
+CT__OFFSET_LOOP(ct__offset_1, uint8_t)
+CT__OFFSET_LOOP(ct__offset_2, uint16_t)
+CT__OFFSET_LOOP(ct__offset_4, uint32_t)
+CT__OFFSET_LOOP(ct__offset_8, uint64_t)
+static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__loop_fn f4, ct__loop_fn f8) {
+    return es == 1 ? f1 : es == 2 ? f2 : es == 4 ? f4 : f8;
+}
+
+/* ---- scatter-style loops ------------------------------------------------------
+   The scattered dim is walked inside the loop: p[0] out, p[1] index, p[2] source,
+   each at the start of a row of the other dims. a->v: 0 count along the dim, 1 index
+   byte stride, 2 source byte stride, 3 out byte stride, 4 out size along the dim,
+   5 wrap negative indices, 6 int32 index, 7 bits of a fill value; a->s[1] alpha.
+   A row's writes stay in that row's output elements, so rows may run on several
+   threads (as PyTorch's cpu_scatter_gather_base_kernel does). */
+#define CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                                                        \
+    {                                                                                                 \
+        int64_t raw = ct__ixld(p1 + k * s1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw;   \
+        if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }                       \
+        T *q = (T *)(p0 + k * s0 + ix * os);                                                          \
+        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0;                      \
+        (void)o; (void)v;                                                                             \
+        *q = ST(EXPR);                                                                                \
+    }
+#define CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)                                                      \
+    {                                                                                                 \
+        int64_t ix = *(const int64_t *)(p1 + k * s1 + j * is);                                        \
+        if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, ix); return; }              \
+        T *q = (T *)(p0 + k * s0 + ix * os);                                                          \
+        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0;                      \
+        (void)o; (void)v;                                                                             \
+        *q = ST(EXPR);                                                                                \
+    }
+#define CT__SC_LOOP(fname, T, C, LD, ST, AL, NEEDV, EXPR)                                             \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];          \
+        const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                            \
+        const int64_t es_ = (int64_t)sizeof(T), s0 = s[0], s1 = s[1], s2 = s[2];                      \
+        char *const p0 = p[0];                                                                        \
+        const char *const p1 = p[1], *const p2 = p[2];                                                \
+        const C al = AL(a->s[1]);                                                                     \
+        T fv;                                                                                         \
+        memcpy(&fv, &a->v[7], sizeof(T));                                                             \
+        (void)al; (void)fv;                                                                           \
+        if (n > 1 && s1 == 0 && s0 == es_ && (!NEEDV || s2 == es_)) {                                 \
+            /* one index per contiguous row (index_add / index_copy / index_fill) */                  \
+            for (int64_t j = 0; j < m; j++) {                                                         \
+                int64_t raw = ct__ixld(p1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw;    \
+                if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }               \
+                T *CT_RESTRICT qr = (T *)(p0 + ix * os);                                              \
+                const T *CT_RESTRICT sr = (const T *)(p2 + j * ss);                                   \
+                (void)sr;                                                                             \
+                CT__IX_SIMD                                                                           \
+                for (int64_t k = 0; k < n; k++) {                                                     \
+                    C o = LD(qr[k]), v = NEEDV ? LD(sr[k]) : (C)0;                                    \
+                    (void)o; (void)v;                                                                 \
+                    qr[k] = ST(EXPR);                                                                 \
+                }                                                                                     \
+            }                                                                                         \
+            return;                                                                                   \
+        }                                                                                             \
+        if (n > 1 && (s0 < 0 ? -s0 : s0) < (os < 0 ? -os : os)) {                                     \
+            if (!wrap && !i32) {                                                                      \
+                for (int64_t j = 0; j < m; j++)                                                       \
+                    for (int64_t k = 0; k < n; k++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)          \
+            } else {                                                                                  \
+                for (int64_t j = 0; j < m; j++)                                                       \
+                    for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)            \
+            }                                                                                         \
+        } else {                                                                                      \
+            if (!wrap && !i32) {                                                                      \
+                for (int64_t k = 0; k < n; k++)                                                       \
+                    for (int64_t j = 0; j < m; j++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)          \
+            } else {                                                                                  \
+                for (int64_t k = 0; k < n; k++)                                                       \
+                    for (int64_t j = 0; j < m; j++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)            \
+            }                                                                                         \
+        }                                                                                             \
+    }
+#define CT__SC_AL0(x) 0
+#define CT__SC_ALF(x) ((float)(x))
+#define CT__SC_ALD(x) (x)
+#define CT__SC_ALI(x) ct__f2i64(x)
+#define CT__SC_ALB(x) ((int64_t)((x) != 0))
+CT__SC_LOOP(ct__sc_set_1, uint8_t, uint8_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
+CT__SC_LOOP(ct__sc_set_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
+CT__SC_LOOP(ct__sc_set_4, uint32_t, uint32_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
+CT__SC_LOOP(ct__sc_set_8, uint64_t, uint64_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
+CT__SC_LOOP(ct__sc_fill_1, uint8_t, uint8_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
+CT__SC_LOOP(ct__sc_fill_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
+CT__SC_LOOP(ct__sc_fill_4, uint32_t, uint32_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
+CT__SC_LOOP(ct__sc_fill_8, uint64_t, uint64_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
+/* reductions: one expression per dtype family (floats, ints with wrap-around, bool) */
+#define CT__SC_GEN(OPN, FX, IX, BX)                                                                   \
+    CT__SC_LOOP(ct__sc_##OPN##_f32, float, float, CT__ID, CT__ID, CT__SC_ALF, 1, FX)                  \
+    CT__SC_LOOP(ct__sc_##OPN##_f64, double, double, CT__ID, CT__ID, CT__SC_ALD, 1, FX)                \
+    CT__SC_LOOP(ct__sc_##OPN##_f16, uint16_t, float, ct__h2f, ct__f2h, CT__SC_ALF, 1, FX)             \
+    CT__SC_LOOP(ct__sc_##OPN##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, CT__SC_ALF, 1, FX)          \
+    CT__SC_LOOP(ct__sc_##OPN##_i64, int64_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
+    CT__SC_LOOP(ct__sc_##OPN##_i32, int32_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
+    CT__SC_LOOP(ct__sc_##OPN##_i16, int16_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
+    CT__SC_LOOP(ct__sc_##OPN##_i8, int8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)                \
+    CT__SC_LOOP(ct__sc_##OPN##_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)               \
+    CT__SC_LOOP(ct__sc_##OPN##_b8, uint8_t, int64_t, CT__LDB, CT__TOB, CT__SC_ALB, 1, BX)
+CT__SC_GEN(add, o + al * v, CT__IADD(o, CT__IMUL(al, v)), (o || (al && v)))
+CT__SC_GEN(mul, o * v, CT__IMUL(o, v), (o && v))
+CT__SC_GEN(max, ((v != v || v > o) ? v : o), (v > o ? v : o), (o || v))
+CT__SC_GEN(min, ((v != v || v < o) ? v : o), (v < o ? v : o), (o && v))
+#define CT__SC_TAB(OPN) {ct__sc_##OPN##_f32, ct__sc_##OPN##_f64, ct__sc_##OPN##_f16, ct__sc_##OPN##_bf16, ct__sc_##OPN##_i64, \
+                         ct__sc_##OPN##_i32, ct__sc_##OPN##_i16, ct__sc_##OPN##_i8, ct__sc_##OPN##_u8, ct__sc_##OPN##_b8}
+static const ct__loop_fn ct__sc_tab[4][10] = {CT__SC_TAB(add), CT__SC_TAB(mul), CT__SC_TAB(max), CT__SC_TAB(min)};
+enum { CT__SC_SET = -2, CT__SC_FILL = -1, CT__SC_ADD = 0, CT__SC_MUL = 1, CT__SC_MAX = 2, CT__SC_MIN = 3 };
+
+/* Scatter driver: for every position `pos` of the iteration shape (idxv's shape,
+   which includes `dim`): out[pos with dim = index[pos]] op= src[pos]. idxv and srcv
+   are views of that shape (srcv NULL for fills); out keeps its own geometry (a 0-d
+   out counts as [1]). */
+static int ct__sc_run(ct_tensor *out, int dim, const ct_tensor *idxv, const ct_tensor *srcv, int op, double alpha,
+                      const void *fill, int wrap, ct__ixerr *e) {
+    int nd = idxv->ndim;
+    ct__geo go = ct__geo_ne(out);
+    int64_t sq[CT_MAX_DIMS], ost[CT_MAX_DIMS];
+    size_t es = ct__dt[out->dtype].size;
+    for (int d = 0; d < nd; d++) { sq[d] = idxv->shape[d]; ost[d] = d == dim ? 0 : go.st[d]; }
+    sq[dim] = 1;
+    if (ct__shape_numel(nd, idxv->shape) == 0) return 0;
+    ct_tensor ov = ct__ix_view(out, nd, sq, ost, out->offset);
+    ct_tensor iv = ct__ix_view(idxv, nd, sq, idxv->strides, idxv->offset);
+    ct_tensor sv = srcv ? ct__ix_view(srcv, nd, sq, srcv->strides, srcv->offset) : iv;
+    ct_tensor *ops[3];
+    ops[0] = &ov;
+    ops[1] = &iv;
+    ops[2] = &sv;
+    ct__iter it;
+    ct__iter_init(&it, 3, ops, nd, sq);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.v[0] = idxv->shape[dim];
+    a.v[1] = idxv->strides[dim] * (int64_t)ct__dt[idxv->dtype].size;
+    a.v[2] = srcv ? srcv->strides[dim] * (int64_t)ct__dt[srcv->dtype].size : 0;
+    a.v[3] = go.st[dim] * (int64_t)es;
+    a.v[4] = go.sh[dim];
+    a.v[5] = wrap;
+    a.v[6] = idxv->dtype == CT_INT32;
+    a.v[7] = 0;
+    if (fill) memcpy(&a.v[7], fill, es);
+    a.s[1] = alpha;
+    a.kerr = &e->flag;
+    ct__loop_fn fn;
+    if (op == CT__SC_SET) fn = ct__by_size(es, ct__sc_set_1, ct__sc_set_2, ct__sc_set_4, ct__sc_set_8);
+    else if (op == CT__SC_FILL) fn = ct__by_size(es, ct__sc_fill_1, ct__sc_fill_2, ct__sc_fill_4, ct__sc_fill_8);
+    else fn = ct__sc_tab[op][out->dtype];
+    ct__ix_run(&it, fn, &a, ct__shape_numel(nd, idxv->shape));
+    return e->flag ? -1 : 0;
+}
+/* Checks every value of a vector index against [-size, size) (negative allowed when
+   `wrap`) or [0, size); returns -1 with the bad value in e. */
+static int ct__ix_check_vec(const ct_tensor *idx, int64_t size, int wrap, ct__ixerr *e) {
+    int64_t n = ct__shape_numel(idx->ndim, idx->shape);
+    int64_t st = idx->ndim ? idx->strides[0] : 0, es = (int64_t)ct__dt[idx->dtype].size;
+    const char *p = ct__ptr(idx);
+    int i32 = idx->dtype == CT_INT32;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t v = ct__ixld(p + k * st * es, i32), w = v < 0 && wrap ? v + size : v;
+        if (w < 0 || w >= size) { e->flag = 1; e->bad = v; return -1; }
+    }
+    return 0;
+}
+
+/* ---- index_select ------------------------------------------------------------
+   PyTorch: index_select_out_cpu_. out = x with dim replaced by the index's length. */
+static int ct__meta_index_select(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1];
+    if (ct__ix_real("index_select", x->dtype)) return -1;
+    if (idx->ndim > 1) return ct__failed(CT_ERR_INDEX, "index_select(): Index is supposed to be a vector");
+    if (idx->dtype != CT_INT64 && idx->dtype != CT_INT32)
+        return ct__failed(CT_ERR_DTYPE, "index_select(): Expected dtype int32 or int64 for index");
+    int dim = ct__dim("index_select", (int)c->a->i[0], x->ndim);
+    if (dim < 0) return -1;
+    int64_t n = ct_numel(idx);
+    if (x->ndim > 0 && x->shape[dim] == 0 && n > 0)
+        return ct__failed(CT_ERR_INDEX, "index_select(): self indexing axis dim should be positive");
+    ((ct__attrs *)c->a)->i[0] = dim;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
+    if (x->ndim) shape[dim] = n;
+    ct__ix_out(c, x->dtype, x->ndim, shape);
+    return 0;
+}
+static int ct__k_index_select(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
+    int dim = (int)c->a->i[0];
+    ct__geo gx = ct__geo_ne(x);
+    int64_t n = ct_numel(idx), size = gx.sh[dim];
+    ct__ixerr e = {0, 0};
+    if (ct__ix_check_vec(idx, size, 0, &e))
+        return ct__failed(CT_ERR_INDEX, "index_select(): index out of range in self (index %lld, size %lld)", (long long)e.bad, (long long)size);
+    if (ct_numel(out) == 0) return 0;
+    size_t es = ct__dt[x->dtype].size;
+    if (x->ndim == 0) { memcpy(ct__ptr(out), ct__ptr(x), es); return 0; }
+    if (ct__is_contig(x)) {
+        /* rows of the inner dims are contiguous: copy them whole */
+        int64_t outer = 1, inner = 1;
+        for (int d = 0; d < dim; d++) outer *= x->shape[d];
+        for (int d = dim + 1; d < x->ndim; d++) inner *= x->shape[d];
+        ct_tensor *ix = idx->dtype == CT_INT64 && ct__is_contig(idx) ? ct__incref(idx) : ct__convert(idx, CT_INT64);
+        if (!ix) return -1;
+        const int64_t *iv = (const int64_t *)ct__ptr(ix);
+        const char *xp = ct__ptr(x);
+        char *op = ct__ptr(out);
+        int64_t rows = outer * n;
+        size_t bytes = (size_t)inner * es;
+        if (inner == 1 && es == 4) {
+            const uint32_t *xs = (const uint32_t *)xp;
+            uint32_t *os = (uint32_t *)op;
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (rows >= 4 * CT__GRAIN && !omp_in_parallel())
+#endif
+            for (int64_t o = 0; o < outer; o++)
+                for (int64_t j = 0; j < n; j++) os[o * n + j] = xs[o * size + iv[j]];
+        } else {
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if ((int64_t)bytes * rows >= ((int64_t)1 << 20) && !omp_in_parallel())
+#endif
+            for (int64_t r = 0; r < rows; r++) {
+                int64_t o = r / n, j = r - o * n;
+                const char *src = xp + (size_t)(o * size + iv[j]) * bytes;
+                char *dst = op + (size_t)r * bytes;
+                if (bytes == es) ct__elcp(dst, src, es);
+                else memcpy(dst, src, bytes);
+            }
+        }
+        ct__decref(ix);
+        return 0;
+    }
+    /* strided input: gather element by element through the iterator */
+    {
+        int64_t xst[CT_MAX_DIMS], ist[CT_MAX_DIMS];
+        for (int d = 0; d < x->ndim; d++) { xst[d] = d == dim ? 0 : x->strides[d]; ist[d] = 0; }
+        ist[dim] = idx->ndim ? idx->strides[0] : 0;
+        ct_tensor xv = ct__ix_view(x, x->ndim, out->shape, xst, x->offset);
+        ct_tensor iv = ct__ix_view(idx, x->ndim, out->shape, ist, idx->offset);
+        ct_tensor *ops[3];
+        ops[0] = out;
+        ops[1] = &xv;
+        ops[2] = &iv;
+        ct__iter it;
+        ct__iter_init(&it, 3, ops, out->ndim, out->shape);
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.v[0] = x->strides[dim] * (int64_t)es;
+        a.v[1] = size;
+        a.v[2] = 0;
+        a.v[3] = idx->dtype == CT_INT32;
+        a.kerr = &e.flag;
+        ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
+    }
+    return 0;
+}
+
+/* ---- gather / scatter family (PyTorch: ScatterGatherChecks.h) ------------------
+   0-d tensors act as [1]. The index may be smaller than self (and src) in every dim. */
+static int ct__meta_gather(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1];
+    if (ct__ix_real("gather", x->dtype)) return -1;
+    int dim = ct__dim("gather", (int)c->a->i[0], x->ndim);
+    if (dim < 0) return -1;
+    if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "gather(): Expected dtype int64 for index");
+    ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx);
+    if (gx.nd != gi.nd) return ct__failed(CT_ERR_SHAPE, "gather: Index tensor must have the same number of dimensions as input tensor");
+    for (int d = 0; d < gx.nd; d++)
+        if (d != dim && gi.sh[d] > gx.sh[d])
+            return ct__failed(CT_ERR_SHAPE, "gather: Size does not match at dimension %d expected index %s to be smaller than self %s apart from dimension %d",
+                              d, CT__SHAPE(idx), CT__SHAPE(x), dim);
+    ((ct__attrs *)c->a)->i[0] = dim;
+    ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
+    return 0;
+}
+static int ct__k_gather(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
+    int dim = (int)c->a->i[0];
+    if (ct_numel(out) == 0) return 0;
+    ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gout = ct__geo_ne(out);
+    int64_t xst[CT_MAX_DIMS];
+    size_t es = ct__dt[x->dtype].size;
+    for (int d = 0; d < gi.nd; d++) xst[d] = d == dim ? 0 : gx.st[d];
+    ct_tensor xv = ct__ix_view(x, gi.nd, gi.sh, xst, x->offset);
+    ct_tensor iv = ct__ix_view(idx, gi.nd, gi.sh, gi.st, idx->offset);
+    ct_tensor ov = ct__ix_view(out, gi.nd, gi.sh, gout.st, out->offset);
+    ct_tensor *ops[3];
+    ops[0] = &ov;
+    ops[1] = &xv;
+    ops[2] = &iv;
+    ct__iter it;
+    ct__iter_init(&it, 3, ops, gi.nd, gi.sh);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct__ixerr e = {0, 0};
+    a.v[0] = gx.st[dim] * (int64_t)es;
+    a.v[1] = gx.sh[dim];
+    a.v[2] = 0;
+    a.v[3] = 0;
+    a.kerr = &e.flag;
+    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
+    if (e.flag)
+        return ct__failed(CT_ERR_INDEX, "gather: index %lld is out of bounds for dimension %d with size %lld", (long long)e.bad, dim, (long long)gx.sh[dim]);
+    return 0;
+}
+
+/* scatter (src or value), scatter_add, scatter_reduce: a->i[0] dim, a->s[0] value,
+   a->mode the reduction (0 sum, 1 prod, 2 mean, 3 amax, 4 amin), a->flags bit 0 include_self */
+static const char *const ct__reduce_names[5] = {"sum", "prod", "mean", "amax", "amin"};
+static int ct__meta_scatter(ct__call *c) {
+    const char *name = ct__ops[c->op].name;
+    ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL;
+    if (ct__ix_real(name, x->dtype)) return -1;
+    int dim = ct__dim(name, (int)c->a->i[0], x->ndim);
+    if (dim < 0) return -1;
+    if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected dtype int64 for index");
+    if (src && src->dtype != x->dtype) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected self.dtype to be equal to src.dtype");
+    if (c->op == CT__OP_SCATTER_REDUCE && c->a->mode == 2 && x->dtype == CT_BOOL)
+        return ct__failed(CT_ERR_DTYPE, "scatter_reduce: \"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+    ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gs = src ? ct__geo_ne(src) : gi;
+    if (gi.nd != gx.nd) return ct__failed(CT_ERR_SHAPE, "%s: Index tensor must have the same number of dimensions as self tensor", name);
+    if (src && gs.nd != gi.nd) return ct__failed(CT_ERR_SHAPE, "%s: Index tensor must have the same number of dimensions as src tensor", name);
+    if (ct_numel(idx) > 0)
+        for (int d = 0; d < gx.nd; d++) {
+            if ((d != dim && gi.sh[d] > gx.sh[d]) || (src && gi.sh[d] > gs.sh[d])) {
+                if (src)
+                    return ct__failed(CT_ERR_SHAPE, "%s: Expected index %s to be smaller than self %s apart from dimension %d and to be smaller size than src %s",
+                                      name, CT__SHAPE(idx), CT__SHAPE(x), dim, CT__SHAPE(src));
+                return ct__failed(CT_ERR_SHAPE, "%s: Expected index %s to be smaller than self %s apart from dimension %d", name, CT__SHAPE(idx),
+                                  CT__SHAPE(x), dim);
+            }
+        }
+    ((ct__attrs *)c->a)->i[0] = dim;
+    ct__ix_out_self(c);
+    return 0;
+}
+/* identity of a reduction in dtype dt, as bits (sum/mean 0, prod 1, amax lowest, amin highest) */
+static void ct__reduce_identity(ct_dtype dt, int mode, unsigned char *bits) {
+    memset(bits, 0, 8);
+    if (mode == 0 || mode == 2) return;
+    if (mode == 1) { ct__store_f64(bits, dt, 1.0); return; }
+    int hi = mode == 4;
+    if (CT__ISFLOAT(dt)) { ct__store_f64(bits, dt, hi ? INFINITY : -INFINITY); return; }
+    switch (dt) {
+    case CT_INT64: ct__store_i64(bits, dt, hi ? INT64_MAX : INT64_MIN); break;
+    case CT_INT32: ct__store_i64(bits, dt, hi ? INT32_MAX : INT32_MIN); break;
+    case CT_INT16: ct__store_i64(bits, dt, hi ? INT16_MAX : INT16_MIN); break;
+    case CT_INT8: ct__store_i64(bits, dt, hi ? INT8_MAX : INT8_MIN); break;
+    case CT_UINT8: ct__store_i64(bits, dt, hi ? 255 : 0); break;
+    default: ct__store_i64(bits, dt, hi ? 1 : 0); break;
+    }
+}
+/* out /= count (count 0 -> 1); integers divide with floor, as PyTorch's mean does */
+#define CT__DIVCNT_LOOP(fname, T, C, LD, ST, EXPR)                                                    \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        (void)a;                                                                                      \
+        for (int64_t k = 0; k < n; k++) {                                                             \
+            T *q = (T *)(p[0] + k * s[0]);                                                            \
+            int64_t cn = *(const int64_t *)(p[1] + k * s[1]);                                         \
+            C o = LD(*q);                                                                             \
+            if (cn == 0) cn = 1;                                                                      \
+            *q = ST(EXPR);                                                                            \
+        }                                                                                             \
+    }
+CT__INLINE int64_t ct__floordiv64(int64_t a, int64_t b) {
+    if (b == -1) return CT__IW(0u - (uint64_t)a);
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+CT__DIVCNT_LOOP(ct__divcnt_f32, float, float, CT__ID, CT__ID, o / (float)cn)
+CT__DIVCNT_LOOP(ct__divcnt_f64, double, double, CT__ID, CT__ID, o / (double)cn)
+CT__DIVCNT_LOOP(ct__divcnt_f16, uint16_t, float, ct__h2f, ct__f2h, o / (float)cn)
+CT__DIVCNT_LOOP(ct__divcnt_bf16, uint16_t, float, ct__bf2f, ct__f2bf, o / (float)cn)
+CT__DIVCNT_LOOP(ct__divcnt_i64, int64_t, int64_t, CT__ID, CT__ID, ct__floordiv64(o, cn))
+CT__DIVCNT_LOOP(ct__divcnt_i32, int32_t, int64_t, CT__ID, CT__ID, ct__floordiv64(o, cn))
+CT__DIVCNT_LOOP(ct__divcnt_i16, int16_t, int64_t, CT__ID, CT__ID, ct__floordiv64(o, cn))
+CT__DIVCNT_LOOP(ct__divcnt_i8, int8_t, int64_t, CT__ID, CT__ID, ct__floordiv64(o, cn))
+CT__DIVCNT_LOOP(ct__divcnt_u8, uint8_t, int64_t, CT__ID, CT__ID, ct__floordiv64(o, cn))
+static const ct__loop_fn ct__divcnt_tab[9] = {ct__divcnt_f32, ct__divcnt_f64, ct__divcnt_f16, ct__divcnt_bf16, ct__divcnt_i64,
+                                              ct__divcnt_i32, ct__divcnt_i16, ct__divcnt_i8, ct__divcnt_u8};
+static int ct__k_scatter(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
+    int dim = (int)c->a->i[0], rc = 0;
+    ct__ixerr e = {0, 0};
+    if (out != x && ct__ix_copy(out, x)) return -1;
+    if (ct_numel(idx) == 0) return 0;
+    if (src && src->storage == out->storage) {   /* x.scatter_(d, i, x): read a copy */
+        if (!(tmp = ct__clone_detached(src))) return -1;
+        src = tmp;
+    }
+    ct__geo gi = ct__geo_ne(idx), gs = src ? ct__geo_ne(src) : gi;
+    ct_tensor iv = ct__ix_view(idx, gi.nd, gi.sh, gi.st, idx->offset);
+    ct_tensor sv = src ? ct__ix_view(src, gi.nd, gi.sh, gs.st, src->offset) : iv;
+    const ct_tensor *svp = src ? &sv : NULL;
+    unsigned char bits[8];
+    switch (c->op) {
+    case CT__OP_SCATTER: rc = ct__sc_run(out, dim, &iv, svp, CT__SC_SET, 1.0, NULL, 0, &e); break;
+    case CT__OP_SCATTER_VALUE:
+        memset(bits, 0, sizeof bits);
+        ct__store_f64(bits, out->dtype, c->a->s[0]);
+        rc = ct__sc_run(out, dim, &iv, NULL, CT__SC_FILL, 1.0, bits, 0, &e);
+        break;
+    case CT__OP_SCATTER_ADD: rc = ct__sc_run(out, dim, &iv, svp, CT__SC_ADD, 1.0, NULL, 0, &e); break;
+    default: {
+        /* scatter_reduce (PyTorch: scatter_reduce_two_cpu) */
+        static const int ops[5] = {CT__SC_ADD, CT__SC_MUL, CT__SC_ADD, CT__SC_MAX, CT__SC_MIN};
+        int mode = c->a->mode, include_self = c->a->flags & 1;
+        if (!include_self) {
+            ct__reduce_identity(out->dtype, mode, bits);
+            rc = ct__sc_run(out, dim, &iv, NULL, CT__SC_FILL, 1.0, bits, 0, &e);
+        }
+        if (!rc) rc = ct__sc_run(out, dim, &iv, svp, ops[mode], 1.0, NULL, 0, &e);
+        if (!rc && mode == 2) {
+            ct_tensor *cnt = ct__alloc(CT_INT64, out->ndim, out->shape, NULL, out->device);
+            if (!cnt) { rc = -1; break; }
+            ct__fill_raw(cnt, include_self ? 1.0 : 0.0);
+            int64_t one = 1, zst[CT_MAX_DIMS];
+            ct_storage ost;
+            memset(&ost, 0, sizeof ost);
+            ost.data = &one;
+            for (int d = 0; d < gi.nd; d++) zst[d] = 0;
+            ct_tensor onev = ct__ix_view(cnt, gi.nd, gi.sh, zst, 0);
+            onev.storage = &ost;
+            rc = ct__sc_run(cnt, dim, &iv, &onev, CT__SC_ADD, 1.0, NULL, 0, &e);
+            if (!rc) {
+                ct_tensor *ops2[2];
+                ops2[0] = out;
+                ops2[1] = cnt;
+                ct__iter it;
+                ct__iter_init(&it, 2, ops2, out->ndim, out->shape);
+                ct__attrs a;
+                ct__attrs_init(&a);
+                ct__iter_run(&it, ct__divcnt_tab[out->dtype], &a);
+            }
+            ct__decref(cnt);
+        }
+    }
+    }
+    if (tmp) ct__decref(tmp);
+    if (rc && e.flag)
+        return ct__failed(CT_ERR_INDEX, "%s: index %lld is out of bounds for dimension %d with size %lld", ct__ops[c->op].name,
+                          (long long)e.bad, dim, (long long)ct__geo_ne(out).sh[dim]);
+    return rc;
+}
+
+/* ---- index_add / index_copy / index_fill -----------------------------------------
+   x[..., index[j], ...] (op)= src[..., j, ...] along dim; a->i[0] dim, a->s[0] alpha
+   (index_add) or value (index_fill). index_add's source slice broadcasts to self's
+   slice (PyTorch adds slice by slice with add_). */
+static int ct__slice_dims(const ct_tensor *t, int dim, int64_t *out) {
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (d != dim) out[n++] = t->shape[d];
+    return n;
+}
+static int ct__meta_index_add(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->op != CT__OP_INDEX_FILL ? c->in[2] : NULL;
+    const char *name = ct__ops[c->op].name;
+    if (ct__ix_real(name, x->dtype)) return -1;
+    int dim = ct__dim(name, (int)c->a->i[0], x->ndim);
+    if (dim < 0) return -1;
+    int64_t n = ct_numel(idx), xs[CT_MAX_DIMS], ss[CT_MAX_DIMS];
+    if (c->op == CT__OP_INDEX_ADD) {
+        if (idx->ndim > 1)
+            return ct__failed(CT_ERR_INDEX, "index_add_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s", idx->ndim,
+                              CT__DTNAME(idx->dtype), CT__SHAPE(idx));
+        if (idx->dtype != CT_INT64 && idx->dtype != CT_INT32)
+            return ct__failed(CT_ERR_DTYPE, "index_add_(): Expected dtype int32/int64 for index but got: %s", CT__DTNAME(idx->dtype));
+        if (src->dtype != x->dtype)
+            return ct__failed(CT_ERR_DTYPE, "index_add_(): self (%s) and source (%s) must have the same scalar type", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
+        if (!(dim == 0 || dim < src->ndim))
+            return ct__failed(CT_ERR_INDEX, "index_add_(): Indexing dim %d is out of bounds of the source tensor with dim %d", dim, src->ndim);
+        int64_t sn = src->ndim == 0 ? 1 : src->shape[dim];
+        if (n != sn)
+            return ct__failed(CT_ERR_SHAPE, "index_add_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for dim: %d", (long long)n,
+                              (long long)sn, dim);
+        int nx = x->ndim ? ct__slice_dims(x, dim, xs) : 0, ns = src->ndim ? ct__slice_dims(src, dim, ss) : 0;
+        if (ns > nx) {
+            int64_t b[CT_MAX_DIMS];
+            int nb = ct__bshape2(nx, xs, ns, ss, b);
+            return ct__failed(CT_ERR_SHAPE, "index_add_(): output with shape %s doesn't match the broadcast shape %s", ct__fmt_shape(nx, xs).s,
+                              ct__fmt_shape(nb, b).s);
+        }
+        for (int d = 0; d < ns; d++) {
+            int64_t a = xs[nx - ns + d], b = ss[d];
+            if (a != b && b != 1) {
+                if (a == 1)
+                    return ct__failed(CT_ERR_SHAPE, "index_add_(): output with shape %s doesn't match the broadcast shape", ct__fmt_shape(nx, xs).s);
+                return ct__failed(CT_ERR_SHAPE, "index_add_(): The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                                  (long long)a, (long long)b, nx - ns + d);
+            }
+        }
+    } else if (c->op == CT__OP_INDEX_COPY) {
+        if (idx->ndim >= 2) return ct__failed(CT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)", idx->ndim);
+        if (src->ndim == 0 && n != 1)
+            return ct__failed(CT_ERR_INDEX, "index_copy_(): When source is scalar, index should have one element (got %lld)", (long long)n);
+        if (src->ndim != x->ndim && src->ndim != 0 && x->ndim != 0)
+            return ct__failed(CT_ERR_INDEX, "index_copy_(): When source and destination are not scalars, their dimensionality must match. Source dimensionality (%d), destination dimensionality (%d)",
+                              src->ndim, x->ndim);
+        if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "index_copy_(): Expected a long tensor for index, but got %s", CT__DTNAME(idx->dtype));
+        if (src->dtype != x->dtype)
+            return ct__failed(CT_ERR_DTYPE, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and (source) %s",
+                              CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
+        int nx = x->ndim ? ct__slice_dims(x, dim, xs) : 0, ns = src->ndim ? ct__slice_dims(src, dim, ss) : 0, same = nx == ns;
+        for (int d = 0; same && d < nx; d++) same = xs[d] == ss[d];
+        if (!same)
+            return ct__failed(CT_ERR_SHAPE, "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: %s at dimension %d and source slice shape: %s at dimension 0.",
+                              ct__fmt_sizes_sp(nx, xs).s, dim, ct__fmt_sizes_sp(ns, ss).s);
+        if (src->ndim != 0 && n != src->shape[dim])
+            return ct__failed(CT_ERR_INDEX, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)", (long long)n,
+                              (long long)src->shape[dim]);
+    } else {
+        if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
+        if (idx->ndim > 1) return ct__failed(CT_ERR_SHAPE, "index_fill_(): Index has to be a vector/scalar");
+    }
+    ((ct__attrs *)c->a)->i[0] = dim;
+    ct__ix_out_self(c);
+    return 0;
+}
+static int ct__k_index_add(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->op != CT__OP_INDEX_FILL ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
+    int dim = (int)c->a->i[0], rc;
+    ct__ixerr e = {0, 0};
+    ct__geo go = ct__geo_ne(out);
+    int64_t n = ct_numel(idx), size = go.sh[dim];
+    if (out != x && ct__ix_copy(out, x)) return -1;
+    if (ct__ix_check_vec(idx, size, c->op == CT__OP_INDEX_FILL, &e)) {
+        if (c->op == CT__OP_INDEX_ADD)
+            return ct__failed(CT_ERR_INDEX, "index_add_(): index out of range in self (index %lld, size %lld)", (long long)e.bad, (long long)size);
+        return ct__failed(CT_ERR_INDEX, "%s_(): index %lld is out of bounds for dimension %d with size %lld", ct__ops[c->op].name,
+                          (long long)e.bad, dim, (long long)size);
+    }
+    if (n == 0 || ct_numel(out) == 0) return 0;
+    if (src && src->storage == out->storage) {
+        if (!(tmp = ct__clone_detached(src))) return -1;
+        src = tmp;
+    }
+    /* iteration shape: out's with dim -> n; the index runs along dim only */
+    int64_t ish[CT_MAX_DIMS], ist[CT_MAX_DIMS], sst[CT_MAX_DIMS];
+    for (int d = 0; d < go.nd; d++) { ish[d] = go.sh[d]; ist[d] = 0; sst[d] = 0; }
+    ish[dim] = n;
+    ist[dim] = idx->ndim ? idx->strides[0] : 0;
+    ct_tensor iv = ct__ix_view(idx, go.nd, ish, ist, idx->offset);
+    ct_tensor sv;
+    if (src) {
+        /* source dim `dim` runs with the index; its other dims align right with out's */
+        if (src->ndim > 0) {
+            int os_[CT_MAX_DIMS], no = 0, ssd[CT_MAX_DIMS], ns = 0;
+            for (int d = 0; d < go.nd; d++) if (d != dim) os_[no++] = d;
+            for (int d = 0; d < src->ndim; d++) if (d != dim) ssd[ns++] = d;
+            sst[dim] = src->strides[dim];
+            for (int k = 0; k < ns; k++) {
+                int sd = ssd[k], od = os_[no - ns + k];
+                sst[od] = src->shape[sd] == 1 ? 0 : src->strides[sd];
+            }
+        }
+        sv = ct__ix_view(src, go.nd, ish, sst, src->offset);
+    }
+    if (c->op == CT__OP_INDEX_ADD) {
+        rc = ct__sc_run(out, dim, &iv, &sv, CT__SC_ADD, c->a->s[0], NULL, 0, &e);
+    } else if (c->op == CT__OP_INDEX_COPY) {
+        rc = ct__sc_run(out, dim, &iv, &sv, CT__SC_SET, 1.0, NULL, 0, &e);
+    } else {
+        unsigned char bits[8];
+        memset(bits, 0, sizeof bits);
+        ct__store_f64(bits, out->dtype, c->a->s[0]);
+        rc = ct__sc_run(out, dim, &iv, NULL, CT__SC_FILL, 1.0, bits, 1, &e);
+    }
+    if (tmp) ct__decref(tmp);
+    return rc;
+}
+
+/* ---- take: x.flatten()[index] (negative indices count from the end) ---- */
+static int ct__meta_take(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1];
+    if (ct__ix_real("take", x->dtype)) return -1;
+    if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "take(): Expected a long tensor for index, but got %s", CT__DTNAME(idx->dtype));
+    if (ct_numel(x) == 0 && ct_numel(idx) > 0) return ct__failed(CT_ERR_INDEX, "take(): tried to take from an empty tensor");
+    ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
+    return 0;
+}
+static int ct__k_take(ct__call *c) {
+    ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
+    if (ct_numel(out) == 0) return 0;
+    ct_tensor *xc = ct__contig_ref(x);
+    if (!xc) return -1;
+    int64_t zst[CT_MAX_DIMS], numel = ct_numel(x);
+    size_t es = ct__dt[x->dtype].size;
+    for (int d = 0; d < CT_MAX_DIMS; d++) zst[d] = 0;
+    ct_tensor xv = ct__ix_view(xc, idx->ndim, idx->shape, zst, xc->offset);
+    ct_tensor *ops[3];
+    ops[0] = out;
+    ops[1] = &xv;
+    ops[2] = idx;
+    ct__iter it;
+    ct__iter_init(&it, 3, ops, idx->ndim, idx->shape);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct__ixerr e = {0, 0};
+    a.v[0] = (int64_t)es;
+    a.v[1] = numel;
+    a.v[2] = 1;
+    a.v[3] = 0;
+    a.kerr = &e.flag;
+    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
+    ct__decref(xc);
+    if (e.flag)
+        return ct__failed(CT_ERR_INDEX, "take(): out of range: tried to access index %lld on a tensor of %lld elements.", (long long)e.bad, (long long)numel);
+    return 0;
+}
+
+/* ---- advanced indexing: index (x[indices]) and index_put ---------------------------
+   Inputs: x, [values,] then one int64 tensor per indexed dim; a->i[1] is the mask of
+   indexed dims, a->i[2] accumulate. The index tensors broadcast together; their
+   shape replaces the indexed dims in place when those are adjacent, else goes first
+   (NumPy / PyTorch rules). Kernels turn the indices into element offsets once. */
+typedef struct ct__ixmap {
+    int nd, bnd;
+    int64_t shape[CT_MAX_DIMS], bshape[CT_MAX_DIMS];
+    int xdim[CT_MAX_DIMS], bdim[CT_MAX_DIMS];   /* per result dim: source dim of x or of the index shape, else -1 */
+} ct__ixmap;
+static int ct__index_map(const char *op, const ct_tensor *x, uint32_t mask, int nidx, ct_tensor *const *idx, ct__ixmap *m) {
+    /* broadcast the index shapes */
+    int bnd = 0;
+    for (int k = 0; k < nidx; k++) if (idx[k]->ndim > bnd) bnd = idx[k]->ndim;
+    for (int d = 0; d < bnd; d++) {
+        int64_t s = 1;
+        for (int k = 0; k < nidx; k++) {
+            int kd = d - (bnd - idx[k]->ndim);
+            if (kd < 0 || idx[k]->shape[kd] == 1) continue;
+            if (s != 1 && idx[k]->shape[kd] != s) {
+                char buf[600];
+                size_t n = 0;
+                buf[0] = 0;
+                for (int q = 0; q < nidx && n < sizeof buf - 220; q++)
+                    n += (size_t)snprintf(buf + n, sizeof buf - n, q ? ", %s" : "%s", CT__SHAPE(idx[q]));
+                return ct__failed(CT_ERR_INDEX, "%s: shape mismatch: indexing tensors could not be broadcast together with shapes %s", op, buf);
+            }
+            s = idx[k]->shape[kd];
+        }
+        if (s == 1)
+            for (int k = 0; k < nidx; k++) {
+                int kd = d - (bnd - idx[k]->ndim);
+                if (kd >= 0 && idx[k]->shape[kd] == 0) s = 0;
+            }
+        m->bshape[d] = s;
+    }
+    m->bnd = bnd;
+    int first = -1, last = -1, adjacent = 1, nkept = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (mask & (1u << d)) { if (first < 0) first = d; last = d; }
+        else nkept++;
+    for (int d = first; d <= last; d++) adjacent &= (mask >> d) & 1u;
+    if (nkept + bnd > CT_MAX_DIMS)
+        return ct__failed(CT_ERR_ARG, "%s: the result would have %d dimensions (the maximum is %d)", op, nkept + bnd, CT_MAX_DIMS);
+    int n = 0;
+    if (!adjacent) {
+        for (int b = 0; b < bnd; b++) { m->shape[n] = m->bshape[b]; m->xdim[n] = -1; m->bdim[n++] = b; }
+        for (int d = 0; d < x->ndim; d++)
+            if (!(mask & (1u << d))) { m->shape[n] = x->shape[d]; m->xdim[n] = d; m->bdim[n++] = -1; }
+    } else {
+        for (int d = 0; d < x->ndim; d++) {
+            if (d == first)
+                for (int b = 0; b < bnd; b++) { m->shape[n] = m->bshape[b]; m->xdim[n] = -1; m->bdim[n++] = b; }
+            if (!(mask & (1u << d))) { m->shape[n] = x->shape[d]; m->xdim[n] = d; m->bdim[n++] = -1; }
+        }
+    }
+    m->nd = n;
+    return 0;
+}
+/* Element offsets (over t's strides) of every position of the broadcast index shape. */
+static ct_tensor *ct__index_offsets(const ct_tensor *t, uint32_t mask, int nidx, ct_tensor *const *idx, const ct__ixmap *m,
+                                    ct__ixerr *e, int *bad_dim) {
+    ct_tensor *off = ct__alloc(CT_INT64, m->bnd, m->bshape, NULL, CT_CPU);
+    if (!off) return NULL;
+    int64_t total = ct__shape_numel(m->bnd, m->bshape);
+    memset(ct__ptr(off), 0, sizeof(int64_t) * (size_t)total);
+    if (total == 0) return off;
+    int k = 0;
+    for (int d = 0; d < t->ndim && k < nidx; d++) {
+        if (!(mask & (1u << d))) continue;
+        ct_tensor *ops[2];
+        ops[0] = off;
+        ops[1] = idx[k++];
+        ct__cw w;
+        ct__cw_init(&w, 2, ops, m->bnd, m->bshape);
+        int64_t inner = CT__CW_INNER(&w), s0 = CT__CW_ST(&w, 0), s1 = CT__CW_ST(&w, 1), size = t->shape[d], st = t->strides[d];
+        do {
+            for (int64_t j = 0; j < inner; j++) {
+                int64_t v = *(const int64_t *)(w.p[1] + j * s1), ix = v < 0 ? v + size : v;
+                if (ix < 0 || ix >= size) {
+                    e->flag = 1;
+                    e->bad = v;
+                    *bad_dim = d;
+                    ct__decref(off);
+                    return NULL;
+                }
+                *(int64_t *)(w.p[0] + j * s0) += ix * st;
+            }
+        } while (ct__cw_next(&w));
+    }
+    return off;
+}
+static int ct__meta_index(ct__call *c) {
+    int put = c->op == CT__OP_INDEX_PUT, first = put ? 2 : 1, nidx = c->nin - first;
+    const char *name = ct__ops[c->op].name;
+    ct_tensor *x = c->in[0], *values = put ? c->in[1] : NULL;
+    uint32_t mask = (uint32_t)c->a->i[1];
+    int bits = 0;
+    if (ct__ix_real(name, x->dtype)) return -1;
+    for (int d = 0; d < CT_MAX_DIMS; d++) bits += (mask >> d) & 1u;
+    if (nidx <= 0 || bits != nidx || (x->ndim < 32 && (mask >> x->ndim) != 0))
+        return ct__failed(CT_ERR_ARG, "%s: the index list does not match the %d index tensors given", name, nidx);
+    for (int k = 0; k < nidx; k++)
+        if (c->in[first + k]->dtype != CT_INT64)
+            return ct__failed(CT_ERR_INDEX, "%s: tensors used as indices must be long, byte or bool tensors", name);
+    ct__ixmap m;
+    if (ct__index_map(name, x, mask, nidx, c->in + first, &m)) return -1;
+    if (!put) {
+        ct__ix_out(c, x->dtype, m.nd, m.shape);
+        return 0;
+    }
+    if (values->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
+                          CT__DTNAME(x->dtype), CT__DTNAME(values->dtype));
+    int ok = values->ndim <= m.nd;
+    for (int d = 0; ok && d < values->ndim; d++) {
+        int64_t v = values->shape[d], r = m.shape[m.nd - values->ndim + d];
+        ok = v == r || v == 1;
+    }
+    if (!ok)
+        return ct__failed(CT_ERR_SHAPE, "index_put: shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
+                          CT__SHAPE(values), ct__fmt_shape(m.nd, m.shape).s);
+    ct__ix_out_self(c);
+    return 0;
+}
+/* views of t and of the offsets laid out over the result shape */
+static void ct__index_views(const ct_tensor *t, const ct_tensor *off, const ct__ixmap *m, ct_tensor *tv, ct_tensor *ov) {
+    int64_t ts[CT_MAX_DIMS], os[CT_MAX_DIMS];
+    for (int d = 0; d < m->nd; d++) {
+        ts[d] = m->xdim[d] >= 0 ? t->strides[m->xdim[d]] : 0;
+        os[d] = m->bdim[d] >= 0 ? off->strides[m->bdim[d]] : 0;
+    }
+    *tv = ct__ix_view(t, m->nd, m->shape, ts, t->offset);
+    *ov = ct__ix_view(off, m->nd, m->shape, os, off->offset);
+}
+static int ct__index_oob(const char *op, const ct_tensor *t, const ct__ixerr *e, int d) {
+    return ct__failed(CT_ERR_INDEX, "%s: index %lld is out of bounds for dimension %d with size %lld", op, (long long)e->bad, d, (long long)t->shape[d]);
+}
+static int ct__k_index(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int nidx = c->nin - 1, bad = 0;
+    uint32_t mask = (uint32_t)c->a->i[1];
+    ct__ixmap m;
+    ct__ixerr e = {0, 0};
+    if (ct__index_map("index", x, mask, nidx, c->in + 1, &m)) return -1;
+    ct_tensor *off = ct__index_offsets(x, mask, nidx, c->in + 1, &m, &e, &bad);
+    if (!off) return e.flag ? ct__index_oob("index", x, &e, bad) : -1;
+    if (ct_numel(out) > 0) {
+        ct_tensor xv, ov;
+        ct__index_views(x, off, &m, &xv, &ov);
+        ct_tensor *ops[3];
+        ops[0] = out;
+        ops[1] = &xv;
+        ops[2] = &ov;
+        ct__iter it;
+        ct__iter_init(&it, 3, ops, m.nd, m.shape);
+        ct__attrs a;
+        ct__attrs_init(&a);
+        size_t es = ct__dt[x->dtype].size;
+        ct__ix_run(&it, ct__by_size(es, ct__offget_1, ct__offget_2, ct__offget_4, ct__offget_8), &a, it.numel);
+    }
+    ct__decref(off);
+    return 0;
+}
+/* accumulate: out[off] += v, per dtype (serial: offsets may repeat) */
+#define CT__OFFADD_LOOP(fname, T, C, LD, ST, EXPR)                                                    \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        (void)a;                                                                                      \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
+            T *CT_RESTRICT q = (T *)p[0] + *(const int64_t *)p[2];                                    \
+            const T *CT_RESTRICT vp = (const T *)p[1];                                                \
+            CT__IX_SIMD                                                                               \
+            for (int64_t k = 0; k < n; k++) { C o = LD(q[k]), v = LD(vp[k]); q[k] = ST(EXPR); }       \
+            return;                                                                                   \
+        }                                                                                             \
+        char *const p0 = p[0];                                                                        \
+        const char *const p1 = p[1], *const p2 = p[2];                                                \
+        const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                \
+        for (int64_t k = 0; k < n; k++) {                                                             \
+            T *q = (T *)(p0 + k * s0) + *(const int64_t *)(p2 + k * s2);                              \
+            C o = LD(*q), v = LD(*(const T *)(p1 + k * s1));                                          \
+            *q = ST(EXPR);                                                                            \
+        }                                                                                             \
+    }
+CT__OFFADD_LOOP(ct__offadd_f32, float, float, CT__ID, CT__ID, o + v)
+CT__OFFADD_LOOP(ct__offadd_f64, double, double, CT__ID, CT__ID, o + v)
+CT__OFFADD_LOOP(ct__offadd_f16, uint16_t, float, ct__h2f, ct__f2h, o + v)
+CT__OFFADD_LOOP(ct__offadd_bf16, uint16_t, float, ct__bf2f, ct__f2bf, o + v)
+CT__OFFADD_LOOP(ct__offadd_i64, int64_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
+CT__OFFADD_LOOP(ct__offadd_i32, int32_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
+CT__OFFADD_LOOP(ct__offadd_i16, int16_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
+CT__OFFADD_LOOP(ct__offadd_i8, int8_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
+CT__OFFADD_LOOP(ct__offadd_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
+CT__OFFADD_LOOP(ct__offadd_b8, uint8_t, int64_t, CT__LDB, CT__TOB, (o || v))
+static const ct__loop_fn ct__offadd_tab[10] = {ct__offadd_f32, ct__offadd_f64, ct__offadd_f16, ct__offadd_bf16, ct__offadd_i64,
+                                               ct__offadd_i32, ct__offadd_i16, ct__offadd_i8, ct__offadd_u8, ct__offadd_b8};
+static int ct__k_index_put(ct__call *c) {
+    ct_tensor *x = c->in[0], *values = c->in[1], *out = c->out[0], *tmp = NULL;
+    int nidx = c->nin - 2, bad = 0, accumulate = (int)c->a->i[2];
+    uint32_t mask = (uint32_t)c->a->i[1];
+    ct__ixmap m;
+    ct__ixerr e = {0, 0};
+    if (out != x && ct__ix_copy(out, x)) return -1;
+    if (ct__index_map("index_put", out, mask, nidx, c->in + 2, &m)) return -1;
+    ct_tensor *off = ct__index_offsets(out, mask, nidx, c->in + 2, &m, &e, &bad);
+    if (!off) return e.flag ? ct__index_oob("index_put", out, &e, bad) : -1;
+    if (ct__shape_numel(m.nd, m.shape) > 0) {
+        if (values->storage == out->storage) {
+            if (!(tmp = ct__clone_detached(values))) { ct__decref(off); return -1; }
+            values = tmp;
+        }
+        ct_tensor ov, fv;
+        ct__index_views(out, off, &m, &ov, &fv);
+        int64_t vs[CT_MAX_DIMS];
+        for (int d = 0; d < m.nd; d++) {
+            int vd = d - (m.nd - values->ndim);
+            vs[d] = vd < 0 || values->shape[vd] == 1 ? 0 : values->strides[vd];
+        }
+        ct_tensor vv = ct__ix_view(values, m.nd, m.shape, vs, values->offset);
+        ct_tensor *ops[3];
+        ops[0] = &ov;
+        ops[1] = &vv;
+        ops[2] = &fv;
+        ct__iter it;
+        ct__iter_init(&it, 3, ops, m.nd, m.shape);
+        ct__attrs a;
+        ct__attrs_init(&a);
+        size_t es = ct__dt[out->dtype].size;
+        if (accumulate) ct__iter_range(&it, ct__offadd_tab[out->dtype], &a, 0, it.numel);
+        else ct__ix_run(&it, ct__by_size(es, ct__offset_1, ct__offset_2, ct__offset_4, ct__offset_8), &a, it.numel);
+    }
+    if (tmp) ct__decref(tmp);
+    ct__decref(off);
+    return 0;
+}
+
+/* ---- masked_select / masked_scatter / nonzero (C order, PyTorch's order) ---- */
+static int ct__ix_cpu(const char *op, const ct_tensor *x) {
+    if (x->device != CT_CPU) return ct__failed(CT_ERR_DEVICE, "%s: data-dependent output shapes are computed on the CPU only", op);
+    return 0;
+}
+static int ct__meta_masked_select(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *bin[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("masked_select", x->dtype) || ct__ix_cpu("masked_select", x)) return -1;
+    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_select: expected BoolTensor or ByteTensor for mask");
+    bin[0] = mask;
+    bin[1] = x;
+    if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
+    int64_t cnt = ct__mask_count(mask, nd, shape);
+    ct__ix_out(c, x->dtype, 1, &cnt);
+    return 0;
+}
+static int ct__k_masked_select(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *out = c->out[0], *ops[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct_numel(out) == 0) return 0;
+    ops[0] = mask;
+    ops[1] = x;
+    if (ct__broadcast("masked_select", 2, ops, &nd, shape)) return -1;
+    ct__cw w;
+    ct__cw_init(&w, 2, ops, nd, shape);
+    size_t es = ct__dt[x->dtype].size;
+    int64_t inner = CT__CW_INNER(&w), sm = CT__CW_ST(&w, 0), sx = CT__CW_ST(&w, 1);
+    char *o = ct__ptr(out);
+    int64_t cnt = ct_numel(out), k = 0;
+    /* branch-free: write every element at the next slot, advance the slot when selected */
+#define CT__MSEL_ROW(T)                                                                               \
+    {                                                                                                 \
+        T *ov = (T *)o;                                                                               \
+        for (int64_t j = 0; j < inner; j++) {                                                         \
+            T v = *(const T *)(xp + j * sx);                                                          \
+            if (CT__LIKELY(k < cnt)) ov[k] = v;                                                       \
+            k += mp[j * sm] != 0;                                                                     \
+        }                                                                                             \
+    }
+    do {
+        const uint8_t *mp = (const uint8_t *)w.p[0];
+        const char *xp = w.p[1];
+        switch (es) {
+        case 1: CT__MSEL_ROW(uint8_t) break;
+        case 2: CT__MSEL_ROW(uint16_t) break;
+        case 4: CT__MSEL_ROW(uint32_t) break;
+        default: CT__MSEL_ROW(uint64_t) break;
+        }
+    } while (ct__cw_next(&w));
+#undef CT__MSEL_ROW
+    return 0;
+}
+static int ct__meta_masked_scatter(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *bin[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("masked_scatter", x->dtype) || ct__ix_cpu("masked_scatter", x)) return -1;
+    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_scatter_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
+    if (src->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "masked_scatter: expected self and source to have same dtypes but got %s and %s", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
+    if (c->inplace) {
+        /* the mask expands to self's shape (PyTorch's expand_inplace) */
+        if (mask->ndim > x->ndim)
+            return ct__failed(CT_ERR_SHAPE, "masked_scatter_: expand(%s, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
+                              CT__SHAPE(mask), CT__SHAPE(x), x->ndim, mask->ndim);
+        for (int d = 0; d < mask->ndim; d++) {
+            int xd = d + x->ndim - mask->ndim;
+            if (mask->shape[d] != 1 && mask->shape[d] != x->shape[xd])
+                return ct__failed(CT_ERR_SHAPE, "masked_scatter_: The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+                                  (long long)x->shape[xd], (long long)mask->shape[d], xd, CT__SHAPE(x), CT__SHAPE(mask));
+        }
+        nd = x->ndim;
+        for (int d = 0; d < nd; d++) shape[d] = x->shape[d];
+    } else {
+        bin[0] = mask;
+        bin[1] = x;
+        if (ct__broadcast("masked_scatter", 2, bin, &nd, shape)) return -1;
+    }
+    if (ct__mask_count(mask, nd, shape) > ct_numel(src))
+        return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
+    if (c->inplace) ct__ix_out_self(c);
+    else ct__ix_out(c, x->dtype, nd, shape);
+    return 0;
+}
+static int ct__k_masked_scatter(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *out = c->out[0], *ops[2];
+    if (out != x && ct__ix_copy(out, x)) return -1;
+    if (ct_numel(out) == 0) return 0;
+    ct_tensor *sc = src->storage == out->storage ? ct__clone_detached(src) : ct__contig_ref(src);
+    if (!sc) return -1;
+    ops[0] = out;
+    ops[1] = mask;
+    ct__cw w;
+    ct__cw_init(&w, 2, ops, out->ndim, out->shape);
+    size_t es = ct__dt[out->dtype].size;
+    int64_t inner = CT__CW_INNER(&w), so = CT__CW_ST(&w, 0), sm = CT__CW_ST(&w, 1);
+    const char *s = ct__ptr(sc);
+    do {
+        char *op = w.p[0];
+        const char *mp = w.p[1];
+        for (int64_t j = 0; j < inner; j++)
+            if (mp[j * sm]) { ct__elcp(op + j * so, s, es); s += es; }
+    } while (ct__cw_next(&w));
+    ct__decref(sc);
+    return 0;
+}
+/* truth values of x as a contiguous bool tensor (NaN counts as true) */
+static ct_tensor *ct__truth(const ct_tensor *x) {
+    if (x->dtype == CT_BOOL) return ct__contig_ref(x);
+    ct_tensor *t = ct__alloc(CT_BOOL, x->ndim, x->shape, NULL, x->device);
+    if (t && ct__copy_into(t, x)) { ct__decref(t); return NULL; }
+    return t;
+}
+static int ct__meta_nonzero(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (ct__ix_real("nonzero", x->dtype) || ct__ix_cpu("nonzero", x)) return -1;
+    ct_tensor *t = ct__truth(x);
+    if (!t) return -1;
+    int64_t n = ct_numel(t), cnt = 0, shape[2];
+    const uint8_t *p = (const uint8_t *)ct__ptr(t);
+    for (int64_t i = 0; i < n; i++) cnt += p[i];
+    ct__decref(t);
+    shape[0] = cnt;
+    shape[1] = x->ndim;
+    ct__ix_out(c, CT_INT64, 2, shape);
+    return 0;
+}
+static int ct__k_nonzero(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    if (ct_numel(out) == 0 && x->ndim > 0) return 0;
+    ct_tensor *t = ct__truth(x);
+    if (!t) return -1;
+    int nd = x->ndim;
+    int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0}, inner = nd ? x->shape[nd - 1] : 1;
+    const uint8_t *p = (const uint8_t *)ct__ptr(t);
+    int64_t *o = (int64_t *)ct__ptr(out), cnt = out->shape[0], k = 0;
+    for (int64_t base = 0; base < n; base += inner) {
+        if (nd == 0) { k += p[base] != 0; continue; }
+        /* branch-free: write the coordinates at the next row, advance it when nonzero */
+        for (int64_t j = 0; j < inner; j++) {
+            if (CT__LIKELY(k < cnt)) {
+                int64_t *row = o + k * nd;
+                for (int d = 0; d < nd - 1; d++) row[d] = idx[d];
+                row[nd - 1] = j;
+            }
+            k += p[base + j] != 0;
+        }
+        for (int d = nd - 2; d >= 0; d--) { if (++idx[d] < x->shape[d]) break; idx[d] = 0; }
+    }
+    ct__decref(t);
+    return 0;
+}
+
+/* ---- cat / stack -----------------------------------------------------------------
+   PyTorch: cat_out_cpu. 1-D empty tensors ([0]) are skipped (legacy behaviour);
+   dtypes promote over all inputs; the output is contiguous. a->i[0] dim. */
+CT__INLINE int ct__cat_skip(const ct_tensor *t) { return t->ndim == 1 && t->shape[0] == 0; }
+static int ct__meta_cat(ct__call *c) {
+    int n = c->nin, stack = c->op == CT__OP_STACK;
+    const char *name = stack ? "stack" : "cat";
+    if (n <= 0) return ct__failed(CT_ERR_ARG, stack ? "stack expects a non-empty TensorList" : "torch.cat(): expected a non-empty list of Tensors");
+    ct_dtype dt = c->in[0]->dtype;
+    for (int i = 0; i < n; i++) {
+        ct_dtype di = c->in[i]->dtype;
+        if ((int)di >= 10 || (dt = ct_promote_types(dt, di)) >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(di));
+    }
+    int64_t shape[CT_MAX_DIMS] = {0};
+    int nd, dim;
+    if (stack) {
+        const ct_tensor *t0 = c->in[0];
+        for (int i = 1; i < n; i++)
+            if (!ct_same_shape(t0, c->in[i]))
+                return ct__failed(CT_ERR_SHAPE, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", CT__SHAPE(t0),
+                                  CT__SHAPE(c->in[i]), i);
+        dim = ct__dim("stack", (int)c->a->i[0], t0->ndim + 1);
+        if (dim < 0) return -1;
+        if (t0->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "stack: the result would have more than %d dimensions", CT_MAX_DIMS);
+        nd = t0->ndim + 1;
+        for (int d = 0, k = 0; d < nd; d++) shape[d] = d == dim ? n : t0->shape[k++];
+    } else {
+        const ct_tensor *ref = NULL;
+        int refi = 0;
+        for (int i = 0; i < n; i++)
+            if (c->in[i]->ndim == 0) return ct__failed(CT_ERR_SHAPE, "cat: zero-dimensional tensor (at position %d) cannot be concatenated", i);
+        for (int i = 0; i < n && !ref; i++)
+            if (!ct__cat_skip(c->in[i])) { ref = c->in[i]; refi = i; }
+        if (!ref) {
+            /* only legacy empty tensors: an empty vector */
+            shape[0] = 0;
+            ((ct__attrs *)c->a)->i[0] = 0;
+            ct__ix_out(c, dt, 1, shape);
+            return 0;
+        }
+        dim = ct__dim("cat", (int)c->a->i[0], ref->ndim);
+        if (dim < 0) return -1;
+        nd = ref->ndim;
+        int64_t total = 0;
+        for (int i = 0; i < n; i++) {
+            const ct_tensor *t = c->in[i];
+            if (ct__cat_skip(t)) continue;
+            if (t->ndim != nd) return ct__failed(CT_ERR_SHAPE, "cat: Tensors must have same number of dimensions: got %d and %d", nd, t->ndim);
+            for (int d = 0; d < nd; d++)
+                if (d != dim && t->shape[d] != ref->shape[d])
+                    return ct__failed(CT_ERR_SHAPE, "cat: Sizes of tensors must match except in dimension %d. Expected size %lld but got size %lld for tensor number %d in the list.",
+                                      dim, (long long)ref->shape[d], (long long)t->shape[d], i);
+            total += t->shape[dim];
+        }
+        (void)refi;
+        for (int d = 0; d < nd; d++) shape[d] = ref->shape[d];
+        shape[dim] = total;
+    }
+    ((ct__attrs *)c->a)->i[0] = dim;
+    ct__ix_out(c, dt, nd, shape);
+    return 0;
+}
+static int ct__k_cat(ct__call *c) {
+    ct_tensor *out = c->out[0];
+    int n = c->nin, stack = c->op == CT__OP_STACK, dim = (int)c->a->i[0], nd = out->ndim, fast = 1;
+    if (ct_numel(out) == 0) return 0;
+    size_t es = ct__dt[out->dtype].size;
+    int64_t outer = 1, inner = 1, total = out->shape[dim];
+    for (int d = 0; d < dim; d++) outer *= out->shape[d];
+    for (int d = dim + 1; d < nd; d++) inner *= out->shape[d];
+    for (int i = 0; i < n && fast; i++) {
+        const ct_tensor *t = c->in[i];
+        fast = ct_numel(t) == 0 || (t->dtype == out->dtype && ct__is_contig(t));
+    }
+    char *op = ct__ptr(out);
+    if (fast && outer == 1) {
+        int64_t off = 0;
+        for (int i = 0; i < n; i++) {
+            const ct_tensor *t = c->in[i];
+            int64_t sz = stack ? 1 : (ct__cat_skip(t) && nd != 1 ? 0 : t->shape[dim]);
+            if (ct_numel(t)) ct__ix_memcpy(op + (size_t)(off * inner) * es, ct__ptr(t), (size_t)(sz * inner) * es);
+            off += sz;
+        }
+        return 0;
+    }
+    if (fast) {
+        /* per outer index, one block per input */
+        int64_t bytes_total = outer * total * inner * (int64_t)es;
+        (void)bytes_total;
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (bytes_total >= ((int64_t)1 << 20) && outer > 1 && !omp_in_parallel())
+#endif
+        for (int64_t o = 0; o < outer; o++) {
+            int64_t off = 0;
+            for (int i = 0; i < n; i++) {
+                const ct_tensor *t = c->in[i];
+                if (!stack && ct__cat_skip(t)) continue;
+                int64_t sz = stack ? 1 : t->shape[dim];
+                size_t blk = (size_t)(sz * inner) * es;
+                if (blk) memcpy(op + (size_t)((o * total + off) * inner) * es, ct__ptr(t) + (size_t)o * blk, blk);
+                off += sz;
+            }
+        }
+        return 0;
+    }
+    /* general: copy (and convert) each input into its slice of the output */
+    int64_t off = 0;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = c->in[i];
+        if (!stack && ct__cat_skip(t) && nd != 1) continue;
+        int64_t sz = stack ? 1 : t->shape[dim], sh[CT_MAX_DIMS], st[CT_MAX_DIMS];
+        for (int d = 0; d < nd; d++) { sh[d] = out->shape[d]; }
+        sh[dim] = sz;
+        ct_tensor ov = ct__ix_view(out, nd, sh, out->strides, out->offset + off * out->strides[dim]);
+        ct_tensor tv = *t;
+        if (stack) {
+            for (int d = 0, k = 0; d < nd; d++) st[d] = d == dim ? 0 : t->strides[k++];
+            tv = ct__ix_view(t, nd, sh, st, t->offset);
+        }
+        if (ct__shape_numel(nd, sh) && ct__copy_into(&ov, &tv)) return -1;
+        off += sz;
+    }
+    return 0;
+}
+
+/* ---- flip: a view with negated strides, copied out (a->v: dims, a->nv) ---- */
+static int ct__meta_flip(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__attrs *a = (ct__attrs *)c->a;
+    uint32_t seen = 0;
+    if (ct__ix_real("flip", x->dtype)) return -1;
+    for (int k = 0; k < a->nv; k++) {
+        int d = ct__dim("flip", (int)a->v[k], x->ndim);
+        if (d < 0) return -1;
+        if (seen & (1u << d)) return ct__failed(CT_ERR_ARG, "flip: dim %d appears multiple times in the list of dims", d);
+        seen |= 1u << d;
+        a->v[k] = d;
+    }
+    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    return 0;
+}
+static int ct__k_flip(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int64_t st[CT_MAX_DIMS], off = x->offset;
+    int nd = x->ndim;
+    if (ct_numel(out) == 0) return 0;
+    if (nd >= 1 && x->shape[nd - 1] >= 16 && ct__is_contig(x)) {
+        /* contiguous rows: copy each row from its mirrored source row, reversed when the
+           last dim flips */
+        uint32_t mask = 0;
+        for (int k = 0; k < c->a->nv; k++) mask |= 1u << c->a->v[k];
+        int64_t inner = x->shape[nd - 1], rows = ct_numel(x) / inner;
+        size_t es = ct__dt[x->dtype].size;
+        int rev = (mask >> (nd - 1)) & 1u;
+        const char *xp = ct__ptr(x);
+        char *op = ct__ptr(out);
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (rows * inner >= 4 * CT__GRAIN && !omp_in_parallel())
+#endif
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t rem = r, src = 0;
+            for (int d = nd - 2; d >= 0; d--) {
+                int64_t i = rem % x->shape[d];
+                rem /= x->shape[d];
+                if (mask & (1u << d)) i = x->shape[d] - 1 - i;
+                src += i * x->strides[d];
+            }
+            const char *s = xp + (size_t)src * es;
+            char *dst = op + (size_t)(r * inner) * es;
+            if (!rev) { memcpy(dst, s, (size_t)inner * es); continue; }
+#define CT__REV_ROW(T)                                                                                \
+    {                                                                                                 \
+        const T *CT_RESTRICT sv = (const T *)s + (inner - 1);                                         \
+        T *CT_RESTRICT dv = (T *)dst;                                                                 \
+        CT__IX_SIMD                                                                                   \
+        for (int64_t k = 0; k < inner; k++) dv[k] = sv[-k];                                           \
+    }
+            switch (es) {
+            case 1: CT__REV_ROW(uint8_t) break;
+            case 2: CT__REV_ROW(uint16_t) break;
+            case 4: CT__REV_ROW(uint32_t) break;
+            default: CT__REV_ROW(uint64_t) break;
+            }
+#undef CT__REV_ROW
+        }
+        return 0;
+    }
+    for (int d = 0; d < x->ndim; d++) st[d] = x->strides[d];
+    for (int k = 0; k < c->a->nv; k++) {
+        int d = (int)c->a->v[k];
+        if (d >= x->ndim) continue;   /* a 0-d tensor: nothing to flip */
+        off += (x->shape[d] - 1) * st[d];
+        st[d] = -st[d];
+    }
+    ct_tensor v = ct__ix_view(x, x->ndim, x->shape, st, off);
+    return ct__copy_into(out, &v);
+}
+
+/* ---- roll: dims v[0..nv), shifts v[CT_MAX_DIMS..) ---- */
+static int ct__meta_roll(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__attrs *a = (ct__attrs *)c->a;
+    if (ct__ix_real("roll", x->dtype)) return -1;
+    if (x->ndim == 0 && a->nv > 0) return ct__failed(CT_ERR_INDEX, "roll: Dimension specified as %d but tensor has no dimensions", (int)a->v[0]);
+    for (int k = 0; k < a->nv; k++) {
+        int d = ct__dim("roll", (int)a->v[k], x->ndim);
+        if (d < 0) return -1;
+        a->v[k] = d;
+    }
+    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    return 0;
+}
+static int ct__k_roll(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    const ct__attrs *a = c->a;
+    int64_t sh[CT_MAX_DIMS] = {0};
+    int dims[CT_MAX_DIMS], nr = 0, nd = x->ndim;
+    if (ct_numel(out) == 0) return 0;
+    for (int k = 0; k < a->nv; k++) sh[a->v[k]] += a->v[CT_MAX_DIMS + k];
+    for (int d = 0; d < nd; d++) {
+        int64_t s = x->shape[d];
+        sh[d] = ((sh[d] % s) + s) % s;
+        if (sh[d]) dims[nr++] = d;
+    }
+    if (nr == 0) return ct__copy_into(out, x);
+    /* 2^nr blocks: along each rolled dim, src [0, n-s) -> dst [s, n) and src [n-s, n) -> dst [0, s) */
+    for (int b = 0; b < (1 << nr); b++) {
+        int64_t ssh[CT_MAX_DIMS], soff = x->offset, doff = out->offset;
+        for (int d = 0; d < nd; d++) ssh[d] = x->shape[d];
+        for (int k = 0; k < nr; k++) {
+            int d = dims[k];
+            int64_t n = x->shape[d], s = sh[d];
+            if (b & (1 << k)) { ssh[d] = s; soff += (n - s) * x->strides[d]; }
+            else { ssh[d] = n - s; doff += s * out->strides[d]; }
+        }
+        ct_tensor sv = ct__ix_view(x, nd, ssh, x->strides, soff);
+        ct_tensor dv = ct__ix_view(out, nd, ssh, out->strides, doff);
+        if (ct__copy_into(&dv, &sv)) return -1;
+    }
+    return 0;
+}
+
+/* ---- repeat (Tensor.repeat): a->v repeats, a->nv their count ---- */
+static int ct__meta_repeat(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    int n = a->nv;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("repeat", x->dtype)) return -1;
+    if (n < x->ndim)
+        return ct__failed(CT_ERR_ARG, "repeat: Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+    if (n > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "repeat: the result would have more than %d dimensions", CT_MAX_DIMS);
+    for (int d = 0; d < n; d++) {
+        int xd = d - (n - x->ndim);
+        shape[d] = (xd >= 0 ? x->shape[xd] : 1) * a->v[d];
+    }
+    if (ct__check_shape("repeat", n, shape)) return -1;
+    ct__ix_out(c, x->dtype, n, shape);
+    return 0;
+}
+/* Fills the block of dim d: the first repetition from src, the others by copying it. */
+static void ct__repeat_fill(char *dst, const char *src, int d, int last, const int64_t *xs, const int64_t *rep, const int64_t *ob,
+                            const int64_t *ib) {
+    /* ob[d] / ib[d]: bytes of one index step along d in out / in x */
+    if (d == last) {
+        size_t blk = (size_t)(xs[d] * ib[d]);
+        memcpy(dst, src, blk);
+        for (int64_t r = 1; r < rep[d]; r++) memcpy(dst + (size_t)r * blk, dst, blk);
+        return;
+    }
+    for (int64_t i = 0; i < xs[d]; i++) ct__repeat_fill(dst + i * ob[d], src + i * ib[d], d + 1, last, xs, rep, ob, ib);
+    size_t blk = (size_t)(xs[d] * ob[d]);
+    for (int64_t r = 1; r < rep[d]; r++) memcpy(dst + (size_t)r * blk, dst, blk);
+}
+static int ct__k_repeat(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    const ct__attrs *a = c->a;
+    int n = a->nv, last = -1;
+    int64_t xs[CT_MAX_DIMS], rep[CT_MAX_DIMS], ob[CT_MAX_DIMS], ib[CT_MAX_DIMS];
+    size_t es = ct__dt[x->dtype].size;
+    if (ct_numel(out) == 0) return 0;
+    ct_tensor *xc = ct__contig_ref(x);
+    if (!xc) return -1;
+    for (int d = 0; d < n; d++) {
+        int xd = d - (n - x->ndim);
+        xs[d] = xd >= 0 ? x->shape[xd] : 1;
+        rep[d] = a->v[d];
+        if (rep[d] > 1) last = d;
+    }
+    if (last < 0) last = n - 1;
+    if (n == 0) {
+        memcpy(ct__ptr(out), ct__ptr(xc), es);
+    } else {
+        int64_t so = (int64_t)es, si = (int64_t)es;
+        for (int d = n - 1; d >= 0; d--) { ob[d] = so; ib[d] = si; so *= xs[d] * rep[d]; si *= xs[d]; }
+        char *dst = ct__ptr(out);
+        const char *src = ct__ptr(xc);
+#ifdef CTENSOR_OPENMP
+        /* split the outermost dim's first repetition over threads when large */
+        if (last > 0 && xs[0] > 1 && ct_numel(out) * (int64_t)es >= ((int64_t)1 << 21) && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i < xs[0]; i++) ct__repeat_fill(dst + i * ob[0], src + i * ib[0], 1, last, xs, rep, ob, ib);
+            size_t blk = (size_t)(xs[0] * ob[0]);
+            for (int64_t r = 1; r < rep[0]; r++) ct__ix_memcpy(dst + (size_t)r * blk, dst, blk);
+        } else
+#endif
+            ct__repeat_fill(dst, src, 0, last, xs, rep, ob, ib);
+    }
+    ct__decref(xc);
+    return 0;
+}
+
+/* ---- repeat_interleave(repeats): the index vector [0]*r0 + [1]*r1 + ... ---- */
+static int ct__meta_repeat_interleave(ct__call *c) {
+    ct_tensor *r = c->in[0];
+    if (r->ndim != 1) return ct__failed(CT_ERR_ARG, "repeat_interleave only accept 1D vector as repeat");
+    if (r->dtype != CT_INT64 && r->dtype != CT_INT32)
+        return ct__failed(CT_ERR_DTYPE, "repeat_interleave: \"repeat_interleave_cpu\" not implemented for '%s'", CT__DTNAME(r->dtype));
+    if (ct__ix_cpu("repeat_interleave", r)) return -1;
+    int64_t total = 0, n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size;
+    const char *p = ct__ptr(r);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t v = ct__ixld(p + k * r->strides[0] * es, r->dtype == CT_INT32);
+        if (v < 0) return ct__failed(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
+        total += v;
+    }
+    ct__ix_out(c, r->dtype, 1, &total);
+    return 0;
+}
+static int ct__k_repeat_interleave(ct__call *c) {
+    ct_tensor *r = c->in[0], *out = c->out[0];
+    int64_t n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size, w = 0;
+    const char *p = ct__ptr(r);
+    char *o = ct__ptr(out);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t v = ct__ixld(p + k * r->strides[0] * es, r->dtype == CT_INT32);
+        for (int64_t j = 0; j < v; j++, w++) ct__store_i64(o + w * es, r->dtype, k);
+    }
+    return 0;
+}
+
+/* ---- tril / triu on the last two dims (a->i[0] diagonal) ---- */
+static int ct__meta_tri(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const char *name = ct__ops[c->op].name;
+    if (ct__ix_real(name, x->dtype)) return -1;
+    if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "%s: Dimension specified as -2 but tensor has no dimensions", name);
+    if (x->ndim < 2) return ct__dim(name, -2, x->ndim) < 0 ? -1 : ct__failed(CT_ERR_ARG, "%s: input tensor must have at least 2 dimensions", name);
+    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    return 0;
+}
+static int ct__k_tri(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int lower = c->op == CT__OP_TRIL, nd = x->ndim;
+    int64_t k = c->a->i[0], R = x->shape[nd - 2], C = x->shape[nd - 1], n = ct_numel(out);
+    if (n == 0) return 0;
+    size_t es = ct__dt[x->dtype].size;
+    int64_t rows = n / C;
+    int contig = ct__is_contig(x);
+    if (!contig && ct__copy_into(out, x)) return -1;
+    const char *xp = ct__ptr(x);
+    char *op = ct__ptr(out);
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (n * (int64_t)es >= ((int64_t)1 << 20) && !omp_in_parallel())
+#endif
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t i = r % R, lo, hi;    /* keep columns [lo, hi) */
+        if (lower) { lo = 0; hi = i + k + 1; }
+        else { lo = i + k; hi = C; }
+        lo = lo < 0 ? 0 : lo > C ? C : lo;
+        hi = hi < lo ? lo : hi > C ? C : hi;
+        char *dr = op + (size_t)(r * C) * es;
+        if (contig) memcpy(dr + lo * (int64_t)es, xp + (size_t)(r * C + lo) * es, (size_t)(hi - lo) * es);
+        memset(dr, 0, (size_t)lo * es);
+        memset(dr + hi * (int64_t)es, 0, (size_t)(C - hi) * es);
+    }
+    return 0;
+}
+
+/* ---- diag_embed: a->i[0] offset, i[1] dim1, i[2] dim2 ---- */
+static int ct__meta_diag_embed(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__attrs *a = (ct__attrs *)c->a;
+    if (ct__ix_real("diag_embed", x->dtype)) return -1;
+    int nd = x->ndim + 1;
+    if (nd > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "diag_embed: the result would have more than %d dimensions", CT_MAX_DIMS);
+    int d1 = ct__dim("diag_embed", (int)a->i[1], nd), d2;
+    if (d1 < 0) return -1;
+    d2 = ct__dim("diag_embed", (int)a->i[2], nd);
+    if (d2 < 0) return -1;
+    if (d1 == d2) return ct__failed(CT_ERR_ARG, "diag_embed: diagonal dimensions cannot be identical %d, %d", (int)a->i[1], (int)a->i[2]);
+    int64_t off = a->i[0], len = x->shape[x->ndim - 1] + (off < 0 ? -off : off), shape[CT_MAX_DIMS];
+    for (int d = 0, k = 0; d < nd; d++) shape[d] = (d == d1 || d == d2) ? len : x->shape[k++];
+    a->i[1] = d1;
+    a->i[2] = d2;
+    ct__ix_out(c, x->dtype, nd, shape);
+    return 0;
+}
+static int ct__k_diag_embed(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int d1 = (int)c->a->i[1], d2 = (int)c->a->i[2], nd = out->ndim, k = 0;
+    int64_t off = c->a->i[0], n = ct_numel(out), sh[CT_MAX_DIMS], st[CT_MAX_DIMS], start;
+    if (n == 0) return 0;
+    memset(ct__ptr(out), 0, (size_t)n * ct__dt[out->dtype].size);
+    for (int d = 0; d < nd; d++)
+        if (d != d1 && d != d2) { sh[k] = out->shape[d]; st[k] = out->strides[d]; k++; }
+    sh[k] = x->shape[x->ndim - 1];
+    st[k] = out->strides[d1] + out->strides[d2];
+    start = off >= 0 ? off * out->strides[d2] : -off * out->strides[d1];
+    ct_tensor v = ct__ix_view(out, k + 1, sh, st, out->offset + start);
+    return ct__copy_into(&v, x);
+}
+
+/* ---- one_hot: a->i[0] num_classes (-1: inferred in meta) ---- */
+static int ct__meta_one_hot(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__attrs *a = (ct__attrs *)c->a;
+    if (x->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "one_hot: one_hot is only applicable to index tensor.");
+    if (ct__ix_cpu("one_hot", x)) return -1;
+    if (x->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "one_hot: the result would have more than %d dimensions", CT_MAX_DIMS);
+    int64_t n = ct_numel(x), nc = a->i[0], lo = INT64_MAX, hi = INT64_MIN, shape[CT_MAX_DIMS];
+    if (n == 0) {
+        if (nc == -1) return ct__failed(CT_ERR_ARG, "one_hot: Can not infer total number of classes from empty tensor.");
+    } else {
+        ct_tensor *xc = ct__contig_ref(x);
+        if (!xc) return -1;
+        const int64_t *p = (const int64_t *)ct__ptr(xc);
+        for (int64_t i = 0; i < n; i++) { lo = p[i] < lo ? p[i] : lo; hi = p[i] > hi ? p[i] : hi; }
+        ct__decref(xc);
+        if (lo < 0) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
+        if (nc == -1) nc = hi + 1;
+        else if (hi >= nc) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    }
+    if (nc < 0) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    a->i[0] = nc;
+    for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
+    shape[x->ndim] = nc;
+    ct__ix_out(c, CT_INT64, x->ndim + 1, shape);
+    return 0;
+}
+static int ct__k_one_hot(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int64_t n = ct_numel(x), nc = c->a->i[0];
+    if (ct_numel(out) == 0) return 0;
+    int64_t *o = (int64_t *)ct__ptr(out);
+    memset(o, 0, sizeof(int64_t) * (size_t)(n * nc));
+    ct_tensor *xc = ct__contig_ref(x);
+    if (!xc) return -1;
+    const int64_t *p = (const int64_t *)ct__ptr(xc);
+    for (int64_t i = 0; i < n; i++) o[i * nc + p[i]] = 1;
+    ct__decref(xc);
+    return 0;
+}
+
+/* ---- pad (F.pad): a->v[0..nv) pads, last dim first; a->s[0] value (constant).
+   Reflect / replicate / circular pad the last nv/2 dims of a (batch,) channel, spatial
+   tensor through index maps; their backward adds the gradient back through the same
+   maps (pad_backward: a->mode 0 reflect 1 replicate 2 circular, a->i[1] input ndim,
+   a->v[CT__PAD_SHAPE_AT..) input shape). */
+#define CT__PAD_SHAPE_AT 6
+static int ct__pad_mode(int op) { return op == CT__OP_REFLECTION_PAD ? 0 : op == CT__OP_REPLICATION_PAD ? 1 : 2; }
+static const char *const ct__pad_mode_names[3] = {"reflect", "replicate", "circular"};
+static int ct__meta_pad(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    int k = a->nv / 2, nd = x->ndim;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    const char *name = ct__ops[c->op].name;
+    if (ct__ix_real("pad", x->dtype)) return -1;
+    for (int d = 0; d < nd; d++) shape[d] = x->shape[d];
+    if (c->op == CT__OP_CONSTANT_PAD) {
+        for (int j = 0; j < k; j++) {
+            int d = nd - 1 - j;
+            int64_t l = a->v[2 * j], r = a->v[2 * j + 1], cur = x->shape[d];
+            /* negative pads narrow the input first (PyTorch's constant_pad_nd) */
+            if (l < 0) {
+                if (cur + l < 0)
+                    return ct__failed(CT_ERR_ARG, "constant_pad_nd: start (%lld) + length (%lld) exceeds dimension size (%lld).", (long long)-l,
+                                      (long long)(cur + l), (long long)cur);
+                cur += l;
+            }
+            if (r < 0) {
+                if (cur + r < 0)
+                    return ct__failed(CT_ERR_ARG, "constant_pad_nd: start (0) + length (%lld) exceeds dimension size (%lld).", (long long)(cur + r), (long long)cur);
+                cur += r;
+            }
+            shape[d] = cur + (l > 0 ? l : 0) + (r > 0 ? r : 0);
+        }
+        ct__ix_out(c, x->dtype, nd, shape);
+        return 0;
+    }
+    int mode = ct__pad_mode(c->op);
+    if (mode == 2) {
+        if (nd != k + 2) return ct__failed(CT_ERR_ARG, "pad: Invalid padding size, expected %d but got %d", 2 * (nd - 2), a->nv);
+        for (int j = 0; j < k; j++) {
+            int d = nd - 1 - j;
+            int64_t l = a->v[2 * j], r = a->v[2 * j + 1], s = x->shape[d];
+            if (l > s || r > s) return ct__failed(CT_ERR_ARG, "pad: Padding value causes wrapping around more than once.");
+            shape[d] = s + l + r;
+            if (shape[d] <= 0 && (l < 0 || r < 0)) return ct__failed(CT_ERR_ARG, "pad: Negative padding value is resulting in an empty dimension");
+        }
+        ct__ix_out(c, x->dtype, nd, shape);
+        return 0;
+    }
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, mode == 0 ? "%s: \"reflection_pad%dd\" not implemented for '%s'" : "%s: \"replication_pad%dd_cpu\" not implemented for '%s'",
+                          name, k, CT__DTNAME(x->dtype));
+    for (int d = nd == k + 2 ? 1 : 0; d < nd; d++)
+        if (x->shape[d] == 0)
+            return ct__failed(CT_ERR_SHAPE, "%s: Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: %s",
+                              name, k + 1, k + 2, CT__SHAPE(x));
+    for (int j = 0; j < k; j++) {
+        int d = nd - 1 - j;
+        int64_t l = a->v[2 * j], r = a->v[2 * j + 1], s = x->shape[d];
+        static const char axis[3] = {'W', 'H', 'D'};
+        if (mode == 0 && (l >= s || r >= s))
+            return ct__failed(CT_ERR_ARG, "%s: Argument #%d: Padding size should be less than the corresponding input dimension, but got: padding (%lld, %lld) at dimension %d of input %s",
+                              name, 4 + 2 * j, (long long)l, (long long)r, d, CT__SHAPE(x));
+        shape[d] = s + l + r;
+        if (shape[d] < 1)
+            return ct__failed(CT_ERR_ARG, "%s: input (%c: %lld) is too small. Calculated output %c: %lld", name, axis[j], (long long)s, axis[j], (long long)shape[d]);
+    }
+    ct__ix_out(c, x->dtype, nd, shape);
+    return 0;
+}
+/* source index of output position o along a padded dim of size s with pads l, r.
+   circular wraps around the input as cropped by negative pads (PyTorch's
+   _pad_circular fills the borders from the already copied middle). */
+CT__INLINE int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_t s) {
+    int64_t i = o - l;
+    if (mode == 0) {
+        if (i < 0) i = -i;
+        if (i >= s) i = 2 * (s - 1) - i;
+        return i;
+    }
+    if (mode == 1) return i < 0 ? 0 : i >= s ? s - 1 : i;
+    if (mode == 3) return i >= 0 && i < s ? i : -1;   /* constant: -1 is padding */
+    int64_t lo = l < 0 ? -l : 0, m = s - lo - (r < 0 ? -r : 0);
+    i = o - (l > 0 ? l : 0);
+    return lo + ((i % m) + m) % m;
+}
+/* geometry shared by the pad kernel and its backward: k padded dims (outermost first),
+   input sizes in[], output sizes on[], maps[j][o] -> input index, batch = leading dims */
+typedef struct ct__padgeo { int k; int64_t batch, in[3], on[3], l[3], inplane, outplane; int64_t *map[3]; int64_t *buf; } ct__padgeo;
+static int ct__padgeo_init(ct__padgeo *g, int mode, int nd, const int64_t *xshape, const int64_t *pads, int npad) {
+    g->k = npad / 2;
+    g->batch = 1;
+    for (int d = 0; d < nd - g->k; d++) g->batch *= xshape[d];
+    int64_t tot = 0;
+    g->inplane = g->outplane = 1;
+    for (int j = 0; j < g->k; j++) {
+        int p = g->k - 1 - j, d = nd - 1 - j;   /* p: position outermost-first */
+        g->in[p] = xshape[d];
+        g->l[p] = pads[2 * j];
+        g->on[p] = xshape[d] + pads[2 * j] + pads[2 * j + 1];
+        tot += g->on[p];
+    }
+    for (int p = 0; p < g->k; p++) { g->inplane *= g->in[p]; g->outplane *= g->on[p]; }
+    g->buf = CT__NEW_ARRAY(int64_t, tot);
+    if (!g->buf) return ct__failed(CT_ERR_MEMORY, "pad: out of memory");
+    int64_t *q = g->buf;
+    for (int p = 0; p < g->k; p++) {
+        g->map[p] = q;
+        for (int64_t o = 0; o < g->on[p]; o++) q[o] = ct__pad_src(mode, o, g->l[p], g->on[p] - g->in[p] - g->l[p], g->in[p]);
+        q += g->on[p];
+    }
+    return 0;
+}
+/* input element offset (in elements, within one batch plane) of the output row r
+   (r runs over the outer padded dims; the last padded dim is the row) */
+CT__INLINE int64_t ct__padgeo_row(const ct__padgeo *g, int64_t r) {
+    int64_t off = 0, mul = g->in[g->k - 1];
+    for (int p = g->k - 2; p >= 0; p--) {
+        int64_t o = r % g->on[p], i;
+        r /= g->on[p];
+        if ((i = g->map[p][o]) < 0) return -1;   /* a padding row (constant mode) */
+        off += i * mul;
+        mul *= g->in[p];
+    }
+    return off;
+}
+static int ct__k_pad(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    const ct__attrs *a = c->a;
+    int nd = x->ndim, k = a->nv / 2;
+    if (ct_numel(out) == 0) return 0;
+    int nonneg = k > 0;
+    for (int j = 0; j < a->nv; j++) nonneg &= a->v[j] >= 0;
+    if (c->op == CT__OP_CONSTANT_PAD && nonneg && ct_numel(x) > 0) {
+        /* rows of the output: padding rows are filled, others are fill + copy + fill */
+        ct__padgeo g;
+        if (ct__padgeo_init(&g, 3, nd, x->shape, a->v, a->nv)) return -1;
+        ct_tensor *xc = ct__contig_ref(x);
+        if (!xc) { CT_FREE(g.buf); return -1; }
+        size_t es = ct__dt[x->dtype].size;
+        unsigned char one[16];
+        memset(one, 0, sizeof one);
+        ct__store_f64(one, x->dtype, a->s[0]);
+        const char *xp = ct__ptr(xc);
+        char *op = ct__ptr(out);
+        int64_t W = g.on[k - 1], IW = g.in[k - 1], L = g.l[k - 1], rpp = g.outplane / W, rows = g.batch * rpp;
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (ct_numel(out) >= 4 * CT__GRAIN && !omp_in_parallel())
+#endif
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t b = r / rpp, src = ct__padgeo_row(&g, r - b * rpp);
+            char *dst = op + (size_t)(r * W) * es;
+            if (src < 0) { ct__ix_fill(dst, one, W, es); continue; }
+            ct__ix_fill(dst, one, L, es);
+            memcpy(dst + L * (int64_t)es, xp + (size_t)(b * g.inplane + src) * es, (size_t)IW * es);
+            ct__ix_fill(dst + (L + IW) * (int64_t)es, one, W - L - IW, es);
+        }
+        ct__decref(xc);
+        CT_FREE(g.buf);
+        return 0;
+    }
+    if (c->op == CT__OP_CONSTANT_PAD) {
+        int64_t ssh[CT_MAX_DIMS], soff = x->offset, doff = out->offset;
+        ct__fill_raw(out, a->s[0]);
+        for (int d = 0; d < nd; d++) ssh[d] = x->shape[d];
+        for (int j = 0; j < k; j++) {
+            int d = nd - 1 - j;
+            int64_t l = a->v[2 * j], r = a->v[2 * j + 1];
+            if (l < 0) { soff -= l * x->strides[d]; ssh[d] += l; }
+            else doff += l * out->strides[d];
+            if (r < 0) ssh[d] += r;
+        }
+        if (ct__shape_numel(nd, ssh) == 0) return 0;
+        ct_tensor sv = ct__ix_view(x, nd, ssh, x->strides, soff);
+        ct_tensor dv = ct__ix_view(out, nd, ssh, out->strides, doff);
+        return ct__copy_into(&dv, &sv);
+    }
+    int mode = ct__pad_mode(c->op);
+    ct__padgeo g;
+    if (ct__padgeo_init(&g, mode, nd, x->shape, a->v, a->nv)) return -1;
+    ct_tensor *xc = ct__contig_ref(x);
+    if (!xc) { CT_FREE(g.buf); return -1; }
+    size_t es = ct__dt[x->dtype].size;
+    const char *xp = ct__ptr(xc);
+    char *op = ct__ptr(out);
+    int64_t W = g.on[k - 1], IW = g.in[k - 1], L = g.l[k - 1], rows = g.batch * (g.outplane / W);
+    int64_t rows_per_plane = g.outplane / W;
+    const int64_t *mw = g.map[k - 1];
+    int mid = L >= 0 && W - L - IW >= 0;   /* the input row lands whole in the middle */
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (ct_numel(out) >= 4 * CT__GRAIN && !omp_in_parallel())
+#endif
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t b = r / rows_per_plane, rr = r - b * rows_per_plane;
+        const char *src = xp + (size_t)(b * g.inplane + ct__padgeo_row(&g, rr)) * es;
+        char *dst = op + (size_t)(r * W) * es;
+        if (mid) {
+            memcpy(dst + L * (int64_t)es, src, (size_t)IW * es);
+            for (int64_t w = 0; w < L; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
+            for (int64_t w = L + IW; w < W; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
+        } else {
+            for (int64_t w = 0; w < W; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
+        }
+    }
+    ct__decref(xc);
+    CT_FREE(g.buf);
+    return 0;
+}
+static int ct__meta_pad_backward(ct__call *c) {
+    ct_tensor *g = c->in[0];
+    const ct__attrs *a = c->a;
+    if (!CT__ISFLOAT(g->dtype)) return ct__failed(CT_ERR_DTYPE, "pad_backward: not implemented for '%s'", CT__DTNAME(g->dtype));
+    ct__ix_out(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
+    return 0;
+}
+static int ct__k_pad_backward(ct__call *c) {
+    ct_tensor *gy = c->in[0], *gx = c->out[0];
+    const ct__attrs *a = c->a;
+    int nd = gx->ndim, k = a->nv / 2;
+    int64_t n = ct_numel(gx);
+    if (n == 0) return 0;
+    memset(ct__ptr(gx), 0, (size_t)n * ct__dt[gx->dtype].size);
+    if (ct_numel(gy) == 0) return 0;
+    ct__padgeo g;
+    if (ct__padgeo_init(&g, a->mode, nd, gx->shape, a->v, a->nv)) return -1;
+    ct_tensor *gc = ct__contig_ref(gy);
+    if (!gc) { CT_FREE(g.buf); return -1; }
+    ct_dtype dt = gx->dtype;
+    size_t es = ct__dt[dt].size;
+    const char *gp = ct__ptr(gc);
+    char *xp = ct__ptr(gx);
+    int64_t W = g.on[k - 1], rows_per_plane = g.outplane / W;
+    const int64_t *mw = g.map[k - 1];
+    /* batches are independent: split them over threads */
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for schedule(static) if (ct_numel(gy) >= 4 * CT__GRAIN && g.batch > 1 && !omp_in_parallel())
+#endif
+    for (int64_t b = 0; b < g.batch; b++) {
+        for (int64_t rr = 0; rr < rows_per_plane; rr++) {
+            char *dst = xp + (size_t)(b * g.inplane + ct__padgeo_row(&g, rr)) * es;
+            const char *src = gp + (size_t)((b * rows_per_plane + rr) * W) * es;
+            if (dt == CT_FLOAT32) {
+                for (int64_t w = 0; w < W; w++) ((float *)dst)[mw[w]] += ((const float *)src)[w];
+            } else if (dt == CT_FLOAT64) {
+                for (int64_t w = 0; w < W; w++) ((double *)dst)[mw[w]] += ((const double *)src)[w];
+            } else {
+                for (int64_t w = 0; w < W; w++) {
+                    char *q = dst + mw[w] * (int64_t)es;
+                    ct__store_f64(q, dt, ct__load_f64(q, dt) + ct__load_f64(src + w * (int64_t)es, dt));
+                }
+            }
+        }
+    }
+    ct__decref(gc);
+    CT_FREE(g.buf);
+    return 0;
+}
+
+/* ---- backward rules (PyTorch: derivatives.yaml), written with ctensor ops ---- */
+#define CT__IX_BW_IDX ct_tensor *Ix = CT__SV_IN(n, 1); if (!Ix) return -1;
+static int ct__bw_index_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    ct__tmeta *m = &n->in_meta[0];
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0], 1.0)))
+        return -1;
+    return 0;
+}
+static int ct__bw_gather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    ct__tmeta *m = &n->in_meta[0];
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0])))
+        return -1;
+    return 0;
+}
+static int ct__bw_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    int dim = (int)n->attrs.i[0];
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_value(gout[0], dim, Ix, 0.0))) return -1;
+    if (n->nin > 2 && CT__IX_NEEDS(n, 2) && !(gin[2] = ct_gather(gout[0], dim, Ix))) return -1;
+    return 0;
+}
+static int ct__bw_scatter_add(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    if (CT__IX_NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__IX_NEEDS(n, 2) && !(gin[2] = ct_gather(gout[0], (int)n->attrs.i[0], Ix))) return -1;
+    return 0;
+}
+/* PyTorch: scatter_reduce_backward (FunctionsManual.cpp) */
+static int ct__bw_scatter_reduce(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *S = CT__SV_IN(n, 0), *Ix = CT__SV_IN(n, 1), *Src = CT__SV_IN(n, 2), *R = CT__SV_OUT(n, 0), *g = gout[0];
+    if (!S || !Ix || !Src || !R) return -1;
+    int dim = (int)n->attrs.i[0], mode = n->attrs.mode, include_self = n->attrs.flags & 1;
+    ct_dtype dt = g->dtype;
+    ct_tensor *gs = NULL, *gsrc = NULL;
+    if (mode == 0) {
+        gs = g;
+        gsrc = ct_gather(g, dim, Ix);
+    } else if (mode == 1) {
+        ct_tensor *ms = ct_masked_fill(S, ct_eq_scalar(S, 0.0), 1.0);
+        gs = ct_div(ct_mul(g, ct_scatter_reduce(ms, dim, Ix, Src, "prod", include_self)), ms);
+        ct_tensor *src_zero = ct_eq_scalar(Src, 0.0);
+        ct_tensor *nz = ct_gather(ct_scatter_add(ct_zeros_like(S), dim, Ix, ct_to(src_zero, dt)), dim, Ix);
+        ct_tensor *single = ct_logical_and(src_zero, ct_eq_scalar(nz, 1.0));
+        ct_tensor *msr = ct_scatter_reduce(S, dim, Ix, ct_masked_fill(Src, single, 1.0), "prod", include_self);
+        gsrc = ct_where(single, ct_gather(ct_mul(g, msr), dim, Ix), ct_div(ct_gather(ct_mul(g, R), dim, Ix), ct_masked_fill(Src, src_zero, 1.0)));
+    } else if (mode == 2) {
+        ct_tensor *N = include_self ? ct_ones_like(g) : ct_zeros_like(g);
+        N = ct_scatter_add(N, dim, Ix, ct_ones_like(Src));
+        N = ct_masked_fill(N, ct_eq_scalar(N, 0.0), 1.0);
+        gs = ct_div(g, N);
+        gsrc = ct_div(ct_gather(g, dim, Ix), ct_gather(N, dim, Ix));
+    } else {
+        /* amax / amin: ties share the gradient evenly */
+        ct_tensor *value = ct_gather(R, dim, Ix);
+        ct_tensor *self_is = ct_eq(S, R), *src_is = ct_eq(Src, value);
+        ct_tensor *cnt = ct_scatter_add(ct_to(self_is, dt), dim, Ix, ct_to(src_is, dt));
+        ct_tensor *gd = ct_div(g, cnt);
+        gs = ct_mul(ct_to(self_is, dt), gd);
+        gsrc = ct_mul(ct_to(src_is, dt), ct_gather(gd, dim, Ix));
+    }
+    if (gs && !include_self) gs = ct_scatter_value(gs, dim, Ix, 0.0);
+    if (!gs || !gsrc) return -1;
+    if (CT__IX_NEEDS(n, 0)) gin[0] = gs;
+    if (CT__IX_NEEDS(n, 2)) gin[2] = gsrc;
+    return 0;
+}
+/* index_add's source gradient: index_select of the gradient, summed over the dims
+   where the source slice was broadcast (PyTorch would fail there) */
+static ct_tensor *ct__index_add_src_grad(ct_tensor *g, int dim, const ct_tensor *Ix, const ct__tmeta *sm) {
+    ct_tensor *gs = ct_index_select(g, dim, Ix);
+    if (!gs) return NULL;
+    int same = gs->ndim == sm->ndim;
+    for (int d = 0; same && d < sm->ndim; d++) same = gs->shape[d] == sm->shape[d];
+    if (same) return gs;
+    if (sm->ndim == 0) return ct_sum(gs);
+    if (gs->ndim == 0) return ct_reshape_n(gs, sm->ndim, sm->shape);
+    /* move dim to the front, sum the slice down to the source slice, move it back */
+    int nd = gs->ndim, ns = sm->ndim;
+    int64_t perm[CT_MAX_DIMS], tshape[CT_MAX_DIMS], sshape[CT_MAX_DIMS], inv[CT_MAX_DIMS];
+    int k = 0;
+    perm[k++] = dim;
+    for (int d = 0; d < nd; d++) if (d != dim) perm[k++] = d;
+    gs = ct_permute_n(gs, nd, perm);
+    tshape[0] = sm->shape[dim];
+    for (int d = 1; d < nd; d++) tshape[d] = 1;
+    for (int d = 0, q = 0; d < ns; d++)
+        if (d != dim) { tshape[nd - (ns - 1) + q] = sm->shape[d]; q++; }
+    gs = ct_sum_to_size_n(gs, nd, tshape);
+    sshape[0] = sm->shape[dim];
+    for (int d = 0, q = 1; d < ns; d++) if (d != dim) sshape[q++] = sm->shape[d];
+    gs = ct_reshape_n(gs, ns, sshape);
+    for (int d = 0; d < ns; d++) inv[d] = d == dim ? 0 : (d < dim ? d + 1 : d);
+    return ct_permute_n(gs, ns, inv);
+}
+static int ct__bw_index_add(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    double alpha = n->attrs.s[0];
+    if (CT__IX_NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__IX_NEEDS(n, 2)) {
+        ct_tensor *gs = ct__index_add_src_grad(gout[0], (int)n->attrs.i[0], Ix, &n->in_meta[2]);
+        if (gs && alpha != 1.0) gs = ct_mul_scalar(gs, alpha);
+        if (!(gin[2] = gs)) return -1;
+    }
+    return 0;
+}
+static int ct__bw_index_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    int dim = (int)n->attrs.i[0];
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_fill(gout[0], dim, Ix, 0.0))) return -1;
+    if (CT__IX_NEEDS(n, 2) && !(gin[2] = ct_index_select(gout[0], dim, Ix))) return -1;
+    return 0;
+}
+static int ct__bw_index_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_fill(gout[0], (int)n->attrs.i[0], Ix, 0.0))) return -1;
+    return 0;
+}
+/* the index list of an index / index_put node (CT_SLICE_ALL for dims not indexed) */
+static int ct__bw_index_list(ct__node *n, int first, ct_tensor **list) {
+    uint32_t mask = (uint32_t)n->attrs.i[1];
+    int k = first, len = 0;
+    for (int d = 0; d < CT_MAX_DIMS; d++) {
+        list[d] = CT_SLICE_ALL;
+        if (mask & (1u << d)) {
+            if (!(list[d] = CT__SV_IN(n, k++))) return -1;
+            len = d + 1;
+        }
+    }
+    return len;
+}
+static int ct__bw_index(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *list[CT_MAX_DIMS];
+    int len = ct__bw_index_list(n, 1, list);
+    if (len < 0) return -1;
+    ct__tmeta *m = &n->in_meta[0];
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_put(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), len, list, gout[0], 1))) return -1;
+    return 0;
+}
+static int ct__bw_index_put(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *list[CT_MAX_DIMS];
+    int len = ct__bw_index_list(n, 2, list);
+    if (len < 0) return -1;
+    if (CT__IX_NEEDS(n, 0)) {
+        gin[0] = n->attrs.i[2] ? gout[0] : ct_index_put(gout[0], len, list, ct_scalar_tensor(0.0, gout[0]->dtype), 0);
+        if (!gin[0]) return -1;
+    }
+    if (CT__IX_NEEDS(n, 1) && !(gin[1] = ct_index(gout[0], len, list))) return -1;
+    return 0;
+}
+static int ct__bw_masked_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *M = CT__SV_IN(n, 1);
+    if (!M) return -1;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    int nd = ct__bshape2(n->in_meta[0].ndim, n->in_meta[0].shape, n->in_meta[1].ndim, n->in_meta[1].shape, shape);
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_masked_scatter(ct_zeros_n(gout[0]->dtype, nd, shape), M, gout[0]))) return -1;
+    return 0;
+}
+static int ct__bw_masked_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *M = CT__SV_IN(n, 1);
+    if (!M) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_masked_fill(gout[0], M, 0.0))) return -1;
+    if (CT__IX_NEEDS(n, 2)) {
+        const ct__tmeta *sm = &n->in_meta[2];
+        ct_tensor *sel = ct_masked_select(gout[0], M);
+        if (!sel) return -1;
+        int64_t diff = ct__shape_numel(sm->ndim, sm->shape) - ct_numel(sel), pads[2];
+        pads[0] = 0;
+        pads[1] = diff;
+        if (diff > 0) sel = ct_pad(sel, 2, pads, "constant", 0.0);
+        if (!(gin[2] = ct_reshape_n(sel, sm->ndim, sm->shape))) return -1;
+    }
+    return 0;
+}
+static int ct__bw_take(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__IX_BW_IDX
+    ct__tmeta *m = &n->in_meta[0];
+    if (CT__IX_NEEDS(n, 0)) {
+        int64_t numel = ct__shape_numel(m->ndim, m->shape);
+        ct_tensor *flat = ct_reshape(Ix, -1);
+        ct_tensor *r = ct_index_put(ct_zeros_n(gout[0]->dtype, 1, &numel), 1, &flat, ct_reshape(gout[0], -1), 1);
+        if (!(gin[0] = ct_reshape_n(r, m->ndim, m->shape))) return -1;
+    }
+    return 0;
+}
+static int ct__bw_cat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    int dim = (int)n->attrs.i[0];
+    int64_t off = 0;
+    for (int i = 0; i < n->nin; i++) {
+        const ct__tmeta *m = &n->in_meta[i];
+        if (m->ndim == 1 && m->shape[0] == 0 && gout[0]->ndim != 1) {   /* a skipped legacy empty input */
+            if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_zeros_n(m->dtype, 1, m->shape))) return -1;
+            continue;
+        }
+        int64_t sz = m->shape[dim];
+        if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_narrow(gout[0], dim, off, sz))) return -1;
+        off += sz;
+    }
+    return 0;
+}
+static int ct__bw_stack(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    for (int i = 0; i < n->nin; i++)
+        if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_select(gout[0], (int)n->attrs.i[0], i))) return -1;
+    return 0;
+}
+static int ct__bw_flip(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    gin[0] = ct_flip(gout[0], n->attrs.nv, n->attrs.v);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_roll(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    int64_t neg[CT_MAX_DIMS];
+    for (int k = 0; k < n->attrs.nv; k++) neg[k] = -n->attrs.v[CT_MAX_DIMS + k];
+    gin[0] = ct_roll(gout[0], n->attrs.nv, neg, n->attrs.nv, n->attrs.v);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_repeat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    /* sum over the repetitions one dim at a time: view it as [prefix, r, size, suffix] */
+    const ct__tmeta *m = &n->in_meta[0];
+    int nr = n->attrs.nv;
+    int64_t cur[CT_MAX_DIMS], xs[CT_MAX_DIMS];
+    ct_tensor *g = gout[0];
+    for (int d = 0; d < nr; d++) {
+        int xd = d - (nr - m->ndim);
+        xs[d] = xd >= 0 ? m->shape[xd] : 1;
+        cur[d] = g->shape[d];
+    }
+    for (int d = 0; d < nr && g; d++) {
+        int64_t r = n->attrs.v[d], v4[4];
+        if (r == 1) continue;
+        v4[0] = 1;
+        v4[3] = 1;
+        for (int e = 0; e < d; e++) v4[0] *= cur[e];
+        for (int e = d + 1; e < nr; e++) v4[3] *= cur[e];
+        v4[1] = r;
+        v4[2] = xs[d];
+        g = ct_sum_dim(ct_reshape_n(g, 4, v4), 1, 0);
+        cur[d] = xs[d];
+        g = ct_reshape_n(g, nr, cur);
+    }
+    gin[0] = ct_reshape_n(g, m->ndim, m->shape);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_tri(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    gin[0] = n->op == CT__OP_TRIL ? ct_tril(gout[0], n->attrs.i[0]) : ct_triu(gout[0], n->attrs.i[0]);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_diag_embed(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    gin[0] = ct_diagonal(gout[0], n->attrs.i[0], (int)n->attrs.i[1], (int)n->attrs.i[2]);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_constant_pad(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    int64_t neg[2 * CT_MAX_DIMS];
+    for (int k = 0; k < n->attrs.nv; k++) neg[k] = -n->attrs.v[k];
+    gin[0] = ct_pad(gout[0], n->attrs.nv, neg, "constant", 0.0);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_pad(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    const ct__tmeta *m = &n->in_meta[0];
+    ct__attrs a = n->attrs;
+    a.mode = ct__pad_mode(n->op);
+    a.i[1] = m->ndim;
+    for (int d = 0; d < m->ndim; d++) a.v[CT__PAD_SHAPE_AT + d] = m->shape[d];
+    gin[0] = ct__op1(CT__OP_PAD_BACKWARD, gout[0], &a);
+    return gin[0] ? 0 : -1;
+}
+static int ct__bw_pad_backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    gin[0] = ct_pad(gout[0], n->attrs.nv, n->attrs.v, ct__pad_mode_names[n->attrs.mode], 0.0);
+    return gin[0] ? 0 : -1;
+}
+
+/* ---- public functions ---- */
+static ct_tensor *ct__ix_op(int op, int inplace, int nin, const ct_tensor *x, int dim, const ct_tensor *idx, const ct_tensor *src, double s0) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = dim;
+    a.s[0] = s0;
+    ct_tensor *in[3];
+    in[0] = (ct_tensor *)x;
+    in[1] = (ct_tensor *)idx;
+    in[2] = (ct_tensor *)src;
+    return inplace ? ct__call1_(op, nin, in, &a) : ct__call1(op, nin, in, &a);
+}
+CTENSOR_API ct_tensor *ct_index_select(const ct_tensor *x, int dim, const ct_tensor *index) {
+    return ct__ix_op(CT__OP_INDEX_SELECT, 0, 2, x, dim, index, NULL, 0.0);
+}
+CTENSOR_API ct_tensor *ct_gather(const ct_tensor *x, int dim, const ct_tensor *index) {
+    return ct__ix_op(CT__OP_GATHER, 0, 2, x, dim, index, NULL, 0.0);
+}
+CTENSOR_API ct_tensor *ct_scatter(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
+    return ct__ix_op(CT__OP_SCATTER, 0, 3, x, dim, index, src, 0.0);
+}
+CTENSOR_API ct_tensor *ct_scatter_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
+    return ct__ix_op(CT__OP_SCATTER, 1, 3, x, dim, index, src, 0.0);
+}
+CTENSOR_API ct_tensor *ct_scatter_value(const ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    return ct__ix_op(CT__OP_SCATTER_VALUE, 0, 2, x, dim, index, NULL, value);
+}
+CTENSOR_API ct_tensor *ct_scatter_value_(ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    return ct__ix_op(CT__OP_SCATTER_VALUE, 1, 2, x, dim, index, NULL, value);
+}
+CTENSOR_API ct_tensor *ct_scatter_add(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
+    return ct__ix_op(CT__OP_SCATTER_ADD, 0, 3, x, dim, index, src, 0.0);
+}
+CTENSOR_API ct_tensor *ct_scatter_add_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
+    return ct__ix_op(CT__OP_SCATTER_ADD, 1, 3, x, dim, index, src, 0.0);
+}
+static ct_tensor *ct__scatter_reduce(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, const char *reduce,
+                                     int include_self, int inplace) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.mode = -1;
+    for (int k = 0; k < 5 && reduce; k++)
+        if (!strcmp(reduce, ct__reduce_names[k])) a.mode = k;
+    if (a.mode < 0)
+        return ct__fail(CT_ERR_ARG, "scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got %s", reduce ? reduce : "NULL");
+    a.i[0] = dim;
+    a.flags = include_self ? 1 : 0;
+    ct_tensor *in[3];
+    in[0] = x;
+    in[1] = (ct_tensor *)index;
+    in[2] = (ct_tensor *)src;
+    return inplace ? ct__call1_(CT__OP_SCATTER_REDUCE, 3, in, &a) : ct__call1(CT__OP_SCATTER_REDUCE, 3, in, &a);
+}
+CTENSOR_API ct_tensor *ct_scatter_reduce(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, const char *reduce, int include_self) {
+    return ct__scatter_reduce((ct_tensor *)x, dim, index, src, reduce, include_self, 0);
+}
+CTENSOR_API ct_tensor *ct_scatter_reduce_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, const char *reduce, int include_self) {
+    return ct__scatter_reduce(x, dim, index, src, reduce, include_self, 1);
+}
+CTENSOR_API ct_tensor *ct_index_add(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, double alpha) {
+    return ct__ix_op(CT__OP_INDEX_ADD, 0, 3, x, dim, index, src, alpha);
+}
+CTENSOR_API ct_tensor *ct_index_add_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src, double alpha) {
+    return ct__ix_op(CT__OP_INDEX_ADD, 1, 3, x, dim, index, src, alpha);
+}
+CTENSOR_API ct_tensor *ct_index_copy(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
+    return ct__ix_op(CT__OP_INDEX_COPY, 0, 3, x, dim, index, src, 0.0);
+}
+CTENSOR_API ct_tensor *ct_index_copy_(ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
+    return ct__ix_op(CT__OP_INDEX_COPY, 1, 3, x, dim, index, src, 0.0);
+}
+CTENSOR_API ct_tensor *ct_index_fill(const ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    return ct__ix_op(CT__OP_INDEX_FILL, 0, 2, x, dim, index, NULL, value);
+}
+CTENSOR_API ct_tensor *ct_index_fill_(ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    return ct__ix_op(CT__OP_INDEX_FILL, 1, 2, x, dim, index, NULL, value);
+}
+CTENSOR_API ct_tensor *ct_take(const ct_tensor *x, const ct_tensor *index) {
+    return ct__ix_op(CT__OP_TAKE, 0, 2, x, 0, index, NULL, 0.0);
+}
+
+/* Expands an index list (CT_SLICE_ALL = `:`, bool/uint8 masks -> their nonzero
+   columns) into int64 tensors, one per indexed dim, and the mask of indexed dims.
+   Returns the number of index tensors, or -1. */
+static int ct__index_prep(const char *op, const ct_tensor *x, int n, ct_tensor *const *indices, ct_tensor **out, uint32_t *mask) {
+    int consumed = 0, dim = 0, k = 0;
+    *mask = 0;
+    if (n <= 0 || !indices) return ct__failed(CT_ERR_ARG, "%s: at least one index must be given", op);
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = indices[i];
+        if (!t) { ct__null_arg(op, i + 1); return -1; }
+        consumed += (t != CT_SLICE_ALL && (t->dtype == CT_BOOL || t->dtype == CT_UINT8)) ? t->ndim : 1;
+    }
+    if (consumed > x->ndim) return ct__failed(CT_ERR_INDEX, "%s: too many indices for tensor of dimension %d (got %d)", op, x->ndim, consumed);
+    for (int i = 0; i < n; i++) {
+        ct_tensor *t = indices[i];
+        if (t == CT_SLICE_ALL) { dim++; continue; }
+        if (t->dtype == CT_BOOL || t->dtype == CT_UINT8) {
+            if (t->ndim == 0) return ct__failed(CT_ERR_UNSUPPORTED, "%s: 0-dimensional boolean indices are not supported", op);
+            for (int j = 0; j < t->ndim; j++)
+                if (t->shape[j] != x->shape[dim + j])
+                    return ct__failed(CT_ERR_INDEX, "%s: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", op,
+                                      CT__SHAPE(t), j, CT__SHAPE(x), dim + j);
+            ct_tensor *nz = ct_nonzero(t);
+            if (!nz) return -1;
+            for (int j = 0; j < t->ndim; j++) {
+                if (!(out[k++] = ct_select(nz, 1, j))) return -1;
+                *mask |= 1u << (dim + j);
+            }
+            dim += t->ndim;
+        } else if (t->dtype == CT_INT64) {
+            out[k++] = t;
+            *mask |= 1u << dim;
+            dim++;
+        } else {
+            return ct__failed(CT_ERR_INDEX, "%s: tensors used as indices must be long, byte or bool tensors", op);
+        }
+    }
+    if (k == 0) return ct__failed(CT_ERR_ARG, "%s: at least one index must be a tensor (got only full slices)", op);
+    return k;
+}
+static ct_tensor *ct__index_call(ct_tensor *x, int n, ct_tensor *const *indices, const ct_tensor *values, int accumulate, int put, int inplace) {
+    const char *op = put ? "index_put" : "index";
+    if (!x) { ct__null_arg(op, 0); return NULL; }
+    ct_tensor *in[2 + CT_MAX_DIMS];
+    uint32_t mask;
+    int first = put ? 2 : 1, s = ct_scope_begin();
+    int k = ct__index_prep(op, x, n, indices, in + first, &mask);
+    ct_tensor *r = NULL;
+    if (k > 0) {
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.i[1] = (int64_t)mask;
+        a.i[2] = accumulate ? 1 : 0;
+        in[0] = x;
+        if (put) in[1] = (ct_tensor *)values;
+        r = inplace ? ct__call1_(put ? CT__OP_INDEX_PUT : CT__OP_INDEX, first + k, in, &a)
+                    : ct__call1(put ? CT__OP_INDEX_PUT : CT__OP_INDEX, first + k, in, &a);
+    }
+    if (r && !inplace) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_index(const ct_tensor *x, int n, ct_tensor *const *indices) {
+    return ct__index_call((ct_tensor *)x, n, indices, NULL, 0, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_index_put(const ct_tensor *x, int n, ct_tensor *const *indices, const ct_tensor *values, int accumulate) {
+    return ct__index_call((ct_tensor *)x, n, indices, values, accumulate, 1, 0);
+}
+CTENSOR_API ct_tensor *ct_index_put_(ct_tensor *x, int n, ct_tensor *const *indices, const ct_tensor *values, int accumulate) {
+    return ct__index_call(x, n, indices, values, accumulate, 1, 1);
+}
+CTENSOR_API ct_tensor *ct_masked_select(const ct_tensor *x, const ct_tensor *mask) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (mask && mask->dtype == CT_UINT8) mask = ct_to(mask, CT_BOOL);   /* deprecated in PyTorch, still accepted */
+    return ct__op2(CT__OP_MASKED_SELECT, x, mask, &a);
+}
+/* masked_scatter's mask as bool: uint8 converts; other dtypes must hold only 0 and 1 */
+static ct_tensor *ct__mask01(const ct_tensor *mask) {
+    if (!mask || mask->dtype == CT_BOOL) return (ct_tensor *)mask;
+    if (mask->dtype != CT_UINT8 && mask->dtype < 10) {
+        ct_tensor *m = ct__convert(mask, CT_FLOAT64);
+        if (!m) return NULL;
+        const double *p = (const double *)ct__ptr(m);
+        int64_t n = ct_numel(m), bad = 0;
+        for (int64_t i = 0; i < n && !bad; i++) bad = p[i] != 0.0 && p[i] != 1.0;
+        ct__decref(m);
+        if (bad) return ct__fail(CT_ERR_ARG, "masked_scatter: Mask tensor can take 0 and 1 values only");
+    }
+    return ct_to(mask, CT_BOOL);
+}
+CTENSOR_API ct_tensor *ct_masked_scatter(const ct_tensor *x, const ct_tensor *mask, const ct_tensor *source) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (mask && !(mask = ct__mask01(mask))) return NULL;
+    return ct__op3(CT__OP_MASKED_SCATTER, x, mask, source, &a);
+}
+CTENSOR_API ct_tensor *ct_masked_scatter_(ct_tensor *x, const ct_tensor *mask, const ct_tensor *source) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (mask && !(mask = ct__mask01(mask))) return NULL;
+    ct_tensor *in[3];
+    in[0] = x;
+    in[1] = (ct_tensor *)mask;
+    in[2] = (ct_tensor *)source;
+    return ct__call1_(CT__OP_MASKED_SCATTER, 3, in, &a);
+}
+CTENSOR_API ct_tensor *ct_nonzero(const ct_tensor *x) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op1(CT__OP_NONZERO, x, &a);
+}
+CTENSOR_API int ct_nonzero_tuple(const ct_tensor *x, ct_tensor **out, int max_out) {
+    if (!x) { ct__null_arg("nonzero", 0); return -1; }
+    const ct_tensor *x1 = x->ndim == 0 ? ct_reshape(x, 1) : x;
+    ct_tensor *nz = ct_nonzero(x1);
+    if (!nz) return -1;
+    for (int j = 0; j < x1->ndim && j < max_out; j++)
+        if (!(out[j] = ct_select(nz, 1, j))) return -1;
+    return x1->ndim;
+}
+CTENSOR_API ct_tensor *ct_cat(int n, ct_tensor *const *ts, int dim) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (n <= 0 || !ts) return ct__fail(CT_ERR_ARG, "torch.cat(): expected a non-empty list of Tensors");
+    a.i[0] = dim;
+    return ct__call1(CT__OP_CAT, n, ts, &a);
+}
+CTENSOR_API ct_tensor *ct_stack(int n, ct_tensor *const *ts, int dim) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (n <= 0 || !ts) return ct__fail(CT_ERR_ARG, "stack expects a non-empty TensorList");
+    a.i[0] = dim;
+    return ct__call1(CT__OP_STACK, n, ts, &a);
+}
+/* the pieces of a split as narrow views: sizes[i] along dim */
+static int ct__split_views(const ct_tensor *x, int d, int64_t count, const int64_t *sizes, int64_t fixed, ct_tensor **out, int max_out) {
+    if (count > INT_MAX) { ct_set_error(CT_ERR_ARG, "split: too many pieces (%lld)", (long long)count); return -1; }
+    int64_t off = 0, size = x->shape[d];
+    for (int64_t i = 0; i < count; i++) {
+        int64_t len = sizes ? sizes[i] : CT__MIN(fixed, size - off);
+        if (i < max_out && out && !(out[i] = ct_narrow(x, d, off, len))) return -1;
+        off += len;
+    }
+    return (int)count;
+}
+CTENSOR_API int ct_split(const ct_tensor *x, int64_t split_size, int dim, ct_tensor **out, int max_out) {
+    if (!x) { ct__null_arg("split", 0); return -1; }
+    if (x->ndim == 0) { ct_set_error(CT_ERR_ARG, "split expects at least a 1-dimensional tensor"); return -1; }
+    int d = ct__dim("split", dim, x->ndim);
+    if (d < 0) return -1;
+    int64_t size = x->shape[d], num = 1;
+    if (split_size < 0) { ct_set_error(CT_ERR_ARG, "split expects split_size be non-negative, but got split_size=%lld", (long long)split_size); return -1; }
+    if (split_size == 0 && size != 0) {
+        ct_set_error(CT_ERR_ARG, "split_size can only be 0 if dimension size is 0, but got dimension size of %lld", (long long)size);
+        return -1;
+    }
+    if (split_size != 0) num = CT__MAX((size + split_size - 1) / split_size, 1);
+    return ct__split_views(x, d, num, NULL, split_size, out, max_out);
+}
+CTENSOR_API int ct_split_sizes(const ct_tensor *x, int nsizes, const int64_t *sizes, int dim, ct_tensor **out, int max_out) {
+    if (!x) { ct__null_arg("split_with_sizes", 0); return -1; }
+    if (x->ndim == 0) { ct_set_error(CT_ERR_ARG, "split expects at least a 1-dimensional tensor"); return -1; }
+    if (nsizes < 0 || (nsizes > 0 && !sizes)) { ct_set_error(CT_ERR_ARG, "split_with_sizes: sizes must be given"); return -1; }
+    int d = ct__dim("split_with_sizes", dim, x->ndim);
+    if (d < 0) return -1;
+    int64_t sum = 0;
+    for (int i = 0; i < nsizes; i++) {
+        if (sizes[i] < 0) {
+            ct_set_error(CT_ERR_ARG, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%s", ct__fmt_shape(nsizes, sizes).s);
+            return -1;
+        }
+        sum += sizes[i];
+    }
+    if (sum != x->shape[d]) {
+        ct_set_error(CT_ERR_ARG, "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension %d), but got split_sizes=%s",
+                     (long long)x->shape[d], d, ct__fmt_shape(nsizes, sizes).s);
+        return -1;
+    }
+    return ct__split_views(x, d, nsizes, sizes, 0, out, max_out);
+}
+CTENSOR_API int ct_chunk(const ct_tensor *x, int chunks, int dim, ct_tensor **out, int max_out) {
+    if (!x) { ct__null_arg("chunk", 0); return -1; }
+    if (x->ndim == 0) { ct_set_error(CT_ERR_ARG, "chunk expects at least a 1-dimensional tensor"); return -1; }
+    if (chunks <= 0) { ct_set_error(CT_ERR_ARG, "chunk expects `chunks` to be greater than 0, got: %d", chunks); return -1; }
+    int d = ct__dim("chunk", dim, x->ndim);
+    if (d < 0) return -1;
+    int64_t size = x->shape[d], split = (size + chunks - 1) / chunks;
+    if (split == 0 && size == 0) {
+        int64_t zero = 0;
+        for (int i = 0; i < chunks && i < max_out && out; i++)
+            if (!(out[i] = ct_narrow(x, d, 0, zero))) return -1;
+        return chunks;
+    }
+    return ct_split(x, split, d, out, max_out);
+}
+CTENSOR_API int ct_unbind(const ct_tensor *x, int dim, ct_tensor **out, int max_out) {
+    if (!x) { ct__null_arg("unbind", 0); return -1; }
+    if (x->ndim == 0) { ct_set_error(CT_ERR_INDEX, "unbind: Dimension specified as %d but tensor has no dimensions", dim); return -1; }
+    int d = ct__dim("unbind", dim, x->ndim);
+    if (d < 0) return -1;
+    int64_t n = x->shape[d];
+    if (n > INT_MAX) { ct_set_error(CT_ERR_ARG, "unbind: too many pieces (%lld)", (long long)n); return -1; }
+    for (int64_t i = 0; i < n && i < max_out && out; i++)
+        if (!(out[i] = ct_select(x, d, i))) return -1;
+    return (int)n;
+}
+CTENSOR_API ct_tensor *ct_flip(const ct_tensor *x, int ndims, const int64_t *dims) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndims < 0 || ndims > CT_MAX_DIMS || (ndims > 0 && !dims))
+        return ct__fail(CT_ERR_ARG, "flip: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
+    a.nv = ndims;
+    for (int k = 0; k < ndims; k++) a.v[k] = dims[k];
+    return ct__op1(CT__OP_FLIP, x, &a);
+}
+CTENSOR_API ct_tensor *ct_roll(const ct_tensor *x, int nshifts, const int64_t *shifts, int ndims, const int64_t *dims) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (!x) return ct__op1(CT__OP_ROLL, x, &a);
+    if (nshifts < 0 || ndims < 0 || (nshifts > 0 && !shifts) || (ndims > 0 && !dims))
+        return ct__fail(CT_ERR_ARG, "roll: shifts and dims must be given");
+    if (ndims == 0) {
+        if (nshifts != 1) return ct__fail(CT_ERR_ARG, "roll: shifts and dimensions must align. shifts: %d, dims:%d", nshifts, ndims);
+        int64_t zero = 0;
+        ct_tensor *r = ct_roll(ct_reshape(x, -1), 1, shifts, 1, &zero);
+        return ct_view_n(r, x->ndim, x->shape);
+    }
+    if (nshifts != ndims) return ct__fail(CT_ERR_ARG, "roll: shifts and dimensions must align. shifts: %d, dims:%d", nshifts, ndims);
+    if (ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "roll: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
+    a.nv = ndims;
+    for (int k = 0; k < ndims; k++) { a.v[k] = dims[k]; a.v[CT_MAX_DIMS + k] = shifts[k]; }
+    return ct__op1(CT__OP_ROLL, x, &a);
+}
+CTENSOR_API ct_tensor *ct_repeat(const ct_tensor *x, int n, const int64_t *repeats) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (n < 0 || n > CT_MAX_DIMS || (n > 0 && !repeats)) return ct__fail(CT_ERR_ARG, "repeat: expected at most %d repeats (got %d)", CT_MAX_DIMS, n);
+    a.nv = n;
+    for (int k = 0; k < n; k++) a.v[k] = repeats[k];
+    return ct__op1(CT__OP_REPEAT, x, &a);
+}
+CTENSOR_API ct_tensor *ct_tile(const ct_tensor *x, int n, const int64_t *reps) {
+    if (!x) { ct__null_arg("tile", 0); return NULL; }
+    if (n < 0 || n > CT_MAX_DIMS || (n > 0 && !reps)) return ct__fail(CT_ERR_ARG, "tile: expected at most %d reps (got %d)", CT_MAX_DIMS, n);
+    int64_t r[CT_MAX_DIMS];
+    int m = n > x->ndim ? n : x->ndim;
+    for (int k = 0; k < m; k++) r[k] = k < m - n ? 1 : reps[k - (m - n)];
+    return ct_repeat(x, m, r);
+}
+CTENSOR_API ct_tensor *ct_repeat_interleave_index(const ct_tensor *repeats) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__op1(CT__OP_REPEAT_INTERLEAVE, repeats, &a);
+}
+static const ct_tensor *ct__ri_input(const ct_tensor *x, int *dim) {
+    if (*dim == CT_DIM_NONE) { *dim = 0; return ct_reshape(x, -1); }
+    int d = ct__dim("repeat_interleave", *dim, x->ndim);
+    if (d < 0) return NULL;
+    *dim = d;
+    return x;
+}
+CTENSOR_API ct_tensor *ct_repeat_interleave(const ct_tensor *x, int64_t repeats, int dim) {
+    if (!x) { ct__null_arg("repeat_interleave", 0); return NULL; }
+    if (repeats < 0) return ct__fail(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
+    const ct_tensor *xin = ct__ri_input(x, &dim);
+    if (!xin) return NULL;
+    int64_t size = xin->ndim ? xin->shape[dim] : 1, total = size * repeats;
+    ct_tensor *idx = ct_empty_n(CT_INT64, 1, &total);
+    if (!idx) return NULL;
+    int64_t *p = (int64_t *)ct__ptr(idx);
+    for (int64_t i = 0; i < total; i++) p[i] = i / repeats;
+    return ct_index_select(xin, dim, idx);
+}
+CTENSOR_API ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *x, const ct_tensor *repeats, int dim) {
+    if (!x || !repeats) { ct__null_arg("repeat_interleave", x ? 1 : 0); return NULL; }
+    if (repeats->dtype != CT_INT64 && repeats->dtype != CT_INT32)
+        return ct__fail(CT_ERR_DTYPE, "repeat_interleave: \"repeat_interleave_cpu\" not implemented for '%s'", CT__DTNAME(repeats->dtype));
+    if (repeats->ndim > 1) return ct__fail(CT_ERR_ARG, "repeat_interleave: repeats must be 0-dim or 1-dim tensor");
+    const ct_tensor *xin = ct__ri_input(x, &dim);
+    if (!xin) return NULL;
+    int64_t size = xin->ndim ? xin->shape[dim] : 1;
+    const ct_tensor *r = repeats;
+    if (ct_numel(repeats) == 1) r = ct_expand(ct_reshape(repeats, 1), size);
+    if (!r) return NULL;
+    if (r->shape[0] != size) return ct__fail(CT_ERR_ARG, "repeat_interleave: repeats must have the same size as input along dim");
+    return ct_index_select(xin, dim, ct_repeat_interleave_index(r));
+}
+static ct_tensor *ct__tri(int op, const ct_tensor *x, int64_t diagonal) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = diagonal;
+    return ct__op1(op, x, &a);
+}
+CTENSOR_API ct_tensor *ct_tril(const ct_tensor *x, int64_t diagonal) { return ct__tri(CT__OP_TRIL, x, diagonal); }
+CTENSOR_API ct_tensor *ct_triu(const ct_tensor *x, int64_t diagonal) { return ct__tri(CT__OP_TRIU, x, diagonal); }
+CTENSOR_API ct_tensor *ct_diag_embed(const ct_tensor *x, int64_t offset, int dim1, int dim2) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = offset;
+    a.i[1] = dim1;
+    a.i[2] = dim2;
+    return ct__op1(CT__OP_DIAG_EMBED, x, &a);
+}
+CTENSOR_API ct_tensor *ct_diag(const ct_tensor *x, int64_t diagonal) {
+    if (!x) { ct__null_arg("diag", 0); return NULL; }
+    if (x->ndim == 1) return ct_diag_embed(x, diagonal, 0, 1);
+    if (x->ndim == 2) return ct_clone(ct_diagonal(x, diagonal, 0, 1));
+    return ct__fail(CT_ERR_ARG, "diag: matrix or a vector expected");
+}
+CTENSOR_API ct_tensor *ct_one_hot(const ct_tensor *x, int64_t num_classes) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = num_classes;
+    return ct__op1(CT__OP_ONE_HOT, x, &a);
+}
+CTENSOR_API ct_tensor *ct_pad(const ct_tensor *x, int npad, const int64_t *pads, const char *mode, double value) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (!x) return ct__op1(CT__OP_CONSTANT_PAD, x, &a);
+    if (npad < 0 || (npad > 0 && !pads) || npad % 2) return ct__fail(CT_ERR_ARG, "pad: Padding length must be divisible by 2");
+    if (npad / 2 > x->ndim) return ct__fail(CT_ERR_ARG, "pad: Padding length too large");
+    int op;
+    if (!mode || !strcmp(mode, "constant")) op = CT__OP_CONSTANT_PAD;
+    else if (!strcmp(mode, "reflect")) op = CT__OP_REFLECTION_PAD;
+    else if (!strcmp(mode, "replicate")) op = CT__OP_REPLICATION_PAD;
+    else if (!strcmp(mode, "circular")) op = CT__OP_CIRCULAR_PAD;
+    else return ct__fail(CT_ERR_UNSUPPORTED, "pad: Unrecognised padding mode %s", mode);
+    if (op != CT__OP_CONSTANT_PAD) {
+        int k = npad / 2;
+        if (value != 0.0) return ct__fail(CT_ERR_ARG, "pad: Padding mode \"%s\" doesn't take in value argument", mode);
+        if (k < 1 || k > 3 || (x->ndim != k + 1 && x->ndim != k + 2))
+            return ct__fail(CT_ERR_UNSUPPORTED, "pad: Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+    }
+    a.nv = npad;
+    for (int k = 0; k < npad; k++) a.v[k] = pads[k];
+    a.s[0] = value;
+    return ct__op1(op, x, &a);
+}
 
 /* ============================================================================
    Matrix products (core kernels; the GEMM section has the fast paths)
