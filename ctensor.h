@@ -7380,6 +7380,7 @@ static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
     ct_tensor *c = ct__convert(t, CT_FLOAT64);
+    if (c && !ct__is_contig(c)) { ct_tensor *d = ct__contig_ref(c); ct__decref(c); c = d; }  /* convert keeps t's layout */
     if (!c) return -1;
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
     ct__decref(c);
@@ -7507,7 +7508,14 @@ CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_t
 }
 /* gradgradcheck: gradcheck of x -> concat(d<fn(x), v>/dx) for a fixed random v */
 typedef struct ct__gg_ctx { ct_grad_fn_t fn; void *user; int nin; ct_tensor *v; } ct__gg_ctx;
+static ct_tensor *ct__gg_fn_body(ct_tensor *const *inputs, void *user);
 static ct_tensor *ct__gg_fn(ct_tensor *const *inputs, void *user) {
+    int prev = ct_set_grad_enabled(1);   /* gradcheck's numerical pass runs without grad; this needs it */
+    ct_tensor *r = ct__gg_fn_body(inputs, user);
+    ct_set_grad_enabled(prev);
+    return r;
+}
+static ct_tensor *ct__gg_fn_body(ct_tensor *const *inputs, void *user) {
     ct__gg_ctx *c = (ct__gg_ctx *)user;
     ct_tensor *y = c->fn(inputs, c->user);
     if (!y) return NULL;
