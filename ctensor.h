@@ -4803,6 +4803,7 @@ static int ct__k_strided_scatter(ct__call *c) {
         /* element by element accumulation (rare: overlapping as_strided) */
         int64_t n = ct__shape_numel(g->ndim, g->shape), idx[CT_MAX_DIMS] = {0};
         ct_tensor *gc = ct__convert(g, CT_FLOAT64);
+        if (gc && !ct__is_contig(gc)) { ct_tensor *t = ct__contig_ref(gc); ct__decref(gc); gc = t; }  /* read in logical order */
         if (!gc) { ct__decref(view); return -1; }
         size_t es = ct__dt[out->dtype].size;
         const double *gd = (const double *)ct__ptr(gc);
@@ -7446,7 +7447,7 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
         /* analytic Jacobian, row by row (one-hot output gradients) */
         for (int64_t k = 0; k < m; k++) {
             int s2 = ct_scope_begin();
-            ct_tensor *go = ct_zeros_like(y);
+            ct_tensor *go = ct_zeros_n(y->dtype, y->ndim, y->shape);   /* contiguous: element k is the k-th output */
             ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
             if (!go || !g) { CT_FREE(g); ct_scope_end(s2); goto done; }
             ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
