@@ -24,12 +24,12 @@ LIBS     := -lm -lpthread
 TESTFAST := -O1 -g
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-APT_PKGS := build-essential clang libopenblas-dev liblapacke-dev zlib1g-dev
+APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev
 
 HEADERS  := ctensor.h $(wildcard ctensor_*.h)
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 CONF_SRC := $(wildcard tests/conformance/*.c)
-BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
+BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin
 
 .PHONY: all demo test test-unit test-asan test-compile conformance bench fuzz examples deps clean
 all: demo

@@ -214,7 +214,7 @@ typedef struct ct_tensor {
     /* autograd */
     ct__node *grad_fn;                /* producing node (NULL for leaves) */
     int32_t out_nr;                   /* which output of grad_fn */
-    uint32_t saved_version;           /* for tensors autograd saved */
+    uint32_t view_version;            /* views: storage version when grad_fn was last set */
     ct__node *grad_acc;               /* AccumulateGrad node of a leaf (weak) */
     struct ct_tensor *grad;           /* .grad */
     struct ct_tensor *base;           /* base of a view (for in-place on views) */
@@ -573,6 +573,8 @@ CTENSOR_API int ct_set_inference_mode(int enabled);
 #define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, 1, __LINE__)
 #define CT_INFERENCE_MODE CT__MODE_BLOCK(ct_set_inference_mode, 1, __LINE__)
 
+/* Diagnostics: how many backward nodes (incl. AccumulateGrad) this thread has run. */
+CTENSOR_API int64_t ct_autograd_nodes_run(void);
 /* Graph inspection: grad_fn name ("MulBackward0") and its next functions. */
 CTENSOR_API const char *ct_grad_fn_name(const ct_tensor *t);        /* NULL for leaves */
 CTENSOR_API int ct_node_num_next(const ct__node *n);
@@ -723,12 +725,14 @@ static void *ct__calloc1(size_t sz) {
 #define CT__F_WEAK_GRAD_FN    0x0020u   /* grad_fn is not owned (a saved output) */
 #define CT__F_IS_VIEW         0x0040u   /* shares storage with `base` */
 #define CT__F_SCALAR_INT      0x0080u   /* wrapped number came from an integral value */
+#define CT__F_CONTIG          0x0100u   /* C-contiguous (set when the geometry is made; it never changes) */
 
 /* ============================================================================
    Thread state: errors, modes, scopes, caches, counters
    ========================================================================== */
 #define CT__NUM_CLASSES 12            /* cached data blocks of 64 B << c, c < 12 (up to 128 KiB) */
-#define CT__CACHE_PER_CLASS 32
+#define CT__CACHE_BYTES_PER_CLASS (1 << 20)  /* keep up to ~1 MiB of free blocks per class */
+#define CT__CACHE_PER_CLASS(c) (CT__CACHE_BYTES_PER_CLASS / (64 << (c)) < 8 ? 8 : CT__CACHE_BYTES_PER_CLASS / (64 << (c)))
 #define CT__TENSOR_CACHE 4096
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
@@ -757,6 +761,7 @@ typedef struct ct__tls {
     int64_t live_bytes;
     /* autograd */
     uint64_t seq_counter;
+    int64_t nodes_run;               /* backward nodes executed by this thread (diagnostics) */
     /* hooks for tracing (ctensor_jit.h) and profiling */
     ct__op_hook_fn tracer;
     void *tracer_user;
@@ -1206,7 +1211,7 @@ static void ct__storage_free(ct_storage *s) {
         CT_FREE(s);
         return;
     }
-    if (cls >= 0 && t->nfree_blocks[cls] < CT__CACHE_PER_CLASS) {
+    if (cls >= 0 && t->nfree_blocks[cls] < CT__CACHE_PER_CLASS(cls)) {
         s->deleter_user_data = t->free_blocks[cls];   /* free-list link */
         t->free_blocks[cls] = s;
         t->nfree_blocks[cls]++;
@@ -1241,7 +1246,7 @@ static ct_tensor *ct__header_new(void) {
     x->scope_slot = -1;
     x->grad_fn = NULL;
     x->out_nr = 0;
-    x->saved_version = 0;
+    x->view_version = 0;
     x->grad_acc = NULL;
     x->grad = NULL;
     x->base = NULL;
@@ -1311,7 +1316,7 @@ static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const i
     for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n *= shape[i]; }
     x->ndim = ndim;
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
-    else ct__contig_strides(ndim, shape, x->strides);
+    else { ct__contig_strides(ndim, shape, x->strides); x->flags |= CT__F_CONTIG; }
     x->dtype = dt;
     x->device = dev;
     x->storage = ct__storage_new(n * (int64_t)ct__dt[dt].size, dev);
@@ -1319,6 +1324,7 @@ static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const i
     return x;
 }
 
+static int ct__is_contig(const ct_tensor *t);
 /* A new header viewing src's storage with the given geometry. */
 static ct_tensor *ct__view_header(const ct_tensor *src, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset) {
     ct_tensor *x = ct__header_new();
@@ -1334,6 +1340,7 @@ static ct_tensor *ct__view_header(const ct_tensor *src, int ndim, const int64_t 
     x->storage = src->storage;
     x->qparams = src->qparams;
     ct__storage_incref(src->storage);
+    if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return x;
 }
 
@@ -1608,6 +1615,7 @@ typedef struct ct__call {
     ct_dtype cdt;                  /* compute dtype chosen by meta */
     ct_tensor *self_before;        /* in-place ops: input 0 as it was, when autograd must save it */
     int inplace;                   /* set by callers of elementwise ops: write into input 0 */
+    int fast;                      /* set by elementwise metas: contiguous operands of one shape */
     uint32_t pre_version[8];       /* in-place calls: input versions before the write */
 } ct__call;
 
@@ -1841,7 +1849,19 @@ CTENSOR_API const char *ct_op_name(int op);
 CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS; }
 CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < CT__NUM_OPS ? ct__ops[op].name : "?"; }
 
-CT__INLINE void ct__attrs_init(ct__attrs *a) { memset(a, 0, sizeof *a); }
+/* Shared read-only attributes for ops called without arguments (and add/sub with alpha 1). */
+static const ct__attrs ct__attrs_alpha1 = {{1.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
+static const ct__attrs ct__attrs_none = {{0.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
+/* The list v[] is left uninitialized: only its first nv entries are meaningful. */
+CT__INLINE void ct__attrs_init(ct__attrs *a) {
+    a->s[0] = a->s[1] = a->s[2] = a->s[3] = 0.0;
+    a->i[0] = a->i[1] = a->i[2] = a->i[3] = 0;
+    a->nv = 0;
+    a->flags = 0;
+    a->mode = 0;
+    a->dtype = CT_FLOAT32;
+    a->kerr = NULL;
+}
 
 /* ============================================================================
    Autograd graph: nodes, edges, saved tensors
@@ -2002,8 +2022,14 @@ static ct__node *ct__grad_accumulator(ct_tensor *leaf) {
     return n;
 }
 
-/* The edge autograd follows from a tensor that requires grad. */
+static int ct__regen_view_grad_fn(ct_tensor *v);
+/* The edge autograd follows from a tensor that requires grad. A view whose
+   storage was written in place since its history was recorded gets a fresh
+   history from its base first (PyTorch regenerates view grad_fns the same way). */
 static int ct__edge_of(ct_tensor *t, ct__edge *e) {
+    if ((t->flags & CT__F_IS_VIEW) && t->base && (t->base->flags & CT__F_REQUIRES_GRAD) &&
+        t->view_version != CT__LOAD(&t->storage->version) && ct__regen_view_grad_fn(t))
+        return -1;
     if (t->grad_fn) {
         e->fn = t->grad_fn;
         e->input_nr = t->out_nr;
@@ -2068,6 +2094,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int which) {
    ========================================================================== */
 static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t);
 static ct_tensor *ct__clone_detached(const ct_tensor *x);
+static int ct__copyslices(ct_tensor *view, ct__node *fn);
 
 static CT__NOINLINE int ct__dispatch_fail_null(ct__call *c) {
     for (int i = 0; i < c->nin; i++)
@@ -2108,6 +2135,7 @@ static int ct__dispatch(ct__call *c) {
             return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
                               d->name, dev == CT_CPU ? "cpu" : "cuda:0", c->in[i]->device == CT_CPU ? "cpu" : "cuda:0");
     c->nout = d->nout;
+    c->fast = 0;
     int inplace = (d->flags & CT__OPF_INPLACE) || c->inplace;
     if (inplace && ct__check_inplace(c, d, t)) return -1;
     if (d->meta(c)) return -1;
@@ -2144,7 +2172,12 @@ static int ct__dispatch(ct__call *c) {
         !(d->flags & CT__OPF_NONDIFF)) {
         int any = 0;
         for (int i = 0; i < nin; i++) any |= (c->in[i]->flags & CT__F_REQUIRES_GRAD) != 0;
-        if (any && !(c->self_before = ct__clone_detached(c->in[0]))) return -1;  /* PyTorch saves self.clone() */
+        /* PyTorch saves self.clone(), recorded, so double backward reaches self's history */
+        if (any) {
+            c->self_before = ct_clone(c->in[0]);
+            if (!c->self_before) return -1;
+            ct__incref(c->self_before);
+        }
     }
     t->grad_enabled = 0;
     t->dispatch_depth++;
@@ -2235,6 +2268,9 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
         if (c->in[i]->flags & CT__F_REQUIRES_GRAD) { any = 1; break; }
     if (!any) return 0;
     if (d->flags & CT__OPF_NONDIFF) {
+        if ((d->flags & CT__OPF_INPLACE) && (c->in[0]->flags & CT__F_IS_VIEW) && c->in[0]->base &&
+            (c->in[0]->base->flags & CT__F_REQUIRES_GRAD))
+            return ct__copyslices(c->in[0], NULL);   /* overwritten region: zero gradient */
         if (d->flags & CT__OPF_INPLACE) {
             /* a non-differentiable in-place write (random fill) cuts the history */
             ct_tensor *x = c->in[0];
@@ -2297,9 +2333,19 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
             k++;
         }
     }
+    int inplace_view = c->nout >= 1 && c->oi[0].kind == CT__OUT_INPLACE && (c->out[0]->flags & CT__F_IS_VIEW) &&
+                       c->out[0]->base && (CT__ISFLOAT(c->out[0]->dtype) || ct_dtype_is_complex(c->out[0]->dtype));
+    if (inplace_view) {
+        /* the base's history gets a CopySlices node wrapping this op; the view's
+           history becomes an as_strided view of the base */
+        int rc = ct__copyslices(c->out[0], n);
+        if (n->refcount == 0) ct__node_destroy_now(n);
+        return rc;
+    }
     for (int j = 0; j < nout; j++) {
         ct_tensor *o = c->out[j];
         if (!(CT__ISFLOAT(o->dtype) || ct_dtype_is_complex(o->dtype))) continue;
+        if (o->flags & CT__F_IS_VIEW) o->view_version = CT__LOAD(&o->storage->version);
         if (c->oi[j].kind == CT__OUT_INPLACE) {
             /* rebase history: the edge above already holds the old grad_fn */
             if (o->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(o);
@@ -2321,6 +2367,173 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
         o->flags &= ~CT__F_WEAK_GRAD_FN;
     }
     if (n->refcount == 0) ct__node_destroy_now(n);  /* no differentiable output */
+    return 0;
+}
+
+/* ============================================================================
+   In-place ops on views (PyTorch's CopySlices)
+   `v = b[0]; v.mul_(2)`: b's history becomes CopySlices(MulBackward): its
+   backward takes b's gradient, runs MulBackward on the slice the view covers,
+   writes the result back into that slice and passes the rest through.
+   Geometry is kept relative to the base's logical (contiguous) layout.
+   ========================================================================== */
+static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
+                                      const int64_t *vstrides, int64_t voffset);
+static int ct__is_dense(const ct_tensor *x);
+/* Does node n need the gradient of its input i? */
+#define CT__NEEDS(n, i) ((n)->next[i].fn != NULL)
+
+/* Storage geometry of `view` expressed in the logical layout of its dense base. */
+static int ct__logical_geometry(const ct_tensor *base, const ct_tensor *view, int64_t *lst, int64_t *loff) {
+    int order[CT_MAX_DIMS], n = 0;
+    int64_t cs[CT_MAX_DIMS];
+    if (!ct__is_dense(base))
+        return ct__failed(CT_ERR_AUTOGRAD, "an in-place operation on a view of a tensor whose memory is not dense (%s, strides not a permutation of contiguous ones) cannot be differentiated; clone() the base first", CT__SHAPE(base));
+    ct__contig_strides(base->ndim, base->shape, cs);
+    for (int d = 0; d < base->ndim; d++)
+        if (base->shape[d] > 1) order[n++] = d;
+    for (int i = 1; i < n; i++) {  /* by storage stride, largest first */
+        int p = order[i], j = i - 1;
+        while (j >= 0 && base->strides[order[j]] < base->strides[p]) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = p;
+    }
+#define CT__DECOMPOSE(value, out)                                       \
+    do {                                                                \
+        int64_t r_ = (value), o_ = 0;                                   \
+        for (int k_ = 0; k_ < n; k_++) {                                \
+            int64_t q_ = r_ / base->strides[order[k_]];                 \
+            r_ -= q_ * base->strides[order[k_]];                        \
+            o_ += q_ * cs[order[k_]];                                   \
+        }                                                               \
+        (out) = o_;                                                     \
+    } while (0)
+    CT__DECOMPOSE(view->offset - base->offset, *loff);
+    for (int k = 0; k < view->ndim; k++) {
+        if (view->shape[k] <= 1) lst[k] = 0;
+        else CT__DECOMPOSE(view->strides[k], lst[k]);
+    }
+#undef CT__DECOMPOSE
+    return 0;
+}
+
+/* Gives view v a fresh history: an as_strided view of its base's current history. */
+static int ct__regen_view_grad_fn(ct_tensor *v) {
+    ct_tensor *base = v->base;
+    int s = ct_scope_begin();
+    int prev = ct_set_grad_enabled(1);
+    ct_tensor *tmp = ct_as_strided(base, v->ndim, v->shape, v->strides, v->offset);
+    ct_set_grad_enabled(prev);
+    if (!tmp) { ct_scope_end(s); return -1; }
+    if (v->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(v);
+    if (v->grad_fn && !(v->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(v->grad_fn);
+    v->grad_fn = tmp->grad_fn ? ct__node_incref(tmp->grad_fn) : NULL;
+    v->out_nr = 0;
+    v->flags &= ~CT__F_WEAK_GRAD_FN;
+    if (v->grad_fn) v->flags |= CT__F_REQUIRES_GRAD;
+    if ((v->flags & CT__F_RETAINS_GRAD) && v->grad_fn) {
+        ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+        if (h) {
+            memset(h, 0, sizeof *h);
+            h->retain = v;
+            h->next = v->grad_fn->pre_hooks;
+            v->grad_fn->pre_hooks = h;
+        }
+    }
+    v->view_version = CT__LOAD(&v->storage->version);
+    ct_scope_end(s);
+    return 0;
+}
+
+static ct_tensor *ct__validate_grad(ct__node *n, int i, ct_tensor *g);
+static void ct__node_decref_void(void *p) { ct__node_decref((ct__node *)p); }
+static int ct__bw_copyslices(ct__node *cs, ct_tensor *const *gout, ct_tensor **gin);
+
+/* fn: the node of the in-place op on `view` (NULL: a non-differentiable write,
+   whose region gets a zero gradient). */
+static int ct__copyslices(ct_tensor *view, ct__node *fn) {
+    ct_tensor *base = view->base;
+    int64_t lst[CT_MAX_DIMS], loff = 0;
+    if (ct__logical_geometry(base, view, lst, &loff)) return -1;
+    int nin = fn ? fn->nin : 1;
+    ct__node *cs = ct__node_new(CT__NODE_COPYSLICES, nin, 1, 0);
+    if (!cs) return -1;
+    cs->seq = ct__tls_get()->seq_counter++;
+    cs->custom_bw = ct__bw_copyslices;
+    if (fn) {
+        cs->ctx = ct__node_incref(fn);
+        cs->ctx_free = ct__node_decref_void;
+    }
+    int topo = 0;
+    ct__tmeta_of(&cs->in_meta[0], base);
+    if (base->flags & CT__F_REQUIRES_GRAD) {
+        if (ct__edge_of(base, &cs->next[0])) { ct__node_destroy_now(cs); return -1; }
+        ct__node_incref(cs->next[0].fn);
+        topo = cs->next[0].fn->topo + 1;
+    }
+    for (int i = 1; i < nin; i++) {
+        cs->next[i] = fn->next[i];
+        cs->in_meta[i] = fn->in_meta[i];
+        if (cs->next[i].fn) {
+            ct__node_incref(cs->next[i].fn);
+            if (cs->next[i].fn->topo + 1 > topo) topo = cs->next[i].fn->topo + 1;
+        }
+    }
+    cs->topo = topo;
+    ct__tmeta_of(&cs->out_meta[0], base);
+    cs->attrs.i[0] = view->ndim;
+    cs->attrs.i[1] = loff;
+    for (int k = 0; k < view->ndim; k++) { cs->attrs.v[k] = view->shape[k]; cs->attrs.v[CT_MAX_DIMS + k] = lst[k]; }
+    /* install on the base (rebasing its history) */
+    if (base->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(base);
+    if (base->grad_fn && !(base->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(base->grad_fn);
+    base->grad_fn = ct__node_incref(cs);
+    base->out_nr = 0;
+    base->flags = (base->flags | CT__F_REQUIRES_GRAD) & ~CT__F_WEAK_GRAD_FN;
+    if (base->flags & CT__F_RETAINS_GRAD) {
+        ct__hook *h = (ct__hook *)CT_MALLOC(sizeof(ct__hook));
+        if (h) {
+            memset(h, 0, sizeof *h);
+            h->retain = base;
+            h->next = cs->pre_hooks;
+            cs->pre_hooks = h;
+        }
+    }
+    return ct__regen_view_grad_fn(view);
+}
+
+static int ct__bw_copyslices(ct__node *cs, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__node *fn = (ct__node *)cs->ctx;
+    const ct__attrs *a = &cs->attrs;
+    ct__tmeta *bm = &cs->in_meta[0];
+    int vnd = (int)a->i[0];
+    ct_tensor *gc = ct_contiguous(gout[0]);
+    if (!gc) return -1;
+    ct_tensor *gslice = ct_as_strided(gc, vnd, a->v, a->v + CT_MAX_DIMS, gc->offset + a->i[1]);
+    if (!gslice) return -1;
+    ct_tensor *res0 = NULL;
+    if (fn) {
+        ct_tensor *fgin_small[8], **fgin = fn->nin <= 8 ? fgin_small : CT__NEW_ARRAY(ct_tensor *, fn->nin);
+        if (!fgin) return ct__failed(CT_ERR_MEMORY, "autograd: out of memory");
+        for (int i = 0; i < fn->nin; i++) fgin[i] = NULL;
+        ct__backward_fn bw = fn->custom_bw ? fn->custom_bw : ct__ops[fn->op].backward;
+        int rc = bw(fn, &gslice, fgin);
+        for (int i = 0; i < fn->nin && !rc; i++) {
+            if (!fgin[i] || (i > 0 && !CT__NEEDS(cs, i))) { fgin[i] = NULL; continue; }
+            fgin[i] = ct__validate_grad(fn, i, fgin[i]);
+            if (!fgin[i]) rc = -1;
+        }
+        if (!rc) {
+            res0 = fgin[0];
+            for (int i = 1; i < cs->nin; i++) gin[i] = fgin[i];
+        }
+        if (fgin != fgin_small) CT_FREE(fgin);
+        if (rc) return -1;
+    }
+    if (CT__NEEDS(cs, 0)) {
+        ct_tensor *delta = res0 ? ct_sub(res0, gslice) : ct_neg(gslice);
+        ct_tensor *sc = ct__strided_scatter(delta, bm->ndim, bm->shape, vnd, a->v, a->v + CT_MAX_DIMS, a->i[1]);
+        if (!(gin[0] = ct_add(gc, sc))) return -1;
+    }
     return 0;
 }
 
@@ -2711,6 +2924,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
         if (in->needed) {
             if (n->op == CT__NODE_ACC) {
                 if (in->buf[0] && ct__accumulate(&g, n, in->buf[0])) goto done;
+                ct__tls_get()->nodes_run++;
             } else {
                 int any = 0;
                 for (int j = 0; j < n->nout; j++) any |= in->buf[j] != NULL;
@@ -2718,8 +2932,9 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                 ct_tensor **gin = n->nin <= 8 ? gin_small : CT__NEW_ARRAY(ct_tensor *, n->nin);
                 if (!gin) { ct_set_error(CT_ERR_MEMORY, "autograd: out of memory"); goto done; }
                 for (int i = 0; i < n->nin; i++) gin[i] = NULL;
+                ct__node *wrapped = n->op == CT__NODE_COPYSLICES ? (ct__node *)n->ctx : NULL;
                 if (any) {
-                    if (n->released && n->nsaved > 0) {
+                    if ((n->released && n->nsaved > 0) || (wrapped && wrapped->released && wrapped->nsaved > 0)) {
                         ct_set_error(CT_ERR_AUTOGRAD,
                                      "Trying to backward through the graph a second time (or directly access saved tensors after they have "
                                      "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
@@ -2758,7 +2973,11 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                         if (gin != gin_small) CT_FREE(gin);
                         goto done;
                     }
-                    if (!keep_graph) ct__node_release_saved(n);
+                    if (!keep_graph) {
+                        ct__node_release_saved(n);
+                        if (wrapped) ct__node_release_saved(wrapped);
+                    }
+                    ct__tls_get()->nodes_run++;
                 }
                 /* hand gradients to the next nodes */
                 for (int i = 0; i < n->nin; i++) {
@@ -2797,6 +3016,7 @@ done:
     return rc;
 }
 
+CTENSOR_API int64_t ct_autograd_nodes_run(void) { return ct__tls_get()->nodes_run; }
 CTENSOR_API ct_status ct_backward(ct_tensor *root) {
     return ct_backward_ex(1, &root, NULL, NULL);
 }
@@ -2865,6 +3085,10 @@ CTENSOR_API ct_status ct_autograd_grad(int noutputs, ct_tensor *const *outputs, 
    ========================================================================== */
 #define CT__ITER_MAXOP 5
 #define CT__GRAIN 32768
+/* Data-dependent kernel errors (integer division by zero) are flagged in a
+   thread-local variable that the kernel driver checks after the loops; the
+   parallel driver folds its worker threads' flags into the caller's. */
+static CT_THREAD_LOCAL int ct__kerr_tls;
 typedef struct ct__iter {
     int nop, ndim;
     int64_t numel;
@@ -2962,14 +3186,21 @@ static void ct__iter_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a)
 #ifdef CTENSOR_OPENMP
     if (it->numel >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
         int64_t total = it->numel;
+        int err = 0, mine = ct__kerr_tls;
 #pragma omp parallel
         {
             int nt = omp_get_num_threads(), id = omp_get_thread_num();
             int64_t chunk = (total + nt - 1) / nt;
             chunk = (chunk + 63) & ~(int64_t)63;
             int64_t b = (int64_t)id * chunk, e = b + chunk < total ? b + chunk : total;
+            ct__kerr_tls = 0;
             if (b < e) ct__iter_range(it, fn, a, b, e);
+            if (ct__kerr_tls) {
+#pragma omp atomic write
+                err = ct__kerr_tls;
+            }
         }
+        ct__kerr_tls = mine | err;
         return;
     }
 #endif
@@ -3001,6 +3232,7 @@ static int ct__is_dense(const ct_tensor *x) {
 }
 static void ct__layout_like(ct__outinfo *o, int nin, ct_tensor *const *in) {
     o->has_strides = 0;
+    if (nin > 0 && in[0]->ndim == o->ndim && !(in[0]->flags & CT__F_WRAPPED_NUMBER) && ct__is_contig(in[0])) return;
     for (int i = 0; i < nin; i++) {
         const ct_tensor *x = in[i];
         if (x->ndim != o->ndim || (x->flags & CT__F_WRAPPED_NUMBER)) continue;
@@ -3437,8 +3669,7 @@ CT__INLINE double ct__xlogy(double x, double y) { return y != y ? y : (x == 0.0 
 CT__INLINE int64_t ct__ishl(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 0 : CT__IW((uint64_t)x << y); }
 CT__INLINE int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? (x < 0 ? -1 : 0) : (x >> y); }
 
-#define CT__KERR (a->kerr ? a->kerr : &ct__kerr_sink)
-static CT_THREAD_LOCAL int ct__kerr_sink;
+#define CT__KERR (&ct__kerr_tls)
 
 #define CT__BINARY_LOOPS(B)                                                                             \
     B(ADD, Y, Y, x + (float)a0 * y, x + a0 * y, CT__IADD(x, CT__IMUL((int64_t)a0, y)))                  \
@@ -3674,10 +3905,40 @@ static int ct__ew_out(ct__call *c, ct_dtype odt, int ndim, const int64_t *shape)
 
 static int ct__scalar_is_int(double v) { return v == floor(v) && fabs(v) < 9.2e18; }
 
+/* The common case, decided before the general rules: operands contiguous,
+   of one dtype the op computes in directly, no promotion, not in place.
+   Then the output is contiguous and the kernel calls its loop once. */
+static const ct__loop_fn *ct__unary_table(int op);
+static const ct__loop_fn *ct__binary_table(int op);
+CT__INLINE int ct__ew_fast_dtype(uint32_t flags, ct_dtype dt) {
+    if (dt >= 10) return 0;
+    int k = ct__dt[dt].kind;
+    if (k == CT__KIND_FLOAT) return !(flags & CT__OPF_INT_ONLY);
+    if (flags & (CT__OPF_FLOAT | CT__OPF_NO_INT)) return 0;
+    if (dt == CT_BOOL && (flags & CT__OPF_NO_BOOL)) return 0;
+    return 1;
+}
+static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    c->cdt = cdt;
+    c->fast = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) ? CT_BOOL : cdt;
+    o->ndim = x->ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    return 0;
+}
+
 static int ct__meta_unary(ct__call *c) {
     ct_tensor *x = c->in[0];
     int ob = 0;
     ct_dtype cdt = x->dtype;
+    if (!c->inplace && CT__ISFLOAT(cdt) && (x->flags & CT__F_CONTIG) && c->op != CT__OP_BITWISE_NOT) {
+        const ct__loop_fn *tab = ct__unary_table(c->op);
+        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt);
+    }
     /* ops with scalar arguments promote like `x op scalar` */
     if (!CT__ISFLOAT(cdt) && cdt < 10) {
         const ct__attrs *a = c->a;
@@ -3711,11 +3972,26 @@ static int ct__meta_unary(ct__call *c) {
 static int ct__meta_binary(ct__call *c) {
     int ndim, ob = 0;
     int64_t shape[CT_MAX_DIMS];
-    if (ct__broadcast(ct__ops[c->op].name, 2, c->in, &ndim, shape)) return -1;
-    ct_dtype cdt = ct__result_type(2, c->in);
+    const ct_tensor *x = c->in[0], *y = c->in[1];
+    ct_dtype cdt;
+    if (!c->inplace && x->dtype == y->dtype && (x->flags & (CT__F_WRAPPED_NUMBER | CT__F_CONTIG)) == CT__F_CONTIG &&
+        (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
+        ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
+        const ct__loop_fn *tab = ct__binary_table(c->op);
+        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype);
+    }
+    if (x->dtype == y->dtype && !((x->flags | y->flags) & CT__F_WRAPPED_NUMBER) && ct_same_shape(x, y)) {
+        /* same shape, same dtype */
+        ndim = x->ndim;
+        for (int d = 0; d < ndim; d++) shape[d] = x->shape[d];
+        cdt = x->dtype;
+    } else {
+        if (ct__broadcast(ct__ops[c->op].name, 2, c->in, &ndim, shape)) return -1;
+        cdt = ct__result_type(2, c->in);
+    }
     if (cdt == CT_NUM_DTYPES)
         return ct__failed(CT_ERR_DTYPE, "%s: cannot promote %s and %s", ct__ops[c->op].name, CT__DTNAME(c->in[0]->dtype), CT__DTNAME(c->in[1]->dtype));
-    if (c->op == CT__OP_SUB && c->in[0]->dtype == CT_BOOL && c->in[1]->dtype == CT_BOOL)
+    if (c->op == CT__OP_SUB && x->dtype == CT_BOOL && y->dtype == CT_BOOL)
         return ct__failed(CT_ERR_DTYPE, "sub: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
     if (c->op == CT__OP_SUB && (c->in[0]->dtype == CT_BOOL || c->in[1]->dtype == CT_BOOL))
         return ct__failed(CT_ERR_DTYPE, "sub: %s", ct__bool_msg(CT__OP_SUB));
@@ -3729,10 +4005,10 @@ static int ct__meta_binary(ct__call *c) {
    writing through a temporary when the output's dtype differs (in-place). */
 static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *ins, const ct_dtype *want) {
     ct_tensor *ops[CT__ITER_MAXOP], *tmp[CT__ITER_MAXOP];
-    int ntmp = 0, rc = 0, kerr = 0, fast;
+    int ntmp = 0, rc = 0, kerr, fast;
     ct_tensor *out = c->out[0], *dst;
     ct_dtype odt;
-    ct__attrs a;
+    const ct__attrs *a = c->a;
     int64_t n, st[CT__ITER_MAXOP];
     for (int i = 0; i < nin; i++) {
         ct_tensor *x = ins[i];
@@ -3751,8 +4027,7 @@ static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *in
         tmp[ntmp++] = dst;
     }
     ops[0] = dst;
-    a = *c->a;
-    a.kerr = &kerr;
+    ct__kerr_tls = 0;
     /* fast path: everything contiguous with one shape (or a wrapped scalar) */
     fast = ct__is_contig(dst);
     n = ct__shape_numel(dst->ndim, dst->shape);
@@ -3766,12 +4041,13 @@ static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *in
     if (fast && n < 2 * CT__GRAIN) {
         char *p[CT__ITER_MAXOP];
         for (int k = 0; k <= nin; k++) p[k] = ct__ptr(ops[k]);
-        if (n) fn(p, st, n, &a);
+        if (n) fn(p, st, n, a);
     } else {
         ct__iter it;
         ct__iter_init(&it, nin + 1, ops, dst->ndim, dst->shape);
-        ct__iter_run(&it, fn, &a);
+        ct__iter_run(&it, fn, a);
     }
+    kerr = ct__kerr_tls;
     if (kerr) {
         rc = kerr == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
                        : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
@@ -3783,8 +4059,36 @@ done:
     return rc;
 }
 
+/* Fast branch of the elementwise kernels (see ct__ew_fast_out). */
+static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
+    ct_tensor *out = c->out[0];
+    int64_t n = ct__shape_numel(out->ndim, out->shape), st[CT__ITER_MAXOP];
+    char *p[CT__ITER_MAXOP];
+    st[0] = (int64_t)ct__dt[out->dtype].size;
+    p[0] = ct__ptr(out);
+    for (int i = 0; i < nin; i++) {
+        st[1 + i] = c->in[i]->ndim == 0 && out->ndim > 0 ? 0 : (int64_t)ct__dt[c->in[i]->dtype].size;
+        p[1 + i] = ct__ptr(c->in[i]);
+    }
+    ct__kerr_tls = 0;
+    if (n < 2 * CT__GRAIN) {
+        if (n) fn(p, st, n, c->a);
+    } else {
+        ct_tensor *ops[CT__ITER_MAXOP];
+        ops[0] = out;
+        for (int i = 0; i < nin; i++) ops[1 + i] = c->in[i];
+        ct__iter it;
+        ct__iter_init(&it, nin + 1, ops, out->ndim, out->shape);
+        ct__iter_run(&it, fn, c->a);
+    }
+    if (ct__kerr_tls)
+        return ct__kerr_tls == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
+                                 : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
+    return 0;
+}
 static int ct__k_unary(ct__call *c) {
     const ct__loop_fn *tab = ct__unary_table(c->op);
+    if (c->fast) return ct__ew_fast_run(c, tab[c->cdt], 1);
     ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
     if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];  /* ~True == False */
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
@@ -3793,6 +4097,7 @@ static int ct__k_unary(ct__call *c) {
 }
 static int ct__k_binary(ct__call *c) {
     const ct__loop_fn *tab = ct__binary_table(c->op);
+    if (c->fast) return ct__ew_fast_run(c, tab[c->cdt], 2);
     ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want[2];
@@ -3919,11 +4224,7 @@ static int ct__k_ternary(ct__call *c) {
 
 /* ---- public elementwise functions ---- */
 #define CT__UNARY_DEF(name, OP)                                                                          \
-    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) {                                               \
-        ct__attrs a;                                                                                     \
-        ct__attrs_init(&a);                                                                              \
-        return ct__op1(CT__OP_##OP, x, &a);                                                              \
-    }
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) { return ct__op1(CT__OP_##OP, x, &ct__attrs_none); }
 CT__UNARY_DEF(neg, NEG) CT__UNARY_DEF(abs, ABS) CT__UNARY_DEF(sign, SIGN) CT__UNARY_DEF(exp, EXP)
 CT__UNARY_DEF(exp2, EXP2) CT__UNARY_DEF(expm1, EXPM1) CT__UNARY_DEF(log, LOG) CT__UNARY_DEF(log2, LOG2)
 CT__UNARY_DEF(log10, LOG10) CT__UNARY_DEF(log1p, LOG1P) CT__UNARY_DEF(sqrt, SQRT) CT__UNARY_DEF(rsqrt, RSQRT)
@@ -4047,14 +4348,10 @@ static ct_tensor *ct__binary_scalar(int op, const ct_tensor *x, double v, const 
 }
 #define CT__BINARY_DEF(name, OP)                                                                         \
     CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x, const ct_tensor *y) {                           \
-        ct__attrs a;                                                                                     \
-        ct__attrs_init(&a);                                                                              \
-        return ct__op2(CT__OP_##OP, x, y, &a);                                                           \
+        return ct__op2(CT__OP_##OP, x, y, &ct__attrs_none);                                              \
     }                                                                                                    \
     CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *x, double y) {                            \
-        ct__attrs a;                                                                                     \
-        ct__attrs_init(&a);                                                                              \
-        return ct__binary_scalar(CT__OP_##OP, x, y, &a, 0, 0);                                           \
+        return ct__binary_scalar(CT__OP_##OP, x, y, &ct__attrs_none, 0, 0);                              \
     }
 CT__BINARY_DEF(mul, MUL) CT__BINARY_DEF(div, DIV) CT__BINARY_DEF(floor_divide, DIV_FLOOR)
 CT__BINARY_DEF(remainder, REMAINDER) CT__BINARY_DEF(fmod, FMOD) CT__BINARY_DEF(atan2, ATAN2)
@@ -4087,8 +4384,8 @@ CTENSOR_API ct_tensor *ct_sub_alpha(const ct_tensor *x, const ct_tensor *y, doub
     ct__attrs a = ct__attrs_s(alpha);
     return ct__op2(CT__OP_SUB, x, y, &a);
 }
-CTENSOR_API ct_tensor *ct_add(const ct_tensor *x, const ct_tensor *y) { return ct_add_alpha(x, y, 1.0); }
-CTENSOR_API ct_tensor *ct_sub(const ct_tensor *x, const ct_tensor *y) { return ct_sub_alpha(x, y, 1.0); }
+CTENSOR_API ct_tensor *ct_add(const ct_tensor *x, const ct_tensor *y) { return ct__op2(CT__OP_ADD, x, y, &ct__attrs_alpha1); }
+CTENSOR_API ct_tensor *ct_sub(const ct_tensor *x, const ct_tensor *y) { return ct__op2(CT__OP_SUB, x, y, &ct__attrs_alpha1); }
 CTENSOR_API ct_tensor *ct_add_scalar(const ct_tensor *x, double v) {
     ct__attrs a = ct__attrs_s(1.0);
     return ct__binary_scalar(CT__OP_ADD, x, v, &a, 0, 0);
@@ -4498,6 +4795,7 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
     for (int d = 0; d < ndim; d++) x->shape[d] = shape[d];
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
     else ct__contig_strides(ndim, shape, x->strides);
+    if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return ct__own(x);
 }
 CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) { return t ? ct_empty_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("empty_like", 0), (ct_tensor *)NULL); }
@@ -6838,7 +7136,6 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
    j; fill gin[i] for inputs with n->next[i].fn != NULL (others are ignored).
    Shapes of broadcast inputs are reduced by the engine.
    ========================================================================== */
-#define CT__NEEDS(n, i) ((n)->next[i].fn != NULL)
 #define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
 #define CT__BW_RET(expr) do { gin[0] = (expr); return gin[0] ? 0 : -1; } while (0)
@@ -7380,9 +7677,9 @@ static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
 }
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
-    ct_tensor *c = ct__convert(t, CT_FLOAT64);
-    if (c && !ct__is_contig(c)) { ct_tensor *d = ct__contig_ref(c); ct__decref(c); c = d; }  /* convert keeps t's layout */
+    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, CT_CPU);   /* C order */
     if (!c) return -1;
+    if (ct__copy_into(c, t)) { ct__decref(c); return -1; }
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
     ct__decref(c);
     return 0;
@@ -7416,6 +7713,7 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
         ct_tensor *y = fn(inputs, user);
         if (!y) goto done;
         if (!CT__ISFLOAT(y->dtype)) { ct_set_error(CT_ERR_DTYPE, "%s: the function output must be floating point", api); goto done; }
+        int constant = !(y->flags & CT__F_REQUIRES_GRAD);   /* no graph: the analytic Jacobian is zero */
         int64_t m = ct_numel(y), ntot = 0;
         for (int r = 0; r < nreq; r++) ntot += ct_numel(req[r]);
         num = CT__NEW_ARRAY(double, m * ntot);
@@ -7445,7 +7743,8 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
             }
         }
         /* analytic Jacobian, row by row (one-hot output gradients) */
-        for (int64_t k = 0; k < m; k++) {
+        if (constant) memset(ana, 0, sizeof(double) * (size_t)(m * ntot));
+        for (int64_t k = 0; k < m && !constant; k++) {
             int s2 = ct_scope_begin();
             ct_tensor *go = ct_zeros_n(y->dtype, y->ndim, y->shape);   /* contiguous: element k is the k-th output */
             ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
@@ -7509,15 +7808,15 @@ CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_t
 }
 /* gradgradcheck: gradcheck of x -> concat(d<fn(x), v>/dx) for a fixed random v */
 typedef struct ct__gg_ctx { ct_grad_fn_t fn; void *user; int nin; ct_tensor *v; } ct__gg_ctx;
-static ct_tensor *ct__gg_fn_body(ct_tensor *const *inputs, void *user);
+static ct_tensor *ct__gg_fn_impl(ct_tensor *const *inputs, ct__gg_ctx *c);
 static ct_tensor *ct__gg_fn(ct_tensor *const *inputs, void *user) {
-    int prev = ct_set_grad_enabled(1);   /* gradcheck's numerical pass runs without grad; this needs it */
-    ct_tensor *r = ct__gg_fn_body(inputs, user);
+    /* the inner gradient needs autograd even when the caller evaluates with grad off */
+    int prev = ct_set_grad_enabled(1);
+    ct_tensor *r = ct__gg_fn_impl(inputs, (ct__gg_ctx *)user);
     ct_set_grad_enabled(prev);
     return r;
 }
-static ct_tensor *ct__gg_fn_body(ct_tensor *const *inputs, void *user) {
-    ct__gg_ctx *c = (ct__gg_ctx *)user;
+static ct_tensor *ct__gg_fn_impl(ct_tensor *const *inputs, ct__gg_ctx *c) {
     ct_tensor *y = c->fn(inputs, c->user);
     if (!y) return NULL;
     ct_tensor *req[64] = {0};

@@ -26,9 +26,9 @@ static double bench_seconds(void) {
     return v > 0 ? v : 0.5;
 }
 
-/* Times fn(user) and prints the line. fn runs one repetition. */
+/* Times fn(user), prints the line and returns the median (us). fn runs one repetition. */
 typedef void (*bench_fn)(void *user);
-static void bench_run(const char *name, const char *params, bench_fn fn, void *user) {
+static double bench_run(const char *name, const char *params, bench_fn fn, void *user) {
     double budget = bench_seconds() * 1e6;
     /* warm up and size the batch */
     double t0 = bench_now_us();
@@ -49,5 +49,6 @@ static void bench_run(const char *name, const char *params, bench_fn fn, void *u
     qsort(samples, (size_t)n, sizeof(double), bench_cmp);
     printf("%s\t%s\t%.3f\t%.3f\t%d\n", name, params, samples[n / 2], samples[0], n * batch);
     fflush(stdout);
+    return samples[n / 2];
 }
 #endif
