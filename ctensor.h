@@ -5129,7 +5129,7 @@ CTENSOR_API ct_tensor *ct_view_n(const ct_tensor *t, int ndim, const int64_t *sh
 }
 CTENSOR_API ct_tensor *ct_reshape_n(const ct_tensor *t, int ndim, const int64_t *shape) {
     if (!t) return ct_view_n(t, ndim, shape);
-    int64_t s2[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int64_t s2[CT_MAX_DIMS] = {0}, st[CT_MAX_DIMS];   /* = {0}: gcc -O3 warns (maybe-uninitialized) otherwise */
     if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "reshape: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
     if (ct__infer_size("reshape", ndim, shape, ct_numel(t), s2)) return NULL;
     if (ct__view_strides(t->ndim, t->shape, t->strides, ndim, s2, st) == 0) return ct_view_n(t, ndim, s2);
@@ -5660,9 +5660,15 @@ typedef double ct__vf64 __attribute__((vector_size(CT__VBYTES)));
 #  define CT__GEMM_NR_F64 8
 #endif
 /* Cache blocking: KC x NR of B stays in L1 while MC x KC of A streams from L2. */
-#define CT__GEMM_KC 256
-#define CT__GEMM_MC (CT__GEMM_MR * 16)
-#define CT__GEMM_NC 2048
+#ifndef CT__GEMM_KC
+#  define CT__GEMM_KC 256
+#endif
+#ifndef CT__GEMM_MC
+#  define CT__GEMM_MC (CT__GEMM_MR * 16)
+#endif
+#ifndef CT__GEMM_NC
+#  define CT__GEMM_NC 2048
+#endif
 /* products below this many multiply-adds skip packing; above CT__GEMM_PAR they use threads */
 #define CT__GEMM_SMALL 4096
 #define CT__GEMM_PAR ((int64_t)1 << 21)
