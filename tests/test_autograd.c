@@ -378,6 +378,8 @@ TEST(test_modes) {
         CHECK(!ct_get_requires_grad(y) && ct_grad_fn(y) == NULL);
     }
     CHECK(ct_is_grad_enabled());
+    for (int i = 0; i < 3; i++) CT_NO_GRAD { if (i == 1) break; }   /* break leaves the block, mode restored */
+    CHECK(ct_is_grad_enabled());
     int prev = ct_set_grad_enabled(0);
     CT_ENABLE_GRAD { CHECK(ct_get_requires_grad(ct_exp(x))); }
     ct_set_grad_enabled(prev);
