@@ -6086,9 +6086,12 @@ typedef float ct__vf32 __attribute__((vector_size(CT__VBYTES)));
 typedef double ct__vf64 __attribute__((vector_size(CT__VBYTES)));
 #  define CT__GEMM_NR_F32 (2 * CT__VBYTES / 4)
 #  define CT__GEMM_NR_F64 (2 * CT__VBYTES / 8)
-/* ISO C modes turn off FMA contraction in GCC; the micro-kernel wants it */
+/* ISO C modes turn off FMA contraction in GCC; the micro-kernel wants it. clang
+   splits 512-bit vectors in two (it prefers 256-bit ones) unless told otherwise. */
 #  if defined(__GNUC__) && !defined(__clang__)
 #    define CT__GEMM_FPC __attribute__((optimize("fp-contract=fast")))
+#  elif defined(__clang__) && CT__VBYTES == 64
+#    define CT__GEMM_FPC __attribute__((min_vector_width(512)))
 #  else
 #    define CT__GEMM_FPC
 #  endif
