@@ -26,6 +26,9 @@
      CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
      CTENSOR_MAX_DIMS         maximum rank (default 8)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
+     CTENSOR_BLOCK_CACHE_MB   per-thread cache of freed large blocks, in MiB (default 256;
+                              0 turns it off): big results reuse memory instead of
+                              page-faulting fresh pages on every op
 
    OWNERSHIP IN ONE PARAGRAPH
      Every function that returns a tensor returns a new reference owned by the
@@ -195,6 +198,7 @@ typedef struct ct_storage {
     void *deleter_user_data;
     void *ct__block;        /* private: the allocation that holds this storage */
     int32_t ct__size_class; /* private: cache class of the block, -1 when uncached */
+    int64_t ct__cap;        /* private: usable bytes of the block */
 } ct_storage;
 
 typedef struct ct__node ct__node;
@@ -747,6 +751,41 @@ CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, doubl
 
 /* [section: optim-api] */
 
+/* ============================================================================
+   Data: datasets, data loaders, IDX files (torch.utils.data)
+   ========================================================================== */
+/* IDX (the MNIST format): magic, dims, big-endian data. A path ending in ".gz"
+   is read through zlib when ctensor is built with CTENSOR_ZLIB (link -lz);
+   without zlib the same path without ".gz" is tried. */
+CTENSOR_API ct_tensor *ct_load_idx(const char *path);
+CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name);
+/* A dataset of tensors indexed along their first dimension (TensorDataset).
+   The dataset retains its tensors. */
+typedef struct ct_dataset ct_dataset;
+CTENSOR_API ct_dataset *ct_tensor_dataset(int ntensors, ct_tensor *const *tensors);
+CTENSOR_API int64_t ct_dataset_len(const ct_dataset *ds);
+CTENSOR_API void ct_dataset_free(ct_dataset *ds);
+typedef struct ct_dataloader_options {
+    int64_t batch_size;     /* 0: 1 */
+    int shuffle;            /* a new permutation each epoch, from `seed` */
+    int drop_last;          /* drop a last incomplete batch */
+    uint64_t seed;          /* shuffling generator seed (same seed, same order) */
+    int prefetch;           /* build the next batch on a background thread */
+} ct_dataloader_options;
+typedef struct ct_batch {
+    int n;                  /* tensors in the batch (the dataset's count) */
+    ct_tensor *items[8];    /* borrowed: valid until the next ct_dataloader_next */
+    ct_tensor *x, *y;       /* items[0], items[1] */
+    int64_t index;          /* batch number in the epoch */
+} ct_batch;
+typedef struct ct_dataloader ct_dataloader;
+CTENSOR_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_options *opt);
+/* Fills b with the next batch and returns 1; at the end of an epoch returns 0
+   (and the next call starts a new epoch). -1 on error. */
+CTENSOR_API int ct_dataloader_next(ct_dataloader *dl, ct_batch *b);
+CTENSOR_API int64_t ct_dataloader_num_batches(const ct_dataloader *dl);
+CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
+
 /* [section: data-api] */
 
 /* ============================================================================
@@ -883,6 +922,10 @@ static void *ct__calloc1(size_t sz) {
    ========================================================================== */
 #define CT__NUM_CLASSES 12            /* cached data blocks of 64 B << c, c < 12 (up to 128 KiB) */
 #define CT__CACHE_BYTES_PER_CLASS (1 << 20)  /* keep up to ~1 MiB of free blocks per class */
+#ifndef CTENSOR_BLOCK_CACHE_MB
+#define CTENSOR_BLOCK_CACHE_MB 256
+#endif
+#define CT__BIG_CACHE_SLOTS 8
 #define CT__CACHE_PER_CLASS(c) (CT__CACHE_BYTES_PER_CLASS / (64 << (c)) < 8 ? 8 : CT__CACHE_BYTES_PER_CLASS / (64 << (c)))
 #define CT__TENSOR_CACHE 4096
 
@@ -906,6 +949,8 @@ typedef struct ct__tls {
     ct_tensor *free_tensors;         /* linked through ->grad */
     int nfree_tensors;
     void *free_blocks[CT__NUM_CLASSES];
+    void *big_blocks[CT__BIG_CACHE_SLOTS];   /* freed large storages (beyond the classes) */
+    int64_t big_bytes;
     int nfree_blocks[CT__NUM_CLASSES];
     /* counters (written by this thread only, read by all) */
     int64_t live_tensors;
@@ -1270,8 +1315,9 @@ CTENSOR_API void ct_set_allocator(ct_device dev, const ct_allocator *a) {
     else { memset(&ct__allocators[dev], 0, sizeof(ct_allocator)); ct__allocator_set[dev] = 0; }
 }
 
-#define CT__HDR_BYTES 128   /* room for ct_storage before the aligned data */
-CT_STATIC_ASSERT(sizeof(ct_storage) <= CT__HDR_BYTES - CT__ALIGN, "storage header must fit its slot");
+#define CT__HDR_SLOT 128    /* room for ct_storage right before the aligned data */
+#define CT__HDR_BYTES (CT__HDR_SLOT + CT__ALIGN)
+CT_STATIC_ASSERT(sizeof(ct_storage) <= CT__HDR_SLOT, "storage header must fit its slot");
 
 CT__INLINE int ct__size_class(int64_t nbytes) {
     int c = 0;
@@ -1285,8 +1331,8 @@ static ct_storage *ct__block_alloc(int64_t nbytes, int cls) {
     size_t data_bytes = cls >= 0 ? ((size_t)64 << cls) : (size_t)(nbytes > 0 ? nbytes : 1);
     void *raw = CT_MALLOC(data_bytes + CT__HDR_BYTES + CT__ALIGN);
     if (!raw) return NULL;
-    uintptr_t d = ((uintptr_t)raw + CT__HDR_BYTES + CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
-    ct_storage *s = (ct_storage *)(d - CT__HDR_BYTES / 2);
+    uintptr_t d = ((uintptr_t)raw + CT__HDR_SLOT + CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
+    ct_storage *s = (ct_storage *)(d - CT__HDR_SLOT);
     s->ct__block = raw;
     s->data = (void *)d;
     s->ct__size_class = cls;
@@ -1303,7 +1349,24 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
     }
     if (dev == CT_CPU && !ct__allocator_set[CT_CPU]) {
         int cls = ct__size_class(nbytes);
-        if (cls >= 0 && t->free_blocks[cls]) {
+        s = NULL;
+        if (cls < 0 && t->big_bytes > 0) {
+            /* a cached large block that fits without wasting more than half of it */
+            int best = -1;
+            for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++) {
+                ct_storage *b = (ct_storage *)t->big_blocks[k];
+                if (b && b->ct__cap >= nbytes && b->ct__cap / 2 <= nbytes &&
+                    (best < 0 || b->ct__cap < ((ct_storage *)t->big_blocks[best])->ct__cap))
+                    best = k;
+            }
+            if (best >= 0) {
+                s = (ct_storage *)t->big_blocks[best];
+                t->big_blocks[best] = NULL;
+                t->big_bytes -= s->ct__cap;
+            }
+        }
+        if (s) {
+        } else if (cls >= 0 && t->free_blocks[cls]) {
             s = (ct_storage *)t->free_blocks[cls];
             t->free_blocks[cls] = s->deleter_user_data;
             t->nfree_blocks[cls]--;
@@ -1313,6 +1376,7 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
                 ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes", (long long)nbytes);
                 return NULL;
             }
+            s->ct__cap = cls >= 0 ? ((int64_t)64 << cls) : nbytes;
         }
     } else {
         const ct_allocator *a = &ct__allocators[dev];
@@ -1379,6 +1443,28 @@ static void ct__storage_free(ct_storage *s) {
         t->free_blocks[cls] = s;
         t->nfree_blocks[cls]++;
         return;
+    }
+    if (cls == -1 && s->ct__cap <= (int64_t)CTENSOR_BLOCK_CACHE_MB << 20) {
+        /* keep it for the next large result: evict the oldest blocks over the budget */
+        int slot = -1;
+        for (int k = 0; k < CT__BIG_CACHE_SLOTS && slot < 0; k++)
+            if (!t->big_blocks[k]) slot = k;
+        if (slot < 0) slot = 0;
+        while (t->big_bytes + s->ct__cap > ((int64_t)CTENSOR_BLOCK_CACHE_MB << 20) || t->big_blocks[slot]) {
+            int victim = t->big_blocks[slot] ? slot : -1;
+            for (int k = 0; k < CT__BIG_CACHE_SLOTS && victim < 0; k++)
+                if (t->big_blocks[k]) victim = k;
+            if (victim < 0) break;
+            ct_storage *v = (ct_storage *)t->big_blocks[victim];
+            t->big_blocks[victim] = NULL;
+            t->big_bytes -= v->ct__cap;
+            CT_FREE(v->ct__block);
+        }
+        if (t->big_bytes + s->ct__cap <= ((int64_t)CTENSOR_BLOCK_CACHE_MB << 20)) {
+            t->big_blocks[slot] = s;
+            t->big_bytes += s->ct__cap;
+            return;
+        }
     }
     CT_FREE(s->ct__block);
 }
@@ -1635,6 +1721,12 @@ CTENSOR_API void ct_thread_cleanup(void) {
         CT_FREE(x);
     }
     t->nfree_tensors = 0;
+    for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
+        if (t->big_blocks[k]) {
+            CT_FREE(((ct_storage *)t->big_blocks[k])->ct__block);
+            t->big_blocks[k] = NULL;
+        }
+    t->big_bytes = 0;
     for (int c = 0; c < CT__NUM_CLASSES; c++) {
         while (t->free_blocks[c]) {
             ct_storage *s = (ct_storage *)t->free_blocks[c];
@@ -3710,6 +3802,24 @@ CT__INLINE float ct__erfcf(float x) {
     float ans = t * ct__expf(-zh * zh) * ct__expf(p - (2.0f * zh + zl) * zl);
     return x >= 0.0f ? ans : 2.0f - ans;
 }
+/* The same fit with one exp: accurate to ~1e-7 relative where erfc(z) > 1e-6,
+   which is all gelu needs (its tail is 0.5 x erfc(|x|/sqrt 2), below 1e-6 |x|). */
+CT__INLINE float ct__erfcf_gelu(float x) {
+    float z = fabsf(x);
+    float t = 1.0f / (1.0f + 0.5f * z);
+    float p = 0.17087277f;
+    p = p * t - 0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t - 1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t - 0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t - 1.26551223f;
+    float ans = t * ct__expf(-z * z + p);
+    return x >= 0.0f ? ans : 2.0f - ans;
+}
 /* erf: Taylor series near 0 (no cancellation), 1 - erfc elsewhere */
 CT__INLINE float ct__erff(float x) {
     float z = x * x;
@@ -3729,8 +3839,10 @@ CT__INLINE float ct__erff(float x) {
    nvcc's front end, use the scalar forms. CTENSOR_NO_SIMD turns them off. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(CTENSOR_NO_SIMD)
 #define CT__HAVE_VEC 1
-#if defined(__AVX__)
-#define CT__VL 8     /* lanes: 256-bit vectors where AVX is enabled, 128-bit otherwise */
+#if defined(__AVX512F__)
+#define CT__VL 16    /* lanes: 512-bit vectors with AVX-512, 256-bit with AVX, 128-bit otherwise */
+#elif defined(__AVX__)
+#define CT__VL 8
 #else
 #define CT__VL 4
 #endif
@@ -3814,7 +3926,23 @@ CT__INLINE ct__vf ct__v_erf(ct__vf x) {
     ct__vf big = CT__VSPLAT(1.0f) - ct__v_erfc(x);
     return ct__vsel(ct__vabs(x) < CT__VSPLAT(0.5f), small, big);
 }
-CT__INLINE ct__vf ct__v_gelu(ct__vf x) { return CT__VSPLAT(0.5f) * x * ct__v_erfc(-x * CT__VSPLAT(0.7071067811865476f)); }
+CT__INLINE ct__vf ct__v_erfc_gelu(ct__vf x) {
+    ct__vf z = ct__vabs(x);
+    ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
+    ct__vf p = CT__VSPLAT(0.17087277f);
+    p = p * t - CT__VSPLAT(0.82215223f);
+    p = p * t + CT__VSPLAT(1.48851587f);
+    p = p * t - CT__VSPLAT(1.13520398f);
+    p = p * t + CT__VSPLAT(0.27886807f);
+    p = p * t - CT__VSPLAT(0.18628806f);
+    p = p * t + CT__VSPLAT(0.09678418f);
+    p = p * t + CT__VSPLAT(0.37409196f);
+    p = p * t + CT__VSPLAT(1.00002368f);
+    p = p * t - CT__VSPLAT(1.26551223f);
+    ct__vf ans = t * ct__v_exp(-z * z + p);
+    return ct__vsel(x >= CT__VSPLAT(0.0f), ans, CT__VSPLAT(2.0f) - ans);
+}
+CT__INLINE ct__vf ct__v_gelu(ct__vf x) { return CT__VSPLAT(0.5f) * x * ct__v_erfc_gelu(-x * CT__VSPLAT(0.7071067811865476f)); }
 CT__INLINE ct__vf ct__v_gelu_tanh(ct__vf x) {
     ct__vf inner = CT__VSPLAT(0.7978845608028654f) * (x + CT__VSPLAT(0.044715f) * x * x * x);
     return CT__VSPLAT(0.5f) * x * (CT__VSPLAT(1.0f) + ct__v_tanh(inner));
@@ -3855,7 +3983,7 @@ CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v), ct__erfcf(x))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v), x / (1.0f + ct__expf(-x)))
 CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v),
            mo ? 0.5f * x * (1.0f + ct__tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)))
-              : 0.5f * x * ct__erfcf(-x * 0.7071067811865476f))
+              : 0.5f * x * ct__erfcf_gelu(-x * 0.7071067811865476f))
 #endif
 
 /* ---- math helpers used by the expressions ---- */
@@ -3866,7 +3994,7 @@ CT__INLINE double ct__sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__INLINE float ct__geluf(float x, int tanh_mode) {
     float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
     float approx = 0.5f * x * (1.0f + ct__tanhf(inner));
-    float exact = 0.5f * x * ct__erfcf(-x * 0.7071067811865476f);   /* 1 + erf(z) = erfc(-z): no cancellation */
+    float exact = 0.5f * x * ct__erfcf_gelu(-x * 0.7071067811865476f);   /* 1 + erf(z) = erfc(-z): no cancellation */
     return tanh_mode ? approx : exact;
 }
 CT__INLINE double ct__gelu(double x, int tanh_mode) {
@@ -9076,6 +9204,329 @@ CTENSOR_API ct_module *ct_nn_threshold(double th, double v) { return ct__act_new
 /* [section: nn-loss-impl] */
 
 /* [section: optim-impl] */
+
+/* ============================================================================
+   Data: IDX files, datasets, data loaders
+   ========================================================================== */
+#if !defined(CTENSOR_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#include <pthread.h>
+#define CT__HAVE_PTHREADS 1
+#endif
+#ifdef CTENSOR_ZLIB
+#include <zlib.h>
+#endif
+#ifndef CTENSOR_NO_STDIO
+static void *ct__read_file(const char *path, size_t *len, const char *api);
+#endif
+
+CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name) {
+    const unsigned char *p = (const unsigned char *)data;
+    if (!name) name = "<memory>";
+    if (!p) return ct__fail(CT_ERR_ARG, "load_idx: data is NULL (%s)", name);
+    if (len < 4 || p[0] != 0 || p[1] != 0)
+        return ct__fail(CT_ERR_FORMAT, "load_idx: not an IDX file (bad magic) (%s)", name);
+    ct_dtype dt;
+    switch (p[2]) {
+    case 0x08: dt = CT_UINT8; break;
+    case 0x09: dt = CT_INT8; break;
+    case 0x0B: dt = CT_INT16; break;
+    case 0x0C: dt = CT_INT32; break;
+    case 0x0D: dt = CT_FLOAT32; break;
+    case 0x0E: dt = CT_FLOAT64; break;
+    default: return ct__fail(CT_ERR_FORMAT, "load_idx: unknown element type 0x%02x (%s)", p[2], name);
+    }
+    int nd = p[3];
+    if (nd < 1 || nd > CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_idx: %d dimensions is not supported (1 to %d) (%s)", nd, CT_MAX_DIMS, name);
+    if (len < 4 + 4 * (size_t)nd) return ct__fail(CT_ERR_FORMAT, "load_idx: truncated header (%s)", name);
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        const unsigned char *q = p + 4 + 4 * d;
+        shape[d] = ((int64_t)q[0] << 24) | ((int64_t)q[1] << 16) | ((int64_t)q[2] << 8) | q[3];
+    }
+    if (ct__check_shape("load_idx", nd, shape)) return NULL;
+    int64_t numel = ct__shape_numel(nd, shape);
+    size_t es = ct__dt[dt].size, off = 4 + 4 * (size_t)nd;
+    if ((uint64_t)numel > (uint64_t)(len - off) / es)
+        return ct__fail(CT_ERR_FORMAT, "load_idx: data of %lld elements exceeds the %zu bytes left in the file (%s)", (long long)numel, len - off, name);
+    ct_tensor *x = ct__alloc(dt, nd, shape, NULL, CT_CPU);
+    if (!x) return NULL;
+    unsigned char *dst = (unsigned char *)ct__ptr(x);
+    memcpy(dst, p + off, (size_t)numel * es);
+    if (es > 1)   /* big-endian on disk */
+        for (int64_t k = 0; k < numel; k++)
+            for (size_t b = 0; b < es / 2; b++) {
+                unsigned char t = dst[(size_t)k * es + b];
+                dst[(size_t)k * es + b] = dst[(size_t)k * es + es - 1 - b];
+                dst[(size_t)k * es + es - 1 - b] = t;
+            }
+    return ct__own(x);
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_tensor *ct_load_idx(const char *path) {
+    if (!path) return ct__fail(CT_ERR_ARG, "load_idx: path is NULL");
+    size_t plen = strlen(path);
+    int gz = plen > 3 && !strcmp(path + plen - 3, ".gz");
+    if (gz) {
+#ifdef CTENSOR_ZLIB
+        gzFile f = gzopen(path, "rb");
+        if (!f) return ct__fail(CT_ERR_IO, "load_idx: cannot open '%s'", path);
+        size_t cap = 1 << 20, n = 0;
+        unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+        for (;;) {
+            if (!buf) { gzclose(f); return ct__fail(CT_ERR_MEMORY, "load_idx: out of memory reading '%s'", path); }
+            if (n == cap) {
+                unsigned char *nb = (unsigned char *)CT_REALLOC(buf, cap * 2);
+                if (!nb) { CT_FREE(buf); buf = NULL; continue; }
+                buf = nb;
+                cap *= 2;
+            }
+            int r = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
+            if (r < 0) { gzclose(f); CT_FREE(buf); return ct__fail(CT_ERR_FORMAT, "load_idx: corrupt gzip data in '%s'", path); }
+            if (r == 0) break;
+            n += (size_t)r;
+        }
+        gzclose(f);
+        ct_tensor *t = ct_load_idx_mem(buf, n, path);
+        CT_FREE(buf);
+        return t;
+#else
+        /* no zlib: use the uncompressed file next to it */
+        char alt[4096];
+        if (plen - 3 >= sizeof alt) return ct__fail(CT_ERR_ARG, "load_idx: path too long");
+        memcpy(alt, path, plen - 3);
+        alt[plen - 3] = 0;
+        size_t len;
+        void *buf = ct__read_file(alt, &len, "load_idx");
+        if (!buf) {
+            ct_set_error(CT_ERR_IO, "load_idx: '%s' is gzip-compressed and ctensor was built without CTENSOR_ZLIB; gunzip it to '%s' or build with -DCTENSOR_ZLIB -lz", path, alt);
+            return NULL;
+        }
+        ct_tensor *t = ct_load_idx_mem(buf, len, alt);
+        CT_FREE(buf);
+        return t;
+#endif
+    }
+    size_t len;
+    void *buf = ct__read_file(path, &len, "load_idx");
+    if (!buf) return NULL;
+    ct_tensor *t = ct_load_idx_mem(buf, len, path);
+    CT_FREE(buf);
+    return t;
+}
+#endif
+
+struct ct_dataset {
+    int n;
+    ct_tensor *t[8];    /* retained, contiguous */
+    int64_t len;
+};
+CTENSOR_API ct_dataset *ct_tensor_dataset(int n, ct_tensor *const *ts) {
+    if (n <= 0 || n > 8 || !ts) return (ct_dataset *)ct__fail(CT_ERR_ARG, "TensorDataset: between 1 and 8 tensors are supported (got %d)", n);
+    for (int i = 0; i < n; i++) {
+        if (!ts[i]) { ct__null_arg("TensorDataset", i); return NULL; }
+        if (ts[i]->ndim == 0) return (ct_dataset *)ct__fail(CT_ERR_ARG, "TensorDataset: tensor %d is 0-dimensional", i);
+        if (ts[i]->shape[0] != ts[0]->shape[0])
+            return (ct_dataset *)ct__fail(CT_ERR_SHAPE, "TensorDataset: Size mismatch between tensors (%lld vs %lld along dim 0)",
+                                          (long long)ts[0]->shape[0], (long long)ts[i]->shape[0]);
+        if (ts[i]->device != CT_CPU) return (ct_dataset *)ct__fail(CT_ERR_DEVICE, "TensorDataset: tensors must be on the CPU");
+    }
+    ct_dataset *ds = CT__NEW_ZEROED(ct_dataset);
+    if (!ds) return (ct_dataset *)ct__fail(CT_ERR_MEMORY, "TensorDataset: out of memory");
+    ds->n = n;
+    ds->len = ts[0]->shape[0];
+    for (int i = 0; i < n; i++) {
+        ct_tensor *c = ct__contig_ref(ts[i]);
+        if (!c) { for (int k = 0; k < i; k++) ct__decref(ds->t[k]); CT_FREE(ds); return NULL; }
+        ds->t[i] = c;
+    }
+    return ds;
+}
+CTENSOR_API int64_t ct_dataset_len(const ct_dataset *ds) { return ds ? ds->len : -1; }
+CTENSOR_API void ct_dataset_free(ct_dataset *ds) {
+    if (!ds) return;
+    for (int i = 0; i < ds->n; i++) ct__decref(ds->t[i]);
+    CT_FREE(ds);
+}
+
+struct ct_dataloader {
+    ct_dataset *ds;
+    ct_dataloader_options opt;
+    ct_generator gen;
+    int64_t *order;             /* this epoch's sample order */
+    int64_t nbatches, next_batch;
+    ct_tensor *cur[8];          /* the batch handed out last (owned) */
+    int have_cur;
+    int error;
+#ifdef CT__HAVE_PTHREADS
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int running, stop;
+    int slot_full;              /* a prefetched batch is ready */
+    int64_t slot_index;         /* which batch it is */
+    ct_tensor *slot[8];
+    int requested;              /* batch index the worker should build next (-1: none) */
+    int slot_err;
+    char slot_msg[256];
+#endif
+};
+static void ct__dl_new_epoch(ct_dataloader *dl) {
+    int64_t n = dl->ds->len;
+    for (int64_t i = 0; i < n; i++) dl->order[i] = i;
+    if (dl->opt.shuffle) /* PyTorch's randperm on CPU: for i, swap r[i] with r[i + random() % (n - i)] */
+        for (int64_t i = 0; i + 1 < n; i++) {
+            int64_t z = (int64_t)(ct__mt_next(&dl->gen) % (uint64_t)(n - i));
+            int64_t t = dl->order[i];
+            dl->order[i] = dl->order[z + i];
+            dl->order[z + i] = t;
+        }
+    dl->next_batch = 0;
+}
+/* builds batch k of the current order into out[] (new tensors, no scope) */
+static int ct__dl_build(ct_dataloader *dl, int64_t k, ct_tensor **out) {
+    int64_t bs = dl->opt.batch_size, start = k * bs, cnt = dl->ds->len - start < bs ? dl->ds->len - start : bs;
+    for (int i = 0; i < dl->ds->n; i++) {
+        ct_tensor *src = dl->ds->t[i];
+        int64_t shape[CT_MAX_DIMS];
+        shape[0] = cnt;
+        for (int d = 1; d < src->ndim; d++) shape[d] = src->shape[d];
+        ct_tensor *b = ct__alloc(src->dtype, src->ndim, shape, NULL, CT_CPU);
+        if (!b) { for (int q = 0; q < i; q++) ct__decref(out[q]); return -1; }
+        size_t row = (size_t)(ct_numel(src) / (src->shape[0] ? src->shape[0] : 1)) * ct__dt[src->dtype].size;
+        const char *sp = ct__ptr(src);
+        char *dp = ct__ptr(b);
+        for (int64_t r = 0; r < cnt; r++) memcpy(dp + (size_t)r * row, sp + (size_t)dl->order[start + r] * row, row);
+        out[i] = b;
+    }
+    return 0;
+}
+#ifdef CT__HAVE_PTHREADS
+static void *ct__dl_worker(void *arg) {
+    ct_dataloader *dl = (ct_dataloader *)arg;
+    pthread_mutex_lock(&dl->mu);
+    for (;;) {
+        while (!dl->stop && (dl->requested < 0 || dl->slot_full)) pthread_cond_wait(&dl->cv, &dl->mu);
+        if (dl->stop) break;
+        int64_t k = dl->requested;
+        dl->requested = -1;
+        pthread_mutex_unlock(&dl->mu);
+        ct_tensor *b[8];
+        int rc = ct__dl_build(dl, k, b);
+        pthread_mutex_lock(&dl->mu);
+        dl->slot_err = rc;
+        if (rc) {   /* the message is copied across threads (the error state is thread-local) */
+            strncpy(dl->slot_msg, ct_last_error(), sizeof dl->slot_msg - 1);
+            dl->slot_msg[sizeof dl->slot_msg - 1] = 0;
+        }
+        else for (int i = 0; i < dl->ds->n; i++) dl->slot[i] = b[i];
+        dl->slot_index = k;
+        dl->slot_full = 1;
+        pthread_cond_broadcast(&dl->cv);
+    }
+    pthread_mutex_unlock(&dl->mu);
+    ct_thread_cleanup();
+    return NULL;
+}
+#endif
+CTENSOR_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_options *opt) {
+    if (!ds) return (ct_dataloader *)ct__fail(CT_ERR_ARG, "DataLoader: dataset is NULL");
+    ct_dataloader *dl = CT__NEW_ZEROED(ct_dataloader);
+    if (!dl) return (ct_dataloader *)ct__fail(CT_ERR_MEMORY, "DataLoader: out of memory");
+    dl->ds = ds;
+    if (opt) dl->opt = *opt;
+    if (dl->opt.batch_size < 0) {
+        long long bs = (long long)dl->opt.batch_size;
+        CT_FREE(dl);
+        return (ct_dataloader *)ct__fail(CT_ERR_ARG, "DataLoader: batch_size should be a positive integer value, but got batch_size=%lld", bs);
+    }
+    if (dl->opt.batch_size == 0) dl->opt.batch_size = 1;
+    ct_generator_init(&dl->gen, dl->opt.seed);
+    dl->order = CT__NEW_ARRAY(int64_t, ds->len);
+    if (!dl->order) { CT_FREE(dl); return (ct_dataloader *)ct__fail(CT_ERR_MEMORY, "DataLoader: out of memory"); }
+    int64_t bs = dl->opt.batch_size;
+    dl->nbatches = dl->opt.drop_last ? ds->len / bs : (ds->len + bs - 1) / bs;
+    ct__dl_new_epoch(dl);
+#ifdef CT__HAVE_PTHREADS
+    dl->requested = -1;
+    if (dl->opt.prefetch) {
+        pthread_mutex_init(&dl->mu, NULL);
+        pthread_cond_init(&dl->cv, NULL);
+        if (pthread_create(&dl->thread, NULL, ct__dl_worker, dl) == 0) dl->running = 1;
+        else { pthread_mutex_destroy(&dl->mu); pthread_cond_destroy(&dl->cv); }
+    }
+#endif
+    return dl;
+}
+CTENSOR_API int64_t ct_dataloader_num_batches(const ct_dataloader *dl) { return dl ? dl->nbatches : -1; }
+static void ct__dl_drop_current(ct_dataloader *dl) {
+    if (!dl->have_cur) return;
+    for (int i = 0; i < dl->ds->n; i++) ct__decref(dl->cur[i]);
+    dl->have_cur = 0;
+}
+CTENSOR_API int ct_dataloader_next(ct_dataloader *dl, ct_batch *b) {
+    if (!dl || !b) { ct_set_error(CT_ERR_ARG, "DataLoader: loader or batch is NULL"); return -1; }
+    ct__dl_drop_current(dl);
+    memset(b, 0, sizeof *b);
+    if (dl->next_batch >= dl->nbatches) {
+        ct__dl_new_epoch(dl);
+        return 0;
+    }
+    int64_t k = dl->next_batch++;
+    int n = dl->ds->n;
+#ifdef CT__HAVE_PTHREADS
+    if (dl->running) {
+        pthread_mutex_lock(&dl->mu);
+        if (!(dl->slot_full && dl->slot_index == k) && dl->requested != k) {
+            /* nothing prefetched for k (first batch of an epoch): ask for it */
+            while (dl->slot_full && dl->slot_index != k) {  /* discard a stale slot */
+                if (!dl->slot_err) for (int i = 0; i < n; i++) ct__decref(dl->slot[i]);
+                dl->slot_full = 0;
+            }
+            dl->requested = k;
+            pthread_cond_broadcast(&dl->cv);
+        }
+        while (!dl->slot_full) pthread_cond_wait(&dl->cv, &dl->mu);
+        int err = dl->slot_err;
+        if (!err) for (int i = 0; i < n; i++) dl->cur[i] = dl->slot[i];
+        dl->slot_full = 0;
+        if (dl->next_batch < dl->nbatches) {   /* start on the next one while the caller works */
+            dl->requested = dl->next_batch;
+            pthread_cond_broadcast(&dl->cv);
+        }
+        pthread_mutex_unlock(&dl->mu);
+        if (err) { ct_set_error(CT_ERR_MEMORY, "DataLoader: %s", dl->slot_msg); return -1; }
+    } else
+#endif
+    {
+        if (ct__dl_build(dl, k, dl->cur)) return -1;
+    }
+    dl->have_cur = 1;
+    b->n = n;
+    for (int i = 0; i < n; i++) b->items[i] = dl->cur[i];
+    b->x = b->items[0];
+    b->y = n > 1 ? b->items[1] : NULL;
+    b->index = k;
+    return 1;
+}
+CTENSOR_API void ct_dataloader_free(ct_dataloader *dl) {
+    if (!dl) return;
+#ifdef CT__HAVE_PTHREADS
+    if (dl->running) {
+        pthread_mutex_lock(&dl->mu);
+        dl->stop = 1;
+        pthread_cond_broadcast(&dl->cv);
+        pthread_mutex_unlock(&dl->mu);
+        pthread_join(dl->thread, NULL);
+        if (dl->slot_full && !dl->slot_err)
+            for (int i = 0; i < dl->ds->n; i++) ct__decref(dl->slot[i]);
+        pthread_mutex_destroy(&dl->mu);
+        pthread_cond_destroy(&dl->cv);
+    }
+#endif
+    ct__dl_drop_current(dl);
+    CT_FREE(dl->order);
+    CT_FREE(dl);
+}
 
 /* [section: data-impl] */
 

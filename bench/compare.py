@@ -1,45 +1,195 @@
 #!/usr/bin/env python3
 """Joins a ctensor benchmark output with its PyTorch twin's output by case name.
 
-usage: compare.py CT.tsv TORCH.tsv [--markdown]
-Lines are `name<TAB>params<TAB>median_us<TAB>min_us<TAB>reps`; the ratio column is
-PyTorch's median over ctensor's (above 1: ctensor is faster)."""
+usage: compare.py CT.tsv [TORCH.tsv] [--markdown] [--title TEXT] [--note TEXT ...] [--target 'GLOB>=R' ...]
+       compare.py --best RUN1.tsv RUN2.tsv ...   (one output: per case, the run with the lowest median)
+
+Lines are `name<TAB>params<TAB>median_us<TAB>min_us<TAB>reps[<TAB>rate]` (bench/bench.h);
+lines starting with '#' are comments. TORCH.tsv may be missing or '-' (ctensor only).
+Columns: both medians, the ratio PyTorch / ctensor of the medians (above 1: ctensor
+is faster) and of the minimums (less sensitive to other load on the machine), and the
+rates (GB/s, GFLOP/s) when the cases print them. Rows follow the ctensor file; cases
+only PyTorch has are listed after them.
+
+--target 'GLOB>=R' (repeatable) checks that the median ratio of every case whose name
+matches GLOB (fnmatch) is at least R, and prints one line per target: met / not met
+and by how much. Needs the stdlib only (runs with any python3)."""
+import fnmatch
+import os
 import sys
 
 
 def load(path):
-    rows = {}
-    for line in open(path):
-        f = line.rstrip("\n").split("\t")
-        if len(f) >= 5 and not line.startswith("#"):
+    rows, notes = {}, []
+    if not path or path == "-" or not os.path.exists(path):
+        return rows, notes
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                notes.append(line[1:].strip())
+                continue
+            p = line.split("\t")
+            if len(p) < 5:
+                continue
             try:
-                rows[f[0]] = (f[1], float(f[2]), float(f[3]))
+                rows[p[0]] = {"params": p[1], "med": float(p[2]), "min": float(p[3]),
+                              "reps": p[4], "rate": p[5] if len(p) > 5 else ""}
             except ValueError:
                 pass
-    return rows
+    return rows, notes
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    ours, theirs = load(sys.argv[1]), load(sys.argv[2])
-    md = "--markdown" in sys.argv
-    if md:
-        print("| case | params | ctensor median µs | PyTorch median µs | PyTorch / ctensor |")
-        print("|---|---|---:|---:|---:|")
-    for name, (params, med, _) in ours.items():
-        if name not in theirs:
+def fmt_us(v):
+    if v is None:
+        return "—"
+    return "%.0f" % v if v >= 1000 else "%.1f" % v if v >= 10 else "%.3f" % v
+
+
+def ratio(t, c):
+    return t / c if t is not None and c else None
+
+
+def best(paths):
+    """Merges several runs of one program: per case, the line with the lowest median
+    (the run least disturbed by other load); comments of the first run are kept."""
+    lines, order, first = {}, [], True
+    for path in paths:
+        if not os.path.exists(path):
             continue
-        t = theirs[name][1]
-        r = t / med if med > 0 else float("inf")
-        if md:
-            print("| %s | %s | %.2f | %.2f | %.2fx |" % (name, params, med, t, r))
+        for line in open(path):
+            line = line.rstrip("\n")
+            if line.startswith("#"):
+                if first:
+                    print(line)
+                continue
+            p = line.split("\t")
+            try:
+                med = float(p[2])
+            except (IndexError, ValueError):
+                continue
+            if p[0] not in lines:
+                order.append(p[0])
+            if p[0] not in lines or med < lines[p[0]][0]:
+                lines[p[0]] = (med, line)
+        first = False
+    if len(paths) > 1:
+        print("# best of %d runs per case (lowest median)" % len(paths))
+    for n in order:
+        print(lines[n][1])
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--best":
+        return best(argv[2:])
+    args, targets, notes, title = [], [], [], None
+    md = False
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--markdown":
+            md = True
+        elif a == "--target" and i + 1 < len(argv):
+            targets.append(argv[i + 1])
+            i += 1
+        elif a == "--note" and i + 1 < len(argv):
+            notes.append(argv[i + 1])
+            i += 1
+        elif a == "--title" and i + 1 < len(argv):
+            title = argv[i + 1]
+            i += 1
         else:
-            print("%-36s %-22s %12.2f %12.2f %8.2fx" % (name, params, med, t, r))
-    only = sorted(set(ours) ^ set(theirs))
-    if only:
-        print("(in one side only: %s)" % ", ".join(only), file=sys.stderr)
+            args.append(a)
+        i += 1
+    if not args:
+        sys.exit(__doc__)
+    ours, ct_notes = load(args[0])
+    theirs, pt_notes = load(args[1] if len(args) > 1 else None)
+    have_pt = bool(theirs)
+    names = list(ours) + [n for n in theirs if n not in ours]
+    has_rate = any(r["rate"] for r in ours.values()) or any(r["rate"] for r in theirs.values())
+
+    out = []
+    if md:
+        if title:
+            out.append("### " + title + "\n")
+        for n in notes + ct_notes + pt_notes:
+            out.append("*%s*  " % n)
+        out.append("")
+        head = ["case", "params", "ctensor median µs"]
+        if have_pt:
+            head += ["PyTorch median µs", "PyTorch / ctensor", "ratio of mins"]
+        if has_rate:
+            head += ["ctensor rate"] + (["PyTorch rate"] if have_pt else [])
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "|".join("---" if k < 2 else "---:" for k in range(len(head))) + "|")
+    else:
+        if title:
+            out.append(title)
+        head = "%-34s %-30s %12s" % ("case", "params", "ctensor us")
+        if have_pt:
+            head += " %12s %9s %9s" % ("PyTorch us", "PT/ct", "mins")
+        if has_rate:
+            head += "  %-12s" % "ct rate" + ("  %-12s" % "PT rate" if have_pt else "")
+        out.append(head)
+    for n in names:
+        c, t = ours.get(n), theirs.get(n)
+        params = (c or t)["params"]
+        cm = c["med"] if c else None
+        tm = t["med"] if t else None
+        r = ratio(tm, cm)
+        rmin = ratio(t["min"] if t else None, c["min"] if c else None)
+        rs = "%.2fx" % r if r is not None else "—"
+        rmins = "%.2fx" % rmin if rmin is not None else "—"
+        if md:
+            row = [n, params, fmt_us(cm)]
+            if have_pt:
+                row += [fmt_us(tm), "**%s**" % rs if r is not None else rs, rmins]
+            if has_rate:
+                row += [c["rate"] if c and c["rate"] else "—"]
+                if have_pt:
+                    row += [t["rate"] if t and t["rate"] else "—"]
+            out.append("| " + " | ".join(row) + " |")
+        else:
+            line = "%-34s %-30s %12s" % (n, params[:30], fmt_us(cm))
+            if have_pt:
+                line += " %12s %9s %9s" % (fmt_us(tm), rs, rmins)
+            if has_rate:
+                line += "  %-12s" % (c["rate"] if c and c["rate"] else "—")
+                if have_pt:
+                    line += "  %-12s" % (t["rate"] if t and t["rate"] else "—")
+            out.append(line)
+    if targets:
+        out.append("")
+        for spec in targets:
+            out.append(("- " if md else "") + check_target(spec, ours, theirs))
+    print("\n".join(out))
+
+
+def check_target(spec, ours, theirs):
+    """'GLOB>=R': every matching case has PyTorch/ctensor >= R (median)."""
+    if ">=" not in spec:
+        return "target %r: not understood (want GLOB>=RATIO)" % spec
+    glob, want = spec.split(">=", 1)
+    want = float(want)
+    cases = [n for n in ours if fnmatch.fnmatchcase(n, glob)]
+    rs = [(n, ratio(theirs[n]["med"], ours[n]["med"])) for n in cases if n in theirs]
+    rs = [(n, r) for n, r in rs if r is not None]
+    if not rs:
+        return "target %s: PyTorch / ctensor >= %g: no measurement (ctensor or PyTorch missing)" % (glob, want)
+    worst_n, worst = min(rs, key=lambda x: x[1])
+    met = sum(1 for _, r in rs if r >= want)
+    what = "%s: PyTorch / ctensor >= %g" % (glob, want)
+    if len(rs) == 1:
+        if worst >= want:
+            return "target %s: **met** (%.2fx, %.0f%% above the target)" % (what, worst, (worst / want - 1) * 100)
+        return ("target %s: **not met** (%.2fx: ctensor needs to be %.2fx faster, %.3f -> %.3f us)"
+                % (what, worst, want / worst, ours[worst_n]["med"], theirs[worst_n]["med"] / want))
+    if met == len(rs):
+        return "target %s: **met** by all %d cases (worst %s at %.2fx)" % (what, len(rs), worst_n, worst)
+    return ("target %s: **not met**: %d of %d cases meet it; worst %s at %.2fx (needs %.2fx faster)"
+            % (what, met, len(rs), worst_n, worst, want / worst))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv)

@@ -1,10 +1,11 @@
 /* gemm: C = A @ B through ct_mm for square float32/float64 matrices (n = 256,
-   1024, 2048) on 1 and 2 threads. `make bench` builds it twice:
-     build/bench/gemm           with CBLAS (OpenBLAS): ct_mm calls cblas_?gemm, and
-                                the cblas_* cases time OpenBLAS directly (the
-                                single-thread ones are the built-in kernel's yardstick)
+   1024, 2048) on 1 and 2 threads; each line ends with its GFLOP/s (2 n^3 / median).
+   `make bench` builds it twice:
+     build/bench/gemm           with CBLAS (OpenBLAS): ct_mm calls cblas_?gemm; the
+                                cblas_* cases time OpenBLAS called directly (the
+                                1-thread ones are the yardstick of the built-in kernel)
      build/bench/gemm_builtin   without CBLAS: the built-in blocked kernels (OpenMP)
-   After each case a comment line gives its GFLOP/s (2 n^3 / median time).
+   Targets: built-in >= 40% of OpenBLAS 1-thread GFLOP/s; with CBLAS >= 0.95x PyTorch.
    PyTorch twin: bench/torch/gemm.py (same case names). */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
@@ -31,48 +32,38 @@ static void run_cblas(void *u) {
     }
 }
 #endif
-static void set_threads(int t) {
-#ifdef CTENSOR_OPENMP
-    omp_set_num_threads(t);
-#endif
-#ifdef CTENSOR_BLAS
-    openblas_set_num_threads(t);
-#endif
-}
-static void report(const char *name, int n, double us) {
-    printf("# %s: %.1f GFLOP/s\n", name, 2.0 * n * n * (double)n / (us * 1e3));
-}
 
 int main(void) {
     static const int sizes[] = {256, 1024, 2048};
     static const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64};
 #ifdef CTENSOR_BLAS
-    printf("# gemm: ct_mm with CBLAS (OpenBLAS); cblas_*: OpenBLAS called directly\n");
+    bench_begin("gemm (ct_mm with CBLAS; cblas_*: OpenBLAS called directly)");
 #else
-    printf("# gemm: ct_mm with the built-in GEMM\n");
+    bench_begin("gemm (ct_mm with the built-in GEMM)");
 #endif
     for (int t = 1; t <= 2; t++) {
-        set_threads(t);
+        bench_set_threads(t);
         for (int d = 0; d < 2; d++)
             for (int s = 0; s < 3; s++) {
                 int n = sizes[s];
-                int tok = ct_scope_begin();
-                mm_case c;
-                ct_manual_seed(1);
-                c.a = ct_randn(dts[d], n, n);
-                c.b = ct_randn(dts[d], n, n);
-                c.n = n;
-                c.dt = dts[d];
-                char name[64], params[64];
-                const char *dn = d ? "f64" : "f32";
-                snprintf(params, sizeof params, "n=%d threads=%d", n, t);
-                snprintf(name, sizeof name, "mm_%s_n%d_t%d", dn, n, t);
-                report(name, n, bench_run(name, params, run_mm, &c));
+                CT_SCOPE {
+                    mm_case c;
+                    ct_manual_seed(1);
+                    c.a = ct_randn(dts[d], n, n);
+                    c.b = ct_randn(dts[d], n, n);
+                    c.n = n;
+                    c.dt = dts[d];
+                    bench_opts o = {1, 0, 2.0 * n * n * (double)n};
+                    char name[64], params[64];
+                    const char *dn = d ? "f64" : "f32";
+                    snprintf(params, sizeof params, "n=%d threads=%d", n, t);
+                    snprintf(name, sizeof name, "mm_%s_n%d_t%d", dn, n, t);
+                    bench_run_opts(name, params, run_mm, &c, &o);
 #ifdef CTENSOR_BLAS
-                snprintf(name, sizeof name, "cblas_%s_n%d_t%d", dn, n, t);
-                report(name, n, bench_run(name, params, run_cblas, &c));
+                    snprintf(name, sizeof name, "cblas_%s_n%d_t%d", dn, n, t);
+                    bench_run_opts(name, params, run_cblas, &c, &o);
 #endif
-                ct_scope_end(tok);
+                }
             }
     }
     return 0;

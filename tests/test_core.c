@@ -143,6 +143,22 @@ TEST(test_scopes_flat) {
     CHECK_EQ_INT(ct_live_bytes() - b0, 64);   /* the kept exp(a): 16 floats */
 }
 
+TEST(test_large_block_cache) {
+    /* a freed large block is reused by the next large result of a similar size
+       (no fresh page faults per op); live bytes only count blocks in use */
+    int64_t b0 = ct_live_bytes();
+    void *first = NULL, *second = NULL;
+    CT_SCOPE { first = ct_data_ptr(ct_empty(CT_FLOAT32, 1 << 24)); }
+    CHECK_EQ_INT(ct_live_bytes(), b0);
+    CT_SCOPE { second = ct_data_ptr(ct_empty(CT_FLOAT32, (1 << 24) - 1000)); }
+    CHECK(first == second);
+    /* 64-byte alignment everywhere */
+    CT_SCOPE {
+        for (int n = 1; n < 5000; n *= 3) CHECK(((uintptr_t)ct_data_ptr(ct_empty(CT_FLOAT64, n)) & 63) == 0);
+        CHECK(((uintptr_t)ct_data_ptr(ct_empty(CT_UINT8, 1 << 22)) & 63) == 0);
+    }
+}
+
 TEST(test_print) {
     CHECK_REPR(ct_tensor_f32(((float[]){1, 2, 3}), 3), "tensor([1., 2., 3.])");
     CHECK_REPR(ct_tensor_f32(((float[]){1.5f, -2.25f}), 2), "tensor([ 1.5000, -2.2500])");
@@ -189,6 +205,7 @@ int main(void) {
     RUN(test_inplace_versions);
     RUN(test_null_chain);
     RUN(test_scopes_flat);
+    RUN(test_large_block_cache);
     RUN(test_print);
     RUN(test_npy_roundtrip);
     RUN(test_random_matches_torch);

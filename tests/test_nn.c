@@ -214,8 +214,70 @@ TEST(test_module_memory) {
     CHECK_EQ_INT(ct_live_bytes(), b0);
 }
 
+TEST(test_idx_and_dataloader) {
+    /* an IDX file written by hand: 3 images of 2x2 uint8, big-endian header */
+    unsigned char idx[4 + 12 + 12] = {0, 0, 0x08, 3, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 2};
+    for (int i = 0; i < 12; i++) idx[16 + i] = (unsigned char)(i * 10);
+    ct_tensor *img = ct_load_idx_mem(idx, sizeof idx, "mem");
+    CHECK(img && img->dtype == CT_UINT8 && ct_ndim(img) == 3 && ct_size(img, 0) == 3);
+    CHECK_CLOSE(ct_item(ct_select(ct_select(ct_select(img, 0, 2), 0, 1), 0, 1)), 110.0, 0);
+    unsigned char i32[4 + 4 + 8] = {0, 0, 0x0C, 1, 0, 0, 0, 2, 0, 0, 1, 0, 0xff, 0xff, 0xff, 0xfe};
+    double e32[] = {256, -2};
+    CHECK_VALUES(ct_load_idx_mem(i32, sizeof i32, "mem"), e32, 2, 0);
+    CHECK_ERR(ct_load_idx_mem(idx, 20, "mem"), CT_ERR_FORMAT, "exceeds the");
+    CHECK_ERR(ct_load_idx_mem(idx, 3, "mem"), CT_ERR_FORMAT, "bad magic");
+    unsigned char badt[8] = {0, 0, 0x07, 1, 0, 0, 0, 0};
+    CHECK_ERR(ct_load_idx_mem(badt, 8, "mem"), CT_ERR_FORMAT, "unknown element type 0x07");
+    CHECK_ERR(ct_load_idx("/nonexistent/x-idx1-ubyte"), CT_ERR_IO, "cannot open");
+    /* TensorDataset + DataLoader: batching, drop_last, shuffling by seed, prefetch */
+    ct_tensor *xs = ct_reshape(ct_arange(0, 20, 1, CT_FLOAT32), 10, 2);
+    ct_tensor *ys = ct_arange(0, 10, 1, CT_INT64);
+    ct_tensor *pair[2] = {xs, ys};
+    ct_dataset *ds = ct_tensor_dataset(2, pair);
+    CHECK_EQ_INT(ct_dataset_len(ds), 10);
+    for (int prefetch = 0; prefetch < 2; prefetch++) {
+        ct_dataloader_options o = {4, 0, 0, 0, prefetch};
+        ct_dataloader *dl = ct_dataloader_new(ds, &o);
+        CHECK_EQ_INT(ct_dataloader_num_batches(dl), 3);
+        ct_batch b;
+        int nb = 0;
+        int64_t seen = 0;
+        while (ct_dataloader_next(dl, &b) == 1) {
+            nb++;
+            seen += ct_size(b.x, 0);
+            CHECK_EQ_INT(ct_item_int(ct_select(b.y, 0, 0)) * 2, (int64_t)ct_item(ct_select(ct_select(b.x, 0, 0), 0, 0)));
+        }
+        CHECK_EQ_INT(nb, 3);
+        CHECK_EQ_INT(seen, 10);
+        /* two epochs with the same seed see the same shuffled order; drop_last drops the 2 left over */
+        ct_dataloader_options so = {4, 1, 1, 123, prefetch};
+        ct_dataloader *a = ct_dataloader_new(ds, &so), *c = ct_dataloader_new(ds, &so);
+        int64_t order_a[8], order_c[8];
+        int k = 0;
+        while (ct_dataloader_next(a, &b) == 1)
+            for (int i = 0; i < 4; i++) order_a[k++] = ct_item_int(ct_select(b.y, 0, i));
+        CHECK_EQ_INT(k, 8);
+        k = 0;
+        while (ct_dataloader_next(c, &b) == 1)
+            for (int i = 0; i < 4; i++) order_c[k++] = ct_item_int(ct_select(b.y, 0, i));
+        int same = 1, sorted = 1;
+        for (int i = 0; i < 8; i++) { same &= order_a[i] == order_c[i]; sorted &= order_a[i] == i; }
+        CHECK(same && !sorted);
+        ct_dataloader_free(a);
+        ct_dataloader_free(c);
+        ct_dataloader_free(dl);
+    }
+    ct_dataset_free(ds);
+    CHECK_ERR(ct_tensor_dataset(2, (ct_tensor *[]){xs, ct_zeros(CT_FLOAT32, 3)}), CT_ERR_SHAPE, "Size mismatch between tensors");
+    ct_dataloader_options neg = {-1, 0, 0, 0, 0};
+    ct_dataset *d2 = ct_tensor_dataset(1, &xs);
+    CHECK_ERR(ct_dataloader_new(d2, &neg), CT_ERR_ARG, "batch_size should be a positive integer value, but got batch_size=-1");
+    ct_dataset_free(d2);
+}
+
 int main(void) {
     ct_t_init();
+    RUN(test_idx_and_dataloader);
     RUN(test_linear_init_matches_torch);
     RUN(test_sequential_repr_and_state_dict);
     RUN(test_modes_children_errors);

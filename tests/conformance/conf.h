@@ -50,4 +50,6 @@ extern const conf_op conf_ops_creation[];
 extern const conf_op conf_ops_reduce[];
 extern const conf_op conf_ops_index[];
 extern const conf_op conf_ops_blas[];
+extern const conf_op conf_ops_nn[];
+extern const conf_op conf_ops_optim[];
 #endif

@@ -1,0 +1,58 @@
+"""elementwise.py - PyTorch twin of bench/elementwise.c: elementwise ops and reductions
+on 1M ([1024, 1024]) and 16M ([4096, 4096]) float32 tensors, contiguous, transposed
+(a.t(), b.t()) and mixed (a + b.t()), at 1 and 2 threads (torch.set_num_threads),
+under torch.no_grad(). Same case names and operations as elementwise.c; softmax
+(last dim) is always included here (elementwise.c has it once ct_softmax exists).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import ctbench  # noqa: E402
+
+OPS = {
+    "add": ("c = x + y", True),
+    "mul": ("c = x * y", True),
+    "exp": ("c = torch.exp(x)", False),
+    "gelu": ("c = F.gelu(x)", False),   # approximate='none', as ct_gelu(x, "none")
+    "sum": ("c = x.sum()", False),
+    "softmax": ("c = torch.softmax(x, -1)", False),
+}
+
+
+def main():
+    ctbench.begin("elementwise")
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for label, n in (("1M", 1024), ("16M", 4096)):
+            a = torch.randn(n, n, dtype=torch.float32)
+            b = torch.randn(n, n, dtype=torch.float32)
+            at, bt = a.t(), b.t()
+            sh = "[%d,%d]" % (n, n)
+            for op, (stmt, binary) in OPS.items():
+                for li, layout in enumerate(("contig", "transposed", "mixed")):
+                    if li == 2 and not binary:
+                        continue
+                    if li != 0 and op == "softmax":
+                        continue
+                    x = at if li == 1 else a
+                    y = (b if li == 0 else bt) if binary else None
+                    params = (sh, sh + ".t()", "%s + %s.t()" % (sh, sh))[li]
+                    if op == "softmax":
+                        params = sh + ", dim=-1"
+                    nbytes = (3.0 if binary else 1.0 if op == "sum" else 2.0) * n * n * 4
+                    env = {"torch": torch, "F": F, "x": x, "y": y}
+                    for t in (1, 2):
+                        name = "%s_%s_f32_%s_t%d" % (op, label, layout, t)
+                        if not ctbench.selected(name):
+                            continue
+                        ctbench.set_threads(t)
+                        ctbench.run(name, params, stmt, env, bytes=nbytes)
+            del a, b, at, bt
+
+
+if __name__ == "__main__":
+    main()
