@@ -34,7 +34,7 @@ APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev
 HEADERS  := ctensor.h $(wildcard ctensor_*.h)
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 CONF_SRC := $(wildcard tests/conformance/*.c)
-BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
+BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin
 
 .PHONY: all demo test test-unit test-asan test-compile conformance bench fuzz examples deps clean
 all: demo

@@ -639,6 +639,25 @@ CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b);
 /* Matrix products (continued): bmm, addmm, baddbmm, addmv, dot, vdot, outer,
    einsum, linear, tensordot */
 /* [section: blas-api] */
+/* beta * input + alpha * (mat1 @ mat2); input broadcasts to the result */
+CTENSOR_API ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, double beta, double alpha);
+/* beta * input + alpha * bmm(batch1, batch2) */
+CTENSOR_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2, double beta, double alpha);
+/* beta * input + alpha * (mat @ vec) */
+CTENSOR_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec, double beta, double alpha);
+CTENSOR_API ct_tensor *ct_mv(const ct_tensor *mat, const ct_tensor *vec);
+CTENSOR_API ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b);           /* 1-D . 1-D -> 0-d */
+CTENSOR_API ct_tensor *ct_vdot(const ct_tensor *a, const ct_tensor *b);          /* conj(a) . b; real: dot */
+CTENSOR_API ct_tensor *ct_outer(const ct_tensor *a, const ct_tensor *b);         /* a[i] * b[j] */
+/* torch.nn.functional.linear: x @ weight^T + bias over any leading dims; bias may be NULL */
+CTENSOR_API ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias);
+/* torch.tensordot(a, b, dims=(dims_a, dims_b)) and dims=n (last n of a with first n of b) */
+CTENSOR_API ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, int ndims_a, const int64_t *dims_a,
+                                    int ndims_b, const int64_t *dims_b);
+CTENSOR_API ct_tensor *ct_tensordot_int(const ct_tensor *a, const ct_tensor *b, int64_t dims);
+/* torch.einsum("ij,jk->ik", a, b): operands[n]; implicit and explicit output, repeated
+   subscripts (diagonals), "..." broadcasting, any number of operands */
+CTENSOR_API ct_tensor *ct_einsum(const char *equation, int n, ct_tensor *const *operands);
 
 /* ============================================================================
    Random numbers. One default generator per process (ct_manual_seed), or
@@ -2472,7 +2491,13 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 /* matrix products */
 #define CT__OPS_BLAS(X)                                                                                            \
     X(MM, "mm", "MmBackward0", 2, 1, 0, ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
-    X(BMM, "bmm", "BmmBackward0", 2, 1, 0, ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+    X(BMM, "bmm", "BmmBackward0", 2, 1, 0, ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))        \
+    X(ADDMM, "addmm", "AddmmBackward0", 3, 1, 0, ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(BADDBMM, "baddbmm", "BaddbmmBackward0", 3, 1, 0, ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDMV, "addmv", "AddmvBackward0", 3, 1, 0, ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(MV, "mv", "MvBackward0", 2, 1, 0, ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1))           \
+    X(DOT, "dot", "DotBackward0", 2, 1, 0, ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))      \
+    X(VDOT, "vdot", "VdotBackward0", 2, 1, 0, ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
@@ -6101,6 +6126,7 @@ static int ct__k_strided_scatter(ct__call *c) {
         /* element by element accumulation (rare: overlapping as_strided) */
         int64_t n = ct__shape_numel(g->ndim, g->shape), idx[CT_MAX_DIMS] = {0};
         ct_tensor *gc = ct__convert(g, CT_FLOAT64);
+        if (gc && !ct__is_contig(gc)) { ct_tensor *t = ct__contig_ref(gc); ct__decref(gc); gc = t; }  /* read in logical order */
         if (!gc) { ct__decref(view); return -1; }
         size_t es = ct__dt[out->dtype].size;
         const double *gd = (const double *)ct__ptr(gc);
@@ -11132,63 +11158,473 @@ CTENSOR_API ct_tensor *ct_pad(const ct_tensor *x, int npad, const int64_t *pads,
 /* ============================================================================
    Matrix products (core kernels; the GEMM section has the fast paths)
    ========================================================================== */
-/* C[M,N] (+)= A[M,K] B[K,N], row-major with leading dims; beta 0 or 1 */
-#define CT__GEMM_NAIVE(fname, T)                                                                           \
-    static void fname(int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,   \
-                      T *C, int64_t ldc) {                                                                 \
-        for (int64_t i = 0; i < M; i++) {                                                                  \
-            T *c = C + i * ldc;                                                                            \
-            for (int64_t j = 0; j < N; j++) c[j] = 0;                                                      \
-            for (int64_t k = 0; k < K; k++) {                                                              \
-                T av = A[i * lda + k];                                                                     \
-                const T *b = B + k * ldb;                                                                  \
-                for (int64_t j = 0; j < N; j++) c[j] += av * b[j];                                         \
-            }                                                                                              \
-        }                                                                                                  \
-    }
-#ifndef CTENSOR_BLAS
-CT__GEMM_NAIVE(ct__gemm_naive_f32, float)
-CT__GEMM_NAIVE(ct__gemm_naive_f64, double)
-#endif
-static void ct__gemm_naive_i64(int64_t M, int64_t N, int64_t K, const int64_t *A, int64_t lda, const int64_t *B,
-                               int64_t ldb, int64_t *C, int64_t ldc) {
-    for (int64_t i = 0; i < M; i++)
-        for (int64_t j = 0; j < N; j++) {
-            uint64_t acc = 0;
-            for (int64_t k = 0; k < K; k++) acc += (uint64_t)A[i * lda + k] * (uint64_t)B[k * ldb + j];
-            C[i * ldc + j] = CT__IW(acc);
-        }
-}
-/* One matrix product on contiguous operands of dtype dt (f32, f64 or i64). */
-static void ct__gemm_dt(ct_dtype dt, int64_t M, int64_t N, int64_t K, const void *A, const void *B, void *C) {
-    if (dt == CT_FLOAT32) {
-#ifdef CTENSOR_BLAS
-        if (M && N) {
-            if (K) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, (const float *)A, (int)K,
-                               (const float *)B, (int)N, 0.0f, (float *)C, (int)N);
-            else memset(C, 0, sizeof(float) * (size_t)(M * N));
-        }
+/* ---- GEMM engine -----------------------------------------------------------
+   C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C. A and B take any strides in
+   elements (a transposed operand is the same data with its strides swapped, so
+   transposes cost nothing); C is row-major with leading dimension ldc. beta == 0
+   never reads C (addmm(beta=0) ignores NaN in its input, as in PyTorch).
+
+   Built-in path (the default; always compiled, also used as the fallback of the
+   CBLAS path): BLIS-style blocking. For each KC x NC panel of B (packed into
+   NR-wide slivers) and each MC x KC block of A (packed into MR-tall slivers), a
+   register-blocked MR x NR micro-kernel accumulates one tile of C. The
+   micro-kernel uses GCC/clang vector extensions sized to the target's widest
+   vectors (AVX-512: 12 x 32 floats, 12 x 16 doubles; AVX/SSE/NEON: 6 x 2
+   vectors); elsewhere (MSVC, CTENSOR_NO_SIMD) a plain C kernel. With
+   CTENSOR_OPENMP, C is split into one sub-block per thread once the product is
+   large enough to pay for the threads (small products stay serial).
+   With CTENSOR_BLAS, float32/float64 go to cblas_sgemm/dgemm, passing transpose
+   flags and leading dimensions so transposed or row-strided operands need no
+   copy; only operands that no BLAS layout describes are copied.
+   Config: define CTENSOR_NO_SIMD to force the plain C micro-kernel.
+   -------------------------------------------------------------------------- */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(CTENSOR_NO_SIMD)
+#  define CT__GEMM_SIMD 1
+#  if defined(__AVX512F__)
+#    define CT__VBYTES 64
+#  elif defined(__AVX__)
+#    define CT__VBYTES 32
+#  else
+#    define CT__VBYTES 16
+#  endif
+#  if defined(__AVX512F__) || defined(__aarch64__)
+#    define CT__GEMM_MR 12      /* 32 vector registers: 24 accumulators */
+#  else
+#    define CT__GEMM_MR 6       /* 16 vector registers: 12 accumulators */
+#  endif
+typedef float ct__vf32 __attribute__((vector_size(CT__VBYTES)));
+typedef double ct__vf64 __attribute__((vector_size(CT__VBYTES)));
+#  define CT__GEMM_NR_F32 (2 * CT__VBYTES / 4)
+#  define CT__GEMM_NR_F64 (2 * CT__VBYTES / 8)
+/* ISO C modes turn off FMA contraction in GCC; the micro-kernel wants it. clang
+   splits 512-bit vectors in two (it prefers 256-bit ones) unless told otherwise. */
+#  if defined(__GNUC__) && !defined(__clang__)
+#    define CT__GEMM_FPC __attribute__((optimize("fp-contract=fast")))
+#  elif defined(__clang__) && CT__VBYTES == 64
+#    define CT__GEMM_FPC __attribute__((min_vector_width(512)))
+#  else
+#    define CT__GEMM_FPC
+#  endif
 #else
-        ct__gemm_naive_f32(M, N, K, (const float *)A, K, (const float *)B, N, (float *)C, N);
+#  define CT__GEMM_MR 4
+#  define CT__GEMM_NR_F32 8
+#  define CT__GEMM_NR_F64 8
 #endif
-    } else if (dt == CT_FLOAT64) {
-#ifdef CTENSOR_BLAS
-        if (M && N) {
-            if (K) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0, (const double *)A, (int)K,
-                               (const double *)B, (int)N, 0.0, (double *)C, (int)N);
-            else memset(C, 0, sizeof(double) * (size_t)(M * N));
-        }
+/* Cache blocking: KC x NR of B stays in L1 while MC x KC of A streams from L2. */
+#ifndef CT__GEMM_KC
+#  define CT__GEMM_KC 256
+#endif
+#ifndef CT__GEMM_MC
+#  define CT__GEMM_MC (CT__GEMM_MR * 16)
+#endif
+#ifndef CT__GEMM_NC
+#  define CT__GEMM_NC 2048
+#endif
+/* products below this many multiply-adds skip packing; above CT__GEMM_PAR they use threads */
+#define CT__GEMM_SMALL 4096
+#define CT__GEMM_PAR ((int64_t)1 << 21)
+
+#ifdef CT__GEMM_SIMD
+/* micro-kernel rows, unrolled by the preprocessor */
+#  define CT__GEMM_R6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#  if CT__GEMM_MR == 12
+#    define CT__GEMM_ROWS(X) CT__GEMM_R6(X) X(6) X(7) X(8) X(9) X(10) X(11)
+#  else
+#    define CT__GEMM_ROWS(X) CT__GEMM_R6(X)
+#  endif
+#  define CT__UK_DECL(i) __typeof__(vz) c##i##_0 = vz, c##i##_1 = vz;
+#  define CT__UK_FMA(i) av = a[i]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__UK_STORE(i)                                                                      \
+    {                                                                                          \
+        char *cr_ = (char *)(c + (i) * ldc);                                                   \
+        __typeof__(vz) x0_ = c##i##_0 * alpha, x1_ = c##i##_1 * alpha;                         \
+        if (beta != 0) {                                                                       \
+            __typeof__(vz) y0_, y1_;                                                           \
+            memcpy(&y0_, cr_, sizeof y0_);                                                     \
+            memcpy(&y1_, cr_ + sizeof y0_, sizeof y1_);                                        \
+            x0_ += y0_ * beta;                                                                 \
+            x1_ += y1_ * beta;                                                                 \
+        }                                                                                      \
+        memcpy(cr_, &x0_, sizeof x0_);                                                         \
+        memcpy(cr_ + sizeof x0_, &x1_, sizeof x1_);                                            \
+    }
+/* c[MR x NR] = alpha * a-sliver @ b-sliver + beta * c; a: [kc][MR], b: [kc][NR = 2 vectors] */
+#  define CT__GEMM_UKR(SUF, T, V)                                                              \
+    static CT__GEMM_FPC void ct__gemm_ukr_##SUF(int64_t kc, const T *CT_RESTRICT a, const T *CT_RESTRICT b, \
+                                                T *CT_RESTRICT c, int64_t ldc, T alpha, T beta) { \
+        V vz = {0};                                                                            \
+        CT__GEMM_ROWS(CT__UK_DECL)                                                             \
+        for (int64_t k = 0; k < kc; k++) {                                                     \
+            V b0, b1;                                                                          \
+            T av;                                                                              \
+            memcpy(&b0, b, sizeof b0);                                                         \
+            memcpy(&b1, b + sizeof(V) / sizeof(T), sizeof b1);                                 \
+            CT__GEMM_ROWS(CT__UK_FMA)                                                          \
+            a += CT__GEMM_MR;                                                                  \
+            b += 2 * sizeof(V) / sizeof(T);                                                    \
+        }                                                                                      \
+        CT__GEMM_ROWS(CT__UK_STORE)                                                            \
+    }
+CT__GEMM_UKR(f32, float, ct__vf32)
+CT__GEMM_UKR(f64, double, ct__vf64)
 #else
-        ct__gemm_naive_f64(M, N, K, (const double *)A, K, (const double *)B, N, (double *)C, N);
+/* plain C: the compiler may vectorize the NR loop */
+#  define CT__GEMM_UKR(SUF, T, NR)                                                             \
+    static void ct__gemm_ukr_##SUF(int64_t kc, const T *CT_RESTRICT a, const T *CT_RESTRICT b,  \
+                                   T *CT_RESTRICT c, int64_t ldc, T alpha, T beta) {           \
+        T acc[CT__GEMM_MR][NR];                                                                \
+        memset(acc, 0, sizeof acc);                                                            \
+        for (int64_t k = 0; k < kc; k++, a += CT__GEMM_MR, b += NR)                            \
+            for (int i = 0; i < CT__GEMM_MR; i++)                                              \
+                for (int j = 0; j < NR; j++) acc[i][j] += a[i] * b[j];                         \
+        for (int i = 0; i < CT__GEMM_MR; i++)                                                  \
+            for (int j = 0; j < NR; j++)                                                       \
+                c[i * ldc + j] = beta != 0 ? alpha * acc[i][j] + beta * c[i * ldc + j] : alpha * acc[i][j]; \
+    }
+CT__GEMM_UKR(f32, float, CT__GEMM_NR_F32)
+CT__GEMM_UKR(f64, double, CT__GEMM_NR_F64)
 #endif
-    } else {
-        ct__gemm_naive_i64(M, N, K, (const int64_t *)A, K, (const int64_t *)B, N, (int64_t *)C, N);
+
+/* Packing, the blocked loops on one block of C, and the small-product loop. */
+#define CT__GEMM_DRIVER(SUF, T, NR)                                                                \
+    /* A block (mc x kc) -> MR-row slivers laid out [sliver][k][r], zero-padded */                 \
+    static void ct__gemm_pack_a_##SUF(int64_t mc, int64_t kc, const T *A, int64_t rsa, int64_t csa, T *CT_RESTRICT p) { \
+        const int64_t MR = CT__GEMM_MR;                                                            \
+        for (int64_t i0 = 0; i0 < mc; i0 += MR, p += MR * kc) {                                    \
+            int64_t mr = CT__MIN(MR, mc - i0);                                                     \
+            const T *a = A + i0 * rsa;                                                             \
+            if (mr == MR && csa == 1) {                                                            \
+                for (int64_t r = 0; r < MR; r++)                                                   \
+                    for (int64_t k = 0; k < kc; k++) p[k * MR + r] = a[r * rsa + k];               \
+            } else if (mr == MR && rsa == 1) {                                                     \
+                for (int64_t k = 0; k < kc; k++)                                                   \
+                    for (int64_t r = 0; r < MR; r++) p[k * MR + r] = a[k * csa + r];               \
+            } else {                                                                               \
+                for (int64_t k = 0; k < kc; k++)                                                   \
+                    for (int64_t r = 0; r < MR; r++) p[k * MR + r] = r < mr ? a[r * rsa + k * csa] : (T)0; \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    /* B panel (kc x nc) -> NR-column slivers laid out [sliver][k][j], zero-padded */              \
+    static void ct__gemm_pack_b_##SUF(int64_t kc, int64_t nc, const T *B, int64_t rsb, int64_t csb, T *CT_RESTRICT p) { \
+        for (int64_t j0 = 0; j0 < nc; j0 += NR, p += NR * kc) {                                    \
+            int64_t nr = CT__MIN(NR, nc - j0);                                                     \
+            const T *b = B + j0 * csb;                                                             \
+            if (nr == NR && csb == 1) {                                                            \
+                for (int64_t k = 0; k < kc; k++) memcpy(p + k * NR, b + k * rsb, sizeof(T) * NR);  \
+            } else if (nr == NR && rsb == 1) {                                                     \
+                for (int64_t j = 0; j < NR; j++)                                                   \
+                    for (int64_t k = 0; k < kc; k++) p[k * NR + j] = b[j * csb + k];               \
+            } else {                                                                               \
+                for (int64_t k = 0; k < kc; k++)                                                   \
+                    for (int64_t j = 0; j < NR; j++) p[k * NR + j] = j < nr ? b[k * rsb + j * csb] : (T)0; \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    /* the blocked loops over one M x N block of C, with packing buffers pa, pb */                 \
+    static void ct__gemm_blocked_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
+                                       int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C, \
+                                       int64_t ldc, T *pa, T *pb) {                                \
+        const int64_t MR = CT__GEMM_MR;                                                            \
+        T tile[CT__GEMM_MR * NR];                                                                  \
+        for (int64_t jc = 0; jc < N; jc += CT__GEMM_NC) {                                          \
+            int64_t nc = CT__MIN(CT__GEMM_NC, N - jc);                                             \
+            for (int64_t pc = 0; pc < K; pc += CT__GEMM_KC) {                                      \
+                int64_t kc = CT__MIN(CT__GEMM_KC, K - pc);                                         \
+                T bet = pc == 0 ? beta : (T)1;                                                     \
+                ct__gemm_pack_b_##SUF(kc, nc, B + pc * rsb + jc * csb, rsb, csb, pb);              \
+                for (int64_t ic = 0; ic < M; ic += CT__GEMM_MC) {                                  \
+                    int64_t mc = CT__MIN(CT__GEMM_MC, M - ic);                                     \
+                    ct__gemm_pack_a_##SUF(mc, kc, A + ic * rsa + pc * csa, rsa, csa, pa);          \
+                    for (int64_t jr = 0; jr < nc; jr += NR) {                                      \
+                        int64_t nr = CT__MIN(NR, nc - jr);                                         \
+                        const T *bp = pb + jr * kc;                                                \
+                        for (int64_t ir = 0; ir < mc; ir += MR) {                                  \
+                            int64_t mr = CT__MIN(MR, mc - ir);                                     \
+                            T *c = C + (ic + ir) * ldc + jc + jr;                                  \
+                            if (mr == MR && nr == NR) {                                            \
+                                ct__gemm_ukr_##SUF(kc, pa + ir * kc, bp, c, ldc, alpha, bet);      \
+                            } else {                                                               \
+                                ct__gemm_ukr_##SUF(kc, pa + ir * kc, bp, tile, NR, alpha, (T)0);   \
+                                for (int64_t i = 0; i < mr; i++)                                   \
+                                    for (int64_t j = 0; j < nr; j++)                               \
+                                        c[i * ldc + j] = bet != 0 ? tile[i * NR + j] + bet * c[i * ldc + j] \
+                                                                  : tile[i * NR + j];              \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    /* one block of C with its own packing buffers; plain loops when they cannot be had */        \
+    static void ct__gemm_part_##SUF(const ct__gemm_job *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1) { \
+        const T *A = (const T *)j->A + m0 * j->rsa;                                                \
+        const T *B = (const T *)j->B + n0 * j->csb;                                                \
+        T *C = (T *)j->C + m0 * j->ldc + n0;                                                       \
+        int64_t M = m1 - m0, N = n1 - n0, K = j->K;                                                \
+        if (M <= 0 || N <= 0) return;                                                              \
+        int64_t kc = CT__MIN(CT__GEMM_KC, K);                                                      \
+        int64_t na = CT__MIN(CT__GEMM_MC, (M + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR) * kc; \
+        int64_t nb = CT__MIN(CT__GEMM_NC, (N + NR - 1) / NR * NR) * kc;                            \
+        char *raw = (char *)CT_MALLOC(sizeof(T) * (size_t)(na + nb) + 128);                        \
+        if (!raw) {                                                                                \
+            ct__gemm_small_##SUF(M, N, K, (T)j->alpha, A, j->rsa, j->csa, B, j->rsb, j->csb, (T)j->beta, C, j->ldc); \
+            return;                                                                                \
+        }                                                                                          \
+        T *pa = (T *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);                                     \
+        T *pb = (T *)(((uintptr_t)(pa + na) + 63) & ~(uintptr_t)63);                               \
+        ct__gemm_blocked_##SUF(M, N, K, (T)j->alpha, A, j->rsa, j->csa, B, j->rsb, j->csb, (T)j->beta, C, j->ldc, pa, pb); \
+        CT_FREE(raw);                                                                              \
+    }                                                                                              \
+    /* C = alpha A B + beta C with the built-in kernels (serial or OpenMP) */                      \
+    static void ct__gemm_builtin_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
+                                       int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C, \
+                                       int64_t ldc) {                                              \
+        if (M <= 0 || N <= 0) return;                                                              \
+        if (K <= 0 || alpha == 0) {                                                                \
+            for (int64_t i = 0; i < M; i++)                                                        \
+                for (int64_t jj = 0; jj < N; jj++) C[i * ldc + jj] = beta != 0 ? beta * C[i * ldc + jj] : (T)0; \
+            return;                                                                                \
+        }                                                                                          \
+        if (M * N * K <= CT__GEMM_SMALL) {                                                         \
+            ct__gemm_small_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc);          \
+            return;                                                                                \
+        }                                                                                          \
+        ct__gemm_job job;                                                                          \
+        job.M = M; job.N = N; job.K = K;                                                           \
+        job.alpha = alpha; job.beta = beta;                                                        \
+        job.A = A; job.rsa = rsa; job.csa = csa;                                                   \
+        job.B = B; job.rsb = rsb; job.csb = csb;                                                   \
+        job.C = C; job.ldc = ldc;                                                                  \
+        ct__gemm_threads(&job, ct__gemm_part_##SUF, NR);                                              \
+    }
+
+/* the plain triple loop: tiny products, and the fallback when no buffer can be had */
+#define CT__GEMM_SMALL_DEF(SUF, T)                                                                 \
+    static void ct__gemm_small_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
+                                     int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) { \
+        for (int64_t i = 0; i < M; i++)                                                            \
+            for (int64_t j = 0; j < N; j++) {                                                      \
+                T acc = 0;                                                                         \
+                for (int64_t k = 0; k < K; k++) acc += A[i * rsa + k * csa] * B[k * rsb + j * csb]; \
+                C[i * ldc + j] = beta != 0 ? alpha * acc + beta * C[i * ldc + j] : alpha * acc;    \
+            }                                                                                      \
+    }
+
+typedef struct ct__gemm_job {
+    int64_t M, N, K;
+    double alpha, beta;
+    const void *A;
+    int64_t rsa, csa;
+    const void *B;
+    int64_t rsb, csb;
+    void *C;
+    int64_t ldc;
+} ct__gemm_job;
+typedef void (*ct__gemm_part_fn)(const ct__gemm_job *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
+
+/* Splits C into a tm x tn grid of blocks, one per thread (tm * tn = threads),
+   choosing the grid that packs the least (blocks as square as possible). */
+static void ct__gemm_threads(const ct__gemm_job *j, ct__gemm_part_fn part, int64_t nr) {
+    int nt = 1;
+    (void)nr;
+#ifdef CTENSOR_OPENMP
+    if (j->M * j->N * j->K >= CT__GEMM_PAR && !omp_in_parallel()) nt = omp_get_max_threads();
+    /* at least one micro-tile row and column of work per thread */
+    while (nt > 1 && (j->M + CT__GEMM_MR - 1) / CT__GEMM_MR * ((j->N + nr - 1) / nr) < 4 * nt) nt--;
+#endif
+    if (nt <= 1) {
+        part(j, 0, j->M, 0, j->N);
+        return;
+    }
+#ifdef CTENSOR_OPENMP
+    int tm = 1;
+    double best = -1;
+    for (int t = 1; t <= nt; t++) {
+        if (nt % t) continue;
+        double cost = (double)j->M / t + (double)j->N / (nt / t);
+        if (best < 0 || cost < best) { best = cost; tm = t; }
+    }
+    int tn = nt / tm;
+    int64_t mstep = ((j->M + tm - 1) / tm + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR;
+    int64_t nstep = ((j->N + tn - 1) / tn + nr - 1) / nr * nr;
+#pragma omp parallel num_threads(nt)
+    {
+        /* the runtime may give fewer threads than asked: blocks go round-robin */
+        for (int id = omp_get_thread_num(); id < nt; id += omp_get_num_threads()) {
+            int64_t m0 = (id % tm) * mstep, n0 = (id / tm) * nstep;
+            part(j, m0, CT__MIN(j->M, m0 + mstep), n0, CT__MIN(j->N, n0 + nstep));
+        }
+    }
+#endif
+}
+
+CT__GEMM_SMALL_DEF(f32, float)
+CT__GEMM_SMALL_DEF(f64, double)
+CT__GEMM_DRIVER(f32, float, CT__GEMM_NR_F32)
+CT__GEMM_DRIVER(f64, double, CT__GEMM_NR_F64)
+
+/* int64 (all integer dtypes compute here): wrapping arithmetic, i-k-j order */
+static void ct__gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, int64_t rsa, int64_t csa,
+                         const int64_t *B, int64_t rsb, int64_t csb, int64_t beta, int64_t *C, int64_t ldc) {
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel for if (M * N * K >= CT__GEMM_PAR && M > 1 && !omp_in_parallel())
+#endif
+    for (int64_t i = 0; i < M; i++) {
+        uint64_t *c = (uint64_t *)(C + i * ldc);
+        for (int64_t j = 0; j < N; j++) c[j] = beta != 0 ? (uint64_t)beta * c[j] : 0;
+        for (int64_t k = 0; k < K; k++) {
+            uint64_t av = (uint64_t)alpha * (uint64_t)A[i * rsa + k * csa];
+            const int64_t *b = B + k * rsb;
+            if (csb == 1)
+                for (int64_t j = 0; j < N; j++) c[j] += av * (uint64_t)b[j];
+            else
+                for (int64_t j = 0; j < N; j++) c[j] += av * (uint64_t)b[j * csb];
+        }
     }
 }
+
+#ifdef CTENSOR_BLAS
+/* How CBLAS (row-major) can read a rows x cols operand with strides (rs, cs):
+   1 = as is (lda = rs), 2 = transposed (lda = cs), 0 = it cannot. */
+static int ct__blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t *ld) {
+    if (rows <= 1) rs = CT__MAX(cols, 1);   /* a stride over one index is never used */
+    if (cols <= 1) cs = 1;
+    if (cs == 1 && rs >= CT__MAX(cols, 1) && rs <= INT_MAX) { *ld = rs; return 1; }
+    if (rows <= 1) rs = 1;
+    if (cols <= 1) cs = CT__MAX(rows, 1);
+    if (rs == 1 && cs >= CT__MAX(rows, 1) && cs <= INT_MAX) { *ld = cs; return 2; }
+    return 0;
+}
+/* One cblas call when the sizes fit in int; operands no layout describes are
+   copied to row-major first. Returns 0 when the caller must use the built-in path. */
+#define CT__GEMM_BLAS(SUF, T, CBLAS_FN)                                                           \
+    static int ct__gemm_blas_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
+                                   const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) { \
+        if (M > INT_MAX || N > INT_MAX || K > INT_MAX || ldc > INT_MAX) return 0;                  \
+        int64_t lda = 0, ldb = 0;                                                                  \
+        int la = ct__blas_layout(M, K, rsa, csa, &lda), lb = ct__blas_layout(K, N, rsb, csb, &ldb); \
+        T *tmp = NULL;                                                                             \
+        if (!la || !lb) {                                                                          \
+            tmp = (T *)CT_MALLOC(sizeof(T) * (size_t)((la ? 0 : M * K) + (lb ? 0 : K * N) + 1));   \
+            if (!tmp) return 0;                                                                    \
+            T *q = tmp;                                                                            \
+            if (!la) {                                                                             \
+                for (int64_t i = 0; i < M; i++)                                                    \
+                    for (int64_t k = 0; k < K; k++) q[i * K + k] = A[i * rsa + k * csa];           \
+                A = q; q += M * K; la = 1; lda = K;                                                \
+            }                                                                                      \
+            if (!lb) {                                                                             \
+                for (int64_t k = 0; k < K; k++)                                                    \
+                    for (int64_t j = 0; j < N; j++) q[k * N + j] = B[k * rsb + j * csb];           \
+                B = q; lb = 1; ldb = N;                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        CBLAS_FN(CblasRowMajor, la == 1 ? CblasNoTrans : CblasTrans, lb == 1 ? CblasNoTrans : CblasTrans, (int)M, \
+                 (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);              \
+        CT_FREE(tmp);                                                                              \
+        return 1;                                                                                  \
+    }
+CT__GEMM_BLAS(f32, float, cblas_sgemm)
+CT__GEMM_BLAS(f64, double, cblas_dgemm)
+#endif
+
+/* The entry points the ops use. */
+#define CT__GEMM_ENTRY(SUF, T)                                                                     \
+    static void ct__gemm_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
+                               const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) {  \
+        if (M <= 0 || N <= 0) return;                                                              \
+        CT__GEMM_TRY_BLAS(SUF)                                                                     \
+        ct__gemm_builtin_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc);             \
+    }
+#ifdef CTENSOR_BLAS
+#  define CT__GEMM_TRY_BLAS(SUF)                                                                   \
+    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL &&                                       \
+        ct__gemm_blas_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc)) return;
+#else
+#  define CT__GEMM_TRY_BLAS(SUF)
+#endif
+CT__GEMM_ENTRY(f32, float)
+CT__GEMM_ENTRY(f64, double)
+
+/* ---- products on tensors ---- */
+/* f16/bf16 multiply in float32, integers in int64 (wrapping), as PyTorch's CPU kernels do */
 static ct_dtype ct__mm_compute_dtype(ct_dtype dt) {
     if (dt == CT_FLOAT16 || dt == CT_BFLOAT16) return CT_FLOAT32;
     if (CT__ISINT(dt)) return CT_INT64;
     return dt;
+}
+/* PyTorch's integer ops read Scalar alpha/beta as integers (truncation) */
+static int64_t ct__scalar_i64(double v) { return ct__f2i64(v); }
+/* One product C = alpha A B + beta C in compute dtype cd (f32, f64 or i64). */
+static void ct__gemm_cd(ct_dtype cd, int64_t M, int64_t N, int64_t K, double alpha, const char *A, int64_t rsa, int64_t csa,
+                        const char *B, int64_t rsb, int64_t csb, double beta, char *C, int64_t ldc) {
+    if (cd == CT_FLOAT32)
+        ct__gemm_f32(M, N, K, (float)alpha, (const float *)A, rsa, csa, (const float *)B, rsb, csb, (float)beta, (float *)C, ldc);
+    else if (cd == CT_FLOAT64)
+        ct__gemm_f64(M, N, K, alpha, (const double *)A, rsa, csa, (const double *)B, rsb, csb, beta, (double *)C, ldc);
+    else
+        ct__gemm_i64(M, N, K, ct__scalar_i64(alpha), (const int64_t *)A, rsa, csa, (const int64_t *)B, rsb, csb,
+                     ct__scalar_i64(beta), (int64_t *)C, ldc);
+}
+/* out[(batch,) M, N] = alpha * a @ b + beta * bias (bias broadcast to out; NULL or
+   beta == 0: not read). a and b are 2-D (or 3-D with out 3-D) of any strides: the
+   GEMM reads them in place unless they need a dtype conversion. */
+static int ct__mm_into(ct_tensor *out, const ct_tensor *bias, double beta, const ct_tensor *a, const ct_tensor *b,
+                       double alpha, ct_dtype cd) {
+    int bt = out->ndim == 3;
+    int64_t batch = bt ? out->shape[0] : 1, M = out->shape[bt], N = out->shape[bt + 1], K = a->shape[bt + 1];
+    ct_tensor *ac = NULL, *bc = NULL, *oc = out;
+    int rc = -1;
+    if (!(ac = a->dtype == cd ? ct__incref((ct_tensor *)a) : ct__convert(a, cd))) goto done;
+    if (!(bc = b->dtype == cd ? ct__incref((ct_tensor *)b) : ct__convert(b, cd))) goto done;
+    if ((out->dtype != cd || !ct__is_contig(out)) && !(oc = ct__alloc(cd, out->ndim, out->shape, NULL, out->device))) goto done;
+    if (bias && beta != 0) {
+        if (ct__copy_into(oc, bias)) goto done;
+    } else {
+        beta = 0;
+    }
+    if (batch > 0 && M > 0 && N > 0) {
+        size_t es = ct__dt[cd].size;
+        const char *ap = ct__ptr(ac), *bp = ct__ptr(bc);
+        char *op = ct__ptr(oc);
+        int64_t sab = bt ? ac->strides[0] : 0, sbb = bt ? bc->strides[0] : 0;
+        int64_t rsa = ac->strides[bt], csa = ac->strides[bt + 1], rsb = bc->strides[bt], csb = bc->strides[bt + 1];
+        int64_t i;
+#ifdef CTENSOR_OPENMP
+        /* many small products: one product per thread (a large one threads inside) */
+        int par = batch > 1 && M * N * K < CT__GEMM_PAR && batch * M * N * K >= CT__GEMM_PAR && !omp_in_parallel();
+#  ifdef CTENSOR_BLAS
+        if (cd != CT_INT64 && M * N * K > CT__GEMM_SMALL) par = 0;   /* those go to the BLAS, which threads itself */
+#  endif
+#pragma omp parallel for if (par)
+#endif
+        for (i = 0; i < batch; i++)
+            ct__gemm_cd(cd, M, N, K, alpha, ap + (size_t)(i * sab) * es, rsa, csa, bp + (size_t)(i * sbb) * es, rsb, csb, beta,
+                        op + (size_t)(i * M * N) * es, N);
+    }
+    rc = oc != out ? ct__copy_into(out, oc) : 0;
+done:
+    if (ac) ct__decref(ac);
+    if (bc) ct__decref(bc);
+    if (oc && oc != out) ct__decref(oc);
+    return rc;
+}
+static int ct__mm_dtype_ok(const char *op, ct_dtype dt) {
+    if (dt == CT_BOOL || !(CT__ISFLOAT(dt) || CT__ISINT(dt)))
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op, CT__DTNAME(dt));
+    return 0;
+}
+static void ct__meta_out(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = ndim;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+    o->has_strides = 0;
+    c->cdt = ct__mm_compute_dtype(dt);
 }
 static int ct__meta_mm(ct__call *c) {
     ct_tensor *a = c->in[0], *b = c->in[1];
@@ -11198,17 +11634,12 @@ static int ct__meta_mm(ct__call *c) {
         return ct__failed(CT_ERR_SHAPE, "mm: mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)a->shape[0],
                           (long long)a->shape[1], (long long)b->shape[0], (long long)b->shape[1]);
     if (a->dtype != b->dtype)
-        return ct__failed(CT_ERR_DTYPE, "mm: expected mat1 and mat2 to have the same dtype, but got: %s != %s", ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
-    if (a->dtype == CT_BOOL || a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "mm: not implemented for '%s'", CT__DTNAME(a->dtype));
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = a->dtype;
-    o->ndim = 2;
-    o->shape[0] = a->shape[0];
-    o->shape[1] = b->shape[1];
-    o->has_strides = 0;
-    c->cdt = ct__mm_compute_dtype(a->dtype);
+        return ct__failed(CT_ERR_DTYPE, "mm: expected scalar type %s but found %s", CT__DTNAME(a->dtype), CT__DTNAME(b->dtype));
+    if (ct__mm_dtype_ok("mm", a->dtype)) return -1;
+    int64_t shape[2];
+    shape[0] = a->shape[0];
+    shape[1] = b->shape[1];
+    ct__meta_out(c, a->dtype, 2, shape);
     return 0;
 }
 static int ct__meta_bmm(ct__call *c) {
@@ -11220,49 +11651,16 @@ static int ct__meta_bmm(ct__call *c) {
                           (long long)a->shape[0], (long long)a->shape[2], (long long)b->shape[0], (long long)b->shape[1]);
     if (a->dtype != b->dtype)
         return ct__failed(CT_ERR_DTYPE, "bmm: expected scalar type %s but found %s", CT__DTNAME(a->dtype), CT__DTNAME(b->dtype));
-    if (a->dtype == CT_BOOL || a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "bmm: not implemented for '%s'", CT__DTNAME(a->dtype));
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = a->dtype;
-    o->ndim = 3;
-    o->shape[0] = a->shape[0];
-    o->shape[1] = a->shape[1];
-    o->shape[2] = b->shape[2];
-    o->has_strides = 0;
-    c->cdt = ct__mm_compute_dtype(a->dtype);
+    if (ct__mm_dtype_ok("bmm", a->dtype)) return -1;
+    int64_t shape[3];
+    shape[0] = a->shape[0];
+    shape[1] = a->shape[1];
+    shape[2] = b->shape[2];
+    ct__meta_out(c, a->dtype, 3, shape);
     return 0;
 }
-/* batched product: out[b] = A[b] @ B[b] for contiguous compute copies */
-static int ct__bmm_run(ct__call *c, int64_t batch, int64_t M, int64_t K, int64_t N) {
-    ct_dtype cd = c->cdt;
-    ct_tensor *a = c->in[0], *b = c->in[1], *out = c->out[0];
-    ct_tensor *ac = NULL, *bc = NULL, *oc = out;
-    int rc = -1;
-    ac = a->dtype == cd && ct__is_contig(a) ? ct__incref(a) : ct__convert(a, cd);
-    bc = b->dtype == cd && ct__is_contig(b) ? ct__incref(b) : ct__convert(b, cd);
-    if (!ac || !bc) goto done;
-    if (!ct__is_contig(ac)) { ct_tensor *t = ct__contig_ref(ac); ct__decref(ac); ac = t; if (!ac) goto done; }
-    if (!ct__is_contig(bc)) { ct_tensor *t = ct__contig_ref(bc); ct__decref(bc); bc = t; if (!bc) goto done; }
-    if (out->dtype != cd && !(oc = ct__alloc(cd, out->ndim, out->shape, NULL, out->device))) goto done;
-    {
-        size_t es = ct__dt[cd].size;
-        const char *ap = ct__ptr(ac), *bp = ct__ptr(bc);
-        char *op = ct__ptr(oc);
-        for (int64_t i = 0; i < batch; i++)
-            ct__gemm_dt(cd, M, N, K, ap + (size_t)(i * M * K) * es, bp + (size_t)(i * K * N) * es, op + (size_t)(i * M * N) * es);
-    }
-    rc = oc != out ? ct__copy_into(out, oc) : 0;
-done:
-    if (ac) ct__decref(ac);
-    if (bc) ct__decref(bc);
-    if (oc && oc != out) ct__decref(oc);
-    return rc;
-}
-static int ct__k_mm(ct__call *c) { return ct__bmm_run(c, 1, c->in[0]->shape[0], c->in[0]->shape[1], c->in[1]->shape[1]); }
-static int ct__k_bmm(ct__call *c) {
-    return ct__bmm_run(c, c->in[0]->shape[0], c->in[0]->shape[1], c->in[0]->shape[2], c->in[1]->shape[2]);
-}
+static int ct__k_mm(ct__call *c) { return ct__mm_into(c->out[0], NULL, 0.0, c->in[0], c->in[1], 1.0, c->cdt); }
+static int ct__k_bmm(ct__call *c) { return ct__mm_into(c->out[0], NULL, 0.0, c->in[0], c->in[1], 1.0, c->cdt); }
 CTENSOR_API ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs at;
     ct__attrs_init(&at);
@@ -11273,73 +11671,847 @@ CTENSOR_API ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs_init(&at);
     return ct__op2(CT__OP_BMM, a, b, &at);
 }
-/* torch.matmul: 1-D and 2-D cases, folding into mm when possible, else batched bmm. */
+/* torch.matmul (aten/src/ATen/native/LinearAlgebra.cpp, _matmul_impl of 1.13), composite:
+   1-D @ 1-D is dot, 2-D @ 1-D mv, 1-D @ 2-D and 2-D @ 2-D mm; a >= 3-D operand
+   against a 1-D or 2-D one is folded into one mm/mv (the 2-D @ >= 3-D case through
+   the transpose); otherwise batch dims broadcast and the product is one bmm. */
+static int ct__matmul_should_fold(const ct_tensor *t1, int dim2) {
+    if (t1->ndim >= 3 && (dim2 == 1 || dim2 == 2)) {
+        /* [b, n, m] with the last two dims transposed: bmm reads it in place, folding would copy */
+        if (t1->ndim == 3 && dim2 == 2 && t1->strides[2] != 1 && t1->strides[0] == t1->shape[1] * t1->shape[2]) return 0;
+        return 1;
+    }
+    return 0;
+}
 CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
     if (!a || !b) { ct__null_arg("matmul", a ? 1 : 0); return NULL; }
     int da = a->ndim, db = b->ndim;
     if (da == 0 || db == 0)
         return ct__fail(CT_ERR_ARG, "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db);
-    if (da == 1 && db == 1) {
-        if (a->shape[0] != b->shape[0])
-            return ct__fail(CT_ERR_SHAPE, "matmul: inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
-                            (long long)a->shape[0], (long long)b->shape[0], (long long)a->shape[0], (long long)b->shape[0]);
-        return ct_reshape_n(ct_mm(ct_unsqueeze(a, 0), ct_unsqueeze(b, 1)), 0, NULL);
-    }
-    if (da == 2 && db == 1) return ct_squeeze_dim(ct_mm(a, ct_unsqueeze(b, 1)), 1);
+    if (da == 1 && db == 1) return ct_dot(a, b);
+    if (da == 2 && db == 1) return ct_mv(a, b);
     if (da == 1 && db == 2) return ct_squeeze_dim(ct_mm(ct_unsqueeze(a, 0), b), 0);
     if (da == 2 && db == 2) return ct_mm(a, b);
-    if (da >= 3 && db <= 2) {
-        /* fold a's batch into rows: (..., n, m) @ (m, p) */
-        const ct_tensor *bb = db == 1 ? ct_unsqueeze(b, 1) : b;
-        int64_t m = a->shape[da - 1];
-        ct_tensor *a2 = ct_reshape(a, -1, m);
-        ct_tensor *r = ct_mm(a2, bb);
-        if (!r) return NULL;
-        int64_t shape[CT_MAX_DIMS];
-        for (int d = 0; d < da - 1; d++) shape[d] = a->shape[d];
-        shape[da - 1] = bb->shape[1];
-        r = ct_view_n(r, da, shape);
-        return db == 1 ? ct_squeeze_dim(r, -1) : r;
+    if (ct__matmul_should_fold(a, db) || ct__matmul_should_fold(b, da)) {
+        int transpose = db > da;
+        const ct_tensor *t1 = transpose ? ct_mT(b) : a;
+        const ct_tensor *t2 = !transpose ? b : da == 2 ? ct_t(a) : a;
+        if (!t1 || !t2) return NULL;
+        int n1 = t1->ndim;
+        int64_t oshape[CT_MAX_DIMS], rows = 1;
+        for (int d = 0; d < n1 - 1; d++) { oshape[d] = t1->shape[d]; rows *= t1->shape[d]; }
+        ct_tensor *t1f = ct_reshape(t1, rows, t1->shape[n1 - 1]);
+        if (t2->ndim == 2) {
+            oshape[n1 - 1] = t2->shape[1];
+            ct_tensor *r = ct_view_n(ct_mm(t1f, t2), n1, oshape);
+            return transpose ? ct_contiguous(ct_mT(r)) : r;
+        }
+        return ct_view_n(ct_mv(t1f, t2), n1 - 1, oshape);
     }
-    /* general batched case with broadcasting of batch dims */
-    const ct_tensor *A = da == 1 ? ct_unsqueeze(a, 0) : a;
-    const ct_tensor *B = db == 1 ? ct_unsqueeze(b, 1) : b;
-    if (!A || !B) return NULL;
-    int na = A->ndim - 2, nb = B->ndim - 2, nbatch = na > nb ? na : nb;
-    int64_t n = A->shape[A->ndim - 2], m = A->shape[A->ndim - 1], m2 = B->shape[B->ndim - 2], p = B->shape[B->ndim - 1];
-    if (m != m2)
-        return ct__fail(CT_ERR_SHAPE, "matmul: mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)n, (long long)m,
-                        (long long)m2, (long long)p);
-    int64_t bshape[CT_MAX_DIMS], batch = 1;
+    /* both >= 3-D (or the transposed 3-D case): broadcast the batch dims, one bmm */
+    int64_t n = da > 1 ? a->shape[da - 2] : 1, m1 = a->shape[da - 1];
+    int64_t m2 = db > 1 ? b->shape[db - 2] : b->shape[0], p = db > 1 ? b->shape[db - 1] : 1;
+    int na = CT__MAX(da - 2, 0), nb = CT__MAX(db - 2, 0), nbatch = CT__MAX(na, nb);
+    int64_t bshape[CT_MAX_DIMS + 2], batch = 1;
     for (int d = 0; d < nbatch; d++) {
         int ia = d - (nbatch - na), ib = d - (nbatch - nb);
-        int64_t sa = ia >= 0 ? A->shape[ia] : 1, sb = ib >= 0 ? B->shape[ib] : 1;
+        int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
         if (sa != sb && sa != 1 && sb != 1)
             return ct__fail(CT_ERR_SHAPE, "matmul: The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
                             (long long)sa, (long long)sb, d);
         bshape[d] = sa == 1 ? sb : sa;
         batch *= bshape[d];
     }
-    int64_t ea[CT_MAX_DIMS], eb[CT_MAX_DIMS];
+    int64_t ea[CT_MAX_DIMS + 2], eb[CT_MAX_DIMS + 2];
     for (int d = 0; d < nbatch; d++) ea[d] = eb[d] = bshape[d];
-    ea[nbatch] = n; ea[nbatch + 1] = m;
-    eb[nbatch] = m; eb[nbatch + 1] = p;
-    ct_tensor *A3 = ct_reshape(ct_expand_n(A, nbatch + 2, ea), batch, n, m);
-    ct_tensor *B3 = ct_reshape(ct_expand_n(B, nbatch + 2, eb), batch, m, p);
+    ea[nbatch] = n;
+    ea[nbatch + 1] = m1;
+    eb[nbatch] = m2;
+    eb[nbatch + 1] = p;
+    const ct_tensor *B = db == 1 ? ct_unsqueeze(b, -1) : b;
+    ct_tensor *A3 = ct_reshape(ct_expand_n(a, nbatch + 2, ea), batch, n, m1);
+    ct_tensor *B3 = ct_reshape(ct_expand_n(B, nbatch + 2, eb), batch, m2, p);
     ct_tensor *r = ct_bmm(A3, B3);
     if (!r) return NULL;
-    int64_t oshape[CT_MAX_DIMS];
+    int64_t oshape[CT_MAX_DIMS + 2];
     int no = 0;
     for (int d = 0; d < nbatch; d++) oshape[no++] = bshape[d];
     if (da > 1) oshape[no++] = n;
     if (db > 1) oshape[no++] = p;
-    return ct_reshape_n(r, no, oshape);
+    return ct_view_n(r, no, oshape);
 }
 
 /* ============================================================================
    GEMM and matrix products (continued)
    ========================================================================== */
 /* [section: blas-impl] */
+
+/* ---- matrix-vector and vector-vector kernels ---- */
+/* y[M] = alpha * A[M,K] @ x + beta * y (y contiguous; beta == 0 never reads y) */
+#define CT__GEMV_DEF(SUF, T)                                                                       \
+    static void ct__gemv_builtin_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
+                                       const T *x, int64_t incx, T beta, T *y) {                   \
+        if (csa == 1 || rsa != 1) {                                                                \
+            int64_t i;                                                                             \
+            CT__GEMV_PARFOR                                                                        \
+            for (i = 0; i < M; i++) {                                                              \
+                const T *a = A + i * rsa;                                                          \
+                T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                  \
+                int64_t k = 0;                                                                     \
+                for (; k + 4 <= K; k += 4) {                                                       \
+                    s0 += a[k * csa] * x[k * incx];                                                \
+                    s1 += a[(k + 1) * csa] * x[(k + 1) * incx];                                    \
+                    s2 += a[(k + 2) * csa] * x[(k + 2) * incx];                                    \
+                    s3 += a[(k + 3) * csa] * x[(k + 3) * incx];                                    \
+                }                                                                                  \
+                for (; k < K; k++) s0 += a[k * csa] * x[k * incx];                                 \
+                T acc = (s0 + s1) + (s2 + s3);                                                     \
+                y[i] = beta != 0 ? alpha * acc + beta * y[i] : alpha * acc;                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            /* columns are contiguous: accumulate column by column */                              \
+            for (int64_t i = 0; i < M; i++) y[i] = beta != 0 ? beta * y[i] : (T)0;                 \
+            for (int64_t k = 0; k < K; k++) {                                                      \
+                T t = alpha * x[k * incx];                                                         \
+                const T *a = A + k * csa;                                                          \
+                for (int64_t i = 0; i < M; i++) y[i] += t * a[i];                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static T ct__dot_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) {        \
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                          \
+        int64_t k = 0;                                                                             \
+        for (; k + 4 <= n; k += 4) {                                                               \
+            s0 += x[k * incx] * y[k * incy];                                                       \
+            s1 += x[(k + 1) * incx] * y[(k + 1) * incy];                                           \
+            s2 += x[(k + 2) * incx] * y[(k + 2) * incy];                                           \
+            s3 += x[(k + 3) * incx] * y[(k + 3) * incy];                                           \
+        }                                                                                          \
+        for (; k < n; k++) s0 += x[k * incx] * y[k * incy];                                        \
+        return (s0 + s1) + (s2 + s3);                                                              \
+    }
+#ifdef CTENSOR_OPENMP
+#  define CT__GEMV_PARFOR _Pragma("omp parallel for if (M * K >= ((int64_t)1 << 18) && M >= 64 && !omp_in_parallel())")
+#else
+#  define CT__GEMV_PARFOR
+#endif
+CT__GEMV_DEF(f32, float)
+CT__GEMV_DEF(f64, double)
+
+#ifdef CTENSOR_BLAS
+#  define CT__GEMV_BLAS(SUF, T, GEMV, DOT)                                                         \
+    static int ct__gemv_blas_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
+                                   const T *x, int64_t incx, T beta, T *y) {                       \
+        int64_t ld = 0;                                                                            \
+        int l = ct__blas_layout(M, K, rsa, csa, &ld);                                              \
+        if (!l || M > INT_MAX || K > INT_MAX || incx <= 0 || incx > INT_MAX || M * K < 4096) return 0; \
+        if (beta == 0) memset(y, 0, sizeof(T) * (size_t)M);                                        \
+        if (l == 1) GEMV(CblasRowMajor, CblasNoTrans, (int)M, (int)K, alpha, A, (int)ld, x, (int)incx, beta, y, 1); \
+        else GEMV(CblasRowMajor, CblasTrans, (int)K, (int)M, alpha, A, (int)ld, x, (int)incx, beta, y, 1); \
+        return 1;                                                                                  \
+    }                                                                                              \
+    static int ct__dot_blas_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy, T *r) { \
+        if (n > INT_MAX || incx <= 0 || incy <= 0 || incx > INT_MAX || incy > INT_MAX || n < 64) return 0; \
+        *r = DOT((int)n, x, (int)incx, y, (int)incy);                                              \
+        return 1;                                                                                  \
+    }
+CT__GEMV_BLAS(f32, float, cblas_sgemv, cblas_sdot)
+CT__GEMV_BLAS(f64, double, cblas_dgemv, cblas_ddot)
+#  define CT__GEMV_TRY_BLAS(SUF) if (ct__gemv_blas_##SUF(M, K, alpha, A, rsa, csa, x, incx, beta, y)) return;
+#  define CT__DOT_TRY_BLAS(SUF, T) { T r_; if (ct__dot_blas_##SUF(n, x, incx, y, incy, &r_)) return r_; }
+#else
+#  define CT__GEMV_TRY_BLAS(SUF)
+#  define CT__DOT_TRY_BLAS(SUF, T)
+#endif
+#define CT__GEMV_ENTRY(SUF, T)                                                                     \
+    static void ct__gemv_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, const T *x, \
+                               int64_t incx, T beta, T *y) {                                       \
+        CT__GEMV_TRY_BLAS(SUF)                                                                     \
+        ct__gemv_builtin_##SUF(M, K, alpha, A, rsa, csa, x, incx, beta, y);                        \
+    }                                                                                              \
+    static T ct__vdot_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) {       \
+        CT__DOT_TRY_BLAS(SUF, T)                                                                   \
+        return ct__dot_##SUF(n, x, incx, y, incy);                                                 \
+    }
+CT__GEMV_ENTRY(f32, float)
+CT__GEMV_ENTRY(f64, double)
+
+/* out[M] = alpha * mat @ vec + beta * bias (bias broadcast; not read when beta == 0) */
+static int ct__mv_into(ct_tensor *out, const ct_tensor *bias, double beta, const ct_tensor *mat, const ct_tensor *vec,
+                       double alpha, ct_dtype cd) {
+    int64_t M = mat->shape[0], K = mat->shape[1];
+    ct_tensor *ac = NULL, *xc = NULL, *oc = out;
+    int rc = -1;
+    if (!(ac = mat->dtype == cd ? ct__incref((ct_tensor *)mat) : ct__convert(mat, cd))) goto done;
+    if (!(xc = vec->dtype == cd ? ct__incref((ct_tensor *)vec) : ct__convert(vec, cd))) goto done;
+    if ((out->dtype != cd || !ct__is_contig(out)) && !(oc = ct__alloc(cd, 1, out->shape, NULL, out->device))) goto done;
+    if (bias && beta != 0) {
+        if (ct__copy_into(oc, bias)) goto done;
+    } else {
+        beta = 0;
+    }
+    if (M > 0) {
+        const char *ap = ct__ptr(ac), *xp = ct__ptr(xc);
+        char *yp = ct__ptr(oc);
+        int64_t rsa = ac->strides[0], csa = ac->strides[1], incx = xc->strides[0];
+        if (cd == CT_FLOAT32)
+            ct__gemv_f32(M, K, (float)alpha, (const float *)ap, rsa, csa, (const float *)xp, incx, (float)beta, (float *)yp);
+        else if (cd == CT_FLOAT64)
+            ct__gemv_f64(M, K, alpha, (const double *)ap, rsa, csa, (const double *)xp, incx, beta, (double *)yp);
+        else   /* integers: the GEMM with one column */
+            ct__gemm_i64(M, 1, K, ct__scalar_i64(alpha), (const int64_t *)ap, rsa, csa, (const int64_t *)xp, incx, 1,
+                         ct__scalar_i64(beta), (int64_t *)yp, 1);
+    }
+    rc = oc != out ? ct__copy_into(out, oc) : 0;
+done:
+    if (ac) ct__decref(ac);
+    if (xc) ct__decref(xc);
+    if (oc && oc != out) ct__decref(oc);
+    return rc;
+}
+
+/* ---- checks shared by the product ops ---- */
+/* PyTorch expands the bias of addmm/baddbmm to the result: the same messages */
+static int ct__check_expand(const char *op, const ct_tensor *x, int n, const int64_t *shape) {
+    if (x->ndim > n)
+        return ct__failed(CT_ERR_ARG, "%s: expand(torch.%sTensor{%s}, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
+                          op, CT__DTNAME(x->dtype), CT__SHAPE(x), ct__fmt_shape(n, shape).s, n, x->ndim);
+    for (int d = n - 1; d >= 0; d--) {
+        int xd = d - (n - x->ndim);
+        if (xd < 0) continue;
+        if (x->shape[xd] != shape[d] && x->shape[xd] != 1)
+            return ct__failed(CT_ERR_SHAPE, "%s: The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+                              op, (long long)shape[d], (long long)x->shape[xd], d, ct__fmt_shape(n, shape).s, CT__SHAPE(x));
+    }
+    return 0;
+}
+static int ct__check_kernel_dtype(const char *op, const char *kernel, ct_dtype dt) {
+    if (dt == CT_BOOL || !(CT__ISFLOAT(dt) || CT__ISINT(dt)))
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, kernel, CT__DTNAME(dt));
+    return 0;
+}
+
+/* ---- addmm: beta * input + alpha * (mat1 @ mat2); attrs s[0] beta, s[1] alpha ---- */
+static int ct__meta_addmm(ct__call *c) {
+    ct_tensor *x = c->in[0], *a = c->in[1], *b = c->in[2];
+    if (a->ndim != 2) return ct__failed(CT_ERR_SHAPE, "addmm: mat1 must be a matrix, got %d-D tensor", a->ndim);
+    if (b->ndim != 2) return ct__failed(CT_ERR_SHAPE, "addmm: mat2 must be a matrix, got %d-D tensor", b->ndim);
+    if (x->dtype != b->dtype) return ct__failed(CT_ERR_DTYPE, "addmm: self and mat2 must have the same dtype");
+    if (a->dtype != b->dtype) return ct__failed(CT_ERR_DTYPE, "addmm: mat1 and mat2 must have the same dtype");
+    if (a->shape[1] != b->shape[0])
+        return ct__failed(CT_ERR_SHAPE, "addmm: mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)a->shape[0],
+                          (long long)a->shape[1], (long long)b->shape[0], (long long)b->shape[1]);
+    if (ct__check_kernel_dtype("addmm", "addmm_impl_cpu_", a->dtype)) return -1;
+    int64_t shape[2];
+    shape[0] = a->shape[0];
+    shape[1] = b->shape[1];
+    if (ct__check_expand("addmm", x, 2, shape)) return -1;
+    ct__meta_out(c, a->dtype, 2, shape);
+    return 0;
+}
+static int ct__k_addmm(ct__call *c) { return ct__mm_into(c->out[0], c->in[0], c->a->s[0], c->in[1], c->in[2], c->a->s[1], c->cdt); }
+
+/* ---- baddbmm: beta * input + alpha * bmm(batch1, batch2); input may have another dtype ---- */
+static int ct__meta_baddbmm(ct__call *c) {
+    ct_tensor *x = c->in[0], *a = c->in[1], *b = c->in[2];
+    int64_t shape[3];
+    if (a->ndim >= 2 && b->ndim >= 3) {  /* PyTorch expands the input before it checks the batches */
+        shape[0] = a->shape[0];
+        shape[1] = a->shape[1];
+        shape[2] = b->shape[2];
+        if (ct__check_expand("baddbmm", x, 3, shape)) return -1;
+    }
+    if (a->ndim != 3) return ct__failed(CT_ERR_SHAPE, "baddbmm: batch1 must be a 3D tensor");
+    if (b->ndim != 3) return ct__failed(CT_ERR_SHAPE, "baddbmm: batch2 must be a 3D tensor");
+    if (a->shape[0] != b->shape[0] || a->shape[2] != b->shape[1])
+        return ct__failed(CT_ERR_SHAPE, "baddbmm: Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                          (long long)a->shape[0], (long long)a->shape[2], (long long)b->shape[0], (long long)b->shape[1]);
+    if (a->dtype != b->dtype)
+        return ct__failed(CT_ERR_DTYPE, "baddbmm: expected scalar type %s but found %s", CT__DTNAME(a->dtype), CT__DTNAME(b->dtype));
+    if (ct__check_kernel_dtype("baddbmm", "baddbmm", a->dtype)) return -1;
+    if (!(CT__ISFLOAT(x->dtype) || CT__ISINT(x->dtype) || x->dtype == CT_BOOL))
+        return ct__failed(CT_ERR_DTYPE, "baddbmm: input of dtype %s is not supported", ct_dtype_name(x->dtype));
+    ct__meta_out(c, a->dtype, 3, shape);
+    return 0;
+}
+static int ct__k_baddbmm(ct__call *c) {
+    return ct__mm_into(c->out[0], c->in[0], c->a->s[0], c->in[1], c->in[2], c->a->s[1], c->cdt);
+}
+
+/* ---- addmv / mv ---- */
+static int ct__meta_addmv(ct__call *c) {
+    ct_tensor *x = c->in[0], *m = c->in[1], *v = c->in[2];
+    if (!(m->ndim == 2 && v->ndim == 1 && x->ndim <= 1))
+        return ct__failed(CT_ERR_SHAPE, "addmv: vector + matrix @ vector expected, got %d, %d, %d", x->ndim, m->ndim, v->ndim);
+    int64_t xn = ct_numel(x);
+    if (!(m->shape[1] == v->shape[0] && (m->shape[0] == xn || xn == 1)))
+        return ct__failed(CT_ERR_SHAPE, "addmv: size mismatch, got %lld, %lldx%lld,%lld", (long long)(x->ndim ? x->shape[0] : 1),
+                          (long long)m->shape[0], (long long)m->shape[1], (long long)v->shape[0]);
+    if (m->dtype != v->dtype)
+        return ct__failed(CT_ERR_DTYPE, "addmv: expected scalar type %s but found %s", CT__DTNAME(m->dtype), CT__DTNAME(v->dtype));
+    if (ct__check_kernel_dtype("addmv", "addmv_impl_cpu", m->dtype)) return -1;
+    if (!(CT__ISFLOAT(x->dtype) || CT__ISINT(x->dtype) || x->dtype == CT_BOOL))
+        return ct__failed(CT_ERR_DTYPE, "addmv: input of dtype %s is not supported", ct_dtype_name(x->dtype));
+    ct__meta_out(c, m->dtype, 1, m->shape);
+    return 0;
+}
+static int ct__k_addmv(ct__call *c) { return ct__mv_into(c->out[0], c->in[0], c->a->s[0], c->in[1], c->in[2], c->a->s[1], c->cdt); }
+static int ct__meta_mv(ct__call *c) {
+    ct_tensor *m = c->in[0], *v = c->in[1];
+    if (!(m->ndim == 2 && v->ndim == 1))
+        return ct__failed(CT_ERR_SHAPE, "mv: vector + matrix @ vector expected, got 1, %d, %d", m->ndim, v->ndim);
+    if (m->shape[1] != v->shape[0])
+        return ct__failed(CT_ERR_SHAPE, "mv: size mismatch, got %lld, %lldx%lld,%lld", (long long)m->shape[0], (long long)m->shape[0],
+                          (long long)m->shape[1], (long long)v->shape[0]);
+    if (m->dtype != v->dtype)
+        return ct__failed(CT_ERR_DTYPE, "mv: expected scalar type %s but found %s", CT__DTNAME(m->dtype), CT__DTNAME(v->dtype));
+    if (ct__check_kernel_dtype("mv", "addmv_impl_cpu", m->dtype)) return -1;
+    ct__meta_out(c, m->dtype, 1, m->shape);
+    return 0;
+}
+static int ct__k_mv(ct__call *c) { return ct__mv_into(c->out[0], NULL, 0.0, c->in[0], c->in[1], 1.0, c->cdt); }
+
+/* ---- dot / vdot (real dtypes: vdot is dot) ---- */
+static int ct__meta_dot(ct__call *c) {
+    ct_tensor *a = c->in[0], *b = c->in[1];
+    const char *op = ct__ops[c->op].name;
+    if (a->ndim != 1 || b->ndim != 1)
+        return ct__failed(CT_ERR_SHAPE, "%s: 1D tensors expected, but got %dD and %dD tensors", op, a->ndim, b->ndim);
+    if (a->dtype != b->dtype)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected both vectors to have same dtype, but found %s and %s", op, CT__DTNAME(a->dtype),
+                          CT__DTNAME(b->dtype));
+    if (a->shape[0] != b->shape[0])
+        return ct__failed(CT_ERR_SHAPE, "%s: inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
+                          op, (long long)a->shape[0], (long long)b->shape[0], (long long)a->shape[0], (long long)b->shape[0]);
+    if (ct__check_kernel_dtype(op, op, a->dtype)) return -1;
+    ct__meta_out(c, a->dtype, 0, NULL);
+    return 0;
+}
+static int ct__k_dot(ct__call *c) {
+    ct_dtype cd = c->cdt;
+    ct_tensor *a = c->in[0], *b = c->in[1], *ac = NULL, *bc = NULL;
+    int rc = -1;
+    if (!(ac = a->dtype == cd ? ct__incref(a) : ct__convert(a, cd))) goto done;
+    if (!(bc = b->dtype == cd ? ct__incref(b) : ct__convert(b, cd))) goto done;
+    {
+        int64_t n = a->shape[0], sa = ac->strides[0], sb = bc->strides[0];
+        const char *ap = ct__ptr(ac), *bp = ct__ptr(bc);
+        char *o = ct__ptr(c->out[0]);
+        if (cd == CT_FLOAT32) {
+            ct__store_f64(o, c->out[0]->dtype, ct__vdot_f32(n, (const float *)ap, sa, (const float *)bp, sb));
+        } else if (cd == CT_FLOAT64) {
+            ct__store_f64(o, c->out[0]->dtype, ct__vdot_f64(n, (const double *)ap, sa, (const double *)bp, sb));
+        } else {
+            uint64_t acc = 0;
+            const int64_t *x = (const int64_t *)ap, *y = (const int64_t *)bp;
+            for (int64_t k = 0; k < n; k++) acc += (uint64_t)x[k * sa] * (uint64_t)y[k * sb];
+            ct__store_i64(o, c->out[0]->dtype, CT__IW(acc));
+        }
+    }
+    rc = 0;
+done:
+    if (ac) ct__decref(ac);
+    if (bc) ct__decref(bc);
+    return rc;
+}
+
+/* ---- backward rules (derivatives.yaml: addmm, baddbmm, addmv, mv, dot, vdot) ---- */
+#define CT__BLAS_NEEDS(n, i) ((n)->next[i].fn != NULL)
+static ct_tensor *ct__times(ct_tensor *t, double s) { return s == 1.0 ? t : ct_mul_scalar(t, s); }
+static int ct__bw_addmm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    double beta = n->attrs.s[0], alpha = n->attrs.s[1];
+    ct_tensor *g = gout[0];
+    if (CT__BLAS_NEEDS(n, 0) && !(gin[0] = ct__times(g, beta))) return -1;
+    if (CT__BLAS_NEEDS(n, 1)) {
+        ct_tensor *B = CT__SV_IN(n, 2);
+        if (!B || !(gin[1] = ct__times(ct_mm(g, ct_t(B)), alpha))) return -1;
+    }
+    if (CT__BLAS_NEEDS(n, 2)) {
+        ct_tensor *A = CT__SV_IN(n, 1);
+        if (!A || !(gin[2] = ct__times(ct_mm(ct_t(A), g), alpha))) return -1;
+    }
+    return 0;
+}
+static int ct__bw_baddbmm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    double beta = n->attrs.s[0], alpha = n->attrs.s[1];
+    ct_tensor *g = gout[0];
+    if (CT__BLAS_NEEDS(n, 0) && !(gin[0] = ct__times(g, beta))) return -1;
+    if (CT__BLAS_NEEDS(n, 1)) {
+        ct_tensor *B = CT__SV_IN(n, 2);
+        if (!B || !(gin[1] = ct__times(ct_bmm(g, ct_mT(B)), alpha))) return -1;
+    }
+    if (CT__BLAS_NEEDS(n, 2)) {
+        ct_tensor *A = CT__SV_IN(n, 1);
+        if (!A || !(gin[2] = ct__times(ct_bmm(ct_mT(A), g), alpha))) return -1;
+    }
+    return 0;
+}
+static int ct__bw_addmv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    double beta = n->attrs.s[0], alpha = n->attrs.s[1];
+    ct_tensor *g = gout[0];
+    if (CT__BLAS_NEEDS(n, 0) && !(gin[0] = ct__times(g, beta))) return -1;
+    if (CT__BLAS_NEEDS(n, 1)) {
+        ct_tensor *v = CT__SV_IN(n, 2);
+        if (!v || !(gin[1] = ct__times(ct_outer(g, v), alpha))) return -1;
+    }
+    if (CT__BLAS_NEEDS(n, 2)) {
+        ct_tensor *m = CT__SV_IN(n, 1);
+        if (!m || !(gin[2] = ct__times(ct_mv(ct_t(m), g), alpha))) return -1;
+    }
+    return 0;
+}
+static int ct__bw_mv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1);
+    if (!A || !B) return -1;
+    if (CT__BLAS_NEEDS(n, 0) && !(gin[0] = ct_outer(gout[0], B))) return -1;
+    if (CT__BLAS_NEEDS(n, 1) && !(gin[1] = ct_mv(ct_t(A), gout[0]))) return -1;
+    return 0;
+}
+static int ct__bw_dot(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1);
+    if (!A || !B) return -1;
+    if (CT__BLAS_NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], B))) return -1;
+    if (CT__BLAS_NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], A))) return -1;
+    return 0;
+}
+
+/* ---- public functions ---- */
+static ct_tensor *ct__op3_ba(int op, const ct_tensor *x, const ct_tensor *a, const ct_tensor *b, double beta, double alpha) {
+    ct__attrs at;
+    ct__attrs_init(&at);
+    at.s[0] = beta;
+    at.s[1] = alpha;
+    return ct__op3(op, x, a, b, &at);
+}
+CTENSOR_API ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, double beta, double alpha) {
+    return ct__op3_ba(CT__OP_ADDMM, input, mat1, mat2, beta, alpha);
+}
+CTENSOR_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2, double beta, double alpha) {
+    return ct__op3_ba(CT__OP_BADDBMM, input, batch1, batch2, beta, alpha);
+}
+CTENSOR_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec, double beta, double alpha) {
+    return ct__op3_ba(CT__OP_ADDMV, input, mat, vec, beta, alpha);
+}
+CTENSOR_API ct_tensor *ct_mv(const ct_tensor *mat, const ct_tensor *vec) {
+    ct__attrs at;
+    ct__attrs_init(&at);
+    return ct__op2(CT__OP_MV, mat, vec, &at);
+}
+CTENSOR_API ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b) {
+    ct__attrs at;
+    ct__attrs_init(&at);
+    return ct__op2(CT__OP_DOT, a, b, &at);
+}
+CTENSOR_API ct_tensor *ct_vdot(const ct_tensor *a, const ct_tensor *b) {
+    ct__attrs at;
+    ct__attrs_init(&at);
+    return ct__op2(CT__OP_VDOT, a, b, &at);
+}
+/* torch.outer: self.reshape({n, 1}) * vec2 (so it promotes dtypes as mul does) */
+CTENSOR_API ct_tensor *ct_outer(const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !b) { ct__null_arg("outer", a ? 1 : 0); return NULL; }
+    if (a->ndim != 1) return ct__fail(CT_ERR_SHAPE, "outer: Expected 1-D argument self, but got %d-D", a->ndim);
+    if (b->ndim != 1) return ct__fail(CT_ERR_SHAPE, "outer: Expected 1-D argument vec2, but got %d-D", b->ndim);
+    return ct_mul(ct_reshape(a, a->shape[0], 1), b);
+}
+/* torch.nn.functional.linear: x @ weight^T + bias over any leading dims. A bias is
+   fused into the GEMM (addmm) as PyTorch does for 2-D and contiguous 3-D inputs;
+   more leading dims are flattened the same way when the bias is a vector. */
+CTENSOR_API ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias) {
+    if (!x || !weight) { ct__null_arg("linear", x ? 1 : 0); return NULL; }
+    if (x->ndim == 2 && bias) return ct_addmm(bias, x, ct_t(weight), 1.0, 1.0);
+    if (bias && x->ndim >= 3 && ((bias->ndim == 1 && weight->ndim == 2) || (x->ndim == 3 && ct__is_contig(x)))) {
+        int64_t shape[CT_MAX_DIMS], rows = 1, k = x->shape[x->ndim - 1];
+        for (int d = 0; d < x->ndim - 1; d++) { shape[d] = x->shape[d]; rows *= x->shape[d]; }
+        shape[x->ndim - 1] = weight->shape[0];
+        ct_tensor *r = ct_addmm(bias, ct_reshape(x, rows, k), ct_t(weight), 1.0, 1.0);
+        return ct_view_n(r, x->ndim, shape);
+    }
+    ct_tensor *out = ct_matmul(x, ct_t(weight));
+    return bias ? ct_add(out, bias) : out;
+}
+
+/* torch.tensordot (aten/src/ATen/native/Linear.cpp): permute, fold, one mm.
+   Contracted dims of size 1 on one side broadcast (the other side is summed). */
+CTENSOR_API ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, int ndims_a, const int64_t *dims_a, int ndims_b,
+                                    const int64_t *dims_b) {
+    if (!a || !b) { ct__null_arg("tensordot", a ? 1 : 0); return NULL; }
+    if (ndims_a != ndims_b) return ct__fail(CT_ERR_ARG, "tensordot: both dimension lists should have same length");
+    if (ndims_a < 0 || (ndims_a > 0 && (!dims_a || !dims_b)))
+        return ct__fail(CT_ERR_ARG, "tensordot: invalid dimension lists (%d entries)", ndims_a);
+    int nd = ndims_a;
+    if (nd > 0 && (a->ndim == 0 || b->ndim == 0))
+        return ct__fail(CT_ERR_INDEX, "tensordot: dimension specified as %lld but tensor has no dimensions", (long long)(a->ndim == 0 ? dims_a[0] : dims_b[0]));
+    ct_tensor *t1 = (ct_tensor *)a, *t2 = (ct_tensor *)b;
+    int64_t csize = 1;
+    uint32_t c1 = 0, c2 = 0;
+    int w1[CT_MAX_DIMS], w2[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        int d1 = ct__dim("tensordot", (int)dims_a[i], a->ndim), d2 = ct__dim("tensordot", (int)dims_b[i], b->ndim);
+        if (d1 < 0 || d2 < 0) return NULL;
+        if (i >= CT_MAX_DIMS) break;   /* more dims than a tensor has: a duplicate, reported below */
+        int64_t s1 = a->shape[d1], s2 = b->shape[d2];
+        if (s2 == 1) {
+            t1 = ct_sum_dim(t1, d1, 1);
+        } else if (s1 == 1) {
+            t2 = ct_sum_dim(t2, d2, 1);
+        } else if (s1 != s2) {
+            return ct__fail(CT_ERR_SHAPE, "tensordot: contracted dimensions need to match, but first has size %lld in dim %lld and second has size %lld in dim %lld",
+                            (long long)s1, (long long)dims_a[i], (long long)s2, (long long)dims_b[i]);
+        } else {
+            csize *= s1;
+        }
+        w1[i] = d1;
+        w2[i] = d2;
+    }
+    for (int i = 0; i < nd; i++) {
+        if (i >= CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "tensordot: dim %d appears multiple times in the list of dims", ct__wrap_dim((int)dims_a[i], a->ndim));
+        if (c1 & (1u << w1[i])) return ct__fail(CT_ERR_ARG, "tensordot: dim %d appears multiple times in the list of dims", w1[i]);
+        c1 |= 1u << w1[i];
+        if (c2 & (1u << w2[i])) return ct__fail(CT_ERR_ARG, "tensordot: dim %d appears multiple times in the list of dims", w2[i]);
+        c2 |= 1u << w2[i];
+    }
+    if (!t1 || !t2) return NULL;
+    int64_t p1[CT_MAX_DIMS], p2[CT_MAX_DIMS], rs[2 * CT_MAX_DIMS], size1 = 1, size2 = 1;
+    int n1 = 0, n2 = 0, nr = 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (!(c1 & (1u << d))) { p1[n1++] = d; size1 *= t1->shape[d]; rs[nr++] = t1->shape[d]; }
+    for (int i = 0; i < nd; i++) p1[n1++] = w1[i];
+    for (int i = 0; i < nd; i++) p2[n2++] = w2[i];
+    for (int d = 0; d < b->ndim; d++)
+        if (!(c2 & (1u << d))) { p2[n2++] = d; size2 *= t2->shape[d]; rs[nr++] = t2->shape[d]; }
+    if (nr > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_ARG, "tensordot: the result would have %d dimensions, more than the maximum of %d", nr, CT_MAX_DIMS);
+    ct_tensor *m1 = ct_reshape(ct_permute_n(t1, n1, p1), size1, csize);
+    ct_tensor *m2 = ct_reshape(ct_permute_n(t2, n2, p2), csize, size2);
+    return ct_reshape_n(ct_mm(m1, m2), nr, rs);
+}
+/* torch.tensordot(a, b, dims=n): the last n dims of a with the first n of b */
+CTENSOR_API ct_tensor *ct_tensordot_int(const ct_tensor *a, const ct_tensor *b, int64_t dims) {
+    if (!a || !b) { ct__null_arg("tensordot", a ? 1 : 0); return NULL; }
+    if (dims < 0) return ct__fail(CT_ERR_ARG, "tensordot: tensordot expects dims >= 0, but got dims=%lld", (long long)dims);
+    if (dims > CT_MAX_DIMS) {
+        (void)ct__dim("tensordot", (int)-dims, a->ndim);
+        return NULL;
+    }
+    int64_t da[CT_MAX_DIMS], db[CT_MAX_DIMS];
+    for (int64_t i = 0; i < dims; i++) { da[i] = i - dims; db[i] = i; }
+    return ct_tensordot(a, b, (int)dims, da, (int)dims, db);
+}
+
+/* ---- einsum -------------------------------------------------------------------
+   torch.einsum with PyTorch's parser, checks and messages (aten Linear.cpp).
+   Subscripts 'A'-'Z' are labels 0-25, 'a'-'z' 26-51; the dims an ellipsis covers
+   get labels 52.. (right-aligned). Each operand is reduced to distinct labels
+   (diagonal for a repeated subscript, size-1 dims dropped since they broadcast,
+   labels no other operand or the output uses summed out); then the operands are
+   contracted left to right, each pair with one bmm (batch = labels both share
+   and still need, rows/cols = labels only one has, summed = shared labels needed
+   nowhere else), a mul when nothing is summed, a dot when everything is. Every
+   step is a differentiable ctensor op, so autograd (and create_graph) follow. */
+#define CT__EIN_ELL 255
+#define CT__EIN_NL (52 + CT_MAX_DIMS)
+typedef struct ct__ein_op {
+    int nraw;                          /* subscripts as written (ellipsis = CT__EIN_ELL) */
+    uint8_t raw[CT_MAX_DIMS + 2];
+    int n;                             /* labels of the reduced operand, one per dim */
+    int lab[CT_MAX_DIMS];
+    ct_tensor *t;
+} ct__ein_op;
+static int ct__ein_label(int ch) {
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    return -1;
+}
+static char ct__ein_char(int l) { return (char)(l < 26 ? 'A' + l : 'a' + (l - 26)); }
+/* Moves dims of t (labels lab[0..n)) into the order `want` (labels), returning the permuted view. */
+static ct_tensor *ct__ein_permute(ct_tensor *t, int n, const int *lab, int nw, const int *want) {
+    int64_t p[CT_MAX_DIMS];
+    for (int k = 0; k < nw; k++)
+        for (int d = 0; d < n; d++)
+            if (lab[d] == want[k]) p[k] = d;
+    return ct_permute_n(t, nw, p);
+}
+static int64_t ct__ein_size(const ct_tensor *t, int n, const int *lab, int l) {
+    for (int d = 0; d < n; d++)
+        if (lab[d] == l) return t->shape[d];
+    return 1;
+}
+/* contracts result (labels rl) with operand o; `later`: labels still needed afterwards */
+static ct_tensor *ct__ein_pair(ct_tensor *r, int *nrl, int *rl, ct__ein_op *o, uint64_t later) {
+    int lro[CT_MAX_DIMS], lo[CT_MAX_DIMS], ro[CT_MAX_DIMS], sm[CT_MAX_DIMS], nlro = 0, nlo = 0, nro = 0, nsm = 0;
+    uint64_t om = 0, rm = 0;
+    for (int d = 0; d < o->n; d++) om |= (uint64_t)1 << o->lab[d];
+    for (int d = 0; d < *nrl; d++) rm |= (uint64_t)1 << rl[d];
+    for (int d = 0; d < *nrl; d++) {
+        uint64_t bit = (uint64_t)1 << rl[d];
+        if (!(om & bit)) lo[nlo++] = rl[d];
+        else if (later & bit) lro[nlro++] = rl[d];
+        else sm[nsm++] = rl[d];
+    }
+    for (int d = 0; d < o->n; d++)
+        if (!(rm & ((uint64_t)1 << o->lab[d]))) ro[nro++] = o->lab[d];
+    int outl[3 * CT_MAX_DIMS], no = 0;
+    for (int k = 0; k < nlro; k++) outl[no++] = lro[k];
+    for (int k = 0; k < nlo; k++) outl[no++] = lo[k];
+    for (int k = 0; k < nro; k++) outl[no++] = ro[k];
+    if (no > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_ARG, "einsum(): an intermediate result would have %d dimensions, more than the maximum of %d", no, CT_MAX_DIMS);
+    ct_tensor *res;
+    if (nsm == 0) {
+        /* nothing summed: a broadcasting product (PyTorch: result.mul(operand)) */
+        int wr[CT_MAX_DIMS], wo[CT_MAX_DIMS], nwr = 0, nwo = 0;
+        int64_t sr[CT_MAX_DIMS], so[CT_MAX_DIMS];
+        for (int k = 0; k < nlro; k++) { wr[nwr++] = lro[k]; wo[nwo++] = lro[k]; }
+        for (int k = 0; k < nlo; k++) wr[nwr++] = lo[k];
+        for (int k = 0; k < nro; k++) wo[nwo++] = ro[k];
+        for (int k = 0; k < no; k++) {
+            sr[k] = k < nlro + nlo ? ct__ein_size(r, *nrl, rl, outl[k]) : 1;
+            so[k] = (k < nlro || k >= nlro + nlo) ? ct__ein_size(o->t, o->n, o->lab, outl[k]) : 1;
+        }
+        ct_tensor *a = ct_reshape_n(ct__ein_permute(r, *nrl, rl, nwr, wr), no, sr);
+        ct_tensor *b = ct_reshape_n(ct__ein_permute(o->t, o->n, o->lab, nwo, wo), no, so);
+        res = ct_mul(a, b);
+    } else if (no == 0) {
+        /* everything summed (PyTorch: result.flatten().dot(operand.flatten())) */
+        ct_tensor *a = ct_reshape(ct__ein_permute(r, *nrl, rl, nsm, sm), -1);
+        ct_tensor *b = ct_reshape(ct__ein_permute(o->t, o->n, o->lab, nsm, sm), -1);
+        res = ct_dot(a, b);
+    } else {
+        int wl[CT_MAX_DIMS], wr2[CT_MAX_DIMS], nwl = 0, nwr2 = 0;
+        int64_t bs = 1, ms = 1, ks = 1, ns = 1, osh[CT_MAX_DIMS];
+        for (int k = 0; k < nlro; k++) { wl[nwl++] = lro[k]; wr2[nwr2++] = lro[k]; bs *= ct__ein_size(r, *nrl, rl, lro[k]); }
+        for (int k = 0; k < nlo; k++) { wl[nwl++] = lo[k]; ms *= ct__ein_size(r, *nrl, rl, lo[k]); }
+        for (int k = 0; k < nsm; k++) { wl[nwl++] = sm[k]; wr2[nwr2++] = sm[k]; ks *= ct__ein_size(r, *nrl, rl, sm[k]); }
+        for (int k = 0; k < nro; k++) { wr2[nwr2++] = ro[k]; ns *= ct__ein_size(o->t, o->n, o->lab, ro[k]); }
+        for (int k = 0; k < no; k++)
+            osh[k] = k < nlro + nlo ? ct__ein_size(r, *nrl, rl, outl[k]) : ct__ein_size(o->t, o->n, o->lab, outl[k]);
+        ct_tensor *a = ct_reshape(ct__ein_permute(r, *nrl, rl, nwl, wl), bs, ms, ks);
+        ct_tensor *b = ct_reshape(ct__ein_permute(o->t, o->n, o->lab, nwr2, wr2), bs, ks, ns);
+        res = ct_reshape_n(ct_bmm(a, b), no, osh);
+    }
+    *nrl = no;
+    for (int k = 0; k < no; k++) rl[k] = outl[k];
+    return res;
+}
+static ct_tensor *ct__einsum_impl(const char *equation, int n, ct_tensor *const *operands, ct__ein_op *ops) {
+    const char *arrow = strstr(equation, "->");
+    size_t lhs = arrow ? (size_t)(arrow - equation) : strlen(equation);
+    int cur = 0, found_ell = 0;
+    int64_t count[52];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < lhs; i++) {
+        int ch = (unsigned char)equation[i];
+        if (ch == ' ') continue;
+        if (ch == '.') {
+            if (found_ell) {
+                return ct__fail(CT_ERR_ARG, "einsum(): found '.' for operand %d for which an ellipsis was already found", cur);
+            }
+            if (!(i + 2 < lhs && equation[i + 1] == '.' && equation[i + 2] == '.')) {
+                return ct__fail(CT_ERR_ARG, "einsum(): found '.' for operand %d that is not part of any ellipsis", cur);
+            }
+            i += 2;
+            found_ell = 1;
+            if (ops[cur].nraw < CT_MAX_DIMS + 2) ops[cur].raw[ops[cur].nraw] = CT__EIN_ELL;
+            ops[cur].nraw++;
+        } else if (ch == ',') {
+            if (++cur >= n) {
+                return ct__fail(CT_ERR_ARG, "einsum(): fewer operands were provided than specified in the equation");
+            }
+            found_ell = 0;
+        } else {
+            int l = ct__ein_label(ch);
+            if (l < 0) {
+                return ct__fail(CT_ERR_ARG, "einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", (int)i);
+            }
+            if (ops[cur].nraw < CT_MAX_DIMS + 2) ops[cur].raw[ops[cur].nraw] = (uint8_t)l;
+            ops[cur].nraw++;
+        }
+    }
+    if (cur != n - 1) {
+        return ct__fail(CT_ERR_ARG, "einsum(): more operands were provided than specified in the equation");
+    }
+    /* subscript counts, the number of dims the ellipsis covers */
+    int ell_dims = 0;
+    for (int i = 0; i < n; i++) {
+        int nd = operands[i]->ndim, nl = 0, has_ell = 0;
+        int stored = CT__MIN(ops[i].nraw, CT_MAX_DIMS + 2);
+        for (int k = 0; k < stored; k++) {
+            if (ops[i].raw[k] == CT__EIN_ELL) has_ell = 1;
+            else count[ops[i].raw[k]]++;
+        }
+        nl = ops[i].nraw - has_ell;
+        if (has_ell ? nl > nd : nl != nd) {
+            return ct__fail(CT_ERR_SHAPE, "einsum(): the number of subscripts in the equation (%d) %s the number of dimensions (%d) for operand %d%s", nl,
+                         has_ell ? "is more than" : "does not match", nd, i, has_ell ? "" : " and no ellipsis was given");
+        }
+        if (has_ell && nd - nl > ell_dims) ell_dims = nd - nl;
+    }
+    /* output labels */
+    int out[CT__EIN_NL], nout = 0, out_ell = 0;
+    uint64_t outmask = 0;
+    if (!arrow) {
+        for (int j = 0; j < ell_dims; j++) out[nout++] = 52 + j;
+        for (int l = 0; l < 52; l++)
+            if (count[l] == 1) out[nout++] = l;
+        out_ell = 1;
+    } else {
+        const char *rhs = arrow + 2;
+        size_t rn = strlen(rhs);
+        for (size_t i = 0; i < rn; i++) {
+            int ch = (unsigned char)rhs[i];
+            if (ch == ' ') continue;
+            if (ch == '.') {
+                if (out_ell) {
+                    return ct__fail(CT_ERR_ARG, "einsum(): found '.' for output but an ellipsis (...) was already found");
+                }
+                if (!(i + 2 < rn && rhs[i + 1] == '.' && rhs[i + 2] == '.')) {
+                    return ct__fail(CT_ERR_ARG, "einsum(): found '.' for output that is not part of any ellipsis (...)");
+                }
+                i += 2;
+                out_ell = 1;
+                for (int j = 0; j < ell_dims; j++) out[nout++] = 52 + j;
+                continue;
+            }
+            int l = ct__ein_label(ch);
+            if (l < 0) {
+                return ct__fail(CT_ERR_ARG, "einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]",
+                             (int)(lhs + 2 + i));
+            }
+            if (count[l] == 0 || (outmask & ((uint64_t)1 << l))) {
+                return ct__fail(CT_ERR_ARG, "einsum(): output subscript %c %s", ch,
+                             count[l] ? "appears more than once in the output" : "does not appear in the equation for any input operand");
+            }
+            outmask |= (uint64_t)1 << l;
+            out[nout++] = l;
+        }
+    }
+    for (int k = 0; k < nout; k++) outmask |= (uint64_t)1 << out[k];
+    if (nout > CT_MAX_DIMS) {
+        return ct__fail(CT_ERR_ARG, "einsum(): the output would have %d dimensions, more than the maximum of %d", nout, CT_MAX_DIMS);
+    }
+    /* sizes (broadcasting size-1 dims), diagonals, dropping size-1 dims */
+    int64_t lsize[CT__EIN_NL];
+    for (int l = 0; l < CT__EIN_NL; l++) lsize[l] = 1;
+    for (int i = 0; i < n; i++) {
+        ct__ein_op *o = &ops[i];
+        ct_tensor *t = operands[i];
+        int dim = 0;
+        o->n = 0;
+        for (int k = 0; k < o->nraw; k++) {
+            int s = o->raw[k];
+            if (s == CT__EIN_ELL) {
+                int nd = operands[i]->ndim - (o->nraw - 1);
+                for (int j = ell_dims - nd; j < ell_dims; j++, dim++) {
+                    int64_t sz = t->shape[dim];
+                    if (sz != 1) {
+                        if (lsize[52 + j] != 1 && lsize[52 + j] != sz) {
+                            return ct__fail(CT_ERR_SHAPE, "einsum(): dimension %d covered by ellipsis in operand %d has size %lld which does not broadcast with previously seen ellipsis with size %lld for the respective dimension",
+                                         dim, i, (long long)sz, (long long)lsize[52 + j]);
+                        }
+                        lsize[52 + j] = sz;
+                    }
+                    o->lab[o->n++] = 52 + j;
+                }
+                continue;
+            }
+            int prev = -1;
+            for (int d = 0; d < o->n; d++)
+                if (o->lab[d] == s) prev = d;
+            if (prev < 0) {
+                int64_t sz = t->shape[dim];
+                if (sz != 1) {
+                    if (lsize[s] != 1 && lsize[s] != sz) {
+                        return ct__fail(CT_ERR_SHAPE, "einsum(): subscript %c has size %lld for operand %d which does not broadcast with previously seen size %lld",
+                                     ct__ein_char(s), (long long)sz, i, (long long)lsize[s]);
+                    }
+                    lsize[s] = sz;
+                }
+                o->lab[o->n++] = s;
+                dim++;
+            } else {
+                if (t->shape[dim] != t->shape[prev]) {
+                    return ct__fail(CT_ERR_SHAPE, "einsum(): subscript %c is repeated for operand %d but the sizes don't match, %lld != %lld",
+                                 ct__ein_char(s), i, (long long)t->shape[dim], (long long)t->shape[prev]);
+                }
+                /* the diagonal replaces both dims, placed where the first one was */
+                ct_tensor *dg = ct_diagonal(t, 0, prev, dim);
+                if (!dg) return NULL;
+                int64_t p[CT_MAX_DIMS];
+                int q = 0;
+                for (int d = 0; d < dg->ndim - 1; d++) {
+                    if (q == prev) p[q++] = dg->ndim - 1;
+                    p[q++] = d;
+                }
+                if (q == prev) p[q++] = dg->ndim - 1;
+                t = ct_permute_n(dg, q, p);
+                if (!t) return NULL;
+            }
+        }
+        /* size-1 dims broadcast: drop them (a needed output dim of size 1 is restored at the end) */
+        for (int d = o->n - 1; d >= 0; d--) {
+            if (t->shape[d] != 1) continue;
+            t = ct_squeeze_dim(t, d);
+            if (!t) return NULL;
+            for (int e = d; e + 1 < o->n; e++) o->lab[e] = o->lab[e + 1];
+            o->n--;
+        }
+        o->t = t;
+    }
+    /* labels an operand alone uses (and the output does not) are summed right away */
+    for (int i = 0; i < n; i++) {
+        ct__ein_op *o = &ops[i];
+        uint64_t others = outmask;
+        for (int j = 0; j < n; j++)
+            if (j != i)
+                for (int d = 0; d < ops[j].n; d++) others |= (uint64_t)1 << ops[j].lab[d];
+        int64_t sd[CT_MAX_DIMS];
+        int nsd = 0, keep = 0;
+        for (int d = 0; d < o->n; d++) {
+            if (others & ((uint64_t)1 << o->lab[d])) o->lab[keep++] = o->lab[d];
+            else sd[nsd++] = d;
+        }
+        if (nsd) {
+            o->t = ct_sum_dims(o->t, nsd, sd, 0);
+            o->n = keep;
+            if (!o->t) return NULL;
+        }
+    }
+    {
+        ct_tensor *r = ops[0].t;
+        int rl[CT_MAX_DIMS], nrl = ops[0].n;
+        for (int d = 0; d < nrl; d++) rl[d] = ops[0].lab[d];
+        for (int i = 1; i < n; i++) {
+            uint64_t later = outmask;
+            for (int j = i + 1; j < n; j++)
+                for (int d = 0; d < ops[j].n; d++) later |= (uint64_t)1 << ops[j].lab[d];
+            r = ct__ein_pair(r, &nrl, rl, &ops[i], later);
+            if (!r) return NULL;
+        }
+        /* into the output order; output dims every operand had as size 1 come back */
+        int have[CT_MAX_DIMS], nh = 0;
+        int64_t osh[CT_MAX_DIMS];
+        for (int k = 0; k < nout; k++) {
+            osh[k] = 1;
+            for (int d = 0; d < nrl; d++)
+                if (rl[d] == out[k]) { have[nh++] = out[k]; osh[k] = r->shape[d]; }
+        }
+        return ct_reshape_n(ct__ein_permute(r, nrl, rl, nh, have), nout, osh);
+    }
+}
+CTENSOR_API ct_tensor *ct_einsum(const char *equation, int n, ct_tensor *const *operands) {
+    if (!equation) return ct__fail(CT_ERR_ARG, "einsum(): the equation is NULL");
+    if (n <= 0 || !operands)
+        return ct__fail(CT_ERR_ARG, "einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list");
+    for (int i = 0; i < n; i++)
+        if (!operands[i]) { ct__null_arg("einsum", i); return NULL; }
+    ct__ein_op *ops = CT__NEW_ARRAY(ct__ein_op, n);
+    if (!ops) return ct__fail(CT_ERR_MEMORY, "einsum(): out of memory");
+    memset(ops, 0, sizeof(ct__ein_op) * (size_t)n);
+    ct_tensor *result = ct__einsum_impl(equation, n, operands, ops);
+    CT_FREE(ops);
+    return result;
+}
 
 /* ============================================================================
    Random numbers: PyTorch's CPU generator and transformations
@@ -12612,7 +13784,7 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
         if (constant) memset(ana, 0, sizeof(double) * (size_t)(m * ntot));
         for (int64_t k = 0; k < m && !constant; k++) {
             int s2 = ct_scope_begin();
-            ct_tensor *go = ct_zeros_like(y);
+            ct_tensor *go = ct_zeros_n(y->dtype, y->ndim, y->shape);   /* contiguous: element k is the k-th output */
             ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
             if (!go || !g) { CT_FREE(g); ct_scope_end(s2); goto done; }
             ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
