@@ -14495,8 +14495,7 @@ typedef struct ct__linear_impl { int64_t in, out; } ct__linear_impl;
 static ct_tensor *ct__linear_forward(ct_module *m, int nin, ct_tensor *const *in) {
     if (nin != 1) return ct__fail(CT_ERR_ARG, "Linear: forward takes 1 input (got %d)", nin);
     ct_tensor *w = m->params[0].tensor, *b = m->params[1].tensor;
-    ct_tensor *y = ct_matmul(in[0], ct_t(w));
-    return b ? ct_add(y, b) : y;
+    return ct_linear(in[0], w, b);
 }
 static int ct__linear_repr(const ct_module *m, char *buf, size_t cap) {
     const ct__linear_impl *l = (const ct__linear_impl *)m->impl;
