@@ -6410,10 +6410,16 @@ static int ct__meta_reduce(ct__call *c) {
 static int ct__rpar(int64_t work) { return work >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel(); }
 static int ct__rthreads(void) { return omp_get_max_threads(); }
 #  define CT__RPAR_FOR _Pragma("omp parallel for schedule(static) if(ct__par)")
+/* CT__RPAR(loop): the loop on the threads when ct__par, else plainly. (An OpenMP
+   `if(0)` clause still sets up a one-thread team: a malloc and a futex per call,
+   more than a small reduction costs.) CT__RPAR_FOR stays for loops with
+   preprocessor lines inside. */
+#  define CT__RPAR(...) if (ct__par) { _Pragma("omp parallel for schedule(static)") __VA_ARGS__ } else { __VA_ARGS__ }
 #else
 static int ct__rpar(int64_t work) { (void)work; return 0; }
 static int ct__rthreads(void) { return 1; }
 #  define CT__RPAR_FOR
+#  define CT__RPAR(...) __VA_ARGS__
 #endif
 
 /* ---- layouts: an input seen as [O][K][NI], K the elements reduced into one output ----
@@ -6669,11 +6675,10 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
                     const T *xr = x + o * K;                                                          \
                     int ct__par = 1;                                                                  \
                     (void)ct__par;                                                                    \
-                    CT__RPAR_FOR                                                                      \
-                    for (int p = 0; p < np; p++) {                                                    \
+                    CT__RPAR(for (int p = 0; p < np; p++) {                                                    \
                         int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;            \
                         part[p] = b < e ? HSUM(xr + b, e - b) : 0.0;                                  \
-                    }                                                                                 \
+                    })                                                                                 \
                     double t = 0.0;                                                                   \
                     for (int p = 0; p < np; p++) t += part[p];                                        \
                     out[o] = (T)(t * scale);                                                          \
@@ -6682,8 +6687,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
             }                                                                                         \
             int ct__par = ct__rpar(O * K);                                                            \
             (void)ct__par;                                                                            \
-            CT__RPAR_FOR                                                                              \
-            for (int64_t o = 0; o < O; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);                 \
+            CT__RPAR(for (int64_t o = 0; o < O; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);)                 \
             return;                                                                                   \
         }                                                                                             \
         int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
@@ -6697,13 +6701,12 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
                 const T *xp = x + o * K * NI + i0;                                                    \
                 int ct__par = 1;                                                                      \
                 (void)ct__par;                                                                        \
-                CT__RPAR_FOR                                                                          \
-                for (int p = 0; p < nt; p++) {                                                        \
+                CT__RPAR(for (int p = 0; p < nt; p++) {                                                        \
                     double *tot = parts + (int64_t)p * W;                                             \
                     int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K;                           \
                     for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                     \
                     for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w);      \
-                }                                                                                     \
+                })                                                                                     \
                 for (int64_t b = 0; b < w; b++) {                                                     \
                     double sum = 0.0;                                                                 \
                     for (int p = 0; p < nt; p++) sum += parts[(int64_t)p * W + b];                    \
@@ -6715,15 +6718,14 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
         }                                                                                             \
         int ct__par = par && O * nstrip > 1;                                                          \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
+        CT__RPAR(for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
             int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
             double tot[CT__VSUM_STRIP];                                                               \
             for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
             const T *xp = x + o * K * NI + i0;                                                        \
             for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
             for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__FSUM_DEF(ct__fsum_f32, float, ct__hsum_f32, ct__vaccd_f32)
 CT__FSUM_DEF(ct__fsum_f64, double, ct__hsum_f64, ct__vaccd_f64)
@@ -6735,8 +6737,7 @@ static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64
     int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t t = 0; t < O * nblk; t++) {
+    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
         uint64_t acc[CT__RBLK];
@@ -6747,15 +6748,14 @@ static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64
             else for (int b = 0; b < nb; b++) acc[b] += (uint64_t)xp[b];
         }
         for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = CT__IW(acc[b]);
-    }
+    })
 }
 /* float products in double */
 static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t NI) {
     int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t t = 0; t < O * nblk; t++) {
+    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
         double acc[CT__RBLK];
@@ -6764,7 +6764,7 @@ static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_
         for (int64_t k = 0; k < K; k++, xp += NI)
             for (int b = 0; b < nb; b++) acc[b] *= xp[b];
         for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = acc[b];
-    }
+    })
 }
 
 /* sum, mean, nansum, prod */
@@ -6994,8 +6994,7 @@ static int ct__meta_var(ct__call *c) {
         double dof = (double)K - corr;                                                                \
         if (dof < 0) dof = 0;                                                                         \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             double mean[CT__RBLK], m2[CT__RBLK];                                                                  \
@@ -7011,7 +7010,7 @@ static int ct__meta_var(ct__call *c) {
                 vout[o * NI + i0 + b] = (T)(sq ? sqrt(v) : v);                                         \
                 if (mout) mout[o * NI + i0 + b] = (T)mean[b];                                          \
             }                                                                                         \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__VAR_DEF(f32, float)
 CT__VAR_DEF(f64, double)
@@ -7091,8 +7090,7 @@ static int ct__meta_minmax(ct__call *c) {
         int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             T best[CT__RBLK];                                                                               \
@@ -7113,7 +7111,7 @@ static int ct__meta_minmax(ct__call *c) {
                 vout[o * NI + i0 + b] = best[b];                                                       \
                 if (iout) iout[o * NI + i0 + b] = bi[b];                                               \
             }                                                                                         \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__MINMAX_DEF(f32, float)
 CT__MINMAX_DEF(f64, double)
@@ -7168,11 +7166,10 @@ CT__MINMAX_DEF(i64, int64_t)
                 const T *xr = x + o * K;                                                              \
                 int ct__par = 1;                                                                      \
                 (void)ct__par;                                                                        \
-                CT__RPAR_FOR                                                                          \
-                for (int p = 0; p < np; p++) {                                                        \
+                CT__RPAR(for (int p = 0; p < np; p++) {                                                        \
                     int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;                \
                     part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1);                   \
-                }                                                                                     \
+                })                                                                                     \
                 T m = part[0];                                                                        \
                 for (int p = 1; p < np; p++) CT__EXT_COMBINE(m, part[p], OP);                         \
                 out[o] = m;                                                                           \
@@ -7182,21 +7179,19 @@ CT__MINMAX_DEF(i64, int64_t)
         if (NI == 1) {                                                                                \
             int ct__par = ct__rpar(O * K) && O > 1;                                                   \
             (void)ct__par;                                                                            \
-            CT__RPAR_FOR                                                                              \
-            for (int64_t o = 0; o < O; o++) out[o] = ct__h##NAME(x + o * K, K);                       \
+            CT__RPAR(for (int64_t o = 0; o < O; o++) out[o] = ct__h##NAME(x + o * K, K);)                       \
             return;                                                                                   \
         }                                                                                             \
         int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
         int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                         \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
+        CT__RPAR(for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
             int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
             const T *xp = x + o * K * NI + i0;                                                        \
             T *acc = out + o * NI + i0;                                                               \
             memcpy(acc, xp, sizeof(T) * (size_t)w);                                                   \
             for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w);                         \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__EXT_DEF(max_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, >)
 CT__EXT_DEF(min_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, <)
@@ -7271,8 +7266,7 @@ static int ct__meta_lse(ct__call *c) {
         int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             double m[CT__RBLK], s[CT__RBLK];                                                                      \
@@ -7287,7 +7281,7 @@ static int ct__meta_lse(ct__call *c) {
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * NI + b] - m[b]);               \
             for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = (T)(log(s[b]) + m[b]);                 \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__LSE_DEF(f32, float)
 CT__LSE_DEF(f64, double)
@@ -7340,8 +7334,7 @@ static int ct__k_logic(ct__call *c) {
     char *out = ct__ptr(c->out[0]);
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t t = 0; t < O * nblk; t++) {
+    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
         int64_t n[CT__RBLK];
@@ -7354,7 +7347,7 @@ static int ct__k_logic(ct__call *c) {
             if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[q] = n[b];
             else ((uint8_t *)out)[q] = (uint8_t)(op == CT__OP_ALL ? n[b] == K : n[b] > 0);
         }
-    }
+    })
     ct__decref(r.t);
     return 0;
 }
@@ -7390,8 +7383,7 @@ static int ct__meta_norm(ct__call *c) {
         int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             double acc[CT__RBLK];                                                                           \
@@ -7416,7 +7408,7 @@ static int ct__meta_norm(ct__call *c) {
                 else if (mode == 5) r = pow(r, 1.0 / p);                                              \
                 out[o * NI + i0 + b] = (T)r;                                                           \
             }                                                                                         \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__NORM_DEF(f32, float)
 CT__NORM_DEF(f64, double)
@@ -7574,8 +7566,7 @@ static void ct__sub_f32(float *y, const float *x, float s, int64_t n) {
 static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K, int logsm) {
     int ct__par = ct__rpar(O * K) && O > 1;
     (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t o = 0; o < O; o++) {
+    CT__RPAR(for (int64_t o = 0; o < O; o++) {
         const float *xr = x + o * K;
         float *yr = y + o * K;
         float m = ct__rowmax_f32(xr, K);
@@ -7586,7 +7577,7 @@ static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K,
             double s = ct__expsum_f32(yr, xr, m, K);
             ct__scale_f32(yr, (float)(1.0 / s), K);
         }
-    }
+    })
 }
 /* strips of columns: dim not last (x as [O][K][NI]) */
 #define CT__SMX_STRIP 256
@@ -7644,8 +7635,7 @@ static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, in
     int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t t = 0; t < O * nblk; t++) {
+    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;
         double m[CT__RBLK], s[CT__RBLK];
@@ -7666,7 +7656,7 @@ static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, in
         for (b = 0; b < nb; b++) s[b] = logsm ? m[b] + log(s[b]) : 1.0 / s[b];
         for (int64_t k = 0; k < K; k++)
             for (b = 0; b < nb; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
-    }
+    })
 }
 static int ct__meta_softmax(ct__call *c) {
     ct_tensor *x = c->in[0];
@@ -7738,8 +7728,7 @@ static int ct__meta_softmax_bw(ct__call *c) {
         int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
             double s[CT__RBLK];                                                                             \
@@ -7754,7 +7743,7 @@ static int ct__meta_softmax_bw(ct__call *c) {
                     int64_t q = base + k * NI + b;                                                     \
                     out[q] = logsm ? (T)((double)g[q] - exp((double)y[q]) * s[b]) : (T)((double)y[q] * ((double)g[q] - s[b])); \
                 }                                                                                     \
-        }                                                                                             \
+        })                                                                                             \
     }
 CT__SMXBW_DEF(f32, float)
 CT__SMXBW_DEF(f64, double)
@@ -7820,8 +7809,7 @@ static int ct__meta_scan(ct__call *c) {
         int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
         int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
         (void)ct__par;                                                                                \
-        CT__RPAR_FOR                                                                                  \
-        for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
             A acc[CT__RBLK];                                                                                \
@@ -7845,7 +7833,7 @@ static int ct__meta_scan(ct__call *c) {
                     }                                                                                 \
                 }                                                                                     \
             }                                                                                         \
-        }                                                                                             \
+        })                                                                                             \
     }
 #define CT__SCAN_OUTF(v) (v)
 CT__SCAN_DEF(f32, float, double, (float)CT__SCAN_OUTF)
@@ -8070,14 +8058,13 @@ static int ct__k_sort(ct__call *c) {
         else {
             int ct__par = np > 1;
             (void)ct__par;
-            CT__RPAR_FOR
-            for (int p = 0; p < np; p++) {
+            CT__RPAR(for (int p = 0; p < np; p++) {
                 int64_t r0 = p * chunk, r1 = r0 + chunk < M ? r0 + chunk : M, *sc = scratch + 2 * K * p;
                 if (r0 >= r1) continue;
                 if (dt == CT_FLOAT32) ct__sortrows_f32((const float *)xp, (float *)vp, ip, r0, r1, K, op, k, desc, sc);
                 else if (dt == CT_FLOAT64) ct__sortrows_f64((const double *)xp, (double *)vp, ip, r0, r1, K, op, k, desc, sc);
                 else ct__sortrows_i64((const int64_t *)xp, (int64_t *)vp, ip, r0, r1, K, op, k, desc, sc);
-            }
+            })
         }
     }
     CT_FREE(scratch);
@@ -11598,8 +11585,14 @@ static int ct__mm_into(ct_tensor *out, const ct_tensor *bias, double beta, const
 #  ifdef CTENSOR_BLAS
         if (cd != CT_INT64 && M * N * K > CT__GEMM_SMALL) par = 0;   /* those go to the BLAS, which threads itself */
 #  endif
-#pragma omp parallel for if (par)
+        if (par) {
+#pragma omp parallel for
+            for (i = 0; i < batch; i++)
+                ct__gemm_cd(cd, M, N, K, alpha, ap + (size_t)(i * sab) * es, rsa, csa, bp + (size_t)(i * sbb) * es, rsb, csb,
+                            beta, op + (size_t)(i * M * N) * es, N);
+        } else
 #endif
+        /* (no parallel region at all when serial: an if(0) region still costs a team setup) */
         for (i = 0; i < batch; i++)
             ct__gemm_cd(cd, M, N, K, alpha, ap + (size_t)(i * sab) * es, rsa, csa, bp + (size_t)(i * sbb) * es, rsb, csb, beta,
                         op + (size_t)(i * M * N) * es, N);
@@ -11659,7 +11652,17 @@ static int ct__meta_bmm(ct__call *c) {
     ct__meta_out(c, a->dtype, 3, shape);
     return 0;
 }
-static int ct__k_mm(ct__call *c) { return ct__mm_into(c->out[0], NULL, 0.0, c->in[0], c->in[1], 1.0, c->cdt); }
+static int ct__k_mm(ct__call *c) {
+    ct_tensor *a = c->in[0], *b = c->in[1], *o = c->out[0];
+    ct_dtype cd = c->cdt;
+    if (a->dtype == cd && b->dtype == cd && o->dtype == cd && ct__is_contig(o)) {   /* no temporaries: call the GEMM */
+        if (o->shape[0] > 0 && o->shape[1] > 0)
+            ct__gemm_cd(cd, o->shape[0], o->shape[1], a->shape[1], 1.0, ct__ptr(a), a->strides[0], a->strides[1], ct__ptr(b),
+                        b->strides[0], b->strides[1], 0.0, ct__ptr(o), o->shape[1]);
+        return 0;
+    }
+    return ct__mm_into(o, NULL, 0.0, a, b, 1.0, cd);
+}
 static int ct__k_bmm(ct__call *c) { return ct__mm_into(c->out[0], NULL, 0.0, c->in[0], c->in[1], 1.0, c->cdt); }
 CTENSOR_API ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs at;

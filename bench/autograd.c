@@ -1,6 +1,7 @@
 /* Autograd benchmarks (issue 3), each line timed like its twin bench/torch/autograd.py:
      chain_125ops_4x4_f32_fwd_bwd   y = x; 25 x { y = tanh(exp(y * 0.5) + y) * 0.9 }; y.sum().backward()
      mlp_784_512_256_10_b64_fwd_bwd  3-layer MLP (ReLU), mean-square loss, forward + backward
+     mlp_784_512_256_10_b64_fwd_bwd_grad_none  the same, grads set to None (zero_grad(set_to_none=True))
      mlp_784_512_256_10_b64_gemms    the same 8 GEMMs alone (3 forward, 5 backward), no autograd
    The MLP target: forward+backward within 1.1x of its GEMMs. */
 #include "bench.h"
@@ -31,6 +32,19 @@ static void mlp(void *u) {
         }
     }
 }
+/* the same with PyTorch 2's zero_grad(set_to_none=True): no zeroing pass, and
+   backward hands its gradient buffers to .grad instead of adding into them */
+static void mlp_none(void *u) {
+    (void)u;
+    CT_SCOPE {
+        ct_tensor *h1 = ct_relu(ct_add(ct_matmul(XB, ct_t(W1)), B1));
+        ct_tensor *h2 = ct_relu(ct_add(ct_matmul(h1, ct_t(W2)), B2));
+        ct_tensor *out = ct_add(ct_matmul(h2, ct_t(W3)), B3);
+        ct_backward(ct_mean(ct_square(out)));
+        ct_set_grad(W1, NULL); ct_set_grad(W2, NULL); ct_set_grad(W3, NULL);
+        ct_set_grad(B1, NULL); ct_set_grad(B2, NULL); ct_set_grad(B3, NULL);
+    }
+}
 static ct_tensor *G1, *G2, *G3, *H1, *H2;
 static void gemms(void *u) {
     (void)u;
@@ -57,7 +71,8 @@ int main(void) {
         B3 = ct_requires_grad(ct_zeros(CT_FLOAT32, 10));
         XB = ct_randn(CT_FLOAT32, 64, 784);
         mlp(NULL);   /* creates the .grad tensors */
-        bench_run("mlp_784_512_256_10_b64_fwd_bwd", "batch 64, f32", mlp, NULL);
+        bench_run("mlp_784_512_256_10_b64_fwd_bwd", "batch 64, f32, grad.zero_()", mlp, NULL);
+        bench_run("mlp_784_512_256_10_b64_fwd_bwd_grad_none", "batch 64, f32, grad = None", mlp_none, NULL);
         G1 = ct_randn(CT_FLOAT32, 64, 512);
         G2 = ct_randn(CT_FLOAT32, 64, 256);
         G3 = ct_randn(CT_FLOAT32, 64, 10);

@@ -54,8 +54,17 @@ def main():
             for p in params:
                 p.grad.zero_()
 
+    def mlp_none():
+        h1 = torch.relu(xb @ w1.t() + b1)
+        h2 = torch.relu(h1 @ w2.t() + b2)
+        out = h2 @ w3.t() + b3
+        (out * out).mean().backward()
+        for p in params:
+            p.grad = None
+
     mlp()
-    run("mlp_784_512_256_10_b64_fwd_bwd", "batch 64, f32", mlp)
+    run("mlp_784_512_256_10_b64_fwd_bwd", "batch 64, f32, grad.zero_()", mlp)
+    run("mlp_784_512_256_10_b64_fwd_bwd_grad_none", "batch 64, f32, grad = None", mlp_none)
     g1, g2, g3 = torch.randn(64, 512), torch.randn(64, 256), torch.randn(64, 10)
     h1, h2 = torch.randn(64, 512), torch.randn(64, 256)
     W1, W2, W3 = w1.detach(), w2.detach(), w3.detach()
