@@ -937,6 +937,27 @@ CTENSOR_API ct_tensor *ct_nn_init_kaiming_normal_(ct_tensor *t, double a, const 
 CTENSOR_API ct_tensor *ct_nn_init_orthogonal_(ct_tensor *t, double gain);
 CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b);
 
+/* [section: nn-io-api] */
+/* ============================================================================
+   Module save/load as safetensors (safetensors.torch.save_model / load_model):
+   the file holds the module's state dict under PyTorch's key names ("0.weight",
+   "features.1.running_mean", ...), each tensor in its own dtype (int64 buffers
+   such as num_batches_tracked stay int64), written byte for byte as the
+   reference writer (and examples/torch_interop/export.py) would write it.
+   Loading reads every tensor, refuses a dtype that differs from the module's
+   tensor (naming the key: PyTorch would convert silently, a checkpoint of the
+   wrong precision is almost always a mistake), then loads the state dict:
+   strict: missing and unexpected keys are errors, with PyTorch's
+   "Error(s) in loading state_dict for ..." report; shape mismatches are always
+   errors. Nothing is changed on error.
+   ========================================================================== */
+CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len);   /* *data: CT_MALLOC'd */
+CTENSOR_API ct_status ct_module_load_safetensors_mem(ct_module *m, const void *data, size_t len, int strict);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char *path);
+CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path, int strict);
+#endif
+
 /* [section: nn-functional-api] */
 
 /* [section: nn-loss-api] */
@@ -14661,6 +14682,132 @@ CTENSOR_API ct_module *ct_nn_hardtanh(double lo, double hi) {
     return ct__act_new(&ct__hardtanh_type, CT__ACT_HARDTANH, lo, hi);
 }
 CTENSOR_API ct_module *ct_nn_threshold(double th, double v) { return ct__act_new(&ct__threshold_type, CT__ACT_THRESHOLD, th, v); }
+
+/* [section: nn-io-impl] */
+/* Module <-> safetensors. Saving is the state dict through the reference
+   writer (ct_save_safetensors_mem). Loading checks every key's dtype against
+   the module first, then hands a state dict of views of the file's buffer to
+   ct_module_load_state_dict, which checks keys and shapes before copying. */
+static ct_status ct__nnio_save(const ct_module *m, void **data, size_t *len) {
+    const char *api = "save_safetensors";
+    if (!data || !len) { ct_set_error(CT_ERR_ARG, "%s: output pointers are NULL", api); return CT_ERR_ARG; }
+    *data = NULL;
+    *len = 0;
+    if (!m) { ct_set_error(CT_ERR_ARG, "%s: module is NULL", api); return CT_ERR_ARG; }
+    ct_state_dict sd;
+    if (ct_module_state_dict(m, &sd)) return ct_last_error_code();
+    const char **names = CT__NEW_ARRAY(const char *, sd.n);
+    const ct_tensor **ts = CT__NEW_ARRAY(const ct_tensor *, sd.n);
+    ct_status st;
+    if ((!names || !ts) && sd.n > 0) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api);
+        st = CT_ERR_MEMORY;
+    } else {
+        for (int i = 0; i < sd.n; i++) {
+            names[i] = sd.items[i].name;
+            ts[i] = sd.items[i].tensor;
+        }
+        st = ct_save_safetensors_mem(sd.n, names, ts, 0, NULL, NULL, data, len);
+    }
+    CT_FREE(names);
+    CT_FREE(ts);
+    ct_state_dict_free(&sd);
+    return st;
+}
+CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len) {
+    return ct__nnio_save(m, data, len);
+}
+
+/* loads the tensors of st into m; `file` names the source in messages */
+static ct_status ct__nnio_load(ct_module *m, ct_safetensors *st, int strict, const char *file) {
+    ct_state_dict mine;
+    if (ct_module_state_dict(m, &mine)) return ct_last_error_code();
+    int n = ct_safetensors_count(st);
+    ct_state_dict sd;
+    sd.n = n;
+    sd.items = CT__NEW_ARRAY(ct_named_tensor, n);
+    if (!sd.items && n > 0) {
+        ct_state_dict_free(&mine);
+        ct_set_error(CT_ERR_MEMORY, "load_safetensors: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    enum { CAP = 2000 };
+    char bad[CAP] = "";
+    int nbad = 0;
+    ct_status rc = CT_OK;
+    int scope = ct_scope_begin();
+    for (int j = 0; j < n && rc == CT_OK; j++) {
+        const char *name = ct_safetensors_name(st, j);
+        sd.items[j].name = (char *)(uintptr_t)name;   /* borrowed from st; sd is not freed with ct_state_dict_free */
+        sd.items[j].tensor = NULL;                    /* a key the module lacks: only its name is used */
+        sd.items[j].persistent = 1;
+        const ct_tensor *dst = NULL;
+        for (int i = 0; i < mine.n && !dst; i++)
+            if (!strcmp(mine.items[i].name, name)) dst = mine.items[i].tensor;
+        if (!dst) continue;
+        ct_dtype dt;
+        int ndim;
+        int64_t shape[CT_MAX_DIMS];
+        if (ct_safetensors_info(st, j, &dt, &ndim, shape)) { rc = ct_last_error_code(); break; }
+        if (dt != ct_get_dtype(dst)) {
+            ct__msg_cat(bad, CAP, "\n\tdtype mismatch for %s: copying a param with dtype torch.%s from checkpoint, the dtype in current model is torch.%s.",
+                        name, ct_dtype_name(dt), ct_dtype_name(ct_get_dtype(dst)));
+            nbad++;
+            continue;
+        }
+        sd.items[j].tensor = ct_safetensors_get(st, name);
+        if (!sd.items[j].tensor) rc = ct_last_error_code();
+    }
+    if (rc == CT_OK && nbad) {
+        ct_set_error(CT_ERR_DTYPE, "load_safetensors: Error(s) in loading state_dict for %s from '%s':%s", m->type->name, file, bad);
+        rc = CT_ERR_DTYPE;
+    }
+    if (rc == CT_OK) rc = ct_module_load_state_dict(m, &sd, strict);
+    ct_scope_end(scope);
+    CT_FREE(sd.items);
+    ct_state_dict_free(&mine);
+    return rc;
+}
+CTENSOR_API ct_status ct_module_load_safetensors_mem(ct_module *m, const void *data, size_t len, int strict) {
+    if (!m) { ct_set_error(CT_ERR_ARG, "load_safetensors: module is NULL"); return CT_ERR_ARG; }
+    if (!data && len) { ct_set_error(CT_ERR_ARG, "load_safetensors: data is NULL"); return CT_ERR_ARG; }
+    ct_safetensors *st = ct_safetensors_load_mem(data, len, "<memory>");
+    if (!st) return ct_last_error_code();
+    ct_status rc = ct__nnio_load(m, st, strict, "<memory>");
+    ct_safetensors_free(st);
+    return rc;
+}
+#ifndef CTENSOR_NO_STDIO
+#include <errno.h>
+static ct_status ct__write_file(const char *path, const void *data, size_t len, const char *api);
+CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char *path) {
+    if (!path) { ct_set_error(CT_ERR_ARG, "save_safetensors: path is NULL"); return CT_ERR_ARG; }
+    void *buf;
+    size_t len;
+    ct_status st = ct__nnio_save(m, &buf, &len);
+    if (st != CT_OK) return st;
+    st = ct__write_file(path, buf, len, "save_safetensors");
+    CT_FREE(buf);
+    return st;
+}
+CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path, int strict) {
+    if (!m) { ct_set_error(CT_ERR_ARG, "load_safetensors: module is NULL"); return CT_ERR_ARG; }
+    if (!path) { ct_set_error(CT_ERR_ARG, "load_safetensors: path is NULL"); return CT_ERR_ARG; }
+    /* Python's wording for a file that cannot be opened: "No such file or directory: 'x'" */
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        ct_set_error(CT_ERR_IO, "load_safetensors: %s: '%s'", strerror(e), path);
+        return CT_ERR_IO;
+    }
+    fclose(f);
+    ct_safetensors *st = ct_safetensors_load(path);
+    if (!st) return ct_last_error_code();
+    ct_status rc = ct__nnio_load(m, st, strict, path);
+    ct_safetensors_free(st);
+    return rc;
+}
+#endif
 
 /* [section: nn-functional-impl] */
 

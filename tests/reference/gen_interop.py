@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Writes the PyTorch-interop fixtures (tests/fixtures/interop) that
+tests/test_interop.c checks, with PyTorch 1.13 and examples/torch_interop/export.py:
+
+    /usr/bin/python3 tests/reference/gen_interop.py
+
+mlp.safetensors      a 196-32-10 MLP, nn.Sequential(Linear, ReLU, Linear), trained
+                     30 steps (SGD, momentum 0.9) on a seeded synthetic task
+mlp_x.npy            a batch of 16 inputs (float32 [16, 196])
+mlp_logits.npy       PyTorch's logits for them (float32 [16, 10])
+mixed.safetensors    a module with float64 parameters (lin: Linear(3, 2).double())
+                     and a BatchNorm1d(2) after two training-mode batches: float32
+                     running stats and the int64 num_batches_tracked
+error_<case>.txt     PyTorch's load_state_dict messages for mlp.safetensors loaded
+                     into mismatched models (strict), "torch.Size([a, b])" written
+                     as "[a, b]" as ctensor prints shapes"""
+import os
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+OUT = os.path.join(ROOT, "tests", "fixtures", "interop")
+sys.path.insert(0, os.path.join(ROOT, "examples", "torch_interop"))
+import export  # noqa: E402
+
+
+def mlp_task():
+    torch.manual_seed(0)
+    model = export.mlp([196, 32, 10])
+    teacher = torch.randn(196, 10)
+    x = torch.randn(512, 196)
+    y = (x @ teacher).argmax(1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    for step in range(30):
+        idx = torch.arange(step * 64, step * 64 + 64) % 512
+        loss = torch.nn.functional.cross_entropy(model(x[idx]), y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print(f"mlp: final training loss {loss.item():.4f}")
+    return model
+
+
+class Mixed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 2).double()
+        self.bn = torch.nn.BatchNorm1d(2)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    model = mlp_task()
+    export.save_model(model, os.path.join(OUT, "mlp.safetensors"))
+    torch.manual_seed(1)
+    xb = torch.randn(16, 196)
+    with torch.no_grad():
+        logits = model(xb)
+    np.save(os.path.join(OUT, "mlp_x.npy"), xb.numpy())
+    np.save(os.path.join(OUT, "mlp_logits.npy"), logits.numpy())
+
+    torch.manual_seed(2)
+    mixed = Mixed()
+    with torch.no_grad():
+        for _ in range(2):
+            mixed.bn(torch.randn(8, 2) * 3 + 1)
+        mixed.bn.weight.uniform_()
+        mixed.bn.bias.uniform_()
+    export.save_model(mixed, os.path.join(OUT, "mixed.safetensors"))
+
+    # as safetensors.torch.load_model(model, file) does it: load_file's dict is in
+    # sorted-name order (safe_open.keys() sorts), so unexpected keys are listed sorted
+    sd = dict(sorted(model.state_dict().items()))
+    errors = {}
+    cases = {
+        "missing": export.mlp([196, 32, 10, 10]),      # 4.weight, 4.bias absent from the file
+        "unexpected": export.mlp([196, 32]),           # 2.weight, 2.bias extra in the file
+        "size": export.mlp([196, 16, 10]),             # 0.*, 2.weight shapes differ
+    }
+    for name, m in cases.items():
+        try:
+            m.load_state_dict(sd, strict=True)
+            raise SystemExit(f"{name}: no error")
+        except RuntimeError as e:
+            msg = str(e)
+            while "torch.Size(" in msg:
+                i = msg.index("torch.Size(")
+                j = msg.index(")", i)
+                msg = msg[:i] + msg[i + len("torch.Size("):j] + msg[j + 1:]
+            errors[name] = msg
+    for name, msg in errors.items():
+        with open(os.path.join(OUT, f"error_{name}.txt"), "w") as f:
+            f.write(msg)
+    total = sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT))
+    print(f"wrote {OUT} ({total} bytes)")
+
+
+if __name__ == "__main__":
+    main()
