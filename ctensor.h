@@ -15384,6 +15384,21 @@ static void ct__fs_consts(const ct__attrs *a, ct__fs_k *k) {
         const T wd = (T)k.wd, mom = (T)k.mom, omd = (T)k.omd, nlr = (T)k.nlr;                            \
         T dummy = 0;                                                                                     \
         CT__FS_OPT(2, k.has_mom, pb, sb, dummy)                                                          \
+        if (!k.maxim && !k.l2 && !k.first && !k.nesterov && s[0] == (int64_t)sizeof(T) &&                \
+            s[1] == (int64_t)sizeof(T) && (!k.has_mom || sb == (int64_t)sizeof(T))) {                     \
+            /* contiguous, plain (heavy-ball) momentum: the same roundings, a loop that vectorizes */    \
+            T *CT_RESTRICT P = (T *)p[0], *CT_RESTRICT B = (T *)pb;                                      \
+            const T *CT_RESTRICT G = (const T *)p[1];                                                    \
+            if (k.has_mom)                                                                               \
+                for (int64_t j = 0; j < n; j++) {                                                        \
+                    T b = F(G[j], omd, B[j] * mom);                                                      \
+                    B[j] = b;                                                                            \
+                    P[j] = F(b, nlr, P[j]);                                                              \
+                }                                                                                        \
+            else                                                                                         \
+                for (int64_t j = 0; j < n; j++) P[j] = F(G[j], nlr, P[j]);                               \
+            return;                                                                                      \
+        }                                                                                                \
         for (int64_t j = 0; j < n; j++) {                                                                \
             T *P = (T *)(p[0] + j * s[0]), *B = (T *)(pb + j * sb);                                      \
             T d = *(const T *)(p[1] + j * s[1]);                                                         \
