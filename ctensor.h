@@ -2864,6 +2864,12 @@ static ct_tensor *ct__saved_get(ct__node *n, int which) {
     return NULL;
 }
 #define CT__SV_IN(n, i) ct__saved_get(n, i)
+/* a saved input's layout only (no checks, NULL when not saved or freed) */
+static const ct_tensor *ct__saved_peek(const ct__node *n, int which) {
+    for (int k = 0; k < n->nsaved; k++)
+        if (n->saved[k].which == which) return n->saved[k].t;
+    return NULL;
+}
 #define CT__SV_OUT(n, j) ct__saved_get(n, -1 - (j))
 
 /* ============================================================================
@@ -5166,6 +5172,20 @@ static int ct__k_binary(ct__call *c) {
 #define CT__WLOOP(fname, T, C, LD, ST, EXPR)                                                             \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
         (void)a;                                                                                         \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == 1 && s[2] == (int64_t)sizeof(T) &&                     \
+            (s[3] == 0 || s[3] == (int64_t)sizeof(T))) {                                                 \
+            /* dense rows (relu's backward: where(y > 0, g, 0)): a select that vectorizes */             \
+            T *CT_RESTRICT o = (T *)p[0];                                                                \
+            const uint8_t *CT_RESTRICT m = (const uint8_t *)p[1];                                        \
+            const T *CT_RESTRICT x = (const T *)p[2], *CT_RESTRICT y = (const T *)p[3];                  \
+            if (s[3] == 0) {                                                                             \
+                const T z = *y;                                                                          \
+                for (int64_t k = 0; k < n; k++) o[k] = m[k] ? x[k] : z;                                  \
+            } else {                                                                                     \
+                for (int64_t k = 0; k < n; k++) o[k] = m[k] ? x[k] : y[k];                               \
+            }                                                                                            \
+            return;                                                                                      \
+        }                                                                                                \
         for (int64_t k = 0; k < n; k++)                                                                  \
             *(T *)(p[0] + k * s[0]) = *(const uint8_t *)(p[1] + k * s[1]) ? *(const T *)(p[2] + k * s[2]) \
                                                                           : *(const T *)(p[3] + k * s[3]); \
@@ -12042,17 +12062,26 @@ done:
 /* ---- backward rules (derivatives.yaml: addmm, baddbmm, addmv, mv, dot, vdot) ---- */
 #define CT__BLAS_NEEDS(n, i) ((n)->next[i].fn != NULL)
 static ct_tensor *ct__times(ct_tensor *t, double s) { return s == 1.0 ? t : ct_mul_scalar(t, s); }
+/* l @ r, laid out like `like` (PyTorch's mm_mat1/mat2_backward): for a transposed
+   input (x @ w.t()) the product is made as (r^T l^T)^T, so that the gradient that
+   reaches w through t() is contiguous and .grad takes it without a copy. */
+static ct_tensor *ct__mm_like(const ct_tensor *like, ct_tensor *l, ct_tensor *r) {
+    if (like && like->ndim == 2 && like->shape[0] > 1 && like->shape[1] > 1 && like->strides[0] == 1 &&
+        like->strides[1] >= like->shape[0])
+        return ct_t(ct_mm(ct_t(r), ct_t(l)));
+    return ct_mm(l, r);
+}
 static int ct__bw_addmm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     double beta = n->attrs.s[0], alpha = n->attrs.s[1];
     ct_tensor *g = gout[0];
     if (CT__BLAS_NEEDS(n, 0) && !(gin[0] = ct__times(g, beta))) return -1;
     if (CT__BLAS_NEEDS(n, 1)) {
         ct_tensor *B = CT__SV_IN(n, 2);
-        if (!B || !(gin[1] = ct__times(ct_mm(g, ct_t(B)), alpha))) return -1;
+        if (!B || !(gin[1] = ct__times(ct__mm_like(ct__saved_peek(n, 1), g, ct_t(B)), alpha))) return -1;
     }
     if (CT__BLAS_NEEDS(n, 2)) {
-        ct_tensor *A = CT__SV_IN(n, 1);
-        if (!A || !(gin[2] = ct__times(ct_mm(ct_t(A), g), alpha))) return -1;
+        ct_tensor *A = CT__SV_IN(n, 1), *B = CT__SV_IN(n, 2);
+        if (!A || !B || !(gin[2] = ct__times(ct__mm_like(B, ct_t(A), g), alpha))) return -1;
     }
     return 0;
 }
@@ -13591,8 +13620,8 @@ static int ct__bw_mean(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { r
 /* ---- matrix products ---- */
 static int ct__bw_mm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mm(gout[0], ct_t(B)))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mm(ct_t(A), gout[0]))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct__mm_like(A, gout[0], ct_t(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct__mm_like(B, ct_t(A), gout[0]))) return -1;
     return 0;
 }
 static int ct__bw_bmm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
