@@ -14869,10 +14869,15 @@ static int ct__meta_conv(ct__call *c) {
 #  define CT__CONV_TID 0
 #endif
 
+#ifndef CT__CONV_COLBLOCK
+#  define CT__CONV_COLBLOCK ((int64_t)1 << 17)
+#endif
 #define CT__CONV_DEF(SUF, T)                                                                       \
-    /* col[(c, i, j)][oh * OW + ow] from x at (n, first channel of the group); x strides sc, sy, sx */ \
-    static void ct__im2col_##SUF(const T *x, int64_t sc, int64_t sy, int64_t sx, const ct__cgeo *g, int64_t Cg, T *col) { \
-        int64_t L = g->OH * g->OW;                                                                 \
+    /* col[(c, i, j)][(oh - oh0) * OW + ow] for output rows [oh0, oh1), from x at (n, first channel \
+       of the group); x strides sc, sy, sx */                                                     \
+    static void ct__im2col_##SUF(const T *x, int64_t sc, int64_t sy, int64_t sx, const ct__cgeo *g, int64_t Cg, T *col, \
+                                 int64_t oh0, int64_t oh1) {                                       \
+        int64_t L = (oh1 - oh0) * g->OW;                                                           \
         for (int64_t ch = 0; ch < Cg; ch++)                                                        \
             for (int64_t i = 0; i < g->kh; i++)                                                    \
                 for (int64_t j = 0; j < g->kw; j++) {                                              \
@@ -14881,9 +14886,9 @@ static int ct__meta_conv(ct__call *c) {
                     int64_t iw0 = j * g->dw - g->pw;                                               \
                     int64_t lo = 0, hi = g->OW;                                                    \
                     if (g->sw == 1) { lo = CT__MAX(0, -iw0); hi = CT__MIN(g->OW, g->W - iw0); if (hi < lo) hi = lo; } \
-                    for (int64_t oh = 0; oh < g->OH; oh++) {                                       \
+                    for (int64_t oh = oh0; oh < oh1; oh++) {                                       \
                         int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
-                        T *r = row + oh * g->OW;                                                   \
+                        T *r = row + (oh - oh0) * g->OW;                                           \
                         if (ih < 0 || ih >= g->H) {                                                \
                             for (int64_t ow = 0; ow < g->OW; ow++) r[ow] = 0;                      \
                             continue;                                                              \
@@ -14891,7 +14896,7 @@ static int ct__meta_conv(ct__call *c) {
                         const T *xr = xc + ih * sy;                                                \
                         if (g->sw == 1 && sx == 1) {                                               \
                             for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;                         \
-                            if (hi > lo) memcpy(r + lo, xr + iw0 + lo, sizeof(T) * (size_t)(hi - lo)); \
+                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + ow];             \
                             for (int64_t ow = hi; ow < g->OW; ow++) r[ow] = 0;                     \
                         } else {                                                                   \
                             for (int64_t ow = 0; ow < g->OW; ow++) {                               \
@@ -14928,12 +14933,13 @@ static int ct__meta_conv(ct__call *c) {
                     }                                                                              \
                 }                                                                                  \
     }                                                                                              \
-    /* NHWC: col[oh * OW + ow][(i, j, c)] from x (dense NHWC sample, at the group's first channel) */ \
-    static void ct__im2col_cl_##SUF(const T *x, const ct__cgeo *g, int64_t Cg, T *col) {          \
+    /* NHWC: col[(oh - oh0) * OW + ow][(i, j, c)] for output rows [oh0, oh1), from x (dense NHWC \
+       sample, at the group's first channel) */                                                   \
+    static void ct__im2col_cl_##SUF(const T *x, const ct__cgeo *g, int64_t Cg, T *col, int64_t oh0, int64_t oh1) { \
         int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
-        for (int64_t oh = 0; oh < g->OH; oh++)                                                     \
+        for (int64_t oh = oh0; oh < oh1; oh++)                                                     \
             for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
-                T *r = col + (oh * g->OW + ow) * K;                                                \
+                T *r = col + ((oh - oh0) * g->OW + ow) * K;                                        \
                 for (int64_t i = 0; i < g->kh; i++) {                                              \
                     int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
                     for (int64_t j = 0; j < g->kw; j++) {                                          \
@@ -14941,8 +14947,10 @@ static int ct__meta_conv(ct__call *c) {
                         T *d = r + (i * g->kw + j) * Cg;                                           \
                         if (ih < 0 || ih >= g->H || iw < 0 || iw >= g->W)                          \
                             for (int64_t ch = 0; ch < Cg; ch++) d[ch] = 0;                         \
-                        else                                                                       \
-                            memcpy(d, x + ih * sy + iw * sx, sizeof(T) * (size_t)Cg);             \
+                        else {                                                                     \
+                            const T *sp = x + ih * sy + iw * sx;                                   \
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = sp[ch];                    \
+                        }                                                                          \
                     }                                                                              \
                 }                                                                                  \
             }                                                                                      \
@@ -14974,6 +14982,8 @@ static int ct__meta_conv(ct__call *c) {
         int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw, L = g->OH * g->OW;    \
         int64_t HW = g->H * g->W, N = g->N, n;                                                     \
         int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0; \
+        /* forward: output rows per im2col block, about CT__CONV_COLBLOCK elements of columns */     \
+        int64_t rb = CT__MAX((int64_t)1, CT__CONV_COLBLOCK / CT__MAX((int64_t)1, K * g->OW));       \
         (void)nt;                                                                                  \
         if (op == CT__OP_CONV2D_WEIGHT)                                                            \
             for (int64_t i = 0; i < g->O * K; i++) out[i] = 0;                                     \
@@ -14987,12 +14997,19 @@ static int ct__meta_conv(ct__call *c) {
                     if (op == CT__OP_CONV2D) {                                                     \
                         const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
                         T *y = out + n * g->O * L + grp * Og * L;                                  \
-                        const T *B = xs;                                                           \
-                        if (!direct) { ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col); B = col; }   \
                         if (bias)                                                                  \
                             for (int64_t o = 0; o < Og; o++)                                       \
                                 for (int64_t l = 0; l < L; l++) y[o * L + l] = bias[grp * Og + o]; \
-                        ct__gemm_##SUF(Og, L, K, (T)1, b + grp * Og * K, K, 1, B, L, 1, bias ? (T)1 : (T)0, y, L); \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(Og, L, K, (T)1, b + grp * Og * K, K, 1, xs, L, 1, bias ? (T)1 : (T)0, y, L); \
+                        } else {                                                                   \
+                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {   /* row blocks: columns stay in cache */ \
+                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
+                                ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, r0, r1);             \
+                                ct__gemm_##SUF(Og, Lb, K, (T)1, b + grp * Og * K, K, 1, col, Lb, 1, bias ? (T)1 : (T)0, \
+                                               y + r0 * g->OW, L);                                 \
+                            }                                                                      \
+                        }                                                                          \
                     } else if (op == CT__OP_CONV_TRANSPOSE2D) {                                    \
                         const T *gp = a + n * g->O * L + grp * Og * L;                             \
                         T *xs = out + n * g->C * HW + grp * Cg * HW;                               \
@@ -15010,20 +15027,26 @@ static int ct__meta_conv(ct__call *c) {
                         const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
                         const T *gp = b + n * g->O * L + grp * Og * L;                             \
                         const T *B = xs;                                                           \
-                        if (!direct) { ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col); B = col; }   \
+                        if (!direct) { ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, 0, g->OH); B = col; } \
                         ct__gemm_##SUF(Og, K, L, (T)1, gp, L, 1, B, 1, L, (T)1, acc + grp * Og * K, K); \
                     }                                                                              \
                 } else {                                                                           \
                     if (op == CT__OP_CONV2D) {                                                     \
                         const T *xs = a + n * HW * g->C + grp * Cg;                                \
                         T *y = out + n * L * g->O + grp * Og;                                      \
-                        const T *A = xs;                                                           \
-                        int64_t rsa = g->C;                                                        \
-                        if (!direct) { ct__im2col_cl_##SUF(xs, g, Cg, col); A = col; rsa = K; }    \
                         if (bias)                                                                  \
                             for (int64_t l = 0; l < L; l++)                                        \
                                 for (int64_t o = 0; o < Og; o++) y[l * g->O + o] = bias[grp * Og + o]; \
-                        ct__gemm_##SUF(L, Og, K, (T)1, A, rsa, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, y, g->O); \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(L, Og, K, (T)1, xs, g->C, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, y, g->O); \
+                        } else {                                                                   \
+                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {                           \
+                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
+                                ct__im2col_cl_##SUF(xs, g, Cg, col, r0, r1);                       \
+                                ct__gemm_##SUF(Lb, Og, K, (T)1, col, K, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, \
+                                               y + r0 * g->OW * g->O, g->O);                       \
+                            }                                                                      \
+                        }                                                                          \
                     } else if (op == CT__OP_CONV_TRANSPOSE2D) {                                    \
                         const T *gp = a + n * L * g->O + grp * Og;                                 \
                         T *xs = out + n * HW * g->C + grp * Cg;                                    \
@@ -15040,7 +15063,7 @@ static int ct__meta_conv(ct__call *c) {
                         const T *gp = b + n * L * g->O + grp * Og;                                 \
                         const T *B = xs;                                                           \
                         int64_t rsb = g->C;                                                        \
-                        if (!direct) { ct__im2col_cl_##SUF(xs, g, Cg, col); B = col; rsb = K; }    \
+                        if (!direct) { ct__im2col_cl_##SUF(xs, g, Cg, col, 0, g->OH); B = col; rsb = K; }    \
                         ct__gemm_##SUF(Og, K, L, (T)1, gp, 1, g->O, B, rsb, 1, (T)1, acc + grp * Og * K, K); \
                     }                                                                              \
                 }                                                                                  \
