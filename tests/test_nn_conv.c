@@ -76,6 +76,34 @@ TEST(test_conv2d_formats_and_dtypes) {
     CHECK(e && ct_size(e, 0) == 0 && ct_size(e, 1) == 24);
 }
 
+/* A batch large enough to run threaded (optimized build): its gradients must
+   equal the sums of the per-sample gradients (samples run one at a time). */
+TEST(test_batch_equals_samples) {
+    for (int cl = 0; cl < 2; cl++) {
+        ct_tensor *x = RND(CT_FLOAT64, 70, 4, 16, 20, 20), *w = RND(CT_FLOAT64, 71, 32, 16, 3, 3), *b = RND(CT_FLOAT64, 72, 32);
+        if (cl) x = ct_to_channels_last(x);
+        ct_tensor *xl = leaf(x), *wl = leaf(w), *bl = leaf(b);
+        ct_conv_options o = {.padding = 1};
+        ct_tensor *y = ct_conv2d(xl, wl, bl, &o);
+        ct_tensor *g = RND(CT_FLOAT64, 73, 4, 32, 20, 20);
+        ct_backward(ct_sum(ct_mul(y, g)));
+        ct_tensor *gw = NULL, *gb = NULL;
+        int ok = 1;
+        for (int64_t n = 0; n < 4; n++) {
+            ct_tensor *xn = leaf(ct_narrow(x, 0, n, 1)), *wn = leaf(w), *bn = leaf(b);
+            ct_tensor *yn = ct_conv2d(xn, wn, bn, &o);
+            ok &= ct_allclose(yn, ct_narrow(y, 0, n, 1), 1e-12, 1e-12) == 1;
+            ct_backward(ct_sum(ct_mul(yn, ct_narrow(g, 0, n, 1))));
+            ok &= ct_allclose(ct_grad(xn), ct_narrow(ct_grad(xl), 0, n, 1), 1e-12, 1e-12) == 1;
+            gw = gw ? ct_add(gw, ct_grad(wn)) : ct_grad(wn);
+            gb = gb ? ct_add(gb, ct_grad(bn)) : ct_grad(bn);
+        }
+        CHECK(ok);
+        CHECK(ct_allclose(gw, ct_grad(wl), 1e-10, 1e-10) == 1);
+        CHECK(ct_allclose(gb, ct_grad(bl), 1e-10, 1e-10) == 1);
+    }
+}
+
 TEST(test_pool_values) {
     ct_tensor *x = ct_reshape(V64(16, 1, 5, 2, 0, 3, 4, 8, 7, -1, 6, 9, 2, 0, 0, 1, 3), 1, 1, 4, 4);
     ct_tensor *ind = NULL;
@@ -340,6 +368,7 @@ int main(void) {
     ct_t_init();
     RUN(test_conv2d_values);
     RUN(test_conv2d_formats_and_dtypes);
+    RUN(test_batch_equals_samples);
     RUN(test_pool_values);
     RUN(test_gradcheck_conv);
     RUN(test_gradcheck_pool);
