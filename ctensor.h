@@ -14886,6 +14886,25 @@ static int ct__meta_conv(ct__call *c) {
                     int64_t iw0 = j * g->dw - g->pw;                                               \
                     int64_t lo = 0, hi = g->OW;                                                    \
                     if (g->sw == 1) { lo = CT__MAX(0, -iw0); hi = CT__MIN(g->OW, g->W - iw0); if (hi < lo) hi = lo; } \
+                    if (g->sh == 1 && g->sw == 1 && sx == 1 && sy == g->W && g->OW == g->W && hi > lo) { \
+                        /* rows of col and x have one length: the valid rows are one shifted copy,  \
+                           then the columns that fell off the edges are zeroed */                 \
+                        int64_t a0 = CT__MAX(oh0, g->ph - i * g->dh), a1 = CT__MIN(oh1, g->H + g->ph - i * g->dh); \
+                        if (a1 < a0) a1 = a0;                                                      \
+                        T *r = row - oh0 * g->OW;                                                  \
+                        for (int64_t q = oh0 * g->OW; q < a0 * g->OW; q++) r[q] = 0;               \
+                        if (a1 > a0) {                                                             \
+                            int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;              \
+                            const T *src = xc + (i * g->dh - g->ph) * g->W + iw0;                  \
+                            for (int64_t q = d0; q < d1; q++) r[q] = src[q];                       \
+                            for (int64_t oh = a0; oh < a1; oh++) {                                 \
+                                for (int64_t ow = 0; ow < lo; ow++) r[oh * g->OW + ow] = 0;        \
+                                for (int64_t ow = hi; ow < g->OW; ow++) r[oh * g->OW + ow] = 0;    \
+                            }                                                                      \
+                        }                                                                          \
+                        for (int64_t q = a1 * g->OW; q < oh1 * g->OW; q++) r[q] = 0;               \
+                        continue;                                                                  \
+                    }                                                                              \
                     for (int64_t oh = oh0; oh < oh1; oh++) {                                       \
                         int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
                         T *r = row + (oh - oh0) * g->OW;                                           \
@@ -14908,21 +14927,35 @@ static int ct__meta_conv(ct__call *c) {
                 }                                                                                  \
     }                                                                                              \
     /* the adjoint: x (contiguous NCHW sample, at the group's first channel) += col */             \
-    static void ct__col2im_##SUF(const T *col, const ct__cgeo *g, int64_t Cg, T *x) {             \
+    /* (col is scratch: the fast path zeroes its entries that fall off the edges) */              \
+    static void ct__col2im_##SUF(T *col, const ct__cgeo *g, int64_t Cg, T *x) {                   \
         int64_t L = g->OH * g->OW;                                                                 \
         for (int64_t ch = 0; ch < Cg; ch++)                                                        \
             for (int64_t i = 0; i < g->kh; i++)                                                    \
                 for (int64_t j = 0; j < g->kw; j++) {                                              \
-                    const T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                       \
+                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
                     T *xc = x + ch * g->H * g->W;                                                  \
                     int64_t iw0 = j * g->dw - g->pw;                                               \
+                    int64_t lo = CT__MAX(0, -iw0), hi = CT__MIN(g->OW, g->W - iw0);                \
+                    if (g->sh == 1 && g->sw == 1 && g->OW == g->W) {                               \
+                        /* the adjoint of im2col's shifted copy */                                \
+                        int64_t a0 = CT__MAX((int64_t)0, g->ph - i * g->dh), a1 = CT__MIN(g->OH, g->H + g->ph - i * g->dh); \
+                        if (a1 <= a0 || hi <= lo) continue;                                        \
+                        for (int64_t oh = a0; oh < a1; oh++) {                                     \
+                            for (int64_t ow = 0; ow < lo; ow++) row[oh * g->OW + ow] = 0;          \
+                            for (int64_t ow = hi; ow < g->OW; ow++) row[oh * g->OW + ow] = 0;      \
+                        }                                                                          \
+                        int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;                  \
+                        T *dst = xc + (i * g->dh - g->ph) * g->W + iw0;                            \
+                        for (int64_t q = d0; q < d1; q++) dst[q] += row[q];                        \
+                        continue;                                                                  \
+                    }                                                                              \
                     for (int64_t oh = 0; oh < g->OH; oh++) {                                       \
                         int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
                         if (ih < 0 || ih >= g->H) continue;                                        \
                         const T *r = row + oh * g->OW;                                             \
                         T *xr = xc + ih * g->W;                                                    \
                         if (g->sw == 1) {                                                          \
-                            int64_t lo = CT__MAX(0, -iw0), hi = CT__MIN(g->OW, g->W - iw0);        \
                             for (int64_t ow = lo; ow < hi; ow++) xr[ow + iw0] += r[ow];            \
                         } else {                                                                   \
                             for (int64_t ow = 0; ow < g->OW; ow++) {                               \
