@@ -958,6 +958,73 @@ CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char 
 CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path, int strict);
 #endif
 
+/* [section: nn-conv-api] */
+/* ============================================================================
+   Convolution and pooling (torch.nn.functional.conv*, *_pool*, and their modules)
+   Inputs are (N, C, H, W) or unbatched (C, H, W); 1-d forms take (N, C, L) or (C, L).
+   A channels-last input (NHWC strides) gives a channels-last output, as in PyTorch.
+   Options structs: a zero field means PyTorch's default; NULL means all defaults.
+   The scalar fields (stride, padding, ...) apply to both spatial dims; the _hw
+   arrays, when any entry is nonzero, give (H, W) separately.
+   Float32 and float64 only (PyTorch also runs integer convolutions).
+   ========================================================================== */
+typedef struct ct_conv_options {
+    int64_t stride, padding, dilation, groups;  /* 0: 1, 0, 1, 1 */
+    const char *padding_str;                    /* "same" or "valid" (overrides padding); NULL: use padding */
+    int64_t output_padding;                     /* conv_transpose2d only */
+    int64_t stride_hw[2], padding_hw[2], dilation_hw[2], output_padding_hw[2];
+} ct_conv_options;
+/* F.conv2d(x, weight, bias, ...): weight (out, in/groups, kH, kW); bias NULL or (out) */
+CTENSOR_API ct_tensor *ct_conv2d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias, const ct_conv_options *o);
+/* F.conv1d: weight (out, in/groups, k); only the first entries of the options are used */
+CTENSOR_API ct_tensor *ct_conv1d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias, const ct_conv_options *o);
+/* F.conv_transpose2d: weight (in, out/groups, kH, kW); padding_str is not allowed */
+CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias,
+                                           const ct_conv_options *o);
+
+typedef struct ct_pool_options {
+    int64_t stride, padding, dilation;           /* 0: kernel_size, 0, 1 (avg pools have no dilation) */
+    int ceil_mode;
+    int count_exclude_pad;                       /* avg: count_include_pad=False */
+    int64_t divisor_override;                    /* avg: 0 = none */
+    int64_t kernel_size_hw[2], stride_hw[2], padding_hw[2], dilation_hw[2];
+} ct_pool_options;
+CTENSOR_API ct_tensor *ct_max_pool2d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+/* max_pool2d(return_indices=True): *indices (int64, flat h * W + w per plane) may be NULL */
+CTENSOR_API ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o,
+                                                  ct_tensor **indices);
+CTENSOR_API ct_tensor *ct_avg_pool2d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_tensor *ct_max_pool1d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_tensor *ct_avg_pool1d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *x, int64_t out_h, int64_t out_w);
+
+/* Modules: nn.Conv2d / Conv1d / ConvTranspose2d / MaxPool2d / AvgPool2d /
+   AdaptiveAvgPool2d, PyTorch's initialization (same seed, same weights),
+   parameter names ("weight", "bias") and repr. */
+typedef struct ct_conv_module_options {
+    int64_t kernel_size, stride, padding, dilation, groups;   /* 0: -, 1, 0, 1, 1 */
+    const char *padding_str;                                  /* "same" / "valid" */
+    int64_t output_padding;                                   /* ConvTranspose2d */
+    int no_bias;                                              /* bias=False */
+    int64_t kernel_size_hw[2], stride_hw[2], padding_hw[2], dilation_hw[2], output_padding_hw[2];
+} ct_conv_module_options;
+typedef ct_conv_module_options ct_conv2d_module_options;
+CTENSOR_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
+                                    int64_t padding);
+CTENSOR_API ct_module *ct_nn_conv2d_opts(int64_t in_channels, int64_t out_channels, const ct_conv_module_options *o);
+CTENSOR_API ct_module *ct_nn_conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
+                                    int64_t padding);
+CTENSOR_API ct_module *ct_nn_conv1d_opts(int64_t in_channels, int64_t out_channels, const ct_conv_module_options *o);
+CTENSOR_API ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
+                                              int64_t stride, int64_t padding);
+CTENSOR_API ct_module *ct_nn_conv_transpose2d_opts(int64_t in_channels, int64_t out_channels,
+                                                   const ct_conv_module_options *o);
+CTENSOR_API ct_module *ct_nn_max_pool2d(int64_t kernel_size, int64_t stride);   /* stride 0: kernel_size */
+CTENSOR_API ct_module *ct_nn_max_pool2d_opts(int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t kernel_size, int64_t stride);
+CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w);
+
 /* [section: nn-functional-api] */
 
 /* [section: nn-loss-api] */
@@ -2531,6 +2598,18 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(RANDPERM, "randperm", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
     X(MULTINOMIAL, "multinomial", "", 1, 1, CT__OPF_NONDIFF, ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
+/* convolution and pooling ([section: nn-conv-impl]) */
+#define CT__OPS_NN_CONV(X)                                                                                         \
+    X(CONV2D, "conv2d", "ConvolutionBackward0", -1, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV_TRANSPOSE2D, "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV2D_WEIGHT, "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MAX_POOL2D, "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
+    X(MAX_POOL2D_BACKWARD, "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
+    X(AVG_POOL2D, "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(AVG_POOL2D_BACKWARD, "avg_pool2d_backward", "AvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D_BACKWARD, "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
+
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
     CT__OPS_VIEW(X)     \
@@ -2540,7 +2619,8 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     CT__OPS_REDUCE(X)   \
     CT__OPS_INDEX(X)    \
     CT__OPS_BLAS(X)     \
-    CT__OPS_RANDOM(X)
+    CT__OPS_RANDOM(X)   \
+    CT__OPS_NN_CONV(X)
 
 enum {
 #define CT__X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__OP_##E,
@@ -14837,6 +14917,1130 @@ CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path,
     return rc;
 }
 #endif
+
+/* [section: nn-conv-impl] */
+/* ============================================================================
+   Convolution and pooling
+   Three ops carry convolution and its derivatives, all on 4-D (N, C, H, W)
+   tensors, with one geometry in the attributes (stride, padding, dilation,
+   kernel size, the conv input's H x W, groups):
+     conv2d(X, W[, b])                    -> Y
+     conv_transpose2d(G, W[, b])          -> X-shaped (the adjoint of conv2d in X)
+     convolution_backward_weight(X, G)    -> W-shaped (the adjoint in W)
+   Each is bilinear, so each one's gradients are the other two: double backward
+   (and any order) works. The kernels are im2col (or the input itself for 1x1
+   convolutions) + the packed GEMM, per sample, threaded over the batch. A
+   channels-last input is computed in NHWC order (columns ordered kh, kw, c)
+   and gives a channels-last output.
+   Attributes: v[0..1] stride, v[2..3] padding, v[4..5] dilation, v[6..7] kernel,
+   v[8..9] the conv input's H, W; i[0] groups.
+   ========================================================================== */
+typedef struct ct__cgeo {
+    int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G;
+    int cl;            /* NHWC order */
+} ct__cgeo;
+
+static int64_t ct__conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+    return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+/* dense NHWC strides of a 4-D shape */
+static void ct__cl_strides(const int64_t *shape, int64_t *st) {
+    st[1] = 1;
+    st[3] = shape[1];
+    st[2] = shape[1] * shape[3];
+    st[0] = st[2] * shape[2];
+}
+/* channels-last data of a 4-D x: x itself (incref) when it is, else a copy */
+static ct_tensor *ct__cl_ref(const ct_tensor *x) {
+    if (ct_is_channels_last(x)) return ct__incref((ct_tensor *)x);
+    int64_t st[4];
+    ct__cl_strides(x->shape, st);
+    ct_tensor *y = ct__alloc(x->dtype, 4, x->shape, st, x->device);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+/* PyTorch's suggest_memory_format: channels-last when the strides say so and not also contiguous */
+static int ct__is_cl_input(const ct_tensor *x) { return x->ndim == 4 && ct_is_channels_last(x) && !ct__is_contig(x); }
+
+static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
+    const ct__attrs *a = c->a;
+    const ct_tensor *x = c->in[0], *w = c->in[1];
+    const char *nm = ct__opdef_get(c->op)->name;
+    for (int i = 0; i < c->nin && i < 2; i++)
+        if (c->in[i]->ndim != 4) return ct__failed(CT_ERR_SHAPE, "%s: expected a 4-D tensor as argument %d, got %s", nm, i, CT__SHAPE(c->in[i]));
+    g->sh = a->v[0]; g->sw = a->v[1]; g->ph = a->v[2]; g->pw = a->v[3];
+    g->dh = a->v[4]; g->dw = a->v[5]; g->G = a->i[0];
+    if (g->sh <= 0 || g->sw <= 0 || g->dh <= 0 || g->dw <= 0 || g->ph < 0 || g->pw < 0 || g->G <= 0)
+        return ct__failed(CT_ERR_ARG, "%s: invalid convolution geometry", nm);
+    g->N = x->shape[0];
+    if (c->op == CT__OP_CONV2D_WEIGHT) {
+        g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
+        g->O = w->shape[1]; g->kh = a->v[6]; g->kw = a->v[7];
+    } else if (c->op == CT__OP_CONV2D) {
+        g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
+        g->O = w->shape[0]; g->kh = w->shape[2]; g->kw = w->shape[3];
+        if (w->shape[1] * g->G != g->C)
+            return ct__failed(CT_ERR_SHAPE, "%s: Given groups=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                              nm, (long long)g->G, CT__SHAPE(w), CT__SHAPE(x), (long long)(w->shape[1] * g->G), (long long)g->C);
+    } else {
+        g->O = w->shape[0]; g->C = w->shape[1] * g->G; g->H = a->v[8]; g->W = a->v[9];
+        g->kh = w->shape[2]; g->kw = w->shape[3];
+        if (x->shape[1] != g->O)
+            return ct__failed(CT_ERR_SHAPE, "%s: Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                              nm, CT__SHAPE(w), CT__SHAPE(x), (long long)g->O, (long long)x->shape[1]);
+    }
+    if (g->O % g->G || g->C % g->G)
+        return ct__failed(CT_ERR_SHAPE, "%s: channels (%lld in, %lld out) must be divisible by groups=%lld", nm, (long long)g->C, (long long)g->O, (long long)g->G);
+    g->OH = ct__conv_out_size(g->H, g->kh, g->sh, g->ph, g->dh);
+    g->OW = ct__conv_out_size(g->W, g->kw, g->sw, g->pw, g->dw);
+    if (g->OH <= 0 || g->OW <= 0 || g->H < 0 || g->W < 0)
+        return ct__failed(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
+                          nm, (long long)(g->H + 2 * g->ph), (long long)(g->W + 2 * g->pw), (long long)(g->dh * (g->kh - 1) + 1), (long long)(g->dw * (g->kw - 1) + 1));
+    if (c->op == CT__OP_CONV_TRANSPOSE2D && (x->shape[2] != g->OH || x->shape[3] != g->OW))
+        return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the output size %lldx%lld of the forward convolution",
+                          nm, CT__SHAPE(x), (long long)g->OH, (long long)g->OW);
+    if (c->op == CT__OP_CONV2D_WEIGHT && (w->shape[0] != g->N || w->shape[2] != g->OH || w->shape[3] != g->OW))
+        return ct__failed(CT_ERR_SHAPE, "%s: grad_output of size %s does not match input %s", nm, CT__SHAPE(w), CT__SHAPE(x));
+    g->cl = ct__is_cl_input(x);
+    return 0;
+}
+
+static int ct__meta_conv(ct__call *c) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    if (c->nin < 2 || c->nin > 3) return ct__failed(CT_ERR_ARG, "%s: expected 2 or 3 tensors, got %d", nm, c->nin);
+    ct_dtype dt = c->in[0]->dtype;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' (ctensor convolutions run in float32 and float64)", nm, CT__DTNAME(dt));
+    for (int i = 1; i < c->nin; i++)
+        if (c->in[i]->dtype != dt)
+            return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", nm, CT__DTNAME(dt), CT__DTNAME(c->in[i]->dtype));
+    ct__cgeo g;
+    if (ct__conv_geo(c, &g)) return -1;
+    if (c->nin == 3) {
+        int64_t nb = c->op == CT__OP_CONV2D ? g.O : g.C;
+        if (c->op == CT__OP_CONV2D_WEIGHT || c->in[2]->ndim != 1 || c->in[2]->shape[0] != nb)
+            return ct__failed(CT_ERR_SHAPE, "%s: expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
+                              nm, (long long)nb, CT__SHAPE(c->in[2]));
+    }
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = 4;
+    o->has_strides = 0;
+    if (c->op == CT__OP_CONV2D_WEIGHT) {
+        o->shape[0] = g.O; o->shape[1] = g.C / g.G; o->shape[2] = g.kh; o->shape[3] = g.kw;
+    } else {
+        o->shape[0] = g.N;
+        o->shape[1] = c->op == CT__OP_CONV2D ? g.O : g.C;
+        o->shape[2] = c->op == CT__OP_CONV2D ? g.OH : g.H;
+        o->shape[3] = c->op == CT__OP_CONV2D ? g.OW : g.W;
+        if (g.cl) { o->has_strides = 1; ct__cl_strides(o->shape, o->strides); }
+    }
+    c->nout = 1;
+    return 0;
+}
+
+#ifdef CTENSOR_OPENMP
+#  define CT__CONV_TID omp_get_thread_num()
+#else
+#  define CT__CONV_TID 0
+#endif
+
+#ifndef CT__CONV_COLBLOCK
+#  define CT__CONV_COLBLOCK ((int64_t)1 << 17)
+#endif
+#define CT__CONV_DEF(SUF, T)                                                                       \
+    /* col[(c, i, j)][(oh - oh0) * OW + ow] for output rows [oh0, oh1), from x at (n, first channel \
+       of the group); x strides sc, sy, sx */                                                     \
+    static void ct__im2col_##SUF(const T *x, int64_t sc, int64_t sy, int64_t sx, const ct__cgeo *g, int64_t Cg, T *col, \
+                                 int64_t oh0, int64_t oh1) {                                       \
+        int64_t L = (oh1 - oh0) * g->OW;                                                           \
+        for (int64_t ch = 0; ch < Cg; ch++)                                                        \
+            for (int64_t i = 0; i < g->kh; i++)                                                    \
+                for (int64_t j = 0; j < g->kw; j++) {                                              \
+                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
+                    const T *xc = x + ch * sc;                                                     \
+                    int64_t iw0 = j * g->dw - g->pw;                                               \
+                    int64_t lo = 0, hi = g->OW;                                                    \
+                    if (g->sw == 1) { lo = CT__MAX(0, -iw0); hi = CT__MIN(g->OW, g->W - iw0); if (hi < lo) hi = lo; } \
+                    if (g->sh == 1 && g->sw == 1 && sx == 1 && sy == g->W && g->OW == g->W && hi > lo) { \
+                        /* rows of col and x have one length: the valid rows are one shifted copy,  \
+                           then the columns that fell off the edges are zeroed */                 \
+                        int64_t a0 = CT__MAX(oh0, g->ph - i * g->dh), a1 = CT__MIN(oh1, g->H + g->ph - i * g->dh); \
+                        if (a1 < a0) a1 = a0;                                                      \
+                        T *r = row - oh0 * g->OW;                                                  \
+                        for (int64_t q = oh0 * g->OW; q < a0 * g->OW; q++) r[q] = 0;               \
+                        if (a1 > a0) {                                                             \
+                            int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;              \
+                            const T *src = xc + (i * g->dh - g->ph) * g->W + iw0;                  \
+                            for (int64_t q = d0; q < d1; q++) r[q] = src[q];                       \
+                            for (int64_t oh = a0; oh < a1; oh++) {                                 \
+                                for (int64_t ow = 0; ow < lo; ow++) r[oh * g->OW + ow] = 0;        \
+                                for (int64_t ow = hi; ow < g->OW; ow++) r[oh * g->OW + ow] = 0;    \
+                            }                                                                      \
+                        }                                                                          \
+                        for (int64_t q = a1 * g->OW; q < oh1 * g->OW; q++) r[q] = 0;               \
+                        continue;                                                                  \
+                    }                                                                              \
+                    for (int64_t oh = oh0; oh < oh1; oh++) {                                       \
+                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
+                        T *r = row + (oh - oh0) * g->OW;                                           \
+                        if (ih < 0 || ih >= g->H) {                                                \
+                            for (int64_t ow = 0; ow < g->OW; ow++) r[ow] = 0;                      \
+                            continue;                                                              \
+                        }                                                                          \
+                        const T *xr = xc + ih * sy;                                                \
+                        if (g->sw == 1 && sx == 1) {                                               \
+                            for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;                         \
+                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + ow];             \
+                            for (int64_t ow = hi; ow < g->OW; ow++) r[ow] = 0;                     \
+                        } else {                                                                   \
+                            for (int64_t ow = 0; ow < g->OW; ow++) {                               \
+                                int64_t iw = ow * g->sw + iw0;                                     \
+                                r[ow] = iw >= 0 && iw < g->W ? xr[iw * sx] : (T)0;                 \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+    }                                                                                              \
+    /* the adjoint: x (contiguous NCHW sample, at the group's first channel) += col */             \
+    /* (col is scratch: the fast path zeroes its entries that fall off the edges) */              \
+    static void ct__col2im_##SUF(T *col, const ct__cgeo *g, int64_t Cg, T *x) {                   \
+        int64_t L = g->OH * g->OW;                                                                 \
+        for (int64_t ch = 0; ch < Cg; ch++)                                                        \
+            for (int64_t i = 0; i < g->kh; i++)                                                    \
+                for (int64_t j = 0; j < g->kw; j++) {                                              \
+                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
+                    T *xc = x + ch * g->H * g->W;                                                  \
+                    int64_t iw0 = j * g->dw - g->pw;                                               \
+                    int64_t lo = CT__MAX(0, -iw0), hi = CT__MIN(g->OW, g->W - iw0);                \
+                    if (g->sh == 1 && g->sw == 1 && g->OW == g->W) {                               \
+                        /* the adjoint of im2col's shifted copy */                                \
+                        int64_t a0 = CT__MAX((int64_t)0, g->ph - i * g->dh), a1 = CT__MIN(g->OH, g->H + g->ph - i * g->dh); \
+                        if (a1 <= a0 || hi <= lo) continue;                                        \
+                        for (int64_t oh = a0; oh < a1; oh++) {                                     \
+                            for (int64_t ow = 0; ow < lo; ow++) row[oh * g->OW + ow] = 0;          \
+                            for (int64_t ow = hi; ow < g->OW; ow++) row[oh * g->OW + ow] = 0;      \
+                        }                                                                          \
+                        int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;                  \
+                        T *dst = xc + (i * g->dh - g->ph) * g->W + iw0;                            \
+                        for (int64_t q = d0; q < d1; q++) dst[q] += row[q];                        \
+                        continue;                                                                  \
+                    }                                                                              \
+                    for (int64_t oh = 0; oh < g->OH; oh++) {                                       \
+                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
+                        if (ih < 0 || ih >= g->H) continue;                                        \
+                        const T *r = row + oh * g->OW;                                             \
+                        T *xr = xc + ih * g->W;                                                    \
+                        if (g->sw == 1) {                                                          \
+                            for (int64_t ow = lo; ow < hi; ow++) xr[ow + iw0] += r[ow];            \
+                        } else {                                                                   \
+                            for (int64_t ow = 0; ow < g->OW; ow++) {                               \
+                                int64_t iw = ow * g->sw + iw0;                                     \
+                                if (iw >= 0 && iw < g->W) xr[iw] += r[ow];                         \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+    }                                                                                              \
+    /* NHWC: col[(oh - oh0) * OW + ow][(i, j, c)] for output rows [oh0, oh1), from x (dense NHWC \
+       sample, at the group's first channel) */                                                   \
+    static void ct__im2col_cl_##SUF(const T *x, const ct__cgeo *g, int64_t Cg, T *col, int64_t oh0, int64_t oh1) { \
+        int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
+        for (int64_t oh = oh0; oh < oh1; oh++)                                                     \
+            for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
+                T *r = col + ((oh - oh0) * g->OW + ow) * K;                                        \
+                for (int64_t i = 0; i < g->kh; i++) {                                              \
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
+                    for (int64_t j = 0; j < g->kw; j++) {                                          \
+                        int64_t iw = ow * g->sw - g->pw + j * g->dw;                               \
+                        T *d = r + (i * g->kw + j) * Cg;                                           \
+                        if (ih < 0 || ih >= g->H || iw < 0 || iw >= g->W)                          \
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = 0;                         \
+                        else {                                                                     \
+                            const T *sp = x + ih * sy + iw * sx;                                   \
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = sp[ch];                    \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+    }                                                                                              \
+    static void ct__col2im_cl_##SUF(const T *col, const ct__cgeo *g, int64_t Cg, T *x) {          \
+        int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
+        for (int64_t oh = 0; oh < g->OH; oh++)                                                     \
+            for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
+                const T *r = col + (oh * g->OW + ow) * K;                                          \
+                for (int64_t i = 0; i < g->kh; i++) {                                              \
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
+                    if (ih < 0 || ih >= g->H) continue;                                            \
+                    for (int64_t j = 0; j < g->kw; j++) {                                          \
+                        int64_t iw = ow * g->sw - g->pw + j * g->dw;                               \
+                        if (iw < 0 || iw >= g->W) continue;                                        \
+                        const T *s = r + (i * g->kw + j) * Cg;                                     \
+                        T *d = x + ih * sy + iw * sx;                                              \
+                        for (int64_t ch = 0; ch < Cg; ch++) d[ch] += s[ch];                        \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+    }                                                                                              \
+    /* op CONV2D: a = X, b = W, out = Y; CONV_TRANSPOSE2D: a = G, b = W, out = X;                 \
+       CONV2D_WEIGHT: a = X, b = G, out = dW as [O][K] (K ordered as the columns).               \
+       a, b and out are dense in the geometry's order (NCHW or NHWC; W in NHWC order is [O][kh][kw][Cg]). \
+       ws: per-thread workspace, nt threads. */                                                    \
+    static void ct__conv_run_##SUF(int op, const ct__cgeo *g, const T *a, const T *b, const T *bias, T *out, \
+                                   T *ws, int64_t wsz, int nt) {                                   \
+        int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw, L = g->OH * g->OW;    \
+        int64_t HW = g->H * g->W, N = g->N, n;                                                     \
+        int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0; \
+        /* forward: output rows per im2col block, about CT__CONV_COLBLOCK elements of columns */     \
+        int64_t rb = CT__MAX((int64_t)1, CT__CONV_COLBLOCK / CT__MAX((int64_t)1, K * g->OW));       \
+        (void)nt;                                                                                  \
+        if (op == CT__OP_CONV2D_WEIGHT)                                                            \
+            for (int64_t i = 0; i < g->O * K; i++) out[i] = 0;                                     \
+        CT__CONV_PARFOR                                                                            \
+        for (n = 0; n < N; n++) {                                                                  \
+            int tid = CT__CONV_TID;                                                                \
+            T *col = ws + (int64_t)tid * wsz;                                                      \
+            T *acc = op == CT__OP_CONV2D_WEIGHT ? (tid == 0 ? out : col + L * K) : NULL;           \
+            for (int64_t grp = 0; grp < g->G; grp++) {                                             \
+                if (!g->cl) {                                                                      \
+                    if (op == CT__OP_CONV2D) {                                                     \
+                        const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
+                        T *y = out + n * g->O * L + grp * Og * L;                                  \
+                        if (bias)                                                                  \
+                            for (int64_t o = 0; o < Og; o++)                                       \
+                                for (int64_t l = 0; l < L; l++) y[o * L + l] = bias[grp * Og + o]; \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(Og, L, K, (T)1, b + grp * Og * K, K, 1, xs, L, 1, bias ? (T)1 : (T)0, y, L); \
+                        } else {                                                                   \
+                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {   /* row blocks: columns stay in cache */ \
+                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
+                                ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, r0, r1);             \
+                                ct__gemm_##SUF(Og, Lb, K, (T)1, b + grp * Og * K, K, 1, col, Lb, 1, bias ? (T)1 : (T)0, \
+                                               y + r0 * g->OW, L);                                 \
+                            }                                                                      \
+                        }                                                                          \
+                    } else if (op == CT__OP_CONV_TRANSPOSE2D) {                                    \
+                        const T *gp = a + n * g->O * L + grp * Og * L;                             \
+                        T *xs = out + n * g->C * HW + grp * Cg * HW;                               \
+                        for (int64_t ch = 0; ch < Cg; ch++) {                                      \
+                            T v = bias ? bias[grp * Cg + ch] : (T)0;                               \
+                            for (int64_t l = 0; l < HW; l++) xs[ch * HW + l] = v;                  \
+                        }                                                                          \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(K, L, Og, (T)1, b + grp * Og * K, 1, K, gp, L, 1, (T)1, xs, L); \
+                        } else {                                                                   \
+                            ct__gemm_##SUF(K, L, Og, (T)1, b + grp * Og * K, 1, K, gp, L, 1, (T)0, col, L); \
+                            ct__col2im_##SUF(col, g, Cg, xs);                                      \
+                        }                                                                          \
+                    } else {                                                                       \
+                        const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
+                        const T *gp = b + n * g->O * L + grp * Og * L;                             \
+                        const T *B = xs;                                                           \
+                        if (!direct) { ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, 0, g->OH); B = col; } \
+                        ct__gemm_##SUF(Og, K, L, (T)1, gp, L, 1, B, 1, L, (T)1, acc + grp * Og * K, K); \
+                    }                                                                              \
+                } else {                                                                           \
+                    if (op == CT__OP_CONV2D) {                                                     \
+                        const T *xs = a + n * HW * g->C + grp * Cg;                                \
+                        T *y = out + n * L * g->O + grp * Og;                                      \
+                        if (bias)                                                                  \
+                            for (int64_t l = 0; l < L; l++)                                        \
+                                for (int64_t o = 0; o < Og; o++) y[l * g->O + o] = bias[grp * Og + o]; \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(L, Og, K, (T)1, xs, g->C, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, y, g->O); \
+                        } else {                                                                   \
+                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {                           \
+                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
+                                ct__im2col_cl_##SUF(xs, g, Cg, col, r0, r1);                       \
+                                ct__gemm_##SUF(Lb, Og, K, (T)1, col, K, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, \
+                                               y + r0 * g->OW * g->O, g->O);                       \
+                            }                                                                      \
+                        }                                                                          \
+                    } else if (op == CT__OP_CONV_TRANSPOSE2D) {                                    \
+                        const T *gp = a + n * L * g->O + grp * Og;                                 \
+                        T *xs = out + n * HW * g->C + grp * Cg;                                    \
+                        for (int64_t l = 0; l < HW; l++)                                           \
+                            for (int64_t ch = 0; ch < Cg; ch++) xs[l * g->C + ch] = bias ? bias[grp * Cg + ch] : (T)0; \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(L, K, Og, (T)1, gp, g->O, 1, b + grp * Og * K, K, 1, (T)1, xs, g->C); \
+                        } else {                                                                   \
+                            ct__gemm_##SUF(L, K, Og, (T)1, gp, g->O, 1, b + grp * Og * K, K, 1, (T)0, col, K); \
+                            ct__col2im_cl_##SUF(col, g, Cg, xs);                                   \
+                        }                                                                          \
+                    } else {                                                                       \
+                        const T *xs = a + n * HW * g->C + grp * Cg;                                \
+                        const T *gp = b + n * L * g->O + grp * Og;                                 \
+                        const T *B = xs;                                                           \
+                        int64_t rsb = g->C;                                                        \
+                        if (!direct) { ct__im2col_cl_##SUF(xs, g, Cg, col, 0, g->OH); B = col; rsb = K; }    \
+                        ct__gemm_##SUF(Og, K, L, (T)1, gp, 1, g->O, B, rsb, 1, (T)1, acc + grp * Og * K, K); \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        if (op == CT__OP_CONV2D_WEIGHT)                                                            \
+            for (int t = 1; t < nt; t++) {                                                         \
+                const T *p = ws + (int64_t)t * wsz + L * K;                                        \
+                for (int64_t i = 0; i < g->O * K; i++) out[i] += p[i];                             \
+            }                                                                                      \
+    }
+#ifdef CTENSOR_OPENMP
+#  define CT__CONV_PARFOR _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")
+#else
+#  define CT__CONV_PARFOR
+#endif
+CT__CONV_DEF(f32, float)
+CT__CONV_DEF(f64, double)
+
+static int ct__k_conv(ct__call *c) {
+    ct__cgeo g;
+    if (ct__conv_geo(c, &g)) return -1;
+    ct_tensor *a = NULL, *b = NULL, *bias = NULL, *tmp = NULL;
+    void *ws = NULL;
+    int rc = -1;
+    ct_dtype dt = c->in[0]->dtype;
+    size_t es = ct__dt[dt].size;
+    ct_tensor *out = c->out[0];
+    if (ct_numel(out) == 0) return 0;
+    if (!(a = g.cl ? ct__cl_ref(c->in[0]) : ct__contig_ref(c->in[0]))) goto done;
+    if (!(b = g.cl ? ct__cl_ref(c->in[1]) : ct__contig_ref(c->in[1]))) goto done;
+    if (c->nin == 3 && !(bias = ct__contig_ref(c->in[2]))) goto done;
+    {
+        int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
+        int nt = 1;
+#ifdef CTENSOR_OPENMP
+        if (g.N > 1 && !omp_in_parallel() && g.N * g.O * K * L >= CT__GEMM_PAR)
+            nt = (int)CT__MIN((int64_t)omp_get_max_threads(), g.N);
+#endif
+        int64_t wsz = K * L + (c->op == CT__OP_CONV2D_WEIGHT ? g.O * K : 0);
+        ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1));
+        if (!ws) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name); goto done; }
+        if (c->op == CT__OP_CONV2D_WEIGHT) {
+            /* per-thread accumulators after each thread's columns; thread 0 writes the output */
+            for (int t = 1; t < nt; t++) memset((char *)ws + es * (size_t)(t * wsz + K * L), 0, es * (size_t)(g.O * K));
+            if (g.cl) {
+                int64_t st[4];
+                ct__cl_strides(out->shape, st);
+                if (!(tmp = ct__alloc(dt, 4, out->shape, st, out->device))) goto done;
+            } else if (!ct__is_contig(out)) {
+                if (!(tmp = ct__alloc(dt, 4, out->shape, NULL, out->device))) goto done;
+            }
+        }
+        ct_tensor *o = tmp ? tmp : out;
+        if (dt == CT_FLOAT32)
+            ct__conv_run_f32(c->op, &g, (const float *)ct__ptr(a), (const float *)ct__ptr(b),
+                             bias ? (const float *)ct__ptr(bias) : NULL, (float *)ct__ptr(o), (float *)ws, wsz, nt);
+        else
+            ct__conv_run_f64(c->op, &g, (const double *)ct__ptr(a), (const double *)ct__ptr(b),
+                             bias ? (const double *)ct__ptr(bias) : NULL, (double *)ct__ptr(o), (double *)ws, wsz, nt);
+        if (tmp && ct__copy_into(out, tmp)) goto done;
+    }
+    rc = 0;
+done:
+    if (a) ct__decref(a);
+    if (b) ct__decref(b);
+    if (bias) ct__decref(bias);
+    if (tmp) ct__decref(tmp);
+    CT_FREE(ws);
+    return rc;
+}
+
+static ct_tensor *ct__conv_op(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *bias, const ct__attrs *a) {
+    ct__attrs b = *a;
+    b.kerr = NULL;
+    return bias ? ct__op3(op, x, y, bias, &b) : ct__op2(op, x, y, &b);
+}
+/* sum over N, H, W: the bias gradient */
+static ct_tensor *ct__conv_bias_grad(const ct_tensor *g) {
+    int64_t d[3] = {0, 2, 3};
+    return ct_sum_dims(g, 3, d, 0);
+}
+static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1), *g = gout[0];
+    if (!A || !B) return -1;
+    const ct__attrs *a = &n->attrs;
+    if (n->op == CT__OP_CONV2D) {   /* A = X, B = W */
+        if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__OP_CONV_TRANSPOSE2D, g, B, NULL, a))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__OP_CONV2D_WEIGHT, A, g, NULL, a))) return -1;
+    } else if (n->op == CT__OP_CONV_TRANSPOSE2D) {   /* A = G, B = W */
+        if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__OP_CONV2D, g, B, NULL, a))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__OP_CONV2D_WEIGHT, g, A, NULL, a))) return -1;
+    } else {   /* A = X, B = G, g = grad of dW */
+        if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__OP_CONV_TRANSPOSE2D, B, g, NULL, a))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__OP_CONV2D, A, g, NULL, a))) return -1;
+    }
+    if (n->nin > 2 && CT__NEEDS(n, 2) && !(gin[2] = ct__conv_bias_grad(g))) return -1;
+    return 0;
+}
+
+/* ---- public convolution functions ---- */
+static const char *ct__conv_tname(ct_dtype dt) {   /* "torch.FloatTensor" */
+    static const char *const nm[CT_NUM_DTYPES] = {
+        "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor", "torch.LongTensor",
+        "torch.IntTensor", "torch.ShortTensor", "torch.CharTensor", "torch.ByteTensor", "torch.BoolTensor",
+        "torch.QInt8Tensor", "torch.QUInt8Tensor", "torch.QInt32Tensor", "torch.ComplexFloatTensor", "torch.ComplexDoubleTensor"};
+    return ct__dt_ok(dt) ? nm[dt] : "invalid";
+}
+static void ct__pair(int64_t s, const int64_t *hw, int64_t def, int64_t *out) {
+    if (hw && (hw[0] || hw[1])) { out[0] = hw[0]; out[1] = hw[1]; }
+    else out[0] = out[1] = s ? s : def;
+}
+/* The shared front of conv1d/conv2d/conv_transpose2d: x and w are 4-D here. dims: 1 or 2. */
+static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *bias, const ct_conv_options *o) {
+    ct_conv_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    int64_t st[2], pd[2], dl[2], op[2], grp = o->groups ? o->groups : 1;
+    ct__pair(o->stride, o->stride_hw, 1, st);
+    ct__pair(o->padding, o->padding_hw, 0, pd);
+    ct__pair(o->dilation, o->dilation_hw, 1, dl);
+    ct__pair(o->output_padding, o->output_padding_hw, 0, op);
+    if (dims == 1) { st[1] = st[0]; st[0] = 1; pd[1] = pd[0]; pd[0] = 0; dl[1] = dl[0]; dl[0] = 1; op[1] = op[0]; op[0] = 0; }
+    if (x->dtype != w->dtype)
+        return ct__fail(CT_ERR_DTYPE, "%s: Input type (%s) and weight type (%s) should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
+                        nm, ct__conv_tname(x->dtype), ct__conv_tname(w->dtype));
+    if (bias && bias->dtype != x->dtype)
+        return ct__fail(CT_ERR_DTYPE, "%s: Input type (%s) and bias type (%s) should be the same", nm,
+                        ct__dt[x->dtype].name, ct__dt[bias->dtype].name);
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__fail(CT_ERR_DTYPE, "%s: not implemented for '%s' (ctensor convolutions run in float32 and float64)", nm, CT__DTNAME(x->dtype));
+    if (st[0] <= 0 || st[1] <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive stride is not supported", nm);
+    if (pd[0] < 0 || pd[1] < 0) return ct__fail(CT_ERR_ARG, "%s: negative padding is not supported", nm);
+    if (dl[0] <= 0 || dl[1] <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive dilation is not supported", nm);
+    if (op[0] < 0 || op[1] < 0) return ct__fail(CT_ERR_ARG, "%s: negative output_padding is not supported", nm);
+    if (grp <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive groups is not supported", nm);
+    if (w->shape[0] % grp)
+        return ct__fail(CT_ERR_SHAPE, "%s: Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got weight of size [%s] instead",
+                        nm, (long long)grp, (long long)grp, CT__SHAPE(w));
+    int64_t nbias = transposed ? w->shape[1] * grp : w->shape[0];
+    if (bias && (bias->ndim != 1 || bias->shape[0] != nbias))
+        return ct__fail(CT_ERR_SHAPE, "%s: Given weight of size %s, expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
+                        nm, CT__SHAPE(w), (long long)nbias, CT__SHAPE(bias));
+    int64_t cin = transposed ? w->shape[0] : w->shape[1] * grp;
+    if (x->shape[1] != cin)
+        return ct__fail(CT_ERR_SHAPE, "%s: Given %s=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                        nm, transposed ? "transposed" : "groups", (long long)(transposed ? 1 : grp), CT__SHAPE(w), CT__SHAPE(x),
+                        (long long)cin, (long long)x->shape[1]);
+    ct_tensor *xin = (ct_tensor *)x;
+    if (o->padding_str) {
+        if (transposed) return ct__fail(CT_ERR_ARG, "%s: padding strings are not supported for transposed convolutions", nm);
+        if (!strcmp(o->padding_str, "valid")) {
+            pd[0] = pd[1] = 0;
+        } else if (!strcmp(o->padding_str, "same")) {
+            if (st[0] != 1 || st[1] != 1) return ct__fail(CT_ERR_ARG, "%s: padding='same' is not supported for strided convolutions", nm);
+            int64_t tot[2], extra[2];
+            for (int k = 0; k < 2; k++) {
+                tot[k] = dl[k] * (w->shape[2 + k] - 1);
+                pd[k] = tot[k] / 2;
+                extra[k] = tot[k] - 2 * pd[k];
+            }
+            if (extra[0] || extra[1]) {   /* odd total padding: the extra row/column goes on the far side */
+                int64_t pads[4] = {0, extra[1], 0, extra[0]};
+                if (!(xin = ct_pad(x, 4, pads, "constant", 0.0))) return NULL;
+            }
+        } else {
+            return ct__fail(CT_ERR_ARG, "%s: Invalid padding string: '%s'", nm, o->padding_str);
+        }
+    }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.v[0] = st[0]; a.v[1] = st[1]; a.v[2] = pd[0]; a.v[3] = pd[1]; a.v[4] = dl[0]; a.v[5] = dl[1];
+    a.v[6] = w->shape[2]; a.v[7] = w->shape[3];
+    a.i[0] = grp;
+    a.nv = 10;
+    if (!transposed) {
+        a.v[8] = xin->shape[2];
+        a.v[9] = xin->shape[3];
+        for (int k = 0; k < 2; k++) {
+            int64_t padded = xin->shape[2 + k] + 2 * pd[k], ks = dl[k] * (w->shape[2 + k] - 1) + 1;
+            if (padded < ks)
+                return ct__fail(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
+                                nm, (long long)(xin->shape[2] + 2 * pd[0]), (long long)(xin->shape[3] + 2 * pd[1]),
+                                (long long)(dl[0] * (w->shape[2] - 1) + 1), (long long)(dl[1] * (w->shape[3] - 1) + 1));
+        }
+        return ct__conv_op(CT__OP_CONV2D, xin, w, bias, &a);
+    }
+    if ((op[0] >= st[0] && op[0] >= dl[0]) || (op[1] >= st[1] && op[1] >= dl[1]))
+        return ct__fail(CT_ERR_ARG, "%s: output padding must be smaller than either stride or dilation, but got output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld dilation_height: %lld dilation_width: %lld",
+                        nm, (long long)op[0], (long long)op[1], (long long)st[0], (long long)st[1], (long long)dl[0], (long long)dl[1]);
+    for (int k = 0; k < 2; k++) {
+        a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
+        if (a.v[8 + k] <= 0)
+            return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
+                            nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
+    }
+    return ct__conv_op(CT__OP_CONV_TRANSPOSE2D, x, w, bias, &a);
+}
+
+static ct_tensor *ct__conv_entry(const char *nm, int transposed, int dims, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *bias, const ct_conv_options *o) {
+    if (!x) { ct__null_arg(nm, 0); return NULL; }
+    if (!w) { ct__null_arg(nm, 1); return NULL; }
+    int nd = dims + 2;
+    if (x->ndim != nd && x->ndim != nd - 1)
+        return ct__fail(CT_ERR_SHAPE, "%s: Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s",
+                        nm, nd - 1, nd, nm, CT__SHAPE(x));
+    if (w->ndim != nd)
+        return ct__fail(CT_ERR_SHAPE, "%s: Expected %d-dimensional weight for %d-dimensional input %s, but got weight of size %s instead",
+                        nm, nd, x->ndim, CT__SHAPE(x), CT__SHAPE(w));
+    int s = ct_scope_begin();
+    const ct_tensor *xb = x->ndim == nd ? x : ct_unsqueeze(x, 0), *wb = w;
+    if (dims == 1) {
+        xb = ct_unsqueeze(xb, 2);
+        wb = ct_unsqueeze(w, 2);
+    }
+    ct_tensor *y = xb && wb ? ct__conv_front(nm, transposed, dims, xb, wb, bias, o) : NULL;
+    if (y && dims == 1) y = ct_squeeze_dim(y, 2);
+    if (y && x->ndim != nd) y = ct_squeeze_dim(y, 0);
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+CTENSOR_API ct_tensor *ct_conv2d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct_conv_options *o) {
+    return ct__conv_entry("conv2d", 0, 2, x, w, b, o);
+}
+CTENSOR_API ct_tensor *ct_conv1d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct_conv_options *o) {
+    return ct__conv_entry("conv1d", 0, 1, x, w, b, o);
+}
+CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct_conv_options *o) {
+    return ct__conv_entry("conv_transpose2d", 1, 2, x, w, b, o);
+}
+
+/* ---- pooling ----
+   Attributes: v[0..1] kernel, v[2..3] stride, v[4..5] padding, v[6..7] dilation,
+   v[8..9] input H, W, v[10..11] output H, W; flags: 1 ceil_mode, 2 count_include_pad;
+   i[0] divisor_override. The backward ops take the same attributes; all outputs
+   keep the input's memory format. Indices are h * W + w within each plane. */
+static int ct__meta_pool(ct__call *c) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    if (x->ndim != 4) return ct__failed(CT_ERR_SHAPE, "%s: expected a 4-D input, got %s", nm, CT__SHAPE(x));
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", nm, nm, CT__DTNAME(x->dtype));
+    int bw = c->op == CT__OP_MAX_POOL2D_BACKWARD || c->op == CT__OP_AVG_POOL2D_BACKWARD || c->op == CT__OP_ADAPTIVE_AVG_POOL2D_BACKWARD;
+    int64_t ih = bw ? a->v[10] : a->v[8], iw = bw ? a->v[11] : a->v[9];
+    if (x->shape[2] != ih || x->shape[3] != iw)
+        return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the expected %lldx%lld", nm, CT__SHAPE(x), (long long)ih, (long long)iw);
+    if (c->op == CT__OP_MAX_POOL2D_BACKWARD) {
+        const ct_tensor *ix = c->in[1];
+        if (ix->dtype != CT_INT64 || !ct_same_shape(ix, x))
+            return ct__failed(CT_ERR_SHAPE, "%s: indices must be int64 of the gradient's shape %s, got %s", nm, CT__SHAPE(x), CT__SHAPE(ix));
+    }
+    int cl = ct__is_cl_input(x);
+    c->nout = c->op == CT__OP_MAX_POOL2D ? 2 : 1;
+    for (int j = 0; j < c->nout; j++) {
+        ct__outinfo *o = &c->oi[j];
+        o->kind = CT__OUT_NEW;
+        o->dtype = j ? CT_INT64 : x->dtype;
+        o->ndim = 4;
+        o->shape[0] = x->shape[0];
+        o->shape[1] = x->shape[1];
+        o->shape[2] = bw ? a->v[8] : a->v[10];
+        o->shape[3] = bw ? a->v[9] : a->v[11];
+        o->has_strides = cl;
+        if (cl) ct__cl_strides(o->shape, o->strides);
+    }
+    return 0;
+}
+
+CT__INLINE int64_t ct__adapt_start(int64_t o, int64_t in, int64_t out) { return o * in / out; }
+CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+#define CT__POOL_DEF(SUF, T)                                                                       \
+    /* one (n, c) plane: x (H x W, strides xh, xw) -> y, ind (OH x OW, strides yh, yw) */          \
+    static void ct__maxpool_plane_##SUF(const T *x, int64_t xh, int64_t xw, T *y, int64_t *ind, int64_t yh, int64_t yw, \
+                                        const ct__attrs *a) {                                     \
+        int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
+        int64_t dh = a->v[6], dw = a->v[7], H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11]; \
+        if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && xw == 1 && yw == 1) { \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+                const T *r0 = x + 2 * oh * xh, *r1 = r0 + xh;                                      \
+                T *yr = y + oh * yh;                                                               \
+                int64_t *ir = ind + oh * yh, base = 2 * oh * W;                                    \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    const T *p0 = r0 + 2 * ow, *p1 = r1 + 2 * ow;                                  \
+                    T m = (T)-INFINITY, v;                                                         \
+                    int64_t mi = base + 2 * ow;                                                    \
+                    v = p0[0]; if (v > m || v != v) { m = v; mi = base + 2 * ow; }                 \
+                    v = p0[1]; if (v > m || v != v) { m = v; mi = base + 2 * ow + 1; }             \
+                    v = p1[0]; if (v > m || v != v) { m = v; mi = base + W + 2 * ow; }             \
+                    v = p1[1]; if (v > m || v != v) { m = v; mi = base + W + 2 * ow + 1; }         \
+                    yr[ow] = m;                                                                    \
+                    ir[ow] = mi;                                                                   \
+                }                                                                                  \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t oh = 0; oh < OH; oh++)                                                        \
+            for (int64_t ow = 0; ow < OW; ow++) {                                                  \
+                int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;                                      \
+                int64_t h1 = CT__MIN(h0 + (kh - 1) * dh + 1, H), w1 = CT__MIN(w0 + (kw - 1) * dw + 1, W); \
+                while (h0 < 0) h0 += dh;                                                           \
+                while (w0 < 0) w0 += dw;                                                           \
+                int64_t mi = h0 * W + w0;                                                          \
+                T m = (T)-INFINITY;                                                                \
+                for (int64_t ih = h0; ih < h1; ih += dh)                                           \
+                    for (int64_t iw = w0; iw < w1; iw += dw) {                                     \
+                        T v = x[ih * xh + iw * xw];                                                \
+                        if (v > m || v != v) { m = v; mi = ih * W + iw; }                          \
+                    }                                                                              \
+                y[oh * yh + ow * yw] = m;                                                          \
+                ind[oh * yh + ow * yw] = mi;                                                       \
+            }                                                                                      \
+    }                                                                                              \
+    /* avg pool window of output (oh, ow): clipped bounds and divisor */                           \
+    static T ct__avg_window_##SUF(const ct__attrs *a, int64_t oh, int64_t ow, int64_t *h0, int64_t *h1, int64_t *w0, int64_t *w1) { \
+        int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
+        int64_t H = a->v[8], W = a->v[9];                                                          \
+        int64_t hs = oh * sh - ph, ws = ow * sw - pw;                                              \
+        int64_t he = CT__MIN(hs + kh, H + ph), we = CT__MIN(ws + kw, W + pw);                      \
+        int64_t pool = (he - hs) * (we - ws);                                                      \
+        hs = CT__MAX(hs, 0); ws = CT__MAX(ws, 0); he = CT__MIN(he, H); we = CT__MIN(we, W);         \
+        *h0 = hs; *h1 = he; *w0 = ws; *w1 = we;                                                    \
+        if (a->i[0]) return (T)a->i[0];                                                            \
+        return (T)((a->flags & 2) ? pool : (he - hs) * (we - ws));                                 \
+    }                                                                                              \
+    /* one plane of any pooling op: in (strides ih_, iw_) -> out (strides oh_, ow_); ind: max indices */ \
+    static void ct__pool_plane_##SUF(int op, const T *in, int64_t is_h, int64_t is_w, const int64_t *ind, int64_t ind_h, \
+                                     int64_t ind_w, T *out, int64_t os_h, int64_t os_w, const ct__attrs *a) { \
+        int64_t H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11];                            \
+        if (op == CT__OP_MAX_POOL2D_BACKWARD) {                                                    \
+            for (int64_t oh = 0; oh < OH; oh++)                                                    \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t k = ind[oh * ind_h + ow * ind_w];                                      \
+                    if (k >= 0 && k < H * W) out[(k / W) * os_h + (k % W) * os_w] += in[oh * is_h + ow * is_w]; \
+                }                                                                                  \
+        } else if (op == CT__OP_AVG_POOL2D || op == CT__OP_AVG_POOL2D_BACKWARD) {                  \
+            int fw = op == CT__OP_AVG_POOL2D;                                                      \
+            for (int64_t oh = 0; oh < OH; oh++)                                                    \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t h0, h1, w0, w1;                                                        \
+                    T div = ct__avg_window_##SUF(a, oh, ow, &h0, &h1, &w0, &w1);                   \
+                    if (fw) {                                                                      \
+                        T s = 0;                                                                   \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) s += in[ih * is_h + iw * is_w];   \
+                        out[oh * os_h + ow * os_w] = h0 < h1 && w0 < w1 ? s / div : (T)0;          \
+                    } else {                                                                       \
+                        T gv = in[oh * is_h + ow * is_w] / div;                                    \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) out[ih * os_h + iw * os_w] += gv; \
+                    }                                                                              \
+                }                                                                                  \
+        } else {                                                                                   \
+            int fw = op == CT__OP_ADAPTIVE_AVG_POOL2D;                                             \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+                int64_t h0 = ct__adapt_start(oh, H, OH), h1 = ct__adapt_end(oh, H, OH);            \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t w0 = ct__adapt_start(ow, W, OW), w1 = ct__adapt_end(ow, W, OW);        \
+                    T div = (T)((h1 - h0) * (w1 - w0));                                            \
+                    if (fw) {                                                                      \
+                        T s = 0;                                                                   \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) s += in[ih * is_h + iw * is_w];   \
+                        out[oh * os_h + ow * os_w] = s / div;                                      \
+                    } else {                                                                       \
+                        T gv = in[oh * is_h + ow * is_w] / div;                                    \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) out[ih * os_h + iw * os_w] += gv; \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void ct__pool_run_##SUF(ct__call *c) {                                                  \
+        const ct_tensor *x = c->in[0], *ix = c->nin > 1 ? c->in[1] : NULL;                        \
+        ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;                            \
+        int64_t N = x->shape[0], C = x->shape[1], P = N * C, p;                                    \
+        const T *xp = (const T *)ct__ptr(x);                                                       \
+        const int64_t *ixp = ix ? (const int64_t *)ct__ptr(ix) : NULL;                             \
+        T *yp = (T *)ct__ptr(y);                                                                   \
+        int64_t *yip = yi ? (int64_t *)ct__ptr(yi) : NULL;                                         \
+        int op = c->op;                                                                            \
+        const ct__attrs *a = c->a;                                                                 \
+        if (op != CT__OP_MAX_POOL2D && op != CT__OP_AVG_POOL2D && op != CT__OP_ADAPTIVE_AVG_POOL2D) \
+            memset(yp, 0, sizeof(T) * (size_t)ct_numel(y)); /* dense output: accumulate into zeros */ \
+        CT__POOL_PARFOR                                                                            \
+        for (p = 0; p < P; p++) {                                                                  \
+            int64_t n = p / C, ch = p % C;                                                         \
+            const T *xs = xp + n * x->strides[0] + ch * x->strides[1];                             \
+            T *ys = yp + n * y->strides[0] + ch * y->strides[1];                                   \
+            if (op == CT__OP_MAX_POOL2D)                                                           \
+                ct__maxpool_plane_##SUF(xs, x->strides[2], x->strides[3], ys,                      \
+                                        yip + n * yi->strides[0] + ch * yi->strides[1], y->strides[2], y->strides[3], a); \
+            else                                                                                   \
+                ct__pool_plane_##SUF(op, xs, x->strides[2], x->strides[3],                         \
+                                     ixp ? ixp + n * ix->strides[0] + ch * ix->strides[1] : NULL,  \
+                                     ix ? ix->strides[2] : 0, ix ? ix->strides[3] : 0, ys, y->strides[2], y->strides[3], a); \
+        }                                                                                          \
+    }
+#ifdef CTENSOR_OPENMP
+#  define CT__POOL_PARFOR _Pragma("omp parallel for schedule(static) if (P > 1 && ct_numel(x) >= 65536 && !omp_in_parallel())")
+#else
+#  define CT__POOL_PARFOR
+#endif
+CT__POOL_DEF(f32, float)
+CT__POOL_DEF(f64, double)
+
+static int ct__k_pool(ct__call *c) {
+    if (ct_numel(c->out[0]) == 0) return 0;
+    if (c->in[0]->dtype == CT_FLOAT32) ct__pool_run_f32(c);
+    else ct__pool_run_f64(c);
+    return 0;
+}
+static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__attrs a = n->attrs;
+    a.kerr = NULL;
+    ct_tensor *g = gout[0];
+    if (!CT__NEEDS(n, 0)) return 0;
+    switch (n->op) {
+    case CT__OP_MAX_POOL2D: {
+        ct_tensor *ind = CT__SV_OUT(n, 1);
+        if (!ind) return -1;
+        gin[0] = ct__op2(CT__OP_MAX_POOL2D_BACKWARD, g, ind, &a);
+        break;
+    }
+    case CT__OP_MAX_POOL2D_BACKWARD: {   /* linear in the gradient: pick gg at the indices */
+        ct_tensor *ind = CT__SV_IN(n, 1);
+        if (!ind) return -1;
+        int64_t N = ind->shape[0], C = ind->shape[1];
+        int64_t s1[3] = {N, C, a.v[8] * a.v[9]}, s2[3] = {N, C, a.v[10] * a.v[11]}, s4[4] = {N, C, a.v[10], a.v[11]};
+        gin[0] = ct_reshape_n(ct_gather(ct_reshape_n(g, 3, s1), 2, ct_reshape_n(ind, 3, s2)), 4, s4);
+        break;
+    }
+    case CT__OP_AVG_POOL2D: gin[0] = ct__op1(CT__OP_AVG_POOL2D_BACKWARD, g, &a); break;
+    case CT__OP_AVG_POOL2D_BACKWARD: gin[0] = ct__op1(CT__OP_AVG_POOL2D, g, &a); break;
+    case CT__OP_ADAPTIVE_AVG_POOL2D: gin[0] = ct__op1(CT__OP_ADAPTIVE_AVG_POOL2D_BACKWARD, g, &a); break;
+    default: gin[0] = ct__op1(CT__OP_ADAPTIVE_AVG_POOL2D, g, &a); break;
+    }
+    return gin[0] ? 0 : -1;
+}
+
+/* ---- public pooling functions ---- */
+static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
+    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    int64_t q = num / s;
+    if ((num % s != 0) && ((num < 0) != (s < 0))) q--;   /* floor division */
+    int64_t out = q + 1;
+    if (ceil_mode && (out - 1) * s >= in + p) out--;
+    return out;
+}
+/* max (avg = 0) or avg (avg = 1) pooling, dims = 1 or 2 */
+static ct_tensor *ct__pool_entry(int avg, int dims, const ct_tensor *x, int64_t k, const ct_pool_options *o, ct_tensor **indices) {
+    const char *nm = avg ? (dims == 1 ? "avg_pool1d" : "avg_pool2d") : (dims == 1 ? "max_pool1d" : "max_pool2d");
+    if (indices) *indices = NULL;
+    if (!x) { ct__null_arg(nm, 0); return NULL; }
+    ct_pool_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    int64_t ks[2], st[2], pd[2], dl[2];
+    ct__pair(k, o->kernel_size_hw, 0, ks);
+    int64_t sdef[2];
+    ct__pair(o->stride, o->stride_hw, 0, st);
+    sdef[0] = ks[0]; sdef[1] = ks[1];
+    if (!st[0] && !st[1]) { st[0] = sdef[0]; st[1] = sdef[1]; }
+    ct__pair(o->padding, o->padding_hw, 0, pd);
+    ct__pair(o->dilation, o->dilation_hw, 1, dl);
+    if (dims == 1) {
+        ks[1] = ks[0]; ks[0] = 1; st[1] = st[0]; st[0] = 1; pd[1] = pd[0]; pd[0] = 0; dl[1] = dl[0]; dl[0] = 1;
+    }
+    if (st[0] == 0 || st[1] == 0) return ct__fail(CT_ERR_ARG, "%s: stride should not be zero", nm);
+    if (ks[0] <= 0 || ks[1] <= 0)
+        return ct__fail(CT_ERR_ARG, "%s: kernel_size should be greater than zero, but got kH: %lld kW: %lld", nm, (long long)ks[0], (long long)ks[1]);
+    if (st[0] < 0 || st[1] < 0)
+        return ct__fail(CT_ERR_ARG, "%s: stride should be greater than zero, but got dH: %lld dW: %lld", nm, (long long)st[0], (long long)st[1]);
+    if (dl[0] <= 0 || dl[1] <= 0)
+        return ct__fail(CT_ERR_ARG, "%s: dilation should be greater than zero, but got dilationH: %lld dilationW: %lld", nm, (long long)dl[0], (long long)dl[1]);
+    if (avg && (dl[0] != 1 || dl[1] != 1)) return ct__fail(CT_ERR_ARG, "%s: avg pooling has no dilation (got %lld, %lld)", nm, (long long)dl[0], (long long)dl[1]);
+    if (pd[0] < 0 || pd[1] < 0) return ct__fail(CT_ERR_ARG, "%s: pad must be non-negative, but got pad: %lld", nm, (long long)CT__MIN(pd[0], pd[1]));
+    for (int q = 0; q < 2; q++)
+        if (pd[q] > ks[q] / 2)
+            return ct__fail(CT_ERR_ARG, "%s: pad should be at most half of kernel size, but got pad=%lld and kernel_size=%lld", nm, (long long)pd[q], (long long)ks[q]);
+    if (o->divisor_override < 0) return ct__fail(CT_ERR_ARG, "%s: divisor must be not zero", nm);
+    int nd = dims + 2;
+    int bad = x->ndim != nd && x->ndim != nd - 1;
+    for (int q = x->ndim == nd ? 1 : 0; !bad && q < x->ndim; q++) bad = x->shape[q] == 0;
+    if (bad) return ct__fail(CT_ERR_SHAPE, "%s: non-empty %dD or %dD (batch mode) tensor expected for input, but got %s", nm, nd - 1, nd, CT__SHAPE(x));
+    int s = ct_scope_begin();
+    const ct_tensor *xb = x;
+    if (dims == 1) xb = ct_unsqueeze(xb, -2);
+    if (xb && xb->ndim == 3) xb = ct_unsqueeze(xb, 0);
+    ct_tensor *y = NULL, *ind = NULL;
+    if (xb) {
+        int ceil_mode = o->ceil_mode != 0;
+        int64_t oh = ct__pool_out(xb->shape[2], ks[0], pd[0], st[0], dl[0], ceil_mode);
+        int64_t ow = ct__pool_out(xb->shape[3], ks[1], pd[1], st[1], dl[1], ceil_mode);
+        if (oh < 1 || ow < 1) {
+            ct_set_error(CT_ERR_SHAPE, "%s: Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). Output size is too small",
+                         nm, (long long)xb->shape[1], (long long)xb->shape[2], (long long)xb->shape[3], (long long)xb->shape[1],
+                         (long long)oh, (long long)ow);
+        } else {
+            ct__attrs a;
+            ct__attrs_init(&a);
+            a.v[0] = ks[0]; a.v[1] = ks[1]; a.v[2] = st[0]; a.v[3] = st[1]; a.v[4] = pd[0]; a.v[5] = pd[1];
+            a.v[6] = dl[0]; a.v[7] = dl[1]; a.v[8] = xb->shape[2]; a.v[9] = xb->shape[3]; a.v[10] = oh; a.v[11] = ow;
+            a.nv = 12;
+            a.flags = (ceil_mode ? 1 : 0) | (o->count_exclude_pad ? 0 : 2);
+            a.i[0] = o->divisor_override;
+            if (avg) {
+                y = ct__op1(CT__OP_AVG_POOL2D, xb, &a);
+            } else {
+                ct__call cl;
+                ct_tensor *in[1];
+                in[0] = (ct_tensor *)xb;
+                cl.op = CT__OP_MAX_POOL2D; cl.nin = 1; cl.in = in; cl.a = &a; cl.inplace = 0;
+                if (ct__dispatch(&cl) >= 0) { y = cl.out[0]; ind = cl.out[1]; }
+            }
+        }
+    }
+    for (int q = 0; q < 2; q++) {
+        ct_tensor **t = q ? &ind : &y;
+        if (!*t) continue;
+        if (x->ndim != nd) *t = ct_squeeze_dim(*t, 0);
+        if (*t && dims == 1) *t = ct_squeeze_dim(*t, -2);
+    }
+    if (y && (!indices || ind)) {
+        ct_keep(y);
+        if (indices) *indices = ct_keep(ind);
+    } else {
+        y = NULL;
+    }
+    ct_scope_end(s);
+    return y;
+}
+CTENSOR_API ct_tensor *ct_max_pool2d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(0, 2, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *x, int64_t k, const ct_pool_options *o, ct_tensor **indices) {
+    return ct__pool_entry(0, 2, x, k, o, indices);
+}
+CTENSOR_API ct_tensor *ct_avg_pool2d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(1, 2, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_max_pool1d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(0, 1, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_avg_pool1d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(1, 1, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *x, int64_t out_h, int64_t out_w) {
+    if (!x) { ct__null_arg("adaptive_avg_pool2d", 0); return NULL; }
+    if (x->ndim != 3 && x->ndim != 4)
+        return ct__fail(CT_ERR_SHAPE, "adaptive_avg_pool2d: adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s", CT__SHAPE(x));
+    for (int q = x->ndim - 3; q < x->ndim; q++)
+        if (q > 0 && x->shape[q] == 0)
+            return ct__fail(CT_ERR_SHAPE, "adaptive_avg_pool2d: adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes %s with dimension %d being empty",
+                            CT__SHAPE(x), q);
+    if (out_h < 0 || out_w < 0)
+        return ct__fail(CT_ERR_ARG, "adaptive_avg_pool2d: output_size must be non-negative, got (%lld, %lld)", (long long)out_h, (long long)out_w);
+    int s = ct_scope_begin();
+    const ct_tensor *xb = x->ndim == 3 ? ct_unsqueeze(x, 0) : x;
+    ct_tensor *y = NULL;
+    if (xb) {
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.v[0] = a.v[1] = 1; a.v[2] = a.v[3] = 1; a.v[4] = a.v[5] = 0; a.v[6] = a.v[7] = 1;
+        a.v[8] = xb->shape[2]; a.v[9] = xb->shape[3]; a.v[10] = out_h; a.v[11] = out_w;
+        a.nv = 12;
+        y = ct__op1(CT__OP_ADAPTIVE_AVG_POOL2D, xb, &a);
+        if (y && x->ndim == 3) y = ct_squeeze_dim(y, 0);
+    }
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- modules: Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d ---- */
+typedef struct ct__conv_mod {
+    int dims, transposed;
+    int64_t in, out, groups, k[2], st[2], pd[2], dl[2], op[2];
+    char padding_str[8];
+} ct__conv_mod;
+static ct_tensor *ct__conv_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__conv_mod *c = (const ct__conv_mod *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.groups = c->groups;
+    if (c->dims == 1) {
+        o.stride = c->st[0]; o.padding = c->pd[0]; o.dilation = c->dl[0];
+    } else {
+        for (int q = 0; q < 2; q++) {
+            o.stride_hw[q] = c->st[q]; o.padding_hw[q] = c->pd[q]; o.dilation_hw[q] = c->dl[q]; o.output_padding_hw[q] = c->op[q];
+        }
+    }
+    if (c->padding_str[0]) o.padding_str = c->padding_str;
+    ct_tensor *w = m->params[0].tensor, *b = m->params[1].tensor;
+    if (c->transposed) return ct_conv_transpose2d(in[0], w, b, &o);
+    return c->dims == 1 ? ct_conv1d(in[0], w, b, &o) : ct_conv2d(in[0], w, b, &o);
+}
+static int ct__tuple_str(char *buf, size_t cap, int n, const int64_t *v) {
+    return n == 1 ? snprintf(buf, cap, "(%lld,)", (long long)v[0]) : snprintf(buf, cap, "(%lld, %lld)", (long long)v[0], (long long)v[1]);
+}
+static int ct__conv_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__conv_mod *c = (const ct__conv_mod *)m->impl;
+    char t[64];
+    size_t n = 0;
+    int nd = c->dims;
+    const int64_t *k = c->k + (2 - nd), *st = c->st + (2 - nd), *pd = c->pd + (2 - nd), *dl = c->dl + (2 - nd), *op = c->op + (2 - nd);
+#define CT__RAPP(...) do { int r_ = snprintf(buf ? buf + CT__MIN(n, cap) : NULL, n < cap ? cap - n : 0, __VA_ARGS__); if (r_ > 0) n += (size_t)r_; } while (0)
+    CT__RAPP("%lld, %lld", (long long)c->in, (long long)c->out);
+    ct__tuple_str(t, sizeof t, nd, k);
+    CT__RAPP(", kernel_size=%s", t);
+    ct__tuple_str(t, sizeof t, nd, st);
+    CT__RAPP(", stride=%s", t);
+    if (c->padding_str[0]) CT__RAPP(", padding=%s", c->padding_str);
+    else if (pd[0] || pd[nd - 1]) { ct__tuple_str(t, sizeof t, nd, pd); CT__RAPP(", padding=%s", t); }
+    if (dl[0] != 1 || dl[nd - 1] != 1) { ct__tuple_str(t, sizeof t, nd, dl); CT__RAPP(", dilation=%s", t); }
+    if (op[0] || op[nd - 1]) { ct__tuple_str(t, sizeof t, nd, op); CT__RAPP(", output_padding=%s", t); }
+    if (c->groups != 1) CT__RAPP(", groups=%lld", (long long)c->groups);
+    if (!m->params[1].tensor) CT__RAPP(", bias=False");
+#undef CT__RAPP
+    return (int)n;
+}
+static const ct_module_type ct__conv1d_type = {"Conv1d", ct__conv_mod_forward, ct__free_impl, ct__conv_mod_repr};
+static const ct_module_type ct__conv2d_type = {"Conv2d", ct__conv_mod_forward, ct__free_impl, ct__conv_mod_repr};
+static const ct_module_type ct__convt2d_type = {"ConvTranspose2d", ct__conv_mod_forward, ct__free_impl, ct__conv_mod_repr};
+
+static ct_module *ct__conv_mod_new(int dims, int transposed, int64_t in, int64_t out, const ct_conv_module_options *o) {
+    const ct_module_type *ty = transposed ? &ct__convt2d_type : dims == 1 ? &ct__conv1d_type : &ct__conv2d_type;
+    const char *nm = ty->name;
+    ct_conv_module_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    int64_t groups = o->groups ? o->groups : 1;
+    int64_t k[2], st[2], pd[2], dl[2], op[2];
+    ct__pair(o->kernel_size, o->kernel_size_hw, 0, k);
+    ct__pair(o->stride, o->stride_hw, 1, st);
+    ct__pair(o->padding, o->padding_hw, 0, pd);
+    ct__pair(o->dilation, o->dilation_hw, 1, dl);
+    ct__pair(o->output_padding, o->output_padding_hw, 0, op);
+    if (dims == 1) { k[0] = 1; st[0] = 1; pd[0] = 0; dl[0] = 1; op[0] = 0; }
+    if (in < 0 || out < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: in_channels (%lld) and out_channels (%lld) must be non-negative", nm, (long long)in, (long long)out);
+    if (groups <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: groups must be a positive integer", nm);
+    if (in % groups) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: in_channels must be divisible by groups", nm);
+    if (out % groups) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: out_channels must be divisible by groups", nm);
+    if (k[0] <= 0 || k[1] <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: kernel_size must be positive (got %lld)", nm, (long long)CT__MIN(k[0], k[1]));
+    if (o->padding_str) {
+        if (strcmp(o->padding_str, "same") && strcmp(o->padding_str, "valid"))
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Invalid padding string '%s', should be one of {'valid', 'same'}", nm, o->padding_str);
+        if (!strcmp(o->padding_str, "same") && (st[0] != 1 || st[1] != 1))
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: padding='same' is not supported for strided convolutions", nm);
+        if (transposed) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Only \"zeros\" padding mode is supported for ConvTranspose2d", nm);
+    }
+    ct__conv_mod *c = CT__NEW_ZEROED(ct__conv_mod);
+    ct_module *m = c ? ct_module_new(ty, c) : NULL;
+    if (!m) { CT_FREE(c); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm); }
+    c->dims = dims; c->transposed = transposed; c->in = in; c->out = out; c->groups = groups;
+    for (int q = 0; q < 2; q++) { c->k[q] = k[q]; c->st[q] = st[q]; c->pd[q] = pd[q]; c->dl[q] = dl[q]; c->op[q] = op[q]; }
+    if (o->padding_str) snprintf(c->padding_str, sizeof c->padding_str, "%s", o->padding_str);
+    int s = ct_scope_begin();
+    int64_t shape[4];
+    shape[0] = transposed ? in : out;
+    shape[1] = (transposed ? out : in) / groups;
+    shape[2] = k[0];
+    shape[3] = k[1];
+    if (dims == 1) shape[2] = k[1];
+    /* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias in +-1/sqrt(fan_in) */
+    ct_tensor *w = ct_empty_n(ct__default_dtype, dims + 2, shape);
+    ct_tensor *b = o->no_bias ? NULL : ct_empty(ct__default_dtype, transposed ? out : out);
+    int ok = w && (o->no_bias || b) && ct_nn_init_kaiming_uniform_(w, sqrt(5.0), "fan_in", "leaky_relu");
+    if (ok && b) {
+        int64_t fan_in = ct_nn_init_fan_in(w);
+        if (fan_in > 0) {
+            double bound = 1.0 / sqrt((double)fan_in);
+            ok = ct_nn_init_uniform_(b, -bound, bound) != NULL;
+        }
+    }
+    ok = ok && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_conv2d_opts(int64_t in, int64_t out, const ct_conv_module_options *o) { return ct__conv_mod_new(2, 0, in, out, o); }
+CTENSOR_API ct_module *ct_nn_conv1d_opts(int64_t in, int64_t out, const ct_conv_module_options *o) { return ct__conv_mod_new(1, 0, in, out, o); }
+CTENSOR_API ct_module *ct_nn_conv_transpose2d_opts(int64_t in, int64_t out, const ct_conv_module_options *o) {
+    return ct__conv_mod_new(2, 1, in, out, o);
+}
+static ct_conv_module_options ct__conv_mod_opts(int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o;
+    memset(&o, 0, sizeof o);
+    o.kernel_size = k;
+    o.stride = s;
+    o.padding = p;
+    return o;
+}
+CTENSOR_API ct_module *ct_nn_conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
+    return ct__conv_mod_new(2, 0, in, out, &o);
+}
+CTENSOR_API ct_module *ct_nn_conv1d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
+    return ct__conv_mod_new(1, 0, in, out, &o);
+}
+CTENSOR_API ct_module *ct_nn_conv_transpose2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
+    return ct__conv_mod_new(2, 1, in, out, &o);
+}
+
+typedef struct ct__pool_mod { int kind; int64_t k; ct_pool_options o; int64_t oh, ow; } ct__pool_mod;   /* kind: 0 max, 1 avg, 2 adaptive */
+static ct_tensor *ct__pool_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__pool_mod *p = (const ct__pool_mod *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    if (p->kind == 2) return ct_adaptive_avg_pool2d(in[0], p->oh, p->ow);
+    return p->kind ? ct_avg_pool2d(in[0], p->k, &p->o) : ct_max_pool2d(in[0], p->k, &p->o);
+}
+static int ct__pair_str(char *buf, size_t cap, int64_t s, const int64_t *hw, int64_t def) {
+    int64_t v[2];
+    ct__pair(s, hw, def, v);
+    return v[0] == v[1] ? snprintf(buf, cap, "%lld", (long long)v[0]) : snprintf(buf, cap, "(%lld, %lld)", (long long)v[0], (long long)v[1]);
+}
+static int ct__pool_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__pool_mod *p = (const ct__pool_mod *)m->impl;
+    char k[48], s[48], pd[48], dl[48];
+    if (p->kind == 2) {
+        if (p->oh == p->ow) return snprintf(buf, cap, "output_size=%lld", (long long)p->oh);
+        return snprintf(buf, cap, "output_size=(%lld, %lld)", (long long)p->oh, (long long)p->ow);
+    }
+    ct__pair_str(k, sizeof k, p->k, p->o.kernel_size_hw, 0);
+    if (p->o.stride || p->o.stride_hw[0] || p->o.stride_hw[1]) ct__pair_str(s, sizeof s, p->o.stride, p->o.stride_hw, 0);
+    else snprintf(s, sizeof s, "%s", k);
+    ct__pair_str(pd, sizeof pd, p->o.padding, p->o.padding_hw, 0);
+    ct__pair_str(dl, sizeof dl, p->o.dilation, p->o.dilation_hw, 1);
+    if (p->kind == 1) return snprintf(buf, cap, "kernel_size=%s, stride=%s, padding=%s", k, s, pd);
+    return snprintf(buf, cap, "kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s", k, s, pd, dl,
+                    p->o.ceil_mode ? "True" : "False");
+}
+static const ct_module_type ct__maxpool2d_type = {"MaxPool2d", ct__pool_mod_forward, ct__free_impl, ct__pool_mod_repr};
+static const ct_module_type ct__avgpool2d_type = {"AvgPool2d", ct__pool_mod_forward, ct__free_impl, ct__pool_mod_repr};
+static const ct_module_type ct__adaptive_avgpool2d_type = {"AdaptiveAvgPool2d", ct__pool_mod_forward, ct__free_impl, ct__pool_mod_repr};
+static ct_module *ct__pool_mod_new(int kind, int64_t k, const ct_pool_options *o, int64_t oh, int64_t ow) {
+    const ct_module_type *ty = kind == 0 ? &ct__maxpool2d_type : kind == 1 ? &ct__avgpool2d_type : &ct__adaptive_avgpool2d_type;
+    if (kind < 2 && k <= 0 && !(o && o->kernel_size_hw[0] > 0 && o->kernel_size_hw[1] > 0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: kernel_size should be greater than zero, but got %lld", ty->name, (long long)k);
+    if (kind == 2 && (oh < 0 || ow < 0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: output_size must be non-negative, got (%lld, %lld)", ty->name, (long long)oh, (long long)ow);
+    ct__pool_mod *p = CT__NEW_ZEROED(ct__pool_mod);
+    ct_module *m = p ? ct_module_new(ty, p) : NULL;
+    if (!m) { CT_FREE(p); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    p->kind = kind;
+    p->k = k;
+    if (o) p->o = *o;
+    p->oh = oh;
+    p->ow = ow;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_max_pool2d(int64_t k, int64_t stride) {
+    ct_pool_options o;
+    memset(&o, 0, sizeof o);
+    o.stride = stride;
+    return ct__pool_mod_new(0, k, &o, 0, 0);
+}
+CTENSOR_API ct_module *ct_nn_max_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(0, k, o, 0, 0); }
+CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t k, int64_t stride) {
+    ct_pool_options o;
+    memset(&o, 0, sizeof o);
+    o.stride = stride;
+    return ct__pool_mod_new(1, k, &o, 0, 0);
+}
+CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(1, k, o, 0, 0); }
+CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t oh, int64_t ow) { return ct__pool_mod_new(2, 0, NULL, oh, ow); }
 
 /* [section: nn-functional-impl] */
 

@@ -1,0 +1,97 @@
+/* conv.c - convolution and pooling, 1 thread. Twin: bench/torch/conv.py.
+
+   The Fashion-MNIST CNN's layers at batch 64 (float32):
+     conv2d_fmnist1_*   x [64, 1, 28, 28],  w [32, 1, 3, 3] + bias, padding 1
+     conv2d_fmnist2_*   x [64, 32, 14, 14], w [64, 32, 3, 3] + bias, padding 1
+   _fwd: the forward alone (no graph); _fwd_bwd: forward with w, b (and x for
+   layer 2, whose input comes from the graph) requiring grad, then backward of
+   sum(y * g) with a fixed g; grads are cleared each time (.grad = None).
+     max_pool2d_2x2_*   x [64, 32, 28, 28], kernel 2 (the pool after layer 1)
+     conv2d_3x3_224_cl  x [1, 64, 224, 224] channels-last, w [64, 64, 3, 3], padding 1: forward
+   GFLOP/s counts 2 * multiply-adds of the convolution (forward; x3 with backward). */
+#include "bench.h"
+#define CTENSOR_IMPLEMENTATION
+#include "ctensor.h"
+
+typedef struct job {
+    int kind;   /* 0 conv fwd, 1 conv fwd+bwd, 2 pool fwd, 3 pool fwd+bwd */
+    ct_tensor *x, *w, *b, *g;
+    int64_t pad;
+} job;
+static ct_tensor *volatile sink;
+
+static void run_case(void *u) {
+    const job *j = (const job *)u;
+    CT_SCOPE {
+        ct_conv_options o = {0};
+        o.padding = j->pad;
+        if (j->kind == 0) {
+            int pg = ct_set_grad_enabled(0);
+            sink = ct_conv2d(j->x, j->w, j->b, &o);
+            ct_set_grad_enabled(pg);
+        } else if (j->kind == 1) {
+            ct_tensor *y = ct_conv2d(j->x, j->w, j->b, &o);
+            ct_backward(ct_sum(ct_mul(y, j->g)));
+            ct_set_grad(j->w, NULL);
+            ct_set_grad(j->b, NULL);
+            if (ct_get_requires_grad(j->x)) ct_set_grad(j->x, NULL);
+            sink = y;
+        } else if (j->kind == 2) {
+            int pg = ct_set_grad_enabled(0);
+            sink = ct_max_pool2d(j->x, 2, NULL);
+            ct_set_grad_enabled(pg);
+        } else {
+            ct_tensor *y = ct_max_pool2d(j->x, 2, NULL);
+            ct_backward(ct_sum(ct_mul(y, j->g)));
+            ct_set_grad(j->x, NULL);
+            sink = y;
+        }
+    }
+}
+static int works(const char *name, const job *j) {
+    ct_clear_error();
+    run_case((void *)j);
+    if (ct_last_error_code() != CT_OK) { printf("# %s: FAILED: %s\n", name, ct_last_error()); return 0; }
+    return 1;
+}
+
+int main(void) {
+    bench_begin("conv");
+    bench_set_threads(1);
+    ct_manual_seed(0);
+    int root = ct_scope_begin();
+    struct { const char *name, *params; int64_t n, c, h, o; } L[2] = {
+        {"conv2d_fmnist1", "x[64,1,28,28] w[32,1,3,3] pad 1", 64, 1, 28, 32},
+        {"conv2d_fmnist2", "x[64,32,14,14] w[64,32,3,3] pad 1", 64, 32, 14, 64}};
+    for (int l = 0; l < 2; l++) {
+        int64_t n = L[l].n, c = L[l].c, h = L[l].h, o = L[l].o;
+        double flops = 2.0 * (double)n * (double)o * (double)h * (double)h * (double)c * 9.0;
+        ct_tensor *x = ct_randn(CT_FLOAT32, n, c, h, h), *w = ct_randn(CT_FLOAT32, o, c, 3, 3), *b = ct_randn(CT_FLOAT32, o);
+        ct_tensor *g = ct_randn(CT_FLOAT32, n, o, h, h);
+        char name[96];
+        job jf = {0, x, w, b, g, 1};
+        snprintf(name, sizeof name, "%s_b64_fwd", L[l].name);
+        bench_opts of = {1, 0, flops};
+        if (works(name, &jf)) bench_run_opts(name, L[l].params, run_case, &jf, &of);
+        job jb = {1, l == 1 ? ct_requires_grad(ct_detach(x)) : x, ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1};
+        snprintf(name, sizeof name, "%s_b64_fwd_bwd", L[l].name);
+        bench_opts ob = {1, 0, (l == 1 ? 3 : 2) * flops};
+        if (works(name, &jb)) bench_run_opts(name, L[l].params, run_case, &jb, &ob);
+    }
+    {
+        ct_tensor *x = ct_randn(CT_FLOAT32, 64, 32, 28, 28), *g = ct_randn(CT_FLOAT32, 64, 32, 14, 14);
+        job jf = {2, x, NULL, NULL, g, 0};
+        if (works("max_pool2d_2x2_b64_fwd", &jf)) bench_run("max_pool2d_2x2_b64_fwd", "x[64,32,28,28] k2", run_case, &jf);
+        job jb = {3, ct_requires_grad(ct_detach(x)), NULL, NULL, g, 0};
+        if (works("max_pool2d_2x2_b64_fwd_bwd", &jb)) bench_run("max_pool2d_2x2_b64_fwd_bwd", "x[64,32,28,28] k2", run_case, &jb);
+    }
+    {
+        ct_tensor *x = ct_to_channels_last(ct_randn(CT_FLOAT32, 1, 64, 224, 224)), *w = ct_randn(CT_FLOAT32, 64, 64, 3, 3);
+        job jf = {0, x, w, NULL, NULL, 1};
+        bench_opts of = {1, 0, 2.0 * 64 * 224 * 224 * 64 * 9};
+        if (works("conv2d_3x3_224_cl_fwd", &jf)) bench_run_opts("conv2d_3x3_224_cl_fwd", "x[1,64,224,224] channels_last w[64,64,3,3] pad 1", run_case, &jf, &of);
+    }
+    sink = NULL;
+    ct_scope_end(root);
+    return 0;
+}

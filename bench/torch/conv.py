@@ -1,0 +1,54 @@
+"""PyTorch twin of bench/conv.c: same cases, same line format, 1 thread.
+Statements are timed in a compiled loop (ctbench.run)."""
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ctbench  # noqa: E402
+
+
+def fwd_bwd(x, w, b, g):
+    y = F.conv2d(x, w, b, padding=1)
+    (y * g).sum().backward()
+    w.grad = None
+    b.grad = None
+    x.grad = None
+
+
+def pool_bwd(x, g):
+    y = F.max_pool2d(x, 2)
+    (y * g).sum().backward()
+    x.grad = None
+
+
+def main():
+    ctbench.begin("conv")
+    ctbench.set_threads(1)
+    torch.manual_seed(0)
+    layers = [("conv2d_fmnist1", "x[64,1,28,28] w[32,1,3,3] pad 1", 64, 1, 28, 32),
+              ("conv2d_fmnist2", "x[64,32,14,14] w[64,32,3,3] pad 1", 64, 32, 14, 64)]
+    for li, (name, params, n, c, h, o) in enumerate(layers):
+        flops = 2.0 * n * o * h * h * c * 9
+        x, w, b = torch.randn(n, c, h, h), torch.randn(o, c, 3, 3), torch.randn(o)
+        g = torch.randn(n, o, h, h)
+        env = {"torch": torch, "F": F, "x": x, "w": w, "b": b}
+        ctbench.run(name + "_b64_fwd", params, "with torch.no_grad(): y = F.conv2d(x, w, b, padding=1)", env, flops=flops)
+        env = {"fwd_bwd": fwd_bwd, "x": x.clone().requires_grad_(li == 1), "w": w.clone().requires_grad_(),
+               "b": b.clone().requires_grad_(), "g": g}
+        ctbench.run(name + "_b64_fwd_bwd", params, "fwd_bwd(x, w, b, g)", env, flops=(3 if li == 1 else 2) * flops)
+    x, g = torch.randn(64, 32, 28, 28), torch.randn(64, 32, 14, 14)
+    env = {"torch": torch, "F": F, "x": x}
+    ctbench.run("max_pool2d_2x2_b64_fwd", "x[64,32,28,28] k2", "with torch.no_grad(): y = F.max_pool2d(x, 2)", env)
+    env = {"pool_bwd": pool_bwd, "x": x.clone().requires_grad_(), "g": g}
+    ctbench.run("max_pool2d_2x2_b64_fwd_bwd", "x[64,32,28,28] k2", "pool_bwd(x, g)", env)
+    env = {"torch": torch, "F": F, "x": torch.randn(1, 64, 224, 224).to(memory_format=torch.channels_last),
+           "w": torch.randn(64, 64, 3, 3)}
+    ctbench.run("conv2d_3x3_224_cl_fwd", "x[1,64,224,224] channels_last w[64,64,3,3] pad 1",
+                "with torch.no_grad(): y = F.conv2d(x, w, padding=1)", env, flops=2.0 * 64 * 224 * 224 * 64 * 9)
+
+
+if __name__ == "__main__":
+    main()
