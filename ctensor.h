@@ -15586,6 +15586,7 @@ CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor 
     int64_t *bag = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(L + 1));
     double *cnt = (double *)CT_MALLOC(sizeof(double) * (size_t)(B + 1));
     if (!start || !bag || !cnt) { ct_set_error(CT_ERR_MEMORY, "embedding_bag: out of memory"); goto done; }
+    memset(start, 0, sizeof(int64_t) * (size_t)(2 * B + 1));
     if (input->ndim == 2) {
         int64_t Lb = input->shape[1];
         for (int64_t b = 0; b < B; b++) { start[b] = b * Lb; start[B + b] = (b + 1) * Lb; }
