@@ -12746,6 +12746,8 @@ static int ct__k_uniform(ct__call *c) {
     ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
     double from = c->a->s[0], to = c->a->s[1];
     int dbl = x->dtype == CT_FLOAT64;
+    /* PyTorch casts the bounds to the tensor's scalar type first (then computes in double) */
+    if (x->dtype == CT_FLOAT32) { from = (double)(float)from; to = (double)(float)to; }
     int64_t n = ct_numel(x);
     size_t es = ct__dt[x->dtype].size;
     ct__miter it;
