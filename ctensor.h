@@ -14882,6 +14882,65 @@ static int ct__meta_bn(ct__call *c) {
         (acc) += (s0_ + s1_) + (s2_ + s3_);                            \
     } while (0)
 
+/* Row sums for the kernels below. float32: 16 float lanes (vectorizable) per
+   row, added up in double; float64: 4 double chains. */
+#define CT__LANES 16
+static double ct__nrm_sum_f32(const float *p, int64_t n) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += p[i + k];
+    double s = 0;
+    for (; i < n; i++) s += p[i];
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_sumsq_f32(const float *p, int64_t n, float mu) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += (p[i + k] - mu) * (p[i + k] - mu);
+    double s = 0;
+    for (; i < n; i++) s += (double)(p[i] - mu) * (double)(p[i] - mu);
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+/* sum(a * (b - mu)), and with c: sum(a * c * (b - mu)) */
+static double ct__nrm_dotc_f32(const float *a_, const float *b, const float *c, int64_t n, float mu) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    if (c) {
+        for (; i + CT__LANES <= n; i += CT__LANES)
+            for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * c[i + k] * (b[i + k] - mu);
+    } else {
+        for (; i + CT__LANES <= n; i += CT__LANES)
+            for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * (b[i + k] - mu);
+    }
+    double s = 0;
+    for (; i < n; i++) s += (double)a_[i] * (c ? (double)c[i] : 1.0) * ((double)b[i] - (double)mu);
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_dot_f32(const float *a_, const float *b, int64_t n) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * b[i + k];
+    double s = 0;
+    for (; i < n; i++) s += (double)a_[i] * (double)b[i];
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_sum_f64(const double *p, int64_t n) { double s = 0; CT__SUM4(s, n, p[k_]); return s; }
+static double ct__nrm_sumsq_f64(const double *p, int64_t n, double mu) { double s = 0; CT__SUM4(s, n, (p[k_] - mu) * (p[k_] - mu)); return s; }
+static double ct__nrm_dotc_f64(const double *a, const double *b, const double *c, int64_t n, double mu) {
+    double s = 0;
+    if (c) CT__SUM4(s, n, a[k_] * c[k_] * (b[k_] - mu));
+    else CT__SUM4(s, n, a[k_] * (b[k_] - mu));
+    return s;
+}
+static double ct__nrm_dot_f64(const double *a, const double *b, int64_t n) { double s = 0; CT__SUM4(s, n, a[k_] * b[k_]); return s; }
+
 #define CT__BN_DEF(S, T)                                                                                            \
     static int ct__bn_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *invstd, T *uvar, int64_t N,       \
                               int64_t C, int64_t HW, int cl, double eps) {                                          \
@@ -14892,16 +14951,11 @@ static int ct__meta_bn(ct__call *c) {
             CT__RPAR_FOR                                                                                            \
             for (int64_t c = 0; c < C; c++) {                                                                       \
                 double s = 0, q = 0;                                                                                \
-                for (int64_t n = 0; n < N; n++) {                                                                   \
-                    const T *p = x + (n * C + c) * HW;                                                              \
-                    CT__SUM4(s, HW, (double)p[k_]);                                                                 \
-                }                                                                                                   \
+                for (int64_t n = 0; n < N; n++) s += ct__nrm_sum_##S(x + (n * C + c) * HW, HW);                        \
                 double mu = M ? s / (double)M : 0.0;                                                                \
                 T muT = (T)mu;                                                                                      \
-                for (int64_t n = 0; n < N; n++) {                                                                   \
-                    const T *p = x + (n * C + c) * HW;                                                              \
-                    CT__SUM4(q, HW, ((double)p[k_] - mu) * ((double)p[k_] - mu));                                   \
-                }                                                                                                   \
+                for (int64_t n = 0; n < N; n++) q += ct__nrm_sumsq_##S(x + (n * C + c) * HW, HW, muT);                  \
+                q -= (double)M * ((double)muT - mu) * ((double)muT - mu);  /* centered on the rounded mean */        \
                 double is = 1.0 / sqrt((M ? q / (double)M : 0.0) + eps);                                            \
                 mean[c] = muT;                                                                                      \
                 invstd[c] = (T)is;                                                                                  \
@@ -14960,9 +15014,10 @@ static int ct__meta_bn(ct__call *c) {
                 T muT = mean[c];                                                                                    \
                 for (int64_t n = 0; n < N; n++) {                                                                   \
                     const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
-                    CT__SUM4(sg, HW, (double)g[k_]);                                                                \
-                    CT__SUM4(dot, HW, (double)g[k_] * ((double)p[k_] - mu));                                        \
+                    sg += ct__nrm_sum_##S(g, HW);                                                                       \
+                    dot += ct__nrm_dotc_##S(g, p, NULL, HW, muT);                                                       \
                 }                                                                                                   \
+                dot += sg * ((double)muT - mu);                                                                     \
                 gw[c] = (T)(dot * is);                                                                              \
                 gb[c] = (T)sg;                                                                                      \
                 double sc = is * (double)w[c];                                                                      \
@@ -15222,10 +15277,8 @@ static int ct__meta_ln(ct__call *c) {
         for (int64_t r = 0; r < M; r++) {                                                                           \
             const T *p = x + r * N;                                                                                 \
             T *q = y + r * N;                                                                                       \
-            double s = 0, v = 0;                                                                                    \
-            CT__SUM4(s, N, (double)p[k_]);                                                                          \
-            double mu = N ? s / (double)N : 0.0;                                                                    \
-            CT__SUM4(v, N, ((double)p[k_] - mu) * ((double)p[k_] - mu));                                            \
+            double mu = N ? ct__nrm_sum_##S(p, N) / (double)N : 0.0;                                                    \
+            double v = ct__nrm_sumsq_##S(p, N, (T)mu) - (double)N * ((double)(T)mu - mu) * ((double)(T)mu - mu);        \
             double rs = 1.0 / sqrt((N ? v / (double)N : 0.0) + eps);                                                \
             mean[r] = (T)mu;                                                                                        \
             rstd[r] = (T)rs;                                                                                        \
@@ -15241,24 +15294,30 @@ static int ct__meta_ln(ct__call *c) {
         for (int64_t r = 0; r < M; r++) {                                                                           \
             const T *g = gy + r * N, *p = x + r * N;                                                                \
             T *o = gx + r * N, muT = mean[r];                                                                       \
-            double rs = (double)rstd[r], mu = (double)mean[r], db = 0, ds = 0;                                      \
-            CT__SUM4(db, N, (double)g[k_] * (double)w[k_]);                                                         \
-            CT__SUM4(ds, N, (double)g[k_] * (double)w[k_] * ((double)p[k_] - mu));                                  \
+            double rs = (double)rstd[r], db = ct__nrm_dot_##S(g, w, N), ds = ct__nrm_dotc_##S(g, p, w, N, muT);              \
             T A = (T)rs, B = (T)(-rs * rs * rs * ds / (double)N), D = (T)(-rs * db / (double)N);                    \
             for (int64_t j = 0; j < N; j++) o[j] = A * g[j] * w[j] + B * (p[j] - muT) + D;                          \
         }                                                                                                           \
         double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * N + 1));                                    \
         if (!acc) return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory");                          \
         for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;                                                             \
-        for (int64_t r = 0; r < M; r++) {                                                                           \
-            const T *g = gy + r * N, *p = x + r * N;                                                                \
-            T muT = mean[r], rsT = rstd[r];                                                                         \
-            double *aw = acc, *ab = acc + N;                                                                        \
-            for (int64_t j = 0; j < N; j++) {                                                                       \
-                aw[j] += (double)(g[j] * ((p[j] - muT) * rsT));                                                     \
-                ab[j] += (double)g[j];                                                                              \
+        T *blk = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * N + 1));                                                    \
+        if (!blk) { CT_FREE(acc); return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory"); }        \
+        /* column sums: blocks of 32 rows in T, added up in double */                                            \
+        for (int64_t r0 = 0; r0 < M; r0 += 32) {                                                                    \
+            int64_t r1 = r0 + 32 < M ? r0 + 32 : M;                                                                 \
+            for (int64_t j = 0; j < 2 * N; j++) blk[j] = 0;                                                         \
+            for (int64_t r = r0; r < r1; r++) {                                                                     \
+                const T *g = gy + r * N, *p = x + r * N;                                                            \
+                T muT = mean[r], rsT = rstd[r];                                                                     \
+                for (int64_t j = 0; j < N; j++) {                                                                   \
+                    blk[j] += g[j] * ((p[j] - muT) * rsT);                                                          \
+                    blk[N + j] += g[j];                                                                             \
+                }                                                                                                   \
             }                                                                                                       \
+            for (int64_t j = 0; j < 2 * N; j++) acc[j] += (double)blk[j];                                           \
         }                                                                                                           \
+        CT_FREE(blk);                                                                                               \
         for (int64_t j = 0; j < N; j++) {                                                                           \
             gw[j] = (T)acc[j];                                                                                      \
             gb[j] = (T)acc[N + j];                                                                                  \
