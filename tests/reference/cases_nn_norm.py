@@ -56,7 +56,7 @@ def bn_case(w, name, shape, dtype, training=True, momentum=0.1, eps=1e-5, affine
            expect_error=True if expect_error else None)
 
 
-def ln_case(w, name, shape, ns, dtype, affine=True, eps=1e-5, expect_error=False, wshape=None):
+def ln_case(w, name, shape, ns, dtype, affine=True, eps=1e-5, expect_error=False, wshape=None, permute=None):
     x = randn(*shape, dtype=dtype) * 3 - 1
     ins = [x]
     if affine:
@@ -66,7 +66,8 @@ def ln_case(w, name, shape, ns, dtype, affine=True, eps=1e-5, expect_error=False
         return F.layer_norm(x, ns, *wb, eps=eps)
 
     w.case(FAM, name, "torch.nn.functional.layer_norm", fn, ins, args={"normalized_shape": list(ns), "eps": eps},
-           expect_error=True if expect_error else None)
+           expect_error=True if expect_error else None,
+           permute=[permute] + [None] * (len(ins) - 1) if permute else None)
 
 
 def gn_case(w, name, shape, groups, dtype, affine=True, eps=1e-5, expect_error=False):
@@ -82,7 +83,7 @@ def gn_case(w, name, shape, groups, dtype, affine=True, eps=1e-5, expect_error=F
            expect_error=True if expect_error else None)
 
 
-def dropout_case(w, name, shape, p, dtype, training=True, seed=0, expect_error=False):
+def dropout_case(w, name, shape, p, dtype, training=True, seed=0, expect_error=False, permute=None):
     x = randn(*shape, dtype=dtype)
 
     def fn(x):
@@ -90,7 +91,7 @@ def dropout_case(w, name, shape, p, dtype, training=True, seed=0, expect_error=F
         return F.dropout(x, p, training)
 
     w.case(FAM, name, "torch.nn.functional.dropout", fn, [x], args={"p": p, "training": training, "seed": seed},
-           expect_error=True if expect_error else None)
+           expect_error=True if expect_error else None, permute=[permute] if permute else None)
 
 
 def emb_case(w, name, idx, num, dim, dtype, padding_idx=None, expect_error=False):
@@ -184,12 +185,14 @@ def generate(w):
     bn_case(w, "bn1d_train_f64", (6, 5), f64)
     bn_case(w, "bn1d_3d_train_f32", (4, 3, 7), f32, eps=1e-3)
     bn_case(w, "bn_train_norunning_noaffine_f64", (5, 2, 3), f64, running=False, affine=False)
+    bn_case(w, "bn2d_train_channels_last_f64", (3, 4, 3, 2), f64, permute=[0, 3, 1, 2])
     bn_case(w, "bn_error_one_value", (1, 3), f32, expect_error=True)
     # layer_norm
     ln_case(w, "ln_last_f32", (4, 6, 16), (16,), f32)
     ln_case(w, "ln_two_dims_f64", (3, 4, 5), (4, 5), f64)
     ln_case(w, "ln_noaffine_f32", (5, 12), (12,), f32, affine=False, eps=1e-6)
     ln_case(w, "ln_all_dims_f64", (3, 4), (3, 4), f64)
+    ln_case(w, "ln_permuted_f32", (4, 6, 16), (16,), f32, permute=[1, 0, 2])
     ln_case(w, "ln_error_shape", (4, 6), (5,), f32, expect_error=True)
     # group_norm
     gn_case(w, "gn_f32", (3, 6, 4, 4), 3, f32)
@@ -199,6 +202,7 @@ def generate(w):
     # dropout (PyTorch's mask for the seed)
     dropout_case(w, "dropout_f32", (8, 16), 0.3, f32, seed=1)
     dropout_case(w, "dropout_f64", (5, 7), 0.5, f64, seed=42)
+    dropout_case(w, "dropout_permuted_f32", (6, 5), 0.25, f32, seed=5, permute=[1, 0])
     dropout_case(w, "dropout_eval", (4, 4), 0.5, f32, training=False)
     dropout_case(w, "dropout_p1", (3, 4), 1.0, f32)
     dropout_case(w, "dropout_p0", (3, 4), 0.0, f64)
