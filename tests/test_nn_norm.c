@@ -390,6 +390,36 @@ TEST(test_rnn_modules) {
     ct_module_free(g);
 }
 
+/* gradcheck through the composed recurrent layers (float64 module) */
+static ct_module *RNN;
+static ct_tensor *fn_lstm(ct_tensor *const *in, void *user) {
+    ct_tensor *h = NULL, *c = NULL;
+    ct_tensor *o = user ? ct_gru_forward(RNN, in[0], in[1], &h) : ct_lstm_forward(RNN, in[0], in[1], in[2], &h, &c);
+    return o ? ct_cat(3, (ct_tensor *[]){ct_flatten(o, 0, -1), ct_flatten(h, 0, -1), ct_flatten(c ? c : h, 0, -1)}, 0) : NULL;
+}
+TEST(test_rnn_gradcheck) {
+    ct_set_default_dtype(CT_FLOAT64);
+    ct_manual_seed(1);
+    RNN = ct_nn_lstm(3, 2, &(ct_rnn_options){.num_layers = 2, .bidirectional = 1});
+    ct_set_default_dtype(CT_FLOAT32);
+    ct_tensor *in[3] = {leaf(RND(51, 3, 2, 3)), leaf(RND(52, 4, 2, 2)), leaf(RND(53, 4, 2, 2))};
+    int ok = ct_gradcheck(fn_lstm, NULL, 3, in, NULL);
+    if (!ok) printf("lstm gradcheck: %s\n", ct_last_error());
+    CHECK(ok);
+    ct_module_free(RNN);
+    ct_set_default_dtype(CT_FLOAT64);
+    RNN = ct_nn_gru(3, 2, &(ct_rnn_options){.batch_first = 1});
+    ct_set_default_dtype(CT_FLOAT32);
+    in[1] = leaf(RND(54, 1, 3, 2));
+    ok = ct_gradcheck(fn_lstm, RNN, 2, in, NULL);
+    if (!ok) printf("gru gradcheck: %s\n", ct_last_error());
+    CHECK(ok);
+    ok = ct_gradgradcheck(fn_lstm, RNN, 2, in, NULL);
+    if (!ok) printf("gru gradgradcheck: %s\n", ct_last_error());
+    CHECK(ok);
+    ct_module_free(RNN);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_batch_norm_values_and_running_stats);
@@ -401,5 +431,6 @@ int main(void) {
     RUN(test_norm_modules);
     RUN(test_memory_flat);
     RUN(test_rnn_modules);
+    RUN(test_rnn_gradcheck);
     return ct_t_summary();
 }
