@@ -15286,30 +15286,36 @@ static int ct__meta_ln(ct__call *c) {
             for (int64_t j = 0; j < N; j++) q[j] = (p[j] * a + c0) * w[j] + b[j];                                   \
         }                                                                                                           \
     }                                                                                                               \
+    static void ct__ln_bwd_row_##S(const T *g, const T *p, const T *w, T muT, T rsT, T *o, int64_t N) {             \
+        double rs = (double)rsT, db = ct__nrm_dot_##S(g, w, N), ds = ct__nrm_dotc_##S(g, p, w, N, muT);             \
+        T A = (T)rs, B = (T)(-rs * rs * rs * ds / (double)N), D = (T)(-rs * db / (double)N);                        \
+        for (int64_t j = 0; j < N; j++) o[j] = A * g[j] * w[j] + B * (p[j] - muT) + D;                              \
+    }                                                                                                               \
     static int ct__ln_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *rstd, T *gx, T *gw,      \
                               T *gb, int64_t M, int64_t N) {                                                        \
         int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
-        (void)ct__par;                                                                                              \
-        CT__RPAR_FOR                                                                                                \
-        for (int64_t r = 0; r < M; r++) {                                                                           \
-            const T *g = gy + r * N, *p = x + r * N;                                                                \
-            T *o = gx + r * N, muT = mean[r];                                                                       \
-            double rs = (double)rstd[r], db = ct__nrm_dot_##S(g, w, N), ds = ct__nrm_dotc_##S(g, p, w, N, muT);              \
-            T A = (T)rs, B = (T)(-rs * rs * rs * ds / (double)N), D = (T)(-rs * db / (double)N);                    \
-            for (int64_t j = 0; j < N; j++) o[j] = A * g[j] * w[j] + B * (p[j] - muT) + D;                          \
-        }                                                                                                           \
         double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * N + 1));                                    \
-        if (!acc) return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory");                          \
-        for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;                                                             \
         T *blk = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * N + 1));                                                    \
-        if (!blk) { CT_FREE(acc); return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory"); }        \
-        /* column sums: blocks of 32 rows in T, added up in double */                                            \
+        if (!acc || !blk) {                                                                                         \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(blk);                                                                                           \
+            return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory");                                 \
+        }                                                                                                           \
+        for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;                                                             \
+        if (ct__par) {                                                                                              \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t r = 0; r < M; r++)                                                                         \
+                ct__ln_bwd_row_##S(gy + r * N, x + r * N, w, mean[r], rstd[r], gx + r * N, N);                      \
+        }                                                                                                           \
+        /* column sums (grad_weight, grad_bias): blocks of 32 rows in T, added up in                              \
+           double; one pass with the rows' gx when single-threaded */                                            \
         for (int64_t r0 = 0; r0 < M; r0 += 32) {                                                                    \
             int64_t r1 = r0 + 32 < M ? r0 + 32 : M;                                                                 \
             for (int64_t j = 0; j < 2 * N; j++) blk[j] = 0;                                                         \
             for (int64_t r = r0; r < r1; r++) {                                                                     \
                 const T *g = gy + r * N, *p = x + r * N;                                                            \
                 T muT = mean[r], rsT = rstd[r];                                                                     \
+                if (!ct__par) ct__ln_bwd_row_##S(g, p, w, muT, rsT, gx + r * N, N);                                 \
                 for (int64_t j = 0; j < N; j++) {                                                                   \
                     blk[j] += g[j] * ((p[j] - muT) * rsT);                                                          \
                     blk[N + j] += g[j];                                                                             \
