@@ -106,6 +106,18 @@ static int h_rnn(conf_case *c, ct_tensor **out, int gru) {
         out[0] = ct_lstm_forward(m, IN(0), c->nin > 1 ? IN(1) : NULL, c->nin > 2 ? IN(2) : NULL, &out[1], &out[2]);
         n = 3;
     }
+    if (out[0] && conf_bool(c, "weight_grads", 0)) {
+        /* output, then the gradients of sum(output * g_out) for every parameter, in order */
+        n = 1;
+        ct_tensor *params[32], *g = conf_named(c, "g_out");
+        int np = ct_module_parameters(m, params, 32);
+        ct_tensor *loss = ct_sum(ct_mul(out[0], g));
+        if (np > CONF_MAX_OUT - n || !loss || ct_autograd_grad(1, &loss, NULL, np, params, out + n, NULL) != CT_OK) {
+            ct_module_free(m);
+            return -1;
+        }
+        n += np;
+    }
     ct_module_free(m);
     return out[0] ? n : -1;
 }

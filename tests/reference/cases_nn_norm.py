@@ -21,13 +21,22 @@ nn.BatchNorm2d                   inputs x1, x2 (two training forwards, then one 
 nn.LSTM / nn.GRU                 inputs x[, h0[, c0]]; args the constructor's keywords
                                  and "seed": torch.manual_seed(seed) right before
                                  construction (the weights come from the init);
-                                 outputs output, h_n[, c_n]
+                                 outputs output, h_n[, c_n]; with "weight_grads": output,
+                                 then the gradients of sum(output * g_out) (named array)
+                                 for every parameter in order (no gout/grad files)
 """
+import zlib
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 FAM = "nn_norm"
+
+
+def seed_case(name):
+    """inputs of each case from a seed of its own (regenerating one case changes no other)"""
+    torch.manual_seed(zlib.crc32(name.encode()))
 
 
 def randn(*shape, dtype=torch.float32):
@@ -36,6 +45,7 @@ def randn(*shape, dtype=torch.float32):
 
 def bn_case(w, name, shape, dtype, training=True, momentum=0.1, eps=1e-5, affine=True, running=True, permute=None,
             expect_error=False):
+    seed_case(name)
     C = shape[1]
     x = randn(*shape, dtype=dtype) * 2 + 0.5
     rm = randn(C, dtype=dtype) * 0.1
@@ -57,6 +67,7 @@ def bn_case(w, name, shape, dtype, training=True, momentum=0.1, eps=1e-5, affine
 
 
 def ln_case(w, name, shape, ns, dtype, affine=True, eps=1e-5, expect_error=False, wshape=None, permute=None):
+    seed_case(name)
     x = randn(*shape, dtype=dtype) * 3 - 1
     ins = [x]
     if affine:
@@ -71,6 +82,7 @@ def ln_case(w, name, shape, ns, dtype, affine=True, eps=1e-5, expect_error=False
 
 
 def gn_case(w, name, shape, groups, dtype, affine=True, eps=1e-5, expect_error=False):
+    seed_case(name)
     x = randn(*shape, dtype=dtype) + 1
     ins = [x]
     if affine:
@@ -84,6 +96,7 @@ def gn_case(w, name, shape, groups, dtype, affine=True, eps=1e-5, expect_error=F
 
 
 def dropout_case(w, name, shape, p, dtype, training=True, seed=0, expect_error=False, permute=None):
+    seed_case(name)
     x = randn(*shape, dtype=dtype)
 
     def fn(x):
@@ -95,6 +108,7 @@ def dropout_case(w, name, shape, p, dtype, training=True, seed=0, expect_error=F
 
 
 def emb_case(w, name, idx, num, dim, dtype, padding_idx=None, expect_error=False):
+    seed_case(name)
     wt = randn(num, dim, dtype=dtype)
     args = {} if padding_idx is None else {"padding_idx": padding_idx}
 
@@ -107,6 +121,7 @@ def emb_case(w, name, idx, num, dim, dtype, padding_idx=None, expect_error=False
 
 def bag_case(w, name, inp, num, dim, dtype, offsets=None, mode="mean", psw=False, include_last_offset=False,
              expect_error=False):
+    seed_case(name)
     wt = randn(num, dim, dtype=dtype)
     ins = [inp, wt]
     if offsets is not None:
@@ -127,6 +142,7 @@ def bag_case(w, name, inp, num, dim, dtype, offsets=None, mode="mean", psw=False
 
 
 def bn_module_case(w, name, shape, dtype, momentum=0.1, affine=True):
+    seed_case(name)
     x1 = randn(*shape, dtype=dtype) * 2 + 1
     x2 = randn(*shape, dtype=dtype) - 0.5
 
@@ -144,7 +160,8 @@ def bn_module_case(w, name, shape, dtype, momentum=0.1, affine=True):
 
 
 def rnn_case(w, name, cls, dtype, T, B, I, H, layers=1, bidirectional=False, batch_first=False, bias=True,
-             hidden=True, unbatched=False, seed=3, expect_error=False, xshape=None):
+             hidden=True, unbatched=False, seed=3, expect_error=False, xshape=None, weight_grads=False):
+    seed_case(name)
     D = 2 if bidirectional else 1
     if xshape is not None:
         x = randn(*xshape, dtype=dtype)
@@ -159,19 +176,27 @@ def rnn_case(w, name, cls, dtype, T, B, I, H, layers=1, bidirectional=False, bat
         if cls is nn.LSTM:
             ins.append(randn(*hs, dtype=dtype) * 0.5)
 
+    oshape = (B, T, D * H) if batch_first else (T, B, D * H)
+    g_out = randn(*oshape, dtype=dtype) if weight_grads else None
+
     def fn(x, *h):
         torch.manual_seed(seed)
         m = cls(I, H, num_layers=layers, bias=bias, batch_first=batch_first, bidirectional=bidirectional).to(dtype)
         if cls is nn.LSTM:
             out, (hn, cn) = m(x, (h[0], h[1]) if h else None)
-            return out, hn, cn
-        out, hn = m(x, h[0] if h else None)
-        return out, hn
+            res = [out, hn, cn]
+        else:
+            out, hn = m(x, h[0] if h else None)
+            res = [out, hn]
+        if weight_grads:   # output, then the gradients of sum(output * g_out) for every parameter
+            res = [out] + list(torch.autograd.grad((out * g_out).sum(), list(m.parameters())))
+        return tuple(res)
 
     w.case(FAM, name, "nn." + cls.__name__, fn, ins,
            args={"input_size": I, "hidden_size": H, "num_layers": layers, "bias": bias, "batch_first": batch_first,
-                 "bidirectional": bidirectional, "seed": seed},
-           expect_error=True if expect_error else None)
+                 "bidirectional": bidirectional, "seed": seed, "weight_grads": weight_grads},
+           expect_error=True if expect_error else None, grad=not weight_grads,
+           named={"g_out": g_out} if weight_grads else None)
 
 
 def generate(w):
@@ -232,4 +257,9 @@ def generate(w):
     rnn_case(w, "gru_f64", nn.GRU, f64, 5, 3, 4, 6)
     rnn_case(w, "gru_2layer_bidir_f32", nn.GRU, f32, 4, 2, 3, 5, layers=2, bidirectional=True)
     rnn_case(w, "gru_batch_first_nohidden_f64", nn.GRU, f64, 3, 2, 4, 3, batch_first=True, hidden=False)
+    # (at most 7 parameters: the runner compares 8 outputs)
+    rnn_case(w, "lstm_weight_grads_f64", nn.LSTM, f64, 4, 2, 3, 4, weight_grads=True)
+    rnn_case(w, "lstm_weight_grads_2layer_nobias_f64", nn.LSTM, f64, 4, 2, 3, 4, layers=2, bias=False, weight_grads=True)
+    rnn_case(w, "gru_weight_grads_bidir_nobias_batch_first_f64", nn.GRU, f64, 3, 2, 3, 4, batch_first=True,
+             bidirectional=True, bias=False, weight_grads=True)
     rnn_case(w, "lstm_error_input_size", nn.LSTM, f32, 3, 2, 4, 3, xshape=(3, 2, 5), expect_error=True)
