@@ -1025,6 +1025,121 @@ CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t kernel_size, int64_t stride);
 CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t kernel_size, const ct_pool_options *o);
 CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w);
 
+/* [section: nn-norm-api] */
+/* ============================================================================
+   Normalization, dropout, embeddings and recurrent layers
+   (torch.nn.functional.batch_norm / layer_norm / group_norm / dropout /
+   embedding / embedding_bag, and the modules BatchNorm1d/2d, LayerNorm,
+   GroupNorm, Dropout, Embedding, EmbeddingBag, Softmax, LogSoftmax, LSTM, GRU)
+   Every function goes through the dispatcher and is differentiable (float32
+   and float64). batch_norm and layer_norm run fused kernels (NCHW and
+   channels-last for batch_norm); their second derivatives are recorded
+   through ordinary ops when create_graph is set.
+   ========================================================================== */
+/* F.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps).
+   x: [N, C, *]. weight, bias, running_mean, running_var: [C] or NULL.
+   training: normalizes with the batch statistics (biased variance) and, when
+   running stats are given, updates them in place (no grad):
+   running = (1 - momentum) * running + momentum * batch stat, with the
+   unbiased variance, as PyTorch does. Not training: uses the running stats. */
+CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean, ct_tensor *running_var,
+                                     const ct_tensor *weight, const ct_tensor *bias, int training, double momentum,
+                                     double eps);
+/* F.layer_norm(x, normalized_shape, weight, bias, eps): normalizes over the
+   trailing n dims; weight/bias of shape normalized_shape or NULL. */
+CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *normalized_shape, const ct_tensor *weight,
+                                     const ct_tensor *bias, double eps);
+/* F.group_norm(x, num_groups, weight, bias, eps): x [N, C, *]; weight/bias [C] or NULL. */
+CTENSOR_API ct_tensor *ct_group_norm(const ct_tensor *x, int64_t num_groups, const ct_tensor *weight,
+                                     const ct_tensor *bias, double eps);
+/* F.dropout(x, p, training): PyTorch 1.13's CPU algorithm, so a seeded
+   generator gives PyTorch's mask: x * empty_like(x).bernoulli_(1 - p) / (1 - p).
+   p = 0 or not training: x unchanged (an alias); p = 1: zeros. */
+CTENSOR_API ct_tensor *ct_dropout(const ct_tensor *x, double p, int training);
+/* F.embedding(indices, weight, padding_idx): rows of weight [num, dim] picked by
+   int64/int32 indices; the output is indices.shape + [dim]. The row padding_idx
+   gets no gradient (CT_NO_PADDING_IDX: none; negative values count from the end). */
+#define CT_NO_PADDING_IDX INT64_MIN
+CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx);
+/* F.embedding_bag(input, weight, offsets, mode=..., per_sample_weights=...,
+   include_last_offset=...): input 1-D with offsets [B] (or [B + 1] with
+   include_last_offset), or 2-D [B, L] with offsets NULL (each row one bag).
+   mode: "sum", "mean" or "max" (NULL: "mean"); per_sample_weights (like input)
+   only with "sum". Empty bags give zeros. Output [B, dim]. */
+CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *offsets,
+                                        const char *mode, const ct_tensor *per_sample_weights, int include_last_offset);
+
+/* Modules. Options structs: a zero field means PyTorch's default; CT_ZERO
+   (-0.0) asks for an explicit 0 where the default is not 0. */
+typedef struct ct_batch_norm_options {
+    double eps;                 /* 0: 1e-5 */
+    double momentum;            /* 0: 0.1; NAN: None (cumulative moving average) */
+    int no_affine;              /* PyTorch's affine=False */
+    int no_track_running_stats; /* PyTorch's track_running_stats=False */
+} ct_batch_norm_options;
+/* nn.BatchNorm1d (input [N, C] or [N, C, L]) and nn.BatchNorm2d ([N, C, H, W]):
+   parameters weight, bias; buffers running_mean, running_var,
+   num_batches_tracked (int64). Training mode (ct_module_train) uses batch
+   statistics and updates the buffers; eval mode uses the running statistics. */
+CTENSOR_API ct_module *ct_nn_batch_norm1d(int64_t num_features);
+CTENSOR_API ct_module *ct_nn_batch_norm2d(int64_t num_features);
+CTENSOR_API ct_module *ct_nn_batch_norm1d_ex(int64_t num_features, const ct_batch_norm_options *o);
+CTENSOR_API ct_module *ct_nn_batch_norm2d_ex(int64_t num_features, const ct_batch_norm_options *o);
+typedef struct ct_layer_norm_options {
+    double eps;                 /* 0: 1e-5 */
+    int no_elementwise_affine;  /* PyTorch's elementwise_affine=False */
+} ct_layer_norm_options;
+CTENSOR_API ct_module *ct_nn_layer_norm(int n, const int64_t *normalized_shape);
+CTENSOR_API ct_module *ct_nn_layer_norm_ex(int n, const int64_t *normalized_shape, const ct_layer_norm_options *o);
+typedef struct ct_group_norm_options {
+    double eps;                 /* 0: 1e-5 */
+    int no_affine;              /* PyTorch's affine=False */
+} ct_group_norm_options;
+CTENSOR_API ct_module *ct_nn_group_norm(int64_t num_groups, int64_t num_channels);
+CTENSOR_API ct_module *ct_nn_group_norm_ex(int64_t num_groups, int64_t num_channels, const ct_group_norm_options *o);
+/* nn.Dropout(p): active in training mode only. */
+CTENSOR_API ct_module *ct_nn_dropout(double p);
+/* nn.Embedding(num, dim): weight ~ N(0, 1); forward takes the indices. */
+CTENSOR_API ct_module *ct_nn_embedding(int64_t num_embeddings, int64_t embedding_dim);
+/* ... with padding_idx: that row starts at zero and gets no gradient. */
+CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx);
+/* nn.EmbeddingBag(num, dim, mode=...): mode NULL = "mean". Forward (ct_forward_n)
+   takes input, or input and offsets. */
+CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, const char *mode);
+CTENSOR_API ct_module *ct_nn_softmax(int dim);
+CTENSOR_API ct_module *ct_nn_log_softmax(int dim);
+
+/* nn.LSTM / nn.GRU (no dropout between layers, no proj_size). Parameters
+   weight_ih_l<k>[_reverse], weight_hh_l<k>, bias_ih_l<k>, bias_hh_l<k> in
+   PyTorch's order, all initialized U(-1/sqrt(hidden), 1/sqrt(hidden)) in that
+   order, so seeded weights equal PyTorch's. Gates: LSTM i, f, g, o; GRU r, z, n
+   with n = tanh(W_in x + b_in + r * (W_hn h + b_hn)). */
+typedef struct ct_rnn_options {
+    int64_t num_layers;         /* 0: 1 */
+    int no_bias;                /* PyTorch's bias=False */
+    int batch_first;            /* input/output [B, T, F] instead of [T, B, F] */
+    int bidirectional;
+} ct_rnn_options;
+CTENSOR_API ct_module *ct_nn_lstm(int64_t input_size, int64_t hidden_size, const ct_rnn_options *o);  /* o may be NULL */
+CTENSOR_API ct_module *ct_nn_gru(int64_t input_size, int64_t hidden_size, const ct_rnn_options *o);
+/* output, (h_n, c_n) = lstm(x, (h0, c0)). x [T, B, in] ([B, T, in] batch_first)
+   or unbatched [T, in]; h0, c0 [layers * dirs, B, hidden] or NULL (zeros).
+   h_n, c_n may be NULL when not wanted. Returns the output [T, B, dirs * hidden]. */
+CTENSOR_API ct_tensor *ct_lstm_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0,
+                                       ct_tensor **h_n, ct_tensor **c_n);
+CTENSOR_API ct_tensor *ct_gru_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, ct_tensor **h_n);
+
+#ifdef __cplusplus
+}  /* extern "C": settings structs by reference for C++ */
+static inline ct_module *ct_nn_batch_norm1d_ex(int64_t n, const ct_batch_norm_options &o) { return ct_nn_batch_norm1d_ex(n, &o); }
+static inline ct_module *ct_nn_batch_norm2d_ex(int64_t n, const ct_batch_norm_options &o) { return ct_nn_batch_norm2d_ex(n, &o); }
+static inline ct_module *ct_nn_layer_norm_ex(int n, const int64_t *s, const ct_layer_norm_options &o) { return ct_nn_layer_norm_ex(n, s, &o); }
+static inline ct_module *ct_nn_group_norm_ex(int64_t g, int64_t c, const ct_group_norm_options &o) { return ct_nn_group_norm_ex(g, c, &o); }
+static inline ct_module *ct_nn_lstm(int64_t i, int64_t h, const ct_rnn_options &o) { return ct_nn_lstm(i, h, &o); }
+static inline ct_module *ct_nn_gru(int64_t i, int64_t h, const ct_rnn_options &o) { return ct_nn_gru(i, h, &o); }
+extern "C" {
+#endif
+
 /* [section: nn-functional-api] */
 
 /* [section: nn-loss-api] */
@@ -2610,6 +2725,19 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
     X(ADAPTIVE_AVG_POOL2D_BACKWARD, "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
 
+/* normalization, embeddings (section nn-norm) */
+#define CT__OPS_NN_NORM(X)                                                                                         \
+    X(BATCH_NORM, "batch_norm", "NativeBatchNormBackward0", 3, 4, 0, ct__meta_bn, ct__k_bn, ct__bw_bn,                \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
+    X(BATCH_NORM_BACKWARD, "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, ct__meta_bn_bw, ct__k_bn_bw,       \
+      ct__bw_none, CT__SAVE_NONE)                                                                                   \
+    X(LAYER_NORM, "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, ct__meta_ln, ct__k_ln, ct__bw_ln,                \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
+    X(LAYER_NORM_BACKWARD, "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, ct__meta_ln_bw, ct__k_ln_bw,       \
+      ct__bw_none, CT__SAVE_NONE)                                                                                   \
+    X(EMBEDDING, "embedding", "EmbeddingBackward0", 2, 1, 0, ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
+      CT__SAVE_IN(1))
+
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
     CT__OPS_VIEW(X)     \
@@ -2620,7 +2748,8 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     CT__OPS_INDEX(X)    \
     CT__OPS_BLAS(X)     \
     CT__OPS_RANDOM(X)   \
-    CT__OPS_NN_CONV(X)
+    CT__OPS_NN_CONV(X)  \
+    CT__OPS_NN_NORM(X)
 
 enum {
 #define CT__X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__OP_##E,
@@ -12750,6 +12879,8 @@ static int ct__k_uniform(ct__call *c) {
     ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
     double from = c->a->s[0], to = c->a->s[1];
     int dbl = x->dtype == CT_FLOAT64;
+    /* PyTorch casts the bounds to the tensor's scalar type first (then computes in double) */
+    if (x->dtype == CT_FLOAT32) { from = (double)(float)from; to = (double)(float)to; }
     int64_t n = ct_numel(x);
     size_t es = ct__dt[x->dtype].size;
     ct__miter it;
@@ -16041,6 +16172,1321 @@ CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t k, int64_t stride) {
 }
 CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(1, k, o, 0, 0); }
 CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t oh, int64_t ow) { return ct__pool_mod_new(2, 0, NULL, oh, ow); }
+
+/* [section: nn-norm-impl] */
+/* ============================================================================
+   Normalization, dropout, embeddings, recurrent layers (see nn-norm-api).
+   PyTorch references: aten/src/ATen/native/Normalization.cpp,
+   native/cpu/batch_norm_kernel.cpp, layer_norm_kernel.cpp, Dropout.cpp,
+   Embedding.cpp, EmbeddingBag.cpp, torch/nn/modules/{batchnorm,normalization,
+   sparse,rnn}.py.
+   ========================================================================== */
+static const char *ct__tensor_type_name(ct_dtype dt, char *buf, size_t cap) {
+    snprintf(buf, cap, "torch.%sTensor", CT__DTNAME(dt));
+    return buf;
+}
+static int ct__norm_float_dtype(const char *name, const ct_tensor *x) {
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", name, name, CT__DTNAME(x->dtype));
+    return 0;
+}
+static int ct__norm_param_check(const char *name, const char *what, const ct_tensor *p, const ct_tensor *x, int64_t numel) {
+    if (ct_numel(p) != numel)
+        return ct__failed(CT_ERR_SHAPE, "%s: %s should contain %lld elements not %lld", name, what, (long long)numel, (long long)ct_numel(p));
+    if (p->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected %s to have dtype %s (the input's), but got %s", name, what,
+                          ct_dtype_name(x->dtype), ct_dtype_name(p->dtype));
+    return 0;
+}
+
+/* ---- batch_norm: x seen as [N][C][S] (contiguous) or [N*S][C] (channels-last) ---- */
+static int ct__bn_is_cl(const ct_tensor *x) {
+    return x->ndim == 4 && x->shape[1] > 1 && !ct__is_contig(x) && ct_is_channels_last(x);
+}
+static void ct__nrm_cl_strides(const ct_tensor *x, int64_t *st) {
+    int64_t C = x->shape[1], H = x->shape[2], W = x->shape[3];
+    st[0] = H * W * C;
+    st[1] = 1;
+    st[2] = W * C;
+    st[3] = C;
+}
+/* x's data in the layout the kernels read: contiguous, or channels-last when cl */
+static ct_tensor *ct__bn_layout(const ct_tensor *x, int cl) {
+    if (!cl) return ct__contig_ref(x);
+    int64_t st[4];
+    ct__nrm_cl_strides(x, st);
+    if (ct__bn_is_cl(x) && x->strides[0] == st[0] && x->strides[2] == st[2]) return ct__incref((ct_tensor *)x);
+    ct_tensor *y = ct__alloc(x->dtype, 4, x->shape, st, x->device);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+static void ct__bn_outlike(ct__outinfo *o, const ct_tensor *x, int cl) {
+    o->kind = CT__OUT_NEW;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    o->has_strides = cl;
+    if (cl) ct__nrm_cl_strides(x, o->strides);
+}
+static void ct__vec_out(ct__outinfo *o, ct_dtype dt, int64_t n) {
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = dt;
+    o->ndim = 1;
+    o->shape[0] = n;
+}
+/* in: x [N, C, *], weight [C], bias [C]; out: y, save_mean [C], save_invstd [C],
+   unbiased batch variance [C] (for the running stats) */
+static int ct__meta_bn(ct__call *c) {
+    ct_tensor *x = c->in[0], *w = c->in[1], *b = c->in[2];
+    if (x->ndim < 2) return ct__failed(CT_ERR_SHAPE, "batch_norm: expected an input of at least 2 dims [N, C, *], got %s", CT__SHAPE(x));
+    if (ct__norm_float_dtype("batch_norm", x)) return -1;
+    int64_t C = x->shape[1];
+    if (ct__norm_param_check("batch_norm", "weight", w, x, C) || ct__norm_param_check("batch_norm", "bias", b, x, C)) return -1;
+    ct__bn_outlike(&c->oi[0], x, ct__bn_is_cl(x));
+    for (int j = 1; j < 4; j++) ct__vec_out(&c->oi[j], x->dtype, C);
+    c->nout = 4;
+    return 0;
+}
+/* 4 independent sums: the loop is not one long dependency chain */
+#define CT__SUM4(acc, n, expr)                                         \
+    do {                                                               \
+        double s0_ = 0, s1_ = 0, s2_ = 0, s3_ = 0;                     \
+        int64_t i = 0;                                                 \
+        for (; i + 4 <= (n); i += 4) {                                 \
+            { int64_t k_ = i; s0_ += (expr); }                         \
+            { int64_t k_ = i + 1; s1_ += (expr); }                     \
+            { int64_t k_ = i + 2; s2_ += (expr); }                     \
+            { int64_t k_ = i + 3; s3_ += (expr); }                     \
+        }                                                              \
+        for (; i < (n); i++) { int64_t k_ = i; s0_ += (expr); }        \
+        (acc) += (s0_ + s1_) + (s2_ + s3_);                            \
+    } while (0)
+
+/* Row sums for the kernels below. float32: 16 float lanes (vectorizable) per
+   row, added up in double; float64: 4 double chains. */
+#define CT__LANES 16
+static double ct__nrm_sum_f32(const float *p, int64_t n) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += p[i + k];
+    double s = 0;
+    for (; i < n; i++) s += p[i];
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_sumsq_f32(const float *p, int64_t n, float mu) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += (p[i + k] - mu) * (p[i + k] - mu);
+    double s = 0;
+    for (; i < n; i++) s += (double)(p[i] - mu) * (double)(p[i] - mu);
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+/* sum(a * (b - mu)), and with c: sum(a * c * (b - mu)) */
+static double ct__nrm_dotc_f32(const float *a_, const float *b, const float *c, int64_t n, float mu) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    if (c) {
+        for (; i + CT__LANES <= n; i += CT__LANES)
+            for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * c[i + k] * (b[i + k] - mu);
+    } else {
+        for (; i + CT__LANES <= n; i += CT__LANES)
+            for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * (b[i + k] - mu);
+    }
+    double s = 0;
+    for (; i < n; i++) s += (double)a_[i] * (c ? (double)c[i] : 1.0) * ((double)b[i] - (double)mu);
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_dot_f32(const float *a_, const float *b, int64_t n) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * b[i + k];
+    double s = 0;
+    for (; i < n; i++) s += (double)a_[i] * (double)b[i];
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_sum_f64(const double *p, int64_t n) { double s = 0; CT__SUM4(s, n, p[k_]); return s; }
+static double ct__nrm_sumsq_f64(const double *p, int64_t n, double mu) { double s = 0; CT__SUM4(s, n, (p[k_] - mu) * (p[k_] - mu)); return s; }
+static double ct__nrm_dotc_f64(const double *a, const double *b, const double *c, int64_t n, double mu) {
+    double s = 0;
+    if (c) CT__SUM4(s, n, a[k_] * c[k_] * (b[k_] - mu));
+    else CT__SUM4(s, n, a[k_] * (b[k_] - mu));
+    return s;
+}
+static double ct__nrm_dot_f64(const double *a, const double *b, int64_t n) { double s = 0; CT__SUM4(s, n, a[k_] * b[k_]); return s; }
+
+#define CT__BN_DEF(S, T)                                                                                            \
+    static int ct__bn_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *invstd, T *uvar, int64_t N,       \
+                              int64_t C, int64_t HW, int cl, double eps) {                                          \
+        int64_t M = N * HW;                                                                                         \
+        if (!cl) {                                                                                                  \
+            int ct__par = ct__rpar(M * C) && C > 1;                                                                 \
+            (void)ct__par;                                                                                          \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double s = 0, q = 0;                                                                                \
+                for (int64_t n = 0; n < N; n++) s += ct__nrm_sum_##S(x + (n * C + c) * HW, HW);                        \
+                double mu = M ? s / (double)M : 0.0;                                                                \
+                T muT = (T)mu;                                                                                      \
+                for (int64_t n = 0; n < N; n++) q += ct__nrm_sumsq_##S(x + (n * C + c) * HW, HW, muT);                  \
+                q -= (double)M * ((double)muT - mu) * ((double)muT - mu);  /* centered on the rounded mean */        \
+                double is = 1.0 / sqrt((M ? q / (double)M : 0.0) + eps);                                            \
+                mean[c] = muT;                                                                                      \
+                invstd[c] = (T)is;                                                                                  \
+                uvar[c] = (T)(M > 1 ? q / (double)(M - 1) : NAN);                                                   \
+                T al = (T)(is * (double)w[c]), be = (T)((double)b[c] - mu * is * (double)w[c]);                     \
+                for (int64_t n = 0; n < N; n++) {                                                                   \
+                    const T *p = x + (n * C + c) * HW;                                                              \
+                    T *q2 = y + (n * C + c) * HW;                                                                   \
+                    for (int64_t i = 0; i < HW; i++) q2[i] = p[i] * al + be;                                        \
+                }                                                                                                   \
+            }                                                                                                       \
+            return 0;                                                                                               \
+        }                                                                                                           \
+        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * C + 1));                                    \
+        T *al = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * C + 1));                                                     \
+        if (!acc || !al) {                                                                                          \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(al);                                                                                            \
+            return ct__failed(CT_ERR_MEMORY, "batch_norm: out of memory");                                          \
+        }                                                                                                           \
+        double *sq = acc + C;                                                                                       \
+        T *be = al + C;                                                                                             \
+        for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;                                                             \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) acc[c] += (double)x[r * C + c];                                         \
+        for (int64_t c = 0; c < C; c++) acc[c] = M ? acc[c] / (double)M : 0.0;                                      \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double d = (double)x[r * C + c] - acc[c];                                                           \
+                sq[c] += d * d;                                                                                     \
+            }                                                                                                       \
+        for (int64_t c = 0; c < C; c++) {                                                                           \
+            double is = 1.0 / sqrt((M ? sq[c] / (double)M : 0.0) + eps);                                            \
+            mean[c] = (T)acc[c];                                                                                    \
+            invstd[c] = (T)is;                                                                                      \
+            uvar[c] = (T)(M > 1 ? sq[c] / (double)(M - 1) : NAN);                                                   \
+            al[c] = (T)(is * (double)w[c]);                                                                         \
+            be[c] = (T)((double)b[c] - acc[c] * is * (double)w[c]);                                                 \
+        }                                                                                                           \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) y[r * C + c] = x[r * C + c] * al[c] + be[c];                            \
+        CT_FREE(acc);                                                                                               \
+        CT_FREE(al);                                                                                                \
+        return 0;                                                                                                   \
+    }                                                                                                               \
+    /* gx = (gy - mean(gy) - (x - mu) * invstd^2 * mean(gy * (x - mu))) * invstd * w */                           \
+    static int ct__bn_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *invstd, T *gx, T *gw,     \
+                              T *gb, int64_t N, int64_t C, int64_t HW, int cl) {                                     \
+        int64_t M = N * HW;                                                                                         \
+        if (!cl) {                                                                                                  \
+            int ct__par = ct__rpar(M * C) && C > 1;                                                                 \
+            (void)ct__par;                                                                                          \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double sg = 0, dot = 0, mu = (double)mean[c], is = (double)invstd[c];                               \
+                T muT = mean[c];                                                                                    \
+                for (int64_t n = 0; n < N; n++) {                                                                   \
+                    const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
+                    sg += ct__nrm_sum_##S(g, HW);                                                                       \
+                    dot += ct__nrm_dotc_##S(g, p, NULL, HW, muT);                                                       \
+                }                                                                                                   \
+                dot += sg * ((double)muT - mu);                                                                     \
+                gw[c] = (T)(dot * is);                                                                              \
+                gb[c] = (T)sg;                                                                                      \
+                double sc = is * (double)w[c];                                                                      \
+                T A = (T)sc, B = (T)(-dot * is * is / (double)M * sc), D = (T)(-sg / (double)M * sc);               \
+                for (int64_t n = 0; n < N; n++) {                                                                   \
+                    const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
+                    T *o = gx + (n * C + c) * HW;                                                                   \
+                    for (int64_t i = 0; i < HW; i++) o[i] = A * g[i] + B * (p[i] - muT) + D;                        \
+                }                                                                                                   \
+            }                                                                                                       \
+            return 0;                                                                                               \
+        }                                                                                                           \
+        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * C + 1));                                    \
+        T *co = (T *)CT_MALLOC(sizeof(T) * (size_t)(3 * C + 1));                                                     \
+        if (!acc || !co) {                                                                                          \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(co);                                                                                            \
+            return ct__failed(CT_ERR_MEMORY, "batch_norm_backward: out of memory");                                 \
+        }                                                                                                           \
+        double *dt = acc + C;                                                                                       \
+        for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;                                                             \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double g = (double)gy[r * C + c];                                                                   \
+                acc[c] += g;                                                                                        \
+                dt[c] += g * ((double)x[r * C + c] - (double)mean[c]);                                              \
+            }                                                                                                       \
+        for (int64_t c = 0; c < C; c++) {                                                                           \
+            double is = (double)invstd[c], sc = is * (double)w[c];                                                  \
+            gw[c] = (T)(dt[c] * is);                                                                                \
+            gb[c] = (T)acc[c];                                                                                      \
+            co[c] = (T)sc;                                                                                          \
+            co[C + c] = (T)(-dt[c] * is * is / (double)M * sc);                                                     \
+            co[2 * C + c] = (T)(-acc[c] / (double)M * sc);                                                          \
+        }                                                                                                           \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++)                                                                         \
+                gx[r * C + c] = co[c] * gy[r * C + c] + co[C + c] * (x[r * C + c] - mean[c]) + co[2 * C + c];       \
+        CT_FREE(acc);                                                                                               \
+        CT_FREE(co);                                                                                                \
+        return 0;                                                                                                   \
+    }
+CT__BN_DEF(f32, float)
+CT__BN_DEF(f64, double)
+
+static void ct__bn_dims(const ct_tensor *x, int64_t *N, int64_t *C, int64_t *HW) {
+    *N = x->shape[0];
+    *C = x->shape[1];
+    *HW = 1;
+    for (int d = 2; d < x->ndim; d++) *HW *= x->shape[d];
+}
+static int ct__k_bn(ct__call *c) {
+    ct_tensor *x0 = c->in[0];
+    int cl = ct__bn_is_cl(x0), rc = -1;
+    ct_tensor *x = ct__bn_layout(x0, cl), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
+    if (x && w && b) {
+        int64_t N, C, HW;
+        ct__bn_dims(x0, &N, &C, &HW);
+        void *y = ct__ptr(c->out[0]), *m = ct__ptr(c->out[1]), *is = ct__ptr(c->out[2]), *uv = ct__ptr(c->out[3]);
+        if (x->dtype == CT_FLOAT32)
+            rc = ct__bn_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)y,
+                                (float *)m, (float *)is, (float *)uv, N, C, HW, cl, c->a->s[0]);
+        else
+            rc = ct__bn_fwd_f64((const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(b), (double *)y,
+                                (double *)m, (double *)is, (double *)uv, N, C, HW, cl, c->a->s[0]);
+    }
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (b) ct__decref(b);
+    return rc;
+}
+/* in: grad_out, x, weight, save_mean, save_invstd; out: grad_x, grad_weight, grad_bias */
+static int ct__meta_bn_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    if (!ct_same_shape(g, x) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "native_batch_norm_backward: grad_out %s must match the input %s", CT__SHAPE(g), CT__SHAPE(x));
+    if (x->ndim < 2 || ct__norm_float_dtype("native_batch_norm_backward", x)) return x->ndim < 2 ? ct__failed(CT_ERR_SHAPE, "native_batch_norm_backward: bad input") : -1;
+    int64_t C = x->shape[1];
+    for (int i = 2; i < 5; i++)
+        if (ct__norm_param_check("native_batch_norm_backward", "statistics", c->in[i], x, C)) return -1;
+    ct__bn_outlike(&c->oi[0], x, ct__bn_is_cl(x));
+    ct__vec_out(&c->oi[1], x->dtype, C);
+    ct__vec_out(&c->oi[2], x->dtype, C);
+    c->nout = 3;
+    return 0;
+}
+static int ct__k_bn_bw(ct__call *c) {
+    ct_tensor *x0 = c->in[1];
+    int cl = ct__bn_is_cl(x0), rc = -1;
+    ct_tensor *g = ct__bn_layout(c->in[0], cl), *x = ct__bn_layout(x0, cl), *w = ct__contig_ref(c->in[2]),
+              *m = ct__contig_ref(c->in[3]), *is = ct__contig_ref(c->in[4]);
+    if (g && x && w && m && is) {
+        int64_t N, C, HW;
+        ct__bn_dims(x0, &N, &C, &HW);
+        if (x->dtype == CT_FLOAT32)
+            rc = ct__bn_bwd_f32((const float *)ct__ptr(g), (const float *)ct__ptr(x), (const float *)ct__ptr(w),
+                                (const float *)ct__ptr(m), (const float *)ct__ptr(is), (float *)ct__ptr(c->out[0]),
+                                (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), N, C, HW, cl);
+        else
+            rc = ct__bn_bwd_f64((const double *)ct__ptr(g), (const double *)ct__ptr(x), (const double *)ct__ptr(w),
+                                (const double *)ct__ptr(m), (const double *)ct__ptr(is), (double *)ct__ptr(c->out[0]),
+                                (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), N, C, HW, cl);
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (m) ct__decref(m);
+    if (is) ct__decref(is);
+    return rc;
+}
+/* Gradients of a normalization written with public ops, statistics recomputed
+   from x so that they are differentiated too (double backward).
+   xhat = (x - mean) * rsqrt(var + eps) over `dims`; y = xhat * w + b.
+   wv: the weight broadcast against x. */
+static int ct__norm_grads_composite(const ct_tensor *x, const ct_tensor *wv, const ct_tensor *gy, int nd, const int64_t *dims,
+                                    double eps, ct_tensor **gx, ct_tensor **gxhat_w, ct_tensor **gy_sum) {
+    ct_tensor *mean = ct_mean_dims(x, nd, dims, 1);
+    ct_tensor *xc = ct_sub(x, mean);
+    ct_tensor *rs = ct_rsqrt(ct_add_scalar(ct_mean_dims(ct_mul(xc, xc), nd, dims, 1), eps));
+    ct_tensor *xhat = ct_mul(xc, rs);
+    ct_tensor *gxh = ct_mul(gy, wv);
+    *gx = ct_mul(rs, ct_sub(ct_sub(gxh, ct_mean_dims(gxh, nd, dims, 1)), ct_mul(xhat, ct_mean_dims(ct_mul(gxh, xhat), nd, dims, 1))));
+    *gxhat_w = ct_mul(gy, xhat);
+    *gy_sum = (ct_tensor *)gy;
+    return *gx && *gxhat_w ? 0 : -1;
+}
+static int ct__bw_bn(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *w = CT__SV_IN(n, 1), *gy = gout[0];
+    if (!x || !w) return -1;
+    int64_t C = x->shape[1];
+    if (ct_is_grad_enabled()) {   /* create_graph: a differentiable formula */
+        int64_t dims[CT_MAX_DIMS], wshape[CT_MAX_DIMS];
+        int nd = 0;
+        for (int d = 0; d < x->ndim; d++) {
+            wshape[d] = d == 1 ? C : 1;
+            if (d != 1) dims[nd++] = d;
+        }
+        ct_tensor *gx, *gwf, *gbf;
+        if (ct__norm_grads_composite(x, ct_reshape_n(w, x->ndim, wshape), gy, nd, dims, n->attrs.s[0], &gx, &gwf, &gbf)) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = gx;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct_sum_dims(gwf, nd, dims, 0))) return -1;
+        if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(gbf, nd, dims, 0))) return -1;
+        return 0;
+    }
+    ct_tensor *mean = CT__SV_OUT(n, 1), *invstd = CT__SV_OUT(n, 2);
+    if (!mean || !invstd) return -1;
+    ct_tensor *in[5];
+    in[0] = gy;
+    in[1] = x;
+    in[2] = w;
+    in[3] = mean;
+    in[4] = invstd;
+    ct__call c;
+    c.op = CT__OP_BATCH_NORM_BACKWARD;
+    c.nin = 5;
+    c.in = in;
+    c.a = &ct__attrs_none;
+    c.inplace = 0;
+    if (ct__dispatch(&c) < 0) return -1;
+    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? c.out[i] : NULL;
+    return 0;
+}
+
+CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean, ct_tensor *running_var,
+                                     const ct_tensor *weight, const ct_tensor *bias, int training, double momentum,
+                                     double eps) {
+    if (!x) { ct__null_arg("batch_norm", 0); return NULL; }
+    if (x->ndim < 2) return ct__fail(CT_ERR_SHAPE, "batch_norm: expected an input of at least 2 dims [N, C, *], got %s", CT__SHAPE(x));
+    int64_t C = x->shape[1];
+    if (running_mean && ct_numel(running_mean) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: running_mean should contain %lld elements not %lld", (long long)C, (long long)ct_numel(running_mean));
+    if (running_var && ct_numel(running_var) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: running_var should contain %lld elements not %lld", (long long)C, (long long)ct_numel(running_var));
+    if (weight && ct_numel(weight) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: weight should contain %lld elements not %lld", (long long)C, (long long)ct_numel(weight));
+    if (bias && ct_numel(bias) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: bias should contain %lld elements not %lld", (long long)C, (long long)ct_numel(bias));
+    if (ct__norm_float_dtype("batch_norm", x)) return NULL;
+    int s = ct_scope_begin();
+    ct_tensor *y = NULL;
+    if (!training) {
+        /* eval: alpha = w / sqrt(running_var + eps), beta = b - running_mean * alpha (PyTorch's CPU transform) */
+        if (!running_mean || !running_var) {
+            ct_set_error(CT_ERR_ARG, "batch_norm: running_mean and running_var must be defined in evaluation mode");
+        } else {
+            int64_t shape[CT_MAX_DIMS];
+            for (int d = 0; d < x->ndim; d++) shape[d] = d == 1 ? C : 1;
+            ct_tensor *al = ct_rsqrt(ct_add_scalar(ct_to(running_var, x->dtype), eps));
+            if (weight) al = ct_mul(al, weight);
+            ct_tensor *be = ct_neg(ct_mul(ct_to(running_mean, x->dtype), al));
+            if (bias) be = ct_add(be, bias);
+            y = ct_add(ct_mul(x, ct_view_n(al, x->ndim, shape)), ct_view_n(be, x->ndim, shape));
+        }
+    } else if (ct_numel(x) / (C ? C : 1) <= 1 && C > 0) {
+        ct_set_error(CT_ERR_ARG, "batch_norm: Expected more than 1 value per channel when training, got input size torch.Size(%s)", CT__SHAPE(x));
+    } else {
+        int pg = ct_set_grad_enabled(0);
+        ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones(x->dtype, C);
+        ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros(x->dtype, C);
+        ct_set_grad_enabled(pg);
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.s[0] = eps;
+        ct_tensor *in[3];
+        in[0] = (ct_tensor *)x;
+        in[1] = w;
+        in[2] = b;
+        ct__call c;
+        c.op = CT__OP_BATCH_NORM;
+        c.nin = 3;
+        c.in = in;
+        c.a = &a;
+        c.inplace = 0;
+        if ((w && b) && ct__dispatch(&c) >= 0) {
+            y = c.out[0];
+            if (running_mean || running_var) {
+                pg = ct_set_grad_enabled(0);
+                /* running = (1 - momentum) * running + momentum * batch statistic (unbiased variance) */
+                if (running_mean && !ct_add_(ct_mul_scalar_(running_mean, 1.0 - momentum), ct_mul_scalar(ct_detach(c.out[1]), momentum))) y = NULL;
+                if (running_var && !ct_add_(ct_mul_scalar_(running_var, 1.0 - momentum), ct_mul_scalar(ct_detach(c.out[3]), momentum))) y = NULL;
+                ct_set_grad_enabled(pg);
+            }
+        }
+    }
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- layer_norm: x as [M][N] rows, N = prod(normalized_shape) ---- */
+static int ct__meta_ln(ct__call *c) {
+    ct_tensor *x = c->in[0], *w = c->in[1], *b = c->in[2];
+    int k = (int)c->a->i[0];
+    if (ct__norm_float_dtype("layer_norm", x)) return -1;
+    int64_t N = 1;
+    for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
+    if (ct__norm_param_check("layer_norm", "weight", w, x, N) || ct__norm_param_check("layer_norm", "bias", b, x, N)) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    int64_t M = N ? ct_numel(x) / N : 0;
+    for (int d = 0; N == 0 && d < x->ndim - k; d++) M = (d ? M : 1) * x->shape[d];
+    ct__vec_out(&c->oi[1], x->dtype, M);
+    ct__vec_out(&c->oi[2], x->dtype, M);
+    c->nout = 3;
+    return 0;
+}
+#define CT__LN_DEF(S, T)                                                                                            \
+    static void ct__ln_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, int64_t M, int64_t N,     \
+                               double eps) {                                                                        \
+        int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
+        (void)ct__par;                                                                                              \
+        CT__RPAR_FOR                                                                                                \
+        for (int64_t r = 0; r < M; r++) {                                                                           \
+            const T *p = x + r * N;                                                                                 \
+            T *q = y + r * N;                                                                                       \
+            double mu = N ? ct__nrm_sum_##S(p, N) / (double)N : 0.0;                                                    \
+            double v = ct__nrm_sumsq_##S(p, N, (T)mu) - (double)N * ((double)(T)mu - mu) * ((double)(T)mu - mu);        \
+            double rs = 1.0 / sqrt((N ? v / (double)N : 0.0) + eps);                                                \
+            mean[r] = (T)mu;                                                                                        \
+            rstd[r] = (T)rs;                                                                                        \
+            T a = (T)rs, c0 = (T)(-mu * rs);                                                                        \
+            for (int64_t j = 0; j < N; j++) q[j] = (p[j] * a + c0) * w[j] + b[j];                                   \
+        }                                                                                                           \
+    }                                                                                                               \
+    static void ct__ln_bwd_row_##S(const T *g, const T *p, const T *w, T muT, T rsT, T *o, int64_t N) {             \
+        double rs = (double)rsT, db = ct__nrm_dot_##S(g, w, N), ds = ct__nrm_dotc_##S(g, p, w, N, muT);             \
+        T A = (T)rs, B = (T)(-rs * rs * rs * ds / (double)N), D = (T)(-rs * db / (double)N);                        \
+        for (int64_t j = 0; j < N; j++) o[j] = A * g[j] * w[j] + B * (p[j] - muT) + D;                              \
+    }                                                                                                               \
+    static int ct__ln_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *rstd, T *gx, T *gw,      \
+                              T *gb, int64_t M, int64_t N) {                                                        \
+        int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
+        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * N + 1));                                    \
+        T *blk = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * N + 1));                                                    \
+        if (!acc || !blk) {                                                                                         \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(blk);                                                                                           \
+            return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory");                                 \
+        }                                                                                                           \
+        for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;                                                             \
+        if (ct__par) {                                                                                              \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t r = 0; r < M; r++)                                                                         \
+                ct__ln_bwd_row_##S(gy + r * N, x + r * N, w, mean[r], rstd[r], gx + r * N, N);                      \
+        }                                                                                                           \
+        /* column sums (grad_weight, grad_bias): blocks of 32 rows in T, added up in                              \
+           double; one pass with the rows' gx when single-threaded */                                            \
+        for (int64_t r0 = 0; r0 < M; r0 += 32) {                                                                    \
+            int64_t r1 = r0 + 32 < M ? r0 + 32 : M;                                                                 \
+            for (int64_t j = 0; j < 2 * N; j++) blk[j] = 0;                                                         \
+            for (int64_t r = r0; r < r1; r++) {                                                                     \
+                const T *g = gy + r * N, *p = x + r * N;                                                            \
+                T muT = mean[r], rsT = rstd[r];                                                                     \
+                if (!ct__par) ct__ln_bwd_row_##S(g, p, w, muT, rsT, gx + r * N, N);                                 \
+                for (int64_t j = 0; j < N; j++) {                                                                   \
+                    blk[j] += g[j] * ((p[j] - muT) * rsT);                                                          \
+                    blk[N + j] += g[j];                                                                             \
+                }                                                                                                   \
+            }                                                                                                       \
+            for (int64_t j = 0; j < 2 * N; j++) acc[j] += (double)blk[j];                                           \
+        }                                                                                                           \
+        CT_FREE(blk);                                                                                               \
+        for (int64_t j = 0; j < N; j++) {                                                                           \
+            gw[j] = (T)acc[j];                                                                                      \
+            gb[j] = (T)acc[N + j];                                                                                  \
+        }                                                                                                           \
+        CT_FREE(acc);                                                                                               \
+        return 0;                                                                                                   \
+    }
+CT__LN_DEF(f32, float)
+CT__LN_DEF(f64, double)
+static int64_t ct__ln_cols(const ct_tensor *x, int k) {
+    int64_t N = 1;
+    for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
+    return N;
+}
+static int ct__k_ln(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
+    int rc = -1;
+    if (x && w && b) {
+        int64_t N = ct__ln_cols(x, (int)c->a->i[0]), M = c->out[1]->shape[0];
+        if (x->dtype == CT_FLOAT32)
+            ct__ln_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)ct__ptr(c->out[0]),
+                           (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
+        else
+            ct__ln_fwd_f64((const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(b), (double *)ct__ptr(c->out[0]),
+                           (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
+        rc = 0;
+    }
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (b) ct__decref(b);
+    return rc;
+}
+/* in: grad_out, x, weight, mean [M], rstd [M]; out: grad_x, grad_weight, grad_bias */
+static int ct__meta_ln_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1], *w = c->in[2];
+    if (!ct_same_shape(g, x) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "native_layer_norm_backward: grad_out %s must match the input %s", CT__SHAPE(g), CT__SHAPE(x));
+    if (ct__norm_float_dtype("native_layer_norm_backward", x)) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    for (int j = 1; j < 3; j++) {
+        o = &c->oi[j];
+        o->kind = CT__OUT_NEW;
+        o->has_strides = 0;
+        o->dtype = x->dtype;
+        o->ndim = w->ndim;
+        for (int d = 0; d < w->ndim; d++) o->shape[d] = w->shape[d];
+    }
+    c->nout = 3;
+    return 0;
+}
+static int ct__k_ln_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = ct__contig_ref(c->in[1]), *w = ct__contig_ref(c->in[2]),
+              *m = ct__contig_ref(c->in[3]), *r = ct__contig_ref(c->in[4]);
+    int rc = -1;
+    if (g && x && w && m && r) {
+        int64_t N = ct_numel(w), M = ct_numel(m);
+        if (x->dtype == CT_FLOAT32)
+            rc = ct__ln_bwd_f32((const float *)ct__ptr(g), (const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(m),
+                                (const float *)ct__ptr(r), (float *)ct__ptr(c->out[0]), (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N);
+        else
+            rc = ct__ln_bwd_f64((const double *)ct__ptr(g), (const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(m),
+                                (const double *)ct__ptr(r), (double *)ct__ptr(c->out[0]), (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), M, N);
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (m) ct__decref(m);
+    if (r) ct__decref(r);
+    return rc;
+}
+static int ct__bw_ln(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *w = CT__SV_IN(n, 1), *gy = gout[0];
+    if (!x || !w) return -1;
+    int k = (int)n->attrs.i[0];
+    if (ct_is_grad_enabled()) {   /* create_graph: a differentiable formula */
+        int64_t dims[CT_MAX_DIMS], lead[CT_MAX_DIMS];
+        int nl = x->ndim - k;
+        for (int d = 0; d < k; d++) dims[d] = nl + d;
+        for (int d = 0; d < nl; d++) lead[d] = d;
+        ct_tensor *gx, *gwf, *gbf;
+        if (ct__norm_grads_composite(x, ct_reshape_n(w, k, x->shape + nl), gy, k, dims, n->attrs.s[0], &gx, &gwf, &gbf)) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = gx;
+        if (CT__NEEDS(n, 1) && !(gin[1] = nl ? ct_view_n(ct_sum_dims(gwf, nl, lead, 0), w->ndim, w->shape) : ct_view_n(gwf, w->ndim, w->shape))) return -1;
+        if (CT__NEEDS(n, 2) && !(gin[2] = nl ? ct_view_n(ct_sum_dims(gbf, nl, lead, 0), w->ndim, w->shape) : ct_view_n(gbf, w->ndim, w->shape))) return -1;
+        return 0;
+    }
+    ct_tensor *mean = CT__SV_OUT(n, 1), *rstd = CT__SV_OUT(n, 2);
+    if (!mean || !rstd) return -1;
+    ct_tensor *in[5];
+    in[0] = gy;
+    in[1] = x;
+    in[2] = w;
+    in[3] = mean;
+    in[4] = rstd;
+    ct__call c;
+    c.op = CT__OP_LAYER_NORM_BACKWARD;
+    c.nin = 5;
+    c.in = in;
+    c.a = &ct__attrs_none;
+    c.inplace = 0;
+    if (ct__dispatch(&c) < 0) return -1;
+    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? c.out[i] : NULL;
+    return 0;
+}
+static void ct__fmt_list(char *buf, size_t cap, int n, const int64_t *v, const char *open, const char *close) {
+    size_t k = (size_t)snprintf(buf, cap, "%s", open);
+    for (int i = 0; i < n && k < cap; i++) k += (size_t)snprintf(buf + k, cap - k, i ? ", %lld" : "%lld", (long long)v[i]);
+    if (k < cap) snprintf(buf + k, cap - k, "%s", close);
+}
+CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *ns, const ct_tensor *weight,
+                                     const ct_tensor *bias, double eps) {
+    char a1[208], a2[208], a3[208];
+    if (!x) { ct__null_arg("layer_norm", 0); return NULL; }
+    if (n < 1 || !ns)
+        return ct__fail(CT_ERR_ARG, "layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []");
+    if (n > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "layer_norm: normalized_shape has more than %d dims", CT_MAX_DIMS);
+    ct__fmt_list(a1, sizeof a1, n, ns, "[", "]");
+    const ct_tensor *pw[2];
+    pw[0] = weight;
+    pw[1] = bias;
+    for (int i = 0; i < 2; i++) {
+        const ct_tensor *p = pw[i];
+        int ok = !p || p->ndim == n;
+        for (int d = 0; ok && p && d < n; d++) ok = p->shape[d] == ns[d];
+        if (!ok)
+            return ct__fail(CT_ERR_SHAPE, "layer_norm: Expected %s to be of same shape as normalized_shape, but got %s of shape %s and normalized_shape = %s",
+                            i ? "bias" : "weight", i ? "bias" : "weight", CT__SHAPE(p), a1);
+    }
+    int ok = x->ndim >= n;
+    for (int d = 0; ok && d < n; d++) ok = x->shape[x->ndim - n + d] == ns[d];
+    if (!ok) {
+        ct__fmt_list(a2, sizeof a2, n, ns, "[*, ", "]");
+        snprintf(a3, sizeof a3, "%s", CT__SHAPE(x));
+        return ct__fail(CT_ERR_SHAPE, "layer_norm: Given normalized_shape=%s, expected input with shape %s, but got input of size%s", a1, a2, a3);
+    }
+    int s = ct_scope_begin();
+    int pg = ct_set_grad_enabled(0);
+    ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones_n(x->dtype, n, ns);
+    ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros_n(x->dtype, n, ns);
+    ct_set_grad_enabled(pg);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = eps;
+    a.i[0] = n;
+    ct_tensor *in[3];
+    in[0] = (ct_tensor *)x;
+    in[1] = w;
+    in[2] = b;
+    ct__call c;
+    c.op = CT__OP_LAYER_NORM;
+    c.nin = 3;
+    c.in = in;
+    c.a = &a;
+    c.inplace = 0;
+    ct_tensor *y = w && b && ct__dispatch(&c) >= 0 ? c.out[0] : NULL;
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- group_norm: layer_norm over [N, G, C/G * S], then the per-channel affine ---- */
+CTENSOR_API ct_tensor *ct_group_norm(const ct_tensor *x, int64_t G, const ct_tensor *weight, const ct_tensor *bias, double eps) {
+    if (!x) { ct__null_arg("group_norm", 0); return NULL; }
+    if (x->ndim < 2) return ct__fail(CT_ERR_SHAPE, "group_norm: Expected at least 2 dimensions for input tensor but received %d", x->ndim);
+    int64_t N = x->shape[0], C = x->shape[1];
+    if (G <= 0 || C % G)
+        return ct__fail(CT_ERR_SHAPE, "group_norm: Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%lld",
+                        CT__SHAPE(x), (long long)G);
+    const ct_tensor *pw[2];
+    pw[0] = weight;
+    pw[1] = bias;
+    for (int i = 0; i < 2; i++)
+        if (pw[i] && (pw[i]->ndim != 1 || pw[i]->shape[0] != C)) {
+            char a[208];
+            snprintf(a, sizeof a, "%s", CT__SHAPE(pw[i]));
+            return ct__fail(CT_ERR_SHAPE, "group_norm: Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %s and input of shape %s",
+                            i ? "bias" : "weight", i ? "bias" : "weight", a, CT__SHAPE(x));
+        }
+    int s = ct_scope_begin();
+    int64_t K = N * G != 0 ? ct_numel(x) / (N * G) : 0;
+    int64_t sh[3];
+    sh[0] = N;
+    sh[1] = G;
+    sh[2] = K;
+    ct_tensor *y = ct_reshape_n(ct_layer_norm(ct_reshape_n(x, 3, sh), 1, &K, NULL, NULL, eps), x->ndim, x->shape);
+    int64_t ws[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) ws[d] = d == 1 ? C : 1;
+    if (weight) y = ct_mul(y, ct_reshape_n(weight, x->ndim, ws));
+    if (bias) y = ct_add(y, ct_reshape_n(bias, x->ndim, ws));
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- dropout (ATen/native/Dropout.cpp, _dropout_impl: the CPU path) ---- */
+CTENSOR_API ct_tensor *ct_dropout(const ct_tensor *x, double p, int training) {
+    if (!x) { ct__null_arg("dropout", 0); return NULL; }
+    if (!(p >= 0.0 && p <= 1.0)) {
+        char a[40];
+        ct__pyfloat(p, a, sizeof a);
+        return ct__fail(CT_ERR_ARG, "dropout: dropout probability has to be between 0 and 1, but got %s", a);
+    }
+    if (!training || p == 0.0 || ct_numel(x) == 0) return ct_alias(x);
+    if (p == 1.0) return ct_mul(x, ct_zeros_n(x->dtype, 0, NULL));
+    int s = ct_scope_begin();
+    ct_tensor *noise = ct_bernoulli_scalar_(ct_empty_like(x), 1.0 - p, NULL);
+    ct_tensor *y = ct_mul(x, ct_div_scalar(noise, 1.0 - p));
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- embedding (ATen/native/Embedding.cpp): in weight [V, D], indices ---- */
+static int ct__meta_embedding(ct__call *c) {
+    ct_tensor *w = c->in[0], *idx = c->in[1];
+    if (idx->dtype != CT_INT64 && idx->dtype != CT_INT32) {
+        char tn[64];
+        return ct__failed(CT_ERR_DTYPE, "embedding: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding)",
+                          ct__tensor_type_name(idx->dtype, tn, sizeof tn));
+    }
+    if (w->ndim != 2) return ct__failed(CT_ERR_SHAPE, "embedding: 'weight' must be 2-D");
+    if (idx->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_SHAPE, "embedding: too many dims");
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = w->dtype;
+    o->ndim = idx->ndim + 1;
+    for (int d = 0; d < idx->ndim; d++) o->shape[d] = idx->shape[d];
+    o->shape[idx->ndim] = w->shape[1];
+    c->nout = 1;
+    return 0;
+}
+static int ct__k_embedding(ct__call *c) {
+    ct_tensor *w = ct__contig_ref(c->in[0]), *idx = ct__contig_ref(c->in[1]);
+    int rc = -1;
+    if (w && idx) {
+        int64_t V = w->shape[0], D = w->shape[1], L = ct_numel(idx);
+        size_t es = ct__dt[w->dtype].size, row = (size_t)D * es;
+        const char *src = ct__ptr(w);
+        char *dst = ct__ptr(c->out[0]);
+        rc = 0;
+        for (int64_t i = 0; i < L; i++) {
+            int64_t k = idx->dtype == CT_INT64 ? ((const int64_t *)ct__ptr(idx))[i] : (int64_t)((const int32_t *)ct__ptr(idx))[i];
+            if (k < 0 || k >= V) { rc = ct__failed(CT_ERR_INDEX, "embedding: index out of range in self (index %lld, num_embeddings %lld)", (long long)k, (long long)V); break; }
+            if (row) memcpy(dst + (size_t)i * row, src + (size_t)k * row, row);
+        }
+    }
+    if (w) ct__decref(w);
+    if (idx) ct__decref(idx);
+    return rc;
+}
+/* grad_weight = zeros(V, D).index_add(0, indices, grad rows), the padding row skipped */
+static int ct__bw_embedding(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    ct_tensor *idx = CT__SV_IN(n, 1);
+    if (!idx) return -1;
+    const ct__tmeta *wm = &n->in_meta[0];
+    int64_t L = ct_numel(idx), D = wm->shape[1], gs[2];
+    gs[0] = L;
+    gs[1] = D;
+    ct_tensor *fi = ct_reshape_n(idx->dtype == CT_INT64 ? idx : ct_to(idx, CT_INT64), 1, &L);
+    ct_tensor *g = ct_reshape_n(gout[0], 2, gs);
+    if (n->attrs.flags & 1) g = ct_where_scalar(ct_unsqueeze(ct_ne_scalar(fi, (double)n->attrs.i[0]), 1), g, 0.0);
+    gin[0] = ct_index_add(ct_zeros_n(g ? g->dtype : wm->dtype, 2, wm->shape), 0, fi, g, 1.0);
+    return gin[0] ? 0 : -1;
+}
+CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (weight && padding_idx != CT_NO_PADDING_IDX && weight->ndim == 2) {
+        int64_t V = weight->shape[0];
+        if (padding_idx >= V || padding_idx < -V) return ct__fail(CT_ERR_ARG, "embedding: Padding_idx must be within num_embeddings");
+        a.flags = 1;
+        a.i[0] = padding_idx < 0 ? padding_idx + V : padding_idx;
+    }
+    return ct__op2(CT__OP_EMBEDDING, weight, indices, &a);
+}
+
+/* ---- embedding_bag: embedding rows reduced per bag (sum/mean by index_add, max per bag) ---- */
+CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *offsets,
+                                        const char *mode, const ct_tensor *psw, int include_last_offset) {
+    if (!input || !weight) { ct__null_arg("embedding_bag", input ? 1 : 0); return NULL; }
+    int md = !mode || !strcmp(mode, "mean") ? 1 : !strcmp(mode, "sum") ? 0 : !strcmp(mode, "max") ? 2 : -1;
+    if (md < 0) return ct__fail(CT_ERR_ARG, "embedding_bag: mode has to be one of sum, mean or max");
+    if (psw && md != 0)
+        return ct__fail(CT_ERR_ARG, "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got mode='%s'). Please open a feature request on the Pytorch GitHub.",
+                        md == 1 ? "mean" : "max");
+    if (input->dtype != CT_INT64 && input->dtype != CT_INT32) {
+        char tn[64];
+        return ct__fail(CT_ERR_DTYPE, "embedding_bag: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_bag)",
+                        ct__tensor_type_name(input->dtype, tn, sizeof tn));
+    }
+    if (weight->ndim != 2) return ct__fail(CT_ERR_SHAPE, "embedding_bag: 'weight' must be 2-D");
+    if (psw && !ct_same_shape(psw, input)) {
+        char a[208];
+        snprintf(a, sizeof a, "%s", CT__SHAPE(psw));
+        return ct__fail(CT_ERR_SHAPE, "embedding_bag: If per_sample_weights (%s) is not None, then it must have the same shape as the input (%s)", a, CT__SHAPE(input));
+    }
+    int64_t B, L, D = weight->shape[1], *off = NULL, noff = 0;
+    if (input->ndim == 2) {
+        if (offsets)
+            return ct__fail(CT_ERR_ARG, "embedding_bag: if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences. However, found offsets of type Tensor");
+        B = input->shape[0];
+        L = input->shape[0] * input->shape[1];
+    } else if (input->ndim == 1) {
+        if (!offsets) return ct__fail(CT_ERR_ARG, "embedding_bag: offsets has to be a 1D Tensor but got None");
+        if (offsets->ndim != 1) return ct__fail(CT_ERR_SHAPE, "embedding_bag: offsets has to be a 1D Tensor");
+        if (offsets->dtype != CT_INT64 && offsets->dtype != CT_INT32) {
+            char tn[64];
+            return ct__fail(CT_ERR_DTYPE, "embedding_bag: Expected tensor for argument #2 'offsets' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_bag)",
+                            ct__tensor_type_name(offsets->dtype, tn, sizeof tn));
+        }
+        L = input->shape[0];
+        noff = offsets->shape[0];
+        B = include_last_offset ? (noff > 0 ? noff - 1 : 0) : noff;
+    } else {
+        return ct__fail(CT_ERR_SHAPE, "embedding_bag: input has to be 1D or 2D Tensor, but got Tensor of dimension %d", input->ndim);
+    }
+    int s = ct_scope_begin();
+    ct_tensor *res = NULL;
+    int64_t *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(2 * B + 1));
+    int64_t *bag = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(L + 1));
+    double *cnt = (double *)CT_MALLOC(sizeof(double) * (size_t)(B + 1));
+    if (!start || !bag || !cnt) { ct_set_error(CT_ERR_MEMORY, "embedding_bag: out of memory"); goto done; }
+    memset(start, 0, sizeof(int64_t) * (size_t)(2 * B + 1));
+    if (input->ndim == 2) {
+        int64_t Lb = input->shape[1];
+        for (int64_t b = 0; b < B; b++) { start[b] = b * Lb; start[B + b] = (b + 1) * Lb; }
+    } else {
+        ct_tensor *o64 = ct_contiguous(ct_to(offsets, CT_INT64));
+        if (!o64) goto done;
+        off = (int64_t *)ct_data_ptr(o64);
+        if (noff > 0 && off[0] != 0) {
+            ct_set_error(CT_ERR_ARG, "embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got %lld", (long long)off[0]);
+            goto done;
+        }
+        if (noff > 0 && off[noff - 1] > L) {
+            ct_set_error(CT_ERR_INDEX, "embedding_bag: offsets[-1] can not be greater than input's length (%lld), but got %lld", (long long)L, (long long)off[noff - 1]);
+            goto done;
+        }
+        for (int64_t b = 0; b < B; b++) {
+            start[b] = off[b];
+            start[B + b] = b + 1 < noff ? off[b + 1] : L;
+            if (start[B + b] < start[b]) {
+                ct_set_error(CT_ERR_ARG, "embedding_bag: offsets must be non-decreasing, but offsets[%lld] = %lld > offsets[%lld] = %lld",
+                             (long long)b, (long long)start[b], (long long)(b + 1), (long long)start[B + b]);
+                goto done;
+            }
+        }
+    }
+    {
+        int64_t used = B ? start[2 * B - 1] : 0;
+        for (int64_t b = 0; b < B; b++) {
+            cnt[b] = (double)(start[B + b] - start[b]);
+            for (int64_t i = start[b]; i < start[B + b]; i++) bag[i] = b;
+        }
+        ct_tensor *flat = ct_narrow(ct_reshape_n(input, 1, &L), 0, 0, used);
+        ct_tensor *emb = ct_embedding(flat, weight, CT_NO_PADDING_IDX);
+        if (!emb) goto done;
+        int64_t os[2];
+        os[0] = B;
+        os[1] = D;
+        if (md == 2) {
+            ct_tensor **rows = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(B + 1));
+            if (!rows) { ct_set_error(CT_ERR_MEMORY, "embedding_bag: out of memory"); goto done; }
+            int ok = 1;
+            for (int64_t b = 0; b < B && ok; b++) {
+                if (cnt[b] == 0) rows[b] = ct_zeros_n(weight->dtype, 1, &D);
+                else rows[b] = ct_max_dim(ct_narrow(emb, 0, start[b], start[B + b] - start[b]), 0, 0, NULL);
+                ok = rows[b] != NULL;
+            }
+            res = !ok ? NULL : B ? ct_stack((int)B, rows, 0) : ct_zeros_n(weight->dtype, 2, os);
+            CT_FREE(rows);
+        } else {
+            ct_tensor *src = emb;
+            if (psw) src = ct_mul(emb, ct_unsqueeze(ct_narrow(ct_reshape_n(psw, 1, &L), 0, 0, used), 1));
+            ct_tensor *bi = ct_from_data_n(bag, CT_INT64, 1, &used);
+            res = ct_index_add(ct_zeros_n(weight->dtype, 2, os), 0, bi, src, 1.0);
+            if (md == 1) {
+                for (int64_t b = 0; b < B; b++) cnt[b] = cnt[b] > 0 ? cnt[b] : 1.0;
+                int64_t cs[2];
+                cs[0] = B;
+                cs[1] = 1;
+                res = ct_div(res, ct_to(ct_from_data_n(cnt, CT_FLOAT64, 2, cs), weight->dtype));
+            }
+        }
+    }
+done:
+    CT_FREE(start);
+    CT_FREE(bag);
+    CT_FREE(cnt);
+    ct_keep(res);
+    ct_scope_end(s);
+    return res;
+}
+
+/* ---- modules ---- */
+static ct_tensor *ct__param(const ct_module *m, int i) { return i < m->nparams ? m->params[i].tensor : NULL; }
+static ct_tensor *ct__buffer(const ct_module *m, int i) { return i < m->nbuffers ? m->buffers[i].tensor : NULL; }
+static double ct__opt_default(double v, double def) { return v == 0.0 && !signbit(v) ? def : v == 0.0 ? 0.0 : v; }
+
+typedef struct ct__bn_impl { int64_t nf; double eps, momentum; int cumulative, affine, track, dims; } ct__bn_impl;
+static ct_tensor *ct__bn_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__bn_impl *im = (const ct__bn_impl *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_tensor *x = in[0];
+    if (!x) { ct__null_arg(m->type->name, 0); return NULL; }
+    if (im->dims == 2 && x->ndim != 4) return ct__fail(CT_ERR_SHAPE, "%s: expected 4D input (got %dD input)", m->type->name, x->ndim);
+    if (im->dims == 1 && x->ndim != 2 && x->ndim != 3) return ct__fail(CT_ERR_SHAPE, "%s: expected 2D or 3D input (got %dD input)", m->type->name, x->ndim);
+    ct_tensor *rm = ct__buffer(m, 0), *rv = ct__buffer(m, 1), *nbt = ct__buffer(m, 2);
+    double factor = im->cumulative ? 0.0 : im->momentum;
+    if (m->training && im->track && nbt) {
+        int pg = ct_set_grad_enabled(0);
+        ct_tensor *r = ct_add_scalar_(nbt, 1.0);
+        ct_set_grad_enabled(pg);
+        if (!r) return NULL;
+        if (im->cumulative) factor = 1.0 / (double)ct_item_int(nbt);
+    }
+    int bn_training = m->training || (!rm && !rv);
+    int use_stats = !m->training || im->track;
+    return ct_batch_norm(x, use_stats ? rm : NULL, use_stats ? rv : NULL, ct__param(m, 0), ct__param(m, 1), bn_training, factor, im->eps);
+}
+static int ct__bn_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__bn_impl *im = (const ct__bn_impl *)m->impl;
+    char e[40], mo[40];
+    ct__pyfloat(im->eps, e, sizeof e);
+    if (im->cumulative) snprintf(mo, sizeof mo, "None");
+    else ct__pyfloat(im->momentum, mo, sizeof mo);
+    return snprintf(buf, cap, "%lld, eps=%s, momentum=%s, affine=%s, track_running_stats=%s", (long long)im->nf, e, mo,
+                    im->affine ? "True" : "False", im->track ? "True" : "False");
+}
+static void ct__free_impl(ct_module *m);
+static const ct_module_type ct__bn1d_type = {"BatchNorm1d", ct__bn_forward, ct__free_impl, ct__bn_repr};
+static const ct_module_type ct__bn2d_type = {"BatchNorm2d", ct__bn_forward, ct__free_impl, ct__bn_repr};
+static ct_module *ct__bn_new(const ct_module_type *ty, int dims, int64_t nf, const ct_batch_norm_options *o) {
+    if (nf < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: num_features must be non-negative (got %lld)", ty->name, (long long)nf);
+    ct__bn_impl *im = CT__NEW_ZEROED(ct__bn_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->nf = nf;
+    im->dims = dims;
+    im->eps = ct__opt_default(o ? o->eps : 0.0, 1e-5);
+    im->cumulative = o && isnan(o->momentum);
+    im->momentum = im->cumulative ? 0.0 : ct__opt_default(o ? o->momentum : 0.0, 0.1);
+    im->affine = !(o && o->no_affine);
+    im->track = !(o && o->no_track_running_stats);
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    ct_tensor *w = im->affine ? ct_ones(dt, nf) : NULL, *b = im->affine ? ct_zeros(dt, nf) : NULL;
+    ct_tensor *rm = im->track ? ct_zeros(dt, nf) : NULL, *rv = im->track ? ct_ones(dt, nf) : NULL;
+    ct_tensor *nbt = im->track ? ct_zeros_n(CT_INT64, 0, NULL) : NULL;
+    int ok = (!im->affine || (w && b)) && (!im->track || (rm && rv && nbt));
+    ok = ok && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ok = ok && !ct_module_register_buffer(m, "running_mean", rm, 1) && !ct_module_register_buffer(m, "running_var", rv, 1) &&
+         !ct_module_register_buffer(m, "num_batches_tracked", nbt, 1);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_batch_norm1d(int64_t nf) { return ct__bn_new(&ct__bn1d_type, 1, nf, NULL); }
+CTENSOR_API ct_module *ct_nn_batch_norm2d(int64_t nf) { return ct__bn_new(&ct__bn2d_type, 2, nf, NULL); }
+CTENSOR_API ct_module *ct_nn_batch_norm1d_ex(int64_t nf, const ct_batch_norm_options *o) { return ct__bn_new(&ct__bn1d_type, 1, nf, o); }
+CTENSOR_API ct_module *ct_nn_batch_norm2d_ex(int64_t nf, const ct_batch_norm_options *o) { return ct__bn_new(&ct__bn2d_type, 2, nf, o); }
+
+typedef struct ct__ln_impl { int n; int64_t shape[CT_MAX_DIMS]; double eps; int affine; int64_t groups, channels; } ct__ln_impl;
+static ct_tensor *ct__ln_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__ln_impl *im = (const ct__ln_impl *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    if (im->groups) return ct_group_norm(in[0], im->groups, ct__param(m, 0), ct__param(m, 1), im->eps);
+    return ct_layer_norm(in[0], im->n, im->shape, ct__param(m, 0), ct__param(m, 1), im->eps);
+}
+static int ct__ln_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__ln_impl *im = (const ct__ln_impl *)m->impl;
+    char e[40], sh[200];
+    ct__pyfloat(im->eps, e, sizeof e);
+    if (im->groups)
+        return snprintf(buf, cap, "%lld, %lld, eps=%s, affine=%s", (long long)im->groups, (long long)im->channels, e, im->affine ? "True" : "False");
+    ct__fmt_list(sh, sizeof sh, im->n, im->shape, "(", im->n == 1 ? ",)" : ")");
+    return snprintf(buf, cap, "%s, eps=%s, elementwise_affine=%s", sh, e, im->affine ? "True" : "False");
+}
+static const ct_module_type ct__ln_type = {"LayerNorm", ct__ln_forward, ct__free_impl, ct__ln_repr};
+static const ct_module_type ct__gn_type = {"GroupNorm", ct__ln_forward, ct__free_impl, ct__ln_repr};
+static ct_module *ct__ln_new(const ct_module_type *ty, int n, const int64_t *shape, double eps, int affine, int64_t groups) {
+    ct__ln_impl *im = CT__NEW_ZEROED(ct__ln_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->n = n;
+    for (int i = 0; i < n; i++) im->shape[i] = shape[i];
+    im->eps = ct__opt_default(eps, 1e-5);
+    im->affine = affine;
+    im->groups = groups;
+    im->channels = groups ? shape[0] : 0;
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    ct_tensor *w = affine ? ct_ones_n(dt, n, shape) : NULL, *b = affine ? ct_zeros_n(dt, n, shape) : NULL;
+    int ok = (!affine || (w && b)) && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_layer_norm_ex(int n, const int64_t *shape, const ct_layer_norm_options *o) {
+    if (n < 1 || n > CT_MAX_DIMS || !shape) return (ct_module *)ct__fail(CT_ERR_ARG, "LayerNorm: normalized_shape must hold 1 to %d sizes (got %d)", CT_MAX_DIMS, n);
+    for (int i = 0; i < n; i++)
+        if (shape[i] < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "LayerNorm: Trying to create tensor with negative dimension %lld", (long long)shape[i]);
+    return ct__ln_new(&ct__ln_type, n, shape, o ? o->eps : 0.0, !(o && o->no_elementwise_affine), 0);
+}
+CTENSOR_API ct_module *ct_nn_layer_norm(int n, const int64_t *shape) { return ct_nn_layer_norm_ex(n, shape, NULL); }
+CTENSOR_API ct_module *ct_nn_group_norm_ex(int64_t G, int64_t C, const ct_group_norm_options *o) {
+    if (G <= 0 || C < 0 || C % G) return (ct_module *)ct__fail(CT_ERR_ARG, "GroupNorm: num_channels must be divisible by num_groups");
+    return ct__ln_new(&ct__gn_type, 1, &C, o ? o->eps : 0.0, !(o && o->no_affine), G);
+}
+CTENSOR_API ct_module *ct_nn_group_norm(int64_t G, int64_t C) { return ct_nn_group_norm_ex(G, C, NULL); }
+
+/* Dropout, Embedding, EmbeddingBag, Softmax, LogSoftmax: small state in one struct */
+typedef struct ct__emb_impl { int kind; double p; int64_t num, dim, pad; int mode; int sdim; } ct__emb_impl;
+enum { CT__EMB_DROPOUT, CT__EMB_EMBEDDING, CT__EMB_BAG, CT__EMB_SOFTMAX, CT__EMB_LOG_SOFTMAX };
+static const char *const ct__bag_modes[3] = {"sum", "mean", "max"};
+static ct_tensor *ct__emb_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__emb_impl *im = (const ct__emb_impl *)m->impl;
+    if (nin != 1 && !(im->kind == CT__EMB_BAG && nin == 2))
+        return ct__fail(CT_ERR_ARG, "%s: forward takes %s input (got %d)", m->type->name, im->kind == CT__EMB_BAG ? "1 or 2" : "1", nin);
+    switch (im->kind) {
+    case CT__EMB_DROPOUT: return ct_dropout(in[0], im->p, m->training);
+    case CT__EMB_EMBEDDING: return ct_embedding(in[0], ct__param(m, 0), im->pad);
+    case CT__EMB_BAG: return ct_embedding_bag(in[0], ct__param(m, 0), nin == 2 ? in[1] : NULL, ct__bag_modes[im->mode], NULL, 0);
+    case CT__EMB_SOFTMAX: return ct_softmax(in[0], im->sdim);
+    default: return ct_log_softmax(in[0], im->sdim);
+    }
+}
+static int ct__emb_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__emb_impl *im = (const ct__emb_impl *)m->impl;
+    char p[40];
+    switch (im->kind) {
+    case CT__EMB_DROPOUT: ct__pyfloat(im->p, p, sizeof p); return snprintf(buf, cap, "p=%s, inplace=False", p);
+    case CT__EMB_EMBEDDING:
+        if (im->pad != CT_NO_PADDING_IDX) return snprintf(buf, cap, "%lld, %lld, padding_idx=%lld", (long long)im->num, (long long)im->dim, (long long)im->pad);
+        return snprintf(buf, cap, "%lld, %lld", (long long)im->num, (long long)im->dim);
+    case CT__EMB_BAG: return snprintf(buf, cap, "%lld, %lld, mode=%s", (long long)im->num, (long long)im->dim, ct__bag_modes[im->mode]);
+    default: return snprintf(buf, cap, "dim=%d", im->sdim);
+    }
+}
+static const ct_module_type ct__dropout_type = {"Dropout", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__embedding_type = {"Embedding", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__embedding_bag_type = {"EmbeddingBag", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__softmax_type = {"Softmax", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__log_softmax_type = {"LogSoftmax", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static ct_module *ct__emb_new(const ct_module_type *ty, int kind) {
+    ct__emb_impl *im = CT__NEW_ZEROED(ct__emb_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->kind = kind;
+    im->pad = CT_NO_PADDING_IDX;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_dropout(double p) {
+    if (!(p >= 0.0 && p <= 1.0)) {
+        char a[40];
+        ct__pyfloat(p, a, sizeof a);
+        return (ct_module *)ct__fail(CT_ERR_ARG, "Dropout: dropout probability has to be between 0 and 1, but got %s", a);
+    }
+    ct_module *m = ct__emb_new(&ct__dropout_type, CT__EMB_DROPOUT);
+    if (m) ((ct__emb_impl *)m->impl)->p = p;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_softmax(int dim) {
+    ct_module *m = ct__emb_new(&ct__softmax_type, CT__EMB_SOFTMAX);
+    if (m) ((ct__emb_impl *)m->impl)->sdim = dim;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_log_softmax(int dim) {
+    ct_module *m = ct__emb_new(&ct__log_softmax_type, CT__EMB_LOG_SOFTMAX);
+    if (m) ((ct__emb_impl *)m->impl)->sdim = dim;
+    return m;
+}
+static ct_module *ct__embedding_new(const ct_module_type *ty, int kind, int64_t num, int64_t dim, int64_t pad, int mode) {
+    if (num < 0 || dim < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Trying to create tensor with negative dimension", ty->name);
+    if (pad != CT_NO_PADDING_IDX) {
+        if (pad >= num || pad < -num) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Padding_idx must be within num_embeddings", ty->name);
+        if (pad < 0) pad += num;
+    }
+    ct_module *m = ct__emb_new(ty, kind);
+    if (!m) return NULL;
+    ct__emb_impl *im = (ct__emb_impl *)m->impl;
+    im->num = num;
+    im->dim = dim;
+    im->pad = pad;
+    im->mode = mode;
+    int s = ct_scope_begin();
+    /* reset_parameters: normal_(weight), then the padding row zeroed */
+    ct_tensor *w = ct_nn_init_normal_(ct_empty(ct_get_default_dtype(), num, dim), 0.0, 1.0);
+    if (w && pad != CT_NO_PADDING_IDX && !ct_fill_(ct_select(w, 0, pad), 0.0)) w = NULL;
+    int ok = w && !ct_module_register_parameter(m, "weight", w);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_embedding(int64_t num, int64_t dim) {
+    return ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, CT_NO_PADDING_IDX, 0);
+}
+CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num, int64_t dim, int64_t pad) {
+    return ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, pad, 0);
+}
+CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num, int64_t dim, const char *mode) {
+    int md = !mode || !strcmp(mode, "mean") ? 1 : !strcmp(mode, "sum") ? 0 : !strcmp(mode, "max") ? 2 : -1;
+    if (md < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "EmbeddingBag: mode has to be one of sum, mean or max");
+    return ct__embedding_new(&ct__embedding_bag_type, CT__EMB_BAG, num, dim, CT_NO_PADDING_IDX, md);
+}
+
+/* ---- LSTM / GRU (torch/nn/modules/rnn.py), composed of linear and elementwise ops ---- */
+typedef struct ct__rnn_impl { int gru; int64_t in, hid, layers; int bias, batch_first, bidir; } ct__rnn_impl;
+static ct_tensor *ct__rnn_run(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0, ct_tensor **hn, ct_tensor **cn);
+static ct_tensor *ct__rnn_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__rnn_impl *im = (const ct__rnn_impl *)m->impl;
+    if (nin < 1 || nin > (im->gru ? 2 : 3)) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 to %d inputs (got %d)", m->type->name, im->gru ? 2 : 3, nin);
+    return ct__rnn_run(m, in[0], nin > 1 ? in[1] : NULL, nin > 2 ? in[2] : NULL, NULL, NULL);
+}
+static int ct__rnn_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__rnn_impl *im = (const ct__rnn_impl *)m->impl;
+    int k = snprintf(buf, cap, "%lld, %lld", (long long)im->in, (long long)im->hid);
+    if (im->layers != 1 && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", num_layers=%lld", (long long)im->layers);
+    if (!im->bias && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", bias=False");
+    if (im->batch_first && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", batch_first=True");
+    if (im->bidir && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", bidirectional=True");
+    return k;
+}
+static const ct_module_type ct__lstm_type = {"LSTM", ct__rnn_forward, ct__free_impl, ct__rnn_repr};
+static const ct_module_type ct__gru_type = {"GRU", ct__rnn_forward, ct__free_impl, ct__rnn_repr};
+static ct_module *ct__rnn_new(const ct_module_type *ty, int gru, int64_t in, int64_t hid, const ct_rnn_options *o) {
+    int64_t layers = o && o->num_layers ? o->num_layers : 1;
+    if (in < 0 || hid <= 0 || layers < 1)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: input_size, hidden_size and num_layers must be positive (got %lld, %lld, %lld)", ty->name,
+                                     (long long)in, (long long)hid, (long long)layers);
+    ct__rnn_impl *im = CT__NEW_ZEROED(ct__rnn_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->gru = gru;
+    im->in = in;
+    im->hid = hid;
+    im->layers = layers;
+    im->bias = !(o && o->no_bias);
+    im->batch_first = o && o->batch_first;
+    im->bidir = o && o->bidirectional;
+    int D = im->bidir ? 2 : 1, ok = 1;
+    int64_t G = (gru ? 3 : 4) * hid;
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    char name[64];
+    for (int64_t l = 0; l < layers && ok; l++)
+        for (int d = 0; d < D && ok; d++) {
+            const char *sfx = d ? "_reverse" : "";
+            int64_t lin = l == 0 ? in : hid * D;
+            snprintf(name, sizeof name, "weight_ih_l%lld%s", (long long)l, sfx);
+            ok = !ct_module_register_parameter(m, name, ct_empty(dt, G, lin));
+            snprintf(name, sizeof name, "weight_hh_l%lld%s", (long long)l, sfx);
+            ok = ok && !ct_module_register_parameter(m, name, ct_empty(dt, G, hid));
+            if (im->bias) {
+                snprintf(name, sizeof name, "bias_ih_l%lld%s", (long long)l, sfx);
+                ok = ok && !ct_module_register_parameter(m, name, ct_empty(dt, G));
+                snprintf(name, sizeof name, "bias_hh_l%lld%s", (long long)l, sfx);
+                ok = ok && !ct_module_register_parameter(m, name, ct_empty(dt, G));
+            }
+        }
+    /* reset_parameters: every parameter ~ U(-1/sqrt(hidden), 1/sqrt(hidden)), in order */
+    double stdv = 1.0 / sqrt((double)hid);
+    for (int i = 0; i < m->nparams && ok; i++) {
+        int pg = ct_set_grad_enabled(0);
+        ok = ct_nn_init_uniform_(m->params[i].tensor, -stdv, stdv) != NULL;
+        ct_set_grad_enabled(pg);
+    }
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_lstm(int64_t in, int64_t hid, const ct_rnn_options *o) { return ct__rnn_new(&ct__lstm_type, 0, in, hid, o); }
+CTENSOR_API ct_module *ct_nn_gru(int64_t in, int64_t hid, const ct_rnn_options *o) { return ct__rnn_new(&ct__gru_type, 1, in, hid, o); }
+
+static int ct__rnn_check_hidden(const char *what, const ct_tensor *h, int batched, int64_t LD, int64_t B, int64_t H) {
+    int ok = h->ndim == (batched ? 3 : 2) && h->shape[0] == LD && h->shape[h->ndim - 1] == H && (!batched || h->shape[1] == B);
+    if (ok) return 0;
+    if (batched)
+        return ct__failed(CT_ERR_SHAPE, "%s (%lld, %lld, %lld), got %s", what, (long long)LD, (long long)B, (long long)H, CT__SHAPE(h));
+    return ct__failed(CT_ERR_SHAPE, "%s (%lld, %lld), got %s", what, (long long)LD, (long long)H, CT__SHAPE(h));
+}
+static ct_tensor *ct__rnn_run(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0, ct_tensor **hn, ct_tensor **cn) {
+    const ct__rnn_impl *im = (const ct__rnn_impl *)m->impl;
+    const char *name = m->type->name;
+    if (hn) *hn = NULL;
+    if (cn) *cn = NULL;
+    if (!x) { ct__null_arg(name, 0); return NULL; }
+    if (x->ndim != 2 && x->ndim != 3) return ct__fail(CT_ERR_SHAPE, "%s: Expected input to be 2-D or 3-D but received %d-D tensor", name, x->ndim);
+    if (x->shape[x->ndim - 1] != im->in)
+        return ct__fail(CT_ERR_SHAPE, "%s: input.size(-1) must be equal to input_size. Expected %lld, got %lld", name, (long long)im->in, (long long)x->shape[x->ndim - 1]);
+    int batched = x->ndim == 3, D = im->bidir ? 2 : 1, gru = im->gru;
+    int64_t H = im->hid, LD = im->layers * D;
+    int64_t T = batched && im->batch_first ? x->shape[1] : x->shape[0], B = batched ? (im->batch_first ? x->shape[0] : x->shape[1]) : 1;
+    if (h0 && ct__rnn_check_hidden(gru ? "Expected hidden size" : "Expected hidden[0] size", h0, batched, LD, B, H)) return NULL;
+    if (c0 && ct__rnn_check_hidden("Expected hidden[1] size", c0, batched, LD, B, H)) return NULL;
+    if (T == 0) return ct__fail(CT_ERR_SHAPE, "%s: the input has no time steps", name);
+    int s = ct_scope_begin();
+    ct_tensor *res = NULL, *hres = NULL, *cres = NULL;
+    ct_tensor **outs = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(T + 2 * LD));
+    ct_tensor **hl = outs + T, **cl = outs + T + LD;
+    if (!outs) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", name); goto done; }
+    {
+        ct_tensor *inp = batched ? (im->batch_first ? ct_transpose(x, 0, 1) : (ct_tensor *)x) : ct_unsqueeze(x, 1);
+        int64_t hs[3];
+        hs[0] = LD;
+        hs[1] = B;
+        hs[2] = H;
+        ct_tensor *h = h0 ? (batched ? (ct_tensor *)h0 : ct_unsqueeze(h0, 1)) : ct_zeros_n(x->dtype, 3, hs);
+        ct_tensor *c = gru ? NULL : c0 ? (batched ? (ct_tensor *)c0 : ct_unsqueeze(c0, 1)) : ct_zeros_n(x->dtype, 3, hs);
+        int per = im->bias ? 4 : 2;
+        for (int64_t l = 0; l < im->layers && inp; l++) {
+            ct_tensor *dirs[2] = {NULL, NULL};
+            for (int d = 0; d < D; d++) {
+                int base = (int)(l * D + d) * per;
+                ct_tensor *wih = m->params[base].tensor, *whh = m->params[base + 1].tensor;
+                ct_tensor *bih = im->bias ? m->params[base + 2].tensor : NULL, *bhh = im->bias ? m->params[base + 3].tensor : NULL;
+                ct_tensor *xi = ct_linear(inp, wih, bih);   /* [T, B, G]: all time steps at once */
+                ct_tensor *hc = ct_select(h, 0, l * D + d), *cc = gru ? NULL : ct_select(c, 0, l * D + d);
+                for (int64_t st = 0; st < T; st++) {
+                    int64_t t = d ? T - 1 - st : st;
+                    ct_tensor *gi = ct_select(xi, 0, t), *gh = ct_linear(hc, whh, bhh);
+                    if (!gru) {
+                        ct_tensor *g = ct_add(gi, gh);
+                        ct_tensor *ig = ct_sigmoid(ct_narrow(g, 1, 0, H)), *fg = ct_sigmoid(ct_narrow(g, 1, H, H));
+                        ct_tensor *gg = ct_tanh(ct_narrow(g, 1, 2 * H, H)), *og = ct_sigmoid(ct_narrow(g, 1, 3 * H, H));
+                        cc = ct_add(ct_mul(fg, cc), ct_mul(ig, gg));
+                        hc = ct_mul(og, ct_tanh(cc));
+                    } else {
+                        ct_tensor *r = ct_sigmoid(ct_add(ct_narrow(gi, 1, 0, H), ct_narrow(gh, 1, 0, H)));
+                        ct_tensor *z = ct_sigmoid(ct_add(ct_narrow(gi, 1, H, H), ct_narrow(gh, 1, H, H)));
+                        ct_tensor *nn = ct_tanh(ct_add(ct_narrow(gi, 1, 2 * H, H), ct_mul(r, ct_narrow(gh, 1, 2 * H, H))));
+                        hc = ct_add(nn, ct_mul(z, ct_sub(hc, nn)));   /* (1 - z) * n + z * h */
+                    }
+                    if (!hc) break;
+                    outs[t] = hc;
+                }
+                if (!hc) { inp = NULL; break; }
+                dirs[d] = ct_stack((int)T, outs, 0);
+                hl[l * D + d] = hc;
+                cl[l * D + d] = cc;
+            }
+            if (!inp) break;
+            inp = D == 2 ? ct_cat(2, dirs, 2) : dirs[0];
+        }
+        if (inp) {
+            res = inp;
+            hres = ct_stack((int)LD, hl, 0);
+            cres = gru ? NULL : ct_stack((int)LD, cl, 0);
+            if (!batched) {
+                res = ct_squeeze_dim(res, 1);
+                hres = ct_squeeze_dim(hres, 1);
+                if (!gru) cres = ct_squeeze_dim(cres, 1);
+            } else if (im->batch_first) {
+                res = ct_transpose(res, 0, 1);
+            }
+            if (!hres || (!gru && !cres)) res = NULL;
+        }
+    }
+done:
+    CT_FREE(outs);
+    ct_keep(res);
+    if (res && hn) *hn = ct_keep(hres);
+    if (res && cn) *cn = ct_keep(cres);
+    ct_scope_end(s);
+    return res;
+}
+CTENSOR_API ct_tensor *ct_lstm_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0, ct_tensor **h_n, ct_tensor **c_n) {
+    if (!m || m->type != &ct__lstm_type) return ct__fail(CT_ERR_ARG, "lstm_forward: the module is not an LSTM");
+    return ct__rnn_run(m, x, h0, c0, h_n, c_n);
+}
+CTENSOR_API ct_tensor *ct_gru_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, ct_tensor **h_n) {
+    if (!m || m->type != &ct__gru_type) return ct__fail(CT_ERR_ARG, "gru_forward: the module is not a GRU");
+    return ct__rnn_run(m, x, h0, NULL, h_n, NULL);
+}
 
 /* [section: nn-functional-impl] */
 
