@@ -994,7 +994,8 @@ CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *inpu
    log-probabilities when log_target. reduction also "batchmean" (sum / input.size(0)). */
 CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, const char *reduction, int log_target);
 /* F.cosine_similarity(x1, x2, dim=1, eps=1e-8), PyTorch 1.13's form: each input is divided
-   by its norm clamped at eps (the clamp does not enter the gradient), then summed over dim. */
+   by sqrt(max(sum(x^2), eps^2)) (the clamp changes the value, not the graph), then the
+   products are summed over dim. */
 CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps);
 /* F.pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False): norm(x1 - x2 + eps, p) over the last dim. */
 CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim);
@@ -15052,15 +15053,14 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
     int red = ct__loss_reduction(op, o ? o->reduction : NULL, 0);
     if (red < 0) return NULL;
     if (!(ls >= 0.0 && ls <= 1.0)) return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", op, ls);
-    if (input->ndim < 1) return ct__fail(CT_ERR_SHAPE, "%s: Expected 1 or more dimensions (got %d)", op, input->ndim);
-    if (ct__loss_float_check(op, input, "input")) return NULL;
     int cdim = input->ndim == 1 ? 0 : 1;
-    int64_t C = input->shape[cdim];
     if (ct_same_shape(input, target)) {
-        /* class probabilities (soft targets) */
+        /* class probabilities (soft targets), PyTorch's first test */
         if (!CT__ISFLOAT(target->dtype))
             return ct__fail(CT_ERR_DTYPE, "%s: Expected floating point type for target with class probabilities, got %s", op, CT__DTNAME(target->dtype));
         if (ign >= 0) return ct__fail(CT_ERR_ARG, "%s: ignore_index is not supported for floating point target", op);
+        if (ct__dim(op, cdim, input->ndim) < 0 || ct__loss_float_check(op, input, "input")) return NULL;
+        int64_t C = input->shape[cdim];
         if (weight && (weight->ndim != 1 || weight->shape[0] != C))
             return ct__fail(CT_ERR_SHAPE, "%s: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
                             op, (long long)C, CT__SHAPE(weight));
@@ -15084,6 +15084,7 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
         target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && input->device == CT_CPU)
         return ct__ce_fused(input, target, ign, red);
     if (ct__nll_check(op, input, target, weight)) return NULL;
+    int64_t C = input->shape[cdim];
     ct_tensor *logp = ct_log_softmax(input, cdim);
     ct_tensor *nll = ct__nll_impl(op, logp, target, weight, ign, red);
     if (ls == 0.0 || !nll) return nll;
@@ -15233,11 +15234,11 @@ CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor
     int64_t dd = dim;
     ct_tensor *q[2];
     for (int k = 0; k < 2; k++) {
-        /* norm clamped at eps in value only: the gradient sees the plain norm, as
-           PyTorch's clamp_min_ under no_grad on a clone */
-        ct_tensor *nrm = ct_norm(ab[k], 2.0, 1, &dd, 1);
-        ct_tensor *fix = ct_detach(ct_sub(ct_clamp(nrm, eps, NAN), nrm));
-        q[k] = ct_div(ab[k], ct_add(nrm, fix));
+        /* PyTorch 1.13: the squared norm is clamped at eps^2 in place under no_grad
+           (the clamp changes the value, not the graph), then x / sqrt(it) */
+        ct_tensor *sq = ct_sum_dim(ct_square(ab[k]), (int)dd, 1);
+        ct_tensor *fix = ct_detach(ct_sub(ct_clamp(sq, eps * eps, NAN), sq));
+        q[k] = ct_div(ab[k], ct_sqrt(ct_add(sq, fix)));
     }
     return ct_sum_dim(ct_mul(q[0], q[1]), dim, 0);
 }

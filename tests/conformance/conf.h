@@ -53,4 +53,5 @@ extern const conf_op conf_ops_blas[];
 extern const conf_op conf_ops_nn[];
 extern const conf_op conf_ops_optim[];
 extern const conf_op conf_ops_linalg[];
+extern const conf_op conf_ops_nn_loss[];
 #endif

@@ -18,6 +18,7 @@
 static const conf_op *const conf_families[] = {
     conf_ops_elementwise, conf_ops_creation, conf_ops_reduce, conf_ops_index, conf_ops_blas,
     conf_ops_nn, conf_ops_optim, conf_ops_linalg,
+    conf_ops_nn_loss,
 };
 
 static int n_pass, n_fail, n_skip, verbose;
