@@ -2569,10 +2569,14 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(RANDPERM, "randperm", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
     X(MULTINOMIAL, "multinomial", "", 1, 1, CT__OPF_NONDIFF, ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
-/* losses (nn-loss section): the fused cross-entropy pair */
+/* losses (nn-loss section): fused cross_entropy, mse_loss, bce_with_logits and their backwards */
 #define CT__OPS_NN_LOSS(X)                                                                                         \
     X(CE_FUSED, "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
-    X(CE_FUSED_BACKWARD, "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN)
+    X(CE_FUSED_BACKWARD, "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED, "mse_loss", "MseLossBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED_BACKWARD, "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED, "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED_BACKWARD, "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -15112,6 +15116,180 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
     return ct_add(ct_mul_scalar(nll, 1.0 - ls), ct_mul_scalar(ret, ls / (double)C));
 }
 
+/* ---- fused mse_loss and binary_cross_entropy_with_logits (equal shapes and dtypes,
+   float32/float64, no weights): one pass forward, one pass backward ----
+   attrs: mode reduction. MSE: (x - y)^2, dx = 2 (x - y) s. BCE with logits (stable form):
+   (1 - y) x + max(-x, 0) + log1p(exp(-|x|)), dx = (sigmoid(x) - y) s, where s is the
+   upstream gradient (per element for "none", / numel for "mean"). */
+static int ct__meta_pwloss(ct__call *c) {
+    ct_tensor *x = c->in[0], *y = c->in[1];
+    const char *name = ct__ops[c->op].name;
+    if (!ct_same_shape(x, y) || x->dtype != y->dtype || (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
+        return ct__failed(CT_ERR_ARG, "%s: fused path needs equal shapes and float dtypes, got %s and %s", name, CT__SHAPE(x), CT__SHAPE(y));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = c->a->mode == CT__RED_NONE ? x->ndim : 0;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+#define CT__PWLOSS_DEF(S, T, EXP, LOG1P)                                                                     \
+    static double ct__pwloss_##S(const T *x, const T *y, T *out, int64_t n, int bce) {                       \
+        double total = 0.0;                                                                                    \
+        int64_t k = 0;                                                                                         \
+        while (k < n) {                                                                                        \
+            int64_t e = k + 4096 < n ? k + 4096 : n;                                                           \
+            T part = 0;                                                                                        \
+            if (bce) {                                                                                         \
+                for (; k < e; k++) {                                                                           \
+                    T xv = x[k], m = xv < 0 ? -xv : 0;                                                         \
+                    T v = (1 - y[k]) * xv + m + LOG1P(EXP(-(xv < 0 ? -xv : xv)));                              \
+                    if (out) out[k] = v;                                                                       \
+                    else part += v;                                                                            \
+                }                                                                                              \
+            } else if (out) {                                                                                  \
+                for (; k < e; k++) out[k] = (x[k] - y[k]) * (x[k] - y[k]);                                     \
+            } else {                                                                                           \
+                for (; k < e; k++) part += (x[k] - y[k]) * (x[k] - y[k]);                                      \
+            }                                                                                                  \
+            total += (double)part;                                                                             \
+        }                                                                                                      \
+        return total;                                                                                          \
+    }                                                                                                          \
+    static void ct__pwloss_bw_##S(const T *g, T gs, const T *x, const T *y, T *dx, int64_t n, int bce) {     \
+        for (int64_t k = 0; k < n; k++) {                                                                      \
+            T s = g ? g[k] : gs;                                                                               \
+            if (bce) {                                                                                         \
+                T xv = x[k], ev = EXP(xv < 0 ? xv : -xv);                                                      \
+                T sg = xv >= 0 ? 1 / (1 + ev) : ev / (1 + ev);                                                 \
+                dx[k] = (sg - y[k]) * s;                                                                       \
+            } else {                                                                                           \
+                dx[k] = 2 * (x[k] - y[k]) * s;                                                                 \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+CT__PWLOSS_DEF(f32, float, expf, log1pf)
+CT__PWLOSS_DEF(f64, double, exp, log1p)
+static int ct__k_pwloss(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *y = x ? ct__contig_ref(c->in[1]) : NULL;
+    int rc = -1;
+    if (x && y) {
+        int red = c->a->mode, bce = c->op == CT__OP_BCE_LOGITS_FUSED, f64 = x->dtype == CT_FLOAT64;
+        int64_t n = ct__shape_numel(x->ndim, x->shape);
+        void *op = ct__ptr(c->out[0]);
+        double total;
+        if (f64) total = ct__pwloss_f64((const double *)ct__ptr(x), (const double *)ct__ptr(y), red == CT__RED_NONE ? (double *)op : NULL, n, bce);
+        else total = ct__pwloss_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n, bce);
+        if (red != CT__RED_NONE) {
+            if (red == CT__RED_MEAN) total /= (double)n;   /* empty: NaN, as PyTorch */
+            if (f64) *(double *)op = total;
+            else *(float *)op = (float)total;
+        }
+        rc = 0;
+    }
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+/* the upstream gradient as a tensor that broadcasts over the input: g, or g / numel for mean */
+static ct_tensor *ct__pwloss_scale(const ct_tensor *g, const ct__tmeta *m, int red) {
+    if (red != CT__RED_MEAN) return (ct_tensor *)g;
+    return ct_div_scalar(g, (double)ct__shape_numel(m->ndim, m->shape));
+}
+static int ct__bw_pwloss(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *y = CT__SV_IN(n, 1);
+    if (!x || !y) return -1;
+    int bce = n->op == CT__OP_BCE_LOGITS_FUSED;
+    ct_tensor *dx = NULL;
+    if (CT__NEEDS(n, 0) || (CT__NEEDS(n, 1) && !bce)) {
+        dx = ct__op3(bce ? CT__OP_BCE_LOGITS_FUSED_BACKWARD : CT__OP_MSE_FUSED_BACKWARD, gout[0], x, y, &n->attrs);
+        if (!dx) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = dx;
+    }
+    if (CT__NEEDS(n, 1)) {
+        /* d/dy: mse -dx; bce -x s */
+        gin[1] = bce ? ct_mul(ct_neg(x), ct__pwloss_scale(gout[0], &n->in_meta[0], n->attrs.mode)) : ct_neg(dx);
+        if (!gin[1]) return -1;
+    }
+    return 0;
+}
+static int ct__meta_pwloss_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    int red = c->a->mode;
+    if ((red == CT__RED_NONE ? !ct_same_shape(g, x) : g->ndim != 0) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "%s: grad %s (%s) does not fit input %s (%s)", ct__ops[c->op].name, CT__SHAPE(g),
+                          ct_dtype_name(g->dtype), CT__SHAPE(x), ct_dtype_name(x->dtype));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+static int ct__k_pwloss_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *y = x ? ct__contig_ref(c->in[2]) : NULL;
+    int rc = -1;
+    if (g && x && y) {
+        int red = c->a->mode, bce = c->op == CT__OP_BCE_LOGITS_FUSED_BACKWARD;
+        int64_t n = ct__shape_numel(x->ndim, x->shape);
+        double div = red == CT__RED_MEAN ? (double)n : 1.0;
+        if (x->dtype == CT_FLOAT64) {
+            const double *gp = (const double *)ct__ptr(g);
+            ct__pwloss_bw_f64(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0 : gp[0] / div, (const double *)ct__ptr(x),
+                              (const double *)ct__ptr(y), (double *)ct__ptr(c->out[0]), n, bce);
+        } else {
+            const float *gp = (const float *)ct__ptr(g);
+            ct__pwloss_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),
+                              (const float *)ct__ptr(x), (const float *)ct__ptr(y), (float *)ct__ptr(c->out[0]), n, bce);
+        }
+        rc = 0;
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+/* Double backward with public ops: dx = f(x, y) s(g), f = 2 (x - y) or sigmoid(x) - y. */
+static int ct__bw_pwloss_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = CT__SV_IN(n, 0), *x = CT__SV_IN(n, 1), *y = CT__SV_IN(n, 2), *gg = gout[0];
+    if (!g || !x || !y) return -1;
+    int red = n->attrs.mode, bce = n->op == CT__OP_BCE_LOGITS_FUSED_BACKWARD;
+    ct_tensor *s = ct__pwloss_scale(g, &n->in_meta[1], red);
+    ct_tensor *sig = bce ? ct_sigmoid(x) : NULL;
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *f = bce ? ct_sub(sig, y) : ct_mul_scalar(ct_sub(x, y), 2.0);
+        ct_tensor *h = ct_mul(f, gg);
+        gin[0] = red == CT__RED_NONE ? h : ct__pwloss_scale(ct_sum(h), &n->in_meta[1], red);
+        if (!gin[0]) return -1;
+    }
+    ct_tensor *sg = ct_mul(s, gg);
+    if (CT__NEEDS(n, 1)) {
+        gin[1] = bce ? ct_mul(ct_mul(sig, ct_rsub_scalar(1.0, sig)), sg) : ct_mul_scalar(sg, 2.0);
+        if (!gin[1]) return -1;
+    }
+    if (CT__NEEDS(n, 2)) {
+        gin[2] = bce ? ct_neg(sg) : ct_mul_scalar(sg, -2.0);
+        if (!gin[2]) return -1;
+    }
+    return 0;
+}
+static int ct__pwloss_fusable(const ct_tensor *x, const ct_tensor *y) {
+    return ct_same_shape(x, y) && x->dtype == y->dtype && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64) &&
+           x->device == CT_CPU && y->device == CT_CPU;
+}
+static ct_tensor *ct__pwloss_call(int op, const ct_tensor *x, const ct_tensor *y, int red) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.mode = red;
+    return ct__op2(op, x, y, &a);
+}
+
 /* ---- pointwise regression losses ---- */
 static int ct__loss_pre(const char *op, const ct_tensor *x, const ct_tensor *y, const char *reduction, int *red) {
     if (!x || !y) { ct__null_arg(op, x ? 1 : 0); return -1; }
@@ -15121,6 +15299,7 @@ static int ct__loss_pre(const char *op, const ct_tensor *x, const ct_tensor *y, 
 CTENSOR_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
     int red;
     if (ct__loss_pre("mse_loss", input, target, reduction, &red)) return NULL;
+    if (ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__OP_MSE_FUSED, input, target, red);
     return ct__loss_apply_reduction(ct_square(ct_sub(input, target)), red);
 }
 CTENSOR_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
@@ -15178,6 +15357,7 @@ CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *inpu
     if (!ct_same_shape(input, target))
         return ct__fail(CT_ERR_SHAPE, "%s: Target size (%s) must be the same as input size (%s)", op, CT__SHAPE(target), CT__SHAPE(input));
     if (ct__loss_float_check(op, input, "input")) return NULL;
+    if (!weight && !pos_weight && ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__OP_BCE_LOGITS_FUSED, input, target, red);
     /* PyTorch 1.13: m = max(-x, 0); (1 - y) x + lw (log(exp(-m) + exp(-x - m)) + m),
        lw = 1 + (pos_weight - 1) y (or 1) */
     ct_tensor *m = ct_clamp(ct_neg(input), 0.0, NAN);

@@ -234,7 +234,7 @@ TEST(test_gradcheck_cross_entropy) {
 
 /* double backward of the fused op in both its inputs: f(x, g) = d ce(x) / dx . g,
    checked w.r.t. x and the upstream gradient g */
-typedef struct { ct_tensor *t; const char *red; int64_t ignore; } ggcase;
+typedef struct { ct_tensor *t; const char *red; int64_t ignore; int kind; } ggcase;   /* kind: 0 ce, 1 mse, 2 bce_with_logits */
 static ct_tensor *ce_grad_fn(ct_tensor *const *in, void *u) {
     const ggcase *c = (const ggcase *)u;
     ct_cross_entropy_options o;
@@ -245,7 +245,8 @@ static ct_tensor *ce_grad_fn(ct_tensor *const *in, void *u) {
     /* the finite-difference passes run without grad: this function needs it */
     int prev = ct_set_grad_enabled(1);
     ct_tensor *x = ct_get_requires_grad(in[0]) ? in[0] : leaf(in[0]);
-    ct_tensor *l = ct_cross_entropy(x, c->t, &o);
+    ct_tensor *l = c->kind == 0 ? ct_cross_entropy(x, c->t, &o)
+                 : c->kind == 1 ? ct_mse_loss(x, c->t, c->red) : ct_binary_cross_entropy_with_logits(x, c->t, NULL, NULL, c->red);
     ct_tensor *gx = NULL;
     ct_grad_options go;
     memset(&go, 0, sizeof go);
@@ -258,7 +259,7 @@ TEST(test_fused_double_backward) {
     ct_tensor *x = rnd64(2, CT__INTS(3, 4), 7), *t = I64((3), 1, 3, 0);
     const char *reds[] = {"mean", "sum", "none"};
     for (int r = 0; r < 3; r++) {
-        ggcase c = {t, reds[r], r == 1 ? 3 : -100};
+        ggcase c = {t, reds[r], r == 1 ? 3 : -100, 0};
         ct_tensor *g = r == 2 ? rnd64(1, CT__INTS(3), 8) : ct_scalar_tensor(0.7, CT_FLOAT64);
         ct_tensor *in[2];
         in[0] = leaf(x);
@@ -272,6 +273,37 @@ TEST(test_fused_double_backward) {
         CHECK(ct_autograd_grad(1, &l, &in[1], 1, &in[0], &gx, &(ct_grad_options){.create_graph = 1}) == CT_OK);
         CHECK_STR(ct_grad_fn_name(gx), "CrossEntropyFusedBackwardBackward0");
     }
+}
+
+/* the fused mse / bce_with_logits pairs: values against the op-by-op formulas, and the
+   double backward in the upstream gradient too */
+TEST(test_fused_pointwise) {
+    const char *reds[] = {"mean", "sum", "none"};
+    ct_tensor *x = rnd64(2, CT__INTS(3, 4), 41), *y = rnd64(2, CT__INTS(3, 4), 42), *q = unif64(2, CT__INTS(3, 4), 0, 1, 43);
+    for (int r = 0; r < 3; r++) {
+        ct_tensor *m = ct_mse_loss(x, y, reds[r]), *b = ct_binary_cross_entropy_with_logits(x, q, NULL, NULL, reds[r]);
+        ct_tensor *d2 = ct_square(ct_sub(x, y));
+        ct_tensor *bl = ct_sub(ct_softplus(x, 1, 1e30), ct_mul(q, x));   /* log(1 + e^x) - y x */
+        ct_tensor *em = r == 0 ? ct_mean(d2) : r == 1 ? ct_sum(d2) : d2, *eb = r == 0 ? ct_mean(bl) : r == 1 ? ct_sum(bl) : bl;
+        CHECK(ct_allclose(m, em, 1e-13, 1e-13) == 1);
+        CHECK(ct_allclose(b, eb, 1e-13, 1e-13) == 1);
+        for (int kind = 1; kind <= 2; kind++) {
+            ggcase c = {kind == 1 ? y : q, reds[r], -100, kind};
+            ct_tensor *g = r == 2 ? rnd64(2, CT__INTS(3, 4), 44) : ct_scalar_tensor(0.7, CT_FLOAT64);
+            ct_tensor *in[2];
+            in[0] = leaf(x);
+            in[1] = leaf(g);
+            int ok = ct_gradcheck(ce_grad_fn, &c, 2, in, NULL);
+            if (!ok) printf("fused double backward (kind %d, %s): %s\n", kind, reds[r], ct_last_error());
+            CHECK(ok);
+        }
+    }
+    ct_tensor *xl = leaf(x);
+    CHECK_STR(ct_grad_fn_name(ct_mse_loss(xl, y, NULL)), "MseLossBackward0");
+    CHECK_STR(ct_grad_fn_name(ct_binary_cross_entropy_with_logits(xl, q, NULL, NULL, NULL)), "BinaryCrossEntropyWithLogitsBackward0");
+    /* f32, large enough for the blocked sum */
+    ct_tensor *xf = ct_to(rnd64(1, CT__INTS(10000), 45), CT_FLOAT32), *yf = ct_to(rnd64(1, CT__INTS(10000), 46), CT_FLOAT32);
+    CHECK_CLOSE(ct_item(ct_mse_loss(xf, yf, NULL)), ct_item(ct_mean(ct_square(ct_sub(ct_to(xf, CT_FLOAT64), ct_to(yf, CT_FLOAT64))))), 1e-5);
 }
 
 TEST(test_gradcheck_pointwise) {
@@ -384,6 +416,7 @@ int main(void) {
     RUN(test_other_values);
     RUN(test_gradcheck_cross_entropy);
     RUN(test_fused_double_backward);
+    RUN(test_fused_pointwise);
     RUN(test_gradcheck_pointwise);
     RUN(test_errors);
     RUN(test_memory_flat);
