@@ -999,6 +999,16 @@ CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target
 CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps);
 /* F.pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False): norm(x1 - x2 + eps, p) over the last dim. */
 CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options &o) {
+    return ct_cross_entropy(input, target, &o);
+}
+static inline ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options &o) {
+    return ct_nll_loss(input, target, &o);
+}
+extern "C" {
+#endif
 
 /* [section: optim-api] */
 /* ============================================================================
@@ -15173,6 +15183,93 @@ static int ct__meta_pwloss(ct__call *c) {
     }
 CT__PWLOSS_DEF(f32, float, expf, log1pf)
 CT__PWLOSS_DEF(f64, double, exp, log1p)
+/* float32 binary_cross_entropy_with_logits, 16 lanes at a time: exp is the softmax's
+   vectorized Cephes expf, log(1 + e) (1 + e in [1, 2]) Cephes logf's polynomial */
+#if CT__VEC
+#define CT__VLOG12(y, z0)                                                                              \
+    do {                                                                                               \
+        ct__v16f z_ = (z0), zero_, x_, e_, zz_, p_;                                                    \
+        memset(&zero_, 0, sizeof zero_);                                                               \
+        ct__v16i big_ = (ct__v16i)(z_ > 1.41421356f);                                                  \
+        x_ = CT__VSELF(big_, z_ * 0.5f - 1.0f, z_ - 1.0f);                                             \
+        e_ = CT__VSELF(big_, zero_ + 1.0f, zero_);                                                     \
+        zz_ = x_ * x_;                                                                                 \
+        p_ = x_ * 7.0376836292E-2f - 1.1514610310E-1f;                                                 \
+        p_ = p_ * x_ + 1.1676998740E-1f;                                                               \
+        p_ = p_ * x_ - 1.2420140846E-1f;                                                               \
+        p_ = p_ * x_ + 1.4249322787E-1f;                                                               \
+        p_ = p_ * x_ - 1.6668057665E-1f;                                                               \
+        p_ = p_ * x_ + 2.0000714765E-1f;                                                               \
+        p_ = p_ * x_ - 2.4999993993E-1f;                                                               \
+        p_ = p_ * x_ + 3.3333331174E-1f;                                                               \
+        p_ = p_ * x_ * zz_;                                                                            \
+        p_ = p_ + e_ * -2.12194440e-4f;                                                                \
+        p_ = p_ - zz_ * 0.5f;                                                                          \
+        (y) = x_ + p_ + e_ * 0.693359375f;                                                             \
+    } while (0)
+#endif
+static double ct__bcel_f32(const float *x, const float *y, float *out, int64_t n) {
+    double total = 0.0;
+    int64_t k = 0;
+#if CT__VEC
+    while (k + 16 <= n) {
+        int64_t e = k + 4096 < n ? k + 4096 : n;
+        ct__v16f acc, zero;
+        memset(&acc, 0, sizeof acc);
+        memset(&zero, 0, sizeof zero);
+        for (; k + 16 <= e; k += 16) {
+            ct__v16f xv, yv, a, ev, lg, v;
+            CT__VLD(xv, x + k);
+            CT__VLD(yv, y + k);
+            ct__v16i neg = (ct__v16i)(xv < zero);
+            a = CT__VSELF(neg, zero - xv, xv);
+            CT__VEXP16(ev, zero - a);
+            CT__VLOG12(lg, ev + 1.0f);
+            v = (zero + 1.0f - yv) * xv + CT__VSELF(neg, a, zero) + lg;
+            if (out) CT__VST(out + k, v);
+            else acc += v;
+        }
+        float l[16];
+        CT__VST(l, acc);
+        for (int w = 8; w >= 1; w /= 2)
+            for (int i = 0; i < w; i++) l[i] += l[i + w];
+        total += (double)l[0];
+    }
+#endif
+    float part = 0.0f;
+    for (; k < n; k++) {
+        float xv = x[k], a = xv < 0 ? -xv : xv;
+        float v = (1.0f - y[k]) * xv + (xv < 0 ? a : 0.0f) + logf(1.0f + ct__expf_c(-a));
+        if (out) out[k] = v;
+        else part += v;
+    }
+    return total + (double)part;
+}
+static void ct__bcel_bw_f32(const float *g, float gs, const float *x, const float *y, float *dx, int64_t n) {
+    int64_t k = 0;
+#if CT__VEC
+    ct__v16f zero;
+    memset(&zero, 0, sizeof zero);
+    for (; k + 16 <= n; k += 16) {
+        ct__v16f xv, yv, sv, a, ev, sg, d;
+        CT__VLD(xv, x + k);
+        CT__VLD(yv, y + k);
+        if (g) CT__VLD(sv, g + k);
+        else sv = zero + gs;
+        ct__v16i neg = (ct__v16i)(xv < zero);
+        a = CT__VSELF(neg, zero - xv, xv);
+        CT__VEXP16(ev, zero - a);
+        sg = CT__VSELF(neg, ev / (ev + 1.0f), (zero + 1.0f) / (ev + 1.0f));
+        d = (sg - yv) * sv;
+        CT__VST(dx + k, d);
+    }
+#endif
+    for (; k < n; k++) {
+        float xv = x[k], ev = ct__expf_c(xv < 0 ? xv : -xv);
+        float sg = xv >= 0 ? 1.0f / (1.0f + ev) : ev / (1.0f + ev);
+        dx[k] = (sg - y[k]) * (g ? g[k] : gs);
+    }
+}
 static int ct__k_pwloss(ct__call *c) {
     ct_tensor *x = ct__contig_ref(c->in[0]), *y = x ? ct__contig_ref(c->in[1]) : NULL;
     int rc = -1;
@@ -15182,6 +15279,7 @@ static int ct__k_pwloss(ct__call *c) {
         void *op = ct__ptr(c->out[0]);
         double total;
         if (f64) total = ct__pwloss_f64((const double *)ct__ptr(x), (const double *)ct__ptr(y), red == CT__RED_NONE ? (double *)op : NULL, n, bce);
+        else if (bce) total = ct__bcel_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n);
         else total = ct__pwloss_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n, bce);
         if (red != CT__RED_NONE) {
             if (red == CT__RED_MEAN) total /= (double)n;   /* empty: NaN, as PyTorch */
@@ -15243,6 +15341,10 @@ static int ct__k_pwloss_bw(ct__call *c) {
             const double *gp = (const double *)ct__ptr(g);
             ct__pwloss_bw_f64(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0 : gp[0] / div, (const double *)ct__ptr(x),
                               (const double *)ct__ptr(y), (double *)ct__ptr(c->out[0]), n, bce);
+        } else if (bce) {
+            const float *gp = (const float *)ct__ptr(g);
+            ct__bcel_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),
+                            (const float *)ct__ptr(x), (const float *)ct__ptr(y), (float *)ct__ptr(c->out[0]), n);
         } else {
             const float *gp = (const float *)ct__ptr(g);
             ct__pwloss_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),

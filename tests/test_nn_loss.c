@@ -304,6 +304,20 @@ TEST(test_fused_pointwise) {
     /* f32, large enough for the blocked sum */
     ct_tensor *xf = ct_to(rnd64(1, CT__INTS(10000), 45), CT_FLOAT32), *yf = ct_to(rnd64(1, CT__INTS(10000), 46), CT_FLOAT32);
     CHECK_CLOSE(ct_item(ct_mse_loss(xf, yf, NULL)), ct_item(ct_mean(ct_square(ct_sub(ct_to(xf, CT_FLOAT64), ct_to(yf, CT_FLOAT64))))), 1e-5);
+    /* f32 bce_with_logits (vectorized exp and log) against float64, values and gradients */
+    ct_tensor *xb = ct_mul_scalar(xf, 8.0), *qb = ct_to(unif64(1, CT__INTS(10000), 0, 1, 47), CT_FLOAT32);
+    const char *breds[] = {"none", "sum"};
+    for (int r = 0; r < 2; r++) {
+        ct_tensor *x32 = leaf(xb), *x64 = leaf(ct_to(xb, CT_FLOAT64));
+        ct_tensor *l32 = ct_binary_cross_entropy_with_logits(x32, qb, NULL, NULL, breds[r]);
+        ct_tensor *l64 = ct_binary_cross_entropy_with_logits(x64, ct_to(qb, CT_FLOAT64), NULL, NULL, breds[r]);
+        CHECK(ct_allclose(ct_to(l32, CT_FLOAT64), l64, 2e-6, 1e-6) == 1);
+        ct_tensor *g64 = r == 0 ? ct_to(rnd64(1, CT__INTS(10000), 48), CT_FLOAT64) : ct_scalar_tensor(1, CT_FLOAT64);
+        ct_tensor *g32 = ct_to(g64, CT_FLOAT32);
+        CHECK(ct_backward_ex(1, &l32, &g32, NULL) == CT_OK);
+        CHECK(ct_backward_ex(1, &l64, &g64, NULL) == CT_OK);
+        CHECK(ct_allclose(ct_to(ct_grad(x32), CT_FLOAT64), ct_grad(x64), 1e-5, 1e-6) == 1);
+    }
 }
 
 TEST(test_gradcheck_pointwise) {
