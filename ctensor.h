@@ -999,6 +999,13 @@ CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target
 CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps);
 /* F.pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False): norm(x1 - x2 + eps, p) over the last dim. */
 CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim);
+/* Loss modules (nn.CrossEntropyLoss, nn.MSELoss, ...): ct_forward_n(m, 2, (input, target)).
+   The options are copied; a class weight becomes the buffer "weight" (PyTorch's key). */
+CTENSOR_API ct_module *ct_nn_cross_entropy_loss(const ct_cross_entropy_options *o);
+CTENSOR_API ct_module *ct_nn_nll_loss(const ct_nll_loss_options *o);
+CTENSOR_API ct_module *ct_nn_mse_loss(const char *reduction);
+CTENSOR_API ct_module *ct_nn_l1_loss(const char *reduction);
+CTENSOR_API ct_module *ct_nn_bce_with_logits_loss(const char *reduction);
 #ifdef __cplusplus
 }  /* extern "C": options structs by reference for C++ */
 static inline ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options &o) {
@@ -15532,6 +15539,76 @@ CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor
     int64_t last = nd - 1;
     ct_tensor *d = ct_add_scalar(ct_sub(x1, x2), eps);
     return ct_norm(d, p, 1, &last, keepdim);
+}
+
+/* ---- loss modules ---- */
+enum { CT__LM_CE, CT__LM_NLL, CT__LM_MSE, CT__LM_L1, CT__LM_BCEL };
+typedef struct ct__lossmod { int kind, red, use_ign; int64_t ign; double ls; } ct__lossmod;
+static const char *const ct__red_names[] = {"none", "mean", "sum"};
+static ct_tensor *ct__lossmod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__lossmod *im = (const ct__lossmod *)m->impl;
+    if (nin != 2) return ct__fail(CT_ERR_ARG, "%s: forward expects 2 inputs (input, target), got %d", m->type->name, nin);
+    const char *red = ct__red_names[im->red];
+    ct_tensor *w = m->nbuffers ? m->buffers[0].tensor : NULL;
+    switch (im->kind) {
+    case CT__LM_CE: {
+        ct_cross_entropy_options o;
+        memset(&o, 0, sizeof o);
+        o.weight = w;
+        o.use_ignore_index = im->use_ign;
+        o.ignore_index = im->ign;
+        o.reduction = red;
+        o.label_smoothing = im->ls;
+        return ct_cross_entropy(in[0], in[1], &o);
+    }
+    case CT__LM_NLL: {
+        ct_nll_loss_options o;
+        memset(&o, 0, sizeof o);
+        o.weight = w;
+        o.use_ignore_index = im->use_ign;
+        o.ignore_index = im->ign;
+        o.reduction = red;
+        return ct_nll_loss(in[0], in[1], &o);
+    }
+    case CT__LM_MSE: return ct_mse_loss(in[0], in[1], red);
+    case CT__LM_L1: return ct_l1_loss(in[0], in[1], red);
+    default: return ct_binary_cross_entropy_with_logits(in[0], in[1], NULL, NULL, red);
+    }
+}
+static void ct__lossmod_free(ct_module *m) { CT_FREE(m->impl); }
+#define CT__LOSSMOD_TYPE(var, name) static const ct_module_type var = {name, ct__lossmod_forward, ct__lossmod_free, NULL};
+CT__LOSSMOD_TYPE(ct__ce_loss_type, "CrossEntropyLoss") CT__LOSSMOD_TYPE(ct__nll_loss_type, "NLLLoss")
+CT__LOSSMOD_TYPE(ct__mse_loss_type, "MSELoss") CT__LOSSMOD_TYPE(ct__l1_loss_type, "L1Loss")
+CT__LOSSMOD_TYPE(ct__bcel_loss_type, "BCEWithLogitsLoss")
+static ct_module *ct__lossmod_new(const ct_module_type *ty, int kind, const char *reduction, const ct_tensor *weight,
+                                  int use_ign, int64_t ign, double ls) {
+    int red = ct__loss_reduction(ty->name, reduction, 0);
+    if (red < 0) return NULL;
+    if (!(ls >= 0.0 && ls <= 1.0)) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", ty->name, ls);
+    ct__lossmod *im = (ct__lossmod *)CT_MALLOC(sizeof(ct__lossmod));
+    if (!im) return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name);
+    im->kind = kind;
+    im->red = red;
+    im->use_ign = use_ign;
+    im->ign = ign;
+    im->ls = ls;
+    ct_module *m = ct_module_new(ty, im);
+    if (!m) { CT_FREE(im); return NULL; }
+    if (weight && ct_module_register_buffer(m, "weight", (ct_tensor *)weight, 1) != CT_OK) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_cross_entropy_loss(const ct_cross_entropy_options *o) {
+    return ct__lossmod_new(&ct__ce_loss_type, CT__LM_CE, o ? o->reduction : NULL, o ? o->weight : NULL, o ? o->use_ignore_index : 0,
+                           o && o->use_ignore_index ? o->ignore_index : -100, o ? o->label_smoothing : 0.0);
+}
+CTENSOR_API ct_module *ct_nn_nll_loss(const ct_nll_loss_options *o) {
+    return ct__lossmod_new(&ct__nll_loss_type, CT__LM_NLL, o ? o->reduction : NULL, o ? o->weight : NULL, o ? o->use_ignore_index : 0,
+                           o && o->use_ignore_index ? o->ignore_index : -100, 0.0);
+}
+CTENSOR_API ct_module *ct_nn_mse_loss(const char *reduction) { return ct__lossmod_new(&ct__mse_loss_type, CT__LM_MSE, reduction, NULL, 0, -100, 0.0); }
+CTENSOR_API ct_module *ct_nn_l1_loss(const char *reduction) { return ct__lossmod_new(&ct__l1_loss_type, CT__LM_L1, reduction, NULL, 0, -100, 0.0); }
+CTENSOR_API ct_module *ct_nn_bce_with_logits_loss(const char *reduction) {
+    return ct__lossmod_new(&ct__bcel_loss_type, CT__LM_BCEL, reduction, NULL, 0, -100, 0.0);
 }
 
 /* [section: optim-impl] */

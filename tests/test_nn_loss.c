@@ -403,6 +403,35 @@ TEST(test_errors) {
               "pairwise_distance: Expected at least 1-D inputs");
 }
 
+TEST(test_loss_modules) {
+    ct_tensor *x = rnd64(2, CT__INTS(4, 3), 51), *t = I64((4), 0, 2, 1, 2), *y = rnd64(2, CT__INTS(4, 3), 52);
+    ct_tensor *w = T64((3), 0.5, 1, 2);
+    ct_cross_entropy_options o = {w, 2, 1, "sum", 0.1};
+    ct_module *ce = ct_nn_cross_entropy_loss(&o), *mse = ct_nn_mse_loss("none"), *nll = ct_nn_nll_loss(NULL);
+    ct_module *l1 = ct_nn_l1_loss(NULL), *bce = ct_nn_bce_with_logits_loss("sum");
+    CHECK(ce && mse && nll && l1 && bce);
+    ct_tensor *xt[2] = {x, t}, *xy[2] = {x, y};
+    CHECK_CLOSE(ct_item(ct_forward_n(ce, 2, xt)), ct_item(ct_cross_entropy(x, t, &o)), 0);
+    CHECK(ct_equal(ct_forward_n(mse, 2, xy), ct_mse_loss(x, y, "none")) == 1);
+    ct_tensor *lpt[2] = {ct_log_softmax(x, 1), t};
+    CHECK_CLOSE(ct_item(ct_forward_n(nll, 2, lpt)), ct_item(ct_nll_loss(lpt[0], t, NULL)), 0);
+    CHECK_CLOSE(ct_item(ct_forward_n(l1, 2, xy)), ct_item(ct_l1_loss(x, y, NULL)), 0);
+    ct_tensor *q = ct_sigmoid(y), *xq[2] = {x, q};
+    CHECK_CLOSE(ct_item(ct_forward_n(bce, 2, xq)), ct_item(ct_binary_cross_entropy_with_logits(x, q, NULL, NULL, "sum")), 0);
+    /* the class weight is the buffer "weight" */
+    CHECK(ct_module_get(ce, "weight") == w);
+    char buf[128];
+    ct_module_repr(ce, buf, sizeof buf);
+    CHECK_STR(buf, "CrossEntropyLoss()");
+    CHECK_ERR(ct_forward(ce, x), CT_ERR_ARG, "CrossEntropyLoss: forward expects 2 inputs (input, target), got 1");
+    CHECK_ERR(ct_nn_mse_loss("avg"), CT_ERR_ARG, "MSELoss: avg is not a valid value for reduction");
+    ct_module_free(ce);
+    ct_module_free(mse);
+    ct_module_free(nll);
+    ct_module_free(l1);
+    ct_module_free(bce);
+}
+
 TEST(test_memory_flat) {
     int64_t t0 = ct_live_tensors(), b0 = ct_live_bytes();
     for (int it = 0; it < 3; it++) {
@@ -433,6 +462,7 @@ int main(void) {
     RUN(test_fused_pointwise);
     RUN(test_gradcheck_pointwise);
     RUN(test_errors);
+    RUN(test_loss_modules);
     RUN(test_memory_flat);
     return ct_t_summary();
 }
