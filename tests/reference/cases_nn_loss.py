@@ -159,6 +159,12 @@ def bce_cases(w):
     C(w, "bcel_pos_weight", bl, [rnd(3, 4), uni(3, 4, lo=0.0, hi=1.0)], {"reduction": "none"}, named={"pos_weight": uni(4, lo=0.5, hi=3.0)})
     C(w, "bcel_both_weights", bl, [rnd(2, 3, 4), uni(2, 3, 4, lo=0.0, hi=1.0)],
       named={"weight": uni(3, 4, lo=0.5, hi=2.0), "pos_weight": uni(4, lo=0.5, hi=3.0)})
+    # float32, long enough for the 16-lane path (and its scalar tail)
+    C(w, "bcel_f32_vec_none", bl, [rnd(5, 13, dtype=torch.float32, scale=6.0), uni(5, 13, lo=0.0, hi=1.0, dtype=torch.float32)],
+      {"reduction": "none"})
+    C(w, "bcel_f32_vec_mean", bl, [rnd(7, 19, dtype=torch.float32, scale=6.0), torch.randint(0, 2, (7, 19)).float()])
+    C(w, "mse_f32_vec_sum", "mse_loss", [rnd(6, 21, dtype=torch.float32), rnd(6, 21, dtype=torch.float32)], {"reduction": "sum"},
+      atol=1e-5)
     C(w, "bcel_err_size", bl, [rnd(3), uni(2)], **E)
 
 
