@@ -91,6 +91,17 @@ TEST(test_cross_entropy_fused_vs_general) {
             /* ignored rows get no gradient */
             CHECK_CLOSE(ct_item(ct_sum(ct_abs(ct_select(ct_grad(xa), 0, 3)))), 0, 0);
         }
+    /* large enough for the threaded row loop (optimized builds) */
+    CT_SCOPE {
+        int64_t N = 300, C = 500;
+        ct_tensor *x0 = ct_to(rnd64(2, CT__INTS(N, C), 17), CT_FLOAT32);
+        ct_tensor *t = ct_randint_n(0, C, CT_INT64, 1, CT__INTS(N), NULL);
+        ct_tensor *xa = leaf(x0), *xb = leaf(x0);
+        ct_tensor *la = ct_cross_entropy(xa, t, NULL), *lb = ct_cross_entropy(xb, t, &(ct_cross_entropy_options){.weight = ct_ones(CT_FLOAT32, C)});
+        CHECK(la && lb && ct_allclose(la, lb, 1e-5, 1e-5) == 1);
+        CHECK(ct_backward(la) == CT_OK && ct_backward(lb) == CT_OK);
+        CHECK(ct_allclose(ct_grad(xa), ct_grad(xb), 1e-5, 1e-7) == 1);
+    }
     /* a non-contiguous logits view takes the fused path too */
     ct_tensor *xt = ct_t(rnd64(2, CT__INTS(5, 4), 3));
     ct_tensor *t = I64((4), 0, 4, 2, 1);
