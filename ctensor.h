@@ -1143,6 +1143,82 @@ extern "C" {
 /* [section: nn-functional-api] */
 
 /* [section: nn-loss-api] */
+/* ============================================================================
+   Losses and distances (torch.nn.functional): cross_entropy, nll_loss,
+   mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits),
+   kl_div, cosine_similarity, pairwise_distance.
+   `reduction` is PyTorch's string: NULL or "mean" (the default), "sum" or
+   "none" ("batchmean" too for kl_div). Every loss is differentiable w.r.t. its
+   float inputs (targets too where PyTorch differentiates them), to any order.
+   Pointwise losses broadcast input and target as PyTorch does (PyTorch also
+   warns when their sizes differ; ctensor computes the same broadcast result
+   without a warning). binary_cross_entropy(_with_logits) require equal sizes,
+   as PyTorch does.
+   ========================================================================== */
+/* ignore_index: PyTorch's default is -100; to pass another value (0 included) set
+   it together with use_ignore_index = 1. weight: a (C) tensor or NULL. */
+typedef struct ct_cross_entropy_options {
+    const ct_tensor *weight;    /* per-class weight (C), or NULL */
+    int64_t ignore_index;       /* used when use_ignore_index != 0; else -100 */
+    int use_ignore_index;
+    const char *reduction;      /* NULL: "mean" */
+    double label_smoothing;     /* in [0, 1]; 0: none */
+} ct_cross_entropy_options;
+typedef struct ct_nll_loss_options {
+    const ct_tensor *weight;
+    int64_t ignore_index;
+    int use_ignore_index;
+    const char *reduction;
+} ct_nll_loss_options;
+/* F.cross_entropy(input, target, ...). input: (C), (N, C) or (N, C, d1, ...) logits;
+   target: int64 class indices of shape (), (N) or (N, d1, ...), or float class
+   probabilities of input's shape. o == NULL: PyTorch's defaults. The common case
+   (2-D float logits, int64 indices, no weight, no smoothing) runs one fused
+   log_softmax + nll kernel forward and one fused (softmax - onehot) kernel backward. */
+CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options *o);
+/* F.nll_loss(input, target, ...): input holds log-probabilities, shapes as cross_entropy. */
+CTENSOR_API ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options *o);
+CTENSOR_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction);
+CTENSOR_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction);
+/* beta >= 0 (PyTorch's default 1.0); beta == 0 is l1_loss */
+CTENSOR_API ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double beta);
+/* delta > 0 (PyTorch's default 1.0) */
+CTENSOR_API ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double delta);
+/* F.binary_cross_entropy: input in [0, 1]; log clamped at -100 as PyTorch. weight may be NULL
+   (it broadcasts to the input). */
+CTENSOR_API ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                               const char *reduction);
+/* F.binary_cross_entropy_with_logits: numerically stable; weight and pos_weight may be NULL
+   (pos_weight broadcasts over the last, class, dim). */
+CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target,
+                                                           const ct_tensor *weight, const ct_tensor *pos_weight,
+                                                           const char *reduction);
+/* F.kl_div(input, target): input holds log-probabilities; target probabilities, or
+   log-probabilities when log_target. reduction also "batchmean" (sum / input.size(0)). */
+CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, const char *reduction, int log_target);
+/* F.cosine_similarity(x1, x2, dim=1, eps=1e-8), PyTorch 1.13's form: each input is divided
+   by sqrt(max(sum(x^2), eps^2)) (the clamp changes the value, not the graph), then the
+   products are summed over dim. */
+CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps);
+/* F.pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False): norm(x1 - x2 + eps, p) over the last dim. */
+CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim);
+/* Loss modules (nn.CrossEntropyLoss, nn.MSELoss, ...): ct_forward_n(m, 2, (input, target)).
+   The options are copied; a class weight becomes the buffer "weight" (PyTorch's key). */
+CTENSOR_API ct_module *ct_nn_cross_entropy_loss(const ct_cross_entropy_options *o);
+CTENSOR_API ct_module *ct_nn_nll_loss(const ct_nll_loss_options *o);
+CTENSOR_API ct_module *ct_nn_mse_loss(const char *reduction);
+CTENSOR_API ct_module *ct_nn_l1_loss(const char *reduction);
+CTENSOR_API ct_module *ct_nn_bce_with_logits_loss(const char *reduction);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options &o) {
+    return ct_cross_entropy(input, target, &o);
+}
+static inline ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options &o) {
+    return ct_nll_loss(input, target, &o);
+}
+extern "C" {
+#endif
 
 /* [section: optim-api] */
 /* ============================================================================
@@ -2738,6 +2814,15 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(EMBEDDING, "embedding", "EmbeddingBackward0", 2, 1, 0, ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
       CT__SAVE_IN(1))
 
+/* losses (nn-loss section): fused cross_entropy, mse_loss, bce_with_logits and their backwards */
+#define CT__OPS_NN_LOSS(X)                                                                                         \
+    X(CE_FUSED, "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
+    X(CE_FUSED_BACKWARD, "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED, "mse_loss", "MseLossBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED_BACKWARD, "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED, "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED_BACKWARD, "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
+
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
     CT__OPS_VIEW(X)     \
@@ -2749,7 +2834,8 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     CT__OPS_BLAS(X)     \
     CT__OPS_RANDOM(X)   \
     CT__OPS_NN_CONV(X)  \
-    CT__OPS_NN_NORM(X)
+    CT__OPS_NN_NORM(X)  \
+    CT__OPS_NN_LOSS(X)
 
 enum {
 #define CT__X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__OP_##E,
@@ -17491,6 +17577,867 @@ CTENSOR_API ct_tensor *ct_gru_forward(ct_module *m, const ct_tensor *x, const ct
 /* [section: nn-functional-impl] */
 
 /* [section: nn-loss-impl] */
+/* ============================================================================
+   Losses and distances (PyTorch: aten/src/ATen/native/Loss.cpp, LossNLL.cpp,
+   Distance.cpp, torch/nn/functional.py). Most losses are composites of public
+   ops (PyTorch's CompositeImplicitAutograd style), so their gradients of every
+   order come from the ops they are made of. The training-step workhorse,
+   cross_entropy on 2-D float logits with int64 class indices and no weight or
+   smoothing, is one fused op each way:
+     forward   loss_i = logsumexp(x_i) - x_i[t_i]             (rows with t_i == ignore_index: 0)
+     backward  dx_i = (softmax(x_i) - onehot(t_i)) * w_i      (w_i = g, g_i or g / #non-ignored)
+   and the backward op's own backward is written with public ops.
+   ========================================================================== */
+enum { CT__RED_NONE = 0, CT__RED_MEAN = 1, CT__RED_SUM = 2, CT__RED_BATCHMEAN = 3 };
+static int ct__loss_reduction(const char *op, const char *r, int allow_batchmean) {
+    if (!r || !strcmp(r, "mean")) return CT__RED_MEAN;
+    if (!strcmp(r, "sum")) return CT__RED_SUM;
+    if (!strcmp(r, "none")) return CT__RED_NONE;
+    if (allow_batchmean && !strcmp(r, "batchmean")) return CT__RED_BATCHMEAN;
+    ct_set_error(CT_ERR_ARG, "%s: %s is not a valid value for reduction", op, r);
+    return -1;
+}
+static ct_tensor *ct__loss_apply_reduction(ct_tensor *l, int red) {
+    if (red == CT__RED_MEAN) return ct_mean(l);
+    if (red == CT__RED_SUM) return ct_sum(l);
+    return l;
+}
+static int ct__loss_float_check(const char *op, const ct_tensor *x, const char *what) {
+    if (!CT__ISFLOAT(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a floating point %s, got %s", op, what, ct_dtype_name(x->dtype));
+    return 0;
+}
+/* Checks every non-ignored class index of t (int64, any layout) against [0, C). */
+static int ct__loss_check_targets(const char *op, const ct_tensor *t, int64_t C, int64_t ignore_index) {
+    if (t->device != CT_CPU) return 0;
+    ct_tensor *tc = ct__contig_ref(t);
+    if (!tc) return -1;
+    const int64_t *tp = (const int64_t *)ct__ptr(tc);
+    int64_t n = ct__shape_numel(t->ndim, t->shape), bad = 0;
+    int found = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (tp[i] != ignore_index && (tp[i] < 0 || tp[i] >= C)) { bad = tp[i]; found = 1; break; }
+    ct__decref(tc);
+    if (found) return ct__failed(CT_ERR_INDEX, "%s: Target %lld is out of bounds.", op, (long long)bad);
+    return 0;
+}
+
+/* ---- fused cross entropy (2-D logits, int64 targets, no weight) ----
+   attrs: i[0] ignore_index, mode reduction. */
+static int ct__meta_ce_fused(ct__call *c) {
+    ct_tensor *x = c->in[0], *t = c->in[1];
+    if (x->ndim != 2 || t->ndim != 1 || t->shape[0] != x->shape[0] || t->dtype != CT_INT64 ||
+        (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
+        return ct__failed(CT_ERR_ARG, "cross_entropy_loss: fused path needs (N, C) float logits and (N) int64 targets, got %s and %s",
+                          CT__SHAPE(x), CT__SHAPE(t));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = c->a->mode == CT__RED_NONE ? 1 : 0;
+    o->shape[0] = x->shape[0];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+/* row i: logsumexp of x[i, :] */
+static double ct__ce_lse_f32(const float *xr, int64_t C) {
+    float m = ct__rowmax_f32(xr, C);
+    if (m == -INFINITY || m == INFINITY || m != m) {  /* no finite shift: plain formula */
+        double s = 0.0;
+        for (int64_t k = 0; k < C; k++) s += exp((double)xr[k] - (double)m);
+        return (double)m + log(s);
+    }
+    return (double)m + log(ct__expsum_f32(NULL, xr, m, C));
+}
+static double ct__ce_lse_f64(const double *xr, int64_t C) {
+    double m = -INFINITY, s = 0.0;
+    for (int64_t k = 0; k < C; k++)
+        if (m == m && (xr[k] != xr[k] || xr[k] > m)) m = xr[k];
+    for (int64_t k = 0; k < C; k++) s += exp(xr[k] - m);
+    return m + log(s);
+}
+static int ct__k_ce_fused(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *t = x ? ct__contig_ref(c->in[1]) : NULL;
+    int rc = -1;
+    double *rows = NULL;
+    if (!x || !t) goto done;
+    {
+        int64_t N = x->shape[0], C = x->shape[1], ign = c->a->i[0], count = 0;
+        int red = c->a->mode, f64 = x->dtype == CT_FLOAT64;
+        const int64_t *tp = (const int64_t *)ct__ptr(t);
+        if (ct__loss_check_targets("cross_entropy", t, C, ign)) goto done;
+        rows = (double *)CT_MALLOC((size_t)(N > 0 ? N : 1) * sizeof(double));
+        if (!rows) { ct_set_error(CT_ERR_MEMORY, "cross_entropy_loss: out of memory"); goto done; }
+        const char *xp = ct__ptr(x);
+        int ct__par = ct__rpar(N * C) && N > 1;
+        (void)ct__par;
+        CT__RPAR_FOR
+        for (int64_t i = 0; i < N; i++) {
+            int64_t ti = tp[i];
+            if (ti == ign) { rows[i] = 0.0; continue; }
+            if (f64) {
+                const double *xr = (const double *)xp + i * C;
+                rows[i] = ct__ce_lse_f64(xr, C) - xr[ti];
+            } else {
+                const float *xr = (const float *)xp + i * C;
+                rows[i] = ct__ce_lse_f32(xr, C) - (double)xr[ti];
+            }
+        }
+        char *op = ct__ptr(c->out[0]);
+        if (red == CT__RED_NONE) {
+            for (int64_t i = 0; i < N; i++) {
+                if (f64) ((double *)op)[i] = rows[i];
+                else ((float *)op)[i] = (float)rows[i];
+            }
+        } else {
+            double total = 0.0;
+            for (int64_t i = 0; i < N; i++) {
+                total += rows[i];
+                count += tp[i] != ign;
+            }
+            if (red == CT__RED_MEAN) total = total / (double)count;  /* 0 / 0: NaN, as PyTorch */
+            if (f64) *(double *)op = total;
+            else *(float *)op = (float)total;
+        }
+        rc = 0;
+    }
+done:
+    CT_FREE(rows);
+    if (x) ct__decref(x);
+    if (t) ct__decref(t);
+    return rc;
+}
+static ct_tensor *ct__ce_fused_bw_call(const ct_tensor *g, const ct_tensor *x, const ct_tensor *t, const ct__attrs *a);
+static int ct__bw_ce_fused(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    ct_tensor *x = CT__SV_IN(n, 0), *t = CT__SV_IN(n, 1);
+    if (!x || !t) return -1;
+    gin[0] = ct__ce_fused_bw_call(gout[0], x, t, &n->attrs);
+    return gin[0] ? 0 : -1;
+}
+/* _cross_entropy_fused_backward(grad, x, target) -> dx, attrs as the forward */
+static int ct__meta_ce_fused_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    int red = c->a->mode;
+    if ((red == CT__RED_NONE && (g->ndim != 1 || g->shape[0] != x->shape[0])) || (red != CT__RED_NONE && g->ndim != 0) ||
+        g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "_cross_entropy_fused_backward: grad %s (%s) does not fit input %s (%s)", CT__SHAPE(g),
+                          ct_dtype_name(g->dtype), CT__SHAPE(x), ct_dtype_name(x->dtype));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = 2;
+    o->shape[0] = x->shape[0];
+    o->shape[1] = x->shape[1];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+static int ct__k_ce_fused_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *t = x ? ct__contig_ref(c->in[2]) : NULL;
+    int rc = -1;
+    if (!g || !x || !t) goto done;
+    {
+        int64_t N = x->shape[0], C = x->shape[1], ign = c->a->i[0], count = 0;
+        int red = c->a->mode, f64 = x->dtype == CT_FLOAT64;
+        const int64_t *tp = (const int64_t *)ct__ptr(t);
+        const char *xp = ct__ptr(x), *gp = ct__ptr(g);
+        char *op = ct__ptr(c->out[0]);
+        double gs = 0.0;
+        for (int64_t i = 0; i < N; i++) count += tp[i] != ign;
+        if (red != CT__RED_NONE) {
+            gs = f64 ? *(const double *)gp : (double)*(const float *)gp;
+            if (red == CT__RED_MEAN) gs /= (double)(count > 0 ? count : 1);
+        }
+        int ct__par = ct__rpar(N * C) && N > 1;
+        (void)ct__par;
+        CT__RPAR_FOR
+        for (int64_t i = 0; i < N; i++) {
+            int64_t ti = tp[i];
+            int skip = ti == ign || ti < 0 || ti >= C;
+            double w = red == CT__RED_NONE ? (f64 ? ((const double *)gp)[i] : (double)((const float *)gp)[i]) : gs;
+            if (f64) {
+                const double *xr = (const double *)xp + i * C;
+                double *yr = (double *)op + i * C;
+                if (skip) { for (int64_t k = 0; k < C; k++) yr[k] = 0.0; continue; }
+                double lse = ct__ce_lse_f64(xr, C);
+                for (int64_t k = 0; k < C; k++) yr[k] = exp(xr[k] - lse) * w;
+                yr[ti] -= w;
+            } else {
+                const float *xr = (const float *)xp + i * C;
+                float *yr = (float *)op + i * C;
+                if (skip) { memset(yr, 0, (size_t)C * sizeof(float)); continue; }
+                float m = ct__rowmax_f32(xr, C);
+                if (m == -INFINITY || m == INFINITY || m != m) {
+                    double lse = ct__ce_lse_f32(xr, C);
+                    for (int64_t k = 0; k < C; k++) yr[k] = (float)(exp((double)xr[k] - lse) * w);
+                } else {
+                    double s = ct__expsum_f32(yr, xr, m, C);
+                    ct__scale_f32(yr, (float)(w / s), C);
+                }
+                yr[ti] -= (float)w;
+            }
+        }
+        rc = 0;
+    }
+done:
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (t) ct__decref(t);
+    return rc;
+}
+static ct_tensor *ct__ce_fused_bw_call(const ct_tensor *g, const ct_tensor *x, const ct_tensor *t, const ct__attrs *a) {
+    return ct__op3(CT__OP_CE_FUSED_BACKWARD, g, x, t, a);
+}
+/* Double backward of the fused backward, with public ops:
+   dx = (p - onehot) * w  with p = softmax(x), w_i = mask_i * (g_i | g | g / count). */
+static int ct__bw_ce_fused_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = CT__SV_IN(n, 0), *x = CT__SV_IN(n, 1), *t = CT__SV_IN(n, 2), *gg = gout[0];
+    if (!g || !x || !t) return -1;
+    int red = n->attrs.mode;
+    ct_tensor *mask = ct_to(ct_ne_scalar(t, (double)n->attrs.i[0]), x->dtype);
+    double count = ct_item(ct_sum(mask));
+    ct_tensor *p = ct_softmax(x, 1);
+    double scale = red == CT__RED_MEAN ? 1.0 / (count > 0 ? count : 1.0) : 1.0;
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *tsafe = ct_where_scalar(ct_ne_scalar(t, (double)n->attrs.i[0]), t, 0);
+        ct_tensor *onehot = ct_to(ct_one_hot(tsafe, x->shape[1]), x->dtype);
+        ct_tensor *h = ct_mul(ct_sum_dim(ct_mul(gg, ct_sub(p, onehot)), 1, 0), mask);
+        gin[0] = red == CT__RED_NONE ? h : ct_mul_scalar(ct_sum(h), scale);
+        if (!gin[0]) return -1;
+    }
+    if (CT__NEEDS(n, 1)) {
+        ct_tensor *w = ct_unsqueeze(ct_mul_scalar(ct_mul(g, mask), scale), 1);
+        ct_tensor *q = ct_mul(gg, p);
+        gin[1] = ct_mul(ct_sub(q, ct_mul(p, ct_sum_dim(q, 1, 1))), w);
+        if (!gin[1]) return -1;
+    }
+    return 0;
+}
+
+/* ---- nll_loss and cross_entropy (general forms, composites) ---- */
+/* Shape rules of PyTorch's nll_loss_nd. Returns 0 or -1 with the error set. */
+static int ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t, const ct_tensor *weight) {
+    if (x->ndim < 1) return ct__failed(CT_ERR_SHAPE, "%s: Expected 1 or more dimensions (got %d)", op, x->ndim);
+    if (x->ndim != 1 && (t->ndim < 1 || x->shape[0] != t->shape[0]))
+        return ct__failed(CT_ERR_SHAPE, "%s: Expected input batch_size (%lld) to match target batch_size (%lld).", op,
+                          (long long)x->shape[0], (long long)(t->ndim ? t->shape[0] : 1));
+    if (t->dtype != CT_INT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type Long but found %s", op, CT__DTNAME(t->dtype));
+    if (ct__loss_float_check(op, x, "input")) return -1;
+    if (x->ndim == 1 && t->ndim != 0)
+        return ct__failed(CT_ERR_SHAPE, "%s: 0D target tensor expected for a 1D input, got target %s", op, CT__SHAPE(t));
+    if (x->ndim >= 2) {
+        int ok = t->ndim == x->ndim - 1;
+        for (int d = 2; ok && d < x->ndim; d++) ok = t->shape[d - 1] == x->shape[d];
+        if (!ok) {
+            int64_t exp_shape[CT_MAX_DIMS];
+            exp_shape[0] = x->shape[0];
+            for (int d = 2; d < x->ndim; d++) exp_shape[d - 1] = x->shape[d];
+            return ct__failed(CT_ERR_SHAPE, "%s: Expected target size %s, got %s", op, ct__fmt_shape(x->ndim - 1, exp_shape).s, CT__SHAPE(t));
+        }
+    }
+    int64_t C = x->ndim == 1 ? x->shape[0] : x->shape[1];
+    if (weight) {
+        if (weight->ndim != 1 || weight->shape[0] != C)
+            return ct__failed(CT_ERR_SHAPE, "%s: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                              op, (long long)C, CT__SHAPE(weight));
+        if (weight->dtype != x->dtype)
+            return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", op, CT__DTNAME(x->dtype), CT__DTNAME(weight->dtype));
+    }
+    return 0;
+}
+/* -(x[target] * w[target]) over the class dim 1 of x (N, C, ...), masked by ignore_index.
+   *wsum gets the total weight of non-ignored targets (for mean). */
+static ct_tensor *ct__nll_terms(const ct_tensor *x, const ct_tensor *t, const ct_tensor *weight, int64_t ign, ct_tensor **wsum) {
+    ct_tensor *keep = ct_ne_scalar(t, (double)ign);
+    ct_tensor *tsafe = ct_where_scalar(keep, t, 0);
+    ct_tensor *picked = ct_squeeze_dim(ct_gather(x, 1, ct_unsqueeze(tsafe, 1)), 1);
+    ct_tensor *w = ct_to(keep, x->dtype);
+    if (weight && w) {
+        ct_tensor *wd = ct_detach(weight);   /* PyTorch does not differentiate nll_loss's weight */
+        w = ct_mul(w, ct_reshape_n(ct_index_select(wd, 0, ct_flatten(tsafe, 0, -1)), t->ndim, t->shape));
+    }
+    if (wsum) *wsum = ct_sum(w);
+    return ct_neg(ct_mul(picked, w));
+}
+static ct_tensor *ct__nll_impl(const char *op, const ct_tensor *x, const ct_tensor *t, const ct_tensor *weight, int64_t ign, int red) {
+    if (ct__nll_check(op, x, t, weight)) return NULL;
+    int64_t ncls = x->ndim == 1 ? x->shape[0] : x->shape[1];
+    if (ct__loss_check_targets(op, t, ncls, ign)) return NULL;
+    if (x->ndim == 1) {   /* no batch dim: (C) and () */
+        ct_tensor *r = ct__nll_impl(op, ct_unsqueeze(x, 0), ct_unsqueeze(t, 0), weight, ign, red);
+        return red == CT__RED_NONE && r ? ct_squeeze_dim(r, 0) : r;
+    }
+    ct_tensor *wsum = NULL;
+    ct_tensor *l = ct__nll_terms(x, t, weight, ign, red == CT__RED_MEAN ? &wsum : NULL);
+    if (red == CT__RED_NONE) return l;
+    if (red == CT__RED_SUM) return ct_sum(l);
+    return ct_div(ct_sum(l), wsum);
+}
+CTENSOR_API ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options *o) {
+    if (!input || !target) { ct__null_arg("nll_loss", input ? 1 : 0); return NULL; }
+    int64_t ign = o && o->use_ignore_index ? o->ignore_index : -100;
+    int red = ct__loss_reduction("nll_loss", o ? o->reduction : NULL, 0);
+    if (red < 0) return NULL;
+    return ct__nll_impl("nll_loss", input, target, o ? o->weight : NULL, ign, red);
+}
+
+/* The fused path applies: 2-D f32/f64 logits, (N) int64 targets, no weight, no smoothing. */
+static ct_tensor *ct__ce_fused(const ct_tensor *x, const ct_tensor *t, int64_t ign, int red) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = ign;
+    a.mode = red;
+    return ct__op2(CT__OP_CE_FUSED, x, t, &a);
+}
+CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options *o) {
+    const char *op = "cross_entropy";
+    if (!input || !target) { ct__null_arg(op, input ? 1 : 0); return NULL; }
+    const ct_tensor *weight = o ? o->weight : NULL;
+    double ls = o ? o->label_smoothing : 0.0;
+    int64_t ign = o && o->use_ignore_index ? o->ignore_index : -100;
+    int red = ct__loss_reduction(op, o ? o->reduction : NULL, 0);
+    if (red < 0) return NULL;
+    if (!(ls >= 0.0 && ls <= 1.0)) return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", op, ls);
+    int cdim = input->ndim == 1 ? 0 : 1;
+    if (ct_same_shape(input, target)) {
+        /* class probabilities (soft targets), PyTorch's first test */
+        if (!CT__ISFLOAT(target->dtype))
+            return ct__fail(CT_ERR_DTYPE, "%s: Expected floating point type for target with class probabilities, got %s", op, CT__DTNAME(target->dtype));
+        if (ign >= 0) return ct__fail(CT_ERR_ARG, "%s: ignore_index is not supported for floating point target", op);
+        if (ct__dim(op, cdim, input->ndim) < 0 || ct__loss_float_check(op, input, "input")) return NULL;
+        int64_t C = input->shape[cdim];
+        if (weight && (weight->ndim != 1 || weight->shape[0] != C))
+            return ct__fail(CT_ERR_SHAPE, "%s: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                            op, (long long)C, CT__SHAPE(weight));
+        ct_tensor *logp = ct_log_softmax(input, cdim);
+        const ct_tensor *tg = target;
+        if (ls > 0.0) tg = ct_add_scalar(ct_mul_scalar(target, 1.0 - ls), ls / (double)C);
+        ct_tensor *prod = ct_mul(logp, tg);
+        if (weight) {
+            int64_t shape[CT_MAX_DIMS];
+            for (int d = 0; d < input->ndim; d++) shape[d] = 1;
+            shape[cdim] = C;
+            prod = ct_mul(prod, ct_reshape_n(weight, input->ndim, shape));
+        }
+        if (red == CT__RED_NONE) return ct_neg(ct_sum_dim(prod, cdim, 0));
+        if (red == CT__RED_SUM) return ct_neg(ct_sum(prod));
+        int64_t numel = ct_numel(input);
+        if (numel == 0) return ct_full_n(input->dtype, 0, NULL, NAN);
+        return ct_mul_scalar(ct_sum(prod), -1.0 / ((double)numel / (double)C));
+    }
+    if (!weight && ls == 0.0 && input->ndim == 2 && (input->dtype == CT_FLOAT32 || input->dtype == CT_FLOAT64) &&
+        target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && input->device == CT_CPU)
+        return ct__ce_fused(input, target, ign, red);
+    if (ct__nll_check(op, input, target, weight)) return NULL;
+    int64_t C = input->shape[cdim];
+    ct_tensor *logp = ct_log_softmax(input, cdim);
+    ct_tensor *nll = ct__nll_impl(op, logp, target, weight, ign, red);
+    if (ls == 0.0 || !nll) return nll;
+    /* label smoothing with class indices (PyTorch 1.13's cross_entropy_loss_label_smoothing) */
+    ct_tensor *lp = logp, *tt = (ct_tensor *)target;
+    if (input->ndim == 1) { lp = ct_unsqueeze(logp, 0); tt = ct_unsqueeze(target, 0); }
+    if (weight) {
+        int64_t shape[CT_MAX_DIMS];
+        for (int d = 0; d < lp->ndim; d++) shape[d] = 1;
+        shape[1] = C;
+        lp = ct_mul(lp, ct_reshape_n(weight, lp->ndim, shape));
+    }
+    ct_tensor *keep = ct_ne_scalar(tt, (double)ign);
+    ct_tensor *smooth = ct_masked_fill(ct_neg(ct_sum_dim(lp, 1, 0)), ct_logical_not(keep), 0.0);
+    ct_tensor *ret;
+    if (red == CT__RED_NONE) ret = input->ndim == 1 ? ct_squeeze_dim(smooth, 0) : smooth;
+    else if (red == CT__RED_SUM) ret = ct_sum(smooth);
+    else if (weight) {
+        ct_tensor *tsafe = ct_where_scalar(keep, tt, 0);
+        ct_tensor *wt = ct_mul(ct_index_select(ct_detach(weight), 0, ct_flatten(tsafe, 0, -1)), ct_to(ct_flatten(keep, 0, -1), input->dtype));
+        ret = ct_div(ct_sum(smooth), ct_sum(wt));
+    } else {
+        ret = ct_div(ct_sum(smooth), ct_sum(ct_to(keep, input->dtype)));
+    }
+    return ct_add(ct_mul_scalar(nll, 1.0 - ls), ct_mul_scalar(ret, ls / (double)C));
+}
+
+/* ---- fused mse_loss and binary_cross_entropy_with_logits (equal shapes and dtypes,
+   float32/float64, no weights): one pass forward, one pass backward ----
+   attrs: mode reduction. MSE: (x - y)^2, dx = 2 (x - y) s. BCE with logits (stable form):
+   (1 - y) x + max(-x, 0) + log1p(exp(-|x|)), dx = (sigmoid(x) - y) s, where s is the
+   upstream gradient (per element for "none", / numel for "mean"). */
+static int ct__meta_pwloss(ct__call *c) {
+    ct_tensor *x = c->in[0], *y = c->in[1];
+    const char *name = ct__ops[c->op].name;
+    if (!ct_same_shape(x, y) || x->dtype != y->dtype || (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
+        return ct__failed(CT_ERR_ARG, "%s: fused path needs equal shapes and float dtypes, got %s and %s", name, CT__SHAPE(x), CT__SHAPE(y));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = c->a->mode == CT__RED_NONE ? x->ndim : 0;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+#define CT__PWLOSS_DEF(S, T, EXP, LOG1P)                                                                     \
+    static double ct__pwloss_##S(const T *x, const T *y, T *out, int64_t n, int bce) {                       \
+        double total = 0.0;                                                                                    \
+        int64_t k = 0;                                                                                         \
+        while (k < n) {                                                                                        \
+            int64_t e = k + 4096 < n ? k + 4096 : n;                                                           \
+            T part = 0;                                                                                        \
+            if (bce) {                                                                                         \
+                for (; k < e; k++) {                                                                           \
+                    T xv = x[k], m = xv < 0 ? -xv : 0;                                                         \
+                    T v = (1 - y[k]) * xv + m + LOG1P(EXP(-(xv < 0 ? -xv : xv)));                              \
+                    if (out) out[k] = v;                                                                       \
+                    else part += v;                                                                            \
+                }                                                                                              \
+            } else if (out) {                                                                                  \
+                for (; k < e; k++) out[k] = (x[k] - y[k]) * (x[k] - y[k]);                                     \
+            } else {                                                                                           \
+                for (; k < e; k++) part += (x[k] - y[k]) * (x[k] - y[k]);                                      \
+            }                                                                                                  \
+            total += (double)part;                                                                             \
+        }                                                                                                      \
+        return total;                                                                                          \
+    }                                                                                                          \
+    static void ct__pwloss_bw_##S(const T *g, T gs, const T *x, const T *y, T *dx, int64_t n, int bce) {     \
+        for (int64_t k = 0; k < n; k++) {                                                                      \
+            T s = g ? g[k] : gs;                                                                               \
+            if (bce) {                                                                                         \
+                T xv = x[k], ev = EXP(xv < 0 ? xv : -xv);                                                      \
+                T sg = xv >= 0 ? 1 / (1 + ev) : ev / (1 + ev);                                                 \
+                dx[k] = (sg - y[k]) * s;                                                                       \
+            } else {                                                                                           \
+                dx[k] = 2 * (x[k] - y[k]) * s;                                                                 \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+CT__PWLOSS_DEF(f32, float, expf, log1pf)
+CT__PWLOSS_DEF(f64, double, exp, log1p)
+/* float32 binary_cross_entropy_with_logits, 16 lanes at a time: exp is the softmax's
+   vectorized Cephes expf, log(1 + e) (1 + e in [1, 2]) Cephes logf's polynomial */
+#if CT__VEC
+#define CT__VLOG12(y, z0)                                                                              \
+    do {                                                                                               \
+        ct__v16f z_ = (z0), zero_, x_, e_, zz_, p_;                                                    \
+        memset(&zero_, 0, sizeof zero_);                                                               \
+        ct__v16i big_ = (ct__v16i)(z_ > 1.41421356f);                                                  \
+        x_ = CT__VSELF(big_, z_ * 0.5f - 1.0f, z_ - 1.0f);                                             \
+        e_ = CT__VSELF(big_, zero_ + 1.0f, zero_);                                                     \
+        zz_ = x_ * x_;                                                                                 \
+        p_ = x_ * 7.0376836292E-2f - 1.1514610310E-1f;                                                 \
+        p_ = p_ * x_ + 1.1676998740E-1f;                                                               \
+        p_ = p_ * x_ - 1.2420140846E-1f;                                                               \
+        p_ = p_ * x_ + 1.4249322787E-1f;                                                               \
+        p_ = p_ * x_ - 1.6668057665E-1f;                                                               \
+        p_ = p_ * x_ + 2.0000714765E-1f;                                                               \
+        p_ = p_ * x_ - 2.4999993993E-1f;                                                               \
+        p_ = p_ * x_ + 3.3333331174E-1f;                                                               \
+        p_ = p_ * x_ * zz_;                                                                            \
+        p_ = p_ + e_ * -2.12194440e-4f;                                                                \
+        p_ = p_ - zz_ * 0.5f;                                                                          \
+        (y) = x_ + p_ + e_ * 0.693359375f;                                                             \
+    } while (0)
+#endif
+static double ct__bcel_f32(const float *x, const float *y, float *out, int64_t n) {
+    double total = 0.0;
+    int64_t k = 0;
+#if CT__VEC
+    while (k + 16 <= n) {
+        int64_t e = k + 4096 < n ? k + 4096 : n;
+        ct__v16f acc, zero;
+        memset(&acc, 0, sizeof acc);
+        memset(&zero, 0, sizeof zero);
+        for (; k + 16 <= e; k += 16) {
+            ct__v16f xv, yv, a, ev, lg, v;
+            CT__VLD(xv, x + k);
+            CT__VLD(yv, y + k);
+            ct__v16i neg = (ct__v16i)(xv < zero);
+            a = CT__VSELF(neg, zero - xv, xv);
+            CT__VEXP16(ev, zero - a);
+            CT__VLOG12(lg, ev + 1.0f);
+            v = (zero + 1.0f - yv) * xv + CT__VSELF(neg, a, zero) + lg;
+            if (out) CT__VST(out + k, v);
+            else acc += v;
+        }
+        float l[16];
+        CT__VST(l, acc);
+        for (int w = 8; w >= 1; w /= 2)
+            for (int i = 0; i < w; i++) l[i] += l[i + w];
+        total += (double)l[0];
+    }
+#endif
+    float part = 0.0f;
+    for (; k < n; k++) {
+        float xv = x[k], a = xv < 0 ? -xv : xv;
+        float v = (1.0f - y[k]) * xv + (xv < 0 ? a : 0.0f) + logf(1.0f + ct__expf_c(-a));
+        if (out) out[k] = v;
+        else part += v;
+    }
+    return total + (double)part;
+}
+static void ct__bcel_bw_f32(const float *g, float gs, const float *x, const float *y, float *dx, int64_t n) {
+    int64_t k = 0;
+#if CT__VEC
+    ct__v16f zero;
+    memset(&zero, 0, sizeof zero);
+    for (; k + 16 <= n; k += 16) {
+        ct__v16f xv, yv, sv, a, ev, sg, d;
+        CT__VLD(xv, x + k);
+        CT__VLD(yv, y + k);
+        if (g) CT__VLD(sv, g + k);
+        else sv = zero + gs;
+        ct__v16i neg = (ct__v16i)(xv < zero);
+        a = CT__VSELF(neg, zero - xv, xv);
+        CT__VEXP16(ev, zero - a);
+        sg = CT__VSELF(neg, ev / (ev + 1.0f), (zero + 1.0f) / (ev + 1.0f));
+        d = (sg - yv) * sv;
+        CT__VST(dx + k, d);
+    }
+#endif
+    for (; k < n; k++) {
+        float xv = x[k], ev = ct__expf_c(xv < 0 ? xv : -xv);
+        float sg = xv >= 0 ? 1.0f / (1.0f + ev) : ev / (1.0f + ev);
+        dx[k] = (sg - y[k]) * (g ? g[k] : gs);
+    }
+}
+static int ct__k_pwloss(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *y = x ? ct__contig_ref(c->in[1]) : NULL;
+    int rc = -1;
+    if (x && y) {
+        int red = c->a->mode, bce = c->op == CT__OP_BCE_LOGITS_FUSED, f64 = x->dtype == CT_FLOAT64;
+        int64_t n = ct__shape_numel(x->ndim, x->shape);
+        void *op = ct__ptr(c->out[0]);
+        double total;
+        if (f64) total = ct__pwloss_f64((const double *)ct__ptr(x), (const double *)ct__ptr(y), red == CT__RED_NONE ? (double *)op : NULL, n, bce);
+        else if (bce) total = ct__bcel_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n);
+        else total = ct__pwloss_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n, bce);
+        if (red != CT__RED_NONE) {
+            if (red == CT__RED_MEAN) total /= (double)n;   /* empty: NaN, as PyTorch */
+            if (f64) *(double *)op = total;
+            else *(float *)op = (float)total;
+        }
+        rc = 0;
+    }
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+/* the upstream gradient as a tensor that broadcasts over the input: g, or g / numel for mean */
+static ct_tensor *ct__pwloss_scale(const ct_tensor *g, const ct__tmeta *m, int red) {
+    if (red != CT__RED_MEAN) return (ct_tensor *)g;
+    return ct_div_scalar(g, (double)ct__shape_numel(m->ndim, m->shape));
+}
+static int ct__bw_pwloss(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *y = CT__SV_IN(n, 1);
+    if (!x || !y) return -1;
+    int bce = n->op == CT__OP_BCE_LOGITS_FUSED;
+    ct_tensor *dx = NULL;
+    if (CT__NEEDS(n, 0) || (CT__NEEDS(n, 1) && !bce)) {
+        dx = ct__op3(bce ? CT__OP_BCE_LOGITS_FUSED_BACKWARD : CT__OP_MSE_FUSED_BACKWARD, gout[0], x, y, &n->attrs);
+        if (!dx) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = dx;
+    }
+    if (CT__NEEDS(n, 1)) {
+        /* d/dy: mse -dx; bce -x s */
+        gin[1] = bce ? ct_mul(ct_neg(x), ct__pwloss_scale(gout[0], &n->in_meta[0], n->attrs.mode)) : ct_neg(dx);
+        if (!gin[1]) return -1;
+    }
+    return 0;
+}
+static int ct__meta_pwloss_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    int red = c->a->mode;
+    if ((red == CT__RED_NONE ? !ct_same_shape(g, x) : g->ndim != 0) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "%s: grad %s (%s) does not fit input %s (%s)", ct__ops[c->op].name, CT__SHAPE(g),
+                          ct_dtype_name(g->dtype), CT__SHAPE(x), ct_dtype_name(x->dtype));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+static int ct__k_pwloss_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *y = x ? ct__contig_ref(c->in[2]) : NULL;
+    int rc = -1;
+    if (g && x && y) {
+        int red = c->a->mode, bce = c->op == CT__OP_BCE_LOGITS_FUSED_BACKWARD;
+        int64_t n = ct__shape_numel(x->ndim, x->shape);
+        double div = red == CT__RED_MEAN ? (double)n : 1.0;
+        if (x->dtype == CT_FLOAT64) {
+            const double *gp = (const double *)ct__ptr(g);
+            ct__pwloss_bw_f64(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0 : gp[0] / div, (const double *)ct__ptr(x),
+                              (const double *)ct__ptr(y), (double *)ct__ptr(c->out[0]), n, bce);
+        } else if (bce) {
+            const float *gp = (const float *)ct__ptr(g);
+            ct__bcel_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),
+                            (const float *)ct__ptr(x), (const float *)ct__ptr(y), (float *)ct__ptr(c->out[0]), n);
+        } else {
+            const float *gp = (const float *)ct__ptr(g);
+            ct__pwloss_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),
+                              (const float *)ct__ptr(x), (const float *)ct__ptr(y), (float *)ct__ptr(c->out[0]), n, bce);
+        }
+        rc = 0;
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+/* Double backward with public ops: dx = f(x, y) s(g), f = 2 (x - y) or sigmoid(x) - y. */
+static int ct__bw_pwloss_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = CT__SV_IN(n, 0), *x = CT__SV_IN(n, 1), *y = CT__SV_IN(n, 2), *gg = gout[0];
+    if (!g || !x || !y) return -1;
+    int red = n->attrs.mode, bce = n->op == CT__OP_BCE_LOGITS_FUSED_BACKWARD;
+    ct_tensor *s = ct__pwloss_scale(g, &n->in_meta[1], red);
+    ct_tensor *sig = bce ? ct_sigmoid(x) : NULL;
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *f = bce ? ct_sub(sig, y) : ct_mul_scalar(ct_sub(x, y), 2.0);
+        ct_tensor *h = ct_mul(f, gg);
+        gin[0] = red == CT__RED_NONE ? h : ct__pwloss_scale(ct_sum(h), &n->in_meta[1], red);
+        if (!gin[0]) return -1;
+    }
+    ct_tensor *sg = ct_mul(s, gg);
+    if (CT__NEEDS(n, 1)) {
+        gin[1] = bce ? ct_mul(ct_mul(sig, ct_rsub_scalar(1.0, sig)), sg) : ct_mul_scalar(sg, 2.0);
+        if (!gin[1]) return -1;
+    }
+    if (CT__NEEDS(n, 2)) {
+        gin[2] = bce ? ct_neg(sg) : ct_mul_scalar(sg, -2.0);
+        if (!gin[2]) return -1;
+    }
+    return 0;
+}
+static int ct__pwloss_fusable(const ct_tensor *x, const ct_tensor *y) {
+    return ct_same_shape(x, y) && x->dtype == y->dtype && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64) &&
+           x->device == CT_CPU && y->device == CT_CPU;
+}
+static ct_tensor *ct__pwloss_call(int op, const ct_tensor *x, const ct_tensor *y, int red) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.mode = red;
+    return ct__op2(op, x, y, &a);
+}
+
+/* ---- pointwise regression losses ---- */
+static int ct__loss_pre(const char *op, const ct_tensor *x, const ct_tensor *y, const char *reduction, int *red) {
+    if (!x || !y) { ct__null_arg(op, x ? 1 : 0); return -1; }
+    *red = ct__loss_reduction(op, reduction, 0);
+    return *red < 0 ? -1 : 0;
+}
+CTENSOR_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
+    int red;
+    if (ct__loss_pre("mse_loss", input, target, reduction, &red)) return NULL;
+    if (ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__OP_MSE_FUSED, input, target, red);
+    return ct__loss_apply_reduction(ct_square(ct_sub(input, target)), red);
+}
+CTENSOR_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
+    int red;
+    if (ct__loss_pre("l1_loss", input, target, reduction, &red)) return NULL;
+    return ct__loss_apply_reduction(ct_abs(ct_sub(input, target)), red);
+}
+/* |d| < beta: 0.5 d^2 / beta, else |d| - 0.5 beta */
+CTENSOR_API ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double beta) {
+    int red;
+    if (ct__loss_pre("smooth_l1_loss", input, target, reduction, &red)) return NULL;
+    if (!(beta >= 0.0)) return ct__fail(CT_ERR_ARG, "smooth_l1_loss does not support negative values for beta.");
+    if (beta == 0.0) return ct__loss_apply_reduction(ct_abs(ct_sub(input, target)), red);
+    ct_tensor *d = ct_sub(input, target), *ad = ct_abs(d);
+    ct_tensor *l = ct_where(ct_lt_scalar(ad, beta), ct_mul_scalar(ct_square(d), 0.5 / beta), ct_sub_scalar(ad, 0.5 * beta));
+    return ct__loss_apply_reduction(l, red);
+}
+/* |d| < delta: 0.5 d^2, else delta (|d| - 0.5 delta) */
+CTENSOR_API ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double delta) {
+    int red;
+    if (ct__loss_pre("huber_loss", input, target, reduction, &red)) return NULL;
+    if (!(delta > 0.0)) return ct__fail(CT_ERR_ARG, "huber_loss does not support non-positive values for delta.");
+    ct_tensor *d = ct_sub(input, target), *ad = ct_abs(d);
+    ct_tensor *l = ct_where(ct_lt_scalar(ad, delta), ct_mul_scalar(ct_square(d), 0.5), ct_mul_scalar(ct_sub_scalar(ad, 0.5 * delta), delta));
+    return ct__loss_apply_reduction(l, red);
+}
+
+/* ---- binary cross entropy ---- */
+CTENSOR_API ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                               const char *reduction) {
+    const char *op = "binary_cross_entropy";
+    int red;
+    if (ct__loss_pre(op, input, target, reduction, &red)) return NULL;
+    if (!ct_same_shape(input, target))
+        return ct__fail(CT_ERR_SHAPE, "%s: Using a target size (%s) that is different to the input size (%s) is deprecated. Please ensure they have the same size.",
+                        op, CT__SHAPE(target), CT__SHAPE(input));
+    if (ct__loss_float_check(op, input, "input")) return NULL;
+    if (input->device == CT_CPU) {   /* PyTorch checks the range of the input */
+        ct_tensor *bad = ct_any(ct_logical_or(ct_lt_scalar(input, 0.0), ct_gt_scalar(input, 1.0)));
+        if (!bad) return NULL;
+        if (ct_item(bad) != 0.0) return ct__fail(CT_ERR_ARG, "%s: all elements of input should be between 0 and 1", op);
+    }
+    /* -(y log x + (1 - y) log(1 - x)), each log clamped at -100 */
+    ct_tensor *lx = ct_clamp(ct_log(input), -100.0, NAN), *l1x = ct_clamp(ct_log(ct_rsub_scalar(1.0, input)), -100.0, NAN);
+    ct_tensor *l = ct_neg(ct_add(ct_mul(target, lx), ct_mul(ct_rsub_scalar(1.0, target), l1x)));
+    if (weight) l = ct_mul(l, weight);
+    return ct__loss_apply_reduction(l, red);
+}
+CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target,
+                                                           const ct_tensor *weight, const ct_tensor *pos_weight,
+                                                           const char *reduction) {
+    const char *op = "binary_cross_entropy_with_logits";
+    int red;
+    if (ct__loss_pre(op, input, target, reduction, &red)) return NULL;
+    if (!ct_same_shape(input, target))
+        return ct__fail(CT_ERR_SHAPE, "%s: Target size (%s) must be the same as input size (%s)", op, CT__SHAPE(target), CT__SHAPE(input));
+    if (ct__loss_float_check(op, input, "input")) return NULL;
+    if (!weight && !pos_weight && ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__OP_BCE_LOGITS_FUSED, input, target, red);
+    /* PyTorch 1.13: m = max(-x, 0); (1 - y) x + lw (log(exp(-m) + exp(-x - m)) + m),
+       lw = 1 + (pos_weight - 1) y (or 1) */
+    ct_tensor *m = ct_clamp(ct_neg(input), 0.0, NAN);
+    ct_tensor *lse = ct_add(ct_log(ct_add(ct_exp(ct_neg(m)), ct_exp(ct_sub(ct_neg(input), m)))), m);
+    ct_tensor *l;
+    if (pos_weight) {
+        ct_tensor *lw = ct_add_scalar(ct_mul(ct_sub_scalar(pos_weight, 1.0), target), 1.0);
+        l = ct_add(ct_mul(ct_rsub_scalar(1.0, target), input), ct_mul(lw, lse));
+    } else {
+        l = ct_add(ct_mul(ct_rsub_scalar(1.0, target), input), lse);
+    }
+    if (weight) l = ct_mul(l, weight);
+    return ct__loss_apply_reduction(l, red);
+}
+
+/* ---- kl_div (PyTorch 1.13: xlogy(t, t) - t x, or exp(t) (t - x) for log targets) ---- */
+CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, const char *reduction, int log_target) {
+    const char *op = "kl_div";
+    if (!input || !target) { ct__null_arg(op, input ? 1 : 0); return NULL; }
+    int red = ct__loss_reduction(op, reduction, 1);
+    if (red < 0) return NULL;
+    ct_tensor *l = log_target ? ct_mul(ct_exp(target), ct_sub(target, input)) : ct_sub(ct_xlogy(target, target), ct_mul(target, input));
+    if (red == CT__RED_BATCHMEAN) {
+        if (input->ndim == 0) return ct_sum(l);
+        return ct_div_scalar(ct_sum(l), (double)input->shape[0]);
+    }
+    return ct__loss_apply_reduction(l, red);
+}
+
+/* ---- distances ---- */
+CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps) {
+    const char *op = "cosine_similarity";
+    if (!x1 || !x2) { ct__null_arg(op, x1 ? 1 : 0); return NULL; }
+    ct_dtype dt = ct_promote_types(x1->dtype, x2->dtype);
+    if (!CT__ISFLOAT(dt)) dt = ct_get_default_dtype();
+    const ct_tensor *a = x1->dtype == dt ? x1 : ct_to(x1, dt), *b = x2->dtype == dt ? x2 : ct_to(x2, dt);
+    if (!a || !b) return NULL;
+    int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    if (ct__dim(op, dim, nd) < 0) return NULL;
+    ct_tensor *ab[2];
+    ab[0] = (ct_tensor *)a;
+    ab[1] = (ct_tensor *)b;
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {   /* broadcast both to one shape */
+        int64_t sa = d - (nd - a->ndim) >= 0 ? a->shape[d - (nd - a->ndim)] : 1;
+        int64_t sb = d - (nd - b->ndim) >= 0 ? b->shape[d - (nd - b->ndim)] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return ct__fail(CT_ERR_SHAPE, "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                            op, (long long)sa, (long long)sb, d);
+        shape[d] = sa == 1 ? sb : sa;
+    }
+    ab[0] = ct_expand_n(ab[0], nd, shape);
+    ab[1] = ct_expand_n(ab[1], nd, shape);
+    int64_t dd = dim;
+    ct_tensor *q[2];
+    for (int k = 0; k < 2; k++) {
+        /* PyTorch 1.13: the squared norm is clamped at eps^2 in place under no_grad
+           (the clamp changes the value, not the graph), then x / sqrt(it) */
+        ct_tensor *sq = ct_sum_dim(ct_square(ab[k]), (int)dd, 1);
+        ct_tensor *fix = ct_detach(ct_sub(ct_clamp(sq, eps * eps, NAN), sq));
+        q[k] = ct_div(ab[k], ct_sqrt(ct_add(sq, fix)));
+    }
+    return ct_sum_dim(ct_mul(q[0], q[1]), dim, 0);
+}
+CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim) {
+    const char *op = "pairwise_distance";
+    if (!x1 || !x2) { ct__null_arg(op, x1 ? 1 : 0); return NULL; }
+    int nd = x1->ndim > x2->ndim ? x1->ndim : x2->ndim;
+    if (nd == 0) return ct__fail(CT_ERR_SHAPE, "%s: Expected at least 1-D inputs, got 0-D", op);
+    int64_t last = nd - 1;
+    ct_tensor *d = ct_add_scalar(ct_sub(x1, x2), eps);
+    return ct_norm(d, p, 1, &last, keepdim);
+}
+
+/* ---- loss modules ---- */
+enum { CT__LM_CE, CT__LM_NLL, CT__LM_MSE, CT__LM_L1, CT__LM_BCEL };
+typedef struct ct__lossmod { int kind, red, use_ign; int64_t ign; double ls; } ct__lossmod;
+static const char *const ct__red_names[] = {"none", "mean", "sum"};
+static ct_tensor *ct__lossmod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__lossmod *im = (const ct__lossmod *)m->impl;
+    if (nin != 2) return ct__fail(CT_ERR_ARG, "%s: forward expects 2 inputs (input, target), got %d", m->type->name, nin);
+    const char *red = ct__red_names[im->red];
+    ct_tensor *w = m->nbuffers ? m->buffers[0].tensor : NULL;
+    switch (im->kind) {
+    case CT__LM_CE: {
+        ct_cross_entropy_options o;
+        memset(&o, 0, sizeof o);
+        o.weight = w;
+        o.use_ignore_index = im->use_ign;
+        o.ignore_index = im->ign;
+        o.reduction = red;
+        o.label_smoothing = im->ls;
+        return ct_cross_entropy(in[0], in[1], &o);
+    }
+    case CT__LM_NLL: {
+        ct_nll_loss_options o;
+        memset(&o, 0, sizeof o);
+        o.weight = w;
+        o.use_ignore_index = im->use_ign;
+        o.ignore_index = im->ign;
+        o.reduction = red;
+        return ct_nll_loss(in[0], in[1], &o);
+    }
+    case CT__LM_MSE: return ct_mse_loss(in[0], in[1], red);
+    case CT__LM_L1: return ct_l1_loss(in[0], in[1], red);
+    default: return ct_binary_cross_entropy_with_logits(in[0], in[1], NULL, NULL, red);
+    }
+}
+static void ct__lossmod_free(ct_module *m) { CT_FREE(m->impl); }
+#define CT__LOSSMOD_TYPE(var, name) static const ct_module_type var = {name, ct__lossmod_forward, ct__lossmod_free, NULL};
+CT__LOSSMOD_TYPE(ct__ce_loss_type, "CrossEntropyLoss") CT__LOSSMOD_TYPE(ct__nll_loss_type, "NLLLoss")
+CT__LOSSMOD_TYPE(ct__mse_loss_type, "MSELoss") CT__LOSSMOD_TYPE(ct__l1_loss_type, "L1Loss")
+CT__LOSSMOD_TYPE(ct__bcel_loss_type, "BCEWithLogitsLoss")
+static ct_module *ct__lossmod_new(const ct_module_type *ty, int kind, const char *reduction, const ct_tensor *weight,
+                                  int use_ign, int64_t ign, double ls) {
+    int red = ct__loss_reduction(ty->name, reduction, 0);
+    if (red < 0) return NULL;
+    if (!(ls >= 0.0 && ls <= 1.0)) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", ty->name, ls);
+    ct__lossmod *im = (ct__lossmod *)CT_MALLOC(sizeof(ct__lossmod));
+    if (!im) return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name);
+    im->kind = kind;
+    im->red = red;
+    im->use_ign = use_ign;
+    im->ign = ign;
+    im->ls = ls;
+    ct_module *m = ct_module_new(ty, im);
+    if (!m) { CT_FREE(im); return NULL; }
+    if (weight && ct_module_register_buffer(m, "weight", (ct_tensor *)weight, 1) != CT_OK) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_cross_entropy_loss(const ct_cross_entropy_options *o) {
+    return ct__lossmod_new(&ct__ce_loss_type, CT__LM_CE, o ? o->reduction : NULL, o ? o->weight : NULL, o ? o->use_ignore_index : 0,
+                           o && o->use_ignore_index ? o->ignore_index : -100, o ? o->label_smoothing : 0.0);
+}
+CTENSOR_API ct_module *ct_nn_nll_loss(const ct_nll_loss_options *o) {
+    return ct__lossmod_new(&ct__nll_loss_type, CT__LM_NLL, o ? o->reduction : NULL, o ? o->weight : NULL, o ? o->use_ignore_index : 0,
+                           o && o->use_ignore_index ? o->ignore_index : -100, 0.0);
+}
+CTENSOR_API ct_module *ct_nn_mse_loss(const char *reduction) { return ct__lossmod_new(&ct__mse_loss_type, CT__LM_MSE, reduction, NULL, 0, -100, 0.0); }
+CTENSOR_API ct_module *ct_nn_l1_loss(const char *reduction) { return ct__lossmod_new(&ct__l1_loss_type, CT__LM_L1, reduction, NULL, 0, -100, 0.0); }
+CTENSOR_API ct_module *ct_nn_bce_with_logits_loss(const char *reduction) {
+    return ct__lossmod_new(&ct__bcel_loss_type, CT__LM_BCEL, reduction, NULL, 0, -100, 0.0);
+}
 
 /* [section: optim-impl] */
 /* ============================================================================

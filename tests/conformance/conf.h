@@ -55,4 +55,5 @@ extern const conf_op conf_ops_optim[];
 extern const conf_op conf_ops_linalg[];
 extern const conf_op conf_ops_nn_conv[];
 extern const conf_op conf_ops_nn_norm[];
+extern const conf_op conf_ops_nn_loss[];
 #endif

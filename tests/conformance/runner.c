@@ -20,6 +20,7 @@ static const conf_op *const conf_families[] = {
     conf_ops_nn, conf_ops_optim, conf_ops_linalg,
     conf_ops_nn_conv,
     conf_ops_nn_norm,
+    conf_ops_nn_loss,
 };
 
 static int n_pass, n_fail, n_skip, verbose;
