@@ -160,13 +160,13 @@ static void train(run *r, ct_module *model, ct_tensor *xtr, ct_tensor *ytr, ct_t
     r->ncurve = 0;
     ct_module_train(model, 1);
     for (int e = 0; e < r->epochs; e++) {
-        double t0 = now(), last_draw = 0, sum = 0, window = 0;
+        double t0 = now(), t_end = 0, last_draw = 0, sum = 0, window = 0;
         int64_t step = 0, seen = 0;
         int wn = 0;
         ct_batch b;
         int got;
         while ((got = ct_dataloader_next(dl, &b)) == 1) {
-            if (step >= steps) continue;   /* --limit: drain the epoch */
+            if (step >= steps) continue;   /* --limit: drain the epoch (not timed) */
             double lv = 0;
             CT_SCOPE {
                 ct_tensor *loss = ct_cross_entropy(ct_forward(model, b.x), b.y, NULL);
@@ -187,13 +187,14 @@ static void train(run *r, ct_module *model, ct_tensor *xtr, ct_tensor *ytr, ct_t
                 wn = 0;
             }
             double t = now() - t0;
+            if (step == steps) t_end = t;
             if ((tty && t - last_draw > 0.1) || (!tty && step % 200 == 0) || step == steps) {
                 progress(tty, r->name, e + 1, r->epochs, step, steps, sum / (double)step, (double)seen / t, t);
                 last_draw = t;
             }
         }
         if (got < 0) die("data loader");
-        r->epoch_seconds[e] = now() - t0;
+        r->epoch_seconds[e] = t_end > 0 ? t_end : now() - t0;
         r->train_loss[e] = sum / (double)(step ? step : 1);
         r->test_acc[e] = evaluate(model, xte, yte);
         if (tty) printf("\n");
