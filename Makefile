@@ -30,17 +30,20 @@ TESTFAST := -O1 -g
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev
+DATA_PKGS := dataset-fashion-mnist
 
 HEADERS  := ctensor.h $(wildcard ctensor_*.h)
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 CONF_SRC := $(wildcard tests/conformance/*.c)
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin
 
-.PHONY: all demo test test-unit test-asan test-compile conformance bench fuzz examples deps clean
+.PHONY: all demo fashion deps-data test test-unit test-asan test-compile conformance bench fuzz examples deps clean
 all: demo
 
-deps:
-	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+deps-data: PKGS = $(APT_PKGS) $(DATA_PKGS)
+deps: PKGS = $(APT_PKGS)
+deps deps-data:
+	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; \
 	    (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) >/dev/null || exit 1; \
@@ -50,8 +53,18 @@ $(BUILD) $(BUILD)/tests $(BUILD)/asan $(BUILD)/opt $(BUILD)/bench $(BUILD)/examp
 	@mkdir -p $@
 
 # ---- demo -------------------------------------------------------------------
-demo: deps $(BUILD)/examples/demo
+# the tour of tensors and autograd, then one epoch of the Fashion-MNIST MLP
+demo: deps-data $(BUILD)/examples/demo $(BUILD)/examples/fashion_mnist
 	@./$(BUILD)/examples/demo
+	@echo; ./$(BUILD)/examples/fashion_mnist --model mlp --epochs 1 --out $(BUILD)
+
+# the full run: MLP and CNN, 10 epochs each (weights and curves in build/)
+EPOCHS ?= 10
+fashion: deps-data $(BUILD)/examples/fashion_mnist
+	./$(BUILD)/examples/fashion_mnist --model both --epochs $(EPOCHS) --out $(BUILD)
+
+$(BUILD)/examples/fashion_mnist: examples/fashion_mnist.c $(HEADERS) | $(BUILD)/examples
+	$(CC) $(BASE) $(OPT) -DCTENSOR_ZLIB $< -o $@ $(BLAS) $(LIBS) -lz
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) | $(BUILD)/examples
 	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
