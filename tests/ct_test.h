@@ -3,10 +3,14 @@
    ends with "N passed, N failed" and exits non-zero when anything failed. */
 #ifndef CT_TEST_H
 #define CT_TEST_H
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "ctensor.h"
+#ifndef CT_FREE   /* tests linked to tests/ct_impl.c: the default allocator */
+#define CT_FREE(p) free(p)
+#endif
 
 static int ct_t_pass, ct_t_fail;
 static const char *ct_t_current = "";

@@ -1,5 +1,7 @@
 /* Core: dtypes, promotion, creation, views, scopes, errors, printing, io. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 TEST(test_promotion) {

@@ -4,7 +4,9 @@
    ctensor writes for them equal export.py's; dtypes (float64 parameters, int64
    num_batches_tracked) survive both ways; save -> load is bit-exact; strict and
    non-strict loading report PyTorch's messages; bad files and dtypes are errors. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 #include <stdlib.h>
 

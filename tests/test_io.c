@@ -1,7 +1,9 @@
 /* test_io.c - .npy and safetensors: round trips, files written by PyTorch/numpy
    (tests/fixtures/io, from tests/reference/gen_io.py), byte-exact agreement with
    the reference writer, and corrupt inputs (clear errors, no crash, no leak). */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 #include <stdlib.h>
 

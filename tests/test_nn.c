@@ -1,6 +1,8 @@
 /* nn: the module system (parameters, buffers, children, modes, state dicts,
    printing), Linear/activation modules and nn.init, against PyTorch values. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 TEST(test_linear_init_matches_torch) {

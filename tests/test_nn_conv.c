@@ -4,7 +4,9 @@
    (PyTorch's initialization against tests/fixtures/nn_conv/init, names, repr),
    and memory that returns to its start. Values and gradients against PyTorch
    are in the conformance fixtures (tests/fixtures/nn_conv). */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 static ct_tensor *rnd(ct_dtype dt, int ndim, const int64_t *shape, uint64_t seed) {

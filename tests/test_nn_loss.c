@@ -2,7 +2,9 @@
    against the general one, gradcheck of every loss (inputs and float targets),
    gradgradcheck of the main ones (the fused backward's own backward included),
    errors in PyTorch's words, and memory that returns to its start. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 static ct_tensor *f64(const double *v, int ndim, const int64_t *shape) { return ct_from_data_n(v, CT_FLOAT64, ndim, shape); }

@@ -2,7 +2,9 @@
    embedding_bag and their modules; LSTM and GRU. PyTorch parity of values and
    gradients is in tests/fixtures/nn_norm (the conformance runner); here:
    gradcheck/gradgradcheck, running statistics, modes, errors, reprs, memory. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 static ct_tensor *leaf(ct_tensor *t) { return ct_requires_grad(ct_detach(t)); }

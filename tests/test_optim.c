@@ -4,7 +4,9 @@
    clip_grad_norm_ / clip_grad_value_, convergence of each optimizer on a small
    linear regression, and flat memory over many steps. (Step-by-step agreement
    with PyTorch is checked by the conformance fixtures in tests/fixtures/optim.) */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 #include <stdlib.h>
 

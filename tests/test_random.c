@@ -3,7 +3,9 @@
    same seed (printed by torch, copied here), ranges, determinism, generators,
    autograd interplay and bad input. More cases against PyTorch: the
    conformance fixtures in tests/fixtures/random (tests/reference/cases_random.py). */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 static int all_in(const ct_tensor *t, double lo, double hi) {

@@ -1,7 +1,9 @@
 /* Reductions, scans and sorting: values, dtypes, NaN and tie rules, errors,
    gradcheck / gradgradcheck of every differentiable op, large inputs that take
    the vectorized and threaded paths, and memory that returns to its start. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 
 static ct_tensor *f64(const double *v, int ndim, const int64_t *shape) { return ct_from_data_n(v, CT_FLOAT64, ndim, shape); }

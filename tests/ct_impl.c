@@ -1,0 +1,7 @@
+/* The implementation of ctensor.h, compiled once per build kind and linked into
+   the unit tests that use only the public API (they are built with
+   -DCT_TEST_SHARED_IMPL and do not define CTENSOR_IMPLEMENTATION themselves).
+   Tests that reach into internals (ct__...) or set implementation macros keep
+   their own copy. This is also a standing two-translation-unit link test. */
+#define CTENSOR_IMPLEMENTATION
+#include "ctensor.h"
