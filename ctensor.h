@@ -15071,7 +15071,7 @@ static ct_status ct__nnio_load(ct_module *m, ct_safetensors *st, int strict, con
         for (int i = 0; i < mine.n && !dst; i++)
             if (!strcmp(mine.items[i].name, name)) dst = mine.items[i].tensor;
         if (!dst) continue;
-        ct_dtype dt;
+        ct_dtype dt = CT_FLOAT32;   /* set by ct_safetensors_info (gcc -O3 cannot see it) */
         int ndim;
         int64_t shape[CT_MAX_DIMS];
         if (ct_safetensors_info(st, j, &dt, &ndim, shape)) { rc = ct_last_error_code(); break; }

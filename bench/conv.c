@@ -8,6 +8,11 @@
    sum(y * g) with a fixed g; grads are cleared each time (.grad = None).
      max_pool2d_2x2_*   x [64, 32, 28, 28], kernel 2 (the pool after layer 1)
      conv2d_3x3_224_cl  x [1, 64, 224, 224] channels-last, w [64, 64, 3, 3], padding 1: forward
+     conv2d_64to64_8x56x56_{nchw,cl}_{fwd,fwd_bwd}
+                        x [8, 64, 56, 56], w [64, 64, 3, 3] + bias, padding 1, x contiguous
+                        (nchw) or channels-last (cl; the twin makes the weight channels-last
+                        too, as module.to(memory_format=torch.channels_last) does);
+                        _fwd_bwd: grads for x, w and b (g in x's layout)
    GFLOP/s counts 2 * multiply-adds of the convolution (forward; x3 with backward). */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
@@ -90,6 +95,22 @@ int main(void) {
         job jf = {0, x, w, NULL, NULL, 1};
         bench_opts of = {1, 0, 2.0 * 64 * 224 * 224 * 64 * 9};
         if (works("conv2d_3x3_224_cl_fwd", &jf)) bench_run_opts("conv2d_3x3_224_cl_fwd", "x[1,64,224,224] channels_last w[64,64,3,3] pad 1", run_case, &jf, &of);
+    }
+    for (int cl = 0; cl < 2; cl++) {
+        double flops = 2.0 * 8 * 64 * 56 * 56 * 64 * 9;
+        ct_tensor *x = ct_randn(CT_FLOAT32, 8, 64, 56, 56), *w = ct_randn(CT_FLOAT32, 64, 64, 3, 3);
+        ct_tensor *b = ct_randn(CT_FLOAT32, 64), *g = ct_randn(CT_FLOAT32, 8, 64, 56, 56);
+        if (cl) { x = ct_to_channels_last(x); g = ct_to_channels_last(g); }
+        const char *params = cl ? "x[8,64,56,56] channels_last w[64,64,3,3] pad 1" : "x[8,64,56,56] w[64,64,3,3] pad 1";
+        char name[96];
+        job jf = {0, x, w, b, g, 1};
+        snprintf(name, sizeof name, "conv2d_64to64_8x56x56_%s_fwd", cl ? "cl" : "nchw");
+        bench_opts of = {1, 0, flops};
+        if (works(name, &jf)) bench_run_opts(name, params, run_case, &jf, &of);
+        job jb = {1, ct_requires_grad(ct_detach(x)), ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1};
+        snprintf(name, sizeof name, "conv2d_64to64_8x56x56_%s_fwd_bwd", cl ? "cl" : "nchw");
+        bench_opts ob = {1, 0, 3 * flops};
+        if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
     }
     sink = NULL;
     ct_scope_end(root);

@@ -42,6 +42,8 @@ targets_of() {
   case "$1" in
     overhead) echo "add_4x4_f32>=20" ;;   # DESIGN/issue: a 4x4 add at most 1/20 of PyTorch eager
     linalg) echo "announcement_prod_diag_cholesky_4x4>=10 *_n64>=0.95 *_n256>=0.95 *_n1024>=0.95 batched_*>=2" ;;   # issue 4
+    conv) echo "conv2d_64to64_*nchw*>=0.8" ;;   # issue: 3x3 64->64 conv on 8x64x56x56 (NCHW) within 1.25x of PyTorch
+    train) echo "train_*>=1.5" ;;   # issue: a full training step (MLP SGD/Adam, CNN) 1.5x PyTorch's, at 1 and 2 threads
     *) echo "" ;;
   esac
 }

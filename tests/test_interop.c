@@ -1,9 +1,11 @@
 /* test_interop.c - PyTorch <-> ctensor through safetensors: weights trained in
    PyTorch (tests/fixtures/interop, from tests/reference/gen_interop.py, written
-   by examples/torch_interop/export.py) reproduce PyTorch's logits; the bytes
+   by examples/torch_interop/export.py) reproduce PyTorch's logits for an MLP and
+   a CNN with BatchNorm (eval and train mode, running stats updated alike); the bytes
    ctensor writes for them equal export.py's; dtypes (float64 parameters, int64
    num_batches_tracked) survive both ways; save -> load is bit-exact; strict and
-   non-strict loading report PyTorch's messages; bad files and dtypes are errors. */
+   non-strict loading report PyTorch's messages; bad files and dtypes are errors;
+   a 1,000-step training loop inside scopes keeps live tensors and bytes flat. */
 #ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
 #endif
@@ -82,6 +84,73 @@ TEST(test_ctensor_bytes_equal_export_py) {
     free(t);
     free(file);
     CT_FREE(mem);
+    ct_module_free(m);
+}
+
+/* ------------------------------------------------------------ the trained CNN (BatchNorm buffers) */
+/* PyTorch's nn.Sequential(Conv2d(1, 8, 3, padding=1), BatchNorm2d(8), ReLU, MaxPool2d(2),
+   Conv2d(8, 16, 3, padding=1), BatchNorm2d(16), ReLU, MaxPool2d(2), Flatten, Linear(784, 10)) */
+static ct_module *small_cnn(void) {
+    return ct_nn_sequential(ct_nn_conv2d(1, 8, 3, 1, 1), ct_nn_batch_norm2d(8), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
+                            ct_nn_conv2d(8, 16, 3, 1, 1), ct_nn_batch_norm2d(16), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
+                            ct_nn_flatten(), ct_nn_linear(16 * 7 * 7, 10));
+}
+
+static double max_abs_diff(const ct_tensor *a, const ct_tensor *b) {
+    ct_tensor *d = ct_amax(ct_abs(ct_sub(a, b)), 0, NULL, 0);
+    return d ? ct_item(d) : INFINITY;
+}
+
+TEST(test_pytorch_cnn_reproduces_logits) {
+    ct_module *m = small_cnn();
+    CHECK_EQ_INT(ct_module_load_safetensors(m, FIX "cnn.safetensors", 1), CT_OK);
+    /* BatchNorm's buffers came from the file: 20 training steps in PyTorch */
+    CHECK_EQ_INT(ct_get_dtype(ct_module_get(m, "1.num_batches_tracked")), CT_INT64);
+    CHECK_EQ_INT(ct_item_int(ct_module_get(m, "1.num_batches_tracked")), 20);
+    CHECK_EQ_INT(ct_item_int(ct_module_get(m, "5.num_batches_tracked")), 20);
+    CHECK(ct_item(ct_sum(ct_abs(ct_module_get(m, "1.running_mean")))) > 0.01);
+    CHECK(ct_item(ct_sum(ct_abs(ct_sub_scalar(ct_module_get(m, "5.running_var"), 1.0)))) > 0.01);
+    ct_safetensors *st = ct_safetensors_load(FIX "cnn.safetensors");
+    CHECK(st && ct_safetensors_count(st) == 16);
+    for (int i = 0; st && i < ct_safetensors_count(st); i++) {
+        const char *name = ct_safetensors_name(st, i);
+        CHECK_EQ_INT(ct_equal(ct_module_get(m, name), ct_safetensors_get(st, name)), 1);
+    }
+    ct_safetensors_free(st);
+    ct_tensor *x = ct_load_npy(FIX "cnn_x.npy");
+    ct_tensor *want = ct_load_npy(FIX "cnn_logits.npy");
+    ct_tensor *want_train = ct_load_npy(FIX "cnn_train_logits.npy");
+    CHECK(x && want && want_train);
+    if (!x || !want || !want_train) { ct_module_free(m); return; }
+    CHECK_EQ_INT(ct_ndim(x), 4);
+    /* eval mode: the running statistics */
+    ct_module_eval(m);
+    ct_tensor *got = NULL;
+    CT_NO_GRAD { got = ct_forward(m, x); }
+    CHECK(got && ct_get_dtype(got) == CT_FLOAT32 && ct_same_shape(got, want));
+    double d = max_abs_diff(got, want);
+    CT_T_REPORT(d <= 1e-4, "eval logits max |diff| %g > 1e-4", d);
+    CHECK_EQ_INT(ct_equal(ct_argmax_dim(got, 1, 0), ct_argmax_dim(want, 1, 0)), 1);
+    CHECK_EQ_INT(ct_item_int(ct_module_get(m, "1.num_batches_tracked")), 20);   /* eval updates nothing */
+    /* train mode: the batch's statistics, and the buffers updated as PyTorch's */
+    ct_module_train(m, 1);
+    ct_tensor *got_train = NULL;
+    CT_NO_GRAD { got_train = ct_forward(m, x); }
+    CHECK(got_train && ct_same_shape(got_train, want_train));
+    d = max_abs_diff(got_train, want_train);
+    CT_T_REPORT(d <= 1e-4, "train logits max |diff| %g > 1e-4", d);
+    CHECK(max_abs_diff(want, want_train) > 1e-2);   /* the two modes do differ */
+    st = ct_safetensors_load(FIX "cnn_train_buffers.safetensors");
+    CHECK(st && ct_safetensors_count(st) == 6);
+    for (int i = 0; st && i < ct_safetensors_count(st); i++) {
+        const char *name = ct_safetensors_name(st, i);
+        ct_tensor *mine = ct_module_get(m, name), *theirs = ct_safetensors_get(st, name);
+        CHECK(mine && theirs && ct_get_dtype(mine) == ct_get_dtype(theirs) && ct_same_shape(mine, theirs));
+        if (ct_get_dtype(theirs) == CT_INT64) CHECK_EQ_INT(ct_item_int(mine), 21);
+        else CT_T_REPORT(ct_allclose(mine, theirs, 1e-5, 1e-6) == 1, "%s after a train-mode forward: max |diff| %g", name,
+                         max_abs_diff(mine, theirs));
+    }
+    ct_safetensors_free(st);
     ct_module_free(m);
 }
 
@@ -295,12 +364,44 @@ TEST(test_memory_flat) {
     ct_module_free(b);
 }
 
+/* ------------------------------------------------------------ a 1,000-step training loop stays flat */
+TEST(test_training_loop_memory_flat) {
+    ct_manual_seed(11);
+    ct_module *m = ct_nn_sequential(ct_nn_linear(20, 32), ct_nn_relu(), ct_nn_linear(32, 4));
+    ct_tensor *x = ct_randn(CT_FLOAT32, 16, 20);
+    ct_tensor *y = ct_randint(0, 4, CT_INT64, 16);
+    ct_optimizer *opt = ct_optim_sgd(m, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+    CHECK(m && x && y && opt);
+    if (!m || !x || !y || !opt) { ct_optim_free(opt); ct_module_free(m); return; }
+    int64_t t10 = 0, b10 = 0;
+    double first = 0, last = 0;
+    int failed = 0;
+    for (int step = 1; step <= 1000; step++) {
+        CT_SCOPE {
+            ct_tensor *loss = ct_cross_entropy(ct_forward(m, x), y, NULL);
+            ct_zero_grad(opt);
+            if (!loss || ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) { failed = 1; break; }
+            last = ct_item(loss);
+            if (step == 1) first = last;
+        }
+        if (failed) break;
+        if (step == 10) { t10 = ct_live_tensors(); b10 = ct_live_bytes(); }
+    }
+    CHECK(!failed);
+    CHECK_EQ_INT(ct_live_tensors(), t10);
+    CHECK_EQ_INT(ct_live_bytes(), b10);
+    CT_T_REPORT(last < 0.25 * first && last < 0.1, "loss %g -> %g", first, last);
+    ct_optim_free(opt);
+    ct_module_free(m);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     ct_t_init();
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp.safetensors", argv[0]);
     int64_t t0 = ct_live_tensors();
     RUN(test_pytorch_weights_reproduce_logits);
+    RUN(test_pytorch_cnn_reproduces_logits);
     RUN(test_ctensor_bytes_equal_export_py);
     RUN(test_dtypes_preserved_both_ways);
     RUN(test_roundtrip_bit_exact);
@@ -308,6 +409,7 @@ int main(int argc, char **argv) {
     RUN(test_dtype_mismatch_names_the_key);
     RUN(test_bad_files_and_arguments);
     RUN(test_memory_flat);
+    RUN(test_training_loop_memory_flat);
     CHECK_EQ_INT(ct_live_tensors(), t0);
     return ct_t_summary();
 }

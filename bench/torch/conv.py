@@ -1,4 +1,5 @@
 """PyTorch twin of bench/conv.c: same cases, same line format, 1 thread.
+The conv2d_64to64 *_cl cases make x and w channels-last (module.to(memory_format=torch.channels_last)).
 Statements are timed in a compiled loop (ctbench.run)."""
 import os
 import sys
@@ -48,6 +49,20 @@ def main():
            "w": torch.randn(64, 64, 3, 3)}
     ctbench.run("conv2d_3x3_224_cl_fwd", "x[1,64,224,224] channels_last w[64,64,3,3] pad 1",
                 "with torch.no_grad(): y = F.conv2d(x, w, padding=1)", env, flops=2.0 * 64 * 224 * 224 * 64 * 9)
+    for cl in (False, True):
+        flops = 2.0 * 8 * 64 * 56 * 56 * 64 * 9
+        x, w, b = torch.randn(8, 64, 56, 56), torch.randn(64, 64, 3, 3), torch.randn(64)
+        g = torch.randn(8, 64, 56, 56)
+        if cl:  # as x.to(channels_last) and module.to(memory_format=torch.channels_last)
+            x, w, g = (t.to(memory_format=torch.channels_last) for t in (x, w, g))
+        tag = "cl" if cl else "nchw"
+        params = "x[8,64,56,56] channels_last w[64,64,3,3] pad 1" if cl else "x[8,64,56,56] w[64,64,3,3] pad 1"
+        env = {"torch": torch, "F": F, "x": x, "w": w, "b": b}
+        ctbench.run("conv2d_64to64_8x56x56_%s_fwd" % tag, params,
+                    "with torch.no_grad(): y = F.conv2d(x, w, b, padding=1)", env, flops=flops)
+        env = {"fwd_bwd": fwd_bwd, "x": x.clone().requires_grad_(), "w": w.clone().requires_grad_(),
+               "b": b.clone().requires_grad_(), "g": g}
+        ctbench.run("conv2d_64to64_8x56x56_%s_fwd_bwd" % tag, params, "fwd_bwd(x, w, b, g)", env, flops=3 * flops)
 
 
 if __name__ == "__main__":

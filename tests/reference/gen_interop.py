@@ -13,7 +13,21 @@ mixed.safetensors    a module with float64 parameters (lin: Linear(3, 2).double(
                      running stats and the int64 num_batches_tracked
 error_<case>.txt     PyTorch's load_state_dict messages for mlp.safetensors loaded
                      into mismatched models (strict), "torch.Size([a, b])" written
-                     as "[a, b]" as ctensor prints shapes"""
+                     as "[a, b]" as ctensor prints shapes
+cnn.safetensors      a small CNN like examples/fashion_mnist.c's, nn.Sequential(
+                     Conv2d(1, 8, 3, padding=1), BatchNorm2d(8), ReLU, MaxPool2d(2),
+                     Conv2d(8, 16, 3, padding=1), BatchNorm2d(16), ReLU, MaxPool2d(2),
+                     Flatten, Linear(784, 10)), trained 20 steps (SGD, momentum 0.9,
+                     batch 32) on a seeded synthetic task: BatchNorm's running stats
+                     are non-trivial and num_batches_tracked is 20
+cnn_x.npy            a batch of 4 inputs (float32 [4, 1, 28, 28])
+cnn_logits.npy       PyTorch's eval-mode logits for them (float32 [4, 10])
+cnn_train_logits.npy PyTorch's train-mode logits for cnn_x.npy (batch statistics),
+                     the forward starting from cnn.safetensors' state
+cnn_train_buffers.safetensors  the BatchNorm buffers after that train-mode forward
+                     (running stats updated, num_batches_tracked 21)
+
+The script reseeds before each part, so running it again rewrites the same bytes."""
 import os
 import sys
 
@@ -42,6 +56,49 @@ def mlp_task():
         opt.step()
     print(f"mlp: final training loss {loss.item():.4f}")
     return model
+
+
+def cnn():
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(8, 16, 3, padding=1), torch.nn.BatchNorm2d(16), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Linear(16 * 7 * 7, 10))
+
+
+def cnn_task():
+    torch.manual_seed(3)
+    model = cnn()
+    teacher = torch.randn(784, 10)
+    x = torch.randn(640, 1, 28, 28) * 0.8 + 0.3   # not centred: the running means move
+    y = (x.flatten(1) @ teacher).argmax(1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9)
+    model.train()
+    for step in range(20):
+        idx = torch.arange(step * 32, step * 32 + 32)
+        loss = torch.nn.functional.cross_entropy(model(x[idx]), y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print(f"cnn: final training loss {loss.item():.4f}")
+    return model
+
+
+def write_cnn():
+    model = cnn_task()
+    export.save_model(model, os.path.join(OUT, "cnn.safetensors"))
+    torch.manual_seed(4)
+    xb = torch.randn(4, 1, 28, 28) * 0.8 + 0.3
+    model.eval()
+    with torch.no_grad():
+        logits = model(xb)
+    np.save(os.path.join(OUT, "cnn_x.npy"), xb.numpy())
+    np.save(os.path.join(OUT, "cnn_logits.npy"), logits.numpy())
+    model.train()
+    with torch.no_grad():
+        train_logits = model(xb)
+    np.save(os.path.join(OUT, "cnn_train_logits.npy"), train_logits.numpy())
+    buffers = {k: v for k, v in model.state_dict().items() if "running_" in k or "num_batches" in k}
+    export.save_file(buffers, os.path.join(OUT, "cnn_train_buffers.safetensors"))
 
 
 class Mixed(torch.nn.Module):
@@ -94,6 +151,7 @@ def main():
     for name, msg in errors.items():
         with open(os.path.join(OUT, f"error_{name}.txt"), "w") as f:
             f.write(msg)
+    write_cnn()
     total = sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT))
     print(f"wrote {OUT} ({total} bytes)")
 
