@@ -15779,13 +15779,15 @@ CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((
                 T *yr = y + oh * yh;                                                               \
                 int64_t *ir = ind + oh * yh, base = 2 * oh * W;                                    \
                 for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    /* selects, not branches: which element wins is data (a coin toss for the \
+                       predictor); the same rule: a later NaN or a strictly larger value wins */   \
                     const T *p0 = r0 + 2 * ow, *p1 = r1 + 2 * ow;                                  \
-                    T m = (T)-INFINITY, v;                                                         \
-                    int64_t mi = base + 2 * ow;                                                    \
-                    v = p0[0]; if (v > m || v != v) { m = v; mi = base + 2 * ow; }                 \
-                    v = p0[1]; if (v > m || v != v) { m = v; mi = base + 2 * ow + 1; }             \
-                    v = p1[0]; if (v > m || v != v) { m = v; mi = base + W + 2 * ow; }             \
-                    v = p1[1]; if (v > m || v != v) { m = v; mi = base + W + 2 * ow + 1; }         \
+                    int64_t i0 = base + 2 * ow, mi = i0;                                           \
+                    T m = p0[0], v;                                                                \
+                    int c;                                                                         \
+                    v = p0[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + 1 : mi;        \
+                    v = p1[0]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W : mi;        \
+                    v = p1[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W + 1 : mi;    \
                     yr[ow] = m;                                                                    \
                     ir[ow] = mi;                                                                   \
                 }                                                                                  \
@@ -15825,7 +15827,17 @@ CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((
     static void ct__pool_plane_##SUF(int op, const T *in, int64_t is_h, int64_t is_w, const int64_t *ind, int64_t ind_h, \
                                      int64_t ind_w, T *out, int64_t os_h, int64_t os_w, const ct__attrs *a) { \
         int64_t H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11];                            \
-        if (op == CT__OP_MAX_POOL2D_BACKWARD) {                                                    \
+        if (op == CT__OP_MAX_POOL2D_BACKWARD && os_w == 1 && os_h == W) {                          \
+            /* a dense plane: the flat index is the offset (no division per element) */            \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+                const int64_t *ir = ind + oh * ind_h;                                              \
+                const T *gr = in + oh * is_h;                                                      \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t k = ir[ow * ind_w];                                                    \
+                    if ((uint64_t)k < (uint64_t)(H * W)) out[k] += gr[ow * is_w];                  \
+                }                                                                                  \
+            }                                                                                      \
+        } else if (op == CT__OP_MAX_POOL2D_BACKWARD) {                                             \
             for (int64_t oh = 0; oh < OH; oh++)                                                    \
                 for (int64_t ow = 0; ow < OW; ow++) {                                              \
                     int64_t k = ind[oh * ind_h + ow * ind_w];                                      \
