@@ -2546,8 +2546,7 @@ static int ct__la_k_pinv(ct__call *c) {
     size_t es = ct__dt[A->dtype].size;
     double *a = (double *)ct__la_scratch(sizeof(double) * (size_t)(3 * m * n + 2 * k + n * n + m * m + 4));
     if (!a) return -1;
-    double *U = a + m * n, *Vt = U + (m > n ? m : n) * k, *s = Vt + (m > n ? m : n) * k, *W = s + k + 1, *out = W + n * n + 1;
-    (void)out;
+    double *U = a + m * n, *Vt = U + (m > n ? m : n) * k, *s = Vt + (m > n ? m : n) * k, *W = s + k + 1;
     int rc = 0;
     for (int64_t b = 0; b < B.count && !rc; b++) {
         char *pp = ct__ptr(P) + (size_t)(b * n * m) * es;

@@ -14,7 +14,9 @@
      --model mlp|cnn|both   which model(s) to train (default both)
      --epochs N             epochs per model (default 10)
      --limit N              train on the first N batches of each epoch only
-     --threads N            OpenMP threads (default: what OpenMP chooses)
+     --threads N            threads for ctensor's OpenMP kernels and OpenBLAS (default 1,
+                            as the PyTorch reference; on a small machine OpenMP's and
+                            OpenBLAS's thread pools compete when both are > 1)
      --data DIR             IDX files (default /usr/share/datasets/fashion-mnist)
      --out DIR              where <model>.safetensors and fashion_mnist.svg go
      --seed S               initialization, shuffling (default 0)
@@ -39,6 +41,10 @@
 #endif
 #ifdef _OPENMP
 #  include <omp.h>
+#endif
+#if defined(CTENSOR_BLAS) && defined(__GNUC__)
+/* OpenBLAS's own thread count, when the CBLAS linked in is OpenBLAS (weak: absent otherwise) */
+extern void openblas_set_num_threads(int n) __attribute__((weak));
 #endif
 
 #define MEAN 0.2860
@@ -148,10 +154,21 @@ static void progress(int tty, const char *name, int epoch, int epochs, int64_t s
 static void train(run *r, ct_module *model, ct_tensor *xtr, ct_tensor *ytr, ct_tensor *xte, ct_tensor *yte,
                   int64_t limit, uint64_t seed, const char *outdir) {
     int tty = isatty(fileno(stdout));
-    ct_dataset *ds = ct_tensor_dataset(2, (ct_tensor *[]){xtr, ytr});
-    ct_dataloader *dl = ct_dataloader_new(ds, &(ct_dataloader_options){.batch_size = 64, .shuffle = 1, .seed = seed,
-                                                                         .prefetch = 1});
-    ct_optimizer *opt = ct_optim_sgd(model, &(ct_sgd_options){.lr = 0.01, .momentum = 0.9});
+    /* (named structs rather than compound literals: this file also builds as C++ / under nvcc) */
+    ct_tensor *items[2] = {xtr, ytr};
+    ct_dataset *ds = ct_tensor_dataset(2, items);
+    ct_dataloader_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.batch_size = 64;
+    lo.shuffle = 1;
+    lo.seed = seed;
+    lo.prefetch = 1;
+    ct_dataloader *dl = ct_dataloader_new(ds, &lo);
+    ct_sgd_options so;
+    memset(&so, 0, sizeof so);
+    so.lr = 0.01;
+    so.momentum = 0.9;
+    ct_optimizer *opt = ct_optim_sgd(model, &so);
     if (!ds || !dl || !opt) die("setup");
     int64_t steps = ct_dataloader_num_batches(dl);
     if (limit > 0 && limit < steps) steps = limit;
@@ -265,10 +282,10 @@ static void write_svg(const char *path, run *runs, int nrun) {
 
 int main(int argc, char **argv) {
     const char *model = "both", *data = "/usr/share/datasets/fashion-mnist", *out = ".";
-    int epochs = 10, threads = 0;
+    int epochs = 10, threads = 1;
     int64_t limit = 0;
     uint64_t seed = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {   /* --option value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) { fprintf(stderr, "usage: %s [--model mlp|cnn|both] [--epochs N] [--limit N] [--threads N] [--data DIR] [--out DIR] [--seed S]\n", argv[0]); return 2; }
         if (!strcmp(a, "--model")) model = v;
@@ -279,13 +296,16 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--out")) out = v;
         else if (!strcmp(a, "--seed")) seed = (uint64_t)atoll(v);
         else { fprintf(stderr, "fashion_mnist: unknown option %s\n", a); return 2; }
-        i++;
     }
     if (epochs < 1 || epochs > MAX_EPOCHS) { fprintf(stderr, "fashion_mnist: --epochs must be 1..%d\n", MAX_EPOCHS); return 2; }
     int want_mlp = !strcmp(model, "mlp") || !strcmp(model, "both"), want_cnn = !strcmp(model, "cnn") || !strcmp(model, "both");
     if (!want_mlp && !want_cnn) { fprintf(stderr, "fashion_mnist: --model must be mlp, cnn or both\n"); return 2; }
+    if (threads < 1) { fprintf(stderr, "fashion_mnist: --threads must be at least 1\n"); return 2; }
+#if defined(CTENSOR_BLAS) && defined(__GNUC__)
+    if (openblas_set_num_threads) openblas_set_num_threads(threads);
+#endif
 #ifdef _OPENMP
-    if (threads > 0) omp_set_num_threads(threads);
+    omp_set_num_threads(threads);
     threads = omp_get_max_threads();
 #else
     threads = 1;

@@ -23,7 +23,7 @@ try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.
 try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp $LA && $B/user_omp"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 if [ -n "$NVCC" ]; then
-  try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"
+  try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"
 else echo "skip nvcc (not installed)"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
