@@ -16307,18 +16307,11 @@ static int ct__norm_param_check(const char *name, const char *what, const ct_ten
 static int ct__bn_is_cl(const ct_tensor *x) {
     return x->ndim == 4 && x->shape[1] > 1 && !ct__is_contig(x) && ct_is_channels_last(x);
 }
-static void ct__nrm_cl_strides(const ct_tensor *x, int64_t *st) {
-    int64_t C = x->shape[1], H = x->shape[2], W = x->shape[3];
-    st[0] = H * W * C;
-    st[1] = 1;
-    st[2] = W * C;
-    st[3] = C;
-}
 /* x's data in the layout the kernels read: contiguous, or channels-last when cl */
 static ct_tensor *ct__bn_layout(const ct_tensor *x, int cl) {
     if (!cl) return ct__contig_ref(x);
     int64_t st[4];
-    ct__nrm_cl_strides(x, st);
+    ct__cl_strides(x->shape, st);
     if (ct__bn_is_cl(x) && x->strides[0] == st[0] && x->strides[2] == st[2]) return ct__incref((ct_tensor *)x);
     ct_tensor *y = ct__alloc(x->dtype, 4, x->shape, st, x->device);
     if (!y) return NULL;
@@ -16331,7 +16324,7 @@ static void ct__bn_outlike(ct__outinfo *o, const ct_tensor *x, int cl) {
     o->ndim = x->ndim;
     for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
     o->has_strides = cl;
-    if (cl) ct__nrm_cl_strides(x, o->strides);
+    if (cl) ct__cl_strides(x->shape, o->strides);
 }
 static void ct__vec_out(ct__outinfo *o, ct_dtype dt, int64_t n) {
     o->kind = CT__OUT_NEW;

@@ -234,8 +234,8 @@ typedef int ct__la_int;            /* lapack_int (LP64) */
 
 /* The op list of this header, in ctensor's X-macro format. */
 #define CT__LA_OPS(X)                                                                                                        \
-    X(CHOLESKY, "linalg_cholesky_ex", "LinalgCholeskyExBackward0", 1, 2, 0, ct__la_meta_cholesky, ct__la_k_cholesky, ct__la_bw_cholesky, CT__SAVE_OUT(0)) \
-    X(INV, "linalg_inv_ex", "LinalgInvExBackward0", 1, 2, 0, ct__la_meta_inv, ct__la_k_inv, ct__la_bw_inv, CT__SAVE_OUT(0))                              \
+    X(CHOLESKY, "linalg_cholesky_ex", "LinalgCholeskyExBackward0", 1, 2, 0, ct__la_meta_square_info, ct__la_k_cholesky, ct__la_bw_cholesky, CT__SAVE_OUT(0)) \
+    X(INV, "linalg_inv_ex", "LinalgInvExBackward0", 1, 2, 0, ct__la_meta_square_info, ct__la_k_inv, ct__la_bw_inv, CT__SAVE_OUT(0))                              \
     X(SOLVE, "linalg_solve_ex", "LinalgSolveExBackward0", 2, 2, 0, ct__la_meta_solve, ct__la_k_solve, ct__la_bw_solve, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(SOLVE_TRI, "linalg_solve_triangular", "LinalgSolveTriangularBackward0", 2, 1, 0, ct__la_meta_solve_tri, ct__la_k_solve_tri, ct__la_bw_solve_tri, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(LU_FACTOR, "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
@@ -866,7 +866,8 @@ static ct_tensor *ct__la_nondiff(ct_tensor *t) {
 /* ============================================================================
    Cholesky: torch.linalg.cholesky, cholesky_ex
    ========================================================================== */
-static int ct__la_meta_cholesky(ct__call *c) {
+/* cholesky and inv: a square (batch of) matrix in, the result and an int32 info per matrix out */
+static int ct__la_meta_square_info(ct__call *c) {
     const ct_tensor *A = c->in[0];
     if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
     c->nout = 2;
@@ -949,14 +950,6 @@ CTENSOR_API ct_tensor *ct_linalg_cholesky_ex(const ct_tensor *A, int upper, int 
 /* ============================================================================
    Inverse: torch.linalg.inv, inv_ex
    ========================================================================== */
-static int ct__la_meta_inv(ct__call *c) {
-    const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
-    c->nout = 2;
-    ct__la_out(c, 0, A->dtype, A->ndim, A->shape);
-    ct__la_out_b(c, 1, CT_INT32, A->ndim - 2, A->shape, 0, 0, 0);
-    return 0;
-}
 static int ct__la_k_inv(ct__call *c) {
     const ct_tensor *A = c->in[0];
     ct_tensor *X = c->out[0];
