@@ -17,6 +17,7 @@
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 typedef struct job {
     int kind;   /* 0 conv fwd, 1 conv fwd+bwd, 2 pool fwd, 3 pool fwd+bwd */

@@ -6,6 +6,7 @@
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 typedef struct { ct_tensor *x, *t; int kind; } lcase;
 static void step(void *u) {

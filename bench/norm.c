@@ -10,6 +10,7 @@
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 typedef struct { ct_tensor *x, *w, *b, *rm, *rv, *g; } bn_state;
 static void bn_fwd_bwd(void *u) {

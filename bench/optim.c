@@ -12,6 +12,7 @@
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 typedef struct set { int n; int64_t size; ct_tensor *p[200]; } set;
 

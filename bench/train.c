@@ -15,6 +15,7 @@
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 typedef struct job {
     ct_module *model;

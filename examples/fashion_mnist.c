@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,3 +5,4 @@
    their own copy. This is also a standing two-translation-unit link test. */
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"

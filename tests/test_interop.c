@@ -10,6 +10,7 @@
 #define CTENSOR_IMPLEMENTATION
 #endif
 #include "ct_test.h"
+#include "ctensor_nn.h"
 #include <stdlib.h>
 
 #define FIX "tests/fixtures/interop/"

@@ -4,6 +4,7 @@
 #define CTENSOR_IMPLEMENTATION
 #endif
 #include "ct_test.h"
+#include "ctensor_nn.h"
 
 TEST(test_linear_init_matches_torch) {
     /* torch.manual_seed(0); nn.Linear(3, 2) */

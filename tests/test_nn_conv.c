@@ -8,6 +8,7 @@
 #define CTENSOR_IMPLEMENTATION
 #endif
 #include "ct_test.h"
+#include "ctensor_nn.h"
 
 static ct_tensor *rnd(ct_dtype dt, int ndim, const int64_t *shape, uint64_t seed) {
     ct_generator g;

@@ -6,6 +6,7 @@
 #define CTENSOR_IMPLEMENTATION
 #endif
 #include "ct_test.h"
+#include "ctensor_nn.h"
 
 static ct_tensor *f64(const double *v, int ndim, const int64_t *shape) { return ct_from_data_n(v, CT_FLOAT64, ndim, shape); }
 #define T64(shape_list, ...) f64(((const double[]){__VA_ARGS__}), CT_DIMS shape_list)

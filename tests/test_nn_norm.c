@@ -6,6 +6,7 @@
 #define CTENSOR_IMPLEMENTATION
 #endif
 #include "ct_test.h"
+#include "ctensor_nn.h"
 
 static ct_tensor *leaf(ct_tensor *t) { return ct_requires_grad(ct_detach(t)); }
 static ct_tensor *rnd(uint64_t seed, int n, const int64_t *shape) {

@@ -8,6 +8,7 @@
 #define CTENSOR_IMPLEMENTATION
 #endif
 #include "ct_test.h"
+#include "ctensor_nn.h"
 #include <stdlib.h>
 
 static const double PI = 3.141592653589793;

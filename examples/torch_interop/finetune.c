@@ -15,6 +15,7 @@
    one-hot mask, on a random batch labelled by a fixed random teacher) */
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 
 int main(int argc, char **argv) {
     if (argc != 3) {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include "ctensor.h"
 #include "ctensor_linalg.h"
+#include "ctensor_nn.h"
 
 int main(void) {
     int bad = 0;
@@ -15,6 +16,8 @@ int main(void) {
         CT_NO_GRAD { bad |= ct_is_grad_enabled(); }
         ct_tensor *s = ct_add(ct_eye(3, -1, CT_FLOAT64), ct_ones(CT_FLOAT64, 3, 3));   /* ctensor_linalg.h */
         bad |= !s || fabs(ct_item(ct_linalg_det(s)) - 4.0) > 1e-12;
+        ct_tensor *l = ct_mse_loss(a, ct_zeros(CT_FLOAT32, 2, 3), NULL);                  /* ctensor_nn.h */
+        bad |= !l || ct_item(l) != 1.0;
     }
     bad |= ct_live_tensors() != 0;
     return bad;

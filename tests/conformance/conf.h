@@ -5,6 +5,7 @@
 #ifndef CONF_H
 #define CONF_H
 #include "ctensor.h"
+#include "ctensor_nn.h"
 #include "json.h"
 
 #define CONF_MAX_IN 16

@@ -8,6 +8,7 @@
    nothing leaks. */
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_nn.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,0 +1,7113 @@
+/* ctensor_nn.h - torch.nn, torch.optim and torch.utils.data for ctensor.   v0.2 (2026-11-24)
+
+   HOW TO USE
+     #define CTENSOR_IMPLEMENTATION          (in exactly one file)
+     #include "ctensor.h"
+     #include "ctensor_nn.h"                 (always after ctensor.h)
+
+     ctensor.h is tensors, ops, autograd and I/O; this header is modules and
+     training: nn.Module and the layers, functional nn (convolution, pooling,
+     normalization, dropout, embeddings, recurrent layers, losses), nn.init,
+     optimizers, learning-rate schedulers, gradient clipping, datasets, data
+     loaders and the IDX (MNIST) loader. It needs nothing but ctensor.h (zlib
+     for .gz IDX files when CTENSOR_ZLIB is defined: link -lz).
+
+     The implementation uses ctensor.h's internals (the op table, the dispatcher,
+     autograd), so it is compiled in the translation unit that defines
+     CTENSOR_IMPLEMENTATION; other files include both headers for declarations.
+
+   CONTENTS (search for the banner titles)
+     Declarations
+       Neural networks: modules (torch.nn.Module)
+       Module save/load as safetensors
+       Convolution and pooling
+       Normalization, dropout, embeddings and recurrent layers
+       Losses and distances
+       Optimizers, learning-rate schedulers
+       Data: datasets, data loaders, IDX files
+     Implementation
+       The op table of this header
+       Neural networks: modules
+       Convolution and pooling
+       Normalization, dropout, embeddings, recurrent layers
+       Losses and distances
+       Optimizers, learning-rate schedulers, gradient clipping
+       Data: IDX files, datasets, data loaders
+
+   REVISIONS
+     0.2 (2026-11-24)  split from ctensor.h.
+*/
+#ifndef CTENSOR_NN_H_INCLUDED
+#define CTENSOR_NN_H_INCLUDED
+
+#ifndef CTENSOR_H_INCLUDED
+#error "include ctensor.h before ctensor_nn.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   Neural networks: modules (torch.nn.Module)
+   A module has named parameters (leaves that require grad, retained by the
+   module), named buffers (running statistics...), named children, a training
+   flag and a forward function. Names follow PyTorch, so state dicts carry
+   PyTorch's keys ("features.0.weight"). Modules are not scope-managed: the
+   caller owns a module and frees it with ct_module_free (children included).
+   ========================================================================== */
+typedef struct ct_module ct_module;
+typedef ct_tensor *(*ct_forward_fn)(ct_module *m, int nin, ct_tensor *const *in);
+typedef struct ct_module_type {
+    const char *name;                                        /* "Linear" */
+    ct_forward_fn forward;
+    void (*destroy)(ct_module *m);                           /* frees m->impl (may be NULL) */
+    int (*extra_repr)(const ct_module *m, char *buf, size_t cap); /* "in_features=3, ..." */
+} ct_module_type;
+typedef struct ct_named_tensor { char *name; ct_tensor *tensor; int persistent; } ct_named_tensor;
+typedef struct ct_named_module { char *name; ct_module *module; } ct_named_module;
+struct ct_module {
+    const ct_module_type *type;
+    int training;
+    int nparams, nbuffers, nchildren;
+    ct_named_tensor *params;       /* a NULL tensor is a registered-but-absent parameter (bias=False) */
+    ct_named_tensor *buffers;
+    ct_named_module *children;
+    int cap_params, cap_buffers, cap_children;
+    void *impl;                    /* the module type's own state */
+};
+
+/* Building modules (for module authors; the built-in constructors use these). */
+CTENSOR_API ct_module *ct_module_new(const ct_module_type *type, void *impl);
+CTENSOR_API ct_status ct_module_register_parameter(ct_module *m, const char *name, ct_tensor *t);  /* retains; NULL allowed */
+CTENSOR_API ct_status ct_module_register_buffer(ct_module *m, const char *name, ct_tensor *t, int persistent);
+CTENSOR_API ct_status ct_module_add_module(ct_module *m, const char *name, ct_module *child);   /* takes ownership */
+CTENSOR_API void ct_module_free(ct_module *m);
+/* Running and inspecting modules. */
+CTENSOR_API ct_tensor *ct_forward(ct_module *m, ct_tensor *x);
+CTENSOR_API ct_tensor *ct_forward_n(ct_module *m, int nin, ct_tensor *const *in);
+CTENSOR_API ct_module *ct_module_train(ct_module *m, int mode);   /* recursive; returns m */
+CTENSOR_API ct_module *ct_module_eval(ct_module *m);
+CTENSOR_API ct_module *ct_module_child(const ct_module *m, const char *name);   /* direct child or NULL */
+CTENSOR_API ct_tensor *ct_module_get(const ct_module *m, const char *dotted_name); /* parameter or buffer by full name */
+/* Parameters in PyTorch's order (own, then children's, recursively); NULL ones skipped.
+   Returns the total count; fills up to max entries of out (out may be NULL). */
+CTENSOR_API int ct_module_parameters(const ct_module *m, ct_tensor **out, int max);
+CTENSOR_API int64_t ct_module_num_elements(const ct_module *m);   /* sum of numel over parameters */
+/* A state dict: full names -> tensors (parameters, then persistent buffers, then
+   children, recursively: PyTorch's order). The tensors are the module's own
+   (borrowed); free the list with ct_state_dict_free. */
+typedef struct ct_state_dict { int n; ct_named_tensor *items; } ct_state_dict;
+CTENSOR_API ct_status ct_module_state_dict(const ct_module *m, ct_state_dict *out);
+CTENSOR_API void ct_state_dict_free(ct_state_dict *sd);
+/* Copies values from sd into the module's tensors (under no_grad). strict:
+   missing or unexpected keys are errors. Shape mismatches are always errors.
+   The message is PyTorch's "Error(s) in loading state_dict for ..." report. */
+CTENSOR_API ct_status ct_module_load_state_dict(ct_module *m, const ct_state_dict *sd, int strict);
+/* print(model) */
+CTENSOR_API size_t ct_module_repr(const ct_module *m, char *buf, size_t cap);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API void ct_module_print(const ct_module *m);
+#endif
+CTENSOR_API void ct_module_zero_grad(ct_module *m);   /* .grad = None for every parameter */
+
+/* Containers. ct_nn_sequential(a, b, c) takes ownership of its arguments; if any
+   is NULL (its constructor failed) the others are freed and NULL is returned. */
+CTENSOR_API ct_module *ct_nn_sequential_n(int n, ct_module *const *mods);
+CTENSOR_API ct_module *ct_nn_module_list_n(int n, ct_module *const *mods);
+typedef struct ct__mlist { ct_module *v[32]; } ct__mlist;
+#define CT__NARGS32_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, \
+                     _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, N, ...) N
+#define CT__NARGS32(...) CT__NARGS32_(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, \
+                                      15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#ifdef __cplusplus
+#  define CT__MODS(...) (ct__mlist{{__VA_ARGS__}}.v)
+#else
+#  define CT__MODS(...) ((ct__mlist){{__VA_ARGS__}}.v)
+#endif
+#define ct_nn_sequential(...) ct_nn_sequential_n(CT__NARGS32(__VA_ARGS__), CT__MODS(__VA_ARGS__))
+#define ct_nn_module_list(...) ct_nn_module_list_n(CT__NARGS32(__VA_ARGS__), CT__MODS(__VA_ARGS__))
+CTENSOR_API ct_status ct_nn_module_list_append(ct_module *list, ct_module *m);
+CTENSOR_API ct_module *ct_nn_module_list_get(const ct_module *list, int i);
+CTENSOR_API int ct_nn_module_list_len(const ct_module *list);
+
+/* Layers and activations (PyTorch's defaults and initialization). */
+CTENSOR_API ct_module *ct_nn_linear(int64_t in_features, int64_t out_features);
+CTENSOR_API ct_module *ct_nn_linear_bias(int64_t in_features, int64_t out_features, int bias);
+CTENSOR_API ct_module *ct_nn_identity(void);
+CTENSOR_API ct_module *ct_nn_flatten(void);                              /* start_dim=1, end_dim=-1 */
+CTENSOR_API ct_module *ct_nn_flatten_dims(int start_dim, int end_dim);
+CTENSOR_API ct_module *ct_nn_unflatten(int dim, int n, const int64_t *sizes);
+CTENSOR_API ct_module *ct_nn_relu(void);
+CTENSOR_API ct_module *ct_nn_relu6(void);
+CTENSOR_API ct_module *ct_nn_sigmoid(void);
+CTENSOR_API ct_module *ct_nn_tanh(void);
+CTENSOR_API ct_module *ct_nn_selu(void);
+CTENSOR_API ct_module *ct_nn_silu(void);
+CTENSOR_API ct_module *ct_nn_mish(void);
+CTENSOR_API ct_module *ct_nn_hardsigmoid(void);
+CTENSOR_API ct_module *ct_nn_hardswish(void);
+CTENSOR_API ct_module *ct_nn_logsigmoid(void);
+CTENSOR_API ct_module *ct_nn_leaky_relu(double negative_slope);
+CTENSOR_API ct_module *ct_nn_elu(double alpha);
+CTENSOR_API ct_module *ct_nn_celu(double alpha);
+CTENSOR_API ct_module *ct_nn_gelu(const char *approximate);
+CTENSOR_API ct_module *ct_nn_softplus(double beta, double threshold);
+CTENSOR_API ct_module *ct_nn_hardtanh(double min_val, double max_val);
+CTENSOR_API ct_module *ct_nn_threshold(double threshold, double value);
+
+/* nn.init (PyTorch's formulas, ctensor's generator: same seed, same values). */
+CTENSOR_API int64_t ct_nn_init_fan_in(const ct_tensor *t);
+CTENSOR_API int64_t ct_nn_init_fan_out(const ct_tensor *t);
+CTENSOR_API double ct_nn_init_calculate_gain(const char *nonlinearity, double param);
+CTENSOR_API ct_tensor *ct_nn_init_uniform_(ct_tensor *t, double a, double b);
+CTENSOR_API ct_tensor *ct_nn_init_normal_(ct_tensor *t, double mean, double std);
+CTENSOR_API ct_tensor *ct_nn_init_constant_(ct_tensor *t, double v);
+CTENSOR_API ct_tensor *ct_nn_init_zeros_(ct_tensor *t);
+CTENSOR_API ct_tensor *ct_nn_init_ones_(ct_tensor *t);
+CTENSOR_API ct_tensor *ct_nn_init_eye_(ct_tensor *t);
+CTENSOR_API ct_tensor *ct_nn_init_xavier_uniform_(ct_tensor *t, double gain);
+CTENSOR_API ct_tensor *ct_nn_init_xavier_normal_(ct_tensor *t, double gain);
+/* mode: "fan_in" or "fan_out"; nonlinearity: "leaky_relu", "relu", ... */
+CTENSOR_API ct_tensor *ct_nn_init_kaiming_uniform_(ct_tensor *t, double a, const char *mode, const char *nonlinearity);
+CTENSOR_API ct_tensor *ct_nn_init_kaiming_normal_(ct_tensor *t, double a, const char *mode, const char *nonlinearity);
+CTENSOR_API ct_tensor *ct_nn_init_orthogonal_(ct_tensor *t, double gain);
+CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b);
+
+/* [section: nn-io-api] */
+/* ============================================================================
+   Module save/load as safetensors (safetensors.torch.save_model / load_model):
+   the file holds the module's state dict under PyTorch's key names ("0.weight",
+   "features.1.running_mean", ...), each tensor in its own dtype (int64 buffers
+   such as num_batches_tracked stay int64), written byte for byte as the
+   reference writer (and examples/torch_interop/export.py) would write it.
+   Loading reads every tensor, refuses a dtype that differs from the module's
+   tensor (naming the key: PyTorch would convert silently, a checkpoint of the
+   wrong precision is almost always a mistake), then loads the state dict:
+   strict: missing and unexpected keys are errors, with PyTorch's
+   "Error(s) in loading state_dict for ..." report; shape mismatches are always
+   errors. Nothing is changed on error.
+   ========================================================================== */
+CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len);   /* *data: CT_MALLOC'd */
+CTENSOR_API ct_status ct_module_load_safetensors_mem(ct_module *m, const void *data, size_t len, int strict);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char *path);
+CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path, int strict);
+#endif
+
+/* [section: nn-conv-api] */
+/* ============================================================================
+   Convolution and pooling (torch.nn.functional.conv*, *_pool*, and their modules)
+   Inputs are (N, C, H, W) or unbatched (C, H, W); 1-d forms take (N, C, L) or (C, L).
+   A channels-last input (NHWC strides) gives a channels-last output, as in PyTorch.
+   Options structs: a zero field means PyTorch's default; NULL means all defaults.
+   The scalar fields (stride, padding, ...) apply to both spatial dims; the _hw
+   arrays, when any entry is nonzero, give (H, W) separately.
+   Float32 and float64 only (PyTorch also runs integer convolutions).
+   ========================================================================== */
+typedef struct ct_conv_options {
+    int64_t stride, padding, dilation, groups;  /* 0: 1, 0, 1, 1 */
+    const char *padding_str;                    /* "same" or "valid" (overrides padding); NULL: use padding */
+    int64_t output_padding;                     /* conv_transpose2d only */
+    int64_t stride_hw[2], padding_hw[2], dilation_hw[2], output_padding_hw[2];
+} ct_conv_options;
+/* F.conv2d(x, weight, bias, ...): weight (out, in/groups, kH, kW); bias NULL or (out) */
+CTENSOR_API ct_tensor *ct_conv2d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias, const ct_conv_options *o);
+/* F.conv1d: weight (out, in/groups, k); only the first entries of the options are used */
+CTENSOR_API ct_tensor *ct_conv1d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias, const ct_conv_options *o);
+/* F.conv_transpose2d: weight (in, out/groups, kH, kW); padding_str is not allowed */
+CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias,
+                                           const ct_conv_options *o);
+
+typedef struct ct_pool_options {
+    int64_t stride, padding, dilation;           /* 0: kernel_size, 0, 1 (avg pools have no dilation) */
+    int ceil_mode;
+    int count_exclude_pad;                       /* avg: count_include_pad=False */
+    int64_t divisor_override;                    /* avg: 0 = none */
+    int64_t kernel_size_hw[2], stride_hw[2], padding_hw[2], dilation_hw[2];
+} ct_pool_options;
+CTENSOR_API ct_tensor *ct_max_pool2d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+/* max_pool2d(return_indices=True): *indices (int64, flat h * W + w per plane) may be NULL */
+CTENSOR_API ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o,
+                                                  ct_tensor **indices);
+CTENSOR_API ct_tensor *ct_avg_pool2d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_tensor *ct_max_pool1d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_tensor *ct_avg_pool1d(const ct_tensor *x, int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *x, int64_t out_h, int64_t out_w);
+
+/* Modules: nn.Conv2d / Conv1d / ConvTranspose2d / MaxPool2d / AvgPool2d /
+   AdaptiveAvgPool2d, PyTorch's initialization (same seed, same weights),
+   parameter names ("weight", "bias") and repr. */
+typedef struct ct_conv_module_options {
+    int64_t kernel_size, stride, padding, dilation, groups;   /* 0: -, 1, 0, 1, 1 */
+    const char *padding_str;                                  /* "same" / "valid" */
+    int64_t output_padding;                                   /* ConvTranspose2d */
+    int no_bias;                                              /* bias=False */
+    int64_t kernel_size_hw[2], stride_hw[2], padding_hw[2], dilation_hw[2], output_padding_hw[2];
+} ct_conv_module_options;
+typedef ct_conv_module_options ct_conv2d_module_options;
+CTENSOR_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
+                                    int64_t padding);
+CTENSOR_API ct_module *ct_nn_conv2d_opts(int64_t in_channels, int64_t out_channels, const ct_conv_module_options *o);
+CTENSOR_API ct_module *ct_nn_conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
+                                    int64_t padding);
+CTENSOR_API ct_module *ct_nn_conv1d_opts(int64_t in_channels, int64_t out_channels, const ct_conv_module_options *o);
+CTENSOR_API ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
+                                              int64_t stride, int64_t padding);
+CTENSOR_API ct_module *ct_nn_conv_transpose2d_opts(int64_t in_channels, int64_t out_channels,
+                                                   const ct_conv_module_options *o);
+CTENSOR_API ct_module *ct_nn_max_pool2d(int64_t kernel_size, int64_t stride);   /* stride 0: kernel_size */
+CTENSOR_API ct_module *ct_nn_max_pool2d_opts(int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t kernel_size, int64_t stride);
+CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t kernel_size, const ct_pool_options *o);
+CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w);
+
+/* [section: nn-norm-api] */
+/* ============================================================================
+   Normalization, dropout, embeddings and recurrent layers
+   (torch.nn.functional.batch_norm / layer_norm / group_norm / dropout /
+   embedding / embedding_bag, and the modules BatchNorm1d/2d, LayerNorm,
+   GroupNorm, Dropout, Embedding, EmbeddingBag, Softmax, LogSoftmax, LSTM, GRU)
+   Every function goes through the dispatcher and is differentiable (float32
+   and float64). batch_norm and layer_norm run fused kernels (NCHW and
+   channels-last for batch_norm); their second derivatives are recorded
+   through ordinary ops when create_graph is set.
+   ========================================================================== */
+/* F.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps).
+   x: [N, C, *]. weight, bias, running_mean, running_var: [C] or NULL.
+   training: normalizes with the batch statistics (biased variance) and, when
+   running stats are given, updates them in place (no grad):
+   running = (1 - momentum) * running + momentum * batch stat, with the
+   unbiased variance, as PyTorch does. Not training: uses the running stats. */
+CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean, ct_tensor *running_var,
+                                     const ct_tensor *weight, const ct_tensor *bias, int training, double momentum,
+                                     double eps);
+/* F.layer_norm(x, normalized_shape, weight, bias, eps): normalizes over the
+   trailing n dims; weight/bias of shape normalized_shape or NULL. */
+CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *normalized_shape, const ct_tensor *weight,
+                                     const ct_tensor *bias, double eps);
+/* F.group_norm(x, num_groups, weight, bias, eps): x [N, C, *]; weight/bias [C] or NULL. */
+CTENSOR_API ct_tensor *ct_group_norm(const ct_tensor *x, int64_t num_groups, const ct_tensor *weight,
+                                     const ct_tensor *bias, double eps);
+/* F.dropout(x, p, training): PyTorch 1.13's CPU algorithm, so a seeded
+   generator gives PyTorch's mask: x * empty_like(x).bernoulli_(1 - p) / (1 - p).
+   p = 0 or not training: x unchanged (an alias); p = 1: zeros. */
+CTENSOR_API ct_tensor *ct_dropout(const ct_tensor *x, double p, int training);
+/* F.embedding(indices, weight, padding_idx): rows of weight [num, dim] picked by
+   int64/int32 indices; the output is indices.shape + [dim]. The row padding_idx
+   gets no gradient (CT_NO_PADDING_IDX: none; negative values count from the end). */
+#define CT_NO_PADDING_IDX INT64_MIN
+CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx);
+/* F.embedding_bag(input, weight, offsets, mode=..., per_sample_weights=...,
+   include_last_offset=...): input 1-D with offsets [B] (or [B + 1] with
+   include_last_offset), or 2-D [B, L] with offsets NULL (each row one bag).
+   mode: "sum", "mean" or "max" (NULL: "mean"); per_sample_weights (like input)
+   only with "sum". Empty bags give zeros. Output [B, dim]. */
+CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *offsets,
+                                        const char *mode, const ct_tensor *per_sample_weights, int include_last_offset);
+
+/* Modules. Options structs: a zero field means PyTorch's default; CT_ZERO
+   (-0.0) asks for an explicit 0 where the default is not 0. */
+typedef struct ct_batch_norm_options {
+    double eps;                 /* 0: 1e-5 */
+    double momentum;            /* 0: 0.1; NAN: None (cumulative moving average) */
+    int no_affine;              /* PyTorch's affine=False */
+    int no_track_running_stats; /* PyTorch's track_running_stats=False */
+} ct_batch_norm_options;
+/* nn.BatchNorm1d (input [N, C] or [N, C, L]) and nn.BatchNorm2d ([N, C, H, W]):
+   parameters weight, bias; buffers running_mean, running_var,
+   num_batches_tracked (int64). Training mode (ct_module_train) uses batch
+   statistics and updates the buffers; eval mode uses the running statistics. */
+CTENSOR_API ct_module *ct_nn_batch_norm1d(int64_t num_features);
+CTENSOR_API ct_module *ct_nn_batch_norm2d(int64_t num_features);
+CTENSOR_API ct_module *ct_nn_batch_norm1d_ex(int64_t num_features, const ct_batch_norm_options *o);
+CTENSOR_API ct_module *ct_nn_batch_norm2d_ex(int64_t num_features, const ct_batch_norm_options *o);
+typedef struct ct_layer_norm_options {
+    double eps;                 /* 0: 1e-5 */
+    int no_elementwise_affine;  /* PyTorch's elementwise_affine=False */
+} ct_layer_norm_options;
+CTENSOR_API ct_module *ct_nn_layer_norm(int n, const int64_t *normalized_shape);
+CTENSOR_API ct_module *ct_nn_layer_norm_ex(int n, const int64_t *normalized_shape, const ct_layer_norm_options *o);
+typedef struct ct_group_norm_options {
+    double eps;                 /* 0: 1e-5 */
+    int no_affine;              /* PyTorch's affine=False */
+} ct_group_norm_options;
+CTENSOR_API ct_module *ct_nn_group_norm(int64_t num_groups, int64_t num_channels);
+CTENSOR_API ct_module *ct_nn_group_norm_ex(int64_t num_groups, int64_t num_channels, const ct_group_norm_options *o);
+/* nn.Dropout(p): active in training mode only. */
+CTENSOR_API ct_module *ct_nn_dropout(double p);
+/* nn.Embedding(num, dim): weight ~ N(0, 1); forward takes the indices. */
+CTENSOR_API ct_module *ct_nn_embedding(int64_t num_embeddings, int64_t embedding_dim);
+/* ... with padding_idx: that row starts at zero and gets no gradient. */
+CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx);
+/* nn.EmbeddingBag(num, dim, mode=...): mode NULL = "mean". Forward (ct_forward_n)
+   takes input, or input and offsets. */
+CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, const char *mode);
+CTENSOR_API ct_module *ct_nn_softmax(int dim);
+CTENSOR_API ct_module *ct_nn_log_softmax(int dim);
+
+/* nn.LSTM / nn.GRU (no dropout between layers, no proj_size). Parameters
+   weight_ih_l<k>[_reverse], weight_hh_l<k>, bias_ih_l<k>, bias_hh_l<k> in
+   PyTorch's order, all initialized U(-1/sqrt(hidden), 1/sqrt(hidden)) in that
+   order, so seeded weights equal PyTorch's. Gates: LSTM i, f, g, o; GRU r, z, n
+   with n = tanh(W_in x + b_in + r * (W_hn h + b_hn)). */
+typedef struct ct_rnn_options {
+    int64_t num_layers;         /* 0: 1 */
+    int no_bias;                /* PyTorch's bias=False */
+    int batch_first;            /* input/output [B, T, F] instead of [T, B, F] */
+    int bidirectional;
+} ct_rnn_options;
+CTENSOR_API ct_module *ct_nn_lstm(int64_t input_size, int64_t hidden_size, const ct_rnn_options *o);  /* o may be NULL */
+CTENSOR_API ct_module *ct_nn_gru(int64_t input_size, int64_t hidden_size, const ct_rnn_options *o);
+/* output, (h_n, c_n) = lstm(x, (h0, c0)). x [T, B, in] ([B, T, in] batch_first)
+   or unbatched [T, in]; h0, c0 [layers * dirs, B, hidden] or NULL (zeros).
+   h_n, c_n may be NULL when not wanted. Returns the output [T, B, dirs * hidden]. */
+CTENSOR_API ct_tensor *ct_lstm_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0,
+                                       ct_tensor **h_n, ct_tensor **c_n);
+CTENSOR_API ct_tensor *ct_gru_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, ct_tensor **h_n);
+
+#ifdef __cplusplus
+}  /* extern "C": settings structs by reference for C++ */
+static inline ct_module *ct_nn_batch_norm1d_ex(int64_t n, const ct_batch_norm_options &o) { return ct_nn_batch_norm1d_ex(n, &o); }
+static inline ct_module *ct_nn_batch_norm2d_ex(int64_t n, const ct_batch_norm_options &o) { return ct_nn_batch_norm2d_ex(n, &o); }
+static inline ct_module *ct_nn_layer_norm_ex(int n, const int64_t *s, const ct_layer_norm_options &o) { return ct_nn_layer_norm_ex(n, s, &o); }
+static inline ct_module *ct_nn_group_norm_ex(int64_t g, int64_t c, const ct_group_norm_options &o) { return ct_nn_group_norm_ex(g, c, &o); }
+static inline ct_module *ct_nn_lstm(int64_t i, int64_t h, const ct_rnn_options &o) { return ct_nn_lstm(i, h, &o); }
+static inline ct_module *ct_nn_gru(int64_t i, int64_t h, const ct_rnn_options &o) { return ct_nn_gru(i, h, &o); }
+extern "C" {
+#endif
+
+/* [section: nn-functional-api] */
+
+/* [section: nn-loss-api] */
+/* ============================================================================
+   Losses and distances (torch.nn.functional): cross_entropy, nll_loss,
+   mse_loss, l1_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits),
+   kl_div, cosine_similarity, pairwise_distance.
+   `reduction` is PyTorch's string: NULL or "mean" (the default), "sum" or
+   "none" ("batchmean" too for kl_div). Every loss is differentiable w.r.t. its
+   float inputs (targets too where PyTorch differentiates them), to any order.
+   Pointwise losses broadcast input and target as PyTorch does (PyTorch also
+   warns when their sizes differ; ctensor computes the same broadcast result
+   without a warning). binary_cross_entropy(_with_logits) require equal sizes,
+   as PyTorch does.
+   ========================================================================== */
+/* ignore_index: PyTorch's default is -100; to pass another value (0 included) set
+   it together with use_ignore_index = 1. weight: a (C) tensor or NULL. */
+typedef struct ct_cross_entropy_options {
+    const ct_tensor *weight;    /* per-class weight (C), or NULL */
+    int64_t ignore_index;       /* used when use_ignore_index != 0; else -100 */
+    int use_ignore_index;
+    const char *reduction;      /* NULL: "mean" */
+    double label_smoothing;     /* in [0, 1]; 0: none */
+} ct_cross_entropy_options;
+typedef struct ct_nll_loss_options {
+    const ct_tensor *weight;
+    int64_t ignore_index;
+    int use_ignore_index;
+    const char *reduction;
+} ct_nll_loss_options;
+/* F.cross_entropy(input, target, ...). input: (C), (N, C) or (N, C, d1, ...) logits;
+   target: int64 class indices of shape (), (N) or (N, d1, ...), or float class
+   probabilities of input's shape. o == NULL: PyTorch's defaults. The common case
+   (2-D float logits, int64 indices, no weight, no smoothing) runs one fused
+   log_softmax + nll kernel forward and one fused (softmax - onehot) kernel backward. */
+CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options *o);
+/* F.nll_loss(input, target, ...): input holds log-probabilities, shapes as cross_entropy. */
+CTENSOR_API ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options *o);
+CTENSOR_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction);
+CTENSOR_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction);
+/* beta >= 0 (PyTorch's default 1.0); beta == 0 is l1_loss */
+CTENSOR_API ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double beta);
+/* delta > 0 (PyTorch's default 1.0) */
+CTENSOR_API ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double delta);
+/* F.binary_cross_entropy: input in [0, 1]; log clamped at -100 as PyTorch. weight may be NULL
+   (it broadcasts to the input). */
+CTENSOR_API ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                               const char *reduction);
+/* F.binary_cross_entropy_with_logits: numerically stable; weight and pos_weight may be NULL
+   (pos_weight broadcasts over the last, class, dim). */
+CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target,
+                                                           const ct_tensor *weight, const ct_tensor *pos_weight,
+                                                           const char *reduction);
+/* F.kl_div(input, target): input holds log-probabilities; target probabilities, or
+   log-probabilities when log_target. reduction also "batchmean" (sum / input.size(0)). */
+CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, const char *reduction, int log_target);
+/* F.cosine_similarity(x1, x2, dim=1, eps=1e-8), PyTorch 1.13's form: each input is divided
+   by sqrt(max(sum(x^2), eps^2)) (the clamp changes the value, not the graph), then the
+   products are summed over dim. */
+CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps);
+/* F.pairwise_distance(x1, x2, p=2, eps=1e-6, keepdim=False): norm(x1 - x2 + eps, p) over the last dim. */
+CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim);
+/* Loss modules (nn.CrossEntropyLoss, nn.MSELoss, ...): ct_forward_n(m, 2, (input, target)).
+   The options are copied; a class weight becomes the buffer "weight" (PyTorch's key). */
+CTENSOR_API ct_module *ct_nn_cross_entropy_loss(const ct_cross_entropy_options *o);
+CTENSOR_API ct_module *ct_nn_nll_loss(const ct_nll_loss_options *o);
+CTENSOR_API ct_module *ct_nn_mse_loss(const char *reduction);
+CTENSOR_API ct_module *ct_nn_l1_loss(const char *reduction);
+CTENSOR_API ct_module *ct_nn_bce_with_logits_loss(const char *reduction);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options &o) {
+    return ct_cross_entropy(input, target, &o);
+}
+static inline ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options &o) {
+    return ct_nll_loss(input, target, &o);
+}
+extern "C" {
+#endif
+
+/* [section: optim-api] */
+/* ============================================================================
+   Optimizers (torch.optim), learning-rate schedulers (torch.optim.lr_scheduler)
+   and gradient clipping (torch.nn.utils.clip_grad_norm_ / clip_grad_value_)
+
+   ct_optimizer *opt = ct_optim_adam(model, &(ct_adam_options){ .lr = 1e-3 });
+   CT_SCOPE { loss = ...; ct_zero_grad(opt); ct_backward(loss); ct_step(opt); }
+   ct_optim_free(opt);
+
+   Updates follow PyTorch 1.13's (single-tensor) step operation for operation,
+   in the same order and precision, under no-grad mode, in place on the
+   parameters, through ctensor ops: any dtype/device the ops support. Adam and
+   AdamW on float32/float64 CPU tensors run one fused op (`_fused_adam_`) that
+   makes the same roundings as the op-by-op chain. A parameter whose .grad is
+   NULL is skipped (its state is untouched), as in PyTorch.
+
+   Ownership: an optimizer retains its parameters (released by ct_optim_free);
+   its state tensors (momentum buffers, moments, ...) belong to it, not to a
+   scope. A scheduler borrows its optimizer: free the scheduler first.
+
+   Options structs: a zero field means PyTorch's default. Where that default is
+   not 0, ask for an explicit zero with CT_ZERO (-0.0):  .beta1 = CT_ZERO.
+   lr is required for every optimizer (0 is refused; CT_ZERO is a zero lr).
+   A group added with ct_optim_add_param_group takes the optimizer's own
+   settings for its zero fields, as a PyTorch param-group dict does.
+   Hyperparameters are checked with PyTorch's messages ("Invalid learning
+   rate: -0.1", "Invalid beta parameter at index 0: 1.0", ...), for added
+   groups too (PyTorch checks only the constructor's).
+   ========================================================================== */
+#define CT_ZERO (-0.0)   /* an explicit 0 for an option whose default is not 0 */
+typedef struct ct_optimizer ct_optimizer;
+typedef struct ct_sgd_options {
+    double lr, momentum, dampening, weight_decay;   /* defaults: required, 0, 0, 0 */
+    int nesterov, maximize;
+} ct_sgd_options;
+typedef struct ct_adam_options {
+    double lr, beta1, beta2, eps, weight_decay;     /* required, 0.9, 0.999, 1e-8, 0 (AdamW: 0.01) */
+    int amsgrad, maximize;
+} ct_adam_options;
+typedef ct_adam_options ct_adamw_options;
+typedef struct ct_rmsprop_options {
+    double lr, alpha, eps, weight_decay, momentum;  /* required, 0.99, 1e-8, 0, 0 */
+    int centered, maximize;
+} ct_rmsprop_options;
+typedef struct ct_adagrad_options {
+    double lr, lr_decay, weight_decay, initial_accumulator_value, eps;   /* required, 0, 0, 0, 1e-10 */
+    int maximize;
+} ct_adagrad_options;
+
+/* Constructors: over a module's parameters (ct_module_parameters order), or a
+   list. NULL on error (a NULL model keeps the error that made it NULL). */
+CTENSOR_API ct_optimizer *ct_optim_sgd(ct_module *model, const ct_sgd_options *o);
+CTENSOR_API ct_optimizer *ct_optim_sgd_params(int n, ct_tensor *const *params, const ct_sgd_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adam(ct_module *model, const ct_adam_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adam_params(int n, ct_tensor *const *params, const ct_adam_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adamw(ct_module *model, const ct_adamw_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adamw_params(int n, ct_tensor *const *params, const ct_adamw_options *o);
+CTENSOR_API ct_optimizer *ct_optim_rmsprop(ct_module *model, const ct_rmsprop_options *o);
+CTENSOR_API ct_optimizer *ct_optim_rmsprop_params(int n, ct_tensor *const *params, const ct_rmsprop_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adagrad(ct_module *model, const ct_adagrad_options *o);
+CTENSOR_API ct_optimizer *ct_optim_adagrad_params(int n, ct_tensor *const *params, const ct_adagrad_options *o);
+/* options: a ct_<kind>_options of the optimizer's kind, or NULL for its own settings. */
+CTENSOR_API ct_status ct_optim_add_param_group(ct_optimizer *opt, int n, ct_tensor *const *params, const void *options);
+CTENSOR_API void ct_optim_free(ct_optimizer *opt);
+
+CTENSOR_API ct_status ct_step(ct_optimizer *opt);         /* optimizer.step() */
+CTENSOR_API void ct_zero_grad(ct_optimizer *opt);         /* .grad = None (PyTorch 2's default) */
+/* set_to_none = 0: zero the existing grads in place (detached), PyTorch's zero_grad(False) */
+CTENSOR_API void ct_optim_zero_grad(ct_optimizer *opt, int set_to_none);
+
+CTENSOR_API const char *ct_optim_name(const ct_optimizer *opt);          /* "SGD", "Adam", ... */
+CTENSOR_API int ct_optim_num_groups(const ct_optimizer *opt);
+CTENSOR_API int ct_optim_group_size(const ct_optimizer *opt, int group);  /* parameters in the group */
+CTENSOR_API ct_tensor *ct_optim_param(const ct_optimizer *opt, int group, int i);   /* borrowed */
+CTENSOR_API double ct_optim_get_lr(const ct_optimizer *opt, int group);  /* NAN + error when out of range */
+CTENSOR_API ct_status ct_optim_set_lr(ct_optimizer *opt, int group, double lr);
+/* Any group setting by its param_groups name: "lr", "momentum", "dampening",
+   "weight_decay", "nesterov", "maximize", "beta1", "beta2", "eps", "amsgrad",
+   "alpha", "centered", "lr_decay", "initial_accumulator_value", and what
+   schedulers add: "initial_lr", "max_lr", "min_lr", "max_momentum",
+   "base_momentum". get: NAN + error when the optimizer has no such setting. */
+CTENSOR_API double ct_optim_get_option(const ct_optimizer *opt, int group, const char *name);
+CTENSOR_API ct_status ct_optim_set_option(ct_optimizer *opt, int group, const char *name, double value);
+
+/* optimizer.state_dict() as named tensors, so it saves with the rest:
+     state.<i>.<key>          per-parameter state; i counts parameters across
+                              groups in order, as PyTorch does. <key>: step (0-d
+                              float64), momentum_buffer (SGD, RMSprop), exp_avg,
+                              exp_avg_sq, max_exp_avg_sq (Adam, AdamW),
+                              square_avg, grad_avg (RMSprop), sum (Adagrad).
+                              Only parameters that have state appear.
+     param_groups.<g>.<key>   the group's settings as 0-d float64 tensors (flags
+                              0/1; betas: a float64 [2]), in PyTorch's key order,
+                              then initial_lr... when a scheduler set them, then
+                              params: int64 [n], the group's parameter indices.
+   State buffers are the optimizer's own tensors (borrowed, like a module's state
+   dict: copy them before stepping again if you keep them); the other entries are
+   new tensors of the current scope. Free the list with ct_state_dict_free.
+   load: checks the whole structure first (group count and sizes, missing and
+   unexpected keys, shapes) and changes nothing on error; state is copied and
+   converted to each parameter's dtype. */
+CTENSOR_API ct_status ct_optim_state_dict(const ct_optimizer *opt, ct_state_dict *out);
+CTENSOR_API ct_status ct_optim_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd);
+
+/* Learning-rate schedulers. Construction does PyTorch's initial step
+   (last_epoch becomes 0 and the groups' lr is set); call ct_sched_step after
+   each ct_step (epoch or batch, as with PyTorch). Arguments are taken as given
+   (PyTorch's defaults: StepLR/MultiStepLR gamma 0.1, CosineAnnealingLR eta_min 0,
+   LinearLR start_factor 1/3, end_factor 1, total_iters 5). */
+typedef struct ct_lr_scheduler ct_lr_scheduler;
+CTENSOR_API ct_lr_scheduler *ct_sched_step_lr(ct_optimizer *opt, int64_t step_size, double gamma);
+CTENSOR_API ct_lr_scheduler *ct_sched_multistep_lr(ct_optimizer *opt, int n, const int64_t *milestones, double gamma);
+CTENSOR_API ct_lr_scheduler *ct_sched_exponential_lr(ct_optimizer *opt, double gamma);
+CTENSOR_API ct_lr_scheduler *ct_sched_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double eta_min);
+CTENSOR_API ct_lr_scheduler *ct_sched_linear_lr(ct_optimizer *opt, double start_factor, double end_factor, int64_t total_iters);
+typedef struct ct_one_cycle_options {
+    double max_lr;              /* required (CT_ZERO for 0) */
+    const double *max_lrs;      /* or one per param group (overrides max_lr) */
+    int64_t total_steps;        /* or epochs * steps_per_epoch */
+    int64_t epochs, steps_per_epoch;
+    double pct_start;           /* 0: 0.3 */
+    const char *anneal_strategy;/* NULL/"cos" or "linear" */
+    int no_cycle_momentum;      /* PyTorch's cycle_momentum=False */
+    double base_momentum;       /* 0: 0.85 */
+    double max_momentum;        /* 0: 0.95 */
+    double div_factor;          /* 0: 25 */
+    double final_div_factor;    /* 0: 1e4 */
+    int three_phase;
+} ct_one_cycle_options;
+/* Also cycles momentum (SGD, RMSprop) or beta1 (Adam, AdamW) as PyTorch does. */
+CTENSOR_API ct_lr_scheduler *ct_sched_one_cycle_lr(ct_optimizer *opt, const ct_one_cycle_options *o);
+CTENSOR_API ct_status ct_sched_step(ct_lr_scheduler *s);
+CTENSOR_API double ct_sched_get_last_lr(const ct_lr_scheduler *s, int group);
+CTENSOR_API int64_t ct_sched_last_epoch(const ct_lr_scheduler *s);
+/* scheduler.state_dict(): last_epoch, _step_count (0-d float64), base_lrs, _last_lr
+   (float64 [groups]); new tensors of the current scope. */
+CTENSOR_API ct_status ct_sched_state_dict(const ct_lr_scheduler *s, ct_state_dict *out);
+CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_state_dict *sd);
+CTENSOR_API void ct_sched_free(ct_lr_scheduler *s);
+
+/* torch.nn.utils.clip_grad_norm_: scales the grads of params (NULL grads are
+   skipped) so that their total norm_type-norm is at most max_norm, and returns
+   that total norm (before clipping, in the grads' dtype; 0 when no grad).
+   norm_type: any p, INFINITY, -INFINITY or 0. NAN + error on bad input. */
+CTENSOR_API double ct_clip_grad_norm_(int n, ct_tensor *const *params, double max_norm, double norm_type);
+/* error_if_nonfinite: a NaN/inf total norm is an error (grads untouched). */
+CTENSOR_API ct_status ct_clip_grad_norm_ex(int n, ct_tensor *const *params, double max_norm, double norm_type,
+                                           int error_if_nonfinite, double *total_norm);
+CTENSOR_API double ct_clip_grad_norm_module_(ct_module *m, double max_norm, double norm_type);
+/* torch.nn.utils.clip_grad_value_: clamps every grad to [-clip_value, clip_value]. */
+CTENSOR_API ct_status ct_clip_grad_value_(int n, ct_tensor *const *params, double clip_value);
+CTENSOR_API ct_status ct_clip_grad_value_module_(ct_module *m, double clip_value);
+
+#ifdef __cplusplus
+}  /* extern "C": settings structs by reference for C++ */
+static inline ct_optimizer *ct_optim_sgd(ct_module *m, const ct_sgd_options &o) { return ct_optim_sgd(m, &o); }
+static inline ct_optimizer *ct_optim_adam(ct_module *m, const ct_adam_options &o) { return ct_optim_adam(m, &o); }
+static inline ct_optimizer *ct_optim_adamw(ct_module *m, const ct_adamw_options &o) { return ct_optim_adamw(m, &o); }
+static inline ct_optimizer *ct_optim_rmsprop(ct_module *m, const ct_rmsprop_options &o) { return ct_optim_rmsprop(m, &o); }
+static inline ct_optimizer *ct_optim_adagrad(ct_module *m, const ct_adagrad_options &o) { return ct_optim_adagrad(m, &o); }
+static inline ct_lr_scheduler *ct_sched_one_cycle_lr(ct_optimizer *opt, const ct_one_cycle_options &o) { return ct_sched_one_cycle_lr(opt, &o); }
+extern "C" {
+#endif
+
+/* ============================================================================
+   Data: datasets, data loaders, IDX files (torch.utils.data)
+   ========================================================================== */
+/* IDX (the MNIST format): magic, dims, big-endian data. A path ending in ".gz"
+   is read through zlib when ctensor is built with CTENSOR_ZLIB (link -lz);
+   without zlib the same path without ".gz" is tried. */
+CTENSOR_API ct_tensor *ct_load_idx(const char *path);
+CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name);
+/* A dataset of tensors indexed along their first dimension (TensorDataset).
+   The dataset retains its tensors. */
+typedef struct ct_dataset ct_dataset;
+CTENSOR_API ct_dataset *ct_tensor_dataset(int ntensors, ct_tensor *const *tensors);
+CTENSOR_API int64_t ct_dataset_len(const ct_dataset *ds);
+CTENSOR_API void ct_dataset_free(ct_dataset *ds);
+typedef struct ct_dataloader_options {
+    int64_t batch_size;     /* 0: 1 */
+    int shuffle;            /* a new permutation each epoch, from `seed` */
+    int drop_last;          /* drop a last incomplete batch */
+    uint64_t seed;          /* shuffling generator seed (same seed, same order) */
+    int prefetch;           /* build the next batch on a background thread */
+} ct_dataloader_options;
+typedef struct ct_batch {
+    int n;                  /* tensors in the batch (the dataset's count) */
+    ct_tensor *items[8];    /* borrowed: valid until the next ct_dataloader_next */
+    ct_tensor *x, *y;       /* items[0], items[1] */
+    int64_t index;          /* batch number in the epoch */
+} ct_batch;
+typedef struct ct_dataloader ct_dataloader;
+CTENSOR_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_options *opt);
+/* Fills b with the next batch and returns 1; at the end of an epoch returns 0
+   (and the next call starts a new epoch). -1 on error. */
+CTENSOR_API int ct_dataloader_next(ct_dataloader *dl, ct_batch *b);
+CTENSOR_API int64_t ct_dataloader_num_batches(const ct_dataloader *dl);
+CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
+
+/* [section: data-api] */
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+#endif /* CTENSOR_NN_H_INCLUDED */
+
+/* ############################################################################
+   IMPLEMENTATION
+   ############################################################################ */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_NN_NO_IMPLEMENTATION) && !defined(CTENSOR_NN_IMPLEMENTATION)
+#define CTENSOR_NN_IMPLEMENTATION
+#endif
+#ifdef CTENSOR_NN_IMPLEMENTATION
+#ifndef CTENSOR_NN_IMPLEMENTATION_DONE
+#define CTENSOR_NN_IMPLEMENTATION_DONE
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#error "ctensor_nn.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+#ifdef __NVCC__
+#  pragma nv_diag_suppress 550
+#endif
+
+/* ============================================================================
+   The op table of this header (rows in ctensor.h's X-macro format)
+   ========================================================================== */
+/* convolution and pooling */
+#define CT__OPS_NN_CONV(X)                                                                                         \
+    X(CONV2D, "conv2d", "ConvolutionBackward0", -1, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV_TRANSPOSE2D, "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV2D_WEIGHT, "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MAX_POOL2D, "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
+    X(MAX_POOL2D_BACKWARD, "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
+    X(AVG_POOL2D, "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(AVG_POOL2D_BACKWARD, "avg_pool2d_backward", "AvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D_BACKWARD, "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
+
+/* normalization, embeddings (section nn-norm) */
+#define CT__OPS_NN_NORM(X)                                                                                         \
+    X(BATCH_NORM, "batch_norm", "NativeBatchNormBackward0", 3, 4, 0, ct__meta_bn, ct__k_bn, ct__bw_bn,                \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
+    X(BATCH_NORM_BACKWARD, "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, ct__meta_bn_bw, ct__k_bn_bw,       \
+      ct__bw_none, CT__SAVE_NONE)                                                                                   \
+    X(LAYER_NORM, "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, ct__meta_ln, ct__k_ln, ct__bw_ln,                \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
+    X(LAYER_NORM_BACKWARD, "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, ct__meta_ln_bw, ct__k_ln_bw,       \
+      ct__bw_none, CT__SAVE_NONE)                                                                                   \
+    X(EMBEDDING, "embedding", "EmbeddingBackward0", 2, 1, 0, ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
+      CT__SAVE_IN(1))
+
+/* losses (nn-loss section): fused cross_entropy, mse_loss, bce_with_logits and their backwards */
+#define CT__OPS_NN_LOSS(X)                                                                                         \
+    X(CE_FUSED, "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
+    X(CE_FUSED_BACKWARD, "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED, "mse_loss", "MseLossBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED_BACKWARD, "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED, "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED_BACKWARD, "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
+
+
+#define CT__NN_OPS(X) CT__OPS_NN_CONV(X) CT__OPS_NN_NORM(X) CT__OPS_NN_LOSS(X)
+enum {
+#define CT__NN_X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__NN_##E,
+    CT__NN_OPS(CT__NN_X_ENUM)
+#undef CT__NN_X_ENUM
+    CT__NN_NUM_OPS
+};
+#define CT__NN_X_PROTO(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+    static int meta(ct__call *c);                                                    \
+    static int kernel(ct__call *c);                                                  \
+    static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
+CT__NN_OPS(CT__NN_X_PROTO)
+#undef CT__NN_X_PROTO
+static const ct__opdef ct__nn_defs[CT__NN_NUM_OPS] = {
+#define CT__NN_X_DEF(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+    {name, bw, nin, nout, flags, meta, kernel, backward, save},
+    CT__NN_OPS(CT__NN_X_DEF)
+#undef CT__NN_X_DEF
+};
+/* The ops register once, together (consecutive ids from ct__nn_base). */
+static int ct__nn_base = -1;
+static int ct__nn_once_state;
+static void ct__nn_register_all(void) { ct__nn_base = ct__register_ops(ct__nn_defs, CT__NN_NUM_OPS); }
+static int ct__nn_op_id(int local) {
+    ct__once(&ct__nn_once_state, ct__nn_register_all);
+    return ct__nn_base < 0 ? -1 : ct__nn_base + local;
+}
+#define CT__NNOP(E) ct__nn_op_id(CT__NN_##E)
+
+/* ============================================================================
+   Neural networks: modules
+   ========================================================================== */
+static char *ct__strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)CT_MALLOC(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+CTENSOR_API ct_module *ct_module_new(const ct_module_type *type, void *impl) {
+    if (!type) return (ct_module *)ct__fail(CT_ERR_ARG, "module: type is NULL");
+    ct_module *m = CT__NEW_ZEROED(ct_module);
+    if (!m) return (ct_module *)ct__fail(CT_ERR_MEMORY, "module: out of memory");
+    m->type = type;
+    m->impl = impl;
+    m->training = 1;
+    return m;
+}
+static ct_status ct__named_add(ct_named_tensor **arr, int *n, int *cap, const char *name, ct_tensor *t, int persistent,
+                               const char *what, const ct_module *m) {
+    if (!name || !name[0] || strchr(name, '.')) {
+        ct_set_error(CT_ERR_ARG, "register_%s: %s name can't be empty or contain \".\" (got \"%s\")", what, what, name ? name : "");
+        return CT_ERR_ARG;
+    }
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*arr)[i].name, name)) {
+            ct_set_error(CT_ERR_ARG, "register_%s: attribute '%s' already exists in %s", what, name, m->type->name);
+            return CT_ERR_ARG;
+        }
+    if (ct__grow((void **)arr, cap, *n + 1, sizeof(ct_named_tensor))) { ct_set_error(CT_ERR_MEMORY, "module: out of memory"); return CT_ERR_MEMORY; }
+    char *nm = ct__strdup(name);
+    if (!nm) { ct_set_error(CT_ERR_MEMORY, "module: out of memory"); return CT_ERR_MEMORY; }
+    (*arr)[*n].name = nm;
+    (*arr)[*n].tensor = t ? ct__incref(t) : NULL;
+    (*arr)[*n].persistent = persistent;
+    (*n)++;
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_module_register_parameter(ct_module *m, const char *name, ct_tensor *t) {
+    if (!m) { ct_set_error(CT_ERR_ARG, "register_parameter: module is NULL"); return CT_ERR_ARG; }
+    if (t && !CT__ISFLOAT(t->dtype)) {
+        ct_set_error(CT_ERR_DTYPE, "register_parameter: only floating point tensors can be parameters (got %s)", ct_dtype_name(t->dtype));
+        return CT_ERR_DTYPE;
+    }
+    if (t && t->grad_fn) {
+        ct_set_error(CT_ERR_ARG, "register_parameter: cannot assign a non-leaf tensor as parameter '%s' (it has a grad_fn); detach it first", name ? name : "");
+        return CT_ERR_ARG;
+    }
+    if (t) t->flags |= CT__F_REQUIRES_GRAD;
+    return ct__named_add(&m->params, &m->nparams, &m->cap_params, name, t, 1, "parameter", m);
+}
+CTENSOR_API ct_status ct_module_register_buffer(ct_module *m, const char *name, ct_tensor *t, int persistent) {
+    if (!m) { ct_set_error(CT_ERR_ARG, "register_buffer: module is NULL"); return CT_ERR_ARG; }
+    return ct__named_add(&m->buffers, &m->nbuffers, &m->cap_buffers, name, t, persistent, "buffer", m);
+}
+CTENSOR_API ct_status ct_module_add_module(ct_module *m, const char *name, ct_module *child) {
+    if (!m || !child) {
+        if (child) ct_module_free(child);
+        ct_set_error(CT_ERR_ARG, "add_module: module or child is NULL");
+        return CT_ERR_ARG;
+    }
+    if (!name || !name[0] || strchr(name, '.')) {
+        ct_module_free(child);
+        ct_set_error(CT_ERR_ARG, "add_module: module name can't be empty or contain \".\" (got \"%s\")", name ? name : "");
+        return CT_ERR_ARG;
+    }
+    for (int i = 0; i < m->nchildren; i++)
+        if (!strcmp(m->children[i].name, name)) {
+            ct_module_free(child);
+            ct_set_error(CT_ERR_ARG, "add_module: attribute '%s' already exists", name);
+            return CT_ERR_ARG;
+        }
+    if (ct__grow((void **)&m->children, &m->cap_children, m->nchildren + 1, sizeof(ct_named_module))) {
+        ct_module_free(child);
+        ct_set_error(CT_ERR_MEMORY, "module: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    m->children[m->nchildren].name = ct__strdup(name);
+    m->children[m->nchildren].module = child;
+    m->nchildren++;
+    child->training = m->training;
+    return CT_OK;
+}
+CTENSOR_API void ct_module_free(ct_module *m) {
+    if (!m) return;
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module_free(m->children[i].module);
+        CT_FREE(m->children[i].name);
+    }
+    for (int i = 0; i < m->nparams; i++) {
+        if (m->params[i].tensor) ct_release(m->params[i].tensor);
+        CT_FREE(m->params[i].name);
+    }
+    for (int i = 0; i < m->nbuffers; i++) {
+        if (m->buffers[i].tensor) ct_release(m->buffers[i].tensor);
+        CT_FREE(m->buffers[i].name);
+    }
+    if (m->type && m->type->destroy) m->type->destroy(m);
+    CT_FREE(m->children);
+    CT_FREE(m->params);
+    CT_FREE(m->buffers);
+    CT_FREE(m);
+}
+CTENSOR_API ct_tensor *ct_forward_n(ct_module *m, int nin, ct_tensor *const *in) {
+    if (!m) return ct__fail(ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_NULL,
+                            "%s", ct_last_error_code() != CT_OK ? ct_last_error() : "forward: module is NULL");
+    for (int i = 0; i < nin; i++)
+        if (!in[i]) { ct__null_arg(m->type->name, i); return NULL; }
+    if (!m->type->forward) return ct__fail(CT_ERR_UNSUPPORTED, "%s: module has no forward", m->type->name);
+    return m->type->forward(m, nin, in);
+}
+CTENSOR_API ct_tensor *ct_forward(ct_module *m, ct_tensor *x) { return ct_forward_n(m, 1, &x); }
+CTENSOR_API ct_module *ct_module_train(ct_module *m, int mode) {
+    if (!m) return NULL;
+    m->training = mode != 0;
+    for (int i = 0; i < m->nchildren; i++) ct_module_train(m->children[i].module, mode);
+    return m;
+}
+CTENSOR_API ct_module *ct_module_eval(ct_module *m) { return ct_module_train(m, 0); }
+CTENSOR_API ct_module *ct_module_child(const ct_module *m, const char *name) {
+    if (!m || !name) return NULL;
+    for (int i = 0; i < m->nchildren; i++)
+        if (!strcmp(m->children[i].name, name)) return m->children[i].module;
+    return NULL;
+}
+CTENSOR_API ct_tensor *ct_module_get(const ct_module *m, const char *dotted) {
+    if (!m || !dotted) return NULL;
+    const char *dot = strchr(dotted, '.');
+    if (dot) {
+        char head[256];
+        size_t n = (size_t)(dot - dotted);
+        if (n >= sizeof head) return NULL;
+        memcpy(head, dotted, n);
+        head[n] = 0;
+        return ct_module_get(ct_module_child(m, head), dot + 1);
+    }
+    for (int i = 0; i < m->nparams; i++)
+        if (!strcmp(m->params[i].name, dotted)) return m->params[i].tensor;
+    for (int i = 0; i < m->nbuffers; i++)
+        if (!strcmp(m->buffers[i].name, dotted)) return m->buffers[i].tensor;
+    return NULL;
+}
+static int ct__params_rec(const ct_module *m, ct_tensor **out, int max, int n) {
+    for (int i = 0; i < m->nparams; i++) {
+        ct_tensor *t = m->params[i].tensor;
+        if (!t) continue;
+        /* a tensor shared by two modules is listed once, like PyTorch's parameters() */
+        int dup = 0;
+        for (int k = 0; k < n && k < max && out && !dup; k++) dup = out[k] == t;
+        if (dup) continue;
+        if (out && n < max) out[n] = t;
+        n++;
+    }
+    for (int i = 0; i < m->nchildren; i++) n = ct__params_rec(m->children[i].module, out, max, n);
+    return n;
+}
+CTENSOR_API int ct_module_parameters(const ct_module *m, ct_tensor **out, int max) {
+    if (!m) return 0;
+    return ct__params_rec(m, out, max, 0);
+}
+CTENSOR_API int64_t ct_module_num_elements(const ct_module *m) {
+    int n = ct_module_parameters(m, NULL, 0);
+    ct_tensor **ps = CT__NEW_ARRAY(ct_tensor *, n);
+    if (!ps) return -1;
+    ct_module_parameters(m, ps, n);
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) total += ct_numel(ps[i]);
+    CT_FREE(ps);
+    return total;
+}
+CTENSOR_API void ct_module_zero_grad(ct_module *m) {
+    if (!m) return;
+    for (int i = 0; i < m->nparams; i++)
+        if (m->params[i].tensor) ct_set_grad(m->params[i].tensor, NULL);
+    for (int i = 0; i < m->nchildren; i++) ct_module_zero_grad(m->children[i].module);
+}
+static ct_status ct__sd_add(ct_state_dict *sd, int *cap, const char *prefix, const char *name, ct_tensor *t) {
+    if (ct__grow((void **)&sd->items, cap, sd->n + 1, sizeof(ct_named_tensor))) return CT_ERR_MEMORY;
+    size_t len = strlen(prefix) + strlen(name) + 1;
+    char *full = (char *)CT_MALLOC(len);
+    if (!full) return CT_ERR_MEMORY;
+    snprintf(full, len, "%s%s", prefix, name);
+    sd->items[sd->n].name = full;
+    sd->items[sd->n].tensor = t;
+    sd->items[sd->n].persistent = 1;
+    sd->n++;
+    return CT_OK;
+}
+static ct_status ct__sd_rec(const ct_module *m, const char *prefix, ct_state_dict *sd, int *cap) {
+    for (int i = 0; i < m->nparams; i++)
+        if (m->params[i].tensor && ct__sd_add(sd, cap, prefix, m->params[i].name, m->params[i].tensor)) return CT_ERR_MEMORY;
+    for (int i = 0; i < m->nbuffers; i++)
+        if (m->buffers[i].tensor && m->buffers[i].persistent && ct__sd_add(sd, cap, prefix, m->buffers[i].name, m->buffers[i].tensor))
+            return CT_ERR_MEMORY;
+    for (int i = 0; i < m->nchildren; i++) {
+        size_t len = strlen(prefix) + strlen(m->children[i].name) + 2;
+        char *p = (char *)CT_MALLOC(len);
+        if (!p) return CT_ERR_MEMORY;
+        snprintf(p, len, "%s%s.", prefix, m->children[i].name);
+        ct_status st = ct__sd_rec(m->children[i].module, p, sd, cap);
+        CT_FREE(p);
+        if (st) return st;
+    }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_module_state_dict(const ct_module *m, ct_state_dict *out) {
+    if (!out) { ct_set_error(CT_ERR_ARG, "state_dict: output is NULL"); return CT_ERR_ARG; }
+    out->n = 0;
+    out->items = NULL;
+    if (!m) { ct_set_error(CT_ERR_ARG, "state_dict: module is NULL"); return CT_ERR_ARG; }
+    int cap = 0;
+    if (ct__sd_rec(m, "", out, &cap)) {
+        ct_state_dict_free(out);
+        ct_set_error(CT_ERR_MEMORY, "state_dict: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    return CT_OK;
+}
+CTENSOR_API void ct_state_dict_free(ct_state_dict *sd) {
+    if (!sd) return;
+    for (int i = 0; i < sd->n; i++) CT_FREE(sd->items[i].name);
+    CT_FREE(sd->items);
+    sd->items = NULL;
+    sd->n = 0;
+}
+/* appends printf-formatted text to a bounded message */
+static void ct__msg_cat(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void ct__msg_cat(char *buf, size_t cap, const char *fmt, ...) {
+    size_t n = strlen(buf);
+    if (n + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+CTENSOR_API ct_status ct_module_load_state_dict(ct_module *m, const ct_state_dict *sd, int strict) {
+    if (!m || !sd) { ct_set_error(CT_ERR_ARG, "load_state_dict: module or state dict is NULL"); return CT_ERR_ARG; }
+    ct_state_dict mine;
+    if (ct_module_state_dict(m, &mine)) return ct_last_error_code();
+    enum { CAP = 2000 };
+    char missing[CAP] = "", unexpected[CAP] = "", mism[CAP] = "";
+    int nmiss = 0, nunexp = 0, nmism = 0;
+    int *match = CT__NEW_ARRAY(int, mine.n);
+    if (!match) { ct_state_dict_free(&mine); ct_set_error(CT_ERR_MEMORY, "load_state_dict: out of memory"); return CT_ERR_MEMORY; }
+    for (int i = 0; i < mine.n; i++) {
+        match[i] = -1;
+        for (int j = 0; j < sd->n; j++)
+            if (sd->items[j].name && !strcmp(sd->items[j].name, mine.items[i].name)) { match[i] = j; break; }
+        if (match[i] < 0) {
+            ct__msg_cat(missing, CAP, "%s\"%s\"", nmiss ? ", " : "", mine.items[i].name);
+            nmiss++;
+            continue;
+        }
+        ct_tensor *src = sd->items[match[i]].tensor, *dst = mine.items[i].tensor;
+        if (!src || !ct_same_shape(src, dst)) {
+            ct__msg_cat(mism, CAP, "\n\tsize mismatch for %s: copying a param with shape %s from checkpoint, the shape in current model is %s.",
+                        mine.items[i].name, src ? CT__SHAPE(src) : "[]", CT__SHAPE(dst));
+            nmism++;
+        }
+    }
+    for (int j = 0; j < sd->n; j++) {
+        int found = 0;
+        for (int i = 0; i < mine.n && !found; i++) found = sd->items[j].name && !strcmp(sd->items[j].name, mine.items[i].name);
+        if (!found) {
+            ct__msg_cat(unexpected, CAP, "%s\"%s\"", nunexp ? ", " : "", sd->items[j].name ? sd->items[j].name : "(null)");
+            nunexp++;
+        }
+    }
+    ct_status st = CT_OK;
+    if (nmism || (strict && (nmiss || nunexp))) {
+        char msg[3 * CAP + 200];
+        snprintf(msg, sizeof msg, "Error(s) in loading state_dict for %s:", m->type->name);
+        if (strict && nmiss) ct__msg_cat(msg, sizeof msg, "\n\tMissing key(s) in state_dict: %s. ", missing);
+        if (strict && nunexp) ct__msg_cat(msg, sizeof msg, "\n\tUnexpected key(s) in state_dict: %s. ", unexpected);
+        ct__msg_cat(msg, sizeof msg, "%s", mism);
+        ct_set_error(nmism ? CT_ERR_SHAPE : CT_ERR_ARG, "load_state_dict: %s", msg);
+        st = ct_last_error_code();
+    } else {
+        /* everything checked first: nothing is half loaded on error */
+        int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+        for (int i = 0; i < mine.n && st == CT_OK; i++)
+            if (match[i] >= 0 && !ct_copy_(mine.items[i].tensor, sd->items[match[i]].tensor)) st = ct_last_error_code();
+        ct_scope_end(s);
+        ct_set_grad_enabled(prev);
+    }
+    CT_FREE(match);
+    ct_state_dict_free(&mine);
+    return st;
+}
+
+/* print(model): PyTorch's nested repr */
+static void ct__mrepr(const ct_module *m, ct__sbuf *b, int indent) {
+    char extra[512] = "";
+    if (m->type->extra_repr) m->type->extra_repr(m, extra, sizeof extra);
+    ct__sputs(b, m->type->name);
+    ct__sputs(b, "(");
+    ct__sputs(b, extra);
+    if (m->nchildren) {
+        if (extra[0]) ct__sputs(b, "\n");
+        else ct__sputs(b, "\n");
+        for (int i = 0; i < m->nchildren; i++) {
+            ct__spad(b, indent + 2);
+            ct__sputs(b, "(");
+            ct__sputs(b, m->children[i].name);
+            ct__sputs(b, "): ");
+            ct__mrepr(m->children[i].module, b, indent + 2);
+            ct__sputs(b, "\n");
+        }
+        ct__spad(b, indent);
+    }
+    ct__sputs(b, ")");
+}
+CTENSOR_API size_t ct_module_repr(const ct_module *m, char *buf, size_t cap) {
+    ct__sbuf b;
+    b.buf = buf;
+    b.cap = cap;
+    b.len = 0;
+    if (cap) buf[0] = 0;
+    if (!m) { ct__sputs(&b, "NULL"); return b.len; }
+    ct__mrepr(m, &b, 0);
+    return b.len;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API void ct_module_print(const ct_module *m) {
+    size_t n = ct_module_repr(m, NULL, 0);
+    char *buf = (char *)CT_MALLOC(n + 1);
+    if (!buf) return;
+    ct_module_repr(m, buf, n + 1);
+    printf("%s\n", buf);
+    CT_FREE(buf);
+}
+#endif
+
+/* ---- containers ---- */
+static ct_tensor *ct__seq_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "Sequential: forward takes 1 input (got %d)", nin);
+    ct_tensor *x = in[0];
+    for (int i = 0; i < m->nchildren && x; i++) x = ct_forward(m->children[i].module, x);
+    return x;
+}
+static const ct_module_type ct__seq_type = {"Sequential", ct__seq_forward, NULL, NULL};
+static const ct_module_type ct__mlist_type = {"ModuleList", NULL, NULL, NULL};
+static ct_module *ct__container(const ct_module_type *ty, int n, ct_module *const *mods) {
+    int bad = n < 0 || (n > 0 && !mods);
+    for (int i = 0; i < n && !bad; i++) bad = !mods[i];
+    if (bad) {
+        for (int i = 0; i < n && mods; i++) ct_module_free(mods[i]);
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: a child module is NULL", ty->name);
+        return NULL;
+    }
+    ct_module *m = ct_module_new(ty, NULL);
+    if (!m) {
+        for (int i = 0; i < n; i++) ct_module_free(mods[i]);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "%d", i);
+        if (ct_module_add_module(m, name, mods[i])) {
+            for (int k = i + 1; k < n; k++) ct_module_free(mods[k]);
+            ct_module_free(m);
+            return NULL;
+        }
+    }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_sequential_n(int n, ct_module *const *mods) { return ct__container(&ct__seq_type, n, mods); }
+CTENSOR_API ct_module *ct_nn_module_list_n(int n, ct_module *const *mods) { return ct__container(&ct__mlist_type, n, mods); }
+CTENSOR_API ct_status ct_nn_module_list_append(ct_module *list, ct_module *m) {
+    if (!list) { ct_module_free(m); ct_set_error(CT_ERR_ARG, "ModuleList.append: list is NULL"); return CT_ERR_ARG; }
+    char name[24];
+    snprintf(name, sizeof name, "%d", list->nchildren);
+    return ct_module_add_module(list, name, m);
+}
+CTENSOR_API ct_module *ct_nn_module_list_get(const ct_module *list, int i) {
+    if (!list) return NULL;
+    if (i < 0) i += list->nchildren;
+    if (i < 0 || i >= list->nchildren) {
+        ct_set_error(CT_ERR_INDEX, "ModuleList: index %d is out of range", i);
+        return NULL;
+    }
+    return list->children[i].module;
+}
+CTENSOR_API int ct_nn_module_list_len(const ct_module *list) { return list ? list->nchildren : 0; }
+
+/* ---- nn.init ---- */
+static int ct__fans(const char *api, const ct_tensor *t, int64_t *fan_in, int64_t *fan_out) {
+    if (!t) { ct__null_arg(api, 0); return -1; }
+    if (t->ndim < 2)
+        return ct__failed(CT_ERR_ARG, "%s: Fan in and fan out can not be computed for tensor with fewer than 2 dimensions", api);
+    int64_t rf = 1;
+    for (int d = 2; d < t->ndim; d++) rf *= t->shape[d];
+    *fan_in = t->shape[1] * rf;
+    *fan_out = t->shape[0] * rf;
+    return 0;
+}
+CTENSOR_API int64_t ct_nn_init_fan_in(const ct_tensor *t) { int64_t a = 0, b = 0; return ct__fans("fan_in", t, &a, &b) ? -1 : a; }
+CTENSOR_API int64_t ct_nn_init_fan_out(const ct_tensor *t) { int64_t a = 0, b = 0; return ct__fans("fan_out", t, &a, &b) ? -1 : b; }
+CTENSOR_API double ct_nn_init_calculate_gain(const char *nl, double param) {
+    if (!nl || !strcmp(nl, "linear") || !strcmp(nl, "sigmoid") || !strncmp(nl, "conv", 4)) return 1.0;
+    if (!strcmp(nl, "tanh")) return 5.0 / 3.0;
+    if (!strcmp(nl, "relu")) return sqrt(2.0);
+    if (!strcmp(nl, "leaky_relu")) {
+        double slope = isnan(param) ? 0.01 : param;
+        return sqrt(2.0 / (1.0 + slope * slope));
+    }
+    if (!strcmp(nl, "selu")) return 3.0 / 4.0;
+    ct_set_error(CT_ERR_ARG, "calculate_gain: Unsupported nonlinearity %s", nl);
+    return NAN;
+}
+#define CT__INIT_NOGRAD(expr) do { int pg_ = ct_set_grad_enabled(0); ct_tensor *r_ = (expr); ct_set_grad_enabled(pg_); return r_; } while (0)
+CTENSOR_API ct_tensor *ct_nn_init_uniform_(ct_tensor *t, double a, double b) { CT__INIT_NOGRAD(ct_uniform_(t, a, b, NULL)); }
+CTENSOR_API ct_tensor *ct_nn_init_normal_(ct_tensor *t, double mean, double std) { CT__INIT_NOGRAD(ct_normal_(t, mean, std, NULL)); }
+CTENSOR_API ct_tensor *ct_nn_init_constant_(ct_tensor *t, double v) { CT__INIT_NOGRAD(ct_fill_(t, v)); }
+CTENSOR_API ct_tensor *ct_nn_init_zeros_(ct_tensor *t) { return ct_nn_init_constant_(t, 0.0); }
+CTENSOR_API ct_tensor *ct_nn_init_ones_(ct_tensor *t) { return ct_nn_init_constant_(t, 1.0); }
+CTENSOR_API ct_tensor *ct_nn_init_eye_(ct_tensor *t) {
+    if (t && t->ndim != 2) return ct__fail(CT_ERR_ARG, "eye_: Only tensors with 2 dimensions are supported");
+    if (!t) { ct__null_arg("eye_", 0); return NULL; }
+    int s = ct_scope_begin();
+    int pg = ct_set_grad_enabled(0);
+    ct_tensor *r = ct_copy_(t, ct_eye(t->shape[0], t->shape[1], t->dtype));
+    ct_set_grad_enabled(pg);
+    ct_scope_end(s);
+    return r;
+}
+static double ct__fan_for(const ct_tensor *t, const char *mode, const char *api, int *err) {
+    int64_t fi = 0, fo = 0;
+    *err = 0;
+    if (ct__fans(api, t, &fi, &fo)) { *err = 1; return 0; }
+    if (!mode || !strcmp(mode, "fan_in")) return (double)fi;
+    if (!strcmp(mode, "fan_out")) return (double)fo;
+    ct_set_error(CT_ERR_ARG, "%s: Mode %s not supported, please use one of fan_in, fan_out", api, mode);
+    *err = 1;
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_nn_init_xavier_uniform_(ct_tensor *t, double gain) {
+    int64_t fi = 0, fo = 0;
+    if (ct__fans("xavier_uniform_", t, &fi, &fo)) return NULL;
+    double std = gain * sqrt(2.0 / (double)(fi + fo)), a = sqrt(3.0) * std;
+    return ct_nn_init_uniform_(t, -a, a);
+}
+CTENSOR_API ct_tensor *ct_nn_init_xavier_normal_(ct_tensor *t, double gain) {
+    int64_t fi = 0, fo = 0;
+    if (ct__fans("xavier_normal_", t, &fi, &fo)) return NULL;
+    return ct_nn_init_normal_(t, 0.0, gain * sqrt(2.0 / (double)(fi + fo)));
+}
+CTENSOR_API ct_tensor *ct_nn_init_kaiming_uniform_(ct_tensor *t, double a, const char *mode, const char *nl) {
+    int err;
+    double fan = ct__fan_for(t, mode, "kaiming_uniform_", &err);
+    if (err) return NULL;
+    if (ct_numel(t) == 0) return t;   /* PyTorch warns and does nothing */
+    double gain = ct_nn_init_calculate_gain(nl ? nl : "leaky_relu", a);
+    if (isnan(gain)) return NULL;
+    double bound = sqrt(3.0) * gain / sqrt(fan);
+    return ct_nn_init_uniform_(t, -bound, bound);
+}
+CTENSOR_API ct_tensor *ct_nn_init_kaiming_normal_(ct_tensor *t, double a, const char *mode, const char *nl) {
+    int err;
+    double fan = ct__fan_for(t, mode, "kaiming_normal_", &err);
+    if (err) return NULL;
+    if (ct_numel(t) == 0) return t;
+    double gain = ct_nn_init_calculate_gain(nl ? nl : "leaky_relu", a);
+    if (isnan(gain)) return NULL;
+    return ct_nn_init_normal_(t, 0.0, gain / sqrt(fan));
+}
+/* inverse error function in double: a rational first guess refined by Newton steps */
+static double ct__erfinv(double y) {
+    if (y <= -1.0) return y == -1.0 ? -INFINITY : NAN;
+    if (y >= 1.0) return y == 1.0 ? INFINITY : NAN;
+    double w = -log((1.0 - y) * (1.0 + y)), x;
+    if (w < 5.0) {
+        w -= 2.5;
+        double p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w; p = -4.39150654e-06 + p * w; p = 0.00021858087 + p * w;
+        p = -0.00125372503 + p * w; p = -0.00417768164 + p * w; p = 0.246640727 + p * w; p = 1.50140941 + p * w;
+        x = p * y;
+    } else {
+        w = sqrt(w) - 3.0;
+        double p = -0.000200214257;
+        p = 0.000100950558 + p * w; p = 0.00134934322 + p * w; p = -0.00367342844 + p * w; p = 0.00573950773 + p * w;
+        p = -0.0076224613 + p * w; p = 0.00943887047 + p * w; p = 1.00167406 + p * w; p = 2.83297682 + p * w;
+        x = p * y;
+    }
+    for (int k = 0; k < 2; k++) x -= (erf(x) - y) / (1.1283791670955126 * exp(-x * x));
+    return x;
+}
+CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b) {
+    /* PyTorch's method: uniform in [2l-1, 2u-1], inverse erf, scale, clamp */
+    if (!t) { ct__null_arg("trunc_normal_", 0); return NULL; }
+    if (!CT__ISFLOAT(t->dtype)) return ct__fail(CT_ERR_DTYPE, "trunc_normal_: expected a floating point tensor (got %s)", ct_dtype_name(t->dtype));
+    double l = 0.5 * (1.0 + erf((a - mean) / std / sqrt(2.0))), u = 0.5 * (1.0 + erf((b - mean) / std / sqrt(2.0)));
+    int pg = ct_set_grad_enabled(0);
+    ct_tensor *r = ct_uniform_(t, 2 * l - 1, 2 * u - 1, NULL);
+    if (r) {
+        int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0};
+        size_t es = ct__dt[t->dtype].size;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t off = t->offset;
+            for (int d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
+            char *p = (char *)t->storage->data + off * (int64_t)es;
+            /* PyTorch rounds to the tensor's dtype between steps */
+            double v = ct__load_f64(p, t->dtype);
+            ct__store_f64(p, t->dtype, ct__erfinv(v));
+            v = ct__load_f64(p, t->dtype);
+            ct__store_f64(p, t->dtype, v * (std * sqrt(2.0)));
+            v = ct__load_f64(p, t->dtype) + mean;
+            ct__store_f64(p, t->dtype, v < a ? a : (v > b ? b : v));
+            for (int d = t->ndim - 1; d >= 0; d--) { if (++idx[d] < t->shape[d]) break; idx[d] = 0; }
+        }
+        CT__ATOMIC_INC(&t->storage->version);
+    }
+    ct_set_grad_enabled(pg);
+    return r;
+}
+/* Householder QR of a rows x cols (rows >= cols) column set, in double: q (rows x cols), r diag signs */
+CTENSOR_API ct_tensor *ct_nn_init_orthogonal_(ct_tensor *t, double gain) {
+    if (!t) { ct__null_arg("orthogonal_", 0); return NULL; }
+    if (t->ndim < 2) return ct__fail(CT_ERR_ARG, "orthogonal_: Only tensors with 2 or more dimensions are supported");
+    if (ct_numel(t) == 0) return t;
+    int64_t rows = t->shape[0], cols = ct_numel(t) / rows;
+    int s = ct_scope_begin(), pg = ct_set_grad_enabled(0);
+    ct_tensor *flat = ct_normal_(ct_empty(t->dtype, rows, cols), 0.0, 1.0, NULL), *res = NULL;
+    int transposed = rows < cols;
+    int64_t m = transposed ? cols : rows, n = transposed ? rows : cols;
+    double *A = CT__NEW_ARRAY(double, m * n), *Q = CT__NEW_ARRAY(double, m * n), *v = CT__NEW_ARRAY(double, m), *dr = CT__NEW_ARRAY(double, n);
+    if (flat && A && Q && v && dr) {
+        ct_tensor *f64 = ct_contiguous(ct_to(transposed ? ct_t(flat) : flat, CT_FLOAT64));
+        memcpy(A, ct_data_ptr(f64), sizeof(double) * (size_t)(m * n));
+        /* Q = I (thin), apply Householder reflections of A's columns */
+        for (int64_t i = 0; i < m * n; i++) Q[i] = 0;
+        for (int64_t i = 0; i < n; i++) Q[i * n + i] = 1;
+        /* R from Householder on A; keep reflectors to build Q = H1 H2 ... Hn [I; 0] */
+        double *V = CT__NEW_ARRAY(double, m * n);
+        if (V) {
+            for (int64_t k = 0; k < n; k++) {
+                double norm = 0;
+                for (int64_t i = k; i < m; i++) norm += A[i * n + k] * A[i * n + k];
+                norm = sqrt(norm);
+                double alpha = A[k * n + k] > 0 ? -norm : norm;
+                for (int64_t i = 0; i < m; i++) v[i] = i < k ? 0 : A[i * n + k];
+                v[k] -= alpha;
+                double vn = 0;
+                for (int64_t i = k; i < m; i++) vn += v[i] * v[i];
+                for (int64_t i = 0; i < m; i++) V[i * n + k] = vn > 0 ? v[i] / sqrt(vn) : 0;
+                for (int64_t j = k; j < n; j++) {
+                    double dot = 0;
+                    for (int64_t i = k; i < m; i++) dot += V[i * n + k] * A[i * n + j];
+                    for (int64_t i = k; i < m; i++) A[i * n + j] -= 2 * V[i * n + k] * dot;
+                }
+                dr[k] = A[k * n + k];
+            }
+            for (int64_t k = n - 1; k >= 0; k--)
+                for (int64_t j = 0; j < n; j++) {
+                    double dot = 0;
+                    for (int64_t i = k; i < m; i++) dot += V[i * n + k] * Q[i * n + j];
+                    for (int64_t i = k; i < m; i++) Q[i * n + j] -= 2 * V[i * n + k] * dot;
+                }
+            /* sign fix: q *= sign(diag(r)), as PyTorch does */
+            for (int64_t j = 0; j < n; j++) {
+                double sg = dr[j] > 0 ? 1.0 : (dr[j] < 0 ? -1.0 : 0.0);
+                for (int64_t i = 0; i < m; i++) Q[i * n + j] *= sg * gain;
+            }
+            CT_FREE(V);
+            ct_tensor *q = ct_tensor_f64(Q, m, n);
+            if (transposed) q = ct_t(q);
+            res = ct_copy_(t, ct_reshape_n(q, t->ndim, t->shape));
+        } else {
+            ct_set_error(CT_ERR_MEMORY, "orthogonal_: out of memory");
+        }
+    } else if (flat) {
+        ct_set_error(CT_ERR_MEMORY, "orthogonal_: out of memory");
+    }
+    CT_FREE(A);
+    CT_FREE(Q);
+    CT_FREE(v);
+    CT_FREE(dr);
+    ct_set_grad_enabled(pg);
+    ct_scope_end(s);
+    return res;
+}
+
+/* ---- Linear ---- */
+typedef struct ct__linear_impl { int64_t in, out; } ct__linear_impl;
+static ct_tensor *ct__linear_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "Linear: forward takes 1 input (got %d)", nin);
+    ct_tensor *w = m->params[0].tensor, *b = m->params[1].tensor;
+    return ct_linear(in[0], w, b);
+}
+static int ct__linear_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__linear_impl *l = (const ct__linear_impl *)m->impl;
+    return snprintf(buf, cap, "in_features=%lld, out_features=%lld, bias=%s", (long long)l->in, (long long)l->out,
+                    m->params[1].tensor ? "True" : "False");
+}
+static void ct__free_impl(ct_module *m) { CT_FREE(m->impl); }
+static const ct_module_type ct__linear_type = {"Linear", ct__linear_forward, ct__free_impl, ct__linear_repr};
+CTENSOR_API ct_module *ct_nn_linear_bias(int64_t in_f, int64_t out_f, int bias) {
+    if (in_f < 0 || out_f < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "Linear: in_features (%lld) and out_features (%lld) must be non-negative", (long long)in_f, (long long)out_f);
+    ct__linear_impl *l = CT__NEW_ZEROED(ct__linear_impl);
+    ct_module *m = l ? ct_module_new(&ct__linear_type, l) : NULL;
+    if (!m) { CT_FREE(l); return (ct_module *)ct__fail(CT_ERR_MEMORY, "Linear: out of memory"); }
+    l->in = in_f;
+    l->out = out_f;
+    int s = ct_scope_begin();
+    /* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias in +-1/sqrt(fan_in) */
+    ct_tensor *w = ct_empty(ct__default_dtype, out_f, in_f);
+    ct_tensor *b = bias ? ct_empty(ct__default_dtype, out_f) : NULL;
+    int ok = w && (!bias || b) && ct_nn_init_kaiming_uniform_(w, sqrt(5.0), "fan_in", "leaky_relu");
+    if (ok && b && in_f > 0) {
+        double bound = 1.0 / sqrt((double)in_f);
+        ok = ct_nn_init_uniform_(b, -bound, bound) != NULL;
+    }
+    ok = ok && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_linear(int64_t in_f, int64_t out_f) { return ct_nn_linear_bias(in_f, out_f, 1); }
+
+/* ---- stateless layers and activations ---- */
+typedef struct ct__act_impl { int kind; double a, b; int64_t dims[CT_MAX_DIMS]; int ndims; int approx_tanh; } ct__act_impl;
+enum { CT__ACT_IDENTITY, CT__ACT_FLATTEN, CT__ACT_UNFLATTEN, CT__ACT_RELU, CT__ACT_RELU6, CT__ACT_SIGMOID, CT__ACT_TANH,
+       CT__ACT_SELU, CT__ACT_SILU, CT__ACT_MISH, CT__ACT_HARDSIGMOID, CT__ACT_HARDSWISH, CT__ACT_LOGSIGMOID,
+       CT__ACT_LEAKY, CT__ACT_ELU, CT__ACT_CELU, CT__ACT_GELU, CT__ACT_SOFTPLUS, CT__ACT_HARDTANH, CT__ACT_THRESHOLD };
+static ct_tensor *ct__act_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__act_impl *a = (const ct__act_impl *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_tensor *x = in[0];
+    switch (a->kind) {
+    case CT__ACT_IDENTITY: return ct_alias(x);
+    case CT__ACT_FLATTEN: return ct_flatten(x, (int)a->a, (int)a->b);
+    case CT__ACT_UNFLATTEN: return ct_unflatten_n(x, (int)a->a, a->ndims, a->dims);
+    case CT__ACT_RELU: return ct_relu(x);
+    case CT__ACT_RELU6: return ct_relu6(x);
+    case CT__ACT_SIGMOID: return ct_sigmoid(x);
+    case CT__ACT_TANH: return ct_tanh(x);
+    case CT__ACT_SELU: return ct_selu(x);
+    case CT__ACT_SILU: return ct_silu(x);
+    case CT__ACT_MISH: return ct_mish(x);
+    case CT__ACT_HARDSIGMOID: return ct_hardsigmoid(x);
+    case CT__ACT_HARDSWISH: return ct_hardswish(x);
+    case CT__ACT_LOGSIGMOID: return ct_logsigmoid(x);
+    case CT__ACT_LEAKY: return ct_leaky_relu(x, a->a);
+    case CT__ACT_ELU: return ct_elu(x, a->a);
+    case CT__ACT_CELU: return ct_celu(x, a->a);
+    case CT__ACT_GELU: return ct_gelu(x, a->approx_tanh ? "tanh" : "none");
+    case CT__ACT_SOFTPLUS: return ct_softplus(x, a->a, a->b);
+    case CT__ACT_HARDTANH: return ct_hardtanh(x, a->a, a->b);
+    case CT__ACT_THRESHOLD: return ct_threshold(x, a->a, a->b);
+    default: return ct__fail(CT_ERR_STATE, "%s: unknown activation", m->type->name);
+    }
+}
+/* Python's repr of a float: shortest round-trip digits, always with a '.' */
+static void ct__pyfloat(double v, char *buf, size_t cap) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    if (!strpbrk(buf, ".einn")) {
+        size_t n = strlen(buf);
+        if (n + 2 < cap) { buf[n] = '.'; buf[n + 1] = '0'; buf[n + 2] = 0; }
+    }
+}
+static int ct__act_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__act_impl *a = (const ct__act_impl *)m->impl;
+    char x[40], y[40];
+    ct__pyfloat(a->a, x, sizeof x);
+    ct__pyfloat(a->b, y, sizeof y);
+    switch (a->kind) {
+    case CT__ACT_FLATTEN: return snprintf(buf, cap, "start_dim=%d, end_dim=%d", (int)a->a, (int)a->b);
+    case CT__ACT_UNFLATTEN: {
+        int n = snprintf(buf, cap, "dim=%d, unflattened_size=(", (int)a->a);
+        for (int i = 0; i < a->ndims && (size_t)n < cap; i++)
+            n += snprintf(buf + n, cap - (size_t)n, i ? ", %lld" : "%lld", (long long)a->dims[i]);
+        return n + snprintf(buf + n, n < (int)cap ? cap - (size_t)n : 0, a->ndims == 1 ? ",)" : ")");
+    }
+    case CT__ACT_LEAKY: return snprintf(buf, cap, "negative_slope=%s", x);
+    case CT__ACT_ELU: case CT__ACT_CELU: return snprintf(buf, cap, "alpha=%s", x);
+    case CT__ACT_GELU: return a->approx_tanh ? snprintf(buf, cap, "approximate='tanh'") : (buf[0] = 0, 0);
+    case CT__ACT_SOFTPLUS: {   /* PyTorch prints the arguments as given (ints stay ints) */
+        if (a->a == floor(a->a)) snprintf(x, sizeof x, "%lld", (long long)a->a);
+        if (a->b == floor(a->b)) snprintf(y, sizeof y, "%lld", (long long)a->b);
+        return snprintf(buf, cap, "beta=%s, threshold=%s", x, y);
+    }
+    case CT__ACT_HARDTANH: return snprintf(buf, cap, "min_val=%s, max_val=%s", x, y);
+    case CT__ACT_THRESHOLD: return snprintf(buf, cap, "threshold=%s, value=%s", x, y);
+    default: buf[0] = 0; return 0;
+    }
+}
+#define CT__ACT_TYPE(var, name) static const ct_module_type var = {name, ct__act_forward, ct__free_impl, ct__act_repr};
+CT__ACT_TYPE(ct__identity_type, "Identity") CT__ACT_TYPE(ct__flatten_type, "Flatten") CT__ACT_TYPE(ct__unflatten_type, "Unflatten")
+CT__ACT_TYPE(ct__relu_type, "ReLU") CT__ACT_TYPE(ct__relu6_type, "ReLU6") CT__ACT_TYPE(ct__sigmoid_type, "Sigmoid")
+CT__ACT_TYPE(ct__tanh_type, "Tanh") CT__ACT_TYPE(ct__selu_type, "SELU") CT__ACT_TYPE(ct__silu_type, "SiLU")
+CT__ACT_TYPE(ct__mish_type, "Mish") CT__ACT_TYPE(ct__hardsigmoid_type, "Hardsigmoid") CT__ACT_TYPE(ct__hardswish_type, "Hardswish")
+CT__ACT_TYPE(ct__logsigmoid_type, "LogSigmoid") CT__ACT_TYPE(ct__leaky_type, "LeakyReLU") CT__ACT_TYPE(ct__elu_type, "ELU")
+CT__ACT_TYPE(ct__celu_type, "CELU") CT__ACT_TYPE(ct__gelu_type, "GELU") CT__ACT_TYPE(ct__softplus_type, "Softplus")
+CT__ACT_TYPE(ct__hardtanh_type, "Hardtanh") CT__ACT_TYPE(ct__threshold_type, "Threshold")
+static ct_module *ct__act_new(const ct_module_type *ty, int kind, double a, double b) {
+    ct__act_impl *im = CT__NEW_ZEROED(ct__act_impl);
+    if (!im) return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name);
+    im->kind = kind;
+    im->a = a;
+    im->b = b;
+    ct_module *m = ct_module_new(ty, im);
+    if (!m) CT_FREE(im);
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_identity(void) { return ct__act_new(&ct__identity_type, CT__ACT_IDENTITY, 0, 0); }
+CTENSOR_API ct_module *ct_nn_flatten(void) { return ct__act_new(&ct__flatten_type, CT__ACT_FLATTEN, 1, -1); }
+CTENSOR_API ct_module *ct_nn_flatten_dims(int s, int e) { return ct__act_new(&ct__flatten_type, CT__ACT_FLATTEN, s, e); }
+CTENSOR_API ct_module *ct_nn_unflatten(int dim, int n, const int64_t *sizes) {
+    if (n <= 0 || n > CT_MAX_DIMS || !sizes) return (ct_module *)ct__fail(CT_ERR_ARG, "Unflatten: unflattened_size must be a non-empty list of at most %d sizes", CT_MAX_DIMS);
+    ct_module *m = ct__act_new(&ct__unflatten_type, CT__ACT_UNFLATTEN, dim, 0);
+    if (m) {
+        ct__act_impl *im = (ct__act_impl *)m->impl;
+        im->ndims = n;
+        for (int i = 0; i < n; i++) im->dims[i] = sizes[i];
+    }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_relu(void) { return ct__act_new(&ct__relu_type, CT__ACT_RELU, 0, 0); }
+CTENSOR_API ct_module *ct_nn_relu6(void) { return ct__act_new(&ct__relu6_type, CT__ACT_RELU6, 0, 0); }
+CTENSOR_API ct_module *ct_nn_sigmoid(void) { return ct__act_new(&ct__sigmoid_type, CT__ACT_SIGMOID, 0, 0); }
+CTENSOR_API ct_module *ct_nn_tanh(void) { return ct__act_new(&ct__tanh_type, CT__ACT_TANH, 0, 0); }
+CTENSOR_API ct_module *ct_nn_selu(void) { return ct__act_new(&ct__selu_type, CT__ACT_SELU, 0, 0); }
+CTENSOR_API ct_module *ct_nn_silu(void) { return ct__act_new(&ct__silu_type, CT__ACT_SILU, 0, 0); }
+CTENSOR_API ct_module *ct_nn_mish(void) { return ct__act_new(&ct__mish_type, CT__ACT_MISH, 0, 0); }
+CTENSOR_API ct_module *ct_nn_hardsigmoid(void) { return ct__act_new(&ct__hardsigmoid_type, CT__ACT_HARDSIGMOID, 0, 0); }
+CTENSOR_API ct_module *ct_nn_hardswish(void) { return ct__act_new(&ct__hardswish_type, CT__ACT_HARDSWISH, 0, 0); }
+CTENSOR_API ct_module *ct_nn_logsigmoid(void) { return ct__act_new(&ct__logsigmoid_type, CT__ACT_LOGSIGMOID, 0, 0); }
+CTENSOR_API ct_module *ct_nn_leaky_relu(double slope) { return ct__act_new(&ct__leaky_type, CT__ACT_LEAKY, slope, 0); }
+CTENSOR_API ct_module *ct_nn_elu(double alpha) { return ct__act_new(&ct__elu_type, CT__ACT_ELU, alpha, 0); }
+CTENSOR_API ct_module *ct_nn_celu(double alpha) {
+    if (alpha == 0.0) return (ct_module *)ct__fail(CT_ERR_ARG, "CELU: alpha cannot be 0");
+    return ct__act_new(&ct__celu_type, CT__ACT_CELU, alpha, 0);
+}
+CTENSOR_API ct_module *ct_nn_gelu(const char *approximate) {
+    int tanh_mode = approximate && !strcmp(approximate, "tanh");
+    if (approximate && !tanh_mode && strcmp(approximate, "none"))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "GELU: approximate argument must be either none or tanh (got '%s')", approximate);
+    ct_module *m = ct__act_new(&ct__gelu_type, CT__ACT_GELU, 0, 0);
+    if (m) ((ct__act_impl *)m->impl)->approx_tanh = tanh_mode;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_softplus(double beta, double threshold) { return ct__act_new(&ct__softplus_type, CT__ACT_SOFTPLUS, beta, threshold); }
+CTENSOR_API ct_module *ct_nn_hardtanh(double lo, double hi) {
+    if (lo > hi) return (ct_module *)ct__fail(CT_ERR_ARG, "Hardtanh: max_val (%g) must be greater than or equal to min_val (%g)", hi, lo);
+    return ct__act_new(&ct__hardtanh_type, CT__ACT_HARDTANH, lo, hi);
+}
+CTENSOR_API ct_module *ct_nn_threshold(double th, double v) { return ct__act_new(&ct__threshold_type, CT__ACT_THRESHOLD, th, v); }
+
+/* [section: nn-io-impl] */
+/* Module <-> safetensors. Saving is the state dict through the reference
+   writer (ct_save_safetensors_mem). Loading checks every key's dtype against
+   the module first, then hands a state dict of views of the file's buffer to
+   ct_module_load_state_dict, which checks keys and shapes before copying. */
+static ct_status ct__nnio_save(const ct_module *m, void **data, size_t *len) {
+    const char *api = "save_safetensors";
+    if (!data || !len) { ct_set_error(CT_ERR_ARG, "%s: output pointers are NULL", api); return CT_ERR_ARG; }
+    *data = NULL;
+    *len = 0;
+    if (!m) { ct_set_error(CT_ERR_ARG, "%s: module is NULL", api); return CT_ERR_ARG; }
+    ct_state_dict sd;
+    if (ct_module_state_dict(m, &sd)) return ct_last_error_code();
+    const char **names = CT__NEW_ARRAY(const char *, sd.n);
+    const ct_tensor **ts = CT__NEW_ARRAY(const ct_tensor *, sd.n);
+    ct_status st;
+    if ((!names || !ts) && sd.n > 0) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api);
+        st = CT_ERR_MEMORY;
+    } else {
+        for (int i = 0; i < sd.n; i++) {
+            names[i] = sd.items[i].name;
+            ts[i] = sd.items[i].tensor;
+        }
+        st = ct_save_safetensors_mem(sd.n, names, ts, 0, NULL, NULL, data, len);
+    }
+    CT_FREE(names);
+    CT_FREE(ts);
+    ct_state_dict_free(&sd);
+    return st;
+}
+CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len) {
+    return ct__nnio_save(m, data, len);
+}
+
+/* loads the tensors of st into m; `file` names the source in messages */
+static ct_status ct__nnio_load(ct_module *m, ct_safetensors *st, int strict, const char *file) {
+    ct_state_dict mine;
+    if (ct_module_state_dict(m, &mine)) return ct_last_error_code();
+    int n = ct_safetensors_count(st);
+    ct_state_dict sd;
+    sd.n = n;
+    sd.items = CT__NEW_ARRAY(ct_named_tensor, n);
+    if (!sd.items && n > 0) {
+        ct_state_dict_free(&mine);
+        ct_set_error(CT_ERR_MEMORY, "load_safetensors: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    enum { CAP = 2000 };
+    char bad[CAP] = "";
+    int nbad = 0;
+    ct_status rc = CT_OK;
+    int scope = ct_scope_begin();
+    for (int j = 0; j < n && rc == CT_OK; j++) {
+        const char *name = ct_safetensors_name(st, j);
+        sd.items[j].name = (char *)(uintptr_t)name;   /* borrowed from st; sd is not freed with ct_state_dict_free */
+        sd.items[j].tensor = NULL;                    /* a key the module lacks: only its name is used */
+        sd.items[j].persistent = 1;
+        const ct_tensor *dst = NULL;
+        for (int i = 0; i < mine.n && !dst; i++)
+            if (!strcmp(mine.items[i].name, name)) dst = mine.items[i].tensor;
+        if (!dst) continue;
+        ct_dtype dt = CT_FLOAT32;   /* set by ct_safetensors_info (gcc -O3 cannot see it) */
+        int ndim;
+        int64_t shape[CT_MAX_DIMS];
+        if (ct_safetensors_info(st, j, &dt, &ndim, shape)) { rc = ct_last_error_code(); break; }
+        if (dt != ct_get_dtype(dst)) {
+            ct__msg_cat(bad, CAP, "\n\tdtype mismatch for %s: copying a param with dtype torch.%s from checkpoint, the dtype in current model is torch.%s.",
+                        name, ct_dtype_name(dt), ct_dtype_name(ct_get_dtype(dst)));
+            nbad++;
+            continue;
+        }
+        sd.items[j].tensor = ct_safetensors_get(st, name);
+        if (!sd.items[j].tensor) rc = ct_last_error_code();
+    }
+    if (rc == CT_OK && nbad) {
+        ct_set_error(CT_ERR_DTYPE, "load_safetensors: Error(s) in loading state_dict for %s from '%s':%s", m->type->name, file, bad);
+        rc = CT_ERR_DTYPE;
+    }
+    if (rc == CT_OK) rc = ct_module_load_state_dict(m, &sd, strict);
+    ct_scope_end(scope);
+    CT_FREE(sd.items);
+    ct_state_dict_free(&mine);
+    return rc;
+}
+CTENSOR_API ct_status ct_module_load_safetensors_mem(ct_module *m, const void *data, size_t len, int strict) {
+    if (!m) { ct_set_error(CT_ERR_ARG, "load_safetensors: module is NULL"); return CT_ERR_ARG; }
+    if (!data && len) { ct_set_error(CT_ERR_ARG, "load_safetensors: data is NULL"); return CT_ERR_ARG; }
+    ct_safetensors *st = ct_safetensors_load_mem(data, len, "<memory>");
+    if (!st) return ct_last_error_code();
+    ct_status rc = ct__nnio_load(m, st, strict, "<memory>");
+    ct_safetensors_free(st);
+    return rc;
+}
+#ifndef CTENSOR_NO_STDIO
+#include <errno.h>
+static ct_status ct__write_file(const char *path, const void *data, size_t len, const char *api);
+CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char *path) {
+    if (!path) { ct_set_error(CT_ERR_ARG, "save_safetensors: path is NULL"); return CT_ERR_ARG; }
+    void *buf;
+    size_t len;
+    ct_status st = ct__nnio_save(m, &buf, &len);
+    if (st != CT_OK) return st;
+    st = ct__write_file(path, buf, len, "save_safetensors");
+    CT_FREE(buf);
+    return st;
+}
+CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path, int strict) {
+    if (!m) { ct_set_error(CT_ERR_ARG, "load_safetensors: module is NULL"); return CT_ERR_ARG; }
+    if (!path) { ct_set_error(CT_ERR_ARG, "load_safetensors: path is NULL"); return CT_ERR_ARG; }
+    /* Python's wording for a file that cannot be opened: "No such file or directory: 'x'" */
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        ct_set_error(CT_ERR_IO, "load_safetensors: %s: '%s'", strerror(e), path);
+        return CT_ERR_IO;
+    }
+    fclose(f);
+    ct_safetensors *st = ct_safetensors_load(path);
+    if (!st) return ct_last_error_code();
+    ct_status rc = ct__nnio_load(m, st, strict, path);
+    ct_safetensors_free(st);
+    return rc;
+}
+#endif
+
+/* [section: nn-conv-impl] */
+/* ============================================================================
+   Convolution and pooling
+   Three ops carry convolution and its derivatives, all on 4-D (N, C, H, W)
+   tensors, with one geometry in the attributes (stride, padding, dilation,
+   kernel size, the conv input's H x W, groups):
+     conv2d(X, W[, b])                    -> Y
+     conv_transpose2d(G, W[, b])          -> X-shaped (the adjoint of conv2d in X)
+     convolution_backward_weight(X, G)    -> W-shaped (the adjoint in W)
+   Each is bilinear, so each one's gradients are the other two: double backward
+   (and any order) works. The kernels are im2col (or the input itself for 1x1
+   convolutions) + the packed GEMM, per sample, threaded over the batch. A
+   channels-last input is computed in NHWC order (columns ordered kh, kw, c)
+   and gives a channels-last output.
+   Attributes: v[0..1] stride, v[2..3] padding, v[4..5] dilation, v[6..7] kernel,
+   v[8..9] the conv input's H, W; i[0] groups.
+   ========================================================================== */
+typedef struct ct__cgeo {
+    int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G;
+    int cl;            /* NHWC order */
+} ct__cgeo;
+
+static int64_t ct__conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+    return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+/* dense NHWC strides of a 4-D shape */
+static void ct__cl_strides(const int64_t *shape, int64_t *st) {
+    st[1] = 1;
+    st[3] = shape[1];
+    st[2] = shape[1] * shape[3];
+    st[0] = st[2] * shape[2];
+}
+/* channels-last data of a 4-D x: x itself (incref) when it is, else a copy */
+static ct_tensor *ct__cl_ref(const ct_tensor *x) {
+    if (ct_is_channels_last(x)) return ct__incref((ct_tensor *)x);
+    int64_t st[4];
+    ct__cl_strides(x->shape, st);
+    ct_tensor *y = ct__alloc(x->dtype, 4, x->shape, st, x->device);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+/* PyTorch's suggest_memory_format: channels-last when the strides say so and not also contiguous */
+static int ct__is_cl_input(const ct_tensor *x) { return x->ndim == 4 && ct_is_channels_last(x) && !ct__is_contig(x); }
+
+static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
+    const ct__attrs *a = c->a;
+    const ct_tensor *x = c->in[0], *w = c->in[1];
+    const char *nm = ct__opdef_get(c->op)->name;
+    for (int i = 0; i < c->nin && i < 2; i++)
+        if (c->in[i]->ndim != 4) return ct__failed(CT_ERR_SHAPE, "%s: expected a 4-D tensor as argument %d, got %s", nm, i, CT__SHAPE(c->in[i]));
+    g->sh = a->v[0]; g->sw = a->v[1]; g->ph = a->v[2]; g->pw = a->v[3];
+    g->dh = a->v[4]; g->dw = a->v[5]; g->G = a->i[0];
+    if (g->sh <= 0 || g->sw <= 0 || g->dh <= 0 || g->dw <= 0 || g->ph < 0 || g->pw < 0 || g->G <= 0)
+        return ct__failed(CT_ERR_ARG, "%s: invalid convolution geometry", nm);
+    g->N = x->shape[0];
+    if (c->op == CT__NNOP(CONV2D_WEIGHT)) {
+        g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
+        g->O = w->shape[1]; g->kh = a->v[6]; g->kw = a->v[7];
+    } else if (c->op == CT__NNOP(CONV2D)) {
+        g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
+        g->O = w->shape[0]; g->kh = w->shape[2]; g->kw = w->shape[3];
+        if (w->shape[1] * g->G != g->C)
+            return ct__failed(CT_ERR_SHAPE, "%s: Given groups=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                              nm, (long long)g->G, CT__SHAPE(w), CT__SHAPE(x), (long long)(w->shape[1] * g->G), (long long)g->C);
+    } else {
+        g->O = w->shape[0]; g->C = w->shape[1] * g->G; g->H = a->v[8]; g->W = a->v[9];
+        g->kh = w->shape[2]; g->kw = w->shape[3];
+        if (x->shape[1] != g->O)
+            return ct__failed(CT_ERR_SHAPE, "%s: Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                              nm, CT__SHAPE(w), CT__SHAPE(x), (long long)g->O, (long long)x->shape[1]);
+    }
+    if (g->O % g->G || g->C % g->G)
+        return ct__failed(CT_ERR_SHAPE, "%s: channels (%lld in, %lld out) must be divisible by groups=%lld", nm, (long long)g->C, (long long)g->O, (long long)g->G);
+    g->OH = ct__conv_out_size(g->H, g->kh, g->sh, g->ph, g->dh);
+    g->OW = ct__conv_out_size(g->W, g->kw, g->sw, g->pw, g->dw);
+    if (g->OH <= 0 || g->OW <= 0 || g->H < 0 || g->W < 0)
+        return ct__failed(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
+                          nm, (long long)(g->H + 2 * g->ph), (long long)(g->W + 2 * g->pw), (long long)(g->dh * (g->kh - 1) + 1), (long long)(g->dw * (g->kw - 1) + 1));
+    if (c->op == CT__NNOP(CONV_TRANSPOSE2D) && (x->shape[2] != g->OH || x->shape[3] != g->OW))
+        return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the output size %lldx%lld of the forward convolution",
+                          nm, CT__SHAPE(x), (long long)g->OH, (long long)g->OW);
+    if (c->op == CT__NNOP(CONV2D_WEIGHT) && (w->shape[0] != g->N || w->shape[2] != g->OH || w->shape[3] != g->OW))
+        return ct__failed(CT_ERR_SHAPE, "%s: grad_output of size %s does not match input %s", nm, CT__SHAPE(w), CT__SHAPE(x));
+    g->cl = ct__is_cl_input(x);
+    return 0;
+}
+
+static int ct__meta_conv(ct__call *c) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    if (c->nin < 2 || c->nin > 3) return ct__failed(CT_ERR_ARG, "%s: expected 2 or 3 tensors, got %d", nm, c->nin);
+    ct_dtype dt = c->in[0]->dtype;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' (ctensor convolutions run in float32 and float64)", nm, CT__DTNAME(dt));
+    for (int i = 1; i < c->nin; i++)
+        if (c->in[i]->dtype != dt)
+            return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", nm, CT__DTNAME(dt), CT__DTNAME(c->in[i]->dtype));
+    ct__cgeo g;
+    if (ct__conv_geo(c, &g)) return -1;
+    if (c->nin == 3) {
+        int64_t nb = c->op == CT__NNOP(CONV2D) ? g.O : g.C;
+        if (c->op == CT__NNOP(CONV2D_WEIGHT) || c->in[2]->ndim != 1 || c->in[2]->shape[0] != nb)
+            return ct__failed(CT_ERR_SHAPE, "%s: expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
+                              nm, (long long)nb, CT__SHAPE(c->in[2]));
+    }
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = 4;
+    o->has_strides = 0;
+    if (c->op == CT__NNOP(CONV2D_WEIGHT)) {
+        o->shape[0] = g.O; o->shape[1] = g.C / g.G; o->shape[2] = g.kh; o->shape[3] = g.kw;
+    } else {
+        o->shape[0] = g.N;
+        o->shape[1] = c->op == CT__NNOP(CONV2D) ? g.O : g.C;
+        o->shape[2] = c->op == CT__NNOP(CONV2D) ? g.OH : g.H;
+        o->shape[3] = c->op == CT__NNOP(CONV2D) ? g.OW : g.W;
+        if (g.cl) { o->has_strides = 1; ct__cl_strides(o->shape, o->strides); }
+    }
+    c->nout = 1;
+    return 0;
+}
+
+#ifdef CTENSOR_OPENMP
+#  define CT__CONV_TID omp_get_thread_num()
+#else
+#  define CT__CONV_TID 0
+#endif
+
+#ifndef CT__CONV_COLBLOCK
+#  define CT__CONV_COLBLOCK ((int64_t)1 << 17)
+#endif
+#define CT__CONV_DEF(SUF, T)                                                                       \
+    /* col[(c, i, j)][(oh - oh0) * OW + ow] for output rows [oh0, oh1), from x at (n, first channel \
+       of the group); x strides sc, sy, sx */                                                     \
+    static void ct__im2col_##SUF(const T *x, int64_t sc, int64_t sy, int64_t sx, const ct__cgeo *g, int64_t Cg, T *col, \
+                                 int64_t oh0, int64_t oh1) {                                       \
+        int64_t L = (oh1 - oh0) * g->OW;                                                           \
+        for (int64_t ch = 0; ch < Cg; ch++)                                                        \
+            for (int64_t i = 0; i < g->kh; i++)                                                    \
+                for (int64_t j = 0; j < g->kw; j++) {                                              \
+                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
+                    const T *xc = x + ch * sc;                                                     \
+                    int64_t iw0 = j * g->dw - g->pw;                                               \
+                    int64_t lo = 0, hi = g->OW;                                                    \
+                    if (g->sw == 1) { lo = CT__MAX(0, -iw0); hi = CT__MIN(g->OW, g->W - iw0); if (hi < lo) hi = lo; } \
+                    if (g->sh == 1 && g->sw == 1 && sx == 1 && sy == g->W && g->OW == g->W && hi > lo) { \
+                        /* rows of col and x have one length: the valid rows are one shifted copy,  \
+                           then the columns that fell off the edges are zeroed */                 \
+                        int64_t a0 = CT__MAX(oh0, g->ph - i * g->dh), a1 = CT__MIN(oh1, g->H + g->ph - i * g->dh); \
+                        if (a1 < a0) a1 = a0;                                                      \
+                        T *r = row - oh0 * g->OW;                                                  \
+                        for (int64_t q = oh0 * g->OW; q < a0 * g->OW; q++) r[q] = 0;               \
+                        if (a1 > a0) {                                                             \
+                            int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;              \
+                            const T *src = xc + (i * g->dh - g->ph) * g->W + iw0;                  \
+                            for (int64_t q = d0; q < d1; q++) r[q] = src[q];                       \
+                            for (int64_t oh = a0; oh < a1; oh++) {                                 \
+                                for (int64_t ow = 0; ow < lo; ow++) r[oh * g->OW + ow] = 0;        \
+                                for (int64_t ow = hi; ow < g->OW; ow++) r[oh * g->OW + ow] = 0;    \
+                            }                                                                      \
+                        }                                                                          \
+                        for (int64_t q = a1 * g->OW; q < oh1 * g->OW; q++) r[q] = 0;               \
+                        continue;                                                                  \
+                    }                                                                              \
+                    for (int64_t oh = oh0; oh < oh1; oh++) {                                       \
+                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
+                        T *r = row + (oh - oh0) * g->OW;                                           \
+                        if (ih < 0 || ih >= g->H) {                                                \
+                            for (int64_t ow = 0; ow < g->OW; ow++) r[ow] = 0;                      \
+                            continue;                                                              \
+                        }                                                                          \
+                        const T *xr = xc + ih * sy;                                                \
+                        if (g->sw == 1 && sx == 1) {                                               \
+                            for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;                         \
+                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + ow];             \
+                            for (int64_t ow = hi; ow < g->OW; ow++) r[ow] = 0;                     \
+                        } else {                                                                   \
+                            for (int64_t ow = 0; ow < g->OW; ow++) {                               \
+                                int64_t iw = ow * g->sw + iw0;                                     \
+                                r[ow] = iw >= 0 && iw < g->W ? xr[iw * sx] : (T)0;                 \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+    }                                                                                              \
+    /* the adjoint: x (contiguous NCHW sample, at the group's first channel) += col */             \
+    /* (col is scratch: the fast path zeroes its entries that fall off the edges) */              \
+    static void ct__col2im_##SUF(T *col, const ct__cgeo *g, int64_t Cg, T *x) {                   \
+        int64_t L = g->OH * g->OW;                                                                 \
+        for (int64_t ch = 0; ch < Cg; ch++)                                                        \
+            for (int64_t i = 0; i < g->kh; i++)                                                    \
+                for (int64_t j = 0; j < g->kw; j++) {                                              \
+                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
+                    T *xc = x + ch * g->H * g->W;                                                  \
+                    int64_t iw0 = j * g->dw - g->pw;                                               \
+                    int64_t lo = CT__MAX(0, -iw0), hi = CT__MIN(g->OW, g->W - iw0);                \
+                    if (g->sh == 1 && g->sw == 1 && g->OW == g->W) {                               \
+                        /* the adjoint of im2col's shifted copy */                                \
+                        int64_t a0 = CT__MAX((int64_t)0, g->ph - i * g->dh), a1 = CT__MIN(g->OH, g->H + g->ph - i * g->dh); \
+                        if (a1 <= a0 || hi <= lo) continue;                                        \
+                        for (int64_t oh = a0; oh < a1; oh++) {                                     \
+                            for (int64_t ow = 0; ow < lo; ow++) row[oh * g->OW + ow] = 0;          \
+                            for (int64_t ow = hi; ow < g->OW; ow++) row[oh * g->OW + ow] = 0;      \
+                        }                                                                          \
+                        int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;                  \
+                        T *dst = xc + (i * g->dh - g->ph) * g->W + iw0;                            \
+                        for (int64_t q = d0; q < d1; q++) dst[q] += row[q];                        \
+                        continue;                                                                  \
+                    }                                                                              \
+                    for (int64_t oh = 0; oh < g->OH; oh++) {                                       \
+                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
+                        if (ih < 0 || ih >= g->H) continue;                                        \
+                        const T *r = row + oh * g->OW;                                             \
+                        T *xr = xc + ih * g->W;                                                    \
+                        if (g->sw == 1) {                                                          \
+                            for (int64_t ow = lo; ow < hi; ow++) xr[ow + iw0] += r[ow];            \
+                        } else {                                                                   \
+                            for (int64_t ow = 0; ow < g->OW; ow++) {                               \
+                                int64_t iw = ow * g->sw + iw0;                                     \
+                                if (iw >= 0 && iw < g->W) xr[iw] += r[ow];                         \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+    }                                                                                              \
+    /* NHWC: col[(oh - oh0) * OW + ow][(i, j, c)] for output rows [oh0, oh1), from x (dense NHWC \
+       sample, at the group's first channel) */                                                   \
+    static void ct__im2col_cl_##SUF(const T *x, const ct__cgeo *g, int64_t Cg, T *col, int64_t oh0, int64_t oh1) { \
+        int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
+        for (int64_t oh = oh0; oh < oh1; oh++)                                                     \
+            for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
+                T *r = col + ((oh - oh0) * g->OW + ow) * K;                                        \
+                for (int64_t i = 0; i < g->kh; i++) {                                              \
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
+                    for (int64_t j = 0; j < g->kw; j++) {                                          \
+                        int64_t iw = ow * g->sw - g->pw + j * g->dw;                               \
+                        T *d = r + (i * g->kw + j) * Cg;                                           \
+                        if (ih < 0 || ih >= g->H || iw < 0 || iw >= g->W)                          \
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = 0;                         \
+                        else {                                                                     \
+                            const T *sp = x + ih * sy + iw * sx;                                   \
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = sp[ch];                    \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+    }                                                                                              \
+    static void ct__col2im_cl_##SUF(const T *col, const ct__cgeo *g, int64_t Cg, T *x) {          \
+        int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
+        for (int64_t oh = 0; oh < g->OH; oh++)                                                     \
+            for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
+                const T *r = col + (oh * g->OW + ow) * K;                                          \
+                for (int64_t i = 0; i < g->kh; i++) {                                              \
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
+                    if (ih < 0 || ih >= g->H) continue;                                            \
+                    for (int64_t j = 0; j < g->kw; j++) {                                          \
+                        int64_t iw = ow * g->sw - g->pw + j * g->dw;                               \
+                        if (iw < 0 || iw >= g->W) continue;                                        \
+                        const T *s = r + (i * g->kw + j) * Cg;                                     \
+                        T *d = x + ih * sy + iw * sx;                                              \
+                        for (int64_t ch = 0; ch < Cg; ch++) d[ch] += s[ch];                        \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+    }                                                                                              \
+    /* op CONV2D: a = X, b = W, out = Y; CONV_TRANSPOSE2D: a = G, b = W, out = X;                 \
+       CONV2D_WEIGHT: a = X, b = G, out = dW as [O][K] (K ordered as the columns).               \
+       a, b and out are dense in the geometry's order (NCHW or NHWC; W in NHWC order is [O][kh][kw][Cg]). \
+       ws: per-thread workspace, nt threads. */                                                    \
+    static void ct__conv_run_##SUF(int op, const ct__cgeo *g, const T *a, const T *b, const T *bias, T *out, \
+                                   T *ws, int64_t wsz, int nt) {                                   \
+        int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw, L = g->OH * g->OW;    \
+        int64_t HW = g->H * g->W, N = g->N, n;                                                     \
+        int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0; \
+        /* forward: output rows per im2col block, about CT__CONV_COLBLOCK elements of columns */     \
+        int64_t rb = CT__MAX((int64_t)1, CT__CONV_COLBLOCK / CT__MAX((int64_t)1, K * g->OW));       \
+        (void)nt;                                                                                  \
+        if (op == CT__NNOP(CONV2D_WEIGHT))                                                            \
+            for (int64_t i = 0; i < g->O * K; i++) out[i] = 0;                                     \
+        CT__CONV_PARFOR                                                                            \
+        for (n = 0; n < N; n++) {                                                                  \
+            int tid = CT__CONV_TID;                                                                \
+            T *col = ws + (int64_t)tid * wsz;                                                      \
+            T *acc = op == CT__NNOP(CONV2D_WEIGHT) ? (tid == 0 ? out : col + L * K) : NULL;           \
+            for (int64_t grp = 0; grp < g->G; grp++) {                                             \
+                if (!g->cl) {                                                                      \
+                    if (op == CT__NNOP(CONV2D)) {                                                     \
+                        const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
+                        T *y = out + n * g->O * L + grp * Og * L;                                  \
+                        if (bias)                                                                  \
+                            for (int64_t o = 0; o < Og; o++)                                       \
+                                for (int64_t l = 0; l < L; l++) y[o * L + l] = bias[grp * Og + o]; \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(Og, L, K, (T)1, b + grp * Og * K, K, 1, xs, L, 1, bias ? (T)1 : (T)0, y, L); \
+                        } else {                                                                   \
+                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {   /* row blocks: columns stay in cache */ \
+                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
+                                ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, r0, r1);             \
+                                ct__gemm_##SUF(Og, Lb, K, (T)1, b + grp * Og * K, K, 1, col, Lb, 1, bias ? (T)1 : (T)0, \
+                                               y + r0 * g->OW, L);                                 \
+                            }                                                                      \
+                        }                                                                          \
+                    } else if (op == CT__NNOP(CONV_TRANSPOSE2D)) {                                    \
+                        const T *gp = a + n * g->O * L + grp * Og * L;                             \
+                        T *xs = out + n * g->C * HW + grp * Cg * HW;                               \
+                        for (int64_t ch = 0; ch < Cg; ch++) {                                      \
+                            T v = bias ? bias[grp * Cg + ch] : (T)0;                               \
+                            for (int64_t l = 0; l < HW; l++) xs[ch * HW + l] = v;                  \
+                        }                                                                          \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(K, L, Og, (T)1, b + grp * Og * K, 1, K, gp, L, 1, (T)1, xs, L); \
+                        } else {                                                                   \
+                            ct__gemm_##SUF(K, L, Og, (T)1, b + grp * Og * K, 1, K, gp, L, 1, (T)0, col, L); \
+                            ct__col2im_##SUF(col, g, Cg, xs);                                      \
+                        }                                                                          \
+                    } else {                                                                       \
+                        const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
+                        const T *gp = b + n * g->O * L + grp * Og * L;                             \
+                        const T *B = xs;                                                           \
+                        if (!direct) { ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, 0, g->OH); B = col; } \
+                        ct__gemm_##SUF(Og, K, L, (T)1, gp, L, 1, B, 1, L, (T)1, acc + grp * Og * K, K); \
+                    }                                                                              \
+                } else {                                                                           \
+                    if (op == CT__NNOP(CONV2D)) {                                                     \
+                        const T *xs = a + n * HW * g->C + grp * Cg;                                \
+                        T *y = out + n * L * g->O + grp * Og;                                      \
+                        if (bias)                                                                  \
+                            for (int64_t l = 0; l < L; l++)                                        \
+                                for (int64_t o = 0; o < Og; o++) y[l * g->O + o] = bias[grp * Og + o]; \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(L, Og, K, (T)1, xs, g->C, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, y, g->O); \
+                        } else {                                                                   \
+                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {                           \
+                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
+                                ct__im2col_cl_##SUF(xs, g, Cg, col, r0, r1);                       \
+                                ct__gemm_##SUF(Lb, Og, K, (T)1, col, K, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, \
+                                               y + r0 * g->OW * g->O, g->O);                       \
+                            }                                                                      \
+                        }                                                                          \
+                    } else if (op == CT__NNOP(CONV_TRANSPOSE2D)) {                                    \
+                        const T *gp = a + n * L * g->O + grp * Og;                                 \
+                        T *xs = out + n * HW * g->C + grp * Cg;                                    \
+                        for (int64_t l = 0; l < HW; l++)                                           \
+                            for (int64_t ch = 0; ch < Cg; ch++) xs[l * g->C + ch] = bias ? bias[grp * Cg + ch] : (T)0; \
+                        if (direct) {                                                              \
+                            ct__gemm_##SUF(L, K, Og, (T)1, gp, g->O, 1, b + grp * Og * K, K, 1, (T)1, xs, g->C); \
+                        } else {                                                                   \
+                            ct__gemm_##SUF(L, K, Og, (T)1, gp, g->O, 1, b + grp * Og * K, K, 1, (T)0, col, K); \
+                            ct__col2im_cl_##SUF(col, g, Cg, xs);                                   \
+                        }                                                                          \
+                    } else {                                                                       \
+                        const T *xs = a + n * HW * g->C + grp * Cg;                                \
+                        const T *gp = b + n * L * g->O + grp * Og;                                 \
+                        const T *B = xs;                                                           \
+                        int64_t rsb = g->C;                                                        \
+                        if (!direct) { ct__im2col_cl_##SUF(xs, g, Cg, col, 0, g->OH); B = col; rsb = K; }    \
+                        ct__gemm_##SUF(Og, K, L, (T)1, gp, 1, g->O, B, rsb, 1, (T)1, acc + grp * Og * K, K); \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        if (op == CT__NNOP(CONV2D_WEIGHT))                                                            \
+            for (int t = 1; t < nt; t++) {                                                         \
+                const T *p = ws + (int64_t)t * wsz + L * K;                                        \
+                for (int64_t i = 0; i < g->O * K; i++) out[i] += p[i];                             \
+            }                                                                                      \
+    }
+#ifdef CTENSOR_OPENMP
+#  define CT__CONV_PARFOR _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")
+#else
+#  define CT__CONV_PARFOR
+#endif
+CT__CONV_DEF(f32, float)
+CT__CONV_DEF(f64, double)
+
+static int ct__k_conv(ct__call *c) {
+    ct__cgeo g;
+    if (ct__conv_geo(c, &g)) return -1;
+    ct_tensor *a = NULL, *b = NULL, *bias = NULL, *tmp = NULL;
+    void *ws = NULL;
+    int rc = -1;
+    ct_dtype dt = c->in[0]->dtype;
+    size_t es = ct__dt[dt].size;
+    ct_tensor *out = c->out[0];
+    if (ct_numel(out) == 0) return 0;
+    if (!(a = g.cl ? ct__cl_ref(c->in[0]) : ct__contig_ref(c->in[0]))) goto done;
+    if (!(b = g.cl ? ct__cl_ref(c->in[1]) : ct__contig_ref(c->in[1]))) goto done;
+    if (c->nin == 3 && !(bias = ct__contig_ref(c->in[2]))) goto done;
+    {
+        int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
+        int nt = 1;
+#ifdef CTENSOR_OPENMP
+        if (g.N > 1 && !omp_in_parallel() && g.N * g.O * K * L >= CT__GEMM_PAR)
+            nt = (int)CT__MIN((int64_t)omp_get_max_threads(), g.N);
+#endif
+        int64_t wsz = K * L + (c->op == CT__NNOP(CONV2D_WEIGHT) ? g.O * K : 0);
+        ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1));
+        if (!ws) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name); goto done; }
+        if (c->op == CT__NNOP(CONV2D_WEIGHT)) {
+            /* per-thread accumulators after each thread's columns; thread 0 writes the output */
+            for (int t = 1; t < nt; t++) memset((char *)ws + es * (size_t)(t * wsz + K * L), 0, es * (size_t)(g.O * K));
+            if (g.cl) {
+                int64_t st[4];
+                ct__cl_strides(out->shape, st);
+                if (!(tmp = ct__alloc(dt, 4, out->shape, st, out->device))) goto done;
+            } else if (!ct__is_contig(out)) {
+                if (!(tmp = ct__alloc(dt, 4, out->shape, NULL, out->device))) goto done;
+            }
+        }
+        ct_tensor *o = tmp ? tmp : out;
+        if (dt == CT_FLOAT32)
+            ct__conv_run_f32(c->op, &g, (const float *)ct__ptr(a), (const float *)ct__ptr(b),
+                             bias ? (const float *)ct__ptr(bias) : NULL, (float *)ct__ptr(o), (float *)ws, wsz, nt);
+        else
+            ct__conv_run_f64(c->op, &g, (const double *)ct__ptr(a), (const double *)ct__ptr(b),
+                             bias ? (const double *)ct__ptr(bias) : NULL, (double *)ct__ptr(o), (double *)ws, wsz, nt);
+        if (tmp && ct__copy_into(out, tmp)) goto done;
+    }
+    rc = 0;
+done:
+    if (a) ct__decref(a);
+    if (b) ct__decref(b);
+    if (bias) ct__decref(bias);
+    if (tmp) ct__decref(tmp);
+    CT_FREE(ws);
+    return rc;
+}
+
+static ct_tensor *ct__conv_op(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *bias, const ct__attrs *a) {
+    ct__attrs b = *a;
+    b.kerr = NULL;
+    return bias ? ct__op3(op, x, y, bias, &b) : ct__op2(op, x, y, &b);
+}
+/* sum over N, H, W: the bias gradient */
+static ct_tensor *ct__conv_bias_grad(const ct_tensor *g) {
+    int64_t d[3] = {0, 2, 3};
+    return ct_sum_dims(g, 3, d, 0);
+}
+static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1), *g = gout[0];
+    if (!A || !B) return -1;
+    const ct__attrs *a = &n->attrs;
+    if (n->op == CT__NNOP(CONV2D)) {   /* A = X, B = W */
+        if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), g, B, NULL, a))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), A, g, NULL, a))) return -1;
+    } else if (n->op == CT__NNOP(CONV_TRANSPOSE2D)) {   /* A = G, B = W */
+        if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV2D), g, B, NULL, a))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), g, A, NULL, a))) return -1;
+    } else {   /* A = X, B = G, g = grad of dW */
+        if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), B, g, NULL, a))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D), A, g, NULL, a))) return -1;
+    }
+    if (n->nin > 2 && CT__NEEDS(n, 2) && !(gin[2] = ct__conv_bias_grad(g))) return -1;
+    return 0;
+}
+
+/* ---- public convolution functions ---- */
+static const char *ct__conv_tname(ct_dtype dt) {   /* "torch.FloatTensor" */
+    static const char *const nm[CT_NUM_DTYPES] = {
+        "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor", "torch.LongTensor",
+        "torch.IntTensor", "torch.ShortTensor", "torch.CharTensor", "torch.ByteTensor", "torch.BoolTensor",
+        "torch.QInt8Tensor", "torch.QUInt8Tensor", "torch.QInt32Tensor", "torch.ComplexFloatTensor", "torch.ComplexDoubleTensor"};
+    return ct__dt_ok(dt) ? nm[dt] : "invalid";
+}
+static void ct__pair(int64_t s, const int64_t *hw, int64_t def, int64_t *out) {
+    if (hw && (hw[0] || hw[1])) { out[0] = hw[0]; out[1] = hw[1]; }
+    else out[0] = out[1] = s ? s : def;
+}
+/* The shared front of conv1d/conv2d/conv_transpose2d: x and w are 4-D here. dims: 1 or 2. */
+static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *bias, const ct_conv_options *o) {
+    ct_conv_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    int64_t st[2], pd[2], dl[2], op[2], grp = o->groups ? o->groups : 1;
+    ct__pair(o->stride, o->stride_hw, 1, st);
+    ct__pair(o->padding, o->padding_hw, 0, pd);
+    ct__pair(o->dilation, o->dilation_hw, 1, dl);
+    ct__pair(o->output_padding, o->output_padding_hw, 0, op);
+    if (dims == 1) { st[1] = st[0]; st[0] = 1; pd[1] = pd[0]; pd[0] = 0; dl[1] = dl[0]; dl[0] = 1; op[1] = op[0]; op[0] = 0; }
+    if (x->dtype != w->dtype)
+        return ct__fail(CT_ERR_DTYPE, "%s: Input type (%s) and weight type (%s) should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
+                        nm, ct__conv_tname(x->dtype), ct__conv_tname(w->dtype));
+    if (bias && bias->dtype != x->dtype)
+        return ct__fail(CT_ERR_DTYPE, "%s: Input type (%s) and bias type (%s) should be the same", nm,
+                        ct__dt[x->dtype].name, ct__dt[bias->dtype].name);
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__fail(CT_ERR_DTYPE, "%s: not implemented for '%s' (ctensor convolutions run in float32 and float64)", nm, CT__DTNAME(x->dtype));
+    if (st[0] <= 0 || st[1] <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive stride is not supported", nm);
+    if (pd[0] < 0 || pd[1] < 0) return ct__fail(CT_ERR_ARG, "%s: negative padding is not supported", nm);
+    if (dl[0] <= 0 || dl[1] <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive dilation is not supported", nm);
+    if (op[0] < 0 || op[1] < 0) return ct__fail(CT_ERR_ARG, "%s: negative output_padding is not supported", nm);
+    if (grp <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive groups is not supported", nm);
+    if (w->shape[0] % grp)
+        return ct__fail(CT_ERR_SHAPE, "%s: Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got weight of size [%s] instead",
+                        nm, (long long)grp, (long long)grp, CT__SHAPE(w));
+    int64_t nbias = transposed ? w->shape[1] * grp : w->shape[0];
+    if (bias && (bias->ndim != 1 || bias->shape[0] != nbias))
+        return ct__fail(CT_ERR_SHAPE, "%s: Given weight of size %s, expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
+                        nm, CT__SHAPE(w), (long long)nbias, CT__SHAPE(bias));
+    int64_t cin = transposed ? w->shape[0] : w->shape[1] * grp;
+    if (x->shape[1] != cin)
+        return ct__fail(CT_ERR_SHAPE, "%s: Given %s=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                        nm, transposed ? "transposed" : "groups", (long long)(transposed ? 1 : grp), CT__SHAPE(w), CT__SHAPE(x),
+                        (long long)cin, (long long)x->shape[1]);
+    ct_tensor *xin = (ct_tensor *)x;
+    if (o->padding_str) {
+        if (transposed) return ct__fail(CT_ERR_ARG, "%s: padding strings are not supported for transposed convolutions", nm);
+        if (!strcmp(o->padding_str, "valid")) {
+            pd[0] = pd[1] = 0;
+        } else if (!strcmp(o->padding_str, "same")) {
+            if (st[0] != 1 || st[1] != 1) return ct__fail(CT_ERR_ARG, "%s: padding='same' is not supported for strided convolutions", nm);
+            int64_t tot[2], extra[2];
+            for (int k = 0; k < 2; k++) {
+                tot[k] = dl[k] * (w->shape[2 + k] - 1);
+                pd[k] = tot[k] / 2;
+                extra[k] = tot[k] - 2 * pd[k];
+            }
+            if (extra[0] || extra[1]) {   /* odd total padding: the extra row/column goes on the far side */
+                int64_t pads[4] = {0, extra[1], 0, extra[0]};
+                if (!(xin = ct_pad(x, 4, pads, "constant", 0.0))) return NULL;
+            }
+        } else {
+            return ct__fail(CT_ERR_ARG, "%s: Invalid padding string: '%s'", nm, o->padding_str);
+        }
+    }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.v[0] = st[0]; a.v[1] = st[1]; a.v[2] = pd[0]; a.v[3] = pd[1]; a.v[4] = dl[0]; a.v[5] = dl[1];
+    a.v[6] = w->shape[2]; a.v[7] = w->shape[3];
+    a.i[0] = grp;
+    a.nv = 10;
+    if (!transposed) {
+        a.v[8] = xin->shape[2];
+        a.v[9] = xin->shape[3];
+        for (int k = 0; k < 2; k++) {
+            int64_t padded = xin->shape[2 + k] + 2 * pd[k], ks = dl[k] * (w->shape[2 + k] - 1) + 1;
+            if (padded < ks)
+                return ct__fail(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
+                                nm, (long long)(xin->shape[2] + 2 * pd[0]), (long long)(xin->shape[3] + 2 * pd[1]),
+                                (long long)(dl[0] * (w->shape[2] - 1) + 1), (long long)(dl[1] * (w->shape[3] - 1) + 1));
+        }
+        return ct__conv_op(CT__NNOP(CONV2D), xin, w, bias, &a);
+    }
+    if ((op[0] >= st[0] && op[0] >= dl[0]) || (op[1] >= st[1] && op[1] >= dl[1]))
+        return ct__fail(CT_ERR_ARG, "%s: output padding must be smaller than either stride or dilation, but got output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld dilation_height: %lld dilation_width: %lld",
+                        nm, (long long)op[0], (long long)op[1], (long long)st[0], (long long)st[1], (long long)dl[0], (long long)dl[1]);
+    for (int k = 0; k < 2; k++) {
+        a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
+        if (a.v[8 + k] <= 0)
+            return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
+                            nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
+    }
+    return ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), x, w, bias, &a);
+}
+
+static ct_tensor *ct__conv_entry(const char *nm, int transposed, int dims, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *bias, const ct_conv_options *o) {
+    if (!x) { ct__null_arg(nm, 0); return NULL; }
+    if (!w) { ct__null_arg(nm, 1); return NULL; }
+    int nd = dims + 2;
+    if (x->ndim != nd && x->ndim != nd - 1)
+        return ct__fail(CT_ERR_SHAPE, "%s: Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s",
+                        nm, nd - 1, nd, nm, CT__SHAPE(x));
+    if (w->ndim != nd)
+        return ct__fail(CT_ERR_SHAPE, "%s: Expected %d-dimensional weight for %d-dimensional input %s, but got weight of size %s instead",
+                        nm, nd, x->ndim, CT__SHAPE(x), CT__SHAPE(w));
+    int s = ct_scope_begin();
+    const ct_tensor *xb = x->ndim == nd ? x : ct_unsqueeze(x, 0), *wb = w;
+    if (dims == 1) {
+        xb = ct_unsqueeze(xb, 2);
+        wb = ct_unsqueeze(w, 2);
+    }
+    ct_tensor *y = xb && wb ? ct__conv_front(nm, transposed, dims, xb, wb, bias, o) : NULL;
+    if (y && dims == 1) y = ct_squeeze_dim(y, 2);
+    if (y && x->ndim != nd) y = ct_squeeze_dim(y, 0);
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+CTENSOR_API ct_tensor *ct_conv2d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct_conv_options *o) {
+    return ct__conv_entry("conv2d", 0, 2, x, w, b, o);
+}
+CTENSOR_API ct_tensor *ct_conv1d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct_conv_options *o) {
+    return ct__conv_entry("conv1d", 0, 1, x, w, b, o);
+}
+CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct_conv_options *o) {
+    return ct__conv_entry("conv_transpose2d", 1, 2, x, w, b, o);
+}
+
+/* ---- pooling ----
+   Attributes: v[0..1] kernel, v[2..3] stride, v[4..5] padding, v[6..7] dilation,
+   v[8..9] input H, W, v[10..11] output H, W; flags: 1 ceil_mode, 2 count_include_pad;
+   i[0] divisor_override. The backward ops take the same attributes; all outputs
+   keep the input's memory format. Indices are h * W + w within each plane. */
+static int ct__meta_pool(ct__call *c) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    if (x->ndim != 4) return ct__failed(CT_ERR_SHAPE, "%s: expected a 4-D input, got %s", nm, CT__SHAPE(x));
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", nm, nm, CT__DTNAME(x->dtype));
+    int bw = c->op == CT__NNOP(MAX_POOL2D_BACKWARD) || c->op == CT__NNOP(AVG_POOL2D_BACKWARD) || c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD);
+    int64_t ih = bw ? a->v[10] : a->v[8], iw = bw ? a->v[11] : a->v[9];
+    if (x->shape[2] != ih || x->shape[3] != iw)
+        return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the expected %lldx%lld", nm, CT__SHAPE(x), (long long)ih, (long long)iw);
+    if (c->op == CT__NNOP(MAX_POOL2D_BACKWARD)) {
+        const ct_tensor *ix = c->in[1];
+        if (ix->dtype != CT_INT64 || !ct_same_shape(ix, x))
+            return ct__failed(CT_ERR_SHAPE, "%s: indices must be int64 of the gradient's shape %s, got %s", nm, CT__SHAPE(x), CT__SHAPE(ix));
+    }
+    int cl = ct__is_cl_input(x);
+    c->nout = c->op == CT__NNOP(MAX_POOL2D) ? 2 : 1;
+    for (int j = 0; j < c->nout; j++) {
+        ct__outinfo *o = &c->oi[j];
+        o->kind = CT__OUT_NEW;
+        o->dtype = j ? CT_INT64 : x->dtype;
+        o->ndim = 4;
+        o->shape[0] = x->shape[0];
+        o->shape[1] = x->shape[1];
+        o->shape[2] = bw ? a->v[8] : a->v[10];
+        o->shape[3] = bw ? a->v[9] : a->v[11];
+        o->has_strides = cl;
+        if (cl) ct__cl_strides(o->shape, o->strides);
+    }
+    return 0;
+}
+
+CT__INLINE int64_t ct__adapt_start(int64_t o, int64_t in, int64_t out) { return o * in / out; }
+CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+#define CT__POOL_DEF(SUF, T)                                                                       \
+    /* one (n, c) plane: x (H x W, strides xh, xw) -> y, ind (OH x OW, strides yh, yw) */          \
+    static void ct__maxpool_plane_##SUF(const T *x, int64_t xh, int64_t xw, T *y, int64_t *ind, int64_t yh, int64_t yw, \
+                                        const ct__attrs *a) {                                     \
+        int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
+        int64_t dh = a->v[6], dw = a->v[7], H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11]; \
+        if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && xw == 1 && yw == 1) { \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+                const T *r0 = x + 2 * oh * xh, *r1 = r0 + xh;                                      \
+                T *yr = y + oh * yh;                                                               \
+                int64_t *ir = ind + oh * yh, base = 2 * oh * W;                                    \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    /* selects, not branches: which element wins is data (a coin toss for the \
+                       predictor); the same rule: a later NaN or a strictly larger value wins */   \
+                    const T *p0 = r0 + 2 * ow, *p1 = r1 + 2 * ow;                                  \
+                    int64_t i0 = base + 2 * ow, mi = i0;                                           \
+                    T m = p0[0], v;                                                                \
+                    int c;                                                                         \
+                    v = p0[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + 1 : mi;        \
+                    v = p1[0]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W : mi;        \
+                    v = p1[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W + 1 : mi;    \
+                    yr[ow] = m;                                                                    \
+                    ir[ow] = mi;                                                                   \
+                }                                                                                  \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t oh = 0; oh < OH; oh++)                                                        \
+            for (int64_t ow = 0; ow < OW; ow++) {                                                  \
+                int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;                                      \
+                int64_t h1 = CT__MIN(h0 + (kh - 1) * dh + 1, H), w1 = CT__MIN(w0 + (kw - 1) * dw + 1, W); \
+                while (h0 < 0) h0 += dh;                                                           \
+                while (w0 < 0) w0 += dw;                                                           \
+                int64_t mi = h0 * W + w0;                                                          \
+                T m = (T)-INFINITY;                                                                \
+                for (int64_t ih = h0; ih < h1; ih += dh)                                           \
+                    for (int64_t iw = w0; iw < w1; iw += dw) {                                     \
+                        T v = x[ih * xh + iw * xw];                                                \
+                        if (v > m || v != v) { m = v; mi = ih * W + iw; }                          \
+                    }                                                                              \
+                y[oh * yh + ow * yw] = m;                                                          \
+                ind[oh * yh + ow * yw] = mi;                                                       \
+            }                                                                                      \
+    }                                                                                              \
+    /* avg pool window of output (oh, ow): clipped bounds and divisor */                           \
+    static T ct__avg_window_##SUF(const ct__attrs *a, int64_t oh, int64_t ow, int64_t *h0, int64_t *h1, int64_t *w0, int64_t *w1) { \
+        int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
+        int64_t H = a->v[8], W = a->v[9];                                                          \
+        int64_t hs = oh * sh - ph, ws = ow * sw - pw;                                              \
+        int64_t he = CT__MIN(hs + kh, H + ph), we = CT__MIN(ws + kw, W + pw);                      \
+        int64_t pool = (he - hs) * (we - ws);                                                      \
+        hs = CT__MAX(hs, 0); ws = CT__MAX(ws, 0); he = CT__MIN(he, H); we = CT__MIN(we, W);         \
+        *h0 = hs; *h1 = he; *w0 = ws; *w1 = we;                                                    \
+        if (a->i[0]) return (T)a->i[0];                                                            \
+        return (T)((a->flags & 2) ? pool : (he - hs) * (we - ws));                                 \
+    }                                                                                              \
+    /* one plane of any pooling op: in (strides ih_, iw_) -> out (strides oh_, ow_); ind: max indices */ \
+    static void ct__pool_plane_##SUF(int op, const T *in, int64_t is_h, int64_t is_w, const int64_t *ind, int64_t ind_h, \
+                                     int64_t ind_w, T *out, int64_t os_h, int64_t os_w, const ct__attrs *a) { \
+        int64_t H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11];                            \
+        if (op == CT__NNOP(MAX_POOL2D_BACKWARD) && os_w == 1 && os_h == W) {                          \
+            /* a dense plane: the flat index is the offset (no division per element) */            \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+                const int64_t *ir = ind + oh * ind_h;                                              \
+                const T *gr = in + oh * is_h;                                                      \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t k = ir[ow * ind_w];                                                    \
+                    if ((uint64_t)k < (uint64_t)(H * W)) out[k] += gr[ow * is_w];                  \
+                }                                                                                  \
+            }                                                                                      \
+        } else if (op == CT__NNOP(MAX_POOL2D_BACKWARD)) {                                             \
+            for (int64_t oh = 0; oh < OH; oh++)                                                    \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t k = ind[oh * ind_h + ow * ind_w];                                      \
+                    if (k >= 0 && k < H * W) out[(k / W) * os_h + (k % W) * os_w] += in[oh * is_h + ow * is_w]; \
+                }                                                                                  \
+        } else if (op == CT__NNOP(AVG_POOL2D) || op == CT__NNOP(AVG_POOL2D_BACKWARD)) {                  \
+            int fw = op == CT__NNOP(AVG_POOL2D);                                                      \
+            for (int64_t oh = 0; oh < OH; oh++)                                                    \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t h0, h1, w0, w1;                                                        \
+                    T div = ct__avg_window_##SUF(a, oh, ow, &h0, &h1, &w0, &w1);                   \
+                    if (fw) {                                                                      \
+                        T s = 0;                                                                   \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) s += in[ih * is_h + iw * is_w];   \
+                        out[oh * os_h + ow * os_w] = h0 < h1 && w0 < w1 ? s / div : (T)0;          \
+                    } else {                                                                       \
+                        T gv = in[oh * is_h + ow * is_w] / div;                                    \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) out[ih * os_h + iw * os_w] += gv; \
+                    }                                                                              \
+                }                                                                                  \
+        } else {                                                                                   \
+            int fw = op == CT__NNOP(ADAPTIVE_AVG_POOL2D);                                             \
+            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+                int64_t h0 = ct__adapt_start(oh, H, OH), h1 = ct__adapt_end(oh, H, OH);            \
+                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                    int64_t w0 = ct__adapt_start(ow, W, OW), w1 = ct__adapt_end(ow, W, OW);        \
+                    T div = (T)((h1 - h0) * (w1 - w0));                                            \
+                    if (fw) {                                                                      \
+                        T s = 0;                                                                   \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) s += in[ih * is_h + iw * is_w];   \
+                        out[oh * os_h + ow * os_w] = s / div;                                      \
+                    } else {                                                                       \
+                        T gv = in[oh * is_h + ow * is_w] / div;                                    \
+                        for (int64_t ih = h0; ih < h1; ih++)                                       \
+                            for (int64_t iw = w0; iw < w1; iw++) out[ih * os_h + iw * os_w] += gv; \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void ct__pool_run_##SUF(ct__call *c) {                                                  \
+        const ct_tensor *x = c->in[0], *ix = c->nin > 1 ? c->in[1] : NULL;                        \
+        ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;                            \
+        int64_t N = x->shape[0], C = x->shape[1], P = N * C, p;                                    \
+        const T *xp = (const T *)ct__ptr(x);                                                       \
+        const int64_t *ixp = ix ? (const int64_t *)ct__ptr(ix) : NULL;                             \
+        T *yp = (T *)ct__ptr(y);                                                                   \
+        int64_t *yip = yi ? (int64_t *)ct__ptr(yi) : NULL;                                         \
+        int op = c->op;                                                                            \
+        const ct__attrs *a = c->a;                                                                 \
+        if (op != CT__NNOP(MAX_POOL2D) && op != CT__NNOP(AVG_POOL2D) && op != CT__NNOP(ADAPTIVE_AVG_POOL2D)) \
+            memset(yp, 0, sizeof(T) * (size_t)ct_numel(y)); /* dense output: accumulate into zeros */ \
+        CT__POOL_PARFOR                                                                            \
+        for (p = 0; p < P; p++) {                                                                  \
+            int64_t n = p / C, ch = p % C;                                                         \
+            const T *xs = xp + n * x->strides[0] + ch * x->strides[1];                             \
+            T *ys = yp + n * y->strides[0] + ch * y->strides[1];                                   \
+            if (op == CT__NNOP(MAX_POOL2D))                                                           \
+                ct__maxpool_plane_##SUF(xs, x->strides[2], x->strides[3], ys,                      \
+                                        yip + n * yi->strides[0] + ch * yi->strides[1], y->strides[2], y->strides[3], a); \
+            else                                                                                   \
+                ct__pool_plane_##SUF(op, xs, x->strides[2], x->strides[3],                         \
+                                     ixp ? ixp + n * ix->strides[0] + ch * ix->strides[1] : NULL,  \
+                                     ix ? ix->strides[2] : 0, ix ? ix->strides[3] : 0, ys, y->strides[2], y->strides[3], a); \
+        }                                                                                          \
+    }
+#ifdef CTENSOR_OPENMP
+#  define CT__POOL_PARFOR _Pragma("omp parallel for schedule(static) if (P > 1 && ct_numel(x) >= 65536 && !omp_in_parallel())")
+#else
+#  define CT__POOL_PARFOR
+#endif
+CT__POOL_DEF(f32, float)
+CT__POOL_DEF(f64, double)
+
+static int ct__k_pool(ct__call *c) {
+    if (ct_numel(c->out[0]) == 0) return 0;
+    if (c->in[0]->dtype == CT_FLOAT32) ct__pool_run_f32(c);
+    else ct__pool_run_f64(c);
+    return 0;
+}
+static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct__attrs a = n->attrs;
+    a.kerr = NULL;
+    ct_tensor *g = gout[0];
+    if (!CT__NEEDS(n, 0)) return 0;
+    switch (n->op - ct__nn_base) {
+    case CT__NN_MAX_POOL2D: {
+        ct_tensor *ind = CT__SV_OUT(n, 1);
+        if (!ind) return -1;
+        gin[0] = ct__op2(CT__NNOP(MAX_POOL2D_BACKWARD), g, ind, &a);
+        break;
+    }
+    case CT__NN_MAX_POOL2D_BACKWARD: {   /* linear in the gradient: pick gg at the indices */
+        ct_tensor *ind = CT__SV_IN(n, 1);
+        if (!ind) return -1;
+        int64_t N = ind->shape[0], C = ind->shape[1];
+        int64_t s1[3] = {N, C, a.v[8] * a.v[9]}, s2[3] = {N, C, a.v[10] * a.v[11]}, s4[4] = {N, C, a.v[10], a.v[11]};
+        gin[0] = ct_reshape_n(ct_gather(ct_reshape_n(g, 3, s1), 2, ct_reshape_n(ind, 3, s2)), 4, s4);
+        break;
+    }
+    case CT__NN_AVG_POOL2D: gin[0] = ct__op1(CT__NNOP(AVG_POOL2D_BACKWARD), g, &a); break;
+    case CT__NN_AVG_POOL2D_BACKWARD: gin[0] = ct__op1(CT__NNOP(AVG_POOL2D), g, &a); break;
+    case CT__NN_ADAPTIVE_AVG_POOL2D: gin[0] = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD), g, &a); break;
+    default: gin[0] = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D), g, &a); break;
+    }
+    return gin[0] ? 0 : -1;
+}
+
+/* ---- public pooling functions ---- */
+static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
+    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    int64_t q = num / s;
+    if ((num % s != 0) && ((num < 0) != (s < 0))) q--;   /* floor division */
+    int64_t out = q + 1;
+    if (ceil_mode && (out - 1) * s >= in + p) out--;
+    return out;
+}
+/* max (avg = 0) or avg (avg = 1) pooling, dims = 1 or 2 */
+static ct_tensor *ct__pool_entry(int avg, int dims, const ct_tensor *x, int64_t k, const ct_pool_options *o, ct_tensor **indices) {
+    const char *nm = avg ? (dims == 1 ? "avg_pool1d" : "avg_pool2d") : (dims == 1 ? "max_pool1d" : "max_pool2d");
+    if (indices) *indices = NULL;
+    if (!x) { ct__null_arg(nm, 0); return NULL; }
+    ct_pool_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    int64_t ks[2], st[2], pd[2], dl[2];
+    ct__pair(k, o->kernel_size_hw, 0, ks);
+    int64_t sdef[2];
+    ct__pair(o->stride, o->stride_hw, 0, st);
+    sdef[0] = ks[0]; sdef[1] = ks[1];
+    if (!st[0] && !st[1]) { st[0] = sdef[0]; st[1] = sdef[1]; }
+    ct__pair(o->padding, o->padding_hw, 0, pd);
+    ct__pair(o->dilation, o->dilation_hw, 1, dl);
+    if (dims == 1) {
+        ks[1] = ks[0]; ks[0] = 1; st[1] = st[0]; st[0] = 1; pd[1] = pd[0]; pd[0] = 0; dl[1] = dl[0]; dl[0] = 1;
+    }
+    if (st[0] == 0 || st[1] == 0) return ct__fail(CT_ERR_ARG, "%s: stride should not be zero", nm);
+    if (ks[0] <= 0 || ks[1] <= 0)
+        return ct__fail(CT_ERR_ARG, "%s: kernel_size should be greater than zero, but got kH: %lld kW: %lld", nm, (long long)ks[0], (long long)ks[1]);
+    if (st[0] < 0 || st[1] < 0)
+        return ct__fail(CT_ERR_ARG, "%s: stride should be greater than zero, but got dH: %lld dW: %lld", nm, (long long)st[0], (long long)st[1]);
+    if (dl[0] <= 0 || dl[1] <= 0)
+        return ct__fail(CT_ERR_ARG, "%s: dilation should be greater than zero, but got dilationH: %lld dilationW: %lld", nm, (long long)dl[0], (long long)dl[1]);
+    if (avg && (dl[0] != 1 || dl[1] != 1)) return ct__fail(CT_ERR_ARG, "%s: avg pooling has no dilation (got %lld, %lld)", nm, (long long)dl[0], (long long)dl[1]);
+    if (pd[0] < 0 || pd[1] < 0) return ct__fail(CT_ERR_ARG, "%s: pad must be non-negative, but got pad: %lld", nm, (long long)CT__MIN(pd[0], pd[1]));
+    for (int q = 0; q < 2; q++)
+        if (pd[q] > ks[q] / 2)
+            return ct__fail(CT_ERR_ARG, "%s: pad should be at most half of kernel size, but got pad=%lld and kernel_size=%lld", nm, (long long)pd[q], (long long)ks[q]);
+    if (o->divisor_override < 0) return ct__fail(CT_ERR_ARG, "%s: divisor must be not zero", nm);
+    int nd = dims + 2;
+    int bad = x->ndim != nd && x->ndim != nd - 1;
+    for (int q = x->ndim == nd ? 1 : 0; !bad && q < x->ndim; q++) bad = x->shape[q] == 0;
+    if (bad) return ct__fail(CT_ERR_SHAPE, "%s: non-empty %dD or %dD (batch mode) tensor expected for input, but got %s", nm, nd - 1, nd, CT__SHAPE(x));
+    int s = ct_scope_begin();
+    const ct_tensor *xb = x;
+    if (dims == 1) xb = ct_unsqueeze(xb, -2);
+    if (xb && xb->ndim == 3) xb = ct_unsqueeze(xb, 0);
+    ct_tensor *y = NULL, *ind = NULL;
+    if (xb) {
+        int ceil_mode = o->ceil_mode != 0;
+        int64_t oh = ct__pool_out(xb->shape[2], ks[0], pd[0], st[0], dl[0], ceil_mode);
+        int64_t ow = ct__pool_out(xb->shape[3], ks[1], pd[1], st[1], dl[1], ceil_mode);
+        if (oh < 1 || ow < 1) {
+            ct_set_error(CT_ERR_SHAPE, "%s: Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). Output size is too small",
+                         nm, (long long)xb->shape[1], (long long)xb->shape[2], (long long)xb->shape[3], (long long)xb->shape[1],
+                         (long long)oh, (long long)ow);
+        } else {
+            ct__attrs a;
+            ct__attrs_init(&a);
+            a.v[0] = ks[0]; a.v[1] = ks[1]; a.v[2] = st[0]; a.v[3] = st[1]; a.v[4] = pd[0]; a.v[5] = pd[1];
+            a.v[6] = dl[0]; a.v[7] = dl[1]; a.v[8] = xb->shape[2]; a.v[9] = xb->shape[3]; a.v[10] = oh; a.v[11] = ow;
+            a.nv = 12;
+            a.flags = (ceil_mode ? 1 : 0) | (o->count_exclude_pad ? 0 : 2);
+            a.i[0] = o->divisor_override;
+            if (avg) {
+                y = ct__op1(CT__NNOP(AVG_POOL2D), xb, &a);
+            } else {
+                ct__call cl;
+                ct_tensor *in[1];
+                in[0] = (ct_tensor *)xb;
+                cl.op = CT__NNOP(MAX_POOL2D); cl.nin = 1; cl.in = in; cl.a = &a; cl.inplace = 0;
+                if (ct__dispatch(&cl) >= 0) { y = cl.out[0]; ind = cl.out[1]; }
+            }
+        }
+    }
+    for (int q = 0; q < 2; q++) {
+        ct_tensor **t = q ? &ind : &y;
+        if (!*t) continue;
+        if (x->ndim != nd) *t = ct_squeeze_dim(*t, 0);
+        if (*t && dims == 1) *t = ct_squeeze_dim(*t, -2);
+    }
+    if (y && (!indices || ind)) {
+        ct_keep(y);
+        if (indices) *indices = ct_keep(ind);
+    } else {
+        y = NULL;
+    }
+    ct_scope_end(s);
+    return y;
+}
+CTENSOR_API ct_tensor *ct_max_pool2d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(0, 2, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *x, int64_t k, const ct_pool_options *o, ct_tensor **indices) {
+    return ct__pool_entry(0, 2, x, k, o, indices);
+}
+CTENSOR_API ct_tensor *ct_avg_pool2d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(1, 2, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_max_pool1d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(0, 1, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_avg_pool1d(const ct_tensor *x, int64_t k, const ct_pool_options *o) { return ct__pool_entry(1, 1, x, k, o, NULL); }
+CTENSOR_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *x, int64_t out_h, int64_t out_w) {
+    if (!x) { ct__null_arg("adaptive_avg_pool2d", 0); return NULL; }
+    if (x->ndim != 3 && x->ndim != 4)
+        return ct__fail(CT_ERR_SHAPE, "adaptive_avg_pool2d: adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s", CT__SHAPE(x));
+    for (int q = x->ndim - 3; q < x->ndim; q++)
+        if (q > 0 && x->shape[q] == 0)
+            return ct__fail(CT_ERR_SHAPE, "adaptive_avg_pool2d: adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes %s with dimension %d being empty",
+                            CT__SHAPE(x), q);
+    if (out_h < 0 || out_w < 0)
+        return ct__fail(CT_ERR_ARG, "adaptive_avg_pool2d: output_size must be non-negative, got (%lld, %lld)", (long long)out_h, (long long)out_w);
+    int s = ct_scope_begin();
+    const ct_tensor *xb = x->ndim == 3 ? ct_unsqueeze(x, 0) : x;
+    ct_tensor *y = NULL;
+    if (xb) {
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.v[0] = a.v[1] = 1; a.v[2] = a.v[3] = 1; a.v[4] = a.v[5] = 0; a.v[6] = a.v[7] = 1;
+        a.v[8] = xb->shape[2]; a.v[9] = xb->shape[3]; a.v[10] = out_h; a.v[11] = out_w;
+        a.nv = 12;
+        y = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D), xb, &a);
+        if (y && x->ndim == 3) y = ct_squeeze_dim(y, 0);
+    }
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- modules: Conv1d, Conv2d, ConvTranspose2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d ---- */
+typedef struct ct__conv_mod {
+    int dims, transposed;
+    int64_t in, out, groups, k[2], st[2], pd[2], dl[2], op[2];
+    char padding_str[8];
+} ct__conv_mod;
+static ct_tensor *ct__conv_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__conv_mod *c = (const ct__conv_mod *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.groups = c->groups;
+    if (c->dims == 1) {
+        o.stride = c->st[0]; o.padding = c->pd[0]; o.dilation = c->dl[0];
+    } else {
+        for (int q = 0; q < 2; q++) {
+            o.stride_hw[q] = c->st[q]; o.padding_hw[q] = c->pd[q]; o.dilation_hw[q] = c->dl[q]; o.output_padding_hw[q] = c->op[q];
+        }
+    }
+    if (c->padding_str[0]) o.padding_str = c->padding_str;
+    ct_tensor *w = m->params[0].tensor, *b = m->params[1].tensor;
+    if (c->transposed) return ct_conv_transpose2d(in[0], w, b, &o);
+    return c->dims == 1 ? ct_conv1d(in[0], w, b, &o) : ct_conv2d(in[0], w, b, &o);
+}
+static int ct__tuple_str(char *buf, size_t cap, int n, const int64_t *v) {
+    return n == 1 ? snprintf(buf, cap, "(%lld,)", (long long)v[0]) : snprintf(buf, cap, "(%lld, %lld)", (long long)v[0], (long long)v[1]);
+}
+static int ct__conv_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__conv_mod *c = (const ct__conv_mod *)m->impl;
+    char t[64];
+    size_t n = 0;
+    int nd = c->dims;
+    const int64_t *k = c->k + (2 - nd), *st = c->st + (2 - nd), *pd = c->pd + (2 - nd), *dl = c->dl + (2 - nd), *op = c->op + (2 - nd);
+#define CT__RAPP(...) do { int r_ = snprintf(buf ? buf + CT__MIN(n, cap) : NULL, n < cap ? cap - n : 0, __VA_ARGS__); if (r_ > 0) n += (size_t)r_; } while (0)
+    CT__RAPP("%lld, %lld", (long long)c->in, (long long)c->out);
+    ct__tuple_str(t, sizeof t, nd, k);
+    CT__RAPP(", kernel_size=%s", t);
+    ct__tuple_str(t, sizeof t, nd, st);
+    CT__RAPP(", stride=%s", t);
+    if (c->padding_str[0]) CT__RAPP(", padding=%s", c->padding_str);
+    else if (pd[0] || pd[nd - 1]) { ct__tuple_str(t, sizeof t, nd, pd); CT__RAPP(", padding=%s", t); }
+    if (dl[0] != 1 || dl[nd - 1] != 1) { ct__tuple_str(t, sizeof t, nd, dl); CT__RAPP(", dilation=%s", t); }
+    if (op[0] || op[nd - 1]) { ct__tuple_str(t, sizeof t, nd, op); CT__RAPP(", output_padding=%s", t); }
+    if (c->groups != 1) CT__RAPP(", groups=%lld", (long long)c->groups);
+    if (!m->params[1].tensor) CT__RAPP(", bias=False");
+#undef CT__RAPP
+    return (int)n;
+}
+static const ct_module_type ct__conv1d_type = {"Conv1d", ct__conv_mod_forward, ct__free_impl, ct__conv_mod_repr};
+static const ct_module_type ct__conv2d_type = {"Conv2d", ct__conv_mod_forward, ct__free_impl, ct__conv_mod_repr};
+static const ct_module_type ct__convt2d_type = {"ConvTranspose2d", ct__conv_mod_forward, ct__free_impl, ct__conv_mod_repr};
+
+static ct_module *ct__conv_mod_new(int dims, int transposed, int64_t in, int64_t out, const ct_conv_module_options *o) {
+    const ct_module_type *ty = transposed ? &ct__convt2d_type : dims == 1 ? &ct__conv1d_type : &ct__conv2d_type;
+    const char *nm = ty->name;
+    ct_conv_module_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    int64_t groups = o->groups ? o->groups : 1;
+    int64_t k[2], st[2], pd[2], dl[2], op[2];
+    ct__pair(o->kernel_size, o->kernel_size_hw, 0, k);
+    ct__pair(o->stride, o->stride_hw, 1, st);
+    ct__pair(o->padding, o->padding_hw, 0, pd);
+    ct__pair(o->dilation, o->dilation_hw, 1, dl);
+    ct__pair(o->output_padding, o->output_padding_hw, 0, op);
+    if (dims == 1) { k[0] = 1; st[0] = 1; pd[0] = 0; dl[0] = 1; op[0] = 0; }
+    if (in < 0 || out < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: in_channels (%lld) and out_channels (%lld) must be non-negative", nm, (long long)in, (long long)out);
+    if (groups <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: groups must be a positive integer", nm);
+    if (in % groups) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: in_channels must be divisible by groups", nm);
+    if (out % groups) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: out_channels must be divisible by groups", nm);
+    if (k[0] <= 0 || k[1] <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: kernel_size must be positive (got %lld)", nm, (long long)CT__MIN(k[0], k[1]));
+    if (o->padding_str) {
+        if (strcmp(o->padding_str, "same") && strcmp(o->padding_str, "valid"))
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Invalid padding string '%s', should be one of {'valid', 'same'}", nm, o->padding_str);
+        if (!strcmp(o->padding_str, "same") && (st[0] != 1 || st[1] != 1))
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: padding='same' is not supported for strided convolutions", nm);
+        if (transposed) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Only \"zeros\" padding mode is supported for ConvTranspose2d", nm);
+    }
+    ct__conv_mod *c = CT__NEW_ZEROED(ct__conv_mod);
+    ct_module *m = c ? ct_module_new(ty, c) : NULL;
+    if (!m) { CT_FREE(c); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm); }
+    c->dims = dims; c->transposed = transposed; c->in = in; c->out = out; c->groups = groups;
+    for (int q = 0; q < 2; q++) { c->k[q] = k[q]; c->st[q] = st[q]; c->pd[q] = pd[q]; c->dl[q] = dl[q]; c->op[q] = op[q]; }
+    if (o->padding_str) snprintf(c->padding_str, sizeof c->padding_str, "%s", o->padding_str);
+    int s = ct_scope_begin();
+    int64_t shape[4];
+    shape[0] = transposed ? in : out;
+    shape[1] = (transposed ? out : in) / groups;
+    shape[2] = k[0];
+    shape[3] = k[1];
+    if (dims == 1) shape[2] = k[1];
+    /* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias in +-1/sqrt(fan_in) */
+    ct_tensor *w = ct_empty_n(ct__default_dtype, dims + 2, shape);
+    ct_tensor *b = o->no_bias ? NULL : ct_empty(ct__default_dtype, transposed ? out : out);
+    int ok = w && (o->no_bias || b) && ct_nn_init_kaiming_uniform_(w, sqrt(5.0), "fan_in", "leaky_relu");
+    if (ok && b) {
+        int64_t fan_in = ct_nn_init_fan_in(w);
+        if (fan_in > 0) {
+            double bound = 1.0 / sqrt((double)fan_in);
+            ok = ct_nn_init_uniform_(b, -bound, bound) != NULL;
+        }
+    }
+    ok = ok && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_conv2d_opts(int64_t in, int64_t out, const ct_conv_module_options *o) { return ct__conv_mod_new(2, 0, in, out, o); }
+CTENSOR_API ct_module *ct_nn_conv1d_opts(int64_t in, int64_t out, const ct_conv_module_options *o) { return ct__conv_mod_new(1, 0, in, out, o); }
+CTENSOR_API ct_module *ct_nn_conv_transpose2d_opts(int64_t in, int64_t out, const ct_conv_module_options *o) {
+    return ct__conv_mod_new(2, 1, in, out, o);
+}
+static ct_conv_module_options ct__conv_mod_opts(int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o;
+    memset(&o, 0, sizeof o);
+    o.kernel_size = k;
+    o.stride = s;
+    o.padding = p;
+    return o;
+}
+CTENSOR_API ct_module *ct_nn_conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
+    return ct__conv_mod_new(2, 0, in, out, &o);
+}
+CTENSOR_API ct_module *ct_nn_conv1d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
+    return ct__conv_mod_new(1, 0, in, out, &o);
+}
+CTENSOR_API ct_module *ct_nn_conv_transpose2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
+    return ct__conv_mod_new(2, 1, in, out, &o);
+}
+
+typedef struct ct__pool_mod { int kind; int64_t k; ct_pool_options o; int64_t oh, ow; } ct__pool_mod;   /* kind: 0 max, 1 avg, 2 adaptive */
+static ct_tensor *ct__pool_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__pool_mod *p = (const ct__pool_mod *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    if (p->kind == 2) return ct_adaptive_avg_pool2d(in[0], p->oh, p->ow);
+    return p->kind ? ct_avg_pool2d(in[0], p->k, &p->o) : ct_max_pool2d(in[0], p->k, &p->o);
+}
+static int ct__pair_str(char *buf, size_t cap, int64_t s, const int64_t *hw, int64_t def) {
+    int64_t v[2];
+    ct__pair(s, hw, def, v);
+    return v[0] == v[1] ? snprintf(buf, cap, "%lld", (long long)v[0]) : snprintf(buf, cap, "(%lld, %lld)", (long long)v[0], (long long)v[1]);
+}
+static int ct__pool_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__pool_mod *p = (const ct__pool_mod *)m->impl;
+    char k[48], s[48], pd[48], dl[48];
+    if (p->kind == 2) {
+        if (p->oh == p->ow) return snprintf(buf, cap, "output_size=%lld", (long long)p->oh);
+        return snprintf(buf, cap, "output_size=(%lld, %lld)", (long long)p->oh, (long long)p->ow);
+    }
+    ct__pair_str(k, sizeof k, p->k, p->o.kernel_size_hw, 0);
+    if (p->o.stride || p->o.stride_hw[0] || p->o.stride_hw[1]) ct__pair_str(s, sizeof s, p->o.stride, p->o.stride_hw, 0);
+    else snprintf(s, sizeof s, "%s", k);
+    ct__pair_str(pd, sizeof pd, p->o.padding, p->o.padding_hw, 0);
+    ct__pair_str(dl, sizeof dl, p->o.dilation, p->o.dilation_hw, 1);
+    if (p->kind == 1) return snprintf(buf, cap, "kernel_size=%s, stride=%s, padding=%s", k, s, pd);
+    return snprintf(buf, cap, "kernel_size=%s, stride=%s, padding=%s, dilation=%s, ceil_mode=%s", k, s, pd, dl,
+                    p->o.ceil_mode ? "True" : "False");
+}
+static const ct_module_type ct__maxpool2d_type = {"MaxPool2d", ct__pool_mod_forward, ct__free_impl, ct__pool_mod_repr};
+static const ct_module_type ct__avgpool2d_type = {"AvgPool2d", ct__pool_mod_forward, ct__free_impl, ct__pool_mod_repr};
+static const ct_module_type ct__adaptive_avgpool2d_type = {"AdaptiveAvgPool2d", ct__pool_mod_forward, ct__free_impl, ct__pool_mod_repr};
+static ct_module *ct__pool_mod_new(int kind, int64_t k, const ct_pool_options *o, int64_t oh, int64_t ow) {
+    const ct_module_type *ty = kind == 0 ? &ct__maxpool2d_type : kind == 1 ? &ct__avgpool2d_type : &ct__adaptive_avgpool2d_type;
+    if (kind < 2 && k <= 0 && !(o && o->kernel_size_hw[0] > 0 && o->kernel_size_hw[1] > 0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: kernel_size should be greater than zero, but got %lld", ty->name, (long long)k);
+    if (kind == 2 && (oh < 0 || ow < 0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: output_size must be non-negative, got (%lld, %lld)", ty->name, (long long)oh, (long long)ow);
+    ct__pool_mod *p = CT__NEW_ZEROED(ct__pool_mod);
+    ct_module *m = p ? ct_module_new(ty, p) : NULL;
+    if (!m) { CT_FREE(p); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    p->kind = kind;
+    p->k = k;
+    if (o) p->o = *o;
+    p->oh = oh;
+    p->ow = ow;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_max_pool2d(int64_t k, int64_t stride) {
+    ct_pool_options o;
+    memset(&o, 0, sizeof o);
+    o.stride = stride;
+    return ct__pool_mod_new(0, k, &o, 0, 0);
+}
+CTENSOR_API ct_module *ct_nn_max_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(0, k, o, 0, 0); }
+CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t k, int64_t stride) {
+    ct_pool_options o;
+    memset(&o, 0, sizeof o);
+    o.stride = stride;
+    return ct__pool_mod_new(1, k, &o, 0, 0);
+}
+CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(1, k, o, 0, 0); }
+CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t oh, int64_t ow) { return ct__pool_mod_new(2, 0, NULL, oh, ow); }
+
+/* [section: nn-norm-impl] */
+/* ============================================================================
+   Normalization, dropout, embeddings, recurrent layers (see nn-norm-api).
+   PyTorch references: aten/src/ATen/native/Normalization.cpp,
+   native/cpu/batch_norm_kernel.cpp, layer_norm_kernel.cpp, Dropout.cpp,
+   Embedding.cpp, EmbeddingBag.cpp, torch/nn/modules/{batchnorm,normalization,
+   sparse,rnn}.py.
+   ========================================================================== */
+static const char *ct__tensor_type_name(ct_dtype dt, char *buf, size_t cap) {
+    snprintf(buf, cap, "torch.%sTensor", CT__DTNAME(dt));
+    return buf;
+}
+static int ct__norm_float_dtype(const char *name, const ct_tensor *x) {
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", name, name, CT__DTNAME(x->dtype));
+    return 0;
+}
+static int ct__norm_param_check(const char *name, const char *what, const ct_tensor *p, const ct_tensor *x, int64_t numel) {
+    if (ct_numel(p) != numel)
+        return ct__failed(CT_ERR_SHAPE, "%s: %s should contain %lld elements not %lld", name, what, (long long)numel, (long long)ct_numel(p));
+    if (p->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected %s to have dtype %s (the input's), but got %s", name, what,
+                          ct_dtype_name(x->dtype), ct_dtype_name(p->dtype));
+    return 0;
+}
+
+/* ---- batch_norm: x seen as [N][C][S] (contiguous) or [N*S][C] (channels-last) ---- */
+static int ct__bn_is_cl(const ct_tensor *x) {
+    return x->ndim == 4 && x->shape[1] > 1 && !ct__is_contig(x) && ct_is_channels_last(x);
+}
+/* x's data in the layout the kernels read: contiguous, or channels-last when cl */
+static ct_tensor *ct__bn_layout(const ct_tensor *x, int cl) {
+    if (!cl) return ct__contig_ref(x);
+    int64_t st[4];
+    ct__cl_strides(x->shape, st);
+    if (ct__bn_is_cl(x) && x->strides[0] == st[0] && x->strides[2] == st[2]) return ct__incref((ct_tensor *)x);
+    ct_tensor *y = ct__alloc(x->dtype, 4, x->shape, st, x->device);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+static void ct__bn_outlike(ct__outinfo *o, const ct_tensor *x, int cl) {
+    o->kind = CT__OUT_NEW;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    o->has_strides = cl;
+    if (cl) ct__cl_strides(x->shape, o->strides);
+}
+static void ct__vec_out(ct__outinfo *o, ct_dtype dt, int64_t n) {
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = dt;
+    o->ndim = 1;
+    o->shape[0] = n;
+}
+/* in: x [N, C, *], weight [C], bias [C]; out: y, save_mean [C], save_invstd [C],
+   unbiased batch variance [C] (for the running stats) */
+static int ct__meta_bn(ct__call *c) {
+    ct_tensor *x = c->in[0], *w = c->in[1], *b = c->in[2];
+    if (x->ndim < 2) return ct__failed(CT_ERR_SHAPE, "batch_norm: expected an input of at least 2 dims [N, C, *], got %s", CT__SHAPE(x));
+    if (ct__norm_float_dtype("batch_norm", x)) return -1;
+    int64_t C = x->shape[1];
+    if (ct__norm_param_check("batch_norm", "weight", w, x, C) || ct__norm_param_check("batch_norm", "bias", b, x, C)) return -1;
+    ct__bn_outlike(&c->oi[0], x, ct__bn_is_cl(x));
+    for (int j = 1; j < 4; j++) ct__vec_out(&c->oi[j], x->dtype, C);
+    c->nout = 4;
+    return 0;
+}
+/* 4 independent sums: the loop is not one long dependency chain */
+#define CT__SUM4(acc, n, expr)                                         \
+    do {                                                               \
+        double s0_ = 0, s1_ = 0, s2_ = 0, s3_ = 0;                     \
+        int64_t i = 0;                                                 \
+        for (; i + 4 <= (n); i += 4) {                                 \
+            { int64_t k_ = i; s0_ += (expr); }                         \
+            { int64_t k_ = i + 1; s1_ += (expr); }                     \
+            { int64_t k_ = i + 2; s2_ += (expr); }                     \
+            { int64_t k_ = i + 3; s3_ += (expr); }                     \
+        }                                                              \
+        for (; i < (n); i++) { int64_t k_ = i; s0_ += (expr); }        \
+        (acc) += (s0_ + s1_) + (s2_ + s3_);                            \
+    } while (0)
+
+/* Row sums for the kernels below. float32: 16 float lanes (vectorizable) per
+   row, added up in double; float64: 4 double chains. */
+#define CT__LANES 16
+static double ct__nrm_sum_f32(const float *p, int64_t n) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += p[i + k];
+    double s = 0;
+    for (; i < n; i++) s += p[i];
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_sumsq_f32(const float *p, int64_t n, float mu) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += (p[i + k] - mu) * (p[i + k] - mu);
+    double s = 0;
+    for (; i < n; i++) s += (double)(p[i] - mu) * (double)(p[i] - mu);
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+/* sum(a * (b - mu)), and with c: sum(a * c * (b - mu)) */
+static double ct__nrm_dotc_f32(const float *a_, const float *b, const float *c, int64_t n, float mu) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    if (c) {
+        for (; i + CT__LANES <= n; i += CT__LANES)
+            for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * c[i + k] * (b[i + k] - mu);
+    } else {
+        for (; i + CT__LANES <= n; i += CT__LANES)
+            for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * (b[i + k] - mu);
+    }
+    double s = 0;
+    for (; i < n; i++) s += (double)a_[i] * (c ? (double)c[i] : 1.0) * ((double)b[i] - (double)mu);
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_dot_f32(const float *a_, const float *b, int64_t n) {
+    float a[CT__LANES] = {0};
+    int64_t i = 0;
+    for (; i + CT__LANES <= n; i += CT__LANES)
+        for (int k = 0; k < CT__LANES; k++) a[k] += a_[i + k] * b[i + k];
+    double s = 0;
+    for (; i < n; i++) s += (double)a_[i] * (double)b[i];
+    for (int k = 0; k < CT__LANES; k++) s += a[k];
+    return s;
+}
+static double ct__nrm_sum_f64(const double *p, int64_t n) { double s = 0; CT__SUM4(s, n, p[k_]); return s; }
+static double ct__nrm_sumsq_f64(const double *p, int64_t n, double mu) { double s = 0; CT__SUM4(s, n, (p[k_] - mu) * (p[k_] - mu)); return s; }
+static double ct__nrm_dotc_f64(const double *a, const double *b, const double *c, int64_t n, double mu) {
+    double s = 0;
+    if (c) CT__SUM4(s, n, a[k_] * c[k_] * (b[k_] - mu));
+    else CT__SUM4(s, n, a[k_] * (b[k_] - mu));
+    return s;
+}
+static double ct__nrm_dot_f64(const double *a, const double *b, int64_t n) { double s = 0; CT__SUM4(s, n, a[k_] * b[k_]); return s; }
+
+#define CT__BN_DEF(S, T)                                                                                            \
+    static int ct__bn_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *invstd, T *uvar, int64_t N,       \
+                              int64_t C, int64_t HW, int cl, double eps) {                                          \
+        int64_t M = N * HW;                                                                                         \
+        if (!cl) {                                                                                                  \
+            int ct__par = ct__rpar(M * C) && C > 1;                                                                 \
+            (void)ct__par;                                                                                          \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double s = 0, q = 0;                                                                                \
+                for (int64_t n = 0; n < N; n++) s += ct__nrm_sum_##S(x + (n * C + c) * HW, HW);                        \
+                double mu = M ? s / (double)M : 0.0;                                                                \
+                T muT = (T)mu;                                                                                      \
+                for (int64_t n = 0; n < N; n++) q += ct__nrm_sumsq_##S(x + (n * C + c) * HW, HW, muT);                  \
+                q -= (double)M * ((double)muT - mu) * ((double)muT - mu);  /* centered on the rounded mean */        \
+                double is = 1.0 / sqrt((M ? q / (double)M : 0.0) + eps);                                            \
+                mean[c] = muT;                                                                                      \
+                invstd[c] = (T)is;                                                                                  \
+                uvar[c] = (T)(M > 1 ? q / (double)(M - 1) : NAN);                                                   \
+                T al = (T)(is * (double)w[c]), be = (T)((double)b[c] - mu * is * (double)w[c]);                     \
+                for (int64_t n = 0; n < N; n++) {                                                                   \
+                    const T *p = x + (n * C + c) * HW;                                                              \
+                    T *q2 = y + (n * C + c) * HW;                                                                   \
+                    for (int64_t i = 0; i < HW; i++) q2[i] = p[i] * al + be;                                        \
+                }                                                                                                   \
+            }                                                                                                       \
+            return 0;                                                                                               \
+        }                                                                                                           \
+        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * C + 1));                                    \
+        T *al = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * C + 1));                                                     \
+        if (!acc || !al) {                                                                                          \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(al);                                                                                            \
+            return ct__failed(CT_ERR_MEMORY, "batch_norm: out of memory");                                          \
+        }                                                                                                           \
+        double *sq = acc + C;                                                                                       \
+        T *be = al + C;                                                                                             \
+        for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;                                                             \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) acc[c] += (double)x[r * C + c];                                         \
+        for (int64_t c = 0; c < C; c++) acc[c] = M ? acc[c] / (double)M : 0.0;                                      \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double d = (double)x[r * C + c] - acc[c];                                                           \
+                sq[c] += d * d;                                                                                     \
+            }                                                                                                       \
+        for (int64_t c = 0; c < C; c++) {                                                                           \
+            double is = 1.0 / sqrt((M ? sq[c] / (double)M : 0.0) + eps);                                            \
+            mean[c] = (T)acc[c];                                                                                    \
+            invstd[c] = (T)is;                                                                                      \
+            uvar[c] = (T)(M > 1 ? sq[c] / (double)(M - 1) : NAN);                                                   \
+            al[c] = (T)(is * (double)w[c]);                                                                         \
+            be[c] = (T)((double)b[c] - acc[c] * is * (double)w[c]);                                                 \
+        }                                                                                                           \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) y[r * C + c] = x[r * C + c] * al[c] + be[c];                            \
+        CT_FREE(acc);                                                                                               \
+        CT_FREE(al);                                                                                                \
+        return 0;                                                                                                   \
+    }                                                                                                               \
+    /* gx = (gy - mean(gy) - (x - mu) * invstd^2 * mean(gy * (x - mu))) * invstd * w */                           \
+    static int ct__bn_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *invstd, T *gx, T *gw,     \
+                              T *gb, int64_t N, int64_t C, int64_t HW, int cl) {                                     \
+        int64_t M = N * HW;                                                                                         \
+        if (!cl) {                                                                                                  \
+            int ct__par = ct__rpar(M * C) && C > 1;                                                                 \
+            (void)ct__par;                                                                                          \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double sg = 0, dot = 0, mu = (double)mean[c], is = (double)invstd[c];                               \
+                T muT = mean[c];                                                                                    \
+                for (int64_t n = 0; n < N; n++) {                                                                   \
+                    const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
+                    sg += ct__nrm_sum_##S(g, HW);                                                                       \
+                    dot += ct__nrm_dotc_##S(g, p, NULL, HW, muT);                                                       \
+                }                                                                                                   \
+                dot += sg * ((double)muT - mu);                                                                     \
+                gw[c] = (T)(dot * is);                                                                              \
+                gb[c] = (T)sg;                                                                                      \
+                double sc = is * (double)w[c];                                                                      \
+                T A = (T)sc, B = (T)(-dot * is * is / (double)M * sc), D = (T)(-sg / (double)M * sc);               \
+                for (int64_t n = 0; n < N; n++) {                                                                   \
+                    const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
+                    T *o = gx + (n * C + c) * HW;                                                                   \
+                    for (int64_t i = 0; i < HW; i++) o[i] = A * g[i] + B * (p[i] - muT) + D;                        \
+                }                                                                                                   \
+            }                                                                                                       \
+            return 0;                                                                                               \
+        }                                                                                                           \
+        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * C + 1));                                    \
+        T *co = (T *)CT_MALLOC(sizeof(T) * (size_t)(3 * C + 1));                                                     \
+        if (!acc || !co) {                                                                                          \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(co);                                                                                            \
+            return ct__failed(CT_ERR_MEMORY, "batch_norm_backward: out of memory");                                 \
+        }                                                                                                           \
+        double *dt = acc + C;                                                                                       \
+        for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;                                                             \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++) {                                                                       \
+                double g = (double)gy[r * C + c];                                                                   \
+                acc[c] += g;                                                                                        \
+                dt[c] += g * ((double)x[r * C + c] - (double)mean[c]);                                              \
+            }                                                                                                       \
+        for (int64_t c = 0; c < C; c++) {                                                                           \
+            double is = (double)invstd[c], sc = is * (double)w[c];                                                  \
+            gw[c] = (T)(dt[c] * is);                                                                                \
+            gb[c] = (T)acc[c];                                                                                      \
+            co[c] = (T)sc;                                                                                          \
+            co[C + c] = (T)(-dt[c] * is * is / (double)M * sc);                                                     \
+            co[2 * C + c] = (T)(-acc[c] / (double)M * sc);                                                          \
+        }                                                                                                           \
+        for (int64_t r = 0; r < M; r++)                                                                             \
+            for (int64_t c = 0; c < C; c++)                                                                         \
+                gx[r * C + c] = co[c] * gy[r * C + c] + co[C + c] * (x[r * C + c] - mean[c]) + co[2 * C + c];       \
+        CT_FREE(acc);                                                                                               \
+        CT_FREE(co);                                                                                                \
+        return 0;                                                                                                   \
+    }
+CT__BN_DEF(f32, float)
+CT__BN_DEF(f64, double)
+
+static void ct__bn_dims(const ct_tensor *x, int64_t *N, int64_t *C, int64_t *HW) {
+    *N = x->shape[0];
+    *C = x->shape[1];
+    *HW = 1;
+    for (int d = 2; d < x->ndim; d++) *HW *= x->shape[d];
+}
+static int ct__k_bn(ct__call *c) {
+    ct_tensor *x0 = c->in[0];
+    int cl = ct__bn_is_cl(x0), rc = -1;
+    ct_tensor *x = ct__bn_layout(x0, cl), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
+    if (x && w && b) {
+        int64_t N, C, HW;
+        ct__bn_dims(x0, &N, &C, &HW);
+        void *y = ct__ptr(c->out[0]), *m = ct__ptr(c->out[1]), *is = ct__ptr(c->out[2]), *uv = ct__ptr(c->out[3]);
+        if (x->dtype == CT_FLOAT32)
+            rc = ct__bn_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)y,
+                                (float *)m, (float *)is, (float *)uv, N, C, HW, cl, c->a->s[0]);
+        else
+            rc = ct__bn_fwd_f64((const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(b), (double *)y,
+                                (double *)m, (double *)is, (double *)uv, N, C, HW, cl, c->a->s[0]);
+    }
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (b) ct__decref(b);
+    return rc;
+}
+/* in: grad_out, x, weight, save_mean, save_invstd; out: grad_x, grad_weight, grad_bias */
+static int ct__meta_bn_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    if (!ct_same_shape(g, x) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "native_batch_norm_backward: grad_out %s must match the input %s", CT__SHAPE(g), CT__SHAPE(x));
+    if (x->ndim < 2 || ct__norm_float_dtype("native_batch_norm_backward", x)) return x->ndim < 2 ? ct__failed(CT_ERR_SHAPE, "native_batch_norm_backward: bad input") : -1;
+    int64_t C = x->shape[1];
+    for (int i = 2; i < 5; i++)
+        if (ct__norm_param_check("native_batch_norm_backward", "statistics", c->in[i], x, C)) return -1;
+    ct__bn_outlike(&c->oi[0], x, ct__bn_is_cl(x));
+    ct__vec_out(&c->oi[1], x->dtype, C);
+    ct__vec_out(&c->oi[2], x->dtype, C);
+    c->nout = 3;
+    return 0;
+}
+static int ct__k_bn_bw(ct__call *c) {
+    ct_tensor *x0 = c->in[1];
+    int cl = ct__bn_is_cl(x0), rc = -1;
+    ct_tensor *g = ct__bn_layout(c->in[0], cl), *x = ct__bn_layout(x0, cl), *w = ct__contig_ref(c->in[2]),
+              *m = ct__contig_ref(c->in[3]), *is = ct__contig_ref(c->in[4]);
+    if (g && x && w && m && is) {
+        int64_t N, C, HW;
+        ct__bn_dims(x0, &N, &C, &HW);
+        if (x->dtype == CT_FLOAT32)
+            rc = ct__bn_bwd_f32((const float *)ct__ptr(g), (const float *)ct__ptr(x), (const float *)ct__ptr(w),
+                                (const float *)ct__ptr(m), (const float *)ct__ptr(is), (float *)ct__ptr(c->out[0]),
+                                (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), N, C, HW, cl);
+        else
+            rc = ct__bn_bwd_f64((const double *)ct__ptr(g), (const double *)ct__ptr(x), (const double *)ct__ptr(w),
+                                (const double *)ct__ptr(m), (const double *)ct__ptr(is), (double *)ct__ptr(c->out[0]),
+                                (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), N, C, HW, cl);
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (m) ct__decref(m);
+    if (is) ct__decref(is);
+    return rc;
+}
+/* Gradients of a normalization written with public ops, statistics recomputed
+   from x so that they are differentiated too (double backward).
+   xhat = (x - mean) * rsqrt(var + eps) over `dims`; y = xhat * w + b.
+   wv: the weight broadcast against x. */
+static int ct__norm_grads_composite(const ct_tensor *x, const ct_tensor *wv, const ct_tensor *gy, int nd, const int64_t *dims,
+                                    double eps, ct_tensor **gx, ct_tensor **gxhat_w, ct_tensor **gy_sum) {
+    ct_tensor *mean = ct_mean_dims(x, nd, dims, 1);
+    ct_tensor *xc = ct_sub(x, mean);
+    ct_tensor *rs = ct_rsqrt(ct_add_scalar(ct_mean_dims(ct_mul(xc, xc), nd, dims, 1), eps));
+    ct_tensor *xhat = ct_mul(xc, rs);
+    ct_tensor *gxh = ct_mul(gy, wv);
+    *gx = ct_mul(rs, ct_sub(ct_sub(gxh, ct_mean_dims(gxh, nd, dims, 1)), ct_mul(xhat, ct_mean_dims(ct_mul(gxh, xhat), nd, dims, 1))));
+    *gxhat_w = ct_mul(gy, xhat);
+    *gy_sum = (ct_tensor *)gy;
+    return *gx && *gxhat_w ? 0 : -1;
+}
+static int ct__bw_bn(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *w = CT__SV_IN(n, 1), *gy = gout[0];
+    if (!x || !w) return -1;
+    int64_t C = x->shape[1];
+    if (ct_is_grad_enabled()) {   /* create_graph: a differentiable formula */
+        int64_t dims[CT_MAX_DIMS], wshape[CT_MAX_DIMS];
+        int nd = 0;
+        for (int d = 0; d < x->ndim; d++) {
+            wshape[d] = d == 1 ? C : 1;
+            if (d != 1) dims[nd++] = d;
+        }
+        ct_tensor *gx, *gwf, *gbf;
+        if (ct__norm_grads_composite(x, ct_reshape_n(w, x->ndim, wshape), gy, nd, dims, n->attrs.s[0], &gx, &gwf, &gbf)) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = gx;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct_sum_dims(gwf, nd, dims, 0))) return -1;
+        if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(gbf, nd, dims, 0))) return -1;
+        return 0;
+    }
+    ct_tensor *mean = CT__SV_OUT(n, 1), *invstd = CT__SV_OUT(n, 2);
+    if (!mean || !invstd) return -1;
+    ct_tensor *in[5];
+    in[0] = gy;
+    in[1] = x;
+    in[2] = w;
+    in[3] = mean;
+    in[4] = invstd;
+    ct__call c;
+    c.op = CT__NNOP(BATCH_NORM_BACKWARD);
+    c.nin = 5;
+    c.in = in;
+    c.a = &ct__attrs_none;
+    c.inplace = 0;
+    if (ct__dispatch(&c) < 0) return -1;
+    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? c.out[i] : NULL;
+    return 0;
+}
+
+CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean, ct_tensor *running_var,
+                                     const ct_tensor *weight, const ct_tensor *bias, int training, double momentum,
+                                     double eps) {
+    if (!x) { ct__null_arg("batch_norm", 0); return NULL; }
+    if (x->ndim < 2) return ct__fail(CT_ERR_SHAPE, "batch_norm: expected an input of at least 2 dims [N, C, *], got %s", CT__SHAPE(x));
+    int64_t C = x->shape[1];
+    if (running_mean && ct_numel(running_mean) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: running_mean should contain %lld elements not %lld", (long long)C, (long long)ct_numel(running_mean));
+    if (running_var && ct_numel(running_var) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: running_var should contain %lld elements not %lld", (long long)C, (long long)ct_numel(running_var));
+    if (weight && ct_numel(weight) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: weight should contain %lld elements not %lld", (long long)C, (long long)ct_numel(weight));
+    if (bias && ct_numel(bias) != C)
+        return ct__fail(CT_ERR_SHAPE, "batch_norm: bias should contain %lld elements not %lld", (long long)C, (long long)ct_numel(bias));
+    if (ct__norm_float_dtype("batch_norm", x)) return NULL;
+    int s = ct_scope_begin();
+    ct_tensor *y = NULL;
+    if (!training) {
+        /* eval: alpha = w / sqrt(running_var + eps), beta = b - running_mean * alpha (PyTorch's CPU transform) */
+        if (!running_mean || !running_var) {
+            ct_set_error(CT_ERR_ARG, "batch_norm: running_mean and running_var must be defined in evaluation mode");
+        } else {
+            int64_t shape[CT_MAX_DIMS];
+            for (int d = 0; d < x->ndim; d++) shape[d] = d == 1 ? C : 1;
+            ct_tensor *al = ct_rsqrt(ct_add_scalar(ct_to(running_var, x->dtype), eps));
+            if (weight) al = ct_mul(al, weight);
+            ct_tensor *be = ct_neg(ct_mul(ct_to(running_mean, x->dtype), al));
+            if (bias) be = ct_add(be, bias);
+            y = ct_add(ct_mul(x, ct_view_n(al, x->ndim, shape)), ct_view_n(be, x->ndim, shape));
+        }
+    } else if (ct_numel(x) / (C ? C : 1) <= 1 && C > 0) {
+        ct_set_error(CT_ERR_ARG, "batch_norm: Expected more than 1 value per channel when training, got input size torch.Size(%s)", CT__SHAPE(x));
+    } else {
+        int pg = ct_set_grad_enabled(0);
+        ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones(x->dtype, C);
+        ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros(x->dtype, C);
+        ct_set_grad_enabled(pg);
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.s[0] = eps;
+        ct_tensor *in[3];
+        in[0] = (ct_tensor *)x;
+        in[1] = w;
+        in[2] = b;
+        ct__call c;
+        c.op = CT__NNOP(BATCH_NORM);
+        c.nin = 3;
+        c.in = in;
+        c.a = &a;
+        c.inplace = 0;
+        if ((w && b) && ct__dispatch(&c) >= 0) {
+            y = c.out[0];
+            if (running_mean || running_var) {
+                pg = ct_set_grad_enabled(0);
+                /* running = (1 - momentum) * running + momentum * batch statistic (unbiased variance) */
+                if (running_mean && !ct_add_(ct_mul_scalar_(running_mean, 1.0 - momentum), ct_mul_scalar(ct_detach(c.out[1]), momentum))) y = NULL;
+                if (running_var && !ct_add_(ct_mul_scalar_(running_var, 1.0 - momentum), ct_mul_scalar(ct_detach(c.out[3]), momentum))) y = NULL;
+                ct_set_grad_enabled(pg);
+            }
+        }
+    }
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- layer_norm: x as [M][N] rows, N = prod(normalized_shape) ---- */
+static int ct__meta_ln(ct__call *c) {
+    ct_tensor *x = c->in[0], *w = c->in[1], *b = c->in[2];
+    int k = (int)c->a->i[0];
+    if (ct__norm_float_dtype("layer_norm", x)) return -1;
+    int64_t N = 1;
+    for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
+    if (ct__norm_param_check("layer_norm", "weight", w, x, N) || ct__norm_param_check("layer_norm", "bias", b, x, N)) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    int64_t M = N ? ct_numel(x) / N : 0;
+    for (int d = 0; N == 0 && d < x->ndim - k; d++) M = (d ? M : 1) * x->shape[d];
+    ct__vec_out(&c->oi[1], x->dtype, M);
+    ct__vec_out(&c->oi[2], x->dtype, M);
+    c->nout = 3;
+    return 0;
+}
+#define CT__LN_DEF(S, T)                                                                                            \
+    static void ct__ln_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, int64_t M, int64_t N,     \
+                               double eps) {                                                                        \
+        int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
+        (void)ct__par;                                                                                              \
+        CT__RPAR_FOR                                                                                                \
+        for (int64_t r = 0; r < M; r++) {                                                                           \
+            const T *p = x + r * N;                                                                                 \
+            T *q = y + r * N;                                                                                       \
+            double mu = N ? ct__nrm_sum_##S(p, N) / (double)N : 0.0;                                                    \
+            double v = ct__nrm_sumsq_##S(p, N, (T)mu) - (double)N * ((double)(T)mu - mu) * ((double)(T)mu - mu);        \
+            double rs = 1.0 / sqrt((N ? v / (double)N : 0.0) + eps);                                                \
+            mean[r] = (T)mu;                                                                                        \
+            rstd[r] = (T)rs;                                                                                        \
+            T a = (T)rs, c0 = (T)(-mu * rs);                                                                        \
+            for (int64_t j = 0; j < N; j++) q[j] = (p[j] * a + c0) * w[j] + b[j];                                   \
+        }                                                                                                           \
+    }                                                                                                               \
+    static void ct__ln_bwd_row_##S(const T *g, const T *p, const T *w, T muT, T rsT, T *o, int64_t N) {             \
+        double rs = (double)rsT, db = ct__nrm_dot_##S(g, w, N), ds = ct__nrm_dotc_##S(g, p, w, N, muT);             \
+        T A = (T)rs, B = (T)(-rs * rs * rs * ds / (double)N), D = (T)(-rs * db / (double)N);                        \
+        for (int64_t j = 0; j < N; j++) o[j] = A * g[j] * w[j] + B * (p[j] - muT) + D;                              \
+    }                                                                                                               \
+    static int ct__ln_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *rstd, T *gx, T *gw,      \
+                              T *gb, int64_t M, int64_t N) {                                                        \
+        int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
+        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * N + 1));                                    \
+        T *blk = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * N + 1));                                                    \
+        if (!acc || !blk) {                                                                                         \
+            CT_FREE(acc);                                                                                           \
+            CT_FREE(blk);                                                                                           \
+            return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory");                                 \
+        }                                                                                                           \
+        for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;                                                             \
+        if (ct__par) {                                                                                              \
+            CT__RPAR_FOR                                                                                            \
+            for (int64_t r = 0; r < M; r++)                                                                         \
+                ct__ln_bwd_row_##S(gy + r * N, x + r * N, w, mean[r], rstd[r], gx + r * N, N);                      \
+        }                                                                                                           \
+        /* column sums (grad_weight, grad_bias): blocks of 32 rows in T, added up in                              \
+           double; one pass with the rows' gx when single-threaded */                                            \
+        for (int64_t r0 = 0; r0 < M; r0 += 32) {                                                                    \
+            int64_t r1 = r0 + 32 < M ? r0 + 32 : M;                                                                 \
+            for (int64_t j = 0; j < 2 * N; j++) blk[j] = 0;                                                         \
+            for (int64_t r = r0; r < r1; r++) {                                                                     \
+                const T *g = gy + r * N, *p = x + r * N;                                                            \
+                T muT = mean[r], rsT = rstd[r];                                                                     \
+                if (!ct__par) ct__ln_bwd_row_##S(g, p, w, muT, rsT, gx + r * N, N);                                 \
+                for (int64_t j = 0; j < N; j++) {                                                                   \
+                    blk[j] += g[j] * ((p[j] - muT) * rsT);                                                          \
+                    blk[N + j] += g[j];                                                                             \
+                }                                                                                                   \
+            }                                                                                                       \
+            for (int64_t j = 0; j < 2 * N; j++) acc[j] += (double)blk[j];                                           \
+        }                                                                                                           \
+        CT_FREE(blk);                                                                                               \
+        for (int64_t j = 0; j < N; j++) {                                                                           \
+            gw[j] = (T)acc[j];                                                                                      \
+            gb[j] = (T)acc[N + j];                                                                                  \
+        }                                                                                                           \
+        CT_FREE(acc);                                                                                               \
+        return 0;                                                                                                   \
+    }
+CT__LN_DEF(f32, float)
+CT__LN_DEF(f64, double)
+static int64_t ct__ln_cols(const ct_tensor *x, int k) {
+    int64_t N = 1;
+    for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
+    return N;
+}
+static int ct__k_ln(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
+    int rc = -1;
+    if (x && w && b) {
+        int64_t N = ct__ln_cols(x, (int)c->a->i[0]), M = c->out[1]->shape[0];
+        if (x->dtype == CT_FLOAT32)
+            ct__ln_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)ct__ptr(c->out[0]),
+                           (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
+        else
+            ct__ln_fwd_f64((const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(b), (double *)ct__ptr(c->out[0]),
+                           (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
+        rc = 0;
+    }
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (b) ct__decref(b);
+    return rc;
+}
+/* in: grad_out, x, weight, mean [M], rstd [M]; out: grad_x, grad_weight, grad_bias */
+static int ct__meta_ln_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1], *w = c->in[2];
+    if (!ct_same_shape(g, x) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "native_layer_norm_backward: grad_out %s must match the input %s", CT__SHAPE(g), CT__SHAPE(x));
+    if (ct__norm_float_dtype("native_layer_norm_backward", x)) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    for (int j = 1; j < 3; j++) {
+        o = &c->oi[j];
+        o->kind = CT__OUT_NEW;
+        o->has_strides = 0;
+        o->dtype = x->dtype;
+        o->ndim = w->ndim;
+        for (int d = 0; d < w->ndim; d++) o->shape[d] = w->shape[d];
+    }
+    c->nout = 3;
+    return 0;
+}
+static int ct__k_ln_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = ct__contig_ref(c->in[1]), *w = ct__contig_ref(c->in[2]),
+              *m = ct__contig_ref(c->in[3]), *r = ct__contig_ref(c->in[4]);
+    int rc = -1;
+    if (g && x && w && m && r) {
+        int64_t N = ct_numel(w), M = ct_numel(m);
+        if (x->dtype == CT_FLOAT32)
+            rc = ct__ln_bwd_f32((const float *)ct__ptr(g), (const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(m),
+                                (const float *)ct__ptr(r), (float *)ct__ptr(c->out[0]), (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N);
+        else
+            rc = ct__ln_bwd_f64((const double *)ct__ptr(g), (const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(m),
+                                (const double *)ct__ptr(r), (double *)ct__ptr(c->out[0]), (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), M, N);
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (w) ct__decref(w);
+    if (m) ct__decref(m);
+    if (r) ct__decref(r);
+    return rc;
+}
+static int ct__bw_ln(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *w = CT__SV_IN(n, 1), *gy = gout[0];
+    if (!x || !w) return -1;
+    int k = (int)n->attrs.i[0];
+    if (ct_is_grad_enabled()) {   /* create_graph: a differentiable formula */
+        int64_t dims[CT_MAX_DIMS], lead[CT_MAX_DIMS];
+        int nl = x->ndim - k;
+        for (int d = 0; d < k; d++) dims[d] = nl + d;
+        for (int d = 0; d < nl; d++) lead[d] = d;
+        ct_tensor *gx, *gwf, *gbf;
+        if (ct__norm_grads_composite(x, ct_reshape_n(w, k, x->shape + nl), gy, k, dims, n->attrs.s[0], &gx, &gwf, &gbf)) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = gx;
+        if (CT__NEEDS(n, 1) && !(gin[1] = nl ? ct_view_n(ct_sum_dims(gwf, nl, lead, 0), w->ndim, w->shape) : ct_view_n(gwf, w->ndim, w->shape))) return -1;
+        if (CT__NEEDS(n, 2) && !(gin[2] = nl ? ct_view_n(ct_sum_dims(gbf, nl, lead, 0), w->ndim, w->shape) : ct_view_n(gbf, w->ndim, w->shape))) return -1;
+        return 0;
+    }
+    ct_tensor *mean = CT__SV_OUT(n, 1), *rstd = CT__SV_OUT(n, 2);
+    if (!mean || !rstd) return -1;
+    ct_tensor *in[5];
+    in[0] = gy;
+    in[1] = x;
+    in[2] = w;
+    in[3] = mean;
+    in[4] = rstd;
+    ct__call c;
+    c.op = CT__NNOP(LAYER_NORM_BACKWARD);
+    c.nin = 5;
+    c.in = in;
+    c.a = &ct__attrs_none;
+    c.inplace = 0;
+    if (ct__dispatch(&c) < 0) return -1;
+    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? c.out[i] : NULL;
+    return 0;
+}
+static void ct__fmt_list(char *buf, size_t cap, int n, const int64_t *v, const char *open, const char *close) {
+    size_t k = (size_t)snprintf(buf, cap, "%s", open);
+    for (int i = 0; i < n && k < cap; i++) k += (size_t)snprintf(buf + k, cap - k, i ? ", %lld" : "%lld", (long long)v[i]);
+    if (k < cap) snprintf(buf + k, cap - k, "%s", close);
+}
+CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *ns, const ct_tensor *weight,
+                                     const ct_tensor *bias, double eps) {
+    char a1[208], a2[208], a3[208];
+    if (!x) { ct__null_arg("layer_norm", 0); return NULL; }
+    if (n < 1 || !ns)
+        return ct__fail(CT_ERR_ARG, "layer_norm: Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []");
+    if (n > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "layer_norm: normalized_shape has more than %d dims", CT_MAX_DIMS);
+    ct__fmt_list(a1, sizeof a1, n, ns, "[", "]");
+    const ct_tensor *pw[2];
+    pw[0] = weight;
+    pw[1] = bias;
+    for (int i = 0; i < 2; i++) {
+        const ct_tensor *p = pw[i];
+        int ok = !p || p->ndim == n;
+        for (int d = 0; ok && p && d < n; d++) ok = p->shape[d] == ns[d];
+        if (!ok)
+            return ct__fail(CT_ERR_SHAPE, "layer_norm: Expected %s to be of same shape as normalized_shape, but got %s of shape %s and normalized_shape = %s",
+                            i ? "bias" : "weight", i ? "bias" : "weight", CT__SHAPE(p), a1);
+    }
+    int ok = x->ndim >= n;
+    for (int d = 0; ok && d < n; d++) ok = x->shape[x->ndim - n + d] == ns[d];
+    if (!ok) {
+        ct__fmt_list(a2, sizeof a2, n, ns, "[*, ", "]");
+        snprintf(a3, sizeof a3, "%s", CT__SHAPE(x));
+        return ct__fail(CT_ERR_SHAPE, "layer_norm: Given normalized_shape=%s, expected input with shape %s, but got input of size%s", a1, a2, a3);
+    }
+    int s = ct_scope_begin();
+    int pg = ct_set_grad_enabled(0);
+    ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones_n(x->dtype, n, ns);
+    ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros_n(x->dtype, n, ns);
+    ct_set_grad_enabled(pg);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = eps;
+    a.i[0] = n;
+    ct_tensor *in[3];
+    in[0] = (ct_tensor *)x;
+    in[1] = w;
+    in[2] = b;
+    ct__call c;
+    c.op = CT__NNOP(LAYER_NORM);
+    c.nin = 3;
+    c.in = in;
+    c.a = &a;
+    c.inplace = 0;
+    ct_tensor *y = w && b && ct__dispatch(&c) >= 0 ? c.out[0] : NULL;
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- group_norm: layer_norm over [N, G, C/G * S], then the per-channel affine ---- */
+CTENSOR_API ct_tensor *ct_group_norm(const ct_tensor *x, int64_t G, const ct_tensor *weight, const ct_tensor *bias, double eps) {
+    if (!x) { ct__null_arg("group_norm", 0); return NULL; }
+    if (x->ndim < 2) return ct__fail(CT_ERR_SHAPE, "group_norm: Expected at least 2 dimensions for input tensor but received %d", x->ndim);
+    int64_t N = x->shape[0], C = x->shape[1];
+    if (G <= 0 || C % G)
+        return ct__fail(CT_ERR_SHAPE, "group_norm: Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%lld",
+                        CT__SHAPE(x), (long long)G);
+    const ct_tensor *pw[2];
+    pw[0] = weight;
+    pw[1] = bias;
+    for (int i = 0; i < 2; i++)
+        if (pw[i] && (pw[i]->ndim != 1 || pw[i]->shape[0] != C)) {
+            char a[208];
+            snprintf(a, sizeof a, "%s", CT__SHAPE(pw[i]));
+            return ct__fail(CT_ERR_SHAPE, "group_norm: Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %s and input of shape %s",
+                            i ? "bias" : "weight", i ? "bias" : "weight", a, CT__SHAPE(x));
+        }
+    int s = ct_scope_begin();
+    int64_t K = N * G != 0 ? ct_numel(x) / (N * G) : 0;
+    int64_t sh[3];
+    sh[0] = N;
+    sh[1] = G;
+    sh[2] = K;
+    ct_tensor *y = ct_reshape_n(ct_layer_norm(ct_reshape_n(x, 3, sh), 1, &K, NULL, NULL, eps), x->ndim, x->shape);
+    int64_t ws[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) ws[d] = d == 1 ? C : 1;
+    if (weight) y = ct_mul(y, ct_reshape_n(weight, x->ndim, ws));
+    if (bias) y = ct_add(y, ct_reshape_n(bias, x->ndim, ws));
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- dropout (ATen/native/Dropout.cpp, _dropout_impl: the CPU path) ---- */
+CTENSOR_API ct_tensor *ct_dropout(const ct_tensor *x, double p, int training) {
+    if (!x) { ct__null_arg("dropout", 0); return NULL; }
+    if (!(p >= 0.0 && p <= 1.0)) {
+        char a[40];
+        ct__pyfloat(p, a, sizeof a);
+        return ct__fail(CT_ERR_ARG, "dropout: dropout probability has to be between 0 and 1, but got %s", a);
+    }
+    if (!training || p == 0.0 || ct_numel(x) == 0) return ct_alias(x);
+    if (p == 1.0) return ct_mul(x, ct_zeros_n(x->dtype, 0, NULL));
+    int s = ct_scope_begin();
+    ct_tensor *noise = ct_bernoulli_scalar_(ct_empty_like(x), 1.0 - p, NULL);
+    ct_tensor *y = ct_mul(x, ct_div_scalar(noise, 1.0 - p));
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- embedding (ATen/native/Embedding.cpp): in weight [V, D], indices ---- */
+static int ct__meta_embedding(ct__call *c) {
+    ct_tensor *w = c->in[0], *idx = c->in[1];
+    if (idx->dtype != CT_INT64 && idx->dtype != CT_INT32) {
+        char tn[64];
+        return ct__failed(CT_ERR_DTYPE, "embedding: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding)",
+                          ct__tensor_type_name(idx->dtype, tn, sizeof tn));
+    }
+    if (w->ndim != 2) return ct__failed(CT_ERR_SHAPE, "embedding: 'weight' must be 2-D");
+    if (idx->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_SHAPE, "embedding: too many dims");
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = w->dtype;
+    o->ndim = idx->ndim + 1;
+    for (int d = 0; d < idx->ndim; d++) o->shape[d] = idx->shape[d];
+    o->shape[idx->ndim] = w->shape[1];
+    c->nout = 1;
+    return 0;
+}
+static int ct__k_embedding(ct__call *c) {
+    ct_tensor *w = ct__contig_ref(c->in[0]), *idx = ct__contig_ref(c->in[1]);
+    int rc = -1;
+    if (w && idx) {
+        int64_t V = w->shape[0], D = w->shape[1], L = ct_numel(idx);
+        size_t es = ct__dt[w->dtype].size, row = (size_t)D * es;
+        const char *src = ct__ptr(w);
+        char *dst = ct__ptr(c->out[0]);
+        rc = 0;
+        for (int64_t i = 0; i < L; i++) {
+            int64_t k = idx->dtype == CT_INT64 ? ((const int64_t *)ct__ptr(idx))[i] : (int64_t)((const int32_t *)ct__ptr(idx))[i];
+            if (k < 0 || k >= V) { rc = ct__failed(CT_ERR_INDEX, "embedding: index out of range in self (index %lld, num_embeddings %lld)", (long long)k, (long long)V); break; }
+            if (row) memcpy(dst + (size_t)i * row, src + (size_t)k * row, row);
+        }
+    }
+    if (w) ct__decref(w);
+    if (idx) ct__decref(idx);
+    return rc;
+}
+/* grad_weight = zeros(V, D).index_add(0, indices, grad rows), the padding row skipped */
+static int ct__bw_embedding(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    ct_tensor *idx = CT__SV_IN(n, 1);
+    if (!idx) return -1;
+    const ct__tmeta *wm = &n->in_meta[0];
+    int64_t L = ct_numel(idx), D = wm->shape[1], gs[2];
+    gs[0] = L;
+    gs[1] = D;
+    ct_tensor *fi = ct_reshape_n(idx->dtype == CT_INT64 ? idx : ct_to(idx, CT_INT64), 1, &L);
+    ct_tensor *g = ct_reshape_n(gout[0], 2, gs);
+    if (n->attrs.flags & 1) g = ct_where_scalar(ct_unsqueeze(ct_ne_scalar(fi, (double)n->attrs.i[0]), 1), g, 0.0);
+    gin[0] = ct_index_add(ct_zeros_n(g ? g->dtype : wm->dtype, 2, wm->shape), 0, fi, g, 1.0);
+    return gin[0] ? 0 : -1;
+}
+CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (weight && padding_idx != CT_NO_PADDING_IDX && weight->ndim == 2) {
+        int64_t V = weight->shape[0];
+        if (padding_idx >= V || padding_idx < -V) return ct__fail(CT_ERR_ARG, "embedding: Padding_idx must be within num_embeddings");
+        a.flags = 1;
+        a.i[0] = padding_idx < 0 ? padding_idx + V : padding_idx;
+    }
+    return ct__op2(CT__NNOP(EMBEDDING), weight, indices, &a);
+}
+
+/* ---- embedding_bag: embedding rows reduced per bag (sum/mean by index_add, max per bag) ---- */
+CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *offsets,
+                                        const char *mode, const ct_tensor *psw, int include_last_offset) {
+    if (!input || !weight) { ct__null_arg("embedding_bag", input ? 1 : 0); return NULL; }
+    int md = !mode || !strcmp(mode, "mean") ? 1 : !strcmp(mode, "sum") ? 0 : !strcmp(mode, "max") ? 2 : -1;
+    if (md < 0) return ct__fail(CT_ERR_ARG, "embedding_bag: mode has to be one of sum, mean or max");
+    if (psw && md != 0)
+        return ct__fail(CT_ERR_ARG, "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got mode='%s'). Please open a feature request on the Pytorch GitHub.",
+                        md == 1 ? "mean" : "max");
+    if (input->dtype != CT_INT64 && input->dtype != CT_INT32) {
+        char tn[64];
+        return ct__fail(CT_ERR_DTYPE, "embedding_bag: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_bag)",
+                        ct__tensor_type_name(input->dtype, tn, sizeof tn));
+    }
+    if (weight->ndim != 2) return ct__fail(CT_ERR_SHAPE, "embedding_bag: 'weight' must be 2-D");
+    if (psw && !ct_same_shape(psw, input)) {
+        char a[208];
+        snprintf(a, sizeof a, "%s", CT__SHAPE(psw));
+        return ct__fail(CT_ERR_SHAPE, "embedding_bag: If per_sample_weights (%s) is not None, then it must have the same shape as the input (%s)", a, CT__SHAPE(input));
+    }
+    int64_t B, L, D = weight->shape[1], *off = NULL, noff = 0;
+    if (input->ndim == 2) {
+        if (offsets)
+            return ct__fail(CT_ERR_ARG, "embedding_bag: if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences. However, found offsets of type Tensor");
+        B = input->shape[0];
+        L = input->shape[0] * input->shape[1];
+    } else if (input->ndim == 1) {
+        if (!offsets) return ct__fail(CT_ERR_ARG, "embedding_bag: offsets has to be a 1D Tensor but got None");
+        if (offsets->ndim != 1) return ct__fail(CT_ERR_SHAPE, "embedding_bag: offsets has to be a 1D Tensor");
+        if (offsets->dtype != CT_INT64 && offsets->dtype != CT_INT32) {
+            char tn[64];
+            return ct__fail(CT_ERR_DTYPE, "embedding_bag: Expected tensor for argument #2 'offsets' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_bag)",
+                            ct__tensor_type_name(offsets->dtype, tn, sizeof tn));
+        }
+        L = input->shape[0];
+        noff = offsets->shape[0];
+        B = include_last_offset ? (noff > 0 ? noff - 1 : 0) : noff;
+    } else {
+        return ct__fail(CT_ERR_SHAPE, "embedding_bag: input has to be 1D or 2D Tensor, but got Tensor of dimension %d", input->ndim);
+    }
+    int s = ct_scope_begin();
+    ct_tensor *res = NULL;
+    int64_t *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(2 * B + 1));
+    int64_t *bag = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(L + 1));
+    double *cnt = (double *)CT_MALLOC(sizeof(double) * (size_t)(B + 1));
+    if (!start || !bag || !cnt) { ct_set_error(CT_ERR_MEMORY, "embedding_bag: out of memory"); goto done; }
+    memset(start, 0, sizeof(int64_t) * (size_t)(2 * B + 1));
+    if (input->ndim == 2) {
+        int64_t Lb = input->shape[1];
+        for (int64_t b = 0; b < B; b++) { start[b] = b * Lb; start[B + b] = (b + 1) * Lb; }
+    } else {
+        ct_tensor *o64 = ct_contiguous(ct_to(offsets, CT_INT64));
+        if (!o64) goto done;
+        off = (int64_t *)ct_data_ptr(o64);
+        if (noff > 0 && off[0] != 0) {
+            ct_set_error(CT_ERR_ARG, "embedding_bag: offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got %lld", (long long)off[0]);
+            goto done;
+        }
+        if (noff > 0 && off[noff - 1] > L) {
+            ct_set_error(CT_ERR_INDEX, "embedding_bag: offsets[-1] can not be greater than input's length (%lld), but got %lld", (long long)L, (long long)off[noff - 1]);
+            goto done;
+        }
+        for (int64_t b = 0; b < B; b++) {
+            start[b] = off[b];
+            start[B + b] = b + 1 < noff ? off[b + 1] : L;
+            if (start[B + b] < start[b]) {
+                ct_set_error(CT_ERR_ARG, "embedding_bag: offsets must be non-decreasing, but offsets[%lld] = %lld > offsets[%lld] = %lld",
+                             (long long)b, (long long)start[b], (long long)(b + 1), (long long)start[B + b]);
+                goto done;
+            }
+        }
+    }
+    {
+        int64_t used = B ? start[2 * B - 1] : 0;
+        for (int64_t b = 0; b < B; b++) {
+            cnt[b] = (double)(start[B + b] - start[b]);
+            for (int64_t i = start[b]; i < start[B + b]; i++) bag[i] = b;
+        }
+        ct_tensor *flat = ct_narrow(ct_reshape_n(input, 1, &L), 0, 0, used);
+        ct_tensor *emb = ct_embedding(flat, weight, CT_NO_PADDING_IDX);
+        if (!emb) goto done;
+        int64_t os[2];
+        os[0] = B;
+        os[1] = D;
+        if (md == 2) {
+            ct_tensor **rows = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(B + 1));
+            if (!rows) { ct_set_error(CT_ERR_MEMORY, "embedding_bag: out of memory"); goto done; }
+            int ok = 1;
+            for (int64_t b = 0; b < B && ok; b++) {
+                if (cnt[b] == 0) rows[b] = ct_zeros_n(weight->dtype, 1, &D);
+                else rows[b] = ct_max_dim(ct_narrow(emb, 0, start[b], start[B + b] - start[b]), 0, 0, NULL);
+                ok = rows[b] != NULL;
+            }
+            res = !ok ? NULL : B ? ct_stack((int)B, rows, 0) : ct_zeros_n(weight->dtype, 2, os);
+            CT_FREE(rows);
+        } else {
+            ct_tensor *src = emb;
+            if (psw) src = ct_mul(emb, ct_unsqueeze(ct_narrow(ct_reshape_n(psw, 1, &L), 0, 0, used), 1));
+            ct_tensor *bi = ct_from_data_n(bag, CT_INT64, 1, &used);
+            res = ct_index_add(ct_zeros_n(weight->dtype, 2, os), 0, bi, src, 1.0);
+            if (md == 1) {
+                for (int64_t b = 0; b < B; b++) cnt[b] = cnt[b] > 0 ? cnt[b] : 1.0;
+                int64_t cs[2];
+                cs[0] = B;
+                cs[1] = 1;
+                res = ct_div(res, ct_to(ct_from_data_n(cnt, CT_FLOAT64, 2, cs), weight->dtype));
+            }
+        }
+    }
+done:
+    CT_FREE(start);
+    CT_FREE(bag);
+    CT_FREE(cnt);
+    ct_keep(res);
+    ct_scope_end(s);
+    return res;
+}
+
+/* ---- modules ---- */
+static ct_tensor *ct__param(const ct_module *m, int i) { return i < m->nparams ? m->params[i].tensor : NULL; }
+static ct_tensor *ct__buffer(const ct_module *m, int i) { return i < m->nbuffers ? m->buffers[i].tensor : NULL; }
+static double ct__opt_default(double v, double def) { return v == 0.0 && !signbit(v) ? def : v == 0.0 ? 0.0 : v; }
+
+typedef struct ct__bn_impl { int64_t nf; double eps, momentum; int cumulative, affine, track, dims; } ct__bn_impl;
+static ct_tensor *ct__bn_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__bn_impl *im = (const ct__bn_impl *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_tensor *x = in[0];
+    if (!x) { ct__null_arg(m->type->name, 0); return NULL; }
+    if (im->dims == 2 && x->ndim != 4) return ct__fail(CT_ERR_SHAPE, "%s: expected 4D input (got %dD input)", m->type->name, x->ndim);
+    if (im->dims == 1 && x->ndim != 2 && x->ndim != 3) return ct__fail(CT_ERR_SHAPE, "%s: expected 2D or 3D input (got %dD input)", m->type->name, x->ndim);
+    ct_tensor *rm = ct__buffer(m, 0), *rv = ct__buffer(m, 1), *nbt = ct__buffer(m, 2);
+    double factor = im->cumulative ? 0.0 : im->momentum;
+    if (m->training && im->track && nbt) {
+        int pg = ct_set_grad_enabled(0);
+        ct_tensor *r = ct_add_scalar_(nbt, 1.0);
+        ct_set_grad_enabled(pg);
+        if (!r) return NULL;
+        if (im->cumulative) factor = 1.0 / (double)ct_item_int(nbt);
+    }
+    int bn_training = m->training || (!rm && !rv);
+    int use_stats = !m->training || im->track;
+    return ct_batch_norm(x, use_stats ? rm : NULL, use_stats ? rv : NULL, ct__param(m, 0), ct__param(m, 1), bn_training, factor, im->eps);
+}
+static int ct__bn_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__bn_impl *im = (const ct__bn_impl *)m->impl;
+    char e[40], mo[40];
+    ct__pyfloat(im->eps, e, sizeof e);
+    if (im->cumulative) snprintf(mo, sizeof mo, "None");
+    else ct__pyfloat(im->momentum, mo, sizeof mo);
+    return snprintf(buf, cap, "%lld, eps=%s, momentum=%s, affine=%s, track_running_stats=%s", (long long)im->nf, e, mo,
+                    im->affine ? "True" : "False", im->track ? "True" : "False");
+}
+static void ct__free_impl(ct_module *m);
+static const ct_module_type ct__bn1d_type = {"BatchNorm1d", ct__bn_forward, ct__free_impl, ct__bn_repr};
+static const ct_module_type ct__bn2d_type = {"BatchNorm2d", ct__bn_forward, ct__free_impl, ct__bn_repr};
+static ct_module *ct__bn_new(const ct_module_type *ty, int dims, int64_t nf, const ct_batch_norm_options *o) {
+    if (nf < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: num_features must be non-negative (got %lld)", ty->name, (long long)nf);
+    ct__bn_impl *im = CT__NEW_ZEROED(ct__bn_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->nf = nf;
+    im->dims = dims;
+    im->eps = ct__opt_default(o ? o->eps : 0.0, 1e-5);
+    im->cumulative = o && isnan(o->momentum);
+    im->momentum = im->cumulative ? 0.0 : ct__opt_default(o ? o->momentum : 0.0, 0.1);
+    im->affine = !(o && o->no_affine);
+    im->track = !(o && o->no_track_running_stats);
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    ct_tensor *w = im->affine ? ct_ones(dt, nf) : NULL, *b = im->affine ? ct_zeros(dt, nf) : NULL;
+    ct_tensor *rm = im->track ? ct_zeros(dt, nf) : NULL, *rv = im->track ? ct_ones(dt, nf) : NULL;
+    ct_tensor *nbt = im->track ? ct_zeros_n(CT_INT64, 0, NULL) : NULL;
+    int ok = (!im->affine || (w && b)) && (!im->track || (rm && rv && nbt));
+    ok = ok && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ok = ok && !ct_module_register_buffer(m, "running_mean", rm, 1) && !ct_module_register_buffer(m, "running_var", rv, 1) &&
+         !ct_module_register_buffer(m, "num_batches_tracked", nbt, 1);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_batch_norm1d(int64_t nf) { return ct__bn_new(&ct__bn1d_type, 1, nf, NULL); }
+CTENSOR_API ct_module *ct_nn_batch_norm2d(int64_t nf) { return ct__bn_new(&ct__bn2d_type, 2, nf, NULL); }
+CTENSOR_API ct_module *ct_nn_batch_norm1d_ex(int64_t nf, const ct_batch_norm_options *o) { return ct__bn_new(&ct__bn1d_type, 1, nf, o); }
+CTENSOR_API ct_module *ct_nn_batch_norm2d_ex(int64_t nf, const ct_batch_norm_options *o) { return ct__bn_new(&ct__bn2d_type, 2, nf, o); }
+
+typedef struct ct__ln_impl { int n; int64_t shape[CT_MAX_DIMS]; double eps; int affine; int64_t groups, channels; } ct__ln_impl;
+static ct_tensor *ct__ln_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__ln_impl *im = (const ct__ln_impl *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    if (im->groups) return ct_group_norm(in[0], im->groups, ct__param(m, 0), ct__param(m, 1), im->eps);
+    return ct_layer_norm(in[0], im->n, im->shape, ct__param(m, 0), ct__param(m, 1), im->eps);
+}
+static int ct__ln_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__ln_impl *im = (const ct__ln_impl *)m->impl;
+    char e[40], sh[200];
+    ct__pyfloat(im->eps, e, sizeof e);
+    if (im->groups)
+        return snprintf(buf, cap, "%lld, %lld, eps=%s, affine=%s", (long long)im->groups, (long long)im->channels, e, im->affine ? "True" : "False");
+    ct__fmt_list(sh, sizeof sh, im->n, im->shape, "(", im->n == 1 ? ",)" : ")");
+    return snprintf(buf, cap, "%s, eps=%s, elementwise_affine=%s", sh, e, im->affine ? "True" : "False");
+}
+static const ct_module_type ct__ln_type = {"LayerNorm", ct__ln_forward, ct__free_impl, ct__ln_repr};
+static const ct_module_type ct__gn_type = {"GroupNorm", ct__ln_forward, ct__free_impl, ct__ln_repr};
+static ct_module *ct__ln_new(const ct_module_type *ty, int n, const int64_t *shape, double eps, int affine, int64_t groups) {
+    ct__ln_impl *im = CT__NEW_ZEROED(ct__ln_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->n = n;
+    for (int i = 0; i < n; i++) im->shape[i] = shape[i];
+    im->eps = ct__opt_default(eps, 1e-5);
+    im->affine = affine;
+    im->groups = groups;
+    im->channels = groups ? shape[0] : 0;
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    ct_tensor *w = affine ? ct_ones_n(dt, n, shape) : NULL, *b = affine ? ct_zeros_n(dt, n, shape) : NULL;
+    int ok = (!affine || (w && b)) && !ct_module_register_parameter(m, "weight", w) && !ct_module_register_parameter(m, "bias", b);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_layer_norm_ex(int n, const int64_t *shape, const ct_layer_norm_options *o) {
+    if (n < 1 || n > CT_MAX_DIMS || !shape) return (ct_module *)ct__fail(CT_ERR_ARG, "LayerNorm: normalized_shape must hold 1 to %d sizes (got %d)", CT_MAX_DIMS, n);
+    for (int i = 0; i < n; i++)
+        if (shape[i] < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "LayerNorm: Trying to create tensor with negative dimension %lld", (long long)shape[i]);
+    return ct__ln_new(&ct__ln_type, n, shape, o ? o->eps : 0.0, !(o && o->no_elementwise_affine), 0);
+}
+CTENSOR_API ct_module *ct_nn_layer_norm(int n, const int64_t *shape) { return ct_nn_layer_norm_ex(n, shape, NULL); }
+CTENSOR_API ct_module *ct_nn_group_norm_ex(int64_t G, int64_t C, const ct_group_norm_options *o) {
+    if (G <= 0 || C < 0 || C % G) return (ct_module *)ct__fail(CT_ERR_ARG, "GroupNorm: num_channels must be divisible by num_groups");
+    return ct__ln_new(&ct__gn_type, 1, &C, o ? o->eps : 0.0, !(o && o->no_affine), G);
+}
+CTENSOR_API ct_module *ct_nn_group_norm(int64_t G, int64_t C) { return ct_nn_group_norm_ex(G, C, NULL); }
+
+/* Dropout, Embedding, EmbeddingBag, Softmax, LogSoftmax: small state in one struct */
+typedef struct ct__emb_impl { int kind; double p; int64_t num, dim, pad; int mode; int sdim; } ct__emb_impl;
+enum { CT__EMB_DROPOUT, CT__EMB_EMBEDDING, CT__EMB_BAG, CT__EMB_SOFTMAX, CT__EMB_LOG_SOFTMAX };
+static const char *const ct__bag_modes[3] = {"sum", "mean", "max"};
+static ct_tensor *ct__emb_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__emb_impl *im = (const ct__emb_impl *)m->impl;
+    if (nin != 1 && !(im->kind == CT__EMB_BAG && nin == 2))
+        return ct__fail(CT_ERR_ARG, "%s: forward takes %s input (got %d)", m->type->name, im->kind == CT__EMB_BAG ? "1 or 2" : "1", nin);
+    switch (im->kind) {
+    case CT__EMB_DROPOUT: return ct_dropout(in[0], im->p, m->training);
+    case CT__EMB_EMBEDDING: return ct_embedding(in[0], ct__param(m, 0), im->pad);
+    case CT__EMB_BAG: return ct_embedding_bag(in[0], ct__param(m, 0), nin == 2 ? in[1] : NULL, ct__bag_modes[im->mode], NULL, 0);
+    case CT__EMB_SOFTMAX: return ct_softmax(in[0], im->sdim);
+    default: return ct_log_softmax(in[0], im->sdim);
+    }
+}
+static int ct__emb_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__emb_impl *im = (const ct__emb_impl *)m->impl;
+    char p[40];
+    switch (im->kind) {
+    case CT__EMB_DROPOUT: ct__pyfloat(im->p, p, sizeof p); return snprintf(buf, cap, "p=%s, inplace=False", p);
+    case CT__EMB_EMBEDDING:
+        if (im->pad != CT_NO_PADDING_IDX) return snprintf(buf, cap, "%lld, %lld, padding_idx=%lld", (long long)im->num, (long long)im->dim, (long long)im->pad);
+        return snprintf(buf, cap, "%lld, %lld", (long long)im->num, (long long)im->dim);
+    case CT__EMB_BAG: return snprintf(buf, cap, "%lld, %lld, mode=%s", (long long)im->num, (long long)im->dim, ct__bag_modes[im->mode]);
+    default: return snprintf(buf, cap, "dim=%d", im->sdim);
+    }
+}
+static const ct_module_type ct__dropout_type = {"Dropout", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__embedding_type = {"Embedding", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__embedding_bag_type = {"EmbeddingBag", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__softmax_type = {"Softmax", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static const ct_module_type ct__log_softmax_type = {"LogSoftmax", ct__emb_forward, ct__free_impl, ct__emb_repr};
+static ct_module *ct__emb_new(const ct_module_type *ty, int kind) {
+    ct__emb_impl *im = CT__NEW_ZEROED(ct__emb_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->kind = kind;
+    im->pad = CT_NO_PADDING_IDX;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_dropout(double p) {
+    if (!(p >= 0.0 && p <= 1.0)) {
+        char a[40];
+        ct__pyfloat(p, a, sizeof a);
+        return (ct_module *)ct__fail(CT_ERR_ARG, "Dropout: dropout probability has to be between 0 and 1, but got %s", a);
+    }
+    ct_module *m = ct__emb_new(&ct__dropout_type, CT__EMB_DROPOUT);
+    if (m) ((ct__emb_impl *)m->impl)->p = p;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_softmax(int dim) {
+    ct_module *m = ct__emb_new(&ct__softmax_type, CT__EMB_SOFTMAX);
+    if (m) ((ct__emb_impl *)m->impl)->sdim = dim;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_log_softmax(int dim) {
+    ct_module *m = ct__emb_new(&ct__log_softmax_type, CT__EMB_LOG_SOFTMAX);
+    if (m) ((ct__emb_impl *)m->impl)->sdim = dim;
+    return m;
+}
+static ct_module *ct__embedding_new(const ct_module_type *ty, int kind, int64_t num, int64_t dim, int64_t pad, int mode) {
+    if (num < 0 || dim < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Trying to create tensor with negative dimension", ty->name);
+    if (pad != CT_NO_PADDING_IDX) {
+        if (pad >= num || pad < -num) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Padding_idx must be within num_embeddings", ty->name);
+        if (pad < 0) pad += num;
+    }
+    ct_module *m = ct__emb_new(ty, kind);
+    if (!m) return NULL;
+    ct__emb_impl *im = (ct__emb_impl *)m->impl;
+    im->num = num;
+    im->dim = dim;
+    im->pad = pad;
+    im->mode = mode;
+    int s = ct_scope_begin();
+    /* reset_parameters: normal_(weight), then the padding row zeroed */
+    ct_tensor *w = ct_nn_init_normal_(ct_empty(ct_get_default_dtype(), num, dim), 0.0, 1.0);
+    if (w && pad != CT_NO_PADDING_IDX && !ct_fill_(ct_select(w, 0, pad), 0.0)) w = NULL;
+    int ok = w && !ct_module_register_parameter(m, "weight", w);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_embedding(int64_t num, int64_t dim) {
+    return ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, CT_NO_PADDING_IDX, 0);
+}
+CTENSOR_API ct_module *ct_nn_embedding_padding(int64_t num, int64_t dim, int64_t pad) {
+    return ct__embedding_new(&ct__embedding_type, CT__EMB_EMBEDDING, num, dim, pad, 0);
+}
+CTENSOR_API ct_module *ct_nn_embedding_bag(int64_t num, int64_t dim, const char *mode) {
+    int md = !mode || !strcmp(mode, "mean") ? 1 : !strcmp(mode, "sum") ? 0 : !strcmp(mode, "max") ? 2 : -1;
+    if (md < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "EmbeddingBag: mode has to be one of sum, mean or max");
+    return ct__embedding_new(&ct__embedding_bag_type, CT__EMB_BAG, num, dim, CT_NO_PADDING_IDX, md);
+}
+
+/* ---- LSTM / GRU (torch/nn/modules/rnn.py), composed of linear and elementwise ops ---- */
+typedef struct ct__rnn_impl { int gru; int64_t in, hid, layers; int bias, batch_first, bidir; } ct__rnn_impl;
+static ct_tensor *ct__rnn_run(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0, ct_tensor **hn, ct_tensor **cn);
+static ct_tensor *ct__rnn_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__rnn_impl *im = (const ct__rnn_impl *)m->impl;
+    if (nin < 1 || nin > (im->gru ? 2 : 3)) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 to %d inputs (got %d)", m->type->name, im->gru ? 2 : 3, nin);
+    return ct__rnn_run(m, in[0], nin > 1 ? in[1] : NULL, nin > 2 ? in[2] : NULL, NULL, NULL);
+}
+static int ct__rnn_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__rnn_impl *im = (const ct__rnn_impl *)m->impl;
+    int k = snprintf(buf, cap, "%lld, %lld", (long long)im->in, (long long)im->hid);
+    if (im->layers != 1 && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", num_layers=%lld", (long long)im->layers);
+    if (!im->bias && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", bias=False");
+    if (im->batch_first && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", batch_first=True");
+    if (im->bidir && k < (int)cap) k += snprintf(buf + k, cap - (size_t)k, ", bidirectional=True");
+    return k;
+}
+static const ct_module_type ct__lstm_type = {"LSTM", ct__rnn_forward, ct__free_impl, ct__rnn_repr};
+static const ct_module_type ct__gru_type = {"GRU", ct__rnn_forward, ct__free_impl, ct__rnn_repr};
+static ct_module *ct__rnn_new(const ct_module_type *ty, int gru, int64_t in, int64_t hid, const ct_rnn_options *o) {
+    int64_t layers = o && o->num_layers ? o->num_layers : 1;
+    if (in < 0 || hid <= 0 || layers < 1)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: input_size, hidden_size and num_layers must be positive (got %lld, %lld, %lld)", ty->name,
+                                     (long long)in, (long long)hid, (long long)layers);
+    ct__rnn_impl *im = CT__NEW_ZEROED(ct__rnn_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->gru = gru;
+    im->in = in;
+    im->hid = hid;
+    im->layers = layers;
+    im->bias = !(o && o->no_bias);
+    im->batch_first = o && o->batch_first;
+    im->bidir = o && o->bidirectional;
+    int D = im->bidir ? 2 : 1, ok = 1;
+    int64_t G = (gru ? 3 : 4) * hid;
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    char name[64];
+    for (int64_t l = 0; l < layers && ok; l++)
+        for (int d = 0; d < D && ok; d++) {
+            const char *sfx = d ? "_reverse" : "";
+            int64_t lin = l == 0 ? in : hid * D;
+            snprintf(name, sizeof name, "weight_ih_l%lld%s", (long long)l, sfx);
+            ok = !ct_module_register_parameter(m, name, ct_empty(dt, G, lin));
+            snprintf(name, sizeof name, "weight_hh_l%lld%s", (long long)l, sfx);
+            ok = ok && !ct_module_register_parameter(m, name, ct_empty(dt, G, hid));
+            if (im->bias) {
+                snprintf(name, sizeof name, "bias_ih_l%lld%s", (long long)l, sfx);
+                ok = ok && !ct_module_register_parameter(m, name, ct_empty(dt, G));
+                snprintf(name, sizeof name, "bias_hh_l%lld%s", (long long)l, sfx);
+                ok = ok && !ct_module_register_parameter(m, name, ct_empty(dt, G));
+            }
+        }
+    /* reset_parameters: every parameter ~ U(-1/sqrt(hidden), 1/sqrt(hidden)), in order */
+    double stdv = 1.0 / sqrt((double)hid);
+    for (int i = 0; i < m->nparams && ok; i++) {
+        int pg = ct_set_grad_enabled(0);
+        ok = ct_nn_init_uniform_(m->params[i].tensor, -stdv, stdv) != NULL;
+        ct_set_grad_enabled(pg);
+    }
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_lstm(int64_t in, int64_t hid, const ct_rnn_options *o) { return ct__rnn_new(&ct__lstm_type, 0, in, hid, o); }
+CTENSOR_API ct_module *ct_nn_gru(int64_t in, int64_t hid, const ct_rnn_options *o) { return ct__rnn_new(&ct__gru_type, 1, in, hid, o); }
+
+static int ct__rnn_check_hidden(const char *what, const ct_tensor *h, int batched, int64_t LD, int64_t B, int64_t H) {
+    int ok = h->ndim == (batched ? 3 : 2) && h->shape[0] == LD && h->shape[h->ndim - 1] == H && (!batched || h->shape[1] == B);
+    if (ok) return 0;
+    if (batched)
+        return ct__failed(CT_ERR_SHAPE, "%s (%lld, %lld, %lld), got %s", what, (long long)LD, (long long)B, (long long)H, CT__SHAPE(h));
+    return ct__failed(CT_ERR_SHAPE, "%s (%lld, %lld), got %s", what, (long long)LD, (long long)H, CT__SHAPE(h));
+}
+static ct_tensor *ct__rnn_run(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0, ct_tensor **hn, ct_tensor **cn) {
+    const ct__rnn_impl *im = (const ct__rnn_impl *)m->impl;
+    const char *name = m->type->name;
+    if (hn) *hn = NULL;
+    if (cn) *cn = NULL;
+    if (!x) { ct__null_arg(name, 0); return NULL; }
+    if (x->ndim != 2 && x->ndim != 3) return ct__fail(CT_ERR_SHAPE, "%s: Expected input to be 2-D or 3-D but received %d-D tensor", name, x->ndim);
+    if (x->shape[x->ndim - 1] != im->in)
+        return ct__fail(CT_ERR_SHAPE, "%s: input.size(-1) must be equal to input_size. Expected %lld, got %lld", name, (long long)im->in, (long long)x->shape[x->ndim - 1]);
+    int batched = x->ndim == 3, D = im->bidir ? 2 : 1, gru = im->gru;
+    int64_t H = im->hid, LD = im->layers * D;
+    int64_t T = batched && im->batch_first ? x->shape[1] : x->shape[0], B = batched ? (im->batch_first ? x->shape[0] : x->shape[1]) : 1;
+    if (h0 && ct__rnn_check_hidden(gru ? "Expected hidden size" : "Expected hidden[0] size", h0, batched, LD, B, H)) return NULL;
+    if (c0 && ct__rnn_check_hidden("Expected hidden[1] size", c0, batched, LD, B, H)) return NULL;
+    if (T == 0) return ct__fail(CT_ERR_SHAPE, "%s: the input has no time steps", name);
+    int s = ct_scope_begin();
+    ct_tensor *res = NULL, *hres = NULL, *cres = NULL;
+    ct_tensor **outs = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(T + 2 * LD));
+    ct_tensor **hl = outs + T, **cl = outs + T + LD;
+    if (!outs) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", name); goto done; }
+    {
+        ct_tensor *inp = batched ? (im->batch_first ? ct_transpose(x, 0, 1) : (ct_tensor *)x) : ct_unsqueeze(x, 1);
+        int64_t hs[3];
+        hs[0] = LD;
+        hs[1] = B;
+        hs[2] = H;
+        ct_tensor *h = h0 ? (batched ? (ct_tensor *)h0 : ct_unsqueeze(h0, 1)) : ct_zeros_n(x->dtype, 3, hs);
+        ct_tensor *c = gru ? NULL : c0 ? (batched ? (ct_tensor *)c0 : ct_unsqueeze(c0, 1)) : ct_zeros_n(x->dtype, 3, hs);
+        int per = im->bias ? 4 : 2;
+        for (int64_t l = 0; l < im->layers && inp; l++) {
+            ct_tensor *dirs[2] = {NULL, NULL};
+            for (int d = 0; d < D; d++) {
+                int base = (int)(l * D + d) * per;
+                ct_tensor *wih = m->params[base].tensor, *whh = m->params[base + 1].tensor;
+                ct_tensor *bih = im->bias ? m->params[base + 2].tensor : NULL, *bhh = im->bias ? m->params[base + 3].tensor : NULL;
+                ct_tensor *xi = ct_linear(inp, wih, bih);   /* [T, B, G]: all time steps at once */
+                ct_tensor *hc = ct_select(h, 0, l * D + d), *cc = gru ? NULL : ct_select(c, 0, l * D + d);
+                for (int64_t st = 0; st < T; st++) {
+                    int64_t t = d ? T - 1 - st : st;
+                    ct_tensor *gi = ct_select(xi, 0, t), *gh = ct_linear(hc, whh, bhh);
+                    if (!gru) {
+                        ct_tensor *g = ct_add(gi, gh);
+                        ct_tensor *ig = ct_sigmoid(ct_narrow(g, 1, 0, H)), *fg = ct_sigmoid(ct_narrow(g, 1, H, H));
+                        ct_tensor *gg = ct_tanh(ct_narrow(g, 1, 2 * H, H)), *og = ct_sigmoid(ct_narrow(g, 1, 3 * H, H));
+                        cc = ct_add(ct_mul(fg, cc), ct_mul(ig, gg));
+                        hc = ct_mul(og, ct_tanh(cc));
+                    } else {
+                        ct_tensor *r = ct_sigmoid(ct_add(ct_narrow(gi, 1, 0, H), ct_narrow(gh, 1, 0, H)));
+                        ct_tensor *z = ct_sigmoid(ct_add(ct_narrow(gi, 1, H, H), ct_narrow(gh, 1, H, H)));
+                        ct_tensor *nn = ct_tanh(ct_add(ct_narrow(gi, 1, 2 * H, H), ct_mul(r, ct_narrow(gh, 1, 2 * H, H))));
+                        hc = ct_add(nn, ct_mul(z, ct_sub(hc, nn)));   /* (1 - z) * n + z * h */
+                    }
+                    if (!hc) break;
+                    outs[t] = hc;
+                }
+                if (!hc) { inp = NULL; break; }
+                dirs[d] = ct_stack((int)T, outs, 0);
+                hl[l * D + d] = hc;
+                cl[l * D + d] = cc;
+            }
+            if (!inp) break;
+            inp = D == 2 ? ct_cat(2, dirs, 2) : dirs[0];
+        }
+        if (inp) {
+            res = inp;
+            hres = ct_stack((int)LD, hl, 0);
+            cres = gru ? NULL : ct_stack((int)LD, cl, 0);
+            if (!batched) {
+                res = ct_squeeze_dim(res, 1);
+                hres = ct_squeeze_dim(hres, 1);
+                if (!gru) cres = ct_squeeze_dim(cres, 1);
+            } else if (im->batch_first) {
+                res = ct_transpose(res, 0, 1);
+            }
+            if (!hres || (!gru && !cres)) res = NULL;
+        }
+    }
+done:
+    CT_FREE(outs);
+    ct_keep(res);
+    if (res && hn) *hn = ct_keep(hres);
+    if (res && cn) *cn = ct_keep(cres);
+    ct_scope_end(s);
+    return res;
+}
+CTENSOR_API ct_tensor *ct_lstm_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0, ct_tensor **h_n, ct_tensor **c_n) {
+    if (!m || m->type != &ct__lstm_type) return ct__fail(CT_ERR_ARG, "lstm_forward: the module is not an LSTM");
+    return ct__rnn_run(m, x, h0, c0, h_n, c_n);
+}
+CTENSOR_API ct_tensor *ct_gru_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, ct_tensor **h_n) {
+    if (!m || m->type != &ct__gru_type) return ct__fail(CT_ERR_ARG, "gru_forward: the module is not a GRU");
+    return ct__rnn_run(m, x, h0, NULL, h_n, NULL);
+}
+
+/* [section: nn-functional-impl] */
+
+/* [section: nn-loss-impl] */
+/* ============================================================================
+   Losses and distances (PyTorch: aten/src/ATen/native/Loss.cpp, LossNLL.cpp,
+   Distance.cpp, torch/nn/functional.py). Most losses are composites of public
+   ops (PyTorch's CompositeImplicitAutograd style), so their gradients of every
+   order come from the ops they are made of. The training-step workhorse,
+   cross_entropy on 2-D float logits with int64 class indices and no weight or
+   smoothing, is one fused op each way:
+     forward   loss_i = logsumexp(x_i) - x_i[t_i]             (rows with t_i == ignore_index: 0)
+     backward  dx_i = (softmax(x_i) - onehot(t_i)) * w_i      (w_i = g, g_i or g / #non-ignored)
+   and the backward op's own backward is written with public ops.
+   ========================================================================== */
+enum { CT__RED_NONE = 0, CT__RED_MEAN = 1, CT__RED_SUM = 2, CT__RED_BATCHMEAN = 3 };
+static int ct__loss_reduction(const char *op, const char *r, int allow_batchmean) {
+    if (!r || !strcmp(r, "mean")) return CT__RED_MEAN;
+    if (!strcmp(r, "sum")) return CT__RED_SUM;
+    if (!strcmp(r, "none")) return CT__RED_NONE;
+    if (allow_batchmean && !strcmp(r, "batchmean")) return CT__RED_BATCHMEAN;
+    ct_set_error(CT_ERR_ARG, "%s: %s is not a valid value for reduction", op, r);
+    return -1;
+}
+static ct_tensor *ct__loss_apply_reduction(ct_tensor *l, int red) {
+    if (red == CT__RED_MEAN) return ct_mean(l);
+    if (red == CT__RED_SUM) return ct_sum(l);
+    return l;
+}
+static int ct__loss_float_check(const char *op, const ct_tensor *x, const char *what) {
+    if (!CT__ISFLOAT(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a floating point %s, got %s", op, what, ct_dtype_name(x->dtype));
+    return 0;
+}
+/* Checks every non-ignored class index of t (int64, any layout) against [0, C). */
+static int ct__loss_check_targets(const char *op, const ct_tensor *t, int64_t C, int64_t ignore_index) {
+    if (t->device != CT_CPU) return 0;
+    ct_tensor *tc = ct__contig_ref(t);
+    if (!tc) return -1;
+    const int64_t *tp = (const int64_t *)ct__ptr(tc);
+    int64_t n = ct__shape_numel(t->ndim, t->shape), bad = 0;
+    int found = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (tp[i] != ignore_index && (tp[i] < 0 || tp[i] >= C)) { bad = tp[i]; found = 1; break; }
+    ct__decref(tc);
+    if (found) return ct__failed(CT_ERR_INDEX, "%s: Target %lld is out of bounds.", op, (long long)bad);
+    return 0;
+}
+
+/* ---- fused cross entropy (2-D logits, int64 targets, no weight) ----
+   attrs: i[0] ignore_index, mode reduction. */
+static int ct__meta_ce_fused(ct__call *c) {
+    ct_tensor *x = c->in[0], *t = c->in[1];
+    if (x->ndim != 2 || t->ndim != 1 || t->shape[0] != x->shape[0] || t->dtype != CT_INT64 ||
+        (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
+        return ct__failed(CT_ERR_ARG, "cross_entropy_loss: fused path needs (N, C) float logits and (N) int64 targets, got %s and %s",
+                          CT__SHAPE(x), CT__SHAPE(t));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = c->a->mode == CT__RED_NONE ? 1 : 0;
+    o->shape[0] = x->shape[0];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+/* row i: logsumexp of x[i, :] */
+static double ct__ce_lse_f32(const float *xr, int64_t C) {
+    float m = ct__rowmax_f32(xr, C);
+    if (m == -INFINITY || m == INFINITY || m != m) {  /* no finite shift: plain formula */
+        double s = 0.0;
+        for (int64_t k = 0; k < C; k++) s += exp((double)xr[k] - (double)m);
+        return (double)m + log(s);
+    }
+    return (double)m + log(ct__expsum_f32(NULL, xr, m, C));
+}
+static double ct__ce_lse_f64(const double *xr, int64_t C) {
+    double m = -INFINITY, s = 0.0;
+    for (int64_t k = 0; k < C; k++)
+        if (m == m && (xr[k] != xr[k] || xr[k] > m)) m = xr[k];
+    for (int64_t k = 0; k < C; k++) s += exp(xr[k] - m);
+    return m + log(s);
+}
+static int ct__k_ce_fused(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *t = x ? ct__contig_ref(c->in[1]) : NULL;
+    int rc = -1;
+    double *rows = NULL;
+    if (!x || !t) goto done;
+    {
+        int64_t N = x->shape[0], C = x->shape[1], ign = c->a->i[0], count = 0;
+        int red = c->a->mode, f64 = x->dtype == CT_FLOAT64;
+        const int64_t *tp = (const int64_t *)ct__ptr(t);
+        if (ct__loss_check_targets("cross_entropy", t, C, ign)) goto done;
+        rows = (double *)CT_MALLOC((size_t)(N > 0 ? N : 1) * sizeof(double));
+        if (!rows) { ct_set_error(CT_ERR_MEMORY, "cross_entropy_loss: out of memory"); goto done; }
+        const char *xp = ct__ptr(x);
+        int ct__par = ct__rpar(N * C) && N > 1;
+        (void)ct__par;
+        CT__RPAR_FOR
+        for (int64_t i = 0; i < N; i++) {
+            int64_t ti = tp[i];
+            if (ti == ign) { rows[i] = 0.0; continue; }
+            if (f64) {
+                const double *xr = (const double *)xp + i * C;
+                rows[i] = ct__ce_lse_f64(xr, C) - xr[ti];
+            } else {
+                const float *xr = (const float *)xp + i * C;
+                rows[i] = ct__ce_lse_f32(xr, C) - (double)xr[ti];
+            }
+        }
+        char *op = ct__ptr(c->out[0]);
+        if (red == CT__RED_NONE) {
+            for (int64_t i = 0; i < N; i++) {
+                if (f64) ((double *)op)[i] = rows[i];
+                else ((float *)op)[i] = (float)rows[i];
+            }
+        } else {
+            double total = 0.0;
+            for (int64_t i = 0; i < N; i++) {
+                total += rows[i];
+                count += tp[i] != ign;
+            }
+            if (red == CT__RED_MEAN) total = total / (double)count;  /* 0 / 0: NaN, as PyTorch */
+            if (f64) *(double *)op = total;
+            else *(float *)op = (float)total;
+        }
+        rc = 0;
+    }
+done:
+    CT_FREE(rows);
+    if (x) ct__decref(x);
+    if (t) ct__decref(t);
+    return rc;
+}
+static ct_tensor *ct__ce_fused_bw_call(const ct_tensor *g, const ct_tensor *x, const ct_tensor *t, const ct__attrs *a);
+static int ct__bw_ce_fused(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    ct_tensor *x = CT__SV_IN(n, 0), *t = CT__SV_IN(n, 1);
+    if (!x || !t) return -1;
+    gin[0] = ct__ce_fused_bw_call(gout[0], x, t, &n->attrs);
+    return gin[0] ? 0 : -1;
+}
+/* _cross_entropy_fused_backward(grad, x, target) -> dx, attrs as the forward */
+static int ct__meta_ce_fused_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    int red = c->a->mode;
+    if ((red == CT__RED_NONE && (g->ndim != 1 || g->shape[0] != x->shape[0])) || (red != CT__RED_NONE && g->ndim != 0) ||
+        g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "_cross_entropy_fused_backward: grad %s (%s) does not fit input %s (%s)", CT__SHAPE(g),
+                          ct_dtype_name(g->dtype), CT__SHAPE(x), ct_dtype_name(x->dtype));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = 2;
+    o->shape[0] = x->shape[0];
+    o->shape[1] = x->shape[1];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+static int ct__k_ce_fused_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *t = x ? ct__contig_ref(c->in[2]) : NULL;
+    int rc = -1;
+    if (!g || !x || !t) goto done;
+    {
+        int64_t N = x->shape[0], C = x->shape[1], ign = c->a->i[0], count = 0;
+        int red = c->a->mode, f64 = x->dtype == CT_FLOAT64;
+        const int64_t *tp = (const int64_t *)ct__ptr(t);
+        const char *xp = ct__ptr(x), *gp = ct__ptr(g);
+        char *op = ct__ptr(c->out[0]);
+        double gs = 0.0;
+        for (int64_t i = 0; i < N; i++) count += tp[i] != ign;
+        if (red != CT__RED_NONE) {
+            gs = f64 ? *(const double *)gp : (double)*(const float *)gp;
+            if (red == CT__RED_MEAN) gs /= (double)(count > 0 ? count : 1);
+        }
+        int ct__par = ct__rpar(N * C) && N > 1;
+        (void)ct__par;
+        CT__RPAR_FOR
+        for (int64_t i = 0; i < N; i++) {
+            int64_t ti = tp[i];
+            int skip = ti == ign || ti < 0 || ti >= C;
+            double w = red == CT__RED_NONE ? (f64 ? ((const double *)gp)[i] : (double)((const float *)gp)[i]) : gs;
+            if (f64) {
+                const double *xr = (const double *)xp + i * C;
+                double *yr = (double *)op + i * C;
+                if (skip) { for (int64_t k = 0; k < C; k++) yr[k] = 0.0; continue; }
+                double lse = ct__ce_lse_f64(xr, C);
+                for (int64_t k = 0; k < C; k++) yr[k] = exp(xr[k] - lse) * w;
+                yr[ti] -= w;
+            } else {
+                const float *xr = (const float *)xp + i * C;
+                float *yr = (float *)op + i * C;
+                if (skip) { memset(yr, 0, (size_t)C * sizeof(float)); continue; }
+                float m = ct__rowmax_f32(xr, C);
+                if (m == -INFINITY || m == INFINITY || m != m) {
+                    double lse = ct__ce_lse_f32(xr, C);
+                    for (int64_t k = 0; k < C; k++) yr[k] = (float)(exp((double)xr[k] - lse) * w);
+                } else {
+                    double s = ct__expsum_f32(yr, xr, m, C);
+                    ct__scale_f32(yr, (float)(w / s), C);
+                }
+                yr[ti] -= (float)w;
+            }
+        }
+        rc = 0;
+    }
+done:
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (t) ct__decref(t);
+    return rc;
+}
+static ct_tensor *ct__ce_fused_bw_call(const ct_tensor *g, const ct_tensor *x, const ct_tensor *t, const ct__attrs *a) {
+    return ct__op3(CT__NNOP(CE_FUSED_BACKWARD), g, x, t, a);
+}
+/* Double backward of the fused backward, with public ops:
+   dx = (p - onehot) * w  with p = softmax(x), w_i = mask_i * (g_i | g | g / count). */
+static int ct__bw_ce_fused_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = CT__SV_IN(n, 0), *x = CT__SV_IN(n, 1), *t = CT__SV_IN(n, 2), *gg = gout[0];
+    if (!g || !x || !t) return -1;
+    int red = n->attrs.mode;
+    ct_tensor *mask = ct_to(ct_ne_scalar(t, (double)n->attrs.i[0]), x->dtype);
+    double count = ct_item(ct_sum(mask));
+    ct_tensor *p = ct_softmax(x, 1);
+    double scale = red == CT__RED_MEAN ? 1.0 / (count > 0 ? count : 1.0) : 1.0;
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *tsafe = ct_where_scalar(ct_ne_scalar(t, (double)n->attrs.i[0]), t, 0);
+        ct_tensor *onehot = ct_to(ct_one_hot(tsafe, x->shape[1]), x->dtype);
+        ct_tensor *h = ct_mul(ct_sum_dim(ct_mul(gg, ct_sub(p, onehot)), 1, 0), mask);
+        gin[0] = red == CT__RED_NONE ? h : ct_mul_scalar(ct_sum(h), scale);
+        if (!gin[0]) return -1;
+    }
+    if (CT__NEEDS(n, 1)) {
+        ct_tensor *w = ct_unsqueeze(ct_mul_scalar(ct_mul(g, mask), scale), 1);
+        ct_tensor *q = ct_mul(gg, p);
+        gin[1] = ct_mul(ct_sub(q, ct_mul(p, ct_sum_dim(q, 1, 1))), w);
+        if (!gin[1]) return -1;
+    }
+    return 0;
+}
+
+/* ---- nll_loss and cross_entropy (general forms, composites) ---- */
+/* Shape rules of PyTorch's nll_loss_nd. Returns 0 or -1 with the error set. */
+static int ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t, const ct_tensor *weight) {
+    if (x->ndim < 1) return ct__failed(CT_ERR_SHAPE, "%s: Expected 1 or more dimensions (got %d)", op, x->ndim);
+    if (x->ndim != 1 && (t->ndim < 1 || x->shape[0] != t->shape[0]))
+        return ct__failed(CT_ERR_SHAPE, "%s: Expected input batch_size (%lld) to match target batch_size (%lld).", op,
+                          (long long)x->shape[0], (long long)(t->ndim ? t->shape[0] : 1));
+    if (t->dtype != CT_INT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type Long but found %s", op, CT__DTNAME(t->dtype));
+    if (ct__loss_float_check(op, x, "input")) return -1;
+    if (x->ndim == 1 && t->ndim != 0)
+        return ct__failed(CT_ERR_SHAPE, "%s: 0D target tensor expected for a 1D input, got target %s", op, CT__SHAPE(t));
+    if (x->ndim >= 2) {
+        int ok = t->ndim == x->ndim - 1;
+        for (int d = 2; ok && d < x->ndim; d++) ok = t->shape[d - 1] == x->shape[d];
+        if (!ok) {
+            int64_t exp_shape[CT_MAX_DIMS];
+            exp_shape[0] = x->shape[0];
+            for (int d = 2; d < x->ndim; d++) exp_shape[d - 1] = x->shape[d];
+            return ct__failed(CT_ERR_SHAPE, "%s: Expected target size %s, got %s", op, ct__fmt_shape(x->ndim - 1, exp_shape).s, CT__SHAPE(t));
+        }
+    }
+    int64_t C = x->ndim == 1 ? x->shape[0] : x->shape[1];
+    if (weight) {
+        if (weight->ndim != 1 || weight->shape[0] != C)
+            return ct__failed(CT_ERR_SHAPE, "%s: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                              op, (long long)C, CT__SHAPE(weight));
+        if (weight->dtype != x->dtype)
+            return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", op, CT__DTNAME(x->dtype), CT__DTNAME(weight->dtype));
+    }
+    return 0;
+}
+/* -(x[target] * w[target]) over the class dim 1 of x (N, C, ...), masked by ignore_index.
+   *wsum gets the total weight of non-ignored targets (for mean). */
+static ct_tensor *ct__nll_terms(const ct_tensor *x, const ct_tensor *t, const ct_tensor *weight, int64_t ign, ct_tensor **wsum) {
+    ct_tensor *keep = ct_ne_scalar(t, (double)ign);
+    ct_tensor *tsafe = ct_where_scalar(keep, t, 0);
+    ct_tensor *picked = ct_squeeze_dim(ct_gather(x, 1, ct_unsqueeze(tsafe, 1)), 1);
+    ct_tensor *w = ct_to(keep, x->dtype);
+    if (weight && w) {
+        ct_tensor *wd = ct_detach(weight);   /* PyTorch does not differentiate nll_loss's weight */
+        w = ct_mul(w, ct_reshape_n(ct_index_select(wd, 0, ct_flatten(tsafe, 0, -1)), t->ndim, t->shape));
+    }
+    if (wsum) *wsum = ct_sum(w);
+    return ct_neg(ct_mul(picked, w));
+}
+static ct_tensor *ct__nll_impl(const char *op, const ct_tensor *x, const ct_tensor *t, const ct_tensor *weight, int64_t ign, int red) {
+    if (ct__nll_check(op, x, t, weight)) return NULL;
+    int64_t ncls = x->ndim == 1 ? x->shape[0] : x->shape[1];
+    if (ct__loss_check_targets(op, t, ncls, ign)) return NULL;
+    if (x->ndim == 1) {   /* no batch dim: (C) and () */
+        ct_tensor *r = ct__nll_impl(op, ct_unsqueeze(x, 0), ct_unsqueeze(t, 0), weight, ign, red);
+        return red == CT__RED_NONE && r ? ct_squeeze_dim(r, 0) : r;
+    }
+    ct_tensor *wsum = NULL;
+    ct_tensor *l = ct__nll_terms(x, t, weight, ign, red == CT__RED_MEAN ? &wsum : NULL);
+    if (red == CT__RED_NONE) return l;
+    if (red == CT__RED_SUM) return ct_sum(l);
+    return ct_div(ct_sum(l), wsum);
+}
+CTENSOR_API ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_options *o) {
+    if (!input || !target) { ct__null_arg("nll_loss", input ? 1 : 0); return NULL; }
+    int64_t ign = o && o->use_ignore_index ? o->ignore_index : -100;
+    int red = ct__loss_reduction("nll_loss", o ? o->reduction : NULL, 0);
+    if (red < 0) return NULL;
+    return ct__nll_impl("nll_loss", input, target, o ? o->weight : NULL, ign, red);
+}
+
+/* The fused path applies: 2-D f32/f64 logits, (N) int64 targets, no weight, no smoothing. */
+static ct_tensor *ct__ce_fused(const ct_tensor *x, const ct_tensor *t, int64_t ign, int red) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = ign;
+    a.mode = red;
+    return ct__op2(CT__NNOP(CE_FUSED), x, t, &a);
+}
+CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_cross_entropy_options *o) {
+    const char *op = "cross_entropy";
+    if (!input || !target) { ct__null_arg(op, input ? 1 : 0); return NULL; }
+    const ct_tensor *weight = o ? o->weight : NULL;
+    double ls = o ? o->label_smoothing : 0.0;
+    int64_t ign = o && o->use_ignore_index ? o->ignore_index : -100;
+    int red = ct__loss_reduction(op, o ? o->reduction : NULL, 0);
+    if (red < 0) return NULL;
+    if (!(ls >= 0.0 && ls <= 1.0)) return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", op, ls);
+    int cdim = input->ndim == 1 ? 0 : 1;
+    if (ct_same_shape(input, target)) {
+        /* class probabilities (soft targets), PyTorch's first test */
+        if (!CT__ISFLOAT(target->dtype))
+            return ct__fail(CT_ERR_DTYPE, "%s: Expected floating point type for target with class probabilities, got %s", op, CT__DTNAME(target->dtype));
+        if (ign >= 0) return ct__fail(CT_ERR_ARG, "%s: ignore_index is not supported for floating point target", op);
+        if (ct__dim(op, cdim, input->ndim) < 0 || ct__loss_float_check(op, input, "input")) return NULL;
+        int64_t C = input->shape[cdim];
+        if (weight && (weight->ndim != 1 || weight->shape[0] != C))
+            return ct__fail(CT_ERR_SHAPE, "%s: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                            op, (long long)C, CT__SHAPE(weight));
+        ct_tensor *logp = ct_log_softmax(input, cdim);
+        const ct_tensor *tg = target;
+        if (ls > 0.0) tg = ct_add_scalar(ct_mul_scalar(target, 1.0 - ls), ls / (double)C);
+        ct_tensor *prod = ct_mul(logp, tg);
+        if (weight) {
+            int64_t shape[CT_MAX_DIMS];
+            for (int d = 0; d < input->ndim; d++) shape[d] = 1;
+            shape[cdim] = C;
+            prod = ct_mul(prod, ct_reshape_n(weight, input->ndim, shape));
+        }
+        if (red == CT__RED_NONE) return ct_neg(ct_sum_dim(prod, cdim, 0));
+        if (red == CT__RED_SUM) return ct_neg(ct_sum(prod));
+        int64_t numel = ct_numel(input);
+        if (numel == 0) return ct_full_n(input->dtype, 0, NULL, NAN);
+        return ct_mul_scalar(ct_sum(prod), -1.0 / ((double)numel / (double)C));
+    }
+    if (!weight && ls == 0.0 && input->ndim == 2 && (input->dtype == CT_FLOAT32 || input->dtype == CT_FLOAT64) &&
+        target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && input->device == CT_CPU)
+        return ct__ce_fused(input, target, ign, red);
+    if (ct__nll_check(op, input, target, weight)) return NULL;
+    int64_t C = input->shape[cdim];
+    ct_tensor *logp = ct_log_softmax(input, cdim);
+    ct_tensor *nll = ct__nll_impl(op, logp, target, weight, ign, red);
+    if (ls == 0.0 || !nll) return nll;
+    /* label smoothing with class indices (PyTorch 1.13's cross_entropy_loss_label_smoothing) */
+    ct_tensor *lp = logp, *tt = (ct_tensor *)target;
+    if (input->ndim == 1) { lp = ct_unsqueeze(logp, 0); tt = ct_unsqueeze(target, 0); }
+    if (weight) {
+        int64_t shape[CT_MAX_DIMS];
+        for (int d = 0; d < lp->ndim; d++) shape[d] = 1;
+        shape[1] = C;
+        lp = ct_mul(lp, ct_reshape_n(weight, lp->ndim, shape));
+    }
+    ct_tensor *keep = ct_ne_scalar(tt, (double)ign);
+    ct_tensor *smooth = ct_masked_fill(ct_neg(ct_sum_dim(lp, 1, 0)), ct_logical_not(keep), 0.0);
+    ct_tensor *ret;
+    if (red == CT__RED_NONE) ret = input->ndim == 1 ? ct_squeeze_dim(smooth, 0) : smooth;
+    else if (red == CT__RED_SUM) ret = ct_sum(smooth);
+    else if (weight) {
+        ct_tensor *tsafe = ct_where_scalar(keep, tt, 0);
+        ct_tensor *wt = ct_mul(ct_index_select(ct_detach(weight), 0, ct_flatten(tsafe, 0, -1)), ct_to(ct_flatten(keep, 0, -1), input->dtype));
+        ret = ct_div(ct_sum(smooth), ct_sum(wt));
+    } else {
+        ret = ct_div(ct_sum(smooth), ct_sum(ct_to(keep, input->dtype)));
+    }
+    return ct_add(ct_mul_scalar(nll, 1.0 - ls), ct_mul_scalar(ret, ls / (double)C));
+}
+
+/* ---- fused mse_loss and binary_cross_entropy_with_logits (equal shapes and dtypes,
+   float32/float64, no weights): one pass forward, one pass backward ----
+   attrs: mode reduction. MSE: (x - y)^2, dx = 2 (x - y) s. BCE with logits (stable form):
+   (1 - y) x + max(-x, 0) + log1p(exp(-|x|)), dx = (sigmoid(x) - y) s, where s is the
+   upstream gradient (per element for "none", / numel for "mean"). */
+static int ct__meta_pwloss(ct__call *c) {
+    ct_tensor *x = c->in[0], *y = c->in[1];
+    const char *name = ct__opdef_get(c->op)->name;
+    if (!ct_same_shape(x, y) || x->dtype != y->dtype || (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
+        return ct__failed(CT_ERR_ARG, "%s: fused path needs equal shapes and float dtypes, got %s and %s", name, CT__SHAPE(x), CT__SHAPE(y));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = c->a->mode == CT__RED_NONE ? x->ndim : 0;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+#define CT__PWLOSS_DEF(S, T, EXP, LOG1P)                                                                     \
+    static double ct__pwloss_##S(const T *x, const T *y, T *out, int64_t n, int bce) {                       \
+        double total = 0.0;                                                                                    \
+        int64_t k = 0;                                                                                         \
+        while (k < n) {                                                                                        \
+            int64_t e = k + 4096 < n ? k + 4096 : n;                                                           \
+            T part = 0;                                                                                        \
+            if (bce) {                                                                                         \
+                for (; k < e; k++) {                                                                           \
+                    T xv = x[k], m = xv < 0 ? -xv : 0;                                                         \
+                    T v = (1 - y[k]) * xv + m + LOG1P(EXP(-(xv < 0 ? -xv : xv)));                              \
+                    if (out) out[k] = v;                                                                       \
+                    else part += v;                                                                            \
+                }                                                                                              \
+            } else if (out) {                                                                                  \
+                for (; k < e; k++) out[k] = (x[k] - y[k]) * (x[k] - y[k]);                                     \
+            } else {                                                                                           \
+                for (; k < e; k++) part += (x[k] - y[k]) * (x[k] - y[k]);                                      \
+            }                                                                                                  \
+            total += (double)part;                                                                             \
+        }                                                                                                      \
+        return total;                                                                                          \
+    }                                                                                                          \
+    static void ct__pwloss_bw_##S(const T *g, T gs, const T *x, const T *y, T *dx, int64_t n, int bce) {     \
+        for (int64_t k = 0; k < n; k++) {                                                                      \
+            T s = g ? g[k] : gs;                                                                               \
+            if (bce) {                                                                                         \
+                T xv = x[k], ev = EXP(xv < 0 ? xv : -xv);                                                      \
+                T sg = xv >= 0 ? 1 / (1 + ev) : ev / (1 + ev);                                                 \
+                dx[k] = (sg - y[k]) * s;                                                                       \
+            } else {                                                                                           \
+                dx[k] = 2 * (x[k] - y[k]) * s;                                                                 \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+CT__PWLOSS_DEF(f32, float, expf, log1pf)
+CT__PWLOSS_DEF(f64, double, exp, log1p)
+/* float32 binary_cross_entropy_with_logits, 16 lanes at a time: exp is the softmax's
+   vectorized Cephes expf, log(1 + e) (1 + e in [1, 2]) Cephes logf's polynomial */
+#if CT__VEC
+#define CT__VLOG12(y, z0)                                                                              \
+    do {                                                                                               \
+        ct__v16f z_ = (z0), zero_, x_, e_, zz_, p_;                                                    \
+        memset(&zero_, 0, sizeof zero_);                                                               \
+        ct__v16i big_ = (ct__v16i)(z_ > 1.41421356f);                                                  \
+        x_ = CT__VSELF(big_, z_ * 0.5f - 1.0f, z_ - 1.0f);                                             \
+        e_ = CT__VSELF(big_, zero_ + 1.0f, zero_);                                                     \
+        zz_ = x_ * x_;                                                                                 \
+        p_ = x_ * 7.0376836292E-2f - 1.1514610310E-1f;                                                 \
+        p_ = p_ * x_ + 1.1676998740E-1f;                                                               \
+        p_ = p_ * x_ - 1.2420140846E-1f;                                                               \
+        p_ = p_ * x_ + 1.4249322787E-1f;                                                               \
+        p_ = p_ * x_ - 1.6668057665E-1f;                                                               \
+        p_ = p_ * x_ + 2.0000714765E-1f;                                                               \
+        p_ = p_ * x_ - 2.4999993993E-1f;                                                               \
+        p_ = p_ * x_ + 3.3333331174E-1f;                                                               \
+        p_ = p_ * x_ * zz_;                                                                            \
+        p_ = p_ + e_ * -2.12194440e-4f;                                                                \
+        p_ = p_ - zz_ * 0.5f;                                                                          \
+        (y) = x_ + p_ + e_ * 0.693359375f;                                                             \
+    } while (0)
+#endif
+static double ct__bcel_f32(const float *x, const float *y, float *out, int64_t n) {
+    double total = 0.0;
+    int64_t k = 0;
+#if CT__VEC
+    while (k + 16 <= n) {
+        int64_t e = k + 4096 < n ? k + 4096 : n;
+        ct__v16f acc, zero;
+        memset(&acc, 0, sizeof acc);
+        memset(&zero, 0, sizeof zero);
+        for (; k + 16 <= e; k += 16) {
+            ct__v16f xv, yv, a, ev, lg, v;
+            CT__VLD(xv, x + k);
+            CT__VLD(yv, y + k);
+            ct__v16i neg = (ct__v16i)(xv < zero);
+            a = CT__VSELF(neg, zero - xv, xv);
+            CT__VEXP16(ev, zero - a);
+            CT__VLOG12(lg, ev + 1.0f);
+            v = (zero + 1.0f - yv) * xv + CT__VSELF(neg, a, zero) + lg;
+            if (out) CT__VST(out + k, v);
+            else acc += v;
+        }
+        float l[16];
+        CT__VST(l, acc);
+        for (int w = 8; w >= 1; w /= 2)
+            for (int i = 0; i < w; i++) l[i] += l[i + w];
+        total += (double)l[0];
+    }
+#endif
+    float part = 0.0f;
+    for (; k < n; k++) {
+        float xv = x[k], a = xv < 0 ? -xv : xv;
+        float v = (1.0f - y[k]) * xv + (xv < 0 ? a : 0.0f) + logf(1.0f + ct__expf_c(-a));
+        if (out) out[k] = v;
+        else part += v;
+    }
+    return total + (double)part;
+}
+static void ct__bcel_bw_f32(const float *g, float gs, const float *x, const float *y, float *dx, int64_t n) {
+    int64_t k = 0;
+#if CT__VEC
+    ct__v16f zero;
+    memset(&zero, 0, sizeof zero);
+    for (; k + 16 <= n; k += 16) {
+        ct__v16f xv, yv, sv, a, ev, sg, d;
+        CT__VLD(xv, x + k);
+        CT__VLD(yv, y + k);
+        if (g) CT__VLD(sv, g + k);
+        else sv = zero + gs;
+        ct__v16i neg = (ct__v16i)(xv < zero);
+        a = CT__VSELF(neg, zero - xv, xv);
+        CT__VEXP16(ev, zero - a);
+        sg = CT__VSELF(neg, ev / (ev + 1.0f), (zero + 1.0f) / (ev + 1.0f));
+        d = (sg - yv) * sv;
+        CT__VST(dx + k, d);
+    }
+#endif
+    for (; k < n; k++) {
+        float xv = x[k], ev = ct__expf_c(xv < 0 ? xv : -xv);
+        float sg = xv >= 0 ? 1.0f / (1.0f + ev) : ev / (1.0f + ev);
+        dx[k] = (sg - y[k]) * (g ? g[k] : gs);
+    }
+}
+static int ct__k_pwloss(ct__call *c) {
+    ct_tensor *x = ct__contig_ref(c->in[0]), *y = x ? ct__contig_ref(c->in[1]) : NULL;
+    int rc = -1;
+    if (x && y) {
+        int red = c->a->mode, bce = c->op == CT__NNOP(BCE_LOGITS_FUSED), f64 = x->dtype == CT_FLOAT64;
+        int64_t n = ct__shape_numel(x->ndim, x->shape);
+        void *op = ct__ptr(c->out[0]);
+        double total;
+        if (f64) total = ct__pwloss_f64((const double *)ct__ptr(x), (const double *)ct__ptr(y), red == CT__RED_NONE ? (double *)op : NULL, n, bce);
+        else if (bce) total = ct__bcel_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n);
+        else total = ct__pwloss_f32((const float *)ct__ptr(x), (const float *)ct__ptr(y), red == CT__RED_NONE ? (float *)op : NULL, n, bce);
+        if (red != CT__RED_NONE) {
+            if (red == CT__RED_MEAN) total /= (double)n;   /* empty: NaN, as PyTorch */
+            if (f64) *(double *)op = total;
+            else *(float *)op = (float)total;
+        }
+        rc = 0;
+    }
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+/* the upstream gradient as a tensor that broadcasts over the input: g, or g / numel for mean */
+static ct_tensor *ct__pwloss_scale(const ct_tensor *g, const ct__tmeta *m, int red) {
+    if (red != CT__RED_MEAN) return (ct_tensor *)g;
+    return ct_div_scalar(g, (double)ct__shape_numel(m->ndim, m->shape));
+}
+static int ct__bw_pwloss(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *y = CT__SV_IN(n, 1);
+    if (!x || !y) return -1;
+    int bce = n->op == CT__NNOP(BCE_LOGITS_FUSED);
+    ct_tensor *dx = NULL;
+    if (CT__NEEDS(n, 0) || (CT__NEEDS(n, 1) && !bce)) {
+        dx = ct__op3(bce ? CT__NNOP(BCE_LOGITS_FUSED_BACKWARD) : CT__NNOP(MSE_FUSED_BACKWARD), gout[0], x, y, &n->attrs);
+        if (!dx) return -1;
+        if (CT__NEEDS(n, 0)) gin[0] = dx;
+    }
+    if (CT__NEEDS(n, 1)) {
+        /* d/dy: mse -dx; bce -x s */
+        gin[1] = bce ? ct_mul(ct_neg(x), ct__pwloss_scale(gout[0], &n->in_meta[0], n->attrs.mode)) : ct_neg(dx);
+        if (!gin[1]) return -1;
+    }
+    return 0;
+}
+static int ct__meta_pwloss_bw(ct__call *c) {
+    ct_tensor *g = c->in[0], *x = c->in[1];
+    int red = c->a->mode;
+    if ((red == CT__RED_NONE ? !ct_same_shape(g, x) : g->ndim != 0) || g->dtype != x->dtype)
+        return ct__failed(CT_ERR_SHAPE, "%s: grad %s (%s) does not fit input %s (%s)", ct__opdef_get(c->op)->name, CT__SHAPE(g),
+                          ct_dtype_name(g->dtype), CT__SHAPE(x), ct_dtype_name(x->dtype));
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = x->dtype;
+    o->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    c->nout = 1;
+    c->cdt = x->dtype;
+    return 0;
+}
+static int ct__k_pwloss_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *y = x ? ct__contig_ref(c->in[2]) : NULL;
+    int rc = -1;
+    if (g && x && y) {
+        int red = c->a->mode, bce = c->op == CT__NNOP(BCE_LOGITS_FUSED_BACKWARD);
+        int64_t n = ct__shape_numel(x->ndim, x->shape);
+        double div = red == CT__RED_MEAN ? (double)n : 1.0;
+        if (x->dtype == CT_FLOAT64) {
+            const double *gp = (const double *)ct__ptr(g);
+            ct__pwloss_bw_f64(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0 : gp[0] / div, (const double *)ct__ptr(x),
+                              (const double *)ct__ptr(y), (double *)ct__ptr(c->out[0]), n, bce);
+        } else if (bce) {
+            const float *gp = (const float *)ct__ptr(g);
+            ct__bcel_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),
+                            (const float *)ct__ptr(x), (const float *)ct__ptr(y), (float *)ct__ptr(c->out[0]), n);
+        } else {
+            const float *gp = (const float *)ct__ptr(g);
+            ct__pwloss_bw_f32(red == CT__RED_NONE ? gp : NULL, red == CT__RED_NONE ? 0.0f : (float)((double)gp[0] / div),
+                              (const float *)ct__ptr(x), (const float *)ct__ptr(y), (float *)ct__ptr(c->out[0]), n, bce);
+        }
+        rc = 0;
+    }
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+/* Double backward with public ops: dx = f(x, y) s(g), f = 2 (x - y) or sigmoid(x) - y. */
+static int ct__bw_pwloss_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = CT__SV_IN(n, 0), *x = CT__SV_IN(n, 1), *y = CT__SV_IN(n, 2), *gg = gout[0];
+    if (!g || !x || !y) return -1;
+    int red = n->attrs.mode, bce = n->op == CT__NNOP(BCE_LOGITS_FUSED_BACKWARD);
+    ct_tensor *s = ct__pwloss_scale(g, &n->in_meta[1], red);
+    ct_tensor *sig = bce ? ct_sigmoid(x) : NULL;
+    if (CT__NEEDS(n, 0)) {
+        ct_tensor *f = bce ? ct_sub(sig, y) : ct_mul_scalar(ct_sub(x, y), 2.0);
+        ct_tensor *h = ct_mul(f, gg);
+        gin[0] = red == CT__RED_NONE ? h : ct__pwloss_scale(ct_sum(h), &n->in_meta[1], red);
+        if (!gin[0]) return -1;
+    }
+    ct_tensor *sg = ct_mul(s, gg);
+    if (CT__NEEDS(n, 1)) {
+        gin[1] = bce ? ct_mul(ct_mul(sig, ct_rsub_scalar(1.0, sig)), sg) : ct_mul_scalar(sg, 2.0);
+        if (!gin[1]) return -1;
+    }
+    if (CT__NEEDS(n, 2)) {
+        gin[2] = bce ? ct_neg(sg) : ct_mul_scalar(sg, -2.0);
+        if (!gin[2]) return -1;
+    }
+    return 0;
+}
+static int ct__pwloss_fusable(const ct_tensor *x, const ct_tensor *y) {
+    return ct_same_shape(x, y) && x->dtype == y->dtype && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64) &&
+           x->device == CT_CPU && y->device == CT_CPU;
+}
+static ct_tensor *ct__pwloss_call(int op, const ct_tensor *x, const ct_tensor *y, int red) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.mode = red;
+    return ct__op2(op, x, y, &a);
+}
+
+/* ---- pointwise regression losses ---- */
+static int ct__loss_pre(const char *op, const ct_tensor *x, const ct_tensor *y, const char *reduction, int *red) {
+    if (!x || !y) { ct__null_arg(op, x ? 1 : 0); return -1; }
+    *red = ct__loss_reduction(op, reduction, 0);
+    return *red < 0 ? -1 : 0;
+}
+CTENSOR_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
+    int red;
+    if (ct__loss_pre("mse_loss", input, target, reduction, &red)) return NULL;
+    if (ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__NNOP(MSE_FUSED), input, target, red);
+    return ct__loss_apply_reduction(ct_square(ct_sub(input, target)), red);
+}
+CTENSOR_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
+    int red;
+    if (ct__loss_pre("l1_loss", input, target, reduction, &red)) return NULL;
+    return ct__loss_apply_reduction(ct_abs(ct_sub(input, target)), red);
+}
+/* |d| < beta: 0.5 d^2 / beta, else |d| - 0.5 beta */
+CTENSOR_API ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double beta) {
+    int red;
+    if (ct__loss_pre("smooth_l1_loss", input, target, reduction, &red)) return NULL;
+    if (!(beta >= 0.0)) return ct__fail(CT_ERR_ARG, "smooth_l1_loss does not support negative values for beta.");
+    if (beta == 0.0) return ct__loss_apply_reduction(ct_abs(ct_sub(input, target)), red);
+    ct_tensor *d = ct_sub(input, target), *ad = ct_abs(d);
+    ct_tensor *l = ct_where(ct_lt_scalar(ad, beta), ct_mul_scalar(ct_square(d), 0.5 / beta), ct_sub_scalar(ad, 0.5 * beta));
+    return ct__loss_apply_reduction(l, red);
+}
+/* |d| < delta: 0.5 d^2, else delta (|d| - 0.5 delta) */
+CTENSOR_API ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction, double delta) {
+    int red;
+    if (ct__loss_pre("huber_loss", input, target, reduction, &red)) return NULL;
+    if (!(delta > 0.0)) return ct__fail(CT_ERR_ARG, "huber_loss does not support non-positive values for delta.");
+    ct_tensor *d = ct_sub(input, target), *ad = ct_abs(d);
+    ct_tensor *l = ct_where(ct_lt_scalar(ad, delta), ct_mul_scalar(ct_square(d), 0.5), ct_mul_scalar(ct_sub_scalar(ad, 0.5 * delta), delta));
+    return ct__loss_apply_reduction(l, red);
+}
+
+/* ---- binary cross entropy ---- */
+CTENSOR_API ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                               const char *reduction) {
+    const char *op = "binary_cross_entropy";
+    int red;
+    if (ct__loss_pre(op, input, target, reduction, &red)) return NULL;
+    if (!ct_same_shape(input, target))
+        return ct__fail(CT_ERR_SHAPE, "%s: Using a target size (%s) that is different to the input size (%s) is deprecated. Please ensure they have the same size.",
+                        op, CT__SHAPE(target), CT__SHAPE(input));
+    if (ct__loss_float_check(op, input, "input")) return NULL;
+    if (input->device == CT_CPU) {   /* PyTorch checks the range of the input */
+        ct_tensor *bad = ct_any(ct_logical_or(ct_lt_scalar(input, 0.0), ct_gt_scalar(input, 1.0)));
+        if (!bad) return NULL;
+        if (ct_item(bad) != 0.0) return ct__fail(CT_ERR_ARG, "%s: all elements of input should be between 0 and 1", op);
+    }
+    /* -(y log x + (1 - y) log(1 - x)), each log clamped at -100 */
+    ct_tensor *lx = ct_clamp(ct_log(input), -100.0, NAN), *l1x = ct_clamp(ct_log(ct_rsub_scalar(1.0, input)), -100.0, NAN);
+    ct_tensor *l = ct_neg(ct_add(ct_mul(target, lx), ct_mul(ct_rsub_scalar(1.0, target), l1x)));
+    if (weight) l = ct_mul(l, weight);
+    return ct__loss_apply_reduction(l, red);
+}
+CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target,
+                                                           const ct_tensor *weight, const ct_tensor *pos_weight,
+                                                           const char *reduction) {
+    const char *op = "binary_cross_entropy_with_logits";
+    int red;
+    if (ct__loss_pre(op, input, target, reduction, &red)) return NULL;
+    if (!ct_same_shape(input, target))
+        return ct__fail(CT_ERR_SHAPE, "%s: Target size (%s) must be the same as input size (%s)", op, CT__SHAPE(target), CT__SHAPE(input));
+    if (ct__loss_float_check(op, input, "input")) return NULL;
+    if (!weight && !pos_weight && ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__NNOP(BCE_LOGITS_FUSED), input, target, red);
+    /* PyTorch 1.13: m = max(-x, 0); (1 - y) x + lw (log(exp(-m) + exp(-x - m)) + m),
+       lw = 1 + (pos_weight - 1) y (or 1) */
+    ct_tensor *m = ct_clamp(ct_neg(input), 0.0, NAN);
+    ct_tensor *lse = ct_add(ct_log(ct_add(ct_exp(ct_neg(m)), ct_exp(ct_sub(ct_neg(input), m)))), m);
+    ct_tensor *l;
+    if (pos_weight) {
+        ct_tensor *lw = ct_add_scalar(ct_mul(ct_sub_scalar(pos_weight, 1.0), target), 1.0);
+        l = ct_add(ct_mul(ct_rsub_scalar(1.0, target), input), ct_mul(lw, lse));
+    } else {
+        l = ct_add(ct_mul(ct_rsub_scalar(1.0, target), input), lse);
+    }
+    if (weight) l = ct_mul(l, weight);
+    return ct__loss_apply_reduction(l, red);
+}
+
+/* ---- kl_div (PyTorch 1.13: xlogy(t, t) - t x, or exp(t) (t - x) for log targets) ---- */
+CTENSOR_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, const char *reduction, int log_target) {
+    const char *op = "kl_div";
+    if (!input || !target) { ct__null_arg(op, input ? 1 : 0); return NULL; }
+    int red = ct__loss_reduction(op, reduction, 1);
+    if (red < 0) return NULL;
+    ct_tensor *l = log_target ? ct_mul(ct_exp(target), ct_sub(target, input)) : ct_sub(ct_xlogy(target, target), ct_mul(target, input));
+    if (red == CT__RED_BATCHMEAN) {
+        if (input->ndim == 0) return ct_sum(l);
+        return ct_div_scalar(ct_sum(l), (double)input->shape[0]);
+    }
+    return ct__loss_apply_reduction(l, red);
+}
+
+/* ---- distances ---- */
+CTENSOR_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int dim, double eps) {
+    const char *op = "cosine_similarity";
+    if (!x1 || !x2) { ct__null_arg(op, x1 ? 1 : 0); return NULL; }
+    ct_dtype dt = ct_promote_types(x1->dtype, x2->dtype);
+    if (!CT__ISFLOAT(dt)) dt = ct_get_default_dtype();
+    const ct_tensor *a = x1->dtype == dt ? x1 : ct_to(x1, dt), *b = x2->dtype == dt ? x2 : ct_to(x2, dt);
+    if (!a || !b) return NULL;
+    int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    if (ct__dim(op, dim, nd) < 0) return NULL;
+    ct_tensor *ab[2];
+    ab[0] = (ct_tensor *)a;
+    ab[1] = (ct_tensor *)b;
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {   /* broadcast both to one shape */
+        int64_t sa = d - (nd - a->ndim) >= 0 ? a->shape[d - (nd - a->ndim)] : 1;
+        int64_t sb = d - (nd - b->ndim) >= 0 ? b->shape[d - (nd - b->ndim)] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return ct__fail(CT_ERR_SHAPE, "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                            op, (long long)sa, (long long)sb, d);
+        shape[d] = sa == 1 ? sb : sa;
+    }
+    ab[0] = ct_expand_n(ab[0], nd, shape);
+    ab[1] = ct_expand_n(ab[1], nd, shape);
+    int64_t dd = dim;
+    ct_tensor *q[2];
+    for (int k = 0; k < 2; k++) {
+        /* PyTorch 1.13: the squared norm is clamped at eps^2 in place under no_grad
+           (the clamp changes the value, not the graph), then x / sqrt(it) */
+        ct_tensor *sq = ct_sum_dim(ct_square(ab[k]), (int)dd, 1);
+        ct_tensor *fix = ct_detach(ct_sub(ct_clamp(sq, eps * eps, NAN), sq));
+        q[k] = ct_div(ab[k], ct_sqrt(ct_add(sq, fix)));
+    }
+    return ct_sum_dim(ct_mul(q[0], q[1]), dim, 0);
+}
+CTENSOR_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps, int keepdim) {
+    const char *op = "pairwise_distance";
+    if (!x1 || !x2) { ct__null_arg(op, x1 ? 1 : 0); return NULL; }
+    int nd = x1->ndim > x2->ndim ? x1->ndim : x2->ndim;
+    if (nd == 0) return ct__fail(CT_ERR_SHAPE, "%s: Expected at least 1-D inputs, got 0-D", op);
+    int64_t last = nd - 1;
+    ct_tensor *d = ct_add_scalar(ct_sub(x1, x2), eps);
+    return ct_norm(d, p, 1, &last, keepdim);
+}
+
+/* ---- loss modules ---- */
+enum { CT__LM_CE, CT__LM_NLL, CT__LM_MSE, CT__LM_L1, CT__LM_BCEL };
+typedef struct ct__lossmod { int kind, red, use_ign; int64_t ign; double ls; } ct__lossmod;
+static const char *const ct__red_names[] = {"none", "mean", "sum"};
+static ct_tensor *ct__lossmod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__lossmod *im = (const ct__lossmod *)m->impl;
+    if (nin != 2) return ct__fail(CT_ERR_ARG, "%s: forward expects 2 inputs (input, target), got %d", m->type->name, nin);
+    const char *red = ct__red_names[im->red];
+    ct_tensor *w = m->nbuffers ? m->buffers[0].tensor : NULL;
+    switch (im->kind) {
+    case CT__LM_CE: {
+        ct_cross_entropy_options o;
+        memset(&o, 0, sizeof o);
+        o.weight = w;
+        o.use_ignore_index = im->use_ign;
+        o.ignore_index = im->ign;
+        o.reduction = red;
+        o.label_smoothing = im->ls;
+        return ct_cross_entropy(in[0], in[1], &o);
+    }
+    case CT__LM_NLL: {
+        ct_nll_loss_options o;
+        memset(&o, 0, sizeof o);
+        o.weight = w;
+        o.use_ignore_index = im->use_ign;
+        o.ignore_index = im->ign;
+        o.reduction = red;
+        return ct_nll_loss(in[0], in[1], &o);
+    }
+    case CT__LM_MSE: return ct_mse_loss(in[0], in[1], red);
+    case CT__LM_L1: return ct_l1_loss(in[0], in[1], red);
+    default: return ct_binary_cross_entropy_with_logits(in[0], in[1], NULL, NULL, red);
+    }
+}
+static void ct__lossmod_free(ct_module *m) { CT_FREE(m->impl); }
+#define CT__LOSSMOD_TYPE(var, name) static const ct_module_type var = {name, ct__lossmod_forward, ct__lossmod_free, NULL};
+CT__LOSSMOD_TYPE(ct__ce_loss_type, "CrossEntropyLoss") CT__LOSSMOD_TYPE(ct__nll_loss_type, "NLLLoss")
+CT__LOSSMOD_TYPE(ct__mse_loss_type, "MSELoss") CT__LOSSMOD_TYPE(ct__l1_loss_type, "L1Loss")
+CT__LOSSMOD_TYPE(ct__bcel_loss_type, "BCEWithLogitsLoss")
+static ct_module *ct__lossmod_new(const ct_module_type *ty, int kind, const char *reduction, const ct_tensor *weight,
+                                  int use_ign, int64_t ign, double ls) {
+    int red = ct__loss_reduction(ty->name, reduction, 0);
+    if (red < 0) return NULL;
+    if (!(ls >= 0.0 && ls <= 1.0)) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", ty->name, ls);
+    ct__lossmod *im = (ct__lossmod *)CT_MALLOC(sizeof(ct__lossmod));
+    if (!im) return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name);
+    im->kind = kind;
+    im->red = red;
+    im->use_ign = use_ign;
+    im->ign = ign;
+    im->ls = ls;
+    ct_module *m = ct_module_new(ty, im);
+    if (!m) { CT_FREE(im); return NULL; }
+    if (weight && ct_module_register_buffer(m, "weight", (ct_tensor *)weight, 1) != CT_OK) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_cross_entropy_loss(const ct_cross_entropy_options *o) {
+    return ct__lossmod_new(&ct__ce_loss_type, CT__LM_CE, o ? o->reduction : NULL, o ? o->weight : NULL, o ? o->use_ignore_index : 0,
+                           o && o->use_ignore_index ? o->ignore_index : -100, o ? o->label_smoothing : 0.0);
+}
+CTENSOR_API ct_module *ct_nn_nll_loss(const ct_nll_loss_options *o) {
+    return ct__lossmod_new(&ct__nll_loss_type, CT__LM_NLL, o ? o->reduction : NULL, o ? o->weight : NULL, o ? o->use_ignore_index : 0,
+                           o && o->use_ignore_index ? o->ignore_index : -100, 0.0);
+}
+CTENSOR_API ct_module *ct_nn_mse_loss(const char *reduction) { return ct__lossmod_new(&ct__mse_loss_type, CT__LM_MSE, reduction, NULL, 0, -100, 0.0); }
+CTENSOR_API ct_module *ct_nn_l1_loss(const char *reduction) { return ct__lossmod_new(&ct__l1_loss_type, CT__LM_L1, reduction, NULL, 0, -100, 0.0); }
+CTENSOR_API ct_module *ct_nn_bce_with_logits_loss(const char *reduction) {
+    return ct__lossmod_new(&ct__bcel_loss_type, CT__LM_BCEL, reduction, NULL, 0, -100, 0.0);
+}
+
+/* [section: optim-impl] */
+/* ============================================================================
+   Optimizers, learning-rate schedulers, gradient clipping (torch.optim)
+   PyTorch 1.13: torch/optim/{optimizer,sgd,adam,adamw,rmsprop,adagrad,
+   lr_scheduler}.py and torch/nn/utils/clip_grad.py. Updates are the
+   single-tensor path (foreach=False, PyTorch's default), op for op; the
+   comments quote the PyTorch lines they mirror.
+   ========================================================================== */
+
+/* Python's repr of a float, for messages that quote values as PyTorch does:
+   0.1 -> "0.1", 1 -> "1.0", 1e-05 -> "1e-05", 1e+16 -> "1e+16", inf -> "inf". */
+typedef struct ct__pyf { char s[48]; } ct__pyf;
+static ct__pyf ct__pyrepr(double v) {
+    ct__pyf r;
+    char tmp[40], digits[24];
+    int nd = 0, prec, e, neg;
+    if (v != v) { snprintf(r.s, sizeof r.s, "nan"); return r; }
+    if (v == INFINITY || v == -INFINITY) { snprintf(r.s, sizeof r.s, v > 0 ? "inf" : "-inf"); return r; }
+    for (prec = 1; prec < 17; prec++) {   /* shortest round-tripping digits */
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v) break;
+    }
+    snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+    neg = tmp[0] == '-';
+    const char *q = tmp + neg;
+    for (; *q && *q != 'e' && nd < 20; q++)
+        if (*q >= '0' && *q <= '9') digits[nd++] = *q;
+    e = *q == 'e' ? atoi(q + 1) : 0;
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    char *o = r.s;
+    if (neg) *o++ = '-';
+    if (e < -4 || e >= 16) {   /* Python switches to exponent form outside [1e-4, 1e16) */
+        *o++ = digits[0];
+        if (nd > 1) { *o++ = '.'; memcpy(o, digits + 1, (size_t)(nd - 1)); o += nd - 1; }
+        snprintf(o, 16, "e%c%02d", e < 0 ? '-' : '+', (e < 0 ? -e : e) % 1000);
+    } else if (e < 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -e - 1; i++) *o++ = '0';
+        memcpy(o, digits, (size_t)nd);
+        o[nd] = 0;
+    } else {
+        for (int i = 0; i <= e; i++) *o++ = i < nd ? digits[i] : '0';
+        *o++ = '.';
+        if (nd > e + 1) { memcpy(o, digits + e + 1, (size_t)(nd - e - 1)); o += nd - e - 1; }
+        else *o++ = '0';
+        *o = 0;
+    }
+    return r;
+}
+#define CT__PYF(v) (ct__pyrepr(v).s)
+
+/* a * b as its own rounded operation: Python rounds every operation, and a
+   compiler contracting a * b + c into one fma (clang does within an expression)
+   would change the last bit of a learning rate. */
+static CT__NOINLINE double ct__mul(double a, double b) { return a * b; }
+/* Python's a % b (the sign of b) */
+static int64_t ct__pymod(int64_t a, int64_t b) {
+    int64_t m = a % b;
+    return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m;
+}
+
+/* ---- optimizer kinds, settings, state ---- */
+enum { CT__OPT_SGD, CT__OPT_ADAM, CT__OPT_ADAMW, CT__OPT_RMSPROP, CT__OPT_ADAGRAD };
+/* A group's settings by id; names are PyTorch's param_groups keys (betas is two). */
+enum {
+    CT__HP_LR, CT__HP_MOMENTUM, CT__HP_DAMPENING, CT__HP_WEIGHT_DECAY, CT__HP_NESTEROV, CT__HP_MAXIMIZE,
+    CT__HP_BETA1, CT__HP_BETA2, CT__HP_EPS, CT__HP_AMSGRAD, CT__HP_ALPHA, CT__HP_CENTERED, CT__HP_LR_DECAY,
+    CT__HP_INIT_ACC,
+    /* set by schedulers (present only once set) */
+    CT__HP_INITIAL_LR, CT__HP_MAX_LR, CT__HP_MIN_LR, CT__HP_MAX_MOMENTUM, CT__HP_BASE_MOMENTUM,
+    CT__HP_COUNT
+};
+#define CT__HP_SCHED_FIRST CT__HP_INITIAL_LR
+static const char *const ct__hp_names[CT__HP_COUNT] = {
+    "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "beta1", "beta2", "eps", "amsgrad",
+    "alpha", "centered", "lr_decay", "initial_accumulator_value", "initial_lr", "max_lr", "min_lr",
+    "max_momentum", "base_momentum"};
+static int ct__hp_is_flag(int h) {
+    return h == CT__HP_NESTEROV || h == CT__HP_MAXIMIZE || h == CT__HP_AMSGRAD || h == CT__HP_CENTERED;
+}
+typedef struct ct__optkind {
+    const char *name;
+    int nkeys;
+    int keys[8];                /* param_groups keys in PyTorch's order; CT__HP_BETA1 is "betas" */
+    int nbufs;
+    const char *bufs[3];        /* per-parameter state tensors, in PyTorch's order */
+    int has_step;
+    double defaults[CT__HP_INIT_ACC + 1];   /* lr NAN: required */
+} ct__optkind;
+static const ct__optkind ct__optkinds[5] = {
+    {"SGD", 6, {CT__HP_LR, CT__HP_MOMENTUM, CT__HP_DAMPENING, CT__HP_WEIGHT_DECAY, CT__HP_NESTEROV, CT__HP_MAXIMIZE, 0, 0},
+     1, {"momentum_buffer", NULL, NULL}, 0,
+     {NAN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"Adam", 6, {CT__HP_LR, CT__HP_BETA1, CT__HP_EPS, CT__HP_WEIGHT_DECAY, CT__HP_AMSGRAD, CT__HP_MAXIMIZE, 0, 0},
+     3, {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, 1,
+     {NAN, 0, 0, 0, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, 0}},
+    {"AdamW", 6, {CT__HP_LR, CT__HP_BETA1, CT__HP_EPS, CT__HP_WEIGHT_DECAY, CT__HP_AMSGRAD, CT__HP_MAXIMIZE, 0, 0},
+     3, {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, 1,
+     {NAN, 0, 0, 1e-2, 0, 0, 0.9, 0.999, 1e-8, 0, 0, 0, 0, 0}},
+    {"RMSprop", 7, {CT__HP_LR, CT__HP_MOMENTUM, CT__HP_ALPHA, CT__HP_EPS, CT__HP_CENTERED, CT__HP_WEIGHT_DECAY, CT__HP_MAXIMIZE, 0},
+     3, {"square_avg", "momentum_buffer", "grad_avg"}, 1,
+     {NAN, 0, 0, 0, 0, 0, 0, 0, 1e-8, 0, 0.99, 0, 0, 0}},
+    {"Adagrad", 6, {CT__HP_LR, CT__HP_LR_DECAY, CT__HP_EPS, CT__HP_WEIGHT_DECAY, CT__HP_INIT_ACC, CT__HP_MAXIMIZE, 0, 0},
+     1, {"sum", NULL, NULL}, 1,
+     {NAN, 0, 0, 0, 0, 0, 0, 0, 1e-10, 0, 0, 0, 0, 0}},
+};
+/* is h one of the kind's settings? (betas counts for beta1 and beta2) */
+static int ct__kind_has(const ct__optkind *k, int h) {
+    if (h >= CT__HP_SCHED_FIRST) return 1;
+    if (h == CT__HP_BETA2) h = CT__HP_BETA1;
+    for (int i = 0; i < k->nkeys; i++)
+        if (k->keys[i] == h) return 1;
+    return 0;
+}
+
+typedef struct ct__pstate {
+    int init;                   /* the parameter has state (PyTorch: len(state) != 0) */
+    double step;
+    ct_tensor *buf[3];          /* ct__optkind.bufs; owned (retained) */
+} ct__pstate;
+typedef struct ct__optgroup {
+    int n;
+    ct_tensor **params;         /* retained */
+    ct__pstate *st;
+    double hp[CT__HP_COUNT];
+    uint32_t sched_has;         /* bit h - CT__HP_SCHED_FIRST: that scheduler key is set */
+} ct__optgroup;
+struct ct_optimizer {
+    int kind;
+    const ct__optkind *k;
+    double defaults[CT__HP_COUNT];   /* the constructor's settings: zero fields of added groups */
+    int ngroups, cap;
+    ct__optgroup *groups;
+};
+
+static void ct__pstate_clear(ct__pstate *st) {
+    for (int b = 0; b < 3; b++) {
+        if (st->buf[b]) ct_release(st->buf[b]);
+        st->buf[b] = NULL;
+    }
+    st->init = 0;
+    st->step = 0;
+}
+/* A state tensor like p (zeros, or `fill`), owned by the optimizer: not in any scope. */
+static ct_tensor *ct__opt_newbuf(const ct_tensor *p, double fill) {
+    int s = ct_scope_begin();
+    ct_tensor *t = fill == 0.0 ? ct_zeros_like(p) : ct_full_like(p, fill);
+    if (t) ct_retain(t);
+    ct_scope_end(s);
+    return t;
+}
+
+/* ---- options -> settings ---- */
+/* zero: the base value; CT_ZERO (-0.0): an explicit 0 */
+static double ct__opt_pick(double v, double base) { return v == 0.0 ? (signbit(v) ? 0.0 : base) : v; }
+static double ct__opt_flag(int v, double base) { return v ? 1.0 : base; }
+/* Fills hp from a kind's options struct over `base`; 1 when lr was left at +0.0. */
+static int ct__opt_resolve(int kind, const void *o, const double *base, double *hp) {
+    for (int h = 0; h < CT__HP_COUNT; h++) hp[h] = base[h];
+    double lr = 0;
+    switch (kind) {
+    case CT__OPT_SGD: {
+        const ct_sgd_options *s = (const ct_sgd_options *)o;
+        lr = s->lr;
+        hp[CT__HP_MOMENTUM] = ct__opt_pick(s->momentum, base[CT__HP_MOMENTUM]);
+        hp[CT__HP_DAMPENING] = ct__opt_pick(s->dampening, base[CT__HP_DAMPENING]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_NESTEROV] = ct__opt_flag(s->nesterov, base[CT__HP_NESTEROV]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: {
+        const ct_adam_options *s = (const ct_adam_options *)o;
+        lr = s->lr;
+        hp[CT__HP_BETA1] = ct__opt_pick(s->beta1, base[CT__HP_BETA1]);
+        hp[CT__HP_BETA2] = ct__opt_pick(s->beta2, base[CT__HP_BETA2]);
+        hp[CT__HP_EPS] = ct__opt_pick(s->eps, base[CT__HP_EPS]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_AMSGRAD] = ct__opt_flag(s->amsgrad, base[CT__HP_AMSGRAD]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    case CT__OPT_RMSPROP: {
+        const ct_rmsprop_options *s = (const ct_rmsprop_options *)o;
+        lr = s->lr;
+        hp[CT__HP_ALPHA] = ct__opt_pick(s->alpha, base[CT__HP_ALPHA]);
+        hp[CT__HP_EPS] = ct__opt_pick(s->eps, base[CT__HP_EPS]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_MOMENTUM] = ct__opt_pick(s->momentum, base[CT__HP_MOMENTUM]);
+        hp[CT__HP_CENTERED] = ct__opt_flag(s->centered, base[CT__HP_CENTERED]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    default: {
+        const ct_adagrad_options *s = (const ct_adagrad_options *)o;
+        lr = s->lr;
+        hp[CT__HP_LR_DECAY] = ct__opt_pick(s->lr_decay, base[CT__HP_LR_DECAY]);
+        hp[CT__HP_WEIGHT_DECAY] = ct__opt_pick(s->weight_decay, base[CT__HP_WEIGHT_DECAY]);
+        hp[CT__HP_INIT_ACC] = ct__opt_pick(s->initial_accumulator_value, base[CT__HP_INIT_ACC]);
+        hp[CT__HP_EPS] = ct__opt_pick(s->eps, base[CT__HP_EPS]);
+        hp[CT__HP_MAXIMIZE] = ct__opt_flag(s->maximize, base[CT__HP_MAXIMIZE]);
+        break;
+    }
+    }
+    hp[CT__HP_LR] = ct__opt_pick(lr, base[CT__HP_LR]);
+    return lr == 0.0 && !signbit(lr);
+}
+/* The constructors' checks, with PyTorch's messages (and its comparisons: SGD
+   tests `lr < 0`, the others `not 0 <= lr`, so NaN passes only SGD's). */
+static ct_status ct__opt_validate(int kind, const double *hp) {
+    const char *nm = ct__optkinds[kind].name;
+    double lr = hp[CT__HP_LR], mom = hp[CT__HP_MOMENTUM], wd = hp[CT__HP_WEIGHT_DECAY], eps = hp[CT__HP_EPS];
+#define CT__OPT_BAD(cond, what, v)                                                          \
+    if (cond) { ct_set_error(CT_ERR_ARG, "%s: Invalid " what ": %s", nm, CT__PYF(v)); return CT_ERR_ARG; }
+    switch (kind) {
+    case CT__OPT_SGD:
+        CT__OPT_BAD(lr < 0.0, "learning rate", lr)
+        CT__OPT_BAD(mom < 0.0, "momentum value", mom)
+        CT__OPT_BAD(wd < 0.0, "weight_decay value", wd)
+        if (hp[CT__HP_NESTEROV] != 0 && (mom <= 0 || hp[CT__HP_DAMPENING] != 0)) {
+            ct_set_error(CT_ERR_ARG, "%s: Nesterov momentum requires a momentum and zero dampening", nm);
+            return CT_ERR_ARG;
+        }
+        break;
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: {
+        double b1 = hp[CT__HP_BETA1], b2 = hp[CT__HP_BETA2];
+        CT__OPT_BAD(!(0.0 <= lr), "learning rate", lr)
+        CT__OPT_BAD(!(0.0 <= eps), "epsilon value", eps)
+        CT__OPT_BAD(!(0.0 <= b1 && b1 < 1.0), "beta parameter at index 0", b1)
+        CT__OPT_BAD(!(0.0 <= b2 && b2 < 1.0), "beta parameter at index 1", b2)
+        CT__OPT_BAD(!(0.0 <= wd), "weight_decay value", wd)
+        break;
+    }
+    case CT__OPT_RMSPROP:
+        CT__OPT_BAD(!(0.0 <= lr), "learning rate", lr)
+        CT__OPT_BAD(!(0.0 <= eps), "epsilon value", eps)
+        CT__OPT_BAD(!(0.0 <= mom), "momentum value", mom)
+        CT__OPT_BAD(!(0.0 <= wd), "weight_decay value", wd)
+        CT__OPT_BAD(!(0.0 <= hp[CT__HP_ALPHA]), "alpha value", hp[CT__HP_ALPHA])
+        break;
+    default:
+        CT__OPT_BAD(!(0.0 <= lr), "learning rate", lr)
+        CT__OPT_BAD(!(0.0 <= hp[CT__HP_LR_DECAY]), "lr_decay value", hp[CT__HP_LR_DECAY])
+        CT__OPT_BAD(!(0.0 <= wd), "weight_decay value", wd)
+        CT__OPT_BAD(!(0.0 <= hp[CT__HP_INIT_ACC]), "initial_accumulator_value value", hp[CT__HP_INIT_ACC])
+        CT__OPT_BAD(!(0.0 <= eps), "epsilon value", eps)
+        break;
+    }
+#undef CT__OPT_BAD
+    return CT_OK;
+}
+
+/* ---- groups ---- */
+/* Optimizer.add_param_group: checks the list, retains the parameters. Adagrad
+   initializes its state for them here, as its constructor does (PyTorch 1.13
+   only does so for the constructor's groups; a later group would fail at step). */
+static ct_status ct__opt_add_group(ct_optimizer *opt, int n, ct_tensor *const *params, const double *hp) {
+    const char *nm = opt->k->name;
+    if (n <= 0 || !params) { ct_set_error(CT_ERR_ARG, "%s: optimizer got an empty parameter list", nm); return CT_ERR_ARG; }
+    for (int i = 0; i < n; i++) {
+        ct_tensor *p = params[i];
+        if (!p) {
+            if (ct_last_error_code() == CT_OK)
+                ct_set_error(CT_ERR_NULL, "%s: optimizer can only optimize Tensors, but parameter %d is NULL", nm, i);
+            return ct_last_error_code();
+        }
+        if (p->grad_fn && !(p->flags & CT__F_RETAINS_GRAD)) {
+            ct_set_error(CT_ERR_ARG, "%s: can't optimize a non-leaf Tensor (parameter %d)", nm, i);
+            return CT_ERR_ARG;
+        }
+        for (int j = 0; j < i; j++)
+            if (params[j] == p) {
+                ct_set_error(CT_ERR_ARG, "%s: optimizer contains a parameter group with duplicate parameters (parameter %d)", nm, i);
+                return CT_ERR_ARG;
+            }
+        for (int g = 0; g < opt->ngroups; g++)
+            for (int j = 0; j < opt->groups[g].n; j++)
+                if (opt->groups[g].params[j] == p) {
+                    ct_set_error(CT_ERR_ARG, "%s: some parameters appear in more than one parameter group", nm);
+                    return CT_ERR_ARG;
+                }
+    }
+    if (opt->ngroups == opt->cap) {
+        int nc = opt->cap ? 2 * opt->cap : 4;
+        ct__optgroup *ng = (ct__optgroup *)CT_REALLOC(opt->groups, sizeof(ct__optgroup) * (size_t)nc);
+        if (!ng) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm); return CT_ERR_MEMORY; }
+        opt->groups = ng;
+        opt->cap = nc;
+    }
+    ct__optgroup *G = &opt->groups[opt->ngroups];
+    memset(G, 0, sizeof *G);
+    G->params = CT__NEW_ARRAY(ct_tensor *, n);
+    G->st = (ct__pstate *)ct__calloc1(sizeof(ct__pstate) * (size_t)n);
+    if (!G->params || !G->st) {
+        CT_FREE(G->params);
+        CT_FREE(G->st);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return CT_ERR_MEMORY;
+    }
+    for (int h = 0; h < CT__HP_COUNT; h++) G->hp[h] = hp[h];
+    G->n = n;
+    for (int i = 0; i < n; i++) G->params[i] = ct_retain(params[i]);
+    opt->ngroups++;
+    if (opt->kind == CT__OPT_ADAGRAD) {
+        /* state["step"] = tensor(0.); state["sum"] = full_like(p, initial_accumulator_value) */
+        for (int i = 0; i < n; i++) {
+            G->st[i].buf[0] = ct__opt_newbuf(params[i], hp[CT__HP_INIT_ACC]);
+            if (!G->st[i].buf[0]) return ct_last_error_code();
+            G->st[i].init = 1;
+        }
+    }
+    return CT_OK;
+}
+
+CTENSOR_API void ct_optim_free(ct_optimizer *opt) {
+    if (!opt) return;
+    for (int g = 0; g < opt->ngroups; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        for (int i = 0; i < G->n; i++) {
+            ct__pstate_clear(&G->st[i]);
+            ct_release(G->params[i]);
+        }
+        CT_FREE(G->params);
+        CT_FREE(G->st);
+    }
+    CT_FREE(opt->groups);
+    CT_FREE(opt);
+}
+
+static ct_optimizer *ct__optim_new(int kind, int n, ct_tensor *const *params, const void *o) {
+    const ct__optkind *k = &ct__optkinds[kind];
+    if (!o) return (ct_optimizer *)ct__fail(CT_ERR_ARG, "%s: options are NULL (lr is required)", k->name);
+    double base[CT__HP_COUNT], hp[CT__HP_COUNT];
+    for (int h = 0; h < CT__HP_COUNT; h++) base[h] = h <= CT__HP_INIT_ACC ? k->defaults[h] : 0.0;
+    if (ct__opt_resolve(kind, o, base, hp))
+        return (ct_optimizer *)ct__fail(CT_ERR_ARG, "%s: parameter group didn't specify a value of required optimization "
+                                        "parameter lr (a zero lr field is unset; pass CT_ZERO for a learning rate of 0)", k->name);
+    if (ct__opt_validate(kind, hp)) return NULL;
+    ct_optimizer *opt = CT__NEW_ZEROED(ct_optimizer);
+    if (!opt) return (ct_optimizer *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", k->name);
+    opt->kind = kind;
+    opt->k = k;
+    for (int h = 0; h < CT__HP_COUNT; h++) opt->defaults[h] = hp[h];
+    if (ct__opt_add_group(opt, n, params, hp)) {
+        ct_optim_free(opt);
+        return NULL;
+    }
+    return opt;
+}
+static ct_optimizer *ct__optim_from_module(int kind, ct_module *m, const void *o) {
+    const char *nm = ct__optkinds[kind].name;
+    if (!m) {   /* a failed constructor: keep its message */
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: model is NULL", nm);
+        return NULL;
+    }
+    int n = ct_module_parameters(m, NULL, 0);
+    ct_tensor **ps = CT__NEW_ARRAY(ct_tensor *, n);
+    if (!ps) return (ct_optimizer *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    ct_module_parameters(m, ps, n);
+    ct_optimizer *opt = ct__optim_new(kind, n, ps, o);
+    CT_FREE(ps);
+    return opt;
+}
+CTENSOR_API ct_optimizer *ct_optim_sgd(ct_module *m, const ct_sgd_options *o) { return ct__optim_from_module(CT__OPT_SGD, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_sgd_params(int n, ct_tensor *const *p, const ct_sgd_options *o) { return ct__optim_new(CT__OPT_SGD, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_adam(ct_module *m, const ct_adam_options *o) { return ct__optim_from_module(CT__OPT_ADAM, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_adam_params(int n, ct_tensor *const *p, const ct_adam_options *o) { return ct__optim_new(CT__OPT_ADAM, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_adamw(ct_module *m, const ct_adamw_options *o) { return ct__optim_from_module(CT__OPT_ADAMW, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_adamw_params(int n, ct_tensor *const *p, const ct_adamw_options *o) { return ct__optim_new(CT__OPT_ADAMW, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_rmsprop(ct_module *m, const ct_rmsprop_options *o) { return ct__optim_from_module(CT__OPT_RMSPROP, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_rmsprop_params(int n, ct_tensor *const *p, const ct_rmsprop_options *o) { return ct__optim_new(CT__OPT_RMSPROP, n, p, o); }
+CTENSOR_API ct_optimizer *ct_optim_adagrad(ct_module *m, const ct_adagrad_options *o) { return ct__optim_from_module(CT__OPT_ADAGRAD, m, o); }
+CTENSOR_API ct_optimizer *ct_optim_adagrad_params(int n, ct_tensor *const *p, const ct_adagrad_options *o) { return ct__optim_new(CT__OPT_ADAGRAD, n, p, o); }
+
+CTENSOR_API ct_status ct_optim_add_param_group(ct_optimizer *opt, int n, ct_tensor *const *params, const void *options) {
+    if (!opt) { ct_set_error(CT_ERR_ARG, "add_param_group: optimizer is NULL"); return CT_ERR_ARG; }
+    double hp[CT__HP_COUNT];
+    if (options) {
+        ct__opt_resolve(opt->kind, options, opt->defaults, hp);
+        for (int h = CT__HP_SCHED_FIRST; h < CT__HP_COUNT; h++) hp[h] = 0;
+        if (ct__opt_validate(opt->kind, hp)) return CT_ERR_ARG;
+    } else {
+        for (int h = 0; h < CT__HP_COUNT; h++) hp[h] = h < CT__HP_SCHED_FIRST ? opt->defaults[h] : 0.0;
+    }
+    return ct__opt_add_group(opt, n, params, hp);
+}
+
+CTENSOR_API const char *ct_optim_name(const ct_optimizer *opt) { return opt ? opt->k->name : ""; }
+CTENSOR_API int ct_optim_num_groups(const ct_optimizer *opt) { return opt ? opt->ngroups : 0; }
+static ct__optgroup *ct__opt_group(const ct_optimizer *opt, int g, const char *fn) {
+    if (!opt) { ct_set_error(CT_ERR_ARG, "%s: optimizer is NULL", fn); return NULL; }
+    if (g < 0 || g >= opt->ngroups) {
+        ct_set_error(CT_ERR_INDEX, "%s: param group %d out of range (the optimizer has %d)", fn, g, opt->ngroups);
+        return NULL;
+    }
+    return &opt->groups[g];
+}
+CTENSOR_API int ct_optim_group_size(const ct_optimizer *opt, int g) {
+    ct__optgroup *G = ct__opt_group(opt, g, "group_size");
+    return G ? G->n : 0;
+}
+CTENSOR_API ct_tensor *ct_optim_param(const ct_optimizer *opt, int g, int i) {
+    ct__optgroup *G = ct__opt_group(opt, g, "param");
+    if (!G) return NULL;
+    if (i < 0 || i >= G->n) return ct__fail(CT_ERR_INDEX, "param: index %d out of range (the group has %d)", i, G->n);
+    return G->params[i];
+}
+CTENSOR_API double ct_optim_get_lr(const ct_optimizer *opt, int g) {
+    ct__optgroup *G = ct__opt_group(opt, g, "get_lr");
+    return G ? G->hp[CT__HP_LR] : NAN;
+}
+CTENSOR_API ct_status ct_optim_set_lr(ct_optimizer *opt, int g, double lr) {
+    ct__optgroup *G = ct__opt_group(opt, g, "set_lr");
+    if (!G) return ct_last_error_code();
+    G->hp[CT__HP_LR] = lr;
+    return CT_OK;
+}
+static int ct__hp_lookup(const ct_optimizer *opt, const char *name, const char *fn) {
+    for (int h = 0; name && h < CT__HP_COUNT; h++)
+        if (!strcmp(ct__hp_names[h], name) && ct__kind_has(opt->k, h)) return h;
+    ct_set_error(CT_ERR_ARG, "%s: %s has no setting '%s'", fn, opt->k->name, name ? name : "(null)");
+    return -1;
+}
+CTENSOR_API double ct_optim_get_option(const ct_optimizer *opt, int g, const char *name) {
+    ct__optgroup *G = ct__opt_group(opt, g, "get_option");
+    if (!G) return NAN;
+    int h = ct__hp_lookup(opt, name, "get_option");
+    if (h < 0) return NAN;
+    if (h >= CT__HP_SCHED_FIRST && !(G->sched_has & (1u << (h - CT__HP_SCHED_FIRST)))) {
+        ct_set_error(CT_ERR_ARG, "get_option: param group %d has no '%s' (no scheduler set it)", g, name);
+        return NAN;
+    }
+    return G->hp[h];
+}
+CTENSOR_API ct_status ct_optim_set_option(ct_optimizer *opt, int g, const char *name, double value) {
+    ct__optgroup *G = ct__opt_group(opt, g, "set_option");
+    if (!G) return ct_last_error_code();
+    int h = ct__hp_lookup(opt, name, "set_option");
+    if (h < 0) return CT_ERR_ARG;
+    G->hp[h] = ct__hp_is_flag(h) ? (value != 0) : value;
+    if (h >= CT__HP_SCHED_FIRST) G->sched_has |= 1u << (h - CT__HP_SCHED_FIRST);
+    return CT_OK;
+}
+
+CTENSOR_API void ct_optim_zero_grad(ct_optimizer *opt, int set_to_none) {
+    if (!opt) return;
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    for (int g = 0; g < opt->ngroups; g++)
+        for (int i = 0; i < opt->groups[g].n; i++) {
+            ct_tensor *p = opt->groups[g].params[i], *gr = p->grad;
+            if (!gr) continue;
+            if (set_to_none) { ct_set_grad(p, NULL); continue; }
+            /* p.grad.detach_() if it has a grad_fn, else p.grad.requires_grad_(False); p.grad.zero_() */
+            if (gr->grad_fn) ct_detach_(gr);
+            else gr->flags &= ~CT__F_REQUIRES_GRAD;
+            ct_zero_(gr);
+        }
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+}
+CTENSOR_API void ct_zero_grad(ct_optimizer *opt) { ct_optim_zero_grad(opt, 1); }
+
+/* ---- fused update ops ----
+   One pass over a parameter, its grad and its state that does what the
+   single-tensor step does op by op, element by element, with the roundings of
+   PyTorch's CPU kernels: scalars are cast to the tensor's dtype as the ops cast
+   them, and where PyTorch's (AVX2, FMA-contracted) kernels round once,
+   add(x, y, alpha) = fma(y, alpha, x) and addcmul(x, y, z, value) =
+   fma(value * y, z, x), so do these (C99 fma: exact on any machine). float32
+   and float64 steps therefore give PyTorch's bits; other dtypes and devices take
+   the op chain (ctensor's add/addcmul round twice: results within an ulp per
+   op). They are ops of the table, registered at run time, so profilers and
+   tracers see them: _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_rmsprop_,
+   _fused_adagrad_. Inputs: param, grad, then the state tensors in
+   ct__optkind.bufs order (the ones in use); the settings are packed in attrs
+   (ct__fs_pack); attrs.mode is the optimizer kind.
+   A product that PyTorch rounds before adding passes CT__FS_ROUNDED, so that
+   compilers that contract across statements (gcc's GNU modes with FMA
+   hardware) keep that rounding too. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && __GNUC__ >= 12
+#  define CT__FS_ROUNDED(x) __builtin_assoc_barrier(x)
+#else
+#  define CT__FS_ROUNDED(x) (x)
+#endif
+#define CT__FS_MAXIMIZE 1
+#define CT__FS_AMSGRAD 2
+#define CT__FS_NESTEROV 4
+#define CT__FS_FIRST 8        /* SGD: a new momentum buffer, buf = d_p */
+#define CT__FS_CENTERED 16
+/* attrs: up to 8 doubles, s[0..3] then i[0..3] (as bits) */
+static void ct__fs_pack(ct__attrs *a, int n, const double *d) {
+    for (int q = 0; q < n && q < 8; q++) {
+        if (q < 4) a->s[q] = d[q];
+        else memcpy(&a->i[q - 4], &d[q], sizeof(double));
+    }
+}
+static double ct__fs_get(const ct__attrs *a, int q) {
+    double v;
+    if (q < 4) return a->s[q];
+    memcpy(&v, &a->i[q - 4], sizeof v);
+    return v;
+}
+/* the per-call constants, computed in double as the Python code computes them */
+typedef struct ct__fs_k {
+    int maxim, ams, nesterov, first, centered, has_mom, l2, dec;
+    double wd, mom, omd, nlr, b1, omb1, b2, omb2, eps, nss, bc2s, decay, alpha, oma, nclr;
+} ct__fs_k;
+static void ct__fs_consts(const ct__attrs *a, ct__fs_k *k) {
+    memset(k, 0, sizeof *k);
+    k->maxim = (a->flags & CT__FS_MAXIMIZE) != 0;
+    k->ams = (a->flags & CT__FS_AMSGRAD) != 0;
+    k->nesterov = (a->flags & CT__FS_NESTEROV) != 0;
+    k->first = (a->flags & CT__FS_FIRST) != 0;
+    k->centered = (a->flags & CT__FS_CENTERED) != 0;
+    double lr = ct__fs_get(a, 0);
+    k->nlr = -lr;
+    switch (a->mode) {
+    case CT__OPT_SGD:   /* lr, momentum, dampening, weight_decay */
+        k->mom = ct__fs_get(a, 1);
+        k->omd = 1 - ct__fs_get(a, 2);
+        k->wd = ct__fs_get(a, 3);
+        k->has_mom = k->mom != 0;
+        k->l2 = k->wd != 0;
+        break;
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: {   /* lr, beta1, beta2, eps, weight_decay, step */
+        double step = ct__fs_get(a, 5);
+        k->b1 = ct__fs_get(a, 1);
+        k->b2 = ct__fs_get(a, 2);
+        k->eps = ct__fs_get(a, 3);
+        k->wd = ct__fs_get(a, 4);
+        k->omb1 = 1 - k->b1;
+        k->omb2 = 1 - k->b2;
+        k->nss = -(lr / (1 - pow(k->b1, step)));   /* step_size = lr / (1 - beta1 ** step) */
+        k->bc2s = sqrt(1 - pow(k->b2, step));      /* math.sqrt(1 - beta2 ** step) */
+        k->decay = 1 - ct__mul(lr, k->wd);
+        k->l2 = a->mode == CT__OPT_ADAM && k->wd != 0;
+        k->dec = a->mode == CT__OPT_ADAMW && k->wd != 0;
+        break;
+    }
+    case CT__OPT_RMSPROP:   /* lr, alpha, eps, weight_decay, momentum */
+        k->alpha = ct__fs_get(a, 1);
+        k->oma = 1 - k->alpha;
+        k->eps = ct__fs_get(a, 2);
+        k->wd = ct__fs_get(a, 3);
+        k->mom = ct__fs_get(a, 4);
+        k->has_mom = k->mom > 0;
+        k->l2 = k->wd != 0;
+        break;
+    default: {   /* Adagrad: lr, lr_decay, eps, weight_decay, step */
+        double step = ct__fs_get(a, 4);
+        k->nclr = -(lr / (1 + ct__mul(step - 1, ct__fs_get(a, 1))));   /* clr = lr / (1 + (step - 1) * lr_decay) */
+        k->eps = ct__fs_get(a, 2);
+        k->wd = ct__fs_get(a, 3);
+        k->l2 = k->wd != 0;
+        break;
+    }
+    }
+}
+/* Optional operands point at a dummy with stride 0 when absent. */
+#define CT__FS_OPT(i, on, pp, ss, dummy)                                                                 \
+    char *pp = (on) ? p[i] : (char *)&(dummy);                                                           \
+    const int64_t ss = (on) ? s[i] : 0;
+
+#define CT__FS_SGD_LOOP(fname, T, F)                                                                     \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, mom = (T)k.mom, omd = (T)k.omd, nlr = (T)k.nlr;                            \
+        T dummy = 0;                                                                                     \
+        CT__FS_OPT(2, k.has_mom, pb, sb, dummy)                                                          \
+        if (!k.maxim && !k.l2 && !k.first && !k.nesterov && s[0] == (int64_t)sizeof(T) &&                \
+            s[1] == (int64_t)sizeof(T) && (!k.has_mom || sb == (int64_t)sizeof(T))) {                     \
+            /* contiguous, plain (heavy-ball) momentum: the same roundings, a loop that vectorizes */    \
+            T *CT_RESTRICT P = (T *)p[0], *CT_RESTRICT B = (T *)pb;                                      \
+            const T *CT_RESTRICT G = (const T *)p[1];                                                    \
+            if (k.has_mom)                                                                               \
+                for (int64_t j = 0; j < n; j++) {                                                        \
+                    T b = F(G[j], omd, B[j] * mom);                                                      \
+                    B[j] = b;                                                                            \
+                    P[j] = F(b, nlr, P[j]);                                                              \
+                }                                                                                        \
+            else                                                                                         \
+                for (int64_t j = 0; j < n; j++) P[j] = F(G[j], nlr, P[j]);                               \
+            return;                                                                                      \
+        }                                                                                                \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+            T *P = (T *)(p[0] + j * s[0]), *B = (T *)(pb + j * sb);                                      \
+            T d = *(const T *)(p[1] + j * s[1]);                                                         \
+            if (k.maxim) d = -d;                          /* -d_p_list[i] */                             \
+            if (k.l2) d = F(*P, wd, d);                   /* d_p.add(param, alpha=weight_decay) */       \
+            if (k.has_mom) {                              /* buf.mul_(momentum).add_(d_p, alpha=1 - dampening) */ \
+                T b = k.first ? d : F(d, omd, *B * mom);  /* (a new buffer: torch.clone(d_p)) */         \
+                *B = b;                                                                                  \
+                d = k.nesterov ? F(b, mom, d) : b;        /* d_p.add(buf, alpha=momentum) or buf */      \
+            }                                                                                            \
+            *P = F(d, nlr, *P);                           /* param.add_(d_p, alpha=-lr) */               \
+        }                                                                                                \
+    }
+#define CT__FS_ADAM_LOOP(fname, T, F, SQRT, MAX, VEC)                                                    \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, decay = (T)k.decay, b1 = (T)k.b1, omb1 = (T)k.omb1, b2 = (T)k.b2;          \
+        const T omb2 = (T)k.omb2, eps = (T)k.eps, nss = (T)k.nss, bc2s = (T)k.bc2s;                      \
+        T dummy = 0;                                                                                     \
+        CT__FS_OPT(4, k.ams, pm, sm, dummy)                                                              \
+        int64_t j = VEC(p, s, n, &k);                                                                    \
+        for (; j < n; j++) {                                                                             \
+            T *P = (T *)(p[0] + j * s[0]), *M = (T *)(p[2] + j * s[2]), *V = (T *)(p[3] + j * s[3]);     \
+            T *VM = (T *)(pm + j * sm), g = *(const T *)(p[1] + j * s[1]), pk = *P, den;                 \
+            if (k.maxim) g = -g;                          /* -grads[i] */                                \
+            if (k.l2) g = F(pk, wd, g);                   /* grad.add(param, alpha=weight_decay) */      \
+            if (k.dec) pk = CT__FS_ROUNDED(pk * decay);   /* AdamW: param.mul_(1 - lr * weight_decay) */ \
+            T m = F(g, omb1, *M * b1);                    /* exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1) */ \
+            T v = F(omb2 * g, g, *V * b2);                /* exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2) */ \
+            if (k.ams) {                                  /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=) */ \
+                T w = MAX(*VM, v);                                                                       \
+                *VM = w;                                                                                 \
+                den = SQRT(w);                                                                           \
+            } else {                                                                                     \
+                den = SQRT(v);                                                                           \
+            }                                                                                            \
+            den = den / bc2s + eps;                       /* (.sqrt() / bias_correction2_sqrt).add_(eps) */ \
+            *P = pk + nss * m / den;                      /* param.addcdiv_(exp_avg, denom, value=-step_size) */ \
+            *M = m;                                                                                      \
+            *V = v;                                                                                      \
+        }                                                                                                \
+    }
+#define CT__FS_RMSPROP_LOOP(fname, T, F, SQRT)                                                           \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, alpha = (T)k.alpha, oma = (T)k.oma, eps = (T)k.eps, mom = (T)k.mom;        \
+        const T nlr = (T)k.nlr;                                                                          \
+        T dummy0 = 0, dummy1 = 0;                                                                        \
+        CT__FS_OPT(3, k.has_mom, pb, sb, dummy0)                                                         \
+        CT__FS_OPT(k.has_mom ? 4 : 3, k.centered, pga, sga, dummy1)                                      \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+            T *P = (T *)(p[0] + j * s[0]), *SQ = (T *)(p[2] + j * s[2]), *B = (T *)(pb + j * sb);        \
+            T *GA = (T *)(pga + j * sga), g = *(const T *)(p[1] + j * s[1]), pk = *P, avg;               \
+            if (k.maxim) g = -g;                                                                         \
+            if (k.l2) g = F(pk, wd, g);                   /* grad.add(param, alpha=weight_decay) */      \
+            T sq = F(oma * g, g, *SQ * alpha);            /* square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha) */ \
+            *SQ = sq;                                                                                    \
+            if (k.centered) {                                                                            \
+                T ga = F(g, oma, *GA * alpha);            /* grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha) */ \
+                *GA = ga;                                                                                \
+                avg = SQRT(F(-ga, ga, sq));               /* square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_() */ \
+            } else {                                                                                     \
+                avg = SQRT(sq);                                                                          \
+            }                                                                                            \
+            avg = avg + eps;                              /* avg.add_(eps) */                            \
+            if (k.has_mom) {                                                                             \
+                T bm = CT__FS_ROUNDED(*B * mom);          /* buf.mul_(momentum) */                       \
+                T b = bm + g / avg;                       /* .addcdiv_(grad, avg) */                     \
+                *B = b;                                                                                  \
+                *P = F(b, nlr, pk);                       /* param.add_(buf, alpha=-lr) */               \
+            } else {                                                                                     \
+                *P = pk + nlr * g / avg;                  /* param.addcdiv_(grad, avg, value=-lr) */     \
+            }                                                                                            \
+        }                                                                                                \
+    }
+#define CT__FS_ADAGRAD_LOOP(fname, T, F, SQRT)                                                           \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
+        ct__fs_k k;                                                                                      \
+        ct__fs_consts(a, &k);                                                                            \
+        const T wd = (T)k.wd, eps = (T)k.eps, nclr = (T)k.nclr;                                          \
+        for (int64_t j = 0; j < n; j++) {                                                                \
+            T *P = (T *)(p[0] + j * s[0]), *S = (T *)(p[2] + j * s[2]);                                  \
+            T g = *(const T *)(p[1] + j * s[1]), pk = *P;                                                \
+            if (k.maxim) g = -g;                                                                         \
+            if (k.l2) g = F(pk, wd, g);                   /* grad.add(param, alpha=weight_decay) */      \
+            T sum = F(g, g, *S);                          /* state_sum.addcmul_(grad, grad, value=1) */  \
+            *S = sum;                                                                                    \
+            T sd = SQRT(sum) + eps;                       /* state_sum.sqrt().add_(eps) */               \
+            *P = pk + nclr * g / sd;                      /* param.addcdiv_(grad, std, value=-clr) */    \
+        }                                                                                                \
+    }
+
+/* Adam on contiguous float32 with AVX and FMA: 8 lanes at a time (the same
+   operations; the sqrt instruction is IEEE's correctly rounded sqrt). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__AVX__) && defined(__FMA__) && !defined(__CUDACC__) && \
+    !defined(CTENSOR_NO_SIMD)
+#include <immintrin.h>
+static int64_t ct__fs_adam_vec_f32(char **p, const int64_t *s, int64_t n, const ct__fs_k *k) {
+    if (s[0] != 4 || s[1] != 4 || s[2] != 4 || s[3] != 4 || (k->ams && s[4] != 4)) return 0;
+    const __m256 wd = _mm256_set1_ps((float)k->wd), decay = _mm256_set1_ps((float)k->decay);
+    const __m256 b1 = _mm256_set1_ps((float)k->b1), omb1 = _mm256_set1_ps((float)k->omb1);
+    const __m256 b2 = _mm256_set1_ps((float)k->b2), omb2 = _mm256_set1_ps((float)k->omb2);
+    const __m256 eps = _mm256_set1_ps((float)k->eps), nss = _mm256_set1_ps((float)k->nss);
+    const __m256 bc2s = _mm256_set1_ps((float)k->bc2s), sign = _mm256_set1_ps(-0.0f);
+    float *pp = (float *)p[0], *pm = (float *)p[2], *pv = (float *)p[3], *pvm = k->ams ? (float *)p[4] : NULL;
+    const float *pg = (const float *)p[1];
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 P = _mm256_loadu_ps(pp + j), G = _mm256_loadu_ps(pg + j), D;
+        if (k->maxim) G = _mm256_xor_ps(G, sign);
+        if (k->l2) G = _mm256_fmadd_ps(P, wd, G);
+        if (k->dec) P = CT__FS_ROUNDED(_mm256_mul_ps(P, decay));
+        __m256 M = _mm256_fmadd_ps(G, omb1, _mm256_mul_ps(_mm256_loadu_ps(pm + j), b1));
+        __m256 V = _mm256_fmadd_ps(_mm256_mul_ps(omb2, G), G, _mm256_mul_ps(_mm256_loadu_ps(pv + j), b2));
+        if (k->ams) {   /* ct__maxf: NaN wins */
+            __m256 X = _mm256_loadu_ps(pvm + j);
+            __m256 W = _mm256_blendv_ps(V, X, _mm256_cmp_ps(X, V, _CMP_GT_OQ));
+            W = _mm256_blendv_ps(W, V, _mm256_cmp_ps(V, V, _CMP_UNORD_Q));
+            W = _mm256_blendv_ps(W, X, _mm256_cmp_ps(X, X, _CMP_UNORD_Q));
+            _mm256_storeu_ps(pvm + j, W);
+            D = _mm256_sqrt_ps(W);
+        } else {
+            D = _mm256_sqrt_ps(V);
+        }
+        D = _mm256_add_ps(_mm256_div_ps(D, bc2s), eps);
+        P = _mm256_add_ps(P, _mm256_div_ps(_mm256_mul_ps(nss, M), D));
+        _mm256_storeu_ps(pp + j, P);
+        _mm256_storeu_ps(pm + j, M);
+        _mm256_storeu_ps(pv + j, V);
+    }
+    return j;
+}
+#else
+static int64_t ct__fs_adam_vec_f32(char **p, const int64_t *s, int64_t n, const ct__fs_k *k) {
+    (void)p; (void)s; (void)n; (void)k;
+    return 0;
+}
+#endif
+static int64_t ct__fs_novec(char **p, const int64_t *s, int64_t n, const ct__fs_k *k) {
+    (void)p; (void)s; (void)n; (void)k;
+    return 0;
+}
+CT__FS_SGD_LOOP(ct__fs_sgd_f32, float, fmaf)
+CT__FS_SGD_LOOP(ct__fs_sgd_f64, double, fma)
+CT__FS_ADAM_LOOP(ct__fs_adam_f32, float, fmaf, sqrtf, ct__maxf, ct__fs_adam_vec_f32)
+CT__FS_ADAM_LOOP(ct__fs_adam_f64, double, fma, sqrt, ct__maxd, ct__fs_novec)
+CT__FS_RMSPROP_LOOP(ct__fs_rmsprop_f32, float, fmaf, sqrtf)
+CT__FS_RMSPROP_LOOP(ct__fs_rmsprop_f64, double, fma, sqrt)
+CT__FS_ADAGRAD_LOOP(ct__fs_adagrad_f32, float, fmaf, sqrtf)
+CT__FS_ADAGRAD_LOOP(ct__fs_adagrad_f64, double, fma, sqrt)
+
+/* tensors the fused op of this kind and these flags takes */
+static int ct__fs_nin(const ct__attrs *a) {
+    switch (a->mode) {
+    case CT__OPT_SGD: return ct__fs_get(a, 1) != 0 ? 3 : 2;
+    case CT__OPT_ADAM: case CT__OPT_ADAMW: return (a->flags & CT__FS_AMSGRAD) ? 5 : 4;
+    case CT__OPT_RMSPROP: return 3 + (ct__fs_get(a, 4) > 0) + ((a->flags & CT__FS_CENTERED) != 0);
+    default: return 3;
+    }
+}
+static int ct__meta_fused_step(ct__call *c) {
+    ct_tensor *p = c->in[0];
+    const char *nm = ct__opdef_get(c->op)->name;
+    if (c->nin != ct__fs_nin(c->a)) return ct__failed(CT_ERR_ARG, "%s: expected %d tensors, got %d", nm, ct__fs_nin(c->a), c->nin);
+    if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected float32 or float64 tensors, got %s", nm, ct_dtype_name(p->dtype));
+    for (int i = 0; i < c->nin; i++) {
+        ct_tensor *x = c->in[i];
+        if (x->dtype != p->dtype || !ct_same_shape(x, p))
+            return ct__failed(CT_ERR_SHAPE, "%s: tensor %d is %s %s, expected %s %s", nm, i, ct_dtype_name(x->dtype), CT__SHAPE(x),
+                              ct_dtype_name(p->dtype), CT__SHAPE(p));
+        if (i != 1 && !ct__is_dense(x)) return ct__failed(CT_ERR_ARG, "%s: tensor %d overlaps itself or is not dense", nm, i);
+        for (int j = 0; j < i; j++)
+            if (x->storage == c->in[j]->storage) return ct__failed(CT_ERR_ARG, "%s: tensors %d and %d share memory", nm, j, i);
+    }
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_INPLACE;
+    c->oi[0].src = 0;
+    return 0;
+}
+static int ct__k_fused_step(ct__call *c) {
+    static const ct__loop_fn loops[5][2] = {
+        {ct__fs_sgd_f32, ct__fs_sgd_f64}, {ct__fs_adam_f32, ct__fs_adam_f64}, {ct__fs_adam_f32, ct__fs_adam_f64},
+        {ct__fs_rmsprop_f32, ct__fs_rmsprop_f64}, {ct__fs_adagrad_f32, ct__fs_adagrad_f64}};
+    ct_tensor *ops[CT__ITER_MAXOP];
+    for (int i = 0; i < c->nin; i++) ops[i] = c->in[i];
+    ct__iter it;
+    ct__iter_init(&it, c->nin, ops, ops[0]->ndim, ops[0]->shape);
+    ct__iter_run(&it, loops[c->a->mode][ops[0]->dtype == CT_FLOAT64], c->a);
+    for (int i = 2; i < c->nin; i++) CT__ATOMIC_INC(&c->in[i]->storage->version);   /* the dispatcher bumps in[0]'s */
+    return 0;
+}
+#define CT__FS_DEF(name) {name, "", -1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_fused_step, ct__k_fused_step, ct__bw_none, CT__SAVE_NONE}
+static const ct__opdef ct__fs_defs[5] = {CT__FS_DEF("_fused_sgd_"), CT__FS_DEF("_fused_adam_"), CT__FS_DEF("_fused_adamw_"),
+                                          CT__FS_DEF("_fused_rmsprop_"), CT__FS_DEF("_fused_adagrad_")};
+static int ct__fs_ops[5] = {-1, -1, -1, -1, -1}, ct__fs_once;
+static void ct__fs_register(void) {
+    for (int q = 0; q < 5; q++) ct__fs_ops[q] = ct__register_op(&ct__fs_defs[q]);
+}
+/* The fused op applies to float32/float64 CPU tensors of one shape, dense
+   (but the grad), sharing no memory; otherwise the op chain runs. */
+static int ct__fs_ok(int kind, ct_tensor *const *t, int nt) {
+    ct_dtype dt = t[0]->dtype;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64) return 0;
+    for (int i = 0; i < nt; i++) {
+        if (t[i]->device != CT_CPU || t[i]->dtype != dt || !ct_same_shape(t[i], t[0])) return 0;
+        if (i != 1 && !ct__is_dense(t[i])) return 0;
+        for (int j = 0; j < i; j++)
+            if (t[i]->storage == t[j]->storage) return 0;
+    }
+    ct__once(&ct__fs_once, ct__fs_register);
+    return ct__fs_ops[kind] >= 0;
+}
+static int ct__fs_run(int kind, int nt, ct_tensor **t, int nd, const double *d, int flags) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    ct__fs_pack(&a, nd, d);
+    a.flags = flags;
+    a.mode = kind;
+    ct__call c;
+    c.op = ct__fs_ops[kind];
+    c.nin = nt;
+    c.in = t;
+    c.a = &a;
+    c.inplace = 0;
+    return ct__dispatch(&c) < 0 ? -1 : 0;
+}
+
+/* ---- the updates, one parameter at a time (inside a scope, under no_grad):
+   the fused op when it applies, else the op chain, line for line ---- */
+static int ct__step_sgd(ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], momentum = h[CT__HP_MOMENTUM], dampening = h[CT__HP_DAMPENING], wd = h[CT__HP_WEIGHT_DECAY];
+    int maximize = h[CT__HP_MAXIMIZE] != 0, nesterov = h[CT__HP_NESTEROV] != 0;
+    ct_tensor *p = G->params[i], *d = p->grad;
+    ct__pstate *st = &G->st[i];
+    ct_tensor *t[3];
+    t[0] = p; t[1] = d; t[2] = st->buf[0];
+    /* (a buffer still to be made would be a dense zeros_like(p): checking p and d is enough) */
+    if (ct__fs_ok(CT__OPT_SGD, t, momentum != 0 && st->buf[0] ? 3 : 2)) {
+        int first = 0;
+        if (momentum != 0 && !st->buf[0]) {
+            if (!(st->buf[0] = ct__opt_newbuf(p, 0.0))) return -1;
+            st->init = 1;
+            first = 1;
+        }
+        t[2] = st->buf[0];
+        double dd[4];
+        dd[0] = lr; dd[1] = momentum; dd[2] = dampening; dd[3] = wd;
+        return ct__fs_run(CT__OPT_SGD, momentum != 0 ? 3 : 2, t, 4, dd,
+                          (maximize ? CT__FS_MAXIMIZE : 0) | (nesterov ? CT__FS_NESTEROV : 0) | (first ? CT__FS_FIRST : 0));
+    }
+    if (maximize) d = ct_neg(d);                                     /* d_p = d_p_list[i] if not maximize else -d_p_list[i] */
+    if (wd != 0) d = ct_add_alpha(d, p, wd);                         /* d_p = d_p.add(param, alpha=weight_decay) */
+    if (momentum != 0) {
+        ct_tensor *buf = st->buf[0];
+        if (!buf) {                                                  /* buf = torch.clone(d_p).detach() */
+            ct_tensor *c = ct_clone(d);
+            if (!c) return -1;
+            buf = st->buf[0] = ct_retain(c);
+            st->init = 1;
+        } else {                                                     /* buf.mul_(momentum).add_(d_p, alpha=1 - dampening) */
+            ct_add_alpha_(ct_mul_scalar_(buf, momentum), d, 1 - dampening);
+        }
+        d = nesterov ? ct_add_alpha(d, buf, momentum) : buf;         /* d_p = d_p.add(buf, alpha=momentum) */
+    }
+    return ct_add_alpha_(p, d, -lr) ? 0 : -1;                        /* param.add_(d_p, alpha=-lr) */
+}
+
+static int ct__step_adam(ct_optimizer *opt, ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], b1 = h[CT__HP_BETA1], b2 = h[CT__HP_BETA2], eps = h[CT__HP_EPS], wd = h[CT__HP_WEIGHT_DECAY];
+    int adamw = opt->kind == CT__OPT_ADAMW, ams = h[CT__HP_AMSGRAD] != 0, maximize = h[CT__HP_MAXIMIZE] != 0;
+    ct_tensor *p = G->params[i];
+    ct__pstate *st = &G->st[i];
+    if (!st->init || !st->buf[0] || !st->buf[1]) {
+        /* lazy state initialization: step = tensor(0.), exp_avg, exp_avg_sq (, max_exp_avg_sq) = zeros_like(p) */
+        ct__pstate_clear(st);
+        for (int b = 0; b < 2; b++)
+            if (!(st->buf[b] = ct__opt_newbuf(p, 0.0))) return -1;
+        st->init = 1;
+    }
+    if (ams && !st->buf[2] && !(st->buf[2] = ct__opt_newbuf(p, 0.0))) return -1;
+    st->step = (double)(float)(st->step + 1.0);                      /* step_t += 1 (a float32 tensor) */
+    double step = st->step;
+    ct_tensor *m = st->buf[0], *v = st->buf[1], *vmax = ams ? st->buf[2] : NULL, *t[5];
+    t[0] = p; t[1] = p->grad; t[2] = m; t[3] = v; t[4] = vmax;
+    if (ct__fs_ok(opt->kind, t, 4 + ams)) {
+        double dd[6];
+        dd[0] = lr; dd[1] = b1; dd[2] = b2; dd[3] = eps; dd[4] = wd; dd[5] = step;
+        return ct__fs_run(opt->kind, 4 + ams, t, 6, dd, (ams ? CT__FS_AMSGRAD : 0) | (maximize ? CT__FS_MAXIMIZE : 0));
+    }
+    ct_tensor *g = p->grad;
+    if (maximize) g = ct_neg(g);                                     /* grad = grads[i] if not maximize else -grads[i] */
+    if (adamw) {
+        if (wd != 0) ct_mul_scalar_(p, 1 - ct__mul(lr, wd));         /* param.mul_(1 - lr * weight_decay) */
+    } else if (wd != 0) {
+        g = ct_add_alpha(g, p, wd);                                  /* grad = grad.add(param, alpha=weight_decay) */
+    }
+    ct_add_alpha_(ct_mul_scalar_(m, b1), g, 1 - b1);                 /* exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1) */
+    ct_addcmul_(ct_mul_scalar_(v, b2), g, g, 1 - b2);                /* exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2) */
+    double step_size = lr / (1 - pow(b1, step));                     /* lr / (1 - beta1 ** step) */
+    double bc2_sqrt = sqrt(1 - pow(b2, step));                       /* math.sqrt(1 - beta2 ** step) */
+    ct_tensor *denom;
+    if (ams) {
+        ct_copy_(vmax, ct_maximum(vmax, v));                         /* torch.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=...) */
+        denom = ct_add_scalar_(ct_div_scalar(ct_sqrt(vmax), bc2_sqrt), eps);
+    } else {
+        denom = ct_add_scalar_(ct_div_scalar(ct_sqrt(v), bc2_sqrt), eps);   /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+    }
+    return ct_addcdiv_(p, m, denom, -step_size) ? 0 : -1;            /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+}
+
+static int ct__step_rmsprop(ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], alpha = h[CT__HP_ALPHA], eps = h[CT__HP_EPS], wd = h[CT__HP_WEIGHT_DECAY], momentum = h[CT__HP_MOMENTUM];
+    int centered = h[CT__HP_CENTERED] != 0, maximize = h[CT__HP_MAXIMIZE] != 0;
+    ct_tensor *p = G->params[i];
+    ct__pstate *st = &G->st[i];
+    if (!st->init || !st->buf[0]) {   /* step = 0; square_avg (, momentum_buffer, grad_avg) = zeros_like(p) */
+        ct__pstate_clear(st);
+        if (!(st->buf[0] = ct__opt_newbuf(p, 0.0))) return -1;
+        st->init = 1;
+    }
+    /* buffers for options turned on after the state was made (PyTorch would raise KeyError) */
+    if (momentum > 0 && !st->buf[1] && !(st->buf[1] = ct__opt_newbuf(p, 0.0))) return -1;
+    if (centered && !st->buf[2] && !(st->buf[2] = ct__opt_newbuf(p, 0.0))) return -1;
+    st->step += 1;                                                   /* state['step'] += 1 */
+    ct_tensor *t[5];
+    int nt = 3;
+    t[0] = p; t[1] = p->grad; t[2] = st->buf[0];
+    if (momentum > 0) t[nt++] = st->buf[1];
+    if (centered) t[nt++] = st->buf[2];
+    if (ct__fs_ok(CT__OPT_RMSPROP, t, nt)) {
+        double dd[5];
+        dd[0] = lr; dd[1] = alpha; dd[2] = eps; dd[3] = wd; dd[4] = momentum;
+        return ct__fs_run(CT__OPT_RMSPROP, nt, t, 5, dd, (maximize ? CT__FS_MAXIMIZE : 0) | (centered ? CT__FS_CENTERED : 0));
+    }
+    ct_tensor *g = p->grad, *sq = st->buf[0], *avg;
+    if (maximize) g = ct_neg(g);
+    if (wd != 0) g = ct_add_alpha(g, p, wd);                         /* grad = grad.add(param, alpha=weight_decay) */
+    ct_addcmul_(ct_mul_scalar_(sq, alpha), g, g, 1 - alpha);         /* square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha) */
+    if (centered) {
+        ct_tensor *ga = st->buf[2];
+        ct_add_alpha_(ct_mul_scalar_(ga, alpha), g, 1 - alpha);      /* grad_avg.mul_(alpha).add_(grad, alpha=1 - alpha) */
+        avg = ct_sqrt(ct_addcmul(sq, ga, ga, -1));                   /* square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_() */
+    } else {
+        avg = ct_sqrt(sq);                                           /* square_avg.sqrt() */
+    }
+    avg = ct_add_scalar_(avg, eps);                                  /* avg.add_(eps) */
+    if (momentum > 0) {
+        ct_tensor *buf = st->buf[1];
+        ct_addcdiv_(ct_mul_scalar_(buf, momentum), g, avg, 1.0);     /* buf.mul_(momentum).addcdiv_(grad, avg) */
+        return ct_add_alpha_(p, buf, -lr) ? 0 : -1;                  /* param.add_(buf, alpha=-lr) */
+    }
+    return ct_addcdiv_(p, g, avg, -lr) ? 0 : -1;                     /* param.addcdiv_(grad, avg, value=-lr) */
+}
+
+static int ct__step_adagrad(ct__optgroup *G, int i) {
+    const double *h = G->hp;
+    double lr = h[CT__HP_LR], lr_decay = h[CT__HP_LR_DECAY], eps = h[CT__HP_EPS], wd = h[CT__HP_WEIGHT_DECAY];
+    int maximize = h[CT__HP_MAXIMIZE] != 0;
+    ct_tensor *p = G->params[i];
+    ct__pstate *st = &G->st[i];
+    if (!st->init || !st->buf[0]) {
+        ct__pstate_clear(st);
+        if (!(st->buf[0] = ct__opt_newbuf(p, h[CT__HP_INIT_ACC]))) return -1;
+        st->init = 1;
+    }
+    st->step = (double)(float)(st->step + 1.0);                      /* step_t += 1; step = step_t.item() */
+    double step = st->step;
+    ct_tensor *g = p->grad, *sum = st->buf[0], *t[3];
+    t[0] = p; t[1] = g; t[2] = sum;
+    if (ct__fs_ok(CT__OPT_ADAGRAD, t, 3)) {
+        double dd[5];
+        dd[0] = lr; dd[1] = lr_decay; dd[2] = eps; dd[3] = wd; dd[4] = step;
+        return ct__fs_run(CT__OPT_ADAGRAD, 3, t, 5, dd, maximize ? CT__FS_MAXIMIZE : 0);
+    }
+    if (maximize) g = ct_neg(g);
+    if (wd != 0) g = ct_add_alpha(g, p, wd);                         /* grad = grad.add(param, alpha=weight_decay) */
+    double clr = lr / (1 + ct__mul(step - 1, lr_decay));             /* lr / (1 + (step - 1) * lr_decay) */
+    ct_addcmul_(sum, g, g, 1.0);                                     /* state_sum.addcmul_(grad, grad, value=1) */
+    ct_tensor *std_ = ct_add_scalar_(ct_sqrt(sum), eps);             /* state_sum.sqrt().add_(eps) */
+    return ct_addcdiv_(p, g, std_, -clr) ? 0 : -1;                   /* param.addcdiv_(grad, std, value=-clr) */
+}
+
+CTENSOR_API ct_status ct_step(ct_optimizer *opt) {
+    if (!opt) { ct_set_error(CT_ERR_ARG, "step: optimizer is NULL"); return CT_ERR_ARG; }
+    const char *nm = opt->k->name;
+    /* every gradient is checked first: a step happens whole or not at all */
+    for (int g = 0, idx = 0; g < opt->ngroups; g++)
+        for (int i = 0; i < opt->groups[g].n; i++, idx++) {
+            ct_tensor *p = opt->groups[g].params[i], *gr = p->grad;
+            if (!gr) continue;
+            if (!ct_same_shape(gr, p)) {
+                ct_set_error(CT_ERR_SHAPE, "%s.step: the gradient of parameter %d has shape %s, but the parameter has shape %s",
+                             nm, idx, CT__SHAPE(gr), CT__SHAPE(p));
+                return CT_ERR_SHAPE;
+            }
+            if (!CT__ISFLOAT(gr->dtype) || !CT__ISFLOAT(p->dtype)) {
+                ct_set_error(CT_ERR_DTYPE, "%s.step: parameter %d (%s) and its gradient (%s) must be floating point", nm, idx,
+                             ct_dtype_name(p->dtype), ct_dtype_name(gr->dtype));
+                return CT_ERR_DTYPE;
+            }
+            if (gr->device != p->device) {
+                ct_set_error(CT_ERR_DEVICE, "%s.step: the gradient of parameter %d is on another device than the parameter", nm, idx);
+                return CT_ERR_DEVICE;
+            }
+        }
+    int prev = ct_set_grad_enabled(0), rc = 0;
+    for (int g = 0; g < opt->ngroups && !rc; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        for (int i = 0; i < G->n && !rc; i++) {
+            if (!G->params[i]->grad) continue;
+            int s = ct_scope_begin();
+            switch (opt->kind) {
+            case CT__OPT_SGD: rc = ct__step_sgd(G, i); break;
+            case CT__OPT_ADAM: case CT__OPT_ADAMW: rc = ct__step_adam(opt, G, i); break;
+            case CT__OPT_RMSPROP: rc = ct__step_rmsprop(G, i); break;
+            default: rc = ct__step_adagrad(G, i); break;
+            }
+            ct_scope_end(s);
+        }
+    }
+    ct_set_grad_enabled(prev);
+    return rc ? (ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE) : CT_OK;
+}
+
+/* ---- optimizer state dict ---- */
+static ct_status ct__osd_add(ct_state_dict *sd, int *cap, ct_tensor *t, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static ct_status ct__osd_add(ct_state_dict *sd, int *cap, ct_tensor *t, const char *fmt, ...) {
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    if (!t) return ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_MEMORY;
+    return ct__sd_add(sd, cap, "", name, t) ? CT_ERR_MEMORY : CT_OK;
+}
+static ct_tensor *ct__f64_vec(int n, const double *v) {
+    int64_t shape[1];
+    shape[0] = n;
+    return ct_from_data_n(v, CT_FLOAT64, 1, shape);
+}
+CTENSOR_API ct_status ct_optim_state_dict(const ct_optimizer *opt, ct_state_dict *out) {
+    if (!out) { ct_set_error(CT_ERR_ARG, "state_dict: output is NULL"); return CT_ERR_ARG; }
+    out->n = 0;
+    out->items = NULL;
+    if (!opt) { ct_set_error(CT_ERR_ARG, "state_dict: optimizer is NULL"); return CT_ERR_ARG; }
+    const ct__optkind *k = opt->k;
+    int cap = 0, idx = 0;
+    ct_status rc = CT_OK;
+    for (int g = 0; g < opt->ngroups && !rc; g++)
+        for (int i = 0; i < opt->groups[g].n && !rc; i++, idx++) {
+            const ct__pstate *st = &opt->groups[g].st[i];
+            if (!st->init) continue;
+            if (k->has_step) rc = ct__osd_add(out, &cap, ct_scalar_tensor(st->step, CT_FLOAT64), "state.%d.step", idx);
+            for (int b = 0; b < k->nbufs && !rc; b++)
+                if (st->buf[b]) rc = ct__osd_add(out, &cap, st->buf[b], "state.%d.%s", idx, k->bufs[b]);
+        }
+    idx = 0;
+    for (int g = 0; g < opt->ngroups && !rc; g++) {
+        const ct__optgroup *G = &opt->groups[g];
+        for (int q = 0; q < k->nkeys && !rc; q++) {
+            int h = k->keys[q];
+            if (h == CT__HP_BETA1) {
+                double betas[2];
+                betas[0] = G->hp[CT__HP_BETA1];
+                betas[1] = G->hp[CT__HP_BETA2];
+                rc = ct__osd_add(out, &cap, ct__f64_vec(2, betas), "param_groups.%d.betas", g);
+            } else {
+                rc = ct__osd_add(out, &cap, ct_scalar_tensor(G->hp[h], CT_FLOAT64), "param_groups.%d.%s", g, ct__hp_names[h]);
+            }
+        }
+        for (int h = CT__HP_SCHED_FIRST; h < CT__HP_COUNT && !rc; h++)
+            if (G->sched_has & (1u << (h - CT__HP_SCHED_FIRST)))
+                rc = ct__osd_add(out, &cap, ct_scalar_tensor(G->hp[h], CT_FLOAT64), "param_groups.%d.%s", g, ct__hp_names[h]);
+        if (!rc) {
+            int64_t shape[1];
+            shape[0] = G->n;
+            ct_tensor *ids = ct_empty_n(CT_INT64, 1, shape);
+            if (ids)
+                for (int i = 0; i < G->n; i++) ((int64_t *)ct_data_ptr(ids))[i] = idx + i;
+            rc = ct__osd_add(out, &cap, ids, "param_groups.%d.params", g);
+        }
+        idx += G->n;
+    }
+    if (rc) {
+        ct_state_dict_free(out);
+        if (ct_last_error_code() == CT_OK) ct_set_error(rc, "state_dict: out of memory");
+        return rc;
+    }
+    return CT_OK;
+}
+
+/* "prefix.<int>.<rest>" -> index and rest; 0 when the name does not have that form */
+static int ct__osd_parse(const char *name, const char *prefix, int *index, const char **rest) {
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) || name[n] != '.') return 0;
+    const char *q = name + n + 1;
+    if (*q < '0' || *q > '9') return 0;
+    long v = 0;
+    while (*q >= '0' && *q <= '9') {
+        v = v * 10 + (*q++ - '0');
+        if (v > 1000000000L) return 0;
+    }
+    if (*q != '.' || !q[1]) return 0;
+    *index = (int)v;
+    *rest = q + 1;
+    return 1;
+}
+static int ct__osd_numel_ok(const ct_tensor *t, int64_t n) { return t && ct_numel(t) == n; }
+
+CTENSOR_API ct_status ct_optim_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd) {
+    if (!opt || !sd) { ct_set_error(CT_ERR_ARG, "load_state_dict: optimizer or state dict is NULL"); return CT_ERR_ARG; }
+    const ct__optkind *k = opt->k;
+    const char *nm = k->name;
+    int total = 0;
+    for (int g = 0; g < opt->ngroups; g++) total += opt->groups[g].n;
+    /* working copies: new settings per group, the saved id -> parameter map,
+       and for each parameter the entry index of each state key (-1: none) */
+    double *nhp = CT__NEW_ARRAY(double, opt->ngroups * CT__HP_COUNT);
+    uint32_t *nsched = (uint32_t *)ct__calloc1(sizeof(uint32_t) * (size_t)(opt->ngroups > 0 ? opt->ngroups : 1));
+    int *ids = CT__NEW_ARRAY(int, total);                 /* saved id of parameter j */
+    int *skey = CT__NEW_ARRAY(int, total * 4);            /* [j][0] step, [j][1 + b] buffer b */
+    int *gseen = (int *)ct__calloc1(sizeof(int) * (size_t)(opt->ngroups > 0 ? opt->ngroups : 1));
+    ct_tensor **fresh = (ct_tensor **)ct__calloc1(sizeof(ct_tensor *) * (size_t)(total * 3 > 0 ? total * 3 : 1));
+    ct_status rc = CT_OK;
+    char why[600] = "";
+    int prev = ct_set_grad_enabled(0), scope = ct_scope_begin();
+    if (!nhp || !nsched || !ids || !skey || !gseen || !fresh) { rc = CT_ERR_MEMORY; snprintf(why, sizeof why, "out of memory"); goto done; }
+    for (int j = 0; j < total * 4; j++) skey[j] = -1;
+    for (int j = 0; j < total; j++) ids[j] = -1;
+    for (int g = 0; g < opt->ngroups; g++)
+        for (int h = 0; h < CT__HP_COUNT; h++) nhp[g * CT__HP_COUNT + h] = NAN;
+    /* 1. groups: count, sizes, parameter ids, settings */
+    {
+        int maxg = -1;
+        for (int e = 0; e < sd->n; e++) {
+            int gi;
+            const char *rest;
+            if (sd->items[e].name && ct__osd_parse(sd->items[e].name, "param_groups", &gi, &rest) && gi > maxg) maxg = gi;
+        }
+        int ngs = 0;
+        for (int gi = 0; gi <= maxg && gi < 1000000; gi++) {
+            int found = 0;
+            for (int e = 0; e < sd->n && !found; e++) {
+                int x;
+                const char *rest;
+                found = sd->items[e].name && ct__osd_parse(sd->items[e].name, "param_groups", &x, &rest) && x == gi;
+            }
+            ngs += found;
+        }
+        if (ngs != opt->ngroups || maxg + 1 != opt->ngroups) {
+            rc = CT_ERR_ARG;
+            snprintf(why, sizeof why, "loaded state dict has a different number of parameter groups (%d, the optimizer has %d)",
+                     maxg + 1, opt->ngroups);
+            goto done;
+        }
+    }
+    for (int e = 0; e < sd->n && !rc; e++) {
+        const char *name = sd->items[e].name, *rest;
+        ct_tensor *t = sd->items[e].tensor;
+        int gi;
+        if (!name) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "an entry has no name"); break; }
+        if (ct__osd_parse(name, "state", &gi, &rest)) continue;
+        if (!ct__osd_parse(name, "param_groups", &gi, &rest)) {
+            rc = CT_ERR_ARG;
+            snprintf(why, sizeof why, "unexpected key \"%s\" (keys are state.<i>.<name> and param_groups.<g>.<name>)", name);
+            break;
+        }
+        ct__optgroup *G = &opt->groups[gi];
+        double *hp = nhp + gi * CT__HP_COUNT;
+        if (!t) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "\"%s\" is NULL", name); break; }
+        if (!strcmp(rest, "params")) {
+            if (ct_numel(t) != G->n || t->ndim != 1 || CT__ISFLOAT(t->dtype)) {
+                rc = CT_ERR_ARG;
+                snprintf(why, sizeof why, "loaded state dict contains a parameter group that doesn't match the size of "
+                                          "optimizer's group (param_groups.%d.params has %lld entries, the group has %d)",
+                         gi, (long long)ct_numel(t), G->n);
+                break;
+            }
+            int base = 0;
+            for (int g = 0; g < gi; g++) base += opt->groups[g].n;
+            for (int i = 0; i < G->n; i++) {
+                double v = ct_item(ct_select(t, 0, i));
+                if (!(v >= 0 && v < 1e9)) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "\"%s\" holds a negative index", name); break; }
+                ids[base + i] = (int)v;
+            }
+            gseen[gi] = 1;
+            continue;
+        }
+        int h = -1;
+        if (!strcmp(rest, "betas") && ct__kind_has(k, CT__HP_BETA1)) h = CT__HP_BETA1;
+        for (int q = 0; q < CT__HP_COUNT && h < 0; q++)
+            if (q != CT__HP_BETA1 && q != CT__HP_BETA2 && !strcmp(rest, ct__hp_names[q]) && ct__kind_has(k, q)) h = q;
+        if (h < 0) {
+            rc = CT_ERR_ARG;
+            snprintf(why, sizeof why, "unexpected key \"%s\" (%s has no setting '%s')", name, nm, rest);
+            break;
+        }
+        if (!ct__osd_numel_ok(t, h == CT__HP_BETA1 ? 2 : 1)) {
+            rc = CT_ERR_SHAPE;
+            snprintf(why, sizeof why, "\"%s\" has shape %s, expected %s", name, CT__SHAPE(t), h == CT__HP_BETA1 ? "[2]" : "[]");
+            break;
+        }
+        if (h == CT__HP_BETA1) {
+            ct_tensor *f = ct_contiguous(ct_to(t, CT_FLOAT64));
+            if (!f) { rc = ct_last_error_code(); snprintf(why, sizeof why, "%.500s", ct_last_error()); break; }
+            hp[CT__HP_BETA1] = ((const double *)ct_data_ptr(f))[0];
+            hp[CT__HP_BETA2] = ((const double *)ct_data_ptr(f))[1];
+        } else {
+            hp[h] = ct_item(t);
+            if (h >= CT__HP_SCHED_FIRST) nsched[gi] |= 1u << (h - CT__HP_SCHED_FIRST);
+        }
+    }
+    if (rc) goto done;
+    for (int g = 0; g < opt->ngroups && !rc; g++) {
+        if (!gseen[g]) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "missing key \"param_groups.%d.params\"", g); break; }
+        for (int q = 0; q < k->nkeys; q++) {
+            int h = k->keys[q];
+            if (nhp[g * CT__HP_COUNT + h] != nhp[g * CT__HP_COUNT + h]) {
+                rc = CT_ERR_ARG;
+                snprintf(why, sizeof why, "missing key \"param_groups.%d.%s\"", g, h == CT__HP_BETA1 ? "betas" : ct__hp_names[h]);
+                break;
+            }
+        }
+    }
+    if (rc) goto done;
+    for (int a = 0; a < total && !rc; a++)
+        for (int b = 0; b < a; b++)
+            if (ids[a] == ids[b]) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "parameter index %d appears twice in param_groups", ids[a]); break; }
+    if (rc) goto done;
+    /* 2. state: keys, shapes, completeness */
+    for (int e = 0; e < sd->n && !rc; e++) {
+        const char *name = sd->items[e].name, *rest;
+        ct_tensor *t = sd->items[e].tensor;
+        int id, j = -1, b = -1;
+        if (!ct__osd_parse(name, "state", &id, &rest)) continue;
+        for (int q = 0; q < total && j < 0; q++)
+            if (ids[q] == id) j = q;
+        if (j < 0) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "unexpected key \"%s\" (no parameter has index %d)", name, id); break; }
+        if (!(k->has_step && !strcmp(rest, "step"))) {
+            for (int q = 0; q < k->nbufs; q++)
+                if (!strcmp(rest, k->bufs[q])) b = q;
+            if (b < 0) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "unexpected key \"%s\" (%s keeps no '%s')", name, nm, rest); break; }
+        }
+        /* parameter j */
+        int gj = 0, ij = j;
+        while (ij >= opt->groups[gj].n) ij -= opt->groups[gj++].n;
+        ct_tensor *p = opt->groups[gj].params[ij];
+        if (!t) { rc = CT_ERR_ARG; snprintf(why, sizeof why, "\"%s\" is NULL", name); break; }
+        if (b < 0) {
+            if (ct_numel(t) != 1) { rc = CT_ERR_SHAPE; snprintf(why, sizeof why, "\"%s\" has shape %s, expected []", name, CT__SHAPE(t)); break; }
+            skey[j * 4] = e;
+        } else {
+            if (!ct_same_shape(t, p)) {
+                rc = CT_ERR_SHAPE;
+                snprintf(why, sizeof why, "size mismatch for %s: copying a tensor with shape %s from checkpoint, the shape of "
+                                          "parameter %d in the optimizer is %s", name, CT__SHAPE(t), j, CT__SHAPE(p));
+                break;
+            }
+            skey[j * 4 + 1 + b] = e;
+        }
+    }
+    if (rc) goto done;
+    for (int j = 0, gj = 0, ij = 0; j < total && !rc; j++, ij++) {
+        while (ij >= opt->groups[gj].n) { ij = 0; gj++; }
+        int any = 0;
+        for (int q = 0; q < 4; q++) any |= skey[j * 4 + q] >= 0;
+        if (!any) continue;
+        const double *hp = nhp + gj * CT__HP_COUNT;
+        int need[4] = {k->has_step, 1, 0, 0};
+        if (opt->kind == CT__OPT_ADAM || opt->kind == CT__OPT_ADAMW) { need[2] = 1; need[3] = hp[CT__HP_AMSGRAD] != 0; }
+        if (opt->kind == CT__OPT_RMSPROP) { need[2] = hp[CT__HP_MOMENTUM] > 0; need[3] = hp[CT__HP_CENTERED] != 0; }
+        for (int q = 0; q < 4; q++)
+            if (need[q] && skey[j * 4 + q] < 0) {
+                rc = CT_ERR_ARG;
+                snprintf(why, sizeof why, "missing key \"state.%d.%s\"", ids[j], q == 0 ? "step" : k->bufs[q - 1]);
+                break;
+            }
+    }
+    if (rc) goto done;
+    /* 3. copies of the saved state in each parameter's dtype (PyTorch's cast()),
+       made before anything changes, so that a failure leaves the optimizer as it was */
+    for (int j = 0, gj = 0, ij = 0; j < total && !rc; j++, ij++) {
+        while (ij >= opt->groups[gj].n) { ij = 0; gj++; }
+        ct_tensor *p = opt->groups[gj].params[ij];
+        for (int b = 0; b < k->nbufs && !rc; b++) {
+            int e = skey[j * 4 + 1 + b];
+            if (e < 0) continue;
+            ct_tensor *f = ct__opt_newbuf(p, 0.0);
+            fresh[j * 3 + b] = f;
+            if (!f || !ct_copy_(f, sd->items[e].tensor)) { rc = ct_last_error_code(); snprintf(why, sizeof why, "%.500s", ct_last_error()); }
+        }
+    }
+    if (rc) goto done;
+    /* 4. commit */
+    for (int g = 0; g < opt->ngroups; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        for (int h = 0; h < CT__HP_COUNT; h++)
+            if (h < CT__HP_SCHED_FIRST ? ct__kind_has(k, h) : (nsched[g] & (1u << (h - CT__HP_SCHED_FIRST))) != 0)
+                G->hp[h] = nhp[g * CT__HP_COUNT + h];
+        G->sched_has = nsched[g];
+    }
+    for (int j = 0, gj = 0, ij = 0; j < total; j++, ij++) {
+        while (ij >= opt->groups[gj].n) { ij = 0; gj++; }
+        ct__optgroup *G = &opt->groups[gj];
+        ct__pstate *st = &G->st[ij];
+        ct__pstate_clear(st);
+        int any = 0;
+        for (int b = 0; b < 3; b++) {
+            st->buf[b] = fresh[j * 3 + b];
+            fresh[j * 3 + b] = NULL;
+            any |= st->buf[b] != NULL;
+        }
+        if (skey[j * 4] >= 0) st->step = ct_item(sd->items[skey[j * 4]].tensor);
+        st->init = any || skey[j * 4] >= 0;
+        if (opt->kind == CT__OPT_ADAGRAD && !st->init) {   /* Adagrad keeps state for every parameter */
+            st->buf[0] = ct__opt_newbuf(G->params[ij], G->hp[CT__HP_INIT_ACC]);
+            st->init = st->buf[0] != NULL;
+        }
+    }
+done:
+    if (fresh)
+        for (int j = 0; j < total * 3; j++)
+            if (fresh[j]) ct_release(fresh[j]);
+    ct_scope_end(scope);
+    ct_set_grad_enabled(prev);
+    CT_FREE(nhp);
+    CT_FREE(nsched);
+    CT_FREE(ids);
+    CT_FREE(skey);
+    CT_FREE(gseen);
+    CT_FREE(fresh);
+    if (rc) {
+        ct_set_error(rc, "%s.load_state_dict: %s", nm, why);
+        return rc;
+    }
+    return CT_OK;
+}
+
+/* ---- learning-rate schedulers (torch.optim.lr_scheduler, 1.13's chainable forms) ---- */
+enum { CT__SCHED_STEP, CT__SCHED_MULTISTEP, CT__SCHED_EXPONENTIAL, CT__SCHED_COSINE, CT__SCHED_LINEAR, CT__SCHED_ONECYCLE };
+static const char *const ct__sched_names[6] = {"StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR", "OneCycleLR"};
+struct ct_lr_scheduler {
+    int kind;
+    ct_optimizer *opt;              /* borrowed */
+    int ngroups;                    /* the optimizer's groups at construction (PyTorch zips with base_lrs) */
+    int64_t last_epoch, step_count;
+    double *base_lrs, *last_lr;
+    int64_t step_size, T_max, total_iters, total_steps;
+    double gamma, eta_min, start_factor, end_factor;
+    int nmil;
+    int64_t *milestones;
+    /* OneCycleLR: phases with their end steps and the group keys they anneal between */
+    int nphases;
+    double end_step[3];
+    int start_lr[3], end_lr[3], start_mom[3], end_mom[3];
+    int anneal_linear, cycle_momentum, use_beta1;
+};
+CTENSOR_API void ct_sched_free(ct_lr_scheduler *s) {
+    if (!s) return;
+    CT_FREE(s->base_lrs);
+    CT_FREE(s->last_lr);
+    CT_FREE(s->milestones);
+    CT_FREE(s);
+}
+static void ct__sched_set_key(ct__optgroup *G, int h, double v) {
+    G->hp[h] = v;
+    G->sched_has |= 1u << (h - CT__HP_SCHED_FIRST);
+}
+/* values[g] for the current last_epoch (get_lr); also sets OneCycle's momentum */
+static ct_status ct__sched_get_lr(ct_lr_scheduler *s, double *values) {
+    ct_optimizer *opt = s->opt;
+    int64_t le = s->last_epoch;
+    const char *nm = ct__sched_names[s->kind];
+    int ng = s->ngroups < opt->ngroups ? s->ngroups : opt->ngroups;
+    if (s->kind == CT__SCHED_ONECYCLE && le > s->total_steps) {
+        ct_set_error(CT_ERR_STATE, "%s: Tried to step %lld times. The specified number of total steps is %lld", nm,
+                     (long long)(le + 1), (long long)s->total_steps);
+        return CT_ERR_STATE;
+    }
+    for (int g = 0; g < ng; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        double lr = G->hp[CT__HP_LR], base = s->base_lrs[g], v = lr;
+        switch (s->kind) {
+        case CT__SCHED_STEP:
+            if (le != 0 && le % s->step_size == 0) v = lr * s->gamma;
+            break;
+        case CT__SCHED_MULTISTEP: {
+            int count = 0;
+            for (int q = 0; q < s->nmil; q++) count += s->milestones[q] == le;
+            if (count) v = lr * pow(s->gamma, (double)count);
+            break;
+        }
+        case CT__SCHED_EXPONENTIAL:
+            if (le != 0) v = lr * s->gamma;
+            break;
+        case CT__SCHED_COSINE: {
+            const double pi = 3.141592653589793, T = (double)s->T_max, eta = s->eta_min;
+            if (le == 0) v = lr;
+            else if (s->step_count == 1 && le > 0)
+                v = eta + (base - eta) * (1 + cos((double)le * pi / T)) / 2;
+            else if (ct__pymod(le - 1 - s->T_max, 2 * s->T_max) == 0)
+                v = lr + (base - eta) * (1 - cos(pi / T)) / 2;
+            else
+                v = ct__mul((1 + cos(pi * (double)le / T)) / (1 + cos(pi * (double)(le - 1) / T)), lr - eta) + eta;
+            break;
+        }
+        case CT__SCHED_LINEAR: {
+            if (le == 0) v = lr * s->start_factor;
+            else if (le > s->total_iters) v = lr;
+            else {
+                double den = ct__mul((double)s->total_iters, s->start_factor) + ct__mul((double)(le - 1), s->end_factor - s->start_factor);
+                if (den == 0) {
+                    ct_set_error(CT_ERR_ARG, "%s: ZeroDivisionError: float division by zero (start_factor is 0)", nm);
+                    return CT_ERR_ARG;
+                }
+                v = lr * (1. + (s->end_factor - s->start_factor) / den);
+            }
+            break;
+        }
+        default: {   /* OneCycleLR */
+            double start_step = 0, pct = 0;
+            int ph = s->nphases - 1;
+            for (int q = 0; q < s->nphases; q++) {
+                double end_step = s->end_step[q];
+                if ((double)le <= end_step || q == s->nphases - 1) {
+                    if (end_step - start_step == 0) {
+                        ct_set_error(CT_ERR_ARG, "%s: ZeroDivisionError: float division by zero (phase %d has no steps)", nm, q);
+                        return CT_ERR_ARG;
+                    }
+                    pct = ((double)le - start_step) / (end_step - start_step);
+                    ph = q;
+                    break;
+                }
+                start_step = end_step;
+            }
+            double a0 = G->hp[s->start_lr[ph]], a1 = G->hp[s->end_lr[ph]];
+            /* _annealing_linear: (end - start) * pct + start; _annealing_cos: end + (start - end) / 2.0 * (cos(pi * pct) + 1) */
+            v = s->anneal_linear ? ct__mul(a1 - a0, pct) + a0 : a1 + ct__mul((a0 - a1) / 2.0, cos(3.141592653589793 * pct) + 1);
+            if (s->cycle_momentum) {
+                double m0 = G->hp[s->start_mom[ph]], m1 = G->hp[s->end_mom[ph]];
+                double mom = s->anneal_linear ? ct__mul(m1 - m0, pct) + m0 : m1 + ct__mul((m0 - m1) / 2.0, cos(3.141592653589793 * pct) + 1);
+                G->hp[s->use_beta1 ? CT__HP_BETA1 : CT__HP_MOMENTUM] = mom;
+            }
+            break;
+        }
+        }
+        values[g] = v;
+    }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_sched_step(ct_lr_scheduler *s) {
+    if (!s) { ct_set_error(CT_ERR_ARG, "scheduler step: scheduler is NULL"); return CT_ERR_ARG; }
+    s->step_count++;
+    s->last_epoch++;
+    double vals[64], *values = s->ngroups <= 64 ? vals : CT__NEW_ARRAY(double, s->ngroups);
+    if (!values) { ct_set_error(CT_ERR_MEMORY, "scheduler step: out of memory"); return CT_ERR_MEMORY; }
+    ct_status rc = ct__sched_get_lr(s, values);
+    if (!rc) {
+        int ng = s->ngroups < s->opt->ngroups ? s->ngroups : s->opt->ngroups;
+        for (int g = 0; g < ng; g++) s->opt->groups[g].hp[CT__HP_LR] = values[g];
+        for (int g = 0; g < s->ngroups; g++) s->last_lr[g] = g < ng ? s->opt->groups[g].hp[CT__HP_LR] : NAN;
+    }
+    if (values != vals) CT_FREE(values);
+    return rc;
+}
+/* _LRScheduler.__init__ with last_epoch=-1: initial_lr (setdefault), base_lrs, the initial step */
+static ct_lr_scheduler *ct__sched_new(ct_optimizer *opt, int kind) {
+    const char *nm = ct__sched_names[kind];
+    if (!opt) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: optimizer is NULL", nm);
+        return NULL;
+    }
+    ct_lr_scheduler *s = CT__NEW_ZEROED(ct_lr_scheduler);
+    if (!s) return (ct_lr_scheduler *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    s->kind = kind;
+    s->opt = opt;
+    s->ngroups = opt->ngroups;
+    s->last_epoch = -1;
+    s->base_lrs = CT__NEW_ARRAY(double, opt->ngroups);
+    s->last_lr = CT__NEW_ARRAY(double, opt->ngroups);
+    if (!s->base_lrs || !s->last_lr) {
+        ct_sched_free(s);
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    }
+    return s;
+}
+static ct_lr_scheduler *ct__sched_start(ct_lr_scheduler *s) {
+    for (int g = 0; g < s->ngroups; g++) {
+        ct__optgroup *G = &s->opt->groups[g];
+        if (!(G->sched_has & (1u << (CT__HP_INITIAL_LR - CT__HP_SCHED_FIRST)))) ct__sched_set_key(G, CT__HP_INITIAL_LR, G->hp[CT__HP_LR]);
+        s->base_lrs[g] = G->hp[CT__HP_INITIAL_LR];
+    }
+    s->step_count = 0;
+    if (ct_sched_step(s)) {
+        ct_sched_free(s);
+        return NULL;
+    }
+    return s;
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_step_lr(ct_optimizer *opt, int64_t step_size, double gamma) {
+    if (opt && step_size <= 0) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "StepLR: step_size must be positive (got %lld)", (long long)step_size);
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_STEP);
+    if (!s) return NULL;
+    s->step_size = step_size;
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_multistep_lr(ct_optimizer *opt, int n, const int64_t *milestones, double gamma) {
+    if (opt && n > 0 && !milestones) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "MultiStepLR: milestones is NULL");
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_MULTISTEP);
+    if (!s) return NULL;
+    s->nmil = n > 0 ? n : 0;
+    s->milestones = CT__NEW_ARRAY(int64_t, s->nmil);
+    if (!s->milestones) { ct_sched_free(s); return (ct_lr_scheduler *)ct__fail(CT_ERR_MEMORY, "MultiStepLR: out of memory"); }
+    for (int q = 0; q < s->nmil; q++) s->milestones[q] = milestones[q];
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_exponential_lr(ct_optimizer *opt, double gamma) {
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_EXPONENTIAL);
+    if (!s) return NULL;
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double eta_min) {
+    if (opt && T_max <= 0) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "CosineAnnealingLR: T_max must be positive (got %lld)", (long long)T_max);
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_COSINE);
+    if (!s) return NULL;
+    s->T_max = T_max;
+    s->eta_min = eta_min;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_linear_lr(ct_optimizer *opt, double start_factor, double end_factor, int64_t total_iters) {
+    if (opt && (start_factor > 1.0 || start_factor < 0))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "LinearLR: Starting multiplicative factor expected to be between 0 and 1.");
+    if (opt && (end_factor > 1.0 || end_factor < 0))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "LinearLR: Ending multiplicative factor expected to be between 0 and 1.");
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_LINEAR);
+    if (!s) return NULL;
+    s->start_factor = start_factor;
+    s->end_factor = end_factor;
+    s->total_iters = total_iters;
+    return ct__sched_start(s);
+}
+CTENSOR_API ct_lr_scheduler *ct_sched_one_cycle_lr(ct_optimizer *opt, const ct_one_cycle_options *o) {
+    const char *nm = "OneCycleLR";
+    if (!opt) return ct__sched_new(opt, CT__SCHED_ONECYCLE);
+    if (!o) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: options are NULL (max_lr is required)", nm);
+    int64_t total;
+    if (o->total_steps == 0 && o->epochs == 0 && o->steps_per_epoch == 0)
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: You must define either total_steps OR (epochs AND steps_per_epoch)", nm);
+    if (o->total_steps != 0) {
+        if (o->total_steps <= 0)
+            return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected positive integer total_steps, but got %lld", nm, (long long)o->total_steps);
+        total = o->total_steps;
+    } else {
+        if (o->epochs <= 0) return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected positive integer epochs, but got %lld", nm, (long long)o->epochs);
+        if (o->steps_per_epoch <= 0)
+            return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected positive integer steps_per_epoch, but got %lld", nm, (long long)o->steps_per_epoch);
+        total = o->epochs * o->steps_per_epoch;
+    }
+    double pct = ct__opt_pick(o->pct_start, 0.3);
+    if (pct < 0 || pct > 1 || pct != pct)
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: Expected float between 0 and 1 pct_start, but got %s", nm, CT__PYF(pct));
+    int linear = 0;
+    if (o->anneal_strategy && strcmp(o->anneal_strategy, "cos")) {
+        if (strcmp(o->anneal_strategy, "linear"))
+            return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: anneal_strategy must by one of 'cos' or 'linear', instead got %s", nm, o->anneal_strategy);
+        linear = 1;
+    }
+    if (!o->max_lrs && o->max_lr == 0.0 && !signbit(o->max_lr))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: max_lr is required (pass CT_ZERO for 0)", nm);
+    int cycle = !o->no_cycle_momentum;
+    int use_beta1 = opt->kind == CT__OPT_ADAM || opt->kind == CT__OPT_ADAMW;
+    if (cycle && !use_beta1 && !ct__kind_has(opt->k, CT__HP_MOMENTUM))
+        return (ct_lr_scheduler *)ct__fail(CT_ERR_ARG, "%s: optimizer must support momentum with `cycle_momentum` option enabled", nm);
+    double div = ct__opt_pick(o->div_factor, 25.0), fdiv = ct__opt_pick(o->final_div_factor, 1e4);
+    double base_m = ct__opt_pick(o->base_momentum, 0.85), max_m = ct__opt_pick(o->max_momentum, 0.95);
+    ct_lr_scheduler *s = ct__sched_new(opt, CT__SCHED_ONECYCLE);
+    if (!s) return NULL;
+    s->total_steps = total;
+    s->anneal_linear = linear;
+    s->cycle_momentum = cycle;
+    s->use_beta1 = use_beta1;
+    double T = (double)total;
+    if (o->three_phase) {
+        s->nphases = 3;
+        s->end_step[0] = ct__mul(pct, T) - 1;                      /* float(pct_start * total_steps) - 1 */
+        s->end_step[1] = ct__mul(2 * pct, T) - 2;
+        s->end_step[2] = T - 1;
+        s->start_lr[0] = CT__HP_INITIAL_LR; s->end_lr[0] = CT__HP_MAX_LR;
+        s->start_lr[1] = CT__HP_MAX_LR; s->end_lr[1] = CT__HP_INITIAL_LR;
+        s->start_lr[2] = CT__HP_INITIAL_LR; s->end_lr[2] = CT__HP_MIN_LR;
+        s->start_mom[0] = CT__HP_MAX_MOMENTUM; s->end_mom[0] = CT__HP_BASE_MOMENTUM;
+        s->start_mom[1] = CT__HP_BASE_MOMENTUM; s->end_mom[1] = CT__HP_MAX_MOMENTUM;
+        s->start_mom[2] = CT__HP_MAX_MOMENTUM; s->end_mom[2] = CT__HP_MAX_MOMENTUM;
+    } else {
+        s->nphases = 2;
+        s->end_step[0] = ct__mul(pct, T) - 1;
+        s->end_step[1] = T - 1;
+        s->start_lr[0] = CT__HP_INITIAL_LR; s->end_lr[0] = CT__HP_MAX_LR;
+        s->start_lr[1] = CT__HP_MAX_LR; s->end_lr[1] = CT__HP_MIN_LR;
+        s->start_mom[0] = CT__HP_MAX_MOMENTUM; s->end_mom[0] = CT__HP_BASE_MOMENTUM;
+        s->start_mom[1] = CT__HP_BASE_MOMENTUM; s->end_mom[1] = CT__HP_MAX_MOMENTUM;
+    }
+    for (int g = 0; g < opt->ngroups; g++) {
+        ct__optgroup *G = &opt->groups[g];
+        double mx = o->max_lrs ? o->max_lrs[g] : o->max_lr;
+        ct__sched_set_key(G, CT__HP_INITIAL_LR, mx / div);          /* group['initial_lr'] = max_lrs[idx] / div_factor */
+        ct__sched_set_key(G, CT__HP_MAX_LR, mx);
+        ct__sched_set_key(G, CT__HP_MIN_LR, G->hp[CT__HP_INITIAL_LR] / fdiv);
+        if (cycle) {
+            G->hp[use_beta1 ? CT__HP_BETA1 : CT__HP_MOMENTUM] = max_m;
+            ct__sched_set_key(G, CT__HP_MAX_MOMENTUM, max_m);
+            ct__sched_set_key(G, CT__HP_BASE_MOMENTUM, base_m);
+        }
+    }
+    return ct__sched_start(s);
+}
+CTENSOR_API double ct_sched_get_last_lr(const ct_lr_scheduler *s, int g) {
+    if (!s) { ct_set_error(CT_ERR_ARG, "get_last_lr: scheduler is NULL"); return NAN; }
+    if (g < 0 || g >= s->ngroups) {
+        ct_set_error(CT_ERR_INDEX, "get_last_lr: param group %d out of range (the scheduler has %d)", g, s->ngroups);
+        return NAN;
+    }
+    return s->last_lr[g];
+}
+CTENSOR_API int64_t ct_sched_last_epoch(const ct_lr_scheduler *s) { return s ? s->last_epoch : -1; }
+CTENSOR_API ct_status ct_sched_state_dict(const ct_lr_scheduler *s, ct_state_dict *out) {
+    if (!out) { ct_set_error(CT_ERR_ARG, "state_dict: output is NULL"); return CT_ERR_ARG; }
+    out->n = 0;
+    out->items = NULL;
+    if (!s) { ct_set_error(CT_ERR_ARG, "state_dict: scheduler is NULL"); return CT_ERR_ARG; }
+    int cap = 0;
+    ct_status rc = ct__osd_add(out, &cap, ct_scalar_tensor((double)s->last_epoch, CT_FLOAT64), "last_epoch");
+    if (!rc) rc = ct__osd_add(out, &cap, ct_scalar_tensor((double)s->step_count, CT_FLOAT64), "_step_count");
+    if (!rc) rc = ct__osd_add(out, &cap, ct__f64_vec(s->ngroups, s->base_lrs), "base_lrs");
+    if (!rc) rc = ct__osd_add(out, &cap, ct__f64_vec(s->ngroups, s->last_lr), "_last_lr");
+    if (rc) {
+        ct_state_dict_free(out);
+        if (ct_last_error_code() == CT_OK) ct_set_error(rc, "state_dict: out of memory");
+    }
+    return rc;
+}
+CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_state_dict *sd) {
+    if (!s || !sd) { ct_set_error(CT_ERR_ARG, "load_state_dict: scheduler or state dict is NULL"); return CT_ERR_ARG; }
+    const char *keys[4] = {"last_epoch", "_step_count", "base_lrs", "_last_lr"};
+    ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
+    const char *nm = ct__sched_names[s->kind];
+    for (int e = 0; e < sd->n; e++) {
+        int q = -1;
+        for (int k = 0; k < 4; k++)
+            if (sd->items[e].name && !strcmp(sd->items[e].name, keys[k])) q = k;
+        if (q < 0) {
+            ct_set_error(CT_ERR_ARG, "%s.load_state_dict: unexpected key \"%s\"", nm, sd->items[e].name ? sd->items[e].name : "(null)");
+            return CT_ERR_ARG;
+        }
+        t[q] = sd->items[e].tensor;
+    }
+    for (int k = 0; k < 4; k++) {
+        int64_t want = k < 2 ? 1 : s->ngroups;
+        if (!t[k]) { ct_set_error(CT_ERR_ARG, "%s.load_state_dict: missing key \"%s\"", nm, keys[k]); return CT_ERR_ARG; }
+        if (ct_numel(t[k]) != want) {
+            ct_set_error(CT_ERR_SHAPE, "%s.load_state_dict: \"%s\" has %lld values, expected %lld", nm, keys[k],
+                         (long long)ct_numel(t[k]), (long long)want);
+            return CT_ERR_SHAPE;
+        }
+    }
+    int sc = ct_scope_begin();
+    ct_tensor *b = ct_contiguous(ct_to(t[2], CT_FLOAT64)), *l = ct_contiguous(ct_to(t[3], CT_FLOAT64));
+    if (b && l) {
+        s->last_epoch = (int64_t)ct_item(t[0]);
+        s->step_count = (int64_t)ct_item(t[1]);
+        memcpy(s->base_lrs, ct_data_ptr(b), sizeof(double) * (size_t)s->ngroups);
+        memcpy(s->last_lr, ct_data_ptr(l), sizeof(double) * (size_t)s->ngroups);
+    }
+    ct_scope_end(sc);
+    return b && l ? CT_OK : ct_last_error_code();
+}
+
+/* ---- gradient clipping (torch.nn.utils.clip_grad) ---- */
+/* x rounded to dtype dt (the dtype PyTorch's 0-d results have) */
+static double ct__round_to(double x, ct_dtype dt) {
+    if (dt == CT_FLOAT64) return x;
+    if (dt == CT_FLOAT32) return (double)(float)x;
+    unsigned char buf[16];
+    ct__store_f64(buf, dt, x);
+    return ct__load_f64(buf, dt);
+}
+/* torch.norm(g, p) of one tensor, accumulated in double (CPU tensors) */
+static int ct__grad_norm(ct_tensor *g, double p, double *out) {
+    int s = ct_scope_begin();
+    ct_tensor *x = ct_contiguous(ct_to(g, CT_FLOAT64));
+    if (!x) { ct_scope_end(s); return -1; }
+    const double *d = (const double *)ct_data_ptr(x);
+    int64_t n = ct_numel(x);
+    double acc;
+    if (p == INFINITY || p == -INFINITY) {
+        acc = p > 0 ? 0.0 : INFINITY;
+        if (n == 0 && p < 0) acc = INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            double a = fabs(d[i]);
+            if (a != a) { acc = a; break; }
+            acc = p > 0 ? (a > acc ? a : acc) : (a < acc ? a : acc);
+        }
+    } else if (p == 0) {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += d[i] != 0;
+    } else if (p == 1) {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += fabs(d[i]);
+    } else if (p == 2) {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += d[i] * d[i];
+        acc = sqrt(acc);
+    } else {
+        acc = 0;
+        for (int64_t i = 0; i < n; i++) acc += pow(fabs(d[i]), p);
+        acc = pow(acc, 1.0 / p);
+    }
+    ct_scope_end(s);
+    *out = acc;
+    return 0;
+}
+CTENSOR_API ct_status ct_clip_grad_norm_ex(int n, ct_tensor *const *params, double max_norm, double norm_type,
+                                           int error_if_nonfinite, double *total_norm) {
+    const char *fn = "clip_grad_norm_";
+    if (total_norm) *total_norm = NAN;
+    if (n < 0 || (n > 0 && !params)) { ct_set_error(CT_ERR_ARG, "%s: bad parameter list", fn); return CT_ERR_ARG; }
+    int ng = 0;
+    ct_dtype dt = CT_FLOAT32;
+    for (int i = 0; i < n; i++) {
+        if (!params[i]) {
+            if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: parameter %d is NULL", fn, i);
+            return ct_last_error_code();
+        }
+        ct_tensor *g = params[i]->grad;
+        if (!g) continue;
+        if (g->device != CT_CPU) { ct_set_error(CT_ERR_UNSUPPORTED, "%s: gradients off the CPU are not supported yet", fn); return CT_ERR_UNSUPPORTED; }
+        if (!CT__ISFLOAT(g->dtype)) { ct_set_error(CT_ERR_DTYPE, "%s: gradient %d is %s, expected a floating point dtype", fn, i, ct_dtype_name(g->dtype)); return CT_ERR_DTYPE; }
+        dt = ng ? ct_promote_types(dt, g->dtype) : g->dtype;
+        ng++;
+    }
+    if (!ng) {   /* return torch.tensor(0.) */
+        if (total_norm) *total_norm = 0.0;
+        return CT_OK;
+    }
+    /* norms = [torch.norm(g, norm_type)] (or abs().max() for inf); total = norm of the norms (max for inf) */
+    double total = 0;
+    int first = 1, inf = norm_type == INFINITY;
+    double acc = 0;
+    for (int i = 0; i < n; i++) {
+        ct_tensor *g = params[i]->grad;
+        double v;
+        if (!g) continue;
+        if (ct__grad_norm(g, norm_type, &v)) return ct_last_error_code();
+        v = ct__round_to(v, g->dtype);
+        if (inf) {   /* torch.max: NaN wins */
+            if (first || (acc == acc && (v != v || v > acc))) acc = v;
+        } else if (norm_type == -INFINITY) {
+            if (first || (acc == acc && (v != v || v < acc))) acc = v;
+        } else if (norm_type == 0) {
+            acc += v != 0;
+        } else if (norm_type == 1) {
+            acc += fabs(v);
+        } else if (norm_type == 2) {
+            acc += v * v;
+        } else {
+            acc += pow(fabs(v), norm_type);
+        }
+        first = 0;
+    }
+    if (inf || norm_type == -INFINITY || norm_type == 0 || norm_type == 1) total = acc;
+    else if (norm_type == 2) total = sqrt(acc);
+    else total = pow(acc, 1.0 / norm_type);
+    total = ct__round_to(total, dt);
+    if (error_if_nonfinite && (total != total || total == INFINITY || total == -INFINITY)) {
+        ct_set_error(CT_ERR_NUMERIC, "%s: The total norm of order %s for gradients from `parameters` is non-finite, so it cannot "
+                     "be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+                     "`error_if_nonfinite=False`", fn, CT__PYF(norm_type));
+        return CT_ERR_NUMERIC;
+    }
+    /* clip_coef = max_norm / (total_norm + 1e-6); clamp(clip_coef, max=1.0), in total_norm's dtype */
+    double coef;
+    if (dt == CT_FLOAT64) {
+        coef = max_norm / (total + 1e-6);
+    } else {
+        float t1 = (float)ct__round_to((double)((float)total + (float)1e-6), dt);
+        coef = ct__round_to((double)((float)max_norm / t1), dt);
+    }
+    if (coef > 1.0) coef = 1.0;
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    ct_status rc = CT_OK;
+    for (int i = 0; i < n && !rc; i++)   /* g.detach().mul_(clip_coef_clamped) */
+        if (params[i]->grad && !ct_mul_scalar_(params[i]->grad, coef)) rc = ct_last_error_code();
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    if (total_norm) *total_norm = total;
+    return rc;
+}
+CTENSOR_API double ct_clip_grad_norm_(int n, ct_tensor *const *params, double max_norm, double norm_type) {
+    double t = NAN;
+    ct_clip_grad_norm_ex(n, params, max_norm, norm_type, 0, &t);
+    return t;
+}
+static int ct__module_params(ct_module *m, ct_tensor ***out, const char *fn) {
+    if (!m) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: module is NULL", fn);
+        return -1;
+    }
+    int n = ct_module_parameters(m, NULL, 0);
+    *out = CT__NEW_ARRAY(ct_tensor *, n);
+    if (!*out) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn); return -1; }
+    ct_module_parameters(m, *out, n);
+    return n;
+}
+CTENSOR_API double ct_clip_grad_norm_module_(ct_module *m, double max_norm, double norm_type) {
+    ct_tensor **ps = NULL;
+    int n = ct__module_params(m, &ps, "clip_grad_norm_");
+    if (n < 0) return NAN;
+    double t = ct_clip_grad_norm_(n, ps, max_norm, norm_type);
+    CT_FREE(ps);
+    return t;
+}
+CTENSOR_API ct_status ct_clip_grad_value_(int n, ct_tensor *const *params, double clip_value) {
+    if (n < 0 || (n > 0 && !params)) { ct_set_error(CT_ERR_ARG, "clip_grad_value_: bad parameter list"); return CT_ERR_ARG; }
+    int prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    ct_status rc = CT_OK;
+    for (int i = 0; i < n && !rc; i++) {   /* p.grad.data.clamp_(min=-clip_value, max=clip_value) */
+        if (!params[i]) {
+            if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "clip_grad_value_: parameter %d is NULL", i);
+            rc = ct_last_error_code();
+            break;
+        }
+        if (params[i]->grad && !ct_clamp_(params[i]->grad, -clip_value, clip_value)) rc = ct_last_error_code();
+    }
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    return rc;
+}
+CTENSOR_API ct_status ct_clip_grad_value_module_(ct_module *m, double clip_value) {
+    ct_tensor **ps = NULL;
+    int n = ct__module_params(m, &ps, "clip_grad_value_");
+    if (n < 0) return ct_last_error_code();
+    ct_status rc = ct_clip_grad_value_(n, ps, clip_value);
+    CT_FREE(ps);
+    return rc;
+}
+
+/* ============================================================================
+   Data: IDX files, datasets, data loaders
+   ========================================================================== */
+#if !defined(CTENSOR_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#include <pthread.h>
+#define CT__HAVE_PTHREADS 1
+#endif
+#ifdef CTENSOR_ZLIB
+#include <zlib.h>
+#endif
+#ifndef CTENSOR_NO_STDIO
+static void *ct__read_file(const char *path, size_t *len, const char *api);
+#endif
+
+CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name) {
+    const unsigned char *p = (const unsigned char *)data;
+    if (!name) name = "<memory>";
+    if (!p) return ct__fail(CT_ERR_ARG, "load_idx: data is NULL (%s)", name);
+    if (len < 4 || p[0] != 0 || p[1] != 0)
+        return ct__fail(CT_ERR_FORMAT, "load_idx: not an IDX file (bad magic) (%s)", name);
+    ct_dtype dt;
+    switch (p[2]) {
+    case 0x08: dt = CT_UINT8; break;
+    case 0x09: dt = CT_INT8; break;
+    case 0x0B: dt = CT_INT16; break;
+    case 0x0C: dt = CT_INT32; break;
+    case 0x0D: dt = CT_FLOAT32; break;
+    case 0x0E: dt = CT_FLOAT64; break;
+    default: return ct__fail(CT_ERR_FORMAT, "load_idx: unknown element type 0x%02x (%s)", p[2], name);
+    }
+    int nd = p[3];
+    if (nd < 1 || nd > CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_idx: %d dimensions is not supported (1 to %d) (%s)", nd, CT_MAX_DIMS, name);
+    if (len < 4 + 4 * (size_t)nd) return ct__fail(CT_ERR_FORMAT, "load_idx: truncated header (%s)", name);
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        const unsigned char *q = p + 4 + 4 * d;
+        shape[d] = ((int64_t)q[0] << 24) | ((int64_t)q[1] << 16) | ((int64_t)q[2] << 8) | q[3];
+    }
+    if (ct__check_shape("load_idx", nd, shape)) return NULL;
+    int64_t numel = ct__shape_numel(nd, shape);
+    size_t es = ct__dt[dt].size, off = 4 + 4 * (size_t)nd;
+    if ((uint64_t)numel > (uint64_t)(len - off) / es)
+        return ct__fail(CT_ERR_FORMAT, "load_idx: data of %lld elements exceeds the %zu bytes left in the file (%s)", (long long)numel, len - off, name);
+    ct_tensor *x = ct__alloc(dt, nd, shape, NULL, CT_CPU);
+    if (!x) return NULL;
+    unsigned char *dst = (unsigned char *)ct__ptr(x);
+    memcpy(dst, p + off, (size_t)numel * es);
+    if (es > 1)   /* big-endian on disk */
+        for (int64_t k = 0; k < numel; k++)
+            for (size_t b = 0; b < es / 2; b++) {
+                unsigned char t = dst[(size_t)k * es + b];
+                dst[(size_t)k * es + b] = dst[(size_t)k * es + es - 1 - b];
+                dst[(size_t)k * es + es - 1 - b] = t;
+            }
+    return ct__own(x);
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_tensor *ct_load_idx(const char *path) {
+    if (!path) return ct__fail(CT_ERR_ARG, "load_idx: path is NULL");
+    size_t plen = strlen(path);
+    int gz = plen > 3 && !strcmp(path + plen - 3, ".gz");
+    if (gz) {
+#ifdef CTENSOR_ZLIB
+        gzFile f = gzopen(path, "rb");
+        if (!f) return ct__fail(CT_ERR_IO, "load_idx: cannot open '%s'", path);
+        size_t cap = 1 << 20, n = 0;
+        unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+        for (;;) {
+            if (!buf) { gzclose(f); return ct__fail(CT_ERR_MEMORY, "load_idx: out of memory reading '%s'", path); }
+            if (n == cap) {
+                unsigned char *nb = (unsigned char *)CT_REALLOC(buf, cap * 2);
+                if (!nb) { CT_FREE(buf); buf = NULL; continue; }
+                buf = nb;
+                cap *= 2;
+            }
+            int r = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
+            if (r < 0) { gzclose(f); CT_FREE(buf); return ct__fail(CT_ERR_FORMAT, "load_idx: corrupt gzip data in '%s'", path); }
+            if (r == 0) break;
+            n += (size_t)r;
+        }
+        gzclose(f);
+        ct_tensor *t = ct_load_idx_mem(buf, n, path);
+        CT_FREE(buf);
+        return t;
+#else
+        /* no zlib: use the uncompressed file next to it */
+        char alt[4096];
+        if (plen - 3 >= sizeof alt) return ct__fail(CT_ERR_ARG, "load_idx: path too long");
+        memcpy(alt, path, plen - 3);
+        alt[plen - 3] = 0;
+        size_t len;
+        void *buf = ct__read_file(alt, &len, "load_idx");
+        if (!buf) {
+            ct_set_error(CT_ERR_IO, "load_idx: '%s' is gzip-compressed and ctensor was built without CTENSOR_ZLIB; gunzip it to '%s' or build with -DCTENSOR_ZLIB -lz", path, alt);
+            return NULL;
+        }
+        ct_tensor *t = ct_load_idx_mem(buf, len, alt);
+        CT_FREE(buf);
+        return t;
+#endif
+    }
+    size_t len;
+    void *buf = ct__read_file(path, &len, "load_idx");
+    if (!buf) return NULL;
+    ct_tensor *t = ct_load_idx_mem(buf, len, path);
+    CT_FREE(buf);
+    return t;
+}
+#endif
+
+struct ct_dataset {
+    int n;
+    ct_tensor *t[8];    /* retained, contiguous */
+    int64_t len;
+};
+CTENSOR_API ct_dataset *ct_tensor_dataset(int n, ct_tensor *const *ts) {
+    if (n <= 0 || n > 8 || !ts) return (ct_dataset *)ct__fail(CT_ERR_ARG, "TensorDataset: between 1 and 8 tensors are supported (got %d)", n);
+    for (int i = 0; i < n; i++) {
+        if (!ts[i]) { ct__null_arg("TensorDataset", i); return NULL; }
+        if (ts[i]->ndim == 0) return (ct_dataset *)ct__fail(CT_ERR_ARG, "TensorDataset: tensor %d is 0-dimensional", i);
+        if (ts[i]->shape[0] != ts[0]->shape[0])
+            return (ct_dataset *)ct__fail(CT_ERR_SHAPE, "TensorDataset: Size mismatch between tensors (%lld vs %lld along dim 0)",
+                                          (long long)ts[0]->shape[0], (long long)ts[i]->shape[0]);
+        if (ts[i]->device != CT_CPU) return (ct_dataset *)ct__fail(CT_ERR_DEVICE, "TensorDataset: tensors must be on the CPU");
+    }
+    ct_dataset *ds = CT__NEW_ZEROED(ct_dataset);
+    if (!ds) return (ct_dataset *)ct__fail(CT_ERR_MEMORY, "TensorDataset: out of memory");
+    ds->n = n;
+    ds->len = ts[0]->shape[0];
+    for (int i = 0; i < n; i++) {
+        ct_tensor *c = ct__contig_ref(ts[i]);
+        if (!c) { for (int k = 0; k < i; k++) ct__decref(ds->t[k]); CT_FREE(ds); return NULL; }
+        ds->t[i] = c;
+    }
+    return ds;
+}
+CTENSOR_API int64_t ct_dataset_len(const ct_dataset *ds) { return ds ? ds->len : -1; }
+CTENSOR_API void ct_dataset_free(ct_dataset *ds) {
+    if (!ds) return;
+    for (int i = 0; i < ds->n; i++) ct__decref(ds->t[i]);
+    CT_FREE(ds);
+}
+
+struct ct_dataloader {
+    ct_dataset *ds;
+    ct_dataloader_options opt;
+    ct_generator gen;
+    int64_t *order;             /* this epoch's sample order */
+    int64_t nbatches, next_batch;
+    ct_tensor *cur[8];          /* the batch handed out last (owned) */
+    int have_cur;
+    int error;
+#ifdef CT__HAVE_PTHREADS
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int running, stop;
+    int slot_full;              /* a prefetched batch is ready */
+    int64_t slot_index;         /* which batch it is */
+    ct_tensor *slot[8];
+    int requested;              /* batch index the worker should build next (-1: none) */
+    int slot_err;
+    char slot_msg[256];
+#endif
+};
+static void ct__dl_new_epoch(ct_dataloader *dl) {
+    int64_t n = dl->ds->len;
+    for (int64_t i = 0; i < n; i++) dl->order[i] = i;
+    if (dl->opt.shuffle) /* PyTorch's randperm on CPU: for i, swap r[i] with r[i + random() % (n - i)] */
+        for (int64_t i = 0; i + 1 < n; i++) {
+            int64_t z = (int64_t)(ct__mt_next(&dl->gen) % (uint64_t)(n - i));
+            int64_t t = dl->order[i];
+            dl->order[i] = dl->order[z + i];
+            dl->order[z + i] = t;
+        }
+    dl->next_batch = 0;
+}
+/* builds batch k of the current order into out[] (new tensors, no scope) */
+static int ct__dl_build(ct_dataloader *dl, int64_t k, ct_tensor **out) {
+    int64_t bs = dl->opt.batch_size, start = k * bs, cnt = dl->ds->len - start < bs ? dl->ds->len - start : bs;
+    for (int i = 0; i < dl->ds->n; i++) {
+        ct_tensor *src = dl->ds->t[i];
+        int64_t shape[CT_MAX_DIMS];
+        shape[0] = cnt;
+        for (int d = 1; d < src->ndim; d++) shape[d] = src->shape[d];
+        ct_tensor *b = ct__alloc(src->dtype, src->ndim, shape, NULL, CT_CPU);
+        if (!b) { for (int q = 0; q < i; q++) ct__decref(out[q]); return -1; }
+        size_t row = (size_t)(ct_numel(src) / (src->shape[0] ? src->shape[0] : 1)) * ct__dt[src->dtype].size;
+        const char *sp = ct__ptr(src);
+        char *dp = ct__ptr(b);
+        for (int64_t r = 0; r < cnt; r++) memcpy(dp + (size_t)r * row, sp + (size_t)dl->order[start + r] * row, row);
+        out[i] = b;
+    }
+    return 0;
+}
+#ifdef CT__HAVE_PTHREADS
+static void *ct__dl_worker(void *arg) {
+    ct_dataloader *dl = (ct_dataloader *)arg;
+    pthread_mutex_lock(&dl->mu);
+    for (;;) {
+        while (!dl->stop && (dl->requested < 0 || dl->slot_full)) pthread_cond_wait(&dl->cv, &dl->mu);
+        if (dl->stop) break;
+        int64_t k = dl->requested;
+        dl->requested = -1;
+        pthread_mutex_unlock(&dl->mu);
+        ct_tensor *b[8];
+        int rc = ct__dl_build(dl, k, b);
+        pthread_mutex_lock(&dl->mu);
+        dl->slot_err = rc;
+        if (rc) {   /* the message is copied across threads (the error state is thread-local) */
+            strncpy(dl->slot_msg, ct_last_error(), sizeof dl->slot_msg - 1);
+            dl->slot_msg[sizeof dl->slot_msg - 1] = 0;
+        }
+        else for (int i = 0; i < dl->ds->n; i++) dl->slot[i] = b[i];
+        dl->slot_index = k;
+        dl->slot_full = 1;
+        pthread_cond_broadcast(&dl->cv);
+    }
+    pthread_mutex_unlock(&dl->mu);
+    ct_thread_cleanup();
+    return NULL;
+}
+#endif
+CTENSOR_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_options *opt) {
+    if (!ds) return (ct_dataloader *)ct__fail(CT_ERR_ARG, "DataLoader: dataset is NULL");
+    ct_dataloader *dl = CT__NEW_ZEROED(ct_dataloader);
+    if (!dl) return (ct_dataloader *)ct__fail(CT_ERR_MEMORY, "DataLoader: out of memory");
+    dl->ds = ds;
+    if (opt) dl->opt = *opt;
+    if (dl->opt.batch_size < 0) {
+        long long bs = (long long)dl->opt.batch_size;
+        CT_FREE(dl);
+        return (ct_dataloader *)ct__fail(CT_ERR_ARG, "DataLoader: batch_size should be a positive integer value, but got batch_size=%lld", bs);
+    }
+    if (dl->opt.batch_size == 0) dl->opt.batch_size = 1;
+    ct_generator_init(&dl->gen, dl->opt.seed);
+    dl->order = CT__NEW_ARRAY(int64_t, ds->len);
+    if (!dl->order) { CT_FREE(dl); return (ct_dataloader *)ct__fail(CT_ERR_MEMORY, "DataLoader: out of memory"); }
+    int64_t bs = dl->opt.batch_size;
+    dl->nbatches = dl->opt.drop_last ? ds->len / bs : (ds->len + bs - 1) / bs;
+    ct__dl_new_epoch(dl);
+#ifdef CT__HAVE_PTHREADS
+    dl->requested = -1;
+    if (dl->opt.prefetch) {
+        pthread_mutex_init(&dl->mu, NULL);
+        pthread_cond_init(&dl->cv, NULL);
+        if (pthread_create(&dl->thread, NULL, ct__dl_worker, dl) == 0) dl->running = 1;
+        else { pthread_mutex_destroy(&dl->mu); pthread_cond_destroy(&dl->cv); }
+    }
+#endif
+    return dl;
+}
+CTENSOR_API int64_t ct_dataloader_num_batches(const ct_dataloader *dl) { return dl ? dl->nbatches : -1; }
+static void ct__dl_drop_current(ct_dataloader *dl) {
+    if (!dl->have_cur) return;
+    for (int i = 0; i < dl->ds->n; i++) ct__decref(dl->cur[i]);
+    dl->have_cur = 0;
+}
+CTENSOR_API int ct_dataloader_next(ct_dataloader *dl, ct_batch *b) {
+    if (!dl || !b) { ct_set_error(CT_ERR_ARG, "DataLoader: loader or batch is NULL"); return -1; }
+    ct__dl_drop_current(dl);
+    memset(b, 0, sizeof *b);
+    if (dl->next_batch >= dl->nbatches) {
+        ct__dl_new_epoch(dl);
+        return 0;
+    }
+    int64_t k = dl->next_batch++;
+    int n = dl->ds->n;
+#ifdef CT__HAVE_PTHREADS
+    if (dl->running) {
+        pthread_mutex_lock(&dl->mu);
+        if (!(dl->slot_full && dl->slot_index == k) && dl->requested != k) {
+            /* nothing prefetched for k (first batch of an epoch): ask for it */
+            while (dl->slot_full && dl->slot_index != k) {  /* discard a stale slot */
+                if (!dl->slot_err) for (int i = 0; i < n; i++) ct__decref(dl->slot[i]);
+                dl->slot_full = 0;
+            }
+            dl->requested = k;
+            pthread_cond_broadcast(&dl->cv);
+        }
+        while (!dl->slot_full) pthread_cond_wait(&dl->cv, &dl->mu);
+        int err = dl->slot_err;
+        if (!err) for (int i = 0; i < n; i++) dl->cur[i] = dl->slot[i];
+        dl->slot_full = 0;
+        if (dl->next_batch < dl->nbatches) {   /* start on the next one while the caller works */
+            dl->requested = dl->next_batch;
+            pthread_cond_broadcast(&dl->cv);
+        }
+        pthread_mutex_unlock(&dl->mu);
+        if (err) { ct_set_error(CT_ERR_MEMORY, "DataLoader: %s", dl->slot_msg); return -1; }
+    } else
+#endif
+    {
+        if (ct__dl_build(dl, k, dl->cur)) return -1;
+    }
+    dl->have_cur = 1;
+    b->n = n;
+    for (int i = 0; i < n; i++) b->items[i] = dl->cur[i];
+    b->x = b->items[0];
+    b->y = n > 1 ? b->items[1] : NULL;
+    b->index = k;
+    return 1;
+}
+CTENSOR_API void ct_dataloader_free(ct_dataloader *dl) {
+    if (!dl) return;
+#ifdef CT__HAVE_PTHREADS
+    if (dl->running) {
+        pthread_mutex_lock(&dl->mu);
+        dl->stop = 1;
+        pthread_cond_broadcast(&dl->cv);
+        pthread_mutex_unlock(&dl->mu);
+        pthread_join(dl->thread, NULL);
+        if (dl->slot_full && !dl->slot_err)
+            for (int i = 0; i < dl->ds->n; i++) ct__decref(dl->slot[i]);
+        pthread_mutex_destroy(&dl->mu);
+        pthread_cond_destroy(&dl->cv);
+    }
+#endif
+    ct__dl_drop_current(dl);
+    CT_FREE(dl->order);
+    CT_FREE(dl);
+}
+
+/* [section: data-impl] */
+
+#ifdef __NVCC__
+#  pragma nv_diag_default 550
+#endif
+#endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_NN_IMPLEMENTATION */
