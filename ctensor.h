@@ -1964,227 +1964,227 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
    -------------------------------------------------------------------------- */
 /* creation and conversion */
 #define CT__OPS_CREATE(X)                                                                                     \
-    X(FILL, "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
-    X(COPY, "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "to", "ToCopyBackward0", 1, 1, 0, ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
-    X(CLONE, "clone", "CloneBackward0", 1, 1, 0, ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
-    X(ARANGE, "arange", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
-    X(LINSPACE, "linspace", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
-    X(EYE, "eye", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
-    X(FULL, "full", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
+    X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
+    X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, 0, "", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
+    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
+    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
+    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
+    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
 
 /* views: outputs share storage with input 0 */
 #define CT__OPS_VIEW(X)                                                                                                      \
-    X(AS_STRIDED, "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_NONE) \
-    X(VIEW, "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
-    X(PERMUTE, "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
-    X(EXPAND, "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
-    X(SLICE, "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
-    X(SELECT, "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
-    X(DIAGONAL, "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
-    X(ALIAS, "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
-    X(STRIDED_SCATTER, "as_strided_scatter", "AsStridedScatterBackward0", 1, 1, 0, ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
+    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_NONE) \
+    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
+    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
+    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
+    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
+    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
+    X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
+    X(ALIAS, "aten::alias", "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
+    X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 1, 1, 0, "", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
 #define CT__OPS_UNARY(X)                                                                                          \
-    X(NEG, "neg", "NegBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_neg, CT__SAVE_NONE)   \
-    X(ABS, "abs", "AbsBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_abs, CT__SAVE_IN(0)) \
-    X(SIGN, "sign", "SignBackward0", 1, 1, 0, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)            \
-    X(EXP, "exp", "ExpBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_exp, CT__SAVE_OUT(0))   \
-    X(EXP2, "exp2", "Exp2Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_exp2, CT__SAVE_OUT(0)) \
-    X(EXPM1, "expm1", "Expm1Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_expm1, CT__SAVE_OUT(0)) \
-    X(LOG, "log", "LogBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log, CT__SAVE_IN(0))    \
-    X(LOG2, "log2", "Log2Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log2, CT__SAVE_IN(0)) \
-    X(LOG10, "log10", "Log10Backward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log10, CT__SAVE_IN(0)) \
-    X(LOG1P, "log1p", "Log1PBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_log1p, CT__SAVE_IN(0)) \
-    X(SQRT, "sqrt", "SqrtBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sqrt, CT__SAVE_OUT(0)) \
-    X(RSQRT, "rsqrt", "RsqrtBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_rsqrt, CT__SAVE_OUT(0)) \
-    X(RECIPROCAL, "reciprocal", "ReciprocalBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_reciprocal, CT__SAVE_OUT(0)) \
-    X(SQUARE, "square", "PowBackward0", 1, 1, 0, ct__meta_unary, ct__k_unary, ct__bw_square, CT__SAVE_IN(0))       \
-    X(SIN, "sin", "SinBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sin, CT__SAVE_IN(0))    \
-    X(COS, "cos", "CosBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_cos, CT__SAVE_IN(0))    \
-    X(TAN, "tan", "TanBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_tan, CT__SAVE_OUT(0))   \
-    X(ASIN, "asin", "AsinBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_asin, CT__SAVE_IN(0)) \
-    X(ACOS, "acos", "AcosBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_acos, CT__SAVE_IN(0)) \
-    X(ATAN, "atan", "AtanBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_atan, CT__SAVE_IN(0)) \
-    X(SINH, "sinh", "SinhBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sinh, CT__SAVE_IN(0)) \
-    X(COSH, "cosh", "CoshBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_cosh, CT__SAVE_IN(0)) \
-    X(TANH, "tanh", "TanhBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_tanh, CT__SAVE_OUT(0)) \
-    X(SIGMOID, "sigmoid", "SigmoidBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_sigmoid, CT__SAVE_OUT(0)) \
-    X(LOGSIGMOID, "logsigmoid", "LogSigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_logsigmoid, CT__SAVE_IN(0)) \
-    X(RELU, "relu", "ReluBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_relu, CT__SAVE_OUT(0)) \
-    X(RELU6, "relu6", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_relu6, CT__SAVE_IN(0)) \
-    X(SELU, "selu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_selu, CT__SAVE_IN(0)) \
-    X(SILU, "silu", "SiluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_silu, CT__SAVE_IN(0)) \
-    X(MISH, "mish", "MishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_mish, CT__SAVE_IN(0)) \
-    X(HARDSIGMOID, "hardsigmoid", "HardsigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_hardsigmoid, CT__SAVE_IN(0)) \
-    X(HARDSWISH, "hardswish", "HardswishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_hardswish, CT__SAVE_IN(0)) \
-    X(ERF, "erf", "ErfBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_erf, CT__SAVE_IN(0))   \
-    X(ERFC, "erfc", "ErfcBackward0", 1, 1, CT__OPF_FLOAT, ct__meta_unary, ct__k_unary, ct__bw_erfc, CT__SAVE_IN(0)) \
-    X(FLOOR, "floor", "FloorBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(CEIL, "ceil", "CeilBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(ROUND, "round", "RoundBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(TRUNC, "trunc", "TruncBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(FRAC, "frac", "FracBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_identity, CT__SAVE_NONE) \
-    X(ISNAN, "isnan", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISINF, "isinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISFINITE, "isfinite", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISPOSINF, "isposinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISNEGINF, "isneginf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(SIGNBIT, "signbit", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGICAL_NOT, "logical_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(BITWISE_NOT, "bitwise_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(LEAKY_RELU, "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
-    X(ELU, "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
-    X(CELU, "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
-    X(GELU, "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
-    X(SOFTPLUS, "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
-    X(HARDTANH, "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
-    X(THRESHOLD, "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
-    X(NAN_TO_NUM, "nan_to_num", "NanToNumBackward0", 1, 1, 0, ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
-    X(CLAMP, "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
-    X(POW_SCALAR, "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
-    X(RPOW_SCALAR, "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
-    X(ROUND_DECIMALS, "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
+    X(NEG, "aten::neg", "neg", "NegBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_neg, CT__SAVE_NONE)   \
+    X(ABS, "aten::abs", "abs", "AbsBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_abs, CT__SAVE_IN(0)) \
+    X(SIGN, "aten::sign", "sign", "SignBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)            \
+    X(EXP, "aten::exp", "exp", "ExpBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_exp, CT__SAVE_OUT(0))   \
+    X(EXP2, "aten::exp2", "exp2", "Exp2Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_exp2, CT__SAVE_OUT(0)) \
+    X(EXPM1, "aten::expm1", "expm1", "Expm1Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_expm1, CT__SAVE_OUT(0)) \
+    X(LOG, "aten::log", "log", "LogBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log, CT__SAVE_IN(0))    \
+    X(LOG2, "aten::log2", "log2", "Log2Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log2, CT__SAVE_IN(0)) \
+    X(LOG10, "aten::log10", "log10", "Log10Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log10, CT__SAVE_IN(0)) \
+    X(LOG1P, "aten::log1p", "log1p", "Log1PBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log1p, CT__SAVE_IN(0)) \
+    X(SQRT, "aten::sqrt", "sqrt", "SqrtBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sqrt, CT__SAVE_OUT(0)) \
+    X(RSQRT, "aten::rsqrt", "rsqrt", "RsqrtBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_rsqrt, CT__SAVE_OUT(0)) \
+    X(RECIPROCAL, "aten::reciprocal", "reciprocal", "ReciprocalBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_reciprocal, CT__SAVE_OUT(0)) \
+    X(SQUARE, "aten::square", "square", "PowBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_square, CT__SAVE_IN(0))       \
+    X(SIN, "aten::sin", "sin", "SinBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sin, CT__SAVE_IN(0))    \
+    X(COS, "aten::cos", "cos", "CosBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_cos, CT__SAVE_IN(0))    \
+    X(TAN, "aten::tan", "tan", "TanBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_tan, CT__SAVE_OUT(0))   \
+    X(ASIN, "aten::asin", "asin", "AsinBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_asin, CT__SAVE_IN(0)) \
+    X(ACOS, "aten::acos", "acos", "AcosBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_acos, CT__SAVE_IN(0)) \
+    X(ATAN, "aten::atan", "atan", "AtanBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_atan, CT__SAVE_IN(0)) \
+    X(SINH, "aten::sinh", "sinh", "SinhBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sinh, CT__SAVE_IN(0)) \
+    X(COSH, "aten::cosh", "cosh", "CoshBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_cosh, CT__SAVE_IN(0)) \
+    X(TANH, "aten::tanh", "tanh", "TanhBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_tanh, CT__SAVE_OUT(0)) \
+    X(SIGMOID, "aten::sigmoid", "sigmoid", "SigmoidBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sigmoid, CT__SAVE_OUT(0)) \
+    X(LOGSIGMOID, "aten::log_sigmoid", "logsigmoid", "LogSigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_logsigmoid, CT__SAVE_IN(0)) \
+    X(RELU, "aten::relu", "relu", "ReluBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_relu, CT__SAVE_OUT(0)) \
+    X(RELU6, "aten::relu6", "relu6", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_relu6, CT__SAVE_IN(0)) \
+    X(SELU, "aten::selu", "selu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_selu, CT__SAVE_IN(0)) \
+    X(SILU, "aten::silu", "silu", "SiluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_silu, CT__SAVE_IN(0)) \
+    X(MISH, "aten::mish", "mish", "MishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_mish, CT__SAVE_IN(0)) \
+    X(HARDSIGMOID, "aten::hardsigmoid", "hardsigmoid", "HardsigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardsigmoid, CT__SAVE_IN(0)) \
+    X(HARDSWISH, "aten::hardswish", "hardswish", "HardswishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardswish, CT__SAVE_IN(0)) \
+    X(ERF, "aten::erf", "erf", "ErfBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_erf, CT__SAVE_IN(0))   \
+    X(ERFC, "aten::erfc", "erfc", "ErfcBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_erfc, CT__SAVE_IN(0)) \
+    X(FLOOR, "aten::floor", "floor", "FloorBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(CEIL, "aten::ceil", "ceil", "CeilBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(ROUND, "aten::round", "round", "RoundBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(TRUNC, "aten::trunc", "trunc", "TruncBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
+    X(FRAC, "aten::frac", "frac", "FracBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_identity, CT__SAVE_NONE) \
+    X(ISNAN, "aten::isnan", "isnan", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISINF, "aten::isinf", "isinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISFINITE, "aten::isfinite", "isfinite", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISPOSINF, "aten::isposinf", "isposinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(ISNEGINF, "aten::isneginf", "isneginf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(SIGNBIT, "aten::signbit", "signbit", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_NOT, "aten::logical_not", "logical_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_NOT, "aten::bitwise_not", "bitwise_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
+    X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
+    X(CELU, "aten::celu", "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
+    X(GELU, "aten::gelu", "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
+    X(SOFTPLUS, "aten::softplus", "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
+    X(HARDTANH, "aten::hardtanh", "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
+    X(THRESHOLD, "aten::threshold", "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
+    X(NAN_TO_NUM, "aten::nan_to_num", "nan_to_num", "NanToNumBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
+    X(CLAMP, "aten::clamp", "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
+    X(POW_SCALAR, "aten::pow.Tensor_Scalar", "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
+    X(RPOW_SCALAR, "aten::pow.Scalar", "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
+    X(ROUND_DECIMALS, "aten::round.decimals", "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
 
 /* elementwise binary with broadcasting: loops in CT__BINARY_LOOPS */
 #define CT__OPS_BINARY(X)                                                                                             \
-    X(ADD, "add", "AddBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
-    X(SUB, "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
-    X(MUL, "mul", "MulBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(DIV, "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(DIV_TRUNC, "div", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
-    X(DIV_FLOOR, "floor_divide", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
-    X(REMAINDER, "remainder", "RemainderBackward0", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_remainder, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(FMOD, "fmod", "FmodBackward0", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_fmod, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(POW, "pow", "PowBackward1", 2, 1, CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_pow, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
-    X(ATAN2, "atan2", "Atan2Backward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_atan2, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(MAXIMUM, "maximum", "MaximumBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_maximum, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(MINIMUM, "minimum", "MinimumBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_minimum, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(FMAX, "fmax", "FmaxBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_fmax, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(FMIN, "fmin", "FminBackward0", 2, 1, 0, ct__meta_binary, ct__k_binary, ct__bw_fmin, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(HYPOT, "hypot", "HypotBackward0", 2, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_hypot, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
-    X(COPYSIGN, "copysign", "CopysignBackward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_copysign, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(XLOGY, "xlogy", "XlogyBackward0", 2, 1, CT__OPF_FLOAT, ct__meta_binary, ct__k_binary, ct__bw_xlogy, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(EQ, "eq", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(NE, "ne", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(LT, "lt", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(LE, "le", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(GT, "gt", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(GE, "ge", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGICAL_AND, "logical_and", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGICAL_OR, "logical_or", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGICAL_XOR, "logical_xor", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(BITWISE_AND, "bitwise_and", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(BITWISE_OR, "bitwise_or", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(BITWISE_XOR, "bitwise_xor", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(LSHIFT, "bitwise_left_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
-    X(RSHIFT, "bitwise_right_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE)
+    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
+    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
+    X(MUL, "aten::mul.Tensor", "mul", "MulBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(DIV, "aten::div.Tensor", "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(DIV_TRUNC, "ct::div_trunc", "div", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
+    X(DIV_FLOOR, "aten::floor_divide", "floor_divide", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
+    X(REMAINDER, "aten::remainder.Tensor", "remainder", "RemainderBackward0", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_remainder, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(FMOD, "aten::fmod.Tensor", "fmod", "FmodBackward0", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_fmod, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(POW, "aten::pow.Tensor_Tensor", "pow", "PowBackward1", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_pow, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(ATAN2, "aten::atan2", "atan2", "Atan2Backward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_atan2, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MAXIMUM, "aten::maximum", "maximum", "MaximumBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_maximum, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MINIMUM, "aten::minimum", "minimum", "MinimumBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_minimum, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(FMAX, "aten::fmax", "fmax", "FmaxBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_fmax, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(FMIN, "aten::fmin", "fmin", "FminBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_fmin, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(HYPOT, "aten::hypot", "hypot", "HypotBackward0", 2, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_hypot, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(COPYSIGN, "aten::copysign.Tensor", "copysign", "CopysignBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_copysign, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(XLOGY, "aten::xlogy.Tensor", "xlogy", "XlogyBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_xlogy, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(EQ, "aten::eq.Tensor", "eq", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(NE, "aten::ne.Tensor", "ne", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LT, "aten::lt.Tensor", "lt", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LE, "aten::le.Tensor", "le", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(GT, "aten::gt.Tensor", "gt", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(GE, "aten::ge.Tensor", "ge", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_AND, "aten::logical_and", "logical_and", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_OR, "aten::logical_or", "logical_or", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGICAL_XOR, "aten::logical_xor", "logical_xor", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_AND, "aten::bitwise_and.Tensor", "bitwise_and", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_OR, "aten::bitwise_or.Tensor", "bitwise_or", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(BITWISE_XOR, "aten::bitwise_xor.Tensor", "bitwise_xor", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(LSHIFT, "aten::bitwise_left_shift.Tensor", "bitwise_left_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE) \
+    X(RSHIFT, "aten::bitwise_right_shift.Tensor", "bitwise_right_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE)
 
 /* elementwise with three or more inputs */
 #define CT__OPS_TERNARY(X)                                                                                            \
-    X(WHERE, "where", "WhereBackward0", 3, 1, 0, ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0))          \
-    X(LERP, "lerp", "LerpBackward1", 3, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_lerp, CT__SAVE_ALL_IN) \
-    X(ADDCMUL, "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(ADDCDIV, "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(CLAMP_T, "clamp", "ClampBackward0", 3, 1, CT__OPF_NO_BOOL, ct__meta_ternary, ct__k_ternary, ct__bw_clamp_t, CT__SAVE_ALL_IN) \
-    X(MASKED_FILL, "masked_fill", "MaskedFillBackward0", 3, 1, 0, ct__meta_masked_fill, ct__k_ternary, ct__bw_masked_fill, CT__SAVE_IN(1))
+    X(WHERE, "aten::where.self", "where", "WhereBackward0", 3, 1, 0, "", ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0))          \
+    X(LERP, "aten::lerp.Tensor", "lerp", "LerpBackward1", 3, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_lerp, CT__SAVE_ALL_IN) \
+    X(ADDCMUL, "aten::addcmul", "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDCDIV, "aten::addcdiv", "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(CLAMP_T, "aten::clamp.Tensor", "clamp", "ClampBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_clamp_t, CT__SAVE_ALL_IN) \
+    X(MASKED_FILL, "aten::masked_fill.Tensor", "masked_fill", "MaskedFillBackward0", 3, 1, 0, "", ct__meta_masked_fill, ct__k_ternary, ct__bw_masked_fill, CT__SAVE_IN(1))
 
 /* reductions */
 #define CT__OPS_REDUCE(X)                                                                                          \
-    X(SUM, "sum", "SumBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
-    X(MEAN, "mean", "MeanBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
-    X(NANSUM, "nansum", "NansumBackward0", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
-    X(PROD, "prod", "ProdBackward1", 1, 1, 0, ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(VAR, "var", "VarBackward0", 1, 1, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
-    X(STD, "std", "StdBackward0", 1, 1, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(VAR_MEAN, "var_mean", "VarMeanBackward0", 1, 2, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
-    X(STD_MEAN, "std_mean", "StdMeanBackward0", 1, 2, 0, ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(AMAX, "amax", "AmaxBackward0", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(AMIN, "amin", "AminBackward0", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(MAX, "max", "MaxBackward1", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(MIN, "min", "MinBackward1", 1, 1, 0, ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(MAX_DIM, "max", "MaxBackward0", 1, 2, 0, ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MIN_DIM, "min", "MinBackward0", 1, 2, 0, ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(ARGMAX, "argmax", "", 1, 1, CT__OPF_NONDIFF, ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
-    X(ARGMIN, "argmin", "", 1, 1, CT__OPF_NONDIFF, ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGSUMEXP, "logsumexp", "LogsumexpBackward0", 1, 1, 0, ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(ALL, "all", "", 1, 1, CT__OPF_NONDIFF, ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(ANY, "any", "", 1, 1, CT__OPF_NONDIFF, ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(COUNT_NONZERO, "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(NORM, "norm", "NormBackward1", 1, 1, 0, ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(SOFTMAX, "softmax", "SoftmaxBackward0", 1, 1, 0, ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
-    X(LOG_SOFTMAX, "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
-    X(SOFTMAX_BACKWARD, "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
-    X(LOG_SOFTMAX_BACKWARD, "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
-    X(CUMSUM, "cumsum", "CumsumBackward0", 1, 1, 0, ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
-    X(CUMPROD, "cumprod", "CumprodBackward0", 1, 1, 0, ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(CUMMAX, "cummax", "CummaxBackward0", 1, 2, 0, ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
-    X(CUMMIN, "cummin", "CumminBackward0", 1, 2, 0, ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
-    X(SORT, "sort", "SortBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(TOPK, "topk", "TopkBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(KTHVALUE, "kthvalue", "KthvalueBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MEDIAN_DIM, "median", "MedianBackward1", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MODE, "mode", "ModeBackward0", 1, 2, 0, ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MEDIAN, "median", "MedianBackward0", 1, 1, 0, ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(RGATHER, "gather", "GatherBackward0", 2, 1, 0, ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
-    X(RSCATTER_ADD, "scatter_add", "ScatterAddBackward0", 2, 1, 0, ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
+    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
+    X(MEAN, "aten::mean.dim", "mean", "MeanBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
+    X(NANSUM, "aten::nansum", "nansum", "NansumBackward0", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
+    X(PROD, "aten::prod.dim_int", "prod", "ProdBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR, "aten::var.correction", "var", "VarBackward0", 1, 1, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD, "aten::std.correction", "std", "StdBackward0", 1, 1, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR_MEAN, "aten::var_mean.correction", "var_mean", "VarMeanBackward0", 1, 2, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD_MEAN, "aten::std_mean.correction", "std_mean", "StdMeanBackward0", 1, 2, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMAX, "aten::amax", "amax", "AmaxBackward0", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMIN, "aten::amin", "amin", "AminBackward0", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(MAX, "aten::max", "max", "MaxBackward1", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(MIN, "aten::min", "min", "MinBackward1", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(MAX_DIM, "aten::max.dim", "max", "MaxBackward0", 1, 2, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MIN_DIM, "aten::min.dim", "min", "MinBackward0", 1, 2, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(ARGMAX, "aten::argmax", "argmax", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(ARGMIN, "aten::argmin", "argmin", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGSUMEXP, "aten::logsumexp", "logsumexp", "LogsumexpBackward0", 1, 1, 0, "", ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(ALL, "aten::all.dim", "all", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(ANY, "aten::any.dim", "any", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(COUNT_NONZERO, "aten::count_nonzero.dim_IntList", "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(NORM, "aten::norm.ScalarOpt_dim", "norm", "NormBackward1", 1, 1, 0, "", ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SOFTMAX, "aten::_softmax", "softmax", "SoftmaxBackward0", 1, 1, 0, "", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(LOG_SOFTMAX, "aten::_log_softmax", "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, "", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(SOFTMAX_BACKWARD, "aten::_softmax_backward_data", "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, "", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(LOG_SOFTMAX_BACKWARD, "aten::_log_softmax_backward_data", "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, "", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(CUMSUM, "aten::cumsum", "cumsum", "CumsumBackward0", 1, 1, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
+    X(CUMPROD, "aten::cumprod", "cumprod", "CumprodBackward0", 1, 1, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(CUMMAX, "aten::cummax", "cummax", "CummaxBackward0", 1, 2, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(CUMMIN, "aten::cummin", "cummin", "CumminBackward0", 1, 2, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(SORT, "aten::sort.stable", "sort", "SortBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(TOPK, "aten::topk", "topk", "TopkBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(RGATHER, "ct::gather_rows", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
+    X(RSCATTER_ADD, "ct::scatter_add_rows", "scatter_add", "ScatterAddBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)                                                                                            \
-    X(INDEX_SELECT, "index_select", "IndexSelectBackward0", 2, 1, 0, ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
-    X(GATHER, "gather", "GatherBackward0", 2, 1, 0, ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
-    X(SCATTER, "scatter", "ScatterBackward0", 3, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
-    X(SCATTER_VALUE, "scatter", "ScatterBackward1", 2, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
-    X(SCATTER_ADD, "scatter_add", "ScatterAddBackward0", 3, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
-    X(SCATTER_REDUCE, "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
+    X(INDEX_SELECT, "aten::index_select", "index_select", "IndexSelectBackward0", 2, 1, 0, "", ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
+    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
+    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
+    X(SCATTER_VALUE, "aten::scatter.value", "scatter", "ScatterBackward1", 2, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
+    X(SCATTER_ADD, "aten::scatter_add", "scatter_add", "ScatterAddBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
+    X(SCATTER_REDUCE, "aten::scatter_reduce.two", "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0))                                          \
-    X(INDEX_ADD, "index_add", "IndexAddBackward0", 3, 1, 0, ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
-    X(INDEX_COPY, "index_copy", "IndexCopyBackward0", 3, 1, 0, ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
-    X(INDEX_FILL, "index_fill", "IndexFillBackward0", 2, 1, 0, ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
-    X(INDEX, "index", "IndexBackward0", -1, 1, 0, ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
-    X(INDEX_PUT, "index_put", "IndexPutBackward0", -1, 1, 0, ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
-    X(MASKED_SELECT, "masked_select", "MaskedSelectBackward0", 2, 1, 0, ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
-    X(MASKED_SCATTER, "masked_scatter", "MaskedScatterBackward0", 3, 1, 0, ct__meta_masked_scatter, ct__k_masked_scatter, ct__bw_masked_scatter, CT__SAVE_IN(1)) \
-    X(NONZERO, "nonzero", "", 1, 1, CT__OPF_NONDIFF, ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
-    X(TAKE, "take", "TakeBackward0", 2, 1, 0, ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1))                \
-    X(CAT, "cat", "CatBackward0", -1, 1, 0, ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
-    X(STACK, "stack", "StackBackward0", -1, 1, 0, ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
-    X(FLIP, "flip", "FlipBackward0", 1, 1, 0, ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
-    X(ROLL, "roll", "RollBackward0", 1, 1, 0, ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
-    X(REPEAT, "repeat", "RepeatBackward0", 1, 1, 0, ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
-    X(REPEAT_INTERLEAVE, "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF, ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
-    X(TRIL, "tril", "TrilBackward0", 1, 1, 0, ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(TRIU, "triu", "TriuBackward0", 1, 1, 0, ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(DIAG_EMBED, "diag_embed", "DiagEmbedBackward0", 1, 1, 0, ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
-    X(ONE_HOT, "one_hot", "", 1, 1, CT__OPF_NONDIFF, ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
-    X(CONSTANT_PAD, "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
-    X(REFLECTION_PAD, "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(REPLICATION_PAD, "replication_pad", "ReplicationPadBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(CIRCULAR_PAD, "circular_pad", "CircularPadBackward0", 1, 1, 0, ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(PAD_BACKWARD, "pad_backward", "PadBackwardBackward0", 1, 1, 0, ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
+    X(INDEX_ADD, "aten::index_add", "index_add", "IndexAddBackward0", 3, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
+    X(INDEX_COPY, "aten::index_copy", "index_copy", "IndexCopyBackward0", 3, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
+    X(INDEX_FILL, "aten::index_fill.int_Scalar", "index_fill", "IndexFillBackward0", 2, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
+    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
+    X(INDEX_PUT, "aten::index_put", "index_put", "IndexPutBackward0", -1, 1, 0, "", ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
+    X(MASKED_SELECT, "aten::masked_select", "masked_select", "MaskedSelectBackward0", 2, 1, 0, "", ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
+    X(MASKED_SCATTER, "aten::masked_scatter", "masked_scatter", "MaskedScatterBackward0", 3, 1, 0, "", ct__meta_masked_scatter, ct__k_masked_scatter, ct__bw_masked_scatter, CT__SAVE_IN(1)) \
+    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
+    X(TAKE, "aten::take", "take", "TakeBackward0", 2, 1, 0, "", ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1))                \
+    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
+    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
+    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
+    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
+    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
+    X(REPEAT_INTERLEAVE, "aten::repeat_interleave.self_int", "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
+    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(DIAG_EMBED, "aten::diag_embed", "diag_embed", "DiagEmbedBackward0", 1, 1, 0, "", ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
+    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
+    X(CONSTANT_PAD, "aten::constant_pad_nd", "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
+    X(REFLECTION_PAD, "ct::reflection_pad", "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(REPLICATION_PAD, "ct::replication_pad", "replication_pad", "ReplicationPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(CIRCULAR_PAD, "ct::circular_pad", "circular_pad", "CircularPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(PAD_BACKWARD, "ct::pad_backward", "pad_backward", "PadBackwardBackward0", 1, 1, 0, "", ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
 
 /* matrix products */
 #define CT__OPS_BLAS(X)                                                                                            \
-    X(MM, "mm", "MmBackward0", 2, 1, 0, ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
-    X(BMM, "bmm", "BmmBackward0", 2, 1, 0, ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))        \
-    X(ADDMM, "addmm", "AddmmBackward0", 3, 1, 0, ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(BADDBMM, "baddbmm", "BaddbmmBackward0", 3, 1, 0, ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(ADDMV, "addmv", "AddmvBackward0", 3, 1, 0, ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(MV, "mv", "MvBackward0", 2, 1, 0, ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1))           \
-    X(DOT, "dot", "DotBackward0", 2, 1, 0, ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))      \
-    X(VDOT, "vdot", "VdotBackward0", 2, 1, 0, ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+    X(MM, "aten::mm", "mm", "MmBackward0", 2, 1, 0, "", ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
+    X(BMM, "aten::bmm", "bmm", "BmmBackward0", 2, 1, 0, "", ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))        \
+    X(ADDMM, "aten::addmm", "addmm", "AddmmBackward0", 3, 1, 0, "", ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(BADDBMM, "aten::baddbmm", "baddbmm", "BaddbmmBackward0", 3, 1, 0, "", ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDMV, "aten::addmv", "addmv", "AddmvBackward0", 3, 1, 0, "", ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(MV, "aten::mv", "mv", "MvBackward0", 2, 1, 0, "", ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1))           \
+    X(DOT, "aten::dot", "dot", "DotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))      \
+    X(VDOT, "aten::vdot", "vdot", "VdotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
-    X(UNIFORM_, "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
-    X(NORMAL_, "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDOM_, "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
-    X(BERNOULLI_, "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
-    X(BERNOULLI_TENSOR_, "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
-    X(EXPONENTIAL_, "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDPERM, "randperm", "", 0, 1, CT__OPF_NONDIFF, ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
-    X(MULTINOMIAL, "multinomial", "", 1, 1, CT__OPF_NONDIFF, ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
+    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
+    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
+    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -2198,14 +2198,14 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     CT__OPS_RANDOM(X)
 
 enum {
-#define CT__X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__OP_##E,
+#define CT__X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__OP_##E,
     CT__OPS(CT__X_ENUM)
 #undef CT__X_ENUM
     CT__NUM_OPS
 };
 
 /* Prototypes of every function the table names (repeats are harmless). */
-#define CT__X_PROTO(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+#define CT__X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
     static int meta(ct__call *c);                                                  \
     static int kernel(ct__call *c);                                                \
     static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
@@ -2213,10 +2213,12 @@ CT__OPS(CT__X_PROTO)
 #undef CT__X_PROTO
 
 typedef struct ct__opdef {
-    const char *name;
+    const char *sname;             /* the stable schema name: "aten::add.Tensor", "ct::div_trunc" */
+    const char *name;              /* the short name used in messages: "add" */
     const char *bw_name;
     int16_t nin, nout;
     uint32_t flags;
+    const char *attrs;             /* the typed attribute schema (see ct__attr_parse) */
     ct__meta_fn meta;
     ct__kernel_fn kernel;
     ct__backward_fn backward;
@@ -2224,8 +2226,8 @@ typedef struct ct__opdef {
 } ct__opdef;
 
 static const ct__opdef ct__ops[CT__NUM_OPS] = {
-#define CT__X_DEF(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
-    {name, bw, nin, nout, flags, meta, kernel, backward, save},
+#define CT__X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
+    {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
     CT__OPS(CT__X_DEF)
 #undef CT__X_DEF
 };

@@ -234,38 +234,38 @@ typedef int ct__la_int;            /* lapack_int (LP64) */
 
 /* The op list of this header, in ctensor's X-macro format. */
 #define CT__LA_OPS(X)                                                                                                        \
-    X(CHOLESKY, "linalg_cholesky_ex", "LinalgCholeskyExBackward0", 1, 2, 0, ct__la_meta_square_info, ct__la_k_cholesky, ct__la_bw_cholesky, CT__SAVE_OUT(0)) \
-    X(INV, "linalg_inv_ex", "LinalgInvExBackward0", 1, 2, 0, ct__la_meta_square_info, ct__la_k_inv, ct__la_bw_inv, CT__SAVE_OUT(0))                              \
-    X(SOLVE, "linalg_solve_ex", "LinalgSolveExBackward0", 2, 2, 0, ct__la_meta_solve, ct__la_k_solve, ct__la_bw_solve, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(SOLVE_TRI, "linalg_solve_triangular", "LinalgSolveTriangularBackward0", 2, 1, 0, ct__la_meta_solve_tri, ct__la_k_solve_tri, ct__la_bw_solve_tri, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(LU_FACTOR, "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
-    X(LU_SOLVE, "linalg_lu_solve", "LinalgLuSolveBackward0", 3, 1, 0, ct__la_meta_lu_solve, ct__la_k_lu_solve, ct__la_bw_lu_solve, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
-    X(DET, "linalg_det", "LinalgDetBackward0", 1, 1, 0, ct__la_meta_det, ct__la_k_det, ct__la_bw_det, CT__SAVE_IN(0) | CT__SAVE_OUT(0))        \
-    X(SLOGDET, "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0)) \
-    X(CHOL_SOLVE, "cholesky_solve", "CholeskySolveBackward0", 2, 1, 0, ct__la_meta_chol_solve, ct__la_k_chol_solve, ct__la_bw_chol_solve, CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
-    X(CHOL_INV, "cholesky_inverse", "CholeskyInverseBackward0", 1, 1, 0, ct__la_meta_chol_inv, ct__la_k_chol_inv, ct__la_bw_chol_inv, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(QR, "linalg_qr", "LinalgQrBackward0", 1, 2, 0, ct__la_meta_qr, ct__la_k_qr, ct__la_bw_qr, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))             \
-    X(EIGH, "linalg_eigh", "LinalgEighBackward0", 1, 2, 0, ct__la_meta_eigh, ct__la_k_eigh, ct__la_bw_eigh, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))   \
-    X(EIG, "linalg_eig", "LinalgEigBackward0", 1, 2, 0, ct__la_meta_eig, ct__la_k_eig, ct__la_bw_eig, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))        \
-    X(SVD, "linalg_svd", "LinalgSvdBackward0", 1, 3, 0, ct__la_meta_svd, ct__la_k_svd, ct__la_bw_svd, CT__SAVE_OUT(0) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2)) \
-    X(LSTSQ, "linalg_lstsq", "LinalgLstsqBackward0", 2, 4, 0, ct__la_meta_lstsq, ct__la_k_lstsq, ct__la_bw_lstsq, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(HOUSEHOLDER, "linalg_householder_product", "LinalgHouseholderProductBackward0", 2, 1, 0, ct__la_meta_householder, ct__la_k_householder, ct__la_bw_householder, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(PINV, "linalg_pinv", "LinalgPinvBackward0", 1, 1, 0, ct__la_meta_pinv, ct__la_k_pinv, ct__la_bw_pinv, CT__SAVE_IN(0) | CT__SAVE_OUT(0))  \
-    X(MATRIX_EXP, "linalg_matrix_exp", "LinalgMatrixExpBackward0", 1, 1, 0, ct__la_meta_matrix_exp, ct__la_k_matrix_exp, ct__la_bw_matrix_exp, CT__SAVE_IN(0)) \
-    X(VECTOR_NORM, "linalg_vector_norm", "LinalgVectorNormBackward0", 1, 1, 0, ct__la_meta_vector_norm, ct__la_k_vector_norm, ct__la_bw_vector_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(CROSS, "linalg_cross", "LinalgCrossBackward0", 2, 1, 0, ct__la_meta_cross, ct__la_k_cross, ct__la_bw_cross, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(VANDER, "linalg_vander", "LinalgVanderBackward0", 1, 1, 0, ct__la_meta_vander, ct__la_k_vander, ct__la_bw_vander, CT__SAVE_OUT(0))     \
-    X(PROD_OTHERS, "linalg_prod_others", "LinalgProdOthersBackward0", 1, 1, 0, ct__la_meta_same, ct__la_k_prod_others, ct__la_bw_prod_others, CT__SAVE_IN(0)) \
-    X(VIEW_AS_REAL, "view_as_real", "ViewAsRealBackward0", 1, 1, CT__OPF_VIEW, ct__la_meta_view_as_real, ct__la_k_view_as_real, ct__la_bw_view_as_real, CT__SAVE_NONE) \
-    X(VIEW_AS_COMPLEX, "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, ct__la_meta_view_as_complex, ct__la_k_view_as_complex, ct__la_bw_view_as_complex, CT__SAVE_NONE)
+    X(CHOLESKY, "aten::linalg_cholesky_ex", "linalg_cholesky_ex", "LinalgCholeskyExBackward0", 1, 2, 0, "", ct__la_meta_square_info, ct__la_k_cholesky, ct__la_bw_cholesky, CT__SAVE_OUT(0)) \
+    X(INV, "aten::linalg_inv_ex", "linalg_inv_ex", "LinalgInvExBackward0", 1, 2, 0, "", ct__la_meta_square_info, ct__la_k_inv, ct__la_bw_inv, CT__SAVE_OUT(0))                              \
+    X(SOLVE, "aten::linalg_solve_ex", "linalg_solve_ex", "LinalgSolveExBackward0", 2, 2, 0, "", ct__la_meta_solve, ct__la_k_solve, ct__la_bw_solve, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SOLVE_TRI, "aten::linalg_solve_triangular", "linalg_solve_triangular", "LinalgSolveTriangularBackward0", 2, 1, 0, "", ct__la_meta_solve_tri, ct__la_k_solve_tri, ct__la_bw_solve_tri, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(LU_FACTOR, "aten::linalg_lu_factor_ex", "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, "", ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
+    X(LU_SOLVE, "aten::linalg_lu_solve", "linalg_lu_solve", "LinalgLuSolveBackward0", 3, 1, 0, "", ct__la_meta_lu_solve, ct__la_k_lu_solve, ct__la_bw_lu_solve, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(DET, "aten::linalg_det", "linalg_det", "LinalgDetBackward0", 1, 1, 0, "", ct__la_meta_det, ct__la_k_det, ct__la_bw_det, CT__SAVE_IN(0) | CT__SAVE_OUT(0))        \
+    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, "", ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0)) \
+    X(CHOL_SOLVE, "aten::cholesky_solve", "cholesky_solve", "CholeskySolveBackward0", 2, 1, 0, "", ct__la_meta_chol_solve, ct__la_k_chol_solve, ct__la_bw_chol_solve, CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(CHOL_INV, "aten::cholesky_inverse", "cholesky_inverse", "CholeskyInverseBackward0", 1, 1, 0, "", ct__la_meta_chol_inv, ct__la_k_chol_inv, ct__la_bw_chol_inv, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(QR, "aten::linalg_qr", "linalg_qr", "LinalgQrBackward0", 1, 2, 0, "", ct__la_meta_qr, ct__la_k_qr, ct__la_bw_qr, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))             \
+    X(EIGH, "aten::linalg_eigh", "linalg_eigh", "LinalgEighBackward0", 1, 2, 0, "", ct__la_meta_eigh, ct__la_k_eigh, ct__la_bw_eigh, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))   \
+    X(EIG, "aten::linalg_eig", "linalg_eig", "LinalgEigBackward0", 1, 2, 0, "", ct__la_meta_eig, ct__la_k_eig, ct__la_bw_eig, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))        \
+    X(SVD, "aten::linalg_svd", "linalg_svd", "LinalgSvdBackward0", 1, 3, 0, "", ct__la_meta_svd, ct__la_k_svd, ct__la_bw_svd, CT__SAVE_OUT(0) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2)) \
+    X(LSTSQ, "aten::linalg_lstsq", "linalg_lstsq", "LinalgLstsqBackward0", 2, 4, 0, "", ct__la_meta_lstsq, ct__la_k_lstsq, ct__la_bw_lstsq, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(HOUSEHOLDER, "aten::linalg_householder_product", "linalg_householder_product", "LinalgHouseholderProductBackward0", 2, 1, 0, "", ct__la_meta_householder, ct__la_k_householder, ct__la_bw_householder, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(PINV, "aten::linalg_pinv", "linalg_pinv", "LinalgPinvBackward0", 1, 1, 0, "", ct__la_meta_pinv, ct__la_k_pinv, ct__la_bw_pinv, CT__SAVE_IN(0) | CT__SAVE_OUT(0))  \
+    X(MATRIX_EXP, "aten::linalg_matrix_exp", "linalg_matrix_exp", "LinalgMatrixExpBackward0", 1, 1, 0, "", ct__la_meta_matrix_exp, ct__la_k_matrix_exp, ct__la_bw_matrix_exp, CT__SAVE_IN(0)) \
+    X(VECTOR_NORM, "aten::linalg_vector_norm", "linalg_vector_norm", "LinalgVectorNormBackward0", 1, 1, 0, "", ct__la_meta_vector_norm, ct__la_k_vector_norm, ct__la_bw_vector_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(CROSS, "aten::linalg_cross", "linalg_cross", "LinalgCrossBackward0", 2, 1, 0, "", ct__la_meta_cross, ct__la_k_cross, ct__la_bw_cross, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(VANDER, "aten::linalg_vander", "linalg_vander", "LinalgVanderBackward0", 1, 1, 0, "", ct__la_meta_vander, ct__la_k_vander, ct__la_bw_vander, CT__SAVE_OUT(0))     \
+    X(PROD_OTHERS, "ct::linalg_prod_others", "linalg_prod_others", "LinalgProdOthersBackward0", 1, 1, 0, "", ct__la_meta_same, ct__la_k_prod_others, ct__la_bw_prod_others, CT__SAVE_IN(0)) \
+    X(VIEW_AS_REAL, "aten::view_as_real", "view_as_real", "ViewAsRealBackward0", 1, 1, CT__OPF_VIEW, "", ct__la_meta_view_as_real, ct__la_k_view_as_real, ct__la_bw_view_as_real, CT__SAVE_NONE) \
+    X(VIEW_AS_COMPLEX, "aten::view_as_complex", "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, "", ct__la_meta_view_as_complex, ct__la_k_view_as_complex, ct__la_bw_view_as_complex, CT__SAVE_NONE)
 
 enum {
-#define CT__LA_X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__LA_##E,
+#define CT__LA_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__LA_##E,
     CT__LA_OPS(CT__LA_X_ENUM)
 #undef CT__LA_X_ENUM
     CT__LA_NUM_OPS
 };
-#define CT__LA_X_PROTO(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+#define CT__LA_X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
     static int meta(ct__call *c);                                                    \
     static int kernel(ct__call *c);                                                  \
     static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
@@ -273,8 +273,8 @@ CT__LA_OPS(CT__LA_X_PROTO)
 #undef CT__LA_X_PROTO
 
 static const ct__opdef ct__la_defs[CT__LA_NUM_OPS] = {
-#define CT__LA_X_DEF(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
-    {name, bw, nin, nout, flags, meta, kernel, backward, save},
+#define CT__LA_X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
+    {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
     CT__LA_OPS(CT__LA_X_DEF)
 #undef CT__LA_X_DEF
 };

@@ -684,55 +684,55 @@ CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
    ========================================================================== */
 /* convolution and pooling */
 #define CT__OPS_NN_CONV(X)                                                                                         \
-    X(CONV2D, "conv2d", "ConvolutionBackward0", -1, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(CONV_TRANSPOSE2D, "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(CONV2D_WEIGHT, "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(MAX_POOL2D, "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
-    X(MAX_POOL2D_BACKWARD, "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
-    X(AVG_POOL2D, "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
-    X(AVG_POOL2D_BACKWARD, "avg_pool2d_backward", "AvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
-    X(ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
-    X(ADAPTIVE_AVG_POOL2D_BACKWARD, "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
+    X(CONV2D, "aten::conv2d", "conv2d", "ConvolutionBackward0", -1, 1, 0, "", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV_TRANSPOSE2D, "aten::conv_transpose2d.input", "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, "", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV2D_WEIGHT, "ct::convolution_backward_weight", "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, "", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MAX_POOL2D, "aten::max_pool2d_with_indices", "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
+    X(MAX_POOL2D_BACKWARD, "aten::max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
+    X(AVG_POOL2D, "aten::avg_pool2d", "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(AVG_POOL2D_BACKWARD, "aten::avg_pool2d_backward", "avg_pool2d_backward", "AvgPool2DBackwardBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D, "aten::adaptive_avg_pool2d", "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D_BACKWARD, "aten::adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
 
 /* normalization, embeddings (section nn-norm) */
 #define CT__OPS_NN_NORM(X)                                                                                         \
-    X(BATCH_NORM, "batch_norm", "NativeBatchNormBackward0", 3, 4, 0, ct__meta_bn, ct__k_bn, ct__bw_bn,                \
+    X(BATCH_NORM, "aten::native_batch_norm", "batch_norm", "NativeBatchNormBackward0", 3, 4, 0, "", ct__meta_bn, ct__k_bn, ct__bw_bn,                \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
-    X(BATCH_NORM_BACKWARD, "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, ct__meta_bn_bw, ct__k_bn_bw,       \
+    X(BATCH_NORM_BACKWARD, "aten::native_batch_norm_backward", "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_bn_bw, ct__k_bn_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
-    X(LAYER_NORM, "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, ct__meta_ln, ct__k_ln, ct__bw_ln,                \
+    X(LAYER_NORM, "aten::native_layer_norm", "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, "", ct__meta_ln, ct__k_ln, ct__bw_ln,                \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
-    X(LAYER_NORM_BACKWARD, "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, ct__meta_ln_bw, ct__k_ln_bw,       \
+    X(LAYER_NORM_BACKWARD, "aten::native_layer_norm_backward", "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_ln_bw, ct__k_ln_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
-    X(EMBEDDING, "embedding", "EmbeddingBackward0", 2, 1, 0, ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
+    X(EMBEDDING, "aten::embedding", "embedding", "EmbeddingBackward0", 2, 1, 0, "", ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
       CT__SAVE_IN(1))
 
 /* losses (nn-loss section): fused cross_entropy, mse_loss, bce_with_logits and their backwards */
 #define CT__OPS_NN_LOSS(X)                                                                                         \
-    X(CE_FUSED, "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
-    X(CE_FUSED_BACKWARD, "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
-    X(MSE_FUSED, "mse_loss", "MseLossBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
-    X(MSE_FUSED_BACKWARD, "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
-    X(BCE_LOGITS_FUSED, "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
-    X(BCE_LOGITS_FUSED_BACKWARD, "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
+    X(CE_FUSED, "ct::cross_entropy_loss", "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, "", ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
+    X(CE_FUSED_BACKWARD, "ct::cross_entropy_loss_backward", "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, "", ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED, "aten::mse_loss", "mse_loss", "MseLossBackward0", 2, 1, 0, "", ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED_BACKWARD, "aten::mse_loss_backward", "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, "", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED, "aten::binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, "", ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED_BACKWARD, "ct::binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, "", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
 
 
 #define CT__NN_OPS(X) CT__OPS_NN_CONV(X) CT__OPS_NN_NORM(X) CT__OPS_NN_LOSS(X)
 enum {
-#define CT__NN_X_ENUM(E, name, bw, nin, nout, flags, meta, kernel, backward, save) CT__NN_##E,
+#define CT__NN_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__NN_##E,
     CT__NN_OPS(CT__NN_X_ENUM)
 #undef CT__NN_X_ENUM
     CT__NN_NUM_OPS
 };
-#define CT__NN_X_PROTO(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
+#define CT__NN_X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
     static int meta(ct__call *c);                                                    \
     static int kernel(ct__call *c);                                                  \
     static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
 CT__NN_OPS(CT__NN_X_PROTO)
 #undef CT__NN_X_PROTO
 static const ct__opdef ct__nn_defs[CT__NN_NUM_OPS] = {
-#define CT__NN_X_DEF(E, name, bw, nin, nout, flags, meta, kernel, backward, save) \
-    {name, bw, nin, nout, flags, meta, kernel, backward, save},
+#define CT__NN_X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
+    {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
     CT__NN_OPS(CT__NN_X_DEF)
 #undef CT__NN_X_DEF
 };
@@ -5716,7 +5716,7 @@ static int ct__k_fused_step(ct__call *c) {
     for (int i = 2; i < c->nin; i++) CT__ATOMIC_INC(&c->in[i]->storage->version);   /* the dispatcher bumps in[0]'s */
     return 0;
 }
-#define CT__FS_DEF(name) {name, "", -1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, ct__meta_fused_step, ct__k_fused_step, ct__bw_none, CT__SAVE_NONE}
+#define CT__FS_DEF(name) {"ct::" name, name, "", -1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_fused_step, ct__k_fused_step, ct__bw_none, CT__SAVE_NONE}
 static const ct__opdef ct__fs_defs[5] = {CT__FS_DEF("_fused_sgd_"), CT__FS_DEF("_fused_adam_"), CT__FS_DEF("_fused_adamw_"),
                                           CT__FS_DEF("_fused_rmsprop_"), CT__FS_DEF("_fused_adagrad_")};
 static int ct__fs_ops[5] = {-1, -1, -1, -1, -1}, ct__fs_once;
