@@ -124,11 +124,30 @@ typedef enum ct_dtype {
     CT_NUM_DTYPES = 15
 } ct_dtype;
 
-typedef enum ct_device {
+/* A device is a type and an index, as torch.device("cuda:1"). ct_cpu() and
+   ct_cuda(i) make them; ct_device_eq compares; ct_device_str prints "cuda:1". */
+typedef enum ct_device_type {
     CT_CPU = 0,
     CT_CUDA = 1,
-    CT_NUM_DEVICES = 2
+    CT_NUM_DEVICE_TYPES = 2
+} ct_device_type;
+typedef struct ct_device {
+    ct_device_type type;
+    int32_t index;          /* 0 for the CPU */
 } ct_device;
+static inline ct_device ct_device_of(ct_device_type type, int index) {
+    ct_device d;
+    d.type = type;
+    d.index = index;
+    return d;
+}
+static inline ct_device ct_cpu(void) { return ct_device_of(CT_CPU, 0); }
+static inline ct_device ct_cuda(int index) { return ct_device_of(CT_CUDA, index); }
+static inline int ct_device_eq(ct_device a, ct_device b) { return a.type == b.type && a.index == b.index; }
+/* "cpu", "cuda:1" into buf (16 bytes are enough); returns buf */
+CTENSOR_API const char *ct_device_str(ct_device d, char *buf, size_t cap);
+/* "cpu", "cuda", "cuda:1" -> device; 0, or -1 with an error for anything else */
+CTENSOR_API int ct_device_parse(const char *s, ct_device *out);
 
 CTENSOR_API const char *ct_dtype_name(ct_dtype dt);     /* "float32" */
 CTENSOR_API size_t ct_dtype_size(ct_dtype dt);          /* bytes per element */
@@ -278,11 +297,13 @@ CTENSOR_API void ct__scope_cleanup(int *token);
 
 /* Allocator for device memory. The CPU default uses CT_MALLOC/CT_FREE. */
 typedef struct ct_allocator {
-    void *(*alloc)(size_t nbytes, void *user_data);
-    void (*free)(void *ptr, void *user_data);
+    void *(*alloc)(size_t nbytes, ct_device dev, void *user_data);
+    void (*free)(void *ptr, ct_device dev, void *user_data);
     void *user_data;
 } ct_allocator;
-CTENSOR_API void ct_set_allocator(ct_device dev, const ct_allocator *a);  /* NULL restores the default */
+/* One allocator per device type (it receives the device, index included).
+   NULL restores the default. */
+CTENSOR_API ct_status ct_set_allocator(ct_device_type type, const ct_allocator *a);
 
 /* ============================================================================
    Shapes in call sites: ct_zeros(CT_FLOAT32, 3, 4) passes a shape list.
@@ -813,6 +834,155 @@ CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, 
 
 
 /* ============================================================================
+   Ops from outside: schemas, typed attributes, the dispatch hook, kernels per
+   backend (for tracers, profilers, tools and companion headers)
+   Every op call goes through one dispatcher. Each op has a stable schema name
+   ("aten::add.Tensor"; "ct::div_trunc" for ops of our own), a short name used
+   in messages ("add"), and typed attributes declared in its row. Op ids are
+   small integers that may differ between builds (companion headers register
+   their ops at run time); names never change. See docs/SPINE.md.
+   ========================================================================== */
+/* The attribute values of one op call. Which fields an op uses, under which
+   names and types, is its schema (ct_op_attr); the others stay zero. Compare,
+   hash, print and parse them with the ct_attrs_* functions (never memcmp). */
+typedef struct ct_attrs {
+    double s[8];                   /* float slots */
+    int64_t i[4];                  /* int slots */
+    int64_t v[3 * CT_MAX_DIMS];    /* int list slots; v[0..nv) for a variable list */
+    int32_t nv;
+    int32_t flags;                 /* bool slots (one bit each) and presence bits of optionals */
+    int32_t mode;                  /* an enum slot */
+    ct_dtype dtype;
+    ct_device device;
+} ct_attrs;
+
+typedef enum ct_attr_type {
+    CT_ATTR_INT = 0,       /* int64 */
+    CT_ATTR_FLOAT = 1,     /* double */
+    CT_ATTR_BOOL = 2,
+    CT_ATTR_DTYPE = 3,
+    CT_ATTR_DEVICE = 4,
+    CT_ATTR_INT_LIST = 5,
+    CT_ATTR_FLOAT_LIST = 6,
+    CT_ATTR_ENUM = 7       /* one of a few names (a string argument in PyTorch) */
+} ct_attr_type;
+typedef struct ct_attr_info {
+    char name[32];
+    ct_attr_type type;
+    int optional;          /* may be None */
+    int count;             /* lists: the fixed length, or -1 when variable; scalars: 1 */
+    char values[128];      /* enums: the names, '|'-separated ("none|mean|sum") */
+} ct_attr_info;
+/* One attribute's value, for ct_attrs_get / ct_attrs_set. */
+typedef struct ct_attr_value {
+    ct_attr_type type;
+    int is_none;           /* an optional that is None */
+    int count;             /* lists: number of entries */
+    int64_t i;             /* INT, BOOL (0/1), ENUM (index into the names) */
+    double f;              /* FLOAT */
+    ct_dtype dtype;
+    ct_device device;
+    int64_t ints[3 * CT_MAX_DIMS];
+    double floats[8];
+} ct_attr_value;
+
+/* op flags, as ct_op_flags reports them */
+#define CT_OP_INPLACE        0x0002u   /* writes into input 0 */
+#define CT_OP_VIEW           0x0004u   /* outputs are views of input 0 */
+#define CT_OP_NONDIFF        0x0001u   /* outputs never require grad */
+#define CT_OP_DATA_SHAPE     0x0400u   /* output shape depends on input values (nonzero, ...) */
+#define CT_OP_RANDOM         0x0800u   /* draws from a generator */
+#define CT_OP_DEVICE_ATTR    0x1000u   /* the device attribute chooses the output device */
+
+CTENSOR_API int ct_num_ops(void);                          /* built-in and registered so far */
+/* Id of an op by stable name ("aten::add.Tensor") or short name ("add": the first
+   op with that name); -1 (no error recorded) when unknown. Registers the ops of
+   the companion headers compiled in, first. */
+CTENSOR_API int ct_op_find(const char *name);
+CTENSOR_API const char *ct_op_schema_name(int op);          /* "aten::add.Tensor"; "?" for a bad id */
+CTENSOR_API const char *ct_op_name(int op);                 /* "add" */
+CTENSOR_API const char *ct_op_backward_name(int op);        /* "AddBackward0"; "" when not differentiable */
+CTENSOR_API int ct_op_num_inputs(int op);                   /* -1: variadic */
+CTENSOR_API int ct_op_num_outputs(int op);
+CTENSOR_API unsigned ct_op_flags(int op);                   /* CT_OP_* */
+CTENSOR_API int ct_op_num_attrs(int op);                    /* -1 for a bad id */
+CTENSOR_API ct_status ct_op_attr(int op, int k, ct_attr_info *info);
+/* The schema in one line: "aten::sum.dim_IntList(Tensor, *, int[] dim, bool keepdim, dtype? dtype) -> Tensor" */
+CTENSOR_API size_t ct_op_schema(int op, char *buf, size_t cap);
+
+CTENSOR_API void ct_attrs_init(ct_attrs *a);                /* all zero: every attribute's default */
+/* Equality and a hash over the op's declared attributes only (for CSE). */
+CTENSOR_API int ct_attrs_equal(int op, const ct_attrs *a, const ct_attrs *b);
+CTENSOR_API uint64_t ct_attrs_hash(int op, const ct_attrs *a);
+/* "dim=[1], keepdim=False, dtype=None": the text form graph dumps print and
+   files store; ct_attrs_parse reads it back exactly (floats round-trip). Returns
+   the length (like snprintf). */
+CTENSOR_API size_t ct_attrs_repr(int op, const ct_attrs *a, char *buf, size_t cap);
+CTENSOR_API ct_status ct_attrs_parse(int op, const char *text, ct_attrs *a);
+CTENSOR_API ct_status ct_attrs_get(int op, const ct_attrs *a, const char *name, ct_attr_value *out);
+CTENSOR_API ct_status ct_attrs_set(int op, ct_attrs *a, const char *name, const ct_attr_value *value);
+
+/* Runs op `op` on nin inputs with attributes a (NULL: all defaults) through the
+   dispatcher, exactly as the public functions do (checks, autograd, listeners).
+   g: the generator of a random op (NULL: the default). Writes up to max_out
+   outputs (new references in the current scope; an in-place op's output is its
+   input) and returns the op's output count, or -1 with the error set. */
+CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_generator *g,
+                            ct_tensor **out, int max_out);
+
+/* The dispatch hook: listeners see every op call of their thread. */
+typedef enum ct_dispatch_phase {
+    CT_DISPATCH_ENTER = 0,   /* before the op runs (listeners that asked CT_LISTEN_ENTER) */
+    CT_DISPATCH_EXIT = 1,    /* after it ran: outputs are set */
+    CT_DISPATCH_FAIL = 2     /* it failed after ENTER was sent: ct_last_error() says why */
+} ct_dispatch_phase;
+typedef struct ct_dispatch_event {
+    ct_dispatch_phase phase;
+    int op;                            /* id: ct_op_schema_name(op) is its stable name */
+    int nin, nout;
+    ct_tensor *const *inputs;
+    ct_tensor *const *outputs;         /* EXIT only (an in-place op's output 0 is inputs[0]) */
+    const ct_attrs *attrs;
+    ct_generator *generator;           /* random ops: the generator they draw from (never NULL) */
+    int depth;                         /* 0: called from user code or a backward rule; > 0: inside another op's kernel */
+    int grad_enabled;                  /* grad mode of the caller */
+} ct_dispatch_event;
+typedef void (*ct_dispatch_listener_fn)(const ct_dispatch_event *e, void *user_data);
+#define CT_LISTEN_ENTER  1u   /* also call before each op (profilers) */
+#define CT_LISTEN_NESTED 2u   /* also see ops run inside other ops' kernels (depth > 0) */
+/* Adds a listener on the calling thread; returns a handle > 0, or -1 with an error.
+   A listener may call ctensor ops: they run unobserved. Cost when a thread has no
+   listener: one predictable branch per op. */
+CTENSOR_API int ct_add_dispatch_listener(ct_dispatch_listener_fn fn, void *user_data, unsigned flags);
+CTENSOR_API ct_status ct_remove_dispatch_listener(int handle);
+
+/* Kernels per backend. The backend of a call comes from its inputs' device type
+   (or, for CT_OP_DEVICE_ATTR ops, the device attribute when it is not the CPU)
+   and from their dtypes (a quantized input selects the Quantized backend of the
+   device). Lookup: the kernel registered for that backend; for the CPU, the op's
+   own kernel when none was registered. There is no silent fallback to another
+   backend: a missing kernel is an error naming the op and the backend, as
+   PyTorch's "Could not run 'aten::add.Tensor' with arguments from the 'QuantizedCPU'
+   backend". Slots 4..7 are free for further backends. */
+typedef enum ct_backend {
+    CT_BACKEND_CPU = 0,
+    CT_BACKEND_CUDA = 1,
+    CT_BACKEND_QUANTIZED_CPU = 2,
+    CT_BACKEND_QUANTIZED_CUDA = 3,
+    CT_NUM_BACKENDS = 8
+} ct_backend;
+CTENSOR_API const char *ct_backend_name(ct_backend b);     /* "CPU", "QuantizedCPU", ... */
+/* A kernel: the dispatcher has checked the inputs, run the meta function and
+   allocated the outputs; the kernel fills them and returns 0, or -1 with the
+   error set. Its argument is ctensor's internal call record (struct ct__call,
+   visible to companion headers compiled with the implementation). */
+typedef struct ct__call ct_op_call;
+typedef int (*ct_kernel_fn)(ct_op_call *c);
+/* Registers fn for op `name` (stable or short name) on backend b, replacing any
+   earlier one; fn NULL removes it. */
+CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn);
+
+/* ============================================================================
    Serialization: .npy (NumPy) and safetensors
    Loaders validate every length and offset before use: a corrupt file gives
    CT_ERR_FORMAT (or CT_ERR_IO) and a message naming the file, never a crash.
@@ -936,6 +1106,8 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #  define CT__ATOMIC_DEC(p) __atomic_sub_fetch((p), 1, __ATOMIC_ACQ_REL)
 #  define CT__LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #  define CT__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#  define CT__LOAD_ACQUIRE(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#  define CT__STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #  define CT__CAS(p, expected, desired) __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 #  define CT__UNUSED __attribute__((unused))
 #else
@@ -947,6 +1119,8 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #  define CT__ATOMIC_DEC(p) (--*(p))
 #  define CT__LOAD(p) (*(p))
 #  define CT__STORE(p, v) (*(p) = (v))
+#  define CT__LOAD_ACQUIRE(p) (*(p))
+#  define CT__STORE_RELEASE(p, v) (*(p) = (v))
 #  define CT__CAS(p, expected, desired) (*(p) == *(expected) ? (*(p) = (desired), 1) : (*(expected) = *(p), 0))
 #  define CT__UNUSED
 #endif
@@ -994,8 +1168,13 @@ static void *ct__calloc1(size_t sz) {
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
 
-typedef void (*ct__op_hook_fn)(int op, int nin, ct_tensor *const *in, int nout, ct_tensor *const *out,
-                               const void *attrs, void *user_data);
+#define CT__MAX_LISTENERS 8
+typedef struct ct__listener {
+    ct_dispatch_listener_fn fn;
+    void *user;
+    unsigned flags;
+    int handle;
+} ct__listener;
 
 typedef struct ct__tls {
     ct_status err_code;
@@ -1021,11 +1200,10 @@ typedef struct ct__tls {
     /* autograd */
     uint64_t seq_counter;
     int64_t nodes_run;               /* backward nodes executed by this thread (diagnostics) */
-    /* hooks for tracing (ctensor_jit.h) and profiling */
-    ct__op_hook_fn tracer;
-    void *tracer_user;
-    ct__op_hook_fn profiler;
-    void *profiler_user;
+    /* dispatch listeners (tracers, profilers): ct_add_dispatch_listener */
+    ct__listener listeners[CT__MAX_LISTENERS];
+    int nlisteners;
+    int listen_pause;                /* > 0 while listeners run */
     struct ct__tls *next;
 } ct__tls;
 
@@ -1366,16 +1544,44 @@ static void ct__store_i64(void *p, ct_dtype dt, int64_t v) {
    Block layout: [raw malloc ... | ct_storage | pad | data (64-aligned) ]
    ========================================================================== */
 #define CT__ALIGN 64
-static ct_allocator ct__allocators[CT_NUM_DEVICES];
-static int ct__allocator_set[CT_NUM_DEVICES];
+static ct_allocator ct__allocators[CT_NUM_DEVICE_TYPES];
+static int ct__allocator_set[CT_NUM_DEVICE_TYPES];
+static const ct_device ct__cpu_dev = {CT_CPU, 0};
 
-CTENSOR_API void ct_set_allocator(ct_device dev, const ct_allocator *a) {
-    if ((int)dev < 0 || dev >= CT_NUM_DEVICES) {
-        ct_set_error(CT_ERR_DEVICE, "set_allocator: invalid device %d", (int)dev);
-        return;
+CTENSOR_API ct_status ct_set_allocator(ct_device_type type, const ct_allocator *a) {
+    if ((int)type < 0 || type >= CT_NUM_DEVICE_TYPES) {
+        ct_set_error(CT_ERR_DEVICE, "set_allocator: invalid device type %d", (int)type);
+        return CT_ERR_DEVICE;
     }
-    if (a) { ct__allocators[dev] = *a; ct__allocator_set[dev] = 1; }
-    else { memset(&ct__allocators[dev], 0, sizeof(ct_allocator)); ct__allocator_set[dev] = 0; }
+    if (a && !a->alloc) {
+        ct_set_error(CT_ERR_ARG, "set_allocator: the allocator has no alloc function");
+        return CT_ERR_ARG;
+    }
+    if (a) { ct__allocators[type] = *a; ct__allocator_set[type] = 1; }
+    else { memset(&ct__allocators[type], 0, sizeof(ct_allocator)); ct__allocator_set[type] = 0; }
+    return CT_OK;
+}
+CTENSOR_API const char *ct_device_str(ct_device d, char *buf, size_t cap) {
+    if (!buf || !cap) return "";
+    if (d.type == CT_CPU) snprintf(buf, cap, "cpu");
+    else if (d.type == CT_CUDA) snprintf(buf, cap, "cuda:%d", (int)d.index);
+    else snprintf(buf, cap, "device%d:%d", (int)d.type, (int)d.index);
+    return buf;
+}
+CTENSOR_API int ct_device_parse(const char *s, ct_device *out) {
+    ct_device d = ct__cpu_dev;
+    const char *rest = NULL;
+    if (!s || !out) { ct_set_error(CT_ERR_ARG, "device: NULL argument"); return -1; }
+    if (!strcmp(s, "cpu")) { *out = d; return 0; }
+    if (!strncmp(s, "cuda", 4)) { d.type = CT_CUDA; rest = s + 4; }
+    if (rest && !*rest) { *out = d; return 0; }
+    if (rest && *rest == ':' && rest[1] >= '0' && rest[1] <= '9') {
+        char *end;
+        long v = strtol(rest + 1, &end, 10);
+        if (!*end && v < 65536) { d.index = (int32_t)v; *out = d; return 0; }
+    }
+    ct_set_error(CT_ERR_ARG, "Expected one of cpu, cuda device type at start of device string: %.100s", s);
+    return -1;
 }
 
 #define CT__HDR_SLOT 128    /* room for ct_storage right before the aligned data */
@@ -1410,7 +1616,7 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
         ct_set_error(CT_ERR_MEMORY, "allocation of %lld bytes is not possible", (long long)nbytes);
         return NULL;
     }
-    if (dev == CT_CPU && !ct__allocator_set[CT_CPU]) {
+    if (dev.type == CT_CPU && !ct__allocator_set[CT_CPU]) {
         int cls = ct__size_class(nbytes);
         s = NULL;
         if (cls < 0 && t->big_bytes > 0) {
@@ -1442,17 +1648,18 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
             s->ct__cap = cls >= 0 ? ((int64_t)64 << cls) : nbytes;
         }
     } else {
-        const ct_allocator *a = &ct__allocators[dev];
-        if (!ct__allocator_set[dev] || !a->alloc) {
-            ct_set_error(CT_ERR_DEVICE, "no allocator for device %d (is ctensor_cuda.h initialized?)", (int)dev);
+        const ct_allocator *a = &ct__allocators[dev.type];
+        char dn[24];
+        if (!ct__allocator_set[dev.type] || !a->alloc) {
+            ct_set_error(CT_ERR_DEVICE, "no allocator for device %s (is ctensor_cuda.h initialized?)", ct_device_str(dev, dn, sizeof dn));
             return NULL;
         }
         s = (ct_storage *)CT_MALLOC(sizeof(ct_storage));
         if (!s) { ct_set_error(CT_ERR_MEMORY, "out of memory"); return NULL; }
-        s->data = a->alloc((size_t)(nbytes > 0 ? nbytes : 1), a->user_data);
+        s->data = a->alloc((size_t)(nbytes > 0 ? nbytes : 1), dev, a->user_data);
         if (!s->data) {
             CT_FREE(s);
-            ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %d", (long long)nbytes, (int)dev);
+            ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %s", (long long)nbytes, ct_device_str(dev, dn, sizeof dn));
             return NULL;
         }
         s->ct__block = NULL;
@@ -1496,8 +1703,8 @@ static void ct__storage_free(ct_storage *s) {
     }
     CT__STORE(&t->live_bytes, CT__LOAD(&t->live_bytes) - s->nbytes);
     if (cls == -2) {
-        const ct_allocator *a = &ct__allocators[s->device];
-        if (a->free) a->free(s->data, a->user_data);
+        const ct_allocator *a = &ct__allocators[s->device.type];
+        if (a->free) a->free(s->data, s->device, a->user_data);
         CT_FREE(s);
         return;
     }
@@ -1552,7 +1759,7 @@ static ct_tensor *ct__header_new(void) {
     x->offset = 0;
     x->ndim = 0;
     x->dtype = CT_FLOAT32;
-    x->device = CT_CPU;
+    x->device = ct__cpu_dev;
     x->flags = t->inference_mode ? CT__F_INFERENCE : 0;
     x->refcount = 1;
     x->scope_slot = -1;
@@ -1874,7 +2081,7 @@ CTENSOR_API double ct_item(const ct_tensor *t) {
         ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
         return NAN;
     }
-    if (t->device != CT_CPU) {
+    if (t->device.type != CT_CPU) {
         ct_set_error(CT_ERR_DEVICE, "item: tensor is on a device; copy it to the CPU first");
         return NAN;
     }
@@ -1898,16 +2105,7 @@ CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
    ctensor ops (so create_graph works). save says what autograd keeps: bit i for
    input i, CT__SAVE_OUT(j) for output j.
    ========================================================================== */
-typedef struct ct__attrs {
-    double s[4];                   /* scalar arguments (alpha, min, max, eps, ...) */
-    int64_t i[4];                  /* integer arguments (dim, k, ...) */
-    int64_t v[3 * CT_MAX_DIMS];    /* list arguments (dims, shape, pads, strides) */
-    int32_t nv;
-    int32_t flags;                 /* boolean arguments (keepdim, ...) */
-    int32_t mode;                  /* an enum-like argument (rounding mode, reduction, ...) */
-    ct_dtype dtype;                /* a dtype argument */
-    int *kerr;                     /* kernels report data-dependent errors here (not saved) */
-} ct__attrs;
+typedef ct_attrs ct__attrs;         /* the public struct: typed by each op's schema */
 
 enum { CT__OUT_NEW = 0, CT__OUT_VIEW = 1, CT__OUT_INPLACE = 2 };
 typedef struct ct__outinfo {
@@ -1927,6 +2125,7 @@ typedef struct ct__call {
     int nin;
     ct_tensor *const *in;
     const ct__attrs *a;
+    ct_generator *gen;             /* random ops: the generator (NULL: the default); not an attribute */
     int nout;
     ct_tensor *out[CT__MAX_OUT];
     ct__outinfo oi[CT__MAX_OUT];
@@ -1953,6 +2152,9 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPF_NO_INT       0x0080u  /* elementwise: integer input is an error */
 #define CT__OPF_INT_ONLY     0x0100u  /* elementwise: float input is an error */
 #define CT__OPF_LOGICAL      0x0200u  /* elementwise: inputs read as truth values */
+#define CT__OPF_DATA_SHAPE   0x0400u  /* output shape depends on input values (a tracer warns) */
+#define CT__OPF_RANDOM       0x0800u  /* draws from the call's generator */
+#define CT__OPF_DEVICE_ATTR  0x1000u  /* attrs.device is the output device (factories, to) */
 
 #define CT__SAVE_NONE 0u
 #define CT__SAVE_IN(i) (1u << (i))
@@ -2177,14 +2379,14 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
-    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
-    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
-    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
-    X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
-    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
-    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
+    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
+    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
+    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -2232,9 +2434,13 @@ static const ct__opdef ct__ops[CT__NUM_OPS] = {
 #undef CT__X_DEF
 };
 
-/* Ops registered at run time: companion headers (ctensor_linalg.h, ...) add their
-   ops to the same table. Their implementation is compiled in the translation
-   unit of ctensor.h's (it uses these internals); they register lazily, once. */
+/* Ops registered at run time: companion headers (ctensor_nn.h, ctensor_linalg.h,
+   ...) add their ops to the same table, by name. Their implementation is compiled
+   in the translation unit of ctensor.h's (it uses these internals). They register
+   when the program loads where the compiler offers a way (gcc/clang
+   constructors, C++ static initialisation: CT__AT_LOAD), and in any case once,
+   lazily, before their first op runs. Ids therefore depend on the build; names
+   never do. */
 #define CT__MAX_EXT_OPS 1024
 static const ct__opdef *ct__ext_ops[CT__MAX_EXT_OPS];
 static int ct__n_ext_ops;
@@ -2243,59 +2449,638 @@ static int ct__ext_lock;
 CT__INLINE const ct__opdef *ct__opdef_get(int op) {
     return op < CT__NUM_OPS ? &ct__ops[op] : ct__ext_ops[op - CT__NUM_OPS];
 }
+#if defined(__cplusplus)
+#  define CT__AT_LOAD(fn) static struct fn##_at_load_t { fn##_at_load_t() { fn(); } } fn##_at_load;
+#elif defined(__GNUC__) || defined(__clang__)
+#  define CT__AT_LOAD(fn) __attribute__((constructor)) static void fn##_at_load(void) { fn(); }
+#else
+#  define CT__AT_LOAD(fn)
+#endif
+CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS + CT__LOAD_ACQUIRE(&ct__n_ext_ops); }
+CT__INLINE int ct__op_valid(int op) { return op >= 0 && op < ct_num_ops(); }
+
+/* ---- typed attribute schemas ----------------------------------------------
+   A row's attribute schema lists `TYPE NAME=SLOT` entries, comma-separated.
+     TYPE  int | float | bool | dtype | device | int[] | int[N] | float[N] |
+           enum(a|b|c), followed by `?` for an optional (None-able) attribute
+     SLOT  i0..i3 (int64), s0..s7 (double), f0..f31 (a bit of flags), mode,
+           dt (dtype), dev (device), v (the variable list v[0..nv)), vK (the
+           fixed list v[K..K+N), or one int at v[K])
+   An optional's presence is a flags bit written after its slot (`?f5`); a
+   float optional without one is None when NaN. Example:
+     "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1"
+   The schema is the whole truth about an op's attributes: equality, hashing,
+   printing and parsing read only declared slots, and a replay test re-runs
+   recorded calls from them alone. */
+typedef struct ct__attrdesc {
+    char name[32];
+    ct_attr_type type;
+    int optional;
+    int count;                 /* 1, N, or -1 (variable list) */
+    char slot;                 /* 'i' 's' 'f' 'm' (mode) 'd' (dtype) 'D' (device) 'v' */
+    int idx;                   /* slot index (bit for 'f') */
+    int flag;                  /* presence bit of an optional, -1 when none */
+    const char *vals;          /* enum names inside the schema string */
+    int vals_len;
+} ct__attrdesc;
+
+static int ct__attr_bad(const char *schema, const char *why) {
+    ct_set_error(CT_ERR_STATE, "attribute schema \"%.200s\": %s", schema, why);
+    return -1;
+}
+static int ct__attr_uint(const char **pp) {
+    const char *p = *pp;
+    int v = 0, n = 0;
+    while (*p >= '0' && *p <= '9' && n < 4) { v = v * 10 + (*p++ - '0'); n++; }
+    if (!n) return -1;
+    *pp = p;
+    return v;
+}
+/* Parses the next entry of `schema` at *pp into d: 1, 0 at the end, -1 (error set) when malformed. */
+static int ct__attr_next(const char *schema, const char **pp, ct__attrdesc *d) {
+    const char *p = *pp;
+    while (*p == ' ' || *p == ',') p++;
+    if (!*p) { *pp = p; return 0; }
+    memset(d, 0, sizeof *d);
+    d->count = 1;
+    d->flag = -1;
+    if (!strncmp(p, "int", 3) && p[3] != '[') { d->type = CT_ATTR_INT; p += 3; }
+    else if (!strncmp(p, "int[", 4) || !strncmp(p, "float[", 6)) {
+        d->type = p[0] == 'i' ? CT_ATTR_INT_LIST : CT_ATTR_FLOAT_LIST;
+        p += d->type == CT_ATTR_INT_LIST ? 4 : 6;
+        if (*p == ']') { if (d->type != CT_ATTR_INT_LIST) return ct__attr_bad(schema, "float lists need a length"); d->count = -1; }
+        else if ((d->count = ct__attr_uint(&p)) < 1) return ct__attr_bad(schema, "bad list length");
+        if (*p++ != ']') return ct__attr_bad(schema, "expected ']'");
+    } else if (!strncmp(p, "float", 5)) { d->type = CT_ATTR_FLOAT; p += 5; }
+    else if (!strncmp(p, "bool", 4)) { d->type = CT_ATTR_BOOL; p += 4; }
+    else if (!strncmp(p, "dtype", 5)) { d->type = CT_ATTR_DTYPE; p += 5; }
+    else if (!strncmp(p, "device", 6)) { d->type = CT_ATTR_DEVICE; p += 6; }
+    else if (!strncmp(p, "enum(", 5)) {
+        d->type = CT_ATTR_ENUM;
+        p += 5;
+        d->vals = p;
+        while (*p && *p != ')') p++;
+        if (*p != ')' || p == d->vals) return ct__attr_bad(schema, "expected enum(name|name...)");
+        d->vals_len = (int)(p - d->vals);
+        p++;
+    } else return ct__attr_bad(schema, "unknown type");
+    if (*p == '?') { d->optional = 1; p++; }
+    if (*p++ != ' ') return ct__attr_bad(schema, "expected a space after the type");
+    int n = 0;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_') {
+        if (n >= (int)sizeof d->name - 1) return ct__attr_bad(schema, "name too long");
+        d->name[n++] = *p++;
+    }
+    if (!n || *p++ != '=') return ct__attr_bad(schema, "expected name=slot");
+    if (*p == 'i' || *p == 's' || *p == 'f' || (*p == 'v' && p[1] >= '0' && p[1] <= '9')) {
+        d->slot = *p++;
+        if ((d->idx = ct__attr_uint(&p)) < 0) return ct__attr_bad(schema, "bad slot index");
+    } else if (!strncmp(p, "mode", 4)) { d->slot = 'm'; p += 4; }
+    else if (!strncmp(p, "dev", 3)) { d->slot = 'D'; p += 3; }
+    else if (!strncmp(p, "dt", 2)) { d->slot = 'd'; p += 2; }
+    else if (*p == 'v') { d->slot = 'v'; d->idx = -1; p++; }
+    else return ct__attr_bad(schema, "unknown slot");
+    if (*p == '?') {
+        if (p[1] != 'f') return ct__attr_bad(schema, "a presence flag is written ?fK");
+        p += 2;
+        if ((d->flag = ct__attr_uint(&p)) < 0 || d->flag > 31) return ct__attr_bad(schema, "bad presence flag");
+        if (!d->optional) return ct__attr_bad(schema, "a presence flag on a non-optional attribute");
+    }
+    if (*p && *p != ',') return ct__attr_bad(schema, "expected ',' between attributes");
+    /* type / slot agreement */
+    int ok;
+    switch (d->type) {
+    case CT_ATTR_INT: ok = d->slot == 'i' ? d->idx < 4 : d->slot == 'm' || (d->slot == 'v' && d->idx >= 0 && d->idx < 3 * CT_MAX_DIMS); break;
+    case CT_ATTR_ENUM: ok = d->slot == 'm' || (d->slot == 'i' && d->idx < 4); break;
+    case CT_ATTR_FLOAT: ok = d->slot == 's' && d->idx < 8; break;
+    case CT_ATTR_BOOL: ok = d->slot == 'f' && d->idx < 32; break;
+    case CT_ATTR_DTYPE: ok = d->slot == 'd'; break;
+    case CT_ATTR_DEVICE: ok = d->slot == 'D'; break;
+    case CT_ATTR_INT_LIST:
+        ok = d->slot == 'v' && (d->count < 0 ? d->idx < 0 : d->idx >= 0 && d->idx + d->count <= 3 * CT_MAX_DIMS);
+        break;
+    default: ok = d->slot == 's' && d->idx + d->count <= 8; break;
+    }
+    if (!ok) return ct__attr_bad(schema, "the slot does not hold that type");
+    if (d->optional && d->flag < 0 && d->type != CT_ATTR_FLOAT) return ct__attr_bad(schema, "an optional needs a presence flag (?fK) unless it is a float");
+    *pp = p;
+    return 1;
+}
+/* Number of attributes of a schema string, -1 (error set) when malformed. */
+static int ct__attr_count(const char *schema) {
+    const char *p = schema;
+    ct__attrdesc d;
+    int n = 0, r;
+    while ((r = ct__attr_next(schema, &p, &d)) > 0) n++;
+    return r < 0 ? -1 : n;
+}
+/* The descriptor of attribute `name` (or of index k when name is NULL): 0, or -1. */
+static int ct__attr_find(const char *schema, const char *name, int k, ct__attrdesc *d) {
+    const char *p = schema;
+    int i = 0, r;
+    while ((r = ct__attr_next(schema, &p, d)) > 0) {
+        if (name ? !strcmp(d->name, name) : i == k) return 0;
+        i++;
+    }
+    return -1;
+}
+
 /* Registers the n ops of `defs` (a static table: it must outlive the program)
-   under consecutive ids and returns the first, or -1 when the table is full. */
+   under consecutive ids and returns the first, or -1 with the error set: the
+   table is full, an attribute schema is malformed, or a stable name is taken. */
 static CT__UNUSED int ct__register_ops(const ct__opdef *defs, int n) {
     int id = -1;
+    for (int k = 0; k < n; k++)
+        if (ct__attr_count(defs[k].attrs) < 0) return -1;
     ct__spin_lock(&ct__ext_lock);
-    if (ct__n_ext_ops + n <= CT__MAX_EXT_OPS) {
+    int total = CT__NUM_OPS + ct__n_ext_ops, clash = -1;
+    for (int k = 0; k < n && clash < 0; k++) {
+        for (int op = 0; op < total && clash < 0; op++)
+            if (!strcmp(ct__opdef_get(op)->sname, defs[k].sname)) clash = k;
+        for (int q = 0; q < k && clash < 0; q++)
+            if (!strcmp(defs[q].sname, defs[k].sname)) clash = k;
+    }
+    if (clash < 0 && ct__n_ext_ops + n <= CT__MAX_EXT_OPS) {
         for (int k = 0; k < n; k++) ct__ext_ops[ct__n_ext_ops + k] = &defs[k];
-        id = CT__NUM_OPS + ct__n_ext_ops;
-#if defined(__GNUC__) || defined(__clang__)
-        __atomic_store_n(&ct__n_ext_ops, ct__n_ext_ops + n, __ATOMIC_RELEASE);
-#else
-        ct__n_ext_ops += n;
-#endif
+        id = total;
+        CT__STORE_RELEASE(&ct__n_ext_ops, ct__n_ext_ops + n);
     }
     ct__spin_unlock(&ct__ext_lock);
-    if (id < 0) ct_set_error(CT_ERR_STATE, "register_op: the op table is full (%d extension ops)", CT__MAX_EXT_OPS);
+    if (clash >= 0) ct_set_error(CT_ERR_STATE, "register_op: an op named '%s' is already registered", defs[clash].sname);
+    else if (id < 0) ct_set_error(CT_ERR_STATE, "register_op: the op table is full (%d extension ops)", CT__MAX_EXT_OPS);
     return id;
 }
-static CT__UNUSED int ct__register_op(const ct__opdef *d) { return ct__register_ops(d, 1); }
-/* Runs init() exactly once across threads (companion headers register with it). */
+
+CT__INLINE void ct__attrs_init(ct__attrs *a) { memset(a, 0, sizeof *a); }
+CTENSOR_API void ct_attrs_init(ct_attrs *a) { if (a) ct__attrs_init(a); }
+
+/* Runs init() exactly once across threads (companion headers register with it).
+   Acquire/release: a thread that sees "done" also sees what init() wrote. */
 static CT__UNUSED void ct__once(int *state, void (*init)(void)) {
-    int s = CT__LOAD(state);
-    if (s == 2) return;
+    if (CT__LOAD_ACQUIRE(state) == 2) return;
     int expected = 0;
     if (CT__CAS(state, &expected, 1)) {
         init();
-        CT__STORE(state, 2);
+        CT__STORE_RELEASE(state, 2);
         return;
     }
-    while (CT__LOAD(state) != 2) { /* another thread is registering */ }
+    while (CT__LOAD_ACQUIRE(state) != 2) { /* another thread is registering */ }
 }
 
-/* Kernels for other devices register here (ctensor_cuda.h). */
-static ct__kernel_fn ct__device_kernels[CT_NUM_DEVICES][CT__NUM_OPS + CT__MAX_EXT_OPS];
-
-/* Public for companion headers and tools: op names and counts. */
-CTENSOR_API int ct_num_ops(void);
-CTENSOR_API const char *ct_op_name(int op);
-CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS + CT__LOAD(&ct__n_ext_ops); }
-CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < ct_num_ops() ? ct__opdef_get(op)->name : "?"; }
-
 /* Shared read-only attributes for ops called without arguments (and add/sub with alpha 1). */
-static const ct__attrs ct__attrs_alpha1 = {{1.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
-static const ct__attrs ct__attrs_none = {{0.0, 0.0, 0.0, 0.0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, NULL};
-/* The list v[] is left uninitialized: only its first nv entries are meaningful. */
-CT__INLINE void ct__attrs_init(ct__attrs *a) {
-    a->s[0] = a->s[1] = a->s[2] = a->s[3] = 0.0;
-    a->i[0] = a->i[1] = a->i[2] = a->i[3] = 0;
-    a->nv = 0;
-    a->flags = 0;
-    a->mode = 0;
-    a->dtype = CT_FLOAT32;
-    a->kerr = NULL;
+static const ct__attrs ct__attrs_alpha1 = {{1.0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, {CT_CPU, 0}};
+static const ct__attrs ct__attrs_none = {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, {CT_CPU, 0}};
+
+/* ---- kernels per backend ---- */
+static ct__kernel_fn ct__kernels[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];
+CTENSOR_API const char *ct_backend_name(ct_backend b) {
+    static const char *const names[CT_NUM_BACKENDS] = {"CPU", "CUDA", "QuantizedCPU", "QuantizedCUDA",
+                                                        "Backend4", "Backend5", "Backend6", "Backend7"};
+    return (int)b >= 0 && b < CT_NUM_BACKENDS ? names[b] : "?";
+}
+
+/* ---- op information ---- */
+CTENSOR_API int ct_op_find(const char *name) {
+    if (!name) return -1;
+    int n = ct_num_ops();
+    for (int op = 0; op < n; op++)
+        if (!strcmp(ct__opdef_get(op)->sname, name)) return op;
+    for (int op = 0; op < n; op++)
+        if (!strcmp(ct__opdef_get(op)->name, name)) return op;
+    return -1;
+}
+CTENSOR_API const char *ct_op_schema_name(int op) { return ct__op_valid(op) ? ct__opdef_get(op)->sname : "?"; }
+CTENSOR_API const char *ct_op_name(int op) { return ct__op_valid(op) ? ct__opdef_get(op)->name : "?"; }
+CTENSOR_API const char *ct_op_backward_name(int op) { return ct__op_valid(op) ? ct__opdef_get(op)->bw_name : "?"; }
+CTENSOR_API int ct_op_num_inputs(int op) { return ct__op_valid(op) ? ct__opdef_get(op)->nin : -1; }
+CTENSOR_API int ct_op_num_outputs(int op) { return ct__op_valid(op) ? ct__opdef_get(op)->nout : -1; }
+CTENSOR_API unsigned ct_op_flags(int op) { return ct__op_valid(op) ? ct__opdef_get(op)->flags : 0u; }
+static int ct__bad_op(const char *fn, int op) {
+    ct_set_error(CT_ERR_ARG, "%s: no op with id %d (there are %d)", fn, op, ct_num_ops());
+    return -1;
+}
+CTENSOR_API int ct_op_num_attrs(int op) {
+    if (!ct__op_valid(op)) return ct__bad_op("op_num_attrs", op);
+    return ct__attr_count(ct__opdef_get(op)->attrs);
+}
+static void ct__attr_info_of(const ct__attrdesc *d, ct_attr_info *info) {
+    memset(info, 0, sizeof *info);
+    memcpy(info->name, d->name, sizeof info->name);
+    info->type = d->type;
+    info->optional = d->optional;
+    info->count = d->count;
+    if (d->vals) {
+        int n = d->vals_len < (int)sizeof info->values - 1 ? d->vals_len : (int)sizeof info->values - 1;
+        memcpy(info->values, d->vals, (size_t)n);
+    }
+}
+CTENSOR_API ct_status ct_op_attr(int op, int k, ct_attr_info *info) {
+    ct__attrdesc d;
+    if (!ct__op_valid(op)) { ct__bad_op("op_attr", op); return CT_ERR_ARG; }
+    if (!info || ct__attr_find(ct__opdef_get(op)->attrs, NULL, k, &d)) {
+        ct_set_error(CT_ERR_ARG, "op_attr: %s has no attribute %d", ct__opdef_get(op)->sname, k);
+        return CT_ERR_ARG;
+    }
+    ct__attr_info_of(&d, info);
+    return CT_OK;
+}
+
+/* ---- attribute values: read and write one declared attribute ---- */
+static int ct__attr_present(const ct__attrdesc *d, const ct__attrs *a) {
+    if (!d->optional) return 1;
+    if (d->flag >= 0) return (a->flags >> d->flag) & 1;
+    return !(a->s[d->idx] != a->s[d->idx]);   /* a float optional: NaN is None */
+}
+static void ct__attr_read(const ct__attrdesc *d, const ct__attrs *a, ct_attr_value *v) {
+    memset(v, 0, sizeof *v);
+    v->type = d->type;
+    v->count = d->count;
+    if (!ct__attr_present(d, a)) { v->is_none = 1; if (d->type == CT_ATTR_FLOAT) v->f = NAN; return; }
+    switch (d->type) {
+    case CT_ATTR_INT: case CT_ATTR_ENUM:
+        v->i = d->slot == 'i' ? a->i[d->idx] : d->slot == 'm' ? a->mode : a->v[d->idx];
+        break;
+    case CT_ATTR_FLOAT: v->f = a->s[d->idx]; break;
+    case CT_ATTR_BOOL: v->i = (a->flags >> d->idx) & 1; break;
+    case CT_ATTR_DTYPE: v->dtype = a->dtype; break;
+    case CT_ATTR_DEVICE: v->device = a->device; break;
+    case CT_ATTR_INT_LIST: {
+        int n = d->count < 0 ? a->nv : d->count, o = d->idx < 0 ? 0 : d->idx;
+        if (n < 0) n = 0;
+        if (n > 3 * CT_MAX_DIMS - o) n = 3 * CT_MAX_DIMS - o;
+        v->count = n;
+        for (int k = 0; k < n; k++) v->ints[k] = a->v[o + k];
+        break;
+    }
+    default:
+        for (int k = 0; k < d->count; k++) v->floats[k] = a->s[d->idx + k];
+        break;
+    }
+}
+static int ct__attr_write(const ct__attrdesc *d, ct__attrs *a, const ct_attr_value *v) {
+    if (d->optional && d->flag >= 0) {
+        if (v->is_none) a->flags &= ~(int32_t)(1u << d->flag);
+        else a->flags |= (int32_t)(1u << d->flag);
+    }
+    if (v->is_none) {
+        if (!d->optional) return -1;
+        if (d->type == CT_ATTR_FLOAT && d->flag < 0) { a->s[d->idx] = NAN; return 0; }
+        ct_attr_value z;
+        memset(&z, 0, sizeof z);
+        z.type = d->type;
+        z.count = d->count < 0 ? 0 : d->count;
+        return ct__attr_write(d, a, &z) ? -1 : (a->flags &= d->flag >= 0 ? ~(int32_t)(1u << d->flag) : ~0, 0);
+    }
+    switch (d->type) {
+    case CT_ATTR_INT: case CT_ATTR_ENUM:
+        if (d->slot == 'i') a->i[d->idx] = v->i;
+        else if (d->slot == 'm') a->mode = (int32_t)v->i;
+        else a->v[d->idx] = v->i;
+        break;
+    case CT_ATTR_FLOAT: a->s[d->idx] = v->f; break;
+    case CT_ATTR_BOOL:
+        if (v->i) a->flags |= (int32_t)(1u << d->idx);
+        else a->flags &= ~(int32_t)(1u << d->idx);
+        break;
+    case CT_ATTR_DTYPE: a->dtype = v->dtype; break;
+    case CT_ATTR_DEVICE: a->device = v->device; break;
+    case CT_ATTR_INT_LIST:
+        if (d->count < 0) {
+            if (v->count < 0 || v->count > 3 * CT_MAX_DIMS) return -1;
+            a->nv = v->count;
+            for (int k = 0; k < v->count; k++) a->v[k] = v->ints[k];
+        } else {
+            if (v->count != d->count) return -1;
+            for (int k = 0; k < d->count; k++) a->v[d->idx + k] = v->ints[k];
+        }
+        break;
+    default:
+        if (v->count != d->count) return -1;
+        for (int k = 0; k < d->count; k++) a->s[d->idx + k] = v->floats[k];
+        break;
+    }
+    return 0;
+}
+CTENSOR_API ct_status ct_attrs_get(int op, const ct_attrs *a, const char *name, ct_attr_value *out) {
+    ct__attrdesc d;
+    if (!ct__op_valid(op)) { ct__bad_op("attrs_get", op); return CT_ERR_ARG; }
+    if (!a || !name || !out || ct__attr_find(ct__opdef_get(op)->attrs, name, 0, &d)) {
+        ct_set_error(CT_ERR_ARG, "attrs_get: %s has no attribute '%s'", ct__opdef_get(op)->sname, name ? name : "(null)");
+        return CT_ERR_ARG;
+    }
+    ct__attr_read(&d, a, out);
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_attrs_set(int op, ct_attrs *a, const char *name, const ct_attr_value *value) {
+    ct__attrdesc d;
+    if (!ct__op_valid(op)) { ct__bad_op("attrs_set", op); return CT_ERR_ARG; }
+    if (!a || !name || !value || ct__attr_find(ct__opdef_get(op)->attrs, name, 0, &d)) {
+        ct_set_error(CT_ERR_ARG, "attrs_set: %s has no attribute '%s'", ct__opdef_get(op)->sname, name ? name : "(null)");
+        return CT_ERR_ARG;
+    }
+    if (value->type != d.type || ct__attr_write(&d, a, value)) {
+        ct_set_error(CT_ERR_ARG, "attrs_set: value of the wrong type, length or None-ness for %s's attribute '%s'",
+                     ct__opdef_get(op)->sname, name);
+        return CT_ERR_ARG;
+    }
+    return CT_OK;
+}
+
+/* ---- equality and hashing over the declared attributes (canonical values) ---- */
+static uint64_t ct__fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t k = 0; k < n; k++) { h ^= b[k]; h *= 1099511628211ull; }
+    return h;
+}
+static uint64_t ct__attr_value_hash(uint64_t h, const ct_attr_value *v) {
+    h = ct__fnv(h, &v->is_none, sizeof v->is_none);
+    if (v->is_none) return h;
+    switch (v->type) {
+    case CT_ATTR_FLOAT: return ct__fnv(h, &v->f, sizeof v->f);
+    case CT_ATTR_DTYPE: { int32_t x = (int32_t)v->dtype; return ct__fnv(h, &x, sizeof x); }
+    case CT_ATTR_DEVICE: { int32_t x[2]; x[0] = (int32_t)v->device.type; x[1] = v->device.index; return ct__fnv(h, x, sizeof x); }
+    case CT_ATTR_INT_LIST: h = ct__fnv(h, &v->count, sizeof v->count); return ct__fnv(h, v->ints, sizeof(int64_t) * (size_t)v->count);
+    case CT_ATTR_FLOAT_LIST: return ct__fnv(h, v->floats, sizeof(double) * (size_t)v->count);
+    default: return ct__fnv(h, &v->i, sizeof v->i);
+    }
+}
+CTENSOR_API uint64_t ct_attrs_hash(int op, const ct_attrs *a) {
+    uint64_t h = 14695981039346656037ull;
+    if (!ct__op_valid(op) || !a) return h;
+    const char *schema = ct__opdef_get(op)->attrs, *p = schema;
+    ct__attrdesc d;
+    ct_attr_value v;
+    h = ct__fnv(h, &op, sizeof op);
+    while (ct__attr_next(schema, &p, &d) > 0) {
+        ct__attr_read(&d, a, &v);
+        h = ct__attr_value_hash(h, &v);
+    }
+    return h;
+}
+CTENSOR_API int ct_attrs_equal(int op, const ct_attrs *a, const ct_attrs *b) {
+    if (!ct__op_valid(op) || !a || !b) return 0;
+    const char *schema = ct__opdef_get(op)->attrs, *p = schema;
+    ct__attrdesc d;
+    ct_attr_value x, y;
+    while (ct__attr_next(schema, &p, &d) > 0) {
+        ct__attr_read(&d, a, &x);
+        ct__attr_read(&d, b, &y);
+        if (ct__attr_value_hash(0, &x) != ct__attr_value_hash(0, &y)) return 0;   /* FNV of equal bytes */
+        if (x.is_none != y.is_none || x.i != y.i || memcmp(&x.f, &y.f, sizeof x.f) || x.dtype != y.dtype ||
+            !ct_device_eq(x.device, y.device) || x.count != y.count ||
+            memcmp(x.ints, y.ints, sizeof x.ints) || memcmp(x.floats, y.floats, sizeof x.floats))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- text form: name=value pairs that print and parse back exactly ---- */
+typedef struct ct__sb { char *buf; size_t cap, len; } ct__sb;
+static void ct__sb_put(ct__sb *b, const char *fmt, ...) {
+    va_list ap;
+    char *dst = b->len < b->cap ? b->buf + b->len : NULL;
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    va_start(ap, fmt);
+    int n = vsnprintf(dst, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) b->len += (size_t)n;
+}
+/* the shortest "%.*g" that reads back to the same double */
+static void ct__sb_double(ct__sb *b, double x) {
+    if (x != x) { ct__sb_put(b, "nan"); return; }
+    if (x == HUGE_VAL || x == -HUGE_VAL) { ct__sb_put(b, x > 0 ? "inf" : "-inf"); return; }
+    char t[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(t, sizeof t, "%.*g", prec, x);
+        if (strtod(t, NULL) == x) break;
+    }
+    if (!strchr(t, '.') && !strchr(t, 'e') && !strchr(t, 'n')) strcat(t, ".");
+    ct__sb_put(b, "%s", t);
+}
+static void ct__sb_value(ct__sb *b, const ct__attrdesc *d, const ct_attr_value *v) {
+    char dn[24];
+    if (v->is_none) { ct__sb_put(b, "None"); return; }
+    switch (v->type) {
+    case CT_ATTR_INT: ct__sb_put(b, "%lld", (long long)v->i); break;
+    case CT_ATTR_FLOAT: ct__sb_double(b, v->f); break;
+    case CT_ATTR_BOOL: ct__sb_put(b, v->i ? "True" : "False"); break;
+    case CT_ATTR_DTYPE: ct__sb_put(b, "%s", ct_dtype_name(v->dtype)); break;
+    case CT_ATTR_DEVICE: ct__sb_put(b, "%s", ct_device_str(v->device, dn, sizeof dn)); break;
+    case CT_ATTR_ENUM: {
+        const char *p = d->vals, *end = d->vals + d->vals_len;
+        int64_t k = 0;
+        while (p < end && k < v->i) { if (*p++ == '|') k++; }
+        if (v->i < 0 || p >= end) { ct__sb_put(b, "%lld", (long long)v->i); break; }
+        const char *q = p;
+        while (q < end && *q != '|') q++;
+        ct__sb_put(b, "'%.*s'", (int)(q - p), p);
+        break;
+    }
+    case CT_ATTR_INT_LIST:
+        ct__sb_put(b, "[");
+        for (int k = 0; k < v->count; k++) ct__sb_put(b, k ? ", %lld" : "%lld", (long long)v->ints[k]);
+        ct__sb_put(b, "]");
+        break;
+    default:
+        ct__sb_put(b, "[");
+        for (int k = 0; k < v->count; k++) { if (k) ct__sb_put(b, ", "); ct__sb_double(b, v->floats[k]); }
+        ct__sb_put(b, "]");
+        break;
+    }
+}
+CTENSOR_API size_t ct_attrs_repr(int op, const ct_attrs *a, char *buf, size_t cap) {
+    ct__sb b;
+    b.buf = buf; b.cap = buf ? cap : 0; b.len = 0;
+    if (b.cap) buf[0] = 0;
+    if (!ct__op_valid(op) || !a) return 0;
+    const char *schema = ct__opdef_get(op)->attrs, *p = schema;
+    ct__attrdesc d;
+    ct_attr_value v;
+    int k = 0;
+    while (ct__attr_next(schema, &p, &d) > 0) {
+        ct__attr_read(&d, a, &v);
+        ct__sb_put(&b, k++ ? ", %s=" : "%s=", d.name);
+        ct__sb_value(&b, &d, &v);
+    }
+    if (b.cap && b.len >= b.cap) buf[b.cap - 1] = 0;
+    return b.len;
+}
+CTENSOR_API size_t ct_op_schema(int op, char *buf, size_t cap) {
+    static const char *const tn[] = {"int", "float", "bool", "dtype", "device", "int[]", "float[]", "str"};
+    ct__sb b;
+    b.buf = buf; b.cap = buf ? cap : 0; b.len = 0;
+    if (b.cap) buf[0] = 0;
+    if (!ct__op_valid(op)) return 0;
+    const ct__opdef *od = ct__opdef_get(op);
+    const char *p = od->attrs;
+    ct__attrdesc d;
+    ct__sb_put(&b, "%s(", od->sname);
+    int k = 0;
+    if (od->nin < 0) ct__sb_put(&b, "Tensor[]"), k++;
+    for (int i = 0; i < od->nin; i++) ct__sb_put(&b, k++ ? ", Tensor" : "Tensor");
+    int star = 0;
+    while (ct__attr_next(od->attrs, &p, &d) > 0) {
+        if (!star) { ct__sb_put(&b, k++ ? ", *" : "*"); star = 1; }
+        if (d.type == CT_ATTR_INT_LIST && d.count > 0) ct__sb_put(&b, ", int[%d]", d.count);
+        else if (d.type == CT_ATTR_FLOAT_LIST) ct__sb_put(&b, ", float[%d]", d.count);
+        else ct__sb_put(&b, ", %s", tn[d.type]);
+        ct__sb_put(&b, "%s %s", d.optional ? "?" : "", d.name);
+    }
+    ct__sb_put(&b, ") -> ");
+    if (od->nout != 1) ct__sb_put(&b, "(");
+    for (int j = 0; j < od->nout; j++) ct__sb_put(&b, j ? ", Tensor" : "Tensor");
+    if (od->nout != 1) ct__sb_put(&b, ")");
+    if (b.cap && b.len >= b.cap) buf[b.cap - 1] = 0;
+    return b.len;
+}
+
+static const char *ct__skip_ws(const char *p) { while (*p == ' ' || *p == '\t' || *p == '\n') p++; return p; }
+static int ct__parse_double(const char **pp, double *out) {
+    const char *p = ct__skip_ws(*pp);
+    if (!strncmp(p, "nan", 3)) { *out = NAN; *pp = p + 3; return 0; }
+    if (!strncmp(p, "inf", 3)) { *out = HUGE_VAL; *pp = p + 3; return 0; }
+    if (!strncmp(p, "-inf", 4)) { *out = -HUGE_VAL; *pp = p + 4; return 0; }
+    char *end;
+    *out = strtod(p, &end);
+    if (end == p) return -1;
+    *pp = end;
+    return 0;
+}
+static int ct__parse_int(const char **pp, int64_t *out) {
+    const char *p = ct__skip_ws(*pp);
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p) return -1;
+    *out = (int64_t)v;
+    *pp = end;
+    return 0;
+}
+/* one value of type d at *pp into v: 0, or -1 when it does not parse */
+static int ct__parse_value(const ct__attrdesc *d, const char **pp, ct_attr_value *v) {
+    const char *p = ct__skip_ws(*pp);
+    memset(v, 0, sizeof *v);
+    v->type = d->type;
+    v->count = d->count < 0 ? 0 : d->count;
+    if (!strncmp(p, "None", 4)) { v->is_none = 1; *pp = p + 4; return d->optional ? 0 : -1; }
+    switch (d->type) {
+    case CT_ATTR_INT: if (ct__parse_int(&p, &v->i)) return -1; break;
+    case CT_ATTR_FLOAT: if (ct__parse_double(&p, &v->f)) return -1; break;
+    case CT_ATTR_BOOL:
+        if (!strncmp(p, "True", 4)) { v->i = 1; p += 4; }
+        else if (!strncmp(p, "False", 5)) { v->i = 0; p += 5; }
+        else return -1;
+        break;
+    case CT_ATTR_DTYPE: {
+        int k;
+        for (k = 0; k < CT_NUM_DTYPES; k++) {
+            const char *nm = ct_dtype_name((ct_dtype)k);
+            size_t n = strlen(nm);
+            if (!strncmp(p, nm, n) && !((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9'))) { p += n; break; }
+        }
+        if (k == CT_NUM_DTYPES) return -1;
+        v->dtype = (ct_dtype)k;
+        break;
+    }
+    case CT_ATTR_DEVICE: {
+        char t[24];
+        int n = 0;
+        while (n < 23 && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == ':')) t[n++] = *p++;
+        t[n] = 0;
+        if (ct_device_parse(t, &v->device)) { ct_clear_error(); return -1; }
+        break;
+    }
+    case CT_ATTR_ENUM: {
+        if (*p != '\'') { if (ct__parse_int(&p, &v->i)) return -1; break; }
+        const char *q = ++p;
+        while (*q && *q != '\'') q++;
+        if (*q != '\'') return -1;
+        size_t n = (size_t)(q - p);
+        const char *s = d->vals, *end = d->vals + d->vals_len;
+        int64_t k = 0;
+        for (;;) {
+            const char *e = s;
+            while (e < end && *e != '|') e++;
+            if ((size_t)(e - s) == n && !strncmp(s, p, n)) break;
+            if (e >= end) return -1;
+            s = e + 1;
+            k++;
+        }
+        v->i = k;
+        p = q + 1;
+        break;
+    }
+    default: {
+        if (*p++ != '[') return -1;
+        int n = 0, maxn = d->type == CT_ATTR_INT_LIST ? 3 * CT_MAX_DIMS : 8;
+        p = ct__skip_ws(p);
+        while (*p != ']') {
+            if (n >= maxn) return -1;
+            if (d->type == CT_ATTR_INT_LIST ? ct__parse_int(&p, &v->ints[n]) : ct__parse_double(&p, &v->floats[n])) return -1;
+            n++;
+            p = ct__skip_ws(p);
+            if (*p == ',') p = ct__skip_ws(p + 1);
+            else if (*p != ']') return -1;
+        }
+        p++;
+        if (d->count >= 0 && n != d->count) return -1;
+        v->count = n;
+        break;
+    }
+    }
+    *pp = p;
+    return 0;
+}
+CTENSOR_API ct_status ct_attrs_parse(int op, const char *text, ct_attrs *a) {
+    if (!ct__op_valid(op)) { ct__bad_op("attrs_parse", op); return CT_ERR_ARG; }
+    if (!text || !a) { ct_set_error(CT_ERR_ARG, "attrs_parse: NULL argument"); return CT_ERR_ARG; }
+    const char *schema = ct__opdef_get(op)->attrs, *p = ct__skip_ws(text);
+    ct__attrs out;
+    ct__attrs_init(&out);
+    ct__attrdesc d;
+    ct_attr_value v;
+    /* absent attributes take their defaults: zero, and None for float optionals without a flag */
+    {
+        const char *q = schema;
+        while (ct__attr_next(schema, &q, &d) > 0)
+            if (d.optional && d.type == CT_ATTR_FLOAT && d.flag < 0) out.s[d.idx] = NAN;
+    }
+    while (*p) {
+        char name[32];
+        int n = 0;
+        while (n < 31 && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) name[n++] = *p++;
+        name[n] = 0;
+        p = ct__skip_ws(p);
+        if (!n || *p != '=') {
+            ct_set_error(CT_ERR_FORMAT, "attrs_parse: %s: expected name=value at \"%.40s\"", ct__opdef_get(op)->sname, p);
+            return CT_ERR_FORMAT;
+        }
+        p++;
+        if (ct__attr_find(schema, name, 0, &d)) {
+            ct_set_error(CT_ERR_FORMAT, "attrs_parse: %s has no attribute '%s'", ct__opdef_get(op)->sname, name);
+            return CT_ERR_FORMAT;
+        }
+        if (ct__parse_value(&d, &p, &v) || ct__attr_write(&d, &out, &v)) {
+            ct_set_error(CT_ERR_FORMAT, "attrs_parse: %s: bad value for '%s' at \"%.40s\"", ct__opdef_get(op)->sname, name, p);
+            return CT_ERR_FORMAT;
+        }
+        p = ct__skip_ws(p);
+        if (*p == ',') p = ct__skip_ws(p + 1);
+        else if (*p) {
+            ct_set_error(CT_ERR_FORMAT, "attrs_parse: %s: expected ',' at \"%.40s\"", ct__opdef_get(op)->sname, p);
+            return CT_ERR_FORMAT;
+        }
+    }
+    *a = out;
+    return CT_OK;
+}
+
+/* ---- companion headers register kernels by name ---- */
+CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn) {
+    int op = ct_op_find(name);
+    if (op < 0) { ct_set_error(CT_ERR_ARG, "register_kernel: no op named '%s'", name ? name : "(null)"); return CT_ERR_ARG; }
+    if ((int)b < 0 || b >= CT_NUM_BACKENDS) { ct_set_error(CT_ERR_ARG, "register_kernel: invalid backend %d", (int)b); return CT_ERR_ARG; }
+    CT__STORE_RELEASE(&ct__kernels[b][op], fn);
+    return CT_OK;
 }
 
 /* ============================================================================
@@ -2562,19 +3347,79 @@ static int ct__check_inplace(ct__call *c, const ct__opdef *d, ct__tls *t) {
     return 0;
 }
 
+/* Every output shape an op computes passes here before anything is allocated or
+   viewed: ranks in range, no negative size, numel and bytes without int64
+   overflow. Metas cannot forget it (DESIGN.md: invariants live in the door). */
+static CT__NOINLINE int ct__out_shape_bad(const ct__opdef *d, const ct__outinfo *o) {
+    if (o->ndim < 0 || o->ndim > CT_MAX_DIMS)
+        return ct__failed(CT_ERR_ARG, "%s: the result would have %d dimensions (the maximum is %d)", d->name, (int)o->ndim, CT_MAX_DIMS);
+    uint64_t n = 1;
+    int zero = 0;
+    for (int i = 0; i < o->ndim; i++) {
+        if (o->shape[i] < 0)
+            return ct__failed(CT_ERR_ARG, "%s: Trying to create tensor with negative dimension %lld: %s", d->name,
+                              (long long)o->shape[i], ct__fmt_shape(o->ndim, o->shape).s);
+        if (o->shape[i] == 0) zero = 1;
+        else if (n > (uint64_t)INT64_MAX / (uint64_t)o->shape[i])
+            return ct__failed(CT_ERR_MEMORY, "%s: numel: integer multiplication overflow (result shape %s)", d->name,
+                              ct__fmt_shape(o->ndim, o->shape).s);
+        else n *= (uint64_t)o->shape[i];
+    }
+    /* new storage: the product of the non-zero sizes must be allocatable */
+    if (o->kind == CT__OUT_NEW && !zero && n > ((uint64_t)1 << 46) / (uint64_t)ct__dt[o->dtype].size)
+        return ct__failed(CT_ERR_MEMORY, "%s: the result shape %s is too large (%llu elements of %s)", d->name,
+                          ct__fmt_shape(o->ndim, o->shape).s, (unsigned long long)n, CT__DTNAME(o->dtype));
+    return 0;
+}
+CT__INLINE int ct__out_shape_ok(const ct__outinfo *o) {
+    /* the common case, without a division: small ranks and sizes below 2^21 */
+    if ((unsigned)o->ndim > 3u) return 0;
+    for (int i = 0; i < o->ndim; i++)
+        if ((uint64_t)o->shape[i] >= ((uint64_t)1 << 21)) return 0;
+    return 1;
+}
+
+static CT__NOINLINE int ct__device_mismatch(const ct__opdef *d, ct_device a, ct_device b) {
+    char x[24], y[24];
+    return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
+                      d->name, ct_device_str(a, x, sizeof x), ct_device_str(b, y, sizeof y));
+}
+static CT__NOINLINE int ct__no_kernel(const ct__opdef *d, int backend) {
+    return ct__failed(backend == CT_BACKEND_CPU ? CT_ERR_UNSUPPORTED
+                      : backend == CT_BACKEND_QUANTIZED_CPU || backend == CT_BACKEND_QUANTIZED_CUDA ? CT_ERR_DTYPE : CT_ERR_DEVICE,
+                      "%s: Could not run '%s' with arguments from the '%s' backend.%s", d->name, d->sname,
+                      ct_backend_name((ct_backend)backend),
+                      backend == CT_BACKEND_CUDA || backend == CT_BACKEND_QUANTIZED_CUDA
+                          ? " (CUDA kernels come from ctensor_cuda.h, built with CTENSOR_CUDA)"
+                          : backend == CT_BACKEND_QUANTIZED_CPU ? " (quantized kernels come from ctensor_quant.h)" : "");
+}
+#define CT__DT_QUANT(dt) ((unsigned)((dt) - CT_QINT8) <= (unsigned)(CT_QINT32 - CT_QINT8))
+
 /* Runs c->op. Returns the number of outputs (c->out[]) or -1 with the error set.
    NEW and VIEW outputs are owned by the current scope; an INPLACE output is the input. */
-static int ct__dispatch(ct__call *c) {
+CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     const ct__opdef *d = ct__opdef_get(c->op);
-    ct__tls *t = ct__tls_get();
-    int nin = c->nin;
+    int nin = c->nin, quant = 0;
     for (int i = 0; i < nin; i++)
         if (CT__UNLIKELY(!c->in[i])) return ct__dispatch_fail_null(c);
-    ct_device dev = nin ? c->in[0]->device : CT_CPU;
-    for (int i = 1; i < nin; i++)
-        if (CT__UNLIKELY(c->in[i]->device != dev && c->in[i]->ndim > 0))
-            return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
-                              d->name, dev == CT_CPU ? "cpu" : "cuda:0", c->in[i]->device == CT_CPU ? "cpu" : "cuda:0");
+    /* the device of the call: its inputs' (0-d CPU tensors go with any device, as in PyTorch) */
+    ct_device dev = nin ? c->in[0]->device : ct__cpu_dev;
+    for (int i = 0; i < nin; i++) {
+        const ct_tensor *x = c->in[i];
+        quant |= CT__DT_QUANT(x->dtype);
+        if (CT__UNLIKELY(!ct_device_eq(x->device, dev))) {
+            if (x->ndim == 0 && x->device.type == CT_CPU) continue;
+            if (dev.type == CT_CPU && c->in[0]->ndim == 0) { dev = x->device; i = -1; quant = 0; continue; }
+            return ct__device_mismatch(d, dev, x->device);
+        }
+    }
+    /* outputs go to the device attribute of ops that choose one (factories, to) */
+    ct_device odev = (d->flags & CT__OPF_DEVICE_ATTR) ? c->a->device : dev;
+    ct_device kdev = odev.type != CT_CPU ? odev : dev;
+    int backend = (kdev.type == CT_CPU ? CT_BACKEND_CPU : CT_BACKEND_CUDA) + (quant ? 2 : 0);
+    ct__kernel_fn k = ct__kernels[backend][c->op];
+    if (!k && backend == CT_BACKEND_CPU) k = d->kernel;
+    if (CT__UNLIKELY(!k)) return ct__no_kernel(d, backend);
     c->nout = d->nout;
     c->fast = 0;
     int inplace = (d->flags & CT__OPF_INPLACE) || c->inplace;
@@ -2582,14 +3427,15 @@ static int ct__dispatch(ct__call *c) {
     if (d->meta(c)) return -1;
     if (inplace)
         for (int i = 0; i < nin && i < 8; i++) c->pre_version[i] = CT__LOAD(&c->in[i]->storage->version);
-    ct__kernel_fn k = dev == CT_CPU ? d->kernel : ct__device_kernels[dev][c->op];
-    if (!k) return ct__failed(CT_ERR_DEVICE, "%s: not implemented for device %s", d->name, dev == CT_CPU ? "cpu" : "cuda");
     int nout = c->nout;
+    for (int j = 0; j < nout; j++)
+        if (c->oi[j].kind != CT__OUT_INPLACE && CT__UNLIKELY(!ct__out_shape_ok(&c->oi[j])) && ct__out_shape_bad(d, &c->oi[j]))
+            return -1;
     for (int j = 0; j < nout; j++) {
         ct__outinfo *o = &c->oi[j];
         ct_tensor *x;
         if (o->kind == CT__OUT_NEW) {
-            x = ct__alloc(o->dtype, o->ndim, o->shape, o->has_strides ? o->strides : NULL, dev);
+            x = ct__alloc(o->dtype, o->ndim, o->shape, o->has_strides ? o->strides : NULL, odev);
         } else if (o->kind == CT__OUT_VIEW) {
             const ct_tensor *src = c->in[o->src];
             x = ct__view_header(src, o->ndim, o->shape, o->strides, o->offset);
@@ -2643,10 +3489,6 @@ static int ct__dispatch(ct__call *c) {
             return -1;
         }
     }
-    if (t->dispatch_depth == 0) {
-        if (t->tracer) t->tracer(c->op, nin, c->in, nout, c->out, c->a, t->tracer_user);
-        if (t->profiler) t->profiler(c->op, nin, c->in, nout, c->out, c->a, t->profiler_user);
-    }
     for (int j = 0; j < nout; j++) {
         if (c->oi[j].kind != CT__OUT_INPLACE && !ct__own(c->out[j])) {
             for (int q = j + 1; q < nout; q++)
@@ -2657,25 +3499,138 @@ static int ct__dispatch(ct__call *c) {
     return nout;
 }
 
+/* ---- the dispatch hook ----------------------------------------------------
+   Listeners are per thread. ct__dispatch tests one counter; only a thread with
+   listeners takes ct__dispatch_listened, which tells them about the call. While
+   listeners run, the thread's calls are not observed (listeners may use ops). */
+static int ct__listener_handles;
+static void ct__notify(ct__tls *t, const ct_dispatch_event *e, unsigned need, unsigned skip) {
+    ct__listener copy[CT__MAX_LISTENERS];
+    int n = t->nlisteners;
+    memcpy(copy, t->listeners, sizeof(ct__listener) * (size_t)n);
+    t->listen_pause++;
+    for (int k = 0; k < n; k++) {
+        if ((copy[k].flags & need) != need || (copy[k].flags & skip)) continue;
+        if (e->depth > 0 && !(copy[k].flags & CT_LISTEN_NESTED)) continue;
+        copy[k].fn(e, copy[k].user);
+    }
+    t->listen_pause--;
+}
+static CT__NOINLINE int ct__dispatch_listened(ct__call *c, ct__tls *t) {
+    if (t->listen_pause) return ct__dispatch_run(c, t);
+    const ct__opdef *d = ct__opdef_get(c->op);
+    ct_dispatch_event e;
+    e.phase = CT_DISPATCH_ENTER;
+    e.op = c->op;
+    e.nin = c->nin;
+    e.nout = 0;
+    e.inputs = c->in;
+    e.outputs = NULL;
+    e.attrs = c->a;
+    e.generator = (d->flags & CT__OPF_RANDOM) ? (c->gen ? c->gen : ct_default_generator()) : NULL;
+    e.depth = t->dispatch_depth;
+    e.grad_enabled = t->grad_enabled;
+    unsigned any_enter = 0;
+    for (int k = 0; k < t->nlisteners; k++) any_enter |= t->listeners[k].flags & CT_LISTEN_ENTER;
+    if (any_enter) ct__notify(t, &e, CT_LISTEN_ENTER, 0);
+    int rc = ct__dispatch_run(c, t);
+    if (rc >= 0) {
+        e.phase = CT_DISPATCH_EXIT;
+        e.nout = c->nout;
+        e.outputs = c->out;
+        ct__notify(t, &e, 0, 0);
+    } else if (any_enter) {
+        e.phase = CT_DISPATCH_FAIL;
+        ct__notify(t, &e, CT_LISTEN_ENTER, 0);
+    }
+    return rc;
+}
+static int ct__dispatch(ct__call *c) {
+    ct__tls *t = ct__tls_get();
+    if (CT__UNLIKELY(t->nlisteners)) return ct__dispatch_listened(c, t);
+    return ct__dispatch_run(c, t);
+}
+CTENSOR_API int ct_add_dispatch_listener(ct_dispatch_listener_fn fn, void *user_data, unsigned flags) {
+    ct__tls *t = ct__tls_get();
+    if (!fn) { ct_set_error(CT_ERR_ARG, "add_dispatch_listener: fn is NULL"); return -1; }
+    if (flags & ~(CT_LISTEN_ENTER | CT_LISTEN_NESTED)) {
+        ct_set_error(CT_ERR_ARG, "add_dispatch_listener: unknown flags 0x%x", flags);
+        return -1;
+    }
+    if (t->nlisteners >= CT__MAX_LISTENERS) {
+        ct_set_error(CT_ERR_STATE, "add_dispatch_listener: this thread already has %d listeners", CT__MAX_LISTENERS);
+        return -1;
+    }
+    ct__listener *l = &t->listeners[t->nlisteners];
+    l->fn = fn;
+    l->user = user_data;
+    l->flags = flags;
+    l->handle = CT__ATOMIC_INC(&ct__listener_handles);
+    t->nlisteners++;
+    return l->handle;
+}
+CTENSOR_API ct_status ct_remove_dispatch_listener(int handle) {
+    ct__tls *t = ct__tls_get();
+    for (int k = 0; k < t->nlisteners; k++) {
+        if (t->listeners[k].handle != handle) continue;
+        memmove(&t->listeners[k], &t->listeners[k + 1], sizeof(ct__listener) * (size_t)(t->nlisteners - k - 1));
+        t->nlisteners--;
+        return CT_OK;
+    }
+    ct_set_error(CT_ERR_ARG, "remove_dispatch_listener: no listener %d on this thread", handle);
+    return CT_ERR_ARG;
+}
+
+/* A call record for op with inputs and attributes (no generator, not in place). */
+CT__INLINE void ct__call_init(ct__call *c, int op, int nin, ct_tensor *const *in, const ct__attrs *a) {
+    c->op = op;
+    c->nin = nin;
+    c->in = in;
+    c->a = a;
+    c->gen = NULL;
+    c->inplace = 0;
+}
+/* Several outputs: writes them to out[] and returns the count, or -1. */
+static CT__UNUSED int ct__calln(int op, int nin, ct_tensor *const *in, const ct__attrs *a, ct_tensor **out) {
+    ct__call c;
+    ct__call_init(&c, op, nin, in, a);
+    int n = ct__dispatch(&c);
+    for (int j = 0; j < n; j++) out[j] = c.out[j];
+    return n;
+}
 /* One-output convenience: returns the output or NULL. */
 static ct_tensor *ct__call1(int op, int nin, ct_tensor *const *in, const ct__attrs *a) {
     ct__call c;
-    c.op = op;
-    c.nin = nin;
-    c.in = in;
-    c.a = a;
-    c.inplace = 0;
+    ct__call_init(&c, op, nin, in, a);
     return ct__dispatch(&c) < 0 ? NULL : c.out[0];
 }
 /* In-place form of an elementwise op: writes into in[0] and returns it. */
 static ct_tensor *ct__call1_(int op, int nin, ct_tensor *const *in, const ct__attrs *a) {
     ct__call c;
-    c.op = op;
-    c.nin = nin;
-    c.in = in;
-    c.a = a;
+    ct__call_init(&c, op, nin, in, a);
     c.inplace = 1;
     return ct__dispatch(&c) < 0 ? NULL : c.out[0];
+}
+/* A random op: its generator travels in the call (not in the attributes). */
+static ct_tensor *ct__call1_gen(int op, int nin, ct_tensor *const *in, const ct__attrs *a, ct_generator *g) {
+    ct__call c;
+    ct__call_init(&c, op, nin, in, a);
+    c.gen = g;
+    return ct__dispatch(&c) < 0 ? NULL : c.out[0];
+}
+CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_generator *g,
+                            ct_tensor **out, int max_out) {
+    if (!ct__op_valid(op)) return ct__bad_op("dispatch", op);
+    const ct__opdef *d = ct__opdef_get(op);
+    if ((d->nin >= 0 && nin != d->nin) || nin < 0 || nin > 64 || (nin && !in))
+        return ct__failed(CT_ERR_ARG, "dispatch: %s takes %d inputs, got %d", d->sname, (int)d->nin, nin);
+    ct__call c;
+    ct__call_init(&c, op, nin, in, a ? a : &ct__attrs_none);
+    c.gen = g;
+    int n = ct__dispatch(&c);
+    if (n < 0) return -1;
+    for (int j = 0; j < n && j < max_out; j++) if (out) out[j] = c.out[j];
+    return n;
 }
 static ct_tensor *ct__op1(int op, const ct_tensor *x, const ct__attrs *a) {
     ct_tensor *in[1];
@@ -2694,6 +3649,17 @@ static ct_tensor *ct__op3(int op, const ct_tensor *x, const ct_tensor *y, const 
     in[1] = (ct_tensor *)y;
     in[2] = (ct_tensor *)z;
     return ct__call1(op, 3, in, a);
+}
+static ct_tensor *ct__opg1(int op, const ct_tensor *x, const ct__attrs *a, ct_generator *g) {
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    return ct__call1_gen(op, 1, in, a, g);
+}
+static ct_tensor *ct__opg2(int op, const ct_tensor *x, const ct_tensor *y, const ct__attrs *a, ct_generator *g) {
+    ct_tensor *in[2];
+    in[0] = (ct_tensor *)x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1_gen(op, 2, in, a, g);
 }
 static ct__attrs ct__attrs_s(double s0) {
     ct__attrs a;
@@ -2733,7 +3699,6 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     ct__node *n = ct__node_new(c->op, nin, nout, nsaved);
     if (!n) return -1;
     n->attrs = *c->a;
-    n->attrs.kerr = NULL;
     n->seq = t->seq_counter++;
     int topo = 0;
     for (int i = 0; i < nin; i++) {
@@ -3775,7 +4740,7 @@ static ct_tensor *ct__wrap(double v, ct_dtype like) {
     int integral = v == floor(v) && fabs(v) < 9.2e18;
     if (integral && !CT__ISFLOAT(like) && !ct_dtype_is_complex(like)) dt = like == CT_BOOL ? CT_INT64 : like;
     else dt = CT__ISFLOAT(like) ? like : CT_FLOAT64;
-    ct_tensor *x = ct__alloc(dt, 0, NULL, NULL, CT_CPU);
+    ct_tensor *x = ct__alloc(dt, 0, NULL, NULL, ct__cpu_dev);
     if (!x) return NULL;
     ct__store_f64(ct__ptr(x), dt, v);
     x->flags |= CT__F_WRAPPED_NUMBER | (integral ? CT__F_SCALAR_INT : 0);
@@ -5460,7 +6425,7 @@ static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shap
 CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) {
     if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "empty: invalid dtype %d", (int)dt);
     if (ct__check_shape("empty", ndim, shape)) return NULL;
-    ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, CT_CPU);
+    ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, ct__cpu_dev);
     return x ? ct__own(x) : NULL;
 }
 CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value) {
@@ -5512,7 +6477,7 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
     if (!strides) extent = ct__shape_numel(ndim, shape);
     ct_tensor *x = ct__header_new();
     if (!x) return NULL;
-    x->storage = ct__storage_borrow(data, extent * (int64_t)ct__dt[dt].size, CT_CPU, deleter, user_data);
+    x->storage = ct__storage_borrow(data, extent * (int64_t)ct__dt[dt].size, ct__cpu_dev, deleter, user_data);
     if (!x->storage) { ct__header_free(x); return NULL; }
     x->dtype = dt;
     x->ndim = ndim;
@@ -6581,11 +7546,7 @@ static ct_tensor *ct__rcall(int op, const ct_tensor *x, const ct__attrs *a, ct_t
     ct__call c;
     ct_tensor *in[1];
     in[0] = (ct_tensor *)x;
-    c.op = op;
-    c.nin = 1;
-    c.in = in;
-    c.a = a;
-    c.inplace = 0;
+    ct__call_init(&c, op, 1, in, a);
     if (ct__dispatch(&c) < 0) {
         if (second) *second = NULL;
         return NULL;
@@ -8157,10 +9118,12 @@ static int ct__bw_rgather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) 
 #  define CT__IX_SIMD
 #endif
 
-/* A data-dependent index error found inside a loop; attrs.kerr points at `flag`. */
+/* A data-dependent index error found inside a loop. The loop's parameter block
+   is the first member of a ct__ixargs, so a loop reaches the error record from it. */
 typedef struct ct__ixerr { int flag; int64_t bad; } ct__ixerr;
+typedef struct ct__ixargs { ct__attrs a; ct__ixerr *err; } ct__ixargs;
 static void ct__ix_bad(const ct__attrs *a, int64_t ix) {
-    ct__ixerr *e = (ct__ixerr *)(void *)a->kerr;
+    ct__ixerr *e = ((const ct__ixargs *)(const void *)a)->err;
 #ifdef CTENSOR_OPENMP
 #pragma omp critical(ct__ix_err)
 #endif
@@ -8564,24 +9527,24 @@ static int ct__sc_run(ct_tensor *out, int dim, const ct_tensor *idxv, const ct_t
     ops[2] = &sv;
     ct__iter it;
     ct__iter_init(&it, 3, ops, nd, sq);
-    ct__attrs a;
-    ct__attrs_init(&a);
-    a.v[0] = idxv->shape[dim];
-    a.v[1] = idxv->strides[dim] * (int64_t)ct__dt[idxv->dtype].size;
-    a.v[2] = srcv ? srcv->strides[dim] * (int64_t)ct__dt[srcv->dtype].size : 0;
-    a.v[3] = go.st[dim] * (int64_t)es;
-    a.v[4] = go.sh[dim];
-    a.v[5] = wrap;
-    a.v[6] = idxv->dtype == CT_INT32;
-    a.v[7] = 0;
-    if (fill) memcpy(&a.v[7], fill, es);
-    a.s[1] = alpha;
-    a.kerr = &e->flag;
+    ct__ixargs xa;
+    ct__attrs_init(&xa.a);
+    xa.a.v[0] = idxv->shape[dim];
+    xa.a.v[1] = idxv->strides[dim] * (int64_t)ct__dt[idxv->dtype].size;
+    xa.a.v[2] = srcv ? srcv->strides[dim] * (int64_t)ct__dt[srcv->dtype].size : 0;
+    xa.a.v[3] = go.st[dim] * (int64_t)es;
+    xa.a.v[4] = go.sh[dim];
+    xa.a.v[5] = wrap;
+    xa.a.v[6] = idxv->dtype == CT_INT32;
+    xa.a.v[7] = 0;
+    if (fill) memcpy(&xa.a.v[7], fill, es);
+    xa.a.s[1] = alpha;
+    xa.err = e;
     ct__loop_fn fn;
     if (op == CT__SC_SET) fn = ct__by_size(es, ct__sc_set_1, ct__sc_set_2, ct__sc_set_4, ct__sc_set_8);
     else if (op == CT__SC_FILL) fn = ct__by_size(es, ct__sc_fill_1, ct__sc_fill_2, ct__sc_fill_4, ct__sc_fill_8);
     else fn = ct__sc_tab[op][out->dtype];
-    ct__ix_run(&it, fn, &a, ct__shape_numel(nd, idxv->shape));
+    ct__ix_run(&it, fn, &xa.a, ct__shape_numel(nd, idxv->shape));
     return e->flag ? -1 : 0;
 }
 /* Checks every value of a vector index against [-size, size) (negative allowed when
@@ -8677,14 +9640,14 @@ static int ct__k_index_select(ct__call *c) {
         ops[2] = &iv;
         ct__iter it;
         ct__iter_init(&it, 3, ops, out->ndim, out->shape);
-        ct__attrs a;
-        ct__attrs_init(&a);
-        a.v[0] = x->strides[dim] * (int64_t)es;
-        a.v[1] = size;
-        a.v[2] = 0;
-        a.v[3] = idx->dtype == CT_INT32;
-        a.kerr = &e.flag;
-        ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
+        ct__ixargs xa;
+        ct__attrs_init(&xa.a);
+        xa.a.v[0] = x->strides[dim] * (int64_t)es;
+        xa.a.v[1] = size;
+        xa.a.v[2] = 0;
+        xa.a.v[3] = idx->dtype == CT_INT32;
+        xa.err = &e;
+        ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &xa.a, it.numel);
     }
     return 0;
 }
@@ -8724,15 +9687,15 @@ static int ct__k_gather(ct__call *c) {
     ops[2] = &iv;
     ct__iter it;
     ct__iter_init(&it, 3, ops, gi.nd, gi.sh);
-    ct__attrs a;
-    ct__attrs_init(&a);
+    ct__ixargs xa;
+    ct__attrs_init(&xa.a);
     ct__ixerr e = {0, 0};
-    a.v[0] = gx.st[dim] * (int64_t)es;
-    a.v[1] = gx.sh[dim];
-    a.v[2] = 0;
-    a.v[3] = 0;
-    a.kerr = &e.flag;
-    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
+    xa.a.v[0] = gx.st[dim] * (int64_t)es;
+    xa.a.v[1] = gx.sh[dim];
+    xa.a.v[2] = 0;
+    xa.a.v[3] = 0;
+    xa.err = &e;
+    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &xa.a, it.numel);
     if (e.flag)
         return ct__failed(CT_ERR_INDEX, "gather: index %lld is out of bounds for dimension %d with size %lld", (long long)e.bad, dim, (long long)gx.sh[dim]);
     return 0;
@@ -9029,15 +9992,15 @@ static int ct__k_take(ct__call *c) {
     ops[2] = idx;
     ct__iter it;
     ct__iter_init(&it, 3, ops, idx->ndim, idx->shape);
-    ct__attrs a;
-    ct__attrs_init(&a);
+    ct__ixargs xa;
+    ct__attrs_init(&xa.a);
     ct__ixerr e = {0, 0};
-    a.v[0] = (int64_t)es;
-    a.v[1] = numel;
-    a.v[2] = 1;
-    a.v[3] = 0;
-    a.kerr = &e.flag;
-    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &a, it.numel);
+    xa.a.v[0] = (int64_t)es;
+    xa.a.v[1] = numel;
+    xa.a.v[2] = 1;
+    xa.a.v[3] = 0;
+    xa.err = &e;
+    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &xa.a, it.numel);
     ct__decref(xc);
     if (e.flag)
         return ct__failed(CT_ERR_INDEX, "take(): out of range: tried to access index %lld on a tensor of %lld elements.", (long long)e.bad, (long long)numel);
@@ -9106,7 +10069,7 @@ static int ct__index_map(const char *op, const ct_tensor *x, uint32_t mask, int 
 /* Element offsets (over t's strides) of every position of the broadcast index shape. */
 static ct_tensor *ct__index_offsets(const ct_tensor *t, uint32_t mask, int nidx, ct_tensor *const *idx, const ct__ixmap *m,
                                     ct__ixerr *e, int *bad_dim) {
-    ct_tensor *off = ct__alloc(CT_INT64, m->bnd, m->bshape, NULL, CT_CPU);
+    ct_tensor *off = ct__alloc(CT_INT64, m->bnd, m->bshape, NULL, ct__cpu_dev);
     if (!off) return NULL;
     int64_t total = ct__shape_numel(m->bnd, m->bshape);
     memset(ct__ptr(off), 0, sizeof(int64_t) * (size_t)total);
@@ -9282,7 +10245,7 @@ static int ct__k_index_put(ct__call *c) {
 
 /* ---- masked_select / masked_scatter / nonzero (C order, PyTorch's order) ---- */
 static int ct__ix_cpu(const char *op, const ct_tensor *x) {
-    if (x->device != CT_CPU) return ct__failed(CT_ERR_DEVICE, "%s: data-dependent output shapes are computed on the CPU only", op);
+    if (x->device.type != CT_CPU) return ct__failed(CT_ERR_DEVICE, "%s: data-dependent output shapes are computed on the CPU only", op);
     return 0;
 }
 static int ct__meta_masked_select(ct__call *c) {
@@ -12325,7 +13288,7 @@ CT__INLINE void ct__miter_next(ct__miter *it) {
 static int ct__k_uniform(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "uniform_: not implemented for '%s'", CT__DTNAME(x->dtype));
-    ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
+    ct_generator *g = ct__gen(c->gen);
     double from = c->a->s[0], to = c->a->s[1];
     int dbl = x->dtype == CT_FLOAT64;
     /* PyTorch casts the bounds to the tensor's scalar type first (then computes in double) */
@@ -12361,7 +13324,7 @@ static void ct__normal_fill16f(float *data, float mean, float std) {
 static int ct__k_normal(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "normal_: not implemented for '%s'", CT__DTNAME(x->dtype));
-    ct_generator *g = ct__gen((ct_generator *)(uintptr_t)c->a->i[0]);
+    ct_generator *g = ct__gen(c->gen);
     double mean = c->a->s[0], std = c->a->s[1];
     int64_t n = ct_numel(x);
     int rc = 0;
@@ -12414,15 +13377,13 @@ CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_gene
     if (from > to) return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
     ct__attrs a = ct__attrs_s(from);
     a.s[1] = to;
-    a.i[0] = (int64_t)(uintptr_t)g;
-    return ct__op1(CT__OP_UNIFORM_, x, &a);
+    return ct__opg1(CT__OP_UNIFORM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g) {
     if (std < 0) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std);
     ct__attrs a = ct__attrs_s(mean);
     a.s[1] = std;
-    a.i[0] = (int64_t)(uintptr_t)g;
-    return ct__op1(CT__OP_NORMAL_, x, &a);
+    return ct__opg1(CT__OP_NORMAL_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) {
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
@@ -12437,7 +13398,7 @@ CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
    multinomial, normal with tensor arguments ---- */
 
 #define CT__ELEM(t, off) ((char *)(t)->storage->data + (size_t)(off) * ct__dt[(t)->dtype].size)
-#define CT__GEN(c) ct__gen((ct_generator *)(uintptr_t)(c)->a->i[0])
+#define CT__GEN(c) ct__gen((c)->gen)
 
 /* static_cast<T>(int64): floats round once from the integer */
 static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
@@ -12701,14 +13662,8 @@ static ct_tensor *ct__empty_like_layout(const ct_tensor *x) {
     ct_tensor *in[1];
     in[0] = (ct_tensor *)x;
     ct__layout_like(&o, 1, in);
-    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, o.has_strides ? o.strides : NULL, CT_CPU);
+    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, o.has_strides ? o.strides : NULL, ct__cpu_dev);
     return y ? ct__own(y) : NULL;
-}
-static ct__attrs ct__attrs_gen(ct_generator *g) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    a.i[0] = (int64_t)(uintptr_t)g;
-    return a;
 }
 /* static_cast<int64_t>(static_cast<T>(v)) for a floating dtype T */
 static int64_t ct__round_via_dtype(int64_t v, ct_dtype dt) {
@@ -12737,8 +13692,9 @@ static int ct__random_bounds(ct_dtype dt, int64_t from, int64_t to) {
     return 0;
 }
 CTENSOR_API ct_tensor *ct_random_(ct_tensor *x, ct_generator *g) {
-    ct__attrs a = ct__attrs_gen(g);
-    return ct__op1(CT__OP_RANDOM_, x, &a);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__opg1(CT__OP_RANDOM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, ct_generator *g) {
     if (!x) { ct__null_arg("random_", 0); return NULL; }
@@ -12765,11 +13721,12 @@ CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, 
                             (long long)from, (long long)to);
     }
     if (ct__random_bounds(x->dtype, from, to)) return NULL;
-    ct__attrs a = ct__attrs_gen(g);
+    ct__attrs a;
+    ct__attrs_init(&a);
     a.mode = 1;
     a.i[1] = from;
     a.i[2] = to;
-    return ct__op1(CT__OP_RANDOM_, x, &a);
+    return ct__opg1(CT__OP_RANDOM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
     if (!ct__dt_ok(dt) || dt >= CT_QINT8) return ct__fail(CT_ERR_DTYPE, "randint: dtype %s is not supported", ct_dtype_name(dt));
@@ -12784,16 +13741,18 @@ CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { retur
 CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct__empty_like_layout(x), 0.0, 1.0, g); }
 CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g) {
     if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-    ct__attrs a = ct__attrs_gen(g);
+    ct__attrs a;
+    ct__attrs_init(&a);
     a.s[0] = p;
-    return ct__op1(CT__OP_BERNOULLI_, x, &a);
+    return ct__opg1(CT__OP_BERNOULLI_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_bernoulli_(ct_tensor *x, const ct_tensor *p, ct_generator *g) {
     if (!x || !p) { ct__null_arg("bernoulli_", x ? 1 : 0); return NULL; }
     ct_tensor *pe = ct_expand_n(p, x->ndim, x->shape);
     if (!pe) return NULL;
-    ct__attrs a = ct__attrs_gen(g);
-    return ct__op2(CT__OP_BERNOULLI_TENSOR_, x, pe, &a);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    return ct__opg2(CT__OP_BERNOULLI_TENSOR_, x, pe, &a, g);
 }
 CTENSOR_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g) {
     if (p && !CT__ISFLOAT(p->dtype))
@@ -12805,9 +13764,10 @@ CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator
 }
 CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g) {
     if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
-    ct__attrs a = ct__attrs_gen(g);
+    ct__attrs a;
+    ct__attrs_init(&a);
     a.s[0] = lambd;
-    return ct__op1(CT__OP_EXPONENTIAL_, x, &a);
+    return ct__opg1(CT__OP_EXPONENTIAL_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
     if (!ct__dt_ok(dt) || dt >= CT_QINT8 || dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "\"randperm\" not implemented for '%s'", CT__DTNAME(dt));
@@ -12821,17 +13781,19 @@ CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
         const char *tn = dt == CT_UINT8 ? "uint8_t" : dt == CT_INT8 ? "int8_t" : dt == CT_INT16 ? "int16_t" : "int32_t";
         if (n - 1 > hi) return ct__fail(CT_ERR_ARG, "randperm: value cannot be converted to type %s without overflow", tn);
     }
-    ct__attrs a = ct__attrs_gen(g);
+    ct__attrs a;
+    ct__attrs_init(&a);
     a.nv = 1;
     a.v[0] = n;
     a.dtype = dt;
-    return ct__call1(CT__OP_RANDPERM, 0, NULL, &a);
+    return ct__call1_gen(CT__OP_RANDPERM, 0, NULL, &a, g);
 }
 CTENSOR_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, int replacement, ct_generator *g) {
-    ct__attrs a = ct__attrs_gen(g);
+    ct__attrs a;
+    ct__attrs_init(&a);
     a.i[1] = num_samples;
     a.flags = replacement ? 1 : 0;
-    return ct__op1(CT__OP_MULTINOMIAL, probs, &a);
+    return ct__opg1(CT__OP_MULTINOMIAL, probs, &a, g);
 }
 /* torch.normal(Tensor mean, Tensor std) (normal_out_impl): the output (shape of
    the broadcast, dtype of mean) is filled with normal_(0, 1), then
@@ -13428,7 +14390,7 @@ static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
 }
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
-    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, CT_CPU);   /* C order */
+    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, ct__cpu_dev);   /* C order */
     if (!c) return -1;
     if (ct__copy_into(c, t)) { ct__decref(c); return -1; }
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
@@ -13770,7 +14732,7 @@ CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char 
                         (long long)numel, es, len - doff, name);
     int64_t fshape[CT_MAX_DIMS] = {0};
     for (int d = 0; d < nd; d++) fshape[d] = fortran ? shape[nd - 1 - d] : shape[d];
-    ct_tensor *x = ct__alloc(dt, nd, fshape, NULL, CT_CPU);
+    ct_tensor *x = ct__alloc(dt, nd, fshape, NULL, ct__cpu_dev);
     if (!x) return NULL;
     unsigned char *dst = (unsigned char *)ct__ptr(x);
     if (numel) memcpy(dst, p + doff, (size_t)numel * es);
@@ -14442,7 +15404,7 @@ CTENSOR_API ct_tensor *ct_safetensors_get(ct_safetensors *st, const char *name) 
         for (size_t k = 0; k < nbytes && !copy; k++) copy = src[k] > 1;
     ct_tensor *x;
     if (copy) {
-        x = ct__alloc(dt, e->ndim, e->shape, NULL, CT_CPU);
+        x = ct__alloc(dt, e->ndim, e->shape, NULL, ct__cpu_dev);
         if (!x) return NULL;
         unsigned char *dst = (unsigned char *)ct__ptr(x);
         if (nbytes) memcpy(dst, src, nbytes);
@@ -14459,7 +15421,7 @@ CTENSOR_API ct_tensor *ct_safetensors_get(ct_safetensors *st, const char *name) 
         x = ct__header_new();
         if (!x) return NULL;
         CT__ATOMIC_INC(&st->buf->refcount);
-        x->storage = ct__storage_borrow((void *)src, (int64_t)nbytes, CT_CPU, ct__stbuf_deleter, st->buf);
+        x->storage = ct__storage_borrow((void *)src, (int64_t)nbytes, ct__cpu_dev, ct__stbuf_deleter, st->buf);
         if (!x->storage) { ct__stbuf_decref(st->buf); ct__header_free(x); return NULL; }
         x->dtype = dt;
         x->ndim = e->ndim;
@@ -14553,7 +15515,7 @@ CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, c
         if (!ct__utf8_valid(names[i])) { ct_set_error(CT_ERR_ARG, "%s: name %d is not valid UTF-8", api, i); return CT_ERR_ARG; }
         if (!strcmp(names[i], "__metadata__")) { ct_set_error(CT_ERR_ARG, "%s: the name '__metadata__' is reserved for metadata", api); return CT_ERR_ARG; }
         const ct_tensor *t = tensors[i];
-        if (t->device != CT_CPU) { ct_set_error(CT_ERR_DEVICE, "%s: tensor '%.200s' is not on the CPU", api, names[i]); return CT_ERR_DEVICE; }
+        if (t->device.type != CT_CPU) { ct_set_error(CT_ERR_DEVICE, "%s: tensor '%.200s' is not on the CPU", api, names[i]); return CT_ERR_DEVICE; }
         if (!ct__dt_ok(t->dtype) || !ct__dt[t->dtype].st[0]) {
             ct_set_error(CT_ERR_DTYPE, "%s: tensor '%.200s' has dtype %s, which safetensors cannot store", api, names[i], ct_dtype_name(t->dtype));
             return CT_ERR_DTYPE;
@@ -14788,9 +15750,9 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     b.len = 0;
     if (cap) buf[0] = 0;
     if (!t) { ct__sputs(&b, "NULL"); return b.len; }
-    if (t->dtype >= 10 || t->device != CT_CPU) {
+    if (t->dtype >= 10 || t->device.type != CT_CPU) {
         char tmp[300];
-        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device == CT_CPU ? "cpu" : "cuda");
+        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device.type == CT_CPU ? "cpu" : "cuda");
         ct__sputs(&b, tmp);
         return b.len;
     }

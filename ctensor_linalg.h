@@ -278,24 +278,18 @@ static const ct__opdef ct__la_defs[CT__LA_NUM_OPS] = {
     CT__LA_OPS(CT__LA_X_DEF)
 #undef CT__LA_X_DEF
 };
-static int ct__la_ids[CT__LA_NUM_OPS];
+static int ct__la_base = -1;
 static int ct__la_once_state;
-static int ct__la_registered;
-static void ct__la_register_all(void) {
-    int ok = 1;
-    for (int k = 0; k < CT__LA_NUM_OPS; k++) {
-        ct__la_ids[k] = ct__register_op(&ct__la_defs[k]);
-        if (ct__la_ids[k] < 0) ok = 0;
-    }
-    ct__la_registered = ok;
-}
+static void ct__la_register_all(void) { ct__la_base = ct__register_ops(ct__la_defs, CT__LA_NUM_OPS); }
+static void ct__la_register_now(void) { ct__once(&ct__la_once_state, ct__la_register_all); }
+CT__AT_LOAD(ct__la_register_now)
 /* Every public function starts with this: registers the ops once. */
 static int ct__la_init(void) {
-    ct__once(&ct__la_once_state, ct__la_register_all);
-    if (!ct__la_registered) { ct_set_error(CT_ERR_STATE, "ctensor_linalg.h: the op table is full"); return -1; }
+    ct__la_register_now();
+    if (ct__la_base < 0) { ct_set_error(CT_ERR_STATE, "ctensor_linalg.h: its ops could not be registered"); return -1; }
     return 0;
 }
-#define CT__LA_ID(E) (ct__la_ids[CT__LA_##E])
+#define CT__LA_ID(E) (ct__la_base + CT__LA_##E)
 #define CT__LA_INIT_OR(ret) do { if (ct__la_init()) return ret; } while (0)
 
 /* ---- attribute layout shared by the ops ----
@@ -846,16 +840,7 @@ static void ct__la_attrs(ct__attrs *a, int fname, int32_t flags) {
 }
 /* runs op E with inputs in[], outputs into out[] (returns the count or -1) */
 static int ct__la_dispatch(int E, int nin, ct_tensor *const *in, const ct__attrs *a, ct_tensor **out) {
-    ct__call c;
-    c.op = ct__la_ids[E];
-    c.nin = nin;
-    c.in = in;
-    c.a = a;
-    c.inplace = 0;
-    int n = ct__dispatch(&c);
-    if (n < 0) return -1;
-    for (int j = 0; j < n; j++) out[j] = c.out[j];
-    return n;
+    return ct__calln(ct__la_base + E, nin, in, a, out);
 }
 /* Output j of a multi-output op that PyTorch marks non-differentiable. */
 static ct_tensor *ct__la_nondiff(ct_tensor *t) {

@@ -740,8 +740,10 @@ static const ct__opdef ct__nn_defs[CT__NN_NUM_OPS] = {
 static int ct__nn_base = -1;
 static int ct__nn_once_state;
 static void ct__nn_register_all(void) { ct__nn_base = ct__register_ops(ct__nn_defs, CT__NN_NUM_OPS); }
+static void ct__nn_register_now(void) { ct__once(&ct__nn_once_state, ct__nn_register_all); }
+CT__AT_LOAD(ct__nn_register_now)
 static int ct__nn_op_id(int local) {
-    ct__once(&ct__nn_once_state, ct__nn_register_all);
+    ct__nn_register_now();
     return ct__nn_base < 0 ? -1 : ct__nn_base + local;
 }
 #define CT__NNOP(E) ct__nn_op_id(CT__NN_##E)
@@ -2058,7 +2060,6 @@ done:
 
 static ct_tensor *ct__conv_op(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *bias, const ct__attrs *a) {
     ct__attrs b = *a;
-    b.kerr = NULL;
     return bias ? ct__op3(op, x, y, bias, &b) : ct__op2(op, x, y, &b);
 }
 /* sum over N, H, W: the bias gradient */
@@ -2415,7 +2416,6 @@ static int ct__k_pool(ct__call *c) {
 }
 static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__attrs a = n->attrs;
-    a.kerr = NULL;
     ct_tensor *g = gout[0];
     if (!CT__NEEDS(n, 0)) return 0;
     switch (n->op - ct__nn_base) {
@@ -4106,7 +4106,7 @@ static int ct__loss_float_check(const char *op, const ct_tensor *x, const char *
 }
 /* Checks every non-ignored class index of t (int64, any layout) against [0, C). */
 static int ct__loss_check_targets(const char *op, const ct_tensor *t, int64_t C, int64_t ignore_index) {
-    if (t->device != CT_CPU) return 0;
+    if (t->device.type != CT_CPU) return 0;
     ct_tensor *tc = ct__contig_ref(t);
     if (!tc) return -1;
     const int64_t *tp = (const int64_t *)ct__ptr(tc);
@@ -4427,7 +4427,7 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
         return ct_mul_scalar(ct_sum(prod), -1.0 / ((double)numel / (double)C));
     }
     if (!weight && ls == 0.0 && input->ndim == 2 && (input->dtype == CT_FLOAT32 || input->dtype == CT_FLOAT64) &&
-        target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && input->device == CT_CPU)
+        target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && input->device.type == CT_CPU)
         return ct__ce_fused(input, target, ign, red);
     if (ct__nll_check(op, input, target, weight)) return NULL;
     int64_t C = input->shape[cdim];
@@ -4715,7 +4715,7 @@ static int ct__bw_pwloss_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
 }
 static int ct__pwloss_fusable(const ct_tensor *x, const ct_tensor *y) {
     return ct_same_shape(x, y) && x->dtype == y->dtype && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64) &&
-           x->device == CT_CPU && y->device == CT_CPU;
+           x->device.type == CT_CPU && y->device.type == CT_CPU;
 }
 static ct_tensor *ct__pwloss_call(int op, const ct_tensor *x, const ct_tensor *y, int red) {
     ct__attrs a;
@@ -4771,7 +4771,7 @@ CTENSOR_API ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_
         return ct__fail(CT_ERR_SHAPE, "%s: Using a target size (%s) that is different to the input size (%s) is deprecated. Please ensure they have the same size.",
                         op, CT__SHAPE(target), CT__SHAPE(input));
     if (ct__loss_float_check(op, input, "input")) return NULL;
-    if (input->device == CT_CPU) {   /* PyTorch checks the range of the input */
+    if (input->device.type == CT_CPU) {   /* PyTorch checks the range of the input */
         ct_tensor *bad = ct_any(ct_logical_or(ct_lt_scalar(input, 0.0), ct_gt_scalar(input, 1.0)));
         if (!bad) return NULL;
         if (ct_item(bad) != 0.0) return ct__fail(CT_ERR_ARG, "%s: all elements of input should be between 0 and 1", op);
@@ -5721,15 +5721,18 @@ static const ct__opdef ct__fs_defs[5] = {CT__FS_DEF("_fused_sgd_"), CT__FS_DEF("
                                           CT__FS_DEF("_fused_rmsprop_"), CT__FS_DEF("_fused_adagrad_")};
 static int ct__fs_ops[5] = {-1, -1, -1, -1, -1}, ct__fs_once;
 static void ct__fs_register(void) {
-    for (int q = 0; q < 5; q++) ct__fs_ops[q] = ct__register_op(&ct__fs_defs[q]);
+    int base = ct__register_ops(ct__fs_defs, 5);
+    for (int q = 0; q < 5; q++) ct__fs_ops[q] = base < 0 ? -1 : base + q;
 }
+static void ct__fs_register_now(void) { ct__once(&ct__fs_once, ct__fs_register); }
+CT__AT_LOAD(ct__fs_register_now)
 /* The fused op applies to float32/float64 CPU tensors of one shape, dense
    (but the grad), sharing no memory; otherwise the op chain runs. */
 static int ct__fs_ok(int kind, ct_tensor *const *t, int nt) {
     ct_dtype dt = t[0]->dtype;
     if (dt != CT_FLOAT32 && dt != CT_FLOAT64) return 0;
     for (int i = 0; i < nt; i++) {
-        if (t[i]->device != CT_CPU || t[i]->dtype != dt || !ct_same_shape(t[i], t[0])) return 0;
+        if (t[i]->device.type != CT_CPU || t[i]->dtype != dt || !ct_same_shape(t[i], t[0])) return 0;
         if (i != 1 && !ct__is_dense(t[i])) return 0;
         for (int j = 0; j < i; j++)
             if (t[i]->storage == t[j]->storage) return 0;
@@ -5928,7 +5931,7 @@ CTENSOR_API ct_status ct_step(ct_optimizer *opt) {
                              ct_dtype_name(p->dtype), ct_dtype_name(gr->dtype));
                 return CT_ERR_DTYPE;
             }
-            if (gr->device != p->device) {
+            if (!ct_device_eq(gr->device, p->device)) {
                 ct_set_error(CT_ERR_DEVICE, "%s.step: the gradient of parameter %d is on another device than the parameter", nm, idx);
                 return CT_ERR_DEVICE;
             }
@@ -6670,7 +6673,7 @@ CTENSOR_API ct_status ct_clip_grad_norm_ex(int n, ct_tensor *const *params, doub
         }
         ct_tensor *g = params[i]->grad;
         if (!g) continue;
-        if (g->device != CT_CPU) { ct_set_error(CT_ERR_UNSUPPORTED, "%s: gradients off the CPU are not supported yet", fn); return CT_ERR_UNSUPPORTED; }
+        if (g->device.type != CT_CPU) { ct_set_error(CT_ERR_UNSUPPORTED, "%s: gradients off the CPU are not supported yet", fn); return CT_ERR_UNSUPPORTED; }
         if (!CT__ISFLOAT(g->dtype)) { ct_set_error(CT_ERR_DTYPE, "%s: gradient %d is %s, expected a floating point dtype", fn, i, ct_dtype_name(g->dtype)); return CT_ERR_DTYPE; }
         dt = ng ? ct_promote_types(dt, g->dtype) : g->dtype;
         ng++;
@@ -6824,7 +6827,7 @@ CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char 
     size_t es = ct__dt[dt].size, off = 4 + 4 * (size_t)nd;
     if ((uint64_t)numel > (uint64_t)(len - off) / es)
         return ct__fail(CT_ERR_FORMAT, "load_idx: data of %lld elements exceeds the %zu bytes left in the file (%s)", (long long)numel, len - off, name);
-    ct_tensor *x = ct__alloc(dt, nd, shape, NULL, CT_CPU);
+    ct_tensor *x = ct__alloc(dt, nd, shape, NULL, ct__cpu_dev);
     if (!x) return NULL;
     unsigned char *dst = (unsigned char *)ct__ptr(x);
     memcpy(dst, p + off, (size_t)numel * es);
@@ -6904,7 +6907,7 @@ CTENSOR_API ct_dataset *ct_tensor_dataset(int n, ct_tensor *const *ts) {
         if (ts[i]->shape[0] != ts[0]->shape[0])
             return (ct_dataset *)ct__fail(CT_ERR_SHAPE, "TensorDataset: Size mismatch between tensors (%lld vs %lld along dim 0)",
                                           (long long)ts[0]->shape[0], (long long)ts[i]->shape[0]);
-        if (ts[i]->device != CT_CPU) return (ct_dataset *)ct__fail(CT_ERR_DEVICE, "TensorDataset: tensors must be on the CPU");
+        if (ts[i]->device.type != CT_CPU) return (ct_dataset *)ct__fail(CT_ERR_DEVICE, "TensorDataset: tensors must be on the CPU");
     }
     ct_dataset *ds = CT__NEW_ZEROED(ct_dataset);
     if (!ds) return (ct_dataset *)ct__fail(CT_ERR_MEMORY, "TensorDataset: out of memory");
@@ -6966,7 +6969,7 @@ static int ct__dl_build(ct_dataloader *dl, int64_t k, ct_tensor **out) {
         int64_t shape[CT_MAX_DIMS];
         shape[0] = cnt;
         for (int d = 1; d < src->ndim; d++) shape[d] = src->shape[d];
-        ct_tensor *b = ct__alloc(src->dtype, src->ndim, shape, NULL, CT_CPU);
+        ct_tensor *b = ct__alloc(src->dtype, src->ndim, shape, NULL, ct__cpu_dev);
         if (!b) { for (int q = 0; q < i; q++) ct__decref(out[q]); return -1; }
         size_t row = (size_t)(ct_numel(src) / (src->shape[0] ? src->shape[0] : 1)) * ct__dt[src->dtype].size;
         const char *sp = ct__ptr(src);
