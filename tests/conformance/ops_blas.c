@@ -22,8 +22,13 @@ static int h_baddbmm(conf_case *c, ct_tensor **out) {
 static int h_addmv(conf_case *c, ct_tensor **out) {
     ONE(ct_addmv(IN(0), IN(1), IN(2), conf_double(c, "beta", 1.0), conf_double(c, "alpha", 1.0)));
 }
-/* F.linear(input, weight, bias=None): the bias is in2 when given */
-static int h_linear(conf_case *c, ct_tensor **out) { ONE(ct_linear(IN(0), IN(1), c->nin >= 3 ? IN(2) : NULL)); }
+/* F.linear(input, weight, bias=None): the bias is in2 when given ("bias": null or absent: None) */
+static int h_linear(conf_case *c, ct_tensor **out) {
+    static const char *const names[] = {"input", "weight", "bias"};
+    ct_tensor *t[3];
+    if (conf_tensors(c, 3, names, 2, t)) return -1;
+    ONE(ct_linear(t[0], t[1], t[2]));
+}
 /* dims: an int, or [dims_a, dims_b] */
 static int h_tensordot(conf_case *c, ct_tensor **out) {
     json_value *d = c->args ? json_get(c->args, "dims") : NULL;
