@@ -46,6 +46,8 @@ int64_t conf_int(const conf_case *c, const char *key, int64_t def);
 int conf_bool(const conf_case *c, const char *key, int def);
 const char *conf_str(const conf_case *c, const char *key, const char *def);  /* NULL if absent and def NULL */
 int conf_is_null(const conf_case *c, const char *key);                       /* present and null */
+/* a JSON number as int64 (bools too; values outside int64 read as 0), def when v is not a number */
+int64_t conf_json_int(const json_value *v, int64_t def);
 /* an int or a list of ints -> out[] (returns the count, -1 if absent) */
 int conf_ints(const conf_case *c, const char *key, int64_t *out, int max);
 /* PyTorch dtype name ("torch.float32") -> ct_dtype; CT_NUM_DTYPES if absent/unknown */

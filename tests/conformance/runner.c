@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* runner.c - executes conformance case folders (../shared/CONFORMANCE.md):
      conformance [-v] DIR...   runs every case folder found under each DIR
+                               (-v also prints a line for each passed case)
+     conformance --list        prints the ops that have a handler, one a line
    Prints one line per failure or skip ("FAIL dir [op]: why", "SKIP dir [op]:
    why"), then "N passed, N failed, N skipped" as its last line; exits
    non-zero when anything failed. A skipped case never counts as passed.
@@ -124,10 +126,12 @@ static double json_num(const json_value *v, double def) {
     return def;
 }
 double conf_double(const conf_case *c, const char *key, double def) { return json_num(arg(c, key), def); }
-int64_t conf_int(const conf_case *c, const char *key, int64_t def) {
-    json_value *v = arg(c, key);
-    return v && (v->type == JSON_NUMBER || v->type == JSON_BOOL) && fabs(v->number) < 9.2e18 ? (int64_t)v->number : def;
+/* a JSON number as int64 (a value outside int64's range, or NaN, reads as 0: no undefined conversion) */
+static int64_t to_int64(double x) { return fabs(x) < 9.2e18 ? (int64_t)x : 0; }
+int64_t conf_json_int(const json_value *v, int64_t def) {
+    return v && (v->type == JSON_NUMBER || v->type == JSON_BOOL) ? to_int64(v->number) : def;
 }
+int64_t conf_int(const conf_case *c, const char *key, int64_t def) { return conf_json_int(arg(c, key), def); }
 int conf_bool(const conf_case *c, const char *key, int def) {
     json_value *v = arg(c, key);
     return v && (v->type == JSON_BOOL || v->type == JSON_NUMBER) ? v->number != 0 : def;
@@ -138,13 +142,10 @@ const char *conf_str(const conf_case *c, const char *key, const char *def) {
 }
 static int json_ints(const json_value *v, int64_t *out, int max) {
     if (!v || v->type == JSON_NULL) return -1;
-    if (v->type == JSON_NUMBER) { if (max > 0) out[0] = (int64_t)v->number; return 1; }
+    if (v->type == JSON_NUMBER) { if (max > 0) out[0] = to_int64(v->number); return 1; }
     if (v->type != JSON_ARRAY) return -1;
     int n = 0;
-    for (int i = 0; i < v->count && n < max; i++) {
-        double x = json_num(v->items[i], 0);
-        out[n++] = fabs(x) < 9.2e18 ? (int64_t)x : 0;
-    }
+    for (int i = 0; i < v->count && n < max; i++) out[n++] = to_int64(json_num(v->items[i], 0));
     return n;
 }
 int conf_ints(const conf_case *c, const char *key, int64_t *out, int max) { return json_ints(arg(c, key), out, max); }
@@ -246,7 +247,7 @@ static ct_tensor *load_entry(const char *dir, const json_value *e, char *why, si
         t = ct_permute_n(t, n, p);
     }
     json_value *sl = json_get(e, "step");   /* every step-th element along the last dim (the file holds the base) */
-    if (t && sl && sl->type == JSON_NUMBER && t->ndim > 0) t = ct_slice(t, -1, 0, INT64_MAX, (int64_t)sl->number);
+    if (t && sl && sl->type == JSON_NUMBER && t->ndim > 0) t = ct_slice(t, -1, 0, INT64_MAX, to_int64(sl->number));
     if (!t) snprintf(why, cap, "%s", ct_last_error());
     return t;
 }
@@ -444,9 +445,9 @@ static ct_tensor *strided_view(const char *dir, const json_value *d, int *skip, 
                 json_value *one = many ? v->items[s] : v;
                 json_value *ev = json_at(one, 2);
                 if (json_ints(one, a, 4) < 2) { snprintf(why, cap, "slice needs [dim, start, end, step]"); return NULL; }
-                int64_t end = !ev || ev->type == JSON_NULL ? INT64_MAX : (int64_t)json_num(ev, 0);
+                int64_t end = !ev || ev->type == JSON_NULL ? INT64_MAX : to_int64(json_num(ev, 0));
                 json_value *sv = json_at(one, 3);
-                t = ct_slice(t, (int)a[0], a[1], end, sv ? (int64_t)json_num(sv, 1) : 1);
+                t = ct_slice(t, (int)a[0], a[1], end, sv ? to_int64(json_num(sv, 1)) : 1);
             }
         } else if (!strcmp(key, "stride") || !strcmp(key, "as_strided")) {
             const json_value *o = !strcmp(key, "as_strided") ? v : d;
@@ -454,7 +455,7 @@ static ct_tensor *strided_view(const char *dir, const json_value *d, int *skip, 
             int ns = json_ints(sz, a, CT_MAX_DIMS), nt = json_ints(json_get(o, "stride"), b, CT_MAX_DIMS);
             if (ns < 0 || ns != nt) { snprintf(why, cap, "as_strided view needs \"size\" and \"stride\" of one length"); return NULL; }
             /* offsets and strides count from the start of the base's storage, as PyTorch's as_strided */
-            t = ct_as_strided(t, ns, a, b, (int64_t)json_num(json_get(o, "storage_offset"), 0));
+            t = ct_as_strided(t, ns, a, b, to_int64(json_num(json_get(o, "storage_offset"), 0)));
         } else {
             *skip = 1;
             snprintf(why, cap, "unsupported view \"%s\"", key);
@@ -766,7 +767,13 @@ static void quiet(ct_status code, const char *msg, void *user) { (void)code; (vo
 
 int main(int argc, char **argv) {
     int ndirs = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* a case that crashes the runner still has the lines before it printed */
     ct_set_logger(quiet, NULL);
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        for (size_t f = 0; f < sizeof conf_families / sizeof conf_families[0]; f++)
+            for (const conf_op *o = conf_families[f]; o->name; o++) printf("%s\n", o->name);
+        return 0;
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) { verbose = 1; continue; }
         struct stat st;
@@ -774,7 +781,7 @@ int main(int argc, char **argv) {
         walk(argv[i], 0);
         ndirs++;
     }
-    if (!ndirs && argc < 2) { fprintf(stderr, "usage: conformance [-v] DIR...\n"); return 2; }
+    if (!ndirs && argc < 2) { fprintf(stderr, "usage: conformance [-v] DIR... | conformance --list\n"); return 2; }
     printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
     return n_fail ? 1 : 0;
 }
