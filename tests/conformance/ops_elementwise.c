@@ -58,6 +58,11 @@ static int h_where(conf_case *c, ct_tensor **out) {
     if (c->nin >= 3) ONE(ct_where(IN(0), IN(1), IN(2)));
     ONE(ct_where_scalar(IN(0), IN(1), conf_double(c, "other", 0.0)));
 }
+/* Tensor.where(condition, other): self comes first, then the condition */
+static int h_where_method(conf_case *c, ct_tensor **out) {
+    if (c->nin >= 3) ONE(ct_where(IN(1), IN(0), IN(2)));
+    ONE(ct_where_scalar(IN(1), IN(0), conf_double(c, "other", 0.0)));
+}
 /* torch.clamp(input, min=None, max=None) and clamp_min / clamp_max: each bound
    is a number in args, a tensor input (in1, then in2, in signature order), or
    None ("min": null, or absent with no input left for it). Repo extension:
@@ -149,6 +154,7 @@ const conf_op conf_ops_elementwise[] = {
     {"torch.divide", h_div_mode, NULL},
     {"torch.true_divide", h_div_mode, NULL},
     {"torch.where", h_where, NULL},
+    {"Tensor.where", h_where_method, NULL},
     {"torch.clamp", h_clamp, NULL},
     {"torch.clip", h_clamp, NULL},
     {"torch.clamp_min", h_clamp_min, NULL},

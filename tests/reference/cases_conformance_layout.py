@@ -15,7 +15,8 @@ weight/bias and running stats, the updated running stats as named arrays
 running_mean.npy / running_var.npy; SGD, Adam, AdamW, RMSprop and Adagrad in
 the optimizer layout (in0 parameter, in1 stacked gradients, out0 stacked
 trajectory, args = param_groups[0] less params); clamp_min / clamp_max;
-strided_inputs views (permute, slice, as_strided; an as_strided op on a
+modules (nn.BatchNorm2d, nn.LSTM) with their weights as named arrays under
+state_dict names; strided_inputs views (permute, slice, as_strided; an as_strided op on a
 permuted view, whose result depends on the storage, so only a view passes);
 +-inf and NaN outputs; integer, bool, 0-d, int8/uint8/int32 and complex
 arrays; expect_error; gradients (an input that does not reach the loss gets
@@ -258,6 +259,38 @@ def batch_norm_cases():
     bn("batch_norm_eval_weight_only", False, weight_only=True)
 
 
+# ---- modules: constructor arguments in args, weights as named arrays under state_dict names ----
+def module_case(name, make, inputs, ctor_args, requires_grad=None, call=lambda m, *xs: m(*xs)):
+    torch.manual_seed(zlib.crc32(name.encode()))
+    m = make().double()
+    with torch.no_grad():   # weights unlike any seeded initialisation: the runner must load them
+        for t in m.state_dict().values():
+            if t.dtype.is_floating_point:
+                t.copy_(torch.rand(t.shape, dtype=torch.float64) + 0.5)
+    state = {k: v.clone() for k, v in m.state_dict().items()}
+    case(name, "nn." + type(m).__name__, lambda *xs: _flatten(call(m, *xs)), inputs, args=ctor_args,
+         requires_grad=requires_grad, named=lambda outs, ins: state,
+         note="a new module (training mode); named arrays: its state_dict before the forward")
+
+
+def _flatten(out):
+    if isinstance(out, (tuple, list)):
+        r = []
+        for o in out:
+            r += _flatten(o)
+        return r
+    return [out]
+
+
+def module_cases():
+    module_case("module_batchnorm2d_train", lambda: torch.nn.BatchNorm2d(3, momentum=0.3), [rnd(2, 3, 2, 2)],
+                {"num_features": 3, "eps": 1e-5, "momentum": 0.3, "affine": True, "track_running_stats": True})
+    module_case("module_lstm_state_dict", lambda: torch.nn.LSTM(3, 2), [rnd(4, 1, 3), rnd(1, 1, 2), rnd(1, 1, 2)],
+                {"input_size": 3, "hidden_size": 2, "num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
+                 "bidirectional": False, "proj_size": 0}, requires_grad=[True, True, False],
+                call=lambda m, x, h, c: m(x, (h, c)))   # hx = (h0, c0): in1, in2; outputs output, h_n, c_n
+
+
 # ---- optimizers ----
 def optimizer_case(name, cls, kwargs, steps=3, shape=(2, 3)):
     torch.manual_seed(zlib.crc32(name.encode()))
@@ -396,7 +429,7 @@ def build():
         shutil.rmtree(ROOT)
     os.makedirs(ROOT)
     torch.set_num_threads(1)
-    for f in (optional_cases, batch_norm_cases, optimizer_cases, clamp_cases, strided_cases, value_cases, grad_cases,
+    for f in (optional_cases, batch_norm_cases, module_cases, optimizer_cases, clamp_cases, strided_cases, value_cases, grad_cases,
               other_cases):
         f()
     return len(os.listdir(ROOT))
