@@ -102,7 +102,9 @@ static int apply_overrides(ct_optimizer *opt, int g, const json_value *grp) {
 /* a parameter to optimize (a leaf copy of the input) and its trajectory [steps, *shape] */
 static ct_tensor *new_param(const ct_tensor *init, int64_t steps, ct_tensor **traj) {
     ct_tensor *p = ct_requires_grad(ct_clone(ct_detach(init)));
-    if (!p || p->ndim >= CT_MAX_DIMS) { *traj = NULL; return p; }
+    *traj = NULL;
+    if (!p) return NULL;
+    if (p->ndim >= CT_MAX_DIMS) { ct_set_error(CT_ERR_ARG, "optim case: a %d-dim parameter leaves no dim to stack steps on", p->ndim); return NULL; }
     int64_t shape[CT_MAX_DIMS];
     shape[0] = steps;
     for (int d = 0; d < p->ndim; d++) shape[d + 1] = p->shape[d];

@@ -49,9 +49,19 @@
    - inputs[i].dtype "bfloat16": the file holds float32 values to convert;
      outputs stored as float32 then accept a bfloat16 result.
    - grad_rtol / grad_atol: gradient tolerances when they differ from rtol/atol.
-   - per-family layouts described in the handler files (optimizers with named
-     per-step gradients in ops_optim.c, F.batch_norm's "affine"/"running"
-     flags in ops_nn_norm.c, linalg's "_outputs"/"compose" in ops_linalg.c). */
+   - optimizers (torch.optim.*) with several parameters, recognised by "steps"
+     or "param_groups" in args: in<i> is parameter i's initial value, the named
+     array grad_step<s>_p<i>.npy its .grad before step s+1 (absent: None),
+     "param_groups": [{"params": [i, ...], overrides...}], "steps": S; out<i>
+     stacks parameter i after each step [S, *shape]. Without those keys an
+     optimizer case is CONFORMANCE.md's one-parameter layout (ops_optim.c).
+   - losses: weight / pos_weight that no input gives may be named arrays
+     weight.npy / pos_weight.npy (ops_nn_loss.c).
+   - F.batch_norm with "affine" / "running" flags and all five inputs, clamp
+     with "min_is_tensor" / "max_is_tensor", embedding_bag's "has_offsets" /
+     "has_psw", linalg's "_outputs" / "compose", random ops' "manual_seed" /
+     "generator_seed", nn.LSTM / nn.GRU's "seed" and "weight_grads": described
+     in the handler files. */
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
