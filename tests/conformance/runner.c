@@ -19,8 +19,9 @@
    - strided_inputs: {"inK": {"base": FILE, view...}}: inK is a view of the
      base array, passed as that view (not a copy), built by the view keys in
      the order written: "permute": dims, "transpose": [d0, d1], "expand":
-     sizes, "slice": [dim, start, end, step] (or a list of them), "diagonal":
-     [offset, dim1, dim2], "stride" with "size" (or "shape") and
+     sizes, "slice": [dim, start, end, step] (or a list of them), "narrow":
+     [dim, start, length], "select": [dim, index], "unsqueeze": dim, "view":
+     shape, "diagonal": [offset, dim1, dim2], "stride" with "size" (or "shape") and
      "storage_offset" (as_strided on the base's storage), "as_strided":
      {size, stride, storage_offset}. The view must hold inK.npy's values. Any
      other key skips the case with its name.
@@ -448,6 +449,10 @@ static ct_tensor *strided_view(const char *dir, const json_value *d, int *skip, 
         else if (!strcmp(key, "transpose") && n == 2) t = ct_transpose(t, (int)a[0], (int)a[1]);
         else if (!strcmp(key, "expand")) t = ct_expand_n(t, n < 0 ? 0 : n, a);
         else if (!strcmp(key, "diagonal") && n == 3) t = ct_diagonal(t, a[0], (int)a[1], (int)a[2]);
+        else if (!strcmp(key, "narrow") && n == 3) t = ct_narrow(t, (int)a[0], a[1], a[2]);
+        else if (!strcmp(key, "select") && n == 2) t = ct_select(t, (int)a[0], a[1]);
+        else if (!strcmp(key, "unsqueeze") && n == 1) t = ct_unsqueeze(t, (int)a[0]);
+        else if (!strcmp(key, "view")) t = ct_view_n(t, n < 0 ? 0 : n, a);
         else if (!strcmp(key, "slice") && v->type == JSON_ARRAY) {
             /* [dim, start, end, step] or a list of them; end null = to the end */
             int many = v->count > 0 && v->items[0]->type == JSON_ARRAY;

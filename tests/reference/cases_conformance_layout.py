@@ -23,7 +23,8 @@ arrays; expect_error; gradients (an input that does not reach the loss gets
 zeros; requires_grad false inputs have no file); a minimal case.json that
 lists no inputs/outputs (the files say it); and cases the runner must report
 as skipped: a composite: op, an unknown op, complex inputs of an op ctensor
-has no complex support for, and an option ctensor does not have.
+has no complex support for, an option ctensor does not have, and a view the
+runner cannot build.
 """
 import json
 import os
@@ -46,6 +47,7 @@ EXPECTED_SKIPS = {
     "complex_add_c8": "complex input",
     "complex_qr_normalization_c16": "complex input",
     "embedding_max_norm": "max_norm",
+    "strided_unfold_view": "unsupported view",
 }
 
 
@@ -346,6 +348,17 @@ def strided_cases():
     b2 = rnd(3, 6)
     case("strided_slice_exp", "torch.exp", torch.exp, [b2[:, ::2]],
          strided={0: (b2, lambda b: b[:, ::2], {"slice": [1, 0, None, 2]})})
+    b4 = rnd(3, 1)
+    case("strided_expand_grad", "torch.mul", torch.mul, [b4.expand(3, 4), rnd(3, 4)],
+         strided={0: (b4, lambda b: b.expand(3, 4), {"expand": [3, 4]})},
+         note="a stride-0 view that requires grad: its gradient has the view's shape")
+    b5 = rnd(4, 5)
+    case("strided_transpose_narrow", "torch.tanh", torch.tanh, [b5.t().narrow(0, 1, 3)],
+         strided={0: (b5, lambda b: b.t().narrow(0, 1, 3), {"transpose": [0, 1], "narrow": [0, 1, 3]})})
+    b6 = rnd(6)
+    case("strided_unfold_view", "torch.sum", lambda a: torch.sum(a, dim=1), [b6.unfold(0, 3, 1)],
+         strided={0: (b6, lambda b: b.unfold(0, 3, 1), {"unfold": [0, 3, 1]})}, args={"dim": 1},
+         note="expected skip: the runner cannot build an unfold view")
     b3 = rnd(10)
     case("strided_as_strided_input_sum", "torch.sum", lambda a: torch.sum(a, dim=1), [b3.as_strided((3, 3), (1, 3), 1)],
          strided={0: (b3, lambda b: b.as_strided((3, 3), (1, 3), 1), {"size": [3, 3], "stride": [1, 3], "storage_offset": 1})},
