@@ -48,7 +48,7 @@ static int h_as_strided(conf_case *c, ct_tensor **out) {
 }
 static int h_contiguous(conf_case *c, ct_tensor **out) { ONE(ct_contiguous(IN(0))); }
 static int h_clone(conf_case *c, ct_tensor **out) { ONE(ct_clone(IN(0))); }
-static int h_to(conf_case *c, ct_tensor **out) { ONE(ct_to(IN(0), dtype_or(c, IN(0)->dtype))); }
+static int h_to(conf_case *c, ct_tensor **out) { ONE(ct_to(IN(0), dtype_or(c, ct_get_dtype(IN(0))))); }
 static int h_broadcast_to(conf_case *c, ct_tensor **out) { int64_t s[CT_MAX_DIMS]; int n = ints(c, "size", s); ONE(ct_expand_n(IN(0), n, s)); }
 static int h_arange(conf_case *c, ct_tensor **out) {
     double start = conf_double(c, "start", 0), end = conf_double(c, "end", 0), step = conf_double(c, "step", 1);

@@ -58,17 +58,44 @@ static int h_where(conf_case *c, ct_tensor **out) {
     if (c->nin >= 3) ONE(ct_where(IN(0), IN(1), IN(2)));
     ONE(ct_where_scalar(IN(0), IN(1), conf_double(c, "other", 0.0)));
 }
-static int h_clamp(conf_case *c, ct_tensor **out) {
-    if (c->nin >= 2) {
-        /* tensor bounds: args say which of min / max are tensors */
-        int has_min = conf_bool(c, "min_is_tensor", 1), has_max = conf_bool(c, "max_is_tensor", c->nin >= 3);
-        ct_tensor *lo = has_min ? IN(1) : NULL, *hi = has_max ? IN(has_min ? 2 : 1) : NULL;
-        ONE(ct_clamp_tensor(IN(0), lo, hi));
-    }
-    double lo = conf_has(c, "min") && !conf_is_null(c, "min") ? conf_double(c, "min", NAN) : NAN;
-    double hi = conf_has(c, "max") && !conf_is_null(c, "max") ? conf_double(c, "max", NAN) : NAN;
-    ONE(ct_clamp(IN(0), lo, hi));
+/* Tensor.where(condition, other): self comes first, then the condition */
+static int h_where_method(conf_case *c, ct_tensor **out) {
+    if (c->nin >= 3) ONE(ct_where(IN(1), IN(0), IN(2)));
+    ONE(ct_where_scalar(IN(1), IN(0), conf_double(c, "other", 0.0)));
 }
+/* torch.clamp(input, min=None, max=None) and clamp_min / clamp_max: each bound
+   is a number in args, a tensor input (in1, then in2, in signature order), or
+   None ("min": null, or absent with no input left for it). Repo extension:
+   "min_is_tensor" / "max_is_tensor" say which bounds are the inputs.
+   Returns 1 when a bound is a tensor (lo/hi set; a number becomes a 0-d
+   tensor of x's dtype), 0 when both are numbers (dlo/dhi, NAN = None). */
+static int clamp_bounds(conf_case *c, int first_bound, int nbounds, ct_tensor **b, double *d) {
+    static const char *const keys[] = {"min", "max"}, *const flags[] = {"min_is_tensor", "max_is_tensor"};
+    int k = 1, tensors = 0;
+    for (int i = 0; i < 2; i++) {
+        const char *key = keys[i];
+        b[i] = NULL;
+        d[i] = NAN;
+        if (i < first_bound || i >= first_bound + nbounds) continue;
+        if (conf_has(c, flags[i]) ? conf_bool(c, flags[i], 0) && k < c->nin : !conf_has(c, key) && k < c->nin) b[i] = IN(k++);
+        else if (conf_given(c, key)) d[i] = conf_double(c, key, NAN);
+        tensors |= b[i] != NULL;
+    }
+    if (!tensors) return 0;
+    for (int i = 0; i < 2; i++)
+        if (!b[i] && !isnan(d[i])) b[i] = ct_scalar_tensor(d[i], ct_get_dtype(IN(0)));
+    return 1;
+}
+static int clamp_any(conf_case *c, ct_tensor **out, int first_bound, int nbounds, int inplace) {
+    ct_tensor *b[2];
+    double d[2];
+    ct_tensor *x = inplace ? ct_clone(IN(0)) : IN(0);
+    if (clamp_bounds(c, first_bound, nbounds, b, d)) ONE(ct_clamp_tensor(x, b[0], b[1]));
+    ONE(inplace ? ct_clamp_(x, d[0], d[1]) : ct_clamp(x, d[0], d[1]));
+}
+static int h_clamp(conf_case *c, ct_tensor **out) { return clamp_any(c, out, 0, 2, 0); }
+static int h_clamp_min(conf_case *c, ct_tensor **out) { return clamp_any(c, out, 0, 1, 0); }
+static int h_clamp_max(conf_case *c, ct_tensor **out) { return clamp_any(c, out, 1, 1, 0); }
 static int h_masked_fill(conf_case *c, ct_tensor **out) {
     if (c->nin >= 3) ONE(ct_masked_fill_tensor(IN(0), IN(1), IN(2)));
     ONE(ct_masked_fill(IN(0), IN(1), conf_double(c, "value", 0.0)));
@@ -99,12 +126,9 @@ static int h_mul_(conf_case *c, ct_tensor **out) {
     ONE(ct_mul_scalar_(x, conf_double(c, "other", 1.0)));
 }
 static int h_div_(conf_case *c, ct_tensor **out) { ct_tensor *x = fresh(c); ONE(ct_div_(x, IN(1))); }
-static int h_clamp_(conf_case *c, ct_tensor **out) {
-    ct_tensor *x = fresh(c);
-    double lo = conf_has(c, "min") && !conf_is_null(c, "min") ? conf_double(c, "min", NAN) : NAN;
-    double hi = conf_has(c, "max") && !conf_is_null(c, "max") ? conf_double(c, "max", NAN) : NAN;
-    ONE(ct_clamp_(x, lo, hi));
-}
+static int h_clamp_(conf_case *c, ct_tensor **out) { return clamp_any(c, out, 0, 2, 1); }
+static int h_clamp_min_(conf_case *c, ct_tensor **out) { return clamp_any(c, out, 0, 1, 1); }
+static int h_clamp_max_(conf_case *c, ct_tensor **out) { return clamp_any(c, out, 1, 1, 1); }
 static int h_relu_(conf_case *c, ct_tensor **out) { ONE(ct_relu_(fresh(c))); }
 static int h_masked_fill_(conf_case *c, ct_tensor **out) { ONE(ct_masked_fill_(fresh(c), IN(1), conf_double(c, "value", 0.0))); }
 static int h_fill_(conf_case *c, ct_tensor **out) { ONE(ct_fill_(fresh(c), conf_double(c, "value", 0.0))); }
@@ -130,8 +154,11 @@ const conf_op conf_ops_elementwise[] = {
     {"torch.divide", h_div_mode, NULL},
     {"torch.true_divide", h_div_mode, NULL},
     {"torch.where", h_where, NULL},
+    {"Tensor.where", h_where_method, NULL},
     {"torch.clamp", h_clamp, NULL},
     {"torch.clip", h_clamp, NULL},
+    {"torch.clamp_min", h_clamp_min, NULL},
+    {"torch.clamp_max", h_clamp_max, NULL},
     {"torch.masked_fill", h_masked_fill, NULL},
     {"Tensor.masked_fill", h_masked_fill, NULL},
     {"torch.lerp", h_lerp, NULL},
@@ -162,6 +189,9 @@ const conf_op conf_ops_elementwise[] = {
     {"Tensor.mul_", h_mul_, NULL},
     {"Tensor.div_", h_div_, NULL},
     {"Tensor.clamp_", h_clamp_, NULL},
+    {"Tensor.clip_", h_clamp_, NULL},
+    {"Tensor.clamp_min_", h_clamp_min_, NULL},
+    {"Tensor.clamp_max_", h_clamp_max_, NULL},
     {"Tensor.relu_", h_relu_, NULL},
     {"Tensor.masked_fill_", h_masked_fill_, NULL},
     {"Tensor.fill_", h_fill_, NULL},

@@ -77,8 +77,9 @@ static int h_stack(conf_case *c, ct_tensor **out) { ONE(ct_stack(c->nin, c->in, 
 static int pieces(int n) { return n > CONF_MAX_OUT ? CONF_MAX_OUT : n; }
 static int h_split(conf_case *c, ct_tensor **out) {
     int64_t s[64];
-    int ns = conf_ints(c, "split_size_or_sections", s, 64);
-    json_value *v = json_get(c->args, "split_size_or_sections");
+    const char *key = conf_has(c, "split_size_or_sections") ? "split_size_or_sections" : "split_size";   /* Tensor.split's name */
+    int ns = conf_ints(c, key, s, 64);
+    json_value *v = json_get(c->args, key);
     if (v && v->type == JSON_ARRAY) return pieces(ct_split_sizes(IN(0), ns, s, DIM(0), out, CONF_MAX_OUT));
     return pieces(ct_split(IN(0), ns > 0 ? s[0] : 1, DIM(0), out, CONF_MAX_OUT));
 }

@@ -1,7 +1,7 @@
 /* Conformance handlers: convolution and pooling (F.conv1d, F.conv2d,
    F.conv_transpose2d, F.max_pool2d, F.avg_pool2d, F.adaptive_avg_pool2d,
    F.max_pool1d, F.avg_pool1d). Args: ints or [h, w] lists; padding may be
-   "same" / "valid". */
+   "same" / "valid". Tensors: input, weight, bias (in2, or "bias": null / absent). */
 #include <string.h>
 #include "conf.h"
 
@@ -27,18 +27,18 @@ static ct_conv_options conv_opts(conf_case *c) {
     o.groups = conf_int(c, "groups", 1);
     return o;
 }
-static int h_conv2d(conf_case *c, ct_tensor **out) {
+/* F.conv*(input, weight, bias=None, ...) */
+static int conv(conf_case *c, ct_tensor **out,
+                ct_tensor *(*f)(const ct_tensor *, const ct_tensor *, const ct_tensor *, const ct_conv_options *)) {
+    static const char *const names[] = {"input", "weight", "bias"};
+    ct_tensor *t[3];
+    if (conf_tensors(c, 3, names, 2, t)) return -1;
     ct_conv_options o = conv_opts(c);
-    ONE(ct_conv2d(IN(0), IN(1), c->nin >= 3 ? IN(2) : NULL, &o));
+    ONE(f(t[0], t[1], t[2], &o));
 }
-static int h_conv1d(conf_case *c, ct_tensor **out) {
-    ct_conv_options o = conv_opts(c);
-    ONE(ct_conv1d(IN(0), IN(1), c->nin >= 3 ? IN(2) : NULL, &o));
-}
-static int h_conv_transpose2d(conf_case *c, ct_tensor **out) {
-    ct_conv_options o = conv_opts(c);
-    ONE(ct_conv_transpose2d(IN(0), IN(1), c->nin >= 3 ? IN(2) : NULL, &o));
-}
+static int h_conv2d(conf_case *c, ct_tensor **out) { return conv(c, out, ct_conv2d); }
+static int h_conv1d(conf_case *c, ct_tensor **out) { return conv(c, out, ct_conv1d); }
+static int h_conv_transpose2d(conf_case *c, ct_tensor **out) { return conv(c, out, ct_conv_transpose2d); }
 static ct_pool_options pool_opts(conf_case *c, int64_t *k) {
     ct_pool_options o;
     memset(&o, 0, sizeof o);

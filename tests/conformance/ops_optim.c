@@ -1,5 +1,20 @@
 /* Conformance handlers: optim family (torch.optim, lr_scheduler, clip_grad).
-   The case layouts are described at the top of tests/reference/cases_optim.py. */
+
+   Optimizers, CONFORMANCE.md's layout: in0 is the initial parameter; in1
+   stacks the gradients of steps 1..S along a new leading dim (before step s
+   the parameter's .grad is in1[s-1]); out0 stacks the parameter after each
+   step, [S, *param.shape]. args are param_groups[0] less "params", as PyTorch
+   reports them. Keys that leave the math as it is (foreach, capturable,
+   differentiable, fused) are ignored; decoupled_weight_decay picks Adam or
+   AdamW's update; any other key the optimizer does not know skips the case
+   with its name, unless its value is null or false (a feature left off).
+
+   Repo extension (the fixtures of tests/reference/cases_optim.py; recognised
+   by "steps" or "param_groups" in args): several parameters in0, in1, ...,
+   their gradients as named arrays grad_step<s>_p<i>.npy (absent: .grad is
+   None at that step), "param_groups" with per-group overrides, "steps";
+   outputs out<i> stack parameter i after each step. Schedulers and clipping
+   use layouts of their own, described in that file. */
 #include <stdio.h>
 #include <string.h>
 #include "conf.h"
@@ -73,8 +88,9 @@ static int apply_overrides(ct_optimizer *opt, int g, const json_value *grp) {
         json_value *v = grp->items[k];
         if (!strcmp(key, "params")) continue;
         if (!strcmp(key, "betas")) {
-            if (ct_optim_set_option(opt, g, "beta1", json_at(v, 0)->number) ||
-                ct_optim_set_option(opt, g, "beta2", json_at(v, 1)->number))
+            json_value *b1 = json_at(v, 0), *b2 = json_at(v, 1);
+            if (!b1 || !b2) { ct_set_error(CT_ERR_ARG, "optim case: betas must be a list of two numbers"); return -1; }
+            if (ct_optim_set_option(opt, g, "beta1", b1->number) || ct_optim_set_option(opt, g, "beta2", b2->number))
                 return -1;
             continue;
         }
@@ -83,17 +99,27 @@ static int apply_overrides(ct_optimizer *opt, int g, const json_value *grp) {
     return 0;
 }
 
-static int run_optimizer(conf_case *c, ct_tensor **out, int kind) {
+/* a parameter to optimize (a leaf copy of the input) and its trajectory [steps, *shape] */
+static ct_tensor *new_param(const ct_tensor *init, int64_t steps, ct_tensor **traj) {
+    ct_tensor *p = ct_requires_grad(ct_clone(ct_detach(init)));
+    *traj = NULL;
+    if (!p) return NULL;
+    if (p->ndim >= CT_MAX_DIMS) { ct_set_error(CT_ERR_ARG, "optim case: a %d-dim parameter leaves no dim to stack steps on", p->ndim); return NULL; }
+    int64_t shape[CT_MAX_DIMS];
+    shape[0] = steps;
+    for (int d = 0; d < p->ndim; d++) shape[d + 1] = p->shape[d];
+    *traj = ct_empty_n(p->dtype, p->ndim + 1, shape);
+    return *traj ? p : NULL;
+}
+
+/* the repo's multi-parameter layout (see the top of this file) */
+static int run_optimizer_named(conf_case *c, ct_tensor **out, int kind) {
     int n = c->nin, steps = (int)conf_int(c, "steps", 1), rc = -1;
     ct_tensor *params[CONF_MAX_IN], *traj[CONF_MAX_IN];
     if (n < 1 || n > CONF_MAX_OUT) { ct_set_error(CT_ERR_ARG, "optim case: %d parameters", n); return -1; }
-    for (int i = 0; i < n; i++) {
-        params[i] = ct_requires_grad(ct_clone(c->in[i]));
-        int64_t shape[CT_MAX_DIMS + 1];
-        shape[0] = steps;
-        for (int d = 0; d < params[i]->ndim; d++) shape[d + 1] = params[i]->shape[d];
-        traj[i] = ct_empty_n(params[i]->dtype, params[i]->ndim + 1, shape);
-    }
+    if (steps < 0) { ct_set_error(CT_ERR_ARG, "optim case: steps %d", steps); return -1; }
+    for (int i = 0; i < n; i++)
+        if (!(params[i] = new_param(c->in[i], steps, &traj[i]))) return -1;
     json_value *groups = json_get(c->args, "param_groups");
     ct_optimizer *opt = NULL;
     if (!groups) {
@@ -103,7 +129,11 @@ static int run_optimizer(conf_case *c, ct_tensor **out, int kind) {
             json_value *grp = json_at(groups, g), *idx = json_get(grp, "params");
             ct_tensor *ps[CONF_MAX_IN];
             int m = 0;
-            for (int k = 0; idx && k < idx->count && m < CONF_MAX_IN; k++) ps[m++] = params[(int)json_at(idx, k)->number];
+            for (int k = 0; idx && k < idx->count && m < CONF_MAX_IN; k++) {
+                double pi = json_at(idx, k)->number;
+                if (!(pi >= 0 && pi < n)) { ct_set_error(CT_ERR_ARG, "optim case: param_groups names parameter %g of %d", pi, n); goto done; }
+                ps[m++] = params[(int)pi];
+            }
             if (g == 0) {
                 if (!(opt = make_optimizer(kind, c->args, m, ps, 0))) goto done;
             } else if (ct_optim_add_param_group(opt, m, ps, NULL)) {
@@ -125,6 +155,56 @@ static int run_optimizer(conf_case *c, ct_tensor **out, int kind) {
     }
     for (int i = 0; i < n; i++) out[i] = traj[i];
     rc = n;
+done:
+    ct_optim_free(opt);
+    return rc;
+}
+/* param_groups[0]'s keys per optimizer (CONFORMANCE.md layout); NULL-ended */
+static const char *const KEYS_SGD[] = {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", NULL};
+static const char *const KEYS_ADAM[] = {"lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "decoupled_weight_decay", NULL};
+static const char *const KEYS_RMSPROP[] = {"lr", "alpha", "eps", "weight_decay", "momentum", "centered", "maximize", NULL};
+static const char *const KEYS_ADAGRAD[] = {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps", "maximize", NULL};
+static const char *const KEYS_SAME_MATH[] = {"foreach", "capturable", "differentiable", "fused", NULL};
+static int listed(const char *const *keys, const char *key) {
+    for (; *keys; keys++)
+        if (!strcmp(*keys, key)) return 1;
+    return 0;
+}
+
+/* CONFORMANCE.md's layout: one parameter in0, stacked gradients in1, stacked trajectory out0 */
+static int run_optimizer(conf_case *c, ct_tensor **out, int kind) {
+    if (conf_has(c, "steps") || conf_has(c, "param_groups")) return run_optimizer_named(c, out, kind);
+    const char *const *keys = kind == K_SGD ? KEYS_SGD : kind == K_RMSPROP ? KEYS_RMSPROP : kind == K_ADAGRAD ? KEYS_ADAGRAD : KEYS_ADAM;
+    for (int k = 0; c->args && k < c->args->count; k++) {
+        const char *key = c->args->keys[k];
+        json_value *v = c->args->items[k];
+        int off = v->type == JSON_NULL || (v->type == JSON_BOOL && v->number == 0);
+        if (!listed(keys, key) && !listed(KEYS_SAME_MATH, key) && !off)
+            return conf_skip(c, "%s: option \"%s\" is not supported", c->op, key);
+    }
+    if (conf_given(c, "decoupled_weight_decay")) kind = conf_bool(c, "decoupled_weight_decay", 0) ? K_ADAMW : K_ADAM;
+    if (c->nin != 2) {
+        ct_set_error(CT_ERR_ARG, "%s case: in0 (the parameter) and in1 (the gradients of the steps, stacked) expected, got %d inputs", c->op, c->nin);
+        return -1;
+    }
+    ct_tensor *p0 = c->in[0], *g = c->in[1];
+    int ok = g->ndim == p0->ndim + 1;
+    for (int d = 0; ok && d < p0->ndim; d++) ok = g->shape[d + 1] == p0->shape[d];
+    if (!ok) { ct_set_error(CT_ERR_SHAPE, "%s case: in1 must be [steps, *in0.shape]", c->op); return -1; }
+    int64_t steps = g->shape[0];
+    ct_tensor *traj, *param = new_param(p0, steps, &traj);
+    if (!param) return -1;
+    /* PyTorch's default learning rates, for a case that leaves lr out */
+    double lr = conf_has(c, "lr") ? 0.0 : kind == K_RMSPROP || kind == K_ADAGRAD ? 1e-2 : 1e-3;
+    ct_optimizer *opt = make_optimizer(kind, c->args, 1, &param, lr);
+    if (!opt) return -1;
+    int rc = -1;
+    for (int64_t s = 0; s < steps; s++) {
+        ct_set_grad(param, ct_clone(ct_select(g, 0, s)));
+        if (ct_step(opt) || !ct_copy_(ct_select(traj, 0, s), param)) goto done;
+    }
+    out[0] = traj;
+    rc = 1;
 done:
     ct_optim_free(opt);
     return rc;
