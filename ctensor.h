@@ -924,10 +924,12 @@ CTENSOR_API ct_status ct_attrs_set(int op, ct_attrs *a, const char *name, const 
 
 /* Runs op `op` on nin inputs with attributes a (NULL: all defaults) through the
    dispatcher, exactly as the public functions do (checks, autograd, listeners).
-   g: the generator of a random op (NULL: the default). Writes up to max_out
-   outputs (new references in the current scope; an in-place op's output is its
-   input) and returns the op's output count, or -1 with the error set. */
-CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_generator *g,
+   g: the generator of a random op (NULL: the default). inplace: write the result
+   into in[0] (the _ form of an elementwise op, as ct_add_); ops that are in
+   place by nature (CT_OP_INPLACE) always are. Writes up to max_out outputs (new
+   references in the current scope; an in-place result is in[0] itself) and
+   returns the op's output count, or -1 with the error set. */
+CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_generator *g, int inplace,
                             ct_tensor **out, int max_out);
 
 /* The dispatch hook: listeners see every op call of their thread. */
@@ -946,6 +948,7 @@ typedef struct ct_dispatch_event {
     ct_generator *generator;           /* random ops: the generator they draw from (never NULL) */
     int depth;                         /* 0: called from user code or a backward rule; > 0: inside another op's kernel */
     int grad_enabled;                  /* grad mode of the caller */
+    int inplace;                       /* the call writes into inputs[0] (an in-place op or the _ form of one) */
 } ct_dispatch_event;
 typedef void (*ct_dispatch_listener_fn)(const ct_dispatch_event *e, void *user_data);
 #define CT_LISTEN_ENTER  1u   /* also call before each op (profilers) */
@@ -2107,7 +2110,11 @@ CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
    ========================================================================== */
 typedef ct_attrs ct__attrs;         /* the public struct: typed by each op's schema */
 
-enum { CT__OUT_NEW = 0, CT__OUT_VIEW = 1, CT__OUT_INPLACE = 2 };
+/* NEW: allocated by the dispatcher from the meta's shape. VIEW: a view of input
+   `src`. INPLACE: input `src` itself. DEFERRED: ops flagged CT__OPF_DATA_SHAPE
+   only: the meta cannot know the shape (it never reads data), so the kernel
+   allocates the output with ct__out_alloc once it has counted. */
+enum { CT__OUT_NEW = 0, CT__OUT_VIEW = 1, CT__OUT_INPLACE = 2, CT__OUT_DEFERRED = 3 };
 typedef struct ct__outinfo {
     int32_t kind;                  /* CT__OUT_* */
     int32_t src;                   /* input index for VIEW / INPLACE */
@@ -2126,6 +2133,7 @@ typedef struct ct__call {
     ct_tensor *const *in;
     const ct__attrs *a;
     ct_generator *gen;             /* random ops: the generator (NULL: the default); not an attribute */
+    ct_device odev;                /* where NEW outputs are allocated (set by the dispatcher) */
     int nout;
     ct_tensor *out[CT__MAX_OUT];
     ct__outinfo oi[CT__MAX_OUT];
@@ -3395,6 +3403,23 @@ static CT__NOINLINE int ct__no_kernel(const ct__opdef *d, int backend) {
 }
 #define CT__DT_QUANT(dt) ((unsigned)((dt) - CT_QINT8) <= (unsigned)(CT_QINT32 - CT_QINT8))
 
+/* For kernels of CT__OPF_DATA_SHAPE ops: allocates DEFERRED output j once its
+   shape is known (the same overflow checks as every other output). 0 or -1. */
+static CT__UNUSED int ct__out_alloc(ct__call *c, int j, ct_dtype dt, int ndim, const int64_t *shape) {
+    ct__outinfo *o = &c->oi[j];
+    CT_ASSERT(o->kind == CT__OUT_DEFERRED && !c->out[j]);
+    o->dtype = dt;
+    o->ndim = ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+    o->kind = CT__OUT_NEW;
+    int bad = !ct__out_shape_ok(o) && ct__out_shape_bad(ct__opdef_get(c->op), o);
+    o->kind = CT__OUT_DEFERRED;
+    if (bad) return -1;
+    c->out[j] = ct__alloc(dt, ndim, shape, NULL, c->odev);
+    return c->out[j] ? 0 : -1;
+}
+
 /* Runs c->op. Returns the number of outputs (c->out[]) or -1 with the error set.
    NEW and VIEW outputs are owned by the current scope; an INPLACE output is the input. */
 CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
@@ -3429,12 +3454,16 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
         for (int i = 0; i < nin && i < 8; i++) c->pre_version[i] = CT__LOAD(&c->in[i]->storage->version);
     int nout = c->nout;
     for (int j = 0; j < nout; j++)
-        if (c->oi[j].kind != CT__OUT_INPLACE && CT__UNLIKELY(!ct__out_shape_ok(&c->oi[j])) && ct__out_shape_bad(d, &c->oi[j]))
+        if (c->oi[j].kind < CT__OUT_INPLACE && CT__UNLIKELY(!ct__out_shape_ok(&c->oi[j])) && ct__out_shape_bad(d, &c->oi[j]))
             return -1;
+    c->odev = odev;
     for (int j = 0; j < nout; j++) {
         ct__outinfo *o = &c->oi[j];
         ct_tensor *x;
-        if (o->kind == CT__OUT_NEW) {
+        if (o->kind == CT__OUT_DEFERRED) {
+            c->out[j] = NULL;
+            continue;
+        } else if (o->kind == CT__OUT_NEW) {
             x = ct__alloc(o->dtype, o->ndim, o->shape, o->has_strides ? o->strides : NULL, odev);
         } else if (o->kind == CT__OUT_VIEW) {
             const ct_tensor *src = c->in[o->src];
@@ -3448,7 +3477,7 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
         }
         if (!x) {
             for (int q = 0; q < j; q++)
-                if (c->oi[q].kind != CT__OUT_INPLACE) ct__decref(c->out[q]);
+                if (c->oi[q].kind != CT__OUT_INPLACE && c->out[q]) ct__decref(c->out[q]);
             return -1;
         }
         c->out[j] = x;
@@ -3473,10 +3502,12 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     t->grad_enabled = saved_grad;
     if (CT__UNLIKELY(rc)) {
         for (int j = 0; j < nout; j++)
-            if (c->oi[j].kind != CT__OUT_INPLACE) ct__decref(c->out[j]);
+            if (c->oi[j].kind != CT__OUT_INPLACE && c->out[j]) ct__decref(c->out[j]);
         if (c->self_before) ct__decref(c->self_before);
         return -1;
     }
+    for (int j = 0; j < nout; j++)
+        CT_ASSERT(c->out[j] != NULL);   /* a DEFERRED output the kernel did not allocate: a bug */
     if (inplace) {
         if (!t->inference_mode || !(c->in[0]->flags & CT__F_INFERENCE)) CT__ATOMIC_INC(&c->in[0]->storage->version);
     }
@@ -3530,6 +3561,7 @@ static CT__NOINLINE int ct__dispatch_listened(ct__call *c, ct__tls *t) {
     e.generator = (d->flags & CT__OPF_RANDOM) ? (c->gen ? c->gen : ct_default_generator()) : NULL;
     e.depth = t->dispatch_depth;
     e.grad_enabled = t->grad_enabled;
+    e.inplace = (d->flags & CT__OPF_INPLACE) || c->inplace;
     unsigned any_enter = 0;
     for (int k = 0; k < t->nlisteners; k++) any_enter |= t->listeners[k].flags & CT_LISTEN_ENTER;
     if (any_enter) ct__notify(t, &e, CT_LISTEN_ENTER, 0);
@@ -3618,7 +3650,7 @@ static ct_tensor *ct__call1_gen(int op, int nin, ct_tensor *const *in, const ct_
     c.gen = g;
     return ct__dispatch(&c) < 0 ? NULL : c.out[0];
 }
-CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_generator *g,
+CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_generator *g, int inplace,
                             ct_tensor **out, int max_out) {
     if (!ct__op_valid(op)) return ct__bad_op("dispatch", op);
     const ct__opdef *d = ct__opdef_get(op);
@@ -3627,6 +3659,7 @@ CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attr
     ct__call c;
     ct__call_init(&c, op, nin, in, a ? a : &ct__attrs_none);
     c.gen = g;
+    c.inplace = inplace != 0;
     int n = ct__dispatch(&c);
     if (n < 0) return -1;
     for (int j = 0; j < n && j < max_out; j++) if (out) out[j] = c.out[j];
