@@ -218,6 +218,8 @@ typedef struct ct_storage {
     void *ct__block;        /* private: the allocation that holds this storage */
     int32_t ct__size_class; /* private: cache class of the block, -1 when uncached */
     int64_t ct__cap;        /* private: usable bytes of the block */
+    void (*ct__free)(void *ptr, ct_device dev, void *user_data);   /* private: device allocator's free */
+    void *ct__free_user;    /* private */
 } ct_storage;
 
 typedef struct ct__node ct__node;
@@ -242,7 +244,7 @@ typedef struct ct_tensor {
     struct ct_tensor *grad;           /* .grad */
     struct ct_tensor *base;           /* base of a view (for in-place on views) */
     ct__hook *hooks;
-    void *qparams;                    /* reserved for ctensor_quant.h */
+    struct ct_qparams *qparams;       /* quantized tensors: shared with views (ctensor_quant.h) */
 } ct_tensor;
 
 CTENSOR_API int ct_ndim(const ct_tensor *t);
@@ -257,6 +259,40 @@ CTENSOR_API double ct_item(const ct_tensor *t);               /* one-element ten
 CTENSOR_API int64_t ct_item_int(const ct_tensor *t);
 CTENSOR_API int ct_same_shape(const ct_tensor *a, const ct_tensor *b);
 CTENSOR_API uint32_t ct_version(const ct_tensor *t);          /* storage version counter */
+
+/* Quantization parameters of a quantized tensor (qint8, quint8, qint32; the
+   kernels and workflows are ctensor_quant.h's): per tensor (scale, zero_point)
+   or per channel (scales[], zero_points[] along `axis`). Owned and
+   reference-counted: a tensor and all its views share one ct_qparams, freed
+   with the last reference. The enum values are PyTorch's torch.qscheme order. */
+typedef enum ct_qscheme {
+    CT_PER_TENSOR_AFFINE = 0,
+    CT_PER_CHANNEL_AFFINE = 1,
+    CT_PER_TENSOR_SYMMETRIC = 2,
+    CT_PER_CHANNEL_SYMMETRIC = 3,
+    CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS = 4
+} ct_qscheme;
+typedef struct ct_qparams {
+    int32_t refcount;                 /* private: use ct_qparams_retain / ct_qparams_release */
+    ct_qscheme qscheme;
+    double scale;                     /* per tensor */
+    int64_t zero_point;
+    int64_t axis;                     /* per channel */
+    int64_t nchannels;
+    double *scales;                   /* [nchannels] (owned) */
+    int64_t *zero_points;             /* [nchannels] (owned) */
+} ct_qparams;
+/* New parameters with one reference (the caller's). NULL with an error on bad input. */
+CTENSOR_API ct_qparams *ct_qparams_per_tensor(double scale, int64_t zero_point, ct_qscheme qscheme);
+CTENSOR_API ct_qparams *ct_qparams_per_channel(int64_t nchannels, const double *scales, const int64_t *zero_points,
+                                               int64_t axis, ct_qscheme qscheme);
+CTENSOR_API ct_qparams *ct_qparams_retain(ct_qparams *q);       /* +1; returns q */
+CTENSOR_API void ct_qparams_release(ct_qparams *q);             /* -1; frees at 0; NULL is fine */
+/* Gives a quantized tensor its parameters (the tensor takes its own reference;
+   views made afterwards share them). Per-channel parameters must have one entry
+   per index of t's `axis`. */
+CTENSOR_API ct_status ct_set_qparams(ct_tensor *t, ct_qparams *q);
+CTENSOR_API const ct_qparams *ct_get_qparams(const ct_tensor *t);   /* borrowed; NULL when none */
 
 /* ============================================================================
    Memory: scopes, references, counters, allocators
@@ -355,6 +391,13 @@ CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double value);
 CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt);          /* dtype conversion */
+/* Tensor.to(device): a copy on `device` (differentiable: the gradient goes back to
+   t's device); t itself (a new reference, as PyTorch returns self) when it is
+   already there. The CPU kernel copies between CPU tensors; copies that involve a
+   GPU are the CUDA backend's (ctensor_cuda.h). ct_to_device_dtype does both. */
+CTENSOR_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device);
+CTENSOR_API ct_tensor *ct_to_device_dtype(const ct_tensor *t, ct_device device, ct_dtype dt);
+CTENSOR_API ct_device ct_get_device(const ct_tensor *t);                /* ct_cpu() for NULL */
 CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t);         /* 4-D NHWC memory format */
 
 /* ============================================================================
@@ -963,7 +1006,8 @@ CTENSOR_API ct_status ct_remove_dispatch_listener(int handle);
    (or, for CT_OP_DEVICE_ATTR ops, the device attribute when it is not the CPU)
    and from their dtypes (a quantized input selects the Quantized backend of the
    device). Lookup: the kernel registered for that backend; for the CPU, the op's
-   own kernel when none was registered. There is no silent fallback to another
+   own kernel when none was registered; for views (CT_OP_VIEW: they only make new
+   metadata), the op's own kernel on any backend. There is no silent fallback to another
    backend: a missing kernel is an error naming the op and the backend, as
    PyTorch's "Could not run 'aten::add.Tensor' with arguments from the 'QuantizedCPU'
    backend". Slots 4..7 are free for further backends. */
@@ -984,6 +1028,22 @@ typedef int (*ct_kernel_fn)(ct_op_call *c);
 /* Registers fn for op `name` (stable or short name) on backend b, replacing any
    earlier one; fn NULL removes it. */
 CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn);
+/* A backend whose dtype rules differ from the CPU's (the quantized ones) also
+   brings its own meta function (output shapes and dtypes; pure: metadata only),
+   used instead of the op's for that backend. meta NULL: the op's own. Metas use
+   the call record's internals, so they live in a companion header. */
+typedef int (*ct_meta_fn)(ct_op_call *c);
+CTENSOR_API ct_status ct_register_backend_op(const char *name, ct_backend b, ct_meta_fn meta, ct_kernel_fn fn);
+/* What a kernel outside the implementation's translation unit may read of its call:
+   the inputs, the outputs the dispatcher allocated (shape, dtype and device are set;
+   fill their data), the attributes, the generator of a random op (NULL: default). */
+CTENSOR_API int ct_op_call_op(const ct_op_call *c);
+CTENSOR_API int ct_op_call_num_inputs(const ct_op_call *c);
+CTENSOR_API ct_tensor *ct_op_call_input(const ct_op_call *c, int i);
+CTENSOR_API int ct_op_call_num_outputs(const ct_op_call *c);
+CTENSOR_API ct_tensor *ct_op_call_output(const ct_op_call *c, int j);
+CTENSOR_API const ct_attrs *ct_op_call_attrs(const ct_op_call *c);
+CTENSOR_API ct_generator *ct_op_call_generator(const ct_op_call *c);
 
 /* ============================================================================
    Serialization: .npy (NumPy) and safetensors
@@ -1383,6 +1443,7 @@ CTENSOR_API int ct_dtype_is_floating(ct_dtype dt) { return ct__dt_ok(dt) && ct__
 CTENSOR_API int ct_dtype_is_integral(ct_dtype dt) { return ct__dt_ok(dt) && ct__dt[dt].kind == CT__KIND_INT; }
 CTENSOR_API int ct_dtype_is_complex(ct_dtype dt) { return ct__dt_ok(dt) && ct__dt[dt].kind == CT__KIND_COMPLEX; }
 #define CT__ISFLOAT(dt) (ct__dt[dt].kind == CT__KIND_FLOAT)
+#define CT__DT_QUANT(dt) ((unsigned)((dt) - CT_QINT8) <= (unsigned)(CT_QINT32 - CT_QINT8))
 #define CT__ISINT(dt) (ct__dt[dt].kind == CT__KIND_INT)
 #define CT__ISBOOL(dt) ((dt) == CT_BOOL)
 #define CT__DTNAME(dt) (ct__dt_ok(dt) ? ct__dt[dt].scalar_name : "invalid")
@@ -1666,7 +1727,9 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
             return NULL;
         }
         s->ct__block = NULL;
-        s->ct__size_class = -2;  /* device allocator */
+        s->ct__size_class = -2;  /* device allocator: freed by the allocator that made it */
+        s->ct__free = a->free;
+        s->ct__free_user = a->user_data;
     }
     s->refcount = 1;
     s->version = 0;
@@ -1706,8 +1769,7 @@ static void ct__storage_free(ct_storage *s) {
     }
     CT__STORE(&t->live_bytes, CT__LOAD(&t->live_bytes) - s->nbytes);
     if (cls == -2) {
-        const ct_allocator *a = &ct__allocators[s->device.type];
-        if (a->free) a->free(s->data, s->device, a->user_data);
+        if (s->ct__free) s->ct__free(s->data, s->device, s->ct__free_user);
         CT_FREE(s);
         return;
     }
@@ -1807,6 +1869,20 @@ CT__INLINE void ct__contig_strides(int ndim, const int64_t *shape, int64_t *stri
         s *= shape[i] > 1 ? shape[i] : 1;
     }
 }
+/* Size arithmetic in metas that cannot overflow (user values may be near 2^63):
+   results saturate at INT64_MAX / INT64_MIN, which the dispatcher's output-shape
+   check then refuses with a clear message. */
+static CT__UNUSED int64_t ct__sat_add(int64_t a, int64_t b) {
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
+static CT__UNUSED int64_t ct__sat_mul(int64_t a, int64_t b) {
+    int neg = (a < 0) != (b < 0);
+    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    if (ua && ub > (uint64_t)INT64_MAX / ua) return neg ? INT64_MIN : INT64_MAX;
+    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+}
 static int64_t ct__shape_numel(int ndim, const int64_t *shape) {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) n *= shape[i];
@@ -1860,7 +1936,7 @@ static ct_tensor *ct__view_header(const ct_tensor *src, int ndim, const int64_t 
     x->dtype = src->dtype;
     x->device = src->device;
     x->storage = src->storage;
-    x->qparams = src->qparams;
+    x->qparams = src->qparams ? ct_qparams_retain(src->qparams) : NULL;
     ct__storage_incref(src->storage);
     if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return x;
@@ -2078,6 +2154,80 @@ CTENSOR_API int ct_same_shape(const ct_tensor *a, const ct_tensor *b) {
     return 1;
 }
 CTENSOR_API uint32_t ct_version(const ct_tensor *t) { return t ? CT__LOAD(&t->storage->version) : 0; }
+
+/* ---- quantization parameters (owned, reference-counted, shared by views) ---- */
+static int ct__qscheme_ok(ct_qscheme q, int per_channel) {
+    if (per_channel) return q == CT_PER_CHANNEL_AFFINE || q == CT_PER_CHANNEL_SYMMETRIC || q == CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS;
+    return q == CT_PER_TENSOR_AFFINE || q == CT_PER_TENSOR_SYMMETRIC;
+}
+CTENSOR_API ct_qparams *ct_qparams_per_tensor(double scale, int64_t zero_point, ct_qscheme qscheme) {
+    if (!ct__qscheme_ok(qscheme, 0))
+        return (ct_qparams *)ct__fail(CT_ERR_ARG, "qparams_per_tensor: qscheme %d is not a per-tensor scheme", (int)qscheme);
+    if (!(scale > 0) || !isfinite(scale))
+        return (ct_qparams *)ct__fail(CT_ERR_ARG, "qparams_per_tensor: scale must be a positive finite number, got %g", scale);
+    ct_qparams *q = CT__NEW_ZEROED(ct_qparams);
+    if (!q) return (ct_qparams *)ct__fail(CT_ERR_MEMORY, "qparams_per_tensor: out of memory");
+    q->refcount = 1;
+    q->qscheme = qscheme;
+    q->scale = scale;
+    q->zero_point = zero_point;
+    return q;
+}
+CTENSOR_API ct_qparams *ct_qparams_per_channel(int64_t nchannels, const double *scales, const int64_t *zero_points,
+                                               int64_t axis, ct_qscheme qscheme) {
+    if (!ct__qscheme_ok(qscheme, 1))
+        return (ct_qparams *)ct__fail(CT_ERR_ARG, "qparams_per_channel: qscheme %d is not a per-channel scheme", (int)qscheme);
+    if (nchannels < 1 || nchannels > ((int64_t)1 << 40) || !scales || !zero_points || axis < 0 || axis >= CT_MAX_DIMS)
+        return (ct_qparams *)ct__fail(CT_ERR_ARG, "qparams_per_channel: bad arguments (nchannels %lld, axis %lld)",
+                                      (long long)nchannels, (long long)axis);
+    for (int64_t k = 0; k < nchannels; k++)
+        if (!(scales[k] > 0) || !isfinite(scales[k]))
+            return (ct_qparams *)ct__fail(CT_ERR_ARG, "qparams_per_channel: scale %lld must be a positive finite number, got %g",
+                                          (long long)k, scales[k]);
+    ct_qparams *q = CT__NEW_ZEROED(ct_qparams);
+    double *sc = CT__NEW_ARRAY(double, nchannels);
+    int64_t *zp = CT__NEW_ARRAY(int64_t, nchannels);
+    if (!q || !sc || !zp) {
+        CT_FREE(q); CT_FREE(sc); CT_FREE(zp);
+        return (ct_qparams *)ct__fail(CT_ERR_MEMORY, "qparams_per_channel: out of memory");
+    }
+    memcpy(sc, scales, sizeof(double) * (size_t)nchannels);
+    memcpy(zp, zero_points, sizeof(int64_t) * (size_t)nchannels);
+    q->refcount = 1;
+    q->qscheme = qscheme;
+    q->axis = axis;
+    q->nchannels = nchannels;
+    q->scales = sc;
+    q->zero_points = zp;
+    return q;
+}
+CTENSOR_API ct_qparams *ct_qparams_retain(ct_qparams *q) {
+    if (q) CT__ATOMIC_INC(&q->refcount);
+    return q;
+}
+CTENSOR_API void ct_qparams_release(ct_qparams *q) {
+    if (!q || CT__ATOMIC_DEC(&q->refcount) != 0) return;
+    CT_FREE(q->scales);
+    CT_FREE(q->zero_points);
+    CT_FREE(q);
+}
+CTENSOR_API ct_status ct_set_qparams(ct_tensor *t, ct_qparams *q) {
+    if (!t) { ct__null_arg("set_qparams", 0); return CT_ERR_NULL; }
+    if (q && !CT__DT_QUANT(t->dtype)) {
+        ct_set_error(CT_ERR_DTYPE, "set_qparams: tensor of dtype %s is not quantized (qint8, quint8, qint32)", ct_dtype_name(t->dtype));
+        return CT_ERR_DTYPE;
+    }
+    if (q && q->nchannels && (q->axis >= t->ndim || t->shape[q->axis] != q->nchannels)) {
+        ct_set_error(CT_ERR_SHAPE, "set_qparams: %lld per-channel parameters along axis %lld do not fit a tensor of shape %s",
+                     (long long)q->nchannels, (long long)q->axis, CT__SHAPE(t));
+        return CT_ERR_SHAPE;
+    }
+    ct_qparams *old = t->qparams;
+    t->qparams = ct_qparams_retain(q);
+    ct_qparams_release(old);
+    return CT_OK;
+}
+CTENSOR_API const ct_qparams *ct_get_qparams(const ct_tensor *t) { return t ? t->qparams : NULL; }
 CTENSOR_API double ct_item(const ct_tensor *t) {
     if (!t) { ct__null_arg("item", 0); return NAN; }
     if (ct_numel(t) != 1) {
@@ -2176,7 +2326,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPS_CREATE(X)                                                                                     \
     X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
     X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, 0, "", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
     X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
     X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
     X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
@@ -2259,7 +2409,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 
 /* elementwise binary with broadcasting: loops in CT__BINARY_LOOPS */
 #define CT__OPS_BINARY(X)                                                                                             \
-    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
+    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "float alpha=s0", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
     X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
     X(MUL, "aten::mul.Tensor", "mul", "MulBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV, "aten::div.Tensor", "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
@@ -2387,7 +2537,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
-    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
+    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float from=s0, float to=s1", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
     X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
     X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
@@ -2641,6 +2791,7 @@ static const ct__attrs ct__attrs_none = {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0},
 
 /* ---- kernels per backend ---- */
 static ct__kernel_fn ct__kernels[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];
+static ct__meta_fn ct__metas[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];   /* NULL: the row's meta */
 CTENSOR_API const char *ct_backend_name(ct_backend b) {
     static const char *const names[CT_NUM_BACKENDS] = {"CPU", "CUDA", "QuantizedCPU", "QuantizedCUDA",
                                                         "Backend4", "Backend5", "Backend6", "Backend7"};
@@ -3082,13 +3233,25 @@ CTENSOR_API ct_status ct_attrs_parse(int op, const char *text, ct_attrs *a) {
     return CT_OK;
 }
 
+CTENSOR_API int ct_op_call_op(const ct_op_call *c) { return c->op; }
+CTENSOR_API int ct_op_call_num_inputs(const ct_op_call *c) { return c->nin; }
+CTENSOR_API ct_tensor *ct_op_call_input(const ct_op_call *c, int i) { return i >= 0 && i < c->nin ? c->in[i] : NULL; }
+CTENSOR_API int ct_op_call_num_outputs(const ct_op_call *c) { return c->nout; }
+CTENSOR_API ct_tensor *ct_op_call_output(const ct_op_call *c, int j) { return j >= 0 && j < c->nout ? c->out[j] : NULL; }
+CTENSOR_API const ct_attrs *ct_op_call_attrs(const ct_op_call *c) { return c->a; }
+CTENSOR_API ct_generator *ct_op_call_generator(const ct_op_call *c) { return c->gen; }
+
 /* ---- companion headers register kernels by name ---- */
-CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn) {
+CTENSOR_API ct_status ct_register_backend_op(const char *name, ct_backend b, ct_meta_fn meta, ct_kernel_fn fn) {
     int op = ct_op_find(name);
     if (op < 0) { ct_set_error(CT_ERR_ARG, "register_kernel: no op named '%s'", name ? name : "(null)"); return CT_ERR_ARG; }
     if ((int)b < 0 || b >= CT_NUM_BACKENDS) { ct_set_error(CT_ERR_ARG, "register_kernel: invalid backend %d", (int)b); return CT_ERR_ARG; }
+    CT__STORE_RELEASE(&ct__metas[b][op], meta);
     CT__STORE_RELEASE(&ct__kernels[b][op], fn);
     return CT_OK;
+}
+CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn) {
+    return ct_register_backend_op(name, b, NULL, fn);
 }
 
 /* ============================================================================
@@ -3223,6 +3386,7 @@ static void ct__remove_retain_hook(ct_tensor *x) {
 }
 
 static void ct__tensor_destroy(ct_tensor *x) {
+    if (x->qparams) { ct_qparams_release(x->qparams); x->qparams = NULL; }
     if (x->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(x);
     if (x->grad_fn && !(x->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(x->grad_fn);
     if (x->grad) ct__decref(x->grad);
@@ -3401,7 +3565,6 @@ static CT__NOINLINE int ct__no_kernel(const ct__opdef *d, int backend) {
                           ? " (CUDA kernels come from ctensor_cuda.h, built with CTENSOR_CUDA)"
                           : backend == CT_BACKEND_QUANTIZED_CPU ? " (quantized kernels come from ctensor_quant.h)" : "");
 }
-#define CT__DT_QUANT(dt) ((unsigned)((dt) - CT_QINT8) <= (unsigned)(CT_QINT32 - CT_QINT8))
 
 /* For kernels of CT__OPF_DATA_SHAPE ops: allocates DEFERRED output j once its
    shape is known (the same overflow checks as every other output). 0 or -1. */
@@ -3443,13 +3606,15 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     ct_device kdev = odev.type != CT_CPU ? odev : dev;
     int backend = (kdev.type == CT_CPU ? CT_BACKEND_CPU : CT_BACKEND_CUDA) + (quant ? 2 : 0);
     ct__kernel_fn k = ct__kernels[backend][c->op];
-    if (!k && backend == CT_BACKEND_CPU) k = d->kernel;
+    /* the row's kernel serves the CPU; a view's (metadata only) serves every backend */
+    if (!k && (backend == CT_BACKEND_CPU || (d->flags & CT__OPF_VIEW))) k = d->kernel;
     if (CT__UNLIKELY(!k)) return ct__no_kernel(d, backend);
     c->nout = d->nout;
     c->fast = 0;
     int inplace = (d->flags & CT__OPF_INPLACE) || c->inplace;
     if (inplace && ct__check_inplace(c, d, t)) return -1;
-    if (d->meta(c)) return -1;
+    ct__meta_fn meta = backend == CT_BACKEND_CPU ? NULL : ct__metas[backend][c->op];
+    if ((meta ? meta : d->meta)(c)) return -1;
     if (inplace)
         for (int i = 0; i < nin && i < 8; i++) c->pre_version[i] = CT__LOAD(&c->in[i]->storage->version);
     int nout = c->nout;
@@ -6529,12 +6694,24 @@ CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t) {
     ct__attrs_init(&a);
     return ct__op1(CT__OP_CLONE, t, &a);
 }
-CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt) {
+static ct_tensor *ct__to(const ct_tensor *t, ct_dtype dt, ct_device dev) {
     ct__attrs a;
     ct__attrs_init(&a);
     a.dtype = dt;
+    a.device = dev;
     return ct__op1(CT__OP_TO, t, &a);
 }
+CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt) { return ct__to(t, dt, t ? t->device : ct__cpu_dev); }
+CTENSOR_API ct_tensor *ct_to_device_dtype(const ct_tensor *t, ct_device device, ct_dtype dt) {
+    if ((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index))
+        return ct__fail(CT_ERR_DEVICE, "to: invalid device (type %d, index %d)", (int)device.type, (int)device.index);
+    if (t && ct_device_eq(t->device, device) && t->dtype == dt) return ct_alias(t);
+    return ct__to(t, dt, device);
+}
+CTENSOR_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device) {
+    return ct_to_device_dtype(t, device, t ? t->dtype : CT_FLOAT32);
+}
+CTENSOR_API ct_device ct_get_device(const ct_tensor *t) { return t ? t->device : ct__cpu_dev; }
 CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t) {
     if (t && ct__is_contig(t)) return ct_alias(t);
     ct__attrs a;
@@ -10686,7 +10863,7 @@ static int ct__meta_repeat(ct__call *c) {
     if (n > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "repeat: the result would have more than %d dimensions", CT_MAX_DIMS);
     for (int d = 0; d < n; d++) {
         int xd = d - (n - x->ndim);
-        shape[d] = (xd >= 0 ? x->shape[xd] : 1) * a->v[d];
+        shape[d] = ct__sat_mul(xd >= 0 ? x->shape[xd] : 1, a->v[d]);
     }
     if (ct__check_shape("repeat", n, shape)) return -1;
     ct__ix_out(c, x->dtype, n, shape);
@@ -10918,7 +11095,7 @@ static int ct__meta_pad(ct__call *c) {
                     return ct__failed(CT_ERR_ARG, "constant_pad_nd: start (0) + length (%lld) exceeds dimension size (%lld).", (long long)(cur + r), (long long)cur);
                 cur += r;
             }
-            shape[d] = cur + (l > 0 ? l : 0) + (r > 0 ? r : 0);
+            shape[d] = ct__sat_add(ct__sat_add(cur, l > 0 ? l : 0), r > 0 ? r : 0);
         }
         ct__ix_out(c, x->dtype, nd, shape);
         return 0;
@@ -10930,7 +11107,7 @@ static int ct__meta_pad(ct__call *c) {
             int d = nd - 1 - j;
             int64_t l = a->v[2 * j], r = a->v[2 * j + 1], s = x->shape[d];
             if (l > s || r > s) return ct__failed(CT_ERR_ARG, "pad: Padding value causes wrapping around more than once.");
-            shape[d] = s + l + r;
+            shape[d] = ct__sat_add(ct__sat_add(s, l), r);
             if (shape[d] <= 0 && (l < 0 || r < 0)) return ct__failed(CT_ERR_ARG, "pad: Negative padding value is resulting in an empty dimension");
         }
         ct__ix_out(c, x->dtype, nd, shape);
@@ -10950,7 +11127,7 @@ static int ct__meta_pad(ct__call *c) {
         if (mode == 0 && (l >= s || r >= s))
             return ct__failed(CT_ERR_ARG, "%s: Argument #%d: Padding size should be less than the corresponding input dimension, but got: padding (%lld, %lld) at dimension %d of input %s",
                               name, 4 + 2 * j, (long long)l, (long long)r, d, CT__SHAPE(x));
-        shape[d] = s + l + r;
+        shape[d] = ct__sat_add(ct__sat_add(s, l), r);
         if (shape[d] < 1)
             return ct__failed(CT_ERR_ARG, "%s: input (%c: %lld) is too small. Calculated output %c: %lld", name, axis[j], (long long)s, axis[j], (long long)shape[d]);
     }
@@ -11764,7 +11941,7 @@ CTENSOR_API ct_tensor *ct_repeat_interleave(const ct_tensor *x, int64_t repeats,
     if (repeats < 0) return ct__fail(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
     const ct_tensor *xin = ct__ri_input(x, &dim);
     if (!xin) return NULL;
-    int64_t size = xin->ndim ? xin->shape[dim] : 1, total = size * repeats;
+    int64_t size = xin->ndim ? xin->shape[dim] : 1, total = ct__sat_mul(size, repeats);
     ct_tensor *idx = ct_empty_n(CT_INT64, 1, &total);
     if (!idx) return NULL;
     int64_t *p = (int64_t *)ct__ptr(idx);
@@ -13895,7 +14072,10 @@ static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__opdef_get(n->op)->name);
 }
 static int ct__bw_identity(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; gin[0] = gout[0]; return 0; }
-static int ct__bw_to(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { gin[0] = ct_to(gout[0], n->in_meta[0].dtype); return gin[0] ? 0 : -1; }
+static int ct__bw_to(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    gin[0] = ct__to(gout[0], n->in_meta[0].dtype, n->in_meta[0].device);
+    return gin[0] ? 0 : -1;
+}
 static int ct__bw_zeros(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     (void)gout;
