@@ -37,12 +37,13 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 CONF_SRC := $(wildcard tests/conformance/*.c)
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin
 
-.PHONY: all demo fashion deps-data test test-unit test-asan test-compile conformance bench fuzz examples deps clean
+.PHONY: deps-bench all demo demo-run fashion fashion-run deps-data test test-run test-unit test-asan test-compile conformance bench bench-run fuzz fuzz-run examples examples-run deps clean
 all: demo
 
 deps-data: PKGS = $(APT_PKGS) $(DATA_PKGS)
+deps-bench: PKGS = $(APT_PKGS) python3-torch python3-numpy
 deps: PKGS = $(APT_PKGS)
-deps deps-data:
+deps deps-data deps-bench:
 	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; \
@@ -54,13 +55,20 @@ $(BUILD) $(BUILD)/tests $(BUILD)/asan $(BUILD)/opt $(BUILD)/bench $(BUILD)/examp
 
 # ---- demo -------------------------------------------------------------------
 # the tour of tensors and autograd, then one epoch of the Fashion-MNIST MLP
-demo: deps-data $(BUILD)/examples/demo $(BUILD)/examples/fashion_mnist
+# Targets that may need packages first run `deps` (apt-get on a fresh machine),
+# then make again: the library checks above (BLAS, LAPACKE) are read when make
+# starts, so the second make sees what the first installed.
+demo: deps-data
+	@$(MAKE) --no-print-directory demo-run
+demo-run: $(BUILD)/examples/demo $(BUILD)/examples/fashion_mnist
 	@./$(BUILD)/examples/demo
 	@echo; ./$(BUILD)/examples/fashion_mnist --model mlp --epochs 1 --out $(BUILD)
 
 # the full run: MLP and CNN, 10 epochs each (weights and curves in build/)
 EPOCHS ?= 10
-fashion: deps-data $(BUILD)/examples/fashion_mnist
+fashion: deps-data
+	@$(MAKE) --no-print-directory fashion-run
+fashion-run: $(BUILD)/examples/fashion_mnist
 	./$(BUILD)/examples/fashion_mnist --model both --epochs $(EPOCHS) --out $(BUILD)
 
 $(BUILD)/examples/fashion_mnist: examples/fashion_mnist.c $(HEADERS) | $(BUILD)/examples
@@ -69,7 +77,9 @@ $(BUILD)/examples/fashion_mnist: examples/fashion_mnist.c $(HEADERS) | $(BUILD)/
 $(BUILD)/examples/%: examples/%.c $(HEADERS) | $(BUILD)/examples
 	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
 
-examples: deps $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+examples: deps
+	@$(MAKE) --no-print-directory examples-run
+examples-run: $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 # ---- tests ------------------------------------------------------------------
 # Tests that use only the public API link one compiled copy of the implementation
@@ -108,7 +118,9 @@ conformance: $(BUILD)/tests/conformance
 
 # The suite: unit tests (plain, optimized+BLAS+OpenMP, ASan+UBSan), conformance,
 # compile tests, fuzz smoke runs. tests/run_suite.sh sums the "N passed, N failed" lines.
-test: deps $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
+test: deps
+	@$(MAKE) --no-print-directory test-run
+test-run: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
       $(BUILD)/tests/conformance $(BUILD)/asan/conformance
 	@BUILD=$(BUILD) TESTS="$(TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
@@ -131,14 +143,18 @@ $(BUILD)/bench/%: bench/%.c $(HEADERS) bench/bench.h | $(BUILD)/bench
 $(BUILD)/bench/%_builtin: bench/%.c $(HEADERS) bench/bench.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(LIBS)
 
-bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
+bench: deps-bench
+	@$(MAKE) --no-print-directory bench-run
+bench-run: $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCH)
 
 # ---- fuzzing ----------------------------------------------------------------
 FUZZ_SECONDS ?= 60
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HEADERS) | $(BUILD)/fuzz
 	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ -lm
-fuzz: deps $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-run
+fuzz-run: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
 	@for f in $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c)); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/corpus_$$f/ 2>/dev/null; \
 	  echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
