@@ -23,6 +23,7 @@ for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 .
 run_part "conformance" ./$B/tests/conformance tests/fixtures
 run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures
 run_part "compile tests" sh tests/compile/run.sh
+run_part "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
   run_part "fuzz smoke" sh tests/fuzz/smoke.sh
 fi
