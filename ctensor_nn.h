@@ -6874,6 +6874,14 @@ CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_stat
             return CT_ERR_SHAPE;
         }
     }
+    /* counters: integers in a range where stepping on cannot overflow (NaN, 1e300 would) */
+    for (int k = 0; k < 2; k++) {
+        double v = ct_item(t[k]), lo = k == 0 ? -1.0 : 0.0;
+        if (!(v >= lo && v <= 9007199254740992.0 && v == floor(v))) {
+            ct_set_error(CT_ERR_ARG, "%s.load_state_dict: \"%s\" must be an integer from %g to 2^53 (got %g)", nm, keys[k], lo, v);
+            return CT_ERR_ARG;
+        }
+    }
     int sc = ct_scope_begin();
     ct_tensor *b = ct_contiguous(ct_to(t[2], CT_FLOAT64)), *l = ct_contiguous(ct_to(t[3], CT_FLOAT64));
     if (b && l) {
