@@ -700,9 +700,14 @@ extern "C" {
 /* ============================================================================
    Data: datasets, data loaders, IDX files (torch.utils.data)
    ========================================================================== */
-/* IDX (the MNIST format): magic, dims, big-endian data. A path ending in ".gz"
-   is read through zlib when ctensor is built with CTENSOR_ZLIB (link -lz);
-   without zlib the same path without ".gz" is tried. */
+/* IDX (the MNIST format): magic, dims, big-endian data; the data must be
+   exactly the size the header declares (torchvision's reader asserts it).
+   gzip-compressed data (recognised by its magic bytes, in a file or in memory)
+   is inflated when ctensor is built with CTENSOR_ZLIB (link -lz), never past the
+   size its header declares: a gzip bomb fails as soon as it produces one byte
+   more. Without zlib, ct_load_idx of a path ending in ".gz" tries the same path
+   without ".gz". Bad files are CT_ERR_FORMAT errors that name the file (`name`
+   for the _mem form). */
 CTENSOR_API ct_tensor *ct_load_idx(const char *path);
 CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name);
 /* A dataset of tensors indexed along their first dimension (TensorDataset).
@@ -7077,83 +7082,180 @@ CTENSOR_API ct_status ct_clip_grad_value_module_(ct_module *m, double clip_value
 static void *ct__read_file(const char *path, size_t *len, const char *api);
 #endif
 
+/* The IDX header: 0, 0, a type byte, a dimension count, then one big-endian
+   uint32 size per dimension; the data follows, big-endian. Reads and checks the
+   header of p[0..len) (which may be only a prefix of the file) and the size of
+   the data it declares. */
+typedef struct ct__idx_header {
+    ct_dtype dt;
+    int nd;
+    int64_t shape[CT_MAX_DIMS];
+    size_t off;         /* header bytes */
+    uint64_t nbytes;    /* data bytes the header declares */
+} ct__idx_header;
+static int ct__idx_parse_header(const unsigned char *p, size_t len, const char *name, ct__idx_header *h) {
+    if (len < 4 || p[0] != 0 || p[1] != 0)
+        return ct__failed(CT_ERR_FORMAT, "load_idx: not an IDX file (bad magic) (%s)", name);
+    switch (p[2]) {
+    case 0x08: h->dt = CT_UINT8; break;
+    case 0x09: h->dt = CT_INT8; break;
+    case 0x0B: h->dt = CT_INT16; break;
+    case 0x0C: h->dt = CT_INT32; break;
+    case 0x0D: h->dt = CT_FLOAT32; break;
+    case 0x0E: h->dt = CT_FLOAT64; break;
+    default: return ct__failed(CT_ERR_FORMAT, "load_idx: unknown element type 0x%02x (%s)", p[2], name);
+    }
+    h->nd = p[3];
+    if (h->nd < 1 || h->nd > CT_MAX_DIMS)
+        return ct__failed(CT_ERR_FORMAT, "load_idx: %d dimensions is not supported (1 to %d) (%s)", h->nd, CT_MAX_DIMS, name);
+    h->off = 4 + 4 * (size_t)h->nd;
+    if (len < h->off)
+        return ct__failed(CT_ERR_FORMAT, "load_idx: truncated header (%zu bytes, %zu expected for %d dimensions) (%s)", len, h->off,
+                          h->nd, name);
+    /* sizes are uint32: their product (zeros counted as ones, as ct_empty's check
+       does, so that no partial product overflows) is at most 2^46 elements */
+    uint64_t numel = 1;
+    int zero = 0;
+    for (int d = 0; d < h->nd; d++) {
+        const unsigned char *q = p + 4 + 4 * d;
+        h->shape[d] = ((int64_t)q[0] << 24) | ((int64_t)q[1] << 16) | ((int64_t)q[2] << 8) | q[3];
+    }
+    for (int d = 0; d < h->nd; d++) {
+        zero |= h->shape[d] == 0;
+        if (h->shape[d] && numel > ((uint64_t)1 << 46) / (uint64_t)h->shape[d])
+            return ct__failed(CT_ERR_FORMAT, "load_idx: the header declares a shape of %s, too large to load (%s)",
+                              ct__fmt_shape(h->nd, h->shape).s, name);
+        numel *= (uint64_t)(h->shape[d] ? h->shape[d] : 1);
+    }
+    h->nbytes = zero ? 0 : numel * ct__dt[h->dt].size;
+    return 0;
+}
+/* data (big-endian) -> x (native order) */
+static void ct__idx_swap(unsigned char *dst, uint64_t nbytes, size_t es) {
+    if (es > 1)
+        for (uint64_t k = 0; k < nbytes; k += es)
+            for (size_t b = 0; b < es / 2; b++) {
+                unsigned char t = dst[k + b];
+                dst[k + b] = dst[k + es - 1 - b];
+                dst[k + es - 1 - b] = t;
+            }
+}
+static ct_tensor *ct__idx_from_raw(const unsigned char *p, size_t len, const char *name) {
+    ct__idx_header h;
+    if (ct__idx_parse_header(p, len, name, &h)) return NULL;
+    size_t left = len - h.off;
+    if (h.nbytes > left)
+        return ct__fail(CT_ERR_FORMAT, "load_idx: data of %llu elements exceeds the %zu bytes left in the file (%s)",
+                        (unsigned long long)(h.nbytes / ct__dt[h.dt].size), left, name);
+    if (h.nbytes < left)   /* as torchvision's reader, which asserts the element count */
+        return ct__fail(CT_ERR_FORMAT, "load_idx: %zu bytes follow the %llu bytes of data the header declares (%s)",
+                        left - (size_t)h.nbytes, (unsigned long long)h.nbytes, name);
+    ct_tensor *x = ct__alloc(h.dt, h.nd, h.shape, NULL, CT_CPU);
+    if (!x) return NULL;
+    unsigned char *dst = (unsigned char *)ct__ptr(x);
+    if (h.nbytes) memcpy(dst, p + h.off, (size_t)h.nbytes);
+    ct__idx_swap(dst, h.nbytes, ct__dt[h.dt].size);
+    return ct__own(x);
+}
+#ifdef CTENSOR_ZLIB
+/* inflates into out[0..cap) from where z stands; *n counts the bytes produced.
+   Concatenated gzip members are read one after the other (as gzread does).
+   Returns 0 when out is full or the input is done, -1 on corrupt data. */
+static int ct__gz_fill(z_stream *z, unsigned char *out, size_t cap, size_t *n, int *done) {
+    while (*n < cap && !*done) {
+        size_t room = cap - *n;
+        z->next_out = out + *n;
+        z->avail_out = (uInt)(room > (1u << 30) ? (1u << 30) : room);
+        uInt before = z->avail_out;
+        int r = inflate(z, Z_NO_FLUSH);
+        *n += before - z->avail_out;
+        if (r == Z_STREAM_END) {
+            if (z->avail_in == 0) *done = 1;
+            else if (inflateReset(z) != Z_OK) return -1;
+        } else if (r == Z_BUF_ERROR) {
+            if (z->avail_in == 0) return -1;   /* the stream ends inside a member */
+        } else if (r != Z_OK) {
+            return -1;
+        }
+    }
+    return 0;
+}
+/* A gzip-compressed IDX file, decompressed no further than its header allows:
+   first the header, then exactly the data size it declares, straight into the
+   tensor; one byte more is an error (a gzip bomb stops there). The declared size
+   is also checked against the most that len compressed bytes can expand to
+   (deflate's limit is 1032:1), so a tiny file cannot make it allocate gigabytes. */
+static ct_tensor *ct__idx_from_gzip(const unsigned char *p, size_t len, const char *name) {
+    if (len > ((size_t)1 << 31))
+        return ct__fail(CT_ERR_UNSUPPORTED, "load_idx: gzip data of %zu bytes (over 2 GiB) is not supported (%s)", len, name);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return ct__fail(CT_ERR_MEMORY, "load_idx: cannot start zlib (%s)", name);
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)len;
+    unsigned char hdr[4 + 4 * 255];
+    size_t n = 0;
+    int done = 0, bad = 0;
+    ct_tensor *x = NULL;
+    ct__idx_header h;
+    bad = bad || ct__gz_fill(&z, hdr, 4, &n, &done);
+    if (!bad && n == 4 && hdr[0] == 0 && hdr[1] == 0) bad = ct__gz_fill(&z, hdr, 4 + 4 * (size_t)hdr[3], &n, &done);
+    if (bad) {
+        ct_set_error(CT_ERR_FORMAT, "load_idx: corrupt gzip data (%s)", name);
+    } else if (!ct__idx_parse_header(hdr, n, name, &h)) {
+        if (h.nbytes / 1032 > len)
+            ct_set_error(CT_ERR_FORMAT, "load_idx: the header declares %llu bytes of data, more than %zu bytes of gzip data can hold (%s)",
+                         (unsigned long long)h.nbytes, len, name);
+        else if ((x = ct__alloc(h.dt, h.nd, h.shape, NULL, CT_CPU)) != NULL) {
+            unsigned char *dst = (unsigned char *)ct__ptr(x), extra;
+            size_t got = 0, more = 0;
+            bad = ct__gz_fill(&z, dst, (size_t)h.nbytes, &got, &done);
+            if (!bad && !done) bad = ct__gz_fill(&z, &extra, 1, &more, &done);
+            if (bad) ct_set_error(CT_ERR_FORMAT, "load_idx: corrupt gzip data (%s)", name);
+            else if (got < h.nbytes)
+                ct_set_error(CT_ERR_FORMAT, "load_idx: data of %llu elements exceeds the %zu bytes left in the file (%s)",
+                             (unsigned long long)(h.nbytes / ct__dt[h.dt].size), got, name);
+            else if (more)
+                ct_set_error(CT_ERR_FORMAT, "load_idx: gzip data decompresses to more than the %llu bytes the header declares (%s)",
+                             (unsigned long long)(h.off + h.nbytes), name);
+            if (bad || got < h.nbytes || more) {
+                ct__decref(x);
+                x = NULL;
+            } else {
+                ct__idx_swap(dst, h.nbytes, ct__dt[h.dt].size);
+            }
+        }
+    }
+    inflateEnd(&z);
+    return x ? ct__own(x) : NULL;
+}
+#endif
 CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name) {
     const unsigned char *p = (const unsigned char *)data;
     if (!name) name = "<memory>";
-    if (!p) return ct__fail(CT_ERR_ARG, "load_idx: data is NULL (%s)", name);
-    if (len < 4 || p[0] != 0 || p[1] != 0)
-        return ct__fail(CT_ERR_FORMAT, "load_idx: not an IDX file (bad magic) (%s)", name);
-    ct_dtype dt;
-    switch (p[2]) {
-    case 0x08: dt = CT_UINT8; break;
-    case 0x09: dt = CT_INT8; break;
-    case 0x0B: dt = CT_INT16; break;
-    case 0x0C: dt = CT_INT32; break;
-    case 0x0D: dt = CT_FLOAT32; break;
-    case 0x0E: dt = CT_FLOAT64; break;
-    default: return ct__fail(CT_ERR_FORMAT, "load_idx: unknown element type 0x%02x (%s)", p[2], name);
+    if (!p && len) return ct__fail(CT_ERR_ARG, "load_idx: data is NULL (%s)", name);
+    if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+#ifdef CTENSOR_ZLIB
+        return ct__idx_from_gzip(p, len, name);
+#else
+        return ct__fail(CT_ERR_UNSUPPORTED, "load_idx: %s is gzip-compressed and ctensor was built without CTENSOR_ZLIB; gunzip it or "
+                                            "build with -DCTENSOR_ZLIB -lz", name);
+#endif
     }
-    int nd = p[3];
-    if (nd < 1 || nd > CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_idx: %d dimensions is not supported (1 to %d) (%s)", nd, CT_MAX_DIMS, name);
-    if (len < 4 + 4 * (size_t)nd) return ct__fail(CT_ERR_FORMAT, "load_idx: truncated header (%s)", name);
-    int64_t shape[CT_MAX_DIMS];
-    for (int d = 0; d < nd; d++) {
-        const unsigned char *q = p + 4 + 4 * d;
-        shape[d] = ((int64_t)q[0] << 24) | ((int64_t)q[1] << 16) | ((int64_t)q[2] << 8) | q[3];
-    }
-    if (ct__check_shape("load_idx", nd, shape)) return NULL;
-    int64_t numel = ct__shape_numel(nd, shape);
-    size_t es = ct__dt[dt].size, off = 4 + 4 * (size_t)nd;
-    if ((uint64_t)numel > (uint64_t)(len - off) / es)
-        return ct__fail(CT_ERR_FORMAT, "load_idx: data of %lld elements exceeds the %zu bytes left in the file (%s)", (long long)numel, len - off, name);
-    ct_tensor *x = ct__alloc(dt, nd, shape, NULL, CT_CPU);
-    if (!x) return NULL;
-    unsigned char *dst = (unsigned char *)ct__ptr(x);
-    memcpy(dst, p + off, (size_t)numel * es);
-    if (es > 1)   /* big-endian on disk */
-        for (int64_t k = 0; k < numel; k++)
-            for (size_t b = 0; b < es / 2; b++) {
-                unsigned char t = dst[(size_t)k * es + b];
-                dst[(size_t)k * es + b] = dst[(size_t)k * es + es - 1 - b];
-                dst[(size_t)k * es + es - 1 - b] = t;
-            }
-    return ct__own(x);
+    return ct__idx_from_raw(p, len, name);
 }
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_tensor *ct_load_idx(const char *path) {
     if (!path) return ct__fail(CT_ERR_ARG, "load_idx: path is NULL");
-    size_t plen = strlen(path);
+    size_t plen = strlen(path), len;
     int gz = plen > 3 && !strcmp(path + plen - 3, ".gz");
+#ifndef CTENSOR_ZLIB
     if (gz) {
-#ifdef CTENSOR_ZLIB
-        gzFile f = gzopen(path, "rb");
-        if (!f) return ct__fail(CT_ERR_IO, "load_idx: cannot open '%s'", path);
-        size_t cap = 1 << 20, n = 0;
-        unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
-        for (;;) {
-            if (!buf) { gzclose(f); return ct__fail(CT_ERR_MEMORY, "load_idx: out of memory reading '%s'", path); }
-            if (n == cap) {
-                unsigned char *nb = (unsigned char *)CT_REALLOC(buf, cap * 2);
-                if (!nb) { CT_FREE(buf); buf = NULL; continue; }
-                buf = nb;
-                cap *= 2;
-            }
-            int r = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
-            if (r < 0) { gzclose(f); CT_FREE(buf); return ct__fail(CT_ERR_FORMAT, "load_idx: corrupt gzip data in '%s'", path); }
-            if (r == 0) break;
-            n += (size_t)r;
-        }
-        gzclose(f);
-        ct_tensor *t = ct_load_idx_mem(buf, n, path);
-        CT_FREE(buf);
-        return t;
-#else
         /* no zlib: use the uncompressed file next to it */
         char alt[4096];
         if (plen - 3 >= sizeof alt) return ct__fail(CT_ERR_ARG, "load_idx: path too long");
         memcpy(alt, path, plen - 3);
         alt[plen - 3] = 0;
-        size_t len;
         void *buf = ct__read_file(alt, &len, "load_idx");
         if (!buf) {
             ct_set_error(CT_ERR_IO, "load_idx: '%s' is gzip-compressed and ctensor was built without CTENSOR_ZLIB; gunzip it to '%s' or build with -DCTENSOR_ZLIB -lz", path, alt);
@@ -7162,9 +7264,11 @@ CTENSOR_API ct_tensor *ct_load_idx(const char *path) {
         ct_tensor *t = ct_load_idx_mem(buf, len, alt);
         CT_FREE(buf);
         return t;
-#endif
     }
-    size_t len;
+#else
+    (void)gz;
+#endif
+    /* gzip data (whatever the name) is recognised by its magic bytes */
     void *buf = ct__read_file(path, &len, "load_idx");
     if (!buf) return NULL;
     ct_tensor *t = ct_load_idx_mem(buf, len, path);

@@ -233,6 +233,30 @@ TEST(test_idx_and_dataloader) {
     unsigned char badt[8] = {0, 0, 0x07, 1, 0, 0, 0, 0};
     CHECK_ERR(ct_load_idx_mem(badt, 8, "mem"), CT_ERR_FORMAT, "unknown element type 0x07");
     CHECK_ERR(ct_load_idx("/nonexistent/x-idx1-ubyte"), CT_ERR_IO, "cannot open");
+    /* sizes the header declares: too large to hold, more or less than the data (torchvision asserts equality) */
+    unsigned char huge[4 + 16] = {0, 0, 0x08, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    CHECK_ERR(ct_load_idx_mem(huge, sizeof huge, "huge-idx3-ubyte"), CT_ERR_FORMAT,
+              "load_idx: the header declares a shape of [4294967295, 4294967295, 4294967295, 4294967295], too large to load (huge-idx3-ubyte)");
+    unsigned char f64[4 + 8 + 16] = {0, 0, 0x0E, 2, 0x40, 0, 0, 0, 0x40, 0, 0, 0};   /* [2^30, 2^30] doubles: 8 EiB */
+    CHECK_ERR(ct_load_idx_mem(f64, sizeof f64, "f64.idx"), CT_ERR_FORMAT, "too large to load (f64.idx)");
+    unsigned char zdim[4 + 12] = {0, 0, 0x08, 3, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};   /* found by tests/fuzz/idx.c */
+    CHECK_ERR(ct_load_idx_mem(zdim, sizeof zdim, "zdim.idx"), CT_ERR_FORMAT, "shape of [4294967295, 0, 4294967295], too large to load (zdim.idx)");
+    unsigned char big[4 + 4 + 3] = {0, 0, 0x0D, 1, 0x7f, 0xff, 0xff, 0xff, 1, 2, 3};   /* 2^31 - 1 floats, 3 bytes */
+    CHECK_ERR(ct_load_idx_mem(big, sizeof big, "big.idx"), CT_ERR_FORMAT,
+              "load_idx: data of 2147483647 elements exceeds the 3 bytes left in the file (big.idx)");
+    unsigned char more[4 + 4 + 3] = {0, 0, 0x08, 1, 0, 0, 0, 2, 7, 8, 9};
+    CHECK_ERR(ct_load_idx_mem(more, sizeof more, "more.idx"), CT_ERR_FORMAT,
+              "load_idx: 1 bytes follow the 2 bytes of data the header declares (more.idx)");
+    CHECK_ERR(ct_load_idx_mem(more, 6, "short.idx"), CT_ERR_FORMAT, "load_idx: truncated header (6 bytes, 8 expected for 1 dimensions) (short.idx)");
+    CHECK_ERR(ct_load_idx_mem(NULL, 5, "x"), CT_ERR_ARG, "data is NULL");
+    unsigned char empty[4 + 8] = {0, 0, 0x0B, 2, 0, 0, 0, 0, 0, 0, 0, 9};   /* [0, 9] int16: no data */
+    ct_tensor *e = ct_load_idx_mem(empty, sizeof empty, "empty.idx");
+    CHECK(e && ct_numel(e) == 0 && ct_size(e, 1) == 9 && e->dtype == CT_INT16);
+#ifndef CTENSOR_ZLIB
+    unsigned char gz[20] = {0x1f, 0x8b, 8, 0};
+    CHECK_ERR(ct_load_idx_mem(gz, sizeof gz, "t10k-images-idx3-ubyte.gz"), CT_ERR_UNSUPPORTED,
+              "load_idx: t10k-images-idx3-ubyte.gz is gzip-compressed and ctensor was built without CTENSOR_ZLIB");
+#endif
     /* TensorDataset + DataLoader: batching, drop_last, shuffling by seed, prefetch */
     ct_tensor *xs = ct_reshape(ct_arange(0, 20, 1, CT_FLOAT32), 10, 2);
     ct_tensor *ys = ct_arange(0, 10, 1, CT_INT64);
