@@ -149,18 +149,28 @@ bench-run: $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@BUILD=$(BUILD) sh bench/run.sh $(BENCH)
 
 # ---- fuzzing ----------------------------------------------------------------
+# make fuzz [FUZZ_SECONDS=60] [FUZZ=idx]: builds every tests/fuzz/<name>.c (or the
+# named ones) as a libFuzzer target and runs it from its seed corpus (copied to
+# $(BUILD)/fuzz/corpus_<name>, which keeps what the run found); the full log is
+# $(BUILD)/fuzz/<name>.log, and libFuzzer's final statistics are printed per target
+# and collected in $(BUILD)/fuzz/stats.tsv. tests/fuzz/<name>.flags holds a
+# target's extra compiler flags (idx: -DCTENSOR_ZLIB -lz).
 FUZZ_SECONDS ?= 60
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(HEADERS) | $(BUILD)/fuzz
-	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ -lm
+FUZZ ?= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h tests/fuzz/*.flags) $(HEADERS) | $(BUILD)/fuzz
+	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ -lm $(shell cat tests/fuzz/$*.flags 2>/dev/null)
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-run
-fuzz-run: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
-	@for f in $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c)); do \
+fuzz-run: $(addprefix $(BUILD)/fuzz/,$(FUZZ))
+	@printf 'target\truns\tseconds\texec_per_s\tcoverage\tfeatures\tcorpus\tcorpus_bytes\tnew_units\tpeak_rss_mb\n' > $(BUILD)/fuzz/stats.tsv; \
+	for f in $(FUZZ); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/corpus_$$f/ 2>/dev/null; \
 	  echo "fuzzing $$f for $(FUZZ_SECONDS)s"; \
 	  dict=""; [ -f tests/fuzz/$$f.dict ] && dict=-dict=tests/fuzz/$$f.dict; \
-	  ./$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$dict $(BUILD)/fuzz/corpus_$$f >/dev/null 2>$(BUILD)/fuzz/$$f.log \
-	    || { tail -40 $(BUILD)/fuzz/$$f.log; exit 1; }; done; echo "fuzz: no crashes"
+	  ./$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $$dict $(BUILD)/fuzz/corpus_$$f >/dev/null 2>$(BUILD)/fuzz/$$f.log; \
+	  rc=$$?; sh tests/fuzz/stats.sh $$f $(BUILD)/fuzz/$$f.log >> $(BUILD)/fuzz/stats.tsv; \
+	  if [ $$rc != 0 ]; then tail -40 $(BUILD)/fuzz/$$f.log; echo "fuzz: $$f failed (log: $(BUILD)/fuzz/$$f.log)"; exit 1; fi; \
+	done; echo; column -t -s '	' $(BUILD)/fuzz/stats.tsv 2>/dev/null || cat $(BUILD)/fuzz/stats.tsv; echo "fuzz: no crashes"
 
 clean:
 	rm -rf $(BUILD)

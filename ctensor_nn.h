@@ -77,7 +77,10 @@ struct ct_module {
     void *impl;                    /* the module type's own state */
 };
 
-/* Building modules (for module authors; the built-in constructors use these). */
+/* Building modules (for module authors; the built-in constructors use these).
+   Parameters, buffers and children share one namespace per module, as attributes
+   of a PyTorch module do: registering a name that the module already has (as a
+   parameter, a buffer or a child) is an error, "attribute 'x' already exists". */
 CTENSOR_API ct_module *ct_module_new(const ct_module_type *type, void *impl);
 CTENSOR_API ct_status ct_module_register_parameter(ct_module *m, const char *name, ct_tensor *t);  /* retains; NULL allowed */
 CTENSOR_API ct_status ct_module_register_buffer(ct_module *m, const char *name, ct_tensor *t, int persistent);
@@ -88,8 +91,14 @@ CTENSOR_API ct_tensor *ct_forward(ct_module *m, ct_tensor *x);
 CTENSOR_API ct_tensor *ct_forward_n(ct_module *m, int nin, ct_tensor *const *in);
 CTENSOR_API ct_module *ct_module_train(ct_module *m, int mode);   /* recursive; returns m */
 CTENSOR_API ct_module *ct_module_eval(ct_module *m);
-CTENSOR_API ct_module *ct_module_child(const ct_module *m, const char *name);   /* direct child or NULL */
-CTENSOR_API ct_tensor *ct_module_get(const ct_module *m, const char *dotted_name); /* parameter or buffer by full name */
+/* model.get_submodule("features.0") / model.get_parameter("features.0.weight")
+   (or a buffer): by dotted name, borrowed. An unknown name is an error
+   (CT_ERR_ARG) that names the module and the closest names it has:
+     module_get: module 'features.0' (Conv2d) has no parameter or buffer 'wieght'; did you mean 'weight'?
+   A parameter registered as absent (bias=False) gives NULL without an error,
+   as PyTorch gives None. */
+CTENSOR_API ct_module *ct_module_child(const ct_module *m, const char *dotted_name);
+CTENSOR_API ct_tensor *ct_module_get(const ct_module *m, const char *dotted_name);
 /* Parameters in PyTorch's order (own, then children's, recursively); NULL ones skipped.
    Returns the total count; fills up to max entries of out (out may be NULL). */
 CTENSOR_API int ct_module_parameters(const ct_module *m, ct_tensor **out, int max);
@@ -127,6 +136,24 @@ typedef struct ct__mlist { ct_module *v[32]; } ct__mlist;
 #endif
 #define ct_nn_sequential(...) ct_nn_sequential_n(CT__NARGS32(__VA_ARGS__), CT__MODS(__VA_ARGS__))
 #define ct_nn_module_list(...) ct_nn_module_list_n(CT__NARGS32(__VA_ARGS__), CT__MODS(__VA_ARGS__))
+/* nn.Sequential(OrderedDict([("conv1", ...), ("relu1", ...)])): children under
+   names of your choosing, so state-dict keys follow the PyTorch model's
+   ("heads.head.weight", "features.conv1.weight"):
+     ct_module *heads = ct_nn_sequential_dict({"pre_logits", ct_nn_identity()},
+                                              {"head", ct_nn_linear(768, 1000)});
+   Each child is a {name, module} pair (at most 64; ct_nn_sequential_named takes
+   an array of any length: n pairs, or n < 0 for "up to the first NULL name").
+   Takes ownership of the modules like ct_nn_sequential; a NULL module (its
+   constructor failed) or a bad name (empty, with a '.', or repeated) frees them
+   all and returns NULL with the error. Names are copied. */
+typedef struct ct_nn_named_module { const char *name; ct_module *module; } ct_nn_named_module;
+CTENSOR_API ct_module *ct_nn_sequential_named(int n, const ct_nn_named_module *children);
+typedef struct ct__nmlist { ct_nn_named_module v[65]; } ct__nmlist;   /* v[64] stays {NULL, NULL}: the end */
+#ifdef __cplusplus
+#  define ct_nn_sequential_dict(...) ct_nn_sequential_named(-1, ct__nmlist{{__VA_ARGS__}}.v)
+#else
+#  define ct_nn_sequential_dict(...) ct_nn_sequential_named(-1, (ct__nmlist){{__VA_ARGS__}}.v)
+#endif
 CTENSOR_API ct_status ct_nn_module_list_append(ct_module *list, ct_module *m);
 CTENSOR_API ct_module *ct_nn_module_list_get(const ct_module *list, int i);
 CTENSOR_API int ct_nn_module_list_len(const ct_module *list);
@@ -156,7 +183,44 @@ CTENSOR_API ct_module *ct_nn_softplus(double beta, double threshold);
 CTENSOR_API ct_module *ct_nn_hardtanh(double min_val, double max_val);
 CTENSOR_API ct_module *ct_nn_threshold(double threshold, double value);
 
-/* nn.init (PyTorch's formulas, ctensor's generator: same seed, same values). */
+/* nn.init (PyTorch's formulas, ctensor's generator: same seed, same values).
+   Every random fill below, and so every module constructor (they initialise
+   through these), draws from the default generator, or from the calling
+   thread's init generator while one is set:
+
+     ct_generator g;
+     ct_generator_init(&g, 0);                     // torch.Generator().manual_seed(0)
+     CT_INIT_GENERATOR(&g) {                       // this thread, this block
+         model = ct_nn_sequential(ct_nn_linear(3, 2), ct_nn_relu());
+     }
+
+   That is PyTorch's generator= argument of nn.init (PyTorch 2.x) for a whole
+   block: two threads each with their own generator build identical models
+   without touching the global seed (PyTorch 1.13's modules always use it).
+   Blocks nest (up to 32 deep); with gcc/clang and in C++ a return or goto out
+   of the block restores the previous generator, as with CT_NO_GRAD. */
+CTENSOR_API ct_generator *ct_nn_init_generator(void);                      /* this thread's, NULL: the default */
+CTENSOR_API ct_generator *ct_nn_set_init_generator(ct_generator *g);      /* returns the previous one */
+CTENSOR_API int ct__nn_push_init_generator(ct_generator *g);
+CTENSOR_API void ct__nn_pop_init_generator(int *token);
+#define CT_INIT_GENERATOR(g) CT__MODE_BLOCK(ct__nn_push_init_generator, ct__nn_pop_init_generator, g, __LINE__)
+/* torch.nn.utils.skip_init / the meta device, for weights about to be loaded:
+   inside CT_SKIP_INIT { ... } (this thread) every ct_nn_init_* fill returns its
+   tensor untouched, so module constructors allocate their parameters but do not
+   fill them: their values are whatever the allocator returned (not zeros, maybe
+   NaN) until a state dict or safetensors file is loaded into them. Constant
+   tensors that constructors make directly (BatchNorm's weight, bias and running
+   statistics) are still set; they cost nothing.
+
+     CT_SKIP_INIT { model = resnet18(); }           // no random numbers drawn
+     ct_module_load_safetensors(model, "resnet18.safetensors", 1);   // strict: every tensor set
+
+   Load strictly: with strict = 0 a key missing from the file leaves that tensor
+   unset. ct_nn_set_skip_init returns the previous setting. */
+CTENSOR_API int ct_nn_skip_init_enabled(void);
+CTENSOR_API int ct_nn_set_skip_init(int skip);
+CTENSOR_API void ct__nn_restore_skip_init(int *prev);
+#define CT_SKIP_INIT CT__MODE_BLOCK(ct_nn_set_skip_init, ct__nn_restore_skip_init, 1, __LINE__)
 CTENSOR_API int64_t ct_nn_init_fan_in(const ct_tensor *t);
 CTENSOR_API int64_t ct_nn_init_fan_out(const ct_tensor *t);
 CTENSOR_API double ct_nn_init_calculate_gain(const char *nonlinearity, double param);
@@ -248,6 +312,18 @@ typedef struct ct_conv_module_options {
 typedef ct_conv_module_options ct_conv2d_module_options;
 CTENSOR_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
                                     int64_t padding);
+/* The _ex forms take PyTorch's positional arguments in PyTorch's order, so
+   nn.Conv2d(64, 64, 3, 1, 1, 1, 1, False) is ct_nn_conv2d_ex(64, 64, 3, 1, 1, 1, 1, 0):
+     Conv2d / Conv1d:  (in, out, kernel_size, stride, padding, dilation, groups, bias)
+     ConvTranspose2d:  (in, out, kernel_size, stride, padding, output_padding, groups, bias, dilation)
+   The short forms are the _ex forms with dilation 1, groups 1, bias on. */
+CTENSOR_API ct_module *ct_nn_conv2d_ex(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
+                                       int64_t padding, int64_t dilation, int64_t groups, int bias);
+CTENSOR_API ct_module *ct_nn_conv1d_ex(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
+                                       int64_t padding, int64_t dilation, int64_t groups, int bias);
+CTENSOR_API ct_module *ct_nn_conv_transpose2d_ex(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
+                                                 int64_t stride, int64_t padding, int64_t output_padding, int64_t groups,
+                                                 int bias, int64_t dilation);
 CTENSOR_API ct_module *ct_nn_conv2d_opts(int64_t in_channels, int64_t out_channels, const ct_conv_module_options *o);
 CTENSOR_API ct_module *ct_nn_conv1d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride,
                                     int64_t padding);
@@ -624,9 +700,14 @@ extern "C" {
 /* ============================================================================
    Data: datasets, data loaders, IDX files (torch.utils.data)
    ========================================================================== */
-/* IDX (the MNIST format): magic, dims, big-endian data. A path ending in ".gz"
-   is read through zlib when ctensor is built with CTENSOR_ZLIB (link -lz);
-   without zlib the same path without ".gz" is tried. */
+/* IDX (the MNIST format): magic, dims, big-endian data; the data must be
+   exactly the size the header declares (torchvision's reader asserts it).
+   gzip-compressed data (recognised by its magic bytes, in a file or in memory)
+   is inflated when ctensor is built with CTENSOR_ZLIB (link -lz), never past the
+   size its header declares: a gzip bomb fails as soon as it produces one byte
+   more. Without zlib, ct_load_idx of a path ending in ".gz" tries the same path
+   without ".gz". Bad files are CT_ERR_FORMAT errors that name the file (`name`
+   for the _mem form). */
 CTENSOR_API ct_tensor *ct_load_idx(const char *path);
 CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name);
 /* A dataset of tensors indexed along their first dimension (TensorDataset).
@@ -757,6 +838,20 @@ static char *ct__strdup(const char *s) {
     if (d) memcpy(d, s, n);
     return d;
 }
+/* appends printf-formatted text to a bounded message */
+static void ct__msg_cat(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void ct__msg_cat(char *buf, size_t cap, const char *fmt, ...) {
+    size_t n = strlen(buf);
+    if (n + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
 CTENSOR_API ct_module *ct_module_new(const ct_module_type *type, void *impl) {
     if (!type) return (ct_module *)ct__fail(CT_ERR_ARG, "module: type is NULL");
     ct_module *m = CT__NEW_ZEROED(ct_module);
@@ -766,17 +861,36 @@ CTENSOR_API ct_module *ct_module_new(const ct_module_type *type, void *impl) {
     m->training = 1;
     return m;
 }
-static ct_status ct__named_add(ct_named_tensor **arr, int *n, int *cap, const char *name, ct_tensor *t, int persistent,
-                               const char *what, const ct_module *m) {
+/* Which kind of attribute `name` already is in m (parameter, buffer or child), or NULL. */
+static const char *ct__attr_kind(const ct_module *m, const char *name) {
+    for (int i = 0; i < m->nparams; i++)
+        if (!strcmp(m->params[i].name, name)) return "parameter";
+    for (int i = 0; i < m->nbuffers; i++)
+        if (!strcmp(m->buffers[i].name, name)) return "buffer";
+    for (int i = 0; i < m->nchildren; i++)
+        if (!strcmp(m->children[i].name, name)) return "child module";
+    return NULL;
+}
+/* The name checks of register_parameter / register_buffer / add_module (PyTorch's
+   KeyError "attribute 'x' already exists" covers any attribute, not only one kind). */
+static ct_status ct__check_attr_name(const ct_module *m, const char *name, const char *api, const char *what) {
     if (!name || !name[0] || strchr(name, '.')) {
-        ct_set_error(CT_ERR_ARG, "register_%s: %s name can't be empty or contain \".\" (got \"%s\")", what, what, name ? name : "");
+        ct_set_error(CT_ERR_ARG, "%s: %s name can't be empty or contain \".\" (got \"%s\")", api, what, name ? name : "");
         return CT_ERR_ARG;
     }
-    for (int i = 0; i < *n; i++)
-        if (!strcmp((*arr)[i].name, name)) {
-            ct_set_error(CT_ERR_ARG, "register_%s: attribute '%s' already exists in %s", what, name, m->type->name);
-            return CT_ERR_ARG;
-        }
+    const char *kind = ct__attr_kind(m, name);
+    if (kind) {
+        ct_set_error(CT_ERR_ARG, "%s: attribute '%s' already exists (%s has a %s '%s')", api, name, m->type->name, kind, name);
+        return CT_ERR_ARG;
+    }
+    return CT_OK;
+}
+static ct_status ct__named_add(ct_named_tensor **arr, int *n, int *cap, const char *name, ct_tensor *t, int persistent,
+                               const char *what, const ct_module *m) {
+    char api[32];
+    snprintf(api, sizeof api, "register_%s", what);
+    ct_status st = ct__check_attr_name(m, name, api, what);
+    if (st) return st;
     if (ct__grow((void **)arr, cap, *n + 1, sizeof(ct_named_tensor))) { ct_set_error(CT_ERR_MEMORY, "module: out of memory"); return CT_ERR_MEMORY; }
     char *nm = ct__strdup(name);
     if (!nm) { ct_set_error(CT_ERR_MEMORY, "module: out of memory"); return CT_ERR_MEMORY; }
@@ -809,23 +923,17 @@ CTENSOR_API ct_status ct_module_add_module(ct_module *m, const char *name, ct_mo
         ct_set_error(CT_ERR_ARG, "add_module: module or child is NULL");
         return CT_ERR_ARG;
     }
-    if (!name || !name[0] || strchr(name, '.')) {
+    if (ct__check_attr_name(m, name, "add_module", "module")) {
         ct_module_free(child);
-        ct_set_error(CT_ERR_ARG, "add_module: module name can't be empty or contain \".\" (got \"%s\")", name ? name : "");
         return CT_ERR_ARG;
     }
-    for (int i = 0; i < m->nchildren; i++)
-        if (!strcmp(m->children[i].name, name)) {
-            ct_module_free(child);
-            ct_set_error(CT_ERR_ARG, "add_module: attribute '%s' already exists", name);
-            return CT_ERR_ARG;
-        }
-    if (ct__grow((void **)&m->children, &m->cap_children, m->nchildren + 1, sizeof(ct_named_module))) {
+    char *nm = ct__grow((void **)&m->children, &m->cap_children, m->nchildren + 1, sizeof(ct_named_module)) ? NULL : ct__strdup(name);
+    if (!nm) {
         ct_module_free(child);
         ct_set_error(CT_ERR_MEMORY, "module: out of memory");
         return CT_ERR_MEMORY;
     }
-    m->children[m->nchildren].name = ct__strdup(name);
+    m->children[m->nchildren].name = nm;
     m->children[m->nchildren].module = child;
     m->nchildren++;
     child->training = m->training;
@@ -867,27 +975,124 @@ CTENSOR_API ct_module *ct_module_train(ct_module *m, int mode) {
     return m;
 }
 CTENSOR_API ct_module *ct_module_eval(ct_module *m) { return ct_module_train(m, 0); }
-CTENSOR_API ct_module *ct_module_child(const ct_module *m, const char *name) {
-    if (!m || !name) return NULL;
-    for (int i = 0; i < m->nchildren; i++)
-        if (!strcmp(m->children[i].name, name)) return m->children[i].module;
-    return NULL;
+/* Optimal string alignment distance (Levenshtein plus swaps of adjacent
+   characters: "wieght" is 1 from "weight"), for "did you mean" suggestions. */
+static int ct__edit_distance(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 200 || m > 200) return INT_MAX / 2;   /* not a typo of each other worth computing */
+    int rows[3][201];
+    int *pp = rows[0], *p = rows[1], *c = rows[2];
+    for (size_t j = 0; j <= m; j++) p[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        c[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int sub = p[j - 1] + (a[i - 1] != b[j - 1]), del = p[j] + 1, ins = c[j - 1] + 1;
+            int v = sub < del ? sub : del;
+            if (ins < v) v = ins;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v) v = pp[j - 2] + 1;
+            c[j] = v;
+        }
+        int *t = pp; pp = p; p = c; c = t;
+    }
+    return p[m];
+}
+/* Appends "; did you mean 'x'?" (the closest of names, ties listed), or when
+   nothing is close "; it has 'a', 'b', ..." (or "; it has none"). Close: within
+   about a third of the lengths, as Python's own suggestions are. */
+static void ct__did_you_mean(char *buf, size_t cap, const char *q, int n, const char *const *names) {
+    int best = INT_MAX;
+    for (int i = 0; i < n; i++) {
+        int d = ct__edit_distance(q, names[i]);
+        if (d <= (int)((strlen(q) + strlen(names[i]) + 3) / 6) && d < best) best = d;
+    }
+    if (best != INT_MAX) {
+        int shown = 0, ties = 0;
+        for (int i = 0; i < n; i++) ties += ct__edit_distance(q, names[i]) == best;
+        ct__msg_cat(buf, cap, "; did you mean ");
+        for (int i = 0; i < n && shown < 3; i++)
+            if (ct__edit_distance(q, names[i]) == best) {
+                shown++;
+                ct__msg_cat(buf, cap, "%s'%s'", shown == 1 ? "" : shown == ties || shown == 3 ? " or " : ", ", names[i]);
+            }
+        ct__msg_cat(buf, cap, "?");
+        return;
+    }
+    if (!n) { ct__msg_cat(buf, cap, "; it has none"); return; }
+    ct__msg_cat(buf, cap, "; it has ");
+    for (int i = 0; i < n && i < 8; i++) ct__msg_cat(buf, cap, "%s'%s'", i ? ", " : "", names[i]);
+    if (n > 8) ct__msg_cat(buf, cap, ", ... (%d in all)", n);
+}
+/* "module 'features.0' (Conv2d)" for a submodule, "Sequential" for the root */
+static void ct__module_label(char *buf, size_t cap, const ct_module *m, const char *path, size_t pathlen) {
+    if (pathlen) snprintf(buf, cap, "module '%.*s' (%s)", (int)pathlen, path, m->type->name);
+    else snprintf(buf, cap, "%s", m->type->name);
+}
+/* Walks the dotted path's module part: returns the module that holds the last
+   component (*last points at it), or NULL with the error. want_module: the whole
+   path names modules (module_child). */
+static const ct_module *ct__module_walk(const ct_module *m, const char *dotted, const char *api, int want_module, const char **last) {
+    const char *seg = dotted;
+    for (;;) {
+        const char *dot = strchr(seg, '.');
+        if (!dot && !want_module) { *last = seg; return m; }
+        size_t len = dot ? (size_t)(dot - seg) : strlen(seg);
+        const ct_module *next = NULL;
+        for (int i = 0; i < m->nchildren && !next; i++)
+            if (strlen(m->children[i].name) == len && !memcmp(m->children[i].name, seg, len)) next = m->children[i].module;
+        if (!next) {
+            char label[300], msg[1500], key[256];
+            ct__module_label(label, sizeof label, m, dotted, seg > dotted ? (size_t)(seg - dotted - 1) : 0);
+            snprintf(key, sizeof key, "%.*s", (int)(len < 200 ? len : 200), seg);
+            snprintf(msg, sizeof msg, "%s has no child module '%s'", label, key);
+            if (strcmp(key, dotted)) ct__msg_cat(msg, sizeof msg, " (looking up '%s')", dotted);
+            const char **names = CT__NEW_ARRAY(const char *, m->nchildren > 0 ? m->nchildren : 1);
+            if (names) {
+                for (int i = 0; i < m->nchildren; i++) names[i] = m->children[i].name;
+                ct__did_you_mean(msg, sizeof msg, key, m->nchildren, names);
+                CT_FREE(names);
+            }
+            ct_set_error(CT_ERR_ARG, "%s: %s", api, msg);
+            return NULL;
+        }
+        m = next;
+        if (!dot) { *last = NULL; return m; }
+        seg = dot + 1;
+    }
+}
+CTENSOR_API ct_module *ct_module_child(const ct_module *m, const char *dotted) {
+    if (!m) return NULL;   /* keeps the error that made it NULL */
+    if (!dotted) { ct_set_error(CT_ERR_ARG, "module_child: name is NULL"); return NULL; }
+    const char *last = NULL;
+    return (ct_module *)(uintptr_t)ct__module_walk(m, dotted, "module_child", 1, &last);
 }
 CTENSOR_API ct_tensor *ct_module_get(const ct_module *m, const char *dotted) {
-    if (!m || !dotted) return NULL;
-    const char *dot = strchr(dotted, '.');
-    if (dot) {
-        char head[256];
-        size_t n = (size_t)(dot - dotted);
-        if (n >= sizeof head) return NULL;
-        memcpy(head, dotted, n);
-        head[n] = 0;
-        return ct_module_get(ct_module_child(m, head), dot + 1);
+    if (!m) return NULL;
+    if (!dotted) { ct_set_error(CT_ERR_ARG, "module_get: name is NULL"); return NULL; }
+    const char *last = NULL;
+    const ct_module *o = ct__module_walk(m, dotted, "module_get", 0, &last);
+    if (!o) return NULL;
+    for (int i = 0; i < o->nparams; i++)
+        if (!strcmp(o->params[i].name, last)) return o->params[i].tensor;
+    for (int i = 0; i < o->nbuffers; i++)
+        if (!strcmp(o->buffers[i].name, last)) return o->buffers[i].tensor;
+    char label[300], msg[1500];
+    ct__module_label(label, sizeof label, o, dotted, last > dotted ? (size_t)(last - dotted - 1) : 0);
+    for (int i = 0; i < o->nchildren; i++)
+        if (!strcmp(o->children[i].name, last)) {
+            ct_set_error(CT_ERR_ARG, "module_get: '%s' is a child module of %s, not a parameter or buffer (ct_module_child gets modules)",
+                         dotted, label);
+            return NULL;
+        }
+    snprintf(msg, sizeof msg, "%s has no parameter or buffer '%.200s'", label, last);
+    int n = o->nparams + o->nbuffers;
+    const char **names = CT__NEW_ARRAY(const char *, n > 0 ? n : 1);
+    if (names) {
+        for (int i = 0; i < o->nparams; i++) names[i] = o->params[i].name;
+        for (int i = 0; i < o->nbuffers; i++) names[o->nparams + i] = o->buffers[i].name;
+        ct__did_you_mean(msg, sizeof msg, last, n, names);
+        CT_FREE(names);
     }
-    for (int i = 0; i < m->nparams; i++)
-        if (!strcmp(m->params[i].name, dotted)) return m->params[i].tensor;
-    for (int i = 0; i < m->nbuffers; i++)
-        if (!strcmp(m->buffers[i].name, dotted)) return m->buffers[i].tensor;
+    ct_set_error(CT_ERR_ARG, "module_get: %s", msg);
     return NULL;
 }
 static int ct__params_rec(const ct_module *m, ct_tensor **out, int max, int n) {
@@ -972,20 +1177,6 @@ CTENSOR_API void ct_state_dict_free(ct_state_dict *sd) {
     CT_FREE(sd->items);
     sd->items = NULL;
     sd->n = 0;
-}
-/* appends printf-formatted text to a bounded message */
-static void ct__msg_cat(char *buf, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void ct__msg_cat(char *buf, size_t cap, const char *fmt, ...) {
-    size_t n = strlen(buf);
-    if (n + 1 >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, cap - n, fmt, ap);
-    va_end(ap);
 }
 CTENSOR_API ct_status ct_module_load_state_dict(ct_module *m, const ct_state_dict *sd, int strict) {
     if (!m || !sd) { ct_set_error(CT_ERR_ARG, "load_state_dict: module or state dict is NULL"); return CT_ERR_ARG; }
@@ -1119,6 +1310,29 @@ static ct_module *ct__container(const ct_module_type *ty, int n, ct_module *cons
     return m;
 }
 CTENSOR_API ct_module *ct_nn_sequential_n(int n, ct_module *const *mods) { return ct__container(&ct__seq_type, n, mods); }
+CTENSOR_API ct_module *ct_nn_sequential_named(int n, const ct_nn_named_module *ch) {
+    if (n < 0)
+        for (n = 0; ch && ch[n].name; n++) {}
+    int bad = n > 0 && !ch;
+    for (int i = 0; i < n && !bad; i++) bad = !ch[i].module;
+    ct_module *m = bad ? NULL : ct_module_new(&ct__seq_type, NULL);
+    if (!m) {
+        for (int i = 0; i < n && ch; i++) ct_module_free(ch[i].module);
+        if (bad && ct_last_error_code() == CT_OK) {
+            int k = 0;
+            while (ch && k < n && ch[k].module) k++;
+            ct_set_error(CT_ERR_NULL, "Sequential: child %d ('%s') is NULL", k, ch && ch[k].name ? ch[k].name : "");
+        }
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (ct_module_add_module(m, ch[i].name, ch[i].module)) {   /* frees ch[i].module on error */
+            for (int k = i + 1; k < n; k++) ct_module_free(ch[k].module);
+            ct_module_free(m);
+            return NULL;
+        }
+    return m;
+}
 CTENSOR_API ct_module *ct_nn_module_list_n(int n, ct_module *const *mods) { return ct__container(&ct__mlist_type, n, mods); }
 CTENSOR_API ct_status ct_nn_module_list_append(ct_module *list, ct_module *m) {
     if (!list) { ct_module_free(m); ct_set_error(CT_ERR_ARG, "ModuleList.append: list is NULL"); return CT_ERR_ARG; }
@@ -1162,15 +1376,59 @@ CTENSOR_API double ct_nn_init_calculate_gain(const char *nl, double param) {
     ct_set_error(CT_ERR_ARG, "calculate_gain: Unsupported nonlinearity %s", nl);
     return NAN;
 }
+/* The thread's init settings: a generator override (a small stack for
+   CT_INIT_GENERATOR blocks) and the skip flag of CT_SKIP_INIT. */
+enum { CT__INIT_GEN_DEPTH = 32 };
+static CT_THREAD_LOCAL ct_generator *ct__init_gen;
+static CT_THREAD_LOCAL ct_generator *ct__init_gen_saved[CT__INIT_GEN_DEPTH];
+static CT_THREAD_LOCAL int ct__init_gen_depth;
+static CT_THREAD_LOCAL int ct__init_skip;
+CTENSOR_API ct_generator *ct_nn_init_generator(void) { return ct__init_gen; }
+CTENSOR_API ct_generator *ct_nn_set_init_generator(ct_generator *g) {
+    ct_generator *prev = ct__init_gen;
+    ct__init_gen = g;
+    return prev;
+}
+CTENSOR_API int ct__nn_push_init_generator(ct_generator *g) {
+    int token = ct__init_gen_depth;
+    if (token < CT__INIT_GEN_DEPTH) ct__init_gen_saved[token] = ct__init_gen;
+    ct__init_gen_depth++;
+    ct__init_gen = g;
+    return token;
+}
+CTENSOR_API void ct__nn_pop_init_generator(int *token) {
+    if (*token < 0) return;
+    if (*token < CT__INIT_GEN_DEPTH) ct__init_gen = ct__init_gen_saved[*token];
+    ct__init_gen_depth = *token;
+}
+CTENSOR_API int ct_nn_skip_init_enabled(void) { return ct__init_skip; }
+CTENSOR_API int ct_nn_set_skip_init(int skip) {
+    int prev = ct__init_skip;
+    ct__init_skip = skip != 0;
+    return prev;
+}
+CTENSOR_API void ct__nn_restore_skip_init(int *prev) { ct__init_skip = *prev; }
+/* under CT_SKIP_INIT an init function checks its argument and returns it untouched */
+#define CT__INIT_SKIP(api, t) do { if (ct__init_skip) { if (!(t)) ct__null_arg(api, 0); return (t); } } while (0)
 #define CT__INIT_NOGRAD(expr) do { int pg_ = ct_set_grad_enabled(0); ct_tensor *r_ = (expr); ct_set_grad_enabled(pg_); return r_; } while (0)
-CTENSOR_API ct_tensor *ct_nn_init_uniform_(ct_tensor *t, double a, double b) { CT__INIT_NOGRAD(ct_uniform_(t, a, b, NULL)); }
-CTENSOR_API ct_tensor *ct_nn_init_normal_(ct_tensor *t, double mean, double std) { CT__INIT_NOGRAD(ct_normal_(t, mean, std, NULL)); }
-CTENSOR_API ct_tensor *ct_nn_init_constant_(ct_tensor *t, double v) { CT__INIT_NOGRAD(ct_fill_(t, v)); }
+CTENSOR_API ct_tensor *ct_nn_init_uniform_(ct_tensor *t, double a, double b) {
+    CT__INIT_SKIP("uniform_", t);
+    CT__INIT_NOGRAD(ct_uniform_(t, a, b, ct__init_gen));
+}
+CTENSOR_API ct_tensor *ct_nn_init_normal_(ct_tensor *t, double mean, double std) {
+    CT__INIT_SKIP("normal_", t);
+    CT__INIT_NOGRAD(ct_normal_(t, mean, std, ct__init_gen));
+}
+CTENSOR_API ct_tensor *ct_nn_init_constant_(ct_tensor *t, double v) {
+    CT__INIT_SKIP("constant_", t);
+    CT__INIT_NOGRAD(ct_fill_(t, v));
+}
 CTENSOR_API ct_tensor *ct_nn_init_zeros_(ct_tensor *t) { return ct_nn_init_constant_(t, 0.0); }
 CTENSOR_API ct_tensor *ct_nn_init_ones_(ct_tensor *t) { return ct_nn_init_constant_(t, 1.0); }
 CTENSOR_API ct_tensor *ct_nn_init_eye_(ct_tensor *t) {
     if (t && t->ndim != 2) return ct__fail(CT_ERR_ARG, "eye_: Only tensors with 2 dimensions are supported");
     if (!t) { ct__null_arg("eye_", 0); return NULL; }
+    CT__INIT_SKIP("eye_", t);
     int s = ct_scope_begin();
     int pg = ct_set_grad_enabled(0);
     ct_tensor *r = ct_copy_(t, ct_eye(t->shape[0], t->shape[1], t->dtype));
@@ -1243,9 +1501,10 @@ CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, doubl
     /* PyTorch's method: uniform in [2l-1, 2u-1], inverse erf, scale, clamp */
     if (!t) { ct__null_arg("trunc_normal_", 0); return NULL; }
     if (!CT__ISFLOAT(t->dtype)) return ct__fail(CT_ERR_DTYPE, "trunc_normal_: expected a floating point tensor (got %s)", ct_dtype_name(t->dtype));
+    CT__INIT_SKIP("trunc_normal_", t);
     double l = 0.5 * (1.0 + erf((a - mean) / std / sqrt(2.0))), u = 0.5 * (1.0 + erf((b - mean) / std / sqrt(2.0)));
     int pg = ct_set_grad_enabled(0);
-    ct_tensor *r = ct_uniform_(t, 2 * l - 1, 2 * u - 1, NULL);
+    ct_tensor *r = ct_uniform_(t, 2 * l - 1, 2 * u - 1, ct__init_gen);
     if (r) {
         int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0};
         size_t es = ct__dt[t->dtype].size;
@@ -1272,9 +1531,10 @@ CTENSOR_API ct_tensor *ct_nn_init_orthogonal_(ct_tensor *t, double gain) {
     if (!t) { ct__null_arg("orthogonal_", 0); return NULL; }
     if (t->ndim < 2) return ct__fail(CT_ERR_ARG, "orthogonal_: Only tensors with 2 or more dimensions are supported");
     if (ct_numel(t) == 0) return t;
+    CT__INIT_SKIP("orthogonal_", t);
     int64_t rows = t->shape[0], cols = ct_numel(t) / rows;
     int s = ct_scope_begin(), pg = ct_set_grad_enabled(0);
-    ct_tensor *flat = ct_normal_(ct_empty(t->dtype, rows, cols), 0.0, 1.0, NULL), *res = NULL;
+    ct_tensor *flat = ct_normal_(ct_empty(t->dtype, rows, cols), 0.0, 1.0, ct__init_gen), *res = NULL;
     int transposed = rows < cols;
     int64_t m = transposed ? cols : rows, n = transposed ? rows : cols;
     double *A = CT__NEW_ARRAY(double, m * n), *Q = CT__NEW_ARRAY(double, m * n), *v = CT__NEW_ARRAY(double, m), *dr = CT__NEW_ARRAY(double, n);
@@ -2687,17 +2947,36 @@ static ct_conv_module_options ct__conv_mod_opts(int64_t k, int64_t s, int64_t p)
     o.padding = p;
     return o;
 }
-CTENSOR_API ct_module *ct_nn_conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
+/* the _ex forms: PyTorch's positional arguments; a dilation or groups of 0 is
+   passed on as given (an error), not read as "the default" as in the options struct */
+static ct_module *ct__conv_mod_ex(int dims, int transposed, int64_t in, int64_t out, int64_t k, int64_t s, int64_t p,
+                                  int64_t op, int64_t d, int64_t g, int bias) {
+    const char *nm = transposed ? "ConvTranspose2d" : dims == 1 ? "Conv1d" : "Conv2d";
+    if (g <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: groups must be a positive integer (got %lld)", nm, (long long)g);
+    if (d <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: dilation should be greater than zero (got %lld)", nm, (long long)d);
+    if (s <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: stride should be greater than zero (got %lld)", nm, (long long)s);
+    if (p < 0 || op < 0) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: negative padding is not supported (got %lld)", nm, (long long)(p < 0 ? p : op));
     ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
-    return ct__conv_mod_new(2, 0, in, out, &o);
+    o.output_padding = op;
+    o.dilation = d;
+    o.groups = g;
+    o.no_bias = !bias;
+    return ct__conv_mod_new(dims, transposed, in, out, &o);
 }
-CTENSOR_API ct_module *ct_nn_conv1d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
-    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
-    return ct__conv_mod_new(1, 0, in, out, &o);
+CTENSOR_API ct_module *ct_nn_conv2d_ex(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d, int64_t g, int bias) {
+    return ct__conv_mod_ex(2, 0, in, out, k, s, p, 0, d, g, bias);
 }
+CTENSOR_API ct_module *ct_nn_conv1d_ex(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d, int64_t g, int bias) {
+    return ct__conv_mod_ex(1, 0, in, out, k, s, p, 0, d, g, bias);
+}
+CTENSOR_API ct_module *ct_nn_conv_transpose2d_ex(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t op, int64_t g,
+                                                 int bias, int64_t d) {
+    return ct__conv_mod_ex(2, 1, in, out, k, s, p, op, d, g, bias);
+}
+CTENSOR_API ct_module *ct_nn_conv2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) { return ct_nn_conv2d_ex(in, out, k, s, p, 1, 1, 1); }
+CTENSOR_API ct_module *ct_nn_conv1d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) { return ct_nn_conv1d_ex(in, out, k, s, p, 1, 1, 1); }
 CTENSOR_API ct_module *ct_nn_conv_transpose2d(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
-    ct_conv_module_options o = ct__conv_mod_opts(k, s, p);
-    return ct__conv_mod_new(2, 1, in, out, &o);
+    return ct_nn_conv_transpose2d_ex(in, out, k, s, p, 0, 1, 1, 1);
 }
 
 typedef struct ct__pool_mod { int kind; int64_t k; ct_pool_options o; int64_t oh, ow; } ct__pool_mod;   /* kind: 0 max, 1 avg, 2 adaptive */
@@ -6603,6 +6882,14 @@ CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_stat
             return CT_ERR_SHAPE;
         }
     }
+    /* counters: integers in a range where stepping on cannot overflow (NaN, 1e300 would) */
+    for (int k = 0; k < 2; k++) {
+        double v = ct_item(t[k]), lo = k == 0 ? -1.0 : 0.0;
+        if (!(v >= lo && v <= 9007199254740992.0 && v == floor(v))) {
+            ct_set_error(CT_ERR_ARG, "%s.load_state_dict: \"%s\" must be an integer from %g to 2^53 (got %g)", nm, keys[k], lo, v);
+            return CT_ERR_ARG;
+        }
+    }
     int sc = ct_scope_begin();
     ct_tensor *b = ct_contiguous(ct_to(t[2], CT_FLOAT64)), *l = ct_contiguous(ct_to(t[3], CT_FLOAT64));
     if (b && l) {
@@ -6798,83 +7085,180 @@ CTENSOR_API ct_status ct_clip_grad_value_module_(ct_module *m, double clip_value
 static void *ct__read_file(const char *path, size_t *len, const char *api);
 #endif
 
+/* The IDX header: 0, 0, a type byte, a dimension count, then one big-endian
+   uint32 size per dimension; the data follows, big-endian. Reads and checks the
+   header of p[0..len) (which may be only a prefix of the file) and the size of
+   the data it declares. */
+typedef struct ct__idx_header {
+    ct_dtype dt;
+    int nd;
+    int64_t shape[CT_MAX_DIMS];
+    size_t off;         /* header bytes */
+    uint64_t nbytes;    /* data bytes the header declares */
+} ct__idx_header;
+static int ct__idx_parse_header(const unsigned char *p, size_t len, const char *name, ct__idx_header *h) {
+    if (len < 4 || p[0] != 0 || p[1] != 0)
+        return ct__failed(CT_ERR_FORMAT, "load_idx: not an IDX file (bad magic) (%s)", name);
+    switch (p[2]) {
+    case 0x08: h->dt = CT_UINT8; break;
+    case 0x09: h->dt = CT_INT8; break;
+    case 0x0B: h->dt = CT_INT16; break;
+    case 0x0C: h->dt = CT_INT32; break;
+    case 0x0D: h->dt = CT_FLOAT32; break;
+    case 0x0E: h->dt = CT_FLOAT64; break;
+    default: return ct__failed(CT_ERR_FORMAT, "load_idx: unknown element type 0x%02x (%s)", p[2], name);
+    }
+    h->nd = p[3];
+    if (h->nd < 1 || h->nd > CT_MAX_DIMS)
+        return ct__failed(CT_ERR_FORMAT, "load_idx: %d dimensions is not supported (1 to %d) (%s)", h->nd, CT_MAX_DIMS, name);
+    h->off = 4 + 4 * (size_t)h->nd;
+    if (len < h->off)
+        return ct__failed(CT_ERR_FORMAT, "load_idx: truncated header (%zu bytes, %zu expected for %d dimensions) (%s)", len, h->off,
+                          h->nd, name);
+    /* sizes are uint32: their product (zeros counted as ones, as ct_empty's check
+       does, so that no partial product overflows) is at most 2^46 elements */
+    uint64_t numel = 1;
+    int zero = 0;
+    for (int d = 0; d < h->nd; d++) {
+        const unsigned char *q = p + 4 + 4 * d;
+        h->shape[d] = ((int64_t)q[0] << 24) | ((int64_t)q[1] << 16) | ((int64_t)q[2] << 8) | q[3];
+    }
+    for (int d = 0; d < h->nd; d++) {
+        zero |= h->shape[d] == 0;
+        if (h->shape[d] && numel > ((uint64_t)1 << 46) / (uint64_t)h->shape[d])
+            return ct__failed(CT_ERR_FORMAT, "load_idx: the header declares a shape of %s, too large to load (%s)",
+                              ct__fmt_shape(h->nd, h->shape).s, name);
+        numel *= (uint64_t)(h->shape[d] ? h->shape[d] : 1);
+    }
+    h->nbytes = zero ? 0 : numel * ct__dt[h->dt].size;
+    return 0;
+}
+/* data (big-endian) -> x (native order) */
+static void ct__idx_swap(unsigned char *dst, uint64_t nbytes, size_t es) {
+    if (es > 1)
+        for (uint64_t k = 0; k < nbytes; k += es)
+            for (size_t b = 0; b < es / 2; b++) {
+                unsigned char t = dst[k + b];
+                dst[k + b] = dst[k + es - 1 - b];
+                dst[k + es - 1 - b] = t;
+            }
+}
+static ct_tensor *ct__idx_from_raw(const unsigned char *p, size_t len, const char *name) {
+    ct__idx_header h;
+    if (ct__idx_parse_header(p, len, name, &h)) return NULL;
+    size_t left = len - h.off;
+    if (h.nbytes > left)
+        return ct__fail(CT_ERR_FORMAT, "load_idx: data of %llu elements exceeds the %zu bytes left in the file (%s)",
+                        (unsigned long long)(h.nbytes / ct__dt[h.dt].size), left, name);
+    if (h.nbytes < left)   /* as torchvision's reader, which asserts the element count */
+        return ct__fail(CT_ERR_FORMAT, "load_idx: %zu bytes follow the %llu bytes of data the header declares (%s)",
+                        left - (size_t)h.nbytes, (unsigned long long)h.nbytes, name);
+    ct_tensor *x = ct__alloc(h.dt, h.nd, h.shape, NULL, ct__cpu_dev);
+    if (!x) return NULL;
+    unsigned char *dst = (unsigned char *)ct__ptr(x);
+    if (h.nbytes) memcpy(dst, p + h.off, (size_t)h.nbytes);
+    ct__idx_swap(dst, h.nbytes, ct__dt[h.dt].size);
+    return ct__own(x);
+}
+#ifdef CTENSOR_ZLIB
+/* inflates into out[0..cap) from where z stands; *n counts the bytes produced.
+   Concatenated gzip members are read one after the other (as gzread does).
+   Returns 0 when out is full or the input is done, -1 on corrupt data. */
+static int ct__gz_fill(z_stream *z, unsigned char *out, size_t cap, size_t *n, int *done) {
+    while (*n < cap && !*done) {
+        size_t room = cap - *n;
+        z->next_out = out + *n;
+        z->avail_out = (uInt)(room > (1u << 30) ? (1u << 30) : room);
+        uInt before = z->avail_out;
+        int r = inflate(z, Z_NO_FLUSH);
+        *n += before - z->avail_out;
+        if (r == Z_STREAM_END) {
+            if (z->avail_in == 0) *done = 1;
+            else if (inflateReset(z) != Z_OK) return -1;
+        } else if (r == Z_BUF_ERROR) {
+            if (z->avail_in == 0) return -1;   /* the stream ends inside a member */
+        } else if (r != Z_OK) {
+            return -1;
+        }
+    }
+    return 0;
+}
+/* A gzip-compressed IDX file, decompressed no further than its header allows:
+   first the header, then exactly the data size it declares, straight into the
+   tensor; one byte more is an error (a gzip bomb stops there). The declared size
+   is also checked against the most that len compressed bytes can expand to
+   (deflate's limit is 1032:1), so a tiny file cannot make it allocate gigabytes. */
+static ct_tensor *ct__idx_from_gzip(const unsigned char *p, size_t len, const char *name) {
+    if (len > ((size_t)1 << 31))
+        return ct__fail(CT_ERR_UNSUPPORTED, "load_idx: gzip data of %zu bytes (over 2 GiB) is not supported (%s)", len, name);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return ct__fail(CT_ERR_MEMORY, "load_idx: cannot start zlib (%s)", name);
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)len;
+    unsigned char hdr[4 + 4 * 255];
+    size_t n = 0;
+    int done = 0, bad = 0;
+    ct_tensor *x = NULL;
+    ct__idx_header h;
+    bad = bad || ct__gz_fill(&z, hdr, 4, &n, &done);
+    if (!bad && n == 4 && hdr[0] == 0 && hdr[1] == 0) bad = ct__gz_fill(&z, hdr, 4 + 4 * (size_t)hdr[3], &n, &done);
+    if (bad) {
+        ct_set_error(CT_ERR_FORMAT, "load_idx: corrupt gzip data (%s)", name);
+    } else if (!ct__idx_parse_header(hdr, n, name, &h)) {
+        if (h.nbytes / 1032 > len)
+            ct_set_error(CT_ERR_FORMAT, "load_idx: the header declares %llu bytes of data, more than %zu bytes of gzip data can hold (%s)",
+                         (unsigned long long)h.nbytes, len, name);
+        else if ((x = ct__alloc(h.dt, h.nd, h.shape, NULL, ct__cpu_dev)) != NULL) {
+            unsigned char *dst = (unsigned char *)ct__ptr(x), extra;
+            size_t got = 0, more = 0;
+            bad = ct__gz_fill(&z, dst, (size_t)h.nbytes, &got, &done);
+            if (!bad && !done) bad = ct__gz_fill(&z, &extra, 1, &more, &done);
+            if (bad) ct_set_error(CT_ERR_FORMAT, "load_idx: corrupt gzip data (%s)", name);
+            else if (got < h.nbytes)
+                ct_set_error(CT_ERR_FORMAT, "load_idx: data of %llu elements exceeds the %zu bytes left in the file (%s)",
+                             (unsigned long long)(h.nbytes / ct__dt[h.dt].size), got, name);
+            else if (more)
+                ct_set_error(CT_ERR_FORMAT, "load_idx: gzip data decompresses to more than the %llu bytes the header declares (%s)",
+                             (unsigned long long)(h.off + h.nbytes), name);
+            if (bad || got < h.nbytes || more) {
+                ct__decref(x);
+                x = NULL;
+            } else {
+                ct__idx_swap(dst, h.nbytes, ct__dt[h.dt].size);
+            }
+        }
+    }
+    inflateEnd(&z);
+    return x ? ct__own(x) : NULL;
+}
+#endif
 CTENSOR_API ct_tensor *ct_load_idx_mem(const void *data, size_t len, const char *name) {
     const unsigned char *p = (const unsigned char *)data;
     if (!name) name = "<memory>";
-    if (!p) return ct__fail(CT_ERR_ARG, "load_idx: data is NULL (%s)", name);
-    if (len < 4 || p[0] != 0 || p[1] != 0)
-        return ct__fail(CT_ERR_FORMAT, "load_idx: not an IDX file (bad magic) (%s)", name);
-    ct_dtype dt;
-    switch (p[2]) {
-    case 0x08: dt = CT_UINT8; break;
-    case 0x09: dt = CT_INT8; break;
-    case 0x0B: dt = CT_INT16; break;
-    case 0x0C: dt = CT_INT32; break;
-    case 0x0D: dt = CT_FLOAT32; break;
-    case 0x0E: dt = CT_FLOAT64; break;
-    default: return ct__fail(CT_ERR_FORMAT, "load_idx: unknown element type 0x%02x (%s)", p[2], name);
+    if (!p && len) return ct__fail(CT_ERR_ARG, "load_idx: data is NULL (%s)", name);
+    if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+#ifdef CTENSOR_ZLIB
+        return ct__idx_from_gzip(p, len, name);
+#else
+        return ct__fail(CT_ERR_UNSUPPORTED, "load_idx: %s is gzip-compressed and ctensor was built without CTENSOR_ZLIB; gunzip it or "
+                                            "build with -DCTENSOR_ZLIB -lz", name);
+#endif
     }
-    int nd = p[3];
-    if (nd < 1 || nd > CT_MAX_DIMS) return ct__fail(CT_ERR_FORMAT, "load_idx: %d dimensions is not supported (1 to %d) (%s)", nd, CT_MAX_DIMS, name);
-    if (len < 4 + 4 * (size_t)nd) return ct__fail(CT_ERR_FORMAT, "load_idx: truncated header (%s)", name);
-    int64_t shape[CT_MAX_DIMS];
-    for (int d = 0; d < nd; d++) {
-        const unsigned char *q = p + 4 + 4 * d;
-        shape[d] = ((int64_t)q[0] << 24) | ((int64_t)q[1] << 16) | ((int64_t)q[2] << 8) | q[3];
-    }
-    if (ct__check_shape("load_idx", nd, shape)) return NULL;
-    int64_t numel = ct__shape_numel(nd, shape);
-    size_t es = ct__dt[dt].size, off = 4 + 4 * (size_t)nd;
-    if ((uint64_t)numel > (uint64_t)(len - off) / es)
-        return ct__fail(CT_ERR_FORMAT, "load_idx: data of %lld elements exceeds the %zu bytes left in the file (%s)", (long long)numel, len - off, name);
-    ct_tensor *x = ct__alloc(dt, nd, shape, NULL, ct__cpu_dev);
-    if (!x) return NULL;
-    unsigned char *dst = (unsigned char *)ct__ptr(x);
-    memcpy(dst, p + off, (size_t)numel * es);
-    if (es > 1)   /* big-endian on disk */
-        for (int64_t k = 0; k < numel; k++)
-            for (size_t b = 0; b < es / 2; b++) {
-                unsigned char t = dst[(size_t)k * es + b];
-                dst[(size_t)k * es + b] = dst[(size_t)k * es + es - 1 - b];
-                dst[(size_t)k * es + es - 1 - b] = t;
-            }
-    return ct__own(x);
+    return ct__idx_from_raw(p, len, name);
 }
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_tensor *ct_load_idx(const char *path) {
     if (!path) return ct__fail(CT_ERR_ARG, "load_idx: path is NULL");
-    size_t plen = strlen(path);
+    size_t plen = strlen(path), len;
     int gz = plen > 3 && !strcmp(path + plen - 3, ".gz");
+#ifndef CTENSOR_ZLIB
     if (gz) {
-#ifdef CTENSOR_ZLIB
-        gzFile f = gzopen(path, "rb");
-        if (!f) return ct__fail(CT_ERR_IO, "load_idx: cannot open '%s'", path);
-        size_t cap = 1 << 20, n = 0;
-        unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
-        for (;;) {
-            if (!buf) { gzclose(f); return ct__fail(CT_ERR_MEMORY, "load_idx: out of memory reading '%s'", path); }
-            if (n == cap) {
-                unsigned char *nb = (unsigned char *)CT_REALLOC(buf, cap * 2);
-                if (!nb) { CT_FREE(buf); buf = NULL; continue; }
-                buf = nb;
-                cap *= 2;
-            }
-            int r = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
-            if (r < 0) { gzclose(f); CT_FREE(buf); return ct__fail(CT_ERR_FORMAT, "load_idx: corrupt gzip data in '%s'", path); }
-            if (r == 0) break;
-            n += (size_t)r;
-        }
-        gzclose(f);
-        ct_tensor *t = ct_load_idx_mem(buf, n, path);
-        CT_FREE(buf);
-        return t;
-#else
         /* no zlib: use the uncompressed file next to it */
         char alt[4096];
         if (plen - 3 >= sizeof alt) return ct__fail(CT_ERR_ARG, "load_idx: path too long");
         memcpy(alt, path, plen - 3);
         alt[plen - 3] = 0;
-        size_t len;
         void *buf = ct__read_file(alt, &len, "load_idx");
         if (!buf) {
             ct_set_error(CT_ERR_IO, "load_idx: '%s' is gzip-compressed and ctensor was built without CTENSOR_ZLIB; gunzip it to '%s' or build with -DCTENSOR_ZLIB -lz", path, alt);
@@ -6883,9 +7267,11 @@ CTENSOR_API ct_tensor *ct_load_idx(const char *path) {
         ct_tensor *t = ct_load_idx_mem(buf, len, alt);
         CT_FREE(buf);
         return t;
-#endif
     }
-    size_t len;
+#else
+    (void)gz;
+#endif
+    /* gzip data (whatever the name) is recognised by its magic bytes */
     void *buf = ct__read_file(path, &len, "load_idx");
     if (!buf) return NULL;
     ct_tensor *t = ct_load_idx_mem(buf, len, path);

@@ -396,6 +396,51 @@ TEST(test_training_loop_memory_flat) {
     ct_module_free(m);
 }
 
+/* ------------------------------------------------------------ named children (torchvision-style keys) */
+TEST(test_named_sequential_loads_pytorch_keys) {
+    /* PyTorch: nn.Sequential(OrderedDict([("features", nn.Sequential(OrderedDict(...))), ("heads", ...)])) */
+    ct_module *m = NULL;
+    CT_SKIP_INIT {   /* the weights come from the file */
+        m = ct_nn_sequential_dict(
+            {"features", ct_nn_sequential_dict({"conv1", ct_nn_conv2d_ex(3, 8, 3, 2, 1, 1, 1, 0)},
+                                               {"bn1", ct_nn_batch_norm2d(8)},
+                                               {"relu", ct_nn_relu()},
+                                               {"conv2", ct_nn_conv2d_ex(8, 8, 3, 1, 1, 1, 2, 0)},
+                                               {"pool", ct_nn_adaptive_avg_pool2d(1, 1)},
+                                               {"flatten", ct_nn_flatten()})},
+            {"heads", ct_nn_sequential_dict({"head", ct_nn_linear(8, 5)})});
+    }
+    CHECK(m != NULL);
+    if (!m) return;
+    size_t rlen = 0;
+    unsigned char *want_repr = read_all(FIX "named_repr.txt", &rlen);
+    char buf[2048];
+    ct_module_repr(m, buf, sizeof buf);
+    CHECK_STR(buf, (const char *)want_repr);
+    free(want_repr);
+    CHECK_EQ_INT(ct_module_load_safetensors(m, FIX "named.safetensors", 1), CT_OK);
+    ct_safetensors *st = ct_safetensors_load(FIX "named.safetensors");
+    CHECK(st && ct_safetensors_count(st) == 9);
+    CHECK(st && ct_safetensors_get(st, "heads.head.weight") != NULL);
+    for (int i = 0; st && i < ct_safetensors_count(st); i++) {
+        const char *name = ct_safetensors_name(st, i);
+        CHECK_EQ_INT(ct_equal(ct_module_get(m, name), ct_safetensors_get(st, name)), 1);
+    }
+    ct_safetensors_free(st);
+    ct_tensor *x = ct_load_npy(FIX "named_x.npy"), *want = ct_load_npy(FIX "named_logits.npy");
+    CHECK(x && want);
+    ct_module_eval(m);
+    ct_tensor *got = NULL;
+    CT_NO_GRAD { got = ct_forward(m, x); }
+    CHECK(got && want && ct_same_shape(got, want));
+    double d = got && want ? max_abs_diff(got, want) : INFINITY;
+    CT_T_REPORT(d <= 1e-5, "named model logits max |diff| %g > 1e-5", d);
+    /* a name that is not there: the error names the closest ones */
+    CHECK_ERR(ct_module_get(m, "heads.haed.weight"), CT_ERR_ARG,
+              "module_get: module 'heads' (Sequential) has no child module 'haed' (looking up 'heads.haed.weight'); did you mean 'head'?");
+    ct_module_free(m);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     ct_t_init();
@@ -403,6 +448,7 @@ int main(int argc, char **argv) {
     int64_t t0 = ct_live_tensors();
     RUN(test_pytorch_weights_reproduce_logits);
     RUN(test_pytorch_cnn_reproduces_logits);
+    RUN(test_named_sequential_loads_pytorch_keys);
     RUN(test_ctensor_bytes_equal_export_py);
     RUN(test_dtypes_preserved_both_ways);
     RUN(test_roundtrip_bit_exact);

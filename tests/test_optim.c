@@ -432,6 +432,26 @@ TEST(test_scheduler_state_dict) {
     }
     ct_state_dict_free(&sd);
     CHECK_ERR(ct_sched_load_state_dict(sb, NULL) == CT_OK, CT_ERR_ARG, "load_state_dict: scheduler or state dict is NULL");
+    /* counters that stepping on would overflow (found by tests/fuzz/sched_state.c: a
+       float -> int64 conversion out of range) are refused, and nothing changes */
+    CHECK_EQ_INT(ct_sched_state_dict(sb, &sd), CT_OK);
+    double lr0 = ct_sched_get_last_lr(sb, 0);
+    int64_t le0 = ct_sched_last_epoch(sb);
+    const double bad[4] = {NAN, 1.7e161, -2, 0.5};
+    for (int k = 0; k < 2; k++)
+        for (int v = 0; v < 4; v++) {
+            if (k == 0 && v == 2) continue;   /* ... -2 < -1 */
+            ct_tensor *keep = sd.items[k].tensor;
+            sd.items[k].tensor = ct_scalar_tensor(bad[v], CT_FLOAT64);
+            CHECK_ERR(ct_sched_load_state_dict(sb, &sd) == CT_OK, CT_ERR_ARG, k == 0 ? "CosineAnnealingLR.load_state_dict: \"last_epoch\" must be an integer from -1 to 2^53"
+                                                                                  : "\"_step_count\" must be an integer from 0 to 2^53");
+            sd.items[k].tensor = keep;
+        }
+    sd.items[0].tensor = ct_scalar_tensor(-2, CT_FLOAT64);
+    CHECK_ERR(ct_sched_load_state_dict(sb, &sd) == CT_OK, CT_ERR_ARG, "must be an integer from -1 to 2^53 (got -2)");
+    CHECK_EQ_INT(ct_sched_last_epoch(sb), le0);
+    CHECK(ct_sched_get_last_lr(sb, 0) == lr0);
+    ct_state_dict_free(&sd);
     ct_sched_free(sa);
     ct_sched_free(sb);
     ct_optim_free(oa);

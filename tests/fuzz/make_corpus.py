@@ -2,11 +2,16 @@
 """Writes the fuzzers' seed corpora (small valid and edge-case files):
     /usr/bin/python3 tests/fuzz/make_corpus.py
 tests/fuzz/corpus/<target>/ also holds crash reproducers (named crash-*),
-which this script leaves alone."""
+which this script leaves alone. The optimizer and scheduler state-dict seeds
+are real state dicts, written by their fuzz targets built as programs with
+CT_FUZZ_WRITE_SEEDS (this script compiles and runs them with $CC, default cc)."""
+import gzip
 import io
 import json
 import os
 import struct
+import subprocess
+import tempfile
 
 import numpy as np
 
@@ -34,6 +39,27 @@ def st(header, data=b"", pad=True):
     if pad:
         h += b" " * ((8 - len(h) % 8) % 8)
     return struct.pack("<Q", len(h)) + h + data
+
+
+def idx(arr, code):
+    """arr as an IDX file: 0, 0, type code, ndim, big-endian uint32 sizes, big-endian data"""
+    be = arr.astype(arr.dtype.newbyteorder(">"))
+    return bytes([0, 0, code, arr.ndim]) + b"".join(struct.pack(">I", n) for n in arr.shape) + be.tobytes()
+
+
+def gz(data):
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def c_seeds(target):
+    root = os.path.dirname(os.path.dirname(HERE))
+    out = os.path.join(HERE, "corpus", target)
+    os.makedirs(out, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, target)
+        subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-O1", "-I" + root, "-DCT_FUZZ_WRITE_SEEDS",
+                        os.path.join(HERE, target + ".c"), "-o", exe, "-lm", "-lpthread"], check=True)
+        subprocess.run([exe, out], check=True)
 
 
 def main():
@@ -74,6 +100,28 @@ def main():
     put("safetensors", "gap.st", st({"a": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}}, z[:2]))
     put("safetensors", "overlap.st", st({"a": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
                                          "b": {"dtype": "U8", "shape": [2], "data_offsets": [1, 3]}}, z[:3]))
+
+
+    # IDX (MNIST's format), raw and gzip-compressed (tests/fuzz/idx.c builds with zlib)
+    img = (np.arange(2 * 3 * 4) * 11 % 256).astype(np.uint8).reshape(2, 3, 4)
+    put("idx", "u8_3d.idx", idx(img, 0x08))
+    put("idx", "labels.idx", idx(np.array([3, 1, 4, 1, 5], np.uint8), 0x08))
+    put("idx", "i8.idx", idx(np.array([-1, 2, -128], np.int8), 0x09))
+    put("idx", "i16_2d.idx", idx(np.array([[1, -2], [300, -32768]], np.int16), 0x0B))
+    put("idx", "i32.idx", idx(np.array([65536, -1], np.int32), 0x0C))
+    put("idx", "f32.idx", idx(np.array([1.5, -0.0, np.inf], np.float32), 0x0D))
+    put("idx", "f64.idx", idx(np.array([[2.5], [np.nan]], np.float64), 0x0E))
+    put("idx", "empty.idx", idx(np.zeros((0, 7), np.uint8), 0x08))
+    put("idx", "u8_3d.idx.gz", gz(idx(img, 0x08)))
+    put("idx", "f64.idx.gz", gz(idx(np.array([[2.5], [np.nan]], np.float64), 0x0E)))
+    f = idx(np.array([[1, -2], [300, -32768]], np.int16), 0x0B)
+    put("idx", "members.gz", gz(f[:6]) + gz(f[6:13]) + gz(f[13:]))   # the header spans two members
+    put("idx", "bomb16.gz", gz(idx(np.zeros(16, np.uint8), 0x08) + bytes(1 << 16)))   # 16 bytes declared, 64 KiB follow
+    put("idx", "trailing.idx", idx(np.array([7, 8], np.uint8), 0x08) + b"\x09")
+    put("idx", "huge_header.idx", bytes([0, 0, 0x08, 4]) + b"\xff" * 16)
+
+    c_seeds("optim_state")
+    c_seeds("sched_state")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 # Fuzz smoke test (part of make test): builds every tests/fuzz/<name>.c as a
 # libFuzzer target (clang, ASan+UBSan) and runs it briefly and deterministically
 # over tests/fuzz/corpus/<name>. Longer runs: make fuzz FUZZ_SECONDS=600.
+# tests/fuzz/<name>.flags holds a target's extra compiler flags (idx: zlib).
+# Each target's line gives libFuzzer's final statistics (runs, coverage, corpus).
 # Last line: "N passed, N failed" (a target that builds and runs clean passes).
 B=${BUILD:-build}/fuzz
 CLANG=${CLANG:-clang}
@@ -19,15 +21,18 @@ fi
 pass=0; fail=0
 for src in tests/fuzz/*.c; do
   name=$(basename "$src" .c)
-  if ! "$CLANG" $FLAGS "$src" -o "$B/$name" -lm > "$B/$name.build.log" 2>&1; then
+  extra=""; [ -f "tests/fuzz/$name.flags" ] && extra=$(cat "tests/fuzz/$name.flags")
+  if ! "$CLANG" $FLAGS "$src" -o "$B/$name" -lm $extra > "$B/$name.build.log" 2>&1; then
     fail=$((fail + 1)); echo "FAIL $name (build)"; tail -20 "$B/$name.build.log"; continue
   fi
   rm -rf "$B/smoke_$name"; mkdir -p "$B/smoke_$name"
   dict=""; [ -f "tests/fuzz/$name.dict" ] && dict="-dict=tests/fuzz/$name.dict"
   # new inputs go to the first (scratch) folder; the seed corpus is read only
   if ASAN_OPTIONS=detect_leaks=1 "$B/$name" -runs="$RUNS" -seed=1 -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
-       $dict "$B/smoke_$name" "tests/fuzz/corpus/$name" > "$B/$name.smoke.log" 2>&1; then
-    pass=$((pass + 1)); echo "ok   $name ($RUNS runs)"
+       -print_final_stats=1 $dict "$B/smoke_$name" "tests/fuzz/corpus/$name" > "$B/$name.smoke.log" 2>&1; then
+    pass=$((pass + 1))
+    sh tests/fuzz/stats.sh "$name" "$B/$name.smoke.log" |
+      awk -F '\t' '{ printf "ok   %s (%s runs in %ss, coverage %s, corpus %s inputs)\n", $1, $2, $3, $5, $7 }'
   else
     fail=$((fail + 1)); echo "FAIL $name"; tail -40 "$B/$name.smoke.log"
   fi

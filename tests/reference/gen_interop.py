@@ -26,6 +26,13 @@ cnn_train_logits.npy PyTorch's train-mode logits for cnn_x.npy (batch statistics
                      the forward starting from cnn.safetensors' state
 cnn_train_buffers.safetensors  the BatchNorm buffers after that train-mode forward
                      (running stats updated, num_batches_tracked 21)
+named.safetensors    nn.Sequential(OrderedDict(...)) with torchvision-style names
+                     (features.conv1, features.bn1, ..., heads.head): keys such as
+                     "heads.head.weight"; a grouped bias-free conv; BatchNorm stats
+                     moved by two training-mode batches
+named_x.npy          a batch of 4 inputs (float32 [4, 3, 16, 16])
+named_logits.npy     PyTorch's eval-mode logits for them (float32 [4, 5])
+named_repr.txt       print(model)
 
 The script reseeds before each part, so running it again rewrites the same bytes."""
 import os
@@ -101,6 +108,40 @@ def write_cnn():
     export.save_file(buffers, os.path.join(OUT, "cnn_train_buffers.safetensors"))
 
 
+def named():
+    from collections import OrderedDict
+    nn = torch.nn
+    return nn.Sequential(OrderedDict([
+        ("features", nn.Sequential(OrderedDict([
+            ("conv1", nn.Conv2d(3, 8, 3, 2, 1, bias=False)),
+            ("bn1", nn.BatchNorm2d(8)),
+            ("relu", nn.ReLU()),
+            ("conv2", nn.Conv2d(8, 8, 3, 1, 1, 1, 2, False)),
+            ("pool", nn.AdaptiveAvgPool2d(1)),
+            ("flatten", nn.Flatten())]))),
+        ("heads", nn.Sequential(OrderedDict([("head", nn.Linear(8, 5))])))]))
+
+
+def write_named():
+    torch.manual_seed(5)
+    model = named()
+    with torch.no_grad():
+        model.train()
+        for _ in range(2):
+            model(torch.randn(8, 3, 16, 16) * 2 + 0.5)
+        model.features.bn1.weight.uniform_(0.5, 1.5)
+        model.features.bn1.bias.uniform_(-0.5, 0.5)
+    export.save_model(model, os.path.join(OUT, "named.safetensors"))
+    x = torch.randn(4, 3, 16, 16)
+    model.eval()
+    with torch.no_grad():
+        logits = model(x)
+    np.save(os.path.join(OUT, "named_x.npy"), x.numpy())
+    np.save(os.path.join(OUT, "named_logits.npy"), logits.numpy())
+    with open(os.path.join(OUT, "named_repr.txt"), "w") as f:
+        f.write(repr(model))
+
+
 class Mixed(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -152,6 +193,7 @@ def main():
         with open(os.path.join(OUT, f"error_{name}.txt"), "w") as f:
             f.write(msg)
     write_cnn()
+    write_named()
     total = sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT))
     print(f"wrote {OUT} ({total} bytes)")
 
