@@ -57,4 +57,5 @@ extern const conf_op conf_ops_linalg[];
 extern const conf_op conf_ops_nn_conv[];
 extern const conf_op conf_ops_nn_norm[];
 extern const conf_op conf_ops_nn_loss[];
+extern const conf_op conf_ops_nn_resample[];
 #endif
