@@ -2940,7 +2940,7 @@ static int ct__meta_upsample(ct__call *c) {
     if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
         return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s' (ctensor resamples float32 and float64)", nm, nm,
                           CT__DTNAME(x->dtype));
-    int64_t in_shape[5], out_shape[5];
+    int64_t in_shape[5] = {0, 0, 0, 0, 0}, out_shape[5] = {0, 0, 0, 0, 0};
     if (!bw) {
         for (int q = 0; q < dims + 2; q++) in_shape[q] = x->shape[q];
     } else {
@@ -3089,7 +3089,7 @@ static void ct__rs_dim_fill(ct__rs_dim *d, int mode, int align, double scale, in
         for (int64_t o = 0; o < n; o++, d += G) {                                                         \
             const T *s0 = s + ix[o * K];                                                                  \
             if (K == 1) {                                                                                 \
-                memcpy(d, s0, sizeof(T) * (size_t)G);                                                     \
+                for (int64_t g = 0; g < G; g++) d[g] = s0[g];                                             \
             } else if (K == 2) {                                                                          \
                 const T *s1 = s + ix[2 * o + 1];                                                          \
                 T w0 = w[2 * o], w1 = w[2 * o + 1];                                                       \
@@ -3140,6 +3140,19 @@ static void ct__rs_dim_fill(ct__rs_dim *d, int mode, int align, double scale, in
             for (int64_t i = 0; i < n; i++) d[i] = r0[i] * w0;                                            \
         }                                                                                                 \
     }                                                                                                     \
+    /* channels-last linear rows: the W pass of two input rows and their H combination in one sweep   \
+       (the same arithmetic as hrow then vcomb, without the cached rows' memory traffic) */               \
+    static void ct__rs_hv2_##SUF(void *d_, const void *s0_, const void *s1_, const int64_t *ix, const void *w_, \
+                                 const void *wh_, int64_t n, int64_t G) {                                 \
+        T *d = (T *)d_;                                                                                   \
+        const T *s0 = (const T *)s0_, *s1 = (const T *)s1_, *w = (const T *)w_, *wh = (const T *)wh_;    \
+        T h0 = wh[0], h1 = wh[1];                                                                         \
+        for (int64_t o = 0; o < n; o++, d += G) {                                                         \
+            const T *a0 = s0 + ix[2 * o], *a1 = s0 + ix[2 * o + 1], *b0 = s1 + ix[2 * o], *b1 = s1 + ix[2 * o + 1]; \
+            T w0 = w[2 * o], w1 = w[2 * o + 1];                                                           \
+            for (int64_t g = 0; g < G; g++) d[g] = (a0[g] * w0 + a1[g] * w1) * h0 + (b0[g] * w0 + b1[g] * w1) * h1; \
+        }                                                                                                 \
+    }                                                                                                     \
     static void ct__rs_axpy_##SUF(void *d_, const void *s_, int64_t ss, const void *a_, int64_t n) {      \
         T *d = (T *)d_;                                                                                   \
         const T *s = (const T *)s_;                                                                       \
@@ -3156,9 +3169,10 @@ typedef struct ct__rs_fns {
     void (*hrow_adj)(void *s, const void *d, int64_t ss, const int64_t *ix, const void *w, int64_t n, int K, int64_t G);
     void (*vcomb)(void *d, const void *const *rows, const void *w, int K, int64_t n);
     void (*axpy)(void *d, const void *s, int64_t ss, const void *a, int64_t n);
+    void (*hv2)(void *d, const void *s0, const void *s1, const int64_t *ix, const void *w, const void *wh, int64_t n, int64_t G);
 } ct__rs_fns;
-static const ct__rs_fns ct__rs_fns_f32 = {ct__rs_hrow_f32, ct__rs_hrow_adj_f32, ct__rs_vcomb_f32, ct__rs_axpy_f32};
-static const ct__rs_fns ct__rs_fns_f64 = {ct__rs_hrow_f64, ct__rs_hrow_adj_f64, ct__rs_vcomb_f64, ct__rs_axpy_f64};
+static const ct__rs_fns ct__rs_fns_f32 = {ct__rs_hrow_f32, ct__rs_hrow_adj_f32, ct__rs_vcomb_f32, ct__rs_axpy_f32, ct__rs_hv2_f32};
+static const ct__rs_fns ct__rs_fns_f64 = {ct__rs_hrow_f64, ct__rs_hrow_adj_f64, ct__rs_vcomb_f64, ct__rs_axpy_f64, ct__rs_hv2_f64};
 
 /* One call's geometry. The input side ("in": the forward's input, the
    backward's result) is addressed with element strides isd, ish and the W
@@ -3196,6 +3210,12 @@ static void ct__rs_fwd2d(const ct__rs_job *j, ct__rs_ws *ws, const char *src, ch
         return;
     }
     int K = dh->K;
+    if (K == 2 && dw->K == 2 && j->G > 1) {
+        for (int64_t oh = oh0; oh < oh1; oh++)
+            j->f->hv2(CT__RS_AT(dst, oh * rowel, es), CT__RS_AT(src, dh->idx[2 * oh] * j->ish, es), CT__RS_AT(src, dh->idx[2 * oh + 1] * j->ish, es),
+                      j->wi, dw->w, CT__RS_AT(dh->w, oh * 2, es), n, j->G);
+        return;
+    }
     const void *rows[4];
     for (int k = 0; k < K; k++) ws->rtag[k] = -1;
     for (int64_t oh = oh0; oh < oh1; oh++) {
@@ -3252,6 +3272,11 @@ static void ct__rs_bwd2d(const ct__rs_job *j, ct__rs_ws *ws, const char *g, int6
     int64_t n = dw->out, rowel = n * j->G;
     size_t es = j->es;
     if (dh->K == 0) { j->f->hrow_adj(gi, g, gsw, j->wi, dw->w, n, dw->K, j->G); return; }
+    if (dh->K == 1 && j->G > 1) {   /* nearest, channels-last: each gradient row adds into its source row */
+        for (int64_t oh = 0; oh < dh->out; oh++)
+            j->f->hrow_adj(CT__RS_AT(gi, dh->idx[oh] * j->ish, es), CT__RS_AT(g, oh * gsh, es), gsw, j->wi, dw->w, n, dw->K, j->G);
+        return;
+    }
     int K = dh->K;
     for (int k = 0; k < K; k++) ws->rtag[k] = -1;
     for (int64_t oh = 0; oh < dh->out; oh++) {
@@ -3276,6 +3301,10 @@ static void ct__rs_bwd_slice(const ct__rs_job *j, ct__rs_ws *ws, const char *g, 
     int64_t OH = j->d[1].out, rowel = j->d[2].out * j->G, plane = OH * rowel;
     size_t es = j->es;
     if (dd->K == 0) { ct__rs_bwd2d(j, ws, g, j->osh, j->osw, gi); return; }
+    if (dd->K == 1 && j->G > 1) {
+        for (int64_t od = 0; od < dd->out; od++) ct__rs_bwd2d(j, ws, CT__RS_AT(g, od * j->osd, es), j->osh, j->osw, CT__RS_AT(gi, dd->idx[od] * j->isd, es));
+        return;
+    }
     int K = dd->K;
     for (int k = 0; k < K; k++) ws->ptag[k] = -1;
     for (int64_t od = 0; od < dd->out; od++) {
@@ -3351,7 +3380,7 @@ static int ct__k_upsample(ct__call *c) {
     for (int64_t o = 0; o < j.d[2].out * j.d[2].K; o++) j.wi[o] = j.d[2].idx[o] * ist[4];
     j.G = G;
     j.isd = ist[2]; j.ish = ist[3];
-    j.osd = ost[2]; j.osh = ost[3]; j.osw = ost[4];
+    j.osd = ost[2]; j.osh = ost[3]; j.osw = G > 1 ? 1 : ost[4];   /* channels-last rows are dense */
     int64_t nslices = cl ? N : N * C;
     /* the forward splits a slice into blocks of output planes / rows when there are few slices */
     int outer = j.d[0].K ? 0 : 1;   /* the dim blocks run over: D (3-D) or H */
@@ -3972,35 +4001,82 @@ static void ct__gs_taps(const ct__gs_geo *g, const int64_t *ist, const int64_t *
         for (int q = 0; q < 3; q++) mult[pi * 3 + q] = m[q];
     }
 }
-/* inner loops over the points of a block, one channel at a time */
-#define CT__GS_LOOPS(SUF, T)                                                                              \
-    static void ct__gs_fwd_##SUF(T *y, const T *x, const int64_t *off, const T *w, int64_t np, int K) {   \
-        for (int64_t p = 0; p < np; p++) {                                                                \
-            const int64_t *o = off + p * K;                                                               \
-            const T *wp = w + p * K;                                                                      \
-            T acc = (o[0] >= 0 ? x[o[0]] : (T)0) * wp[0];                                                 \
-            for (int k = 1; k < K; k++) acc += (o[k] >= 0 ? x[o[k]] : (T)0) * wp[k];                      \
-            y[p] = acc;                                                                                   \
+/* inner loops over the points of a block, every channel of a point at once (its taps stay in
+   registers; the channels' planes are strides xs apart, the output's ys apart). A tap outside
+   the input contributes 0 * w (as PyTorch's masked gathers), whatever x holds. */
+#define CT__GS_FWD_K(T, KK)                                                                               \
+    for (int64_t p = 0; p < np; p++) {                                                                    \
+        const int64_t *o = off + p * (KK);                                                                \
+        const T *wp = w + p * (KK);                                                                       \
+        int64_t oz[KK];                                                                                   \
+        int in = 1;                                                                                       \
+        for (int k = 0; k < (KK); k++) { in &= o[k] >= 0; oz[k] = o[k] < 0 ? 0 : o[k]; }                 \
+        const T *xc = x;                                                                                  \
+        T *yp = y + p;                                                                                    \
+        if (in) {                                                                                         \
+            for (int64_t c = 0; c < C; c++, xc += xs, yp += ys) {                                         \
+                T acc = xc[oz[0]] * wp[0];                                                                \
+                for (int k = 1; k < (KK); k++) acc += xc[oz[k]] * wp[k];                                  \
+                *yp = acc;                                                                                \
+            }                                                                                             \
+        } else {                                                                                          \
+            for (int64_t c = 0; c < C; c++, xc += xs, yp += ys) {                                         \
+                T acc = (o[0] < 0 ? (T)0 : xc[oz[0]]) * wp[0];                                            \
+                for (int k = 1; k < (KK); k++) acc += (o[k] < 0 ? (T)0 : xc[oz[k]]) * wp[k];              \
+                *yp = acc;                                                                                \
+            }                                                                                             \
         }                                                                                                 \
-    }                                                                                                     \
-    /* gi[goff[k]] += w * g (gi may be NULL); gs[p][r] += g * sum_k x[off[k]] * dw[k][r] (gs may be NULL) */ \
-    static void ct__gs_bwd_##SUF(T *gi, double *gs, const T *x, const T *gy, const int64_t *gyo, const int64_t *off, \
-                                 const int64_t *goff, const T *w, const T *dw, int64_t np, int K, int ns) {  \
-        for (int64_t p = 0; p < np; p++) {                                                                \
-            const int64_t *o = off + p * K, *go = goff + p * K;                                           \
-            const T *wp = w + p * K, *dp = dw + p * K * 3;                                                \
-            T g = gy[gyo[p]], sx = 0, sy = 0, sz = 0;                                                     \
-            for (int k = 0; k < K; k++) {                                                                 \
-                if (o[k] < 0) continue;                                                                   \
-                if (gi) gi[go[k]] += wp[k] * g;                                                           \
-                if (gs) {                                                                                 \
-                    T v = x[o[k]];                                                                        \
+    }
+/* gi (channel planes gis apart; may be NULL) += w * g at the goff offsets; gs[p][r] = sum over
+   channels of g * sum_k x[off[k]] * dw[k][r] (gs may be NULL); g of channel c at gy[gyo[p] + c * gys] */
+#define CT__GS_BWD_K(T, KK)                                                                               \
+    for (int64_t p = 0; p < np; p++) {                                                                    \
+        const int64_t *o = off + p * (KK), *go = goff + p * (KK);                                         \
+        const T *wp = w + p * (KK), *dp = dw + p * (KK) * 3;                                              \
+        int64_t oz[KK];                                                                                   \
+        for (int k = 0; k < (KK); k++) oz[k] = o[k] < 0 ? 0 : o[k];                                       \
+        const T *xc = x, *gp = gy + gyo[p];                                                               \
+        T *gic = gi, gx = 0, gyy = 0, gz = 0;                                                             \
+        for (int64_t c = 0; c < C; c++, xc += xs, gp += gys) {                                            \
+            T g = *gp;                                                                                    \
+            if (gic) {                                                                                    \
+                for (int k = 0; k < (KK); k++)                                                            \
+                    if (o[k] >= 0) gic[go[k]] += wp[k] * g;                                               \
+                gic += gis;                                                                               \
+            }                                                                                             \
+            if (gs) {                                                                                     \
+                T sx = 0, sy = 0, sz = 0;                                                                 \
+                for (int k = 0; k < (KK); k++) {                                                          \
+                    T v = o[k] < 0 ? (T)0 : xc[oz[k]];                                                    \
                     sx += v * dp[3 * k];                                                                  \
                     sy += v * dp[3 * k + 1];                                                              \
                     if (ns == 3) sz += v * dp[3 * k + 2];                                                 \
                 }                                                                                         \
+                gx += sx * g;                                                                             \
+                gyy += sy * g;                                                                            \
+                gz += sz * g;                                                                             \
             }                                                                                             \
-            if (gs) { gs[p * 3] += (double)(sx * g); gs[p * 3 + 1] += (double)(sy * g); gs[p * 3 + 2] += (double)(sz * g); } \
+        }                                                                                                 \
+        if (gs) { gs[p * 3] = (double)gx; gs[p * 3 + 1] = (double)gyy; gs[p * 3 + 2] = (double)gz; }      \
+    }
+#define CT__GS_LOOPS(SUF, T)                                                                              \
+    static void ct__gs_fwd_##SUF(T *y, int64_t ys, const T *x, int64_t xs, int64_t C, const int64_t *off, const T *w, \
+                                 int64_t np, int K) {                                                     \
+        switch (K) {                                                                                      \
+        case 1: CT__GS_FWD_K(T, 1) break;                                                                 \
+        case 4: CT__GS_FWD_K(T, 4) break;                                                                 \
+        case 8: CT__GS_FWD_K(T, 8) break;                                                                 \
+        default: CT__GS_FWD_K(T, 16) break;                                                               \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__gs_bwd_##SUF(T *gi, int64_t gis, double *gs, const T *x, int64_t xs, int64_t C, const T *gy, int64_t gys, \
+                                 const int64_t *gyo, const int64_t *off, const int64_t *goff, const T *w, const T *dw, \
+                                 int64_t np, int K, int ns) {                                             \
+        switch (K) {                                                                                      \
+        case 1: CT__GS_BWD_K(T, 1) break;                                                                 \
+        case 4: CT__GS_BWD_K(T, 4) break;                                                                 \
+        case 8: CT__GS_BWD_K(T, 8) break;                                                                 \
+        default: CT__GS_BWD_K(T, 16) break;                                                               \
         }                                                                                                 \
     }
 CT__GS_LOOPS(f32, float)
@@ -4123,13 +4199,11 @@ static int ct__k_grid_sampler(ct__call *c) {
                         for (int r = 0; r < 3; r++) ((double *)dwt)[3 * i + r] = dw[3 * i + r];
                     }
                 }
+                const char *xn = CT__RS_AT(ct__ptr(x), n * x->strides[0], es);
                 if (!bw) {
-                    for (int64_t cc = 0; cc < g.C; cc++) {
-                        const char *xc = CT__RS_AT(ct__ptr(x), n * x->strides[0] + cc * x->strides[1], es);
-                        char *yc = CT__RS_AT(ct__ptr(y), (n * g.C + cc) * P + p0, es);
-                        if (g.f32) ct__gs_fwd_f32((float *)yc, (const float *)xc, off, (const float *)wt, np, K);
-                        else ct__gs_fwd_f64((double *)yc, (const double *)xc, off, (const double *)wt, np, K);
-                    }
+                    char *yn = CT__RS_AT(ct__ptr(y), n * g.C * P + p0, es);
+                    if (g.f32) ct__gs_fwd_f32((float *)yn, P, (const float *)xn, x->strides[1], g.C, off, (const float *)wt, np, K);
+                    else ct__gs_fwd_f64((double *)yn, P, (const double *)xn, x->strides[1], g.C, off, (const double *)wt, np, K);
                     continue;
                 }
                 for (int64_t pi = 0; pi < np; pi++) {
@@ -4137,22 +4211,18 @@ static int ct__k_grid_sampler(ct__call *c) {
                     for (int q = g.nsp - 1; q >= 0; q--) { go += (rr % g.out[q]) * gy->strides[2 + q]; rr /= g.out[q]; }
                     gyo[pi] = go;
                 }
-                for (int64_t i = 0; i < np * 3; i++) gsum[i] = 0;
                 const int64_t *goff = same || !want_gi ? off : off2;
-                for (int64_t cc = 0; cc < g.C; cc++) {
-                    const char *xc = CT__RS_AT(ct__ptr(x), n * x->strides[0] + cc * x->strides[1], es);
-                    char *gic = want_gi ? CT__RS_AT(ct__ptr(y), (n * g.C + cc) * IP, es) : NULL;
-                    const char *gyc = CT__RS_AT(ct__ptr(gy), n * gy->strides[0] + cc * gy->strides[1], es);
-                    if (g.f32) ct__gs_bwd_f32((float *)gic, want_gg ? gsum : NULL, (const float *)xc, (const float *)gyc, gyo, off, goff,
-                                              (const float *)wt, (const float *)dwt, np, K, g.nsp);
-                    else ct__gs_bwd_f64((double *)gic, want_gg ? gsum : NULL, (const double *)xc, (const double *)gyc, gyo, off, goff,
-                                        (const double *)wt, (const double *)dwt, np, K, g.nsp);
-                }
+                char *gin = want_gi ? CT__RS_AT(ct__ptr(y), n * g.C * IP, es) : NULL;
+                const char *gyn = CT__RS_AT(ct__ptr(gy), n * gy->strides[0], es);
+                if (g.f32) ct__gs_bwd_f32((float *)gin, IP, want_gg ? gsum : NULL, (const float *)xn, x->strides[1], g.C, (const float *)gyn,
+                                          gy->strides[1], gyo, off, goff, (const float *)wt, (const float *)dwt, np, K, g.nsp);
+                else ct__gs_bwd_f64((double *)gin, IP, want_gg ? gsum : NULL, (const double *)xn, x->strides[1], g.C, (const double *)gyn,
+                                    gy->strides[1], gyo, off, goff, (const double *)wt, (const double *)dwt, np, K, g.nsp);
                 if (want_gg) {
                     char *ggp = CT__RS_AT(ct__ptr(gg), (n * P + p0) * g.nsp, es);
                     for (int64_t pi = 0; pi < np; pi++)
                         for (int q = 0; q < g.nsp; q++) {
-                            double v = ct__rs_r(gsum[pi * 3 + q], g.f32) * mult[pi * 3 + q];
+                            double v = gsum[pi * 3 + q] * mult[pi * 3 + q];
                             if (g.f32) ((float *)ggp)[pi * g.nsp + q] = (float)v;
                             else ((double *)ggp)[pi * g.nsp + q] = v;
                         }

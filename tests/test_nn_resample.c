@@ -174,6 +174,9 @@ static void check_layouts(int line, ct_tensor *x, ct_interpolate_options o, int 
     ct_backward(ct_sum(ct_mul(yc, cl_out ? clx(g) : g)));
     /* the adjoint sums in the layout's order: equal to rounding */
     int okg = ct_grad(xl) && ct_grad(xc) && ct_allclose(ct_grad(xl), ct_grad(xc), 1e-5, 1e-5) == 1;
+    /* a gradient in the output's layout reaches the backward op as it is */
+    ct_tensor *gcl = cl_out ? clx(g) : g, *gx = NULL;
+    okg = okg && ct_autograd_grad(1, &yc, &gcl, 1, &xc, &gx, NULL) == CT_OK && ct_allclose(ct_grad(xl), gx, 1e-5, 1e-5) == 1;
     if (!ok || !fmt || !okg) printf("line %d: layouts: values %d, format %d, gradients %d (%s)\n", line, ok, fmt, okg, ct_last_error());
     CHECK(ok && fmt && okg);
 }
@@ -218,6 +221,28 @@ TEST(test_layouts) {
     ct_tensor *gi = RND(f, 26, 2, 3, 5, 6), *gg = UNIF(f, 27, -1.2, 1.2, 2, 4, 3, 2);
     ct_tensor *gs = ct_grid_sample(ct_to_channels_last(gi), gg, NULL);
     CHECK(gs && ct_is_contiguous(gs) && ct_equal(gs, ct_grid_sample(gi, gg, NULL)) == 1);
+}
+
+/* A batch large enough to run threaded (optimized build): its values and gradients equal
+   the per-sample ones (a sample's work is the same code either way) */
+TEST(test_batch_equals_samples) {
+    ct_tensor *x = RND(CT_FLOAT32, 130, 4, 8, 20, 20), *gr = UNIF(CT_FLOAT32, 131, -1.2, 1.2, 4, 24, 20, 2);
+    ct_tensor *xl = leaf(x), *gl = leaf(gr);
+    ct_grid_sample_options o = {.padding_mode = "border"};
+    ct_tensor *y = ct_grid_sample(xl, gl, &o), *go = RND(CT_FLOAT32, 132, 4, 8, 24, 20);
+    ct_backward(ct_sum(ct_mul(y, go)));
+    ct_tensor *z = ct_interpolate(ct_to_channels_last(x), &(ct_interpolate_options){.scale_factor = {2}, .mode = "bilinear"});
+    int ok = y && z && ct_grad(xl) && ct_grad(gl);
+    for (int64_t n = 0; ok && n < 4; n++) {
+        ct_tensor *xn = leaf(ct_narrow(x, 0, n, 1)), *gn = leaf(ct_narrow(gr, 0, n, 1));
+        ct_tensor *yn = ct_grid_sample(xn, gn, &o);
+        ok &= ct_equal(yn, ct_narrow(y, 0, n, 1)) == 1;
+        ct_backward(ct_sum(ct_mul(yn, ct_narrow(go, 0, n, 1))));
+        ok &= ct_equal(ct_grad(xn), ct_narrow(ct_grad(xl), 0, n, 1)) == 1 && ct_equal(ct_grad(gn), ct_narrow(ct_grad(gl), 0, n, 1)) == 1;
+        ok &= ct_equal(ct_interpolate(ct_to_channels_last(ct_narrow(x, 0, n, 1)), &(ct_interpolate_options){.scale_factor = {2}, .mode = "bilinear"}),
+                       ct_narrow(z, 0, n, 1)) == 1;
+    }
+    CHECK(ok);
 }
 
 /* ---- gradcheck / gradgradcheck in float64 ---- */
@@ -515,6 +540,7 @@ int main(void) {
     RUN(test_index_sweep);
     RUN(test_values);
     RUN(test_layouts);
+    RUN(test_batch_equals_samples);
     RUN(test_gradcheck_interpolate);
     RUN(test_gradcheck_shuffle_grid);
     RUN(test_grad_fn_names);
