@@ -206,6 +206,11 @@ TEST(test_layouts) {
         ct_interpolate_options o = {.size = {7, 4}, .mode = modes[m]};
         CHECK(ct_equal(ct_interpolate(xs, &o), ct_interpolate(ct_contiguous(xs), &o)) == 1);
     }
+    /* a broadcast operand leaves the layout to the other one (PyTorch's TensorIterator): the gradient
+       of sum(y * g) for a channels-last y stays channels-last */
+    ct_tensor *gcl = ct_to_channels_last(RND(f, 28, 2, 3, 4, 5));
+    ct_tensor *m1 = ct_mul(ct_expand(ct_ones(f, 1, 1, 1, 1), 2, 3, 4, 5), gcl), *m2 = ct_mul(ct_expand(ct_ones(f, 2, 1, 4, 5), 2, 3, 4, 5), gcl);
+    CHECK(m1 && m2 && ct_is_channels_last(m1) && !ct_is_contiguous(m1) && ct_is_channels_last(m2) && ct_equal(m1, gcl) == 1);
     /* an expanded (stride 0) gradient reaches the strided backward path */
     ct_tensor *xl = leaf(RND(CT_FLOAT64, 23, 2, 3, 4, 5));
     ct_backward(ct_sum(ct_interpolate(xl, &(ct_interpolate_options){.scale_factor = {2}, .mode = "bilinear"})));
