@@ -3340,8 +3340,8 @@ static int ct__k_upsample(ct__call *c) {
     if (ct_numel(dst) == 0 || ct_numel(src) == 0) return 0;
     /* in: the input-sized tensor; out: the output-sized one */
     const ct_tensor *tin = bw ? dst : src, *tout = bw ? src : dst;
-    int cl = nd >= 4 && ct__rs_suggest_cl(dst) && (bw ? ct__rs_suggest_cl(src) : 1);
-    if (cl && bw && !ct__rs_suggest_cl(src)) cl = 0;
+    /* channels-last slices: the meta made the result channels-last only for a channels-last input */
+    int cl = nd >= 4 && ct__rs_suggest_cl(dst) && ct__rs_suggest_cl(src);
     ct__rs_job j;
     memset(&j, 0, sizeof j);
     j.f = f32 ? &ct__rs_fns_f32 : &ct__rs_fns_f64;
@@ -3513,12 +3513,14 @@ CTENSOR_API ct_tensor *ct_interpolate(const ct_tensor *x, const ct_interpolate_o
     }
     if (o->recompute_scale_factor > 0 && ns) return ct__fail(CT_ERR_ARG, "interpolate: recompute_scale_factor is not meaningful with an explicit size.");
     if (nf) {
-        /* the output size: floor(in * scale) (PyTorch's Python code when recomputing or for "area", its C++ otherwise: the same) */
+        /* the output size: floor(in * scale) in PyTorch's Python code (recomputing, "area"), the
+           truncated product in its C++ otherwise (the same unless negative: the error message) */
+        int py = o->recompute_scale_factor > 0 || mi == 6;
         for (int i = 0; i < dim && i < 3; i++) {
             double v = (double)x->shape[2 + i] * sf[i];
             if (!(v > -4.0e18 && v < 4.0e18))
                 return ct__fail(CT_ERR_ARG, "interpolate: the output size %lld * %g is out of range", (long long)x->shape[2 + i], sf[i]);
-            out[i] = (int64_t)floor(v);
+            out[i] = (int64_t)(py ? floor(v) : trunc(v));
         }
         /* recompute_scale_factor=True, and "area": the kernels get the size only */
         if (o->recompute_scale_factor > 0 || mi == 6) sf[0] = sf[1] = sf[2] = NAN;
@@ -4126,6 +4128,7 @@ static int ct__meta_grid_sampler(ct__call *c) {
         o->has_strides = 0;   /* contiguous, as PyTorch's */
         const ct_tensor *like = bw ? (j ? gr : x) : NULL;
         for (int q = 0; q < want; q++) o->shape[q] = like ? like->shape[q] : q == 0 ? x->shape[0] : q == 1 ? x->shape[1] : gr->shape[q - 1];
+        if (ct__check_shape(nm, want, o->shape)) return -1;
     }
     return 0;
 }

@@ -400,6 +400,7 @@ TEST(test_errors) {
     CHECK_ERR(ct_interpolate(x4, IO(.size = {-1, 3})), CT_ERR_SHAPE, "output (H: -1, W: 3)");
     CHECK_ERR(ct_interpolate(x4, IO(.scale_factor = {0.1})), CT_ERR_SHAPE, "output (H: 0, W: 0)");
     CHECK_ERR(ct_interpolate(x4, IO(.scale_factor = {-2}, .mode = "bilinear")), CT_ERR_SHAPE, "output (H: -6, W: -8)");
+    CHECK_ERR(ct_interpolate(x4, IO(.scale_factor = {-1.5})), CT_ERR_SHAPE, "output (H: -4, W: -6)");   /* C++'s truncation */
     CHECK_ERR(ct_interpolate(x3, IO(.scale_factor = {0.1}, .mode = "linear")), CT_ERR_SHAPE,
               "upsample_linear1d: Input and output sizes should be greater than 0, but got input (W: 5) and output (W: 0)");
     CHECK_ERR(ct_interpolate(x5, IO(.size = {1, -2, 2}, .mode = "trilinear")), CT_ERR_SHAPE, "input (D: 3, H: 4, W: 5) output (D: 1, H: -2, W: 2)");
