@@ -4843,7 +4843,15 @@ static void ct__layout_like(ct__outinfo *o, int nin, ct_tensor *const *in) {
         int same = 1;
         for (int d = 0; d < x->ndim && same; d++) same = x->shape[d] == o->shape[d];
         if (!same) continue;
-        if (ct__is_contig(x) || !ct__is_dense(x)) return;
+        if (ct__is_contig(x)) return;
+        if (!ct__is_dense(x)) {
+            /* a broadcast (expanded) operand does not decide the layout: the next one does, as in
+               PyTorch's TensorIterator (sum(y * g).backward() then keeps a channels-last g's layout) */
+            int bcast = 0;
+            for (int d = 0; d < x->ndim; d++) bcast |= x->strides[d] == 0 && x->shape[d] > 1;
+            if (bcast) continue;
+            return;
+        }
         /* sort dims by x's strides, descending; build dense strides in that order */
         int perm[CT_MAX_DIMS];
         for (int d = 0; d < x->ndim; d++) perm[d] = d;

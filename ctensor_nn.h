@@ -21,6 +21,7 @@
        Neural networks: modules (torch.nn.Module)
        Module save/load as safetensors
        Convolution and pooling
+       Resampling: interpolate, pixel shuffle, grid sampling
        Normalization, dropout, embeddings and recurrent layers
        Losses and distances
        Optimizers, learning-rate schedulers
@@ -29,6 +30,7 @@
        The op table of this header
        Neural networks: modules
        Convolution and pooling
+       Resampling: interpolate, pixel shuffle, grid sampling
        Normalization, dropout, embeddings, recurrent layers
        Losses and distances
        Optimizers, learning-rate schedulers, gradient clipping
@@ -337,6 +339,80 @@ CTENSOR_API ct_module *ct_nn_max_pool2d_opts(int64_t kernel_size, const ct_pool_
 CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t kernel_size, int64_t stride);
 CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t kernel_size, const ct_pool_options *o);
 CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t out_h, int64_t out_w);
+
+/* [section: nn-resample-api] */
+/* ============================================================================
+   Resampling: interpolate, pixel shuffle, grid sampling
+   (torch.nn.functional.interpolate, pixel_shuffle, pixel_unshuffle,
+   affine_grid, grid_sample; the modules nn.Upsample, UpsamplingNearest2d,
+   UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle), PyTorch 1.13's
+   semantics: the same source indices, interpolation weights and output sizes.
+   Float32 and float64 (pixel shuffles: every dtype). Everything is
+   differentiable; the upsampling backward ops are linear in the gradient, so
+   they differentiate again (any order). grid_sample's backward, as PyTorch's,
+   has no derivative of its own (double backward is an error naming it).
+   A channels-last 4-D input (5-D: channels-last-3d strides) gives a
+   channels-last output, as PyTorch's suggest_memory_format does (except
+   bicubic, whose output is contiguous in PyTorch 1.13 too).
+   ========================================================================== */
+/* F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor).
+   input: [N, C, W] (mode "nearest", "nearest-exact", "linear", "area"),
+   [N, C, H, W] ("nearest", "nearest-exact", "bilinear", "bicubic", "area") or
+   [N, C, D, H, W] ("nearest", "nearest-exact", "trilinear", "area").
+   size / scale_factor: exactly one is given; one entry applies to every spatial
+   dim (PyTorch's int / float), or one entry per spatial dim in order (a tuple);
+   the entries after the last nonzero one are not given. "area" is adaptive
+   average pooling to the size (scale_factor: the size floor(in * scale)).
+   antialias=True is not supported (an error). */
+typedef struct ct_interpolate_options {
+    int64_t size[3];              /* output spatial size; {0}: not given */
+    double scale_factor[3];       /* {0}: not given */
+    const char *mode;             /* NULL: "nearest" */
+    int align_corners;            /* 1: True; 0: None (False for the interpolating modes); -1: an explicit False */
+    int recompute_scale_factor;   /* 1: True; 0: None; -1: False */
+    int antialias;                /* must stay 0 */
+} ct_interpolate_options;
+CTENSOR_API ct_tensor *ct_interpolate(const ct_tensor *input, const ct_interpolate_options *o);
+/* F.pixel_shuffle(input, r): [*, C * r * r, H, W] -> [*, C, H * r, W * r];
+   F.pixel_unshuffle(input, r): the inverse. Any number of leading dims. */
+CTENSOR_API ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor);
+CTENSOR_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor);
+/* F.affine_grid(theta, size, align_corners): theta [N, 2, 3] with size
+   {N, C, H, W} (n = 4) gives [N, H, W, 2]; theta [N, 3, 4] with size
+   {N, C, D, H, W} (n = 5) gives [N, D, H, W, 3]. Differentiable in theta. */
+CTENSOR_API ct_tensor *ct_affine_grid(const ct_tensor *theta, int n, const int64_t *size, int align_corners);
+/* F.grid_sample(input, grid, mode, padding_mode, align_corners): input
+   [N, C, H, W] with grid [N, OH, OW, 2] (x, y in [-1, 1]) gives [N, C, OH, OW];
+   input [N, C, D, H, W] with grid [N, OD, OH, OW, 3] gives [N, C, OD, OH, OW]
+   ("bicubic" is 4-D only, as in PyTorch). Gradients for input and grid. */
+typedef struct ct_grid_sample_options {
+    const char *mode;             /* NULL: "bilinear"; "nearest", "bicubic" */
+    const char *padding_mode;     /* NULL: "zeros"; "border", "reflection" */
+    int align_corners;            /* nonzero: True (0: False; PyTorch warns when it is not given) */
+} ct_grid_sample_options;
+CTENSOR_API ct_tensor *ct_grid_sample(const ct_tensor *input, const ct_tensor *grid, const ct_grid_sample_options *o);
+
+/* Modules. nn.Upsample(size, scale_factor, mode, align_corners,
+   recompute_scale_factor): the options are copied (antialias must be 0).
+   nn.UpsamplingNearest2d / UpsamplingBilinear2d (align_corners=True) read only
+   size and scale_factor. nn.PixelShuffle(r) / PixelUnshuffle(r). The reprs
+   are PyTorch's: "Upsample(scale_factor=2.0, mode=bilinear)". */
+CTENSOR_API ct_module *ct_nn_upsample(const ct_interpolate_options *o);
+CTENSOR_API ct_module *ct_nn_upsampling_nearest2d(const ct_interpolate_options *o);
+CTENSOR_API ct_module *ct_nn_upsampling_bilinear2d(const ct_interpolate_options *o);
+CTENSOR_API ct_module *ct_nn_pixel_shuffle(int64_t upscale_factor);
+CTENSOR_API ct_module *ct_nn_pixel_unshuffle(int64_t downscale_factor);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_tensor *ct_interpolate(const ct_tensor *input, const ct_interpolate_options &o) { return ct_interpolate(input, &o); }
+static inline ct_tensor *ct_grid_sample(const ct_tensor *input, const ct_tensor *grid, const ct_grid_sample_options &o) {
+    return ct_grid_sample(input, grid, &o);
+}
+static inline ct_module *ct_nn_upsample(const ct_interpolate_options &o) { return ct_nn_upsample(&o); }
+static inline ct_module *ct_nn_upsampling_nearest2d(const ct_interpolate_options &o) { return ct_nn_upsampling_nearest2d(&o); }
+static inline ct_module *ct_nn_upsampling_bilinear2d(const ct_interpolate_options &o) { return ct_nn_upsampling_bilinear2d(&o); }
+extern "C" {
+#endif
 
 /* [section: nn-norm-api] */
 /* ============================================================================
@@ -798,7 +874,36 @@ CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
     X(BCE_LOGITS_FUSED_BACKWARD, "ct::binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, "", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
 
 
-#define CT__NN_OPS(X) CT__OPS_NN_CONV(X) CT__OPS_NN_NORM(X) CT__OPS_NN_LOSS(X)
+/* resampling (section nn-resample): upsampling (each forward row followed by its backward),
+   pixel shuffles, grid samplers */
+#define CT__OPS_NN_RESAMPLE(X)                                                                                     \
+    X(UPSAMPLE_NEAREST1D, "aten::upsample_nearest1d.vec", "upsample_nearest1d", "UpsampleNearest1DBackward1", 1, 1, 0, "int[1] output_size=v0, float? scales=s0", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST1D_BACKWARD, "aten::upsample_nearest1d_backward.vec", "upsample_nearest1d_backward", "UpsampleNearest1DBackwardBackward1", 1, 1, 0, "int[1] output_size=v0, int[3] input_size=v1, float? scales=s0", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST2D, "aten::upsample_nearest2d.vec", "upsample_nearest2d", "UpsampleNearest2DBackward1", 1, 1, 0, "int[2] output_size=v0, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST2D_BACKWARD, "aten::upsample_nearest2d_backward.vec", "upsample_nearest2d_backward", "UpsampleNearest2DBackwardBackward1", 1, 1, 0, "int[2] output_size=v0, int[4] input_size=v2, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST3D, "aten::upsample_nearest3d.vec", "upsample_nearest3d", "UpsampleNearest3DBackward1", 1, 1, 0, "int[3] output_size=v0, float? scales_d=s0, float? scales_h=s1, float? scales_w=s2", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST3D_BACKWARD, "aten::upsample_nearest3d_backward.vec", "upsample_nearest3d_backward", "UpsampleNearest3DBackwardBackward1", 1, 1, 0, "int[3] output_size=v0, int[5] input_size=v3, float? scales_d=s0, float? scales_h=s1, float? scales_w=s2", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST_EXACT1D, "aten::_upsample_nearest_exact1d.vec", "_upsample_nearest_exact1d", "UpsampleNearestExact1DBackward1", 1, 1, 0, "int[1] output_size=v0, float? scales=s0", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST_EXACT1D_BACKWARD, "aten::_upsample_nearest_exact1d_backward.vec", "_upsample_nearest_exact1d_backward", "UpsampleNearestExact1DBackwardBackward1", 1, 1, 0, "int[1] output_size=v0, int[3] input_size=v1, float? scales=s0", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST_EXACT2D, "aten::_upsample_nearest_exact2d.vec", "_upsample_nearest_exact2d", "UpsampleNearestExact2DBackward1", 1, 1, 0, "int[2] output_size=v0, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST_EXACT2D_BACKWARD, "aten::_upsample_nearest_exact2d_backward.vec", "_upsample_nearest_exact2d_backward", "UpsampleNearestExact2DBackwardBackward1", 1, 1, 0, "int[2] output_size=v0, int[4] input_size=v2, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST_EXACT3D, "aten::_upsample_nearest_exact3d.vec", "_upsample_nearest_exact3d", "UpsampleNearestExact3DBackward1", 1, 1, 0, "int[3] output_size=v0, float? scales_d=s0, float? scales_h=s1, float? scales_w=s2", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_NEAREST_EXACT3D_BACKWARD, "aten::_upsample_nearest_exact3d_backward.vec", "_upsample_nearest_exact3d_backward", "UpsampleNearestExact3DBackwardBackward1", 1, 1, 0, "int[3] output_size=v0, int[5] input_size=v3, float? scales_d=s0, float? scales_h=s1, float? scales_w=s2", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_LINEAR1D, "aten::upsample_linear1d.vec", "upsample_linear1d", "UpsampleLinear1DBackward1", 1, 1, 0, "int[1] output_size=v0, bool align_corners=f0, float? scales=s0", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_LINEAR1D_BACKWARD, "aten::upsample_linear1d_backward.vec", "upsample_linear1d_backward", "UpsampleLinear1DBackwardBackward1", 1, 1, 0, "int[1] output_size=v0, int[3] input_size=v1, bool align_corners=f0, float? scales=s0", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_BILINEAR2D, "aten::upsample_bilinear2d.vec", "upsample_bilinear2d", "UpsampleBilinear2DBackward1", 1, 1, 0, "int[2] output_size=v0, bool align_corners=f0, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_BILINEAR2D_BACKWARD, "aten::upsample_bilinear2d_backward.vec", "upsample_bilinear2d_backward", "UpsampleBilinear2DBackwardBackward1", 1, 1, 0, "int[2] output_size=v0, int[4] input_size=v2, bool align_corners=f0, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_BICUBIC2D, "aten::upsample_bicubic2d.vec", "upsample_bicubic2d", "UpsampleBicubic2DBackward1", 1, 1, 0, "int[2] output_size=v0, bool align_corners=f0, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_BICUBIC2D_BACKWARD, "aten::upsample_bicubic2d_backward.vec", "upsample_bicubic2d_backward", "UpsampleBicubic2DBackwardBackward1", 1, 1, 0, "int[2] output_size=v0, int[4] input_size=v2, bool align_corners=f0, float? scales_h=s0, float? scales_w=s1", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_TRILINEAR3D, "aten::upsample_trilinear3d.vec", "upsample_trilinear3d", "UpsampleTrilinear3DBackward1", 1, 1, 0, "int[3] output_size=v0, bool align_corners=f0, float? scales_d=s0, float? scales_h=s1, float? scales_w=s2", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(UPSAMPLE_TRILINEAR3D_BACKWARD, "aten::upsample_trilinear3d_backward.vec", "upsample_trilinear3d_backward", "UpsampleTrilinear3DBackwardBackward1", 1, 1, 0, "int[3] output_size=v0, int[5] input_size=v3, bool align_corners=f0, float? scales_d=s0, float? scales_h=s1, float? scales_w=s2", ct__meta_upsample, ct__k_upsample, ct__bw_upsample, CT__SAVE_NONE) \
+    X(PIXEL_SHUFFLE, "aten::pixel_shuffle", "pixel_shuffle", "PixelShuffleBackward0", 1, 1, 0, "int upscale_factor=i0", ct__meta_pixel_shuffle, ct__k_pixel_shuffle, ct__bw_pixel_shuffle, CT__SAVE_NONE) \
+    X(PIXEL_UNSHUFFLE, "aten::pixel_unshuffle", "pixel_unshuffle", "PixelUnshuffleBackward0", 1, 1, 0, "int downscale_factor=i0", ct__meta_pixel_shuffle, ct__k_pixel_shuffle, ct__bw_pixel_shuffle, CT__SAVE_NONE) \
+    X(GRID_SAMPLER_2D, "aten::grid_sampler_2d", "grid_sampler_2d", "GridSampler2DBackward0", 2, 1, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_grid_sampler, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(GRID_SAMPLER_2D_BACKWARD, "aten::grid_sampler_2d_backward", "grid_sampler_2d_backward", "GridSampler2DBackwardBackward0", 3, 2, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0, bool input_grad=f1, bool grid_grad=f2", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_none, CT__SAVE_NONE) \
+    X(GRID_SAMPLER_3D, "aten::grid_sampler_3d", "grid_sampler_3d", "GridSampler3DBackward0", 2, 1, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_grid_sampler, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(GRID_SAMPLER_3D_BACKWARD, "aten::grid_sampler_3d_backward", "grid_sampler_3d_backward", "GridSampler3DBackwardBackward0", 3, 2, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0, bool input_grad=f1, bool grid_grad=f2", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_none, CT__SAVE_NONE)
+#define CT__NN_OPS(X) CT__OPS_NN_CONV(X) CT__OPS_NN_NORM(X) CT__OPS_NN_LOSS(X) CT__OPS_NN_RESAMPLE(X)
 enum {
 #define CT__NN_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__NN_##E,
     CT__NN_OPS(CT__NN_X_ENUM)
@@ -3041,6 +3146,1488 @@ CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t k, int64_t stride) {
 }
 CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(1, k, o, 0, 0); }
 CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t oh, int64_t ow) { return ct__pool_mod_new(2, 0, NULL, oh, ow); }
+
+/* [section: nn-resample-impl] */
+/* ============================================================================
+   Resampling: interpolate, pixel shuffle, grid sampling (see nn-resample-api).
+   PyTorch references: torch/nn/functional.py (interpolate's argument logic,
+   affine_grid), aten/src/ATen/native/UpSample.h and cpu/UpSampleKernel.cpp
+   (source indices and weights), GridSampler.h and cpu/GridSamplerKernel.cpp
+   (grid_sample), PixelShuffle.cpp.
+
+   Upsampling ops: one op per (mode, rank) as in PyTorch, each forward followed
+   by its backward in the table. Attributes: v[0..d) output_size, the backward
+   also v[d..2d+2) the full input_size; s[0..d) the scales (NaN: None); flags
+   bit 0 align_corners. Every mode is separable: per spatial dim a table of
+   K source indices and weights per output index (K = 1 nearest, 2 linear,
+   4 cubic), computed once per call. The kernel runs on "slices": an (n, c)
+   plane of a contiguous (or any strided) tensor, or a whole sample n of a
+   channels-last one, where each W position is a group of G = C contiguous
+   values. A slice is done in passes, W first, then H, then D, as PyTorch
+   nests its sums (output = sum_d wd * sum_h wh * sum_w ww * x), so the
+   results round as PyTorch's do: the W pass fills rows of a small cache
+   (K rows: taps advance monotonically with the output index), the H pass
+   combines cached rows into output rows (contiguous, vectorizable), the D pass
+   combines H-passed planes. The backward op is the adjoint, the passes in
+   reverse: output rows are spread into cached input rows, which are scattered
+   into the input when the taps move past them.
+   ========================================================================== */
+enum { CT__RS_NEAREST, CT__RS_EXACT, CT__RS_LINEAR, CT__RS_CUBIC };
+/* per upsampling pair (forward row 2k, backward row 2k + 1): mode and rank */
+static const struct { int mode, dims; } ct__ups_info[10] = {
+    {CT__RS_NEAREST, 1}, {CT__RS_NEAREST, 2}, {CT__RS_NEAREST, 3}, {CT__RS_EXACT, 1}, {CT__RS_EXACT, 2},
+    {CT__RS_EXACT, 3},   {CT__RS_LINEAR, 1},  {CT__RS_LINEAR, 2},  {CT__RS_CUBIC, 2},  {CT__RS_LINEAR, 3}};
+CT_STATIC_ASSERT(CT__NN_UPSAMPLE_TRILINEAR3D_BACKWARD - CT__NN_UPSAMPLE_NEAREST1D == 19,
+                 "upsampling rows come in (forward, backward) pairs in ct__ups_info's order");
+/* the local upsampling row index of an op id: 0..19, or -1 */
+static int ct__ups_local(int op) {
+    int k = op - CT__NNOP(UPSAMPLE_NEAREST1D);
+    return k >= 0 && k < 20 ? k : -1;
+}
+
+/* PyTorch suggest_memory_format for 5-D tensors: channels-last-3d (NDHWC) strides, not also contiguous */
+static int ct__is_cl3d(const ct_tensor *x) {
+    if (x->ndim != 5 || ct__is_contig(x)) return 0;
+    const int order[5] = {1, 4, 3, 2, 0};
+    int64_t s = 1;
+    for (int k = 0; k < 5; k++) {
+        int d = order[k];
+        if (x->shape[d] == 1) continue;
+        if (x->strides[d] != s) return 0;
+        s *= x->shape[d];
+    }
+    return 1;
+}
+/* dense channels-last strides of a 4-D or 5-D shape */
+static void ct__cl_strides_nd(int nd, const int64_t *shape, int64_t *st) {
+    int64_t s = 1;
+    st[1] = s;
+    s *= shape[1];
+    for (int d = nd - 1; d >= 2; d--) { st[d] = s; s *= shape[d]; }
+    st[0] = s;
+}
+static int ct__rs_suggest_cl(const ct_tensor *x) { return x->ndim == 4 ? ct__is_cl_input(x) : ct__is_cl3d(x); }
+
+static int ct__meta_upsample(ct__call *c) {
+    int k = ct__ups_local(c->op), bw = k & 1, dims = ct__ups_info[k >> 1].dims, mode = ct__ups_info[k >> 1].mode;
+    const char *nm = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[0];
+    const ct__attrs *a = c->a;
+    static const char *const dn[3] = {"D", "H", "W"};
+    if (x->ndim != dims + 2)
+        return ct__failed(CT_ERR_SHAPE, "%s: expected a %dD input, got %s", nm, dims + 2, CT__SHAPE(x));
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s' (ctensor resamples float32 and float64)", nm, nm,
+                          CT__DTNAME(x->dtype));
+    int64_t in_shape[5] = {0, 0, 0, 0, 0}, out_shape[5] = {0, 0, 0, 0, 0};
+    if (!bw) {
+        for (int q = 0; q < dims + 2; q++) in_shape[q] = x->shape[q];
+    } else {
+        for (int q = 0; q < dims + 2; q++) in_shape[q] = a->v[dims + q];
+    }
+    out_shape[0] = in_shape[0];
+    out_shape[1] = in_shape[1];
+    for (int q = 0; q < dims; q++) out_shape[2 + q] = a->v[q];
+    /* upsample_Nd_common_check: every spatial size positive */
+    int ok = 1;
+    for (int q = 2; q < dims + 2; q++) ok &= in_shape[q] > 0 && out_shape[q] > 0;
+    if (!ok) {
+        char is[96] = "", os[96] = "";
+        for (int q = 0; q < dims; q++) {
+            ct__msg_cat(is, sizeof is, "%s%s: %lld", q ? ", " : "", dn[3 - dims + q], (long long)in_shape[2 + q]);
+            ct__msg_cat(os, sizeof os, "%s%s: %lld", q ? ", " : "", dn[3 - dims + q], (long long)out_shape[2 + q]);
+        }
+        return ct__failed(CT_ERR_SHAPE, "%s: Input and output sizes should be greater than 0, but got input (%s)%s output (%s)", nm, is,
+                          dims == 1 ? " and" : "", os);
+    }
+    if (in_shape[1] == 0 && in_shape[0] != 0)
+        return ct__failed(CT_ERR_SHAPE, "%s: Non-empty %dD data tensor expected but got a tensor with sizes %s", nm, dims + 2,
+                          ct__fmt_shape(dims + 2, in_shape).s);
+    if (bw) {
+        for (int q = 0; q < dims + 2; q++)
+            if (x->shape[q] != out_shape[q])
+                return ct__failed(CT_ERR_SHAPE, "%s: Expected grad_output to have the same shape as output; output.size(%d) = %lld but got grad_output.size(%d) = %lld",
+                                  nm, q, (long long)out_shape[q], q, (long long)x->shape[q]);
+    }
+    const int64_t *res = bw ? in_shape : out_shape;
+    if (ct__check_shape(nm, dims + 2, res)) return -1;
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->dtype = x->dtype;
+    o->ndim = dims + 2;
+    for (int q = 0; q < dims + 2; q++) o->shape[q] = res[q];
+    /* channels-last in, channels-last out (PyTorch 1.13's bicubic gives contiguous tensors) */
+    o->has_strides = dims >= 2 && mode != CT__RS_CUBIC && ct__rs_suggest_cl(x);
+    if (o->has_strides) ct__cl_strides_nd(dims + 2, o->shape, o->strides);
+    c->nout = 1;
+    return 0;
+}
+
+/* ---- source indices and weights (UpSample.h) ----
+   Coordinates are computed in double and rounded to the op's precision where
+   PyTorch computes in scalar_t (float for float32: each rounded double step is
+   the float operation); the source index of the linear and cubic modes is
+   PyTorch's double expression scale * (o + 0.5) - 0.5, which its AVX2 build
+   contracts to one fused multiply-add (fma here gives the same bits). */
+CT__INLINE double ct__rs_r(double v, int f32) { return f32 ? (double)(float)v : v; }
+CT__INLINE double ct__rs_floorf(double v) { return floor((double)(float)v); }   /* PyTorch's floorf */
+/* area_pixel_compute_scale; scale: the user's scale factor, NaN when None */
+static double ct__rs_scale(int64_t in, int64_t out, int align, double scale, int f32) {
+    if (align) return out > 1 ? ct__rs_r(ct__rs_r((double)(in - 1), f32) / ct__rs_r((double)(out - 1), f32), f32) : 0.0;
+    if (scale > 0) return ct__rs_r(1.0 / scale, f32);   /* compute_scales_value */
+    return ct__rs_r(ct__rs_r((double)in, f32) / ct__rs_r((double)out, f32), f32);
+}
+/* cubic convolution with A = -0.75 (cubic_convolution1 for |x| <= 1, 2 for 1 < |x| < 2), in the op's precision */
+static double ct__rs_cc1(double x, int f) {
+    const double A = -0.75;
+    return ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r((A + 2) * x, f) - (A + 3), f) * x, f) * x, f) + 1, f);
+}
+static double ct__rs_cc2(double x, int f) {
+    const double A = -0.75;
+    return ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(A * x, f) - 5 * A, f) * x, f) + 8 * A, f) * x - 4 * A, f);
+}
+/* get_cubic_upsample_coefficients(coeffs, t) */
+static void ct__rs_cubic_coeffs(double t, int f, double *c) {
+    double x2 = ct__rs_r(1.0 - t, f);
+    c[0] = ct__rs_cc2(ct__rs_r(t + 1.0, f), f);
+    c[1] = ct__rs_cc1(t, f);
+    c[2] = ct__rs_cc1(x2, f);
+    c[3] = ct__rs_cc2(ct__rs_r(x2 + 1.0, f), f);
+}
+typedef struct ct__rs_dim {
+    int64_t in, out;
+    int K;              /* taps per output index: 1 nearest, 2 linear, 4 cubic; 0: the dim is absent (rank < 3) */
+    int64_t *idx;       /* [out * K] source indices */
+    void *w;            /* [out * K] weights in the op's dtype (1 for nearest) */
+} ct__rs_dim;
+/* Fills d's tables (idx, w already point to out * K entries). */
+static void ct__rs_dim_fill(ct__rs_dim *d, int mode, int align, double scale, int f32) {
+    int64_t in = d->in, out = d->out;
+    int K = d->K;
+    double sc = ct__rs_scale(in, out, mode >= CT__RS_LINEAR && align, scale, f32);
+    for (int64_t o = 0; o < out; o++) {
+        double wt[4] = {1, 0, 0, 0};
+        int64_t *ix = d->idx + o * K;
+        if (mode == CT__RS_NEAREST) {
+            /* HelperInterpNearest: floor(scale * o), as OpenCV's INTER_NEAREST */
+            int64_t i = (int64_t)ct__rs_floorf(ct__rs_r(sc * (double)o, f32));
+            ix[0] = CT__MIN(i, in - 1);
+        } else if (mode == CT__RS_EXACT) {
+            /* HelperInterpNearestExact: round(scale * (o + 0.5) - 0.5), as Pillow and scikit-image */
+            double real = ct__rs_r(fma(sc, (double)o + 0.5, -0.5), f32);
+            if (real < 0) real = 0;
+            int64_t i = (int64_t)ct__rs_floorf(real + 0.5);
+            ix[0] = CT__MIN(i, in - 1);
+        } else if (mode == CT__RS_LINEAR) {
+            if (in == out) {   /* compute_source_index_and_lambda: equal sizes copy */
+                ix[0] = ix[1] = o;
+            } else {
+                double real = align ? sc * (double)o : fma(sc, (double)o + 0.5, -0.5);
+                if (real < 0) real = 0;
+                int64_t i0 = CT__MIN((int64_t)real, in - 1);
+                ix[0] = i0;
+                ix[1] = i0 + (i0 < in - 1 ? 1 : 0);
+                wt[1] = ct__rs_r(real - (double)i0, f32);
+                wt[0] = ct__rs_r(1.0 - wt[1], f32);
+            }
+        } else {
+            /* HelperInterpCubic: taps floor(x) - 1 .. floor(x) + 2, clamped to the input */
+            double real = align ? sc * (double)o : fma(sc, (double)o + 0.5, -0.5);
+            double fl = ct__rs_floorf(real);
+            int64_t i = (int64_t)fl;
+            ct__rs_cubic_coeffs(ct__rs_r(real - fl, f32), f32, wt);
+            for (int k = 0; k < 4; k++) ix[k] = CT__MAX(CT__MIN(i - 1 + k, in - 1), (int64_t)0);
+        }
+        for (int k = 0; k < K; k++) {
+            if (f32) ((float *)d->w)[o * K + k] = (float)wt[k];
+            else ((double *)d->w)[o * K + k] = wt[k];
+        }
+    }
+}
+
+/* ---- inner loops, per dtype ----
+   hrow:     d[o][g] = sum_k w[o][k] * s[ix[o][k] + g]   (the W pass; nearest: a copy)
+   hrow_adj: s[ix[o][k] + g] += w[o][k] * d[o * ss][g]   (its adjoint; d read with element stride ss when G == 1)
+   vcomb:    d[i] = sum_k rows[k][i] * w[k]              (the H and D passes)
+   axpy:     d[i] += a * s[i * ss]                        (their adjoint) */
+#define CT__RS_LOOPS(SUF, T)                                                                              \
+    static void ct__rs_hrow_##SUF(void *d_, const void *s_, const int64_t *ix, const void *w_, int64_t n, int K, int64_t G) { \
+        T *d = (T *)d_;                                                                                   \
+        const T *s = (const T *)s_, *w = (const T *)w_;                                                   \
+        if (G == 1) {                                                                                     \
+            if (K == 1)                                                                                   \
+                for (int64_t o = 0; o < n; o++) d[o] = s[ix[o]];                                          \
+            else if (K == 2)                                                                              \
+                for (int64_t o = 0; o < n; o++) d[o] = s[ix[2 * o]] * w[2 * o] + s[ix[2 * o + 1]] * w[2 * o + 1]; \
+            else                                                                                          \
+                for (int64_t o = 0; o < n; o++)                                                           \
+                    d[o] = s[ix[4 * o]] * w[4 * o] + s[ix[4 * o + 1]] * w[4 * o + 1] + s[ix[4 * o + 2]] * w[4 * o + 2] + \
+                           s[ix[4 * o + 3]] * w[4 * o + 3];                                               \
+            return;                                                                                       \
+        }                                                                                                 \
+        for (int64_t o = 0; o < n; o++, d += G) {                                                         \
+            const T *s0 = s + ix[o * K];                                                                  \
+            if (K == 1) {                                                                                 \
+                for (int64_t g = 0; g < G; g++) d[g] = s0[g];                                             \
+            } else if (K == 2) {                                                                          \
+                const T *s1 = s + ix[2 * o + 1];                                                          \
+                T w0 = w[2 * o], w1 = w[2 * o + 1];                                                       \
+                for (int64_t g = 0; g < G; g++) d[g] = s0[g] * w0 + s1[g] * w1;                           \
+            } else {                                                                                      \
+                const T *s1 = s + ix[4 * o + 1], *s2 = s + ix[4 * o + 2], *s3 = s + ix[4 * o + 3];        \
+                T w0 = w[4 * o], w1 = w[4 * o + 1], w2 = w[4 * o + 2], w3 = w[4 * o + 3];                 \
+                for (int64_t g = 0; g < G; g++) d[g] = s0[g] * w0 + s1[g] * w1 + s2[g] * w2 + s3[g] * w3; \
+            }                                                                                             \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__rs_hrow_adj_##SUF(void *s_, const void *d_, int64_t ss, const int64_t *ix, const void *w_, int64_t n, \
+                                      int K, int64_t G) {                                                 \
+        T *s = (T *)s_;                                                                                   \
+        const T *d = (const T *)d_, *w = (const T *)w_;                                                   \
+        if (G == 1) {                                                                                     \
+            if (K == 1)                                                                                   \
+                for (int64_t o = 0; o < n; o++) s[ix[o]] += d[o * ss];                                    \
+            else                                                                                          \
+                for (int64_t o = 0; o < n; o++) {                                                         \
+                    T v = d[o * ss];                                                                      \
+                    for (int k = 0; k < K; k++) s[ix[o * K + k]] += w[o * K + k] * v;                     \
+                }                                                                                         \
+            return;                                                                                       \
+        }                                                                                                 \
+        for (int64_t o = 0; o < n; o++, d += G)                                                           \
+            for (int k = 0; k < K; k++) {                                                                 \
+                T *sk = s + ix[o * K + k];                                                                \
+                if (K == 1) {                                                                             \
+                    for (int64_t g = 0; g < G; g++) sk[g] += d[g];                                        \
+                } else {                                                                                  \
+                    T wk = w[o * K + k];                                                                  \
+                    for (int64_t g = 0; g < G; g++) sk[g] += wk * d[g];                                   \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__rs_vcomb_##SUF(void *d_, const void *const *r, const void *w_, int K, int64_t n) {    \
+        T *d = (T *)d_;                                                                                   \
+        const T *w = (const T *)w_, *r0 = (const T *)r[0], *r1 = (const T *)r[1 % K];                     \
+        T w0 = w[0], w1 = w[1 % K];                                                                       \
+        if (K == 2) {                                                                                     \
+            for (int64_t i = 0; i < n; i++) d[i] = r0[i] * w0 + r1[i] * w1;                               \
+        } else if (K == 4) {                                                                              \
+            const T *r2 = (const T *)r[2], *r3 = (const T *)r[3];                                         \
+            T w2 = w[2], w3 = w[3];                                                                       \
+            for (int64_t i = 0; i < n; i++) d[i] = r0[i] * w0 + r1[i] * w1 + r2[i] * w2 + r3[i] * w3;     \
+        } else {                                                                                          \
+            for (int64_t i = 0; i < n; i++) d[i] = r0[i] * w0;                                            \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* channels-last linear rows: the W pass of two input rows and their H combination in one sweep   \
+       (the same arithmetic as hrow then vcomb, without the cached rows' memory traffic) */               \
+    static void ct__rs_hv2_##SUF(void *d_, const void *s0_, const void *s1_, const int64_t *ix, const void *w_, \
+                                 const void *wh_, int64_t n, int64_t G) {                                 \
+        T *d = (T *)d_;                                                                                   \
+        const T *s0 = (const T *)s0_, *s1 = (const T *)s1_, *w = (const T *)w_, *wh = (const T *)wh_;    \
+        T h0 = wh[0], h1 = wh[1];                                                                         \
+        for (int64_t o = 0; o < n; o++, d += G) {                                                         \
+            const T *a0 = s0 + ix[2 * o], *a1 = s0 + ix[2 * o + 1], *b0 = s1 + ix[2 * o], *b1 = s1 + ix[2 * o + 1]; \
+            T w0 = w[2 * o], w1 = w[2 * o + 1];                                                           \
+            for (int64_t g = 0; g < G; g++) d[g] = (a0[g] * w0 + a1[g] * w1) * h0 + (b0[g] * w0 + b1[g] * w1) * h1; \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__rs_axpy_##SUF(void *d_, const void *s_, int64_t ss, const void *a_, int64_t n) {      \
+        T *d = (T *)d_;                                                                                   \
+        const T *s = (const T *)s_;                                                                       \
+        T a = *(const T *)a_;                                                                             \
+        if (ss == 1)                                                                                      \
+            for (int64_t i = 0; i < n; i++) d[i] += a * s[i];                                             \
+        else                                                                                              \
+            for (int64_t i = 0; i < n; i++) d[i] += a * s[i * ss];                                        \
+    }
+CT__RS_LOOPS(f32, float)
+CT__RS_LOOPS(f64, double)
+typedef struct ct__rs_fns {
+    void (*hrow)(void *d, const void *s, const int64_t *ix, const void *w, int64_t n, int K, int64_t G);
+    void (*hrow_adj)(void *s, const void *d, int64_t ss, const int64_t *ix, const void *w, int64_t n, int K, int64_t G);
+    void (*vcomb)(void *d, const void *const *rows, const void *w, int K, int64_t n);
+    void (*axpy)(void *d, const void *s, int64_t ss, const void *a, int64_t n);
+    void (*hv2)(void *d, const void *s0, const void *s1, const int64_t *ix, const void *w, const void *wh, int64_t n, int64_t G);
+} ct__rs_fns;
+static const ct__rs_fns ct__rs_fns_f32 = {ct__rs_hrow_f32, ct__rs_hrow_adj_f32, ct__rs_vcomb_f32, ct__rs_axpy_f32, ct__rs_hv2_f32};
+static const ct__rs_fns ct__rs_fns_f64 = {ct__rs_hrow_f64, ct__rs_hrow_adj_f64, ct__rs_vcomb_f64, ct__rs_axpy_f64, ct__rs_hv2_f64};
+
+/* One call's geometry. The input side ("in": the forward's input, the
+   backward's result) is addressed with element strides isd, ish and the W
+   indices wi (premultiplied by its W stride); the output side (the forward's
+   result, the backward's gradient) with osd, osh, osw (osw != G only for
+   G == 1: a strided gradient). Both are offsets within a slice. */
+typedef struct ct__rs_job {
+    const ct__rs_fns *f;
+    size_t es;
+    ct__rs_dim d[3];          /* D, H, W */
+    int64_t *wi;
+    int64_t G, isd, ish, osd, osh, osw;
+} ct__rs_job;
+typedef struct ct__rs_ws {   /* per-thread caches */
+    char *row[4], *plane[4];
+    int64_t rtag[4], ptag[4];
+} ct__rs_ws;
+#define CT__RS_AT(p, off, es) ((char *)(p) + (off) * (int64_t)(es))
+
+/* forward, H and W passes: the input plane src, output rows [oh0, oh1) of the dense plane dst */
+static void ct__rs_fwd2d(const ct__rs_job *j, ct__rs_ws *ws, const char *src, char *dst, int64_t oh0, int64_t oh1) {
+    const ct__rs_dim *dh = &j->d[1], *dw = &j->d[2];
+    int64_t n = dw->out, rowel = n * j->G;
+    size_t es = j->es;
+    if (dh->K == 0) { j->f->hrow(dst, src, j->wi, dw->w, n, dw->K, j->G); return; }
+    if (dh->K == 1) {   /* nearest rows: a repeated source row is a copy of the previous output row */
+        int64_t prev = -1;
+        for (int64_t oh = oh0; oh < oh1; oh++) {
+            int64_t ih = dh->idx[oh];
+            char *drow = CT__RS_AT(dst, oh * rowel, es);
+            if (ih == prev) memcpy(drow, drow - rowel * (int64_t)es, (size_t)rowel * es);
+            else j->f->hrow(drow, CT__RS_AT(src, ih * j->ish, es), j->wi, dw->w, n, dw->K, j->G);
+            prev = ih;
+        }
+        return;
+    }
+    int K = dh->K;
+    if (K == 2 && dw->K == 2 && j->G > 1) {
+        for (int64_t oh = oh0; oh < oh1; oh++)
+            j->f->hv2(CT__RS_AT(dst, oh * rowel, es), CT__RS_AT(src, dh->idx[2 * oh] * j->ish, es), CT__RS_AT(src, dh->idx[2 * oh + 1] * j->ish, es),
+                      j->wi, dw->w, CT__RS_AT(dh->w, oh * 2, es), n, j->G);
+        return;
+    }
+    const void *rows[4];
+    for (int k = 0; k < K; k++) ws->rtag[k] = -1;
+    for (int64_t oh = oh0; oh < oh1; oh++) {
+        /* the taps of one output row span at most K consecutive rows: distinct rows, distinct slots */
+        for (int k = 0; k < K; k++) {
+            int64_t ih = dh->idx[oh * K + k];
+            int slot = (int)(ih % K);
+            if (ws->rtag[slot] != ih) {
+                j->f->hrow(ws->row[slot], CT__RS_AT(src, ih * j->ish, es), j->wi, dw->w, n, dw->K, j->G);
+                ws->rtag[slot] = ih;
+            }
+            rows[k] = ws->row[slot];
+        }
+        j->f->vcomb(CT__RS_AT(dst, oh * rowel, es), rows, CT__RS_AT(dh->w, oh * K, es), K, rowel);
+    }
+}
+/* forward of one slice; [b0, b1): the block of output planes (3-D) or rows (1-D, 2-D) */
+static void ct__rs_fwd_slice(const ct__rs_job *j, ct__rs_ws *ws, const char *src, char *dst, int64_t b0, int64_t b1) {
+    const ct__rs_dim *dd = &j->d[0];
+    int64_t plane = j->d[1].out * j->d[2].out * j->G;
+    size_t es = j->es;
+    if (dd->K == 0) { ct__rs_fwd2d(j, ws, src, dst, b0, b1); return; }
+    if (dd->K == 1) {
+        int64_t prev = -1;
+        for (int64_t od = b0; od < b1; od++) {
+            int64_t id = dd->idx[od];
+            char *dp = CT__RS_AT(dst, od * plane, es);
+            if (id == prev) memcpy(dp, dp - plane * (int64_t)es, (size_t)plane * es);
+            else ct__rs_fwd2d(j, ws, CT__RS_AT(src, id * j->isd, es), dp, 0, j->d[1].out);
+            prev = id;
+        }
+        return;
+    }
+    int K = dd->K;
+    const void *planes[4];
+    for (int k = 0; k < K; k++) ws->ptag[k] = -1;
+    for (int64_t od = b0; od < b1; od++) {
+        for (int k = 0; k < K; k++) {
+            int64_t id = dd->idx[od * K + k];
+            int slot = (int)(id % K);
+            if (ws->ptag[slot] != id) {
+                ct__rs_fwd2d(j, ws, CT__RS_AT(src, id * j->isd, es), ws->plane[slot], 0, j->d[1].out);
+                ws->ptag[slot] = id;
+            }
+            planes[k] = ws->plane[slot];
+        }
+        j->f->vcomb(CT__RS_AT(dst, od * plane, es), planes, CT__RS_AT(dd->w, od * K, es), K, plane);
+    }
+}
+/* backward, H and W passes: the gradient plane g (rows at stride gsh, elements at gsw when G == 1)
+   is spread into the input plane gi (zeroed by the caller) */
+static void ct__rs_bwd2d(const ct__rs_job *j, ct__rs_ws *ws, const char *g, int64_t gsh, int64_t gsw, char *gi) {
+    const ct__rs_dim *dh = &j->d[1], *dw = &j->d[2];
+    int64_t n = dw->out, rowel = n * j->G;
+    size_t es = j->es;
+    if (dh->K == 0) { j->f->hrow_adj(gi, g, gsw, j->wi, dw->w, n, dw->K, j->G); return; }
+    if (dh->K == 1 && j->G > 1) {   /* nearest, channels-last: each gradient row adds into its source row */
+        for (int64_t oh = 0; oh < dh->out; oh++)
+            j->f->hrow_adj(CT__RS_AT(gi, dh->idx[oh] * j->ish, es), CT__RS_AT(g, oh * gsh, es), gsw, j->wi, dw->w, n, dw->K, j->G);
+        return;
+    }
+    int K = dh->K;
+    for (int k = 0; k < K; k++) ws->rtag[k] = -1;
+    for (int64_t oh = 0; oh < dh->out; oh++) {
+        for (int k = 0; k < K; k++) {
+            int64_t ih = dh->idx[oh * K + k];
+            int slot = (int)(ih % K);
+            if (ws->rtag[slot] != ih) {
+                /* a row the taps have moved past is complete: scatter it into the input */
+                if (ws->rtag[slot] >= 0)
+                    j->f->hrow_adj(CT__RS_AT(gi, ws->rtag[slot] * j->ish, es), ws->row[slot], 1, j->wi, dw->w, n, dw->K, j->G);
+                memset(ws->row[slot], 0, (size_t)rowel * es);
+                ws->rtag[slot] = ih;
+            }
+            j->f->axpy(ws->row[slot], CT__RS_AT(g, oh * gsh, es), gsw, CT__RS_AT(dh->w, oh * K + k, es), rowel);
+        }
+    }
+    for (int k = 0; k < K; k++)
+        if (ws->rtag[k] >= 0) j->f->hrow_adj(CT__RS_AT(gi, ws->rtag[k] * j->ish, es), ws->row[k], 1, j->wi, dw->w, n, dw->K, j->G);
+}
+static void ct__rs_bwd_slice(const ct__rs_job *j, ct__rs_ws *ws, const char *g, char *gi) {
+    const ct__rs_dim *dd = &j->d[0];
+    int64_t OH = j->d[1].out, rowel = j->d[2].out * j->G, plane = OH * rowel;
+    size_t es = j->es;
+    if (dd->K == 0) { ct__rs_bwd2d(j, ws, g, j->osh, j->osw, gi); return; }
+    if (dd->K == 1 && j->G > 1) {
+        for (int64_t od = 0; od < dd->out; od++) ct__rs_bwd2d(j, ws, CT__RS_AT(g, od * j->osd, es), j->osh, j->osw, CT__RS_AT(gi, dd->idx[od] * j->isd, es));
+        return;
+    }
+    int K = dd->K;
+    for (int k = 0; k < K; k++) ws->ptag[k] = -1;
+    for (int64_t od = 0; od < dd->out; od++) {
+        for (int k = 0; k < K; k++) {
+            int64_t id = dd->idx[od * K + k];
+            int slot = (int)(id % K);
+            if (ws->ptag[slot] != id) {
+                if (ws->ptag[slot] >= 0) ct__rs_bwd2d(j, ws, ws->plane[slot], rowel, 1, CT__RS_AT(gi, ws->ptag[slot] * j->isd, es));
+                memset(ws->plane[slot], 0, (size_t)plane * es);
+                ws->ptag[slot] = id;
+            }
+            for (int64_t oh = 0; oh < OH; oh++)
+                j->f->axpy(CT__RS_AT(ws->plane[slot], oh * rowel, es), CT__RS_AT(g, od * j->osd + oh * j->osh, es), j->osw,
+                           CT__RS_AT(dd->w, od * K + k, es), rowel);
+        }
+    }
+    for (int k = 0; k < K; k++)
+        if (ws->ptag[k] >= 0) ct__rs_bwd2d(j, ws, ws->plane[k], rowel, 1, CT__RS_AT(gi, ws->ptag[k] * j->isd, es));
+}
+
+#ifndef CT__RS_PAR
+#  define CT__RS_PAR ((int64_t)1 << 15)   /* output elements worth a thread */
+#endif
+static int ct__k_upsample(ct__call *c) {
+    int k = ct__ups_local(c->op), bw = k & 1, dims = ct__ups_info[k >> 1].dims, mode = ct__ups_info[k >> 1].mode;
+    const ct__attrs *a = c->a;
+    const ct_tensor *src = c->in[0];
+    ct_tensor *dst = c->out[0];
+    int f32 = src->dtype == CT_FLOAT32;
+    size_t es = f32 ? 4 : 8;
+    int64_t nd = dims + 2;
+    if (bw) memset(ct__ptr(dst), 0, (size_t)ct_numel(dst) * es);   /* dense: the adjoint accumulates */
+    if (ct_numel(dst) == 0 || ct_numel(src) == 0) return 0;
+    /* in: the input-sized tensor; out: the output-sized one */
+    const ct_tensor *tin = bw ? dst : src, *tout = bw ? src : dst;
+    /* channels-last slices: the meta made the result channels-last only for a channels-last input */
+    int cl = nd >= 4 && ct__rs_suggest_cl(dst) && ct__rs_suggest_cl(src);
+    ct__rs_job j;
+    memset(&j, 0, sizeof j);
+    j.f = f32 ? &ct__rs_fns_f32 : &ct__rs_fns_f64;
+    j.es = es;
+    int64_t N = tin->shape[0], C = tin->shape[1], Kd = mode == CT__RS_CUBIC ? 4 : mode == CT__RS_LINEAR ? 2 : 1;
+    int64_t total = 0;
+    for (int q = 0; q < 3; q++) {
+        ct__rs_dim *d = &j.d[q];
+        int sp = q - (3 - dims);   /* spatial index, < 0: absent */
+        d->in = sp >= 0 ? tin->shape[2 + sp] : 1;
+        d->out = sp >= 0 ? tout->shape[2 + sp] : 1;
+        d->K = sp >= 0 ? (int)Kd : 0;
+        total += d->out * d->K;
+    }
+    total += j.d[2].out * j.d[2].K;   /* wi */
+    char *tab = (char *)CT_MALLOC((size_t)total * (8 + es) + 16);
+    if (!tab) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
+    int64_t *ip = (int64_t *)tab;
+    char *wp = tab + (size_t)total * 8;
+    for (int q = 0; q < 3; q++) {
+        ct__rs_dim *d = &j.d[q];
+        if (!d->K) continue;
+        int sp = q - (3 - dims);
+        d->idx = ip;
+        d->w = wp;
+        ip += d->out * d->K;
+        wp += (size_t)(d->out * d->K) * es;
+        ct__rs_dim_fill(d, mode, (a->flags & 1) != 0, a->s[sp], f32);
+    }
+    int64_t G = cl ? C : 1;
+    /* element strides of the two sides within a slice */
+    int64_t ist[5], ost[5];
+    for (int q = 0; q < 5; q++) ist[q] = ost[q] = 0;
+    for (int q = 0; q < dims; q++) { ist[5 - dims + q] = tin->strides[2 + q]; ost[5 - dims + q] = tout->strides[2 + q]; }
+    j.wi = ip;
+    for (int64_t o = 0; o < j.d[2].out * j.d[2].K; o++) j.wi[o] = j.d[2].idx[o] * ist[4];
+    j.G = G;
+    j.isd = ist[2]; j.ish = ist[3];
+    j.osd = ost[2]; j.osh = ost[3]; j.osw = G > 1 ? 1 : ost[4];   /* channels-last rows are dense */
+    int64_t nslices = cl ? N : N * C;
+    /* the forward splits a slice into blocks of output planes / rows when there are few slices */
+    int outer = j.d[0].K ? 0 : 1;   /* the dim blocks run over: D (3-D) or H */
+    int64_t nouter = j.d[outer].out, nb = 1;
+    int nt = 1;
+#ifdef CTENSOR_OPENMP
+    int par = ct_numel(dst) >= CT__RS_PAR && omp_get_max_threads() > 1 && !omp_in_parallel();
+    if (par) nt = omp_get_max_threads();
+#endif
+    if (!bw && nt > 1 && nslices < 4 * nt && dims >= 2) nb = CT__MIN(nouter, (4 * nt + nslices - 1) / nslices);
+    int64_t ntask = bw ? nslices : nslices * nb;
+    size_t rowb = (size_t)(j.d[2].out * G) * es, planeb = rowb * (size_t)j.d[1].out;
+    size_t wsb = rowb * (size_t)j.d[1].K + (j.d[0].K ? planeb * (size_t)j.d[0].K : 0);
+    int oom = 0;
+    char *sp_ = ct__ptr(src), *dp_ = ct__ptr(dst);
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        ct__rs_ws ws;
+        char *buf = wsb ? (char *)CT_MALLOC(wsb) : NULL;
+        if (wsb && !buf) {
+#ifdef CTENSOR_OPENMP
+#pragma omp atomic write
+#endif
+            oom = 1;
+        }
+        for (int q = 0; q < 4; q++) {
+            ws.row[q] = buf && q < j.d[1].K ? buf + rowb * (size_t)q : NULL;
+            ws.plane[q] = buf && q < j.d[0].K ? buf + rowb * (size_t)j.d[1].K + planeb * (size_t)q : NULL;
+        }
+        int64_t t;
+#ifdef CTENSOR_OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (t = 0; t < ntask; t++) {
+            if (wsb && !buf) continue;
+            int64_t s = bw ? t : t / nb, blk = bw ? 0 : t % nb;
+            int64_t n = cl ? s : s / C, ch = cl ? 0 : s % C;
+            const char *in_base = CT__RS_AT(bw ? dp_ : sp_, n * tin->strides[0] + ch * tin->strides[1], es);
+            char *out_base = CT__RS_AT(bw ? sp_ : dp_, n * tout->strides[0] + ch * tout->strides[1], es);
+            if (bw) {
+                ct__rs_bwd_slice(&j, &ws, out_base, (char *)in_base);
+            } else {
+                int64_t b0 = blk * nouter / nb, b1 = (blk + 1) * nouter / nb;
+                if (dims == 1) { b0 = 0; b1 = 1; }
+                ct__rs_fwd_slice(&j, &ws, in_base, out_base, b0, b1);
+            }
+        }
+        CT_FREE(buf);
+    }
+    CT_FREE(tab);
+    if (oom) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
+    return 0;
+}
+/* Each upsampling op is linear in its input: the backward of the forward is the
+   backward op, and the backward of the backward op is the forward op. */
+static int ct__bw_upsample(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    int k = ct__ups_local(n->op), dims = ct__ups_info[k >> 1].dims;
+    ct__attrs a = n->attrs;
+    if (k & 1) {
+        gin[0] = ct__op1(CT__NNOP(UPSAMPLE_NEAREST1D) + (k - 1), gout[0], &a);
+    } else {
+        for (int q = 0; q < dims + 2; q++) a.v[dims + q] = n->in_meta[0].shape[q];
+        a.nv = 2 * dims + 2;
+        gin[0] = ct__op1(CT__NNOP(UPSAMPLE_NEAREST1D) + (k + 1), gout[0], &a);
+    }
+    return gin[0] ? 0 : -1;
+}
+
+/* ---- F.interpolate ---- */
+static void ct__rs_pytuple_i(char *buf, size_t cap, int n, const int64_t *v) {
+    buf[0] = 0;
+    ct__msg_cat(buf, cap, "(");
+    for (int i = 0; i < n; i++) ct__msg_cat(buf, cap, i ? ", %lld" : "%lld", (long long)v[i]);
+    ct__msg_cat(buf, cap, n == 1 ? ",)" : ")");
+}
+static void ct__rs_pytuple_f(char *buf, size_t cap, int n, const double *v) {
+    char f[40];
+    buf[0] = 0;
+    ct__msg_cat(buf, cap, "(");
+    for (int i = 0; i < n; i++) {
+        ct__pyfloat(v[i], f, sizeof f);
+        ct__msg_cat(buf, cap, i ? ", %s" : "%s", f);
+    }
+    ct__msg_cat(buf, cap, n == 1 ? ",)" : ")");
+}
+/* entries given in a size / scale_factor array: up to the last nonzero one */
+static int ct__rs_count_i(const int64_t *v) { return v[2] ? 3 : v[1] ? 2 : v[0] ? 1 : 0; }
+static int ct__rs_count_f(const double *v) { return v[2] != 0 ? 3 : v[1] != 0 ? 2 : v[0] != 0 ? 1 : 0; }
+static const char *const ct__rs_modes[7] = {"nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area"};
+CTENSOR_API ct_tensor *ct_interpolate(const ct_tensor *x, const ct_interpolate_options *o) {
+    if (!x) { ct__null_arg("interpolate", 0); return NULL; }
+    ct_interpolate_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    const char *mode = o->mode ? o->mode : "nearest";
+    int mi = -1;
+    for (int i = 0; i < 7; i++)
+        if (!strcmp(mode, ct__rs_modes[i])) mi = i;
+    int nearestish = mi == 0 || mi == 1 || mi == 6;
+    if (nearestish && o->align_corners)
+        return ct__fail(CT_ERR_ARG, "interpolate: align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear");
+    int align = o->align_corners > 0;
+    int dim = x->ndim - 2;
+    int ns = ct__rs_count_i(o->size), nf = ct__rs_count_f(o->scale_factor);
+    int64_t out[3] = {0, 0, 0};
+    double sf[3] = {NAN, NAN, NAN};
+    char t1[160], t2[160];
+    ct__shapestr sp = ct__fmt_shape(dim > 0 ? dim : 0, x->shape + 2);
+    if (ns && nf) return ct__fail(CT_ERR_ARG, "interpolate: only one of size or scale_factor should be defined");
+    if (ns) {
+        if (ns > 1 && ns != dim) {
+            ct__rs_pytuple_i(t1, sizeof t1, ns, o->size);
+            return ct__fail(CT_ERR_ARG, "interpolate: Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of %s and output size of %s. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.",
+                            sp.s, t1);
+        }
+        for (int i = 0; i < dim && i < 3; i++) out[i] = ns == 1 ? o->size[0] : o->size[i];
+    } else if (nf) {
+        if (nf > 1 && nf != dim) {
+            ct__rs_pytuple_f(t2, sizeof t2, nf, o->scale_factor);
+            return ct__fail(CT_ERR_ARG, "interpolate: Input and scale_factor must have the same number of spatial dimensions, but got input with spatial dimensions of %s and scale_factor of shape %s. Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.",
+                            sp.s, t2);
+        }
+        for (int i = 0; i < dim && i < 3; i++) sf[i] = nf == 1 ? o->scale_factor[0] : o->scale_factor[i];
+    } else {
+        return ct__fail(CT_ERR_ARG, "interpolate: either size or scale_factor should be defined");
+    }
+    if (o->recompute_scale_factor > 0 && ns) return ct__fail(CT_ERR_ARG, "interpolate: recompute_scale_factor is not meaningful with an explicit size.");
+    if (nf) {
+        /* the output size: floor(in * scale) in PyTorch's Python code (recomputing, "area"), the
+           truncated product in its C++ otherwise (the same unless negative: the error message) */
+        int py = o->recompute_scale_factor > 0 || mi == 6;
+        for (int i = 0; i < dim && i < 3; i++) {
+            double v = (double)x->shape[2 + i] * sf[i];
+            if (!(v > -4.0e18 && v < 4.0e18))
+                return ct__fail(CT_ERR_ARG, "interpolate: the output size %lld * %g is out of range", (long long)x->shape[2 + i], sf[i]);
+            out[i] = (int64_t)(py ? floor(v) : trunc(v));
+        }
+        /* recompute_scale_factor=True, and "area": the kernels get the size only */
+        if (o->recompute_scale_factor > 0 || mi == 6) sf[0] = sf[1] = sf[2] = NAN;
+    }
+    if (o->antialias) {
+        if (!((mi == 3 || mi == 4) && x->ndim == 4))
+            return ct__fail(CT_ERR_ARG, "interpolate: Anti-alias option is only supported for bilinear and bicubic modes");
+        return ct__fail(CT_ERR_UNSUPPORTED, "interpolate: antialias=True is not supported by ctensor (PyTorch's _upsample_%s2d_aa)",
+                        mi == 3 ? "bilinear" : "bicubic");
+    }
+    static const char *const need[6] = {"", "", "linear mode needs 3D", "bilinear mode needs 4D", "", "trilinear mode needs 5D"};
+    int op = -1;
+    int ok_rank = x->ndim >= 3 && x->ndim <= 5;
+    if (mi == 6 && ok_rank) {
+        int s = ct_scope_begin();
+        ct_tensor *y = NULL;
+        if (x->ndim == 3) {
+            y = ct_squeeze_dim(ct_adaptive_avg_pool2d(ct_unsqueeze(x, 2), 1, out[0]), 2);
+        } else if (x->ndim == 4) {
+            y = ct_adaptive_avg_pool2d(x, out[0], out[1]);
+        } else {
+            /* adaptive_avg_pool3d as two 2-D poolings: (H, W) of each depth, then D (W' = OH * OW pools 1:1) */
+            int64_t N = x->shape[0], C = x->shape[1], D = x->shape[2];
+            if (out[0] < 0 || out[1] < 0 || out[2] < 0) {
+                ct_set_error(CT_ERR_ARG, "interpolate: adaptive_avg_pool3d: output_size must be non-negative, got (%lld, %lld, %lld)",
+                             (long long)out[0], (long long)out[1], (long long)out[2]);
+            } else {
+                int64_t s1[4] = {N, C * D, x->shape[3], x->shape[4]}, s2[4] = {N, C, D, out[1] * out[2]}, s3[5] = {N, C, out[0], out[1], out[2]};
+                int bad = 0;
+                for (int q = 1; q < 5; q++) bad |= x->shape[q] == 0;
+                if (bad)
+                    ct_set_error(CT_ERR_SHAPE, "interpolate: adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes %s",
+                                 CT__SHAPE(x));
+                else if (out[0] * out[1] * out[2] == 0) {   /* an empty result (still in x's graph) */
+                    int64_t s0[2] = {N * C, D * x->shape[3] * x->shape[4]};
+                    y = ct_reshape_n(ct_narrow(ct_reshape_n(x, 2, s0), 1, 0, 0), 5, s3);
+                } else {
+                    y = ct_reshape_n(ct_adaptive_avg_pool2d(ct_reshape_n(ct_adaptive_avg_pool2d(ct_reshape_n(x, 4, s1), out[1], out[2]), 4, s2),
+                                                            out[0], out[1] * out[2]),
+                                     5, s3);
+                }
+            }
+        }
+        ct_keep(y);
+        ct_scope_end(s);
+        return y;
+    }
+    if (x->ndim == 3 && mi == 0) op = CT__NNOP(UPSAMPLE_NEAREST1D);
+    else if (x->ndim == 4 && mi == 0) op = CT__NNOP(UPSAMPLE_NEAREST2D);
+    else if (x->ndim == 5 && mi == 0) op = CT__NNOP(UPSAMPLE_NEAREST3D);
+    else if (x->ndim == 3 && mi == 1) op = CT__NNOP(UPSAMPLE_NEAREST_EXACT1D);
+    else if (x->ndim == 4 && mi == 1) op = CT__NNOP(UPSAMPLE_NEAREST_EXACT2D);
+    else if (x->ndim == 5 && mi == 1) op = CT__NNOP(UPSAMPLE_NEAREST_EXACT3D);
+    else if (x->ndim == 3 && mi == 2) op = CT__NNOP(UPSAMPLE_LINEAR1D);
+    else if (x->ndim == 4 && mi == 3) op = CT__NNOP(UPSAMPLE_BILINEAR2D);
+    else if (x->ndim == 4 && mi == 4) op = CT__NNOP(UPSAMPLE_BICUBIC2D);
+    else if (x->ndim == 5 && mi == 5) op = CT__NNOP(UPSAMPLE_TRILINEAR3D);
+    if (op < 0) {
+        if (ok_rank && (mi == 2 || mi == 3 || mi == 5))
+            return ct__fail(CT_ERR_SHAPE, "interpolate: Got %dD input, but %s input", x->ndim, need[mi]);
+        return ct__fail(mi < 0 ? CT_ERR_ARG : CT_ERR_SHAPE,
+                        "interpolate: Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)",
+                        x->ndim, mode);
+    }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    for (int i = 0; i < dim; i++) { a.v[i] = out[i]; a.s[i] = sf[i]; }
+    a.nv = dim;
+    a.flags = align ? 1 : 0;
+    return ct__op1(op, x, &a);
+}
+
+/* ---- pixel shuffle ----
+   Attribute i[0]: the factor r. Both ops are permutations of the elements, so
+   each one's gradient is the other op applied to the incoming gradient. */
+static int ct__meta_pixel_shuffle(ct__call *c) {
+    int un = c->op == CT__NNOP(PIXEL_UNSHUFFLE);
+    const char *nm = un ? "pixel_unshuffle" : "pixel_shuffle";
+    const ct_tensor *x = c->in[0];
+    int64_t r = c->a->i[0], nd = x->ndim;
+    if (nd < 3) return ct__failed(CT_ERR_SHAPE, "%s: %s expects input to have at least 3 dimensions, but got input with %d dimension(s)", nm, nm, x->ndim);
+    if (r <= 0) return ct__failed(CT_ERR_ARG, "%s: %s expects a positive %s, but got %lld", nm, nm, un ? "downscale_factor" : "upscale_factor", (long long)r);
+    if (!CT__ISFLOAT(x->dtype) && !CT__ISINT(x->dtype) && !CT__ISBOOL(x->dtype) && !ct_dtype_is_complex(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", nm, CT__DTNAME(x->dtype));
+    int64_t C = x->shape[nd - 3], H = x->shape[nd - 2], W = x->shape[nd - 1];
+    ct__outinfo *o = &c->oi[0];
+    o->kind = CT__OUT_NEW;
+    o->dtype = x->dtype;
+    o->ndim = (int32_t)nd;
+    for (int q = 0; q < nd - 3; q++) o->shape[q] = x->shape[q];
+    if (!un) {
+        int64_t r2 = r <= 3037000499LL ? r * r : INT64_MAX;
+        if (C % r2)
+            return ct__failed(CT_ERR_SHAPE, "%s: pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)=%lld is not divisible by %lld",
+                              nm, (long long)C, (long long)r2);
+        if (H > INT64_MAX / r || W > INT64_MAX / r) return ct__failed(CT_ERR_MEMORY, "%s: the output size overflows", nm);
+        o->shape[nd - 3] = C / r2;
+        o->shape[nd - 2] = H * r;
+        o->shape[nd - 1] = W * r;
+    } else {
+        if (H % r)
+            return ct__failed(CT_ERR_SHAPE, "%s: pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=%lld is not divisible by %lld",
+                              nm, (long long)H, (long long)r);
+        if (W % r)
+            return ct__failed(CT_ERR_SHAPE, "%s: pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=%lld is not divisible by %lld",
+                              nm, (long long)W, (long long)r);
+        if (r > 3037000499LL || C > INT64_MAX / (r * r)) return ct__failed(CT_ERR_MEMORY, "%s: the output size overflows", nm);
+        o->shape[nd - 3] = C * r * r;
+        o->shape[nd - 2] = H / r;
+        o->shape[nd - 1] = W / r;
+    }
+    if (ct__check_shape(nm, (int)nd, o->shape)) return -1;
+    o->has_strides = nd == 4 && ct__is_cl_input(x);
+    if (o->has_strides) ct__cl_strides(o->shape, o->strides);
+    c->nout = 1;
+    return 0;
+}
+/* copies a 5-D strided box of elements of size es (dims in loop order, the last innermost) */
+static void ct__copy_box5(char *dst, const int64_t *ds, const char *src, const int64_t *ss, const int64_t *n, size_t es) {
+    for (int64_t a = 0; a < n[0]; a++)
+        for (int64_t b = 0; b < n[1]; b++)
+            for (int64_t c = 0; c < n[2]; c++)
+                for (int64_t d = 0; d < n[3]; d++) {
+                    char *dp = dst + (a * ds[0] + b * ds[1] + c * ds[2] + d * ds[3]) * (int64_t)es;
+                    const char *sp = src + (a * ss[0] + b * ss[1] + c * ss[2] + d * ss[3]) * (int64_t)es;
+                    int64_t m = n[4], dd = ds[4] * (int64_t)es, sd = ss[4] * (int64_t)es;
+                    switch (es) {
+                    case 4: for (int64_t e = 0; e < m; e++) memcpy(dp + e * dd, sp + e * sd, 4); break;
+                    case 8: for (int64_t e = 0; e < m; e++) memcpy(dp + e * dd, sp + e * sd, 8); break;
+                    default: for (int64_t e = 0; e < m; e++) memcpy(dp + e * dd, sp + e * sd, es); break;
+                    }
+                }
+}
+static int ct__k_pixel_shuffle(ct__call *c) {
+    int un = c->op == CT__NNOP(PIXEL_UNSHUFFLE);
+    const ct_tensor *x = c->in[0];
+    ct_tensor *y = c->out[0];
+    if (ct_numel(y) == 0) return 0;
+    int nd = x->ndim;
+    int64_t r = c->a->i[0];
+    size_t es = ct__dt[x->dtype].size;
+    /* the shuffled (small) side is [C, H, W] with channel c * r * r + i * r + j; the big side
+       [C', H * r, W * r] has element (c, h * r + i, w * r + j) */
+    const ct_tensor *sm = un ? y : x, *bg = un ? x : y;
+    int64_t C = bg->shape[nd - 3], H = sm->shape[nd - 2], W = sm->shape[nd - 1];
+    const int64_t *smst = sm->strides + nd - 3, *bgst = bg->strides + nd - 3;
+    /* strides of the (c, i, j, h, w) box on each side */
+    int64_t s_sm[5] = {smst[0] * r * r, smst[0] * r, smst[0], smst[1], smst[2]};
+    int64_t s_bg[5] = {bgst[0], bgst[1], bgst[2], bgst[1] * r, bgst[2] * r};
+    int64_t n5[5] = {C, r, r, H, W};
+    /* loop in the output's memory order: contiguous (c, i, j, h, w) for unshuffle, (c, h, i, w, j) for shuffle;
+       channels-last: channels innermost */
+    int perm[5];
+    int ycl = nd == 4 && ct_is_channels_last(y) && !ct__is_contig(y);
+    if (un) { if (ycl) { perm[0] = 3; perm[1] = 4; perm[2] = 0; perm[3] = 1; perm[4] = 2; } else { perm[0] = 0; perm[1] = 1; perm[2] = 2; perm[3] = 3; perm[4] = 4; } }
+    else { if (ycl) { perm[0] = 3; perm[1] = 1; perm[2] = 4; perm[3] = 2; perm[4] = 0; } else { perm[0] = 0; perm[1] = 3; perm[2] = 1; perm[3] = 4; perm[4] = 2; } }
+    int64_t ds[5], ss[5], nn[5];
+    for (int q = 0; q < 5; q++) {
+        nn[q] = n5[perm[q]];
+        ds[q] = un ? s_sm[perm[q]] : s_bg[perm[q]];
+        ss[q] = un ? s_bg[perm[q]] : s_sm[perm[q]];
+    }
+    int64_t B = 1;
+    for (int q = 0; q < nd - 3; q++) B *= x->shape[q];
+    const char *xp = ct__ptr(x);
+    char *yp = ct__ptr(y);
+    for (int64_t b = 0; b < B; b++) {
+        int64_t xo = 0, yo = 0, rem = b;
+        for (int q = nd - 4; q >= 0; q--) {
+            int64_t i = rem % x->shape[q];
+            rem /= x->shape[q];
+            xo += i * x->strides[q];
+            yo += i * y->strides[q];
+        }
+        ct__copy_box5(yp + yo * (int64_t)es, ds, xp + xo * (int64_t)es, ss, nn, es);
+    }
+    return 0;
+}
+static int ct__bw_pixel_shuffle(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    ct__attrs a = n->attrs;
+    int un = n->op == CT__NNOP(PIXEL_UNSHUFFLE);
+    gin[0] = ct__op1(un ? CT__NNOP(PIXEL_SHUFFLE) : CT__NNOP(PIXEL_UNSHUFFLE), gout[0], &a);
+    return gin[0] ? 0 : -1;
+}
+static ct_tensor *ct__pixel_shuffle_entry(int un, const ct_tensor *x, int64_t r) {
+    if (!x) { ct__null_arg(un ? "pixel_unshuffle" : "pixel_shuffle", 0); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = r;
+    return ct__op1(un ? CT__NNOP(PIXEL_UNSHUFFLE) : CT__NNOP(PIXEL_SHUFFLE), x, &a);
+}
+CTENSOR_API ct_tensor *ct_pixel_shuffle(const ct_tensor *x, int64_t r) { return ct__pixel_shuffle_entry(0, x, r); }
+CTENSOR_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *x, int64_t r) { return ct__pixel_shuffle_entry(1, x, r); }
+
+/* ---- F.affine_grid: base grid [1, D*H*W, 3 or 4] @ theta^T, as affine_grid_generator ---- */
+/* linspace_from_neg_one: PyTorch's linspace(-1, 1, n) (both ends exact), times (n - 1) / n unless align_corners */
+static double ct__ag_coord(int64_t i, int64_t n, int align, int f32) {
+    if (n <= 1) return 0.0;
+    double step = ct__rs_r(2.0 / ct__rs_r((double)(n - 1), f32), f32);
+    double v = i < n / 2 ? ct__rs_r(-1.0 + ct__rs_r(step * ct__rs_r((double)i, f32), f32), f32)
+                         : ct__rs_r(1.0 - ct__rs_r(step * ct__rs_r((double)(n - i - 1), f32), f32), f32);
+    if (!align) v = ct__rs_r(ct__rs_r(v * ct__rs_r((double)(n - 1), f32), f32) / ct__rs_r((double)n, f32), f32);
+    return v;
+}
+CTENSOR_API ct_tensor *ct_affine_grid(const ct_tensor *theta, int n, const int64_t *size, int align_corners) {
+    if (!theta) { ct__null_arg("affine_grid", 0); return NULL; }
+    if (!size || n < 0 || n > 8) return ct__fail(CT_ERR_ARG, "affine_grid: size must hold 4 or 5 sizes (got %d)", n);
+    if (!CT__ISFLOAT(theta->dtype))
+        return ct__fail(CT_ERR_DTYPE, "affine_grid: Expected theta to have floating point type, but got %s", ct__dt[theta->dtype].torch_name);
+    ct__shapestr ss = ct__fmt_shape(n, size);
+    if (n == 4 || n == 5) {
+        int r = n == 4 ? 2 : 3;
+        if (theta->ndim != 3 || theta->shape[1] != r || theta->shape[2] != r + 1)
+            return ct__fail(CT_ERR_SHAPE, "affine_grid: Expected a batch of %dD affine matrices of shape Nx%dx%d for size %s. Got torch.Size(%s).", r,
+                            r, r + 1, ss.s, CT__SHAPE(theta));
+    } else {
+        return ct__fail(CT_ERR_ARG, "affine_grid: affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. Got size %s.", ss.s);
+    }
+    int64_t mn = size[2], msz = size[0];
+    for (int q = 2; q < n; q++) mn = CT__MIN(mn, size[q]);
+    for (int q = 0; q < n; q++) msz = CT__MIN(msz, size[q]);
+    /* PyTorch skips the size check when align_corners and a spatial size is 1 (it warns instead) */
+    if (!(align_corners && mn == 1) && msz <= 0)
+        return ct__fail(CT_ERR_ARG, "affine_grid: Expected non-zero, positive output size. Got %s", ss.s);
+    for (int q = 2; q < n; q++)
+        if (size[q] < 0) return ct__fail(CT_ERR_ARG, "affine_grid: Expected non-zero, positive output size. Got %s", ss.s);
+    if (theta->shape[0] != size[0])
+        return ct__fail(CT_ERR_SHAPE, "affine_grid: Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld]. (theta holds %lld matrices for a batch of %lld)",
+                        (long long)size[0], (long long)(n - 1), (long long)theta->shape[0], (long long)(n - 1),
+                        (long long)theta->shape[0], (long long)size[0]);
+    int64_t gshape[4] = {1, 1, 1, 1};   /* D, H, W, n - 1 spatial coords + 1 */
+    for (int q = 2; q < n; q++) gshape[q - (n - 3)] = size[q];
+    int64_t P = gshape[0] * gshape[1] * gshape[2], k = n - 1;
+    if (ct__check_shape("affine_grid", 4, gshape)) return NULL;
+    int s = ct_scope_begin();
+    int64_t bshape[2] = {P, k};
+    ct_tensor *base = ct_empty_n(theta->dtype, 2, bshape), *y = NULL;
+    if (base) {
+        int f32 = theta->dtype == CT_FLOAT32;
+        for (int64_t d = 0; d < gshape[0]; d++)
+            for (int64_t h = 0; h < gshape[1]; h++)
+                for (int64_t w = 0; w < gshape[2]; w++) {
+                    double v[4];
+                    int64_t p = (d * gshape[1] + h) * gshape[2] + w;
+                    v[0] = ct__ag_coord(w, gshape[2], align_corners, f32);
+                    v[1] = ct__ag_coord(h, gshape[1], align_corners, f32);
+                    v[2] = k == 4 ? ct__ag_coord(d, gshape[0], align_corners, f32) : 1.0;
+                    v[3] = 1.0;
+                    for (int64_t q = 0; q < k; q++) {
+                        if (f32) ((float *)ct__ptr(base))[p * k + q] = (float)v[q];
+                        else ((double *)ct__ptr(base))[p * k + q] = v[q];
+                    }
+                }
+        int64_t oshape[5] = {size[0], 1, 1, 1, 1};
+        int on = 1;
+        for (int q = 2; q < n; q++) oshape[on++] = size[q];
+        oshape[on++] = k - 1;
+        y = ct_reshape_n(ct_matmul(base, ct_transpose(theta, 1, 2)), on, oshape);
+    }
+    ct_keep(y);
+    ct_scope_end(s);
+    return y;
+}
+
+/* ---- grid sampling ----
+   Ops grid_sampler_2d / _3d (input, grid) -> output and their backward ops
+   (grad_output, input, grid) -> (grad_input, grad_grid). Attributes: i[0]
+   interpolation (0 bilinear, 1 nearest, 2 bicubic), i[1] padding (0 zeros,
+   1 border, 2 reflection), flags bit 0 align_corners; the backward: bit 1
+   grad_input wanted, bit 2 grad_grid wanted (the other output stays zero).
+   Each grid point becomes K taps (4 bilinear, 1 nearest, 16 bicubic in 2-D;
+   8 / 1 in 3-D): an offset into the input plane (-1 outside: the value 0) and
+   a weight, with the weight's derivatives in x, y, z for the backward. The
+   taps of a block of points are computed once and applied to every channel.
+   The coordinate math follows PyTorch's 2-D CPU kernel (GridSamplerKernel.cpp,
+   vectorized) for 2-D and its scalar GridSampler.h for 3-D, in the input's
+   precision (see ct__rs_r). */
+typedef struct ct__gs_axis {
+    int64_t size;
+    int align, pad, f, d3;
+    double sf, maxv, low, twice_span;   /* 2-D: scaling factor, clip limit, reflection parameters */
+    int empty;
+} ct__gs_axis;
+static void ct__gs_axis_init(ct__gs_axis *x, int64_t size, int align, int pad, int f32, int d3) {
+    x->size = size; x->align = align; x->pad = pad; x->f = f32; x->d3 = d3;
+    double s = ct__rs_r((double)size, f32), s1 = ct__rs_r((double)(size - 1), f32);
+    x->maxv = s1;
+    x->sf = ct__rs_r((align ? s1 : s) / 2, f32);
+    x->low = align ? 0.0 : -0.5;
+    x->twice_span = ct__rs_r((align ? s1 : s) * 2, f32);
+    x->empty = align ? size <= 1 : size <= 0;
+}
+/* NaN-propagating min / max (as Vectorized's minimum / maximum) */
+CT__INLINE double ct__gs_max(double a, double b) { return a != a ? a : a > b ? a : b; }
+CT__INLINE double ct__gs_min(double a, double b) { return a != a ? a : a < b ? a : b; }
+static double ct__gs_unnormalize(const ct__gs_axis *x, double c, double *g) {
+    int f = x->f;
+    if (x->d3) {   /* grid_sampler_unnormalize(_set_grad) */
+        double s = ct__rs_r((double)x->size, f);
+        if (g) *g = ct__rs_r((x->align ? ct__rs_r((double)(x->size - 1), f) : s) / 2, f);
+        if (x->align) return ct__rs_r(ct__rs_r(ct__rs_r(c + 1, f) / 2, f) * ct__rs_r((double)(x->size - 1), f), f);
+        return ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(c + 1, f) * s, f) - 1, f) / 2, f);
+    }
+    if (g) *g = x->sf;
+    double u = ct__rs_r(ct__rs_r(c + 1, f) * x->sf, f);
+    return x->align ? u : ct__rs_r(u - 0.5, f);
+}
+/* clip to [0, size - 1]; *g: 1 strictly inside, else 0 (borders count as outside for the gradient) */
+static double ct__gs_clip(const ct__gs_axis *x, double v, double *g) {
+    double lo = ct__gs_max(v, 0.0);
+    double r = ct__gs_min(lo, x->maxv);
+    if (g) *g = (lo != 0.0 && r != x->maxv && v == v) ? 1.0 : 0.0;
+    if (x->d3 && g && !(v > 0.0 && v < x->maxv)) *g = 0.0;
+    return r;
+}
+static double ct__gs_reflect(const ct__gs_axis *x, double v, double *g) {
+    int f = x->f;
+    if (x->d3) {   /* reflect_coordinates(_set_grad) with twice_low, twice_high */
+        int64_t tl = x->align ? 0 : -1, th = x->align ? 2 * (x->size - 1) : 2 * x->size - 1;
+        if (tl == th) { if (g) *g = 0; return 0.0; }
+        double mn = ct__rs_r((double)tl / 2, f), span = ct__rs_r((double)(th - tl) / 2, f);
+        double in = ct__rs_r(v - mn, f), sign = 1;
+        if (in < 0) { sign = -1; in = -in; }
+        double extra = fmod(in, span);
+        int flips = (int)floor(ct__rs_r(in / span, f));
+        if (flips % 2 == 0) { if (g) *g = sign; return ct__rs_r(extra + mn, f); }
+        if (g) *g = -sign;
+        return ct__rs_r(ct__rs_r(span - extra, f) + mn, f);
+    }
+    if (x->empty) { if (g) *g = 0; return 0.0; }
+    double iml = ct__rs_r(v - x->low, f);
+    int neg = iml < 0;
+    double ab = fabs(iml);
+    double flips = trunc(ct__rs_r(ab / x->twice_span, f));
+    double extra = ct__rs_r(ab - ct__rs_r(flips * x->twice_span, f), f);
+    double refl = ct__rs_r(x->twice_span - extra, f);
+    int more = extra > refl;
+    if (g) *g = (more ^ neg) ? -1.0 : 1.0;
+    return ct__rs_r((more ? refl : extra) + x->low, f);
+}
+/* padding applied to an unnormalized coordinate (compute_coordinates); *g multiplies the gradient */
+static double ct__gs_pad(const ct__gs_axis *x, double v, double *g) {
+    double g1 = 1, g2 = 1;
+    if (x->pad == 1) v = ct__gs_clip(x, v, g ? &g1 : NULL);
+    else if (x->pad == 2) { v = ct__gs_reflect(x, v, g ? &g2 : NULL); v = ct__gs_clip(x, v, g ? &g1 : NULL); }
+    if (g) *g = ct__rs_r(g1 * g2, x->f);
+    return v;
+}
+/* grid_sampler_compute_source_index(_set_grad) */
+static double ct__gs_source(const ct__gs_axis *x, double c, double *g) {
+    double gu = 1, gp = 1;
+    double v = ct__gs_pad(x, ct__gs_unnormalize(x, c, g ? &gu : NULL), g ? &gp : NULL);
+    if (g) *g = gp == 1.0 ? gu : ct__rs_r(gp * gu, x->f);
+    return v;
+}
+/* tap position i (an integer-valued coordinate) -> index, or -1 outside (zeros padding) */
+CT__INLINE int64_t ct__gs_index(double i, int64_t size) { return i >= 0 && i <= (double)(size - 1) ? (int64_t)i : -1; }
+
+enum { CT__GS_CHUNK = 256 };
+typedef struct ct__gs_geo {
+    int nsp;                      /* 2 or 3 spatial dims */
+    int interp, pad, align, f32;
+    int64_t N, C, in[3], out[3];  /* in / out: (D,) H, W */
+    int K;
+} ct__gs_geo;
+/* Taps of points [p0, p0 + np) of sample n. off: [np * K] plane offsets with the strides ist of
+   x, y, z (-1: outside); off2: the same with strides ist2 (when ist2 is not NULL); w, dw: weights and their
+   derivatives (dw[np * K * 3]: d/dx, d/dy, d/dz); mult: the coordinates' gradient factors [np * 3]. */
+static void ct__gs_taps(const ct__gs_geo *g, const int64_t *ist, const int64_t *ist2, const ct_tensor *grid, int64_t n, int64_t p0,
+                        int64_t np, int64_t *off, int64_t *off2, double *w, double *dw, double *mult) {
+    int ns = g->nsp, f = g->f32;
+    ct__gs_axis ax[3];   /* x (W), y (H), z (D) */
+    for (int q = 0; q < ns; q++) ct__gs_axis_init(&ax[q], g->in[ns - 1 - q], g->align, g->pad, f, ns == 3);
+    const char *gp = ct__ptr(grid);
+    int gdt = grid->dtype == CT_FLOAT32;
+    int K = g->K;
+    for (int64_t pi = 0; pi < np; pi++) {
+        int64_t p = p0 + pi, rem = p, go = n * grid->strides[0];
+        for (int q = ns - 1; q >= 0; q--) {
+            go += (rem % g->out[q]) * grid->strides[1 + q];
+            rem /= g->out[q];
+        }
+        double c[3], m[3] = {0, 0, 0};
+        for (int q = 0; q < ns; q++) {
+            int64_t e = go + q * grid->strides[grid->ndim - 1];
+            c[q] = gdt ? (double)((const float *)gp)[e] : ((const double *)gp)[e];
+        }
+        int64_t ti[16][3];   /* each tap's x, y, z index (-1: outside) */
+        double *wt = w + pi * K, *dx = dw + pi * K * 3;
+        if (g->interp == 2) {
+            /* bicubic: the unnormalized point; padding per tap */
+            double ux = ct__gs_unnormalize(&ax[0], c[0], &m[0]), uy = ct__gs_unnormalize(&ax[1], c[1], &m[1]);
+            double fx = floor(ux), fy = floor(uy);
+            double tx = ct__rs_r(ux - fx, f), ty = ct__rs_r(uy - fy, f), cx[4], cy[4], gx[4], gy[4];
+            ct__rs_cubic_coeffs(tx, f, cx);
+            ct__rs_cubic_coeffs(ty, f, cy);
+            /* d coeff / d x (PyTorch's get_cubic_coefficients_grad is its negative) */
+            {
+                const double A = -0.75;
+                double t;
+                t = ct__rs_r(-1.0 - tx, f); gx[0] = -ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(-3 * A * t, f) - 10 * A, f) * t, f) - 8 * A, f);
+                t = ct__rs_r(0.0 - tx, f); gx[1] = -ct__rs_r(ct__rs_r(ct__rs_r(-3 * (A + 2) * t, f) - 2 * (A + 3), f) * t, f);
+                t = ct__rs_r(1.0 - tx, f); gx[2] = -ct__rs_r(ct__rs_r(ct__rs_r(3 * (A + 2) * t, f) - 2 * (A + 3), f) * t, f);
+                t = ct__rs_r(2.0 - tx, f); gx[3] = -ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(3 * A * t, f) - 10 * A, f) * t, f) + 8 * A, f);
+                t = ct__rs_r(-1.0 - ty, f); gy[0] = -ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(-3 * A * t, f) - 10 * A, f) * t, f) - 8 * A, f);
+                t = ct__rs_r(0.0 - ty, f); gy[1] = -ct__rs_r(ct__rs_r(ct__rs_r(-3 * (A + 2) * t, f) - 2 * (A + 3), f) * t, f);
+                t = ct__rs_r(1.0 - ty, f); gy[2] = -ct__rs_r(ct__rs_r(ct__rs_r(3 * (A + 2) * t, f) - 2 * (A + 3), f) * t, f);
+                t = ct__rs_r(2.0 - ty, f); gy[3] = -ct__rs_r(ct__rs_r(ct__rs_r(ct__rs_r(3 * A * t, f) - 10 * A, f) * t, f) + 8 * A, f);
+            }
+            int64_t xi[4], yi[4];
+            for (int i = 0; i < 4; i++) {
+                xi[i] = ct__gs_index(ct__gs_pad(&ax[0], fx - 1 + i, NULL), ax[0].size);
+                yi[i] = ct__gs_index(ct__gs_pad(&ax[1], fy - 1 + i, NULL), ax[1].size);
+            }
+            for (int j = 0; j < 4; j++)
+                for (int i = 0; i < 4; i++) {
+                    int t = j * 4 + i;
+                    ti[t][0] = xi[i];
+                    ti[t][1] = yi[j];
+                    wt[t] = ct__rs_r(cx[i] * cy[j], f);
+                    dx[3 * t] = gx[i] * cy[j];
+                    dx[3 * t + 1] = cx[i] * gy[j];
+                    dx[3 * t + 2] = 0;
+                }
+        } else {
+            double u[3];
+            for (int q = 0; q < ns; q++) u[q] = ct__gs_source(&ax[q], c[q], &m[q]);
+            if (g->interp == 1) {
+                for (int q = 0; q < ns; q++) ti[0][q] = ct__gs_index(nearbyint(u[q]), ax[q].size);
+                wt[0] = 1;
+                dx[0] = dx[1] = dx[2] = 0;
+            } else {
+                /* corners in PyTorch's order: x fastest, then y, then z (nw, ne, sw, se; t..., b...) */
+                double fl[3], fr[3], e[3];
+                int64_t i0[3], i1[3];
+                for (int q = 0; q < ns; q++) {
+                    fl[q] = floor(u[q]);
+                    fr[q] = ct__rs_r(u[q] - fl[q], f);   /* distance to the low corner */
+                    e[q] = ct__rs_r(1.0 - fr[q], f);     /* ... to the high one */
+                    i0[q] = ct__gs_index(fl[q], ax[q].size);
+                    i1[q] = ct__gs_index(fl[q] + 1, ax[q].size);
+                }
+                if (ns == 3) {
+                    /* GridSampler.cpp: tnw = (ix_bse - ix) * (iy_bse - iy) * (iz_bse - iz), ... */
+                    for (int q = 0; q < 3; q++) e[q] = ct__rs_r(fl[q] + 1 - u[q], f), fr[q] = ct__rs_r(u[q] - fl[q], f);
+                }
+                for (int t = 0; t < (1 << ns); t++) {
+                    double ww = 1, dd[3] = {1, 1, 1};
+                    for (int q = 0; q < ns; q++) {
+                        int hi = (t >> q) & 1;
+                        ti[t][q] = hi ? i1[q] : i0[q];
+                        double lw = hi ? fr[q] : e[q];
+                        for (int r = 0; r < ns; r++) dd[r] = r == q ? dd[r] * (hi ? 1.0 : -1.0) : ct__rs_r(dd[r] * lw, f);
+                    }
+                    if (ns == 2) {
+                        /* GridSamplerKernel.cpp: nw = s * e, ne = s * w, sw = n * e, se = n * w (y first) */
+                        double ly = (t >> 1) & 1 ? fr[1] : e[1], lx = t & 1 ? fr[0] : e[0];
+                        ww = ct__rs_r(ly * lx, f);
+                    } else {
+                        double lx = t & 1 ? fr[0] : e[0], ly = (t >> 1) & 1 ? fr[1] : e[1], lz = (t >> 2) & 1 ? fr[2] : e[2];
+                        ww = ct__rs_r(ct__rs_r(lx * ly, f) * lz, f);
+                    }
+                    wt[t] = ww;
+                    for (int r = 0; r < 3; r++) dx[3 * t + r] = r < ns ? dd[r] : 0;
+                }
+            }
+        }
+        for (int t = 0; t < K; t++) {
+            int64_t o1 = 0, o2 = 0;
+            for (int q = 0; q < ns; q++) {
+                if (ti[t][q] < 0) { o1 = o2 = -1; break; }
+                o1 += ti[t][q] * ist[q];
+                if (ist2) o2 += ti[t][q] * ist2[q];
+            }
+            off[pi * K + t] = o1;
+            if (ist2) off2[pi * K + t] = o2;
+        }
+        for (int q = 0; q < 3; q++) mult[pi * 3 + q] = m[q];
+    }
+}
+/* inner loops over the points of a block, every channel of a point at once (its taps stay in
+   registers; the channels' planes are strides xs apart, the output's ys apart). A tap outside
+   the input contributes 0 * w (as PyTorch's masked gathers), whatever x holds. */
+#define CT__GS_FWD_K(T, KK)                                                                               \
+    for (int64_t p = 0; p < np; p++) {                                                                    \
+        const int64_t *o = off + p * (KK);                                                                \
+        const T *wp = w + p * (KK);                                                                       \
+        int64_t oz[KK];                                                                                   \
+        int in = 1;                                                                                       \
+        for (int k = 0; k < (KK); k++) { in &= o[k] >= 0; oz[k] = o[k] < 0 ? 0 : o[k]; }                 \
+        const T *xc = x;                                                                                  \
+        T *yp = y + p;                                                                                    \
+        if (in) {                                                                                         \
+            for (int64_t c = 0; c < C; c++, xc += xs, yp += ys) {                                         \
+                T acc = xc[oz[0]] * wp[0];                                                                \
+                for (int k = 1; k < (KK); k++) acc += xc[oz[k]] * wp[k];                                  \
+                *yp = acc;                                                                                \
+            }                                                                                             \
+        } else {                                                                                          \
+            for (int64_t c = 0; c < C; c++, xc += xs, yp += ys) {                                         \
+                T acc = (o[0] < 0 ? (T)0 : xc[oz[0]]) * wp[0];                                            \
+                for (int k = 1; k < (KK); k++) acc += (o[k] < 0 ? (T)0 : xc[oz[k]]) * wp[k];              \
+                *yp = acc;                                                                                \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+/* gi (channel planes gis apart; may be NULL) += w * g at the goff offsets; gs[p][r] = sum over
+   channels of g * sum_k x[off[k]] * dw[k][r] (gs may be NULL); g of channel c at gy[gyo[p] + c * gys] */
+#define CT__GS_BWD_K(T, KK)                                                                               \
+    for (int64_t p = 0; p < np; p++) {                                                                    \
+        const int64_t *o = off + p * (KK), *go = goff + p * (KK);                                         \
+        const T *wp = w + p * (KK), *dp = dw + p * (KK) * 3;                                              \
+        int64_t oz[KK];                                                                                   \
+        for (int k = 0; k < (KK); k++) oz[k] = o[k] < 0 ? 0 : o[k];                                       \
+        const T *xc = x, *gp = gy + gyo[p];                                                               \
+        T *gic = gi, gx = 0, gyy = 0, gz = 0;                                                             \
+        for (int64_t c = 0; c < C; c++, xc += xs, gp += gys) {                                            \
+            T g = *gp;                                                                                    \
+            if (gic) {                                                                                    \
+                for (int k = 0; k < (KK); k++)                                                            \
+                    if (o[k] >= 0) gic[go[k]] += wp[k] * g;                                               \
+                gic += gis;                                                                               \
+            }                                                                                             \
+            if (gs) {                                                                                     \
+                T sx = 0, sy = 0, sz = 0;                                                                 \
+                for (int k = 0; k < (KK); k++) {                                                          \
+                    T v = o[k] < 0 ? (T)0 : xc[oz[k]];                                                    \
+                    sx += v * dp[3 * k];                                                                  \
+                    sy += v * dp[3 * k + 1];                                                              \
+                    if (ns == 3) sz += v * dp[3 * k + 2];                                                 \
+                }                                                                                         \
+                gx += sx * g;                                                                             \
+                gyy += sy * g;                                                                            \
+                gz += sz * g;                                                                             \
+            }                                                                                             \
+        }                                                                                                 \
+        if (gs) { gs[p * 3] = (double)gx; gs[p * 3 + 1] = (double)gyy; gs[p * 3 + 2] = (double)gz; }      \
+    }
+#define CT__GS_LOOPS(SUF, T)                                                                              \
+    static void ct__gs_fwd_##SUF(T *y, int64_t ys, const T *x, int64_t xs, int64_t C, const int64_t *off, const T *w, \
+                                 int64_t np, int K) {                                                     \
+        switch (K) {                                                                                      \
+        case 1: CT__GS_FWD_K(T, 1) break;                                                                 \
+        case 4: CT__GS_FWD_K(T, 4) break;                                                                 \
+        case 8: CT__GS_FWD_K(T, 8) break;                                                                 \
+        default: CT__GS_FWD_K(T, 16) break;                                                               \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__gs_bwd_##SUF(T *gi, int64_t gis, double *gs, const T *x, int64_t xs, int64_t C, const T *gy, int64_t gys, \
+                                 const int64_t *gyo, const int64_t *off, const int64_t *goff, const T *w, const T *dw, \
+                                 int64_t np, int K, int ns) {                                             \
+        switch (K) {                                                                                      \
+        case 1: CT__GS_BWD_K(T, 1) break;                                                                 \
+        case 4: CT__GS_BWD_K(T, 4) break;                                                                 \
+        case 8: CT__GS_BWD_K(T, 8) break;                                                                 \
+        default: CT__GS_BWD_K(T, 16) break;                                                               \
+        }                                                                                                 \
+    }
+CT__GS_LOOPS(f32, float)
+CT__GS_LOOPS(f64, double)
+
+static int ct__gs_is3d(int op) { return op == CT__NNOP(GRID_SAMPLER_3D) || op == CT__NNOP(GRID_SAMPLER_3D_BACKWARD); }
+static int ct__gs_isbw(int op) { return op == CT__NNOP(GRID_SAMPLER_2D_BACKWARD) || op == CT__NNOP(GRID_SAMPLER_3D_BACKWARD); }
+static int ct__meta_grid_sampler(ct__call *c) {
+    int d3 = ct__gs_is3d(c->op), bw = ct__gs_isbw(c->op);
+    const char *nm = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[bw ? 1 : 0], *gr = c->in[bw ? 2 : 1];
+    /* check_grid_sampler_common, then _2d / _3d */
+    if (x->ndim < 1 || gr->ndim < 1 || x->shape[0] != gr->shape[0])
+        return ct__failed(CT_ERR_SHAPE, "%s: grid_sampler(): expected grid and input to have same batch size, but got input with sizes %s and grid with sizes %s",
+                          nm, CT__SHAPE(x), CT__SHAPE(gr));
+    if (gr->shape[gr->ndim - 1] != x->ndim - 2)
+        return ct__failed(CT_ERR_SHAPE, "%s: grid_sampler(): expected grid to have size %d in last dimension, but got grid with sizes %s", nm,
+                          x->ndim - 2, CT__SHAPE(gr));
+    for (int q = 2; q < x->ndim; q++)
+        if (x->shape[q] <= 0)
+            return ct__failed(CT_ERR_SHAPE, "%s: grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes %s with dimension %d being empty",
+                              nm, CT__SHAPE(x), q);
+    int want = d3 ? 5 : 4;
+    if (x->ndim != want || gr->ndim != want)
+        return ct__failed(CT_ERR_SHAPE, "%s: grid_sampler(): expected %dD input and grid with same number of dimensions, but got input with sizes %s and grid with sizes %s",
+                          nm, want, CT__SHAPE(x), CT__SHAPE(gr));
+    if (d3 && c->a->i[0] == 2) return ct__failed(CT_ERR_ARG, "%s: grid_sampler(): bicubic interpolation only supports 4D input", nm);
+    if (c->a->i[0] < 0 || c->a->i[0] > 2 || c->a->i[1] < 0 || c->a->i[1] > 2)
+        return ct__failed(CT_ERR_ARG, "%s: invalid interpolation (%lld) or padding (%lld) mode", nm, (long long)c->a->i[0], (long long)c->a->i[1]);
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: grid_sampler_%dd_cpu not implemented for %s", nm, d3 ? 3 : 2, CT__DTNAME(x->dtype));
+    for (int i = 0; i < c->nin; i++)
+        if (c->in[i]->dtype != x->dtype)
+            return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", nm, CT__DTNAME(x->dtype), CT__DTNAME(c->in[i]->dtype));
+    if (bw) {
+        const ct_tensor *g = c->in[0];
+        int ok = g->ndim == want && g->shape[0] == x->shape[0] && g->shape[1] == x->shape[1];
+        for (int q = 2; ok && q < want; q++) ok = g->shape[q] == gr->shape[q - 1];
+        if (!ok) return ct__failed(CT_ERR_SHAPE, "%s: grad_output of size %s does not match the output of grid_sampler", nm, CT__SHAPE(g));
+    }
+    c->nout = bw ? 2 : 1;
+    for (int j = 0; j < c->nout; j++) {
+        ct__outinfo *o = &c->oi[j];
+        o->kind = CT__OUT_NEW;
+        o->dtype = x->dtype;
+        o->ndim = want;
+        o->has_strides = 0;   /* contiguous, as PyTorch's */
+        const ct_tensor *like = bw ? (j ? gr : x) : NULL;
+        for (int q = 0; q < want; q++) o->shape[q] = like ? like->shape[q] : q == 0 ? x->shape[0] : q == 1 ? x->shape[1] : gr->shape[q - 1];
+        if (ct__check_shape(nm, want, o->shape)) return -1;
+    }
+    return 0;
+}
+static int ct__k_grid_sampler(ct__call *c) {
+    int d3 = ct__gs_is3d(c->op), bw = ct__gs_isbw(c->op);
+    const ct_tensor *x = c->in[bw ? 1 : 0], *gr = c->in[bw ? 2 : 1], *gy = bw ? c->in[0] : NULL;
+    ct_tensor *y = c->out[0], *gg = bw ? c->out[1] : NULL;
+    ct__gs_geo g;
+    g.nsp = d3 ? 3 : 2;
+    g.interp = (int)c->a->i[0];
+    g.pad = (int)c->a->i[1];
+    g.align = (c->a->flags & 1) != 0;
+    g.f32 = x->dtype == CT_FLOAT32;
+    g.N = x->shape[0];
+    g.C = x->shape[1];
+    int64_t IP = 1, P = 1;
+    for (int q = 0; q < g.nsp; q++) { g.in[q] = x->shape[2 + q]; g.out[q] = gr->shape[1 + q]; IP *= g.in[q]; P *= g.out[q]; }
+    g.K = g.interp == 1 ? 1 : g.interp == 2 ? 16 : (1 << g.nsp);
+    size_t es = g.f32 ? 4 : 8;
+    int want_gi = bw && (c->a->flags & 2), want_gg = bw && (c->a->flags & 4);
+    if (bw) {
+        memset(ct__ptr(y), 0, (size_t)ct_numel(y) * es);
+        memset(ct__ptr(gg), 0, (size_t)ct_numel(gg) * es);
+    }
+    if (g.N == 0 || P == 0 || g.C == 0) return 0;
+    /* plane offsets: in x (any strides) and, for grad_input, in a contiguous plane */
+    int64_t xst[3], cst[3] = {1, g.in[g.nsp - 1], g.in[g.nsp - 1] * (g.nsp == 3 ? g.in[1] : 1)};
+    int same = 1;
+    for (int q = 0; q < g.nsp; q++) { xst[q] = x->strides[x->ndim - 1 - q]; same &= xst[q] == cst[q] || g.in[g.nsp - 1 - q] == 1; }
+    int64_t nchunk = (P + CT__GS_CHUNK - 1) / CT__GS_CHUNK, ntask = bw ? g.N : g.N * nchunk;
+    int K = g.K, oom = 0, nt = 1;
+#ifdef CTENSOR_OPENMP
+    if ((int64_t)K * P * g.C * g.N >= CT__RS_PAR && omp_get_max_threads() > 1 && !omp_in_parallel()) nt = omp_get_max_threads();
+#endif
+    /* per thread, per block of points: offsets (2 sets), weights and derivatives (double, then T),
+       gradient sums, the coordinates' factors, grad_output offsets */
+    size_t per = (size_t)CT__GS_CHUNK * ((size_t)K * (8 + 8 + 8 + 24 + es + 3 * es) + 3 * 8 + 3 * 8 + 8);
+    (void)nt;
+#ifdef CTENSOR_OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        char *buf = (char *)CT_MALLOC(per);
+        if (!buf) {
+#ifdef CTENSOR_OPENMP
+#pragma omp atomic write
+#endif
+            oom = 1;
+        }
+        int64_t *off = (int64_t *)buf, *off2 = off + CT__GS_CHUNK * K, *gyo = off2 + CT__GS_CHUNK * K;
+        double *w = (double *)(gyo + CT__GS_CHUNK), *dw = w + CT__GS_CHUNK * K, *mult = dw + CT__GS_CHUNK * K * 3;
+        double *gsum = mult + CT__GS_CHUNK * 3;
+        char *wt = (char *)(gsum + CT__GS_CHUNK * 3), *dwt = wt + (size_t)CT__GS_CHUNK * K * es;
+        int64_t t;
+#ifdef CTENSOR_OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (t = 0; t < ntask; t++) {
+            if (!buf) continue;
+            int64_t n = bw ? t : t / nchunk;
+            int64_t c0 = bw ? 0 : t % nchunk, c1 = bw ? nchunk : c0 + 1;
+            for (int64_t ch = c0; ch < c1; ch++) {
+                int64_t p0 = ch * CT__GS_CHUNK, np = CT__MIN((int64_t)CT__GS_CHUNK, P - p0);
+                ct__gs_taps(&g, xst, same || !want_gi ? NULL : cst, gr, n, p0, np, off, off2, w, dw, mult);
+                for (int64_t i = 0; i < np * K; i++) {
+                    if (g.f32) {
+                        ((float *)wt)[i] = (float)w[i];
+                        for (int r = 0; r < 3; r++) ((float *)dwt)[3 * i + r] = (float)dw[3 * i + r];
+                    } else {
+                        ((double *)wt)[i] = w[i];
+                        for (int r = 0; r < 3; r++) ((double *)dwt)[3 * i + r] = dw[3 * i + r];
+                    }
+                }
+                const char *xn = CT__RS_AT(ct__ptr(x), n * x->strides[0], es);
+                if (!bw) {
+                    char *yn = CT__RS_AT(ct__ptr(y), n * g.C * P + p0, es);
+                    if (g.f32) ct__gs_fwd_f32((float *)yn, P, (const float *)xn, x->strides[1], g.C, off, (const float *)wt, np, K);
+                    else ct__gs_fwd_f64((double *)yn, P, (const double *)xn, x->strides[1], g.C, off, (const double *)wt, np, K);
+                    continue;
+                }
+                for (int64_t pi = 0; pi < np; pi++) {
+                    int64_t rr = p0 + pi, go = 0;
+                    for (int q = g.nsp - 1; q >= 0; q--) { go += (rr % g.out[q]) * gy->strides[2 + q]; rr /= g.out[q]; }
+                    gyo[pi] = go;
+                }
+                const int64_t *goff = same || !want_gi ? off : off2;
+                char *gin = want_gi ? CT__RS_AT(ct__ptr(y), n * g.C * IP, es) : NULL;
+                const char *gyn = CT__RS_AT(ct__ptr(gy), n * gy->strides[0], es);
+                if (g.f32) ct__gs_bwd_f32((float *)gin, IP, want_gg ? gsum : NULL, (const float *)xn, x->strides[1], g.C, (const float *)gyn,
+                                          gy->strides[1], gyo, off, goff, (const float *)wt, (const float *)dwt, np, K, g.nsp);
+                else ct__gs_bwd_f64((double *)gin, IP, want_gg ? gsum : NULL, (const double *)xn, x->strides[1], g.C, (const double *)gyn,
+                                    gy->strides[1], gyo, off, goff, (const double *)wt, (const double *)dwt, np, K, g.nsp);
+                if (want_gg) {
+                    char *ggp = CT__RS_AT(ct__ptr(gg), (n * P + p0) * g.nsp, es);
+                    for (int64_t pi = 0; pi < np; pi++)
+                        for (int q = 0; q < g.nsp; q++) {
+                            double v = gsum[pi * 3 + q] * mult[pi * 3 + q];
+                            if (g.f32) ((float *)ggp)[pi * g.nsp + q] = (float)v;
+                            else ((double *)ggp)[pi * g.nsp + q] = v;
+                        }
+                }
+            }
+        }
+        CT_FREE(buf);
+    }
+    if (oom) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
+    return 0;
+}
+static int ct__bw_grid_sampler(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    int need_in = CT__NEEDS(n, 0), need_grid = CT__NEEDS(n, 1);
+    if (!need_in && !need_grid) return 0;
+    ct_tensor *x = CT__SV_IN(n, 0), *gr = CT__SV_IN(n, 1);
+    if (!x || !gr) return -1;
+    ct__attrs a = n->attrs;
+    a.flags = (a.flags & 1) | (need_in ? 2 : 0) | (need_grid ? 4 : 0);
+    ct_tensor *in[3];
+    in[0] = gout[0];
+    in[1] = x;
+    in[2] = gr;
+    ct__call cl;
+    cl.op = n->op == CT__NNOP(GRID_SAMPLER_3D) ? CT__NNOP(GRID_SAMPLER_3D_BACKWARD) : CT__NNOP(GRID_SAMPLER_2D_BACKWARD);
+    cl.nin = 3;
+    cl.in = in;
+    cl.a = &a;
+    cl.inplace = 0;
+    if (ct__dispatch(&cl) < 0) return -1;
+    gin[0] = need_in ? cl.out[0] : NULL;
+    gin[1] = need_grid ? cl.out[1] : NULL;
+    return 0;
+}
+CTENSOR_API ct_tensor *ct_grid_sample(const ct_tensor *x, const ct_tensor *grid, const ct_grid_sample_options *o) {
+    if (!x || !grid) { ct__null_arg("grid_sample", x ? 1 : 0); return NULL; }
+    const char *mode = o && o->mode ? o->mode : "bilinear", *pad = o && o->padding_mode ? o->padding_mode : "zeros";
+    int mi = !strcmp(mode, "bilinear") ? 0 : !strcmp(mode, "nearest") ? 1 : !strcmp(mode, "bicubic") ? 2 : -1;
+    int pi = !strcmp(pad, "zeros") ? 0 : !strcmp(pad, "border") ? 1 : !strcmp(pad, "reflection") ? 2 : -1;
+    if (mi < 0)
+        return ct__fail(CT_ERR_ARG, "grid_sample: nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '%s'", mode);
+    if (pi < 0)
+        return ct__fail(CT_ERR_ARG, "grid_sample: nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '%s'", pad);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = mi;
+    a.i[1] = pi;
+    a.flags = o && o->align_corners > 0 ? 1 : 0;
+    ct_tensor *in[2];
+    in[0] = (ct_tensor *)x;
+    in[1] = (ct_tensor *)grid;
+    return ct__call1(x->ndim == 4 ? CT__NNOP(GRID_SAMPLER_2D) : CT__NNOP(GRID_SAMPLER_3D), 2, in, &a);
+}
+
+/* ---- modules: Upsample, UpsamplingNearest2d, UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle ---- */
+typedef struct ct__resample_mod { ct_interpolate_options o; char mode[16]; int64_t r; } ct__resample_mod;
+static ct_tensor *ct__upsample_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__resample_mod *u = (const ct__resample_mod *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_interpolate_options o = u->o;
+    o.mode = u->mode;
+    return ct_interpolate(in[0], &o);
+}
+static int ct__upsample_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__resample_mod *u = (const ct__resample_mod *)m->impl;
+    char t[160];
+    int nf = ct__rs_count_f(u->o.scale_factor), ns = ct__rs_count_i(u->o.size);
+    if (nf == 1) ct__pyfloat(u->o.scale_factor[0], t, sizeof t);
+    else if (nf) ct__rs_pytuple_f(t, sizeof t, nf, u->o.scale_factor);
+    else if (ns == 1) snprintf(t, sizeof t, "%lld", (long long)u->o.size[0]);
+    else if (ns) ct__rs_pytuple_i(t, sizeof t, ns, u->o.size);
+    else snprintf(t, sizeof t, "None");
+    return snprintf(buf, cap, "%s=%s, mode=%s", nf ? "scale_factor" : "size", t, u->mode);
+}
+static ct_tensor *ct__shuffle_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__resample_mod *u = (const ct__resample_mod *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    return m->type->name[5] == 'U' ? ct_pixel_unshuffle(in[0], u->r) : ct_pixel_shuffle(in[0], u->r);
+}
+static int ct__shuffle_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__resample_mod *u = (const ct__resample_mod *)m->impl;
+    return snprintf(buf, cap, "%s_factor=%lld", m->type->name[5] == 'U' ? "downscale" : "upscale", (long long)u->r);
+}
+static const ct_module_type ct__upsample_type = {"Upsample", ct__upsample_mod_forward, ct__free_impl, ct__upsample_mod_repr};
+static const ct_module_type ct__upsampling_nearest2d_type = {"UpsamplingNearest2d", ct__upsample_mod_forward, ct__free_impl, ct__upsample_mod_repr};
+static const ct_module_type ct__upsampling_bilinear2d_type = {"UpsamplingBilinear2d", ct__upsample_mod_forward, ct__free_impl, ct__upsample_mod_repr};
+static const ct_module_type ct__pixel_shuffle_type = {"PixelShuffle", ct__shuffle_mod_forward, ct__free_impl, ct__shuffle_mod_repr};
+static const ct_module_type ct__pixel_unshuffle_type = {"PixelUnshuffle", ct__shuffle_mod_forward, ct__free_impl, ct__shuffle_mod_repr};
+static ct_module *ct__resample_mod_new(const ct_module_type *ty, const ct_interpolate_options *o, const char *mode, int align, int64_t r) {
+    ct_interpolate_options z;
+    memset(&z, 0, sizeof z);
+    if (!o) o = &z;
+    if (!mode) mode = o->mode ? o->mode : "nearest";
+    if (strlen(mode) >= 16) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: unknown mode '%s'", ty->name, mode);
+    if (o->antialias) return (ct_module *)ct__fail(CT_ERR_UNSUPPORTED, "%s: antialias is not an argument of nn.Upsample", ty->name);
+    ct__resample_mod *u = CT__NEW_ZEROED(ct__resample_mod);
+    ct_module *m = u ? ct_module_new(ty, u) : NULL;
+    if (!m) { CT_FREE(u); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    u->o = *o;
+    u->o.mode = NULL;
+    if (align) u->o.align_corners = 1;
+    snprintf(u->mode, sizeof u->mode, "%s", mode);
+    u->r = r;
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_upsample(const ct_interpolate_options *o) { return ct__resample_mod_new(&ct__upsample_type, o, NULL, 0, 0); }
+CTENSOR_API ct_module *ct_nn_upsampling_nearest2d(const ct_interpolate_options *o) {
+    ct_interpolate_options z;
+    memset(&z, 0, sizeof z);
+    if (o) { memcpy(z.size, o->size, sizeof z.size); memcpy(z.scale_factor, o->scale_factor, sizeof z.scale_factor); }
+    return ct__resample_mod_new(&ct__upsampling_nearest2d_type, &z, "nearest", 0, 0);
+}
+CTENSOR_API ct_module *ct_nn_upsampling_bilinear2d(const ct_interpolate_options *o) {
+    ct_interpolate_options z;
+    memset(&z, 0, sizeof z);
+    if (o) { memcpy(z.size, o->size, sizeof z.size); memcpy(z.scale_factor, o->scale_factor, sizeof z.scale_factor); }
+    return ct__resample_mod_new(&ct__upsampling_bilinear2d_type, &z, "bilinear", 1, 0);
+}
+CTENSOR_API ct_module *ct_nn_pixel_shuffle(int64_t r) {
+    if (r <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "PixelShuffle: upscale_factor must be positive, got %lld", (long long)r);
+    return ct__resample_mod_new(&ct__pixel_shuffle_type, NULL, "", 0, r);
+}
+CTENSOR_API ct_module *ct_nn_pixel_unshuffle(int64_t r) {
+    if (r <= 0) return (ct_module *)ct__fail(CT_ERR_ARG, "PixelUnshuffle: downscale_factor must be positive, got %lld", (long long)r);
+    return ct__resample_mod_new(&ct__pixel_unshuffle_type, NULL, "", 0, r);
+}
 
 /* [section: nn-norm-impl] */
 /* ============================================================================

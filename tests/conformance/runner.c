@@ -82,6 +82,7 @@ static const conf_op *const conf_families[] = {
     conf_ops_nn_norm,
     conf_ops_nn_loss,
     conf_ops_complex,
+    conf_ops_nn_resample,
 };
 
 static int n_pass, n_fail, n_skip, verbose;
