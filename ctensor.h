@@ -732,7 +732,11 @@ CTENSOR_API ct_tensor *ct_set_requires_grad(ct_tensor *t, int requires_grad);
 CTENSOR_API int ct_get_requires_grad(const ct_tensor *t);
 CTENSOR_API int ct_is_leaf(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_grad(const ct_tensor *t);                 /* borrowed .grad or NULL */
-CTENSOR_API void ct_set_grad(ct_tensor *t, ct_tensor *grad);        /* NULL clears */
+/* t.grad = grad (NULL clears). Like PyTorch, the grad must match t's dtype, device and
+   shape; on a mismatch t.grad is left as it was and an error is returned. */
+CTENSOR_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
+/* x.detach_(): makes t a leaf that does not require grad. A view cannot be detached in
+   place (its base keeps its history): use ct_detach. */
 CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t);
 CTENSOR_API ct_tensor *ct_retain_grad(ct_tensor *t);
@@ -1204,6 +1208,11 @@ CTENSOR_API int ct_dtype_is_complex(ct_dtype dt) { return ct__dt_ok(dt) && ct__d
 #define CT__ISFLOAT(dt) (ct__dt[dt].kind == CT__KIND_FLOAT)
 #define CT__ISINT(dt) (ct__dt[dt].kind == CT__KIND_INT)
 #define CT__ISBOOL(dt) ((dt) == CT_BOOL)
+#define CT__ISCOMPLEX(dt) (ct__dt[dt].kind == CT__KIND_COMPLEX)
+#define CT__ISQUANT(dt) (ct__dt[dt].kind == CT__KIND_QUANT)
+/* bool, integral or floating: the dtypes the core's CPU kernels are generated for
+   (not complex, not quantized; both belong to companion headers). Checks range too. */
+#define CT__ISREAL(dt) (ct__dt_ok(dt) && ct__dt[dt].kind <= CT__KIND_FLOAT)
 #define CT__DTNAME(dt) (ct__dt_ok(dt) ? ct__dt[dt].scalar_name : "invalid")
 
 static ct_dtype ct__default_dtype = CT_FLOAT32;
@@ -4678,11 +4687,24 @@ static int ct__meta_unary(ct__call *c) {
     return ct__ew_out(c, ob ? CT_BOOL : cdt, x->ndim, x->shape);
 }
 
+/* PyTorch's alpha_check (add, sub and their in-place and scalar forms): a fractional
+   alpha cannot scale an integral or bool result. Every alpha-taking entry point reaches
+   it through this meta, so none can forget it. */
+static int ct__alpha_check(const ct__call *c) {
+    double alpha = c->a->s[0];
+    if (alpha == 1.0 || ct__scalar_is_int(alpha)) return 0;
+    ct_dtype cdt = c->in[0]->dtype == c->in[1]->dtype ? c->in[0]->dtype : ct__result_type(2, c->in);
+    if (cdt == CT_NUM_DTYPES || CT__ISFLOAT(cdt) || CT__ISCOMPLEX(cdt)) return 0;
+    return ct__failed(CT_ERR_ARG, "%s%s: For integral input tensors, argument alpha must not be a floating point number (alpha=%g, %s).",
+                      ct__ops[c->op].name, c->inplace ? "_" : "", alpha, CT__DTNAME(cdt));
+}
+
 static int ct__meta_binary(ct__call *c) {
     int ndim, ob = 0;
     int64_t shape[CT_MAX_DIMS];
     const ct_tensor *x = c->in[0], *y = c->in[1];
     ct_dtype cdt;
+    if ((c->op == CT__OP_ADD || c->op == CT__OP_SUB) && ct__alpha_check(c)) return -1;
     if (!c->inplace && x->dtype == y->dtype && (x->flags & (CT__F_WRAPPED_NUMBER | CT__F_CONTIG)) == CT__F_CONTIG &&
         (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
         ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
@@ -5095,13 +5117,6 @@ CTENSOR_API ct_tensor *ct_pow(const ct_tensor *x, const ct_tensor *y) {
 }
 CTENSOR_API ct_tensor *ct_add_alpha(const ct_tensor *x, const ct_tensor *y, double alpha) {
     ct__attrs a = ct__attrs_s(alpha);
-    if (x && y && !ct__scalar_is_int(alpha)) {
-        ct_tensor *in[2];
-        in[0] = (ct_tensor *)x;
-        in[1] = (ct_tensor *)y;
-        if (!CT__ISFLOAT(ct__result_type(2, in)))
-            return ct__fail(CT_ERR_ARG, "add: For integral input tensors, argument alpha must not be a floating point number.");
-    }
     return ct__op2(CT__OP_ADD, x, y, &a);
 }
 CTENSOR_API ct_tensor *ct_sub_alpha(const ct_tensor *x, const ct_tensor *y, double alpha) {
@@ -13310,15 +13325,21 @@ CTENSOR_API ct_tensor *ct_requires_grad(ct_tensor *t) { return ct_set_requires_g
 CTENSOR_API int ct_get_requires_grad(const ct_tensor *t) { return t && (t->flags & CT__F_REQUIRES_GRAD) != 0; }
 CTENSOR_API int ct_is_leaf(const ct_tensor *t) { return t && t->grad_fn == NULL; }
 CTENSOR_API ct_tensor *ct_grad(const ct_tensor *t) { return t ? t->grad : NULL; }
-CTENSOR_API void ct_set_grad(ct_tensor *t, ct_tensor *g) {
-    if (!t) return;
-    if (g && !ct_same_shape(t, g)) {
-        ct_set_error(CT_ERR_SHAPE, "set_grad: assigned grad has data of a different size (%s vs %s)", CT__SHAPE(g), CT__SHAPE(t));
-        return;
-    }
+CTENSOR_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *g) {
+    if (!t) { ct__null_arg("set_grad", 0); return ct_last_error_code(); }
+    if (g == t) return (ct_set_error(CT_ERR_AUTOGRAD, "set_grad: can't assign Variable as its own grad"), CT_ERR_AUTOGRAD);
+    if (g && g->dtype != t->dtype)
+        return (ct_set_error(CT_ERR_DTYPE, "set_grad: assigned grad has data of a different type (grad is %s, tensor is %s)",
+                             ct_dtype_name(g->dtype), ct_dtype_name(t->dtype)), CT_ERR_DTYPE);
+    if (g && g->device != t->device)
+        return (ct_set_error(CT_ERR_DEVICE, "set_grad: assigned grad has data located on a different device"), CT_ERR_DEVICE);
+    if (g && !ct_same_shape(t, g))
+        return (ct_set_error(CT_ERR_SHAPE, "set_grad: assigned grad has data of a different size (grad is %s, tensor is %s)",
+                             CT__SHAPE(g), CT__SHAPE(t)), CT_ERR_SHAPE);
     if (g) ct__incref(g);
     if (t->grad) ct__decref(t->grad);
     t->grad = g;
+    return CT_OK;
 }
 CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
     if (!t) { ct__null_arg("detach", 0); return NULL; }
@@ -13329,6 +13350,8 @@ CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
 }
 CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t) {
     if (!t) { ct__null_arg("detach_", 0); return NULL; }
+    if (t->flags & CT__F_IS_VIEW)
+        return ct__fail(CT_ERR_AUTOGRAD, "detach_: Can't detach views in-place. Use detach() instead.");
     if (t->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(t);
     if (t->grad_fn && !(t->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(t->grad_fn);
     t->grad_fn = NULL;

@@ -198,12 +198,42 @@ TEST(test_random_matches_torch) {
     CHECK_VALUES(ct_rand(CT_FLOAT32, 3), e, 3, 1e-7);
 }
 
+/* alpha of add/sub and their in-place forms: PyTorch's alpha_check */
+TEST(test_alpha_check) {
+    ct_tensor *i = ct_arange(1, 4, 1, CT_INT64);
+    const char *m = "For integral input tensors, argument alpha must not be a floating point number";
+    CHECK_ERR(ct_add_alpha(i, i, 0.5), CT_ERR_ARG, m);
+    CHECK_ERR(ct_sub_alpha(i, i, 0.5), CT_ERR_ARG, "sub: For integral input tensors, argument alpha must not be a floating point number (alpha=0.5, Long)");
+    CHECK_ERR(ct_add_alpha_(ct_clone(i), i, 0.5), CT_ERR_ARG, "add_: For integral input tensors");
+    CHECK_ERR(ct_add_alpha(ct_ones(CT_BOOL, 2), ct_ones(CT_BOOL, 2), 0.5), CT_ERR_ARG, m);
+    CHECK_ERR(ct_add_alpha(ct_ones(CT_UINT8, 2), ct_ones(CT_INT8, 2), -1.25), CT_ERR_ARG, m);
+    CHECK_ERR(ct_add_alpha(i, i, NAN), CT_ERR_ARG, m);
+    /* the in-place form leaves its target alone */
+    ct_tensor *t = ct_clone(i);
+    ct_clear_error();
+    CHECK(ct_add_alpha_(t, i, 0.5) == NULL);
+    double e0[] = {1, 2, 3};
+    CHECK_VALUES(t, e0, 3, 0);
+    /* integral alphas on integers, any alpha on floating results: as PyTorch */
+    double e1[] = {3, 6, 9};
+    CHECK_VALUES(ct_add_alpha(i, i, 2.0), e1, 3, 0);
+    CHECK_VALUES(ct_add_alpha_(ct_clone(i), i, 2.0), e1, 3, 0);
+    double e2[] = {-1, -2, -3};
+    CHECK_VALUES(ct_sub_alpha(i, i, 2.0), e2, 3, 0);
+    double e3[] = {1.5, 2.5, 3.5};
+    CHECK_VALUES(ct_add_alpha(i, ct_ones(CT_FLOAT32, 1), 0.5), e3, 3, 0);   /* int + float: float result */
+    CHECK_VALUES(ct_add_alpha(ct_to(i, CT_FLOAT64), ct_ones(CT_FLOAT64, 3), 0.5), e3, 3, 0);
+    double e4[] = {1, 1};
+    CHECK_VALUES(ct_add_alpha(ct_ones(CT_BOOL, 2), ct_ones(CT_BOOL, 2), 2.0), e4, 2, 0);   /* bool, alpha 2: True */
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_promotion);
     RUN(test_creation);
     RUN(test_views);
     RUN(test_elementwise_values);
+    RUN(test_alpha_check);
     RUN(test_inplace_versions);
     RUN(test_null_chain);
     RUN(test_scopes_flat);
