@@ -26,6 +26,9 @@
      CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
      CTENSOR_MAX_DIMS         maximum rank (default 8)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
+     CTENSOR_PORTABLE_SCOPE   CT_SCOPE and the grad-mode blocks in their portable form
+                              (plain loops: return and goto do not close them) on every
+                              compiler; the form non-gcc C compilers get anyway. For tests
      CTENSOR_BLOCK_CACHE_MB   per-thread cache of freed large blocks, in MiB (default 256;
                               0 turns it off): big results reuse memory instead of
                               page-faulting fresh pages on every op
@@ -255,12 +258,32 @@ CTENSOR_API int64_t ct_live_bytes(void);          /* storage bytes ctensor alloc
 CTENSOR_API void ct_thread_cleanup(void);
 
 /* CT_SCOPE { ... } releases what the block made when the block is left.
-   The block is a one-shot loop: `break` and `continue` leave the scope (not an
-   enclosing loop). With gcc/clang and in C++, `return` and `goto` out of the block
-   also close it; elsewhere the next enclosing scope end cleans up. */
+   It comes in three forms, picked at compile time:
+     C++ (any compiler)        a guard object's destructor closes the scope
+     C with gcc or clang       a variable with __attribute__((cleanup)) closes it
+     other C compilers (MSVC's C, ...), or any compiler given -DCTENSOR_PORTABLE_SCOPE:
+                               two nested one-shot `for` loops; the outer loop's
+                               increment closes the scope
+   What leaving the block does, by form:
+     falling off the end       closes the scope                 (all three forms)
+     break, continue           leave the scope and close it; they never reach a loop
+                               around the CT_SCOPE (all three forms)
+     return, goto out of it    close it in the C++ and gcc/clang forms; in the
+                               portable form they leave it open: its tensors live on
+                               until an enclosing scope ends (ct_scope_end closes every
+                               inner scope left open, and CTENSOR_DEBUG names it on
+                               stderr) or, with no enclosing scope, in the thread's
+                               root scope until the thread ends
+     longjmp, exit             close nothing, in any form
+   To leave a loop around a CT_SCOPE, set a flag in the block and test it after. */
 #define CT__CAT2(a, b) a##b
 #define CT__CAT(a, b) CT__CAT2(a, b)
-#if defined(__cplusplus)
+#if defined(CTENSOR_PORTABLE_SCOPE) || !(defined(__cplusplus) || defined(__GNUC__) || defined(__clang__))
+#  define CT_SCOPE                                                                                  \
+    for (int CT__CAT(ct__sg_, __LINE__) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; \
+         CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0, ct_scope_end(CT__CAT(ct__sg_, __LINE__))) \
+        for (int CT__CAT(ct__in_, __LINE__) = 1; CT__CAT(ct__in_, __LINE__); CT__CAT(ct__in_, __LINE__) = 0)
+#elif defined(__cplusplus)
 }  /* extern "C" */
 struct ct__scope_guard {
     int token, once;
@@ -269,11 +292,9 @@ struct ct__scope_guard {
 };
 #  define CT_SCOPE for (ct__scope_guard CT__CAT(ct__sg_, __LINE__)(__FILE__, __LINE__); CT__CAT(ct__sg_, __LINE__).once; CT__CAT(ct__sg_, __LINE__).once = 0)
 extern "C" {
-#elif defined(__GNUC__) || defined(__clang__)
+#else
 CTENSOR_API void ct__scope_cleanup(int *token);
 #  define CT_SCOPE for (int CT__CAT(ct__sg_, __LINE__) __attribute__((cleanup(ct__scope_cleanup), unused)) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0)
-#else
-#  define CT_SCOPE for (int CT__CAT(ct__sg_, __LINE__) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0, ct_scope_end(CT__CAT(ct__sg_, __LINE__)))
 #endif
 
 /* Allocator for device memory. The CPU default uses CT_MALLOC/CT_FREE. */
@@ -768,10 +789,17 @@ CTENSOR_API int ct_is_inference_mode_enabled(void);
 CTENSOR_API int ct_set_inference_mode(int enabled);
 /* CT_NO_GRAD { ... } / CT_ENABLE_GRAD { ... } / CT_INFERENCE_MODE { ... }: the mode
    holds inside the block and the previous one comes back when the block is left
-   (a one-shot loop like CT_SCOPE: with gcc/clang and in C++ also on return/goto). */
+   (made like CT_SCOPE, in the same three forms: break and continue leave the block
+   and restore the mode in all three; return and goto restore it in the C++ and
+   gcc/clang forms only: in the portable form they leave the mode set). */
 CTENSOR_API void ct__restore_grad_mode(int *prev);
 CTENSOR_API void ct__restore_inference_mode(int *prev);
-#if defined(__cplusplus)
+#if defined(CTENSOR_PORTABLE_SCOPE) || !(defined(__cplusplus) || defined(__GNUC__) || defined(__clang__))
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n)                                                  \
+    for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n);          \
+         CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n)))                                    \
+        for (int CT__CAT(ct__mi_, n) = 1; CT__CAT(ct__mi_, n); CT__CAT(ct__mi_, n) = 0)
+#elif defined(__cplusplus)
 }  /* extern "C" */
 struct ct__mode_guard {
     int prev, once;
@@ -781,10 +809,8 @@ struct ct__mode_guard {
 };
 #  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (ct__mode_guard CT__CAT(ct__m_, n)(setfn(val), restorefn); CT__CAT(ct__m_, n).once; CT__CAT(ct__m_, n).once = 0)
 extern "C" {
-#elif defined(__GNUC__) || defined(__clang__)
-#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) __attribute__((cleanup(restorefn), unused)) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0)
 #else
-#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n)))
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) __attribute__((cleanup(restorefn), unused)) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0)
 #endif
 #define CT_NO_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, ct__restore_grad_mode, 0, __LINE__)
 #define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, ct__restore_grad_mode, 1, __LINE__)

@@ -136,6 +136,16 @@ TEST(test_scopes_flat) {
     CHECK_EQ_INT(ct_live_tensors(), t0 + 2);
     ct_release(r);
     CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+    /* break and continue leave the scope and close it (tests/compile/scope.c checks
+       the C++ and portable forms) */
+    int depth = ct_scope_depth();
+    for (int i = 0; i < 1000; i++) CT_SCOPE {
+        (void)ct_add(ct_ones(CT_FLOAT32, 4), ct_ones(CT_FLOAT32, 4));
+        if (i % 2) break;
+        continue;
+    }
+    CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+    CHECK_EQ_INT(ct_scope_depth(), depth);
     /* a scope left early is closed by the enclosing one */
     int outer = ct_scope_begin();
     (void)ct_scope_begin();

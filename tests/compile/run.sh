@@ -17,6 +17,11 @@ if command -v "$CLANG" >/dev/null 2>&1; then
   try "clang -std=c11"    sh -c "$CLANG -std=c11 $W tests/compile/user.c -o $B/user_clang $LA && $B/user_clang"
 else echo "skip clang (not installed)"; fi
 try "g++ -x c++ -std=c++17" sh -c "$CXX -x c++ -std=c++17 $W tests/compile/user.c -o $B/user_cxx $LA && $B/user_cxx"
+# CT_SCOPE's three forms: break/continue/return inside a scope (gcc cleanup, C++ guard, portable)
+try "CT_SCOPE gcc cleanup form"  sh -c "$CC -std=c11 $W tests/compile/scope.c -o $B/scope_gcc -lm && $B/scope_gcc"
+try "CT_SCOPE C++ guard form"    sh -c "$CXX -x c++ -std=c++17 $W tests/compile/scope.c -o $B/scope_cxx -lm && $B/scope_cxx"
+try "CT_SCOPE portable form (C)" sh -c "$CC -std=c11 $W -DCTENSOR_PORTABLE_SCOPE tests/compile/scope.c -o $B/scope_portable -lm && $B/scope_portable"
+try "CT_SCOPE portable form (C++)" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_PORTABLE_SCOPE tests/compile/scope.c -o $B/scope_portable_cxx -lm && $B/scope_portable_cxx"
 try "two translation units" sh -c "$CC -std=c11 $W tests/compile/tu_a.c tests/compile/tu_b.c -o $B/tu -lm && $B/tu"
 try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W tests/compile/static.c -o $B/static -lm && $B/static"
 try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.c -o $B/nostdio -lm && $B/nostdio"
