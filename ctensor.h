@@ -26,6 +26,9 @@
      CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
      CTENSOR_MAX_DIMS         maximum rank (default 8)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
+     (not -ffast-math)        the implementation refuses to build under -ffast-math,
+                              -Ofast or -ffinite-math-only (#error): they break NaN/inf
+                              handling and sums; compile that one file without them
      CTENSOR_PORTABLE_SCOPE   CT_SCOPE and the grad-mode blocks in their portable form
                               (plain loops: return and goto do not close them) on every
                               compiler; the form non-gcc C compilers get anyway. For tests
@@ -916,6 +919,14 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #ifdef CTENSOR_IMPLEMENTATION
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #define CTENSOR_IMPLEMENTATION_DONE
+/* -ffast-math (and -ffinite-math-only, -Ofast) let the compiler assume no NaN or inf
+   exists and reassociate sums: exp, the reductions and the NaN/inf checks then give
+   wrong results silently (ct_exp summed over 16 values gave 59.625 for 60.823, and 84
+   tests of the suite failed). The rest of a program may use them; the file that
+   defines CTENSOR_IMPLEMENTATION may not. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#  error "ctensor.h: the implementation must not be compiled with -ffast-math, -Ofast or -ffinite-math-only (they break NaN/inf handling and exp/sum results). Compile the file that defines CTENSOR_IMPLEMENTATION without them (add -fno-fast-math after them, or give that file its own flags); other files may keep them."
+#endif
 #ifdef __NVCC__
 /* The kernel-generating macros declare every operand and mark it (void) when a
    dtype's expression does not use it; nvcc's front end still reports those as

@@ -26,6 +26,18 @@ try "two translation units" sh -c "$CC -std=c11 $W tests/compile/tu_a.c tests/co
 try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W tests/compile/static.c -o $B/static -lm && $B/static"
 try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.c -o $B/nostdio -lm && $B/nostdio"
 try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp $LA && $B/user_omp"
+# builds that must fail, with the message that says why: try_fail name, expected text, command...
+try_fail() {
+  name=$1; want=$2; shift 2
+  if out=$("$@" 2>&1); then fail=$((fail + 1)); echo "FAIL $name (built, expected an error)"
+  elif printf '%s' "$out" | grep -qF -- "$want"; then pass=$((pass + 1)); echo "ok   $name"
+  else fail=$((fail + 1)); echo "FAIL $name (failed without \"$want\")"; printf '%s\n' "$out" | head -20; fi
+}
+FM="must not be compiled with -ffast-math"
+try_fail "-ffast-math refused"        "$FM" $CC -std=c11 $W -O2 -ffast-math -c tests/compile/static.c -o $B/fastmath.o
+try_fail "-Ofast refused"            "$FM" $CC -std=c11 $W -Ofast -c tests/compile/static.c -o $B/ofast.o
+try_fail "-ffinite-math-only refused" "$FM" $CXX -x c++ -std=c++17 $W -O2 -ffinite-math-only -c tests/compile/static.c -o $B/finite.o
+try "-ffast-math in a user file"  sh -c "$CC -std=c11 $W -O2 -ffast-math -c tests/compile/tu_b.c -o $B/tu_b_fast.o && $CC -std=c11 $W -c tests/compile/tu_a.c -o $B/tu_a.o && $CC $B/tu_a.o $B/tu_b_fast.o -o $B/tu_fast -lm && $B/tu_fast"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 if [ -n "$NVCC" ]; then
   try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"
