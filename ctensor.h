@@ -24,7 +24,8 @@
      CTENSOR_NO_STDIO         no stdio: no default error logger, no ct_print, no file io
      CTENSOR_BLAS             use CBLAS (e.g. OpenBLAS: -lopenblas) for GEMM
      CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
-     CTENSOR_MAX_DIMS         maximum rank (default 8)
+     CTENSOR_MAX_DIMS         maximum rank (default 8); it changes ct_tensor, so it must be
+                              the same in every file of a program (checked when linking)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
      (not -ffast-math)        the implementation refuses to build under -ffast-math,
                               -Ofast or -ffinite-math-only (#error): they break NaN/inf
@@ -104,6 +105,33 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* CTENSOR_MAX_DIMS sizes the arrays inside ct_tensor, so every translation unit of a
+   program must see the same value (a plain integer literal). A mismatch is caught when
+   linking: the implementation defines ct_abi_max_dims_<N> for its N, and every other
+   file that includes this header references the symbol for its own N, so linking
+   files built with 8 against an implementation built with 4 fails with
+   "undefined reference to `ct_abi_max_dims_8'". (gcc, clang and MSVC; not needed
+   under CTENSOR_STATIC, where one file holds everything.) */
+#define CT__ABI_CAT2(a, b) a##b
+#define CT__ABI_CAT(a, b) CT__ABI_CAT2(a, b)
+#define CT__ABI_STR2(x) #x
+#define CT__ABI_STR(x) CT__ABI_STR2(x)
+#define CT__ABI_MAX_DIMS CT__ABI_CAT(ct_abi_max_dims_, CTENSOR_MAX_DIMS)
+#if !defined(CTENSOR_STATIC)
+extern const int CT__ABI_MAX_DIMS;
+#  if !defined(CTENSOR_IMPLEMENTATION)
+#    if defined(_MSC_VER) && !defined(__clang__)
+#      if defined(_M_IX86)
+#        pragma comment(linker, "/include:_" CT__ABI_STR(CT__ABI_MAX_DIMS))
+#      else
+#        pragma comment(linker, "/include:" CT__ABI_STR(CT__ABI_MAX_DIMS))
+#      endif
+#    elif defined(__GNUC__) || defined(__clang__)
+static const int *const ct__abi_max_dims_ref __attribute__((used)) = &CT__ABI_MAX_DIMS;
+#    endif
+#  endif
 #endif
 
 /* ============================================================================
@@ -966,6 +994,11 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #  define CT__PRIVATE static
 #else
 #  define CT__PRIVATE static
+#endif
+
+#ifndef CTENSOR_STATIC
+/* the link-time check of CTENSOR_MAX_DIMS (see CT__ABI_MAX_DIMS in the declarations) */
+const int CT__ABI_MAX_DIMS = CTENSOR_MAX_DIMS;
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -38,9 +38,13 @@ try_fail "-ffast-math refused"        "$FM" $CC -std=c11 $W -O2 -ffast-math -c t
 try_fail "-Ofast refused"            "$FM" $CC -std=c11 $W -Ofast -c tests/compile/static.c -o $B/ofast.o
 try_fail "-ffinite-math-only refused" "$FM" $CXX -x c++ -std=c++17 $W -O2 -ffinite-math-only -c tests/compile/static.c -o $B/finite.o
 try "-ffast-math in a user file"  sh -c "$CC -std=c11 $W -O2 -ffast-math -c tests/compile/tu_b.c -o $B/tu_b_fast.o && $CC -std=c11 $W -c tests/compile/tu_a.c -o $B/tu_a.o && $CC $B/tu_a.o $B/tu_b_fast.o -o $B/tu_fast -lm && $B/tu_fast"
+try_fail "CTENSOR_MAX_DIMS mismatch fails to link" "ct_abi_max_dims_4" $CC -std=c11 $W tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_mismatch -lm
+try "CTENSOR_MAX_DIMS the same everywhere" sh -c "$CC -std=c11 $W -DCTENSOR_MAX_DIMS=4 tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_same -lm && $B/dims_same"
+try "CTENSOR_MAX_DIMS check in a C++ file" sh -c "$CXX -x c++ -std=c++17 $W -c tests/compile/tu_b.c -o $B/tu_b_cxx.o && nm $B/tu_b_cxx.o | grep -q ' U ct_abi_max_dims_8\$'"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 if [ -n "$NVCC" ]; then
   try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"
+  try "nvcc, a file without the implementation" sh -c "cp tests/compile/tu_b.c $B/tu_b_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/tu_b_nvcc.cu -o $B/tu_b_nvcc.o"
 else echo "skip nvcc (not installed)"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
