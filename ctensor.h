@@ -30,6 +30,10 @@
      (not -ffast-math)        the implementation refuses to build under -ffast-math,
                               -Ofast or -ffinite-math-only (#error): they break NaN/inf
                               handling and sums; compile that one file without them
+     CTENSOR_NO_THREADS       no pthread use at all: no thread-exit cleanup (call
+                              ct_thread_cleanup before a thread ends), no data-loader
+                              prefetch thread. Otherwise, on unix, pthreads are used: in
+                              libc from glibc 2.34 on; older systems link -lpthread
      CTENSOR_PORTABLE_SCOPE   CT_SCOPE and the grad-mode blocks in their portable form
                               (plain loops: return and goto do not close them) on every
                               compiler; the form non-gcc C compilers get anyway. For tests
@@ -285,8 +289,15 @@ CTENSOR_API void ct_release(ct_tensor *t);        /* -1 reference; balances ct_r
 CTENSOR_API int ct_scope_depth(void);
 CTENSOR_API int64_t ct_live_tensors(void);        /* tensor headers alive, all threads */
 CTENSOR_API int64_t ct_live_bytes(void);          /* storage bytes ctensor allocated and holds */
-/* Returns the calling thread's cached blocks to the system allocator. */
+/* Returns the calling thread's cached blocks to the system allocator. A thread that
+   exits does this itself (with pthreads, unless CTENSOR_NO_THREADS) and also releases
+   what its root scope holds; without pthreads call it before a thread ends. */
 CTENSOR_API void ct_thread_cleanup(void);
+/* Frees a buffer ctensor made and handed over: the *data of ct_save_npy_mem,
+   ct_save_safetensors_mem, ct_module_save_safetensors_mem. NULL is fine. It frees
+   with the allocator the implementation was built with (CT_FREE there), which the
+   caller's file may not know. */
+CTENSOR_API void ct_free(void *p);
 
 /* CT_SCOPE { ... } releases what the block made when the block is left.
    It comes in three forms, picked at compile time:
@@ -881,7 +892,7 @@ CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, 
 /* .npy versions 1.0, 2.0 and 3.0; little- or big-endian; fortran_order arrays
    load as a transposed view. name is used in messages (may be NULL). */
 CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char *name);
-CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *len);  /* *data: CT_MALLOC'd */
+CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *len);  /* free *data with ct_free */
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_tensor *ct_load_npy(const char *path);
 CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t);              /* writes version 1.0 */
@@ -913,7 +924,7 @@ CTENSOR_API const char *ct_safetensors_metadata_key(const ct_safetensors *st, in
 CTENSOR_API const char *ct_safetensors_metadata(const ct_safetensors *st, const char *key);  /* NULL if absent */
 /* Writes n named tensors (any layout; CPU) and nmeta metadata pairs, as
    safetensors' reference writer does: tensors ordered by dtype alignment then
-   name, header padded with spaces to a multiple of 8. *data is CT_MALLOC'd. */
+   name, header padded with spaces to a multiple of 8. Free *data with ct_free. */
 CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, const ct_tensor *const *tensors,
                                               int nmeta, const char *const *meta_keys, const char *const *meta_values,
                                               void **data, size_t *len);
@@ -1010,6 +1021,10 @@ const int CT__ABI_MAX_DIMS = CTENSOR_MAX_DIMS;
 #  define CT__ATOMIC_DEC(p) __atomic_sub_fetch((p), 1, __ATOMIC_ACQ_REL)
 #  define CT__LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #  define CT__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+/* publication: a release store makes every earlier write visible to a thread whose
+   acquire load sees the stored value (flags that say "initialised") */
+#  define CT__LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#  define CT__STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #  define CT__CAS(p, expected, desired) __atomic_compare_exchange_n((p), (expected), (desired), 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 #  define CT__UNUSED __attribute__((unused))
 #else
@@ -1021,6 +1036,8 @@ const int CT__ABI_MAX_DIMS = CTENSOR_MAX_DIMS;
 #  define CT__ATOMIC_DEC(p) (--*(p))
 #  define CT__LOAD(p) (*(p))
 #  define CT__STORE(p, v) (*(p) = (v))
+#  define CT__LOAD_ACQ(p) (*(p))
+#  define CT__STORE_REL(p, v) (*(p) = (v))
 #  define CT__CAS(p, expected, desired) (*(p) == *(expected) ? (*(p) = (desired), 1) : (*(expected) = *(p), 0))
 #  define CT__UNUSED
 #endif
@@ -1100,11 +1117,16 @@ typedef struct ct__tls {
     void *tracer_user;
     ct__op_hook_fn profiler;
     void *profiler_user;
+    /* life cycle */
+    int fallback;                    /* the thread's state could not be allocated (see ct__tls_create) */
+    int dead;                        /* its thread has exited; the next new thread reuses it */
     struct ct__tls *next;
 } ct__tls;
 
 static CT_THREAD_LOCAL ct__tls *ct__tls_cur;
-static ct__tls *ct__tls_all;          /* every thread that used ctensor (never freed) */
+/* Every thread state ever made, live or dead (never freed: a dead one keeps its share
+   of the live counters, which other threads' frees may have moved, and is reused). */
+static ct__tls *ct__tls_all;
 static int ct__tls_lock;
 
 static void ct__spin_lock(int *l) {
@@ -1119,15 +1141,79 @@ static void ct__spin_unlock(int *l) {
 #endif
 }
 
+/* Thread exit. With pthreads (unless CTENSOR_NO_THREADS) a key destructor releases what
+   the thread's root scope still holds, returns its caches (up to
+   CTENSOR_BLOCK_CACHE_MB of large blocks) to the allocator and marks its state for
+   reuse; for the thread that calls exit() an atexit handler returns the caches (the
+   root scope is left alone there: static destructors may still use it). Pthreads live in
+   libc from glibc 2.34 on; older systems link with -lpthread (or -pthread). */
+#if !defined(CTENSOR_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#  include <pthread.h>
+#  define CT__HAVE_PTHREADS 1
+#endif
+static void ct__tls_free_caches(ct__tls *t);
+static CT__UNUSED void ct__tls_exit(ct__tls *t);
+#ifdef CT__HAVE_PTHREADS
+static pthread_key_t ct__tls_key;
+static pthread_once_t ct__tls_key_once = PTHREAD_ONCE_INIT;
+static int ct__tls_key_ok;
+static void ct__tls_key_dtor(void *p) { ct__tls_exit((ct__tls *)p); }
+#endif
+static void ct__tls_atexit(void) {
+    ct__tls *t = ct__tls_cur;
+    if (t) ct__tls_free_caches(t);
+}
+static void ct__tls_init_once(void) {
+#ifdef CT__HAVE_PTHREADS
+    ct__tls_key_ok = pthread_key_create(&ct__tls_key, ct__tls_key_dtor) == 0;
+#endif
+    atexit(ct__tls_atexit);
+}
+/* When not even the thread state can be allocated, the thread gets this one (its own,
+   not counted): every call that makes a tensor then fails with CT_ERR_MEMORY. */
+static CT_THREAD_LOCAL ct__tls ct__tls_fallback;
+
 static CT__NOINLINE ct__tls *ct__tls_create(void) {
-    ct__tls *t = CT__NEW_ZEROED(ct__tls);
-    if (!t) abort();  /* no memory for thread state: nothing can work (internal invariant) */
-    t->grad_enabled = 1;
-    ct__spin_lock(&ct__tls_lock);
-    t->next = ct__tls_all;
-    ct__tls_all = t;
+#ifdef CT__HAVE_PTHREADS
+    pthread_once(&ct__tls_key_once, ct__tls_init_once);
+#else
+    static int once;   /* no threads: the first caller is the only one */
+    if (!once) { once = 1; ct__tls_init_once(); }
+#endif
+    ct__tls *t;
+    ct__spin_lock(&ct__tls_lock);   /* others walk the list (and read the counters) under it */
+    for (t = ct__tls_all; t && !t->dead; t = t->next) {}
+    if (t) {
+        /* a dead thread's state: fresh, but keeping its counters and its place in the list */
+        ct__tls keep = *t;
+        memset(t, 0, sizeof *t);
+        t->live_tensors = keep.live_tensors;
+        t->live_bytes = keep.live_bytes;
+        t->seq_counter = keep.seq_counter;
+        t->next = keep.next;
+    }
     ct__spin_unlock(&ct__tls_lock);
+    if (!t) {
+        t = CT__NEW_ZEROED(ct__tls);
+        if (t) {
+            ct__spin_lock(&ct__tls_lock);
+            t->next = ct__tls_all;
+            ct__tls_all = t;
+            ct__spin_unlock(&ct__tls_lock);
+        } else {
+            t = &ct__tls_fallback;
+            t->fallback = 1;
+            t->nfree_tensors = CT__TENSOR_CACHE;   /* never caches: every new tensor takes the failing path */
+        }
+    }
+    t->grad_enabled = 1;
     ct__tls_cur = t;
+#ifdef CT__HAVE_PTHREADS
+    if (ct__tls_key_ok) pthread_setspecific(ct__tls_key, t);
+#endif
+    if (t->fallback)
+        ct_set_error(CT_ERR_MEMORY, "out of memory: this thread's ctensor state (%u bytes) could not be allocated",
+                     (unsigned)sizeof(ct__tls));
     return t;
 }
 CT__INLINE ct__tls *ct__tls_get(void) {
@@ -1624,6 +1710,11 @@ static ct_tensor *ct__header_new(void) {
         t->free_tensors = x->grad;
         t->nfree_tensors--;
     } else {
+        if (CT__UNLIKELY(t->fallback)) {  /* no thread state: the error says so already */
+            if (t->err_code == CT_OK)
+                ct_set_error(CT_ERR_MEMORY, "out of memory: this thread's ctensor state could not be allocated");
+            return NULL;
+        }
         x = (ct_tensor *)CT_MALLOC(sizeof(ct_tensor));
         if (!x) { ct_set_error(CT_ERR_MEMORY, "out of memory (tensor header)"); return NULL; }
     }
@@ -1855,14 +1946,13 @@ CTENSOR_API int64_t ct_live_bytes(void) {
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
-CTENSOR_API void ct_thread_cleanup(void) {
-    ct__tls *t = ct__tls_get();
+static void ct__tls_free_caches(ct__tls *t) {
     while (t->free_tensors) {
         ct_tensor *x = t->free_tensors;
         t->free_tensors = x->grad;
         CT_FREE(x);
     }
-    t->nfree_tensors = 0;
+    t->nfree_tensors = t->fallback ? CT__TENSOR_CACHE : 0;   /* a fallback state never caches headers */
     for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
         if (t->big_blocks[k]) {
             CT_FREE(((ct_storage *)t->big_blocks[k])->ct__block);
@@ -1881,6 +1971,29 @@ CTENSOR_API void ct_thread_cleanup(void) {
         CT_FREE(t->items); t->items = NULL; t->cap_items = 0;
         CT_FREE(t->frames); t->frames = NULL; t->cap_frames = 0;
     }
+}
+CTENSOR_API void ct_thread_cleanup(void) { ct__tls_free_caches(ct__tls_get()); }
+CTENSOR_API void ct_free(void *p) { CT_FREE(p); }
+/* The thread is exiting (the pthread key destructor; ct__tls_cur is still t): release
+   every scope it left open and its root scope, return its caches, free its state's
+   arrays and leave the state to the next new thread. */
+static CT__UNUSED void ct__tls_exit(ct__tls *t) {
+    if (!t) return;
+    while (t->nitems > 0) {
+        ct_tensor *x = t->items[--t->nitems];
+        if (x) {
+            x->scope_slot = -1;
+            ct__decref(x);
+        }
+    }
+    t->nframes = 0;
+    ct__tls_free_caches(t);
+    if (!t->fallback) {
+        ct__spin_lock(&ct__tls_lock);
+        t->dead = 1;
+        ct__spin_unlock(&ct__tls_lock);
+    }
+    ct__tls_cur = NULL;
 }
 
 /* ============================================================================
@@ -2342,16 +2455,18 @@ static CT__UNUSED int ct__register_ops(const ct__opdef *defs, int n) {
 }
 static CT__UNUSED int ct__register_op(const ct__opdef *d) { return ct__register_ops(d, 1); }
 /* Runs init() exactly once across threads (companion headers register with it). */
+/* The acquire loads pair with the release store, so a thread that sees "done" also sees
+   everything init() wrote (the op table entries), on ARM as on x86. */
 static CT__UNUSED void ct__once(int *state, void (*init)(void)) {
-    int s = CT__LOAD(state);
+    int s = CT__LOAD_ACQ(state);
     if (s == 2) return;
     int expected = 0;
     if (CT__CAS(state, &expected, 1)) {
         init();
-        CT__STORE(state, 2);
+        CT__STORE_REL(state, 2);
         return;
     }
-    while (CT__LOAD(state) != 2) { /* another thread is registering */ }
+    while (CT__LOAD_ACQ(state) != 2) { /* another thread is registering */ }
 }
 
 /* Kernels for other devices register here (ctensor_cuda.h). */
@@ -2360,7 +2475,7 @@ static ct__kernel_fn ct__device_kernels[CT_NUM_DEVICES][CT__NUM_OPS + CT__MAX_EX
 /* Public for companion headers and tools: op names and counts. */
 CTENSOR_API int ct_num_ops(void);
 CTENSOR_API const char *ct_op_name(int op);
-CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS + CT__LOAD(&ct__n_ext_ops); }
+CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS + CT__LOAD_ACQ(&ct__n_ext_ops); }
 CTENSOR_API const char *ct_op_name(int op) { return op >= 0 && op < ct_num_ops() ? ct__opdef_get(op)->name : "?"; }
 
 /* Shared read-only attributes for ops called without arguments (and add/sub with alpha 1). */
@@ -12314,29 +12429,35 @@ CTENSOR_API ct_tensor *ct_einsum(const char *equation, int n, ct_tensor *const *
    (at::mt19937, uniform_real_distribution, normal_fill; see aten/src/ATen/core)
    ========================================================================== */
 static ct_generator ct__default_gen;
-static int ct__default_gen_ready;
+static int ct__default_gen_state;   /* ct__once: 0 none, 1 being made, 2 ready */
 
-CTENSOR_API void ct_generator_init(ct_generator *g, uint64_t seed) {
+/* seeds g's state (not its lock) */
+static void ct__generator_seed(ct_generator *g, uint64_t seed) {
     g->seed = seed;
     g->mt[0] = (uint32_t)(seed & 0xffffffffu);
     for (int j = 1; j < 624; j++) g->mt[j] = 1812433253u * (g->mt[j - 1] ^ (g->mt[j - 1] >> 30)) + (uint32_t)j;
     g->mti = 624;
     g->has_next_double_normal = 0;
     g->next_double_normal = 0.0;
+}
+CTENSOR_API void ct_generator_init(ct_generator *g, uint64_t seed) {
+    ct__generator_seed(g, seed);
     g->lock = 0;
 }
+static void ct__default_gen_init(void) { ct_generator_init(&ct__default_gen, 67280421310721ULL); }  /* PyTorch's default seed */
+/* The default generator is made on first use, once, whichever threads ask at once. */
 static ct_generator *ct__gen(ct_generator *g) {
     if (g) return g;
-    if (!ct__default_gen_ready) {
-        ct_generator_init(&ct__default_gen, 67280421310721ULL);  /* PyTorch's default seed */
-        ct__default_gen_ready = 1;
-    }
+    if (CT__UNLIKELY(CT__LOAD_ACQ(&ct__default_gen_state) != 2)) ct__once(&ct__default_gen_state, ct__default_gen_init);
     return &ct__default_gen;
 }
 CTENSOR_API ct_generator *ct_default_generator(void) { return ct__gen(NULL); }
+/* Reseeding takes the generator's lock, so it cannot tear a draw running in another thread. */
 CTENSOR_API void ct_manual_seed(uint64_t seed) {
-    ct_generator_init(&ct__default_gen, seed);
-    ct__default_gen_ready = 1;
+    ct_generator *g = ct__gen(NULL);
+    ct__spin_lock(&g->lock);
+    ct__generator_seed(g, seed);
+    ct__spin_unlock(&g->lock);
 }
 CTENSOR_API uint64_t ct_initial_seed(void) { return ct__gen(NULL)->seed; }
 static uint32_t ct__mt_next(ct_generator *g) {

@@ -188,7 +188,7 @@ CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, doubl
    "Error(s) in loading state_dict for ..." report; shape mismatches are always
    errors. Nothing is changed on error.
    ========================================================================== */
-CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len);   /* *data: CT_MALLOC'd */
+CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len);   /* free *data with ct_free */
 CTENSOR_API ct_status ct_module_load_safetensors_mem(ct_module *m, const void *data, size_t len, int strict);
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char *path);

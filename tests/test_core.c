@@ -197,7 +197,7 @@ TEST(test_npy_roundtrip) {
     CHECK_ERR(ct_load_npy_mem(buf, 9, "mem"), CT_ERR_FORMAT, "bad magic");
     ((unsigned char *)buf)[8] = 0xff;   /* header longer than the file */
     CHECK_ERR(ct_load_npy_mem(buf, len, "mem"), CT_ERR_FORMAT, "exceeds file size");
-    free(buf);
+    ct_free(buf);
     CHECK_ERR(ct_load_npy("/nonexistent/x.npy"), CT_ERR_IO, "cannot open");
 }
 

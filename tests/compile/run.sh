@@ -26,6 +26,10 @@ try "two translation units" sh -c "$CC -std=c11 $W tests/compile/tu_a.c tests/co
 try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W tests/compile/static.c -o $B/static -lm && $B/static"
 try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.c -o $B/nostdio -lm && $B/nostdio"
 try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp $LA && $B/user_omp"
+# CTENSOR_NO_THREADS: no pthread symbol referenced, links without -lpthread; the default
+# build references pthread_key_create (in libc from glibc 2.34; older: -lpthread)
+try "CTENSOR_NO_THREADS, no -lpthread" sh -c "$CC -std=c11 $W -c tests/compile/nothreads.c -o $B/nothreads.o && ! nm -u $B/nothreads.o | grep -q pthread && $CC $B/nothreads.o -o $B/nothreads -lm && $B/nothreads"
+try "threads: pthread_key_create used" sh -c "$CC -std=c11 $W -c tests/compile/static.c -o $B/threads.o && nm -u $B/threads.o | grep -q pthread_key_create"
 # builds that must fail, with the message that says why: try_fail name, expected text, command...
 try_fail() {
   name=$1; want=$2; shift 2
