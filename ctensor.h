@@ -1308,6 +1308,15 @@ static ct__shapestr ct__fmt_shape(int ndim, const int64_t *shape) {
     return r;
 }
 #define CT__SHAPE(t) (ct__fmt_shape((t)->ndim, (t)->shape).s)
+/* A value for messages as Python prints a float: nan (never "-nan"), inf, -inf, else %g. */
+typedef struct ct__numstr { char s[32]; } ct__numstr;
+static ct__numstr ct__fmt_double(double v) {
+    ct__numstr r;
+    if (isnan(v)) snprintf(r.s, sizeof r.s, "nan");
+    else if (isinf(v)) snprintf(r.s, sizeof r.s, v > 0 ? "inf" : "-inf");
+    else snprintf(r.s, sizeof r.s, "%g", v);
+    return r;
+}
 
 /* A bounded string builder: counts the full length, writes what fits. */
 typedef struct ct__sbuf { char *buf; size_t cap, len; } ct__sbuf;
@@ -1334,24 +1343,25 @@ typedef struct ct__dtype_traits {
     uint8_t size;
     uint8_t kind;
     uint8_t is_signed;
+    const char *cpp_name;    /* PyTorch's C++ scalar type in conversion messages: "int8_t" */
 } ct__dtype_traits;
 
 static const ct__dtype_traits ct__dt[CT_NUM_DTYPES] = {
-    {"float32", "torch.float32", "Float", "<f4", "F32", 4, CT__KIND_FLOAT, 1},
-    {"float64", "torch.float64", "Double", "<f8", "F64", 8, CT__KIND_FLOAT, 1},
-    {"float16", "torch.float16", "Half", "<f2", "F16", 2, CT__KIND_FLOAT, 1},
-    {"bfloat16", "torch.bfloat16", "BFloat16", "", "BF16", 2, CT__KIND_FLOAT, 1},
-    {"int64", "torch.int64", "Long", "<i8", "I64", 8, CT__KIND_INT, 1},
-    {"int32", "torch.int32", "Int", "<i4", "I32", 4, CT__KIND_INT, 1},
-    {"int16", "torch.int16", "Short", "<i2", "I16", 2, CT__KIND_INT, 1},
-    {"int8", "torch.int8", "Char", "|i1", "I8", 1, CT__KIND_INT, 1},
-    {"uint8", "torch.uint8", "Byte", "|u1", "U8", 1, CT__KIND_INT, 0},
-    {"bool", "torch.bool", "Bool", "|b1", "BOOL", 1, CT__KIND_BOOL, 0},
-    {"qint8", "torch.qint8", "QInt8", "", "", 1, CT__KIND_QUANT, 1},
-    {"quint8", "torch.quint8", "QUInt8", "", "", 1, CT__KIND_QUANT, 0},
-    {"qint32", "torch.qint32", "QInt32", "", "", 4, CT__KIND_QUANT, 1},
-    {"complex64", "torch.complex64", "ComplexFloat", "<c8", "C64", 8, CT__KIND_COMPLEX, 1},
-    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "", 16, CT__KIND_COMPLEX, 1},
+    {"float32", "torch.float32", "Float", "<f4", "F32", 4, CT__KIND_FLOAT, 1, "float"},
+    {"float64", "torch.float64", "Double", "<f8", "F64", 8, CT__KIND_FLOAT, 1, "double"},
+    {"float16", "torch.float16", "Half", "<f2", "F16", 2, CT__KIND_FLOAT, 1, "at::Half"},
+    {"bfloat16", "torch.bfloat16", "BFloat16", "", "BF16", 2, CT__KIND_FLOAT, 1, "at::BFloat16"},
+    {"int64", "torch.int64", "Long", "<i8", "I64", 8, CT__KIND_INT, 1, "int64_t"},
+    {"int32", "torch.int32", "Int", "<i4", "I32", 4, CT__KIND_INT, 1, "int"},
+    {"int16", "torch.int16", "Short", "<i2", "I16", 2, CT__KIND_INT, 1, "int16_t"},
+    {"int8", "torch.int8", "Char", "|i1", "I8", 1, CT__KIND_INT, 1, "int8_t"},
+    {"uint8", "torch.uint8", "Byte", "|u1", "U8", 1, CT__KIND_INT, 0, "uint8_t"},
+    {"bool", "torch.bool", "Bool", "|b1", "BOOL", 1, CT__KIND_BOOL, 0, "bool"},
+    {"qint8", "torch.qint8", "QInt8", "", "", 1, CT__KIND_QUANT, 1, "c10::qint8"},
+    {"quint8", "torch.quint8", "QUInt8", "", "", 1, CT__KIND_QUANT, 0, "c10::quint8"},
+    {"qint32", "torch.qint32", "QInt32", "", "", 4, CT__KIND_QUANT, 1, "c10::qint32"},
+    {"complex64", "torch.complex64", "ComplexFloat", "<c8", "C64", 8, CT__KIND_COMPLEX, 1, "c10::complex<float>"},
+    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "", 16, CT__KIND_COMPLEX, 1, "c10::complex<double>"},
 };
 CT_STATIC_ASSERT(sizeof(ct__dt) / sizeof(ct__dt[0]) == CT_NUM_DTYPES, "dtype traits must cover every dtype");
 
@@ -1420,6 +1430,37 @@ static int ct__can_cast(ct_dtype from, ct_dtype to) {
     if (kf == CT__KIND_FLOAT && (kt == CT__KIND_INT || kt == CT__KIND_BOOL)) return 0;
     if (kf != CT__KIND_BOOL && kt == CT__KIND_BOOL) return 0;
     return 1;
+}
+
+/* Checks of a creation function's arguments, in the words of the function the user
+   called (`zeros: ...`, not the op it runs on) and with the offending value. */
+static int ct__check_dtype_arg(const char *api, ct_dtype dt) {
+    if (!ct__dt_ok(dt)) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d (not a ct_dtype value)", api, (int)dt);
+    if (!CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", api, ct__dt[dt].scalar_name);
+    return 0;
+}
+/* PyTorch's checked scalar conversion (c10::overflows, as torch.full and fill_ apply
+   it): NaN and infinities do not fit an integral dtype, a finite value must lie in the
+   type's range (an integral value may wrap into uint8, as PyTorch lets -1 become 255);
+   floating dtypes take inf and NaN but not finite values past their largest; bool
+   takes anything. */
+static int ct__value_fits(ct_dtype dt, double v) {
+    switch (dt) {
+    case CT_FLOAT32: return !isfinite(v) || fabs(v) <= FLT_MAX;
+    case CT_FLOAT16: return !isfinite(v) || fabs(v) <= 65504.0;
+    case CT_BFLOAT16: return !isfinite(v) || fabs(v) <= 3.3895313892515355e38;
+    case CT_UINT8: return v <= 255.0 && (v >= 0.0 || (v >= -255.0 && v == floor(v)));
+    case CT_INT8: return v >= -128.0 && v <= 127.0;
+    case CT_INT16: return v >= -32768.0 && v <= 32767.0;
+    case CT_INT32: return v >= -2147483648.0 && v <= 2147483647.0;
+    case CT_INT64: return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    default: return 1;
+    }
+}
+static int ct__check_value_arg(const char *api, ct_dtype dt, double v) {
+    if (ct__value_fits(dt, v)) return 0;
+    return ct__failed(CT_ERR_ARG, "%s: value cannot be converted to type %s without overflow (value=%s)", api,
+                      ct__dt[dt].cpp_name, ct__fmt_double(v).s);
 }
 
 /* ============================================================================
@@ -4880,8 +4921,8 @@ static int ct__alpha_check(const ct__call *c) {
     if (alpha == 1.0 || ct__scalar_is_int(alpha)) return 0;
     ct_dtype cdt = c->in[0]->dtype == c->in[1]->dtype ? c->in[0]->dtype : ct__result_type(2, c->in);
     if (cdt == CT_NUM_DTYPES || CT__ISFLOAT(cdt) || CT__ISCOMPLEX(cdt)) return 0;
-    return ct__failed(CT_ERR_ARG, "%s%s: For integral input tensors, argument alpha must not be a floating point number (alpha=%g, %s).",
-                      ct__ops[c->op].name, c->inplace ? "_" : "", alpha, CT__DTNAME(cdt));
+    return ct__failed(CT_ERR_ARG, "%s%s: For integral input tensors, argument alpha must not be a floating point number (alpha=%s, %s).",
+                      ct__ops[c->op].name, c->inplace ? "_" : "", ct__fmt_double(alpha).s, CT__DTNAME(cdt));
 }
 
 static int ct__meta_binary(ct__call *c) {
@@ -5200,7 +5241,8 @@ CTENSOR_API ct_tensor *ct_softplus(const ct_tensor *x, double beta, double thres
 }
 CTENSOR_API ct_tensor *ct_hardtanh(const ct_tensor *x, double min_val, double max_val) {
     if (min_val > max_val)
-        return ct__fail(CT_ERR_ARG, "hardtanh: max_val (%g) must be greater than or equal to min_val (%g)", max_val, min_val);
+        return ct__fail(CT_ERR_ARG, "hardtanh: max_val (%s) must be greater than or equal to min_val (%s)", ct__fmt_double(max_val).s,
+                        ct__fmt_double(min_val).s);
     ct__attrs a = ct__attrs_s(min_val);
     a.s[1] = max_val;
     return ct__op1(CT__OP_HARDTANH, x, &a);
@@ -5411,6 +5453,7 @@ CTENSOR_API ct_tensor *ct_masked_fill_tensor(const ct_tensor *x, const ct_tensor
 }
 CTENSOR_API ct_tensor *ct_masked_fill(const ct_tensor *x, const ct_tensor *mask, double value) {
     if (!x) return ct_masked_fill_tensor(x, mask, NULL);
+    if (CT__ISREAL(x->dtype) && ct__check_value_arg("masked_fill", x->dtype, value)) return NULL;
     ct_tensor *w = ct__wrap(value, x->dtype);
     if (!w) return NULL;
     ct_tensor *r = ct_masked_fill_tensor(x, mask, w);
@@ -5419,6 +5462,7 @@ CTENSOR_API ct_tensor *ct_masked_fill(const ct_tensor *x, const ct_tensor *mask,
 }
 CTENSOR_API ct_tensor *ct_masked_fill_(ct_tensor *x, const ct_tensor *mask, double value) {
     if (!x) return ct_masked_fill_tensor(x, mask, NULL);
+    if (CT__ISREAL(x->dtype) && ct__check_value_arg("masked_fill_", x->dtype, value)) return NULL;
     ct_tensor *w = ct__wrap(value, x->dtype);
     if (!w) return NULL;
     ct__attrs a;
@@ -5643,12 +5687,11 @@ static int ct__k_eye(ct__call *c) {
     for (int64_t i = 0; i < k; i++) ct__store_f64(ct__ptr(x) + (size_t)(i * m + i) * es, x->dtype, 1.0);
     return 0;
 }
-static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
+static ct_tensor *ct__factory(const char *api, int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
     ct__attrs a;
     ct__attrs_init(&a);
-    if (ndim < 0 || ndim > CT_MAX_DIMS)
-        return ct__fail(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", ct__ops[op].name, ndim, CT_MAX_DIMS);
-    if (ndim > 0 && !shape) return ct__fail(CT_ERR_ARG, "%s: shape pointer is NULL", ct__ops[op].name);
+    if (ct__check_dtype_arg(api, dt) || ct__check_shape(api, ndim, shape)) return NULL;
+    if (op == CT__OP_FULL && ct__check_value_arg(api, dt, s0)) return NULL;
     a.nv = ndim;
     for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
     a.dtype = dt;
@@ -5657,31 +5700,60 @@ static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shap
     a.s[2] = s2;
     return ct__call1(op, 0, NULL, &a);
 }
-CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) {
-    if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "empty: invalid dtype %d", (int)dt);
-    if (ct__check_shape("empty", ndim, shape)) return NULL;
+/* empty under the name of the function the user called (every dtype, complex too) */
+static ct_tensor *ct__empty_api(const char *api, ct_dtype dt, int ndim, const int64_t *shape) {
+    if (!ct__dt_ok(dt)) return ct__fail(CT_ERR_DTYPE, "%s: invalid dtype %d (not a ct_dtype value)", api, (int)dt);
+    if (ct__check_shape(api, ndim, shape)) return NULL;
     ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, CT_CPU);
     return x ? ct__own(x) : NULL;
 }
+CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct__empty_api("empty", dt, ndim, shape); }
 CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value) {
-    return ct__factory(CT__OP_FULL, dt, ndim, shape, value, 0, 0);
+    return ct__factory("full", CT__OP_FULL, dt, ndim, shape, value, 0, 0);
 }
-CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 0.0); }
-CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 1.0); }
-CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) { return ct_full_n(dt, 0, NULL, value); }
+CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    return ct__factory("zeros", CT__OP_FULL, dt, ndim, shape, 0.0, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    return ct__factory("ones", CT__OP_FULL, dt, ndim, shape, 1.0, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) {
+    return ct__factory("scalar_tensor", CT__OP_FULL, dt, 0, NULL, value, 0, 0);
+}
 CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt) {
-    if (step == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero");
-    if (!isfinite(start) || !isfinite(end)) return ct__fail(CT_ERR_ARG, "arange: unsupported range: %g -> %g", start, end);
-    if ((step > 0 && end < start) || (step < 0 && end > start))
-        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign");
-    double n = ceil((end - start) / step);
+    if (!(step > 0 || step < 0)) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero (step=%s)", ct__fmt_double(step).s);
+    if (!isfinite(start) || !isfinite(end))
+        return ct__fail(CT_ERR_ARG, "arange: unsupported range: %s -> %s", ct__fmt_double(start).s, ct__fmt_double(end).s);
+    /* PyTorch (RangeFactories.cpp) converts start, end and step to the dtype's accumulate
+       type first: integral dtypes truncate them, so a step of 0.5 is 0; the size comes
+       from the converted values in int64 arithmetic for int64, from the given values
+       for the other integral dtypes. */
+    double xs = start, xe = end, xst = step, n;
+    int integral = ct__dt_ok(dt) && CT__ISINT(dt);
+    if (integral) {
+        if (fabs(start) >= 9.2e18 || fabs(end) >= 9.2e18 || fabs(step) >= 9.2e18)
+            return ct__fail(CT_ERR_ARG, "arange: value cannot be converted to type int64_t without overflow (%g, %g, %g)", start, end, step);
+        xs = trunc(start);
+        xe = trunc(end);
+        xst = trunc(step);
+        if (xst == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero (step=%g truncates to 0 for %s)", step, ct_dtype_name(dt));
+    }
+    if ((xst > 0 && xe < xs) || (xst < 0 && xe > xs))
+        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign (start=%g, end=%g, step=%g)",
+                        start, end, step);
+    if (integral && dt == CT_INT64) {
+        int64_t a = (int64_t)xs, b = (int64_t)xe, st = (int64_t)xst, sgn = st > 0 ? 1 : -1;
+        n = (double)((b - a + st - sgn) / st);
+    } else {
+        n = ceil((end - start) / step);
+    }
     if (n > 4.0e15) return ct__fail(CT_ERR_ARG, "arange: invalid size, possible overflow?");
     int64_t sz = (int64_t)n;
-    return ct__factory(CT__OP_ARANGE, dt, 1, &sz, start, end, step);
+    return ct__factory("arange", CT__OP_ARANGE, dt, 1, &sz, xs, xe, xst);
 }
 CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt) {
-    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative");
-    return ct__factory(CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
+    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative (got %lld)", (long long)steps);
+    return ct__factory("linspace", CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
 }
 CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
     if (m < 0) m = n;
@@ -5689,11 +5761,11 @@ CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
     int64_t shape[2];
     shape[0] = n;
     shape[1] = m;
-    return ct__factory(CT__OP_EYE, dt, 2, shape, 0, 0, 0);
+    return ct__factory("eye", CT__OP_EYE, dt, 2, shape, 0, 0, 0);
 }
 CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape) {
     if (!data) return ct__fail(CT_ERR_ARG, "from_data: data pointer is NULL");
-    ct_tensor *x = ct_empty_n(dt, ndim, shape);
+    ct_tensor *x = ct__empty_api("from_data", dt, ndim, shape);
     if (!x) return NULL;
     memcpy(ct__ptr(x), data, (size_t)(ct_numel(x) * (int64_t)ct__dt[dt].size));
     return x;
@@ -5722,10 +5794,17 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
     if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return ct__own(x);
 }
-CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) { return t ? ct_empty_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("empty_like", 0), (ct_tensor *)NULL); }
-CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t) { return t ? ct_zeros_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("zeros_like", 0), (ct_tensor *)NULL); }
-CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t) { return t ? ct_ones_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("ones_like", 0), (ct_tensor *)NULL); }
-CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double v) { return t ? ct_full_n(t->dtype, t->ndim, t->shape, v) : (ct__null_arg("full_like", 0), (ct_tensor *)NULL); }
+CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) {
+    if (!t) { ct__null_arg("empty_like", 0); return NULL; }
+    return ct__empty_api("empty_like", t->dtype, t->ndim, t->shape);
+}
+static ct_tensor *ct__full_like(const char *api, const ct_tensor *t, double v) {
+    if (!t) { ct__null_arg(api, 0); return NULL; }
+    return ct__factory(api, CT__OP_FULL, t->dtype, t->ndim, t->shape, v, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t) { return ct__full_like("zeros_like", t, 0.0); }
+CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t) { return ct__full_like("ones_like", t, 1.0); }
+CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double v) { return ct__full_like("full_like", t, v); }
 CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t) {
     ct__attrs a;
     ct__attrs_init(&a);
@@ -5755,6 +5834,7 @@ CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t) {
     return ct__op1(CT__OP_CLONE, t, &a);
 }
 CTENSOR_API ct_tensor *ct_fill_(ct_tensor *x, double v) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("fill_", x->dtype, v)) return NULL;
     ct__attrs a = ct__attrs_s(v);
     return ct__op1(CT__OP_FILL, x, &a);
 }
@@ -10645,9 +10725,11 @@ CTENSOR_API ct_tensor *ct_scatter_(ct_tensor *x, int dim, const ct_tensor *index
     return ct__ix_op(CT__OP_SCATTER, 1, 3, x, dim, index, src, 0.0);
 }
 CTENSOR_API ct_tensor *ct_scatter_value(const ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("scatter", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_SCATTER_VALUE, 0, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_scatter_value_(ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("scatter_", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_SCATTER_VALUE, 1, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_scatter_add(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
@@ -10692,9 +10774,11 @@ CTENSOR_API ct_tensor *ct_index_copy_(ct_tensor *x, int dim, const ct_tensor *in
     return ct__ix_op(CT__OP_INDEX_COPY, 1, 3, x, dim, index, src, 0.0);
 }
 CTENSOR_API ct_tensor *ct_index_fill(const ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("index_fill", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_INDEX_FILL, 0, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_index_fill_(ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("index_fill_", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_INDEX_FILL, 1, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_take(const ct_tensor *x, const ct_tensor *index) {
@@ -12617,26 +12701,30 @@ static int ct__k_normal(ct__call *c) {
     return rc;
 }
 CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g) {
-    if (from > to) return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+    if (!(from <= to))
+        return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%s > to=%s", ct__fmt_double(from).s,
+                        ct__fmt_double(to).s);
     ct__attrs a = ct__attrs_s(from);
     a.s[1] = to;
     a.i[0] = (int64_t)(uintptr_t)g;
     return ct__op1(CT__OP_UNIFORM_, x, &a);
 }
 CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g) {
-    if (std < 0) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std);
+    if (!(std >= 0)) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %s", ct__fmt_double(std).s);
     ct__attrs a = ct__attrs_s(mean);
     a.s[1] = std;
     a.i[0] = (int64_t)(uintptr_t)g;
     return ct__op1(CT__OP_NORMAL_, x, &a);
 }
 CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if (ct__check_dtype_arg("rand", dt)) return NULL;
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
-    return ct_uniform_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
+    return ct_uniform_(ct__empty_api("rand", dt, ndim, shape), 0.0, 1.0, NULL);
 }
 CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if (ct__check_dtype_arg("randn", dt)) return NULL;
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
-    return ct_normal_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
+    return ct_normal_(ct__empty_api("randn", dt, ndim, shape), 0.0, 1.0, NULL);
 }
 /* [section: random-impl] */
 /* ---- random extras: randint / random_, bernoulli, exponential, randperm,
@@ -12725,7 +12813,7 @@ static int ct__k_bernoulli_tensor(ct__call *c) {
     ct__miter_init(&it, x, pt);
     for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
         double p = ct__load_f64(CT__ELEM(pt, it.oy), pt->dtype);
-        if (!(p >= 0 && p <= 1)) return ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%g)", p);
+        if (!(p >= 0 && p <= 1)) return ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%s)", ct__fmt_double(p).s);
     }
     int dbl = pt->dtype == CT_FLOAT64;
     ct__miter_init(&it, x, pt);
@@ -12978,10 +13066,10 @@ CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, 
     return ct__op1(CT__OP_RANDOM_, x, &a);
 }
 CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
-    if (!ct__dt_ok(dt) || dt >= CT_QINT8) return ct__fail(CT_ERR_DTYPE, "randint: dtype %s is not supported", ct_dtype_name(dt));
+    if (ct__check_dtype_arg("randint", dt)) return NULL;
     if (low >= high)
-        return ct__fail(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)low, (long long)high);
-    return ct_random_range_(ct_empty_n(dt, ndim, shape), low, high, g);
+        return ct__fail(CT_ERR_ARG, "randint: random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)low, (long long)high);
+    return ct_random_range_(ct__empty_api("randint", dt, ndim, shape), low, high, g);
 }
 CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g) {
     return ct_random_range_(ct__empty_like_layout(x), low, high, g);
@@ -12989,7 +13077,7 @@ CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t 
 CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { return ct_uniform_(ct__empty_like_layout(x), 0.0, 1.0, g); }
 CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct__empty_like_layout(x), 0.0, 1.0, g); }
 CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g) {
-    if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%s", ct__fmt_double(p).s);
     ct__attrs a = ct__attrs_gen(g);
     a.s[0] = p;
     return ct__op1(CT__OP_BERNOULLI_, x, &a);
@@ -13010,13 +13098,14 @@ CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator
     return ct_bernoulli_scalar_(ct_empty_like(x), p, g);  /* LEGACY_CONTIGUOUS_MEMORY_FORMAT */
 }
 CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g) {
-    if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+    if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%s", ct__fmt_double(lambd).s);
     ct__attrs a = ct__attrs_gen(g);
     a.s[0] = lambd;
     return ct__op1(CT__OP_EXPONENTIAL_, x, &a);
 }
 CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
-    if (!ct__dt_ok(dt) || dt >= CT_QINT8 || dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "\"randperm\" not implemented for '%s'", CT__DTNAME(dt));
+    if (ct__check_dtype_arg("randperm", dt)) return NULL;
+    if (dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "randperm: \"randperm\" not implemented for 'Bool'");
     if (ct__check_shape("randperm", 1, &n)) return NULL;
     if (CT__ISFLOAT(dt)) {
         int digits = dt == CT_FLOAT64 ? 53 : dt == CT_FLOAT32 ? 24 : dt == CT_FLOAT16 ? 11 : 8;
@@ -13053,7 +13142,7 @@ static ct_tensor *ct__normal_t(const ct_tensor *mean, double mean_s, const ct_te
         int any = ct_item(ct_sum(neg)) != 0;
         if (any) return ct__fail(CT_ERR_ARG, "normal expects all elements of std >= 0.0");
     } else if (!(std_s >= 0)) {
-        return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std_s);
+        return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %s", ct__fmt_double(std_s).s);
     }
     int nd = ref->ndim;
     int64_t shape[CT_MAX_DIMS];
@@ -14930,6 +15019,7 @@ static int ct__fmt_value(const ct__fmt *f, double v, char *out, size_t cap) {
     int prec = ct__popt.precision;
     if (f->is_bool) n = snprintf(out, cap, "%s", v != 0 ? "True" : "False");
     else if (!f->floating) n = snprintf(out, cap, "%lld", (long long)v);
+    else if (isnan(v)) n = snprintf(out, cap, "nan");   /* never "-nan": Python prints every NaN as nan */
     else if (f->sci_mode) n = snprintf(out, cap, "%.*e", prec, v);
     else if (f->int_mode) n = snprintf(out, cap, (isinf(v) || isnan(v)) ? "%.0f" : "%.0f.", v);
     else n = snprintf(out, cap, "%.*f", prec, v);

@@ -1496,7 +1496,9 @@ CTENSOR_API ct_module *ct_nn_gelu(const char *approximate) {
 }
 CTENSOR_API ct_module *ct_nn_softplus(double beta, double threshold) { return ct__act_new(&ct__softplus_type, CT__ACT_SOFTPLUS, beta, threshold); }
 CTENSOR_API ct_module *ct_nn_hardtanh(double lo, double hi) {
-    if (lo > hi) return (ct_module *)ct__fail(CT_ERR_ARG, "Hardtanh: max_val (%g) must be greater than or equal to min_val (%g)", hi, lo);
+    if (lo > hi)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "Hardtanh: max_val (%s) must be greater than or equal to min_val (%s)", ct__fmt_double(hi).s,
+                                     ct__fmt_double(lo).s);
     return ct__act_new(&ct__hardtanh_type, CT__ACT_HARDTANH, lo, hi);
 }
 CTENSOR_API ct_module *ct_nn_threshold(double th, double v) { return ct__act_new(&ct__threshold_type, CT__ACT_THRESHOLD, th, v); }
@@ -4398,7 +4400,8 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
     int64_t ign = o && o->use_ignore_index ? o->ignore_index : -100;
     int red = ct__loss_reduction(op, o ? o->reduction : NULL, 0);
     if (red < 0) return NULL;
-    if (!(ls >= 0.0 && ls <= 1.0)) return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", op, ls);
+    if (!(ls >= 0.0 && ls <= 1.0))
+        return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %s", op, ct__fmt_double(ls).s);
     int cdim = input->ndim == 1 ? 0 : 1;
     if (ct_same_shape(input, target)) {
         /* class probabilities (soft targets), PyTorch's first test */
@@ -4909,7 +4912,8 @@ static ct_module *ct__lossmod_new(const ct_module_type *ty, int kind, const char
                                   int use_ign, int64_t ign, double ls) {
     int red = ct__loss_reduction(ty->name, reduction, 0);
     if (red < 0) return NULL;
-    if (!(ls >= 0.0 && ls <= 1.0)) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", ty->name, ls);
+    if (!(ls >= 0.0 && ls <= 1.0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %s", ty->name, ct__fmt_double(ls).s);
     ct__lossmod *im = (ct__lossmod *)CT_MALLOC(sizeof(ct__lossmod));
     if (!im) return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name);
     im->kind = kind;
