@@ -2359,9 +2359,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
     X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
     X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(RGATHER, "ct::gather_rows", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
-    X(RSCATTER_ADD, "ct::scatter_add_rows", "scatter_add", "ScatterAddBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
+    X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0))
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)                                                                                            \
@@ -4159,20 +4157,24 @@ CT__INLINE float ct__tanhf(float x) {
     return a < 0.625f ? small : big;
 }
 CT__INLINE float ct__sigmoidf_v(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
-/* erfc with relative error below 1.2e-7 everywhere (Chebyshev fit, Numerical Recipes' erfcc) */
+/* Numerical Recipes' erfcc (a Chebyshev fit): erfc(z) ~ t exp(-z^2 + P(t)) with
+   t = 1 / (1 + z/2), for z >= 0. P's coefficients, highest first; the scalar and the
+   vector forms both evaluate it from this one list (Horner: p = p t + c). */
+#define CT__ERFC_P_FIRST 0.17087277f
+#define CT__ERFC_P_REST(X) X(-0.82215223f) X(1.48851587f) X(-1.13520398f) X(0.27886807f) X(-0.18628806f) \
+    X(0.09678418f) X(0.37409196f) X(1.00002368f) X(-1.26551223f)
+CT__INLINE float ct__erfc_p(float t) {
+    float p = CT__ERFC_P_FIRST;
+#define CT__ERFC_STEP(c) p = p * t + (c);
+    CT__ERFC_P_REST(CT__ERFC_STEP)
+#undef CT__ERFC_STEP
+    return p;
+}
+/* erfc with relative error below 1.2e-7 everywhere */
 CT__INLINE float ct__erfcf(float x) {
     float z = fabsf(x);
     float t = 1.0f / (1.0f + 0.5f * z);
-    float p = 0.17087277f;
-    p = p * t - 0.82215223f;
-    p = p * t + 1.48851587f;
-    p = p * t - 1.13520398f;
-    p = p * t + 0.27886807f;
-    p = p * t - 0.18628806f;
-    p = p * t + 0.09678418f;
-    p = p * t + 0.37409196f;
-    p = p * t + 1.00002368f;
-    p = p * t - 1.26551223f;
+    float p = ct__erfc_p(t);
     /* exp(-z*z + p) with z*z split exactly (zh has 12 significant bits, so zh*zh is exact):
        a single float argument near -80 would lose ~30 ulp to rounding */
     uint32_t zb;
@@ -4186,16 +4188,7 @@ CT__INLINE float ct__erfcf(float x) {
 CT__INLINE float ct__erfcf_gelu(float x) {
     float z = fabsf(x);
     float t = 1.0f / (1.0f + 0.5f * z);
-    float p = 0.17087277f;
-    p = p * t - 0.82215223f;
-    p = p * t + 1.48851587f;
-    p = p * t - 1.13520398f;
-    p = p * t + 0.27886807f;
-    p = p * t - 0.18628806f;
-    p = p * t + 0.09678418f;
-    p = p * t + 0.37409196f;
-    p = p * t + 1.00002368f;
-    p = p * t - 1.26551223f;
+    float p = ct__erfc_p(t);
     float ans = t * ct__expf(-z * z + p);
     return x >= 0.0f ? ans : 2.0f - ans;
 }
@@ -4276,19 +4269,17 @@ CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     return ct__vsel(a < CT__VSPLAT(0.625f), small, big);
 }
 CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
+CT__INLINE ct__vf ct__v_erfc_p(ct__vf t) {   /* ct__erfc_p, lane by lane */
+    ct__vf p = CT__VSPLAT(CT__ERFC_P_FIRST);
+#define CT__ERFC_STEP(c) p = p * t + CT__VSPLAT(c);
+    CT__ERFC_P_REST(CT__ERFC_STEP)
+#undef CT__ERFC_STEP
+    return p;
+}
 CT__INLINE ct__vf ct__v_erfc(ct__vf x) {
     ct__vf z = ct__vabs(x);
     ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
-    ct__vf p = CT__VSPLAT(0.17087277f);
-    p = p * t - CT__VSPLAT(0.82215223f);
-    p = p * t + CT__VSPLAT(1.48851587f);
-    p = p * t - CT__VSPLAT(1.13520398f);
-    p = p * t + CT__VSPLAT(0.27886807f);
-    p = p * t - CT__VSPLAT(0.18628806f);
-    p = p * t + CT__VSPLAT(0.09678418f);
-    p = p * t + CT__VSPLAT(0.37409196f);
-    p = p * t + CT__VSPLAT(1.00002368f);
-    p = p * t - CT__VSPLAT(1.26551223f);
+    ct__vf p = ct__v_erfc_p(t);
     ct__vf zh = (ct__vf)((ct__vi)z & CT__ISPLAT((int32_t)0xfffff000)), zl = z - zh;
     ct__vf ans = t * ct__v_exp(-zh * zh) * ct__v_exp(p - (CT__VSPLAT(2.0f) * zh + zl) * zl);
     return ct__vsel(x >= CT__VSPLAT(0.0f), ans, CT__VSPLAT(2.0f) - ans);
@@ -4308,16 +4299,7 @@ CT__INLINE ct__vf ct__v_erf(ct__vf x) {
 CT__INLINE ct__vf ct__v_erfc_gelu(ct__vf x) {
     ct__vf z = ct__vabs(x);
     ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
-    ct__vf p = CT__VSPLAT(0.17087277f);
-    p = p * t - CT__VSPLAT(0.82215223f);
-    p = p * t + CT__VSPLAT(1.48851587f);
-    p = p * t - CT__VSPLAT(1.13520398f);
-    p = p * t + CT__VSPLAT(0.27886807f);
-    p = p * t - CT__VSPLAT(0.18628806f);
-    p = p * t + CT__VSPLAT(0.09678418f);
-    p = p * t + CT__VSPLAT(0.37409196f);
-    p = p * t + CT__VSPLAT(1.00002368f);
-    p = p * t - CT__VSPLAT(1.26551223f);
+    ct__vf p = ct__v_erfc_p(t);
     ct__vf ans = t * ct__v_exp(-z * z + p);
     return ct__vsel(x >= CT__VSPLAT(0.0f), ans, CT__VSPLAT(2.0f) - ans);
 }
@@ -4755,7 +4737,7 @@ static const ct__loop_fn ct__cast_tab[10][10] = {
 
 /* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd). */
 static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
-    if (dst->dtype >= 10 || src->dtype >= 10)
+    if (!CT__ISREAL(dst->dtype) || !CT__ISREAL(src->dtype))
         return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
     ct_tensor *ops[2];
     ops[0] = dst;
@@ -4805,7 +4787,7 @@ static const char *ct__bool_msg(int op) {
 /* dtype rules shared by the elementwise metas: returns the compute dtype or NUM on error */
 static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     const ct__opdef *d = &ct__ops[op];
-    if (cdt >= 10)
+    if (!CT__ISREAL(cdt))
         return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
     if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
         const char *m = ct__bool_msg(op);
@@ -4820,6 +4802,18 @@ static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     if ((d->flags & CT__OPF_FLOAT) && !CT__ISFLOAT(cdt)) cdt = ct__default_dtype;
     *out_bool = (d->flags & CT__OPF_OUT_BOOL) != 0;
     return cdt;
+}
+/* The one output of a meta: a new contiguous tensor of dtype dt and the given shape.
+   Every meta with such an output describes it through this helper. */
+static ct__outinfo *ct__out_new(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+    return o;
 }
 /* Output description for an elementwise call (shape already in o). */
 static int ct__ew_out(ct__call *c, ct_dtype odt, int ndim, const int64_t *shape) {
@@ -4855,8 +4849,8 @@ static int ct__scalar_is_int(double v) { return v == floor(v) && fabs(v) < 9.2e1
 static const ct__loop_fn *ct__unary_table(int op);
 static const ct__loop_fn *ct__binary_table(int op);
 CT__INLINE int ct__ew_fast_dtype(uint32_t flags, ct_dtype dt) {
-    if (dt >= 10) return 0;
-    int k = ct__dt[dt].kind;
+    int k = ct__dt[dt].kind;   /* dt is a tensor's: in range */
+    if (k > CT__KIND_FLOAT) return 0;   /* complex, quantized: not CT__ISREAL */
     if (k == CT__KIND_FLOAT) return !(flags & CT__OPF_INT_ONLY);
     if (flags & (CT__OPF_FLOAT | CT__OPF_NO_INT)) return 0;
     if (dt == CT_BOOL && (flags & CT__OPF_NO_BOOL)) return 0;
@@ -4884,7 +4878,7 @@ static int ct__meta_unary(ct__call *c) {
         if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt);
     }
     /* ops with scalar arguments promote like `x op scalar` */
-    if (!CT__ISFLOAT(cdt) && cdt < 10) {
+    if (!CT__ISFLOAT(cdt) && CT__ISREAL(cdt)) {
         const ct__attrs *a = c->a;
         int promote = 0;
         switch (c->op) {
@@ -5149,7 +5143,7 @@ static int ct__meta_where(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "where: expected condition to be a boolean tensor, but got a tensor with dtype %s", CT__DTNAME(c->in[0]->dtype));
     if (ct__broadcast("where", 3, c->in, &ndim, shape)) return -1;
     ct_dtype cdt = ct__result_type(2, c->in + 1);
-    if (cdt >= 10) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
+    if (!CT__ISREAL(cdt)) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
     c->cdt = cdt;
     return ct__ew_out(c, cdt, ndim, shape);
 }
@@ -5162,7 +5156,7 @@ static int ct__meta_masked_fill(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "masked_fill_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
     if (v->ndim != 0)
         return ct__failed(CT_ERR_ARG, "masked_fill_: only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->ndim);
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
     if (ct__broadcast("masked_fill", 2, c->in, &ndim, shape)) return -1;
     c->cdt = x->dtype;
     return ct__ew_out(c, x->dtype, ndim, shape);
@@ -5576,7 +5570,7 @@ static void ct__fill_raw(ct_tensor *x, double v) {
     ct__copy_into(x, &src);
 }
 static int ct__k_fill(ct__call *c) {
-    if (c->in[0]->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
+    if (!CT__ISREAL(c->in[0]->dtype)) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
     ct__fill_raw(c->in[0], c->a->s[0]);
     return 0;
 }
@@ -5607,7 +5601,7 @@ static int ct__k_copy(ct__call *c) {
 static int ct__meta_to(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
-    if ((int)c->a->dtype < 0 || c->a->dtype >= 10 || x->dtype >= 10)
+    if (!CT__ISREAL(c->a->dtype) || !CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(c->a->dtype));
     c->nout = 1;
     o->kind = CT__OUT_NEW;
@@ -5636,16 +5630,10 @@ static int ct__k_to(ct__call *c) { return ct__copy_into(c->out[0], c->in[0]); }
 /* factories: shape in a->v[0..nv), dtype in a->dtype */
 static int ct__meta_factory(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct__outinfo *o = &c->oi[0];
-    if ((int)a->dtype < 0 || a->dtype >= 10)
+    if (!CT__ISREAL(a->dtype))
         return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", ct__ops[c->op].name, ct_dtype_name(a->dtype));
     if (ct__check_shape(ct__ops[c->op].name, a->nv, a->v)) return -1;
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = a->dtype;
-    o->ndim = a->nv;
-    o->has_strides = 0;
-    for (int d = 0; d < a->nv; d++) o->shape[d] = a->v[d];
+    ct__out_new(c, a->dtype, a->nv, a->v);
     return 0;
 }
 static int ct__k_full(ct__call *c) { ct__fill_raw(c->out[0], c->a->s[0]); return 0; }
@@ -6073,19 +6061,13 @@ static int ct__meta_as_strided(ct__call *c) {
    grad added at the view (i[1] dims: shape v[8..), strides v[16..), offset i[2]) */
 static int ct__meta_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct__outinfo *o = &c->oi[0];
     ct_tensor *g = c->in[0];
     if (g->ndim != a->i[1]) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %lld", g->ndim, (long long)a->i[1]);
     for (int d = 0; d < g->ndim; d++)
         if (g->shape[d] != a->v[CT_MAX_DIMS + d])
             return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source shape %s does not match the view shape %s", CT__SHAPE(g),
                               ct__fmt_shape((int)a->i[1], a->v + CT_MAX_DIMS).s);
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = g->dtype;
-    o->ndim = (int)a->i[0];
-    o->has_strides = 0;
-    for (int d = 0; d < o->ndim; d++) o->shape[d] = a->v[d];
+    ct__out_new(c, g->dtype, (int)a->i[0], a->v);
     c->cdt = g->dtype;
     return 0;
 }
@@ -6366,7 +6348,7 @@ static int ct__meta_reduce(ct__call *c) {
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if ((c->a->flags & CT__RF_DTYPE) && !ct__dt_ok(c->a->dtype))
         return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d", name, (int)c->a->dtype);
     if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
@@ -6374,7 +6356,7 @@ static int ct__meta_reduce(ct__call *c) {
     if (c->a->flags & CT__RF_DTYPE) odt = c->a->dtype;
     else if ((c->op == CT__OP_SUM || c->op == CT__OP_NANSUM || c->op == CT__OP_PROD) && !CT__ISFLOAT(x->dtype)) odt = CT_INT64;
     else odt = x->dtype;
-    if (odt >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(odt));
+    if (!CT__ISREAL(odt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(odt));
     if (c->op == CT__OP_MEAN && !CT__ISFLOAT(odt))
         return ct__failed(CT_ERR_DTYPE, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", CT__DTNAME(odt));
     o->dtype = odt;
@@ -7041,7 +7023,7 @@ static int ct__meta_minmax(ct__call *c) {
     const char *name = ct__ops[op].name;
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN;
     if (ct__shape_numel(x->ndim, x->shape) == 0) {
@@ -7233,7 +7215,7 @@ CTENSOR_API ct_tensor *ct_min_dim(const ct_tensor *x, int dim, int keepdim, ct_t
 static int ct__meta_lse(ct__call *c) {
     ct_tensor *x = c->in[0];
     uint32_t mask;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "logsumexp: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "logsumexp: not implemented for '%s'", CT__DTNAME(x->dtype));
     if (ct__reduce_shape("logsumexp", x, c->a, &mask, &c->oi[0])) return -1;
     c->oi[0].dtype = CT__ISFLOAT(x->dtype) ? x->dtype : ct__default_dtype;
     c->cdt = c->oi[0].dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
@@ -7292,7 +7274,7 @@ static int ct__meta_logic(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
     uint32_t mask;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if (ct__reduce_shape(name, x, c->a, &mask, &c->oi[0])) return -1;
     if (c->op == CT__OP_COUNT_NONZERO) c->oi[0].dtype = CT_INT64;
     else c->oi[0].dtype = x->dtype == CT_UINT8 ? CT_UINT8 : CT_BOOL;  /* PyTorch keeps uint8 */
@@ -7642,13 +7624,7 @@ static int ct__meta_softmax(ct__call *c) {
     const char *name = ct__ops[c->op].name;
     if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: \"softmax_kernel_impl\" not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = x->dtype;
-    o->ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
-    c->nout = 1;
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
 }
@@ -7692,13 +7668,7 @@ static int ct__meta_softmax_bw(ct__call *c) {
     if (!ct_same_shape(g, y)) return ct__failed(CT_ERR_SHAPE, "%s: grad_output %s and output %s must have the same shape", name, CT__SHAPE(g), CT__SHAPE(y));
     if (!CT__ISFLOAT(g->dtype) || !CT__ISFLOAT(y->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: expected floating point tensors", name);
     if (ct__dim(name, (int)c->a->i[0], y->ndim) < 0) return -1;
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = y->dtype;
-    o->ndim = y->ndim;
-    for (int d = 0; d < y->ndim; d++) o->shape[d] = y->shape[d];
-    c->nout = 1;
+    ct__out_new(c, y->dtype, y->ndim, y->shape);
     c->cdt = y->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
 }
@@ -7758,7 +7728,7 @@ static int ct__meta_scan(ct__call *c) {
     ct_tensor *x = c->in[0];
     int op = c->op;
     const char *name = ct__ops[op].name;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
     ct__outinfo *o = &c->oi[0];
     o->kind = CT__OUT_NEW;
@@ -7775,7 +7745,7 @@ static int ct__meta_scan(ct__call *c) {
         return 0;
     }
     if (c->a->flags & CT__RF_DTYPE) {
-        if (!ct__dt_ok(c->a->dtype) || c->a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype", name);
+        if (!CT__ISREAL(c->a->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype", name);
         o->dtype = c->a->dtype;
     } else {
         o->dtype = CT__ISFLOAT(x->dtype) ? x->dtype : CT_INT64;
@@ -7960,7 +7930,7 @@ static int ct__meta_sort(ct__call *c) {
     int op = c->op;
     const char *name = ct__ops[op].name;
     ct__outinfo *o = &c->oi[0];
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     o->kind = CT__OUT_NEW;
     o->has_strides = 0;
     o->dtype = x->dtype;
@@ -8089,83 +8059,13 @@ CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tens
     return ct__sort_call(CT__OP_MODE, x, dim, 0, keepdim ? CT__RF_KEEPDIM : 0, indices);
 }
 
-/* ---- gather along a dim and its adjoint, scatter-add into zeros: the backward
-   of every op that selects elements by index (PyTorch's
-   value_selecting_reduction_backward, cummaxmin_backward) ----
-   RGATHER(x, index): out = x.gather(dim, index). RSCATTER_ADD(src, index):
-   out = zeros(shape).scatter_add(dim, index, src). attrs: i[0] dim, v[] shape. */
-static int ct__meta_rgather(ct__call *c) {
-    ct_tensor *x = c->in[0], *idx = c->in[1];
-    const char *name = ct__ops[c->op].name;
-    int scatter = c->op == CT__OP_RSCATTER_ADD, nd = scatter ? c->a->nv : x->ndim;
-    if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "%s(): Expected dtype int64 for index", name);
-    if (idx->ndim != x->ndim || nd != x->ndim) return ct__failed(CT_ERR_SHAPE, "%s(): Index tensor must have the same number of dimensions as input tensor", name);
-    int d = ct__dim(name, (int)c->a->i[0], nd);
-    if (d < 0) return -1;
-    for (int q = 0; q < nd; q++) {
-        int64_t full = scatter ? c->a->v[q] : x->shape[q];
-        if (q != d && idx->shape[q] != full) return ct__failed(CT_ERR_SHAPE, "%s(): Size does not match at dimension %d", name, q);
-        if (scatter && x->shape[q] != idx->shape[q]) return ct__failed(CT_ERR_SHAPE, "%s(): index and src shapes differ at dimension %d", name, q);
-    }
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = x->dtype;
-    o->ndim = nd;
-    for (int q = 0; q < nd; q++) o->shape[q] = scatter ? c->a->v[q] : idx->shape[q];
-    c->nout = 1;
-    return 0;
-}
-static int ct__k_rgather(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    int scatter = c->op == CT__OP_RSCATTER_ADD, nd = out->ndim;
-    int d = nd ? ct__wrap_dim((int)c->a->i[0], nd) : 0;
-    ct_tensor *xc = ct__contig_ref(x), *ic = ct__contig_ref(c->in[1]);
-    int rc = 0;
-    if (!xc || !ic) { rc = -1; goto done; }
-    {
-        const int64_t *ix = (const int64_t *)ct__ptr(ic);
-        int64_t O = 1, Ki = nd ? ic->shape[d] : 1, NI = 1, Kx = nd ? (scatter ? out->shape[d] : x->shape[d]) : 1;
-        for (int q = 0; q < d; q++) O *= ic->shape[q];
-        for (int q = d + 1; q < nd; q++) NI *= ic->shape[q];
-        size_t es = ct__dt[x->dtype].size;
-        const char *src = ct__ptr(xc);
-        char *dst = ct__ptr(out);
-        if (scatter) ct__fill_raw(out, 0.0);
-        for (int64_t o = 0; o < O && !rc; o++)
-            for (int64_t k = 0; k < Ki && !rc; k++)
-                for (int64_t i = 0; i < NI; i++) {
-                    int64_t p = (o * Ki + k) * NI + i, j = ix[p];
-                    if (j < 0 || j >= Kx) {
-                        rc = ct__failed(CT_ERR_INDEX, "%s(): index %lld is out of bounds for dimension %d with size %lld",
-                                        ct__ops[c->op].name, (long long)j, d, (long long)Kx);
-                        break;
-                    }
-                    int64_t q = (o * Kx + j) * NI + i;
-                    if (!scatter) memcpy(dst + (size_t)p * es, src + (size_t)q * es, es);
-                    else if (x->dtype == CT_FLOAT32) ((float *)dst)[q] += ((const float *)src)[p];
-                    else if (x->dtype == CT_FLOAT64) ((double *)dst)[q] += ((const double *)src)[p];
-                    else ct__store_f64(dst + (size_t)q * es, x->dtype, ct__load_f64(dst + (size_t)q * es, x->dtype) + ct__load_f64(src + (size_t)p * es, x->dtype));
-                }
-    }
-done:
-    if (xc) ct__decref(xc);
-    if (ic) ct__decref(ic);
-    return rc;
-}
-static ct_tensor *ct__rgather(const ct_tensor *x, int dim, const ct_tensor *idx) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    a.i[0] = dim;
-    return ct__op2(CT__OP_RGATHER, x, idx, &a);
-}
-static ct_tensor *ct__rscatter_add(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    a.i[0] = dim;
-    a.nv = ndim;
-    for (int q = 0; q < ndim; q++) a.v[q] = shape[q];
-    return ct__op2(CT__OP_RSCATTER_ADD, src, idx, &a);
+/* ---- the backward of every op that selects elements by index (PyTorch's
+   value_selecting_reduction_backward, cummaxmin_backward): zeros(shape).scatter_add(
+   dim, index, grad), through the indexing section's public ops, so double backward
+   works and there is one gather/scatter_add implementation ---- */
+static ct_tensor *ct__scatter_add_into_zeros(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
+    if (!src) return NULL;
+    return ct_scatter_add(ct_zeros_n(src->dtype, ndim, shape), dim, idx, src);
 }
 /* ---- backward rules of this family (PyTorch: tools/autograd/derivatives.yaml,
    torch/csrc/autograd/FunctionsManual.cpp), written with ctensor ops ---- */
@@ -8288,7 +8188,7 @@ static int ct__bw_valsel(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
         g = ct_unsqueeze(g, d);
         idx = ct_unsqueeze(idx, d);
     }
-    gin[0] = ct__rscatter_add(g, d, idx, m->ndim, m->shape);
+    gin[0] = ct__scatter_add_into_zeros(g, d, idx, m->ndim, m->shape);
     return gin[0] ? 0 : -1;
 }
 /* logsumexp_backward: grad * exp(x - result) */
@@ -8301,38 +8201,38 @@ static int ct__bw_lse(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     gin[0] = ct_mul(ct__rrestore(gout[0], mask, m, keep), ct_exp(ct_sub(X, ct__rrestore(Y, mask, m, keep))));
     return gin[0] ? 0 : -1;
 }
-/* norm_backward (PyTorch 1.13), by p */
+/* PyTorch's norm_backward (1.13), by p: the gradient of y = ||x||_p over dims[nd]
+   (nd == 0: all of them), with g and y already shaped to broadcast against x (as with
+   keepdim). Written in ops, so double backward works. Shared by norm and
+   ctensor_linalg.h's linalg.vector_norm. */
+static CT__UNUSED ct_tensor *ct__norm_backward(ct_tensor *g, ct_tensor *x, ct_tensor *y, double p, int nd, const int64_t *dims) {
+    if (p == 0.0) return ct_zeros_like(x);
+    if (p == 1.0) return ct_mul(ct_sign(x), g);
+    if (p == 2.0) return ct_mul(g, ct_masked_fill(ct_div(x, y), ct_eq_scalar(y, 0.0), 0.0));
+    if (isinf(p)) {
+        ct_tensor *ax = ct_abs(x);
+        ct_tensor *sel = ct_logical_or(ct_eq(ax, y), ct_isnan(ax));
+        ct_tensor *cnt = nd ? ct_sum_dims(sel, nd, dims, 1) : ct_sum(sel);
+        return ct_mul(ct_sign(x), ct_mul(ct_div(g, cnt), sel));
+    }
+    if (p < 1.0) {
+        ct_tensor *scaled = ct_mul(ct_sign(x), ct_masked_fill(ct_pow_scalar(ct_abs(x), p - 1.0), ct_eq_scalar(x, 0.0), 0.0));
+        return ct_mul(ct_mul(scaled, g), ct_pow_scalar(y, 1.0 - p));
+    }
+    ct_tensor *scaled = p < 2.0 ? ct_mul(ct_sign(x), ct_pow_scalar(ct_abs(x), p - 1.0)) : ct_mul(x, ct_pow_scalar(ct_abs(x), p - 2.0));
+    ct_tensor *sv = ct_masked_fill(ct_div(g, ct_pow_scalar(y, p - 1.0)), ct_eq_scalar(y, 0.0), 0.0);
+    return ct_mul(scaled, sv);
+}
 static int ct__bw_norm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
     if (!X || !Y) return -1;
     int keep = n->attrs.flags & CT__RF_KEEPDIM;
     uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
-    double p = n->attrs.s[0];
-    ct_tensor *g = ct__rrestore(gout[0], mask, m, keep), *y = ct__rrestore(Y, mask, m, keep), *r;
-    if (p == 0.0) {
-        r = ct_zeros_like(X);
-    } else if (p == 1.0) {
-        r = ct_mul(ct_sign(X), g);
-    } else if (p == 2.0) {
-        r = ct_mul(g, ct_masked_fill(ct_div(X, y), ct_eq_scalar(y, 0.0), 0.0));
-    } else if (isinf(p)) {
-        int64_t dims[CT_MAX_DIMS];
-        int nd = ct__rmask_dims(mask, m->ndim, dims);
-        ct_tensor *ax = ct_abs(X);
-        ct_tensor *sel = ct_logical_or(ct_eq(ax, y), ct_isnan(ax));
-        ct_tensor *cnt = nd ? ct_sum_dims(sel, nd, dims, 1) : ct_sum(sel);
-        r = ct_mul(ct_sign(X), ct_mul(ct_div(g, cnt), sel));
-    } else if (p < 1.0) {
-        ct_tensor *scaled = ct_mul(ct_sign(X), ct_masked_fill(ct_pow_scalar(ct_abs(X), p - 1.0), ct_eq_scalar(X, 0.0), 0.0));
-        r = ct_mul(ct_mul(scaled, g), ct_pow_scalar(y, 1.0 - p));
-    } else {
-        ct_tensor *scaled = p < 2.0 ? ct_mul(ct_sign(X), ct_pow_scalar(ct_abs(X), p - 1.0)) : ct_mul(X, ct_pow_scalar(ct_abs(X), p - 2.0));
-        ct_tensor *sv = ct_masked_fill(ct_div(g, ct_pow_scalar(y, p - 1.0)), ct_eq_scalar(y, 0.0), 0.0);
-        r = ct_mul(scaled, sv);
-    }
-    gin[0] = r;
-    return r ? 0 : -1;
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__rmask_dims(mask, m->ndim, dims);
+    gin[0] = ct__norm_backward(ct__rrestore(gout[0], mask, m, keep), X, ct__rrestore(Y, mask, m, keep), n->attrs.s[0], nd, dims);
+    return gin[0] ? 0 : -1;
 }
 static int ct__bw_softmax(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *Y = CT__SV_OUT(n, 0);
@@ -8407,16 +8307,7 @@ static int ct__bw_cumext(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *idx = CT__SV_OUT(n, 1);
     if (!idx) return -1;
     if (m->ndim == 0) { gin[0] = gout[0]; return 0; }
-    gin[0] = ct__rscatter_add(gout[0], ct__wrap_dim((int)n->attrs.i[0], m->ndim), idx, m->ndim, m->shape);
-    return gin[0] ? 0 : -1;
-}
-static int ct__bw_rgather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    ct_tensor *idx = CT__SV_IN(n, 1);
-    if (!idx) return -1;
-    ct__tmeta *m = &n->in_meta[0];
-    int d = (int)n->attrs.i[0];
-    if (n->op == CT__OP_RGATHER) gin[0] = ct__rscatter_add(gout[0], d, idx, m->ndim, m->shape);
-    else gin[0] = ct__rgather(gout[0], d, idx);
+    gin[0] = ct__scatter_add_into_zeros(gout[0], ct__wrap_dim((int)n->attrs.i[0], m->ndim), idx, m->ndim, m->shape);
     return gin[0] ? 0 : -1;
 }
 
@@ -8450,17 +8341,8 @@ static void ct__ix_bad(const ct__attrs *a, int64_t ix) {
 }
 CT__INLINE int64_t ct__ixld(const char *p, int i32) { return i32 ? (int64_t)*(const int32_t *)p : *(const int64_t *)p; }
 static int ct__ix_real(const char *op, ct_dtype dt) {
-    if ((int)dt < 0 || dt >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(dt));
+    if (!CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(dt));
     return 0;
-}
-static void ct__ix_out(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = dt;
-    o->ndim = ndim;
-    o->has_strides = 0;
-    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
 }
 /* output of an op that updates a copy of input 0 (or input 0 itself when in place) */
 static void ct__ix_out_self(ct__call *c) {
@@ -8469,7 +8351,7 @@ static void ct__ix_out_self(ct__call *c) {
         c->oi[0].kind = CT__OUT_INPLACE;
         c->oi[0].src = 0;
     } else {
-        ct__ix_out(c, c->in[0]->dtype, c->in[0]->ndim, c->in[0]->shape);
+        ct__out_new(c, c->in[0]->dtype, c->in[0]->ndim, c->in[0]->shape);
     }
 }
 /* A header-only view for kernels (no references taken; never released). */
@@ -8895,7 +8777,7 @@ static int ct__meta_index_select(ct__call *c) {
     int64_t shape[CT_MAX_DIMS] = {0};
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     if (x->ndim) shape[dim] = n;
-    ct__ix_out(c, x->dtype, x->ndim, shape);
+    ct__out_new(c, x->dtype, x->ndim, shape);
     return 0;
 }
 static int ct__k_index_select(ct__call *c) {
@@ -8984,7 +8866,7 @@ static int ct__meta_gather(ct__call *c) {
             return ct__failed(CT_ERR_SHAPE, "gather: Size does not match at dimension %d expected index %s to be smaller than self %s apart from dimension %d",
                               d, CT__SHAPE(idx), CT__SHAPE(x), dim);
     ((ct__attrs *)c->a)->i[0] = dim;
-    ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
+    ct__out_new(c, x->dtype, idx->ndim, idx->shape);
     return 0;
 }
 static int ct__k_gather(ct__call *c) {
@@ -9291,7 +9173,7 @@ static int ct__meta_take(ct__call *c) {
     if (ct__ix_real("take", x->dtype)) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "take(): Expected a long tensor for index, but got %s", CT__DTNAME(idx->dtype));
     if (ct_numel(x) == 0 && ct_numel(idx) > 0) return ct__failed(CT_ERR_INDEX, "take(): tried to take from an empty tensor");
-    ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
+    ct__out_new(c, x->dtype, idx->ndim, idx->shape);
     return 0;
 }
 static int ct__k_take(ct__call *c) {
@@ -9432,7 +9314,7 @@ static int ct__meta_index(ct__call *c) {
     ct__ixmap m;
     if (ct__index_map(name, x, mask, nidx, c->in + first, &m)) return -1;
     if (!put) {
-        ct__ix_out(c, x->dtype, m.nd, m.shape);
+        ct__out_new(c, x->dtype, m.nd, m.shape);
         return 0;
     }
     if (values->dtype != x->dtype)
@@ -9575,7 +9457,7 @@ static int ct__meta_masked_select(ct__call *c) {
     bin[1] = x;
     if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
     int64_t cnt = ct__mask_count(mask, nd, shape);
-    ct__ix_out(c, x->dtype, 1, &cnt);
+    ct__out_new(c, x->dtype, 1, &cnt);
     return 0;
 }
 static int ct__k_masked_select(ct__call *c) {
@@ -9644,7 +9526,7 @@ static int ct__meta_masked_scatter(ct__call *c) {
     if (ct__mask_count(mask, nd, shape) > ct_numel(src))
         return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
     if (c->inplace) ct__ix_out_self(c);
-    else ct__ix_out(c, x->dtype, nd, shape);
+    else ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_masked_scatter(ct__call *c) {
@@ -9687,7 +9569,7 @@ static int ct__meta_nonzero(ct__call *c) {
     ct__decref(t);
     shape[0] = cnt;
     shape[1] = x->ndim;
-    ct__ix_out(c, CT_INT64, 2, shape);
+    ct__out_new(c, CT_INT64, 2, shape);
     return 0;
 }
 static int ct__k_nonzero(ct__call *c) {
@@ -9727,7 +9609,8 @@ static int ct__meta_cat(ct__call *c) {
     ct_dtype dt = c->in[0]->dtype;
     for (int i = 0; i < n; i++) {
         ct_dtype di = c->in[i]->dtype;
-        if ((int)di >= 10 || (dt = ct_promote_types(dt, di)) >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(di));
+        if (CT__ISREAL(di)) dt = ct_promote_types(dt, di);
+        if (!CT__ISREAL(di) || !CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(di));
     }
     int64_t shape[CT_MAX_DIMS] = {0};
     int nd, dim;
@@ -9753,7 +9636,7 @@ static int ct__meta_cat(ct__call *c) {
             /* only legacy empty tensors: an empty vector */
             shape[0] = 0;
             ((ct__attrs *)c->a)->i[0] = 0;
-            ct__ix_out(c, dt, 1, shape);
+            ct__out_new(c, dt, 1, shape);
             return 0;
         }
         dim = ct__dim("cat", (int)c->a->i[0], ref->ndim);
@@ -9775,7 +9658,7 @@ static int ct__meta_cat(ct__call *c) {
         shape[dim] = total;
     }
     ((ct__attrs *)c->a)->i[0] = dim;
-    ct__ix_out(c, dt, nd, shape);
+    ct__out_new(c, dt, nd, shape);
     return 0;
 }
 static int ct__k_cat(ct__call *c) {
@@ -9854,7 +9737,7 @@ static int ct__meta_flip(ct__call *c) {
         seen |= 1u << d;
         a->v[k] = d;
     }
-    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
 static int ct__k_flip(ct__call *c) {
@@ -9925,7 +9808,7 @@ static int ct__meta_roll(ct__call *c) {
         if (d < 0) return -1;
         a->v[k] = d;
     }
-    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
 static int ct__k_roll(ct__call *c) {
@@ -9973,7 +9856,7 @@ static int ct__meta_repeat(ct__call *c) {
         shape[d] = (xd >= 0 ? x->shape[xd] : 1) * a->v[d];
     }
     if (ct__check_shape("repeat", n, shape)) return -1;
-    ct__ix_out(c, x->dtype, n, shape);
+    ct__out_new(c, x->dtype, n, shape);
     return 0;
 }
 /* Fills the block of dim d: the first repetition from src, the others by copying it. */
@@ -10042,7 +9925,7 @@ static int ct__meta_repeat_interleave(ct__call *c) {
         if (v < 0) return ct__failed(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
         total += v;
     }
-    ct__ix_out(c, r->dtype, 1, &total);
+    ct__out_new(c, r->dtype, 1, &total);
     return 0;
 }
 static int ct__k_repeat_interleave(ct__call *c) {
@@ -10064,7 +9947,7 @@ static int ct__meta_tri(ct__call *c) {
     if (ct__ix_real(name, x->dtype)) return -1;
     if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "%s: Dimension specified as -2 but tensor has no dimensions", name);
     if (x->ndim < 2) return ct__dim(name, -2, x->ndim) < 0 ? -1 : ct__failed(CT_ERR_ARG, "%s: input tensor must have at least 2 dimensions", name);
-    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
 static int ct__k_tri(ct__call *c) {
@@ -10111,7 +9994,7 @@ static int ct__meta_diag_embed(ct__call *c) {
     for (int d = 0, k = 0; d < nd; d++) shape[d] = (d == d1 || d == d2) ? len : x->shape[k++];
     a->i[1] = d1;
     a->i[2] = d2;
-    ct__ix_out(c, x->dtype, nd, shape);
+    ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_diag_embed(ct__call *c) {
@@ -10153,7 +10036,7 @@ static int ct__meta_one_hot(ct__call *c) {
     a->i[0] = nc;
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim] = nc;
-    ct__ix_out(c, CT_INT64, x->ndim + 1, shape);
+    ct__out_new(c, CT_INT64, x->ndim + 1, shape);
     return 0;
 }
 static int ct__k_one_hot(ct__call *c) {
@@ -10204,7 +10087,7 @@ static int ct__meta_pad(ct__call *c) {
             }
             shape[d] = cur + (l > 0 ? l : 0) + (r > 0 ? r : 0);
         }
-        ct__ix_out(c, x->dtype, nd, shape);
+        ct__out_new(c, x->dtype, nd, shape);
         return 0;
     }
     int mode = ct__pad_mode(c->op);
@@ -10217,7 +10100,7 @@ static int ct__meta_pad(ct__call *c) {
             shape[d] = s + l + r;
             if (shape[d] <= 0 && (l < 0 || r < 0)) return ct__failed(CT_ERR_ARG, "pad: Negative padding value is resulting in an empty dimension");
         }
-        ct__ix_out(c, x->dtype, nd, shape);
+        ct__out_new(c, x->dtype, nd, shape);
         return 0;
     }
     if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
@@ -10238,7 +10121,7 @@ static int ct__meta_pad(ct__call *c) {
         if (shape[d] < 1)
             return ct__failed(CT_ERR_ARG, "%s: input (%c: %lld) is too small. Calculated output %c: %lld", name, axis[j], (long long)s, axis[j], (long long)shape[d]);
     }
-    ct__ix_out(c, x->dtype, nd, shape);
+    ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 /* source index of output position o along a padded dim of size s with pads l, r.
@@ -10383,7 +10266,7 @@ static int ct__meta_pad_backward(ct__call *c) {
     ct_tensor *g = c->in[0];
     const ct__attrs *a = c->a;
     if (!CT__ISFLOAT(g->dtype)) return ct__failed(CT_ERR_DTYPE, "pad_backward: not implemented for '%s'", CT__DTNAME(g->dtype));
-    ct__ix_out(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
+    ct__out_new(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
     return 0;
 }
 static int ct__k_pad_backward(ct__call *c) {
@@ -10865,7 +10748,7 @@ CTENSOR_API ct_tensor *ct_masked_select(const ct_tensor *x, const ct_tensor *mas
 /* masked_scatter's mask as bool: uint8 converts; other dtypes must hold only 0 and 1 */
 static ct_tensor *ct__mask01(const ct_tensor *mask) {
     if (!mask || mask->dtype == CT_BOOL) return (ct_tensor *)mask;
-    if (mask->dtype != CT_UINT8 && mask->dtype < 10) {
+    if (mask->dtype != CT_UINT8 && CT__ISREAL(mask->dtype)) {
         ct_tensor *m = ct__convert(mask, CT_FLOAT64);
         if (!m) return NULL;
         const double *p = (const double *)ct__ptr(m);
@@ -11592,14 +11475,9 @@ static int ct__mm_dtype_ok(const char *op, ct_dtype dt) {
         return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op, CT__DTNAME(dt));
     return 0;
 }
+/* matrix products: a new output, computed in the dtype the GEMM kernels take */
 static void ct__meta_out(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = dt;
-    o->ndim = ndim;
-    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
-    o->has_strides = 0;
+    ct__out_new(c, dt, ndim, shape);
     c->cdt = ct__mm_compute_dtype(dt);
 }
 static int ct__meta_mm(ct__call *c) {
@@ -12748,7 +12626,7 @@ static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
 static int ct__k_random(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct_dtype dt = x->dtype;
-    if (!ct__dt_ok(dt) || dt >= CT_QINT8)
+    if (!CT__ISREAL(dt))
         return ct__failed(CT_ERR_DTYPE, "\"random_kernel_cpu\" not implemented for '%s'", CT__DTNAME(dt));
     ct_generator *g = CT__GEN(c);
     int64_t n = ct_numel(x);
@@ -12786,7 +12664,7 @@ static int ct__k_random(ct__call *c) {
 /* bernoulli_(p): u ~ U[0, 1) from 53 bits, element = u < p; s[0] = p */
 static int ct__k_bernoulli(ct__call *c) {
     ct_tensor *x = c->in[0];
-    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+    if (!CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "\"bernoulli_scalar_cpu_\" not implemented for '%s'", CT__DTNAME(x->dtype));
     ct_generator *g = CT__GEN(c);
     double p = c->a->s[0];
@@ -12803,7 +12681,7 @@ static int ct__k_bernoulli(ct__call *c) {
    draw 24-bit floats compared in float (bernoulli_distribution<float>) */
 static int ct__k_bernoulli_tensor(ct__call *c) {
     ct_tensor *x = c->in[0], *pt = c->in[1];
-    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+    if (!CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'", CT__DTNAME(x->dtype));
     if (!CT__ISFLOAT(pt->dtype))
         return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(pt->dtype));
@@ -12875,13 +12753,10 @@ static int ct__meta_multinomial(ct__call *c) {
     if (ns <= 0) return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample <= 0 samples");
     if (!(c->a->flags & 1) && ns > ncat)
         return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement");
-    c->nout = 1;
-    c->oi[0].kind = CT__OUT_NEW;
-    c->oi[0].dtype = CT_INT64;
-    c->oi[0].ndim = p->ndim;
-    c->oi[0].has_strides = 0;
-    if (p->ndim == 2) c->oi[0].shape[0] = p->shape[0];
-    c->oi[0].shape[p->ndim - 1] = ns;
+    int64_t shape[2];
+    shape[0] = p->shape[0];
+    shape[p->ndim - 1] = ns;
+    ct__out_new(c, CT_INT64, p->ndim, shape);
     return 0;
 }
 /* NaN counts as the largest value, as in PyTorch's topk / argmax */
@@ -15092,7 +14967,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     b.len = 0;
     if (cap) buf[0] = 0;
     if (!t) { ct__sputs(&b, "NULL"); return b.len; }
-    if (t->dtype >= 10 || t->device != CT_CPU) {
+    if (!CT__ISREAL(t->dtype) || t->device != CT_CPU) {
         char tmp[300];
         snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device == CT_CPU ? "cpu" : "cuda");
         ct__sputs(&b, tmp);
