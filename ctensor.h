@@ -2983,7 +2983,17 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     for (int i = 0; i < nin; i++) {
         if (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i)))) {
             ct_tensor *sv = (i == 0 && c->self_before) ? c->self_before : c->in[i];
-            n->saved[k].t = ct__incref(sv);
+            if (c->nout >= 1 && c->oi[0].kind == CT__OUT_INPLACE && sv == c->out[0]) {
+                /* the in-place output saved as an input (z.mul_(z)): its grad_fn becomes this
+                   node, so owning it would make a cycle that is never freed. A plain alias
+                   (no history) will do: the op bumps its version, so using it in backward
+                   reports the in-place modification, as PyTorch does. */
+                sv = ct__view_header(sv, sv->ndim, sv->shape, sv->strides, sv->offset);
+                if (!sv) { ct__node_destroy_now(n); return -1; }
+            } else {
+                ct__incref(sv);
+            }
+            n->saved[k].t = sv;
             n->saved[k].version = (sv != c->self_before && ((d->flags & CT__OPF_INPLACE) || c->inplace) && i < 8)
                                       ? c->pre_version[i] : CT__LOAD(&sv->storage->version);
             n->saved[k].which = i;
@@ -3285,10 +3295,15 @@ static int ct__gtask_add(ct__gtask *g, ct__node *n) {
 }
 static void ct__gtask_free(ct__gtask *g) {
     for (int i = 0; i < g->ninfo; i++) {
-        for (int j = 0; j < g->info[i].node->nout; j++)
+        ct__node *n = g->info[i].node;
+        for (int j = 0; j < n->nout; j++)
             if (g->info[i].buf[j]) ct__decref(g->info[i].buf[j]);
         CT_FREE(g->info[i].buf);
         CT_FREE(g->info[i].capture);
+        /* an AccumulateGrad made here for a leaf no graph node leads to (a root that is a
+           leaf, an unused input): no edge owns it, and it holds its leaf, so the two
+           would never be freed */
+        if (n->op == CT__NODE_ACC && CT__LOAD(&n->refcount) == 0) ct__node_destroy_now(n);
     }
     CT_FREE(g->info);
     CT_FREE(g->table);

@@ -511,6 +511,29 @@ TEST(test_set_grad_detach_checks) {
     CHECK(ct_detach_(d) == d);
 }
 
+/* graphs that once kept themselves alive: an in-place op that saves its own output
+   (z.mul_(z)), an AccumulateGrad made for an unused input or for a leaf root */
+TEST(test_no_cycles_left) {
+    int64_t live0 = ct_live_tensors();
+    CT_SCOPE {
+        ct_tensor *x = ct_requires_grad(ct_ones(CT_FLOAT64, 3));
+        ct_tensor *z = ct_mul_scalar(x, 2.0);
+        CHECK(ct_mul_(z, z) == z);
+        CHECK_ERR(ct_backward(ct_sum(z)) == CT_OK, CT_ERR_AUTOGRAD, "modified by an inplace operation");
+        ct_tensor *unused = ct_requires_grad(ct_ones(CT_FLOAT64, 1));
+        ct_tensor *ins[2], *gs[2];
+        ins[0] = x;
+        ins[1] = unused;
+        ct_tensor *f = ct_sum(ct_mul(x, x));
+        CHECK_ERR(ct_autograd_grad(1, &f, NULL, 2, ins, gs, NULL) == CT_OK, CT_ERR_AUTOGRAD, "appears to not have been used");
+        ct_tensor *leaf = ct_requires_grad(ct_ones(CT_FLOAT64, 1));
+        CHECK(ct_backward(leaf) == CT_OK);
+        double e1[] = {1};
+        CHECK_VALUES(ct_grad(leaf), e1, 1, 0);
+    }
+    CHECK_EQ_INT(ct_live_tensors(), live0);
+}
+
 TEST(test_every_op_has_a_rule) {
     /* each op either has a backward rule or is marked non-differentiable */
     for (int op = 0; op < CT__NUM_OPS; op++) {
@@ -539,6 +562,7 @@ int main(void) {
     RUN(test_copyslices_matches_torch);
     RUN(test_memory);
     RUN(test_set_grad_detach_checks);
+    RUN(test_no_cycles_left);
     RUN(test_every_op_has_a_rule);
     return ct_t_summary();
 }
