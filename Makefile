@@ -28,6 +28,9 @@ endif
 LIBS     := -lm -lpthread $(LAPACK)
 TESTFAST := -O1 -g
 ASAN     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+TSAN     := -O1 -g -fsanitize=thread
+# tests that start threads; make test also runs them under ThreadSanitizer
+TSAN_TESTS := test_threads
 
 APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev
 DATA_PKGS := dataset-fashion-mnist
@@ -50,7 +53,7 @@ deps deps-data deps-bench:
 	    (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) >/dev/null || exit 1; \
 	  else echo "missing packages; run: sudo apt-get install -y$$missing"; exit 1; fi; fi
 
-$(BUILD) $(BUILD)/tests $(BUILD)/asan $(BUILD)/opt $(BUILD)/bench $(BUILD)/examples $(BUILD)/fuzz $(BUILD)/compile:
+$(BUILD) $(BUILD)/tests $(BUILD)/asan $(BUILD)/tsan $(BUILD)/opt $(BUILD)/bench $(BUILD)/examples $(BUILD)/fuzz $(BUILD)/compile:
 	@mkdir -p $@
 
 # ---- demo -------------------------------------------------------------------
@@ -106,6 +109,8 @@ $(BUILD)/asan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/asan
 	$(CC) $(BASE) $(ASAN) $< -o $@ $(LIBS)
 $(BUILD)/opt/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/opt
 	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
+$(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tsan
+	$(CC) $(BASE) $(TSAN) $< -o $@ -lm -lpthread
 
 $(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) $(HEADERS) | $(BUILD)/tests
 	$(CC) $(BASE) $(TESTFAST) $(CONF_SRC) -o $@ $(LIBS)
@@ -121,8 +126,8 @@ conformance: $(BUILD)/tests/conformance
 test: deps
 	@$(MAKE) --no-print-directory test-run
 test-run: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
-      $(BUILD)/tests/conformance $(BUILD)/asan/conformance
-	@BUILD=$(BUILD) TESTS="$(TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
+      $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance
+	@BUILD=$(BUILD) TESTS="$(TESTS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
 	@for t in $(TESTS); do ./$(BUILD)/asan/$$t || exit 1; done; ./$(BUILD)/asan/conformance tests/fixtures

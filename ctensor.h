@@ -24,8 +24,19 @@
      CTENSOR_NO_STDIO         no stdio: no default error logger, no ct_print, no file io
      CTENSOR_BLAS             use CBLAS (e.g. OpenBLAS: -lopenblas) for GEMM
      CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
-     CTENSOR_MAX_DIMS         maximum rank (default 8)
+     CTENSOR_MAX_DIMS         maximum rank (default 8); it changes ct_tensor, so it must be
+                              the same in every file of a program (checked when linking)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
+     (not -ffast-math)        the implementation refuses to build under -ffast-math,
+                              -Ofast or -ffinite-math-only (#error): they break NaN/inf
+                              handling and sums; compile that one file without them
+     CTENSOR_NO_THREADS       no pthread use at all: no thread-exit cleanup (call
+                              ct_thread_cleanup before a thread ends), no data-loader
+                              prefetch thread. Otherwise, on unix, pthreads are used: in
+                              libc from glibc 2.34 on; older systems link -lpthread
+     CTENSOR_PORTABLE_SCOPE   CT_SCOPE and the grad-mode blocks in their portable form
+                              (plain loops: return and goto do not close them) on every
+                              compiler; the form non-gcc C compilers get anyway. For tests
      CTENSOR_BLOCK_CACHE_MB   per-thread cache of freed large blocks, in MiB (default 256;
                               0 turns it off): big results reuse memory instead of
                               page-faulting fresh pages on every op
@@ -98,6 +109,33 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* CTENSOR_MAX_DIMS sizes the arrays inside ct_tensor, so every translation unit of a
+   program must see the same value (a plain integer literal). A mismatch is caught when
+   linking: the implementation defines ct_abi_max_dims_<N> for its N, and every other
+   file that includes this header references the symbol for its own N, so linking
+   files built with 8 against an implementation built with 4 fails with
+   "undefined reference to `ct_abi_max_dims_8'". (gcc, clang and MSVC; not needed
+   under CTENSOR_STATIC, where one file holds everything.) */
+#define CT__ABI_CAT2(a, b) a##b
+#define CT__ABI_CAT(a, b) CT__ABI_CAT2(a, b)
+#define CT__ABI_STR2(x) #x
+#define CT__ABI_STR(x) CT__ABI_STR2(x)
+#define CT__ABI_MAX_DIMS CT__ABI_CAT(ct_abi_max_dims_, CTENSOR_MAX_DIMS)
+#if !defined(CTENSOR_STATIC)
+extern const int CT__ABI_MAX_DIMS;
+#  if !defined(CTENSOR_IMPLEMENTATION)
+#    if defined(_MSC_VER) && !defined(__clang__)
+#      if defined(_M_IX86)
+#        pragma comment(linker, "/include:_" CT__ABI_STR(CT__ABI_MAX_DIMS))
+#      else
+#        pragma comment(linker, "/include:" CT__ABI_STR(CT__ABI_MAX_DIMS))
+#      endif
+#    elif defined(__GNUC__) || defined(__clang__)
+static const int *const ct__abi_max_dims_ref __attribute__((used)) = &CT__ABI_MAX_DIMS;
+#    endif
+#  endif
 #endif
 
 /* ============================================================================
@@ -306,16 +344,43 @@ CTENSOR_API void ct_release(ct_tensor *t);        /* -1 reference; balances ct_r
 CTENSOR_API int ct_scope_depth(void);
 CTENSOR_API int64_t ct_live_tensors(void);        /* tensor headers alive, all threads */
 CTENSOR_API int64_t ct_live_bytes(void);          /* storage bytes ctensor allocated and holds */
-/* Returns the calling thread's cached blocks to the system allocator. */
+/* Returns the calling thread's cached blocks to the system allocator. A thread that
+   exits does this itself (with pthreads, unless CTENSOR_NO_THREADS) and also releases
+   what its root scope holds; without pthreads call it before a thread ends. */
 CTENSOR_API void ct_thread_cleanup(void);
+/* Frees a buffer ctensor made and handed over: the *data of ct_save_npy_mem,
+   ct_save_safetensors_mem, ct_module_save_safetensors_mem. NULL is fine. It frees
+   with the allocator the implementation was built with (CT_FREE there), which the
+   caller's file may not know. */
+CTENSOR_API void ct_free(void *p);
 
 /* CT_SCOPE { ... } releases what the block made when the block is left.
-   The block is a one-shot loop: `break` and `continue` leave the scope (not an
-   enclosing loop). With gcc/clang and in C++, `return` and `goto` out of the block
-   also close it; elsewhere the next enclosing scope end cleans up. */
+   It comes in three forms, picked at compile time:
+     C++ (any compiler)        a guard object's destructor closes the scope
+     C with gcc or clang       a variable with __attribute__((cleanup)) closes it
+     other C compilers (MSVC's C, ...), or any compiler given -DCTENSOR_PORTABLE_SCOPE:
+                               two nested one-shot `for` loops; the outer loop's
+                               increment closes the scope
+   What leaving the block does, by form:
+     falling off the end       closes the scope                 (all three forms)
+     break, continue           leave the scope and close it; they never reach a loop
+                               around the CT_SCOPE (all three forms)
+     return, goto out of it    close it in the C++ and gcc/clang forms; in the
+                               portable form they leave it open: its tensors live on
+                               until an enclosing scope ends (ct_scope_end closes every
+                               inner scope left open, and CTENSOR_DEBUG names it on
+                               stderr) or, with no enclosing scope, in the thread's
+                               root scope until the thread ends
+     longjmp, exit             close nothing, in any form
+   To leave a loop around a CT_SCOPE, set a flag in the block and test it after. */
 #define CT__CAT2(a, b) a##b
 #define CT__CAT(a, b) CT__CAT2(a, b)
-#if defined(__cplusplus)
+#if defined(CTENSOR_PORTABLE_SCOPE) || !(defined(__cplusplus) || defined(__GNUC__) || defined(__clang__))
+#  define CT_SCOPE                                                                                  \
+    for (int CT__CAT(ct__sg_, __LINE__) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; \
+         CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0, ct_scope_end(CT__CAT(ct__sg_, __LINE__))) \
+        for (int CT__CAT(ct__in_, __LINE__) = 1; CT__CAT(ct__in_, __LINE__); CT__CAT(ct__in_, __LINE__) = 0)
+#elif defined(__cplusplus)
 }  /* extern "C" */
 struct ct__scope_guard {
     int token, once;
@@ -324,11 +389,9 @@ struct ct__scope_guard {
 };
 #  define CT_SCOPE for (ct__scope_guard CT__CAT(ct__sg_, __LINE__)(__FILE__, __LINE__); CT__CAT(ct__sg_, __LINE__).once; CT__CAT(ct__sg_, __LINE__).once = 0)
 extern "C" {
-#elif defined(__GNUC__) || defined(__clang__)
+#else
 CTENSOR_API void ct__scope_cleanup(int *token);
 #  define CT_SCOPE for (int CT__CAT(ct__sg_, __LINE__) __attribute__((cleanup(ct__scope_cleanup), unused)) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0)
-#else
-#  define CT_SCOPE for (int CT__CAT(ct__sg_, __LINE__) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0, ct_scope_end(CT__CAT(ct__sg_, __LINE__)))
 #endif
 
 /* Allocator for device memory. The CPU default uses CT_MALLOC/CT_FREE. */
@@ -796,7 +859,11 @@ CTENSOR_API ct_tensor *ct_set_requires_grad(ct_tensor *t, int requires_grad);
 CTENSOR_API int ct_get_requires_grad(const ct_tensor *t);
 CTENSOR_API int ct_is_leaf(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_grad(const ct_tensor *t);                 /* borrowed .grad or NULL */
-CTENSOR_API void ct_set_grad(ct_tensor *t, ct_tensor *grad);        /* NULL clears */
+/* t.grad = grad (NULL clears). Like PyTorch, the grad must match t's dtype, device and
+   shape; on a mismatch t.grad is left as it was and an error is returned. */
+CTENSOR_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
+/* x.detach_(): makes t a leaf that does not require grad. A view cannot be detached in
+   place (its base keeps its history): use ct_detach. */
 CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t);
 CTENSOR_API ct_tensor *ct_retain_grad(ct_tensor *t);
@@ -828,10 +895,17 @@ CTENSOR_API int ct_is_inference_mode_enabled(void);
 CTENSOR_API int ct_set_inference_mode(int enabled);
 /* CT_NO_GRAD { ... } / CT_ENABLE_GRAD { ... } / CT_INFERENCE_MODE { ... }: the mode
    holds inside the block and the previous one comes back when the block is left
-   (a one-shot loop like CT_SCOPE: with gcc/clang and in C++ also on return/goto). */
+   (made like CT_SCOPE, in the same three forms: break and continue leave the block
+   and restore the mode in all three; return and goto restore it in the C++ and
+   gcc/clang forms only: in the portable form they leave the mode set). */
 CTENSOR_API void ct__restore_grad_mode(int *prev);
 CTENSOR_API void ct__restore_inference_mode(int *prev);
-#if defined(__cplusplus)
+#if defined(CTENSOR_PORTABLE_SCOPE) || !(defined(__cplusplus) || defined(__GNUC__) || defined(__clang__))
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n)                                                  \
+    for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n);          \
+         CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n)))                                    \
+        for (int CT__CAT(ct__mi_, n) = 1; CT__CAT(ct__mi_, n); CT__CAT(ct__mi_, n) = 0)
+#elif defined(__cplusplus)
 }  /* extern "C" */
 struct ct__mode_guard {
     int prev, once;
@@ -841,10 +915,8 @@ struct ct__mode_guard {
 };
 #  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (ct__mode_guard CT__CAT(ct__m_, n)(setfn(val), restorefn); CT__CAT(ct__m_, n).once; CT__CAT(ct__m_, n).once = 0)
 extern "C" {
-#elif defined(__GNUC__) || defined(__clang__)
-#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) __attribute__((cleanup(restorefn), unused)) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0)
 #else
-#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n)))
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n) for (int CT__CAT(ct__m_, n) __attribute__((cleanup(restorefn), unused)) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); CT__CAT(ct__mo_, n) = 0)
 #endif
 #define CT_NO_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, ct__restore_grad_mode, 0, __LINE__)
 #define CT_ENABLE_GRAD CT__MODE_BLOCK(ct_set_grad_enabled, ct__restore_grad_mode, 1, __LINE__)
@@ -1053,7 +1125,7 @@ CTENSOR_API ct_generator *ct_op_call_generator(const ct_op_call *c);
 /* .npy versions 1.0, 2.0 and 3.0; little- or big-endian; fortran_order arrays
    load as a transposed view. name is used in messages (may be NULL). */
 CTENSOR_API ct_tensor *ct_load_npy_mem(const void *data, size_t len, const char *name);
-CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *len);  /* *data: CT_MALLOC'd */
+CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *len);  /* free *data with ct_free */
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_tensor *ct_load_npy(const char *path);
 CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t);              /* writes version 1.0 */
@@ -1085,7 +1157,7 @@ CTENSOR_API const char *ct_safetensors_metadata_key(const ct_safetensors *st, in
 CTENSOR_API const char *ct_safetensors_metadata(const ct_safetensors *st, const char *key);  /* NULL if absent */
 /* Writes n named tensors (any layout; CPU) and nmeta metadata pairs, as
    safetensors' reference writer does: tensors ordered by dtype alignment then
-   name, header padded with spaces to a multiple of 8. *data is CT_MALLOC'd. */
+   name, header padded with spaces to a multiple of 8. Free *data with ct_free. */
 CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, const ct_tensor *const *tensors,
                                               int nmeta, const char *const *meta_keys, const char *const *meta_values,
                                               void **data, size_t *len);
@@ -1119,6 +1191,14 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #ifdef CTENSOR_IMPLEMENTATION
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #define CTENSOR_IMPLEMENTATION_DONE
+/* -ffast-math (and -ffinite-math-only, -Ofast) let the compiler assume no NaN or inf
+   exists and reassociate sums: exp, the reductions and the NaN/inf checks then give
+   wrong results silently (ct_exp summed over 16 values gave 59.625 for 60.823, and 84
+   tests of the suite failed). The rest of a program may use them; the file that
+   defines CTENSOR_IMPLEMENTATION may not. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#  error "ctensor.h: the implementation must not be compiled with -ffast-math, -Ofast or -ffinite-math-only (they break NaN/inf handling and exp/sum results). Compile the file that defines CTENSOR_IMPLEMENTATION without them (add -fno-fast-math after them, or give that file its own flags); other files may keep them."
+#endif
 #ifdef __NVCC__
 /* The kernel-generating macros declare every operand and mark it (void) when a
    dtype's expression does not use it; nvcc's front end still reports those as
@@ -1158,6 +1238,11 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #  define CT__PRIVATE static
 #else
 #  define CT__PRIVATE static
+#endif
+
+#ifndef CTENSOR_STATIC
+/* the link-time check of CTENSOR_MAX_DIMS (see CT__ABI_MAX_DIMS in the declarations) */
+const int CT__ABI_MAX_DIMS = CTENSOR_MAX_DIMS;
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1267,11 +1352,16 @@ typedef struct ct__tls {
     ct__listener listeners[CT__MAX_LISTENERS];
     int nlisteners;
     int listen_pause;                /* > 0 while listeners run */
+    /* life cycle */
+    int fallback;                    /* the thread's state could not be allocated (see ct__tls_create) */
+    int dead;                        /* its thread has exited; the next new thread reuses it */
     struct ct__tls *next;
 } ct__tls;
 
 static CT_THREAD_LOCAL ct__tls *ct__tls_cur;
-static ct__tls *ct__tls_all;          /* every thread that used ctensor (never freed) */
+/* Every thread state ever made, live or dead (never freed: a dead one keeps its share
+   of the live counters, which other threads' frees may have moved, and is reused). */
+static ct__tls *ct__tls_all;
 static int ct__tls_lock;
 
 static void ct__spin_lock(int *l) {
@@ -1286,15 +1376,79 @@ static void ct__spin_unlock(int *l) {
 #endif
 }
 
+/* Thread exit. With pthreads (unless CTENSOR_NO_THREADS) a key destructor releases what
+   the thread's root scope still holds, returns its caches (up to
+   CTENSOR_BLOCK_CACHE_MB of large blocks) to the allocator and marks its state for
+   reuse; for the thread that calls exit() an atexit handler returns the caches (the
+   root scope is left alone there: static destructors may still use it). Pthreads live in
+   libc from glibc 2.34 on; older systems link with -lpthread (or -pthread). */
+#if !defined(CTENSOR_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#  include <pthread.h>
+#  define CT__HAVE_PTHREADS 1
+#endif
+static void ct__tls_free_caches(ct__tls *t);
+static CT__UNUSED void ct__tls_exit(ct__tls *t);
+#ifdef CT__HAVE_PTHREADS
+static pthread_key_t ct__tls_key;
+static pthread_once_t ct__tls_key_once = PTHREAD_ONCE_INIT;
+static int ct__tls_key_ok;
+static void ct__tls_key_dtor(void *p) { ct__tls_exit((ct__tls *)p); }
+#endif
+static void ct__tls_atexit(void) {
+    ct__tls *t = ct__tls_cur;
+    if (t) ct__tls_free_caches(t);
+}
+static void ct__tls_init_once(void) {
+#ifdef CT__HAVE_PTHREADS
+    ct__tls_key_ok = pthread_key_create(&ct__tls_key, ct__tls_key_dtor) == 0;
+#endif
+    atexit(ct__tls_atexit);
+}
+/* When not even the thread state can be allocated, the thread gets this one (its own,
+   not counted): every call that makes a tensor then fails with CT_ERR_MEMORY. */
+static CT_THREAD_LOCAL ct__tls ct__tls_fallback;
+
 static CT__NOINLINE ct__tls *ct__tls_create(void) {
-    ct__tls *t = CT__NEW_ZEROED(ct__tls);
-    if (!t) abort();  /* no memory for thread state: nothing can work (internal invariant) */
-    t->grad_enabled = 1;
-    ct__spin_lock(&ct__tls_lock);
-    t->next = ct__tls_all;
-    ct__tls_all = t;
+#ifdef CT__HAVE_PTHREADS
+    pthread_once(&ct__tls_key_once, ct__tls_init_once);
+#else
+    static int once;   /* no threads: the first caller is the only one */
+    if (!once) { once = 1; ct__tls_init_once(); }
+#endif
+    ct__tls *t;
+    ct__spin_lock(&ct__tls_lock);   /* others walk the list (and read the counters) under it */
+    for (t = ct__tls_all; t && !t->dead; t = t->next) {}
+    if (t) {
+        /* a dead thread's state: fresh, but keeping its counters and its place in the list */
+        ct__tls keep = *t;
+        memset(t, 0, sizeof *t);
+        t->live_tensors = keep.live_tensors;
+        t->live_bytes = keep.live_bytes;
+        t->seq_counter = keep.seq_counter;
+        t->next = keep.next;
+    }
     ct__spin_unlock(&ct__tls_lock);
+    if (!t) {
+        t = CT__NEW_ZEROED(ct__tls);
+        if (t) {
+            ct__spin_lock(&ct__tls_lock);
+            t->next = ct__tls_all;
+            ct__tls_all = t;
+            ct__spin_unlock(&ct__tls_lock);
+        } else {
+            t = &ct__tls_fallback;
+            t->fallback = 1;
+            t->nfree_tensors = CT__TENSOR_CACHE;   /* never caches: every new tensor takes the failing path */
+        }
+    }
+    t->grad_enabled = 1;
     ct__tls_cur = t;
+#ifdef CT__HAVE_PTHREADS
+    if (ct__tls_key_ok) pthread_setspecific(ct__tls_key, t);
+#endif
+    if (t->fallback)
+        ct_set_error(CT_ERR_MEMORY, "out of memory: this thread's ctensor state (%u bytes) could not be allocated",
+                     (unsigned)sizeof(ct__tls));
     return t;
 }
 CT__INLINE ct__tls *ct__tls_get(void) {
@@ -1389,6 +1543,15 @@ static ct__shapestr ct__fmt_shape(int ndim, const int64_t *shape) {
     return r;
 }
 #define CT__SHAPE(t) (ct__fmt_shape((t)->ndim, (t)->shape).s)
+/* A value for messages as Python prints a float: nan (never "-nan"), inf, -inf, else %g. */
+typedef struct ct__numstr { char s[32]; } ct__numstr;
+static ct__numstr ct__fmt_double(double v) {
+    ct__numstr r;
+    if (isnan(v)) snprintf(r.s, sizeof r.s, "nan");
+    else if (isinf(v)) snprintf(r.s, sizeof r.s, v > 0 ? "inf" : "-inf");
+    else snprintf(r.s, sizeof r.s, "%g", v);
+    return r;
+}
 
 /* A bounded string builder: counts the full length, writes what fits. */
 typedef struct ct__sbuf { char *buf; size_t cap, len; } ct__sbuf;
@@ -1415,24 +1578,25 @@ typedef struct ct__dtype_traits {
     uint8_t size;
     uint8_t kind;
     uint8_t is_signed;
+    const char *cpp_name;    /* PyTorch's C++ scalar type in conversion messages: "int8_t" */
 } ct__dtype_traits;
 
 static const ct__dtype_traits ct__dt[CT_NUM_DTYPES] = {
-    {"float32", "torch.float32", "Float", "<f4", "F32", 4, CT__KIND_FLOAT, 1},
-    {"float64", "torch.float64", "Double", "<f8", "F64", 8, CT__KIND_FLOAT, 1},
-    {"float16", "torch.float16", "Half", "<f2", "F16", 2, CT__KIND_FLOAT, 1},
-    {"bfloat16", "torch.bfloat16", "BFloat16", "", "BF16", 2, CT__KIND_FLOAT, 1},
-    {"int64", "torch.int64", "Long", "<i8", "I64", 8, CT__KIND_INT, 1},
-    {"int32", "torch.int32", "Int", "<i4", "I32", 4, CT__KIND_INT, 1},
-    {"int16", "torch.int16", "Short", "<i2", "I16", 2, CT__KIND_INT, 1},
-    {"int8", "torch.int8", "Char", "|i1", "I8", 1, CT__KIND_INT, 1},
-    {"uint8", "torch.uint8", "Byte", "|u1", "U8", 1, CT__KIND_INT, 0},
-    {"bool", "torch.bool", "Bool", "|b1", "BOOL", 1, CT__KIND_BOOL, 0},
-    {"qint8", "torch.qint8", "QInt8", "", "", 1, CT__KIND_QUANT, 1},
-    {"quint8", "torch.quint8", "QUInt8", "", "", 1, CT__KIND_QUANT, 0},
-    {"qint32", "torch.qint32", "QInt32", "", "", 4, CT__KIND_QUANT, 1},
-    {"complex64", "torch.complex64", "ComplexFloat", "<c8", "C64", 8, CT__KIND_COMPLEX, 1},
-    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "", 16, CT__KIND_COMPLEX, 1},
+    {"float32", "torch.float32", "Float", "<f4", "F32", 4, CT__KIND_FLOAT, 1, "float"},
+    {"float64", "torch.float64", "Double", "<f8", "F64", 8, CT__KIND_FLOAT, 1, "double"},
+    {"float16", "torch.float16", "Half", "<f2", "F16", 2, CT__KIND_FLOAT, 1, "at::Half"},
+    {"bfloat16", "torch.bfloat16", "BFloat16", "", "BF16", 2, CT__KIND_FLOAT, 1, "at::BFloat16"},
+    {"int64", "torch.int64", "Long", "<i8", "I64", 8, CT__KIND_INT, 1, "int64_t"},
+    {"int32", "torch.int32", "Int", "<i4", "I32", 4, CT__KIND_INT, 1, "int"},
+    {"int16", "torch.int16", "Short", "<i2", "I16", 2, CT__KIND_INT, 1, "int16_t"},
+    {"int8", "torch.int8", "Char", "|i1", "I8", 1, CT__KIND_INT, 1, "int8_t"},
+    {"uint8", "torch.uint8", "Byte", "|u1", "U8", 1, CT__KIND_INT, 0, "uint8_t"},
+    {"bool", "torch.bool", "Bool", "|b1", "BOOL", 1, CT__KIND_BOOL, 0, "bool"},
+    {"qint8", "torch.qint8", "QInt8", "", "", 1, CT__KIND_QUANT, 1, "c10::qint8"},
+    {"quint8", "torch.quint8", "QUInt8", "", "", 1, CT__KIND_QUANT, 0, "c10::quint8"},
+    {"qint32", "torch.qint32", "QInt32", "", "", 4, CT__KIND_QUANT, 1, "c10::qint32"},
+    {"complex64", "torch.complex64", "ComplexFloat", "<c8", "C64", 8, CT__KIND_COMPLEX, 1, "c10::complex<float>"},
+    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "", 16, CT__KIND_COMPLEX, 1, "c10::complex<double>"},
 };
 CT_STATIC_ASSERT(sizeof(ct__dt) / sizeof(ct__dt[0]) == CT_NUM_DTYPES, "dtype traits must cover every dtype");
 
@@ -1446,6 +1610,11 @@ CTENSOR_API int ct_dtype_is_complex(ct_dtype dt) { return ct__dt_ok(dt) && ct__d
 #define CT__DT_QUANT(dt) ((unsigned)((dt) - CT_QINT8) <= (unsigned)(CT_QINT32 - CT_QINT8))
 #define CT__ISINT(dt) (ct__dt[dt].kind == CT__KIND_INT)
 #define CT__ISBOOL(dt) ((dt) == CT_BOOL)
+#define CT__ISCOMPLEX(dt) (ct__dt[dt].kind == CT__KIND_COMPLEX)
+#define CT__ISQUANT(dt) (ct__dt[dt].kind == CT__KIND_QUANT)
+/* bool, integral or floating: the dtypes the core's CPU kernels are generated for
+   (not complex, not quantized; both belong to companion headers). Checks range too. */
+#define CT__ISREAL(dt) (ct__dt_ok(dt) && ct__dt[dt].kind <= CT__KIND_FLOAT)
 #define CT__DTNAME(dt) (ct__dt_ok(dt) ? ct__dt[dt].scalar_name : "invalid")
 
 static ct_dtype ct__default_dtype = CT_FLOAT32;
@@ -1497,6 +1666,37 @@ static int ct__can_cast(ct_dtype from, ct_dtype to) {
     if (kf == CT__KIND_FLOAT && (kt == CT__KIND_INT || kt == CT__KIND_BOOL)) return 0;
     if (kf != CT__KIND_BOOL && kt == CT__KIND_BOOL) return 0;
     return 1;
+}
+
+/* Checks of a creation function's arguments, in the words of the function the user
+   called (`zeros: ...`, not the op it runs on) and with the offending value. */
+static int ct__check_dtype_arg(const char *api, ct_dtype dt) {
+    if (!ct__dt_ok(dt)) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d (not a ct_dtype value)", api, (int)dt);
+    if (!CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", api, ct__dt[dt].scalar_name);
+    return 0;
+}
+/* PyTorch's checked scalar conversion (c10::overflows, as torch.full and fill_ apply
+   it): NaN and infinities do not fit an integral dtype, a finite value must lie in the
+   type's range (an integral value may wrap into uint8, as PyTorch lets -1 become 255);
+   floating dtypes take inf and NaN but not finite values past their largest; bool
+   takes anything. */
+static int ct__value_fits(ct_dtype dt, double v) {
+    switch (dt) {
+    case CT_FLOAT32: return !isfinite(v) || fabs(v) <= FLT_MAX;
+    case CT_FLOAT16: return !isfinite(v) || fabs(v) <= 65504.0;
+    case CT_BFLOAT16: return !isfinite(v) || fabs(v) <= 3.3895313892515355e38;
+    case CT_UINT8: return v <= 255.0 && (v >= 0.0 || (v >= -255.0 && v == floor(v)));
+    case CT_INT8: return v >= -128.0 && v <= 127.0;
+    case CT_INT16: return v >= -32768.0 && v <= 32767.0;
+    case CT_INT32: return v >= -2147483648.0 && v <= 2147483647.0;
+    case CT_INT64: return v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    default: return 1;
+    }
+}
+static int ct__check_value_arg(const char *api, ct_dtype dt, double v) {
+    if (ct__value_fits(dt, v)) return 0;
+    return ct__failed(CT_ERR_ARG, "%s: value cannot be converted to type %s without overflow (value=%s)", api,
+                      ct__dt[dt].cpp_name, ct__fmt_double(v).s);
 }
 
 /* ============================================================================
@@ -1817,6 +2017,11 @@ static ct_tensor *ct__header_new(void) {
         t->free_tensors = x->grad;
         t->nfree_tensors--;
     } else {
+        if (CT__UNLIKELY(t->fallback)) {  /* no thread state: the error says so already */
+            if (t->err_code == CT_OK)
+                ct_set_error(CT_ERR_MEMORY, "out of memory: this thread's ctensor state could not be allocated");
+            return NULL;
+        }
         x = (ct_tensor *)CT_MALLOC(sizeof(ct_tensor));
         if (!x) { ct_set_error(CT_ERR_MEMORY, "out of memory (tensor header)"); return NULL; }
     }
@@ -2062,14 +2267,13 @@ CTENSOR_API int64_t ct_live_bytes(void) {
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
-CTENSOR_API void ct_thread_cleanup(void) {
-    ct__tls *t = ct__tls_get();
+static void ct__tls_free_caches(ct__tls *t) {
     while (t->free_tensors) {
         ct_tensor *x = t->free_tensors;
         t->free_tensors = x->grad;
         CT_FREE(x);
     }
-    t->nfree_tensors = 0;
+    t->nfree_tensors = t->fallback ? CT__TENSOR_CACHE : 0;   /* a fallback state never caches headers */
     for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
         if (t->big_blocks[k]) {
             CT_FREE(((ct_storage *)t->big_blocks[k])->ct__block);
@@ -2088,6 +2292,29 @@ CTENSOR_API void ct_thread_cleanup(void) {
         CT_FREE(t->items); t->items = NULL; t->cap_items = 0;
         CT_FREE(t->frames); t->frames = NULL; t->cap_frames = 0;
     }
+}
+CTENSOR_API void ct_thread_cleanup(void) { ct__tls_free_caches(ct__tls_get()); }
+CTENSOR_API void ct_free(void *p) { CT_FREE(p); }
+/* The thread is exiting (the pthread key destructor; ct__tls_cur is still t): release
+   every scope it left open and its root scope, return its caches, free its state's
+   arrays and leave the state to the next new thread. */
+static CT__UNUSED void ct__tls_exit(ct__tls *t) {
+    if (!t) return;
+    while (t->nitems > 0) {
+        ct_tensor *x = t->items[--t->nitems];
+        if (x) {
+            x->scope_slot = -1;
+            ct__decref(x);
+        }
+    }
+    t->nframes = 0;
+    ct__tls_free_caches(t);
+    if (!t->fallback) {
+        ct__spin_lock(&ct__tls_lock);
+        t->dead = 1;
+        ct__spin_unlock(&ct__tls_lock);
+    }
+    ct__tls_cur = NULL;
 }
 
 /* ============================================================================
@@ -2486,9 +2713,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
     X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
     X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(RGATHER, "ct::gather_rows", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
-    X(RSCATTER_ADD, "ct::scatter_add_rows", "scatter_add", "ScatterAddBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
+    X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0))
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)                                                                                            \
@@ -3913,7 +4138,17 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     for (int i = 0; i < nin; i++) {
         if (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i)))) {
             ct_tensor *sv = (i == 0 && c->self_before) ? c->self_before : c->in[i];
-            n->saved[k].t = ct__incref(sv);
+            if (c->nout >= 1 && c->oi[0].kind == CT__OUT_INPLACE && sv == c->out[0]) {
+                /* the in-place output saved as an input (z.mul_(z)): its grad_fn becomes this
+                   node, so owning it would make a cycle that is never freed. A plain alias
+                   (no history) will do: the op bumps its version, so using it in backward
+                   reports the in-place modification, as PyTorch does. */
+                sv = ct__view_header(sv, sv->ndim, sv->shape, sv->strides, sv->offset);
+                if (!sv) { ct__node_destroy_now(n); return -1; }
+            } else {
+                ct__incref(sv);
+            }
+            n->saved[k].t = sv;
             n->saved[k].version = (sv != c->self_before && ((d->flags & CT__OPF_INPLACE) || c->inplace) && i < 8)
                                       ? c->pre_version[i] : CT__LOAD(&sv->storage->version);
             n->saved[k].which = i;
@@ -4215,10 +4450,15 @@ static int ct__gtask_add(ct__gtask *g, ct__node *n) {
 }
 static void ct__gtask_free(ct__gtask *g) {
     for (int i = 0; i < g->ninfo; i++) {
-        for (int j = 0; j < g->info[i].node->nout; j++)
+        ct__node *n = g->info[i].node;
+        for (int j = 0; j < n->nout; j++)
             if (g->info[i].buf[j]) ct__decref(g->info[i].buf[j]);
         CT_FREE(g->info[i].buf);
         CT_FREE(g->info[i].capture);
+        /* an AccumulateGrad made here for a leaf no graph node leads to (a root that is a
+           leaf, an unused input): no edge owns it, and it holds its leaf, so the two
+           would never be freed */
+        if (n->op == CT__NODE_ACC && CT__LOAD(&n->refcount) == 0) ct__node_destroy_now(n);
     }
     CT_FREE(g->info);
     CT_FREE(g->table);
@@ -5095,20 +5335,24 @@ CT__INLINE float ct__tanhf(float x) {
     return a < 0.625f ? small : big;
 }
 CT__INLINE float ct__sigmoidf_v(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
-/* erfc with relative error below 1.2e-7 everywhere (Chebyshev fit, Numerical Recipes' erfcc) */
+/* Numerical Recipes' erfcc (a Chebyshev fit): erfc(z) ~ t exp(-z^2 + P(t)) with
+   t = 1 / (1 + z/2), for z >= 0. P's coefficients, highest first; the scalar and the
+   vector forms both evaluate it from this one list (Horner: p = p t + c). */
+#define CT__ERFC_P_FIRST 0.17087277f
+#define CT__ERFC_P_REST(X) X(-0.82215223f) X(1.48851587f) X(-1.13520398f) X(0.27886807f) X(-0.18628806f) \
+    X(0.09678418f) X(0.37409196f) X(1.00002368f) X(-1.26551223f)
+CT__INLINE float ct__erfc_p(float t) {
+    float p = CT__ERFC_P_FIRST;
+#define CT__ERFC_STEP(c) p = p * t + (c);
+    CT__ERFC_P_REST(CT__ERFC_STEP)
+#undef CT__ERFC_STEP
+    return p;
+}
+/* erfc with relative error below 1.2e-7 everywhere */
 CT__INLINE float ct__erfcf(float x) {
     float z = fabsf(x);
     float t = 1.0f / (1.0f + 0.5f * z);
-    float p = 0.17087277f;
-    p = p * t - 0.82215223f;
-    p = p * t + 1.48851587f;
-    p = p * t - 1.13520398f;
-    p = p * t + 0.27886807f;
-    p = p * t - 0.18628806f;
-    p = p * t + 0.09678418f;
-    p = p * t + 0.37409196f;
-    p = p * t + 1.00002368f;
-    p = p * t - 1.26551223f;
+    float p = ct__erfc_p(t);
     /* exp(-z*z + p) with z*z split exactly (zh has 12 significant bits, so zh*zh is exact):
        a single float argument near -80 would lose ~30 ulp to rounding */
     uint32_t zb;
@@ -5122,16 +5366,7 @@ CT__INLINE float ct__erfcf(float x) {
 CT__INLINE float ct__erfcf_gelu(float x) {
     float z = fabsf(x);
     float t = 1.0f / (1.0f + 0.5f * z);
-    float p = 0.17087277f;
-    p = p * t - 0.82215223f;
-    p = p * t + 1.48851587f;
-    p = p * t - 1.13520398f;
-    p = p * t + 0.27886807f;
-    p = p * t - 0.18628806f;
-    p = p * t + 0.09678418f;
-    p = p * t + 0.37409196f;
-    p = p * t + 1.00002368f;
-    p = p * t - 1.26551223f;
+    float p = ct__erfc_p(t);
     float ans = t * ct__expf(-z * z + p);
     return x >= 0.0f ? ans : 2.0f - ans;
 }
@@ -5212,19 +5447,17 @@ CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     return ct__vsel(a < CT__VSPLAT(0.625f), small, big);
 }
 CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
+CT__INLINE ct__vf ct__v_erfc_p(ct__vf t) {   /* ct__erfc_p, lane by lane */
+    ct__vf p = CT__VSPLAT(CT__ERFC_P_FIRST);
+#define CT__ERFC_STEP(c) p = p * t + CT__VSPLAT(c);
+    CT__ERFC_P_REST(CT__ERFC_STEP)
+#undef CT__ERFC_STEP
+    return p;
+}
 CT__INLINE ct__vf ct__v_erfc(ct__vf x) {
     ct__vf z = ct__vabs(x);
     ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
-    ct__vf p = CT__VSPLAT(0.17087277f);
-    p = p * t - CT__VSPLAT(0.82215223f);
-    p = p * t + CT__VSPLAT(1.48851587f);
-    p = p * t - CT__VSPLAT(1.13520398f);
-    p = p * t + CT__VSPLAT(0.27886807f);
-    p = p * t - CT__VSPLAT(0.18628806f);
-    p = p * t + CT__VSPLAT(0.09678418f);
-    p = p * t + CT__VSPLAT(0.37409196f);
-    p = p * t + CT__VSPLAT(1.00002368f);
-    p = p * t - CT__VSPLAT(1.26551223f);
+    ct__vf p = ct__v_erfc_p(t);
     ct__vf zh = (ct__vf)((ct__vi)z & CT__ISPLAT((int32_t)0xfffff000)), zl = z - zh;
     ct__vf ans = t * ct__v_exp(-zh * zh) * ct__v_exp(p - (CT__VSPLAT(2.0f) * zh + zl) * zl);
     return ct__vsel(x >= CT__VSPLAT(0.0f), ans, CT__VSPLAT(2.0f) - ans);
@@ -5244,16 +5477,7 @@ CT__INLINE ct__vf ct__v_erf(ct__vf x) {
 CT__INLINE ct__vf ct__v_erfc_gelu(ct__vf x) {
     ct__vf z = ct__vabs(x);
     ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
-    ct__vf p = CT__VSPLAT(0.17087277f);
-    p = p * t - CT__VSPLAT(0.82215223f);
-    p = p * t + CT__VSPLAT(1.48851587f);
-    p = p * t - CT__VSPLAT(1.13520398f);
-    p = p * t + CT__VSPLAT(0.27886807f);
-    p = p * t - CT__VSPLAT(0.18628806f);
-    p = p * t + CT__VSPLAT(0.09678418f);
-    p = p * t + CT__VSPLAT(0.37409196f);
-    p = p * t + CT__VSPLAT(1.00002368f);
-    p = p * t - CT__VSPLAT(1.26551223f);
+    ct__vf p = ct__v_erfc_p(t);
     ct__vf ans = t * ct__v_exp(-z * z + p);
     return ct__vsel(x >= CT__VSPLAT(0.0f), ans, CT__VSPLAT(2.0f) - ans);
 }
@@ -5691,7 +5915,7 @@ static const ct__loop_fn ct__cast_tab[10][10] = {
 
 /* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd). */
 static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
-    if (dst->dtype >= 10 || src->dtype >= 10)
+    if (!CT__ISREAL(dst->dtype) || !CT__ISREAL(src->dtype))
         return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
     ct_tensor *ops[2];
     ops[0] = dst;
@@ -5741,7 +5965,7 @@ static const char *ct__bool_msg(int op) {
 /* dtype rules shared by the elementwise metas: returns the compute dtype or NUM on error */
 static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     const ct__opdef *d = &ct__ops[op];
-    if (cdt >= 10)
+    if (!CT__ISREAL(cdt))
         return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
     if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
         const char *m = ct__bool_msg(op);
@@ -5756,6 +5980,18 @@ static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     if ((d->flags & CT__OPF_FLOAT) && !CT__ISFLOAT(cdt)) cdt = ct__default_dtype;
     *out_bool = (d->flags & CT__OPF_OUT_BOOL) != 0;
     return cdt;
+}
+/* The one output of a meta: a new contiguous tensor of dtype dt and the given shape.
+   Every meta with such an output describes it through this helper. */
+static ct__outinfo *ct__out_new(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+    return o;
 }
 /* Output description for an elementwise call (shape already in o). */
 static int ct__ew_out(ct__call *c, ct_dtype odt, int ndim, const int64_t *shape) {
@@ -5791,8 +6027,8 @@ static int ct__scalar_is_int(double v) { return v == floor(v) && fabs(v) < 9.2e1
 static const ct__loop_fn *ct__unary_table(int op);
 static const ct__loop_fn *ct__binary_table(int op);
 CT__INLINE int ct__ew_fast_dtype(uint32_t flags, ct_dtype dt) {
-    if (dt >= 10) return 0;
-    int k = ct__dt[dt].kind;
+    int k = ct__dt[dt].kind;   /* dt is a tensor's: in range */
+    if (k > CT__KIND_FLOAT) return 0;   /* complex, quantized: not CT__ISREAL */
     if (k == CT__KIND_FLOAT) return !(flags & CT__OPF_INT_ONLY);
     if (flags & (CT__OPF_FLOAT | CT__OPF_NO_INT)) return 0;
     if (dt == CT_BOOL && (flags & CT__OPF_NO_BOOL)) return 0;
@@ -5820,7 +6056,7 @@ static int ct__meta_unary(ct__call *c) {
         if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt);
     }
     /* ops with scalar arguments promote like `x op scalar` */
-    if (!CT__ISFLOAT(cdt) && cdt < 10) {
+    if (!CT__ISFLOAT(cdt) && CT__ISREAL(cdt)) {
         const ct__attrs *a = c->a;
         int promote = 0;
         switch (c->op) {
@@ -5849,11 +6085,24 @@ static int ct__meta_unary(ct__call *c) {
     return ct__ew_out(c, ob ? CT_BOOL : cdt, x->ndim, x->shape);
 }
 
+/* PyTorch's alpha_check (add, sub and their in-place and scalar forms): a fractional
+   alpha cannot scale an integral or bool result. Every alpha-taking entry point reaches
+   it through this meta, so none can forget it. */
+static int ct__alpha_check(const ct__call *c) {
+    double alpha = c->a->s[0];
+    if (alpha == 1.0 || ct__scalar_is_int(alpha)) return 0;
+    ct_dtype cdt = c->in[0]->dtype == c->in[1]->dtype ? c->in[0]->dtype : ct__result_type(2, c->in);
+    if (cdt == CT_NUM_DTYPES || CT__ISFLOAT(cdt) || CT__ISCOMPLEX(cdt)) return 0;
+    return ct__failed(CT_ERR_ARG, "%s%s: For integral input tensors, argument alpha must not be a floating point number (alpha=%s, %s).",
+                      ct__ops[c->op].name, c->inplace ? "_" : "", ct__fmt_double(alpha).s, CT__DTNAME(cdt));
+}
+
 static int ct__meta_binary(ct__call *c) {
     int ndim, ob = 0;
     int64_t shape[CT_MAX_DIMS];
     const ct_tensor *x = c->in[0], *y = c->in[1];
     ct_dtype cdt;
+    if ((c->op == CT__OP_ADD || c->op == CT__OP_SUB) && ct__alpha_check(c)) return -1;
     if (!c->inplace && x->dtype == y->dtype && (x->flags & (CT__F_WRAPPED_NUMBER | CT__F_CONTIG)) == CT__F_CONTIG &&
         (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
         ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
@@ -6072,7 +6321,7 @@ static int ct__meta_where(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "where: expected condition to be a boolean tensor, but got a tensor with dtype %s", CT__DTNAME(c->in[0]->dtype));
     if (ct__broadcast("where", 3, c->in, &ndim, shape)) return -1;
     ct_dtype cdt = ct__result_type(2, c->in + 1);
-    if (cdt >= 10) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
+    if (!CT__ISREAL(cdt)) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
     c->cdt = cdt;
     return ct__ew_out(c, cdt, ndim, shape);
 }
@@ -6085,7 +6334,7 @@ static int ct__meta_masked_fill(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "masked_fill_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
     if (v->ndim != 0)
         return ct__failed(CT_ERR_ARG, "masked_fill_: only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->ndim);
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
     if (ct__broadcast("masked_fill", 2, c->in, &ndim, shape)) return -1;
     c->cdt = x->dtype;
     return ct__ew_out(c, x->dtype, ndim, shape);
@@ -6164,7 +6413,8 @@ CTENSOR_API ct_tensor *ct_softplus(const ct_tensor *x, double beta, double thres
 }
 CTENSOR_API ct_tensor *ct_hardtanh(const ct_tensor *x, double min_val, double max_val) {
     if (min_val > max_val)
-        return ct__fail(CT_ERR_ARG, "hardtanh: max_val (%g) must be greater than or equal to min_val (%g)", max_val, min_val);
+        return ct__fail(CT_ERR_ARG, "hardtanh: max_val (%s) must be greater than or equal to min_val (%s)", ct__fmt_double(max_val).s,
+                        ct__fmt_double(min_val).s);
     ct__attrs a = ct__attrs_s(min_val);
     a.s[1] = max_val;
     return ct__op1(CT__OP_HARDTANH, x, &a);
@@ -6266,13 +6516,6 @@ CTENSOR_API ct_tensor *ct_pow(const ct_tensor *x, const ct_tensor *y) {
 }
 CTENSOR_API ct_tensor *ct_add_alpha(const ct_tensor *x, const ct_tensor *y, double alpha) {
     ct__attrs a = ct__attrs_s(alpha);
-    if (x && y && !ct__scalar_is_int(alpha)) {
-        ct_tensor *in[2];
-        in[0] = (ct_tensor *)x;
-        in[1] = (ct_tensor *)y;
-        if (!CT__ISFLOAT(ct__result_type(2, in)))
-            return ct__fail(CT_ERR_ARG, "add: For integral input tensors, argument alpha must not be a floating point number.");
-    }
     return ct__op2(CT__OP_ADD, x, y, &a);
 }
 CTENSOR_API ct_tensor *ct_sub_alpha(const ct_tensor *x, const ct_tensor *y, double alpha) {
@@ -6382,6 +6625,7 @@ CTENSOR_API ct_tensor *ct_masked_fill_tensor(const ct_tensor *x, const ct_tensor
 }
 CTENSOR_API ct_tensor *ct_masked_fill(const ct_tensor *x, const ct_tensor *mask, double value) {
     if (!x) return ct_masked_fill_tensor(x, mask, NULL);
+    if (CT__ISREAL(x->dtype) && ct__check_value_arg("masked_fill", x->dtype, value)) return NULL;
     ct_tensor *w = ct__wrap(value, x->dtype);
     if (!w) return NULL;
     ct_tensor *r = ct_masked_fill_tensor(x, mask, w);
@@ -6390,6 +6634,7 @@ CTENSOR_API ct_tensor *ct_masked_fill(const ct_tensor *x, const ct_tensor *mask,
 }
 CTENSOR_API ct_tensor *ct_masked_fill_(ct_tensor *x, const ct_tensor *mask, double value) {
     if (!x) return ct_masked_fill_tensor(x, mask, NULL);
+    if (CT__ISREAL(x->dtype) && ct__check_value_arg("masked_fill_", x->dtype, value)) return NULL;
     ct_tensor *w = ct__wrap(value, x->dtype);
     if (!w) return NULL;
     ct__attrs a;
@@ -6503,7 +6748,7 @@ static void ct__fill_raw(ct_tensor *x, double v) {
     ct__copy_into(x, &src);
 }
 static int ct__k_fill(ct__call *c) {
-    if (c->in[0]->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
+    if (!CT__ISREAL(c->in[0]->dtype)) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
     ct__fill_raw(c->in[0], c->a->s[0]);
     return 0;
 }
@@ -6534,7 +6779,7 @@ static int ct__k_copy(ct__call *c) {
 static int ct__meta_to(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
-    if ((int)c->a->dtype < 0 || c->a->dtype >= 10 || x->dtype >= 10)
+    if (!CT__ISREAL(c->a->dtype) || !CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(c->a->dtype));
     c->nout = 1;
     o->kind = CT__OUT_NEW;
@@ -6563,16 +6808,10 @@ static int ct__k_to(ct__call *c) { return ct__copy_into(c->out[0], c->in[0]); }
 /* factories: shape in a->v[0..nv), dtype in a->dtype */
 static int ct__meta_factory(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct__outinfo *o = &c->oi[0];
-    if ((int)a->dtype < 0 || a->dtype >= 10)
+    if (!CT__ISREAL(a->dtype))
         return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", ct__ops[c->op].name, ct_dtype_name(a->dtype));
     if (ct__check_shape(ct__ops[c->op].name, a->nv, a->v)) return -1;
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = a->dtype;
-    o->ndim = a->nv;
-    o->has_strides = 0;
-    for (int d = 0; d < a->nv; d++) o->shape[d] = a->v[d];
+    ct__out_new(c, a->dtype, a->nv, a->v);
     return 0;
 }
 static int ct__k_full(ct__call *c) { ct__fill_raw(c->out[0], c->a->s[0]); return 0; }
@@ -6614,12 +6853,11 @@ static int ct__k_eye(ct__call *c) {
     for (int64_t i = 0; i < k; i++) ct__store_f64(ct__ptr(x) + (size_t)(i * m + i) * es, x->dtype, 1.0);
     return 0;
 }
-static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
+static ct_tensor *ct__factory(const char *api, int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
     ct__attrs a;
     ct__attrs_init(&a);
-    if (ndim < 0 || ndim > CT_MAX_DIMS)
-        return ct__fail(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", ct__ops[op].name, ndim, CT_MAX_DIMS);
-    if (ndim > 0 && !shape) return ct__fail(CT_ERR_ARG, "%s: shape pointer is NULL", ct__ops[op].name);
+    if (ct__check_dtype_arg(api, dt) || ct__check_shape(api, ndim, shape)) return NULL;
+    if (op == CT__OP_FULL && ct__check_value_arg(api, dt, s0)) return NULL;
     a.nv = ndim;
     for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
     a.dtype = dt;
@@ -6628,31 +6866,60 @@ static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shap
     a.s[2] = s2;
     return ct__call1(op, 0, NULL, &a);
 }
-CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) {
-    if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "empty: invalid dtype %d", (int)dt);
-    if (ct__check_shape("empty", ndim, shape)) return NULL;
+/* empty under the name of the function the user called (every dtype, complex too) */
+static ct_tensor *ct__empty_api(const char *api, ct_dtype dt, int ndim, const int64_t *shape) {
+    if (!ct__dt_ok(dt)) return ct__fail(CT_ERR_DTYPE, "%s: invalid dtype %d (not a ct_dtype value)", api, (int)dt);
+    if (ct__check_shape(api, ndim, shape)) return NULL;
     ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, ct__cpu_dev);
     return x ? ct__own(x) : NULL;
 }
+CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct__empty_api("empty", dt, ndim, shape); }
 CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value) {
-    return ct__factory(CT__OP_FULL, dt, ndim, shape, value, 0, 0);
+    return ct__factory("full", CT__OP_FULL, dt, ndim, shape, value, 0, 0);
 }
-CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 0.0); }
-CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 1.0); }
-CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) { return ct_full_n(dt, 0, NULL, value); }
+CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    return ct__factory("zeros", CT__OP_FULL, dt, ndim, shape, 0.0, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    return ct__factory("ones", CT__OP_FULL, dt, ndim, shape, 1.0, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) {
+    return ct__factory("scalar_tensor", CT__OP_FULL, dt, 0, NULL, value, 0, 0);
+}
 CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt) {
-    if (step == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero");
-    if (!isfinite(start) || !isfinite(end)) return ct__fail(CT_ERR_ARG, "arange: unsupported range: %g -> %g", start, end);
-    if ((step > 0 && end < start) || (step < 0 && end > start))
-        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign");
-    double n = ceil((end - start) / step);
+    if (!(step > 0 || step < 0)) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero (step=%s)", ct__fmt_double(step).s);
+    if (!isfinite(start) || !isfinite(end))
+        return ct__fail(CT_ERR_ARG, "arange: unsupported range: %s -> %s", ct__fmt_double(start).s, ct__fmt_double(end).s);
+    /* PyTorch (RangeFactories.cpp) converts start, end and step to the dtype's accumulate
+       type first: integral dtypes truncate them, so a step of 0.5 is 0; the size comes
+       from the converted values in int64 arithmetic for int64, from the given values
+       for the other integral dtypes. */
+    double xs = start, xe = end, xst = step, n;
+    int integral = ct__dt_ok(dt) && CT__ISINT(dt);
+    if (integral) {
+        if (fabs(start) >= 9.2e18 || fabs(end) >= 9.2e18 || fabs(step) >= 9.2e18)
+            return ct__fail(CT_ERR_ARG, "arange: value cannot be converted to type int64_t without overflow (%g, %g, %g)", start, end, step);
+        xs = trunc(start);
+        xe = trunc(end);
+        xst = trunc(step);
+        if (xst == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero (step=%g truncates to 0 for %s)", step, ct_dtype_name(dt));
+    }
+    if ((xst > 0 && xe < xs) || (xst < 0 && xe > xs))
+        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign (start=%g, end=%g, step=%g)",
+                        start, end, step);
+    if (integral && dt == CT_INT64) {
+        int64_t a = (int64_t)xs, b = (int64_t)xe, st = (int64_t)xst, sgn = st > 0 ? 1 : -1;
+        n = (double)((b - a + st - sgn) / st);
+    } else {
+        n = ceil((end - start) / step);
+    }
     if (n > 4.0e15) return ct__fail(CT_ERR_ARG, "arange: invalid size, possible overflow?");
     int64_t sz = (int64_t)n;
-    return ct__factory(CT__OP_ARANGE, dt, 1, &sz, start, end, step);
+    return ct__factory("arange", CT__OP_ARANGE, dt, 1, &sz, xs, xe, xst);
 }
 CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt) {
-    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative");
-    return ct__factory(CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
+    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative (got %lld)", (long long)steps);
+    return ct__factory("linspace", CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
 }
 CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
     if (m < 0) m = n;
@@ -6660,11 +6927,11 @@ CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
     int64_t shape[2];
     shape[0] = n;
     shape[1] = m;
-    return ct__factory(CT__OP_EYE, dt, 2, shape, 0, 0, 0);
+    return ct__factory("eye", CT__OP_EYE, dt, 2, shape, 0, 0, 0);
 }
 CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape) {
     if (!data) return ct__fail(CT_ERR_ARG, "from_data: data pointer is NULL");
-    ct_tensor *x = ct_empty_n(dt, ndim, shape);
+    ct_tensor *x = ct__empty_api("from_data", dt, ndim, shape);
     if (!x) return NULL;
     memcpy(ct__ptr(x), data, (size_t)(ct_numel(x) * (int64_t)ct__dt[dt].size));
     return x;
@@ -6693,10 +6960,17 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
     if (ct__is_contig(x)) x->flags |= CT__F_CONTIG;
     return ct__own(x);
 }
-CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) { return t ? ct_empty_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("empty_like", 0), (ct_tensor *)NULL); }
-CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t) { return t ? ct_zeros_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("zeros_like", 0), (ct_tensor *)NULL); }
-CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t) { return t ? ct_ones_n(t->dtype, t->ndim, t->shape) : (ct__null_arg("ones_like", 0), (ct_tensor *)NULL); }
-CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double v) { return t ? ct_full_n(t->dtype, t->ndim, t->shape, v) : (ct__null_arg("full_like", 0), (ct_tensor *)NULL); }
+CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) {
+    if (!t) { ct__null_arg("empty_like", 0); return NULL; }
+    return ct__empty_api("empty_like", t->dtype, t->ndim, t->shape);
+}
+static ct_tensor *ct__full_like(const char *api, const ct_tensor *t, double v) {
+    if (!t) { ct__null_arg(api, 0); return NULL; }
+    return ct__factory(api, CT__OP_FULL, t->dtype, t->ndim, t->shape, v, 0, 0);
+}
+CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t) { return ct__full_like("zeros_like", t, 0.0); }
+CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t) { return ct__full_like("ones_like", t, 1.0); }
+CTENSOR_API ct_tensor *ct_full_like(const ct_tensor *t, double v) { return ct__full_like("full_like", t, v); }
 CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t) {
     ct__attrs a;
     ct__attrs_init(&a);
@@ -6738,6 +7012,7 @@ CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t) {
     return ct__op1(CT__OP_CLONE, t, &a);
 }
 CTENSOR_API ct_tensor *ct_fill_(ct_tensor *x, double v) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("fill_", x->dtype, v)) return NULL;
     ct__attrs a = ct__attrs_s(v);
     return ct__op1(CT__OP_FILL, x, &a);
 }
@@ -6976,19 +7251,13 @@ static int ct__meta_as_strided(ct__call *c) {
    grad added at the view (i[1] dims: shape v[8..), strides v[16..), offset i[2]) */
 static int ct__meta_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct__outinfo *o = &c->oi[0];
     ct_tensor *g = c->in[0];
     if (g->ndim != a->i[1]) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %lld", g->ndim, (long long)a->i[1]);
     for (int d = 0; d < g->ndim; d++)
         if (g->shape[d] != a->v[CT_MAX_DIMS + d])
             return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source shape %s does not match the view shape %s", CT__SHAPE(g),
                               ct__fmt_shape((int)a->i[1], a->v + CT_MAX_DIMS).s);
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = g->dtype;
-    o->ndim = (int)a->i[0];
-    o->has_strides = 0;
-    for (int d = 0; d < o->ndim; d++) o->shape[d] = a->v[d];
+    ct__out_new(c, g->dtype, (int)a->i[0], a->v);
     c->cdt = g->dtype;
     return 0;
 }
@@ -7269,7 +7538,7 @@ static int ct__meta_reduce(ct__call *c) {
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if ((c->a->flags & CT__RF_DTYPE) && !ct__dt_ok(c->a->dtype))
         return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d", name, (int)c->a->dtype);
     if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
@@ -7277,7 +7546,7 @@ static int ct__meta_reduce(ct__call *c) {
     if (c->a->flags & CT__RF_DTYPE) odt = c->a->dtype;
     else if ((c->op == CT__OP_SUM || c->op == CT__OP_NANSUM || c->op == CT__OP_PROD) && !CT__ISFLOAT(x->dtype)) odt = CT_INT64;
     else odt = x->dtype;
-    if (odt >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(odt));
+    if (!CT__ISREAL(odt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(odt));
     if (c->op == CT__OP_MEAN && !CT__ISFLOAT(odt))
         return ct__failed(CT_ERR_DTYPE, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s", CT__DTNAME(odt));
     o->dtype = odt;
@@ -7940,7 +8209,7 @@ static int ct__meta_minmax(ct__call *c) {
     const char *name = ct__ops[op].name;
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN;
     if (ct__shape_numel(x->ndim, x->shape) == 0) {
@@ -8132,7 +8401,7 @@ CTENSOR_API ct_tensor *ct_min_dim(const ct_tensor *x, int dim, int keepdim, ct_t
 static int ct__meta_lse(ct__call *c) {
     ct_tensor *x = c->in[0];
     uint32_t mask;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "logsumexp: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "logsumexp: not implemented for '%s'", CT__DTNAME(x->dtype));
     if (ct__reduce_shape("logsumexp", x, c->a, &mask, &c->oi[0])) return -1;
     c->oi[0].dtype = CT__ISFLOAT(x->dtype) ? x->dtype : ct__default_dtype;
     c->cdt = c->oi[0].dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
@@ -8191,7 +8460,7 @@ static int ct__meta_logic(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
     uint32_t mask;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if (ct__reduce_shape(name, x, c->a, &mask, &c->oi[0])) return -1;
     if (c->op == CT__OP_COUNT_NONZERO) c->oi[0].dtype = CT_INT64;
     else c->oi[0].dtype = x->dtype == CT_UINT8 ? CT_UINT8 : CT_BOOL;  /* PyTorch keeps uint8 */
@@ -8541,13 +8810,7 @@ static int ct__meta_softmax(ct__call *c) {
     const char *name = ct__ops[c->op].name;
     if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: \"softmax_kernel_impl\" not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = x->dtype;
-    o->ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
-    c->nout = 1;
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
 }
@@ -8591,13 +8854,7 @@ static int ct__meta_softmax_bw(ct__call *c) {
     if (!ct_same_shape(g, y)) return ct__failed(CT_ERR_SHAPE, "%s: grad_output %s and output %s must have the same shape", name, CT__SHAPE(g), CT__SHAPE(y));
     if (!CT__ISFLOAT(g->dtype) || !CT__ISFLOAT(y->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: expected floating point tensors", name);
     if (ct__dim(name, (int)c->a->i[0], y->ndim) < 0) return -1;
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = y->dtype;
-    o->ndim = y->ndim;
-    for (int d = 0; d < y->ndim; d++) o->shape[d] = y->shape[d];
-    c->nout = 1;
+    ct__out_new(c, y->dtype, y->ndim, y->shape);
     c->cdt = y->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
 }
@@ -8657,7 +8914,7 @@ static int ct__meta_scan(ct__call *c) {
     ct_tensor *x = c->in[0];
     int op = c->op;
     const char *name = ct__ops[op].name;
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
     ct__outinfo *o = &c->oi[0];
     o->kind = CT__OUT_NEW;
@@ -8674,7 +8931,7 @@ static int ct__meta_scan(ct__call *c) {
         return 0;
     }
     if (c->a->flags & CT__RF_DTYPE) {
-        if (!ct__dt_ok(c->a->dtype) || c->a->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype", name);
+        if (!CT__ISREAL(c->a->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype", name);
         o->dtype = c->a->dtype;
     } else {
         o->dtype = CT__ISFLOAT(x->dtype) ? x->dtype : CT_INT64;
@@ -8859,7 +9116,7 @@ static int ct__meta_sort(ct__call *c) {
     int op = c->op;
     const char *name = ct__ops[op].name;
     ct__outinfo *o = &c->oi[0];
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     o->kind = CT__OUT_NEW;
     o->has_strides = 0;
     o->dtype = x->dtype;
@@ -8988,83 +9245,13 @@ CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tens
     return ct__sort_call(CT__OP_MODE, x, dim, 0, keepdim ? CT__RF_KEEPDIM : 0, indices);
 }
 
-/* ---- gather along a dim and its adjoint, scatter-add into zeros: the backward
-   of every op that selects elements by index (PyTorch's
-   value_selecting_reduction_backward, cummaxmin_backward) ----
-   RGATHER(x, index): out = x.gather(dim, index). RSCATTER_ADD(src, index):
-   out = zeros(shape).scatter_add(dim, index, src). attrs: i[0] dim, v[] shape. */
-static int ct__meta_rgather(ct__call *c) {
-    ct_tensor *x = c->in[0], *idx = c->in[1];
-    const char *name = ct__ops[c->op].name;
-    int scatter = c->op == CT__OP_RSCATTER_ADD, nd = scatter ? c->a->nv : x->ndim;
-    if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "%s(): Expected dtype int64 for index", name);
-    if (idx->ndim != x->ndim || nd != x->ndim) return ct__failed(CT_ERR_SHAPE, "%s(): Index tensor must have the same number of dimensions as input tensor", name);
-    int d = ct__dim(name, (int)c->a->i[0], nd);
-    if (d < 0) return -1;
-    for (int q = 0; q < nd; q++) {
-        int64_t full = scatter ? c->a->v[q] : x->shape[q];
-        if (q != d && idx->shape[q] != full) return ct__failed(CT_ERR_SHAPE, "%s(): Size does not match at dimension %d", name, q);
-        if (scatter && x->shape[q] != idx->shape[q]) return ct__failed(CT_ERR_SHAPE, "%s(): index and src shapes differ at dimension %d", name, q);
-    }
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = x->dtype;
-    o->ndim = nd;
-    for (int q = 0; q < nd; q++) o->shape[q] = scatter ? c->a->v[q] : idx->shape[q];
-    c->nout = 1;
-    return 0;
-}
-static int ct__k_rgather(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    int scatter = c->op == CT__OP_RSCATTER_ADD, nd = out->ndim;
-    int d = nd ? ct__wrap_dim((int)c->a->i[0], nd) : 0;
-    ct_tensor *xc = ct__contig_ref(x), *ic = ct__contig_ref(c->in[1]);
-    int rc = 0;
-    if (!xc || !ic) { rc = -1; goto done; }
-    {
-        const int64_t *ix = (const int64_t *)ct__ptr(ic);
-        int64_t O = 1, Ki = nd ? ic->shape[d] : 1, NI = 1, Kx = nd ? (scatter ? out->shape[d] : x->shape[d]) : 1;
-        for (int q = 0; q < d; q++) O *= ic->shape[q];
-        for (int q = d + 1; q < nd; q++) NI *= ic->shape[q];
-        size_t es = ct__dt[x->dtype].size;
-        const char *src = ct__ptr(xc);
-        char *dst = ct__ptr(out);
-        if (scatter) ct__fill_raw(out, 0.0);
-        for (int64_t o = 0; o < O && !rc; o++)
-            for (int64_t k = 0; k < Ki && !rc; k++)
-                for (int64_t i = 0; i < NI; i++) {
-                    int64_t p = (o * Ki + k) * NI + i, j = ix[p];
-                    if (j < 0 || j >= Kx) {
-                        rc = ct__failed(CT_ERR_INDEX, "%s(): index %lld is out of bounds for dimension %d with size %lld",
-                                        ct__ops[c->op].name, (long long)j, d, (long long)Kx);
-                        break;
-                    }
-                    int64_t q = (o * Kx + j) * NI + i;
-                    if (!scatter) memcpy(dst + (size_t)p * es, src + (size_t)q * es, es);
-                    else if (x->dtype == CT_FLOAT32) ((float *)dst)[q] += ((const float *)src)[p];
-                    else if (x->dtype == CT_FLOAT64) ((double *)dst)[q] += ((const double *)src)[p];
-                    else ct__store_f64(dst + (size_t)q * es, x->dtype, ct__load_f64(dst + (size_t)q * es, x->dtype) + ct__load_f64(src + (size_t)p * es, x->dtype));
-                }
-    }
-done:
-    if (xc) ct__decref(xc);
-    if (ic) ct__decref(ic);
-    return rc;
-}
-static ct_tensor *ct__rgather(const ct_tensor *x, int dim, const ct_tensor *idx) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    a.i[0] = dim;
-    return ct__op2(CT__OP_RGATHER, x, idx, &a);
-}
-static ct_tensor *ct__rscatter_add(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    a.i[0] = dim;
-    a.nv = ndim;
-    for (int q = 0; q < ndim; q++) a.v[q] = shape[q];
-    return ct__op2(CT__OP_RSCATTER_ADD, src, idx, &a);
+/* ---- the backward of every op that selects elements by index (PyTorch's
+   value_selecting_reduction_backward, cummaxmin_backward): zeros(shape).scatter_add(
+   dim, index, grad), through the indexing section's public ops, so double backward
+   works and there is one gather/scatter_add implementation ---- */
+static ct_tensor *ct__scatter_add_into_zeros(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
+    if (!src) return NULL;
+    return ct_scatter_add(ct_zeros_n(src->dtype, ndim, shape), dim, idx, src);
 }
 /* ---- backward rules of this family (PyTorch: tools/autograd/derivatives.yaml,
    torch/csrc/autograd/FunctionsManual.cpp), written with ctensor ops ---- */
@@ -9187,7 +9374,7 @@ static int ct__bw_valsel(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
         g = ct_unsqueeze(g, d);
         idx = ct_unsqueeze(idx, d);
     }
-    gin[0] = ct__rscatter_add(g, d, idx, m->ndim, m->shape);
+    gin[0] = ct__scatter_add_into_zeros(g, d, idx, m->ndim, m->shape);
     return gin[0] ? 0 : -1;
 }
 /* logsumexp_backward: grad * exp(x - result) */
@@ -9200,38 +9387,38 @@ static int ct__bw_lse(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     gin[0] = ct_mul(ct__rrestore(gout[0], mask, m, keep), ct_exp(ct_sub(X, ct__rrestore(Y, mask, m, keep))));
     return gin[0] ? 0 : -1;
 }
-/* norm_backward (PyTorch 1.13), by p */
+/* PyTorch's norm_backward (1.13), by p: the gradient of y = ||x||_p over dims[nd]
+   (nd == 0: all of them), with g and y already shaped to broadcast against x (as with
+   keepdim). Written in ops, so double backward works. Shared by norm and
+   ctensor_linalg.h's linalg.vector_norm. */
+static CT__UNUSED ct_tensor *ct__norm_backward(ct_tensor *g, ct_tensor *x, ct_tensor *y, double p, int nd, const int64_t *dims) {
+    if (p == 0.0) return ct_zeros_like(x);
+    if (p == 1.0) return ct_mul(ct_sign(x), g);
+    if (p == 2.0) return ct_mul(g, ct_masked_fill(ct_div(x, y), ct_eq_scalar(y, 0.0), 0.0));
+    if (isinf(p)) {
+        ct_tensor *ax = ct_abs(x);
+        ct_tensor *sel = ct_logical_or(ct_eq(ax, y), ct_isnan(ax));
+        ct_tensor *cnt = nd ? ct_sum_dims(sel, nd, dims, 1) : ct_sum(sel);
+        return ct_mul(ct_sign(x), ct_mul(ct_div(g, cnt), sel));
+    }
+    if (p < 1.0) {
+        ct_tensor *scaled = ct_mul(ct_sign(x), ct_masked_fill(ct_pow_scalar(ct_abs(x), p - 1.0), ct_eq_scalar(x, 0.0), 0.0));
+        return ct_mul(ct_mul(scaled, g), ct_pow_scalar(y, 1.0 - p));
+    }
+    ct_tensor *scaled = p < 2.0 ? ct_mul(ct_sign(x), ct_pow_scalar(ct_abs(x), p - 1.0)) : ct_mul(x, ct_pow_scalar(ct_abs(x), p - 2.0));
+    ct_tensor *sv = ct_masked_fill(ct_div(g, ct_pow_scalar(y, p - 1.0)), ct_eq_scalar(y, 0.0), 0.0);
+    return ct_mul(scaled, sv);
+}
 static int ct__bw_norm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_OUT(n, 0);
     if (!X || !Y) return -1;
     int keep = n->attrs.flags & CT__RF_KEEPDIM;
     uint32_t mask = ct__rmask_of(&n->attrs, m->ndim);
-    double p = n->attrs.s[0];
-    ct_tensor *g = ct__rrestore(gout[0], mask, m, keep), *y = ct__rrestore(Y, mask, m, keep), *r;
-    if (p == 0.0) {
-        r = ct_zeros_like(X);
-    } else if (p == 1.0) {
-        r = ct_mul(ct_sign(X), g);
-    } else if (p == 2.0) {
-        r = ct_mul(g, ct_masked_fill(ct_div(X, y), ct_eq_scalar(y, 0.0), 0.0));
-    } else if (isinf(p)) {
-        int64_t dims[CT_MAX_DIMS];
-        int nd = ct__rmask_dims(mask, m->ndim, dims);
-        ct_tensor *ax = ct_abs(X);
-        ct_tensor *sel = ct_logical_or(ct_eq(ax, y), ct_isnan(ax));
-        ct_tensor *cnt = nd ? ct_sum_dims(sel, nd, dims, 1) : ct_sum(sel);
-        r = ct_mul(ct_sign(X), ct_mul(ct_div(g, cnt), sel));
-    } else if (p < 1.0) {
-        ct_tensor *scaled = ct_mul(ct_sign(X), ct_masked_fill(ct_pow_scalar(ct_abs(X), p - 1.0), ct_eq_scalar(X, 0.0), 0.0));
-        r = ct_mul(ct_mul(scaled, g), ct_pow_scalar(y, 1.0 - p));
-    } else {
-        ct_tensor *scaled = p < 2.0 ? ct_mul(ct_sign(X), ct_pow_scalar(ct_abs(X), p - 1.0)) : ct_mul(X, ct_pow_scalar(ct_abs(X), p - 2.0));
-        ct_tensor *sv = ct_masked_fill(ct_div(g, ct_pow_scalar(y, p - 1.0)), ct_eq_scalar(y, 0.0), 0.0);
-        r = ct_mul(scaled, sv);
-    }
-    gin[0] = r;
-    return r ? 0 : -1;
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__rmask_dims(mask, m->ndim, dims);
+    gin[0] = ct__norm_backward(ct__rrestore(gout[0], mask, m, keep), X, ct__rrestore(Y, mask, m, keep), n->attrs.s[0], nd, dims);
+    return gin[0] ? 0 : -1;
 }
 static int ct__bw_softmax(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *Y = CT__SV_OUT(n, 0);
@@ -9306,16 +9493,7 @@ static int ct__bw_cumext(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *idx = CT__SV_OUT(n, 1);
     if (!idx) return -1;
     if (m->ndim == 0) { gin[0] = gout[0]; return 0; }
-    gin[0] = ct__rscatter_add(gout[0], ct__wrap_dim((int)n->attrs.i[0], m->ndim), idx, m->ndim, m->shape);
-    return gin[0] ? 0 : -1;
-}
-static int ct__bw_rgather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    ct_tensor *idx = CT__SV_IN(n, 1);
-    if (!idx) return -1;
-    ct__tmeta *m = &n->in_meta[0];
-    int d = (int)n->attrs.i[0];
-    if (n->op == CT__OP_RGATHER) gin[0] = ct__rscatter_add(gout[0], d, idx, m->ndim, m->shape);
-    else gin[0] = ct__rgather(gout[0], d, idx);
+    gin[0] = ct__scatter_add_into_zeros(gout[0], ct__wrap_dim((int)n->attrs.i[0], m->ndim), idx, m->ndim, m->shape);
     return gin[0] ? 0 : -1;
 }
 
@@ -9351,17 +9529,8 @@ static void ct__ix_bad(const ct__attrs *a, int64_t ix) {
 }
 CT__INLINE int64_t ct__ixld(const char *p, int i32) { return i32 ? (int64_t)*(const int32_t *)p : *(const int64_t *)p; }
 static int ct__ix_real(const char *op, ct_dtype dt) {
-    if ((int)dt < 0 || dt >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(dt));
+    if (!CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(dt));
     return 0;
-}
-static void ct__ix_out(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = dt;
-    o->ndim = ndim;
-    o->has_strides = 0;
-    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
 }
 /* output of an op that updates a copy of input 0 (or input 0 itself when in place) */
 static void ct__ix_out_self(ct__call *c) {
@@ -9370,7 +9539,7 @@ static void ct__ix_out_self(ct__call *c) {
         c->oi[0].kind = CT__OUT_INPLACE;
         c->oi[0].src = 0;
     } else {
-        ct__ix_out(c, c->in[0]->dtype, c->in[0]->ndim, c->in[0]->shape);
+        ct__out_new(c, c->in[0]->dtype, c->in[0]->ndim, c->in[0]->shape);
     }
 }
 /* A header-only view for kernels (no references taken; never released). */
@@ -9796,7 +9965,7 @@ static int ct__meta_index_select(ct__call *c) {
     int64_t shape[CT_MAX_DIMS] = {0};
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     if (x->ndim) shape[dim] = n;
-    ct__ix_out(c, x->dtype, x->ndim, shape);
+    ct__out_new(c, x->dtype, x->ndim, shape);
     return 0;
 }
 static int ct__k_index_select(ct__call *c) {
@@ -9885,7 +10054,7 @@ static int ct__meta_gather(ct__call *c) {
             return ct__failed(CT_ERR_SHAPE, "gather: Size does not match at dimension %d expected index %s to be smaller than self %s apart from dimension %d",
                               d, CT__SHAPE(idx), CT__SHAPE(x), dim);
     ((ct__attrs *)c->a)->i[0] = dim;
-    ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
+    ct__out_new(c, x->dtype, idx->ndim, idx->shape);
     return 0;
 }
 static int ct__k_gather(ct__call *c) {
@@ -10192,7 +10361,7 @@ static int ct__meta_take(ct__call *c) {
     if (ct__ix_real("take", x->dtype)) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "take(): Expected a long tensor for index, but got %s", CT__DTNAME(idx->dtype));
     if (ct_numel(x) == 0 && ct_numel(idx) > 0) return ct__failed(CT_ERR_INDEX, "take(): tried to take from an empty tensor");
-    ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
+    ct__out_new(c, x->dtype, idx->ndim, idx->shape);
     return 0;
 }
 static int ct__k_take(ct__call *c) {
@@ -10333,7 +10502,7 @@ static int ct__meta_index(ct__call *c) {
     ct__ixmap m;
     if (ct__index_map(name, x, mask, nidx, c->in + first, &m)) return -1;
     if (!put) {
-        ct__ix_out(c, x->dtype, m.nd, m.shape);
+        ct__out_new(c, x->dtype, m.nd, m.shape);
         return 0;
     }
     if (values->dtype != x->dtype)
@@ -10476,7 +10645,7 @@ static int ct__meta_masked_select(ct__call *c) {
     bin[1] = x;
     if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
     int64_t cnt = ct__mask_count(mask, nd, shape);
-    ct__ix_out(c, x->dtype, 1, &cnt);
+    ct__out_new(c, x->dtype, 1, &cnt);
     return 0;
 }
 static int ct__k_masked_select(ct__call *c) {
@@ -10545,7 +10714,7 @@ static int ct__meta_masked_scatter(ct__call *c) {
     if (ct__mask_count(mask, nd, shape) > ct_numel(src))
         return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
     if (c->inplace) ct__ix_out_self(c);
-    else ct__ix_out(c, x->dtype, nd, shape);
+    else ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_masked_scatter(ct__call *c) {
@@ -10588,7 +10757,7 @@ static int ct__meta_nonzero(ct__call *c) {
     ct__decref(t);
     shape[0] = cnt;
     shape[1] = x->ndim;
-    ct__ix_out(c, CT_INT64, 2, shape);
+    ct__out_new(c, CT_INT64, 2, shape);
     return 0;
 }
 static int ct__k_nonzero(ct__call *c) {
@@ -10628,7 +10797,8 @@ static int ct__meta_cat(ct__call *c) {
     ct_dtype dt = c->in[0]->dtype;
     for (int i = 0; i < n; i++) {
         ct_dtype di = c->in[i]->dtype;
-        if ((int)di >= 10 || (dt = ct_promote_types(dt, di)) >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(di));
+        if (CT__ISREAL(di)) dt = ct_promote_types(dt, di);
+        if (!CT__ISREAL(di) || !CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(di));
     }
     int64_t shape[CT_MAX_DIMS] = {0};
     int nd, dim;
@@ -10654,7 +10824,7 @@ static int ct__meta_cat(ct__call *c) {
             /* only legacy empty tensors: an empty vector */
             shape[0] = 0;
             ((ct__attrs *)c->a)->i[0] = 0;
-            ct__ix_out(c, dt, 1, shape);
+            ct__out_new(c, dt, 1, shape);
             return 0;
         }
         dim = ct__dim("cat", (int)c->a->i[0], ref->ndim);
@@ -10676,7 +10846,7 @@ static int ct__meta_cat(ct__call *c) {
         shape[dim] = total;
     }
     ((ct__attrs *)c->a)->i[0] = dim;
-    ct__ix_out(c, dt, nd, shape);
+    ct__out_new(c, dt, nd, shape);
     return 0;
 }
 static int ct__k_cat(ct__call *c) {
@@ -10755,7 +10925,7 @@ static int ct__meta_flip(ct__call *c) {
         seen |= 1u << d;
         a->v[k] = d;
     }
-    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
 static int ct__k_flip(ct__call *c) {
@@ -10826,7 +10996,7 @@ static int ct__meta_roll(ct__call *c) {
         if (d < 0) return -1;
         a->v[k] = d;
     }
-    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
 static int ct__k_roll(ct__call *c) {
@@ -10874,7 +11044,7 @@ static int ct__meta_repeat(ct__call *c) {
         shape[d] = ct__sat_mul(xd >= 0 ? x->shape[xd] : 1, a->v[d]);
     }
     if (ct__check_shape("repeat", n, shape)) return -1;
-    ct__ix_out(c, x->dtype, n, shape);
+    ct__out_new(c, x->dtype, n, shape);
     return 0;
 }
 /* Fills the block of dim d: the first repetition from src, the others by copying it. */
@@ -10943,7 +11113,7 @@ static int ct__meta_repeat_interleave(ct__call *c) {
         if (v < 0) return ct__failed(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
         total += v;
     }
-    ct__ix_out(c, r->dtype, 1, &total);
+    ct__out_new(c, r->dtype, 1, &total);
     return 0;
 }
 static int ct__k_repeat_interleave(ct__call *c) {
@@ -10965,7 +11135,7 @@ static int ct__meta_tri(ct__call *c) {
     if (ct__ix_real(name, x->dtype)) return -1;
     if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "%s: Dimension specified as -2 but tensor has no dimensions", name);
     if (x->ndim < 2) return ct__dim(name, -2, x->ndim) < 0 ? -1 : ct__failed(CT_ERR_ARG, "%s: input tensor must have at least 2 dimensions", name);
-    ct__ix_out(c, x->dtype, x->ndim, x->shape);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
 static int ct__k_tri(ct__call *c) {
@@ -11012,7 +11182,7 @@ static int ct__meta_diag_embed(ct__call *c) {
     for (int d = 0, k = 0; d < nd; d++) shape[d] = (d == d1 || d == d2) ? len : x->shape[k++];
     a->i[1] = d1;
     a->i[2] = d2;
-    ct__ix_out(c, x->dtype, nd, shape);
+    ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_diag_embed(ct__call *c) {
@@ -11054,7 +11224,7 @@ static int ct__meta_one_hot(ct__call *c) {
     a->i[0] = nc;
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim] = nc;
-    ct__ix_out(c, CT_INT64, x->ndim + 1, shape);
+    ct__out_new(c, CT_INT64, x->ndim + 1, shape);
     return 0;
 }
 static int ct__k_one_hot(ct__call *c) {
@@ -11105,7 +11275,7 @@ static int ct__meta_pad(ct__call *c) {
             }
             shape[d] = ct__sat_add(ct__sat_add(cur, l > 0 ? l : 0), r > 0 ? r : 0);
         }
-        ct__ix_out(c, x->dtype, nd, shape);
+        ct__out_new(c, x->dtype, nd, shape);
         return 0;
     }
     int mode = ct__pad_mode(c->op);
@@ -11118,7 +11288,7 @@ static int ct__meta_pad(ct__call *c) {
             shape[d] = ct__sat_add(ct__sat_add(s, l), r);
             if (shape[d] <= 0 && (l < 0 || r < 0)) return ct__failed(CT_ERR_ARG, "pad: Negative padding value is resulting in an empty dimension");
         }
-        ct__ix_out(c, x->dtype, nd, shape);
+        ct__out_new(c, x->dtype, nd, shape);
         return 0;
     }
     if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
@@ -11139,7 +11309,7 @@ static int ct__meta_pad(ct__call *c) {
         if (shape[d] < 1)
             return ct__failed(CT_ERR_ARG, "%s: input (%c: %lld) is too small. Calculated output %c: %lld", name, axis[j], (long long)s, axis[j], (long long)shape[d]);
     }
-    ct__ix_out(c, x->dtype, nd, shape);
+    ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 /* source index of output position o along a padded dim of size s with pads l, r.
@@ -11284,7 +11454,7 @@ static int ct__meta_pad_backward(ct__call *c) {
     ct_tensor *g = c->in[0];
     const ct__attrs *a = c->a;
     if (!CT__ISFLOAT(g->dtype)) return ct__failed(CT_ERR_DTYPE, "pad_backward: not implemented for '%s'", CT__DTNAME(g->dtype));
-    ct__ix_out(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
+    ct__out_new(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
     return 0;
 }
 static int ct__k_pad_backward(ct__call *c) {
@@ -11626,9 +11796,11 @@ CTENSOR_API ct_tensor *ct_scatter_(ct_tensor *x, int dim, const ct_tensor *index
     return ct__ix_op(CT__OP_SCATTER, 1, 3, x, dim, index, src, 0.0);
 }
 CTENSOR_API ct_tensor *ct_scatter_value(const ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("scatter", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_SCATTER_VALUE, 0, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_scatter_value_(ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("scatter_", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_SCATTER_VALUE, 1, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_scatter_add(const ct_tensor *x, int dim, const ct_tensor *index, const ct_tensor *src) {
@@ -11673,9 +11845,11 @@ CTENSOR_API ct_tensor *ct_index_copy_(ct_tensor *x, int dim, const ct_tensor *in
     return ct__ix_op(CT__OP_INDEX_COPY, 1, 3, x, dim, index, src, 0.0);
 }
 CTENSOR_API ct_tensor *ct_index_fill(const ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("index_fill", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_INDEX_FILL, 0, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_index_fill_(ct_tensor *x, int dim, const ct_tensor *index, double value) {
+    if (x && CT__ISREAL(x->dtype) && ct__check_value_arg("index_fill_", x->dtype, value)) return NULL;
     return ct__ix_op(CT__OP_INDEX_FILL, 1, 2, x, dim, index, NULL, value);
 }
 CTENSOR_API ct_tensor *ct_take(const ct_tensor *x, const ct_tensor *index) {
@@ -11762,7 +11936,7 @@ CTENSOR_API ct_tensor *ct_masked_select(const ct_tensor *x, const ct_tensor *mas
 /* masked_scatter's mask as bool: uint8 converts; other dtypes must hold only 0 and 1 */
 static ct_tensor *ct__mask01(const ct_tensor *mask) {
     if (!mask || mask->dtype == CT_BOOL) return (ct_tensor *)mask;
-    if (mask->dtype != CT_UINT8 && mask->dtype < 10) {
+    if (mask->dtype != CT_UINT8 && CT__ISREAL(mask->dtype)) {
         ct_tensor *m = ct__convert(mask, CT_FLOAT64);
         if (!m) return NULL;
         const double *p = (const double *)ct__ptr(m);
@@ -12489,14 +12663,9 @@ static int ct__mm_dtype_ok(const char *op, ct_dtype dt) {
         return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op, CT__DTNAME(dt));
     return 0;
 }
+/* matrix products: a new output, computed in the dtype the GEMM kernels take */
 static void ct__meta_out(ct__call *c, ct_dtype dt, int ndim, const int64_t *shape) {
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_NEW;
-    o->dtype = dt;
-    o->ndim = ndim;
-    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
-    o->has_strides = 0;
+    ct__out_new(c, dt, ndim, shape);
     c->cdt = ct__mm_compute_dtype(dt);
 }
 static int ct__meta_mm(ct__call *c) {
@@ -13410,29 +13579,35 @@ CTENSOR_API ct_tensor *ct_einsum(const char *equation, int n, ct_tensor *const *
    (at::mt19937, uniform_real_distribution, normal_fill; see aten/src/ATen/core)
    ========================================================================== */
 static ct_generator ct__default_gen;
-static int ct__default_gen_ready;
+static int ct__default_gen_state;   /* ct__once: 0 none, 1 being made, 2 ready */
 
-CTENSOR_API void ct_generator_init(ct_generator *g, uint64_t seed) {
+/* seeds g's state (not its lock) */
+static void ct__generator_seed(ct_generator *g, uint64_t seed) {
     g->seed = seed;
     g->mt[0] = (uint32_t)(seed & 0xffffffffu);
     for (int j = 1; j < 624; j++) g->mt[j] = 1812433253u * (g->mt[j - 1] ^ (g->mt[j - 1] >> 30)) + (uint32_t)j;
     g->mti = 624;
     g->has_next_double_normal = 0;
     g->next_double_normal = 0.0;
+}
+CTENSOR_API void ct_generator_init(ct_generator *g, uint64_t seed) {
+    ct__generator_seed(g, seed);
     g->lock = 0;
 }
+static void ct__default_gen_init(void) { ct_generator_init(&ct__default_gen, 67280421310721ULL); }  /* PyTorch's default seed */
+/* The default generator is made on first use, once, whichever threads ask at once. */
 static ct_generator *ct__gen(ct_generator *g) {
     if (g) return g;
-    if (!ct__default_gen_ready) {
-        ct_generator_init(&ct__default_gen, 67280421310721ULL);  /* PyTorch's default seed */
-        ct__default_gen_ready = 1;
-    }
+    if (CT__UNLIKELY(CT__LOAD_ACQUIRE(&ct__default_gen_state) != 2)) ct__once(&ct__default_gen_state, ct__default_gen_init);
     return &ct__default_gen;
 }
 CTENSOR_API ct_generator *ct_default_generator(void) { return ct__gen(NULL); }
+/* Reseeding takes the generator's lock, so it cannot tear a draw running in another thread. */
 CTENSOR_API void ct_manual_seed(uint64_t seed) {
-    ct_generator_init(&ct__default_gen, seed);
-    ct__default_gen_ready = 1;
+    ct_generator *g = ct__gen(NULL);
+    ct__spin_lock(&g->lock);
+    ct__generator_seed(g, seed);
+    ct__spin_unlock(&g->lock);
 }
 CTENSOR_API uint64_t ct_initial_seed(void) { return ct__gen(NULL)->seed; }
 static uint32_t ct__mt_next(ct_generator *g) {
@@ -13592,24 +13767,28 @@ static int ct__k_normal(ct__call *c) {
     return rc;
 }
 CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_generator *g) {
-    if (from > to) return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+    if (!(from <= to))
+        return ct__fail(CT_ERR_ARG, "uniform_ expects to return a [from, to) range, but found from=%s > to=%s", ct__fmt_double(from).s,
+                        ct__fmt_double(to).s);
     ct__attrs a = ct__attrs_s(from);
     a.s[1] = to;
     return ct__opg1(CT__OP_UNIFORM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g) {
-    if (std < 0) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std);
+    if (!(std >= 0)) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %s", ct__fmt_double(std).s);
     ct__attrs a = ct__attrs_s(mean);
     a.s[1] = std;
     return ct__opg1(CT__OP_NORMAL_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if (ct__check_dtype_arg("rand", dt)) return NULL;
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
-    return ct_uniform_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
+    return ct_uniform_(ct__empty_api("rand", dt, ndim, shape), 0.0, 1.0, NULL);
 }
 CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
+    if (ct__check_dtype_arg("randn", dt)) return NULL;
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
-    return ct_normal_(ct_empty_n(dt, ndim, shape), 0.0, 1.0, NULL);
+    return ct_normal_(ct__empty_api("randn", dt, ndim, shape), 0.0, 1.0, NULL);
 }
 /* [section: random-impl] */
 /* ---- random extras: randint / random_, bernoulli, exponential, randperm,
@@ -13633,7 +13812,7 @@ static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
 static int ct__k_random(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct_dtype dt = x->dtype;
-    if (!ct__dt_ok(dt) || dt >= CT_QINT8)
+    if (!CT__ISREAL(dt))
         return ct__failed(CT_ERR_DTYPE, "\"random_kernel_cpu\" not implemented for '%s'", CT__DTNAME(dt));
     ct_generator *g = CT__GEN(c);
     int64_t n = ct_numel(x);
@@ -13671,7 +13850,7 @@ static int ct__k_random(ct__call *c) {
 /* bernoulli_(p): u ~ U[0, 1) from 53 bits, element = u < p; s[0] = p */
 static int ct__k_bernoulli(ct__call *c) {
     ct_tensor *x = c->in[0];
-    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+    if (!CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "\"bernoulli_scalar_cpu_\" not implemented for '%s'", CT__DTNAME(x->dtype));
     ct_generator *g = CT__GEN(c);
     double p = c->a->s[0];
@@ -13688,7 +13867,7 @@ static int ct__k_bernoulli(ct__call *c) {
    draw 24-bit floats compared in float (bernoulli_distribution<float>) */
 static int ct__k_bernoulli_tensor(ct__call *c) {
     ct_tensor *x = c->in[0], *pt = c->in[1];
-    if (!ct__dt_ok(x->dtype) || x->dtype >= CT_QINT8)
+    if (!CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'", CT__DTNAME(x->dtype));
     if (!CT__ISFLOAT(pt->dtype))
         return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(pt->dtype));
@@ -13698,7 +13877,7 @@ static int ct__k_bernoulli_tensor(ct__call *c) {
     ct__miter_init(&it, x, pt);
     for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
         double p = ct__load_f64(CT__ELEM(pt, it.oy), pt->dtype);
-        if (!(p >= 0 && p <= 1)) return ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%g)", p);
+        if (!(p >= 0 && p <= 1)) return ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%s)", ct__fmt_double(p).s);
     }
     int dbl = pt->dtype == CT_FLOAT64;
     ct__miter_init(&it, x, pt);
@@ -13760,13 +13939,10 @@ static int ct__meta_multinomial(ct__call *c) {
     if (ns <= 0) return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample <= 0 samples");
     if (!(c->a->flags & 1) && ns > ncat)
         return ct__failed(CT_ERR_ARG, "multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement");
-    c->nout = 1;
-    c->oi[0].kind = CT__OUT_NEW;
-    c->oi[0].dtype = CT_INT64;
-    c->oi[0].ndim = p->ndim;
-    c->oi[0].has_strides = 0;
-    if (p->ndim == 2) c->oi[0].shape[0] = p->shape[0];
-    c->oi[0].shape[p->ndim - 1] = ns;
+    int64_t shape[2];
+    shape[0] = p->shape[0];
+    shape[p->ndim - 1] = ns;
+    ct__out_new(c, CT_INT64, p->ndim, shape);
     return 0;
 }
 /* NaN counts as the largest value, as in PyTorch's topk / argmax */
@@ -13947,10 +14123,10 @@ CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, 
     return ct__opg1(CT__OP_RANDOM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
-    if (!ct__dt_ok(dt) || dt >= CT_QINT8) return ct__fail(CT_ERR_DTYPE, "randint: dtype %s is not supported", ct_dtype_name(dt));
+    if (ct__check_dtype_arg("randint", dt)) return NULL;
     if (low >= high)
-        return ct__fail(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)low, (long long)high);
-    return ct_random_range_(ct_empty_n(dt, ndim, shape), low, high, g);
+        return ct__fail(CT_ERR_ARG, "randint: random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)low, (long long)high);
+    return ct_random_range_(ct__empty_api("randint", dt, ndim, shape), low, high, g);
 }
 CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t high, ct_generator *g) {
     return ct_random_range_(ct__empty_like_layout(x), low, high, g);
@@ -13958,7 +14134,7 @@ CTENSOR_API ct_tensor *ct_randint_like(const ct_tensor *x, int64_t low, int64_t 
 CTENSOR_API ct_tensor *ct_rand_like(const ct_tensor *x, ct_generator *g) { return ct_uniform_(ct__empty_like_layout(x), 0.0, 1.0, g); }
 CTENSOR_API ct_tensor *ct_randn_like(const ct_tensor *x, ct_generator *g) { return ct_normal_(ct__empty_like_layout(x), 0.0, 1.0, g); }
 CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator *g) {
-    if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    if (!(p >= 0 && p <= 1)) return ct__fail(CT_ERR_ARG, "bernoulli_ expects p to be in [0, 1], but got p=%s", ct__fmt_double(p).s);
     ct__attrs a;
     ct__attrs_init(&a);
     a.s[0] = p;
@@ -13981,14 +14157,15 @@ CTENSOR_API ct_tensor *ct_bernoulli_p(const ct_tensor *x, double p, ct_generator
     return ct_bernoulli_scalar_(ct_empty_like(x), p, g);  /* LEGACY_CONTIGUOUS_MEMORY_FORMAT */
 }
 CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g) {
-    if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+    if (!(lambd >= 0)) return ct__fail(CT_ERR_ARG, "exponential_ expects lambda >= 0.0, but found lambda=%s", ct__fmt_double(lambd).s);
     ct__attrs a;
     ct__attrs_init(&a);
     a.s[0] = lambd;
     return ct__opg1(CT__OP_EXPONENTIAL_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
-    if (!ct__dt_ok(dt) || dt >= CT_QINT8 || dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "\"randperm\" not implemented for '%s'", CT__DTNAME(dt));
+    if (ct__check_dtype_arg("randperm", dt)) return NULL;
+    if (dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "randperm: \"randperm\" not implemented for 'Bool'");
     if (ct__check_shape("randperm", 1, &n)) return NULL;
     if (CT__ISFLOAT(dt)) {
         int digits = dt == CT_FLOAT64 ? 53 : dt == CT_FLOAT32 ? 24 : dt == CT_FLOAT16 ? 11 : 8;
@@ -14027,7 +14204,7 @@ static ct_tensor *ct__normal_t(const ct_tensor *mean, double mean_s, const ct_te
         int any = ct_item(ct_sum(neg)) != 0;
         if (any) return ct__fail(CT_ERR_ARG, "normal expects all elements of std >= 0.0");
     } else if (!(std_s >= 0)) {
-        return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %g", std_s);
+        return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %s", ct__fmt_double(std_s).s);
     }
     int nd = ref->ndim;
     int64_t shape[CT_MAX_DIMS];
@@ -14493,15 +14670,24 @@ CTENSOR_API ct_tensor *ct_requires_grad(ct_tensor *t) { return ct_set_requires_g
 CTENSOR_API int ct_get_requires_grad(const ct_tensor *t) { return t && (t->flags & CT__F_REQUIRES_GRAD) != 0; }
 CTENSOR_API int ct_is_leaf(const ct_tensor *t) { return t && t->grad_fn == NULL; }
 CTENSOR_API ct_tensor *ct_grad(const ct_tensor *t) { return t ? t->grad : NULL; }
-CTENSOR_API void ct_set_grad(ct_tensor *t, ct_tensor *g) {
-    if (!t) return;
-    if (g && !ct_same_shape(t, g)) {
-        ct_set_error(CT_ERR_SHAPE, "set_grad: assigned grad has data of a different size (%s vs %s)", CT__SHAPE(g), CT__SHAPE(t));
-        return;
+CTENSOR_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *g) {
+    if (!t) { ct__null_arg("set_grad", 0); return ct_last_error_code(); }
+    if (g == t) return (ct_set_error(CT_ERR_AUTOGRAD, "set_grad: can't assign Variable as its own grad"), CT_ERR_AUTOGRAD);
+    if (g && g->dtype != t->dtype)
+        return (ct_set_error(CT_ERR_DTYPE, "set_grad: assigned grad has data of a different type (grad is %s, tensor is %s)",
+                             ct_dtype_name(g->dtype), ct_dtype_name(t->dtype)), CT_ERR_DTYPE);
+    if (g && !ct_device_eq(g->device, t->device)) {
+        char a[24], b[24];
+        return (ct_set_error(CT_ERR_DEVICE, "set_grad: assigned grad has data located on a different device (grad is on %s, tensor is on %s)",
+                             ct_device_str(g->device, a, sizeof a), ct_device_str(t->device, b, sizeof b)), CT_ERR_DEVICE);
     }
+    if (g && !ct_same_shape(t, g))
+        return (ct_set_error(CT_ERR_SHAPE, "set_grad: assigned grad has data of a different size (grad is %s, tensor is %s)",
+                             CT__SHAPE(g), CT__SHAPE(t)), CT_ERR_SHAPE);
     if (g) ct__incref(g);
     if (t->grad) ct__decref(t->grad);
     t->grad = g;
+    return CT_OK;
 }
 CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
     if (!t) { ct__null_arg("detach", 0); return NULL; }
@@ -14512,6 +14698,8 @@ CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
 }
 CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t) {
     if (!t) { ct__null_arg("detach_", 0); return NULL; }
+    if (t->flags & CT__F_IS_VIEW)
+        return ct__fail(CT_ERR_AUTOGRAD, "detach_: Can't detach views in-place. Use detach() instead.");
     if (t->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(t);
     if (t->grad_fn && !(t->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(t->grad_fn);
     t->grad_fn = NULL;
@@ -15899,6 +16087,7 @@ static int ct__fmt_value(const ct__fmt *f, double v, char *out, size_t cap) {
     int prec = ct__popt.precision;
     if (f->is_bool) n = snprintf(out, cap, "%s", v != 0 ? "True" : "False");
     else if (!f->floating) n = snprintf(out, cap, "%lld", (long long)v);
+    else if (isnan(v)) n = snprintf(out, cap, "nan");   /* never "-nan": Python prints every NaN as nan */
     else if (f->sci_mode) n = snprintf(out, cap, "%.*e", prec, v);
     else if (f->int_mode) n = snprintf(out, cap, (isinf(v) || isnan(v)) ? "%.0f" : "%.0f.", v);
     else n = snprintf(out, cap, "%.*f", prec, v);
@@ -15971,7 +16160,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     b.len = 0;
     if (cap) buf[0] = 0;
     if (!t) { ct__sputs(&b, "NULL"); return b.len; }
-    if (t->dtype >= 10 || t->device.type != CT_CPU) {
+    if (!CT__ISREAL(t->dtype) || t->device.type != CT_CPU) {
         char tmp[300];
         snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device.type == CT_CPU ? "cpu" : "cuda");
         ct__sputs(&b, tmp);

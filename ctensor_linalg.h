@@ -39,7 +39,8 @@
      Each op is registered at run time in ctensor's one op table (names as
      PyTorch's: "linalg_cholesky_ex", "linalg_svd", ...; ct_op_name/ct_num_ops list
      them), so tracing, profiling and autograd see them like built-in ops. Kernels
-     are CPU kernels; a device header (cuSOLVER) fills ct__device_kernels[CT_CUDA][id].
+     are CPU kernels; a device header (cuSOLVER) registers its own per op name with
+     ct_register_kernel("aten::linalg_cholesky_ex", CT_BACKEND_CUDA, fn) (docs/SPINE.md).
 
    PERFORMANCE
      Matrices with n <= 16 use hand-written kernels (Cholesky, LU with partial
@@ -3056,7 +3057,7 @@ static int ct__la_k_vector_norm(ct__call *c) {
     }
     return 0;
 }
-/* PyTorch's norm_backward */
+/* PyTorch's norm_backward (ctensor.h), after restoring the reduced dims */
 static int ct__la_bw_vector_norm(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *x = CT__SV_IN(nd, 0), *nrm = CT__SV_OUT(nd, 0), *g = gout[0];
     if (!x || !nrm) return -1;
@@ -3072,25 +3073,8 @@ static int ct__la_bw_vector_norm(ct__node *nd, ct_tensor *const *gout, ct_tensor
         g = ct_reshape_n(g, x->ndim, kshape);
         nrm = ct_reshape_n(nrm, x->ndim, kshape);
     }
-    ct_tensor *r;
-    if (p == 0.0) r = ct_zeros_like(x);
-    else if (p == 1.0) r = ct_mul(ct_sign(x), g);
-    else if (p == 2.0) r = ct_mul(g, ct_masked_fill(ct_div(x, nrm), ct_eq_scalar(nrm, 0.0), 0.0));
-    else if (isinf(p)) {
-        ct_tensor *ax = ct_abs(x);
-        ct_tensor *m = ct_logical_or(ct_eq(ax, nrm), ct_isnan(ax));
-        ct_tensor *mf = ct_to(m, x->dtype);
-        r = ct_mul(ct_sign(x), ct_mul(ct_div(g, ct_sum_dims(mf, nrd, dims, 1)), mf));
-    } else if (p < 1.0) {
-        ct_tensor *sc = ct_mul(ct_sign(x), ct_masked_fill(ct_pow_scalar(ct_abs(x), p - 1.0), ct_eq_scalar(x, 0.0), 0.0));
-        r = ct_mul(ct_mul(sc, g), ct_pow_scalar(nrm, 1.0 - p));
-    } else {
-        ct_tensor *sc = p < 2.0 ? ct_mul(ct_sign(x), ct_pow_scalar(ct_abs(x), p - 1.0)) : ct_mul(x, ct_pow_scalar(ct_abs(x), p - 2.0));
-        ct_tensor *sv = ct_masked_fill(ct_div(g, ct_pow_scalar(nrm, p - 1.0)), ct_eq_scalar(nrm, 0.0), 0.0);
-        r = ct_mul(sc, sv);
-    }
-    gin[0] = r;
-    return r ? 0 : -1;
+    gin[0] = ct__norm_backward(g, x, nrm, p, nrd, dims);   /* ctensor.h's, shared with norm */
+    return gin[0] ? 0 : -1;
 }
 CTENSOR_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, int ndims, const int64_t *dims, int keepdim) {
     CT__LA_INIT_OR(NULL);
@@ -3116,7 +3100,7 @@ static int ct__la_meta_cross(ct__call *c) {
     if (x->ndim != y->ndim) return ct__failed(CT_ERR_SHAPE, "%s: inputs must have the same number of dimensions.", fn);
     if (x->dtype != y->dtype)
         return ct__failed(CT_ERR_DTYPE, "%s: expected input and other to have the same dtype, but got %s and %s", fn, CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
-    if (x->dtype == CT_BOOL || x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", fn, CT__DTNAME(x->dtype));
+    if (x->dtype == CT_BOOL || !CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", fn, CT__DTNAME(x->dtype));
     int dim = (int)a->i[0], d = ct__dim(fn, dim, x->ndim);
     if (d < 0) return -1;
     if (x->ndim == 0 || x->shape[d] != 3 || y->shape[d] != 3)
@@ -3198,7 +3182,7 @@ static int ct__la_meta_vander(ct__call *c) {
     const ct_tensor *x = c->in[0];
     ct__attrs *a = (ct__attrs *)c->a;
     if (x->ndim < 1) return ct__failed(CT_ERR_SHAPE, "linalg.vander: x must have at least one dimension");
-    if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "linalg.vander: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "linalg.vander: not implemented for '%s'", CT__DTNAME(x->dtype));
     int64_t N = a->i[0] < 0 ? x->shape[x->ndim - 1] : a->i[0];
     if (N <= 1) return ct__failed(CT_ERR_ARG, "N must be greater than 1.");
     a->i[0] = N;

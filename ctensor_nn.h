@@ -254,7 +254,7 @@ CTENSOR_API ct_tensor *ct_nn_init_trunc_normal_(ct_tensor *t, double mean, doubl
    "Error(s) in loading state_dict for ..." report; shape mismatches are always
    errors. Nothing is changed on error.
    ========================================================================== */
-CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len);   /* *data: CT_MALLOC'd */
+CTENSOR_API ct_status ct_module_save_safetensors_mem(const ct_module *m, void **data, size_t *len);   /* free *data with ct_free */
 CTENSOR_API ct_status ct_module_load_safetensors_mem(ct_module *m, const void *data, size_t len, int strict);
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_status ct_module_save_safetensors(const ct_module *m, const char *path);
@@ -1863,7 +1863,9 @@ CTENSOR_API ct_module *ct_nn_gelu(const char *approximate) {
 }
 CTENSOR_API ct_module *ct_nn_softplus(double beta, double threshold) { return ct__act_new(&ct__softplus_type, CT__ACT_SOFTPLUS, beta, threshold); }
 CTENSOR_API ct_module *ct_nn_hardtanh(double lo, double hi) {
-    if (lo > hi) return (ct_module *)ct__fail(CT_ERR_ARG, "Hardtanh: max_val (%g) must be greater than or equal to min_val (%g)", hi, lo);
+    if (lo > hi)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "Hardtanh: max_val (%s) must be greater than or equal to min_val (%s)", ct__fmt_double(hi).s,
+                                     ct__fmt_double(lo).s);
     return ct__act_new(&ct__hardtanh_type, CT__ACT_HARDTANH, lo, hi);
 }
 CTENSOR_API ct_module *ct_nn_threshold(double th, double v) { return ct__act_new(&ct__threshold_type, CT__ACT_THRESHOLD, th, v); }
@@ -6264,7 +6266,8 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
     int64_t ign = o && o->use_ignore_index ? o->ignore_index : -100;
     int red = ct__loss_reduction(op, o ? o->reduction : NULL, 0);
     if (red < 0) return NULL;
-    if (!(ls >= 0.0 && ls <= 1.0)) return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", op, ls);
+    if (!(ls >= 0.0 && ls <= 1.0))
+        return ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %s", op, ct__fmt_double(ls).s);
     int cdim = input->ndim == 1 ? 0 : 1;
     if (ct_same_shape(input, target)) {
         /* class probabilities (soft targets), PyTorch's first test */
@@ -6775,7 +6778,8 @@ static ct_module *ct__lossmod_new(const ct_module_type *ty, int kind, const char
                                   int use_ign, int64_t ign, double ls) {
     int red = ct__loss_reduction(ty->name, reduction, 0);
     if (red < 0) return NULL;
-    if (!(ls >= 0.0 && ls <= 1.0)) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %g", ty->name, ls);
+    if (!(ls >= 0.0 && ls <= 1.0))
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: label_smoothing must be between 0.0 and 1.0. Got: %s", ty->name, ct__fmt_double(ls).s);
     ct__lossmod *im = (ct__lossmod *)CT_MALLOC(sizeof(ct__lossmod));
     if (!im) return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name);
     im->kind = kind;

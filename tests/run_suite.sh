@@ -20,6 +20,7 @@ run_part() {  # name, command...
 for t in $TESTS; do run_part "$t" ./$B/tests/$t; done
 for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
 for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
+for t in $TSAN_TESTS; do run_part "$t (tsan)" env TSAN_OPTIONS=halt_on_error=1 ./$B/tsan/$t; done
 run_part "conformance" ./$B/tests/conformance tests/fixtures
 run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures
 run_part "compile tests" sh tests/compile/run.sh

@@ -483,6 +483,57 @@ TEST(test_memory) {
     CHECK_EQ_INT(ct_live_bytes(), b0);
 }
 
+/* x.grad = g and x.detach_(): PyTorch raises where ctensor once accepted silently */
+TEST(test_set_grad_detach_checks) {
+    ct_tensor *x = ct_requires_grad(ct_zeros(CT_FLOAT32, 3));
+    CHECK_ERR(ct_set_grad(x, ct_zeros(CT_FLOAT64, 3)) == CT_OK, CT_ERR_DTYPE,
+              "set_grad: assigned grad has data of a different type (grad is float64, tensor is float32)");
+    CHECK_ERR(ct_set_grad(x, ct_zeros(CT_FLOAT32, 4)) == CT_OK, CT_ERR_SHAPE,
+              "set_grad: assigned grad has data of a different size (grad is [4], tensor is [3])");
+    /* PyTorch checks the type first */
+    CHECK_ERR(ct_set_grad(x, ct_zeros(CT_FLOAT64, 4)) == CT_OK, CT_ERR_DTYPE, "different type");
+    CHECK_ERR(ct_set_grad(x, x) == CT_OK, CT_ERR_AUTOGRAD, "set_grad: can't assign Variable as its own grad");
+    CHECK(ct_grad(x) == NULL);                                  /* failed assignments leave .grad alone */
+    CHECK_ERR(ct_set_grad(NULL, x) == CT_OK, CT_ERR_NULL, "set_grad: argument 0 is NULL");
+    ct_tensor *g = ct_ones(CT_FLOAT32, 3);
+    CHECK(ct_set_grad(x, g) == CT_OK && ct_grad(x) == g);
+    CHECK(ct_set_grad(x, NULL) == CT_OK && ct_grad(x) == NULL);
+    CHECK(ct_set_grad(ct_zeros(CT_INT64, 3), ct_zeros(CT_INT64, 3)) == CT_OK);   /* allowed, as in PyTorch */
+    /* detach_: a view cannot be detached in place; a non-view can, and so can detach()'s result */
+    const char *view_msg = "detach_: Can't detach views in-place. Use detach() instead.";
+    CHECK_ERR(ct_detach_(ct_view(x, 3)), CT_ERR_AUTOGRAD, view_msg);
+    CHECK_ERR(ct_detach_(ct_slice(x, 0, 1, 3, 1)), CT_ERR_AUTOGRAD, view_msg);
+    CHECK_ERR(ct_detach_(ct_slice(ct_zeros(CT_FLOAT32, 3), 0, 1, 3, 1)), CT_ERR_AUTOGRAD, view_msg);
+    CHECK_ERR(ct_detach_(ct_slice(ct_detach(x), 0, 1, 3, 1)), CT_ERR_AUTOGRAD, view_msg);
+    ct_tensor *y = ct_mul_scalar(x, 2.0);
+    CHECK(ct_detach_(y) == y && ct_is_leaf(y) && !ct_get_requires_grad(y));
+    ct_tensor *d = ct_detach(x);
+    CHECK(ct_detach_(d) == d);
+}
+
+/* graphs that once kept themselves alive: an in-place op that saves its own output
+   (z.mul_(z)), an AccumulateGrad made for an unused input or for a leaf root */
+TEST(test_no_cycles_left) {
+    int64_t live0 = ct_live_tensors();
+    CT_SCOPE {
+        ct_tensor *x = ct_requires_grad(ct_ones(CT_FLOAT64, 3));
+        ct_tensor *z = ct_mul_scalar(x, 2.0);
+        CHECK(ct_mul_(z, z) == z);
+        CHECK_ERR(ct_backward(ct_sum(z)) == CT_OK, CT_ERR_AUTOGRAD, "modified by an inplace operation");
+        ct_tensor *unused = ct_requires_grad(ct_ones(CT_FLOAT64, 1));
+        ct_tensor *ins[2], *gs[2];
+        ins[0] = x;
+        ins[1] = unused;
+        ct_tensor *f = ct_sum(ct_mul(x, x));
+        CHECK_ERR(ct_autograd_grad(1, &f, NULL, 2, ins, gs, NULL) == CT_OK, CT_ERR_AUTOGRAD, "appears to not have been used");
+        ct_tensor *leaf = ct_requires_grad(ct_ones(CT_FLOAT64, 1));
+        CHECK(ct_backward(leaf) == CT_OK);
+        double e1[] = {1};
+        CHECK_VALUES(ct_grad(leaf), e1, 1, 0);
+    }
+    CHECK_EQ_INT(ct_live_tensors(), live0);
+}
+
 TEST(test_every_op_has_a_rule) {
     /* each op either has a backward rule or is marked non-differentiable */
     for (int op = 0; op < CT__NUM_OPS; op++) {
@@ -510,6 +561,8 @@ int main(void) {
     RUN(test_inplace_errors);
     RUN(test_copyslices_matches_torch);
     RUN(test_memory);
+    RUN(test_set_grad_detach_checks);
+    RUN(test_no_cycles_left);
     RUN(test_every_op_has_a_rule);
     return ct_t_summary();
 }

@@ -136,6 +136,16 @@ TEST(test_scopes_flat) {
     CHECK_EQ_INT(ct_live_tensors(), t0 + 2);
     ct_release(r);
     CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+    /* break and continue leave the scope and close it (tests/compile/scope.c checks
+       the C++ and portable forms) */
+    int depth = ct_scope_depth();
+    for (int i = 0; i < 1000; i++) CT_SCOPE {
+        (void)ct_add(ct_ones(CT_FLOAT32, 4), ct_ones(CT_FLOAT32, 4));
+        if (i % 2) break;
+        continue;
+    }
+    CHECK_EQ_INT(ct_live_tensors(), t0 + 1);
+    CHECK_EQ_INT(ct_scope_depth(), depth);
     /* a scope left early is closed by the enclosing one */
     int outer = ct_scope_begin();
     (void)ct_scope_begin();
@@ -187,7 +197,7 @@ TEST(test_npy_roundtrip) {
     CHECK_ERR(ct_load_npy_mem(buf, 9, "mem"), CT_ERR_FORMAT, "bad magic");
     ((unsigned char *)buf)[8] = 0xff;   /* header longer than the file */
     CHECK_ERR(ct_load_npy_mem(buf, len, "mem"), CT_ERR_FORMAT, "exceeds file size");
-    free(buf);
+    ct_free(buf);
     CHECK_ERR(ct_load_npy("/nonexistent/x.npy"), CT_ERR_IO, "cannot open");
 }
 
@@ -198,12 +208,129 @@ TEST(test_random_matches_torch) {
     CHECK_VALUES(ct_rand(CT_FLOAT32, 3), e, 3, 1e-7);
 }
 
+/* alpha of add/sub and their in-place forms: PyTorch's alpha_check */
+TEST(test_alpha_check) {
+    ct_tensor *i = ct_arange(1, 4, 1, CT_INT64);
+    const char *m = "For integral input tensors, argument alpha must not be a floating point number";
+    CHECK_ERR(ct_add_alpha(i, i, 0.5), CT_ERR_ARG, m);
+    CHECK_ERR(ct_sub_alpha(i, i, 0.5), CT_ERR_ARG, "sub: For integral input tensors, argument alpha must not be a floating point number (alpha=0.5, Long)");
+    CHECK_ERR(ct_add_alpha_(ct_clone(i), i, 0.5), CT_ERR_ARG, "add_: For integral input tensors");
+    CHECK_ERR(ct_add_alpha(ct_ones(CT_BOOL, 2), ct_ones(CT_BOOL, 2), 0.5), CT_ERR_ARG, m);
+    CHECK_ERR(ct_add_alpha(ct_ones(CT_UINT8, 2), ct_ones(CT_INT8, 2), -1.25), CT_ERR_ARG, m);
+    CHECK_ERR(ct_add_alpha(i, i, NAN), CT_ERR_ARG, m);
+    /* the in-place form leaves its target alone */
+    ct_tensor *t = ct_clone(i);
+    ct_clear_error();
+    CHECK(ct_add_alpha_(t, i, 0.5) == NULL);
+    double e0[] = {1, 2, 3};
+    CHECK_VALUES(t, e0, 3, 0);
+    /* integral alphas on integers, any alpha on floating results: as PyTorch */
+    double e1[] = {3, 6, 9};
+    CHECK_VALUES(ct_add_alpha(i, i, 2.0), e1, 3, 0);
+    CHECK_VALUES(ct_add_alpha_(ct_clone(i), i, 2.0), e1, 3, 0);
+    double e2[] = {-1, -2, -3};
+    CHECK_VALUES(ct_sub_alpha(i, i, 2.0), e2, 3, 0);
+    double e3[] = {1.5, 2.5, 3.5};
+    CHECK_VALUES(ct_add_alpha(i, ct_ones(CT_FLOAT32, 1), 0.5), e3, 3, 0);   /* int + float: float result */
+    CHECK_VALUES(ct_add_alpha(ct_to(i, CT_FLOAT64), ct_ones(CT_FLOAT64, 3), 0.5), e3, 3, 0);
+    double e4[] = {1, 1};
+    CHECK_VALUES(ct_add_alpha(ct_ones(CT_BOOL, 2), ct_ones(CT_BOOL, 2), 2.0), e4, 2, 0);   /* bool, alpha 2: True */
+}
+
+/* creation functions name themselves and the offending value in errors; values that
+   do not fit the dtype are refused as PyTorch refuses them; NaN prints as nan */
+TEST(test_creation_errors) {
+    const ct_dtype bad = (ct_dtype)99;
+    CHECK_ERR(ct_zeros(bad, 2), CT_ERR_DTYPE, "zeros: invalid dtype 99");
+    CHECK_ERR(ct_ones(bad, 2), CT_ERR_DTYPE, "ones: invalid dtype 99");
+    CHECK_ERR(ct_full(bad, 1.0, 2), CT_ERR_DTYPE, "full: invalid dtype 99");
+    CHECK_ERR(ct_empty(bad, 2), CT_ERR_DTYPE, "empty: invalid dtype 99");
+    CHECK_ERR(ct_scalar_tensor(1.0, bad), CT_ERR_DTYPE, "scalar_tensor: invalid dtype 99");
+    CHECK_ERR(ct_arange(0, 2, 1, bad), CT_ERR_DTYPE, "arange: invalid dtype 99");
+    CHECK_ERR(ct_linspace(0, 1, 3, bad), CT_ERR_DTYPE, "linspace: invalid dtype 99");
+    CHECK_ERR(ct_eye(2, 2, bad), CT_ERR_DTYPE, "eye: invalid dtype 99");
+    CHECK_ERR(ct_from_data(((float[]){1}), bad, 1), CT_ERR_DTYPE, "from_data: invalid dtype 99");
+    CHECK_ERR(ct_rand(bad, 2), CT_ERR_DTYPE, "rand: invalid dtype 99");
+    CHECK_ERR(ct_randn(bad, 2), CT_ERR_DTYPE, "randn: invalid dtype 99");
+    CHECK_ERR(ct_randint(0, 3, bad, 2), CT_ERR_DTYPE, "randint: invalid dtype 99");
+    CHECK_ERR(ct_randperm(3, bad, NULL), CT_ERR_DTYPE, "randperm: invalid dtype 99");
+    CHECK_ERR(ct_zeros(CT_QINT8, 2), CT_ERR_DTYPE, "zeros: not implemented for 'QInt8'");
+    CHECK_ERR(ct_rand(CT_INT64, 2), CT_ERR_DTYPE, "rand: not implemented for 'Long'");
+    /* shapes: the function's own name */
+    CHECK_ERR(ct_zeros(CT_FLOAT32, 2, -3), CT_ERR_ARG, "zeros: Trying to create tensor with negative dimension -3: [2, -3]");
+    CHECK_ERR(ct_ones(CT_FLOAT32, -1), CT_ERR_ARG, "ones: Trying to create tensor with negative dimension -1: [-1]");
+    CHECK_ERR(ct_rand(CT_FLOAT32, -1), CT_ERR_ARG, "rand: Trying to create tensor with negative dimension -1");
+    CHECK_ERR(ct_randint(0, 3, CT_INT64, -1), CT_ERR_ARG, "randint: Trying to create tensor with negative dimension -1");
+    CHECK_ERR(ct_from_data(((float[]){1}), CT_FLOAT32, -1), CT_ERR_ARG, "from_data: Trying to create tensor with negative dimension");
+    CHECK_ERR(ct_zeros_like(NULL), CT_ERR_NULL, "zeros_like: argument 0 is NULL");
+    CHECK_ERR(ct_linspace(0, 1, -1, CT_FLOAT32), CT_ERR_ARG, "linspace: number of steps must be non-negative (got -1)");
+    /* values that do not fit (PyTorch: "value cannot be converted to type int8_t without overflow") */
+    CHECK_ERR(ct_full(CT_INT8, 300, 2), CT_ERR_ARG, "full: value cannot be converted to type int8_t without overflow (value=300)");
+    CHECK_ERR(ct_full(CT_INT64, NAN, 2), CT_ERR_ARG, "full: value cannot be converted to type int64_t without overflow (value=nan)");
+    CHECK_ERR(ct_full(CT_INT64, -INFINITY, 2), CT_ERR_ARG, "(value=-inf)");
+    CHECK_ERR(ct_full(CT_UINT8, 255.5, 2), CT_ERR_ARG, "type uint8_t without overflow");
+    CHECK_ERR(ct_full(CT_FLOAT16, 1e6, 2), CT_ERR_ARG, "type at::Half without overflow");
+    CHECK_ERR(ct_full(CT_FLOAT32, 1e300, 2), CT_ERR_ARG, "type float without overflow");
+    CHECK_ERR(ct_scalar_tensor(NAN, CT_INT32), CT_ERR_ARG, "scalar_tensor: value cannot be converted to type int without overflow");
+    CHECK_ERR(ct_full_like(ct_zeros(CT_INT16, 2), 1e6), CT_ERR_ARG, "full_like: value cannot be converted to type int16_t");
+    CHECK_ERR(ct_fill_(ct_zeros(CT_INT64, 3), NAN), CT_ERR_ARG, "fill_: value cannot be converted to type int64_t");
+    ct_tensor *m = ct_ones(CT_BOOL, 3);
+    CHECK_ERR(ct_masked_fill(ct_zeros(CT_INT64, 3), m, NAN), CT_ERR_ARG, "masked_fill: value cannot be converted");
+    CHECK_ERR(ct_masked_fill_(ct_zeros(CT_INT8, 3), m, -129), CT_ERR_ARG, "masked_fill_: value cannot be converted");
+    CHECK_ERR(ct_index_fill(ct_zeros(CT_INT64, 3), 0, ct_zeros(CT_INT64, 1), NAN), CT_ERR_ARG, "index_fill: value cannot be converted");
+    CHECK_ERR(ct_scatter_value(ct_zeros(CT_INT32, 3), 0, ct_zeros(CT_INT64, 1), 1e10), CT_ERR_ARG, "scatter: value cannot be converted");
+    /* what PyTorch accepts: -1 wraps into uint8, fractions truncate, inf and nan in floats, anything in bool */
+    double e255[] = {255, 255}, e2[] = {2, 2}, einf[] = {INFINITY, INFINITY}, e1[] = {1, 1};
+    CHECK_VALUES(ct_full(CT_UINT8, -1, 2), e255, 2, 0);
+    CHECK_VALUES(ct_full(CT_INT32, 2.5, 2), e2, 2, 0);
+    CHECK_VALUES(ct_full(CT_FLOAT16, INFINITY, 2), einf, 2, 0);
+    CHECK_VALUES(ct_full(CT_BOOL, NAN, 2), e1, 2, 0);
+    CHECK_VALUES(ct_fill_(ct_zeros(CT_FLOAT32, 2), INFINITY), einf, 2, 0);
+    /* arange on integral dtypes converts start and step first, as PyTorch does */
+    double ea[] = {0, 1, 2, 3, 4}, eb[] = {0, -1, -2};
+    CHECK_VALUES(ct_arange(0, 5, 1.5, CT_INT64), ea, 5, 0);       /* torch.arange(0, 5, 1.5, dtype=torch.int64) */
+    CHECK_VALUES(ct_arange(-0.5, -5, -1.5, CT_INT32), eb, 3, 0);  /* torch.arange(-0.5, -5, -1.5, dtype=torch.int32) */
+    CHECK_ERR(ct_arange(0, 5, 0.5, CT_INT64), CT_ERR_ARG, "arange: step must be nonzero (step=0.5 truncates to 0 for int64)");
+    CHECK_ERR(ct_arange(0, 5, NAN, CT_FLOAT32), CT_ERR_ARG, "arange: step must be nonzero (step=nan)");
+    CHECK_ERR(ct_arange(0, NAN, 1, CT_FLOAT32), CT_ERR_ARG, "arange: unsupported range: 0 -> nan");
+    CHECK_ERR(ct_uniform_(ct_zeros(CT_FLOAT32, 2), NAN, 1, NULL), CT_ERR_ARG,
+              "uniform_ expects to return a [from, to) range, but found from=nan > to=1");
+    CHECK_ERR(ct_normal_(ct_zeros(CT_FLOAT32, 2), 0, NAN, NULL), CT_ERR_ARG, "normal expects std >= 0.0, but found std nan");
+}
+
+/* NaN prints as nan (never -nan), in every floating dtype, summarised or not */
+TEST(test_print_nan) {
+    const ct_dtype dts[4] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16};
+    const char *suffix[4] = {"", ", dtype=torch.float64", ", dtype=torch.float16", ", dtype=torch.bfloat16"};
+    char buf[256], want[256];
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *x = ct_to(ct_tensor_f64(((double[]){NAN, -NAN, INFINITY, -INFINITY, 1.5}), 5), dts[k]);
+        ct_repr(x, buf, sizeof buf);
+        snprintf(want, sizeof want, "tensor([   nan,    nan,    inf,   -inf, 1.5000]%s)", suffix[k]);
+        CHECK_STR(buf, want);
+        ct_repr(ct_neg(x), buf, sizeof buf);   /* negating flips NaN's sign bit */
+        snprintf(want, sizeof want, "tensor([    nan,     nan,    -inf,     inf, -1.5000]%s)", suffix[k]);
+        CHECK_STR(buf, want);
+        ct_repr(ct_full(dts[k], -NAN, 1001), buf, sizeof buf);
+        snprintf(want, sizeof want, "tensor([nan, nan, nan,  ..., nan, nan, nan]%s)", suffix[k]);
+        CHECK_STR(buf, want);
+        ct_repr(ct_scalar_tensor(-NAN, dts[k]), buf, sizeof buf);
+        snprintf(want, sizeof want, "tensor(nan%s)", suffix[k]);
+        CHECK_STR(buf, want);
+    }
+    ct_repr(ct_tensor_f32(((float[]){-NAN, 1e10f}), 2), buf, sizeof buf);
+    CHECK_STR(buf, "tensor([       nan, 1.0000e+10])");
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_promotion);
     RUN(test_creation);
+    RUN(test_creation_errors);
+    RUN(test_print_nan);
     RUN(test_views);
     RUN(test_elementwise_values);
+    RUN(test_alpha_check);
     RUN(test_inplace_versions);
     RUN(test_null_chain);
     RUN(test_scopes_flat);

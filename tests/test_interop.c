@@ -84,7 +84,7 @@ TEST(test_ctensor_bytes_equal_export_py) {
     remove(tmp_path);
     free(t);
     free(file);
-    CT_FREE(mem);
+    ct_free(mem);
     ct_module_free(m);
 }
 
@@ -197,7 +197,7 @@ TEST(test_dtypes_preserved_both_ways) {
     CHECK_EQ_INT(ct_module_save_safetensors_mem(m, &mem, &mlen), CT_OK);
     CHECK(file && mem && flen == mlen && !memcmp(file, mem, flen));
     free(file);
-    CT_FREE(mem);
+    ct_free(mem);
     ct_module_free(m);
 }
 
@@ -226,7 +226,7 @@ TEST(test_roundtrip_bit_exact) {
     CHECK_EQ_INT(ct_item_int(ct_module_get(y, "bn.num_batches_tracked")), 123456789012LL);
     CHECK(ct_get_requires_grad(ct_module_get(y, "lin.weight")));
     CHECK(ct_grad_fn(ct_module_get(y, "lin.weight")) == NULL);
-    CT_FREE(mem);
+    ct_free(mem);
     ct_module_free(a);
     ct_module_free(b);
     ct_module_free(x);
@@ -260,7 +260,7 @@ TEST(test_strict_reports_match_pytorch) {
         size_t len;
         ct_module_save_safetensors_mem(size, &mem, &len);
         CHECK_EQ_INT(ct_module_load_safetensors_mem(before, mem, len, 1), CT_OK);
-        CT_FREE(mem);
+        ct_free(mem);
     }
     check_pytorch_message(missing, 1, CT_ERR_ARG, FIX "error_missing.txt");
     check_pytorch_message(unexpected, 1, CT_ERR_ARG, FIX "error_unexpected.txt");
@@ -298,11 +298,11 @@ TEST(test_dtype_mismatch_names_the_key) {
         size_t len;
         CHECK_EQ_INT(ct_module_save_safetensors_mem(f, &mem, &len), CT_OK);
         CHECK_EQ_INT(ct_module_load_safetensors_mem(f0, mem, len, 1), CT_OK);
-        CT_FREE(mem);
+        ct_free(mem);
         CHECK_EQ_INT(ct_module_save_safetensors_mem(d, &mem, &len), CT_OK);
         CHECK_ERR(ct_module_load_safetensors_mem(f, mem, len, 1) == CT_OK, CT_ERR_DTYPE,
                   "dtype mismatch for 2.weight: copying a param with dtype torch.float64 from checkpoint, the dtype in current model is torch.float32.");
-        CT_FREE(mem);
+        ct_free(mem);
     }
     CHECK(same_state(f, f0));   /* unchanged */
     ct_module *x = mixed_module();
@@ -357,7 +357,7 @@ TEST(test_memory_flat) {
         ct_module_save_safetensors_mem(a, &mem, &len);
         ct_module_load_safetensors_mem(b, mem, len, 1);
         ct_module_load_safetensors_mem(b, mem, len / 2, 1);   /* failing loads leak nothing either */
-        CT_FREE(mem);
+        ct_free(mem);
     }
     CHECK_EQ_INT(ct_live_tensors(), t0);
     CHECK_EQ_INT(ct_live_bytes(), b0);

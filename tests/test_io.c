@@ -54,7 +54,7 @@ TEST(test_npy_dtypes_roundtrip) {
         CHECK_EQ_INT((10 + ((unsigned char *)buf)[8] + 256 * ((unsigned char *)buf)[9]) % 64, 0);  /* data starts 64-aligned */
         ct_tensor *y = ct_load_npy_mem(buf, len, "mem");
         CHECK(y && ct_equal(y, ct_t(x)) == 1 && y->dtype == dts[k]);
-        free(buf);
+        ct_free(buf);
     }
     /* 0-d and empty */
     void *buf;
@@ -62,11 +62,11 @@ TEST(test_npy_dtypes_roundtrip) {
     CHECK_EQ_INT(ct_save_npy_mem(ct_scalar_tensor(2.5, CT_FLOAT64), &buf, &len), CT_OK);
     ct_tensor *s = ct_load_npy_mem(buf, len, "mem");
     CHECK(s && s->ndim == 0 && ct_item(s) == 2.5);
-    free(buf);
+    ct_free(buf);
     CHECK_EQ_INT(ct_save_npy_mem(ct_zeros(CT_INT32, 0, 3), &buf, &len), CT_OK);
     ct_tensor *e = ct_load_npy_mem(buf, len, "mem");
     CHECK(e && e->ndim == 2 && e->shape[0] == 0 && e->shape[1] == 3);
-    free(buf);
+    ct_free(buf);
 }
 
 static blob npy_file(int major, const char *header, const void *data, size_t ndata) {
@@ -219,7 +219,7 @@ static void check_fixture(const char *cas, int ntensors, int nmeta, int byte_exa
         unsigned char *file = read_all(path, &flen);
         CHECK_EQ_INT(ct_save_safetensors_mem(n, names, ts, ct_safetensors_metadata_count(st), mk, mv, &buf, &len), CT_OK);
         CT_T_REPORT(file && len == flen && !memcmp(buf, file, len), "%s: ctensor's writer differs from the reference writer", cas);
-        free(buf);
+        ct_free(buf);
         free(file);
     }
     free(names);
@@ -302,7 +302,7 @@ TEST(test_st_roundtrip_borrow) {
     ct_fill_(w2, 1.0);   /* writable */
     CHECK(ct_item(ct_sum(w2)) == 12.0);
     ct_release(w2);
-    free(buf);
+    ct_free(buf);
     }
     CHECK_EQ_INT(ct_live_tensors(), live0);
 }

@@ -213,7 +213,7 @@ TEST(test_state_dict_resume) {
         CHECK_EQ_INT(ct_optim_load_state_dict(ob, &sd2), CT_OK);
         free(sd2.items);
         ct_safetensors_free(st);
-        CT_FREE(mem);
+        ct_free(mem);
         free(names);
         free(ts);
         ct_state_dict_free(&sd);

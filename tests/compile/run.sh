@@ -17,13 +17,38 @@ if command -v "$CLANG" >/dev/null 2>&1; then
   try "clang -std=c11"    sh -c "$CLANG -std=c11 $W tests/compile/user.c -o $B/user_clang $LA && $B/user_clang"
 else echo "skip clang (not installed)"; fi
 try "g++ -x c++ -std=c++17" sh -c "$CXX -x c++ -std=c++17 $W tests/compile/user.c -o $B/user_cxx $LA && $B/user_cxx"
+# CT_SCOPE's three forms: break/continue/return inside a scope (gcc cleanup, C++ guard, portable)
+try "CT_SCOPE gcc cleanup form"  sh -c "$CC -std=c11 $W tests/compile/scope.c -o $B/scope_gcc -lm && $B/scope_gcc"
+try "CT_SCOPE C++ guard form"    sh -c "$CXX -x c++ -std=c++17 $W tests/compile/scope.c -o $B/scope_cxx -lm && $B/scope_cxx"
+try "CT_SCOPE portable form (C)" sh -c "$CC -std=c11 $W -DCTENSOR_PORTABLE_SCOPE tests/compile/scope.c -o $B/scope_portable -lm && $B/scope_portable"
+try "CT_SCOPE portable form (C++)" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_PORTABLE_SCOPE tests/compile/scope.c -o $B/scope_portable_cxx -lm && $B/scope_portable_cxx"
 try "two translation units" sh -c "$CC -std=c11 $W tests/compile/tu_a.c tests/compile/tu_b.c -o $B/tu -lm && $B/tu"
 try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W tests/compile/static.c -o $B/static -lm && $B/static"
 try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.c -o $B/nostdio -lm && $B/nostdio"
 try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp $LA && $B/user_omp"
+# CTENSOR_NO_THREADS: no pthread symbol referenced, links without -lpthread; the default
+# build references pthread_key_create (in libc from glibc 2.34; older: -lpthread)
+try "CTENSOR_NO_THREADS, no -lpthread" sh -c "$CC -std=c11 $W -c tests/compile/nothreads.c -o $B/nothreads.o && ! nm -u $B/nothreads.o | grep -q pthread && $CC $B/nothreads.o -o $B/nothreads -lm && $B/nothreads"
+try "threads: pthread_key_create used" sh -c "$CC -std=c11 $W -c tests/compile/static.c -o $B/threads.o && nm -u $B/threads.o | grep -q pthread_key_create"
+# builds that must fail, with the message that says why: try_fail name, expected text, command...
+try_fail() {
+  name=$1; want=$2; shift 2
+  if out=$("$@" 2>&1); then fail=$((fail + 1)); echo "FAIL $name (built, expected an error)"
+  elif printf '%s' "$out" | grep -qF -- "$want"; then pass=$((pass + 1)); echo "ok   $name"
+  else fail=$((fail + 1)); echo "FAIL $name (failed without \"$want\")"; printf '%s\n' "$out" | head -20; fi
+}
+FM="must not be compiled with -ffast-math"
+try_fail "-ffast-math refused"        "$FM" $CC -std=c11 $W -O2 -ffast-math -c tests/compile/static.c -o $B/fastmath.o
+try_fail "-Ofast refused"            "$FM" $CC -std=c11 $W -Ofast -c tests/compile/static.c -o $B/ofast.o
+try_fail "-ffinite-math-only refused" "$FM" $CXX -x c++ -std=c++17 $W -O2 -ffinite-math-only -c tests/compile/static.c -o $B/finite.o
+try "-ffast-math in a user file"  sh -c "$CC -std=c11 $W -O2 -ffast-math -c tests/compile/tu_b.c -o $B/tu_b_fast.o && $CC -std=c11 $W -c tests/compile/tu_a.c -o $B/tu_a.o && $CC $B/tu_a.o $B/tu_b_fast.o -o $B/tu_fast -lm && $B/tu_fast"
+try_fail "CTENSOR_MAX_DIMS mismatch fails to link" "ct_abi_max_dims_4" $CC -std=c11 $W tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_mismatch -lm
+try "CTENSOR_MAX_DIMS the same everywhere" sh -c "$CC -std=c11 $W -DCTENSOR_MAX_DIMS=4 tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_same -lm && $B/dims_same"
+try "CTENSOR_MAX_DIMS check in a C++ file" sh -c "$CXX -x c++ -std=c++17 $W -c tests/compile/tu_b.c -o $B/tu_b_cxx.o && nm $B/tu_b_cxx.o | grep -q ' U ct_abi_max_dims_8\$'"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 if [ -n "$NVCC" ]; then
   try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"
+  try "nvcc, a file without the implementation" sh -c "cp tests/compile/tu_b.c $B/tu_b_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/tu_b_nvcc.cu -o $B/tu_b_nvcc.o"
 else echo "skip nvcc (not installed)"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,216 @@
+/* Threads: two threads training their own small model at once, two threads running
+   inference on one shared module, a thread's state and caches given back when it
+   exits, and a thread whose state cannot be allocated getting an error, not an abort.
+   Built like every test (plain, ASan) and also with -fsanitize=thread by
+   tests/run_suite.sh (build/tsan/test_threads), where TSan checks the first two. */
+#define CTENSOR_IMPLEMENTATION
+#include <stdlib.h>
+/* an allocator that fails on request, per thread (the thread-state test) */
+static _Thread_local int t_fail_alloc;
+#define CT_MALLOC(sz) (t_fail_alloc ? NULL : malloc(sz))
+#define CT_REALLOC(p, sz) (t_fail_alloc ? NULL : realloc((p), (sz)))
+#define CT_FREE(p) free(p)
+#include "ct_test.h"
+#include "ctensor_nn.h"
+#include <pthread.h>
+
+/* ---- two threads training at once --------------------------------------------
+   Each thread: Linear(4, 8) -> ReLU -> Linear(8, 1), SGD, its own data (y = x . w
+   with a per-thread w); 100 full-batch steps must cut the MSE loss at least 4x. */
+typedef struct train_job {
+    int id;
+    double first_loss, last_loss;
+    int failed;
+    char err[256];
+} train_job;
+
+static void *train(void *arg) {
+    train_job *j = (train_job *)arg;
+    ct_module *model = ct_nn_sequential(ct_nn_linear(4, 8), ct_nn_relu(), ct_nn_linear(8, 1));
+    ct_sgd_options o = {0};
+    o.lr = 0.05;
+    o.momentum = 0.9;
+    ct_optimizer *opt = model ? ct_optim_sgd(model, &o) : NULL;
+    if (!opt) {
+        j->failed = 1;
+        snprintf(j->err, sizeof j->err, "%s", ct_last_error());
+        ct_module_free(model);
+        return NULL;
+    }
+    CT_SCOPE {
+        float xs[16 * 4], ys[16];
+        for (int i = 0; i < 16; i++) {
+            ys[i] = 0;
+            for (int k = 0; k < 4; k++) {
+                xs[i * 4 + k] = (float)((i * 7 + k * 3 + j->id) % 11) / 11.0f - 0.5f;
+                ys[i] += xs[i * 4 + k] * (float)(k + 1 + j->id) * 0.5f;
+            }
+        }
+        ct_tensor *x = ct_tensor_f32(xs, 16, 4), *y = ct_tensor_f32(ys, 16, 1);
+        for (int step = 0; step < 100 && !j->failed; step++) CT_SCOPE {
+            ct_tensor *loss = ct_mse_loss(ct_forward(model, x), y, "mean");
+            ct_zero_grad(opt);
+            if (!loss || ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) {
+                j->failed = 1;
+                snprintf(j->err, sizeof j->err, "%s", ct_last_error());
+                break;
+            }
+            if (step == 0) j->first_loss = ct_item(loss);
+            j->last_loss = ct_item(loss);
+        }
+    }
+    ct_optim_free(opt);
+    ct_module_free(model);
+    return NULL;
+}
+
+TEST(test_two_threads_train) {
+    pthread_t th[2];
+    train_job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < 2; i++) {
+        jobs[i].id = i;
+        CHECK(pthread_create(&th[i], NULL, train, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        CT_T_REPORT(!jobs[i].failed, "thread %d failed: %s", i, jobs[i].err);
+        CT_T_REPORT(jobs[i].last_loss < jobs[i].first_loss / 4, "thread %d: loss %g -> %g", i, jobs[i].first_loss,
+                    jobs[i].last_loss);
+    }
+}
+
+/* ---- two threads running inference on one module -------------------------------- */
+typedef struct infer_job {
+    ct_module *model;
+    const ct_tensor *x;
+    double out[3];
+    int failed;
+} infer_job;
+
+static void *infer(void *arg) {
+    infer_job *j = (infer_job *)arg;
+    for (int rep = 0; rep < 50; rep++) CT_INFERENCE_MODE CT_SCOPE {
+        ct_tensor *y = ct_contiguous(ct_to(ct_forward(j->model, (ct_tensor *)j->x), CT_FLOAT64));
+        if (!y) { j->failed = 1; break; }
+        memcpy(j->out, ct_data_ptr(y), sizeof j->out);
+    }
+    return NULL;
+}
+
+TEST(test_shared_module_inference) {
+    ct_manual_seed(1);
+    ct_module *model = ct_nn_sequential(ct_nn_linear(4, 8), ct_nn_relu(), ct_nn_linear(8, 1));
+    ct_tensor *x = ct_retain(ct_reshape(ct_arange(0, 12, 1, CT_FLOAT32), 3, 4));
+    double expect[3];
+    CT_SCOPE {
+        ct_tensor *y = ct_contiguous(ct_to(ct_forward(model, x), CT_FLOAT64));
+        CHECK(y != NULL);
+        if (y) memcpy(expect, ct_data_ptr(y), sizeof expect);
+    }
+    pthread_t th[2];
+    infer_job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < 2; i++) {
+        jobs[i].model = model;
+        jobs[i].x = x;
+        CHECK(pthread_create(&th[i], NULL, infer, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK(!jobs[i].failed);
+        CHECK_VALUES(ct_tensor_f64(jobs[i].out, 3), expect, 3, 0);
+    }
+    ct_release(x);
+    ct_module_free(model);
+}
+
+/* ---- a thread's state at exit ------------------------------------------------------
+   The thread leaves a 1 MiB result in its root scope and a large block in its cache;
+   after it exits both are gone, and its state is reused by the next thread. */
+static int64_t cached_bytes_of_dead_threads(void) {
+    int64_t n = 0;
+    ct__spin_lock(&ct__tls_lock);
+    for (ct__tls *t = ct__tls_all; t; t = t->next)
+        if (t->dead) {
+            n += t->big_bytes;
+            for (int c = 0; c < CT__NUM_CLASSES; c++) n += t->nfree_blocks[c];
+            n += t->nfree_tensors + t->nitems + (t->items != NULL);
+        }
+    ct__spin_unlock(&ct__tls_lock);
+    return n;
+}
+static int count_states(void) {
+    int n = 0;
+    ct__spin_lock(&ct__tls_lock);
+    for (ct__tls *t = ct__tls_all; t; t = t->next) n++;
+    ct__spin_unlock(&ct__tls_lock);
+    return n;
+}
+static void *leave_things(void *arg) {
+    int64_t *cached = (int64_t *)arg;
+    (void)ct_ones(CT_FLOAT32, 256, 1024);              /* root scope, never released by the thread */
+    CT_SCOPE { (void)ct_ones(CT_FLOAT32, 512, 1024); } /* freed into the thread's block cache */
+    *cached = ct__tls_get()->big_bytes;
+    return NULL;
+}
+
+TEST(test_thread_exit_frees_state) {
+    int64_t live0 = ct_live_tensors(), bytes0 = ct_live_bytes();
+    int64_t cached = 0;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, leave_things, &cached) == 0);
+    pthread_join(th, NULL);
+    CHECK(cached >= 2 << 20);                          /* the cache held the block while it ran */
+    CHECK_EQ_INT(cached_bytes_of_dead_threads(), 0);
+    CHECK_EQ_INT(ct_live_tensors(), live0);            /* the root scope was released */
+    CHECK_EQ_INT(ct_live_bytes(), bytes0);
+    int states = count_states();
+    for (int i = 0; i < 4; i++) {
+        CHECK(pthread_create(&th, NULL, leave_things, &cached) == 0);
+        pthread_join(th, NULL);
+    }
+    CHECK_EQ_INT(count_states(), states);              /* exited threads' states are reused */
+    CHECK_EQ_INT(ct_live_tensors(), live0);
+}
+
+/* ---- no memory for a new thread's state ----------------------------------------- */
+typedef struct oom_job {
+    int made;
+    ct_status code, code2;
+    char msg[256];
+} oom_job;
+static void *start_without_memory(void *arg) {
+    oom_job *j = (oom_job *)arg;
+    t_fail_alloc = 1;                  /* the thread's first ctensor call cannot allocate */
+    ct_tensor *x = ct_zeros(CT_FLOAT32, 2);
+    j->made = x != NULL;
+    j->code = ct_last_error_code();
+    snprintf(j->msg, sizeof j->msg, "%s", ct_last_error());
+    t_fail_alloc = 0;                  /* memory again: this thread still reports the failure */
+    ct_clear_error();
+    j->made += ct_ones(CT_FLOAT32, 2) != NULL;
+    j->code2 = ct_last_error_code();
+    return NULL;
+}
+
+TEST(test_thread_state_out_of_memory) {
+    oom_job j;
+    memset(&j, 0, sizeof j);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, start_without_memory, &j) == 0);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(j.made, 0);
+    CHECK_EQ_INT(j.code, CT_ERR_MEMORY);
+    CHECK(strstr(j.msg, "out of memory: this thread's ctensor state") != NULL);
+    CHECK_EQ_INT(j.code2, CT_ERR_MEMORY);
+}
+
+int main(void) {
+    ct_t_init();
+    RUN(test_thread_state_out_of_memory);   /* first: no exited thread's state to reuse yet */
+    RUN(test_two_threads_train);
+    RUN(test_shared_module_inference);
+    RUN(test_thread_exit_frees_state);
+    return ct_t_summary();
+}
