@@ -13610,20 +13610,61 @@ CTENSOR_API void ct_manual_seed(uint64_t seed) {
     ct__spin_unlock(&g->lock);
 }
 CTENSOR_API uint64_t ct_initial_seed(void) { return ct__gen(NULL)->seed; }
-static uint32_t ct__mt_next(ct_generator *g) {
-    if (g->mti >= 624) {
-        for (int k = 0; k < 624; k++) {
-            uint32_t y = (g->mt[k] & 0x80000000u) | (g->mt[(k + 1) % 624] & 0x7fffffffu);
-            g->mt[k] = g->mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
-        }
-        g->mti = 0;
+/* mt19937's twist in three runs, so no index wraps (no modulo per word) */
+static void ct__mt_twist(ct_generator *g) {
+    uint32_t *mt = g->mt;
+    int k = 0;
+    for (; k < 624 - 397; k++) {
+        uint32_t y = (mt[k] & 0x80000000u) | (mt[k + 1] & 0x7fffffffu);
+        mt[k] = mt[k + 397] ^ (y >> 1) ^ ((0u - (y & 1u)) & 0x9908b0dfu);
     }
+    for (; k < 623; k++) {
+        uint32_t y = (mt[k] & 0x80000000u) | (mt[k + 1] & 0x7fffffffu);
+        mt[k] = mt[k + 397 - 624] ^ (y >> 1) ^ ((0u - (y & 1u)) & 0x9908b0dfu);
+    }
+    uint32_t y = (mt[623] & 0x80000000u) | (mt[0] & 0x7fffffffu);
+    mt[623] = mt[396] ^ (y >> 1) ^ ((0u - (y & 1u)) & 0x9908b0dfu);
+    g->mti = 0;
+}
+static uint32_t ct__mt_next(ct_generator *g) {
+    if (g->mti >= 624) ct__mt_twist(g);
     uint32_t y = g->mt[g->mti++];
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
     y ^= (y << 15) & 0xefc60000u;
     y ^= y >> 18;
     return y;
+}
+/* n tempered words at once (the same stream as n ct__mt_next calls): the tempering
+   runs over a whole run of the state, a loop the compiler vectorizes. */
+static void ct__mt_block(ct_generator *g, uint32_t *CT_RESTRICT dst, int64_t n) {
+    while (n > 0) {
+        if (g->mti >= 624) ct__mt_twist(g);
+        int64_t m = 624 - g->mti;
+        if (m > n) m = n;
+        const uint32_t *CT_RESTRICT src = g->mt + g->mti;
+        for (int64_t k = 0; k < m; k++) {
+            uint32_t y = src[k];
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c5680u;
+            y ^= (y << 15) & 0xefc60000u;
+            y ^= y >> 18;
+            dst[k] = y;
+        }
+        g->mti += (int32_t)m;
+        dst += m;
+        n -= m;
+    }
+}
+/* n uniforms in [0, 1) as float (24 random bits each, PyTorch's float draw) */
+static void ct__uniform01_block_f32(ct_generator *g, float *CT_RESTRICT d, int64_t n, double from, double to) {
+    uint32_t buf[256];
+    for (int64_t k0 = 0; k0 < n; k0 += 256) {
+        int64_t m = n - k0 < 256 ? n - k0 : 256;
+        ct__mt_block(g, buf, m);
+        for (int64_t k = 0; k < m; k++)
+            d[k0 + k] = (float)((double)(buf[k] & ((1u << 24) - 1)) * (1.0 / 16777216.0) * (to - from) + from);
+    }
 }
 CTENSOR_API uint32_t ct_generator_random(ct_generator *g) { return ct__mt_next(ct__gen(g)); }
 CTENSOR_API uint64_t ct_generator_random64(ct_generator *g) {
@@ -13689,8 +13730,19 @@ static int ct__k_uniform(ct__call *c) {
     int64_t n = ct_numel(x);
     size_t es = ct__dt[x->dtype].size;
     ct__miter it;
-    ct__miter_init(&it, x, NULL);
     ct__spin_lock(&g->lock);
+    if (ct__is_contig(x) && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64)) {
+        /* memory order is TensorIterator's order here: the same draws, no iterator */
+        if (dbl) {
+            double *d = (double *)ct__ptr(x);
+            for (int64_t k = 0; k < n; k++) d[k] = ct__uniform01(g, 1) * (to - from) + from;
+        } else {
+            ct__uniform01_block_f32(g, (float *)ct__ptr(x), n, from, to);
+        }
+        ct__spin_unlock(&g->lock);
+        return 0;
+    }
+    ct__miter_init(&it, x, NULL);
     for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
         double u = ct__uniform01(g, dbl);
         ct__store_f64((char *)x->storage->data + (size_t)it.ox * es, x->dtype, u * (to - from) + from);
@@ -13726,11 +13778,11 @@ static int ct__k_normal(ct__call *c) {
         /* PyTorch's normal_fill: uniforms first, then Box-Muller in blocks of 16 */
         if (x->dtype == CT_FLOAT32) {
             float *d = (float *)ct__ptr(x);
-            for (int64_t k = 0; k < n; k++) d[k] = (float)ct__uniform01(g, 0);
+            ct__uniform01_block_f32(g, d, n, 0.0, 1.0);
             for (int64_t k = 0; k + 16 <= n; k += 16) ct__normal_fill16f(d + k, (float)mean, (float)std);
             if (n % 16) {
                 d += n - 16;
-                for (int k = 0; k < 16; k++) d[k] = (float)ct__uniform01(g, 0);
+                ct__uniform01_block_f32(g, d, 16, 0.0, 1.0);
                 ct__normal_fill16f(d, (float)mean, (float)std);
             }
         } else {
