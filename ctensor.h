@@ -2472,8 +2472,10 @@ CT__INLINE int ct__op_valid(int op) { return op >= 0 && op < ct_num_ops(); }
      TYPE  int | float | bool | dtype | device | int[] | int[N] | float[N] |
            enum(a|b|c), followed by `?` for an optional (None-able) attribute
      SLOT  i0..i3 (int64), s0..s7 (double), f0..f31 (a bit of flags), mode,
-           dt (dtype), dev (device), v (the variable list v[0..nv)), vK (the
-           fixed list v[K..K+N), or one int at v[K])
+           dt (dtype), dev (device), v (the variable list v[0..nv)), v#K (K = 1
+           or 2: a further variable list of the same length, v[K*nv..(K+1)*nv):
+           as_strided's stride beside its size), vK (the fixed list
+           v[K..K+N), or one int at v[K])
    An optional's presence is a flags bit written after its slot (`?f5`); a
    float optional without one is None when NaN. Example:
      "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1"
@@ -2488,6 +2490,7 @@ typedef struct ct__attrdesc {
     char slot;                 /* 'i' 's' 'f' 'm' (mode) 'd' (dtype) 'D' (device) 'v' */
     int idx;                   /* slot index (bit for 'f') */
     int flag;                  /* presence bit of an optional, -1 when none */
+    int seg;                   /* variable lists: 0 for v, K for v#K */
     const char *vals;          /* enum names inside the schema string */
     int vals_len;
 } ct__attrdesc;
@@ -2546,8 +2549,12 @@ static int ct__attr_next(const char *schema, const char **pp, ct__attrdesc *d) {
     } else if (!strncmp(p, "mode", 4)) { d->slot = 'm'; p += 4; }
     else if (!strncmp(p, "dev", 3)) { d->slot = 'D'; p += 3; }
     else if (!strncmp(p, "dt", 2)) { d->slot = 'd'; p += 2; }
-    else if (*p == 'v') { d->slot = 'v'; d->idx = -1; p++; }
-    else return ct__attr_bad(schema, "unknown slot");
+    else if (*p == 'v') {
+        d->slot = 'v';
+        d->idx = -1;
+        if (*++p == '#' && ((d->seg = (p++, ct__attr_uint(&p))) < 1 || d->seg > 2))
+            return ct__attr_bad(schema, "a further variable list is v#1 or v#2");
+    } else return ct__attr_bad(schema, "unknown slot");
     if (*p == '?') {
         if (p[1] != 'f') return ct__attr_bad(schema, "a presence flag is written ?fK");
         p += 2;
@@ -2713,7 +2720,7 @@ static void ct__attr_read(const ct__attrdesc *d, const ct__attrs *a, ct_attr_val
     case CT_ATTR_DTYPE: v->dtype = a->dtype; break;
     case CT_ATTR_DEVICE: v->device = a->device; break;
     case CT_ATTR_INT_LIST: {
-        int n = d->count < 0 ? a->nv : d->count, o = d->idx < 0 ? 0 : d->idx;
+        int n = d->count < 0 ? a->nv : d->count, o = d->idx < 0 ? d->seg * (n > 0 ? n : 0) : d->idx;
         if (n < 0) n = 0;
         if (n > 3 * CT_MAX_DIMS - o) n = 3 * CT_MAX_DIMS - o;
         v->count = n;
@@ -2754,9 +2761,10 @@ static int ct__attr_write(const ct__attrdesc *d, ct__attrs *a, const ct_attr_val
     case CT_ATTR_DEVICE: a->device = v->device; break;
     case CT_ATTR_INT_LIST:
         if (d->count < 0) {
-            if (v->count < 0 || v->count > 3 * CT_MAX_DIMS) return -1;
+            /* v sets the length; v#K lists are written after it, with that length */
+            if (v->count < 0 || (d->seg + 1) * v->count > 3 * CT_MAX_DIMS || (d->seg && v->count != a->nv)) return -1;
             a->nv = v->count;
-            for (int k = 0; k < v->count; k++) a->v[k] = v->ints[k];
+            for (int k = 0; k < v->count; k++) a->v[d->seg * v->count + k] = v->ints[k];
         } else {
             if (v->count != d->count) return -1;
             for (int k = 0; k < d->count; k++) a->v[d->idx + k] = v->ints[k];
