@@ -2174,26 +2174,26 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
    -------------------------------------------------------------------------- */
 /* creation and conversion */
 #define CT__OPS_CREATE(X)                                                                                     \
-    X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
+    X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "float value=s0", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
     X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, 0, "", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
-    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
-    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
-    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
-    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
-    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, 0, "dtype dtype=dt, enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
+    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF, "float start=s0, float end=s1, float step=s2, dtype dtype=dt", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
+    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
+    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF, "int n=i0, int m=i1, dtype dtype=dt", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
+    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF, "int[] size=v, float fill_value=s0, dtype dtype=dt", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
 
 /* views: outputs share storage with input 0 */
 #define CT__OPS_VIEW(X)                                                                                                      \
-    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_NONE) \
-    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
-    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
-    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
-    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
-    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
-    X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
+    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_IN(0)) \
+    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
+    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "int[] dims=v", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
+    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
+    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int start=i1, int end=i2, int step=i3", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
+    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int index=i1", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
+    X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
     X(ALIAS, "aten::alias", "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
-    X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 1, 1, 0, "", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
+    X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 2, 1, 0, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
 #define CT__OPS_UNARY(X)                                                                                          \
@@ -2393,7 +2393,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
     X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int n=i0, dtype dtype=dt", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
     X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
@@ -6366,14 +6366,18 @@ static int ct__k_copy(ct__call *c) {
     }
     return ct__copy_into(x, src);
 }
-static int ct__meta_to(ct__call *c) {
+/* to (dtype from the attributes) and clone (the input's dtype); memory_format
+   in a->mode: 0 preserve, 1 channels-last, 2 contiguous */
+static int ct__meta_copy_as(ct__call *c, ct_dtype dt) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
-    if ((int)c->a->dtype < 0 || c->a->dtype >= 10 || x->dtype >= 10)
-        return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(c->a->dtype));
+    if ((int)dt < 0 || dt >= 10 || x->dtype >= 10)
+        return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(dt));
+    if (c->a->mode == 1 && x->ndim != 4)
+        return ct__failed(CT_ERR_ARG, "%s: required rank 4 tensor to use channels_last format (got rank %d)", ct__ops[c->op].name, x->ndim);
     c->nout = 1;
     o->kind = CT__OUT_NEW;
-    o->dtype = c->a->dtype;
+    o->dtype = dt;
     o->ndim = x->ndim;
     for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
     if (c->a->mode == 1) {  /* channels-last */
@@ -6388,27 +6392,58 @@ static int ct__meta_to(ct__call *c) {
     }
     return 0;
 }
-static int ct__meta_clone(ct__call *c) {
-    ct__attrs *a = (ct__attrs *)c->a;
-    a->dtype = c->in[0]->dtype;
-    return ct__meta_to(c);
-}
+static int ct__meta_to(ct__call *c) { return ct__meta_copy_as(c, c->a->dtype); }
+static int ct__meta_clone(ct__call *c) { return ct__meta_copy_as(c, c->in[0]->dtype); }
 static int ct__k_to(ct__call *c) { return ct__copy_into(c->out[0], c->in[0]); }
 
-/* factories: shape in a->v[0..nv), dtype in a->dtype */
+/* factories: the output shape from the attributes (full: size; arange: start,
+   end, step; linspace: steps; eye: n, m; randperm: n), dtype in a->dtype */
 static int ct__meta_factory(ct__call *c) {
     const ct__attrs *a = c->a;
     ct__outinfo *o = &c->oi[0];
+    const char *name = ct__ops[c->op].name;
     if ((int)a->dtype < 0 || a->dtype >= 10)
-        return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", ct__ops[c->op].name, ct_dtype_name(a->dtype));
-    if (ct__check_shape(ct__ops[c->op].name, a->nv, a->v)) return -1;
+        return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", name, ct_dtype_name(a->dtype));
     c->nout = 1;
     o->kind = CT__OUT_NEW;
     o->dtype = a->dtype;
-    o->ndim = a->nv;
     o->has_strides = 0;
-    for (int d = 0; d < a->nv; d++) o->shape[d] = a->v[d];
-    return 0;
+    switch (c->op) {
+    case CT__OP_ARANGE: {
+        double start = a->s[0], end = a->s[1], step = a->s[2];
+        if (step == 0.0) return ct__failed(CT_ERR_ARG, "arange: step must be nonzero");
+        if (!isfinite(start) || !isfinite(end)) return ct__failed(CT_ERR_ARG, "arange: unsupported range: %g -> %g", start, end);
+        if ((step > 0 && end < start) || (step < 0 && end > start))
+            return ct__failed(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign");
+        double n = ceil((end - start) / step);
+        if (n > 4.0e15) return ct__failed(CT_ERR_ARG, "arange: invalid size, possible overflow?");
+        o->ndim = 1;
+        o->shape[0] = (int64_t)n;
+        return 0;
+    }
+    case CT__OP_LINSPACE:
+        if (a->i[0] < 0) return ct__failed(CT_ERR_ARG, "linspace: number of steps must be non-negative");
+        o->ndim = 1;
+        o->shape[0] = a->i[0];
+        return 0;
+    case CT__OP_EYE:
+        if (a->i[0] < 0) return ct__failed(CT_ERR_ARG, "eye: n must be greater or equal to 0, got %lld", (long long)a->i[0]);
+        if (a->i[1] < 0) return ct__failed(CT_ERR_ARG, "eye: m must be greater or equal to 0, got %lld", (long long)a->i[1]);
+        o->ndim = 2;
+        o->shape[0] = a->i[0];
+        o->shape[1] = a->i[1];
+        return 0;
+    case CT__OP_RANDPERM:
+        if (ct__check_shape(name, 1, &a->i[0])) return -1;
+        o->ndim = 1;
+        o->shape[0] = a->i[0];
+        return 0;
+    default:
+        if (ct__check_shape(name, a->nv, a->v)) return -1;
+        o->ndim = a->nv;
+        for (int d = 0; d < a->nv; d++) o->shape[d] = a->v[d];
+        return 0;
+    }
 }
 static int ct__k_full(ct__call *c) { ct__fill_raw(c->out[0], c->a->s[0]); return 0; }
 static int ct__k_arange(ct__call *c) {
@@ -6449,19 +6484,9 @@ static int ct__k_eye(ct__call *c) {
     for (int64_t i = 0; i < k; i++) ct__store_f64(ct__ptr(x) + (size_t)(i * m + i) * es, x->dtype, 1.0);
     return 0;
 }
-static ct_tensor *ct__factory(int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    if (ndim < 0 || ndim > CT_MAX_DIMS)
-        return ct__fail(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", ct__ops[op].name, ndim, CT_MAX_DIMS);
-    if (ndim > 0 && !shape) return ct__fail(CT_ERR_ARG, "%s: shape pointer is NULL", ct__ops[op].name);
-    a.nv = ndim;
-    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
-    a.dtype = dt;
-    a.s[0] = s0;
-    a.s[1] = s1;
-    a.s[2] = s2;
-    return ct__call1(op, 0, NULL, &a);
+static ct_tensor *ct__factory(int op, ct__attrs *a, ct_dtype dt) {
+    a->dtype = dt;
+    return ct__call1(op, 0, NULL, a);
 }
 CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) {
     if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "empty: invalid dtype %d", (int)dt);
@@ -6470,32 +6495,42 @@ CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) {
     return x ? ct__own(x) : NULL;
 }
 CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value) {
-    return ct__factory(CT__OP_FULL, dt, ndim, shape, value, 0, 0);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_ARG, "full: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
+    if (ndim > 0 && !shape) return ct__fail(CT_ERR_ARG, "full: shape pointer is NULL");
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
+    a.s[0] = value;
+    return ct__factory(CT__OP_FULL, &a, dt);
 }
 CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 0.0); }
 CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_full_n(dt, ndim, shape, 1.0); }
 CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) { return ct_full_n(dt, 0, NULL, value); }
 CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt) {
-    if (step == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero");
-    if (!isfinite(start) || !isfinite(end)) return ct__fail(CT_ERR_ARG, "arange: unsupported range: %g -> %g", start, end);
-    if ((step > 0 && end < start) || (step < 0 && end > start))
-        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign");
-    double n = ceil((end - start) / step);
-    if (n > 4.0e15) return ct__fail(CT_ERR_ARG, "arange: invalid size, possible overflow?");
-    int64_t sz = (int64_t)n;
-    return ct__factory(CT__OP_ARANGE, dt, 1, &sz, start, end, step);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = start;
+    a.s[1] = end;
+    a.s[2] = step;
+    return ct__factory(CT__OP_ARANGE, &a, dt);
 }
 CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt) {
-    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative");
-    return ct__factory(CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = start;
+    a.s[1] = end;
+    a.i[0] = steps;
+    return ct__factory(CT__OP_LINSPACE, &a, dt);
 }
 CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
-    if (m < 0) m = n;
+    ct__attrs a;
+    ct__attrs_init(&a);
     if (n < 0) return ct__fail(CT_ERR_ARG, "eye: n must be greater or equal to 0, got %lld", (long long)n);
-    int64_t shape[2];
-    shape[0] = n;
-    shape[1] = m;
-    return ct__factory(CT__OP_EYE, dt, 2, shape, 0, 0, 0);
+    a.i[0] = n;
+    a.i[1] = m < 0 ? n : m;
+    return ct__factory(CT__OP_EYE, &a, dt);
 }
 CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape) {
     if (!data) return ct__fail(CT_ERR_ARG, "from_data: data pointer is NULL");
@@ -6547,7 +6582,6 @@ CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t) {
     if (t && ct__is_contig(t)) return ct_alias(t);
     ct__attrs a;
     ct__attrs_init(&a);
-    a.dtype = t ? t->dtype : CT_FLOAT32;
     a.mode = 2;
     return ct__op1(CT__OP_CLONE, t, &a);
 }
@@ -6556,7 +6590,6 @@ CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t) {
         return ct__fail(CT_ERR_ARG, "to_channels_last: required rank 4 tensor to use channels_last format (got rank %d)", t->ndim);
     ct__attrs a;
     ct__attrs_init(&a);
-    a.dtype = t ? t->dtype : CT_FLOAT32;
     a.mode = 1;
     return ct__op1(CT__OP_CLONE, t, &a);
 }
@@ -6702,7 +6735,19 @@ static int ct__meta_expand(ct__call *c) {
     ct__out_view(c, n, shape, st, x->offset);
     return 0;
 }
-/* slice: i[0] dim, i[1] start, i[2] end, i[3] step (Python semantics, step > 0) */
+/* slice: i[0] dim, i[1] start, i[2] end, i[3] step (Python semantics, step > 0).
+   Start and end clamped into [0, size], end >= start (meta and backward). */
+static void ct__slice_bounds(int64_t size, int64_t *start, int64_t *end) {
+    int64_t b = *start, e = *end;
+    if (b < 0) b += size;
+    if (e < 0) e += size;
+    if (b < 0) b = 0;
+    else if (b > size) b = size;
+    if (e < b) e = b;
+    else if (e > size) e = size;
+    *start = b;
+    *end = e;
+}
 static int ct__meta_slice(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -6711,21 +6756,13 @@ static int ct__meta_slice(ct__call *c) {
     if (dim < 0) return -1;
     int64_t step = a->i[3];
     if (step <= 0) return ct__failed(CT_ERR_ARG, "slice: slice step must be positive (got %lld)", (long long)step);
-    int64_t size = x->shape[dim], start = a->i[1], end = a->i[2];
-    if (start < 0) start += size;
-    if (end < 0) end += size;
-    if (start < 0) start = 0;
-    else if (start > size) start = size;
-    if (end < start) end = start;
-    else if (end > size) end = size;
+    int64_t start = a->i[1], end = a->i[2];
+    ct__slice_bounds(x->shape[dim], &start, &end);
     int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++) { shape[d] = x->shape[d]; st[d] = x->strides[d]; }
     shape[dim] = (end - start + step - 1) / step;
     st[dim] = x->strides[dim] * step;
     ct__out_view(c, x->ndim, shape, st, x->offset + start * x->strides[dim]);
-    ((ct__attrs *)c->a)->i[1] = start;   /* normalized, for backward */
-    ((ct__attrs *)c->a)->i[2] = end;
-    ((ct__attrs *)c->a)->i[0] = dim;
     return 0;
 }
 static int ct__meta_select(ct__call *c) {
@@ -6742,8 +6779,6 @@ static int ct__meta_select(ct__call *c) {
     for (int d = 0; d < x->ndim; d++)
         if (d != dim) { shape[n] = x->shape[d]; st[n] = x->strides[d]; n++; }
     ct__out_view(c, n, shape, st, x->offset + idx * x->strides[dim]);
-    ((ct__attrs *)c->a)->i[0] = dim;
-    ((ct__attrs *)c->a)->i[1] = idx;
     return 0;
 }
 /* diagonal: i[0] offset, i[1] dim1, i[2] dim2; the diagonal becomes the last dim */
@@ -6766,11 +6801,9 @@ static int ct__meta_diagonal(ct__call *c) {
     shape[n] = len;
     st[n] = x->strides[d1] + x->strides[d2];
     ct__out_view(c, n + 1, shape, st, start);
-    ((ct__attrs *)c->a)->i[1] = d1;
-    ((ct__attrs *)c->a)->i[2] = d2;
     return 0;
 }
-/* as_strided: v[0..nv) shape, v[CT_MAX_DIMS..) strides, i[0] storage offset */
+/* as_strided: v[0..nv) size, v[nv..2nv) stride, i[0] storage offset */
 static int ct__meta_as_strided(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -6781,51 +6814,64 @@ static int ct__meta_as_strided(ct__call *c) {
     int empty = 0;
     for (int d = 0; d < n; d++) {
         if (a->v[d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative size %lld", (long long)a->v[d]);
-        if (a->v[CT_MAX_DIMS + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative strides are not supported");
+        if (a->v[n + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative strides are not supported");
         if (a->v[d] == 0) empty = 1;
-        need += (a->v[d] - 1) * a->v[CT_MAX_DIMS + d];
+        need += (a->v[d] - 1) * a->v[n + d];
     }
     if (!empty && need * es > x->storage->nbytes)
         return ct__failed(CT_ERR_ARG, "as_strided: setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %lld requiring a storage size of %lld are out of bounds for storage of size %lld",
-                          ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + CT_MAX_DIMS).s, (long long)a->i[0], (long long)es,
+                          ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + n).s, (long long)a->i[0], (long long)es,
                           (long long)(need * es), (long long)x->storage->nbytes);
-    ct__out_view(c, n, a->v, a->v + CT_MAX_DIMS, a->i[0]);
-    /* remember the input's geometry for the backward pass */
-    ((ct__attrs *)a)->i[1] = x->offset;
-    for (int d = 0; d < x->ndim; d++) ((ct__attrs *)a)->v[2 * CT_MAX_DIMS + d] = x->strides[d];
+    ct__out_view(c, n, a->v, a->v + n, a->i[0]);
     return 0;
 }
-/* as_strided_scatter (accumulating): out = zeros(i[0] dims: v[0..)) with
-   grad added at the view (i[1] dims: shape v[8..), strides v[16..), offset i[2]) */
+/* as_strided_scatter (accumulating): out = self (in[0], dense) with src (in[1])
+   added at the view v[0..nv) size, v[nv..2nv) stride, i[0] offset, taken
+   relative to a contiguous tensor of self's shape */
 static int ct__meta_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
     ct__outinfo *o = &c->oi[0];
-    ct_tensor *g = c->in[0];
-    if (g->ndim != a->i[1]) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %lld", g->ndim, (long long)a->i[1]);
+    ct_tensor *base = c->in[0], *g = c->in[1];
+    if (g->ndim != a->nv) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %d", g->ndim, (int)a->nv);
     for (int d = 0; d < g->ndim; d++)
-        if (g->shape[d] != a->v[CT_MAX_DIMS + d])
+        if (g->shape[d] != a->v[d])
             return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source shape %s does not match the view shape %s", CT__SHAPE(g),
-                              ct__fmt_shape((int)a->i[1], a->v + CT_MAX_DIMS).s);
+                              ct__fmt_shape(a->nv, a->v).s);
+    int64_t need = a->i[0], numel = ct__shape_numel(base->ndim, base->shape);
+    int empty = 0;
+    for (int d = 0; d < a->nv; d++) {
+        if (a->v[a->nv + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided_scatter: negative strides are not supported");
+        if (a->v[d] == 0) empty = 1;
+        need += (a->v[d] - 1) * a->v[a->nv + d];
+    }
+    if (!empty && (a->i[0] < 0 || need >= numel))
+        return ct__failed(CT_ERR_ARG, "as_strided_scatter: the view (size %s, stride %s, storage offset %lld) does not fit in the input's %lld elements",
+                          ct__fmt_shape(a->nv, a->v).s, ct__fmt_shape(a->nv, a->v + a->nv).s, (long long)a->i[0], (long long)numel);
     c->nout = 1;
     o->kind = CT__OUT_NEW;
     o->dtype = g->dtype;
-    o->ndim = (int)a->i[0];
+    o->ndim = base->ndim;
     o->has_strides = 0;
-    for (int d = 0; d < o->ndim; d++) o->shape[d] = a->v[d];
+    for (int d = 0; d < o->ndim; d++) o->shape[d] = base->shape[d];
     c->cdt = g->dtype;
     return 0;
 }
 static int ct__k_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct_tensor *out = c->out[0], *g = c->in[0];
-    ct__fill_raw(out, 0.0);
+    ct_tensor *out = c->out[0], *base = c->in[0], *g = c->in[1];
+    /* self is usually a stride-0 zero (the gradient helper below) */
+    int zero = ct__shape_numel(base->ndim, base->shape) > 0 && base->dtype < 10;
+    for (int d = 0; d < base->ndim; d++) zero &= base->strides[d] == 0 || base->shape[d] == 1;
+    zero = zero && ct__load_f64(ct__ptr(base), base->dtype) == 0.0;
+    if (zero) ct__fill_raw(out, 0.0);
+    else if (ct__copy_into(out, base)) return -1;
     /* add g into the view of out (overlapping positions accumulate) */
-    ct_tensor *view = ct__view_header(out, (int)a->i[1], a->v + CT_MAX_DIMS, a->v + 2 * CT_MAX_DIMS, a->i[2]);
+    ct_tensor *view = ct__view_header(out, a->nv, a->v, a->v + a->nv, a->i[0]);
     if (!view) return -1;
     int overlap = 0;
     for (int d = 0; d < view->ndim; d++) overlap |= view->strides[d] == 0 && view->shape[d] > 1;
     int rc = 0;
-    if (!overlap && ct__is_dense(view)) {
+    if (!overlap && ct__is_dense(view) && zero) {
         rc = ct__copy_into(view, g);
     } else {
         /* element by element accumulation (rare: overlapping as_strided) */
@@ -7027,7 +7073,7 @@ CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t
     ct__attrs_init(&a);
     if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "as_strided: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
     a.nv = ndim;
-    for (int d = 0; d < ndim; d++) { a.v[d] = shape[d]; a.v[CT_MAX_DIMS + d] = strides[d]; }
+    for (int d = 0; d < ndim; d++) { a.v[d] = shape[d]; a.v[ndim + d] = strides[d]; }
     a.i[0] = storage_offset;
     return ct__op1(CT__OP_AS_STRIDED, t, &a);
 }
@@ -7037,17 +7083,19 @@ CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t) {
     return ct__op1(CT__OP_ALIAS, t, &a);
 }
 /* gradient helper: zeros of `shape` with g added at a view given relative to a
-   contiguous tensor of that shape */
+   contiguous tensor of that shape (vshape is g's shape) */
 static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
                                       const int64_t *vstrides, int64_t voffset) {
     ct__attrs a;
     ct__attrs_init(&a);
-    a.i[0] = ndim;
-    a.i[1] = vndim;
-    a.i[2] = voffset;
-    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
-    for (int d = 0; d < vndim; d++) { a.v[CT_MAX_DIMS + d] = vshape[d]; a.v[2 * CT_MAX_DIMS + d] = vstrides[d]; }
-    return ct__op1(CT__OP_STRIDED_SCATTER, g, &a);
+    if (!g) return NULL;
+    a.nv = vndim;
+    a.i[0] = voffset;
+    for (int d = 0; d < vndim; d++) { a.v[d] = vshape[d]; a.v[vndim + d] = vstrides[d]; }
+    ct_tensor *in[2];
+    in[0] = ct_expand_n(ct_scalar_tensor(0.0, g->dtype), ndim, shape);   /* no memory: a stride-0 zero */
+    in[1] = (ct_tensor *)g;
+    return in[0] ? ct__call1(CT__OP_STRIDED_SCATTER, 2, in, &a) : NULL;
 }
 
 /* ============================================================================
@@ -13824,8 +13872,7 @@ CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
     }
     ct__attrs a;
     ct__attrs_init(&a);
-    a.nv = 1;
-    a.v[0] = n;
+    a.i[0] = n;
     a.dtype = dt;
     return ct__call1_gen(CT__OP_RANDPERM, 0, NULL, &a, g);
 }
@@ -14201,8 +14248,9 @@ static int ct__bw_expand(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_slice(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
-    int dim = (int)n->attrs.i[0];
-    int64_t start = n->attrs.i[1], step = n->attrs.i[3];
+    int dim = ct__wrap_dim((int)n->attrs.i[0], m->ndim);
+    int64_t start = n->attrs.i[1], end = n->attrs.i[2], step = n->attrs.i[3];
+    ct__slice_bounds(m->shape[dim], &start, &end);
     ct__contig_strides(m->ndim, m->shape, cs);
     for (int d = 0; d < m->ndim; d++) { vs[d] = cs[d]; vsh[d] = gout[0]->shape[d]; }
     vs[dim] = cs[dim] * step;
@@ -14211,16 +14259,17 @@ static int ct__bw_slice(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
-    int dim = (int)n->attrs.i[0], k = 0;
+    int dim = ct__wrap_dim((int)n->attrs.i[0], m->ndim), k = 0;
+    int64_t idx = n->attrs.i[1] < 0 ? n->attrs.i[1] + m->shape[dim] : n->attrs.i[1];
     ct__contig_strides(m->ndim, m->shape, cs);
     for (int d = 0; d < m->ndim; d++)
         if (d != dim) { vs[k] = cs[d]; vsh[k] = m->shape[d]; k++; }
-    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, k, vsh, vs, n->attrs.i[1] * cs[dim]));
+    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, k, vsh, vs, idx * cs[dim]));
 }
 static int ct__bw_diagonal(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
-    int d1 = (int)n->attrs.i[1], d2 = (int)n->attrs.i[2], k = 0;
+    int d1 = ct__wrap_dim((int)n->attrs.i[1], m->ndim), d2 = ct__wrap_dim((int)n->attrs.i[2], m->ndim), k = 0;
     int64_t off = n->attrs.i[0], start = 0;
     ct__contig_strides(m->ndim, m->shape, cs);
     for (int d = 0; d < m->ndim; d++)
@@ -14235,24 +14284,29 @@ static int ct__bw_as_strided(ct__node *n, ct_tensor *const *gout, ct_tensor **gi
        storage the input covers, then read the input's geometry back out of it */
     ct__tmeta *m = &n->in_meta[0];
     const ct__attrs *a = &n->attrs;
-    int64_t in_off = a->i[1], in_st[CT_MAX_DIMS];
-    for (int d = 0; d < m->ndim; d++) in_st[d] = a->v[2 * CT_MAX_DIMS + d];
+    const ct_tensor *x = ct__saved_peek(n, 0);   /* its geometry only: later writes to it do not matter */
+    if (!x) { (void)ct__saved_get(n, 0); return -1; }   /* freed: the error says why */
+    int64_t in_off = x->offset, in_st[CT_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++) in_st[d] = x->strides[d];
     int64_t lo = in_off, hi = in_off;
     for (int d = 0; d < m->ndim; d++) if (m->shape[d] > 0) hi += (m->shape[d] - 1) * in_st[d];
     int64_t vhi = a->i[0];
-    for (int d = 0; d < a->nv; d++) if (a->v[d] > 0) vhi += (a->v[d] - 1) * a->v[CT_MAX_DIMS + d];
+    for (int d = 0; d < a->nv; d++) if (a->v[d] > 0) vhi += (a->v[d] - 1) * a->v[a->nv + d];
     if (a->i[0] < lo) lo = a->i[0];
     if (vhi > hi) hi = vhi;
     int64_t len = hi - lo + 1;
-    ct_tensor *buf = ct__strided_scatter(gout[0], 1, &len, a->nv, a->v, a->v + CT_MAX_DIMS, a->i[0] - lo);
+    ct_tensor *buf = ct__strided_scatter(gout[0], 1, &len, a->nv, a->v, a->v + a->nv, a->i[0] - lo);
     if (!buf) return -1;
     CT__BW_RET(ct_as_strided(ct_contiguous(buf), m->ndim, m->shape, in_st, in_off - lo + ct_contiguous(buf)->offset));
 }
 static int ct__bw_strided_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     const ct__attrs *a = &n->attrs;
-    ct_tensor *gc = ct_contiguous(gout[0]);
-    if (!gc) return -1;
-    CT__BW_RET(ct_as_strided(gc, (int)a->i[1], a->v + CT_MAX_DIMS, a->v + 2 * CT_MAX_DIMS, a->i[2] + gc->offset));
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1)) {
+        ct_tensor *gc = ct_contiguous(gout[0]);
+        if (!gc || !(gin[1] = ct_as_strided(gc, a->nv, a->v, a->v + a->nv, a->i[0] + gc->offset))) return -1;
+    }
+    return 0;
 }
 
 /* ---- reductions ---- */
