@@ -2244,23 +2244,23 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(SIGNBIT, "aten::signbit", "signbit", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
     X(LOGICAL_NOT, "aten::logical_not", "logical_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
     X(BITWISE_NOT, "aten::bitwise_not", "bitwise_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
-    X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
-    X(CELU, "aten::celu", "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
-    X(GELU, "aten::gelu", "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
-    X(SOFTPLUS, "aten::softplus", "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
-    X(HARDTANH, "aten::hardtanh", "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
-    X(THRESHOLD, "aten::threshold", "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
-    X(NAN_TO_NUM, "aten::nan_to_num", "nan_to_num", "NanToNumBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
-    X(CLAMP, "aten::clamp", "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
-    X(POW_SCALAR, "aten::pow.Tensor_Scalar", "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
-    X(RPOW_SCALAR, "aten::pow.Scalar", "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
-    X(ROUND_DECIMALS, "aten::round.decimals", "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
+    X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float negative_slope=s0", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
+    X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0, float scale=s1, float input_scale=s2", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
+    X(CELU, "aten::celu", "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0", ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
+    X(GELU, "aten::gelu", "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "enum(none|tanh) approximate=mode", ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
+    X(SOFTPLUS, "aten::softplus", "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float beta=s0, float threshold=s1", ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
+    X(HARDTANH, "aten::hardtanh", "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "float min_val=s0, float max_val=s1", ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
+    X(THRESHOLD, "aten::threshold", "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, "float threshold=s0, float value=s1", ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
+    X(NAN_TO_NUM, "aten::nan_to_num", "nan_to_num", "NanToNumBackward0", 1, 1, 0, "float nan=s0, float posinf=s1, float neginf=s2", ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
+    X(CLAMP, "aten::clamp", "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, "float min=s0, float max=s1", ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
+    X(POW_SCALAR, "aten::pow.Tensor_Scalar", "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, "float exponent=s0", ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
+    X(RPOW_SCALAR, "aten::pow.Scalar", "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, "float self=s0", ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
+    X(ROUND_DECIMALS, "aten::round.decimals", "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "int decimals=i0", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
 
 /* elementwise binary with broadcasting: loops in CT__BINARY_LOOPS */
 #define CT__OPS_BINARY(X)                                                                                             \
-    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
-    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
+    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "float alpha=s0", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
+    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "float alpha=s0", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
     X(MUL, "aten::mul.Tensor", "mul", "MulBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV, "aten::div.Tensor", "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV_TRUNC, "ct::div_trunc", "div", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
@@ -2295,50 +2295,50 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPS_TERNARY(X)                                                                                            \
     X(WHERE, "aten::where.self", "where", "WhereBackward0", 3, 1, 0, "", ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0))          \
     X(LERP, "aten::lerp.Tensor", "lerp", "LerpBackward1", 3, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_lerp, CT__SAVE_ALL_IN) \
-    X(ADDCMUL, "aten::addcmul", "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(ADDCDIV, "aten::addcdiv", "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDCMUL, "aten::addcmul", "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, "float value=s0", ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDCDIV, "aten::addcdiv", "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, "float value=s0", ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(CLAMP_T, "aten::clamp.Tensor", "clamp", "ClampBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_clamp_t, CT__SAVE_ALL_IN) \
     X(MASKED_FILL, "aten::masked_fill.Tensor", "masked_fill", "MaskedFillBackward0", 3, 1, 0, "", ct__meta_masked_fill, ct__k_ternary, ct__bw_masked_fill, CT__SAVE_IN(1))
 
 /* reductions */
 #define CT__OPS_REDUCE(X)                                                                                          \
-    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
-    X(MEAN, "aten::mean.dim", "mean", "MeanBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
-    X(NANSUM, "aten::nansum", "nansum", "NansumBackward0", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
-    X(PROD, "aten::prod.dim_int", "prod", "ProdBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(VAR, "aten::var.correction", "var", "VarBackward0", 1, 1, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
-    X(STD, "aten::std.correction", "std", "StdBackward0", 1, 1, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(VAR_MEAN, "aten::var_mean.correction", "var_mean", "VarMeanBackward0", 1, 2, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
-    X(STD_MEAN, "aten::std_mean.correction", "std_mean", "StdMeanBackward0", 1, 2, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(AMAX, "aten::amax", "amax", "AmaxBackward0", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(AMIN, "aten::amin", "amin", "AminBackward0", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
+    X(MEAN, "aten::mean.dim", "mean", "MeanBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
+    X(NANSUM, "aten::nansum", "nansum", "NansumBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
+    X(PROD, "aten::prod.dim_int", "prod", "ProdBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR, "aten::var.correction", "var", "VarBackward0", 1, 1, 0, "int[] dim=v, float correction=s0, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD, "aten::std.correction", "std", "StdBackward0", 1, 1, 0, "int[] dim=v, float correction=s0, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR_MEAN, "aten::var_mean.correction", "var_mean", "VarMeanBackward0", 1, 2, 0, "int[] dim=v, float correction=s0, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD_MEAN, "aten::std_mean.correction", "std_mean", "StdMeanBackward0", 1, 2, 0, "int[] dim=v, float correction=s0, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMAX, "aten::amax", "amax", "AmaxBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMIN, "aten::amin", "amin", "AminBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(MAX, "aten::max", "max", "MaxBackward1", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(MIN, "aten::min", "min", "MinBackward1", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(MAX_DIM, "aten::max.dim", "max", "MaxBackward0", 1, 2, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MIN_DIM, "aten::min.dim", "min", "MinBackward0", 1, 2, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(ARGMAX, "aten::argmax", "argmax", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
-    X(ARGMIN, "aten::argmin", "argmin", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGSUMEXP, "aten::logsumexp", "logsumexp", "LogsumexpBackward0", 1, 1, 0, "", ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(ALL, "aten::all.dim", "all", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(ANY, "aten::any.dim", "any", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(COUNT_NONZERO, "aten::count_nonzero.dim_IntList", "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(NORM, "aten::norm.ScalarOpt_dim", "norm", "NormBackward1", 1, 1, 0, "", ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(SOFTMAX, "aten::_softmax", "softmax", "SoftmaxBackward0", 1, 1, 0, "", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
-    X(LOG_SOFTMAX, "aten::_log_softmax", "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, "", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
-    X(SOFTMAX_BACKWARD, "aten::_softmax_backward_data", "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, "", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
-    X(LOG_SOFTMAX_BACKWARD, "aten::_log_softmax_backward_data", "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, "", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
-    X(CUMSUM, "aten::cumsum", "cumsum", "CumsumBackward0", 1, 1, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
-    X(CUMPROD, "aten::cumprod", "cumprod", "CumprodBackward0", 1, 1, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(CUMMAX, "aten::cummax", "cummax", "CummaxBackward0", 1, 2, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
-    X(CUMMIN, "aten::cummin", "cummin", "CumminBackward0", 1, 2, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
-    X(SORT, "aten::sort.stable", "sort", "SortBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(TOPK, "aten::topk", "topk", "TopkBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MAX_DIM, "aten::max.dim", "max", "MaxBackward0", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MIN_DIM, "aten::min.dim", "min", "MinBackward0", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(ARGMAX, "aten::argmax", "argmax", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(ARGMIN, "aten::argmin", "argmin", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGSUMEXP, "aten::logsumexp", "logsumexp", "LogsumexpBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0", ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(ALL, "aten::all.dim", "all", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(ANY, "aten::any.dim", "any", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(COUNT_NONZERO, "aten::count_nonzero.dim_IntList", "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, "int[] dim=v", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(NORM, "aten::norm.ScalarOpt_dim", "norm", "NormBackward1", 1, 1, 0, "float p=s0, int[] dim=v, bool keepdim=f0", ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SOFTMAX, "aten::_softmax", "softmax", "SoftmaxBackward0", 1, 1, 0, "int dim=i0", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(LOG_SOFTMAX, "aten::_log_softmax", "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, "int dim=i0", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(SOFTMAX_BACKWARD, "aten::_softmax_backward_data", "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, "int dim=i0", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(LOG_SOFTMAX_BACKWARD, "aten::_log_softmax_backward_data", "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, "int dim=i0", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(CUMSUM, "aten::cumsum", "cumsum", "CumsumBackward0", 1, 1, 0, "int dim=i0, dtype? dtype=dt?f1, bool reverse=f3", ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
+    X(CUMPROD, "aten::cumprod", "cumprod", "CumprodBackward0", 1, 1, 0, "int dim=i0, dtype? dtype=dt?f1", ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(CUMMAX, "aten::cummax", "cummax", "CummaxBackward0", 1, 2, 0, "int dim=i0", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(CUMMIN, "aten::cummin", "cummin", "CumminBackward0", 1, 2, 0, "int dim=i0", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(SORT, "aten::sort.stable", "sort", "SortBackward0", 1, 2, 0, "int dim=i0, bool descending=f2", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(TOPK, "aten::topk", "topk", "TopkBackward0", 1, 2, 0, "int k=i1, int dim=i0, bool largest=f2", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "int k=i1, int dim=i0, bool keepdim=f0", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
     X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(RGATHER, "ct::gather_rows", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
-    X(RSCATTER_ADD, "ct::scatter_add_rows", "scatter_add", "ScatterAddBackward0", 2, 1, 0, "", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
+    X(RGATHER, "ct::gather_rows", "gather", "GatherBackward0", 2, 1, 0, "int dim=i0", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1)) \
+    X(RSCATTER_ADD, "ct::scatter_add_rows", "scatter_add", "ScatterAddBackward0", 2, 1, 0, "int dim=i0, int[] size=v", ct__meta_rgather, ct__k_rgather, ct__bw_rgather, CT__SAVE_IN(1))
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)                                                                                            \
@@ -7112,6 +7112,17 @@ static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_
 #define CT__RF_DTYPE 2
 #define CT__RF_DESC 4       /* sort: descending; topk: largest */
 #define CT__RF_REVERSE 8    /* scans: from the end (the backward of cumsum) */
+#define CT__RF_HASDIM 16    /* argmax, argmin, all, any: the dim in i[0] is given (else all dims) */
+/* The dims of a reduction as a list in v[0..nv): ops along one dim (max.dim,
+   argmax, all, ...) keep it in i[0]; *tmp receives their list. */
+static const ct__attrs *ct__rdims(int op, const ct__attrs *a, ct__attrs *tmp) {
+    int one = op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM;
+    if (!one && op != CT__OP_ARGMAX && op != CT__OP_ARGMIN && op != CT__OP_ALL && op != CT__OP_ANY) return a;
+    *tmp = *a;
+    tmp->nv = one || (a->flags & CT__RF_HASDIM) ? 1 : 0;
+    tmp->v[0] = a->i[0];
+    return tmp;
+}
 /* Parses a dims list into a mask; sets the reduced output shape. */
 static int ct__reduce_shape(const char *op, const ct_tensor *x, const ct__attrs *a, uint32_t *mask, ct__outinfo *o) {
     *mask = 0;
@@ -7653,14 +7664,12 @@ static int ct__rattrs(ct__attrs *a, const char *op, int ndims, const int64_t *di
     a->flags = keepdim ? CT__RF_KEEPDIM : 0;
     return 0;
 }
-/* attrs of an op along one dim (also given as a one-element dims list) */
+/* attrs of an op along one dim (i[0]; ct__rdims makes it a list) */
 static ct__attrs ct__rattrs_dim(int dim, int keepdim) {
     ct__attrs a;
     ct__attrs_init(&a);
     a.i[0] = dim;
-    a.nv = 1;
-    a.v[0] = dim;
-    a.flags = keepdim ? CT__RF_KEEPDIM : 0;
+    a.flags = CT__RF_HASDIM | (keepdim ? CT__RF_KEEPDIM : 0);
     return a;
 }
 /* reduced-dims mask of a recorded node (nv == 0: all dims) */
@@ -7811,11 +7820,13 @@ static int ct__meta_minmax(ct__call *c) {
     const char *name = ct__ops[op].name;
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
+    ct__attrs tmp;
+    const ct__attrs *a = ct__rdims(op, c->a, &tmp);
     if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
+    if (ct__reduce_shape(name, x, a, &mask, o)) return -1;
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN;
     if (ct__shape_numel(x->ndim, x->shape) == 0) {
-        if (c->a->nv == 0) {
+        if (a->nv == 0) {
             if (isarg) return ct__failed(CT_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
             return ct__failed(CT_ERR_ARG, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.", name);
         }
@@ -7951,7 +7962,8 @@ static int ct__k_minmax(ct__call *c) {
     int op = c->op, rc = 0;
     uint32_t mask;
     ct__outinfo tmp;
-    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__attrs da;
+    if (ct__reduce_shape(ct__ops[op].name, x, ct__rdims(op, c->a, &da), &mask, &tmp)) return -1;
     int ismax = op == CT__OP_AMAX || op == CT__OP_MAX || op == CT__OP_MAX_DIM || op == CT__OP_ARGMAX;
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN, withidx = isarg || op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM;
     ct_dtype dt = c->cdt;
@@ -8062,8 +8074,9 @@ static int ct__meta_logic(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
     uint32_t mask;
+    ct__attrs tmp;
     if (x->dtype >= 10) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    if (ct__reduce_shape(name, x, c->a, &mask, &c->oi[0])) return -1;
+    if (ct__reduce_shape(name, x, ct__rdims(c->op, c->a, &tmp), &mask, &c->oi[0])) return -1;
     if (c->op == CT__OP_COUNT_NONZERO) c->oi[0].dtype = CT_INT64;
     else c->oi[0].dtype = x->dtype == CT_UINT8 ? CT_UINT8 : CT_BOOL;  /* PyTorch keeps uint8 */
     c->nout = 1;
@@ -8075,7 +8088,8 @@ static int ct__k_logic(ct__call *c) {
     uint32_t mask;
     ct__outinfo tmp;
     int op = c->op;
-    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__attrs da;
+    if (ct__reduce_shape(ct__ops[op].name, x, ct__rdims(op, c->a, &da), &mask, &tmp)) return -1;
     ct__rl r;
     if (ct__rl_make(&r, x, mask, CT_BOOL, CT__RL_ANYORDER)) return -1;
     const uint8_t *p = CT__RL_P(&r, uint8_t);
@@ -8594,14 +8608,15 @@ static int ct__k_scan(ct__call *c) {
     ct_dtype dt = c->cdt;
     int kind = op == CT__OP_CUMSUM ? 0 : op == CT__OP_CUMPROD ? 1 : op == CT__OP_CUMMAX ? 2 : 3;
     ct_tensor *xc = (ct_tensor *)x;
-    if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != dt && !(xc = ct__convert(x, c->a->dtype))) return -1;
+    int hasdt = kind < 2 && (c->a->flags & CT__RF_DTYPE);
+    if (hasdt && x->dtype != c->a->dtype && c->a->dtype != dt && !(xc = ct__convert(x, c->a->dtype))) return -1;
     ct__rl r;
     rc = ct__rl_make(&r, xc, ct__rdim_mask(xc, c->a->i[0]), dt, CT__RL_CONTIG);
     if (xc != x) ct__decref(xc);
     if (rc) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     int64_t *ip = kind >= 2 ? (int64_t *)ct__ptr(c->out[1]) : NULL;
-    int rev = (c->a->flags & CT__RF_REVERSE) != 0;
+    int rev = kind == 0 && (c->a->flags & CT__RF_REVERSE) != 0;
     if (b) {
         if (dt == CT_FLOAT32) ct__scan_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
         else if (dt == CT_FLOAT64) ct__scan_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
@@ -8774,7 +8789,7 @@ static int ct__k_sort(ct__call *c) {
     int dim = full || x->ndim == 0 ? 0 : ct__wrap_dim((int)c->a->i[0], x->ndim);
     uint32_t mask = full ? (x->ndim ? (1u << x->ndim) - 1u : 0u) : ct__rdim_mask(x, dim);
     int desc = (c->a->flags & CT__RF_DESC) != 0;
-    int64_t k = c->a->i[1];
+    int64_t k = op == CT__OP_TOPK || op == CT__OP_KTHVALUE ? c->a->i[1] : 0;
     if (op == CT__OP_KTHVALUE) { k = k - 1; desc = 0; }
     else if (op != CT__OP_SORT && op != CT__OP_TOPK) desc = 0;
     ct__rl r;
