@@ -2378,23 +2378,23 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPS_BLAS(X)                                                                                            \
     X(MM, "aten::mm", "mm", "MmBackward0", 2, 1, 0, "", ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
     X(BMM, "aten::bmm", "bmm", "BmmBackward0", 2, 1, 0, "", ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))        \
-    X(ADDMM, "aten::addmm", "addmm", "AddmmBackward0", 3, 1, 0, "", ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(BADDBMM, "aten::baddbmm", "baddbmm", "BaddbmmBackward0", 3, 1, 0, "", ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(ADDMV, "aten::addmv", "addmv", "AddmvBackward0", 3, 1, 0, "", ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDMM, "aten::addmm", "addmm", "AddmmBackward0", 3, 1, 0, "float beta=s0, float alpha=s1", ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(BADDBMM, "aten::baddbmm", "baddbmm", "BaddbmmBackward0", 3, 1, 0, "float beta=s0, float alpha=s1", ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDMV, "aten::addmv", "addmv", "AddmvBackward0", 3, 1, 0, "float beta=s0, float alpha=s1", ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(MV, "aten::mv", "mv", "MvBackward0", 2, 1, 0, "", ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1))           \
     X(DOT, "aten::dot", "dot", "DotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))      \
     X(VDOT, "aten::vdot", "vdot", "VdotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
-    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
-    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
-    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
+    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float from=s0, float to=s1", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
+    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float mean=s0, float std=s1", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "int? from=i0?f0, int to=i1", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float p=s0", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
-    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
+    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float lambd=s0", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
     X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int n=i0, dtype dtype=dt", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
-    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
+    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int num_samples=i1, bool replacement=f0", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -13514,8 +13514,8 @@ static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
     default: ct__store_i64(p, dt, v); break;
     }
 }
-/* attrs: i[0] generator, mode 0: the dtype's full range (uniform_int), mode 1:
-   [i[1], i[2]) (uniform_int_from_to) */
+/* attrs: flags bit 0 clear: the dtype's full range (uniform_int); set:
+   [i[0], i[1]) (uniform_int_from_to) */
 static int ct__k_random(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct_dtype dt = x->dtype;
@@ -13526,9 +13526,9 @@ static int ct__k_random(ct__call *c) {
     ct__miter it;
     ct__miter_init(&it, x, NULL);
     ct__spin_lock(&g->lock);
-    if (c->a->mode == 1) {
-        int64_t from = c->a->i[1];
-        uint64_t range = (uint64_t)c->a->i[2] - (uint64_t)from;
+    if (c->a->flags & 1) {
+        int64_t from = c->a->i[0];
+        uint64_t range = (uint64_t)c->a->i[1] - (uint64_t)from;
         int wide = (dt == CT_INT64 || dt == CT_FLOAT64 || dt == CT_FLOAT32 || dt == CT_BFLOAT16) && range >= ((uint64_t)1 << 32);
         for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
             uint64_t r = wide ? ct_generator_random64(g) : ct__mt_next(g);
@@ -13827,9 +13827,9 @@ CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, 
     if (ct__random_bounds(x->dtype, from, to)) return NULL;
     ct__attrs a;
     ct__attrs_init(&a);
-    a.mode = 1;
-    a.i[1] = from;
-    a.i[2] = to;
+    a.flags = 1;
+    a.i[0] = from;
+    a.i[1] = to;
     return ct__opg1(CT__OP_RANDOM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
