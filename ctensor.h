@@ -2342,37 +2342,37 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)                                                                                            \
-    X(INDEX_SELECT, "aten::index_select", "index_select", "IndexSelectBackward0", 2, 1, 0, "", ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
-    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
-    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
-    X(SCATTER_VALUE, "aten::scatter.value", "scatter", "ScatterBackward1", 2, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
-    X(SCATTER_ADD, "aten::scatter_add", "scatter_add", "ScatterAddBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
-    X(SCATTER_REDUCE, "aten::scatter_reduce.two", "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
+    X(INDEX_SELECT, "aten::index_select", "index_select", "IndexSelectBackward0", 2, 1, 0, "int dim=i0", ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
+    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "int dim=i0", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
+    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
+    X(SCATTER_VALUE, "aten::scatter.value", "scatter", "ScatterBackward1", 2, 1, 0, "int dim=i0, float value=s0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
+    X(SCATTER_ADD, "aten::scatter_add", "scatter_add", "ScatterAddBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
+    X(SCATTER_REDUCE, "aten::scatter_reduce.two", "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, "int dim=i0, enum(sum|prod|mean|amax|amin) reduce=mode, bool include_self=f0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0))                                          \
-    X(INDEX_ADD, "aten::index_add", "index_add", "IndexAddBackward0", 3, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
-    X(INDEX_COPY, "aten::index_copy", "index_copy", "IndexCopyBackward0", 3, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
-    X(INDEX_FILL, "aten::index_fill.int_Scalar", "index_fill", "IndexFillBackward0", 2, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
-    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
-    X(INDEX_PUT, "aten::index_put", "index_put", "IndexPutBackward0", -1, 1, 0, "", ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
-    X(MASKED_SELECT, "aten::masked_select", "masked_select", "MaskedSelectBackward0", 2, 1, 0, "", ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
+    X(INDEX_ADD, "aten::index_add", "index_add", "IndexAddBackward0", 3, 1, 0, "int dim=i0, float alpha=s0", ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
+    X(INDEX_COPY, "aten::index_copy", "index_copy", "IndexCopyBackward0", 3, 1, 0, "int dim=i0", ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
+    X(INDEX_FILL, "aten::index_fill.int_Scalar", "index_fill", "IndexFillBackward0", 2, 1, 0, "int dim=i0, float value=s0", ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
+    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "int indexed_dims=i1", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
+    X(INDEX_PUT, "aten::index_put", "index_put", "IndexPutBackward0", -1, 1, 0, "int indexed_dims=i1, bool accumulate=f0", ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
+    X(MASKED_SELECT, "aten::masked_select", "masked_select", "MaskedSelectBackward0", 2, 1, CT__OPF_DATA_SHAPE, "", ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
     X(MASKED_SCATTER, "aten::masked_scatter", "masked_scatter", "MaskedScatterBackward0", 3, 1, 0, "", ct__meta_masked_scatter, ct__k_masked_scatter, ct__bw_masked_scatter, CT__SAVE_IN(1)) \
-    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
+    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
     X(TAKE, "aten::take", "take", "TakeBackward0", 2, 1, 0, "", ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1))                \
-    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
-    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
-    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
-    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
-    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
-    X(REPEAT_INTERLEAVE, "aten::repeat_interleave.self_int", "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
-    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(DIAG_EMBED, "aten::diag_embed", "diag_embed", "DiagEmbedBackward0", 1, 1, 0, "", ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
-    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
-    X(CONSTANT_PAD, "aten::constant_pad_nd", "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
-    X(REFLECTION_PAD, "ct::reflection_pad", "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(REPLICATION_PAD, "ct::replication_pad", "replication_pad", "ReplicationPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(CIRCULAR_PAD, "ct::circular_pad", "circular_pad", "CircularPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(PAD_BACKWARD, "ct::pad_backward", "pad_backward", "PadBackwardBackward0", 1, 1, 0, "", ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
+    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
+    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
+    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "int[] dims=v", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
+    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "int[] shifts=v, int[] dims=v#1", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
+    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "int[] repeats=v", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
+    X(REPEAT_INTERLEAVE, "aten::repeat_interleave.self_int", "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
+    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(DIAG_EMBED, "aten::diag_embed", "diag_embed", "DiagEmbedBackward0", 1, 1, 0, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
+    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "int num_classes=i0", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
+    X(CONSTANT_PAD, "aten::constant_pad_nd", "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, "int[] pad=v, float value=s0", ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
+    X(REFLECTION_PAD, "ct::reflection_pad", "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(REPLICATION_PAD, "ct::replication_pad", "replication_pad", "ReplicationPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(CIRCULAR_PAD, "ct::circular_pad", "circular_pad", "CircularPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(PAD_BACKWARD, "ct::pad_backward", "pad_backward", "PadBackwardBackward0", 1, 1, 0, "int[] pad=v, enum(reflect|replicate|circular) mode=mode", ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
 
 /* matrix products */
 #define CT__OPS_BLAS(X)                                                                                            \
@@ -9678,7 +9678,6 @@ static int ct__meta_index_select(ct__call *c) {
     int64_t n = ct_numel(idx);
     if (x->ndim > 0 && x->shape[dim] == 0 && n > 0)
         return ct__failed(CT_ERR_INDEX, "index_select(): self indexing axis dim should be positive");
-    ((ct__attrs *)c->a)->i[0] = dim;
     int64_t shape[CT_MAX_DIMS] = {0};
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     if (x->ndim) shape[dim] = n;
@@ -9687,7 +9686,7 @@ static int ct__meta_index_select(ct__call *c) {
 }
 static int ct__k_index_select(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
-    int dim = (int)c->a->i[0];
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
     ct__geo gx = ct__geo_ne(x);
     int64_t n = ct_numel(idx), size = gx.sh[dim];
     ct__ixerr e = {0, 0};
@@ -9770,13 +9769,12 @@ static int ct__meta_gather(ct__call *c) {
         if (d != dim && gi.sh[d] > gx.sh[d])
             return ct__failed(CT_ERR_SHAPE, "gather: Size does not match at dimension %d expected index %s to be smaller than self %s apart from dimension %d",
                               d, CT__SHAPE(idx), CT__SHAPE(x), dim);
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__ix_out(c, x->dtype, idx->ndim, idx->shape);
     return 0;
 }
 static int ct__k_gather(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
-    int dim = (int)c->a->i[0];
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
     if (ct_numel(out) == 0) return 0;
     ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gout = ct__geo_ne(out);
     int64_t xst[CT_MAX_DIMS];
@@ -9816,6 +9814,8 @@ static int ct__meta_scatter(ct__call *c) {
     if (dim < 0) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != x->dtype) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected self.dtype to be equal to src.dtype");
+    if (c->op == CT__OP_SCATTER_REDUCE && (c->a->mode < 0 || c->a->mode > 4))
+        return ct__failed(CT_ERR_ARG, "scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got %d", (int)c->a->mode);
     if (c->op == CT__OP_SCATTER_REDUCE && c->a->mode == 2 && x->dtype == CT_BOOL)
         return ct__failed(CT_ERR_DTYPE, "scatter_reduce: \"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
     ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gs = src ? ct__geo_ne(src) : gi;
@@ -9831,7 +9831,6 @@ static int ct__meta_scatter(ct__call *c) {
                                   CT__SHAPE(x), dim);
             }
         }
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__ix_out_self(c);
     return 0;
 }
@@ -9882,7 +9881,7 @@ static const ct__loop_fn ct__divcnt_tab[9] = {ct__divcnt_f32, ct__divcnt_f64, ct
                                               ct__divcnt_i32, ct__divcnt_i16, ct__divcnt_i8, ct__divcnt_u8};
 static int ct__k_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
-    int dim = (int)c->a->i[0], rc = 0;
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim), rc = 0;
     ct__ixerr e = {0, 0};
     if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct_numel(idx) == 0) return 0;
@@ -10015,13 +10014,12 @@ static int ct__meta_index_add(ct__call *c) {
         if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
         if (idx->ndim > 1) return ct__failed(CT_ERR_SHAPE, "index_fill_(): Index has to be a vector/scalar");
     }
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__ix_out_self(c);
     return 0;
 }
 static int ct__k_index_add(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->op != CT__OP_INDEX_FILL ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
-    int dim = (int)c->a->i[0], rc;
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim), rc;
     ct__ixerr e = {0, 0};
     ct__geo go = ct__geo_ne(out);
     int64_t n = ct_numel(idx), size = go.sh[dim];
@@ -10113,7 +10111,8 @@ static int ct__k_take(ct__call *c) {
 
 /* ---- advanced indexing: index (x[indices]) and index_put ---------------------------
    Inputs: x, [values,] then one int64 tensor per indexed dim; a->i[1] is the mask of
-   indexed dims, a->i[2] accumulate. The index tensors broadcast together; their
+   indexed dims (bit d: dim d has an index tensor, PyTorch's Tensor?[] indices with
+   None elsewhere), flags bit 0 accumulate. The index tensors broadcast together; their
    shape replaces the indexed dims in place when those are adjacent, else goes first
    (NumPy / PyTorch rules). Kernels turn the indices into element offsets once. */
 typedef struct ct__ixmap {
@@ -10309,7 +10308,7 @@ static const ct__loop_fn ct__offadd_tab[10] = {ct__offadd_f32, ct__offadd_f64, c
                                                ct__offadd_i32, ct__offadd_i16, ct__offadd_i8, ct__offadd_u8, ct__offadd_b8};
 static int ct__k_index_put(ct__call *c) {
     ct_tensor *x = c->in[0], *values = c->in[1], *out = c->out[0], *tmp = NULL;
-    int nidx = c->nin - 2, bad = 0, accumulate = (int)c->a->i[2];
+    int nidx = c->nin - 2, bad = 0, accumulate = c->a->flags & 1;
     uint32_t mask = (uint32_t)c->a->i[1];
     ct__ixmap m;
     ct__ixerr e = {0, 0};
@@ -10361,18 +10360,21 @@ static int ct__meta_masked_select(ct__call *c) {
     bin[0] = mask;
     bin[1] = x;
     if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
-    int64_t cnt = ct__mask_count(mask, nd, shape);
-    ct__ix_out(c, x->dtype, 1, &cnt);
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;   /* its length is the mask's count: the kernel allocates it */
     return 0;
 }
 static int ct__k_masked_select(ct__call *c) {
-    ct_tensor *x = c->in[0], *mask = c->in[1], *out = c->out[0], *ops[2];
+    ct_tensor *x = c->in[0], *mask = c->in[1], *out, *ops[2];
     int nd;
     int64_t shape[CT_MAX_DIMS] = {0};
-    if (ct_numel(out) == 0) return 0;
     ops[0] = mask;
     ops[1] = x;
     if (ct__broadcast("masked_select", 2, ops, &nd, shape)) return -1;
+    int64_t total = ct__mask_count(mask, nd, shape);
+    if (ct__out_alloc(c, 0, x->dtype, 1, &total)) return -1;
+    out = c->out[0];
+    if (total == 0) return 0;
     ct__cw w;
     ct__cw_init(&w, 2, ops, nd, shape);
     size_t es = ct__dt[x->dtype].size;
@@ -10428,14 +10430,14 @@ static int ct__meta_masked_scatter(ct__call *c) {
         bin[1] = x;
         if (ct__broadcast("masked_scatter", 2, bin, &nd, shape)) return -1;
     }
-    if (ct__mask_count(mask, nd, shape) > ct_numel(src))
-        return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
     if (c->inplace) ct__ix_out_self(c);
     else ct__ix_out(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_masked_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *out = c->out[0], *ops[2];
+    if (ct__mask_count(mask, out->ndim, out->shape) > ct_numel(src))
+        return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
     if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct_numel(out) == 0) return 0;
     ct_tensor *sc = src->storage == out->storage ? ct__clone_detached(src) : ct__contig_ref(src);
@@ -10466,25 +10468,23 @@ static ct_tensor *ct__truth(const ct_tensor *x) {
 static int ct__meta_nonzero(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (ct__ix_real("nonzero", x->dtype) || ct__ix_cpu("nonzero", x)) return -1;
-    ct_tensor *t = ct__truth(x);
-    if (!t) return -1;
-    int64_t n = ct_numel(t), cnt = 0, shape[2];
-    const uint8_t *p = (const uint8_t *)ct__ptr(t);
-    for (int64_t i = 0; i < n; i++) cnt += p[i];
-    ct__decref(t);
-    shape[0] = cnt;
-    shape[1] = x->ndim;
-    ct__ix_out(c, CT_INT64, 2, shape);
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;   /* [count, ndim]: the kernel counts, then allocates */
     return 0;
 }
 static int ct__k_nonzero(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    if (ct_numel(out) == 0 && x->ndim > 0) return 0;
+    ct_tensor *x = c->in[0], *out;
     ct_tensor *t = ct__truth(x);
     if (!t) return -1;
     int nd = x->ndim;
-    int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0}, inner = nd ? x->shape[nd - 1] : 1;
+    int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0}, inner = nd ? x->shape[nd - 1] : 1, shape[2];
     const uint8_t *p = (const uint8_t *)ct__ptr(t);
+    shape[0] = 0;
+    shape[1] = nd;
+    for (int64_t i = 0; i < n; i++) shape[0] += p[i];
+    if (ct__out_alloc(c, 0, CT_INT64, 2, shape)) { ct__decref(t); return -1; }
+    out = c->out[0];
+    if (shape[0] == 0 && nd > 0) { ct__decref(t); return 0; }
     int64_t *o = (int64_t *)ct__ptr(out), cnt = out->shape[0], k = 0;
     for (int64_t base = 0; base < n; base += inner) {
         if (nd == 0) { k += p[base] != 0; continue; }
@@ -10539,7 +10539,6 @@ static int ct__meta_cat(ct__call *c) {
         if (!ref) {
             /* only legacy empty tensors: an empty vector */
             shape[0] = 0;
-            ((ct__attrs *)c->a)->i[0] = 0;
             ct__ix_out(c, dt, 1, shape);
             return 0;
         }
@@ -10561,13 +10560,12 @@ static int ct__meta_cat(ct__call *c) {
         for (int d = 0; d < nd; d++) shape[d] = ref->shape[d];
         shape[dim] = total;
     }
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__ix_out(c, dt, nd, shape);
     return 0;
 }
 static int ct__k_cat(ct__call *c) {
     ct_tensor *out = c->out[0];
-    int n = c->nin, stack = c->op == CT__OP_STACK, dim = (int)c->a->i[0], nd = out->ndim, fast = 1;
+    int n = c->nin, stack = c->op == CT__OP_STACK, nd = out->ndim, dim = ct__wrap_dim((int)c->a->i[0], nd), fast = 1;
     if (ct_numel(out) == 0) return 0;
     size_t es = ct__dt[out->dtype].size;
     int64_t outer = 1, inner = 1, total = out->shape[dim];
@@ -10631,7 +10629,7 @@ static int ct__k_cat(ct__call *c) {
 /* ---- flip: a view with negated strides, copied out (a->v: dims, a->nv) ---- */
 static int ct__meta_flip(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     uint32_t seen = 0;
     if (ct__ix_real("flip", x->dtype)) return -1;
     for (int k = 0; k < a->nv; k++) {
@@ -10639,7 +10637,6 @@ static int ct__meta_flip(ct__call *c) {
         if (d < 0) return -1;
         if (seen & (1u << d)) return ct__failed(CT_ERR_ARG, "flip: dim %d appears multiple times in the list of dims", d);
         seen |= 1u << d;
-        a->v[k] = d;
     }
     ct__ix_out(c, x->dtype, x->ndim, x->shape);
     return 0;
@@ -10653,7 +10650,7 @@ static int ct__k_flip(ct__call *c) {
         /* contiguous rows: copy each row from its mirrored source row, reversed when the
            last dim flips */
         uint32_t mask = 0;
-        for (int k = 0; k < c->a->nv; k++) mask |= 1u << c->a->v[k];
+        for (int k = 0; k < c->a->nv; k++) mask |= 1u << ct__wrap_dim((int)c->a->v[k], nd);
         int64_t inner = x->shape[nd - 1], rows = ct_numel(x) / inner;
         size_t es = ct__dt[x->dtype].size;
         int rev = (mask >> (nd - 1)) & 1u;
@@ -10692,7 +10689,7 @@ static int ct__k_flip(ct__call *c) {
     }
     for (int d = 0; d < x->ndim; d++) st[d] = x->strides[d];
     for (int k = 0; k < c->a->nv; k++) {
-        int d = (int)c->a->v[k];
+        int d = ct__wrap_dim((int)c->a->v[k], nd);
         if (d >= x->ndim) continue;   /* a 0-d tensor: nothing to flip */
         off += (x->shape[d] - 1) * st[d];
         st[d] = -st[d];
@@ -10701,17 +10698,14 @@ static int ct__k_flip(ct__call *c) {
     return ct__copy_into(out, &v);
 }
 
-/* ---- roll: dims v[0..nv), shifts v[CT_MAX_DIMS..) ---- */
+/* ---- roll: shifts v[0..nv), dims v[nv..2nv) ---- */
 static int ct__meta_roll(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     if (ct__ix_real("roll", x->dtype)) return -1;
-    if (x->ndim == 0 && a->nv > 0) return ct__failed(CT_ERR_INDEX, "roll: Dimension specified as %d but tensor has no dimensions", (int)a->v[0]);
-    for (int k = 0; k < a->nv; k++) {
-        int d = ct__dim("roll", (int)a->v[k], x->ndim);
-        if (d < 0) return -1;
-        a->v[k] = d;
-    }
+    if (x->ndim == 0 && a->nv > 0) return ct__failed(CT_ERR_INDEX, "roll: Dimension specified as %d but tensor has no dimensions", (int)a->v[a->nv]);
+    for (int k = 0; k < a->nv; k++)
+        if (ct__dim("roll", (int)a->v[a->nv + k], x->ndim) < 0) return -1;
     ct__ix_out(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
@@ -10721,7 +10715,7 @@ static int ct__k_roll(ct__call *c) {
     int64_t sh[CT_MAX_DIMS] = {0};
     int dims[CT_MAX_DIMS], nr = 0, nd = x->ndim;
     if (ct_numel(out) == 0) return 0;
-    for (int k = 0; k < a->nv; k++) sh[a->v[k]] += a->v[CT_MAX_DIMS + k];
+    for (int k = 0; k < a->nv; k++) sh[ct__wrap_dim((int)a->v[a->nv + k], nd)] += a->v[k];
     for (int d = 0; d < nd; d++) {
         int64_t s = x->shape[d];
         sh[d] = ((sh[d] % s) + s) % s;
@@ -10822,21 +10816,22 @@ static int ct__meta_repeat_interleave(ct__call *c) {
     if (r->dtype != CT_INT64 && r->dtype != CT_INT32)
         return ct__failed(CT_ERR_DTYPE, "repeat_interleave: \"repeat_interleave_cpu\" not implemented for '%s'", CT__DTNAME(r->dtype));
     if (ct__ix_cpu("repeat_interleave", r)) return -1;
-    int64_t total = 0, n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size;
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;   /* its length is the sum of the repeats */
+    return 0;
+}
+static int ct__k_repeat_interleave(ct__call *c) {
+    ct_tensor *r = c->in[0];
+    int64_t total = 0, n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size, w = 0;
     const char *p = ct__ptr(r);
     for (int64_t k = 0; k < n; k++) {
         int64_t v = ct__ixld(p + k * r->strides[0] * es, r->dtype == CT_INT32);
         if (v < 0) return ct__failed(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
+        if (v > INT64_MAX - total) return ct__failed(CT_ERR_MEMORY, "repeat_interleave: the sum of the repeats overflows int64");
         total += v;
     }
-    ct__ix_out(c, r->dtype, 1, &total);
-    return 0;
-}
-static int ct__k_repeat_interleave(ct__call *c) {
-    ct_tensor *r = c->in[0], *out = c->out[0];
-    int64_t n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size, w = 0;
-    const char *p = ct__ptr(r);
-    char *o = ct__ptr(out);
+    if (ct__out_alloc(c, 0, r->dtype, 1, &total)) return -1;
+    char *o = ct__ptr(c->out[0]);
     for (int64_t k = 0; k < n; k++) {
         int64_t v = ct__ixld(p + k * r->strides[0] * es, r->dtype == CT_INT32);
         for (int64_t j = 0; j < v; j++, w++) ct__store_i64(o + w * es, r->dtype, k);
@@ -10885,7 +10880,7 @@ static int ct__k_tri(ct__call *c) {
 /* ---- diag_embed: a->i[0] offset, i[1] dim1, i[2] dim2 ---- */
 static int ct__meta_diag_embed(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     if (ct__ix_real("diag_embed", x->dtype)) return -1;
     int nd = x->ndim + 1;
     if (nd > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "diag_embed: the result would have more than %d dimensions", CT_MAX_DIMS);
@@ -10896,14 +10891,12 @@ static int ct__meta_diag_embed(ct__call *c) {
     if (d1 == d2) return ct__failed(CT_ERR_ARG, "diag_embed: diagonal dimensions cannot be identical %d, %d", (int)a->i[1], (int)a->i[2]);
     int64_t off = a->i[0], len = x->shape[x->ndim - 1] + (off < 0 ? -off : off), shape[CT_MAX_DIMS];
     for (int d = 0, k = 0; d < nd; d++) shape[d] = (d == d1 || d == d2) ? len : x->shape[k++];
-    a->i[1] = d1;
-    a->i[2] = d2;
     ct__ix_out(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_diag_embed(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
-    int d1 = (int)c->a->i[1], d2 = (int)c->a->i[2], nd = out->ndim, k = 0;
+    int nd = out->ndim, d1 = ct__wrap_dim((int)c->a->i[1], nd), d2 = ct__wrap_dim((int)c->a->i[2], nd), k = 0;
     int64_t off = c->a->i[0], n = ct_numel(out), sh[CT_MAX_DIMS], st[CT_MAX_DIMS], start;
     if (n == 0) return 0;
     memset(ct__ptr(out), 0, (size_t)n * ct__dt[out->dtype].size);
@@ -10916,53 +10909,54 @@ static int ct__k_diag_embed(ct__call *c) {
     return ct__copy_into(&v, x);
 }
 
-/* ---- one_hot: a->i[0] num_classes (-1: inferred in meta) ---- */
+/* ---- one_hot: a->i[0] num_classes; -1: one more than the largest class, which
+   only the kernel can see (the output is then DEFERRED) ---- */
 static int ct__meta_one_hot(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    int64_t nc = c->a->i[0], shape[CT_MAX_DIMS];
     if (x->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "one_hot: one_hot is only applicable to index tensor.");
     if (ct__ix_cpu("one_hot", x)) return -1;
     if (x->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "one_hot: the result would have more than %d dimensions", CT_MAX_DIMS);
-    int64_t n = ct_numel(x), nc = a->i[0], lo = INT64_MAX, hi = INT64_MIN, shape[CT_MAX_DIMS];
-    if (n == 0) {
-        if (nc == -1) return ct__failed(CT_ERR_ARG, "one_hot: Can not infer total number of classes from empty tensor.");
-    } else {
-        ct_tensor *xc = ct__contig_ref(x);
-        if (!xc) return -1;
-        const int64_t *p = (const int64_t *)ct__ptr(xc);
-        for (int64_t i = 0; i < n; i++) { lo = p[i] < lo ? p[i] : lo; hi = p[i] > hi ? p[i] : hi; }
-        ct__decref(xc);
-        if (lo < 0) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
-        if (nc == -1) nc = hi + 1;
-        else if (hi >= nc) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    if (nc == -1) {
+        if (ct_numel(x) == 0) return ct__failed(CT_ERR_ARG, "one_hot: Can not infer total number of classes from empty tensor.");
+        c->nout = 1;
+        c->oi[0].kind = CT__OUT_DEFERRED;
+        return 0;
     }
     if (nc < 0) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
-    a->i[0] = nc;
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim] = nc;
     ct__ix_out(c, CT_INT64, x->ndim + 1, shape);
     return 0;
 }
 static int ct__k_one_hot(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    int64_t n = ct_numel(x), nc = c->a->i[0];
-    if (ct_numel(out) == 0) return 0;
-    int64_t *o = (int64_t *)ct__ptr(out);
-    memset(o, 0, sizeof(int64_t) * (size_t)(n * nc));
+    ct_tensor *x = c->in[0];
+    int64_t n = ct_numel(x), nc = c->a->i[0], lo = INT64_MAX, hi = INT64_MIN, shape[CT_MAX_DIMS];
     ct_tensor *xc = ct__contig_ref(x);
     if (!xc) return -1;
     const int64_t *p = (const int64_t *)ct__ptr(xc);
-    for (int64_t i = 0; i < n; i++) o[i * nc + p[i]] = 1;
+    for (int64_t i = 0; i < n; i++) { lo = p[i] < lo ? p[i] : lo; hi = p[i] > hi ? p[i] : hi; }
+    int rc = 0;
+    if (n > 0 && lo < 0) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
+    else if (nc == -1) {
+        for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
+        shape[x->ndim] = nc = hi + 1;
+        rc = ct__out_alloc(c, 0, CT_INT64, x->ndim + 1, shape);
+    } else if (n > 0 && hi >= nc) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    if (!rc && ct_numel(c->out[0]) > 0) {
+        int64_t *o = (int64_t *)ct__ptr(c->out[0]);
+        memset(o, 0, sizeof(int64_t) * (size_t)(n * nc));
+        for (int64_t i = 0; i < n; i++) o[i * nc + p[i]] = 1;
+    }
     ct__decref(xc);
-    return 0;
+    return rc;
 }
 
 /* ---- pad (F.pad): a->v[0..nv) pads, last dim first; a->s[0] value (constant).
    Reflect / replicate / circular pad the last nv/2 dims of a (batch,) channel, spatial
    tensor through index maps; their backward adds the gradient back through the same
-   maps (pad_backward: a->mode 0 reflect 1 replicate 2 circular, a->i[1] input ndim,
-   a->v[CT__PAD_SHAPE_AT..) input shape). */
-#define CT__PAD_SHAPE_AT 6
+   maps (pad_backward: the same pads, a->mode 0 reflect 1 replicate 2 circular; the
+   input's shape is the gradient's less the pads). */
 static int ct__pad_mode(int op) { return op == CT__OP_REFLECTION_PAD ? 0 : op == CT__OP_REPLICATION_PAD ? 1 : 2; }
 static const char *const ct__pad_mode_names[3] = {"reflect", "replicate", "circular"};
 static int ct__meta_pad(ct__call *c) {
@@ -11169,8 +11163,17 @@ static int ct__k_pad(ct__call *c) {
 static int ct__meta_pad_backward(ct__call *c) {
     ct_tensor *g = c->in[0];
     const ct__attrs *a = c->a;
+    int64_t shape[CT_MAX_DIMS];
     if (!CT__ISFLOAT(g->dtype)) return ct__failed(CT_ERR_DTYPE, "pad_backward: not implemented for '%s'", CT__DTNAME(g->dtype));
-    ct__ix_out(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
+    if (a->mode < 0 || a->mode > 2) return ct__failed(CT_ERR_ARG, "pad_backward: mode %d is not reflect (0), replicate (1) or circular (2)", (int)a->mode);
+    if (a->nv % 2 || a->nv / 2 < 1 || a->nv / 2 > g->ndim) return ct__failed(CT_ERR_ARG, "pad_backward: %d pads for a %d-D gradient", (int)a->nv, g->ndim);
+    for (int d = 0; d < g->ndim; d++) shape[d] = g->shape[d];
+    for (int j = 0; j < a->nv / 2; j++) {
+        int d = g->ndim - 1 - j;
+        shape[d] -= a->v[2 * j] + a->v[2 * j + 1];
+        if (shape[d] < 1) return ct__failed(CT_ERR_ARG, "pad_backward: pads (%lld, %lld) leave no input at dimension %d", (long long)a->v[2 * j], (long long)a->v[2 * j + 1], d);
+    }
+    ct__ix_out(c, g->dtype, g->ndim, shape);
     return 0;
 }
 static int ct__k_pad_backward(ct__call *c) {
@@ -11361,7 +11364,7 @@ static int ct__bw_index_put(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     int len = ct__bw_index_list(n, 2, list);
     if (len < 0) return -1;
     if (CT__IX_NEEDS(n, 0)) {
-        gin[0] = n->attrs.i[2] ? gout[0] : ct_index_put(gout[0], len, list, ct_scalar_tensor(0.0, gout[0]->dtype), 0);
+        gin[0] = (n->attrs.flags & 1) ? gout[0] : ct_index_put(gout[0], len, list, ct_scalar_tensor(0.0, gout[0]->dtype), 0);
         if (!gin[0]) return -1;
     }
     if (CT__IX_NEEDS(n, 1) && !(gin[1] = ct_index(gout[0], len, list))) return -1;
@@ -11403,7 +11406,7 @@ static int ct__bw_take(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return 0;
 }
 static int ct__bw_cat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    int dim = (int)n->attrs.i[0];
+    int dim = ct__wrap_dim((int)n->attrs.i[0], gout[0]->ndim);
     int64_t off = 0;
     for (int i = 0; i < n->nin; i++) {
         const ct__tmeta *m = &n->in_meta[i];
@@ -11428,8 +11431,8 @@ static int ct__bw_flip(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 }
 static int ct__bw_roll(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     int64_t neg[CT_MAX_DIMS];
-    for (int k = 0; k < n->attrs.nv; k++) neg[k] = -n->attrs.v[CT_MAX_DIMS + k];
-    gin[0] = ct_roll(gout[0], n->attrs.nv, neg, n->attrs.nv, n->attrs.v);
+    for (int k = 0; k < n->attrs.nv; k++) neg[k] = -n->attrs.v[k];
+    gin[0] = ct_roll(gout[0], n->attrs.nv, neg, n->attrs.nv, n->attrs.v + n->attrs.nv);
     return gin[0] ? 0 : -1;
 }
 static int ct__bw_repeat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -11474,11 +11477,11 @@ static int ct__bw_constant_pad(ct__node *n, ct_tensor *const *gout, ct_tensor **
     return gin[0] ? 0 : -1;
 }
 static int ct__bw_pad(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    const ct__tmeta *m = &n->in_meta[0];
-    ct__attrs a = n->attrs;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.nv = n->attrs.nv;
+    for (int k = 0; k < a.nv; k++) a.v[k] = n->attrs.v[k];
     a.mode = ct__pad_mode(n->op);
-    a.i[1] = m->ndim;
-    for (int d = 0; d < m->ndim; d++) a.v[CT__PAD_SHAPE_AT + d] = m->shape[d];
     gin[0] = ct__op1(CT__OP_PAD_BACKWARD, gout[0], &a);
     return gin[0] ? 0 : -1;
 }
@@ -11620,7 +11623,7 @@ static ct_tensor *ct__index_call(ct_tensor *x, int n, ct_tensor *const *indices,
         ct__attrs a;
         ct__attrs_init(&a);
         a.i[1] = (int64_t)mask;
-        a.i[2] = accumulate ? 1 : 0;
+        a.flags = accumulate ? 1 : 0;
         in[0] = x;
         if (put) in[1] = (ct_tensor *)values;
         r = inplace ? ct__call1_(put ? CT__OP_INDEX_PUT : CT__OP_INDEX, first + k, in, &a)
@@ -11799,7 +11802,7 @@ CTENSOR_API ct_tensor *ct_roll(const ct_tensor *x, int nshifts, const int64_t *s
     if (nshifts != ndims) return ct__fail(CT_ERR_ARG, "roll: shifts and dimensions must align. shifts: %d, dims:%d", nshifts, ndims);
     if (ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "roll: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
     a.nv = ndims;
-    for (int k = 0; k < ndims; k++) { a.v[k] = dims[k]; a.v[CT_MAX_DIMS + k] = shifts[k]; }
+    for (int k = 0; k < ndims; k++) { a.v[k] = shifts[k]; a.v[ndims + k] = dims[k]; }
     return ct__op1(CT__OP_ROLL, x, &a);
 }
 CTENSOR_API ct_tensor *ct_repeat(const ct_tensor *x, int n, const int64_t *repeats) {

@@ -4,8 +4,8 @@
    attributes go to their text form and back (parse(repr(a)) == a, equal hashes,
    the same text again), then the op runs again through ct_dispatch from the
    parsed attributes alone (a fresh struct: undeclared slots are zero) on the same
-   inputs (a copy of input 0 as it was, for in-place calls; a copy of the
-   generator as it was, for random ops), and its outputs must equal the original
+   inputs (for in-place calls, copies as they were of input 0 and of the inputs
+   that share its memory; a copy of the generator as it was, for random ops), and its outputs must equal the original
    outputs bit for bit.
 
    The includer says how a mismatch is reported, before including this file:
@@ -25,7 +25,8 @@
 #endif
 
 #define CT_REPLAY_DEPTH 64
-typedef struct ct_replay_frame { ct_tensor *before; ct_generator gen; int has_gen; } ct_replay_frame;
+#define CT_REPLAY_SAVED 8   /* in-place calls: inputs copied as they were (input 0 and those sharing its memory) */
+typedef struct ct_replay_frame { ct_tensor *before[CT_REPLAY_SAVED]; ct_generator gen; int has_gen; } ct_replay_frame;
 static ct_replay_frame ct_replay_stack[CT_REPLAY_DEPTH];
 static int ct_replay_n, ct_replay_calls, ct_replay_failures;
 
@@ -41,14 +42,17 @@ static void ct_replay_listener(const ct_dispatch_event *e, void *user) {
     if (e->depth) return;
     if (e->phase == CT_DISPATCH_ENTER) {
         ct_replay_frame *f = &ct_replay_stack[ct_replay_n < CT_REPLAY_DEPTH ? ct_replay_n : CT_REPLAY_DEPTH - 1];
-        f->before = e->inplace && e->nin > 0 ? ct_retain(ct_clone(e->inputs[0])) : NULL;
+        for (int i = 0; i < CT_REPLAY_SAVED; i++) {
+            const ct_tensor *x = i < e->nin ? e->inputs[i] : NULL;
+            int alias = e->inplace && x && (i == 0 || x->storage == e->inputs[0]->storage);
+            f->before[i] = alias ? ct_retain(ct_clone(x)) : NULL;
+        }
         f->has_gen = e->generator != NULL;
         if (e->generator) f->gen = *e->generator;
         ct_replay_n++;
         return;
     }
     ct_replay_frame *f = &ct_replay_stack[--ct_replay_n < CT_REPLAY_DEPTH ? ct_replay_n : CT_REPLAY_DEPTH - 1];
-    ct_tensor *before = f->before;
     if (e->phase == CT_DISPATCH_EXIT) {
         char err[2048], text[4096], text2[4096];
         ct_status code = ct_last_error_code();
@@ -67,7 +71,8 @@ static void ct_replay_listener(const ct_dispatch_event *e, void *user) {
         ct_tensor *in[64], *out[8];
         int nin = e->nin < 64 ? e->nin : 64;
         for (int i = 0; i < nin; i++) in[i] = e->inputs[i];
-        if (before) in[0] = ct_clone(before);
+        for (int i = 0; i < CT_REPLAY_SAVED && i < nin; i++)
+            if (f->before[i]) in[i] = ct_clone(f->before[i]);
         ct_generator g;
         if (f->has_gen) g = f->gen;
         ct_clear_error();
@@ -83,7 +88,8 @@ static void ct_replay_listener(const ct_dispatch_event *e, void *user) {
         if (code) ct_set_error(code, "%s", err);
         else ct_clear_error();
     }
-    if (before) ct_release(before);
+    for (int i = 0; i < CT_REPLAY_SAVED; i++)
+        if (f->before[i]) ct_release(f->before[i]);
 }
 static int ct_replay_install(void) {
     const char *r = getenv("CT_TEST_REPLAY");
