@@ -4,8 +4,9 @@
    attributes go to their text form and back (parse(repr(a)) == a, equal hashes,
    the same text again), then the op runs again through ct_dispatch from the
    parsed attributes alone (a fresh struct: undeclared slots are zero) on the same
-   inputs (for in-place calls, copies as they were of input 0 and of the inputs
-   that share its memory; a copy of the generator as it was, for random ops), and its outputs must equal the original
+   inputs (for in-place calls, copies of the inputs as they were: the call may
+   have written input 0, inputs sharing its memory, or further state such as an
+   optimizer's buffers; a copy of the generator as it was, for random ops), and its outputs must equal the original
    outputs bit for bit.
 
    The includer says how a mismatch is reported, before including this file:
@@ -25,7 +26,7 @@
 #endif
 
 #define CT_REPLAY_DEPTH 64
-#define CT_REPLAY_SAVED 8   /* in-place calls: inputs copied as they were (input 0 and those sharing its memory) */
+#define CT_REPLAY_SAVED 8   /* in-place calls: the first inputs, copied as they were */
 typedef struct ct_replay_frame { ct_tensor *before[CT_REPLAY_SAVED]; ct_generator gen; int has_gen; } ct_replay_frame;
 static ct_replay_frame ct_replay_stack[CT_REPLAY_DEPTH];
 static int ct_replay_n, ct_replay_calls, ct_replay_failures;
@@ -44,8 +45,7 @@ static void ct_replay_listener(const ct_dispatch_event *e, void *user) {
         ct_replay_frame *f = &ct_replay_stack[ct_replay_n < CT_REPLAY_DEPTH ? ct_replay_n : CT_REPLAY_DEPTH - 1];
         for (int i = 0; i < CT_REPLAY_SAVED; i++) {
             const ct_tensor *x = i < e->nin ? e->inputs[i] : NULL;
-            int alias = e->inplace && x && (i == 0 || x->storage == e->inputs[0]->storage);
-            f->before[i] = alias ? ct_retain(ct_clone(x)) : NULL;
+            f->before[i] = e->inplace && x ? ct_retain(ct_clone(x)) : NULL;
         }
         f->has_gen = e->generator != NULL;
         if (e->generator) f->gen = *e->generator;
