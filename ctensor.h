@@ -2168,6 +2168,10 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__SAVE_IN(i) (1u << (i))
 #define CT__SAVE_ALL_IN 0xffffu
 #define CT__SAVE_OUT(j) (1u << (16 + (j)))
+/* with CT__SAVE_IN: those inputs are kept for their geometry only (sizes, strides,
+   offset: PyTorch's TensorGeometry), as detached aliases read with
+   ct__saved_peek: no history, hence no reference cycle through a view's base */
+#define CT__SAVE_GEOMETRY 0x80000000u
 
 /* ----------------------------------------------------------------------------
    Op lists, one per family. Each family section below defines its functions.
@@ -2185,7 +2189,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 
 /* views: outputs share storage with input 0 */
 #define CT__OPS_VIEW(X)                                                                                                      \
-    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_IN(0)) \
+    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_IN(0) | CT__SAVE_GEOMETRY) \
     X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
     X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "int[] dims=v", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
     X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
@@ -3756,7 +3760,11 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     for (int i = 0; i < nin; i++) {
         if (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i)))) {
             ct_tensor *sv = (i == 0 && c->self_before) ? c->self_before : c->in[i];
-            n->saved[k].t = ct__incref(sv);
+            if (save & CT__SAVE_GEOMETRY) {
+                if (!(n->saved[k].t = ct__view_header(sv, sv->ndim, sv->shape, sv->strides, sv->offset))) { ct__node_destroy_now(n); return -1; }
+            } else {
+                n->saved[k].t = ct__incref(sv);
+            }
             n->saved[k].version = (sv != c->self_before && ((d->flags & CT__OPF_INPLACE) || c->inplace) && i < 8)
                                       ? c->pre_version[i] : CT__LOAD(&sv->storage->version);
             n->saved[k].which = i;
@@ -14302,7 +14310,7 @@ static int ct__bw_as_strided(ct__node *n, ct_tensor *const *gout, ct_tensor **gi
        storage the input covers, then read the input's geometry back out of it */
     ct__tmeta *m = &n->in_meta[0];
     const ct__attrs *a = &n->attrs;
-    const ct_tensor *x = ct__saved_peek(n, 0);   /* its geometry only: later writes to it do not matter */
+    const ct_tensor *x = ct__saved_peek(n, 0);   /* its geometry only (CT__SAVE_GEOMETRY) */
     if (!x) { (void)ct__saved_get(n, 0); return -1; }   /* freed: the error says why */
     int64_t in_off = x->offset, in_st[CT_MAX_DIMS];
     for (int d = 0; d < m->ndim; d++) in_st[d] = x->strides[d];
