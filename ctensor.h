@@ -4282,7 +4282,12 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
     int rc = -1;
     int *root_idx = CT__NEW_ARRAY(int, nroots);
     int *root_slot = CT__NEW_ARRAY(int, nroots);
-    if (!root_idx || !root_slot) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
+    /* the nodes of the roots and targets, held for the run: a leaf's AccumulateGrad
+       made here for a target the graph does not reach is held by nothing else, and
+       is freed (releasing the leaf) when the run lets it go */
+    ct__node **held = CT__NEW_ARRAY(ct__node *, nroots + ntargets + 1);
+    int nheld = 0;
+    if (!root_idx || !root_slot || !held) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
     for (int k = 0; k < ntargets; k++) captured[k] = NULL;
     /* roots */
     for (int r = 0; r < nroots; r++) {
@@ -4294,6 +4299,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
         }
         ct__edge e;
         if (ct__edge_of(x, &e)) goto done;
+        held[nheld++] = ct__node_incref(e.fn);
         int idx = ct__gtask_add(&g, e.fn);
         if (idx < 0) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
         root_idx[r] = idx;
@@ -4309,6 +4315,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
         }
         ct__edge e;
         if (ct__edge_of(x, &e)) goto done;
+        held[nheld++] = ct__node_incref(e.fn);
         int idx = ct__gtask_add(&g, e.fn);
         if (idx < 0) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
         if (accumulate && e.fn->op == CT__NODE_ACC) g.info[idx].needed = 1;   /* backward(inputs=[leaf]) */
@@ -4466,6 +4473,8 @@ done:
             if (captured[k]) { ct__decref(captured[k]); captured[k] = NULL; }
     }
     ct__gtask_free(&g);
+    for (int k = 0; k < nheld; k++) ct__node_decref(held[k]);
+    CT_FREE(held);
     CT_FREE(root_idx);
     CT_FREE(root_slot);
     return rc;
