@@ -434,6 +434,23 @@ CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt);   /* 0-d ten
 CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt);
 CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt);
 CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt);     /* m < 0: square */
+/* The same factories on a device (PyTorch's device= argument); the forms above
+   make CPU tensors, and the *_like forms follow their input's device. A GPU
+   needs ctensor_cuda.h (its allocator and kernels). */
+CTENSOR_API ct_tensor *ct_empty_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_zeros_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_ones_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_full_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape, double value);
+#define ct_empty_on(dev, dt, ...) ct_empty_on_n(dev, dt, CT_DIMS(__VA_ARGS__))
+#define ct_zeros_on(dev, dt, ...) ct_zeros_on_n(dev, dt, CT_DIMS(__VA_ARGS__))
+#define ct_ones_on(dev, dt, ...) ct_ones_on_n(dev, dt, CT_DIMS(__VA_ARGS__))
+#define ct_full_on(dev, dt, value, ...) ct_full_on_n(dev, dt, CT_DIMS(__VA_ARGS__), value)
+CTENSOR_API ct_tensor *ct_scalar_tensor_on(ct_device dev, double value, ct_dtype dt);
+CTENSOR_API ct_tensor *ct_arange_on(ct_device dev, double start, double end, double step, ct_dtype dt);
+CTENSOR_API ct_tensor *ct_linspace_on(ct_device dev, double start, double end, int64_t steps, ct_dtype dt);
+CTENSOR_API ct_tensor *ct_eye_on(ct_device dev, int64_t n, int64_t m, ct_dtype dt);
+CTENSOR_API ct_tensor *ct_from_data_on_n(ct_device dev, const void *data, ct_dtype dt, int ndim, const int64_t *shape);
+#define ct_from_data_on(dev, data, dt, ...) ct_from_data_on_n(dev, data, dt, CT_DIMS(__VA_ARGS__))
 /* Copies `data` (numel elements of dtype dt, C order). */
 CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape);
 #define ct_from_data(data, dt, ...) ct_from_data_n(data, dt, CT_DIMS(__VA_ARGS__))
@@ -809,6 +826,10 @@ CTENSOR_API uint64_t ct_generator_random64(ct_generator *g);
 CTENSOR_API uint64_t ct_initial_seed(void);
 CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape);
 CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_rand_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape);
+CTENSOR_API ct_tensor *ct_randn_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape);
+#define ct_rand_on(dev, dt, ...) ct_rand_on_n(dev, dt, CT_DIMS(__VA_ARGS__))
+#define ct_randn_on(dev, dt, ...) ct_randn_on_n(dev, dt, CT_DIMS(__VA_ARGS__))
 #define ct_rand(dt, ...) ct_rand_n(dt, CT_DIMS(__VA_ARGS__))
 #define ct_randn(dt, ...) ct_randn_n(dt, CT_DIMS(__VA_ARGS__))
 /* In-place fills; g NULL = the default generator. */
@@ -986,7 +1007,7 @@ typedef struct ct_attr_info {
     ct_attr_type type;
     int optional;          /* may be None */
     int count;             /* lists: the fixed length, or -1 when variable; scalars: 1 */
-    char values[128];      /* enums: the names, '|'-separated ("none|mean|sum") */
+    char values[1024];     /* enums: the names, '|'-separated ("none|mean|sum") */
 } ct_attr_info;
 /* One attribute's value, for ct_attrs_get / ct_attrs_set. */
 typedef struct ct_attr_value {
@@ -1025,7 +1046,10 @@ CTENSOR_API ct_status ct_op_attr(int op, int k, ct_attr_info *info);
 /* The schema in one line: "aten::sum.dim_IntList(Tensor, *, int[] dim, bool keepdim, dtype? dtype) -> Tensor" */
 CTENSOR_API size_t ct_op_schema(int op, char *buf, size_t cap);
 
-CTENSOR_API void ct_attrs_init(ct_attrs *a);                /* all zero: every attribute's default */
+CTENSOR_API void ct_attrs_init(ct_attrs *a);                /* all zero */
+/* Every attribute of op at PyTorch's default (alpha=1 for add, correction=1 for
+   var, ...; zero or None where PyTorch's default is). */
+CTENSOR_API ct_status ct_attrs_defaults(int op, ct_attrs *a);
 /* Equality and a hash over the op's declared attributes only (for CSE). */
 CTENSOR_API int ct_attrs_equal(int op, const ct_attrs *a, const ct_attrs *b);
 CTENSOR_API uint64_t ct_attrs_hash(int op, const ct_attrs *a);
@@ -1037,7 +1061,7 @@ CTENSOR_API ct_status ct_attrs_parse(int op, const char *text, ct_attrs *a);
 CTENSOR_API ct_status ct_attrs_get(int op, const ct_attrs *a, const char *name, ct_attr_value *out);
 CTENSOR_API ct_status ct_attrs_set(int op, ct_attrs *a, const char *name, const ct_attr_value *value);
 
-/* Runs op `op` on nin inputs with attributes a (NULL: all defaults) through the
+/* Runs op `op` on nin inputs with attributes a (NULL: PyTorch's defaults) through the
    dispatcher, exactly as the public functions do (checks, autograd, listeners).
    g: the generator of a random op (NULL: the default). inplace: write the result
    into in[0] (the _ form of an elementwise op, as ct_add_); ops that are in
@@ -2545,32 +2569,36 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__SAVE_IN(i) (1u << (i))
 #define CT__SAVE_ALL_IN 0xffffu
 #define CT__SAVE_OUT(j) (1u << (16 + (j)))
+/* with CT__SAVE_IN: those inputs are kept for their geometry only (sizes, strides,
+   offset: PyTorch's TensorGeometry), as detached aliases read with
+   ct__saved_peek: no history, hence no reference cycle through a view's base */
+#define CT__SAVE_GEOMETRY 0x80000000u
 
 /* ----------------------------------------------------------------------------
    Op lists, one per family. Each family section below defines its functions.
    -------------------------------------------------------------------------- */
 /* creation and conversion */
 #define CT__OPS_CREATE(X)                                                                                     \
-    X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
+    X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "float value=s0", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
     X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
-    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
-    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
-    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
-    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
-    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF, "", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
+    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
+    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
+    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int n=i0, int m=i1, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
+    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int[] size=v, float fill_value=s0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
 
 /* views: outputs share storage with input 0 */
 #define CT__OPS_VIEW(X)                                                                                                      \
-    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_NONE) \
-    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
-    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
-    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
-    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
-    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
-    X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
+    X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_IN(0) | CT__SAVE_GEOMETRY) \
+    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
+    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "int[] dims=v", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
+    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
+    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int start=i1, int end=i2, int step=i3", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
+    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int index=i1", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
+    X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
     X(ALIAS, "aten::alias", "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
-    X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 1, 1, 0, "", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
+    X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 2, 1, 0, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
 #define CT__OPS_UNARY(X)                                                                                          \
@@ -2621,23 +2649,23 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(SIGNBIT, "aten::signbit", "signbit", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
     X(LOGICAL_NOT, "aten::logical_not", "logical_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
     X(BITWISE_NOT, "aten::bitwise_not", "bitwise_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
-    X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
-    X(CELU, "aten::celu", "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
-    X(GELU, "aten::gelu", "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
-    X(SOFTPLUS, "aten::softplus", "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
-    X(HARDTANH, "aten::hardtanh", "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
-    X(THRESHOLD, "aten::threshold", "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
-    X(NAN_TO_NUM, "aten::nan_to_num", "nan_to_num", "NanToNumBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
-    X(CLAMP, "aten::clamp", "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
-    X(POW_SCALAR, "aten::pow.Tensor_Scalar", "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
-    X(RPOW_SCALAR, "aten::pow.Scalar", "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
-    X(ROUND_DECIMALS, "aten::round.decimals", "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
+    X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float negative_slope=s0:0.01", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
+    X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0:1, float scale=s1:1, float input_scale=s2:1", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
+    X(CELU, "aten::celu", "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0:1", ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
+    X(GELU, "aten::gelu", "gelu", "GeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "enum(none|tanh) approximate=mode", ct__meta_unary, ct__k_unary, ct__bw_gelu, CT__SAVE_IN(0)) \
+    X(SOFTPLUS, "aten::softplus", "softplus", "SoftplusBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float beta=s0:1, float threshold=s1:20", ct__meta_unary, ct__k_unary, ct__bw_softplus, CT__SAVE_IN(0)) \
+    X(HARDTANH, "aten::hardtanh", "hardtanh", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "float min_val=s0:-1, float max_val=s1:1", ct__meta_unary, ct__k_unary, ct__bw_hardtanh, CT__SAVE_IN(0)) \
+    X(THRESHOLD, "aten::threshold", "threshold", "ThresholdBackward0", 1, 1, CT__OPF_NO_BOOL, "float threshold=s0, float value=s1", ct__meta_unary, ct__k_unary, ct__bw_threshold, CT__SAVE_IN(0)) \
+    X(NAN_TO_NUM, "aten::nan_to_num", "nan_to_num", "NanToNumBackward0", 1, 1, 0, "float nan=s0, float posinf=s1, float neginf=s2", ct__meta_unary, ct__k_unary, ct__bw_nan_to_num, CT__SAVE_IN(0)) \
+    X(CLAMP, "aten::clamp", "clamp", "ClampBackward1", 1, 1, CT__OPF_NO_BOOL, "float min=s0, float max=s1", ct__meta_unary, ct__k_unary, ct__bw_clamp, CT__SAVE_IN(0)) \
+    X(POW_SCALAR, "aten::pow.Tensor_Scalar", "pow", "PowBackward0", 1, 1, CT__OPF_NO_BOOL, "float exponent=s0", ct__meta_unary, ct__k_unary, ct__bw_pow_scalar, CT__SAVE_IN(0)) \
+    X(RPOW_SCALAR, "aten::pow.Scalar", "pow", "PowBackward2", 1, 1, CT__OPF_NO_BOOL, "float self=s0", ct__meta_unary, ct__k_unary, ct__bw_rpow_scalar, CT__SAVE_OUT(0)) \
+    X(ROUND_DECIMALS, "aten::round.decimals", "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "int decimals=i0", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
 
 /* elementwise binary with broadcasting: loops in CT__BINARY_LOOPS */
 #define CT__OPS_BINARY(X)                                                                                             \
-    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "float alpha=s0", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
-    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
+    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "float alpha=s0:1", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
+    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "float alpha=s0:1", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
     X(MUL, "aten::mul.Tensor", "mul", "MulBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV, "aten::div.Tensor", "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV_TRUNC, "ct::div_trunc", "div", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
@@ -2672,104 +2700,104 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPS_TERNARY(X)                                                                                            \
     X(WHERE, "aten::where.self", "where", "WhereBackward0", 3, 1, 0, "", ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0))          \
     X(LERP, "aten::lerp.Tensor", "lerp", "LerpBackward1", 3, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_lerp, CT__SAVE_ALL_IN) \
-    X(ADDCMUL, "aten::addcmul", "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(ADDCDIV, "aten::addcdiv", "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDCMUL, "aten::addcmul", "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, "float value=s0:1", ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDCDIV, "aten::addcdiv", "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, "float value=s0:1", ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(CLAMP_T, "aten::clamp.Tensor", "clamp", "ClampBackward0", 3, 1, CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_clamp_t, CT__SAVE_ALL_IN) \
     X(MASKED_FILL, "aten::masked_fill.Tensor", "masked_fill", "MaskedFillBackward0", 3, 1, 0, "", ct__meta_masked_fill, ct__k_ternary, ct__bw_masked_fill, CT__SAVE_IN(1))
 
 /* reductions */
 #define CT__OPS_REDUCE(X)                                                                                          \
-    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
-    X(MEAN, "aten::mean.dim", "mean", "MeanBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
-    X(NANSUM, "aten::nansum", "nansum", "NansumBackward0", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
-    X(PROD, "aten::prod.dim_int", "prod", "ProdBackward1", 1, 1, 0, "", ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(VAR, "aten::var.correction", "var", "VarBackward0", 1, 1, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
-    X(STD, "aten::std.correction", "std", "StdBackward0", 1, 1, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(VAR_MEAN, "aten::var_mean.correction", "var_mean", "VarMeanBackward0", 1, 2, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
-    X(STD_MEAN, "aten::std_mean.correction", "std_mean", "StdMeanBackward0", 1, 2, 0, "", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(AMAX, "aten::amax", "amax", "AmaxBackward0", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(AMIN, "aten::amin", "amin", "AminBackward0", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
+    X(MEAN, "aten::mean.dim", "mean", "MeanBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
+    X(NANSUM, "aten::nansum", "nansum", "NansumBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
+    X(PROD, "aten::prod.dim_int", "prod", "ProdBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR, "aten::var.correction", "var", "VarBackward0", 1, 1, 0, "int[] dim=v, float correction=s0:1, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD, "aten::std.correction", "std", "StdBackward0", 1, 1, 0, "int[] dim=v, float correction=s0:1, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(VAR_MEAN, "aten::var_mean.correction", "var_mean", "VarMeanBackward0", 1, 2, 0, "int[] dim=v, float correction=s0:1, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0)) \
+    X(STD_MEAN, "aten::std_mean.correction", "std_mean", "StdMeanBackward0", 1, 2, 0, "int[] dim=v, float correction=s0:1, bool keepdim=f0", ct__meta_var, ct__k_var, ct__bw_var, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMAX, "aten::amax", "amax", "AmaxBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(AMIN, "aten::amin", "amin", "AminBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_amax, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(MAX, "aten::max", "max", "MaxBackward1", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(MIN, "aten::min", "min", "MinBackward1", 1, 1, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(MAX_DIM, "aten::max.dim", "max", "MaxBackward0", 1, 2, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MIN_DIM, "aten::min.dim", "min", "MinBackward0", 1, 2, 0, "", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(ARGMAX, "aten::argmax", "argmax", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
-    X(ARGMIN, "aten::argmin", "argmin", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGSUMEXP, "aten::logsumexp", "logsumexp", "LogsumexpBackward0", 1, 1, 0, "", ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(ALL, "aten::all.dim", "all", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(ANY, "aten::any.dim", "any", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(COUNT_NONZERO, "aten::count_nonzero.dim_IntList", "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
-    X(NORM, "aten::norm.ScalarOpt_dim", "norm", "NormBackward1", 1, 1, 0, "", ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(SOFTMAX, "aten::_softmax", "softmax", "SoftmaxBackward0", 1, 1, 0, "", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
-    X(LOG_SOFTMAX, "aten::_log_softmax", "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, "", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
-    X(SOFTMAX_BACKWARD, "aten::_softmax_backward_data", "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, "", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
-    X(LOG_SOFTMAX_BACKWARD, "aten::_log_softmax_backward_data", "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, "", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
-    X(CUMSUM, "aten::cumsum", "cumsum", "CumsumBackward0", 1, 1, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
-    X(CUMPROD, "aten::cumprod", "cumprod", "CumprodBackward0", 1, 1, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(CUMMAX, "aten::cummax", "cummax", "CummaxBackward0", 1, 2, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
-    X(CUMMIN, "aten::cummin", "cummin", "CumminBackward0", 1, 2, 0, "", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
-    X(SORT, "aten::sort.stable", "sort", "SortBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(TOPK, "aten::topk", "topk", "TopkBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
-    X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MAX_DIM, "aten::max.dim", "max", "MaxBackward0", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MIN_DIM, "aten::min.dim", "min", "MinBackward0", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(ARGMAX, "aten::argmax", "argmax", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(ARGMIN, "aten::argmin", "argmin", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_minmax, ct__k_minmax, ct__bw_none, CT__SAVE_NONE) \
+    X(LOGSUMEXP, "aten::logsumexp", "logsumexp", "LogsumexpBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0", ct__meta_lse, ct__k_lse, ct__bw_lse, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(ALL, "aten::all.dim", "all", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(ANY, "aten::any.dim", "any", "", 1, 1, CT__OPF_NONDIFF, "int? dim=i0?f4, bool keepdim=f0", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(COUNT_NONZERO, "aten::count_nonzero.dim_IntList", "count_nonzero", "", 1, 1, CT__OPF_NONDIFF, "int[] dim=v", ct__meta_logic, ct__k_logic, ct__bw_none, CT__SAVE_NONE) \
+    X(NORM, "aten::norm.ScalarOpt_dim", "norm", "NormBackward1", 1, 1, 0, "float p=s0:2, int[] dim=v, bool keepdim=f0", ct__meta_norm, ct__k_norm, ct__bw_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SOFTMAX, "aten::_softmax", "softmax", "SoftmaxBackward0", 1, 1, 0, "int dim=i0", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(LOG_SOFTMAX, "aten::_log_softmax", "log_softmax", "LogSoftmaxBackward0", 1, 1, 0, "int dim=i0", ct__meta_softmax, ct__k_softmax, ct__bw_softmax, CT__SAVE_OUT(0)) \
+    X(SOFTMAX_BACKWARD, "aten::_softmax_backward_data", "_softmax_backward_data", "SoftmaxBackwardDataBackward0", 2, 1, 0, "int dim=i0", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(LOG_SOFTMAX_BACKWARD, "aten::_log_softmax_backward_data", "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", 2, 1, 0, "int dim=i0", ct__meta_softmax_bw, ct__k_softmax_bw, ct__bw_softmax_bw, CT__SAVE_ALL_IN) \
+    X(CUMSUM, "aten::cumsum", "cumsum", "CumsumBackward0", 1, 1, 0, "int dim=i0, dtype? dtype=dt?f1, bool reverse=f3", ct__meta_scan, ct__k_scan, ct__bw_cumsum, CT__SAVE_NONE) \
+    X(CUMPROD, "aten::cumprod", "cumprod", "CumprodBackward0", 1, 1, 0, "int dim=i0, dtype? dtype=dt?f1", ct__meta_scan, ct__k_scan, ct__bw_cumprod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(CUMMAX, "aten::cummax", "cummax", "CummaxBackward0", 1, 2, 0, "int dim=i0", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(CUMMIN, "aten::cummin", "cummin", "CumminBackward0", 1, 2, 0, "int dim=i0", ct__meta_scan, ct__k_scan, ct__bw_cumext, CT__SAVE_OUT(1)) \
+    X(SORT, "aten::sort.stable", "sort", "SortBackward0", 1, 2, 0, "int dim=i0, bool descending=f2", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(TOPK, "aten::topk", "topk", "TopkBackward0", 1, 2, 0, "int k=i1, int dim=i0, bool largest=f2", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(KTHVALUE, "aten::kthvalue", "kthvalue", "KthvalueBackward0", 1, 2, 0, "int k=i1, int dim=i0, bool keepdim=f0", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MEDIAN_DIM, "aten::median.dim", "median", "MedianBackward1", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
+    X(MODE, "aten::mode", "mode", "ModeBackward0", 1, 2, 0, "int dim=i0, bool keepdim=f0", ct__meta_sort, ct__k_sort, ct__bw_valsel, CT__SAVE_OUT(1)) \
     X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0))
 
 /* indexing and joining */
 #define CT__OPS_INDEX(X)                                                                                            \
-    X(INDEX_SELECT, "aten::index_select", "index_select", "IndexSelectBackward0", 2, 1, 0, "", ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
-    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
-    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
-    X(SCATTER_VALUE, "aten::scatter.value", "scatter", "ScatterBackward1", 2, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
-    X(SCATTER_ADD, "aten::scatter_add", "scatter_add", "ScatterAddBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
-    X(SCATTER_REDUCE, "aten::scatter_reduce.two", "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, "", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
+    X(INDEX_SELECT, "aten::index_select", "index_select", "IndexSelectBackward0", 2, 1, 0, "int dim=i0", ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
+    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "int dim=i0", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
+    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
+    X(SCATTER_VALUE, "aten::scatter.value", "scatter", "ScatterBackward1", 2, 1, 0, "int dim=i0, float value=s0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
+    X(SCATTER_ADD, "aten::scatter_add", "scatter_add", "ScatterAddBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
+    X(SCATTER_REDUCE, "aten::scatter_reduce.two", "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, "int dim=i0, enum(sum|prod|mean|amax|amin) reduce=mode, bool include_self=f0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0))                                          \
-    X(INDEX_ADD, "aten::index_add", "index_add", "IndexAddBackward0", 3, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
-    X(INDEX_COPY, "aten::index_copy", "index_copy", "IndexCopyBackward0", 3, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
-    X(INDEX_FILL, "aten::index_fill.int_Scalar", "index_fill", "IndexFillBackward0", 2, 1, 0, "", ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
-    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
-    X(INDEX_PUT, "aten::index_put", "index_put", "IndexPutBackward0", -1, 1, 0, "", ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
-    X(MASKED_SELECT, "aten::masked_select", "masked_select", "MaskedSelectBackward0", 2, 1, 0, "", ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
+    X(INDEX_ADD, "aten::index_add", "index_add", "IndexAddBackward0", 3, 1, 0, "int dim=i0, float alpha=s0:1", ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
+    X(INDEX_COPY, "aten::index_copy", "index_copy", "IndexCopyBackward0", 3, 1, 0, "int dim=i0", ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
+    X(INDEX_FILL, "aten::index_fill.int_Scalar", "index_fill", "IndexFillBackward0", 2, 1, 0, "int dim=i0, float value=s0", ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
+    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "int indexed_dims=i1", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
+    X(INDEX_PUT, "aten::index_put", "index_put", "IndexPutBackward0", -1, 1, 0, "int indexed_dims=i1, bool accumulate=f0", ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
+    X(MASKED_SELECT, "aten::masked_select", "masked_select", "MaskedSelectBackward0", 2, 1, CT__OPF_DATA_SHAPE, "", ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
     X(MASKED_SCATTER, "aten::masked_scatter", "masked_scatter", "MaskedScatterBackward0", 3, 1, 0, "", ct__meta_masked_scatter, ct__k_masked_scatter, ct__bw_masked_scatter, CT__SAVE_IN(1)) \
-    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
+    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
     X(TAKE, "aten::take", "take", "TakeBackward0", 2, 1, 0, "", ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1))                \
-    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
-    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
-    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
-    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
-    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
-    X(REPEAT_INTERLEAVE, "aten::repeat_interleave.self_int", "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
-    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(DIAG_EMBED, "aten::diag_embed", "diag_embed", "DiagEmbedBackward0", 1, 1, 0, "", ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
-    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF, "", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
-    X(CONSTANT_PAD, "aten::constant_pad_nd", "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
-    X(REFLECTION_PAD, "ct::reflection_pad", "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(REPLICATION_PAD, "ct::replication_pad", "replication_pad", "ReplicationPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(CIRCULAR_PAD, "ct::circular_pad", "circular_pad", "CircularPadBackward0", 1, 1, 0, "", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
-    X(PAD_BACKWARD, "ct::pad_backward", "pad_backward", "PadBackwardBackward0", 1, 1, 0, "", ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
+    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
+    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
+    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "int[] dims=v", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
+    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "int[] shifts=v, int[] dims=v#1", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
+    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "int[] repeats=v", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
+    X(REPEAT_INTERLEAVE, "aten::repeat_interleave.self_int", "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
+    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(DIAG_EMBED, "aten::diag_embed", "diag_embed", "DiagEmbedBackward0", 1, 1, 0, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
+    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "int num_classes=i0", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
+    X(CONSTANT_PAD, "aten::constant_pad_nd", "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, "int[] pad=v, float value=s0", ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
+    X(REFLECTION_PAD, "ct::reflection_pad", "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(REPLICATION_PAD, "ct::replication_pad", "replication_pad", "ReplicationPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(CIRCULAR_PAD, "ct::circular_pad", "circular_pad", "CircularPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
+    X(PAD_BACKWARD, "ct::pad_backward", "pad_backward", "PadBackwardBackward0", 1, 1, 0, "int[] pad=v, enum(reflect|replicate|circular) mode=mode", ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
 
 /* matrix products */
 #define CT__OPS_BLAS(X)                                                                                            \
     X(MM, "aten::mm", "mm", "MmBackward0", 2, 1, 0, "", ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
     X(BMM, "aten::bmm", "bmm", "BmmBackward0", 2, 1, 0, "", ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))        \
-    X(ADDMM, "aten::addmm", "addmm", "AddmmBackward0", 3, 1, 0, "", ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(BADDBMM, "aten::baddbmm", "baddbmm", "BaddbmmBackward0", 3, 1, 0, "", ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(ADDMV, "aten::addmv", "addmv", "AddmvBackward0", 3, 1, 0, "", ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDMM, "aten::addmm", "addmm", "AddmmBackward0", 3, 1, 0, "float beta=s0:1, float alpha=s1:1", ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(BADDBMM, "aten::baddbmm", "baddbmm", "BaddbmmBackward0", 3, 1, 0, "float beta=s0:1, float alpha=s1:1", ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
+    X(ADDMV, "aten::addmv", "addmv", "AddmvBackward0", 3, 1, 0, "float beta=s0:1, float alpha=s1:1", ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(MV, "aten::mv", "mv", "MvBackward0", 2, 1, 0, "", ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1))           \
     X(DOT, "aten::dot", "dot", "DotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))      \
     X(VDOT, "aten::vdot", "vdot", "VdotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* random fills (in place, not differentiable) */
 #define CT__OPS_RANDOM(X)                                                                                          \
-    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float from=s0, float to=s1", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
-    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
-    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
+    X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float from=s0, float to=s1:1", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
+    X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float mean=s0, float std=s1:1", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "int? from=i0?f0, int to=i1", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float p=s0:0.5", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
-    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
-    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
+    X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float lambd=s0:1", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int n=i0, dtype dtype=dt", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int num_samples=i1, bool replacement=f0", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
     CT__OPS_CREATE(X)   \
@@ -2847,10 +2875,13 @@ CT__INLINE int ct__op_valid(int op) { return op >= 0 && op < ct_num_ops(); }
      TYPE  int | float | bool | dtype | device | int[] | int[N] | float[N] |
            enum(a|b|c), followed by `?` for an optional (None-able) attribute
      SLOT  i0..i3 (int64), s0..s7 (double), f0..f31 (a bit of flags), mode,
-           dt (dtype), dev (device), v (the variable list v[0..nv)), vK (the
-           fixed list v[K..K+N), or one int at v[K])
+           dt (dtype), dev (device), v (the variable list v[0..nv)), v#K (K = 1
+           or 2: a further variable list of the same length, v[K*nv..(K+1)*nv):
+           as_strided's stride beside its size), vK (the fixed list
+           v[K..K+N), or one int at v[K])
    An optional's presence is a flags bit written after its slot (`?f5`); a
-   float optional without one is None when NaN. Example:
+   float optional without one is None when NaN. A default other than zero (or
+   None) follows a colon: `float alpha=s0:1`. Example:
      "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1"
    The schema is the whole truth about an op's attributes: equality, hashing,
    printing and parsing read only declared slots, and a replay test re-runs
@@ -2863,8 +2894,11 @@ typedef struct ct__attrdesc {
     char slot;                 /* 'i' 's' 'f' 'm' (mode) 'd' (dtype) 'D' (device) 'v' */
     int idx;                   /* slot index (bit for 'f') */
     int flag;                  /* presence bit of an optional, -1 when none */
+    int seg;                   /* variable lists: 0 for v, K for v#K */
     const char *vals;          /* enum names inside the schema string */
     int vals_len;
+    const char *def;           /* the default's text (`:1`), NULL when the default is zero / None */
+    int def_len;
 } ct__attrdesc;
 
 static int ct__attr_bad(const char *schema, const char *why) {
@@ -2921,13 +2955,23 @@ static int ct__attr_next(const char *schema, const char **pp, ct__attrdesc *d) {
     } else if (!strncmp(p, "mode", 4)) { d->slot = 'm'; p += 4; }
     else if (!strncmp(p, "dev", 3)) { d->slot = 'D'; p += 3; }
     else if (!strncmp(p, "dt", 2)) { d->slot = 'd'; p += 2; }
-    else if (*p == 'v') { d->slot = 'v'; d->idx = -1; p++; }
-    else return ct__attr_bad(schema, "unknown slot");
+    else if (*p == 'v') {
+        d->slot = 'v';
+        d->idx = -1;
+        if (*++p == '#' && ((d->seg = (p++, ct__attr_uint(&p))) < 1 || d->seg > 2))
+            return ct__attr_bad(schema, "a further variable list is v#1 or v#2");
+    } else return ct__attr_bad(schema, "unknown slot");
     if (*p == '?') {
         if (p[1] != 'f') return ct__attr_bad(schema, "a presence flag is written ?fK");
         p += 2;
         if ((d->flag = ct__attr_uint(&p)) < 0 || d->flag > 31) return ct__attr_bad(schema, "bad presence flag");
         if (!d->optional) return ct__attr_bad(schema, "a presence flag on a non-optional attribute");
+    }
+    if (*p == ':') {   /* PyTorch's default when it is not zero: `float alpha=s0:1` */
+        d->def = ++p;
+        while (*p && *p != ',') p++;
+        d->def_len = (int)(p - d->def);
+        if (!d->def_len) return ct__attr_bad(schema, "an empty default");
     }
     if (*p && *p != ',') return ct__attr_bad(schema, "expected ',' between attributes");
     /* type / slot agreement */
@@ -3075,6 +3119,8 @@ static int ct__attr_present(const ct__attrdesc *d, const ct__attrs *a) {
     if (d->flag >= 0) return (a->flags >> d->flag) & 1;
     return !(a->s[d->idx] != a->s[d->idx]);   /* a float optional: NaN is None */
 }
+/* one NaN per sign: payload bits carry no meaning in an attribute */
+static double ct__canon_nan(double x) { return x != x ? (signbit(x) ? -NAN : NAN) : x; }
 static void ct__attr_read(const ct__attrdesc *d, const ct__attrs *a, ct_attr_value *v) {
     memset(v, 0, sizeof *v);
     v->type = d->type;
@@ -3084,12 +3130,12 @@ static void ct__attr_read(const ct__attrdesc *d, const ct__attrs *a, ct_attr_val
     case CT_ATTR_INT: case CT_ATTR_ENUM:
         v->i = d->slot == 'i' ? a->i[d->idx] : d->slot == 'm' ? a->mode : a->v[d->idx];
         break;
-    case CT_ATTR_FLOAT: v->f = a->s[d->idx]; break;
+    case CT_ATTR_FLOAT: v->f = ct__canon_nan(a->s[d->idx]); break;
     case CT_ATTR_BOOL: v->i = (a->flags >> d->idx) & 1; break;
     case CT_ATTR_DTYPE: v->dtype = a->dtype; break;
     case CT_ATTR_DEVICE: v->device = a->device; break;
     case CT_ATTR_INT_LIST: {
-        int n = d->count < 0 ? a->nv : d->count, o = d->idx < 0 ? 0 : d->idx;
+        int n = d->count < 0 ? a->nv : d->count, o = d->idx < 0 ? d->seg * (n > 0 ? n : 0) : d->idx;
         if (n < 0) n = 0;
         if (n > 3 * CT_MAX_DIMS - o) n = 3 * CT_MAX_DIMS - o;
         v->count = n;
@@ -3097,7 +3143,7 @@ static void ct__attr_read(const ct__attrdesc *d, const ct__attrs *a, ct_attr_val
         break;
     }
     default:
-        for (int k = 0; k < d->count; k++) v->floats[k] = a->s[d->idx + k];
+        for (int k = 0; k < d->count; k++) v->floats[k] = ct__canon_nan(a->s[d->idx + k]);
         break;
     }
 }
@@ -3130,9 +3176,10 @@ static int ct__attr_write(const ct__attrdesc *d, ct__attrs *a, const ct_attr_val
     case CT_ATTR_DEVICE: a->device = v->device; break;
     case CT_ATTR_INT_LIST:
         if (d->count < 0) {
-            if (v->count < 0 || v->count > 3 * CT_MAX_DIMS) return -1;
+            /* v sets the length; v#K lists are written after it, with that length */
+            if (v->count < 0 || (d->seg + 1) * v->count > 3 * CT_MAX_DIMS || (d->seg && v->count != a->nv)) return -1;
             a->nv = v->count;
-            for (int k = 0; k < v->count; k++) a->v[k] = v->ints[k];
+            for (int k = 0; k < v->count; k++) a->v[d->seg * v->count + k] = v->ints[k];
         } else {
             if (v->count != d->count) return -1;
             for (int k = 0; k < d->count; k++) a->v[d->idx + k] = v->ints[k];
@@ -3231,12 +3278,13 @@ static void ct__sb_put(ct__sb *b, const char *fmt, ...) {
 }
 /* the shortest "%.*g" that reads back to the same double */
 static void ct__sb_double(ct__sb *b, double x) {
-    if (x != x) { ct__sb_put(b, "nan"); return; }
+    if (x != x) { ct__sb_put(b, signbit(x) ? "-nan" : "nan"); return; }
     if (x == HUGE_VAL || x == -HUGE_VAL) { ct__sb_put(b, x > 0 ? "inf" : "-inf"); return; }
     char t[40];
+    int plain = fabs(x) >= 1e-4 && fabs(x) < 1e16;   /* print 20. rather than 2e+01 */
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(t, sizeof t, "%.*g", prec, x);
-        if (strtod(t, NULL) == x) break;
+        if (strtod(t, NULL) == x && (!plain || !strchr(t, 'e') || prec == 17)) break;
     }
     if (!strchr(t, '.') && !strchr(t, 'e') && !strchr(t, 'n')) strcat(t, ".");
     ct__sb_put(b, "%s", t);
@@ -3322,6 +3370,7 @@ static const char *ct__skip_ws(const char *p) { while (*p == ' ' || *p == '\t' |
 static int ct__parse_double(const char **pp, double *out) {
     const char *p = ct__skip_ws(*pp);
     if (!strncmp(p, "nan", 3)) { *out = NAN; *pp = p + 3; return 0; }
+    if (!strncmp(p, "-nan", 4)) { *out = -NAN; *pp = p + 4; return 0; }
     if (!strncmp(p, "inf", 3)) { *out = HUGE_VAL; *pp = p + 3; return 0; }
     if (!strncmp(p, "-inf", 4)) { *out = -HUGE_VAL; *pp = p + 4; return 0; }
     char *end;
@@ -3414,20 +3463,38 @@ static int ct__parse_value(const ct__attrdesc *d, const char **pp, ct_attr_value
     *pp = p;
     return 0;
 }
+CTENSOR_API ct_status ct_attrs_defaults(int op, ct_attrs *a) {
+    if (!ct__op_valid(op)) { ct__bad_op("attrs_defaults", op); return CT_ERR_ARG; }
+    if (!a) { ct_set_error(CT_ERR_ARG, "attrs_defaults: NULL argument"); return CT_ERR_ARG; }
+    const char *schema = ct__opdef_get(op)->attrs, *p = schema;
+    ct__attrdesc d;
+    ct_attr_value v;
+    int r;
+    ct__attrs_init(a);
+    while ((r = ct__attr_next(schema, &p, &d)) > 0) {
+        if (d.optional && d.type == CT_ATTR_FLOAT && d.flag < 0) a->s[d.idx] = NAN;   /* None */
+        if (!d.def) continue;
+        char t[48];
+        const char *q = t;
+        int n = d.def_len < 47 ? d.def_len : 47;
+        memcpy(t, d.def, (size_t)n);
+        t[n] = 0;
+        if (ct__parse_value(&d, &q, &v) || *q || ct__attr_write(&d, a, &v)) {
+            ct_set_error(CT_ERR_STATE, "attrs_defaults: %s: bad default \"%s\" for '%s'", ct__opdef_get(op)->sname, t, d.name);
+            return CT_ERR_STATE;
+        }
+    }
+    return r < 0 ? CT_ERR_STATE : CT_OK;
+}
 CTENSOR_API ct_status ct_attrs_parse(int op, const char *text, ct_attrs *a) {
     if (!ct__op_valid(op)) { ct__bad_op("attrs_parse", op); return CT_ERR_ARG; }
     if (!text || !a) { ct_set_error(CT_ERR_ARG, "attrs_parse: NULL argument"); return CT_ERR_ARG; }
     const char *schema = ct__opdef_get(op)->attrs, *p = ct__skip_ws(text);
     ct__attrs out;
-    ct__attrs_init(&out);
     ct__attrdesc d;
     ct_attr_value v;
-    /* absent attributes take their defaults: zero, and None for float optionals without a flag */
-    {
-        const char *q = schema;
-        while (ct__attr_next(schema, &q, &d) > 0)
-            if (d.optional && d.type == CT_ATTR_FLOAT && d.flag < 0) out.s[d.idx] = NAN;
-    }
+    /* absent attributes take their defaults */
+    if (ct_attrs_defaults(op, &out)) return CT_ERR_STATE;
     while (*p) {
         char name[32];
         int n = 0;
@@ -4047,7 +4114,12 @@ CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attr
     if ((d->nin >= 0 && nin != d->nin) || nin < 0 || nin > 64 || (nin && !in))
         return ct__failed(CT_ERR_ARG, "dispatch: %s takes %d inputs, got %d", d->sname, (int)d->nin, nin);
     ct__call c;
-    ct__call_init(&c, op, nin, in, a ? a : &ct__attrs_none);
+    ct__attrs def;
+    if (!a) {
+        if (ct_attrs_defaults(op, &def)) return -1;
+        a = &def;
+    }
+    ct__call_init(&c, op, nin, in, a);
     c.gen = g;
     c.inplace = inplace != 0;
     int n = ct__dispatch(&c);
@@ -4138,17 +4210,17 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     for (int i = 0; i < nin; i++) {
         if (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i)))) {
             ct_tensor *sv = (i == 0 && c->self_before) ? c->self_before : c->in[i];
-            if (c->nout >= 1 && c->oi[0].kind == CT__OUT_INPLACE && sv == c->out[0]) {
+            if (save & CT__SAVE_GEOMETRY) {
+                if (!(n->saved[k].t = ct__view_header(sv, sv->ndim, sv->shape, sv->strides, sv->offset))) { ct__node_destroy_now(n); return -1; }
+            } else if (c->nout >= 1 && c->oi[0].kind == CT__OUT_INPLACE && sv == c->out[0]) {
                 /* the in-place output saved as an input (z.mul_(z)): its grad_fn becomes this
                    node, so owning it would make a cycle that is never freed. A plain alias
                    (no history) will do: the op bumps its version, so using it in backward
                    reports the in-place modification, as PyTorch does. */
-                sv = ct__view_header(sv, sv->ndim, sv->shape, sv->strides, sv->offset);
-                if (!sv) { ct__node_destroy_now(n); return -1; }
+                if (!(n->saved[k].t = ct__view_header(sv, sv->ndim, sv->shape, sv->strides, sv->offset))) { ct__node_destroy_now(n); return -1; }
             } else {
-                ct__incref(sv);
+                n->saved[k].t = ct__incref(sv);
             }
-            n->saved[k].t = sv;
             n->saved[k].version = (sv != c->self_before && ((d->flags & CT__OPF_INPLACE) || c->inplace) && i < 8)
                                       ? c->pre_version[i] : CT__LOAD(&sv->storage->version);
             n->saved[k].which = i;
@@ -4671,7 +4743,12 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
     int rc = -1;
     int *root_idx = CT__NEW_ARRAY(int, nroots);
     int *root_slot = CT__NEW_ARRAY(int, nroots);
-    if (!root_idx || !root_slot) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
+    /* the nodes of the roots and targets, held for the run: a leaf's AccumulateGrad
+       made here for a target the graph does not reach is held by nothing else, and
+       is freed (releasing the leaf) when the run lets it go */
+    ct__node **held = CT__NEW_ARRAY(ct__node *, nroots + ntargets + 1);
+    int nheld = 0;
+    if (!root_idx || !root_slot || !held) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
     for (int k = 0; k < ntargets; k++) captured[k] = NULL;
     /* roots */
     for (int r = 0; r < nroots; r++) {
@@ -4683,6 +4760,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
         }
         ct__edge e;
         if (ct__edge_of(x, &e)) goto done;
+        held[nheld++] = ct__node_incref(e.fn);
         int idx = ct__gtask_add(&g, e.fn);
         if (idx < 0) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
         root_idx[r] = idx;
@@ -4698,6 +4776,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
         }
         ct__edge e;
         if (ct__edge_of(x, &e)) goto done;
+        held[nheld++] = ct__node_incref(e.fn);
         int idx = ct__gtask_add(&g, e.fn);
         if (idx < 0) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); goto done; }
         if (accumulate && e.fn->op == CT__NODE_ACC) g.info[idx].needed = 1;   /* backward(inputs=[leaf]) */
@@ -4855,6 +4934,8 @@ done:
             if (captured[k]) { ct__decref(captured[k]); captured[k] = NULL; }
     }
     ct__gtask_free(&g);
+    for (int k = 0; k < nheld; k++) ct__node_decref(held[k]);
+    CT_FREE(held);
     CT_FREE(root_idx);
     CT_FREE(root_slot);
     return rc;
@@ -6776,14 +6857,18 @@ static int ct__k_copy(ct__call *c) {
     }
     return ct__copy_into(x, src);
 }
-static int ct__meta_to(ct__call *c) {
+/* to (dtype from the attributes) and clone (the input's dtype); memory_format
+   in a->mode: 0 preserve, 1 channels-last, 2 contiguous */
+static int ct__meta_copy_as(ct__call *c, ct_dtype dt) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
-    if (!CT__ISREAL(c->a->dtype) || !CT__ISREAL(x->dtype))
-        return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(c->a->dtype));
+    if (!CT__ISREAL(dt) || !CT__ISREAL(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(dt));
+    if (c->a->mode == 1 && x->ndim != 4)
+        return ct__failed(CT_ERR_ARG, "%s: required rank 4 tensor to use channels_last format (got rank %d)", ct__ops[c->op].name, x->ndim);
     c->nout = 1;
     o->kind = CT__OUT_NEW;
-    o->dtype = c->a->dtype;
+    o->dtype = dt;
     o->ndim = x->ndim;
     for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
     if (c->a->mode == 1) {  /* channels-last */
@@ -6798,21 +6883,79 @@ static int ct__meta_to(ct__call *c) {
     }
     return 0;
 }
-static int ct__meta_clone(ct__call *c) {
-    ct__attrs *a = (ct__attrs *)c->a;
-    a->dtype = c->in[0]->dtype;
-    return ct__meta_to(c);
-}
+static int ct__meta_to(ct__call *c) { return ct__meta_copy_as(c, c->a->dtype); }
+static int ct__meta_clone(ct__call *c) { return ct__meta_copy_as(c, c->in[0]->dtype); }
 static int ct__k_to(ct__call *c) { return ct__copy_into(c->out[0], c->in[0]); }
 
-/* factories: shape in a->v[0..nv), dtype in a->dtype */
+/* factories: the output shape from the attributes (full: size; arange: start,
+   end, step; linspace: steps; eye: n, m; randperm: n), dtype in a->dtype */
 static int ct__meta_factory(ct__call *c) {
     const ct__attrs *a = c->a;
+    ct__outinfo *o = &c->oi[0];
+    const char *name = ct__ops[c->op].name;
     if (!CT__ISREAL(a->dtype))
-        return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", ct__ops[c->op].name, ct_dtype_name(a->dtype));
-    if (ct__check_shape(ct__ops[c->op].name, a->nv, a->v)) return -1;
-    ct__out_new(c, a->dtype, a->nv, a->v);
-    return 0;
+        return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", name, ct_dtype_name(a->dtype));
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = a->dtype;
+    o->has_strides = 0;
+    switch (c->op) {
+    case CT__OP_ARANGE: {
+        double start = a->s[0], end = a->s[1], step = a->s[2];
+        if (!(step > 0 || step < 0)) return ct__failed(CT_ERR_ARG, "arange: step must be nonzero (step=%s)", ct__fmt_double(step).s);
+        if (!isfinite(start) || !isfinite(end))
+            return ct__failed(CT_ERR_ARG, "arange: unsupported range: %s -> %s", ct__fmt_double(start).s, ct__fmt_double(end).s);
+        /* PyTorch (RangeFactories.cpp) converts start, end and step to the dtype's accumulate
+           type first: integral dtypes truncate them, so a step of 0.5 is 0; the size comes
+           from the converted values in int64 arithmetic for int64, from the given values
+           for the other integral dtypes. The kernel truncates the same way. */
+        double xs = start, xe = end, xst = step, n;
+        int integral = CT__ISINT(a->dtype);
+        if (integral) {
+            if (fabs(start) >= 9.2e18 || fabs(end) >= 9.2e18 || fabs(step) >= 9.2e18)
+                return ct__failed(CT_ERR_ARG, "arange: value cannot be converted to type int64_t without overflow (%g, %g, %g)", start, end, step);
+            xs = trunc(start);
+            xe = trunc(end);
+            xst = trunc(step);
+            if (xst == 0.0) return ct__failed(CT_ERR_ARG, "arange: step must be nonzero (step=%g truncates to 0 for %s)", step, ct_dtype_name(a->dtype));
+        }
+        if ((xst > 0 && xe < xs) || (xst < 0 && xe > xs))
+            return ct__failed(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign (start=%g, end=%g, step=%g)",
+                              start, end, step);
+        if (integral && a->dtype == CT_INT64) {
+            int64_t i0 = (int64_t)xs, i1 = (int64_t)xe, st = (int64_t)xst, sgn = st > 0 ? 1 : -1;
+            n = (double)((i1 - i0 + st - sgn) / st);
+        } else {
+            n = ceil((end - start) / step);
+        }
+        if (n > 4.0e15) return ct__failed(CT_ERR_ARG, "arange: invalid size, possible overflow?");
+        o->ndim = 1;
+        o->shape[0] = (int64_t)n;
+        return 0;
+    }
+    case CT__OP_LINSPACE:
+        if (a->i[0] < 0) return ct__failed(CT_ERR_ARG, "linspace: number of steps must be non-negative (got %lld)", (long long)a->i[0]);
+        o->ndim = 1;
+        o->shape[0] = a->i[0];
+        return 0;
+    case CT__OP_EYE:
+        if (a->i[0] < 0) return ct__failed(CT_ERR_ARG, "eye: n must be greater or equal to 0, got %lld", (long long)a->i[0]);
+        if (a->i[1] < 0) return ct__failed(CT_ERR_ARG, "eye: m must be greater or equal to 0, got %lld", (long long)a->i[1]);
+        o->ndim = 2;
+        o->shape[0] = a->i[0];
+        o->shape[1] = a->i[1];
+        return 0;
+    case CT__OP_RANDPERM:
+        if (ct__check_shape(name, 1, &a->i[0])) return -1;
+        o->ndim = 1;
+        o->shape[0] = a->i[0];
+        return 0;
+    default:
+        if (ct__check_shape(name, a->nv, a->v) || ct__check_value_arg(name, a->dtype, a->s[0])) return -1;
+        o->ndim = a->nv;
+        for (int d = 0; d < a->nv; d++) o->shape[d] = a->v[d];
+        return 0;
+    }
 }
 static int ct__k_full(ct__call *c) { ct__fill_raw(c->out[0], c->a->s[0]); return 0; }
 static int ct__k_arange(ct__call *c) {
@@ -6821,6 +6964,7 @@ static int ct__k_arange(ct__call *c) {
     char *p = ct__ptr(x);
     size_t es = ct__dt[x->dtype].size;
     double start = c->a->s[0], step = c->a->s[2];
+    if (CT__ISINT(x->dtype)) { start = trunc(start); step = trunc(step); }   /* as the meta's size */
     if (CT__ISINT(x->dtype) && ct__scalar_is_int(start) && ct__scalar_is_int(step)) {
         int64_t s0 = (int64_t)start, st = (int64_t)step;
         for (int64_t i = 0; i < n; i++) ct__store_i64(p + (size_t)i * es, x->dtype, CT__IADD(s0, CT__IMUL(st, i)));
@@ -6853,81 +6997,86 @@ static int ct__k_eye(ct__call *c) {
     for (int64_t i = 0; i < k; i++) ct__store_f64(ct__ptr(x) + (size_t)(i * m + i) * es, x->dtype, 1.0);
     return 0;
 }
-static ct_tensor *ct__factory(const char *api, int op, ct_dtype dt, int ndim, const int64_t *shape, double s0, double s1, double s2) {
-    ct__attrs a;
-    ct__attrs_init(&a);
-    if (ct__check_dtype_arg(api, dt) || ct__check_shape(api, ndim, shape)) return NULL;
-    if (op == CT__OP_FULL && ct__check_value_arg(api, dt, s0)) return NULL;
-    a.nv = ndim;
-    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
-    a.dtype = dt;
-    a.s[0] = s0;
-    a.s[1] = s1;
-    a.s[2] = s2;
-    return ct__call1(op, 0, NULL, &a);
+/* A factory op under the name of the function the user called (errors name it),
+   on `dev`: the dtype and, for full, the value are checked here; the shape and
+   the rest by the meta. */
+static int ct__check_device_arg(const char *api, ct_device dev) {
+    if ((int)dev.type < 0 || dev.type >= CT_NUM_DEVICE_TYPES || dev.index < 0 || (dev.type == CT_CPU && dev.index))
+        return ct__failed(CT_ERR_DEVICE, "%s: invalid device (type %d, index %d)", api, (int)dev.type, (int)dev.index);
+    return 0;
+}
+static ct_tensor *ct__factory(const char *api, int op, ct_device dev, ct_dtype dt, ct__attrs *a) {
+    if (ct__check_dtype_arg(api, dt) || ct__check_device_arg(api, dev)) return NULL;
+    if (op == CT__OP_FULL && (ct__check_shape(api, a->nv, a->v) || ct__check_value_arg(api, dt, a->s[0]))) return NULL;
+    a->dtype = dt;
+    a->device = dev;
+    return ct__call1(op, 0, NULL, a);
 }
 /* empty under the name of the function the user called (every dtype, complex too) */
-static ct_tensor *ct__empty_api(const char *api, ct_dtype dt, int ndim, const int64_t *shape) {
+static ct_tensor *ct__empty_on(const char *api, ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
     if (!ct__dt_ok(dt)) return ct__fail(CT_ERR_DTYPE, "%s: invalid dtype %d (not a ct_dtype value)", api, (int)dt);
-    if (ct__check_shape(api, ndim, shape)) return NULL;
-    ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, ct__cpu_dev);
+    if (ct__check_shape(api, ndim, shape) || ct__check_device_arg(api, dev)) return NULL;
+    ct_tensor *x = ct__alloc(dt, ndim, shape, NULL, dev);
     return x ? ct__own(x) : NULL;
 }
+static ct_tensor *ct__empty_api(const char *api, ct_dtype dt, int ndim, const int64_t *shape) {
+    return ct__empty_on(api, ct__cpu_dev, dt, ndim, shape);
+}
 CTENSOR_API ct_tensor *ct_empty_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct__empty_api("empty", dt, ndim, shape); }
+CTENSOR_API ct_tensor *ct_empty_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) { return ct__empty_on("empty", dev, dt, ndim, shape); }
 CTENSOR_API ct_tensor *ct_full_n(ct_dtype dt, int ndim, const int64_t *shape, double value) {
-    return ct__factory("full", CT__OP_FULL, dt, ndim, shape, value, 0, 0);
+    return ct_full_on_n(ct__cpu_dev, dt, ndim, shape, value);
 }
-CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) {
-    return ct__factory("zeros", CT__OP_FULL, dt, ndim, shape, 0.0, 0, 0);
+static ct_tensor *ct__full_api(const char *api, ct_device dev, ct_dtype dt, int ndim, const int64_t *shape, double value) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ndim < 0 || ndim > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_ARG, "%s: number of dimensions %d exceeds the maximum of %d", api, ndim, CT_MAX_DIMS);
+    if (ndim > 0 && !shape) return ct__fail(CT_ERR_ARG, "%s: shape pointer is NULL", api);
+    a.nv = ndim;
+    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
+    a.s[0] = value;
+    return ct__factory(api, CT__OP_FULL, dev, dt, &a);
 }
-CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) {
-    return ct__factory("ones", CT__OP_FULL, dt, ndim, shape, 1.0, 0, 0);
+CTENSOR_API ct_tensor *ct_full_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape, double value) {
+    return ct__full_api("full", dev, dt, ndim, shape, value);
 }
-CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) {
-    return ct__factory("scalar_tensor", CT__OP_FULL, dt, 0, NULL, value, 0, 0);
-}
+CTENSOR_API ct_tensor *ct_zeros_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct__full_api("zeros", ct__cpu_dev, dt, ndim, shape, 0.0); }
+CTENSOR_API ct_tensor *ct_ones_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct__full_api("ones", ct__cpu_dev, dt, ndim, shape, 1.0); }
+CTENSOR_API ct_tensor *ct_zeros_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) { return ct__full_api("zeros", dev, dt, ndim, shape, 0.0); }
+CTENSOR_API ct_tensor *ct_ones_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) { return ct__full_api("ones", dev, dt, ndim, shape, 1.0); }
+CTENSOR_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dt) { return ct__full_api("scalar_tensor", ct__cpu_dev, dt, 0, NULL, value); }
+CTENSOR_API ct_tensor *ct_scalar_tensor_on(ct_device dev, double value, ct_dtype dt) { return ct__full_api("scalar_tensor", dev, dt, 0, NULL, value); }
 CTENSOR_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dt) {
-    if (!(step > 0 || step < 0)) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero (step=%s)", ct__fmt_double(step).s);
-    if (!isfinite(start) || !isfinite(end))
-        return ct__fail(CT_ERR_ARG, "arange: unsupported range: %s -> %s", ct__fmt_double(start).s, ct__fmt_double(end).s);
-    /* PyTorch (RangeFactories.cpp) converts start, end and step to the dtype's accumulate
-       type first: integral dtypes truncate them, so a step of 0.5 is 0; the size comes
-       from the converted values in int64 arithmetic for int64, from the given values
-       for the other integral dtypes. */
-    double xs = start, xe = end, xst = step, n;
-    int integral = ct__dt_ok(dt) && CT__ISINT(dt);
-    if (integral) {
-        if (fabs(start) >= 9.2e18 || fabs(end) >= 9.2e18 || fabs(step) >= 9.2e18)
-            return ct__fail(CT_ERR_ARG, "arange: value cannot be converted to type int64_t without overflow (%g, %g, %g)", start, end, step);
-        xs = trunc(start);
-        xe = trunc(end);
-        xst = trunc(step);
-        if (xst == 0.0) return ct__fail(CT_ERR_ARG, "arange: step must be nonzero (step=%g truncates to 0 for %s)", step, ct_dtype_name(dt));
-    }
-    if ((xst > 0 && xe < xs) || (xst < 0 && xe > xs))
-        return ct__fail(CT_ERR_ARG, "arange: upper bound and larger bound inconsistent with step sign (start=%g, end=%g, step=%g)",
-                        start, end, step);
-    if (integral && dt == CT_INT64) {
-        int64_t a = (int64_t)xs, b = (int64_t)xe, st = (int64_t)xst, sgn = st > 0 ? 1 : -1;
-        n = (double)((b - a + st - sgn) / st);
-    } else {
-        n = ceil((end - start) / step);
-    }
-    if (n > 4.0e15) return ct__fail(CT_ERR_ARG, "arange: invalid size, possible overflow?");
-    int64_t sz = (int64_t)n;
-    return ct__factory("arange", CT__OP_ARANGE, dt, 1, &sz, xs, xe, xst);
+    return ct_arange_on(ct__cpu_dev, start, end, step, dt);
+}
+CTENSOR_API ct_tensor *ct_arange_on(ct_device dev, double start, double end, double step, ct_dtype dt) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = start;
+    a.s[1] = end;
+    a.s[2] = step;
+    return ct__factory("arange", CT__OP_ARANGE, dev, dt, &a);
 }
 CTENSOR_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dt) {
-    if (steps < 0) return ct__fail(CT_ERR_ARG, "linspace: number of steps must be non-negative (got %lld)", (long long)steps);
-    return ct__factory("linspace", CT__OP_LINSPACE, dt, 1, &steps, start, end, 0);
+    return ct_linspace_on(ct__cpu_dev, start, end, steps, dt);
 }
-CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) {
-    if (m < 0) m = n;
+CTENSOR_API ct_tensor *ct_linspace_on(ct_device dev, double start, double end, int64_t steps, ct_dtype dt) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = start;
+    a.s[1] = end;
+    a.i[0] = steps;
+    return ct__factory("linspace", CT__OP_LINSPACE, dev, dt, &a);
+}
+CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) { return ct_eye_on(ct__cpu_dev, n, m, dt); }
+CTENSOR_API ct_tensor *ct_eye_on(ct_device dev, int64_t n, int64_t m, ct_dtype dt) {
+    ct__attrs a;
+    ct__attrs_init(&a);
     if (n < 0) return ct__fail(CT_ERR_ARG, "eye: n must be greater or equal to 0, got %lld", (long long)n);
-    int64_t shape[2];
-    shape[0] = n;
-    shape[1] = m;
-    return ct__factory("eye", CT__OP_EYE, dt, 2, shape, 0, 0, 0);
+    a.i[0] = n;
+    a.i[1] = m < 0 ? n : m;
+    return ct__factory("eye", CT__OP_EYE, dev, dt, &a);
 }
 CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, const int64_t *shape) {
     if (!data) return ct__fail(CT_ERR_ARG, "from_data: data pointer is NULL");
@@ -6935,6 +7084,11 @@ CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, c
     if (!x) return NULL;
     memcpy(ct__ptr(x), data, (size_t)(ct_numel(x) * (int64_t)ct__dt[dt].size));
     return x;
+}
+CTENSOR_API ct_tensor *ct_from_data_on_n(ct_device dev, const void *data, ct_dtype dt, int ndim, const int64_t *shape) {
+    if (ct__check_device_arg("from_data", dev)) return NULL;
+    ct_tensor *x = ct_from_data_n(data, dt, ndim, shape);
+    return dev.type == CT_CPU ? x : ct_to_device(x, dev);   /* host memory first, then one copy */
 }
 CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides,
                                     void (*deleter)(void *, void *), void *user_data) {
@@ -6962,11 +7116,11 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
 }
 CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t) {
     if (!t) { ct__null_arg("empty_like", 0); return NULL; }
-    return ct__empty_api("empty_like", t->dtype, t->ndim, t->shape);
+    return ct__empty_on("empty_like", t->device, t->dtype, t->ndim, t->shape);
 }
 static ct_tensor *ct__full_like(const char *api, const ct_tensor *t, double v) {
     if (!t) { ct__null_arg(api, 0); return NULL; }
-    return ct__factory(api, CT__OP_FULL, t->dtype, t->ndim, t->shape, v, 0, 0);
+    return ct__full_api(api, t->device, t->dtype, t->ndim, t->shape, v);
 }
 CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t) { return ct__full_like("zeros_like", t, 0.0); }
 CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t) { return ct__full_like("ones_like", t, 1.0); }
@@ -6998,7 +7152,6 @@ CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t) {
     if (t && ct__is_contig(t)) return ct_alias(t);
     ct__attrs a;
     ct__attrs_init(&a);
-    a.dtype = t ? t->dtype : CT_FLOAT32;
     a.mode = 2;
     return ct__op1(CT__OP_CLONE, t, &a);
 }
@@ -7007,7 +7160,6 @@ CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t) {
         return ct__fail(CT_ERR_ARG, "to_channels_last: required rank 4 tensor to use channels_last format (got rank %d)", t->ndim);
     ct__attrs a;
     ct__attrs_init(&a);
-    a.dtype = t ? t->dtype : CT_FLOAT32;
     a.mode = 1;
     return ct__op1(CT__OP_CLONE, t, &a);
 }
@@ -7154,7 +7306,19 @@ static int ct__meta_expand(ct__call *c) {
     ct__out_view(c, n, shape, st, x->offset);
     return 0;
 }
-/* slice: i[0] dim, i[1] start, i[2] end, i[3] step (Python semantics, step > 0) */
+/* slice: i[0] dim, i[1] start, i[2] end, i[3] step (Python semantics, step > 0).
+   Start and end clamped into [0, size], end >= start (meta and backward). */
+static void ct__slice_bounds(int64_t size, int64_t *start, int64_t *end) {
+    int64_t b = *start, e = *end;
+    if (b < 0) b += size;
+    if (e < 0) e += size;
+    if (b < 0) b = 0;
+    else if (b > size) b = size;
+    if (e < b) e = b;
+    else if (e > size) e = size;
+    *start = b;
+    *end = e;
+}
 static int ct__meta_slice(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -7163,21 +7327,13 @@ static int ct__meta_slice(ct__call *c) {
     if (dim < 0) return -1;
     int64_t step = a->i[3];
     if (step <= 0) return ct__failed(CT_ERR_ARG, "slice: slice step must be positive (got %lld)", (long long)step);
-    int64_t size = x->shape[dim], start = a->i[1], end = a->i[2];
-    if (start < 0) start += size;
-    if (end < 0) end += size;
-    if (start < 0) start = 0;
-    else if (start > size) start = size;
-    if (end < start) end = start;
-    else if (end > size) end = size;
+    int64_t start = a->i[1], end = a->i[2];
+    ct__slice_bounds(x->shape[dim], &start, &end);
     int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++) { shape[d] = x->shape[d]; st[d] = x->strides[d]; }
     shape[dim] = (end - start + step - 1) / step;
     st[dim] = x->strides[dim] * step;
     ct__out_view(c, x->ndim, shape, st, x->offset + start * x->strides[dim]);
-    ((ct__attrs *)c->a)->i[1] = start;   /* normalized, for backward */
-    ((ct__attrs *)c->a)->i[2] = end;
-    ((ct__attrs *)c->a)->i[0] = dim;
     return 0;
 }
 static int ct__meta_select(ct__call *c) {
@@ -7194,8 +7350,6 @@ static int ct__meta_select(ct__call *c) {
     for (int d = 0; d < x->ndim; d++)
         if (d != dim) { shape[n] = x->shape[d]; st[n] = x->strides[d]; n++; }
     ct__out_view(c, n, shape, st, x->offset + idx * x->strides[dim]);
-    ((ct__attrs *)c->a)->i[0] = dim;
-    ((ct__attrs *)c->a)->i[1] = idx;
     return 0;
 }
 /* diagonal: i[0] offset, i[1] dim1, i[2] dim2; the diagonal becomes the last dim */
@@ -7218,11 +7372,9 @@ static int ct__meta_diagonal(ct__call *c) {
     shape[n] = len;
     st[n] = x->strides[d1] + x->strides[d2];
     ct__out_view(c, n + 1, shape, st, start);
-    ((ct__attrs *)c->a)->i[1] = d1;
-    ((ct__attrs *)c->a)->i[2] = d2;
     return 0;
 }
-/* as_strided: v[0..nv) shape, v[CT_MAX_DIMS..) strides, i[0] storage offset */
+/* as_strided: v[0..nv) size, v[nv..2nv) stride, i[0] storage offset */
 static int ct__meta_as_strided(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
@@ -7233,45 +7385,64 @@ static int ct__meta_as_strided(ct__call *c) {
     int empty = 0;
     for (int d = 0; d < n; d++) {
         if (a->v[d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative size %lld", (long long)a->v[d]);
-        if (a->v[CT_MAX_DIMS + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative strides are not supported");
+        if (a->v[n + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative strides are not supported");
         if (a->v[d] == 0) empty = 1;
-        need += (a->v[d] - 1) * a->v[CT_MAX_DIMS + d];
+        need += (a->v[d] - 1) * a->v[n + d];
     }
     if (!empty && need * es > x->storage->nbytes)
         return ct__failed(CT_ERR_ARG, "as_strided: setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %lld requiring a storage size of %lld are out of bounds for storage of size %lld",
-                          ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + CT_MAX_DIMS).s, (long long)a->i[0], (long long)es,
+                          ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + n).s, (long long)a->i[0], (long long)es,
                           (long long)(need * es), (long long)x->storage->nbytes);
-    ct__out_view(c, n, a->v, a->v + CT_MAX_DIMS, a->i[0]);
-    /* remember the input's geometry for the backward pass */
-    ((ct__attrs *)a)->i[1] = x->offset;
-    for (int d = 0; d < x->ndim; d++) ((ct__attrs *)a)->v[2 * CT_MAX_DIMS + d] = x->strides[d];
+    ct__out_view(c, n, a->v, a->v + n, a->i[0]);
     return 0;
 }
-/* as_strided_scatter (accumulating): out = zeros(i[0] dims: v[0..)) with
-   grad added at the view (i[1] dims: shape v[8..), strides v[16..), offset i[2]) */
+/* as_strided_scatter (accumulating): out = self (in[0], dense) with src (in[1])
+   added at the view v[0..nv) size, v[nv..2nv) stride, i[0] offset, taken
+   relative to a contiguous tensor of self's shape */
 static int ct__meta_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct_tensor *g = c->in[0];
-    if (g->ndim != a->i[1]) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %lld", g->ndim, (long long)a->i[1]);
+    ct__outinfo *o = &c->oi[0];
+    ct_tensor *base = c->in[0], *g = c->in[1];
+    if (g->ndim != a->nv) return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source rank %d does not match view rank %d", g->ndim, (int)a->nv);
     for (int d = 0; d < g->ndim; d++)
-        if (g->shape[d] != a->v[CT_MAX_DIMS + d])
+        if (g->shape[d] != a->v[d])
             return ct__failed(CT_ERR_SHAPE, "as_strided_scatter: source shape %s does not match the view shape %s", CT__SHAPE(g),
-                              ct__fmt_shape((int)a->i[1], a->v + CT_MAX_DIMS).s);
-    ct__out_new(c, g->dtype, (int)a->i[0], a->v);
+                              ct__fmt_shape(a->nv, a->v).s);
+    int64_t need = a->i[0], numel = ct__shape_numel(base->ndim, base->shape);
+    int empty = 0;
+    for (int d = 0; d < a->nv; d++) {
+        if (a->v[a->nv + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided_scatter: negative strides are not supported");
+        if (a->v[d] == 0) empty = 1;
+        need += (a->v[d] - 1) * a->v[a->nv + d];
+    }
+    if (!empty && (a->i[0] < 0 || need >= numel))
+        return ct__failed(CT_ERR_ARG, "as_strided_scatter: the view (size %s, stride %s, storage offset %lld) does not fit in the input's %lld elements",
+                          ct__fmt_shape(a->nv, a->v).s, ct__fmt_shape(a->nv, a->v + a->nv).s, (long long)a->i[0], (long long)numel);
+    c->nout = 1;
+    o->kind = CT__OUT_NEW;
+    o->dtype = g->dtype;
+    o->ndim = base->ndim;
+    o->has_strides = 0;
+    for (int d = 0; d < o->ndim; d++) o->shape[d] = base->shape[d];
     c->cdt = g->dtype;
     return 0;
 }
 static int ct__k_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
-    ct_tensor *out = c->out[0], *g = c->in[0];
-    ct__fill_raw(out, 0.0);
+    ct_tensor *out = c->out[0], *base = c->in[0], *g = c->in[1];
+    /* self is usually a stride-0 zero (the gradient helper below) */
+    int zero = ct__shape_numel(base->ndim, base->shape) > 0 && base->dtype < 10;
+    for (int d = 0; d < base->ndim; d++) zero &= base->strides[d] == 0 || base->shape[d] == 1;
+    zero = zero && ct__load_f64(ct__ptr(base), base->dtype) == 0.0;
+    if (zero) ct__fill_raw(out, 0.0);
+    else if (ct__copy_into(out, base)) return -1;
     /* add g into the view of out (overlapping positions accumulate) */
-    ct_tensor *view = ct__view_header(out, (int)a->i[1], a->v + CT_MAX_DIMS, a->v + 2 * CT_MAX_DIMS, a->i[2]);
+    ct_tensor *view = ct__view_header(out, a->nv, a->v, a->v + a->nv, a->i[0]);
     if (!view) return -1;
     int overlap = 0;
     for (int d = 0; d < view->ndim; d++) overlap |= view->strides[d] == 0 && view->shape[d] > 1;
     int rc = 0;
-    if (!overlap && ct__is_dense(view)) {
+    if (!overlap && ct__is_dense(view) && zero) {
         rc = ct__copy_into(view, g);
     } else {
         /* element by element accumulation (rare: overlapping as_strided) */
@@ -7473,7 +7644,7 @@ CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t
     ct__attrs_init(&a);
     if (ndim < 0 || ndim > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "as_strided: number of dimensions %d exceeds the maximum of %d", ndim, CT_MAX_DIMS);
     a.nv = ndim;
-    for (int d = 0; d < ndim; d++) { a.v[d] = shape[d]; a.v[CT_MAX_DIMS + d] = strides[d]; }
+    for (int d = 0; d < ndim; d++) { a.v[d] = shape[d]; a.v[ndim + d] = strides[d]; }
     a.i[0] = storage_offset;
     return ct__op1(CT__OP_AS_STRIDED, t, &a);
 }
@@ -7483,17 +7654,19 @@ CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t) {
     return ct__op1(CT__OP_ALIAS, t, &a);
 }
 /* gradient helper: zeros of `shape` with g added at a view given relative to a
-   contiguous tensor of that shape */
+   contiguous tensor of that shape (vshape is g's shape) */
 static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
                                       const int64_t *vstrides, int64_t voffset) {
     ct__attrs a;
     ct__attrs_init(&a);
-    a.i[0] = ndim;
-    a.i[1] = vndim;
-    a.i[2] = voffset;
-    for (int d = 0; d < ndim; d++) a.v[d] = shape[d];
-    for (int d = 0; d < vndim; d++) { a.v[CT_MAX_DIMS + d] = vshape[d]; a.v[2 * CT_MAX_DIMS + d] = vstrides[d]; }
-    return ct__op1(CT__OP_STRIDED_SCATTER, g, &a);
+    if (!g) return NULL;
+    a.nv = vndim;
+    a.i[0] = voffset;
+    for (int d = 0; d < vndim; d++) { a.v[d] = vshape[d]; a.v[vndim + d] = vstrides[d]; }
+    ct_tensor *in[2];
+    in[0] = ct_expand_n(ct_scalar_tensor(0.0, g->dtype), ndim, shape);   /* no memory: a stride-0 zero */
+    in[1] = (ct_tensor *)g;
+    return in[0] ? ct__call1(CT__OP_STRIDED_SCATTER, 2, in, &a) : NULL;
 }
 
 /* ============================================================================
@@ -7510,6 +7683,17 @@ static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_
 #define CT__RF_DTYPE 2
 #define CT__RF_DESC 4       /* sort: descending; topk: largest */
 #define CT__RF_REVERSE 8    /* scans: from the end (the backward of cumsum) */
+#define CT__RF_HASDIM 16    /* argmax, argmin, all, any: the dim in i[0] is given (else all dims) */
+/* The dims of a reduction as a list in v[0..nv): ops along one dim (max.dim,
+   argmax, all, ...) keep it in i[0]; *tmp receives their list. */
+static const ct__attrs *ct__rdims(int op, const ct__attrs *a, ct__attrs *tmp) {
+    int one = op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM;
+    if (!one && op != CT__OP_ARGMAX && op != CT__OP_ARGMIN && op != CT__OP_ALL && op != CT__OP_ANY) return a;
+    *tmp = *a;
+    tmp->nv = one || (a->flags & CT__RF_HASDIM) ? 1 : 0;
+    tmp->v[0] = a->i[0];
+    return tmp;
+}
 /* Parses a dims list into a mask; sets the reduced output shape. */
 static int ct__reduce_shape(const char *op, const ct_tensor *x, const ct__attrs *a, uint32_t *mask, ct__outinfo *o) {
     *mask = 0;
@@ -8051,14 +8235,12 @@ static int ct__rattrs(ct__attrs *a, const char *op, int ndims, const int64_t *di
     a->flags = keepdim ? CT__RF_KEEPDIM : 0;
     return 0;
 }
-/* attrs of an op along one dim (also given as a one-element dims list) */
+/* attrs of an op along one dim (i[0]; ct__rdims makes it a list) */
 static ct__attrs ct__rattrs_dim(int dim, int keepdim) {
     ct__attrs a;
     ct__attrs_init(&a);
     a.i[0] = dim;
-    a.nv = 1;
-    a.v[0] = dim;
-    a.flags = keepdim ? CT__RF_KEEPDIM : 0;
+    a.flags = CT__RF_HASDIM | (keepdim ? CT__RF_KEEPDIM : 0);
     return a;
 }
 /* reduced-dims mask of a recorded node (nv == 0: all dims) */
@@ -8209,11 +8391,13 @@ static int ct__meta_minmax(ct__call *c) {
     const char *name = ct__ops[op].name;
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
+    ct__attrs tmp;
+    const ct__attrs *a = ct__rdims(op, c->a, &tmp);
     if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
+    if (ct__reduce_shape(name, x, a, &mask, o)) return -1;
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN;
     if (ct__shape_numel(x->ndim, x->shape) == 0) {
-        if (c->a->nv == 0) {
+        if (a->nv == 0) {
             if (isarg) return ct__failed(CT_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
             return ct__failed(CT_ERR_ARG, "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.", name);
         }
@@ -8349,7 +8533,8 @@ static int ct__k_minmax(ct__call *c) {
     int op = c->op, rc = 0;
     uint32_t mask;
     ct__outinfo tmp;
-    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__attrs da;
+    if (ct__reduce_shape(ct__ops[op].name, x, ct__rdims(op, c->a, &da), &mask, &tmp)) return -1;
     int ismax = op == CT__OP_AMAX || op == CT__OP_MAX || op == CT__OP_MAX_DIM || op == CT__OP_ARGMAX;
     int isarg = op == CT__OP_ARGMAX || op == CT__OP_ARGMIN, withidx = isarg || op == CT__OP_MAX_DIM || op == CT__OP_MIN_DIM;
     ct_dtype dt = c->cdt;
@@ -8460,8 +8645,9 @@ static int ct__meta_logic(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
     uint32_t mask;
+    ct__attrs tmp;
     if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    if (ct__reduce_shape(name, x, c->a, &mask, &c->oi[0])) return -1;
+    if (ct__reduce_shape(name, x, ct__rdims(c->op, c->a, &tmp), &mask, &c->oi[0])) return -1;
     if (c->op == CT__OP_COUNT_NONZERO) c->oi[0].dtype = CT_INT64;
     else c->oi[0].dtype = x->dtype == CT_UINT8 ? CT_UINT8 : CT_BOOL;  /* PyTorch keeps uint8 */
     c->nout = 1;
@@ -8473,7 +8659,8 @@ static int ct__k_logic(ct__call *c) {
     uint32_t mask;
     ct__outinfo tmp;
     int op = c->op;
-    if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    ct__attrs da;
+    if (ct__reduce_shape(ct__ops[op].name, x, ct__rdims(op, c->a, &da), &mask, &tmp)) return -1;
     ct__rl r;
     if (ct__rl_make(&r, x, mask, CT_BOOL, CT__RL_ANYORDER)) return -1;
     const uint8_t *p = CT__RL_P(&r, uint8_t);
@@ -8980,14 +9167,15 @@ static int ct__k_scan(ct__call *c) {
     ct_dtype dt = c->cdt;
     int kind = op == CT__OP_CUMSUM ? 0 : op == CT__OP_CUMPROD ? 1 : op == CT__OP_CUMMAX ? 2 : 3;
     ct_tensor *xc = (ct_tensor *)x;
-    if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != dt && !(xc = ct__convert(x, c->a->dtype))) return -1;
+    int hasdt = kind < 2 && (c->a->flags & CT__RF_DTYPE);
+    if (hasdt && x->dtype != c->a->dtype && c->a->dtype != dt && !(xc = ct__convert(x, c->a->dtype))) return -1;
     ct__rl r;
     rc = ct__rl_make(&r, xc, ct__rdim_mask(xc, c->a->i[0]), dt, CT__RL_CONTIG);
     if (xc != x) ct__decref(xc);
     if (rc) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     int64_t *ip = kind >= 2 ? (int64_t *)ct__ptr(c->out[1]) : NULL;
-    int rev = (c->a->flags & CT__RF_REVERSE) != 0;
+    int rev = kind == 0 && (c->a->flags & CT__RF_REVERSE) != 0;
     if (b) {
         if (dt == CT_FLOAT32) ct__scan_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
         else if (dt == CT_FLOAT64) ct__scan_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), ip, r.O, r.K, r.NI, kind, rev);
@@ -9160,7 +9348,7 @@ static int ct__k_sort(ct__call *c) {
     int dim = full || x->ndim == 0 ? 0 : ct__wrap_dim((int)c->a->i[0], x->ndim);
     uint32_t mask = full ? (x->ndim ? (1u << x->ndim) - 1u : 0u) : ct__rdim_mask(x, dim);
     int desc = (c->a->flags & CT__RF_DESC) != 0;
-    int64_t k = c->a->i[1];
+    int64_t k = op == CT__OP_TOPK || op == CT__OP_KTHVALUE ? c->a->i[1] : 0;
     if (op == CT__OP_KTHVALUE) { k = k - 1; desc = 0; }
     else if (op != CT__OP_SORT && op != CT__OP_TOPK) desc = 0;
     ct__rl r;
@@ -9961,7 +10149,6 @@ static int ct__meta_index_select(ct__call *c) {
     int64_t n = ct_numel(idx);
     if (x->ndim > 0 && x->shape[dim] == 0 && n > 0)
         return ct__failed(CT_ERR_INDEX, "index_select(): self indexing axis dim should be positive");
-    ((ct__attrs *)c->a)->i[0] = dim;
     int64_t shape[CT_MAX_DIMS] = {0};
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     if (x->ndim) shape[dim] = n;
@@ -9970,7 +10157,7 @@ static int ct__meta_index_select(ct__call *c) {
 }
 static int ct__k_index_select(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
-    int dim = (int)c->a->i[0];
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
     ct__geo gx = ct__geo_ne(x);
     int64_t n = ct_numel(idx), size = gx.sh[dim];
     ct__ixerr e = {0, 0};
@@ -10053,13 +10240,12 @@ static int ct__meta_gather(ct__call *c) {
         if (d != dim && gi.sh[d] > gx.sh[d])
             return ct__failed(CT_ERR_SHAPE, "gather: Size does not match at dimension %d expected index %s to be smaller than self %s apart from dimension %d",
                               d, CT__SHAPE(idx), CT__SHAPE(x), dim);
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__out_new(c, x->dtype, idx->ndim, idx->shape);
     return 0;
 }
 static int ct__k_gather(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
-    int dim = (int)c->a->i[0];
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
     if (ct_numel(out) == 0) return 0;
     ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gout = ct__geo_ne(out);
     int64_t xst[CT_MAX_DIMS];
@@ -10099,6 +10285,8 @@ static int ct__meta_scatter(ct__call *c) {
     if (dim < 0) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != x->dtype) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected self.dtype to be equal to src.dtype");
+    if (c->op == CT__OP_SCATTER_REDUCE && (c->a->mode < 0 || c->a->mode > 4))
+        return ct__failed(CT_ERR_ARG, "scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got %d", (int)c->a->mode);
     if (c->op == CT__OP_SCATTER_REDUCE && c->a->mode == 2 && x->dtype == CT_BOOL)
         return ct__failed(CT_ERR_DTYPE, "scatter_reduce: \"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
     ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gs = src ? ct__geo_ne(src) : gi;
@@ -10114,7 +10302,6 @@ static int ct__meta_scatter(ct__call *c) {
                                   CT__SHAPE(x), dim);
             }
         }
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__ix_out_self(c);
     return 0;
 }
@@ -10165,7 +10352,7 @@ static const ct__loop_fn ct__divcnt_tab[9] = {ct__divcnt_f32, ct__divcnt_f64, ct
                                               ct__divcnt_i32, ct__divcnt_i16, ct__divcnt_i8, ct__divcnt_u8};
 static int ct__k_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
-    int dim = (int)c->a->i[0], rc = 0;
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim), rc = 0;
     ct__ixerr e = {0, 0};
     if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct_numel(idx) == 0) return 0;
@@ -10298,13 +10485,12 @@ static int ct__meta_index_add(ct__call *c) {
         if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
         if (idx->ndim > 1) return ct__failed(CT_ERR_SHAPE, "index_fill_(): Index has to be a vector/scalar");
     }
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__ix_out_self(c);
     return 0;
 }
 static int ct__k_index_add(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->op != CT__OP_INDEX_FILL ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
-    int dim = (int)c->a->i[0], rc;
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim), rc;
     ct__ixerr e = {0, 0};
     ct__geo go = ct__geo_ne(out);
     int64_t n = ct_numel(idx), size = go.sh[dim];
@@ -10396,7 +10582,8 @@ static int ct__k_take(ct__call *c) {
 
 /* ---- advanced indexing: index (x[indices]) and index_put ---------------------------
    Inputs: x, [values,] then one int64 tensor per indexed dim; a->i[1] is the mask of
-   indexed dims, a->i[2] accumulate. The index tensors broadcast together; their
+   indexed dims (bit d: dim d has an index tensor, PyTorch's Tensor?[] indices with
+   None elsewhere), flags bit 0 accumulate. The index tensors broadcast together; their
    shape replaces the indexed dims in place when those are adjacent, else goes first
    (NumPy / PyTorch rules). Kernels turn the indices into element offsets once. */
 typedef struct ct__ixmap {
@@ -10592,7 +10779,7 @@ static const ct__loop_fn ct__offadd_tab[10] = {ct__offadd_f32, ct__offadd_f64, c
                                                ct__offadd_i32, ct__offadd_i16, ct__offadd_i8, ct__offadd_u8, ct__offadd_b8};
 static int ct__k_index_put(ct__call *c) {
     ct_tensor *x = c->in[0], *values = c->in[1], *out = c->out[0], *tmp = NULL;
-    int nidx = c->nin - 2, bad = 0, accumulate = (int)c->a->i[2];
+    int nidx = c->nin - 2, bad = 0, accumulate = c->a->flags & 1;
     uint32_t mask = (uint32_t)c->a->i[1];
     ct__ixmap m;
     ct__ixerr e = {0, 0};
@@ -10644,18 +10831,21 @@ static int ct__meta_masked_select(ct__call *c) {
     bin[0] = mask;
     bin[1] = x;
     if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
-    int64_t cnt = ct__mask_count(mask, nd, shape);
-    ct__out_new(c, x->dtype, 1, &cnt);
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;   /* its length is the mask's count: the kernel allocates it */
     return 0;
 }
 static int ct__k_masked_select(ct__call *c) {
-    ct_tensor *x = c->in[0], *mask = c->in[1], *out = c->out[0], *ops[2];
+    ct_tensor *x = c->in[0], *mask = c->in[1], *out, *ops[2];
     int nd;
     int64_t shape[CT_MAX_DIMS] = {0};
-    if (ct_numel(out) == 0) return 0;
     ops[0] = mask;
     ops[1] = x;
     if (ct__broadcast("masked_select", 2, ops, &nd, shape)) return -1;
+    int64_t total = ct__mask_count(mask, nd, shape);
+    if (ct__out_alloc(c, 0, x->dtype, 1, &total)) return -1;
+    out = c->out[0];
+    if (total == 0) return 0;
     ct__cw w;
     ct__cw_init(&w, 2, ops, nd, shape);
     size_t es = ct__dt[x->dtype].size;
@@ -10711,14 +10901,14 @@ static int ct__meta_masked_scatter(ct__call *c) {
         bin[1] = x;
         if (ct__broadcast("masked_scatter", 2, bin, &nd, shape)) return -1;
     }
-    if (ct__mask_count(mask, nd, shape) > ct_numel(src))
-        return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
     if (c->inplace) ct__ix_out_self(c);
     else ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_masked_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *out = c->out[0], *ops[2];
+    if (ct__mask_count(mask, out->ndim, out->shape) > ct_numel(src))
+        return ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
     if (out != x && ct__ix_copy(out, x)) return -1;
     if (ct_numel(out) == 0) return 0;
     ct_tensor *sc = src->storage == out->storage ? ct__clone_detached(src) : ct__contig_ref(src);
@@ -10749,25 +10939,23 @@ static ct_tensor *ct__truth(const ct_tensor *x) {
 static int ct__meta_nonzero(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (ct__ix_real("nonzero", x->dtype) || ct__ix_cpu("nonzero", x)) return -1;
-    ct_tensor *t = ct__truth(x);
-    if (!t) return -1;
-    int64_t n = ct_numel(t), cnt = 0, shape[2];
-    const uint8_t *p = (const uint8_t *)ct__ptr(t);
-    for (int64_t i = 0; i < n; i++) cnt += p[i];
-    ct__decref(t);
-    shape[0] = cnt;
-    shape[1] = x->ndim;
-    ct__out_new(c, CT_INT64, 2, shape);
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;   /* [count, ndim]: the kernel counts, then allocates */
     return 0;
 }
 static int ct__k_nonzero(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    if (ct_numel(out) == 0 && x->ndim > 0) return 0;
+    ct_tensor *x = c->in[0], *out;
     ct_tensor *t = ct__truth(x);
     if (!t) return -1;
     int nd = x->ndim;
-    int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0}, inner = nd ? x->shape[nd - 1] : 1;
+    int64_t n = ct_numel(t), idx[CT_MAX_DIMS] = {0}, inner = nd ? x->shape[nd - 1] : 1, shape[2];
     const uint8_t *p = (const uint8_t *)ct__ptr(t);
+    shape[0] = 0;
+    shape[1] = nd;
+    for (int64_t i = 0; i < n; i++) shape[0] += p[i];
+    if (ct__out_alloc(c, 0, CT_INT64, 2, shape)) { ct__decref(t); return -1; }
+    out = c->out[0];
+    if (shape[0] == 0 && nd > 0) { ct__decref(t); return 0; }
     int64_t *o = (int64_t *)ct__ptr(out), cnt = out->shape[0], k = 0;
     for (int64_t base = 0; base < n; base += inner) {
         if (nd == 0) { k += p[base] != 0; continue; }
@@ -10823,7 +11011,6 @@ static int ct__meta_cat(ct__call *c) {
         if (!ref) {
             /* only legacy empty tensors: an empty vector */
             shape[0] = 0;
-            ((ct__attrs *)c->a)->i[0] = 0;
             ct__out_new(c, dt, 1, shape);
             return 0;
         }
@@ -10845,13 +11032,12 @@ static int ct__meta_cat(ct__call *c) {
         for (int d = 0; d < nd; d++) shape[d] = ref->shape[d];
         shape[dim] = total;
     }
-    ((ct__attrs *)c->a)->i[0] = dim;
     ct__out_new(c, dt, nd, shape);
     return 0;
 }
 static int ct__k_cat(ct__call *c) {
     ct_tensor *out = c->out[0];
-    int n = c->nin, stack = c->op == CT__OP_STACK, dim = (int)c->a->i[0], nd = out->ndim, fast = 1;
+    int n = c->nin, stack = c->op == CT__OP_STACK, nd = out->ndim, dim = ct__wrap_dim((int)c->a->i[0], nd), fast = 1;
     if (ct_numel(out) == 0) return 0;
     size_t es = ct__dt[out->dtype].size;
     int64_t outer = 1, inner = 1, total = out->shape[dim];
@@ -10915,7 +11101,7 @@ static int ct__k_cat(ct__call *c) {
 /* ---- flip: a view with negated strides, copied out (a->v: dims, a->nv) ---- */
 static int ct__meta_flip(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     uint32_t seen = 0;
     if (ct__ix_real("flip", x->dtype)) return -1;
     for (int k = 0; k < a->nv; k++) {
@@ -10923,7 +11109,6 @@ static int ct__meta_flip(ct__call *c) {
         if (d < 0) return -1;
         if (seen & (1u << d)) return ct__failed(CT_ERR_ARG, "flip: dim %d appears multiple times in the list of dims", d);
         seen |= 1u << d;
-        a->v[k] = d;
     }
     ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
@@ -10937,7 +11122,7 @@ static int ct__k_flip(ct__call *c) {
         /* contiguous rows: copy each row from its mirrored source row, reversed when the
            last dim flips */
         uint32_t mask = 0;
-        for (int k = 0; k < c->a->nv; k++) mask |= 1u << c->a->v[k];
+        for (int k = 0; k < c->a->nv; k++) mask |= 1u << ct__wrap_dim((int)c->a->v[k], nd);
         int64_t inner = x->shape[nd - 1], rows = ct_numel(x) / inner;
         size_t es = ct__dt[x->dtype].size;
         int rev = (mask >> (nd - 1)) & 1u;
@@ -10976,7 +11161,7 @@ static int ct__k_flip(ct__call *c) {
     }
     for (int d = 0; d < x->ndim; d++) st[d] = x->strides[d];
     for (int k = 0; k < c->a->nv; k++) {
-        int d = (int)c->a->v[k];
+        int d = ct__wrap_dim((int)c->a->v[k], nd);
         if (d >= x->ndim) continue;   /* a 0-d tensor: nothing to flip */
         off += (x->shape[d] - 1) * st[d];
         st[d] = -st[d];
@@ -10985,17 +11170,14 @@ static int ct__k_flip(ct__call *c) {
     return ct__copy_into(out, &v);
 }
 
-/* ---- roll: dims v[0..nv), shifts v[CT_MAX_DIMS..) ---- */
+/* ---- roll: shifts v[0..nv), dims v[nv..2nv) ---- */
 static int ct__meta_roll(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     if (ct__ix_real("roll", x->dtype)) return -1;
-    if (x->ndim == 0 && a->nv > 0) return ct__failed(CT_ERR_INDEX, "roll: Dimension specified as %d but tensor has no dimensions", (int)a->v[0]);
-    for (int k = 0; k < a->nv; k++) {
-        int d = ct__dim("roll", (int)a->v[k], x->ndim);
-        if (d < 0) return -1;
-        a->v[k] = d;
-    }
+    if (x->ndim == 0 && a->nv > 0) return ct__failed(CT_ERR_INDEX, "roll: Dimension specified as %d but tensor has no dimensions", (int)a->v[a->nv]);
+    for (int k = 0; k < a->nv; k++)
+        if (ct__dim("roll", (int)a->v[a->nv + k], x->ndim) < 0) return -1;
     ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
@@ -11005,7 +11187,7 @@ static int ct__k_roll(ct__call *c) {
     int64_t sh[CT_MAX_DIMS] = {0};
     int dims[CT_MAX_DIMS], nr = 0, nd = x->ndim;
     if (ct_numel(out) == 0) return 0;
-    for (int k = 0; k < a->nv; k++) sh[a->v[k]] += a->v[CT_MAX_DIMS + k];
+    for (int k = 0; k < a->nv; k++) sh[ct__wrap_dim((int)a->v[a->nv + k], nd)] += a->v[k];
     for (int d = 0; d < nd; d++) {
         int64_t s = x->shape[d];
         sh[d] = ((sh[d] % s) + s) % s;
@@ -11106,21 +11288,22 @@ static int ct__meta_repeat_interleave(ct__call *c) {
     if (r->dtype != CT_INT64 && r->dtype != CT_INT32)
         return ct__failed(CT_ERR_DTYPE, "repeat_interleave: \"repeat_interleave_cpu\" not implemented for '%s'", CT__DTNAME(r->dtype));
     if (ct__ix_cpu("repeat_interleave", r)) return -1;
-    int64_t total = 0, n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size;
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;   /* its length is the sum of the repeats */
+    return 0;
+}
+static int ct__k_repeat_interleave(ct__call *c) {
+    ct_tensor *r = c->in[0];
+    int64_t total = 0, n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size, w = 0;
     const char *p = ct__ptr(r);
     for (int64_t k = 0; k < n; k++) {
         int64_t v = ct__ixld(p + k * r->strides[0] * es, r->dtype == CT_INT32);
         if (v < 0) return ct__failed(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
+        if (v > INT64_MAX - total) return ct__failed(CT_ERR_MEMORY, "repeat_interleave: the sum of the repeats overflows int64");
         total += v;
     }
-    ct__out_new(c, r->dtype, 1, &total);
-    return 0;
-}
-static int ct__k_repeat_interleave(ct__call *c) {
-    ct_tensor *r = c->in[0], *out = c->out[0];
-    int64_t n = r->shape[0], es = (int64_t)ct__dt[r->dtype].size, w = 0;
-    const char *p = ct__ptr(r);
-    char *o = ct__ptr(out);
+    if (ct__out_alloc(c, 0, r->dtype, 1, &total)) return -1;
+    char *o = ct__ptr(c->out[0]);
     for (int64_t k = 0; k < n; k++) {
         int64_t v = ct__ixld(p + k * r->strides[0] * es, r->dtype == CT_INT32);
         for (int64_t j = 0; j < v; j++, w++) ct__store_i64(o + w * es, r->dtype, k);
@@ -11169,7 +11352,7 @@ static int ct__k_tri(ct__call *c) {
 /* ---- diag_embed: a->i[0] offset, i[1] dim1, i[2] dim2 ---- */
 static int ct__meta_diag_embed(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     if (ct__ix_real("diag_embed", x->dtype)) return -1;
     int nd = x->ndim + 1;
     if (nd > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "diag_embed: the result would have more than %d dimensions", CT_MAX_DIMS);
@@ -11180,14 +11363,12 @@ static int ct__meta_diag_embed(ct__call *c) {
     if (d1 == d2) return ct__failed(CT_ERR_ARG, "diag_embed: diagonal dimensions cannot be identical %d, %d", (int)a->i[1], (int)a->i[2]);
     int64_t off = a->i[0], len = x->shape[x->ndim - 1] + (off < 0 ? -off : off), shape[CT_MAX_DIMS];
     for (int d = 0, k = 0; d < nd; d++) shape[d] = (d == d1 || d == d2) ? len : x->shape[k++];
-    a->i[1] = d1;
-    a->i[2] = d2;
     ct__out_new(c, x->dtype, nd, shape);
     return 0;
 }
 static int ct__k_diag_embed(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
-    int d1 = (int)c->a->i[1], d2 = (int)c->a->i[2], nd = out->ndim, k = 0;
+    int nd = out->ndim, d1 = ct__wrap_dim((int)c->a->i[1], nd), d2 = ct__wrap_dim((int)c->a->i[2], nd), k = 0;
     int64_t off = c->a->i[0], n = ct_numel(out), sh[CT_MAX_DIMS], st[CT_MAX_DIMS], start;
     if (n == 0) return 0;
     memset(ct__ptr(out), 0, (size_t)n * ct__dt[out->dtype].size);
@@ -11200,53 +11381,54 @@ static int ct__k_diag_embed(ct__call *c) {
     return ct__copy_into(&v, x);
 }
 
-/* ---- one_hot: a->i[0] num_classes (-1: inferred in meta) ---- */
+/* ---- one_hot: a->i[0] num_classes; -1: one more than the largest class, which
+   only the kernel can see (the output is then DEFERRED) ---- */
 static int ct__meta_one_hot(ct__call *c) {
     ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    int64_t nc = c->a->i[0], shape[CT_MAX_DIMS];
     if (x->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "one_hot: one_hot is only applicable to index tensor.");
     if (ct__ix_cpu("one_hot", x)) return -1;
     if (x->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "one_hot: the result would have more than %d dimensions", CT_MAX_DIMS);
-    int64_t n = ct_numel(x), nc = a->i[0], lo = INT64_MAX, hi = INT64_MIN, shape[CT_MAX_DIMS];
-    if (n == 0) {
-        if (nc == -1) return ct__failed(CT_ERR_ARG, "one_hot: Can not infer total number of classes from empty tensor.");
-    } else {
-        ct_tensor *xc = ct__contig_ref(x);
-        if (!xc) return -1;
-        const int64_t *p = (const int64_t *)ct__ptr(xc);
-        for (int64_t i = 0; i < n; i++) { lo = p[i] < lo ? p[i] : lo; hi = p[i] > hi ? p[i] : hi; }
-        ct__decref(xc);
-        if (lo < 0) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
-        if (nc == -1) nc = hi + 1;
-        else if (hi >= nc) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    if (nc == -1) {
+        if (ct_numel(x) == 0) return ct__failed(CT_ERR_ARG, "one_hot: Can not infer total number of classes from empty tensor.");
+        c->nout = 1;
+        c->oi[0].kind = CT__OUT_DEFERRED;
+        return 0;
     }
     if (nc < 0) return ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
-    a->i[0] = nc;
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim] = nc;
     ct__out_new(c, CT_INT64, x->ndim + 1, shape);
     return 0;
 }
 static int ct__k_one_hot(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    int64_t n = ct_numel(x), nc = c->a->i[0];
-    if (ct_numel(out) == 0) return 0;
-    int64_t *o = (int64_t *)ct__ptr(out);
-    memset(o, 0, sizeof(int64_t) * (size_t)(n * nc));
+    ct_tensor *x = c->in[0];
+    int64_t n = ct_numel(x), nc = c->a->i[0], lo = INT64_MAX, hi = INT64_MIN, shape[CT_MAX_DIMS];
     ct_tensor *xc = ct__contig_ref(x);
     if (!xc) return -1;
     const int64_t *p = (const int64_t *)ct__ptr(xc);
-    for (int64_t i = 0; i < n; i++) o[i * nc + p[i]] = 1;
+    for (int64_t i = 0; i < n; i++) { lo = p[i] < lo ? p[i] : lo; hi = p[i] > hi ? p[i] : hi; }
+    int rc = 0;
+    if (n > 0 && lo < 0) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
+    else if (nc == -1) {
+        for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
+        shape[x->ndim] = nc = hi + 1;
+        rc = ct__out_alloc(c, 0, CT_INT64, x->ndim + 1, shape);
+    } else if (n > 0 && hi >= nc) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    if (!rc && ct_numel(c->out[0]) > 0) {
+        int64_t *o = (int64_t *)ct__ptr(c->out[0]);
+        memset(o, 0, sizeof(int64_t) * (size_t)(n * nc));
+        for (int64_t i = 0; i < n; i++) o[i * nc + p[i]] = 1;
+    }
     ct__decref(xc);
-    return 0;
+    return rc;
 }
 
 /* ---- pad (F.pad): a->v[0..nv) pads, last dim first; a->s[0] value (constant).
    Reflect / replicate / circular pad the last nv/2 dims of a (batch,) channel, spatial
    tensor through index maps; their backward adds the gradient back through the same
-   maps (pad_backward: a->mode 0 reflect 1 replicate 2 circular, a->i[1] input ndim,
-   a->v[CT__PAD_SHAPE_AT..) input shape). */
-#define CT__PAD_SHAPE_AT 6
+   maps (pad_backward: the same pads, a->mode 0 reflect 1 replicate 2 circular; the
+   input's shape is the gradient's less the pads). */
 static int ct__pad_mode(int op) { return op == CT__OP_REFLECTION_PAD ? 0 : op == CT__OP_REPLICATION_PAD ? 1 : 2; }
 static const char *const ct__pad_mode_names[3] = {"reflect", "replicate", "circular"};
 static int ct__meta_pad(ct__call *c) {
@@ -11453,8 +11635,17 @@ static int ct__k_pad(ct__call *c) {
 static int ct__meta_pad_backward(ct__call *c) {
     ct_tensor *g = c->in[0];
     const ct__attrs *a = c->a;
+    int64_t shape[CT_MAX_DIMS];
     if (!CT__ISFLOAT(g->dtype)) return ct__failed(CT_ERR_DTYPE, "pad_backward: not implemented for '%s'", CT__DTNAME(g->dtype));
-    ct__out_new(c, g->dtype, (int)a->i[1], a->v + CT__PAD_SHAPE_AT);
+    if (a->mode < 0 || a->mode > 2) return ct__failed(CT_ERR_ARG, "pad_backward: mode %d is not reflect (0), replicate (1) or circular (2)", (int)a->mode);
+    if (a->nv % 2 || a->nv / 2 < 1 || a->nv / 2 > g->ndim) return ct__failed(CT_ERR_ARG, "pad_backward: %d pads for a %d-D gradient", (int)a->nv, g->ndim);
+    for (int d = 0; d < g->ndim; d++) shape[d] = g->shape[d];
+    for (int j = 0; j < a->nv / 2; j++) {
+        int d = g->ndim - 1 - j;
+        shape[d] -= a->v[2 * j] + a->v[2 * j + 1];
+        if (shape[d] < 1) return ct__failed(CT_ERR_ARG, "pad_backward: pads (%lld, %lld) leave no input at dimension %d", (long long)a->v[2 * j], (long long)a->v[2 * j + 1], d);
+    }
+    ct__out_new(c, g->dtype, g->ndim, shape);
     return 0;
 }
 static int ct__k_pad_backward(ct__call *c) {
@@ -11645,7 +11836,7 @@ static int ct__bw_index_put(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     int len = ct__bw_index_list(n, 2, list);
     if (len < 0) return -1;
     if (CT__IX_NEEDS(n, 0)) {
-        gin[0] = n->attrs.i[2] ? gout[0] : ct_index_put(gout[0], len, list, ct_scalar_tensor(0.0, gout[0]->dtype), 0);
+        gin[0] = (n->attrs.flags & 1) ? gout[0] : ct_index_put(gout[0], len, list, ct_scalar_tensor(0.0, gout[0]->dtype), 0);
         if (!gin[0]) return -1;
     }
     if (CT__IX_NEEDS(n, 1) && !(gin[1] = ct_index(gout[0], len, list))) return -1;
@@ -11687,7 +11878,7 @@ static int ct__bw_take(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return 0;
 }
 static int ct__bw_cat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    int dim = (int)n->attrs.i[0];
+    int dim = ct__wrap_dim((int)n->attrs.i[0], gout[0]->ndim);
     int64_t off = 0;
     for (int i = 0; i < n->nin; i++) {
         const ct__tmeta *m = &n->in_meta[i];
@@ -11712,8 +11903,8 @@ static int ct__bw_flip(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 }
 static int ct__bw_roll(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     int64_t neg[CT_MAX_DIMS];
-    for (int k = 0; k < n->attrs.nv; k++) neg[k] = -n->attrs.v[CT_MAX_DIMS + k];
-    gin[0] = ct_roll(gout[0], n->attrs.nv, neg, n->attrs.nv, n->attrs.v);
+    for (int k = 0; k < n->attrs.nv; k++) neg[k] = -n->attrs.v[k];
+    gin[0] = ct_roll(gout[0], n->attrs.nv, neg, n->attrs.nv, n->attrs.v + n->attrs.nv);
     return gin[0] ? 0 : -1;
 }
 static int ct__bw_repeat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -11758,11 +11949,11 @@ static int ct__bw_constant_pad(ct__node *n, ct_tensor *const *gout, ct_tensor **
     return gin[0] ? 0 : -1;
 }
 static int ct__bw_pad(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    const ct__tmeta *m = &n->in_meta[0];
-    ct__attrs a = n->attrs;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.nv = n->attrs.nv;
+    for (int k = 0; k < a.nv; k++) a.v[k] = n->attrs.v[k];
     a.mode = ct__pad_mode(n->op);
-    a.i[1] = m->ndim;
-    for (int d = 0; d < m->ndim; d++) a.v[CT__PAD_SHAPE_AT + d] = m->shape[d];
     gin[0] = ct__op1(CT__OP_PAD_BACKWARD, gout[0], &a);
     return gin[0] ? 0 : -1;
 }
@@ -11908,7 +12099,7 @@ static ct_tensor *ct__index_call(ct_tensor *x, int n, ct_tensor *const *indices,
         ct__attrs a;
         ct__attrs_init(&a);
         a.i[1] = (int64_t)mask;
-        a.i[2] = accumulate ? 1 : 0;
+        a.flags = accumulate ? 1 : 0;
         in[0] = x;
         if (put) in[1] = (ct_tensor *)values;
         r = inplace ? ct__call1_(put ? CT__OP_INDEX_PUT : CT__OP_INDEX, first + k, in, &a)
@@ -12087,7 +12278,7 @@ CTENSOR_API ct_tensor *ct_roll(const ct_tensor *x, int nshifts, const int64_t *s
     if (nshifts != ndims) return ct__fail(CT_ERR_ARG, "roll: shifts and dimensions must align. shifts: %d, dims:%d", nshifts, ndims);
     if (ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "roll: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
     a.nv = ndims;
-    for (int k = 0; k < ndims; k++) { a.v[k] = dims[k]; a.v[CT_MAX_DIMS + k] = shifts[k]; }
+    for (int k = 0; k < ndims; k++) { a.v[k] = shifts[k]; a.v[ndims + k] = dims[k]; }
     return ct__op1(CT__OP_ROLL, x, &a);
 }
 CTENSOR_API ct_tensor *ct_repeat(const ct_tensor *x, int n, const int64_t *repeats) {
@@ -13832,16 +14023,18 @@ CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_gene
     a.s[1] = std;
     return ct__opg1(CT__OP_NORMAL_, x, &a, g);
 }
-CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) {
+CTENSOR_API ct_tensor *ct_rand_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
     if (ct__check_dtype_arg("rand", dt)) return NULL;
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
-    return ct_uniform_(ct__empty_api("rand", dt, ndim, shape), 0.0, 1.0, NULL);
+    return ct_uniform_(ct__empty_on("rand", dev, dt, ndim, shape), 0.0, 1.0, NULL);
 }
-CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) {
+CTENSOR_API ct_tensor *ct_randn_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
     if (ct__check_dtype_arg("randn", dt)) return NULL;
     if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
-    return ct_normal_(ct__empty_api("randn", dt, ndim, shape), 0.0, 1.0, NULL);
+    return ct_normal_(ct__empty_on("randn", dev, dt, ndim, shape), 0.0, 1.0, NULL);
 }
+CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_rand_on_n(ct__cpu_dev, dt, ndim, shape); }
+CTENSOR_API ct_tensor *ct_randn_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_randn_on_n(ct__cpu_dev, dt, ndim, shape); }
 /* [section: random-impl] */
 /* ---- random extras: randint / random_, bernoulli, exponential, randperm,
    multinomial, normal with tensor arguments ---- */
@@ -13859,8 +14052,8 @@ static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
     default: ct__store_i64(p, dt, v); break;
     }
 }
-/* attrs: i[0] generator, mode 0: the dtype's full range (uniform_int), mode 1:
-   [i[1], i[2]) (uniform_int_from_to) */
+/* attrs: flags bit 0 clear: the dtype's full range (uniform_int); set:
+   [i[0], i[1]) (uniform_int_from_to) */
 static int ct__k_random(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct_dtype dt = x->dtype;
@@ -13871,9 +14064,9 @@ static int ct__k_random(ct__call *c) {
     ct__miter it;
     ct__miter_init(&it, x, NULL);
     ct__spin_lock(&g->lock);
-    if (c->a->mode == 1) {
-        int64_t from = c->a->i[1];
-        uint64_t range = (uint64_t)c->a->i[2] - (uint64_t)from;
+    if (c->a->flags & 1) {
+        int64_t from = c->a->i[0];
+        uint64_t range = (uint64_t)c->a->i[1] - (uint64_t)from;
         int wide = (dt == CT_INT64 || dt == CT_FLOAT64 || dt == CT_FLOAT32 || dt == CT_BFLOAT16) && range >= ((uint64_t)1 << 32);
         for (int64_t k = 0; k < n; k++, ct__miter_next(&it)) {
             uint64_t r = wide ? ct_generator_random64(g) : ct__mt_next(g);
@@ -14169,9 +14362,9 @@ CTENSOR_API ct_tensor *ct_random_range_(ct_tensor *x, int64_t from, int64_t to, 
     if (ct__random_bounds(x->dtype, from, to)) return NULL;
     ct__attrs a;
     ct__attrs_init(&a);
-    a.mode = 1;
-    a.i[1] = from;
-    a.i[2] = to;
+    a.flags = 1;
+    a.i[0] = from;
+    a.i[1] = to;
     return ct__opg1(CT__OP_RANDOM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_randint_n(int64_t low, int64_t high, ct_dtype dt, int ndim, const int64_t *shape, ct_generator *g) {
@@ -14230,8 +14423,7 @@ CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
     }
     ct__attrs a;
     ct__attrs_init(&a);
-    a.nv = 1;
-    a.v[0] = n;
+    a.i[0] = n;
     a.dtype = dt;
     return ct__call1_gen(CT__OP_RANDPERM, 0, NULL, &a, g);
 }
@@ -14610,8 +14802,9 @@ static int ct__bw_expand(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_slice(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
-    int dim = (int)n->attrs.i[0];
-    int64_t start = n->attrs.i[1], step = n->attrs.i[3];
+    int dim = ct__wrap_dim((int)n->attrs.i[0], m->ndim);
+    int64_t start = n->attrs.i[1], end = n->attrs.i[2], step = n->attrs.i[3];
+    ct__slice_bounds(m->shape[dim], &start, &end);
     ct__contig_strides(m->ndim, m->shape, cs);
     for (int d = 0; d < m->ndim; d++) { vs[d] = cs[d]; vsh[d] = gout[0]->shape[d]; }
     vs[dim] = cs[dim] * step;
@@ -14620,16 +14813,17 @@ static int ct__bw_slice(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
-    int dim = (int)n->attrs.i[0], k = 0;
+    int dim = ct__wrap_dim((int)n->attrs.i[0], m->ndim), k = 0;
+    int64_t idx = n->attrs.i[1] < 0 ? n->attrs.i[1] + m->shape[dim] : n->attrs.i[1];
     ct__contig_strides(m->ndim, m->shape, cs);
     for (int d = 0; d < m->ndim; d++)
         if (d != dim) { vs[k] = cs[d]; vsh[k] = m->shape[d]; k++; }
-    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, k, vsh, vs, n->attrs.i[1] * cs[dim]));
+    CT__BW_RET(ct__strided_scatter(gout[0], m->ndim, m->shape, k, vsh, vs, idx * cs[dim]));
 }
 static int ct__bw_diagonal(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     int64_t cs[CT_MAX_DIMS], vs[CT_MAX_DIMS], vsh[CT_MAX_DIMS];
-    int d1 = (int)n->attrs.i[1], d2 = (int)n->attrs.i[2], k = 0;
+    int d1 = ct__wrap_dim((int)n->attrs.i[1], m->ndim), d2 = ct__wrap_dim((int)n->attrs.i[2], m->ndim), k = 0;
     int64_t off = n->attrs.i[0], start = 0;
     ct__contig_strides(m->ndim, m->shape, cs);
     for (int d = 0; d < m->ndim; d++)
@@ -14644,24 +14838,29 @@ static int ct__bw_as_strided(ct__node *n, ct_tensor *const *gout, ct_tensor **gi
        storage the input covers, then read the input's geometry back out of it */
     ct__tmeta *m = &n->in_meta[0];
     const ct__attrs *a = &n->attrs;
-    int64_t in_off = a->i[1], in_st[CT_MAX_DIMS];
-    for (int d = 0; d < m->ndim; d++) in_st[d] = a->v[2 * CT_MAX_DIMS + d];
+    const ct_tensor *x = ct__saved_peek(n, 0);   /* its geometry only (CT__SAVE_GEOMETRY) */
+    if (!x) { (void)ct__saved_get(n, 0); return -1; }   /* freed: the error says why */
+    int64_t in_off = x->offset, in_st[CT_MAX_DIMS];
+    for (int d = 0; d < m->ndim; d++) in_st[d] = x->strides[d];
     int64_t lo = in_off, hi = in_off;
     for (int d = 0; d < m->ndim; d++) if (m->shape[d] > 0) hi += (m->shape[d] - 1) * in_st[d];
     int64_t vhi = a->i[0];
-    for (int d = 0; d < a->nv; d++) if (a->v[d] > 0) vhi += (a->v[d] - 1) * a->v[CT_MAX_DIMS + d];
+    for (int d = 0; d < a->nv; d++) if (a->v[d] > 0) vhi += (a->v[d] - 1) * a->v[a->nv + d];
     if (a->i[0] < lo) lo = a->i[0];
     if (vhi > hi) hi = vhi;
     int64_t len = hi - lo + 1;
-    ct_tensor *buf = ct__strided_scatter(gout[0], 1, &len, a->nv, a->v, a->v + CT_MAX_DIMS, a->i[0] - lo);
+    ct_tensor *buf = ct__strided_scatter(gout[0], 1, &len, a->nv, a->v, a->v + a->nv, a->i[0] - lo);
     if (!buf) return -1;
     CT__BW_RET(ct_as_strided(ct_contiguous(buf), m->ndim, m->shape, in_st, in_off - lo + ct_contiguous(buf)->offset));
 }
 static int ct__bw_strided_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     const ct__attrs *a = &n->attrs;
-    ct_tensor *gc = ct_contiguous(gout[0]);
-    if (!gc) return -1;
-    CT__BW_RET(ct_as_strided(gc, (int)a->i[1], a->v + CT_MAX_DIMS, a->v + 2 * CT_MAX_DIMS, a->i[2] + gc->offset));
+    if (CT__NEEDS(n, 0)) gin[0] = gout[0];
+    if (CT__NEEDS(n, 1)) {
+        ct_tensor *gc = ct_contiguous(gout[0]);
+        if (!gc || !(gin[1] = ct_as_strided(gc, a->nv, a->v, a->v + a->nv, a->i[0] + gc->offset))) return -1;
+    }
+    return 0;
 }
 
 /* ---- reductions ---- */

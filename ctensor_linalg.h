@@ -233,30 +233,97 @@ typedef struct ct__lapack_cd { double re, im; } ct__lapack_cd;
 
 typedef int ct__la_int;            /* lapack_int (LP64) */
 
+/* The name each op reports in messages (attribute `api`, i[3]: 1 + an index into
+   this list; 0, "default": the op's own name), so that composite functions
+   (solve via solve_ex, ...) name themselves as PyTorch does. */
+#define CT__LA_NAMES(X) \
+    X(CHOLESKY, "linalg.cholesky") \
+    X(CHOLESKY_EX, "linalg.cholesky_ex") \
+    X(INV, "linalg.inv") \
+    X(INV_EX, "linalg.inv_ex") \
+    X(SOLVE, "linalg.solve") \
+    X(SOLVE_EX, "linalg.solve_ex") \
+    X(SOLVE_TRI, "linalg.solve_triangular") \
+    X(LU_FACTOR, "linalg.lu_factor") \
+    X(LU_FACTOR_EX, "linalg.lu_factor_ex") \
+    X(LU, "linalg.lu") \
+    X(LU_SOLVE, "linalg.lu_solve") \
+    X(DET, "linalg.det") \
+    X(SLOGDET, "linalg.slogdet") \
+    X(CHOL_SOLVE, "cholesky_solve") \
+    X(CHOL_INV, "cholesky_inverse") \
+    X(QR, "linalg.qr") \
+    X(EIGH, "linalg.eigh") \
+    X(EIGVALSH, "linalg.eigvalsh") \
+    X(EIG, "linalg.eig") \
+    X(EIGVALS, "linalg.eigvals") \
+    X(SVD, "linalg.svd") \
+    X(SVDVALS, "linalg.svdvals") \
+    X(LSTSQ, "linalg.lstsq") \
+    X(HOUSEHOLDER, "linalg.householder_product") \
+    X(PINV, "linalg.pinv") \
+    X(MATRIX_EXP, "linalg.matrix_exp") \
+    X(VECTOR_NORM, "linalg.vector_norm") \
+    X(CROSS, "linalg.cross") \
+    X(VANDER, "linalg.vander") \
+    X(MATRIX_RANK, "linalg.matrix_rank") \
+    X(COND, "linalg.cond") \
+    X(MATRIX_NORM, "linalg.matrix_norm") \
+    X(NORM, "linalg.norm") \
+    X(LOGDET, "logdet") \
+    X(MATRIX_POWER, "linalg.matrix_power") \
+    X(TENSORINV, "linalg.tensorinv") \
+    X(TENSORSOLVE, "linalg.tensorsolve") \
+    X(MULTI_DOT, "linalg.multi_dot") \
+    X(VECDOT, "linalg.vecdot") \
+    X(VIEW_AS_REAL, "view_as_real") \
+    X(VIEW_AS_COMPLEX, "view_as_complex") \
+    X(DIAGONAL, "linalg.diagonal") \
+    X(TRACE, "trace")
+enum {
+#define CT__LA_NAME_ENUM(E, s) CT__LAN_##E,
+    CT__LA_NAMES(CT__LA_NAME_ENUM)
+#undef CT__LA_NAME_ENUM
+    CT__LAN_COUNT
+};
+static const char *const ct__la_fnames[] = {
+#define CT__LA_NAME_STR(E, s) s,
+    CT__LA_NAMES(CT__LA_NAME_STR)
+#undef CT__LA_NAME_STR
+};
+CT_STATIC_ASSERT(sizeof(ct__la_fnames) / sizeof(ct__la_fnames[0]) == CT__LAN_COUNT, "linalg name table");
+/* the schema entry of that attribute: an enum of the same names */
+#define CT__LA_NAME_ALT(E, s) "|" s
+#define CT__LA_API "enum(default" CT__LA_NAMES(CT__LA_NAME_ALT) ") api=i3"
+static const char *ct__la_fn(const ct__call *c) {
+    int64_t k = c->a->i[3];
+    return k >= 1 && k <= CT__LAN_COUNT ? ct__la_fnames[k - 1] : ct__opdef_get(c->op)->name;
+}
+
 /* The op list of this header, in ctensor's X-macro format. */
 #define CT__LA_OPS(X)                                                                                                        \
-    X(CHOLESKY, "aten::linalg_cholesky_ex", "linalg_cholesky_ex", "LinalgCholeskyExBackward0", 1, 2, 0, "", ct__la_meta_square_info, ct__la_k_cholesky, ct__la_bw_cholesky, CT__SAVE_OUT(0)) \
-    X(INV, "aten::linalg_inv_ex", "linalg_inv_ex", "LinalgInvExBackward0", 1, 2, 0, "", ct__la_meta_square_info, ct__la_k_inv, ct__la_bw_inv, CT__SAVE_OUT(0))                              \
-    X(SOLVE, "aten::linalg_solve_ex", "linalg_solve_ex", "LinalgSolveExBackward0", 2, 2, 0, "", ct__la_meta_solve, ct__la_k_solve, ct__la_bw_solve, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(SOLVE_TRI, "aten::linalg_solve_triangular", "linalg_solve_triangular", "LinalgSolveTriangularBackward0", 2, 1, 0, "", ct__la_meta_solve_tri, ct__la_k_solve_tri, ct__la_bw_solve_tri, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(LU_FACTOR, "aten::linalg_lu_factor_ex", "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, "", ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
-    X(LU_SOLVE, "aten::linalg_lu_solve", "linalg_lu_solve", "LinalgLuSolveBackward0", 3, 1, 0, "", ct__la_meta_lu_solve, ct__la_k_lu_solve, ct__la_bw_lu_solve, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
-    X(DET, "aten::linalg_det", "linalg_det", "LinalgDetBackward0", 1, 1, 0, "", ct__la_meta_det, ct__la_k_det, ct__la_bw_det, CT__SAVE_IN(0) | CT__SAVE_OUT(0))        \
-    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, "", ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0)) \
-    X(CHOL_SOLVE, "aten::cholesky_solve", "cholesky_solve", "CholeskySolveBackward0", 2, 1, 0, "", ct__la_meta_chol_solve, ct__la_k_chol_solve, ct__la_bw_chol_solve, CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
-    X(CHOL_INV, "aten::cholesky_inverse", "cholesky_inverse", "CholeskyInverseBackward0", 1, 1, 0, "", ct__la_meta_chol_inv, ct__la_k_chol_inv, ct__la_bw_chol_inv, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(QR, "aten::linalg_qr", "linalg_qr", "LinalgQrBackward0", 1, 2, 0, "", ct__la_meta_qr, ct__la_k_qr, ct__la_bw_qr, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))             \
-    X(EIGH, "aten::linalg_eigh", "linalg_eigh", "LinalgEighBackward0", 1, 2, 0, "", ct__la_meta_eigh, ct__la_k_eigh, ct__la_bw_eigh, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))   \
-    X(EIG, "aten::linalg_eig", "linalg_eig", "LinalgEigBackward0", 1, 2, 0, "", ct__la_meta_eig, ct__la_k_eig, ct__la_bw_eig, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))        \
-    X(SVD, "aten::linalg_svd", "linalg_svd", "LinalgSvdBackward0", 1, 3, 0, "", ct__la_meta_svd, ct__la_k_svd, ct__la_bw_svd, CT__SAVE_OUT(0) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2)) \
-    X(LSTSQ, "aten::linalg_lstsq", "linalg_lstsq", "LinalgLstsqBackward0", 2, 4, 0, "", ct__la_meta_lstsq, ct__la_k_lstsq, ct__la_bw_lstsq, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CHOLESKY, "aten::linalg_cholesky_ex", "linalg_cholesky_ex", "LinalgCholeskyExBackward0", 1, 2, 0, "bool upper=f0, bool check_errors=f3, " CT__LA_API, ct__la_meta_square_info, ct__la_k_cholesky, ct__la_bw_cholesky, CT__SAVE_OUT(0)) \
+    X(INV, "aten::linalg_inv_ex", "linalg_inv_ex", "LinalgInvExBackward0", 1, 2, 0, "bool check_errors=f3, " CT__LA_API, ct__la_meta_square_info, ct__la_k_inv, ct__la_bw_inv, CT__SAVE_OUT(0))                              \
+    X(SOLVE, "aten::linalg_solve_ex", "linalg_solve_ex", "LinalgSolveExBackward0", 2, 2, 0, "bool check_errors=f3, " CT__LA_API, ct__la_meta_solve, ct__la_k_solve, ct__la_bw_solve, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(SOLVE_TRI, "aten::linalg_solve_triangular", "linalg_solve_triangular", "LinalgSolveTriangularBackward0", 2, 1, 0, "bool upper=f0, bool left=f1, bool unitriangular=f2, " CT__LA_API, ct__la_meta_solve_tri, ct__la_k_solve_tri, ct__la_bw_solve_tri, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(LU_FACTOR, "aten::linalg_lu_factor_ex", "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, "bool pivot=f10, bool check_errors=f3, " CT__LA_API, ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
+    X(LU_SOLVE, "aten::linalg_lu_solve", "linalg_lu_solve", "LinalgLuSolveBackward0", 3, 1, 0, "bool left=f1, bool adjoint=f4, " CT__LA_API, ct__la_meta_lu_solve, ct__la_k_lu_solve, ct__la_bw_lu_solve, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(DET, "aten::linalg_det", "linalg_det", "LinalgDetBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_det, ct__la_k_det, ct__la_bw_det, CT__SAVE_IN(0) | CT__SAVE_OUT(0))        \
+    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, CT__LA_API, ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0)) \
+    X(CHOL_SOLVE, "aten::cholesky_solve", "cholesky_solve", "CholeskySolveBackward0", 2, 1, 0, "bool upper=f0, " CT__LA_API, ct__la_meta_chol_solve, ct__la_k_chol_solve, ct__la_bw_chol_solve, CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
+    X(CHOL_INV, "aten::cholesky_inverse", "cholesky_inverse", "CholeskyInverseBackward0", 1, 1, 0, "bool upper=f0, " CT__LA_API, ct__la_meta_chol_inv, ct__la_k_chol_inv, ct__la_bw_chol_inv, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(QR, "aten::linalg_qr", "linalg_qr", "LinalgQrBackward0", 1, 2, 0, "enum(reduced|complete|r) mode=mode, " CT__LA_API, ct__la_meta_qr, ct__la_k_qr, ct__la_bw_qr, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))             \
+    X(EIGH, "aten::linalg_eigh", "linalg_eigh", "LinalgEighBackward0", 1, 2, 0, "bool upper=f0, bool compute_v=f5, " CT__LA_API, ct__la_meta_eigh, ct__la_k_eigh, ct__la_bw_eigh, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))   \
+    X(EIG, "aten::linalg_eig", "linalg_eig", "LinalgEigBackward0", 1, 2, 0, "bool compute_v=f5, " CT__LA_API, ct__la_meta_eig, ct__la_k_eig, ct__la_bw_eig, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))        \
+    X(SVD, "aten::linalg_svd", "linalg_svd", "LinalgSvdBackward0", 1, 3, 0, "bool full_matrices=f6, bool compute_uv=f5, " CT__LA_API, ct__la_meta_svd, ct__la_k_svd, ct__la_bw_svd, CT__SAVE_OUT(0) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2)) \
+    X(LSTSQ, "aten::linalg_lstsq", "linalg_lstsq", "LinalgLstsqBackward0", 2, 4, 0, "float? rcond=s0, enum(gels|gelsy|gelsd|gelss) driver=mode", ct__la_meta_lstsq, ct__la_k_lstsq, ct__la_bw_lstsq, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(HOUSEHOLDER, "aten::linalg_householder_product", "linalg_householder_product", "LinalgHouseholderProductBackward0", 2, 1, 0, "", ct__la_meta_householder, ct__la_k_householder, ct__la_bw_householder, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(PINV, "aten::linalg_pinv", "linalg_pinv", "LinalgPinvBackward0", 1, 1, 0, "", ct__la_meta_pinv, ct__la_k_pinv, ct__la_bw_pinv, CT__SAVE_IN(0) | CT__SAVE_OUT(0))  \
-    X(MATRIX_EXP, "aten::linalg_matrix_exp", "linalg_matrix_exp", "LinalgMatrixExpBackward0", 1, 1, 0, "", ct__la_meta_matrix_exp, ct__la_k_matrix_exp, ct__la_bw_matrix_exp, CT__SAVE_IN(0)) \
-    X(VECTOR_NORM, "aten::linalg_vector_norm", "linalg_vector_norm", "LinalgVectorNormBackward0", 1, 1, 0, "", ct__la_meta_vector_norm, ct__la_k_vector_norm, ct__la_bw_vector_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
-    X(CROSS, "aten::linalg_cross", "linalg_cross", "LinalgCrossBackward0", 2, 1, 0, "", ct__la_meta_cross, ct__la_k_cross, ct__la_bw_cross, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(VANDER, "aten::linalg_vander", "linalg_vander", "LinalgVanderBackward0", 1, 1, 0, "", ct__la_meta_vander, ct__la_k_vander, ct__la_bw_vander, CT__SAVE_OUT(0))     \
-    X(PROD_OTHERS, "ct::linalg_prod_others", "linalg_prod_others", "LinalgProdOthersBackward0", 1, 1, 0, "", ct__la_meta_same, ct__la_k_prod_others, ct__la_bw_prod_others, CT__SAVE_IN(0)) \
+    X(PINV, "aten::linalg_pinv", "linalg_pinv", "LinalgPinvBackward0", 1, 1, 0, "float? atol=s0, float? rtol=s1, bool hermitian=f8, " CT__LA_API, ct__la_meta_pinv, ct__la_k_pinv, ct__la_bw_pinv, CT__SAVE_IN(0) | CT__SAVE_OUT(0))  \
+    X(MATRIX_EXP, "aten::linalg_matrix_exp", "linalg_matrix_exp", "LinalgMatrixExpBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_matrix_exp, ct__la_k_matrix_exp, ct__la_bw_matrix_exp, CT__SAVE_IN(0)) \
+    X(VECTOR_NORM, "aten::linalg_vector_norm", "linalg_vector_norm", "LinalgVectorNormBackward0", 1, 1, 0, "float ord=s0, int[] dim=v, bool keepdim=f9", ct__la_meta_vector_norm, ct__la_k_vector_norm, ct__la_bw_vector_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
+    X(CROSS, "aten::linalg_cross", "linalg_cross", "LinalgCrossBackward0", 2, 1, 0, "int dim=i0", ct__la_meta_cross, ct__la_k_cross, ct__la_bw_cross, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(VANDER, "aten::linalg_vander", "linalg_vander", "LinalgVanderBackward0", 1, 1, 0, "int? N=i0?f11", ct__la_meta_vander, ct__la_k_vander, ct__la_bw_vander, CT__SAVE_OUT(0))     \
+    X(PROD_OTHERS, "ct::linalg_prod_others", "linalg_prod_others", "LinalgProdOthersBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_same, ct__la_k_prod_others, ct__la_bw_prod_others, CT__SAVE_IN(0)) \
     X(VIEW_AS_REAL, "aten::view_as_real", "view_as_real", "ViewAsRealBackward0", 1, 1, CT__OPF_VIEW, "", ct__la_meta_view_as_real, ct__la_k_view_as_real, ct__la_bw_view_as_real, CT__SAVE_NONE) \
     X(VIEW_AS_COMPLEX, "aten::view_as_complex", "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, "", ct__la_meta_view_as_complex, ct__la_k_view_as_complex, ct__la_bw_view_as_complex, CT__SAVE_NONE)
 
@@ -302,33 +369,10 @@ static int ct__la_init(void) {
 #define CT__LAF_ADJOINT    0x10   /* lu_solve: A^H */
 #define CT__LAF_COMPUTE_V  0x20   /* eigenvectors / singular vectors wanted */
 #define CT__LAF_FULL       0x40   /* svd full_matrices, qr complete */
-#define CT__LAF_VECTOR     0x80   /* B is a (batch of) vector(s) */
 #define CT__LAF_HERMITIAN  0x100  /* pinv hermitian */
 #define CT__LAF_KEEPDIM    0x200
 #define CT__LAF_PIVOT      0x400
-/* The name each op reports in messages is in a.i[3] (index into this table), so
-   composite functions (solve via solve_ex, ...) name themselves as PyTorch does. */
-static const char *const ct__la_fnames[] = {
-    "linalg.cholesky", "linalg.cholesky_ex", "linalg.inv", "linalg.inv_ex", "linalg.solve", "linalg.solve_ex",
-    "linalg.solve_triangular", "linalg.lu_factor", "linalg.lu_factor_ex", "linalg.lu", "linalg.lu_solve",
-    "linalg.det", "linalg.slogdet", "cholesky_solve", "cholesky_inverse", "linalg.qr", "linalg.eigh",
-    "linalg.eigvalsh", "linalg.eig", "linalg.eigvals", "linalg.svd", "linalg.svdvals", "linalg.lstsq",
-    "linalg.householder_product", "linalg.pinv", "linalg.matrix_exp", "linalg.vector_norm", "linalg.cross",
-    "linalg.vander", "linalg.matrix_rank", "linalg.cond", "linalg.matrix_norm", "linalg.norm", "logdet",
-    "linalg.matrix_power", "linalg.tensorinv", "linalg.tensorsolve", "linalg.multi_dot", "linalg.vecdot",
-    "view_as_real", "view_as_complex", "linalg.diagonal", "trace"};
-enum {
-    CT__LAN_CHOLESKY, CT__LAN_CHOLESKY_EX, CT__LAN_INV, CT__LAN_INV_EX, CT__LAN_SOLVE, CT__LAN_SOLVE_EX,
-    CT__LAN_SOLVE_TRI, CT__LAN_LU_FACTOR, CT__LAN_LU_FACTOR_EX, CT__LAN_LU, CT__LAN_LU_SOLVE,
-    CT__LAN_DET, CT__LAN_SLOGDET, CT__LAN_CHOL_SOLVE, CT__LAN_CHOL_INV, CT__LAN_QR, CT__LAN_EIGH,
-    CT__LAN_EIGVALSH, CT__LAN_EIG, CT__LAN_EIGVALS, CT__LAN_SVD, CT__LAN_SVDVALS, CT__LAN_LSTSQ,
-    CT__LAN_HOUSEHOLDER, CT__LAN_PINV, CT__LAN_MATRIX_EXP, CT__LAN_VECTOR_NORM, CT__LAN_CROSS,
-    CT__LAN_VANDER, CT__LAN_MATRIX_RANK, CT__LAN_COND, CT__LAN_MATRIX_NORM, CT__LAN_NORM, CT__LAN_LOGDET,
-    CT__LAN_MATRIX_POWER, CT__LAN_TENSORINV, CT__LAN_TENSORSOLVE, CT__LAN_MULTI_DOT, CT__LAN_VECDOT,
-    CT__LAN_VIEW_AS_REAL, CT__LAN_VIEW_AS_COMPLEX, CT__LAN_DIAGONAL, CT__LAN_TRACE, CT__LAN_COUNT
-};
-CT_STATIC_ASSERT(sizeof(ct__la_fnames) / sizeof(ct__la_fnames[0]) == CT__LAN_COUNT, "linalg name table");
-#define CT__LA_FN(a) (ct__la_fnames[(a)->i[3]])
+#define CT__LAF_HAS_N      0x800  /* vander: N given (else the size of x's last dim) */
 
 /* ---- argument checks with PyTorch's messages ---- */
 static int ct__la_check_dtype(const char *fn, const ct_tensor *A) {
@@ -836,7 +880,7 @@ static int ct__la_all_zero(const ct_tensor *g) {
 }
 static void ct__la_attrs(ct__attrs *a, int fname, int32_t flags) {
     ct__attrs_init(a);
-    a->i[3] = fname;
+    a->i[3] = fname + 1;   /* api (CT__LA_NAMES) */
     a->flags = flags;
 }
 /* runs op E with inputs in[], outputs into out[] (returns the count or -1) */
@@ -855,7 +899,7 @@ static ct_tensor *ct__la_nondiff(ct_tensor *t) {
 /* cholesky and inv: a square (batch of) matrix in, the result and an int32 info per matrix out */
 static int ct__la_meta_square_info(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     c->nout = 2;
     ct__la_out(c, 0, A->dtype, A->ndim, A->shape);
     ct__la_out_b(c, 1, CT_INT32, A->ndim - 2, A->shape, 0, 0, 0);
@@ -901,7 +945,7 @@ static int ct__la_k_cholesky(ct__call *c) {
         int v = ct__la_first_bad(info, B.count, &bad);
         if (v)
             return ct__failed(CT_ERR_NUMERIC, "%s: %sThe factorization could not be completed because the input is not positive-definite (the leading minor of order %d is not positive-definite).",
-                              CT__LA_FN(c->a), ct__la_batch_prefix(nd > 2, bad).s, v);
+                              ct__la_fn(c), ct__la_batch_prefix(nd > 2, bad).s, v);
     }
     return 0;
 }
@@ -984,7 +1028,7 @@ static int ct__la_k_inv(ct__call *c) {
         int v = ct__la_first_bad(info, B.count, &bad);
         if (v)
             return ct__failed(CT_ERR_NUMERIC, "%s: %sThe diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.",
-                              CT__LA_FN(c->a), ct__la_batch_prefix(nd > 2, bad).s, v);
+                              ct__la_fn(c), ct__la_batch_prefix(nd > 2, bad).s, v);
     }
     return 0;
 }
@@ -1015,16 +1059,17 @@ CTENSOR_API ct_tensor *ct_linalg_inv_ex(const ct_tensor *A, int check_errors, ct
    Linear systems: torch.linalg.solve, solve_ex (left = True; left = False is
    solved as the transposed system by the public function)
    ========================================================================== */
-/* PyTorch's linalg_solve_is_vector_rhs */
-static int ct__la_vector_rhs(const ct_tensor *A, const ct_tensor *B) {
-    if (B->ndim == 1) return 1;
-    if (B->ndim != A->ndim - 1) return 0;
-    for (int d = 0; d < B->ndim; d++) if (B->shape[d] != A->shape[d]) return 0;
+/* PyTorch's linalg_solve_is_vector_rhs (meta, kernel and backward ask it) */
+static int ct__la_vector_rhs_of(int and_, const int64_t *ashape, int bnd, const int64_t *bshape) {
+    if (bnd == 1) return 1;
+    if (bnd != and_ - 1) return 0;
+    for (int d = 0; d < bnd; d++) if (bshape[d] != ashape[d]) return 0;
     return 1;
 }
+static int ct__la_vector_rhs(const ct_tensor *A, const ct_tensor *B) { return ct__la_vector_rhs_of(A->ndim, A->shape, B->ndim, B->shape); }
 static int ct__la_meta_solve(ct__call *c) {
     const ct_tensor *A = c->in[0], *B = c->in[1];
-    const char *fn = CT__LA_FN(c->a);
+    const char *fn = ct__la_fn(c);
     if (ct__la_check_matrix(fn, A, 1) || ct__la_same_dtype(fn, A, B)) return -1;
     int nd = A->ndim;
     int64_t n = A->shape[nd - 1];
@@ -1037,7 +1082,6 @@ static int ct__la_meta_solve(ct__call *c) {
     int nb;
     int64_t bs[CT_MAX_DIMS];
     if (ct__la_bcast_batch(fn, A, 2, B, vec ? 1 : 2, &nb, bs)) return -1;
-    ((ct__attrs *)c->a)->flags |= vec ? CT__LAF_VECTOR : 0;
     c->nout = 2;
     if (vec) ct__la_out_b(c, 0, A->dtype, nb, bs, 1, n, 0);
     else if (n > CT__LA_SMALL) ct__la_out_colmajor(c, 0, A->dtype, nb, bs, n, bcols);  /* getrs writes in place */
@@ -1049,7 +1093,7 @@ static int ct__la_k_solve(ct__call *c) {
     const ct_tensor *A = c->in[0], *Bt = c->in[1];
     ct_tensor *X = c->out[0];
     int32_t *info = (int32_t *)ct__ptr(c->out[1]);
-    int vec = (c->a->flags & CT__LAF_VECTOR) != 0, nd = A->ndim, xd = X->ndim;
+    int vec = ct__la_vector_rhs(A, Bt), nd = A->ndim, xd = X->ndim;
     int64_t n = A->shape[nd - 1], k = vec ? 1 : X->shape[xd - 1], nn = n * n;
     int bmd = vec ? 1 : 2;
     ct__bat B;
@@ -1092,7 +1136,7 @@ static int ct__la_k_solve(ct__call *c) {
     if (c->a->flags & CT__LAF_CHECK) {
         int64_t bad = 0;
         if (ct__la_first_bad(info, B.count, &bad))
-            return ct__failed(CT_ERR_NUMERIC, "torch.%s: %sThe solver failed because the input matrix is singular.", CT__LA_FN(c->a),
+            return ct__failed(CT_ERR_NUMERIC, "torch.%s: %sThe solver failed because the input matrix is singular.", ct__la_fn(c),
                               ct__la_batch_prefix(B.nb > 0, bad).s);
     }
     return 0;
@@ -1101,7 +1145,7 @@ static int ct__la_k_solve(ct__call *c) {
 static int ct__la_bw_solve(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(n, 0), *X = CT__SV_OUT(n, 0);
     if (!A || !X) return -1;
-    int vec = (n->attrs.flags & CT__LAF_VECTOR) != 0;
+    int vec = ct__la_vector_rhs_of(n->in_meta[0].ndim, n->in_meta[0].shape, n->in_meta[1].ndim, n->in_meta[1].shape);
     ct_tensor *gX = vec ? ct_unsqueeze(gout[0], -1) : gout[0];
     ct_tensor *Xm = vec ? ct_unsqueeze(X, -1) : X;
     ct_tensor *gB = ct_linalg_solve(ct_mT(A), gX);
@@ -1144,7 +1188,7 @@ CTENSOR_API ct_tensor *ct_linalg_solve_ex(const ct_tensor *A, const ct_tensor *B
    ========================================================================== */
 static int ct__la_meta_solve_tri(ct__call *c) {
     const ct_tensor *A = c->in[0], *Bt = c->in[1];
-    const char *fn = CT__LA_FN(c->a);
+    const char *fn = ct__la_fn(c);
     int left = (c->a->flags & CT__LAF_LEFT) != 0;
     if (ct__la_check_matrix(fn, A, 1) || ct__la_same_dtype(fn, A, Bt)) return -1;
     if (Bt->ndim < 2) return ct__failed(CT_ERR_SHAPE, "%s: The input tensor B must have at least 2 dimensions.", fn);
@@ -1219,7 +1263,7 @@ CTENSOR_API ct_tensor *ct_linalg_solve_triangular(const ct_tensor *A, const ct_t
 CT_STATIC_ASSERT(sizeof(ct__la_int) == sizeof(int32_t), "pivots are int32 (LP64 LAPACK)");
 static int ct__la_meta_lu_factor(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    const char *fn = CT__LA_FN(c->a);
+    const char *fn = ct__la_fn(c);
     if (A->ndim < 2)
         return ct__failed(CT_ERR_SHAPE, "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: %s instead", CT__SHAPE(A));
     if (ct__la_check_dtype(fn, A)) return -1;
@@ -1376,7 +1420,7 @@ CTENSOR_API ct_linalg_lu_result ct_linalg_lu(const ct_tensor *A, int pivot) {
 
 static int ct__la_meta_lu_solve(ct__call *c) {
     const ct_tensor *LU = c->in[0], *piv = c->in[1], *Bt = c->in[2];
-    const char *fn = CT__LA_FN(c->a);
+    const char *fn = ct__la_fn(c);
     int left = (c->a->flags & CT__LAF_LEFT) != 0;
     if (ct__la_check_matrix(fn, LU, 1) || ct__la_same_dtype(fn, LU, Bt)) return -1;
     if (Bt->ndim < 2) return ct__failed(CT_ERR_SHAPE, "%s: The input tensor B must have at least 2 dimensions.", fn);
@@ -1421,7 +1465,7 @@ static int ct__la_k_lu_solve(ct__call *c) {
         const int32_t *pp = (const int32_t *)ct__la_at(pv, ct__bat_off(&B, pv, 1, b));
         for (int64_t i = 0; i < n; i++) {
             ipiv[i] = pp[i * psr];
-            if (ipiv[i] < 1 || ipiv[i] > n) { rc = ct__failed(CT_ERR_ARG, "%s: pivots[%lld] = %d is out of range for a %lldx%lld LU", CT__LA_FN(c->a), (long long)i, (int)ipiv[i], (long long)n, (long long)n); break; }
+            if (ipiv[i] < 1 || ipiv[i] > n) { rc = ct__failed(CT_ERR_ARG, "%s: pivots[%lld] = %d is out of range for a %lldx%lld LU", ct__la_fn(c), (long long)i, (int)ipiv[i], (long long)n, (long long)n); break; }
         }
         if (rc) break;
         char *xp = ct__la_at(X, ct__bat_off(&B, X, 2, b));
@@ -1495,7 +1539,7 @@ CTENSOR_API ct_tensor *ct_linalg_lu_solve(const ct_tensor *LU, const ct_tensor *
    ========================================================================== */
 static int ct__la_meta_det(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     c->nout = 1;
     ct__la_out_b(c, 0, A->dtype, A->ndim - 2, A->shape, 0, 0, 0);
     return 0;
@@ -1564,7 +1608,7 @@ static int ct__la_k_slogdet(ct__call *c) { return ct__la_det_run(c, 1); }
 /* out_i = prod_{j != i} x_j along the last dim (no division: exact at zeros) */
 static int ct__la_meta_same(ct__call *c) {
     const ct_tensor *x = c->in[0];
-    if (ct__la_check_dtype(CT__LA_FN(c->a), x)) return -1;
+    if (ct__la_check_dtype(ct__la_fn(c), x)) return -1;
     c->nout = 1;
     ct__la_out(c, 0, x->dtype, x->ndim, x->shape);
     return 0;
@@ -1697,7 +1741,7 @@ CTENSOR_API ct_tensor *ct_trace(const ct_tensor *A) {
    ========================================================================== */
 static int ct__la_meta_chol_solve(ct__call *c) {
     const ct_tensor *Bt = c->in[0], *L = c->in[1];
-    const char *fn = CT__LA_FN(c->a);
+    const char *fn = ct__la_fn(c);
     if (ct__la_check_dtype(fn, Bt) || ct__la_check_dtype(fn, L)) return -1;
     if (Bt->ndim < 2) return ct__failed(CT_ERR_SHAPE, "b should have at least 2 dimensions, but has %d dimensions instead", Bt->ndim);
     if (L->ndim < 2) return ct__failed(CT_ERR_SHAPE, "u should have at least 2 dimensions, but has %d dimensions instead", L->ndim);
@@ -1767,7 +1811,7 @@ CTENSOR_API ct_tensor *ct_cholesky_solve(const ct_tensor *B, const ct_tensor *L,
 }
 static int ct__la_meta_chol_inv(ct__call *c) {
     const ct_tensor *L = c->in[0];
-    if (ct__la_check_dtype(CT__LA_FN(c->a), L)) return -1;
+    if (ct__la_check_dtype(ct__la_fn(c), L)) return -1;
     if (L->ndim < 2) return ct__failed(CT_ERR_SHAPE, "cholesky_inverse: The input tensor A must have at least 2 dimensions.");
     if (L->shape[L->ndim - 1] != L->shape[L->ndim - 2])
         return ct__failed(CT_ERR_SHAPE, "cholesky_inverse: A must be batches of square matrices, but they are %lld by %lld matrices",
@@ -1837,8 +1881,10 @@ static ct__la_int ct__la_orgqr(ct_dtype dt, ct__la_int m, ct__la_int n, ct__la_i
 enum { CT__LA_QR_REDUCED = 0, CT__LA_QR_COMPLETE = 1, CT__LA_QR_R = 2 };
 static int ct__la_meta_qr(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 0)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 0)) return -1;
     int nb = A->ndim - 2, mode = c->a->mode;
+    if (mode < CT__LA_QR_REDUCED || mode > CT__LA_QR_R)
+        return ct__failed(CT_ERR_ARG, "qr received unrecognized mode %d but expected one of 'reduced' (default), 'r', or 'complete'", mode);
     int64_t m = A->shape[nb], n = A->shape[nb + 1], k = m < n ? m : n;
     c->nout = 2;
     if (mode == CT__LA_QR_R) { int64_t z = 0; ct__la_out(c, 0, A->dtype, 1, &z); }
@@ -1943,7 +1989,7 @@ static ct__la_int ct__la_syevd(ct_dtype dt, char jobz, char uplo, ct__la_int n, 
 }
 static int ct__la_meta_eigh(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     int nb = A->ndim - 2;
     int64_t n = A->shape[nb + 1];
     c->nout = 2;
@@ -2007,7 +2053,7 @@ static int ct__la_k_eigh(ct__call *c) {
                                         ws.iwork, ws.liwork) : 0;
         if (r > 0)
             rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                            CT__LA_FN(c->a), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
     }
     CT_FREE(ws.work);
     CT_FREE(ws.iwork);
@@ -2063,7 +2109,7 @@ CTENSOR_API ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, const char *UPLO) 
    ========================================================================== */
 static int ct__la_meta_eig(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     int nb = A->ndim - 2;
     int64_t n = A->shape[nb + 1];
     ct_dtype cdt = A->dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
@@ -2097,7 +2143,7 @@ static int ct__la_k_eig(ct__call *c) {
         ct__la_int r = n ? LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', (ct__la_int)n, a, ldn, wr, wi, NULL, 1, vr, ldn, work, lwork) : 0;
         if (r > 0) {
             rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                            CT__LA_FN(c->a), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
             break;
         }
         char *lp = ct__ptr(L) + (size_t)(b * n) * (dbl ? 16 : 8);
@@ -2263,7 +2309,7 @@ static ct__la_int ct__la_gesdd(ct_dtype dt, char jobz, ct__la_int m, ct__la_int 
 }
 static int ct__la_meta_svd(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 0)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 0)) return -1;
     int nb = A->ndim - 2, full = (c->a->flags & CT__LAF_FULL) != 0;
     int64_t m = A->shape[nb], n = A->shape[nb + 1], k = m < n ? m : n, z = 0;
     c->nout = 3;
@@ -2327,7 +2373,7 @@ static int ct__la_k_svd(ct__call *c) {
             if (m >= n) ct__la_load(cols, CT_FLOAT64, 1, m, A, off);   /* column j at cols + j*m */
             else ct__la_load(cols, CT_FLOAT64, n, 1, A, off);          /* rows of A = columns of A^T */
             if (!ct__la_finite_d(cols, m * n)) {
-                rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", CT__LA_FN(c->a));
+                rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c));
                 break;
             }
             jr = m >= n ? ct__la_jacobi_svd_d(cols, (int)m, (int)n, vc, s, wantv) : ct__la_jacobi_svd_d(cols, (int)n, (int)m, vc, s, wantv);
@@ -2350,19 +2396,19 @@ static int ct__la_k_svd(ct__call *c) {
         }
         ct__la_load(a, dt, n, 1, A, off);
         if (dt == CT_FLOAT64 ? !ct__la_finite_d((const double *)a, m * n) : 0) {
-            rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", CT__LA_FN(c->a));
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c));
             break;
         }
         if (dt == CT_FLOAT32) {
             int fin = 1;
             for (int64_t i = 0; i < m * n && fin; i++) fin = isfinite(((float *)a)[i]);
-            if (!fin) { rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", CT__LA_FN(c->a)); break; }
+            if (!fin) { rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c)); break; }
         }
         ct__la_int r = ct__la_gesdd(dt, jobz, (ct__la_int)n, (ct__la_int)m, a, (ct__la_int)(n > 0 ? n : 1), sp, wantv ? (void *)vp : (void *)dummy,
                                     (ct__la_int)(n > 0 ? n : 1), wantv ? (void *)up : (void *)dummy, (ct__la_int)(uc > 0 ? uc : 1), ws.work, ws.lwork, ws.iwork);
         if (r > 0)
             rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values (error code: %d).",
-                            CT__LA_FN(c->a), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
     }
     CT_FREE(ws.work);
     CT_FREE(ws.iwork);
@@ -2494,7 +2540,7 @@ static double ct__la_eps(ct_dtype dt) { return dt == CT_FLOAT64 ? DBL_EPSILON : 
    ========================================================================== */
 static int ct__la_meta_pinv(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (A->ndim < 2 || ct__la_check_dtype(CT__LA_FN(c->a), A)) {
+    if (A->ndim < 2 || ct__la_check_dtype(ct__la_fn(c), A)) {
         ct_clear_error();
         return ct__failed(ct__la_check_dtype("linalg.pinv", A) ? CT_ERR_DTYPE : CT_ERR_SHAPE,
                           "linalg.pinv(%s{%s}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types",
@@ -2611,6 +2657,7 @@ static int ct__la_meta_lstsq(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "%s: Expected input and other to have the same dtype, but got input's dtype %s and other's dtype %s",
                           fn, CT__DTNAME(A->dtype), CT__DTNAME(Bt->dtype));
     int nb0 = A->ndim - 2, drv = c->a->mode;
+    if (drv < CT__LA_GELS || drv > CT__LA_GELSS) return ct__failed(CT_ERR_ARG, "%s: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)", fn);
     int64_t m = A->shape[nb0], n = A->shape[nb0 + 1];
     int vec = Bt->ndim == A->ndim - 1;
     int64_t bm = vec ? Bt->shape[Bt->ndim - 1] : Bt->shape[Bt->ndim - 2], k = vec ? 1 : Bt->shape[Bt->ndim - 1];
@@ -2619,7 +2666,6 @@ static int ct__la_meta_lstsq(ct__call *c) {
     int nb;
     int64_t bs[CT_MAX_DIMS], z = 0;
     if (ct__la_bcast_batch(fn, A, 2, Bt, vec ? 1 : 2, &nb, bs)) return -1;
-    ((ct__attrs *)c->a)->flags |= vec ? CT__LAF_VECTOR : 0;
     c->nout = 4;
     if (vec) ct__la_out_b(c, 0, A->dtype, nb, bs, 1, n, 0);
     else ct__la_out_b(c, 0, A->dtype, nb, bs, 2, n, k);
@@ -2644,7 +2690,7 @@ static ct__la_int ct__la_lstsq_call(int drv, ct__la_int m, ct__la_int n, ct__la_
 static int ct__la_k_lstsq(ct__call *c) {
     const ct_tensor *A = c->in[0], *Bt = c->in[1];
     ct_tensor *X = c->out[0], *R = c->out[1], *Rk = c->out[2], *SV = c->out[3];
-    int vec = (c->a->flags & CT__LAF_VECTOR) != 0, drv = c->a->mode, bmd = vec ? 1 : 2;
+    int vec = Bt->ndim == A->ndim - 1, drv = c->a->mode, bmd = vec ? 1 : 2;
     int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], k = vec ? 1 : X->shape[X->ndim - 1], mn = m < n ? m : n;
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
@@ -2706,7 +2752,7 @@ static int ct__la_k_lstsq(ct__call *c) {
 static int ct__la_bw_lstsq(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(nd, 0), *Bt = CT__SV_IN(nd, 1);
     if (!A || !Bt) return -1;
-    int vec = (nd->attrs.flags & CT__LAF_VECTOR) != 0;
+    int vec = nd->in_meta[1].ndim == nd->in_meta[0].ndim - 1;
     ct_tensor *gX = vec ? ct_unsqueeze(gout[0], -1) : gout[0], *Bm = vec ? ct_unsqueeze(Bt, -1) : Bt;
     ct_tensor *pinvA = ct_linalg_pinv(A, NAN, NAN, 0);
     if (!pinvA) return -1;
@@ -2730,7 +2776,7 @@ CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_
         return r;
     }
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_LSTSQ, 0);
+    ct__attrs_init(&a);
     a.mode = drv;
     a.s[0] = rcond;
     ct_tensor *in[2], *out[4];
@@ -2838,7 +2884,7 @@ static int ct__la_bw_householder(ct__node *nd, ct_tensor *const *gout, ct_tensor
 CTENSOR_API ct_tensor *ct_linalg_householder_product(const ct_tensor *A, const ct_tensor *tau) {
     CT__LA_INIT_OR(NULL);
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_HOUSEHOLDER, 0);
+    ct__attrs_init(&a);
     ct_tensor *in[2], *out[1];
     in[0] = (ct_tensor *)A;
     in[1] = (ct_tensor *)tau;
@@ -2851,7 +2897,7 @@ CTENSOR_API ct_tensor *ct_linalg_householder_product(const ct_tensor *A, const c
    ========================================================================== */
 static int ct__la_meta_matrix_exp(ct__call *c) {
     const ct_tensor *A = c->in[0];
-    if (ct__la_check_matrix(CT__LA_FN(c->a), A, 1)) return -1;
+    if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     c->nout = 1;
     ct__la_out(c, 0, A->dtype, A->ndim, A->shape);
     return 0;
@@ -2975,9 +3021,17 @@ CTENSOR_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A) {
 /* ============================================================================
    Vector norms: torch.linalg.vector_norm (any ord, any dims)
    ========================================================================== */
+/* the reduced dims of a vector_norm call as a mask (no dims: all) */
+static uint32_t ct__la_vn_mask(const ct__attrs *a, int ndim) {
+    uint32_t mask = 0;
+    if (ndim == 0) return 0;
+    if (a->nv == 0) return (1u << ndim) - 1u;
+    for (int k = 0; k < a->nv; k++) mask |= 1u << ct__wrap_dim((int)a->v[k], ndim);
+    return mask;
+}
 static int ct__la_meta_vector_norm(ct__call *c) {
     const ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     const char *fn = "linalg.vector_norm";
     if (!CT__ISFLOAT(x->dtype))
         return ct__failed(ct_dtype_is_complex(x->dtype) ? CT_ERR_UNSUPPORTED : CT_ERR_DTYPE,
@@ -2996,7 +3050,6 @@ static int ct__la_meta_vector_norm(ct__call *c) {
     for (int d = 0; d < x->ndim; d++) if ((mask & (1u << d)) && x->shape[d] == 0) empty = 1;
     if (empty && (ord < 0 || ord == INFINITY))
         return ct__failed(CT_ERR_ARG, "%s cannot compute the %g norm on an empty tensor because the operation does not have an identity", fn, ord);
-    a->i[0] = (int64_t)mask;
     int64_t shape[CT_MAX_DIMS];
     int nd = 0, keep = (a->flags & CT__LAF_KEEPDIM) != 0;
     for (int d = 0; d < x->ndim; d++) {
@@ -3010,7 +3063,7 @@ static int ct__la_meta_vector_norm(ct__call *c) {
 static int ct__la_k_vector_norm(ct__call *c) {
     const ct_tensor *x = c->in[0];
     ct_tensor *y = c->out[0];
-    uint32_t mask = (uint32_t)c->a->i[0];
+    uint32_t mask = ct__la_vn_mask(c->a, x->ndim);
     double p = c->a->s[0];
     int nk = 0, nr = 0;
     int64_t ks[CT_MAX_DIMS], kst[CT_MAX_DIMS], rs[CT_MAX_DIMS], rst[CT_MAX_DIMS], idx[CT_MAX_DIMS];
@@ -3062,7 +3115,7 @@ static int ct__la_bw_vector_norm(ct__node *nd, ct_tensor *const *gout, ct_tensor
     ct_tensor *x = CT__SV_IN(nd, 0), *nrm = CT__SV_OUT(nd, 0), *g = gout[0];
     if (!x || !nrm) return -1;
     double p = nd->attrs.s[0];
-    uint32_t mask = (uint32_t)nd->attrs.i[0];
+    uint32_t mask = ct__la_vn_mask(&nd->attrs, x->ndim);
     int64_t kshape[CT_MAX_DIMS], dims[CT_MAX_DIMS];
     int nrd = 0;
     for (int d = 0; d < x->ndim; d++) {
@@ -3079,7 +3132,8 @@ static int ct__la_bw_vector_norm(ct__node *nd, ct_tensor *const *gout, ct_tensor
 CTENSOR_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, int ndims, const int64_t *dims, int keepdim) {
     CT__LA_INIT_OR(NULL);
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_VECTOR_NORM, keepdim ? CT__LAF_KEEPDIM : 0);
+    ct__attrs_init(&a);
+    a.flags = keepdim ? CT__LAF_KEEPDIM : 0;
     a.s[0] = ord;
     if (ndims < 0 || ndims > CT_MAX_DIMS || (ndims > 0 && !dims))
         return ct__fail(CT_ERR_ARG, "linalg.vector_norm: invalid list of %d dims", ndims);
@@ -3095,7 +3149,7 @@ CTENSOR_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, int
    ========================================================================== */
 static int ct__la_meta_cross(ct__call *c) {
     const ct_tensor *x = c->in[0], *y = c->in[1];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     const char *fn = "linalg.cross";
     if (x->ndim != y->ndim) return ct__failed(CT_ERR_SHAPE, "%s: inputs must have the same number of dimensions.", fn);
     if (x->dtype != y->dtype)
@@ -3109,7 +3163,6 @@ static int ct__la_meta_cross(ct__call *c) {
     int nb;
     int64_t shape[CT_MAX_DIMS];
     if (ct__la_bcast_batch(fn, x, 0, y, 0, &nb, shape)) return -1;
-    a->i[1] = d;
     c->nout = 1;
     ct__la_out(c, 0, x->dtype, nb, shape);
     return 0;
@@ -3117,7 +3170,7 @@ static int ct__la_meta_cross(ct__call *c) {
 static int ct__la_k_cross(ct__call *c) {
     const ct_tensor *x = c->in[0], *y = c->in[1];
     ct_tensor *o = c->out[0];
-    int nd = o->ndim, dim = (int)c->a->i[1];
+    int nd = o->ndim, dim = ct__wrap_dim((int)c->a->i[0], nd);
     int64_t sx[CT_MAX_DIMS], sy[CT_MAX_DIMS], idx[CT_MAX_DIMS];
     for (int d = 0; d < nd; d++) {
         sx[d] = x->shape[d] == 1 ? 0 : x->strides[d];
@@ -3162,7 +3215,7 @@ static int ct__la_k_cross(ct__call *c) {
 static int ct__la_bw_cross(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *x = CT__SV_IN(nd, 0), *y = CT__SV_IN(nd, 1);
     if (!x || !y) return -1;
-    int dim = (int)nd->attrs.i[1];
+    int dim = (int)nd->attrs.i[0];
     if (CT__NEEDS(nd, 0) && !(gin[0] = ct_linalg_cross(y, gout[0], dim))) return -1;
     if (CT__NEEDS(nd, 1) && !(gin[1] = ct_linalg_cross(gout[0], x, dim))) return -1;
     return 0;
@@ -3170,7 +3223,7 @@ static int ct__la_bw_cross(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin
 CTENSOR_API ct_tensor *ct_linalg_cross(const ct_tensor *x, const ct_tensor *y, int dim) {
     CT__LA_INIT_OR(NULL);
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_CROSS, 0);
+    ct__attrs_init(&a);
     a.i[0] = dim;
     ct_tensor *in[2], *out[1];
     in[0] = (ct_tensor *)x;
@@ -3180,12 +3233,11 @@ CTENSOR_API ct_tensor *ct_linalg_cross(const ct_tensor *x, const ct_tensor *y, i
 
 static int ct__la_meta_vander(ct__call *c) {
     const ct_tensor *x = c->in[0];
-    ct__attrs *a = (ct__attrs *)c->a;
+    const ct__attrs *a = c->a;
     if (x->ndim < 1) return ct__failed(CT_ERR_SHAPE, "linalg.vander: x must have at least one dimension");
     if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "linalg.vander: not implemented for '%s'", CT__DTNAME(x->dtype));
-    int64_t N = a->i[0] < 0 ? x->shape[x->ndim - 1] : a->i[0];
+    int64_t N = (a->flags & CT__LAF_HAS_N) ? a->i[0] : x->shape[x->ndim - 1];
     if (N <= 1) return ct__failed(CT_ERR_ARG, "N must be greater than 1.");
-    a->i[0] = N;
     int64_t shape[CT_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
     shape[x->ndim] = N;
@@ -3197,7 +3249,7 @@ static int ct__la_meta_vander(ct__call *c) {
 static int ct__la_k_vander(ct__call *c) {
     const ct_tensor *x = c->in[0];
     ct_tensor *V = c->out[0];
-    int64_t N = c->a->i[0], n = ct_numel(x), idx[CT_MAX_DIMS];
+    int64_t N = V->shape[V->ndim - 1], n = ct_numel(x), idx[CT_MAX_DIMS];
     size_t xs = ct__dt[x->dtype].size, vs = ct__dt[V->dtype].size;
     int integral = !CT__ISFLOAT(V->dtype);
     for (int d = 0; d < x->ndim; d++) idx[d] = 0;
@@ -3221,7 +3273,7 @@ static int ct__la_k_vander(ct__call *c) {
 static int ct__la_bw_vander(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *V = CT__SV_OUT(nd, 0);
     if (!V) return -1;
-    int64_t N = nd->attrs.i[0];
+    int64_t N = V->shape[V->ndim - 1];
     ct_tensor *j = ct_arange(1, (double)N, 1, V->dtype);
     ct_tensor *t = ct_mul(ct_mul(ct_narrow(gout[0], -1, 1, N - 1), j), ct_narrow(V, -1, 0, N - 1));
     gin[0] = ct_sum_dim(t, -1, 0);
@@ -3230,8 +3282,9 @@ static int ct__la_bw_vander(ct__node *nd, ct_tensor *const *gout, ct_tensor **gi
 CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N) {
     CT__LA_INIT_OR(NULL);
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_VANDER, 0);
-    a.i[0] = N < 0 ? -1 : N;
+    ct__attrs_init(&a);
+    a.flags = N < 0 ? 0 : CT__LAF_HAS_N;
+    a.i[0] = N < 0 ? 0 : N;
     ct_tensor *in[1], *out[1];
     in[0] = (ct_tensor *)x;
     return ct__la_dispatch(CT__LA_VANDER, 1, in, &a, out) < 0 ? NULL : out[0];
@@ -3302,7 +3355,7 @@ static int ct__la_bw_view_as_complex(ct__node *nd, ct_tensor *const *gout, ct_te
 CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *x) {
     CT__LA_INIT_OR(NULL);
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_VIEW_AS_REAL, 0);
+    ct__attrs_init(&a);
     ct_tensor *in[1], *out[1];
     in[0] = (ct_tensor *)x;
     return ct__la_dispatch(CT__LA_VIEW_AS_REAL, 1, in, &a, out) < 0 ? NULL : out[0];
@@ -3310,7 +3363,7 @@ CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *x) {
 CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *x) {
     CT__LA_INIT_OR(NULL);
     ct__attrs a;
-    ct__la_attrs(&a, CT__LAN_VIEW_AS_COMPLEX, 0);
+    ct__attrs_init(&a);
     ct_tensor *in[1], *out[1];
     in[0] = (ct_tensor *)x;
     return ct__la_dispatch(CT__LA_VIEW_AS_COMPLEX, 1, in, &a, out) < 0 ? NULL : out[0];

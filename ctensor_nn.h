@@ -841,37 +841,37 @@ CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
    ========================================================================== */
 /* convolution and pooling */
 #define CT__OPS_NN_CONV(X)                                                                                         \
-    X(CONV2D, "aten::conv2d", "conv2d", "ConvolutionBackward0", -1, 1, 0, "", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(CONV_TRANSPOSE2D, "aten::conv_transpose2d.input", "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, "", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(CONV2D_WEIGHT, "ct::convolution_backward_weight", "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, "", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
-    X(MAX_POOL2D, "aten::max_pool2d_with_indices", "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
-    X(MAX_POOL2D_BACKWARD, "aten::max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
-    X(AVG_POOL2D, "aten::avg_pool2d", "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
-    X(AVG_POOL2D_BACKWARD, "aten::avg_pool2d_backward", "avg_pool2d_backward", "AvgPool2DBackwardBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
-    X(ADAPTIVE_AVG_POOL2D, "aten::adaptive_avg_pool2d", "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
-    X(ADAPTIVE_AVG_POOL2D_BACKWARD, "aten::adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, "", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
+    X(CONV2D, "aten::conv2d", "conv2d", "ConvolutionBackward0", -1, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV_TRANSPOSE2D, "aten::conv_transpose2d.input", "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0, int[2] output_size=v8", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV2D_WEIGHT, "ct::convolution_backward_weight", "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0, int[2] kernel_size=v6", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(MAX_POOL2D, "aten::max_pool2d_with_indices", "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, int[2] dilation=v6, bool ceil_mode=f0", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
+    X(MAX_POOL2D_BACKWARD, "aten::max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, int[2] dilation=v6, bool ceil_mode=f0, int[2] input_size=v8", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
+    X(AVG_POOL2D, "aten::avg_pool2d", "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, bool ceil_mode=f0, bool count_include_pad=f1, int divisor_override=i0", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(AVG_POOL2D_BACKWARD, "aten::avg_pool2d_backward", "avg_pool2d_backward", "AvgPool2DBackwardBackward0", 1, 1, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, bool ceil_mode=f0, bool count_include_pad=f1, int divisor_override=i0, int[2] input_size=v8", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D, "aten::adaptive_avg_pool2d", "adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", 1, 1, 0, "int[2] output_size=v10", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
+    X(ADAPTIVE_AVG_POOL2D_BACKWARD, "aten::adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0", 1, 1, 0, "int[2] input_size=v8", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE)
 
 /* normalization, embeddings (section nn-norm) */
 #define CT__OPS_NN_NORM(X)                                                                                         \
-    X(BATCH_NORM, "aten::native_batch_norm", "batch_norm", "NativeBatchNormBackward0", 3, 4, 0, "", ct__meta_bn, ct__k_bn, ct__bw_bn,                \
+    X(BATCH_NORM, "aten::native_batch_norm", "batch_norm", "NativeBatchNormBackward0", 3, 4, 0, "float eps=s0", ct__meta_bn, ct__k_bn, ct__bw_bn,                \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
     X(BATCH_NORM_BACKWARD, "aten::native_batch_norm_backward", "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_bn_bw, ct__k_bn_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
-    X(LAYER_NORM, "aten::native_layer_norm", "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, "", ct__meta_ln, ct__k_ln, ct__bw_ln,                \
+    X(LAYER_NORM, "aten::native_layer_norm", "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, "int[] normalized_shape=v, float eps=s0", ct__meta_ln, ct__k_ln, ct__bw_ln,                \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
     X(LAYER_NORM_BACKWARD, "aten::native_layer_norm_backward", "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_ln_bw, ct__k_ln_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
-    X(EMBEDDING, "aten::embedding", "embedding", "EmbeddingBackward0", 2, 1, 0, "", ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
+    X(EMBEDDING, "aten::embedding", "embedding", "EmbeddingBackward0", 2, 1, 0, "int? padding_idx=i0?f0", ct__meta_embedding, ct__k_embedding, ct__bw_embedding,   \
       CT__SAVE_IN(1))
 
 /* losses (nn-loss section): fused cross_entropy, mse_loss, bce_with_logits and their backwards */
 #define CT__OPS_NN_LOSS(X)                                                                                         \
-    X(CE_FUSED, "ct::cross_entropy_loss", "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, "", ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
-    X(CE_FUSED_BACKWARD, "ct::cross_entropy_loss_backward", "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, "", ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
-    X(MSE_FUSED, "aten::mse_loss", "mse_loss", "MseLossBackward0", 2, 1, 0, "", ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
-    X(MSE_FUSED_BACKWARD, "aten::mse_loss_backward", "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, "", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
-    X(BCE_LOGITS_FUSED, "aten::binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, "", ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
-    X(BCE_LOGITS_FUSED_BACKWARD, "ct::binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, "", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
+    X(CE_FUSED, "ct::cross_entropy_loss", "cross_entropy_loss", "NllLossBackward0", 2, 1, 0, "enum(none|mean|sum) reduction=mode, int ignore_index=i0", ct__meta_ce_fused, ct__k_ce_fused, ct__bw_ce_fused, CT__SAVE_ALL_IN) \
+    X(CE_FUSED_BACKWARD, "ct::cross_entropy_loss_backward", "_cross_entropy_fused_backward", "CrossEntropyFusedBackwardBackward0", 3, 1, 0, "enum(none|mean|sum) reduction=mode, int ignore_index=i0", ct__meta_ce_fused_bw, ct__k_ce_fused_bw, ct__bw_ce_fused_bw, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED, "aten::mse_loss", "mse_loss", "MseLossBackward0", 2, 1, 0, "enum(none|mean|sum) reduction=mode", ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(MSE_FUSED_BACKWARD, "aten::mse_loss_backward", "mse_loss_backward", "MseLossBackwardBackward0", 3, 1, 0, "enum(none|mean|sum) reduction=mode", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED, "aten::binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", 2, 1, 0, "enum(none|mean|sum) reduction=mode", ct__meta_pwloss, ct__k_pwloss, ct__bw_pwloss, CT__SAVE_ALL_IN) \
+    X(BCE_LOGITS_FUSED_BACKWARD, "ct::binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_backward", "BinaryCrossEntropyWithLogitsBackwardBackward0", 3, 1, 0, "enum(none|mean|sum) reduction=mode", ct__meta_pwloss_bw, ct__k_pwloss_bw, ct__bw_pwloss_bw, CT__SAVE_ALL_IN)
 
 
 /* resampling (section nn-resample): upsampling (each forward row followed by its backward),
@@ -2426,8 +2426,21 @@ done:
 }
 
 static ct_tensor *ct__conv_op(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *bias, const ct__attrs *a) {
-    ct__attrs b = *a;
-    return bias ? ct__op3(op, x, y, bias, &b) : ct__op2(op, x, y, &b);
+    return bias ? ct__op3(op, x, y, bias, a) : ct__op2(op, x, y, a);
+}
+/* attrs of the conv op a backward calls: this node's geometry (stride, padding,
+   dilation, groups), the transposed op's output_size (v[8..9]: the spatial size
+   of input `sz`), the weight op's kernel_size (v[6..7]: that of input `ks`) */
+static ct__attrs ct__conv_bw_attrs(const ct__node *n, int sz, int ks) {
+    ct__attrs b;
+    ct__attrs_init(&b);
+    for (int k = 0; k < 6; k++) b.v[k] = n->attrs.v[k];
+    b.i[0] = n->attrs.i[0];
+    b.v[8] = n->in_meta[sz].shape[2];
+    b.v[9] = n->in_meta[sz].shape[3];
+    b.v[6] = n->in_meta[ks].shape[2];
+    b.v[7] = n->in_meta[ks].shape[3];
+    return b;
 }
 /* sum over N, H, W: the bias gradient */
 static ct_tensor *ct__conv_bias_grad(const ct_tensor *g) {
@@ -2437,7 +2450,8 @@ static ct_tensor *ct__conv_bias_grad(const ct_tensor *g) {
 static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1), *g = gout[0];
     if (!A || !B) return -1;
-    const ct__attrs *a = &n->attrs;
+    ct__attrs b = ct__conv_bw_attrs(n, 0, 1);
+    const ct__attrs *a = &b;
     if (n->op == CT__NNOP(CONV2D)) {   /* A = X, B = W */
         if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), g, B, NULL, a))) return -1;
         if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), A, g, NULL, a))) return -1;
@@ -2525,12 +2539,8 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     ct__attrs a;
     ct__attrs_init(&a);
     a.v[0] = st[0]; a.v[1] = st[1]; a.v[2] = pd[0]; a.v[3] = pd[1]; a.v[4] = dl[0]; a.v[5] = dl[1];
-    a.v[6] = w->shape[2]; a.v[7] = w->shape[3];
     a.i[0] = grp;
-    a.nv = 10;
     if (!transposed) {
-        a.v[8] = xin->shape[2];
-        a.v[9] = xin->shape[3];
         for (int k = 0; k < 2; k++) {
             int64_t padded = xin->shape[2 + k] + 2 * pd[k], ks = dl[k] * (w->shape[2 + k] - 1) + 1;
             if (padded < ks)
@@ -2587,10 +2597,20 @@ CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *
 }
 
 /* ---- pooling ----
-   Attributes: v[0..1] kernel, v[2..3] stride, v[4..5] padding, v[6..7] dilation,
-   v[8..9] input H, W, v[10..11] output H, W; flags: 1 ceil_mode, 2 count_include_pad;
-   i[0] divisor_override. The backward ops take the same attributes; all outputs
+   Attributes: v[0..1] kernel_size, v[2..3] stride, v[4..5] padding, v[6..7]
+   dilation (max); flags: 1 ceil_mode, 2 count_include_pad; i[0] divisor_override;
+   v[8..9] input_size (the backward ops: the size of the input they give the
+   gradient of), v[10..11] output_size (adaptive). The kernels see the plane sizes
+   in v[8..11] (H, W, OH, OW), filled from the tensors by ct__k_pool. All outputs
    keep the input's memory format. Indices are h * W + w within each plane. */
+static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
+    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    int64_t q = num / s;
+    if ((num % s != 0) && ((num < 0) != (s < 0))) q--;   /* floor division */
+    int64_t out = q + 1;
+    if (ceil_mode && (out - 1) * s >= in + p) out--;
+    return out;
+}
 static int ct__meta_pool(ct__call *c) {
     const char *nm = ct__opdef_get(c->op)->name;
     const ct_tensor *x = c->in[0];
@@ -2599,9 +2619,30 @@ static int ct__meta_pool(ct__call *c) {
     if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
         return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", nm, nm, CT__DTNAME(x->dtype));
     int bw = c->op == CT__NNOP(MAX_POOL2D_BACKWARD) || c->op == CT__NNOP(AVG_POOL2D_BACKWARD) || c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD);
-    int64_t ih = bw ? a->v[10] : a->v[8], iw = bw ? a->v[11] : a->v[9];
-    if (x->shape[2] != ih || x->shape[3] != iw)
-        return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the expected %lldx%lld", nm, CT__SHAPE(x), (long long)ih, (long long)iw);
+    int adaptive = c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D) || c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD);
+    int isavg = c->op == CT__NNOP(AVG_POOL2D) || c->op == CT__NNOP(AVG_POOL2D_BACKWARD);
+    /* the input (forward) and pooled (backward: the gradient's) plane sizes */
+    int64_t H = bw ? a->v[8] : x->shape[2], W = bw ? a->v[9] : x->shape[3], osz[2];
+    if (H < 1 || W < 1) return ct__failed(CT_ERR_ARG, "%s: input_size (%lld, %lld) must be positive", nm, (long long)H, (long long)W);
+    if (adaptive) {
+        osz[0] = bw ? x->shape[2] : a->v[10];
+        osz[1] = bw ? x->shape[3] : a->v[11];
+        if (osz[0] < 0 || osz[1] < 0)
+            return ct__failed(CT_ERR_ARG, "%s: output_size must be non-negative, got (%lld, %lld)", nm, (long long)osz[0], (long long)osz[1]);
+    } else {
+        for (int q = 0; q < 2; q++) {
+            int64_t k = a->v[q], st = a->v[2 + q], pd = a->v[4 + q], dl = isavg ? 1 : a->v[6 + q];
+            if (k <= 0 || st <= 0 || pd < 0 || dl <= 0)
+                return ct__failed(CT_ERR_ARG, "%s: invalid pooling geometry (kernel_size %lld, stride %lld, padding %lld, dilation %lld)", nm,
+                                  (long long)k, (long long)st, (long long)pd, (long long)dl);
+            osz[q] = ct__pool_out(q ? W : H, k, pd, st, dl, a->flags & 1);
+        }
+        if (osz[0] < 1 || osz[1] < 1)
+            return ct__failed(CT_ERR_SHAPE, "%s: Given input size: (%lldx%lld). Calculated output size: (%lldx%lld). Output size is too small", nm,
+                              (long long)H, (long long)W, (long long)osz[0], (long long)osz[1]);
+        if (bw && (x->shape[2] != osz[0] || x->shape[3] != osz[1]))
+            return ct__failed(CT_ERR_SHAPE, "%s: gradient of size %s does not match the pooled size %lldx%lld", nm, CT__SHAPE(x), (long long)osz[0], (long long)osz[1]);
+    }
     if (c->op == CT__NNOP(MAX_POOL2D_BACKWARD)) {
         const ct_tensor *ix = c->in[1];
         if (ix->dtype != CT_INT64 || !ct_same_shape(ix, x))
@@ -2616,8 +2657,8 @@ static int ct__meta_pool(ct__call *c) {
         o->ndim = 4;
         o->shape[0] = x->shape[0];
         o->shape[1] = x->shape[1];
-        o->shape[2] = bw ? a->v[8] : a->v[10];
-        o->shape[3] = bw ? a->v[9] : a->v[11];
+        o->shape[2] = bw ? H : osz[0];
+        o->shape[3] = bw ? W : osz[1];
         o->has_strides = cl;
         if (cl) ct__cl_strides(o->shape, o->strides);
     }
@@ -2777,14 +2818,27 @@ CT__POOL_DEF(f64, double)
 
 static int ct__k_pool(ct__call *c) {
     if (ct_numel(c->out[0]) == 0) return 0;
-    if (c->in[0]->dtype == CT_FLOAT32) ct__pool_run_f32(c);
-    else ct__pool_run_f64(c);
+    /* the plane sizes the kernels read: v[8..9] the input's (H, W), v[10..11] the pooled (OH, OW) */
+    int bw = c->op == CT__NNOP(MAX_POOL2D_BACKWARD) || c->op == CT__NNOP(AVG_POOL2D_BACKWARD) || c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD);
+    const ct_tensor *big = bw ? c->out[0] : c->in[0], *small = bw ? c->in[0] : c->out[0];
+    ct__attrs a = *c->a;
+    ct__call k = *c;
+    a.v[8] = big->shape[2];
+    a.v[9] = big->shape[3];
+    a.v[10] = small->shape[2];
+    a.v[11] = small->shape[3];
+    k.a = &a;
+    if (c->in[0]->dtype == CT_FLOAT32) ct__pool_run_f32(&k);
+    else ct__pool_run_f64(&k);
     return 0;
 }
 static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__attrs a = n->attrs;
     ct_tensor *g = gout[0];
     if (!CT__NEEDS(n, 0)) return 0;
+    /* the backward ops' input_size: this node's input's; adaptive's output_size: its gradient's */
+    a.v[8] = a.v[10] = n->in_meta[0].shape[2];
+    a.v[9] = a.v[11] = n->in_meta[0].shape[3];
     switch (n->op - ct__nn_base) {
     case CT__NN_MAX_POOL2D: {
         ct_tensor *ind = CT__SV_OUT(n, 1);
@@ -2795,8 +2849,8 @@ static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     case CT__NN_MAX_POOL2D_BACKWARD: {   /* linear in the gradient: pick gg at the indices */
         ct_tensor *ind = CT__SV_IN(n, 1);
         if (!ind) return -1;
-        int64_t N = ind->shape[0], C = ind->shape[1];
-        int64_t s1[3] = {N, C, a.v[8] * a.v[9]}, s2[3] = {N, C, a.v[10] * a.v[11]}, s4[4] = {N, C, a.v[10], a.v[11]};
+        int64_t N = ind->shape[0], C = ind->shape[1], OH = ind->shape[2], OW = ind->shape[3];
+        int64_t s1[3] = {N, C, n->attrs.v[8] * n->attrs.v[9]}, s2[3] = {N, C, OH * OW}, s4[4] = {N, C, OH, OW};
         gin[0] = ct_reshape_n(ct_gather(ct_reshape_n(g, 3, s1), 2, ct_reshape_n(ind, 3, s2)), 4, s4);
         break;
     }
@@ -2809,14 +2863,6 @@ static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 }
 
 /* ---- public pooling functions ---- */
-static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
-    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-    int64_t q = num / s;
-    if ((num % s != 0) && ((num < 0) != (s < 0))) q--;   /* floor division */
-    int64_t out = q + 1;
-    if (ceil_mode && (out - 1) * s >= in + p) out--;
-    return out;
-}
 /* max (avg = 0) or avg (avg = 1) pooling, dims = 1 or 2 */
 static ct_tensor *ct__pool_entry(int avg, int dims, const ct_tensor *x, int64_t k, const ct_pool_options *o, ct_tensor **indices) {
     const char *nm = avg ? (dims == 1 ? "avg_pool1d" : "avg_pool2d") : (dims == 1 ? "max_pool1d" : "max_pool2d");
@@ -2870,17 +2916,20 @@ static ct_tensor *ct__pool_entry(int avg, int dims, const ct_tensor *x, int64_t 
             ct__attrs a;
             ct__attrs_init(&a);
             a.v[0] = ks[0]; a.v[1] = ks[1]; a.v[2] = st[0]; a.v[3] = st[1]; a.v[4] = pd[0]; a.v[5] = pd[1];
-            a.v[6] = dl[0]; a.v[7] = dl[1]; a.v[8] = xb->shape[2]; a.v[9] = xb->shape[3]; a.v[10] = oh; a.v[11] = ow;
-            a.nv = 12;
-            a.flags = (ceil_mode ? 1 : 0) | (o->count_exclude_pad ? 0 : 2);
-            a.i[0] = o->divisor_override;
+            if (avg) {
+                a.flags = (ceil_mode ? 1 : 0) | (o->count_exclude_pad ? 0 : 2);
+                a.i[0] = o->divisor_override;
+            } else {
+                a.v[6] = dl[0]; a.v[7] = dl[1];
+                a.flags = ceil_mode ? 1 : 0;
+            }
             if (avg) {
                 y = ct__op1(CT__NNOP(AVG_POOL2D), xb, &a);
             } else {
                 ct__call cl;
                 ct_tensor *in[1];
                 in[0] = (ct_tensor *)xb;
-                cl.op = CT__NNOP(MAX_POOL2D); cl.nin = 1; cl.in = in; cl.a = &a; cl.inplace = 0;
+                ct__call_init(&cl, CT__NNOP(MAX_POOL2D), 1, in, &a);
                 if (ct__dispatch(&cl) >= 0) { y = cl.out[0]; ind = cl.out[1]; }
             }
         }
@@ -2923,9 +2972,8 @@ CTENSOR_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *x, int64_t out_h,
     if (xb) {
         ct__attrs a;
         ct__attrs_init(&a);
-        a.v[0] = a.v[1] = 1; a.v[2] = a.v[3] = 1; a.v[4] = a.v[5] = 0; a.v[6] = a.v[7] = 1;
-        a.v[8] = xb->shape[2]; a.v[9] = xb->shape[3]; a.v[10] = out_h; a.v[11] = out_w;
-        a.nv = 12;
+        a.v[10] = out_h;
+        a.v[11] = out_w;
         y = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D), xb, &a);
         if (y && x->ndim == 3) y = ct_squeeze_dim(y, 0);
     }
@@ -5083,8 +5131,13 @@ CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean
 /* ---- layer_norm: x as [M][N] rows, N = prod(normalized_shape) ---- */
 static int ct__meta_ln(ct__call *c) {
     ct_tensor *x = c->in[0], *w = c->in[1], *b = c->in[2];
-    int k = (int)c->a->i[0];
+    int k = c->a->nv;
     if (ct__norm_float_dtype("layer_norm", x)) return -1;
+    int ok = k >= 1 && k <= x->ndim;
+    for (int d = 0; ok && d < k; d++) ok = x->shape[x->ndim - k + d] == c->a->v[d];
+    if (!ok)
+        return ct__failed(CT_ERR_SHAPE, "layer_norm: Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
+                          ct__fmt_shape(k, c->a->v).s, ct__fmt_shape(k, c->a->v).s, CT__SHAPE(x));
     int64_t N = 1;
     for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
     if (ct__norm_param_check("layer_norm", "weight", w, x, N) || ct__norm_param_check("layer_norm", "bias", b, x, N)) return -1;
@@ -5175,7 +5228,7 @@ static int ct__k_ln(ct__call *c) {
     ct_tensor *x = ct__contig_ref(c->in[0]), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
     int rc = -1;
     if (x && w && b) {
-        int64_t N = ct__ln_cols(x, (int)c->a->i[0]), M = c->out[1]->shape[0];
+        int64_t N = ct__ln_cols(x, c->a->nv), M = c->out[1]->shape[0];
         if (x->dtype == CT_FLOAT32)
             ct__ln_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)ct__ptr(c->out[0]),
                            (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
@@ -5235,7 +5288,7 @@ static int ct__k_ln_bw(ct__call *c) {
 static int ct__bw_ln(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *x = CT__SV_IN(n, 0), *w = CT__SV_IN(n, 1), *gy = gout[0];
     if (!x || !w) return -1;
-    int k = (int)n->attrs.i[0];
+    int k = n->attrs.nv;
     if (ct_is_grad_enabled()) {   /* create_graph: a differentiable formula */
         int64_t dims[CT_MAX_DIMS], lead[CT_MAX_DIMS];
         int nl = x->ndim - k;
@@ -5305,7 +5358,8 @@ CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *n
     ct__attrs a;
     ct__attrs_init(&a);
     a.s[0] = eps;
-    a.i[0] = n;
+    a.nv = n;
+    for (int d = 0; d < n; d++) a.v[d] = ns[d];
     ct_tensor *in[3];
     in[0] = (ct_tensor *)x;
     in[1] = w;
@@ -5995,6 +6049,7 @@ static int ct__meta_ce_fused(ct__call *c) {
         (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
         return ct__failed(CT_ERR_ARG, "cross_entropy_loss: fused path needs (N, C) float logits and (N) int64 targets, got %s and %s",
                           CT__SHAPE(x), CT__SHAPE(t));
+    if ((unsigned)c->a->mode > CT__RED_SUM) return ct__failed(CT_ERR_ARG, "cross_entropy_loss: invalid reduction %d", (int)c->a->mode);
     ct__outinfo *o = &c->oi[0];
     o->kind = CT__OUT_NEW;
     o->has_strides = 0;
@@ -6085,6 +6140,7 @@ static int ct__bw_ce_fused(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
 static int ct__meta_ce_fused_bw(ct__call *c) {
     ct_tensor *g = c->in[0], *x = c->in[1];
     int red = c->a->mode;
+    if ((unsigned)red > CT__RED_SUM) return ct__failed(CT_ERR_ARG, "_cross_entropy_fused_backward: invalid reduction %d", red);
     if ((red == CT__RED_NONE && (g->ndim != 1 || g->shape[0] != x->shape[0])) || (red != CT__RED_NONE && g->ndim != 0) ||
         g->dtype != x->dtype)
         return ct__failed(CT_ERR_SHAPE, "_cross_entropy_fused_backward: grad %s (%s) does not fit input %s (%s)", CT__SHAPE(g),
@@ -6337,6 +6393,7 @@ static int ct__meta_pwloss(ct__call *c) {
     const char *name = ct__opdef_get(c->op)->name;
     if (!ct_same_shape(x, y) || x->dtype != y->dtype || (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64))
         return ct__failed(CT_ERR_ARG, "%s: fused path needs equal shapes and float dtypes, got %s and %s", name, CT__SHAPE(x), CT__SHAPE(y));
+    if ((unsigned)c->a->mode > CT__RED_SUM) return ct__failed(CT_ERR_ARG, "%s: invalid reduction %d", name, (int)c->a->mode);
     ct__outinfo *o = &c->oi[0];
     o->kind = CT__OUT_NEW;
     o->has_strides = 0;
@@ -6518,6 +6575,7 @@ static int ct__bw_pwloss(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__meta_pwloss_bw(ct__call *c) {
     ct_tensor *g = c->in[0], *x = c->in[1];
     int red = c->a->mode;
+    if ((unsigned)red > CT__RED_SUM) return ct__failed(CT_ERR_ARG, "%s: invalid reduction %d", ct__opdef_get(c->op)->name, red);
     if ((red == CT__RED_NONE ? !ct_same_shape(g, x) : g->ndim != 0) || g->dtype != x->dtype)
         return ct__failed(CT_ERR_SHAPE, "%s: grad %s (%s) does not fit input %s (%s)", ct__opdef_get(c->op)->name, CT__SHAPE(g),
                           ct_dtype_name(g->dtype), CT__SHAPE(x), ct_dtype_name(x->dtype));
@@ -7281,8 +7339,9 @@ CTENSOR_API void ct_zero_grad(ct_optimizer *opt) { ct_optim_zero_grad(opt, 1); }
    op). They are ops of the table, registered at run time, so profilers and
    tracers see them: _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_rmsprop_,
    _fused_adagrad_. Inputs: param, grad, then the state tensors in
-   ct__optkind.bufs order (the ones in use); the settings are packed in attrs
-   (ct__fs_pack); attrs.mode is the optimizer kind.
+   ct__optkind.bufs order (the ones in use); the settings are the float
+   attributes s[0..7] and the bool flags of each op's schema (CT__FS_DEF); the
+   kernel passes its loops the optimizer kind in a copy's mode.
    A product that PyTorch rounds before adding passes CT__FS_ROUNDED, so that
    compilers that contract across statements (gcc's GNU modes with FMA
    hardware) keep that rounding too. */
@@ -7296,19 +7355,9 @@ CTENSOR_API void ct_zero_grad(ct_optimizer *opt) { ct_optim_zero_grad(opt, 1); }
 #define CT__FS_NESTEROV 4
 #define CT__FS_FIRST 8        /* SGD: a new momentum buffer, buf = d_p */
 #define CT__FS_CENTERED 16
-/* attrs: up to 8 doubles, s[0..3] then i[0..3] (as bits) */
-static void ct__fs_pack(ct__attrs *a, int n, const double *d) {
-    for (int q = 0; q < n && q < 8; q++) {
-        if (q < 4) a->s[q] = d[q];
-        else memcpy(&a->i[q - 4], &d[q], sizeof(double));
-    }
-}
-static double ct__fs_get(const ct__attrs *a, int q) {
-    double v;
-    if (q < 4) return a->s[q];
-    memcpy(&v, &a->i[q - 4], sizeof v);
-    return v;
-}
+/* the flags each kind reads (its schema's bools) */
+static const int32_t ct__fs_flag_mask[5] = {CT__FS_MAXIMIZE | CT__FS_NESTEROV | CT__FS_FIRST, CT__FS_MAXIMIZE | CT__FS_AMSGRAD,
+                                            CT__FS_MAXIMIZE | CT__FS_AMSGRAD, CT__FS_MAXIMIZE | CT__FS_CENTERED, CT__FS_MAXIMIZE};
 /* the per-call constants, computed in double as the Python code computes them */
 typedef struct ct__fs_k {
     int maxim, ams, nesterov, first, centered, has_mom, l2, dec;
@@ -7321,22 +7370,22 @@ static void ct__fs_consts(const ct__attrs *a, ct__fs_k *k) {
     k->nesterov = (a->flags & CT__FS_NESTEROV) != 0;
     k->first = (a->flags & CT__FS_FIRST) != 0;
     k->centered = (a->flags & CT__FS_CENTERED) != 0;
-    double lr = ct__fs_get(a, 0);
+    double lr = a->s[0];
     k->nlr = -lr;
     switch (a->mode) {
     case CT__OPT_SGD:   /* lr, momentum, dampening, weight_decay */
-        k->mom = ct__fs_get(a, 1);
-        k->omd = 1 - ct__fs_get(a, 2);
-        k->wd = ct__fs_get(a, 3);
+        k->mom = a->s[1];
+        k->omd = 1 - a->s[2];
+        k->wd = a->s[3];
         k->has_mom = k->mom != 0;
         k->l2 = k->wd != 0;
         break;
     case CT__OPT_ADAM: case CT__OPT_ADAMW: {   /* lr, beta1, beta2, eps, weight_decay, step */
-        double step = ct__fs_get(a, 5);
-        k->b1 = ct__fs_get(a, 1);
-        k->b2 = ct__fs_get(a, 2);
-        k->eps = ct__fs_get(a, 3);
-        k->wd = ct__fs_get(a, 4);
+        double step = a->s[5];
+        k->b1 = a->s[1];
+        k->b2 = a->s[2];
+        k->eps = a->s[3];
+        k->wd = a->s[4];
         k->omb1 = 1 - k->b1;
         k->omb2 = 1 - k->b2;
         k->nss = -(lr / (1 - pow(k->b1, step)));   /* step_size = lr / (1 - beta1 ** step) */
@@ -7347,19 +7396,19 @@ static void ct__fs_consts(const ct__attrs *a, ct__fs_k *k) {
         break;
     }
     case CT__OPT_RMSPROP:   /* lr, alpha, eps, weight_decay, momentum */
-        k->alpha = ct__fs_get(a, 1);
+        k->alpha = a->s[1];
         k->oma = 1 - k->alpha;
-        k->eps = ct__fs_get(a, 2);
-        k->wd = ct__fs_get(a, 3);
-        k->mom = ct__fs_get(a, 4);
+        k->eps = a->s[2];
+        k->wd = a->s[3];
+        k->mom = a->s[4];
         k->has_mom = k->mom > 0;
         k->l2 = k->wd != 0;
         break;
     default: {   /* Adagrad: lr, lr_decay, eps, weight_decay, step */
-        double step = ct__fs_get(a, 4);
-        k->nclr = -(lr / (1 + ct__mul(step - 1, ct__fs_get(a, 1))));   /* clr = lr / (1 + (step - 1) * lr_decay) */
-        k->eps = ct__fs_get(a, 2);
-        k->wd = ct__fs_get(a, 3);
+        double step = a->s[4];
+        k->nclr = -(lr / (1 + ct__mul(step - 1, a->s[1])));   /* clr = lr / (1 + (step - 1) * lr_decay) */
+        k->eps = a->s[2];
+        k->wd = a->s[3];
         k->l2 = k->wd != 0;
         break;
     }
@@ -7545,19 +7594,27 @@ CT__FS_RMSPROP_LOOP(ct__fs_rmsprop_f64, double, fma, sqrt)
 CT__FS_ADAGRAD_LOOP(ct__fs_adagrad_f32, float, fmaf, sqrtf)
 CT__FS_ADAGRAD_LOOP(ct__fs_adagrad_f64, double, fma, sqrt)
 
+static int ct__fs_ops[5] = {-1, -1, -1, -1, -1}, ct__fs_once;
+/* the optimizer kind of a fused op (its position in ct__fs_defs) */
+static int ct__fs_kind(int op) {
+    for (int q = 0; q < 5; q++)
+        if (ct__fs_ops[q] == op) return q;
+    return 0;
+}
 /* tensors the fused op of this kind and these flags takes */
-static int ct__fs_nin(const ct__attrs *a) {
-    switch (a->mode) {
-    case CT__OPT_SGD: return ct__fs_get(a, 1) != 0 ? 3 : 2;
+static int ct__fs_nin(int kind, const ct__attrs *a) {
+    switch (kind) {
+    case CT__OPT_SGD: return a->s[1] != 0 ? 3 : 2;
     case CT__OPT_ADAM: case CT__OPT_ADAMW: return (a->flags & CT__FS_AMSGRAD) ? 5 : 4;
-    case CT__OPT_RMSPROP: return 3 + (ct__fs_get(a, 4) > 0) + ((a->flags & CT__FS_CENTERED) != 0);
+    case CT__OPT_RMSPROP: return 3 + (a->s[4] > 0) + ((a->flags & CT__FS_CENTERED) != 0);
     default: return 3;
     }
 }
 static int ct__meta_fused_step(ct__call *c) {
     ct_tensor *p = c->in[0];
     const char *nm = ct__opdef_get(c->op)->name;
-    if (c->nin != ct__fs_nin(c->a)) return ct__failed(CT_ERR_ARG, "%s: expected %d tensors, got %d", nm, ct__fs_nin(c->a), c->nin);
+    int nin = ct__fs_nin(ct__fs_kind(c->op), c->a);
+    if (c->nin != nin) return ct__failed(CT_ERR_ARG, "%s: expected %d tensors, got %d", nm, nin, c->nin);
     if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64)
         return ct__failed(CT_ERR_DTYPE, "%s: expected float32 or float64 tensors, got %s", nm, ct_dtype_name(p->dtype));
     for (int i = 0; i < c->nin; i++) {
@@ -7579,17 +7636,25 @@ static int ct__k_fused_step(ct__call *c) {
         {ct__fs_sgd_f32, ct__fs_sgd_f64}, {ct__fs_adam_f32, ct__fs_adam_f64}, {ct__fs_adam_f32, ct__fs_adam_f64},
         {ct__fs_rmsprop_f32, ct__fs_rmsprop_f64}, {ct__fs_adagrad_f32, ct__fs_adagrad_f64}};
     ct_tensor *ops[CT__ITER_MAXOP];
+    int kind = ct__fs_kind(c->op);
+    ct__attrs a = *c->a;   /* the loops' arguments: the declared attributes and the kind */
+    a.flags &= ct__fs_flag_mask[kind];
+    a.mode = kind;
     for (int i = 0; i < c->nin; i++) ops[i] = c->in[i];
     ct__iter it;
     ct__iter_init(&it, c->nin, ops, ops[0]->ndim, ops[0]->shape);
-    ct__iter_run(&it, loops[c->a->mode][ops[0]->dtype == CT_FLOAT64], c->a);
+    ct__iter_run(&it, loops[kind][ops[0]->dtype == CT_FLOAT64], &a);
     for (int i = 2; i < c->nin; i++) CT__ATOMIC_INC(&c->in[i]->storage->version);   /* the dispatcher bumps in[0]'s */
     return 0;
 }
-#define CT__FS_DEF(name) {"ct::" name, name, "", -1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, "", ct__meta_fused_step, ct__k_fused_step, ct__bw_none, CT__SAVE_NONE}
-static const ct__opdef ct__fs_defs[5] = {CT__FS_DEF("_fused_sgd_"), CT__FS_DEF("_fused_adam_"), CT__FS_DEF("_fused_adamw_"),
-                                          CT__FS_DEF("_fused_rmsprop_"), CT__FS_DEF("_fused_adagrad_")};
-static int ct__fs_ops[5] = {-1, -1, -1, -1, -1}, ct__fs_once;
+#define CT__FS_DEF(name, schema) {"ct::" name, name, "", -1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF, schema, ct__meta_fused_step, ct__k_fused_step, ct__bw_none, CT__SAVE_NONE}
+#define CT__FS_ADAM_SCHEMA "float lr=s0, float beta1=s1, float beta2=s2, float eps=s3, float weight_decay=s4, float step=s5, bool maximize=f0, bool amsgrad=f1"
+static const ct__opdef ct__fs_defs[5] = {
+    CT__FS_DEF("_fused_sgd_", "float lr=s0, float momentum=s1, float dampening=s2, float weight_decay=s3, bool maximize=f0, bool nesterov=f2, bool new_momentum_buffer=f3"),
+    CT__FS_DEF("_fused_adam_", CT__FS_ADAM_SCHEMA),
+    CT__FS_DEF("_fused_adamw_", CT__FS_ADAM_SCHEMA),
+    CT__FS_DEF("_fused_rmsprop_", "float lr=s0, float alpha=s1, float eps=s2, float weight_decay=s3, float momentum=s4, bool maximize=f0, bool centered=f4"),
+    CT__FS_DEF("_fused_adagrad_", "float lr=s0, float lr_decay=s1, float eps=s2, float weight_decay=s3, float step=s4, bool maximize=f0")};
 static void ct__fs_register(void) {
     int base = ct__register_ops(ct__fs_defs, 5);
     for (int q = 0; q < 5; q++) ct__fs_ops[q] = base < 0 ? -1 : base + q;
@@ -7613,15 +7678,10 @@ static int ct__fs_ok(int kind, ct_tensor *const *t, int nt) {
 static int ct__fs_run(int kind, int nt, ct_tensor **t, int nd, const double *d, int flags) {
     ct__attrs a;
     ct__attrs_init(&a);
-    ct__fs_pack(&a, nd, d);
+    for (int q = 0; q < nd && q < 8; q++) a.s[q] = d[q];
     a.flags = flags;
-    a.mode = kind;
     ct__call c;
-    c.op = ct__fs_ops[kind];
-    c.nin = nt;
-    c.in = t;
-    c.a = &a;
-    c.inplace = 0;
+    ct__call_init(&c, ct__fs_ops[kind], nt, t, &a);
     return ct__dispatch(&c) < 0 ? -1 : 0;
 }
 

@@ -98,79 +98,16 @@ static const char *ct_t_current = "";
 
 static void ct_t_quiet(ct_status code, const char *msg, void *user) { (void)code; (void)msg; (void)user; }
 
-/* ---- replay check (CT_TEST_REPLAY=1 in the environment) ----------------------
-   A dispatch listener that proves every op's attribute schema complete: for each
-   op call of the test (depth 0), the attributes go to their text form and back
-   (parse(repr(a)) == a, equal hashes), then the op runs again through
-   ct_dispatch from the parsed attributes alone (a fresh struct: undeclared slots
-   are zero) on the same inputs (a copy of input 0, as it was, for in-place calls;
-   a copy of the generator, as it was, for random ops), and its outputs must
-   equal the original outputs bit for bit. */
-#define CT_T_REPLAY_DEPTH 64
-/* replay checks count failures only: the pass count stays that of the test itself */
-#define CT_T_REPLAY_CHECK(ok, ...) do { if (!(ok)) CT_T_REPORT(0, __VA_ARGS__); } while (0)
-typedef struct ct_t_replay_frame { ct_tensor *before; ct_generator gen; int has_gen; } ct_t_replay_frame;
-static ct_t_replay_frame ct_t_replay_stack[CT_T_REPLAY_DEPTH];
-static int ct_t_replay_n, ct_t_replays;
-static int ct_t_same_bits(const ct_tensor *a, const ct_tensor *b) {
-    if (!a || !b || a->dtype != b->dtype || !ct_same_shape(a, b)) return 0;
-    ct_tensor *x = ct_contiguous(a), *y = ct_contiguous(b);
-    if (!x || !y) return 0;
-    return !memcmp(ct_data_ptr(x), ct_data_ptr(y), (size_t)ct_numel(x) * ct_dtype_size(x->dtype));
-}
-static void ct_t_replay_listener(const ct_dispatch_event *e, void *user) {
-    (void)user;
-    if (e->depth) return;
-    if (e->phase == CT_DISPATCH_ENTER) {
-        ct_t_replay_frame *f = &ct_t_replay_stack[ct_t_replay_n < CT_T_REPLAY_DEPTH ? ct_t_replay_n : CT_T_REPLAY_DEPTH - 1];
-        f->before = e->inplace && e->nin > 0 ? ct_retain(ct_clone(e->inputs[0])) : NULL;
-        f->has_gen = e->generator != NULL;
-        if (e->generator) f->gen = *e->generator;
-        ct_t_replay_n++;
-        return;
-    }
-    ct_t_replay_frame *f = &ct_t_replay_stack[--ct_t_replay_n < CT_T_REPLAY_DEPTH ? ct_t_replay_n : CT_T_REPLAY_DEPTH - 1];
-    ct_tensor *before = f->before;
-    if (e->phase == CT_DISPATCH_EXIT) {
-        char err[2048], text[4096], text2[4096];
-        ct_status code = ct_last_error_code();
-        snprintf(err, sizeof err, "%s", ct_last_error());
-        const char *name = ct_op_schema_name(e->op);
-        ct_attrs back;
-        ct_attrs_repr(e->op, e->attrs, text, sizeof text);
-        int ok = ct_attrs_parse(e->op, text, &back) == CT_OK;
-        ct_attrs_repr(e->op, &back, text2, sizeof text2);
-        CT_T_REPLAY_CHECK(ok && ct_attrs_equal(e->op, e->attrs, &back) && ct_attrs_hash(e->op, e->attrs) == ct_attrs_hash(e->op, &back) &&
-                    !strcmp(text, text2), "replay %s: attributes do not round-trip: \"%s\" -> \"%s\" (%s)", name, text, text2, ct_last_error());
-        int tok = ct_scope_begin();
-        int pg = ct_set_grad_enabled(0);
-        ct_tensor *in[64], *out[8];
-        int nin = e->nin < 64 ? e->nin : 64;
-        for (int i = 0; i < nin; i++) in[i] = e->inputs[i];
-        if (before) in[0] = ct_clone(before);
-        ct_generator g;
-        if (f->has_gen) g = f->gen;
-        ct_clear_error();
-        int n = ok ? ct_dispatch(e->op, nin, in, &back, f->has_gen ? &g : NULL, e->inplace, out, 8) : -1;
-        int same = n == e->nout;
-        for (int j = 0; same && j < n && j < 8; j++) same = ct_t_same_bits(out[j], e->outputs[j]);
-        CT_T_REPLAY_CHECK(same, "replay %s(%s): the op run again from its declared attributes gives other outputs (%d vs %d outputs; %s)",
-                    name, text, n, e->nout, n < 0 ? ct_last_error() : "values differ");
-        ct_t_replays++;
-        ct_set_grad_enabled(pg);
-        ct_scope_end(tok);
-        if (code) ct_set_error(code, "%s", err);
-        else ct_clear_error();
-    }
-    if (before) ct_release(before);
-}
+/* ---- replay check (CT_TEST_REPLAY=1 in the environment): tests/ct_replay.h ----
+   Replay mismatches count as failures; the pass count stays that of the test. */
+#define CT_REPLAY_FAIL(...) CT_T_REPORT(0, __VA_ARGS__)
+#include "ct_replay.h"
 static void ct_t_init(void) {
     ct_set_logger(ct_t_quiet, NULL);
-    const char *r = getenv("CT_TEST_REPLAY");
-    if (r && *r && *r != '0') ct_add_dispatch_listener(ct_t_replay_listener, NULL, CT_LISTEN_ENTER);
+    ct_replay_install();
 }
 static int ct_t_summary(void) {
-    if (ct_t_replays) fprintf(stderr, "(%d op calls replayed from their attributes)\n", ct_t_replays);
+    if (ct_replay_calls) fprintf(stderr, "(%d op calls replayed from their attributes)\n", ct_replay_calls);
     printf("%d passed, %d failed\n", ct_t_pass, ct_t_fail);
     return ct_t_fail ? 1 : 0;
 }

@@ -22,6 +22,15 @@ for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
 for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
 for t in $TSAN_TESTS; do run_part "$t (tsan)" env TSAN_OPTIONS=halt_on_error=1 ./$B/tsan/$t; done
 run_part "conformance" ./$B/tests/conformance tests/fixtures
+# Replay (tests/ct_replay.h): every op call run again from its declared attributes
+# alone must give the same bits. The conformance cases cover most ops (backward
+# ops too); these unit tests add in-place views and double backward (autograd),
+# in-place indexing and data-dependent shapes (index), the norms' backward ops,
+# the fused optimizer steps, random fills and the schema API.
+run_part "conformance (replay)" env CT_TEST_REPLAY=1 ./$B/tests/conformance tests/fixtures
+for t in ${REPLAY_TESTS:-test_autograd test_index test_nn_norm test_optim test_random test_schema}; do
+  case " $TESTS " in *" $t "*) run_part "$t (replay)" env CT_TEST_REPLAY=1 ./$B/tests/$t ;; esac
+done
 run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures
 run_part "compile tests" sh tests/compile/run.sh
 run_part "README examples" sh tests/compile/readme.sh

@@ -208,6 +208,18 @@ TEST(test_dispatch_by_name) {
     CHECK_EQ_INT(ct_dispatch(add, 2, in, &a, NULL, 1, out, 2), 1);
     CHECK(out[0] == in[0]);
     CHECK_VALUES(in[0], ((double[]){26, 52}), 2, 0);
+    /* no attributes: PyTorch's defaults (alpha=1) */
+    CHECK_EQ_INT(ct_dispatch(add, 2, in, NULL, NULL, 0, out, 2), 1);
+    CHECK_VALUES(out[0], ((double[]){36, 72}), 2, 0);
+    ct_attrs dv;
+    int var = ct_op_find("aten::var.correction");
+    ct_attr_value cv;
+    CHECK(ct_attrs_defaults(var, &dv) == CT_OK && ct_attrs_get(var, &dv, "correction", &cv) == CT_OK && cv.f == 1.0);
+    char dtext[128];
+    ct_attrs_repr(ct_op_find("aten::softplus"), NULL, dtext, sizeof dtext);
+    ct_attrs_defaults(ct_op_find("aten::softplus"), &dv);
+    ct_attrs_repr(ct_op_find("aten::softplus"), &dv, dtext, sizeof dtext);
+    CHECK_STR(dtext, "beta=1., threshold=20.");
     CHECK_ERR(ct_dispatch(add, 1, in, &a, NULL, 0, out, 2) >= 0, CT_ERR_ARG, "takes 2 inputs");
     CHECK_ERR(ct_dispatch(-3, 1, in, &a, NULL, 0, out, 2) >= 0, CT_ERR_ARG, "no op with id -3");
     CHECK_ERR(ct_dispatch(ct_num_ops(), 1, in, &a, NULL, 0, out, 2) >= 0, CT_ERR_ARG, "no op with id");

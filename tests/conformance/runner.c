@@ -6,6 +6,8 @@
    Prints one line per failure or skip ("FAIL dir [op]: why", "SKIP dir [op]:
    why"), then "N passed, N failed, N skipped" as its last line; exits
    non-zero when anything failed. A skipped case never counts as passed.
+   With CT_TEST_REPLAY=1 in the environment every op call is also replayed
+   from its declared attributes (tests/ct_replay.h): a mismatch fails the case.
 
    What the runner reads of a case (CONFORMANCE.md), and what it does:
    - op: looked up in the handler tables; "Tensor.x" falls back to "torch.x"
@@ -74,6 +76,12 @@
 #define CTENSOR_IMPLEMENTATION   /* this file holds the library implementation */
 #include "conf.h"
 #include "ctensor_linalg.h"      /* its implementation too (it needs this translation unit) */
+
+/* CT_TEST_REPLAY=1: every op call a case makes is replayed from its attributes
+   (tests/ct_replay.h); a mismatch prints a FAIL line and fails the case. */
+static const char *replay_dir = "";
+#define CT_REPLAY_FAIL(...) (printf("FAIL %s [replay]: ", replay_dir), printf(__VA_ARGS__), printf("\n"))
+#include "ct_replay.h"
 
 static const conf_op *const conf_families[] = {
     conf_ops_elementwise, conf_ops_creation, conf_ops_reduce, conf_ops_index, conf_ops_blas,
@@ -724,7 +732,8 @@ static void run_case(const char *dir) {
     c->args = json_get(j, "args");
     if (c->args && c->args->type != JSON_OBJECT) c->args = NULL;
     int s = ct_scope_begin();
-    int complex_ok = 0;
+    int complex_ok = 0, replay_before = ct_replay_failures;
+    replay_dir = dir;
     const conf_op *op = c->op ? find_op(c->op, &complex_ok) : NULL;
     if (!c->op) {
         fail(r, "case.json has no \"op\"");
@@ -733,8 +742,11 @@ static void run_case(const char *dir) {
     } else if (!op) {
         skip(r, "no handler for this op");
     } else if (run_loaded(r, op, complex_ok)) {
-        n_pass++;
-        if (verbose) report("ok  ", dir, c->op, "");
+        if (ct_replay_failures != replay_before) n_fail++;
+        else {
+            n_pass++;
+            if (verbose) report("ok  ", dir, c->op, "");
+        }
     }
     ct_scope_end(s);
     ct_clear_error();
@@ -785,6 +797,7 @@ int main(int argc, char **argv) {
     int ndirs = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);   /* a case that crashes the runner still has the lines before it printed */
     ct_set_logger(quiet, NULL);
+    ct_replay_install();
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (size_t f = 0; f < sizeof conf_families / sizeof conf_families[0]; f++)
             for (const conf_op *o = conf_families[f]; o->name; o++) printf("%s\n", o->name);
@@ -798,6 +811,7 @@ int main(int argc, char **argv) {
         ndirs++;
     }
     if (!ndirs && argc < 2) { fprintf(stderr, "usage: conformance [-v] DIR... | conformance --list\n"); return 2; }
+    if (ct_replay_calls) fprintf(stderr, "(%d op calls replayed from their attributes)\n", ct_replay_calls);
     printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
     return n_fail ? 1 : 0;
 }
