@@ -519,15 +519,152 @@ CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t);                    /* a new
    Scalars: a double that holds an integral value acts like Python's `2`
    (keeps integer dtypes), otherwise like `2.5` (promotes integers to float).
    ========================================================================== */
-#define CT__UNARY_DECL(name) CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x);
-#define CT__UNARY_PUBLIC(X)                                                            \
-    X(neg) X(abs) X(sign) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p)      \
-    X(sqrt) X(rsqrt) X(reciprocal) X(square) X(sin) X(cos) X(tan) X(asin) X(acos)      \
-    X(atan) X(sinh) X(cosh) X(tanh) X(sigmoid) X(logsigmoid) X(relu) X(relu6) X(selu) \
-    X(silu) X(mish) X(hardsigmoid) X(hardswish) X(erf) X(erfc) X(floor) X(ceil)        \
-    X(round) X(trunc) X(frac) X(isnan) X(isinf) X(isfinite) X(logical_not)             \
-    X(bitwise_not) X(isposinf) X(isneginf) X(signbit)
-CT__UNARY_PUBLIC(CT__UNARY_DECL)
+/* The plain unary ops, one row each: everything about the op is here.
+     OP_(ARG_, name, ENUM, "stable name", "BackwardNode", flags, save,
+         int?, bool?, float expr, double expr, integer expr,
+         backward prologue, backward expression)
+   From a row come the public function ct_<name>(x), its op-table row, its
+   loops for every dtype (x is the input element; int?/bool? say whether
+   integer/bool inputs run the integer expression), and its backward rule
+   (g is the output gradient; CT__BW_X / CT__BW_Y fetch the saved input X /
+   output Y; CT__GRAD_ZERO: a zero gradient; CT__GRAD_NONE: not
+   differentiable). Adding a unary op is adding a row (docs/CONTRIBUTING.md).
+   Ops with arguments (leaky_relu, clamp, ...) are declared one by one below. */
+#define CT__UNARY_OPS_TABLE(OP_, ARG_) \
+    OP_(ARG_, neg, NEG, "aten::neg", "NegBackward0", CT__OPF_NO_BOOL, CT__SAVE_NONE, Y, N, \
+      -x, -x, CT__ISUB(0, x), \
+      , ct_neg(g)) \
+    OP_(ARG_, abs, ABS, "aten::abs", "AbsBackward0", CT__OPF_NO_BOOL, CT__SAVE_IN(0), Y, N, \
+      fabsf(x), fabs(x), ct__iabs(x), \
+      CT__BW_X, ct_mul(g, ct_sign(X))) \
+    OP_(ARG_, sign, SIGN, "aten::sign", "SignBackward0", 0, CT__SAVE_NONE, Y, Y, \
+      (float)((0.0f < x) - (x < 0.0f)), (double)((0.0 < x) - (x < 0.0)), (int64_t)((0 < x) - (x < 0)), \
+      , CT__GRAD_ZERO) \
+    OP_(ARG_, exp, EXP, "aten::exp", "ExpBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      ct__expf(x), exp(x), 0, \
+      CT__BW_Y, ct_mul(g, Y)) \
+    OP_(ARG_, exp2, EXP2, "aten::exp2", "Exp2Backward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      exp2f(x), exp2(x), 0, \
+      CT__BW_Y, ct_mul(g, ct_mul_scalar(Y, CT__LN2))) \
+    OP_(ARG_, expm1, EXPM1, "aten::expm1", "Expm1Backward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      expm1f(x), expm1(x), 0, \
+      CT__BW_Y, ct_mul(g, ct_add_scalar(Y, 1.0))) \
+    OP_(ARG_, log, LOG, "aten::log", "LogBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      logf(x), log(x), 0, \
+      CT__BW_X, ct_div(g, X)) \
+    OP_(ARG_, log2, LOG2, "aten::log2", "Log2Backward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      log2f(x), log2(x), 0, \
+      CT__BW_X, ct_div(g, ct_mul_scalar(X, CT__LN2))) \
+    OP_(ARG_, log10, LOG10, "aten::log10", "Log10Backward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      log10f(x), log10(x), 0, \
+      CT__BW_X, ct_div(g, ct_mul_scalar(X, CT__LN10))) \
+    OP_(ARG_, log1p, LOG1P, "aten::log1p", "Log1PBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      log1pf(x), log1p(x), 0, \
+      CT__BW_X, ct_div(g, ct_add_scalar(X, 1.0))) \
+    OP_(ARG_, sqrt, SQRT, "aten::sqrt", "SqrtBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      sqrtf(x), sqrt(x), 0, \
+      CT__BW_Y, ct_div(g, ct_mul_scalar(Y, 2.0))) \
+    OP_(ARG_, rsqrt, RSQRT, "aten::rsqrt", "RsqrtBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      1.0f / sqrtf(x), 1.0 / sqrt(x), 0, \
+      CT__BW_Y, ct_mul(g, ct_mul_scalar(ct_pow_scalar(Y, 3.0), -0.5))) \
+    OP_(ARG_, reciprocal, RECIPROCAL, "aten::reciprocal", "ReciprocalBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      1.0f / x, 1.0 / x, 0, \
+      CT__BW_Y, ct_mul(g, ct_neg(ct_mul(Y, Y)))) \
+    OP_(ARG_, square, SQUARE, "aten::square", "PowBackward0", 0, CT__SAVE_IN(0), Y, N, \
+      x * x, x * x, CT__IMUL(x, x), \
+      CT__BW_X, ct_mul(g, ct_mul_scalar(X, 2.0))) \
+    OP_(ARG_, sin, SIN, "aten::sin", "SinBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      sinf(x), sin(x), 0, \
+      CT__BW_X, ct_mul(g, ct_cos(X))) \
+    OP_(ARG_, cos, COS, "aten::cos", "CosBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      cosf(x), cos(x), 0, \
+      CT__BW_X, ct_mul(g, ct_neg(ct_sin(X)))) \
+    OP_(ARG_, tan, TAN, "aten::tan", "TanBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      tanf(x), tan(x), 0, \
+      CT__BW_Y, ct_mul(g, ct_add_scalar(ct_mul(Y, Y), 1.0))) \
+    OP_(ARG_, asin, ASIN, "aten::asin", "AsinBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      asinf(x), asin(x), 0, \
+      CT__BW_X, ct_div(g, ct_sqrt(ct_rsub_scalar(1.0, ct_mul(X, X))))) \
+    OP_(ARG_, acos, ACOS, "aten::acos", "AcosBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      acosf(x), acos(x), 0, \
+      CT__BW_X, ct_neg(ct_div(g, ct_sqrt(ct_rsub_scalar(1.0, ct_mul(X, X)))))) \
+    OP_(ARG_, atan, ATAN, "aten::atan", "AtanBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      atanf(x), atan(x), 0, \
+      CT__BW_X, ct_div(g, ct_add_scalar(ct_mul(X, X), 1.0))) \
+    OP_(ARG_, sinh, SINH, "aten::sinh", "SinhBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      sinhf(x), sinh(x), 0, \
+      CT__BW_X, ct_mul(g, ct_cosh(X))) \
+    OP_(ARG_, cosh, COSH, "aten::cosh", "CoshBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      coshf(x), cosh(x), 0, \
+      CT__BW_X, ct_mul(g, ct_sinh(X))) \
+    OP_(ARG_, tanh, TANH, "aten::tanh", "TanhBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      ct__tanhf(x), tanh(x), 0, \
+      CT__BW_Y, ct_mul(g, ct_rsub_scalar(1.0, ct_mul(Y, Y)))) \
+    OP_(ARG_, sigmoid, SIGMOID, "aten::sigmoid", "SigmoidBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
+      ct__sigmoidf(x), ct__sigmoid(x), 0, \
+      CT__BW_Y, ct_mul(g, ct_mul(Y, ct_rsub_scalar(1.0, Y)))) \
+    OP_(ARG_, logsigmoid, LOGSIGMOID, "aten::log_sigmoid", "LogSigmoidBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_IN(0), N, N, \
+      fminf(x, 0.0f) - log1pf(expf(-fabsf(x))), fmin(x, 0.0) - log1p(exp(-fabs(x))), 0, \
+      CT__BW_X, ct_mul(g, ct_sigmoid(ct_neg(X)))) \
+    OP_(ARG_, relu, RELU, "aten::relu", "ReluBackward0", CT__OPF_NO_BOOL, CT__SAVE_OUT(0), Y, N, \
+      x < 0.0f ? 0.0f : x, x < 0.0 ? 0.0 : x, x < 0 ? 0 : x, \
+      CT__BW_Y, ct_where_scalar(ct_gt_scalar(Y, 0.0), g, 0.0)) \
+    OP_(ARG_, relu6, RELU6, "aten::relu6", "HardtanhBackward0", CT__OPF_NO_BOOL, CT__SAVE_IN(0), Y, N, \
+      ct__clampf(x, 0.0f, 6.0f), ct__clampd(x, 0.0, 6.0), ct__clampi(x, 0, 6), \
+      CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, 0.0), ct_lt_scalar(X, 6.0)), g, 0.0)) \
+    OP_(ARG_, selu, SELU, "aten::selu", "EluBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_IN(0), N, N, \
+      (float)CT__SELU_SCALE * (x > 0.0f ? x : (float)CT__SELU_ALPHA * expm1f(x)), CT__SELU_SCALE * (x > 0.0 ? x : CT__SELU_ALPHA * expm1(x)), 0, \
+      CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), ct_mul_scalar(g, CT__SELU_SCALE), ct_mul(g, ct_mul_scalar(ct_exp(X), CT__SELU_SCALE * CT__SELU_ALPHA)))) \
+    OP_(ARG_, silu, SILU, "aten::silu", "SiluBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_IN(0), N, N, \
+      x / (1.0f + ct__expf(-x)), x / (1.0 + exp(-x)), 0, \
+      CT__BW_X ct_tensor *s = ct_sigmoid(X);, ct_mul(g, ct_mul(s, ct_add_scalar(ct_mul(X, ct_rsub_scalar(1.0, s)), 1.0)))) \
+    OP_(ARG_, mish, MISH, "aten::mish", "MishBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_IN(0), N, N, \
+      x * tanhf(log1pf(expf(x))), x * tanh(log1p(exp(x))), 0, \
+      CT__BW_X ct_tensor *s = ct_sigmoid(X); ct_tensor *tsp = ct_tanh(ct_softplus(X, 1.0, 20.0));, ct_mul(g, ct_add(tsp, ct_mul(ct_mul(X, s), ct_rsub_scalar(1.0, ct_mul(tsp, tsp)))))) \
+    OP_(ARG_, hardsigmoid, HARDSIGMOID, "aten::hardsigmoid", "HardsigmoidBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_IN(0), N, N, \
+      ct__clampf(x + 3.0f, 0.0f, 6.0f) / 6.0f, ct__clampd(x + 3.0, 0.0, 6.0) / 6.0, 0, \
+      CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, -3.0), ct_lt_scalar(X, 3.0)), ct_mul_scalar(g, (double)(1.0f / 6.0f)), 0.0)) \
+    OP_(ARG_, hardswish, HARDSWISH, "aten::hardswish", "HardswishBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_IN(0), N, N, \
+      x * ct__clampf(x + 3.0f, 0.0f, 6.0f) / 6.0f, x * ct__clampd(x + 3.0, 0.0, 6.0) / 6.0, 0, \
+      CT__BW_X ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_mul_scalar(X, 1.0 / 3.0), 0.5));, ct_where(ct_lt_scalar(X, -3.0), ct_zeros_like(g), ct_where(ct_le_scalar(X, 3.0), mid, g))) \
+    OP_(ARG_, erf, ERF, "aten::erf", "ErfBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      ct__erff(x), erf(x), 0, \
+      CT__BW_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_mul(X, X))), 1.1283791670955126))) \
+    OP_(ARG_, erfc, ERFC, "aten::erfc", "ErfcBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      ct__erfcf(x), erfc(x), 0, \
+      CT__BW_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_mul(X, X))), -1.1283791670955126))) \
+    OP_(ARG_, floor, FLOOR, "aten::floor", "FloorBackward0", CT__OPF_NO_BOOL, CT__SAVE_NONE, Y, N, \
+      floorf(x), floor(x), x, \
+      , CT__GRAD_ZERO) \
+    OP_(ARG_, ceil, CEIL, "aten::ceil", "CeilBackward0", CT__OPF_NO_BOOL, CT__SAVE_NONE, Y, N, \
+      ceilf(x), ceil(x), x, \
+      , CT__GRAD_ZERO) \
+    OP_(ARG_, round, ROUND, "aten::round", "RoundBackward0", CT__OPF_NO_BOOL, CT__SAVE_NONE, Y, N, \
+      nearbyintf(x), nearbyint(x), x, \
+      , CT__GRAD_ZERO) \
+    OP_(ARG_, trunc, TRUNC, "aten::trunc", "TruncBackward0", CT__OPF_NO_BOOL, CT__SAVE_NONE, Y, N, \
+      truncf(x), trunc(x), x, \
+      , CT__GRAD_ZERO) \
+    OP_(ARG_, frac, FRAC, "aten::frac", "FracBackward0", CT__OPF_NO_INT | CT__OPF_NO_BOOL, CT__SAVE_NONE, N, N, \
+      x - truncf(x), x - trunc(x), 0, \
+      , g) \
+    OP_(ARG_, bitwise_not, BITWISE_NOT, "aten::bitwise_not", "", CT__OPF_NONDIFF | CT__OPF_INT_ONLY, CT__SAVE_NONE, Y, Y, \
+      x, x, ~x, \
+      , CT__GRAD_NONE)
+
+/* Unary predicates (bool outputs, not differentiable):
+     OP_(ARG_, name, ENUM, "stable name", flags, float expr, double expr, integer expr) */
+#define CT__UNARY_PREDICATES_TABLE(OP_, ARG_) \
+    OP_(ARG_, isnan, ISNAN, "aten::isnan", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, x != x, x != x, 0) \
+    OP_(ARG_, isinf, ISINF, "aten::isinf", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, fabsf(x) == INFINITY, fabs(x) == INFINITY, 0) \
+    OP_(ARG_, isfinite, ISFINITE, "aten::isfinite", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, fabsf(x) < INFINITY, fabs(x) < INFINITY, 1) \
+    OP_(ARG_, isposinf, ISPOSINF, "aten::isposinf", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, x == INFINITY, x == INFINITY, 0) \
+    OP_(ARG_, isneginf, ISNEGINF, "aten::isneginf", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, x == -INFINITY, x == -INFINITY, 0) \
+    OP_(ARG_, signbit, SIGNBIT, "aten::signbit", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, signbit(x) != 0, signbit(x) != 0, x < 0) \
+    OP_(ARG_, logical_not, LOGICAL_NOT, "aten::logical_not", CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, x == 0, x == 0, x == 0)
+#define CT__UNARY_DECL_M(ARG_, name, ...) CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x);
+CT__UNARY_OPS_TABLE(CT__UNARY_DECL_M, ~)
+CT__UNARY_PREDICATES_TABLE(CT__UNARY_DECL_M, ~)
 CTENSOR_API ct_tensor *ct_leaky_relu(const ct_tensor *x, double negative_slope);   /* 0.01 */
 CTENSOR_API ct_tensor *ct_elu(const ct_tensor *x, double alpha);                   /* 1.0 */
 CTENSOR_API ct_tensor *ct_celu(const ct_tensor *x, double alpha);
@@ -2601,54 +2738,12 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 2, 1, 0, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
+/* rows of the unary tables (CT__UNARY_OPS_TABLE in the declarations) */
+#define CT__UROW(X, name, E, sn, bw, fl, sv, ...) \
+    X(E, sn, #name, bw, 1, 1, fl, "", ct__meta_unary, ct__k_unary, ct__bw_##name, sv)
+#define CT__UPROW(X, name, E, sn, fl, ...) X(E, sn, #name, "", 1, 1, fl, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE)
 #define CT__OPS_UNARY(X)                                                                                          \
-    X(NEG, "aten::neg", "neg", "NegBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_neg, CT__SAVE_NONE)   \
-    X(ABS, "aten::abs", "abs", "AbsBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_abs, CT__SAVE_IN(0)) \
-    X(SIGN, "aten::sign", "sign", "SignBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)            \
-    X(EXP, "aten::exp", "exp", "ExpBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_exp, CT__SAVE_OUT(0))   \
-    X(EXP2, "aten::exp2", "exp2", "Exp2Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_exp2, CT__SAVE_OUT(0)) \
-    X(EXPM1, "aten::expm1", "expm1", "Expm1Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_expm1, CT__SAVE_OUT(0)) \
-    X(LOG, "aten::log", "log", "LogBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log, CT__SAVE_IN(0))    \
-    X(LOG2, "aten::log2", "log2", "Log2Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log2, CT__SAVE_IN(0)) \
-    X(LOG10, "aten::log10", "log10", "Log10Backward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log10, CT__SAVE_IN(0)) \
-    X(LOG1P, "aten::log1p", "log1p", "Log1PBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_log1p, CT__SAVE_IN(0)) \
-    X(SQRT, "aten::sqrt", "sqrt", "SqrtBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sqrt, CT__SAVE_OUT(0)) \
-    X(RSQRT, "aten::rsqrt", "rsqrt", "RsqrtBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_rsqrt, CT__SAVE_OUT(0)) \
-    X(RECIPROCAL, "aten::reciprocal", "reciprocal", "ReciprocalBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_reciprocal, CT__SAVE_OUT(0)) \
-    X(SQUARE, "aten::square", "square", "PowBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_square, CT__SAVE_IN(0))       \
-    X(SIN, "aten::sin", "sin", "SinBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sin, CT__SAVE_IN(0))    \
-    X(COS, "aten::cos", "cos", "CosBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_cos, CT__SAVE_IN(0))    \
-    X(TAN, "aten::tan", "tan", "TanBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_tan, CT__SAVE_OUT(0))   \
-    X(ASIN, "aten::asin", "asin", "AsinBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_asin, CT__SAVE_IN(0)) \
-    X(ACOS, "aten::acos", "acos", "AcosBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_acos, CT__SAVE_IN(0)) \
-    X(ATAN, "aten::atan", "atan", "AtanBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_atan, CT__SAVE_IN(0)) \
-    X(SINH, "aten::sinh", "sinh", "SinhBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sinh, CT__SAVE_IN(0)) \
-    X(COSH, "aten::cosh", "cosh", "CoshBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_cosh, CT__SAVE_IN(0)) \
-    X(TANH, "aten::tanh", "tanh", "TanhBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_tanh, CT__SAVE_OUT(0)) \
-    X(SIGMOID, "aten::sigmoid", "sigmoid", "SigmoidBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_sigmoid, CT__SAVE_OUT(0)) \
-    X(LOGSIGMOID, "aten::log_sigmoid", "logsigmoid", "LogSigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_logsigmoid, CT__SAVE_IN(0)) \
-    X(RELU, "aten::relu", "relu", "ReluBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_relu, CT__SAVE_OUT(0)) \
-    X(RELU6, "aten::relu6", "relu6", "HardtanhBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_relu6, CT__SAVE_IN(0)) \
-    X(SELU, "aten::selu", "selu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_selu, CT__SAVE_IN(0)) \
-    X(SILU, "aten::silu", "silu", "SiluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_silu, CT__SAVE_IN(0)) \
-    X(MISH, "aten::mish", "mish", "MishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_mish, CT__SAVE_IN(0)) \
-    X(HARDSIGMOID, "aten::hardsigmoid", "hardsigmoid", "HardsigmoidBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardsigmoid, CT__SAVE_IN(0)) \
-    X(HARDSWISH, "aten::hardswish", "hardswish", "HardswishBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_hardswish, CT__SAVE_IN(0)) \
-    X(ERF, "aten::erf", "erf", "ErfBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_erf, CT__SAVE_IN(0))   \
-    X(ERFC, "aten::erfc", "erfc", "ErfcBackward0", 1, 1, CT__OPF_FLOAT, "", ct__meta_unary, ct__k_unary, ct__bw_erfc, CT__SAVE_IN(0)) \
-    X(FLOOR, "aten::floor", "floor", "FloorBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(CEIL, "aten::ceil", "ceil", "CeilBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(ROUND, "aten::round", "round", "RoundBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(TRUNC, "aten::trunc", "trunc", "TruncBackward0", 1, 1, CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE) \
-    X(FRAC, "aten::frac", "frac", "FracBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_identity, CT__SAVE_NONE) \
-    X(ISNAN, "aten::isnan", "isnan", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISINF, "aten::isinf", "isinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISFINITE, "aten::isfinite", "isfinite", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISPOSINF, "aten::isposinf", "isposinf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(ISNEGINF, "aten::isneginf", "isneginf", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(SIGNBIT, "aten::signbit", "signbit", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(LOGICAL_NOT, "aten::logical_not", "logical_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_OUT_BOOL | CT__OPF_LOGICAL, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
-    X(BITWISE_NOT, "aten::bitwise_not", "bitwise_not", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE) \
+    CT__UNARY_OPS_TABLE(CT__UROW, X) CT__UNARY_PREDICATES_TABLE(CT__UPROW, X) \
     X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float negative_slope=s0:0.01", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
     X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0:1, float scale=s1:1, float input_scale=s2:1", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
     X(CELU, "aten::celu", "celu", "CeluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0:1", ct__meta_unary, ct__k_unary, ct__bw_celu, CT__SAVE_IN(0)) \
@@ -5674,48 +5769,9 @@ CT__INLINE double ct__nan2num(double x, double nanv, double pinf, double ninf) {
 CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
 
 /* ---- unary ops: U(ENUM, int?, bool?, float expr, double expr, int expr) ---- */
+#define CT__ULOOP_ROW(U, name, E, sn, bw, fl, sv, IOK, BOK, FX, DX, IX, ...) U(E, IOK, BOK, FX, DX, IX)
 #define CT__UNARY_LOOPS(U)                                                                              \
-    U(NEG, Y, N, -x, -x, CT__ISUB(0, x))                                                                \
-    U(ABS, Y, N, fabsf(x), fabs(x), ct__iabs(x))                                                        \
-    U(SIGN, Y, Y, (float)((0.0f < x) - (x < 0.0f)), (double)((0.0 < x) - (x < 0.0)), (int64_t)((0 < x) - (x < 0))) \
-    U(EXP, N, N, ct__expf(x), exp(x), 0)                                                                \
-    U(EXP2, N, N, exp2f(x), exp2(x), 0)                                                                 \
-    U(EXPM1, N, N, expm1f(x), expm1(x), 0)                                                              \
-    U(LOG, N, N, logf(x), log(x), 0)                                                                    \
-    U(LOG2, N, N, log2f(x), log2(x), 0)                                                                 \
-    U(LOG10, N, N, log10f(x), log10(x), 0)                                                              \
-    U(LOG1P, N, N, log1pf(x), log1p(x), 0)                                                              \
-    U(SQRT, N, N, sqrtf(x), sqrt(x), 0)                                                                 \
-    U(RSQRT, N, N, 1.0f / sqrtf(x), 1.0 / sqrt(x), 0)                                                   \
-    U(RECIPROCAL, N, N, 1.0f / x, 1.0 / x, 0)                                                           \
-    U(SQUARE, Y, N, x * x, x * x, CT__IMUL(x, x))                                                       \
-    U(SIN, N, N, sinf(x), sin(x), 0)                                                                    \
-    U(COS, N, N, cosf(x), cos(x), 0)                                                                    \
-    U(TAN, N, N, tanf(x), tan(x), 0)                                                                    \
-    U(ASIN, N, N, asinf(x), asin(x), 0)                                                                 \
-    U(ACOS, N, N, acosf(x), acos(x), 0)                                                                 \
-    U(ATAN, N, N, atanf(x), atan(x), 0)                                                                 \
-    U(SINH, N, N, sinhf(x), sinh(x), 0)                                                                 \
-    U(COSH, N, N, coshf(x), cosh(x), 0)                                                                 \
-    U(TANH, N, N, ct__tanhf(x), tanh(x), 0)                                                             \
-    U(SIGMOID, N, N, ct__sigmoidf(x), ct__sigmoid(x), 0)                                                \
-    U(LOGSIGMOID, N, N, fminf(x, 0.0f) - log1pf(expf(-fabsf(x))), fmin(x, 0.0) - log1p(exp(-fabs(x))), 0) \
-    U(RELU, Y, N, x < 0.0f ? 0.0f : x, x < 0.0 ? 0.0 : x, x < 0 ? 0 : x)                                \
-    U(RELU6, Y, N, ct__clampf(x, 0.0f, 6.0f), ct__clampd(x, 0.0, 6.0), ct__clampi(x, 0, 6))             \
-    U(SELU, N, N, (float)CT__SELU_SCALE * (x > 0.0f ? x : (float)CT__SELU_ALPHA * expm1f(x)),           \
-      CT__SELU_SCALE * (x > 0.0 ? x : CT__SELU_ALPHA * expm1(x)), 0)                                    \
-    U(SILU, N, N, x / (1.0f + ct__expf(-x)), x / (1.0 + exp(-x)), 0)                                    \
-    U(MISH, N, N, x * tanhf(log1pf(expf(x))), x * tanh(log1p(exp(x))), 0)                               \
-    U(HARDSIGMOID, N, N, ct__clampf(x + 3.0f, 0.0f, 6.0f) / 6.0f, ct__clampd(x + 3.0, 0.0, 6.0) / 6.0, 0) \
-    U(HARDSWISH, N, N, x * ct__clampf(x + 3.0f, 0.0f, 6.0f) / 6.0f, x * ct__clampd(x + 3.0, 0.0, 6.0) / 6.0, 0) \
-    U(ERF, N, N, ct__erff(x), erf(x), 0)                                                                \
-    U(ERFC, N, N, ct__erfcf(x), erfc(x), 0)                                                             \
-    U(FLOOR, Y, N, floorf(x), floor(x), x)                                                              \
-    U(CEIL, Y, N, ceilf(x), ceil(x), x)                                                                 \
-    U(ROUND, Y, N, nearbyintf(x), nearbyint(x), x)                                                      \
-    U(TRUNC, Y, N, truncf(x), trunc(x), x)                                                              \
-    U(FRAC, N, N, x - truncf(x), x - trunc(x), 0)                                                       \
-    U(BITWISE_NOT, Y, Y, x, x, ~x)                                                                      \
+    CT__UNARY_OPS_TABLE(CT__ULOOP_ROW, U) \
     U(LEAKY_RELU, N, N, x > 0.0f ? x : x * (float)a0, x > 0.0 ? x : x * a0, 0)                          \
     U(ELU, N, N, x > 0.0f ? (float)a1 * x : (float)(a1 * a0) * expm1f(x * (float)a2),                   \
       x > 0.0 ? a1 * x : a1 * a0 * expm1(x * a2), 0)                                                    \
@@ -5734,14 +5790,8 @@ CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
     U(ROUND_DECIMALS, N, N, ct__round_decf(x, i0), ct__round_dec(x, i0), 0)
 
 /* bool-output unary ops: UB(ENUM, float expr, double expr, int expr) */
-#define CT__UNARY_BOOL_LOOPS(UB)                                                                        \
-    UB(ISNAN, x != x, x != x, 0)                                                                        \
-    UB(ISINF, fabsf(x) == INFINITY, fabs(x) == INFINITY, 0)                                             \
-    UB(ISFINITE, fabsf(x) < INFINITY, fabs(x) < INFINITY, 1)                                            \
-    UB(ISPOSINF, x == INFINITY, x == INFINITY, 0)                                                       \
-    UB(ISNEGINF, x == -INFINITY, x == -INFINITY, 0)                                                     \
-    UB(SIGNBIT, signbit(x) != 0, signbit(x) != 0, x < 0)                                                \
-    UB(LOGICAL_NOT, x == 0, x == 0, x == 0)
+#define CT__UBLOOP_ROW(UB, name, E, sn, fl, FX, DX, IX) UB(E, FX, DX, IX)
+#define CT__UNARY_BOOL_LOOPS(UB) CT__UNARY_PREDICATES_TABLE(CT__UBLOOP_ROW, UB)
 
 #define CT__ULOOP_M(suffix, T, C, LD, ST, EXPR) CT__ULOOP(ct__u_##suffix, T, C, LD, ST, EXPR)
 #define CT__U_GEN(E, I, B, FX, DX, IX)                                                                  \
@@ -6448,21 +6498,11 @@ static int ct__k_ternary(ct__call *c) {
 }
 
 /* ---- public elementwise functions ---- */
-#define CT__UNARY_DEF(name, OP)                                                                          \
-    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) { return ct__op1(CT__OP_##OP, x, &ct__attrs_none); }
-CT__UNARY_DEF(neg, NEG) CT__UNARY_DEF(abs, ABS) CT__UNARY_DEF(sign, SIGN) CT__UNARY_DEF(exp, EXP)
-CT__UNARY_DEF(exp2, EXP2) CT__UNARY_DEF(expm1, EXPM1) CT__UNARY_DEF(log, LOG) CT__UNARY_DEF(log2, LOG2)
-CT__UNARY_DEF(log10, LOG10) CT__UNARY_DEF(log1p, LOG1P) CT__UNARY_DEF(sqrt, SQRT) CT__UNARY_DEF(rsqrt, RSQRT)
-CT__UNARY_DEF(reciprocal, RECIPROCAL) CT__UNARY_DEF(square, SQUARE) CT__UNARY_DEF(sin, SIN) CT__UNARY_DEF(cos, COS)
-CT__UNARY_DEF(tan, TAN) CT__UNARY_DEF(asin, ASIN) CT__UNARY_DEF(acos, ACOS) CT__UNARY_DEF(atan, ATAN)
-CT__UNARY_DEF(sinh, SINH) CT__UNARY_DEF(cosh, COSH) CT__UNARY_DEF(tanh, TANH) CT__UNARY_DEF(sigmoid, SIGMOID)
-CT__UNARY_DEF(logsigmoid, LOGSIGMOID) CT__UNARY_DEF(relu, RELU) CT__UNARY_DEF(relu6, RELU6) CT__UNARY_DEF(selu, SELU)
-CT__UNARY_DEF(silu, SILU) CT__UNARY_DEF(mish, MISH) CT__UNARY_DEF(hardsigmoid, HARDSIGMOID)
-CT__UNARY_DEF(hardswish, HARDSWISH) CT__UNARY_DEF(erf, ERF) CT__UNARY_DEF(erfc, ERFC) CT__UNARY_DEF(floor, FLOOR)
-CT__UNARY_DEF(ceil, CEIL) CT__UNARY_DEF(round, ROUND) CT__UNARY_DEF(trunc, TRUNC) CT__UNARY_DEF(frac, FRAC)
-CT__UNARY_DEF(isnan, ISNAN) CT__UNARY_DEF(isinf, ISINF) CT__UNARY_DEF(isfinite, ISFINITE)
-CT__UNARY_DEF(logical_not, LOGICAL_NOT) CT__UNARY_DEF(bitwise_not, BITWISE_NOT) CT__UNARY_DEF(isposinf, ISPOSINF)
-CT__UNARY_DEF(isneginf, ISNEGINF) CT__UNARY_DEF(signbit, SIGNBIT)
+/* the public functions of the unary tables */
+#define CT__UNARY_DEF(ARG_, name, E, ...)                                                                \
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) { return ct__op1(CT__OP_##E, x, &ct__attrs_none); }
+CT__UNARY_OPS_TABLE(CT__UNARY_DEF, ~)
+CT__UNARY_PREDICATES_TABLE(CT__UNARY_DEF, ~)
 
 CTENSOR_API ct_tensor *ct_leaky_relu(const ct_tensor *x, double negative_slope) {
     ct__attrs a = ct__attrs_s(negative_slope);
@@ -14527,64 +14567,31 @@ static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 /* ---- unary ---- */
 #define CT__LN2 0.69314718055994530942
 #define CT__LN10 2.30258509299404568402
-CT__BW1(neg, , ct_neg(g))
-CT__BW1(abs, CT__BW_X, ct_mul(g, ct_sign(X)))
-CT__BW1(exp, CT__BW_Y, ct_mul(g, Y))
-CT__BW1(exp2, CT__BW_Y, ct_mul(g, ct_mul_scalar(Y, CT__LN2)))
-CT__BW1(expm1, CT__BW_Y, ct_mul(g, ct_add_scalar(Y, 1.0)))
-CT__BW1(log, CT__BW_X, ct_div(g, X))
-CT__BW1(log2, CT__BW_X, ct_div(g, ct_mul_scalar(X, CT__LN2)))
-CT__BW1(log10, CT__BW_X, ct_div(g, ct_mul_scalar(X, CT__LN10)))
-CT__BW1(log1p, CT__BW_X, ct_div(g, ct_add_scalar(X, 1.0)))
-CT__BW1(sqrt, CT__BW_Y, ct_div(g, ct_mul_scalar(Y, 2.0)))
-CT__BW1(rsqrt, CT__BW_Y, ct_mul(g, ct_mul_scalar(ct_pow_scalar(Y, 3.0), -0.5)))
-CT__BW1(reciprocal, CT__BW_Y, ct_mul(g, ct_neg(ct_mul(Y, Y))))
-CT__BW1(square, CT__BW_X, ct_mul(g, ct_mul_scalar(X, 2.0)))
-CT__BW1(sin, CT__BW_X, ct_mul(g, ct_cos(X)))
-CT__BW1(cos, CT__BW_X, ct_mul(g, ct_neg(ct_sin(X))))
-CT__BW1(tan, CT__BW_Y, ct_mul(g, ct_add_scalar(ct_mul(Y, Y), 1.0)))
-CT__BW1(asin, CT__BW_X, ct_div(g, ct_sqrt(ct_rsub_scalar(1.0, ct_mul(X, X)))))
-CT__BW1(acos, CT__BW_X, ct_neg(ct_div(g, ct_sqrt(ct_rsub_scalar(1.0, ct_mul(X, X))))))
-CT__BW1(atan, CT__BW_X, ct_div(g, ct_add_scalar(ct_mul(X, X), 1.0)))
-CT__BW1(sinh, CT__BW_X, ct_mul(g, ct_cosh(X)))
-CT__BW1(cosh, CT__BW_X, ct_mul(g, ct_sinh(X)))
-CT__BW1(tanh, CT__BW_Y, ct_mul(g, ct_rsub_scalar(1.0, ct_mul(Y, Y))))
-CT__BW1(sigmoid, CT__BW_Y, ct_mul(g, ct_mul(Y, ct_rsub_scalar(1.0, Y))))
-CT__BW1(logsigmoid, CT__BW_X, ct_mul(g, ct_sigmoid(ct_neg(X))))
-CT__BW1(relu, CT__BW_Y, ct_where_scalar(ct_gt_scalar(Y, 0.0), g, 0.0))
-CT__BW1(relu6, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, 0.0), ct_lt_scalar(X, 6.0)), g, 0.0))
+/* a zero gradient shaped like the input; no gradient (not differentiable) */
+#define CT__GRAD_ZERO ct_zeros_n(n->in_meta[0].dtype, n->in_meta[0].ndim, n->in_meta[0].shape)
+#define CT__GRAD_NONE (ct__bw_none(n, gout, gin), (ct_tensor *)NULL)
+static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
+/* the backward rules of the unary table */
+#define CT__UNARY_BW(ARG_, name, E, sn, bw, fl, sv, IOK, BOK, FX, DX, IX, PRE, EXPR)                       \
+    static CT__UNUSED int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {          \
+        ct_tensor *g = gout[0];                                                                          \
+        (void)n;                                                                                         \
+        (void)g;                                                                                         \
+        PRE                                                                                              \
+        CT__BW_RET(EXPR);                                                                                \
+    }
+CT__UNARY_OPS_TABLE(CT__UNARY_BW, ~)
 CT__BW1(hardtanh, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, n->attrs.s[0]), ct_lt_scalar(X, n->attrs.s[1])), g, 0.0))
 CT__BW1(threshold, CT__BW_X, ct_where_scalar(ct_gt_scalar(X, n->attrs.s[0]), g, 0.0))
 CT__BW1(nan_to_num, CT__BW_X, ct_where_scalar(ct_isfinite(X), g, 0.0))
 CT__BW1(clamp, CT__BW_X, ct_where_scalar(ct_logical_and(ct_ge_scalar(X, n->attrs.s[0]), ct_le_scalar(X, n->attrs.s[1])), g, 0.0))
 CT__BW1(leaky_relu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), g, ct_mul_scalar(g, n->attrs.s[0])))
-CT__BW1(selu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), ct_mul_scalar(g, CT__SELU_SCALE),
-                                 ct_mul(g, ct_mul_scalar(ct_exp(X), CT__SELU_SCALE * CT__SELU_ALPHA))))
 CT__BW1(elu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), ct_mul_scalar(g, n->attrs.s[1]),
                                 ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(X, n->attrs.s[2])), n->attrs.s[2] * n->attrs.s[0] * n->attrs.s[1]))))
 /* PyTorch's celu derivative uses input_scale = 1.0 / float(alpha) (derivatives.yaml); so do we */
 CT__BW1(celu, CT__BW_X, ct_where(ct_gt_scalar(X, 0.0), g, ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(X, 1.0 / (double)(float)n->attrs.s[0])),
                                                                               n->attrs.s[0] * (1.0 / (double)(float)n->attrs.s[0])))))
-CT__BW1(erf, CT__BW_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_mul(X, X))), 1.1283791670955126)))
-CT__BW1(erfc, CT__BW_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_mul(X, X))), -1.1283791670955126)))
 /* PyTorch's kernel uses the float constant 1.0f / 6.0f for every dtype */
-CT__BW1(hardsigmoid, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, -3.0), ct_lt_scalar(X, 3.0)), ct_mul_scalar(g, (double)(1.0f / 6.0f)), 0.0))
-static int ct__bw_hardswish(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    CT__BW_X
-    ct_tensor *g = gout[0];
-    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_mul_scalar(X, 1.0 / 3.0), 0.5));
-    CT__BW_RET(ct_where(ct_lt_scalar(X, -3.0), ct_zeros_like(g), ct_where(ct_le_scalar(X, 3.0), mid, g)));
-}
-static int ct__bw_silu(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    CT__BW_X
-    ct_tensor *s = ct_sigmoid(X);
-    CT__BW_RET(ct_mul(gout[0], ct_mul(s, ct_add_scalar(ct_mul(X, ct_rsub_scalar(1.0, s)), 1.0))));
-}
-static int ct__bw_mish(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    CT__BW_X
-    ct_tensor *s = ct_sigmoid(X), *tsp = ct_tanh(ct_softplus(X, 1.0, 20.0));
-    CT__BW_RET(ct_mul(gout[0], ct_add(tsp, ct_mul(ct_mul(X, s), ct_rsub_scalar(1.0, ct_mul(tsp, tsp))))));
-}
 static int ct__bw_gelu(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW_X
     ct_tensor *g = gout[0];
