@@ -1,4 +1,4 @@
-/* ctensor.h - PyTorch's core as a header-only C library.        v0.1 (2026-11-22)
+/* ctensor.h - PyTorch's core as a header-only C library.        v0.2 (2026-11-24)
 
    HOW TO USE
      In exactly one C or C++ file:
@@ -55,7 +55,32 @@
      the values: ct_last_error(), ct_last_error_code(). Every op given a NULL input
      returns NULL and keeps the first message, so a chain is checked once.
 
+   CONTENTS (search for the banner titles)
+     Declarations
+       Configuration and portability; dtypes and devices; Errors; Tensors (and
+       quantization parameters); Memory: scopes, references, counters, allocators;
+       Shapes in call sites; Creation; Views; Elementwise (the unary op table);
+       Reductions; Indexing and joining; Matrix products; Random numbers;
+       Autograd; Ops from outside (schemas, typed attributes, the dispatch hook,
+       kernels per backend); Serialization (.npy, safetensors); Printing
+     Implementation
+       Thread state; Errors; dtype traits; Half precision; Storage and tensor
+       allocation; Scopes; Tensor queries; The spine (the op table, attribute
+       schemas, registration, kernels per backend); Autograd graph; The
+       dispatcher (output shape checks, the dispatch hook, ct_dispatch); In-place
+       ops on views; The autograd engine; The elementwise iterator; Elementwise
+       inner loops; Elementwise ops; Creation and conversion; Views; Reductions;
+       Indexing and joining; Matrix products and GEMM; Random numbers; Backward
+       rules; Autograd API and gradcheck; Serialization (.npy, safetensors);
+       Printing
+     Companions: ctensor_nn.h (modules and training), ctensor_linalg.h
+     (torch.linalg); docs/SPINE.md and docs/CONTRIBUTING.md for contributors.
+
    REVISIONS
+     0.2 (2026-11-24)  spine v2: stable op names and typed attribute schemas, the
+                       dispatch hook, kernel slots per backend, devices with an
+                       index, owned qparams, output shape checks; nn, optim and
+                       data moved to ctensor_nn.h.
      0.1 (2026-11-22)  first release: tensors, views, dispatcher, scopes, elementwise,
                        reductions, indexing, matmul, random, autograd, io, printing.
 */
@@ -2640,11 +2665,15 @@ CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
 /* ============================================================================
    The spine: op calls, the op table, the dispatcher
    Every tensor operation is one entry of CT__OPS (an X-macro list):
-     X(ENUM, "name", "BackwardNodeName", nin, nout, flags, meta, kernel, backward, save)
-   nin < 0: variadic. meta checks the inputs and describes the outputs; kernel
-   computes them; backward maps output gradients to input gradients with
-   ctensor ops (so create_graph works). save says what autograd keeps: bit i for
-   input i, CT__SAVE_OUT(j) for output j.
+     X(ENUM, "aten::stable.name", "name", "BackwardNodeName", nin, nout, flags,
+       "attribute schema", meta, kernel, backward, save)
+   The stable name is PyTorch's overload name (ct:: for our own ops) and never
+   changes; "name" is what messages print. nin < 0: variadic. The attribute
+   schema types every ct_attrs slot the op reads (grammar above ct__attrdesc).
+   meta checks the inputs and describes the outputs from metadata only; kernel
+   computes them; backward maps output gradients to input gradients with ctensor
+   ops (so create_graph works). save says what autograd keeps: bit i for input i,
+   CT__SAVE_OUT(j) for output j. docs/SPINE.md is the guide.
    ========================================================================== */
 typedef ct_attrs ct__attrs;         /* the public struct: typed by each op's schema */
 

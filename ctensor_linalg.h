@@ -59,7 +59,20 @@
        assumption); gradients of eigenvectors are not gauge-checked.
      - lu_factor(pivot=0) is not implemented on the CPU (PyTorch's behaviour).
 
+   CONTENTS (search for the banner titles)
+     Declarations: results of functions with several outputs; Cholesky; inverses
+       and linear systems; determinants; decompositions; norms, condition numbers,
+       rank; matrix functions and products; complex views.
+     Implementation: infrastructure (the op table of this header, registration,
+       argument checks); LAPACK / CBLAS by dtype; small-matrix kernels; Cholesky;
+       inverse; linear systems; triangular systems; LU; determinants; from a
+       Cholesky factor; QR; eigh; eig; SVD; pseudo-inverse; least squares;
+       Householder products; matrix exponential; vector norms; cross products and
+       Vandermonde matrices; complex views; composite functions.
+
    REVISIONS
+     0.2 (2026-11-24)  ops registered as one named block with typed attribute
+                       schemas (spine v2); one norm backward shared with ctensor.h.
      0.1 (2026-11-22)  first release.
 */
 #ifndef CTENSOR_LINALG_H_INCLUDED
