@@ -33,7 +33,7 @@ static void *train(void *arg) {
     ct_optimizer *opt = model ? ct_optim_sgd(model, &o) : NULL;
     if (!opt) {
         j->failed = 1;
-        snprintf(j->err, sizeof j->err, "%s", ct_last_error());
+        snprintf(j->err, sizeof j->err, "%.200s", ct_last_error());
         ct_module_free(model);
         return NULL;
     }
@@ -52,7 +52,7 @@ static void *train(void *arg) {
             ct_zero_grad(opt);
             if (!loss || ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) {
                 j->failed = 1;
-                snprintf(j->err, sizeof j->err, "%s", ct_last_error());
+                snprintf(j->err, sizeof j->err, "%.200s", ct_last_error());
                 break;
             }
             if (step == 0) j->first_loss = ct_item(loss);
@@ -186,7 +186,7 @@ static void *start_without_memory(void *arg) {
     ct_tensor *x = ct_zeros(CT_FLOAT32, 2);
     j->made = x != NULL;
     j->code = ct_last_error_code();
-    snprintf(j->msg, sizeof j->msg, "%s", ct_last_error());
+    snprintf(j->msg, sizeof j->msg, "%.200s", ct_last_error());
     t_fail_alloc = 0;                  /* memory again: this thread still reports the failure */
     ct_clear_error();
     j->made += ct_ones(CT_FLOAT32, 2) != NULL;

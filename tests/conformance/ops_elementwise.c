@@ -7,9 +7,11 @@
 #define ONE(expr) do { out[0] = (expr); return out[0] ? 1 : -1; } while (0)
 
 /* unary ops taking only the tensor */
-#define UNARY_HANDLER(name)                                                       \
+/* every row of ctensor.h's unary tables (name is the row's second column) */
+#define UNARY_HANDLER(ARG_, name, ...)                                            \
     static int h_##name(conf_case *c, ct_tensor **out) { ONE(ct_##name(IN(0))); }
-CT__UNARY_PUBLIC(UNARY_HANDLER)
+CT__UNARY_OPS_TABLE(UNARY_HANDLER, ~)
+CT__UNARY_PREDICATES_TABLE(UNARY_HANDLER, ~)
 
 static int h_leaky_relu(conf_case *c, ct_tensor **out) { ONE(ct_leaky_relu(IN(0), conf_double(c, "negative_slope", 0.01))); }
 static int h_elu(conf_case *c, ct_tensor **out) { ONE(ct_elu(IN(0), conf_double(c, "alpha", 1.0))); }
@@ -138,14 +140,15 @@ static int h_addcmul_(conf_case *c, ct_tensor **out) { ONE(ct_addcmul_(fresh(c),
 static int h_addcdiv_(conf_case *c, ct_tensor **out) { ONE(ct_addcdiv_(fresh(c), IN(1), IN(2), conf_double(c, "value", 1.0))); }
 static int h_lerp_(conf_case *c, ct_tensor **out) { ONE(ct_lerp_scalar_(fresh(c), IN(1), conf_double(c, "weight", 0.5))); }
 
-#define T_UNARY(name) {"torch." #name, h_##name, NULL},
+#define T_UNARY(ARG_, name, ...) {"torch." #name, h_##name, NULL},
 #define T_BINARY(name) {"torch." #name, h_##name, NULL},
 const conf_op conf_ops_elementwise[] = {
     /* entries with extra arguments first: the first match wins */
     {"torch.round", h_round_dec, NULL},
     {"torch.div", h_div_mode, NULL},
     {"torch.pow", h_pow_any, NULL},
-    CT__UNARY_PUBLIC(T_UNARY)
+    CT__UNARY_OPS_TABLE(T_UNARY, ~)
+    CT__UNARY_PREDICATES_TABLE(T_UNARY, ~)
     CT__BINARY_PUBLIC(T_BINARY)
     {"torch.add", h_add, NULL},
     {"torch.sub", h_sub, NULL},
