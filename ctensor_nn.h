@@ -2265,12 +2265,16 @@ CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((
                                         const ct__attrs *a) {                                     \
         int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
         int64_t dh = a->v[6], dw = a->v[7], H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11]; \
+        int64_t fh = 0, fw = 0;                                                                    \
         if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && xw == 1 && yw == 1) { \
-            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
+            /* the windows [0, fh) x [0, fw) lie inside the input (all but ceil_mode's partial ones) */ \
+            fh = CT__MIN(OH, H / 2);                                                               \
+            fw = CT__MIN(OW, W / 2);                                                               \
+            for (int64_t oh = 0; oh < fh; oh++) {                                                  \
                 const T *r0 = x + 2 * oh * xh, *r1 = r0 + xh;                                      \
                 T *yr = y + oh * yh;                                                               \
                 int64_t *ir = ind + oh * yh, base = 2 * oh * W;                                    \
-                for (int64_t ow = 0; ow < OW; ow++) {                                              \
+                for (int64_t ow = 0; ow < fw; ow++) {                                              \
                     /* selects, not branches: which element wins is data (a coin toss for the \
                        predictor); the same rule: a later NaN or a strictly larger value wins */   \
                     const T *p0 = r0 + 2 * ow, *p1 = r1 + 2 * ow;                                  \
@@ -2284,10 +2288,10 @@ CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((
                     ir[ow] = mi;                                                                   \
                 }                                                                                  \
             }                                                                                      \
-            return;                                                                                \
         }                                                                                          \
+        /* the other windows, clipped to the input */                                              \
         for (int64_t oh = 0; oh < OH; oh++)                                                        \
-            for (int64_t ow = 0; ow < OW; ow++) {                                                  \
+            for (int64_t ow = oh < fh ? fw : 0; ow < OW; ow++) {                                   \
                 int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;                                      \
                 int64_t h1 = CT__MIN(h0 + (kh - 1) * dh + 1, H), w1 = CT__MIN(w0 + (kw - 1) * dw + 1, W); \
                 while (h0 < 0) h0 += dh;                                                           \
