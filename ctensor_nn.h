@@ -2275,12 +2275,10 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     if ((op[0] >= st[0] && op[0] >= dl[0]) || (op[1] >= st[1] && op[1] >= dl[1]))
         return ct__fail(CT_ERR_ARG, "%s: output padding must be smaller than either stride or dilation, but got output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld dilation_height: %lld dilation_width: %lld",
                         nm, (long long)op[0], (long long)op[1], (long long)st[0], (long long)st[1], (long long)dl[0], (long long)dl[1]);
-    for (int k = 0; k < 2; k++) {
-        a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
-        if (a.v[8 + k] <= 0)
-            return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
-                            nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
-    }
+    for (int k = 0; k < 2; k++) a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
+    if (a.v[8] <= 0 || a.v[9] <= 0)   /* both sizes computed first: the message prints both */
+        return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
+                        nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
     return ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), x, w, bias, &a);
 }
 

@@ -319,6 +319,9 @@ TEST(test_errors) {
     CHECK_ERR(ct_conv_transpose2d(x, ct_ones(CT_FLOAT32, 3, 4, 3, 3), NULL, &(ct_conv_options){.output_padding = 1}), CT_ERR_ARG,
               "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 output_padding_width: 1 "
               "stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1");
+    /* PyTorch: F.conv_transpose2d(torch.ones(1,1,1,1), torch.ones(1,1,1,1), padding=(1,0)); the width was printed uninitialized */
+    CHECK_ERR(ct_conv_transpose2d(ct_ones(CT_FLOAT32, 1, 1, 1, 1), ct_ones(CT_FLOAT32, 1, 1, 1, 1), NULL, &(ct_conv_options){.padding_hw = {1, 0}}),
+              CT_ERR_SHAPE, "Given input size per channel: (1 x 1). Calculated output size per channel: (-1 x 1). Output size is too small");
     CHECK_ERR(ct_conv_transpose2d(ct_ones(CT_FLOAT32, 2, 5, 8, 8), ct_ones(CT_FLOAT32, 3, 4, 3, 3), NULL, NULL), CT_ERR_SHAPE,
               "Given transposed=1, weight of size [3, 4, 3, 3], expected input[2, 5, 8, 8] to have 3 channels, but got 5 channels instead");
     CHECK_ERR(ct_max_pool2d(x, 2, &(ct_pool_options){.padding = 2}), CT_ERR_ARG,
