@@ -2040,6 +2040,15 @@ static ct_tensor *ct__cl_ref(const ct_tensor *x) {
 }
 /* PyTorch's suggest_memory_format: channels-last when the strides say so and not also contiguous */
 static int ct__is_cl_input(const ct_tensor *x) { return x->ndim == 4 && ct_is_channels_last(x) && !ct__is_contig(x); }
+/* a new output of the given shape, dense in NCHW order or, when cl, in NHWC order */
+static void ct__nn_out(ct__outinfo *o, ct_dtype dt, int ndim, const int64_t *shape, int cl) {
+    o->kind = CT__OUT_NEW;
+    o->dtype = dt;
+    o->ndim = ndim;
+    for (int d = 0; d < ndim; d++) o->shape[d] = shape[d];
+    o->has_strides = cl;
+    if (cl) ct__cl_strides(shape, o->strides);
+}
 
 static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
     const ct__attrs *a = c->a;
@@ -2101,22 +2110,53 @@ static int ct__meta_conv(ct__call *c) {
             return ct__failed(CT_ERR_SHAPE, "%s: expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
                               nm, (long long)nb, CT__SHAPE(c->in[2]));
     }
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->dtype = dt;
-    o->ndim = 4;
-    o->has_strides = 0;
+    int64_t shape[4];
     if (c->op == CT__NNOP(CONV2D_WEIGHT)) {
-        o->shape[0] = g.O; o->shape[1] = g.C / g.G; o->shape[2] = g.kh; o->shape[3] = g.kw;
+        shape[0] = g.O; shape[1] = g.C / g.G; shape[2] = g.kh; shape[3] = g.kw;
+        g.cl = 0;
     } else {
-        o->shape[0] = g.N;
-        o->shape[1] = c->op == CT__NNOP(CONV2D) ? g.O : g.C;
-        o->shape[2] = c->op == CT__NNOP(CONV2D) ? g.OH : g.H;
-        o->shape[3] = c->op == CT__NNOP(CONV2D) ? g.OW : g.W;
-        if (g.cl) { o->has_strides = 1; ct__cl_strides(o->shape, o->strides); }
+        int fwd = c->op == CT__NNOP(CONV2D);
+        shape[0] = g.N; shape[1] = fwd ? g.O : g.C; shape[2] = fwd ? g.OH : g.H; shape[3] = fwd ? g.OW : g.W;
     }
+    ct__nn_out(&c->oi[0], dt, 4, shape, g.cl);
     c->nout = 1;
     return 0;
+}
+
+/* ---- kernels: plain functions over raw pointers, outputs first ----
+   The kernels of this section and the next take float32 or float64 data as
+   void pointers with its dtype. Only their innermost loops know the element
+   type: CT__NN_AS(dt, ...) runs its statements with T = float or T = double.
+   Per-channel and per-row scalars go through ct__nn_ld / ct__nn_st (a double
+   in registers, rounded to the dtype where it is stored). */
+#define CT__NN_AS(dt, ...)                                       \
+    do {                                                         \
+        if ((dt) == CT_FLOAT32) { typedef float T; __VA_ARGS__ } \
+        else { typedef double T; __VA_ARGS__ }                   \
+    } while (0)
+CT__INLINE double ct__nn_ld(ct_dtype dt, const void *p, int64_t i) {
+    return dt == CT_FLOAT32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+CT__INLINE void ct__nn_st(ct_dtype dt, void *p, int64_t i, double v) {
+    if (dt == CT_FLOAT32) ((float *)p)[i] = (float)v;
+    else ((double *)p)[i] = v;
+}
+/* v as the dtype holds it */
+CT__INLINE double ct__nn_round(ct_dtype dt, double v) { return dt == CT_FLOAT32 ? (double)(float)v : v; }
+/* d[i] += s[i], i < n */
+static void ct__nn_acc(ct_dtype dt, void *d, const void *s, int64_t n) {
+    CT__NN_AS(dt, {
+        T *dp = (T *)d;
+        const T *sp = (const T *)s;
+        for (int64_t i = 0; i < n; i++) dp[i] += sp[i];
+    });
+}
+/* d[i] = *v, i < n */
+static void ct__nn_fill(ct_dtype dt, void *d, const void *v, int64_t n) {
+    CT__NN_AS(dt, {
+        T *dp = (T *)d, x = *(const T *)v;
+        for (int64_t i = 0; i < n; i++) dp[i] = x;
+    });
 }
 
 #ifdef CTENSOR_OPENMP
@@ -2124,302 +2164,350 @@ static int ct__meta_conv(ct__call *c) {
 #else
 #  define CT__CONV_TID 0
 #endif
-
 #ifndef CT__CONV_COLBLOCK
 #  define CT__CONV_COLBLOCK ((int64_t)1 << 17)
 #endif
-#define CT__CONV_DEF(SUF, T)                                                                       \
-    /* col[(c, i, j)][(oh - oh0) * OW + ow] for output rows [oh0, oh1), from x at (n, first channel \
-       of the group); x strides sc, sy, sx */                                                     \
-    static void ct__im2col_##SUF(const T *x, int64_t sc, int64_t sy, int64_t sx, const ct__cgeo *g, int64_t Cg, T *col, \
-                                 int64_t oh0, int64_t oh1) {                                       \
-        int64_t L = (oh1 - oh0) * g->OW;                                                           \
-        for (int64_t ch = 0; ch < Cg; ch++)                                                        \
-            for (int64_t i = 0; i < g->kh; i++)                                                    \
-                for (int64_t j = 0; j < g->kw; j++) {                                              \
-                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
-                    const T *xc = x + ch * sc;                                                     \
-                    int64_t iw0 = j * g->dw - g->pw;                                               \
-                    int64_t lo = 0, hi = g->OW;                                                    \
-                    if (g->sw == 1) { lo = CT__MAX(0, -iw0); hi = CT__MIN(g->OW, g->W - iw0); if (hi < lo) hi = lo; } \
-                    if (g->sh == 1 && g->sw == 1 && sx == 1 && sy == g->W && g->OW == g->W && hi > lo) { \
-                        /* rows of col and x have one length: the valid rows are one shifted copy,  \
-                           then the columns that fell off the edges are zeroed */                 \
-                        int64_t a0 = CT__MAX(oh0, g->ph - i * g->dh), a1 = CT__MIN(oh1, g->H + g->ph - i * g->dh); \
-                        if (a1 < a0) a1 = a0;                                                      \
-                        T *r = row - oh0 * g->OW;                                                  \
-                        for (int64_t q = oh0 * g->OW; q < a0 * g->OW; q++) r[q] = 0;               \
-                        if (a1 > a0) {                                                             \
-                            int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;              \
-                            const T *src = xc + (i * g->dh - g->ph) * g->W + iw0;                  \
-                            for (int64_t q = d0; q < d1; q++) r[q] = src[q];                       \
-                            for (int64_t oh = a0; oh < a1; oh++) {                                 \
-                                for (int64_t ow = 0; ow < lo; ow++) r[oh * g->OW + ow] = 0;        \
-                                for (int64_t ow = hi; ow < g->OW; ow++) r[oh * g->OW + ow] = 0;    \
-                            }                                                                      \
-                        }                                                                          \
-                        for (int64_t q = a1 * g->OW; q < oh1 * g->OW; q++) r[q] = 0;               \
-                        continue;                                                                  \
-                    }                                                                              \
-                    for (int64_t oh = oh0; oh < oh1; oh++) {                                       \
-                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
-                        T *r = row + (oh - oh0) * g->OW;                                           \
-                        if (ih < 0 || ih >= g->H) {                                                \
-                            for (int64_t ow = 0; ow < g->OW; ow++) r[ow] = 0;                      \
-                            continue;                                                              \
-                        }                                                                          \
-                        const T *xr = xc + ih * sy;                                                \
-                        if (g->sw == 1 && sx == 1) {                                               \
-                            for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;                         \
-                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + ow];             \
-                            for (int64_t ow = hi; ow < g->OW; ow++) r[ow] = 0;                     \
-                        } else {                                                                   \
-                            for (int64_t ow = 0; ow < g->OW; ow++) {                               \
-                                int64_t iw = ow * g->sw + iw0;                                     \
-                                r[ow] = iw >= 0 && iw < g->W ? xr[iw * sx] : (T)0;                 \
-                            }                                                                      \
-                        }                                                                          \
-                    }                                                                              \
-                }                                                                                  \
-    }                                                                                              \
-    /* the adjoint: x (contiguous NCHW sample, at the group's first channel) += col */             \
-    /* (col is scratch: the fast path zeroes its entries that fall off the edges) */              \
-    static void ct__col2im_##SUF(T *col, const ct__cgeo *g, int64_t Cg, T *x) {                   \
-        int64_t L = g->OH * g->OW;                                                                 \
-        for (int64_t ch = 0; ch < Cg; ch++)                                                        \
-            for (int64_t i = 0; i < g->kh; i++)                                                    \
-                for (int64_t j = 0; j < g->kw; j++) {                                              \
-                    T *row = col + ((ch * g->kh + i) * g->kw + j) * L;                             \
-                    T *xc = x + ch * g->H * g->W;                                                  \
-                    int64_t iw0 = j * g->dw - g->pw;                                               \
-                    int64_t lo = CT__MAX(0, -iw0), hi = CT__MIN(g->OW, g->W - iw0);                \
-                    if (g->sh == 1 && g->sw == 1 && g->OW == g->W) {                               \
-                        /* the adjoint of im2col's shifted copy */                                \
-                        int64_t a0 = CT__MAX((int64_t)0, g->ph - i * g->dh), a1 = CT__MIN(g->OH, g->H + g->ph - i * g->dh); \
-                        if (a1 <= a0 || hi <= lo) continue;                                        \
-                        for (int64_t oh = a0; oh < a1; oh++) {                                     \
-                            for (int64_t ow = 0; ow < lo; ow++) row[oh * g->OW + ow] = 0;          \
-                            for (int64_t ow = hi; ow < g->OW; ow++) row[oh * g->OW + ow] = 0;      \
-                        }                                                                          \
-                        int64_t d0 = a0 * g->OW + lo, d1 = (a1 - 1) * g->OW + hi;                  \
-                        T *dst = xc + (i * g->dh - g->ph) * g->W + iw0;                            \
-                        for (int64_t q = d0; q < d1; q++) dst[q] += row[q];                        \
-                        continue;                                                                  \
-                    }                                                                              \
-                    for (int64_t oh = 0; oh < g->OH; oh++) {                                       \
-                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                               \
-                        if (ih < 0 || ih >= g->H) continue;                                        \
-                        const T *r = row + oh * g->OW;                                             \
-                        T *xr = xc + ih * g->W;                                                    \
-                        if (g->sw == 1) {                                                          \
-                            for (int64_t ow = lo; ow < hi; ow++) xr[ow + iw0] += r[ow];            \
-                        } else {                                                                   \
-                            for (int64_t ow = 0; ow < g->OW; ow++) {                               \
-                                int64_t iw = ow * g->sw + iw0;                                     \
-                                if (iw >= 0 && iw < g->W) xr[iw] += r[ow];                         \
-                            }                                                                      \
-                        }                                                                          \
-                    }                                                                              \
-                }                                                                                  \
-    }                                                                                              \
-    /* NHWC: col[(oh - oh0) * OW + ow][(i, j, c)] for output rows [oh0, oh1), from x (dense NHWC \
-       sample, at the group's first channel) */                                                   \
-    static void ct__im2col_cl_##SUF(const T *x, const ct__cgeo *g, int64_t Cg, T *col, int64_t oh0, int64_t oh1) { \
-        int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
-        for (int64_t oh = oh0; oh < oh1; oh++)                                                     \
-            for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
-                T *r = col + ((oh - oh0) * g->OW + ow) * K;                                        \
-                for (int64_t i = 0; i < g->kh; i++) {                                              \
-                    int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
-                    for (int64_t j = 0; j < g->kw; j++) {                                          \
-                        int64_t iw = ow * g->sw - g->pw + j * g->dw;                               \
-                        T *d = r + (i * g->kw + j) * Cg;                                           \
-                        if (ih < 0 || ih >= g->H || iw < 0 || iw >= g->W)                          \
-                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = 0;                         \
-                        else {                                                                     \
-                            const T *sp = x + ih * sy + iw * sx;                                   \
-                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = sp[ch];                    \
-                        }                                                                          \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-    }                                                                                              \
-    static void ct__col2im_cl_##SUF(const T *col, const ct__cgeo *g, int64_t Cg, T *x) {          \
-        int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;                               \
-        for (int64_t oh = 0; oh < g->OH; oh++)                                                     \
-            for (int64_t ow = 0; ow < g->OW; ow++) {                                               \
-                const T *r = col + (oh * g->OW + ow) * K;                                          \
-                for (int64_t i = 0; i < g->kh; i++) {                                              \
-                    int64_t ih = oh * g->sh - g->ph + i * g->dh;                                   \
-                    if (ih < 0 || ih >= g->H) continue;                                            \
-                    for (int64_t j = 0; j < g->kw; j++) {                                          \
-                        int64_t iw = ow * g->sw - g->pw + j * g->dw;                               \
-                        if (iw < 0 || iw >= g->W) continue;                                        \
-                        const T *s = r + (i * g->kw + j) * Cg;                                     \
-                        T *d = x + ih * sy + iw * sx;                                              \
-                        for (int64_t ch = 0; ch < Cg; ch++) d[ch] += s[ch];                        \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-    }                                                                                              \
-    /* op CONV2D: a = X, b = W, out = Y; CONV_TRANSPOSE2D: a = G, b = W, out = X;                 \
-       CONV2D_WEIGHT: a = X, b = G, out = dW as [O][K] (K ordered as the columns).               \
-       a, b and out are dense in the geometry's order (NCHW or NHWC; W in NHWC order is [O][kh][kw][Cg]). \
-       ws: per-thread workspace, nt threads. */                                                    \
-    static void ct__conv_run_##SUF(int op, const ct__cgeo *g, const T *a, const T *b, const T *bias, T *out, \
-                                   T *ws, int64_t wsz, int nt) {                                   \
-        int64_t Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw, L = g->OH * g->OW;    \
-        int64_t HW = g->H * g->W, N = g->N, n;                                                     \
-        int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0; \
-        /* forward: output rows per im2col block, about CT__CONV_COLBLOCK elements of columns */     \
-        int64_t rb = CT__MAX((int64_t)1, CT__CONV_COLBLOCK / CT__MAX((int64_t)1, K * g->OW));       \
-        (void)nt;                                                                                  \
-        if (op == CT__NNOP(CONV2D_WEIGHT))                                                            \
-            for (int64_t i = 0; i < g->O * K; i++) out[i] = 0;                                     \
-        CT__CONV_PARFOR                                                                            \
-        for (n = 0; n < N; n++) {                                                                  \
-            int tid = CT__CONV_TID;                                                                \
-            T *col = ws + (int64_t)tid * wsz;                                                      \
-            T *acc = op == CT__NNOP(CONV2D_WEIGHT) ? (tid == 0 ? out : col + L * K) : NULL;           \
-            for (int64_t grp = 0; grp < g->G; grp++) {                                             \
-                if (!g->cl) {                                                                      \
-                    if (op == CT__NNOP(CONV2D)) {                                                     \
-                        const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
-                        T *y = out + n * g->O * L + grp * Og * L;                                  \
-                        if (bias)                                                                  \
-                            for (int64_t o = 0; o < Og; o++)                                       \
-                                for (int64_t l = 0; l < L; l++) y[o * L + l] = bias[grp * Og + o]; \
-                        if (direct) {                                                              \
-                            ct__gemm_##SUF(Og, L, K, (T)1, b + grp * Og * K, K, 1, xs, L, 1, bias ? (T)1 : (T)0, y, L); \
-                        } else {                                                                   \
-                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {   /* row blocks: columns stay in cache */ \
-                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
-                                ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, r0, r1);             \
-                                ct__gemm_##SUF(Og, Lb, K, (T)1, b + grp * Og * K, K, 1, col, Lb, 1, bias ? (T)1 : (T)0, \
-                                               y + r0 * g->OW, L);                                 \
-                            }                                                                      \
-                        }                                                                          \
-                    } else if (op == CT__NNOP(CONV_TRANSPOSE2D)) {                                    \
-                        const T *gp = a + n * g->O * L + grp * Og * L;                             \
-                        T *xs = out + n * g->C * HW + grp * Cg * HW;                               \
-                        for (int64_t ch = 0; ch < Cg; ch++) {                                      \
-                            T v = bias ? bias[grp * Cg + ch] : (T)0;                               \
-                            for (int64_t l = 0; l < HW; l++) xs[ch * HW + l] = v;                  \
-                        }                                                                          \
-                        if (direct) {                                                              \
-                            ct__gemm_##SUF(K, L, Og, (T)1, b + grp * Og * K, 1, K, gp, L, 1, (T)1, xs, L); \
-                        } else {                                                                   \
-                            ct__gemm_##SUF(K, L, Og, (T)1, b + grp * Og * K, 1, K, gp, L, 1, (T)0, col, L); \
-                            ct__col2im_##SUF(col, g, Cg, xs);                                      \
-                        }                                                                          \
-                    } else {                                                                       \
-                        const T *xs = a + n * g->C * HW + grp * Cg * HW;                           \
-                        const T *gp = b + n * g->O * L + grp * Og * L;                             \
-                        const T *B = xs;                                                           \
-                        if (!direct) { ct__im2col_##SUF(xs, HW, g->W, 1, g, Cg, col, 0, g->OH); B = col; } \
-                        ct__gemm_##SUF(Og, K, L, (T)1, gp, L, 1, B, 1, L, (T)1, acc + grp * Og * K, K); \
-                    }                                                                              \
-                } else {                                                                           \
-                    if (op == CT__NNOP(CONV2D)) {                                                     \
-                        const T *xs = a + n * HW * g->C + grp * Cg;                                \
-                        T *y = out + n * L * g->O + grp * Og;                                      \
-                        if (bias)                                                                  \
-                            for (int64_t l = 0; l < L; l++)                                        \
-                                for (int64_t o = 0; o < Og; o++) y[l * g->O + o] = bias[grp * Og + o]; \
-                        if (direct) {                                                              \
-                            ct__gemm_##SUF(L, Og, K, (T)1, xs, g->C, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, y, g->O); \
-                        } else {                                                                   \
-                            for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {                           \
-                                int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;      \
-                                ct__im2col_cl_##SUF(xs, g, Cg, col, r0, r1);                       \
-                                ct__gemm_##SUF(Lb, Og, K, (T)1, col, K, 1, b + grp * Og * K, 1, K, bias ? (T)1 : (T)0, \
-                                               y + r0 * g->OW * g->O, g->O);                       \
-                            }                                                                      \
-                        }                                                                          \
-                    } else if (op == CT__NNOP(CONV_TRANSPOSE2D)) {                                    \
-                        const T *gp = a + n * L * g->O + grp * Og;                                 \
-                        T *xs = out + n * HW * g->C + grp * Cg;                                    \
-                        for (int64_t l = 0; l < HW; l++)                                           \
-                            for (int64_t ch = 0; ch < Cg; ch++) xs[l * g->C + ch] = bias ? bias[grp * Cg + ch] : (T)0; \
-                        if (direct) {                                                              \
-                            ct__gemm_##SUF(L, K, Og, (T)1, gp, g->O, 1, b + grp * Og * K, K, 1, (T)1, xs, g->C); \
-                        } else {                                                                   \
-                            ct__gemm_##SUF(L, K, Og, (T)1, gp, g->O, 1, b + grp * Og * K, K, 1, (T)0, col, K); \
-                            ct__col2im_cl_##SUF(col, g, Cg, xs);                                   \
-                        }                                                                          \
-                    } else {                                                                       \
-                        const T *xs = a + n * HW * g->C + grp * Cg;                                \
-                        const T *gp = b + n * L * g->O + grp * Og;                                 \
-                        const T *B = xs;                                                           \
-                        int64_t rsb = g->C;                                                        \
-                        if (!direct) { ct__im2col_cl_##SUF(xs, g, Cg, col, 0, g->OH); B = col; rsb = K; }    \
-                        ct__gemm_##SUF(Og, K, L, (T)1, gp, 1, g->O, B, rsb, 1, (T)1, acc + grp * Og * K, K); \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-        if (op == CT__NNOP(CONV2D_WEIGHT))                                                            \
-            for (int t = 1; t < nt; t++) {                                                         \
-                const T *p = ws + (int64_t)t * wsz + L * K;                                        \
-                for (int64_t i = 0; i < g->O * K; i++) out[i] += p[i];                             \
-            }                                                                                      \
+
+/* [*lo, *hi): the outputs o in [0, n) whose input o * s + i0 lies in [0, len) */
+static void ct__conv_span(int64_t i0, int64_t s, int64_t len, int64_t n, int64_t *lo, int64_t *hi) {
+    int64_t a = i0 >= 0 ? 0 : (-i0 + s - 1) / s, b = len - i0 <= 0 ? 0 : (len - i0 + s - 1) / s;
+    a = CT__MIN(a, n);
+    *lo = a;
+    *hi = CT__MAX(a, CT__MIN(b, n));
+}
+/* col[(ch, i, j)][(oh - oh0) * OW + ow] for output rows [oh0, oh1): the columns of
+   Cg channels of x (strides sc, sy, sx); entries in the padding are 0. (This and the
+   three below stay out of line: inlined into the threaded loop over samples they
+   compile to slower code, their row loops spilling.) */
+static CT__NOINLINE void ct__im2col(ct_dtype dt, void *col, const void *x, int64_t sc, int64_t sy, int64_t sx, const ct__cgeo *g, int64_t Cg,
+                       int64_t oh0, int64_t oh1) {
+    const int64_t OW = g->OW, L = (oh1 - oh0) * OW, sh = g->sh, sw = g->sw, H = g->H, W = g->W;
+    for (int64_t ch = 0; ch < Cg; ch++)
+        for (int64_t i = 0; i < g->kh; i++)
+            for (int64_t j = 0; j < g->kw; j++) {
+                int64_t row = ((ch * g->kh + i) * g->kw + j) * L, xc = ch * sc;   /* element offsets */
+                int64_t iw0 = j * g->dw - g->pw, ih0 = i * g->dh - g->ph, lo, hi;
+                ct__conv_span(iw0, sw, W, OW, &lo, &hi);
+                if (sh == 1 && sw == 1 && sx == 1 && sy == W && OW == W && hi > lo) {
+                    /* rows of col and x have one length: the valid rows [a0, a1) are one
+                       shifted copy, then the columns that fell off the edges are zeroed */
+                    int64_t a0 = CT__MIN(oh1, CT__MAX(oh0, -ih0)), a1 = CT__MAX(a0, CT__MIN(oh1, H - ih0));
+                    int64_t d0 = (a0 - oh0) * OW + lo, d1 = (a1 - 1 - oh0) * OW + hi, src = xc + (ih0 + oh0) * OW + iw0;
+                    CT__NN_AS(dt, {
+                        T *r = (T *)col + row;
+                        const T *xp = (const T *)x;
+                        for (int64_t q = 0; q < (a0 - oh0) * OW; q++) r[q] = 0;
+                        if (a1 > a0) {
+                            for (int64_t q = d0; q < d1; q++) r[q] = xp[src + q];
+                            for (int64_t oh = a0 - oh0; oh < a1 - oh0; oh++) {
+                                for (int64_t ow = 0; ow < lo; ow++) r[oh * OW + ow] = 0;
+                                for (int64_t ow = hi; ow < OW; ow++) r[oh * OW + ow] = 0;
+                            }
+                        }
+                        for (int64_t q = (a1 - oh0) * OW; q < L; q++) r[q] = 0;
+                    });
+                    continue;
+                }
+                CT__NN_AS(dt, {
+                    for (int64_t oh = oh0; oh < oh1; oh++) {
+                        int64_t ih = oh * sh + ih0;
+                        T *r = (T *)col + row + (oh - oh0) * OW;
+                        if (ih < 0 || ih >= H) {
+                            for (int64_t ow = 0; ow < OW; ow++) r[ow] = 0;
+                            continue;
+                        }
+                        const T *xr = (const T *)x + xc + ih * sy;
+                        if (sw == 1 && sx == 1) {
+                            for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;
+                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + ow];
+                            for (int64_t ow = hi; ow < OW; ow++) r[ow] = 0;
+                        } else {
+                            for (int64_t ow = 0; ow < OW; ow++) {
+                                int64_t iw = ow * sw + iw0;
+                                r[ow] = iw >= 0 && iw < W ? xr[iw * sx] : (T)0;
+                            }
+                        }
+                    }
+                });
+            }
+}
+/* the adjoint: x (a dense NCHW sample at the group's first channel) += col, for all
+   OH output rows (col is scratch: the fast path zeroes its entries that fall off the edges) */
+static CT__NOINLINE void ct__col2im(ct_dtype dt, void *x, void *col, const ct__cgeo *g, int64_t Cg) {
+    const int64_t OW = g->OW, L = g->OH * OW, sw = g->sw, W = g->W;
+    for (int64_t ch = 0; ch < Cg; ch++)
+        for (int64_t i = 0; i < g->kh; i++)
+            for (int64_t j = 0; j < g->kw; j++) {
+                int64_t row = ((ch * g->kh + i) * g->kw + j) * L, xc = ch * g->H * W;   /* element offsets */
+                int64_t iw0 = j * g->dw - g->pw, ih0 = i * g->dh - g->ph, lo, hi;
+                ct__conv_span(iw0, sw, W, OW, &lo, &hi);
+                if (hi <= lo) continue;
+                if (g->sh == 1 && sw == 1 && OW == W) {
+                    /* the adjoint of im2col's shifted copy */
+                    int64_t a0 = CT__MAX((int64_t)0, -ih0), a1 = CT__MIN(g->OH, g->H - ih0);
+                    if (a1 <= a0) continue;
+                    int64_t d0 = a0 * OW + lo, d1 = (a1 - 1) * OW + hi, dst = xc + ih0 * W + iw0;
+                    CT__NN_AS(dt, {
+                        T *r = (T *)col + row, *xp = (T *)x;
+                        for (int64_t oh = a0; oh < a1; oh++) {
+                            for (int64_t ow = 0; ow < lo; ow++) r[oh * OW + ow] = 0;
+                            for (int64_t ow = hi; ow < OW; ow++) r[oh * OW + ow] = 0;
+                        }
+                        for (int64_t q = d0; q < d1; q++) xp[dst + q] += r[q];
+                    });
+                    continue;
+                }
+                CT__NN_AS(dt, {
+                    for (int64_t oh = 0; oh < g->OH; oh++) {
+                        int64_t ih = oh * g->sh + ih0;
+                        if (ih < 0 || ih >= g->H) continue;
+                        const T *r = (const T *)col + row + oh * OW;
+                        T *xr = (T *)x + xc + ih * W;
+                        if (sw == 1)
+                            for (int64_t ow = lo; ow < hi; ow++) xr[ow + iw0] += r[ow];
+                        else
+                            for (int64_t ow = lo; ow < hi; ow++) xr[ow * sw + iw0] += r[ow];
+                    }
+                });
+            }
+}
+/* NHWC: col[(oh - oh0) * OW + ow][(i, j, ch)] for output rows [oh0, oh1), from x (a
+   dense NHWC sample, at the group's first channel) */
+static CT__NOINLINE void ct__im2col_cl(ct_dtype dt, void *col, const void *x, const ct__cgeo *g, int64_t Cg, int64_t oh0, int64_t oh1) {
+    const int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;
+    CT__NN_AS(dt, {
+        for (int64_t oh = oh0; oh < oh1; oh++)
+            for (int64_t ow = 0; ow < g->OW; ow++) {
+                T *r = (T *)col + ((oh - oh0) * g->OW + ow) * K;
+                for (int64_t i = 0; i < g->kh; i++) {
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;
+                    for (int64_t j = 0; j < g->kw; j++) {
+                        int64_t iw = ow * g->sw - g->pw + j * g->dw;
+                        T *d = r + (i * g->kw + j) * Cg;
+                        if (ih < 0 || ih >= g->H || iw < 0 || iw >= g->W) {
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = 0;
+                        } else {
+                            const T *sp = (const T *)x + ih * sy + iw * sx;
+                            for (int64_t ch = 0; ch < Cg; ch++) d[ch] = sp[ch];
+                        }
+                    }
+                }
+            }
+    });
+}
+static CT__NOINLINE void ct__col2im_cl(ct_dtype dt, void *x, const void *col, const ct__cgeo *g, int64_t Cg) {
+    const int64_t K = g->kh * g->kw * Cg, sy = g->W * g->C, sx = g->C;
+    CT__NN_AS(dt, {
+        for (int64_t oh = 0; oh < g->OH; oh++)
+            for (int64_t ow = 0; ow < g->OW; ow++) {
+                const T *r = (const T *)col + (oh * g->OW + ow) * K;
+                for (int64_t i = 0; i < g->kh; i++) {
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;
+                    if (ih < 0 || ih >= g->H) continue;
+                    for (int64_t j = 0; j < g->kw; j++) {
+                        int64_t iw = ow * g->sw - g->pw + j * g->dw;
+                        if (iw < 0 || iw >= g->W) continue;
+                        const T *s = r + (i * g->kw + j) * Cg;
+                        T *d = (T *)x + ih * sy + iw * sx;
+                        for (int64_t ch = 0; ch < Cg; ch++) d[ch] += s[ch];
+                    }
+                }
+            }
+    });
+}
+
+/* The three convolution ops on one sample n and group grp; a, b and out are the
+   whole tensors, dense in the geometry's order (NCHW, or NHWC when g->cl, where W
+   is [O][kh][kw][Cg]); col: this thread's im2col columns. K = Cg * kh * kw. */
+/* conv2d: out = Y, a = X, b = W */
+static void ct__conv2d_group(ct_dtype dt, char *out, char *col, const char *a, const char *b, const char *bias,
+                             const ct__cgeo *g, int64_t n, int64_t grp) {
+    const int64_t es = ct__dt[dt].size, Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw;
+    const int64_t L = g->OH * g->OW, HW = g->H * g->W;
+    const int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    /* output rows per im2col block: about CT__CONV_COLBLOCK elements of columns */
+    const int64_t rb = CT__MAX((int64_t)1, CT__CONV_COLBLOCK / CT__MAX((int64_t)1, K * g->OW));
+    const char *wg = b + es * grp * Og * K;
+    double beta = bias ? 1.0 : 0.0;
+    if (!g->cl) {
+        const char *xs = a + es * (n * g->C * HW + grp * Cg * HW);
+        char *y = out + es * (n * g->O * L + grp * Og * L);
+        if (bias)
+            for (int64_t o = 0; o < Og; o++) ct__nn_fill(dt, y + es * o * L, bias + es * (grp * Og + o), L);
+        if (direct) {
+            ct__gemm_cd(dt, Og, L, K, 1.0, wg, K, 1, xs, L, 1, beta, y, L);
+            return;
+        }
+        for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {   /* row blocks: columns stay in cache */
+            int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;
+            ct__im2col(dt, col, xs, HW, g->W, 1, g, Cg, r0, r1);
+            ct__gemm_cd(dt, Og, Lb, K, 1.0, wg, K, 1, col, Lb, 1, beta, y + es * r0 * g->OW, L);
+        }
+    } else {
+        const char *xs = a + es * (n * HW * g->C + grp * Cg);
+        char *y = out + es * (n * L * g->O + grp * Og);
+        if (bias)
+            CT__NN_AS(dt, {
+                const T *bp = (const T *)bias + grp * Og;
+                for (int64_t l = 0; l < L; l++)
+                    for (int64_t o = 0; o < Og; o++) ((T *)y)[l * g->O + o] = bp[o];
+            });
+        if (direct) {
+            ct__gemm_cd(dt, L, Og, K, 1.0, xs, g->C, 1, wg, 1, K, beta, y, g->O);
+            return;
+        }
+        for (int64_t r0 = 0; r0 < g->OH; r0 += rb) {
+            int64_t r1 = CT__MIN(g->OH, r0 + rb), Lb = (r1 - r0) * g->OW;
+            ct__im2col_cl(dt, col, xs, g, Cg, r0, r1);
+            ct__gemm_cd(dt, Lb, Og, K, 1.0, col, K, 1, wg, 1, K, beta, y + es * r0 * g->OW * g->O, g->O);
+        }
     }
+}
+/* conv_transpose2d: out = X, a = G, b = W */
+static void ct__conv_transpose2d_group(ct_dtype dt, char *out, char *col, const char *a, const char *b, const char *bias,
+                                       const ct__cgeo *g, int64_t n, int64_t grp) {
+    const int64_t es = ct__dt[dt].size, Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw;
+    const int64_t L = g->OH * g->OW, HW = g->H * g->W;
+    const int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    const char *wg = b + es * grp * Og * K;
+    if (!g->cl) {
+        const char *gp = a + es * (n * g->O * L + grp * Og * L);
+        char *xs = out + es * (n * g->C * HW + grp * Cg * HW);
+        for (int64_t ch = 0; ch < Cg; ch++) {
+            if (bias) ct__nn_fill(dt, xs + es * ch * HW, bias + es * (grp * Cg + ch), HW);
+            else memset(xs + es * ch * HW, 0, (size_t)(es * HW));
+        }
+        if (direct) {
+            ct__gemm_cd(dt, K, L, Og, 1.0, wg, 1, K, gp, L, 1, 1.0, xs, L);
+        } else {
+            ct__gemm_cd(dt, K, L, Og, 1.0, wg, 1, K, gp, L, 1, 0.0, col, L);
+            ct__col2im(dt, xs, col, g, Cg);
+        }
+    } else {
+        const char *gp = a + es * (n * L * g->O + grp * Og);
+        char *xs = out + es * (n * HW * g->C + grp * Cg);
+        CT__NN_AS(dt, {
+            const T *bp = bias ? (const T *)bias + grp * Cg : NULL;
+            for (int64_t l = 0; l < HW; l++)
+                for (int64_t ch = 0; ch < Cg; ch++) ((T *)xs)[l * g->C + ch] = bp ? bp[ch] : (T)0;
+        });
+        if (direct) {
+            ct__gemm_cd(dt, L, K, Og, 1.0, gp, g->O, 1, wg, K, 1, 1.0, xs, g->C);
+        } else {
+            ct__gemm_cd(dt, L, K, Og, 1.0, gp, g->O, 1, wg, K, 1, 0.0, col, K);
+            ct__col2im_cl(dt, xs, col, g, Cg);
+        }
+    }
+}
+/* convolution_backward_weight: acc += dW of this sample and group, as [O][K]
+   (K ordered as the columns); a = X, b = G */
+static void ct__conv_weight_group(ct_dtype dt, char *acc, char *col, const char *a, const char *b, const ct__cgeo *g,
+                                  int64_t n, int64_t grp) {
+    const int64_t es = ct__dt[dt].size, Cg = g->C / g->G, Og = g->O / g->G, K = Cg * g->kh * g->kw;
+    const int64_t L = g->OH * g->OW, HW = g->H * g->W;
+    const int direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    if (!g->cl) {
+        const char *xs = a + es * (n * g->C * HW + grp * Cg * HW);
+        const char *gp = b + es * (n * g->O * L + grp * Og * L);
+        const char *B = xs;
+        if (!direct) {
+            ct__im2col(dt, col, xs, HW, g->W, 1, g, Cg, 0, g->OH);
+            B = col;
+        }
+        ct__gemm_cd(dt, Og, K, L, 1.0, gp, L, 1, B, 1, L, 1.0, acc + es * grp * Og * K, K);
+    } else {
+        const char *xs = a + es * (n * HW * g->C + grp * Cg);
+        const char *gp = b + es * (n * L * g->O + grp * Og);
+        const char *B = xs;
+        int64_t rsb = g->C;
+        if (!direct) {
+            ct__im2col_cl(dt, col, xs, g, Cg, 0, g->OH);
+            B = col;
+            rsb = K;
+        }
+        ct__gemm_cd(dt, Og, K, L, 1.0, gp, 1, g->O, B, rsb, 1, 1.0, acc + es * grp * Og * K, K);
+    }
+}
+enum { CT__CONV_FWD, CT__CONV_TRANSPOSE, CT__CONV_WEIGHT };
+/* One convolution op over the batch, threaded over samples. kind CT__CONV_FWD:
+   out = Y, a = X, b = W; CT__CONV_TRANSPOSE: out = X, a = G, b = W; CT__CONV_WEIGHT:
+   out = dW as [O][K], a = X, b = G. ws: per-thread workspace of wsz elements (the
+   columns, and for CT__CONV_WEIGHT the accumulator of threads 1.. after them), nt threads. */
+static void ct__conv_run(int kind, ct_dtype dt, void *out_, void *ws_, const void *a_, const void *b_, const void *bias_,
+                         const ct__cgeo *g, int64_t wsz, int nt) {
+    const int64_t es = ct__dt[dt].size, Cg = g->C / g->G, K = Cg * g->kh * g->kw, L = g->OH * g->OW, N = g->N;
+    char *out = (char *)out_, *ws = (char *)ws_;
+    const char *a = (const char *)a_, *b = (const char *)b_, *bias = (const char *)bias_;
+    int64_t n;
+    (void)nt;
+    if (kind == CT__CONV_WEIGHT) memset(out, 0, (size_t)(es * g->O * K));
 #ifdef CTENSOR_OPENMP
-#  define CT__CONV_PARFOR _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")
-#else
-#  define CT__CONV_PARFOR
+#  pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
-CT__CONV_DEF(f32, float)
-CT__CONV_DEF(f64, double)
+    for (n = 0; n < N; n++) {
+        int tid = CT__CONV_TID;
+        char *col = ws + es * tid * wsz;
+        for (int64_t grp = 0; grp < g->G; grp++) {
+            if (kind == CT__CONV_FWD) ct__conv2d_group(dt, out, col, a, b, bias, g, n, grp);
+            else if (kind == CT__CONV_TRANSPOSE) ct__conv_transpose2d_group(dt, out, col, a, b, bias, g, n, grp);
+            else ct__conv_weight_group(dt, tid == 0 ? out : col + es * L * K, col, a, b, g, n, grp);
+        }
+    }
+    if (kind == CT__CONV_WEIGHT)
+        for (int t = 1; t < nt; t++) ct__nn_acc(dt, out, ws + es * (t * wsz + L * K), g->O * K);
+}
+/* x's data in the layout the kernels read: dense NHWC (cl) or contiguous; x itself (incref) when it is */
+static ct_tensor *ct__layout_ref(const ct_tensor *x, int cl) { return cl ? ct__cl_ref(x) : ct__contig_ref(x); }
+static void ct__nn_release(int n, ct_tensor **t) {
+    for (int i = 0; i < n; i++) ct__decref(t[i]);
+}
+/* c's inputs as the kernels read them: the first nlay in the layout ct__layout_ref(., cl)
+   gives, the others contiguous. 0, or -1 with nothing held. */
+static int ct__nn_dense_inputs(const ct__call *c, int nlay, int cl, ct_tensor **t) {
+    for (int i = 0; i < c->nin; i++) {
+        t[i] = i < nlay ? ct__layout_ref(c->in[i], cl) : ct__contig_ref(c->in[i]);
+        if (!t[i]) {
+            ct__nn_release(i, t);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 static int ct__k_conv(ct__call *c) {
     ct__cgeo g;
     if (ct__conv_geo(c, &g)) return -1;
-    ct_tensor *a = NULL, *b = NULL, *bias = NULL, *tmp = NULL;
-    void *ws = NULL;
-    int rc = -1;
+    ct_tensor *out = c->out[0], *in[3], *tmp = NULL;
+    if (ct_numel(out) == 0) return 0;
+    if (ct__nn_dense_inputs(c, 2, g.cl, in)) return -1;
     ct_dtype dt = c->in[0]->dtype;
     size_t es = ct__dt[dt].size;
-    ct_tensor *out = c->out[0];
-    if (ct_numel(out) == 0) return 0;
-    if (!(a = g.cl ? ct__cl_ref(c->in[0]) : ct__contig_ref(c->in[0]))) goto done;
-    if (!(b = g.cl ? ct__cl_ref(c->in[1]) : ct__contig_ref(c->in[1]))) goto done;
-    if (c->nin == 3 && !(bias = ct__contig_ref(c->in[2]))) goto done;
-    {
-        int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
-        int nt = 1;
+    int kind = c->op == CT__NNOP(CONV2D) ? CT__CONV_FWD : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? CT__CONV_TRANSPOSE : CT__CONV_WEIGHT;
+    int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
+    int nt = 1, rc = -1;
 #ifdef CTENSOR_OPENMP
-        if (g.N > 1 && !omp_in_parallel() && g.N * g.O * K * L >= CT__GEMM_PAR)
-            nt = (int)CT__MIN((int64_t)omp_get_max_threads(), g.N);
+    if (g.N > 1 && !omp_in_parallel() && g.N * g.O * K * L >= CT__GEMM_PAR) nt = (int)CT__MIN((int64_t)omp_get_max_threads(), g.N);
 #endif
-        int64_t wsz = K * L + (c->op == CT__NNOP(CONV2D_WEIGHT) ? g.O * K : 0);
-        ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1));
-        if (!ws) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name); goto done; }
-        if (c->op == CT__NNOP(CONV2D_WEIGHT)) {
-            /* per-thread accumulators after each thread's columns; thread 0 writes the output */
-            for (int t = 1; t < nt; t++) memset((char *)ws + es * (size_t)(t * wsz + K * L), 0, es * (size_t)(g.O * K));
-            if (g.cl) {
-                int64_t st[4];
-                ct__cl_strides(out->shape, st);
-                if (!(tmp = ct__alloc(dt, 4, out->shape, st, out->device))) goto done;
-            } else if (!ct__is_contig(out)) {
-                if (!(tmp = ct__alloc(dt, 4, out->shape, NULL, out->device))) goto done;
-            }
-        }
-        ct_tensor *o = tmp ? tmp : out;
-        if (dt == CT_FLOAT32)
-            ct__conv_run_f32(c->op, &g, (const float *)ct__ptr(a), (const float *)ct__ptr(b),
-                             bias ? (const float *)ct__ptr(bias) : NULL, (float *)ct__ptr(o), (float *)ws, wsz, nt);
-        else
-            ct__conv_run_f64(c->op, &g, (const double *)ct__ptr(a), (const double *)ct__ptr(b),
-                             bias ? (const double *)ct__ptr(bias) : NULL, (double *)ct__ptr(o), (double *)ws, wsz, nt);
-        if (tmp && ct__copy_into(out, tmp)) goto done;
+    int64_t wsz = K * L + (kind == CT__CONV_WEIGHT ? g.O * K : 0);
+    void *ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1));
+    if (!ws) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
+        goto done;
     }
+    if (kind == CT__CONV_WEIGHT) {
+        /* per-thread accumulators after each thread's columns; thread 0 writes the output */
+        for (int t = 1; t < nt; t++) memset((char *)ws + es * (size_t)(t * wsz + K * L), 0, es * (size_t)(g.O * K));
+        if (g.cl) {   /* dW in NHWC order ([O][kh][kw][Cg]), copied into the output */
+            int64_t st[4];
+            ct__cl_strides(out->shape, st);
+            if (!(tmp = ct__alloc(dt, 4, out->shape, st, out->device))) goto done;
+        }
+    }
+    ct__conv_run(kind, dt, ct__ptr(tmp ? tmp : out), ws, ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g, wsz, nt);
+    if (tmp && ct__copy_into(out, tmp)) goto done;
     rc = 0;
 done:
-    if (a) ct__decref(a);
-    if (b) ct__decref(b);
-    if (bias) ct__decref(bias);
+    ct__nn_release(c->nin, in);
     if (tmp) ct__decref(tmp);
     CT_FREE(ws);
     return rc;
@@ -2553,12 +2641,10 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     if ((op[0] >= st[0] && op[0] >= dl[0]) || (op[1] >= st[1] && op[1] >= dl[1]))
         return ct__fail(CT_ERR_ARG, "%s: output padding must be smaller than either stride or dilation, but got output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld dilation_height: %lld dilation_width: %lld",
                         nm, (long long)op[0], (long long)op[1], (long long)st[0], (long long)st[1], (long long)dl[0], (long long)dl[1]);
-    for (int k = 0; k < 2; k++) {
-        a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
-        if (a.v[8 + k] <= 0)
-            return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
-                            nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
-    }
+    for (int k = 0; k < 2; k++) a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
+    if (a.v[8] <= 0 || a.v[9] <= 0)   /* both sizes computed first: the message prints both */
+        return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
+                        nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
     return ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), x, w, bias, &a);
 }
 
@@ -2650,186 +2736,203 @@ static int ct__meta_pool(ct__call *c) {
     }
     int cl = ct__is_cl_input(x);
     c->nout = c->op == CT__NNOP(MAX_POOL2D) ? 2 : 1;
-    for (int j = 0; j < c->nout; j++) {
-        ct__outinfo *o = &c->oi[j];
-        o->kind = CT__OUT_NEW;
-        o->dtype = j ? CT_INT64 : x->dtype;
-        o->ndim = 4;
-        o->shape[0] = x->shape[0];
-        o->shape[1] = x->shape[1];
-        o->shape[2] = bw ? H : osz[0];
-        o->shape[3] = bw ? W : osz[1];
-        o->has_strides = cl;
-        if (cl) ct__cl_strides(o->shape, o->strides);
-    }
+    int64_t shape[4] = {x->shape[0], x->shape[1], bw ? H : osz[0], bw ? W : osz[1]};
+    for (int j = 0; j < c->nout; j++) ct__nn_out(&c->oi[j], j ? CT_INT64 : x->dtype, 4, shape, cl);
     return 0;
 }
 
+/* the pooling geometry the attributes carry */
+typedef struct ct__pgeo {
+    int64_t kh, kw, sh, sw, ph, pw, dh, dw, H, W, OH, OW;
+    int count_include_pad;
+    int64_t divisor;   /* divisor_override; 0: none */
+} ct__pgeo;
+static void ct__pool_geo(const ct__attrs *a, ct__pgeo *g) {
+    g->kh = a->v[0]; g->kw = a->v[1]; g->sh = a->v[2]; g->sw = a->v[3]; g->ph = a->v[4]; g->pw = a->v[5];
+    g->dh = a->v[6]; g->dw = a->v[7]; g->H = a->v[8]; g->W = a->v[9]; g->OH = a->v[10]; g->OW = a->v[11];
+    g->count_include_pad = (a->flags & 2) != 0;
+    g->divisor = a->i[0];
+}
 CT__INLINE int64_t ct__adapt_start(int64_t o, int64_t in, int64_t out) { return o * in / out; }
 CT__INLINE int64_t ct__adapt_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
-
-#define CT__POOL_DEF(SUF, T)                                                                       \
-    /* one (n, c) plane: x (H x W, strides xh, xw) -> y, ind (OH x OW, strides yh, yw) */          \
-    static void ct__maxpool_plane_##SUF(const T *x, int64_t xh, int64_t xw, T *y, int64_t *ind, int64_t yh, int64_t yw, \
-                                        const ct__attrs *a) {                                     \
-        int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
-        int64_t dh = a->v[6], dw = a->v[7], H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11]; \
-        if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && xw == 1 && yw == 1) { \
-            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
-                const T *r0 = x + 2 * oh * xh, *r1 = r0 + xh;                                      \
-                T *yr = y + oh * yh;                                                               \
-                int64_t *ir = ind + oh * yh, base = 2 * oh * W;                                    \
-                for (int64_t ow = 0; ow < OW; ow++) {                                              \
-                    /* selects, not branches: which element wins is data (a coin toss for the \
-                       predictor); the same rule: a later NaN or a strictly larger value wins */   \
-                    const T *p0 = r0 + 2 * ow, *p1 = r1 + 2 * ow;                                  \
-                    int64_t i0 = base + 2 * ow, mi = i0;                                           \
-                    T m = p0[0], v;                                                                \
-                    int c;                                                                         \
-                    v = p0[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + 1 : mi;        \
-                    v = p1[0]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W : mi;        \
-                    v = p1[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W + 1 : mi;    \
-                    yr[ow] = m;                                                                    \
-                    ir[ow] = mi;                                                                   \
-                }                                                                                  \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t oh = 0; oh < OH; oh++)                                                        \
-            for (int64_t ow = 0; ow < OW; ow++) {                                                  \
-                int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;                                      \
-                int64_t h1 = CT__MIN(h0 + (kh - 1) * dh + 1, H), w1 = CT__MIN(w0 + (kw - 1) * dw + 1, W); \
-                while (h0 < 0) h0 += dh;                                                           \
-                while (w0 < 0) w0 += dw;                                                           \
-                int64_t mi = h0 * W + w0;                                                          \
-                T m = (T)-INFINITY;                                                                \
-                for (int64_t ih = h0; ih < h1; ih += dh)                                           \
-                    for (int64_t iw = w0; iw < w1; iw += dw) {                                     \
-                        T v = x[ih * xh + iw * xw];                                                \
-                        if (v > m || v != v) { m = v; mi = ih * W + iw; }                          \
-                    }                                                                              \
-                y[oh * yh + ow * yw] = m;                                                          \
-                ind[oh * yh + ow * yw] = mi;                                                       \
-            }                                                                                      \
-    }                                                                                              \
-    /* avg pool window of output (oh, ow): clipped bounds and divisor */                           \
-    static T ct__avg_window_##SUF(const ct__attrs *a, int64_t oh, int64_t ow, int64_t *h0, int64_t *h1, int64_t *w0, int64_t *w1) { \
-        int64_t kh = a->v[0], kw = a->v[1], sh = a->v[2], sw = a->v[3], ph = a->v[4], pw = a->v[5]; \
-        int64_t H = a->v[8], W = a->v[9];                                                          \
-        int64_t hs = oh * sh - ph, ws = ow * sw - pw;                                              \
-        int64_t he = CT__MIN(hs + kh, H + ph), we = CT__MIN(ws + kw, W + pw);                      \
-        int64_t pool = (he - hs) * (we - ws);                                                      \
-        hs = CT__MAX(hs, 0); ws = CT__MAX(ws, 0); he = CT__MIN(he, H); we = CT__MIN(we, W);         \
-        *h0 = hs; *h1 = he; *w0 = ws; *w1 = we;                                                    \
-        if (a->i[0]) return (T)a->i[0];                                                            \
-        return (T)((a->flags & 2) ? pool : (he - hs) * (we - ws));                                 \
-    }                                                                                              \
-    /* one plane of any pooling op: in (strides ih_, iw_) -> out (strides oh_, ow_); ind: max indices */ \
-    static void ct__pool_plane_##SUF(int op, const T *in, int64_t is_h, int64_t is_w, const int64_t *ind, int64_t ind_h, \
-                                     int64_t ind_w, T *out, int64_t os_h, int64_t os_w, const ct__attrs *a) { \
-        int64_t H = a->v[8], W = a->v[9], OH = a->v[10], OW = a->v[11];                            \
-        if (op == CT__NNOP(MAX_POOL2D_BACKWARD) && os_w == 1 && os_h == W) {                          \
-            /* a dense plane: the flat index is the offset (no division per element) */            \
-            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
-                const int64_t *ir = ind + oh * ind_h;                                              \
-                const T *gr = in + oh * is_h;                                                      \
-                for (int64_t ow = 0; ow < OW; ow++) {                                              \
-                    int64_t k = ir[ow * ind_w];                                                    \
-                    if ((uint64_t)k < (uint64_t)(H * W)) out[k] += gr[ow * is_w];                  \
-                }                                                                                  \
-            }                                                                                      \
-        } else if (op == CT__NNOP(MAX_POOL2D_BACKWARD)) {                                             \
-            for (int64_t oh = 0; oh < OH; oh++)                                                    \
-                for (int64_t ow = 0; ow < OW; ow++) {                                              \
-                    int64_t k = ind[oh * ind_h + ow * ind_w];                                      \
-                    if (k >= 0 && k < H * W) out[(k / W) * os_h + (k % W) * os_w] += in[oh * is_h + ow * is_w]; \
-                }                                                                                  \
-        } else if (op == CT__NNOP(AVG_POOL2D) || op == CT__NNOP(AVG_POOL2D_BACKWARD)) {                  \
-            int fw = op == CT__NNOP(AVG_POOL2D);                                                      \
-            for (int64_t oh = 0; oh < OH; oh++)                                                    \
-                for (int64_t ow = 0; ow < OW; ow++) {                                              \
-                    int64_t h0, h1, w0, w1;                                                        \
-                    T div = ct__avg_window_##SUF(a, oh, ow, &h0, &h1, &w0, &w1);                   \
-                    if (fw) {                                                                      \
-                        T s = 0;                                                                   \
-                        for (int64_t ih = h0; ih < h1; ih++)                                       \
-                            for (int64_t iw = w0; iw < w1; iw++) s += in[ih * is_h + iw * is_w];   \
-                        out[oh * os_h + ow * os_w] = h0 < h1 && w0 < w1 ? s / div : (T)0;          \
-                    } else {                                                                       \
-                        T gv = in[oh * is_h + ow * is_w] / div;                                    \
-                        for (int64_t ih = h0; ih < h1; ih++)                                       \
-                            for (int64_t iw = w0; iw < w1; iw++) out[ih * os_h + iw * os_w] += gv; \
-                    }                                                                              \
-                }                                                                                  \
-        } else {                                                                                   \
-            int fw = op == CT__NNOP(ADAPTIVE_AVG_POOL2D);                                             \
-            for (int64_t oh = 0; oh < OH; oh++) {                                                  \
-                int64_t h0 = ct__adapt_start(oh, H, OH), h1 = ct__adapt_end(oh, H, OH);            \
-                for (int64_t ow = 0; ow < OW; ow++) {                                              \
-                    int64_t w0 = ct__adapt_start(ow, W, OW), w1 = ct__adapt_end(ow, W, OW);        \
-                    T div = (T)((h1 - h0) * (w1 - w0));                                            \
-                    if (fw) {                                                                      \
-                        T s = 0;                                                                   \
-                        for (int64_t ih = h0; ih < h1; ih++)                                       \
-                            for (int64_t iw = w0; iw < w1; iw++) s += in[ih * is_h + iw * is_w];   \
-                        out[oh * os_h + ow * os_w] = s / div;                                      \
-                    } else {                                                                       \
-                        T gv = in[oh * is_h + ow * is_w] / div;                                    \
-                        for (int64_t ih = h0; ih < h1; ih++)                                       \
-                            for (int64_t iw = w0; iw < w1; iw++) out[ih * os_h + iw * os_w] += gv; \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    static void ct__pool_run_##SUF(ct__call *c) {                                                  \
-        const ct_tensor *x = c->in[0], *ix = c->nin > 1 ? c->in[1] : NULL;                        \
-        ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;                            \
-        int64_t N = x->shape[0], C = x->shape[1], P = N * C, p;                                    \
-        const T *xp = (const T *)ct__ptr(x);                                                       \
-        const int64_t *ixp = ix ? (const int64_t *)ct__ptr(ix) : NULL;                             \
-        T *yp = (T *)ct__ptr(y);                                                                   \
-        int64_t *yip = yi ? (int64_t *)ct__ptr(yi) : NULL;                                         \
-        int op = c->op;                                                                            \
-        const ct__attrs *a = c->a;                                                                 \
-        if (op != CT__NNOP(MAX_POOL2D) && op != CT__NNOP(AVG_POOL2D) && op != CT__NNOP(ADAPTIVE_AVG_POOL2D)) \
-            memset(yp, 0, sizeof(T) * (size_t)ct_numel(y)); /* dense output: accumulate into zeros */ \
-        CT__POOL_PARFOR                                                                            \
-        for (p = 0; p < P; p++) {                                                                  \
-            int64_t n = p / C, ch = p % C;                                                         \
-            const T *xs = xp + n * x->strides[0] + ch * x->strides[1];                             \
-            T *ys = yp + n * y->strides[0] + ch * y->strides[1];                                   \
-            if (op == CT__NNOP(MAX_POOL2D))                                                           \
-                ct__maxpool_plane_##SUF(xs, x->strides[2], x->strides[3], ys,                      \
-                                        yip + n * yi->strides[0] + ch * yi->strides[1], y->strides[2], y->strides[3], a); \
-            else                                                                                   \
-                ct__pool_plane_##SUF(op, xs, x->strides[2], x->strides[3],                         \
-                                     ixp ? ixp + n * ix->strides[0] + ch * ix->strides[1] : NULL,  \
-                                     ix ? ix->strides[2] : 0, ix ? ix->strides[3] : 0, ys, y->strides[2], y->strides[3], a); \
-        }                                                                                          \
+/* The window of output (oh, ow) clipped to the input, [h0, h1) x [w0, w1), and its
+   divisor: adaptive_avg_pool2d's windows, or avg_pool2d's with PyTorch's rules (the
+   window's size within the padded input, or the clipped size without
+   count_include_pad, or divisor_override) */
+CT__INLINE int64_t ct__pool_window(const ct__pgeo *g, int adaptive, int64_t oh, int64_t ow, int64_t *h0, int64_t *h1, int64_t *w0,
+                                   int64_t *w1) {
+    if (adaptive) {
+        *h0 = ct__adapt_start(oh, g->H, g->OH); *h1 = ct__adapt_end(oh, g->H, g->OH);
+        *w0 = ct__adapt_start(ow, g->W, g->OW); *w1 = ct__adapt_end(ow, g->W, g->OW);
+        return (*h1 - *h0) * (*w1 - *w0);
     }
+    int64_t hs = oh * g->sh - g->ph, ws = ow * g->sw - g->pw;
+    int64_t he = CT__MIN(hs + g->kh, g->H + g->ph), we = CT__MIN(ws + g->kw, g->W + g->pw);
+    int64_t pool = (he - hs) * (we - ws);
+    *h0 = CT__MAX(hs, 0); *w0 = CT__MAX(ws, 0); *h1 = CT__MIN(he, g->H); *w1 = CT__MIN(we, g->W);
+    if (g->divisor) return g->divisor;
+    return g->count_include_pad ? pool : (*h1 - *h0) * (*w1 - *w0);
+}
+
+/* max_pool2d over one (n, c) plane: y and ind (OH x OW, strides yh, yw) from x (H x W,
+   strides xh, xw); ind is h * W + w. PyTorch's rule: a later NaN or a strictly larger
+   value wins; a window with no element inside the input gives -inf. */
+CT__INLINE void ct__maxpool_plane(ct_dtype dt, void *y, int64_t *ind, int64_t yh, int64_t yw, const void *x, int64_t xh, int64_t xw,
+                                  const ct__pgeo *g) {
+    const int64_t kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw, ph = g->ph, pw = g->pw, dh = g->dh, dw = g->dw;
+    const int64_t H = g->H, W = g->W, OH = g->OH, OW = g->OW;
+    int64_t fh = 0, fw = 0;
+    if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && xw == 1 && yw == 1) {
+        /* 2x2, stride 2: the windows [0, fh) x [0, fw) that lie inside the input (all
+           but ceil_mode's partial last row and column) */
+        fh = CT__MIN(OH, H / 2);
+        fw = CT__MIN(OW, W / 2);
+        CT__NN_AS(dt, {
+            for (int64_t oh = 0; oh < fh; oh++) {
+                const T *r0 = (const T *)x + 2 * oh * xh, *r1 = r0 + xh;
+                T *yr = (T *)y + oh * yh;
+                int64_t *ir = ind + oh * yh, base = 2 * oh * W;
+                for (int64_t ow = 0; ow < fw; ow++) {
+                    /* selects, not branches: which element wins is data (a coin toss for the predictor) */
+                    const T *p0 = r0 + 2 * ow, *p1 = r1 + 2 * ow;
+                    int64_t i0 = base + 2 * ow, mi = i0;
+                    T m = p0[0], v;
+                    int c;
+                    v = p0[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + 1 : mi;
+                    v = p1[0]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W : mi;
+                    v = p1[1]; c = (v > m) | (v != v); m = c ? v : m; mi = c ? i0 + W + 1 : mi;
+                    yr[ow] = m;
+                    ir[ow] = mi;
+                }
+            }
+        });
+    }
+    /* the other windows, clipped to the input */
+    CT__NN_AS(dt, {
+        const T *xp = (const T *)x;
+        for (int64_t oh = 0; oh < OH; oh++) {
+            int64_t h0 = oh * sh - ph, h1 = CT__MIN(h0 + (kh - 1) * dh + 1, H);
+            while (h0 < 0) h0 += dh;
+            for (int64_t ow = oh < fh ? fw : 0; ow < OW; ow++) {
+                int64_t w0 = ow * sw - pw, w1 = CT__MIN(w0 + (kw - 1) * dw + 1, W);
+                while (w0 < 0) w0 += dw;
+                int64_t mi = h0 * W + w0;
+                T m = (T)-INFINITY;
+                for (int64_t ih = h0; ih < h1; ih += dh)
+                    for (int64_t iw = w0; iw < w1; iw += dw) {
+                        T v = xp[ih * xh + iw * xw];
+                        if (v > m || v != v) { m = v; mi = ih * W + iw; }
+                    }
+                ((T *)y)[oh * yh + ow * yw] = m;
+                ind[oh * yh + ow * yw] = mi;
+            }
+        }
+    });
+}
+/* max_pool2d's backward over one plane: dx (H x W, strides xh, xw; zeroed) += gy
+   (OH x OW, strides gh, gw) at the indices ind (strides ih_, iw_) */
+CT__INLINE void ct__maxpool_bwd_plane(ct_dtype dt, void *dx, int64_t xh, int64_t xw, const void *gy, int64_t gh, int64_t gw,
+                                      const int64_t *ind, int64_t ih_, int64_t iw_, const ct__pgeo *g) {
+    const int64_t W = g->W, HW = g->H * g->W, OH = g->OH, OW = g->OW;
+    CT__NN_AS(dt, {
+        T *o = (T *)dx;
+        for (int64_t oh = 0; oh < OH; oh++) {
+            const int64_t *ir = ind + oh * ih_;
+            const T *gr = (const T *)gy + oh * gh;
+            if (xw == 1 && xh == W) {   /* a dense plane: the flat index is the offset (no division per element) */
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    int64_t k = ir[ow * iw_];
+                    if ((uint64_t)k < (uint64_t)HW) o[k] += gr[ow * gw];
+                }
+            } else {
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    int64_t k = ir[ow * iw_];
+                    if (k >= 0 && k < HW) o[(k / W) * xh + (k % W) * xw] += gr[ow * gw];
+                }
+            }
+        }
+    });
+}
+/* avg_pool2d (adaptive: adaptive_avg_pool2d) over one plane. Forward (bwd = 0):
+   out (OH x OW, strides os_h, os_w) = the window sums of in (H x W, strides is_h,
+   is_w) over their divisors. Backward (bwd = 1): out (H x W; zeroed) += each of in
+   (OH x OW) over its divisor, spread over its window. */
+CT__INLINE void ct__avgpool_plane(ct_dtype dt, int adaptive, int bwd, void *out, int64_t os_h, int64_t os_w, const void *in, int64_t is_h,
+                                  int64_t is_w, const ct__pgeo *g) {
+    CT__NN_AS(dt, {
+        T *o = (T *)out;
+        const T *x = (const T *)in;
+        for (int64_t oh = 0; oh < g->OH; oh++)
+            for (int64_t ow = 0; ow < g->OW; ow++) {
+                int64_t h0, h1, w0, w1;
+                T div = (T)ct__pool_window(g, adaptive, oh, ow, &h0, &h1, &w0, &w1);
+                if (!bwd) {
+                    T s = 0;
+                    for (int64_t ih = h0; ih < h1; ih++) {
+                        const T *xr = x + ih * is_h;
+                        for (int64_t iw = w0; iw < w1; iw++) s += xr[iw * is_w];
+                    }
+                    o[oh * os_h + ow * os_w] = h0 < h1 && w0 < w1 ? s / div : (T)0;
+                } else {
+                    T gv = x[oh * is_h + ow * is_w] / div;
+                    for (int64_t ih = h0; ih < h1; ih++)
+                        for (int64_t iw = w0; iw < w1; iw++) o[ih * os_h + iw * os_w] += gv;
+                }
+            }
+    });
+}
+enum { CT__POOL_MAX, CT__POOL_MAX_BWD, CT__POOL_AVG, CT__POOL_AVG_BWD, CT__POOL_ADAPTIVE, CT__POOL_ADAPTIVE_BWD };
+/* One plane of a pooling op: out (and max_pool2d's indices oind, laid out as out) from
+   in (and, for its backward, the indices iind); os, is, iis: 4-D strides. The kernels
+   above are inlined here: kept out of the threaded loop's body, they compile to faster code. */
+static CT__NOINLINE void ct__pool_plane(int kind, ct_dtype dt, char *out, const int64_t *os, int64_t *oind, const char *in,
+                                        const int64_t *is, const int64_t *iind, const int64_t *iis, const ct__pgeo *g) {
+    int bwd = kind == CT__POOL_AVG_BWD || kind == CT__POOL_ADAPTIVE_BWD;
+    switch (kind) {
+    case CT__POOL_MAX: ct__maxpool_plane(dt, out, oind, os[2], os[3], in, is[2], is[3], g); break;
+    case CT__POOL_MAX_BWD: ct__maxpool_bwd_plane(dt, out, os[2], os[3], in, is[2], is[3], iind, iis[2], iis[3], g); break;
+    case CT__POOL_AVG: case CT__POOL_AVG_BWD: ct__avgpool_plane(dt, 0, bwd, out, os[2], os[3], in, is[2], is[3], g); break;
+    default: ct__avgpool_plane(dt, 1, bwd, out, os[2], os[3], in, is[2], is[3], g); break;
+    }
+}
+/* One pooling op over the N x C planes of 4-D tensors (data and strides; oind has
+   out's strides); the backward ops accumulate: their out must be zeroed. */
+static void ct__pool_run(int kind, ct_dtype dt, void *out, const int64_t *os, int64_t *oind, const void *in, const int64_t *is,
+                         const int64_t *iind, const int64_t *iis, int64_t N, int64_t C, int par, const ct__pgeo *g) {
+    const int64_t es = ct__dt[dt].size, P = N * C;
+    int64_t p;
+    (void)par;
 #ifdef CTENSOR_OPENMP
-#  define CT__POOL_PARFOR _Pragma("omp parallel for schedule(static) if (P > 1 && ct_numel(x) >= 65536 && !omp_in_parallel())")
-#else
-#  define CT__POOL_PARFOR
+#  pragma omp parallel for schedule(static) if (par && P > 1 && !omp_in_parallel())
 #endif
-CT__POOL_DEF(f32, float)
-CT__POOL_DEF(f64, double)
+    for (p = 0; p < P; p++) {
+        int64_t n = p / C, ch = p % C;
+        ct__pool_plane(kind, dt, (char *)out + es * (n * os[0] + ch * os[1]), os, oind ? oind + n * os[0] + ch * os[1] : NULL,
+                       (const char *)in + es * (n * is[0] + ch * is[1]), is, iind ? iind + n * iis[0] + ch * iis[1] : NULL, iis, g);
+    }
+}
 
 static int ct__k_pool(ct__call *c) {
-    if (ct_numel(c->out[0]) == 0) return 0;
+    const ct_tensor *x = c->in[0], *ix = c->nin > 1 ? c->in[1] : NULL;
+    ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;
+    int op = c->op - ct__nn_base;
+    int kind = op == CT__NN_MAX_POOL2D ? CT__POOL_MAX : op == CT__NN_MAX_POOL2D_BACKWARD ? CT__POOL_MAX_BWD
+             : op == CT__NN_AVG_POOL2D ? CT__POOL_AVG : op == CT__NN_AVG_POOL2D_BACKWARD ? CT__POOL_AVG_BWD
+             : op == CT__NN_ADAPTIVE_AVG_POOL2D ? CT__POOL_ADAPTIVE : CT__POOL_ADAPTIVE_BWD;
+    int bw = kind == CT__POOL_MAX_BWD || kind == CT__POOL_AVG_BWD || kind == CT__POOL_ADAPTIVE_BWD;
+    if (ct_numel(y) == 0) return 0;
     /* the plane sizes the kernels read: v[8..9] the input's (H, W), v[10..11] the pooled (OH, OW) */
-    int bw = c->op == CT__NNOP(MAX_POOL2D_BACKWARD) || c->op == CT__NNOP(AVG_POOL2D_BACKWARD) || c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD);
-    const ct_tensor *big = bw ? c->out[0] : c->in[0], *small = bw ? c->in[0] : c->out[0];
+    const ct_tensor *big = bw ? y : x, *small = bw ? x : y;
     ct__attrs a = *c->a;
-    ct__call k = *c;
     a.v[8] = big->shape[2];
     a.v[9] = big->shape[3];
     a.v[10] = small->shape[2];
     a.v[11] = small->shape[3];
-    k.a = &a;
-    if (c->in[0]->dtype == CT_FLOAT32) ct__pool_run_f32(&k);
-    else ct__pool_run_f64(&k);
+    ct__pgeo g;
+    ct__pool_geo(&a, &g);
+    if (bw) memset(ct__ptr(y), 0, ct__dt[y->dtype].size * (size_t)ct_numel(y));   /* a dense output: accumulate into zeros */
+    ct__pool_run(kind, x->dtype, ct__ptr(y), y->strides, yi ? (int64_t *)ct__ptr(yi) : NULL, ct__ptr(x), x->strides,
+                 ix ? (const int64_t *)ct__ptr(ix) : NULL, ix ? ix->strides : NULL, x->shape[0], x->shape[1], ct_numel(x) >= 65536, &g);
     return 0;
 }
 static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -2926,11 +3029,9 @@ static ct_tensor *ct__pool_entry(int avg, int dims, const ct_tensor *x, int64_t 
             if (avg) {
                 y = ct__op1(CT__NNOP(AVG_POOL2D), xb, &a);
             } else {
-                ct__call cl;
-                ct_tensor *in[1];
+                ct_tensor *in[1], *out[2];
                 in[0] = (ct_tensor *)xb;
-                ct__call_init(&cl, CT__NNOP(MAX_POOL2D), 1, in, &a);
-                if (ct__dispatch(&cl) >= 0) { y = cl.out[0]; ind = cl.out[1]; }
+                if (ct__calln(CT__NNOP(MAX_POOL2D), 1, in, &a, out) >= 0) { y = out[0]; ind = out[1]; }
             }
         }
     }
@@ -3181,19 +3282,15 @@ static ct_module *ct__pool_mod_new(int kind, int64_t k, const ct_pool_options *o
     p->ow = ow;
     return m;
 }
-CTENSOR_API ct_module *ct_nn_max_pool2d(int64_t k, int64_t stride) {
+static ct_module *ct__pool_mod_stride(int kind, int64_t k, int64_t stride) {
     ct_pool_options o;
     memset(&o, 0, sizeof o);
     o.stride = stride;
-    return ct__pool_mod_new(0, k, &o, 0, 0);
+    return ct__pool_mod_new(kind, k, &o, 0, 0);
 }
+CTENSOR_API ct_module *ct_nn_max_pool2d(int64_t k, int64_t stride) { return ct__pool_mod_stride(0, k, stride); }
 CTENSOR_API ct_module *ct_nn_max_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(0, k, o, 0, 0); }
-CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t k, int64_t stride) {
-    ct_pool_options o;
-    memset(&o, 0, sizeof o);
-    o.stride = stride;
-    return ct__pool_mod_new(1, k, &o, 0, 0);
-}
+CTENSOR_API ct_module *ct_nn_avg_pool2d(int64_t k, int64_t stride) { return ct__pool_mod_stride(1, k, stride); }
 CTENSOR_API ct_module *ct_nn_avg_pool2d_opts(int64_t k, const ct_pool_options *o) { return ct__pool_mod_new(1, k, o, 0, 0); }
 CTENSOR_API ct_module *ct_nn_adaptive_avg_pool2d(int64_t oh, int64_t ow) { return ct__pool_mod_new(2, 0, NULL, oh, ow); }
 
@@ -4706,35 +4803,6 @@ static int ct__norm_param_check(const char *name, const char *what, const ct_ten
 }
 
 /* ---- batch_norm: x seen as [N][C][S] (contiguous) or [N*S][C] (channels-last) ---- */
-static int ct__bn_is_cl(const ct_tensor *x) {
-    return x->ndim == 4 && x->shape[1] > 1 && !ct__is_contig(x) && ct_is_channels_last(x);
-}
-/* x's data in the layout the kernels read: contiguous, or channels-last when cl */
-static ct_tensor *ct__bn_layout(const ct_tensor *x, int cl) {
-    if (!cl) return ct__contig_ref(x);
-    int64_t st[4];
-    ct__cl_strides(x->shape, st);
-    if (ct__bn_is_cl(x) && x->strides[0] == st[0] && x->strides[2] == st[2]) return ct__incref((ct_tensor *)x);
-    ct_tensor *y = ct__alloc(x->dtype, 4, x->shape, st, x->device);
-    if (!y) return NULL;
-    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
-    return y;
-}
-static void ct__bn_outlike(ct__outinfo *o, const ct_tensor *x, int cl) {
-    o->kind = CT__OUT_NEW;
-    o->dtype = x->dtype;
-    o->ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
-    o->has_strides = cl;
-    if (cl) ct__cl_strides(x->shape, o->strides);
-}
-static void ct__vec_out(ct__outinfo *o, ct_dtype dt, int64_t n) {
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = dt;
-    o->ndim = 1;
-    o->shape[0] = n;
-}
 /* in: x [N, C, *], weight [C], bias [C]; out: y, save_mean [C], save_invstd [C],
    unbiased batch variance [C] (for the running stats) */
 static int ct__meta_bn(ct__call *c) {
@@ -4743,8 +4811,8 @@ static int ct__meta_bn(ct__call *c) {
     if (ct__norm_float_dtype("batch_norm", x)) return -1;
     int64_t C = x->shape[1];
     if (ct__norm_param_check("batch_norm", "weight", w, x, C) || ct__norm_param_check("batch_norm", "bias", b, x, C)) return -1;
-    ct__bn_outlike(&c->oi[0], x, ct__bn_is_cl(x));
-    for (int j = 1; j < 4; j++) ct__vec_out(&c->oi[j], x->dtype, C);
+    ct__nn_out(&c->oi[0], x->dtype, x->ndim, x->shape, ct__is_cl_input(x));
+    for (int j = 1; j < 4; j++) ct__nn_out(&c->oi[j], x->dtype, 1, &C, 0);
     c->nout = 4;
     return 0;
 }
@@ -4821,128 +4889,161 @@ static double ct__nrm_dotc_f64(const double *a, const double *b, const double *c
     return s;
 }
 static double ct__nrm_dot_f64(const double *a, const double *b, int64_t n) { double s = 0; CT__SUM4(s, n, a[k_] * b[k_]); return s; }
+/* the row sums above for float32 or float64 data (mu: a value of the dtype) */
+CT__INLINE double ct__nrm_sum(ct_dtype dt, const void *p, int64_t n) {
+    return dt == CT_FLOAT32 ? ct__nrm_sum_f32((const float *)p, n) : ct__nrm_sum_f64((const double *)p, n);
+}
+CT__INLINE double ct__nrm_sumsq(ct_dtype dt, const void *p, int64_t n, double mu) {
+    return dt == CT_FLOAT32 ? ct__nrm_sumsq_f32((const float *)p, n, (float)mu) : ct__nrm_sumsq_f64((const double *)p, n, mu);
+}
+CT__INLINE double ct__nrm_dotc(ct_dtype dt, const void *a, const void *b, const void *c, int64_t n, double mu) {
+    if (dt == CT_FLOAT32) return ct__nrm_dotc_f32((const float *)a, (const float *)b, (const float *)c, n, (float)mu);
+    return ct__nrm_dotc_f64((const double *)a, (const double *)b, (const double *)c, n, mu);
+}
+CT__INLINE double ct__nrm_dot(ct_dtype dt, const void *a, const void *b, int64_t n) {
+    return dt == CT_FLOAT32 ? ct__nrm_dot_f32((const float *)a, (const float *)b, n) : ct__nrm_dot_f64((const double *)a, (const double *)b, n);
+}
+/* scratch for the kernels below: nd doubles, then ne elements of es bytes at a 64-byte
+   boundary (whole vectors); one block to free */
+static double *ct__nrm_scratch(const char *name, int64_t nd, int64_t ne, size_t es, char **elems) {
+    double *p = (double *)CT_MALLOC(sizeof(double) * (size_t)nd + 64 + es * (size_t)ne);
+    if (!p) { ct__failed(CT_ERR_MEMORY, "%s: out of memory", name); return NULL; }
+    *elems = (char *)(p + nd) + (64 - (uintptr_t)(p + nd) % 64) % 64;
+    return p;
+}
 
-#define CT__BN_DEF(S, T)                                                                                            \
-    static int ct__bn_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *invstd, T *uvar, int64_t N,       \
-                              int64_t C, int64_t HW, int cl, double eps) {                                          \
-        int64_t M = N * HW;                                                                                         \
-        if (!cl) {                                                                                                  \
-            int ct__par = ct__rpar(M * C) && C > 1;                                                                 \
-            (void)ct__par;                                                                                          \
-            CT__RPAR_FOR                                                                                            \
-            for (int64_t c = 0; c < C; c++) {                                                                       \
-                double s = 0, q = 0;                                                                                \
-                for (int64_t n = 0; n < N; n++) s += ct__nrm_sum_##S(x + (n * C + c) * HW, HW);                        \
-                double mu = M ? s / (double)M : 0.0;                                                                \
-                T muT = (T)mu;                                                                                      \
-                for (int64_t n = 0; n < N; n++) q += ct__nrm_sumsq_##S(x + (n * C + c) * HW, HW, muT);                  \
-                q -= (double)M * ((double)muT - mu) * ((double)muT - mu);  /* centered on the rounded mean */        \
-                double is = 1.0 / sqrt((M ? q / (double)M : 0.0) + eps);                                            \
-                mean[c] = muT;                                                                                      \
-                invstd[c] = (T)is;                                                                                  \
-                uvar[c] = (T)(M > 1 ? q / (double)(M - 1) : NAN);                                                   \
-                T al = (T)(is * (double)w[c]), be = (T)((double)b[c] - mu * is * (double)w[c]);                     \
-                for (int64_t n = 0; n < N; n++) {                                                                   \
-                    const T *p = x + (n * C + c) * HW;                                                              \
-                    T *q2 = y + (n * C + c) * HW;                                                                   \
-                    for (int64_t i = 0; i < HW; i++) q2[i] = p[i] * al + be;                                        \
-                }                                                                                                   \
-            }                                                                                                       \
-            return 0;                                                                                               \
-        }                                                                                                           \
-        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * C + 1));                                    \
-        T *al = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * C + 1));                                                     \
-        if (!acc || !al) {                                                                                          \
-            CT_FREE(acc);                                                                                           \
-            CT_FREE(al);                                                                                            \
-            return ct__failed(CT_ERR_MEMORY, "batch_norm: out of memory");                                          \
-        }                                                                                                           \
-        double *sq = acc + C;                                                                                       \
-        T *be = al + C;                                                                                             \
-        for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;                                                             \
-        for (int64_t r = 0; r < M; r++)                                                                             \
-            for (int64_t c = 0; c < C; c++) acc[c] += (double)x[r * C + c];                                         \
-        for (int64_t c = 0; c < C; c++) acc[c] = M ? acc[c] / (double)M : 0.0;                                      \
-        for (int64_t r = 0; r < M; r++)                                                                             \
-            for (int64_t c = 0; c < C; c++) {                                                                       \
-                double d = (double)x[r * C + c] - acc[c];                                                           \
-                sq[c] += d * d;                                                                                     \
-            }                                                                                                       \
-        for (int64_t c = 0; c < C; c++) {                                                                           \
-            double is = 1.0 / sqrt((M ? sq[c] / (double)M : 0.0) + eps);                                            \
-            mean[c] = (T)acc[c];                                                                                    \
-            invstd[c] = (T)is;                                                                                      \
-            uvar[c] = (T)(M > 1 ? sq[c] / (double)(M - 1) : NAN);                                                   \
-            al[c] = (T)(is * (double)w[c]);                                                                         \
-            be[c] = (T)((double)b[c] - acc[c] * is * (double)w[c]);                                                 \
-        }                                                                                                           \
-        for (int64_t r = 0; r < M; r++)                                                                             \
-            for (int64_t c = 0; c < C; c++) y[r * C + c] = x[r * C + c] * al[c] + be[c];                            \
-        CT_FREE(acc);                                                                                               \
-        CT_FREE(al);                                                                                                \
-        return 0;                                                                                                   \
-    }                                                                                                               \
-    /* gx = (gy - mean(gy) - (x - mu) * invstd^2 * mean(gy * (x - mu))) * invstd * w */                           \
-    static int ct__bn_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *invstd, T *gx, T *gw,     \
-                              T *gb, int64_t N, int64_t C, int64_t HW, int cl) {                                     \
-        int64_t M = N * HW;                                                                                         \
-        if (!cl) {                                                                                                  \
-            int ct__par = ct__rpar(M * C) && C > 1;                                                                 \
-            (void)ct__par;                                                                                          \
-            CT__RPAR_FOR                                                                                            \
-            for (int64_t c = 0; c < C; c++) {                                                                       \
-                double sg = 0, dot = 0, mu = (double)mean[c], is = (double)invstd[c];                               \
-                T muT = mean[c];                                                                                    \
-                for (int64_t n = 0; n < N; n++) {                                                                   \
-                    const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
-                    sg += ct__nrm_sum_##S(g, HW);                                                                       \
-                    dot += ct__nrm_dotc_##S(g, p, NULL, HW, muT);                                                       \
-                }                                                                                                   \
-                dot += sg * ((double)muT - mu);                                                                     \
-                gw[c] = (T)(dot * is);                                                                              \
-                gb[c] = (T)sg;                                                                                      \
-                double sc = is * (double)w[c];                                                                      \
-                T A = (T)sc, B = (T)(-dot * is * is / (double)M * sc), D = (T)(-sg / (double)M * sc);               \
-                for (int64_t n = 0; n < N; n++) {                                                                   \
-                    const T *g = gy + (n * C + c) * HW, *p = x + (n * C + c) * HW;                                  \
-                    T *o = gx + (n * C + c) * HW;                                                                   \
-                    for (int64_t i = 0; i < HW; i++) o[i] = A * g[i] + B * (p[i] - muT) + D;                        \
-                }                                                                                                   \
-            }                                                                                                       \
-            return 0;                                                                                               \
-        }                                                                                                           \
-        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * C + 1));                                    \
-        T *co = (T *)CT_MALLOC(sizeof(T) * (size_t)(3 * C + 1));                                                     \
-        if (!acc || !co) {                                                                                          \
-            CT_FREE(acc);                                                                                           \
-            CT_FREE(co);                                                                                            \
-            return ct__failed(CT_ERR_MEMORY, "batch_norm_backward: out of memory");                                 \
-        }                                                                                                           \
-        double *dt = acc + C;                                                                                       \
-        for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;                                                             \
-        for (int64_t r = 0; r < M; r++)                                                                             \
-            for (int64_t c = 0; c < C; c++) {                                                                       \
-                double g = (double)gy[r * C + c];                                                                   \
-                acc[c] += g;                                                                                        \
-                dt[c] += g * ((double)x[r * C + c] - (double)mean[c]);                                              \
-            }                                                                                                       \
-        for (int64_t c = 0; c < C; c++) {                                                                           \
-            double is = (double)invstd[c], sc = is * (double)w[c];                                                  \
-            gw[c] = (T)(dt[c] * is);                                                                                \
-            gb[c] = (T)acc[c];                                                                                      \
-            co[c] = (T)sc;                                                                                          \
-            co[C + c] = (T)(-dt[c] * is * is / (double)M * sc);                                                     \
-            co[2 * C + c] = (T)(-acc[c] / (double)M * sc);                                                          \
-        }                                                                                                           \
-        for (int64_t r = 0; r < M; r++)                                                                             \
-            for (int64_t c = 0; c < C; c++)                                                                         \
-                gx[r * C + c] = co[c] * gy[r * C + c] + co[C + c] * (x[r * C + c] - mean[c]) + co[2 * C + c];       \
-        CT_FREE(acc);                                                                                               \
-        CT_FREE(co);                                                                                                \
-        return 0;                                                                                                   \
+/* batch_norm's training forward. x, y: [N][C][HW], or [N*HW][C] when cl; out: y,
+   mean, invstd and the unbiased variance (per channel). */
+static int ct__bn_fwd(ct_dtype dt, void *y_, void *mean, void *invstd, void *uvar, const void *x_, const void *w, const void *b,
+                      int64_t N, int64_t C, int64_t HW, int cl, double eps) {
+    const int64_t es = ct__dt[dt].size, M = N * HW;
+    char *y = (char *)y_;
+    const char *x = (const char *)x_;
+    if (!cl) {
+        int ct__par = ct__rpar(M * C) && C > 1;
+        (void)ct__par;
+        CT__RPAR_FOR
+        for (int64_t c = 0; c < C; c++) {
+            double s = 0, q = 0;
+            for (int64_t n = 0; n < N; n++) s += ct__nrm_sum(dt, x + es * (n * C + c) * HW, HW);
+            double mu = M ? s / (double)M : 0.0, muT = ct__nn_round(dt, mu);
+            for (int64_t n = 0; n < N; n++) q += ct__nrm_sumsq(dt, x + es * (n * C + c) * HW, HW, muT);
+            q -= (double)M * (muT - mu) * (muT - mu);   /* centered on the rounded mean */
+            double is = 1.0 / sqrt((M ? q / (double)M : 0.0) + eps), wc = ct__nn_ld(dt, w, c);
+            ct__nn_st(dt, mean, c, muT);
+            ct__nn_st(dt, invstd, c, is);
+            ct__nn_st(dt, uvar, c, M > 1 ? q / (double)(M - 1) : NAN);
+            double al = is * wc, be = ct__nn_ld(dt, b, c) - mu * is * wc;
+            CT__NN_AS(dt, {
+                T A = (T)al, B = (T)be;
+                for (int64_t n = 0; n < N; n++) {
+                    const T *p = (const T *)x + (n * C + c) * HW;
+                    T *yr = (T *)y + (n * C + c) * HW;
+                    for (int64_t i = 0; i < HW; i++) yr[i] = p[i] * A + B;
+                }
+            });
+        }
+        return 0;
     }
-CT__BN_DEF(f32, float)
-CT__BN_DEF(f64, double)
+    char *al;
+    double *acc = ct__nrm_scratch("batch_norm", 2 * C, 2 * C, (size_t)es, &al);
+    if (!acc) return -1;
+    double *sq = acc + C;
+    char *be = al + es * C;
+    for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;
+    CT__NN_AS(dt, {
+        const T *xp = (const T *)x;
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t c = 0; c < C; c++) acc[c] += (double)xp[r * C + c];
+        for (int64_t c = 0; c < C; c++) acc[c] = M ? acc[c] / (double)M : 0.0;
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t c = 0; c < C; c++) {
+                double d = (double)xp[r * C + c] - acc[c];
+                sq[c] += d * d;
+            }
+    });
+    for (int64_t c = 0; c < C; c++) {
+        double is = 1.0 / sqrt((M ? sq[c] / (double)M : 0.0) + eps), wc = ct__nn_ld(dt, w, c);
+        ct__nn_st(dt, mean, c, acc[c]);
+        ct__nn_st(dt, invstd, c, is);
+        ct__nn_st(dt, uvar, c, M > 1 ? sq[c] / (double)(M - 1) : NAN);
+        ct__nn_st(dt, al, c, is * wc);
+        ct__nn_st(dt, be, c, ct__nn_ld(dt, b, c) - acc[c] * is * wc);
+    }
+    CT__NN_AS(dt, {
+        const T *xp = (const T *)x, *a = (const T *)al, *bb = (const T *)be;
+        T *yp = (T *)y;
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t c = 0; c < C; c++) yp[r * C + c] = xp[r * C + c] * a[c] + bb[c];
+    });
+    CT_FREE(acc);
+    return 0;
+}
+/* batch_norm's backward (layouts as the forward's):
+   gx = (gy - mean(gy) - (x - mu) * invstd^2 * mean(gy * (x - mu))) * invstd * w */
+static int ct__bn_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy_, const void *x_, const void *w, const void *mean,
+                      const void *invstd, int64_t N, int64_t C, int64_t HW, int cl) {
+    const int64_t es = ct__dt[dt].size, M = N * HW;
+    char *gx = (char *)gx_;
+    const char *gy = (const char *)gy_, *x = (const char *)x_;
+    if (!cl) {
+        int ct__par = ct__rpar(M * C) && C > 1;
+        (void)ct__par;
+        CT__RPAR_FOR
+        for (int64_t c = 0; c < C; c++) {
+            double sg = 0, dot = 0, mu = ct__nn_ld(dt, mean, c), is = ct__nn_ld(dt, invstd, c), muT = mu;
+            for (int64_t n = 0; n < N; n++) {
+                const char *g = gy + es * (n * C + c) * HW, *p = x + es * (n * C + c) * HW;
+                sg += ct__nrm_sum(dt, g, HW);
+                dot += ct__nrm_dotc(dt, g, p, NULL, HW, muT);
+            }
+            dot += sg * (muT - mu);
+            ct__nn_st(dt, gw, c, dot * is);
+            ct__nn_st(dt, gb, c, sg);
+            double sc = is * ct__nn_ld(dt, w, c);
+            double A = sc, B = -dot * is * is / (double)M * sc, D = -sg / (double)M * sc;
+            CT__NN_AS(dt, {
+                T a = (T)A, bb = (T)B, d = (T)D, m = (T)muT;
+                for (int64_t n = 0; n < N; n++) {
+                    const T *g = (const T *)gy + (n * C + c) * HW, *p = (const T *)x + (n * C + c) * HW;
+                    T *o = (T *)gx + (n * C + c) * HW;
+                    for (int64_t i = 0; i < HW; i++) o[i] = a * g[i] + bb * (p[i] - m) + d;
+                }
+            });
+        }
+        return 0;
+    }
+    char *co;
+    double *acc = ct__nrm_scratch("batch_norm_backward", 2 * C, 3 * C, (size_t)es, &co);
+    if (!acc) return -1;
+    double *dots = acc + C;
+    for (int64_t c = 0; c < 2 * C; c++) acc[c] = 0;
+    CT__NN_AS(dt, {
+        const T *g = (const T *)gy, *xp = (const T *)x, *m = (const T *)mean;
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t c = 0; c < C; c++) {
+                double gv = (double)g[r * C + c];
+                acc[c] += gv;
+                dots[c] += gv * ((double)xp[r * C + c] - (double)m[c]);
+            }
+    });
+    for (int64_t c = 0; c < C; c++) {
+        double is = ct__nn_ld(dt, invstd, c), sc = is * ct__nn_ld(dt, w, c);
+        ct__nn_st(dt, gw, c, dots[c] * is);
+        ct__nn_st(dt, gb, c, acc[c]);
+        ct__nn_st(dt, co, c, sc);
+        ct__nn_st(dt, co, C + c, -dots[c] * is * is / (double)M * sc);
+        ct__nn_st(dt, co, 2 * C + c, -acc[c] / (double)M * sc);
+    }
+    CT__NN_AS(dt, {
+        const T *g = (const T *)gy, *xp = (const T *)x, *m = (const T *)mean, *k = (const T *)co;
+        T *o = (T *)gx;
+        for (int64_t r = 0; r < M; r++)
+            for (int64_t c = 0; c < C; c++) o[r * C + c] = k[c] * g[r * C + c] + k[C + c] * (xp[r * C + c] - m[c]) + k[2 * C + c];
+    });
+    CT_FREE(acc);
+    return 0;
+}
 
 static void ct__bn_dims(const ct_tensor *x, int64_t *N, int64_t *C, int64_t *HW) {
     *N = x->shape[0];
@@ -4951,23 +5052,14 @@ static void ct__bn_dims(const ct_tensor *x, int64_t *N, int64_t *C, int64_t *HW)
     for (int d = 2; d < x->ndim; d++) *HW *= x->shape[d];
 }
 static int ct__k_bn(ct__call *c) {
-    ct_tensor *x0 = c->in[0];
-    int cl = ct__bn_is_cl(x0), rc = -1;
-    ct_tensor *x = ct__bn_layout(x0, cl), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
-    if (x && w && b) {
-        int64_t N, C, HW;
-        ct__bn_dims(x0, &N, &C, &HW);
-        void *y = ct__ptr(c->out[0]), *m = ct__ptr(c->out[1]), *is = ct__ptr(c->out[2]), *uv = ct__ptr(c->out[3]);
-        if (x->dtype == CT_FLOAT32)
-            rc = ct__bn_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)y,
-                                (float *)m, (float *)is, (float *)uv, N, C, HW, cl, c->a->s[0]);
-        else
-            rc = ct__bn_fwd_f64((const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(b), (double *)y,
-                                (double *)m, (double *)is, (double *)uv, N, C, HW, cl, c->a->s[0]);
-    }
-    if (x) ct__decref(x);
-    if (w) ct__decref(w);
-    if (b) ct__decref(b);
+    int cl = ct__is_cl_input(c->in[0]);
+    int64_t N, C, HW;
+    ct_tensor *t[3];   /* x, w, b */
+    if (ct__nn_dense_inputs(c, 1, cl, t)) return -1;
+    ct__bn_dims(c->in[0], &N, &C, &HW);
+    int rc = ct__bn_fwd(c->in[0]->dtype, ct__ptr(c->out[0]), ct__ptr(c->out[1]), ct__ptr(c->out[2]), ct__ptr(c->out[3]), ct__ptr(t[0]),
+                        ct__ptr(t[1]), ct__ptr(t[2]), N, C, HW, cl, c->a->s[0]);
+    ct__nn_release(3, t);
     return rc;
 }
 /* in: grad_out, x, weight, save_mean, save_invstd; out: grad_x, grad_weight, grad_bias */
@@ -4979,42 +5071,29 @@ static int ct__meta_bn_bw(ct__call *c) {
     int64_t C = x->shape[1];
     for (int i = 2; i < 5; i++)
         if (ct__norm_param_check("native_batch_norm_backward", "statistics", c->in[i], x, C)) return -1;
-    ct__bn_outlike(&c->oi[0], x, ct__bn_is_cl(x));
-    ct__vec_out(&c->oi[1], x->dtype, C);
-    ct__vec_out(&c->oi[2], x->dtype, C);
+    ct__nn_out(&c->oi[0], x->dtype, x->ndim, x->shape, ct__is_cl_input(x));
+    ct__nn_out(&c->oi[1], x->dtype, 1, &C, 0);
+    ct__nn_out(&c->oi[2], x->dtype, 1, &C, 0);
     c->nout = 3;
     return 0;
 }
 static int ct__k_bn_bw(ct__call *c) {
-    ct_tensor *x0 = c->in[1];
-    int cl = ct__bn_is_cl(x0), rc = -1;
-    ct_tensor *g = ct__bn_layout(c->in[0], cl), *x = ct__bn_layout(x0, cl), *w = ct__contig_ref(c->in[2]),
-              *m = ct__contig_ref(c->in[3]), *is = ct__contig_ref(c->in[4]);
-    if (g && x && w && m && is) {
-        int64_t N, C, HW;
-        ct__bn_dims(x0, &N, &C, &HW);
-        if (x->dtype == CT_FLOAT32)
-            rc = ct__bn_bwd_f32((const float *)ct__ptr(g), (const float *)ct__ptr(x), (const float *)ct__ptr(w),
-                                (const float *)ct__ptr(m), (const float *)ct__ptr(is), (float *)ct__ptr(c->out[0]),
-                                (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), N, C, HW, cl);
-        else
-            rc = ct__bn_bwd_f64((const double *)ct__ptr(g), (const double *)ct__ptr(x), (const double *)ct__ptr(w),
-                                (const double *)ct__ptr(m), (const double *)ct__ptr(is), (double *)ct__ptr(c->out[0]),
-                                (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), N, C, HW, cl);
-    }
-    if (g) ct__decref(g);
-    if (x) ct__decref(x);
-    if (w) ct__decref(w);
-    if (m) ct__decref(m);
-    if (is) ct__decref(is);
+    int cl = ct__is_cl_input(c->in[1]);
+    int64_t N, C, HW;
+    ct_tensor *t[5];   /* gy, x, w, mean, invstd */
+    if (ct__nn_dense_inputs(c, 2, cl, t)) return -1;
+    ct__bn_dims(c->in[1], &N, &C, &HW);
+    int rc = ct__bn_bwd(c->in[1]->dtype, ct__ptr(c->out[0]), ct__ptr(c->out[1]), ct__ptr(c->out[2]), ct__ptr(t[0]), ct__ptr(t[1]),
+                        ct__ptr(t[2]), ct__ptr(t[3]), ct__ptr(t[4]), N, C, HW, cl);
+    ct__nn_release(5, t);
     return rc;
 }
 /* Gradients of a normalization written with public ops, statistics recomputed
    from x so that they are differentiated too (double backward).
    xhat = (x - mean) * rsqrt(var + eps) over `dims`; y = xhat * w + b.
-   wv: the weight broadcast against x. */
+   wv: the weight broadcast against x. Out: gx, and gy * xhat (summed, the weight's gradient). */
 static int ct__norm_grads_composite(const ct_tensor *x, const ct_tensor *wv, const ct_tensor *gy, int nd, const int64_t *dims,
-                                    double eps, ct_tensor **gx, ct_tensor **gxhat_w, ct_tensor **gy_sum) {
+                                    double eps, ct_tensor **gx, ct_tensor **gxhat_w) {
     ct_tensor *mean = ct_mean_dims(x, nd, dims, 1);
     ct_tensor *xc = ct_sub(x, mean);
     ct_tensor *rs = ct_rsqrt(ct_add_scalar(ct_mean_dims(ct_mul(xc, xc), nd, dims, 1), eps));
@@ -5022,8 +5101,19 @@ static int ct__norm_grads_composite(const ct_tensor *x, const ct_tensor *wv, con
     ct_tensor *gxh = ct_mul(gy, wv);
     *gx = ct_mul(rs, ct_sub(ct_sub(gxh, ct_mean_dims(gxh, nd, dims, 1)), ct_mul(xhat, ct_mean_dims(ct_mul(gxh, xhat), nd, dims, 1))));
     *gxhat_w = ct_mul(gy, xhat);
-    *gy_sum = (ct_tensor *)gy;
     return *gx && *gxhat_w ? 0 : -1;
+}
+/* The fused backward of batch_norm or layer_norm (op): grads of x, w, b from
+   (gy, x, w, and the forward's saved outputs 1 and 2: mean and invstd) */
+static int ct__norm_bw_fused(ct__node *n, int op, ct_tensor *gy, ct_tensor *x, ct_tensor *w, ct_tensor **gin) {
+    ct_tensor *in[5], *out[3];
+    in[0] = gy;
+    in[1] = x;
+    in[2] = w;
+    if (!(in[3] = CT__SV_OUT(n, 1)) || !(in[4] = CT__SV_OUT(n, 2))) return -1;
+    if (ct__calln(op, 5, in, &ct__attrs_none, out) < 0) return -1;
+    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? out[i] : NULL;
+    return 0;
 }
 static int ct__bw_bn(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *x = CT__SV_IN(n, 0), *w = CT__SV_IN(n, 1), *gy = gout[0];
@@ -5036,32 +5126,15 @@ static int ct__bw_bn(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
             wshape[d] = d == 1 ? C : 1;
             if (d != 1) dims[nd++] = d;
         }
-        ct_tensor *gx, *gwf, *gbf;
-        if (ct__norm_grads_composite(x, ct_reshape_n(w, x->ndim, wshape), gy, nd, dims, n->attrs.s[0], &gx, &gwf, &gbf)) return -1;
+        ct_tensor *gx, *gwf;
+        if (ct__norm_grads_composite(x, ct_reshape_n(w, x->ndim, wshape), gy, nd, dims, n->attrs.s[0], &gx, &gwf)) return -1;
         if (CT__NEEDS(n, 0)) gin[0] = gx;
         if (CT__NEEDS(n, 1) && !(gin[1] = ct_sum_dims(gwf, nd, dims, 0))) return -1;
-        if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(gbf, nd, dims, 0))) return -1;
+        if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(gy, nd, dims, 0))) return -1;
         return 0;
     }
-    ct_tensor *mean = CT__SV_OUT(n, 1), *invstd = CT__SV_OUT(n, 2);
-    if (!mean || !invstd) return -1;
-    ct_tensor *in[5];
-    in[0] = gy;
-    in[1] = x;
-    in[2] = w;
-    in[3] = mean;
-    in[4] = invstd;
-    ct__call c;
-    c.op = CT__NNOP(BATCH_NORM_BACKWARD);
-    c.nin = 5;
-    c.in = in;
-    c.a = &ct__attrs_none;
-    c.inplace = 0;
-    if (ct__dispatch(&c) < 0) return -1;
-    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? c.out[i] : NULL;
-    return 0;
+    return ct__norm_bw_fused(n, CT__NNOP(BATCH_NORM_BACKWARD), gy, x, w, gin);
 }
-
 CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean, ct_tensor *running_var,
                                      const ct_tensor *weight, const ct_tensor *bias, int training, double momentum,
                                      double eps) {
@@ -5102,23 +5175,17 @@ CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean
         ct__attrs a;
         ct__attrs_init(&a);
         a.s[0] = eps;
-        ct_tensor *in[3];
+        ct_tensor *in[3], *out[4];
         in[0] = (ct_tensor *)x;
         in[1] = w;
         in[2] = b;
-        ct__call c;
-        c.op = CT__NNOP(BATCH_NORM);
-        c.nin = 3;
-        c.in = in;
-        c.a = &a;
-        c.inplace = 0;
-        if ((w && b) && ct__dispatch(&c) >= 0) {
-            y = c.out[0];
+        if ((w && b) && ct__calln(CT__NNOP(BATCH_NORM), 3, in, &a, out) >= 0) {
+            y = out[0];
             if (running_mean || running_var) {
                 pg = ct_set_grad_enabled(0);
                 /* running = (1 - momentum) * running + momentum * batch statistic (unbiased variance) */
-                if (running_mean && !ct_add_(ct_mul_scalar_(running_mean, 1.0 - momentum), ct_mul_scalar(ct_detach(c.out[1]), momentum))) y = NULL;
-                if (running_var && !ct_add_(ct_mul_scalar_(running_var, 1.0 - momentum), ct_mul_scalar(ct_detach(c.out[3]), momentum))) y = NULL;
+                if (running_mean && !ct_add_(ct_mul_scalar_(running_mean, 1.0 - momentum), ct_mul_scalar(ct_detach(out[1]), momentum))) y = NULL;
+                if (running_var && !ct_add_(ct_mul_scalar_(running_var, 1.0 - momentum), ct_mul_scalar(ct_detach(out[3]), momentum))) y = NULL;
                 ct_set_grad_enabled(pg);
             }
         }
@@ -5141,106 +5208,105 @@ static int ct__meta_ln(ct__call *c) {
     int64_t N = 1;
     for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
     if (ct__norm_param_check("layer_norm", "weight", w, x, N) || ct__norm_param_check("layer_norm", "bias", b, x, N)) return -1;
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = x->dtype;
-    o->ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    ct__nn_out(&c->oi[0], x->dtype, x->ndim, x->shape, 0);
     int64_t M = N ? ct_numel(x) / N : 0;
     for (int d = 0; N == 0 && d < x->ndim - k; d++) M = (d ? M : 1) * x->shape[d];
-    ct__vec_out(&c->oi[1], x->dtype, M);
-    ct__vec_out(&c->oi[2], x->dtype, M);
+    ct__nn_out(&c->oi[1], x->dtype, 1, &M, 0);
+    ct__nn_out(&c->oi[2], x->dtype, 1, &M, 0);
     c->nout = 3;
     return 0;
 }
-#define CT__LN_DEF(S, T)                                                                                            \
-    static void ct__ln_fwd_##S(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, int64_t M, int64_t N,     \
-                               double eps) {                                                                        \
-        int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
-        (void)ct__par;                                                                                              \
-        CT__RPAR_FOR                                                                                                \
-        for (int64_t r = 0; r < M; r++) {                                                                           \
-            const T *p = x + r * N;                                                                                 \
-            T *q = y + r * N;                                                                                       \
-            double mu = N ? ct__nrm_sum_##S(p, N) / (double)N : 0.0;                                                    \
-            double v = ct__nrm_sumsq_##S(p, N, (T)mu) - (double)N * ((double)(T)mu - mu) * ((double)(T)mu - mu);        \
-            double rs = 1.0 / sqrt((N ? v / (double)N : 0.0) + eps);                                                \
-            mean[r] = (T)mu;                                                                                        \
-            rstd[r] = (T)rs;                                                                                        \
-            T a = (T)rs, c0 = (T)(-mu * rs);                                                                        \
-            for (int64_t j = 0; j < N; j++) q[j] = (p[j] * a + c0) * w[j] + b[j];                                   \
-        }                                                                                                           \
-    }                                                                                                               \
-    static void ct__ln_bwd_row_##S(const T *g, const T *p, const T *w, T muT, T rsT, T *o, int64_t N) {             \
-        double rs = (double)rsT, db = ct__nrm_dot_##S(g, w, N), ds = ct__nrm_dotc_##S(g, p, w, N, muT);             \
-        T A = (T)rs, B = (T)(-rs * rs * rs * ds / (double)N), D = (T)(-rs * db / (double)N);                        \
-        for (int64_t j = 0; j < N; j++) o[j] = A * g[j] * w[j] + B * (p[j] - muT) + D;                              \
-    }                                                                                                               \
-    static int ct__ln_bwd_##S(const T *gy, const T *x, const T *w, const T *mean, const T *rstd, T *gx, T *gw,      \
-                              T *gb, int64_t M, int64_t N) {                                                        \
-        int ct__par = ct__rpar(M * N) && M > 1;                                                                     \
-        double *acc = (double *)CT_MALLOC(sizeof(double) * (size_t)(2 * N + 1));                                    \
-        T *blk = (T *)CT_MALLOC(sizeof(T) * (size_t)(2 * N + 1));                                                    \
-        if (!acc || !blk) {                                                                                         \
-            CT_FREE(acc);                                                                                           \
-            CT_FREE(blk);                                                                                           \
-            return ct__failed(CT_ERR_MEMORY, "layer_norm_backward: out of memory");                                 \
-        }                                                                                                           \
-        for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;                                                             \
-        if (ct__par) {                                                                                              \
-            CT__RPAR_FOR                                                                                            \
-            for (int64_t r = 0; r < M; r++)                                                                         \
-                ct__ln_bwd_row_##S(gy + r * N, x + r * N, w, mean[r], rstd[r], gx + r * N, N);                      \
-        }                                                                                                           \
-        /* column sums (grad_weight, grad_bias): blocks of 32 rows in T, added up in                              \
-           double; one pass with the rows' gx when single-threaded */                                            \
-        for (int64_t r0 = 0; r0 < M; r0 += 32) {                                                                    \
-            int64_t r1 = r0 + 32 < M ? r0 + 32 : M;                                                                 \
-            for (int64_t j = 0; j < 2 * N; j++) blk[j] = 0;                                                         \
-            for (int64_t r = r0; r < r1; r++) {                                                                     \
-                const T *g = gy + r * N, *p = x + r * N;                                                            \
-                T muT = mean[r], rsT = rstd[r];                                                                     \
-                if (!ct__par) ct__ln_bwd_row_##S(g, p, w, muT, rsT, gx + r * N, N);                                 \
-                for (int64_t j = 0; j < N; j++) {                                                                   \
-                    blk[j] += g[j] * ((p[j] - muT) * rsT);                                                          \
-                    blk[N + j] += g[j];                                                                             \
-                }                                                                                                   \
-            }                                                                                                       \
-            for (int64_t j = 0; j < 2 * N; j++) acc[j] += (double)blk[j];                                           \
-        }                                                                                                           \
-        CT_FREE(blk);                                                                                               \
-        for (int64_t j = 0; j < N; j++) {                                                                           \
-            gw[j] = (T)acc[j];                                                                                      \
-            gb[j] = (T)acc[N + j];                                                                                  \
-        }                                                                                                           \
-        CT_FREE(acc);                                                                                               \
-        return 0;                                                                                                   \
+/* layer_norm's forward over M rows of N: y, mean [M], rstd [M] from x, w [N], b [N] */
+static void ct__ln_fwd(ct_dtype dt, void *y_, void *mean, void *rstd, const void *x_, const void *w, const void *b, int64_t M,
+                       int64_t N, double eps) {
+    const int64_t es = ct__dt[dt].size;
+    char *y = (char *)y_;
+    const char *x = (const char *)x_;
+    int ct__par = ct__rpar(M * N) && M > 1;
+    (void)ct__par;
+    CT__RPAR_FOR
+    for (int64_t r = 0; r < M; r++) {
+        const char *p = x + es * r * N;
+        double mu = N ? ct__nrm_sum(dt, p, N) / (double)N : 0.0, muT = ct__nn_round(dt, mu);
+        double v = ct__nrm_sumsq(dt, p, N, muT) - (double)N * (muT - mu) * (muT - mu);
+        double rs = 1.0 / sqrt((N ? v / (double)N : 0.0) + eps);
+        ct__nn_st(dt, mean, r, mu);
+        ct__nn_st(dt, rstd, r, rs);
+        double c0 = -mu * rs;
+        CT__NN_AS(dt, {
+            const T *xp = (const T *)p, *wp = (const T *)w, *bp = (const T *)b;
+            T *q = (T *)(y + es * r * N), a = (T)rs, c = (T)c0;
+            for (int64_t j = 0; j < N; j++) q[j] = (xp[j] * a + c) * wp[j] + bp[j];
+        });
     }
-CT__LN_DEF(f32, float)
-CT__LN_DEF(f64, double)
+}
+/* one row of layer_norm's input gradient (mu, rs: the row's saved mean and rstd); out
+   of line, as the column sums' loop below is faster without it */
+static CT__NOINLINE void ct__ln_bwd_row(ct_dtype dt, void *o, const void *g, const void *p, const void *w, double mu, double rs, int64_t N) {
+    double db = ct__nrm_dot(dt, g, w, N), ds = ct__nrm_dotc(dt, g, p, w, N, mu);
+    double B = -rs * rs * rs * ds / (double)N, D = -rs * db / (double)N;
+    CT__NN_AS(dt, {
+        T *op = (T *)o, a = (T)rs, b = (T)B, m = (T)mu, d = (T)D;
+        const T *gp = (const T *)g, *wp = (const T *)w, *xp = (const T *)p;
+        for (int64_t j = 0; j < N; j++) op[j] = a * gp[j] * wp[j] + b * (xp[j] - m) + d;
+    });
+}
+/* layer_norm's backward: gx, gw [N], gb [N] from gy, x, w, mean [M], rstd [M] */
+static int ct__ln_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy_, const void *x_, const void *w, const void *mean,
+                      const void *rstd, int64_t M, int64_t N) {
+    const int64_t es = ct__dt[dt].size;
+    char *gx = (char *)gx_, *blk;
+    const char *gy = (const char *)gy_, *x = (const char *)x_;
+    int ct__par = ct__rpar(M * N) && M > 1;
+    double *acc = ct__nrm_scratch("layer_norm_backward", 2 * N, 2 * N, (size_t)es, &blk);
+    if (!acc) return -1;
+    for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;
+    if (ct__par) {
+        CT__RPAR_FOR
+        for (int64_t r = 0; r < M; r++)
+            ct__ln_bwd_row(dt, gx + es * r * N, gy + es * r * N, x + es * r * N, w, ct__nn_ld(dt, mean, r), ct__nn_ld(dt, rstd, r), N);
+    }
+    /* column sums (grad_weight, grad_bias): blocks of 32 rows in the dtype, added up
+       in double; one pass with the rows' gx when single-threaded */
+    for (int64_t r0 = 0; r0 < M; r0 += 32) {
+        int64_t r1 = r0 + 32 < M ? r0 + 32 : M;
+        memset(blk, 0, (size_t)(es * 2 * N));
+        for (int64_t r = r0; r < r1; r++) {
+            double muT = ct__nn_ld(dt, mean, r), rsT = ct__nn_ld(dt, rstd, r);
+            if (!ct__par) ct__ln_bwd_row(dt, gx + es * r * N, gy + es * r * N, x + es * r * N, w, muT, rsT, N);
+            CT__NN_AS(dt, {
+                const T *g = (const T *)(gy + es * r * N), *p = (const T *)(x + es * r * N);
+                T *bk = (T *)blk, m = (T)muT, s = (T)rsT;
+                for (int64_t j = 0; j < N; j++) {
+                    bk[j] += g[j] * ((p[j] - m) * s);
+                    bk[N + j] += g[j];
+                }
+            });
+        }
+        CT__NN_AS(dt, {
+            const T *bk = (const T *)blk;
+            for (int64_t j = 0; j < 2 * N; j++) acc[j] += (double)bk[j];
+        });
+    }
+    for (int64_t j = 0; j < N; j++) {
+        ct__nn_st(dt, gw, j, acc[j]);
+        ct__nn_st(dt, gb, j, acc[N + j]);
+    }
+    CT_FREE(acc);
+    return 0;
+}
 static int64_t ct__ln_cols(const ct_tensor *x, int k) {
     int64_t N = 1;
     for (int d = x->ndim - k; d < x->ndim; d++) N *= x->shape[d];
     return N;
 }
 static int ct__k_ln(ct__call *c) {
-    ct_tensor *x = ct__contig_ref(c->in[0]), *w = ct__contig_ref(c->in[1]), *b = ct__contig_ref(c->in[2]);
-    int rc = -1;
-    if (x && w && b) {
-        int64_t N = ct__ln_cols(x, c->a->nv), M = c->out[1]->shape[0];
-        if (x->dtype == CT_FLOAT32)
-            ct__ln_fwd_f32((const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(b), (float *)ct__ptr(c->out[0]),
-                           (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
-        else
-            ct__ln_fwd_f64((const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(b), (double *)ct__ptr(c->out[0]),
-                           (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), M, N, c->a->s[0]);
-        rc = 0;
-    }
-    if (x) ct__decref(x);
-    if (w) ct__decref(w);
-    if (b) ct__decref(b);
-    return rc;
+    ct_tensor *t[3];   /* x, w, b */
+    if (ct__nn_dense_inputs(c, 0, 0, t)) return -1;
+    ct__ln_fwd(c->in[0]->dtype, ct__ptr(c->out[0]), ct__ptr(c->out[1]), ct__ptr(c->out[2]), ct__ptr(t[0]), ct__ptr(t[1]), ct__ptr(t[2]),
+               c->out[1]->shape[0], ct__ln_cols(c->in[0], c->a->nv), c->a->s[0]);
+    ct__nn_release(3, t);
+    return 0;
 }
 /* in: grad_out, x, weight, mean [M], rstd [M]; out: grad_x, grad_weight, grad_bias */
 static int ct__meta_ln_bw(ct__call *c) {
@@ -5248,41 +5314,18 @@ static int ct__meta_ln_bw(ct__call *c) {
     if (!ct_same_shape(g, x) || g->dtype != x->dtype)
         return ct__failed(CT_ERR_SHAPE, "native_layer_norm_backward: grad_out %s must match the input %s", CT__SHAPE(g), CT__SHAPE(x));
     if (ct__norm_float_dtype("native_layer_norm_backward", x)) return -1;
-    ct__outinfo *o = &c->oi[0];
-    o->kind = CT__OUT_NEW;
-    o->has_strides = 0;
-    o->dtype = x->dtype;
-    o->ndim = x->ndim;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
-    for (int j = 1; j < 3; j++) {
-        o = &c->oi[j];
-        o->kind = CT__OUT_NEW;
-        o->has_strides = 0;
-        o->dtype = x->dtype;
-        o->ndim = w->ndim;
-        for (int d = 0; d < w->ndim; d++) o->shape[d] = w->shape[d];
-    }
+    ct__nn_out(&c->oi[0], x->dtype, x->ndim, x->shape, 0);
+    ct__nn_out(&c->oi[1], x->dtype, w->ndim, w->shape, 0);
+    ct__nn_out(&c->oi[2], x->dtype, w->ndim, w->shape, 0);
     c->nout = 3;
     return 0;
 }
 static int ct__k_ln_bw(ct__call *c) {
-    ct_tensor *g = ct__contig_ref(c->in[0]), *x = ct__contig_ref(c->in[1]), *w = ct__contig_ref(c->in[2]),
-              *m = ct__contig_ref(c->in[3]), *r = ct__contig_ref(c->in[4]);
-    int rc = -1;
-    if (g && x && w && m && r) {
-        int64_t N = ct_numel(w), M = ct_numel(m);
-        if (x->dtype == CT_FLOAT32)
-            rc = ct__ln_bwd_f32((const float *)ct__ptr(g), (const float *)ct__ptr(x), (const float *)ct__ptr(w), (const float *)ct__ptr(m),
-                                (const float *)ct__ptr(r), (float *)ct__ptr(c->out[0]), (float *)ct__ptr(c->out[1]), (float *)ct__ptr(c->out[2]), M, N);
-        else
-            rc = ct__ln_bwd_f64((const double *)ct__ptr(g), (const double *)ct__ptr(x), (const double *)ct__ptr(w), (const double *)ct__ptr(m),
-                                (const double *)ct__ptr(r), (double *)ct__ptr(c->out[0]), (double *)ct__ptr(c->out[1]), (double *)ct__ptr(c->out[2]), M, N);
-    }
-    if (g) ct__decref(g);
-    if (x) ct__decref(x);
-    if (w) ct__decref(w);
-    if (m) ct__decref(m);
-    if (r) ct__decref(r);
+    ct_tensor *t[5];   /* gy, x, w, mean, rstd */
+    if (ct__nn_dense_inputs(c, 0, 0, t)) return -1;
+    int rc = ct__ln_bwd(c->in[1]->dtype, ct__ptr(c->out[0]), ct__ptr(c->out[1]), ct__ptr(c->out[2]), ct__ptr(t[0]), ct__ptr(t[1]),
+                        ct__ptr(t[2]), ct__ptr(t[3]), ct__ptr(t[4]), ct_numel(c->in[3]), ct_numel(c->in[2]));
+    ct__nn_release(5, t);
     return rc;
 }
 static int ct__bw_ln(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -5294,30 +5337,14 @@ static int ct__bw_ln(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
         int nl = x->ndim - k;
         for (int d = 0; d < k; d++) dims[d] = nl + d;
         for (int d = 0; d < nl; d++) lead[d] = d;
-        ct_tensor *gx, *gwf, *gbf;
-        if (ct__norm_grads_composite(x, ct_reshape_n(w, k, x->shape + nl), gy, k, dims, n->attrs.s[0], &gx, &gwf, &gbf)) return -1;
+        ct_tensor *gx, *gwf;
+        if (ct__norm_grads_composite(x, ct_reshape_n(w, k, x->shape + nl), gy, k, dims, n->attrs.s[0], &gx, &gwf)) return -1;
         if (CT__NEEDS(n, 0)) gin[0] = gx;
-        if (CT__NEEDS(n, 1) && !(gin[1] = nl ? ct_view_n(ct_sum_dims(gwf, nl, lead, 0), w->ndim, w->shape) : ct_view_n(gwf, w->ndim, w->shape))) return -1;
-        if (CT__NEEDS(n, 2) && !(gin[2] = nl ? ct_view_n(ct_sum_dims(gbf, nl, lead, 0), w->ndim, w->shape) : ct_view_n(gbf, w->ndim, w->shape))) return -1;
+        if (CT__NEEDS(n, 1) && !(gin[1] = ct_view_n(nl ? ct_sum_dims(gwf, nl, lead, 0) : gwf, w->ndim, w->shape))) return -1;
+        if (CT__NEEDS(n, 2) && !(gin[2] = ct_view_n(nl ? ct_sum_dims(gy, nl, lead, 0) : gy, w->ndim, w->shape))) return -1;
         return 0;
     }
-    ct_tensor *mean = CT__SV_OUT(n, 1), *rstd = CT__SV_OUT(n, 2);
-    if (!mean || !rstd) return -1;
-    ct_tensor *in[5];
-    in[0] = gy;
-    in[1] = x;
-    in[2] = w;
-    in[3] = mean;
-    in[4] = rstd;
-    ct__call c;
-    c.op = CT__NNOP(LAYER_NORM_BACKWARD);
-    c.nin = 5;
-    c.in = in;
-    c.a = &ct__attrs_none;
-    c.inplace = 0;
-    if (ct__dispatch(&c) < 0) return -1;
-    for (int i = 0; i < 3; i++) gin[i] = CT__NEEDS(n, i) ? c.out[i] : NULL;
-    return 0;
+    return ct__norm_bw_fused(n, CT__NNOP(LAYER_NORM_BACKWARD), gy, x, w, gin);
 }
 static void ct__fmt_list(char *buf, size_t cap, int n, const int64_t *v, const char *open, const char *close) {
     size_t k = (size_t)snprintf(buf, cap, "%s", open);
@@ -5360,17 +5387,11 @@ CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *n
     a.s[0] = eps;
     a.nv = n;
     for (int d = 0; d < n; d++) a.v[d] = ns[d];
-    ct_tensor *in[3];
+    ct_tensor *in[3], *out[3];
     in[0] = (ct_tensor *)x;
     in[1] = w;
     in[2] = b;
-    ct__call c;
-    c.op = CT__NNOP(LAYER_NORM);
-    c.nin = 3;
-    c.in = in;
-    c.a = &a;
-    c.inplace = 0;
-    ct_tensor *y = w && b && ct__dispatch(&c) >= 0 ? c.out[0] : NULL;
+    ct_tensor *y = w && b && ct__calln(CT__NNOP(LAYER_NORM), 3, in, &a, out) >= 0 ? out[0] : NULL;
     ct_keep(y);
     ct_scope_end(s);
     return y;

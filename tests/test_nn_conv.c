@@ -132,6 +132,60 @@ TEST(test_pool_values) {
     CHECK_VALUES(ct_max_pool1d(x1, 2, &(ct_pool_options){.ceil_mode = 1}), ((double[]){3, 5, 4}), 3, 0);
 }
 
+/* ceil_mode: windows that run past the input are clipped (the 2x2 stride-2 max
+   pool once read past the input); values from PyTorch 1.13 */
+TEST(test_pool_ceil_mode) {
+    ct_pool_options ceil = {.ceil_mode = 1};
+    for (int dt = 0; dt < 2; dt++) {
+        ct_dtype d = dt ? CT_FLOAT64 : CT_FLOAT32;
+        /* F.max_pool2d(torch.tensor([[[[-1., -2, -3]]]]), 2, 2, ceil_mode=True) */
+        ct_tensor *ind = NULL, *y = ct_max_pool2d_with_indices(ct_to(ct_reshape(V64(3, -1, -2, -3), 1, 1, 1, 3), d), 2, &ceil, &ind);
+        CHECK_VALUES(y, ((double[]){-1, -3}), 2, 0);
+        CHECK_VALUES(ind, ((double[]){0, 2}), 2, 0);
+        CHECK_VALUES(ct_max_pool1d(ct_to(ct_reshape(V64(3, -1, -2, -3), 1, 1, 3), d), 2, &ceil), ((double[]){-1, -3}), 2, 0);
+        /* 3 x 5: a partial last row and column, in both memory formats */
+        ct_tensor *x = ct_to(ct_reshape(V64(15, 5, 1, -2, 7, 0, 3, 9, 4, -1, 8, 6, 2, -5, 1, 2), 1, 1, 3, 5), d);
+        ct_tensor *xs[2] = {x, ct_to_channels_last(ct_expand(x, 1, 2, 3, 5))};
+        for (int f = 0; f < 2; f++) {
+            y = ct_max_pool2d_with_indices(xs[f], 2, &(ct_pool_options){.stride = 2, .ceil_mode = 1}, &ind);
+            CHECK_VALUES(ct_narrow(y, 1, 0, 1), ((double[]){9, 7, 8, 6, 1, 2}), 6, 0);
+            CHECK_VALUES(ct_narrow(ind, 1, 0, 1), ((double[]){6, 3, 9, 10, 13, 14}), 6, 0);
+            CHECK_VALUES(ct_narrow(ct_avg_pool2d(xs[f], 2, &ceil), 1, 0, 1), ((double[]){4.5, 2, 4, 4, -2, 2}), 6, 1e-7);
+        }
+        ct_tensor *xl = leaf(x);
+        ct_backward(ct_sum(ct_max_pool2d(xl, 2, &ceil)));
+        CHECK_VALUES(ct_grad(xl), ((double[]){0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 1}), 15, 0);
+    }
+    /* avg_pool2d's divisor with ceil_mode: the window within the padded input, or within the input */
+    CHECK_VALUES(ct_avg_pool2d(ct_reshape(ct_arange(0, 9, 1, CT_FLOAT64), 1, 1, 3, 3), 2, &ceil), ((double[]){2, 3.5, 6.5, 8}), 4, 0);
+    CHECK_VALUES(ct_avg_pool2d(ct_ones(CT_FLOAT64, 1, 1, 3, 3), 2, &(ct_pool_options){.padding = 1, .ceil_mode = 1}),
+                 ((double[]){0.25, 0.5, 0.5, 1}), 4, 0);
+    ct_pool_options p1 = {.stride = 2, .padding = 1, .ceil_mode = 1};
+    CHECK_VALUES(ct_avg_pool2d(ct_ones(CT_FLOAT64, 1, 1, 5, 5), 3, &p1),
+                 ((double[]){4. / 9, 6. / 9, 4. / 9, 6. / 9, 1, 6. / 9, 4. / 9, 6. / 9, 4. / 9}), 9, 1e-15);
+    CHECK_VALUES(ct_avg_pool2d(ct_ones(CT_FLOAT64, 1, 1, 5, 5), 3, &(ct_pool_options){.stride = 2, .padding = 1, .ceil_mode = 1, .count_exclude_pad = 1}),
+                 ((double[]){1, 1, 1, 1, 1, 1, 1, 1, 1}), 9, 1e-15);
+    ct_tensor *xa = leaf(ct_reshape(ct_arange(1, 21, 1, CT_FLOAT64), 1, 1, 4, 5));
+    ct_tensor *ya = ct_avg_pool2d(xa, 3, &p1);
+    CHECK_VALUES(ya, ((double[]){16. / 9, 11. / 3, 28. / 9, 23. / 3, 13, 29. / 3, 5.5, 9, 6.5}), 9, 1e-15);
+    ct_backward(ct_sum(ya));
+    CHECK_VALUES(ct_grad(xa), ((double[]){1. / 9, 2. / 9, 1. / 9, 2. / 9, 1. / 9, 2. / 9, 4. / 9, 2. / 9, 4. / 9, 2. / 9, 1. / 9, 2. / 9, 1. / 9,
+                                          2. / 9, 1. / 9, 5. / 18, 5. / 9, 5. / 18, 5. / 9, 5. / 18}), 20, 1e-15);
+    /* 1-d pools */
+    ct_tensor *x1 = ct_reshape(V64(5, 1, 3, 2, 5, 4), 1, 1, 5);
+    CHECK_VALUES(ct_avg_pool1d(x1, 2, &ceil), ((double[]){2, 3.5, 4}), 3, 0);
+    CHECK_VALUES(ct_avg_pool1d(x1, 3, &p1), ((double[]){4. / 3, 10. / 3, 3}), 3, 1e-15);
+    CHECK_VALUES(ct_avg_pool1d(x1, 3, &(ct_pool_options){.stride = 2, .padding = 1, .ceil_mode = 1, .count_exclude_pad = 1}),
+                 ((double[]){2, 10. / 3, 4.5}), 3, 1e-15);
+    /* adaptive windows that overlap: [0, 2) and [1, 3) of 3 rows; [0, 2), [1, 4), [3, 5) of 5 columns */
+    ct_tensor *xd = leaf(ct_reshape(ct_arange(0, 15, 1, CT_FLOAT64), 1, 1, 3, 5));
+    ct_tensor *yd = ct_adaptive_avg_pool2d(xd, 2, 3);
+    CHECK_VALUES(yd, ((double[]){3, 4.5, 6, 8, 9.5, 11}), 6, 1e-15);
+    ct_backward(ct_sum(yd));
+    CHECK_VALUES(ct_grad(xd), ((double[]){0.25, 5. / 12, 1. / 6, 5. / 12, 0.25, 0.5, 5. / 6, 1. / 3, 5. / 6, 0.5, 0.25, 5. / 12, 1. / 6, 5. / 12, 0.25}),
+                 15, 1e-15);
+}
+
 /* gradcheck / gradgradcheck functions: inputs x, w[, b] */
 typedef struct gc_case { int kind; ct_conv_options co; ct_pool_options po; int64_t k; int cl; } gc_case;
 enum { K_CONV2D, K_CONV1D, K_CONVT, K_MAXPOOL, K_AVGPOOL, K_ADAPTIVE, K_MAXPOOL1D, K_AVGPOOL1D };
@@ -265,6 +319,9 @@ TEST(test_errors) {
     CHECK_ERR(ct_conv_transpose2d(x, ct_ones(CT_FLOAT32, 3, 4, 3, 3), NULL, &(ct_conv_options){.output_padding = 1}), CT_ERR_ARG,
               "output padding must be smaller than either stride or dilation, but got output_padding_height: 1 output_padding_width: 1 "
               "stride_height: 1 stride_width: 1 dilation_height: 1 dilation_width: 1");
+    /* PyTorch: F.conv_transpose2d(torch.ones(1,1,1,1), torch.ones(1,1,1,1), padding=(1,0)); the width was printed uninitialized */
+    CHECK_ERR(ct_conv_transpose2d(ct_ones(CT_FLOAT32, 1, 1, 1, 1), ct_ones(CT_FLOAT32, 1, 1, 1, 1), NULL, &(ct_conv_options){.padding_hw = {1, 0}}),
+              CT_ERR_SHAPE, "Given input size per channel: (1 x 1). Calculated output size per channel: (-1 x 1). Output size is too small");
     CHECK_ERR(ct_conv_transpose2d(ct_ones(CT_FLOAT32, 2, 5, 8, 8), ct_ones(CT_FLOAT32, 3, 4, 3, 3), NULL, NULL), CT_ERR_SHAPE,
               "Given transposed=1, weight of size [3, 4, 3, 3], expected input[2, 5, 8, 8] to have 3 channels, but got 5 channels instead");
     CHECK_ERR(ct_max_pool2d(x, 2, &(ct_pool_options){.padding = 2}), CT_ERR_ARG,
@@ -373,6 +430,7 @@ int main(void) {
     RUN(test_conv2d_formats_and_dtypes);
     RUN(test_batch_equals_samples);
     RUN(test_pool_values);
+    RUN(test_pool_ceil_mode);
     RUN(test_gradcheck_conv);
     RUN(test_gradcheck_pool);
     RUN(test_grad_fn_names);

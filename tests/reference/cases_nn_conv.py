@@ -142,6 +142,31 @@ def pool_cases(w):
            args={"kernel_size": 2, "padding": 2}, expect_error=True)
     w.case(FAM, "err_adaptive_avg_pool2d_dim", "torch.nn.functional.adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, 2),
            [r(2, 3)], args={"output_size": 2}, expect_error=True)
+    # ceil_mode: the last windows run past the input and are clipped (the 2x2 stride-2
+    # max pool's fast path once read past the input); appended last so that the
+    # cases above keep their random draws
+    w.case(FAM, "max_pool2d_2x2_ceil_1x3", "torch.nn.functional.max_pool2d", mp(kernel_size=2, stride=2, ceil_mode=True, return_indices=True),
+           [torch.tensor([[[[-1.0, -2.0, -3.0]]]])], args={"kernel_size": 2, "stride": 2, "ceil_mode": True, "return_indices": True})
+    w.case(FAM, "max_pool2d_2x2_ceil_odd_f32", "torch.nn.functional.max_pool2d", mp(kernel_size=2, ceil_mode=True, return_indices=True),
+           [u(2, 3, 5, 7, dtype=torch.float32)], args={"kernel_size": 2, "ceil_mode": True, "return_indices": True})
+    w.case(FAM, "max_pool2d_2x2_ceil_odd_channels_last", "torch.nn.functional.max_pool2d", mp(kernel_size=2, ceil_mode=True),
+           [u(2, 3, 7, 5)], permute=[CL], args={"kernel_size": 2, "ceil_mode": True})
+    w.case(FAM, "max_pool2d_3s2_ceil_dilation", "torch.nn.functional.max_pool2d", mp(kernel_size=3, stride=2, dilation=2, padding=1, ceil_mode=True),
+           [u(1, 2, 8, 9)], args={"kernel_size": 3, "stride": 2, "dilation": 2, "padding": 1, "ceil_mode": True})
+    w.case(FAM, "avg_pool2d_2x2_ceil_odd", "torch.nn.functional.avg_pool2d", ap(kernel_size=2, ceil_mode=True),
+           [r(2, 2, 5, 7)], args={"kernel_size": 2, "ceil_mode": True})
+    w.case(FAM, "avg_pool2d_ceil_pad_include", "torch.nn.functional.avg_pool2d", ap(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+           [r(1, 2, 6, 8)], args={"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True})
+    w.case(FAM, "avg_pool2d_ceil_divisor_channels_last", "torch.nn.functional.avg_pool2d",
+           ap(kernel_size=(3, 2), stride=2, ceil_mode=True, divisor_override=4), [r(2, 3, 6, 5)], permute=[CL],
+           args={"kernel_size": [3, 2], "stride": 2, "ceil_mode": True, "divisor_override": 4})
+    w.case(FAM, "max_pool1d_ceil", "torch.nn.functional.max_pool1d", lambda x: F.max_pool1d(x, 2, ceil_mode=True),
+           [u(2, 3, 7)], args={"kernel_size": 2, "ceil_mode": True})
+    w.case(FAM, "avg_pool1d_ceil_pad_exclude", "torch.nn.functional.avg_pool1d",
+           lambda x: F.avg_pool1d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+           [r(2, 3, 8)], args={"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False})
+    w.case(FAM, "adaptive_avg_pool2d_channels_last_overlap", "torch.nn.functional.adaptive_avg_pool2d",
+           lambda x: F.adaptive_avg_pool2d(x, (3, 4)), [r(2, 3, 7, 10)], permute=[CL], args={"output_size": [3, 4]})
 
 
 def init_fixture(root):
