@@ -97,24 +97,24 @@ $(BUILD)/asan/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/asan
 	$(CC) $(BASE) $(ASAN) -c $< -o $@
 $(BUILD)/opt/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/opt
 	$(CC) $(BASE) $(OPT) $(BLAS_CFLAGS) -c $< -o $@
-$(addprefix $(BUILD)/tests/,$(SHARED_TESTS)): $(BUILD)/tests/%: tests/%.c $(BUILD)/tests/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h
+$(addprefix $(BUILD)/tests/,$(SHARED_TESTS)): $(BUILD)/tests/%: tests/%.c $(BUILD)/tests/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
 	$(CC) $(BASE) $(TESTFAST) -DCT_TEST_SHARED_IMPL $< $(BUILD)/tests/ct_impl.o -o $@ $(LIBS)
-$(addprefix $(BUILD)/asan/,$(SHARED_TESTS)): $(BUILD)/asan/%: tests/%.c $(BUILD)/asan/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h
+$(addprefix $(BUILD)/asan/,$(SHARED_TESTS)): $(BUILD)/asan/%: tests/%.c $(BUILD)/asan/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
 	$(CC) $(BASE) $(ASAN) -DCT_TEST_SHARED_IMPL $< $(BUILD)/asan/ct_impl.o -o $@ $(LIBS)
-$(addprefix $(BUILD)/opt/,$(SHARED_TESTS)): $(BUILD)/opt/%: tests/%.c $(BUILD)/opt/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h
+$(addprefix $(BUILD)/opt/,$(SHARED_TESTS)): $(BUILD)/opt/%: tests/%.c $(BUILD)/opt/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
 	$(CC) $(BASE) $(OPT) $(BLAS_CFLAGS) -DCT_TEST_SHARED_IMPL $< $(BUILD)/opt/ct_impl.o -o $@ $(BLAS_LIBS) $(LIBS)
-$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h | $(BUILD)/tests
 	$(CC) $(BASE) $(TESTFAST) $< -o $@ $(LIBS)
-$(BUILD)/asan/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h | $(BUILD)/asan
+$(BUILD)/asan/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h | $(BUILD)/asan
 	$(CC) $(BASE) $(ASAN) $< -o $@ $(LIBS)
-$(BUILD)/opt/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h | $(BUILD)/opt
+$(BUILD)/opt/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h | $(BUILD)/opt
 	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
 $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tsan
 	$(CC) $(BASE) $(TSAN) $< -o $@ -lm -lpthread
 
-$(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h $(HEADERS) | $(BUILD)/tests
+$(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/tests
 	$(CC) $(BASE) $(TESTFAST) $(CONF_SRC) -o $@ $(LIBS)
-$(BUILD)/asan/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h $(HEADERS) | $(BUILD)/asan
+$(BUILD)/asan/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/asan
 	$(CC) $(BASE) $(ASAN) $(CONF_SRC) -o $@ $(LIBS)
 
 CASES ?= tests/fixtures

@@ -2268,15 +2268,21 @@ static CT__UNUSED int64_t ct__sat_add(int64_t a, int64_t b) {
     if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
     return a + b;
 }
+static CT__UNUSED int64_t ct__sat_sub(int64_t a, int64_t b) {
+    if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
+    return a - b;
+}
 static CT__UNUSED int64_t ct__sat_mul(int64_t a, int64_t b) {
     int neg = (a < 0) != (b < 0);
     uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
     if (ua && ub > (uint64_t)INT64_MAX / ua) return neg ? INT64_MIN : INT64_MAX;
     return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
 }
+/* saturates at INT64_MAX (a broadcast of two huge views can exceed int64) */
 static int64_t ct__shape_numel(int ndim, const int64_t *shape) {
     int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
+    for (int i = 0; i < ndim; i++) n = ct__sat_mul(n, shape[i]);
     return n;
 }
 /* Checks a user shape: rank limit, no negative sizes, no overflow. */
@@ -2299,17 +2305,20 @@ static int ct__check_shape(const char *op, int ndim, const int64_t *shape) {
 /* A fresh tensor with its own storage (uninitialized), not registered in a scope.
    strides NULL: contiguous; otherwise a dense permutation (caller guarantees). */
 static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides, ct_device dev) {
+    /* saturating: a kernel's temporary shaped like a huge (expanded) input is
+       refused by ct__storage_new as too large, never given a wrapped size */
+    int64_t n = ct__shape_numel(ndim, shape);
+    ct_storage *s = ct__storage_new(ct__sat_mul(n, (int64_t)ct__dt[dt].size), dev);
+    if (!s) return NULL;
     ct_tensor *x = ct__header_new();
-    if (!x) return NULL;
-    int64_t n = 1;
-    for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n *= shape[i]; }
+    if (!x) { ct__storage_free(s); return NULL; }
+    for (int i = 0; i < ndim; i++) x->shape[i] = shape[i];
     x->ndim = ndim;
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
     else { ct__contig_strides(ndim, shape, x->strides); x->flags |= CT__F_CONTIG; }
     x->dtype = dt;
     x->device = dev;
-    x->storage = ct__storage_new(n * (int64_t)ct__dt[dt].size, dev);
-    if (!x->storage) { ct__header_free(x); return NULL; }
+    x->storage = s;
     return x;
 }
 
@@ -2508,13 +2517,14 @@ static CT__UNUSED void ct__tls_exit(ct__tls *t) {
    ========================================================================== */
 CT__INLINE int ct__wrap_dim(int dim, int ndim) { return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim; }
 /* Checks and wraps a dim; on error sets PyTorch's message and returns -1. */
-static int ct__dim(const char *op, int dim, int ndim) {
+/* dim: an int64 (attributes are), so that 2^32 is out of range, not dim 0 */
+static int ct__dim(const char *op, int64_t dim, int ndim) {
     int lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
     if (dim < lo || dim > hi) {
-        ct_set_error(CT_ERR_INDEX, "%s: Dimension out of range (expected to be in range of [%d, %d], but got %d)", op, lo, hi, dim);
+        ct_set_error(CT_ERR_INDEX, "%s: Dimension out of range (expected to be in range of [%d, %d], but got %lld)", op, lo, hi, (long long)dim);
         return -1;
     }
-    return dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim;
+    return (int)(dim < 0 ? dim + (ndim > 0 ? ndim : 1) : dim);
 }
 
 CTENSOR_API int ct_ndim(const ct_tensor *t) { return t ? t->ndim : -1; }
@@ -5781,12 +5791,12 @@ CT__INLINE int64_t ct__ipow(int64_t b, int64_t e) {
 }
 CT__INLINE double ct__round_dec(double x, int64_t d) {
     if (d >= 0) { double m = pow(10.0, (double)d); return nearbyint(x * m) / m; }
-    double m = pow(10.0, (double)-d);
+    double m = pow(10.0, -(double)d);
     return nearbyint(x / m) * m;
 }
 CT__INLINE float ct__round_decf(float x, int64_t d) {
     if (d >= 0) { float m = (float)pow(10.0, (double)d); return nearbyintf(x * m) / m; }
-    float m = (float)pow(10.0, (double)-d);
+    float m = (float)pow(10.0, -(double)d);
     return nearbyintf(x / m) * m;
 }
 CT__INLINE float ct__nan2numf(float x, double nanv, double pinf, double ninf) {
@@ -7271,7 +7281,7 @@ static int ct__infer_size(const char *op, int ndim, const int64_t *req, int64_t 
         } else if (req[d] < 0) {
             return ct__failed(CT_ERR_ARG, "%s: invalid shape dimension %lld", op, (long long)req[d]);
         } else {
-            prod *= req[d];
+            prod = ct__sat_mul(prod, req[d]);   /* [2^40, 2^40] saturates: never equal to a numel */
         }
         out[d] = req[d];
     }
@@ -7336,7 +7346,7 @@ static int ct__meta_permute(ct__call *c) {
     if (a->nv != x->ndim)
         return ct__failed(CT_ERR_ARG, "permute: number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = %d is not equal to len(dims) = %d", x->ndim, a->nv);
     for (int d = 0; d < a->nv; d++) {
-        int p = ct__dim("permute", (int)a->v[d], x->ndim);
+        int p = ct__dim("permute", a->v[d], x->ndim);
         if (p < 0) return -1;
         if (seen[p]) return ct__failed(CT_ERR_ARG, "permute: duplicate dims are not allowed.");
         seen[p] = 1;
@@ -7392,7 +7402,7 @@ static int ct__meta_slice(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
     if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
-    int dim = ct__dim("slice", (int)a->i[0], x->ndim);
+    int dim = ct__dim("slice", a->i[0], x->ndim);
     if (dim < 0) return -1;
     int64_t step = a->i[3];
     if (step <= 0) return ct__failed(CT_ERR_ARG, "slice: slice step must be positive (got %lld)", (long long)step);
@@ -7400,15 +7410,17 @@ static int ct__meta_slice(ct__call *c) {
     ct__slice_bounds(x->shape[dim], &start, &end);
     int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++) { shape[d] = x->shape[d]; st[d] = x->strides[d]; }
-    shape[dim] = (end - start + step - 1) / step;
-    st[dim] = x->strides[dim] * step;
-    ct__out_view(c, x->ndim, shape, st, x->offset + start * x->strides[dim]);
+    /* (end - start + step - 1) / step without overflow for a step near 2^63 */
+    shape[dim] = end > start ? (end - start - 1) / step + 1 : 0;
+    /* a stride for 2+ elements fits (the input spans them); one element keeps its own */
+    st[dim] = shape[dim] > 1 ? x->strides[dim] * step : x->strides[dim];
+    ct__out_view(c, x->ndim, shape, st, start < x->shape[dim] ? x->offset + start * x->strides[dim] : x->offset);
     return 0;
 }
 static int ct__meta_select(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
-    int dim = ct__dim("select", (int)c->a->i[0], x->ndim);
+    int dim = ct__dim("select", c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     int64_t idx = c->a->i[1], size = x->shape[dim];
     if (idx < -size || idx >= size)
@@ -7425,15 +7437,17 @@ static int ct__meta_select(ct__call *c) {
 static int ct__meta_diagonal(ct__call *c) {
     ct_tensor *x = c->in[0];
     if (x->ndim < 2) return ct__failed(CT_ERR_ARG, "diagonal: input must have at least 2 dimensions (got %d)", x->ndim);
-    int d1 = ct__dim("diagonal", (int)c->a->i[1], x->ndim), d2;
+    int d1 = ct__dim("diagonal", c->a->i[1], x->ndim), d2;
     if (d1 < 0) return -1;
-    d2 = ct__dim("diagonal", (int)c->a->i[2], x->ndim);
+    d2 = ct__dim("diagonal", c->a->i[2], x->ndim);
     if (d2 < 0) return -1;
     if (d1 == d2) return ct__failed(CT_ERR_ARG, "diagonal dimensions cannot be identical %d, %d", (int)c->a->i[1], (int)c->a->i[2]);
     int64_t off = c->a->i[0], len, start = x->offset;
-    if (off >= 0) { len = CT__MIN(x->shape[d1], x->shape[d2] - off); start += off * x->strides[d2]; }
-    else { len = CT__MIN(x->shape[d1] + off, x->shape[d2]); start -= off * x->strides[d1]; }
-    if (len <= 0) { len = 0; start = x->offset; }
+    /* the start only for a non-empty diagonal: then |off| is within the input */
+    len = off >= 0 ? CT__MIN(x->shape[d1], x->shape[d2] - off) : CT__MIN(x->shape[d1] + off, x->shape[d2]);
+    if (len <= 0) len = 0;
+    else if (off >= 0) start += off * x->strides[d2];
+    else start -= off * x->strides[d1];
     int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
     int n = 0;
     for (int d = 0; d < x->ndim; d++)
@@ -7450,18 +7464,24 @@ static int ct__meta_as_strided(ct__call *c) {
     int n = a->nv;
     if (n > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "as_strided: number of dimensions %d exceeds the maximum of %d", n, CT_MAX_DIMS);
     if (a->i[0] < 0) return ct__failed(CT_ERR_ARG, "as_strided: Tensor: invalid storage offset %lld", (long long)a->i[0]);
-    int64_t need = a->i[0] + 1, es = (int64_t)ct__dt[x->dtype].size;
+    /* the bytes the view reaches, saturating: sizes and strides near 2^62 must not
+       wrap around to a small number that passes the bounds check */
+    int64_t need = ct__sat_add(a->i[0], 1), es = (int64_t)ct__dt[x->dtype].size;
     int empty = 0;
     for (int d = 0; d < n; d++) {
         if (a->v[d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative size %lld", (long long)a->v[d]);
         if (a->v[n + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided: negative strides are not supported");
         if (a->v[d] == 0) empty = 1;
-        need += (a->v[d] - 1) * a->v[n + d];
+        else need = ct__sat_add(need, ct__sat_mul(a->v[d] - 1, a->v[n + d]));
     }
-    if (!empty && need * es > x->storage->nbytes)
+    need = ct__sat_mul(need, es);
+    if (!empty && need == INT64_MAX)
+        return ct__failed(CT_ERR_ARG, "as_strided: Storage size calculation overflowed with sizes=%s and strides=%s",
+                          ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + n).s);
+    if (!empty && need > x->storage->nbytes)
         return ct__failed(CT_ERR_ARG, "as_strided: setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %lld requiring a storage size of %lld are out of bounds for storage of size %lld",
                           ct__fmt_shape(n, a->v).s, ct__fmt_shape(n, a->v + n).s, (long long)a->i[0], (long long)es,
-                          (long long)(need * es), (long long)x->storage->nbytes);
+                          (long long)need, (long long)x->storage->nbytes);
     ct__out_view(c, n, a->v, a->v + n, a->i[0]);
     return 0;
 }
@@ -7482,7 +7502,7 @@ static int ct__meta_strided_scatter(ct__call *c) {
     for (int d = 0; d < a->nv; d++) {
         if (a->v[a->nv + d] < 0) return ct__failed(CT_ERR_ARG, "as_strided_scatter: negative strides are not supported");
         if (a->v[d] == 0) empty = 1;
-        need += (a->v[d] - 1) * a->v[a->nv + d];
+        else need = ct__sat_add(need, ct__sat_mul(a->v[d] - 1, a->v[a->nv + d]));   /* saturating, as as_strided */
     }
     if (!empty && (a->i[0] < 0 || need >= numel))
         return ct__failed(CT_ERR_ARG, "as_strided_scatter: the view (size %s, stride %s, storage offset %lld) does not fit in the input's %lld elements",
@@ -7768,7 +7788,7 @@ static int ct__reduce_shape(const char *op, const ct_tensor *x, const ct__attrs 
     *mask = 0;
     if (a->nv == 0) *mask = (1u << x->ndim) - 1u;
     for (int k = 0; k < a->nv; k++) {
-        int d = ct__dim(op, (int)a->v[k], x->ndim);
+        int d = ct__dim(op, a->v[k], x->ndim);
         if (d < 0) return -1;
         if (x->ndim == 0) continue;
         if (*mask & (1u << d)) return ct__failed(CT_ERR_ARG, "%s: dim %d appears multiple times in the list of dims", op, d);
@@ -9064,7 +9084,7 @@ static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, in
 static int ct__meta_softmax(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
-    if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
+    if (ct__dim(name, c->a->i[0], x->ndim) < 0) return -1;
     if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: \"softmax_kernel_impl\" not implemented for '%s'", name, CT__DTNAME(x->dtype));
     ct__out_new(c, x->dtype, x->ndim, x->shape);
     c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
@@ -9109,7 +9129,7 @@ static int ct__meta_softmax_bw(ct__call *c) {
     const char *name = ct__ops[c->op].name;
     if (!ct_same_shape(g, y)) return ct__failed(CT_ERR_SHAPE, "%s: grad_output %s and output %s must have the same shape", name, CT__SHAPE(g), CT__SHAPE(y));
     if (!CT__ISFLOAT(g->dtype) || !CT__ISFLOAT(y->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: expected floating point tensors", name);
-    if (ct__dim(name, (int)c->a->i[0], y->ndim) < 0) return -1;
+    if (ct__dim(name, c->a->i[0], y->ndim) < 0) return -1;
     ct__out_new(c, y->dtype, y->ndim, y->shape);
     c->cdt = y->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
@@ -9171,7 +9191,7 @@ static int ct__meta_scan(ct__call *c) {
     int op = c->op;
     const char *name = ct__ops[op].name;
     if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
-    if (ct__dim(name, (int)c->a->i[0], x->ndim) < 0) return -1;
+    if (ct__dim(name, c->a->i[0], x->ndim) < 0) return -1;
     ct__outinfo *o = &c->oi[0];
     o->kind = CT__OUT_NEW;
     o->has_strides = 0;
@@ -9385,7 +9405,7 @@ static int ct__meta_sort(ct__call *c) {
             return ct__failed(CT_ERR_INDEX, "median(): input tensor must not be empty when it is not of a floating point type");
         return 0;
     }
-    int d = ct__dim(name, (int)c->a->i[0], x->ndim);
+    int d = ct__dim(name, c->a->i[0], x->ndim);
     if (d < 0) return -1;
     int64_t size = x->ndim ? x->shape[d] : 1, k = c->a->i[1];
     o->ndim = x->ndim;
@@ -9945,7 +9965,7 @@ static int64_t ct__mask_count(const ct_tensor *mask, int nd, const int64_t *shap
     int64_t rep = 1, cnt = 0;
     for (int d = 0; d < nd; d++) {
         int md = d - (nd - mask->ndim);
-        if (md < 0 || mask->shape[md] == 1) rep *= shape[d];
+        if (md < 0 || mask->shape[md] == 1) rep = ct__sat_mul(rep, shape[d]);
     }
     ct__cw w;
     ct_tensor *ops[1];
@@ -9956,7 +9976,7 @@ static int64_t ct__mask_count(const ct_tensor *mask, int nd, const int64_t *shap
         const uint8_t *p = (const uint8_t *)w.p[0];
         for (int64_t j = 0; j < inner; j++) cnt += p[j * s0] != 0;
     } while (ct__cw_next(&w));
-    return cnt * rep;
+    return ct__sat_mul(cnt, rep);   /* saturated: the output's shape check refuses it */
 }
 
 /* ---- gather-style loops: out[k] = x[k + index[k] * stride] ------------------
@@ -10213,7 +10233,7 @@ static int ct__meta_index_select(ct__call *c) {
     if (idx->ndim > 1) return ct__failed(CT_ERR_INDEX, "index_select(): Index is supposed to be a vector");
     if (idx->dtype != CT_INT64 && idx->dtype != CT_INT32)
         return ct__failed(CT_ERR_DTYPE, "index_select(): Expected dtype int32 or int64 for index");
-    int dim = ct__dim("index_select", (int)c->a->i[0], x->ndim);
+    int dim = ct__dim("index_select", c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     int64_t n = ct_numel(idx);
     if (x->ndim > 0 && x->shape[dim] == 0 && n > 0)
@@ -10300,7 +10320,7 @@ static int ct__k_index_select(ct__call *c) {
 static int ct__meta_gather(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1];
     if (ct__ix_real("gather", x->dtype)) return -1;
-    int dim = ct__dim("gather", (int)c->a->i[0], x->ndim);
+    int dim = ct__dim("gather", c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "gather(): Expected dtype int64 for index");
     ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx);
@@ -10350,7 +10370,7 @@ static int ct__meta_scatter(ct__call *c) {
     const char *name = ct__ops[c->op].name;
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL;
     if (ct__ix_real(name, x->dtype)) return -1;
-    int dim = ct__dim(name, (int)c->a->i[0], x->ndim);
+    int dim = ct__dim(name, c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != x->dtype) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected self.dtype to be equal to src.dtype");
@@ -10498,7 +10518,7 @@ static int ct__meta_index_add(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->op != CT__OP_INDEX_FILL ? c->in[2] : NULL;
     const char *name = ct__ops[c->op].name;
     if (ct__ix_real(name, x->dtype)) return -1;
-    int dim = ct__dim(name, (int)c->a->i[0], x->ndim);
+    int dim = ct__dim(name, c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     int64_t n = ct_numel(idx), xs[CT_MAX_DIMS], ss[CT_MAX_DIMS];
     if (c->op == CT__OP_INDEX_ADD) {
@@ -11065,7 +11085,7 @@ static int ct__meta_cat(ct__call *c) {
             if (!ct_same_shape(t0, c->in[i]))
                 return ct__failed(CT_ERR_SHAPE, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", CT__SHAPE(t0),
                                   CT__SHAPE(c->in[i]), i);
-        dim = ct__dim("stack", (int)c->a->i[0], t0->ndim + 1);
+        dim = ct__dim("stack", c->a->i[0], t0->ndim + 1);
         if (dim < 0) return -1;
         if (t0->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "stack: the result would have more than %d dimensions", CT_MAX_DIMS);
         nd = t0->ndim + 1;
@@ -11083,7 +11103,7 @@ static int ct__meta_cat(ct__call *c) {
             ct__out_new(c, dt, 1, shape);
             return 0;
         }
-        dim = ct__dim("cat", (int)c->a->i[0], ref->ndim);
+        dim = ct__dim("cat", c->a->i[0], ref->ndim);
         if (dim < 0) return -1;
         nd = ref->ndim;
         int64_t total = 0;
@@ -11174,7 +11194,7 @@ static int ct__meta_flip(ct__call *c) {
     uint32_t seen = 0;
     if (ct__ix_real("flip", x->dtype)) return -1;
     for (int k = 0; k < a->nv; k++) {
-        int d = ct__dim("flip", (int)a->v[k], x->ndim);
+        int d = ct__dim("flip", a->v[k], x->ndim);
         if (d < 0) return -1;
         if (seen & (1u << d)) return ct__failed(CT_ERR_ARG, "flip: dim %d appears multiple times in the list of dims", d);
         seen |= 1u << d;
@@ -11246,7 +11266,7 @@ static int ct__meta_roll(ct__call *c) {
     if (ct__ix_real("roll", x->dtype)) return -1;
     if (x->ndim == 0 && a->nv > 0) return ct__failed(CT_ERR_INDEX, "roll: Dimension specified as %d but tensor has no dimensions", (int)a->v[a->nv]);
     for (int k = 0; k < a->nv; k++)
-        if (ct__dim("roll", (int)a->v[a->nv + k], x->ndim) < 0) return -1;
+        if (ct__dim("roll", a->v[a->nv + k], x->ndim) < 0) return -1;
     ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
@@ -11395,6 +11415,7 @@ static int ct__k_tri(ct__call *c) {
     int lower = c->op == CT__OP_TRIL, nd = x->ndim;
     int64_t k = c->a->i[0], R = x->shape[nd - 2], C = x->shape[nd - 1], n = ct_numel(out);
     if (n == 0) return 0;
+    k = k < -R ? -R : k > C ? C : k;   /* the same rows and columns kept, and i + k + 1 cannot overflow */
     size_t es = ct__dt[x->dtype].size;
     int64_t rows = n / C;
     int contig = ct__is_contig(x);
@@ -11424,13 +11445,14 @@ static int ct__meta_diag_embed(ct__call *c) {
     const ct__attrs *a = c->a;
     if (ct__ix_real("diag_embed", x->dtype)) return -1;
     int nd = x->ndim + 1;
+    if (x->ndim == 0) return ct__failed(CT_ERR_ARG, "diag_embed: the input must have at least 1 dimension, got a 0-d tensor");
     if (nd > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "diag_embed: the result would have more than %d dimensions", CT_MAX_DIMS);
-    int d1 = ct__dim("diag_embed", (int)a->i[1], nd), d2;
+    int d1 = ct__dim("diag_embed", a->i[1], nd), d2;
     if (d1 < 0) return -1;
-    d2 = ct__dim("diag_embed", (int)a->i[2], nd);
+    d2 = ct__dim("diag_embed", a->i[2], nd);
     if (d2 < 0) return -1;
     if (d1 == d2) return ct__failed(CT_ERR_ARG, "diag_embed: diagonal dimensions cannot be identical %d, %d", (int)a->i[1], (int)a->i[2]);
-    int64_t off = a->i[0], len = x->shape[x->ndim - 1] + (off < 0 ? -off : off), shape[CT_MAX_DIMS];
+    int64_t off = a->i[0], len = off < 0 ? ct__sat_sub(x->shape[x->ndim - 1], off) : ct__sat_add(x->shape[x->ndim - 1], off), shape[CT_MAX_DIMS];
     for (int d = 0, k = 0; d < nd; d++) shape[d] = (d == d1 || d == d2) ? len : x->shape[k++];
     ct__out_new(c, x->dtype, nd, shape);
     return 0;
@@ -11507,6 +11529,10 @@ static int ct__meta_pad(ct__call *c) {
     int64_t shape[CT_MAX_DIMS] = {0};
     const char *name = ct__ops[c->op].name;
     if (ct__ix_real("pad", x->dtype)) return -1;
+    if (a->nv % 2) return ct__failed(CT_ERR_ARG, "pad: Padding length must be divisible by 2");
+    if (k > nd) return ct__failed(CT_ERR_ARG, "pad: Padding length too large");
+    if (c->op != CT__OP_CONSTANT_PAD && (k < 1 || k > 3 || (nd != k + 1 && nd != k + 2)))
+        return ct__failed(CT_ERR_UNSUPPORTED, "pad: Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
     for (int d = 0; d < nd; d++) shape[d] = x->shape[d];
     if (c->op == CT__OP_CONSTANT_PAD) {
         for (int j = 0; j < k; j++) {
@@ -11515,8 +11541,8 @@ static int ct__meta_pad(ct__call *c) {
             /* negative pads narrow the input first (PyTorch's constant_pad_nd) */
             if (l < 0) {
                 if (cur + l < 0)
-                    return ct__failed(CT_ERR_ARG, "constant_pad_nd: start (%lld) + length (%lld) exceeds dimension size (%lld).", (long long)-l,
-                                      (long long)(cur + l), (long long)cur);
+                    return ct__failed(CT_ERR_ARG, "constant_pad_nd: start (%llu) + length (%lld) exceeds dimension size (%lld).",
+                                      (unsigned long long)0 - (unsigned long long)l, (long long)(cur + l), (long long)cur);
                 cur += l;
             }
             if (r < 0) {
@@ -11711,7 +11737,7 @@ static int ct__meta_pad_backward(ct__call *c) {
     for (int d = 0; d < g->ndim; d++) shape[d] = g->shape[d];
     for (int j = 0; j < a->nv / 2; j++) {
         int d = g->ndim - 1 - j;
-        shape[d] -= a->v[2 * j] + a->v[2 * j + 1];
+        shape[d] = ct__sat_sub(shape[d], ct__sat_add(a->v[2 * j], a->v[2 * j + 1]));
         if (shape[d] < 1) return ct__failed(CT_ERR_ARG, "pad_backward: pads (%lld, %lld) leave no input at dimension %d", (long long)a->v[2 * j], (long long)a->v[2 * j + 1], d);
     }
     ct__out_new(c, g->dtype, g->ndim, shape);
@@ -13468,7 +13494,7 @@ CTENSOR_API ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, int 
     uint32_t c1 = 0, c2 = 0;
     int w1[CT_MAX_DIMS], w2[CT_MAX_DIMS];
     for (int i = 0; i < nd; i++) {
-        int d1 = ct__dim("tensordot", (int)dims_a[i], a->ndim), d2 = ct__dim("tensordot", (int)dims_b[i], b->ndim);
+        int d1 = ct__dim("tensordot", dims_a[i], a->ndim), d2 = ct__dim("tensordot", dims_b[i], b->ndim);
         if (d1 < 0 || d2 < 0) return NULL;
         if (i >= CT_MAX_DIMS) break;   /* more dims than a tensor has: a duplicate, reported below */
         int64_t s1 = a->shape[d1], s2 = b->shape[d2];
@@ -13512,7 +13538,7 @@ CTENSOR_API ct_tensor *ct_tensordot_int(const ct_tensor *a, const ct_tensor *b, 
     if (!a || !b) { ct__null_arg("tensordot", a ? 1 : 0); return NULL; }
     if (dims < 0) return ct__fail(CT_ERR_ARG, "tensordot: tensordot expects dims >= 0, but got dims=%lld", (long long)dims);
     if (dims > CT_MAX_DIMS) {
-        (void)ct__dim("tensordot", (int)-dims, a->ndim);
+        (void)ct__dim("tensordot", -dims, a->ndim);
         return NULL;
     }
     int64_t da[CT_MAX_DIMS], db[CT_MAX_DIMS];

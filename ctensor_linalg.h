@@ -3052,7 +3052,7 @@ static int ct__la_meta_vector_norm(ct__call *c) {
     uint32_t mask = 0;
     if (a->nv == 0) mask = x->ndim ? (1u << x->ndim) - 1u : 0u;
     for (int k = 0; k < a->nv; k++) {
-        int d = ct__dim(fn, (int)a->v[k], x->ndim);
+        int d = ct__dim(fn, a->v[k], x->ndim);
         if (d < 0) return -1;
         if (x->ndim == 0) continue;
         if (mask & (1u << d)) return ct__failed(CT_ERR_ARG, "%s: dim %d appears multiple times in the list of dims", fn, d);
@@ -3168,10 +3168,10 @@ static int ct__la_meta_cross(ct__call *c) {
     if (x->dtype != y->dtype)
         return ct__failed(CT_ERR_DTYPE, "%s: expected input and other to have the same dtype, but got %s and %s", fn, CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
     if (x->dtype == CT_BOOL || !CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", fn, CT__DTNAME(x->dtype));
-    int dim = (int)a->i[0], d = ct__dim(fn, dim, x->ndim);
+    int d = ct__dim(fn, a->i[0], x->ndim);
     if (d < 0) return -1;
     if (x->ndim == 0 || x->shape[d] != 3 || y->shape[d] != 3)
-        return ct__failed(CT_ERR_SHAPE, "%s: inputs dimension %d must have length 3. Got %lld and %lld", fn, dim,
+        return ct__failed(CT_ERR_SHAPE, "%s: inputs dimension %lld must have length 3. Got %lld and %lld", fn, (long long)a->i[0],
                           (long long)(x->ndim ? x->shape[d] : 1), (long long)(y->ndim ? y->shape[d] : 1));
     int nb;
     int64_t shape[CT_MAX_DIMS];
@@ -3641,7 +3641,7 @@ CTENSOR_API ct_tensor *ct_linalg_tensorsolve(const ct_tensor *A, const ct_tensor
         uint32_t used = 0;
         int k = 0;
         for (int i = 0; i < ndims; i++) {
-            int d = ct__dim("linalg.tensorsolve", (int)dims[i], A->ndim);
+            int d = ct__dim("linalg.tensorsolve", dims[i], A->ndim);
             if (d < 0) return NULL;
             used |= 1u << d;
         }

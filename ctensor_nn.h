@@ -2019,7 +2019,9 @@ typedef struct ct__cgeo {
 } ct__cgeo;
 
 static int64_t ct__conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-    return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+    /* padded input and dilated kernel each within int64 (else -1: invalid), so no overflow */
+    int64_t padded = ct__sat_add(in, ct__sat_mul(2, p)), ext = ct__sat_add(ct__sat_mul(d, ct__sat_sub(k, 1)), 1);
+    return padded == INT64_MAX || padded < 0 || ext == INT64_MAX || ext < 1 ? -1 : (padded - ext) / s + 1;
 }
 /* dense NHWC strides of a 4-D shape */
 static void ct__cl_strides(const int64_t *shape, int64_t *st) {
@@ -2067,11 +2069,11 @@ static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
     } else if (c->op == CT__NNOP(CONV2D)) {
         g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
         g->O = w->shape[0]; g->kh = w->shape[2]; g->kw = w->shape[3];
-        if (w->shape[1] * g->G != g->C)
+        if (ct__sat_mul(w->shape[1], g->G) != g->C)
             return ct__failed(CT_ERR_SHAPE, "%s: Given groups=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
-                              nm, (long long)g->G, CT__SHAPE(w), CT__SHAPE(x), (long long)(w->shape[1] * g->G), (long long)g->C);
+                              nm, (long long)g->G, CT__SHAPE(w), CT__SHAPE(x), (long long)ct__sat_mul(w->shape[1], g->G), (long long)g->C);
     } else {
-        g->O = w->shape[0]; g->C = w->shape[1] * g->G; g->H = a->v[8]; g->W = a->v[9];
+        g->O = w->shape[0]; g->C = ct__sat_mul(w->shape[1], g->G); g->H = a->v[8]; g->W = a->v[9];
         g->kh = w->shape[2]; g->kw = w->shape[3];
         if (x->shape[1] != g->O)
             return ct__failed(CT_ERR_SHAPE, "%s: Given transposed=1, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
@@ -2083,7 +2085,8 @@ static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
     g->OW = ct__conv_out_size(g->W, g->kw, g->sw, g->pw, g->dw);
     if (g->OH <= 0 || g->OW <= 0 || g->H < 0 || g->W < 0)
         return ct__failed(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
-                          nm, (long long)(g->H + 2 * g->ph), (long long)(g->W + 2 * g->pw), (long long)(g->dh * (g->kh - 1) + 1), (long long)(g->dw * (g->kw - 1) + 1));
+                          nm, (long long)ct__sat_add(g->H, ct__sat_mul(2, g->ph)), (long long)ct__sat_add(g->W, ct__sat_mul(2, g->pw)),
+                          (long long)ct__sat_add(ct__sat_mul(g->dh, ct__sat_sub(g->kh, 1)), 1), (long long)ct__sat_add(ct__sat_mul(g->dw, ct__sat_sub(g->kw, 1)), 1));
     if (c->op == CT__NNOP(CONV_TRANSPOSE2D) && (x->shape[2] != g->OH || x->shape[3] != g->OW))
         return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the output size %lldx%lld of the forward convolution",
                           nm, CT__SHAPE(x), (long long)g->OH, (long long)g->OW);
@@ -2690,11 +2693,14 @@ CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *
    in v[8..11] (H, W, OH, OW), filled from the tensors by ct__k_pool. All outputs
    keep the input's memory format. Indices are h * W + w within each plane. */
 static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
-    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+    /* padded input and dilated window each within int64 (else 0: too small), so no overflow */
+    int64_t padded = ct__sat_add(in, ct__sat_mul(2, p)), ext = ct__sat_add(ct__sat_mul(d, k - 1), 1);
+    if (padded == INT64_MAX || ext == INT64_MAX) return 0;
+    int64_t num = ct__sat_add(padded - ext, ceil_mode ? s - 1 : 0);
     int64_t q = num / s;
     if ((num % s != 0) && ((num < 0) != (s < 0))) q--;   /* floor division */
     int64_t out = q + 1;
-    if (ceil_mode && (out - 1) * s >= in + p) out--;
+    if (ceil_mode && out > 1 && (out - 1) * s >= in + p) out--;
     return out;
 }
 static int ct__meta_pool(ct__call *c) {

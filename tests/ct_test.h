@@ -102,12 +102,18 @@ static void ct_t_quiet(ct_status code, const char *msg, void *user) { (void)code
    Replay mismatches count as failures; the pass count stays that of the test. */
 #define CT_REPLAY_FAIL(...) CT_T_REPORT(0, __VA_ARGS__)
 #include "ct_replay.h"
+/* ---- huge-size sweep (CT_TEST_HUGE=1): tests/ct_huge.h ----
+   Each failing mutated call counts as a failure; nothing counts as a pass. */
+#define CT_HUGE_FAIL(...) CT_T_REPORT(0, __VA_ARGS__)
+#include "ct_huge.h"
 static void ct_t_init(void) {
     ct_set_logger(ct_t_quiet, NULL);
     ct_replay_install();
+    ct_huge_install();
 }
 static int ct_t_summary(void) {
     if (ct_replay_calls) fprintf(stderr, "(%d op calls replayed from their attributes)\n", ct_replay_calls);
+    ct_huge_summary();
     printf("%d passed, %d failed\n", ct_t_pass, ct_t_fail);
     return ct_t_fail ? 1 : 0;
 }

@@ -82,6 +82,10 @@
 static const char *replay_dir = "";
 #define CT_REPLAY_FAIL(...) (printf("FAIL %s [replay]: ", replay_dir), printf(__VA_ARGS__), printf("\n"))
 #include "ct_replay.h"
+/* CT_TEST_HUGE=1: the first calls of each op are tried again with huge sizes
+   (tests/ct_huge.h); a failure prints a FAIL line and fails the case. */
+#define CT_HUGE_FAIL(...) (printf("FAIL %s [huge]: ", replay_dir), printf(__VA_ARGS__), printf("\n"))
+#include "ct_huge.h"
 
 static const conf_op *const conf_families[] = {
     conf_ops_elementwise, conf_ops_creation, conf_ops_reduce, conf_ops_index, conf_ops_blas,
@@ -732,7 +736,7 @@ static void run_case(const char *dir) {
     c->args = json_get(j, "args");
     if (c->args && c->args->type != JSON_OBJECT) c->args = NULL;
     int s = ct_scope_begin();
-    int complex_ok = 0, replay_before = ct_replay_failures;
+    int complex_ok = 0, replay_before = ct_replay_failures + ct_huge_failures;
     replay_dir = dir;
     const conf_op *op = c->op ? find_op(c->op, &complex_ok) : NULL;
     if (!c->op) {
@@ -742,7 +746,7 @@ static void run_case(const char *dir) {
     } else if (!op) {
         skip(r, "no handler for this op");
     } else if (run_loaded(r, op, complex_ok)) {
-        if (ct_replay_failures != replay_before) n_fail++;
+        if (ct_replay_failures + ct_huge_failures != replay_before) n_fail++;
         else {
             n_pass++;
             if (verbose) report("ok  ", dir, c->op, "");
@@ -798,6 +802,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* a case that crashes the runner still has the lines before it printed */
     ct_set_logger(quiet, NULL);
     ct_replay_install();
+    ct_huge_install();
     if (argc == 2 && !strcmp(argv[1], "--list")) {
         for (size_t f = 0; f < sizeof conf_families / sizeof conf_families[0]; f++)
             for (const conf_op *o = conf_families[f]; o->name; o++) printf("%s\n", o->name);
@@ -812,6 +817,7 @@ int main(int argc, char **argv) {
     }
     if (!ndirs && argc < 2) { fprintf(stderr, "usage: conformance [-v] DIR... | conformance --list\n"); return 2; }
     if (ct_replay_calls) fprintf(stderr, "(%d op calls replayed from their attributes)\n", ct_replay_calls);
+    ct_huge_summary();
     printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
     return n_fail ? 1 : 0;
 }
