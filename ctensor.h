@@ -2307,18 +2307,16 @@ static int ct__check_shape(const char *op, int ndim, const int64_t *shape) {
 static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides, ct_device dev) {
     /* saturating: a kernel's temporary shaped like a huge (expanded) input is
        refused by ct__storage_new as too large, never given a wrapped size */
-    int64_t n = ct__shape_numel(ndim, shape);
-    ct_storage *s = ct__storage_new(ct__sat_mul(n, (int64_t)ct__dt[dt].size), dev);
-    if (!s) return NULL;
-    ct_tensor *x = ct__header_new();
-    if (!x) { ct__storage_free(s); return NULL; }
+    ct_tensor *x = ct__header_new();   /* first: without a thread state, its error is the one to report */
+    if (!x) return NULL;
     for (int i = 0; i < ndim; i++) x->shape[i] = shape[i];
     x->ndim = ndim;
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
     else { ct__contig_strides(ndim, shape, x->strides); x->flags |= CT__F_CONTIG; }
     x->dtype = dt;
     x->device = dev;
-    x->storage = s;
+    x->storage = ct__storage_new(ct__sat_mul(ct__shape_numel(ndim, shape), (int64_t)ct__dt[dt].size), dev);
+    if (!x->storage) { ct__header_free(x); return NULL; }
     return x;
 }
 
@@ -2926,7 +2924,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPS_RANDOM(X)                                                                                          \
     X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float from=s0, float to=s1:1", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
     X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float mean=s0, float std=s1:1", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "int? from=i0?f0, int to=i1", ct__meta_inplace_self, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "int? from=i0?f0, int to=i1", ct__meta_random, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float p=s0:0.5", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
     X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float lambd=s0:1", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
@@ -3281,6 +3279,40 @@ static void ct__attr_read(const ct__attrdesc *d, const ct__attrs *a, ct_attr_val
         break;
     }
 }
+/* the number of names of an enum attribute */
+static int ct__attr_nnames(const ct__attrdesc *d) {
+    int n = 1;
+    for (int k = 0; k < d->vals_len; k++) n += d->vals[k] == '|';
+    return n;
+}
+/* Checks that the enum, dtype, device and list-length slots of `a` hold values
+   the op's schema allows (what ct_dispatch gets from a caller may be anything);
+   on a bad one sets an error naming the op, the attribute and the value. */
+static int ct__attrs_check(const char *fn, int op, const ct__attrs *a) {
+    const ct__opdef *od = ct__opdef_get(op);
+    const char *p = od->attrs;
+    ct__attrdesc d;
+    if (a->nv < 0 || a->nv > 3 * CT_MAX_DIMS)
+        return ct__failed(CT_ERR_ARG, "%s: %s: a list length of %d (at most %d)", fn, od->sname, (int)a->nv, 3 * CT_MAX_DIMS);
+    while (p && ct__attr_next(od->attrs, &p, &d) > 0) {
+        if (d.optional && d.flag >= 0 && !(a->flags & (1 << d.flag))) continue;   /* None */
+        if (d.type == CT_ATTR_ENUM) {
+            int64_t v = d.slot == 'm' ? a->mode : a->i[d.idx];
+            int n = ct__attr_nnames(&d);
+            if (v < 0 || v >= n)
+                return ct__failed(CT_ERR_ARG, "%s: %s's attribute '%s' is one of (%.*s): an index in [0, %d), got %lld", fn, od->sname, d.name,
+                                  d.vals_len, d.vals, n, (long long)v);
+        } else if (d.type == CT_ATTR_DTYPE) {
+            if ((int)a->dtype < 0 || (int)a->dtype >= CT_NUM_DTYPES)
+                return ct__failed(CT_ERR_DTYPE, "%s: %s's attribute '%s': %d is not a dtype", fn, od->sname, d.name, (int)a->dtype);
+        } else if (d.type == CT_ATTR_DEVICE) {
+            if ((int)a->device.type < 0 || (int)a->device.type >= CT_NUM_DEVICE_TYPES || a->device.index < -1)
+                return ct__failed(CT_ERR_DEVICE, "%s: %s's attribute '%s': device type %d, index %d is not a device", fn, od->sname, d.name,
+                                  (int)a->device.type, (int)a->device.index);
+        }
+    }
+    return 0;
+}
 static int ct__attr_write(const ct__attrdesc *d, ct__attrs *a, const ct_attr_value *v) {
     if (d->optional && d->flag >= 0) {
         if (v->is_none) a->flags &= ~(int32_t)(1u << d->flag);
@@ -3341,6 +3373,11 @@ CTENSOR_API ct_status ct_attrs_set(int op, ct_attrs *a, const char *name, const 
     if (!ct__op_valid(op)) { ct__bad_op("attrs_set", op); return CT_ERR_ARG; }
     if (!a || !name || !value || ct__attr_find(ct__opdef_get(op)->attrs, name, 0, &d)) {
         ct_set_error(CT_ERR_ARG, "attrs_set: %s has no attribute '%s'", ct__opdef_get(op)->sname, name ? name : "(null)");
+        return CT_ERR_ARG;
+    }
+    if (d.type == CT_ATTR_ENUM && !value->is_none && (value->i < 0 || value->i >= ct__attr_nnames(&d))) {
+        ct_set_error(CT_ERR_ARG, "attrs_set: %s's attribute '%s' is one of (%.*s): an index in [0, %d), got %lld", ct__opdef_get(op)->sname,
+                     name, d.vals_len, d.vals, ct__attr_nnames(&d), (long long)value->i);
         return CT_ERR_ARG;
     }
     if (value->type != d.type || ct__attr_write(&d, a, value)) {
@@ -4252,6 +4289,8 @@ CTENSOR_API int ct_dispatch(int op, int nin, ct_tensor *const *in, const ct_attr
     if (!a) {
         if (ct_attrs_defaults(op, &def)) return -1;
         a = &def;
+    } else if (ct__attrs_check("dispatch", op, a)) {
+        return -1;
     }
     ct__call_init(&c, op, nin, in, a);
     c.gen = g;
@@ -11503,7 +11542,7 @@ static int ct__k_one_hot(ct__call *c) {
     if (n > 0 && lo < 0) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
     else if (nc == -1) {
         for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
-        shape[x->ndim] = nc = hi + 1;
+        shape[x->ndim] = nc = ct__sat_add(hi, 1);   /* INT64_MAX + 1 saturates: the output's size check refuses it */
         rc = ct__out_alloc(c, 0, CT_INT64, x->ndim + 1, shape);
     } else if (n > 0 && hi >= nc) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
     if (!rc && ct_numel(c->out[0]) > 0) {
@@ -14149,6 +14188,12 @@ static void ct__store_int_as(void *p, ct_dtype dt, int64_t v) {
 }
 /* attrs: flags bit 0 clear: the dtype's full range (uniform_int); set:
    [i[0], i[1]) (uniform_int_from_to) */
+static int ct__meta_random(ct__call *c) {
+    if ((c->a->flags & 1) && c->a->i[0] >= c->a->i[1])
+        return ct__failed(CT_ERR_ARG, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)c->a->i[0],
+                          (long long)c->a->i[1]);
+    return ct__meta_inplace_self(c);
+}
 static int ct__k_random(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct_dtype dt = x->dtype;

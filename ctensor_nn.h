@@ -2027,8 +2027,8 @@ static int64_t ct__conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, in
 static void ct__cl_strides(const int64_t *shape, int64_t *st) {
     st[1] = 1;
     st[3] = shape[1];
-    st[2] = shape[1] * shape[3];
-    st[0] = st[2] * shape[2];
+    st[2] = ct__sat_mul(shape[1], shape[3]);   /* saturating: the dispatcher refuses a shape this large */
+    st[0] = ct__sat_mul(st[2], shape[2]);
 }
 /* channels-last data of a 4-D x: x itself (incref) when it is, else a copy */
 static ct_tensor *ct__cl_ref(const ct_tensor *x) {
@@ -2173,7 +2173,8 @@ static void ct__nn_fill(ct_dtype dt, void *d, const void *v, int64_t n) {
 
 /* [*lo, *hi): the outputs o in [0, n) whose input o * s + i0 lies in [0, len) */
 static void ct__conv_span(int64_t i0, int64_t s, int64_t len, int64_t n, int64_t *lo, int64_t *hi) {
-    int64_t a = i0 >= 0 ? 0 : (-i0 + s - 1) / s, b = len - i0 <= 0 ? 0 : (len - i0 + s - 1) / s;
+    /* ceil(m / s) as (m - 1) / s + 1: no overflow for a stride near 2^63 */
+    int64_t a = i0 >= 0 ? 0 : (-i0 - 1) / s + 1, b = len - i0 <= 0 ? 0 : (len - i0 - 1) / s + 1;
     a = CT__MIN(a, n);
     *lo = a;
     *hi = CT__MAX(a, CT__MIN(b, n));

@@ -32,6 +32,15 @@ for t in ${REPLAY_TESTS:-test_autograd test_index test_nn_norm test_optim test_r
   case " $TESTS " in *" $t "*) run_part "$t (replay)" env CT_TEST_REPLAY=1 ./$B/tests/$t ;; esac
 done
 run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures
+# Huge sizes (tests/ct_huge.h): the first calls of every op each program makes run
+# again, in a forked child under ASan+UBSan, with every int attribute, float
+# attribute and input size pushed near int64's limits; each must fail cleanly or
+# succeed in bounds (about 1 minute in all).
+run_part "conformance (huge, asan+ubsan)" env CT_TEST_HUGE=1 ./$B/asan/conformance tests/fixtures
+for t in $TESTS; do
+  case "$t" in test_threads|test_nn_pool_property) continue ;; esac
+  run_part "$t (huge, asan+ubsan)" env CT_TEST_HUGE=1 ./$B/asan/$t
+done
 run_part "compile tests" sh tests/compile/run.sh
 run_part "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then

@@ -322,6 +322,62 @@ TEST(test_print_nan) {
     CHECK_STR(buf, "tensor([       nan, 1.0000e+10])");
 }
 
+/* Sizes near int64's limits: each of these wrapped around before (found by the
+   CT_TEST_HUGE sweep, tests/ct_huge.h); now an error or the right small answer. */
+TEST(test_huge_sizes) {
+    const int64_t big = (int64_t)1 << 62;
+    ct_tensor *x = ct_arange(0, 6, 1, CT_FLOAT32);
+    ct_tensor *m = ct_reshape(x, 2, 3);
+    /* reshape: the product of the known sizes saturates, never equals a numel */
+    CHECK_ERR(ct_reshape(x, -1, (int64_t)1 << 40, (int64_t)1 << 40), CT_ERR_SHAPE, "is invalid for input of size 6");
+    /* as_strided: the bytes reached overflow int64 */
+    CHECK_ERR(ct_as_strided(x, 2, ((int64_t[]){big, 4}), ((int64_t[]){big, 1}), 0), CT_ERR_ARG, "Storage size calculation overflowed");
+    CHECK_ERR(ct_as_strided(x, 1, ((int64_t[]){2}), ((int64_t[]){(int64_t)1 << 40}), 0), CT_ERR_ARG, "out of bounds for storage");
+    /* slice: a step near 2^63 takes the first element only */
+    ct_tensor *s = ct_slice(x, 0, 1, INT64_MAX, INT64_MAX);
+    CHECK(s && ct_numel(s) == 1);
+    CHECK_VALUES(s, ((double[]){1}), 1, 0);
+    /* select / slice: a dim of 2^32 is out of range, not dim 0 */
+    ct_attrs a;
+    ct_attrs_defaults(ct_op_find("aten::select.int"), &a);
+    a.i[0] = (int64_t)1 << 32;
+    CHECK_ERR(ct_dispatch(ct_op_find("aten::select.int"), 1, &m, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_INDEX, "Dimension out of range");
+    /* diagonal: an offset of INT64_MIN is an empty diagonal */
+    ct_tensor *d = ct_diagonal(m, INT64_MIN, 0, 1);
+    CHECK(d && ct_numel(d) == 0);
+    d = ct_diagonal(m, INT64_MAX, 0, 1);
+    CHECK(d && ct_numel(d) == 0);
+    /* tril/triu with a diagonal beyond the matrix keep all or nothing */
+    CHECK_VALUES(ct_tril(m, INT64_MAX), ((double[]){0, 1, 2, 3, 4, 5}), 6, 0);
+    CHECK_VALUES(ct_tril(m, INT64_MIN), ((double[]){0, 0, 0, 0, 0, 0}), 6, 0);
+    CHECK_VALUES(ct_triu(m, INT64_MIN), ((double[]){0, 1, 2, 3, 4, 5}), 6, 0);
+    /* diag_embed: an offset near 2^63 makes a size no tensor can have; a 0-d input is refused */
+    CHECK_ERR(ct_diag_embed(x, INT64_MAX, -2, -1), CT_ERR_MEMORY, "diag_embed: numel: integer multiplication overflow");
+    CHECK_ERR(ct_diag_embed(ct_scalar_tensor(1, CT_FLOAT32), 0, -2, -1), CT_ERR_ARG, "at least 1 dimension");
+    /* pad: odd lengths, too many pads, huge pads */
+    CHECK_ERR(ct_pad(m, 3, ((int64_t[]){1, 1, 1}), "constant", 0), CT_ERR_ARG, "Padding length must be divisible by 2");
+    CHECK_ERR(ct_pad(x, 4, ((int64_t[]){1, 1, 1, 1}), "constant", 0), CT_ERR_ARG, "Padding length too large");
+    CHECK_ERR(ct_pad(x, 2, ((int64_t[]){INT64_MAX, INT64_MAX}), "constant", 0), CT_ERR_MEMORY, "is too large");
+    CHECK_ERR(ct_pad(x, 2, ((int64_t[]){INT64_MIN, 0}), "constant", 0), CT_ERR_ARG, "start (9223372036854775808)");
+    /* expand to 2^62 costs nothing; a copy of it is refused, not wrapped to a small allocation */
+    ct_tensor *e = ct_expand(ct_reshape(ct_scalar_tensor(1, CT_FLOAT32), 1), 1, big);
+    CHECK(e && ct_numel(e) == big);
+    CHECK_ERR(ct_contiguous(e), CT_ERR_MEMORY, "");
+    CHECK_ERR(ct_add(e, ct_reshape(e, big, 1)), CT_ERR_MEMORY, "add: numel: integer multiplication overflow");
+    /* one_hot of a class INT64_MAX: the class count INT64_MAX + 1 does not exist */
+    CHECK_ERR(ct_one_hot(ct_tensor_i64(((int64_t[]){0, INT64_MAX}), 2), -1), CT_ERR_MEMORY, "one_hot");
+    /* enum attributes: ct_attrs_set and ct_dispatch refuse an index beyond the names */
+    int clone = ct_op_find("aten::clone");
+    ct_attrs_defaults(clone, &a);
+    ct_attr_value v;
+    memset(&v, 0, sizeof v);
+    v.type = CT_ATTR_ENUM;
+    v.i = 7;
+    CHECK_ERR(ct_attrs_set(clone, &a, "memory_format", &v) == CT_OK, CT_ERR_ARG, "an index in [0, ");
+    a.mode = -1;
+    CHECK_ERR(ct_dispatch(clone, 1, &m, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_ARG, "attribute 'memory_format' is one of (");
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_promotion);
@@ -338,5 +394,6 @@ int main(void) {
     RUN(test_print);
     RUN(test_npy_roundtrip);
     RUN(test_random_matches_torch);
+    RUN(test_huge_sizes);
     return ct_t_summary();
 }

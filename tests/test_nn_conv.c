@@ -424,6 +424,38 @@ TEST(test_memory) {
     CHECK_EQ_INT(ct_live_bytes(), b0);
 }
 
+/* Sizes near int64's limits (the CT_TEST_HUGE sweep's findings): an error or the
+   right answer, never a wrapped size. */
+TEST(test_huge_geometry) {
+    ct_tensor *x = ct_randn(CT_FLOAT32, 1, 2, 5, 5), *w = ct_randn(CT_FLOAT32, 3, 2, 3, 3);
+    ct_conv_options o = {0};
+    /* a stride near 2^63 takes the first window only */
+    o.stride_hw[0] = INT64_MAX;
+    o.stride_hw[1] = INT64_MAX;
+    o.padding = 1;
+    ct_tensor *y = ct_conv2d(x, w, NULL, &o), *y1 = ct_slice(ct_slice(ct_conv2d(x, w, NULL, &(ct_conv_options){.padding = 1}), 2, 0, 1, 1), 3, 0, 1, 1);
+    CHECK(y && ct_size(y, 2) == 1 && ct_size(y, 3) == 1);
+    CHECK(y && y1 && ct_allclose(y, y1, 1e-6, 1e-6) == 1);
+    /* a padding of 2^31 makes an output no tensor can have */
+    o = (ct_conv_options){0};
+    o.padding = (int64_t)1 << 31;
+    CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_MEMORY, "conv2d");
+    o.padding = (int64_t)1 << 62;
+    CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_SHAPE, "Kernel size can't be greater than actual input size");
+    /* pools: the padding rule first; through the dispatcher (no such check) the output size is refused */
+    ct_pool_options po = {0};
+    po.padding = (int64_t)1 << 31;
+    CHECK_ERR(ct_max_pool2d(x, 2, &po), CT_ERR_ARG, "pad should be at most half");
+    int op = ct_op_find("aten::avg_pool2d");
+    ct_attrs a;
+    ct_attrs_defaults(op, &a);
+    a.v[0] = a.v[1] = a.v[2] = a.v[3] = 2;
+    a.v[4] = a.v[5] = (int64_t)1 << 31;
+    CHECK_ERR(ct_dispatch(op, 1, &x, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_MEMORY, "avg_pool2d");
+    ct_tensor *xl = ct_to_channels_last(x);
+    CHECK_ERR(ct_dispatch(op, 1, &xl, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_MEMORY, "avg_pool2d");
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_conv2d_values);
@@ -437,5 +469,6 @@ int main(void) {
     RUN(test_errors);
     RUN(test_modules);
     RUN(test_memory);
+    RUN(test_huge_geometry);
     return ct_t_summary();
 }
