@@ -395,27 +395,26 @@ static void ct_huge_child(const ct_dispatch_event *e, int start) {
         if (n < 0) {
             if (ct_last_error_code() == CT_OK || !*ct_last_error()) bad = "failed without an error code and message";
         } else if (m.must_fail) {
-            snprintf(why, sizeof why, "succeeded with %s", m.must_fail);
+            snprintf(why, sizeof why, "succeeded with %.1500s", m.must_fail);
             bad = why;
         } else {
             for (int j = 0; j < n && j < 8 && !bad; j++) {
                 const char *b = ct_huge_bad_output(out[j]);
                 if (b) {
-                    snprintf(why, sizeof why, "succeeded with output %d (shape %s) having %s", j, "", b);
                     char sh[512];
                     int off = 0;
                     sh[0] = 0;
                     for (int d = 0; out[j] && d < out[j]->ndim && off < 400; d++)
                         off += snprintf(sh + off, sizeof sh - (size_t)off, "%s%lld:%lld", d ? ", " : "", (long long)out[j]->shape[d],
                                         (long long)out[j]->strides[d]);
-                    snprintf(why, sizeof why, "succeeded with output %d (size:stride [%s], offset %lld) having %s", j, sh,
+                    snprintf(why, sizeof why, "succeeded with output %d (size:stride [%.500s], offset %lld) having %.1000s", j, sh,
                              out[j] ? (long long)out[j]->offset : 0LL, b);
                     bad = why;
                 }
             }
         }
         if (!bad && ct_huge_refused > CT_HUGE_CAP && !m.big) {
-            snprintf(why, sizeof why, "tried to allocate %lld bytes (the cap is %lld; this mutation cannot need that much)%s%s",
+            snprintf(why, sizeof why, "tried to allocate %lld bytes (the cap is %lld; this mutation cannot need that much)%s%.1500s",
                      (long long)ct_huge_refused, (long long)CT_HUGE_CAP, n < 0 ? ": " : "", n < 0 ? ct_last_error() : "");
             bad = why;
         }
@@ -492,7 +491,7 @@ static void ct_huge_parent_call(const ct_dispatch_event *e) {
                     if (kind == 'B') {
                         cur = k;
                         ct_huge_nmut++;
-                        snprintf(cur_desc, sizeof cur_desc, "%s", rest);
+                        snprintf(cur_desc, sizeof cur_desc, "%.2000s", rest);
                         rd.rlen = 0;
                         rd.report[0] = 0;
                     } else if (kind == 'E') {
@@ -566,7 +565,7 @@ static void ct_huge_listener(const ct_dispatch_event *e, void *user) {
 #if CT_HUGE_AVAILABLE
     char err[2048];
     ct_status code = ct_last_error_code();
-    snprintf(err, sizeof err, "%s", ct_last_error());
+    snprintf(err, sizeof err, "%.2000s", ct_last_error());
     ct_huge_ncalls++;
     ct_huge_parent_call(e);
     if (code) ct_set_error(code, "%s", err);
