@@ -2949,13 +2949,14 @@ enum {
     CT__NUM_OPS
 };
 
-/* Prototypes of every function the table names (repeats are harmless). */
+/* Prototypes of every function the table names (repeats are harmless). Kept
+   defined, as CT__X_DEF below: companion headers expand their row lists with them
+   (CT__OP_BLOCK). */
 #define CT__X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
     static int meta(ct__call *c);                                                  \
     static int kernel(ct__call *c);                                                \
     static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
 CT__OPS(CT__X_PROTO)
-#undef CT__X_PROTO
 
 typedef struct ct__opdef {
     const char *sname;             /* the stable schema name: "aten::add.Tensor", "ct::div_trunc" */
@@ -2974,7 +2975,6 @@ static const ct__opdef ct__ops[CT__NUM_OPS] = {
 #define CT__X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
     {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
     CT__OPS(CT__X_DEF)
-#undef CT__X_DEF
 };
 
 /* Ops registered at run time: companion headers (ctensor_nn.h, ctensor_linalg.h,
@@ -3185,6 +3185,27 @@ static CT__UNUSED void ct__once(int *state, void (*init)(void)) {
     }
     while (CT__LOAD_ACQUIRE(state) != 2) { /* another thread is registering */ }
 }
+
+/* A companion header's block of ops. With its row list CT__P_OPS (rows as in
+   CT__OPS) and an enum of local ids CT__P_<E> made from it, the header writes
+     CT__P_OPS(CT__X_PROTO)
+     static const ct__opdef ct__p_defs[CT__P_NUM_OPS] = { CT__P_OPS(CT__X_DEF) };
+     CT__OP_BLOCK(p, ct__p_defs, CT__P_NUM_OPS, then)
+   which defines ct__p_base (the id of its first op; -1 until registered or when
+   registration failed) and ct__p_register_now() (registers the block once, at
+   program load where the compiler allows and in any case before first use:
+   call it first in every public function; its op ids are ct__p_base + local).
+   `then`: statements run once the block is registered (kernels for other
+   backends: ct_register_kernel, ct_register_backend_op), or nothing. */
+#define CT__OP_BLOCK(p, defs, n, then)                                                         \
+    static int ct__##p##_base = -1;                                                            \
+    static int ct__##p##_once_state;                                                           \
+    static void ct__##p##_register_all(void) {                                                 \
+        ct__##p##_base = ct__register_ops(defs, n);                                            \
+        if (ct__##p##_base >= 0) { then }                                                      \
+    }                                                                                          \
+    static void ct__##p##_register_now(void) { ct__once(&ct__##p##_once_state, ct__##p##_register_all); } \
+    CT__AT_LOAD(ct__##p##_register_now)
 
 /* Shared read-only attributes for ops called without arguments (and add/sub with alpha 1). */
 static const ct__attrs ct__attrs_alpha1 = {{1.0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0}, {0}, 0, 0, 0, CT_FLOAT32, {CT_CPU, 0}};

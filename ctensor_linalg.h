@@ -346,24 +346,9 @@ enum {
 #undef CT__LA_X_ENUM
     CT__LA_NUM_OPS
 };
-#define CT__LA_X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
-    static int meta(ct__call *c);                                                    \
-    static int kernel(ct__call *c);                                                  \
-    static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
-CT__LA_OPS(CT__LA_X_PROTO)
-#undef CT__LA_X_PROTO
-
-static const ct__opdef ct__la_defs[CT__LA_NUM_OPS] = {
-#define CT__LA_X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
-    {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
-    CT__LA_OPS(CT__LA_X_DEF)
-#undef CT__LA_X_DEF
-};
-static int ct__la_base = -1;
-static int ct__la_once_state;
-static void ct__la_register_all(void) { ct__la_base = ct__register_ops(ct__la_defs, CT__LA_NUM_OPS); }
-static void ct__la_register_now(void) { ct__once(&ct__la_once_state, ct__la_register_all); }
-CT__AT_LOAD(ct__la_register_now)
+CT__LA_OPS(CT__X_PROTO)
+static const ct__opdef ct__la_defs[CT__LA_NUM_OPS] = {CT__LA_OPS(CT__X_DEF)};
+CT__OP_BLOCK(la, ct__la_defs, CT__LA_NUM_OPS, )
 /* Every public function starts with this: registers the ops once. */
 static int ct__la_init(void) {
     ct__la_register_now();

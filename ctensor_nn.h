@@ -910,24 +910,10 @@ enum {
 #undef CT__NN_X_ENUM
     CT__NN_NUM_OPS
 };
-#define CT__NN_X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
-    static int meta(ct__call *c);                                                    \
-    static int kernel(ct__call *c);                                                  \
-    static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
-CT__NN_OPS(CT__NN_X_PROTO)
-#undef CT__NN_X_PROTO
-static const ct__opdef ct__nn_defs[CT__NN_NUM_OPS] = {
-#define CT__NN_X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
-    {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
-    CT__NN_OPS(CT__NN_X_DEF)
-#undef CT__NN_X_DEF
-};
+CT__NN_OPS(CT__X_PROTO)
+static const ct__opdef ct__nn_defs[CT__NN_NUM_OPS] = {CT__NN_OPS(CT__X_DEF)};
 /* The ops register once, together (consecutive ids from ct__nn_base). */
-static int ct__nn_base = -1;
-static int ct__nn_once_state;
-static void ct__nn_register_all(void) { ct__nn_base = ct__register_ops(ct__nn_defs, CT__NN_NUM_OPS); }
-static void ct__nn_register_now(void) { ct__once(&ct__nn_once_state, ct__nn_register_all); }
-CT__AT_LOAD(ct__nn_register_now)
+CT__OP_BLOCK(nn, ct__nn_defs, CT__NN_NUM_OPS, )
 static int ct__nn_op_id(int local) {
     ct__nn_register_now();
     return ct__nn_base < 0 ? -1 : ct__nn_base + local;
