@@ -2584,11 +2584,11 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     if (w->shape[0] % grp)
         return ct__fail(CT_ERR_SHAPE, "%s: Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got weight of size [%s] instead",
                         nm, (long long)grp, (long long)grp, CT__SHAPE(w));
-    int64_t nbias = transposed ? w->shape[1] * grp : w->shape[0];
+    int64_t nbias = transposed ? ct__sat_mul(w->shape[1], grp) : w->shape[0];
     if (bias && (bias->ndim != 1 || bias->shape[0] != nbias))
         return ct__fail(CT_ERR_SHAPE, "%s: Given weight of size %s, expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
                         nm, CT__SHAPE(w), (long long)nbias, CT__SHAPE(bias));
-    int64_t cin = transposed ? w->shape[0] : w->shape[1] * grp;
+    int64_t cin = transposed ? w->shape[0] : ct__sat_mul(w->shape[1], grp);
     if (x->shape[1] != cin)
         return ct__fail(CT_ERR_SHAPE, "%s: Given %s=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
                         nm, transposed ? "transposed" : "groups", (long long)(transposed ? 1 : grp), CT__SHAPE(w), CT__SHAPE(x),
@@ -2602,7 +2602,7 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
             if (st[0] != 1 || st[1] != 1) return ct__fail(CT_ERR_ARG, "%s: padding='same' is not supported for strided convolutions", nm);
             int64_t tot[2], extra[2];
             for (int k = 0; k < 2; k++) {
-                tot[k] = dl[k] * (w->shape[2 + k] - 1);
+                tot[k] = ct__sat_mul(dl[k], w->shape[2 + k] - 1);
                 pd[k] = tot[k] / 2;
                 extra[k] = tot[k] - 2 * pd[k];
             }
@@ -2620,18 +2620,22 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     a.i[0] = grp;
     if (!transposed) {
         for (int k = 0; k < 2; k++) {
-            int64_t padded = xin->shape[2 + k] + 2 * pd[k], ks = dl[k] * (w->shape[2 + k] - 1) + 1;
-            if (padded < ks)
+            /* saturating: a padding or dilation near 2^62 is refused, never wrapped */
+            int64_t padded = ct__sat_add(xin->shape[2 + k], ct__sat_mul(2, pd[k])), ks = ct__sat_add(ct__sat_mul(dl[k], w->shape[2 + k] - 1), 1);
+            if (padded < ks || padded == INT64_MAX)
                 return ct__fail(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
-                                nm, (long long)(xin->shape[2] + 2 * pd[0]), (long long)(xin->shape[3] + 2 * pd[1]),
-                                (long long)(dl[0] * (w->shape[2] - 1) + 1), (long long)(dl[1] * (w->shape[3] - 1) + 1));
+                                nm, (long long)ct__sat_add(xin->shape[2], ct__sat_mul(2, pd[0])), (long long)ct__sat_add(xin->shape[3], ct__sat_mul(2, pd[1])),
+                                (long long)ct__sat_add(ct__sat_mul(dl[0], w->shape[2] - 1), 1), (long long)ct__sat_add(ct__sat_mul(dl[1], w->shape[3] - 1), 1));
         }
         return ct__conv_op(CT__NNOP(CONV2D), xin, w, bias, &a);
     }
     if ((op[0] >= st[0] && op[0] >= dl[0]) || (op[1] >= st[1] && op[1] >= dl[1]))
         return ct__fail(CT_ERR_ARG, "%s: output padding must be smaller than either stride or dilation, but got output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld dilation_height: %lld dilation_width: %lld",
                         nm, (long long)op[0], (long long)op[1], (long long)st[0], (long long)st[1], (long long)dl[0], (long long)dl[1]);
-    for (int k = 0; k < 2; k++) a.v[8 + k] = (x->shape[2 + k] - 1) * st[k] - 2 * pd[k] + dl[k] * (w->shape[2 + k] - 1) + op[k] + 1;
+    /* saturating: a stride or dilation near 2^62 gives a size the dispatcher refuses, never a wrapped one */
+    for (int k = 0; k < 2; k++)
+        a.v[8 + k] = ct__sat_add(ct__sat_sub(ct__sat_mul(x->shape[2 + k] - 1, st[k]), ct__sat_mul(2, pd[k])),
+                                 ct__sat_add(ct__sat_mul(dl[k], w->shape[2 + k] - 1), op[k] + 1));
     if (a.v[8] <= 0 || a.v[9] <= 0)   /* both sizes computed first: the message prints both */
         return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
                         nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);

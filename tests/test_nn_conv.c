@@ -442,6 +442,18 @@ TEST(test_huge_geometry) {
     CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_MEMORY, "conv2d");
     o.padding = (int64_t)1 << 62;
     CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_SHAPE, "Kernel size can't be greater than actual input size");
+    o = (ct_conv_options){0};
+    o.dilation = (int64_t)1 << 62;
+    CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_SHAPE, "Kernel size can't be greater than actual input size");
+    o.padding_str = "same";
+    CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_SHAPE, "Kernel size can't be greater");
+    o = (ct_conv_options){0};
+    o.groups = (int64_t)1 << 62;
+    CHECK_ERR(ct_conv2d(x, w, NULL, &o), CT_ERR_SHAPE, "groups");
+    /* transposed: a stride near 2^62 gives an output size no tensor can have */
+    o = (ct_conv_options){0};
+    o.stride = (int64_t)1 << 62;
+    CHECK_ERR(ct_conv_transpose2d(x, ct_randn(CT_FLOAT32, 2, 3, 3, 3), NULL, &o), CT_ERR_SHAPE, "conv_transpose2d: Calculated padded input size");
     /* pools: the padding rule first; through the dispatcher (no such check) the output size is refused */
     ct_pool_options po = {0};
     po.padding = (int64_t)1 << 31;
