@@ -3306,6 +3306,14 @@ static int ct__attr_nnames(const ct__attrdesc *d) {
     for (int k = 0; k < d->vals_len; k++) n += d->vals[k] == '|';
     return n;
 }
+/* An enum attribute's value must index its names; else an error naming the op,
+   the attribute, the names and the value. */
+static int ct__enum_check(const char *fn, int op, const ct__attrdesc *d, int64_t v) {
+    int n = ct__attr_nnames(d);
+    if (v >= 0 && v < n) return 0;
+    return ct__failed(CT_ERR_ARG, "%s: %s's attribute '%s' is one of (%.*s): an index in [0, %d), got %lld", fn, ct__opdef_get(op)->sname,
+                      d->name, d->vals_len, d->vals, n, (long long)v);
+}
 /* Checks that the enum, dtype, device and list-length slots of `a` hold values
    the op's schema allows (what ct_dispatch gets from a caller may be anything);
    on a bad one sets an error naming the op, the attribute and the value. */
@@ -3318,11 +3326,7 @@ static int ct__attrs_check(const char *fn, int op, const ct__attrs *a) {
     while (p && ct__attr_next(od->attrs, &p, &d) > 0) {
         if (d.optional && d.flag >= 0 && !(a->flags & (1 << d.flag))) continue;   /* None */
         if (d.type == CT_ATTR_ENUM) {
-            int64_t v = d.slot == 'm' ? a->mode : a->i[d.idx];
-            int n = ct__attr_nnames(&d);
-            if (v < 0 || v >= n)
-                return ct__failed(CT_ERR_ARG, "%s: %s's attribute '%s' is one of (%.*s): an index in [0, %d), got %lld", fn, od->sname, d.name,
-                                  d.vals_len, d.vals, n, (long long)v);
+            if (ct__enum_check(fn, op, &d, d.slot == 'm' ? a->mode : a->i[d.idx])) return -1;
         } else if (d.type == CT_ATTR_DTYPE) {
             if ((int)a->dtype < 0 || (int)a->dtype >= CT_NUM_DTYPES)
                 return ct__failed(CT_ERR_DTYPE, "%s: %s's attribute '%s': %d is not a dtype", fn, od->sname, d.name, (int)a->dtype);
@@ -3396,11 +3400,7 @@ CTENSOR_API ct_status ct_attrs_set(int op, ct_attrs *a, const char *name, const 
         ct_set_error(CT_ERR_ARG, "attrs_set: %s has no attribute '%s'", ct__opdef_get(op)->sname, name ? name : "(null)");
         return CT_ERR_ARG;
     }
-    if (d.type == CT_ATTR_ENUM && !value->is_none && (value->i < 0 || value->i >= ct__attr_nnames(&d))) {
-        ct_set_error(CT_ERR_ARG, "attrs_set: %s's attribute '%s' is one of (%.*s): an index in [0, %d), got %lld", ct__opdef_get(op)->sname,
-                     name, d.vals_len, d.vals, ct__attr_nnames(&d), (long long)value->i);
-        return CT_ERR_ARG;
-    }
+    if (d.type == CT_ATTR_ENUM && !value->is_none && ct__enum_check("attrs_set", op, &d, value->i)) return CT_ERR_ARG;
     if (value->type != d.type || ct__attr_write(&d, a, value)) {
         ct_set_error(CT_ERR_ARG, "attrs_set: value of the wrong type, length or None-ness for %s's attribute '%s'",
                      ct__opdef_get(op)->sname, name);
