@@ -2004,10 +2004,14 @@ typedef struct ct__cgeo {
     int cl;            /* NHWC order */
 } ct__cgeo;
 
+/* The padded input size in + 2p and the dilated window d (k - 1) + 1 of a
+   convolution or pooling dim, saturating at INT64_MAX (a size no input has). */
+static int64_t ct__win_padded(int64_t in, int64_t p) { return ct__sat_add(in, ct__sat_mul(2, p)); }
+static int64_t ct__win_extent(int64_t k, int64_t d) { return ct__sat_add(ct__sat_mul(d, ct__sat_sub(k, 1)), 1); }
 static int64_t ct__conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-    /* padded input and dilated kernel each within int64 (else -1: invalid), so no overflow */
-    int64_t padded = ct__sat_add(in, ct__sat_mul(2, p)), ext = ct__sat_add(ct__sat_mul(d, ct__sat_sub(k, 1)), 1);
-    return padded == INT64_MAX || padded < 0 || ext == INT64_MAX || ext < 1 ? -1 : (padded - ext) / s + 1;
+    /* -1 (invalid) when the window does not fit the padded input, or either saturated */
+    int64_t padded = ct__win_padded(in, p), ext = ct__win_extent(k, d);
+    return padded == INT64_MAX || padded < 0 || ext == INT64_MAX || ext < 1 || padded < ext ? -1 : (padded - ext) / s + 1;
 }
 /* dense NHWC strides of a 4-D shape */
 static void ct__cl_strides(const int64_t *shape, int64_t *st) {
@@ -2071,8 +2075,8 @@ static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
     g->OW = ct__conv_out_size(g->W, g->kw, g->sw, g->pw, g->dw);
     if (g->OH <= 0 || g->OW <= 0 || g->H < 0 || g->W < 0)
         return ct__failed(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
-                          nm, (long long)ct__sat_add(g->H, ct__sat_mul(2, g->ph)), (long long)ct__sat_add(g->W, ct__sat_mul(2, g->pw)),
-                          (long long)ct__sat_add(ct__sat_mul(g->dh, ct__sat_sub(g->kh, 1)), 1), (long long)ct__sat_add(ct__sat_mul(g->dw, ct__sat_sub(g->kw, 1)), 1));
+                          nm, (long long)ct__win_padded(g->H, g->ph), (long long)ct__win_padded(g->W, g->pw),
+                          (long long)ct__win_extent(g->kh, g->dh), (long long)ct__win_extent(g->kw, g->dw));
     if (c->op == CT__NNOP(CONV_TRANSPOSE2D) && (x->shape[2] != g->OH || x->shape[3] != g->OW))
         return ct__failed(CT_ERR_SHAPE, "%s: input of size %s does not match the output size %lldx%lld of the forward convolution",
                           nm, CT__SHAPE(x), (long long)g->OH, (long long)g->OW);
@@ -2621,11 +2625,11 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     if (!transposed) {
         for (int k = 0; k < 2; k++) {
             /* saturating: a padding or dilation near 2^62 is refused, never wrapped */
-            int64_t padded = ct__sat_add(xin->shape[2 + k], ct__sat_mul(2, pd[k])), ks = ct__sat_add(ct__sat_mul(dl[k], w->shape[2 + k] - 1), 1);
+            int64_t padded = ct__win_padded(xin->shape[2 + k], pd[k]), ks = ct__win_extent(w->shape[2 + k], dl[k]);
             if (padded < ks || padded == INT64_MAX)
                 return ct__fail(CT_ERR_SHAPE, "%s: Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x %lld). Kernel size can't be greater than actual input size",
-                                nm, (long long)ct__sat_add(xin->shape[2], ct__sat_mul(2, pd[0])), (long long)ct__sat_add(xin->shape[3], ct__sat_mul(2, pd[1])),
-                                (long long)ct__sat_add(ct__sat_mul(dl[0], w->shape[2] - 1), 1), (long long)ct__sat_add(ct__sat_mul(dl[1], w->shape[3] - 1), 1));
+                                nm, (long long)ct__win_padded(xin->shape[2], pd[0]), (long long)ct__win_padded(xin->shape[3], pd[1]),
+                                (long long)ct__win_extent(w->shape[2], dl[0]), (long long)ct__win_extent(w->shape[3], dl[1]));
         }
         return ct__conv_op(CT__NNOP(CONV2D), xin, w, bias, &a);
     }
@@ -2635,7 +2639,7 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     /* saturating: a stride or dilation near 2^62 gives a size the dispatcher refuses, never a wrapped one */
     for (int k = 0; k < 2; k++)
         a.v[8 + k] = ct__sat_add(ct__sat_sub(ct__sat_mul(x->shape[2 + k] - 1, st[k]), ct__sat_mul(2, pd[k])),
-                                 ct__sat_add(ct__sat_mul(dl[k], w->shape[2 + k] - 1), op[k] + 1));
+                                 ct__sat_add(ct__win_extent(w->shape[2 + k], dl[k]), op[k]));
     if (a.v[8] <= 0 || a.v[9] <= 0)   /* both sizes computed first: the message prints both */
         return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
                         nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
@@ -2685,7 +2689,7 @@ CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *
    keep the input's memory format. Indices are h * W + w within each plane. */
 static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
     /* padded input and dilated window each within int64 (else 0: too small), so no overflow */
-    int64_t padded = ct__sat_add(in, ct__sat_mul(2, p)), ext = ct__sat_add(ct__sat_mul(d, k - 1), 1);
+    int64_t padded = ct__win_padded(in, p), ext = ct__win_extent(k, d);
     if (padded == INT64_MAX || ext == INT64_MAX) return 0;
     int64_t num = ct__sat_add(padded - ext, ceil_mode ? s - 1 : 0);
     int64_t q = num / s;

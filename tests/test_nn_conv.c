@@ -454,6 +454,16 @@ TEST(test_huge_geometry) {
     o = (ct_conv_options){0};
     o.stride = (int64_t)1 << 62;
     CHECK_ERR(ct_conv_transpose2d(x, ct_randn(CT_FLOAT32, 2, 3, 3, 3), NULL, &o), CT_ERR_SHAPE, "conv_transpose2d: Calculated padded input size");
+    /* through the dispatcher (no entry checks): a window larger than the padded
+       input is an error even when a stride > 1 would round the size up to 1 */
+    int cop = ct_op_find("aten::conv2d");
+    ct_attrs ca;
+    ct_attrs_defaults(cop, &ca);
+    ca.v[0] = ca.v[1] = 2;   /* stride 2 */
+    ca.v[4] = ca.v[5] = 1;   /* dilation 1 */
+    ca.i[0] = 1;             /* groups */
+    ct_tensor *cin[2] = {ct_randn(CT_FLOAT32, 1, 2, 2, 2), w};
+    CHECK_ERR(ct_dispatch(cop, 2, cin, &ca, NULL, 0, NULL, 0) >= 0, CT_ERR_SHAPE, "Kernel size can't be greater than actual input size");
     /* pools: the padding rule first; through the dispatcher (no such check) the output size is refused */
     ct_pool_options po = {0};
     po.padding = (int64_t)1 << 31;
