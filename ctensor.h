@@ -23,7 +23,13 @@
      CT_ASSERT(x)             internal invariant check (default: assert)
      CTENSOR_NO_STDIO         no stdio: no default error logger, no ct_print, no file io
      CTENSOR_BLAS             use CBLAS (e.g. OpenBLAS: -lopenblas) for GEMM
-     CTENSOR_OPENMP           parallel kernels with OpenMP (-fopenmp) for large tensors
+     CTENSOR_THREADS          parallel kernels for large tensors on ctensor's thread pool
+                              (pthreads; ct_set_num_threads). A kernel never waits for a
+                              worker that has not started, so a core taken by another
+                              process costs at most the 1-thread time, not a stall
+     CTENSOR_OPENMP           CTENSOR_THREADS, plus OpenMP (-fopenmp) for the kernels not yet
+                              on the pool (reductions, some copies, nn's conv/pool/norm);
+                              the thread count follows omp_get_max_threads()
      CTENSOR_MAX_DIMS         maximum rank (default 8); it changes ct_tensor, so it must be
                               the same in every file of a program (checked when linking)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
@@ -373,6 +379,13 @@ CTENSOR_API int64_t ct_live_bytes(void);          /* storage bytes ctensor alloc
    exits does this itself (with pthreads, unless CTENSOR_NO_THREADS) and also releases
    what its root scope holds; without pthreads call it before a thread ends. */
 CTENSOR_API void ct_thread_cleanup(void);
+/* Threads for parallel kernels (CTENSOR_THREADS or CTENSOR_OPENMP builds; 1 otherwise):
+   n >= 1 sets the count, n <= 0 returns to the default (CT_NUM_THREADS or
+   OMP_NUM_THREADS, else the online CPUs; under CTENSOR_OPENMP omp_get_max_threads()).
+   Kernels run on one pool of n - 1 worker threads beside the calling thread, and a
+   kernel never waits for a worker that has not started (see "the thread pool"). */
+CTENSOR_API void ct_set_num_threads(int n);
+CTENSOR_API int ct_get_num_threads(void);
 /* Frees a buffer ctensor made and handed over: the *data of ct_save_npy_mem,
    ct_save_safetensors_mem, ct_module_save_safetensors_mem. NULL is fine. It frees
    with the allocator the implementation was built with (CT_FREE there), which the
@@ -1549,12 +1562,18 @@ static CT_THREAD_LOCAL ct__tls *ct__tls_cur;
    of the live counters, which other threads' frees may have moved, and is reused). */
 static ct__tls *ct__tls_all;
 static int ct__tls_lock;
+/* ct__tls_all is read and written only through CT__LOAD_ACQUIRE/CT__STORE_RELEASE, even
+   under the lock: gcc's interprocedural analysis knew that no function between two
+   critical sections writes this static, and reused the head read in the first one for
+   the insert in the second, so two threads starting at once lost one state (found as
+   an intermittent LeakSanitizer report in test_threads). The lock functions are inline
+   too, so that their atomics are seen where they are used. */
 
-static void ct__spin_lock(int *l) {
+CT__INLINE void ct__spin_lock(int *l) {
     int expected = 0;
     while (!CT__CAS(l, &expected, 1)) expected = 0;
 }
-static void ct__spin_unlock(int *l) {
+CT__INLINE void ct__spin_unlock(int *l) {
 #if defined(__GNUC__) || defined(__clang__)
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 #else
@@ -1603,7 +1622,7 @@ static CT__NOINLINE ct__tls *ct__tls_create(void) {
 #endif
     ct__tls *t;
     ct__spin_lock(&ct__tls_lock);   /* others walk the list (and read the counters) under it */
-    for (t = ct__tls_all; t && !t->dead; t = t->next) {}
+    for (t = CT__LOAD_ACQUIRE(&ct__tls_all); t && !t->dead; t = t->next) {}
     if (t) {
         /* a dead thread's state: fresh, but keeping its counters and its place in the list */
         ct__tls keep = *t;
@@ -1618,8 +1637,8 @@ static CT__NOINLINE ct__tls *ct__tls_create(void) {
         t = CT__NEW_ZEROED(ct__tls);
         if (t) {
             ct__spin_lock(&ct__tls_lock);
-            t->next = ct__tls_all;
-            ct__tls_all = t;
+            t->next = CT__LOAD_ACQUIRE(&ct__tls_all);
+            CT__STORE_RELEASE(&ct__tls_all, t);
             ct__spin_unlock(&ct__tls_lock);
         } else {
             t = &ct__tls_fallback;
@@ -2448,7 +2467,7 @@ CTENSOR_API int64_t ct_live_tensors(void) {
     int64_t n = 0;
     ct__tls_get();
     ct__spin_lock(&ct__tls_lock);
-    for (ct__tls *t = ct__tls_all; t; t = t->next) n += CT__LOAD(&t->live_tensors);
+    for (ct__tls *t = CT__LOAD_ACQUIRE(&ct__tls_all); t; t = t->next) n += CT__LOAD(&t->live_tensors);
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
@@ -2456,7 +2475,7 @@ CTENSOR_API int64_t ct_live_bytes(void) {
     int64_t n = 0;
     ct__tls_get();
     ct__spin_lock(&ct__tls_lock);
-    for (ct__tls *t = ct__tls_all; t; t = t->next) n += CT__LOAD(&t->live_bytes);
+    for (ct__tls *t = CT__LOAD_ACQUIRE(&ct__tls_all); t; t = t->next) n += CT__LOAD(&t->live_bytes);
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
@@ -5208,6 +5227,256 @@ CTENSOR_API ct_status ct_autograd_grad(int noutputs, ct_tensor *const *outputs, 
    thread-local variable that the kernel driver checks after the loops; the
    parallel driver folds its worker threads' flags into the caller's. */
 static CT_THREAD_LOCAL int ct__kerr_tls;
+
+/* ---- the thread pool: every parallel kernel runs here ----
+   One pool for the whole library (CTENSOR_THREADS, or CTENSOR_OPENMP which implies
+   it): nthreads - 1 worker threads, made on first use. ct__par_for(n, grain, fn, ctx)
+   cuts [0, n) into chunks of at least `grain` items (a few per thread) and the calling
+   thread and the workers claim chunks one at a time from a shared counter. The
+   caller waits only for chunks that were claimed: a worker that the OS has not run
+   yet (another process holds its core) finds nothing left when it wakes and goes back
+   to sleep, so a busy core costs at most the caller doing all the work itself, never
+   a wait for a thread that has not started (the failure of a fork-join team barrier:
+   8 ms stalls per region beside a busy core). Idle workers spin about 50 us (back-to-back
+   kernels then start at once), then sleep on a condition variable.
+   Nested calls (from inside a chunk), calls from a second user thread while the pool
+   is busy, 1 thread, and small n run fn(ctx, 0, n) inline on the caller.
+   Kernel error flags (ct__kerr_tls) raised in a chunk reach the caller's flag. */
+#if (defined(CTENSOR_OPENMP) || defined(CTENSOR_THREADS)) && defined(CT__HAVE_PTHREADS)
+#  define CT__TPOOL 1
+#endif
+typedef void (*ct__par_fn)(void *ctx, int64_t lo, int64_t hi);
+static CT__UNUSED CT_THREAD_LOCAL int ct__par_depth;   /* > 0 inside a chunk: nested calls run inline */
+static int ct__nthreads_set;                /* ct_set_num_threads; 0: the default */
+
+#ifdef CT__TPOOL
+#include <time.h>
+#include <sched.h>
+#include <unistd.h>
+#define CT__TPOOL_MAX 256
+typedef struct ct__tpool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int made;                 /* workers started */
+    int sleepers;             /* workers in pthread_cond_wait */
+    int busy;                 /* a caller holds the pool (others run inline) */
+    int want;                 /* workers taking part in the current job */
+    uint32_t gen;             /* job generation: a worker waits for it to change */
+    /* the current job: written by the caller before gen changes, stable until done */
+    ct__par_fn fn;
+    void *ctx;
+    int64_t n, chunk, nchunks;
+    uint64_t claim;           /* (gen << 32) | next chunk: claimed by CAS */
+    int64_t done;             /* chunks finished */
+    int waiting;              /* the caller sleeps on done_cv until done == nchunks */
+    pthread_cond_t done_cv;
+    int kerr;                 /* kernel error flags of the chunks */
+} ct__tpool;
+static ct__tpool ct__the_tpool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, PTHREAD_COND_INITIALIZER, 0};
+
+static double ct__tpool_now(void) {   /* C11's clock (CLOCK_MONOTONIC needs POSIX feature macros) */
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static inline void ct__cpu_relax(void) {
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_ia32_pause();
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+/* Claims and runs chunks of job generation g until none is left. */
+static void ct__tpool_work(ct__tpool *p, uint32_t g) {
+    for (;;) {
+        uint64_t c = __atomic_load_n(&p->claim, __ATOMIC_ACQUIRE);
+        if ((uint32_t)(c >> 32) != g) return;
+        int64_t idx = (int64_t)(uint32_t)c;
+        if (idx >= __atomic_load_n(&p->nchunks, __ATOMIC_RELAXED)) return;
+        if (!__atomic_compare_exchange_n(&p->claim, &c, c + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
+        /* claimed: job g cannot end before this chunk is done, so its fields hold */
+        int64_t lo = idx * p->chunk, hi = lo + p->chunk < p->n ? lo + p->chunk : p->n;
+        int mine = ct__kerr_tls;
+        ct__kerr_tls = 0;
+        ct__par_depth++;
+        p->fn(p->ctx, lo, hi);
+        ct__par_depth--;
+        if (ct__kerr_tls) __atomic_fetch_or(&p->kerr, ct__kerr_tls, __ATOMIC_RELAXED);
+        ct__kerr_tls = mine;
+        /* (seq_cst with the caller's waiting/done pair: one of the two sees the other) */
+        if (__atomic_add_fetch(&p->done, 1, __ATOMIC_SEQ_CST) == __atomic_load_n(&p->nchunks, __ATOMIC_RELAXED) && __atomic_load_n(&p->waiting, __ATOMIC_SEQ_CST)) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_broadcast(&p->done_cv);
+            pthread_mutex_unlock(&p->mu);
+        }
+    }
+}
+static void *ct__tpool_main(void *arg) {
+    ct__tpool *p = &ct__the_tpool;
+    int id = (int)(intptr_t)arg;
+    uint32_t seen = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
+    for (;;) {
+        /* spin a little (the next kernel usually follows at once), then sleep */
+        uint32_t g = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
+        if (g == seen) {
+            double t0 = ct__tpool_now();
+            for (int i = 1; (g = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE)) == seen; i++) {
+                ct__cpu_relax();
+                if ((i & 255) == 0 && ct__tpool_now() - t0 > 50e-6) break;
+            }
+        }
+        if (g == seen) {
+            pthread_mutex_lock(&p->mu);
+            p->sleepers++;
+            while ((g = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE)) == seen) pthread_cond_wait(&p->cv, &p->mu);
+            p->sleepers--;
+            pthread_mutex_unlock(&p->mu);
+        }
+        seen = g;
+        if (id < __atomic_load_n(&p->want, __ATOMIC_ACQUIRE)) ct__tpool_work(p, g);
+    }
+    return NULL;
+}
+static void ct__tpool_atfork_child(void) {
+    /* the child has no workers: start over (the caller's job, if any, ended in the parent) */
+    ct__tpool *p = &ct__the_tpool;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    pthread_cond_init(&p->done_cv, NULL);
+    p->waiting = 0;
+    p->made = p->sleepers = p->busy = p->want = 0;
+}
+static int ct__tpool_default_threads(void) {
+#ifdef CTENSOR_OPENMP
+    return omp_get_max_threads();   /* OMP_NUM_THREADS and omp_set_num_threads still count */
+#else
+    static int n;   /* read once (racing first callers compute the same value) */
+    int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+    if (!v) {
+        const char *e = getenv("CT_NUM_THREADS");
+        if (!e || atoi(e) < 1) e = getenv("OMP_NUM_THREADS");
+        long m = e ? atol(e) : 0;
+        if (m < 1) m = sysconf(_SC_NPROCESSORS_ONLN);
+        v = m < 1 ? 1 : m > CT__TPOOL_MAX ? CT__TPOOL_MAX : (int)m;
+        __atomic_store_n(&n, v, __ATOMIC_RELAXED);
+    }
+    return v;
+#endif
+}
+static int ct__par_nthreads(void) {
+    int n = __atomic_load_n(&ct__nthreads_set, __ATOMIC_RELAXED);
+    if (n < 1) n = ct__tpool_default_threads();
+    return n < 1 ? 1 : n > CT__TPOOL_MAX ? CT__TPOOL_MAX : n;
+}
+/* Starts workers up to nw (under p->mu). Returns how many there are. */
+static int ct__tpool_grow(ct__tpool *p, int nw) {
+    static int atfork_done;
+    if (!atfork_done) { atfork_done = 1; pthread_atfork(NULL, NULL, ct__tpool_atfork_child); }
+    while (p->made < nw) {
+        pthread_t th;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&th, &at, ct__tpool_main, (void *)(intptr_t)p->made);
+        pthread_attr_destroy(&at);
+        if (rc != 0) break;   /* no more threads: run with those there are */
+        p->made++;
+    }
+    return p->made;
+}
+#endif
+
+/* The threads a kernel may plan for (e.g. how finely to split a reduction). */
+static int ct__par_threads(void) {
+#ifdef CT__TPOOL
+#  ifdef CTENSOR_OPENMP
+    if (omp_in_parallel()) return 1;   /* inside a kernel still on OpenMP */
+#  endif
+    return ct__par_depth ? 1 : ct__par_nthreads();
+#else
+    return 1;
+#endif
+}
+/* Runs fn over [0, n) in chunks of at least grain items, on the pool when there is
+   enough work (n >= 2 grain) and more than one thread; else inline. */
+static void ct__par_for(int64_t n, int64_t grain, ct__par_fn fn, void *ctx) {
+    if (n <= 0) return;
+#ifdef CT__TPOOL
+    if (grain < 1) grain = 1;
+    int nt = ct__par_threads();
+    if (nt > 1 && n >= 2 * grain) {
+        ct__tpool *p = &ct__the_tpool;
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&p->busy, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            if (p->made < nt - 1) {
+                pthread_mutex_lock(&p->mu);
+                ct__tpool_grow(p, nt - 1);
+                pthread_mutex_unlock(&p->mu);
+            }
+            int nw = p->made < nt - 1 ? p->made : nt - 1;
+            if (nw > 0) {
+                /* about 4 chunks per thread (the last ones even out), none under grain */
+                int64_t nchunks = (int64_t)(nw + 1) * 4, maxc = n / grain;
+                if (nchunks > maxc) nchunks = maxc;
+                if (nchunks > ((int64_t)1 << 30)) nchunks = (int64_t)1 << 30;
+                int64_t chunk = (n + nchunks - 1) / nchunks;
+                nchunks = (n + chunk - 1) / chunk;
+                uint32_t g = p->gen + 1;
+                p->fn = fn;
+                p->ctx = ctx;
+                p->n = n;
+                p->chunk = chunk;
+                __atomic_store_n(&p->nchunks, nchunks, __ATOMIC_RELAXED);
+                __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
+                __atomic_store_n(&p->kerr, 0, __ATOMIC_RELAXED);
+                __atomic_store_n(&p->want, nw, __ATOMIC_RELAXED);
+                __atomic_store_n(&p->claim, (uint64_t)g << 32, __ATOMIC_RELEASE);
+                __atomic_store_n(&p->gen, g, __ATOMIC_RELEASE);
+                /* under the lock: a worker checks gen under it before it sleeps */
+                pthread_mutex_lock(&p->mu);
+                if (p->sleepers > 0) pthread_cond_broadcast(&p->cv);
+                pthread_mutex_unlock(&p->mu);
+                ct__tpool_work(p, g);
+                /* wait for the chunks the workers claimed: they are running (spin),
+                   or their thread was preempted (yield, then sleep until the last one) */
+                for (int i = 0; __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < nchunks; i++) {
+                    if (i < 2000) ct__cpu_relax();
+                    else if (i < 2100) sched_yield();
+                    else {
+                        pthread_mutex_lock(&p->mu);
+                        __atomic_store_n(&p->waiting, 1, __ATOMIC_SEQ_CST);
+                        while (__atomic_load_n(&p->done, __ATOMIC_SEQ_CST) < nchunks) pthread_cond_wait(&p->done_cv, &p->mu);
+                        __atomic_store_n(&p->waiting, 0, __ATOMIC_RELAXED);
+                        pthread_mutex_unlock(&p->mu);
+                        break;
+                    }
+                }
+                ct__kerr_tls |= __atomic_load_n(&p->kerr, __ATOMIC_RELAXED);
+                __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+                return;
+            }
+            __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+        }
+    }
+#else
+    (void)grain;
+#endif
+    fn(ctx, 0, n);
+}
+CTENSOR_API void ct_set_num_threads(int n) {
+    __atomic_store_n(&ct__nthreads_set, n > 0 ? n : 0, __ATOMIC_RELAXED);
+#ifdef CTENSOR_OPENMP
+    if (n > 0) omp_set_num_threads(n);   /* the kernels still on OpenMP follow it */
+#endif
+}
+CTENSOR_API int ct_get_num_threads(void) {
+#ifdef CT__TPOOL
+    return ct__par_nthreads();
+#else
+    return 1;
+#endif
+}
+
 typedef struct ct__iter {
     int nop, ndim;
     int64_t numel;
@@ -5300,30 +5569,29 @@ static void ct__iter_range(const ct__iter *it, ct__loop_fn fn, const ct__attrs *
     }
 }
 
-static void ct__iter_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a) {
+/* the pool's view of an iteration: chunks of 64 elements (aligned rows for the vector loops) */
+typedef struct ct__iter_job { const ct__iter *it; ct__loop_fn fn; const ct__attrs *a; } ct__iter_job;
+static void ct__iter_chunk(void *c, int64_t lo, int64_t hi) {
+    const ct__iter_job *j = (const ct__iter_job *)c;
+    int64_t e = hi * 64 < j->it->numel ? hi * 64 : j->it->numel;
+    ct__iter_range(j->it, j->fn, j->a, lo * 64, e);
+}
+/* Runs an iteration; threads split it when work (elements touched, default numel) is
+   at least 2 CT__GRAIN. */
+static void ct__iter_run_work(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a, int64_t work) {
     if (it->numel == 0) return;
-#ifdef CTENSOR_OPENMP
-    if (it->numel >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-        int64_t total = it->numel;
-        int err = 0, mine = ct__kerr_tls;
-#pragma omp parallel
-        {
-            int nt = omp_get_num_threads(), id = omp_get_thread_num();
-            int64_t chunk = (total + nt - 1) / nt;
-            chunk = (chunk + 63) & ~(int64_t)63;
-            int64_t b = (int64_t)id * chunk, e = b + chunk < total ? b + chunk : total;
-            ct__kerr_tls = 0;
-            if (b < e) ct__iter_range(it, fn, a, b, e);
-            if (ct__kerr_tls) {
-#pragma omp atomic write
-                err = ct__kerr_tls;
-            }
-        }
-        ct__kerr_tls = mine | err;
+    if (work >= 2 * CT__GRAIN && it->numel > 1 && ct__par_threads() > 1) {
+        ct__iter_job j = {it, fn, a};
+        int64_t units = (it->numel + 63) / 64;
+        /* a chunk touches at least CT__GRAIN elements' worth of work */
+        int64_t grain = (int64_t)((double)units * CT__GRAIN / (double)work) + 1;
+        ct__par_for(units, grain, ct__iter_chunk, &j);
         return;
     }
-#endif
     ct__iter_range(it, fn, a, 0, it->numel);
+}
+static void ct__iter_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a) {
+    ct__iter_run_work(it, fn, a, it->numel);
 }
 
 /* Output strides for an elementwise result: follow the memory order of the
@@ -7891,7 +8159,7 @@ static int ct__meta_reduce(ct__call *c) {
 
 /* ---- threads: large kernels split their outer loop (never small tensors) ---- */
 #ifdef CTENSOR_OPENMP
-static int ct__rpar(int64_t work) { return work >= 2 * CT__GRAIN && omp_get_max_threads() > 1 && !omp_in_parallel(); }
+static int ct__rpar(int64_t work) { return work >= 2 * CT__GRAIN && !ct__par_depth && omp_get_max_threads() > 1 && !omp_in_parallel(); }
 static int ct__rthreads(void) { return omp_get_max_threads(); }
 #  define CT__RPAR_FOR _Pragma("omp parallel for schedule(static) if(ct__par)")
 /* CT__RPAR(loop): the loop on the threads when ct__par, else plainly. (An OpenMP
@@ -9908,24 +10176,7 @@ static ct__shapestr ct__fmt_sizes_sp(int n, const int64_t *s) {
 }
 /* Runs an iterator; threads split it only when the work (elements touched) is large. */
 static void ct__ix_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a, int64_t work) {
-    if (it->numel == 0) return;
-#ifdef CTENSOR_OPENMP
-    if (work >= 2 * CT__GRAIN && it->numel > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-        int64_t total = it->numel;
-#pragma omp parallel
-        {
-            int nt = omp_get_num_threads(), id = omp_get_thread_num();
-            int64_t chunk = (total + nt - 1) / nt;
-            if (total >= 64 * (int64_t)nt) chunk = (chunk + 63) & ~(int64_t)63;
-            int64_t b = (int64_t)id * chunk, e = b + chunk < total ? b + chunk : total;
-            if (b < e) ct__iter_range(it, fn, a, b, e);
-        }
-        return;
-    }
-#else
-    (void)work;
-#endif
-    ct__iter_range(it, fn, a, 0, it->numel);
+    ct__iter_run_work(it, fn, a, work);
 }
 /* dst = src for one shape: a memcpy when both are contiguous and of one dtype */
 static void ct__ix_memcpy(char *dst, const char *src, size_t bytes);
@@ -9937,19 +10188,18 @@ static int ct__ix_copy(ct_tensor *dst, const ct_tensor *src) {
     return ct__copy_into(dst, src);
 }
 /* memcpy that splits large copies over threads */
+typedef struct ct__memcpy_job { char *dst; const char *src; size_t bytes; } ct__memcpy_job;
+static void ct__memcpy_chunk(void *c, int64_t lo, int64_t hi) {   /* units of 4 KiB */
+    const ct__memcpy_job *j = (const ct__memcpy_job *)c;
+    size_t b = (size_t)lo << 12, e = CT__MIN((size_t)hi << 12, j->bytes);
+    memcpy(j->dst + b, j->src + b, e - b);
+}
 static void ct__ix_memcpy(char *dst, const char *src, size_t bytes) {
-#ifdef CTENSOR_OPENMP
-    if (bytes >= ((size_t)1 << 20) && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-#pragma omp parallel
-        {
-            size_t nt = (size_t)omp_get_num_threads(), id = (size_t)omp_get_thread_num();
-            size_t chunk = ((bytes + nt - 1) / nt + 63) & ~(size_t)63;
-            size_t b = id * chunk;
-            if (b < bytes) memcpy(dst + b, src + b, CT__MIN(chunk, bytes - b));
-        }
+    if (bytes >= ((size_t)1 << 20) && ct__par_threads() > 1) {
+        ct__memcpy_job j = {dst, src, bytes};
+        ct__par_for((int64_t)((bytes + 4095) >> 12), 128, ct__memcpy_chunk, &j);   /* >= 512 KiB a chunk */
         return;
     }
-#endif
     memcpy(dst, src, bytes);
 }
 /* n copies of the element `one` (es bytes) */
@@ -12811,40 +13061,44 @@ typedef struct ct__gemm_job {
 } ct__gemm_job;
 typedef void (*ct__gemm_part_fn)(const ct__gemm_job *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1);
 
-/* Splits C into a tm x tn grid of blocks, one per thread (tm * tn = threads),
-   choosing the grid that packs the least (blocks as square as possible). */
+/* Splits C into a tm x tn grid of blocks for the pool, a few per thread, choosing the
+   grid that packs the least (blocks as square as possible): every block packs its own
+   A and B panels, and more blocks than threads let a thread that starts late (its
+   core busy) take fewer of them. */
+typedef struct ct__gemm_grid { const ct__gemm_job *j; ct__gemm_part_fn part; int tm; int64_t mstep, nstep; } ct__gemm_grid;
+static void ct__gemm_block(void *c, int64_t lo, int64_t hi) {
+    const ct__gemm_grid *g = (const ct__gemm_grid *)c;
+    for (int64_t id = lo; id < hi; id++) {
+        int64_t m0 = (id % g->tm) * g->mstep, n0 = (id / g->tm) * g->nstep;
+        if (m0 < g->j->M && n0 < g->j->N)
+            g->part(g->j, m0, CT__MIN(g->j->M, m0 + g->mstep), n0, CT__MIN(g->j->N, n0 + g->nstep));
+    }
+}
 static void ct__gemm_threads(const ct__gemm_job *j, ct__gemm_part_fn part, int64_t nr) {
-    int nt = 1;
-    (void)nr;
-#ifdef CTENSOR_OPENMP
-    if (j->M * j->N * j->K >= CT__GEMM_PAR && !omp_in_parallel()) nt = omp_get_max_threads();
-    /* at least one micro-tile row and column of work per thread */
-    while (nt > 1 && (j->M + CT__GEMM_MR - 1) / CT__GEMM_MR * ((j->N + nr - 1) / nr) < 4 * nt) nt--;
-#endif
-    if (nt <= 1) {
+    int nt = j->M * j->N * j->K >= CT__GEMM_PAR ? ct__par_threads() : 1;
+    int nb = nt > 1 ? 2 * nt : 1;   /* blocks */
+    /* at least two micro-tile rows and columns of work per block */
+    int64_t tiles = (j->M + CT__GEMM_MR - 1) / CT__GEMM_MR * ((j->N + nr - 1) / nr);
+    while (nb > 1 && tiles < 4 * (int64_t)nb) nb--;
+    if (nb <= 1) {
         part(j, 0, j->M, 0, j->N);
         return;
     }
-#ifdef CTENSOR_OPENMP
     int tm = 1;
     double best = -1;
-    for (int t = 1; t <= nt; t++) {
-        if (nt % t) continue;
-        double cost = (double)j->M / t + (double)j->N / (nt / t);
+    for (int t = 1; t <= nb; t++) {
+        if (nb % t) continue;
+        double cost = (double)j->M / t + (double)j->N / (nb / t);
         if (best < 0 || cost < best) { best = cost; tm = t; }
     }
-    int tn = nt / tm;
-    int64_t mstep = ((j->M + tm - 1) / tm + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR;
-    int64_t nstep = ((j->N + tn - 1) / tn + nr - 1) / nr * nr;
-#pragma omp parallel num_threads(nt)
-    {
-        /* the runtime may give fewer threads than asked: blocks go round-robin */
-        for (int id = omp_get_thread_num(); id < nt; id += omp_get_num_threads()) {
-            int64_t m0 = (id % tm) * mstep, n0 = (id / tm) * nstep;
-            part(j, m0, CT__MIN(j->M, m0 + mstep), n0, CT__MIN(j->N, n0 + nstep));
-        }
-    }
-#endif
+    int tn = nb / tm;
+    ct__gemm_grid g;
+    g.j = j;
+    g.part = part;
+    g.tm = tm;
+    g.mstep = ((j->M + tm - 1) / tm + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR;
+    g.nstep = ((j->N + tn - 1) / tn + nr - 1) / nr * nr;
+    ct__par_for(nb, 1, ct__gemm_block, &g);
 }
 
 CT__GEMM_SMALL_DEF(f32, float)
@@ -12853,23 +13107,32 @@ CT__GEMM_DRIVER(f32, float, CT__GEMM_NR_F32)
 CT__GEMM_DRIVER(f64, double, CT__GEMM_NR_F64)
 
 /* int64 (all integer dtypes compute here): wrapping arithmetic, i-k-j order */
-static void ct__gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, int64_t rsa, int64_t csa,
-                         const int64_t *B, int64_t rsb, int64_t csb, int64_t beta, int64_t *C, int64_t ldc) {
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for if (M * N * K >= CT__GEMM_PAR && M > 1 && !omp_in_parallel())
-#endif
-    for (int64_t i = 0; i < M; i++) {
-        uint64_t *c = (uint64_t *)(C + i * ldc);
-        for (int64_t j = 0; j < N; j++) c[j] = beta != 0 ? (uint64_t)beta * c[j] : 0;
+typedef struct ct__gemm_i64_job {
+    int64_t N, K, alpha, beta, rsa, csa, rsb, csb, ldc;
+    const int64_t *A, *B;
+    int64_t *C;
+} ct__gemm_i64_job;
+static void ct__gemm_i64_rows(void *c, int64_t lo, int64_t hi) {
+    const ct__gemm_i64_job *g = (const ct__gemm_i64_job *)c;
+    int64_t N = g->N, K = g->K;
+    for (int64_t i = lo; i < hi; i++) {
+        uint64_t *cr = (uint64_t *)(g->C + i * g->ldc);
+        for (int64_t j = 0; j < N; j++) cr[j] = g->beta != 0 ? (uint64_t)g->beta * cr[j] : 0;
         for (int64_t k = 0; k < K; k++) {
-            uint64_t av = (uint64_t)alpha * (uint64_t)A[i * rsa + k * csa];
-            const int64_t *b = B + k * rsb;
-            if (csb == 1)
-                for (int64_t j = 0; j < N; j++) c[j] += av * (uint64_t)b[j];
+            uint64_t av = (uint64_t)g->alpha * (uint64_t)g->A[i * g->rsa + k * g->csa];
+            const int64_t *b = g->B + k * g->rsb;
+            if (g->csb == 1)
+                for (int64_t j = 0; j < N; j++) cr[j] += av * (uint64_t)b[j];
             else
-                for (int64_t j = 0; j < N; j++) c[j] += av * (uint64_t)b[j * csb];
+                for (int64_t j = 0; j < N; j++) cr[j] += av * (uint64_t)b[j * g->csb];
         }
     }
+}
+static void ct__gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, int64_t rsa, int64_t csa,
+                         const int64_t *B, int64_t rsb, int64_t csb, int64_t beta, int64_t *C, int64_t ldc) {
+    ct__gemm_i64_job g = {N, K, alpha, beta, rsa, csa, rsb, csb, ldc, A, B, C};
+    int64_t per_row = N * K > 0 ? N * K : 1;
+    ct__par_for(M, M * per_row >= CT__GEMM_PAR ? (CT__GEMM_PAR / 8 + per_row - 1) / per_row : M, ct__gemm_i64_rows, &g);
 }
 
 #ifdef CTENSOR_BLAS
@@ -12958,6 +13221,21 @@ static void ct__gemm_cd(ct_dtype cd, int64_t M, int64_t N, int64_t K, double alp
 /* out[(batch,) M, N] = alpha * a @ b + beta * bias (bias broadcast to out; NULL or
    beta == 0: not read). a and b are 2-D (or 3-D with out 3-D) of any strides: the
    GEMM reads them in place unless they need a dtype conversion. */
+typedef struct ct__bmm_job {
+    ct_dtype cd;
+    int64_t M, N, K;
+    double alpha, beta;
+    const char *ap, *bp;
+    char *op;
+    int64_t sab, sbb, rsa, csa, rsb, csb;
+    size_t es;
+} ct__bmm_job;
+static void ct__bmm_chunk(void *c, int64_t lo, int64_t hi) {
+    const ct__bmm_job *j = (const ct__bmm_job *)c;
+    for (int64_t i = lo; i < hi; i++)
+        ct__gemm_cd(j->cd, j->M, j->N, j->K, j->alpha, j->ap + (size_t)(i * j->sab) * j->es, j->rsa, j->csa,
+                    j->bp + (size_t)(i * j->sbb) * j->es, j->rsb, j->csb, j->beta, j->op + (size_t)(i * j->M * j->N) * j->es, j->N);
+}
 static int ct__mm_into(ct_tensor *out, const ct_tensor *bias, double beta, const ct_tensor *a, const ct_tensor *b,
                        double alpha, ct_dtype cd) {
     int bt = out->ndim == 3;
@@ -12978,24 +13256,13 @@ static int ct__mm_into(ct_tensor *out, const ct_tensor *bias, double beta, const
         char *op = ct__ptr(oc);
         int64_t sab = bt ? ac->strides[0] : 0, sbb = bt ? bc->strides[0] : 0;
         int64_t rsa = ac->strides[bt], csa = ac->strides[bt + 1], rsb = bc->strides[bt], csb = bc->strides[bt + 1];
-        int64_t i;
-#ifdef CTENSOR_OPENMP
-        /* many small products: one product per thread (a large one threads inside) */
-        int par = batch > 1 && M * N * K < CT__GEMM_PAR && batch * M * N * K >= CT__GEMM_PAR && !omp_in_parallel();
-#  ifdef CTENSOR_BLAS
+        /* many small products: whole products per chunk (a large one threads inside) */
+        int par = batch > 1 && M * N * K < CT__GEMM_PAR && batch * M * N * K >= CT__GEMM_PAR;
+#ifdef CTENSOR_BLAS
         if (cd != CT_INT64 && M * N * K > CT__GEMM_SMALL) par = 0;   /* those go to the BLAS, which threads itself */
-#  endif
-        if (par) {
-#pragma omp parallel for
-            for (i = 0; i < batch; i++)
-                ct__gemm_cd(cd, M, N, K, alpha, ap + (size_t)(i * sab) * es, rsa, csa, bp + (size_t)(i * sbb) * es, rsb, csb,
-                            beta, op + (size_t)(i * M * N) * es, N);
-        } else
 #endif
-        /* (no parallel region at all when serial: an if(0) region still costs a team setup) */
-        for (i = 0; i < batch; i++)
-            ct__gemm_cd(cd, M, N, K, alpha, ap + (size_t)(i * sab) * es, rsa, csa, bp + (size_t)(i * sbb) * es, rsb, csb, beta,
-                        op + (size_t)(i * M * N) * es, N);
+        ct__bmm_job j = {cd, M, N, K, alpha, beta, ap, bp, op, sab, sbb, rsa, csa, rsb, csb, es};
+        ct__par_for(batch, par ? (CT__GEMM_PAR / 4 + M * N * K - 1) / (M * N * K) : batch, ct__bmm_chunk, &j);
     }
     rc = oc != out ? ct__copy_into(out, oc) : 0;
 done:
@@ -13146,26 +13413,40 @@ CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
 
 /* ---- matrix-vector and vector-vector kernels ---- */
 /* y[M] = alpha * A[M,K] @ x + beta * y (y contiguous; beta == 0 never reads y) */
+typedef struct ct__gemv_job {
+    int64_t K, rsa, csa, incx;
+    const void *A, *x;
+    void *y;
+    double alpha, beta;
+} ct__gemv_job;
 #define CT__GEMV_DEF(SUF, T)                                                                       \
+    static void ct__gemv_rows_##SUF(void *c, int64_t lo, int64_t hi) {                             \
+        const ct__gemv_job *j = (const ct__gemv_job *)c;                                           \
+        const T *A = (const T *)j->A, *x = (const T *)j->x;                                        \
+        T *y = (T *)j->y, alpha = (T)j->alpha, beta = (T)j->beta;                                  \
+        int64_t K = j->K, rsa = j->rsa, csa = j->csa, incx = j->incx;                              \
+        for (int64_t i = lo; i < hi; i++) {                                                        \
+            const T *a = A + i * rsa;                                                              \
+            T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                      \
+            int64_t k = 0;                                                                         \
+            for (; k + 4 <= K; k += 4) {                                                           \
+                s0 += a[k * csa] * x[k * incx];                                                    \
+                s1 += a[(k + 1) * csa] * x[(k + 1) * incx];                                        \
+                s2 += a[(k + 2) * csa] * x[(k + 2) * incx];                                        \
+                s3 += a[(k + 3) * csa] * x[(k + 3) * incx];                                        \
+            }                                                                                      \
+            for (; k < K; k++) s0 += a[k * csa] * x[k * incx];                                     \
+            T acc = (s0 + s1) + (s2 + s3);                                                         \
+            y[i] = beta != 0 ? alpha * acc + beta * y[i] : alpha * acc;                            \
+        }                                                                                          \
+    }                                                                                              \
     static void ct__gemv_builtin_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
                                        const T *x, int64_t incx, T beta, T *y) {                   \
         if (csa == 1 || rsa != 1) {                                                                \
-            int64_t i;                                                                             \
-            CT__GEMV_PARFOR                                                                        \
-            for (i = 0; i < M; i++) {                                                              \
-                const T *a = A + i * rsa;                                                          \
-                T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                  \
-                int64_t k = 0;                                                                     \
-                for (; k + 4 <= K; k += 4) {                                                       \
-                    s0 += a[k * csa] * x[k * incx];                                                \
-                    s1 += a[(k + 1) * csa] * x[(k + 1) * incx];                                    \
-                    s2 += a[(k + 2) * csa] * x[(k + 2) * incx];                                    \
-                    s3 += a[(k + 3) * csa] * x[(k + 3) * incx];                                    \
-                }                                                                                  \
-                for (; k < K; k++) s0 += a[k * csa] * x[k * incx];                                 \
-                T acc = (s0 + s1) + (s2 + s3);                                                     \
-                y[i] = beta != 0 ? alpha * acc + beta * y[i] : alpha * acc;                        \
-            }                                                                                      \
+            ct__gemv_job j = {K, rsa, csa, incx, A, x, y, (double)alpha, (double)beta};            \
+            /* rows in chunks of >= 2^17 multiply-adds, from 2^18 and 64 rows on */                 \
+            int64_t grain = M * K >= ((int64_t)1 << 18) && M >= 64 ? CT__MAX(((int64_t)1 << 17) / CT__MAX(K, 1), 32) : M; \
+            ct__par_for(M, grain, ct__gemv_rows_##SUF, &j);                                        \
         } else {                                                                                   \
             /* columns are contiguous: accumulate column by column */                              \
             for (int64_t i = 0; i < M; i++) y[i] = beta != 0 ? beta * y[i] : (T)0;                 \
@@ -13188,11 +13469,6 @@ CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
         for (; k < n; k++) s0 += x[k * incx] * y[k * incy];                                        \
         return (s0 + s1) + (s2 + s3);                                                              \
     }
-#ifdef CTENSOR_OPENMP
-#  define CT__GEMV_PARFOR _Pragma("omp parallel for if (M * K >= ((int64_t)1 << 18) && M >= 64 && !omp_in_parallel())")
-#else
-#  define CT__GEMV_PARFOR
-#endif
 CT__GEMV_DEF(f32, float)
 CT__GEMV_DEF(f64, double)
 

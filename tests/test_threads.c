@@ -1,9 +1,12 @@
 /* Threads: two threads training their own small model at once, two threads running
    inference on one shared module, a thread's state and caches given back when it
-   exits, and a thread whose state cannot be allocated getting an error, not an abort.
-   Built like every test (plain, ASan) and also with -fsanitize=thread by
-   tests/run_suite.sh (build/tsan/test_threads), where TSan checks the first two. */
+   exits, a thread whose state cannot be allocated getting an error, not an abort, and
+   the thread pool (every index once, nested calls, kernel errors, two callers at once,
+   after fork). Built like every test (plain, ASan) and also with -fsanitize=thread by
+   tests/run_suite.sh (build/tsan/test_threads), where TSan checks the threads and the
+   pool's memory ordering; CTENSOR_THREADS turns the pool on in all three builds. */
 #define CTENSOR_IMPLEMENTATION
+#define CTENSOR_THREADS
 #include <stdlib.h>
 /* an allocator that fails on request, per thread (the thread-state test) */
 static _Thread_local int t_fail_alloc;
@@ -13,6 +16,8 @@ static _Thread_local int t_fail_alloc;
 #include "ct_test.h"
 #include "ctensor_nn.h"
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- two threads training at once --------------------------------------------
    Each thread: Linear(4, 8) -> ReLU -> Linear(8, 1), SGD, its own data (y = x . w
@@ -131,7 +136,7 @@ TEST(test_shared_module_inference) {
 static int64_t cached_bytes_of_dead_threads(void) {
     int64_t n = 0;
     ct__spin_lock(&ct__tls_lock);
-    for (ct__tls *t = ct__tls_all; t; t = t->next)
+    for (ct__tls *t = CT__LOAD_ACQUIRE(&ct__tls_all); t; t = t->next)
         if (t->dead) {
             n += t->big_bytes;
             for (int c = 0; c < CT__NUM_CLASSES; c++) n += t->nfree_blocks[c];
@@ -143,7 +148,7 @@ static int64_t cached_bytes_of_dead_threads(void) {
 static int count_states(void) {
     int n = 0;
     ct__spin_lock(&ct__tls_lock);
-    for (ct__tls *t = ct__tls_all; t; t = t->next) n++;
+    for (ct__tls *t = CT__LOAD_ACQUIRE(&ct__tls_all); t; t = t->next) n++;
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
@@ -206,11 +211,133 @@ TEST(test_thread_state_out_of_memory) {
     CHECK_EQ_INT(j.code2, CT_ERR_MEMORY);
 }
 
+/* ---- the thread pool ---------------------------------------------------------------- */
+typedef struct mark_job { int *seen; int64_t nested_sum; int kerr_at; } mark_job;
+static void mark_chunk(void *c, int64_t lo, int64_t hi) {
+    mark_job *j = (mark_job *)c;
+    for (int64_t i = lo; i < hi; i++) __atomic_add_fetch(&j->seen[i], 1, __ATOMIC_RELAXED);
+    if (j->kerr_at >= lo && j->kerr_at < hi) ct__kerr_tls |= 4;
+}
+static void nested_inner(void *c, int64_t lo, int64_t hi) {
+    int64_t *acc = (int64_t *)c;
+    for (int64_t i = lo; i < hi; i++) *acc += i;   /* inline on the chunk's thread: no race */
+}
+static void nested_outer(void *c, int64_t lo, int64_t hi) {
+    mark_job *j = (mark_job *)c;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t acc = 0;
+        ct__par_for(1000, 10, nested_inner, &acc);
+        __atomic_add_fetch(&j->nested_sum, acc, __ATOMIC_RELAXED);
+    }
+}
+static int marks_ok(const int *seen, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (seen[i] != 1) return 0;
+    return 1;
+}
+enum { NMARK = 100000 };
+static void *pool_caller(void *arg) {
+    int *seen = (int *)arg;
+    mark_job j = {seen, 0, -1};
+    for (int rep = 0; rep < 20; rep++) {
+        memset(seen, 0, sizeof(int) * NMARK);
+        ct__par_for(NMARK, 1000, mark_chunk, &j);
+        if (!marks_ok(seen, NMARK)) return (void *)1;
+    }
+    return NULL;
+}
+
+TEST(test_pool) {
+    int *seen = (int *)calloc(NMARK, sizeof(int));
+    CHECK(seen != NULL);
+    if (!seen) return;
+    for (int nt = 1; nt <= 4; nt++) {
+        ct_set_num_threads(nt);
+        CHECK_EQ_INT(ct_get_num_threads(), nt);
+        for (int64_t grain = 1; grain <= 4096; grain *= 8) {
+            for (int64_t n = 1; n <= NMARK; n = n * 7 + 3) {
+                mark_job j = {seen, 0, -1};
+                memset(seen, 0, sizeof(int) * NMARK);
+                ct__par_for(n, grain, mark_chunk, &j);
+                CT_T_REPORT(marks_ok(seen, n), "threads %d grain %lld n %lld: an index not run exactly once", nt,
+                            (long long)grain, (long long)n);
+            }
+        }
+        /* a kernel error raised in any chunk reaches the caller */
+        for (int at = 0; at < NMARK; at += NMARK / 7) {
+            mark_job j = {seen, 0, at};
+            int mine = ct__kerr_tls;
+            ct__kerr_tls = 0;
+            ct__par_for(NMARK, 100, mark_chunk, &j);
+            CT_T_REPORT(ct__kerr_tls == 4, "threads %d: kernel error at %d lost (flags %d)", nt, at, ct__kerr_tls);
+            ct__kerr_tls = mine;
+        }
+        /* nested: inner loops run inline on the chunk's thread */
+        mark_job j = {seen, 0, -1};
+        ct__par_for(64, 1, nested_outer, &j);
+        CHECK_EQ_INT(j.nested_sum, (int64_t)64 * 999 * 1000 / 2);
+    }
+    /* two user threads calling at once: one gets the pool, the other runs inline */
+    ct_set_num_threads(2);
+    int *seen2 = (int *)calloc(NMARK, sizeof(int));
+    CHECK(seen2 != NULL);
+    if (seen2) {
+        pthread_t a, b;
+        void *ra = (void *)1, *rb = (void *)1;
+        CHECK(pthread_create(&a, NULL, pool_caller, seen) == 0);
+        CHECK(pthread_create(&b, NULL, pool_caller, seen2) == 0);
+        pthread_join(a, &ra);
+        pthread_join(b, &rb);
+        CHECK(ra == NULL && rb == NULL);
+        free(seen2);
+    }
+    /* an op on the pool gives PyTorch's values: a large elementwise op and a GEMM */
+    CT_SCOPE {
+        ct_tensor *x = ct_arange(0, 1 << 18, 1, CT_FLOAT64);
+        ct_tensor *y = ct_mul(x, x);
+        double s = ct_item(ct_sum(y));
+        double n = (double)(1 << 18);
+        CHECK(s == (n - 1) * n * (2 * n - 1) / 6);
+        ct_tensor *a = ct_ones(CT_FLOAT64, 256, 256), *m = ct_mm(a, a);
+        CHECK(m && ct_item(ct_sum(m)) == 256.0 * 256 * 256);
+    }
+    free(seen);
+    ct_set_num_threads(0);
+}
+
+/* after fork() the child has no workers: the pool starts afresh there */
+#ifndef __SANITIZE_THREAD__   /* TSan refuses new threads in a child of a threaded fork */
+TEST(test_pool_after_fork) {
+    ct_set_num_threads(2);
+    int *seen = (int *)calloc(NMARK, sizeof(int));
+    CHECK(seen != NULL);
+    if (!seen) return;
+    mark_job j = {seen, 0, -1};
+    ct__par_for(NMARK, 1000, mark_chunk, &j);   /* workers made in the parent */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        memset(seen, 0, sizeof(int) * NMARK);
+        ct__par_for(NMARK, 1000, mark_chunk, &j);
+        _exit(marks_ok(seen, NMARK) ? 0 : 3);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(seen);
+    ct_set_num_threads(0);
+}
+#endif
+
 int main(void) {
     ct_t_init();
     RUN(test_thread_state_out_of_memory);   /* first: no exited thread's state to reuse yet */
     RUN(test_two_threads_train);
     RUN(test_shared_module_inference);
     RUN(test_thread_exit_frees_state);
+    RUN(test_pool);
+#ifndef __SANITIZE_THREAD__   /* TSan refuses new threads in a child of a threaded fork */
+    RUN(test_pool_after_fork);
+#endif
     return ct_t_summary();
 }
