@@ -5390,7 +5390,7 @@ static int ct__tpool_grow(ct__tpool *p, int nw) {
 static int ct__par_threads(void) {
 #ifdef CT__TPOOL
 #  ifdef CTENSOR_OPENMP
-    if (omp_in_parallel()) return 1;   /* inside a kernel still on OpenMP */
+    if (omp_in_parallel()) return 1;   /* inside an OpenMP region of the user's (or ctensor_nn.h's) */
 #  endif
     return ct__par_depth ? 1 : ct__par_nthreads();
 #else
@@ -8157,21 +8157,21 @@ static int ct__meta_reduce(ct__call *c) {
     return 0;
 }
 
-/* ---- threads: large kernels split their outer loop (never small tensors) ---- */
+/* ---- threads: large kernels split their outer loop (never small tensors) ----
+   A reduction loop's body is a function of a block range [lo, hi) with the loop's
+   variables in a small struct (the _cN/_bN pairs below); ct__rrun runs it on the pool
+   when ct__par (ct__rpar: enough work, more than one thread, not nested), else inline. */
+static int ct__rpar(int64_t work) { return work >= 2 * CT__GRAIN && ct__par_threads() > 1; }
+static int ct__rthreads(void) { return ct__par_threads(); }
+static CT__UNUSED void ct__rrun(int64_t n, int par, ct__par_fn fn, void *ctx) {
+    if (par) ct__par_for(n, 1, fn, ctx);
+    else if (n > 0) fn(ctx, 0, n);
+}
+/* ctensor_nn.h's loops not yet on the pool (OpenMP when ct__par) */
 #ifdef CTENSOR_OPENMP
-static int ct__rpar(int64_t work) { return work >= 2 * CT__GRAIN && !ct__par_depth && omp_get_max_threads() > 1 && !omp_in_parallel(); }
-static int ct__rthreads(void) { return omp_get_max_threads(); }
 #  define CT__RPAR_FOR _Pragma("omp parallel for schedule(static) if(ct__par)")
-/* CT__RPAR(loop): the loop on the threads when ct__par, else plainly. (An OpenMP
-   `if(0)` clause still sets up a one-thread team: a malloc and a futex per call,
-   more than a small reduction costs.) CT__RPAR_FOR stays for loops with
-   preprocessor lines inside. */
-#  define CT__RPAR(...) if (ct__par) { _Pragma("omp parallel for schedule(static)") __VA_ARGS__ } else { __VA_ARGS__ }
 #else
-static int ct__rpar(int64_t work) { (void)work; return 0; }
-static int ct__rthreads(void) { return 1; }
 #  define CT__RPAR_FOR
-#  define CT__RPAR(...) __VA_ARGS__
 #endif
 
 /* ---- layouts: an input seen as [O][K][NI], K the elements reduced into one output ----
@@ -8414,6 +8414,75 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
    (when there are fewer strips than threads, the rows are split instead). */
 #define CT__VSUM_STRIP 4096   /* columns per strip: rows are read in runs of whole pages */
 #define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * part; int64_t chunk; const T * xr; } fname##_c1;   \
+static void fname##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                                       \
+    const fname##_c1 *q_ = (const fname##_c1 *)c_;                                                                                                 \
+    const T * x = q_->x; (void)x;                                                                                                                  \
+    T * out = q_->out; (void)out;                                                                                                                  \
+    int64_t O = q_->O; (void)O;                                                                                                                    \
+    int64_t K = q_->K; (void)K;                                                                                                                    \
+    int64_t NI = q_->NI; (void)NI;                                                                                                                 \
+    double scale = q_->scale; (void)scale;                                                                                                         \
+    double * part = q_->part; (void)part;                                                                                                          \
+    int64_t chunk = q_->chunk; (void)chunk;                                                                                                        \
+    const T * xr = q_->xr; (void)xr;                                                                                                               \
+    for (int p = (int)lo_; p < hi_; p++) {                                                    \
+                        int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;            \
+                        part[p] = b < e ? HSUM(xr + b, e - b) : 0.0;                                  \
+                    }                                                                                                 \
+}                                                                                                                                                  \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; } fname##_c2;   \
+static void fname##_b2(void *c_, int64_t lo_, int64_t hi_) {                                           \
+    const fname##_c2 *q_ = (const fname##_c2 *)c_;                                                     \
+    const T * x = q_->x; (void)x;                                                                      \
+    T * out = q_->out; (void)out;                                                                      \
+    int64_t O = q_->O; (void)O;                                                                        \
+    int64_t K = q_->K; (void)K;                                                                        \
+    int64_t NI = q_->NI; (void)NI;                                                                     \
+    double scale = q_->scale; (void)scale;                                                             \
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);                                             \
+}                                                                                                      \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * parts; int64_t W; int64_t chunk; int64_t w; const T * xp; } fname##_c3;   \
+static void fname##_b3(void *c_, int64_t lo_, int64_t hi_) {                                                                                                              \
+    const fname##_c3 *q_ = (const fname##_c3 *)c_;                                                                                                                        \
+    const T * x = q_->x; (void)x;                                                                                                                                         \
+    T * out = q_->out; (void)out;                                                                                                                                         \
+    int64_t O = q_->O; (void)O;                                                                                                                                           \
+    int64_t K = q_->K; (void)K;                                                                                                                                           \
+    int64_t NI = q_->NI; (void)NI;                                                                                                                                        \
+    double scale = q_->scale; (void)scale;                                                                                                                                \
+    double * parts = q_->parts; (void)parts;                                                                                                                              \
+    int64_t W = q_->W; (void)W;                                                                                                                                           \
+    int64_t chunk = q_->chunk; (void)chunk;                                                                                                                               \
+    int64_t w = q_->w; (void)w;                                                                                                                                           \
+    const T * xp = q_->xp; (void)xp;                                                                                                                                      \
+    for (int p = (int)lo_; p < hi_; p++) {                                                        \
+                    double *tot = parts + (int64_t)p * W;                                             \
+                    int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K;                           \
+                    for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                     \
+                    for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w);      \
+                }                                                                                                                        \
+}                                                                                                                                                                         \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; int64_t W; int64_t nstrip; } fname##_c4;   \
+static void fname##_b4(void *c_, int64_t lo_, int64_t hi_) {                                                                      \
+    const fname##_c4 *q_ = (const fname##_c4 *)c_;                                                                                \
+    const T * x = q_->x; (void)x;                                                                                                 \
+    T * out = q_->out; (void)out;                                                                                                 \
+    int64_t O = q_->O; (void)O;                                                                                                   \
+    int64_t K = q_->K; (void)K;                                                                                                   \
+    int64_t NI = q_->NI; (void)NI;                                                                                                \
+    double scale = q_->scale; (void)scale;                                                                                        \
+    int64_t W = q_->W; (void)W;                                                                                                   \
+    int64_t nstrip = q_->nstrip; (void)nstrip;                                                                                    \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
+            double tot[CT__VSUM_STRIP];                                                               \
+            for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
+            const T *xp = x + o * K * NI + i0;                                                        \
+            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
+            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
+        }                                                                        \
+}                                                                                                                                 \
     static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
         if (NI == 1) {                                                                                 \
             int nt = ct__rthreads();                                                                  \
@@ -8427,10 +8496,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
                     const T *xr = x + o * K;                                                          \
                     int ct__par = 1;                                                                  \
                     (void)ct__par;                                                                    \
-                    CT__RPAR(for (int p = 0; p < np; p++) {                                                    \
-                        int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;            \
-                        part[p] = b < e ? HSUM(xr + b, e - b) : 0.0;                                  \
-                    })                                                                                 \
+                    fname##_c1 q1_ = {x, out, O, K, NI, scale, part, chunk, xr}; ct__rrun(np, ct__par, fname##_b1, &q1_);                                                                                 \
                     double t = 0.0;                                                                   \
                     for (int p = 0; p < np; p++) t += part[p];                                        \
                     out[o] = (T)(t * scale);                                                          \
@@ -8439,7 +8505,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
             }                                                                                         \
             int ct__par = ct__rpar(O * K);                                                            \
             (void)ct__par;                                                                            \
-            CT__RPAR(for (int64_t o = 0; o < O; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);)                 \
+            fname##_c2 q2_ = {x, out, O, K, NI, scale}; ct__rrun(O, ct__par, fname##_b2, &q2_);                 \
             return;                                                                                   \
         }                                                                                             \
         int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
@@ -8453,12 +8519,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
                 const T *xp = x + o * K * NI + i0;                                                    \
                 int ct__par = 1;                                                                      \
                 (void)ct__par;                                                                        \
-                CT__RPAR(for (int p = 0; p < nt; p++) {                                                        \
-                    double *tot = parts + (int64_t)p * W;                                             \
-                    int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K;                           \
-                    for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                     \
-                    for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w);      \
-                })                                                                                     \
+                fname##_c3 q3_ = {x, out, O, K, NI, scale, parts, W, chunk, w, xp}; ct__rrun(nt, ct__par, fname##_b3, &q3_);                                                                                     \
                 for (int64_t b = 0; b < w; b++) {                                                     \
                     double sum = 0.0;                                                                 \
                     for (int p = 0; p < nt; p++) sum += parts[(int64_t)p * W + b];                    \
@@ -8470,14 +8531,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
         }                                                                                             \
         int ct__par = par && O * nstrip > 1;                                                          \
         (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
-            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
-            double tot[CT__VSUM_STRIP];                                                               \
-            for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
-            const T *xp = x + o * K * NI + i0;                                                        \
-            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
-            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
-        })                                                                                             \
+        fname##_c4 q4_ = {x, out, O, K, NI, scale, W, nstrip}; ct__rrun(O * nstrip, ct__par, fname##_b4, &q4_);                                                                                             \
     }
 CT__FSUM_DEF(ct__fsum_f32, float, ct__hsum_f32, ct__vaccd_f32)
 CT__FSUM_DEF(ct__fsum_f64, double, ct__hsum_f64, ct__vaccd_f64)
@@ -8485,11 +8539,17 @@ CT__FSUM_DEF(ct__fsumnan_f32, float, ct__hsumnan_f32, ct__vaccdnan_f32)
 CT__FSUM_DEF(ct__fsumnan_f64, double, ct__hsumnan_f64, ct__vaccdnan_f64)
 
 /* integer sums and products wrap like PyTorch's int64 arithmetic (no UB) */
-static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64_t NI, int prod) {
-    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
-    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
-    (void)ct__par;
-    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
+typedef struct { const int64_t * x; int64_t * out; int64_t O; int64_t K; int64_t NI; int prod; int64_t nblk; } ct__isum_c1;
+static void ct__isum_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__isum_c1 *q_ = (const ct__isum_c1 *)c_;
+    const int64_t * x = q_->x; (void)x;
+    int64_t * out = q_->out; (void)out;
+    int64_t O = q_->O; (void)O;
+    int64_t K = q_->K; (void)K;
+    int64_t NI = q_->NI; (void)NI;
+    int prod = q_->prod; (void)prod;
+    int64_t nblk = q_->nblk; (void)nblk;
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
         uint64_t acc[CT__RBLK];
@@ -8500,14 +8560,25 @@ static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64
             else for (int b = 0; b < nb; b++) acc[b] += (uint64_t)xp[b];
         }
         for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = CT__IW(acc[b]);
-    })
+    }
 }
-/* float products in double */
-static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t NI) {
+static void ct__isum(const int64_t *x, int64_t *out, int64_t O, int64_t K, int64_t NI, int prod) {
     int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
-    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
+    ct__isum_c1 q1_ = {x, out, O, K, NI, prod, nblk}; ct__rrun(O * nblk, ct__par, ct__isum_b1, &q1_);
+}
+/* float products in double */
+typedef struct { const double * x; double * out; int64_t O; int64_t K; int64_t NI; int64_t nblk; } ct__fprod_c1;
+static void ct__fprod_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__fprod_c1 *q_ = (const ct__fprod_c1 *)c_;
+    const double * x = q_->x; (void)x;
+    double * out = q_->out; (void)out;
+    int64_t O = q_->O; (void)O;
+    int64_t K = q_->K; (void)K;
+    int64_t NI = q_->NI; (void)NI;
+    int64_t nblk = q_->nblk; (void)nblk;
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
         double acc[CT__RBLK];
@@ -8516,7 +8587,13 @@ static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_
         for (int64_t k = 0; k < K; k++, xp += NI)
             for (int b = 0; b < nb; b++) acc[b] *= xp[b];
         for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = acc[b];
-    })
+    }
+}
+static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_t NI) {
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+    (void)ct__par;
+    ct__fprod_c1 q1_ = {x, out, O, K, NI, nblk}; ct__rrun(O * nblk, ct__par, ct__fprod_b1, &q1_);
 }
 
 /* sum, mean, nansum, prod */
@@ -8734,13 +8811,20 @@ static int ct__meta_var(ct__call *c) {
     return 0;
 }
 #define CT__VAR_DEF(S, T)                                                                              \
-    static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t NI, double corr, int sq) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        double dof = (double)K - corr;                                                                \
-        if (dof < 0) dof = 0;                                                                         \
-        (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+typedef struct { const T * x; T * vout; T * mout; int64_t O; int64_t K; int64_t NI; double corr; int sq; int64_t nblk; double dof; } ct__var_##S##_c1;   \
+static void ct__var_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                                       \
+    const ct__var_##S##_c1 *q_ = (const ct__var_##S##_c1 *)c_;                                                                                           \
+    const T * x = q_->x; (void)x;                                                                                                                        \
+    T * vout = q_->vout; (void)vout;                                                                                                                     \
+    T * mout = q_->mout; (void)mout;                                                                                                                     \
+    int64_t O = q_->O; (void)O;                                                                                                                          \
+    int64_t K = q_->K; (void)K;                                                                                                                          \
+    int64_t NI = q_->NI; (void)NI;                                                                                                                       \
+    double corr = q_->corr; (void)corr;                                                                                                                  \
+    int sq = q_->sq; (void)sq;                                                                                                                           \
+    int64_t nblk = q_->nblk; (void)nblk;                                                                                                                 \
+    double dof = q_->dof; (void)dof;                                                                                                                     \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             double mean[CT__RBLK], m2[CT__RBLK];                                                                  \
@@ -8756,7 +8840,15 @@ static int ct__meta_var(ct__call *c) {
                 vout[o * NI + i0 + b] = (T)(sq ? sqrt(v) : v);                                         \
                 if (mout) mout[o * NI + i0 + b] = (T)mean[b];                                          \
             }                                                                                         \
-        })                                                                                             \
+        }                                                                                               \
+}                                                                                                                                                        \
+    static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t NI, double corr, int sq) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        double dof = (double)K - corr;                                                                \
+        if (dof < 0) dof = 0;                                                                         \
+        (void)ct__par;                                                                                \
+        ct__var_##S##_c1 q1_ = {x, vout, mout, O, K, NI, corr, sq, nblk, dof}; ct__rrun(O * nblk, ct__par, ct__var_##S##_b1, &q1_);                                                                                             \
     }
 CT__VAR_DEF(f32, float)
 CT__VAR_DEF(f64, double)
@@ -8834,11 +8926,18 @@ static int ct__meta_minmax(ct__call *c) {
 }
 /* values and first index of the max (min); a NaN wins and stays */
 #define CT__MINMAX_DEF(S, T)                                                                           \
-    static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t NI, int ismax) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+typedef struct { const T * x; T * vout; int64_t * iout; int64_t O; int64_t K; int64_t NI; int ismax; int64_t nblk; } ct__minmax_##S##_c1;   \
+static void ct__minmax_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                       \
+    const ct__minmax_##S##_c1 *q_ = (const ct__minmax_##S##_c1 *)c_;                                                                        \
+    const T * x = q_->x; (void)x;                                                                                                           \
+    T * vout = q_->vout; (void)vout;                                                                                                        \
+    int64_t * iout = q_->iout; (void)iout;                                                                                                  \
+    int64_t O = q_->O; (void)O;                                                                                                             \
+    int64_t K = q_->K; (void)K;                                                                                                             \
+    int64_t NI = q_->NI; (void)NI;                                                                                                          \
+    int ismax = q_->ismax; (void)ismax;                                                                                                     \
+    int64_t nblk = q_->nblk; (void)nblk;                                                                                                    \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             T best[CT__RBLK];                                                                               \
@@ -8859,7 +8958,13 @@ static int ct__meta_minmax(ct__call *c) {
                 vout[o * NI + i0 + b] = best[b];                                                       \
                 if (iout) iout[o * NI + i0 + b] = bi[b];                                               \
             }                                                                                         \
-        })                                                                                             \
+        }                                                                                  \
+}                                                                                                                                           \
+    static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t NI, int ismax) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        ct__minmax_##S##_c1 q1_ = {x, vout, iout, O, K, NI, ismax, nblk}; ct__rrun(O * nblk, ct__par, ct__minmax_##S##_b1, &q1_);                                                                                             \
     }
 CT__MINMAX_DEF(f32, float)
 CT__MINMAX_DEF(f64, double)
@@ -8904,6 +9009,50 @@ CT__MINMAX_DEF(i64, int64_t)
         CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                            \
         for (; b < n; b++) CT__EXT_COMBINE(acc[b], x[b], OP);                                         \
     }                                                                                                 \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; T * part; int64_t chunk; const T * xr; } ct__f##NAME##_c1;   \
+static void ct__f##NAME##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                    \
+    const ct__f##NAME##_c1 *q_ = (const ct__f##NAME##_c1 *)c_;                                                                        \
+    const T * x = q_->x; (void)x;                                                                                                     \
+    T * out = q_->out; (void)out;                                                                                                     \
+    int64_t O = q_->O; (void)O;                                                                                                       \
+    int64_t K = q_->K; (void)K;                                                                                                       \
+    int64_t NI = q_->NI; (void)NI;                                                                                                    \
+    T * part = q_->part; (void)part;                                                                                                  \
+    int64_t chunk = q_->chunk; (void)chunk;                                                                                           \
+    const T * xr = q_->xr; (void)xr;                                                                                                  \
+    for (int p = (int)lo_; p < hi_; p++) {                                                        \
+                    int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;                \
+                    part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1);                   \
+                }                                                                                    \
+}                                                                                                                                     \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; } ct__f##NAME##_c2;   \
+static void ct__f##NAME##_b2(void *c_, int64_t lo_, int64_t hi_) {                             \
+    const ct__f##NAME##_c2 *q_ = (const ct__f##NAME##_c2 *)c_;                                 \
+    const T * x = q_->x; (void)x;                                                              \
+    T * out = q_->out; (void)out;                                                              \
+    int64_t O = q_->O; (void)O;                                                                \
+    int64_t K = q_->K; (void)K;                                                                \
+    int64_t NI = q_->NI; (void)NI;                                                             \
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) out[o] = ct__h##NAME(x + o * K, K);                                     \
+}                                                                                              \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; int64_t W; int64_t nstrip; } ct__f##NAME##_c3;   \
+static void ct__f##NAME##_b3(void *c_, int64_t lo_, int64_t hi_) {                                                        \
+    const ct__f##NAME##_c3 *q_ = (const ct__f##NAME##_c3 *)c_;                                                            \
+    const T * x = q_->x; (void)x;                                                                                         \
+    T * out = q_->out; (void)out;                                                                                         \
+    int64_t O = q_->O; (void)O;                                                                                           \
+    int64_t K = q_->K; (void)K;                                                                                           \
+    int64_t NI = q_->NI; (void)NI;                                                                                        \
+    int64_t W = q_->W; (void)W;                                                                                           \
+    int64_t nstrip = q_->nstrip; (void)nstrip;                                                                            \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
+            const T *xp = x + o * K * NI + i0;                                                        \
+            T *acc = out + o * NI + i0;                                                               \
+            memcpy(acc, xp, sizeof(T) * (size_t)w);                                                   \
+            for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w);                         \
+        }                                                                \
+}                                                                                                                         \
     static void ct__f##NAME(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                   \
         int nt = ct__rthreads();                                                                      \
         if (NI == 1 && O < nt && ct__rpar(K)) {                                                       \
@@ -8914,10 +9063,7 @@ CT__MINMAX_DEF(i64, int64_t)
                 const T *xr = x + o * K;                                                              \
                 int ct__par = 1;                                                                      \
                 (void)ct__par;                                                                        \
-                CT__RPAR(for (int p = 0; p < np; p++) {                                                        \
-                    int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;                \
-                    part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1);                   \
-                })                                                                                     \
+                ct__f##NAME##_c1 q1_ = {x, out, O, K, NI, part, chunk, xr}; ct__rrun(np, ct__par, ct__f##NAME##_b1, &q1_);                                                                                     \
                 T m = part[0];                                                                        \
                 for (int p = 1; p < np; p++) CT__EXT_COMBINE(m, part[p], OP);                         \
                 out[o] = m;                                                                           \
@@ -8927,19 +9073,13 @@ CT__MINMAX_DEF(i64, int64_t)
         if (NI == 1) {                                                                                \
             int ct__par = ct__rpar(O * K) && O > 1;                                                   \
             (void)ct__par;                                                                            \
-            CT__RPAR(for (int64_t o = 0; o < O; o++) out[o] = ct__h##NAME(x + o * K, K);)                       \
+            ct__f##NAME##_c2 q2_ = {x, out, O, K, NI}; ct__rrun(O, ct__par, ct__f##NAME##_b2, &q2_);                       \
             return;                                                                                   \
         }                                                                                             \
         int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
         int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                         \
         (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nstrip; t++) {                                                    \
-            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
-            const T *xp = x + o * K * NI + i0;                                                        \
-            T *acc = out + o * NI + i0;                                                               \
-            memcpy(acc, xp, sizeof(T) * (size_t)w);                                                   \
-            for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w);                         \
-        })                                                                                             \
+        ct__f##NAME##_c3 q3_ = {x, out, O, K, NI, W, nstrip}; ct__rrun(O * nstrip, ct__par, ct__f##NAME##_b3, &q3_);                                                                                             \
     }
 CT__EXT_DEF(max_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, >)
 CT__EXT_DEF(min_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, <)
@@ -9011,11 +9151,16 @@ static int ct__meta_lse(ct__call *c) {
     return 0;
 }
 #define CT__LSE_DEF(S, T)                                                                              \
-    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                    \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; int64_t nblk; } ct__lse_##S##_c1;   \
+static void ct__lse_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                           \
+    const ct__lse_##S##_c1 *q_ = (const ct__lse_##S##_c1 *)c_;                                               \
+    const T * x = q_->x; (void)x;                                                                            \
+    T * out = q_->out; (void)out;                                                                            \
+    int64_t O = q_->O; (void)O;                                                                              \
+    int64_t K = q_->K; (void)K;                                                                              \
+    int64_t NI = q_->NI; (void)NI;                                                                           \
+    int64_t nblk = q_->nblk; (void)nblk;                                                                     \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             double m[CT__RBLK], s[CT__RBLK];                                                                      \
@@ -9030,7 +9175,13 @@ static int ct__meta_lse(ct__call *c) {
             for (int64_t k = 0; k < K; k++)                                                           \
                 for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * NI + b] - m[b]);               \
             for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = (T)(log(s[b]) + m[b]);                 \
-        })                                                                                             \
+        }                                                   \
+}                                                                                                            \
+    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                    \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        ct__lse_##S##_c1 q1_ = {x, out, O, K, NI, nblk}; ct__rrun(O * nblk, ct__par, ct__lse_##S##_b1, &q1_);                                                                                             \
     }
 CT__LSE_DEF(f32, float)
 CT__LSE_DEF(f64, double)
@@ -9071,6 +9222,31 @@ static int ct__meta_logic(ct__call *c) {
     c->cdt = CT_BOOL;
     return 0;
 }
+typedef struct { const uint8_t * p; int64_t O; int64_t K; int64_t NI; int64_t nblk; char * out; int op; } ct__k_logic_c1;
+static void ct__k_logic_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_logic_c1 *q_ = (const ct__k_logic_c1 *)c_;
+    const uint8_t * p = q_->p; (void)p;
+    int64_t O = q_->O; (void)O;
+    int64_t K = q_->K; (void)K;
+    int64_t NI = q_->NI; (void)NI;
+    int64_t nblk = q_->nblk; (void)nblk;
+    char * out = q_->out; (void)out;
+    int op = q_->op; (void)op;
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {
+        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
+        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
+        int64_t n[CT__RBLK];
+        const uint8_t *xp = p + o * K * NI + i0;
+        for (int b = 0; b < nb; b++) n[b] = 0;
+        for (int64_t k = 0; k < K; k++, xp += NI)
+            for (int b = 0; b < nb; b++) n[b] += xp[b] != 0;
+        for (int b = 0; b < nb; b++) {
+            int64_t q = o * NI + i0 + b;
+            if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[q] = n[b];
+            else ((uint8_t *)out)[q] = (uint8_t)(op == CT__OP_ALL ? n[b] == K : n[b] > 0);
+        }
+    }
+}
 static int ct__k_logic(ct__call *c) {
     ct_tensor *x = c->in[0];
     uint32_t mask;
@@ -9085,20 +9261,7 @@ static int ct__k_logic(ct__call *c) {
     char *out = ct__ptr(c->out[0]);
     int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
     (void)ct__par;
-    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
-        int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
-        int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);
-        int64_t n[CT__RBLK];
-        const uint8_t *xp = p + o * K * NI + i0;
-        for (int b = 0; b < nb; b++) n[b] = 0;
-        for (int64_t k = 0; k < K; k++, xp += NI)
-            for (int b = 0; b < nb; b++) n[b] += xp[b] != 0;
-        for (int b = 0; b < nb; b++) {
-            int64_t q = o * NI + i0 + b;
-            if (op == CT__OP_COUNT_NONZERO) ((int64_t *)out)[q] = n[b];
-            else ((uint8_t *)out)[q] = (uint8_t)(op == CT__OP_ALL ? n[b] == K : n[b] > 0);
-        }
-    })
+    ct__k_logic_c1 q1_ = {p, O, K, NI, nblk, out, op}; ct__rrun(O * nblk, ct__par, ct__k_logic_b1, &q1_);
     ct__decref(r.t);
     return 0;
 }
@@ -9129,12 +9292,18 @@ static int ct__meta_norm(ct__call *c) {
     return 0;
 }
 #define CT__NORM_DEF(S, T)                                                                             \
-    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) {         \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double p; int64_t nblk; int mode; } ct__norm_##S##_c1;   \
+static void ct__norm_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                               \
+    const ct__norm_##S##_c1 *q_ = (const ct__norm_##S##_c1 *)c_;                                                                  \
+    const T * x = q_->x; (void)x;                                                                                                 \
+    T * out = q_->out; (void)out;                                                                                                 \
+    int64_t O = q_->O; (void)O;                                                                                                   \
+    int64_t K = q_->K; (void)K;                                                                                                   \
+    int64_t NI = q_->NI; (void)NI;                                                                                                \
+    double p = q_->p; (void)p;                                                                                                    \
+    int64_t nblk = q_->nblk; (void)nblk;                                                                                          \
+    int mode = q_->mode; (void)mode;                                                                                              \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
             double acc[CT__RBLK];                                                                           \
@@ -9159,7 +9328,14 @@ static int ct__meta_norm(ct__call *c) {
                 else if (mode == 5) r = pow(r, 1.0 / p);                                              \
                 out[o * NI + i0 + b] = (T)r;                                                           \
             }                                                                                         \
-        })                                                                                             \
+        }                                                                        \
+}                                                                                                                                 \
+    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) {         \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        ct__norm_##S##_c1 q1_ = {x, out, O, K, NI, p, nblk, mode}; ct__rrun(O * nblk, ct__par, ct__norm_##S##_b1, &q1_);                                                                                             \
     }
 CT__NORM_DEF(f32, float)
 CT__NORM_DEF(f64, double)
@@ -9314,10 +9490,15 @@ static void ct__sub_f32(float *y, const float *x, float s, int64_t n) {
 #endif
     for (; k < n; k++) y[k] = x[k] - s;
 }
-static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K, int logsm) {
-    int ct__par = ct__rpar(O * K) && O > 1;
-    (void)ct__par;
-    CT__RPAR(for (int64_t o = 0; o < O; o++) {
+typedef struct { const float * x; float * y; int64_t O; int64_t K; int logsm; } ct__softmax_rows_f32_c1;
+static void ct__softmax_rows_f32_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__softmax_rows_f32_c1 *q_ = (const ct__softmax_rows_f32_c1 *)c_;
+    const float * x = q_->x; (void)x;
+    float * y = q_->y; (void)y;
+    int64_t O = q_->O; (void)O;
+    int64_t K = q_->K; (void)K;
+    int logsm = q_->logsm; (void)logsm;
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) {
         const float *xr = x + o * K;
         float *yr = y + o * K;
         float m = ct__rowmax_f32(xr, K);
@@ -9328,21 +9509,27 @@ static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K,
             double s = ct__expsum_f32(yr, xr, m, K);
             ct__scale_f32(yr, (float)(1.0 / s), K);
         }
-    })
+    }
+}
+static void ct__softmax_rows_f32(const float *x, float *y, int64_t O, int64_t K, int logsm) {
+    int ct__par = ct__rpar(O * K) && O > 1;
+    (void)ct__par;
+    ct__softmax_rows_f32_c1 q1_ = {x, y, O, K, logsm}; ct__rrun(O, ct__par, ct__softmax_rows_f32_b1, &q1_);
 }
 /* strips of columns: dim not last (x as [O][K][NI]) */
 #define CT__SMX_STRIP 256
-static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K, int64_t NI, int logsm) {
-    int64_t W = CT__SMX_STRIP, nt = ct__rthreads();
-    if (O < nt && ct__rpar(O * K * NI)) {  /* narrower strips, so that every thread has one */
-        int64_t per = ((NI + nt - 1) / nt + 15) & ~(int64_t)15;
-        if (per < W) W = per;
-    }
-    int64_t nstrip = (NI + W - 1) / W;
-    int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;
-    (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t t = 0; t < O * nstrip; t++) {
+typedef struct { const float * x; float * y; int64_t O; int64_t K; int64_t NI; int logsm; int64_t W; int64_t nstrip; } ct__softmax_cols_f32_c1;
+static void ct__softmax_cols_f32_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__softmax_cols_f32_c1 *q_ = (const ct__softmax_cols_f32_c1 *)c_;
+    const float * x = q_->x; (void)x;
+    float * y = q_->y; (void)y;
+    int64_t O = q_->O; (void)O;
+    int64_t K = q_->K; (void)K;
+    int64_t NI = q_->NI; (void)NI;
+    int logsm = q_->logsm; (void)logsm;
+    int64_t W = q_->W; (void)W;
+    int64_t nstrip = q_->nstrip; (void)nstrip;
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {
         int64_t o = t / nstrip, i0 = (t % nstrip) * W;
         int64_t w = NI - i0 < W ? NI - i0 : W, b;
         float m[CT__SMX_STRIP], s[CT__SMX_STRIP];
@@ -9381,12 +9568,29 @@ static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K,
             for (b = 0; b < w; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
     }
 }
-/* float64: the same passes, columns in blocks of 16 */
-static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, int64_t NI, int logsm) {
-    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
-    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+static void ct__softmax_cols_f32(const float *x, float *y, int64_t O, int64_t K, int64_t NI, int logsm) {
+    int64_t W = CT__SMX_STRIP, nt = ct__rthreads();
+    if (O < nt && ct__rpar(O * K * NI)) {  /* narrower strips, so that every thread has one */
+        int64_t per = ((NI + nt - 1) / nt + 15) & ~(int64_t)15;
+        if (per < W) W = per;
+    }
+    int64_t nstrip = (NI + W - 1) / W;
+    int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;
     (void)ct__par;
-    CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {
+    ct__softmax_cols_f32_c1 q1_ = {x, y, O, K, NI, logsm, W, nstrip}; ct__rrun(O * nstrip, ct__par, ct__softmax_cols_f32_b1, &q1_);
+}
+/* float64: the same passes, columns in blocks of 16 */
+typedef struct { const double * x; double * y; int64_t O; int64_t K; int64_t NI; int logsm; int64_t nblk; } ct__softmax_f64_c1;
+static void ct__softmax_f64_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__softmax_f64_c1 *q_ = (const ct__softmax_f64_c1 *)c_;
+    const double * x = q_->x; (void)x;
+    double * y = q_->y; (void)y;
+    int64_t O = q_->O; (void)O;
+    int64_t K = q_->K; (void)K;
+    int64_t NI = q_->NI; (void)NI;
+    int logsm = q_->logsm; (void)logsm;
+    int64_t nblk = q_->nblk; (void)nblk;
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {
         int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;
         int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;
         double m[CT__RBLK], s[CT__RBLK];
@@ -9407,7 +9611,13 @@ static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, in
         for (b = 0; b < nb; b++) s[b] = logsm ? m[b] + log(s[b]) : 1.0 / s[b];
         for (int64_t k = 0; k < K; k++)
             for (b = 0; b < nb; b++) yp[k * NI + b] = logsm ? xp[k * NI + b] - s[b] : yp[k * NI + b] * s[b];
-    })
+    }
+}
+static void ct__softmax_f64(const double *x, double *y, int64_t O, int64_t K, int64_t NI, int logsm) {
+    int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;
+    int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;
+    (void)ct__par;
+    ct__softmax_f64_c1 q1_ = {x, y, O, K, NI, logsm, nblk}; ct__rrun(O * nblk, ct__par, ct__softmax_f64_b1, &q1_);
 }
 static int ct__meta_softmax(ct__call *c) {
     ct_tensor *x = c->in[0];
@@ -9463,11 +9673,18 @@ static int ct__meta_softmax_bw(ct__call *c) {
     return 0;
 }
 #define CT__SMXBW_DEF(S, T)                                                                            \
-    static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t NI, int logsm) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+typedef struct { const T * g; const T * y; T * out; int64_t O; int64_t K; int64_t NI; int logsm; int64_t nblk; } ct__smxbw_##S##_c1;   \
+static void ct__smxbw_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                   \
+    const ct__smxbw_##S##_c1 *q_ = (const ct__smxbw_##S##_c1 *)c_;                                                                     \
+    const T * g = q_->g; (void)g;                                                                                                      \
+    const T * y = q_->y; (void)y;                                                                                                      \
+    T * out = q_->out; (void)out;                                                                                                      \
+    int64_t O = q_->O; (void)O;                                                                                                        \
+    int64_t K = q_->K; (void)K;                                                                                                        \
+    int64_t NI = q_->NI; (void)NI;                                                                                                     \
+    int logsm = q_->logsm; (void)logsm;                                                                                                \
+    int64_t nblk = q_->nblk; (void)nblk;                                                                                               \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
             double s[CT__RBLK];                                                                             \
@@ -9482,7 +9699,13 @@ static int ct__meta_softmax_bw(ct__call *c) {
                     int64_t q = base + k * NI + b;                                                     \
                     out[q] = logsm ? (T)((double)g[q] - exp((double)y[q]) * s[b]) : (T)((double)y[q] * ((double)g[q] - s[b])); \
                 }                                                                                     \
-        })                                                                                             \
+        }                                                                             \
+}                                                                                                                                      \
+    static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t NI, int logsm) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        ct__smxbw_##S##_c1 q1_ = {g, y, out, O, K, NI, logsm, nblk}; ct__rrun(O * nblk, ct__par, ct__smxbw_##S##_b1, &q1_);                                                                                             \
     }
 CT__SMXBW_DEF(f32, float)
 CT__SMXBW_DEF(f64, double)
@@ -9544,11 +9767,19 @@ static int ct__meta_scan(ct__call *c) {
     return 0;
 }
 #define CT__SCAN_DEF(S, T, A, OUTV)                                                                    \
-    static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t NI, int kind, int rev) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        CT__RPAR(for (int64_t t = 0; t < O * nblk; t++) {                                                      \
+typedef struct { const T * x; T * y; int64_t * yi; int64_t O; int64_t K; int64_t NI; int kind; int rev; int64_t nblk; } ct__scan_##S##_c1;   \
+static void ct__scan_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                          \
+    const ct__scan_##S##_c1 *q_ = (const ct__scan_##S##_c1 *)c_;                                                                             \
+    const T * x = q_->x; (void)x;                                                                                                            \
+    T * y = q_->y; (void)y;                                                                                                                  \
+    int64_t * yi = q_->yi; (void)yi;                                                                                                         \
+    int64_t O = q_->O; (void)O;                                                                                                              \
+    int64_t K = q_->K; (void)K;                                                                                                              \
+    int64_t NI = q_->NI; (void)NI;                                                                                                           \
+    int kind = q_->kind; (void)kind;                                                                                                         \
+    int rev = q_->rev; (void)rev;                                                                                                            \
+    int64_t nblk = q_->nblk; (void)nblk;                                                                                                     \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
             int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
             int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
             A acc[CT__RBLK];                                                                                \
@@ -9572,7 +9803,13 @@ static int ct__meta_scan(ct__call *c) {
                     }                                                                                 \
                 }                                                                                     \
             }                                                                                         \
-        })                                                                                             \
+        }                                                                                   \
+}                                                                                                                                            \
+    static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t NI, int kind, int rev) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
+        (void)ct__par;                                                                                \
+        ct__scan_##S##_c1 q1_ = {x, y, yi, O, K, NI, kind, rev, nblk}; ct__rrun(O * nblk, ct__par, ct__scan_##S##_b1, &q1_);                                                                                             \
     }
 #define CT__SCAN_OUTF(v) (v)
 CT__SCAN_DEF(f32, float, double, (float)CT__SCAN_OUTF)
@@ -9757,6 +9994,28 @@ static int ct__meta_sort(ct__call *c) {
     c->oi[1].dtype = CT_INT64;
     return 0;
 }
+typedef struct { int64_t chunk; int64_t M; int64_t K; int64_t * scratch; ct_dtype dt; const void * xp; void * vp; int64_t * ip; int op; int64_t k; int desc; } ct__k_sort_c1;
+static void ct__k_sort_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_sort_c1 *q_ = (const ct__k_sort_c1 *)c_;
+    int64_t chunk = q_->chunk; (void)chunk;
+    int64_t M = q_->M; (void)M;
+    int64_t K = q_->K; (void)K;
+    int64_t * scratch = q_->scratch; (void)scratch;
+    ct_dtype dt = q_->dt; (void)dt;
+    const void * xp = q_->xp; (void)xp;
+    void * vp = q_->vp; (void)vp;
+    int64_t * ip = q_->ip; (void)ip;
+    int op = q_->op; (void)op;
+    int64_t k = q_->k; (void)k;
+    int desc = q_->desc; (void)desc;
+    for (int p = (int)lo_; p < hi_; p++) {
+                int64_t r0 = p * chunk, r1 = r0 + chunk < M ? r0 + chunk : M, *sc = scratch + 2 * K * p;
+                if (r0 >= r1) continue;
+                if (dt == CT_FLOAT32) ct__sortrows_f32((const float *)xp, (float *)vp, ip, r0, r1, K, op, k, desc, sc);
+                else if (dt == CT_FLOAT64) ct__sortrows_f64((const double *)xp, (double *)vp, ip, r0, r1, K, op, k, desc, sc);
+                else ct__sortrows_i64((const int64_t *)xp, (int64_t *)vp, ip, r0, r1, K, op, k, desc, sc);
+            }
+}
 static int ct__k_sort(ct__call *c) {
     ct_tensor *x = c->in[0];
     int op = c->op, rc = 0;
@@ -9798,13 +10057,7 @@ static int ct__k_sort(ct__call *c) {
         else {
             int ct__par = np > 1;
             (void)ct__par;
-            CT__RPAR(for (int p = 0; p < np; p++) {
-                int64_t r0 = p * chunk, r1 = r0 + chunk < M ? r0 + chunk : M, *sc = scratch + 2 * K * p;
-                if (r0 >= r1) continue;
-                if (dt == CT_FLOAT32) ct__sortrows_f32((const float *)xp, (float *)vp, ip, r0, r1, K, op, k, desc, sc);
-                else if (dt == CT_FLOAT64) ct__sortrows_f64((const double *)xp, (double *)vp, ip, r0, r1, K, op, k, desc, sc);
-                else ct__sortrows_i64((const int64_t *)xp, (int64_t *)vp, ip, r0, r1, K, op, k, desc, sc);
-            })
+            ct__k_sort_c1 q1_ = {chunk, M, K, scratch, dt, xp, vp, ip, op, k, desc}; ct__rrun(np, ct__par, ct__k_sort_b1, &q1_);
         }
     }
     CT_FREE(scratch);
@@ -10123,14 +10376,12 @@ static int ct__bw_cumext(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
    is the first member of a ct__ixargs, so a loop reaches the error record from it. */
 typedef struct ct__ixerr { int flag; int64_t bad; } ct__ixerr;
 typedef struct ct__ixargs { ct__attrs a; ct__ixerr *err; } ct__ixargs;
+static int ct__ix_err_lock;   /* the first bad index wins, whichever pool thread finds it */
 static void ct__ix_bad(const ct__attrs *a, int64_t ix) {
     ct__ixerr *e = ((const ct__ixargs *)(const void *)a)->err;
-#ifdef CTENSOR_OPENMP
-#pragma omp critical(ct__ix_err)
-#endif
-    {
-        if (!e->flag) { e->flag = 1; e->bad = ix; }
-    }
+    ct__spin_lock(&ct__ix_err_lock);
+    if (!e->flag) { e->flag = 1; e->bad = ix; }
+    ct__spin_unlock(&ct__ix_err_lock);
 }
 CT__INLINE int64_t ct__ixld(const char *p, int i32) { return i32 ? (int64_t)*(const int32_t *)p : *(const int64_t *)p; }
 static int ct__ix_real(const char *op, ct_dtype dt) {
@@ -10554,6 +10805,36 @@ static int ct__meta_index_select(ct__call *c) {
     ct__out_new(c, x->dtype, x->ndim, shape);
     return 0;
 }
+typedef struct { int64_t n; uint32_t * os; const uint32_t * xs; int64_t size; const int64_t * iv; } ct__k_index_select_c1;
+static void ct__k_index_select_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_index_select_c1 *q_ = (const ct__k_index_select_c1 *)c_;
+    int64_t n = q_->n; (void)n;
+    uint32_t * os = q_->os; (void)os;
+    const uint32_t * xs = q_->xs; (void)xs;
+    int64_t size = q_->size; (void)size;
+    const int64_t * iv = q_->iv; (void)iv;
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) {
+                for (int64_t j = 0; j < n; j++) os[o * n + j] = xs[o * size + iv[j]];
+            }
+}
+typedef struct { int64_t n; const char * xp; int64_t size; const int64_t * iv; size_t bytes; char * op; size_t es; } ct__k_index_select_c2;
+static void ct__k_index_select_b2(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_index_select_c2 *q_ = (const ct__k_index_select_c2 *)c_;
+    int64_t n = q_->n; (void)n;
+    const char * xp = q_->xp; (void)xp;
+    int64_t size = q_->size; (void)size;
+    const int64_t * iv = q_->iv; (void)iv;
+    size_t bytes = q_->bytes; (void)bytes;
+    char * op = q_->op; (void)op;
+    size_t es = q_->es; (void)es;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
+                int64_t o = r / n, j = r - o * n;
+                const char *src = xp + (size_t)(o * size + iv[j]) * bytes;
+                char *dst = op + (size_t)r * bytes;
+                if (bytes == es) ct__elcp(dst, src, es);
+                else memcpy(dst, src, bytes);
+            }
+}
 static int ct__k_index_select(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
     int dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
@@ -10580,22 +10861,11 @@ static int ct__k_index_select(ct__call *c) {
         if (inner == 1 && es == 4) {
             const uint32_t *xs = (const uint32_t *)xp;
             uint32_t *os = (uint32_t *)op;
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (rows >= 4 * CT__GRAIN && !omp_in_parallel())
-#endif
-            for (int64_t o = 0; o < outer; o++)
-                for (int64_t j = 0; j < n; j++) os[o * n + j] = xs[o * size + iv[j]];
+    int ct__par = (rows >= 4 * CT__GRAIN) && ct__par_threads() > 1;
+            ct__k_index_select_c1 q1_ = {n, os, xs, size, iv}; ct__rrun(outer, ct__par, ct__k_index_select_b1, &q1_);
         } else {
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if ((int64_t)bytes * rows >= ((int64_t)1 << 20) && !omp_in_parallel())
-#endif
-            for (int64_t r = 0; r < rows; r++) {
-                int64_t o = r / n, j = r - o * n;
-                const char *src = xp + (size_t)(o * size + iv[j]) * bytes;
-                char *dst = op + (size_t)r * bytes;
-                if (bytes == es) ct__elcp(dst, src, es);
-                else memcpy(dst, src, bytes);
-            }
+    int ct__par = ((int64_t)bytes * rows >= ((int64_t)1 << 20)) && ct__par_threads() > 1;
+            ct__k_index_select_c2 q2_ = {n, xp, size, iv, bytes, op, es}; ct__rrun(rows, ct__par, ct__k_index_select_b2, &q2_);
         }
         ct__decref(ix);
         return 0;
@@ -11434,6 +11704,29 @@ static int ct__meta_cat(ct__call *c) {
     ct__out_new(c, dt, nd, shape);
     return 0;
 }
+typedef struct { int n; ct__call * c; int stack; int dim; int64_t inner; size_t es; char * op; int64_t total; } ct__k_cat_c1;
+static void ct__k_cat_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_cat_c1 *q_ = (const ct__k_cat_c1 *)c_;
+    int n = q_->n; (void)n;
+    ct__call * c = q_->c; (void)c;
+    int stack = q_->stack; (void)stack;
+    int dim = q_->dim; (void)dim;
+    int64_t inner = q_->inner; (void)inner;
+    size_t es = q_->es; (void)es;
+    char * op = q_->op; (void)op;
+    int64_t total = q_->total; (void)total;
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) {
+            int64_t off = 0;
+            for (int i = 0; i < n; i++) {
+                const ct_tensor *t = c->in[i];
+                if (!stack && ct__cat_skip(t)) continue;
+                int64_t sz = stack ? 1 : t->shape[dim];
+                size_t blk = (size_t)(sz * inner) * es;
+                if (blk) memcpy(op + (size_t)((o * total + off) * inner) * es, ct__ptr(t) + (size_t)o * blk, blk);
+                off += sz;
+            }
+        }
+}
 static int ct__k_cat(ct__call *c) {
     ct_tensor *out = c->out[0];
     int n = c->nin, stack = c->op == CT__OP_STACK, nd = out->ndim, dim = ct__wrap_dim((int)c->a->i[0], nd), fast = 1;
@@ -11461,20 +11754,8 @@ static int ct__k_cat(ct__call *c) {
         /* per outer index, one block per input */
         int64_t bytes_total = outer * total * inner * (int64_t)es;
         (void)bytes_total;
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (bytes_total >= ((int64_t)1 << 20) && outer > 1 && !omp_in_parallel())
-#endif
-        for (int64_t o = 0; o < outer; o++) {
-            int64_t off = 0;
-            for (int i = 0; i < n; i++) {
-                const ct_tensor *t = c->in[i];
-                if (!stack && ct__cat_skip(t)) continue;
-                int64_t sz = stack ? 1 : t->shape[dim];
-                size_t blk = (size_t)(sz * inner) * es;
-                if (blk) memcpy(op + (size_t)((o * total + off) * inner) * es, ct__ptr(t) + (size_t)o * blk, blk);
-                off += sz;
-            }
-        }
+    int ct__par = (bytes_total >= ((int64_t)1 << 20) && outer > 1) && ct__par_threads() > 1;
+        ct__k_cat_c1 q1_ = {n, c, stack, dim, inner, es, op, total}; ct__rrun(outer, ct__par, ct__k_cat_b1, &q1_);
         return 0;
     }
     /* general: copy (and convert) each input into its slice of the output */
@@ -11512,25 +11793,18 @@ static int ct__meta_flip(ct__call *c) {
     ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
-static int ct__k_flip(ct__call *c) {
-    ct_tensor *x = c->in[0], *out = c->out[0];
-    int64_t st[CT_MAX_DIMS], off = x->offset;
-    int nd = x->ndim;
-    if (ct_numel(out) == 0) return 0;
-    if (nd >= 1 && x->shape[nd - 1] >= 16 && ct__is_contig(x)) {
-        /* contiguous rows: copy each row from its mirrored source row, reversed when the
-           last dim flips */
-        uint32_t mask = 0;
-        for (int k = 0; k < c->a->nv; k++) mask |= 1u << ct__wrap_dim((int)c->a->v[k], nd);
-        int64_t inner = x->shape[nd - 1], rows = ct_numel(x) / inner;
-        size_t es = ct__dt[x->dtype].size;
-        int rev = (mask >> (nd - 1)) & 1u;
-        const char *xp = ct__ptr(x);
-        char *op = ct__ptr(out);
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (rows * inner >= 4 * CT__GRAIN && !omp_in_parallel())
-#endif
-        for (int64_t r = 0; r < rows; r++) {
+typedef struct { int nd; ct_tensor * x; uint32_t mask; const char * xp; size_t es; char * op; int64_t inner; int rev; } ct__k_flip_c1;
+static void ct__k_flip_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_flip_c1 *q_ = (const ct__k_flip_c1 *)c_;
+    int nd = q_->nd; (void)nd;
+    ct_tensor * x = q_->x; (void)x;
+    uint32_t mask = q_->mask; (void)mask;
+    const char * xp = q_->xp; (void)xp;
+    size_t es = q_->es; (void)es;
+    char * op = q_->op; (void)op;
+    int64_t inner = q_->inner; (void)inner;
+    int rev = q_->rev; (void)rev;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
             int64_t rem = r, src = 0;
             for (int d = nd - 2; d >= 0; d--) {
                 int64_t i = rem % x->shape[d];
@@ -11556,6 +11830,24 @@ static int ct__k_flip(ct__call *c) {
             }
 #undef CT__REV_ROW
         }
+}
+static int ct__k_flip(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    int64_t st[CT_MAX_DIMS], off = x->offset;
+    int nd = x->ndim;
+    if (ct_numel(out) == 0) return 0;
+    if (nd >= 1 && x->shape[nd - 1] >= 16 && ct__is_contig(x)) {
+        /* contiguous rows: copy each row from its mirrored source row, reversed when the
+           last dim flips */
+        uint32_t mask = 0;
+        for (int k = 0; k < c->a->nv; k++) mask |= 1u << ct__wrap_dim((int)c->a->v[k], nd);
+        int64_t inner = x->shape[nd - 1], rows = ct_numel(x) / inner;
+        size_t es = ct__dt[x->dtype].size;
+        int rev = (mask >> (nd - 1)) & 1u;
+        const char *xp = ct__ptr(x);
+        char *op = ct__ptr(out);
+    int ct__par = (rows * inner >= 4 * CT__GRAIN) && ct__par_threads() > 1;
+        ct__k_flip_c1 q1_ = {nd, x, mask, xp, es, op, inner, rev}; ct__rrun(rows, ct__par, ct__k_flip_b1, &q1_);
         return 0;
     }
     for (int d = 0; d < x->ndim; d++) st[d] = x->strides[d];
@@ -11642,6 +11934,18 @@ static void ct__repeat_fill(char *dst, const char *src, int d, int last, const i
     size_t blk = (size_t)(xs[d] * ob[d]);
     for (int64_t r = 1; r < rep[d]; r++) memcpy(dst + (size_t)r * blk, dst, blk);
 }
+typedef struct { int last; int64_t * xs; int64_t * rep; char * dst; int64_t * ob; const char * src; int64_t * ib; } ct__k_repeat_c1;
+static void ct__k_repeat_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_repeat_c1 *q_ = (const ct__k_repeat_c1 *)c_;
+    int last = q_->last; (void)last;
+    int64_t * xs = q_->xs; (void)xs;
+    int64_t * rep = q_->rep; (void)rep;
+    char * dst = q_->dst; (void)dst;
+    int64_t * ob = q_->ob; (void)ob;
+    const char * src = q_->src; (void)src;
+    int64_t * ib = q_->ib; (void)ib;
+    for (int64_t i = (int64_t)lo_; i < hi_; i++) { ct__repeat_fill(dst + i * ob[0], src + i * ib[0], 1, last, xs, rep, ob, ib); }
+}
 static int ct__k_repeat(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     const ct__attrs *a = c->a;
@@ -11665,16 +11969,15 @@ static int ct__k_repeat(ct__call *c) {
         for (int d = n - 1; d >= 0; d--) { ob[d] = so; ib[d] = si; so *= xs[d] * rep[d]; si *= xs[d]; }
         char *dst = ct__ptr(out);
         const char *src = ct__ptr(xc);
-#ifdef CTENSOR_OPENMP
         /* split the outermost dim's first repetition over threads when large */
-        if (last > 0 && xs[0] > 1 && ct_numel(out) * (int64_t)es >= ((int64_t)1 << 21) && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-#pragma omp parallel for schedule(static)
-            for (int64_t i = 0; i < xs[0]; i++) ct__repeat_fill(dst + i * ob[0], src + i * ib[0], 1, last, xs, rep, ob, ib);
+        int ct__par = last > 0 && xs[0] > 1 && ct_numel(out) * (int64_t)es >= ((int64_t)1 << 21) && ct__par_threads() > 1;
+        if (ct__par) {
+            ct__k_repeat_c1 q1_ = {last, xs, rep, dst, ob, src, ib}; ct__rrun(xs[0], ct__par, ct__k_repeat_b1, &q1_);
             size_t blk = (size_t)(xs[0] * ob[0]);
             for (int64_t r = 1; r < rep[0]; r++) ct__ix_memcpy(dst + (size_t)r * blk, dst, blk);
-        } else
-#endif
+        } else {
             ct__repeat_fill(dst, src, 0, last, xs, rep, ob, ib);
+        }
     }
     ct__decref(xc);
     return 0;
@@ -11720,6 +12023,32 @@ static int ct__meta_tri(ct__call *c) {
     ct__out_new(c, x->dtype, x->ndim, x->shape);
     return 0;
 }
+typedef struct { int64_t R; ct_tensor * x; int64_t n; int64_t C; ct_tensor * out; int lower; int64_t k; size_t es; int contig; const char * xp; char * op; } ct__k_tri_c1;
+static void ct__k_tri_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_tri_c1 *q_ = (const ct__k_tri_c1 *)c_;
+    int64_t R = q_->R; (void)R;
+    ct_tensor * x = q_->x; (void)x;
+    int64_t n = q_->n; (void)n;
+    int64_t C = q_->C; (void)C;
+    ct_tensor * out = q_->out; (void)out;
+    int lower = q_->lower; (void)lower;
+    int64_t k = q_->k; (void)k;
+    size_t es = q_->es; (void)es;
+    int contig = q_->contig; (void)contig;
+    const char * xp = q_->xp; (void)xp;
+    char * op = q_->op; (void)op;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
+        int64_t i = r % R, lo, hi;    /* keep the columns from lo up to hi */
+        if (lower) { lo = 0; hi = i + k + 1; }
+        else { lo = i + k; hi = C; }
+        lo = lo < 0 ? 0 : lo > C ? C : lo;
+        hi = hi < lo ? lo : hi > C ? C : hi;
+        char *dr = op + (size_t)(r * C) * es;
+        if (contig) memcpy(dr + lo * (int64_t)es, xp + (size_t)(r * C + lo) * es, (size_t)(hi - lo) * es);
+        memset(dr, 0, (size_t)lo * es);
+        memset(dr + hi * (int64_t)es, 0, (size_t)(C - hi) * es);
+    }
+}
 static int ct__k_tri(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     int lower = c->op == CT__OP_TRIL, nd = x->ndim;
@@ -11732,20 +12061,8 @@ static int ct__k_tri(ct__call *c) {
     if (!contig && ct__copy_into(out, x)) return -1;
     const char *xp = ct__ptr(x);
     char *op = ct__ptr(out);
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (n * (int64_t)es >= ((int64_t)1 << 20) && !omp_in_parallel())
-#endif
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t i = r % R, lo, hi;    /* keep columns [lo, hi) */
-        if (lower) { lo = 0; hi = i + k + 1; }
-        else { lo = i + k; hi = C; }
-        lo = lo < 0 ? 0 : lo > C ? C : lo;
-        hi = hi < lo ? lo : hi > C ? C : hi;
-        char *dr = op + (size_t)(r * C) * es;
-        if (contig) memcpy(dr + lo * (int64_t)es, xp + (size_t)(r * C + lo) * es, (size_t)(hi - lo) * es);
-        memset(dr, 0, (size_t)lo * es);
-        memset(dr + hi * (int64_t)es, 0, (size_t)(C - hi) * es);
-    }
+    int ct__par = (n * (int64_t)es >= ((int64_t)1 << 20)) && ct__par_threads() > 1;
+    ct__k_tri_c1 q1_ = {R, x, n, C, out, lower, k, es, contig, xp, op}; ct__rrun(rows, ct__par, ct__k_tri_b1, &q1_);
     return 0;
 }
 
@@ -11955,6 +12272,53 @@ CT__INLINE int64_t ct__padgeo_row(const ct__padgeo *g, int64_t r) {
     }
     return off;
 }
+typedef struct { int64_t rpp; ct__padgeo g; char * op; int64_t W; size_t es; const unsigned char * one; int64_t L; const char * xp; int64_t IW; } ct__k_pad_c1;
+static void ct__k_pad_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_pad_c1 *q_ = (const ct__k_pad_c1 *)c_;
+    int64_t rpp = q_->rpp; (void)rpp;
+    ct__padgeo g = q_->g; (void)g;
+    char * op = q_->op; (void)op;
+    int64_t W = q_->W; (void)W;
+    size_t es = q_->es; (void)es;
+    const unsigned char * one = q_->one; (void)one;
+    int64_t L = q_->L; (void)L;
+    const char * xp = q_->xp; (void)xp;
+    int64_t IW = q_->IW; (void)IW;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
+            int64_t b = r / rpp, src = ct__padgeo_row(&g, r - b * rpp);
+            char *dst = op + (size_t)(r * W) * es;
+            if (src < 0) { ct__ix_fill(dst, one, W, es); continue; }
+            ct__ix_fill(dst, one, L, es);
+            memcpy(dst + L * (int64_t)es, xp + (size_t)(b * g.inplane + src) * es, (size_t)IW * es);
+            ct__ix_fill(dst + (L + IW) * (int64_t)es, one, W - L - IW, es);
+        }
+}
+typedef struct { int64_t rows_per_plane; const char * xp; ct__padgeo g; size_t es; char * op; int64_t W; int mid; int64_t L; int64_t IW; const int64_t * mw; } ct__k_pad_c2;
+static void ct__k_pad_b2(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_pad_c2 *q_ = (const ct__k_pad_c2 *)c_;
+    int64_t rows_per_plane = q_->rows_per_plane; (void)rows_per_plane;
+    const char * xp = q_->xp; (void)xp;
+    ct__padgeo g = q_->g; (void)g;
+    size_t es = q_->es; (void)es;
+    char * op = q_->op; (void)op;
+    int64_t W = q_->W; (void)W;
+    int mid = q_->mid; (void)mid;
+    int64_t L = q_->L; (void)L;
+    int64_t IW = q_->IW; (void)IW;
+    const int64_t * mw = q_->mw; (void)mw;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
+        int64_t b = r / rows_per_plane, rr = r - b * rows_per_plane;
+        const char *src = xp + (size_t)(b * g.inplane + ct__padgeo_row(&g, rr)) * es;
+        char *dst = op + (size_t)(r * W) * es;
+        if (mid) {
+            memcpy(dst + L * (int64_t)es, src, (size_t)IW * es);
+            for (int64_t w = 0; w < L; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
+            for (int64_t w = L + IW; w < W; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
+        } else {
+            for (int64_t w = 0; w < W; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
+        }
+    }
+}
 static int ct__k_pad(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     const ct__attrs *a = c->a;
@@ -11975,17 +12339,8 @@ static int ct__k_pad(ct__call *c) {
         const char *xp = ct__ptr(xc);
         char *op = ct__ptr(out);
         int64_t W = g.on[k - 1], IW = g.in[k - 1], L = g.l[k - 1], rpp = g.outplane / W, rows = g.batch * rpp;
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (ct_numel(out) >= 4 * CT__GRAIN && !omp_in_parallel())
-#endif
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t b = r / rpp, src = ct__padgeo_row(&g, r - b * rpp);
-            char *dst = op + (size_t)(r * W) * es;
-            if (src < 0) { ct__ix_fill(dst, one, W, es); continue; }
-            ct__ix_fill(dst, one, L, es);
-            memcpy(dst + L * (int64_t)es, xp + (size_t)(b * g.inplane + src) * es, (size_t)IW * es);
-            ct__ix_fill(dst + (L + IW) * (int64_t)es, one, W - L - IW, es);
-        }
+    int ct__par = (ct_numel(out) >= 4 * CT__GRAIN) && ct__par_threads() > 1;
+        ct__k_pad_c1 q1_ = {rpp, g, op, W, es, one, L, xp, IW}; ct__rrun(rows, ct__par, ct__k_pad_b1, &q1_);
         ct__decref(xc);
         CT_FREE(g.buf);
         return 0;
@@ -12018,21 +12373,8 @@ static int ct__k_pad(ct__call *c) {
     int64_t rows_per_plane = g.outplane / W;
     const int64_t *mw = g.map[k - 1];
     int mid = L >= 0 && W - L - IW >= 0;   /* the input row lands whole in the middle */
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (ct_numel(out) >= 4 * CT__GRAIN && !omp_in_parallel())
-#endif
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t b = r / rows_per_plane, rr = r - b * rows_per_plane;
-        const char *src = xp + (size_t)(b * g.inplane + ct__padgeo_row(&g, rr)) * es;
-        char *dst = op + (size_t)(r * W) * es;
-        if (mid) {
-            memcpy(dst + L * (int64_t)es, src, (size_t)IW * es);
-            for (int64_t w = 0; w < L; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
-            for (int64_t w = L + IW; w < W; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
-        } else {
-            for (int64_t w = 0; w < W; w++) ct__elcp(dst + w * (int64_t)es, src + mw[w] * (int64_t)es, es);
-        }
-    }
+    int ct__par = (ct_numel(out) >= 4 * CT__GRAIN) && ct__par_threads() > 1;
+    ct__k_pad_c2 q2_ = {rows_per_plane, xp, g, es, op, W, mid, L, IW, mw}; ct__rrun(rows, ct__par, ct__k_pad_b2, &q2_);
     ct__decref(xc);
     CT_FREE(g.buf);
     return 0;
@@ -12053,6 +12395,34 @@ static int ct__meta_pad_backward(ct__call *c) {
     ct__out_new(c, g->dtype, g->ndim, shape);
     return 0;
 }
+typedef struct { int64_t rows_per_plane; char * xp; ct__padgeo g; size_t es; const char * gp; int64_t W; ct_dtype dt; const int64_t * mw; } ct__k_pad_backward_c1;
+static void ct__k_pad_backward_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_pad_backward_c1 *q_ = (const ct__k_pad_backward_c1 *)c_;
+    int64_t rows_per_plane = q_->rows_per_plane; (void)rows_per_plane;
+    char * xp = q_->xp; (void)xp;
+    ct__padgeo g = q_->g; (void)g;
+    size_t es = q_->es; (void)es;
+    const char * gp = q_->gp; (void)gp;
+    int64_t W = q_->W; (void)W;
+    ct_dtype dt = q_->dt; (void)dt;
+    const int64_t * mw = q_->mw; (void)mw;
+    for (int64_t b = (int64_t)lo_; b < hi_; b++) {
+        for (int64_t rr = 0; rr < rows_per_plane; rr++) {
+            char *dst = xp + (size_t)(b * g.inplane + ct__padgeo_row(&g, rr)) * es;
+            const char *src = gp + (size_t)((b * rows_per_plane + rr) * W) * es;
+            if (dt == CT_FLOAT32) {
+                for (int64_t w = 0; w < W; w++) ((float *)dst)[mw[w]] += ((const float *)src)[w];
+            } else if (dt == CT_FLOAT64) {
+                for (int64_t w = 0; w < W; w++) ((double *)dst)[mw[w]] += ((const double *)src)[w];
+            } else {
+                for (int64_t w = 0; w < W; w++) {
+                    char *q = dst + mw[w] * (int64_t)es;
+                    ct__store_f64(q, dt, ct__load_f64(q, dt) + ct__load_f64(src + w * (int64_t)es, dt));
+                }
+            }
+        }
+    }
+}
 static int ct__k_pad_backward(ct__call *c) {
     ct_tensor *gy = c->in[0], *gx = c->out[0];
     const ct__attrs *a = c->a;
@@ -12072,25 +12442,8 @@ static int ct__k_pad_backward(ct__call *c) {
     int64_t W = g.on[k - 1], rows_per_plane = g.outplane / W;
     const int64_t *mw = g.map[k - 1];
     /* batches are independent: split them over threads */
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel for schedule(static) if (ct_numel(gy) >= 4 * CT__GRAIN && g.batch > 1 && !omp_in_parallel())
-#endif
-    for (int64_t b = 0; b < g.batch; b++) {
-        for (int64_t rr = 0; rr < rows_per_plane; rr++) {
-            char *dst = xp + (size_t)(b * g.inplane + ct__padgeo_row(&g, rr)) * es;
-            const char *src = gp + (size_t)((b * rows_per_plane + rr) * W) * es;
-            if (dt == CT_FLOAT32) {
-                for (int64_t w = 0; w < W; w++) ((float *)dst)[mw[w]] += ((const float *)src)[w];
-            } else if (dt == CT_FLOAT64) {
-                for (int64_t w = 0; w < W; w++) ((double *)dst)[mw[w]] += ((const double *)src)[w];
-            } else {
-                for (int64_t w = 0; w < W; w++) {
-                    char *q = dst + mw[w] * (int64_t)es;
-                    ct__store_f64(q, dt, ct__load_f64(q, dt) + ct__load_f64(src + w * (int64_t)es, dt));
-                }
-            }
-        }
-    }
+    int ct__par = (ct_numel(gy) >= 4 * CT__GRAIN && g.batch > 1) && ct__par_threads() > 1;
+    ct__k_pad_backward_c1 q1_ = {rows_per_plane, xp, g, es, gp, W, dt, mw}; ct__rrun(g.batch, ct__par, ct__k_pad_backward_b1, &q1_);
     ct__decref(gc);
     CT_FREE(g.buf);
     return 0;
@@ -12808,8 +13161,9 @@ CTENSOR_API ct_tensor *ct_pad(const ct_tensor *x, int npad, const int64_t *pads,
    micro-kernel uses GCC/clang vector extensions sized to the target's widest
    vectors (AVX-512: 12 x 32 floats, 12 x 16 doubles; AVX/SSE/NEON: 6 x 2
    vectors); elsewhere (MSVC, CTENSOR_NO_SIMD) a plain C kernel. With
-   CTENSOR_OPENMP, C is split into one sub-block per thread once the product is
-   large enough to pay for the threads (small products stay serial).
+   the pool (CTENSOR_THREADS/CTENSOR_OPENMP), C is split into two blocks per thread
+   once the product is large enough to pay for the threads (small products stay
+   serial); blocks are claimed, so a thread that starts late takes fewer.
    With CTENSOR_BLAS, float32/float64 go to cblas_sgemm/dgemm, passing transpose
    flags and leading dimensions so transposed or row-strided operands need no
    copy; only operands that no BLAS layout describes are copied.
@@ -13149,7 +13503,68 @@ static int ct__blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, i
 }
 /* One cblas call when the sizes fit in int; operands no layout describes are
    copied to row-major first. Returns 0 when the caller must use the built-in path. */
+/* OpenBLAS's own threads meet in a fork-join barrier that waits for a thread the OS
+   has not run (a core busy with other work: a 2-thread step took 30-100 ms instead of
+   2 ms). When the library is OpenBLAS (found through weak symbols: any other CBLAS is
+   left as it is) and the pool has more than one thread, OpenBLAS runs on one thread and
+   a large product is split into blocks of C on the pool, each a 1-thread BLAS call. */
+#if defined(CT__TPOOL) && (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__)
+extern void openblas_set_num_threads(int) __attribute__((weak));
+extern int openblas_get_num_threads(void) __attribute__((weak));
+#  define CT__BLAS_SPLIT 1
+#endif
+typedef struct ct__blas_grid {
+    int ta, tb, tm;           /* A / B transposed (stored K x M / N x K), grid rows */
+    int64_t M, N, K, lda, ldb, ldc, mstep, nstep;
+    double alpha, beta;
+    const void *A, *B;
+    void *C;
+} ct__blas_grid;
+/* 0: call the BLAS once; else the number of blocks (and g's grid is set) */
+static int ct__blas_plan(ct__blas_grid *g) {
+#ifdef CT__BLAS_SPLIT
+    if (!openblas_set_num_threads || !openblas_get_num_threads) return 0;
+    int nt = g->M * g->N * g->K >= CT__GEMM_PAR ? ct__par_threads() : 1;
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+    if (nt <= 1) return 0;
+    int nb = 2 * nt;
+    while (nb > 1 && (g->M / 16) * (g->N / 16) < nb) nb--;   /* blocks of at least 16 x 16 */
+    if (nb <= 1) return 0;
+    int tm = 1;
+    double best = -1;
+    for (int t = 1; t <= nb; t++) {
+        if (nb % t) continue;
+        double cost = (double)g->M / t + (double)g->N / (nb / t);
+        if (best < 0 || cost < best) { best = cost; tm = t; }
+    }
+    g->tm = tm;
+    g->mstep = ((g->M + tm - 1) / tm + 7) / 8 * 8;
+    g->nstep = ((g->N + nb / tm - 1) / (nb / tm) + 15) / 16 * 16;
+    return nb;
+#else
+    (void)g;
+    return 0;
+#endif
+}
 #define CT__GEMM_BLAS(SUF, T, CBLAS_FN)                                                           \
+    /* blocks [lo, hi) of the grid; lo == -1: the whole product */                               \
+    static void ct__gemm_blas_blk_##SUF(void *c, int64_t lo, int64_t hi) {                          \
+        const ct__blas_grid *g = (const ct__blas_grid *)c;                                         \
+        for (int64_t id = lo; id < hi || lo < 0; id++) {                                           \
+            int64_t m0 = 0, n0 = 0, m1 = g->M, n1 = g->N;                                          \
+            if (lo >= 0) {                                                                         \
+                m0 = (id % g->tm) * g->mstep, n0 = (id / g->tm) * g->nstep;                        \
+                m1 = CT__MIN(g->M, m0 + g->mstep), n1 = CT__MIN(g->N, n0 + g->nstep);              \
+                if (m0 >= m1 || n0 >= n1) continue;                                                \
+            }                                                                                      \
+            const T *a = (const T *)g->A + (g->ta ? m0 : m0 * g->lda);                             \
+            const T *b = (const T *)g->B + (g->tb ? n0 * g->ldb : n0);                             \
+            CBLAS_FN(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, g->tb ? CblasTrans : CblasNoTrans, (int)(m1 - m0), \
+                     (int)(n1 - n0), (int)g->K, (T)g->alpha, a, (int)g->lda, b, (int)g->ldb, (T)g->beta, \
+                     (T *)g->C + m0 * g->ldc + n0, (int)g->ldc);                                    \
+            if (lo < 0) break;                                                                     \
+        }                                                                                          \
+    }                                                                                              \
     static int ct__gemm_blas_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
                                    const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) { \
         if (M > INT_MAX || N > INT_MAX || K > INT_MAX || ldc > INT_MAX) return 0;                  \
@@ -13171,8 +13586,10 @@ static int ct__blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, i
                 B = q; lb = 1; ldb = N;                                                            \
             }                                                                                      \
         }                                                                                          \
-        CBLAS_FN(CblasRowMajor, la == 1 ? CblasNoTrans : CblasTrans, lb == 1 ? CblasNoTrans : CblasTrans, (int)M, \
-                 (int)N, (int)K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);              \
+        ct__blas_grid g = {la != 1, lb != 1, 1, M, N, K, lda, ldb, ldc, 0, 0, (double)alpha, (double)beta, A, B, C}; \
+        int nb = ct__blas_plan(&g);                                                                \
+        if (nb) ct__par_for(nb, 1, ct__gemm_blas_blk_##SUF, &g);                                   \
+        else ct__gemm_blas_blk_##SUF(&g, -1, 0);                                                   \
         CT_FREE(tmp);                                                                              \
         return 1;                                                                                  \
     }

@@ -99,13 +99,14 @@ static inline int bench_threads(void) {
     return 1;
 #endif
 }
-/* Threads for the following cases: OpenMP (ctensor's kernels) and OpenBLAS. */
+void ct_set_num_threads(int n);   /* ctensor.h (declared here: bench.h may come first) */
+/* Threads for the following cases: ctensor's pool (and OpenMP for kernels still on it).
+   OpenBLAS is not set: with more than one pool thread ctensor runs it on one thread and
+   splits large products on its pool (see ctensor.h, ct__blas_plan). */
 static inline void bench_set_threads(int n) {
     if (n < 1) n = 1;
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#endif
-#ifdef BENCH_HAVE_OPENBLAS
+    ct_set_num_threads(n);
+#if defined(BENCH_HAVE_OPENBLAS) && !defined(CTENSOR_OPENMP) && !defined(CTENSOR_THREADS)
     openblas_set_num_threads(n);
 #endif
 }

@@ -329,6 +329,67 @@ TEST(test_pool_after_fork) {
 }
 #endif
 
+
+/* ---- ops on the pool give the 1-thread results ------------------------------------
+   Every kernel family that splits over the pool, on inputs big enough to split: exact
+   for ops that move or compare elements, close for float sums (split rows add in
+   another order, as in PyTorch). */
+typedef ct_tensor *(*op1_fn)(const ct_tensor *x);
+static ct_tensor *f_sum0(const ct_tensor *x) { return ct_sum_dim(x, 0, 0); }
+static ct_tensor *f_sum1(const ct_tensor *x) { return ct_sum_dim(x, 1, 0); }
+static ct_tensor *f_sumall(const ct_tensor *x) { return ct_sum(x); }
+static ct_tensor *f_mean1(const ct_tensor *x) { return ct_mean_dim(x, 1, 1); }
+static ct_tensor *f_var0(const ct_tensor *x) { int64_t d = 0; return ct_var_dims(x, 1, &d, 1.0, 0); }
+static ct_tensor *f_max1(const ct_tensor *x) { ct_tensor *i = NULL; ct_tensor *v = ct_max_dim(x, 1, 0, &i); return ct_cat(2, (ct_tensor *[]){v, ct_to(i, CT_FLOAT32)}, 0); }
+static ct_tensor *f_amax0(const ct_tensor *x) { int64_t d = 0; return ct_amax(x, 1, &d, 0); }
+static ct_tensor *f_maxall(const ct_tensor *x) { return ct_max(x); }
+static ct_tensor *f_lse1(const ct_tensor *x) { int64_t d = 1; return ct_logsumexp(x, 1, &d, 0); }
+static ct_tensor *f_norm0(const ct_tensor *x) { int64_t d = 0; return ct_norm(x, 2.0, 1, &d, 0); }
+static ct_tensor *f_smx1(const ct_tensor *x) { return ct_softmax(x, 1); }
+static ct_tensor *f_smx0(const ct_tensor *x) { return ct_log_softmax(x, 0); }
+static ct_tensor *f_smx1_64(const ct_tensor *x) { return ct_softmax(ct_to(x, CT_FLOAT64), 1); }
+static ct_tensor *f_cumsum0(const ct_tensor *x) { return ct_cumsum(x, 0); }
+static ct_tensor *f_sort1(const ct_tensor *x) { return ct_sort(x, 1, 1, NULL); }
+static ct_tensor *f_count0(const ct_tensor *x) { int64_t d = 0; return ct_count_nonzero(ct_gt_scalar(x, 0.5), 1, &d); }
+static ct_tensor *f_prod1(const ct_tensor *x) { return ct_prod(ct_add_scalar(ct_mul_scalar(ct_narrow(x, 1, 0, 64), 0.01), 1.0)); }
+static ct_tensor *f_isel(const ct_tensor *x) {
+    return ct_index_select(x, 1, ct_flip(ct_arange(0, x->shape[1], 1, CT_INT64), 1, (int64_t[]){0}));
+}
+static ct_tensor *f_cat(const ct_tensor *x) { return ct_cat(2, (ct_tensor *[]){(ct_tensor *)x, ct_neg(x)}, 1); }
+static ct_tensor *f_flip(const ct_tensor *x) { return ct_flip(x, 1, (int64_t[]){0}); }
+static ct_tensor *f_repeat(const ct_tensor *x) { return ct_repeat(x, 2, (int64_t[]){2, 3}); }
+static ct_tensor *f_tril(const ct_tensor *x) { return ct_tril(x, 3); }
+static ct_tensor *f_pad(const ct_tensor *x) { return ct_pad(ct_unsqueeze(x, 0), 2, (int64_t[]){3, 5}, "reflect", 0); }
+static ct_tensor *f_padc(const ct_tensor *x) { return ct_pad(x, 4, (int64_t[]){1, 2, 3, 4}, "constant", 7); }
+static ct_tensor *f_mm(const ct_tensor *x) { return ct_mm(ct_narrow(x, 0, 0, 300), ct_t(ct_narrow(x, 0, 300, 200))); }
+
+TEST(test_pool_ops_match_serial) {
+    static const struct { const char *name; op1_fn f; int exact; } ops[] = {
+        {"sum dim 0", f_sum0, 0}, {"sum dim 1", f_sum1, 0}, {"sum", f_sumall, 0}, {"mean dim 1", f_mean1, 0},
+        {"var dim 0", f_var0, 0}, {"max dim 1", f_max1, 1}, {"amax dim 0", f_amax0, 1}, {"max", f_maxall, 1},
+        {"logsumexp dim 1", f_lse1, 0}, {"norm dim 0", f_norm0, 0}, {"softmax dim 1", f_smx1, 0},
+        {"log_softmax dim 0", f_smx0, 0}, {"softmax f64", f_smx1_64, 0}, {"cumsum dim 0", f_cumsum0, 0},
+        {"sort", f_sort1, 1}, {"count_nonzero", f_count0, 1}, {"prod", f_prod1, 0}, {"index_select", f_isel, 1},
+        {"cat", f_cat, 1}, {"flip", f_flip, 1}, {"repeat", f_repeat, 1}, {"tril", f_tril, 1},
+        {"pad reflect", f_pad, 1}, {"pad constant", f_padc, 1}, {"mm", f_mm, 0},
+    };
+    ct_manual_seed(7);
+    ct_tensor *x = ct_retain(ct_rand(CT_FLOAT32, 1000, 700));
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) CT_SCOPE {
+        ct_set_num_threads(1);
+        ct_tensor *ref = ct_contiguous(ops[k].f(x));
+        ct_set_num_threads(4);
+        ct_tensor *got = ct_contiguous(ops[k].f(x));
+        ct_set_num_threads(0);
+        CT_T_REPORT(ref && got, "%s: %s", ops[k].name, ct_last_error());
+        if (ref && got) {
+            int same = ops[k].exact ? ct_equal(ref, got) : ct_allclose(ref, got, 1e-5, 1e-6);
+            CT_T_REPORT(same == 1, "%s: 4 threads differ from 1", ops[k].name);
+        }
+    }
+    ct_release(x);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_thread_state_out_of_memory);   /* first: no exited thread's state to reuse yet */
@@ -336,6 +397,7 @@ int main(void) {
     RUN(test_shared_module_inference);
     RUN(test_thread_exit_frees_state);
     RUN(test_pool);
+    RUN(test_pool_ops_match_serial);
 #ifndef __SANITIZE_THREAD__   /* TSan refuses new threads in a child of a threaded fork */
     RUN(test_pool_after_fork);
 #endif
