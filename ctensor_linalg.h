@@ -1,4 +1,4 @@
-/* ctensor_linalg.h - torch.linalg for ctensor, on LAPACKE + CBLAS, with autograd.   v0.1 (2026-11-22)
+/* ctensor_linalg.h - torch.linalg for ctensor, on LAPACKE + CBLAS, with autograd.   v0.3 (2026-11-24)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
@@ -45,10 +45,24 @@
    PERFORMANCE
      Matrices with n <= 16 use hand-written kernels (Cholesky, LU with partial
      pivoting, triangular solves, Jacobi eigh and one-sided Jacobi SVD) that loop
-     over the batch with no LAPACK call and no allocation per matrix. Larger ones go
+     over the batch with no LAPACK call and no allocation per matrix. In batches,
+     cholesky, inv, solve, lu_factor (square), eigh and svd run whole groups of 8
+     matrices in lock-step (interleaved, every inner loop across the 8 matrices, so
+     the compiler vectorizes across the batch; sqrt through the vector instruction
+     where there is one); the rest of a batch, and any matrix of a group that fails
+     (not positive-definite, a zero pivot, non-finite entries, a rank-deficient
+     SVD), go through the one-matrix kernels, so infos and messages are theirs.
+     All of these compute in double, float32 inputs included. Larger matrices go
      to LAPACK, with a row-major matrix handed over as its column-major transpose
      wherever the math allows (cholesky, inv, eigh, svd), so the only copy is the one
-     LAPACK's in-place algorithms need anyway.
+     LAPACK's in-place algorithms need anyway (transposing copies go in tiles).
+     lstsq's default driver is gelsy, as PyTorch's on the CPU. PyTorch hands gelsy an
+     uninitialized jpvt that in practice is non-zero (what the previous call left),
+     so every column is "fixed" and no column pivoting happens (geqp3 is then a
+     blocked QR). ctensor runs gelsy that way first and, when that finds A
+     rank-deficient, again with jpvt = 0 (the pivoted, rank-revealing factorization
+     LAPACK documents), so full-rank problems cost what PyTorch's do and
+     rank-deficient ones get the documented minimum-norm answer and rank.
 
    LIMITATIONS
      - Complex inputs are not supported (complex tensors are outputs of eig/eigvals,
@@ -64,13 +78,18 @@
        and linear systems; determinants; decompositions; norms, condition numbers,
        rank; matrix functions and products; complex views.
      Implementation: infrastructure (the op table of this header, registration,
-       argument checks); LAPACK / CBLAS by dtype; small-matrix kernels; Cholesky;
+       argument checks); LAPACK / CBLAS by dtype; small-matrix kernels; batched
+       small-matrix kernels; Cholesky;
        inverse; linear systems; triangular systems; LU; determinants; from a
        Cholesky factor; QR; eigh; eig; SVD; pseudo-inverse; least squares;
        Householder products; matrix exponential; vector norms; cross products and
        Vandermonde matrices; complex views; composite functions.
 
    REVISIONS
+     0.3 (2026-11-24)  n <= 16: groups of 8 matrices in lock-step for cholesky, inv,
+                       solve, lu_factor, eigh, svd; lstsq's gelsy tries without column
+                       pivoting first (as PyTorch's runs in practice); tiled
+                       transposing copies.
      0.2 (2026-11-24)  ops registered as one named block with typed attribute
                        schemas (spine v2); one norm backward shared with ctensor.h.
      0.1 (2026-11-22)  first release.
@@ -464,9 +483,13 @@ CT__INLINE char *ct__la_at(const ct_tensor *t, int64_t off) {
         if (dc == 1 && sc == 1) {                                                                   \
             for (int64_t i = 0; i < m; i++)                                                         \
                 for (int64_t j = 0; j < n; j++) d_[i * dr + j] = (TD)s_[i * sr + j];                \
-        } else if (dr == 1 || sr == 1) {                                                            \
-            for (int64_t j = 0; j < n; j++)                                                         \
-                for (int64_t i = 0; i < m; i++) d_[i * dr + j * dc] = (TD)s_[i * sr + j * sc];      \
+        } else if (dr == 1 || sr == 1) { /* in 32 x 32 tiles: a transpose touches both sides */  \
+            for (int64_t j0 = 0; j0 < n; j0 += 32)                                                  \
+                for (int64_t i0 = 0; i0 < m; i0 += 32) {                                            \
+                    int64_t j1 = j0 + 32 < n ? j0 + 32 : n, i1 = i0 + 32 < m ? i0 + 32 : m;         \
+                    for (int64_t j = j0; j < j1; j++)                                               \
+                        for (int64_t i = i0; i < i1; i++) d_[i * dr + j * dc] = (TD)s_[i * sr + j * sc]; \
+                }                                                                                   \
         } else {                                                                                    \
             for (int64_t i = 0; i < m; i++)                                                         \
                 for (int64_t j = 0; j < n; j++) d_[i * dr + j * dc] = (TD)s_[i * sr + j * sc];      \
@@ -689,6 +712,17 @@ static void ct__la_lu_solve_d(const double *lu, int n, const int *piv, double *b
                 for (int c = 0; c < nrhs; c++) { double t = b[k * ldb + c]; b[k * ldb + c] = b[piv[k] * ldb + c]; b[piv[k] * ldb + c] = t; }
     }
 }
+/* Eigenvalues w ascending, the columns of v (row-major n x n) following them. */
+static void ct__la_eigh_sort_d(double *v, double *w, int n, int want_v) {
+    for (int i = 0; i < n - 1; i++) {
+        int mi = i;
+        for (int j = i + 1; j < n; j++) if (w[j] < w[mi]) mi = j;
+        if (mi != i) {
+            double t = w[i]; w[i] = w[mi]; w[mi] = t;
+            if (want_v) for (int k = 0; k < n; k++) { t = v[k * n + i]; v[k * n + i] = v[k * n + mi]; v[k * n + mi] = t; }
+        }
+    }
+}
 /* Cyclic Jacobi for a symmetric n x n matrix a (full, row-major, destroyed):
    eigenvalues ascending in w, eigenvectors as the columns of v (row-major). */
 static void ct__la_jacobi_eigh_d(double *a, double *v, double *w, int n, int want_v) {
@@ -732,19 +766,13 @@ static void ct__la_jacobi_eigh_d(double *a, double *v, double *w, int n, int wan
         }
     }
     for (int i = 0; i < n; i++) w[i] = a[i * n + i];
-    for (int i = 0; i < n - 1; i++) {               /* ascending, vectors follow */
-        int mi = i;
-        for (int j = i + 1; j < n; j++) if (w[j] < w[mi]) mi = j;
-        if (mi != i) {
-            double t = w[i]; w[i] = w[mi]; w[mi] = t;
-            if (want_v) for (int k = 0; k < n; k++) { t = v[k * n + i]; v[k * n + i] = v[k * n + mi]; v[k * n + mi] = t; }
-        }
-    }
+    ct__la_eigh_sort_d(v, w, n, want_v);
 }
 /* One-sided (Hestenes) Jacobi SVD. cols: the r columns of length len, column j at
    cols + j*len (destroyed: becomes U's columns); vc: r x r, column j at vc + j*r.
    s: r singular values, descending. Returns 1 when a singular value is too small to
    give its singular vector (the caller falls back to LAPACK), else 0. */
+static int ct__la_jacobi_svd_finish_d(double *cols, int len, int r, double *vc, double *s, int want_v);
 static int ct__la_jacobi_svd_d(double *cols, int len, int r, double *vc, double *s, int want_v) {
     for (int i = 0; i < r * r; i++) vc[i] = 0.0;
     for (int i = 0; i < r; i++) vc[i * r + i] = 1.0;
@@ -776,6 +804,11 @@ static int ct__la_jacobi_svd_d(double *cols, int len, int r, double *vc, double 
         }
         if (!rotated) break;
     }
+    return ct__la_jacobi_svd_finish_d(cols, len, r, vc, s, want_v);
+}
+/* The end of a one-sided Jacobi SVD whose sweeps have converged: norms, order,
+   and U's columns normalized (the return value as ct__la_jacobi_svd_d's). */
+static int ct__la_jacobi_svd_finish_d(double *cols, int len, int r, double *vc, double *s, int want_v) {
     double smax = 0.0;
     for (int j = 0; j < r; j++) {
         double nn = 0.0;
@@ -803,6 +836,321 @@ static int ct__la_jacobi_svd_d(double *cols, int len, int r, double *vc, double 
 static int ct__la_finite_d(const double *a, int64_t n) {
     for (int64_t i = 0; i < n; i++) if (!isfinite(a[i])) return 0;
     return 1;
+}
+
+/* ============================================================================
+   Batched small-matrix kernels: CT__LA_W matrices (n <= CT__LA_SMALL) in
+   lock-step, element (i, j) of lane l at [(i*n + j)*CT__LA_W + l]. Every inner
+   loop runs over the lanes, so gcc/clang vectorize them across the batch; each
+   lane makes its own decisions (pivots, rotation angles, convergence) through
+   selects, so a lane computes what the one-matrix kernel above computes, up to
+   rounding. Lanes that end in a failure (not positive-definite, a zero pivot)
+   or a special case are redone by the one-matrix kernels, so infos, messages and
+   partial results stay those of the one-matrix path.
+   ========================================================================== */
+#define CT__LA_W 8
+#if (defined(__AVX__) || defined(__SSE2__) || defined(_M_X64)) && !defined(CTENSOR_NO_SIMD)
+#include <immintrin.h>
+#endif
+/* x[l] = sqrt(x[l]) for the W lanes (x >= 0). sqrt sets errno for negative
+   arguments, so compilers do not vectorize the libm call: the vector
+   instruction is written out where there is one. (256-bit also under AVX-512:
+   gcc 12's _mm512_sqrt_pd trips -Wmaybe-uninitialized in C++.) */
+CT__INLINE void ct__la_sqrt_w(double *x) {
+#if defined(__AVX__) && !defined(CTENSOR_NO_SIMD)
+    _mm256_storeu_pd(x, _mm256_sqrt_pd(_mm256_loadu_pd(x)));
+    _mm256_storeu_pd(x + 4, _mm256_sqrt_pd(_mm256_loadu_pd(x + 4)));
+#elif (defined(__SSE2__) || defined(_M_X64)) && !defined(CTENSOR_NO_SIMD)
+    for (int l = 0; l < CT__LA_W; l += 2) _mm_storeu_pd(x + l, _mm_sqrt_pd(_mm_loadu_pd(x + l)));
+#else
+    for (int l = 0; l < CT__LA_W; l++) x[l] = sqrt(x[l]);
+#endif
+}
+/* Loads matrices b0 .. b0+cnt-1 of t (r x k each, read with element strides sr, sc
+   from each matrix's start) into lanes; lanes cnt .. W-1 get the identity. */
+static void ct__la_load_w(double *dst, const ct_tensor *t, const ct__bat *B, int mdims, int64_t b0, int cnt, int64_t sr, int64_t sc,
+                          int64_t r, int64_t k) {
+    for (int l = 0; l < CT__LA_W; l++) {
+        if (l >= cnt) {
+            for (int64_t i = 0; i < r; i++)
+                for (int64_t j = 0; j < k; j++) dst[(i * k + j) * CT__LA_W + l] = i == j;
+            continue;
+        }
+        const char *p = ct__la_at(t, ct__bat_off(B, t, mdims, b0 + l));
+        if (t->dtype == CT_FLOAT64) {
+            const double *q = (const double *)p;
+            for (int64_t i = 0; i < r; i++)
+                for (int64_t j = 0; j < k; j++) dst[(i * k + j) * CT__LA_W + l] = q[i * sr + j * sc];
+        } else {
+            const float *q = (const float *)p;
+            for (int64_t i = 0; i < r; i++)
+                for (int64_t j = 0; j < k; j++) dst[(i * k + j) * CT__LA_W + l] = (double)q[i * sr + j * sc];
+        }
+    }
+}
+/* Lane l (r x k) -> dst (dtype dt) with element strides (dr, dc). */
+static void ct__la_store_w(void *dst, ct_dtype dt, int64_t dr, int64_t dc, const double *src, int l, int64_t r, int64_t k) {
+    if (dt == CT_FLOAT64) {
+        double *d = (double *)dst;
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < k; j++) d[i * dr + j * dc] = src[(i * k + j) * CT__LA_W + l];
+    } else {
+        float *d = (float *)dst;
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < k; j++) d[i * dr + j * dc] = (float)src[(i * k + j) * CT__LA_W + l];
+    }
+}
+/* Lane l -> a plain row-major r x k matrix. */
+static void ct__la_lane_d(double *dst, const double *src, int l, int64_t r, int64_t k) {
+    for (int64_t i = 0; i < r * k; i++) dst[i] = src[i * CT__LA_W + l];
+}
+static int ct__la_lane_finite(const double *a, int l, int64_t nel) {
+    for (int64_t i = 0; i < nel; i++) if (!isfinite(a[i * CT__LA_W + l])) return 0;
+    return 1;
+}
+/* Cholesky (lower, in place) of the W lanes; info[l] as ct__la_chol_d's. A lane
+   that fails goes on with a pivot of 1 (its result is not used). */
+static void ct__la_chol_w(double *CT_RESTRICT a, int n, int *info) {
+    enum { W = CT__LA_W };
+    double d[W], r[W], sum[W];
+    for (int l = 0; l < W; l++) info[l] = 0;
+    for (int j = 0; j < n; j++) {
+        double *aj = a + (size_t)j * n * W;
+        for (int l = 0; l < W; l++) d[l] = aj[j * W + l];
+        for (int k = 0; k < j; k++)
+            for (int l = 0; l < W; l++) d[l] -= aj[k * W + l] * aj[k * W + l];
+        for (int l = 0; l < W; l++) {
+            if (!(d[l] > 0.0) && !info[l]) info[l] = j + 1;
+            d[l] = d[l] > 0.0 ? d[l] : 1.0;
+        }
+        ct__la_sqrt_w(d);
+        for (int l = 0; l < W; l++) { aj[j * W + l] = d[l]; r[l] = 1.0 / d[l]; }
+        for (int i = j + 1; i < n; i++) {
+            double *ai = a + (size_t)i * n * W;
+            for (int l = 0; l < W; l++) sum[l] = ai[j * W + l];
+            for (int k = 0; k < j; k++)
+                for (int l = 0; l < W; l++) sum[l] -= ai[k * W + l] * aj[k * W + l];
+            for (int l = 0; l < W; l++) ai[j * W + l] = sum[l] * r[l];
+        }
+    }
+}
+/* LU with partial pivoting of the W lanes (n x n), as ct__la_lu_d: piv[j*W + l]
+   the 0-based row swapped with row j; info[l] nonzero for a zero pivot (that lane's
+   result is not used). */
+static void ct__la_lu_w(double *CT_RESTRICT a, int n, int *piv, int *info) {
+    enum { W = CT__LA_W };
+    double mx[W], pf[W], r[W], lv[W];
+    for (int l = 0; l < W; l++) info[l] = 0;
+    for (int j = 0; j < n; j++) {
+        double *aj = a + (size_t)j * n * W;
+        for (int l = 0; l < W; l++) { mx[l] = fabs(aj[j * W + l]); pf[l] = j; }
+        for (int i = j + 1; i < n; i++) {
+            const double *ai = a + ((size_t)i * n + j) * W;
+            for (int l = 0; l < W; l++) {
+                double v = fabs(ai[l]);
+                int gt = v > mx[l];
+                mx[l] = gt ? v : mx[l];
+                pf[l] = gt ? (double)i : pf[l];
+            }
+        }
+        for (int l = 0; l < W; l++) {
+            int p = (int)pf[l];
+            piv[j * W + l] = p;
+            if (p != j) {
+                double *ap = a + (size_t)p * n * W;
+                for (int c = 0; c < n; c++) { double t = aj[c * W + l]; aj[c * W + l] = ap[c * W + l]; ap[c * W + l] = t; }
+            }
+            if (aj[j * W + l] == 0.0 && !info[l]) info[l] = j + 1;
+            r[l] = aj[j * W + l] != 0.0 ? 1.0 / aj[j * W + l] : 0.0;
+        }
+        for (int i = j + 1; i < n; i++) {
+            double *ai = a + (size_t)i * n * W;
+            for (int l = 0; l < W; l++) { lv[l] = ai[j * W + l] * r[l]; ai[j * W + l] = lv[l]; }
+            for (int c = j + 1; c < n; c++)
+                for (int l = 0; l < W; l++) ai[c * W + l] -= lv[l] * aj[c * W + l];
+        }
+    }
+}
+/* Solves A X = B for the W lanes from ct__la_lu_w's factors; b: n x k per lane. */
+static void ct__la_lu_solve_w(const double *CT_RESTRICT lu, int n, const int *piv, double *CT_RESTRICT b, int k) {
+    enum { W = CT__LA_W };
+    double r[W];
+    for (int j = 0; j < n; j++)
+        for (int l = 0; l < W; l++) {
+            int p = piv[j * W + l];
+            if (p != j)
+                for (int c = 0; c < k; c++) {
+                    double t = b[((size_t)j * k + c) * W + l];
+                    b[((size_t)j * k + c) * W + l] = b[((size_t)p * k + c) * W + l];
+                    b[((size_t)p * k + c) * W + l] = t;
+                }
+        }
+    for (int i = 1; i < n; i++) {        /* L y = P^T b, unit diagonal */
+        double *bi = b + (size_t)i * k * W;
+        for (int kk = 0; kk < i; kk++) {
+            const double *lik = lu + ((size_t)i * n + kk) * W, *bk = b + (size_t)kk * k * W;
+            for (int c = 0; c < k; c++)
+                for (int l = 0; l < W; l++) bi[c * W + l] -= lik[l] * bk[c * W + l];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {   /* U x = y */
+        double *bi = b + (size_t)i * k * W;
+        for (int kk = i + 1; kk < n; kk++) {
+            const double *uik = lu + ((size_t)i * n + kk) * W, *bk = b + (size_t)kk * k * W;
+            for (int c = 0; c < k; c++)
+                for (int l = 0; l < W; l++) bi[c * W + l] -= uik[l] * bk[c * W + l];
+        }
+        for (int l = 0; l < W; l++) r[l] = 1.0 / lu[((size_t)i * n + i) * W + l];
+        for (int c = 0; c < k; c++)
+            for (int l = 0; l < W; l++) bi[c * W + l] *= r[l];
+    }
+}
+/* The rotation (cs, sn, t) that zeroes an off-diagonal pair: for eigh, theta =
+   (aqq - app) / (2 apq); for the one-sided SVD, zeta = (beta - alpha) / (2 gamma).
+   Lanes with rot[l] == 0 get the identity (cs 1, sn 0, t 0). x: the numerator,
+   y: the off-diagonal (y != 0 where rot). */
+CT__INLINE void ct__la_rot_w(const double *x, const double *y, const int *rot, double *cs, double *sn, double *t) {
+    enum { W = CT__LA_W };
+    double th[W], q[W];
+    for (int l = 0; l < W; l++) {
+        double den = rot[l] ? 2.0 * y[l] : 1.0;
+        th[l] = rot[l] ? x[l] / den : 0.0;
+        q[l] = fabs(th[l]) > 1e150 ? 1.0 : th[l] * th[l] + 1.0;
+    }
+    ct__la_sqrt_w(q);
+    for (int l = 0; l < W; l++) {
+        double a = fabs(th[l]);
+        double tt = a > 1e150 ? 0.5 / th[l] : (th[l] >= 0 ? 1.0 : -1.0) / (a + q[l]);
+        t[l] = rot[l] ? tt : 0.0;
+        q[l] = t[l] * t[l] + 1.0;
+    }
+    ct__la_sqrt_w(q);
+    for (int l = 0; l < W; l++) { cs[l] = 1.0 / q[l]; sn[l] = t[l] * cs[l]; }
+}
+/* Cyclic Jacobi (as ct__la_jacobi_eigh_d) on the W lanes: a (symmetric, full) ends
+   diagonal, v (if want_v) holds the eigenvectors as columns; unsorted. A lane
+   stops rotating once it has converged, as the one-matrix kernel stops. */
+static void ct__la_jacobi_eigh_w(double *CT_RESTRICT a, double *CT_RESTRICT v, int n, int want_v) {
+    enum { W = CT__LA_W };
+    double tol[W], off[W], app[W], aqq[W], apq[W], d[W], cs[W], sn[W], t[W];
+    int act[W], rot[W];
+    for (int l = 0; l < W; l++) { tol[l] = 0.0; act[l] = 1; }
+    for (int i = 0; i < n * n; i++)
+        for (int l = 0; l < W; l++) tol[l] += a[i * W + l] * a[i * W + l];
+    for (int l = 0; l < W; l++) tol[l] *= DBL_EPSILON * DBL_EPSILON * 0.25;
+    if (want_v)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                for (int l = 0; l < W; l++) v[(i * n + j) * W + l] = i == j;
+    for (int sweep = 0; sweep < 64; sweep++) {
+        int any = 0;
+        for (int l = 0; l < W; l++) off[l] = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                for (int l = 0; l < W; l++) off[l] += a[(i * n + j) * W + l] * a[(i * n + j) * W + l];
+        for (int l = 0; l < W; l++) {
+            act[l] = act[l] && !(off[l] <= tol[l] || off[l] == 0.0);
+            any |= act[l];
+        }
+        if (!any) break;
+        for (int p = 0; p < n - 1; p++) {
+            for (int q = p + 1; q < n; q++) {
+                for (int l = 0; l < W; l++) {
+                    apq[l] = a[(p * n + q) * W + l];
+                    app[l] = a[(p * n + p) * W + l];
+                    aqq[l] = a[(q * n + q) * W + l];
+                    rot[l] = act[l] && apq[l] != 0.0;
+                    d[l] = aqq[l] - app[l];
+                }
+                ct__la_rot_w(d, apq, rot, cs, sn, t);
+                for (int k = 0; k < n; k++) {         /* A <- A J */
+                    double *x = a + (k * n + p) * W, *y = a + (k * n + q) * W;
+                    for (int l = 0; l < W; l++) {
+                        double xp = x[l], yq = y[l];
+                        x[l] = cs[l] * xp - sn[l] * yq;
+                        y[l] = sn[l] * xp + cs[l] * yq;
+                    }
+                }
+                for (int k = 0; k < n; k++) {         /* A <- J^T A */
+                    double *x = a + (p * n + k) * W, *y = a + (q * n + k) * W;
+                    for (int l = 0; l < W; l++) {
+                        double xp = x[l], yq = y[l];
+                        x[l] = cs[l] * xp - sn[l] * yq;
+                        y[l] = sn[l] * xp + cs[l] * yq;
+                    }
+                }
+                for (int l = 0; l < W; l++) {
+                    double z = rot[l] ? 0.0 : apq[l];
+                    a[(p * n + q) * W + l] = z;
+                    a[(q * n + p) * W + l] = z;
+                    a[(p * n + p) * W + l] = app[l] - t[l] * apq[l];
+                    a[(q * n + q) * W + l] = aqq[l] + t[l] * apq[l];
+                }
+                if (want_v)
+                    for (int k = 0; k < n; k++) {
+                        double *x = v + (k * n + p) * W, *y = v + (k * n + q) * W;
+                        for (int l = 0; l < W; l++) {
+                            double xp = x[l], yq = y[l];
+                            x[l] = cs[l] * xp - sn[l] * yq;
+                            y[l] = sn[l] * xp + cs[l] * yq;
+                        }
+                    }
+            }
+        }
+    }
+}
+/* One-sided Jacobi sweeps (as ct__la_jacobi_svd_d) on the W lanes: cols holds r
+   columns of length len (column j, entry i at [(j*len + i)*W + l]), vc the r x r
+   rotations (column j at [(j*r + i)*W + l]). A lane that no longer rotates is left
+   unchanged by later sweeps (its tests give the same answers), so running until
+   every lane is done gives each lane the one-matrix result. */
+static void ct__la_jacobi_svd_w(double *CT_RESTRICT cols, int len, int r, double *CT_RESTRICT vc) {
+    enum { W = CT__LA_W };
+    double al[W], be[W], ga[W], d[W], cs[W], sn[W], t[W];
+    int rot[W];
+    for (int i = 0; i < r * r; i++)
+        for (int l = 0; l < W; l++) vc[i * W + l] = i % (r + 1) == 0;
+    for (int sweep = 0; sweep < 64; sweep++) {
+        int any = 0;
+        for (int p = 0; p < r - 1; p++) {
+            for (int q = p + 1; q < r; q++) {
+                double *ap = cols + (size_t)p * len * W, *aq = cols + (size_t)q * len * W;
+                for (int l = 0; l < W; l++) { al[l] = 0.0; be[l] = 0.0; ga[l] = 0.0; }
+                for (int i = 0; i < len; i++)
+                    for (int l = 0; l < W; l++) {
+                        double x = ap[i * W + l], y = aq[i * W + l];
+                        al[l] += x * x;
+                        be[l] += y * y;
+                        ga[l] += x * y;
+                    }
+                for (int l = 0; l < W; l++) t[l] = al[l] * be[l];
+                ct__la_sqrt_w(t);
+                int anyp = 0;
+                for (int l = 0; l < W; l++) {
+                    rot[l] = !(fabs(ga[l]) <= DBL_EPSILON * t[l] || ga[l] == 0.0);
+                    anyp |= rot[l];
+                    d[l] = be[l] - al[l];
+                }
+                if (!anyp) continue;
+                any = 1;
+                ct__la_rot_w(d, ga, rot, cs, sn, t);
+                for (int i = 0; i < len; i++)
+                    for (int l = 0; l < W; l++) {
+                        double x = ap[i * W + l], y = aq[i * W + l];
+                        ap[i * W + l] = cs[l] * x - sn[l] * y;
+                        aq[i * W + l] = sn[l] * x + cs[l] * y;
+                    }
+                double *vp = vc + (size_t)p * r * W, *vq = vc + (size_t)q * r * W;
+                for (int i = 0; i < r; i++)
+                    for (int l = 0; l < W; l++) {
+                        double x = vp[i * W + l], y = vq[i * W + l];
+                        vp[i * W + l] = cs[l] * x - sn[l] * y;
+                        vq[i * W + l] = sn[l] * x + cs[l] * y;
+                    }
+            }
+        }
+        if (!any) break;
+    }
 }
 
 /* A matrix of t (at element offset off) as a row-major matrix for CBLAS/LAPACK:
@@ -919,7 +1267,26 @@ static int ct__la_k_cholesky(ct__call *c) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int64_t sr = A->strides[nd - 2], sc = A->strides[nd - 1];
         if (upper) { int64_t t = sr; sr = sc; sc = t; }   /* the upper triangle of A is the lower one of A^T */
+        int64_t nfull = B.count / CT__LA_W * CT__LA_W;   /* whole groups in lock-step; the rest one by one */
+        if (nfull) {
+            double *lw = (double *)ct__la_scratch(sizeof(double) * (size_t)(nn * CT__LA_W));
+            int inf[CT__LA_W];
+            if (!lw) return -1;
+            for (int64_t b0 = 0; b0 < nfull; b0 += CT__LA_W) {
+                ct__la_load_w(lw, A, &B, 2, b0, CT__LA_W, sr, sc, n, n);
+                ct__la_chol_w(lw, (int)n, inf);
+                for (int l = 0; l < CT__LA_W; l++) {
+                    if (inf[l]) continue;   /* redone below by the one-matrix kernel */
+                    for (int64_t i = 0; i < n; i++)
+                        for (int64_t j = i + 1; j < n; j++) lw[(i * n + j) * CT__LA_W + l] = 0.0;
+                    ct__la_store_w(Lp + (size_t)((b0 + l) * nn) * es, dt, upper ? 1 : n, upper ? n : 1, lw, l, n, n);
+                }
+                for (int l = 0; l < CT__LA_W; l++) info[b0 + l] = inf[l];   /* nonzero: not done yet */
+            }
+            CT_FREE(lw);
+        }
         for (int64_t b = 0; b < B.count; b++) {
+            if (b < nfull && !info[b]) continue;
             ct__la_mcopy(w, CT_FLOAT64, n, 1, ct__la_at(A, ct__bat_off(&B, A, 2, b)), dt, sr, sc, n, n);
             info[b] = ct__la_chol_d(w, (int)n);
             for (int64_t i = 0; i < n; i++)          /* zero the other triangle (and what a failure left) */
@@ -992,7 +1359,26 @@ static int ct__la_k_inv(ct__call *c) {
     if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL], e[CT__LA_SMALL * CT__LA_SMALL];
         int piv[CT__LA_SMALL];
+        int64_t nfull = B.count / CT__LA_W * CT__LA_W;   /* whole groups in lock-step; the rest one by one */
+        if (nfull) {
+            double *lw = (double *)ct__la_scratch(sizeof(double) * (size_t)(2 * nn * CT__LA_W)), *le = lw + nn * CT__LA_W;
+            int inf[CT__LA_W], lp[CT__LA_SMALL * CT__LA_W];
+            if (!lw) return -1;
+            for (int64_t b0 = 0; b0 < nfull; b0 += CT__LA_W) {
+                ct__la_load_w(lw, A, &B, 2, b0, CT__LA_W, A->strides[nd - 2], A->strides[nd - 1], n, n);
+                ct__la_lu_w(lw, (int)n, lp, inf);
+                for (int64_t i = 0; i < nn; i++)
+                    for (int l = 0; l < CT__LA_W; l++) le[i * CT__LA_W + l] = i % (n + 1) == 0;
+                ct__la_lu_solve_w(lw, (int)n, lp, le, (int)n);
+                for (int l = 0; l < CT__LA_W; l++) {
+                    info[b0 + l] = inf[l];   /* nonzero: redone below by the one-matrix kernel */
+                    if (!inf[l]) ct__la_store_w(Xp + (size_t)((b0 + l) * nn) * es, dt, n, 1, le, l, n, n);
+                }
+            }
+            CT_FREE(lw);
+        }
         for (int64_t b = 0; b < B.count; b++) {
+            if (b < nfull && !info[b]) continue;
             ct__la_load(w, CT_FLOAT64, n, 1, A, ct__bat_off(&B, A, 2, b));
             info[b] = ct__la_lu_d(w, (int)n, (int)n, (int)n, piv);
             for (int64_t i = 0; i < nn; i++) e[i] = 0.0;
@@ -1106,7 +1492,25 @@ static int ct__la_k_solve(ct__call *c) {
         int piv[CT__LA_SMALL];
         double *rhs = (double *)ct__la_scratch(sizeof(double) * (size_t)(n * k));
         if (!rhs) return -1;
+        int64_t nfull = B.count / CT__LA_W * CT__LA_W;   /* whole groups in lock-step; the rest one by one */
+        if (nfull) {
+            double *lw = (double *)ct__la_scratch(sizeof(double) * (size_t)((nn + n * k) * CT__LA_W)), *lb = lw + nn * CT__LA_W;
+            int inf[CT__LA_W], lp[CT__LA_SMALL * CT__LA_W];
+            if (!lw) { CT_FREE(rhs); return -1; }
+            for (int64_t b0 = 0; b0 < nfull; b0 += CT__LA_W) {
+                ct__la_load_w(lw, A, &B, 2, b0, CT__LA_W, A->strides[nd - 2], A->strides[nd - 1], n, n);
+                ct__la_load_w(lb, Bt, &B, bmd, b0, CT__LA_W, bsr, bsc, n, k);
+                ct__la_lu_w(lw, (int)n, lp, inf);
+                ct__la_lu_solve_w(lw, (int)n, lp, lb, (int)k);
+                for (int l = 0; l < CT__LA_W; l++) {
+                    info[b0 + l] = inf[l];   /* nonzero: redone below by the one-matrix kernel */
+                    if (!inf[l]) ct__la_store_w(ct__la_at(X, ct__bat_off(&B, X, bmd, b0 + l)), dt, xsr, xsc, lb, l, n, k);
+                }
+            }
+            CT_FREE(lw);
+        }
         for (int64_t b = 0; b < B.count; b++) {
+            if (b < nfull && !info[b]) continue;
             ct__la_load(w, CT_FLOAT64, n, 1, A, ct__bat_off(&B, A, 2, b));
             info[b] = ct__la_lu_d(w, (int)n, (int)n, (int)n, piv);
             ct__la_mcopy(rhs, CT_FLOAT64, k, 1, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, b)), dt, bsr, bsc, n, k);
@@ -1289,7 +1693,25 @@ static int ct__la_k_lu_factor(ct__call *c) {
     if (m <= CT__LA_SMALL && n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int p[CT__LA_SMALL];
+        int64_t nfull = m == n ? B.count / CT__LA_W * CT__LA_W : 0;   /* square: whole groups in lock-step */
+        if (nfull) {
+            double *lw = (double *)ct__la_scratch(sizeof(double) * (size_t)(m * n * CT__LA_W));
+            int inf[CT__LA_W], lp[CT__LA_SMALL * CT__LA_W];
+            if (!lw) return -1;
+            for (int64_t b0 = 0; b0 < nfull; b0 += CT__LA_W) {
+                ct__la_load_w(lw, A, &B, 2, b0, CT__LA_W, A->strides[nd - 2], A->strides[nd - 1], n, n);
+                ct__la_lu_w(lw, (int)n, lp, inf);
+                for (int l = 0; l < CT__LA_W; l++) {
+                    info[b0 + l] = inf[l];   /* nonzero: redone below by the one-matrix kernel */
+                    if (inf[l]) continue;
+                    for (int64_t i = 0; i < k; i++) piv[(b0 + l) * k + i] = lp[i * CT__LA_W + l] + 1;
+                    ct__la_store_w(LUp + (size_t)((b0 + l) * m * n) * es, dt, 1, m, lw, l, m, n);
+                }
+            }
+            CT_FREE(lw);
+        }
         for (int64_t b = 0; b < B.count; b++) {
+            if (b < nfull && !info[b]) continue;
             ct__la_load(w, CT_FLOAT64, n, 1, A, ct__bat_off(&B, A, 2, b));
             info[b] = ct__la_lu_d(w, (int)m, (int)n, (int)n, p);
             for (int64_t i = 0; i < k; i++) piv[b * k + i] = p[i] + 1;
@@ -2026,7 +2448,37 @@ static int ct__la_k_eigh(ct__call *c) {
     /* the stored triangle: UPLO 'L' reads A[i][j], j <= i */
     int64_t sr = A->strides[nd - 2], sc = A->strides[nd - 1];
     if (up) { int64_t t = sr; sr = sc; sc = t; }
+    /* whole groups of small matrices in lock-step; the rest, and lanes with
+       non-finite entries, one by one below */
+    int64_t nfull = n <= CT__LA_SMALL ? B.count / CT__LA_W * CT__LA_W : 0;
+    unsigned char *done = NULL;
+    if (nfull) {
+        double *la = (double *)ct__la_scratch(sizeof(double) * (size_t)(2 * nn * CT__LA_W)), *lv = la + nn * CT__LA_W;
+        done = (unsigned char *)ct__la_scratch((size_t)nfull);
+        if (!la || !done) { CT_FREE(la); CT_FREE(done); return -1; }
+        for (int64_t b0 = 0; b0 < nfull; b0 += CT__LA_W) {
+            ct__la_load_w(la, A, &B, 2, b0, CT__LA_W, sr, sc, n, n);
+            for (int l = 0; l < CT__LA_W; l++) {
+                for (int64_t i = 0; i < n; i++)
+                    for (int64_t j = i + 1; j < n; j++) la[(i * n + j) * CT__LA_W + l] = la[(j * n + i) * CT__LA_W + l];
+                done[b0 + l] = (unsigned char)ct__la_lane_finite(la, l, nn);
+                if (!done[b0 + l])
+                    for (int64_t i = 0; i < nn; i++) la[i * CT__LA_W + l] = i % (n + 1) == 0;
+            }
+            ct__la_jacobi_eigh_w(la, lv, (int)n, wantv);
+            for (int l = 0; l < CT__LA_W; l++) {
+                if (!done[b0 + l]) continue;
+                for (int64_t i = 0; i < n; i++) w[i] = la[(i * n + i) * CT__LA_W + l];
+                if (wantv) ct__la_lane_d(v, lv, l, n, n);
+                ct__la_eigh_sort_d(v, w, (int)n, wantv);
+                ct__la_mcopy(ct__ptr(W) + (size_t)((b0 + l) * n) * es, dt, 1, 0, w, CT_FLOAT64, 1, 0, n, 1);
+                if (wantv) ct__la_mcopy(ct__ptr(V) + (size_t)((b0 + l) * nn) * es, dt, 1, n, v, CT_FLOAT64, n, 1, n, n);
+            }
+        }
+        CT_FREE(la);
+    }
     for (int64_t b = 0; b < B.count && !rc; b++) {
+        if (b < nfull && done[b]) continue;
         int64_t off = ct__bat_off(&B, A, 2, b);
         char *wp = ct__ptr(W) + (size_t)(b * n) * es;
         if (n <= CT__LA_SMALL) {
@@ -2056,6 +2508,7 @@ static int ct__la_k_eigh(ct__call *c) {
     CT_FREE(ws.work);
     CT_FREE(ws.iwork);
     CT_FREE(buf);
+    CT_FREE(done);
     return rc;
 }
 /* gA = V (diag(gw) + ((V^T gV - gV^T V) / 2) / E) V^T, E_ij = w_j - w_i (PyTorch's
@@ -2355,7 +2808,49 @@ static int ct__la_k_svd(ct__call *c) {
     int rc = 0;
     double cols[CT__LA_SMALL * CT__LA_SMALL], vc[CT__LA_SMALL * CT__LA_SMALL], s[CT__LA_SMALL];
     int small = m <= CT__LA_SMALL && n <= CT__LA_SMALL && (!full || m == n || !wantv);
+    /* whole groups of small matrices in lock-step; the rest, lanes with non-finite
+       entries and lanes the Jacobi result does not serve, one by one below */
+    int64_t nfull = small && k > 0 ? B.count / CT__LA_W * CT__LA_W : 0;
+    unsigned char *done = NULL;
+    if (nfull) {
+        int64_t len = m >= n ? m : n, r = k;
+        double *lc = (double *)ct__la_scratch(sizeof(double) * (size_t)((len * r + r * r) * CT__LA_W)), *lvc = lc + len * r * CT__LA_W;
+        done = (unsigned char *)ct__la_scratch((size_t)nfull);
+        if (!lc || !done) { CT_FREE(lc); CT_FREE(done); return -1; }
+        /* column j of A (m >= n) or of A^T (m < n) is lane row j: read A with strides swapped */
+        int64_t sr = A->strides[nd - 2], sc = A->strides[nd - 1];
+        for (int64_t b0 = 0; b0 < nfull; b0 += CT__LA_W) {
+            if (m >= n) ct__la_load_w(lc, A, &B, 2, b0, CT__LA_W, sc, sr, r, len);
+            else ct__la_load_w(lc, A, &B, 2, b0, CT__LA_W, sr, sc, r, len);
+            for (int l = 0; l < CT__LA_W; l++) {
+                done[b0 + l] = (unsigned char)ct__la_lane_finite(lc, l, len * r);
+                if (!done[b0 + l])
+                    for (int64_t i = 0; i < len * r; i++) lc[i * CT__LA_W + l] = i % (len + 1) == 0;
+            }
+            ct__la_jacobi_svd_w(lc, (int)len, (int)r, lvc);
+            for (int l = 0; l < CT__LA_W; l++) {
+                int64_t b = b0 + l;
+                if (!done[b]) continue;
+                ct__la_lane_d(cols, lc, l, r, len);
+                ct__la_lane_d(vc, lvc, l, r, r);
+                if (ct__la_jacobi_svd_finish_d(cols, (int)len, (int)r, vc, s, wantv)) { done[b] = 0; continue; }
+                char *up = wantv ? ct__ptr(U) + (size_t)(b * m * uc) * es : NULL, *vp = wantv ? ct__ptr(Vh) + (size_t)(b * vr * n) * es : NULL;
+                ct__la_mcopy(ct__ptr(S) + (size_t)(b * k) * es, dt, 1, 0, s, CT_FLOAT64, 1, 0, k, 1);
+                if (wantv) {
+                    if (m >= n) {
+                        ct__la_mcopy(up, dt, uc, 1, cols, CT_FLOAT64, 1, m, m, n);
+                        ct__la_mcopy(vp, dt, n, 1, vc, CT_FLOAT64, n, 1, n, n);
+                    } else {
+                        ct__la_mcopy(up, dt, uc, 1, vc, CT_FLOAT64, 1, m, m, m);
+                        ct__la_mcopy(vp, dt, n, 1, cols, CT_FLOAT64, n, 1, m, n);
+                    }
+                }
+            }
+        }
+        CT_FREE(lc);
+    }
     for (int64_t b = 0; b < B.count && !rc; b++) {
+        if (b < nfull && done[b]) continue;
         int64_t off = ct__bat_off(&B, A, 2, b);
         char *up = wantv ? ct__ptr(U) + (size_t)(b * m * uc) * es : NULL, *vp = wantv ? ct__ptr(Vh) + (size_t)(b * vr * n) * es : NULL;
         char *sp = ct__ptr(S) + (size_t)(b * k) * es;
@@ -2411,6 +2906,7 @@ static int ct__la_k_svd(ct__call *c) {
     CT_FREE(ws.work);
     CT_FREE(ws.iwork);
     CT_FREE(a);
+    CT_FREE(done);
     return rc;
 }
 /* PyTorch's svd_backward (real case): gU, gVh that autograd filled with zeros
@@ -2712,9 +3208,22 @@ static int ct__la_k_lstsq(ct__call *c) {
         ct__la_load(a, CT_FLOAT64, 1, m, A, ct__bat_off(&B, A, 2, bi));
         memset(b, 0, sizeof(double) * (size_t)(ldb * k));
         ct__la_mcopy(b, CT_FLOAT64, 1, ldb, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, bi)), dt, bsr, bsc, m, k);
-        for (int64_t j = 0; j < n; j++) jpvt[j] = 0;
+        /* gelsy: first with every column fixed (jpvt != 0: no column pivoting, so
+           geqp3 is a blocked QR), which is what PyTorch's gelsy runs in practice
+           (its jpvt is at::empty, left from the previous call). When that finds
+           A rank-deficient, the pivoted, rank-revealing factorization decides. */
+        int fixed = drv == CT__LA_GELSY;
+        for (int64_t j = 0; j < n; j++) jpvt[j] = fixed;
         rank = (ct__la_int)mn;
         ct__la_int r = m && n && k ? ct__la_lstsq_call(drv, (ct__la_int)m, (ct__la_int)n, (ct__la_int)k, a, lda, b, ldb, s, rcond, &rank, jpvt, work, lwork, iw) : 0;
+        if (fixed && r == 0 && rank < (ct__la_int)mn) {
+            ct__la_load(a, CT_FLOAT64, 1, m, A, ct__bat_off(&B, A, 2, bi));
+            memset(b, 0, sizeof(double) * (size_t)(ldb * k));
+            ct__la_mcopy(b, CT_FLOAT64, 1, ldb, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, bi)), dt, bsr, bsc, m, k);
+            for (int64_t j = 0; j < n; j++) jpvt[j] = 0;
+            rank = (ct__la_int)mn;
+            r = ct__la_lstsq_call(drv, (ct__la_int)m, (ct__la_int)n, (ct__la_int)k, a, lda, b, ldb, s, rcond, &rank, jpvt, work, lwork, iw);
+        }
         if (r > 0) {
             if (drv == CT__LA_GELS)
                 rc = ct__failed(CT_ERR_NUMERIC, "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix does not have full rank (error code: %d).",

@@ -395,6 +395,137 @@ TEST(test_batched_matches_single) {
     CHECK(ct_numel(ct_linalg_eigh(ct_zeros(CT_FLOAT64, 0, 4, 4), "L").eigenvalues) == 0);
 }
 
+/* ---- n <= 16 in lock-step: whole groups of 8 matrices run the batched kernels,
+   the rest of the batch the one-matrix ones (a batch of 19: two groups and three
+   alone). Every n, both dtypes: identities, the one-matrix results, and failures
+   inside a group giving the one-matrix path's infos and messages. ---- */
+static double rel_to(const ct_tensor *A) { return ct_item(ct_linalg_vector_norm(ct_to(A, CT_FLOAT64), INFINITY, 0, NULL, 0)) + 1.0; }
+TEST(test_small_lanes) {
+    const int64_t nb = 19;
+    for (int f32 = 0; f32 < 2; f32++)
+        for (int64_t n = 1; n <= 16; n++) {
+            ct_dtype dt = f32 ? CT_FLOAT32 : CT_FLOAT64;
+            double eps = f32 ? 1e-5 : 1e-13, tol = eps * (double)(n * n);
+            ct_tensor *S = ct_to(SPD(300 + n, nb, n, n), dt), *A = ct_to(WELL(320 + n, nb, n, n), dt);
+            ct_tensor *H = ct_to(SYM(340 + n, nb, n, n), dt), *G = ct_to(RANDN(360 + n, nb, n, n), dt);
+            ct_tensor *B = ct_to(RANDN(380 + n, nb, n, 3), dt), *Id = ct_eye(n, n, dt);
+            ct_tensor *L = ct_linalg_cholesky(S), *U = ct_linalg_cholesky_ex(S, 1, 1, NULL);
+            ct_tensor *Ai = ct_linalg_inv(A), *X = ct_linalg_solve(A, B);
+            ct_linalg_lu_factor_result f = ct_linalg_lu_factor(A, 1);
+            ct_linalg_eig_result e = ct_linalg_eigh(H, "L");
+            ct_linalg_svd_result sv = ct_linalg_svd(G, 0);
+            CHECK_SMALL(maxdiff(ct_matmul(L, ct_mT(L)), S) / rel_to(S), tol);
+            CHECK_SMALL(maxdiff(L, ct__la_tril(L, 0)), 0);
+            CHECK_SMALL(maxdiff(U, ct_mT(L)) / rel_to(S), tol);
+            CHECK_SMALL(maxdiff(ct_matmul(A, Ai), Id), tol);
+            CHECK_SMALL(maxdiff(ct_matmul(A, X), B) / rel_to(B), tol);
+            CHECK_SMALL(maxdiff(ct_linalg_lu_solve(f.LU, f.pivots, B, 1, 0), X) / rel_to(X), 10 * tol);
+            CHECK_SMALL(maxdiff(ct_matmul(H, e.eigenvectors), ct_mul(e.eigenvectors, ct_unsqueeze(e.eigenvalues, -2))) / rel_to(H), tol);
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mT(e.eigenvectors), e.eigenvectors), Id), tol);
+            CHECK_SMALL(maxdiff(ct_linalg_eigvalsh(H, "L"), e.eigenvalues), 0);
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mul(sv.U, ct_unsqueeze(sv.S, -2)), sv.Vh), G) / rel_to(G), tol);
+            CHECK_SMALL(maxdiff(ct_matmul(ct_mT(sv.U), sv.U), Id), tol);
+            CHECK_SMALL(maxdiff(ct_matmul(sv.Vh, ct_mT(sv.Vh)), Id), tol);
+            CHECK_SMALL(maxdiff(ct_linalg_svdvals(G), sv.S), 0);
+            if (n > 1) {   /* eigenvalues ascending, singular values descending */
+                ct_tensor *dw = ct_sub(ct_narrow(e.eigenvalues, -1, 1, n - 1), ct_narrow(e.eigenvalues, -1, 0, n - 1));
+                ct_tensor *ds = ct_sub(ct_narrow(sv.S, -1, 0, n - 1), ct_narrow(sv.S, -1, 1, n - 1));
+                CHECK_SMALL(-ct_item(ct_min(ct_to(dw, CT_FLOAT64))), 0);
+                CHECK_SMALL(-ct_item(ct_min(ct_to(ds, CT_FLOAT64))), 0);
+            }
+            /* the same results (signs of eigenvectors and singular vectors included)
+               as the one-matrix kernels give each matrix alone */
+            double worst = 0;
+            for (int64_t b = 0; b < nb; b += 4) {
+                ct_tensor *Sb = ct_select(S, 0, b), *Ab = ct_select(A, 0, b), *Hb = ct_select(H, 0, b), *Gb = ct_select(G, 0, b);
+                ct_linalg_eig_result e1 = ct_linalg_eigh(Hb, "L");
+                ct_linalg_svd_result s1 = ct_linalg_svd(Gb, 0);
+                double w[9];
+                w[0] = maxdiff(ct_select(L, 0, b), ct_linalg_cholesky(Sb)) / rel_to(Sb);
+                w[1] = maxdiff(ct_select(Ai, 0, b), ct_linalg_inv(Ab)) / rel_to(Ai);
+                w[2] = maxdiff(ct_select(X, 0, b), ct_linalg_solve(Ab, ct_select(B, 0, b))) / rel_to(X);
+                w[3] = maxdiff(ct_select(f.LU, 0, b), ct_linalg_lu_factor(Ab, 1).LU) / rel_to(f.LU);
+                w[4] = maxdiff(ct_select(f.pivots, 0, b), ct_linalg_lu_factor(Ab, 1).pivots);
+                w[5] = maxdiff(ct_select(e.eigenvalues, 0, b), e1.eigenvalues) / rel_to(Hb);
+                w[6] = maxdiff(ct_select(e.eigenvectors, 0, b), e1.eigenvectors);
+                w[7] = maxdiff(ct_select(sv.S, 0, b), s1.S) / rel_to(Gb);
+                w[8] = maxdiff(ct_select(sv.U, 0, b), s1.U) + maxdiff(ct_select(sv.Vh, 0, b), s1.Vh);
+                for (int k = 0; k < 9; k++) if (!(w[k] <= worst)) worst = w[k];
+            }
+            CHECK_SMALL(worst, f32 ? 1e-6 : 1e-9);
+        }
+    /* failures inside a group: the infos and the first failing batch element of
+       the one-matrix path */
+    ct_tensor *S = ct_contiguous(SPD(400, 17, 5, 5)), *A = ct_contiguous(WELL(401, 17, 6, 6));
+    ct_fill_(ct_select(ct_select(ct_select(S, 0, 11), 0, 3), 0, 3), -50.0);
+    ct_fill_(ct_select(ct_select(ct_select(S, 0, 13), 0, 0), 0, 0), -1.0);
+    ct_fill_(ct_select(ct_select(A, 0, 4), -1, 2), 0.0);   /* a zero column */
+    ct_fill_(ct_select(ct_select(A, 0, 9), 0, 5), 0.0);    /* a zero row */
+    ct_tensor *info = NULL;
+    ct_linalg_cholesky_ex(S, 0, 0, &info);
+    for (int64_t b = 0; b < 17; b++) {
+        ct_tensor *i1 = NULL;
+        ct_linalg_cholesky_ex(ct_select(S, 0, b), 0, 0, &i1);
+        CHECK_EQ_INT(ct_item_int(ct_select(info, 0, b)), ct_item_int(i1));
+    }
+    CHECK_EQ_INT(ct_item_int(ct_select(info, 0, 11)), 4);
+    CHECK_EQ_INT(ct_item_int(ct_select(info, 0, 13)), 1);
+    CHECK_ERR(ct_linalg_cholesky(S), CT_ERR_NUMERIC,
+              "linalg.cholesky: (Batch element 11): The factorization could not be completed because the input is not positive-definite (the leading minor of order 4 is not positive-definite).");
+    ct_linalg_inv_ex(A, 0, &info);
+    for (int64_t b = 0; b < 17; b++) {
+        ct_tensor *i1 = NULL;
+        ct_linalg_inv_ex(ct_select(A, 0, b), 0, &i1);
+        CHECK_EQ_INT(ct_item_int(ct_select(info, 0, b)), ct_item_int(i1));
+    }
+    CHECK_EQ_INT(ct_item_int(ct_select(info, 0, 4)), 3);
+    CHECK_EQ_INT(ct_item_int(ct_select(info, 0, 9)), 6);
+    CHECK_ERR(ct_linalg_inv(A), CT_ERR_NUMERIC,
+              "linalg.inv: (Batch element 4): The diagonal element 3 is zero, the inversion could not be completed because the input matrix is singular.");
+    CHECK_ERR(ct_linalg_solve(A, RANDN(402, 17, 6, 2)), CT_ERR_NUMERIC,
+              "torch.linalg.solve: (Batch element 4): The solver failed because the input matrix is singular.");
+    ct_linalg_lu_factor_result fe = ct_linalg_lu_factor_ex(A, 1, 0);
+    CHECK_EQ_INT(ct_item_int(ct_select(fe.info, 0, 9)), 6);
+    CHECK_ERR(ct_linalg_lu_factor(A, 1).LU, CT_ERR_NUMERIC, "torch.linalg.lu_factor: (Batch element 4): U[2,2] is zero");
+    /* non-finite entries in a group: eigh goes to LAPACK for that matrix, svd raises */
+    ct_tensor *Hn = ct_contiguous(SYM(403, 9, 4, 4));
+    ct_fill_(ct_select(ct_select(ct_select(Hn, 0, 2), 0, 1), 0, 1), NAN);
+    ct_linalg_eig_result en = ct_linalg_eigh(Hn, "L");
+    CHECK(!en.eigenvalues || isnan(ct_item(ct_select(ct_select(en.eigenvalues, 0, 2), 0, 0))));
+    ct_clear_error();
+    CHECK_ERR(ct_linalg_svd(Hn, 0).S, CT_ERR_NUMERIC, "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+    /* repeated eigenvalues: eigenvalues exact, eigenvectors orthonormal */
+    ct_tensor *Q = ct_linalg_qr(RANDN(404, 9, 6, 6), "reduced").Q;
+    static const double ev[6] = {1, 1, 1, 2, 2, -3};
+    ct_tensor *Rp = ct_matmul(ct_mul(Q, ct_tensor_f64(ev, 6)), ct_mT(Q));
+    Rp = ct_mul_scalar(ct_add(Rp, ct_mT(Rp)), 0.5);
+    ct_linalg_eig_result er = ct_linalg_eigh(Rp, "L");
+    static const double evs[6] = {-3, 1, 1, 1, 2, 2};
+    CHECK_SMALL(maxdiff(er.eigenvalues, ct_expand(ct_tensor_f64(evs, 6), 9, 6)), 1e-13);
+    CHECK_SMALL(maxdiff(ct_matmul(ct_mT(er.eigenvectors), er.eigenvectors), ct_eye(6, 6, CT_FLOAT64)), 1e-13);
+    CHECK_SMALL(maxdiff(ct_matmul(Rp, er.eigenvectors), ct_mul(er.eigenvectors, ct_unsqueeze(er.eigenvalues, -2))), 1e-13);
+    /* rank-deficient svd in a group (those lanes go to LAPACK) */
+    ct_tensor *Rd = ct_matmul(RANDN(405, 9, 6, 2), RANDN(406, 9, 2, 5));
+    ct_linalg_svd_result rs = ct_linalg_svd(Rd, 0);
+    CHECK_SMALL(maxdiff(ct_matmul(ct_mT(rs.U), rs.U), ct_eye(5, 5, CT_FLOAT64)), 1e-12);
+    CHECK_SMALL(maxdiff(ct_matmul(ct_mul(rs.U, ct_unsqueeze(rs.S, -2)), rs.Vh), Rd), 1e-12);
+    CHECK_SMALL(ct_item(ct_max(ct_narrow(rs.S, -1, 2, 3))), 1e-13);
+    /* lstsq's default (gelsy) on rank-deficient matrices: the unpivoted first try
+       finds them deficient and the pivoted factorization decides (minimum norm) */
+    ct_tensor *Z = ct_contiguous(RANDN(407, 7, 4));
+    ct_fill_(ct_select(Z, -1, 0), 0.0);   /* zero first column */
+    ct_tensor *Zb = RANDN(408, 7, 2), *R2 = ct_matmul(RANDN(409, 7, 2), RANDN(410, 2, 4));
+    ct_linalg_lstsq_result lz = ct_linalg_lstsq(Z, Zb, NAN, NULL), l2 = ct_linalg_lstsq(R2, Zb, NAN, NULL);
+    CHECK_EQ_INT(ct_item_int(lz.rank), 3);
+    CHECK_EQ_INT(ct_item_int(l2.rank), 2);
+    CHECK_SMALL(maxdiff(lz.solution, ct_matmul(ct_linalg_pinv(Z, NAN, NAN, 0), Zb)), 1e-12);
+    CHECK_SMALL(maxdiff(l2.solution, ct_matmul(ct_linalg_pinv(R2, NAN, NAN, 0), Zb)), 1e-11);
+    ct_tensor *W = WELL(411, 40, 40), *Wb = RANDN(412, 40, 2);
+    ct_linalg_lstsq_result lw = ct_linalg_lstsq(W, Wb, NAN, NULL);
+    CHECK_EQ_INT(ct_item_int(lw.rank), 40);
+    CHECK_SMALL(maxdiff(lw.solution, ct_linalg_solve(W, Wb)), 1e-12);
+}
+
 /* ---- gradcheck: every differentiable function ---- */
 static ct_tensor *symz(const ct_tensor *x) { return ct_add(x, ct_mT(x)); }
 static ct_tensor *f_chol(const ct_tensor *x) { return ct_linalg_cholesky(symz(x)); }
@@ -743,6 +874,7 @@ int main(void) {
     RUN(test_matrix_functions);
     RUN(test_norms);
     RUN(test_batched_matches_single);
+    RUN(test_small_lanes);
     RUN(test_gradcheck);
     RUN(test_gradgradcheck);
     RUN(test_errors);

@@ -561,3 +561,75 @@ def generate(w):
     c(FAM, "vander_N_batched", "torch.linalg.vander", lambda t: L.vander(t, N=5), [rnd(2, 3)], args={"N": 5})
     c(FAM, "vander_int", "torch.linalg.vander", L.vander, [torch.tensor([1, 2, 3])])
     c(FAM, "vander_err_N", "torch.linalg.vander", lambda t: L.vander(t, N=1), [rnd(3)], args={"N": 1}, expect_error=True)
+
+    # ---------------- small matrices in lock-step (issue 10) ----------------
+    # n <= 16 runs whole groups of 8 matrices through the batched kernels and the
+    # rest one by one: batches of 9 and 17 cover both, and failures inside a group
+    # must give the one-matrix path's infos and messages. (Appended last, so the
+    # random draws of the cases above do not change.)
+    for dt, tag, tol in ((F64, "f64", {}), (F32, "f32", dict(rtol=1e-4, atol=1e-5, grad=False))):
+        for n in (1, 2, 3, 5, 8, 12, 16):
+            c(FAM, "lanes_cholesky_n%d_%s" % (n, tag), "torch.linalg.cholesky", L.cholesky, [spd(n, 9, dtype=dt)], **tol)
+            c(FAM, "lanes_inv_n%d_%s" % (n, tag), "torch.linalg.inv", L.inv, [wellcond(n, 9, dtype=dt)], **tol)
+            c(FAM, "lanes_solve_n%d_%s" % (n, tag), "torch.linalg.solve", L.solve, [wellcond(n, 9, dtype=dt), rnd(9, n, 3, dtype=dt)],
+              **tol)
+            c(FAM, "lanes_lu_factor_n%d_%s" % (n, tag), "torch.linalg.lu_factor", lambda A: tuple(L.lu_factor(A)),
+              [rnd(9, n, n, dtype=dt)], **dict(tol, grad=False))
+            etol = dict(rtol=1e-9, atol=1e-10, grad_rtol=1e-7, grad_atol=1e-8) if dt == F64 else dict(rtol=1e-3, atol=1e-4, grad=False)
+            c(FAM, "lanes_eigh_n%d_%s" % (n, tag), "torch.linalg.eigh", lambda A: norm_eigh(*L.eigh(A)), [sym(n, 9, dtype=dt)],
+              **dict(etol, grad=False))
+            c(FAM, "lanes_svd_n%d_%s" % (n, tag), "torch.linalg.svd", lambda A: norm_svd(*L.svd(A, full_matrices=False)),
+              [rnd(9, n, n, dtype=dt)], args={"full_matrices": False}, **dict(etol, grad=False))
+    c(FAM, "lanes_cholesky_upper_noncontig", "torch.linalg.cholesky", lambda A: L.cholesky(A, upper=True), [spd(6, 17)],
+      args={"upper": True}, permute=[[0, 2, 1]])
+    c(FAM, "lanes_cholesky_illcond", "torch.linalg.cholesky", L.cholesky, [torch.stack([illc] * 8)], rtol=1e-7, atol=1e-9,
+      grad=False, note="condition number 1e7, eight times")
+    npd_b = spd(5, 17)
+    npd_b[11, 3, 3] = -50.0
+    npd_b[13, 0, 0] = -1.0
+    c(FAM, "lanes_cholesky_err_not_pd", "torch.linalg.cholesky", L.cholesky, [npd_b], expect_error=True,
+      note="batch element 11 (inside the second group of 8) is the first failure")
+    c(FAM, "lanes_cholesky_ex_info", "torch.linalg.cholesky_ex", lambda A: L.cholesky_ex(A).info, [npd_b], args={"_outputs": [1]},
+      grad=False)
+    sing_b = wellcond(6, 17)
+    sing_b[4, :, 5] = 0
+    sing_b[9, 5, :] = 0
+    c(FAM, "lanes_inv_err_singular", "torch.linalg.inv", L.inv, [sing_b], expect_error=True,
+      note="batch element 4 (inside the first group of 8)")
+    c(FAM, "lanes_inv_ex_info", "torch.linalg.inv_ex", lambda A: L.inv_ex(A).info, [sing_b], args={"_outputs": [1]}, grad=False)
+    c(FAM, "lanes_solve_err_singular", "torch.linalg.solve", L.solve, [sing_b, rnd(17, 6, 2)], expect_error=True)
+    c(FAM, "lanes_lu_factor_ex_info", "torch.linalg.lu_factor_ex", lambda A: L.lu_factor_ex(A).info, [sing_b],
+      args={"_outputs": [2]}, grad=False)
+    c(FAM, "lanes_solve_vector_broadcast", "torch.linalg.solve", L.solve, [wellcond(4, 9, 1), rnd(4)])
+    c(FAM, "lanes_inv_grad", "torch.linalg.inv", L.inv, [wellcond(3, 8)])
+    c(FAM, "lanes_cholesky_grad", "torch.linalg.cholesky", L.cholesky, [spd(3, 8)])
+    # repeated eigenvalues: the eigenvectors are not unique, so the case compares
+    # the eigenvalues and the gauge-invariant V diag(exp(w)) V^T
+    q8, _ = torch.linalg.qr(torch.randn(9, 6, 6, dtype=F64))
+    rep = q8 @ torch.diag(torch.tensor([1.0, 1.0, 1.0, 2.0, 2.0, -3.0], dtype=F64)) @ q8.mT
+    rep = (rep + rep.mT) / 2
+    c(FAM, "lanes_eigh_repeated", "torch.linalg.eigh", eigh_compose, [rep], args={"compose": "V_expw_Vt"}, rtol=1e-9, atol=1e-10,
+      grad=False, note="eigenvalues 1, 1, 1, 2, 2, -3")
+    c(FAM, "lanes_eigh_upper_noncontig", "torch.linalg.eigh", lambda A: norm_eigh(*L.eigh(A, UPLO="U")), [rnd(17, 5, 5)],
+      args={"UPLO": "U"}, permute=[[0, 2, 1]], rtol=1e-9, atol=1e-10, grad=False)
+    c(FAM, "lanes_eigh_gauge_grad", "torch.linalg.eigh", eigh_compose, [sym(4, 8)], args={"compose": "V_expw_Vt"}, rtol=1e-9,
+      atol=1e-10, grad_rtol=1e-7, grad_atol=1e-8)
+    c(FAM, "lanes_eigvalsh_identity", "torch.linalg.eigvalsh", L.eigvalsh, [torch.eye(7, dtype=F64).expand(9, 7, 7).contiguous()],
+      grad=False)
+    for shp in ((6, 4), (4, 6)):
+        c(FAM, "lanes_svd_%dx%d" % shp, "torch.linalg.svd", lambda A: norm_svd(*L.svd(A, full_matrices=False)), [rnd(17, *shp)],
+          args={"full_matrices": False}, rtol=1e-9, atol=1e-10, grad=False)
+    c(FAM, "lanes_svd_gauge_grad", "torch.linalg.svd", svd_compose, [rnd(8, 4, 3)], args={"compose": "U_Vh", "full_matrices": False},
+      **svd_tol)
+    rd = rnd(9, 6, 2) @ rnd(9, 2, 5)
+    c(FAM, "lanes_svd_rank_deficient", "torch.linalg.svd", lambda A: L.svd(A).S, [rd], args={"_outputs": [1]}, grad=False,
+      rtol=1e-9, atol=1e-10, note="rank 2: those lanes fall back to LAPACK")
+    c(FAM, "lanes_svdvals_rank_deficient_sq", "torch.linalg.svdvals", L.svdvals, [rnd(9, 5, 3) @ rnd(9, 3, 5)], rtol=1e-9, atol=1e-10,
+      grad=False, note="rank 3 of 5")
+    # lstsq's default driver (gelsy) on rank-deficient matrices: the minimum-norm
+    # solution and the rank (gelsd's, which ranks with the SVD, is the reference)
+    for name, Ad in (("rank2", rnd(7, 2) @ rnd(2, 4)),
+                     ("zero_first_col", torch.cat([torch.zeros(7, 1, dtype=F64), rnd(7, 3)], -1))):
+        c(FAM, "lstsq_default_%s" % name, "torch.linalg.lstsq", lambda A, B: (lambda r: (r.solution, r.rank))(L.lstsq(A, B, driver="gelsd")),
+          [Ad, rnd(7, 2)], args={"_outputs": [0, 2]}, grad=False, rtol=1e-8, atol=1e-9,
+          note="default driver (gelsy) against gelsd's minimum-norm solution and rank")
