@@ -30,6 +30,7 @@
        The op table of this header
        Neural networks: modules
        Convolution and pooling
+       Convolution kernels: depthwise (and ct__nn_par_for, the parallel loop)
        Resampling: interpolate, pixel shuffle, grid sampling
        Normalization, dropout, embeddings, recurrent layers
        Losses and distances
@@ -2487,6 +2488,12 @@ static void ct__nn_par_for(int64_t n, int64_t grain, void (*fn)(void *, int64_t,
    per tap in row (NCHW) or channel (NHWC) buffers and sums them at the end.
    Any stride, padding, dilation and kernel size.
    ========================================================================== */
+/* CT__NN_FPC lets GCC contract a * b + c into an FMA in ISO C modes, as the GEMM kernel does */
+#ifdef CT__GEMM_SIMD
+#  define CT__NN_FPC CT__GEMM_FPC
+#else
+#  define CT__NN_FPC
+#endif
 static int ct__conv_is_dw(const ct__cgeo *g) { return g->G > 1 && g->G == g->C; }
 typedef struct ct__dw_job {
     ct_dtype dt;
@@ -2550,7 +2557,7 @@ static int64_t ct__dw_tap(const ct__dw_planes *p, const ct__cgeo *g, int64_t i, 
     }
 
 /* NCHW forward: input planes [lo, hi) of the N*C, each giving its m output planes */
-static void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
+static CT__NN_FPC void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
     ct__dw_job *j = (ct__dw_job *)ctx;
     const ct__cgeo *g = j->g;
     const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, KK = g->kh * g->kw;
@@ -2583,7 +2590,7 @@ static void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
 }
 /* NCHW conv_transpose2d (out = X, a = G): input planes [lo, hi) of the N*C; the
    gradient planes (zero in the unused columns) scatter into the phases */
-static void ct__dw_bwd_nchw(void *ctx, int64_t lo, int64_t hi) {
+static CT__NN_FPC void ct__dw_bwd_nchw(void *ctx, int64_t lo, int64_t hi) {
     ct__dw_job *j = (ct__dw_job *)ctx;
     const ct__cgeo *g = j->g;
     const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, KK = g->kh * g->kw;
@@ -2620,7 +2627,7 @@ static void ct__dw_bwd_nchw(void *ctx, int64_t lo, int64_t hi) {
 /* NCHW weight gradient (a = X, b = G): output channels [lo, hi); each tap a dot
    product of the gradient plane (zero in the unused columns) with a phase, in
    16 partial sums */
-static void ct__dw_wgrad_nchw(void *ctx, int64_t lo, int64_t hi) {
+static CT__NN_FPC void ct__dw_wgrad_nchw(void *ctx, int64_t lo, int64_t hi) {
     ct__dw_job *j = (ct__dw_job *)ctx;
     const ct__cgeo *g = j->g;
     const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, KK = g->kh * g->kw;
@@ -2654,71 +2661,156 @@ static void ct__dw_wgrad_nchw(void *ctx, int64_t lo, int64_t hi) {
         ct__dw_planes_free(&P);
     });
 }
+/* The NHWC kernels: per pixel, the list of taps that land inside the input
+   (at most CT__DW_MAXTAPS; larger kernels use the plain loop), then 16 channels
+   at a time in a local accumulator the compiler keeps in registers. */
+#define CT__DW_MAXTAPS 64
+/* y[c] = bias[c] + sum over taps t < nt of w[wo[t] + c] * a[ao[t] + c], c < n.
+   Where the built-in GEMM has SIMD vectors (CT__GEMM_SIMD), blocks of channels
+   use its GCC/clang vector type, so that a block stays in a register over the
+   taps (the auto-vectorizer turns the loop over taps into gathers instead). */
+#define CT__DW_TAPSUM_DEF(SUF, T, V)                                                                       \
+    static CT__NN_FPC void ct__dw_tapsum_##SUF(T *CT_RESTRICT y, const T *bias, const T *a, const int64_t *ao, \
+                                              const T *w, const int64_t *wo, int nt, int64_t n) {          \
+        int64_t c0 = 0;                                                                                    \
+        CT__DW_TAPSUM_VEC(T, V)                                                                            \
+        for (int64_t c = c0; c < n; c++) y[c] = bias ? bias[c] : (T)0;                                     \
+        for (int t = 0; t < nt; t++)                                                                       \
+            for (int64_t c = c0; c < n; c++) y[c] += w[wo[t] + c] * a[ao[t] + c];                          \
+    }
+#ifdef CT__GEMM_SIMD
+#  define CT__DW_TAPSUM_VEC(T, V)                                                                          \
+    const int64_t NL = (int64_t)(sizeof(V) / sizeof(T));                                                   \
+    for (; c0 + 4 * NL <= n; c0 += 4 * NL) { /* four independent FMA chains */                           \
+        V acc[4], av, wv;                                                                                  \
+        if (bias) memcpy(acc, bias + c0, sizeof acc);                                                      \
+        else memset(acc, 0, sizeof acc);                                                                   \
+        for (int t = 0; t < nt; t++)                                                                       \
+            for (int u = 0; u < 4; u++) {                                                                  \
+                memcpy(&av, a + ao[t] + c0 + u * NL, sizeof av);                                           \
+                memcpy(&wv, w + wo[t] + c0 + u * NL, sizeof wv);                                           \
+                acc[u] += wv * av;                                                                         \
+            }                                                                                              \
+        memcpy(y + c0, acc, sizeof acc);                                                                   \
+    }                                                                                                      \
+    for (; c0 + NL <= n; c0 += NL) {                                                                       \
+        V acc, av, wv;                                                                                     \
+        if (bias) memcpy(&acc, bias + c0, sizeof acc);                                                     \
+        else memset(&acc, 0, sizeof acc);                                                                  \
+        for (int t = 0; t < nt; t++) {                                                                     \
+            memcpy(&av, a + ao[t] + c0, sizeof av);                                                        \
+            memcpy(&wv, w + wo[t] + c0, sizeof wv);                                                        \
+            acc += wv * av;                                                                                \
+        }                                                                                                  \
+        memcpy(y + c0, &acc, sizeof acc);                                                                  \
+    }                                                                                                      \
+    {   /* a half vector: channel counts such as 72 leave 8 */                                            \
+        typedef T ct__hv __attribute__((vector_size(sizeof(V) / 2)));                                     \
+        for (; c0 + NL / 2 <= n && NL >= 2; c0 += NL / 2) {                                                \
+            ct__hv acc, av, wv;                                                                            \
+            if (bias) memcpy(&acc, bias + c0, sizeof acc);                                                 \
+            else memset(&acc, 0, sizeof acc);                                                              \
+            for (int t = 0; t < nt; t++) {                                                                 \
+                memcpy(&av, a + ao[t] + c0, sizeof av);                                                    \
+                memcpy(&wv, w + wo[t] + c0, sizeof wv);                                                    \
+                acc += wv * av;                                                                            \
+            }                                                                                              \
+            memcpy(y + c0, &acc, sizeof acc);                                                              \
+        }                                                                                                  \
+    }
+CT__DW_TAPSUM_DEF(f32, float, ct__vf32)
+CT__DW_TAPSUM_DEF(f64, double, ct__vf64)
+#else
+#  define CT__DW_TAPSUM_VEC(T, V)
+CT__DW_TAPSUM_DEF(f32, float, float)
+CT__DW_TAPSUM_DEF(f64, double, double)
+#endif
+#define CT__DW_TAPSUM(T, y, bias, a, ao, w, wo, nt, n)                                                     \
+    do {                                                                                                   \
+        if (sizeof(T) == 4) ct__dw_tapsum_f32((float *)(y), (const float *)(bias), (const float *)(a), ao, (const float *)(w), wo, nt, n); \
+        else ct__dw_tapsum_f64((double *)(y), (const double *)(bias), (const double *)(a), ao, (const double *)(w), wo, nt, n); \
+    } while (0)
 /* NHWC forward: output rows [lo, hi) of the N*OH */
-static void ct__dw_fwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
+static CT__NN_FPC void ct__dw_fwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
     const ct__dw_job *j = (const ct__dw_job *)ctx;
     const ct__cgeo *g = j->g;
     const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, H = g->H, W = g->W;
+    int64_t xo[CT__DW_MAXTAPS], wo[CT__DW_MAXTAPS];
     CT__NN_AS(j->dt, {
-        const T *bias = (const T *)j->bias;
+        const T *bias = (const T *)j->bias, *wt = (const T *)j->wt;
         for (int64_t r = lo; r < hi; r++) {
             int64_t n = r / OH, oh = r % OH;
             for (int64_t ow = 0; ow < OW; ow++) {
                 T *CT_RESTRICT y = (T *)j->out + (r * OW + ow) * O;
-                for (int64_t o = 0; o < O; o++) y[o] = bias ? bias[o] : (T)0;
+                int nt = 0, many = g->kh * g->kw > CT__DW_MAXTAPS;
                 for (int64_t i = 0; i < g->kh; i++) {
                     int64_t ih = oh * g->sh - g->ph + i * g->dh;
                     if (ih < 0 || ih >= H) continue;
                     for (int64_t q = 0; q < g->kw; q++) {
                         int64_t iw = ow * g->sw - g->pw + q * g->dw;
                         if (iw < 0 || iw >= W) continue;
-                        const T *CT_RESTRICT xs = (const T *)j->a + ((n * H + ih) * W + iw) * C;
-                        const T *CT_RESTRICT wt = (const T *)j->wt + (i * g->kw + q) * O;
-                        if (m == 1)
-                            for (int64_t o = 0; o < O; o++) y[o] += wt[o] * xs[o];
-                        else
-                            for (int64_t o = 0; o < O; o++) y[o] += wt[o] * xs[o / m];
+                        if (many || m != 1) {   /* the plain loop */
+                            const T *xs = (const T *)j->a + ((n * H + ih) * W + iw) * C, *wr = wt + (i * g->kw + q) * O;
+                            if (!nt++)
+                                for (int64_t o = 0; o < O; o++) y[o] = bias ? bias[o] : (T)0;
+                            for (int64_t o = 0; o < O; o++) y[o] += wr[o] * xs[o / m];
+                            continue;
+                        }
+                        xo[nt] = ((n * H + ih) * W + iw) * C;
+                        wo[nt++] = (i * g->kw + q) * O;
                     }
                 }
+                if (many || m != 1) {
+                    if (!nt)
+                        for (int64_t o = 0; o < O; o++) y[o] = bias ? bias[o] : (T)0;
+                    continue;
+                }
+                CT__DW_TAPSUM(T, y, bias, (const T *)j->a, xo, wt, wo, nt, O);
             }
         }
     });
 }
 /* NHWC conv_transpose2d (out = X, a = G): input rows [lo, hi) of the N*H; each
    input pixel gathers the taps (i, j) whose output pixel lies on the stride grid */
-static void ct__dw_bwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
+static CT__NN_FPC void ct__dw_bwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
     const ct__dw_job *j = (const ct__dw_job *)ctx;
     const ct__cgeo *g = j->g;
     const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, H = g->H, W = g->W;
+    int64_t go[CT__DW_MAXTAPS], wo[CT__DW_MAXTAPS];
     CT__NN_AS(j->dt, {
-        const T *bias = (const T *)j->bias;
+        const T *bias = (const T *)j->bias, *wt = (const T *)j->wt;
         for (int64_t r = lo; r < hi; r++) {
             int64_t n = r / H, ih = r % H;
             for (int64_t iw = 0; iw < W; iw++) {
                 T *CT_RESTRICT xo = (T *)j->out + (r * W + iw) * C;
-                for (int64_t c = 0; c < C; c++) xo[c] = bias ? bias[c] : (T)0;
+                int nt = 0, many = g->kh * g->kw > CT__DW_MAXTAPS;
+                if (many || m != 1)
+                    for (int64_t c = 0; c < C; c++) xo[c] = bias ? bias[c] : (T)0;
                 for (int64_t i = 0; i < g->kh; i++) {
                     int64_t th = ih + g->ph - i * g->dh, oh = th / g->sh;
                     if (th < 0 || th % g->sh || oh >= OH) continue;
                     for (int64_t q = 0; q < g->kw; q++) {
                         int64_t tw = iw + g->pw - q * g->dw, ow = tw / g->sw;
                         if (tw < 0 || tw % g->sw || ow >= OW) continue;
-                        const T *CT_RESTRICT gs = (const T *)j->a + ((n * OH + oh) * OW + ow) * O;
-                        const T *CT_RESTRICT wt = (const T *)j->wt + (i * g->kw + q) * O;
-                        if (m == 1)
-                            for (int64_t c = 0; c < C; c++) xo[c] += wt[c] * gs[c];
-                        else
+                        if (many || m != 1) {   /* the plain loop */
+                            const T *gs = (const T *)j->a + ((n * OH + oh) * OW + ow) * O, *wr = wt + (i * g->kw + q) * O;
                             for (int64_t c = 0; c < C; c++)
-                                for (int64_t k = 0; k < m; k++) xo[c] += wt[c * m + k] * gs[c * m + k];
+                                for (int64_t k = 0; k < m; k++) xo[c] += wr[c * m + k] * gs[c * m + k];
+                            continue;
+                        }
+                        go[nt] = ((n * OH + oh) * OW + ow) * O;
+                        wo[nt++] = (i * g->kw + q) * O;
                     }
                 }
+                if (many || m != 1) continue;
+                CT__DW_TAPSUM(T, xo, bias, (const T *)j->a, go, wt, wo, nt, C);
             }
         }
     });
 }
 /* NHWC weight gradient (a = X, b = G): output channels [lo, hi), accumulated as
    [kh*kw][hi - lo] along the channels */
-static void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
+static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
     ct__dw_job *j = (ct__dw_job *)ctx;
     const ct__cgeo *g = j->g;
     const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, H = g->H, W = g->W, KK = g->kh * g->kw, nb = hi - lo;
@@ -2786,6 +2878,42 @@ static int ct__conv_dw_run(int kind, ct_dtype dt, void *out, const void *a, cons
     return -1;
 }
 
+/* ---- 1x1 convolutions (stride 1, no padding) in channels-last: one GEMM per group
+   over the whole batch, read in place. The NHWC samples follow each other, so X
+   is one [N*H*W, C] matrix: Y[NHW, Og] = X[NHW, Cg] W_g^T; the input gradient
+   dX[NHW, Cg] = G[NHW, Og] W_g; the weight gradient dW_g[Og, Cg] = G^T X, one
+   product reducing over N*H*W. (NCHW 1x1 convolutions are per-sample GEMMs
+   W[O, C] X[C, HW] with no copy, in ct__conv2d_group and its siblings.) ---- */
+static int ct__conv_is_1x1(const ct__cgeo *g) {
+    return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+}
+static void ct__conv_1x1_cl(int kind, ct_dtype dt, char *out, const char *a, const char *b, const char *bias, const ct__cgeo *g) {
+    const int64_t es = (int64_t)ct__dt[dt].size, Cg = g->C / g->G, Og = g->O / g->G, M = g->N * g->H * g->W;
+    for (int64_t grp = 0; grp < g->G; grp++) {
+        const char *wg = b + es * grp * Og * Cg;
+        if (kind == CT__CONV_FWD) {   /* a = X [M, C], out = Y [M, O] */
+            char *y = out + es * grp * Og;
+            if (bias)
+                CT__NN_AS(dt, {
+                    const T *bp = (const T *)bias + grp * Og;
+                    for (int64_t l = 0; l < M; l++)
+                        for (int64_t o = 0; o < Og; o++) ((T *)y)[l * g->O + o] = bp[o];
+                });
+            ct__gemm_cd(dt, M, Og, Cg, 1.0, a + es * grp * Cg, g->C, 1, wg, 1, Cg, bias ? 1.0 : 0.0, y, g->O);
+        } else if (kind == CT__CONV_TRANSPOSE) {   /* a = G [M, O], out = X [M, C] */
+            char *x = out + es * grp * Cg;
+            if (bias)
+                CT__NN_AS(dt, {
+                    const T *bp = (const T *)bias + grp * Cg;
+                    for (int64_t l = 0; l < M; l++)
+                        for (int64_t c = 0; c < Cg; c++) ((T *)x)[l * g->C + c] = bp[c];
+                });
+            ct__gemm_cd(dt, M, Cg, Og, 1.0, a + es * grp * Og, g->O, 1, wg, Cg, 1, bias ? 1.0 : 0.0, x, g->C);
+        } else {   /* a = X [M, C], b = G [M, O], out = dW [O, Cg] */
+            ct__gemm_cd(dt, Og, Cg, M, 1.0, b + es * grp * Og, 1, g->O, a + es * grp * Cg, g->C, 1, 0.0, out + es * grp * Og * Cg, Cg);
+        }
+    }
+}
 /* x's data in the layout the kernels read: dense NHWC (cl) or contiguous; x itself (incref) when it is */
 static ct_tensor *ct__layout_ref(const ct_tensor *x, int cl) { return cl ? ct__cl_ref(x) : ct__contig_ref(x); }
 static void ct__nn_release(int n, ct_tensor **t) {
@@ -2818,6 +2946,11 @@ static int ct__k_conv(ct__call *c) {
                                 ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
         return r;
+    }
+    if (g.cl && ct__conv_is_1x1(&g)) {
+        ct__conv_1x1_cl(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g);
+        ct__nn_release(c->nin, in);
+        return 0;
     }
     int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
     int nt = 1, rc = -1;
