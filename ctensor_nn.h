@@ -2878,42 +2878,6 @@ static int ct__conv_dw_run(int kind, ct_dtype dt, void *out, const void *a, cons
     return -1;
 }
 
-/* ---- 1x1 convolutions (stride 1, no padding) in channels-last: one GEMM per group
-   over the whole batch, read in place. The NHWC samples follow each other, so X
-   is one [N*H*W, C] matrix: Y[NHW, Og] = X[NHW, Cg] W_g^T; the input gradient
-   dX[NHW, Cg] = G[NHW, Og] W_g; the weight gradient dW_g[Og, Cg] = G^T X, one
-   product reducing over N*H*W. (NCHW 1x1 convolutions are per-sample GEMMs
-   W[O, C] X[C, HW] with no copy, in ct__conv2d_group and its siblings.) ---- */
-static int ct__conv_is_1x1(const ct__cgeo *g) {
-    return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-}
-static void ct__conv_1x1_cl(int kind, ct_dtype dt, char *out, const char *a, const char *b, const char *bias, const ct__cgeo *g) {
-    const int64_t es = (int64_t)ct__dt[dt].size, Cg = g->C / g->G, Og = g->O / g->G, M = g->N * g->H * g->W;
-    for (int64_t grp = 0; grp < g->G; grp++) {
-        const char *wg = b + es * grp * Og * Cg;
-        if (kind == CT__CONV_FWD) {   /* a = X [M, C], out = Y [M, O] */
-            char *y = out + es * grp * Og;
-            if (bias)
-                CT__NN_AS(dt, {
-                    const T *bp = (const T *)bias + grp * Og;
-                    for (int64_t l = 0; l < M; l++)
-                        for (int64_t o = 0; o < Og; o++) ((T *)y)[l * g->O + o] = bp[o];
-                });
-            ct__gemm_cd(dt, M, Og, Cg, 1.0, a + es * grp * Cg, g->C, 1, wg, 1, Cg, bias ? 1.0 : 0.0, y, g->O);
-        } else if (kind == CT__CONV_TRANSPOSE) {   /* a = G [M, O], out = X [M, C] */
-            char *x = out + es * grp * Cg;
-            if (bias)
-                CT__NN_AS(dt, {
-                    const T *bp = (const T *)bias + grp * Cg;
-                    for (int64_t l = 0; l < M; l++)
-                        for (int64_t c = 0; c < Cg; c++) ((T *)x)[l * g->C + c] = bp[c];
-                });
-            ct__gemm_cd(dt, M, Cg, Og, 1.0, a + es * grp * Og, g->O, 1, wg, Cg, 1, bias ? 1.0 : 0.0, x, g->C);
-        } else {   /* a = X [M, C], b = G [M, O], out = dW [O, Cg] */
-            ct__gemm_cd(dt, Og, Cg, M, 1.0, b + es * grp * Og, 1, g->O, a + es * grp * Cg, g->C, 1, 0.0, out + es * grp * Og * Cg, Cg);
-        }
-    }
-}
 /* x's data in the layout the kernels read: dense NHWC (cl) or contiguous; x itself (incref) when it is */
 static ct_tensor *ct__layout_ref(const ct_tensor *x, int cl) { return cl ? ct__cl_ref(x) : ct__contig_ref(x); }
 static void ct__nn_release(int n, ct_tensor **t) {
@@ -2946,11 +2910,6 @@ static int ct__k_conv(ct__call *c) {
                                 ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
         return r;
-    }
-    if (g.cl && ct__conv_is_1x1(&g)) {
-        ct__conv_1x1_cl(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g);
-        ct__nn_release(c->nin, in);
-        return 0;
     }
     int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
     int nt = 1, rc = -1;
