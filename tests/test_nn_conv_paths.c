@@ -2,10 +2,11 @@
    gradcheck: depthwise (groups == C_in) against the same convolution written as
    a dense one (a block-diagonal weight, which takes the GEMM paths), forward and
    both gradients, NCHW and channels-last, float32 and float64; 1x1 convolutions
-   against matmul; the implicit GEMM against a plain loop. gradcheck (float64) of
-   each path with the stride / padding / dilation / groups variations that route
-   into it and those that must not. PyTorch's values for the same families are
-   conformance fixtures (tests/fixtures/nn_conv/conv2d_dw_*, _1x1_*, _igemm_*). */
+   against matmul and the dense form. gradcheck (float64) of each path with the
+   stride / padding / dilation / groups variations that route into it and those
+   that must not. PyTorch's values for the same families are conformance fixtures
+   (tests/fixtures/nn_conv/conv2d_dw_*, _1x1_*; _igemm_* are shapes for a future
+   implicit GEMM, run today by the im2col path). */
 #define CTENSOR_IMPLEMENTATION
 #include "ct_test.h"
 #include "ctensor_nn.h"

@@ -187,9 +187,10 @@ def fast_path_cases(w):
     """The convolution kernel families of issue 10, each in both memory formats:
     depthwise (groups == C_in, with and without a depth multiplier; stride,
     padding, dilation, 5x5), 1x1 as plain GEMMs (and the 1x1 cases that must not
-    take that path: strided, padded), the implicit GEMM (3x3 and 5x5; output
-    channels that are not a multiple of the micro-kernel's tile; stride,
-    dilation, groups). float32 cases use PyTorch's float32 values."""
+    take that path: strided, padded), and shapes for an implicit GEMM (3x3 and
+    5x5; output channels that are not a multiple of the micro-kernel's tile;
+    stride, dilation, groups; today the im2col path runs them). float32 cases
+    use PyTorch's float32 values."""
     f32 = torch.float32
     def c2(**kw):
         return lambda x, wt, *b: F.conv2d(x, wt, b[0] if b else None, **kw)
