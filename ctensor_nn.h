@@ -30,6 +30,7 @@
        The op table of this header
        Neural networks: modules
        Convolution and pooling
+       Convolution kernels: depthwise (and ct__nn_par_for, the parallel loop)
        Resampling: interpolate, pixel shuffle, grid sampling
        Normalization, dropout, embeddings, recurrent layers
        Losses and distances
@@ -2450,6 +2451,433 @@ static void ct__conv_run(int kind, ct_dtype dt, void *out_, void *ws_, const voi
     if (kind == CT__CONV_WEIGHT)
         for (int t = 1; t < nt; t++) ct__nn_acc(dt, out, ws + es * (t * wsz + L * K), g->O * K);
 }
+/* ---- the parallel loop of this header's kernels ----
+   ct__nn_par_for(n, grain, fn, ctx) runs fn(ctx, lo, hi) over [0, n) in chunks of
+   at least `grain` items: in parallel (OpenMP under CTENSOR_OPENMP) when there are
+   two chunks' worth of work, more than one thread and no enclosing parallel
+   region; else one call fn(ctx, 0, n). Every parallel loop of the convolution
+   kernels goes through it, so that one place decides how they are threaded. */
+static void ct__nn_par_for(int64_t n, int64_t grain, void (*fn)(void *, int64_t, int64_t), void *ctx) {
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+#ifdef CTENSOR_OPENMP
+    if (n >= 2 * grain && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+        int64_t nc = CT__MIN(n / grain, (int64_t)omp_get_max_threads()), q = n / nc, r = n % nc, ci;
+#  pragma omp parallel for num_threads((int)nc) schedule(static)
+        for (ci = 0; ci < nc; ci++) fn(ctx, ci * q + CT__MIN(ci, r), (ci + 1) * q + CT__MIN(ci + 1, r));
+        return;
+    }
+#endif
+    fn(ctx, 0, n);
+}
+
+/* [section: nn-conv-depthwise] */
+/* ============================================================================
+   Convolution kernels: depthwise
+   groups == C_in > 1 (each input channel its own filters, O = m * C outputs with
+   the depth multiplier m; output channel o reads input channel o / m): MobileNet's
+   layers. A direct kernel per op and layout instead of C one-channel GEMMs:
+     NCHW: one input plane at a time, zero-padded and split into its stride
+           phases; each tap (i, j) is then one axpy of a phase at a fixed offset
+           into the flat output plane (vectorized along the plane)
+     NHWC: one output pixel at a time; each tap adds w[tap][o] * x[pixel][o]
+           along the channels (vectorized along the channels; the weight is
+           first transposed to [kh][kw][O])
+   conv_transpose2d (the input gradient) scatters the same way (NCHW) or gathers
+   the taps that reach each input pixel (NHWC); the weight gradient accumulates
+   per tap in row (NCHW) or channel (NHWC) buffers and sums them at the end.
+   Any stride, padding, dilation and kernel size.
+   ========================================================================== */
+/* CT__NN_FPC lets GCC contract a * b + c into an FMA in ISO C modes, as the GEMM kernel does */
+#ifdef CT__GEMM_SIMD
+#  define CT__NN_FPC CT__GEMM_FPC
+#else
+#  define CT__NN_FPC
+#endif
+static int ct__conv_is_dw(const ct__cgeo *g) { return g->G > 1 && g->G == g->C; }
+typedef struct ct__dw_job {
+    ct_dtype dt;
+    const ct__cgeo *g;
+    char *out;
+    const char *a, *b, *bias, *wt;   /* wt: the weight as [kh*kw][O] (NHWC kernels) */
+    int oom;
+} ct__dw_job;
+
+/* The NCHW kernels work on flat planes: a zero-padded input plane split into its
+   sh x sw stride phases (phase (a, b) holds the padded pixels (a + sh y, b + sw x),
+   Hq x Wq each), so that every tap (i, j) reads one phase at a fixed offset with
+   unit stride, and an output plane kept with row length Wq (its columns OW..Wq
+   unused). A tap is then one axpy (or dot product) over the whole plane, with
+   no bounds inside: (OH - 1) * Wq + OW elements. */
+typedef struct ct__dw_planes {
+    int64_t Hq, Wq, PQ, len;   /* phase size, elements per phase (with slack), flat length */
+    void *ph, *full;           /* sh * sw phases; one output-shaped flat plane */
+} ct__dw_planes;
+static int ct__dw_planes_init(ct__dw_planes *p, const ct__cgeo *g, size_t es) {
+    int64_t Hp = g->H + 2 * g->ph, Wp = g->W + 2 * g->pw;
+    p->Hq = (Hp + g->sh - 1) / g->sh;
+    p->Wq = (Wp + g->sw - 1) / g->sw;
+    p->PQ = p->Hq * p->Wq;
+    p->len = (g->OH - 1) * p->Wq + g->OW;
+    p->ph = CT_MALLOC(es * (size_t)(g->sh * g->sw * p->PQ));
+    p->full = CT_MALLOC(es * (size_t)(g->OH * p->Wq));
+    if (p->ph && p->full) return 0;
+    CT_FREE(p->ph);
+    CT_FREE(p->full);
+    return -1;
+}
+static void ct__dw_planes_free(ct__dw_planes *p) {
+    CT_FREE(p->ph);
+    CT_FREE(p->full);
+}
+/* the offset of tap (i, j) in the phase buffer */
+static int64_t ct__dw_tap(const ct__dw_planes *p, const ct__cgeo *g, int64_t i, int64_t j) {
+    int64_t a = i * g->dh, b = j * g->dw;
+    return ((a % g->sh) * g->sw + b % g->sw) * p->PQ + (a / g->sh) * p->Wq + b / g->sw;
+}
+/* phases <- the padded input plane x (H x W) (TO_PHASES), or x <- the phases' interior */
+#define CT__DW_PHASES(T, phb, xp, g, p, TO_PHASES)                                                  \
+    for (int64_t ih = 0; ih < (g)->H; ih++) {                                                       \
+        int64_t hp = ih + (g)->ph;                                                                  \
+        T *pr = (T *)(phb) + (hp % (g)->sh) * (g)->sw * (p)->PQ + (hp / (g)->sh) * (p)->Wq;          \
+        T *xr = (T *)(xp) + ih * (g)->W;                                                            \
+        if ((g)->sw == 1) {                                                                         \
+            if (TO_PHASES) memcpy(pr + (g)->pw, xr, sizeof(T) * (size_t)(g)->W);                    \
+            else memcpy(xr, pr + (g)->pw, sizeof(T) * (size_t)(g)->W);                              \
+        } else {                                                                                    \
+            for (int64_t b_ = 0; b_ < (g)->sw; b_++) {   /* phase column b_: iw = b_ + sw x - pw */ \
+                T *e = pr + b_ * (p)->PQ;                                                           \
+                int64_t x_ = (g)->pw > b_ ? ((g)->pw - b_ + (g)->sw - 1) / (g)->sw : 0;             \
+                for (int64_t iw = b_ + (g)->sw * x_ - (g)->pw; iw < (g)->W; iw += (g)->sw, x_++) {  \
+                    if (TO_PHASES) e[x_] = xr[iw];                                                  \
+                    else xr[iw] = e[x_];                                                            \
+                }                                                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+/* NCHW forward: input planes [lo, hi) of the N*C, each giving its m output planes */
+static CT__NN_FPC void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
+    ct__dw_job *j = (ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, KK = g->kh * g->kw;
+    ct__dw_planes P;
+    CT__NN_AS(j->dt, {
+        if (ct__dw_planes_init(&P, g, sizeof(T))) { j->oom = 1; return; }
+        T *full = (T *)P.full;
+        memset(P.ph, 0, sizeof(T) * (size_t)(g->sh * g->sw * P.PQ));   /* the padding stays zero */
+        for (int64_t q = lo; q < hi; q++) {
+            int64_t n = q / C, c = q % C;
+            CT__DW_PHASES(T, P.ph, (const T *)j->a + q * g->H * g->W, g, &P, 1)
+            for (int64_t k = 0; k < m; k++) {
+                int64_t o = c * m + k;
+                const T *wp = (const T *)j->b + o * KK;
+                T bv = j->bias ? ((const T *)j->bias)[o] : (T)0;
+                for (int64_t e = 0; e < P.len; e++) full[e] = bv;
+                for (int64_t i = 0; i < g->kh; i++)
+                    for (int64_t t = 0; t < g->kw; t++) {
+                        const T *CT_RESTRICT src = (const T *)P.ph + ct__dw_tap(&P, g, i, t);
+                        T *CT_RESTRICT dst = full;
+                        T wv = wp[i * g->kw + t];
+                        for (int64_t e = 0; e < P.len; e++) dst[e] += wv * src[e];
+                    }
+                T *y = (T *)j->out + (n * O + o) * OH * OW;
+                for (int64_t oh = 0; oh < OH; oh++) memcpy(y + oh * OW, full + oh * P.Wq, sizeof(T) * (size_t)OW);
+            }
+        }
+        ct__dw_planes_free(&P);
+    });
+}
+/* NCHW conv_transpose2d (out = X, a = G): input planes [lo, hi) of the N*C; the
+   gradient planes (zero in the unused columns) scatter into the phases */
+static CT__NN_FPC void ct__dw_bwd_nchw(void *ctx, int64_t lo, int64_t hi) {
+    ct__dw_job *j = (ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, KK = g->kh * g->kw;
+    ct__dw_planes P;
+    CT__NN_AS(j->dt, {
+        if (ct__dw_planes_init(&P, g, sizeof(T))) { j->oom = 1; return; }
+        T *full = (T *)P.full;
+        memset(full, 0, sizeof(T) * (size_t)(OH * P.Wq));
+        for (int64_t q = lo; q < hi; q++) {
+            int64_t n = q / C, c = q % C;
+            memset(P.ph, 0, sizeof(T) * (size_t)(g->sh * g->sw * P.PQ));
+            for (int64_t k = 0; k < m; k++) {
+                int64_t o = c * m + k;
+                const T *wp = (const T *)j->b + o * KK, *gp = (const T *)j->a + (n * O + o) * OH * OW;
+                for (int64_t oh = 0; oh < OH; oh++) memcpy(full + oh * P.Wq, gp + oh * OW, sizeof(T) * (size_t)OW);
+                for (int64_t i = 0; i < g->kh; i++)
+                    for (int64_t t = 0; t < g->kw; t++) {
+                        T *CT_RESTRICT dst = (T *)P.ph + ct__dw_tap(&P, g, i, t);
+                        const T *CT_RESTRICT src = full;
+                        T wv = wp[i * g->kw + t];
+                        for (int64_t e = 0; e < P.len; e++) dst[e] += wv * src[e];
+                    }
+            }
+            T *xq = (T *)j->out + q * g->H * g->W;
+            CT__DW_PHASES(T, P.ph, xq, g, &P, 0)
+            if (j->bias) {
+                T bv = ((const T *)j->bias)[c];
+                for (int64_t e = 0; e < g->H * g->W; e++) xq[e] += bv;
+            }
+        }
+        ct__dw_planes_free(&P);
+    });
+}
+/* NCHW weight gradient (a = X, b = G): output channels [lo, hi); each tap a dot
+   product of the gradient plane (zero in the unused columns) with a phase, in
+   16 partial sums */
+static CT__NN_FPC void ct__dw_wgrad_nchw(void *ctx, int64_t lo, int64_t hi) {
+    ct__dw_job *j = (ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, KK = g->kh * g->kw;
+    ct__dw_planes P;
+    CT__NN_AS(j->dt, {
+        if (ct__dw_planes_init(&P, g, sizeof(T))) { j->oom = 1; return; }
+        T *full = (T *)P.full;
+        memset(full, 0, sizeof(T) * (size_t)(OH * P.Wq));
+        memset(P.ph, 0, sizeof(T) * (size_t)(g->sh * g->sw * P.PQ));
+        for (int64_t o = lo; o < hi; o++) {
+            T *dw = (T *)j->out + o * KK;
+            for (int64_t t = 0; t < KK; t++) dw[t] = 0;
+            for (int64_t n = 0; n < g->N; n++) {
+                const T *gp = (const T *)j->b + (n * O + o) * OH * OW;
+                CT__DW_PHASES(T, P.ph, (const T *)j->a + (n * C + o / m) * g->H * g->W, g, &P, 1)
+                for (int64_t oh = 0; oh < OH; oh++) memcpy(full + oh * P.Wq, gp + oh * OW, sizeof(T) * (size_t)OW);
+                for (int64_t i = 0; i < g->kh; i++)
+                    for (int64_t t = 0; t < g->kw; t++) {
+                        const T *CT_RESTRICT src = (const T *)P.ph + ct__dw_tap(&P, g, i, t);
+                        const T *CT_RESTRICT gf = full;
+                        T s16[16] = {0}, s = 0;
+                        int64_t e = 0;
+                        for (; e + 16 <= P.len; e += 16)
+                            for (int l = 0; l < 16; l++) s16[l] += gf[e + l] * src[e + l];
+                        for (; e < P.len; e++) s += gf[e] * src[e];
+                        for (int l = 0; l < 16; l++) s += s16[l];
+                        dw[i * g->kw + t] += s;
+                    }
+            }
+        }
+        ct__dw_planes_free(&P);
+    });
+}
+/* The NHWC kernels: per pixel, the list of taps that land inside the input
+   (at most CT__DW_MAXTAPS; larger kernels use the plain loop), then 16 channels
+   at a time in a local accumulator the compiler keeps in registers. */
+#define CT__DW_MAXTAPS 64
+/* y[c] = bias[c] + sum over taps t < nt of w[wo[t] + c] * a[ao[t] + c], c < n.
+   Where the built-in GEMM has SIMD vectors (CT__GEMM_SIMD), blocks of channels
+   use its GCC/clang vector type, so that a block stays in a register over the
+   taps (the auto-vectorizer turns the loop over taps into gathers instead). */
+#define CT__DW_TAPSUM_DEF(SUF, T, V)                                                                       \
+    static CT__NN_FPC void ct__dw_tapsum_##SUF(T *CT_RESTRICT y, const T *bias, const T *a, const int64_t *ao, \
+                                              const T *w, const int64_t *wo, int nt, int64_t n) {          \
+        int64_t c0 = 0;                                                                                    \
+        CT__DW_TAPSUM_VEC(T, V)                                                                            \
+        for (int64_t c = c0; c < n; c++) y[c] = bias ? bias[c] : (T)0;                                     \
+        for (int t = 0; t < nt; t++)                                                                       \
+            for (int64_t c = c0; c < n; c++) y[c] += w[wo[t] + c] * a[ao[t] + c];                          \
+    }
+#ifdef CT__GEMM_SIMD
+#  define CT__DW_TAPSUM_VEC(T, V)                                                                          \
+    const int64_t NL = (int64_t)(sizeof(V) / sizeof(T));                                                   \
+    for (; c0 + 4 * NL <= n; c0 += 4 * NL) { /* four independent FMA chains */                           \
+        V acc[4], av, wv;                                                                                  \
+        if (bias) memcpy(acc, bias + c0, sizeof acc);                                                      \
+        else memset(acc, 0, sizeof acc);                                                                   \
+        for (int t = 0; t < nt; t++)                                                                       \
+            for (int u = 0; u < 4; u++) {                                                                  \
+                memcpy(&av, a + ao[t] + c0 + u * NL, sizeof av);                                           \
+                memcpy(&wv, w + wo[t] + c0 + u * NL, sizeof wv);                                           \
+                acc[u] += wv * av;                                                                         \
+            }                                                                                              \
+        memcpy(y + c0, acc, sizeof acc);                                                                   \
+    }                                                                                                      \
+    for (; c0 + NL <= n; c0 += NL) {                                                                       \
+        V acc, av, wv;                                                                                     \
+        if (bias) memcpy(&acc, bias + c0, sizeof acc);                                                     \
+        else memset(&acc, 0, sizeof acc);                                                                  \
+        for (int t = 0; t < nt; t++) {                                                                     \
+            memcpy(&av, a + ao[t] + c0, sizeof av);                                                        \
+            memcpy(&wv, w + wo[t] + c0, sizeof wv);                                                        \
+            acc += wv * av;                                                                                \
+        }                                                                                                  \
+        memcpy(y + c0, &acc, sizeof acc);                                                                  \
+    }                                                                                                      \
+    {   /* a half vector: channel counts such as 72 leave 8 */                                            \
+        typedef T ct__hv __attribute__((vector_size(sizeof(V) / 2)));                                     \
+        for (; c0 + NL / 2 <= n && NL >= 2; c0 += NL / 2) {                                                \
+            ct__hv acc, av, wv;                                                                            \
+            if (bias) memcpy(&acc, bias + c0, sizeof acc);                                                 \
+            else memset(&acc, 0, sizeof acc);                                                              \
+            for (int t = 0; t < nt; t++) {                                                                 \
+                memcpy(&av, a + ao[t] + c0, sizeof av);                                                    \
+                memcpy(&wv, w + wo[t] + c0, sizeof wv);                                                    \
+                acc += wv * av;                                                                            \
+            }                                                                                              \
+            memcpy(y + c0, &acc, sizeof acc);                                                              \
+        }                                                                                                  \
+    }
+CT__DW_TAPSUM_DEF(f32, float, ct__vf32)
+CT__DW_TAPSUM_DEF(f64, double, ct__vf64)
+#else
+#  define CT__DW_TAPSUM_VEC(T, V)
+CT__DW_TAPSUM_DEF(f32, float, float)
+CT__DW_TAPSUM_DEF(f64, double, double)
+#endif
+#define CT__DW_TAPSUM(T, y, bias, a, ao, w, wo, nt, n)                                                     \
+    do {                                                                                                   \
+        if (sizeof(T) == 4) ct__dw_tapsum_f32((float *)(y), (const float *)(bias), (const float *)(a), ao, (const float *)(w), wo, nt, n); \
+        else ct__dw_tapsum_f64((double *)(y), (const double *)(bias), (const double *)(a), ao, (const double *)(w), wo, nt, n); \
+    } while (0)
+/* NHWC forward: output rows [lo, hi) of the N*OH */
+static CT__NN_FPC void ct__dw_fwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
+    const ct__dw_job *j = (const ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, H = g->H, W = g->W;
+    int64_t xo[CT__DW_MAXTAPS], wo[CT__DW_MAXTAPS];
+    CT__NN_AS(j->dt, {
+        const T *bias = (const T *)j->bias, *wt = (const T *)j->wt;
+        for (int64_t r = lo; r < hi; r++) {
+            int64_t n = r / OH, oh = r % OH;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                T *CT_RESTRICT y = (T *)j->out + (r * OW + ow) * O;
+                int nt = 0, many = g->kh * g->kw > CT__DW_MAXTAPS;
+                for (int64_t i = 0; i < g->kh; i++) {
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int64_t q = 0; q < g->kw; q++) {
+                        int64_t iw = ow * g->sw - g->pw + q * g->dw;
+                        if (iw < 0 || iw >= W) continue;
+                        if (many || m != 1) {   /* the plain loop */
+                            const T *xs = (const T *)j->a + ((n * H + ih) * W + iw) * C, *wr = wt + (i * g->kw + q) * O;
+                            if (!nt++)
+                                for (int64_t o = 0; o < O; o++) y[o] = bias ? bias[o] : (T)0;
+                            for (int64_t o = 0; o < O; o++) y[o] += wr[o] * xs[o / m];
+                            continue;
+                        }
+                        xo[nt] = ((n * H + ih) * W + iw) * C;
+                        wo[nt++] = (i * g->kw + q) * O;
+                    }
+                }
+                if (many || m != 1) {
+                    if (!nt)
+                        for (int64_t o = 0; o < O; o++) y[o] = bias ? bias[o] : (T)0;
+                    continue;
+                }
+                CT__DW_TAPSUM(T, y, bias, (const T *)j->a, xo, wt, wo, nt, O);
+            }
+        }
+    });
+}
+/* NHWC conv_transpose2d (out = X, a = G): input rows [lo, hi) of the N*H; each
+   input pixel gathers the taps (i, j) whose output pixel lies on the stride grid */
+static CT__NN_FPC void ct__dw_bwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
+    const ct__dw_job *j = (const ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, H = g->H, W = g->W;
+    int64_t go[CT__DW_MAXTAPS], wo[CT__DW_MAXTAPS];
+    CT__NN_AS(j->dt, {
+        const T *bias = (const T *)j->bias, *wt = (const T *)j->wt;
+        for (int64_t r = lo; r < hi; r++) {
+            int64_t n = r / H, ih = r % H;
+            for (int64_t iw = 0; iw < W; iw++) {
+                T *CT_RESTRICT xo = (T *)j->out + (r * W + iw) * C;
+                int nt = 0, many = g->kh * g->kw > CT__DW_MAXTAPS;
+                if (many || m != 1)
+                    for (int64_t c = 0; c < C; c++) xo[c] = bias ? bias[c] : (T)0;
+                for (int64_t i = 0; i < g->kh; i++) {
+                    int64_t th = ih + g->ph - i * g->dh, oh = th / g->sh;
+                    if (th < 0 || th % g->sh || oh >= OH) continue;
+                    for (int64_t q = 0; q < g->kw; q++) {
+                        int64_t tw = iw + g->pw - q * g->dw, ow = tw / g->sw;
+                        if (tw < 0 || tw % g->sw || ow >= OW) continue;
+                        if (many || m != 1) {   /* the plain loop */
+                            const T *gs = (const T *)j->a + ((n * OH + oh) * OW + ow) * O, *wr = wt + (i * g->kw + q) * O;
+                            for (int64_t c = 0; c < C; c++)
+                                for (int64_t k = 0; k < m; k++) xo[c] += wr[c * m + k] * gs[c * m + k];
+                            continue;
+                        }
+                        go[nt] = ((n * OH + oh) * OW + ow) * O;
+                        wo[nt++] = (i * g->kw + q) * O;
+                    }
+                }
+                if (many || m != 1) continue;
+                CT__DW_TAPSUM(T, xo, bias, (const T *)j->a, go, wt, wo, nt, C);
+            }
+        }
+    });
+}
+/* NHWC weight gradient (a = X, b = G): output channels [lo, hi), accumulated as
+   [kh*kw][hi - lo] along the channels */
+static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
+    ct__dw_job *j = (ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int64_t C = g->C, O = g->O, m = O / C, OH = g->OH, OW = g->OW, H = g->H, W = g->W, KK = g->kh * g->kw, nb = hi - lo;
+    CT__NN_AS(j->dt, {
+        T *acc = (T *)CT_MALLOC(sizeof(T) * (size_t)(KK * nb));
+        if (!acc) { j->oom = 1; return; }
+        for (int64_t e = 0; e < KK * nb; e++) acc[e] = 0;
+        for (int64_t n = 0; n < g->N; n++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    const T *CT_RESTRICT gs = (const T *)j->b + ((n * OH + oh) * OW + ow) * O + lo;
+                    for (int64_t i = 0; i < g->kh; i++) {
+                        int64_t ih = oh * g->sh - g->ph + i * g->dh;
+                        if (ih < 0 || ih >= H) continue;
+                        for (int64_t q = 0; q < g->kw; q++) {
+                            int64_t iw = ow * g->sw - g->pw + q * g->dw;
+                            if (iw < 0 || iw >= W) continue;
+                            const T *CT_RESTRICT xs = (const T *)j->a + ((n * H + ih) * W + iw) * C;
+                            T *CT_RESTRICT ar = acc + (i * g->kw + q) * nb;
+                            if (m == 1)
+                                for (int64_t o = 0; o < nb; o++) ar[o] += gs[o] * xs[lo + o];
+                            else
+                                for (int64_t o = 0; o < nb; o++) ar[o] += gs[o] * xs[(lo + o) / m];
+                        }
+                    }
+                }
+        for (int64_t o = 0; o < nb; o++)
+            for (int64_t t = 0; t < KK; t++) ((T *)j->out)[(lo + o) * KK + t] = acc[t * nb + o];
+        CT_FREE(acc);
+    });
+}
+/* One depthwise op on dense inputs in the geometry's layout (out = Y, X or dW as in
+   ct__conv_run). 0, or -1 (out of memory) with the error set. */
+static int ct__conv_dw_run(int kind, ct_dtype dt, void *out, const void *a, const void *b, const void *bias, const ct__cgeo *g,
+                           const char *nm) {
+    ct__dw_job j;
+    const int64_t KK = g->kh * g->kw, es = (int64_t)ct__dt[dt].size;
+    char *wt = NULL;
+    memset(&j, 0, sizeof j);
+    j.dt = dt; j.g = g; j.out = (char *)out; j.a = (const char *)a; j.b = (const char *)b; j.bias = (const char *)bias;
+    if (g->cl && kind != CT__CONV_WEIGHT) {   /* the weight as [kh*kw][O] */
+        if (!(wt = (char *)CT_MALLOC((size_t)(es * KK * g->O)))) {
+            ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+            return -1;
+        }
+        for (int64_t o = 0; o < g->O; o++)
+            for (int64_t t = 0; t < KK; t++) memcpy(wt + es * (t * g->O + o), j.b + es * (o * KK + t), (size_t)es);
+        j.wt = wt;
+    }
+    /* grains: about 16k multiply-adds per chunk */
+    const int64_t per = KK * (g->O / g->C), one = 1;
+    if (kind == CT__CONV_FWD) {
+        if (g->cl) ct__nn_par_for(g->N * g->OH, CT__MAX(one, 16384 / CT__MAX(one, g->OW * g->O * KK)), ct__dw_fwd_nhwc, &j);
+        else ct__nn_par_for(g->N * g->C, CT__MAX(one, 16384 / CT__MAX(one, g->OH * g->OW * per)), ct__dw_fwd_nchw, &j);
+    } else if (kind == CT__CONV_TRANSPOSE) {
+        if (g->cl) ct__nn_par_for(g->N * g->H, CT__MAX(one, 16384 / CT__MAX(one, g->W * g->C * per)), ct__dw_bwd_nhwc, &j);
+        else ct__nn_par_for(g->N * g->C, CT__MAX(one, 16384 / CT__MAX(one, g->OH * g->OW * per)), ct__dw_bwd_nchw, &j);
+    } else {
+        if (g->cl) ct__nn_par_for(g->O, 16, ct__dw_wgrad_nhwc, &j);
+        else ct__nn_par_for(g->O, CT__MAX(one, 16384 / CT__MAX(one, g->N * g->OH * g->OW * KK)), ct__dw_wgrad_nchw, &j);
+    }
+    CT_FREE(wt);
+    if (!j.oom) return 0;
+    ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+    return -1;
+}
+
 /* x's data in the layout the kernels read: dense NHWC (cl) or contiguous; x itself (incref) when it is */
 static ct_tensor *ct__layout_ref(const ct_tensor *x, int cl) { return cl ? ct__cl_ref(x) : ct__contig_ref(x); }
 static void ct__nn_release(int n, ct_tensor **t) {
@@ -2477,6 +2905,12 @@ static int ct__k_conv(ct__call *c) {
     ct_dtype dt = c->in[0]->dtype;
     size_t es = ct__dt[dt].size;
     int kind = c->op == CT__NNOP(CONV2D) ? CT__CONV_FWD : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? CT__CONV_TRANSPOSE : CT__CONV_WEIGHT;
+    if (ct__conv_is_dw(&g)) {
+        int r = ct__conv_dw_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
+                                ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
     int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
     int nt = 1, rc = -1;
 #ifdef CTENSOR_OPENMP

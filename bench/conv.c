@@ -13,6 +13,10 @@
                         (nchw) or channels-last (cl; the twin makes the weight channels-last
                         too, as module.to(memory_format=torch.channels_last) does);
                         _fwd_bwd: grads for x, w and b (g in x's layout)
+     dw3x3_*, dw5x5_*   depthwise (groups = channels) layers of MobileNetV3-Small, batch 1:
+                        16ch 112x112 stride 2, 72ch 56x56, 96ch 14x14 5x5 (padding k/2)
+     conv1x1_*          pointwise layers: 8x64x56x56 -> 256, 1x16x56x56 -> 72
+                        (each _{nchw,cl}_{fwd,fwd_bwd}, fwd_bwd with grads for x, w and b)
    GFLOP/s counts 2 * multiply-adds of the convolution (forward; x3 with backward). */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
@@ -22,7 +26,7 @@
 typedef struct job {
     int kind;   /* 0 conv fwd, 1 conv fwd+bwd, 2 pool fwd, 3 pool fwd+bwd */
     ct_tensor *x, *w, *b, *g;
-    int64_t pad;
+    int64_t pad, stride, groups;
 } job;
 static ct_tensor *volatile sink;
 
@@ -31,6 +35,8 @@ static void run_case(void *u) {
     CT_SCOPE {
         ct_conv_options o = {0};
         o.padding = j->pad;
+        o.stride = j->stride;
+        o.groups = j->groups;
         if (j->kind == 0) {
             int pg = ct_set_grad_enabled(0);
             sink = ct_conv2d(j->x, j->w, j->b, &o);
@@ -75,25 +81,25 @@ int main(void) {
         ct_tensor *x = ct_randn(CT_FLOAT32, n, c, h, h), *w = ct_randn(CT_FLOAT32, o, c, 3, 3), *b = ct_randn(CT_FLOAT32, o);
         ct_tensor *g = ct_randn(CT_FLOAT32, n, o, h, h);
         char name[96];
-        job jf = {0, x, w, b, g, 1};
+        job jf = {0, x, w, b, g, 1, 1, 1};
         snprintf(name, sizeof name, "%s_b64_fwd", L[l].name);
         bench_opts of = {1, 0, flops};
         if (works(name, &jf)) bench_run_opts(name, L[l].params, run_case, &jf, &of);
-        job jb = {1, l == 1 ? ct_requires_grad(ct_detach(x)) : x, ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1};
+        job jb = {1, l == 1 ? ct_requires_grad(ct_detach(x)) : x, ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1, 1, 1};
         snprintf(name, sizeof name, "%s_b64_fwd_bwd", L[l].name);
         bench_opts ob = {1, 0, (l == 1 ? 3 : 2) * flops};
         if (works(name, &jb)) bench_run_opts(name, L[l].params, run_case, &jb, &ob);
     }
     {
         ct_tensor *x = ct_randn(CT_FLOAT32, 64, 32, 28, 28), *g = ct_randn(CT_FLOAT32, 64, 32, 14, 14);
-        job jf = {2, x, NULL, NULL, g, 0};
+        job jf = {2, x, NULL, NULL, g, 0, 1, 1};
         if (works("max_pool2d_2x2_b64_fwd", &jf)) bench_run("max_pool2d_2x2_b64_fwd", "x[64,32,28,28] k2", run_case, &jf);
-        job jb = {3, ct_requires_grad(ct_detach(x)), NULL, NULL, g, 0};
+        job jb = {3, ct_requires_grad(ct_detach(x)), NULL, NULL, g, 0, 1, 1};
         if (works("max_pool2d_2x2_b64_fwd_bwd", &jb)) bench_run("max_pool2d_2x2_b64_fwd_bwd", "x[64,32,28,28] k2", run_case, &jb);
     }
     {
         ct_tensor *x = ct_to_channels_last(ct_randn(CT_FLOAT32, 1, 64, 224, 224)), *w = ct_randn(CT_FLOAT32, 64, 64, 3, 3);
-        job jf = {0, x, w, NULL, NULL, 1};
+        job jf = {0, x, w, NULL, NULL, 1, 1, 1};
         bench_opts of = {1, 0, 2.0 * 64 * 224 * 224 * 64 * 9};
         if (works("conv2d_3x3_224_cl_fwd", &jf)) bench_run_opts("conv2d_3x3_224_cl_fwd", "x[1,64,224,224] channels_last w[64,64,3,3] pad 1", run_case, &jf, &of);
     }
@@ -104,14 +110,43 @@ int main(void) {
         if (cl) { x = ct_to_channels_last(x); g = ct_to_channels_last(g); }
         const char *params = cl ? "x[8,64,56,56] channels_last w[64,64,3,3] pad 1" : "x[8,64,56,56] w[64,64,3,3] pad 1";
         char name[96];
-        job jf = {0, x, w, b, g, 1};
+        job jf = {0, x, w, b, g, 1, 1, 1};
         snprintf(name, sizeof name, "conv2d_64to64_8x56x56_%s_fwd", cl ? "cl" : "nchw");
         bench_opts of = {1, 0, flops};
         if (works(name, &jf)) bench_run_opts(name, params, run_case, &jf, &of);
-        job jb = {1, ct_requires_grad(ct_detach(x)), ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1};
+        job jb = {1, ct_requires_grad(ct_detach(x)), ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1, 1, 1};
         snprintf(name, sizeof name, "conv2d_64to64_8x56x56_%s_fwd_bwd", cl ? "cl" : "nchw");
         bench_opts ob = {1, 0, 3 * flops};
         if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
+    }
+    {
+        /* depthwise and 1x1 layers */
+        struct { const char *name; int64_t n, c, h, o, k, s, g; } M[5] = {
+            {"dw3x3_1x16x112x112_s2", 1, 16, 112, 16, 3, 2, 16},
+            {"dw3x3_1x72x56x56", 1, 72, 56, 72, 3, 1, 72},
+            {"dw5x5_1x96x14x14", 1, 96, 14, 96, 5, 1, 96},
+            {"conv1x1_8x64x56x56_to256", 8, 64, 56, 256, 1, 1, 1},
+            {"conv1x1_1x16x56x56_to72", 1, 16, 56, 72, 1, 1, 1}};
+        for (int l = 0; l < 5; l++) {
+            int64_t n = M[l].n, c = M[l].c, h = M[l].h, o = M[l].o, k = M[l].k, s = M[l].s, oh = (h + 2 * (k / 2) - k) / s + 1;
+            double flops = 2.0 * (double)n * (double)o * (double)oh * (double)oh * (double)(c / M[l].g) * (double)(k * k);
+            ct_tensor *x = ct_randn(CT_FLOAT32, n, c, h, h), *w = ct_randn(CT_FLOAT32, o, c / M[l].g, k, k), *b = ct_randn(CT_FLOAT32, o);
+            ct_tensor *g = ct_randn(CT_FLOAT32, n, o, oh, oh);
+            for (int cl = 0; cl < 2; cl++) {
+                ct_tensor *xx = cl ? ct_to_channels_last(x) : x, *gg = cl ? ct_to_channels_last(g) : g;
+                char name[96], params[96];
+                snprintf(params, sizeof params, "x[%lld,%lld,%lld,%lld]%s k%lld s%lld g%lld", (long long)n, (long long)c, (long long)h,
+                         (long long)h, cl ? " cl" : "", (long long)k, (long long)s, (long long)M[l].g);
+                job jf = {0, xx, w, b, gg, k / 2, s, M[l].g};
+                snprintf(name, sizeof name, "%s_%s_fwd", M[l].name, cl ? "cl" : "nchw");
+                bench_opts of = {1, 0, flops};
+                if (works(name, &jf)) bench_run_opts(name, params, run_case, &jf, &of);
+                job jb = {1, ct_requires_grad(ct_detach(xx)), ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), gg, k / 2, s, M[l].g};
+                snprintf(name, sizeof name, "%s_%s_fwd_bwd", M[l].name, cl ? "cl" : "nchw");
+                bench_opts ob = {1, 0, 3 * flops};
+                if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
+            }
+        }
     }
     sink = NULL;
     ct_scope_end(root);

@@ -11,8 +11,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ctbench  # noqa: E402
 
 
-def fwd_bwd(x, w, b, g):
-    y = F.conv2d(x, w, b, padding=1)
+def fwd_bwd(x, w, b, g, padding=1, stride=1, groups=1):
+    y = F.conv2d(x, w, b, padding=padding, stride=stride, groups=groups)
     (y * g).sum().backward()
     w.grad = None
     b.grad = None
@@ -63,6 +63,25 @@ def main():
         env = {"fwd_bwd": fwd_bwd, "x": x.clone().requires_grad_(), "w": w.clone().requires_grad_(),
                "b": b.clone().requires_grad_(), "g": g}
         ctbench.run("conv2d_64to64_8x56x56_%s_fwd_bwd" % tag, params, "fwd_bwd(x, w, b, g)", env, flops=3 * flops)
+    # depthwise and 1x1 layers (x, w and g channels-last in the _cl cases)
+    layers = [("dw3x3_1x16x112x112_s2", 1, 16, 112, 16, 3, 2, 16), ("dw3x3_1x72x56x56", 1, 72, 56, 72, 3, 1, 72),
+              ("dw5x5_1x96x14x14", 1, 96, 14, 96, 5, 1, 96), ("conv1x1_8x64x56x56_to256", 8, 64, 56, 256, 1, 1, 1),
+              ("conv1x1_1x16x56x56_to72", 1, 16, 56, 72, 1, 1, 1)]
+    for name, n, c, h, o, k, s, grp in layers:
+        oh = (h + 2 * (k // 2) - k) // s + 1
+        flops = 2.0 * n * o * oh * oh * (c // grp) * k * k
+        x, w, b, g = torch.randn(n, c, h, h), torch.randn(o, c // grp, k, k), torch.randn(o), torch.randn(n, o, oh, oh)
+        for cl in (False, True):
+            xx, ww, gg = (t.to(memory_format=torch.channels_last) for t in (x, w, g)) if cl else (x, w, g)
+            tag = "cl" if cl else "nchw"
+            params = "x[%d,%d,%d,%d]%s k%d s%d g%d" % (n, c, h, h, " cl" if cl else "", k, s, grp)
+            env = {"torch": torch, "F": F, "x": xx, "w": ww, "b": b}
+            ctbench.run("%s_%s_fwd" % (name, tag), params,
+                        "with torch.no_grad(): y = F.conv2d(x, w, b, padding=%d, stride=%d, groups=%d)" % (k // 2, s, grp), env, flops=flops)
+            env = {"fwd_bwd": fwd_bwd, "x": xx.clone().requires_grad_(), "w": ww.clone().requires_grad_(),
+                   "b": b.clone().requires_grad_(), "g": gg}
+            ctbench.run("%s_%s_fwd_bwd" % (name, tag), params, "fwd_bwd(x, w, b, g, %d, %d, %d)" % (k // 2, s, grp), env,
+                        flops=3 * flops)
 
 
 if __name__ == "__main__":

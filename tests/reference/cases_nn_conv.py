@@ -183,8 +183,66 @@ def init_fixture(root):
         np.save(os.path.join(d, "m%d_bias.npy" % i), m.bias.detach().numpy())
 
 
+def fast_path_cases(w):
+    """The convolution kernel families of issue 10, each in both memory formats:
+    depthwise (groups == C_in, with and without a depth multiplier; stride,
+    padding, dilation, 5x5), 1x1 as plain GEMMs (and the 1x1 cases that must not
+    take that path: strided, padded), and shapes for an implicit GEMM (3x3 and
+    5x5; output channels that are not a multiple of the micro-kernel's tile;
+    stride, dilation, groups; today the im2col path runs them). float32 cases
+    use PyTorch's float32 values."""
+    f32 = torch.float32
+    def c2(**kw):
+        return lambda x, wt, *b: F.conv2d(x, wt, b[0] if b else None, **kw)
+    def ct(**kw):
+        return lambda x, wt, *b: F.conv_transpose2d(x, wt, b[0] if b else None, **kw)
+    tol = dict(rtol=1e-4, atol=1e-5, grad_rtol=1e-4, grad_atol=1e-4, gout_scale=0.1)
+    # depthwise
+    w.case(FAM, "conv2d_dw_3x3_pad1_f32", "torch.nn.functional.conv2d", c2(groups=8, padding=1),
+           [r(2, 8, 9, 10, dtype=f32), r(8, 1, 3, 3, dtype=f32), r(8, dtype=f32)], args={"groups": 8, "padding": 1}, **tol)
+    w.case(FAM, "conv2d_dw_mult2_stride2", "torch.nn.functional.conv2d", c2(groups=3, stride=2, padding=1),
+           [r(2, 3, 7, 8), r(6, 1, 3, 3), r(6)], args={"groups": 3, "stride": 2, "padding": 1})
+    w.case(FAM, "conv2d_dw_k5_s2_dil", "torch.nn.functional.conv2d", c2(groups=4, stride=(2, 1), padding=(2, 3), dilation=(1, 2)),
+           [r(2, 4, 11, 10), r(4, 1, 5, 5), r(4)], args={"groups": 4, "stride": [2, 1], "padding": [2, 3], "dilation": [1, 2]})
+    w.case(FAM, "conv2d_dw_channels_last_f32", "torch.nn.functional.conv2d", c2(groups=6, stride=(1, 2), padding=1),
+           [r(2, 6, 7, 7, dtype=f32), r(6, 1, 3, 3, dtype=f32), r(6, dtype=f32)], permute=[CL, None, None],
+           args={"groups": 6, "stride": [1, 2], "padding": 1}, **tol)
+    w.case(FAM, "conv2d_dw_channels_last_mult3_dil", "torch.nn.functional.conv2d", c2(groups=3, padding=2, dilation=2, stride=2),
+           [r(1, 3, 8, 7), r(9, 1, 3, 3), r(9)], permute=[CL, None, None], args={"groups": 3, "padding": 2, "dilation": 2, "stride": 2})
+    w.case(FAM, "conv_transpose2d_depthwise", "torch.nn.functional.conv_transpose2d", ct(groups=4, stride=2, padding=1),
+           [r(2, 4, 4, 5), r(4, 1, 3, 3), r(4)], args={"groups": 4, "stride": 2, "padding": 1})
+    w.case(FAM, "conv_transpose2d_depthwise_channels_last", "torch.nn.functional.conv_transpose2d", ct(groups=3, dilation=2),
+           [r(1, 3, 4, 4), r(3, 2, 3, 3), r(6)], permute=[CL, None, None], args={"groups": 3, "dilation": 2})
+    # 1x1
+    w.case(FAM, "conv2d_1x1_batch_f32", "torch.nn.functional.conv2d", c2(),
+           [r(3, 8, 5, 4, dtype=f32), r(6, 8, 1, 1, dtype=f32), r(6, dtype=f32)], **tol)
+    w.case(FAM, "conv2d_1x1_channels_last_batch_f32", "torch.nn.functional.conv2d", c2(),
+           [r(3, 8, 5, 4, dtype=f32), r(6, 8, 1, 1, dtype=f32), r(6, dtype=f32)], permute=[CL, None, None], **tol)
+    w.case(FAM, "conv2d_1x1_channels_last_groups", "torch.nn.functional.conv2d", c2(groups=2),
+           [r(2, 6, 3, 4), r(4, 3, 1, 1), r(4)], permute=[CL, None, None], args={"groups": 2})
+    w.case(FAM, "conv2d_1x1_stride2", "torch.nn.functional.conv2d", c2(stride=2), [r(2, 4, 5, 6), r(3, 4, 1, 1), r(3)],
+           args={"stride": 2})
+    w.case(FAM, "conv2d_1x1_pad1_channels_last", "torch.nn.functional.conv2d", c2(padding=1), [r(2, 4, 3, 3), r(5, 4, 1, 1)],
+           permute=[CL, None], args={"padding": 1})
+    # implicit GEMM
+    w.case(FAM, "conv2d_igemm_3x3_f32", "torch.nn.functional.conv2d", c2(padding=1),
+           [r(2, 16, 12, 13, dtype=f32), r(40, 16, 3, 3, dtype=f32), r(40, dtype=f32)], args={"padding": 1}, **tol)
+    w.case(FAM, "conv2d_igemm_3x3_channels_last_f32", "torch.nn.functional.conv2d", c2(padding=1),
+           [r(2, 16, 12, 13, dtype=f32), r(40, 16, 3, 3, dtype=f32), r(40, dtype=f32)], permute=[CL, None, None],
+           args={"padding": 1}, **tol)
+    w.case(FAM, "conv2d_igemm_stride2_dil2", "torch.nn.functional.conv2d", c2(stride=2, padding=2, dilation=2),
+           [r(2, 5, 11, 12), r(7, 5, 3, 3), r(7)], args={"stride": 2, "padding": 2, "dilation": 2})
+    w.case(FAM, "conv2d_igemm_channels_last_stride2_groups", "torch.nn.functional.conv2d", c2(stride=2, padding=1, groups=2),
+           [r(2, 8, 7, 9), r(10, 4, 3, 3), r(10)], permute=[CL, None, None], args={"stride": 2, "padding": 1, "groups": 2})
+    w.case(FAM, "conv2d_igemm_5x5_pad2", "torch.nn.functional.conv2d", c2(padding=2), [r(1, 6, 9, 8), r(33, 6, 5, 5), r(33)],
+           args={"padding": 2})
+    w.case(FAM, "conv2d_igemm_5x5_channels_last_nopad", "torch.nn.functional.conv2d", c2(padding=(0, 1)),
+           [r(2, 3, 9, 8), r(13, 3, 5, 4)], permute=[CL, None], args={"padding": [0, 1]})
+
+
 def generate(w):
     conv2d_cases(w)
     conv1d_transpose_cases(w)
     pool_cases(w)
     init_fixture(w.root)
+    fast_path_cases(w)

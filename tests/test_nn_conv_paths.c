@@ -1,0 +1,152 @@
+/* The convolution kernel families (issue 10), each against another path and by
+   gradcheck: depthwise (groups == C_in) against the same convolution written as
+   a dense one (a block-diagonal weight, which takes the GEMM paths), forward and
+   both gradients, NCHW and channels-last, float32 and float64; 1x1 convolutions
+   against matmul and the dense form. gradcheck (float64) of each path with the
+   stride / padding / dilation / groups variations that route into it and those
+   that must not. PyTorch's values for the same families are conformance fixtures
+   (tests/fixtures/nn_conv/conv2d_dw_*, _1x1_*; _igemm_* are shapes for a future
+   implicit GEMM, run today by the im2col path). */
+#define CTENSOR_IMPLEMENTATION
+#include "ct_test.h"
+#include "ctensor_nn.h"
+
+static ct_tensor *rnd(ct_dtype dt, int ndim, const int64_t *shape, uint64_t seed) {
+    ct_generator g;
+    ct_generator_init(&g, seed);
+    return ct_to(ct_normal_(ct_empty_n(CT_FLOAT64, ndim, shape), 0.0, 1.0, &g), dt);
+}
+#define RND(dt, seed, ...) rnd(dt, CT_DIMS(__VA_ARGS__), seed)
+static ct_tensor *leaf(ct_tensor *x) { return ct_requires_grad(ct_detach(x)); }
+
+/* the dense weight [O, C, kh, kw] of a grouped weight [O, C/G, kh, kw] (zeros off the groups) */
+static ct_tensor *dense_weight(ct_tensor *w, int64_t C, int64_t G) {
+    ct_tensor *wc = ct_contiguous(ct_to(w, CT_FLOAT64));
+    int64_t O = ct_size(w, 0), Cg = ct_size(w, 1), kk = ct_size(w, 2) * ct_size(w, 3), Og = O / G;
+    double *d = (double *)calloc((size_t)(O * C * kk), sizeof(double));
+    const double *s = (const double *)ct_data_ptr(wc);
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t c = 0; c < Cg; c++)
+            for (int64_t t = 0; t < kk; t++) d[(o * C + (o / Og) * Cg + c) * kk + t] = s[(o * Cg + c) * kk + t];
+    ct_tensor *r = ct_to(ct_from_data_n(d, CT_FLOAT64, 4, (const int64_t[]){O, C, ct_size(w, 2), ct_size(w, 3)}), ct_get_dtype(w));
+    free(d);
+    return r;
+}
+/* the grouped slice of a dense weight gradient */
+static ct_tensor *grouped_slice(ct_tensor *gd, int64_t Cg, int64_t G) {
+    ct_tensor *gc = ct_contiguous(ct_to(gd, CT_FLOAT64));
+    int64_t O = ct_size(gd, 0), C = ct_size(gd, 1), kk = ct_size(gd, 2) * ct_size(gd, 3), Og = O / G;
+    double *d = (double *)calloc((size_t)(O * Cg * kk), sizeof(double));
+    const double *s = (const double *)ct_data_ptr(gc);
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t c = 0; c < Cg; c++)
+            for (int64_t t = 0; t < kk; t++) d[(o * Cg + c) * kk + t] = s[(o * C + (o / Og) * Cg + c) * kk + t];
+    ct_tensor *r = ct_from_data_n(d, CT_FLOAT64, 4, (const int64_t[]){O, Cg, ct_size(gd, 2), ct_size(gd, 3)});
+    free(d);
+    return r;
+}
+
+/* conv2d(x, w, b, o) and its gradients against the dense form of the same convolution */
+static void check_against_dense(int line, ct_tensor *x, ct_tensor *w, ct_tensor *b, ct_conv_options o, int cl, double tol) {
+    int64_t C = ct_size(x, 1), G = o.groups ? o.groups : 1;
+    if (cl) x = ct_to_channels_last(x);
+    ct_tensor *xl = leaf(x), *wl = leaf(w), *bl = leaf(b);
+    ct_tensor *y = ct_conv2d(xl, wl, bl, &o);
+    ct_conv_options od = o;
+    od.groups = 1;
+    ct_tensor *xd = leaf(x), *wd = leaf(dense_weight(w, C, G)), *bd = leaf(b);
+    ct_tensor *yd = ct_conv2d(xd, wd, bd, &od);
+    int ok = y && yd && ct_allclose(y, yd, tol, tol) == 1 && (!cl || ct_is_channels_last(y));
+    ct_tensor *g = ct_randn_like(yd, NULL);
+    ct_backward(ct_sum(ct_mul(y, g)));
+    ct_backward(ct_sum(ct_mul(yd, g)));
+    ok = ok && ct_allclose(ct_grad(xl), ct_grad(xd), tol, tol) == 1;
+    ok = ok && ct_allclose(ct_to(ct_grad(wl), CT_FLOAT64), grouped_slice(ct_grad(wd), ct_size(w, 1), G), tol, tol) == 1;
+    ok = ok && ct_allclose(ct_grad(bl), ct_grad(bd), tol, tol) == 1;
+    if (!ok) printf("line %d: differs from the dense convolution (%s)\n", line, ct_last_error());
+    CHECK(ok);
+}
+
+typedef struct gc_case { int transposed, cl; ct_conv_options co; } gc_case;
+static ct_tensor *gc_fn(ct_tensor *const *in, void *user) {
+    const gc_case *c = (const gc_case *)user;
+    ct_tensor *x = c->cl ? ct_to_channels_last(in[0]) : in[0];
+    return c->transposed ? ct_conv_transpose2d(x, in[1], in[2], &c->co) : ct_conv2d(x, in[1], in[2], &c->co);
+}
+static ct_tensor *gc_fn_sq(ct_tensor *const *in, void *user) {
+    ct_tensor *y = gc_fn(in, user);
+    return ct_mul(y, y);
+}
+static void gradcheck(int line, int transposed, int cl, ct_conv_options o, ct_tensor *x, ct_tensor *w, ct_tensor *b, int gradgrad) {
+    gc_case c = {transposed, cl, o};
+    ct_tensor *in[3] = {leaf(x), leaf(w), leaf(b)};
+    int ok = ct_gradcheck(gc_fn, &c, 3, in, NULL);
+    if (!ok) printf("line %d: gradcheck: %s\n", line, ct_last_error());
+    CHECK(ok);
+    if (gradgrad) {
+        ok = ct_gradgradcheck(gc_fn_sq, &c, 3, in, NULL);
+        if (!ok) printf("line %d: gradgradcheck: %s\n", line, ct_last_error());
+        CHECK(ok);
+    }
+}
+#define D CT_FLOAT64
+#define F CT_FLOAT32
+
+TEST(test_depthwise) {
+    for (int cl = 0; cl < 2; cl++) {
+        /* MobileNet's shapes, small: 3x3 pad 1, 3x3 stride 2, 5x5 pad 2, a multiplier, dilation */
+        check_against_dense(__LINE__, RND(F, 1, 2, 16, 13, 12), RND(F, 2, 16, 1, 3, 3), RND(F, 3, 16),
+                            (ct_conv_options){.groups = 16, .padding = 1}, cl, 1e-4);
+        check_against_dense(__LINE__, RND(F, 4, 1, 8, 15, 14), RND(F, 5, 8, 1, 3, 3), RND(F, 6, 8),
+                            (ct_conv_options){.groups = 8, .padding = 1, .stride = 2}, cl, 1e-4);
+        check_against_dense(__LINE__, RND(D, 7, 2, 24, 9, 9), RND(D, 8, 24, 1, 5, 5), RND(D, 9, 24),
+                            (ct_conv_options){.groups = 24, .padding = 2}, cl, 1e-10);
+        check_against_dense(__LINE__, RND(D, 10, 2, 5, 10, 11), RND(D, 11, 15, 1, 3, 2), RND(D, 12, 15),
+                            (ct_conv_options){.groups = 5, .padding_hw = {2, 1}, .stride_hw = {1, 3}, .dilation_hw = {2, 1}}, cl, 1e-10);
+        /* float32 against float64 on a larger layer */
+        ct_tensor *x = RND(F, 13, 1, 72, 28, 28), *w = RND(F, 14, 72, 1, 3, 3);
+        ct_tensor *xx = cl ? ct_to_channels_last(x) : x;
+        ct_conv_options o = {.groups = 72, .padding = 1};
+        CHECK(ct_allclose(ct_to(ct_conv2d(xx, w, NULL, &o), D), ct_conv2d(ct_to(xx, D), ct_to(w, D), NULL, &o), 1e-4, 1e-4) == 1);
+    }
+    /* gradcheck and gradgradcheck: each of the three ops runs the depthwise kernels */
+    gradcheck(__LINE__, 0, 0, (ct_conv_options){.groups = 3, .padding = 1}, RND(D, 20, 2, 3, 5, 4), RND(D, 21, 3, 1, 3, 3), RND(D, 22, 3), 1);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.groups = 3, .padding = 1, .stride = 2}, RND(D, 23, 2, 3, 5, 6), RND(D, 24, 6, 1, 3, 3),
+              RND(D, 25, 6), 1);
+    gradcheck(__LINE__, 0, 0, (ct_conv_options){.groups = 2, .dilation = 2, .padding_hw = {1, 2}}, RND(D, 26, 1, 2, 6, 6),
+              RND(D, 27, 4, 1, 2, 3), RND(D, 28, 4), 1);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.groups = 4, .padding = 2}, RND(D, 29, 1, 4, 5, 5), RND(D, 30, 4, 1, 5, 5), RND(D, 31, 4), 0);
+    gradcheck(__LINE__, 1, 0, (ct_conv_options){.groups = 3, .stride = 2, .padding = 1}, RND(D, 32, 2, 3, 3, 4), RND(D, 33, 3, 2, 3, 3),
+              RND(D, 34, 6), 1);
+    gradcheck(__LINE__, 1, 1, (ct_conv_options){.groups = 3, .dilation = 2}, RND(D, 35, 1, 3, 3, 3), RND(D, 36, 3, 1, 2, 2), RND(D, 37, 3), 1);
+    /* groups == C_in == 1 (a single input channel) is not depthwise: the GEMM path */
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.padding = 1}, RND(D, 38, 2, 1, 4, 4), RND(D, 39, 3, 1, 3, 3), RND(D, 40, 3), 0);
+    /* groups < C_in: grouped, not depthwise */
+    check_against_dense(__LINE__, RND(D, 41, 2, 6, 7, 7), RND(D, 42, 6, 2, 3, 3), RND(D, 43, 6), (ct_conv_options){.groups = 3, .padding = 1}, 1,
+                        1e-10);
+}
+
+TEST(test_1x1) {
+    for (int cl = 0; cl < 2; cl++) {
+        ct_tensor *x = RND(F, 50, 3, 16, 7, 9), *w = RND(F, 51, 24, 16, 1, 1), *b = RND(F, 52, 24);
+        ct_tensor *xx = cl ? ct_to_channels_last(x) : x;
+        ct_tensor *y = ct_conv2d(xx, w, b, NULL);
+        ct_tensor *ref = ct_add(ct_permute(ct_matmul(ct_permute(x, 0, 2, 3, 1), ct_t(ct_reshape(w, 24, 16))), 0, 3, 1, 2), ct_reshape(b, 24, 1, 1));
+        CHECK(y && ct_allclose(y, ref, 1e-4, 1e-4) == 1 && (!cl || ct_is_channels_last(y)));
+        check_against_dense(__LINE__, RND(F, 53, 3, 12, 5, 6), RND(F, 54, 20, 12, 1, 1), RND(F, 55, 20), (ct_conv_options){0}, cl, 1e-4);
+        check_against_dense(__LINE__, RND(D, 56, 2, 12, 5, 6), RND(D, 57, 8, 3, 1, 1), RND(D, 58, 8), (ct_conv_options){.groups = 4}, cl, 1e-10);
+        /* 1x1 with a stride or padding is not a plain GEMM */
+        check_against_dense(__LINE__, RND(D, 59, 2, 4, 5, 6), RND(D, 60, 6, 4, 1, 1), RND(D, 61, 6), (ct_conv_options){.stride = 2}, cl, 1e-10);
+        gradcheck(__LINE__, 0, cl, (ct_conv_options){0}, RND(D, 62, 3, 4, 3, 2), RND(D, 63, 5, 4, 1, 1), RND(D, 64, 5), 1);
+        gradcheck(__LINE__, 0, cl, (ct_conv_options){.groups = 2}, RND(D, 65, 2, 4, 2, 3), RND(D, 66, 6, 2, 1, 1), RND(D, 67, 6), 1);
+        gradcheck(__LINE__, 0, cl, (ct_conv_options){.padding = 1, .stride = 2}, RND(D, 68, 2, 3, 3, 3), RND(D, 69, 2, 3, 1, 1), RND(D, 70, 2), 0);
+        gradcheck(__LINE__, 1, cl, (ct_conv_options){0}, RND(D, 71, 2, 4, 3, 3), RND(D, 72, 4, 3, 1, 1), RND(D, 73, 3), 1);
+    }
+}
+
+int main(void) {
+    ct_t_init();
+    RUN(test_depthwise);
+    RUN(test_1x1);
+    return ct_t_summary();
+}
