@@ -27,9 +27,9 @@
                               (pthreads; ct_set_num_threads). A kernel never waits for a
                               worker that has not started, so a core taken by another
                               process costs at most the 1-thread time, not a stall
-     CTENSOR_OPENMP           CTENSOR_THREADS, plus OpenMP (-fopenmp) for the kernels not yet
-                              on the pool (reductions, some copies, nn's conv/pool/norm);
-                              the thread count follows omp_get_max_threads()
+     CTENSOR_OPENMP           CTENSOR_THREADS with the thread count from OpenMP (-fopenmp):
+                              omp_get_max_threads(), so OMP_NUM_THREADS and
+                              omp_set_num_threads apply; no kernel opens an OpenMP region
      CTENSOR_MAX_DIMS         maximum rank (default 8); it changes ct_tensor, so it must be
                               the same in every file of a program (checked when linking)
      CTENSOR_DEBUG            extra checks: scope misuse is reported with file:line
@@ -383,7 +383,9 @@ CTENSOR_API void ct_thread_cleanup(void);
    n >= 1 sets the count, n <= 0 returns to the default (CT_NUM_THREADS or
    OMP_NUM_THREADS, else the online CPUs; under CTENSOR_OPENMP omp_get_max_threads()).
    Kernels run on one pool of n - 1 worker threads beside the calling thread, and a
-   kernel never waits for a worker that has not started (see "the thread pool"). */
+   kernel never waits for a worker that has not started (see "the thread pool").
+   With n > 1 and OpenBLAS as the CBLAS, ctensor sets OpenBLAS to one thread (its
+   fork-join threads stall beside a busy core) and splits large products itself. */
 CTENSOR_API void ct_set_num_threads(int n);
 CTENSOR_API int ct_get_num_threads(void);
 /* Frees a buffer ctensor made and handed over: the *data of ct_save_npy_mem,
@@ -5466,7 +5468,7 @@ static void ct__par_for(int64_t n, int64_t grain, ct__par_fn fn, void *ctx) {
 CTENSOR_API void ct_set_num_threads(int n) {
     __atomic_store_n(&ct__nthreads_set, n > 0 ? n : 0, __ATOMIC_RELAXED);
 #ifdef CTENSOR_OPENMP
-    if (n > 0) omp_set_num_threads(n);   /* the kernels still on OpenMP follow it */
+    if (n > 0) omp_set_num_threads(n);   /* the user's OpenMP code sees the same count */
 #endif
 }
 CTENSOR_API int ct_get_num_threads(void) {
@@ -8167,12 +8169,6 @@ static CT__UNUSED void ct__rrun(int64_t n, int par, ct__par_fn fn, void *ctx) {
     if (par) ct__par_for(n, 1, fn, ctx);
     else if (n > 0) fn(ctx, 0, n);
 }
-/* ctensor_nn.h's loops not yet on the pool (OpenMP when ct__par) */
-#ifdef CTENSOR_OPENMP
-#  define CT__RPAR_FOR _Pragma("omp parallel for schedule(static) if(ct__par)")
-#else
-#  define CT__RPAR_FOR
-#endif
 
 /* ---- layouts: an input seen as [O][K][NI], K the elements reduced into one output ----
    Kernels of this family read the input through this view and write contiguous
@@ -13606,8 +13602,31 @@ CT__GEMM_BLAS(f64, double, cblas_dgemm)
         ct__gemm_builtin_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc);             \
     }
 #ifdef CTENSOR_BLAS
+/* Which GEMM is faster here. The built-in kernel is compiled for the build's vectors;
+   OpenBLAS picks its kernels at run time by CPU model, and 0.3.21 (Debian 12) runs
+   AVX2 kernels on CPUs it does not know (AMD Zen 4/5): 126 GFLOP/s against the
+   built-in AVX-512 kernel's 225 on one core here. So in an AVX-512 build the built-in
+   GEMM is used unless OpenBLAS reports an AVX-512 core (SkylakeX, Cooperlake,
+   SapphireRapids). Other CBLAS libraries are trusted. CTENSOR_PREFER_BLAS_GEMM always
+   uses the BLAS. */
+#if defined(__AVX512F__) && !defined(CTENSOR_PREFER_BLAS_GEMM) && !defined(CTENSOR_NO_SIMD) && \
+    (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__)
+extern char *openblas_get_corename(void) __attribute__((weak));
+static int ct__blas_gemm_ok(void) {
+    static int ok = -1;
+    int v = __atomic_load_n(&ok, __ATOMIC_RELAXED);
+    if (v < 0) {
+        const char *c = openblas_get_corename ? openblas_get_corename() : NULL;
+        v = !c || strstr(c, "SkylakeX") || strstr(c, "Cooperlake") || strstr(c, "SapphireRapids") ? 1 : 0;
+        __atomic_store_n(&ok, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+#else
+static int ct__blas_gemm_ok(void) { return 1; }
+#endif
 #  define CT__GEMM_TRY_BLAS(SUF)                                                                   \
-    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL &&                                       \
+    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL && ct__blas_gemm_ok() &&                 \
         ct__gemm_blas_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc)) return;
 #else
 #  define CT__GEMM_TRY_BLAS(SUF)

@@ -2153,11 +2153,6 @@ static void ct__nn_fill(ct_dtype dt, void *d, const void *v, int64_t n) {
     });
 }
 
-#ifdef CTENSOR_OPENMP
-#  define CT__CONV_TID omp_get_thread_num()
-#else
-#  define CT__CONV_TID 0
-#endif
 #ifndef CT__CONV_COLBLOCK
 #  define CT__CONV_COLBLOCK ((int64_t)1 << 17)
 #endif
@@ -2428,47 +2423,48 @@ enum { CT__CONV_FWD, CT__CONV_TRANSPOSE, CT__CONV_WEIGHT };
    out = Y, a = X, b = W; CT__CONV_TRANSPOSE: out = X, a = G, b = W; CT__CONV_WEIGHT:
    out = dW as [O][K], a = X, b = G. ws: per-thread workspace of wsz elements (the
    columns, and for CT__CONV_WEIGHT the accumulator of threads 1.. after them), nt threads. */
+typedef struct ct__conv_job {
+    int kind;
+    ct_dtype dt;
+    char *out, *ws;
+    const char *a, *b, *bias;
+    const ct__cgeo *g;
+    int64_t wsz, nt;
+} ct__conv_job;
+/* slots [lo, hi): slot t runs samples [t N / nt, (t + 1) N / nt) with workspace t */
+static void ct__conv_slots(void *c, int64_t lo, int64_t hi) {
+    const ct__conv_job *j = (const ct__conv_job *)c;
+    const ct__cgeo *g = j->g;
+    const int64_t es = ct__dt[j->dt].size, K = g->C / g->G * g->kh * g->kw, L = g->OH * g->OW;
+    for (int64_t t = lo; t < hi; t++) {
+        char *col = j->ws + es * t * j->wsz;
+        for (int64_t n = t * g->N / j->nt; n < (t + 1) * g->N / j->nt; n++)
+            for (int64_t grp = 0; grp < g->G; grp++) {
+                if (j->kind == CT__CONV_FWD) ct__conv2d_group(j->dt, j->out, col, j->a, j->b, j->bias, g, n, grp);
+                else if (j->kind == CT__CONV_TRANSPOSE) ct__conv_transpose2d_group(j->dt, j->out, col, j->a, j->b, j->bias, g, n, grp);
+                else ct__conv_weight_group(j->dt, t == 0 ? j->out : col + es * L * K, col, j->a, j->b, g, n, grp);
+            }
+    }
+}
 static void ct__conv_run(int kind, ct_dtype dt, void *out_, void *ws_, const void *a_, const void *b_, const void *bias_,
                          const ct__cgeo *g, int64_t wsz, int nt) {
-    const int64_t es = ct__dt[dt].size, Cg = g->C / g->G, K = Cg * g->kh * g->kw, L = g->OH * g->OW, N = g->N;
+    const int64_t es = ct__dt[dt].size, K = g->C / g->G * g->kh * g->kw, L = g->OH * g->OW;
     char *out = (char *)out_, *ws = (char *)ws_;
-    const char *a = (const char *)a_, *b = (const char *)b_, *bias = (const char *)bias_;
-    int64_t n;
-    (void)nt;
     if (kind == CT__CONV_WEIGHT) memset(out, 0, (size_t)(es * g->O * K));
-#ifdef CTENSOR_OPENMP
-#  pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-#endif
-    for (n = 0; n < N; n++) {
-        int tid = CT__CONV_TID;
-        char *col = ws + es * tid * wsz;
-        for (int64_t grp = 0; grp < g->G; grp++) {
-            if (kind == CT__CONV_FWD) ct__conv2d_group(dt, out, col, a, b, bias, g, n, grp);
-            else if (kind == CT__CONV_TRANSPOSE) ct__conv_transpose2d_group(dt, out, col, a, b, bias, g, n, grp);
-            else ct__conv_weight_group(dt, tid == 0 ? out : col + es * L * K, col, a, b, g, n, grp);
-        }
-    }
+    ct__conv_job j = {kind, dt, out, ws, (const char *)a_, (const char *)b_, (const char *)bias_, g, wsz, nt};
+    /* one chunk per slot: a thread that starts late leaves its slots to the others */
+    ct__par_for(nt, 1, ct__conv_slots, &j);
     if (kind == CT__CONV_WEIGHT)
         for (int t = 1; t < nt; t++) ct__nn_acc(dt, out, ws + es * (t * wsz + L * K), g->O * K);
 }
 /* ---- the parallel loop of this header's kernels ----
    ct__nn_par_for(n, grain, fn, ctx) runs fn(ctx, lo, hi) over [0, n) in chunks of
-   at least `grain` items: in parallel (OpenMP under CTENSOR_OPENMP) when there are
-   two chunks' worth of work, more than one thread and no enclosing parallel
-   region; else one call fn(ctx, 0, n). Every parallel loop of the convolution
+   at least `grain` items on ctensor.h's thread pool when there are two chunks' worth
+   of work, more than one thread and no enclosing parallel loop; else one call
+   fn(ctx, 0, n). Every parallel loop of the convolution
    kernels goes through it, so that one place decides how they are threaded. */
 static void ct__nn_par_for(int64_t n, int64_t grain, void (*fn)(void *, int64_t, int64_t), void *ctx) {
-    if (n <= 0) return;
-    if (grain < 1) grain = 1;
-#ifdef CTENSOR_OPENMP
-    if (n >= 2 * grain && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-        int64_t nc = CT__MIN(n / grain, (int64_t)omp_get_max_threads()), q = n / nc, r = n % nc, ci;
-#  pragma omp parallel for num_threads((int)nc) schedule(static)
-        for (ci = 0; ci < nc; ci++) fn(ctx, ci * q + CT__MIN(ci, r), (ci + 1) * q + CT__MIN(ci + 1, r));
-        return;
-    }
-#endif
-    fn(ctx, 0, n);
+    ct__par_for(n, grain, fn, ctx);   /* ctensor.h's pool */
 }
 
 /* [section: nn-conv-depthwise] */
@@ -2913,9 +2909,8 @@ static int ct__k_conv(ct__call *c) {
     }
     int64_t Cg = g.C / g.G, K = Cg * g.kh * g.kw, L = g.OH * g.OW;
     int nt = 1, rc = -1;
-#ifdef CTENSOR_OPENMP
-    if (g.N > 1 && !omp_in_parallel() && g.N * g.O * K * L >= CT__GEMM_PAR) nt = (int)CT__MIN((int64_t)omp_get_max_threads(), g.N);
-#endif
+    /* slots of samples, one workspace each: twice the threads (a late thread takes fewer) */
+    if (g.N > 1 && g.N * g.O * K * L >= CT__GEMM_PAR && ct__par_threads() > 1) nt = (int)CT__MIN((int64_t)2 * ct__par_threads(), g.N);
     int64_t wsz = K * L + (kind == CT__CONV_WEIGHT ? g.O * K : 0);
     void *ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1));
     if (!ws) {
@@ -3332,19 +3327,29 @@ static CT__NOINLINE void ct__pool_plane(int kind, ct_dtype dt, char *out, const 
 }
 /* One pooling op over the N x C planes of 4-D tensors (data and strides; oind has
    out's strides); the backward ops accumulate: their out must be zeroed. */
+typedef struct ct__pool_job {
+    int kind;
+    ct_dtype dt;
+    char *out;
+    const int64_t *os, *is, *iind, *iis;
+    int64_t *oind;
+    const char *in;
+    int64_t C;
+    const ct__pgeo *g;
+} ct__pool_job;
+static void ct__pool_planes(void *c, int64_t lo, int64_t hi) {
+    const ct__pool_job *j = (const ct__pool_job *)c;
+    const int64_t es = ct__dt[j->dt].size, *os = j->os, *is = j->is, *iis = j->iis;
+    for (int64_t p = lo; p < hi; p++) {
+        int64_t n = p / j->C, ch = p % j->C;
+        ct__pool_plane(j->kind, j->dt, j->out + es * (n * os[0] + ch * os[1]), os, j->oind ? j->oind + n * os[0] + ch * os[1] : NULL,
+                       j->in + es * (n * is[0] + ch * is[1]), is, j->iind ? j->iind + n * iis[0] + ch * iis[1] : NULL, iis, j->g);
+    }
+}
 static void ct__pool_run(int kind, ct_dtype dt, void *out, const int64_t *os, int64_t *oind, const void *in, const int64_t *is,
                          const int64_t *iind, const int64_t *iis, int64_t N, int64_t C, int par, const ct__pgeo *g) {
-    const int64_t es = ct__dt[dt].size, P = N * C;
-    int64_t p;
-    (void)par;
-#ifdef CTENSOR_OPENMP
-#  pragma omp parallel for schedule(static) if (par && P > 1 && !omp_in_parallel())
-#endif
-    for (p = 0; p < P; p++) {
-        int64_t n = p / C, ch = p % C;
-        ct__pool_plane(kind, dt, (char *)out + es * (n * os[0] + ch * os[1]), os, oind ? oind + n * os[0] + ch * os[1] : NULL,
-                       (const char *)in + es * (n * is[0] + ch * is[1]), is, iind ? iind + n * iis[0] + ch * iis[1] : NULL, iis, g);
-    }
+    ct__pool_job j = {kind, dt, (char *)out, os, is, iind, iis, oind, (const char *)in, C, g};
+    ct__par_for(N * C, par ? 1 : N * C, ct__pool_planes, &j);
 }
 
 static int ct__k_pool(ct__call *c) {
@@ -4189,6 +4194,69 @@ static void ct__rs_bwd_slice(const ct__rs_job *j, ct__rs_ws *ws, const char *g, 
 #ifndef CT__RS_PAR
 #  define CT__RS_PAR ((int64_t)1 << 15)   /* output elements worth a thread */
 #endif
+typedef struct {
+    int bw;
+    int dims;
+    const ct_tensor * tin;
+    const ct_tensor * tout;
+    int cl;
+    ct__rs_job j;
+    int64_t C;
+    size_t es;
+    int64_t nb;
+    int64_t nouter;
+    size_t rowb;
+    size_t planeb;
+    size_t wsb;
+    char * sp_;
+    char * dp_;
+    int * oomp;
+} ct__k_upsample_c;
+static void ct__k_upsample_tasks(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_upsample_c *q_ = (const ct__k_upsample_c *)c_;
+    int bw = q_->bw; (void)bw;
+    int dims = q_->dims; (void)dims;
+    const ct_tensor * tin = q_->tin; (void)tin;
+    const ct_tensor * tout = q_->tout; (void)tout;
+    int cl = q_->cl; (void)cl;
+    ct__rs_job j = q_->j; (void)j;
+    int64_t C = q_->C; (void)C;
+    size_t es = q_->es; (void)es;
+    int64_t nb = q_->nb; (void)nb;
+    int64_t nouter = q_->nouter; (void)nouter;
+    size_t rowb = q_->rowb; (void)rowb;
+    size_t planeb = q_->planeb; (void)planeb;
+    size_t wsb = q_->wsb; (void)wsb;
+    char * sp_ = q_->sp_; (void)sp_;
+    char * dp_ = q_->dp_; (void)dp_;
+    int * oomp = q_->oomp; (void)oomp;
+    {
+        ct__rs_ws ws;
+        char *buf = wsb ? (char *)CT_MALLOC(wsb) : NULL;
+        if (wsb && !buf) {
+            __atomic_store_n(oomp, 1, __ATOMIC_RELAXED);
+        }
+        for (int q = 0; q < 4; q++) {
+            ws.row[q] = buf && q < j.d[1].K ? buf + rowb * (size_t)q : NULL;
+            ws.plane[q] = buf && q < j.d[0].K ? buf + rowb * (size_t)j.d[1].K + planeb * (size_t)q : NULL;
+        }
+        for (int64_t t = lo_; t < hi_; t++) {
+            if (wsb && !buf) continue;
+            int64_t s = bw ? t : t / nb, blk = bw ? 0 : t % nb;
+            int64_t n = cl ? s : s / C, ch = cl ? 0 : s % C;
+            const char *in_base = CT__RS_AT(bw ? dp_ : sp_, n * tin->strides[0] + ch * tin->strides[1], es);
+            char *out_base = CT__RS_AT(bw ? sp_ : dp_, n * tout->strides[0] + ch * tout->strides[1], es);
+            if (bw) {
+                ct__rs_bwd_slice(&j, &ws, out_base, (char *)in_base);
+            } else {
+                int64_t b0 = blk * nouter / nb, b1 = (blk + 1) * nouter / nb;
+                if (dims == 1) { b0 = 0; b1 = 1; }
+                ct__rs_fwd_slice(&j, &ws, in_base, out_base, b0, b1);
+            }
+        }
+        CT_FREE(buf);
+    }
+}
 static int ct__k_upsample(ct__call *c) {
     int k = ct__ups_local(c->op), bw = k & 1, dims = ct__ups_info[k >> 1].dims, mode = ct__ups_info[k >> 1].mode;
     const ct__attrs *a = c->a;
@@ -4247,52 +4315,17 @@ static int ct__k_upsample(ct__call *c) {
     int outer = j.d[0].K ? 0 : 1;   /* the dim blocks run over: D (3-D) or H */
     int64_t nouter = j.d[outer].out, nb = 1;
     int nt = 1;
-#ifdef CTENSOR_OPENMP
-    int par = ct_numel(dst) >= CT__RS_PAR && omp_get_max_threads() > 1 && !omp_in_parallel();
-    if (par) nt = omp_get_max_threads();
-#endif
+    if (ct_numel(dst) >= CT__RS_PAR) nt = ct__par_threads();
     if (!bw && nt > 1 && nslices < 4 * nt && dims >= 2) nb = CT__MIN(nouter, (4 * nt + nslices - 1) / nslices);
     int64_t ntask = bw ? nslices : nslices * nb;
     size_t rowb = (size_t)(j.d[2].out * G) * es, planeb = rowb * (size_t)j.d[1].out;
     size_t wsb = rowb * (size_t)j.d[1].K + (j.d[0].K ? planeb * (size_t)j.d[0].K : 0);
     int oom = 0;
     char *sp_ = ct__ptr(src), *dp_ = ct__ptr(dst);
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
-    {
-        ct__rs_ws ws;
-        char *buf = wsb ? (char *)CT_MALLOC(wsb) : NULL;
-        if (wsb && !buf) {
-#ifdef CTENSOR_OPENMP
-#pragma omp atomic write
-#endif
-            oom = 1;
-        }
-        for (int q = 0; q < 4; q++) {
-            ws.row[q] = buf && q < j.d[1].K ? buf + rowb * (size_t)q : NULL;
-            ws.plane[q] = buf && q < j.d[0].K ? buf + rowb * (size_t)j.d[1].K + planeb * (size_t)q : NULL;
-        }
-        int64_t t;
-#ifdef CTENSOR_OPENMP
-#pragma omp for schedule(static)
-#endif
-        for (t = 0; t < ntask; t++) {
-            if (wsb && !buf) continue;
-            int64_t s = bw ? t : t / nb, blk = bw ? 0 : t % nb;
-            int64_t n = cl ? s : s / C, ch = cl ? 0 : s % C;
-            const char *in_base = CT__RS_AT(bw ? dp_ : sp_, n * tin->strides[0] + ch * tin->strides[1], es);
-            char *out_base = CT__RS_AT(bw ? sp_ : dp_, n * tout->strides[0] + ch * tout->strides[1], es);
-            if (bw) {
-                ct__rs_bwd_slice(&j, &ws, out_base, (char *)in_base);
-            } else {
-                int64_t b0 = blk * nouter / nb, b1 = (blk + 1) * nouter / nb;
-                if (dims == 1) { b0 = 0; b1 = 1; }
-                ct__rs_fwd_slice(&j, &ws, in_base, out_base, b0, b1);
-            }
-        }
-        CT_FREE(buf);
-    }
+int *oomp = &oom;
+    ct__k_upsample_c q_ = {bw, dims, tin, tout, cl, j, C, es, nb, nouter, rowb, planeb, wsb, sp_, dp_, oomp};
+    ct__par_for(ntask, nt > 1 ? 1 : ntask, ct__k_upsample_tasks, &q_);
+
     CT_FREE(tab);
     if (oom) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
     return 0;
@@ -4991,61 +5024,58 @@ static int ct__meta_grid_sampler(ct__call *c) {
     }
     return 0;
 }
-static int ct__k_grid_sampler(ct__call *c) {
-    int d3 = ct__gs_is3d(c->op), bw = ct__gs_isbw(c->op);
-    const ct_tensor *x = c->in[bw ? 1 : 0], *gr = c->in[bw ? 2 : 1], *gy = bw ? c->in[0] : NULL;
-    ct_tensor *y = c->out[0], *gg = bw ? c->out[1] : NULL;
+typedef struct {
+    int bw;
+    const ct_tensor * x;
+    const ct_tensor * gr;
+    const ct_tensor * gy;
+    ct_tensor * y;
+    ct_tensor * gg;
     ct__gs_geo g;
-    g.nsp = d3 ? 3 : 2;
-    g.interp = (int)c->a->i[0];
-    g.pad = (int)c->a->i[1];
-    g.align = (c->a->flags & 1) != 0;
-    g.f32 = x->dtype == CT_FLOAT32;
-    g.N = x->shape[0];
-    g.C = x->shape[1];
-    int64_t IP = 1, P = 1;
-    for (int q = 0; q < g.nsp; q++) { g.in[q] = x->shape[2 + q]; g.out[q] = gr->shape[1 + q]; IP *= g.in[q]; P *= g.out[q]; }
-    g.K = g.interp == 1 ? 1 : g.interp == 2 ? 16 : (1 << g.nsp);
-    size_t es = g.f32 ? 4 : 8;
-    int want_gi = bw && (c->a->flags & 2), want_gg = bw && (c->a->flags & 4);
-    if (bw) {
-        memset(ct__ptr(y), 0, (size_t)ct_numel(y) * es);
-        memset(ct__ptr(gg), 0, (size_t)ct_numel(gg) * es);
-    }
-    if (g.N == 0 || P == 0 || g.C == 0) return 0;
-    /* plane offsets: in x (any strides) and, for grad_input, in a contiguous plane */
-    int64_t xst[3], cst[3] = {1, g.in[g.nsp - 1], g.in[g.nsp - 1] * (g.nsp == 3 ? g.in[1] : 1)};
-    int same = 1;
-    for (int q = 0; q < g.nsp; q++) { xst[q] = x->strides[x->ndim - 1 - q]; same &= xst[q] == cst[q] || g.in[g.nsp - 1 - q] == 1; }
-    int64_t nchunk = (P + CT__GS_CHUNK - 1) / CT__GS_CHUNK, ntask = bw ? g.N : g.N * nchunk;
-    int K = g.K, oom = 0, nt = 1;
-#ifdef CTENSOR_OPENMP
-    if ((int64_t)K * P * g.C * g.N >= CT__RS_PAR && omp_get_max_threads() > 1 && !omp_in_parallel()) nt = omp_get_max_threads();
-#endif
-    /* per thread, per block of points: offsets (2 sets), weights and derivatives (double, then T),
-       gradient sums, the coordinates' factors, grad_output offsets */
-    size_t per = (size_t)CT__GS_CHUNK * ((size_t)K * (8 + 8 + 8 + 24 + es + 3 * es) + 3 * 8 + 3 * 8 + 8);
-    (void)nt;
-#ifdef CTENSOR_OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
+    int64_t IP;
+    int64_t P;
+    size_t es;
+    int want_gi;
+    int want_gg;
+    const int64_t * xst;
+    const int64_t * cst;
+    int same;
+    int64_t nchunk;
+    int K;
+    size_t per;
+    int * oomp;
+} ct__k_grid_sampler_c;
+static void ct__k_grid_sampler_tasks(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_grid_sampler_c *q_ = (const ct__k_grid_sampler_c *)c_;
+    int bw = q_->bw; (void)bw;
+    const ct_tensor * x = q_->x; (void)x;
+    const ct_tensor * gr = q_->gr; (void)gr;
+    const ct_tensor * gy = q_->gy; (void)gy;
+    ct_tensor * y = q_->y; (void)y;
+    ct_tensor * gg = q_->gg; (void)gg;
+    ct__gs_geo g = q_->g; (void)g;
+    int64_t IP = q_->IP; (void)IP;
+    int64_t P = q_->P; (void)P;
+    size_t es = q_->es; (void)es;
+    int want_gi = q_->want_gi; (void)want_gi;
+    int want_gg = q_->want_gg; (void)want_gg;
+    const int64_t * xst = q_->xst; (void)xst;
+    const int64_t * cst = q_->cst; (void)cst;
+    int same = q_->same; (void)same;
+    int64_t nchunk = q_->nchunk; (void)nchunk;
+    int K = q_->K; (void)K;
+    size_t per = q_->per; (void)per;
+    int * oomp = q_->oomp; (void)oomp;
     {
         char *buf = (char *)CT_MALLOC(per);
         if (!buf) {
-#ifdef CTENSOR_OPENMP
-#pragma omp atomic write
-#endif
-            oom = 1;
+            __atomic_store_n(oomp, 1, __ATOMIC_RELAXED);
         }
         int64_t *off = (int64_t *)buf, *off2 = off + CT__GS_CHUNK * K, *gyo = off2 + CT__GS_CHUNK * K;
         double *w = (double *)(gyo + CT__GS_CHUNK), *dw = w + CT__GS_CHUNK * K, *mult = dw + CT__GS_CHUNK * K * 3;
         double *gsum = mult + CT__GS_CHUNK * 3;
         char *wt = (char *)(gsum + CT__GS_CHUNK * 3), *dwt = wt + (size_t)CT__GS_CHUNK * K * es;
-        int64_t t;
-#ifdef CTENSOR_OPENMP
-#pragma omp for schedule(static)
-#endif
-        for (t = 0; t < ntask; t++) {
+        for (int64_t t = lo_; t < hi_; t++) {
             if (!buf) continue;
             int64_t n = bw ? t : t / nchunk;
             int64_t c0 = bw ? 0 : t % nchunk, c1 = bw ? nchunk : c0 + 1;
@@ -5093,6 +5123,44 @@ static int ct__k_grid_sampler(ct__call *c) {
         }
         CT_FREE(buf);
     }
+}
+static int ct__k_grid_sampler(ct__call *c) {
+    int d3 = ct__gs_is3d(c->op), bw = ct__gs_isbw(c->op);
+    const ct_tensor *x = c->in[bw ? 1 : 0], *gr = c->in[bw ? 2 : 1], *gy = bw ? c->in[0] : NULL;
+    ct_tensor *y = c->out[0], *gg = bw ? c->out[1] : NULL;
+    ct__gs_geo g;
+    g.nsp = d3 ? 3 : 2;
+    g.interp = (int)c->a->i[0];
+    g.pad = (int)c->a->i[1];
+    g.align = (c->a->flags & 1) != 0;
+    g.f32 = x->dtype == CT_FLOAT32;
+    g.N = x->shape[0];
+    g.C = x->shape[1];
+    int64_t IP = 1, P = 1;
+    for (int q = 0; q < g.nsp; q++) { g.in[q] = x->shape[2 + q]; g.out[q] = gr->shape[1 + q]; IP *= g.in[q]; P *= g.out[q]; }
+    g.K = g.interp == 1 ? 1 : g.interp == 2 ? 16 : (1 << g.nsp);
+    size_t es = g.f32 ? 4 : 8;
+    int want_gi = bw && (c->a->flags & 2), want_gg = bw && (c->a->flags & 4);
+    if (bw) {
+        memset(ct__ptr(y), 0, (size_t)ct_numel(y) * es);
+        memset(ct__ptr(gg), 0, (size_t)ct_numel(gg) * es);
+    }
+    if (g.N == 0 || P == 0 || g.C == 0) return 0;
+    /* plane offsets: in x (any strides) and, for grad_input, in a contiguous plane */
+    int64_t xst[3], cst[3] = {1, g.in[g.nsp - 1], g.in[g.nsp - 1] * (g.nsp == 3 ? g.in[1] : 1)};
+    int same = 1;
+    for (int q = 0; q < g.nsp; q++) { xst[q] = x->strides[x->ndim - 1 - q]; same &= xst[q] == cst[q] || g.in[g.nsp - 1 - q] == 1; }
+    int64_t nchunk = (P + CT__GS_CHUNK - 1) / CT__GS_CHUNK, ntask = bw ? g.N : g.N * nchunk;
+    int K = g.K, oom = 0, nt = 1;
+    if ((int64_t)K * P * g.C * g.N >= CT__RS_PAR) nt = ct__par_threads();
+    /* per thread, per block of points: offsets (2 sets), weights and derivatives (double, then T),
+       gradient sums, the coordinates' factors, grad_output offsets */
+    size_t per = (size_t)CT__GS_CHUNK * ((size_t)K * (8 + 8 + 8 + 24 + es + 3 * es) + 3 * 8 + 3 * 8 + 8);
+    (void)nt;
+int *oomp = &oom;
+    ct__k_grid_sampler_c q_ = {bw, x, gr, gy, y, gg, g, IP, P, es, want_gi, want_gg, xst, cst, same, nchunk, K, per, oomp};
+    ct__par_for(ntask, nt > 1 ? 1 : ntask, ct__k_grid_sampler_tasks, &q_);
+
     if (oom) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
     return 0;
 }
@@ -5349,16 +5417,45 @@ static double *ct__nrm_scratch(const char *name, int64_t nd, int64_t ne, size_t 
 
 /* batch_norm's training forward. x, y: [N][C][HW], or [N*HW][C] when cl; out: y,
    mean, invstd and the unbiased variance (per channel). */
-static int ct__bn_fwd(ct_dtype dt, void *y_, void *mean, void *invstd, void *uvar, const void *x_, const void *w, const void *b,
-                      int64_t N, int64_t C, int64_t HW, int cl, double eps) {
-    const int64_t es = ct__dt[dt].size, M = N * HW;
-    char *y = (char *)y_;
-    const char *x = (const char *)x_;
-    if (!cl) {
-        int ct__par = ct__rpar(M * C) && C > 1;
-        (void)ct__par;
-        CT__RPAR_FOR
-        for (int64_t c = 0; c < C; c++) {
+typedef struct {
+    ct_dtype dt;
+    void * y_;
+    void * mean;
+    void * invstd;
+    void * uvar;
+    const void * x_;
+    const void * w;
+    const void * b;
+    int64_t N;
+    int64_t C;
+    int64_t HW;
+    int cl;
+    double eps;
+    int64_t es;
+    int64_t M;
+    char * y;
+    const char * x;
+} ct__bn_fwd_c1;
+static void ct__bn_fwd_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__bn_fwd_c1 *q_ = (const ct__bn_fwd_c1 *)c_;
+    ct_dtype dt = q_->dt; (void)dt;
+    void * y_ = q_->y_; (void)y_;
+    void * mean = q_->mean; (void)mean;
+    void * invstd = q_->invstd; (void)invstd;
+    void * uvar = q_->uvar; (void)uvar;
+    const void * x_ = q_->x_; (void)x_;
+    const void * w = q_->w; (void)w;
+    const void * b = q_->b; (void)b;
+    int64_t N = q_->N; (void)N;
+    int64_t C = q_->C; (void)C;
+    int64_t HW = q_->HW; (void)HW;
+    int cl = q_->cl; (void)cl;
+    double eps = q_->eps; (void)eps;
+    int64_t es = q_->es; (void)es;
+    int64_t M = q_->M; (void)M;
+    char * y = q_->y; (void)y;
+    const char * x = q_->x; (void)x;
+    for (int64_t c = (int64_t)lo_; c < hi_; c++) {
             double s = 0, q = 0;
             for (int64_t n = 0; n < N; n++) s += ct__nrm_sum(dt, x + es * (n * C + c) * HW, HW);
             double mu = M ? s / (double)M : 0.0, muT = ct__nn_round(dt, mu);
@@ -5378,6 +5475,16 @@ static int ct__bn_fwd(ct_dtype dt, void *y_, void *mean, void *invstd, void *uva
                 }
             });
         }
+}
+static int ct__bn_fwd(ct_dtype dt, void *y_, void *mean, void *invstd, void *uvar, const void *x_, const void *w, const void *b,
+                      int64_t N, int64_t C, int64_t HW, int cl, double eps) {
+    const int64_t es = ct__dt[dt].size, M = N * HW;
+    char *y = (char *)y_;
+    const char *x = (const char *)x_;
+    if (!cl) {
+        int ct__par = ct__rpar(M * C) && C > 1;
+        (void)ct__par;
+        ct__bn_fwd_c1 q1_ = {dt, y_, mean, invstd, uvar, x_, w, b, N, C, HW, cl, eps, es, M, y, x}; ct__rrun(C, ct__par, ct__bn_fwd_b1, &q1_);
         return 0;
     }
     char *al;
@@ -5416,16 +5523,47 @@ static int ct__bn_fwd(ct_dtype dt, void *y_, void *mean, void *invstd, void *uva
 }
 /* batch_norm's backward (layouts as the forward's):
    gx = (gy - mean(gy) - (x - mu) * invstd^2 * mean(gy * (x - mu))) * invstd * w */
-static int ct__bn_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy_, const void *x_, const void *w, const void *mean,
-                      const void *invstd, int64_t N, int64_t C, int64_t HW, int cl) {
-    const int64_t es = ct__dt[dt].size, M = N * HW;
-    char *gx = (char *)gx_;
-    const char *gy = (const char *)gy_, *x = (const char *)x_;
-    if (!cl) {
-        int ct__par = ct__rpar(M * C) && C > 1;
-        (void)ct__par;
-        CT__RPAR_FOR
-        for (int64_t c = 0; c < C; c++) {
+typedef struct {
+    ct_dtype dt;
+    void * gx_;
+    void * gw;
+    void * gb;
+    const void * gy_;
+    const void * x_;
+    const void * w;
+    const void * mean;
+    const void * invstd;
+    int64_t N;
+    int64_t C;
+    int64_t HW;
+    int cl;
+    int64_t es;
+    int64_t M;
+    char * gx;
+    const char * gy;
+    const char * x;
+} ct__bn_bwd_c1;
+static void ct__bn_bwd_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__bn_bwd_c1 *q_ = (const ct__bn_bwd_c1 *)c_;
+    ct_dtype dt = q_->dt; (void)dt;
+    void * gx_ = q_->gx_; (void)gx_;
+    void * gw = q_->gw; (void)gw;
+    void * gb = q_->gb; (void)gb;
+    const void * gy_ = q_->gy_; (void)gy_;
+    const void * x_ = q_->x_; (void)x_;
+    const void * w = q_->w; (void)w;
+    const void * mean = q_->mean; (void)mean;
+    const void * invstd = q_->invstd; (void)invstd;
+    int64_t N = q_->N; (void)N;
+    int64_t C = q_->C; (void)C;
+    int64_t HW = q_->HW; (void)HW;
+    int cl = q_->cl; (void)cl;
+    int64_t es = q_->es; (void)es;
+    int64_t M = q_->M; (void)M;
+    char * gx = q_->gx; (void)gx;
+    const char * gy = q_->gy; (void)gy;
+    const char * x = q_->x; (void)x;
+    for (int64_t c = (int64_t)lo_; c < hi_; c++) {
             double sg = 0, dot = 0, mu = ct__nn_ld(dt, mean, c), is = ct__nn_ld(dt, invstd, c), muT = mu;
             for (int64_t n = 0; n < N; n++) {
                 const char *g = gy + es * (n * C + c) * HW, *p = x + es * (n * C + c) * HW;
@@ -5446,6 +5584,16 @@ static int ct__bn_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy
                 }
             });
         }
+}
+static int ct__bn_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy_, const void *x_, const void *w, const void *mean,
+                      const void *invstd, int64_t N, int64_t C, int64_t HW, int cl) {
+    const int64_t es = ct__dt[dt].size, M = N * HW;
+    char *gx = (char *)gx_;
+    const char *gy = (const char *)gy_, *x = (const char *)x_;
+    if (!cl) {
+        int ct__par = ct__rpar(M * C) && C > 1;
+        (void)ct__par;
+        ct__bn_bwd_c1 q1_ = {dt, gx_, gw, gb, gy_, x_, w, mean, invstd, N, C, HW, cl, es, M, gx, gy, x}; ct__rrun(C, ct__par, ct__bn_bwd_b1, &q1_);
         return 0;
     }
     char *co;
@@ -5652,15 +5800,37 @@ static int ct__meta_ln(ct__call *c) {
     return 0;
 }
 /* layer_norm's forward over M rows of N: y, mean [M], rstd [M] from x, w [N], b [N] */
-static void ct__ln_fwd(ct_dtype dt, void *y_, void *mean, void *rstd, const void *x_, const void *w, const void *b, int64_t M,
-                       int64_t N, double eps) {
-    const int64_t es = ct__dt[dt].size;
-    char *y = (char *)y_;
-    const char *x = (const char *)x_;
-    int ct__par = ct__rpar(M * N) && M > 1;
-    (void)ct__par;
-    CT__RPAR_FOR
-    for (int64_t r = 0; r < M; r++) {
+typedef struct {
+    ct_dtype dt;
+    void * y_;
+    void * mean;
+    void * rstd;
+    const void * x_;
+    const void * w;
+    const void * b;
+    int64_t M;
+    int64_t N;
+    double eps;
+    int64_t es;
+    char * y;
+    const char * x;
+} ct__ln_fwd_c1;
+static void ct__ln_fwd_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__ln_fwd_c1 *q_ = (const ct__ln_fwd_c1 *)c_;
+    ct_dtype dt = q_->dt; (void)dt;
+    void * y_ = q_->y_; (void)y_;
+    void * mean = q_->mean; (void)mean;
+    void * rstd = q_->rstd; (void)rstd;
+    const void * x_ = q_->x_; (void)x_;
+    const void * w = q_->w; (void)w;
+    const void * b = q_->b; (void)b;
+    int64_t M = q_->M; (void)M;
+    int64_t N = q_->N; (void)N;
+    double eps = q_->eps; (void)eps;
+    int64_t es = q_->es; (void)es;
+    char * y = q_->y; (void)y;
+    const char * x = q_->x; (void)x;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
         const char *p = x + es * r * N;
         double mu = N ? ct__nrm_sum(dt, p, N) / (double)N : 0.0, muT = ct__nn_round(dt, mu);
         double v = ct__nrm_sumsq(dt, p, N, muT) - (double)N * (muT - mu) * (muT - mu);
@@ -5675,6 +5845,15 @@ static void ct__ln_fwd(ct_dtype dt, void *y_, void *mean, void *rstd, const void
         });
     }
 }
+static void ct__ln_fwd(ct_dtype dt, void *y_, void *mean, void *rstd, const void *x_, const void *w, const void *b, int64_t M,
+                       int64_t N, double eps) {
+    const int64_t es = ct__dt[dt].size;
+    char *y = (char *)y_;
+    const char *x = (const char *)x_;
+    int ct__par = ct__rpar(M * N) && M > 1;
+    (void)ct__par;
+    ct__ln_fwd_c1 q1_ = {dt, y_, mean, rstd, x_, w, b, M, N, eps, es, y, x}; ct__rrun(M, ct__par, ct__ln_fwd_b1, &q1_);
+}
 /* one row of layer_norm's input gradient (mu, rs: the row's saved mean and rstd); out
    of line, as the column sums' loop below is faster without it */
 static CT__NOINLINE void ct__ln_bwd_row(ct_dtype dt, void *o, const void *g, const void *p, const void *w, double mu, double rs, int64_t N) {
@@ -5687,6 +5866,44 @@ static CT__NOINLINE void ct__ln_bwd_row(ct_dtype dt, void *o, const void *g, con
     });
 }
 /* layer_norm's backward: gx, gw [N], gb [N] from gy, x, w, mean [M], rstd [M] */
+typedef struct {
+    ct_dtype dt;
+    void * gx_;
+    void * gw;
+    void * gb;
+    const void * gy_;
+    const void * x_;
+    const void * w;
+    const void * mean;
+    const void * rstd;
+    int64_t M;
+    int64_t N;
+    int64_t es;
+    char * gx;
+    const char * gy;
+    const char * x;
+} ct__ln_bwd_c1;
+static void ct__ln_bwd_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__ln_bwd_c1 *q_ = (const ct__ln_bwd_c1 *)c_;
+    ct_dtype dt = q_->dt; (void)dt;
+    void * gx_ = q_->gx_; (void)gx_;
+    void * gw = q_->gw; (void)gw;
+    void * gb = q_->gb; (void)gb;
+    const void * gy_ = q_->gy_; (void)gy_;
+    const void * x_ = q_->x_; (void)x_;
+    const void * w = q_->w; (void)w;
+    const void * mean = q_->mean; (void)mean;
+    const void * rstd = q_->rstd; (void)rstd;
+    int64_t M = q_->M; (void)M;
+    int64_t N = q_->N; (void)N;
+    int64_t es = q_->es; (void)es;
+    char * gx = q_->gx; (void)gx;
+    const char * gy = q_->gy; (void)gy;
+    const char * x = q_->x; (void)x;
+    for (int64_t r = (int64_t)lo_; r < hi_; r++) {
+            ct__ln_bwd_row(dt, gx + es * r * N, gy + es * r * N, x + es * r * N, w, ct__nn_ld(dt, mean, r), ct__nn_ld(dt, rstd, r), N);
+        }
+}
 static int ct__ln_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy_, const void *x_, const void *w, const void *mean,
                       const void *rstd, int64_t M, int64_t N) {
     const int64_t es = ct__dt[dt].size;
@@ -5697,9 +5914,7 @@ static int ct__ln_bwd(ct_dtype dt, void *gx_, void *gw, void *gb, const void *gy
     if (!acc) return -1;
     for (int64_t j = 0; j < 2 * N; j++) acc[j] = 0;
     if (ct__par) {
-        CT__RPAR_FOR
-        for (int64_t r = 0; r < M; r++)
-            ct__ln_bwd_row(dt, gx + es * r * N, gy + es * r * N, x + es * r * N, w, ct__nn_ld(dt, mean, r), ct__nn_ld(dt, rstd, r), N);
+        ct__ln_bwd_c1 q1_ = {dt, gx_, gw, gb, gy_, x_, w, mean, rstd, M, N, es, gx, gy, x}; ct__rrun(M, ct__par, ct__ln_bwd_b1, &q1_);
     }
     /* column sums (grad_weight, grad_bias): blocks of 32 rows in the dtype, added up
        in double; one pass with the rows' gx when single-threaded */
@@ -6533,6 +6748,34 @@ static double ct__ce_lse_f64(const double *xr, int64_t C) {
     for (int64_t k = 0; k < C; k++) s += exp(xr[k] - m);
     return m + log(s);
 }
+typedef struct {
+    const int64_t * tp;
+    int64_t ign;
+    double * rows;
+    int f64;
+    const char * xp;
+    int64_t C;
+} ct__k_ce_fused_c1;
+static void ct__k_ce_fused_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_ce_fused_c1 *q_ = (const ct__k_ce_fused_c1 *)c_;
+    const int64_t * tp = q_->tp; (void)tp;
+    int64_t ign = q_->ign; (void)ign;
+    double * rows = q_->rows; (void)rows;
+    int f64 = q_->f64; (void)f64;
+    const char * xp = q_->xp; (void)xp;
+    int64_t C = q_->C; (void)C;
+    for (int64_t i = (int64_t)lo_; i < hi_; i++) {
+            int64_t ti = tp[i];
+            if (ti == ign) { rows[i] = 0.0; continue; }
+            if (f64) {
+                const double *xr = (const double *)xp + i * C;
+                rows[i] = ct__ce_lse_f64(xr, C) - xr[ti];
+            } else {
+                const float *xr = (const float *)xp + i * C;
+                rows[i] = ct__ce_lse_f32(xr, C) - (double)xr[ti];
+            }
+        }
+}
 static int ct__k_ce_fused(ct__call *c) {
     ct_tensor *x = ct__contig_ref(c->in[0]), *t = x ? ct__contig_ref(c->in[1]) : NULL;
     int rc = -1;
@@ -6548,18 +6791,7 @@ static int ct__k_ce_fused(ct__call *c) {
         const char *xp = ct__ptr(x);
         int ct__par = ct__rpar(N * C) && N > 1;
         (void)ct__par;
-        CT__RPAR_FOR
-        for (int64_t i = 0; i < N; i++) {
-            int64_t ti = tp[i];
-            if (ti == ign) { rows[i] = 0.0; continue; }
-            if (f64) {
-                const double *xr = (const double *)xp + i * C;
-                rows[i] = ct__ce_lse_f64(xr, C) - xr[ti];
-            } else {
-                const float *xr = (const float *)xp + i * C;
-                rows[i] = ct__ce_lse_f32(xr, C) - (double)xr[ti];
-            }
-        }
+        ct__k_ce_fused_c1 q1_ = {tp, ign, rows, f64, xp, C}; ct__rrun(N, ct__par, ct__k_ce_fused_b1, &q1_);
         char *op = ct__ptr(c->out[0]);
         if (red == CT__RED_NONE) {
             for (int64_t i = 0; i < N; i++) {
@@ -6612,26 +6844,29 @@ static int ct__meta_ce_fused_bw(ct__call *c) {
     c->cdt = x->dtype;
     return 0;
 }
-static int ct__k_ce_fused_bw(ct__call *c) {
-    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *t = x ? ct__contig_ref(c->in[2]) : NULL;
-    int rc = -1;
-    if (!g || !x || !t) goto done;
-    {
-        int64_t N = x->shape[0], C = x->shape[1], ign = c->a->i[0], count = 0;
-        int red = c->a->mode, f64 = x->dtype == CT_FLOAT64;
-        const int64_t *tp = (const int64_t *)ct__ptr(t);
-        const char *xp = ct__ptr(x), *gp = ct__ptr(g);
-        char *op = ct__ptr(c->out[0]);
-        double gs = 0.0;
-        for (int64_t i = 0; i < N; i++) count += tp[i] != ign;
-        if (red != CT__RED_NONE) {
-            gs = f64 ? *(const double *)gp : (double)*(const float *)gp;
-            if (red == CT__RED_MEAN) gs /= (double)(count > 0 ? count : 1);
-        }
-        int ct__par = ct__rpar(N * C) && N > 1;
-        (void)ct__par;
-        CT__RPAR_FOR
-        for (int64_t i = 0; i < N; i++) {
+typedef struct {
+    const int64_t * tp;
+    int64_t ign;
+    int64_t C;
+    int red;
+    int f64;
+    const char * gp;
+    double gs;
+    const char * xp;
+    char * op;
+} ct__k_ce_fused_bw_c1;
+static void ct__k_ce_fused_bw_b1(void *c_, int64_t lo_, int64_t hi_) {
+    const ct__k_ce_fused_bw_c1 *q_ = (const ct__k_ce_fused_bw_c1 *)c_;
+    const int64_t * tp = q_->tp; (void)tp;
+    int64_t ign = q_->ign; (void)ign;
+    int64_t C = q_->C; (void)C;
+    int red = q_->red; (void)red;
+    int f64 = q_->f64; (void)f64;
+    const char * gp = q_->gp; (void)gp;
+    double gs = q_->gs; (void)gs;
+    const char * xp = q_->xp; (void)xp;
+    char * op = q_->op; (void)op;
+    for (int64_t i = (int64_t)lo_; i < hi_; i++) {
             int64_t ti = tp[i];
             int skip = ti == ign || ti < 0 || ti >= C;
             double w = red == CT__RED_NONE ? (f64 ? ((const double *)gp)[i] : (double)((const float *)gp)[i]) : gs;
@@ -6657,6 +6892,26 @@ static int ct__k_ce_fused_bw(ct__call *c) {
                 yr[ti] -= (float)w;
             }
         }
+}
+static int ct__k_ce_fused_bw(ct__call *c) {
+    ct_tensor *g = ct__contig_ref(c->in[0]), *x = g ? ct__contig_ref(c->in[1]) : NULL, *t = x ? ct__contig_ref(c->in[2]) : NULL;
+    int rc = -1;
+    if (!g || !x || !t) goto done;
+    {
+        int64_t N = x->shape[0], C = x->shape[1], ign = c->a->i[0], count = 0;
+        int red = c->a->mode, f64 = x->dtype == CT_FLOAT64;
+        const int64_t *tp = (const int64_t *)ct__ptr(t);
+        const char *xp = ct__ptr(x), *gp = ct__ptr(g);
+        char *op = ct__ptr(c->out[0]);
+        double gs = 0.0;
+        for (int64_t i = 0; i < N; i++) count += tp[i] != ign;
+        if (red != CT__RED_NONE) {
+            gs = f64 ? *(const double *)gp : (double)*(const float *)gp;
+            if (red == CT__RED_MEAN) gs /= (double)(count > 0 ? count : 1);
+        }
+        int ct__par = ct__rpar(N * C) && N > 1;
+        (void)ct__par;
+        ct__k_ce_fused_bw_c1 q1_ = {tp, ign, C, red, f64, gp, gs, xp, op}; ct__rrun(N, ct__par, ct__k_ce_fused_bw_b1, &q1_);
         rc = 0;
     }
 done:

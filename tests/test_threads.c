@@ -363,6 +363,49 @@ static ct_tensor *f_pad(const ct_tensor *x) { return ct_pad(ct_unsqueeze(x, 0), 
 static ct_tensor *f_padc(const ct_tensor *x) { return ct_pad(x, 4, (int64_t[]){1, 2, 3, 4}, "constant", 7); }
 static ct_tensor *f_mm(const ct_tensor *x) { return ct_mm(ct_narrow(x, 0, 0, 300), ct_t(ct_narrow(x, 0, 300, 200))); }
 
+static ct_tensor *img(const ct_tensor *x) { return ct_reshape(ct_narrow(ct_reshape(x, 700000), 0, 0, 262144), 4, 16, 64, 64); }
+static ct_tensor *flat(ct_tensor *t) { return ct_reshape(ct_contiguous(t), -1); }
+/* forward output and the input's gradient of sum(y * y) */
+static ct_tensor *with_grad(const ct_tensor *x, ct_tensor *(*f)(ct_tensor *xi, const ct_tensor *x)) {
+    ct_tensor *xi = ct_set_requires_grad(ct_mul_scalar(img(x), 1.0), 1);
+    ct_tensor *y = f(xi, x);
+    if (!y || ct_backward(ct_sum(ct_mul(y, y))) != CT_OK || !ct_grad(xi)) return NULL;
+    return ct_cat(2, (ct_tensor *[]){flat(y), flat(ct_grad(xi))}, 0);
+}
+static ct_tensor *conv_body(ct_tensor *xi, const ct_tensor *x) {
+    ct_conv_options o = {0};
+    o.padding = 1;
+    ct_tensor *w = ct_reshape(ct_narrow(ct_reshape(x, 700000), 0, 300000, 16 * 16 * 9), 16, 16, 3, 3);
+    return ct_conv2d(xi, ct_sub_scalar(w, 0.5), NULL, &o);
+}
+static ct_tensor *bn_body(ct_tensor *xi, const ct_tensor *x) {
+    (void)x;
+    return ct_batch_norm(xi, NULL, NULL, NULL, NULL, 1, 0.1, 1e-5);
+}
+static ct_tensor *ln_body(ct_tensor *xi, const ct_tensor *x) {
+    (void)x;
+    return ct_layer_norm(xi, 2, (int64_t[]){64, 64}, NULL, NULL, 1e-5);
+}
+static ct_tensor *pool_body(ct_tensor *xi, const ct_tensor *x) {
+    (void)x;
+    return ct_max_pool2d(xi, 3, &(ct_pool_options){.stride = 2, .padding = 1});
+}
+static ct_tensor *bilinear_body(ct_tensor *xi, const ct_tensor *x) {
+    (void)x;
+    ct_interpolate_options o = {{0}, {0}, "bilinear", 0, 0, 0};
+    o.scale_factor[0] = o.scale_factor[1] = 1.7;
+    return ct_interpolate(xi, &o);
+}
+static ct_tensor *f_conv(const ct_tensor *x) { return with_grad(x, conv_body); }
+static ct_tensor *f_bn(const ct_tensor *x) { return with_grad(x, bn_body); }
+static ct_tensor *f_ln(const ct_tensor *x) { return with_grad(x, ln_body); }
+static ct_tensor *f_pool(const ct_tensor *x) { return with_grad(x, pool_body); }
+static ct_tensor *f_bilinear(const ct_tensor *x) { return with_grad(x, bilinear_body); }
+static ct_tensor *f_ce(const ct_tensor *x) {
+    ct_tensor *t = ct_to(ct_mul_scalar(ct_narrow(ct_select(x, 1, 0), 0, 0, 1000), 699.0), CT_INT64);
+    return ct_cross_entropy(x, t, NULL);
+}
+
 TEST(test_pool_ops_match_serial) {
     static const struct { const char *name; op1_fn f; int exact; } ops[] = {
         {"sum dim 0", f_sum0, 0}, {"sum dim 1", f_sum1, 0}, {"sum", f_sumall, 0}, {"mean dim 1", f_mean1, 0},
@@ -372,6 +415,8 @@ TEST(test_pool_ops_match_serial) {
         {"sort", f_sort1, 1}, {"count_nonzero", f_count0, 1}, {"prod", f_prod1, 0}, {"index_select", f_isel, 1},
         {"cat", f_cat, 1}, {"flip", f_flip, 1}, {"repeat", f_repeat, 1}, {"tril", f_tril, 1},
         {"pad reflect", f_pad, 1}, {"pad constant", f_padc, 1}, {"mm", f_mm, 0},
+        {"conv2d + grad", f_conv, 0}, {"batch_norm + grad", f_bn, 0}, {"layer_norm + grad", f_ln, 0},
+        {"max_pool2d + grad", f_pool, 1}, {"bilinear + grad", f_bilinear, 0}, {"cross_entropy", f_ce, 0},
     };
     ct_manual_seed(7);
     ct_tensor *x = ct_retain(ct_rand(CT_FLOAT32, 1000, 700));
