@@ -2306,6 +2306,201 @@ static CT__NOINLINE void ct__col2im_cl(ct_dtype dt, void *x, const void *col, co
     });
 }
 
+/* ---- conv2d forward as an implicit GEMM (NCHW, groups 1, float32/float64) ----
+   Y[O][L] = W[O][K] X~[K][L], L = OH * OW, K = C * kh * kw, on ctensor.h's GEMM
+   micro-kernel without an im2col buffer: the weight is packed once per call into
+   the kernel's A slivers (MR rows, per KC block of K), and each NR-pixel B sliver
+   is gathered straight from the input into the kernel's [k][NR] layout, kc rows at
+   a time, then multiplied by every A sliver while it sits in L1. Row k = (c, i, j)
+   reads x[c][oh sh + i dh - ph][ow sw + j dw - pw], 0 off the edges: with the lane
+   offsets P = oh sh W + ow sw (per sliver) and the row offset xoff = c H W +
+   (i dh - ph) W + (j dw - pw) (per k), lane t reads x[xoff + P_t]. When OW == W
+   and sh == sw == 1 (a "same" row width at stride 1), P_t = l0 + t: one unaligned
+   vector load per half sliver, masked by the lanes' row/column validity. Any
+   other geometry gathers lane by lane (correct, and tested, but slower: routed
+   only where the contiguous form holds, see ct__conv_igemm_ok). */
+typedef struct ct__igemm_row { int64_t xoff, ih0, iw0; } ct__igemm_row;
+/* B slivers gathered per KC block of K: each A block is used that many times per load */
+#ifndef CT__IGEMM_SL
+#  define CT__IGEMM_SL 8
+#endif
+/* what ct__conv_run prepares once per call (ct__igemm_prepare) */
+typedef struct ct__igemm_plan {
+    const void *pa;              /* weight: per KC block of K at pa + Opad * k0, [O / MR][kc][MR] */
+    const ct__igemm_row *rows;   /* K rows */
+    int64_t Opad;                /* O rounded up to MR */
+} ct__igemm_plan;
+static int64_t ct__igemm_nr(ct_dtype dt) { return dt == CT_FLOAT32 ? CT__GEMM_NR_F32 : CT__GEMM_NR_F64; }
+/* bytes: one slot's workspace (a B sliver and an edge tile), and the shared plan */
+static int64_t ct__igemm_slot_bytes(ct_dtype dt) {
+    return ((int64_t)ct__dt[dt].size * (CT__IGEMM_SL * CT__GEMM_KC + CT__GEMM_MR) * ct__igemm_nr(dt) + 63) / 64 * 64;
+}
+static int64_t ct__igemm_shared_bytes(ct_dtype dt, const ct__cgeo *g) {
+    int64_t K = g->C * g->kh * g->kw, Opad = (g->O + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR;
+    return ((int64_t)ct__dt[dt].size * Opad * K + 63) / 64 * 64 + (int64_t)sizeof(ct__igemm_row) * K;
+}
+/* The geometries routed to the implicit GEMM: measured faster than im2col + GEMM
+   (conv2d_64to64_8x56x56, see the commit) where the B sliver is one
+   contiguous masked load; 1x1 stride-1 unpadded ones stay on the direct GEMM. */
+static int ct__conv_igemm_ok(ct_dtype dt, const ct__cgeo *g) {
+#ifdef CT__GEMM_SIMD
+    const int64_t big = (int64_t)1 << 30;
+    return (dt == CT_FLOAT32 || dt == CT_FLOAT64) && g->G == 1 && !g->cl && g->sh == 1 && g->sw == 1 && g->OW == g->W &&
+           !(g->kh == 1 && g->kw == 1 && g->ph == 0 && g->pw == 0) && g->H < big && g->W < big && g->OH < big &&
+           g->ph < big && g->pw < big && g->kh * g->dh < big && g->kw * g->dw < big;
+#else
+    (void)dt;
+    (void)g;
+    return 0;
+#endif
+}
+/* Packs the weight b ([O][K], row-major) and the per-k rows into sh (shared bytes). */
+static void ct__igemm_prepare(ct_dtype dt, ct__igemm_plan *p, char *sh, const char *b, const ct__cgeo *g) {
+    const int64_t K = g->C * g->kh * g->kw, es = (int64_t)ct__dt[dt].size;
+    p->Opad = (g->O + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR;
+    p->pa = sh;
+    ct__igemm_row *r = (ct__igemm_row *)(sh + (es * p->Opad * K + 63) / 64 * 64);
+    p->rows = r;
+    for (int64_t k0 = 0; k0 < K; k0 += CT__GEMM_KC) {
+        int64_t kc = CT__MIN(CT__GEMM_KC, K - k0);
+        if (dt == CT_FLOAT32) ct__gemm_pack_a_f32(g->O, kc, (const float *)b + k0, K, 1, (float *)sh + p->Opad * k0);
+        else ct__gemm_pack_a_f64(g->O, kc, (const double *)b + k0, K, 1, (double *)sh + p->Opad * k0);
+    }
+    for (int64_t c = 0, k = 0; c < g->C; c++)
+        for (int64_t i = 0; i < g->kh; i++)
+            for (int64_t j = 0; j < g->kw; j++, k++) {
+                r[k].ih0 = i * g->dh - g->ph;
+                r[k].iw0 = j * g->dw - g->pw;
+                r[k].xoff = c * g->H * g->W + r[k].ih0 * g->W + r[k].iw0;
+            }
+}
+/* The B sliver gather, vectorized for the contiguous form: lanes t < NR of row k
+   are x[xoff + l0 + t] where (oh_t + ih0, ow_t + iw0) lies inside the image, else 0.
+   VI: the integer vector with V's lane count and width. */
+#ifdef CT__GEMM_SIMD
+/* GCC folds "load, then AND with the mask" into a zero-masking load, which Zen 4
+   runs several times slower than a load and an AND (the gather went from about
+   1.7 to 0.5 of the GEMM's time); an empty asm keeps the two apart on x86 */
+#  if defined(__x86_64__) && defined(__AVX512F__)
+#    define CT__IGEMM_KEEP(a, b) __asm__("" : "+v"(a), "+v"(b));
+#  elif defined(__x86_64__)
+#    define CT__IGEMM_KEEP(a, b) __asm__("" : "+x"(a), "+x"(b));
+#  else
+#    define CT__IGEMM_KEEP(a, b)
+#  endif
+typedef int32_t ct__vi32 __attribute__((vector_size(CT__VBYTES)));
+typedef int64_t ct__vi64 __attribute__((vector_size(CT__VBYTES)));
+#  define CT__IGEMM_VGATHER(T, V, VI, NR)                                                      \
+    if (contig) {                                                                              \
+        const int64_t HL = (int64_t)(sizeof(V) / sizeof(T));                                   \
+        VI oh0, oh1, ow0, ow1;                                                                 \
+        for (int64_t t = 0; t < HL; t++) {                                                     \
+            oh0[t] = lh[t]; oh1[t] = lh[HL + t];                                               \
+            ow0[t] = lw[t]; ow1[t] = lw[HL + t];                                               \
+        }                                                                                      \
+        for (int64_t k = 0; k < kc; k++, d += NR) {                                            \
+            const ct__igemm_row *rw = rows + k;                                                \
+            int64_t off = rw->xoff + l0;                                                       \
+            if (off < lo || off + NR > hi) {                                                   \
+                CT__IGEMM_SCALAR_ROW(T, NR)                                                    \
+                continue;                                                                      \
+            }                                                                                  \
+            __typeof__(oh0[0]) rl = (__typeof__(oh0[0]))-rw->ih0, rh = (__typeof__(oh0[0]))(H - rw->ih0); \
+            __typeof__(oh0[0]) cl = (__typeof__(oh0[0]))-rw->iw0, ch = (__typeof__(oh0[0]))(W - rw->iw0); \
+            VI m0 = (oh0 >= rl) & (oh0 < rh) & (ow0 >= cl) & (ow0 < ch);                       \
+            VI m1 = (oh1 >= rl) & (oh1 < rh) & (ow1 >= cl) & (ow1 < ch);                       \
+            V v0, v1;                                                                          \
+            memcpy(&v0, x + off, sizeof v0);                                                   \
+            memcpy(&v1, x + off + HL, sizeof v1);                                              \
+            CT__IGEMM_KEEP(v0, v1)                                                             \
+            v0 = (V)((VI)v0 & m0);                                                             \
+            v1 = (V)((VI)v1 & m1);                                                             \
+            memcpy(d, &v0, sizeof v0);                                                         \
+            memcpy(d + HL, &v1, sizeof v1);                                                    \
+        }                                                                                      \
+        return;                                                                                \
+    }
+#else
+#  define CT__IGEMM_VGATHER(T, V, VI, NR)
+#endif
+/* one row k of the sliver, lane by lane (lh, lw: the lanes' oh sh and ow sw) */
+#define CT__IGEMM_SCALAR_ROW(T, NR)                                                            \
+    for (int64_t t = 0; t < NR; t++) {                                                         \
+        int64_t ih = lh[t] + rows[k].ih0, iw = lw[t] + rows[k].iw0;                            \
+        d[t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x[rows[k].xoff + lh[t] * W + lw[t]] : (T)0; \
+    }
+/* Y (the sample's [O][L] output, bias already in it when beta is 1) += W X~ for
+   sample x (lo, hi: the element range around x that may be read, the whole
+   input); ws: the slot's workspace (ct__igemm_slot_bytes, 64-byte aligned). */
+#define CT__IGEMM_DEF(SUF, T, V, VI, NR)                                                       \
+    static void ct__igemm_gather_##SUF(T *CT_RESTRICT d, const T *x, int64_t lo, int64_t hi, const ct__igemm_row *rows, \
+                                       int64_t kc, int64_t l0, const int64_t *lh, const int64_t *lw, int64_t H, \
+                                       int64_t W, int contig) {                                \
+        CT__IGEMM_VGATHER(T, V, VI, NR)                                                        \
+        (void)lo; (void)hi; (void)l0; (void)contig;                                            \
+        for (int64_t k = 0; k < kc; k++, d += NR) {                                            \
+            CT__IGEMM_SCALAR_ROW(T, NR)                                                        \
+        }                                                                                      \
+    }                                                                                          \
+    static CT__NOINLINE void ct__igemm_sample_##SUF(T *y, const T *x, int64_t lo, int64_t hi, const ct__igemm_plan *p, \
+                                                    const ct__cgeo *g, T beta, T *ws) {        \
+        const int64_t MR = CT__GEMM_MR, K = g->C * g->kh * g->kw, L = g->OH * g->OW, O = g->O; \
+        const int contig = g->sh == 1 && g->sw == 1 && g->OW == g->W;                          \
+        T *pb = ws, *tile = ws + CT__IGEMM_SL * CT__GEMM_KC * NR;                             \
+        int64_t lh[CT__IGEMM_SL * NR], lw[CT__IGEMM_SL * NR];                                  \
+        for (int64_t j0 = 0; j0 < L; j0 += CT__IGEMM_SL * NR) {                                \
+            int64_t ns = CT__MIN((int64_t)CT__IGEMM_SL, (L - j0 + NR - 1) / NR);               \
+            for (int64_t t = 0; t < ns * NR; t++) {   /* lanes past L: never inside the image */ \
+                int64_t l = CT__MIN(j0 + t, L - 1);                                            \
+                lh[t] = j0 + t < L ? l / g->OW * g->sh : -((int64_t)1 << 30);   /* fits int32 lanes */ \
+                lw[t] = l % g->OW * g->sw;                                                     \
+            }                                                                                  \
+            for (int64_t k0 = 0; k0 < K; k0 += CT__GEMM_KC) {                                  \
+                int64_t kc = CT__MIN(CT__GEMM_KC, K - k0);                                     \
+                T bet = k0 == 0 ? beta : (T)1;                                                 \
+                const T *pa = (const T *)p->pa + p->Opad * k0;                                 \
+                for (int64_t s = 0; s < ns; s++)                                               \
+                    ct__igemm_gather_##SUF(pb + s * kc * NR, x, lo, hi, p->rows + k0, kc, j0 + s * NR, lh + s * NR, \
+                                           lw + s * NR, g->H, g->W, contig);                   \
+                for (int64_t s = 0; s < ns; s++) {                                             \
+                    int64_t l0 = j0 + s * NR, nr = CT__MIN(NR, L - l0);                        \
+                    const T *bp = pb + s * kc * NR;                                            \
+                    for (int64_t i0 = 0; i0 < O; i0 += MR) {                                   \
+                        int64_t mr = CT__MIN(MR, O - i0);                                      \
+                        T *c = y + i0 * L + l0;                                                \
+                        if (mr == MR && nr == NR) {                                            \
+                            ct__gemm_ukr_##SUF(kc, pa + i0 * kc, bp, c, L, (T)1, bet);         \
+                        } else {                                                               \
+                            ct__gemm_ukr_##SUF(kc, pa + i0 * kc, bp, tile, NR, (T)1, (T)0);    \
+                            for (int64_t i = 0; i < mr; i++)                                   \
+                                for (int64_t j = 0; j < nr; j++)                               \
+                                    c[i * L + j] = bet != 0 ? tile[i * NR + j] + bet * c[i * L + j] : tile[i * NR + j]; \
+                        }                                                                      \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+#ifdef CT__GEMM_SIMD
+CT__IGEMM_DEF(f32, float, ct__vf32, ct__vi32, CT__GEMM_NR_F32)
+CT__IGEMM_DEF(f64, double, ct__vf64, ct__vi64, CT__GEMM_NR_F64)
+#else
+CT__IGEMM_DEF(f32, float, float, int, CT__GEMM_NR_F32)
+CT__IGEMM_DEF(f64, double, double, int, CT__GEMM_NR_F64)
+#endif
+/* conv2d forward of sample n through the implicit GEMM (ct__conv_igemm_ok's geometries,
+   or any NCHW groups-1 one: the tests run others against the im2col path) */
+static void ct__conv2d_igemm(ct_dtype dt, char *out, char *ws, const char *a, const char *bias, const ct__igemm_plan *p,
+                             const ct__cgeo *g, int64_t n) {
+    const int64_t es = (int64_t)ct__dt[dt].size, L = g->OH * g->OW, CHW = g->C * g->H * g->W;
+    char *y = out + es * n * g->O * L;
+    if (bias)
+        for (int64_t o = 0; o < g->O; o++) ct__nn_fill(dt, y + es * o * L, bias + es * o, L);
+    if (dt == CT_FLOAT32)
+        ct__igemm_sample_f32((float *)y, (const float *)a + n * CHW, -n * CHW, (g->N - n) * CHW, p, g, bias ? 1.0f : 0.0f, (float *)ws);
+    else
+        ct__igemm_sample_f64((double *)y, (const double *)a + n * CHW, -n * CHW, (g->N - n) * CHW, p, g, bias ? 1.0 : 0.0, (double *)ws);
+}
 /* The three convolution ops on one sample n and group grp; a, b and out are the
    whole tensors, dense in the geometry's order (NCHW, or NHWC when g->cl, where W
    is [O][kh][kw][Cg]); col: this thread's im2col columns. K = Cg * kh * kw. */
@@ -2430,6 +2625,7 @@ typedef struct ct__conv_job {
     const char *a, *b, *bias;
     const ct__cgeo *g;
     int64_t wsz, nt;
+    const ct__igemm_plan *ig;   /* forward through the implicit GEMM, or NULL */
 } ct__conv_job;
 /* slots [lo, hi): slot t runs samples [t N / nt, (t + 1) N / nt) with workspace t */
 static void ct__conv_slots(void *c, int64_t lo, int64_t hi) {
@@ -2440,18 +2636,29 @@ static void ct__conv_slots(void *c, int64_t lo, int64_t hi) {
         char *col = j->ws + es * t * j->wsz;
         for (int64_t n = t * g->N / j->nt; n < (t + 1) * g->N / j->nt; n++)
             for (int64_t grp = 0; grp < g->G; grp++) {
+                if (j->ig) {
+                    ct__conv2d_igemm(j->dt, j->out, col, j->a, j->bias, j->ig, g, n);
+                    continue;
+                }
                 if (j->kind == CT__CONV_FWD) ct__conv2d_group(j->dt, j->out, col, j->a, j->b, j->bias, g, n, grp);
                 else if (j->kind == CT__CONV_TRANSPOSE) ct__conv_transpose2d_group(j->dt, j->out, col, j->a, j->b, j->bias, g, n, grp);
                 else ct__conv_weight_group(j->dt, t == 0 ? j->out : col + es * L * K, col, j->a, j->b, g, n, grp);
             }
     }
 }
+/* ig: a forward through the implicit GEMM (ct__conv_igemm_ok), ws then 64 bytes
+   longer than nt slots and ct__igemm_shared_bytes, which it aligns */
 static void ct__conv_run(int kind, ct_dtype dt, void *out_, void *ws_, const void *a_, const void *b_, const void *bias_,
-                         const ct__cgeo *g, int64_t wsz, int nt) {
+                         const ct__cgeo *g, int64_t wsz, int nt, int ig) {
     const int64_t es = ct__dt[dt].size, K = g->C / g->G * g->kh * g->kw, L = g->OH * g->OW;
     char *out = (char *)out_, *ws = (char *)ws_;
+    ct__igemm_plan plan;
     if (kind == CT__CONV_WEIGHT) memset(out, 0, (size_t)(es * g->O * K));
-    ct__conv_job j = {kind, dt, out, ws, (const char *)a_, (const char *)b_, (const char *)bias_, g, wsz, nt};
+    if (ig) {
+        ws = (char *)(((uintptr_t)ws + 63) & ~(uintptr_t)63);
+        ct__igemm_prepare(dt, &plan, ws + es * nt * wsz, (const char *)b_, g);
+    }
+    ct__conv_job j = {kind, dt, out, ws, (const char *)a_, (const char *)b_, (const char *)bias_, g, wsz, nt, ig ? &plan : NULL};
     /* one chunk per slot: a thread that starts late leaves its slots to the others */
     ct__par_for(nt, 1, ct__conv_slots, &j);
     if (kind == CT__CONV_WEIGHT)
@@ -2911,8 +3118,15 @@ static int ct__k_conv(ct__call *c) {
     int nt = 1, rc = -1;
     /* slots of samples, one workspace each: twice the threads (a late thread takes fewer) */
     if (g.N > 1 && g.N * g.O * K * L >= CT__GEMM_PAR && ct__par_threads() > 1) nt = (int)CT__MIN((int64_t)2 * ct__par_threads(), g.N);
-    int64_t wsz = K * L + (kind == CT__CONV_WEIGHT ? g.O * K : 0);
-    void *ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1));
+    int64_t wsz = K * L + (kind == CT__CONV_WEIGHT ? g.O * K : 0), extra = 0;
+    /* the implicit GEMM runs one sample per thread: with a single slot on several
+       threads the im2col path's threaded GEMM is faster */
+    int ig = kind == CT__CONV_FWD && ct__conv_igemm_ok(dt, &g) && (nt > 1 || ct__par_threads() == 1);
+    if (ig) {
+        wsz = ct__igemm_slot_bytes(dt) / (int64_t)es;
+        extra = ct__igemm_shared_bytes(dt, &g) + 64;
+    }
+    void *ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1) + (size_t)extra);
     if (!ws) {
         ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
         goto done;
@@ -2926,7 +3140,7 @@ static int ct__k_conv(ct__call *c) {
             if (!(tmp = ct__alloc(dt, 4, out->shape, st, out->device))) goto done;
         }
     }
-    ct__conv_run(kind, dt, ct__ptr(tmp ? tmp : out), ws, ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g, wsz, nt);
+    ct__conv_run(kind, dt, ct__ptr(tmp ? tmp : out), ws, ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g, wsz, nt, ig);
     if (tmp && ct__copy_into(out, tmp)) goto done;
     rc = 0;
 done:

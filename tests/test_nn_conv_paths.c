@@ -144,9 +144,89 @@ TEST(test_1x1) {
     }
 }
 
+/* conv2d forward through the implicit GEMM (NCHW, groups 1) against the im2col path
+   on the same buffers, for geometries it is routed to and (called directly) others */
+static void igemm_vs_im2col(int line, ct_dtype dt, int64_t N, int64_t C, int64_t H, int64_t W, int64_t O, int64_t kh, int64_t kw,
+                            int64_t s, int64_t p, int64_t d, int bias) {
+    ct__cgeo g;
+    memset(&g, 0, sizeof g);
+    g.N = N; g.C = C; g.H = H; g.W = W; g.O = O; g.kh = kh; g.kw = kw; g.sh = g.sw = s; g.ph = p; g.pw = p; g.dh = g.dw = d; g.G = 1;
+    g.OH = (H + 2 * p - d * (kh - 1) - 1) / s + 1;
+    g.OW = (W + 2 * p - d * (kw - 1) - 1) / s + 1;
+    ct_tensor *x = RND(dt, 80 + (uint64_t)line, N, C, H, W), *w = RND(dt, 81, O, C, kh, kw), *b = RND(dt, 82, O);
+    int64_t L = g.OH * g.OW, K = C * kh * kw, es = (int64_t)ct__dt[dt].size;
+    char *y0 = (char *)malloc((size_t)(es * N * O * L)), *y1 = (char *)malloc((size_t)(es * N * O * L));
+    char *ws = (char *)malloc((size_t)(es * K * L + ct__igemm_slot_bytes(dt) + ct__igemm_shared_bytes(dt, &g) + 64));
+    const void *bp = bias ? ct_data_ptr(b) : NULL;
+    ct__conv_run(CT__CONV_FWD, dt, y0, ws, ct_data_ptr(x), ct_data_ptr(w), bp, &g, K * L, 1, 0);
+    ct__conv_run(CT__CONV_FWD, dt, y1, ws, ct_data_ptr(x), ct_data_ptr(w), bp, &g, ct__igemm_slot_bytes(dt) / es, 1, 1);
+    double md = 0;
+    for (int64_t i = 0; i < N * O * L; i++) {
+        double u = ct__nn_ld(dt, y0, i), v = ct__nn_ld(dt, y1, i), e = fabs(u - v) / (1 + fabs(u));
+        md = e > md ? e : md;
+    }
+    if (!(md <= 1e-5)) printf("line %d: implicit GEMM differs from im2col by %g\n", line, md);
+    CHECK(md <= 1e-5);
+    free(y0); free(y1); free(ws);
+}
+/* a naive conv2d (float64 sums) */
+static ct_tensor *naive_conv(ct_tensor *x, ct_tensor *w, ct_tensor *b, int64_t s, int64_t p, int64_t d) {
+    ct_tensor *xc = ct_contiguous(ct_to(x, D)), *wc = ct_contiguous(ct_to(w, D)), *bc = b ? ct_contiguous(ct_to(b, D)) : NULL;
+    int64_t N = ct_size(x, 0), C = ct_size(x, 1), H = ct_size(x, 2), W = ct_size(x, 3), O = ct_size(w, 0), kh = ct_size(w, 2), kw = ct_size(w, 3);
+    int64_t OH = (H + 2 * p - d * (kh - 1) - 1) / s + 1, OW = (W + 2 * p - d * (kw - 1) - 1) / s + 1;
+    const double *xp = (const double *)ct_data_ptr(xc), *wp = (const double *)ct_data_ptr(wc);
+    double *y = (double *)calloc((size_t)(N * O * OH * OW), sizeof(double));
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t o = 0; o < O; o++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    double acc = bc ? ((const double *)ct_data_ptr(bc))[o] : 0;
+                    for (int64_t c = 0; c < C; c++)
+                        for (int64_t i = 0; i < kh; i++)
+                            for (int64_t j = 0; j < kw; j++) {
+                                int64_t ih = oh * s - p + i * d, iw = ow * s - p + j * d;
+                                if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                                    acc += xp[((n * C + c) * H + ih) * W + iw] * wp[((o * C + c) * kh + i) * kw + j];
+                            }
+                    y[((n * O + o) * OH + oh) * OW + ow] = acc;
+                }
+    ct_tensor *r = ct_from_data_n(y, D, 4, (const int64_t[]){N, O, OH, OW});
+    free(y);
+    return r;
+}
+TEST(test_implicit_gemm) {
+    /* routed shapes: stride 1, OW == W (padding (kw - 1) d / 2 in width) */
+    for (int dti = 0; dti < 2; dti++) {
+        ct_dtype dt = dti ? D : F;
+        igemm_vs_im2col(__LINE__, dt, 1, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1);
+        igemm_vs_im2col(__LINE__, dt, 3, 17, 13, 11, 29, 3, 3, 1, 1, 1, 0);
+        igemm_vs_im2col(__LINE__, dt, 3, 70, 9, 8, 13, 3, 3, 1, 1, 1, 1);   /* K = 630 > 2 KC blocks */
+        igemm_vs_im2col(__LINE__, dt, 1, 5, 12, 12, 7, 5, 5, 1, 2, 1, 1);
+        igemm_vs_im2col(__LINE__, dt, 3, 6, 10, 10, 25, 3, 3, 1, 2, 2, 1);  /* dilation 2, padding 2 */
+        igemm_vs_im2col(__LINE__, dt, 1, 4, 1, 1, 3, 3, 3, 1, 1, 1, 1);
+        /* others, called directly: strides 2, padding 0, odd sizes, 1x1 */
+        igemm_vs_im2col(__LINE__, dt, 3, 7, 15, 13, 11, 3, 3, 2, 1, 1, 1);
+        igemm_vs_im2col(__LINE__, dt, 1, 8, 11, 9, 14, 3, 3, 1, 0, 1, 0);
+        igemm_vs_im2col(__LINE__, dt, 3, 5, 14, 17, 9, 5, 5, 2, 2, 2, 1);
+        igemm_vs_im2col(__LINE__, dt, 1, 9, 6, 7, 13, 1, 1, 1, 0, 1, 1);
+        igemm_vs_im2col(__LINE__, dt, 3, 16, 57, 57, 64, 3, 3, 1, 1, 1, 1);
+    }
+    /* through the public API against a naive reference, batch 1 and 3, bias or none */
+    for (int bi = 0; bi < 2; bi++) {
+        ct_tensor *x = RND(F, 90, 3, 19, 10, 13), *w = RND(F, 91, 23, 19, 3, 3), *b = bi ? RND(F, 92, 23) : NULL;
+        ct_tensor *y = ct_conv2d(x, w, b, &(ct_conv_options){.padding = 1});
+        CHECK(y && ct_allclose(ct_to(y, D), naive_conv(x, w, b, 1, 1, 1), 1e-4, 1e-4) == 1);
+        ct_tensor *x1 = RND(F, 93, 1, 6, 9, 9), *w1 = RND(F, 94, 14, 6, 5, 5);
+        ct_tensor *y1 = ct_conv2d(x1, w1, b ? RND(F, 95, 14) : NULL, &(ct_conv_options){.padding = 4, .dilation = 2});
+        CHECK(y1 && ct_allclose(ct_to(y1, D), naive_conv(x1, w1, b ? RND(F, 95, 14) : NULL, 1, 4, 2), 1e-4, 1e-4) == 1);
+    }
+    gradcheck(__LINE__, 0, 0, (ct_conv_options){.padding = 1}, RND(D, 96, 2, 3, 5, 4), RND(D, 97, 4, 3, 3, 3), RND(D, 98, 4), 0);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_depthwise);
     RUN(test_1x1);
+    RUN(test_implicit_gemm);
     return ct_t_summary();
 }
