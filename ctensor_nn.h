@@ -2697,7 +2697,17 @@ static void ct__nn_par_for(int64_t n, int64_t grain, void (*fn)(void *, int64_t,
 #else
 #  define CT__NN_FPC
 #endif
-static int ct__conv_is_dw(const ct__cgeo *g) { return g->G > 1 && g->G == g->C; }
+/* Depthwise convs run on the direct kernels when their padded stride-phase planes stay
+   about the size of the planes themselves (a stride beyond the padded input, or a huge
+   padding, would make them much larger: those take the im2col path). */
+static int ct__conv_is_dw(const ct__cgeo *g) {
+    if (!(g->G > 1 && g->G == g->C)) return 0;
+    int64_t Hp = ct__sat_add(g->H, ct__sat_mul(2, g->ph)), Wp = ct__sat_add(g->W, ct__sat_mul(2, g->pw));
+    if (g->sh > Hp || g->sw > Wp) return 0;
+    int64_t planes = ct__sat_mul(ct__sat_mul(g->sh, (Hp + g->sh - 1) / g->sh), ct__sat_mul(g->sw, (Wp + g->sw - 1) / g->sw));
+    int64_t base = ct__sat_add(ct__sat_mul(g->H, g->W), ct__sat_mul(g->OH, g->OW));
+    return planes <= ct__sat_add(ct__sat_mul(4, base), (int64_t)1 << 16);
+}
 typedef struct ct__dw_job {
     ct_dtype dt;
     const ct__cgeo *g;
