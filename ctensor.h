@@ -13607,12 +13607,15 @@ CT__GEMM_BLAS(f64, double, cblas_dgemm)
    AVX2 kernels on CPUs it does not know (AMD Zen 4/5): 126 GFLOP/s against the
    built-in AVX-512 kernel's 225 on one core here. So in an AVX-512 build the built-in
    GEMM is used unless OpenBLAS reports an AVX-512 core (SkylakeX, Cooperlake,
-   SapphireRapids). Other CBLAS libraries are trusted. CTENSOR_PREFER_BLAS_GEMM always
-   uses the BLAS. */
+   SapphireRapids) or the product is too narrow for the built-in 12 x 32 (f32) tile:
+   fewer than 32 columns or 12 rows (a late ResNet layer at 64x64 has 4 output pixels:
+   the BLAS wastes less there). Other CBLAS libraries are trusted.
+   CTENSOR_PREFER_BLAS_GEMM always uses the BLAS. */
 #if defined(__AVX512F__) && !defined(CTENSOR_PREFER_BLAS_GEMM) && !defined(CTENSOR_NO_SIMD) && \
     (defined(__GNUC__) || defined(__clang__)) && defined(__ELF__)
 extern char *openblas_get_corename(void) __attribute__((weak));
-static int ct__blas_gemm_ok(void) {
+static int ct__blas_gemm_ok(int64_t M, int64_t N) {
+    if (M < 12 || N < 32) return 1;
     static int ok = -1;
     int v = __atomic_load_n(&ok, __ATOMIC_RELAXED);
     if (v < 0) {
@@ -13623,10 +13626,10 @@ static int ct__blas_gemm_ok(void) {
     return v;
 }
 #else
-static int ct__blas_gemm_ok(void) { return 1; }
+static int ct__blas_gemm_ok(int64_t M, int64_t N) { (void)M; (void)N; return 1; }
 #endif
 #  define CT__GEMM_TRY_BLAS(SUF)                                                                   \
-    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL && ct__blas_gemm_ok() &&                 \
+    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL && ct__blas_gemm_ok(M, N) &&                 \
         ct__gemm_blas_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc)) return;
 #else
 #  define CT__GEMM_TRY_BLAS(SUF)
