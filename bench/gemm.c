@@ -11,7 +11,7 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 
-typedef struct { ct_tensor *a, *b; int n; ct_dtype dt; } mm_case;
+typedef struct { ct_tensor *a, *b; int n, threads; ct_dtype dt; } mm_case;
 
 static void run_mm(void *u) {
     mm_case *c = (mm_case *)u;
@@ -21,6 +21,11 @@ static void run_mm(void *u) {
 static void run_cblas(void *u) {
     mm_case *c = (mm_case *)u;
     int n = c->n;
+#ifdef BENCH_HAVE_OPENBLAS
+    /* OpenBLAS on the case's threads (ctensor's own calls set it to 1 and split on
+       its pool when it has more than one thread) */
+    if (openblas_get_num_threads() != c->threads) openblas_set_num_threads(c->threads);
+#endif
     CT_SCOPE {
         ct_tensor *out = ct_empty(c->dt, n, n);
         if (c->dt == CT_FLOAT32)
@@ -52,6 +57,7 @@ int main(void) {
                     c.a = ct_randn(dts[d], n, n);
                     c.b = ct_randn(dts[d], n, n);
                     c.n = n;
+                    c.threads = t;
                     c.dt = dts[d];
                     bench_opts o = {1, 0, 2.0 * n * n * (double)n};
                     char name[64], params[64];
