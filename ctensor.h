@@ -74,11 +74,11 @@
        allocation; Scopes; Tensor queries; The spine (the op table, attribute
        schemas, registration, kernels per backend); Autograd graph; The
        dispatcher (output shape checks, the dispatch hook, ct_dispatch); In-place
-       ops on views; The autograd engine; The elementwise iterator; Elementwise
-       inner loops; Elementwise ops; Creation and conversion; Views; Reductions;
-       Indexing and joining; Matrix products and GEMM; Random numbers; Backward
-       rules; Autograd API and gradcheck; Serialization (.npy, safetensors);
-       Printing
+       ops on views; The autograd engine; The elementwise iterator; The
+       thread pool; Elementwise inner loops; Elementwise ops; Creation and
+       conversion; Views; Reductions; Indexing and joining; Matrix products
+       and GEMM; Random numbers; Backward rules; Autograd API and gradcheck;
+       Serialization (.npy, safetensors); Printing
      Companions: ctensor_nn.h (modules and training), ctensor_linalg.h
      (torch.linalg); docs/SPINE.md and docs/CONTRIBUTING.md for contributors.
 
@@ -5230,7 +5230,10 @@ CTENSOR_API ct_status ct_autograd_grad(int noutputs, ct_tensor *const *outputs, 
    parallel driver folds its worker threads' flags into the caller's. */
 static CT_THREAD_LOCAL int ct__kerr_tls;
 
-/* ---- the thread pool: every parallel kernel runs here ----
+/* ============================================================================
+   The thread pool
+   ========================================================================== */
+/* ---- every parallel kernel runs here ----
    One pool for the whole library (CTENSOR_THREADS, or CTENSOR_OPENMP which implies
    it): nthreads - 1 worker threads, made on first use. ct__par_for(n, grain, fn, ctx)
    cuts [0, n) into chunks of at least `grain` items (a few per thread) and the calling
