@@ -19,13 +19,17 @@ static void chain(void *u) {
 }
 
 static ct_tensor *W1, *B1, *W2, *B2, *W3, *B3, *XB;
+/* the MLP's forward and backward (in the caller's scope) */
+static void mlp_fwd_bwd(void) {
+    ct_tensor *h1 = ct_relu(ct_add(ct_matmul(XB, ct_t(W1)), B1));
+    ct_tensor *h2 = ct_relu(ct_add(ct_matmul(h1, ct_t(W2)), B2));
+    ct_tensor *out = ct_add(ct_matmul(h2, ct_t(W3)), B3);
+    ct_backward(ct_mean(ct_square(out)));
+}
 static void mlp(void *u) {
     (void)u;
     CT_SCOPE {
-        ct_tensor *h1 = ct_relu(ct_add(ct_matmul(XB, ct_t(W1)), B1));
-        ct_tensor *h2 = ct_relu(ct_add(ct_matmul(h1, ct_t(W2)), B2));
-        ct_tensor *out = ct_add(ct_matmul(h2, ct_t(W3)), B3);
-        ct_backward(ct_mean(ct_square(out)));
+        mlp_fwd_bwd();
         CT_NO_GRAD {
             ct_zero_(ct_grad(W1)); ct_zero_(ct_grad(W2)); ct_zero_(ct_grad(W3));
             ct_zero_(ct_grad(B1)); ct_zero_(ct_grad(B2)); ct_zero_(ct_grad(B3));
@@ -37,10 +41,7 @@ static void mlp(void *u) {
 static void mlp_none(void *u) {
     (void)u;
     CT_SCOPE {
-        ct_tensor *h1 = ct_relu(ct_add(ct_matmul(XB, ct_t(W1)), B1));
-        ct_tensor *h2 = ct_relu(ct_add(ct_matmul(h1, ct_t(W2)), B2));
-        ct_tensor *out = ct_add(ct_matmul(h2, ct_t(W3)), B3);
-        ct_backward(ct_mean(ct_square(out)));
+        mlp_fwd_bwd();
         ct_set_grad(W1, NULL); ct_set_grad(W2, NULL); ct_set_grad(W3, NULL);
         ct_set_grad(B1, NULL); ct_set_grad(B2, NULL); ct_set_grad(B3, NULL);
     }

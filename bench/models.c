@@ -28,66 +28,10 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#include "zoo.h"
 
-/* ---- ResNet-18 (torchvision/models/resnet.py), as bench/modules.c builds it ---- */
-static ct_tensor *block_forward(ct_module *m, int nin, ct_tensor *const *in) {
-    (void)nin;
-    ct_tensor *x = in[0];
-    ct_tensor *out = ct_forward(m->children[1].module, ct_forward(m->children[0].module, x));   /* bn1(conv1(x)) */
-    out = ct_forward(m->children[4].module, ct_forward(m->children[3].module, ct_relu(out)));  /* bn2(conv2(.)) */
-    ct_tensor *identity = m->nchildren > 5 ? ct_forward(m->children[5].module, x) : x;        /* downsample */
-    return ct_relu(ct_add(out, identity));
-}
-static const ct_module_type basic_block_type = {"BasicBlock", block_forward, NULL, NULL};
-
-static ct_module *basic_block(int64_t in, int64_t out, int64_t stride) {
-    ct_module *b = ct_module_new(&basic_block_type, NULL);
-    ct_module_add_module(b, "conv1", ct_nn_conv2d_ex(in, out, 3, stride, 1, 1, 1, 0));
-    ct_module_add_module(b, "bn1", ct_nn_batch_norm2d(out));
-    ct_module_add_module(b, "relu", ct_nn_relu());
-    ct_module_add_module(b, "conv2", ct_nn_conv2d_ex(out, out, 3, 1, 1, 1, 1, 0));
-    ct_module_add_module(b, "bn2", ct_nn_batch_norm2d(out));
-    if (stride != 1 || in != out)
-        ct_module_add_module(b, "downsample", ct_nn_sequential(ct_nn_conv2d_ex(in, out, 1, stride, 0, 1, 1, 0), ct_nn_batch_norm2d(out)));
-    return b;
-}
-static ct_tensor *resnet_forward(ct_module *m, int nin, ct_tensor *const *in) {
-    (void)nin;
-    ct_tensor *x = in[0];
-    for (int i = 0; i < m->nchildren - 1; i++) x = ct_forward(m->children[i].module, x);   /* conv1 ... avgpool */
-    return ct_forward(m->children[m->nchildren - 1].module, ct_flatten(x, 1, -1));          /* fc */
-}
-static const ct_module_type resnet_type = {"ResNet", resnet_forward, NULL, NULL};
-
-/* kaiming_normal_(mode="fan_out", nonlinearity="relu") over every Conv2d, BatchNorm 1 / 0 */
-static void resnet_reinit(ct_module *m) {
-    if (!strcmp(m->type->name, "Conv2d")) ct_nn_init_kaiming_normal_(ct_module_get(m, "weight"), 0, "fan_out", "relu");
-    if (!strcmp(m->type->name, "BatchNorm2d")) {
-        ct_nn_init_ones_(ct_module_get(m, "weight"));
-        ct_nn_init_zeros_(ct_module_get(m, "bias"));
-    }
-    for (int i = 0; i < m->nchildren; i++) resnet_reinit(m->children[i].module);
-}
-static ct_module *resnet18(void) {
-    ct_module *r = ct_module_new(&resnet_type, NULL);
-    ct_module_add_module(r, "conv1", ct_nn_conv2d_ex(3, 64, 7, 2, 3, 1, 1, 0));
-    ct_module_add_module(r, "bn1", ct_nn_batch_norm2d(64));
-    ct_module_add_module(r, "relu", ct_nn_relu());
-    ct_module_add_module(r, "maxpool", ct_nn_max_pool2d_opts(3, &(ct_pool_options){.stride = 2, .padding = 1}));
-    int64_t in = 64;
-    static const int64_t widths[4] = {64, 128, 256, 512};
-    for (int l = 0; l < 4; l++) {
-        char name[16];
-        snprintf(name, sizeof name, "layer%d", l + 1);
-        int64_t stride = l ? 2 : 1;
-        ct_module_add_module(r, name, ct_nn_sequential(basic_block(in, widths[l], stride), basic_block(widths[l], widths[l], 1)));
-        in = widths[l];
-    }
-    ct_module_add_module(r, "avgpool", ct_nn_adaptive_avg_pool2d(1, 1));
-    ct_module_add_module(r, "fc", ct_nn_linear(512, 1000));
-    resnet_reinit(r);
-    return r;
-}
+/* ResNet-18: bench/zoo.h's bench_resnet18 (shared with bench/modules.c) */
+static ct_module *resnet18(void) { return bench_resnet18(1000); }
 
 /* ---- MobileNetV3-Small (torchvision/models/mobilenetv3.py, torchvision/ops/misc.py) ---- */
 static int64_t make_divisible(double v, int64_t divisor) {   /* _make_divisible(v, 8), min_value = divisor */
@@ -188,26 +132,10 @@ static ct_module *mobilenet_v3_small(void) {
 }
 
 /* ---- cases ---- */
-typedef struct job {
-    ct_module *model;
-    ct_optimizer *opt;
-    ct_tensor *x, *y;
-} job;
-
 static void eval_step(void *u) {
-    const job *j = (const job *)u;
+    const bench_job *j = (const bench_job *)u;
     CT_SCOPE CT_INFERENCE_MODE ct_forward(j->model, j->x);
 }
-static void train_step(void *u) {
-    const job *j = (const job *)u;
-    CT_SCOPE {
-        ct_tensor *loss = ct_cross_entropy(ct_forward(j->model, j->x), j->y, NULL);
-        ct_zero_grad(j->opt);
-        ct_backward(loss);
-        ct_step(j->opt);
-    }
-}
-
 /* the checks; each prints a comment line and returns 0 when it fails */
 static int failed(const char *what) {
     printf("# check: %s: FAILED%s%s\n", what, ct_last_error_code() != CT_OK ? ": " : "",
@@ -313,7 +241,7 @@ int main(void) {
     int status = 0;
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
         bench_set_threads(1);
-        job j = {models[mi].make(), NULL, NULL, NULL};
+        bench_job j = {models[mi].make(), NULL, NULL, NULL};
         if (!j.model || !(j.opt = ct_optim_sgd(j.model, &(ct_sgd_options){.lr = 0.01, .momentum = 0.9}))) {
             printf("# %s: FAILED to build: %s\n", models[mi].name, ct_last_error());
             status = 1;
@@ -335,7 +263,7 @@ int main(void) {
                              (long long)inputs[i][3], threads[ti]);
                     snprintf(params, sizeof params, "%s", train ? "fwd + CE + zero_grad + bwd + SGD m0.9" : "inference mode");
                     bench_set_threads(threads[ti]);
-                    bench_run(name, params, train ? train_step : eval_step, &j);
+                    bench_run(name, params, train ? bench_train_step : eval_step, &j);
                 }
             }
         }

@@ -14,67 +14,10 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#include "zoo.h"
 
-/* ---- torchvision's ResNet-18 (torchvision/models/resnet.py), in ctensor modules ---- */
-static ct_tensor *block_forward(ct_module *m, int nin, ct_tensor *const *in) {
-    (void)nin;
-    ct_tensor *x = in[0];
-    ct_tensor *out = ct_forward(ct_module_child(m, "bn1"), ct_forward(ct_module_child(m, "conv1"), x));
-    out = ct_forward(ct_module_child(m, "bn2"), ct_forward(ct_module_child(m, "conv2"), ct_relu(out)));
-    ct_tensor *identity = m->nchildren > 5 ? ct_forward(m->children[5].module, x) : x;   /* downsample */
-    return ct_relu(ct_add(out, identity));
-}
-static const ct_module_type basic_block_type = {"BasicBlock", block_forward, NULL, NULL};
-
-static ct_module *basic_block(int64_t in, int64_t out, int64_t stride) {
-    ct_module *b = ct_module_new(&basic_block_type, NULL);
-    ct_module_add_module(b, "conv1", ct_nn_conv2d_ex(in, out, 3, stride, 1, 1, 1, 0));
-    ct_module_add_module(b, "bn1", ct_nn_batch_norm2d(out));
-    ct_module_add_module(b, "relu", ct_nn_relu());
-    ct_module_add_module(b, "conv2", ct_nn_conv2d_ex(out, out, 3, 1, 1, 1, 1, 0));
-    ct_module_add_module(b, "bn2", ct_nn_batch_norm2d(out));
-    if (stride != 1 || in != out)
-        ct_module_add_module(b, "downsample", ct_nn_sequential(ct_nn_conv2d_ex(in, out, 1, stride, 0, 1, 1, 0), ct_nn_batch_norm2d(out)));
-    return b;
-}
-static ct_tensor *resnet_forward(ct_module *m, int nin, ct_tensor *const *in) {
-    (void)nin;
-    ct_tensor *x = in[0];
-    for (int i = 0; i < m->nchildren - 1; i++) x = ct_forward(m->children[i].module, x);   /* conv1 ... avgpool */
-    return ct_forward(m->children[m->nchildren - 1].module, ct_flatten(x, 1, -1));          /* fc */
-}
-static const ct_module_type resnet_type = {"ResNet", resnet_forward, NULL, NULL};
-
-/* kaiming_normal_(mode="fan_out", nonlinearity="relu") over every Conv2d, BatchNorm 1 / 0
-   (ResNet.__init__'s loop over self.modules()) */
-static void resnet_reinit(ct_module *m) {
-    if (!strcmp(m->type->name, "Conv2d")) ct_nn_init_kaiming_normal_(ct_module_get(m, "weight"), 0, "fan_out", "relu");
-    if (!strcmp(m->type->name, "BatchNorm2d")) {
-        ct_nn_init_ones_(ct_module_get(m, "weight"));
-        ct_nn_init_zeros_(ct_module_get(m, "bias"));
-    }
-    for (int i = 0; i < m->nchildren; i++) resnet_reinit(m->children[i].module);
-}
-static ct_module *resnet18(int64_t num_classes) {
-    ct_module *r = ct_module_new(&resnet_type, NULL);
-    ct_module_add_module(r, "conv1", ct_nn_conv2d_ex(3, 64, 7, 2, 3, 1, 1, 0));
-    ct_module_add_module(r, "bn1", ct_nn_batch_norm2d(64));
-    ct_module_add_module(r, "relu", ct_nn_relu());
-    ct_module_add_module(r, "maxpool", ct_nn_max_pool2d_opts(3, &(ct_pool_options){.stride = 2, .padding = 1}));
-    int64_t in = 64;
-    static const int64_t widths[4] = {64, 128, 256, 512};
-    for (int l = 0; l < 4; l++) {
-        char name[16];
-        snprintf(name, sizeof name, "layer%d", l + 1);
-        int64_t stride = l ? 2 : 1;
-        ct_module_add_module(r, name, ct_nn_sequential(basic_block(in, widths[l], stride), basic_block(widths[l], widths[l], 1)));
-        in = widths[l];
-    }
-    ct_module_add_module(r, "avgpool", ct_nn_adaptive_avg_pool2d(1, 1));
-    ct_module_add_module(r, "fc", ct_nn_linear(512, num_classes));
-    resnet_reinit(r);
-    return r;
-}
+/* torchvision's ResNet-18: bench/zoo.h (shared with bench/models.c) */
+static ct_module *resnet18(int64_t num_classes) { return bench_resnet18(num_classes); }
 
 /* ---- cases ---- */
 typedef struct state {

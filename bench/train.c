@@ -16,38 +16,14 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
-
-typedef struct job {
-    ct_module *model;
-    ct_optimizer *opt;
-    ct_tensor *x, *y;
-} job;
-
-static double volatile sink;
-
-static void step(void *u) {
-    const job *j = (const job *)u;
-    CT_SCOPE {
-        ct_tensor *loss = ct_cross_entropy(ct_forward(j->model, j->x), j->y, NULL);
-        ct_zero_grad(j->opt);
-        ct_backward(loss);
-        ct_step(j->opt);
-    }
-}
+#include "zoo.h"
 
 /* Runs one step and checks that it worked (and that the loss is finite), so a
    failing step is reported instead of being timed as a fast no-op. */
-static int works(const char *name, const job *j) {
-    int ok = 0;
+static int works(const char *name, const bench_job *j) {
+    double v = -1;
     ct_clear_error();
-    CT_SCOPE {
-        ct_tensor *loss = ct_cross_entropy(ct_forward(j->model, j->x), j->y, NULL);
-        ct_zero_grad(j->opt);
-        if (!loss || ct_backward(loss) != CT_OK || ct_step(j->opt) != CT_OK) break;
-        double v = ct_item(loss);
-        sink = v;
-        ok = v == v && v > 0 && v < 1e6;
-    }
+    int ok = bench_train_step_checked(j, &v) == CT_OK && v == v && v > 0 && v < 1e6;
     if (!ok) printf("# %s: FAILED: %s\n", name, ct_last_error_code() != CT_OK ? ct_last_error() : "bad loss");
     return ok;
 }
@@ -85,7 +61,7 @@ int main(void) {
             any |= bench_selected(name);
         }
         if (!any) continue;
-        job j = {cases[ci].cnn ? make_cnn() : make_mlp(), NULL, cases[ci].cnn ? xc : xm, y};
+        bench_job j = {cases[ci].cnn ? make_cnn() : make_mlp(), NULL, cases[ci].cnn ? xc : xm, y};
         if (j.model) {
             ct_module_train(j.model, 1);
             j.opt = cases[ci].adam ? ct_optim_adam(j.model, &(ct_adam_options){.lr = 1e-3})
@@ -100,7 +76,7 @@ int main(void) {
             }
             bench_set_threads(threads[ti]);
             if (!works(name, &j)) continue;
-            bench_run(name, cases[ci].params, step, &j);
+            bench_run(name, cases[ci].params, bench_train_step, &j);
         }
         if (j.opt) ct_optim_free(j.opt);
         if (j.model) ct_module_free(j.model);

@@ -101,3 +101,12 @@ def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pa
     print(line)
     sys.stdout.flush()
     return med
+
+
+def train_step(model, opt, x, y):
+    """One training step, the C side's bench_train_step (bench/zoo.h): forward,
+    cross-entropy, zero_grad(set_to_none=True), backward, optimizer step."""
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()

@@ -24,7 +24,6 @@ from functools import partial
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
 import ctbench  # noqa: E402
 from modules import ResNet18  # noqa: E402  (torchvision.models.resnet18's layout and init)
@@ -123,13 +122,6 @@ def eval_step(model, x):
         model(x)
 
 
-def train_step(model, opt, x, y):
-    loss = F.cross_entropy(model(x), y)
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
-
-
 def main():
     ctbench.begin("models")
     torch.manual_seed(0)
@@ -152,7 +144,7 @@ def main():
                     ctbench.set_threads(t)
                     if train:
                         ctbench.run(name, "fwd + CE + zero_grad + bwd + SGD m0.9", "train_step(model, opt, x, y)",
-                                    {"train_step": train_step, "model": model, "opt": opt, "x": x, "y": y})
+                                    {"train_step": ctbench.train_step, "model": model, "opt": opt, "x": x, "y": y})
                     else:
                         ctbench.run(name, "inference mode", "eval_step(model, x)",
                                     {"eval_step": eval_step, "model": model, "x": x})

@@ -6,7 +6,6 @@ import sys
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ctbench  # noqa: E402
@@ -20,13 +19,6 @@ def make_cnn():
     return nn.Sequential(nn.Conv2d(1, 32, 3, 1, 1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2, 2),
                          nn.Conv2d(32, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2, 2),
                          nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10))
-
-
-def step(model, opt, x, y):
-    loss = F.cross_entropy(model(x), y)
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
 
 
 def main():
@@ -45,7 +37,7 @@ def main():
         model.train()
         opt = (torch.optim.Adam(model.parameters(), lr=1e-3) if adam
                else torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
-        env = {"step": step, "model": model, "opt": opt, "x": xc if cnn else xm, "y": y}
+        env = {"step": ctbench.train_step, "model": model, "opt": opt, "x": xc if cnn else xm, "y": y}
         for t, n in zip((1, 2), names):
             ctbench.set_threads(t)
             ctbench.run(n, params, "step(model, opt, x, y)", env)
