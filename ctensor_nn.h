@@ -3109,6 +3109,105 @@ static int ct__nn_dense_inputs(const ct__call *c, int nlay, int cl, ct_tensor **
     return 0;
 }
 
+/* ---- small output planes: the batch folded into one GEMM ----
+   With few output pixels per sample (late ResNet layers: 4x4 and 2x2) one GEMM per
+   sample is a thin product that streams the whole weight (9.4 MB for 512 -> 512 3x3)
+   once per sample, and the implicit GEMM's 32-pixel slivers would be mostly padding.
+   NCHW, groups 1, L = OH * OW below CT__CONV_FOLD_L and N > 1: the columns of nb
+   samples side by side, colF [K][nb L] (column n L + l), and one GEMM per chunk of
+   nb samples:
+     forward   YF [O][nb L] = W [O][K] colF, then y[n][o][l] = YF[o][n L + l] (+ bias)
+     transpose colF = W^T [K][O] GF, GF [O][nb L] gathered from G; col2im per sample
+     weight    dW += GF colF^T
+   Channels-last forward folds without copies: im2col_cl's rows are pixels, so nb
+   samples' rows stack into [nb L][K] and the GEMM writes y's rows directly. */
+#ifndef CT__CONV_FOLD_L
+#  define CT__CONV_FOLD_L 64
+#endif
+/* elements of colF per chunk (and of the [O][nb L] buffer): bounds the workspace */
+#ifndef CT__CONV_FOLD_ELEMS
+#  define CT__CONV_FOLD_ELEMS ((int64_t)1 << 22)
+#endif
+static int ct__conv_fold_ok(int kind, const ct__cgeo *g) {
+    if (g->G != 1 || g->N < 2 || g->OH * g->OW >= CT__CONV_FOLD_L) return 0;
+    return !g->cl || kind == CT__CONV_FWD;
+}
+/* nb: samples per chunk */
+static int64_t ct__conv_fold_nb(const ct__cgeo *g) {
+    int64_t K = g->C * g->kh * g->kw, L = g->OH * g->OW, per = CT__MAX(K, g->O) * L;
+    return CT__MAX((int64_t)1, CT__MIN(g->N, CT__CONV_FOLD_ELEMS / CT__MAX((int64_t)1, per)));
+}
+/* dst[r][off + l] = src[r][l] for r < R, l < L (row lengths ld and L): the columns of one sample */
+static void ct__conv_fold_cols(ct_dtype dt, void *dst, int64_t ld, int64_t off, const void *src, int64_t R, int64_t L, int to_fold) {
+    const size_t es = ct__dt[dt].size;
+    for (int64_t r = 0; r < R; r++) {
+        char *f = (char *)dst + es * (size_t)(r * ld + off);
+        char *s = (char *)src + es * (size_t)(r * L);
+        if (to_fold) memcpy(f, s, es * (size_t)L);
+        else memcpy(s, f, es * (size_t)L);
+    }
+}
+/* the three ops as above; out is zeroed or filled by the caller as for ct__conv_run
+   (the weight kind: zeroed). 0, or -1 out of memory (nothing written then). */
+static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, const char *b, const char *bias, const ct__cgeo *g) {
+    const int64_t es = ct__dt[dt].size, K = g->C * g->kh * g->kw, L = g->OH * g->OW, HW = g->H * g->W, O = g->O;
+    const int64_t nb = ct__conv_fold_nb(g);
+    /* colF, then (NCHW) the [O][nb L] buffer, then one sample's columns */
+    char *ws = (char *)CT_MALLOC((size_t)(es * (K * nb * L + (g->cl ? 0 : O * nb * L + K * L))));
+    if (!ws) return -1;
+    char *colF = ws, *yF = colF + es * K * nb * L, *col = yF + es * O * nb * L;
+    for (int64_t n0 = 0; n0 < g->N; n0 += nb) {
+        const int64_t m = CT__MIN(nb, g->N - n0), W = m * L;   /* samples in this chunk, columns */
+        if (g->cl) {   /* forward: rows of pixels, written straight into y */
+            for (int64_t s = 0; s < m; s++) ct__im2col_cl(dt, colF + es * s * L * K, a + es * (n0 + s) * HW * g->C, g, g->C, 0, g->OH);
+            char *y = out + es * n0 * L * O;
+            if (bias)
+                CT__NN_AS(dt, {
+                    for (int64_t l = 0; l < W; l++)
+                        for (int64_t o = 0; o < O; o++) ((T *)y)[l * O + o] = ((const T *)bias)[o];
+                });
+            ct__gemm_cd(dt, W, O, K, 1.0, colF, K, 1, b, 1, K, bias ? 1.0 : 0.0, y, O);
+            continue;
+        }
+        if (kind != CT__CONV_TRANSPOSE)   /* colF from the inputs */
+            for (int64_t s = 0; s < m; s++) {
+                ct__im2col(dt, col, a + es * (n0 + s) * g->C * HW, HW, g->W, 1, g, g->C, 0, g->OH);
+                ct__conv_fold_cols(dt, colF, W, s * L, col, K, L, 1);
+            }
+        if (kind != CT__CONV_FWD) {   /* GF from the gradient: a for the transpose, b for the weight */
+            const char *G = kind == CT__CONV_TRANSPOSE ? a : b;
+            for (int64_t s = 0; s < m; s++) ct__conv_fold_cols(dt, yF, W, s * L, (void *)(G + es * (n0 + s) * O * L), O, L, 1);
+        }
+        if (kind == CT__CONV_FWD) {
+            ct__gemm_cd(dt, O, W, K, 1.0, b, K, 1, colF, W, 1, 0.0, yF, W);
+            for (int64_t s = 0; s < m; s++) {
+                char *y = out + es * (n0 + s) * O * L;
+                ct__conv_fold_cols(dt, yF, W, s * L, y, O, L, 0);
+                if (bias)
+                    CT__NN_AS(dt, {
+                        for (int64_t o = 0; o < O; o++)
+                            for (int64_t l = 0; l < L; l++) ((T *)y)[o * L + l] += ((const T *)bias)[o];
+                    });
+            }
+        } else if (kind == CT__CONV_TRANSPOSE) {
+            ct__gemm_cd(dt, K, W, O, 1.0, b, 1, K, yF, W, 1, 0.0, colF, W);
+            for (int64_t s = 0; s < m; s++) {
+                char *x = out + es * (n0 + s) * g->C * HW;
+                for (int64_t ch = 0; ch < g->C; ch++) {
+                    if (bias) ct__nn_fill(dt, x + es * ch * HW, bias + es * ch, HW);
+                    else memset(x + es * ch * HW, 0, (size_t)(es * HW));
+                }
+                ct__conv_fold_cols(dt, colF, W, s * L, col, K, L, 0);
+                ct__col2im(dt, x, col, g, g->C);
+            }
+        } else {
+            ct__gemm_cd(dt, O, K, W, 1.0, yF, W, 1, colF, 1, W, 1.0, out, K);
+        }
+    }
+    CT_FREE(ws);
+    return 0;
+}
+
 static int ct__k_conv(ct__call *c) {
     ct__cgeo g;
     if (ct__conv_geo(c, &g)) return -1;
@@ -3121,6 +3220,15 @@ static int ct__k_conv(ct__call *c) {
     if (ct__conv_is_dw(&g)) {
         int r = ct__conv_dw_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
                                 ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
+    if (ct__conv_fold_ok(kind, &g)) {
+        char *op = (char *)ct__ptr(out);
+        if (kind == CT__CONV_WEIGHT) memset(op, 0, es * (size_t)ct_numel(out));
+        int r = ct__conv_fold_run(kind, dt, op, (const char *)ct__ptr(in[0]), (const char *)ct__ptr(in[1]),
+                                  c->nin == 3 ? (const char *)ct__ptr(in[2]) : NULL, &g);
+        if (r) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
         return r;
     }

@@ -81,30 +81,51 @@ TEST(test_conv2d_formats_and_dtypes) {
 
 /* A batch large enough to run threaded (optimized build): its gradients must
    equal the sums of the per-sample gradients (samples run one at a time). */
+/* a batch gives what its samples give one by one (values, input gradients; the weight
+   and bias gradients are the samples' sums): batches of small output planes take the
+   folded path (one GEMM over the batch), single samples the per-sample one */
+static int batch_vs_samples(ct_tensor *x, ct_tensor *w, ct_tensor *b, ct_conv_options o, int cl, double tol) {
+    if (cl) x = ct_to_channels_last(x);
+    ct_tensor *xl = leaf(x), *wl = leaf(w), *bl = b ? leaf(b) : NULL;
+    ct_tensor *y = ct_conv2d(xl, wl, bl, &o);
+    if (!y || (cl && !ct_is_channels_last(y))) return 0;
+    ct_tensor *g = ct_randn_like(y, NULL);
+    ct_backward(ct_sum(ct_mul(y, g)));
+    ct_tensor *gw = NULL, *gb = NULL;
+    int ok = 1;
+    for (int64_t n = 0; n < ct_size(x, 0); n++) {
+        ct_tensor *xn = leaf(ct_narrow(x, 0, n, 1)), *wn = leaf(w), *bn = b ? leaf(b) : NULL;
+        ct_tensor *yn = ct_conv2d(xn, wn, bn, &o);
+        ok &= yn && ct_allclose(yn, ct_narrow(y, 0, n, 1), tol, tol) == 1;
+        ct_backward(ct_sum(ct_mul(yn, ct_narrow(g, 0, n, 1))));
+        ok &= ct_allclose(ct_grad(xn), ct_narrow(ct_grad(xl), 0, n, 1), tol, tol) == 1;
+        gw = gw ? ct_add(gw, ct_grad(wn)) : ct_grad(wn);
+        if (b) gb = gb ? ct_add(gb, ct_grad(bn)) : ct_grad(bn);
+    }
+    ok &= ct_allclose(gw, ct_grad(wl), 10 * tol, 10 * tol) == 1;
+    if (b) ok &= ct_allclose(gb, ct_grad(bl), 10 * tol, 10 * tol) == 1;
+    return ok;
+}
 TEST(test_batch_equals_samples) {
     for (int cl = 0; cl < 2; cl++) {
-        ct_tensor *x = RND(CT_FLOAT64, 70, 4, 16, 20, 20), *w = RND(CT_FLOAT64, 71, 32, 16, 3, 3), *b = RND(CT_FLOAT64, 72, 32);
-        if (cl) x = ct_to_channels_last(x);
-        ct_tensor *xl = leaf(x), *wl = leaf(w), *bl = leaf(b);
-        ct_conv_options o = {.padding = 1};
-        ct_tensor *y = ct_conv2d(xl, wl, bl, &o);
-        ct_tensor *g = RND(CT_FLOAT64, 73, 4, 32, 20, 20);
-        ct_backward(ct_sum(ct_mul(y, g)));
-        ct_tensor *gw = NULL, *gb = NULL;
-        int ok = 1;
-        for (int64_t n = 0; n < 4; n++) {
-            ct_tensor *xn = leaf(ct_narrow(x, 0, n, 1)), *wn = leaf(w), *bn = leaf(b);
-            ct_tensor *yn = ct_conv2d(xn, wn, bn, &o);
-            ok &= ct_allclose(yn, ct_narrow(y, 0, n, 1), 1e-12, 1e-12) == 1;
-            ct_backward(ct_sum(ct_mul(yn, ct_narrow(g, 0, n, 1))));
-            ok &= ct_allclose(ct_grad(xn), ct_narrow(ct_grad(xl), 0, n, 1), 1e-12, 1e-12) == 1;
-            gw = gw ? ct_add(gw, ct_grad(wn)) : ct_grad(wn);
-            gb = gb ? ct_add(gb, ct_grad(bn)) : ct_grad(bn);
-        }
-        CHECK(ok);
-        CHECK(ct_allclose(gw, ct_grad(wl), 1e-10, 1e-10) == 1);
-        CHECK(ct_allclose(gb, ct_grad(bl), 1e-10, 1e-10) == 1);
+        /* per-sample path (20 x 20 outputs) */
+        CHECK(batch_vs_samples(RND(CT_FLOAT64, 70, 4, 16, 20, 20), RND(CT_FLOAT64, 71, 32, 16, 3, 3), RND(CT_FLOAT64, 72, 32),
+                               (ct_conv_options){.padding = 1}, cl, 1e-12));
+        /* folded: 4 x 4 and 2 x 2 outputs, strides, dilation, 1x1, no bias, float32 */
+        CHECK(batch_vs_samples(RND(CT_FLOAT64, 73, 3, 16, 4, 4), RND(CT_FLOAT64, 74, 24, 16, 3, 3), RND(CT_FLOAT64, 75, 24),
+                               (ct_conv_options){.padding = 1}, cl, 1e-12));
+        CHECK(batch_vs_samples(RND(CT_FLOAT64, 76, 2, 8, 7, 5), RND(CT_FLOAT64, 77, 12, 8, 3, 2), NULL,
+                               (ct_conv_options){.stride = 2, .padding_hw = {1, 0}}, cl, 1e-12));
+        CHECK(batch_vs_samples(RND(CT_FLOAT64, 78, 5, 6, 6, 6), RND(CT_FLOAT64, 79, 10, 6, 3, 3), RND(CT_FLOAT64, 80, 10),
+                               (ct_conv_options){.dilation = 2, .padding = 1}, cl, 1e-12));
+        CHECK(batch_vs_samples(RND(CT_FLOAT64, 81, 3, 16, 2, 2), RND(CT_FLOAT64, 82, 32, 16, 1, 1), RND(CT_FLOAT64, 83, 32),
+                               (ct_conv_options){0}, cl, 1e-12));
+        CHECK(batch_vs_samples(RND(CT_FLOAT32, 84, 3, 32, 2, 2), RND(CT_FLOAT32, 85, 48, 32, 3, 3), RND(CT_FLOAT32, 86, 48),
+                               (ct_conv_options){.padding = 1}, cl, 2e-4));
     }
+    /* folded in chunks: K * L (2048 * 9 * 49) allows 4 samples of 6 per chunk */
+    CHECK(batch_vs_samples(RND(CT_FLOAT64, 87, 6, 2048, 7, 7), RND(CT_FLOAT64, 88, 3, 2048, 3, 3), RND(CT_FLOAT64, 89, 3),
+                           (ct_conv_options){.padding = 1}, 0, 1e-11));
 }
 
 TEST(test_pool_values) {
