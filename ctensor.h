@@ -1539,6 +1539,8 @@ typedef struct ct__tls {
     /* caches */
     ct_tensor *free_tensors;         /* linked through ->grad */
     int nfree_tensors;
+    struct ct__node *free_nodes;     /* small autograd nodes, linked through ->free_next */
+    int nfree_nodes;
     void *free_blocks[CT__NUM_CLASSES];
     void *big_blocks[CT__BIG_CACHE_SLOTS];   /* freed large storages (beyond the classes) */
     int64_t big_bytes;
@@ -2296,9 +2298,15 @@ static CT__UNUSED int64_t ct__sat_sub(int64_t a, int64_t b) {
 }
 static CT__UNUSED int64_t ct__sat_mul(int64_t a, int64_t b) {
     int neg = (a < 0) != (b < 0);
+#if defined(__GNUC__) || defined(__clang__)
+    int64_t r;   /* no division: numel runs on every op */
+    if (!__builtin_mul_overflow(a, b, &r)) return r;
+    return neg ? INT64_MIN : INT64_MAX;
+#else
     uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
     if (ua && ub > (uint64_t)INT64_MAX / ua) return neg ? INT64_MIN : INT64_MAX;
     return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+#endif
 }
 /* saturates at INT64_MAX (a broadcast of two huge views can exceed int64) */
 static int64_t ct__shape_numel(int ndim, const int64_t *shape) {
@@ -2481,6 +2489,7 @@ CTENSOR_API int64_t ct_live_bytes(void) {
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
+static void ct__free_node_cache(ct__tls *t);
 static void ct__tls_free_caches(ct__tls *t) {
     while (t->free_tensors) {
         ct_tensor *x = t->free_tensors;
@@ -2488,6 +2497,7 @@ static void ct__tls_free_caches(ct__tls *t) {
         CT_FREE(x);
     }
     t->nfree_tensors = t->fallback ? CT__TENSOR_CACHE : 0;   /* a fallback state never caches headers */
+    ct__free_node_cache(t);
     for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
         if (t->big_blocks[k]) {
             CT_FREE(((ct_storage *)t->big_blocks[k])->ct__block);
@@ -3796,17 +3806,40 @@ struct ct__node {
     void (*ctx_free)(void *);
     ct__backward_fn custom_bw;
     const char *custom_name;
-    struct ct__node *free_next; /* deferred destruction list */
+    struct ct__node *free_next; /* deferred destruction list; the thread's node cache */
+    int32_t pooled;             /* allocated at CT__NODE_SMALL bytes: goes back to a node cache */
 };
 
 static void ct__node_decref(ct__node *n);
 
+/* Nodes up to 2 inputs, 1 output and 3 saved tensors share one size and are
+   reused from a per-thread cache of up to CT__NODE_CACHE. */
+#define CT__NODE_SMALL (sizeof(ct__node) + 2 * sizeof(ct__edge) + 3 * sizeof(ct__tmeta) + 3 * sizeof(ct__saved))
+#define CT__NODE_CACHE 4096
+static void ct__free_node_cache(ct__tls *t) {
+    while (t->free_nodes) {
+        ct__node *n = t->free_nodes;
+        t->free_nodes = n->free_next;
+        CT_FREE(n);
+    }
+    t->nfree_nodes = 0;
+}
 static ct__node *ct__node_new(int op, int nin, int nout, int nsaved) {
     size_t sz = sizeof(ct__node) + sizeof(ct__edge) * (size_t)nin + sizeof(ct__tmeta) * (size_t)(nin + nout) +
                 sizeof(ct__saved) * (size_t)nsaved;
-    ct__node *n = (ct__node *)CT_MALLOC(sz);
-    if (!n) { ct_set_error(CT_ERR_MEMORY, "out of memory (autograd node)"); return NULL; }
+    ct__node *n;
+    int pooled = sz <= CT__NODE_SMALL;
+    ct__tls *t = ct__tls_get();
+    if (pooled && t->free_nodes) {
+        n = t->free_nodes;
+        t->free_nodes = n->free_next;
+        t->nfree_nodes--;
+    } else {
+        n = (ct__node *)CT_MALLOC(pooled ? CT__NODE_SMALL : sz);
+        if (!n) { ct_set_error(CT_ERR_MEMORY, "out of memory (autograd node)"); return NULL; }
+    }
     memset(n, 0, sizeof(ct__node));
+    n->pooled = pooled;
     n->op = op;
     n->nin = nin;
     n->nout = nout;
@@ -3854,6 +3887,13 @@ static void ct__node_destroy_now(ct__node *n) {
     if (n->leaf) {
         n->leaf->grad_acc = NULL;
         ct__decref(n->leaf);
+    }
+    ct__tls *t = ct__tls_get();
+    if (n->pooled && t->nfree_nodes < CT__NODE_CACHE && !t->fallback && !t->dead) {
+        n->free_next = t->free_nodes;
+        t->free_nodes = n;
+        t->nfree_nodes++;
+        return;
     }
     CT_FREE(n);
 }
@@ -4677,6 +4717,8 @@ typedef struct ct__ginfo {
     int32_t state;              /* DFS: 0 new, 1 on stack, 2 done */
     ct_tensor **buf;            /* [nout] gradient sums, owned */
     int32_t *capture;           /* [nout] index into the captures, -1 when none */
+    ct_tensor *buf1;            /* buf and capture of a node with one output */
+    int32_t capture1;
 } ct__ginfo;
 
 typedef struct ct__gtask {
@@ -4722,13 +4764,22 @@ static int ct__gtask_add(ct__gtask *g, ct__node *n) {
         g->table = nt;
         g->tcap = nc;
     }
+    ct__ginfo *old = g->info;
     if (ct__grow((void **)&g->info, &g->capinfo, g->ninfo + 1, sizeof(ct__ginfo))) return -1;
+    if (g->info != old)   /* moved: the inline buffers moved with it */
+        for (int i = 0; i < g->ninfo; i++)
+            if (g->info[i].node->nout <= 1) { g->info[i].buf = &g->info[i].buf1; g->info[i].capture = &g->info[i].capture1; }
     ct__ginfo *in = &g->info[g->ninfo];
     memset(in, 0, sizeof *in);
     in->node = n;
-    in->buf = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(n->nout > 0 ? n->nout : 1));
-    in->capture = (int32_t *)CT_MALLOC(sizeof(int32_t) * (size_t)(n->nout > 0 ? n->nout : 1));
-    if (!in->buf || !in->capture) { CT_FREE(in->buf); CT_FREE(in->capture); return -1; }
+    if (n->nout <= 1) {
+        in->buf = &in->buf1;
+        in->capture = &in->capture1;
+    } else {
+        in->buf = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)n->nout);
+        in->capture = (int32_t *)CT_MALLOC(sizeof(int32_t) * (size_t)n->nout);
+        if (!in->buf || !in->capture) { CT_FREE(in->buf); CT_FREE(in->capture); return -1; }
+    }
     for (int j = 0; j < n->nout; j++) { in->buf[j] = NULL; in->capture[j] = -1; }
     uint64_t h = ct__ptr_hash(n) & (uint64_t)(g->tcap - 1);
     while (g->table[h]) h = (h + 1) & (uint64_t)(g->tcap - 1);
@@ -4740,8 +4791,10 @@ static void ct__gtask_free(ct__gtask *g) {
         ct__node *n = g->info[i].node;
         for (int j = 0; j < n->nout; j++)
             if (g->info[i].buf[j]) ct__decref(g->info[i].buf[j]);
-        CT_FREE(g->info[i].buf);
-        CT_FREE(g->info[i].capture);
+        if (n->nout > 1) {
+            CT_FREE(g->info[i].buf);
+            CT_FREE(g->info[i].capture);
+        }
         /* an AccumulateGrad made here for a leaf no graph node leads to (a root that is a
            leaf, an unused input): no edge owns it, and it holds its leaf, so the two
            would never be freed */
