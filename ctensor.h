@@ -1512,7 +1512,7 @@ static void *ct__calloc1(size_t sz) {
 #define CTENSOR_BLOCK_CACHE_MB 256
 #endif
 #define CT__BIG_CACHE_SLOTS 8
-#define CT__CACHE_PER_CLASS(c) (CT__CACHE_BYTES_PER_CLASS / (64 << (c)) < 8 ? 8 : CT__CACHE_BYTES_PER_CLASS / (64 << (c)))
+#define CT__CACHE_PER_CLASS(c) ((CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)) < 8 ? 8 : (CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)))
 #define CT__TENSOR_CACHE 4096
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
@@ -2338,13 +2338,26 @@ static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const i
        refused by ct__storage_new as too large, never given a wrapped size */
     ct_tensor *x = ct__header_new();   /* first: without a thread state, its error is the one to report */
     if (!x) return NULL;
-    for (int i = 0; i < ndim; i++) x->shape[i] = shape[i];
+    int64_t n = 1;
     x->ndim = ndim;
-    if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
-    else { ct__contig_strides(ndim, shape, x->strides); x->flags |= CT__F_CONTIG; }
+    if (strides) {
+        for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n = ct__sat_mul(n, shape[i]); }
+        memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    } else {
+        /* one pass: shape, contiguous strides (ct__contig_strides) and numel */
+        int64_t st = 1;
+        for (int i = ndim - 1; i >= 0; i--) {
+            int64_t sz = shape[i];
+            x->shape[i] = sz;
+            x->strides[i] = st;
+            st *= sz > 1 ? sz : 1;
+            n = ct__sat_mul(n, sz);
+        }
+        x->flags |= CT__F_CONTIG;
+    }
     x->dtype = dt;
     x->device = dev;
-    x->storage = ct__storage_new(ct__sat_mul(ct__shape_numel(ndim, shape), (int64_t)ct__dt[dt].size), dev);
+    x->storage = ct__storage_new(ct__sat_mul(n, (int64_t)ct__dt[dt].size), dev);
     if (!x->storage) { ct__header_free(x); return NULL; }
     return x;
 }
@@ -2747,6 +2760,8 @@ typedef struct ct__call {
     ct_tensor *self_before;        /* in-place ops: input 0 as it was, when autograd must save it */
     int inplace;                   /* set by callers of elementwise ops: write into input 0 */
     int fast;                      /* set by elementwise metas: contiguous operands of one shape */
+    void (*fast_fn)(char **, const int64_t *, int64_t, const ct__attrs *);   /* fast: the loop (binary ops) */
+    int64_t fast_n;                /* fast: the number of elements */
     uint32_t pre_version[8];       /* in-place calls: input versions before the write */
 } ct__call;
 
@@ -3244,6 +3259,7 @@ static const ct__attrs ct__attrs_none = {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0},
 
 /* ---- kernels per backend ---- */
 static ct__kernel_fn ct__kernels[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];
+static int ct__cpu_kernels_set;   /* a CPU kernel was registered: the dispatcher reads ct__kernels[CPU] */
 static ct__meta_fn ct__metas[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];   /* NULL: the row's meta */
 CTENSOR_API const char *ct_backend_name(ct_backend b) {
     static const char *const names[CT_NUM_BACKENDS] = {"CPU", "CUDA", "QuantizedCPU", "QuantizedCUDA",
@@ -3763,6 +3779,7 @@ CTENSOR_API ct_status ct_register_backend_op(const char *name, ct_backend b, ct_
     if ((int)b < 0 || b >= CT_NUM_BACKENDS) { ct_set_error(CT_ERR_ARG, "register_kernel: invalid backend %d", (int)b); return CT_ERR_ARG; }
     CT__STORE_RELEASE(&ct__metas[b][op], meta);
     CT__STORE_RELEASE(&ct__kernels[b][op], fn);
+    if (b == CT_BACKEND_CPU) CT__STORE_RELEASE(&ct__cpu_kernels_set, 1);
     return CT_OK;
 }
 CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn) {
@@ -4132,12 +4149,18 @@ static CT__UNUSED int ct__out_alloc(ct__call *c, int j, ct_dtype dt, int ndim, c
    NEW and VIEW outputs are owned by the current scope; an INPLACE output is the input. */
 CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     const ct__opdef *d = ct__opdef_get(c->op);
-    int nin = c->nin, quant = 0;
-    for (int i = 0; i < nin; i++)
-        if (CT__UNLIKELY(!c->in[i])) return ct__dispatch_fail_null(c);
+    int nin = c->nin, quant = 0, same = 1;
+    if (nin && CT__UNLIKELY(!c->in[0])) return ct__dispatch_fail_null(c);
     /* the device of the call: its inputs' (0-d CPU tensors go with any device, as in PyTorch) */
     ct_device dev = nin ? c->in[0]->device : ct__cpu_dev;
     for (int i = 0; i < nin; i++) {
+        const ct_tensor *x = c->in[i];
+        if (CT__UNLIKELY(!x)) return ct__dispatch_fail_null(c);
+        quant |= CT__DT_QUANT(x->dtype);
+        same &= ct_device_eq(x->device, dev);
+    }
+    if (CT__UNLIKELY(!same)) quant = 0;   /* mixed devices: the rules below */
+    for (int i = 0; !same && i < nin; i++) {
         const ct_tensor *x = c->in[i];
         quant |= CT__DT_QUANT(x->dtype);
         if (CT__UNLIKELY(!ct_device_eq(x->device, dev))) {
@@ -4150,7 +4173,7 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     ct_device odev = (d->flags & CT__OPF_DEVICE_ATTR) ? c->a->device : dev;
     ct_device kdev = odev.type != CT_CPU ? odev : dev;
     int backend = (kdev.type == CT_CPU ? CT_BACKEND_CPU : CT_BACKEND_CUDA) + (quant ? 2 : 0);
-    ct__kernel_fn k = ct__kernels[backend][c->op];
+    ct__kernel_fn k = backend == CT_BACKEND_CPU && !CT__LOAD_ACQUIRE(&ct__cpu_kernels_set) ? NULL : ct__kernels[backend][c->op];
     /* the row's kernel serves the CPU; a view's (metadata only) serves every backend */
     if (!k && (backend == CT_BACKEND_CPU || (d->flags & CT__OPF_VIEW))) k = d->kernel;
     if (CT__UNLIKELY(!k)) return ct__no_kernel(d, backend);
@@ -6590,16 +6613,19 @@ CT__INLINE int ct__ew_fast_dtype(uint32_t flags, ct_dtype dt) {
     if (dt == CT_BOOL && (flags & CT__OPF_NO_BOOL)) return 0;
     return 1;
 }
-static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt) {
+static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt, ct__loop_fn fn) {
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
     c->cdt = cdt;
     c->fast = 1;
+    c->fast_fn = fn;
     o->kind = CT__OUT_NEW;
     o->dtype = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) ? CT_BOOL : cdt;
     o->ndim = x->ndim;
     o->has_strides = 0;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    int64_t n = 1;   /* x is contiguous: its numel fits */
+    for (int d = 0; d < x->ndim; d++) { o->shape[d] = x->shape[d]; n *= x->shape[d]; }
+    c->fast_n = n;
     return 0;
 }
 
@@ -6609,7 +6635,7 @@ static int ct__meta_unary(ct__call *c) {
     ct_dtype cdt = x->dtype;
     if (!c->inplace && CT__ISFLOAT(cdt) && (x->flags & CT__F_CONTIG) && c->op != CT__OP_BITWISE_NOT) {
         const ct__loop_fn *tab = ct__unary_table(c->op);
-        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt);
+        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt, tab[cdt]);
     }
     /* ops with scalar arguments promote like `x op scalar` */
     if (!CT__ISFLOAT(cdt) && CT__ISREAL(cdt)) {
@@ -6663,7 +6689,7 @@ static int ct__meta_binary(ct__call *c) {
         (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
         ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
         const ct__loop_fn *tab = ct__binary_table(c->op);
-        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype);
+        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype, tab[x->dtype]);
     }
     if (x->dtype == y->dtype && !((x->flags | y->flags) & CT__F_WRAPPED_NUMBER) && ct_same_shape(x, y)) {
         /* same shape, same dtype */
@@ -6747,13 +6773,14 @@ done:
 /* Fast branch of the elementwise kernels (see ct__ew_fast_out). */
 static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
     ct_tensor *out = c->out[0];
-    int64_t n = ct__shape_numel(out->ndim, out->shape), st[CT__ITER_MAXOP];
+    int64_t n = c->fast_n, st[CT__ITER_MAXOP];
+    int64_t es = (int64_t)ct__dt[c->cdt].size;   /* fast calls: every input is of dtype cdt */
     char *p[CT__ITER_MAXOP];
-    st[0] = (int64_t)ct__dt[out->dtype].size;
+    st[0] = out->dtype == c->cdt ? es : (int64_t)ct__dt[out->dtype].size;
     p[0] = ct__ptr(out);
     for (int i = 0; i < nin; i++) {
-        st[1 + i] = c->in[i]->ndim == 0 && out->ndim > 0 ? 0 : (int64_t)ct__dt[c->in[i]->dtype].size;
-        p[1 + i] = ct__ptr(c->in[i]);
+        st[1 + i] = c->in[i]->ndim == 0 && out->ndim > 0 ? 0 : es;
+        p[1 + i] = (char *)c->in[i]->storage->data + c->in[i]->offset * es;
     }
     ct__kerr_tls = 0;
     if (n < 2 * CT__GRAIN) {
@@ -6782,8 +6809,8 @@ static int ct__k_unary(ct__call *c) {
     return ct__ew_run(c, fn, 1, c->in, &want);
 }
 static int ct__k_binary(ct__call *c) {
+    if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 2);
     const ct__loop_fn *tab = ct__binary_table(c->op);
-    if (c->fast) return ct__ew_fast_run(c, tab[c->cdt], 2);
     ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want[2];
