@@ -3841,7 +3841,8 @@ static void ct__free_node_cache(ct__tls *t) {
     }
     t->nfree_nodes = 0;
 }
-static ct__node *ct__node_new(int op, int nin, int nout, int nsaved) {
+/* a: the attributes to keep (NULL: zeros) */
+static ct__node *ct__node_new(int op, int nin, int nout, int nsaved, const ct__attrs *a) {
     size_t sz = sizeof(ct__node) + sizeof(ct__edge) * (size_t)nin + sizeof(ct__tmeta) * (size_t)(nin + nout) +
                 sizeof(ct__saved) * (size_t)nsaved;
     ct__node *n;
@@ -3855,7 +3856,12 @@ static ct__node *ct__node_new(int op, int nin, int nout, int nsaved) {
         n = (ct__node *)CT_MALLOC(pooled ? CT__NODE_SMALL : sz);
         if (!n) { ct_set_error(CT_ERR_MEMORY, "out of memory (autograd node)"); return NULL; }
     }
-    memset(n, 0, sizeof(ct__node));
+    /* zeroed around the attributes block, which is copied or zeroed once */
+    memset(n, 0, offsetof(ct__node, attrs));
+    memset((char *)n + offsetof(ct__node, attrs) + sizeof(ct__attrs), 0,
+           sizeof(ct__node) - offsetof(ct__node, attrs) - sizeof(ct__attrs));
+    if (a) n->attrs = *a;
+    else memset(&n->attrs, 0, sizeof(ct__attrs));
     n->pooled = pooled;
     n->op = op;
     n->nin = nin;
@@ -3966,7 +3972,7 @@ static void ct__tensor_destroy(ct_tensor *x) {
 /* The AccumulateGrad node of a leaf (created on first use; the leaf holds it weakly). */
 static ct__node *ct__grad_accumulator(ct_tensor *leaf) {
     if (leaf->grad_acc) return leaf->grad_acc;
-    ct__node *n = ct__node_new(CT__NODE_ACC, 0, 1, 0);
+    ct__node *n = ct__node_new(CT__NODE_ACC, 0, 1, 0, NULL);
     if (!n) return NULL;
     n->seq = UINT64_MAX;
     n->topo = 0;
@@ -4469,9 +4475,8 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     for (int i = 0; i < nin; i++)
         if ((c->in[i]->flags & CT__F_INFERENCE) && (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i))) || (c->in[i]->flags & CT__F_REQUIRES_GRAD)))
             return ct__failed(CT_ERR_AUTOGRAD, "%s: Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal tensor and use it in autograd.", d->name);
-    ct__node *n = ct__node_new(c->op, nin, nout, nsaved);
+    ct__node *n = ct__node_new(c->op, nin, nout, nsaved, c->a);
     if (!n) return -1;
-    n->attrs = *c->a;
     n->seq = t->seq_counter++;
     int topo = 0;
     for (int i = 0; i < nin; i++) {
@@ -4644,7 +4649,7 @@ static int ct__copyslices(ct_tensor *view, ct__node *fn) {
     int64_t lst[CT_MAX_DIMS], loff = 0;
     if (ct__logical_geometry(base, view, lst, &loff)) return -1;
     int nin = fn ? fn->nin : 1;
-    ct__node *cs = ct__node_new(CT__NODE_COPYSLICES, nin, 1, 0);
+    ct__node *cs = ct__node_new(CT__NODE_COPYSLICES, nin, 1, 0, NULL);
     if (!cs) return -1;
     cs->seq = ct__tls_get()->seq_counter++;
     cs->custom_bw = ct__bw_copyslices;
