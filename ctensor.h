@@ -1512,7 +1512,7 @@ static void *ct__calloc1(size_t sz) {
 #define CTENSOR_BLOCK_CACHE_MB 256
 #endif
 #define CT__BIG_CACHE_SLOTS 8
-#define CT__CACHE_PER_CLASS(c) (CT__CACHE_BYTES_PER_CLASS / (64 << (c)) < 8 ? 8 : CT__CACHE_BYTES_PER_CLASS / (64 << (c)))
+#define CT__CACHE_PER_CLASS(c) ((CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)) < 8 ? 8 : (CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)))
 #define CT__TENSOR_CACHE 4096
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
@@ -1539,6 +1539,8 @@ typedef struct ct__tls {
     /* caches */
     ct_tensor *free_tensors;         /* linked through ->grad */
     int nfree_tensors;
+    struct ct__node *free_nodes;     /* small autograd nodes, linked through ->free_next */
+    int nfree_nodes;
     void *free_blocks[CT__NUM_CLASSES];
     void *big_blocks[CT__BIG_CACHE_SLOTS];   /* freed large storages (beyond the classes) */
     int64_t big_bytes;
@@ -2296,9 +2298,15 @@ static CT__UNUSED int64_t ct__sat_sub(int64_t a, int64_t b) {
 }
 static CT__UNUSED int64_t ct__sat_mul(int64_t a, int64_t b) {
     int neg = (a < 0) != (b < 0);
+#if defined(__GNUC__) || defined(__clang__)
+    int64_t r;   /* no division: numel runs on every op */
+    if (!__builtin_mul_overflow(a, b, &r)) return r;
+    return neg ? INT64_MIN : INT64_MAX;
+#else
     uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
     if (ua && ub > (uint64_t)INT64_MAX / ua) return neg ? INT64_MIN : INT64_MAX;
     return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+#endif
 }
 /* saturates at INT64_MAX (a broadcast of two huge views can exceed int64) */
 static int64_t ct__shape_numel(int ndim, const int64_t *shape) {
@@ -2330,13 +2338,26 @@ static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const i
        refused by ct__storage_new as too large, never given a wrapped size */
     ct_tensor *x = ct__header_new();   /* first: without a thread state, its error is the one to report */
     if (!x) return NULL;
-    for (int i = 0; i < ndim; i++) x->shape[i] = shape[i];
+    int64_t n = 1;
     x->ndim = ndim;
-    if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
-    else { ct__contig_strides(ndim, shape, x->strides); x->flags |= CT__F_CONTIG; }
+    if (strides) {
+        for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n = ct__sat_mul(n, shape[i]); }
+        memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    } else {
+        /* one pass: shape, contiguous strides (ct__contig_strides) and numel */
+        int64_t st = 1;
+        for (int i = ndim - 1; i >= 0; i--) {
+            int64_t sz = shape[i];
+            x->shape[i] = sz;
+            x->strides[i] = st;
+            st *= sz > 1 ? sz : 1;
+            n = ct__sat_mul(n, sz);
+        }
+        x->flags |= CT__F_CONTIG;
+    }
     x->dtype = dt;
     x->device = dev;
-    x->storage = ct__storage_new(ct__sat_mul(ct__shape_numel(ndim, shape), (int64_t)ct__dt[dt].size), dev);
+    x->storage = ct__storage_new(ct__sat_mul(n, (int64_t)ct__dt[dt].size), dev);
     if (!x->storage) { ct__header_free(x); return NULL; }
     return x;
 }
@@ -2481,6 +2502,7 @@ CTENSOR_API int64_t ct_live_bytes(void) {
     ct__spin_unlock(&ct__tls_lock);
     return n;
 }
+static void ct__free_node_cache(ct__tls *t);
 static void ct__tls_free_caches(ct__tls *t) {
     while (t->free_tensors) {
         ct_tensor *x = t->free_tensors;
@@ -2488,6 +2510,7 @@ static void ct__tls_free_caches(ct__tls *t) {
         CT_FREE(x);
     }
     t->nfree_tensors = t->fallback ? CT__TENSOR_CACHE : 0;   /* a fallback state never caches headers */
+    ct__free_node_cache(t);
     for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
         if (t->big_blocks[k]) {
             CT_FREE(((ct_storage *)t->big_blocks[k])->ct__block);
@@ -2737,6 +2760,8 @@ typedef struct ct__call {
     ct_tensor *self_before;        /* in-place ops: input 0 as it was, when autograd must save it */
     int inplace;                   /* set by callers of elementwise ops: write into input 0 */
     int fast;                      /* set by elementwise metas: contiguous operands of one shape */
+    void (*fast_fn)(char **, const int64_t *, int64_t, const ct__attrs *);   /* fast: the loop (binary ops) */
+    int64_t fast_n;                /* fast: the number of elements */
     uint32_t pre_version[8];       /* in-place calls: input versions before the write */
 } ct__call;
 
@@ -3234,6 +3259,7 @@ static const ct__attrs ct__attrs_none = {{0, 0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0},
 
 /* ---- kernels per backend ---- */
 static ct__kernel_fn ct__kernels[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];
+static int ct__cpu_kernels_set;   /* a CPU kernel was registered: the dispatcher reads ct__kernels[CPU] */
 static ct__meta_fn ct__metas[CT_NUM_BACKENDS][CT__NUM_OPS + CT__MAX_EXT_OPS];   /* NULL: the row's meta */
 CTENSOR_API const char *ct_backend_name(ct_backend b) {
     static const char *const names[CT_NUM_BACKENDS] = {"CPU", "CUDA", "QuantizedCPU", "QuantizedCUDA",
@@ -3753,6 +3779,7 @@ CTENSOR_API ct_status ct_register_backend_op(const char *name, ct_backend b, ct_
     if ((int)b < 0 || b >= CT_NUM_BACKENDS) { ct_set_error(CT_ERR_ARG, "register_kernel: invalid backend %d", (int)b); return CT_ERR_ARG; }
     CT__STORE_RELEASE(&ct__metas[b][op], meta);
     CT__STORE_RELEASE(&ct__kernels[b][op], fn);
+    if (b == CT_BACKEND_CPU) CT__STORE_RELEASE(&ct__cpu_kernels_set, 1);
     return CT_OK;
 }
 CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kernel_fn fn) {
@@ -3796,17 +3823,46 @@ struct ct__node {
     void (*ctx_free)(void *);
     ct__backward_fn custom_bw;
     const char *custom_name;
-    struct ct__node *free_next; /* deferred destruction list */
+    struct ct__node *free_next; /* deferred destruction list; the thread's node cache */
+    int32_t pooled;             /* allocated at CT__NODE_SMALL bytes: goes back to a node cache */
 };
 
 static void ct__node_decref(ct__node *n);
 
-static ct__node *ct__node_new(int op, int nin, int nout, int nsaved) {
+/* Nodes up to 2 inputs, 1 output and 3 saved tensors share one size and are
+   reused from a per-thread cache of up to CT__NODE_CACHE. */
+#define CT__NODE_SMALL (sizeof(ct__node) + 2 * sizeof(ct__edge) + 3 * sizeof(ct__tmeta) + 3 * sizeof(ct__saved))
+#define CT__NODE_CACHE 4096
+static void ct__free_node_cache(ct__tls *t) {
+    while (t->free_nodes) {
+        ct__node *n = t->free_nodes;
+        t->free_nodes = n->free_next;
+        CT_FREE(n);
+    }
+    t->nfree_nodes = 0;
+}
+/* a: the attributes to keep (NULL: zeros) */
+static ct__node *ct__node_new(int op, int nin, int nout, int nsaved, const ct__attrs *a) {
     size_t sz = sizeof(ct__node) + sizeof(ct__edge) * (size_t)nin + sizeof(ct__tmeta) * (size_t)(nin + nout) +
                 sizeof(ct__saved) * (size_t)nsaved;
-    ct__node *n = (ct__node *)CT_MALLOC(sz);
-    if (!n) { ct_set_error(CT_ERR_MEMORY, "out of memory (autograd node)"); return NULL; }
-    memset(n, 0, sizeof(ct__node));
+    ct__node *n;
+    int pooled = sz <= CT__NODE_SMALL;
+    ct__tls *t = ct__tls_get();
+    if (pooled && t->free_nodes) {
+        n = t->free_nodes;
+        t->free_nodes = n->free_next;
+        t->nfree_nodes--;
+    } else {
+        n = (ct__node *)CT_MALLOC(pooled ? CT__NODE_SMALL : sz);
+        if (!n) { ct_set_error(CT_ERR_MEMORY, "out of memory (autograd node)"); return NULL; }
+    }
+    /* zeroed around the attributes block, which is copied or zeroed once */
+    memset(n, 0, offsetof(ct__node, attrs));
+    memset((char *)n + offsetof(ct__node, attrs) + sizeof(ct__attrs), 0,
+           sizeof(ct__node) - offsetof(ct__node, attrs) - sizeof(ct__attrs));
+    if (a) n->attrs = *a;
+    else memset(&n->attrs, 0, sizeof(ct__attrs));
+    n->pooled = pooled;
     n->op = op;
     n->nin = nin;
     n->nout = nout;
@@ -3854,6 +3910,13 @@ static void ct__node_destroy_now(ct__node *n) {
     if (n->leaf) {
         n->leaf->grad_acc = NULL;
         ct__decref(n->leaf);
+    }
+    ct__tls *t = ct__tls_get();
+    if (n->pooled && t->nfree_nodes < CT__NODE_CACHE && !t->fallback && !t->dead) {
+        n->free_next = t->free_nodes;
+        t->free_nodes = n;
+        t->nfree_nodes++;
+        return;
     }
     CT_FREE(n);
 }
@@ -3909,7 +3972,7 @@ static void ct__tensor_destroy(ct_tensor *x) {
 /* The AccumulateGrad node of a leaf (created on first use; the leaf holds it weakly). */
 static ct__node *ct__grad_accumulator(ct_tensor *leaf) {
     if (leaf->grad_acc) return leaf->grad_acc;
-    ct__node *n = ct__node_new(CT__NODE_ACC, 0, 1, 0);
+    ct__node *n = ct__node_new(CT__NODE_ACC, 0, 1, 0, NULL);
     if (!n) return NULL;
     n->seq = UINT64_MAX;
     n->topo = 0;
@@ -4092,12 +4155,18 @@ static CT__UNUSED int ct__out_alloc(ct__call *c, int j, ct_dtype dt, int ndim, c
    NEW and VIEW outputs are owned by the current scope; an INPLACE output is the input. */
 CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     const ct__opdef *d = ct__opdef_get(c->op);
-    int nin = c->nin, quant = 0;
-    for (int i = 0; i < nin; i++)
-        if (CT__UNLIKELY(!c->in[i])) return ct__dispatch_fail_null(c);
+    int nin = c->nin, quant = 0, same = 1;
+    if (nin && CT__UNLIKELY(!c->in[0])) return ct__dispatch_fail_null(c);
     /* the device of the call: its inputs' (0-d CPU tensors go with any device, as in PyTorch) */
     ct_device dev = nin ? c->in[0]->device : ct__cpu_dev;
     for (int i = 0; i < nin; i++) {
+        const ct_tensor *x = c->in[i];
+        if (CT__UNLIKELY(!x)) return ct__dispatch_fail_null(c);
+        quant |= CT__DT_QUANT(x->dtype);
+        same &= ct_device_eq(x->device, dev);
+    }
+    if (CT__UNLIKELY(!same)) quant = 0;   /* mixed devices: the rules below */
+    for (int i = 0; !same && i < nin; i++) {
         const ct_tensor *x = c->in[i];
         quant |= CT__DT_QUANT(x->dtype);
         if (CT__UNLIKELY(!ct_device_eq(x->device, dev))) {
@@ -4110,7 +4179,7 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     ct_device odev = (d->flags & CT__OPF_DEVICE_ATTR) ? c->a->device : dev;
     ct_device kdev = odev.type != CT_CPU ? odev : dev;
     int backend = (kdev.type == CT_CPU ? CT_BACKEND_CPU : CT_BACKEND_CUDA) + (quant ? 2 : 0);
-    ct__kernel_fn k = ct__kernels[backend][c->op];
+    ct__kernel_fn k = backend == CT_BACKEND_CPU && !CT__LOAD_ACQUIRE(&ct__cpu_kernels_set) ? NULL : ct__kernels[backend][c->op];
     /* the row's kernel serves the CPU; a view's (metadata only) serves every backend */
     if (!k && (backend == CT_BACKEND_CPU || (d->flags & CT__OPF_VIEW))) k = d->kernel;
     if (CT__UNLIKELY(!k)) return ct__no_kernel(d, backend);
@@ -4406,9 +4475,8 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
     for (int i = 0; i < nin; i++)
         if ((c->in[i]->flags & CT__F_INFERENCE) && (save == CT__SAVE_ALL_IN || (i < 16 && (save & (1u << i))) || (c->in[i]->flags & CT__F_REQUIRES_GRAD)))
             return ct__failed(CT_ERR_AUTOGRAD, "%s: Inference tensors cannot be saved for backward. To work around you can make a clone to get a normal tensor and use it in autograd.", d->name);
-    ct__node *n = ct__node_new(c->op, nin, nout, nsaved);
+    ct__node *n = ct__node_new(c->op, nin, nout, nsaved, c->a);
     if (!n) return -1;
-    n->attrs = *c->a;
     n->seq = t->seq_counter++;
     int topo = 0;
     for (int i = 0; i < nin; i++) {
@@ -4581,7 +4649,7 @@ static int ct__copyslices(ct_tensor *view, ct__node *fn) {
     int64_t lst[CT_MAX_DIMS], loff = 0;
     if (ct__logical_geometry(base, view, lst, &loff)) return -1;
     int nin = fn ? fn->nin : 1;
-    ct__node *cs = ct__node_new(CT__NODE_COPYSLICES, nin, 1, 0);
+    ct__node *cs = ct__node_new(CT__NODE_COPYSLICES, nin, 1, 0, NULL);
     if (!cs) return -1;
     cs->seq = ct__tls_get()->seq_counter++;
     cs->custom_bw = ct__bw_copyslices;
@@ -4677,6 +4745,8 @@ typedef struct ct__ginfo {
     int32_t state;              /* DFS: 0 new, 1 on stack, 2 done */
     ct_tensor **buf;            /* [nout] gradient sums, owned */
     int32_t *capture;           /* [nout] index into the captures, -1 when none */
+    ct_tensor *buf1;            /* buf and capture of a node with one output */
+    int32_t capture1;
 } ct__ginfo;
 
 typedef struct ct__gtask {
@@ -4722,13 +4792,22 @@ static int ct__gtask_add(ct__gtask *g, ct__node *n) {
         g->table = nt;
         g->tcap = nc;
     }
+    ct__ginfo *old = g->info;
     if (ct__grow((void **)&g->info, &g->capinfo, g->ninfo + 1, sizeof(ct__ginfo))) return -1;
+    if (g->info != old)   /* moved: the inline buffers moved with it */
+        for (int i = 0; i < g->ninfo; i++)
+            if (g->info[i].node->nout <= 1) { g->info[i].buf = &g->info[i].buf1; g->info[i].capture = &g->info[i].capture1; }
     ct__ginfo *in = &g->info[g->ninfo];
     memset(in, 0, sizeof *in);
     in->node = n;
-    in->buf = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(n->nout > 0 ? n->nout : 1));
-    in->capture = (int32_t *)CT_MALLOC(sizeof(int32_t) * (size_t)(n->nout > 0 ? n->nout : 1));
-    if (!in->buf || !in->capture) { CT_FREE(in->buf); CT_FREE(in->capture); return -1; }
+    if (n->nout <= 1) {
+        in->buf = &in->buf1;
+        in->capture = &in->capture1;
+    } else {
+        in->buf = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)n->nout);
+        in->capture = (int32_t *)CT_MALLOC(sizeof(int32_t) * (size_t)n->nout);
+        if (!in->buf || !in->capture) { CT_FREE(in->buf); CT_FREE(in->capture); return -1; }
+    }
     for (int j = 0; j < n->nout; j++) { in->buf[j] = NULL; in->capture[j] = -1; }
     uint64_t h = ct__ptr_hash(n) & (uint64_t)(g->tcap - 1);
     while (g->table[h]) h = (h + 1) & (uint64_t)(g->tcap - 1);
@@ -4740,8 +4819,10 @@ static void ct__gtask_free(ct__gtask *g) {
         ct__node *n = g->info[i].node;
         for (int j = 0; j < n->nout; j++)
             if (g->info[i].buf[j]) ct__decref(g->info[i].buf[j]);
-        CT_FREE(g->info[i].buf);
-        CT_FREE(g->info[i].capture);
+        if (n->nout > 1) {
+            CT_FREE(g->info[i].buf);
+            CT_FREE(g->info[i].capture);
+        }
         /* an AccumulateGrad made here for a leaf no graph node leads to (a root that is a
            leaf, an unused input): no edge owns it, and it holds its leaf, so the two
            would never be freed */
@@ -6537,16 +6618,19 @@ CT__INLINE int ct__ew_fast_dtype(uint32_t flags, ct_dtype dt) {
     if (dt == CT_BOOL && (flags & CT__OPF_NO_BOOL)) return 0;
     return 1;
 }
-static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt) {
+static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt, ct__loop_fn fn) {
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
     c->cdt = cdt;
     c->fast = 1;
+    c->fast_fn = fn;
     o->kind = CT__OUT_NEW;
     o->dtype = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) ? CT_BOOL : cdt;
     o->ndim = x->ndim;
     o->has_strides = 0;
-    for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
+    int64_t n = 1;   /* x is contiguous: its numel fits */
+    for (int d = 0; d < x->ndim; d++) { o->shape[d] = x->shape[d]; n *= x->shape[d]; }
+    c->fast_n = n;
     return 0;
 }
 
@@ -6556,7 +6640,7 @@ static int ct__meta_unary(ct__call *c) {
     ct_dtype cdt = x->dtype;
     if (!c->inplace && CT__ISFLOAT(cdt) && (x->flags & CT__F_CONTIG) && c->op != CT__OP_BITWISE_NOT) {
         const ct__loop_fn *tab = ct__unary_table(c->op);
-        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt);
+        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt, tab[cdt]);
     }
     /* ops with scalar arguments promote like `x op scalar` */
     if (!CT__ISFLOAT(cdt) && CT__ISREAL(cdt)) {
@@ -6610,7 +6694,7 @@ static int ct__meta_binary(ct__call *c) {
         (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
         ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
         const ct__loop_fn *tab = ct__binary_table(c->op);
-        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype);
+        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype, tab[x->dtype]);
     }
     if (x->dtype == y->dtype && !((x->flags | y->flags) & CT__F_WRAPPED_NUMBER) && ct_same_shape(x, y)) {
         /* same shape, same dtype */
@@ -6694,13 +6778,14 @@ done:
 /* Fast branch of the elementwise kernels (see ct__ew_fast_out). */
 static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
     ct_tensor *out = c->out[0];
-    int64_t n = ct__shape_numel(out->ndim, out->shape), st[CT__ITER_MAXOP];
+    int64_t n = c->fast_n, st[CT__ITER_MAXOP];
+    int64_t es = (int64_t)ct__dt[c->cdt].size;   /* fast calls: every input is of dtype cdt */
     char *p[CT__ITER_MAXOP];
-    st[0] = (int64_t)ct__dt[out->dtype].size;
+    st[0] = out->dtype == c->cdt ? es : (int64_t)ct__dt[out->dtype].size;
     p[0] = ct__ptr(out);
     for (int i = 0; i < nin; i++) {
-        st[1 + i] = c->in[i]->ndim == 0 && out->ndim > 0 ? 0 : (int64_t)ct__dt[c->in[i]->dtype].size;
-        p[1 + i] = ct__ptr(c->in[i]);
+        st[1 + i] = c->in[i]->ndim == 0 && out->ndim > 0 ? 0 : es;
+        p[1 + i] = (char *)c->in[i]->storage->data + c->in[i]->offset * es;
     }
     ct__kerr_tls = 0;
     if (n < 2 * CT__GRAIN) {
@@ -6729,8 +6814,8 @@ static int ct__k_unary(ct__call *c) {
     return ct__ew_run(c, fn, 1, c->in, &want);
 }
 static int ct__k_binary(ct__call *c) {
+    if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 2);
     const ct__loop_fn *tab = ct__binary_table(c->op);
-    if (c->fast) return ct__ew_fast_run(c, tab[c->cdt], 2);
     ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want[2];
