@@ -2832,6 +2832,125 @@ static int ct__conv_clg_run(int kind, ct_dtype dt, void *out, const void *a, con
 #endif
 }
 
+/* The weight gradient on NHWC data, dW[k][o] = sum over pixels of X~[l][k] G[l][o],
+   on the same kind of kernel: MR consecutive channels of one tap are the rows (one
+   pointer per pixel, its channels broadcast), NR outputs of grad_output's pixel row
+   the columns (loaded in place), summed over blocks of CT__CLW_PB pixels into an
+   accumulator [K][O]. A last partial channel block is shifted to end at C (its rows
+   already done are not added again), so C >= MR; O a multiple of NR. Threaded over
+   the tiles (tap, channel block, output block): no reduction between threads. */
+#ifndef CT__CLW_PB
+#  define CT__CLW_PB 256
+#endif
+typedef struct ct__clw_job {
+    const char *x, *gy, *zero;
+    char *acc;   /* [K][O] */
+    const ct__cgeo *g;
+    int64_t ncb, nob;
+    int oom;
+} ct__clw_job;
+#ifdef CT__GEMM_SIMD
+#  define CT__CLW_FMA(i) av = p[i]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLW_DEF(SUF, T, V)                                                               \
+    /* acc[r][0..NR) (r0 <= r < MR, row stride lda) += sum over l < nl of pp[l][c0 + r] gb[l ldg + .] */ \
+    static CT__GEMM_FPC CT__NOINLINE void ct__clw_ukr_##SUF(int64_t nl, const T *const *pp, int64_t c0, const T *gb, \
+                                                        int64_t ldg, T *acc, int64_t lda, int64_t r0) { \
+        enum { HL = (int)(sizeof(V) / sizeof(T)), NR = 2 * HL };                               \
+        V z0 = {0}, z1 = {0};                                                                  \
+        CT__GEMM_ROWS(CT__CLG_DECL)                                                            \
+        for (int64_t l = 0; l < nl; l++, gb += ldg) {                                          \
+            const T *CT_RESTRICT p = pp[l] + c0;                                               \
+            V b0, b1;                                                                          \
+            T av;                                                                              \
+            memcpy(&b0, gb, sizeof b0);                                                        \
+            memcpy(&b1, gb + HL, sizeof b1);                                                   \
+            CT__GEMM_ROWS(CT__CLW_FMA)                                                         \
+        }                                                                                      \
+        T tile[CT__GEMM_MR * NR], *d = tile;                                                   \
+        const int64_t ld = NR;                                                                 \
+        CT__GEMM_ROWS(CT__CLG_ST)                                                              \
+        for (int64_t r = r0; r < CT__GEMM_MR; r++)                                             \
+            for (int64_t q = 0; q < NR; q++) acc[r * lda + q] += tile[r * NR + q];             \
+    }                                                                                          \
+    static void ct__clw_tiles_##SUF(void *ctx, int64_t lo, int64_t hi) {                       \
+        ct__clw_job *j = (ct__clw_job *)ctx;                                                   \
+        const ct__cgeo *g = j->g;                                                              \
+        const int64_t MR = CT__GEMM_MR, NR = 2 * (int64_t)(sizeof(V) / sizeof(T)), PB = CT__CLW_PB; \
+        const int64_t L = g->OH * g->OW, NL = g->N * L;                                        \
+        const int64_t t0 = lo / (j->ncb * j->nob), t1 = (hi - 1) / (j->ncb * j->nob) + 1;      \
+        const T **pt = (const T **)CT_MALLOC(sizeof(T *) * (size_t)((t1 - t0) * PB));          \
+        if (!pt) {                                                                             \
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);                                    \
+            return;                                                                            \
+        }                                                                                      \
+        for (int64_t u0 = 0; u0 < NL; u0 += PB) {                                              \
+            int64_t nl = CT__MIN(PB, NL - u0);                                                 \
+            for (int64_t t = t0; t < t1; t++) {   /* the taps of these tiles: row pointers */  \
+                int64_t i = t / g->kw, q = t % g->kw;                                          \
+                for (int64_t u = 0; u < nl; u++) {                                             \
+                    int64_t n = (u0 + u) / L, l = (u0 + u) % L, oh = l / g->OW, ow = l % g->OW; \
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh, iw = ow * g->sw - g->pw + q * g->dw; \
+                    pt[(t - t0) * PB + u] = ih >= 0 && ih < g->H && iw >= 0 && iw < g->W       \
+                                                ? (const T *)j->x + ((n * g->H + ih) * g->W + iw) * g->C \
+                                                : (const T *)j->zero;                          \
+                }                                                                              \
+            }                                                                                  \
+            for (int64_t s = lo; s < hi; s++) {                                                \
+                int64_t t = s / (j->ncb * j->nob), cb = s / j->nob % j->ncb, o0 = s % j->nob * NR; \
+                int64_t c0 = CT__MIN(cb * MR, g->C - MR);                                      \
+                ct__clw_ukr_##SUF(nl, pt + (t - t0) * PB, c0, (const T *)j->gy + u0 * g->O + o0, g->O, \
+                                  (T *)j->acc + (t * g->C + c0) * g->O + o0, g->O, cb * MR - c0); \
+            }                                                                                  \
+        }                                                                                      \
+        CT_FREE(pt);                                                                           \
+    }
+CT__CLW_DEF(f32, float, ct__vf32)
+CT__CLW_DEF(f64, double, ct__vf64)
+#endif
+static int ct__conv_clw_ok(const ct__cgeo *g, ct_dtype dt) {
+#ifdef CT__GEMM_SIMD
+    return g->cl && g->G == 1 && g->C >= CT__GEMM_MR && g->O % ct__igemm_nr(dt) == 0 && g->kh * g->kw <= CT__CLG_TAPS &&
+           !(g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0);
+#else
+    (void)g;
+    (void)dt;
+    return 0;
+#endif
+}
+/* dW (out: a dense [O][C][kh][kw]) of NHWC x (a) and grad_output (b). 0, or -1 (out of memory) with the error set. */
+static int ct__conv_clw_run(ct_dtype dt, void *out, const void *a, const void *b, const ct__cgeo *g, const char *nm) {
+#ifdef CT__GEMM_SIMD
+    const int64_t es = (int64_t)ct__dt[dt].size, KK = g->kh * g->kw, K = KK * g->C;
+    ct__clw_job j;
+    memset(&j, 0, sizeof j);
+    char *buf = (char *)CT_MALLOC((size_t)(es * (K * g->O + g->C)));
+    if (!buf) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return -1;
+    }
+    memset(buf, 0, (size_t)(es * (K * g->O + g->C)));
+    j.x = (const char *)a; j.gy = (const char *)b; j.acc = buf; j.zero = buf + es * K * g->O; j.g = g;
+    j.ncb = (g->C + CT__GEMM_MR - 1) / CT__GEMM_MR;
+    j.nob = g->O / ct__igemm_nr(dt);
+    ct__nn_par_for(KK * j.ncb * j.nob, 1, dt == CT_FLOAT32 ? ct__clw_tiles_f32 : ct__clw_tiles_f64, &j);
+    if (!j.oom)
+        CT__NN_AS(dt, {
+            const T *s = (const T *)buf;
+            T *d = (T *)out;
+            for (int64_t o = 0; o < g->O; o++)
+                for (int64_t c = 0; c < g->C; c++)
+                    for (int64_t t = 0; t < KK; t++) d[(o * g->C + c) * KK + t] = s[(t * g->C + c) * g->O + o];
+        });
+    CT_FREE(buf);
+    if (!j.oom) return 0;
+    ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+    return -1;
+#else
+    (void)dt; (void)out; (void)a; (void)b; (void)g; (void)nm;
+    return 0;
+#endif
+}
+
 /* [section: nn-conv-depthwise] */
 /* ============================================================================
    Convolution kernels: depthwise
@@ -3282,6 +3401,11 @@ static int ct__k_conv(ct__call *c) {
         ct__nn_release(c->nin, in);
         return r;
     }
+    if (kind == CT__CONV_WEIGHT && ct__conv_clw_ok(&g, dt)) {
+        int r = ct__conv_clw_run(dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), &g, ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
     if (ct__conv_clg_ok(kind, &g)) {
         int r = ct__conv_clg_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
                                  ct__opdef_get(c->op)->name);
@@ -3352,6 +3476,11 @@ static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__attrs b = ct__conv_bw_attrs(n, 0, 1);
     const ct__attrs *a = &b;
     if (n->op == CT__NNOP(CONV2D)) {   /* A = X, B = W */
+        /* as PyTorch: grad_output in the input's memory format (the input gradient is then
+           channels-last exactly when X is, and both gradients take X's layout's kernels) */
+        int acl = ct__is_cl_input(A);
+        if ((CT__NEEDS(n, 0) || CT__NEEDS(n, 1)) && acl != ct__is_cl_input(g) && !(g = acl ? ct_to_channels_last(g) : ct_contiguous(g)))
+            return -1;
         if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), g, B, NULL, a))) return -1;
         if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), A, g, NULL, a))) return -1;
     } else if (n->op == CT__NNOP(CONV_TRANSPOSE2D)) {   /* A = G, B = W */

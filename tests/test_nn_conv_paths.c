@@ -225,7 +225,8 @@ TEST(test_implicit_gemm) {
 
 /* channels-last conv2d through the direct NHWC GEMM (ct__conv_clg_ok: groups 1, C >= 8)
    against a naive reference, and its gradients against the NCHW paths; the input
-   gradient at stride 1 (O >= 8) takes the same kernel with the flipped weight */
+   gradient at stride 1 (O >= 8) takes the same kernel with the flipped weight, the
+   weight gradient its own (ct__conv_clw_ok) */
 static void clg_check(int line, ct_dtype dt, int64_t N, int64_t C, int64_t H, int64_t W, int64_t O, int64_t kh, int64_t kw,
                       int64_t s, int64_t p, int64_t d, int bias, double tol) {
     ct_tensor *x = RND(dt, 200 + (uint64_t)line, N, C, H, W), *w = RND(dt, 201, O, C, kh, kw), *b = bias ? RND(dt, 202, O) : NULL;
@@ -242,9 +243,11 @@ static void clg_check(int line, ct_dtype dt, int64_t N, int64_t C, int64_t H, in
     ct_tensor *xn = leaf(x), *wn = leaf(w), *bn = b ? leaf(b) : NULL;
     ct_tensor *yn = ct_conv2d(xn, wn, bn, &o);
     ct_tensor *gy = ct_randn_like(yn, NULL);
-    ct_backward(ct_sum(ct_mul(y, ct_to_channels_last(gy))));
-    ct_backward(ct_sum(ct_mul(yn, gy)));
-    ok = ct_allclose(ct_grad(xl), ct_grad(xn), tol, tol) == 1 && ct_allclose(ct_grad(wl), ct_grad(wn), tol, tol) == 1;
+    ct_backward(ct_sum(ct_mul(y, line % 2 ? gy : ct_to_channels_last(gy))));
+    ct_backward(ct_sum(ct_mul(yn, line % 2 ? ct_to_channels_last(gy) : gy)));
+    /* x's gradient in x's memory format, whatever grad_output's (as PyTorch) */
+    ok = ct_is_channels_last(ct_grad(xl)) && ct_is_contiguous(ct_grad(xn)) && ct_is_contiguous(ct_grad(wl));
+    ok = ok && ct_allclose(ct_grad(xl), ct_grad(xn), tol, tol) == 1 && ct_allclose(ct_grad(wl), ct_grad(wn), tol, tol) == 1;
     ok = ok && (!b || ct_allclose(ct_grad(bl), ct_grad(bn), tol, tol) == 1);
     if (!ok) printf("line %d: channels-last gradients differ from the NCHW path (%s)\n", line, ct_last_error());
     CHECK(ok);
@@ -271,6 +274,11 @@ TEST(test_channels_last_gemm) {
         clg_check(__LINE__, dt, 1, 24, 6, 7, 10, 1, 1, 1, 1, 1, 1, tol);    /* 1x1 with padding */
         clg_check(__LINE__, dt, 2, 8, 6, 7, 12, 1, 3, 1, 3, 1, 1, tol);     /* 1x3, padding past the window */
         clg_check(__LINE__, dt, 1, 7, 6, 6, 9, 3, 3, 1, 1, 1, 1, tol);      /* C < 8: im2col forward, routed input gradient */
+        /* the weight gradient's kernel (ct__conv_clw_ok: C >= MR, O a multiple of NR; MR 6 or 12, NR 4 to 32) */
+        clg_check(__LINE__, dt, 2, 13, 9, 7, 32, 3, 3, 2, 1, 1, 1, tol);    /* a shifted last channel block, stride 2 */
+        clg_check(__LINE__, dt, 1, 12, 8, 9, 64, 5, 5, 1, 2, 2, 0, tol);
+        clg_check(__LINE__, dt, 3, 25, 7, 6, 96, 3, 3, 1, 1, 1, 1, tol);    /* pixel blocks across samples */
+        clg_check(__LINE__, dt, 2, 7, 5, 5, 16, 3, 3, 1, 1, 1, 1, tol);
     }
     /* float32 against float64 on a larger layer */
     ct_tensor *x = ct_to_channels_last(RND(F, 210, 2, 64, 30, 29)), *w = RND(F, 211, 96, 64, 3, 3);
@@ -282,6 +290,9 @@ TEST(test_channels_last_gemm) {
               RND(D, 216, 8, 9, 3, 2), RND(D, 217, 8), 0);
     gradcheck(__LINE__, 0, 1, (ct_conv_options){.stride = 2, .padding = 1}, RND(D, 218, 1, 8, 5, 5), RND(D, 219, 3, 8, 3, 3), RND(D, 220, 3), 0);
     gradcheck(__LINE__, 1, 1, (ct_conv_options){.padding = 1}, RND(D, 221, 1, 8, 4, 4), RND(D, 222, 8, 9, 3, 3), RND(D, 223, 9), 1);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.stride = 2, .padding = 1, .dilation = 2}, RND(D, 224, 1, 7, 6, 5), RND(D, 225, 8, 7, 3, 3),
+              RND(D, 226, 8), 0);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.padding = 1}, RND(D, 227, 1, 12, 4, 3), RND(D, 228, 16, 12, 3, 3), RND(D, 229, 16), 0);
 }
 
 int main(void) {
