@@ -2833,12 +2833,13 @@ static int ct__conv_clg_run(int kind, ct_dtype dt, void *out, const void *a, con
 }
 
 /* The weight gradient on NHWC data, dW[k][o] = sum over pixels of X~[l][k] G[l][o],
-   on the same kind of kernel: MR consecutive channels of one tap are the rows (one
-   pointer per pixel, its channels broadcast), NR outputs of grad_output's pixel row
-   the columns (loaded in place), summed over blocks of CT__CLW_PB pixels into an
-   accumulator [K][O]. A last partial channel block is shifted to end at C (its rows
-   already done are not added again), so C >= MR; O a multiple of NR. Threaded over
-   the tiles (tap, channel block, output block): no reduction between threads. */
+   on the same kind of kernel: MR consecutive k (channels of one tap, or the last of
+   one tap and the first of the next: C >= MR) are the rows, read through two
+   pointers per pixel, NR outputs of grad_output's pixel row the columns (loaded in
+   place), summed over blocks of CT__CLW_PB pixels into an accumulator [K][O]. A last
+   partial sliver is shifted to end at K (its rows already done are not added
+   again); O a multiple of NR. Threaded over the tiles (sliver, output block): no
+   reduction between threads. */
 #ifndef CT__CLW_PB
 #  define CT__CLW_PB 256
 #endif
@@ -2846,25 +2847,35 @@ typedef struct ct__clw_job {
     const char *x, *gy, *zero;
     char *acc;   /* [K][O] */
     const ct__cgeo *g;
-    int64_t ncb, nob;
+    int64_t nsl, nob;   /* MR-row slivers of K, NR-column blocks of O */
     int oom;
 } ct__clw_job;
 #ifdef CT__GEMM_SIMD
-#  define CT__CLW_FMA(i) av = p[i]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLW_FMA(i) av = *((i) < r1 ? qa + (i) : qb + ((i) - r1)); c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLW_FMA1(i) av = qa[i]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLW_LOOP(FMA, T, V)                                                              \
+    for (int64_t l = 0; l < nl; l++, gb += ldg) {                                              \
+        const T *CT_RESTRICT qa = pa[l] + c0, *CT_RESTRICT qb = pb[l];                         \
+        V b0, b1;                                                                              \
+        T av;                                                                                  \
+        memcpy(&b0, gb, sizeof b0);                                                            \
+        memcpy(&b1, gb + HL, sizeof b1);                                                       \
+        CT__GEMM_ROWS(FMA)                                                                     \
+        (void)qb;                                                                              \
+    }
 #  define CT__CLW_DEF(SUF, T, V)                                                               \
-    /* acc[r][0..NR) (r0 <= r < MR, row stride lda) += sum over l < nl of pp[l][c0 + r] gb[l ldg + .] */ \
-    static CT__GEMM_FPC CT__NOINLINE void ct__clw_ukr_##SUF(int64_t nl, const T *const *pp, int64_t c0, const T *gb, \
-                                                        int64_t ldg, T *acc, int64_t lda, int64_t r0) { \
+    /* acc[r][0..NR) (r0 <= r < MR, row stride lda) += sum over l < nl of x~[l][r] gb[l ldg + .], \
+       x~[l][r] = pa[l][c0 + r] (r < r1), pb[l][r - r1] (r >= r1) */                            \
+    static CT__GEMM_FPC CT__NOINLINE void ct__clw_ukr_##SUF(int64_t nl, const T *const *pa, const T *const *pb, \
+                                                        int64_t c0, int64_t r1, const T *gb, int64_t ldg, T *acc, \
+                                                        int64_t lda, int64_t r0) {             \
         enum { HL = (int)(sizeof(V) / sizeof(T)), NR = 2 * HL };                               \
         V z0 = {0}, z1 = {0};                                                                  \
         CT__GEMM_ROWS(CT__CLG_DECL)                                                            \
-        for (int64_t l = 0; l < nl; l++, gb += ldg) {                                          \
-            const T *CT_RESTRICT p = pp[l] + c0;                                               \
-            V b0, b1;                                                                          \
-            T av;                                                                              \
-            memcpy(&b0, gb, sizeof b0);                                                        \
-            memcpy(&b1, gb + HL, sizeof b1);                                                   \
-            CT__GEMM_ROWS(CT__CLW_FMA)                                                         \
+        if (r1 == CT__GEMM_MR) { /* one tap: no selects */                                     \
+            CT__CLW_LOOP(CT__CLW_FMA1, T, V)                                                   \
+        } else {                                                                               \
+            CT__CLW_LOOP(CT__CLW_FMA, T, V)                                                    \
         }                                                                                      \
         T tile[CT__GEMM_MR * NR], *d = tile;                                                   \
         const int64_t ld = NR;                                                                 \
@@ -2877,7 +2888,10 @@ typedef struct ct__clw_job {
         const ct__cgeo *g = j->g;                                                              \
         const int64_t MR = CT__GEMM_MR, NR = 2 * (int64_t)(sizeof(V) / sizeof(T)), PB = CT__CLW_PB; \
         const int64_t L = g->OH * g->OW, NL = g->N * L;                                        \
-        const int64_t t0 = lo / (j->ncb * j->nob), t1 = (hi - 1) / (j->ncb * j->nob) + 1;      \
+        const int64_t K = g->kh * g->kw * g->C;                                                \
+        /* the taps these tiles read: those of their first and last k */                       \
+        const int64_t t0 = CT__MIN(lo / j->nob * MR, K - MR) / g->C;                           \
+        const int64_t t1 = (CT__MIN((hi - 1) / j->nob * MR, K - MR) + MR - 1) / g->C + 1;      \
         const T **pt = (const T **)CT_MALLOC(sizeof(T *) * (size_t)((t1 - t0) * PB));          \
         if (!pt) {                                                                             \
             __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);                                    \
@@ -2886,20 +2900,25 @@ typedef struct ct__clw_job {
         for (int64_t u0 = 0; u0 < NL; u0 += PB) {                                              \
             int64_t nl = CT__MIN(PB, NL - u0);                                                 \
             for (int64_t t = t0; t < t1; t++) {   /* the taps of these tiles: row pointers */  \
-                int64_t i = t / g->kw, q = t % g->kw;                                          \
+                int64_t i = t / g->kw, q = t % g->kw, n = u0 / L, l = u0 % L, oh = l / g->OW, ow = l % g->OW; \
+                const T **pr = pt + (t - t0) * PB;                                             \
                 for (int64_t u = 0; u < nl; u++) {                                             \
-                    int64_t n = (u0 + u) / L, l = (u0 + u) % L, oh = l / g->OW, ow = l % g->OW; \
                     int64_t ih = oh * g->sh - g->ph + i * g->dh, iw = ow * g->sw - g->pw + q * g->dw; \
-                    pt[(t - t0) * PB + u] = ih >= 0 && ih < g->H && iw >= 0 && iw < g->W       \
-                                                ? (const T *)j->x + ((n * g->H + ih) * g->W + iw) * g->C \
-                                                : (const T *)j->zero;                          \
+                    pr[u] = ih >= 0 && ih < g->H && iw >= 0 && iw < g->W                      \
+                                ? (const T *)j->x + ((n * g->H + ih) * g->W + iw) * g->C       \
+                                : (const T *)j->zero;                                          \
+                    if (++ow == g->OW && (ow = 0, ++oh == g->OH)) {                            \
+                        oh = 0;                                                                \
+                        n++;                                                                   \
+                    }                                                                          \
                 }                                                                              \
             }                                                                                  \
             for (int64_t s = lo; s < hi; s++) {                                                \
-                int64_t t = s / (j->ncb * j->nob), cb = s / j->nob % j->ncb, o0 = s % j->nob * NR; \
-                int64_t c0 = CT__MIN(cb * MR, g->C - MR);                                      \
-                ct__clw_ukr_##SUF(nl, pt + (t - t0) * PB, c0, (const T *)j->gy + u0 * g->O + o0, g->O, \
-                                  (T *)j->acc + (t * g->C + c0) * g->O + o0, g->O, cb * MR - c0); \
+                int64_t sl = s / j->nob, o0 = s % j->nob * NR, k0 = CT__MIN(sl * MR, K - MR);  \
+                int64_t t = k0 / g->C, c0 = k0 % g->C, r1 = CT__MIN(MR, g->C - c0);            \
+                const T *const *pa = pt + (t - t0) * PB, *const *pb = r1 < MR ? pa + PB : pa;   \
+                ct__clw_ukr_##SUF(nl, pa, pb, c0, r1, (const T *)j->gy + u0 * g->O + o0, g->O, \
+                                  (T *)j->acc + k0 * g->O + o0, g->O, sl * MR - k0);           \
             }                                                                                  \
         }                                                                                      \
         CT_FREE(pt);                                                                           \
@@ -2930,9 +2949,9 @@ static int ct__conv_clw_run(ct_dtype dt, void *out, const void *a, const void *b
     }
     memset(buf, 0, (size_t)(es * (K * g->O + g->C)));
     j.x = (const char *)a; j.gy = (const char *)b; j.acc = buf; j.zero = buf + es * K * g->O; j.g = g;
-    j.ncb = (g->C + CT__GEMM_MR - 1) / CT__GEMM_MR;
+    j.nsl = (K + CT__GEMM_MR - 1) / CT__GEMM_MR;
     j.nob = g->O / ct__igemm_nr(dt);
-    ct__nn_par_for(KK * j.ncb * j.nob, 1, dt == CT_FLOAT32 ? ct__clw_tiles_f32 : ct__clw_tiles_f64, &j);
+    ct__nn_par_for(j.nsl * j.nob, 1, dt == CT_FLOAT32 ? ct__clw_tiles_f32 : ct__clw_tiles_f64, &j);
     if (!j.oom)
         CT__NN_AS(dt, {
             const T *s = (const T *)buf;
