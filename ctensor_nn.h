@@ -2741,8 +2741,12 @@ typedef struct ct__clg_job {
             int64_t n = u / j->tiles, l0 = u % j->tiles * MR, mr = CT__MIN(MR, L - l0);        \
             const T *xs = (const T *)j->x + n * j->Hi * j->Wi * j->Ci;                         \
             T *ys = (T *)j->y + (n * L + l0) * j->Co;                                          \
+            int64_t oh = l0 / j->Wo, ow = l0 % j->Wo;                                          \
             for (int64_t r = 0; r < MR; r++) {   /* rows past mr repeat row mr - 1 */          \
-                int64_t l = l0 + CT__MIN(r, mr - 1), oh = l / j->Wo, ow = l % j->Wo;           \
+                if (r > 0 && r < mr && ++ow == j->Wo) {                                        \
+                    ow = 0;                                                                    \
+                    oh++;                                                                      \
+                }                                                                              \
                 for (int64_t i = 0; i < j->kh; i++) {                                          \
                     int64_t ih = oh * j->sh - j->ph + i * j->dh;                               \
                     for (int64_t q = 0; q < j->kw; q++) {                                      \
@@ -2928,7 +2932,9 @@ CT__CLW_DEF(f64, double, ct__vf64)
 #endif
 static int ct__conv_clw_ok(const ct__cgeo *g, ct_dtype dt) {
 #ifdef CT__GEMM_SIMD
+    /* a few pixels (deep 7x7 layers) leave the [K][O] accumulator and its transpose the larger cost */
     return g->cl && g->G == 1 && g->C >= CT__GEMM_MR && g->O % ct__igemm_nr(dt) == 0 && g->kh * g->kw <= CT__CLG_TAPS &&
+           ct__sat_mul(g->N, ct__sat_mul(g->OH, g->OW)) >= 4 * CT__CLW_PB &&
            !(g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0);
 #else
     (void)g;

@@ -274,11 +274,13 @@ TEST(test_channels_last_gemm) {
         clg_check(__LINE__, dt, 1, 24, 6, 7, 10, 1, 1, 1, 1, 1, 1, tol);    /* 1x1 with padding */
         clg_check(__LINE__, dt, 2, 8, 6, 7, 12, 1, 3, 1, 3, 1, 1, tol);     /* 1x3, padding past the window */
         clg_check(__LINE__, dt, 1, 7, 6, 6, 9, 3, 3, 1, 1, 1, 1, tol);      /* C < 8: im2col forward, routed input gradient */
-        /* the weight gradient's kernel (ct__conv_clw_ok: C >= MR, O a multiple of NR; MR 6 or 12, NR 4 to 32) */
-        clg_check(__LINE__, dt, 2, 13, 9, 7, 32, 3, 3, 2, 1, 1, 1, tol);    /* a shifted last channel block, stride 2 */
-        clg_check(__LINE__, dt, 1, 12, 8, 9, 64, 5, 5, 1, 2, 2, 0, tol);
-        clg_check(__LINE__, dt, 3, 25, 7, 6, 96, 3, 3, 1, 1, 1, 1, tol);    /* pixel blocks across samples */
-        clg_check(__LINE__, dt, 2, 7, 5, 5, 16, 3, 3, 1, 1, 1, 1, tol);
+        /* the weight gradient's kernel (ct__conv_clw_ok: C >= MR, O a multiple of NR, at least
+           1024 output pixels; MR 6 or 12, NR 4 to 32): slivers across taps, a shifted last one */
+        clg_check(__LINE__, dt, 2, 13, 24, 24, 32, 3, 3, 1, 1, 1, 1, tol);
+        clg_check(__LINE__, dt, 1, 12, 40, 36, 64, 5, 5, 1, 2, 2, 0, tol);  /* dilation 2 */
+        clg_check(__LINE__, dt, 3, 25, 20, 18, 96, 3, 3, 1, 1, 1, 1, tol);  /* pixel blocks across samples */
+        clg_check(__LINE__, dt, 4, 7, 33, 31, 16, 3, 3, 2, 1, 1, 1, tol);   /* stride 2; C = 7 routes where MR is 6 */
+        clg_check(__LINE__, dt, 2, 64, 24, 23, 64, 3, 3, 1, 1, 1, 1, tol);
     }
     /* float32 against float64 on a larger layer */
     ct_tensor *x = ct_to_channels_last(RND(F, 210, 2, 64, 30, 29)), *w = RND(F, 211, 96, 64, 3, 3);
