@@ -2727,7 +2727,7 @@ typedef struct ct__clg_job {
         T tile[CT__GEMM_MR * NR];                                                              \
         int whole = mr == CT__GEMM_MR && nr == NR;                                             \
         T *d = whole ? y : tile;                                                               \
-        int64_t ld = whole ? ldc : NR;                                                         \
+        int64_t ld = whole ? ldc : (int64_t)NR;                                                \
         CT__GEMM_ROWS(CT__CLG_ST)                                                              \
         if (!whole)                                                                            \
             for (int64_t r = 0; r < mr; r++) memcpy(y + r * ldc, tile + r * NR, sizeof(T) * (size_t)nr); \
