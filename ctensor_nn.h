@@ -2674,6 +2674,308 @@ static void ct__nn_par_for(int64_t n, int64_t grain, void (*fn)(void *, int64_t,
     ct__par_for(n, grain, fn, ctx);   /* ctensor.h's pool */
 }
 
+/* ---- channels-last conv2d (and its stride-1 input gradient) as a direct GEMM ----
+   Y[l][o] = sum_k X~[l][k] W[k][o] on NHWC data, L = OH * OW pixels, K = kh * kw * C
+   ordered (i, j, c) as the channels-last weight stores it. The pixels are the
+   micro-kernel's MR rows and the outputs its NR columns, so a tile of Y is stored
+   straight into the NHWC output; the A operand is never packed: for each tap
+   (i, j), row r of the tile reads its pixel's C contiguous channels x[ih][iw][0..C)
+   through a pointer (a zero row off the edges), broadcasting one element per FMA
+   as the GEMM kernel does from its packed slivers. The weight is packed once per
+   call into NR-column B panels [K][NR] (zero past O). Any stride, padding and
+   dilation. conv_transpose2d at stride 1 (conv2d's input gradient) is the same
+   product on grad_output with the flipped weight: dX[h][w][c] = sum over (i', j', o)
+   of G[h + i' d - p'][w + j' d - p'][o] W[o][c][kh-1-i'][kw-1-j'], p' = (k-1) d - p. */
+#ifndef CT__CLG_TAPS
+#  define CT__CLG_TAPS 49   /* kh * kw routed at most (the tile's pointer table sits on the stack) */
+#endif
+typedef struct ct__clg_job {
+    ct_dtype dt;
+    const char *x, *pb, *bias, *zero;   /* pb: the B panels; bias: padded to whole panels, or NULL */
+    char *y;
+    int64_t Hi, Wi, Ci, Ho, Wo, Co, kh, kw, sh, sw, ph, pw, dh, dw, tiles;   /* tiles: per sample */
+} ct__clg_job;
+#ifdef CT__GEMM_SIMD
+#  define CT__CLG_DECL(i) __typeof__(z0) c##i##_0 = z0, c##i##_1 = z1;
+#  define CT__CLG_PTR(i) __typeof__(b) CT_RESTRICT p##i = pt[i];
+#  define CT__CLG_FMA(i) av = p##i[q]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLG_ST(i)                                                                        \
+    memcpy(d + (i) * ld, &c##i##_0, sizeof z0);                                                \
+    memcpy(d + (i) * ld + HL, &c##i##_1, sizeof z0);
+/* y[r][0..nr) (r < mr, row stride ldc) = bias + sum over ntap taps and q < C of
+   pt[tap][r][q] * b[tap C + q][.]; pt: [ntap][MR] row pointers, b: a [K][NR] panel */
+#  define CT__CLG_DEF(SUF, T, V)                                                               \
+    static CT__GEMM_FPC CT__NOINLINE void ct__clg_ukr_##SUF(int64_t ntap, int64_t C, const T *const *pt, const T *b, \
+                                                        const T *bias, T *y, int64_t ldc, int64_t mr, int64_t nr) { \
+        enum { HL = (int)(sizeof(V) / sizeof(T)), NR = 2 * HL };                               \
+        V z0 = {0}, z1 = {0};                                                                  \
+        if (bias) {                                                                            \
+            memcpy(&z0, bias, sizeof z0);                                                      \
+            memcpy(&z1, bias + HL, sizeof z1);                                                 \
+        }                                                                                      \
+        CT__GEMM_ROWS(CT__CLG_DECL)                                                            \
+        for (int64_t t = 0; t < ntap; t++, pt += CT__GEMM_MR) {                                \
+            CT__GEMM_ROWS(CT__CLG_PTR)                                                         \
+            for (int64_t q = 0; q < C; q++, b += NR) {                                         \
+                V b0, b1;                                                                      \
+                T av;                                                                          \
+                memcpy(&b0, b, sizeof b0);                                                     \
+                memcpy(&b1, b + HL, sizeof b1);                                                \
+                CT__GEMM_ROWS(CT__CLG_FMA)                                                     \
+            }                                                                                  \
+        }                                                                                      \
+        T tile[CT__GEMM_MR * NR];                                                              \
+        int whole = mr == CT__GEMM_MR && nr == NR;                                             \
+        T *d = whole ? y : tile;                                                               \
+        int64_t ld = whole ? ldc : (int64_t)NR;                                                \
+        CT__GEMM_ROWS(CT__CLG_ST)                                                              \
+        if (!whole)                                                                            \
+            for (int64_t r = 0; r < mr; r++) memcpy(y + r * ldc, tile + r * NR, sizeof(T) * (size_t)nr); \
+    }                                                                                          \
+    /* tiles [lo, hi) of all samples: tile u is sample u / tiles, pixels from (u % tiles) MR */ \
+    static void ct__clg_tiles_##SUF(void *ctx, int64_t lo, int64_t hi) {                       \
+        const ct__clg_job *j = (const ct__clg_job *)ctx;                                       \
+        const int64_t MR = CT__GEMM_MR, L = j->Ho * j->Wo, KK = j->kh * j->kw, K = KK * j->Ci; \
+        const T *pt[CT__CLG_TAPS * CT__GEMM_MR];                                               \
+        for (int64_t u = lo; u < hi; u++) {                                                    \
+            int64_t n = u / j->tiles, l0 = u % j->tiles * MR, mr = CT__MIN(MR, L - l0);        \
+            const T *xs = (const T *)j->x + n * j->Hi * j->Wi * j->Ci;                         \
+            T *ys = (T *)j->y + (n * L + l0) * j->Co;                                          \
+            int64_t oh = l0 / j->Wo, ow = l0 % j->Wo;                                          \
+            for (int64_t r = 0; r < MR; r++) {   /* rows past mr repeat row mr - 1 */          \
+                if (r > 0 && r < mr && ++ow == j->Wo) {                                        \
+                    ow = 0;                                                                    \
+                    oh++;                                                                      \
+                }                                                                              \
+                for (int64_t i = 0; i < j->kh; i++) {                                          \
+                    int64_t ih = oh * j->sh - j->ph + i * j->dh;                               \
+                    for (int64_t q = 0; q < j->kw; q++) {                                      \
+                        int64_t iw = ow * j->sw - j->pw + q * j->dw;                           \
+                        pt[(i * j->kw + q) * MR + r] = ih >= 0 && ih < j->Hi && iw >= 0 && iw < j->Wi \
+                                                           ? xs + (ih * j->Wi + iw) * j->Ci    \
+                                                           : (const T *)j->zero;               \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+            for (int64_t o0 = 0; o0 < j->Co; o0 += 2 * (int64_t)(sizeof(V) / sizeof(T)))       \
+                ct__clg_ukr_##SUF(KK, j->Ci, pt, (const T *)j->pb + o0 * K, j->bias ? (const T *)j->bias + o0 : NULL, \
+                                  ys + o0, j->Co, mr, CT__MIN(2 * (int64_t)(sizeof(V) / sizeof(T)), j->Co - o0)); \
+        }                                                                                      \
+    }
+CT__CLG_DEF(f32, float, ct__vf32)
+CT__CLG_DEF(f64, double, ct__vf64)
+#endif
+/* The channels-last ops routed here: groups 1, at most CT__CLG_TAPS taps and at
+   least 8 input channels (fewer leave the inner loop too short), not the 1x1
+   stride-1 unpadded ones (a plain GEMM); conv_transpose2d at stride 1. */
+static int ct__conv_clg_ok(int kind, const ct__cgeo *g) {
+#ifdef CT__GEMM_SIMD
+    if (!g->cl || g->G != 1 || g->kh * g->kw > CT__CLG_TAPS || kind == CT__CONV_WEIGHT) return 0;
+    if (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0) return 0;
+    if (kind == CT__CONV_FWD) return g->C >= 8;
+    return g->O >= 8 && g->sh == 1 && g->sw == 1;
+#else
+    (void)kind;
+    (void)g;
+    return 0;
+#endif
+}
+/* One routed op (ct__conv_clg_ok) on dense NHWC a and out, b the channels-last weight
+   ([O][kh][kw][C]): out = Y (CT__CONV_FWD, a = X) or X (CT__CONV_TRANSPOSE, a = G).
+   0, or -1 (out of memory) with the error set. */
+static int ct__conv_clg_run(int kind, ct_dtype dt, void *out, const void *a, const void *b, const void *bias, const ct__cgeo *g,
+                            const char *nm) {
+#ifdef CT__GEMM_SIMD
+    const int64_t es = (int64_t)ct__dt[dt].size, NR = ct__igemm_nr(dt), KK = g->kh * g->kw;
+    const int fwd = kind == CT__CONV_FWD;
+    ct__clg_job j;
+    memset(&j, 0, sizeof j);
+    j.dt = dt; j.x = (const char *)a; j.y = (char *)out;
+    j.kh = g->kh; j.kw = g->kw; j.dh = g->dh; j.dw = g->dw;
+    if (fwd) {
+        j.Hi = g->H; j.Wi = g->W; j.Ci = g->C; j.Ho = g->OH; j.Wo = g->OW; j.Co = g->O;
+        j.sh = g->sh; j.sw = g->sw; j.ph = g->ph; j.pw = g->pw;
+    } else {
+        j.Hi = g->OH; j.Wi = g->OW; j.Ci = g->O; j.Ho = g->H; j.Wo = g->W; j.Co = g->C;
+        j.sh = j.sw = 1; j.ph = (g->kh - 1) * g->dh - g->ph; j.pw = (g->kw - 1) * g->dw - g->pw;
+    }
+    const int64_t K = KK * j.Ci, Cop = (j.Co + NR - 1) / NR * NR;
+    char *buf = (char *)CT_MALLOC((size_t)(es * (Cop * K + Cop + j.Ci)));
+    if (!buf) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return -1;
+    }
+    CT__NN_AS(dt, {
+        T *pb = (T *)buf, *bp = pb + Cop * K, *zp = bp + Cop;
+        const T *w = (const T *)b;
+        /* panel o0: pb[o0 K + k NR + jj] = W[k][o0 + jj] */
+        for (int64_t o0 = 0; o0 < Cop; o0 += NR)
+            for (int64_t t = 0; t < KK; t++)
+                for (int64_t q = 0; q < j.Ci; q++) {
+                    T *d = pb + o0 * K + (t * j.Ci + q) * NR;
+                    for (int64_t jj = 0; jj < NR; jj++) {
+                        int64_t o = o0 + jj;
+                        /* forward: w[o][t][q]; transposed: w[q][KK-1-t][o] (o a channel of X) */
+                        d[jj] = o >= j.Co ? (T)0 : fwd ? w[(o * KK + t) * j.Ci + q] : w[(q * KK + KK - 1 - t) * j.Co + o];
+                    }
+                }
+        for (int64_t o = 0; o < Cop; o++) bp[o] = bias && o < j.Co ? ((const T *)bias)[o] : (T)0;
+        for (int64_t q = 0; q < j.Ci; q++) zp[q] = 0;
+        j.pb = (const char *)pb;
+        j.bias = bias ? (const char *)bp : NULL;
+        j.zero = (const char *)zp;
+    });
+    j.tiles = (j.Ho * j.Wo + CT__GEMM_MR - 1) / CT__GEMM_MR;
+    int64_t per = CT__GEMM_MR * K * j.Co, grain = CT__MAX((int64_t)1, (CT__GEMM_PAR / 8) / CT__MAX((int64_t)1, per));
+    ct__nn_par_for(g->N * j.tiles, grain, dt == CT_FLOAT32 ? ct__clg_tiles_f32 : ct__clg_tiles_f64, &j);
+    CT_FREE(buf);
+    return 0;
+#else
+    (void)kind; (void)dt; (void)out; (void)a; (void)b; (void)bias; (void)g; (void)nm;
+    return 0;
+#endif
+}
+
+/* The weight gradient on NHWC data, dW[k][o] = sum over pixels of X~[l][k] G[l][o],
+   on the same kind of kernel: MR consecutive k (channels of one tap, or the last of
+   one tap and the first of the next: C >= MR) are the rows, read through two
+   pointers per pixel, NR outputs of grad_output's pixel row the columns (loaded in
+   place), summed over blocks of CT__CLW_PB pixels into an accumulator [K][O]. A last
+   partial sliver is shifted to end at K (its rows already done are not added
+   again); O a multiple of NR. Threaded over the tiles (sliver, output block): no
+   reduction between threads. */
+#ifndef CT__CLW_PB
+#  define CT__CLW_PB 256
+#endif
+typedef struct ct__clw_job {
+    const char *x, *gy, *zero;
+    char *acc;   /* [K][O] */
+    const ct__cgeo *g;
+    int64_t nsl, nob;   /* MR-row slivers of K, NR-column blocks of O */
+    int oom;
+} ct__clw_job;
+#ifdef CT__GEMM_SIMD
+#  define CT__CLW_FMA(i) av = *((i) < r1 ? qa + (i) : qb + ((i) - r1)); c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLW_FMA1(i) av = qa[i]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
+#  define CT__CLW_LOOP(FMA, T, V)                                                              \
+    for (int64_t l = 0; l < nl; l++, gb += ldg) {                                              \
+        const T *CT_RESTRICT qa = pa[l] + c0, *CT_RESTRICT qb = pb[l];                         \
+        V b0, b1;                                                                              \
+        T av;                                                                                  \
+        memcpy(&b0, gb, sizeof b0);                                                            \
+        memcpy(&b1, gb + HL, sizeof b1);                                                       \
+        CT__GEMM_ROWS(FMA)                                                                     \
+        (void)qb;                                                                              \
+    }
+#  define CT__CLW_DEF(SUF, T, V)                                                               \
+    /* acc[r][0..NR) (r0 <= r < MR, row stride lda) += sum over l < nl of x~[l][r] gb[l ldg + .], \
+       x~[l][r] = pa[l][c0 + r] (r < r1), pb[l][r - r1] (r >= r1) */                            \
+    static CT__GEMM_FPC CT__NOINLINE void ct__clw_ukr_##SUF(int64_t nl, const T *const *pa, const T *const *pb, \
+                                                        int64_t c0, int64_t r1, const T *gb, int64_t ldg, T *acc, \
+                                                        int64_t lda, int64_t r0) {             \
+        enum { HL = (int)(sizeof(V) / sizeof(T)), NR = 2 * HL };                               \
+        V z0 = {0}, z1 = {0};                                                                  \
+        CT__GEMM_ROWS(CT__CLG_DECL)                                                            \
+        if (r1 == CT__GEMM_MR) { /* one tap: no selects */                                     \
+            CT__CLW_LOOP(CT__CLW_FMA1, T, V)                                                   \
+        } else {                                                                               \
+            CT__CLW_LOOP(CT__CLW_FMA, T, V)                                                    \
+        }                                                                                      \
+        T tile[CT__GEMM_MR * NR], *d = tile;                                                   \
+        const int64_t ld = NR;                                                                 \
+        CT__GEMM_ROWS(CT__CLG_ST)                                                              \
+        for (int64_t r = r0; r < CT__GEMM_MR; r++)                                             \
+            for (int64_t q = 0; q < NR; q++) acc[r * lda + q] += tile[r * NR + q];             \
+    }                                                                                          \
+    static void ct__clw_tiles_##SUF(void *ctx, int64_t lo, int64_t hi) {                       \
+        ct__clw_job *j = (ct__clw_job *)ctx;                                                   \
+        const ct__cgeo *g = j->g;                                                              \
+        const int64_t MR = CT__GEMM_MR, NR = 2 * (int64_t)(sizeof(V) / sizeof(T)), PB = CT__CLW_PB; \
+        const int64_t L = g->OH * g->OW, NL = g->N * L;                                        \
+        const int64_t K = g->kh * g->kw * g->C;                                                \
+        /* the taps these tiles read: those of their first and last k */                       \
+        const int64_t t0 = CT__MIN(lo / j->nob * MR, K - MR) / g->C;                           \
+        const int64_t t1 = (CT__MIN((hi - 1) / j->nob * MR, K - MR) + MR - 1) / g->C + 1;      \
+        const T **pt = (const T **)CT_MALLOC(sizeof(T *) * (size_t)((t1 - t0) * PB));          \
+        if (!pt) {                                                                             \
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);                                    \
+            return;                                                                            \
+        }                                                                                      \
+        for (int64_t u0 = 0; u0 < NL; u0 += PB) {                                              \
+            int64_t nl = CT__MIN(PB, NL - u0);                                                 \
+            for (int64_t t = t0; t < t1; t++) {   /* the taps of these tiles: row pointers */  \
+                int64_t i = t / g->kw, q = t % g->kw, n = u0 / L, l = u0 % L, oh = l / g->OW, ow = l % g->OW; \
+                const T **pr = pt + (t - t0) * PB;                                             \
+                for (int64_t u = 0; u < nl; u++) {                                             \
+                    int64_t ih = oh * g->sh - g->ph + i * g->dh, iw = ow * g->sw - g->pw + q * g->dw; \
+                    pr[u] = ih >= 0 && ih < g->H && iw >= 0 && iw < g->W                      \
+                                ? (const T *)j->x + ((n * g->H + ih) * g->W + iw) * g->C       \
+                                : (const T *)j->zero;                                          \
+                    if (++ow == g->OW && (ow = 0, ++oh == g->OH)) {                            \
+                        oh = 0;                                                                \
+                        n++;                                                                   \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+            for (int64_t s = lo; s < hi; s++) {                                                \
+                int64_t sl = s / j->nob, o0 = s % j->nob * NR, k0 = CT__MIN(sl * MR, K - MR);  \
+                int64_t t = k0 / g->C, c0 = k0 % g->C, r1 = CT__MIN(MR, g->C - c0);            \
+                const T *const *pa = pt + (t - t0) * PB, *const *pb = r1 < MR ? pa + PB : pa;   \
+                ct__clw_ukr_##SUF(nl, pa, pb, c0, r1, (const T *)j->gy + u0 * g->O + o0, g->O, \
+                                  (T *)j->acc + k0 * g->O + o0, g->O, sl * MR - k0);           \
+            }                                                                                  \
+        }                                                                                      \
+        CT_FREE(pt);                                                                           \
+    }
+CT__CLW_DEF(f32, float, ct__vf32)
+CT__CLW_DEF(f64, double, ct__vf64)
+#endif
+static int ct__conv_clw_ok(const ct__cgeo *g, ct_dtype dt) {
+#ifdef CT__GEMM_SIMD
+    /* a few pixels (deep 7x7 layers) leave the [K][O] accumulator and its transpose the larger cost */
+    return g->cl && g->G == 1 && g->C >= CT__GEMM_MR && g->O % ct__igemm_nr(dt) == 0 && g->kh * g->kw <= CT__CLG_TAPS &&
+           ct__sat_mul(g->N, ct__sat_mul(g->OH, g->OW)) >= 4 * CT__CLW_PB &&
+           !(g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0);
+#else
+    (void)g;
+    (void)dt;
+    return 0;
+#endif
+}
+/* dW (out: a dense [O][C][kh][kw]) of NHWC x (a) and grad_output (b). 0, or -1 (out of memory) with the error set. */
+static int ct__conv_clw_run(ct_dtype dt, void *out, const void *a, const void *b, const ct__cgeo *g, const char *nm) {
+#ifdef CT__GEMM_SIMD
+    const int64_t es = (int64_t)ct__dt[dt].size, KK = g->kh * g->kw, K = KK * g->C;
+    ct__clw_job j;
+    memset(&j, 0, sizeof j);
+    char *buf = (char *)CT_MALLOC((size_t)(es * (K * g->O + g->C)));
+    if (!buf) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return -1;
+    }
+    memset(buf, 0, (size_t)(es * (K * g->O + g->C)));
+    j.x = (const char *)a; j.gy = (const char *)b; j.acc = buf; j.zero = buf + es * K * g->O; j.g = g;
+    j.nsl = (K + CT__GEMM_MR - 1) / CT__GEMM_MR;
+    j.nob = g->O / ct__igemm_nr(dt);
+    ct__nn_par_for(j.nsl * j.nob, 1, dt == CT_FLOAT32 ? ct__clw_tiles_f32 : ct__clw_tiles_f64, &j);
+    if (!j.oom)
+        CT__NN_AS(dt, {
+            const T *s = (const T *)buf;
+            T *d = (T *)out;
+            for (int64_t o = 0; o < g->O; o++)
+                for (int64_t c = 0; c < g->C; c++)
+                    for (int64_t t = 0; t < KK; t++) d[(o * g->C + c) * KK + t] = s[(t * g->C + c) * g->O + o];
+        });
+    CT_FREE(buf);
+    if (!j.oom) return 0;
+    ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+    return -1;
+#else
+    (void)dt; (void)out; (void)a; (void)b; (void)g; (void)nm;
+    return 0;
+#endif
+}
+
 /* [section: nn-conv-depthwise] */
 /* ============================================================================
    Convolution kernels: depthwise
@@ -3223,6 +3525,17 @@ static int ct__k_conv(ct__call *c) {
         ct__nn_release(c->nin, in);
         return r;
     }
+    if (kind == CT__CONV_WEIGHT && ct__conv_clw_ok(&g, dt)) {
+        int r = ct__conv_clw_run(dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), &g, ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
+    if (ct__conv_clg_ok(kind, &g)) {
+        int r = ct__conv_clg_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
+                                 ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
     if (ct__conv_fold_ok(kind, &g)) {
         char *op = (char *)ct__ptr(out);
         if (kind == CT__CONV_WEIGHT) memset(op, 0, es * (size_t)ct_numel(out));
@@ -3296,6 +3609,11 @@ static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__attrs b = ct__conv_bw_attrs(n, 0, 1);
     const ct__attrs *a = &b;
     if (n->op == CT__NNOP(CONV2D)) {   /* A = X, B = W */
+        /* as PyTorch: grad_output in the input's memory format (the input gradient is then
+           channels-last exactly when X is, and both gradients take X's layout's kernels) */
+        int acl = ct__is_cl_input(A);
+        if ((CT__NEEDS(n, 0) || CT__NEEDS(n, 1)) && acl != ct__is_cl_input(g) && !(g = acl ? ct_to_channels_last(g) : ct_contiguous(g)))
+            return -1;
         if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), g, B, NULL, a))) return -1;
         if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), A, g, NULL, a))) return -1;
     } else if (n->op == CT__NNOP(CONV_TRANSPOSE2D)) {   /* A = G, B = W */

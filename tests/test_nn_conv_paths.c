@@ -223,10 +223,85 @@ TEST(test_implicit_gemm) {
     gradcheck(__LINE__, 0, 0, (ct_conv_options){.padding = 1}, RND(D, 96, 2, 3, 5, 4), RND(D, 97, 4, 3, 3, 3), RND(D, 98, 4), 0);
 }
 
+/* channels-last conv2d through the direct NHWC GEMM (ct__conv_clg_ok: groups 1, C >= 8)
+   against a naive reference, and its gradients against the NCHW paths; the input
+   gradient at stride 1 (O >= 8) takes the same kernel with the flipped weight, the
+   weight gradient its own (ct__conv_clw_ok) */
+static void clg_check(int line, ct_dtype dt, int64_t N, int64_t C, int64_t H, int64_t W, int64_t O, int64_t kh, int64_t kw,
+                      int64_t s, int64_t p, int64_t d, int bias, double tol) {
+    ct_tensor *x = RND(dt, 200 + (uint64_t)line, N, C, H, W), *w = RND(dt, 201, O, C, kh, kw), *b = bias ? RND(dt, 202, O) : NULL;
+    ct_conv_options o = {.stride = s, .padding = p, .dilation = d};
+    ct__cgeo g;
+    memset(&g, 0, sizeof g);
+    g.C = C; g.O = O; g.kh = kh; g.kw = kw; g.sh = g.sw = s; g.ph = g.pw = p; g.G = 1; g.cl = 1;
+    CHECK(ct__conv_clg_ok(CT__CONV_FWD, &g) == (C >= 8 && !(kh == 1 && kw == 1 && s == 1 && p == 0)));
+    ct_tensor *xl = leaf(ct_to_channels_last(x)), *wl = leaf(w), *bl = b ? leaf(b) : NULL;
+    ct_tensor *y = ct_conv2d(xl, wl, bl, &o);
+    int ok = y && ct_is_channels_last(y) && ct_allclose(ct_to(y, D), naive_conv(x, w, b, s, p, d), tol, tol) == 1;
+    if (!ok) printf("line %d: channels-last forward differs from the reference (%s)\n", line, ct_last_error());
+    CHECK(ok);
+    ct_tensor *xn = leaf(x), *wn = leaf(w), *bn = b ? leaf(b) : NULL;
+    ct_tensor *yn = ct_conv2d(xn, wn, bn, &o);
+    ct_tensor *gy = ct_randn_like(yn, NULL);
+    ct_backward(ct_sum(ct_mul(y, line % 2 ? gy : ct_to_channels_last(gy))));
+    ct_backward(ct_sum(ct_mul(yn, line % 2 ? ct_to_channels_last(gy) : gy)));
+    /* x's gradient in x's memory format, whatever grad_output's (as PyTorch) */
+    ok = ct_is_channels_last(ct_grad(xl)) && ct_is_contiguous(ct_grad(xn)) && ct_is_contiguous(ct_grad(wl));
+    ok = ok && ct_allclose(ct_grad(xl), ct_grad(xn), tol, tol) == 1 && ct_allclose(ct_grad(wl), ct_grad(wn), tol, tol) == 1;
+    ok = ok && (!b || ct_allclose(ct_grad(bl), ct_grad(bn), tol, tol) == 1);
+    if (!ok) printf("line %d: channels-last gradients differ from the NCHW path (%s)\n", line, ct_last_error());
+    CHECK(ok);
+    if (s == 1) {   /* conv_transpose2d itself at stride 1: x as [N, O, OH, OW] into C channels */
+        ct_tensor *gt = RND(dt, 203, N, O, ct_size(yn, 2), ct_size(yn, 3)), *bt = bias ? RND(dt, 204, C) : NULL;
+        ct_tensor *t1 = ct_conv_transpose2d(ct_to_channels_last(gt), w, bt, &o), *t0 = ct_conv_transpose2d(gt, w, bt, &o);
+        ok = t1 && t0 && ct_is_channels_last(t1) && ct_allclose(t1, t0, tol, tol) == 1;
+        if (!ok) printf("line %d: channels-last conv_transpose2d differs from NCHW (%s)\n", line, ct_last_error());
+        CHECK(ok);
+    }
+}
+TEST(test_channels_last_gemm) {
+    for (int dti = 0; dti < 2; dti++) {
+        ct_dtype dt = dti ? D : F;
+        double tol = dti ? 1e-10 : 1e-4;
+        clg_check(__LINE__, dt, 2, 64, 9, 10, 64, 3, 3, 1, 1, 1, 1, tol);    /* the bench layer, small */
+        clg_check(__LINE__, dt, 3, 8, 7, 5, 13, 3, 3, 1, 1, 1, 0, tol);     /* O < NR, L not a multiple of MR */
+        clg_check(__LINE__, dt, 1, 19, 11, 13, 70, 3, 3, 1, 0, 1, 1, tol);  /* three panels, the last partial; no padding */
+        clg_check(__LINE__, dt, 2, 12, 9, 8, 33, 5, 5, 1, 2, 1, 1, tol);
+        clg_check(__LINE__, dt, 2, 10, 12, 11, 17, 3, 3, 1, 2, 2, 1, tol);  /* dilation 2 */
+        clg_check(__LINE__, dt, 2, 9, 13, 14, 20, 3, 3, 2, 1, 1, 1, tol);   /* stride 2 (forward only) */
+        clg_check(__LINE__, dt, 1, 16, 9, 9, 8, 5, 5, 3, 3, 2, 0, tol);     /* stride 3, dilation 2, large padding */
+        clg_check(__LINE__, dt, 2, 8, 1, 1, 9, 3, 3, 1, 1, 1, 1, tol);      /* one pixel */
+        clg_check(__LINE__, dt, 1, 24, 6, 7, 10, 1, 1, 1, 1, 1, 1, tol);    /* 1x1 with padding */
+        clg_check(__LINE__, dt, 2, 8, 6, 7, 12, 1, 3, 1, 3, 1, 1, tol);     /* 1x3, padding past the window */
+        clg_check(__LINE__, dt, 1, 7, 6, 6, 9, 3, 3, 1, 1, 1, 1, tol);      /* C < 8: im2col forward, routed input gradient */
+        /* the weight gradient's kernel (ct__conv_clw_ok: C >= MR, O a multiple of NR, at least
+           1024 output pixels; MR 6 or 12, NR 4 to 32): slivers across taps, a shifted last one */
+        clg_check(__LINE__, dt, 2, 13, 24, 24, 32, 3, 3, 1, 1, 1, 1, tol);
+        clg_check(__LINE__, dt, 1, 12, 40, 36, 64, 5, 5, 1, 2, 2, 0, tol);  /* dilation 2 */
+        clg_check(__LINE__, dt, 3, 25, 20, 18, 96, 3, 3, 1, 1, 1, 1, tol);  /* pixel blocks across samples */
+        clg_check(__LINE__, dt, 4, 7, 33, 31, 16, 3, 3, 2, 1, 1, 1, tol);   /* stride 2; C = 7 routes where MR is 6 */
+        clg_check(__LINE__, dt, 2, 64, 24, 23, 64, 3, 3, 1, 1, 1, 1, tol);
+    }
+    /* float32 against float64 on a larger layer */
+    ct_tensor *x = ct_to_channels_last(RND(F, 210, 2, 64, 30, 29)), *w = RND(F, 211, 96, 64, 3, 3);
+    ct_conv_options o = {.padding = 1};
+    CHECK(ct_allclose(ct_to(ct_conv2d(x, w, NULL, &o), D), ct_conv2d(ct_to(x, D), ct_to(w, D), NULL, &o), 1e-4, 1e-4) == 1);
+    /* gradcheck and gradgradcheck through the routed forward and input gradient */
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.padding = 1}, RND(D, 212, 2, 8, 4, 5), RND(D, 213, 9, 8, 3, 3), RND(D, 214, 9), 1);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.padding_hw = {2, 1}, .dilation_hw = {2, 1}}, RND(D, 215, 1, 9, 5, 4),
+              RND(D, 216, 8, 9, 3, 2), RND(D, 217, 8), 0);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.stride = 2, .padding = 1}, RND(D, 218, 1, 8, 5, 5), RND(D, 219, 3, 8, 3, 3), RND(D, 220, 3), 0);
+    gradcheck(__LINE__, 1, 1, (ct_conv_options){.padding = 1}, RND(D, 221, 1, 8, 4, 4), RND(D, 222, 8, 9, 3, 3), RND(D, 223, 9), 1);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.stride = 2, .padding = 1, .dilation = 2}, RND(D, 224, 1, 7, 6, 5), RND(D, 225, 8, 7, 3, 3),
+              RND(D, 226, 8), 0);
+    gradcheck(__LINE__, 0, 1, (ct_conv_options){.padding = 1}, RND(D, 227, 1, 12, 4, 3), RND(D, 228, 16, 12, 3, 3), RND(D, 229, 16), 0);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_depthwise);
     RUN(test_1x1);
     RUN(test_implicit_gemm);
+    RUN(test_channels_last_gemm);
     return ct_t_summary();
 }
