@@ -3422,7 +3422,10 @@ static int ct__nn_dense_inputs(const ct__call *c, int nlay, int cl, ct_tensor **
      transpose colF = W^T [K][O] GF, GF [O][nb L] gathered from G; col2im per sample
      weight    dW += GF colF^T
    Channels-last forward folds without copies: im2col_cl's rows are pixels, so nb
-   samples' rows stack into [nb L][K] and the GEMM writes y's rows directly. */
+   samples' rows stack into [nb L][K] and the GEMM writes y's rows directly; with
+   fewer than 4 MR rows they are transposed into colF, and the NCHW form's product
+   is written into y transposed. The fold runs before the channels-last direct
+   kernels, whose 12-pixel tiles are mostly padding at these sizes. */
 #ifndef CT__CONV_FOLD_L
 #  define CT__CONV_FOLD_L 64
 #endif
@@ -3454,15 +3457,30 @@ static void ct__conv_fold_cols(ct_dtype dt, void *dst, int64_t ld, int64_t off, 
 static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, const char *b, const char *bias, const ct__cgeo *g) {
     const int64_t es = ct__dt[dt].size, K = g->C * g->kh * g->kw, L = g->OH * g->OW, HW = g->H * g->W, O = g->O;
     const int64_t nb = ct__conv_fold_nb(g);
-    /* colF, then (NCHW) the [O][nb L] buffer, then one sample's columns */
-    char *ws = (char *)CT_MALLOC((size_t)(es * (K * nb * L + (g->cl ? 0 : O * nb * L + K * L))));
+    /* colF, then the [O][nb L] buffer, then one sample's columns (channels-last: nb samples' rows) */
+    char *ws = (char *)CT_MALLOC((size_t)(es * (K * nb * L + O * nb * L + K * (g->cl ? nb : 1) * L)));
     if (!ws) return -1;
     char *colF = ws, *yF = colF + es * K * nb * L, *col = yF + es * O * nb * L;
     for (int64_t n0 = 0; n0 < g->N; n0 += nb) {
         const int64_t m = CT__MIN(nb, g->N - n0), W = m * L;   /* samples in this chunk, columns */
         if (g->cl) {   /* forward: rows of pixels, written straight into y */
-            for (int64_t s = 0; s < m; s++) ct__im2col_cl(dt, colF + es * s * L * K, a + es * (n0 + s) * HW * g->C, g, g->C, 0, g->OH);
+            const int thin = W < CT__GEMM_MR * 4;   /* few rows: the weight as the tall operand */
+            char *rows = thin ? col : colF;
+            for (int64_t s = 0; s < m; s++) ct__im2col_cl(dt, rows + es * s * L * K, a + es * (n0 + s) * HW * g->C, g, g->C, 0, g->OH);
             char *y = out + es * n0 * L * O;
+            if (thin) {   /* colF = rows^T, yF = W colF, y = yF^T */
+                CT__NN_AS(dt, {
+                    for (int64_t l = 0; l < W; l++)
+                        for (int64_t k = 0; k < K; k++) ((T *)colF)[k * W + l] = ((const T *)rows)[l * K + k];
+                });
+                ct__gemm_cd(dt, O, W, K, 1.0, b, K, 1, colF, W, 1, 0.0, yF, W);
+                CT__NN_AS(dt, {
+                    for (int64_t l = 0; l < W; l++)
+                        for (int64_t o = 0; o < O; o++)
+                            ((T *)y)[l * O + o] = ((const T *)yF)[o * W + l] + (bias ? ((const T *)bias)[o] : (T)0);
+                });
+                continue;
+            }
             if (bias)
                 CT__NN_AS(dt, {
                     for (int64_t l = 0; l < W; l++)
@@ -3525,6 +3543,15 @@ static int ct__k_conv(ct__call *c) {
         ct__nn_release(c->nin, in);
         return r;
     }
+    if (ct__conv_fold_ok(kind, &g)) {
+        char *op = (char *)ct__ptr(out);
+        if (kind == CT__CONV_WEIGHT) memset(op, 0, es * (size_t)ct_numel(out));
+        int r = ct__conv_fold_run(kind, dt, op, (const char *)ct__ptr(in[0]), (const char *)ct__ptr(in[1]),
+                                  c->nin == 3 ? (const char *)ct__ptr(in[2]) : NULL, &g);
+        if (r) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
     if (kind == CT__CONV_WEIGHT && ct__conv_clw_ok(&g, dt)) {
         int r = ct__conv_clw_run(dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), &g, ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
@@ -3533,15 +3560,6 @@ static int ct__k_conv(ct__call *c) {
     if (ct__conv_clg_ok(kind, &g)) {
         int r = ct__conv_clg_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
                                  ct__opdef_get(c->op)->name);
-        ct__nn_release(c->nin, in);
-        return r;
-    }
-    if (ct__conv_fold_ok(kind, &g)) {
-        char *op = (char *)ct__ptr(out);
-        if (kind == CT__CONV_WEIGHT) memset(op, 0, es * (size_t)ct_numel(out));
-        int r = ct__conv_fold_run(kind, dt, op, (const char *)ct__ptr(in[0]), (const char *)ct__ptr(in[1]),
-                                  c->nin == 3 ? (const char *)ct__ptr(in[2]) : NULL, &g);
-        if (r) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
         return r;
     }
