@@ -6044,7 +6044,7 @@ CT__INLINE ct__vf ct__v_exp(ct__vf x) {
     p = ct__vfma(p, r, CT__VSPLAT(5.0000001201e-1f));
     p = ct__vfma(p, r * r, r) + CT__VSPLAT(1.0f);
 #if defined(__AVX512F__)
-    ct__vf y = (ct__vf)_mm512_scalef_ps((__m512)p, (__m512)n);   /* p 2^n in one rounding, as below */
+    ct__vf y = (ct__vf)_mm512_maskz_scalef_ps((__mmask16)0xffff, (__m512)p, (__m512)n);   /* p 2^n, one rounding, as below */
 #else
     ct__vi ni = (ct__vi)t - CT__ISPLAT(0x4b400000), n1 = ni >> 1, n2 = ni - n1;
     ct__vf y = p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
