@@ -10,6 +10,8 @@
                   genuinely strided traversal of b)
    Threads: t1 / t2 (OpenMP: omp_set_num_threads; PyTorch: torch.set_num_threads).
    Each op returns a fresh result (one CT_SCOPE per op), as `c = a + b` in PyTorch.
+   relu (a copy-like unary op) is the memory-bound reference for the activations
+   (exp, gelu, gelu_tanh, tanh, sigmoid, silu): the same 8 bytes per element.
    Line names: <op>_<size>_f32_<layout>_t<threads>, e.g. exp_1M_f32_contig_t1.
    The rate column is the minimum memory traffic (inputs read + output written)
    over the median time.
@@ -21,8 +23,8 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 
-typedef enum { OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX } op_kind;
-static const char *const op_names[] = {"add", "mul", "exp", "gelu", "sum", "softmax"};
+typedef enum { OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX, OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU } op_kind;
+static const char *const op_names[] = {"add", "mul", "exp", "gelu", "sum", "softmax", "relu", "gelu_tanh", "tanh", "sigmoid", "silu"};
 
 typedef struct job {
     op_kind op;
@@ -37,6 +39,11 @@ static ct_tensor *apply(const job *j) {
     case OP_MUL: return ct_mul(j->x, j->y);
     case OP_EXP: return ct_exp(j->x);
     case OP_GELU: return ct_gelu(j->x, "none");
+    case OP_RELU: return ct_relu(j->x);
+    case OP_GELU_TANH: return ct_gelu(j->x, "tanh");
+    case OP_TANH: return ct_tanh(j->x);
+    case OP_SIGMOID: return ct_sigmoid(j->x);
+    case OP_SILU: return ct_silu(j->x);
     case OP_SUM: return ct_sum(j->x);
 #ifdef CT_BENCH_HAVE_SOFTMAX
     case OP_SOFTMAX: return ct_softmax(j->x, -1);
@@ -70,7 +77,8 @@ int main(void) {
     ct_manual_seed(0);
     int root = ct_scope_begin();
     static const struct { const char *label; int64_t n; } sizes[] = {{"1M", 1024}, {"16M", 4096}};
-    static const op_kind ops[] = {OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX};
+    static const op_kind ops[] = {OP_ADD, OP_MUL, OP_EXP, OP_GELU, OP_SUM, OP_SOFTMAX,
+                                  OP_RELU, OP_GELU_TANH, OP_TANH, OP_SIGMOID, OP_SILU};
     static const char *const layouts[] = {"contig", "transposed", "mixed"};
     static const int threads[] = {1, 2};
 

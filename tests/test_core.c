@@ -209,6 +209,55 @@ TEST(test_random_matches_torch) {
 }
 
 /* alpha of add/sub and their in-place forms: PyTorch's alpha_check */
+/* exp and gelu (exact and tanh) on float32 against double-precision references over a dense
+   sweep of [-12, 12] and special values; the contiguous (vector) and strided (scalar) loops
+   give the same bits. Bounds: the measured maxima (every float, see ct__gelu_exactf) with margin. */
+static double gelu_ref(double d, int tanh_mode) {
+    if (tanh_mode) return d / (1.0 + exp(-1.5957691216057308 * (d + 0.044715 * d * d * d)));
+    return 0.5 * d * erfc(-d * 0.7071067811865476);   /* no cancellation, unlike 1 + erf */
+}
+TEST(test_activation_accuracy) {
+    const int64_t n = 24 * 16384 + 1 + 6;
+    ct_tensor *x = ct_empty(CT_FLOAT32, n), *xs = ct_empty(CT_FLOAT32, n, 2);
+    float *xv = ct_data_ptr(x), *xsv = ct_data_ptr(xs);
+    for (int64_t i = 0; i < n - 6; i++) xv[i] = -12.0f + (float)i / 16384.0f;
+    const float special[6] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, -1e-30f};
+    for (int i = 0; i < 6; i++) xv[n - 6 + i] = special[i];
+    for (int64_t i = 0; i < n; i++) xsv[2 * i] = xv[i];
+    ct_tensor *strided = ct_select(xs, 1, 0);
+    for (int op = 0; op < 3; op++) {
+        ct_tensor *y = op == 2 ? ct_exp(x) : ct_gelu(x, op ? "tanh" : "none");
+        ct_tensor *ys = op == 2 ? ct_exp(strided) : ct_gelu(strided, op ? "tanh" : "none");
+        CHECK(y && ys && ct_is_contiguous(y) && !ct_is_contiguous(strided));
+        if (!y || !ys) continue;
+        ys = ct_contiguous(ys);
+        const float *yv = ct_data_ptr(y), *ysv = ct_data_ptr(ys);
+        double worst[3] = {0, 0, 0};   /* relative error: x >= -3, [-5.5, -3), below -5.5 */
+        int64_t differ = 0;
+        for (int64_t i = 0; i < n - 6; i++) {
+            double r = op == 2 ? exp((double)xv[i]) : gelu_ref(xv[i], op == 1);
+            double e = fabs(r) < 1e-37 ? (fabs(yv[i]) < 1e-36 ? 0.0 : 1.0) : fabs(yv[i] - r) / fabs(r);
+            int k = xv[i] >= -3.0f ? 0 : xv[i] >= -5.5f ? 1 : 2;
+            if (!(e <= worst[k])) worst[k] = e;
+            differ += memcmp(yv + i, ysv + i, 4) != 0;
+        }
+        CHECK_EQ_INT(differ, 0);
+        if (op == 2) {
+            CHECK(worst[0] < 2e-7 && worst[1] < 2e-7 && worst[2] < 2e-7);
+        } else {
+            CT_T_REPORT(worst[0] < 1.5e-6 && worst[1] < 4e-6 && worst[2] < 4e-5, "gelu %d rel err %.3g %.3g %.3g", op, worst[0],
+                        worst[1], worst[2]);
+        }
+        const float *sp = yv + n - 6;
+        if (op != 2) {   /* PyTorch: gelu(nan) = nan, gelu(inf) = inf, gelu(-inf) = nan (-inf * 0) */
+            CHECK(isnan(sp[0]) && sp[1] == INFINITY && isnan(sp[2]));
+            CHECK(sp[3] == 0.0f && signbit(sp[3]) && sp[4] == 0.0f && !signbit(sp[4]) && sp[5] == -1e-30f * 0.5f);
+        } else {
+            CHECK(isnan(sp[0]) && sp[1] == INFINITY && sp[2] == 0.0f && sp[3] == 1.0f && sp[4] == 1.0f && sp[5] == 1.0f);
+        }
+    }
+}
+
 TEST(test_alpha_check) {
     ct_tensor *i = ct_arange(1, 4, 1, CT_INT64);
     const char *m = "For integral input tensors, argument alpha must not be a floating point number";
@@ -386,6 +435,7 @@ int main(void) {
     RUN(test_print_nan);
     RUN(test_views);
     RUN(test_elementwise_values);
+    RUN(test_activation_accuracy);
     RUN(test_alpha_check);
     RUN(test_inplace_versions);
     RUN(test_null_chain);

@@ -20,6 +20,11 @@ OPS = {
     "gelu": ("c = F.gelu(x)", False),   # approximate='none', as ct_gelu(x, "none")
     "sum": ("c = x.sum()", False),
     "softmax": ("c = torch.softmax(x, -1)", False),
+    "relu": ("c = torch.relu(x)", False),   # the memory-bound reference for the activations
+    "gelu_tanh": ("c = F.gelu(x, approximate='tanh')", False),
+    "tanh": ("c = torch.tanh(x)", False),
+    "sigmoid": ("c = torch.sigmoid(x)", False),
+    "silu": ("c = F.silu(x)", False),
 }
 
 
