@@ -16,7 +16,10 @@
      dw3x3_*, dw5x5_*   depthwise (groups = channels) layers of MobileNetV3-Small, batch 1:
                         16ch 112x112 stride 2, 72ch 56x56, 96ch 14x14 5x5 (padding k/2)
      conv1x1_*          pointwise layers: 8x64x56x56 -> 256, 1x16x56x56 -> 72
-                        (each _{nchw,cl}_{fwd,fwd_bwd}, fwd_bwd with grads for x, w and b)
+     conv3x3_2x*        ResNet-18's last layers at a 2x3x64x64 input: 256ch 4x4, 512ch 2x2
+                        (padding 1; a batch of few output pixels per sample)
+                        (each _{nchw,cl}_{fwd,fwd_bwd}, fwd_bwd with grads for x, w and b;
+                        cl: x, w and g channels-last, as in the twin)
    GFLOP/s counts 2 * multiply-adds of the convolution (forward; x3 with backward). */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
@@ -120,28 +123,31 @@ int main(void) {
         if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
     }
     {
-        /* depthwise and 1x1 layers */
-        struct { const char *name; int64_t n, c, h, o, k, s, g; } M[5] = {
+        /* depthwise, 1x1 and late ResNet 3x3 layers */
+        struct { const char *name; int64_t n, c, h, o, k, s, g; } M[7] = {
             {"dw3x3_1x16x112x112_s2", 1, 16, 112, 16, 3, 2, 16},
             {"dw3x3_1x72x56x56", 1, 72, 56, 72, 3, 1, 72},
             {"dw5x5_1x96x14x14", 1, 96, 14, 96, 5, 1, 96},
             {"conv1x1_8x64x56x56_to256", 8, 64, 56, 256, 1, 1, 1},
-            {"conv1x1_1x16x56x56_to72", 1, 16, 56, 72, 1, 1, 1}};
-        for (int l = 0; l < 5; l++) {
+            {"conv1x1_1x16x56x56_to72", 1, 16, 56, 72, 1, 1, 1},
+            {"conv3x3_2x256x4x4", 2, 256, 4, 256, 3, 1, 1},
+            {"conv3x3_2x512x2x2", 2, 512, 2, 512, 3, 1, 1}};
+        for (int l = 0; l < 7; l++) {
             int64_t n = M[l].n, c = M[l].c, h = M[l].h, o = M[l].o, k = M[l].k, s = M[l].s, oh = (h + 2 * (k / 2) - k) / s + 1;
             double flops = 2.0 * (double)n * (double)o * (double)oh * (double)oh * (double)(c / M[l].g) * (double)(k * k);
             ct_tensor *x = ct_randn(CT_FLOAT32, n, c, h, h), *w = ct_randn(CT_FLOAT32, o, c / M[l].g, k, k), *b = ct_randn(CT_FLOAT32, o);
             ct_tensor *g = ct_randn(CT_FLOAT32, n, o, oh, oh);
             for (int cl = 0; cl < 2; cl++) {
                 ct_tensor *xx = cl ? ct_to_channels_last(x) : x, *gg = cl ? ct_to_channels_last(g) : g;
+                ct_tensor *ww = cl ? ct_to_channels_last(w) : w;   /* as the twin (module.to(channels_last)) */
                 char name[96], params[96];
                 snprintf(params, sizeof params, "x[%lld,%lld,%lld,%lld]%s k%lld s%lld g%lld", (long long)n, (long long)c, (long long)h,
                          (long long)h, cl ? " cl" : "", (long long)k, (long long)s, (long long)M[l].g);
-                job jf = {0, xx, w, b, gg, k / 2, s, M[l].g};
+                job jf = {0, xx, ww, b, gg, k / 2, s, M[l].g};
                 snprintf(name, sizeof name, "%s_%s_fwd", M[l].name, cl ? "cl" : "nchw");
                 bench_opts of = {1, 0, flops};
                 if (works(name, &jf)) bench_run_opts(name, params, run_case, &jf, &of);
-                job jb = {1, ct_requires_grad(ct_detach(xx)), ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), gg, k / 2, s, M[l].g};
+                job jb = {1, ct_requires_grad(ct_detach(xx)), ct_requires_grad(ct_detach(ww)), ct_requires_grad(ct_detach(b)), gg, k / 2, s, M[l].g};
                 snprintf(name, sizeof name, "%s_%s_fwd_bwd", M[l].name, cl ? "cl" : "nchw");
                 bench_opts ob = {1, 0, 3 * flops};
                 if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);

@@ -63,10 +63,11 @@ def main():
         env = {"fwd_bwd": fwd_bwd, "x": x.clone().requires_grad_(), "w": w.clone().requires_grad_(),
                "b": b.clone().requires_grad_(), "g": g}
         ctbench.run("conv2d_64to64_8x56x56_%s_fwd_bwd" % tag, params, "fwd_bwd(x, w, b, g)", env, flops=3 * flops)
-    # depthwise and 1x1 layers (x, w and g channels-last in the _cl cases)
+    # depthwise, 1x1 and late ResNet 3x3 layers (x, w and g channels-last in the _cl cases)
     layers = [("dw3x3_1x16x112x112_s2", 1, 16, 112, 16, 3, 2, 16), ("dw3x3_1x72x56x56", 1, 72, 56, 72, 3, 1, 72),
               ("dw5x5_1x96x14x14", 1, 96, 14, 96, 5, 1, 96), ("conv1x1_8x64x56x56_to256", 8, 64, 56, 256, 1, 1, 1),
-              ("conv1x1_1x16x56x56_to72", 1, 16, 56, 72, 1, 1, 1)]
+              ("conv1x1_1x16x56x56_to72", 1, 16, 56, 72, 1, 1, 1), ("conv3x3_2x256x4x4", 2, 256, 4, 256, 3, 1, 1),
+              ("conv3x3_2x512x2x2", 2, 512, 2, 512, 3, 1, 1)]
     for name, n, c, h, o, k, s, grp in layers:
         oh = (h + 2 * (k // 2) - k) // s + 1
         flops = 2.0 * n * o * oh * oh * (c // grp) * k * k
