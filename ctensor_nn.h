@@ -3452,14 +3452,19 @@ static void ct__conv_fold_cols(ct_dtype dt, void *dst, int64_t ld, int64_t off, 
         else memcpy(s, f, es * (size_t)L);
     }
 }
-/* the three ops as above; out is zeroed or filled by the caller as for ct__conv_run
-   (the weight kind: zeroed). 0, or -1 out of memory (nothing written then). */
-static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, const char *b, const char *bias, const ct__cgeo *g) {
+/* the three ops as above on dense a, b and out (nm: the op, for the error).
+   0, or -1 out of memory with the error set and nothing written. */
+static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, const char *b, const char *bias, const ct__cgeo *g,
+                             const char *nm) {
     const int64_t es = ct__dt[dt].size, K = g->C * g->kh * g->kw, L = g->OH * g->OW, HW = g->H * g->W, O = g->O;
     const int64_t nb = ct__conv_fold_nb(g);
     /* colF, then the [O][nb L] buffer, then one sample's columns (channels-last: nb samples' rows) */
     char *ws = (char *)CT_MALLOC((size_t)(es * (K * nb * L + O * nb * L + K * (g->cl ? nb : 1) * L)));
-    if (!ws) return -1;
+    if (!ws) {
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return -1;
+    }
+    if (kind == CT__CONV_WEIGHT) memset(out, 0, (size_t)(es * O * K));   /* summed over the chunks */
     char *colF = ws, *yF = colF + es * K * nb * L, *col = yF + es * O * nb * L;
     for (int64_t n0 = 0; n0 < g->N; n0 += nb) {
         const int64_t m = CT__MIN(nb, g->N - n0), W = m * L;   /* samples in this chunk, columns */
@@ -3500,15 +3505,14 @@ static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, co
         }
         if (kind == CT__CONV_FWD) {
             ct__gemm_cd(dt, O, W, K, 1.0, b, K, 1, colF, W, 1, 0.0, yF, W);
-            for (int64_t s = 0; s < m; s++) {
-                char *y = out + es * (n0 + s) * O * L;
-                ct__conv_fold_cols(dt, yF, W, s * L, y, O, L, 0);
-                if (bias)
-                    CT__NN_AS(dt, {
-                        for (int64_t o = 0; o < O; o++)
-                            for (int64_t l = 0; l < L; l++) ((T *)y)[o * L + l] += ((const T *)bias)[o];
-                    });
-            }
+            CT__NN_AS(dt, {   /* y[n0 + s][o][l] = yF[o][s L + l] + bias[o] */
+                for (int64_t s = 0; s < m; s++)
+                    for (int64_t o = 0; o < O; o++) {
+                        T *y = (T *)out + ((n0 + s) * O + o) * L;
+                        const T *f = (const T *)yF + o * W + s * L, bo = bias ? ((const T *)bias)[o] : (T)0;
+                        for (int64_t l = 0; l < L; l++) y[l] = f[l] + bo;
+                    }
+            });
         } else if (kind == CT__CONV_TRANSPOSE) {
             ct__gemm_cd(dt, K, W, O, 1.0, b, 1, K, yF, W, 1, 0.0, colF, W);
             for (int64_t s = 0; s < m; s++) {
@@ -3544,11 +3548,8 @@ static int ct__k_conv(ct__call *c) {
         return r;
     }
     if (ct__conv_fold_ok(kind, &g)) {
-        char *op = (char *)ct__ptr(out);
-        if (kind == CT__CONV_WEIGHT) memset(op, 0, es * (size_t)ct_numel(out));
-        int r = ct__conv_fold_run(kind, dt, op, (const char *)ct__ptr(in[0]), (const char *)ct__ptr(in[1]),
-                                  c->nin == 3 ? (const char *)ct__ptr(in[2]) : NULL, &g);
-        if (r) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
+        int r = ct__conv_fold_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
+                                  ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
         return r;
     }
