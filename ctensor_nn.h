@@ -3015,7 +3015,7 @@ typedef struct ct__dw_job {
     const ct__cgeo *g;
     char *out;
     const char *a, *b, *bias, *wt;   /* wt: the weight as [kh*kw][O] (NHWC kernels) */
-    int oom;
+    int oom, bwd;
 } ct__dw_job;
 
 /* The NCHW kernels work on flat planes: a zero-padded input plane split into its
@@ -3245,6 +3245,119 @@ CT__DW_TAPSUM_DEF(f64, double, double)
         if (sizeof(T) == 4) ct__dw_tapsum_f32((float *)(y), (const float *)(bias), (const float *)(a), ao, (const float *)(w), wo, nt, n); \
         else ct__dw_tapsum_f64((double *)(y), (const double *)(bias), (const double *)(a), ao, (const double *)(w), wo, nt, n); \
     } while (0)
+/* CT__DW_PIX pixels at once, for the NHWC kernels with one weight per channel:
+   y_p[c] = bias[c] + sum over t < nt of w[wo[t] + c] * a[ao[t] + p as + c] at
+   y_p = y + p ys, p < P, c < n. A tap's weight vector is loaded once for the P
+   pixels, whose P accumulators are independent FMA chains. */
+#define CT__DW_PIX_DEF(SUF, T, V, P)                                                                      \
+    static CT__NN_FPC void ct__dw_pix##P##_##SUF(T *y, int64_t ys, const T *bias, const T *a, const int64_t *ao, \
+                                                 int64_t as, const T *w, const int64_t *wo, int nt, int64_t n) { \
+        int64_t c0 = 0;                                                                                  \
+        CT__DW_PIX_VEC(T, V, P)                                                                          \
+        if (c0 < n)                                                                                      \
+            for (int p = 0; p < P; p++)                                                                  \
+                ct__dw_tapsum_##SUF(y + p * ys + c0, bias ? bias + c0 : NULL, a + p * as + c0, ao, w + c0, wo, nt, n - c0); \
+    }
+#ifdef CT__GEMM_SIMD
+typedef float ct__hvf32 __attribute__((vector_size(CT__VBYTES / 2)));
+typedef double ct__hvf64 __attribute__((vector_size(CT__VBYTES / 2)));
+#  define CT__DW_PIX_LOOP(T, V, P)                                                                      \
+    for (; c0 + (int64_t)(sizeof(V) / sizeof(T)) <= n; c0 += (int64_t)(sizeof(V) / sizeof(T))) {       \
+        V acc[P], b0, wv, av;                                                                           \
+        if (bias) memcpy(&b0, bias + c0, sizeof b0);                                                    \
+        else memset(&b0, 0, sizeof b0);                                                                 \
+        for (int p = 0; p < P; p++) acc[p] = b0;                                                        \
+        for (int t = 0; t < nt; t++) {                                                                  \
+            const T *ap = a + ao[t] + c0;                                                               \
+            memcpy(&wv, w + wo[t] + c0, sizeof wv);                                                     \
+            for (int p = 0; p < P; p++) {                                                               \
+                memcpy(&av, ap + p * as, sizeof av);                                                    \
+                acc[p] += wv * av;                                                                      \
+            }                                                                                           \
+        }                                                                                               \
+        for (int p = 0; p < P; p++) memcpy(y + p * ys + c0, &acc[p], sizeof(V));                        \
+    }
+/* full vectors, then a half vector (72 channels leave 8) */
+#  define CT__DW_PIX_VEC(T, V, P)                                                                       \
+    CT__DW_PIX_LOOP(T, V, P)                                                                            \
+    if (sizeof(T) == 4) { CT__DW_PIX_LOOP(T, ct__hvf32, P) }                                            \
+    else { CT__DW_PIX_LOOP(T, ct__hvf64, P) }
+CT__DW_PIX_DEF(f32, float, ct__vf32, 8)
+CT__DW_PIX_DEF(f64, double, ct__vf64, 8)
+CT__DW_PIX_DEF(f32, float, ct__vf32, 4)
+CT__DW_PIX_DEF(f64, double, ct__vf64, 4)
+#else
+#  define CT__DW_PIX_VEC(T, V, P)
+CT__DW_PIX_DEF(f32, float, float, 8)
+CT__DW_PIX_DEF(f64, double, double, 8)
+CT__DW_PIX_DEF(f32, float, float, 4)
+CT__DW_PIX_DEF(f64, double, double, 4)
+#endif
+/* The NHWC kernels' source positions along one dim for destination position x:
+   forward, the input positions x s - p + k d inside [0, n); transpose (bwd), the
+   gradient positions (x + p - k d) / s where that divides and lies in [0, n).
+   Returns the count; ks[] the taps k, src[] the positions. */
+static int ct__dw_taps1(int bwd, int64_t x, int64_t k, int64_t s, int64_t p, int64_t d, int64_t n, int64_t *ks, int64_t *src) {
+    int cnt = 0;
+    for (int64_t i = 0; i < k; i++) {
+        int64_t v = bwd ? x + p - i * d : x * s - p + i * d;
+        if (bwd) {
+            if (v < 0 || v % s) continue;
+            v /= s;
+        }
+        if (v < 0 || v >= n) continue;
+        ks[cnt] = i;
+        src[cnt++] = v;
+    }
+    return cnt;
+}
+/* NHWC forward (bwd 0: rows [lo, hi) of the N*OH) or conv_transpose2d (bwd 1: rows of
+   the N*H; out = X, a = G) of a depthwise conv with one weight per channel. A run of
+   destination pixels whose taps are the same (the interior: forward, consecutive
+   pixels; transpose, pixels a stride apart) goes through ct__dw_pix8/4; the rest
+   one pixel at a time. */
+static CT__NN_FPC void ct__dw_gather_nhwc(void *ctx, int64_t lo, int64_t hi) {
+    const ct__dw_job *j = (const ct__dw_job *)ctx;
+    const ct__cgeo *g = j->g;
+    const int bwd = j->bwd;
+    const int64_t C = g->C, DH = bwd ? g->H : g->OH, DW = bwd ? g->W : g->OW, SH = bwd ? g->OH : g->H,
+                  SW = bwd ? g->OW : g->W, dstep = bwd ? g->sw : 1, sstep = bwd ? 1 : g->sw;
+    int64_t ri[CT__DW_MAXTAPS], rs[CT__DW_MAXTAPS], qi[CT__DW_MAXTAPS], qs[CT__DW_MAXTAPS], qi2[CT__DW_MAXTAPS],
+            qs2[CT__DW_MAXTAPS], ao[CT__DW_MAXTAPS], wo[CT__DW_MAXTAPS];
+    CT__NN_AS(j->dt, {
+        const T *bias = (const T *)j->bias, *wt = (const T *)j->wt, *a = (const T *)j->a;
+        for (int64_t r = lo; r < hi; r++) {
+            int64_t n = r / DH;
+            int nr = ct__dw_taps1(bwd, r % DH, g->kh, g->sh, g->ph, g->dh, SH, ri, rs);
+            for (int64_t cls = 0; cls < dstep; cls++)
+                for (int64_t x = cls; x < DW;) {
+                    T *y = (T *)j->out + (r * DW + x) * C;
+                    int nq = ct__dw_taps1(bwd, x, g->kw, g->sw, g->pw, g->dw, SW, qi, qs), P = 1, nt = 0;
+                    for (int want = 8; want >= 4 && P == 1; want -= 4) {   /* do pixels x + (want - 1) dstep have the same taps? */
+                        int64_t xl = x + (want - 1) * dstep;
+                        if (xl >= DW || ct__dw_taps1(bwd, xl, g->kw, g->sw, g->pw, g->dw, SW, qi2, qs2) != nq) continue;
+                        int same = 1;
+                        for (int e = 0; e < nq; e++) same &= qi2[e] == qi[e];
+                        if (same) P = want;
+                    }
+                    for (int u = 0; u < nr; u++)
+                        for (int e = 0; e < nq; e++) {
+                            ao[nt] = ((n * SH + rs[u]) * SW + qs[e]) * C;
+                            wo[nt++] = (ri[u] * g->kw + qi[e]) * C;
+                        }
+                    if (P == 8) {
+                        if (sizeof(T) == 4) ct__dw_pix8_f32((float *)y, dstep * C, (const float *)bias, (const float *)a, ao, sstep * C, (const float *)wt, wo, nt, C);
+                        else ct__dw_pix8_f64((double *)y, dstep * C, (const double *)bias, (const double *)a, ao, sstep * C, (const double *)wt, wo, nt, C);
+                    } else if (P == 4) {
+                        if (sizeof(T) == 4) ct__dw_pix4_f32((float *)y, dstep * C, (const float *)bias, (const float *)a, ao, sstep * C, (const float *)wt, wo, nt, C);
+                        else ct__dw_pix4_f64((double *)y, dstep * C, (const double *)bias, (const double *)a, ao, sstep * C, (const double *)wt, wo, nt, C);
+                    } else
+                        CT__DW_TAPSUM(T, y, bias, a, ao, wt, wo, nt, C);
+                    x += P * dstep;
+                }
+        }
+    });
+}
 /* NHWC forward: output rows [lo, hi) of the N*OH */
 static CT__NN_FPC void ct__dw_fwd_nhwc(void *ctx, int64_t lo, int64_t hi) {
     const ct__dw_job *j = (const ct__dw_job *)ctx;
@@ -3357,6 +3470,70 @@ static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
         CT_FREE(acc);
     });
 }
+/* The NHWC weight gradient with one weight per channel, a vector of channels at a
+   time: per output row and tap, one run over the row's pixels whose input lies
+   inside, in four accumulators (the row of G stays in L1 over the taps); the
+   channels left over after the last full vector take the loop above. */
+#ifdef CT__GEMM_SIMD
+#  define CT__DW_WG_DEF(SUF, T, V)                                                                      \
+    static CT__NN_FPC int64_t ct__dw_wgvec_##SUF(const ct__dw_job *j, int64_t lo, int64_t hi) {         \
+        const ct__cgeo *g = j->g;                                                                       \
+        const int64_t C = g->C, OH = g->OH, OW = g->OW, H = g->H, W = g->W, KK = g->kh * g->kw,         \
+                      NL = (int64_t)(sizeof(V) / sizeof(T)), xs = g->sw * C;                           \
+        V acc[CT__DW_MAXTAPS][4];                                                                       \
+        int64_t c0 = lo;                                                                                \
+        for (; c0 + NL <= hi; c0 += NL) {                                                               \
+            memset(acc, 0, sizeof(V) * 4 * (size_t)KK);                                                 \
+            for (int64_t n = 0; n < g->N; n++)                                                          \
+                for (int64_t oh = 0; oh < OH; oh++) {                                                   \
+                    const T *gr = (const T *)j->b + (n * OH + oh) * OW * C + c0;                        \
+                    for (int64_t i = 0; i < g->kh; i++) {                                               \
+                        int64_t ih = oh * g->sh - g->ph + i * g->dh;                                    \
+                        if (ih < 0 || ih >= H) continue;                                                \
+                        for (int64_t q = 0; q < g->kw; q++) {                                           \
+                            int64_t off = q * g->dw - g->pw, oa = 0, ob = OW;                           \
+                            while (oa < OW && oa * g->sw + off < 0) oa++;                               \
+                            while (ob > oa && (ob - 1) * g->sw + off >= W) ob--;                        \
+                            const T *xr = (const T *)j->a + ((n * H + ih) * W + off) * C + c0;          \
+                            V *A = acc[i * g->kw + q], a0 = A[0], a1 = A[1], a2 = A[2], a3 = A[3], gv, xv; \
+                            int64_t ow = oa;                                                            \
+                            for (; ow + 4 <= ob; ow += 4) {                                             \
+                                memcpy(&gv, gr + ow * C, sizeof gv); memcpy(&xv, xr + ow * xs, sizeof xv); a0 += gv * xv; \
+                                memcpy(&gv, gr + (ow + 1) * C, sizeof gv); memcpy(&xv, xr + (ow + 1) * xs, sizeof xv); a1 += gv * xv; \
+                                memcpy(&gv, gr + (ow + 2) * C, sizeof gv); memcpy(&xv, xr + (ow + 2) * xs, sizeof xv); a2 += gv * xv; \
+                                memcpy(&gv, gr + (ow + 3) * C, sizeof gv); memcpy(&xv, xr + (ow + 3) * xs, sizeof xv); a3 += gv * xv; \
+                            }                                                                           \
+                            for (; ow < ob; ow++) {                                                     \
+                                memcpy(&gv, gr + ow * C, sizeof gv); memcpy(&xv, xr + ow * xs, sizeof xv); a0 += gv * xv; \
+                            }                                                                           \
+                            A[0] = a0; A[1] = a1; A[2] = a2; A[3] = a3;                                 \
+                        }                                                                               \
+                    }                                                                                   \
+                }                                                                                       \
+            for (int64_t t = 0; t < KK; t++) {                                                          \
+                V s = acc[t][0] + acc[t][1] + acc[t][2] + acc[t][3];                                    \
+                T sv[sizeof(V) / sizeof(T)];                                                            \
+                memcpy(sv, &s, sizeof s);                                                               \
+                for (int64_t l = 0; l < NL; l++) ((T *)j->out)[(c0 + l) * KK + t] = sv[l];             \
+            }                                                                                           \
+        }                                                                                               \
+        return c0;                                                                                      \
+    }
+CT__DW_WG_DEF(f32, float, ct__vf32)
+CT__DW_WG_DEF(f64, double, ct__vf64)
+CT__DW_WG_DEF(hf32, float, ct__hvf32)
+CT__DW_WG_DEF(hf64, double, ct__hvf64)
+#endif
+/* the NHWC weight gradient: full and half channel vectors on ct__dw_wgvec, the rest on the loop */
+static void ct__dw_wgrad_nhwc_pix(void *ctx, int64_t lo, int64_t hi) {
+    int64_t v = lo;
+#ifdef CT__GEMM_SIMD
+    const ct__dw_job *j = (const ct__dw_job *)ctx;
+    if (j->dt == CT_FLOAT32) v = ct__dw_wgvec_hf32(j, ct__dw_wgvec_f32(j, lo, hi), hi);
+    else v = ct__dw_wgvec_hf64(j, ct__dw_wgvec_f64(j, lo, hi), hi);
+#endif
+    if (v < hi) ct__dw_wgrad_nhwc(ctx, v, hi);
+}
 /* One depthwise op on dense inputs in the geometry's layout (out = Y, X or dW as in
    ct__conv_run). 0, or -1 (out of memory) with the error set. */
 static int ct__conv_dw_run(int kind, ct_dtype dt, void *out, const void *a, const void *b, const void *bias, const ct__cgeo *g,
@@ -3377,14 +3554,17 @@ static int ct__conv_dw_run(int kind, ct_dtype dt, void *out, const void *a, cons
     }
     /* grains: about 16k multiply-adds per chunk */
     const int64_t per = KK * (g->O / g->C), one = 1;
+    /* one weight per channel and a tap list that fits: the pixel-blocked NHWC kernel */
+    const int pix = g->O == g->C && KK <= CT__DW_MAXTAPS;
+    j.bwd = kind == CT__CONV_TRANSPOSE;
     if (kind == CT__CONV_FWD) {
-        if (g->cl) ct__nn_par_for(g->N * g->OH, CT__MAX(one, 16384 / CT__MAX(one, g->OW * g->O * KK)), ct__dw_fwd_nhwc, &j);
+        if (g->cl) ct__nn_par_for(g->N * g->OH, CT__MAX(one, 16384 / CT__MAX(one, g->OW * g->O * KK)), pix ? ct__dw_gather_nhwc : ct__dw_fwd_nhwc, &j);
         else ct__nn_par_for(g->N * g->C, CT__MAX(one, 16384 / CT__MAX(one, g->OH * g->OW * per)), ct__dw_fwd_nchw, &j);
     } else if (kind == CT__CONV_TRANSPOSE) {
-        if (g->cl) ct__nn_par_for(g->N * g->H, CT__MAX(one, 16384 / CT__MAX(one, g->W * g->C * per)), ct__dw_bwd_nhwc, &j);
+        if (g->cl) ct__nn_par_for(g->N * g->H, CT__MAX(one, 16384 / CT__MAX(one, g->W * g->C * per)), pix ? ct__dw_gather_nhwc : ct__dw_bwd_nhwc, &j);
         else ct__nn_par_for(g->N * g->C, CT__MAX(one, 16384 / CT__MAX(one, g->OH * g->OW * per)), ct__dw_bwd_nchw, &j);
     } else {
-        if (g->cl) ct__nn_par_for(g->O, 16, ct__dw_wgrad_nhwc, &j);
+        if (g->cl) ct__nn_par_for(g->O, 16, pix ? ct__dw_wgrad_nhwc_pix : ct__dw_wgrad_nhwc, &j);
         else ct__nn_par_for(g->O, CT__MAX(one, 16384 / CT__MAX(one, g->N * g->OH * g->OW * KK)), ct__dw_wgrad_nchw, &j);
     }
     CT_FREE(wt);

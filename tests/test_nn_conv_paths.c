@@ -103,6 +103,14 @@ TEST(test_depthwise) {
                             (ct_conv_options){.groups = 24, .padding = 2}, cl, 1e-10);
         check_against_dense(__LINE__, RND(D, 10, 2, 5, 10, 11), RND(D, 11, 15, 1, 3, 2), RND(D, 12, 15),
                             (ct_conv_options){.groups = 5, .padding_hw = {2, 1}, .stride_hw = {1, 3}, .dilation_hw = {2, 1}}, cl, 1e-10);
+        /* rows long enough for the NHWC kernels' runs of 8 and 4 pixels (a stride apart in the
+           input gradient), channel counts that leave a half vector and single channels */
+        check_against_dense(__LINE__, RND(D, 44, 1, 20, 9, 37), RND(D, 45, 20, 1, 3, 3), RND(D, 46, 20),
+                            (ct_conv_options){.groups = 20, .padding = 1, .stride = 2}, cl, 1e-10);
+        check_against_dense(__LINE__, RND(F, 47, 2, 28, 11, 30), RND(F, 48, 28, 1, 3, 3), RND(F, 49, 28),
+                            (ct_conv_options){.groups = 28, .padding = 2, .dilation = 2}, cl, 1e-4);
+        check_against_dense(__LINE__, RND(D, 50, 1, 9, 6, 41), RND(D, 51, 9, 1, 5, 5), RND(D, 52, 9),
+                            (ct_conv_options){.groups = 9, .padding_hw = {1, 3}, .stride_hw = {1, 3}}, cl, 1e-10);
         /* float32 against float64 on a larger layer */
         ct_tensor *x = RND(F, 13, 1, 72, 28, 28), *w = RND(F, 14, 72, 1, 3, 3);
         ct_tensor *xx = cl ? ct_to_channels_last(x) : x;
