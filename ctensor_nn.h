@@ -3059,6 +3059,25 @@ static int64_t ct__dw_tap(const ct__dw_planes *p, const ct__cgeo *g, int64_t i, 
         if ((g)->sw == 1) {                                                                         \
             if (TO_PHASES) memcpy(pr + (g)->pw, xr, sizeof(T) * (size_t)(g)->W);                    \
             else memcpy(xr, pr + (g)->pw, sizeof(T) * (size_t)(g)->W);                              \
+        } else if ((g)->sw == 2) { /* both phases in one loop: a vectorized (de)interleave */       \
+            T *e0 = pr, *e1 = pr + (p)->PQ;                                                         \
+            int64_t iw = 0, hq = (g)->pw;                                                           \
+            if ((hq & 1) && (g)->W > 0) {                                                           \
+                if (TO_PHASES) e1[hq / 2] = xr[0];                                                  \
+                else xr[0] = e1[hq / 2];                                                            \
+                iw = 1; hq++;                                                                       \
+            }                                                                                       \
+            int64_t x0 = hq / 2, np = ((g)->W - iw) / 2;                                            \
+            const T *xs_ = xr + iw;                                                                 \
+            T *xd_ = xr + iw;                                                                       \
+            if (TO_PHASES)                                                                          \
+                for (int64_t k_ = 0; k_ < np; k_++) { e0[x0 + k_] = xs_[2 * k_]; e1[x0 + k_] = xs_[2 * k_ + 1]; } \
+            else                                                                                    \
+                for (int64_t k_ = 0; k_ < np; k_++) { xd_[2 * k_] = e0[x0 + k_]; xd_[2 * k_ + 1] = e1[x0 + k_]; } \
+            if (iw + 2 * np < (g)->W) {                                                             \
+                if (TO_PHASES) e0[x0 + np] = xr[iw + 2 * np];                                       \
+                else xr[iw + 2 * np] = e0[x0 + np];                                                 \
+            }                                                                                       \
         } else {                                                                                    \
             for (int64_t b_ = 0; b_ < (g)->sw; b_++) {   /* phase column b_: iw = b_ + sw x - pw */ \
                 T *e = pr + b_ * (p)->PQ;                                                           \
@@ -3071,6 +3090,57 @@ static int64_t ct__dw_tap(const ct__dw_planes *p, const ct__cgeo *g, int64_t i, 
         }                                                                                           \
     }
 
+/* taps per pixel the tap-list kernels take (NCHW planes, NHWC pixels); larger kernels use plain loops */
+#define CT__DW_MAXTAPS 64
+/* One NCHW output plane from the phases: full[e] = bias + sum over t < nt of
+   wv[t] src[toff[t] + e], e < len; 4 vectors of e at a time summed over all taps
+   in registers (one load per multiply-add, one store per vector). */
+#define CT__DW_PLANE_DEF(SUF, T, V)                                                                     \
+    static CT__NN_FPC void ct__dw_plane_##SUF(T *CT_RESTRICT full, const T *src, const int64_t *toff, const T *wv, \
+                                              int nt, int64_t len, T bias) {                            \
+        int64_t e = 0;                                                                                  \
+        CT__DW_PLANE_VEC(T, V)                                                                          \
+        for (; e < len; e++) {                                                                          \
+            T s = bias;                                                                                 \
+            for (int t = 0; t < nt; t++) s += wv[t] * src[toff[t] + e];                                 \
+            full[e] = s;                                                                                \
+        }                                                                                               \
+    }
+#ifdef CT__GEMM_SIMD
+#  define CT__DW_PLANE_VEC(T, V)                                                                        \
+    const int64_t NL = (int64_t)(sizeof(V) / sizeof(T));                                                \
+    V b0 = (V){0} + bias;                                                                               \
+    for (; e + 4 * NL <= len; e += 4 * NL) {                                                            \
+        V a0 = b0, a1 = b0, a2 = b0, a3 = b0, x;                                                        \
+        for (int t = 0; t < nt; t++) {                                                                  \
+            const T *s = src + toff[t] + e;                                                             \
+            V w = (V){0} + wv[t];                                                                       \
+            memcpy(&x, s, sizeof x); a0 += w * x;                                                       \
+            memcpy(&x, s + NL, sizeof x); a1 += w * x;                                                  \
+            memcpy(&x, s + 2 * NL, sizeof x); a2 += w * x;                                              \
+            memcpy(&x, s + 3 * NL, sizeof x); a3 += w * x;                                              \
+        }                                                                                               \
+        memcpy(full + e, &a0, sizeof a0); memcpy(full + e + NL, &a1, sizeof a1);                        \
+        memcpy(full + e + 2 * NL, &a2, sizeof a2); memcpy(full + e + 3 * NL, &a3, sizeof a3);           \
+    }                                                                                                   \
+    /* the last vector overlaps the one before it (the same values written twice) */                  \
+    for (int last = 0; e < len && len >= NL && !last;) {                                                \
+        if (e + NL > len) { e = len - NL; last = 1; }                                                   \
+        V a0 = b0, x;                                                                                   \
+        for (int t = 0; t < nt; t++) {                                                                  \
+            memcpy(&x, src + toff[t] + e, sizeof x);                                                    \
+            a0 += ((V){0} + wv[t]) * x;                                                                 \
+        }                                                                                               \
+        memcpy(full + e, &a0, sizeof a0);                                                               \
+        e += NL;                                                                                        \
+    }
+CT__DW_PLANE_DEF(f32, float, ct__vf32)
+CT__DW_PLANE_DEF(f64, double, ct__vf64)
+#else
+#  define CT__DW_PLANE_VEC(T, V)
+CT__DW_PLANE_DEF(f32, float, float)
+CT__DW_PLANE_DEF(f64, double, double)
+#endif
 /* NCHW forward: input planes [lo, hi) of the N*C, each giving its m output planes */
 static CT__NN_FPC void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
     ct__dw_job *j = (ct__dw_job *)ctx;
@@ -3080,6 +3150,8 @@ static CT__NN_FPC void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
     CT__NN_AS(j->dt, {
         if (ct__dw_planes_init(&P, g, sizeof(T))) { j->oom = 1; return; }
         T *full = (T *)P.full;
+        int64_t toff[CT__DW_MAXTAPS];
+        for (int64_t t = 0; t < KK && KK <= CT__DW_MAXTAPS; t++) toff[t] = ct__dw_tap(&P, g, t / g->kw, t % g->kw);
         memset(P.ph, 0, sizeof(T) * (size_t)(g->sh * g->sw * P.PQ));   /* the padding stays zero */
         for (int64_t q = lo; q < hi; q++) {
             int64_t n = q / C, c = q % C;
@@ -3088,14 +3160,19 @@ static CT__NN_FPC void ct__dw_fwd_nchw(void *ctx, int64_t lo, int64_t hi) {
                 int64_t o = c * m + k;
                 const T *wp = (const T *)j->b + o * KK;
                 T bv = j->bias ? ((const T *)j->bias)[o] : (T)0;
-                for (int64_t e = 0; e < P.len; e++) full[e] = bv;
-                for (int64_t i = 0; i < g->kh; i++)
-                    for (int64_t t = 0; t < g->kw; t++) {
-                        const T *CT_RESTRICT src = (const T *)P.ph + ct__dw_tap(&P, g, i, t);
-                        T *CT_RESTRICT dst = full;
-                        T wv = wp[i * g->kw + t];
-                        for (int64_t e = 0; e < P.len; e++) dst[e] += wv * src[e];
-                    }
+                if (KK <= CT__DW_MAXTAPS) {
+                    if (sizeof(T) == 4) ct__dw_plane_f32((float *)full, (const float *)P.ph, toff, (const float *)wp, (int)KK, P.len, (float)bv);
+                    else ct__dw_plane_f64((double *)full, (const double *)P.ph, toff, (const double *)wp, (int)KK, P.len, (double)bv);
+                } else {
+                    for (int64_t e = 0; e < P.len; e++) full[e] = bv;
+                    for (int64_t i = 0; i < g->kh; i++)
+                        for (int64_t t = 0; t < g->kw; t++) {
+                            const T *CT_RESTRICT src = (const T *)P.ph + ct__dw_tap(&P, g, i, t);
+                            T *CT_RESTRICT dst = full;
+                            T wv = wp[i * g->kw + t];
+                            for (int64_t e = 0; e < P.len; e++) dst[e] += wv * src[e];
+                        }
+                }
                 T *y = (T *)j->out + (n * O + o) * OH * OW;
                 for (int64_t oh = 0; oh < OH; oh++) memcpy(y + oh * OW, full + oh * P.Wq, sizeof(T) * (size_t)OW);
             }
@@ -3112,12 +3189,39 @@ static CT__NN_FPC void ct__dw_bwd_nchw(void *ctx, int64_t lo, int64_t hi) {
     ct__dw_planes P;
     CT__NN_AS(j->dt, {
         if (ct__dw_planes_init(&P, g, sizeof(T))) { j->oom = 1; return; }
-        T *full = (T *)P.full;
+        T *full = (T *)P.full, *gpad = NULL;
         memset(full, 0, sizeof(T) * (size_t)(OH * P.Wq));
+        /* one weight per channel: each phase gathers its taps from the gradient plane
+           (gpad: the plane with M zeros before it and zeros after, M the largest tap
+           offset), summed in registers by ct__dw_plane */
+        int64_t M = ((g->kh - 1) * g->dh / g->sh) * P.Wq + (g->kw - 1) * g->dw / g->sw, toff[CT__DW_MAXTAPS];
+        T wsub[CT__DW_MAXTAPS];
+        if (m == 1 && KK <= CT__DW_MAXTAPS) {
+            if (!(gpad = (T *)CT_MALLOC(sizeof(T) * (size_t)(M + P.PQ)))) { ct__dw_planes_free(&P); j->oom = 1; return; }
+            memset(gpad, 0, sizeof(T) * (size_t)(M + P.PQ));
+        }
         for (int64_t q = lo; q < hi; q++) {
             int64_t n = q / C, c = q % C;
-            memset(P.ph, 0, sizeof(T) * (size_t)(g->sh * g->sw * P.PQ));
-            for (int64_t k = 0; k < m; k++) {
+            if (gpad) {
+                const T *gp = (const T *)j->a + q * OH * OW, *wp = (const T *)j->b + c * KK;
+                for (int64_t oh = 0; oh < OH; oh++) memcpy(gpad + M + oh * P.Wq, gp + oh * OW, sizeof(T) * (size_t)OW);
+                for (int64_t a = 0; a < g->sh; a++)
+                    for (int64_t b = 0; b < g->sw; b++) {
+                        int nt = 0;
+                        for (int64_t i = 0; i < g->kh; i++)
+                            for (int64_t t = 0; t < g->kw; t++) {
+                                if ((i * g->dh) % g->sh != a || (t * g->dw) % g->sw != b) continue;
+                                toff[nt] = M - ((i * g->dh / g->sh) * P.Wq + t * g->dw / g->sw);
+                                wsub[nt++] = wp[i * g->kw + t];
+                            }
+                        T *dst = (T *)P.ph + (a * g->sw + b) * P.PQ;
+                        if (!nt) memset(dst, 0, sizeof(T) * (size_t)P.PQ);
+                        else if (sizeof(T) == 4) ct__dw_plane_f32((float *)dst, (const float *)gpad, toff, (const float *)wsub, nt, P.PQ, 0.0f);
+                        else ct__dw_plane_f64((double *)dst, (const double *)gpad, toff, (const double *)wsub, nt, P.PQ, 0.0);
+                    }
+            } else
+                memset(P.ph, 0, sizeof(T) * (size_t)(g->sh * g->sw * P.PQ));
+            for (int64_t k = 0; k < m && !gpad; k++) {
                 int64_t o = c * m + k;
                 const T *wp = (const T *)j->b + o * KK, *gp = (const T *)j->a + (n * O + o) * OH * OW;
                 for (int64_t oh = 0; oh < OH; oh++) memcpy(full + oh * P.Wq, gp + oh * OW, sizeof(T) * (size_t)OW);
@@ -3136,6 +3240,7 @@ static CT__NN_FPC void ct__dw_bwd_nchw(void *ctx, int64_t lo, int64_t hi) {
                 for (int64_t e = 0; e < g->H * g->W; e++) xq[e] += bv;
             }
         }
+        CT_FREE(gpad);
         ct__dw_planes_free(&P);
     });
 }
@@ -3179,7 +3284,6 @@ static CT__NN_FPC void ct__dw_wgrad_nchw(void *ctx, int64_t lo, int64_t hi) {
 /* The NHWC kernels: per pixel, the list of taps that land inside the input
    (at most CT__DW_MAXTAPS; larger kernels use the plain loop), then 16 channels
    at a time in a local accumulator the compiler keeps in registers. */
-#define CT__DW_MAXTAPS 64
 /* y[c] = bias[c] + sum over taps t < nt of w[wo[t] + c] * a[ao[t] + c], c < n.
    Where the built-in GEMM has SIMD vectors (CT__GEMM_SIMD), blocks of channels
    use its GCC/clang vector type, so that a block stays in a register over the
