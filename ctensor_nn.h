@@ -858,6 +858,8 @@ CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
     X(BATCH_NORM_BACKWARD, "aten::native_batch_norm_backward", "native_batch_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_bn_bw, ct__k_bn_bw,       \
       ct__bw_none, CT__SAVE_NONE)                                                                                   \
+    X(BATCH_NORM_EVAL, "ct::batch_norm_eval", "batch_norm_eval", "BatchNormEvalBackward0", 3, 1, 0, "", ct__meta_bn_eval, ct__k_bn_eval, ct__bw_bn_eval, \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1))                                                                              \
     X(LAYER_NORM, "aten::native_layer_norm", "layer_norm", "NativeLayerNormBackward0", 3, 3, 0, "int[] normalized_shape=v, float eps=s0", ct__meta_ln, ct__k_ln, ct__bw_ln,                \
       CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(1) | CT__SAVE_OUT(2))                                          \
     X(LAYER_NORM_BACKWARD, "aten::native_layer_norm_backward", "native_layer_norm_backward", "", 5, 3, CT__OPF_NONDIFF, "", ct__meta_ln_bw, ct__k_ln_bw,       \
@@ -6624,6 +6626,72 @@ static int ct__k_bn_bw(ct__call *c) {
     ct__nn_release(5, t);
     return rc;
 }
+/* ---- batch_norm in evaluation mode: y = x scale[c] + shift[c], one pass ----
+   in: x [N, C, *], scale [C], shift [C] (ct_batch_norm computes them from the
+   running statistics, weight and bias); y in x's memory format. */
+static int ct__meta_bn_eval(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (x->ndim < 2) return ct__failed(CT_ERR_SHAPE, "batch_norm_eval: expected an input of at least 2 dims [N, C, *], got %s", CT__SHAPE(x));
+    if (ct__norm_float_dtype("batch_norm_eval", x)) return -1;
+    if (ct__norm_param_check("batch_norm_eval", "scale", c->in[1], x, x->shape[1]) ||
+        ct__norm_param_check("batch_norm_eval", "shift", c->in[2], x, x->shape[1]))
+        return -1;
+    ct__nn_out(&c->oi[0], x->dtype, x->ndim, x->shape, ct__is_cl_input(x));
+    return 0;
+}
+typedef struct {
+    ct_dtype dt;
+    char *y;
+    const char *x, *s, *b;
+    int64_t C, HW;
+    int cl;
+} ct__bne_job;
+/* planes [lo, hi) of the N*C (NCHW), or pixels [lo, hi) of the N*HW (channels-last) */
+static CT__NN_FPC void ct__bne_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__bne_job *j = (const ct__bne_job *)ctx;
+    CT__NN_AS(j->dt, {
+        const T *s = (const T *)j->s, *b = (const T *)j->b;
+        for (int64_t q = lo; q < hi; q++) {
+            int64_t n = j->cl ? j->C : j->HW;
+            const T *CT_RESTRICT xp = (const T *)j->x + q * n;
+            T *CT_RESTRICT yp = (T *)j->y + q * n;
+            if (j->cl)
+                for (int64_t e = 0; e < n; e++) yp[e] = xp[e] * s[e] + b[e];
+            else {
+                T sc = s[q % j->C], sh = b[q % j->C];
+                for (int64_t e = 0; e < n; e++) yp[e] = xp[e] * sc + sh;
+            }
+        }
+    });
+}
+static int ct__k_bn_eval(ct__call *c) {
+    int cl = ct__is_cl_input(c->in[0]);
+    int64_t N, C, HW;
+    ct_tensor *t[3];
+    if (ct__nn_dense_inputs(c, 1, cl, t)) return -1;
+    ct__bn_dims(c->in[0], &N, &C, &HW);
+    ct__bne_job j = {c->in[0]->dtype, (char *)ct__ptr(c->out[0]), (const char *)ct__ptr(t[0]), (const char *)ct__ptr(t[1]),
+                     (const char *)ct__ptr(t[2]), C, HW, cl};
+    int64_t rows = cl ? N * HW : N * C, per = cl ? C : HW, one = 1;
+    ct__nn_par_for(rows, CT__MAX(one, 32768 / CT__MAX(one, per)), ct__bne_run, &j);
+    ct__nn_release(3, t);
+    return 0;
+}
+/* d/dx = g scale, d/dscale = sum of g x, d/dshift = sum of g, over all dims but 1 */
+static int ct__bw_bn_eval(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *x = CT__SV_IN(n, 0), *s = CT__SV_IN(n, 1), *g = gout[0];
+    if (!x || !s) return -1;
+    int64_t dims[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int nd = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        shape[d] = d == 1 ? x->shape[1] : 1;
+        if (d != 1) dims[nd++] = d;
+    }
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(g, ct_view_n(s, x->ndim, shape)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_sum_dims(ct_mul(g, x), nd, dims, 0))) return -1;
+    if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(g, nd, dims, 0))) return -1;
+    return 0;
+}
 /* Gradients of a normalization written with public ops, statistics recomputed
    from x so that they are differentiated too (double backward).
    xhat = (x - mean) * rsqrt(var + eps) over `dims`; y = xhat * w + b.
@@ -6699,7 +6767,9 @@ CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean
             if (weight) al = ct_mul(al, weight);
             ct_tensor *be = ct_neg(ct_mul(ct_to(running_mean, x->dtype), al));
             if (bias) be = ct_add(be, bias);
-            y = ct_add(ct_mul(x, ct_view_n(al, x->ndim, shape)), ct_view_n(be, x->ndim, shape));
+            /* one pass (ct::batch_norm_eval) where the parameters are x's dtype */
+            if (al && be && al->dtype == x->dtype && be->dtype == x->dtype) y = ct__op3(CT__NNOP(BATCH_NORM_EVAL), x, al, be, &ct__attrs_none);
+            else y = ct_add(ct_mul(x, ct_view_n(al, x->ndim, shape)), ct_view_n(be, x->ndim, shape));
         }
     } else if (ct_numel(x) / (C ? C : 1) <= 1 && C > 0) {
         ct_set_error(CT_ERR_ARG, "batch_norm: Expected more than 1 value per channel when training, got input size torch.Size(%s)", CT__SHAPE(x));

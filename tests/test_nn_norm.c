@@ -76,6 +76,23 @@ TEST(test_batch_norm_values_and_running_stats) {
     ct_tensor *xt = ct_transpose(ct_randn(CT_FLOAT64, 5, 4, 3), 0, 2);
     ct_tensor *r1 = ct_batch_norm(xt, NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), *r2 = ct_batch_norm(ct_contiguous(xt), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5);
     CHECK(ct_allclose(r1, r2, 1e-12, 1e-12) == 1);
+    /* eval (ct::batch_norm_eval, one pass): x (w / sqrt(rv + eps)) + b - rm w / sqrt(rv + eps) per channel,
+       NCHW, channels-last (kept), a transposed view, and a 2-D input */
+    {
+        ct_tensor *x5 = ct_randn(CT_FLOAT64, 2, 3, 5, 7), *m5 = ct_randn(CT_FLOAT64, 3), *v5 = ct_rand(CT_FLOAT64, 3);
+        ct_tensor *w5 = ct_randn(CT_FLOAT64, 3), *b5 = ct_randn(CT_FLOAT64, 3);
+        ct_tensor *al = ct_view(ct_div(w5, ct_sqrt(ct_add_scalar(v5, 1e-3))), 1, 3, 1, 1);
+        ct_tensor *want = ct_add(ct_mul(ct_sub(x5, ct_view(m5, 1, 3, 1, 1)), al), ct_view(b5, 1, 3, 1, 1));
+        ct_tensor *got = ct_batch_norm(x5, m5, v5, w5, b5, 0, 0.1, 1e-3);
+        CHECK(ct_allclose(got, want, 1e-12, 1e-12) == 1);
+        CHECK_STR(ct_grad_fn_name(ct_batch_norm(leaf(x5), m5, v5, w5, b5, 0, 0.1, 1e-3)), "BatchNormEvalBackward0");
+        ct_tensor *gcl = ct_batch_norm(ct_to_channels_last(x5), m5, v5, w5, b5, 0, 0.1, 1e-3);
+        CHECK(ct_is_channels_last(gcl) && ct_allclose(gcl, want, 1e-12, 1e-12) == 1);
+        ct_tensor *xt5 = ct_transpose(x5, 2, 3);
+        CHECK(ct_allclose(ct_batch_norm(xt5, m5, v5, w5, b5, 0, 0.1, 1e-3), ct_transpose(want, 2, 3), 1e-12, 1e-12) == 1);
+        ct_tensor *x2 = ct_randn(CT_FLOAT64, 4, 3), *y2 = ct_batch_norm(x2, m5, v5, w5, b5, 0, 0.1, 1e-3);
+        CHECK(ct_allclose(y2, ct_add(ct_mul(ct_sub(x2, m5), ct_view(al, 3)), b5), 1e-12, 1e-12) == 1);
+    }
     /* errors */
     CHECK_ERR(ct_batch_norm(ct_ones(CT_FLOAT32, 1, 3), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), CT_ERR_ARG,
               "Expected more than 1 value per channel when training, got input size torch.Size([1, 3])");
@@ -99,6 +116,9 @@ TEST(test_batch_norm_grads) {
     c.cl = 0;
     c.training = 0;
     gcheck(c, 3, in, 1, __LINE__);
+    c.cl = 1;   /* eval, channels-last */
+    gcheck(c, 3, in, 1, __LINE__);
+    c.cl = 0;
     in[0] = leaf(RND(4, 5, 3));   /* BatchNorm1d layout [N, C] */
     c.training = 1;
     gcheck(c, 3, in, 1, __LINE__);
