@@ -2985,14 +2985,17 @@ static int ct__conv_clw_run(ct_dtype dt, void *out, const void *a, const void *b
    the depth multiplier m; output channel o reads input channel o / m): MobileNet's
    layers. A direct kernel per op and layout instead of C one-channel GEMMs:
      NCHW: one input plane at a time, zero-padded and split into its stride
-           phases; each tap (i, j) is then one axpy of a phase at a fixed offset
-           into the flat output plane (vectorized along the plane)
-     NHWC: one output pixel at a time; each tap adds w[tap][o] * x[pixel][o]
-           along the channels (vectorized along the channels; the weight is
-           first transposed to [kh][kw][O])
-   conv_transpose2d (the input gradient) scatters the same way (NCHW) or gathers
-   the taps that reach each input pixel (NHWC); the weight gradient accumulates
-   per tap in row (NCHW) or channel (NHWC) buffers and sums them at the end.
+           phases; each tap (i, j) then reads a phase at a fixed offset, and the
+           flat output plane is summed over all taps 4 vectors at a time in
+           registers (one weight per channel; with a multiplier, one axpy per tap)
+     NHWC: runs of 8 or 4 output pixels with the same taps (the interior of a
+           row) share each tap's weight vector w[tap][o..] over their channels
+           (the weight first transposed to [kh][kw][O]); border pixels one at a time
+   conv_transpose2d (the input gradient) gathers: NCHW, each stride phase sums its
+   taps over the zero-margined gradient plane; NHWC, the taps that reach each input
+   pixel, in runs of pixels a stride apart. The weight gradient accumulates per tap:
+   NCHW, dot products of the gradient plane with the phases; NHWC, per output row
+   and tap, a vector of channels in four accumulators.
    Any stride, padding, dilation and kernel size.
    ========================================================================== */
 /* CT__NN_FPC lets GCC contract a * b + c into an FMA in ISO C modes, as the GEMM kernel does */
