@@ -24,6 +24,12 @@ def main():
              "rm": torch.zeros(c), "rv": torch.ones(c)}
         ctbench.run("batch_norm2d_train_fwd_%dx%dx%dx%d" % (n, c, h, w), "f32 NCHW",
                     "F.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5)", e)
+    e = {"F": F, "torch": torch, "x": torch.randn(1, 64, 56, 56), "w": torch.randn(64), "b": torch.randn(64),
+         "rm": torch.randn(64), "rv": torch.rand(64) + 0.5}
+    with torch.no_grad():
+        ctbench.run("batch_norm2d_eval_1x64x56x56", "f32 NCHW, no grad", "F.batch_norm(x, rm, rv, w, b, False, 0.1, 1e-5)", e)
+        e["x"] = e["x"].contiguous(memory_format=torch.channels_last)
+        ctbench.run("batch_norm2d_eval_1x64x56x56_cl", "f32 channels-last, no grad", "F.batch_norm(x, rm, rv, w, b, False, 0.1, 1e-5)", e)
     e = {"F": F, "torch": torch, "x": torch.randn(4096, 768, requires_grad=True),
          "w": torch.randn(768, requires_grad=True), "b": torch.randn(768, requires_grad=True),
          "g": torch.randn(4096, 768)}
