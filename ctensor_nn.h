@@ -2209,16 +2209,14 @@ static CT__NOINLINE void ct__im2col(ct_dtype dt, void *col, const void *x, int64
                             continue;
                         }
                         const T *xr = (const T *)x + xc + ih * sy;
-                        if (sw == 1 && sx == 1) {
-                            for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;
+                        for (int64_t ow = 0; ow < lo; ow++) r[ow] = 0;
+                        if (sw == 1 && sx == 1)
                             for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + ow];
-                            for (int64_t ow = hi; ow < OW; ow++) r[ow] = 0;
-                        } else {
-                            for (int64_t ow = 0; ow < OW; ow++) {
-                                int64_t iw = ow * sw + iw0;
-                                r[ow] = iw >= 0 && iw < W ? xr[iw * sx] : (T)0;
-                            }
-                        }
+                        else if (sw == 2 && sx == 1)   /* a constant stride: a vectorized gather */
+                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[iw0 + 2 * ow];
+                        else
+                            for (int64_t ow = lo; ow < hi; ow++) r[ow] = xr[(ow * sw + iw0) * sx];
+                        for (int64_t ow = hi; ow < OW; ow++) r[ow] = 0;
                     }
                 });
             }
