@@ -4193,13 +4193,51 @@ CT__INLINE void ct__maxpool_plane(ct_dtype dt, void *y, int64_t *ind, int64_t yh
             }
         });
     }
-    /* the other windows, clipped to the input */
+    /* the other windows, clipped to the input. Dense rows without dilation: the
+       columns [oa, ob) whose windows lie inside the row take a loop over the taps
+       (rows, then columns, PyTorch's order) with the output columns innermost, as
+       selects the compiler vectorizes (stride 1 and 2 as constants); the rest below */
     CT__NN_AS(dt, {
         const T *xp = (const T *)x;
         for (int64_t oh = 0; oh < OH; oh++) {
             int64_t h0 = oh * sh - ph, h1 = CT__MIN(h0 + (kh - 1) * dh + 1, H);
             while (h0 < 0) h0 += dh;
+            int64_t oa = oh < fh ? fw : 0, ob = oa;
+            if (xw == 1 && yw == 1 && dh == 1 && dw == 1 && h0 < h1 && (sw == 1 || sw == 2)) {
+                oa = CT__MAX(oa, (pw + sw - 1) / sw);
+                ob = W - kw + pw >= 0 ? CT__MIN(OW, (W - kw + pw) / sw + 1) : 0;
+                ob = CT__MAX(ob, oa);
+                T *CT_RESTRICT yr = (T *)y + oh * yh;
+                int64_t *CT_RESTRICT ir = ind + oh * yh;
+                for (int64_t ow = oa; ow < ob; ow++) {
+                    yr[ow] = (T)-INFINITY;
+                    ir[ow] = h0 * W + ow * sw - pw;
+                }
+                for (int64_t ih = h0; ih < h1; ih++)
+                    for (int64_t j = 0; j < kw; j++) {
+                        const T *CT_RESTRICT xr = xp + ih * xh + j - pw;
+                        const int64_t base = ih * W + j - pw;
+                        if (sw == 1)
+                            for (int64_t ow = oa; ow < ob; ow++) {
+                                T v = xr[ow], m = yr[ow];
+                                int c = (v > m) | (v != v);
+                                yr[ow] = c ? v : m;
+                                ir[ow] = c ? base + ow : ir[ow];
+                            }
+                        else
+                            for (int64_t ow = oa; ow < ob; ow++) {
+                                T v = xr[2 * ow], m = yr[ow];
+                                int c = (v > m) | (v != v);
+                                yr[ow] = c ? v : m;
+                                ir[ow] = c ? base + 2 * ow : ir[ow];
+                            }
+                    }
+            }
             for (int64_t ow = oh < fh ? fw : 0; ow < OW; ow++) {
+                if (ow == oa && ob > oa) {
+                    ow = ob - 1;
+                    continue;
+                }
                 int64_t w0 = ow * sw - pw, w1 = CT__MIN(w0 + (kw - 1) * dw + 1, W);
                 while (w0 < 0) w0 += dw;
                 int64_t mi = h0 * W + w0;
