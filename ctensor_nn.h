@@ -4346,6 +4346,60 @@ static void ct__pool_run(int kind, ct_dtype dt, void *out, const int64_t *os, in
     ct__par_for(N * C, par ? 1 : N * C, ct__pool_planes, &j);
 }
 
+/* max_pool2d on dense channels-last data (x, y and the indices NHWC): output rows
+   [lo, hi) of the N*OH, each pixel's window taps in PyTorch's order with the
+   channels innermost (selects the compiler vectorizes); the plane kernel would
+   read every element with a stride of C */
+typedef struct {
+    ct_dtype dt;
+    char *y;
+    int64_t *yi;
+    const char *x;
+    int64_t C;
+    const ct__pgeo *g;
+} ct__mpcl_job;
+static CT__NN_FPC void ct__maxpool_nhwc(void *ctx, int64_t lo, int64_t hi) {
+    const ct__mpcl_job *j = (const ct__mpcl_job *)ctx;
+    const ct__pgeo *g = j->g;
+    const int64_t C = j->C, H = g->H, W = g->W, OH = g->OH, OW = g->OW;
+    CT__NN_AS(j->dt, {
+        for (int64_t r = lo; r < hi; r++) {
+            int64_t n = r / OH, oh = r % OH;
+            int64_t h0 = oh * g->sh - g->ph, h1 = CT__MIN(h0 + (g->kh - 1) * g->dh + 1, H);
+            while (h0 < 0) h0 += g->dh;
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t w0 = ow * g->sw - g->pw, w1 = CT__MIN(w0 + (g->kw - 1) * g->dw + 1, W);
+                while (w0 < 0) w0 += g->dw;
+                T *CT_RESTRICT y = (T *)j->y + (r * OW + ow) * C;
+                int64_t *CT_RESTRICT yi = j->yi + (r * OW + ow) * C, first = h0 * W + w0;
+                for (int64_t c = 0; c < C; c++) {
+                    y[c] = (T)-INFINITY;
+                    yi[c] = first;
+                }
+                for (int64_t ih = h0; ih < h1; ih += g->dh)
+                    for (int64_t iw = w0; iw < w1; iw += g->dw) {
+                        const T *CT_RESTRICT xr = (const T *)j->x + ((n * H + ih) * W + iw) * C;
+                        const int64_t idx = ih * W + iw;
+                        for (int64_t c = 0; c < C; c++) {
+                            T v = xr[c], m = y[c];
+                            int k = (v > m) | (v != v);
+                            y[c] = k ? v : m;
+                            yi[c] = k ? idx : yi[c];
+                        }
+                    }
+            }
+        }
+    });
+}
+/* t is 4-D and dense in NHWC order */
+static int ct__dense_nhwc(const ct_tensor *t) {
+    int64_t st[4];
+    if (t->ndim != 4) return 0;
+    ct__cl_strides(t->shape, st);
+    for (int d = 0; d < 4; d++)
+        if (t->shape[d] > 1 && t->strides[d] != st[d]) return 0;
+    return 1;
+}
 static int ct__k_pool(ct__call *c) {
     const ct_tensor *x = c->in[0], *ix = c->nin > 1 ? c->in[1] : NULL;
     ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;
@@ -4365,6 +4419,12 @@ static int ct__k_pool(ct__call *c) {
     ct__pgeo g;
     ct__pool_geo(&a, &g);
     if (bw) memset(ct__ptr(y), 0, ct__dt[y->dtype].size * (size_t)ct_numel(y));   /* a dense output: accumulate into zeros */
+    if (kind == CT__POOL_MAX && yi && x->shape[1] > 1 && ct__dense_nhwc(x) && ct__dense_nhwc(y) && ct__dense_nhwc(yi)) {
+        ct__mpcl_job j = {x->dtype, (char *)ct__ptr(y), (int64_t *)ct__ptr(yi), (const char *)ct__ptr(x), x->shape[1], &g};
+        int64_t rows = y->shape[0] * y->shape[2], per = CT__MAX((int64_t)1, g.OW * x->shape[1] * g.kh * g.kw);
+        ct__par_for(rows, ct_numel(x) >= 65536 ? CT__MAX((int64_t)1, 32768 / per) : rows, ct__maxpool_nhwc, &j);
+        return 0;
+    }
     ct__pool_run(kind, x->dtype, ct__ptr(y), y->strides, yi ? (int64_t *)ct__ptr(yi) : NULL, ct__ptr(x), x->strides,
                  ix ? (const int64_t *)ct__ptr(ix) : NULL, ix ? ix->strides : NULL, x->shape[0], x->shape[1], ct_numel(x) >= 65536, &g);
     return 0;
