@@ -20,6 +20,8 @@
                         (padding 1; a batch of few output pixels per sample)
                         (each _{nchw,cl}_{fwd,fwd_bwd}, fwd_bwd with grads for x, w and b;
                         cl: x, w and g channels-last, as in the twin)
+     max_pool2d_3x3s2_* x [1, 64, 112, 112], kernel 3, stride 2, padding 1 (ResNet-18's pool
+                        after the stem at 224), NCHW and channels-last, forward
    GFLOP/s counts 2 * multiply-adds of the convolution (forward; x3 with backward). */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
@@ -27,7 +29,7 @@
 #include "ctensor_nn.h"
 
 typedef struct job {
-    int kind;   /* 0 conv fwd, 1 conv fwd+bwd, 2 pool fwd, 3 pool fwd+bwd */
+    int kind;   /* 0 conv fwd, 1 conv fwd+bwd, 2 pool fwd, 3 pool fwd+bwd, 4 pool 3x3/2 pad 1 fwd */
     ct_tensor *x, *w, *b, *g;
     int64_t pad, stride, groups;
 } job;
@@ -54,6 +56,11 @@ static void run_case(void *u) {
         } else if (j->kind == 2) {
             int pg = ct_set_grad_enabled(0);
             sink = ct_max_pool2d(j->x, 2, NULL);
+            ct_set_grad_enabled(pg);
+        } else if (j->kind == 4) {
+            int pg = ct_set_grad_enabled(0);
+            ct_pool_options po = {.stride = 2, .padding = 1};
+            sink = ct_max_pool2d(j->x, 3, &po);
             ct_set_grad_enabled(pg);
         } else {
             ct_tensor *y = ct_max_pool2d(j->x, 2, NULL);
@@ -153,6 +160,13 @@ int main(void) {
                 if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
             }
         }
+    }
+    /* ResNet-18's pool after the stem at 224 */
+    for (int cl = 0; cl < 2; cl++) {
+        ct_tensor *x = ct_randn(CT_FLOAT32, 1, 64, 112, 112);
+        job jf = {4, cl ? ct_to_channels_last(x) : x, NULL, NULL, NULL, 0, 1, 1};
+        const char *name = cl ? "max_pool2d_3x3s2_1x64x112x112_cl_fwd" : "max_pool2d_3x3s2_1x64x112x112_nchw_fwd";
+        if (works(name, &jf)) bench_run(name, cl ? "x[1,64,112,112] cl k3 s2 p1" : "x[1,64,112,112] k3 s2 p1", run_case, &jf);
     }
     sink = NULL;
     ct_scope_end(root);

@@ -84,6 +84,14 @@ def main():
             ctbench.run("%s_%s_fwd_bwd" % (name, tag), params, "fwd_bwd(x, w, b, g, %d, %d, %d)" % (k // 2, s, grp), env,
                         flops=3 * flops)
 
+    for cl in (False, True):
+        x = torch.randn(1, 64, 112, 112)
+        if cl:
+            x = x.to(memory_format=torch.channels_last)
+        tag = "cl" if cl else "nchw"
+        ctbench.run("max_pool2d_3x3s2_1x64x112x112_%s_fwd" % tag, "x[1,64,112,112]%s k3 s2 p1" % (" cl" if cl else ""),
+                    "with torch.no_grad(): y = F.max_pool2d(x, 3, 2, 1)", {"torch": torch, "F": F, "x": x})
+
 
 if __name__ == "__main__":
     main()
