@@ -3636,6 +3636,21 @@ typedef struct ct__wino_job {
         (r)[5 * (rs)] = g2_;                                                                   \
     } while (0)
 #  define CT__WINO_PF(p, w) __builtin_prefetch((p), (w))
+/* short row copies without a libc call: d[0..n) = s[0..n) in 8-float pieces (the last
+   one overlapping); and d[0..n) = 0 in pieces that may write up to 7 floats past n */
+static CT__GEMM_FPC void ct__wino_cp(float *CT_RESTRICT d, const float *CT_RESTRICT s, int64_t n) {
+    int64_t f = 0;
+    for (; f + 8 <= n; f += 8) memcpy(d + f, s + f, 8 * sizeof(float));
+    if (f < n) {
+        if (n >= 8) memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+        else
+            for (; f < n; f++) d[f] = s[f];
+    }
+}
+static CT__GEMM_FPC void ct__wino_zero(float *d, int64_t n) {
+    static const float z[8];
+    for (int64_t f = 0; f < n; f += 8) memcpy(d + f, z, sizeof z);
+}
 /* the weight transform's job: output channels [lo, hi) of w[o so + c sc + tap] (tap 3 i + j;
    flip: 8 - tap), HL input channels at a time across the lanes, into t [TA^2][Co][Ci]; then
    (ct__wino_pack) planes [lo, hi) of t packed into U */
@@ -3684,7 +3699,7 @@ static void ct__wino_pack(void *ctx, int64_t lo, int64_t hi) {
         const int64_t Hi = j->Hi, Wi = j->Wi, Ho = j->Ho, Wo = j->Wo, HWi = Hi * Wi, HWo = Ho * Wo, TT = j->TH * j->TW; \
         const int64_t u0 = b * NR, nu = CT__MIN((int64_t)NR, j->tiles - u0);                   \
         float *V = ws, *M = ws + P * Ci * NR;                                                  \
-        float db[P * NR], rb[RW + TA];                                                         \
+        float db[P * NR], rb[RW + TA + 8];   /* rb: 8 floats for ct__wino_zero to spill into */ \
         /* runs: lanes [l0[k], l0[k] + R[k]) are consecutive tiles of one tile row */          \
         int64_t l0[NR], R[NR], xo[NR], yo[NR], ih[NR], iw[NR], nrun = 0;                       \
         for (int64_t l = 0; l < nu;) {                                                         \
@@ -3704,7 +3719,7 @@ static void ct__wino_pack(void *ctx, int64_t lo, int64_t hi) {
                     float *d = rb + TM * l0[k];                                                \
                     int64_t h = ih[k] + i, w0 = iw[k], nw = TM * R[k];                         \
                     if (h < 0 || h >= Hi) {                                                    \
-                        memset(d, 0, sizeof(float) * (size_t)nw);                              \
+                        ct__wino_zero(d, nw);                                                  \
                         continue;                                                              \
                     }                                                                          \
                     const float *xr = j->x + xo[k] + c * HWi + h * Wi;                         \
@@ -3712,10 +3727,10 @@ static void ct__wino_pack(void *ctx, int64_t lo, int64_t hi) {
                         for (int64_t f = CT__MAX((int64_t)0, w0); f < CT__MIN(w0 + nw, Wi); f += 16) \
                             CT__WINO_PF(xr + 2 * HWi + f, 0);                                 \
                     int64_t a = CT__MAX((int64_t)0, -w0), e = CT__MIN(nw, Wi - w0);            \
-                    if (a > 0) memset(d, 0, sizeof(float) * (size_t)CT__MIN(a, nw));           \
-                    if (e > a) memcpy(d + a, xr + w0 + a, sizeof(float) * (size_t)(e - a));    \
+                    if (a > 0) ct__wino_zero(d, CT__MIN(a, nw));   /* before the copy: it spills */ \
+                    if (e > a) ct__wino_cp(d + a, xr + w0 + a, e - a);                         \
                     int64_t z = CT__MIN(nw, CT__MAX(e, a));   /* the zeros right of the image */ \
-                    if (z < nw) memset(d + z, 0, sizeof(float) * (size_t)(nw - z));            \
+                    if (z < nw) ct__wino_zero(d + z, nw - z);                                  \
                 }                                                                              \
                 float *dr = db + i * TA * NR;                                                  \
                 for (int t = 0; t < NR; t++)                                                   \
@@ -3767,7 +3782,7 @@ static void ct__wino_pack(void *ctx, int64_t lo, int64_t hi) {
                     int64_t ow = iw[k] + j->pw, nw = CT__MIN(TM * R[k], Wo - ow);              \
                     if (o + 2 < Co)                                                            \
                         for (int64_t f = 0; f < nw; f += 16) CT__WINO_PF(j->y + yo[k] + (o + 2) * HWo + r * Wo + f, 1); \
-                    memcpy(j->y + yo[k] + o * HWo + r * Wo, rb + TM * l0[k], sizeof(float) * (size_t)nw); \
+                    ct__wino_cp(j->y + yo[k] + o * HWo + r * Wo, rb + TM * l0[k], nw);         \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
