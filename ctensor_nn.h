@@ -290,9 +290,10 @@ CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *
    (padding <= 2), where it measured faster than the direct kernels: at least 16 input
    and output channels and 64 or more output tiles over the batch (ResNet's 56x56 and
    28x28 3x3 layers at batch 1, Fashion-MNIST's 14x14 conv at batch 64; not 14x14 or
-   7x7 at batch 1). mode 1 (the default): F(2x2, 3x3), 1 thread 1.4-1.7x the direct
-   kernel (64 -> 64 on 8x64x56x56: 9.8 -> 6.3 ms); 2: F(4x4, 3x3), 2.1x there but about
-   25x the rounding error of mode 1; 0: off (the direct paths, as PyTorch's CPU conv).
+   7x7 at batch 1). mode 1 (the default): F(2x2, 3x3), 1 thread 1.3-1.7x the direct
+   kernels (64 -> 64 on 8x64x56x56: 10.1 -> 6.1 ms, PyTorch 7.8 ms; 32 -> 64 on
+   64x32x14x14: 3.1 -> 1.9 ms, PyTorch 2.0 ms); 2: F(4x4, 3x3), 2.2x the direct kernel
+   on 8x64x56x56 but about 25x the rounding error of mode 1; 0: off (the direct paths, as PyTorch's CPU conv).
    Measured error, max |y - exact| over the outputs / the largest sum of |x||w| over a
    window (tests/test_nn_conv_paths.c, test_winograd): direct 1.7e-7, mode 1 1.0e-7
    (within PyTorch-made fixtures' rtol 1e-4 / atol 1e-5), mode 2 2.6e-6 (which fails
@@ -3561,8 +3562,13 @@ static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, co
    writes V straight in the B-sliver form ([C][NR] per plane). Multiplies per
    output pixel and channel pair: 9 direct, 4 F(2x2), 2.25 F(4x4). Tiles run over
    the batch and the tile grid, NR (one B sliver) per block, so a block's V and M
-   stay in L2; the transforms are vectorized across the block's tiles; threads
-   take blocks (slots of blocks with a workspace each, as ct__conv_run). A
+   stay in L2; the transforms are vectorized across the block's tiles (lanes).
+   The block's tiles are runs of consecutive tiles of a tile row: each input row
+   of a run is copied (zero-padded) into a buffer at m floats per lane, so that
+   column q of every lane's tile is the buffer at stride m from q (the last tile
+   of a run takes its TA - m last columns from the image); the output tiles go
+   back the same way. Threads take blocks (slots of blocks with a workspace
+   each, as ct__conv_run), after the weight transform, threaded over O. A
    stride-1 conv_transpose2d (conv2d's input gradient) is the forward conv of G
    with the flipped, channel-swapped weight W'[c][o][i][j] = W[o][c][2-i][2-j] at
    padding 2 - p. The rounding differs from the direct paths: see
@@ -3648,7 +3654,7 @@ static CT__GEMM_FPC void ct__wino_cp(float *CT_RESTRICT d, const float *CT_RESTR
     }
 }
 static CT__GEMM_FPC void ct__wino_zero(float *d, int64_t n) {
-    static const float z[8];
+    static const float z[8] = {0};
     for (int64_t f = 0; f < n; f += 8) memcpy(d + f, z, sizeof z);
 }
 /* the weight transform's job: output channels [lo, hi) of w[o so + c sc + tap] (tap 3 i + j;
