@@ -285,6 +285,23 @@ CTENSOR_API ct_tensor *ct_conv1d(const ct_tensor *x, const ct_tensor *weight, co
 /* F.conv_transpose2d: weight (in, out/groups, kH, kW); padding_str is not allowed */
 CTENSOR_API ct_tensor *ct_conv_transpose2d(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias,
                                            const ct_conv_options *o);
+/* Winograd convolution for float32 NCHW conv2d with a 3x3 kernel, stride 1, dilation 1,
+   groups 1 (any padding), and the stride-1 conv_transpose2d that is its input gradient
+   (padding <= 2), where it measured faster than the direct kernels: at least 16 input
+   and output channels and 64 or more output tiles over the batch (ResNet's 56x56 and
+   28x28 3x3 layers at batch 1, Fashion-MNIST's 14x14 conv at batch 64; not 14x14 or
+   7x7 at batch 1). mode 1 (the default): F(2x2, 3x3), 1 thread 1.3-1.7x the direct
+   kernels (64 -> 64 on 8x64x56x56: 10.1 -> 6.1 ms, PyTorch 7.8 ms; 32 -> 64 on
+   64x32x14x14: 3.1 -> 1.9 ms, PyTorch 2.0 ms); 2: F(4x4, 3x3), 2.2x the direct kernel
+   on 8x64x56x56 but about 25x the rounding error of mode 1; 0: off (the direct paths, as PyTorch's CPU conv).
+   Measured error, max |y - exact| over the outputs / the largest sum of |x||w| over a
+   window (tests/test_nn_conv_paths.c, test_winograd): direct 1.7e-7, mode 1 1.0e-7
+   (within PyTorch-made fixtures' rtol 1e-4 / atol 1e-5), mode 2 2.6e-6 (which fails
+   two of them).
+   Float64, channels-last and other geometries never use it. A process-wide setting,
+   read when an op runs; values other than 1 and 2 mean 0. */
+CTENSOR_API void ct_set_conv_winograd(int mode);
+CTENSOR_API int ct_get_conv_winograd(void);
 
 typedef struct ct_pool_options {
     int64_t stride, padding, dilation;           /* 0: kernel_size, 0, 1 (avg pools have no dilation) */
@@ -1998,7 +2015,9 @@ CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path,
    (and any order) works. The kernels are im2col (or the input itself for 1x1
    convolutions) + the packed GEMM, per sample, threaded over the batch. A
    channels-last input is computed in NHWC order (columns ordered kh, kw, c)
-   and gives a channels-last output.
+   and gives a channels-last output. ct__k_conv routes to faster families first
+   (depthwise, the batch fold, Winograd for float32 NCHW 3x3 stride-1 forward and
+   input gradient, the channels-last direct GEMMs, the implicit GEMM).
    Attributes: v[0..1] stride, v[2..3] padding, v[4..5] dilation, v[6..7] kernel,
    v[8..9] the conv input's H, W; i[0] groups.
    ========================================================================== */
@@ -3819,6 +3838,343 @@ static int ct__conv_fold_run(int kind, ct_dtype dt, char *out, const char *a, co
     return 0;
 }
 
+/* ---- Winograd F(2x2, 3x3) and F(4x4, 3x3): 3x3 stride-1 NCHW float32 convolutions ----
+   Per m x m output tile (m = 2 or 4, TA = m + 2): Y = A^T [(G g G^T) . (B^T d B)] A,
+   d the TA x TA input tile (zero off the image; tiles past the output's edge are
+   clipped), g the 3x3 filter; interpolation points 0, +-1 (F(2x2)), 0, +-1, +-2
+   (F(4x4)), and infinity. Summed over the input channels, each of the TA^2
+   transformed planes xi is one GEMM, M[xi][O][t] = U[xi][O][C] V[xi][C][t], on
+   ctensor.h's packed micro-kernel: U = G g G^T is packed once per call as its A
+   slivers (per KC block of C, as ct__igemm_prepare), and the input transform
+   writes V straight in the B-sliver form ([C][NR] per plane). Multiplies per
+   output pixel and channel pair: 9 direct, 4 F(2x2), 2.25 F(4x4). Tiles run over
+   the batch and the tile grid, NR (one B sliver) per block, so a block's V and M
+   stay in L2; the transforms are vectorized across the block's tiles (lanes).
+   The block's tiles are runs of consecutive tiles of a tile row: each input row
+   of a run is copied (zero-padded) into a buffer at m floats per lane, so that
+   column q of every lane's tile is the buffer at stride m from q (the last tile
+   of a run takes its TA - m last columns from the image); the output tiles go
+   back the same way. Threads take blocks (slots of blocks with a workspace
+   each, as ct__conv_run), after the weight transform, threaded over O. A
+   stride-1 conv_transpose2d (conv2d's input gradient) is the forward conv of G
+   with the flipped, channel-swapped weight W'[c][o][i][j] = W[o][c][2-i][2-j] at
+   padding 2 - p. The rounding differs from the direct paths: see
+   ct_set_conv_winograd for the routed layers and the measured error. */
+static int ct__conv_wino_mode = 1;   /* ct_set_conv_winograd: 0 off, 1 F(2x2, 3x3), 2 F(4x4, 3x3) */
+CTENSOR_API void ct_set_conv_winograd(int mode) { ct__conv_wino_mode = mode == 1 || mode == 2 ? mode : 0; }
+CTENSOR_API int ct_get_conv_winograd(void) { return ct__conv_wino_mode; }
+#ifdef CT__GEMM_SIMD
+typedef struct ct__wino_job {
+    const float *x, *bias, *pu;   /* pu: U, plane xi at pu + xi Opad Ci, [Opad / MR][kc][MR] per KC block of Ci */
+    float *y, *ws;
+    int64_t N, Ci, Hi, Wi, Co, Ho, Wo, ph, pw, TH, TW, tiles, nblk, Opad, wsz, nt;
+    int TM;   /* the tile size m */
+} ct__wino_job;
+/* the transforms on ct__vf32 lanes (one tile or input channel each):
+   r[k rs] = (B^T d)[k] for d[k ds] (TA in, TA out), (A^T m)[k] (TA in, m out),
+   (G g)[k] (3 in, TA out) */
+#  define CT__WINO_BT2(r, rs, d, ds)                                                           \
+    do {                                                                                       \
+        ct__vf32 d0_ = (d)[0], d1_ = (d)[ds], d2_ = (d)[2 * (ds)], d3_ = (d)[3 * (ds)];        \
+        (r)[0] = d0_ - d2_;                                                                    \
+        (r)[rs] = d1_ + d2_;                                                                   \
+        (r)[2 * (rs)] = d2_ - d1_;                                                             \
+        (r)[3 * (rs)] = d1_ - d3_;                                                             \
+    } while (0)
+#  define CT__WINO_AT2(r, rs, m, ms)                                                           \
+    do {                                                                                       \
+        ct__vf32 m1_ = (m)[ms], m2_ = (m)[2 * (ms)];                                           \
+        (r)[0] = (m)[0] + m1_ + m2_;                                                           \
+        (r)[rs] = m1_ - m2_ - (m)[3 * (ms)];                                                   \
+    } while (0)
+#  define CT__WINO_G2(r, rs, g, gs)                                                            \
+    do {                                                                                       \
+        ct__vf32 g0_ = (g)[0], g1_ = (g)[gs], g2_ = (g)[2 * (gs)], p_ = g0_ + g2_;             \
+        (r)[0] = g0_;                                                                          \
+        (r)[rs] = (p_ + g1_) * 0.5f;                                                           \
+        (r)[2 * (rs)] = (p_ - g1_) * 0.5f;                                                     \
+        (r)[3 * (rs)] = g2_;                                                                   \
+    } while (0)
+#  define CT__WINO_BT4(r, rs, d, ds)                                                           \
+    do {                                                                                       \
+        ct__vf32 d0_ = (d)[0], d1_ = (d)[ds], d2_ = (d)[2 * (ds)], d3_ = (d)[3 * (ds)];        \
+        ct__vf32 d4_ = (d)[4 * (ds)], d5_ = (d)[5 * (ds)];                                     \
+        ct__vf32 a_ = d4_ - 4.0f * d2_, b_ = d3_ - 4.0f * d1_, c_ = d4_ - d2_, e_ = 2.0f * (d3_ - d1_); \
+        (r)[0] = 4.0f * d0_ - 5.0f * d2_ + d4_;                                                \
+        (r)[rs] = a_ + b_;                                                                     \
+        (r)[2 * (rs)] = a_ - b_;                                                               \
+        (r)[3 * (rs)] = c_ + e_;                                                               \
+        (r)[4 * (rs)] = c_ - e_;                                                               \
+        (r)[5 * (rs)] = 4.0f * d1_ - 5.0f * d3_ + d5_;                                         \
+    } while (0)
+#  define CT__WINO_AT4(r, rs, m, ms)                                                           \
+    do {                                                                                       \
+        ct__vf32 m0_ = (m)[0], m5_ = (m)[5 * (ms)];                                            \
+        ct__vf32 p12_ = (m)[ms] + (m)[2 * (ms)], d12_ = (m)[ms] - (m)[2 * (ms)];               \
+        ct__vf32 p34_ = (m)[3 * (ms)] + (m)[4 * (ms)], d34_ = (m)[3 * (ms)] - (m)[4 * (ms)];   \
+        (r)[0] = m0_ + p12_ + p34_;                                                            \
+        (r)[rs] = d12_ + 2.0f * d34_;                                                          \
+        (r)[2 * (rs)] = p12_ + 4.0f * p34_;                                                    \
+        (r)[3 * (rs)] = d12_ + 8.0f * d34_ + m5_;                                              \
+    } while (0)
+#  define CT__WINO_G4(r, rs, g, gs)                                                            \
+    do {                                                                                       \
+        ct__vf32 g0_ = (g)[0], g1_ = (g)[gs], g2_ = (g)[2 * (gs)], p_ = g0_ + g2_;             \
+        ct__vf32 q_ = g0_ * (1.0f / 24) + g2_ * (1.0f / 6), e_ = g1_ * (1.0f / 12);            \
+        (r)[0] = g0_ * 0.25f;                                                                  \
+        (r)[rs] = (p_ + g1_) * (-1.0f / 6);                                                    \
+        (r)[2 * (rs)] = (p_ - g1_) * (-1.0f / 6);                                              \
+        (r)[3 * (rs)] = q_ + e_;                                                               \
+        (r)[4 * (rs)] = q_ - e_;                                                               \
+        (r)[5 * (rs)] = g2_;                                                                   \
+    } while (0)
+#  define CT__WINO_PF(p, w) __builtin_prefetch((p), (w))
+/* short row copies without a libc call: d[0..n) = s[0..n) in 8-float pieces (the last
+   one overlapping); and d[0..n) = 0 in pieces that may write up to 7 floats past n */
+static CT__GEMM_FPC void ct__wino_cp(float *CT_RESTRICT d, const float *CT_RESTRICT s, int64_t n) {
+    int64_t f = 0;
+    for (; f + 8 <= n; f += 8) memcpy(d + f, s + f, 8 * sizeof(float));
+    if (f < n) {
+        if (n >= 8) memcpy(d + n - 8, s + n - 8, 8 * sizeof(float));
+        else
+            for (; f < n; f++) d[f] = s[f];
+    }
+}
+static CT__GEMM_FPC void ct__wino_zero(float *d, int64_t n) {
+    static const float z[8] = {0};
+    for (int64_t f = 0; f < n; f += 8) memcpy(d + f, z, sizeof z);
+}
+/* the weight transform's job: output channels [lo, hi) of w[o so + c sc + tap] (tap 3 i + j;
+   flip: 8 - tap), HL input channels at a time across the lanes, into t [TA^2][Co][Ci]; then
+   (ct__wino_pack) planes [lo, hi) of t packed into U */
+typedef struct ct__wino_wjob {
+    float *pu, *t;
+    const float *w;
+    int64_t Co, Ci, Opad, so, sc;
+    int flip;
+} ct__wino_wjob;
+static void ct__wino_pack(void *ctx, int64_t lo, int64_t hi) {
+    const ct__wino_wjob *j = (const ct__wino_wjob *)ctx;
+    for (int64_t xi = lo; xi < hi; xi++)
+        for (int64_t k0 = 0; k0 < j->Ci; k0 += CT__GEMM_KC)
+            ct__gemm_pack_a_f32(j->Co, CT__MIN((int64_t)CT__GEMM_KC, j->Ci - k0), j->t + xi * j->Co * j->Ci + k0, j->Ci, 1,
+                                j->pu + xi * j->Opad * j->Ci + j->Opad * k0);
+}
+/* ct__wino_weight_<m> and ct__wino_block_<m> for tile size m (TA = m + 2);
+   block b: tiles [b NR, b NR + NR) of all samples; ws: V [TA^2][Ci][NR], then M [TA^2][Opad][NR] */
+#  define CT__WINO_DEF(TM, TA, BT, AT, GM)                                                     \
+    static CT__GEMM_FPC void ct__wino_weight_##TM(void *ctx, int64_t lo, int64_t hi) {         \
+        enum { HL = (int)(sizeof(ct__vf32) / sizeof(float)), P = TA * TA };                    \
+        const ct__wino_wjob *j = (const ct__wino_wjob *)ctx;                                   \
+        const int64_t Ci = j->Ci, plane = j->Co * Ci;                                          \
+        float gb[9 * HL];                                                                      \
+        for (int64_t o = lo; o < hi; o++)                                                      \
+            for (int64_t c0 = 0; c0 < Ci; c0 += HL) {                                          \
+                int64_t nc = CT__MIN((int64_t)HL, Ci - c0);                                    \
+                for (int64_t l = 0; l < HL; l++)                                               \
+                    for (int t = 0; t < 9; t++)                                                \
+                        gb[t * HL + l] = l < nc ? j->w[o * j->so + (c0 + l) * j->sc + (j->flip ? 8 - t : t)] : 0.0f; \
+                ct__vf32 g[9], t1[3 * TA], u[P];                                               \
+                for (int t = 0; t < 9; t++) memcpy(&g[t], gb + t * HL, sizeof g[0]);           \
+                for (int q = 0; q < 3; q++) GM(t1 + q, 3, g + q, 3);   /* t1[a][q] = (G g)[a][q] */ \
+                for (int a = 0; a < TA; a++) GM(u + a * TA, 1, t1 + a * 3, 1);   /* u = t1 G^T */ \
+                float *d = j->t + o * Ci + c0;                                                 \
+                for (int k = 0; k < P; k++) {                                                  \
+                    if (nc == HL) memcpy(d + k * plane, &u[k], sizeof u[0]);                   \
+                    else                                                                       \
+                        for (int64_t l = 0; l < nc; l++) d[k * plane + l] = u[k][l];           \
+                }                                                                              \
+            }                                                                                  \
+    }                                                                                          \
+    static CT__GEMM_FPC CT__NOINLINE void ct__wino_block_##TM(const ct__wino_job *j, int64_t b, float *ws) { \
+        enum { HL = (int)(sizeof(ct__vf32) / sizeof(float)), NR = CT__GEMM_NR_F32, NV = NR / HL, P = TA * TA, RW = TM * NR }; \
+        const int64_t MR = CT__GEMM_MR, KC = CT__GEMM_KC, Ci = j->Ci, Co = j->Co, Opad = j->Opad; \
+        const int64_t Hi = j->Hi, Wi = j->Wi, Ho = j->Ho, Wo = j->Wo, HWi = Hi * Wi, HWo = Ho * Wo, TT = j->TH * j->TW; \
+        const int64_t u0 = b * NR, nu = CT__MIN((int64_t)NR, j->tiles - u0);                   \
+        float *V = ws, *M = ws + P * Ci * NR;                                                  \
+        float db[P * NR], rb[RW + TA + 8];   /* rb: 8 floats for ct__wino_zero to spill into */ \
+        /* runs: lanes [l0[k], l0[k] + R[k]) are consecutive tiles of one tile row */          \
+        int64_t l0[NR], R[NR], xo[NR], yo[NR], ih[NR], iw[NR], nrun = 0;                       \
+        for (int64_t l = 0; l < nu;) {                                                         \
+            int64_t u = u0 + l, n = u / TT, th = u % TT / j->TW, tw = u % TT % j->TW;          \
+            int64_t r = CT__MIN(nu - l, j->TW - tw);                                           \
+            l0[nrun] = l; R[nrun] = r;                                                         \
+            ih[nrun] = th * TM - j->ph; iw[nrun] = tw * TM - j->pw;                            \
+            xo[nrun] = n * Ci * HWi; yo[nrun] = n * Co * HWo + th * TM * Wo + tw * TM;         \
+            nrun++;                                                                            \
+            l += r;                                                                            \
+        }                                                                                      \
+        memset(rb, 0, sizeof rb);                                                              \
+        for (int64_t c = 0; c < Ci; c++) {   /* V[xi][c][lane] = (B^T d B)[xi] */              \
+            for (int i = 0; i < TA; i++) {                                                     \
+                /* rb: row ih + i of each run, TM columns per lane; db's rows i TA + q: lane t reads rb[TM t + q] */ \
+                for (int64_t k = 0; k < nrun; k++) {                                           \
+                    float *d = rb + TM * l0[k];                                                \
+                    int64_t h = ih[k] + i, w0 = iw[k], nw = TM * R[k];                         \
+                    if (h < 0 || h >= Hi) {                                                    \
+                        ct__wino_zero(d, nw);                                                  \
+                        continue;                                                              \
+                    }                                                                          \
+                    const float *xr = j->x + xo[k] + c * HWi + h * Wi;                         \
+                    if (c + 2 < Ci)   /* the same row two channels on */                        \
+                        for (int64_t f = CT__MAX((int64_t)0, w0); f < CT__MIN(w0 + nw, Wi); f += 16) \
+                            CT__WINO_PF(xr + 2 * HWi + f, 0);                                 \
+                    int64_t a = CT__MAX((int64_t)0, -w0), e = CT__MIN(nw, Wi - w0);            \
+                    if (a > 0) ct__wino_zero(d, CT__MIN(a, nw));   /* before the copy: it spills */ \
+                    if (e > a) ct__wino_cp(d + a, xr + w0 + a, e - a);                         \
+                    int64_t z = CT__MIN(nw, CT__MAX(e, a));   /* the zeros right of the image */ \
+                    if (z < nw) ct__wino_zero(d + z, nw - z);                                  \
+                }                                                                              \
+                float *dr = db + i * TA * NR;                                                  \
+                for (int t = 0; t < NR; t++)                                                   \
+                    for (int q = 0; q < TM; q++) dr[q * NR + t] = rb[TM * t + q];              \
+                for (int t = 0; t < NR; t++)   /* the next lane's columns ... */               \
+                    for (int q = 0; q < TA - TM; q++) dr[(TM + q) * NR + t] = rb[TM * t + TM + q]; \
+                for (int q = TM; q < TA; q++) {                                                \
+                    for (int64_t k = 0; k < nrun; k++) {   /* ... but at a run's end, its own */ \
+                        int64_t l = l0[k] + R[k] - 1, h = ih[k] + i;                           \
+                        int64_t w = iw[k] + TM * (R[k] - 1) + q;                               \
+                        dr[q * NR + l] = h >= 0 && h < Hi && w >= 0 && w < Wi ? j->x[xo[k] + c * HWi + h * Wi + w] : 0.0f; \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+            for (int v = 0; v < NV; v++) {                                                     \
+                ct__vf32 d[P], t[P];                                                           \
+                for (int k = 0; k < P; k++) memcpy(&d[k], db + k * NR + v * HL, sizeof d[0]);  \
+                for (int q = 0; q < TA; q++) BT(t + q, TA, d + q, TA);                         \
+                for (int a = 0; a < TA; a++) BT(d + a * TA, 1, t + a * TA, 1);                 \
+                for (int k = 0; k < P; k++) memcpy(V + (k * Ci + c) * NR + v * HL, &d[k], sizeof d[0]); \
+            }                                                                                  \
+        }                                                                                      \
+        for (int xi = 0; xi < P; xi++)   /* M[xi] = U[xi] V[xi] */                             \
+            for (int64_t k0 = 0; k0 < Ci; k0 += KC) {                                          \
+                int64_t kc = CT__MIN(KC, Ci - k0);                                             \
+                const float *pa = j->pu + xi * Opad * Ci + Opad * k0, *bp = V + (xi * Ci + k0) * NR; \
+                for (int64_t i0 = 0; i0 < Opad; i0 += MR)                                      \
+                    ct__gemm_ukr_f32(kc, pa + i0 * kc, bp, M + (xi * Opad + i0) * NR, NR, 1.0f, k0 ? 1.0f : 0.0f); \
+            }                                                                                  \
+        for (int64_t o = 0; o < Co; o++) {   /* the tile = A^T M A + bias, clipped */          \
+            float bo = j->bias ? j->bias[o] : 0.0f;                                            \
+            for (int v = 0; v < NV; v++) {                                                     \
+                ct__vf32 m[P], t[TM * TA];                                                     \
+                for (int k = 0; k < P; k++) memcpy(&m[k], M + (k * Opad + o) * NR + v * HL, sizeof m[0]); \
+                for (int q = 0; q < TA; q++) AT(t + q, TA, m + q, TA);                         \
+                for (int r = 0; r < TM; r++) AT(m + r * TM, 1, t + r * TA, 1);                 \
+                for (int k = 0; k < TM * TM; k++) {                                            \
+                    m[k] += bo;                                                                \
+                    memcpy(db + k * NR + v * HL, &m[k], sizeof m[0]);                          \
+                }                                                                              \
+            }                                                                                  \
+            for (int r = 0; r < TM; r++) {   /* output row r of every lane's tile, then of each run */ \
+                const float *dr = db + r * TM * NR;                                            \
+                for (int t = 0; t < NR; t++)                                                   \
+                    for (int q = 0; q < TM; q++) rb[TM * t + q] = dr[q * NR + t];              \
+                for (int64_t k = 0; k < nrun; k++) {                                           \
+                    int64_t oh = ih[k] + j->ph + r;                                            \
+                    if (oh >= Ho) continue;                                                    \
+                    int64_t ow = iw[k] + j->pw, nw = CT__MIN(TM * R[k], Wo - ow);              \
+                    if (o + 2 < Co)                                                            \
+                        for (int64_t f = 0; f < nw; f += 16) CT__WINO_PF(j->y + yo[k] + (o + 2) * HWo + r * Wo + f, 1); \
+                    ct__wino_cp(j->y + yo[k] + o * HWo + r * Wo, rb + TM * l0[k], nw);         \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+CT__WINO_DEF(2, 4, CT__WINO_BT2, CT__WINO_AT2, CT__WINO_G2)
+CT__WINO_DEF(4, 6, CT__WINO_BT4, CT__WINO_AT4, CT__WINO_G4)
+/* slots [lo, hi): slot t runs blocks [t nblk / nt, (t + 1) nblk / nt) with workspace t;
+   the tile size is j->TM */
+static void ct__wino_slots(void *ctx, int64_t lo, int64_t hi) {
+    const ct__wino_job *j = (const ct__wino_job *)ctx;
+    for (int64_t t = lo; t < hi; t++)
+        for (int64_t b = t * j->nblk / j->nt; b < (t + 1) * j->nblk / j->nt; b++) {
+            if (j->TM == 2) ct__wino_block_2(j, b, j->ws + t * j->wsz);
+            else ct__wino_block_4(j, b, j->ws + t * j->wsz);
+        }
+}
+#endif
+/* The ops routed to Winograd: float32 NCHW, groups 1, 3x3, stride 1, dilation 1:
+   conv2d (any padding) and conv_transpose2d (padding <= 2, the input gradient's
+   shape), unless switched off; and only where it measured faster than the
+   implicit GEMM / im2col paths: at least 16 input and output channels and
+   64 or more output tiles over the batch. */
+static int ct__conv_wino_ok(int kind, ct_dtype dt, const ct__cgeo *g) {
+#ifdef CT__GEMM_SIMD
+    const int64_t big = (int64_t)1 << 24;
+    if (!ct__conv_wino_mode || dt != CT_FLOAT32 || g->cl || g->G != 1 || g->kh != 3 || g->kw != 3 || g->sh != 1 ||
+        g->sw != 1 || g->dh != 1 || g->dw != 1 || kind == CT__CONV_WEIGHT)
+        return 0;
+    if (g->H >= big || g->W >= big || g->OH >= big || g->OW >= big || g->ph >= big || g->pw >= big || g->N >= big)
+        return 0;
+    int64_t Ci = g->C, Co = g->O, Ho = g->OH, Wo = g->OW, m = ct__conv_wino_mode == 2 ? 4 : 2;
+    if (kind == CT__CONV_TRANSPOSE) {
+        if (g->ph > 2 || g->pw > 2 || g->H != g->OH + 2 - 2 * g->ph || g->W != g->OW + 2 - 2 * g->pw) return 0;
+        Ci = g->O; Co = g->C; Ho = g->H; Wo = g->W;
+    }
+    int64_t tiles = g->N * ((Ho + m - 1) / m) * ((Wo + m - 1) / m);
+    return Ci >= 16 && Co >= 16 && tiles >= 64;
+#else
+    (void)kind;
+    (void)dt;
+    (void)g;
+    return 0;
+#endif
+}
+/* One routed op (ct__conv_wino_ok) on dense NCHW a and out: out = Y (CT__CONV_FWD,
+   a = X) or X (CT__CONV_TRANSPOSE, a = G); b the weight [O][C][3][3]. 0, or -1 (out
+   of memory) with the error set. */
+static int ct__conv_wino_run(int kind, const float *a, const float *b, const float *bias, float *out, const ct__cgeo *g,
+                             const char *nm) {
+#ifdef CT__GEMM_SIMD
+    const int64_t NR = CT__GEMM_NR_F32, MR = CT__GEMM_MR;
+    ct__wino_job j;
+    ct__wino_wjob wj;
+    memset(&j, 0, sizeof j);
+    memset(&wj, 0, sizeof wj);
+    j.x = a; j.y = out; j.bias = bias; j.N = g->N;
+    j.TM = ct__conv_wino_mode == 2 ? 4 : 2;
+    if (kind == CT__CONV_FWD) {
+        j.Ci = g->C; j.Hi = g->H; j.Wi = g->W; j.Co = g->O; j.Ho = g->OH; j.Wo = g->OW; j.ph = g->ph; j.pw = g->pw;
+        wj.so = 9 * g->C; wj.sc = 9;
+    } else {
+        j.Ci = g->O; j.Hi = g->OH; j.Wi = g->OW; j.Co = g->C; j.Ho = g->H; j.Wo = g->W; j.ph = 2 - g->ph; j.pw = 2 - g->pw;
+        wj.so = 9; wj.sc = 9 * g->C; wj.flip = 1;
+    }
+    const int64_t P = (j.TM + 2) * (j.TM + 2);
+    j.TH = (j.Ho + j.TM - 1) / j.TM;
+    j.TW = (j.Wo + j.TM - 1) / j.TM;
+    j.tiles = j.N * j.TH * j.TW;
+    j.nblk = (j.tiles + NR - 1) / NR;
+    j.Opad = (j.Co + MR - 1) / MR * MR;
+    j.wsz = (P * (j.Ci + j.Opad) * NR + 15) / 16 * 16;
+    j.nt = 1;
+    if (ct__par_threads() > 1 && P * j.Opad * j.Ci * j.nblk * NR >= CT__GEMM_PAR)
+        j.nt = CT__MIN((int64_t)2 * ct__par_threads(), j.nblk);
+    size_t usz = (sizeof(float) * (size_t)(P * j.Opad * j.Ci) + 63) / 64 * 64;
+    char *mem = (char *)CT_MALLOC(64 + usz + sizeof(float) * (size_t)(j.nt * j.wsz));
+    float *tw = (float *)CT_MALLOC(sizeof(float) * (size_t)(P * j.Co * j.Ci));
+    if (!mem || !tw) {
+        CT_FREE(mem);
+        CT_FREE(tw);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        return -1;
+    }
+    float *pu = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    j.pu = pu;
+    j.ws = (float *)((char *)pu + usz);
+    wj.pu = pu; wj.t = tw; wj.w = b; wj.Co = j.Co; wj.Ci = j.Ci; wj.Opad = j.Opad;
+    ct__nn_par_for(j.Co, CT__MAX((int64_t)1, 4096 / j.Ci), j.TM == 2 ? ct__wino_weight_2 : ct__wino_weight_4, &wj);
+    ct__nn_par_for(P, 1, ct__wino_pack, &wj);
+    CT_FREE(tw);
+    ct__nn_par_for(j.nt, 1, ct__wino_slots, &j);
+    CT_FREE(mem);
+    return 0;
+#else
+    (void)kind; (void)a; (void)b; (void)bias; (void)out; (void)g; (void)nm;
+    return 0;
+#endif
+}
+
 static int ct__k_conv(ct__call *c) {
     ct__cgeo g;
     if (ct__conv_geo(c, &g)) return -1;
@@ -3836,6 +4192,13 @@ static int ct__k_conv(ct__call *c) {
     }
     if (ct__conv_fold_ok(kind, &g)) {
         int r = ct__conv_fold_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
+                                  ct__opdef_get(c->op)->name);
+        ct__nn_release(c->nin, in);
+        return r;
+    }
+    if (ct__conv_wino_ok(kind, dt, &g)) {
+        int r = ct__conv_wino_run(kind, (const float *)ct__ptr(in[0]), (const float *)ct__ptr(in[1]),
+                                  c->nin == 3 ? (const float *)ct__ptr(in[2]) : NULL, (float *)ct__ptr(out), &g,
                                   ct__opdef_get(c->op)->name);
         ct__nn_release(c->nin, in);
         return r;

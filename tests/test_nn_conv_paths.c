@@ -8,6 +8,11 @@
    (tests/fixtures/nn_conv/conv2d_dw_*, _1x1_*; _igemm_* are shapes for a future
    implicit GEMM, run today by the im2col path). */
 #define CTENSOR_IMPLEMENTATION
+#include <stdlib.h>
+static int t_fail_alloc;   /* the out-of-memory checks: every CT_MALLOC fails while set */
+#define CT_MALLOC(sz) (t_fail_alloc ? NULL : malloc(sz))
+#define CT_REALLOC(p, sz) (t_fail_alloc ? NULL : realloc((p), (sz)))
+#define CT_FREE(p) free(p)
 #include "ct_test.h"
 #include "ctensor_nn.h"
 
@@ -305,11 +310,157 @@ TEST(test_channels_last_gemm) {
     gradcheck(__LINE__, 0, 1, (ct_conv_options){.padding = 1}, RND(D, 227, 1, 12, 4, 3), RND(D, 228, 16, 12, 3, 3), RND(D, 229, 16), 0);
 }
 
+/* Winograd (ct__conv_wino_ok: float32 NCHW 3x3 stride 1, groups 1) against float64:
+   max |y - exact| over the outputs relative to the largest sum |x||w| (+ |b|) over a
+   window, for mode 1 (F(2x2, 3x3), the default), 2 (F(4x4, 3x3)) and 0 (the direct
+   paths). The bounds are about 3x the largest error measured over these cases
+   (F(2x2) 9.7e-8, F(4x4) 2.6e-6, direct 1.7e-7: see ct_set_conv_winograd). transposed:
+   conv_transpose2d (conv2d's input gradient), with x as [N, O, H', W']; route: mode 1
+   routes the op (else, and for mode 2 where it does not route, the kernel is run
+   through ct__conv_wino_run directly: sizes below the gate). */
+static double wino_err(ct_tensor *y, ct_tensor *ref, ct_tensor *scale) {
+    return ct_item(ct_max(ct_abs(ct_sub(ct_to(y, D), ref)))) / ct_item(ct_max(scale));
+}
+static double wino_bound(int mode) { return mode == 2 ? 8e-6 : 5e-7; }
+static void wino_check(int line, int64_t N, int64_t C, int64_t H, int64_t W, int64_t O, int64_t p, int bias, int transposed,
+                       int route) {
+    ct_tensor *x = RND(F, 300 + (uint64_t)line, N, transposed ? O : C, H, W), *w = RND(F, 301, O, C, 3, 3);
+    ct_tensor *b = bias ? RND(F, 302, transposed ? C : O) : NULL;
+    ct_conv_options o = {.padding = p};
+    ct_tensor *(*f)(const ct_tensor *, const ct_tensor *, const ct_tensor *, const ct_conv_options *) =
+        transposed ? ct_conv_transpose2d : ct_conv2d;
+    ct_tensor *ref = f(ct_to(x, D), ct_to(w, D), b ? ct_to(b, D) : NULL, &o);
+    ct_tensor *scale = f(ct_abs(ct_to(x, D)), ct_abs(ct_to(w, D)), b ? ct_abs(ct_to(b, D)) : NULL, &o);
+    CHECK(ref && scale);
+    if (!ref || !scale) return;
+    ct__cgeo g;
+    memset(&g, 0, sizeof g);
+    g.N = N; g.C = C; g.O = O; g.kh = g.kw = 3; g.sh = g.sw = g.dh = g.dw = 1; g.ph = g.pw = p; g.G = 1;
+    if (transposed) {
+        g.OH = H; g.OW = W; g.H = ct_size(ref, 2); g.W = ct_size(ref, 3);
+    } else {
+        g.H = H; g.W = W; g.OH = ct_size(ref, 2); g.OW = ct_size(ref, 3);
+    }
+    int kind = transposed ? CT__CONV_TRANSPOSE : CT__CONV_FWD;
+    for (int mode = 0; mode <= 2; mode++) {
+        ct_set_conv_winograd(mode);
+        CHECK(ct_get_conv_winograd() == mode);
+        ct_tensor *y;
+        int routed = ct__conv_wino_ok(kind, F, &g), simd = 0;
+#ifdef CT__GEMM_SIMD
+        simd = 1;
+        if (mode == 1) CHECK(routed == route);
+#endif
+        if (mode == 0) CHECK(!routed);
+        if (routed || mode == 0 || !simd) {
+            y = f(x, w, b, &o);
+        } else {
+            y = ct_empty_like(ref);
+            y = y ? ct_to(y, F) : NULL;
+            CHECK(y && ct__conv_wino_run(kind, (const float *)ct_data_ptr(x), (const float *)ct_data_ptr(w),
+                                         b ? (const float *)ct_data_ptr(b) : NULL, (float *)ct_data_ptr(y), &g, "t") == 0);
+        }
+        double e = y ? wino_err(y, ref, scale) : 1;
+        if (!(e <= wino_bound(mode))) printf("line %d: mode %d error %g\n", line, mode, e);
+        CHECK(e <= wino_bound(mode));
+    }
+    ct_set_conv_winograd(1);
+}
+TEST(test_winograd) {
+    CHECK(ct_get_conv_winograd() == 1);   /* the default */
+    /* routed: forward and conv_transpose2d, padding 0, 1, 2, odd sizes, bias or none, N > 1 */
+    wino_check(__LINE__, 2, 16, 24, 23, 16, 1, 1, 0, 1);
+    wino_check(__LINE__, 3, 19, 13, 11, 21, 0, 0, 0, 1);   /* tiles clipped at the border */
+    wino_check(__LINE__, 2, 24, 13, 11, 17, 2, 1, 0, 1);
+    wino_check(__LINE__, 1, 40, 17, 29, 35, 1, 1, 0, 1);
+    wino_check(__LINE__, 2, 300, 14, 14, 20, 1, 0, 0, 1);  /* C over two KC blocks */
+    wino_check(__LINE__, 2, 16, 24, 23, 16, 1, 1, 1, 1);
+    wino_check(__LINE__, 3, 21, 11, 9, 19, 0, 0, 1, 1);
+    wino_check(__LINE__, 2, 17, 15, 13, 24, 2, 1, 1, 1);
+    wino_check(__LINE__, 70, 16, 1, 1, 16, 1, 1, 0, 1);    /* 1x1 planes: one tile per sample */
+    wino_check(__LINE__, 2, 16, 9, 10, 16, 3, 1, 0, 1);    /* padding 3: tiles wholly in the padding */
+    /* below the gate, through the kernel itself: planes smaller than a tile, few channels */
+    wino_check(__LINE__, 1, 3, 1, 1, 2, 1, 1, 0, 0);
+    wino_check(__LINE__, 2, 5, 3, 2, 4, 2, 0, 0, 0);
+    wino_check(__LINE__, 1, 4, 5, 3, 6, 0, 1, 0, 0);
+    wino_check(__LINE__, 2, 6, 2, 3, 3, 1, 1, 1, 0);
+    wino_check(__LINE__, 1, 7, 4, 4, 5, 2, 0, 1, 0);
+    wino_check(__LINE__, 1, 3, 3, 5, 2, 0, 1, 1, 0);
+    wino_check(__LINE__, 1, 3, 2, 3, 2, 5, 1, 0, 0);
+    /* threads (when the build has them): blocks split over slots */
+    ct_set_num_threads(2);
+    wino_check(__LINE__, 4, 32, 28, 27, 33, 1, 1, 0, 1);
+    wino_check(__LINE__, 4, 33, 28, 27, 32, 1, 1, 1, 1);
+    ct_set_num_threads(0);
+    /* not routed: float64, channels-last, stride 2, dilation 2, groups, 5x5, few channels or tiles,
+       conv_transpose2d with padding 3; the switch's bad values turn it off */
+    {
+        ct__cgeo g;
+        memset(&g, 0, sizeof g);
+        g.N = 8; g.C = g.O = 64; g.H = g.W = g.OH = g.OW = 56; g.kh = g.kw = 3; g.sh = g.sw = g.dh = g.dw = 1;
+        g.ph = g.pw = 1; g.G = 1;
+#ifdef CT__GEMM_SIMD
+        CHECK(ct__conv_wino_ok(CT__CONV_FWD, F, &g) && ct__conv_wino_ok(CT__CONV_TRANSPOSE, F, &g));
+#endif
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, D, &g) && !ct__conv_wino_ok(CT__CONV_WEIGHT, F, &g));
+        ct__cgeo h = g;
+        h.cl = 1;
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.sh = 2; h.OH = 28;
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.dw = 2; h.OW = 54;
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.G = 2;
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.kh = h.kw = 5; h.ph = h.pw = 2;
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.C = 15;
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.N = 1; h.H = h.W = h.OH = h.OW = 14;   /* 49 tiles */
+        CHECK(!ct__conv_wino_ok(CT__CONV_FWD, F, &h));
+        h = g; h.ph = h.pw = 3; h.H = h.W = 60;   /* conv_transpose2d x of 60 from 56 at padding 3: no */
+        CHECK(!ct__conv_wino_ok(CT__CONV_TRANSPOSE, F, &h));
+        ct_set_conv_winograd(7);
+        CHECK(ct_get_conv_winograd() == 0 && !ct__conv_wino_ok(CT__CONV_FWD, F, &g));
+        ct_set_conv_winograd(1);
+    }
+    /* conv2d's input gradient through autograd takes the routed conv_transpose2d */
+    {
+        ct_tensor *x = leaf(RND(F, 330, 2, 16, 20, 19)), *w = leaf(RND(F, 331, 24, 16, 3, 3));
+        ct_tensor *xd = leaf(ct_to(x, D)), *wd = leaf(ct_to(w, D));
+        ct_conv_options o = {.padding = 1};
+        ct_tensor *gy = RND(F, 332, 2, 24, 20, 19);
+        ct_backward(ct_sum(ct_mul(ct_conv2d(x, w, NULL, &o), gy)));
+        ct_backward(ct_sum(ct_mul(ct_conv2d(xd, wd, NULL, &o), ct_to(gy, D))));
+        CHECK(ct_grad(x) && ct_allclose(ct_to(ct_grad(x), D), ct_grad(xd), 1e-4, 1e-4) == 1);
+        CHECK(ct_grad(w) && ct_allclose(ct_to(ct_grad(w), D), ct_grad(wd), 1e-3, 1e-3) == 1);
+    }
+    /* out of memory: the error set, -1, nothing else */
+    {
+        ct_tensor *x = RND(F, 340, 2, 16, 20, 19), *w = RND(F, 341, 24, 16, 3, 3), *y = RND(F, 342, 2, 24, 20, 19);
+        ct__cgeo g;
+        memset(&g, 0, sizeof g);
+        g.N = 2; g.C = 16; g.O = 24; g.H = g.OH = 20; g.W = g.OW = 19; g.kh = g.kw = 3; g.sh = g.sw = g.dh = g.dw = 1;
+        g.ph = g.pw = 1; g.G = 1;
+        t_fail_alloc = 1;
+        int r = ct__conv_wino_run(CT__CONV_FWD, (const float *)ct_data_ptr(x), (const float *)ct_data_ptr(w), NULL,
+                                  (float *)ct_data_ptr(y), &g, "conv2d");
+        t_fail_alloc = 0;
+#ifdef CT__GEMM_SIMD
+        CHECK(r == -1 && ct_last_error_code() == CT_ERR_MEMORY && strstr(ct_last_error(), "conv2d: out of memory"));
+#else
+        CHECK(r == 0);
+#endif
+        ct_clear_error();
+    }
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_depthwise);
     RUN(test_1x1);
     RUN(test_implicit_gemm);
     RUN(test_channels_last_gemm);
+    RUN(test_winograd);
     return ct_t_summary();
 }
