@@ -6953,7 +6953,7 @@ static CT__NOINLINE int ct__kerr_fail(const ct__call *c) {
     return ct__kerr_tls == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
                              : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
 }
-CT__INLINE int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
+CT__INLINE int ct__ew_fast_body(ct__call *c, ct__loop_fn fn, int nin) {
     ct_tensor *out = c->out[0];
     int64_t n = c->fast_n, st[CT__ITER_MAXOP];
     int64_t es = (int64_t)ct__dt[c->cdt].size;   /* fast calls: every input is of dtype cdt */
@@ -6977,6 +6977,8 @@ CT__INLINE int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
     }
     return CT__UNLIKELY(ct__kerr_tls) ? ct__kerr_fail(c) : 0;
 }
+/* the kernels' call (inlined in them, it slowed the general path of in-place calls) */
+static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew_fast_body(c, fn, nin); }
 static int ct__k_unary(ct__call *c) {
     const ct__loop_fn *tab = ct__unary_table(c->op);
     ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
@@ -7029,8 +7031,8 @@ static int ct__ew_lane(ct__call *c, ct__tls *t, const ct__opdef *d) {
     int saved_grad = t->grad_enabled;
     t->grad_enabled = 0;
     t->dispatch_depth++;
-    int rc = d->kernel == ct__k_binary ? ct__ew_fast_run(c, c->fast_fn, 2)
-           : d->kernel == ct__k_unary ? ct__ew_fast_run(c, c->fast_fn, 1) : d->kernel(c);
+    int rc = d->kernel == ct__k_binary ? ct__ew_fast_body(c, c->fast_fn, 2)
+           : d->kernel == ct__k_unary ? ct__ew_fast_body(c, c->fast_fn, 1) : d->kernel(c);
     t->dispatch_depth--;
     t->grad_enabled = saved_grad;
     if (CT__UNLIKELY(rc) || (saved_grad && !t->inference_mode && t->dispatch_depth == 0 &&
