@@ -1514,6 +1514,8 @@ static void *ct__calloc1(size_t sz) {
 #define CT__BIG_CACHE_SLOTS 8
 #define CT__CACHE_PER_CLASS(c) ((CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)) < 8 ? 8 : (CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)))
 #define CT__TENSOR_CACHE 4096
+#define CT__PAIR_CLASSES 4            /* a header with its own block of class c < 4 is cached as one */
+#define CT__PAIR_LIMIT(c) (1024 >> (c))
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
 
@@ -1545,6 +1547,8 @@ typedef struct ct__tls {
     void *big_blocks[CT__BIG_CACHE_SLOTS];   /* freed large storages (beyond the classes) */
     int64_t big_bytes;
     int nfree_blocks[CT__NUM_CLASSES];
+    ct_tensor *free_pairs[CT__PAIR_CLASSES];   /* headers still holding their storage, through ->grad */
+    int nfree_pairs[CT__PAIR_CLASSES];
     /* counters (written by this thread only, read by all) */
     int64_t live_tensors;
     int64_t live_bytes;
@@ -1648,6 +1652,7 @@ static CT__NOINLINE ct__tls *ct__tls_create(void) {
             t = &ct__tls_fallback;
             t->fallback = 1;
             t->nfree_tensors = CT__TENSOR_CACHE;   /* never caches: every new tensor takes the failing path */
+            for (int c = 0; c < CT__PAIR_CLASSES; c++) t->nfree_pairs[c] = CT__PAIR_LIMIT(c);
         }
     }
     t->grad_enabled = 1;
@@ -2218,6 +2223,7 @@ CT__INLINE void ct__storage_decref(ct_storage *s) {
     if (CT__LOAD(&s->refcount) == 1 || CT__ATOMIC_DEC(&s->refcount) == 0) ct__storage_free(s);
 }
 
+CT__INLINE ct_tensor *ct__header_init(ct_tensor *x, ct__tls *t);
 /* A tensor header, not yet in any scope, refcount 1. Shape/strides unset. */
 static ct_tensor *ct__header_new(void) {
     ct__tls *t = ct__tls_get();
@@ -2235,6 +2241,9 @@ static ct_tensor *ct__header_new(void) {
         if (!x) { ct_set_error(CT_ERR_MEMORY, "out of memory (tensor header)"); return NULL; }
     }
     x->storage = NULL;
+    return ct__header_init(x, t);
+}
+CT__INLINE ct_tensor *ct__header_init(ct_tensor *x, ct__tls *t) {
     x->offset = 0;
     x->ndim = 0;
     x->dtype = CT_FLOAT32;
@@ -2333,32 +2342,62 @@ static int ct__check_shape(const char *op, int ndim, const int64_t *shape) {
 
 /* A fresh tensor with its own storage (uninitialized), not registered in a scope.
    strides NULL: contiguous; otherwise a dense permutation (caller guarantees). */
+/* A cached header with its block of class c (see ct__tensor_destroy), both made afresh. */
+CT__INLINE ct_tensor *ct__pair_pop(ct__tls *t, int c, int64_t nbytes, ct_device dev) {
+    ct_tensor *x = t->free_pairs[c];
+    t->free_pairs[c] = x->grad;
+    t->nfree_pairs[c]--;
+    ct__header_init(x, t);
+    ct_storage *s = x->storage;
+    s->refcount = 1;
+    s->version = 0;
+    s->device = dev;
+    s->flags = 0;
+    s->nbytes = nbytes;
+    CT__STORE(&t->live_bytes, CT__LOAD(&t->live_bytes) + nbytes);
+    return x;
+}
+/* shape and contiguous strides (ct__contig_strides) in one pass */
+CT__INLINE void ct__contig_geometry(ct_tensor *x, ct_dtype dt, int ndim, const int64_t *shape, ct_device dev) {
+    int64_t st = 1;
+    x->ndim = ndim;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int64_t sz = shape[i];
+        x->shape[i] = sz;
+        x->strides[i] = st;
+        st *= sz > 1 ? sz : 1;
+    }
+    x->flags |= CT__F_CONTIG;
+    x->dtype = dt;
+    x->device = dev;
+}
 static ct_tensor *ct__alloc(ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides, ct_device dev) {
     /* saturating: a kernel's temporary shaped like a huge (expanded) input is
        refused by ct__storage_new as too large, never given a wrapped size */
-    ct_tensor *x = ct__header_new();   /* first: without a thread state, its error is the one to report */
-    if (!x) return NULL;
-    int64_t n = 1;
-    x->ndim = ndim;
-    if (strides) {
-        for (int i = 0; i < ndim; i++) { x->shape[i] = shape[i]; n = ct__sat_mul(n, shape[i]); }
-        memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
+    ct__tls *t = ct__tls_get();
+    int64_t n = 1, nbytes;
+    ct_tensor *x;
+    for (int i = 0; i < ndim; i++) n = ct__sat_mul(n, shape[i]);
+    nbytes = ct__sat_mul(n, (int64_t)ct__dt[dt].size);
+    int c = (uint64_t)nbytes <= ((uint64_t)64 << (CT__PAIR_CLASSES - 1)) ? ct__size_class(nbytes) : 0;
+    if ((uint64_t)nbytes <= ((uint64_t)64 << (CT__PAIR_CLASSES - 1)) && dev.type == CT_CPU && !ct__allocator_set[CT_CPU] &&
+        t->free_pairs[c]) {
+        x = ct__pair_pop(t, c, nbytes, dev);
     } else {
-        /* one pass: shape, contiguous strides (ct__contig_strides) and numel */
-        int64_t st = 1;
-        for (int i = ndim - 1; i >= 0; i--) {
-            int64_t sz = shape[i];
-            x->shape[i] = sz;
-            x->strides[i] = st;
-            st *= sz > 1 ? sz : 1;
-            n = ct__sat_mul(n, sz);
-        }
-        x->flags |= CT__F_CONTIG;
+        x = ct__header_new();   /* first: without a thread state, its error is the one to report */
+        if (!x) return NULL;
+        x->storage = ct__storage_new(nbytes, dev);
+        if (!x->storage) { ct__header_free(x); return NULL; }
     }
+    if (!strides) {
+        ct__contig_geometry(x, dt, ndim, shape, dev);
+        return x;
+    }
+    x->ndim = ndim;
+    for (int i = 0; i < ndim; i++) x->shape[i] = shape[i];
+    memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
     x->dtype = dt;
     x->device = dev;
-    x->storage = ct__storage_new(ct__sat_mul(n, (int64_t)ct__dt[dt].size), dev);
-    if (!x->storage) { ct__header_free(x); return NULL; }
     return x;
 }
 
@@ -2510,6 +2549,15 @@ static void ct__tls_free_caches(ct__tls *t) {
         CT_FREE(x);
     }
     t->nfree_tensors = t->fallback ? CT__TENSOR_CACHE : 0;   /* a fallback state never caches headers */
+    for (int c = 0; c < CT__PAIR_CLASSES; c++) {
+        while (t->free_pairs[c]) {
+            ct_tensor *x = t->free_pairs[c];
+            t->free_pairs[c] = x->grad;
+            CT_FREE(x->storage->ct__block);
+            CT_FREE(x);
+        }
+        t->nfree_pairs[c] = t->fallback ? CT__PAIR_LIMIT(c) : 0;
+    }
     ct__free_node_cache(t);
     for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
         if (t->big_blocks[k]) {
@@ -2760,7 +2808,7 @@ typedef struct ct__call {
     ct_tensor *self_before;        /* in-place ops: input 0 as it was, when autograd must save it */
     int inplace;                   /* set by callers of elementwise ops: write into input 0 */
     int fast;                      /* set by elementwise metas: contiguous operands of one shape */
-    void (*fast_fn)(char **, const int64_t *, int64_t, const ct__attrs *);   /* fast: the loop (binary ops) */
+    void (*fast_fn)(char **, const int64_t *, int64_t, const ct__attrs *);   /* fast: the loop */
     int64_t fast_n;                /* fast: the number of elements */
     uint32_t pre_version[8];       /* in-place calls: input versions before the write */
 } ct__call;
@@ -3954,18 +4002,35 @@ static void ct__remove_retain_hook(ct_tensor *x) {
 }
 
 static void ct__tensor_destroy(ct_tensor *x) {
-    if (x->qparams) { ct_qparams_release(x->qparams); x->qparams = NULL; }
-    if (x->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(x);
-    if (x->grad_fn && !(x->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(x->grad_fn);
-    if (x->grad) ct__decref(x->grad);
-    if (x->base) ct__decref(x->base);
-    ct__hook *h = x->hooks;
-    while (h) {
-        ct__hook *nx = h->next;
-        CT_FREE(h);
-        h = nx;
+    if ((uintptr_t)x->qparams | (uintptr_t)x->grad_fn | (uintptr_t)x->grad | (uintptr_t)x->base | (uintptr_t)x->hooks) {
+        if (x->qparams) { ct_qparams_release(x->qparams); x->qparams = NULL; }
+        if (x->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(x);
+        if (x->grad_fn && !(x->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(x->grad_fn);
+        if (x->grad) ct__decref(x->grad);
+        if (x->base) ct__decref(x->base);
+        ct__hook *h = x->hooks;
+        while (h) {
+            ct__hook *nx = h->next;
+            CT_FREE(h);
+            h = nx;
+        }
     }
-    if (x->storage) ct__storage_decref(x->storage);
+    ct_storage *s = x->storage;
+    if (s && (uint32_t)s->ct__size_class < CT__PAIR_CLASSES && CT__LOAD(&s->refcount) == 1) {
+        /* the sole owner of a small cached-class block: header and block cached as one
+           (ct__alloc makes both afresh) */
+        ct__tls *t = ct__tls_get();
+        int c = s->ct__size_class;
+        if (t->nfree_pairs[c] < CT__PAIR_LIMIT(c)) {
+            CT__STORE(&t->live_tensors, CT__LOAD(&t->live_tensors) - 1);
+            CT__STORE(&t->live_bytes, CT__LOAD(&t->live_bytes) - s->nbytes);
+            x->grad = t->free_pairs[c];
+            t->free_pairs[c] = x;
+            t->nfree_pairs[c]++;
+            return;
+        }
+    }
+    if (s) ct__storage_decref(s);
     ct__header_free(x);
 }
 
@@ -4316,10 +4381,19 @@ static CT__NOINLINE int ct__dispatch_listened(ct__call *c, ct__tls *t) {
     }
     return rc;
 }
+static int ct__meta_unary(ct__call *c);
+static int ct__meta_binary(ct__call *c);
+static int ct__ew_lane(ct__call *c, ct__tls *t, const ct__opdef *d);
+static CT__NOINLINE int ct__dispatch_general(ct__call *c, ct__tls *t) { return ct__dispatch_run(c, t); }
 static int ct__dispatch(ct__call *c) {
     ct__tls *t = ct__tls_get();
     if (CT__UNLIKELY(t->nlisteners)) return ct__dispatch_listened(c, t);
-    return ct__dispatch_run(c, t);
+    const ct__opdef *d = ct__opdef_get(c->op);
+    if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && !c->inplace && c->nin == d->nin) {
+        int n = ct__ew_lane(c, t, d);
+        if (n != -2) return n;
+    }
+    return ct__dispatch_general(c, t);
 }
 CTENSOR_API int ct_add_dispatch_listener(ct_dispatch_listener_fn fn, void *user_data, unsigned flags) {
     ct__tls *t = ct__tls_get();
@@ -6717,14 +6791,35 @@ static int ct__ew_fast_out(ct__call *c, const ct_tensor *x, ct_dtype cdt, ct__lo
     return 0;
 }
 
+/* The metas' fast branches (also the dispatcher's lane, ct__ew_lane): 1 when taken. */
+CT__INLINE int ct__meta_unary_fast(ct__call *c) {
+    const ct_tensor *x = c->in[0];
+    ct_dtype cdt = x->dtype;
+    if (!c->inplace && CT__ISFLOAT(cdt) && (x->flags & CT__F_CONTIG) && c->op != CT__OP_BITWISE_NOT) {
+        const ct__loop_fn *tab = ct__unary_table(c->op);
+        ct__loop_fn vec = cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
+        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__opdef_get(c->op)->flags, cdt))
+            return !ct__ew_fast_out(c, x, cdt, vec ? vec : tab[cdt]);
+    }
+    return 0;
+}
+CT__INLINE int ct__meta_binary_fast(ct__call *c) {
+    const ct_tensor *x = c->in[0], *y = c->in[1];
+    if (c->inplace || x->dtype != y->dtype) return 0;
+    if (x->ndim == 0 && y->ndim > 0) { const ct_tensor *s = x; x = y; y = s; }   /* 2 - t: shaped like t */
+    if ((x->flags & (CT__F_WRAPPED_NUMBER | CT__F_CONTIG)) == CT__F_CONTIG &&
+        (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
+        ct__ew_fast_dtype(ct__opdef_get(c->op)->flags, x->dtype)) {
+        const ct__loop_fn *tab = ct__binary_table(c->op);
+        if (tab && tab[x->dtype]) return !ct__ew_fast_out(c, x, x->dtype, tab[x->dtype]);
+    }
+    return 0;
+}
 static int ct__meta_unary(ct__call *c) {
     ct_tensor *x = c->in[0];
     int ob = 0;
     ct_dtype cdt = x->dtype;
-    if (!c->inplace && CT__ISFLOAT(cdt) && (x->flags & CT__F_CONTIG) && c->op != CT__OP_BITWISE_NOT) {
-        const ct__loop_fn *tab = ct__unary_table(c->op);
-        if (tab && tab[cdt] && ct__ew_fast_dtype(ct__ops[c->op].flags, cdt)) return ct__ew_fast_out(c, x, cdt, tab[cdt]);
-    }
+    if (ct__meta_unary_fast(c)) return 0;
     /* ops with scalar arguments promote like `x op scalar` */
     if (!CT__ISFLOAT(cdt) && CT__ISREAL(cdt)) {
         const ct__attrs *a = c->a;
@@ -6773,12 +6868,7 @@ static int ct__meta_binary(ct__call *c) {
     const ct_tensor *x = c->in[0], *y = c->in[1];
     ct_dtype cdt;
     if ((c->op == CT__OP_ADD || c->op == CT__OP_SUB) && ct__alpha_check(c)) return -1;
-    if (!c->inplace && x->dtype == y->dtype && (x->flags & (CT__F_WRAPPED_NUMBER | CT__F_CONTIG)) == CT__F_CONTIG &&
-        (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
-        ct__ew_fast_dtype(ct__ops[c->op].flags, x->dtype)) {
-        const ct__loop_fn *tab = ct__binary_table(c->op);
-        if (tab && tab[x->dtype]) return ct__ew_fast_out(c, x, x->dtype, tab[x->dtype]);
-    }
+    if (ct__meta_binary_fast(c)) return 0;
     if (x->dtype == y->dtype && !((x->flags | y->flags) & CT__F_WRAPPED_NUMBER) && ct_same_shape(x, y)) {
         /* same shape, same dtype */
         ndim = x->ndim;
@@ -6859,7 +6949,11 @@ done:
 }
 
 /* Fast branch of the elementwise kernels (see ct__ew_fast_out). */
-static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
+static CT__NOINLINE int ct__kerr_fail(const ct__call *c) {
+    return ct__kerr_tls == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
+                             : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
+}
+CT__INLINE int ct__ew_fast_body(ct__call *c, ct__loop_fn fn, int nin) {
     ct_tensor *out = c->out[0];
     int64_t n = c->fast_n, st[CT__ITER_MAXOP];
     int64_t es = (int64_t)ct__dt[c->cdt].size;   /* fast calls: every input is of dtype cdt */
@@ -6881,15 +6975,14 @@ static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) {
         ct__iter_init(&it, nin + 1, ops, out->ndim, out->shape);
         ct__iter_run(&it, fn, c->a);
     }
-    if (ct__kerr_tls)
-        return ct__kerr_tls == 2 ? ct__failed(CT_ERR_ARG, "%s: Integers to negative integer powers are not allowed.", ct__ops[c->op].name)
-                                 : ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", ct__ops[c->op].name);
-    return 0;
+    return CT__UNLIKELY(ct__kerr_tls) ? ct__kerr_fail(c) : 0;
 }
+/* the kernels' call (inlined in them, it slowed the general path of in-place calls) */
+static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew_fast_body(c, fn, nin); }
 static int ct__k_unary(ct__call *c) {
     const ct__loop_fn *tab = ct__unary_table(c->op);
     ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
-    if (c->fast) return ct__ew_fast_run(c, vec ? vec : tab[c->cdt], 1);
+    if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 1);
     ct__loop_fn fn = vec ? vec : tab ? tab[c->cdt] : NULL;
     if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];  /* ~True == False */
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
@@ -6904,6 +6997,50 @@ static int ct__k_binary(ct__call *c) {
     ct_dtype want[2];
     want[0] = want[1] = c->cdt;
     return ct__ew_run(c, fn, 2, c->in, want);
+}
+
+/* The dispatcher's lane for calls the metas above send down their fast branch
+   (CPU, the built-in kernel, not in place, alpha 1): ct__dispatch_run's steps for
+   them, in its order, without its general loops. -2: not such a call, nothing done. */
+static int ct__ew_lane(ct__call *c, ct__tls *t, const ct__opdef *d) {
+    ct_tensor *x = c->in[0], *y = c->nin == 2 ? c->in[1] : x;
+    if (!x || !y || !ct_device_eq(x->device, ct__cpu_dev) || !ct_device_eq(y->device, ct__cpu_dev) ||
+        (CT__LOAD_ACQUIRE(&ct__cpu_kernels_set) && ct__kernels[CT_BACKEND_CPU][c->op]))
+        return -2;
+    c->fast = 0;
+    if (d->meta == ct__meta_binary) {
+        if (((c->op == CT__OP_ADD || c->op == CT__OP_SUB) && c->a->s[0] != 1.0) || !ct__meta_binary_fast(c)) return -2;
+    } else if (!ct__meta_unary_fast(c)) {
+        return -2;
+    }
+    ct__outinfo *o = &c->oi[0];
+    if (CT__UNLIKELY(!ct__out_shape_ok(o)) && ct__out_shape_bad(d, o)) return -1;
+    c->odev = ct__cpu_dev;
+    /* ct__alloc's steps; the size is known to fit */
+    int64_t nbytes = c->fast_n * (int64_t)ct__dt[o->dtype].size;
+    int pc = nbytes <= ((int64_t)64 << (CT__PAIR_CLASSES - 1)) ? ct__size_class(nbytes) : 0;
+    ct_tensor *out;
+    if (nbytes <= ((int64_t)64 << (CT__PAIR_CLASSES - 1)) && !ct__allocator_set[CT_CPU] && t->free_pairs[pc]) {
+        out = ct__pair_pop(t, pc, nbytes, ct__cpu_dev);
+        ct__contig_geometry(out, o->dtype, o->ndim, o->shape, ct__cpu_dev);
+    } else if (!(out = ct__alloc(o->dtype, o->ndim, o->shape, NULL, ct__cpu_dev))) {
+        return -1;
+    }
+    c->out[0] = out;
+    c->self_before = NULL;
+    int saved_grad = t->grad_enabled;
+    t->grad_enabled = 0;
+    t->dispatch_depth++;
+    int rc = d->kernel == ct__k_binary ? ct__ew_fast_body(c, c->fast_fn, 2)
+           : d->kernel == ct__k_unary ? ct__ew_fast_body(c, c->fast_fn, 1) : d->kernel(c);
+    t->dispatch_depth--;
+    t->grad_enabled = saved_grad;
+    if (CT__UNLIKELY(rc) || (saved_grad && !t->inference_mode && t->dispatch_depth == 0 &&
+                             ((x->flags | y->flags) & CT__F_REQUIRES_GRAD) && ct__record(c, d, t))) {
+        ct__decref(out);
+        return -1;
+    }
+    return ct__own(out) ? 1 : -1;
 }
 
 /* ---- ternary: where, lerp, addcmul, addcdiv, clamp(tensor bounds), masked_fill ---- */

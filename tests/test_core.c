@@ -427,6 +427,57 @@ TEST(test_huge_sizes) {
     CHECK_ERR(ct_dispatch(clone, 1, &m, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_ARG, "attribute 'memory_format' is one of (");
 }
 
+/* The dispatcher's lane for fast elementwise calls and the cache that keeps a small
+   tensor's header with its block: results, errors and counters as on the general path. */
+TEST(test_small_tensor_lane) {
+    float xv[] = {1, 2, 3, 4};
+    int64_t iv[] = {2, -3, 4, 5}, iz[] = {2, 0, 4, 5};
+    int64_t t0 = ct_live_tensors(), b0 = ct_live_bytes();
+    CT_SCOPE {
+        ct_tensor *x = ct_tensor_f32(xv, 4);
+        /* a 0-d first operand (a wrapped number or a tensor): shaped like the other */
+        double e1[] = {1, 0, -1, -2}, e2[] = {3, -3, 1, 1}, e3[] = {3, -2, 1, 1}, e4[] = {2, 1, 0, -1};
+        CHECK_VALUES(ct_rsub_scalar(2.0, x), e1, 4, 0);
+        ct_tensor *i = ct_from_data(iv, CT_INT64, 4), *s7 = ct_scalar_tensor(7, CT_INT64);
+        CHECK_VALUES(ct_div_mode(s7, i, "floor"), e2, 4, 0);
+        CHECK_VALUES(ct_div_mode(s7, i, "trunc"), e3, 4, 0);
+        CHECK_ERR(ct_div_mode(s7, ct_from_data(iz, CT_INT64, 4), "floor"), CT_ERR_ARG, "ZeroDivisionError");
+        ct_tensor *a = ct_requires_grad(ct_scalar_tensor(3, CT_FLOAT32)), *b = ct_requires_grad(ct_tensor_f32(xv, 4));
+        ct_tensor *y = ct_sub(a, b);
+        CHECK_EQ_INT(y->ndim, 1);
+        CHECK_EQ_INT(y->dtype, CT_FLOAT32);
+        CHECK_VALUES(y, e4, 4, 0);
+        CHECK(ct_backward(ct_sum(y)) == CT_OK);
+        CHECK_CLOSE(ct_item(ct_grad(a)), 4.0, 0);
+        double g1[] = {-1, -1, -1, -1};
+        CHECK_VALUES(ct_grad(b), g1, 4, 0);
+    }
+    CHECK_EQ_INT(ct_live_tensors(), t0);
+    CHECK_EQ_INT(ct_live_bytes(), b0);
+    /* a view outliving its base leaves its header with the block: the next small
+       tensor made from it has a fresh geometry and version and no base */
+    for (int round = 0; round < 3; round++) {
+        CT_SCOPE {
+            ct_tensor *x = ct_tensor_f32(xv, 4);
+            ct_tensor *v = ct_slice(x, 0, 1, 3, 1);
+            ct_add_(v, v);
+            CHECK(ct_version(v) == 1);
+        }
+        CT_SCOPE {
+            ct_tensor *p = ct_tensor_f32(xv, 4), *z = ct_add(p, ct_tensor_f32(xv, 4));
+            double e[] = {2, 4, 6, 8};
+            CHECK(p->offset == 0 && p->base == NULL && ct_version(p) == 0 && ct_is_contiguous(p));
+            CHECK_VALUES(z, e, 4, 0);
+            CHECK(ct_version(z) == 0);
+            CHECK(z->offset == 0 && z->base == NULL && z->grad_fn == NULL && z->refcount == 1 && ct_is_contiguous(z));
+        }
+    }
+    CHECK_EQ_INT(ct_live_tensors(), t0);
+    CHECK_EQ_INT(ct_live_bytes(), b0);
+    ct_thread_cleanup();
+    CHECK_EQ_INT(ct_live_bytes(), b0);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_promotion);
@@ -440,6 +491,7 @@ int main(void) {
     RUN(test_inplace_versions);
     RUN(test_null_chain);
     RUN(test_scopes_flat);
+    RUN(test_small_tensor_lane);
     RUN(test_large_block_cache);
     RUN(test_print);
     RUN(test_npy_roundtrip);
