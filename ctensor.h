@@ -46,6 +46,9 @@
      CTENSOR_BLOCK_CACHE_MB   per-thread cache of freed large blocks, in MiB (default 256;
                               0 turns it off): big results reuse memory instead of
                               page-faulting fresh pages on every op
+     CTENSOR_NO_CACHES        keep nothing freed for reuse (blocks, tensor headers,
+                              autograd nodes): a use after free reaches the sanitizer.
+                              Defined by itself under AddressSanitizer
 
    OWNERSHIP IN ONE PARAGRAPH
      Every function that returns a tensor returns a new reference owned by the
@@ -92,6 +95,15 @@
 */
 #ifndef CTENSOR_H_INCLUDED
 #define CTENSOR_H_INCLUDED
+/* CTENSOR_NO_CACHES (configuration list above) is on by itself under AddressSanitizer */
+#if !defined(CTENSOR_NO_CACHES) && defined(__SANITIZE_ADDRESS__)
+#  define CTENSOR_NO_CACHES 1
+#endif
+#if !defined(CTENSOR_NO_CACHES) && defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define CTENSOR_NO_CACHES 1
+#  endif
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -1512,10 +1524,18 @@ static void *ct__calloc1(size_t sz) {
 #define CTENSOR_BLOCK_CACHE_MB 256
 #endif
 #define CT__BIG_CACHE_SLOTS 8
-#define CT__CACHE_PER_CLASS(c) ((CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)) < 8 ? 8 : (CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)))
-#define CT__TENSOR_CACHE 4096
 #define CT__PAIR_CLASSES 4            /* a header with its own block of class c < 4 is cached as one */
-#define CT__PAIR_LIMIT(c) (1024 >> (c))
+#ifdef CTENSOR_NO_CACHES
+#  undef CTENSOR_BLOCK_CACHE_MB
+#  define CTENSOR_BLOCK_CACHE_MB 0
+#  define CT__CACHE_PER_CLASS(c) 0
+#  define CT__TENSOR_CACHE 0
+#  define CT__PAIR_LIMIT(c) 0
+#else
+#  define CT__CACHE_PER_CLASS(c) ((CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)) < 8 ? 8 : (CT__CACHE_BYTES_PER_CLASS >> 6 >> (c)))
+#  define CT__TENSOR_CACHE 4096
+#  define CT__PAIR_LIMIT(c) (1024 >> (c))
+#endif
 
 typedef struct ct__frame { int start; int line; const char *file; } ct__frame;
 
@@ -3880,7 +3900,11 @@ static void ct__node_decref(ct__node *n);
 /* Nodes up to 2 inputs, 1 output and 3 saved tensors share one size and are
    reused from a per-thread cache of up to CT__NODE_CACHE. */
 #define CT__NODE_SMALL (sizeof(ct__node) + 2 * sizeof(ct__edge) + 3 * sizeof(ct__tmeta) + 3 * sizeof(ct__saved))
-#define CT__NODE_CACHE 4096
+#ifdef CTENSOR_NO_CACHES
+#  define CT__NODE_CACHE 0
+#else
+#  define CT__NODE_CACHE 4096
+#endif
 static void ct__free_node_cache(ct__tls *t) {
     while (t->free_nodes) {
         ct__node *n = t->free_nodes;
