@@ -3131,12 +3131,12 @@ static int64_t ct__dw_tap(const ct__dw_planes *p, const ct__cgeo *g, int64_t i, 
 #ifdef CT__GEMM_SIMD
 #  define CT__DW_PLANE_VEC(T, V)                                                                        \
     const int64_t NL = (int64_t)(sizeof(V) / sizeof(T));                                                \
-    V b0 = (V){0} + bias;                                                                               \
+    const V zv = {0}, b0 = zv + bias;                                                                   \
     for (; e + 4 * NL <= len; e += 4 * NL) {                                                            \
         V a0 = b0, a1 = b0, a2 = b0, a3 = b0, x;                                                        \
         for (int t = 0; t < nt; t++) {                                                                  \
             const T *s = src + toff[t] + e;                                                             \
-            V w = (V){0} + wv[t];                                                                       \
+            V w = zv + wv[t];                                                                           \
             memcpy(&x, s, sizeof x); a0 += w * x;                                                       \
             memcpy(&x, s + NL, sizeof x); a1 += w * x;                                                  \
             memcpy(&x, s + 2 * NL, sizeof x); a2 += w * x;                                              \
@@ -3151,7 +3151,7 @@ static int64_t ct__dw_tap(const ct__dw_planes *p, const ct__cgeo *g, int64_t i, 
         V a0 = b0, x;                                                                                   \
         for (int t = 0; t < nt; t++) {                                                                  \
             memcpy(&x, src + toff[t] + e, sizeof x);                                                    \
-            a0 += ((V){0} + wv[t]) * x;                                                                 \
+            a0 += (zv + wv[t]) * x;                                                                     \
         }                                                                                               \
         memcpy(full + e, &a0, sizeof a0);                                                               \
         e += NL;                                                                                        \
