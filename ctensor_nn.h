@@ -4754,15 +4754,6 @@ static CT__NN_FPC void ct__maxpool_nhwc(void *ctx, int64_t lo, int64_t hi) {
         }
     });
 }
-/* t is 4-D and dense in NHWC order */
-static int ct__dense_nhwc(const ct_tensor *t) {
-    int64_t st[4];
-    if (t->ndim != 4) return 0;
-    ct__cl_strides(t->shape, st);
-    for (int d = 0; d < 4; d++)
-        if (t->shape[d] > 1 && t->strides[d] != st[d]) return 0;
-    return 1;
-}
 static int ct__k_pool(ct__call *c) {
     const ct_tensor *x = c->in[0], *ix = c->nin > 1 ? c->in[1] : NULL;
     ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;
@@ -4782,7 +4773,7 @@ static int ct__k_pool(ct__call *c) {
     ct__pgeo g;
     ct__pool_geo(&a, &g);
     if (bw) memset(ct__ptr(y), 0, ct__dt[y->dtype].size * (size_t)ct_numel(y));   /* a dense output: accumulate into zeros */
-    if (kind == CT__POOL_MAX && yi && x->shape[1] > 1 && ct__dense_nhwc(x) && ct__dense_nhwc(y) && ct__dense_nhwc(yi)) {
+    if (kind == CT__POOL_MAX && yi && x->shape[1] > 1 && ct_is_channels_last(x) && ct_is_channels_last(y) && ct_is_channels_last(yi)) {
         ct__mpcl_job j = {x->dtype, (char *)ct__ptr(y), (int64_t *)ct__ptr(yi), (const char *)ct__ptr(x), x->shape[1], &g};
         int64_t rows = y->shape[0] * y->shape[2], per = CT__MAX((int64_t)1, g.OW * x->shape[1] * g.kh * g.kw);
         ct__par_for(rows, ct_numel(x) >= 65536 ? CT__MAX((int64_t)1, 32768 / per) : rows, ct__maxpool_nhwc, &j);
