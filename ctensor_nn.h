@@ -26,6 +26,8 @@
        Losses and distances
        Optimizers, learning-rate schedulers
        Data: datasets, data loaders, IDX files
+       Attention and transformers (MultiheadAttention, encoder/decoder layers,
+         fastpath, nested batches, KV cache)
      Implementation
        The op table of this header
        Neural networks: modules
@@ -36,6 +38,8 @@
        Losses and distances
        Optimizers, learning-rate schedulers, gradient clipping
        Data: IDX files, datasets, data loaders
+       Attention and transformers: modules (regular path)
+       Transformer fastpath: fused kernels, nested batches, KV cache
 
    REVISIONS
      0.2 (2026-11-24)  split from ctensor.h.
@@ -830,6 +834,181 @@ CTENSOR_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader
 CTENSOR_API int ct_dataloader_next(ct_dataloader *dl, ct_batch *b);
 CTENSOR_API int64_t ct_dataloader_num_batches(const ct_dataloader *dl);
 CTENSOR_API void ct_dataloader_free(ct_dataloader *dl);
+
+/* [section: transformer-api] */
+/* ============================================================================
+   Attention and transformers (nn.MultiheadAttention, nn.TransformerEncoderLayer,
+   nn.TransformerEncoder, nn.TransformerDecoderLayer, nn.TransformerDecoder,
+   nn.Transformer), the fused inference fastpath, nested (packed) batches and a
+   KV cache for incremental decoding.
+
+   The modules have PyTorch's constructor arguments, defaults, initialization
+   (same seed, same values) and state_dict keys ("self_attn.in_proj_weight",
+   "linear1.weight", "layers.3.norm2.bias", ...), so weights saved by PyTorch
+   load as they are. Their regular path is composed of ctensor ops: it is
+   differentiable, trains, and runs dropout in training mode.
+
+   The fastpath (PyTorch 1.12's BetterTransformer) runs an encoder layer, or
+   self-attention, as one fused native computation: one GEMM for the packed
+   q/k/v projection with the bias, head split and 1/sqrt(head_dim) scaling in
+   its epilogue; attention tile by tile with an online softmax and the padding
+   mask applied in the tile (no [B, H, L, S] matrix); bias + activation after the
+   first feed-forward GEMM; residual add + LayerNorm fused; every intermediate
+   buffer from one workspace. It is taken where PyTorch would take it: module
+   in eval mode, batch_first, no gradient needed (grad mode off, or nothing
+   involved requires grad), relu or gelu, norm1.eps == norm2.eps, no attn_mask
+   (src_mask), an even number of heads, float32 or float64. Otherwise the
+   regular path runs and gives the same values (within float rounding).
+   ct_transformer_fastpath_why_not() says why the last call on this thread did
+   not take it (PyTorch's reasons, word for word), or "" when it did.
+
+   Nested batches: with a key padding mask, ct_transformer_encoder_forward packs
+   the real tokens ([total_tokens, d_model]) before the first layer, as
+   PyTorch's enable_nested_tensor does: projections and feed-forward layers run
+   on real tokens only, attention runs per sequence on its own length, and the
+   result comes back padded with zeros at the padded positions (then the final
+   norm, if any, runs on the padded tensor, so those positions hold its bias,
+   as in PyTorch). The padded result always has the input's sequence length
+   (PyTorch 1.13 trims it to the longest sequence; 2.x keeps it).
+   ========================================================================== */
+typedef struct ct_mha_options {
+    double dropout;          /* dropout on the attention weights in training mode; 0: none */
+    int no_bias;             /* PyTorch's bias=False */
+    int add_bias_kv;         /* learned bias_k, bias_v [1, 1, E] appended to key and value */
+    int add_zero_attn;       /* a zero key/value appended after the head split */
+    int64_t kdim, vdim;      /* 0: embed_dim. Different from embed_dim: separate q/k/v weights */
+    int batch_first;         /* [N, L, E] instead of [L, N, E] */
+} ct_mha_options;
+/* nn.MultiheadAttention(embed_dim, num_heads, ...). Parameters (PyTorch's order):
+   in_proj_weight [3E, E] (or q_proj_weight, k_proj_weight, v_proj_weight),
+   in_proj_bias [3E], bias_k, bias_v, out_proj.weight, out_proj.bias.
+   ct_forward(m, x) is self-attention without weights; ct_forward_n(m, 3, {q, k, v}). */
+CTENSOR_API ct_module *ct_nn_multihead_attention(int64_t embed_dim, int64_t num_heads, const ct_mha_options *o);
+typedef struct ct_mha_args {
+    const ct_tensor *key_padding_mask;  /* [N, S] ([S] unbatched): bool (true: ignore that key) or float (added); NULL */
+    const ct_tensor *attn_mask;         /* [L, S] or [N * num_heads, L, S]: bool (true: not allowed) or float (added); NULL */
+    int is_causal;                      /* causal mask (query i sees keys <= i); with attn_mask NULL it is built here */
+    int per_head_weights;               /* PyTorch's average_attn_weights=False: weights [N, H, L, S] */
+} ct_mha_args;
+/* attn_output, attn_weights = mha(query, key, value, ...). query [N, L, E] with
+   batch_first ([L, N, E] otherwise, [L, E] unbatched), key and value [N, S, kdim/vdim].
+   The weights are computed when attn_weights is not NULL (PyTorch's need_weights):
+   [N, L, S] averaged over heads, [N, H, L, S] with per_head_weights. a may be NULL.
+   A query row whose keys are all masked gives NaN, as in PyTorch. */
+CTENSOR_API ct_tensor *ct_mha_forward(ct_module *m, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                      const ct_mha_args *a, ct_tensor **attn_weights);
+/* F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal) (PyTorch 2.0):
+   q [..., L, E], k [..., S, E], v [..., S, Ev]; attn_mask bool (true: take part, as
+   in PyTorch 2.0) or float (added), broadcast to [..., L, S]; NULL for none.
+   softmax(q k^T / sqrt(E) + mask) v. Without grad it runs the fused tiled kernel. */
+CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
+                                                       const ct_tensor *attn_mask, double dropout_p, int is_causal);
+
+typedef struct ct_transformer_layer_options {
+    int64_t dim_feedforward;    /* 0: 2048 */
+    double dropout;             /* 0: 0.1; CT_ZERO: none */
+    const char *activation;     /* NULL or "relu" (default), "gelu" */
+    double layer_norm_eps;      /* 0: 1e-5 */
+    int batch_first;            /* [N, S, E] instead of [S, N, E] (the fastpath needs it) */
+    int norm_first;             /* pre-norm: x + sa(norm1(x)), x + ff(norm2(x)) */
+} ct_transformer_layer_options;
+/* nn.TransformerEncoderLayer(d_model, nhead, ...): children self_attn, linear1,
+   dropout, linear2, norm1, norm2, dropout1, dropout2. o may be NULL. */
+CTENSOR_API ct_module *ct_nn_transformer_encoder_layer(int64_t d_model, int64_t nhead, const ct_transformer_layer_options *o);
+/* nn.TransformerDecoderLayer: self_attn, multihead_attn, linear1, dropout, linear2,
+   norm1, norm2, norm3, dropout1, dropout2, dropout3. */
+CTENSOR_API ct_module *ct_nn_transformer_decoder_layer(int64_t d_model, int64_t nhead, const ct_transformer_layer_options *o);
+/* nn.TransformerEncoder(layer, num_layers, norm): layers.0 ... layers.<n-1> are
+   copies of layer (same values, as PyTorch's deepcopy), then norm. Takes
+   ownership of layer and norm (NULL: no final norm). enable_nested_tensor is on;
+   ct_nn_transformer_encoder_ex can turn it (and the left-alignment check) off. */
+CTENSOR_API ct_module *ct_nn_transformer_encoder(ct_module *encoder_layer, int num_layers, ct_module *norm);
+typedef struct ct_transformer_encoder_options {
+    int no_nested_tensor;       /* PyTorch's enable_nested_tensor=False */
+    int no_mask_check;          /* PyTorch's mask_check=False */
+} ct_transformer_encoder_options;
+CTENSOR_API ct_module *ct_nn_transformer_encoder_ex(ct_module *encoder_layer, int num_layers, ct_module *norm,
+                                                    const ct_transformer_encoder_options *o);
+CTENSOR_API ct_module *ct_nn_transformer_decoder(ct_module *decoder_layer, int num_layers, ct_module *norm);
+typedef struct ct_transformer_options {
+    int64_t num_encoder_layers, num_decoder_layers;   /* 0: 6 and 6; CT_TRANSFORMER_NONE: no layers */
+    ct_transformer_layer_options layer;               /* per-layer settings (dim_feedforward, dropout, ...) */
+} ct_transformer_options;
+#define CT_TRANSFORMER_NONE (-1)
+/* nn.Transformer(d_model, nhead, ...): encoder (with a final LayerNorm) and decoder
+   (with one); every parameter with more than one dim is then xavier_uniform_, as
+   PyTorch's _reset_parameters does. d_model 0: 512, nhead 0: 8. */
+CTENSOR_API ct_module *ct_nn_transformer(int64_t d_model, int64_t nhead, const ct_transformer_options *o);
+/* Forward functions. Masks as ct_mha_forward's: src_mask / tgt_mask / memory_mask
+   [L, S] or [N * nhead, L, S]; key padding masks [N, S] bool or float. NULL: none.
+   The encoder functions accept an encoder layer or an encoder; ct_forward(m, x)
+   on either is forward(x) with no masks. */
+CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src, const ct_tensor *mask,
+                                                      const ct_tensor *src_key_padding_mask);
+typedef struct ct_transformer_decoder_args {
+    const ct_tensor *tgt_mask, *memory_mask, *tgt_key_padding_mask, *memory_key_padding_mask;
+} ct_transformer_decoder_args;
+CTENSOR_API ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt, const ct_tensor *memory,
+                                                      const ct_transformer_decoder_args *a);
+typedef struct ct_transformer_args {
+    const ct_tensor *src_mask, *tgt_mask, *memory_mask;
+    const ct_tensor *src_key_padding_mask, *tgt_key_padding_mask, *memory_key_padding_mask;
+} ct_transformer_args;
+/* nn.Transformer.forward(src, tgt, ...). ct_forward_n(m, 2, {src, tgt}) too. */
+CTENSOR_API ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *tgt,
+                                              const ct_transformer_args *a);
+/* nn.Transformer.generate_square_subsequent_mask(sz): float [sz, sz], -inf above
+   the diagonal, 0 elsewhere (default dtype). */
+CTENSOR_API ct_tensor *ct_nn_transformer_square_subsequent_mask(int64_t sz);
+
+/* The fastpath switch (torch.backends.mha.set_fastpath_enabled, PyTorch 2.x),
+   process-wide, on by default, and why the last call on this thread did not
+   take it ("" when it did). */
+CTENSOR_API void ct_set_transformer_fastpath(int enabled);
+CTENSOR_API int ct_get_transformer_fastpath(void);
+CTENSOR_API const char *ct_transformer_fastpath_why_not(void);
+
+/* Nested (packed) batches: the real tokens of a padded batch, sequence after
+   sequence. values [total_tokens, d] and lengths (int64 [B]) are ordinary
+   scope-managed tensors. ct_nested_from_mask takes a padded [B, S, d] batch and
+   a key padding mask [B, S] (true at padding, PyTorch's convention for
+   src_key_padding_mask) whose real tokens come first in each row (left-aligned);
+   an error otherwise. */
+typedef struct ct_nested {
+    ct_tensor *values;          /* [total_tokens, d] */
+    ct_tensor *lengths;         /* int64 [B] */
+    int64_t max_len;            /* the padded length it came from */
+} ct_nested;
+CTENSOR_API ct_status ct_nested_from_mask(const ct_tensor *padded, const ct_tensor *key_padding_mask, ct_nested *out);
+/* [B, max_len, d] with padding_value at padded positions (PyTorch's to_padded_tensor). */
+CTENSOR_API ct_tensor *ct_nested_to_padded(const ct_nested *n, double padding_value);
+/* An encoder or encoder layer on a nested batch, on the fastpath (eval mode, no
+   grad; an error naming the reason otherwise); the result stays nested. The
+   encoder's final norm, if any, runs on the real tokens only. */
+CTENSOR_API ct_status ct_transformer_encoder_forward_nested(ct_module *m, const ct_nested *src, ct_nested *out);
+
+/* Incremental decoding with a KV cache (decoder-only, GPT-style models built from
+   batch_first encoder layers with causal self-attention). The cache holds each
+   layer's keys and values for the positions seen so far (up to max_len).
+   ct_transformer_decode runs x [B, T, d_model] (the next T positions of each
+   sequence) through an encoder layer or an encoder, causally attending to the
+   cached positions and to each other, appends their keys and values, and
+   returns [B, T, d_model]: what the full causal forward of the whole sequence
+   gives at those positions. The fused kernels run it; no grad is recorded. */
+typedef struct ct_kv_cache ct_kv_cache;
+CTENSOR_API ct_kv_cache *ct_kv_cache_new(const ct_module *encoder_or_layer, int64_t batch, int64_t max_len);
+CTENSOR_API void ct_kv_cache_reset(ct_kv_cache *c);      /* back to length 0 */
+CTENSOR_API int64_t ct_kv_cache_len(const ct_kv_cache *c);
+CTENSOR_API void ct_kv_cache_free(ct_kv_cache *c);
+CTENSOR_API ct_tensor *ct_transformer_decode(ct_module *m, const ct_tensor *x, ct_kv_cache *cache);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_module *ct_nn_multihead_attention(int64_t e, int64_t h, const ct_mha_options &o) { return ct_nn_multihead_attention(e, h, &o); }
+static inline ct_module *ct_nn_transformer_encoder_layer(int64_t d, int64_t h, const ct_transformer_layer_options &o) { return ct_nn_transformer_encoder_layer(d, h, &o); }
+static inline ct_module *ct_nn_transformer_decoder_layer(int64_t d, int64_t h, const ct_transformer_layer_options &o) { return ct_nn_transformer_decoder_layer(d, h, &o); }
+static inline ct_module *ct_nn_transformer(int64_t d, int64_t h, const ct_transformer_options &o) { return ct_nn_transformer(d, h, &o); }
+extern "C" {
+#endif
 
 /* [section: data-api] */
 
