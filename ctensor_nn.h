@@ -12524,20 +12524,7 @@ typedef struct ct__att_job {
                 if (j->act == 2) ct__tf_gelu_row_##SUF(out, E);                                                        \
                 continue;                                                                                              \
             }                                                                                                          \
-            double s = 0;                                                                                              \
-            for (int64_t c = 0; c < E; c++) {                                                                          \
-                T z = y[c] + (res ? res[c] : (T)0) + (j->bias ? j->bias[c] : (T)0);                                    \
-                out[c] = z;                                                                                            \
-                s += (double)z;                                                                                        \
-            }                                                                                                          \
-            if (!j->ln) continue;                                                                                      \
-            double mean = s / (double)E, v = 0;                                                                        \
-            for (int64_t c = 0; c < E; c++) { double dz = (double)out[c] - mean; v += dz * dz; }                       \
-            double rstd = 1.0 / sqrt(v / (double)E + j->eps);                                                          \
-            for (int64_t c = 0; c < E; c++) {                                                                          \
-                T z = (T)(((double)out[c] - mean) * rstd);                                                             \
-                out[c] = (j->g ? z * j->g[c] : z) + (j->be ? j->be[c] : (T)0);                                         \
-            }                                                                                                          \
+            ct__tf_row_##SUF(res, y, j->bias, j->g, j->be, j->eps, j->ln, out, E);                                     \
         }                                                                                                              \
     }                                                                                                                  \
     static void ct__rp_##SUF(int64_t rows, int64_t E, const T *res, const T *y, const T *bias, const T *g, const T *be, \
@@ -12546,6 +12533,77 @@ typedef struct ct__att_job {
         ct__nn_par_for(rows, (8192 + E - 1) / (E > 0 ? E : 1), ct__rp_rows_##SUF, &j);                                 \
     }
 
+/* out = [LN]([res +] y [+ bias]) over one row of E; float32 sums in vector lanes */
+static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const float *bias, const float *g, const float *be,
+                                      double eps, int ln, float *out, int64_t E) {
+    int64_t c = 0;
+    float s = 0;
+#if defined(CT__HAVE_VEC)
+    ct__vf vs = CT__VSPLAT(0.0f);
+    for (; c + CT__VL <= E; c += CT__VL) {
+        ct__vf z, t;
+        memcpy(&z, y + c, sizeof z);
+        if (res) { memcpy(&t, res + c, sizeof t); z += t; }
+        if (bias) { memcpy(&t, bias + c, sizeof t); z += t; }
+        memcpy(out + c, &z, sizeof z);
+        vs += z;
+    }
+    for (int q = 0; q < CT__VL; q++) s += vs[q];
+#endif
+    for (; c < E; c++) {
+        float z = y[c] + (res ? res[c] : 0.0f) + (bias ? bias[c] : 0.0f);
+        out[c] = z;
+        s += z;
+    }
+    if (!ln) return;
+    float mean = s / (float)E, v = 0;
+    c = 0;
+#if defined(CT__HAVE_VEC)
+    ct__vf vv = CT__VSPLAT(0.0f), vm = CT__VSPLAT(mean);
+    for (; c + CT__VL <= E; c += CT__VL) {
+        ct__vf z;
+        memcpy(&z, out + c, sizeof z);
+        z -= vm;
+        vv += z * z;
+    }
+    for (int q = 0; q < CT__VL; q++) v += vv[q];
+#endif
+    for (; c < E; c++) { float d = out[c] - mean; v += d * d; }
+    float rstd = (float)(1.0 / sqrt((double)v / (double)E + eps));
+    c = 0;
+#if defined(CT__HAVE_VEC)
+    ct__vf vr = CT__VSPLAT(rstd);
+    for (; c + CT__VL <= E; c += CT__VL) {
+        ct__vf z, t;
+        memcpy(&z, out + c, sizeof z);
+        z = (z - vm) * vr;
+        if (g) { memcpy(&t, g + c, sizeof t); z *= t; }
+        if (be) { memcpy(&t, be + c, sizeof t); z += t; }
+        memcpy(out + c, &z, sizeof z);
+    }
+#endif
+    for (; c < E; c++) {
+        float z = (out[c] - mean) * rstd;
+        out[c] = (g ? z * g[c] : z) + (be ? be[c] : 0.0f);
+    }
+}
+static void ct__tf_row_f64(const double *res, const double *y, const double *bias, const double *g, const double *be,
+                           double eps, int ln, double *out, int64_t E) {
+    double s = 0;
+    for (int64_t c = 0; c < E; c++) {
+        double z = y[c] + (res ? res[c] : 0.0) + (bias ? bias[c] : 0.0);
+        out[c] = z;
+        s += z;
+    }
+    if (!ln) return;
+    double mean = s / (double)E, v = 0;
+    for (int64_t c = 0; c < E; c++) { double d = out[c] - mean; v += d * d; }
+    double rstd = 1.0 / sqrt(v / (double)E + eps);
+    for (int64_t c = 0; c < E; c++) {
+        double z = (out[c] - mean) * rstd;
+        out[c] = (g ? z * g[c] : z) + (be ? be[c] : 0.0);
+    }
+}
 static CT__TF_FPC void ct__tf_gelu_row_f32(float *x, int64_t n) {
     int64_t i = 0;
 #if defined(CT__HAVE_VEC)
