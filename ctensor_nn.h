@@ -12121,6 +12121,8 @@ static ct_tensor *ct__dec_layer_regular(ct_module *L, ct_tensor *x, const ct_ten
     x = ct_forward(n2, ct_add(x, ct__attn_block(L, "multihead_attn", "dropout2", x, mem, mm, mk)));
     return ct_forward(n3, ct_add(x, ct__ff_block(L, x, "dropout3")));
 }
+/* torch.is_grad_enabled(): off under no_grad and under inference mode */
+static int ct__tf_grad_on(void) { return ct_is_grad_enabled() && !ct_is_inference_mode_enabled(); }
 /* does any parameter of m (recursively) require grad? */
 static int ct__any_param_grad(const ct_module *m) {
     for (int i = 0; i < m->nparams; i++)
@@ -12141,7 +12143,7 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
     else if (src->dtype != CT_FLOAT32 && src->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(src->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("src_key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
-    else if (ct_is_grad_enabled() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
+    else if (ct__tf_grad_on() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
     else if (ct__mparam(L->children[0].module, "in_proj_weight")->dtype != src->dtype)
         ct__tf_set_why("dtypes of src (%s) and the layer's weights (%s) don't match", ct_dtype_name(src->dtype),
@@ -12853,7 +12855,7 @@ static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k,
     else if (im->H % 2 == 1) ct__tf_set_why("num_heads is odd");
     else if (q->dtype != CT_FLOAT32 && q->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(q->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
-    else if (ct_is_grad_enabled() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
+    else if (ct__tf_grad_on() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
     return ct__tf_why[0] == 0;
 }
@@ -13083,7 +13085,7 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
     int s = ct_scope_begin();
     ct_tensor *r;
     int fused = !mask && p == 0.0 && (q->dtype == CT_FLOAT32 || q->dtype == CT_FLOAT64) && Ev == E &&
-                !(ct_is_grad_enabled() && (ct_get_requires_grad(q) || ct_get_requires_grad(k) || ct_get_requires_grad(v)));
+                !(ct__tf_grad_on() && (ct_get_requires_grad(q) || ct_get_requires_grad(k) || ct_get_requires_grad(v)));
     if (fused) {
         int64_t BH = 1;
         for (int i = 0; i < nd - 2; i++) BH *= q->shape[i];
