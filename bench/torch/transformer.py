@@ -1,4 +1,5 @@
 """PyTorch twin of bench/transformer.c: same cases, same output lines (issue 11).
+The thread count of a case is applied to OpenBLAS too (as bench/torch/gemm.py does).
 
 A BERT-base encoder layer: nn.TransformerEncoderLayer(768, 12, dim_feedforward=3072,
 batch_first=True), eval mode, dropout off by eval; input [8, 128, 768] float32 with a
@@ -35,6 +36,7 @@ import torch
 import torch.nn.functional as F
 
 import ctbench
+from gemm import openblas_threads
 
 B, S, D, H, FF = 8, 128, 768, 12, 3072
 PADDINGS = (0, 50, 75)
@@ -71,6 +73,9 @@ def main():
     warnings.filterwarnings("ignore", message="The PyTorch API of nested tensors")
     ctbench.begin("transformer")
     ctbench.set_threads(1)
+    # PyTorch's addmm calls OpenBLAS, whose own thread pool torch.set_num_threads does
+    # not size (by default it takes every core): each case gives it its thread count
+    print("# OpenBLAS threads set with each case's thread count: %s" % ("yes" if openblas_threads(1) else "no (not found)"))
     torch.manual_seed(0)
     x = torch.randn(B, S, D)
     layers = {}
@@ -108,6 +113,7 @@ def main():
                      "ok" if ok else "WRONG"))
     for t in (1, 2):
         ctbench.set_threads(t)
+        openblas_threads(t)
         for padding in PADDINGS:
             lens = lengths_for(padding)
             T = sum(lens)
