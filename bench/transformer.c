@@ -57,13 +57,17 @@ static void run_regular(void *u) {
     CT_SCOPE CT_NO_GRAD { ct_transformer_encoder_forward(j->layer, j->x, NULL, j->mask); }
     ct_set_transformer_fastpath(1);
 }
+/* The fused cases run in inference mode and, inside it, no grad: PyTorch's inference_mode
+   turns grad mode off (torch.is_grad_enabled() is False there), ctensor's CT_INFERENCE_MODE
+   leaves ct_is_grad_enabled() as it was, and the fastpath asks that (its condition "grad
+   is enabled and ... requires_grad", with the layer's parameters requiring grad). */
 static void run_fastpath(void *u) {
     job *j = (job *)u;
-    CT_SCOPE CT_INFERENCE_MODE { ct_transformer_encoder_forward(j->layer, j->x, NULL, j->mask); }
+    CT_SCOPE CT_NO_GRAD CT_INFERENCE_MODE { ct_transformer_encoder_forward(j->layer, j->x, NULL, j->mask); }
 }
 static void run_nested(void *u) {
     job *j = (job *)u;
-    CT_SCOPE CT_INFERENCE_MODE { ct_transformer_encoder_forward(j->enc, j->x, NULL, j->mask); }
+    CT_SCOPE CT_NO_GRAD CT_INFERENCE_MODE { ct_transformer_encoder_forward(j->enc, j->x, NULL, j->mask); }
 }
 static void run_gemms(void *u) {
     job *j = (job *)u;
@@ -105,14 +109,14 @@ static int check(job *j, const char *act, int padding, const int64_t *len) {
     int ok = 1;
     CT_SCOPE {
         ct_tensor *reg = NULL, *fast = NULL, *nest = NULL;
-        char why_reg[160], why_fast[160], why_nest[160];
+        char why_reg[256], why_fast[256], why_nest[256];
         ct_set_transformer_fastpath(0);
         CT_NO_GRAD { reg = ct_contiguous(ct_transformer_encoder_forward(j->layer, j->x, NULL, j->mask)); }
         snprintf(why_reg, sizeof why_reg, "%s", ct_transformer_fastpath_why_not());
         ct_set_transformer_fastpath(1);
-        CT_INFERENCE_MODE { fast = ct_contiguous(ct_transformer_encoder_forward(j->layer, j->x, NULL, j->mask)); }
+        CT_NO_GRAD CT_INFERENCE_MODE { fast = ct_contiguous(ct_transformer_encoder_forward(j->layer, j->x, NULL, j->mask)); }
         snprintf(why_fast, sizeof why_fast, "%s", ct_transformer_fastpath_why_not());
-        CT_INFERENCE_MODE { nest = ct_contiguous(ct_transformer_encoder_forward(j->enc, j->x, NULL, j->mask)); }
+        CT_NO_GRAD CT_INFERENCE_MODE { nest = ct_contiguous(ct_transformer_encoder_forward(j->enc, j->x, NULL, j->mask)); }
         snprintf(why_nest, sizeof why_nest, "%s", ct_transformer_fastpath_why_not());
         if (!reg || !fast || !nest) printf("# check: %s pad %d%%: a path failed: %s\n", act, padding, ct_last_error());
         int shapes = nest && ct_numel(nest) == (int64_t)B * S * D && fast && ct_numel(fast) == (int64_t)B * S * D;
