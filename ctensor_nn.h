@@ -12135,7 +12135,7 @@ static int ct__any_param_grad(const ct_module *m) {
 static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *mask, const ct_tensor *kpm, int nested) {
     const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
     ct__tf_why[0] = 0;
-    if (ct__tf_disabled) ct__tf_set_why("the fastpath is disabled (ct_set_transformer_fastpath(0))");
+    if (ct__tf_disabled) ct__tf_set_why("torch.backends.mha.get_fastpath_enabled() was not True");
     else if (!nested && src->ndim != 3) ct__tf_set_why("input not batched; expected src.dim() of 3 but got %d", src->ndim);
     else if (L->training) ct__tf_set_why("training is enabled");
     else if (!im->batch_first) ct__tf_set_why("self_attn.batch_first was not True");
@@ -12501,8 +12501,8 @@ static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane
                         memcpy(o + 6 * hdp + c, &a6, sizeof a6); memcpy(o + 7 * hdp + c, &a7, sizeof a7);              \
                     }                                                                                                  \
                 }                                                                                                      \
-                for (int r = 0; r < qn; r++) { /* a row with no key left gives 0 (PyTorch's fused kernels too) */      \
-                    T inv = ls[r] > 0 ? (T)1 / ls[r] : (T)0;                                                           \
+                for (int r = 0; r < qn; r++) { /* a row with no key left gives NaN, as PyTorch's softmax */           \
+                    T inv = ls[r] > 0 ? (T)1 / ls[r] : (T)NAN;                                                         \
                     for (int64_t d = 0; d < hd; d++) ob[(i0 + r) * ldo + d] = o[r * hdp + d] * inv;                    \
                 }                                                                                                      \
             }                                                                                                          \
@@ -12878,7 +12878,7 @@ static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k,
     const ct__mha_impl *im = (const ct__mha_impl *)m->impl;
     const ct_tensor *kpm = a ? a->key_padding_mask : NULL;
     ct__tf_why[0] = 0;
-    if (ct__tf_disabled) ct__tf_set_why("the fastpath is disabled (ct_set_transformer_fastpath(0))");
+    if (ct__tf_disabled) ct__tf_set_why("torch.backends.mha.get_fastpath_enabled() was not True");
     else if (q->ndim != 3) ct__tf_set_why("input not batched; expected query.dim() of 3 but got %d", q->ndim);
     else if (q != k || k != v) ct__tf_set_why("non-self attention was used (query, key, and value are not the same Tensor)");
     else if (m->training) ct__tf_set_why("training is enabled");
