@@ -95,6 +95,7 @@ static const conf_op *const conf_families[] = {
     conf_ops_nn_loss,
     conf_ops_complex,
     conf_ops_nn_resample,
+    conf_ops_nn_transformer,
 };
 
 static int n_pass, n_fail, n_skip, verbose;
