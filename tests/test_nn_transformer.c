@@ -27,6 +27,15 @@
     } while (0)
 
 /* ---- helpers ---- */
+/* 1 when the constructor succeeded (what it built is freed: a failing check leaks nothing) */
+static int built(ct_module *m) {
+    ct_module_free(m);
+    return m != NULL;
+}
+static int built_cache(ct_kv_cache *c) {
+    ct_kv_cache_free(c);
+    return c != NULL;
+}
 static const char *const WHY_GRAD =
     "grad is enabled and at least one of query or the input/output projection weights or biases requires_grad";
 
@@ -506,9 +515,9 @@ TEST(test_kv_cache_errors) {
         CHECK_FAILS(ct_transformer_decode(other, RANDN(CT_FLOAT32, 101, 2, 1, 8), c), "");
         ct_module_free(other);
     }
-    CHECK_FAILS(ct_kv_cache_new(m, 2, 0), "");
+    CHECK_FAILS(built_cache(ct_kv_cache_new(m, 2, 0)), "");
     ct_module *mha = ct_nn_multihead_attention(8, 2, NULL);
-    CHECK_FAILS(ct_kv_cache_new(mha, 2, 4), "");
+    CHECK_FAILS(built_cache(ct_kv_cache_new(mha, 2, 4)), "");
     ct_module_free(mha);
     ct_kv_cache_free(c);
     ct_kv_cache_free(NULL);
@@ -517,12 +526,12 @@ TEST(test_kv_cache_errors) {
 
 /* ---- errors: PyTorch's messages ---- */
 TEST(test_errors) {
-    CHECK_FAILS(ct_nn_transformer_encoder_layer(10, 4, NULL), "embed_dim must be divisible by num_heads");
-    CHECK_FAILS(ct_nn_transformer_decoder_layer(6, 4, NULL), "embed_dim must be divisible by num_heads");
-    CHECK_FAILS(ct_nn_multihead_attention(10, 3, NULL), "embed_dim must be divisible by num_heads");
-    CHECK_FAILS(ct_nn_multihead_attention(8, 0, NULL), "");
+    CHECK_FAILS(built(ct_nn_transformer_encoder_layer(10, 4, NULL)), "embed_dim must be divisible by num_heads");
+    CHECK_FAILS(built(ct_nn_transformer_decoder_layer(6, 4, NULL)), "embed_dim must be divisible by num_heads");
+    CHECK_FAILS(built(ct_nn_multihead_attention(10, 3, NULL)), "embed_dim must be divisible by num_heads");
+    CHECK_FAILS(built(ct_nn_multihead_attention(8, 0, NULL)), "");
     ct_transformer_layer_options o = lopt(16, "tanh", 0, 1);
-    CHECK_FAILS(ct_nn_transformer_encoder_layer(8, 2, &o), "activation should be relu/gelu, not tanh");
+    CHECK_FAILS(built(ct_nn_transformer_encoder_layer(8, 2, &o)), "activation should be relu/gelu, not tanh");
     ct_mha_options mo;
     memset(&mo, 0, sizeof mo);
     ct_module *m = ct_nn_multihead_attention(8, 2, &mo);
