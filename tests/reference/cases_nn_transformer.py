@@ -393,7 +393,7 @@ def enc_layer_case(w, name, dtype, d=8, h=2, ff=16, N=2, S=5, act="relu", eps=1e
         with torch.no_grad():
             fast = forward(m, *inputs)
         reg = forward(m, *inputs).detach()
-        assert torch.allclose(fast, reg, rtol=1e-5, atol=1e-5), (name, (fast - reg).abs().max())
+        assert torch.allclose(fast, reg, rtol=1e-5, atol=1e-5, equal_nan=True), (name, (fast - reg).abs().max())
 
     module_case(w, name, "nn.TransformerEncoderLayer", build, ins, req, forward, args, dtype, eval_mode=eval_mode,
                 no_grad=no_grad, weight_grads=weight_grads, expect_error=expect_error, note=note, check=check)
@@ -576,6 +576,8 @@ def layer_cases(w):
                            eval_mode=True, no_grad=True, note=fast)
     enc_layer_case(w, "enc_layer_fastpath_kpm_f32", F32, bf=True, d=16, h=4, N=3, S=6, kpm=lens_b([6, 2, 4]),
                    eval_mode=True, no_grad=True, note=fast)
+    enc_layer_case(w, "enc_layer_fastpath_empty_row_f32", F32, bf=True, N=3, kpm=lens_b([5, 0, 2]), eval_mode=True,
+                   no_grad=True, note=fast + "; a row that is all padding gives NaN there (its keys are all masked)")
     enc_layer_case(w, "enc_layer_eval_nograd_seq_first_f64", F64, bf=False, kpm=lens_b([5, 3]), eval_mode=True,
                    no_grad=True, note="batch_first False: the regular path in PyTorch")
     enc_layer_case(w, "enc_layer_eval_nograd_src_mask_f64", F64, bf=True, src_mask=lambda N, S, dt: causal_bool(S),
@@ -605,6 +607,8 @@ def layer_cases(w):
                  no_grad=True, note=nested)
         enc_case(w, "encoder_nested_%s_f32" % act, F32, act=act, d=16, h=4, S=6, kpm=lens_b([3, 6, 1]),
                  eval_mode=True, no_grad=True, note=nested)
+    enc_case(w, "encoder_nested_empty_row_f64", F64, kpm=lens_b([5, 0, 2]), eval_mode=True, no_grad=True,
+             note=nested + "; a row that is all padding holds the norm's bias everywhere")
     enc_case(w, "encoder_nested_no_norm_f64", F64, norm=False, kpm=lens_b([4, 5, 1]), eval_mode=True, no_grad=True,
              note=nested + "; no final norm: exact zeros")
     enc_case(w, "encoder_nested_off_f64", F64, kpm=lens_b([5, 2, 3]), eval_mode=True, no_grad=True,
