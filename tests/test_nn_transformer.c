@@ -663,6 +663,47 @@ TEST(test_training_backward) {
     ct_module_free(t);
 }
 
+/* the same seed gives PyTorch's initial values (torch.manual_seed(0) before each constructor) */
+TEST(test_init_matches_pytorch) {
+    ct_manual_seed(0);
+    ct_module *m = ct_nn_multihead_attention(8, 2, NULL);
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "in_proj_weight"), 0, 0), 0, 0, 3), ((double[]){0.17017828, 0.35877240, 0.37681082}), 3, 1e-6);
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "out_proj.weight"), 0, 0), 0, 0, 3), ((double[]){-0.00264699, 0.18966144, -0.29099038}), 3, 1e-6);
+    CHECK_VALUES(ct_narrow(ct_module_get(m, "in_proj_bias"), 0, 0, 2), ((double[]){0, 0}), 2, 0);
+    ct_module_free(m);
+    ct_mha_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.add_bias_kv = 1;
+    mo.kdim = 5;
+    mo.vdim = 3;
+    ct_manual_seed(0);
+    m = ct_nn_multihead_attention(8, 2, &mo);
+    CHECK(m && !ct_module_get(m, "in_proj_weight"));
+    ct_clear_error();
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "k_proj_weight"), 0, 0), 0, 0, 3), ((double[]){0.01888109, -0.05860818, 0.13749108}), 3, 1e-6);
+    CHECK_VALUES(ct_narrow(ct_flatten(ct_module_get(m, "bias_k"), 0, -1), 0, 0, 3), ((double[]){0.47520059, 0.84259528, -0.20027523}), 3, 1e-6);
+    ct_module_free(m);
+    ct_transformer_layer_options o = lopt(16, NULL, 0, 0);
+    ct_manual_seed(0);
+    m = ct_nn_transformer_encoder_layer(8, 2, &o);
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "self_attn.in_proj_weight"), 0, 0), 0, 0, 3), ((double[]){0.17017828, 0.35877240, 0.37681082}), 3, 1e-6);
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "linear1.weight"), 0, 0), 0, 0, 3), ((double[]){0.12824199, -0.11807258, -0.09879984}), 3, 1e-6);
+    CHECK_VALUES(ct_narrow(ct_module_get(m, "linear2.bias"), 0, 0, 3), ((double[]){-0.06372598, -0.16363642, -0.08966804}), 3, 1e-6);
+    ct_module_free(m);
+    ct_transformer_options to;
+    memset(&to, 0, sizeof to);
+    to.num_encoder_layers = 1;
+    to.num_decoder_layers = 1;
+    to.layer = lopt(16, NULL, 0, 0);
+    ct_manual_seed(0);
+    m = ct_nn_transformer(8, 2, &to);   /* then xavier_uniform_ on every matrix, in parameter order */
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "encoder.layers.0.self_attn.in_proj_weight"), 0, 0), 0, 0, 3),
+                 ((double[]){0.38422978, 0.40284890, -0.04131941}), 3, 1e-6);
+    CHECK_VALUES(ct_narrow(ct_select(ct_module_get(m, "decoder.layers.0.linear1.weight"), 0, 0), 0, 0, 3),
+                 ((double[]){0.06189811, -0.44083977, 0.41639334}), 3, 1e-6);
+    ct_module_free(m);
+}
+
 TEST(test_memory_flat) {
     ct_module *l = enc_layer(8, 2, 16, "relu", 0, 1, CT_FLOAT32, 130);
     ct_module *e = encoder(8, 2, 16, "gelu", 0, 2, 1, CT_FLOAT32, 131);
@@ -717,6 +758,7 @@ int main(void) {
     RUN(test_errors);
     RUN(test_mha_shapes_and_causal);
     RUN(test_training_backward);
+    RUN(test_init_matches_pytorch);
     RUN(test_memory_flat);
     return ct_t_summary();
 }
