@@ -311,6 +311,64 @@ TEST(test_why_not) {
     ct_module_free(odd);
 }
 
+/* MultiheadAttention's own reasons (PyTorch's MultiheadAttention.forward) */
+static const char *mha_why(ct_module *m, const ct_tensor *q, const ct_tensor *k, const ct_mha_args *a, int grad) {
+    int pg = ct_set_grad_enabled(grad);
+    ct_tensor *y = ct_mha_forward(m, q, k, k, a, NULL);
+    ct_set_grad_enabled(pg);
+    CT_T_REPORT(y != NULL, "mha forward: %s", ct_last_error());
+    return ct_transformer_fastpath_why_not();
+}
+TEST(test_why_not_mha) {
+    ct_mha_options o;
+    memset(&o, 0, sizeof o);
+    o.batch_first = 1;
+    ct_module *m = ct_nn_multihead_attention(8, 2, &o);
+    o.add_bias_kv = 1;
+    ct_module *kv = ct_module_eval(ct_nn_multihead_attention(8, 2, &o));
+    o.add_bias_kv = 0;
+    o.add_zero_attn = 1;
+    ct_module *za = ct_module_eval(ct_nn_multihead_attention(8, 2, &o));
+    o.add_zero_attn = 0;
+    ct_module *odd = ct_module_eval(ct_nn_multihead_attention(9, 3, &o));
+    o.batch_first = 0;
+    ct_module *sf = ct_module_eval(ct_nn_multihead_attention(8, 2, &o));
+    CHECK(m && kv && za && odd && sf);
+    if (m && kv && za && odd && sf) {
+        ct_tensor *x = ct_randn(CT_FLOAT32, 2, 3, 8), *y = ct_randn(CT_FLOAT32, 2, 3, 8), *x9 = ct_randn(CT_FLOAT32, 2, 3, 9);
+        ct_mha_args a;
+        memset(&a, 0, sizeof a);
+        CHECK_STR(mha_why(m, x, x, &a, 0), "training is enabled");
+        ct_module_eval(m);
+        CHECK_STR(mha_why(m, x, x, &a, 0), "");
+        CHECK_STR(mha_why(m, x, y, &a, 0), "non-self attention was used (query, key, and value are not the same Tensor)");
+        CHECK_STR(mha_why(sf, x, x, &a, 0), "batch_first was not True");
+        CHECK_STR(mha_why(kv, x, x, &a, 0), "self.bias_k was not None");
+        CHECK_STR(mha_why(za, x, x, &a, 0), "add_zero_attn was enabled");
+        CHECK_STR(mha_why(odd, x9, x9, &a, 0), "num_heads is odd");
+        CHECK_STR(mha_why(m, x, x, &a, 1), WHY_GRAD);
+        a.attn_mask = ct_zeros(CT_BOOL, 3, 3);
+        CHECK_STR(mha_why(m, x, x, &a, 0), "attn_mask was not None");
+        a.attn_mask = NULL;
+        static const int64_t len[2] = {3, 1};
+        a.key_padding_mask = kpm_of(2, 3, len);
+        CHECK_STR(mha_why(m, x, x, &a, 0), "");
+        /* the fused and the regular values agree */
+        int pg = ct_set_grad_enabled(0);
+        ct_tensor *f = ct_mha_forward(m, x, x, x, &a, NULL);
+        ct_set_transformer_fastpath(0);
+        ct_tensor *r = ct_mha_forward(m, x, x, x, &a, NULL);
+        ct_set_transformer_fastpath(1);
+        ct_set_grad_enabled(pg);
+        CHECK(maxdiff(f, r, NULL) <= 1e-5);
+    }
+    ct_module_free(m);
+    ct_module_free(kv);
+    ct_module_free(za);
+    ct_module_free(odd);
+    ct_module_free(sf);
+}
+
 /* ---- scaled_dot_product_attention against softmax(q k^T / sqrt(E) + mask) v ---- */
 static ct_tensor *sdpa_ref(ct_tensor *q, ct_tensor *k, ct_tensor *v, ct_tensor *mask, int causal) {
     int64_t L = ct_size(q, -2), S = ct_size(k, -2), E = ct_size(q, -1);
@@ -751,6 +809,7 @@ int main(void) {
     RUN(test_nested_padding_values);
     RUN(test_nested_round_trip);
     RUN(test_why_not);
+    RUN(test_why_not_mha);
     RUN(test_sdpa);
     RUN(test_gradcheck);
     RUN(test_kv_cache);
