@@ -476,6 +476,8 @@ TEST(test_gradcheck) {
         gmha_opts so = {1, 0};
         ok = ct_gradcheck(fn_mha, &so, 1, self, NULL);
         CT_T_REPORT(ok == 1, "gradcheck mha self with masks: %s", ct_last_error());
+        ok = ct_gradgradcheck(fn_mha, &o, 3, in, NULL);   /* composed of differentiable ops: double backward too */
+        CT_T_REPORT(ok == 1, "gradgradcheck mha cross with masks: %s", ct_last_error());
         ct_module_free(GMHA);
     }
     for (int nf = 0; nf < 2; nf++) {
@@ -488,6 +490,8 @@ TEST(test_gradcheck) {
         static const int64_t len[2] = {3, 2};
         ok = ct_gradcheck(fn_layer, kpm_of(2, 3, len), 1, in, NULL);
         CT_T_REPORT(ok == 1, "gradcheck encoder layer norm_first=%d with kpm: %s", nf, ct_last_error());
+        ok = ct_gradgradcheck(fn_layer, NULL, 1, in, NULL);
+        CT_T_REPORT(ok == 1, "gradgradcheck encoder layer norm_first=%d: %s", nf, ct_last_error());
         ct_module_free(GLAYER);
     }
     ct_tensor *qkv[3] = {ct_requires_grad(RANDN(CT_FLOAT64, 72, 2, 3, 4)), ct_requires_grad(RANDN(CT_FLOAT64, 73, 2, 3, 4)),
