@@ -284,6 +284,9 @@ TEST(test_why_not) {
     CHECK_STR(why_after(odd, x9, NULL, NULL, 0), "num_head is odd");
     CHECK_STR(why_after(m, x, causal, NULL, 0), "src_mask is not supported for fastpath");
     CHECK_STR(why_after(m, x, NULL, NULL, 1), WHY_GRAD);
+    CT_INFERENCE_MODE {   /* torch.inference_mode(): grad is off there */
+        CHECK_STR(why_after(m, x, NULL, NULL, 1), "");
+    }
     CHECK_STR(why_after(m, ct_select(x, 0, 0), NULL, NULL, 0), "input not batched; expected src.dim() of 3 but got 2");
     ct_set_transformer_fastpath(0);
     CHECK_STR(why_after(m, x, NULL, NULL, 0), "torch.backends.mha.get_fastpath_enabled() was not True");
