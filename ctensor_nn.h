@@ -12347,9 +12347,13 @@ typedef struct ct__att_job {
 } ct__att_job;
 
 #if defined(CT__HAVE_VEC)
+static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane left unset */
+    ct__vf v = {0};
+    return v + c;
+}
 #  define CT__TF_VF ct__vf
 #  define CT__TF_NLF CT__VL
-#  define CT__TF_SPLATF(x) CT__VSPLAT(x)
+#  define CT__TF_SPLATF(x) ct__tf_vsplat(x)
 #  define CT__TF_EXPF(x) ct__v_exp(x)
 #else
 #  define CT__TF_VF float
@@ -12541,7 +12545,7 @@ static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const fl
     int64_t c = 0;
     float s = 0;
 #if defined(CT__HAVE_VEC)
-    ct__vf vs = CT__VSPLAT(0.0f);
+    ct__vf vs = ct__tf_vsplat(0.0f);
     for (; c + CT__VL <= E; c += CT__VL) {
         ct__vf z, t;
         memcpy(&z, y + c, sizeof z);
@@ -12561,7 +12565,7 @@ static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const fl
     float mean = s / (float)E, v = 0;
     c = 0;
 #if defined(CT__HAVE_VEC)
-    ct__vf vv = CT__VSPLAT(0.0f), vm = CT__VSPLAT(mean);
+    ct__vf vv = ct__tf_vsplat(0.0f), vm = ct__tf_vsplat(mean);
     for (; c + CT__VL <= E; c += CT__VL) {
         ct__vf z;
         memcpy(&z, out + c, sizeof z);
@@ -12574,7 +12578,7 @@ static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const fl
     float rstd = (float)(1.0 / sqrt((double)v / (double)E + eps));
     c = 0;
 #if defined(CT__HAVE_VEC)
-    ct__vf vr = CT__VSPLAT(rstd);
+    ct__vf vr = ct__tf_vsplat(rstd);
     for (; c + CT__VL <= E; c += CT__VL) {
         ct__vf z, t;
         memcpy(&z, out + c, sizeof z);
