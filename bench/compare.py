@@ -13,9 +13,18 @@ only PyTorch has are listed after them.
 
 --target 'GLOB>=R' (repeatable) checks that the median ratio of every case whose name
 matches GLOB (fnmatch) is at least R, and prints one line per target: met / not met
-and by how much. Needs the stdlib only (runs with any python3)."""
+and by how much. Two more forms:
+  'PRE{a,b,c}POST>=R'   the cases that differ only in the braces form a group, timed by
+                        its fastest case on each side (PyTorch's fastest / ctensor's
+                        fastest >= R, for every group)
+  'GLOB:REF>=R'         ctensor alone: REF's median / the case's (or group's fastest)
+                        median >= R, where REF is a case name in which {1}, {2}, ...
+                        stand for what the GLOB's first, second, ... '*' matched
+                        (e.g. 'layer_*_pad*_{a,b}:gemm_pad{2}>=0.9').
+Needs the stdlib only (runs with any python3)."""
 import fnmatch
 import os
+import re
 import sys
 
 
@@ -170,8 +179,10 @@ def check_target(spec, ours, theirs):
     """'GLOB>=R': every matching case has PyTorch/ctensor >= R (median)."""
     if ">=" not in spec:
         return "target %r: not understood (want GLOB>=RATIO)" % spec
-    glob, want = spec.split(">=", 1)
+    glob, want = spec.rsplit(">=", 1)
     want = float(want)
+    if "{" in glob or ":" in glob:
+        return check_group_target(spec, glob, want, ours, theirs)
     cases = [n for n in ours if fnmatch.fnmatchcase(n, glob)]
     rs = [(n, ratio(theirs[n]["med"], ours[n]["med"])) for n in cases if n in theirs]
     rs = [(n, r) for n, r in rs if r is not None]
@@ -189,6 +200,75 @@ def check_target(spec, ours, theirs):
         return "target %s: **met** by all %d cases (worst %s at %.2fx)" % (what, len(rs), worst_n, worst)
     return ("target %s: **not met**: %d of %d cases meet it; worst %s at %.2fx (needs %.2fx faster)"
             % (what, met, len(rs), worst_n, worst, want / worst))
+
+
+def glob_groups(glob, names):
+    """The names matching glob ('*' captures, one optional {a,b,...}), grouped by the
+    name with the braces' alternative left out: {key: (captures, [names])}."""
+    parts, alt = [], False
+    for tok in re.split(r"(\*|\{[^}]*\})", glob):
+        if tok == "*":
+            parts.append("(.*)")
+        elif tok.startswith("{") and tok.endswith("}") and not alt:
+            parts.append("(?P<alt>%s)" % "|".join(re.escape(a) for a in tok[1:-1].split(",")))
+            alt = True
+        else:
+            parts.append(re.escape(tok))
+    rx = re.compile("^" + "".join(parts) + "$")
+    groups = {}
+    for n in names:
+        m = rx.match(n)
+        if not m:
+            continue
+        key = n[:m.start("alt")] + "{}" + n[m.end("alt"):] if alt else n
+        caps = [g for i, g in enumerate(m.groups(), 1) if not alt or i != rx.groupindex["alt"]]
+        groups.setdefault(key, (caps, []))[1].append(n)
+    return groups
+
+
+def fastest(rows, names):
+    """(name, median) of the fastest of names in rows, or None."""
+    have = [(n, rows[n]["med"]) for n in names if n in rows and rows[n]["med"] > 0]
+    return min(have, key=lambda x: x[1]) if have else None
+
+
+def alt_of(key, name):
+    """The part of name that stands where key (from glob_groups) has "{}"."""
+    i = key.find("{}")
+    return name if i < 0 else name[i:len(name) - (len(key) - i - 2)]
+
+
+def check_group_target(spec, glob, want, ours, theirs):
+    """The braces and GLOB:REF forms of --target (see the module's doc)."""
+    ref = None
+    if ":" in glob:
+        glob, ref = glob.split(":", 1)
+    groups = glob_groups(glob, list(ours))
+    rs = []   # (ratio, text naming the group and what was compared)
+    for key, (caps, names) in groups.items():
+        c = fastest(ours, names)
+        if not c:
+            continue
+        if ref is None:
+            t = fastest(theirs, names)
+            if t:
+                rs.append((t[1] / c[1], "%s (ctensor %s %s us, PyTorch %s %s us)"
+                           % (key, alt_of(key, c[0]), fmt_us(c[1]), alt_of(key, t[0]), fmt_us(t[1]))))
+        else:
+            rn = re.sub(r"\{(\d+)\}", lambda m: caps[int(m.group(1)) - 1] if 0 < int(m.group(1)) <= len(caps) else m.group(0), ref)
+            if rn in ours and ours[rn]["med"] > 0:
+                rs.append((ours[rn]["med"] / c[1], "%s (%s %s us, %s %s us)"
+                           % (key, alt_of(key, c[0]), fmt_us(c[1]), rn, fmt_us(ours[rn]["med"]))))
+    what = ("%s: PyTorch's fastest / ctensor's fastest >= %g" % (glob, want) if ref is None
+            else "%s: ctensor's %s / ctensor's %s >= %g" % (glob, ref, "fastest" if "{" in glob else "time", want))
+    if not rs:
+        return "target %s: no measurement (ctensor%s missing)" % (what, " or PyTorch" if ref is None else " case or " + ref)
+    worst, wtext = min(rs, key=lambda x: x[0])
+    met = sum(1 for r, _ in rs if r >= want)
+    if met == len(rs):
+        return "target %s: **met** by all %d (worst %s at %.2fx)" % (what, len(rs), wtext, worst)
+    return ("target %s: **not met**: %d of %d meet it; worst %s at %.2fx (needs %.2fx faster)"
+            % (what, met, len(rs), wtext, worst, want / worst))
 
 
 if __name__ == "__main__":

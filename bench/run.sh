@@ -50,6 +50,9 @@ targets_of() {
     conv) echo "conv2d_*>=1.0" ;;   # issue 10: conv2d fwd and fwd+bwd, NCHW and channels-last, >= 1.0x PyTorch
     train) echo "train_*>=1.5" ;;   # issue: a full training step (MLP SGD/Adam, CNN) 1.5x PyTorch's, at 1 and 2 threads
     models) echo "*>=1.2" ;;   # issue 10: ResNet-18 / MobileNetV3-Small eval and train step 1.2x PyTorch's, at 1 and 2 threads
+    # issue 11: per padding level, activation and thread count, ctensor's fastest path 1.2x PyTorch's
+    # fastest, and within 90 % of the GEMM-bound limit (gemm_bound time / fastest path time >= 0.9)
+    transformer) echo "layer_*_{regular,fastpath,nested}>=1.2 layer_*_pad*_{regular,fastpath,nested}:gemm_bound_pad{2}>=0.9" ;;
     *) echo "" ;;
   esac
 }
