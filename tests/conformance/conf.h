@@ -92,4 +92,5 @@ extern const conf_op conf_ops_nn_loss[];
    only when its op is in this table; other complex cases are skipped */
 extern const conf_op conf_ops_complex[];
 extern const conf_op conf_ops_nn_resample[];
+extern const conf_op conf_ops_nn_transformer[];
 #endif

@@ -63,8 +63,9 @@
    - F.batch_norm with "affine" / "running" flags and all five inputs, clamp
      with "min_is_tensor" / "max_is_tensor", embedding_bag's "has_offsets" /
      "has_psw", linalg's "_outputs" / "compose", random ops' "manual_seed" /
-     "generator_seed", nn.LSTM / nn.GRU's "seed" and "weight_grads": described
-     in the handler files. */
+     "generator_seed", nn.LSTM / nn.GRU's "seed" and "weight_grads", the
+     attention and transformer modules' "eval", "no_grad", "self_attention" and
+     "weight_grads": described in the handler files. */
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -95,6 +96,7 @@ static const conf_op *const conf_families[] = {
     conf_ops_nn_loss,
     conf_ops_complex,
     conf_ops_nn_resample,
+    conf_ops_nn_transformer,
 };
 
 static int n_pass, n_fail, n_skip, verbose;
