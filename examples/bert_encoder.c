@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     FILE *f = fopen(io_path, "rb");
     if (!f) {
         fprintf(stderr, "bert_encoder: %s not found; make the weights and PyTorch's outputs with\n"
-                        "  /usr/bin/python3 examples/torch_interop/export_encoder.py %s\n", io_path, dir);
+                        "  /usr/bin/python3 examples/torch_interop/export_encoder.py %s\n(make bert does it too)\n", io_path, dir);
         return 1;
     }
     fclose(f);

@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
     FILE *f = fopen(io_path, "rb");
     if (!f) {
         fprintf(stderr, "gpt_generate: %s not found; make the weights and PyTorch's generation with\n"
-                        "  /usr/bin/python3 examples/torch_interop/export_gpt.py %s\n", io_path, dir);
+                        "  /usr/bin/python3 examples/torch_interop/export_gpt.py %s\n(make gpt does it too)\n", io_path, dir);
         return 1;
     }
     fclose(f);
