@@ -76,8 +76,11 @@ int main(int argc, char **argv) {
                                        batch_first=True), 12, norm=nn.LayerNorm(768)) */
     ct_transformer_layer_options lo = {.dim_feedforward = 3072, .activation = "gelu", .batch_first = 1};
     int64_t d_model = 768;
-    ct_module *enc = ct_nn_transformer_encoder(ct_nn_transformer_encoder_layer(d_model, 12, &lo), LAYERS,
-                                               ct_nn_layer_norm(1, &d_model));
+    ct_module *enc = NULL;
+    CT_SKIP_INIT {                          /* no random init: the weights are loaded next */
+        enc = ct_nn_transformer_encoder(ct_nn_transformer_encoder_layer(d_model, 12, &lo), LAYERS,
+                                        ct_nn_layer_norm(1, &d_model));
+    }
     ct_safetensors *io = ct_safetensors_load(io_path);
     if (!enc || !io || ct_module_load_safetensors(enc, weights, 1) != CT_OK) {
         fprintf(stderr, "bert_encoder: %s\n", ct_last_error());
@@ -95,6 +98,7 @@ int main(int argc, char **argv) {
                (long long)ct_size(src, 1), real_tokens, ct_get_num_threads());
         for (int p = 0; p < 3; p++) CT_SCOPE {
             ct_tensor *out = paths[p].run(enc, src, mask);
+            if (!out) fprintf(stderr, "%s: %s\n", paths[p].name, ct_last_error());
             ct_tensor *ref = ct_safetensors_get(io, paths[p].name);
             double valid = max_error(out, ref, mask, 0), padded = max_error(out, ref, mask, 1);
             double best = 1e30;
@@ -111,7 +115,6 @@ int main(int argc, char **argv) {
             printf("%-9s %8.1f real tokens/s (PyTorch %s)   max |error| %.2e (real tokens), %.2e (padding)  %s\n",
                    paths[p].name, real_tokens / best, torch_rate ? torch_rate : "?", valid, padded,
                    ok ? "ok" : "MISMATCH");
-            if (!out) fprintf(stderr, "  %s: %s\n", paths[p].name, ct_last_error());
             if (p > 0 && ct_transformer_fastpath_why_not()[0])
                 printf("  (fastpath not taken: %s)\n", ct_transformer_fastpath_why_not());
             failed |= !ok;
