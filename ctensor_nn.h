@@ -11510,6 +11510,1531 @@ CTENSOR_API void ct_dataloader_free(ct_dataloader *dl) {
     CT_FREE(dl);
 }
 
+/* [section: transformer-impl] */
+/* ============================================================================
+   Attention and transformers: modules (regular path)
+   MultiheadAttention follows F.multi_head_attention_forward of PyTorch 1.13 op
+   for op (projections, mask merging, baddbmm, softmax, dropout, bmm, out_proj),
+   so values and gradients match. The encoder layer decides here whether the
+   fastpath (next section) runs; the decision and its reason follow PyTorch's.
+   ========================================================================== */
+typedef struct ct__mha_impl {
+    int64_t E, H, kdim, vdim;
+    double dropout;
+    int bias, bias_kv, zero_attn, batch_first, same;
+} ct__mha_impl;
+enum { CT__TL_ENC = 1, CT__TL_DEC = 2, CT__TL_ENCODER = 3, CT__TL_DECODER = 4, CT__TL_TRANSFORMER = 5 };
+typedef struct ct__tl_impl {
+    int kind;
+    int64_t d, nhead, dff;
+    double dropout, eps;
+    int gelu, batch_first, norm_first;
+    int nested, mask_check;          /* encoder: enable_nested_tensor, mask_check */
+    int nlayers;
+} ct__tl_impl;
+static CT_THREAD_LOCAL char ct__tf_why[192];
+static int ct__tf_disabled;          /* ct_set_transformer_fastpath(0) */
+CTENSOR_API void ct_set_transformer_fastpath(int enabled) { ct__tf_disabled = !enabled; }
+CTENSOR_API int ct_get_transformer_fastpath(void) { return !ct__tf_disabled; }
+CTENSOR_API const char *ct_transformer_fastpath_why_not(void) { return ct__tf_why; }
+static void ct__tf_set_why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void ct__tf_set_why(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ct__tf_why, sizeof ct__tf_why, fmt, ap);
+    va_end(ap);
+}
+static ct_tensor *ct__mparam(const ct_module *m, const char *name) {
+    for (int i = 0; i < m->nparams; i++)
+        if (!strcmp(m->params[i].name, name)) return m->params[i].tensor;
+    return NULL;
+}
+static ct_module *ct__mchild(const ct_module *m, const char *name) {
+    for (int i = 0; i < m->nchildren; i++)
+        if (!strcmp(m->children[i].name, name)) return m->children[i].module;
+    return NULL;
+}
+static int ct__is_type(const ct_module *m, const char *name) { return m && m->type && !strcmp(m->type->name, name); }
+
+/* ---- MultiheadAttention ---- */
+static int ct__mask_dtype_ok(const ct_tensor *t) { return t->dtype == CT_BOOL || t->dtype == CT_UINT8 || CT__ISFLOAT(t->dtype); }
+/* bool/uint8 mask -> float additive mask (-inf where true); float masks unchanged */
+static ct_tensor *ct__mask_to_float(const ct_tensor *mask, ct_dtype dt) {
+    if (CT__ISFLOAT(mask->dtype)) return mask->dtype == dt ? ct_alias(mask) : ct_to(mask, dt);
+    ct_tensor *b = mask->dtype == CT_BOOL ? ct_alias(mask) : ct_to(mask, CT_BOOL);
+    ct_tensor *z = ct_zeros_n(dt, b ? b->ndim : 0, b ? b->shape : NULL);
+    return ct_masked_fill(z, b, -INFINITY);
+}
+static ct_tensor *ct__pad_last(const ct_tensor *t) {   /* F.pad(t, (0, 1)) with zeros (false) */
+    int64_t pads[2] = {0, 1};
+    if (t->dtype == CT_BOOL) {
+        ct_tensor *z = ct_zeros_n(CT_BOOL, t->ndim, t->shape);
+        ct_tensor *zc = ct_narrow(z, t->ndim - 1, 0, 1);
+        ct_tensor *parts[2] = {(ct_tensor *)t, zc};
+        return ct_cat(2, parts, t->ndim - 1);
+    }
+    return ct_pad(t, 2, pads, "constant", 0.0);
+}
+static ct_tensor *ct__mha_regular(ct_module *m, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                  const ct_mha_args *a, ct_tensor **weights) {
+    const ct__mha_impl *im = (const ct__mha_impl *)m->impl;
+    const ct_tensor *kpm = a ? a->key_padding_mask : NULL, *am = a ? a->attn_mask : NULL;
+    int batched = query->ndim == 3;
+    int64_t E = im->E, H = im->H, hd = E / H;
+    ct_tensor *q0 = (ct_tensor *)query, *k0 = (ct_tensor *)key, *v0 = (ct_tensor *)value;
+    if (batched && im->batch_first) {
+        q0 = ct_transpose(query, 0, 1);
+        k0 = key == query ? q0 : ct_transpose(key, 0, 1);
+        v0 = value == key ? k0 : ct_transpose(value, 0, 1);
+    } else if (!batched) {
+        q0 = ct_unsqueeze(query, 1);
+        k0 = key == query ? q0 : ct_unsqueeze(key, 1);
+        v0 = value == key ? k0 : ct_unsqueeze(value, 1);
+        if (kpm) kpm = ct_unsqueeze(kpm, 0);
+    }
+    if (!q0 || !k0 || !v0 || (a && a->key_padding_mask && !kpm)) return NULL;
+    int64_t L = q0->shape[0], N = q0->shape[1], S = k0->shape[0];
+    ct_tensor *bq = NULL, *bk = NULL, *bv = NULL, *in_b = ct__mparam(m, "in_proj_bias");
+    if (in_b) { bq = ct_narrow(in_b, 0, 0, E); bk = ct_narrow(in_b, 0, E, E); bv = ct_narrow(in_b, 0, 2 * E, E); }
+    ct_tensor *q, *k, *v;
+    if (im->same) {
+        ct_tensor *w = ct__mparam(m, "in_proj_weight");
+        if (q0 == k0 && k0 == v0) {
+            ct_tensor *proj = ct_linear(q0, w, in_b), *parts[3] = {NULL, NULL, NULL};
+            if (!proj || ct_chunk(proj, 3, -1, parts, 3) != 3) return NULL;
+            q = parts[0]; k = parts[1]; v = parts[2];
+        } else {
+            q = ct_linear(q0, ct_narrow(w, 0, 0, E), bq);
+            if (k0 == v0) {
+                ct_tensor *kv = ct_linear(k0, ct_narrow(w, 0, E, 2 * E), in_b ? ct_narrow(in_b, 0, E, 2 * E) : NULL), *parts[2] = {NULL, NULL};
+                if (!kv || ct_chunk(kv, 2, -1, parts, 2) != 2) return NULL;
+                k = parts[0]; v = parts[1];
+            } else {
+                k = ct_linear(k0, ct_narrow(w, 0, E, E), bk);
+                v = ct_linear(v0, ct_narrow(w, 0, 2 * E, E), bv);
+            }
+        }
+    } else {
+        q = ct_linear(q0, ct__mparam(m, "q_proj_weight"), bq);
+        k = ct_linear(k0, ct__mparam(m, "k_proj_weight"), bk);
+        v = ct_linear(v0, ct__mparam(m, "v_proj_weight"), bv);
+    }
+    if (!q || !k || !v) return NULL;
+    ct_dtype dt = q->dtype;
+    ct_tensor *mask = NULL;   /* [1 or N*H, L, S'] */
+    if (am) {
+        mask = am->dtype == CT_UINT8 ? ct_to(am, CT_BOOL) : ct_alias(am);
+        if (mask && mask->ndim == 2) mask = ct_unsqueeze(mask, 0);
+    } else if (a && a->is_causal) {
+        ct_tensor *ones = ct_ones_n(CT_BOOL, 2, CT__INTS(L, S));
+        mask = ct_unsqueeze(ct_triu(ones, 1), 0);
+    }
+    if ((am || (a && a->is_causal)) && !mask) return NULL;
+    ct_tensor *kp = kpm ? ct_alias(kpm) : NULL;
+    if (kpm && !kp) return NULL;
+    if (im->bias_kv) {
+        ct_tensor *bkr = ct_repeat(ct__mparam(m, "bias_k"), 3, CT__INTS(1, N, 1));
+        ct_tensor *bvr = ct_repeat(ct__mparam(m, "bias_v"), 3, CT__INTS(1, N, 1));
+        ct_tensor *pk[2] = {k, bkr}, *pv[2] = {v, bvr};
+        k = ct_cat(2, pk, 0);
+        v = ct_cat(2, pv, 0);
+        if (mask) mask = ct__pad_last(mask);
+        if (kp) kp = ct__pad_last(kp);
+        if (!k || !v || (mask == NULL && (am || (a && a->is_causal))) || (kpm && !kp)) return NULL;
+    }
+    q = ct_transpose(ct_view(ct_contiguous(q), L, N * H, hd), 0, 1);
+    k = ct_transpose(ct_view(ct_contiguous(k), k->shape[0], N * H, hd), 0, 1);
+    v = ct_transpose(ct_view(ct_contiguous(v), v->shape[0], N * H, hd), 0, 1);
+    if (!q || !k || !v) return NULL;
+    if (im->zero_attn) {
+        ct_tensor *z = ct_zeros_n(dt, 3, CT__INTS(N * H, 1, hd));
+        ct_tensor *pk[2] = {k, z}, *pv[2] = {v, z};
+        k = ct_cat(2, pk, 1);
+        v = ct_cat(2, pv, 1);
+        if (mask) mask = ct__pad_last(mask);
+        if (kp) kp = ct__pad_last(kp);
+        if (!k || !v || (mask == NULL && (am || (a && a->is_causal))) || (kpm && !kp)) return NULL;
+    }
+    S = k->shape[1];
+    if (kp) {
+        if (kp->ndim != 2 || kp->shape[0] != N || kp->shape[1] != S)
+            return ct__fail(CT_ERR_SHAPE, "MultiheadAttention: expecting key_padding_mask shape of (%lld, %lld), but got %s",
+                            (long long)N, (long long)S, CT__SHAPE(kp));
+        ct_tensor *kx = ct_reshape(ct_expand(ct_view(kp, N, 1, 1, S), N, H, 1, S), N * H, 1, S);
+        if (!kx) return NULL;
+        if (kx->dtype == CT_UINT8) kx = ct_to(kx, CT_BOOL);
+        if (!mask) mask = kx;
+        else if (mask->dtype == CT_BOOL && kx->dtype == CT_BOOL) mask = ct_logical_or(mask, kx);
+        else mask = ct_add(ct__mask_to_float(mask, dt), ct__mask_to_float(kx, dt));
+        if (!mask) return NULL;
+    }
+    if (mask && !CT__ISFLOAT(mask->dtype)) mask = ct__mask_to_float(mask, dt);
+    if (mask && mask->dtype != dt) mask = ct_to(mask, dt);
+    if (mask && !mask) return NULL;
+    double p = m->training ? im->dropout : 0.0;
+    ct_tensor *qs = ct_div_scalar(q, sqrt((double)hd));
+    ct_tensor *kt = ct_transpose(k, -2, -1);
+    ct_tensor *w = mask ? ct_baddbmm(ct_expand(mask, N * H, L, S), qs, kt, 1.0, 1.0) : ct_bmm(qs, kt);
+    w = ct_softmax(w, -1);
+    if (p > 0.0) w = ct_dropout(w, p, 1);
+    ct_tensor *o = ct_bmm(w, v);
+    o = ct_view(ct_contiguous(ct_transpose(o, 0, 1)), L * N, E);
+    ct_module *op = ct__mchild(m, "out_proj");
+    o = ct_view(ct_linear(o, ct__mparam(op, "weight"), ct__mparam(op, "bias")), L, N, E);
+    if (!o) return NULL;
+    if (weights) {
+        ct_tensor *wv = ct_view(w, N, H, L, S);
+        if (!a || !a->per_head_weights) wv = ct_div_scalar(ct_sum_dim(wv, 1, 0), (double)H);
+        if (!batched) wv = ct_squeeze_dim(wv, 0);
+        if (!wv) return NULL;
+        *weights = wv;
+    }
+    if (batched && im->batch_first) o = ct_transpose(o, 0, 1);
+    else if (!batched) o = ct_squeeze_dim(o, 1);
+    return o;
+}
+/* shape and dtype checks with PyTorch's messages (its asserts in _mha_shape_check
+   and multi_head_attention_forward) */
+static int ct__mha_check(const ct_module *m, const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_mha_args *a) {
+    const ct__mha_impl *im = (const ct__mha_impl *)m->impl;
+    const ct_tensor *kpm = a ? a->key_padding_mask : NULL, *am = a ? a->attn_mask : NULL;
+    const char *op = "MultiheadAttention";
+    if (!q || !k || !v) { ct__null_arg(op, !q ? 0 : !k ? 1 : 2); return -1; }
+    if (!CT__ISFLOAT(q->dtype) || k->dtype != q->dtype || v->dtype != q->dtype) {
+        ct_set_error(CT_ERR_DTYPE, "%s: query, key and value must be floating point tensors of one dtype (got %s, %s, %s)", op,
+                     ct_dtype_name(q->dtype), ct_dtype_name(k->dtype), ct_dtype_name(v->dtype));
+        return -1;
+    }
+    ct_tensor *w = ct__mparam(m, im->same ? "in_proj_weight" : "q_proj_weight");
+    if (w && w->dtype != q->dtype) {
+        ct_set_error(CT_ERR_DTYPE, "%s: expected query and the weights to have the same dtype, but got %s query and %s weights",
+                     op, ct_dtype_name(q->dtype), ct_dtype_name(w->dtype));
+        return -1;
+    }
+    if (q->ndim == 3) {
+        if (k->ndim != 3 || v->ndim != 3) {
+            ct_set_error(CT_ERR_SHAPE, "%s: For batched (3-D) `query`, expected `key` and `value` to be 3-D but found %d-D and %d-D tensors respectively", op, k->ndim, v->ndim);
+            return -1;
+        }
+        if (kpm && kpm->ndim != 2) {
+            ct_set_error(CT_ERR_SHAPE, "%s: For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found %d-D tensor instead", op, kpm->ndim);
+            return -1;
+        }
+        if (am && am->ndim != 2 && am->ndim != 3) {
+            ct_set_error(CT_ERR_SHAPE, "%s: For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found %d-D tensor instead", op, am->ndim);
+            return -1;
+        }
+    } else if (q->ndim == 2) {
+        if (k->ndim != 2 || v->ndim != 2) {
+            ct_set_error(CT_ERR_SHAPE, "%s: For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found %d-D and %d-D tensors respectively", op, k->ndim, v->ndim);
+            return -1;
+        }
+        if (kpm && kpm->ndim != 1) {
+            ct_set_error(CT_ERR_SHAPE, "%s: For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found %d-D tensor instead", op, kpm->ndim);
+            return -1;
+        }
+        if (am && am->ndim != 2 && am->ndim != 3) {
+            ct_set_error(CT_ERR_SHAPE, "%s: For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found %d-D tensor instead", op, am->ndim);
+            return -1;
+        }
+    } else {
+        ct_set_error(CT_ERR_SHAPE, "%s: query should be unbatched 2D or batched 3D tensor but received %d-D query tensor", op, q->ndim);
+        return -1;
+    }
+    int b3 = q->ndim == 3, bf = b3 && im->batch_first;
+    int64_t L = q->shape[bf ? 1 : 0], N = b3 ? q->shape[bf ? 0 : 1] : 1, S = k->shape[bf ? 1 : 0];
+    int64_t E = q->shape[q->ndim - 1];
+    if (E != im->E) {
+        ct_set_error(CT_ERR_SHAPE, "%s: was expecting embedding dimension of %lld, but got %lld", op, (long long)im->E, (long long)E);
+        return -1;
+    }
+    if (k->shape[k->ndim - 1] != im->kdim || v->shape[v->ndim - 1] != im->vdim) {
+        ct_set_error(CT_ERR_SHAPE, "%s: expected key and value of feature sizes kdim=%lld and vdim=%lld, but got %lld and %lld", op,
+                     (long long)im->kdim, (long long)im->vdim, (long long)k->shape[k->ndim - 1], (long long)v->shape[v->ndim - 1]);
+        return -1;
+    }
+    if (im->same ? (k->ndim != v->ndim || memcmp(k->shape, v->shape, sizeof(int64_t) * (size_t)k->ndim))
+                 : (k->shape[0] != v->shape[0] || (b3 && k->shape[1] != v->shape[1]))) {
+        ct_set_error(CT_ERR_SHAPE, "%s: key shape %s does not match value shape %s", op, CT__SHAPE(k), CT__SHAPE(v));
+        return -1;
+    }
+    if (b3 && k->shape[bf ? 0 : 1] != N) {
+        ct_set_error(CT_ERR_SHAPE, "%s: query batch size %lld does not match key batch size %lld", op, (long long)N, (long long)k->shape[bf ? 0 : 1]);
+        return -1;
+    }
+    if (kpm && kpm->dtype != CT_BOOL && !CT__ISFLOAT(kpm->dtype)) {
+        ct_set_error(CT_ERR_DTYPE, "%s: only bool and floating types of key_padding_mask are supported (got %s)", op, ct_dtype_name(kpm->dtype));
+        return -1;
+    }
+    if (am) {
+        if (!ct__mask_dtype_ok(am)) {
+            ct_set_error(CT_ERR_DTYPE, "%s: Only float, byte, and bool types are supported for attn_mask, not %s", op, ct_dtype_name(am->dtype));
+            return -1;
+        }
+        if (am->ndim == 2 && (am->shape[0] != L || am->shape[1] != S)) {
+            ct_set_error(CT_ERR_SHAPE, "%s: The shape of the 2D attn_mask is %s, but should be (%lld, %lld).", op, CT__SHAPE(am), (long long)L, (long long)S);
+            return -1;
+        }
+        if (am->ndim == 3 && (am->shape[0] != N * im->H || am->shape[1] != L || am->shape[2] != S)) {
+            ct_set_error(CT_ERR_SHAPE, "%s: The shape of the 3D attn_mask is %s, but should be (%lld, %lld, %lld).", op, CT__SHAPE(am),
+                         (long long)(N * im->H), (long long)L, (long long)S);
+            return -1;
+        }
+    }
+    int64_t Sx = S + (im->bias_kv ? 1 : 0) + (im->zero_attn ? 1 : 0);
+    if (kpm && (kpm->shape[0] != (b3 ? N : S) || (b3 && kpm->shape[1] != S))) {
+        if (b3) ct_set_error(CT_ERR_SHAPE, "%s: expecting key_padding_mask shape of (%lld, %lld), but got %s", op, (long long)N, (long long)S, CT__SHAPE(kpm));
+        else ct_set_error(CT_ERR_SHAPE, "%s: expecting key_padding_mask shape of (%lld,), but got %s", op, (long long)S, CT__SHAPE(kpm));
+        return -1;
+    }
+    (void)Sx;
+    return 0;
+}
+static ct_tensor *ct__mha_fast(ct_module *m, const ct_tensor *x, const ct_tensor *kpm, int causal, ct_tensor **weights);
+static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_mha_args *a);
+CTENSOR_API ct_tensor *ct_mha_forward(ct_module *m, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                      const ct_mha_args *a, ct_tensor **attn_weights) {
+    if (attn_weights) *attn_weights = NULL;
+    if (!m) return ct__fail(CT_ERR_NULL, "MultiheadAttention: module is NULL");
+    if (!ct__is_type(m, "MultiheadAttention"))
+        return ct__fail(CT_ERR_ARG, "MultiheadAttention: expected a MultiheadAttention module (got %s)", m->type->name);
+    if (ct__mha_check(m, query, key, value, a)) return NULL;
+    ct_tensor *w = NULL, *r;
+    int s = ct_scope_begin();
+    if (ct__mha_fast_ok(m, query, key, value, a))
+        r = ct__mha_fast(m, query, a ? a->key_padding_mask : NULL, a ? a->is_causal : 0, attn_weights ? &w : NULL);
+    else
+        r = ct__mha_regular(m, query, key, value, a, attn_weights ? &w : NULL);
+    if (r) { ct_keep(r); if (w) ct_keep(w); }
+    ct_scope_end(s);
+    if (attn_weights) *attn_weights = r ? w : NULL;
+    return r;
+}
+static ct_tensor *ct__mha_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin == 1) return ct_mha_forward(m, in[0], in[0], in[0], NULL, NULL);
+    if (nin == 3) return ct_mha_forward(m, in[0], in[1], in[2], NULL, NULL);
+    return ct__fail(CT_ERR_ARG, "MultiheadAttention: forward takes 1 (self-attention) or 3 inputs (got %d)", nin);
+}
+static int ct__mha_repr(const ct_module *m, char *buf, size_t cap) { (void)m; if (cap) buf[0] = 0; return 0; }
+static const ct_module_type ct__mha_type = {"MultiheadAttention", ct__mha_mod_forward, ct__free_impl, ct__mha_repr};
+CTENSOR_API ct_module *ct_nn_multihead_attention(int64_t E, int64_t H, const ct_mha_options *o) {
+    if (E <= 0 || H <= 0)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "MultiheadAttention: embed_dim (%lld) and num_heads (%lld) must be positive", (long long)E, (long long)H);
+    if (E % H)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "MultiheadAttention: embed_dim must be divisible by num_heads (embed_dim=%lld, num_heads=%lld)", (long long)E, (long long)H);
+    double p = o ? o->dropout : 0.0;
+    if (!(p >= 0.0 && p <= 1.0)) return (ct_module *)ct__fail(CT_ERR_ARG, "MultiheadAttention: dropout probability has to be between 0 and 1, but got %g", p);
+    if (o && (o->kdim < 0 || o->vdim < 0)) return (ct_module *)ct__fail(CT_ERR_ARG, "MultiheadAttention: kdim and vdim must be non-negative");
+    ct__mha_impl *im = CT__NEW_ZEROED(ct__mha_impl);
+    ct_module *m = im ? ct_module_new(&ct__mha_type, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "MultiheadAttention: out of memory"); }
+    im->E = E; im->H = H;
+    im->kdim = o && o->kdim ? o->kdim : E;
+    im->vdim = o && o->vdim ? o->vdim : E;
+    im->same = im->kdim == E && im->vdim == E;
+    im->dropout = p;
+    im->bias = !(o && o->no_bias);
+    im->bias_kv = o && o->add_bias_kv;
+    im->zero_attn = o && o->add_zero_attn;
+    im->batch_first = o && o->batch_first;
+    int s = ct_scope_begin();
+    ct_dtype dt = ct_get_default_dtype();
+    ct_tensor *w = NULL, *wq = NULL, *wk = NULL, *wv = NULL, *b = NULL, *bk = NULL, *bv = NULL;
+    int ok = 1;
+    if (im->same) {
+        ok = (w = ct_empty(dt, 3 * E, E)) && !ct_module_register_parameter(m, "in_proj_weight", w) &&
+             !ct_module_register_parameter(m, "q_proj_weight", NULL) && !ct_module_register_parameter(m, "k_proj_weight", NULL) &&
+             !ct_module_register_parameter(m, "v_proj_weight", NULL);
+    } else {
+        ok = (wq = ct_empty(dt, E, E)) && (wk = ct_empty(dt, E, im->kdim)) && (wv = ct_empty(dt, E, im->vdim)) &&
+             !ct_module_register_parameter(m, "q_proj_weight", wq) && !ct_module_register_parameter(m, "k_proj_weight", wk) &&
+             !ct_module_register_parameter(m, "v_proj_weight", wv) && !ct_module_register_parameter(m, "in_proj_weight", NULL);
+    }
+    ok = ok && (!im->bias || (b = ct_empty(dt, 3 * E))) && !ct_module_register_parameter(m, "in_proj_bias", b);
+    /* out_proj is made (and initialized, drawing from the generator) before _reset_parameters, as in PyTorch */
+    ct_module *op = ok ? ct_nn_linear_bias(E, E, im->bias) : NULL;
+    ok = ok && op && !ct_module_add_module(m, "out_proj", op);
+    if (ok && im->bias_kv)
+        ok = (bk = ct_empty(dt, 1, 1, E)) && (bv = ct_empty(dt, 1, 1, E)) && !ct_module_register_parameter(m, "bias_k", bk) &&
+             !ct_module_register_parameter(m, "bias_v", bv);
+    /* _reset_parameters */
+    if (ok) {
+        if (im->same) ok = ct_nn_init_xavier_uniform_(w, 1.0) != NULL;
+        else ok = ct_nn_init_xavier_uniform_(wq, 1.0) && ct_nn_init_xavier_uniform_(wk, 1.0) && ct_nn_init_xavier_uniform_(wv, 1.0);
+    }
+    if (ok && b) ok = ct_nn_init_zeros_(b) && ct_nn_init_zeros_(ct__mparam(op, "bias"));
+    if (ok && bk) ok = ct_nn_init_xavier_normal_(bk, 1.0) && ct_nn_init_xavier_normal_(bv, 1.0);
+    ct_scope_end(s);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+
+/* ---- encoder and decoder layers, stacks, Transformer ---- */
+static int ct__tl_check_opts(const char *name, int64_t d, int64_t nhead, const ct_transformer_layer_options *o) {
+    if (d <= 0 || nhead <= 0) { ct_set_error(CT_ERR_ARG, "%s: d_model (%lld) and nhead (%lld) must be positive", name, (long long)d, (long long)nhead); return -1; }
+    if (d % nhead) { ct_set_error(CT_ERR_ARG, "%s: embed_dim must be divisible by num_heads (d_model=%lld, nhead=%lld)", name, (long long)d, (long long)nhead); return -1; }
+    if (o && o->dim_feedforward < 0) { ct_set_error(CT_ERR_ARG, "%s: dim_feedforward must be positive (got %lld)", name, (long long)o->dim_feedforward); return -1; }
+    if (o && o->activation && strcmp(o->activation, "relu") && strcmp(o->activation, "gelu")) {
+        ct_set_error(CT_ERR_ARG, "%s: activation should be relu/gelu, not %s", name, o->activation);
+        return -1;
+    }
+    double p = o ? ct__opt_default(o->dropout, 0.1) : 0.1;
+    if (!(p >= 0.0 && p <= 1.0)) { ct_set_error(CT_ERR_ARG, "%s: dropout probability has to be between 0 and 1, but got %g", name, p); return -1; }
+    return 0;
+}
+static ct_tensor *ct__tl_forward(ct_module *m, int nin, ct_tensor *const *in);
+static int ct__tl_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    if (cap) buf[0] = 0;
+    if (im->kind == CT__TL_TRANSFORMER || im->kind == CT__TL_ENC || im->kind == CT__TL_DEC) return 0;
+    return 0;
+}
+static const ct_module_type ct__tel_type = {"TransformerEncoderLayer", ct__tl_forward, ct__free_impl, ct__tl_repr};
+static const ct_module_type ct__tdl_type = {"TransformerDecoderLayer", ct__tl_forward, ct__free_impl, ct__tl_repr};
+static const ct_module_type ct__te_type = {"TransformerEncoder", ct__tl_forward, ct__free_impl, ct__tl_repr};
+static const ct_module_type ct__td_type = {"TransformerDecoder", ct__tl_forward, ct__free_impl, ct__tl_repr};
+static const ct_module_type ct__tr_type = {"Transformer", ct__tl_forward, ct__free_impl, ct__tl_repr};
+static ct_module *ct__tl_new(const ct_module_type *ty, int kind) {
+    ct__tl_impl *im = CT__NEW_ZEROED(ct__tl_impl);
+    ct_module *m = im ? ct_module_new(ty, im) : NULL;
+    if (!m) { CT_FREE(im); return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", ty->name); }
+    im->kind = kind;
+    return m;
+}
+static int ct__add(ct_module *m, const char *name, ct_module *child) { return !child || ct_module_add_module(m, name, child) != CT_OK; }
+static ct_module *ct__layer_new(int dec, int64_t d, int64_t nhead, const ct_transformer_layer_options *o) {
+    const char *name = dec ? "TransformerDecoderLayer" : "TransformerEncoderLayer";
+    if (ct__tl_check_opts(name, d, nhead, o)) return NULL;
+    ct_module *m = ct__tl_new(dec ? &ct__tdl_type : &ct__tel_type, dec ? CT__TL_DEC : CT__TL_ENC);
+    if (!m) return NULL;
+    ct__tl_impl *im = (ct__tl_impl *)m->impl;
+    im->d = d; im->nhead = nhead;
+    im->dff = o && o->dim_feedforward ? o->dim_feedforward : 2048;
+    im->dropout = o ? ct__opt_default(o->dropout, 0.1) : 0.1;
+    im->eps = o ? ct__opt_default(o->layer_norm_eps, 1e-5) : 1e-5;
+    im->gelu = o && o->activation && !strcmp(o->activation, "gelu");
+    im->batch_first = o && o->batch_first;
+    im->norm_first = o && o->norm_first;
+    ct_mha_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.dropout = im->dropout;
+    mo.batch_first = im->batch_first;
+    ct_layer_norm_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.eps = im->eps == 0.0 ? CT_ZERO : im->eps;
+    int bad = ct__add(m, "self_attn", ct_nn_multihead_attention(d, nhead, &mo));
+    if (dec) bad = bad || ct__add(m, "multihead_attn", ct_nn_multihead_attention(d, nhead, &mo));
+    bad = bad || ct__add(m, "linear1", ct_nn_linear(d, im->dff)) || ct__add(m, "dropout", ct_nn_dropout(im->dropout)) ||
+          ct__add(m, "linear2", ct_nn_linear(im->dff, d)) || ct__add(m, "norm1", ct_nn_layer_norm_ex(1, &d, &lo)) ||
+          ct__add(m, "norm2", ct_nn_layer_norm_ex(1, &d, &lo));
+    if (dec) bad = bad || ct__add(m, "norm3", ct_nn_layer_norm_ex(1, &d, &lo));
+    bad = bad || ct__add(m, "dropout1", ct_nn_dropout(im->dropout)) || ct__add(m, "dropout2", ct_nn_dropout(im->dropout));
+    if (dec) bad = bad || ct__add(m, "dropout3", ct_nn_dropout(im->dropout));
+    if (bad) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_transformer_encoder_layer(int64_t d, int64_t nhead, const ct_transformer_layer_options *o) { return ct__layer_new(0, d, nhead, o); }
+CTENSOR_API ct_module *ct_nn_transformer_decoder_layer(int64_t d, int64_t nhead, const ct_transformer_layer_options *o) { return ct__layer_new(1, d, nhead, o); }
+/* dst (same structure as src) gets copies of src's tensors: values, dtype, requires_grad */
+static int ct__module_copy_values(ct_module *dst, const ct_module *src) {
+    if (dst->nparams != src->nparams || dst->nbuffers != src->nbuffers || dst->nchildren != src->nchildren) {
+        ct_set_error(CT_ERR_ARG, "%s: module copy: structures differ", src->type->name);
+        return -1;
+    }
+    int s = ct_scope_begin(), pg = ct_set_grad_enabled(0), rc = 0;
+    for (int k = 0; k < 2 && !rc; k++) {
+        ct_named_tensor *d = k ? dst->buffers : dst->params;
+        const ct_named_tensor *sr = k ? src->buffers : src->params;
+        for (int i = 0; i < (k ? dst->nbuffers : dst->nparams) && !rc; i++) {
+            if (!sr[i].tensor) continue;
+            ct_tensor *c = ct_clone(sr[i].tensor);
+            if (!c) { rc = -1; break; }
+            if (!k && ct_get_requires_grad(sr[i].tensor)) ct_requires_grad(c);
+            ct_retain(c);
+            if (d[i].tensor) ct_release(d[i].tensor);
+            d[i].tensor = c;
+        }
+    }
+    ct_set_grad_enabled(pg);
+    ct_scope_end(s);
+    for (int i = 0; i < dst->nchildren && !rc; i++) rc = ct__module_copy_values(dst->children[i].module, src->children[i].module);
+    return rc;
+}
+/* copy.deepcopy of a layer: a new one built from its settings without drawing
+   random numbers, then the values copied */
+static ct_module *ct__layer_clone(const ct_module *src) {
+    const ct__tl_impl *im = (const ct__tl_impl *)src->impl;
+    ct_transformer_layer_options o;
+    memset(&o, 0, sizeof o);
+    o.dim_feedforward = im->dff;
+    o.dropout = im->dropout == 0.0 ? CT_ZERO : im->dropout;
+    o.activation = im->gelu ? "gelu" : "relu";
+    o.layer_norm_eps = im->eps == 0.0 ? CT_ZERO : im->eps;
+    o.batch_first = im->batch_first;
+    o.norm_first = im->norm_first;
+    int prev = ct_nn_set_skip_init(1);
+    ct_module *c = ct__layer_new(im->kind == CT__TL_DEC, im->d, im->nhead, &o);
+    ct_nn_set_skip_init(prev);
+    if (!c) return NULL;
+    if (ct__module_copy_values(c, src)) { ct_module_free(c); return NULL; }
+    ct_module_train(c, src->training);
+    return c;
+}
+static ct_module *ct__stack_new(int dec, ct_module *layer, int n, ct_module *norm, const ct_transformer_encoder_options *o) {
+    const char *name = dec ? "TransformerDecoder" : "TransformerEncoder";
+    const char *lname = dec ? "TransformerDecoderLayer" : "TransformerEncoderLayer";
+    ct_module *m = NULL, **ls = NULL, *list = NULL;
+    ct__tl_impl *im = NULL;
+    if (!layer) { ct__null_arg(name, 0); goto fail; }
+    if (!ct__is_type(layer, lname)) { ct_set_error(CT_ERR_ARG, "%s: expected a %s (got %s)", name, lname, layer->type->name); goto fail; }
+    if (n < 0) { ct_set_error(CT_ERR_ARG, "%s: num_layers must be non-negative (got %d)", name, n); goto fail; }
+    if (norm && !ct__is_type(norm, "LayerNorm")) { ct_set_error(CT_ERR_ARG, "%s: norm must be a LayerNorm (got %s)", name, norm->type->name); goto fail; }
+    m = ct__tl_new(dec ? &ct__td_type : &ct__te_type, dec ? CT__TL_DECODER : CT__TL_ENCODER);
+    if (!m) goto fail;
+    im = (ct__tl_impl *)m->impl;
+    *im = *(const ct__tl_impl *)layer->impl;
+    im->kind = dec ? CT__TL_DECODER : CT__TL_ENCODER;
+    im->nlayers = n;
+    im->nested = !(o && o->no_nested_tensor);
+    im->mask_check = !(o && o->no_mask_check);
+    ls = (ct_module **)CT_MALLOC(sizeof(ct_module *) * (size_t)(n > 0 ? n : 1));
+    if (!ls) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", name); goto fail; }
+    for (int i = 0; i < n; i++)
+        if (!(ls[i] = i == 0 ? layer : ct__layer_clone(layer))) {
+            for (int j = 1; j < i; j++) ct_module_free(ls[j]);
+            goto fail;
+        }
+    if (n == 0) ct_module_free(layer);
+    layer = NULL;
+    list = ct_nn_module_list_n(n, ls);   /* takes the layers (frees them on failure) */
+    CT_FREE(ls);
+    ls = NULL;
+    if (ct__add(m, "layers", list)) goto fail;
+    if (norm) {
+        ct_module *nm = norm;
+        norm = NULL;
+        if (ct__add(m, "norm", nm)) goto fail;
+    }
+    return m;
+fail:
+    CT_FREE(ls);
+    ct_module_free(m);
+    ct_module_free(layer);
+    ct_module_free(norm);
+    return NULL;
+}
+CTENSOR_API ct_module *ct_nn_transformer_encoder_ex(ct_module *layer, int n, ct_module *norm, const ct_transformer_encoder_options *o) {
+    return ct__stack_new(0, layer, n, norm, o);
+}
+CTENSOR_API ct_module *ct_nn_transformer_encoder(ct_module *layer, int n, ct_module *norm) { return ct__stack_new(0, layer, n, norm, NULL); }
+CTENSOR_API ct_module *ct_nn_transformer_decoder(ct_module *layer, int n, ct_module *norm) { return ct__stack_new(1, layer, n, norm, NULL); }
+CTENSOR_API ct_module *ct_nn_transformer(int64_t d, int64_t nhead, const ct_transformer_options *o) {
+    if (d == 0) d = 512;
+    if (nhead == 0) nhead = 8;
+    int64_t ne = o && o->num_encoder_layers ? o->num_encoder_layers : 6, nd = o && o->num_decoder_layers ? o->num_decoder_layers : 6;
+    if (ne == CT_TRANSFORMER_NONE) ne = 0;
+    if (nd == CT_TRANSFORMER_NONE) nd = 0;
+    if (ne < 0 || nd < 0 || ne > INT32_MAX || nd > INT32_MAX)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "Transformer: bad layer counts (num_encoder_layers=%lld, num_decoder_layers=%lld)", (long long)ne, (long long)nd);
+    const ct_transformer_layer_options *lo = o ? &o->layer : NULL;
+    if (ct__tl_check_opts("Transformer", d, nhead, lo)) return NULL;
+    ct_layer_norm_options lno;
+    memset(&lno, 0, sizeof lno);
+    lno.eps = lo ? lo->layer_norm_eps : 0.0;
+    ct_module *m = ct__tl_new(&ct__tr_type, CT__TL_TRANSFORMER);
+    if (!m) return NULL;
+    ct_module *el = ct_nn_transformer_encoder_layer(d, nhead, lo);
+    ct_module *en = ct_nn_layer_norm_ex(1, &d, &lno);
+    ct_module *enc = el && en ? ct_nn_transformer_encoder(el, (int)ne, en) : NULL;
+    if (!enc) { ct_module_free(el); ct_module_free(en); }
+    ct_module *dl = enc ? ct_nn_transformer_decoder_layer(d, nhead, lo) : NULL;
+    ct_module *dn = dl ? ct_nn_layer_norm_ex(1, &d, &lno) : NULL;
+    ct_module *dec = dl && dn ? ct_nn_transformer_decoder(dl, (int)nd, dn) : NULL;
+    if (!dec) { ct_module_free(dl); ct_module_free(dn); }
+    if (!enc || ct_module_add_module(m, "encoder", enc) != CT_OK || !dec || ct_module_add_module(m, "decoder", dec) != CT_OK) {
+        if (enc && !ct__mchild(m, "encoder")) ct_module_free(enc);
+        if (dec && !ct__mchild(m, "decoder")) ct_module_free(dec);
+        ct_module_free(m);
+        return NULL;
+    }
+    *(ct__tl_impl *)m->impl = *(const ct__tl_impl *)ct__mchild(enc, "layers")->children[0].module->impl;
+    if (!ne) { ct__tl_impl *im = (ct__tl_impl *)m->impl; im->d = d; im->nhead = nhead; im->batch_first = lo && lo->batch_first; }
+    ((ct__tl_impl *)m->impl)->kind = CT__TL_TRANSFORMER;
+    /* _reset_parameters: xavier_uniform_ on every parameter with more than one dim */
+    int np = ct_module_parameters(m, NULL, 0), ok = 1;
+    ct_tensor **ps = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(np > 0 ? np : 1));
+    if (!ps) { ct_module_free(m); return (ct_module *)ct__fail(CT_ERR_MEMORY, "Transformer: out of memory"); }
+    ct_module_parameters(m, ps, np);
+    int s = ct_scope_begin();
+    for (int i = 0; i < np && ok; i++)
+        if (ps[i]->ndim > 1) ok = ct_nn_init_xavier_uniform_(ps[i], 1.0) != NULL;
+    ct_scope_end(s);
+    CT_FREE(ps);
+    if (!ok) { ct_module_free(m); return NULL; }
+    return m;
+}
+CTENSOR_API ct_tensor *ct_nn_transformer_square_subsequent_mask(int64_t sz) {
+    if (sz < 0) return ct__fail(CT_ERR_ARG, "generate_square_subsequent_mask: sz must be non-negative (got %lld)", (long long)sz);
+    int s = ct_scope_begin();
+    ct_tensor *r = ct_triu(ct_full_n(ct_get_default_dtype(), 2, CT__INTS(sz, sz), -INFINITY), 1);
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+static ct_tensor *ct__act(const ct__tl_impl *im, ct_tensor *x) { return im->gelu ? ct_gelu(x, "none") : ct_relu(x); }
+static ct_tensor *ct__ff_block(ct_module *L, ct_tensor *x, const char *drop) {
+    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
+    ct_tensor *h = ct_forward(ct__mchild(L, "dropout"), ct__act(im, ct_forward(ct__mchild(L, "linear1"), x)));
+    return ct_forward(ct__mchild(L, drop), ct_forward(ct__mchild(L, "linear2"), h));
+}
+static ct_tensor *ct__attn_block(ct_module *L, const char *attn, const char *drop, ct_tensor *x, const ct_tensor *mem,
+                                 const ct_tensor *mask, const ct_tensor *kpm) {
+    ct_mha_args a;
+    memset(&a, 0, sizeof a);
+    a.attn_mask = mask;
+    a.key_padding_mask = kpm;
+    ct_module *mha = ct__mchild(L, attn);
+    if (!x || ct__mha_check(mha, x, mem ? mem : x, mem ? mem : x, &a)) return NULL;
+    return ct_forward(ct__mchild(L, drop), ct__mha_regular(mha, x, mem ? mem : x, mem ? mem : x, &a, NULL));
+}
+static ct_tensor *ct__enc_layer_regular(ct_module *L, ct_tensor *x, const ct_tensor *mask, const ct_tensor *kpm) {
+    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
+    ct_module *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2");
+    if (im->norm_first) {
+        x = ct_add(x, ct__attn_block(L, "self_attn", "dropout1", ct_forward(n1, x), NULL, mask, kpm));
+        return ct_add(x, ct__ff_block(L, ct_forward(n2, x), "dropout2"));
+    }
+    x = ct_forward(n1, ct_add(x, ct__attn_block(L, "self_attn", "dropout1", x, NULL, mask, kpm)));
+    return ct_forward(n2, ct_add(x, ct__ff_block(L, x, "dropout2")));
+}
+static ct_tensor *ct__dec_layer_regular(ct_module *L, ct_tensor *x, const ct_tensor *mem, const ct_transformer_decoder_args *a) {
+    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
+    ct_module *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2"), *n3 = ct__mchild(L, "norm3");
+    const ct_tensor *tm = a ? a->tgt_mask : NULL, *mm = a ? a->memory_mask : NULL;
+    const ct_tensor *tk = a ? a->tgt_key_padding_mask : NULL, *mk = a ? a->memory_key_padding_mask : NULL;
+    if (im->norm_first) {
+        x = ct_add(x, ct__attn_block(L, "self_attn", "dropout1", ct_forward(n1, x), NULL, tm, tk));
+        x = ct_add(x, ct__attn_block(L, "multihead_attn", "dropout2", ct_forward(n2, x), mem, mm, mk));
+        return ct_add(x, ct__ff_block(L, ct_forward(n3, x), "dropout3"));
+    }
+    x = ct_forward(n1, ct_add(x, ct__attn_block(L, "self_attn", "dropout1", x, NULL, tm, tk)));
+    x = ct_forward(n2, ct_add(x, ct__attn_block(L, "multihead_attn", "dropout2", x, mem, mm, mk)));
+    return ct_forward(n3, ct_add(x, ct__ff_block(L, x, "dropout3")));
+}
+/* does any parameter of m (recursively) require grad? */
+static int ct__any_param_grad(const ct_module *m) {
+    for (int i = 0; i < m->nparams; i++)
+        if (m->params[i].tensor && ct_get_requires_grad(m->params[i].tensor)) return 1;
+    for (int i = 0; i < m->nchildren; i++)
+        if (ct__any_param_grad(m->children[i].module)) return 1;
+    return 0;
+}
+/* PyTorch's TransformerEncoderLayer fastpath conditions, in its order and words */
+static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *mask, const ct_tensor *kpm, int nested) {
+    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
+    ct__tf_why[0] = 0;
+    if (ct__tf_disabled) ct__tf_set_why("the fastpath is disabled (ct_set_transformer_fastpath(0))");
+    else if (!nested && src->ndim != 3) ct__tf_set_why("input not batched; expected src.dim() of 3 but got %d", src->ndim);
+    else if (L->training) ct__tf_set_why("training is enabled");
+    else if (!im->batch_first) ct__tf_set_why("self_attn.batch_first was not True");
+    else if (mask) ct__tf_set_why("src_mask is not supported for fastpath");
+    else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
+    else if (src->dtype != CT_FLOAT32 && src->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(src->dtype));
+    else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("src_key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
+    else if (ct_is_grad_enabled() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
+        ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
+    else if (ct__mparam(L->children[0].module, "in_proj_weight")->dtype != src->dtype)
+        ct__tf_set_why("dtypes of src (%s) and the layer's weights (%s) don't match", ct_dtype_name(src->dtype),
+                       ct_dtype_name(ct__mparam(L->children[0].module, "in_proj_weight")->dtype));
+    return ct__tf_why[0] == 0;
+}
+typedef struct ct__packed { const int64_t *off; int64_t B, S; const uint8_t *kpm; } ct__packed;
+static ct_tensor *ct__enc_layer_fast(ct_module *L, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache);
+static ct_tensor *ct__enc_layer_call(ct_module *L, ct_tensor *x, const ct_tensor *mask, const ct_tensor *kpm) {
+    ct_mha_args a;
+    memset(&a, 0, sizeof a);
+    a.attn_mask = mask;
+    a.key_padding_mask = kpm;
+    if (ct__mha_check(L->children[0].module, x, x, x, &a)) return NULL;
+    if (ct__enc_fast_ok(L, x, mask, kpm, 0)) {
+        ct__packed pk;
+        memset(&pk, 0, sizeof pk);
+        pk.B = x->shape[0];
+        pk.S = x->shape[1];
+        ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
+        if (kpm && !kc) return NULL;
+        pk.kpm = kc ? (const uint8_t *)ct__ptr(kc) : NULL;
+        return ct__enc_layer_fast(L, x, &pk, 0, NULL);
+    }
+    return ct__enc_layer_regular(L, x, mask, kpm);
+}
+static int ct__left_aligned(const ct_tensor *kpm) {   /* each row: false..., then true... */
+    const uint8_t *p = (const uint8_t *)ct__ptr(kpm);
+    int64_t B = kpm->shape[0], S = kpm->shape[1];
+    for (int64_t b = 0; b < B; b++) {
+        int64_t j = 0;
+        while (j < S && !p[b * S + j]) j++;
+        while (j < S && p[b * S + j]) j++;
+        if (j != S) return 0;
+    }
+    return 1;
+}
+static ct_status ct__nested_pack(const ct_tensor *padded, const ct_tensor *kpm, ct_nested *out, const char *op);
+static ct_tensor *ct__nested_unpad(const ct_nested *n, int64_t S, double value);
+static ct_tensor *ct__nested_offsets(const ct_nested *n);
+CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src, const ct_tensor *mask, const ct_tensor *kpm) {
+    if (!m) return ct__fail(CT_ERR_NULL, "TransformerEncoder: module is NULL");
+    if (!src) { ct__null_arg(m->type->name, 0); return NULL; }
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    if (!ct__is_type(m, "TransformerEncoder") && !ct__is_type(m, "TransformerEncoderLayer"))
+        return ct__fail(CT_ERR_ARG, "transformer_encoder_forward: expected a TransformerEncoder or TransformerEncoderLayer (got %s)", m->type->name);
+    if (mask && !ct__mask_dtype_ok(mask))
+        return ct__fail(CT_ERR_DTYPE, "%s: Only float, byte, and bool types are supported for attn_mask, not %s", m->type->name, ct_dtype_name(mask->dtype));
+    int s = ct_scope_begin();
+    ct_tensor *x = (ct_tensor *)src;
+    if (im->kind == CT__TL_ENC) {
+        x = ct__enc_layer_call(m, x, mask, kpm);
+    } else {
+        ct_module *list = ct__mchild(m, "layers"), *norm = ct__mchild(m, "norm");
+        int n = list->nchildren, convert = 0;
+        ct_module *first = n ? list->children[0].module : NULL;
+        ct__tf_why[0] = 0;
+        /* PyTorch's TransformerEncoder conditions for the nested path */
+        if (!first) ct__tf_set_why("num_layers was 0");
+        else if (first->training) ct__tf_set_why("layers.0 was in training mode");
+        else if (((const ct__tl_impl *)first->impl)->norm_first) ct__tf_set_why("layers.0.norm_first was True");
+        else if (!im->batch_first) ct__tf_set_why(" layers.0.self_attn.batch_first was not True");
+        else if (src->ndim != 3) ct__tf_set_why("input not batched; expected src.dim() of 3 but got %d", src->ndim);
+        else if (!im->nested) ct__tf_set_why("enable_nested_tensor was not True");
+        else if (!kpm) ct__tf_set_why("src_key_padding_mask was None");
+        else if (kpm->dtype != CT_BOOL || kpm->ndim != 2 || kpm->shape[0] != src->shape[0] || kpm->shape[1] != src->shape[1])
+            ct__tf_set_why("src_key_padding_mask is not a bool [N, S] tensor");
+        else if (im->mask_check && !ct__left_aligned(ct_contiguous(kpm)))
+            ct__tf_set_why("mask_check enabled, and src and src_key_padding_mask was not left aligned");
+        else if (mask) ct__tf_set_why("src_key_padding_mask and mask were both supplied");
+        else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
+        else if (ct__enc_fast_ok(first, src, NULL, kpm, 0)) convert = 1;
+        if (convert) {
+            ct_mha_args a;
+            memset(&a, 0, sizeof a);
+            a.key_padding_mask = kpm;
+            ct_nested nt;
+            if (ct__mha_check(first->children[0].module, x, x, x, &a) || ct__nested_pack(x, kpm, &nt, "TransformerEncoder")) x = NULL;
+            else {
+                ct__packed pk;
+                memset(&pk, 0, sizeof pk);
+                ct_tensor *offt = ct__nested_offsets(&nt);
+                pk.off = offt ? (const int64_t *)ct__ptr(offt) : NULL;
+                pk.B = src->shape[0];
+                pk.S = src->shape[1];
+                ct_tensor *v = offt ? nt.values : NULL;
+                for (int i = 0; i < n && v; i++) v = ct__enc_layer_fast(list->children[i].module, v, &pk, 0, NULL);
+                nt.values = v;
+                x = v ? ct__nested_unpad(&nt, src->shape[1], 0.0) : NULL;
+            }
+        } else {
+            for (int i = 0; i < n && x; i++) x = ct__enc_layer_call(list->children[i].module, x, mask, kpm);
+        }
+        if (norm && x) x = ct_forward(norm, x);
+    }
+    if (x == src) x = ct_alias(src);
+    if (x) ct_keep(x);
+    ct_scope_end(s);
+    return x;
+}
+CTENSOR_API ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt, const ct_tensor *memory,
+                                                      const ct_transformer_decoder_args *a) {
+    if (!m) return ct__fail(CT_ERR_NULL, "TransformerDecoder: module is NULL");
+    if (!tgt || !memory) { ct__null_arg(m->type->name, !tgt ? 0 : 1); return NULL; }
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    if (!ct__is_type(m, "TransformerDecoder") && !ct__is_type(m, "TransformerDecoderLayer"))
+        return ct__fail(CT_ERR_ARG, "transformer_decoder_forward: expected a TransformerDecoder or TransformerDecoderLayer (got %s)", m->type->name);
+    int s = ct_scope_begin();
+    ct_tensor *x = (ct_tensor *)tgt;
+    if (im->kind == CT__TL_DEC) {
+        x = ct__dec_layer_regular(m, x, memory, a);
+    } else {
+        ct_module *list = ct__mchild(m, "layers"), *norm = ct__mchild(m, "norm");
+        for (int i = 0; i < list->nchildren && x; i++) x = ct__dec_layer_regular(list->children[i].module, x, memory, a);
+        if (norm && x) x = ct_forward(norm, x);
+    }
+    if (x == tgt) x = ct_alias(tgt);
+    if (x) ct_keep(x);
+    ct_scope_end(s);
+    return x;
+}
+CTENSOR_API ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *tgt, const ct_transformer_args *a) {
+    if (!m) return ct__fail(CT_ERR_NULL, "Transformer: module is NULL");
+    if (!ct__is_type(m, "Transformer")) return ct__fail(CT_ERR_ARG, "transformer_forward: expected a Transformer (got %s)", m->type->name);
+    if (!src || !tgt) { ct__null_arg("Transformer", !src ? 0 : 1); return NULL; }
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    int batched = src->ndim == 3;
+    if (!im->batch_first && batched && (tgt->ndim != 3 || src->shape[1] != tgt->shape[1]))
+        return ct__fail(CT_ERR_SHAPE, "Transformer: the batch number of src and tgt must be equal (src %s, tgt %s)", CT__SHAPE(src), CT__SHAPE(tgt));
+    if (im->batch_first && batched && (tgt->ndim != 3 || src->shape[0] != tgt->shape[0]))
+        return ct__fail(CT_ERR_SHAPE, "Transformer: the batch number of src and tgt must be equal (src %s, tgt %s)", CT__SHAPE(src), CT__SHAPE(tgt));
+    if (src->ndim < 1 || tgt->ndim < 1 || src->shape[src->ndim - 1] != im->d || tgt->shape[tgt->ndim - 1] != im->d)
+        return ct__fail(CT_ERR_SHAPE, "Transformer: the feature number of src and tgt must be equal to d_model (%lld; src %s, tgt %s)",
+                        (long long)im->d, CT__SHAPE(src), CT__SHAPE(tgt));
+    ct_transformer_decoder_args da;
+    memset(&da, 0, sizeof da);
+    if (a) { da.tgt_mask = a->tgt_mask; da.memory_mask = a->memory_mask; da.tgt_key_padding_mask = a->tgt_key_padding_mask; da.memory_key_padding_mask = a->memory_key_padding_mask; }
+    int s = ct_scope_begin();
+    ct_tensor *mem = ct_transformer_encoder_forward(ct__mchild(m, "encoder"), src, a ? a->src_mask : NULL, a ? a->src_key_padding_mask : NULL);
+    ct_tensor *r = mem ? ct_transformer_decoder_forward(ct__mchild(m, "decoder"), tgt, mem, &da) : NULL;
+    if (r) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+static ct_tensor *ct__tl_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    switch (im->kind) {
+    case CT__TL_ENC: case CT__TL_ENCODER:
+        if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (src; masks through ct_transformer_encoder_forward), got %d", m->type->name, nin);
+        return ct_transformer_encoder_forward(m, in[0], NULL, NULL);
+    case CT__TL_DEC: case CT__TL_DECODER:
+        if (nin != 2) return ct__fail(CT_ERR_ARG, "%s: forward takes 2 inputs (tgt, memory), got %d", m->type->name, nin);
+        return ct_transformer_decoder_forward(m, in[0], in[1], NULL);
+    default:
+        if (nin != 2) return ct__fail(CT_ERR_ARG, "Transformer: forward takes 2 inputs (src, tgt), got %d", nin);
+        return ct_transformer_forward(m, in[0], in[1], NULL);
+    }
+}
+/* ============================================================================
+   Transformer fastpath: fused kernels, nested batches, KV cache
+   One encoder layer on rows X [T, E] (T = B * S padded rows, or the real tokens
+   of a nested batch), every buffer carved from one workspace:
+     qkv = X Win^T                          one GEMM, [T, 3E]
+     att = attention(qkv)                   per (sequence, head) task: K^T and V
+                                            packed with their bias, Q rows with
+                                            bias and 1/sqrt(hd); key tiles of 64
+                                            with an online softmax, the padding,
+                                            causal and cache masks applied in the
+                                            tile; the result written at its head's
+                                            columns of att [T, E]
+     x1 = LN1(X + att Wo^T + bo)            GEMM, then one row pass
+     h  = act(x1 W1^T + b1)                 GEMM, then one pass
+     y  = LN2(x1 + h W2^T + b2)             GEMM, then one row pass
+   (norm_first: x1 = X + SA(LN1(X)), y = x1 + FF(LN2(x1))). The GEMMs are the
+   built-in ones (ct__gemm_f32/f64, threaded on the pool); attention tasks and
+   row passes run on the pool too.
+   ========================================================================== */
+#ifdef CT__GEMM_FPC
+#  define CT__TF_FPC CT__GEMM_FPC
+#else
+#  define CT__TF_FPC
+#endif
+#define CT__TF_QB 8      /* query rows per block */
+#define CT__TF_KT 64     /* keys per tile */
+typedef struct ct__att_job {
+    int mode;                      /* 0: rows of a packed qkv [T, 3E]; 1: separate q, k, v [BH, L|S, hd] */
+    int64_t B, H, hd, E;
+    const void *q, *k, *v;         /* mode 0: q = qkv */
+    const void *bias;              /* in_proj_bias [3E] or NULL (mode 0) */
+    void *out;                     /* mode 0: [T, E] at the head's columns; mode 1: [BH, L, hd] */
+    int64_t L, S;                  /* mode 0: padded length per sequence (off NULL); mode 1: query / key lengths */
+    const int64_t *off;            /* mode 0 nested: rows off[b] .. off[b + 1] */
+    const uint8_t *kpm;            /* mode 0 padded: [B, S], nonzero = padding key */
+    int causal;
+    void *kc, *vc;                 /* KV cache [B, H, maxlen, hd] (mode 0) or NULL */
+    int64_t maxlen, past;
+    double scale;
+    char *scratch;
+    size_t task_bytes;
+    int64_t nkp, hdp;              /* packed key count (rounded) and head dim (rounded) */
+} ct__att_job;
+
+#if defined(CT__HAVE_VEC)
+#  define CT__TF_VF ct__vf
+#  define CT__TF_NLF CT__VL
+#  define CT__TF_SPLATF(x) CT__VSPLAT(x)
+#  define CT__TF_EXPF(x) ct__v_exp(x)
+#else
+#  define CT__TF_VF float
+#  define CT__TF_NLF 1
+#  define CT__TF_SPLATF(x) (x)
+#  define CT__TF_EXPF(x) expf(x)
+#endif
+#define CT__TF_SPLATD(x) (x)
+#define CT__TF_EXPD(x) exp(x)
+
+/* CT__TF_DEFINE(SUF, T, V, NL, SPLAT, VEXP): the attention task and the row passes for one dtype.
+   V is a vector of NL lanes of T (NL 1: T itself). */
+#define CT__TF_DEFINE(SUF, T, V, NL, SPLAT, VEXP)                                                                      \
+    static CT__TF_FPC void ct__att_task_##SUF(void *ctx, int64_t lo, int64_t hi) {                                   \
+        const ct__att_job *j = (const ct__att_job *)ctx;                                                               \
+        const int64_t H = j->H, hd = j->hd, hdp = j->hdp, nkp = j->nkp;                                                \
+        for (int64_t t = lo; t < hi; t++) {                                                                            \
+            int64_t b = t / H, h = t % H, n, nk, r0 = 0;                                                               \
+            T *kt = (T *)(j->scratch + (size_t)t * j->task_bytes), *vp = kt + hd * nkp, *qs = vp + nkp * hdp;          \
+            T *sc = qs + CT__TF_QB * hd, *o = sc + CT__TF_QB * CT__TF_KT, *mx = o + CT__TF_QB * hdp, *ls = mx + CT__TF_QB; \
+            const T *qb, *kb, *vb, *bq = NULL, *bk = NULL, *bv = NULL;                                                 \
+            int64_t ldq, ldk, ldv, ldo;                                                                                \
+            T *ob;                                                                                                     \
+            if (j->mode == 0) {                                                                                        \
+                int64_t E = j->E, ld = 3 * E;                                                                          \
+                r0 = j->off ? j->off[b] : b * j->L;                                                                    \
+                n = j->off ? j->off[b + 1] - r0 : j->L;                                                                \
+                qb = (const T *)j->q + r0 * ld + h * hd;                                                               \
+                kb = qb + E;                                                                                           \
+                vb = qb + 2 * E;                                                                                       \
+                ldq = ldk = ldv = ld;                                                                                  \
+                if (j->bias) { bq = (const T *)j->bias + h * hd; bk = bq + E; bv = bq + 2 * E; }                      \
+                ob = (T *)j->out + r0 * E + h * hd;                                                                    \
+                ldo = E;                                                                                               \
+                nk = n;                                                                                                \
+                if (j->kc) { /* append the new keys and values to the cache, then attend over it */                   \
+                    T *kc = (T *)j->kc + (size_t)(t * j->maxlen) * (size_t)hd, *vc = (T *)j->vc + (size_t)(t * j->maxlen) * (size_t)hd; \
+                    for (int64_t i = 0; i < n; i++)                                                                    \
+                        for (int64_t d = 0; d < hd; d++) {                                                             \
+                            kc[(j->past + i) * hd + d] = kb[i * ld + d] + (bk ? bk[d] : (T)0);                         \
+                            vc[(j->past + i) * hd + d] = vb[i * ld + d] + (bv ? bv[d] : (T)0);                         \
+                        }                                                                                              \
+                    kb = kc; vb = vc; ldk = ldv = hd; bk = bv = NULL;                                                  \
+                    nk = j->past + n;                                                                                  \
+                }                                                                                                      \
+            } else {                                                                                                   \
+                n = j->L;                                                                                              \
+                nk = j->S;                                                                                             \
+                qb = (const T *)j->q + t * n * hd;                                                                     \
+                kb = (const T *)j->k + t * nk * hd;                                                                    \
+                vb = (const T *)j->v + t * nk * hd;                                                                    \
+                ldq = ldk = ldv = hd;                                                                                  \
+                ob = (T *)j->out + t * n * hd;                                                                         \
+                ldo = hd;                                                                                              \
+            }                                                                                                          \
+            int64_t nkr = (nk + NL - 1) / NL * NL;                                                                     \
+            for (int64_t d = 0; d < hd; d++) {                                                                         \
+                T bd = bk ? bk[d] : (T)0;                                                                              \
+                for (int64_t i = 0; i < nk; i++) kt[d * nkp + i] = kb[i * ldk + d] + bd;                               \
+                for (int64_t i = nk; i < nkr; i++) kt[d * nkp + i] = 0;                                                \
+            }                                                                                                          \
+            for (int64_t i = 0; i < nk; i++) {                                                                         \
+                for (int64_t d = 0; d < hd; d++) vp[i * hdp + d] = vb[i * ldv + d] + (bv ? bv[d] : (T)0);              \
+                for (int64_t d = hd; d < hdp; d++) vp[i * hdp + d] = 0;                                                \
+            }                                                                                                          \
+            const int64_t past = j->mode == 0 && j->kc ? j->past : 0;                                                  \
+            const uint8_t *km = j->mode == 0 && j->kpm ? j->kpm + b * j->L : NULL;                                     \
+            const T scale = (T)j->scale;                                                                               \
+            for (int64_t i0 = 0; i0 < n; i0 += CT__TF_QB) {                                                            \
+                int qn = (int)(n - i0 < CT__TF_QB ? n - i0 : CT__TF_QB);                                               \
+                for (int r = 0; r < CT__TF_QB; r++) {                                                                  \
+                    for (int64_t d = 0; d < hd; d++)                                                                   \
+                        qs[r * hd + d] = r < qn ? (qb[(i0 + r) * ldq + d] + (bq ? bq[d] : (T)0)) * scale : (T)0;        \
+                    for (int64_t d = 0; d < hdp; d++) o[r * hdp + d] = 0;                                              \
+                    mx[r] = -INFINITY;                                                                                 \
+                    ls[r] = 0;                                                                                         \
+                }                                                                                                      \
+                int64_t jmax = j->causal ? (past + i0 + qn < nk ? past + i0 + qn : nk) : nk;                           \
+                for (int64_t j0 = 0; j0 < jmax; j0 += CT__TF_KT) {                                                     \
+                    int kn = (int)(jmax - j0 < CT__TF_KT ? jmax - j0 : CT__TF_KT), nch = (kn + NL - 1) / NL;           \
+                    for (int c = 0; c < nch; c++) { /* scores: 8 rows x NL keys per pass over d */                     \
+                        V a0 = SPLAT((T)0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;             \
+                        const T *kp = kt + j0 + c * NL;                                                                \
+                        for (int64_t d = 0; d < hd; d++) {                                                             \
+                            V kv;                                                                                      \
+                            memcpy(&kv, kp + d * nkp, sizeof kv);                                                      \
+                            a0 += qs[0 * hd + d] * kv; a1 += qs[1 * hd + d] * kv;                                      \
+                            a2 += qs[2 * hd + d] * kv; a3 += qs[3 * hd + d] * kv;                                      \
+                            a4 += qs[4 * hd + d] * kv; a5 += qs[5 * hd + d] * kv;                                      \
+                            a6 += qs[6 * hd + d] * kv; a7 += qs[7 * hd + d] * kv;                                      \
+                        }                                                                                              \
+                        T *s0 = sc + c * NL;                                                                           \
+                        memcpy(s0 + 0 * CT__TF_KT, &a0, sizeof a0); memcpy(s0 + 1 * CT__TF_KT, &a1, sizeof a1);        \
+                        memcpy(s0 + 2 * CT__TF_KT, &a2, sizeof a2); memcpy(s0 + 3 * CT__TF_KT, &a3, sizeof a3);        \
+                        memcpy(s0 + 4 * CT__TF_KT, &a4, sizeof a4); memcpy(s0 + 5 * CT__TF_KT, &a5, sizeof a5);        \
+                        memcpy(s0 + 6 * CT__TF_KT, &a6, sizeof a6); memcpy(s0 + 7 * CT__TF_KT, &a7, sizeof a7);        \
+                    }                                                                                                  \
+                    for (int r = 0; r < CT__TF_QB; r++) { /* masks, online softmax */                                  \
+                        T *s = sc + r * CT__TF_KT;                                                                     \
+                        for (int jj = kn; jj < nch * NL; jj++) s[jj] = -INFINITY;                                      \
+                        if (r >= qn) { for (int jj = 0; jj < nch * NL; jj++) s[jj] = 0; continue; }                    \
+                        if (km)                                                                                        \
+                            for (int jj = 0; jj < kn; jj++)                                                            \
+                                if (km[j0 + jj]) s[jj] = -INFINITY;                                                    \
+                        if (j->causal)                                                                                 \
+                            for (int jj = 0; jj < kn; jj++)                                                            \
+                                if (j0 + jj > past + i0 + r) s[jj] = -INFINITY;                                        \
+                        T m = mx[r];                                                                                   \
+                        for (int jj = 0; jj < kn; jj++) m = s[jj] > m ? s[jj] : m;                                     \
+                        if (m == -INFINITY) { for (int jj = 0; jj < nch * NL; jj++) s[jj] = 0; continue; }             \
+                        T corr = mx[r] == -INFINITY ? (T)0 : (T)exp((double)(mx[r] - m));                              \
+                        mx[r] = m;                                                                                     \
+                        V vm = SPLAT(m), vs = SPLAT((T)0);                                                             \
+                        for (int c = 0; c < nch; c++) {                                                                \
+                            V e;                                                                                       \
+                            memcpy(&e, s + c * NL, sizeof e);                                                          \
+                            e = VEXP(e - vm);                                                                          \
+                            vs += e;                                                                                   \
+                            memcpy(s + c * NL, &e, sizeof e);                                                          \
+                        }                                                                                              \
+                        T sum = 0;                                                                                     \
+                        for (int q = 0; q < NL; q++) sum += ((T *)&vs)[q];                                             \
+                        ls[r] = ls[r] * corr + sum;                                                                    \
+                        if (corr != (T)1)                                                                              \
+                            for (int64_t d = 0; d < hdp; d++) o[r * hdp + d] *= corr;                                  \
+                    }                                                                                                  \
+                    for (int64_t c = 0; c < hdp; c += NL) { /* o += p v: 8 rows x NL dims per pass over keys */        \
+                        V a0, a1, a2, a3, a4, a5, a6, a7;                                                              \
+                        memcpy(&a0, o + 0 * hdp + c, sizeof a0); memcpy(&a1, o + 1 * hdp + c, sizeof a1);              \
+                        memcpy(&a2, o + 2 * hdp + c, sizeof a2); memcpy(&a3, o + 3 * hdp + c, sizeof a3);              \
+                        memcpy(&a4, o + 4 * hdp + c, sizeof a4); memcpy(&a5, o + 5 * hdp + c, sizeof a5);              \
+                        memcpy(&a6, o + 6 * hdp + c, sizeof a6); memcpy(&a7, o + 7 * hdp + c, sizeof a7);              \
+                        const T *v0 = vp + j0 * hdp + c;                                                               \
+                        for (int jj = 0; jj < kn; jj++) {                                                              \
+                            V vv;                                                                                      \
+                            memcpy(&vv, v0 + jj * hdp, sizeof vv);                                                     \
+                            a0 += sc[0 * CT__TF_KT + jj] * vv; a1 += sc[1 * CT__TF_KT + jj] * vv;                      \
+                            a2 += sc[2 * CT__TF_KT + jj] * vv; a3 += sc[3 * CT__TF_KT + jj] * vv;                      \
+                            a4 += sc[4 * CT__TF_KT + jj] * vv; a5 += sc[5 * CT__TF_KT + jj] * vv;                      \
+                            a6 += sc[6 * CT__TF_KT + jj] * vv; a7 += sc[7 * CT__TF_KT + jj] * vv;                      \
+                        }                                                                                              \
+                        memcpy(o + 0 * hdp + c, &a0, sizeof a0); memcpy(o + 1 * hdp + c, &a1, sizeof a1);              \
+                        memcpy(o + 2 * hdp + c, &a2, sizeof a2); memcpy(o + 3 * hdp + c, &a3, sizeof a3);              \
+                        memcpy(o + 4 * hdp + c, &a4, sizeof a4); memcpy(o + 5 * hdp + c, &a5, sizeof a5);              \
+                        memcpy(o + 6 * hdp + c, &a6, sizeof a6); memcpy(o + 7 * hdp + c, &a7, sizeof a7);              \
+                    }                                                                                                  \
+                }                                                                                                      \
+                for (int r = 0; r < qn; r++) { /* a row with no key left gives 0 (PyTorch's fused kernels too) */      \
+                    T inv = ls[r] > 0 ? (T)1 / ls[r] : (T)0;                                                           \
+                    for (int64_t d = 0; d < hd; d++) ob[(i0 + r) * ldo + d] = o[r * hdp + d] * inv;                    \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+    /* y[r] = [LN]( [res[r] +] y[r] [+ bias] ) into out[r]; act: bias + relu/gelu over h */                         \
+    typedef struct ct__rp_job_##SUF {                                                                                  \
+        int64_t E;                                                                                                     \
+        const T *res, *y, *bias, *g, *be;                                                                              \
+        T *out;                                                                                                        \
+        double eps;                                                                                                    \
+        int ln, act;                                                                                                   \
+    } ct__rp_job_##SUF;                                                                                                \
+    static CT__TF_FPC void ct__rp_rows_##SUF(void *ctx, int64_t lo, int64_t hi) {                                    \
+        const ct__rp_job_##SUF *j = (const ct__rp_job_##SUF *)ctx;                                                     \
+        const int64_t E = j->E;                                                                                        \
+        for (int64_t r = lo; r < hi; r++) {                                                                            \
+            const T *y = j->y + r * E, *res = j->res ? j->res + r * E : NULL;                                          \
+            T *out = j->out + r * E;                                                                                   \
+            if (j->act) {                                                                                              \
+                for (int64_t c = 0; c < E; c++) {                                                                      \
+                    T z = y[c] + (j->bias ? j->bias[c] : (T)0);                                                        \
+                    out[c] = j->act == 1 ? (z > 0 ? z : (T)0) : z;                                                     \
+                }                                                                                                      \
+                if (j->act == 2) ct__tf_gelu_row_##SUF(out, E);                                                        \
+                continue;                                                                                              \
+            }                                                                                                          \
+            double s = 0;                                                                                              \
+            for (int64_t c = 0; c < E; c++) {                                                                          \
+                T z = y[c] + (res ? res[c] : (T)0) + (j->bias ? j->bias[c] : (T)0);                                    \
+                out[c] = z;                                                                                            \
+                s += (double)z;                                                                                        \
+            }                                                                                                          \
+            if (!j->ln) continue;                                                                                      \
+            double mean = s / (double)E, v = 0;                                                                        \
+            for (int64_t c = 0; c < E; c++) { double dz = (double)out[c] - mean; v += dz * dz; }                       \
+            double rstd = 1.0 / sqrt(v / (double)E + j->eps);                                                          \
+            for (int64_t c = 0; c < E; c++) {                                                                          \
+                T z = (T)(((double)out[c] - mean) * rstd);                                                             \
+                out[c] = (j->g ? z * j->g[c] : z) + (j->be ? j->be[c] : (T)0);                                         \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+    static void ct__rp_##SUF(int64_t rows, int64_t E, const T *res, const T *y, const T *bias, const T *g, const T *be, \
+                             double eps, int ln, int act, T *out) {                                                    \
+        ct__rp_job_##SUF j = {E, res, y, bias, g, be, out, eps, ln, act};                                              \
+        ct__nn_par_for(rows, (8192 + E - 1) / (E > 0 ? E : 1), ct__rp_rows_##SUF, &j);                                 \
+    }
+
+static CT__TF_FPC void ct__tf_gelu_row_f32(float *x, int64_t n) {
+    int64_t i = 0;
+#if defined(CT__HAVE_VEC)
+    for (; i + CT__VL <= n; i += CT__VL) {
+        ct__vf v;
+        memcpy(&v, x + i, sizeof v);
+        v = ct__v_gelu(v);
+        memcpy(x + i, &v, sizeof v);
+    }
+#endif
+    for (; i < n; i++) x[i] = ct__gelu_exactf(x[i]);
+}
+static void ct__tf_gelu_row_f64(double *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++) x[i] = ct__gelu(x[i], 0);
+}
+CT__TF_DEFINE(f32, float, CT__TF_VF, CT__TF_NLF, CT__TF_SPLATF, CT__TF_EXPF)
+CT__TF_DEFINE(f64, double, double, 1, CT__TF_SPLATD, CT__TF_EXPD)
+
+/* runs the attention tasks of a job (scratch from ws) */
+static void ct__att_run(ct__att_job *j, ct_dtype dt, int64_t nkmax, char *scratch) {
+    int64_t NL = dt == CT_FLOAT32 ? CT__TF_NLF : 1;
+    size_t es = dt == CT_FLOAT32 ? 4 : 8;
+    j->nkp = (nkmax + NL - 1) / NL * NL;
+    j->hdp = (j->hd + NL - 1) / NL * NL;
+    j->task_bytes = ((size_t)(j->hd * j->nkp + j->nkp * j->hdp + CT__TF_QB * j->hd + CT__TF_QB * CT__TF_KT + CT__TF_QB * j->hdp +
+                              2 * CT__TF_QB) * es + 63) / 64 * 64;
+    j->scratch = scratch;
+    ct__nn_par_for(j->B * j->H, 1, dt == CT_FLOAT32 ? ct__att_task_f32 : ct__att_task_f64, j);
+}
+static size_t ct__att_scratch_bytes(ct_dtype dt, int64_t tasks, int64_t hd, int64_t nkmax) {
+    int64_t NL = dt == CT_FLOAT32 ? CT__TF_NLF : 1;
+    size_t es = dt == CT_FLOAT32 ? 4 : 8;
+    int64_t nkp = (nkmax + NL - 1) / NL * NL, hdp = (hd + NL - 1) / NL * NL;
+    size_t tb = ((size_t)(hd * nkp + nkp * hdp + CT__TF_QB * hd + CT__TF_QB * CT__TF_KT + CT__TF_QB * hdp + 2 * CT__TF_QB) * es + 63) / 64 * 64;
+    return tb * (size_t)tasks;
+}
+/* C[M, N] = A[M, K] W[N, K]^T (W row-major, as nn.Linear stores it) */
+static void ct__tf_gemm(ct_dtype dt, int64_t M, int64_t N, int64_t K, const void *A, const void *W, void *C) {
+    if (dt == CT_FLOAT32)
+        ct__gemm_f32(M, N, K, 1.0f, (const float *)A, K, 1, (const float *)W, 1, K, 0.0f, (float *)C, N);
+    else
+        ct__gemm_f64(M, N, K, 1.0, (const double *)A, K, 1, (const double *)W, 1, K, 0.0, (double *)C, N);
+}
+static void ct__tf_rows(ct_dtype dt, int64_t rows, int64_t E, const void *res, const void *y, const ct_tensor *bias,
+                        const ct_tensor *g, const ct_tensor *be, double eps, int ln, int act, void *out) {
+    const void *bp = bias ? ct__ptr(bias) : NULL, *gp = g ? ct__ptr(g) : NULL, *bep = be ? ct__ptr(be) : NULL;
+    if (dt == CT_FLOAT32)
+        ct__rp_f32(rows, E, (const float *)res, (const float *)y, (const float *)bp, (const float *)gp, (const float *)bep, eps, ln, act, (float *)out);
+    else
+        ct__rp_f64(rows, E, (const double *)res, (const double *)y, (const double *)bp, (const double *)gp, (const double *)bep, eps, ln, act, (double *)out);
+}
+/* a parameter as a contiguous tensor of dtype dt (NULL stays NULL) */
+static ct_tensor *ct__tf_w(const ct_tensor *p, ct_dtype dt) {
+    if (!p) return NULL;
+    if (p->dtype == dt && ct__is_contig(p)) return (ct_tensor *)p;
+    return ct_contiguous(ct_to(ct_detach(p), dt));
+}
+
+/* ---- the KV cache ---- */
+struct ct_kv_cache {
+    const ct_module *owner;
+    int nlayers;
+    int64_t B, H, hd, maxlen, len;
+    ct_dtype dt;
+    void **k, **v;
+};
+static ct_module *ct__enc_layer_at(const ct_module *m, int i) {
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    return im->kind == CT__TL_ENC ? (ct_module *)m : ct__mchild(m, "layers")->children[i].module;
+}
+CTENSOR_API ct_kv_cache *ct_kv_cache_new(const ct_module *m, int64_t batch, int64_t max_len) {
+    if (!m) return (ct_kv_cache *)ct__fail(CT_ERR_NULL, "kv_cache_new: module is NULL");
+    if (!ct__is_type(m, "TransformerEncoder") && !ct__is_type(m, "TransformerEncoderLayer"))
+        return (ct_kv_cache *)ct__fail(CT_ERR_ARG, "kv_cache_new: expected a TransformerEncoder or TransformerEncoderLayer (got %s)", m->type->name);
+    if (batch <= 0 || max_len <= 0)
+        return (ct_kv_cache *)ct__fail(CT_ERR_ARG, "kv_cache_new: batch (%lld) and max_len (%lld) must be positive", (long long)batch, (long long)max_len);
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    int n = im->kind == CT__TL_ENC ? 1 : ct__mchild(m, "layers")->nchildren;
+    ct_kv_cache *c = CT__NEW_ZEROED(ct_kv_cache);
+    if (!c) return (ct_kv_cache *)ct__fail(CT_ERR_MEMORY, "kv_cache_new: out of memory");
+    c->owner = m;
+    c->nlayers = n;
+    c->B = batch;
+    c->H = im->nhead;
+    c->hd = im->d / im->nhead;
+    c->maxlen = max_len;
+    c->dt = n ? ct__mparam(ct__enc_layer_at(m, 0)->children[0].module, "in_proj_weight")->dtype : ct_get_default_dtype();
+    size_t es = c->dt == CT_FLOAT64 ? 8 : 4, bytes = (size_t)(batch * c->H * max_len * c->hd) * es;
+    c->k = (void **)calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
+    c->v = (void **)calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
+    int ok = c->k && c->v;
+    for (int i = 0; i < n && ok; i++) ok = (c->k[i] = CT_MALLOC(bytes)) && (c->v[i] = CT_MALLOC(bytes));
+    if (!ok) {
+        ct_kv_cache_free(c);
+        return (ct_kv_cache *)ct__fail(CT_ERR_MEMORY, "kv_cache_new: out of memory (%d layers of 2 x %zu bytes)", n, bytes);
+    }
+    return c;
+}
+CTENSOR_API void ct_kv_cache_reset(ct_kv_cache *c) { if (c) c->len = 0; }
+CTENSOR_API int64_t ct_kv_cache_len(const ct_kv_cache *c) { return c ? c->len : 0; }
+CTENSOR_API void ct_kv_cache_free(ct_kv_cache *c) {
+    if (!c) return;
+    for (int i = 0; i < c->nlayers; i++) {
+        if (c->k) CT_FREE(c->k[i]);
+        if (c->v) CT_FREE(c->v[i]);
+    }
+    free(c->k);
+    free(c->v);
+    CT_FREE(c);
+}
+
+/* ---- the fused attention block and encoder layer ---- */
+/* qkv GEMM + attention into at [T, E]; X [T, E] contiguous of dtype dt */
+static int ct__fast_attn(ct_module *mha, ct_dtype dt, const void *X, int64_t T, const ct__packed *pk, int causal,
+                         ct_kv_cache *cache, int layer, void *qkv, void *at, char *scratch) {
+    const ct__mha_impl *im = (const ct__mha_impl *)mha->impl;
+    ct_tensor *w = ct__tf_w(ct__mparam(mha, "in_proj_weight"), dt), *b = ct__tf_w(ct__mparam(mha, "in_proj_bias"), dt);
+    if (!w || (ct__mparam(mha, "in_proj_bias") && !b)) return -1;
+    ct__tf_gemm(dt, T, 3 * im->E, im->E, X, ct__ptr(w), qkv);
+    ct__att_job j;
+    memset(&j, 0, sizeof j);
+    j.mode = 0;
+    j.B = pk->B; j.H = im->H; j.hd = im->E / im->H; j.E = im->E;
+    j.q = qkv;
+    j.bias = b ? ct__ptr(b) : NULL;
+    j.out = at;
+    j.L = pk->S;
+    j.off = pk->off;
+    j.kpm = pk->kpm;
+    j.causal = causal;
+    j.scale = 1.0 / sqrt((double)j.hd);
+    int64_t nkmax = pk->S;
+    if (pk->off) { nkmax = 0; for (int64_t i = 0; i < pk->B; i++) nkmax = pk->off[i + 1] - pk->off[i] > nkmax ? pk->off[i + 1] - pk->off[i] : nkmax; }
+    if (cache) {
+        j.kc = cache->k[layer]; j.vc = cache->v[layer];
+        j.maxlen = cache->maxlen; j.past = cache->len;
+        nkmax = cache->len + pk->S;
+    }
+    ct__att_run(&j, dt, nkmax, scratch);
+    return 0;
+}
+static size_t ct__fast_ws_elems(int64_t T, int64_t E, int64_t dff) { return (size_t)(T * (3 * E + 3 * E + (dff > E ? dff : E))); }
+/* one encoder layer on rows x [T, E]; returns a new [T, E] tensor (x's shape) */
+static ct_tensor *ct__enc_layer_fast(ct_module *L, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache) {
+    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
+    ct_dtype dt = x->dtype;
+    int64_t E = im->d, dff = im->dff, T = ct_numel(x) / (E > 0 ? E : 1);
+    ct_module *mha = L->children[0].module, *op = ct__mchild(mha, "out_proj");
+    ct_module *l1 = ct__mchild(L, "linear1"), *l2 = ct__mchild(L, "linear2"), *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2");
+    int s = ct_scope_begin();
+    ct_tensor *xc = ct_contiguous(x), *out = ct_empty_n(dt, x->ndim, x->shape);
+    int64_t nkmax = cache ? cache->len + pk->S : pk->S;
+    size_t es = dt == CT_FLOAT32 ? 4 : 8;
+    size_t scr = ct__att_scratch_bytes(dt, pk->B * im->nhead, E / im->nhead, nkmax);
+    ct_tensor *ws = ct_empty(dt, (int64_t)(ct__fast_ws_elems(T, E, dff) + (scr + es - 1) / es));
+    ct_tensor *wo = ct__tf_w(ct__mparam(op, "weight"), dt), *bo = ct__tf_w(ct__mparam(op, "bias"), dt);
+    ct_tensor *w1 = ct__tf_w(ct__mparam(l1, "weight"), dt), *b1 = ct__tf_w(ct__mparam(l1, "bias"), dt);
+    ct_tensor *w2 = ct__tf_w(ct__mparam(l2, "weight"), dt), *b2 = ct__tf_w(ct__mparam(l2, "bias"), dt);
+    ct_tensor *g1 = ct__tf_w(ct__mparam(n1, "weight"), dt), *be1 = ct__tf_w(ct__mparam(n1, "bias"), dt);
+    ct_tensor *g2 = ct__tf_w(ct__mparam(n2, "weight"), dt), *be2 = ct__tf_w(ct__mparam(n2, "bias"), dt);
+    double eps1 = ((const ct__ln_impl *)n1->impl)->eps, eps2 = ((const ct__ln_impl *)n2->impl)->eps;
+    if (!xc || !out || !ws || !wo || !w1 || !w2 || !b1 || !b2 || (ct__mparam(op, "bias") && !bo)) { ct_scope_end(s); return NULL; }
+    char *base = ct__ptr(ws);
+    char *qkv = base, *at = qkv + (size_t)(T * 3 * E) * es, *x1 = at + (size_t)(T * E) * es, *xn = x1 + (size_t)(T * E) * es;
+    char *hb = xn + (size_t)(T * E) * es, *scratch = hb + (size_t)(T * (dff > E ? dff : E)) * es;
+    const char *X = ct__ptr(xc);
+    int layer = 0;
+    if (cache) {
+        const ct__tl_impl *oi = (const ct__tl_impl *)cache->owner->impl;
+        if (oi->kind != CT__TL_ENC) {
+            ct_module *list = ct__mchild(cache->owner, "layers");
+            while (layer < list->nchildren && list->children[layer].module != L) layer++;
+        }
+    }
+    int rc;
+    if (im->norm_first) {
+        ct__tf_rows(dt, T, E, NULL, X, NULL, g1, be1, eps1, 1, 0, xn);                    /* xn = LN1(x) */
+        rc = ct__fast_attn(mha, dt, xn, T, pk, causal, cache, layer, qkv, at, scratch);
+        if (!rc) {
+            ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), x1);
+            ct__tf_rows(dt, T, E, X, x1, bo, NULL, NULL, 0, 0, 0, x1);                    /* x1 = x + sa */
+            ct__tf_rows(dt, T, E, NULL, x1, NULL, g2, be2, eps2, 1, 0, xn);               /* xn = LN2(x1) */
+            ct__tf_gemm(dt, T, dff, E, xn, ct__ptr(w1), hb);
+            ct__tf_rows(dt, T, dff, NULL, hb, b1, NULL, NULL, 0, 0, im->gelu ? 2 : 1, hb);
+            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), ct__ptr(out));
+            ct__tf_rows(dt, T, E, x1, ct__ptr(out), b2, NULL, NULL, 0, 0, 0, ct__ptr(out));
+        }
+    } else {
+        rc = ct__fast_attn(mha, dt, X, T, pk, causal, cache, layer, qkv, at, scratch);
+        if (!rc) {
+            ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), x1);
+            ct__tf_rows(dt, T, E, X, x1, bo, g1, be1, eps1, 1, 0, x1);                    /* x1 = LN1(x + sa) */
+            ct__tf_gemm(dt, T, dff, E, x1, ct__ptr(w1), hb);
+            ct__tf_rows(dt, T, dff, NULL, hb, b1, NULL, NULL, 0, 0, im->gelu ? 2 : 1, hb);
+            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), ct__ptr(out));
+            ct__tf_rows(dt, T, E, x1, ct__ptr(out), b2, g2, be2, eps2, 1, 0, ct__ptr(out)); /* LN2(x1 + ff) */
+        }
+    }
+    if (rc) out = NULL;
+    if (out) ct_keep(out);
+    ct_scope_end(s);
+    return out;
+}
+
+/* ---- MultiheadAttention's own fastpath (self-attention) ---- */
+static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_mha_args *a) {
+    const ct__mha_impl *im = (const ct__mha_impl *)m->impl;
+    const ct_tensor *kpm = a ? a->key_padding_mask : NULL;
+    ct__tf_why[0] = 0;
+    if (ct__tf_disabled) ct__tf_set_why("the fastpath is disabled (ct_set_transformer_fastpath(0))");
+    else if (q->ndim != 3) ct__tf_set_why("input not batched; expected query.dim() of 3 but got %d", q->ndim);
+    else if (q != k || k != v) ct__tf_set_why("non-self attention was used (query, key, and value are not the same Tensor)");
+    else if (m->training) ct__tf_set_why("training is enabled");
+    else if (!im->batch_first) ct__tf_set_why("batch_first was not True");
+    else if (im->bias_kv) ct__tf_set_why("self.bias_k was not None");
+    else if (im->dropout != 0.0) ct__tf_set_why("dropout was %g, required zero", im->dropout);
+    else if (im->zero_attn) ct__tf_set_why("add_zero_attn was enabled");
+    else if (!im->same) ct__tf_set_why("_qkv_same_embed_dim was not True");
+    else if (a && a->attn_mask) ct__tf_set_why("attn_mask was not None");
+    else if (im->H % 2 == 1) ct__tf_set_why("num_heads is odd");
+    else if (q->dtype != CT_FLOAT32 && q->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(q->dtype));
+    else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
+    else if (ct_is_grad_enabled() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
+        ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
+    return ct__tf_why[0] == 0;
+}
+static ct_tensor *ct__mha_fast(ct_module *m, const ct_tensor *x, const ct_tensor *kpm, int causal, ct_tensor **weights) {
+    const ct__mha_impl *im = (const ct__mha_impl *)m->impl;
+    if (weights) {   /* the weights are not formed by the fused kernel */
+        ct_mha_args a;
+        memset(&a, 0, sizeof a);
+        a.key_padding_mask = kpm;
+        a.is_causal = causal;
+        ct__tf_set_why("need_weights was True (the fused kernel does not form the attention weights)");
+        return ct__mha_regular(m, x, x, x, &a, weights);
+    }
+    ct_dtype dt = x->dtype;
+    int64_t E = im->E, T = x->shape[0] * x->shape[1];
+    ct_module *op = ct__mchild(m, "out_proj");
+    ct__packed pk;
+    memset(&pk, 0, sizeof pk);
+    pk.B = x->shape[0];
+    pk.S = x->shape[1];
+    ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
+    pk.kpm = kc ? (const uint8_t *)ct__ptr(kc) : NULL;
+    size_t es = dt == CT_FLOAT32 ? 4 : 8, scr = ct__att_scratch_bytes(dt, pk.B * im->H, E / im->H, pk.S);
+    ct_tensor *xc = ct_contiguous(x), *ws = ct_empty(dt, (int64_t)((size_t)(T * 4 * E) + (scr + es - 1) / es));
+    ct_tensor *out = ct_empty_n(dt, 3, x->shape), *wo = ct__tf_w(ct__mparam(op, "weight"), dt), *bo = ct__tf_w(ct__mparam(op, "bias"), dt);
+    if ((kpm && !kc) || !xc || !ws || !out || !wo) return NULL;
+    char *qkv = ct__ptr(ws), *at = qkv + (size_t)(T * 3 * E) * es, *scratch = at + (size_t)(T * E) * es;
+    if (ct__fast_attn(m, dt, ct__ptr(xc), T, &pk, causal, NULL, 0, qkv, at, scratch)) return NULL;
+    ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), ct__ptr(out));
+    if (bo) ct__tf_rows(dt, T, E, NULL, ct__ptr(out), bo, NULL, NULL, 0, 0, 0, ct__ptr(out));
+    return out;
+}
+
+/* ---- nested batches ---- */
+static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_nested *out, const char *op) {
+    memset(out, 0, sizeof *out);
+    if (!x || !kpm) { ct__null_arg(op, !x ? 0 : 1); return ct_last_error_code(); }
+    if (x->ndim != 3) { ct_set_error(CT_ERR_SHAPE, "%s: expected a padded [B, S, d] tensor (got %s)", op, CT__SHAPE(x)); return CT_ERR_SHAPE; }
+    if (kpm->dtype != CT_BOOL) { ct_set_error(CT_ERR_DTYPE, "%s: the key padding mask must be bool (got %s)", op, ct_dtype_name(kpm->dtype)); return CT_ERR_DTYPE; }
+    if (kpm->ndim != 2 || kpm->shape[0] != x->shape[0] || kpm->shape[1] != x->shape[1]) {
+        ct_set_error(CT_ERR_SHAPE, "%s: the key padding mask must be [%lld, %lld] for input %s (got %s)", op, (long long)x->shape[0],
+                     (long long)x->shape[1], CT__SHAPE(x), CT__SHAPE(kpm));
+        return CT_ERR_SHAPE;
+    }
+    int64_t B = x->shape[0], S = x->shape[1], D = x->shape[2];
+    int s = ct_scope_begin();
+    ct_tensor *kc = ct_contiguous(kpm), *xc = ct_contiguous(x);
+    ct_tensor *len = ct_empty(CT_INT64, B), *off = ct_empty(CT_INT64, B + 1);
+    if (!kc || !xc || !len || !off) { ct_scope_end(s); return ct_last_error_code(); }
+    const uint8_t *mp = (const uint8_t *)ct__ptr(kc);
+    int64_t *lp = (int64_t *)ct__ptr(len), *op_ = (int64_t *)ct__ptr(off), total = 0;
+    for (int64_t b = 0; b < B; b++) {
+        int64_t n = 0;
+        while (n < S && !mp[b * S + n]) n++;
+        for (int64_t j = n; j < S; j++)
+            if (!mp[b * S + j]) {
+                ct_scope_end(s);
+                ct_set_error(CT_ERR_ARG, "%s: the key padding mask is not left-aligned (row %lld has a real token at position %lld after padding at %lld)",
+                             op, (long long)b, (long long)j, (long long)n);
+                return CT_ERR_ARG;
+            }
+        lp[b] = n;
+        op_[b] = total;
+        total += n;
+    }
+    op_[B] = total;
+    ct_tensor *vals = ct_empty(x->dtype, total, D);
+    if (!vals) { ct_scope_end(s); return ct_last_error_code(); }
+    size_t es = ct__dt[x->dtype].size;
+    for (int64_t b = 0; b < B; b++)
+        memcpy(ct__ptr(vals) + (size_t)(op_[b] * D) * es, ct__ptr(xc) + (size_t)(b * S * D) * es, (size_t)(lp[b] * D) * es);
+    out->values = ct_keep(vals);
+    out->lengths = ct_keep(len);
+    out->max_len = S;
+    ct_scope_end(s);
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_nested_from_mask(const ct_tensor *padded, const ct_tensor *kpm, ct_nested *out) {
+    if (!out) { ct_set_error(CT_ERR_NULL, "nested_from_mask: out is NULL"); return CT_ERR_NULL; }
+    return ct__nested_pack(padded, kpm, out, "nested_from_mask");
+}
+static ct_tensor *ct__nested_offsets(const ct_nested *n) {
+    int64_t B = n->lengths->shape[0];
+    ct_tensor *off = ct_empty(CT_INT64, B + 1);
+    if (!off) return NULL;
+    int64_t *o = (int64_t *)ct__ptr(off), t = 0;
+    const int64_t *l = (const int64_t *)ct__ptr(n->lengths);
+    for (int64_t b = 0; b < B; b++) { o[b] = t; t += l[b]; }
+    o[B] = t;
+    return off;
+}
+static int ct__nested_check(const ct_nested *n, const char *op) {
+    if (!n || !n->values || !n->lengths) { ct_set_error(CT_ERR_NULL, "%s: the nested batch is NULL or empty", op); return -1; }
+    if (n->values->ndim != 2 || n->lengths->ndim != 1 || n->lengths->dtype != CT_INT64 || !ct__is_contig(n->lengths)) {
+        ct_set_error(CT_ERR_SHAPE, "%s: a nested batch has values [total_tokens, d] and int64 lengths [B] (got values %s, lengths %s %s)",
+                     op, CT__SHAPE(n->values), CT__SHAPE(n->lengths), ct_dtype_name(n->lengths->dtype));
+        return -1;
+    }
+    int64_t t = 0, B = n->lengths->shape[0];
+    const int64_t *l = (const int64_t *)ct__ptr(n->lengths);
+    for (int64_t b = 0; b < B; b++) {
+        if (l[b] < 0 || l[b] > n->max_len) {
+            ct_set_error(CT_ERR_ARG, "%s: sequence %lld has length %lld, outside [0, max_len = %lld]", op, (long long)b, (long long)l[b], (long long)n->max_len);
+            return -1;
+        }
+        t += l[b];
+    }
+    if (t != n->values->shape[0]) {
+        ct_set_error(CT_ERR_SHAPE, "%s: the lengths add up to %lld tokens but values has %lld rows", op, (long long)t, (long long)n->values->shape[0]);
+        return -1;
+    }
+    return 0;
+}
+static ct_tensor *ct__nested_unpad(const ct_nested *n, int64_t S, double value) {
+    int64_t B = n->lengths->shape[0], D = n->values->shape[1];
+    ct_tensor *vc = ct_contiguous(n->values), *r = ct_full_n(n->values->dtype, 3, CT__INTS(B, S, D), value);
+    if (!vc || !r) return NULL;
+    size_t es = ct__dt[r->dtype].size;
+    const int64_t *l = (const int64_t *)ct__ptr(n->lengths);
+    int64_t t = 0;
+    for (int64_t b = 0; b < B; b++) {
+        memcpy(ct__ptr(r) + (size_t)(b * S * D) * es, ct__ptr(vc) + (size_t)(t * D) * es, (size_t)(l[b] * D) * es);
+        t += l[b];
+    }
+    return r;
+}
+CTENSOR_API ct_tensor *ct_nested_to_padded(const ct_nested *n, double padding_value) {
+    if (ct__nested_check(n, "nested_to_padded")) return NULL;
+    int s = ct_scope_begin();
+    ct_tensor *r = ct__nested_unpad(n, n->max_len, padding_value);
+    if (r) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+CTENSOR_API ct_status ct_transformer_encoder_forward_nested(ct_module *m, const ct_nested *src, ct_nested *out) {
+    const char *op = "transformer_encoder_forward_nested";
+    if (!out) { ct_set_error(CT_ERR_NULL, "%s: out is NULL", op); return CT_ERR_NULL; }
+    memset(out, 0, sizeof *out);
+    if (!m) { ct_set_error(CT_ERR_NULL, "%s: module is NULL", op); return CT_ERR_NULL; }
+    if (!ct__is_type(m, "TransformerEncoder") && !ct__is_type(m, "TransformerEncoderLayer")) {
+        ct_set_error(CT_ERR_ARG, "%s: expected a TransformerEncoder or TransformerEncoderLayer (got %s)", op, m->type->name);
+        return CT_ERR_ARG;
+    }
+    if (ct__nested_check(src, op)) return ct_last_error_code();
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    if (src->values->shape[1] != im->d) {
+        ct_set_error(CT_ERR_SHAPE, "%s: was expecting embedding dimension of %lld, but got %lld", op, (long long)im->d, (long long)src->values->shape[1]);
+        return CT_ERR_SHAPE;
+    }
+    int n = im->kind == CT__TL_ENC ? 1 : ct__mchild(m, "layers")->nchildren;
+    for (int i = 0; i < n; i++)
+        if (!ct__enc_fast_ok(ct__enc_layer_at(m, i), src->values, NULL, NULL, 1)) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "%s: the fastpath cannot run: %s", op, ct__tf_why);
+            return CT_ERR_UNSUPPORTED;
+        }
+    int s = ct_scope_begin();
+    ct_tensor *off = ct__nested_offsets(src), *v = src->values;
+    ct__packed pk;
+    memset(&pk, 0, sizeof pk);
+    pk.off = off ? (const int64_t *)ct__ptr(off) : NULL;
+    pk.B = src->lengths->shape[0];
+    pk.S = src->max_len;
+    for (int i = 0; i < n && v && off; i++) v = ct__enc_layer_fast(ct__enc_layer_at(m, i), v, &pk, 0, NULL);
+    if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
+    if (v == src->values) v = ct_alias(v);
+    if (!v || !off) { ct_scope_end(s); return ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_MEMORY; }
+    out->values = ct_keep(v);
+    out->lengths = ct_keep(ct_alias(src->lengths));
+    out->max_len = src->max_len;
+    ct_scope_end(s);
+    return CT_OK;
+}
+
+/* ---- incremental decoding ---- */
+CTENSOR_API ct_tensor *ct_transformer_decode(ct_module *m, const ct_tensor *x, ct_kv_cache *c) {
+    const char *op = "transformer_decode";
+    if (!m || !c) return ct__fail(CT_ERR_NULL, "%s: %s is NULL", op, !m ? "module" : "cache");
+    if (!x) { ct__null_arg(op, 1); return NULL; }
+    if (c->owner != m) return ct__fail(CT_ERR_ARG, "%s: the cache was made for another module", op);
+    const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
+    if (!im->batch_first) return ct__fail(CT_ERR_ARG, "%s: the layers must be batch_first", op);
+    if (m->training) return ct__fail(CT_ERR_ARG, "%s: the module is in training mode (decode runs inference: call ct_module_eval)", op);
+    if (x->ndim != 3 || x->shape[0] != c->B || x->shape[2] != im->d)
+        return ct__fail(CT_ERR_SHAPE, "%s: expected x of shape [%lld, T, %lld] (got %s)", op, (long long)c->B, (long long)im->d, CT__SHAPE(x));
+    if (x->dtype != c->dt) return ct__fail(CT_ERR_DTYPE, "%s: x is %s but the model is %s", op, ct_dtype_name(x->dtype), ct_dtype_name(c->dt));
+    if (c->len + x->shape[1] > c->maxlen)
+        return ct__fail(CT_ERR_ARG, "%s: the KV cache holds %lld of %lld positions; %lld more do not fit", op, (long long)c->len,
+                        (long long)c->maxlen, (long long)x->shape[1]);
+    int s = ct_scope_begin(), pg = ct_set_grad_enabled(0);
+    ct__packed pk;
+    memset(&pk, 0, sizeof pk);
+    pk.B = x->shape[0];
+    pk.S = x->shape[1];
+    ct_tensor *v = (ct_tensor *)x;
+    for (int i = 0; i < c->nlayers && v; i++) v = ct__enc_layer_fast(ct__enc_layer_at(m, i), v, &pk, 1, c);
+    if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
+    if (v == x) v = ct_alias(x);
+    if (v) { ct_keep(v); c->len += x->shape[1]; }
+    ct_set_grad_enabled(pg);
+    ct_scope_end(s);
+    return v;
+}
+
+/* ---- F.scaled_dot_product_attention ---- */
+CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
+                                                       const ct_tensor *mask, double p, int is_causal) {
+    const char *op = "scaled_dot_product_attention";
+    if (!q || !k || !v) { ct__null_arg(op, !q ? 0 : !k ? 1 : 2); return NULL; }
+    if (!CT__ISFLOAT(q->dtype) || k->dtype != q->dtype || v->dtype != q->dtype)
+        return ct__fail(CT_ERR_DTYPE, "%s: query, key and value must be floating point tensors of one dtype (got %s, %s, %s)", op,
+                        ct_dtype_name(q->dtype), ct_dtype_name(k->dtype), ct_dtype_name(v->dtype));
+    if (q->ndim < 2 || k->ndim != q->ndim || v->ndim != q->ndim)
+        return ct__fail(CT_ERR_SHAPE, "%s: query, key and value must have the same number of dims (>= 2) (got %s, %s, %s)", op,
+                        CT__SHAPE(q), CT__SHAPE(k), CT__SHAPE(v));
+    int nd = q->ndim;
+    int64_t L = q->shape[nd - 2], S = k->shape[nd - 2], E = q->shape[nd - 1], Ev = v->shape[nd - 1];
+    if (k->shape[nd - 1] != E || v->shape[nd - 2] != S)
+        return ct__fail(CT_ERR_SHAPE, "%s: expected key [..., S, %lld] and value [..., S, Ev] (got query %s, key %s, value %s)", op,
+                        (long long)E, CT__SHAPE(q), CT__SHAPE(k), CT__SHAPE(v));
+    for (int i = 0; i < nd - 2; i++)
+        if (k->shape[i] != q->shape[i] || v->shape[i] != q->shape[i])
+            return ct__fail(CT_ERR_SHAPE, "%s: the batch dims of query %s, key %s and value %s differ", op, CT__SHAPE(q), CT__SHAPE(k), CT__SHAPE(v));
+    if (mask && mask->dtype != CT_BOOL && !CT__ISFLOAT(mask->dtype))
+        return ct__fail(CT_ERR_DTYPE, "%s: attn_mask must be bool or floating point (got %s)", op, ct_dtype_name(mask->dtype));
+    if (mask && is_causal) return ct__fail(CT_ERR_ARG, "%s: attn_mask and is_causal cannot both be set", op);
+    if (!(p >= 0.0 && p <= 1.0)) return ct__fail(CT_ERR_ARG, "%s: dropout_p must be in [0, 1] (got %g)", op, p);
+    int s = ct_scope_begin();
+    ct_tensor *r;
+    int fused = !mask && p == 0.0 && (q->dtype == CT_FLOAT32 || q->dtype == CT_FLOAT64) && Ev == E &&
+                !(ct_is_grad_enabled() && (ct_get_requires_grad(q) || ct_get_requires_grad(k) || ct_get_requires_grad(v)));
+    if (fused) {
+        int64_t BH = 1;
+        for (int i = 0; i < nd - 2; i++) BH *= q->shape[i];
+        ct_tensor *qc = ct_contiguous(q), *kc = ct_contiguous(k), *vc = ct_contiguous(v);
+        r = ct_empty_n(q->dtype, nd, q->shape);
+        size_t es = ct__dt[q->dtype].size, scr = ct__att_scratch_bytes(q->dtype, BH, E, S);
+        ct_tensor *ws = ct_empty(CT_UINT8, (int64_t)scr + 64);
+        if (qc && kc && vc && r && ws && BH * L * E > 0) {
+            ct__att_job j;
+            memset(&j, 0, sizeof j);
+            j.mode = 1;
+            j.B = BH; j.H = 1; j.hd = E; j.E = E;
+            j.q = ct__ptr(qc); j.k = ct__ptr(kc); j.v = ct__ptr(vc);
+            j.out = ct__ptr(r);
+            j.L = L; j.S = S;
+            j.causal = is_causal;
+            j.scale = 1.0 / sqrt((double)E);
+            ct__att_run(&j, q->dtype, S, ct__ptr(ws));
+        }
+        (void)es;
+        if (!qc || !kc || !vc || !ws) r = NULL;
+    } else {
+        ct_tensor *sc = ct_div_scalar(ct_matmul(q, ct_transpose(k, -2, -1)), sqrt((double)E));
+        ct_tensor *mk = NULL;
+        if (is_causal) mk = ct_tril(ct_ones_n(CT_BOOL, 2, CT__INTS(L, S)), 0);
+        else if (mask) mk = ct_alias(mask);
+        if (mk) sc = mk->dtype == CT_BOOL ? ct_masked_fill(sc, ct_logical_not(mk), -INFINITY) : ct_add(sc, mk);
+        ct_tensor *w = ct_softmax(sc, -1);
+        if (p > 0.0) w = ct_dropout(w, p, 1);
+        r = ct_matmul(w, v);
+    }
+    if (r) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
 /* [section: data-impl] */
 
 #ifdef __NVCC__
