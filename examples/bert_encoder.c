@@ -111,12 +111,12 @@ int main(int argc, char **argv) {
             char key[64];
             snprintf(key, sizeof key, "%s_tokens_per_s", paths[p].name);
             const char *torch_rate = ct_safetensors_metadata(io, key);
-            int ok = out && valid <= TOLERANCE && padded <= TOLERANCE;   /* false for NaN too */
+            const char *why_not = p > 0 ? ct_transformer_fastpath_why_not() : "";
+            int ok = out && valid <= TOLERANCE && padded <= TOLERANCE && !why_not[0];   /* false for NaN too */
             printf("%-9s %8.1f real tokens/s (PyTorch %s)   max |error| %.2e (real tokens), %.2e (padding)  %s\n",
                    paths[p].name, real_tokens / best, torch_rate ? torch_rate : "?", valid, padded,
                    ok ? "ok" : "MISMATCH");
-            if (p > 0 && ct_transformer_fastpath_why_not()[0])
-                printf("  (fastpath not taken: %s)\n", ct_transformer_fastpath_why_not());
+            if (why_not[0]) printf("  the fastpath was not taken: %s\n", why_not);
             failed |= !ok;
         }
     }
