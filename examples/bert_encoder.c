@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
             int ok = out && valid <= TOLERANCE && padded <= TOLERANCE && !why_not[0];   /* false for NaN too */
             printf("%-9s %8.1f real tokens/s (PyTorch %s)   max |error| %.2e (real tokens), %.2e (padding)  %s\n",
                    paths[p].name, real_tokens / best, torch_rate ? torch_rate : "?", valid, padded,
-                   ok ? "ok" : "MISMATCH");
+                   ok ? "ok" : "FAILED");
             if (why_not[0]) printf("  the fastpath was not taken: %s\n", why_not);
             failed |= !ok;
         }
