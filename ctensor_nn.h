@@ -12149,7 +12149,7 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     return ct__tf_why[0] == 0;
 }
 typedef struct ct__packed { const int64_t *off; int64_t B, S; const uint8_t *kpm; } ct__packed;
-static ct_tensor *ct__enc_layer_fast(ct_module *L, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache);
+static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache);
 static ct_tensor *ct__enc_layer_call(ct_module *L, ct_tensor *x, const ct_tensor *mask, const ct_tensor *kpm) {
     ct_mha_args a;
     memset(&a, 0, sizeof a);
@@ -12164,7 +12164,7 @@ static ct_tensor *ct__enc_layer_call(ct_module *L, ct_tensor *x, const ct_tensor
         ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
         if (kpm && !kc) return NULL;
         pk.kpm = kc ? (const uint8_t *)ct__ptr(kc) : NULL;
-        return ct__enc_layer_fast(L, x, &pk, 0, NULL);
+        return ct__enc_stack_fast(L, 1, x, &pk, 0, NULL);
     }
     return ct__enc_layer_regular(L, x, mask, kpm);
 }
@@ -12228,7 +12228,7 @@ CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_ten
                 pk.B = src->shape[0];
                 pk.S = src->shape[1];
                 ct_tensor *v = offt ? nt.values : NULL;
-                for (int i = 0; i < n && v; i++) v = ct__enc_layer_fast(list->children[i].module, v, &pk, 0, NULL);
+                if (v) v = ct__enc_stack_fast(m, n, v, &pk, 0, NULL);
                 nt.values = v;
                 x = v ? ct__nested_unpad(&nt, src->shape[1], 0.0) : NULL;
             }
@@ -12688,30 +12688,31 @@ static int ct__fast_attn(ct_module *mha, ct_dtype dt, const void *X, int64_t T, 
     return 0;
 }
 static size_t ct__fast_ws_elems(int64_t T, int64_t E, int64_t dff) { return (size_t)(T * (3 * E + 3 * E + (dff > E ? dff : E))); }
-/* one encoder layer on rows x [T, E]; returns a new [T, E] tensor (x's shape) */
-static ct_tensor *ct__enc_layer_fast(ct_module *L, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache) {
+/* the workspace bytes of one layer on T rows */
+static size_t ct__layer_ws_bytes(const ct__tl_impl *im, ct_dtype dt, int64_t T, const ct__packed *pk, const ct_kv_cache *cache) {
+    size_t es = dt == CT_FLOAT32 ? 4 : 8;
+    int64_t nkmax = cache ? cache->len + pk->S : pk->S;
+    return ct__fast_ws_elems(T, im->d, im->dff) * es + ct__att_scratch_bytes(dt, pk->B * im->nhead, im->d / im->nhead, nkmax);
+}
+/* one encoder layer on rows X [T, E] into OUT [T, E] (contiguous, dtype dt), its
+   buffers in ws (ct__layer_ws_bytes) */
+static int ct__enc_layer_raw(ct_module *L, ct_dtype dt, int64_t T, const char *X, char *OUT, const ct__packed *pk, int causal,
+                             ct_kv_cache *cache, char *base) {
     const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
-    ct_dtype dt = x->dtype;
-    int64_t E = im->d, dff = im->dff, T = ct_numel(x) / (E > 0 ? E : 1);
+    int64_t E = im->d, dff = im->dff;
     ct_module *mha = L->children[0].module, *op = ct__mchild(mha, "out_proj");
     ct_module *l1 = ct__mchild(L, "linear1"), *l2 = ct__mchild(L, "linear2"), *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2");
     int s = ct_scope_begin();
-    ct_tensor *xc = ct_contiguous(x), *out = ct_empty_n(dt, x->ndim, x->shape);
-    int64_t nkmax = cache ? cache->len + pk->S : pk->S;
     size_t es = dt == CT_FLOAT32 ? 4 : 8;
-    size_t scr = ct__att_scratch_bytes(dt, pk->B * im->nhead, E / im->nhead, nkmax);
-    ct_tensor *ws = ct_empty(dt, (int64_t)(ct__fast_ws_elems(T, E, dff) + (scr + es - 1) / es));
     ct_tensor *wo = ct__tf_w(ct__mparam(op, "weight"), dt), *bo = ct__tf_w(ct__mparam(op, "bias"), dt);
     ct_tensor *w1 = ct__tf_w(ct__mparam(l1, "weight"), dt), *b1 = ct__tf_w(ct__mparam(l1, "bias"), dt);
     ct_tensor *w2 = ct__tf_w(ct__mparam(l2, "weight"), dt), *b2 = ct__tf_w(ct__mparam(l2, "bias"), dt);
     ct_tensor *g1 = ct__tf_w(ct__mparam(n1, "weight"), dt), *be1 = ct__tf_w(ct__mparam(n1, "bias"), dt);
     ct_tensor *g2 = ct__tf_w(ct__mparam(n2, "weight"), dt), *be2 = ct__tf_w(ct__mparam(n2, "bias"), dt);
     double eps1 = ((const ct__ln_impl *)n1->impl)->eps, eps2 = ((const ct__ln_impl *)n2->impl)->eps;
-    if (!xc || !out || !ws || !wo || !w1 || !w2 || !b1 || !b2 || (ct__mparam(op, "bias") && !bo)) { ct_scope_end(s); return NULL; }
-    char *base = ct__ptr(ws);
+    if (!wo || !w1 || !w2 || !b1 || !b2 || (ct__mparam(op, "bias") && !bo)) { ct_scope_end(s); return -1; }
     char *qkv = base, *at = qkv + (size_t)(T * 3 * E) * es, *x1 = at + (size_t)(T * E) * es, *xn = x1 + (size_t)(T * E) * es;
     char *hb = xn + (size_t)(T * E) * es, *scratch = hb + (size_t)(T * (dff > E ? dff : E)) * es;
-    const char *X = ct__ptr(xc);
     int layer = 0;
     if (cache) {
         const ct__tl_impl *oi = (const ct__tl_impl *)cache->owner->impl;
@@ -12730,8 +12731,8 @@ static ct_tensor *ct__enc_layer_fast(ct_module *L, const ct_tensor *x, const ct_
             ct__tf_rows(dt, T, E, NULL, x1, NULL, g2, be2, eps2, 1, 0, xn);               /* xn = LN2(x1) */
             ct__tf_gemm(dt, T, dff, E, xn, ct__ptr(w1), hb);
             ct__tf_rows(dt, T, dff, NULL, hb, b1, NULL, NULL, 0, 0, im->gelu ? 2 : 1, hb);
-            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), ct__ptr(out));
-            ct__tf_rows(dt, T, E, x1, ct__ptr(out), b2, NULL, NULL, 0, 0, 0, ct__ptr(out));
+            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), OUT);
+            ct__tf_rows(dt, T, E, x1, OUT, b2, NULL, NULL, 0, 0, 0, OUT);
         }
     } else {
         rc = ct__fast_attn(mha, dt, X, T, pk, causal, cache, layer, qkv, at, scratch);
@@ -12740,9 +12741,35 @@ static ct_tensor *ct__enc_layer_fast(ct_module *L, const ct_tensor *x, const ct_
             ct__tf_rows(dt, T, E, X, x1, bo, g1, be1, eps1, 1, 0, x1);                    /* x1 = LN1(x + sa) */
             ct__tf_gemm(dt, T, dff, E, x1, ct__ptr(w1), hb);
             ct__tf_rows(dt, T, dff, NULL, hb, b1, NULL, NULL, 0, 0, im->gelu ? 2 : 1, hb);
-            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), ct__ptr(out));
-            ct__tf_rows(dt, T, E, x1, ct__ptr(out), b2, g2, be2, eps2, 1, 0, ct__ptr(out)); /* LN2(x1 + ff) */
+            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), OUT);
+            ct__tf_rows(dt, T, E, x1, OUT, b2, g2, be2, eps2, 1, 0, OUT); /* LN2(x1 + ff) */
         }
+    }
+    ct_scope_end(s);
+    return rc;
+}
+/* layers 0..n-1 of m (an encoder, or a layer: n = 1) on rows x [T, E] with one
+   workspace for all of them: two ping-pong row buffers and one layer's buffers.
+   Returns a new tensor of x's shape. */
+static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache) {
+    const ct__tl_impl *im = (const ct__tl_impl *)ct__enc_layer_at(m, 0)->impl;
+    ct_dtype dt = x->dtype;
+    int64_t E = im->d, T = ct_numel(x) / (E > 0 ? E : 1);
+    size_t es = dt == CT_FLOAT32 ? 4 : 8, rows = (size_t)(T * E) * es, lw = 0;
+    for (int i = 0; i < n; i++) {
+        size_t b = ct__layer_ws_bytes((const ct__tl_impl *)ct__enc_layer_at(m, i)->impl, dt, T, pk, cache);
+        lw = b > lw ? b : lw;
+    }
+    int s = ct_scope_begin();
+    ct_tensor *xc = ct_contiguous(x), *out = ct_empty_n(dt, x->ndim, x->shape);
+    ct_tensor *ws = ct_empty(CT_UINT8, (int64_t)(lw + (n > 1 ? 2 * rows : 0) + 128));
+    int rc = !xc || !out || !ws;
+    char *w = rc ? NULL : ct__ptr(ws), *pp[2] = {w + lw, w + lw + rows};
+    const char *in = rc ? NULL : ct__ptr(xc);
+    for (int i = 0; i < n && !rc; i++) {
+        char *o = i == n - 1 ? ct__ptr(out) : pp[i & 1];
+        rc = ct__enc_layer_raw(ct__enc_layer_at(m, i), dt, T, in, o, pk, causal, cache, w);
+        in = o;
     }
     if (rc) out = NULL;
     if (out) ct_keep(out);
@@ -12931,7 +12958,7 @@ CTENSOR_API ct_status ct_transformer_encoder_forward_nested(ct_module *m, const 
     pk.off = off ? (const int64_t *)ct__ptr(off) : NULL;
     pk.B = src->lengths->shape[0];
     pk.S = src->max_len;
-    for (int i = 0; i < n && v && off; i++) v = ct__enc_layer_fast(ct__enc_layer_at(m, i), v, &pk, 0, NULL);
+    if (off && n > 0) v = ct__enc_stack_fast(m, n, v, &pk, 0, NULL);
     if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
     if (v == src->values) v = ct_alias(v);
     if (!v || !off) { ct_scope_end(s); return ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_MEMORY; }
@@ -12963,7 +12990,7 @@ CTENSOR_API ct_tensor *ct_transformer_decode(ct_module *m, const ct_tensor *x, c
     pk.B = x->shape[0];
     pk.S = x->shape[1];
     ct_tensor *v = (ct_tensor *)x;
-    for (int i = 0; i < c->nlayers && v; i++) v = ct__enc_layer_fast(ct__enc_layer_at(m, i), v, &pk, 1, c);
+    if (c->nlayers > 0) v = ct__enc_stack_fast(m, c->nlayers, v, &pk, 1, c);
     if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
     if (v == x) v = ct_alias(x);
     if (v) { ct_keep(v); c->len += x->shape[1]; }
