@@ -12121,6 +12121,8 @@ static ct_tensor *ct__dec_layer_regular(ct_module *L, ct_tensor *x, const ct_ten
     x = ct_forward(n2, ct_add(x, ct__attn_block(L, "multihead_attn", "dropout2", x, mem, mm, mk)));
     return ct_forward(n3, ct_add(x, ct__ff_block(L, x, "dropout3")));
 }
+/* torch.is_grad_enabled(): off under no_grad and under inference mode */
+static int ct__tf_grad_on(void) { return ct_is_grad_enabled() && !ct_is_inference_mode_enabled(); }
 /* does any parameter of m (recursively) require grad? */
 static int ct__any_param_grad(const ct_module *m) {
     for (int i = 0; i < m->nparams; i++)
@@ -12141,7 +12143,7 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
     else if (src->dtype != CT_FLOAT32 && src->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(src->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("src_key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
-    else if (ct_is_grad_enabled() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
+    else if (ct__tf_grad_on() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
     else if (ct__mparam(L->children[0].module, "in_proj_weight")->dtype != src->dtype)
         ct__tf_set_why("dtypes of src (%s) and the layer's weights (%s) don't match", ct_dtype_name(src->dtype),
@@ -12524,20 +12526,7 @@ typedef struct ct__att_job {
                 if (j->act == 2) ct__tf_gelu_row_##SUF(out, E);                                                        \
                 continue;                                                                                              \
             }                                                                                                          \
-            double s = 0;                                                                                              \
-            for (int64_t c = 0; c < E; c++) {                                                                          \
-                T z = y[c] + (res ? res[c] : (T)0) + (j->bias ? j->bias[c] : (T)0);                                    \
-                out[c] = z;                                                                                            \
-                s += (double)z;                                                                                        \
-            }                                                                                                          \
-            if (!j->ln) continue;                                                                                      \
-            double mean = s / (double)E, v = 0;                                                                        \
-            for (int64_t c = 0; c < E; c++) { double dz = (double)out[c] - mean; v += dz * dz; }                       \
-            double rstd = 1.0 / sqrt(v / (double)E + j->eps);                                                          \
-            for (int64_t c = 0; c < E; c++) {                                                                          \
-                T z = (T)(((double)out[c] - mean) * rstd);                                                             \
-                out[c] = (j->g ? z * j->g[c] : z) + (j->be ? j->be[c] : (T)0);                                         \
-            }                                                                                                          \
+            ct__tf_row_##SUF(res, y, j->bias, j->g, j->be, j->eps, j->ln, out, E);                                     \
         }                                                                                                              \
     }                                                                                                                  \
     static void ct__rp_##SUF(int64_t rows, int64_t E, const T *res, const T *y, const T *bias, const T *g, const T *be, \
@@ -12546,6 +12535,77 @@ typedef struct ct__att_job {
         ct__nn_par_for(rows, (8192 + E - 1) / (E > 0 ? E : 1), ct__rp_rows_##SUF, &j);                                 \
     }
 
+/* out = [LN]([res +] y [+ bias]) over one row of E; float32 sums in vector lanes */
+static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const float *bias, const float *g, const float *be,
+                                      double eps, int ln, float *out, int64_t E) {
+    int64_t c = 0;
+    float s = 0;
+#if defined(CT__HAVE_VEC)
+    ct__vf vs = CT__VSPLAT(0.0f);
+    for (; c + CT__VL <= E; c += CT__VL) {
+        ct__vf z, t;
+        memcpy(&z, y + c, sizeof z);
+        if (res) { memcpy(&t, res + c, sizeof t); z += t; }
+        if (bias) { memcpy(&t, bias + c, sizeof t); z += t; }
+        memcpy(out + c, &z, sizeof z);
+        vs += z;
+    }
+    for (int q = 0; q < CT__VL; q++) s += vs[q];
+#endif
+    for (; c < E; c++) {
+        float z = y[c] + (res ? res[c] : 0.0f) + (bias ? bias[c] : 0.0f);
+        out[c] = z;
+        s += z;
+    }
+    if (!ln) return;
+    float mean = s / (float)E, v = 0;
+    c = 0;
+#if defined(CT__HAVE_VEC)
+    ct__vf vv = CT__VSPLAT(0.0f), vm = CT__VSPLAT(mean);
+    for (; c + CT__VL <= E; c += CT__VL) {
+        ct__vf z;
+        memcpy(&z, out + c, sizeof z);
+        z -= vm;
+        vv += z * z;
+    }
+    for (int q = 0; q < CT__VL; q++) v += vv[q];
+#endif
+    for (; c < E; c++) { float d = out[c] - mean; v += d * d; }
+    float rstd = (float)(1.0 / sqrt((double)v / (double)E + eps));
+    c = 0;
+#if defined(CT__HAVE_VEC)
+    ct__vf vr = CT__VSPLAT(rstd);
+    for (; c + CT__VL <= E; c += CT__VL) {
+        ct__vf z, t;
+        memcpy(&z, out + c, sizeof z);
+        z = (z - vm) * vr;
+        if (g) { memcpy(&t, g + c, sizeof t); z *= t; }
+        if (be) { memcpy(&t, be + c, sizeof t); z += t; }
+        memcpy(out + c, &z, sizeof z);
+    }
+#endif
+    for (; c < E; c++) {
+        float z = (out[c] - mean) * rstd;
+        out[c] = (g ? z * g[c] : z) + (be ? be[c] : 0.0f);
+    }
+}
+static void ct__tf_row_f64(const double *res, const double *y, const double *bias, const double *g, const double *be,
+                           double eps, int ln, double *out, int64_t E) {
+    double s = 0;
+    for (int64_t c = 0; c < E; c++) {
+        double z = y[c] + (res ? res[c] : 0.0) + (bias ? bias[c] : 0.0);
+        out[c] = z;
+        s += z;
+    }
+    if (!ln) return;
+    double mean = s / (double)E, v = 0;
+    for (int64_t c = 0; c < E; c++) { double d = out[c] - mean; v += d * d; }
+    double rstd = 1.0 / sqrt(v / (double)E + eps);
+    for (int64_t c = 0; c < E; c++) {
+        double z = (out[c] - mean) * rstd;
+        out[c] = (g ? z * g[c] : z) + (be ? be[c] : 0.0);
+    }
+}
 static CT__TF_FPC void ct__tf_gelu_row_f32(float *x, int64_t n) {
     int64_t i = 0;
 #if defined(CT__HAVE_VEC)
@@ -12795,7 +12855,7 @@ static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k,
     else if (im->H % 2 == 1) ct__tf_set_why("num_heads is odd");
     else if (q->dtype != CT_FLOAT32 && q->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(q->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
-    else if (ct_is_grad_enabled() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
+    else if (ct__tf_grad_on() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
     return ct__tf_why[0] == 0;
 }
@@ -13025,7 +13085,7 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
     int s = ct_scope_begin();
     ct_tensor *r;
     int fused = !mask && p == 0.0 && (q->dtype == CT_FLOAT32 || q->dtype == CT_FLOAT64) && Ev == E &&
-                !(ct_is_grad_enabled() && (ct_get_requires_grad(q) || ct_get_requires_grad(k) || ct_get_requires_grad(v)));
+                !(ct__tf_grad_on() && (ct_get_requires_grad(q) || ct_get_requires_grad(k) || ct_get_requires_grad(v)));
     if (fused) {
         int64_t BH = 1;
         for (int i = 0; i < nd - 2; i++) BH *= q->shape[i];
