@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     static const struct { const char *name; ct_tensor *(*run)(ct_module *, const ct_tensor *, const ct_tensor *); } paths[] = {
         {"regular", regular}, {"fastpath", fastpath}, {"nested", nested}};
     int failed = 0;
-    CT_NO_GRAD CT_SCOPE {          /* torch.no_grad(): the fastpath needs no gradient */
+    CT_INFERENCE_MODE CT_SCOPE {   /* torch.inference_mode(): the fastpath needs no gradient */
         ct_tensor *src = ct_safetensors_get(io, "src"), *mask = ct_safetensors_get(io, "mask");
         double real_tokens = ct_item(ct_sum(ct_safetensors_get(io, "lengths")));
         printf("BERT-base encoder, batch %lld x %lld tokens (%.0f real), %d thread(s)\n", (long long)ct_size(src, 0),
