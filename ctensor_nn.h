@@ -12347,9 +12347,13 @@ typedef struct ct__att_job {
 } ct__att_job;
 
 #if defined(CT__HAVE_VEC)
+static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane left unset */
+    ct__vf v = {0};
+    return v + c;
+}
 #  define CT__TF_VF ct__vf
 #  define CT__TF_NLF CT__VL
-#  define CT__TF_SPLATF(x) CT__VSPLAT(x)
+#  define CT__TF_SPLATF(x) ct__tf_vsplat(x)
 #  define CT__TF_EXPF(x) ct__v_exp(x)
 #else
 #  define CT__TF_VF float
@@ -12541,7 +12545,7 @@ static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const fl
     int64_t c = 0;
     float s = 0;
 #if defined(CT__HAVE_VEC)
-    ct__vf vs = CT__VSPLAT(0.0f);
+    ct__vf vs = ct__tf_vsplat(0.0f);
     for (; c + CT__VL <= E; c += CT__VL) {
         ct__vf z, t;
         memcpy(&z, y + c, sizeof z);
@@ -12561,7 +12565,7 @@ static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const fl
     float mean = s / (float)E, v = 0;
     c = 0;
 #if defined(CT__HAVE_VEC)
-    ct__vf vv = CT__VSPLAT(0.0f), vm = CT__VSPLAT(mean);
+    ct__vf vv = ct__tf_vsplat(0.0f), vm = ct__tf_vsplat(mean);
     for (; c + CT__VL <= E; c += CT__VL) {
         ct__vf z;
         memcpy(&z, out + c, sizeof z);
@@ -12574,7 +12578,7 @@ static CT__TF_FPC void ct__tf_row_f32(const float *res, const float *y, const fl
     float rstd = (float)(1.0 / sqrt((double)v / (double)E + eps));
     c = 0;
 #if defined(CT__HAVE_VEC)
-    ct__vf vr = CT__VSPLAT(rstd);
+    ct__vf vr = ct__tf_vsplat(rstd);
     for (; c + CT__VL <= E; c += CT__VL) {
         ct__vf z, t;
         memcpy(&z, out + c, sizeof z);
@@ -12748,6 +12752,35 @@ static int ct__fast_attn(ct_module *mha, ct_dtype dt, const void *X, int64_t T, 
     return 0;
 }
 static size_t ct__fast_ws_elems(int64_t T, int64_t E, int64_t dff) { return (size_t)(T * (3 * E + 3 * E + (dff > E ? dff : E))); }
+/* The workspace: one block kept between calls (the first caller to come back
+   keeps it; a concurrent call makes its own), so that a steady stream of calls
+   touches memory that is already mapped. Off under CTENSOR_NO_CACHES. */
+#ifndef CTENSOR_NO_CACHES
+static void *ct__tf_ws_slot;
+#endif
+static char *ct__tf_ws_get(size_t bytes, void **raw) {
+    void *p = NULL;
+#ifndef CTENSOR_NO_CACHES
+    p = CT__LOAD(&ct__tf_ws_slot);
+    while (p && !CT__CAS(&ct__tf_ws_slot, &p, NULL)) {}
+    if (p && *(size_t *)p < bytes) { CT_FREE(p); p = NULL; }
+#endif
+    if (!p) {
+        p = CT_MALLOC(bytes + 128);
+        if (!p) { ct_set_error(CT_ERR_MEMORY, "transformer fastpath: out of memory (a workspace of %zu bytes)", bytes); return NULL; }
+        *(size_t *)p = bytes;
+    }
+    *raw = p;
+    return (char *)(((uintptr_t)p + 64 + 63) & ~(uintptr_t)63);
+}
+static void ct__tf_ws_put(void *p) {
+    if (!p) return;
+#ifndef CTENSOR_NO_CACHES
+    void *expected = NULL;
+    if (CT__CAS(&ct__tf_ws_slot, &expected, p)) return;
+#endif
+    CT_FREE(p);
+}
 /* the workspace bytes of one layer on T rows */
 static size_t ct__layer_ws_bytes(const ct__tl_impl *im, ct_dtype dt, int64_t T, const ct__packed *pk, const ct_kv_cache *cache) {
     size_t es = dt == CT_FLOAT32 ? 4 : 8;
@@ -12822,15 +12855,18 @@ static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, co
     }
     int s = ct_scope_begin();
     ct_tensor *xc = ct_contiguous(x), *out = ct_empty_n(dt, x->ndim, x->shape);
-    ct_tensor *ws = ct_empty(CT_UINT8, (int64_t)(lw + (n > 1 ? 2 * rows : 0) + 128));
-    int rc = !xc || !out || !ws;
-    char *w = rc ? NULL : ct__ptr(ws), *pp[2] = {w + lw, w + lw + rows};
+    void *raw = NULL;
+    lw = (lw + 63) / 64 * 64;
+    char *w = xc && out ? ct__tf_ws_get(lw + (n > 1 ? 2 * rows : 0), &raw) : NULL;
+    int rc = !xc || !out || !w;
+    char *pp[2] = {w ? w + lw : NULL, w ? w + lw + rows : NULL};
     const char *in = rc ? NULL : ct__ptr(xc);
     for (int i = 0; i < n && !rc; i++) {
         char *o = i == n - 1 ? ct__ptr(out) : pp[i & 1];
         rc = ct__enc_layer_raw(ct__enc_layer_at(m, i), dt, T, in, o, pk, causal, cache, w);
         in = o;
     }
+    ct__tf_ws_put(raw);
     if (rc) out = NULL;
     if (out) ct_keep(out);
     ct_scope_end(s);
@@ -12879,12 +12915,17 @@ static ct_tensor *ct__mha_fast(ct_module *m, const ct_tensor *x, const ct_tensor
     ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
     pk.kpm = kc ? (const uint8_t *)ct__ptr(kc) : NULL;
     size_t es = dt == CT_FLOAT32 ? 4 : 8, scr = ct__att_scratch_bytes(dt, pk.B * im->H, E / im->H, pk.S);
-    ct_tensor *xc = ct_contiguous(x), *ws = ct_empty(dt, (int64_t)((size_t)(T * 4 * E) + (scr + es - 1) / es));
+    ct_tensor *xc = ct_contiguous(x);
     ct_tensor *out = ct_empty_n(dt, 3, x->shape), *wo = ct__tf_w(ct__mparam(op, "weight"), dt), *bo = ct__tf_w(ct__mparam(op, "bias"), dt);
-    if ((kpm && !kc) || !xc || !ws || !out || !wo) return NULL;
-    char *qkv = ct__ptr(ws), *at = qkv + (size_t)(T * 3 * E) * es, *scratch = at + (size_t)(T * E) * es;
-    if (ct__fast_attn(m, dt, ct__ptr(xc), T, &pk, causal, NULL, 0, qkv, at, scratch)) return NULL;
-    ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), ct__ptr(out));
+    if ((kpm && !kc) || !xc || !out || !wo) return NULL;
+    void *raw = NULL;
+    char *qkv = ct__tf_ws_get((size_t)(T * 4 * E) * es + scr, &raw);
+    if (!qkv) return NULL;
+    char *at = qkv + (size_t)(T * 3 * E) * es, *scratch = at + (size_t)(T * E) * es;
+    int rc = ct__fast_attn(m, dt, ct__ptr(xc), T, &pk, causal, NULL, 0, qkv, at, scratch);
+    if (!rc) ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), ct__ptr(out));
+    ct__tf_ws_put(raw);
+    if (rc) return NULL;
     if (bo) ct__tf_rows(dt, T, E, NULL, ct__ptr(out), bo, NULL, NULL, 0, 0, 0, ct__ptr(out));
     return out;
 }
