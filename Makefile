@@ -40,7 +40,7 @@ TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 CONF_SRC := $(wildcard tests/conformance/*.c)
 BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin
 
-.PHONY: deps-bench all demo demo-run fashion fashion-run deps-data test test-run test-unit test-asan test-compile conformance bench bench-run fuzz fuzz-run examples examples-run deps clean
+.PHONY: deps-bench all demo demo-run fashion fashion-run bert bert-run gpt gpt-run deps-data test test-run test-unit test-asan test-compile conformance bench bench-run fuzz fuzz-run examples examples-run deps clean
 all: demo
 
 deps-data: PKGS = $(APT_PKGS) $(DATA_PKGS)
@@ -82,7 +82,28 @@ $(BUILD)/examples/%: examples/%.c $(HEADERS) | $(BUILD)/examples
 
 examples: deps
 	@$(MAKE) --no-print-directory examples-run
-examples-run: $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+examples-run: $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) gpt-run
+
+# ---- transformers -------------------------------------------------------------
+# Weights from PyTorch models randomly initialized by a script (needs PyTorch:
+# /usr/bin/python3 with torch, which `deps-bench` installs), checked against its outputs.
+#   make bert   12-layer BERT-base-sized encoder: regular, fastpath and nested paths
+#               (the first run exports ~340 MB of weights into build/bert)
+#   make gpt    a small GPT generating greedily with and without the KV cache
+#               (part of `make examples`, skipped there when PyTorch is missing)
+TORCH_PY ?= /usr/bin/python3
+bert gpt: deps-bench
+	@$(MAKE) --no-print-directory $@-run
+bert-run: $(BUILD)/examples/bert_encoder $(BUILD)/bert/io.safetensors
+	$(BUILD)/examples/bert_encoder $(BUILD)/bert
+gpt-run: $(BUILD)/examples/gpt_generate
+	@if [ -f $(BUILD)/gpt/io.safetensors ] || $(TORCH_PY) -c 'import torch' 2>/dev/null; then \
+	  $(MAKE) --no-print-directory $(BUILD)/gpt/io.safetensors && $(BUILD)/examples/gpt_generate $(BUILD)/gpt; \
+	else echo "gpt: skipped: its weights come from PyTorch, and $(TORCH_PY) has no torch (make deps-bench installs it)"; fi
+$(BUILD)/bert/io.safetensors: examples/torch_interop/export_encoder.py examples/torch_interop/export.py
+	$(TORCH_PY) $< $(@D)
+$(BUILD)/gpt/io.safetensors: examples/torch_interop/export_gpt.py examples/torch_interop/export.py
+	$(TORCH_PY) $< $(@D)
 
 # ---- tests ------------------------------------------------------------------
 # Tests that use only the public API link one compiled copy of the implementation
