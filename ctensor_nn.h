@@ -13039,13 +13039,11 @@ static int ct__tf_operands(ct__call *c, ct_tensor **t) {
         if (!(t[i] = ct__is_contig(c->in[i]) ? c->in[i] : ct_contiguous(c->in[i]))) return -1;
     return 0;
 }
-static int ct__k_tf_layer(ct__call *c) {
+/* the layer op on its contiguous operands t (in the caller's scope) */
+static int ct__k_tf_layer_run(ct__call *c, ct_tensor *const *t) {
     const char *nm = ct__opdef_get(c->op)->name;
-    ct_tensor *t[15];
-    int mt = c->a->mode, s = ct_scope_begin(), rc = -1;
+    int mt = c->a->mode;
     ct_dtype dt = c->in[0]->dtype;
-    void *raw = NULL;
-    if (ct__tf_operands(c, t)) goto done;
     ct__tf_lw w;
     w.qkv_w = ct__ptr(t[1]); w.qkv_b = ct__ptr(t[2]); w.proj_w = ct__ptr(t[3]); w.proj_b = ct__ptr(t[4]);
     w.n1_w = ct__ptr(t[5]); w.n1_b = ct__ptr(t[6]); w.n2_w = ct__ptr(t[7]); w.n2_b = ct__ptr(t[8]);
@@ -13063,17 +13061,13 @@ static int ct__k_tf_layer(ct__call *c) {
     if (mt == CT__TFM_NESTED) {   /* offsets: 0 = o[0] <= o[1] <= ... <= o[B] = T */
         const int64_t *o = (const int64_t *)ct__ptr(t[13]);
         pk.B = t[13]->shape[0] - 1;
-        if (o[0] != 0 || o[pk.B] != T) {
-            ct_set_error(CT_ERR_ARG, "%s: the offsets must run from 0 to the %lld packed tokens (got %lld .. %lld)", nm, (long long)T,
-                         (long long)o[0], (long long)o[pk.B]);
-            goto done;
-        }
+        if (o[0] != 0 || o[pk.B] != T)
+            return ct__failed(CT_ERR_ARG, "%s: the offsets must run from 0 to the %lld packed tokens (got %lld .. %lld)", nm, (long long)T,
+                              (long long)o[0], (long long)o[pk.B]);
         for (int64_t b = 0; b < pk.B; b++) {
-            if (o[b + 1] < o[b]) {
-                ct_set_error(CT_ERR_ARG, "%s: the offsets must not decrease (offsets[%lld] = %lld, offsets[%lld] = %lld)", nm, (long long)b,
-                             (long long)o[b], (long long)(b + 1), (long long)o[b + 1]);
-                goto done;
-            }
+            if (o[b + 1] < o[b])
+                return ct__failed(CT_ERR_ARG, "%s: the offsets must not decrease (offsets[%lld] = %lld, offsets[%lld] = %lld)", nm,
+                                  (long long)b, (long long)o[b], (long long)(b + 1), (long long)o[b + 1]);
             pk.S = o[b + 1] - o[b] > pk.S ? o[b + 1] - o[b] : pk.S;
         }
         pk.off = o;
@@ -13084,26 +13078,27 @@ static int ct__k_tf_layer(ct__call *c) {
         if (mt == CT__TFM_PADDING) pk.kpm = (const uint8_t *)ct__ptr(t[13]);
         nk = mt == CT__TFM_CACHE ? c->a->i[1] + pk.S : pk.S;
     }
-    if (T == 0) { rc = 0; goto done; }
+    if (T == 0) return 0;
+    void *raw = NULL;
     char *ws = ct__tf_ws_get(ct__layer_ws_bytes(dt, T, w.E, w.H, w.F, pk.B, pk.S, nk), &raw, nm);
-    if (!ws) goto done;
+    if (!ws) return -1;
     if (mt == CT__TFM_CACHE)
         ct__enc_layer_raw(&w, dt, T, ct__ptr(t[0]), ct__ptr(c->out[0]), &pk, 1, ct__ptr(t[13]), ct__ptr(t[14]), t[13]->shape[2], c->a->i[1], ws);
     else
         ct__enc_layer_raw(&w, dt, T, ct__ptr(t[0]), ct__ptr(c->out[0]), &pk, 0, NULL, NULL, 0, 0, ws);
     ct__tf_ws_put(raw);
-    rc = 0;
-done:
+    return 0;
+}
+static int ct__k_tf_layer(ct__call *c) {
+    ct_tensor *t[15];
+    int s = ct_scope_begin();
+    int rc = ct__tf_operands(c, t) ? -1 : ct__k_tf_layer_run(c, t);
     ct_scope_end(s);
     return rc;
 }
-static int ct__k_tf_mha(ct__call *c) {
+static int ct__k_tf_mha_run(ct__call *c, ct_tensor *const *t) {
     const char *nm = ct__opdef_get(c->op)->name;
-    ct_tensor *t[6];
-    int s = ct_scope_begin(), rc = -1;
     ct_dtype dt = c->in[0]->dtype;
-    void *raw = NULL;
-    if (ct__tf_operands(c, t)) goto done;
     ct__tf_lw w;
     memset(&w, 0, sizeof w);
     w.qkv_w = ct__ptr(t[1]); w.qkv_b = ct__ptr(t[2]); w.proj_w = ct__ptr(t[3]); w.proj_b = ct__ptr(t[4]);
@@ -13115,19 +13110,24 @@ static int ct__k_tf_mha(ct__call *c) {
     pk.S = t[0]->shape[1];
     pk.kpm = c->nin > 5 ? (const uint8_t *)ct__ptr(t[5]) : NULL;
     int64_t T = pk.B * pk.S, E = w.E;
-    if (T == 0) { rc = 0; goto done; }
-    double es = dt == CT_FLOAT32 ? 4 : 8;
-    /* qkv [T, 3E], at [T, E], then the attention scratch */
-    double bytes = ct__layer_ws_bytes(dt, T, E, w.H, 0, pk.B, pk.S, pk.S) - (double)T * (double)E * 3 * es;
+    if (T == 0) return 0;
+    size_t es = dt == CT_FLOAT32 ? 4 : 8;
+    /* qkv [T, 3E], at [T, E], then the attention scratch: a layer's buffers less x1, xn and h */
+    double bytes = ct__layer_ws_bytes(dt, T, E, w.H, 0, pk.B, pk.S, pk.S) - (double)T * (double)E * 3 * (double)es;
+    void *raw = NULL;
     char *qkv = ct__tf_ws_get(bytes, &raw, nm);
-    if (!qkv) goto done;
-    char *at = qkv + (size_t)(T * 3 * E) * (size_t)es, *scratch = at + (size_t)(T * E) * (size_t)es;
+    if (!qkv) return -1;
+    char *at = qkv + (size_t)(T * 3 * E) * es, *scratch = at + (size_t)(T * E) * es;
     ct__fast_attn(&w, dt, ct__ptr(t[0]), T, &pk, (c->a->flags & 1) != 0, NULL, NULL, 0, 0, qkv, at, scratch);
     ct__tf_gemm(dt, T, E, E, at, w.proj_w, ct__ptr(c->out[0]));
     ct__tf_rows(dt, T, E, NULL, ct__ptr(c->out[0]), w.proj_b, NULL, NULL, 0, 0, 0, ct__ptr(c->out[0]));
     ct__tf_ws_put(raw);
-    rc = 0;
-done:
+    return 0;
+}
+static int ct__k_tf_mha(ct__call *c) {
+    ct_tensor *t[6];
+    int s = ct_scope_begin();
+    int rc = ct__tf_operands(c, t) ? -1 : ct__k_tf_mha_run(c, t);
     ct_scope_end(s);
     return rc;
 }
