@@ -10008,7 +10008,7 @@ static int ct__k_fused_step(ct__call *c) {
     static const ct__loop_fn loops[5][2] = {
         {ct__fs_sgd_f32, ct__fs_sgd_f64}, {ct__fs_adam_f32, ct__fs_adam_f64}, {ct__fs_adam_f32, ct__fs_adam_f64},
         {ct__fs_rmsprop_f32, ct__fs_rmsprop_f64}, {ct__fs_adagrad_f32, ct__fs_adagrad_f64}};
-    ct_tensor *ops[CT__ITER_MAXOP];
+    ct_tensor *ops[CT__ITER_MAXOP] = {NULL};   /* zeroed: the GPU machine's host gcc under nvcc -O2 reports it maybe uninitialized */
     int kind = ct__fs_kind(c->op);
     ct__attrs a = *c->a;   /* the loops' arguments: the declared attributes and the kind */
     a.flags &= ct__fs_flag_mask[kind];
