@@ -2154,12 +2154,19 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
         }
         s = (ct_storage *)CT_MALLOC(sizeof(ct_storage));
         if (!s) { ct_set_error(CT_ERR_MEMORY, "out of memory"); return NULL; }
+        /* a device allocator that fails may say why itself (ctensor_cuda.h: "CUDA out of
+           memory. Tried to allocate ..."); its message is kept. The error state before
+           the call comes back when the allocation succeeds. */
+        ct_status before = t->err_code;
+        t->err_code = CT_OK;
         s->data = a->alloc((size_t)(nbytes > 0 ? nbytes : 1), dev, a->user_data);
         if (!s->data) {
             CT_FREE(s);
-            ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %s", (long long)nbytes, ct_device_str(dev, dn, sizeof dn));
+            if (t->err_code == CT_OK)
+                ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %s", (long long)nbytes, ct_device_str(dev, dn, sizeof dn));
             return NULL;
         }
+        if (t->err_code == CT_OK) t->err_code = before;
         s->ct__block = NULL;
         s->ct__size_class = -2;  /* device allocator: freed by the allocator that made it */
         s->ct__free = a->free;
@@ -10437,7 +10444,7 @@ CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tens
    works and there is one gather/scatter_add implementation ---- */
 static ct_tensor *ct__scatter_add_into_zeros(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
     if (!src) return NULL;
-    return ct_scatter_add(ct_zeros_n(src->dtype, ndim, shape), dim, idx, src);
+    return ct_scatter_add(ct_zeros_on_n(src->device, src->dtype, ndim, shape), dim, idx, src);
 }
 /* ---- backward rules of this family (PyTorch: tools/autograd/derivatives.yaml,
    torch/csrc/autograd/FunctionsManual.cpp), written with ctensor ops ---- */
@@ -12782,14 +12789,14 @@ static int ct__k_pad_backward(ct__call *c) {
 static int ct__bw_index_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0], 1.0)))
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0], 1.0)))
         return -1;
     return 0;
 }
 static int ct__bw_gather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0])))
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0])))
         return -1;
     return 0;
 }
@@ -12914,7 +12921,7 @@ static int ct__bw_index(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     int len = ct__bw_index_list(n, 1, list);
     if (len < 0) return -1;
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_put(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), len, list, gout[0], 1))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_put(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, m->ndim, m->shape), len, list, gout[0], 1))) return -1;
     return 0;
 }
 static int ct__bw_index_put(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -12933,7 +12940,7 @@ static int ct__bw_masked_select(ct__node *n, ct_tensor *const *gout, ct_tensor *
     if (!M) return -1;
     int64_t shape[CT_MAX_DIMS] = {0};
     int nd = ct__bshape2(n->in_meta[0].ndim, n->in_meta[0].shape, n->in_meta[1].ndim, n->in_meta[1].shape, shape);
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_masked_scatter(ct_zeros_n(gout[0]->dtype, nd, shape), M, gout[0]))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_masked_scatter(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, nd, shape), M, gout[0]))) return -1;
     return 0;
 }
 static int ct__bw_masked_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -12958,7 +12965,7 @@ static int ct__bw_take(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     if (CT__IX_NEEDS(n, 0)) {
         int64_t numel = ct__shape_numel(m->ndim, m->shape);
         ct_tensor *flat = ct_reshape(Ix, -1);
-        ct_tensor *r = ct_index_put(ct_zeros_n(gout[0]->dtype, 1, &numel), 1, &flat, ct_reshape(gout[0], -1), 1);
+        ct_tensor *r = ct_index_put(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, 1, &numel), 1, &flat, ct_reshape(gout[0], -1), 1);
         if (!(gin[0] = ct_reshape_n(r, m->ndim, m->shape))) return -1;
     }
     return 0;
@@ -12969,7 +12976,7 @@ static int ct__bw_cat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     for (int i = 0; i < n->nin; i++) {
         const ct__tmeta *m = &n->in_meta[i];
         if (m->ndim == 1 && m->shape[0] == 0 && gout[0]->ndim != 1) {   /* a skipped legacy empty input */
-            if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_zeros_n(m->dtype, 1, m->shape))) return -1;
+            if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_zeros_on_n(m->device, m->dtype, 1, m->shape))) return -1;
             continue;
         }
         int64_t sz = m->shape[dim];
@@ -15693,6 +15700,9 @@ CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std
    ctensor ops so that create_graph records them. gout[j]: gradient of output
    j; fill gin[i] for inputs with n->next[i].fn != NULL (others are ignored).
    Shapes of broadcast inputs are reduced by the engine.
+   A gradient a rule makes from nothing (zeros) goes on the device of the input
+   it is for (ct_zeros_on_n with in_meta's or gout's device), so rules run
+   unchanged on GPU tensors (ctensor_cuda.h).
    ========================================================================== */
 #define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
@@ -15716,13 +15726,13 @@ static int ct__bw_to(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_zeros(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     (void)gout;
-    gin[0] = ct_zeros_n(m->dtype, m->ndim, m->shape);
+    gin[0] = ct_zeros_on_n(m->device, m->dtype, m->ndim, m->shape);
     return gin[0] ? 0 : -1;
 }
 static int ct__bw_zeros2(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     (void)gout;
     for (int i = 0; i < 2; i++)
-        if (CT__NEEDS(n, i) && !(gin[i] = ct_zeros_n(n->in_meta[i].dtype, n->in_meta[i].ndim, n->in_meta[i].shape))) return -1;
+        if (CT__NEEDS(n, i) && !(gin[i] = ct_zeros_on_n(n->in_meta[i].device, n->in_meta[i].dtype, n->in_meta[i].ndim, n->in_meta[i].shape))) return -1;
     return 0;
 }
 static int ct__bw_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_zeros(n, gout, gin); }
@@ -15736,7 +15746,7 @@ static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 #define CT__LN2 0.69314718055994530942
 #define CT__LN10 2.30258509299404568402
 /* a zero gradient shaped like the input; no gradient (not differentiable) */
-#define CT__GRAD_ZERO ct_zeros_n(n->in_meta[0].dtype, n->in_meta[0].ndim, n->in_meta[0].shape)
+#define CT__GRAD_ZERO ct_zeros_on_n(n->in_meta[0].device, n->in_meta[0].dtype, n->in_meta[0].ndim, n->in_meta[0].shape)
 #define CT__GRAD_NONE (ct__bw_none(n, gout, gin), (ct_tensor *)NULL)
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
 /* the backward rules of the unary table */
@@ -15897,7 +15907,7 @@ static int ct__bw_copysign(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
         ct_tensor *ratio = ct_masked_fill(ct_div(Y, A), ct_eq_scalar(A, 0.0), 0.0);
         if (!(gin[0] = ct_mul(gout[0], ratio))) return -1;
     }
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_zeros_n(n->in_meta[1].dtype, n->in_meta[1].ndim, n->in_meta[1].shape))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_zeros_on_n(n->in_meta[1].device, n->in_meta[1].dtype, n->in_meta[1].ndim, n->in_meta[1].shape))) return -1;
     return 0;
 }
 static int ct__bw_xlogy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -17586,19 +17596,32 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     b.len = 0;
     if (cap) buf[0] = 0;
     if (!t) { ct__sputs(&b, "NULL"); return b.len; }
-    if (!CT__ISREAL(t->dtype) || t->device.type != CT_CPU) {
-        char tmp[300];
-        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device.type == CT_CPU ? "cpu" : "cuda");
+    /* A device tensor prints the values of a host copy, made through the dispatcher
+       (so by the device's backend, ctensor_cuda.h), with PyTorch's device='cuda:0'. */
+    const ct_tensor *v = t;
+    int vscope = -1;
+    char devsuf[40] = "";
+    if (CT__ISREAL(t->dtype) && t->device.type != CT_CPU) {
+        char dn[24];
+        vscope = ct_scope_begin();
+        v = ct_to_device(ct_detach(t), ct__cpu_dev);
+        snprintf(devsuf, sizeof devsuf, "device='%s'", ct_device_str(t->device, dn, sizeof dn));
+    }
+    if (!v || !CT__ISREAL(t->dtype) || v->device.type != CT_CPU) {
+        char tmp[300], dn[24];
+        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), ct_device_str(t->device, dn, sizeof dn));
         ct__sputs(&b, tmp);
+        if (vscope >= 0) ct_scope_end(vscope);
         return b.len;
     }
     const int indent = 7;
     int64_t numel = ct_numel(t);
-    char suffix[4][200];
+    char suffix[5][200];
     int nsuf = 0;
     int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
     ct__sputs(&b, "tensor(");
     size_t line_start = 0;
+    if (devsuf[0]) snprintf(suffix[nsuf++], sizeof suffix[0], "%s", devsuf);
     if (numel == 0) {
         if (t->ndim != 1) {
             char sz[160];
@@ -17621,7 +17644,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         f.width = 1;
         double *vals = CT__NEW_ARRAY(double, numel);
         int64_t nv = 0;
-        if (vals) ct__collect(t, 0, t->offset, summarize, vals, &nv);
+        if (vals) ct__collect(v, 0, v->offset, summarize, vals, &nv);
         char tmp[64];
         if (!f.floating) {
             for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(&f, vals[i], tmp, sizeof tmp); if (l > f.width) f.width = l; }
@@ -17654,11 +17677,11 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         }
         CT_FREE(vals);
         if (t->ndim == 0) {
-            int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(t), t->dtype), tmp, sizeof tmp);
+            int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(v), v->dtype), tmp, sizeof tmp);
             ct__spad(&b, f.width - l);
             ct__sputs(&b, tmp);
         } else {
-            ct__print_rec(&b, t, 0, t->offset, indent, summarize, &f);
+            ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f);
         }
     }
     if (t->grad_fn) snprintf(suffix[nsuf++], sizeof suffix[0], "grad_fn=<%s>", ct__node_name(t->grad_fn));
@@ -17686,6 +17709,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         }
     }
     ct__sputs(&b, ")");
+    if (vscope >= 0) ct_scope_end(vscope);
     return b.len;
 }
 #ifndef CTENSOR_NO_STDIO
