@@ -203,6 +203,13 @@ CTENSOR_API void ct_cuda_init(void);
 #  define CTENSOR_CUDA_MAX_DEVICES 64
 #endif
 #define CT__CU_THREADS 256   /* threads per block of the elementwise and reduction kernels */
+/* Every kernel launch: CT__CU_LAUNCH(grid, block, (args...), kernel<T...>) is
+   kernel<<<grid, block>>>(args...) on the default stream. The kernel comes last
+   so that its template arguments may hold commas. tests/cuda/emu defines it
+   first, to run the kernels on the host (a test of the logic, not of a GPU). */
+#ifndef CT__CU_LAUNCH
+#  define CT__CU_LAUNCH(grid, block, args, ...) __VA_ARGS__<<<(grid), (block)>>> args
+#endif
 
 /* ============================================================================
    Errors and device guards
@@ -1077,15 +1084,15 @@ static int ct__cu_ew(const char *op, int dev, ct_tensor *out, int nin, ct_tensor
     if (fast) {
         if constexpr (FAST) {
             unsigned blocks = ct__cu_blocks(it.numel, 4 * CT__CU_THREADS, dev);
-            if (cdt == CT_FLOAT32) ct__cu_ew_fast<F, ct__cu_s_f32><<<blocks, CT__CU_THREADS>>>(p);
-            else if (cdt == CT_FLOAT16) ct__cu_ew_fast<F, ct__cu_s_f16><<<blocks, CT__CU_THREADS>>>(p);
-            else ct__cu_ew_fast<F, ct__cu_s_bf16><<<blocks, CT__CU_THREADS>>>(p);
+            if (cdt == CT_FLOAT32) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f32>);
+            else if (cdt == CT_FLOAT16) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f16>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_bf16>);
         }
     } else {
         unsigned blocks = ct__cu_blocks(it.numel, CT__CU_THREADS, dev);
-        if (cdt == CT_FLOAT64) ct__cu_ew_kernel<F, double><<<blocks, CT__CU_THREADS>>>(p);
-        else if (!ints) ct__cu_ew_kernel<F, float><<<blocks, CT__CU_THREADS>>>(p);
-        else if constexpr (F::ints != 0) ct__cu_ew_kernel<F, int64_t><<<blocks, CT__CU_THREADS>>>(p);
+        if (cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, double>);
+        else if (!ints) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, float>);
+        else if constexpr (F::ints != 0) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, int64_t>);
         else return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' on CUDA", op, CT__DTNAME(cdt));
     }
     if (ct__cu_launched(op)) return -1;
@@ -1268,7 +1275,8 @@ static int ct__cu_fill(const char *op, ct_tensor *x, double value) {
     p.base[0] = it.base[0];
     ct__cu_guard guard(x->device.index, op);
     if (!guard.ok) return -1;
-    ct__cu_fill_kernel<<<ct__cu_blocks(it.numel, CT__CU_THREADS, x->device.index), CT__CU_THREADS>>>(p, bits, (int)ct__dt[x->dtype].size);
+    unsigned blocks = ct__cu_blocks(it.numel, CT__CU_THREADS, x->device.index);
+    CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p, bits, (int)ct__dt[x->dtype].size), ct__cu_fill_kernel);
     return ct__cu_launched(op);
 }
 static int ct__cu_k_fill(ct__call *c) { return ct__cu_fill("fill_", c->in[0], c->a->s[0]); }
@@ -1315,13 +1323,13 @@ static int ct__cu_k_factory(ct__call *c) {
         double start = a->s[0], step = a->s[2];
         if (integral) { start = trunc(start); step = trunc(step); }   /* as the meta's size */
         int ints = integral && ct__scalar_is_int(start) && ct__scalar_is_int(step);
-        ct__cu_arange_kernel<<<blocks, CT__CU_THREADS>>>(ct__ptr(x), x->dtype, n, ints, start, step, ints ? (int64_t)start : 0,
-                                                         ints ? (int64_t)step : 0);
+        int64_t s0 = ints ? (int64_t)start : 0, st = ints ? (int64_t)step : 0;
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (ct__ptr(x), x->dtype, n, ints, start, step, s0, st), ct__cu_arange_kernel);
     } else if (c->op == CT__OP_LINSPACE) {
         double start = a->s[0], end = a->s[1], step = n > 1 ? (end - start) / (double)(n - 1) : 0.0;
-        ct__cu_linspace_kernel<<<blocks, CT__CU_THREADS>>>(ct__ptr(x), x->dtype, n, start, end, step, integral);
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (ct__ptr(x), x->dtype, n, start, end, step, integral), ct__cu_linspace_kernel);
     } else {
-        ct__cu_eye_kernel<<<blocks, CT__CU_THREADS>>>(ct__ptr(x), x->dtype, x->shape[0], x->shape[1]);
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (ct__ptr(x), x->dtype, x->shape[0], x->shape[1]), ct__cu_eye_kernel);
     }
     return ct__cu_launched(op);
 }
@@ -1532,10 +1540,11 @@ template <class R, class C> static int ct__cu_reduce_run(const char *op, int dev
         p->part = ct__ptr(part);
     }
     dim3 grid(bx, (unsigned)p->splits);
-    ct__cu_reduce_kernel<R, C><<<grid, CT__CU_THREADS>>>(*p);
+    CT__CU_LAUNCH(grid, CT__CU_THREADS, (*p), ct__cu_reduce_kernel<R, C>);
     int rc = ct__cu_launched(op);
     if (!rc && p->splits > 1) {
-        ct__cu_reduce_finish<R, C><<<ct__cu_blocks(p->O, CT__CU_THREADS, dev), CT__CU_THREADS>>>(*p);
+        unsigned blocks = ct__cu_blocks(p->O, CT__CU_THREADS, dev);
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_reduce_finish<R, C>);
         rc = ct__cu_launched(op);
     }
     if (part) ct__decref(part);   /* back to the cache: the next use is ordered after these kernels */
@@ -1730,13 +1739,13 @@ static int ct__cu_softmax_any(ct__call *c, int kind) {
         if (p.NI == 1) {
             p.lanes = p.D >= 1024 ? CT__CU_THREADS : 32;
             unsigned blocks = ct__cu_blocks(p.O, CT__CU_THREADS / p.lanes, dev);
-            if (f64) ct__cu_softmax_rows<double><<<blocks, CT__CU_THREADS>>>(p);
-            else ct__cu_softmax_rows<float><<<blocks, CT__CU_THREADS>>>(p);
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_rows<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_rows<float>);
         } else {
             p.lanes = 1;
             unsigned blocks = ct__cu_blocks(p.O * p.NI, CT__CU_THREADS, dev);
-            if (f64) ct__cu_softmax_cols<double><<<blocks, CT__CU_THREADS>>>(p);
-            else ct__cu_softmax_cols<float><<<blocks, CT__CU_THREADS>>>(p);
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_cols<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_cols<float>);
         }
         rc = ct__cu_launched(op);
     }
@@ -1855,9 +1864,9 @@ static int ct__cu_ix_run(const char *op, int dev, ct__cu_ixp *p) {
     cudaError_t e = cudaMemcpyToSymbol(ct__cu_dev::ct__ix_bad, rec, sizeof rec);
     if (e != cudaSuccess) return ct__cu_fail(op, e);
     unsigned blocks = ct__cu_blocks(p->n, CT__CU_THREADS, dev);
-    if (p->mode != CT__CU_SCATTER_ADD || CT__ISINT(p->dt) || p->dt == CT_BOOL) ct__cu_ix_kernel<int64_t><<<blocks, CT__CU_THREADS>>>(*p);
-    else if (p->dt == CT_FLOAT64) ct__cu_ix_kernel<double><<<blocks, CT__CU_THREADS>>>(*p);
-    else ct__cu_ix_kernel<float><<<blocks, CT__CU_THREADS>>>(*p);
+    if (p->mode != CT__CU_SCATTER_ADD || CT__ISINT(p->dt) || p->dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<int64_t>);
+    else if (p->dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<double>);
+    else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<float>);
     if (ct__cu_launched(op)) return -1;
     e = cudaMemcpyFromSymbol(rec, ct__cu_dev::ct__ix_bad, sizeof rec);   /* waits for the kernel */
     if (e != cudaSuccess) return ct__cu_fail(op, e);
