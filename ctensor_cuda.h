@@ -361,8 +361,9 @@ static size_t ct__cu_hash(const void *ptr) {
 static int ct__cu_live_put(ct__cu_block *b) {
     if ((ct__cu_live_n + 1) * 2 > ct__cu_live_cap) {   /* keep it at most half full */
         size_t nc = ct__cu_live_cap ? ct__cu_live_cap * 2 : 1024;
-        ct__cu_block **t = (ct__cu_block **)calloc(nc, sizeof(ct__cu_block *));
+        ct__cu_block **t = (ct__cu_block **)CT_MALLOC(nc * sizeof(ct__cu_block *));
         if (!t) return -1;
+        memset(t, 0, nc * sizeof(ct__cu_block *));
         for (size_t i = 0; i < ct__cu_live_cap; i++) {
             ct__cu_block *x = ct__cu_live[i];
             if (!x) continue;
@@ -370,7 +371,7 @@ static int ct__cu_live_put(ct__cu_block *b) {
             while (t[j]) j = (j + 1) & (nc - 1);
             t[j] = x;
         }
-        free(ct__cu_live);
+        CT_FREE(ct__cu_live);
         ct__cu_live = t;
         ct__cu_live_cap = nc;
     }
@@ -1098,9 +1099,17 @@ static int ct__cu_ew(const char *op, int dev, ct_tensor *out, int nin, ct_tensor
     if (ct__cu_launched(op)) return -1;
     return raises && ints ? ct__cu_kerr_check(op) : 0;
 }
+/* An in-place op whose self is a CPU 0-d tensor and whose other inputs are on a
+   GPU: the dispatcher lets a CPU 0-d input join them, but an output must be on
+   the device of the call (PyTorch: "Expected all tensors to be on the same device"). */
+static int ct__cu_out_on_device(const ct__call *c, const ct_tensor *out) {
+    if (out->device.type == CT_CUDA) return 0;
+    return ct__device_mismatch(ct__opdef_get(c->op), out->device, ct_cuda(ct__cu_call_device(c)));
+}
 /* the op's kernel: output 0, the call's compute dtype */
 template <class F, bool FAST>
 static int ct__cu_ew_call(ct__call *c, int nin, ct_tensor *const *in, ct_dtype rdt, int raises) {
+    if (ct__cu_out_on_device(c, c->out[0])) return -1;
     return ct__cu_ew<F, FAST>(CT__CU_OPNAME(c), ct__cu_call_device(c), c->out[0], nin, in, c->cdt, rdt, c->a, raises);
 }
 
@@ -1183,6 +1192,25 @@ static int ct__cu_copy_dev(const char *op, ct_tensor *dst, ct_tensor *src) {
 static ct_tensor *ct__cu_empty_as(const ct_tensor *like, ct_dtype dt, ct_device dev) {
     return ct__alloc(dt, like->ndim, like->shape, ct__is_contig(like) || !ct__is_dense(like) ? NULL : like->strides, dev);
 }
+/* An input of a kernel that reads it through a pointer, on device dev (a new
+   reference): t itself, or a copy when t is a CPU 0-d tensor (the dispatcher lets
+   those join any device, as PyTorch does) or, when asked, not contiguous. */
+static int ct__cu_memcpy(const char *op, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+static ct_tensor *ct__cu_input(const char *op, ct_tensor *t, ct_device dev, int contiguous) {
+    int host = t->device.type != CT_CUDA;
+    if (!host && (!contiguous || ct__is_contig(t))) return ct__incref(t);
+    ct_tensor *y = ct__alloc(t->dtype, t->ndim, t->shape, NULL, dev);
+    if (!y) return NULL;
+    int rc;
+    if (host) {   /* 0-d: one element */
+        ct__cu_guard guard(dev.index, op);
+        rc = guard.ok ? ct__cu_memcpy(op, ct__ptr(y), ct__ptr(t), ct__dt[t->dtype].size, cudaMemcpyHostToDevice) : -1;
+    } else {
+        rc = ct__cu_copy_dev(op, y, t);
+    }
+    if (rc) { ct__decref(y); return NULL; }
+    return y;
+}
 static int ct__cu_memcpy(const char *op, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
     if (!bytes) return 0;
     cudaError_t e = cudaMemcpy(dst, src, bytes, kind);
@@ -1226,9 +1254,22 @@ static int ct__cu_k_copy(ct__call *c) {
     if (tmp) ct__decref(tmp);
     return rc;
 }
-/* aten::copy_(self, src): src may share memory with self (then through a copy) */
+/* aten::copy_(self, src): src may share memory with self (then through a copy);
+   self may be a CPU 0-d tensor and src a one-element GPU tensor (to the host) */
 static int ct__cu_k_copy_(ct__call *c) {
     ct_tensor *x = c->in[0], *src = c->in[1];
+    if (x->device.type != CT_CUDA) {
+        ct_tensor *h = ct__alloc(src->dtype, src->ndim, src->shape, NULL, ct__cpu_dev), *d = h ? ct__cu_input("copy_", src, src->device, 1) : NULL;
+        int rc = -1;
+        if (d) {
+            ct__cu_guard guard(src->device.index, "copy_");
+            if (guard.ok && !ct__cu_memcpy("copy_", ct__ptr(h), ct__ptr(d), (size_t)ct_numel(d) * ct__dt[d->dtype].size, cudaMemcpyDeviceToHost))
+                rc = ct__copy_into(x, h);
+        }
+        if (h) ct__decref(h);
+        if (d) ct__decref(d);
+        return rc;
+    }
     if (src->storage == x->storage) {
         ct_tensor *t = ct__cu_empty_as(src, src->dtype, src->device);
         if (!t) return -1;
@@ -1695,13 +1736,6 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_softmax_cols(const ct__
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < p.O * p.NI; t += (int64_t)gridDim.x * blockDim.x)
         ct__cu_softmax_line<C>(p, (t / p.NI) * p.D * p.NI + t % p.NI, p.NI, 0, 1, true, (C *)NULL);
 }
-/* x itself (a new reference) when contiguous, else a contiguous device copy */
-static ct_tensor *ct__cu_contig(const char *op, ct_tensor *x) {
-    if (ct__is_contig(x)) return ct__incref(x);
-    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, NULL, x->device);
-    if (y && ct__cu_copy_dev(op, y, x)) { ct__decref(y); return NULL; }
-    return y;
-}
 static int ct__cu_softmax_any(ct__call *c, int kind) {
     const char *op = CT__CU_OPNAME(c);
     int bw = kind >= CT__CU_SOFTMAX_BW;
@@ -1709,7 +1743,7 @@ static int ct__cu_softmax_any(ct__call *c, int kind) {
     int64_t n = ct__shape_numel(out->ndim, out->shape);
     if (n == 0) return 0;
     int dim = ref->ndim ? ct__wrap_dim((int)c->a->i[0], ref->ndim) : 0;
-    ct_tensor *x = ct__cu_contig(op, c->in[0]), *y = bw ? ct__cu_contig(op, c->in[1]) : NULL;
+    ct_tensor *x = ct__cu_input(op, c->in[0], out->device, 1), *y = bw ? ct__cu_input(op, c->in[1], out->device, 1) : NULL;
     int rc = -1;
     if (!x || (bw && !y)) goto done;
     {
@@ -1886,58 +1920,74 @@ static void ct__cu_ix_geometry(ct__cu_ixp *p, const ct_tensor *idx) {
     }
 }
 static int ct__cu_k_gather(ct__call *c) {
-    ct_tensor *x = c->in[0], *idx = c->in[1], *out = c->out[0];
-    ct__cu_ixp p;
-    memset(&p, 0, sizeof p);
-    ct__cu_ix_geometry(&p, idx);
-    ct__geo gx = ct__geo_ne(x), go = ct__geo_ne(out);
-    p.mode = CT__CU_GATHER;
-    p.dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
-    p.dt = x->dtype;
-    p.es = (int32_t)ct__dt[x->dtype].size;
-    p.size = gx.sh[p.dim];
-    p.out = ct__ptr(out);
-    p.x = ct__ptr(x);
-    for (int d = 0; d < p.nd; d++) {
-        p.xst[d] = gx.st[d];
-        p.ost[d] = go.st[d];
+    ct_tensor *out = c->out[0];
+    ct_tensor *x = ct__cu_input("gather", c->in[0], out->device, 0), *idx = x ? ct__cu_input("gather", c->in[1], out->device, 0) : NULL;
+    int rc = -1;
+    if (x && idx) {
+        ct__cu_ixp p;
+        memset(&p, 0, sizeof p);
+        ct__cu_ix_geometry(&p, idx);
+        ct__geo gx = ct__geo_ne(x), go = ct__geo_ne(out);
+        p.mode = CT__CU_GATHER;
+        p.dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
+        p.dt = x->dtype;
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.size = gx.sh[p.dim];
+        p.out = ct__ptr(out);
+        p.x = ct__ptr(x);
+        for (int d = 0; d < p.nd; d++) {
+            p.xst[d] = gx.st[d];
+            p.ost[d] = go.st[d];
+        }
+        rc = ct__cu_ix_run("gather", out->device.index, &p);
     }
-    return ct__cu_ix_run("gather", ct__cu_call_device(c), &p);
+    if (x) ct__decref(x);
+    if (idx) ct__decref(idx);
+    return rc;
 }
 static int ct__cu_k_scatter(ct__call *c) {
     const char *op = CT__CU_OPNAME(c);
-    ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL, *out = c->out[0], *tmp = NULL;
+    ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL;
+    int rc = -1;
     if (c->op == CT__OP_SCATTER_REDUCE) return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
+    if (ct__cu_out_on_device(c, out)) return -1;
     if (out != x && ct__cu_copy_dev(op, out, x)) return -1;
-    if (src && src->storage == out->storage) {   /* x.scatter_(d, i, x): read a copy */
-        if (!(tmp = ct__cu_empty_as(src, src->dtype, src->device)) || ct__cu_copy_dev(op, tmp, src)) {
-            if (tmp) ct__decref(tmp);
-            return -1;
+    if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    if (c->nin > 2) {
+        src = c->in[2];
+        if (src->storage == out->storage) {   /* x.scatter_(d, i, x): read a copy */
+            if ((src = ct__cu_empty_as(src, src->dtype, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+        } else {
+            src = ct__cu_input(op, src, out->device, 0);
         }
-        src = tmp;
+        if (!src) goto done;
     }
-    ct__cu_ixp p;
-    memset(&p, 0, sizeof p);
-    ct__cu_ix_geometry(&p, idx);
-    ct__geo go = ct__geo_ne(out), gs = src ? ct__geo_ne(src) : go;
-    p.mode = c->op == CT__OP_SCATTER_ADD ? CT__CU_SCATTER_ADD : c->op == CT__OP_SCATTER_VALUE ? CT__CU_SCATTER_FILL : CT__CU_SCATTER;
-    p.dim = ct__wrap_dim((int)c->a->i[0], out->ndim);
-    p.dt = out->dtype;
-    p.es = (int32_t)ct__dt[out->dtype].size;
-    p.size = go.sh[p.dim];
-    p.out = ct__ptr(out);
-    p.src = src ? ct__ptr(src) : NULL;
-    for (int d = 0; d < p.nd; d++) {
-        p.ost[d] = go.st[d];
-        p.sst[d] = gs.st[d];
+    {
+        ct__cu_ixp p;
+        memset(&p, 0, sizeof p);
+        ct__cu_ix_geometry(&p, idx);
+        ct__geo go = ct__geo_ne(out), gs = src ? ct__geo_ne(src) : go;
+        p.mode = c->op == CT__OP_SCATTER_ADD ? CT__CU_SCATTER_ADD : c->op == CT__OP_SCATTER_VALUE ? CT__CU_SCATTER_FILL : CT__CU_SCATTER;
+        p.dim = ct__wrap_dim((int)c->a->i[0], out->ndim);
+        p.dt = out->dtype;
+        p.es = (int32_t)ct__dt[out->dtype].size;
+        p.size = go.sh[p.dim];
+        p.out = ct__ptr(out);
+        p.src = src ? ct__ptr(src) : NULL;
+        for (int d = 0; d < p.nd; d++) {
+            p.ost[d] = go.st[d];
+            p.sst[d] = gs.st[d];
+        }
+        if (p.mode == CT__CU_SCATTER_FILL) {
+            unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            ct__store_f64(b, out->dtype, c->a->s[0]);
+            memcpy(&p.bits, b, 8);
+        }
+        rc = ct__cu_ix_run(op, out->device.index, &p);
     }
-    if (p.mode == CT__CU_SCATTER_FILL) {
-        unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        ct__store_f64(b, out->dtype, c->a->s[0]);
-        memcpy(&p.bits, b, 8);
-    }
-    int rc = ct__cu_ix_run(op, ct__cu_call_device(c), &p);
-    if (tmp) ct__decref(tmp);
+done:
+    ct__decref(idx);
+    if (src) ct__decref(src);
     return rc;
 }
 

@@ -575,6 +575,11 @@ TEST(test_gather_scatter) {
     ct_tensor *accb = ct_zeros_on(GPU, CT_UINT8, 3), *onesb = ct_ones_on(GPU, CT_UINT8, 600);
     ct_tensor *ixb = ct_remainder(ct_arange_on(GPU, 0, 600, 1, CT_INT64), ct_scalar_tensor(3, CT_INT64));
     CHECK_SAME(ct_scatter_add(accb, 0, ixb, onesb), ct_full(CT_UINT8, 200.0, 3), 0.0, 0.0);   /* 8-bit adds through compare-and-swap */
+    /* CPU 0-d tensors (they may join GPU tensors) as the index and the source: copied to the device */
+    ct_tensor *v5 = data(CT_FLOAT32, 0, CT_DIMS(5)), *i0 = ct_scalar_tensor(3, CT_INT64), *s0 = ct_scalar_tensor(2.5, CT_FLOAT32);
+    CHECK_SAME(ct_gather(dev(v5), 0, i0), ct_gather(v5, 0, i0), 0.0, 0.0);
+    CHECK_SAME(ct_scatter_add(dev(v5), 0, i0, s0), ct_scatter_add(v5, 0, i0, s0), 1e-6, 1e-6);
+    CHECK_SAME(ct_scatter(dev(v5), 0, i0, s0), ct_scatter(v5, 0, i0, s0), 0.0, 0.0);
     /* in place, and a bad index */
     ct_tensor *y = dev(x), *yc = ct_clone(x);
     CHECK(ct_scatter_add_(y, 1, dev(idx), dev(ct_ones(CT_FLOAT32, 4, 2))) && ct_scatter_add_(yc, 1, idx, ct_ones(CT_FLOAT32, 4, 2)));
@@ -743,6 +748,10 @@ TEST(test_device_errors) {
     CHECK_ERR(ct_add(x, c), CT_ERR_DEVICE, "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
     CHECK_ERR(ct_mm(ct_ones(CT_FLOAT32, 2, 3), dev(ct_ones(CT_FLOAT32, 3, 2))), CT_ERR_DEVICE, "cpu and cuda:0");
     CHECK(ct_add(x, ct_scalar_tensor(1.0, CT_FLOAT32)) != NULL);   /* a CPU 0-d tensor goes with any device */
+    /* a CPU 0-d tensor may join GPU inputs, not take a GPU result in place; copy_ may */
+    ct_tensor *h0 = ct_scalar_tensor(1.0, CT_FLOAT32), *g0 = dev(ct_scalar_tensor(2.5, CT_FLOAT32));
+    CHECK_ERR(ct_add_(h0, g0), CT_ERR_DEVICE, "Expected all tensors to be on the same device");
+    CHECK(ct_copy_(h0, g0) && ct_item(h0) == 2.5);
     /* an op without a CUDA kernel in this slice names itself */
     CHECK_ERR(ct_cumsum(x, 0), CT_ERR_DEVICE, "cumsum: Could not run 'aten::cumsum' with arguments from the 'CUDA' backend.");
     CHECK_ERR(ct_rand_on(GPU, CT_FLOAT32, 3), CT_ERR_DEVICE, "Could not run 'aten::uniform_' with arguments from the 'CUDA' backend");
@@ -755,6 +764,30 @@ TEST(test_device_errors) {
     ct_clear_error();
     CHECK_EQ_INT(ct_item(ct_to_device(ct_sum(x), ct_cpu())), 3);
     CHECK(ct_cuda_synchronize() == CT_OK);   /* nothing left failing on the device */
+}
+
+/* ---- two devices (skipped with one): copies between them, ops on the second,
+   the current device left alone, per-device memory statistics ---- */
+TEST(test_two_devices) {
+    ct_device g1 = ct_cuda(1);
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(5, 7));
+    ct_tensor *a = dev(x), *b = ct_to_device(a, g1);
+    CHECK(b && b->device.type == CT_CUDA && b->device.index == 1);
+    CHECK(b && ct_equal(ct_to_device(b, ct_cpu()), x));
+    CHECK_SAME(ct_mul(b, ct_add_scalar(b, 1.0)), ct_mul(x, ct_add_scalar(x, 1.0)), 1e-6, 1e-6);
+    CHECK_SAME(ct_mm(b, ct_t(b)), ct_mm(x, ct_t(x)), 1e-5, 1e-5);
+    CHECK_SAME(ct_sum_dim(b, 1, 0), ct_sum_dim(x, 1, 0), 1e-6, 1e-6);
+    CHECK_SAME(ct_to_device(ct_t(a), g1), ct_t(x), 0.0, 0.0);                              /* a strided source */
+    CHECK_SAME(ct_to_device_dtype(a, g1, CT_FLOAT64), ct_to(x, CT_FLOAT64), 0.0, 0.0);     /* with a conversion */
+    CHECK_SAME(ct_to_device(ct_to_device(ct_t(b), GPU), g1), ct_t(x), 0.0, 0.0);
+    CHECK_ERR(ct_add(a, b), CT_ERR_DEVICE, "found at least two devices, cuda:0 and cuda:1!");
+    CHECK_EQ_INT(ct_cuda_current_device(), 0);   /* ops on cuda:1 left the current device as it was */
+    CHECK(ct_cuda_memory_allocated(1) > 0);
+    ct_tensor *w = ct_requires_grad(ct_detach(b));
+    ct_tensor *l = ct_sum(ct_mul(ct_to_device(w, GPU), a));   /* the gradient goes back to cuda:1 */
+    CHECK(l && ct_backward(l) == CT_OK);
+    CHECK(ct_grad(w) && ct_grad(w)->device.index == 1);
+    CHECK_SAME(ct_grad(w), x, 0.0, 0.0);
 }
 
 /* ---- the acceptance test: an MLP training step on the GPU, as on the CPU ---- */
@@ -828,9 +861,18 @@ static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
-    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_mlp_step", test_mlp_step},
-    {"test_allocator", test_allocator},
+    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_two_devices", test_two_devices},
+    {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
 };
+/* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck) */
+static int selected(const char *name) {
+    const char *sel = getenv("CT_CUDA_TESTS");
+    if (!sel || !*sel) return 1;
+    size_t n = strlen(name);
+    for (const char *p = sel; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == sel || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+    return 0;
+}
 
 int main(void) {
     const int ntests = (int)(sizeof TESTS / sizeof TESTS[0]);
@@ -853,6 +895,14 @@ int main(void) {
     GPU = ct_cuda(0);
     int64_t live0 = ct_live_tensors();
     for (int k = 0; k < ntests; k++) {
+        if (!selected(TESTS[k].name)) {
+            printf("skip %s: not in CT_CUDA_TESTS\n", TESTS[k].name);
+            continue;
+        }
+        if (TESTS[k].fn == test_two_devices && n < 2) {
+            printf("skip %s: needs two CUDA devices (%d found)\n", TESTS[k].name, n);
+            continue;
+        }
         int before = ct_t_fail;
         ct_manual_seed(1234 + (uint64_t)k);
         ct_t_current = TESTS[k].name;
@@ -866,6 +916,6 @@ int main(void) {
         printf("%s %s\n", ct_t_fail == before ? "ok  " : "FAIL", TESTS[k].name);
     }
     CHECK(ct_cuda_synchronize() == CT_OK);
-    CHECK_EQ_INT(ct_cuda_memory_allocated(0), 0);   /* nothing left on the device */
+    for (int d = 0; d < n && d < 2; d++) CHECK_EQ_INT(ct_cuda_memory_allocated(d), 0);   /* nothing left on the devices */
     return ct_t_summary();
 }
