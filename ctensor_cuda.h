@@ -3,9 +3,11 @@
 
    STATUS
      The first vertical slice of issue 15. It compiles warning-free under nvcc
-     (CUDA 13.0, -Werror all-warnings) and, without a GPU, its test program skips
-     cleanly; it HAS NOT YET RUN ON A GPU. Treat results as unverified until
-     tests/cuda/gpu_check.sh has passed on one (this line changes when it has).
+     (CUDA 13.0, -Werror all-warnings); its test program passes on a host
+     emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic, run on
+     the CPU) and skips cleanly without a GPU. It HAS NOT YET RUN ON A GPU: treat
+     GPU results as unverified until tests/cuda/gpu_check.sh has passed on one
+     (this paragraph changes when it has).
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -16,7 +18,8 @@
      and the program builds with one line:
          nvcc -O2 -x cu -DCTENSOR_CUDA main.c -lcublas
      (add -arch=native, or the GPU's architecture: -arch=sm_90 for an H100,
-     -arch=sm_87 for a Jetson Orin, sm_72 Xavier, sm_62 TX2, sm_53 Nano/TX1).
+     -arch=sm_87 for a Jetson Orin; Xavier sm_72, TX2 sm_62 and Nano sm_53 need a
+     CUDA toolkit before 13, which dropped them: the code uses nothing newer).
      Other files of the program may include ctensor.h and this header (with
      CTENSOR_CUDA defined) and be compiled by any C compiler: the declarations
      below are plain C. Nothing else changes: device tensors go through the same
@@ -69,7 +72,9 @@
      data-dependent (gather/scatter index bounds, integer division by zero):
      they read one flag back, as PyTorch's CPU kernels report these errors. A
      kernel fault (an illegal address) surfaces at the next call that waits,
-     as a CT_ERR_DEVICE error naming that call.
+     as a CT_ERR_DEVICE error naming that call. Host threads may share a device
+     (their work is serialized on its stream); build with nvcc's default, the
+     legacy default stream: --default-stream per-thread is not supported yet.
 
    MEMORY
      Device memory comes from a caching allocator modelled on PyTorch's: sizes
@@ -316,7 +321,7 @@ static size_t ct__cu_segment_size(size_t n) {
 }
 /* (size, address) order */
 static int ct__cu_before(const ct__cu_block *a, size_t size, const char *ptr) {
-    return a->size < size || (a->size == size && a->ptr < ptr);
+    return a->size < size || (a->size == size && (uintptr_t)a->ptr < (uintptr_t)ptr);
 }
 static int ct__cu_pool_lower(const ct__cu_pool *p, size_t size, const char *ptr) {
     int lo = 0, hi = p->n;
@@ -470,7 +475,7 @@ static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
             size_t free_b = 0, total_b = 0;
             if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
             char s_req[32], s_tot[32], s_alloc[32], s_free[32], s_res[32];
-            ct__cu_fmt_size(s_req, sizeof s_req, (double)nbytes);
+            ct__cu_fmt_size(s_req, sizeof s_req, (double)seg);   /* PyTorch reports the cudaMalloc it tried */
             ct__cu_fmt_size(s_tot, sizeof s_tot, (double)total_b);
             ct__cu_fmt_size(s_alloc, sizeof s_alloc, (double)m->st.allocated_bytes);
             ct__cu_fmt_size(s_free, sizeof s_free, (double)free_b);
