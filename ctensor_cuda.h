@@ -1038,6 +1038,25 @@ static int ct__cu_kerr_check(const char *op) {
     return flag ? ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", op) : 0;
 }
 
+/* Kernels are made only for the functors that have them: the integer kernel for
+   ops with an integer expression, the vector kernel for ops whose result has the
+   compute dtype (C++11 specializations; no C++17 needed from the host compiler). */
+template <class F, bool INTS> struct ct__cu_int_launch {
+    static void run(unsigned blocks, const ct__cu_ewp &p) { CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, int64_t>); }
+};
+template <class F> struct ct__cu_int_launch<F, false> {
+    static void run(unsigned, const ct__cu_ewp &) {}
+};
+template <class F, bool FAST> struct ct__cu_fast_launch {
+    static void run(unsigned blocks, const ct__cu_ewp &p, ct_dtype cdt) {
+        if (cdt == CT_FLOAT32) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f32>);
+        else if (cdt == CT_FLOAT16) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f16>);
+        else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_bf16>);
+    }
+};
+template <class F> struct ct__cu_fast_launch<F, false> {
+    static void run(unsigned, const ct__cu_ewp &, ct_dtype) {}
+};
 /* Runs functor F over out = F(in...) on device dev: nin inputs, compute dtype cdt,
    result rounded to rdt (cdt, or bool for comparisons). FAST: F may take the
    vector kernel (its result is of the compute dtype). raises: check CT__KERR. */
@@ -1088,17 +1107,12 @@ static int ct__cu_ew(const char *op, int dev, ct_tensor *out, int nin, ct_tensor
     if (!guard.ok) return -1;
     if (raises && ints && ct__cu_kerr_reset(op)) return -1;
     if (fast) {
-        if constexpr (FAST) {
-            unsigned blocks = ct__cu_blocks(it.numel, 4 * CT__CU_THREADS, dev);
-            if (cdt == CT_FLOAT32) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f32>);
-            else if (cdt == CT_FLOAT16) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f16>);
-            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_bf16>);
-        }
+        ct__cu_fast_launch<F, FAST>::run(ct__cu_blocks(it.numel, 4 * CT__CU_THREADS, dev), p, cdt);
     } else {
         unsigned blocks = ct__cu_blocks(it.numel, CT__CU_THREADS, dev);
         if (cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, double>);
         else if (!ints) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, float>);
-        else if constexpr (F::ints != 0) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, int64_t>);
+        else if (F::ints) ct__cu_int_launch<F, F::ints != 0>::run(blocks, p);
         else return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' on CUDA", op, CT__DTNAME(cdt));
     }
     if (ct__cu_launched(op)) return -1;

@@ -791,10 +791,13 @@ TEST(test_two_devices) {
 }
 
 /* ---- the acceptance test: an MLP training step on the GPU, as on the CPU ---- */
-static int mlp_dev_ops, mlp_cpu_ops, mlp_ops_total;
+static int mlp_dev_ops, mlp_cpu_ops, mlp_ops_total, mlp_seen[1024], mlp_nseen;
 static void mlp_listener(const ct_dispatch_event *e, void *user) {
     (void)user;
     if (e->phase != CT_DISPATCH_EXIT) return;
+    int known = 0;
+    for (int k = 0; k < mlp_nseen; k++) known |= mlp_seen[k] == e->op;
+    if (!known && mlp_nseen < 1024) mlp_seen[mlp_nseen++] = e->op;
     int on_gpu = 0;
     for (int i = 0; i < e->nout; i++) on_gpu |= e->outputs[i] && e->outputs[i]->device.type == CT_CUDA;
     for (int i = 0; i < e->nin; i++) on_gpu |= e->inputs[i] && e->inputs[i]->device.type == CT_CUDA;
@@ -845,6 +848,9 @@ TEST(test_mlp_step) {
     for (int k = 0; k < 4; k++) CHECK_SAME(pg[k], pc[k], 1e-4, 1e-5);
     CHECK(mlp_ops_total > 20);
     CHECK_EQ_INT(mlp_cpu_ops, 0);   /* every op of the GPU step ran on the GPU */
+    printf("  the GPU step's ops:");
+    for (int k = 0; k < mlp_nseen; k++) printf(" %s", ct_op_schema_name(mlp_seen[k]));
+    printf("\n");
     ct_optim_free(oc);
     ct_optim_free(og);
     for (int k = 0; k < 4; k++) {
