@@ -434,25 +434,17 @@ static void ct__cu_release_cached(int dev) {
     }
 }
 
-static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
-    (void)user;
-    int dev = d.index;
-    char what[48];
-    if (dev < 0 || dev >= CTENSOR_CUDA_MAX_DEVICES) {
-        ct_set_error(CT_ERR_DEVICE, "CUDA error: invalid device ordinal (cuda:%d; this build keeps state for %d devices, CTENSOR_CUDA_MAX_DEVICES)",
-                     dev, CTENSOR_CUDA_MAX_DEVICES);
-        return NULL;
-    }
-    snprintf(what, sizeof what, "allocating on cuda:%d", dev);
-    ct__cu_guard guard(dev, what);
-    if (!guard.ok) return NULL;
-    size_t size = ct__cu_round_size(nbytes);
+/* Under the mutex: an allocated block of `size` bytes (rounded) for a request of
+   nbytes on device dev (current), or NULL with the error's code and message in
+   *code and msg (set by the caller once the mutex is released: a logger that
+   allocates must not find it held). */
+static ct__cu_block *ct__cu_take(int dev, size_t size, size_t nbytes, ct_status *code, char *msg, size_t cap) {
     int pool = size <= CT__CU_SMALL_SIZE ? 0 : 1;
-    std::lock_guard<std::mutex> lock(ct__cu_mutex);
     ct__cu_devmem *m = &ct__cu_mem[dev];
     ct__cu_pool *p = &m->pools[pool];
     ct__cu_block *b = NULL;
     int k = ct__cu_pool_lower(p, size, NULL);
+    *code = CT_ERR_MEMORY;
     if (k < p->n) {   /* the smallest cached block that fits: no cudaMalloc */
         b = p->v[k];
         ct__cu_pool_remove_at(p, k);
@@ -469,7 +461,8 @@ static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
             if (e != cudaErrorMemoryAllocation) {
-                ct_set_error(CT_ERR_DEVICE, "CUDA error: %s (%s, %zu bytes)", cudaGetErrorString(e), what, nbytes);
+                *code = CT_ERR_DEVICE;
+                snprintf(msg, cap, "CUDA error: %s (allocating %zu bytes on cuda:%d)", cudaGetErrorString(e), nbytes, dev);
                 return NULL;
             }
             size_t free_b = 0, total_b = 0;
@@ -481,14 +474,14 @@ static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
             ct__cu_fmt_size(s_free, sizeof s_free, (double)free_b);
             ct__cu_fmt_size(s_res, sizeof s_res, (double)m->st.reserved_bytes);
             m->st.num_ooms++;
-            ct_set_error(CT_ERR_MEMORY, "CUDA out of memory. Tried to allocate %s (GPU %d; %s total capacity; %s already allocated; %s free; %s reserved in total by ctensor)",
-                         s_req, dev, s_tot, s_alloc, s_free, s_res);
+            snprintf(msg, cap, "CUDA out of memory. Tried to allocate %s (GPU %d; %s total capacity; %s already allocated; %s free; %s reserved in total by ctensor)",
+                     s_req, dev, s_tot, s_alloc, s_free, s_res);
             return NULL;
         }
         b = (ct__cu_block *)CT_MALLOC(sizeof(ct__cu_block));
         if (!b) {
             (void)cudaFree(ptr);
-            ct_set_error(CT_ERR_MEMORY, "out of memory (host memory for the CUDA allocator's bookkeeping)");
+            snprintf(msg, cap, "out of memory (host memory for the CUDA allocator's bookkeeping)");
             return NULL;
         }
         memset(b, 0, sizeof *b);
@@ -525,7 +518,7 @@ static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
     }
     if (ct__cu_live_put(b)) {
         (void)ct__cu_pool_insert(p, b);
-        ct_set_error(CT_ERR_MEMORY, "out of memory (host memory for the CUDA allocator's bookkeeping)");
+        snprintf(msg, cap, "out of memory (host memory for the CUDA allocator's bookkeeping)");
         return NULL;
     }
     b->allocated = 1;
@@ -535,6 +528,31 @@ static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
     if (m->st.allocated_bytes > m->st.peak_allocated_bytes) m->st.peak_allocated_bytes = m->st.allocated_bytes;
     m->st.active_blocks++;
     m->st.num_allocs++;
+    return b;
+}
+/* the allocator ct_set_allocator(CT_CUDA) gets */
+static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
+    (void)user;
+    int dev = d.index;
+    char what[48], msg[400];
+    if (dev < 0 || dev >= CTENSOR_CUDA_MAX_DEVICES) {
+        ct_set_error(CT_ERR_DEVICE, "CUDA error: invalid device ordinal (cuda:%d; this build keeps state for %d devices, CTENSOR_CUDA_MAX_DEVICES)",
+                     dev, CTENSOR_CUDA_MAX_DEVICES);
+        return NULL;
+    }
+    snprintf(what, sizeof what, "allocating on cuda:%d", dev);
+    ct__cu_guard guard(dev, what);
+    if (!guard.ok) return NULL;
+    ct_status code = CT_OK;
+    ct__cu_block *b;
+    {
+        std::lock_guard<std::mutex> lock(ct__cu_mutex);
+        b = ct__cu_take(dev, ct__cu_round_size(nbytes), nbytes, &code, msg, sizeof msg);
+    }
+    if (!b) {
+        ct_set_error(code, "%s", msg);
+        return NULL;
+    }
     return b->ptr;
 }
 
@@ -2087,33 +2105,40 @@ static int ct__cu_gemm(const char *op, int dev, ct_tensor *out, ct_tensor *a, ct
     ct__cu_mat ma, mb;
     if (ct__cu_mat_make(op, a, batched, &ma)) return -1;
     if (ct__cu_mat_make(op, b, batched, &mb)) { if (ma.t) ct__decref(ma.t); return -1; }
-    int rc = 0;
+    int rc = 0, stage = 0;   /* what failed: 1 cublasCreate, 2 the product */
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    cudaError_t launch = cudaSuccess;
     {
         ct__cu_guard guard(dev, op);
-        std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
-        cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
-        if (!guard.ok) rc = -1;
-        else if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
-            ct__cu_blas[dev] = NULL;
-            rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", op, ct__cu_blas_msg(s));
+        if (!guard.ok) {
+            rc = -1;
         } else {
-            float af = (float)alpha, bf = (float)beta;
-            const void *pa = ctype == CUBLAS_COMPUTE_64F ? (const void *)&alpha : (const void *)&af;
-            const void *pb = ctype == CUBLAS_COMPUTE_64F ? (const void *)&beta : (const void *)&bf;
-            /* C^T (N x M, ld N) = op(B') (N x K) op(A') (K x M) */
-            cublasOperation_t opb = mb.trans ? CUBLAS_OP_T : CUBLAS_OP_N, opa = ma.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
-            int ldc = (int)(N > 1 ? N : 1);
-            if (!batched)
-                s = cublasGemmEx(ct__cu_blas[dev], opb, opa, (int)N, (int)M, (int)K, pa, mb.p, ty, (int)mb.ld, ma.p, ty, (int)ma.ld, pb,
-                                 ct__ptr(out), ty, ldc, ctype, CUBLAS_GEMM_DEFAULT);
-            else
-                s = cublasGemmStridedBatchedEx(ct__cu_blas[dev], opb, opa, (int)N, (int)M, (int)K, pa, mb.p, ty, (int)mb.ld, (long long)mb.bstride,
-                                               ma.p, ty, (int)ma.ld, (long long)ma.bstride, pb, ct__ptr(out), ty, ldc, (long long)(M * N), (int)batch,
-                                               ctype, CUBLAS_GEMM_DEFAULT);
-            if (s != CUBLAS_STATUS_SUCCESS) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s", op, ct__cu_blas_msg(s));
-            else rc = ct__cu_launched(op);
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);   /* (errors are reported after it is released) */
+            if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
+                ct__cu_blas[dev] = NULL;
+                stage = 1;
+            } else {
+                float af = (float)alpha, bf = (float)beta;
+                const void *pa = ctype == CUBLAS_COMPUTE_64F ? (const void *)&alpha : (const void *)&af;
+                const void *pb = ctype == CUBLAS_COMPUTE_64F ? (const void *)&beta : (const void *)&bf;
+                /* C^T (N x M, ld N) = op(B') (N x K) op(A') (K x M) */
+                cublasOperation_t opb = mb.trans ? CUBLAS_OP_T : CUBLAS_OP_N, opa = ma.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+                int ldc = (int)(N > 1 ? N : 1);
+                if (!batched)
+                    s = cublasGemmEx(ct__cu_blas[dev], opb, opa, (int)N, (int)M, (int)K, pa, mb.p, ty, (int)mb.ld, ma.p, ty, (int)ma.ld, pb,
+                                     ct__ptr(out), ty, ldc, ctype, CUBLAS_GEMM_DEFAULT);
+                else
+                    s = cublasGemmStridedBatchedEx(ct__cu_blas[dev], opb, opa, (int)N, (int)M, (int)K, pa, mb.p, ty, (int)mb.ld, (long long)mb.bstride,
+                                                   ma.p, ty, (int)ma.ld, (long long)ma.bstride, pb, ct__ptr(out), ty, ldc, (long long)(M * N),
+                                                   (int)batch, ctype, CUBLAS_GEMM_DEFAULT);
+                stage = 2;
+                if (s == CUBLAS_STATUS_SUCCESS) launch = cudaGetLastError();
+            }
         }
     }
+    if (stage == 1) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", op, ct__cu_blas_msg(s));
+    else if (stage == 2 && s != CUBLAS_STATUS_SUCCESS) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s", op, ct__cu_blas_msg(s));
+    else if (stage == 2 && launch != cudaSuccess) rc = ct__cu_fail(op, launch);
     if (ma.t) ct__decref(ma.t);
     if (mb.t) ct__decref(mb.t);
     return rc;
@@ -2301,10 +2326,15 @@ CTENSOR_API ct_status ct_cuda_empty_cache(void) {
     ct__cu_register_now();
     ct_status rc = CT_OK;
     for (int d = 0; d < CTENSOR_CUDA_MAX_DEVICES; d++) {
-        std::lock_guard<std::mutex> lock(ct__cu_mutex);
-        if (!ct__cu_mem[d].st.segments) continue;
-        ct__cu_guard guard(d, "empty_cache");
+        int held;
+        {
+            std::lock_guard<std::mutex> lock(ct__cu_mutex);
+            held = ct__cu_mem[d].st.segments > 0;
+        }
+        if (!held) continue;
+        ct__cu_guard guard(d, "empty_cache");   /* (an error is reported outside the mutex) */
         if (!guard.ok) { rc = CT_ERR_DEVICE; continue; }
+        std::lock_guard<std::mutex> lock(ct__cu_mutex);
         ct__cu_release_cached(d);
     }
     return rc;
