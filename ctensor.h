@@ -11435,7 +11435,7 @@ static int ct__meta_index_add(ct__call *c) {
     if (ct__ix_real(name, x->dtype)) return -1;
     int dim = ct__dim(name, c->a->i[0], x->ndim);
     if (dim < 0) return -1;
-    int64_t n = ct_numel(idx), xs[CT_MAX_DIMS], ss[CT_MAX_DIMS];
+    int64_t n = ct_numel(idx), xs[CT_MAX_DIMS] = {0}, ss[CT_MAX_DIMS] = {0};   /* zeroed: the GPU machine's host gcc under nvcc -O2 reports them maybe uninitialized */
     if (c->op == CT__OP_INDEX_ADD) {
         if (idx->ndim > 1)
             return ct__failed(CT_ERR_INDEX, "index_add_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s", idx->ndim,

@@ -1102,7 +1102,14 @@ extern "C" {
     X(GRID_SAMPLER_2D_BACKWARD, "aten::grid_sampler_2d_backward", "grid_sampler_2d_backward", "GridSampler2DBackwardBackward0", 3, 2, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0, bool input_grad=f1, bool grid_grad=f2", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_none, CT__SAVE_NONE) \
     X(GRID_SAMPLER_3D, "aten::grid_sampler_3d", "grid_sampler_3d", "GridSampler3DBackward0", 2, 1, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_grid_sampler, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(GRID_SAMPLER_3D_BACKWARD, "aten::grid_sampler_3d_backward", "grid_sampler_3d_backward", "GridSampler3DBackwardBackward0", 3, 2, 0, "enum(bilinear|nearest|bicubic) interpolation_mode=i0, enum(zeros|border|reflection) padding_mode=i1, bool align_corners=f0, bool input_grad=f1, bool grid_grad=f2", ct__meta_grid_sampler, ct__k_grid_sampler, ct__bw_none, CT__SAVE_NONE)
-#define CT__NN_OPS(X) CT__OPS_NN_CONV(X) CT__OPS_NN_NORM(X) CT__OPS_NN_LOSS(X) CT__OPS_NN_RESAMPLE(X)
+/* the transformer fastpath's fused ops (section "Transformer fastpath"): inference only */
+#define CT__OPS_NN_TRANSFORMER(X)                                                                                  \
+    X(TF_ENC_LAYER, "ct::transformer_encoder_layer_fwd", "transformer_encoder_layer_fwd", "", -1, 1, CT__OPF_NONDIFF,   \
+      "int num_heads=i0, bool use_gelu=f0, bool norm_first=f1, float eps1=s0, float eps2=s1, enum(none|padding|nested|cache) mask_type=mode, int past=i1", \
+      ct__meta_tf_layer, ct__k_tf_layer, ct__bw_none, CT__SAVE_NONE)                                               \
+    X(TF_MHA, "ct::multi_head_self_attention_fwd", "multi_head_self_attention_fwd", "", -1, 1, CT__OPF_NONDIFF,        \
+      "int num_heads=i0, bool is_causal=f0, enum(none|padding) mask_type=mode", ct__meta_tf_mha, ct__k_tf_mha, ct__bw_none, CT__SAVE_NONE)
+#define CT__NN_OPS(X) CT__OPS_NN_CONV(X) CT__OPS_NN_NORM(X) CT__OPS_NN_LOSS(X) CT__OPS_NN_RESAMPLE(X) CT__OPS_NN_TRANSFORMER(X)
 enum {
 #define CT__NN_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__NN_##E,
     CT__NN_OPS(CT__NN_X_ENUM)
@@ -10001,7 +10008,7 @@ static int ct__k_fused_step(ct__call *c) {
     static const ct__loop_fn loops[5][2] = {
         {ct__fs_sgd_f32, ct__fs_sgd_f64}, {ct__fs_adam_f32, ct__fs_adam_f64}, {ct__fs_adam_f32, ct__fs_adam_f64},
         {ct__fs_rmsprop_f32, ct__fs_rmsprop_f64}, {ct__fs_adagrad_f32, ct__fs_adagrad_f64}};
-    ct_tensor *ops[CT__ITER_MAXOP];
+    ct_tensor *ops[CT__ITER_MAXOP] = {NULL};   /* zeroed: the GPU machine's host gcc under nvcc -O2 reports it maybe uninitialized */
     int kind = ct__fs_kind(c->op);
     ct__attrs a = *c->a;   /* the loops' arguments: the declared attributes and the kind */
     a.flags &= ct__fs_flag_mask[kind];
@@ -12151,7 +12158,8 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     return ct__tf_why[0] == 0;
 }
 typedef struct ct__packed { const int64_t *off; int64_t B, S; const uint8_t *kpm; } ct__packed;
-static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache);
+static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, int mt, const ct_tensor *aux, ct_kv_cache *cache);
+enum { CT__TFM_NONE = 0, CT__TFM_PADDING = 1, CT__TFM_NESTED = 2, CT__TFM_CACHE = 3 };   /* the fused layer op's mask_type */
 static ct_tensor *ct__enc_layer_call(ct_module *L, ct_tensor *x, const ct_tensor *mask, const ct_tensor *kpm) {
     ct_mha_args a;
     memset(&a, 0, sizeof a);
@@ -12159,14 +12167,7 @@ static ct_tensor *ct__enc_layer_call(ct_module *L, ct_tensor *x, const ct_tensor
     a.key_padding_mask = kpm;
     if (ct__mha_check(L->children[0].module, x, x, x, &a)) return NULL;
     if (ct__enc_fast_ok(L, x, mask, kpm, 0)) {
-        ct__packed pk;
-        memset(&pk, 0, sizeof pk);
-        pk.B = x->shape[0];
-        pk.S = x->shape[1];
-        ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
-        if (kpm && !kc) return NULL;
-        pk.kpm = kc ? (const uint8_t *)ct__ptr(kc) : NULL;
-        return ct__enc_stack_fast(L, 1, x, &pk, 0, NULL);
+        return ct__enc_stack_fast(L, 1, x, kpm ? CT__TFM_PADDING : CT__TFM_NONE, kpm, NULL);
     }
     return ct__enc_layer_regular(L, x, mask, kpm);
 }
@@ -12223,14 +12224,9 @@ CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_ten
             ct_nested nt;
             if (ct__mha_check(first->children[0].module, x, x, x, &a) || ct__nested_pack(x, kpm, &nt, "TransformerEncoder")) x = NULL;
             else {
-                ct__packed pk;
-                memset(&pk, 0, sizeof pk);
                 ct_tensor *offt = ct__nested_offsets(&nt);
-                pk.off = offt ? (const int64_t *)ct__ptr(offt) : NULL;
-                pk.B = src->shape[0];
-                pk.S = src->shape[1];
                 ct_tensor *v = offt ? nt.values : NULL;
-                if (v) v = ct__enc_stack_fast(m, n, v, &pk, 0, NULL);
+                if (v) v = ct__enc_stack_fast(m, n, v, CT__TFM_NESTED, offt, NULL);
                 nt.values = v;
                 x = v ? ct__nested_unpad(&nt, src->shape[1], 0.0) : NULL;
             }
@@ -12307,19 +12303,25 @@ static ct_tensor *ct__tl_forward(ct_module *m, int nin, ct_tensor *const *in) {
    One encoder layer on rows X [T, E] (T = B * S padded rows, or the real tokens
    of a nested batch), every buffer carved from one workspace:
      qkv = X Win^T                          one GEMM, [T, 3E]
-     att = attention(qkv)                   per (sequence, head) task: K^T and V
-                                            packed with their bias, Q rows with
-                                            bias and 1/sqrt(hd); key tiles of 64
-                                            with an online softmax, the padding,
-                                            causal and cache masks applied in the
-                                            tile; the result written at its head's
-                                            columns of att [T, E]
+     att = attention(qkv)                   per (sequence, head) task: Q (bias,
+                                            1/sqrt(hd)), K (bias) and V (bias)
+                                            copied row by row into the thread's
+                                            scratch, K transposed there; blocks of
+                                            8 queries x key tiles of 64 in 8 x 32
+                                            register tiles (AVX-512), an online
+                                            softmax, the padding, causal and cache
+                                            masks applied in the tile (keys after a
+                                            sequence's last real one skipped); the
+                                            result written at its head's columns
+                                            of att [T, E]
      x1 = LN1(X + att Wo^T + bo)            GEMM, then one row pass
      h  = act(x1 W1^T + b1)                 GEMM, then one pass
      y  = LN2(x1 + h W2^T + b2)             GEMM, then one row pass
-   (norm_first: x1 = X + SA(LN1(X)), y = x1 + FF(LN2(x1))). The GEMMs are the
-   built-in ones (ct__gemm_f32/f64, threaded on the pool); attention tasks and
-   row passes run on the pool too.
+   (norm_first: x1 = X + SA(LN1(X)), y = x1 + FF(LN2(x1))). The GEMMs are
+   ct__gemm_f32/f64 (the BLAS or the built-in kernel, threaded on the pool);
+   attention tasks and row passes run on the pool too. A layer is one op of the
+   table (ct::transformer_encoder_layer_fwd; MultiheadAttention's self-attention
+   ct::multi_head_self_attention_fwd), dispatched per layer by the modules below.
    ========================================================================== */
 #ifdef CT__GEMM_FPC
 #  define CT__TF_FPC CT__GEMM_FPC
@@ -12343,7 +12345,7 @@ typedef struct ct__att_job {
     double scale;
     char *scratch;
     size_t task_bytes;
-    int64_t nkp, hdp;              /* packed key count (rounded) and head dim (rounded) */
+    int64_t nkp, hdp, nqp;         /* packed key count (rounded), head dim (rounded), query rows (whole blocks) */
 } ct__att_job;
 
 #if defined(CT__HAVE_VEC)
@@ -12355,25 +12357,75 @@ static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane
 #  define CT__TF_NLF CT__VL
 #  define CT__TF_SPLATF(x) ct__tf_vsplat(x)
 #  define CT__TF_EXPF(x) ct__v_exp(x)
+#  define CT__TF_VMAXF(a, b) ct__vsel((b) > (a), (b), (a))
+#  define CT__TF_HMAXF(v) ct__tf_hmax(v)
+#  define CT__TF_HSUMF(v) ct__tf_hsum(v)
+/* a tree over the lanes (AVX-512's reduce sequences), not a chain of NL dependent steps */
+static inline float ct__tf_hmax(ct__vf v) {
+#  if defined(__AVX512F__)
+    return _mm512_reduce_max_ps((__m512)v);
+#  else
+    float m = v[0];
+    for (int q = 1; q < CT__VL; q++) m = v[q] > m ? v[q] : m;
+    return m;
+#  endif
+}
+static inline float ct__tf_hsum(ct__vf v) {
+#  if defined(__AVX512F__)
+    return _mm512_reduce_add_ps((__m512)v);
+#  else
+    float s = 0;
+    for (int q = 0; q < CT__VL; q++) s += v[q];
+    return s;
+#  endif
+}
 #else
 #  define CT__TF_VF float
 #  define CT__TF_NLF 1
 #  define CT__TF_SPLATF(x) (x)
 #  define CT__TF_EXPF(x) expf(x)
+#  define CT__TF_VMAXF(a, b) CT__TF_VMAXS(a, b)
+#  define CT__TF_HMAXF(v) (v)
+#  define CT__TF_HSUMF(v) (v)
 #endif
+#define CT__TF_ID(v) (v)
+#define CT__TF_VMAXS(a, b) ((b) > (a) ? (b) : (a))
 #define CT__TF_SPLATD(x) (x)
 #define CT__TF_EXPD(x) exp(x)
 
-/* CT__TF_DEFINE(SUF, T, V, NL, SPLAT, VEXP): the attention task and the row passes for one dtype.
-   V is a vector of NL lanes of T (NL 1: T itself). */
-#define CT__TF_DEFINE(SUF, T, V, NL, SPLAT, VEXP)                                                                      \
+/* the 8 x W register tiles of the attention task: accumulators a<r> (first vector) and b<r>
+   (second, W 2); k0 and k1 the vectors of the pass; scores go to sc rows, outputs to o rows */
+#define CT__TF_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define CT__TF_ACC_DECL(r) , a##r = z, b##r = z
+#define CT__TF_SC_FMA1(r) a##r += qs[r * hd + d] * k0;
+#define CT__TF_SC_FMA2(r) { ct__tf_T q_ = qs[r * hd + d]; a##r += q_ * k0; b##r += q_ * k1; }
+#define CT__TF_SC_ST(r)                                                                        \
+    memcpy(s0 + r * CT__TF_KT, &a##r, sizeof a##r);                                            \
+    if (w == 2) memcpy(s0 + r * CT__TF_KT + ct__tf_NL, &b##r, sizeof b##r);
+#define CT__TF_PV_FMA1(r) a##r += sc[r * CT__TF_KT + jj] * k0;
+#define CT__TF_PV_FMA2(r) { ct__tf_T p_ = sc[r * CT__TF_KT + jj]; a##r += p_ * k0; b##r += p_ * k1; }
+#define CT__TF_O_LD(r)                                                                         \
+    memcpy(&a##r, o + r * hdp + c, sizeof a##r);                                               \
+    if (w == 2) memcpy(&b##r, o + r * hdp + c + ct__tf_NL, sizeof b##r);
+#define CT__TF_O_ST(r)                                                                         \
+    memcpy(o + r * hdp + c, &a##r, sizeof a##r);                                               \
+    if (w == 2) memcpy(o + r * hdp + c + ct__tf_NL, &b##r, sizeof b##r);
+/* CT__TF_DEFINE(SUF, T, V, NL, SPLAT, VEXP, VMAX, HMAX, HSUM): the attention task and the row passes
+   for one dtype. V is a vector of NL lanes of T (NL 1: T itself); VMAX(a, b): b where b > a, else a,
+   lane by lane; HMAX, HSUM: the largest lane and the sum of the lanes.
+   A task's buffers are the scratch slot of the first task of its chunk (lo), so a thread
+   reuses one slot, warm in its cache, for all the tasks it runs. */
+#define CT__TF_DEFINE(SUF, T, V, NL, SPLAT, VEXP, VMAX, HMAX, HSUM)                                                                    \
     static CT__TF_FPC void ct__att_task_##SUF(void *ctx, int64_t lo, int64_t hi) {                                   \
         const ct__att_job *j = (const ct__att_job *)ctx;                                                               \
+        typedef T ct__tf_T;                                                                                            \
+        const int64_t ct__tf_NL = NL;                                                                                  \
         const int64_t H = j->H, hd = j->hd, hdp = j->hdp, nkp = j->nkp;                                                \
         for (int64_t t = lo; t < hi; t++) {                                                                            \
             int64_t b = t / H, h = t % H, n, nk, r0 = 0;                                                               \
-            T *kt = (T *)(j->scratch + (size_t)t * j->task_bytes), *vp = kt + hd * nkp, *qs = vp + nkp * hdp;          \
-            T *sc = qs + CT__TF_QB * hd, *o = sc + CT__TF_QB * CT__TF_KT, *mx = o + CT__TF_QB * hdp, *ls = mx + CT__TF_QB; \
+            T *kt = (T *)(j->scratch + (size_t)lo * j->task_bytes), *vp = kt + hd * nkp, *kr = vp + nkp * hdp;         \
+            T *qp = kr + nkp * hd, *sc = qp + j->nqp * hd, *o = sc + CT__TF_QB * CT__TF_KT, *mx = o + CT__TF_QB * hdp;    \
+            T *ls = mx + CT__TF_QB, *madd = ls + CT__TF_QB;   /* madd: the padding mask as 0 / -inf per key (nkp) */   \
             const T *qb, *kb, *vb, *bq = NULL, *bk = NULL, *bv = NULL;                                                 \
             int64_t ldq, ldk, ldv, ldo;                                                                                \
             T *ob;                                                                                                     \
@@ -12409,24 +12461,41 @@ static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane
                 ob = (T *)j->out + t * n * hd;                                                                         \
                 ldo = hd;                                                                                              \
             }                                                                                                          \
-            int64_t nkr = (nk + NL - 1) / NL * NL;                                                                     \
+            const uint8_t *km = j->mode == 0 && j->kpm && !j->kc ? j->kpm + b * j->L : NULL;                           \
+            if (km) { /* keys past the last unmasked one are skipped; the rest get 0 or -inf */                        \
+                while (nk > 0 && km[nk - 1]) nk--;                                                                     \
+                for (int64_t i = 0; i < nk; i++) madd[i] = km[i] ? (T)-INFINITY : (T)0;                                \
+                for (int64_t i = nk; i < nkp; i++) madd[i] = 0;                                                        \
+            }                                                                                                          \
+            /* one pass over the rows (each a contiguous read): Q with its bias and 1/sqrt(hd) into qp (zero rows  \
+               up to a whole block), K with its bias into kr, V with its bias into vp; then K^T from kr */             \
+            const int64_t past = j->mode == 0 && j->kc ? j->past : 0;                                                  \
+            const T scale = (T)j->scale;                                                                               \
+            int64_t nkr = (nk + NL - 1) / NL * NL, nqr = (n + CT__TF_QB - 1) / CT__TF_QB * CT__TF_QB;                  \
+            for (int64_t i = 0; i < n; i++) {                                                                          \
+                const T *qr = qb + i * ldq;                                                                            \
+                T *qd = qp + i * hd;                                                                                   \
+                if (bq) for (int64_t d = 0; d < hd; d++) qd[d] = (qr[d] + bq[d]) * scale;                              \
+                else for (int64_t d = 0; d < hd; d++) qd[d] = qr[d] * scale;                                           \
+            }                                                                                                          \
+            for (int64_t i = n * hd; i < nqr * hd; i++) qp[i] = 0;                                                     \
+            for (int64_t i = 0; i < nk; i++) {                                                                         \
+                const T *kx = kb + i * ldk, *vx = vb + i * ldv;                                                        \
+                T *kd = kr + i * hd, *vd = vp + i * hdp;                                                               \
+                if (bk) for (int64_t d = 0; d < hd; d++) kd[d] = kx[d] + bk[d];                                        \
+                else for (int64_t d = 0; d < hd; d++) kd[d] = kx[d];                                                   \
+                if (bv) for (int64_t d = 0; d < hd; d++) vd[d] = vx[d] + bv[d];                                        \
+                else for (int64_t d = 0; d < hd; d++) vd[d] = vx[d];                                                   \
+                for (int64_t d = hd; d < hdp; d++) vd[d] = 0;                                                          \
+            }                                                                                                          \
             for (int64_t d = 0; d < hd; d++) {                                                                         \
-                T bd = bk ? bk[d] : (T)0;                                                                              \
-                for (int64_t i = 0; i < nk; i++) kt[d * nkp + i] = kb[i * ldk + d] + bd;                               \
+                for (int64_t i = 0; i < nk; i++) kt[d * nkp + i] = kr[i * hd + d];                                     \
                 for (int64_t i = nk; i < nkr; i++) kt[d * nkp + i] = 0;                                                \
             }                                                                                                          \
-            for (int64_t i = 0; i < nk; i++) {                                                                         \
-                for (int64_t d = 0; d < hd; d++) vp[i * hdp + d] = vb[i * ldv + d] + (bv ? bv[d] : (T)0);              \
-                for (int64_t d = hd; d < hdp; d++) vp[i * hdp + d] = 0;                                                \
-            }                                                                                                          \
-            const int64_t past = j->mode == 0 && j->kc ? j->past : 0;                                                  \
-            const uint8_t *km = j->mode == 0 && j->kpm ? j->kpm + b * j->L : NULL;                                     \
-            const T scale = (T)j->scale;                                                                               \
             for (int64_t i0 = 0; i0 < n; i0 += CT__TF_QB) {                                                            \
                 int qn = (int)(n - i0 < CT__TF_QB ? n - i0 : CT__TF_QB);                                               \
+                const T *qs = qp + i0 * hd;                                                                            \
                 for (int r = 0; r < CT__TF_QB; r++) {                                                                  \
-                    for (int64_t d = 0; d < hd; d++)                                                                   \
-                        qs[r * hd + d] = r < qn ? (qb[(i0 + r) * ldq + d] + (bq ? bq[d] : (T)0)) * scale : (T)0;        \
                     for (int64_t d = 0; d < hdp; d++) o[r * hdp + d] = 0;                                              \
                     mx[r] = -INFINITY;                                                                                 \
                     ls[r] = 0;                                                                                         \
@@ -12434,35 +12503,47 @@ static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane
                 int64_t jmax = j->causal ? (past + i0 + qn < nk ? past + i0 + qn : nk) : nk;                           \
                 for (int64_t j0 = 0; j0 < jmax; j0 += CT__TF_KT) {                                                     \
                     int kn = (int)(jmax - j0 < CT__TF_KT ? jmax - j0 : CT__TF_KT), nch = (kn + NL - 1) / NL;           \
-                    for (int c = 0; c < nch; c++) { /* scores: 8 rows x NL keys per pass over d */                     \
-                        V a0 = SPLAT((T)0), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;             \
+                    for (int c = 0; c < nch;) { /* scores: 8 rows x W vectors of NL keys per pass over d */            \
+                        const int w = NL >= 16 && c + 1 < nch ? 2 : 1; /* W 2 where 32 vector registers allow */       \
+                        V z = SPLAT((T)0) CT__TF_R8(CT__TF_ACC_DECL);                                                  \
                         const T *kp = kt + j0 + c * NL;                                                                \
-                        for (int64_t d = 0; d < hd; d++) {                                                             \
-                            V kv;                                                                                      \
-                            memcpy(&kv, kp + d * nkp, sizeof kv);                                                      \
-                            a0 += qs[0 * hd + d] * kv; a1 += qs[1 * hd + d] * kv;                                      \
-                            a2 += qs[2 * hd + d] * kv; a3 += qs[3 * hd + d] * kv;                                      \
-                            a4 += qs[4 * hd + d] * kv; a5 += qs[5 * hd + d] * kv;                                      \
-                            a6 += qs[6 * hd + d] * kv; a7 += qs[7 * hd + d] * kv;                                      \
-                        }                                                                                              \
+                        if (w == 2)                                                                                    \
+                            for (int64_t d = 0; d < hd; d++) {                                                         \
+                                V k0, k1;                                                                              \
+                                memcpy(&k0, kp + d * nkp, sizeof k0);                                                  \
+                                memcpy(&k1, kp + d * nkp + NL, sizeof k1);                                             \
+                                CT__TF_R8(CT__TF_SC_FMA2)                                                              \
+                            }                                                                                          \
+                        else                                                                                           \
+                            for (int64_t d = 0; d < hd; d++) {                                                         \
+                                V k0;                                                                                  \
+                                memcpy(&k0, kp + d * nkp, sizeof k0);                                                  \
+                                CT__TF_R8(CT__TF_SC_FMA1)                                                              \
+                            }                                                                                          \
                         T *s0 = sc + c * NL;                                                                           \
-                        memcpy(s0 + 0 * CT__TF_KT, &a0, sizeof a0); memcpy(s0 + 1 * CT__TF_KT, &a1, sizeof a1);        \
-                        memcpy(s0 + 2 * CT__TF_KT, &a2, sizeof a2); memcpy(s0 + 3 * CT__TF_KT, &a3, sizeof a3);        \
-                        memcpy(s0 + 4 * CT__TF_KT, &a4, sizeof a4); memcpy(s0 + 5 * CT__TF_KT, &a5, sizeof a5);        \
-                        memcpy(s0 + 6 * CT__TF_KT, &a6, sizeof a6); memcpy(s0 + 7 * CT__TF_KT, &a7, sizeof a7);        \
+                        CT__TF_R8(CT__TF_SC_ST)                                                                        \
+                        c += w;                                                                                        \
                     }                                                                                                  \
                     for (int r = 0; r < CT__TF_QB; r++) { /* masks, online softmax */                                  \
                         T *s = sc + r * CT__TF_KT;                                                                     \
-                        for (int jj = kn; jj < nch * NL; jj++) s[jj] = -INFINITY;                                      \
                         if (r >= qn) { for (int jj = 0; jj < nch * NL; jj++) s[jj] = 0; continue; }                    \
-                        if (km)                                                                                        \
-                            for (int jj = 0; jj < kn; jj++)                                                            \
-                                if (km[j0 + jj]) s[jj] = -INFINITY;                                                    \
+                        for (int jj = kn; jj < nch * NL; jj++) s[jj] = -INFINITY;                                      \
                         if (j->causal)                                                                                 \
-                            for (int jj = 0; jj < kn; jj++)                                                            \
-                                if (j0 + jj > past + i0 + r) s[jj] = -INFINITY;                                        \
+                            for (int64_t jj = CT__MAX(past + i0 + r + 1 - j0, 0); jj < kn; jj++) s[jj] = -INFINITY;    \
+                        V vx = SPLAT((T)-INFINITY);                                                                    \
+                        for (int c = 0; c < nch; c++) {                                                                \
+                            V e;                                                                                       \
+                            memcpy(&e, s + c * NL, sizeof e);                                                          \
+                            if (km) {                                                                                  \
+                                V a;                                                                                   \
+                                memcpy(&a, madd + j0 + c * NL, sizeof a);                                              \
+                                e += a;                                                                                \
+                                memcpy(s + c * NL, &e, sizeof e);                                                      \
+                            }                                                                                          \
+                            vx = VMAX(vx, e);                                                                          \
+                        }                                                                                              \
                         T m = mx[r];                                                                                   \
-                        for (int jj = 0; jj < kn; jj++) m = s[jj] > m ? s[jj] : m;                                     \
+                        { T hm = HMAX(vx); m = hm > m ? hm : m; }                                                      \
                         if (m == -INFINITY) { for (int jj = 0; jj < nch * NL; jj++) s[jj] = 0; continue; }             \
                         T corr = mx[r] == -INFINITY ? (T)0 : (T)exp((double)(mx[r] - m));                              \
                         mx[r] = m;                                                                                     \
@@ -12475,30 +12556,31 @@ static inline ct__vf ct__tf_vsplat(float c) {   /* a zero vector plus c: no lane
                             memcpy(s + c * NL, &e, sizeof e);                                                          \
                         }                                                                                              \
                         T sum = 0;                                                                                     \
-                        for (int q = 0; q < NL; q++) sum += ((T *)&vs)[q];                                             \
+                        sum = HSUM(vs);                                                                                \
                         ls[r] = ls[r] * corr + sum;                                                                    \
                         if (corr != (T)1)                                                                              \
                             for (int64_t d = 0; d < hdp; d++) o[r * hdp + d] *= corr;                                  \
                     }                                                                                                  \
-                    for (int64_t c = 0; c < hdp; c += NL) { /* o += p v: 8 rows x NL dims per pass over keys */        \
-                        V a0, a1, a2, a3, a4, a5, a6, a7;                                                              \
-                        memcpy(&a0, o + 0 * hdp + c, sizeof a0); memcpy(&a1, o + 1 * hdp + c, sizeof a1);              \
-                        memcpy(&a2, o + 2 * hdp + c, sizeof a2); memcpy(&a3, o + 3 * hdp + c, sizeof a3);              \
-                        memcpy(&a4, o + 4 * hdp + c, sizeof a4); memcpy(&a5, o + 5 * hdp + c, sizeof a5);              \
-                        memcpy(&a6, o + 6 * hdp + c, sizeof a6); memcpy(&a7, o + 7 * hdp + c, sizeof a7);              \
+                    for (int64_t c = 0; c < hdp;) { /* o += p v: 8 rows x W vectors of NL dims per pass over keys */   \
+                        const int w = NL >= 16 && c + NL < hdp ? 2 : 1;                                                \
+                        V z = SPLAT((T)0) CT__TF_R8(CT__TF_ACC_DECL);                                                  \
+                        CT__TF_R8(CT__TF_O_LD)                                                                         \
                         const T *v0 = vp + j0 * hdp + c;                                                               \
-                        for (int jj = 0; jj < kn; jj++) {                                                              \
-                            V vv;                                                                                      \
-                            memcpy(&vv, v0 + jj * hdp, sizeof vv);                                                     \
-                            a0 += sc[0 * CT__TF_KT + jj] * vv; a1 += sc[1 * CT__TF_KT + jj] * vv;                      \
-                            a2 += sc[2 * CT__TF_KT + jj] * vv; a3 += sc[3 * CT__TF_KT + jj] * vv;                      \
-                            a4 += sc[4 * CT__TF_KT + jj] * vv; a5 += sc[5 * CT__TF_KT + jj] * vv;                      \
-                            a6 += sc[6 * CT__TF_KT + jj] * vv; a7 += sc[7 * CT__TF_KT + jj] * vv;                      \
-                        }                                                                                              \
-                        memcpy(o + 0 * hdp + c, &a0, sizeof a0); memcpy(o + 1 * hdp + c, &a1, sizeof a1);              \
-                        memcpy(o + 2 * hdp + c, &a2, sizeof a2); memcpy(o + 3 * hdp + c, &a3, sizeof a3);              \
-                        memcpy(o + 4 * hdp + c, &a4, sizeof a4); memcpy(o + 5 * hdp + c, &a5, sizeof a5);              \
-                        memcpy(o + 6 * hdp + c, &a6, sizeof a6); memcpy(o + 7 * hdp + c, &a7, sizeof a7);              \
+                        if (w == 2)                                                                                    \
+                            for (int jj = 0; jj < kn; jj++) {                                                          \
+                                V k0, k1;                                                                              \
+                                memcpy(&k0, v0 + jj * hdp, sizeof k0);                                                 \
+                                memcpy(&k1, v0 + jj * hdp + NL, sizeof k1);                                            \
+                                CT__TF_R8(CT__TF_PV_FMA2)                                                              \
+                            }                                                                                          \
+                        else                                                                                           \
+                            for (int jj = 0; jj < kn; jj++) {                                                          \
+                                V k0;                                                                                  \
+                                memcpy(&k0, v0 + jj * hdp, sizeof k0);                                                 \
+                                CT__TF_R8(CT__TF_PV_FMA1)                                                              \
+                            }                                                                                          \
+                        CT__TF_R8(CT__TF_O_ST)                                                                         \
+                        c += w * NL;                                                                                   \
                     }                                                                                                  \
                 }                                                                                                      \
                 for (int r = 0; r < qn; r++) { /* a row with no key left gives NaN, as PyTorch's softmax */           \
@@ -12625,26 +12707,32 @@ static CT__TF_FPC void ct__tf_gelu_row_f32(float *x, int64_t n) {
 static void ct__tf_gelu_row_f64(double *x, int64_t n) {
     for (int64_t i = 0; i < n; i++) x[i] = ct__gelu(x[i], 0);
 }
-CT__TF_DEFINE(f32, float, CT__TF_VF, CT__TF_NLF, CT__TF_SPLATF, CT__TF_EXPF)
-CT__TF_DEFINE(f64, double, double, 1, CT__TF_SPLATD, CT__TF_EXPD)
+CT__TF_DEFINE(f32, float, CT__TF_VF, CT__TF_NLF, CT__TF_SPLATF, CT__TF_EXPF, CT__TF_VMAXF, CT__TF_HMAXF, CT__TF_HSUMF)
+CT__TF_DEFINE(f64, double, double, 1, CT__TF_SPLATD, CT__TF_EXPD, CT__TF_VMAXS, CT__TF_ID, CT__TF_ID)
 
+/* one task's scratch: kt [hd, nkp], vp [nkp, hdp], kr [nkp, hd], qp [nqp, hd], sc [QB, KT],
+   o [QB, hdp], mx and ls [QB], madd [nkp] */
+static size_t ct__att_task_bytes(size_t es, int64_t hd, int64_t hdp, int64_t nkp, int64_t nqp) {
+    return ((size_t)(hd * nkp + nkp * hdp + nkp * hd + nqp * hd + CT__TF_QB * CT__TF_KT + CT__TF_QB * hdp + 2 * CT__TF_QB + nkp) * es +
+            63) / 64 * 64;
+}
 /* runs the attention tasks of a job (scratch from ws) */
-static void ct__att_run(ct__att_job *j, ct_dtype dt, int64_t nkmax, char *scratch) {
+static void ct__att_run(ct__att_job *j, ct_dtype dt, int64_t nqmax, int64_t nkmax, char *scratch) {
     int64_t NL = dt == CT_FLOAT32 ? CT__TF_NLF : 1;
     size_t es = dt == CT_FLOAT32 ? 4 : 8;
     j->nkp = (nkmax + NL - 1) / NL * NL;
     j->hdp = (j->hd + NL - 1) / NL * NL;
-    j->task_bytes = ((size_t)(j->hd * j->nkp + j->nkp * j->hdp + CT__TF_QB * j->hd + CT__TF_QB * CT__TF_KT + CT__TF_QB * j->hdp +
-                              2 * CT__TF_QB) * es + 63) / 64 * 64;
+    j->nqp = (nqmax + CT__TF_QB - 1) / CT__TF_QB * CT__TF_QB;
+    j->task_bytes = ct__att_task_bytes(es, j->hd, j->hdp, j->nkp, j->nqp);
     j->scratch = scratch;
     ct__nn_par_for(j->B * j->H, 1, dt == CT_FLOAT32 ? ct__att_task_f32 : ct__att_task_f64, j);
 }
-static size_t ct__att_scratch_bytes(ct_dtype dt, int64_t tasks, int64_t hd, int64_t nkmax) {
+/* the scratch of nqmax query rows and nkmax keys per task, for that many tasks */
+static size_t ct__att_scratch_bytes(ct_dtype dt, int64_t tasks, int64_t hd, int64_t nqmax, int64_t nkmax) {
     int64_t NL = dt == CT_FLOAT32 ? CT__TF_NLF : 1;
     size_t es = dt == CT_FLOAT32 ? 4 : 8;
-    int64_t nkp = (nkmax + NL - 1) / NL * NL, hdp = (hd + NL - 1) / NL * NL;
-    size_t tb = ((size_t)(hd * nkp + nkp * hdp + CT__TF_QB * hd + CT__TF_QB * CT__TF_KT + CT__TF_QB * hdp + 2 * CT__TF_QB) * es + 63) / 64 * 64;
-    return tb * (size_t)tasks;
+    int64_t nkp = (nkmax + NL - 1) / NL * NL, hdp = (hd + NL - 1) / NL * NL, nqp = (nqmax + CT__TF_QB - 1) / CT__TF_QB * CT__TF_QB;
+    return ct__att_task_bytes(es, hd, hdp, nkp, nqp) * (size_t)tasks;
 }
 /* C[M, N] = A[M, K] W[N, K]^T (W row-major, as nn.Linear stores it) */
 static void ct__tf_gemm(ct_dtype dt, int64_t M, int64_t N, int64_t K, const void *A, const void *W, void *C) {
@@ -12653,28 +12741,23 @@ static void ct__tf_gemm(ct_dtype dt, int64_t M, int64_t N, int64_t K, const void
     else
         ct__gemm_f64(M, N, K, 1.0, (const double *)A, K, 1, (const double *)W, 1, K, 0.0, (double *)C, N);
 }
-static void ct__tf_rows(ct_dtype dt, int64_t rows, int64_t E, const void *res, const void *y, const ct_tensor *bias,
-                        const ct_tensor *g, const ct_tensor *be, double eps, int ln, int act, void *out) {
-    const void *bp = bias ? ct__ptr(bias) : NULL, *gp = g ? ct__ptr(g) : NULL, *bep = be ? ct__ptr(be) : NULL;
+static void ct__tf_rows(ct_dtype dt, int64_t rows, int64_t E, const void *res, const void *y, const void *bp, const void *gp,
+                        const void *bep, double eps, int ln, int act, void *out) {
     if (dt == CT_FLOAT32)
         ct__rp_f32(rows, E, (const float *)res, (const float *)y, (const float *)bp, (const float *)gp, (const float *)bep, eps, ln, act, (float *)out);
     else
         ct__rp_f64(rows, E, (const double *)res, (const double *)y, (const double *)bp, (const double *)gp, (const double *)bep, eps, ln, act, (double *)out);
 }
-/* a parameter as a contiguous tensor of dtype dt (NULL stays NULL) */
-static ct_tensor *ct__tf_w(const ct_tensor *p, ct_dtype dt) {
-    if (!p) return NULL;
-    if (p->dtype == dt && ct__is_contig(p)) return (ct_tensor *)p;
-    return ct_contiguous(ct_to(ct_detach(p), dt));
-}
 
 /* ---- the KV cache ---- */
+/* Each layer's keys and values: [B, H, max_len, head_dim] tensors of the model's dtype,
+   retained by the cache, written by the fused layer op at positions [len, len + T). */
 struct ct_kv_cache {
     const ct_module *owner;
     int nlayers;
     int64_t B, H, hd, maxlen, len;
     ct_dtype dt;
-    void **k, **v;
+    ct_tensor **k, **v;
 };
 static ct_module *ct__enc_layer_at(const ct_module *m, int i) {
     const ct__tl_impl *im = (const ct__tl_impl *)m->impl;
@@ -12697,14 +12780,25 @@ CTENSOR_API ct_kv_cache *ct_kv_cache_new(const ct_module *m, int64_t batch, int6
     c->hd = im->d / im->nhead;
     c->maxlen = max_len;
     c->dt = n ? ct__mparam(ct__enc_layer_at(m, 0)->children[0].module, "in_proj_weight")->dtype : ct_get_default_dtype();
-    size_t es = c->dt == CT_FLOAT64 ? 8 : 4, bytes = (size_t)(batch * c->H * max_len * c->hd) * es;
-    c->k = (void **)calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
-    c->v = (void **)calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
+    c->k = (ct_tensor **)calloc((size_t)(n > 0 ? n : 1), sizeof(ct_tensor *));
+    c->v = (ct_tensor **)calloc((size_t)(n > 0 ? n : 1), sizeof(ct_tensor *));
     int ok = c->k && c->v;
-    for (int i = 0; i < n && ok; i++) ok = (c->k[i] = CT_MALLOC(bytes)) && (c->v[i] = CT_MALLOC(bytes));
+    if (ok) {
+        int s = ct_scope_begin();
+        for (int i = 0; i < n && ok; i++) {
+            ct_tensor *k = ct_empty_n(c->dt, 4, CT__INTS(batch, c->H, max_len, c->hd)), *v = k ? ct_empty_like(k) : NULL;
+            ok = k && v;
+            if (ok) {
+                c->k[i] = ct_retain(k);
+                c->v[i] = ct_retain(v);
+            }
+        }
+        ct_scope_end(s);
+    }
     if (!ok) {
         ct_kv_cache_free(c);
-        return (ct_kv_cache *)ct__fail(CT_ERR_MEMORY, "kv_cache_new: out of memory (%d layers of 2 x %zu bytes)", n, bytes);
+        return (ct_kv_cache *)ct__fail(CT_ERR_MEMORY, "kv_cache_new: out of memory (%d layers of 2 x [%lld, %lld, %lld, %lld])", n,
+                                       (long long)batch, (long long)im->nhead, (long long)max_len, (long long)(im->d / im->nhead));
     }
     return c;
 }
@@ -12713,53 +12807,86 @@ CTENSOR_API int64_t ct_kv_cache_len(const ct_kv_cache *c) { return c ? c->len : 
 CTENSOR_API void ct_kv_cache_free(ct_kv_cache *c) {
     if (!c) return;
     for (int i = 0; i < c->nlayers; i++) {
-        if (c->k) CT_FREE(c->k[i]);
-        if (c->v) CT_FREE(c->v[i]);
+        if (c->k && c->k[i]) ct_release(c->k[i]);
+        if (c->v && c->v[i]) ct_release(c->v[i]);
     }
     free(c->k);
     free(c->v);
     CT_FREE(c);
 }
 
-/* ---- the fused attention block and encoder layer ---- */
-/* qkv GEMM + attention into at [T, E]; X [T, E] contiguous of dtype dt */
-static int ct__fast_attn(ct_module *mha, ct_dtype dt, const void *X, int64_t T, const ct__packed *pk, int causal,
-                         ct_kv_cache *cache, int layer, void *qkv, void *at, char *scratch) {
-    const ct__mha_impl *im = (const ct__mha_impl *)mha->impl;
-    ct_tensor *w = ct__tf_w(ct__mparam(mha, "in_proj_weight"), dt), *b = ct__tf_w(ct__mparam(mha, "in_proj_bias"), dt);
-    if (!w || (ct__mparam(mha, "in_proj_bias") && !b)) return -1;
-    ct__tf_gemm(dt, T, 3 * im->E, im->E, X, ct__ptr(w), qkv);
+/* ---- the fused ops: ct::transformer_encoder_layer_fwd, ct::multi_head_self_attention_fwd ----
+   The fastpath is two rows of this header's op table, so the dispatcher sees each
+   fused call as one op: the dispatch hook, a tracer, a profiler, and another backend
+   (a CUDA header registers its kernels under the same names). Inference only: the
+   ops are not differentiable (the fastpath runs without grad).
+
+   transformer_encoder_layer_fwd (PyTorch's aten::_transformer_encoder_layer_fwd):
+     inputs  src, qkv_weight [3E, E], qkv_bias [3E], proj_weight [E, E], proj_bias [E],
+             norm1_weight, norm1_bias, norm2_weight, norm2_bias [E], ffn1_weight [F, E],
+             ffn1_bias [F], ffn2_weight [E, F], ffn2_bias [E], then by mask_type:
+               none     src [B, S, E]
+               padding  src [B, S, E], a key padding mask bool [B, S] (true: a padding key)
+               nested   src [T, E] (packed tokens), offsets int64 [B + 1] (sequence b on
+                        rows offsets[b] .. offsets[b + 1])
+               cache    src [B, S, E] (the next S positions), k_cache, v_cache
+                        [B, H, max_len, E / H] contiguous: positions past .. past + S - 1
+                        are written, and the queries attend causally to positions
+                        0 .. past + S - 1 (decoding: rerunning a call writes the same values)
+     attributes num_heads, use_gelu, norm_first, eps1 and eps2 (norm1's, norm2's), mask_type, past
+     output  src's shape and dtype (float32 or float64)
+   multi_head_self_attention_fwd (nn.MultiheadAttention's self-attention fastpath):
+     inputs  x [B, S, E], qkv_weight, qkv_bias, proj_weight, proj_bias[, key padding mask bool [B, S]]
+     attributes num_heads, is_causal, mask_type (none or padding)
+   A module without a bias, or a norm without affine parameters, passes zeros (ones
+   for a norm weight): the same values. */
+typedef struct ct__tf_lw {   /* a layer's operands: contiguous data of the compute dtype */
+    const char *qkv_w, *qkv_b, *proj_w, *proj_b, *n1_w, *n1_b, *n2_w, *n2_b, *f1_w, *f1_b, *f2_w, *f2_b;
+    int64_t E, H, F;
+    int gelu, norm_first;
+    double eps1, eps2;
+} ct__tf_lw;
+/* qkv GEMM + attention into at [T, E]; X [T, E] contiguous of dtype dt; kc, vc: the
+   layer's KV cache (NULL: none) */
+static void ct__fast_attn(const ct__tf_lw *w, ct_dtype dt, const void *X, int64_t T, const ct__packed *pk, int causal, void *kc,
+                          void *vc, int64_t maxlen, int64_t past, void *qkv, void *at, char *scratch) {
+    ct__tf_gemm(dt, T, 3 * w->E, w->E, X, w->qkv_w, qkv);
     ct__att_job j;
     memset(&j, 0, sizeof j);
     j.mode = 0;
-    j.B = pk->B; j.H = im->H; j.hd = im->E / im->H; j.E = im->E;
+    j.B = pk->B;
+    j.H = w->H;
+    j.hd = w->E / w->H;
+    j.E = w->E;
     j.q = qkv;
-    j.bias = b ? ct__ptr(b) : NULL;
+    j.bias = w->qkv_b;
     j.out = at;
     j.L = pk->S;
     j.off = pk->off;
     j.kpm = pk->kpm;
     j.causal = causal;
     j.scale = 1.0 / sqrt((double)j.hd);
-    int64_t nkmax = pk->S;
-    if (pk->off) { nkmax = 0; for (int64_t i = 0; i < pk->B; i++) nkmax = pk->off[i + 1] - pk->off[i] > nkmax ? pk->off[i + 1] - pk->off[i] : nkmax; }
-    if (cache) {
-        j.kc = cache->k[layer]; j.vc = cache->v[layer];
-        j.maxlen = cache->maxlen; j.past = cache->len;
-        nkmax = cache->len + pk->S;
+    if (kc) {
+        j.kc = kc;
+        j.vc = vc;
+        j.maxlen = maxlen;
+        j.past = past;
     }
-    ct__att_run(&j, dt, nkmax, scratch);
-    return 0;
+    ct__att_run(&j, dt, pk->S, kc ? past + pk->S : pk->S, scratch);
 }
-static size_t ct__fast_ws_elems(int64_t T, int64_t E, int64_t dff) { return (size_t)(T * (3 * E + 3 * E + (dff > E ? dff : E))); }
 /* The workspace: one block kept between calls (the first caller to come back
    keeps it; a concurrent call makes its own), so that a steady stream of calls
    touches memory that is already mapped. Off under CTENSOR_NO_CACHES. */
 #ifndef CTENSOR_NO_CACHES
 static void *ct__tf_ws_slot;
 #endif
-static char *ct__tf_ws_get(size_t bytes, void **raw) {
+static char *ct__tf_ws_get(double bytes_d, void **raw, const char *op) {
     void *p = NULL;
+    if (!(bytes_d < (double)((size_t)1 << 48))) {   /* sizes from hostile shapes: refused before any arithmetic wraps */
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory (a workspace of %.0f bytes)", op, bytes_d);
+        return NULL;
+    }
+    size_t bytes = (size_t)bytes_d;
 #ifndef CTENSOR_NO_CACHES
     p = CT__LOAD(&ct__tf_ws_slot);
     while (p && !CT__CAS(&ct__tf_ws_slot, &p, NULL)) {}
@@ -12767,7 +12894,7 @@ static char *ct__tf_ws_get(size_t bytes, void **raw) {
 #endif
     if (!p) {
         p = CT_MALLOC(bytes + 128);
-        if (!p) { ct_set_error(CT_ERR_MEMORY, "transformer fastpath: out of memory (a workspace of %zu bytes)", bytes); return NULL; }
+        if (!p) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory (a workspace of %zu bytes)", op, bytes); return NULL; }
         *(size_t *)p = bytes;
     }
     *raw = p;
@@ -12781,96 +12908,295 @@ static void ct__tf_ws_put(void *p) {
 #endif
     CT_FREE(p);
 }
-/* the workspace bytes of one layer on T rows */
-static size_t ct__layer_ws_bytes(const ct__tl_impl *im, ct_dtype dt, int64_t T, const ct__packed *pk, const ct_kv_cache *cache) {
-    size_t es = dt == CT_FLOAT32 ? 4 : 8;
-    int64_t nkmax = cache ? cache->len + pk->S : pk->S;
-    return ct__fast_ws_elems(T, im->d, im->dff) * es + ct__att_scratch_bytes(dt, pk->B * im->nhead, im->d / im->nhead, nkmax);
+/* bytes of one layer's buffers on T rows: qkv [T, 3E], at, x1, xn [T, E], h [T, max(F, E)],
+   then the attention scratch (nq query rows, nk keys per task); in double, so that no
+   hostile size wraps */
+static double ct__layer_ws_bytes(ct_dtype dt, int64_t T, int64_t E, int64_t H, int64_t F, int64_t B, int64_t nq, int64_t nk) {
+    double es = dt == CT_FLOAT32 ? 4 : 8, rows = (double)T * (6.0 * (double)E + (double)(F > E ? F : E)) * es;
+    double hd = (double)(E / H), tasks = (double)B * (double)H, NL = dt == CT_FLOAT32 ? CT__TF_NLF : 1;
+    double nkp = ceil((double)nk / NL) * NL + NL, hdp = ceil(hd / NL) * NL, nqp = ceil((double)nq / CT__TF_QB) * CT__TF_QB;
+    double task = (hd * nkp * 2 + nkp * hdp + nqp * hd + CT__TF_QB * CT__TF_KT + CT__TF_QB * hdp + 2 * CT__TF_QB + nkp) * es + 64;
+    return rows + tasks * task + 64;
 }
 /* one encoder layer on rows X [T, E] into OUT [T, E] (contiguous, dtype dt), its
-   buffers in ws (ct__layer_ws_bytes) */
-static int ct__enc_layer_raw(ct_module *L, ct_dtype dt, int64_t T, const char *X, char *OUT, const ct__packed *pk, int causal,
-                             ct_kv_cache *cache, char *base) {
-    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
-    int64_t E = im->d, dff = im->dff;
-    ct_module *mha = L->children[0].module, *op = ct__mchild(mha, "out_proj");
-    ct_module *l1 = ct__mchild(L, "linear1"), *l2 = ct__mchild(L, "linear2"), *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2");
-    int s = ct_scope_begin();
+   buffers in base (ct__layer_ws_bytes) */
+static void ct__enc_layer_raw(const ct__tf_lw *w, ct_dtype dt, int64_t T, const char *X, char *OUT, const ct__packed *pk,
+                              int causal, void *kc, void *vc, int64_t maxlen, int64_t past, char *base) {
+    int64_t E = w->E, dff = w->F;
     size_t es = dt == CT_FLOAT32 ? 4 : 8;
-    ct_tensor *wo = ct__tf_w(ct__mparam(op, "weight"), dt), *bo = ct__tf_w(ct__mparam(op, "bias"), dt);
-    ct_tensor *w1 = ct__tf_w(ct__mparam(l1, "weight"), dt), *b1 = ct__tf_w(ct__mparam(l1, "bias"), dt);
-    ct_tensor *w2 = ct__tf_w(ct__mparam(l2, "weight"), dt), *b2 = ct__tf_w(ct__mparam(l2, "bias"), dt);
-    ct_tensor *g1 = ct__tf_w(ct__mparam(n1, "weight"), dt), *be1 = ct__tf_w(ct__mparam(n1, "bias"), dt);
-    ct_tensor *g2 = ct__tf_w(ct__mparam(n2, "weight"), dt), *be2 = ct__tf_w(ct__mparam(n2, "bias"), dt);
-    double eps1 = ((const ct__ln_impl *)n1->impl)->eps, eps2 = ((const ct__ln_impl *)n2->impl)->eps;
-    if (!wo || !w1 || !w2 || !b1 || !b2 || (ct__mparam(op, "bias") && !bo)) { ct_scope_end(s); return -1; }
     char *qkv = base, *at = qkv + (size_t)(T * 3 * E) * es, *x1 = at + (size_t)(T * E) * es, *xn = x1 + (size_t)(T * E) * es;
     char *hb = xn + (size_t)(T * E) * es, *scratch = hb + (size_t)(T * (dff > E ? dff : E)) * es;
-    int layer = 0;
-    if (cache) {
-        const ct__tl_impl *oi = (const ct__tl_impl *)cache->owner->impl;
-        if (oi->kind != CT__TL_ENC) {
-            ct_module *list = ct__mchild(cache->owner, "layers");
-            while (layer < list->nchildren && list->children[layer].module != L) layer++;
-        }
-    }
-    int rc;
-    if (im->norm_first) {
-        ct__tf_rows(dt, T, E, NULL, X, NULL, g1, be1, eps1, 1, 0, xn);                    /* xn = LN1(x) */
-        rc = ct__fast_attn(mha, dt, xn, T, pk, causal, cache, layer, qkv, at, scratch);
-        if (!rc) {
-            ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), x1);
-            ct__tf_rows(dt, T, E, X, x1, bo, NULL, NULL, 0, 0, 0, x1);                    /* x1 = x + sa */
-            ct__tf_rows(dt, T, E, NULL, x1, NULL, g2, be2, eps2, 1, 0, xn);               /* xn = LN2(x1) */
-            ct__tf_gemm(dt, T, dff, E, xn, ct__ptr(w1), hb);
-            ct__tf_rows(dt, T, dff, NULL, hb, b1, NULL, NULL, 0, 0, im->gelu ? 2 : 1, hb);
-            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), OUT);
-            ct__tf_rows(dt, T, E, x1, OUT, b2, NULL, NULL, 0, 0, 0, OUT);
-        }
+    if (w->norm_first) {
+        ct__tf_rows(dt, T, E, NULL, X, NULL, w->n1_w, w->n1_b, w->eps1, 1, 0, xn);                  /* xn = LN1(x) */
+        ct__fast_attn(w, dt, xn, T, pk, causal, kc, vc, maxlen, past, qkv, at, scratch);
+        ct__tf_gemm(dt, T, E, E, at, w->proj_w, x1);
+        ct__tf_rows(dt, T, E, X, x1, w->proj_b, NULL, NULL, 0, 0, 0, x1);                          /* x1 = x + sa */
+        ct__tf_rows(dt, T, E, NULL, x1, NULL, w->n2_w, w->n2_b, w->eps2, 1, 0, xn);                 /* xn = LN2(x1) */
+        ct__tf_gemm(dt, T, dff, E, xn, w->f1_w, hb);
+        ct__tf_rows(dt, T, dff, NULL, hb, w->f1_b, NULL, NULL, 0, 0, w->gelu ? 2 : 1, hb);
+        ct__tf_gemm(dt, T, E, dff, hb, w->f2_w, OUT);
+        ct__tf_rows(dt, T, E, x1, OUT, w->f2_b, NULL, NULL, 0, 0, 0, OUT);                         /* x1 + ff */
     } else {
-        rc = ct__fast_attn(mha, dt, X, T, pk, causal, cache, layer, qkv, at, scratch);
-        if (!rc) {
-            ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), x1);
-            ct__tf_rows(dt, T, E, X, x1, bo, g1, be1, eps1, 1, 0, x1);                    /* x1 = LN1(x + sa) */
-            ct__tf_gemm(dt, T, dff, E, x1, ct__ptr(w1), hb);
-            ct__tf_rows(dt, T, dff, NULL, hb, b1, NULL, NULL, 0, 0, im->gelu ? 2 : 1, hb);
-            ct__tf_gemm(dt, T, E, dff, hb, ct__ptr(w2), OUT);
-            ct__tf_rows(dt, T, E, x1, OUT, b2, g2, be2, eps2, 1, 0, OUT); /* LN2(x1 + ff) */
-        }
+        ct__fast_attn(w, dt, X, T, pk, causal, kc, vc, maxlen, past, qkv, at, scratch);
+        ct__tf_gemm(dt, T, E, E, at, w->proj_w, x1);
+        ct__tf_rows(dt, T, E, X, x1, w->proj_b, w->n1_w, w->n1_b, w->eps1, 1, 0, x1);              /* x1 = LN1(x + sa) */
+        ct__tf_gemm(dt, T, dff, E, x1, w->f1_w, hb);
+        ct__tf_rows(dt, T, dff, NULL, hb, w->f1_b, NULL, NULL, 0, 0, w->gelu ? 2 : 1, hb);
+        ct__tf_gemm(dt, T, E, dff, hb, w->f2_w, OUT);
+        ct__tf_rows(dt, T, E, x1, OUT, w->f2_b, w->n2_w, w->n2_b, w->eps2, 1, 0, OUT);             /* LN2(x1 + ff) */
     }
+}
+/* a parameter as ws: shape [n] or [n, k], dtype dt */
+static int ct__tf_meta_w(const char *nm, const char *what, const ct_tensor *t, ct_dtype dt, int64_t n, int64_t k) {
+    int ok = t->dtype == dt && t->ndim == (k < 0 ? 1 : 2) && t->shape[0] == n && (k < 0 || t->shape[1] == k);
+    if (ok) return 0;
+    if (k < 0)
+        return ct__failed(t->dtype != dt ? CT_ERR_DTYPE : CT_ERR_SHAPE, "%s: expected %s of shape [%lld] and dtype %s (got %s %s)", nm, what,
+                          (long long)n, CT__DTNAME(dt), CT__SHAPE(t), CT__DTNAME(t->dtype));
+    return ct__failed(t->dtype != dt ? CT_ERR_DTYPE : CT_ERR_SHAPE, "%s: expected %s of shape [%lld, %lld] and dtype %s (got %s %s)", nm, what,
+                      (long long)n, (long long)k, CT__DTNAME(dt), CT__SHAPE(t), CT__DTNAME(t->dtype));
+}
+/* src, the projections' weights and biases (qkv, then proj); E and H */
+static int ct__tf_meta_attn(ct__call *c, const char *nm, int nested, int64_t *E_out) {
+    const ct_tensor *x = c->in[0];
+    ct_dtype dt = x->dtype;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a float32 or float64 input (got %s)", nm, CT__DTNAME(dt));
+    if (x->ndim != (nested ? 2 : 3))
+        return ct__failed(CT_ERR_SHAPE, "%s: expected %s (got %s)", nm, nested ? "packed tokens [T, E]" : "a batch_first input [B, S, E]", CT__SHAPE(x));
+    int64_t E = x->shape[x->ndim - 1], H = c->a->i[0];
+    if (H <= 0 || E <= 0 || E % H)
+        return ct__failed(CT_ERR_ARG, "%s: embed_dim (%lld) must be positive and divisible by num_heads (%lld)", nm, (long long)E, (long long)H);
+    int64_t E3 = ct__sat_mul(E, 3);
+    if (ct__tf_meta_w(nm, "qkv_weight", c->in[1], dt, E3, E) || ct__tf_meta_w(nm, "qkv_bias", c->in[2], dt, E3, -1) ||
+        ct__tf_meta_w(nm, "proj_weight", c->in[3], dt, E, E) || ct__tf_meta_w(nm, "proj_bias", c->in[4], dt, E, -1))
+        return -1;
+    *E_out = E;
+    return 0;
+}
+/* the key padding mask: bool [B, S] of src [B, S, E] */
+static int ct__tf_meta_kpm(const char *nm, const ct_tensor *m, const ct_tensor *x) {
+    if (m->dtype != CT_BOOL || m->ndim != 2 || m->shape[0] != x->shape[0] || m->shape[1] != x->shape[1])
+        return ct__failed(m->dtype != CT_BOOL ? CT_ERR_DTYPE : CT_ERR_SHAPE, "%s: expected a bool key padding mask of shape [%lld, %lld] (got %s %s)",
+                          nm, (long long)x->shape[0], (long long)x->shape[1], CT__SHAPE(m), CT__DTNAME(m->dtype));
+    return 0;
+}
+static int ct__meta_tf_layer(ct__call *c) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    int mt = c->a->mode, need = 13 + (mt == CT__TFM_PADDING || mt == CT__TFM_NESTED) + 2 * (mt == CT__TFM_CACHE);
+    if (c->nin != need)
+        return ct__failed(CT_ERR_ARG, "%s: expected %d tensors for mask_type %d, got %d", nm, need, mt, c->nin);
+    int64_t E;
+    if (ct__tf_meta_attn(c, nm, mt == CT__TFM_NESTED, &E)) return -1;
+    const ct_tensor *x = c->in[0];
+    ct_dtype dt = x->dtype;
+    int64_t F = c->in[9]->ndim == 2 ? c->in[9]->shape[0] : -1;
+    if (F <= 0) return ct__failed(CT_ERR_SHAPE, "%s: expected ffn1_weight [F, %lld] with F > 0 (got %s)", nm, (long long)E, CT__SHAPE(c->in[9]));
+    static const char *const nn[4] = {"norm1_weight", "norm1_bias", "norm2_weight", "norm2_bias"};
+    for (int i = 0; i < 4; i++)
+        if (ct__tf_meta_w(nm, nn[i], c->in[5 + i], dt, E, -1)) return -1;
+    if (ct__tf_meta_w(nm, "ffn1_weight", c->in[9], dt, F, E) || ct__tf_meta_w(nm, "ffn1_bias", c->in[10], dt, F, -1) ||
+        ct__tf_meta_w(nm, "ffn2_weight", c->in[11], dt, E, F) || ct__tf_meta_w(nm, "ffn2_bias", c->in[12], dt, E, -1))
+        return -1;
+    if (mt == CT__TFM_PADDING && ct__tf_meta_kpm(nm, c->in[13], x)) return -1;
+    if (mt == CT__TFM_NESTED) {
+        const ct_tensor *o = c->in[13];
+        if (o->dtype != CT_INT64 || o->ndim != 1 || o->shape[0] < 1)
+            return ct__failed(CT_ERR_SHAPE, "%s: expected int64 offsets [B + 1] (got %s %s)", nm, CT__SHAPE(o), CT__DTNAME(o->dtype));
+    }
+    if (mt == CT__TFM_CACHE) {
+        int64_t H = c->a->i[0], past = c->a->i[1];
+        for (int i = 13; i < 15; i++) {
+            const ct_tensor *k = c->in[i];
+            if (k->dtype != dt || k->ndim != 4 || k->shape[0] != x->shape[0] || k->shape[1] != H || k->shape[3] != E / H || !ct__is_contig(k))
+                return ct__failed(CT_ERR_SHAPE, "%s: expected a contiguous %s cache [%lld, %lld, max_len, %lld] of dtype %s (got %s %s)", nm,
+                                  i == 13 ? "key" : "value", (long long)x->shape[0], (long long)H, (long long)(E / H), CT__DTNAME(dt),
+                                  CT__SHAPE(k), CT__DTNAME(k->dtype));
+        }
+        if (c->in[14]->shape[2] != c->in[13]->shape[2])
+            return ct__failed(CT_ERR_SHAPE, "%s: the key and value caches differ (%s, %s)", nm, CT__SHAPE(c->in[13]), CT__SHAPE(c->in[14]));
+        if (past < 0 || ct__sat_add(past, x->shape[1]) > c->in[13]->shape[2])
+            return ct__failed(CT_ERR_ARG, "%s: positions %lld .. %lld do not fit a cache of max_len %lld", nm, (long long)past,
+                              (long long)ct__sat_add(past, x->shape[1]), (long long)c->in[13]->shape[2]);
+    }
+    ct__out_new(c, dt, x->ndim, x->shape);
+    return 0;
+}
+static int ct__meta_tf_mha(ct__call *c) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    int mt = c->a->mode, need = 5 + (mt == CT__TFM_PADDING);
+    if (mt != CT__TFM_NONE && mt != CT__TFM_PADDING) return ct__failed(CT_ERR_ARG, "%s: mask_type must be none or padding (got %d)", nm, mt);
+    if (c->nin != need) return ct__failed(CT_ERR_ARG, "%s: expected %d tensors for mask_type %d, got %d", nm, need, mt, c->nin);
+    int64_t E;
+    if (ct__tf_meta_attn(c, nm, 0, &E)) return -1;
+    if (mt == CT__TFM_PADDING && ct__tf_meta_kpm(nm, c->in[5], c->in[0])) return -1;
+    ct__out_new(c, c->in[0]->dtype, 3, c->in[0]->shape);
+    return 0;
+}
+/* the operands of a fused call, contiguous (copies live in the caller's scope) */
+static int ct__tf_operands(ct__call *c, ct_tensor **t) {
+    for (int i = 0; i < c->nin; i++)
+        if (!(t[i] = ct__is_contig(c->in[i]) ? c->in[i] : ct_contiguous(c->in[i]))) return -1;
+    return 0;
+}
+/* the layer op on its contiguous operands t (in the caller's scope) */
+static int ct__k_tf_layer_run(ct__call *c, ct_tensor *const *t) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    int mt = c->a->mode;
+    ct_dtype dt = c->in[0]->dtype;
+    ct__tf_lw w;
+    w.qkv_w = ct__ptr(t[1]); w.qkv_b = ct__ptr(t[2]); w.proj_w = ct__ptr(t[3]); w.proj_b = ct__ptr(t[4]);
+    w.n1_w = ct__ptr(t[5]); w.n1_b = ct__ptr(t[6]); w.n2_w = ct__ptr(t[7]); w.n2_b = ct__ptr(t[8]);
+    w.f1_w = ct__ptr(t[9]); w.f1_b = ct__ptr(t[10]); w.f2_w = ct__ptr(t[11]); w.f2_b = ct__ptr(t[12]);
+    w.E = t[0]->shape[t[0]->ndim - 1];
+    w.H = c->a->i[0];
+    w.F = t[9]->shape[0];
+    w.gelu = (c->a->flags & 1) != 0;
+    w.norm_first = (c->a->flags & 2) != 0;
+    w.eps1 = c->a->s[0];
+    w.eps2 = c->a->s[1];
+    int64_t T = ct_numel(t[0]) / w.E, nk;
+    ct__packed pk;
+    memset(&pk, 0, sizeof pk);
+    if (mt == CT__TFM_NESTED) {   /* offsets: 0 = o[0] <= o[1] <= ... <= o[B] = T */
+        const int64_t *o = (const int64_t *)ct__ptr(t[13]);
+        pk.B = t[13]->shape[0] - 1;
+        if (o[0] != 0 || o[pk.B] != T)
+            return ct__failed(CT_ERR_ARG, "%s: the offsets must run from 0 to the %lld packed tokens (got %lld .. %lld)", nm, (long long)T,
+                              (long long)o[0], (long long)o[pk.B]);
+        for (int64_t b = 0; b < pk.B; b++) {
+            if (o[b + 1] < o[b])
+                return ct__failed(CT_ERR_ARG, "%s: the offsets must not decrease (offsets[%lld] = %lld, offsets[%lld] = %lld)", nm,
+                                  (long long)b, (long long)o[b], (long long)(b + 1), (long long)o[b + 1]);
+            pk.S = o[b + 1] - o[b] > pk.S ? o[b + 1] - o[b] : pk.S;
+        }
+        pk.off = o;
+        nk = pk.S;
+    } else {
+        pk.B = t[0]->shape[0];
+        pk.S = t[0]->shape[1];
+        if (mt == CT__TFM_PADDING) pk.kpm = (const uint8_t *)ct__ptr(t[13]);
+        nk = mt == CT__TFM_CACHE ? c->a->i[1] + pk.S : pk.S;
+    }
+    if (T == 0) return 0;
+    void *raw = NULL;
+    char *ws = ct__tf_ws_get(ct__layer_ws_bytes(dt, T, w.E, w.H, w.F, pk.B, pk.S, nk), &raw, nm);
+    if (!ws) return -1;
+    if (mt == CT__TFM_CACHE)
+        ct__enc_layer_raw(&w, dt, T, ct__ptr(t[0]), ct__ptr(c->out[0]), &pk, 1, ct__ptr(t[13]), ct__ptr(t[14]), t[13]->shape[2], c->a->i[1], ws);
+    else
+        ct__enc_layer_raw(&w, dt, T, ct__ptr(t[0]), ct__ptr(c->out[0]), &pk, 0, NULL, NULL, 0, 0, ws);
+    ct__tf_ws_put(raw);
+    return 0;
+}
+static int ct__k_tf_layer(ct__call *c) {
+    ct_tensor *t[15];
+    int s = ct_scope_begin();
+    int rc = ct__tf_operands(c, t) ? -1 : ct__k_tf_layer_run(c, t);
     ct_scope_end(s);
     return rc;
 }
-/* layers 0..n-1 of m (an encoder, or a layer: n = 1) on rows x [T, E] with one
-   workspace for all of them: two ping-pong row buffers and one layer's buffers.
-   Returns a new tensor of x's shape. */
-static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, const ct__packed *pk, int causal, ct_kv_cache *cache) {
-    const ct__tl_impl *im = (const ct__tl_impl *)ct__enc_layer_at(m, 0)->impl;
-    ct_dtype dt = x->dtype;
-    int64_t E = im->d, T = ct_numel(x) / (E > 0 ? E : 1);
-    size_t es = dt == CT_FLOAT32 ? 4 : 8, rows = (size_t)(T * E) * es, lw = 0;
-    for (int i = 0; i < n; i++) {
-        size_t b = ct__layer_ws_bytes((const ct__tl_impl *)ct__enc_layer_at(m, i)->impl, dt, T, pk, cache);
-        lw = b > lw ? b : lw;
-    }
-    int s = ct_scope_begin();
-    ct_tensor *xc = ct_contiguous(x), *out = ct_empty_n(dt, x->ndim, x->shape);
+static int ct__k_tf_mha_run(ct__call *c, ct_tensor *const *t) {
+    const char *nm = ct__opdef_get(c->op)->name;
+    ct_dtype dt = c->in[0]->dtype;
+    ct__tf_lw w;
+    memset(&w, 0, sizeof w);
+    w.qkv_w = ct__ptr(t[1]); w.qkv_b = ct__ptr(t[2]); w.proj_w = ct__ptr(t[3]); w.proj_b = ct__ptr(t[4]);
+    w.E = t[0]->shape[2];
+    w.H = c->a->i[0];
+    ct__packed pk;
+    memset(&pk, 0, sizeof pk);
+    pk.B = t[0]->shape[0];
+    pk.S = t[0]->shape[1];
+    pk.kpm = c->nin > 5 ? (const uint8_t *)ct__ptr(t[5]) : NULL;
+    int64_t T = pk.B * pk.S, E = w.E;
+    if (T == 0) return 0;
+    size_t es = dt == CT_FLOAT32 ? 4 : 8;
+    /* qkv [T, 3E], at [T, E], then the attention scratch: a layer's buffers less x1, xn and h */
+    double bytes = ct__layer_ws_bytes(dt, T, E, w.H, 0, pk.B, pk.S, pk.S) - (double)T * (double)E * 3 * (double)es;
     void *raw = NULL;
-    lw = (lw + 63) / 64 * 64;
-    char *w = xc && out ? ct__tf_ws_get(lw + (n > 1 ? 2 * rows : 0), &raw) : NULL;
-    int rc = !xc || !out || !w;
-    char *pp[2] = {w ? w + lw : NULL, w ? w + lw + rows : NULL};
-    const char *in = rc ? NULL : ct__ptr(xc);
-    for (int i = 0; i < n && !rc; i++) {
-        char *o = i == n - 1 ? ct__ptr(out) : pp[i & 1];
-        rc = ct__enc_layer_raw(ct__enc_layer_at(m, i), dt, T, in, o, pk, causal, cache, w);
-        in = o;
-    }
+    char *qkv = ct__tf_ws_get(bytes, &raw, nm);
+    if (!qkv) return -1;
+    char *at = qkv + (size_t)(T * 3 * E) * es, *scratch = at + (size_t)(T * E) * es;
+    ct__fast_attn(&w, dt, ct__ptr(t[0]), T, &pk, (c->a->flags & 1) != 0, NULL, NULL, 0, 0, qkv, at, scratch);
+    ct__tf_gemm(dt, T, E, E, at, w.proj_w, ct__ptr(c->out[0]));
+    ct__tf_rows(dt, T, E, NULL, ct__ptr(c->out[0]), w.proj_b, NULL, NULL, 0, 0, 0, ct__ptr(c->out[0]));
     ct__tf_ws_put(raw);
-    if (rc) out = NULL;
-    if (out) ct_keep(out);
+    return 0;
+}
+static int ct__k_tf_mha(ct__call *c) {
+    ct_tensor *t[6];
+    int s = ct_scope_begin();
+    int rc = ct__tf_operands(c, t) ? -1 : ct__k_tf_mha_run(c, t);
     ct_scope_end(s);
-    return out;
+    return rc;
+}
+
+/* ---- the modules' side: their parameters as the fused ops' operands ---- */
+/* p as a contiguous tensor of dtype dt; NULL: a vector of n fill values */
+static ct_tensor *ct__tf_operand(const ct_tensor *p, ct_dtype dt, int64_t n, double fill) {
+    if (!p) return ct_full_n(dt, 1, &n, fill);
+    if (p->dtype == dt && ct__is_contig(p)) return (ct_tensor *)p;
+    return ct_contiguous(ct_to(ct_detach(p), dt));
+}
+/* in[1..4]: the attention projections of mha */
+static int ct__tf_attn_operands(const ct_module *mha, ct_dtype dt, ct_tensor **in) {
+    const ct__mha_impl *im = (const ct__mha_impl *)mha->impl;
+    ct_module *op = ct__mchild(mha, "out_proj");
+    in[1] = ct__tf_operand(ct__mparam(mha, "in_proj_weight"), dt, 0, 0);
+    in[2] = ct__tf_operand(ct__mparam(mha, "in_proj_bias"), dt, 3 * im->E, 0);
+    in[3] = ct__tf_operand(ct__mparam(op, "weight"), dt, 0, 0);
+    in[4] = ct__tf_operand(ct__mparam(op, "bias"), dt, im->E, 0);
+    return in[1] && in[2] && in[3] && in[4] ? 0 : -1;
+}
+/* one fused layer call: x through layer L (mask_type mt with its extra operands) */
+static ct_tensor *ct__tf_layer_call(ct_module *L, const ct_tensor *x, int mt, const ct_tensor *aux0, const ct_tensor *aux1, int64_t past) {
+    const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
+    ct_dtype dt = x->dtype;
+    ct_module *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2"), *l1 = ct__mchild(L, "linear1"), *l2 = ct__mchild(L, "linear2");
+    ct_tensor *in[15];
+    in[0] = (ct_tensor *)x;
+    if (ct__tf_attn_operands(L->children[0].module, dt, in)) return NULL;
+    in[5] = ct__tf_operand(ct__mparam(n1, "weight"), dt, im->d, 1);
+    in[6] = ct__tf_operand(ct__mparam(n1, "bias"), dt, im->d, 0);
+    in[7] = ct__tf_operand(ct__mparam(n2, "weight"), dt, im->d, 1);
+    in[8] = ct__tf_operand(ct__mparam(n2, "bias"), dt, im->d, 0);
+    in[9] = ct__tf_operand(ct__mparam(l1, "weight"), dt, 0, 0);
+    in[10] = ct__tf_operand(ct__mparam(l1, "bias"), dt, im->dff, 0);
+    in[11] = ct__tf_operand(ct__mparam(l2, "weight"), dt, 0, 0);
+    in[12] = ct__tf_operand(ct__mparam(l2, "bias"), dt, im->d, 0);
+    for (int i = 5; i < 13; i++)
+        if (!in[i]) return NULL;
+    int nin = 13;
+    if (aux0) in[nin++] = (ct_tensor *)aux0;
+    if (aux1) in[nin++] = (ct_tensor *)aux1;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = im->nhead;
+    a.i[1] = past;
+    a.flags = (im->gelu ? 1 : 0) | (im->norm_first ? 2 : 0);
+    a.s[0] = ((const ct__ln_impl *)n1->impl)->eps;
+    a.s[1] = ((const ct__ln_impl *)n2->impl)->eps;
+    a.mode = mt;
+    return ct__call1(CT__NNOP(TF_ENC_LAYER), nin, in, &a);
+}
+/* layers 0..n-1 of m (an encoder, or a layer: n = 1) on x, one fused op call each.
+   mt: CT__TFM_NONE / PADDING (aux: the mask) / NESTED (x packed, aux: the offsets) /
+   CACHE (the cache's tensors; positions from cache->len). Intermediate rows come
+   from the allocator's block cache (the same two sizes alternate), the layers'
+   buffers from the one workspace the op keeps. */
+static ct_tensor *ct__enc_stack_fast(ct_module *m, int n, const ct_tensor *x, int mt, const ct_tensor *aux, ct_kv_cache *cache) {
+    int s = ct_scope_begin();
+    ct_tensor *y = (ct_tensor *)x;
+    for (int i = 0; i < n && y; i++) {
+        ct_tensor *prev = y;
+        y = mt == CT__TFM_CACHE ? ct__tf_layer_call(ct__enc_layer_at(m, i), y, mt, cache->k[i], cache->v[i], cache->len)
+                                : ct__tf_layer_call(ct__enc_layer_at(m, i), y, mt, aux, NULL, 0);
+        if (prev != x) ct_release(prev);   /* the intermediate rows go back now, for the next layer */
+    }
+    if (y) ct_keep(y);
+    ct_scope_end(s);
+    return y;
 }
 
 /* ---- MultiheadAttention's own fastpath (self-attention) ---- */
@@ -12905,32 +13231,42 @@ static ct_tensor *ct__mha_fast(ct_module *m, const ct_tensor *x, const ct_tensor
         ct__tf_set_why("need_weights was True (the fused kernel does not form the attention weights)");
         return ct__mha_regular(m, x, x, x, &a, weights);
     }
-    ct_dtype dt = x->dtype;
-    int64_t E = im->E, T = x->shape[0] * x->shape[1];
-    ct_module *op = ct__mchild(m, "out_proj");
-    ct__packed pk;
-    memset(&pk, 0, sizeof pk);
-    pk.B = x->shape[0];
-    pk.S = x->shape[1];
-    ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
-    pk.kpm = kc ? (const uint8_t *)ct__ptr(kc) : NULL;
-    size_t es = dt == CT_FLOAT32 ? 4 : 8, scr = ct__att_scratch_bytes(dt, pk.B * im->H, E / im->H, pk.S);
-    ct_tensor *xc = ct_contiguous(x);
-    ct_tensor *out = ct_empty_n(dt, 3, x->shape), *wo = ct__tf_w(ct__mparam(op, "weight"), dt), *bo = ct__tf_w(ct__mparam(op, "bias"), dt);
-    if ((kpm && !kc) || !xc || !out || !wo) return NULL;
-    void *raw = NULL;
-    char *qkv = ct__tf_ws_get((size_t)(T * 4 * E) * es + scr, &raw);
-    if (!qkv) return NULL;
-    char *at = qkv + (size_t)(T * 3 * E) * es, *scratch = at + (size_t)(T * E) * es;
-    int rc = ct__fast_attn(m, dt, ct__ptr(xc), T, &pk, causal, NULL, 0, qkv, at, scratch);
-    if (!rc) ct__tf_gemm(dt, T, E, E, at, ct__ptr(wo), ct__ptr(out));
-    ct__tf_ws_put(raw);
-    if (rc) return NULL;
-    if (bo) ct__tf_rows(dt, T, E, NULL, ct__ptr(out), bo, NULL, NULL, 0, 0, 0, ct__ptr(out));
-    return out;
+    ct_tensor *in[6];
+    in[0] = (ct_tensor *)x;
+    if (ct__tf_attn_operands(m, x->dtype, in)) return NULL;
+    if (kpm) in[5] = (ct_tensor *)kpm;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = im->H;
+    a.flags = causal ? 1 : 0;
+    a.mode = kpm ? CT__TFM_PADDING : CT__TFM_NONE;
+    return ct__call1(CT__NNOP(TF_MHA), kpm ? 6 : 5, in, &a);
 }
 
 /* ---- nested batches ---- */
+/* the copies between a padded [B, S, D] batch and packed rows, sequence b on rows
+   off[b] .. off[b + 1], one sequence per item of a parallel loop; zero: padded rows zeroed */
+typedef struct ct__nest_copy_job {
+    char *dst;
+    const char *src;
+    const int64_t *off;
+    int64_t S, D;
+    size_t es;
+    int pack, zero;
+} ct__nest_copy_job;
+static void ct__nest_copy(void *ctx, int64_t lo, int64_t hi) {
+    const ct__nest_copy_job *j = (const ct__nest_copy_job *)ctx;
+    size_t row = (size_t)j->D * j->es;
+    for (int64_t b = lo; b < hi; b++) {
+        int64_t n = j->off[b + 1] - j->off[b];
+        char *padded = (j->pack ? (char *)j->src : j->dst) + (size_t)(b * j->S) * row, *packed = (j->pack ? j->dst : (char *)j->src) + (size_t)j->off[b] * row;
+        if (j->pack) memcpy(packed, padded, (size_t)n * row);
+        else {
+            memcpy(padded, packed, (size_t)n * row);
+            if (j->zero) memset(padded + (size_t)n * row, 0, (size_t)(j->S - n) * row);
+        }
+    }
+}
 static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_nested *out, const char *op) {
     memset(out, 0, sizeof *out);
     if (!x || !kpm) { ct__null_arg(op, !x ? 0 : 1); return ct_last_error_code(); }
@@ -12965,9 +13301,8 @@ static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_ne
     op_[B] = total;
     ct_tensor *vals = ct_empty(x->dtype, total, D);
     if (!vals) { ct_scope_end(s); return ct_last_error_code(); }
-    size_t es = ct__dt[x->dtype].size;
-    for (int64_t b = 0; b < B; b++)
-        memcpy(ct__ptr(vals) + (size_t)(op_[b] * D) * es, ct__ptr(xc) + (size_t)(b * S * D) * es, (size_t)(lp[b] * D) * es);
+    ct__nest_copy_job j = {ct__ptr(vals), ct__ptr(xc), op_, S, D, ct__dt[x->dtype].size, 1, 0};
+    ct__nn_par_for(B, 1, ct__nest_copy, &j);
     out->values = ct_keep(vals);
     out->lengths = ct_keep(len);
     out->max_len = S;
@@ -13012,15 +13347,14 @@ static int ct__nested_check(const ct_nested *n, const char *op) {
 }
 static ct_tensor *ct__nested_unpad(const ct_nested *n, int64_t S, double value) {
     int64_t B = n->lengths->shape[0], D = n->values->shape[1];
-    ct_tensor *vc = ct_contiguous(n->values), *r = ct_full_n(n->values->dtype, 3, CT__INTS(B, S, D), value);
-    if (!vc || !r) return NULL;
-    size_t es = ct__dt[r->dtype].size;
-    const int64_t *l = (const int64_t *)ct__ptr(n->lengths);
-    int64_t t = 0;
-    for (int64_t b = 0; b < B; b++) {
-        memcpy(ct__ptr(r) + (size_t)(b * S * D) * es, ct__ptr(vc) + (size_t)(t * D) * es, (size_t)(l[b] * D) * es);
-        t += l[b];
-    }
+    ct_tensor *vc = ct_contiguous(n->values), *off = ct__nested_offsets(n);
+    ct_tensor *r = value == 0.0 && !signbit(value) ? ct_empty_n(n->values->dtype, 3, CT__INTS(B, S, D))
+                                                     : ct_full_n(n->values->dtype, 3, CT__INTS(B, S, D), value);
+    if (!vc || !r || !off) return NULL;
+    /* the real rows copied, the padded rows zeroed (a +0.0 padding value: all bits clear) */
+    ct__nest_copy_job j = {ct__ptr(r), ct__ptr(vc), (const int64_t *)ct__ptr(off), S, D, ct__dt[r->dtype].size, 0,
+                           value == 0.0 && !signbit(value)};
+    ct__nn_par_for(B, 1, ct__nest_copy, &j);
     return r;
 }
 CTENSOR_API ct_tensor *ct_nested_to_padded(const ct_nested *n, double padding_value) {
@@ -13054,12 +13388,7 @@ CTENSOR_API ct_status ct_transformer_encoder_forward_nested(ct_module *m, const 
         }
     int s = ct_scope_begin();
     ct_tensor *off = ct__nested_offsets(src), *v = src->values;
-    ct__packed pk;
-    memset(&pk, 0, sizeof pk);
-    pk.off = off ? (const int64_t *)ct__ptr(off) : NULL;
-    pk.B = src->lengths->shape[0];
-    pk.S = src->max_len;
-    if (off && n > 0) v = ct__enc_stack_fast(m, n, v, &pk, 0, NULL);
+    if (off && n > 0) v = ct__enc_stack_fast(m, n, v, CT__TFM_NESTED, off, NULL);
     if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
     if (v == src->values) v = ct_alias(v);
     if (!v || !off) { ct_scope_end(s); return ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_MEMORY; }
@@ -13086,12 +13415,8 @@ CTENSOR_API ct_tensor *ct_transformer_decode(ct_module *m, const ct_tensor *x, c
         return ct__fail(CT_ERR_ARG, "%s: the KV cache holds %lld of %lld positions; %lld more do not fit", op, (long long)c->len,
                         (long long)c->maxlen, (long long)x->shape[1]);
     int s = ct_scope_begin(), pg = ct_set_grad_enabled(0);
-    ct__packed pk;
-    memset(&pk, 0, sizeof pk);
-    pk.B = x->shape[0];
-    pk.S = x->shape[1];
     ct_tensor *v = (ct_tensor *)x;
-    if (c->nlayers > 0) v = ct__enc_stack_fast(m, c->nlayers, v, &pk, 1, c);
+    if (c->nlayers > 0) v = ct__enc_stack_fast(m, c->nlayers, v, CT__TFM_CACHE, NULL, c);
     if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
     if (v == x) v = ct_alias(x);
     if (v) { ct_keep(v); c->len += x->shape[1]; }
@@ -13132,7 +13457,7 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
         for (int i = 0; i < nd - 2; i++) BH *= q->shape[i];
         ct_tensor *qc = ct_contiguous(q), *kc = ct_contiguous(k), *vc = ct_contiguous(v);
         r = ct_empty_n(q->dtype, nd, q->shape);
-        size_t es = ct__dt[q->dtype].size, scr = ct__att_scratch_bytes(q->dtype, BH, E, S);
+        size_t es = ct__dt[q->dtype].size, scr = ct__att_scratch_bytes(q->dtype, BH, E, L, S);
         ct_tensor *ws = ct_empty(CT_UINT8, (int64_t)scr + 64);
         if (qc && kc && vc && r && ws && BH * L * E > 0) {
             ct__att_job j;
@@ -13144,7 +13469,7 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
             j.L = L; j.S = S;
             j.causal = is_causal;
             j.scale = 1.0 / sqrt((double)E);
-            ct__att_run(&j, q->dtype, S, ct__ptr(ws));
+            ct__att_run(&j, q->dtype, L, S, ct__ptr(ws));
         }
         (void)es;
         if (!qc || !kc || !vc || !ws) r = NULL;

@@ -26,9 +26,10 @@ run_part "conformance" ./$B/tests/conformance tests/fixtures
 # alone must give the same bits. The conformance cases cover most ops (backward
 # ops too); these unit tests add in-place views and double backward (autograd),
 # in-place indexing and data-dependent shapes (index), the norms' backward ops,
-# the fused optimizer steps, random fills and the schema API.
+# the fused optimizer steps, the transformer fastpath's fused ops (the KV-cache form
+# writes the same positions again), random fills and the schema API.
 run_part "conformance (replay)" env CT_TEST_REPLAY=1 ./$B/tests/conformance tests/fixtures
-for t in ${REPLAY_TESTS:-test_autograd test_index test_nn_norm test_optim test_random test_schema}; do
+for t in ${REPLAY_TESTS:-test_autograd test_index test_nn_norm test_nn_transformer test_optim test_random test_schema}; do
   case " $TESTS " in *" $t "*) run_part "$t (replay)" env CT_TEST_REPLAY=1 ./$B/tests/$t ;; esac
 done
 run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures

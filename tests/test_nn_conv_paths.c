@@ -178,8 +178,11 @@ static void igemm_vs_im2col(int line, ct_dtype dt, int64_t N, int64_t C, int64_t
         double u = ct__nn_ld(dt, y0, i), v = ct__nn_ld(dt, y1, i), e = fabs(u - v) / (1 + fabs(u));
         md = e > md ? e : md;
     }
-    if (!(md <= 1e-5)) printf("line %d: implicit GEMM differs from im2col by %g\n", line, md);
-    CHECK(md <= 1e-5);
+    /* float32 sums of K products in two orders (the im2col path may run on the BLAS,
+       whose kernel order differs by CPU: 1.4e-5 at K = 630 on a SkylakeX core) */
+    double tol = dt == CT_FLOAT32 && 4e-8 * (double)K > 1e-5 ? 4e-8 * (double)K : 1e-5;
+    if (!(md <= tol)) printf("line %d: implicit GEMM differs from im2col by %g (K = %lld)\n", line, md, (long long)K);
+    CHECK(md <= tol);
     free(y0); free(y1); free(ws);
 }
 /* a naive conv2d (float64 sums) */

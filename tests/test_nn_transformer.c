@@ -810,6 +810,139 @@ TEST(test_memory_flat) {
     ct_module_free(g);
 }
 
+
+/* ---- the fused ops are rows of the op table: the dispatcher sees them ---- */
+typedef struct { int n, layer, mha, depth0; char attrs[4][256]; } fused_log;
+static void on_fused(const ct_dispatch_event *e, void *user) {
+    fused_log *l = (fused_log *)user;
+    if (e->phase != CT_DISPATCH_EXIT) return;
+    const char *nm = ct_op_schema_name(e->op);
+    int is_layer = !strcmp(nm, "ct::transformer_encoder_layer_fwd"), is_mha = !strcmp(nm, "ct::multi_head_self_attention_fwd");
+    if (!is_layer && !is_mha) return;
+    if (l->n < 4) ct_attrs_repr(e->op, e->attrs, l->attrs[l->n], sizeof l->attrs[0]);
+    l->n++;
+    l->layer += is_layer;
+    l->mha += is_mha;
+    l->depth0 += e->depth == 0;
+}
+/* the layer's operands in the op's order (biases and norms as the module holds them) */
+static int layer_operands(ct_module *L, ct_tensor **in) {
+    static const char *const names[12] = {"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
+                                          "self_attn.out_proj.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias",
+                                          "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"};
+    for (int i = 0; i < 12; i++)
+        if (!(in[1 + i] = ct_detach(ct_module_get(L, names[i])))) return -1;
+    return 0;
+}
+TEST(test_fused_ops_in_table) {
+    int op_layer = ct_op_find("ct::transformer_encoder_layer_fwd"), op_mha = ct_op_find("ct::multi_head_self_attention_fwd");
+    CHECK(op_layer >= 0 && op_mha >= 0);
+    if (op_layer < 0 || op_mha < 0) return;
+    char buf[512];
+    ct_op_schema(op_layer, buf, sizeof buf);
+    CHECK(strstr(buf, "mask_type") != NULL && strstr(buf, "num_heads") != NULL);
+    ct_module *e = encoder(16, 4, 32, "gelu", 0, 2, 1, CT_FLOAT32, 130), *l = enc_layer(16, 4, 32, "relu", 1, 1, CT_FLOAT32, 131);
+    ct_mha_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.batch_first = 1;
+    ct_module *m = ct_nn_multihead_attention(16, 4, &mo);
+    CHECK(e && l && m);
+    if (!e || !l || !m) goto out;
+    ct_module_eval(e);
+    ct_module_eval(l);
+    ct_module_eval(m);
+    int64_t len[3] = {5, 2, 4};
+    ct_tensor *x = randn_seeded(CT_FLOAT32, 132, 3, CT__INTS(3, 5, 16)), *kpm = kpm_of(3, 5, len);
+    fused_log lg;
+    memset(&lg, 0, sizeof lg);
+    int h = ct_add_dispatch_listener(on_fused, &lg, 0);
+    CHECK(h > 0);
+    ct_tensor *y_nested, *y_layer, *y_mha;
+    int pg = ct_set_grad_enabled(0);
+    y_nested = ct_transformer_encoder_forward(e, x, NULL, kpm);      /* 2 layers, nested */
+    CHECK_EQ_INT(lg.layer, 2);
+    CHECK(strstr(lg.attrs[0], "mask_type='nested'") != NULL && strstr(lg.attrs[0], "num_heads=4") != NULL &&
+          strstr(lg.attrs[0], "use_gelu=True") != NULL);
+    y_layer = ct_transformer_encoder_forward(l, x, NULL, kpm);       /* one layer, padded */
+    CHECK_EQ_INT(lg.layer, 3);
+    CHECK(strstr(lg.attrs[2], "mask_type='padding'") != NULL && strstr(lg.attrs[2], "norm_first=True") != NULL);
+    y_mha = ct_mha_forward(m, x, x, x, &(ct_mha_args){.key_padding_mask = kpm}, NULL);
+    CHECK_EQ_INT(lg.mha, 1);
+    CHECK(strstr(lg.attrs[3], "mask_type='padding'") != NULL);
+    CHECK_EQ_INT(lg.depth0, lg.n);   /* called from module code: depth 0, what a tracer records */
+    ct_remove_dispatch_listener(h);
+    CHECK(y_nested && y_layer && y_mha);
+    /* ct_dispatch runs the op as the module does */
+    ct_tensor *in[15], *out[1] = {NULL};
+    in[0] = x;
+    CHECK(layer_operands(l, in) == 0);
+    in[13] = kpm;
+    ct_attrs a;
+    memset(&a, 0, sizeof a);
+    a.i[0] = 4;
+    a.flags = 2;   /* relu, norm_first */
+    a.s[0] = a.s[1] = 1e-5;
+    a.mode = 1;    /* padding */
+    CHECK_EQ_INT(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1), 1);
+    CHECK(out[0] && y_layer && ct_equal(out[0], y_layer));
+    /* bad operands: each named in the message, nothing run */
+    CHECK_FAILS(ct_dispatch(op_layer, 13, in, &a, NULL, 0, out, 1) >= 0, "transformer_encoder_layer_fwd", "expected 14 tensors");
+    a.i[0] = 3;
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "transformer_encoder_layer_fwd", "embed_dim (16)", "num_heads (3)");
+    a.i[0] = 4;
+    in[13] = ct_zeros(CT_BOOL, 3, 4);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "key padding mask of shape [3, 5]", "[3, 4]");
+    in[13] = kpm;
+    ct_tensor *w0 = in[1];
+    in[1] = ct_randn(CT_FLOAT32, 40, 16);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "qkv_weight of shape [48, 16]", "[40, 16]");
+    in[1] = ct_to(w0, CT_FLOAT64);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "qkv_weight", "dtype Float", "Double");
+    in[1] = w0;
+    in[0] = ct_to(x, CT_INT64);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "expected a float32 or float64 input", "Long");
+    /* nested: offsets must run from 0 to the packed tokens, never decreasing */
+    in[0] = ct_randn(CT_FLOAT32, 11, 16);
+    a.mode = 2;
+    in[13] = ct_tensor_i64(((int64_t[]){0, 5, 7, 11}), 4);
+    CHECK_EQ_INT(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1), 1);
+    in[13] = ct_tensor_i64(((int64_t[]){0, 5, 7, 10}), 4);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "offsets must run from 0 to the 11 packed tokens");
+    in[13] = ct_tensor_i64(((int64_t[]){0, 7, 5, 11}), 4);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "must not decrease", "offsets[1] = 7");
+    in[13] = ct_tensor_f32(((float[]){0, 5, 7, 11}), 4);
+    CHECK_FAILS(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) >= 0, "int64 offsets");
+    /* cache: positions must fit */
+    in[0] = x;
+    a.mode = 3;
+    a.i[1] = 4;
+    in[13] = ct_zeros(CT_FLOAT32, 3, 4, 8, 4);
+    in[14] = ct_zeros(CT_FLOAT32, 3, 4, 8, 4);
+    CHECK_FAILS(ct_dispatch(op_layer, 15, in, &a, NULL, 0, out, 1) >= 0, "positions 4 .. 9 do not fit a cache of max_len 8");
+    in[14] = ct_zeros(CT_FLOAT32, 3, 2, 8, 8);
+    a.i[1] = 0;
+    CHECK_FAILS(ct_dispatch(op_layer, 15, in, &a, NULL, 0, out, 1) >= 0, "value cache [3, 4, max_len, 4]");
+    /* the attention op */
+    ct_tensor *mi[6] = {x, ct_detach(ct_module_get(m, "in_proj_weight")), ct_detach(ct_module_get(m, "in_proj_bias")),
+                        ct_detach(ct_module_get(m, "out_proj.weight")), ct_detach(ct_module_get(m, "out_proj.bias")), kpm};
+    memset(&a, 0, sizeof a);
+    a.i[0] = 4;
+    a.mode = 1;
+    CHECK_EQ_INT(ct_dispatch(op_mha, 6, mi, &a, NULL, 0, out, 1), 1);
+    CHECK(out[0] && y_mha && ct_equal(out[0], y_mha));
+    a.mode = 2;
+    CHECK_FAILS(ct_dispatch(op_mha, 6, mi, &a, NULL, 0, out, 1) >= 0, "multi_head_self_attention_fwd", "mask_type");
+    a.mode = 0;
+    CHECK_FAILS(ct_dispatch(op_mha, 6, mi, &a, NULL, 0, out, 1) >= 0, "expected 5 tensors");
+    mi[4] = ct_zeros(CT_FLOAT32, 15);
+    CHECK_FAILS(ct_dispatch(op_mha, 5, mi, &a, NULL, 0, out, 1) >= 0, "proj_bias of shape [16]", "[15]");
+    ct_set_grad_enabled(pg);
+out:
+    ct_module_free(e);
+    ct_module_free(l);
+    ct_module_free(m);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_fastpath_equals_regular);
@@ -826,5 +959,6 @@ int main(void) {
     RUN(test_training_backward);
     RUN(test_init_matches_pytorch);
     RUN(test_memory_flat);
+    RUN(test_fused_ops_in_table);
     return ct_t_summary();
 }
