@@ -237,7 +237,7 @@ $(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) | $(BUIL
 test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 	@for t in $(CUDA_TESTS); do echo "== $$t"; out=$$(./$(BUILD)/cuda/$$t 2>&1); rc=$$?; \
-	  printf '%s\n' "$$out" | grep -v '^ok '; [ $$rc = 0 ] || exit 1; done
+	  printf '%s\n' "$$out" | grep -Ev '^(ok|run) '; [ $$rc = 0 ] || exit 1; done
 # ---- end CUDA ------------------------------------------------------------------
 
 clean:

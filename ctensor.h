@@ -2768,25 +2768,34 @@ CTENSOR_API ct_status ct_set_qparams(ct_tensor *t, ct_qparams *q) {
     return CT_OK;
 }
 CTENSOR_API const ct_qparams *ct_get_qparams(const ct_tensor *t) { return t ? t->qparams : NULL; }
-CTENSOR_API double ct_item(const ct_tensor *t) {
-    if (!t) { ct__null_arg("item", 0); return NAN; }
-    if (ct_numel(t) != 1) {
-        ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
-        return NAN;
+/* ct_item's one element as bits in buf: a device tensor's comes to the host
+   first through its backend's copy (PyTorch's item() waits for the GPU too). */
+static int ct__copy_into(ct_tensor *dst, const ct_tensor *src);
+static int ct__item_bits(const ct_tensor *t, unsigned char *buf) {
+    if (!t) {
+        ct__null_arg("item", 0);
+        return -1;
     }
-    if (t->device.type != CT_CPU) {
-        ct_set_error(CT_ERR_DEVICE, "item: tensor is on a device; copy it to the CPU first");
-        return NAN;
-    }
-    return ct__load_f64(ct__ptr(t), t->dtype);
-}
-CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
-    if (!t) { ct__null_arg("item", 0); return 0; }
-    if (ct_numel(t) != 1) {
-        ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
+    if (ct_numel(t) != 1)
+        return ct__failed(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
+    if (t->device.type == CT_CPU) {
+        memcpy(buf, ct__ptr(t), ct__dt[t->dtype].size);
         return 0;
     }
-    return ct__load_i64(ct__ptr(t), t->dtype);
+    ct_tensor *h = ct__alloc(t->dtype, t->ndim, t->shape, NULL, ct__cpu_dev);
+    if (!h) return -1;
+    int rc = ct__copy_into(h, t);
+    if (!rc) memcpy(buf, ct__ptr(h), ct__dt[t->dtype].size);
+    ct__decref(h);
+    return rc;
+}
+CTENSOR_API double ct_item(const ct_tensor *t) {
+    unsigned char b[16];
+    return ct__item_bits(t, b) ? NAN : ct__load_f64(b, t->dtype);
+}
+CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
+    unsigned char b[16];
+    return ct__item_bits(t, b) ? 0 : ct__load_i64(b, t->dtype);
 }
 
 /* ============================================================================
@@ -6685,10 +6694,41 @@ static const ct__loop_fn ct__cast_tab[10][10] = {
     CT__CAST_TAB_ROW(f32), CT__CAST_TAB_ROW(f64), CT__CAST_TAB_ROW(f16), CT__CAST_TAB_ROW(bf16), CT__CAST_TAB_ROW(i64),
     CT__CAST_TAB_ROW(i32), CT__CAST_TAB_ROW(i16), CT__CAST_TAB_ROW(i8), CT__CAST_TAB_ROW(u8), CT__CAST_TAB_ROW(b8)};
 
-/* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd). */
+/* A copy with a device tensor on either side runs on that backend's aten::copy_
+   kernel (ctensor_cuda.h registers it): the CPU loop would read device memory
+   from the host. No dispatcher: no autograd, listeners or version bump, as for
+   the CPU loop. Without such a kernel it is the dispatcher's error, never a crash. */
+static CT__NOINLINE int ct__copy_into_backend(ct_tensor *dst, const ct_tensor *src) {
+    const int backend = CT_BACKEND_CUDA;   /* the one device type besides the CPU */
+    ct__kernel_fn k = ct__kernels[backend][CT__OP_COPY];
+    if (!k) return ct__no_kernel(&ct__ops[CT__OP_COPY], backend);
+    ct_tensor *in[2];
+    in[0] = dst;
+    in[1] = (ct_tensor *)src;
+    ct__call c;
+    ct__call_init(&c, CT__OP_COPY, 2, in, &ct__attrs_none);
+    c.odev = dst->device;
+    c.nout = 1;
+    c.out[0] = dst;
+    c.cdt = dst->dtype;
+    c.fast = 0;
+    c.self_before = NULL;
+    ct__tls *t = ct__tls_get();
+    int saved_grad = t->grad_enabled;
+    t->grad_enabled = 0;
+    t->dispatch_depth++;
+    int rc = k(&c);
+    t->dispatch_depth--;
+    t->grad_enabled = saved_grad;
+    return rc;
+}
+/* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd).
+   The helpers built on it (ct__convert, ct__clone_detached, ct__contig_ref) serve
+   every device through it. */
 static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
     if (!CT__ISREAL(dst->dtype) || !CT__ISREAL(src->dtype))
         return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
+    if (CT__UNLIKELY(dst->device.type != CT_CPU || src->device.type != CT_CPU)) return ct__copy_into_backend(dst, src);
     ct_tensor *ops[2];
     ops[0] = dst;
     ops[1] = (ct_tensor *)src;

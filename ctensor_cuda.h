@@ -1056,6 +1056,12 @@ static int ct__cu_kerr_check(const char *op) {
     return flag ? ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", op) : 0;
 }
 
+/* PyTorch's words for an operand a kernel cannot reach */
+static CT__NOINLINE int ct__cu_mismatch(const char *op, ct_device a, ct_device b) {
+    char x[24], y[24];
+    return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!", op,
+                      ct_device_str(a, x, sizeof x), ct_device_str(b, y, sizeof y));
+}
 /* Kernels are made only for the functors that have them: the integer kernel for
    ops with an integer expression, the vector kernel for ops whose result has the
    compute dtype (C++11 specializations; no C++17 needed from the host compiler). */
@@ -1084,7 +1090,12 @@ static int ct__cu_ew(const char *op, int dev, ct_tensor *out, int nin, ct_tensor
     if (ct__shape_numel(out->ndim, out->shape) == 0) return 0;
     ct_tensor *ops[CT__CU_MAXOP];
     ops[0] = out;
-    for (int i = 0; i < nin; i++) ops[1 + i] = in[i];
+    for (int i = 0; i < nin; i++) {
+        ops[1 + i] = in[i];
+        if (in[i]->device.type != CT_CUDA && in[i]->ndim != 0)   /* a kernel would read host memory: refuse, never fault */
+            return ct__cu_mismatch(op, in[i]->device, ct_cuda(dev));
+    }
+    if (out->device.type != CT_CUDA) return ct__cu_mismatch(op, out->device, ct_cuda(dev));
     ct__iter it;
     ct__iter_init(&it, nin + 1, ops, out->ndim, out->shape);
     ct__cu_ewp p;
@@ -1253,9 +1264,10 @@ static int ct__cu_memcpy(const char *op, void *dst, const void *src, size_t byte
     cudaError_t e = cudaMemcpy(dst, src, bytes, kind);
     return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
 }
-static int ct__cu_k_copy(ct__call *c) {
-    const char *op = CT__CU_OPNAME(c);
-    ct_tensor *x = c->in[0], *out = c->out[0], *tmp = NULL;
+/* out = x, out a new dense tensor (the meta's layout) on any device, x anywhere
+   with out's shape: the body of aten::_to_copy and clone */
+static int ct__cu_copy_new(const char *op, ct_tensor *out, ct_tensor *x) {
+    ct_tensor *tmp = NULL;
     int64_t n = ct__shape_numel(out->ndim, out->shape);
     size_t bytes = (size_t)n * ct__dt[out->dtype].size;
     int rc;
@@ -1291,10 +1303,23 @@ static int ct__cu_k_copy(ct__call *c) {
     if (tmp) ct__decref(tmp);
     return rc;
 }
-/* aten::copy_(self, src): src may share memory with self (then through a copy);
-   self may be a CPU 0-d tensor and src a one-element GPU tensor (to the host) */
+static int ct__cu_k_copy(ct__call *c) { return ct__cu_copy_new(CT__CU_OPNAME(c), c->out[0], c->in[0]); }
+/* aten::copy_(self, src), self[...] = src[...] converting and broadcasting. From the
+   dispatcher: self a CPU 0-d tensor and src a one-element GPU tensor (to the host),
+   or src on self's device or a CPU 0-d tensor. From ctensor.h's internal copies
+   (ct__copy_into: autograd's accumulation, conversions, contiguous copies), any
+   devices: a source elsewhere comes over first. src may share memory with self
+   (then through a copy). */
 static int ct__cu_k_copy_(ct__call *c) {
     ct_tensor *x = c->in[0], *src = c->in[1];
+    if (x->device.type == CT_CUDA && !ct_device_eq(src->device, x->device) && !(src->device.type == CT_CPU && src->ndim == 0)) {
+        ct_tensor *t = ct__alloc(src->dtype, src->ndim, src->shape, NULL, x->device);
+        if (!t) return -1;
+        int rc = ct__cu_copy_new("copy_", t, src);
+        if (!rc) rc = ct__cu_copy_dev("copy_", x, t);
+        ct__decref(t);
+        return rc;
+    }
     if (x->device.type != CT_CUDA) {
         ct_tensor *h = ct__alloc(src->dtype, src->ndim, src->shape, NULL, ct__cpu_dev), *d = h ? ct__cu_input("copy_", src, src->device, 1) : NULL;
         int rc = -1;

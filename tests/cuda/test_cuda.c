@@ -14,6 +14,12 @@
 #include "ctensor_nn.h"
 #include "ctensor_cuda.h"
 #include "ct_test.h"
+#include <signal.h>
+#if defined(__linux__) || defined(__APPLE__)
+#  include <execinfo.h>
+#  include <unistd.h>
+#  define CT_T_BACKTRACE 1
+#endif
 
 static ct_device GPU;
 
@@ -759,10 +765,11 @@ TEST(test_device_errors) {
     CHECK_ERR(ct_to_device(c, ct_cuda(ct_cuda_device_count())), CT_ERR_DEVICE, "invalid device ordinal");
     CHECK_ERR(ct_zeros_on(ct_cuda(CTENSOR_CUDA_MAX_DEVICES + 1), CT_FLOAT32, 2), CT_ERR_DEVICE, "invalid device ordinal");
     CHECK_ERR(ct_zeros_on(ct_cuda(-1), CT_FLOAT32, 2), CT_ERR_DEVICE, "invalid device");
-    /* item needs the host */
-    CHECK(isnan(ct_item(ct_sum(x))));
-    ct_clear_error();
+    /* item of a device tensor copies its element to the host (PyTorch's item() waits for the GPU too) */
+    CHECK_EQ_INT(ct_item(ct_sum(x)), 3);
+    CHECK_EQ_INT(ct_item_int(ct_sum(ct_to(x, CT_INT64))), 3);
     CHECK_EQ_INT(ct_item(ct_to_device(ct_sum(x), ct_cpu())), 3);
+    CHECK_ERR(isnan(ct_item(x)) ? NULL : x, CT_ERR_ARG, "item: a Tensor with 3 elements cannot be converted to Scalar");
     CHECK(ct_cuda_synchronize() == CT_OK);   /* nothing left failing on the device */
 }
 
@@ -880,9 +887,46 @@ static int selected(const char *name) {
     return 0;
 }
 
+/* A crash (a host dereference of device memory is a SIGSEGV; with the emulator's
+   guard too) names the test and prints the stack, then dies of the same signal:
+   on a GPU machine the run's last lines say where (gpu_check.sh links with
+   -rdynamic so that the frames have names). Only async-signal-safe calls. */
+static void crash_write(const char *s) {
+#ifdef CT_T_BACKTRACE
+    ssize_t r = write(2, s, strlen(s));
+    (void)r;
+#else
+    fputs(s, stderr);
+#endif
+}
+static void on_crash(int sig) {
+    crash_write("\n*** test_cuda: ");
+    crash_write(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "SIGABRT");
+    crash_write(" in ");
+    crash_write(ct_t_current && *ct_t_current ? ct_t_current : "(no test)");
+    crash_write("; stack:\n");
+#ifdef CT_T_BACKTRACE
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, n, 2);
+#endif
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+static void install_crash_handler(void) {
+    const int sigs[5] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#ifdef CT_T_BACKTRACE
+    void *warm[1];
+    (void)backtrace(warm, 1);   /* loads libgcc now, not inside the handler */
+#endif
+    for (int k = 0; k < 5; k++) signal(sigs[k], on_crash);
+}
+
 int main(void) {
     const int ntests = (int)(sizeof TESTS / sizeof TESTS[0]);
+    setvbuf(stdout, NULL, _IONBF, 0);   /* nothing lost when a test crashes */
     ct_t_init();
+    install_crash_handler();
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n <= 0) {
@@ -910,6 +954,7 @@ int main(void) {
             continue;
         }
         int before = ct_t_fail;
+        printf("run  %s\n", TESTS[k].name);
         ct_manual_seed(1234 + (uint64_t)k);
         ct_t_current = TESTS[k].name;
         int tok = ct_scope_begin();

@@ -1,6 +1,7 @@
 /* tests/cuda/emu/cublas_v2.h - cublasGemmEx and cublasGemmStridedBatchedEx
    emulated on the host for the CUDA emulator (see cuda_runtime.h here): column-
-   major, op N / T, leading dimensions checked as cuBLAS checks them (an invalid
+   major, op N / T, device memory readable only while a gemm runs (the
+   emulator's guard), leading dimensions checked as cuBLAS checks them (an invalid
    one is CUBLAS_STATUS_INVALID_VALUE), alpha and beta read as float for the
    32-bit compute types and as double for 64F, C not read when beta is 0,
    products summed in double. Element conversions use ctensor.h's half
@@ -41,7 +42,7 @@ inline void blas_st(void *p, cudaDataType_t t, long long i, double v) {
     default: ((uint16_t *)p)[i] = ct__f2bf((float)v); break;
     }
 }
-inline cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const void *alpha, const void *A, cudaDataType_t at,
+inline cublasStatus_t gemm_(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const void *alpha, const void *A, cudaDataType_t at,
                            int lda, long long sa, const void *B, cudaDataType_t bt, int ldb, long long sb, const void *beta, void *C,
                            cudaDataType_t ct, int ldc, long long sc, int batch, cublasComputeType_t comp) {
     if (m < 0 || n < 0 || k < 0 || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
@@ -49,6 +50,10 @@ inline cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, in
     if (ldb < (tb == CUBLAS_OP_N ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return CUBLAS_STATUS_INVALID_VALUE;
     if (ldc < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
     if (at != bt || at != ct || (comp == CUBLAS_COMPUTE_64F) != (at == CUDA_R_64F)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m && n) {   /* the matrices are device memory (alpha and beta are host scalars: CUBLAS_POINTER_MODE_HOST) */
+        if (k) { check_side(A, 1, true, "cublas gemm A"); check_side(B, 1, true, "cublas gemm B"); }
+        check_side(C, 1, true, "cublas gemm C");
+    }
     double al = comp == CUBLAS_COMPUTE_64F ? *(const double *)alpha : *(const float *)alpha;
     double be = comp == CUBLAS_COMPUTE_64F ? *(const double *)beta : *(const float *)beta;
     for (int b = 0; b < batch; b++)
@@ -64,6 +69,11 @@ inline cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, in
                 blas_st(C, ct, ci, al * s + (be == 0.0 ? 0.0 : be * blas_ld(C, ct, ci)));
             }
     return CUBLAS_STATUS_SUCCESS;
+}
+/* reads and writes device memory: the guard is open while it runs */
+template <class... A> inline cublasStatus_t gemm(A... a) {
+    opened open_;
+    return gemm_(a...);
 }
 }  // namespace ct_emu
 inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const void *alpha,

@@ -5,15 +5,23 @@
            tests/cuda/test_cuda.c -o build/cuda/test_cuda_emu
    This is a test of the logic (indexing, strides, dtype conversions, reduction
    and softmax groups, the allocator, cuBLAS argument mapping, error paths), NOT
-   of a GPU: there is no memory model, no data race, no timing, and host and
-   "device" memory are the same. Kernels run block after block; the threads of
-   a block are fibers (ucontext) that switch only at __syncthreads and warp
-   shuffles, which are emulated as barriers of the block and of the warp. Device
-   memory is malloc'd and registered, so cudaMemcpy checks that each side of a
+   of a GPU: there is no memory model, no data race, no timing. Kernels run
+   block after block; the threads of a block are fibers (ucontext) that switch
+   only at __syncthreads and warp shuffles, which are emulated as barriers of
+   the block and of the warp.
+   Device memory is GUARDED, as a GPU's is from the host: cudaMalloc returns
+   page-aligned mmap'd memory that stays PROT_NONE except while an emulated
+   kernel runs, a cudaMemcpy moves data, or the emulated cuBLAS gemm runs. So
+   host code that dereferences a device pointer (a CPU loop over a device
+   tensor: the crash "dereferencing Unified Memory from the host" on a real
+   GPU) dies here with SIGSEGV at the offending line (run it under gdb).
+   CT_EMU_GUARD=0 turns the guard off (device memory then stays readable).
+   Allocations are registered, so cudaMemcpy also checks that each side of a
    copy is the kind its direction says (a host pointer given as device memory
    aborts the test). CT_EMU_DEVICES (default 1) sets the device count. */
 #ifndef CT_EMU_CUDA_RUNTIME_H
 #define CT_EMU_CUDA_RUNTIME_H
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,7 +67,14 @@ inline void yield(int state) {
     fibers[(size_t)current].state = state;
     swapcontext(&fibers[(size_t)current].ctx, &main_ctx);
 }
-inline void launch(dim3 grid, dim3 block, std::function<void()> f) {
+/* device memory is readable for the life of an `opened` (nested ones count) */
+struct opened {
+    opened();
+    ~opened();
+    opened(const opened &) = delete;
+    opened &operator=(const opened &) = delete;
+};
+inline void run_grid(dim3 grid, dim3 block, std::function<void()> f) {
     int n = (int)(block.x * block.y * block.z);
     if (n < 1 || n > 1024 || grid.x < 1 || grid.y < 1 || grid.z < 1) {
         fprintf(stderr, "cuda emulator: invalid launch configuration (%u, %u, %u) x %d\n", grid.x, grid.y, grid.z, n);
@@ -125,6 +140,10 @@ inline void launch(dim3 grid, dim3 block, std::function<void()> f) {
                     }
                 }
             }
+}
+inline void launch(dim3 grid, dim3 block, std::function<void()> f) {
+    opened open_;   /* (not in run_grid: an object with a destructor beside swapcontext trips -Wclobbered) */
+    run_grid(grid, block, std::move(f));
 }
 }  // namespace ct_emu
 #define CT__CU_LAUNCH(grid, block, args, ...) ct_emu::launch(dim3(grid), dim3(block), [&]() { __VA_ARGS__ args; })
@@ -193,6 +212,26 @@ inline bool on_device(const void *p, size_t n) {
     --it;
     return (const char *)p >= it->first && (const char *)p + n <= it->first + it->second;
 }
+/* the guard: device allocations are whole pages, PROT_NONE unless open */
+inline const size_t page = 4096;
+inline size_t pages(size_t n) { return n ? (n + page - 1) / page * page : page; }
+inline int open_depth = 0;
+inline int guard_on() {
+    static const int on = !getenv("CT_EMU_GUARD") || strcmp(getenv("CT_EMU_GUARD"), "0") != 0;
+    return on;
+}
+inline void protect(const void *p, size_t n, bool readable) {
+    if (mprotect((void *)p, pages(n), readable ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
+        perror("cuda emulator: mprotect");
+        abort();
+    }
+}
+inline void set_all(bool readable) {
+    if (guard_on())
+        for (auto &a : allocs) protect(a.first, a.second, readable);
+}
+inline opened::opened() { if (open_depth++ == 0) set_all(true); }
+inline opened::~opened() { if (--open_depth == 0) set_all(false); }
 inline void check_side(const void *p, size_t n, bool dev, const char *what) {
     if (n && on_device(p, n) != dev) {
         fprintf(stderr, "cuda emulator: %s: %p (%zu bytes) is %s memory, expected %s memory\n", what, p, n, dev ? "host" : "device",
@@ -235,10 +274,12 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
 }
 inline cudaError_t cudaMalloc(void **p, size_t n) {
     if (n > ct_emu::cap || ct_emu::used + n > ct_emu::total) return ct_emu::fail(cudaErrorMemoryAllocation);
-    size_t rounded = (n + 255) / 256 * 256;
-    *p = aligned_alloc(256, rounded ? rounded : 256);
-    if (!*p) return ct_emu::fail(cudaErrorMemoryAllocation);
-    memset(*p, 0xcd, rounded);   /* uninitialized memory is not zero */
+    size_t rounded = ct_emu::pages(n);
+    void *m = mmap(NULL, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return ct_emu::fail(cudaErrorMemoryAllocation);
+    memset(m, 0xcd, rounded);   /* uninitialized memory is not zero */
+    if (ct_emu::guard_on() && ct_emu::open_depth == 0) ct_emu::protect(m, n, false);
+    *p = m;
     ct_emu::allocs[(const char *)*p] = n;
     ct_emu::used += n;
     return cudaSuccess;
@@ -250,8 +291,9 @@ inline cudaError_t cudaFree(void *p) {
         abort();
     }
     ct_emu::used -= it->second;
+    size_t rounded = ct_emu::pages(it->second);
     ct_emu::allocs.erase(it);
-    free(p);
+    munmap(p, rounded);
     return cudaSuccess;
 }
 inline cudaError_t cudaMemGetInfo(size_t *f, size_t *t) {
@@ -262,9 +304,17 @@ inline cudaError_t cudaMemGetInfo(size_t *f, size_t *t) {
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) {
     ct_emu::check_side(d, n, k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToDevice, "cudaMemcpy destination");
     ct_emu::check_side(s, n, k == cudaMemcpyDeviceToHost || k == cudaMemcpyDeviceToDevice, "cudaMemcpy source");
+    ct_emu::opened open_;
     memmove(d, s, n);
     return cudaSuccess;
 }
+inline cudaError_t cudaMemset(void *d, int v, size_t n) {
+    ct_emu::check_side(d, n, true, "cudaMemset destination");
+    ct_emu::opened open_;
+    memset(d, v, n);
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) { return cudaMemset(d, v, n); }
 inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t) { return cudaMemcpy(d, s, n, k); }
 inline cudaError_t cudaMemcpyPeer(void *d, int dd, const void *s, int sd, size_t n) {
     if (dd < 0 || dd >= ct_emu::devices() || sd < 0 || sd >= ct_emu::devices()) return ct_emu::fail(cudaErrorInvalidDevice);
