@@ -2770,7 +2770,7 @@ CTENSOR_API ct_status ct_set_qparams(ct_tensor *t, ct_qparams *q) {
 CTENSOR_API const ct_qparams *ct_get_qparams(const ct_tensor *t) { return t ? t->qparams : NULL; }
 /* ct_item's one element as bits in buf: a device tensor's comes to the host
    first through its backend's copy (PyTorch's item() waits for the GPU too). */
-static int ct__copy_into(ct_tensor *dst, const ct_tensor *src);
+static ct_tensor *ct__host_copy(const ct_tensor *x, ct_dtype dt);
 static int ct__item_bits(const ct_tensor *t, unsigned char *buf) {
     if (!t) {
         ct__null_arg("item", 0);
@@ -2782,12 +2782,11 @@ static int ct__item_bits(const ct_tensor *t, unsigned char *buf) {
         memcpy(buf, ct__ptr(t), ct__dt[t->dtype].size);
         return 0;
     }
-    ct_tensor *h = ct__alloc(t->dtype, t->ndim, t->shape, NULL, ct__cpu_dev);
+    ct_tensor *h = ct__host_copy(t, t->dtype);
     if (!h) return -1;
-    int rc = ct__copy_into(h, t);
-    if (!rc) memcpy(buf, ct__ptr(h), ct__dt[t->dtype].size);
+    memcpy(buf, ct__ptr(h), ct__dt[t->dtype].size);
     ct__decref(h);
-    return rc;
+    return 0;
 }
 CTENSOR_API double ct_item(const ct_tensor *t) {
     unsigned char b[16];
@@ -4996,6 +4995,15 @@ static ct_tensor *ct__validate_grad(ct__node *n, int i, ct_tensor *g) {
         if (!g) return NULL;
     }
     if (g->dtype != m->dtype) g = ct_to(g, m->dtype);
+    /* PyTorch's validate_outputs: a 0-d gradient moves to the input's device; any
+       other on the wrong device is an error (a kernel would read the wrong memory) */
+    if (g && !ct_device_eq(g->device, m->device)) {
+        char a[24], b[24];
+        if (g->ndim != 0)
+            return ct__fail(CT_ERR_DEVICE, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
+                            ct__node_name(n), i, ct_device_str(m->device, a, sizeof a), ct_device_str(g->device, b, sizeof b));
+        g = ct_to_device(g, m->device);
+    }
     return g;
 }
 
@@ -5203,7 +5211,21 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                              api, r, CT__SHAPE(go), r, CT__SHAPE(x));
                 goto done;
             }
-            ct__incref(go);
+            if (!ct_device_eq(go->device, x->device)) {   /* as the gradients of nodes (ct__validate_grad) */
+                char a[24], b[24];
+                if (go->ndim != 0) {
+                    ct_set_error(CT_ERR_DEVICE, "%s: invalid gradient at index %d - expected device %s but got %s", api, r,
+                                 ct_device_str(x->device, a, sizeof a), ct_device_str(go->device, b, sizeof b));
+                    goto done;
+                }
+                int s = ct_scope_begin();
+                go = ct_to_device(go, x->device);
+                if (go) ct__incref(go);
+                ct_scope_end(s);
+                if (!go) goto done;
+            } else {
+                ct__incref(go);
+            }
         } else {
             if (ct_numel(x) != 1) {
                 ct_set_error(CT_ERR_AUTOGRAD, "%s: grad can be implicitly created only for scalar outputs", api);
@@ -5283,7 +5305,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                         if (!in->buf[j]) {
                             ct__tmeta *m = &n->out_meta[j];
                             if (!CT__ISFLOAT(m->dtype)) continue;
-                            ct_tensor *z = ct_zeros_n(m->dtype, m->ndim, m->shape);
+                            ct_tensor *z = ct_zeros_on_n(m->device, m->dtype, m->ndim, m->shape);
                             if (!z) break;
                             in->buf[j] = ct__incref(z);
                         }
@@ -6760,6 +6782,18 @@ static ct_tensor *ct__contig_ref(const ct_tensor *x) {
     if (!y) return NULL;
     if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
     return y;
+}
+/* For host code that reads x's values (item, saving, gradcheck): a new contiguous
+   CPU tensor of dtype dt with them, a device tensor's copied by its backend. */
+static ct_tensor *ct__host_copy(const ct_tensor *x, ct_dtype dt) {
+    ct_tensor *y = ct__alloc(dt, x->ndim, x->shape, NULL, ct__cpu_dev);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+/* Contiguous data of x on the host: x itself when it is a contiguous CPU tensor. */
+static ct_tensor *ct__host_ref(const ct_tensor *x) {
+    return x->device.type == CT_CPU ? ct__contig_ref(x) : ct__host_copy(x, x->dtype);
 }
 
 /* ============================================================================
@@ -10501,7 +10535,7 @@ static int ct__bw_nansum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
    one row per k (O(n^2), differentiable to any order) */
 static ct_tensor *ct__prod_others(ct_tensor *X) {
     int64_t nl = X->ndim ? X->shape[X->ndim - 1] : 1;
-    ct_tensor *noteye = ct_logical_not(ct_eye(nl, nl, CT_BOOL));
+    ct_tensor *noteye = ct_logical_not(ct_to_device(ct_eye(nl, nl, CT_BOOL), X->device));
     return ct_prod_dim(ct_where_scalar(noteye, ct_unsqueeze(X, -2), 1.0), -1, 0);
 }
 /* PyTorch's prod_backward: grad * result / input without zeros; with zeros, the
@@ -13261,7 +13295,7 @@ CTENSOR_API ct_tensor *ct_masked_select(const ct_tensor *x, const ct_tensor *mas
 static ct_tensor *ct__mask01(const ct_tensor *mask) {
     if (!mask || mask->dtype == CT_BOOL) return (ct_tensor *)mask;
     if (mask->dtype != CT_UINT8 && CT__ISREAL(mask->dtype)) {
-        ct_tensor *m = ct__convert(mask, CT_FLOAT64);
+        ct_tensor *m = ct__host_copy(mask, CT_FLOAT64);
         if (!m) return NULL;
         const double *p = (const double *)ct__ptr(m);
         int64_t n = ct_numel(m), bad = 0;
@@ -13452,7 +13486,7 @@ CTENSOR_API ct_tensor *ct_repeat_interleave(const ct_tensor *x, int64_t repeats,
     if (!idx) return NULL;
     int64_t *p = (int64_t *)ct__ptr(idx);
     for (int64_t i = 0; i < total; i++) p[i] = i / repeats;
-    return ct_index_select(xin, dim, idx);
+    return ct_index_select(xin, dim, ct_to_device(idx, x->device));
 }
 CTENSOR_API ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *x, const ct_tensor *repeats, int dim) {
     if (!x || !repeats) { ct__null_arg("repeat_interleave", x ? 1 : 0); return NULL; }
@@ -16265,19 +16299,36 @@ CTENSOR_API void ct_remove_hook(ct_tensor *t, int handle) {
 }
 
 /* gradcheck: central differences vs. vector-Jacobian products, both in float64 */
-static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
+/* element k (C order) of a float64 tensor: *get = it, then it = *set when set; a
+   device tensor's element goes through its backend's copy (no version bump, as
+   the direct write on the CPU) */
+static int ct__gc_elem(ct_tensor *t, int64_t k, double *get, const double *set) {
     int64_t off = t->offset, rem = k;
     for (int d = t->ndim - 1; d >= 0; d--) {
         off += (rem % t->shape[d]) * t->strides[d];
         rem /= t->shape[d];
     }
-    return (double *)t->storage->data + off;
+    if (t->device.type == CT_CPU) {
+        double *p = (double *)t->storage->data + off;
+        if (get) *get = *p;
+        if (set) *p = *set;
+        return 0;
+    }
+    ct_tensor *e = ct__view_header(t, 0, NULL, NULL, off), *h = e ? ct__alloc(CT_FLOAT64, 0, NULL, NULL, ct__cpu_dev) : NULL;
+    int rc = h ? 0 : -1;
+    if (!rc && get && !(rc = ct__copy_into(h, e))) *get = *(const double *)ct__ptr(h);
+    if (!rc && set) {
+        *(double *)ct__ptr(h) = *set;
+        rc = ct__copy_into(e, h);
+    }
+    if (h) ct__decref(h);
+    if (e) ct__decref(e);
+    return rc;
 }
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
-    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, ct__cpu_dev);   /* C order */
+    ct_tensor *c = ct__host_copy(t, CT_FLOAT64);   /* C order */
     if (!c) return -1;
-    if (ct__copy_into(c, t)) { ct__decref(c); return -1; }
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
     ct__decref(c);
     return 0;
@@ -16324,19 +16375,22 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
         for (int r = 0; r < nreq; r++) {
             int64_t nx = ct_numel(req[r]);
             for (int64_t j = 0; j < nx; j++, col++) {
-                double *p = ct__elem_f64(req[r], j), orig = *p;
+                double orig = 0, plus, minus;
+                if (ct__gc_elem(req[r], j, &orig, NULL)) goto done;
+                plus = orig + eps;
+                minus = orig - eps;
                 int s2 = ct_scope_begin();
                 int pg = ct_set_grad_enabled(0);
-                *p = orig + eps;
-                ct_tensor *y1 = fn(inputs, user);
-                int e1 = !y1 || ct__flat_f64(y1, fp);
-                *p = orig - eps;
-                ct_tensor *y2 = fn(inputs, user);
-                int e2 = !y2 || ct__flat_f64(y2, fm);
-                *p = orig;
+                int e1 = ct__gc_elem(req[r], j, NULL, &plus);
+                ct_tensor *y1 = e1 ? NULL : fn(inputs, user);
+                e1 = e1 || !y1 || ct__flat_f64(y1, fp);
+                int e2 = e1 || ct__gc_elem(req[r], j, NULL, &minus);
+                ct_tensor *y2 = e2 ? NULL : fn(inputs, user);
+                e2 = e2 || !y2 || ct__flat_f64(y2, fm);
+                int e3 = ct__gc_elem(req[r], j, NULL, &orig);
                 ct_set_grad_enabled(pg);
                 ct_scope_end(s2);
-                if (e1 || e2) goto done;
+                if (e1 || e2 || e3) goto done;
                 for (int64_t k = 0; k < m; k++) num[k * ntot + col] = (fp[k] - fm[k]) / (2.0 * eps);
             }
         }
@@ -16346,8 +16400,9 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
             int s2 = ct_scope_begin();
             ct_tensor *go = ct_zeros_n(y->dtype, y->ndim, y->shape);   /* contiguous: element k is the k-th output */
             ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
+            if (go) ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
+            if (go) go = ct_to_device(go, y->device);   /* the output's device */
             if (!go || !g) { CT_FREE(g); ct_scope_end(s2); goto done; }
-            ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
             ct_grad_options o;
             memset(&o, 0, sizeof o);
             o.retain_graph = 1;
@@ -16451,7 +16506,7 @@ CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, 
         ct_generator g;
         ct_generator_init(&g, 12345);
         ct_tensor *v = ct_empty_n(y->dtype, y->ndim, y->shape);
-        if (v && ct_normal_(v, 0.0, 1.0, &g)) {
+        if (v && ct_normal_(v, 0.0, 1.0, &g) && (v = ct_to_device(v, y->device)) != NULL) {   /* drawn on the CPU, used on y's device */
             ct__gg_ctx c;
             c.fn = fn;
             c.user = user_data;
@@ -16669,7 +16724,7 @@ CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *l
     memcpy(buf + 10, hdr, (size_t)n);
     memset(buf + 10 + n, ' ', pad);
     buf[10 + hl - 1] = '\n';
-    ct_tensor *c = ct__contig_ref(t);
+    ct_tensor *c = ct__host_ref(t);
     if (!c) { CT_FREE(buf); return ct_last_error_code(); }
     memcpy(buf + 10 + hl, ct__ptr(c), (size_t)numel * es);
     ct__decref(c);
@@ -17472,7 +17527,7 @@ CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, c
             const ct_tensor *t = w[i].t;
             size_t es = ct__dt[t->dtype].size, nb = (size_t)ct_numel(t) * es;
             if (!nb) continue;
-            ct_tensor *c = ct__contig_ref(t);
+            ct_tensor *c = ct__host_ref(t);
             if (!c) { rc = ct_last_error_code(); goto done; }
             memcpy(q, ct__ptr(c), nb);
             ct__decref(c);

@@ -773,6 +773,64 @@ TEST(test_device_errors) {
     CHECK(ct_cuda_synchronize() == CT_OK);   /* nothing left failing on the device */
 }
 
+/* ---- host code that reads tensor values reads device tensors only through an
+   explicit copy (on a GPU a host dereference of device memory is a segfault; the
+   emulator's guard makes it one there too) ---- */
+static ct_tensor *gc_fn(ct_tensor *const *in, void *user) {
+    (void)user;
+    return ct_sum(ct_mul(ct_tanh(in[0]), ct_add(in[1], ct_t(in[0]))));
+}
+TEST(test_host_reads) {
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *dx = dev(x);
+    /* item, equal, allclose of device tensors: a copy of the values to the host */
+    CHECK_CLOSE(ct_item(ct_sum(dx)), ct_item(ct_sum(x)), 1e-4);
+    CHECK(ct_equal(dx, dev(x)) == 1 && ct_equal(dx, ct_add_scalar(dx, 1.0)) == 0);
+    CHECK(ct_allclose(dx, ct_add_scalar(dx, 1e-7), 1e-5, 1e-6) == 1);
+    /* internal copies of non-contiguous device tensors: contiguous, to, clone, autograd's accumulation */
+    CHECK_SAME(ct_contiguous(ct_t(dx)), ct_contiguous(ct_t(x)), 0.0, 0.0);
+    CHECK_SAME(ct_to(ct_t(dx), CT_FLOAT64), ct_to(ct_t(x), CT_FLOAT64), 0.0, 0.0);
+    ct_tensor *w = ct_requires_grad(ct_detach(dx));
+    CHECK(ct_backward(ct_sum(ct_mul(ct_t(w), ct_t(dx)))) == CT_OK);   /* a strided gradient lands in .grad */
+    CHECK_SAME(ct_grad(w), x, 0.0, 0.0);
+    CHECK(ct_backward(ct_sum(ct_mul(ct_t(w), ct_t(dx)))) == CT_OK);   /* and accumulates */
+    CHECK_SAME(ct_grad(w), ct_mul_scalar(x, 2.0), 1e-6, 1e-6);
+    /* saving a device tensor writes the values of a host copy */
+    void *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    CHECK(ct_save_npy_mem(ct_t(dx), &a, &na) == CT_OK && ct_save_npy_mem(ct_t(x), &b, &nb) == CT_OK);
+    CHECK(a && b && na == nb && memcmp(a, b, na) == 0);
+    ct_free(a);
+    ct_free(b);
+    /* gradcheck perturbs device inputs element by element through copies */
+    ct_tensor *in[2];
+    in[0] = ct_requires_grad(dev(data(CT_FLOAT64, 2, CT_DIMS(3, 3))));
+    in[1] = ct_requires_grad(dev(data(CT_FLOAT64, 0, CT_DIMS(3, 3))));
+    ct_tensor *before = ct_to_device(in[0], ct_cpu());
+    CT_T_REPORT(ct_gradcheck(gc_fn, NULL, 2, in, NULL) == 1, "gradcheck on the GPU: %s", ct_last_error());
+    CHECK(ct_equal(ct_to_device(in[0], ct_cpu()), before) == 1);   /* the inputs are restored */
+    /* root gradients: a CPU 0-d one moves to the root's device; a CPU tensor of a device root is an error */
+    ct_tensor *v = ct_requires_grad(dev(data(CT_FLOAT32, 0, CT_DIMS(3)))), *go = ct_scalar_tensor(2.0, CT_FLOAT32);
+    ct_tensor *r0 = ct_sum(ct_mul(v, v)), *r1 = ct_mul_scalar(v, 3.0);
+    CHECK(ct_backward_ex(1, &r0, &go, NULL) == CT_OK && ct_grad(v) && ct_grad(v)->device.type == CT_CUDA);
+    CHECK_SAME(ct_grad(v), ct_mul_scalar(ct_to_device(v, ct_cpu()), 4.0), 1e-6, 1e-6);
+    ct_tensor *go3 = ct_ones(CT_FLOAT32, 3);
+    CHECK_ERR(ct_backward_ex(1, &r1, &go3, NULL) == CT_OK, CT_ERR_DEVICE, "invalid gradient at index 0 - expected device cuda:0 but got cpu");
+    /* F.scaled_dot_product_attention: the fused CPU kernel is not taken for device tensors; the op chain runs on the GPU */
+    ct_tensor *q = data(CT_FLOAT32, 2, CT_DIMS(2, 5, 8)), *k = data(CT_FLOAT32, 2, CT_DIMS(2, 7, 8)), *vv = data(CT_FLOAT32, 2, CT_DIMS(2, 7, 8));
+    CHECK_SAME(ct_scaled_dot_product_attention(dev(q), dev(k), dev(vv), NULL, 0.0, 0),
+               ct_scaled_dot_product_attention(q, k, vv, NULL, 0.0, 0), 1e-5, 1e-6);
+    /* helpers that read masks, offsets or lengths on the host: values through a copy, or a clear error */
+    ct_tensor *m2 = dev(ct_full(CT_FLOAT32, 2.0, 4, 6));
+    CHECK_ERR(ct_masked_scatter(dx, m2, dx), CT_ERR_ARG, "masked_scatter: Mask tensor can take 0 and 1 values only");
+    ct_nested nt;
+    CHECK_ERR(ct_nested_from_mask(dev(data(CT_FLOAT32, 0, CT_DIMS(2, 3, 4))), dev(ct_zeros(CT_BOOL, 2, 3)), &nt) == CT_OK, CT_ERR_DEVICE,
+              "nested batches are CPU tensors");
+    ct_tensor *bag = ct_embedding_bag(dev(ct_arange(0, 4, 1, CT_INT64)), dev(ct_ones(CT_FLOAT32, 5, 3)), dev(ct_arange(0, 4, 2, CT_INT64)),
+                                      "sum", NULL, 0);
+    CT_T_REPORT(bag == NULL ? ct_last_error_code() != CT_OK : bag->device.type == CT_CUDA, "embedding_bag on the GPU: %s", ct_last_error());
+    ct_clear_error();
+}
+
 /* ---- two devices (skipped with one): copies between them, ops on the second,
    the current device left alone, per-device memory statistics ---- */
 TEST(test_two_devices) {
@@ -874,7 +932,7 @@ static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
-    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_two_devices", test_two_devices},
+    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck) */
