@@ -935,15 +935,17 @@ static const test_case TESTS[] = {
     {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
 };
-/* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck) */
-static int selected(const char *name) {
-    const char *sel = getenv("CT_CUDA_TESTS");
-    if (!sel || !*sel) return 1;
+/* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
+   CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */
+static int listed(const char *var, const char *name) {
+    const char *sel = getenv(var);
+    if (!sel || !*sel) return -1;
     size_t n = strlen(name);
     for (const char *p = sel; (p = strstr(p, name)) != NULL; p += n)
         if ((p == sel || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
     return 0;
 }
+static int selected(const char *name) { return listed("CT_CUDA_TESTS", name) != 0 && listed("CT_CUDA_SKIP", name) != 1; }
 
 /* A crash (a host dereference of device memory is a SIGSEGV; with the emulator's
    guard too) names the test and prints the stack, then dies of the same signal:
@@ -1004,7 +1006,7 @@ int main(void) {
     int64_t live0 = ct_live_tensors();
     for (int k = 0; k < ntests; k++) {
         if (!selected(TESTS[k].name)) {
-            printf("skip %s: not in CT_CUDA_TESTS\n", TESTS[k].name);
+            printf("skip %s: not in CT_CUDA_TESTS, or in CT_CUDA_SKIP\n", TESTS[k].name);
             continue;
         }
         if (TESTS[k].fn == test_two_devices && n < 2) {
