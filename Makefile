@@ -205,12 +205,17 @@ fuzz-run: $(addprefix $(BUILD)/fuzz/,$(FUZZ))
 #                                one, reports every test as skipped and passes
 #                                (built when nvcc is on PATH or in /usr/local/cuda/bin)
 #   $(BUILD)/cuda/test_cuda_emu  g++: the same tests with the kernels run on the host
-#                                by tests/cuda/emu (logic, not a GPU; always built)
+#                                by tests/cuda/emu (logic, not a GPU; always built);
+#                                its device memory is PROT_NONE outside kernels, copies
+#                                and cuBLAS calls, so a host read of it segfaults as on
+#                                a GPU (CT_EMU_GUARD=0 turns that off)
 # CUDA=1 makes nvcc required (an error when it is missing), CUDA=0 leaves it out;
 # CUDA_ARCH picks the GPU code (make cuda-test CUDA_ARCH=-arch=native). The compile
 # tests (tests/compile/run.sh) build ctensor_cuda.h under nvcc themselves.
-# tests/cuda/gpu_check.sh is the script for a machine with a GPU (it adds
-# compute-sanitizer runs).
+# tests/cuda/gpu_check.sh is the script for a machine with a GPU (one build, the
+# tests, then compute-sanitizer runs, within a time budget). Both programs name
+# each test before it runs ("run  test_x"; cuda-test hides those lines) and print
+# the test and a stack when they crash.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA ?=
 CUDA_ARCH ?=

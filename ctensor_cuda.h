@@ -5,7 +5,8 @@
      The first vertical slice of issue 15. It compiles warning-free under nvcc
      (CUDA 13.0, -Werror all-warnings); its test program passes on a host
      emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic, run on
-     the CPU) and skips cleanly without a GPU. It HAS NOT YET RUN ON A GPU: treat
+     the CPU, with device memory unreadable by host code as on a GPU) and skips
+     cleanly without a GPU. It HAS NOT YET RUN ON A GPU: treat
      GPU results as unverified until tests/cuda/gpu_check.sh has passed on one
      (this paragraph changes when it has).
 
@@ -38,7 +39,8 @@
    WHAT RUNS ON THE GPU IN THIS SLICE
      - copies: ct_to_device / ct_to (aten::_to_copy: host to device, device to host,
        device to device, with dtype conversion and any strides), clone,
-       contiguous, copy_, fill_; factories on a device (full/zeros/ones,
+       contiguous, copy_, fill_; ctensor.h's internal copies (autograd's
+       accumulation, conversions, ct_item) go through this header's copy_; factories on a device (full/zeros/ones,
        arange, linspace, eye); printing (a host copy, device='cuda:0')
      - elementwise: every unary op of ctensor.h's unary tables (neg, abs, exp,
        log, sqrt, sin, cos, tanh, sigmoid, relu, gelu, silu, ..., the

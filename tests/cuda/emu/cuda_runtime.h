@@ -1,6 +1,6 @@
 /* tests/cuda/emu/cuda_runtime.h - the part of the CUDA runtime that
    ctensor_cuda.h uses, emulated on the host, so that its kernels and host code
-   run on a machine without a GPU (make cuda-emu-test):
+   run on a machine without a GPU (make cuda-test builds and runs it):
        g++ -std=c++17 -x c++ -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu -I. -Itests \
            tests/cuda/test_cuda.c -o build/cuda/test_cuda_emu
    This is a test of the logic (indexing, strides, dtype conversions, reduction
