@@ -243,6 +243,9 @@ test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 	@for t in $(CUDA_TESTS); do echo "== $$t"; out=$$(./$(BUILD)/cuda/$$t 2>&1); rc=$$?; \
 	  printf '%s\n' "$$out" | grep -Ev '^(ok|run) '; [ $$rc = 0 ] || exit 1; done
+	@echo "== test_cuda_emu with an H100's grids (CT_EMU_SMS=132) and two devices (CT_EMU_DEVICES=2)"; \
+	  out=$$(CT_EMU_SMS=132 CT_EMU_DEVICES=2 ./$(BUILD)/cuda/test_cuda_emu 2>&1); rc=$$?; \
+	  printf '%s\n' "$$out" | grep -Ev '^(ok|run) |^  the GPU step'; [ $$rc = 0 ]
 # ---- end CUDA ------------------------------------------------------------------
 
 clean:

@@ -335,9 +335,9 @@ CTENSOR_API int64_t ct_numel(const ct_tensor *t);
 CTENSOR_API ct_dtype ct_get_dtype(const ct_tensor *t);
 CTENSOR_API int ct_is_contiguous(const ct_tensor *t);
 CTENSOR_API int ct_is_channels_last(const ct_tensor *t);      /* 4-D NHWC strides */
-CTENSOR_API void *ct_data_ptr(const ct_tensor *t);            /* first element */
+CTENSOR_API void *ct_data_ptr(const ct_tensor *t);            /* first element (device memory for a device tensor) */
 CTENSOR_API double ct_item(const ct_tensor *t);               /* one-element tensor -> double; NAN + error otherwise */
-CTENSOR_API int64_t ct_item_int(const ct_tensor *t);
+CTENSOR_API int64_t ct_item_int(const ct_tensor *t);          /* (a device tensor's element is copied to the host) */
 CTENSOR_API int ct_same_shape(const ct_tensor *a, const ct_tensor *b);
 CTENSOR_API uint32_t ct_version(const ct_tensor *t);          /* storage version counter */
 

@@ -79,6 +79,7 @@ sanitizer() {
 FLAGS="-O1 --split-compile 0 -x cu -DCTENSOR_CUDA -I. -Itests -Xcompiler -Wall,-Wextra,-rdynamic -lineinfo"
 echo "== build: $NVCC $FLAGS $ARCH tests/cuda/test_cuda.c (log $OUTD/build.log)"
 bstart=$(date +%s)
+rm -f $BIN   # never a stale binary
 timeout -k 5 "$(min 200 "$(left)")" "$NVCC" $FLAGS $ARCH tests/cuda/test_cuda.c -o $BIN -lcublas -lpthread > "$OUTD/build.log" 2>&1 &
 bpid=$!
 echo "== nvidia-smi"

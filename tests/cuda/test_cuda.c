@@ -831,6 +831,61 @@ TEST(test_host_reads) {
     ct_clear_error();
 }
 
+/* ---- optimizer steps on device parameters (the op chains; the fused steps are
+   CPU kernels) match the CPU's; gradient clipping refuses device gradients ---- */
+TEST(test_optimizers) {
+    const char *names[5] = {"SGD (nesterov)", "Adam (amsgrad, weight_decay)", "AdamW", "RMSprop (centered, momentum)", "Adagrad"};
+    for (int kind = 0; kind < 5; kind++) {
+        ct_tensor *w0 = ct_randn(CT_FLOAT32, 4, 3);
+        ct_tensor *pc = ct_retain(ct_requires_grad(ct_clone(w0))), *pg = ct_retain(ct_requires_grad(ct_detach(dev(w0))));
+        ct_optimizer *oc = NULL, *og = NULL;
+        ct_sgd_options so;
+        ct_adam_options ao;
+        ct_adamw_options aw;
+        ct_rmsprop_options ro;
+        ct_adagrad_options ag;
+        memset(&so, 0, sizeof so);
+        memset(&ao, 0, sizeof ao);
+        memset(&aw, 0, sizeof aw);
+        memset(&ro, 0, sizeof ro);
+        memset(&ag, 0, sizeof ag);
+        so.lr = 0.1; so.momentum = 0.9; so.nesterov = 1;
+        ao.lr = 0.01; ao.amsgrad = 1; ao.weight_decay = 0.01;
+        aw.lr = 0.01;
+        ro.lr = 0.01; ro.momentum = 0.5; ro.centered = 1;
+        ag.lr = 0.1;
+        switch (kind) {
+        case 0: oc = ct_optim_sgd_params(1, &pc, &so); og = ct_optim_sgd_params(1, &pg, &so); break;
+        case 1: oc = ct_optim_adam_params(1, &pc, &ao); og = ct_optim_adam_params(1, &pg, &ao); break;
+        case 2: oc = ct_optim_adamw_params(1, &pc, &aw); og = ct_optim_adamw_params(1, &pg, &aw); break;
+        case 3: oc = ct_optim_rmsprop_params(1, &pc, &ro); og = ct_optim_rmsprop_params(1, &pg, &ro); break;
+        default: oc = ct_optim_adagrad_params(1, &pc, &ag); og = ct_optim_adagrad_params(1, &pg, &ag); break;
+        }
+        for (int step = 0; step < 3 && oc && og; step++) {
+            CT_SCOPE {
+                ct_zero_grad(oc);
+                ct_zero_grad(og);
+                CHECK(ct_backward(ct_sum(ct_mul(pc, ct_exp(pc)))) == CT_OK && ct_step(oc) == CT_OK);
+                int ok = ct_backward(ct_sum(ct_mul(pg, ct_exp(pg)))) == CT_OK && ct_step(og) == CT_OK;
+                CT_T_REPORT(ok, "%s, step %d on the GPU: %s", names[kind], step, ct_last_error());
+            }
+        }
+        CHECK(oc && og);
+        CHECK_SAME_AT(names[kind], pg, pc, 1e-5, 1e-6);
+        if (kind == 0) {
+            ct_tensor *ps[1];
+            ps[0] = pg;
+            ct_status st = ct_clip_grad_norm_ex(1, ps, 1.0, 2.0, 0, NULL);
+            CHECK(st == CT_ERR_UNSUPPORTED && strstr(ct_last_error(), "gradients off the CPU"));
+            ct_clear_error();
+        }
+        ct_optim_free(oc);
+        ct_optim_free(og);
+        ct_release(pc);
+        ct_release(pg);
+    }
+}
+
 /* ---- two devices (skipped with one): copies between them, ops on the second,
    the current device left alone, per-device memory statistics ---- */
 TEST(test_two_devices) {
@@ -932,7 +987,8 @@ static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
-    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads}, {"test_two_devices", test_two_devices},
+    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
+    {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);

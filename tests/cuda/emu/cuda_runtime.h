@@ -18,7 +18,8 @@
    CT_EMU_GUARD=0 turns the guard off (device memory then stays readable).
    Allocations are registered, so cudaMemcpy also checks that each side of a
    copy is the kind its direction says (a host pointer given as device memory
-   aborts the test). CT_EMU_DEVICES (default 1) sets the device count. */
+   aborts the test). CT_EMU_DEVICES (default 1) sets the device count,
+   CT_EMU_SMS (default 4) the multiprocessor count that sizes the grids. */
 #ifndef CT_EMU_CUDA_RUNTIME_H
 #define CT_EMU_CUDA_RUNTIME_H
 #include <sys/mman.h>
@@ -265,7 +266,12 @@ inline cudaError_t cudaSetDevice(int d) {
     ct_emu::cur_device = d;
     return cudaSuccess;
 }
-inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) { *v = 4; return cudaSuccess; }
+/* multiprocessors: 4, or CT_EMU_SMS (132 gives an H100's grids: more blocks, other reduction splits) */
+inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr, int) {
+    const char *e = getenv("CT_EMU_SMS");
+    *v = e && atoi(e) > 0 ? atoi(e) : 4;
+    return cudaSuccess;
+}
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     if (d < 0 || d >= ct_emu::devices()) return ct_emu::fail(cudaErrorInvalidDevice);
