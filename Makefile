@@ -198,5 +198,55 @@ fuzz-run: $(addprefix $(BUILD)/fuzz/,$(FUZZ))
 	  if [ $$rc != 0 ]; then tail -40 $(BUILD)/fuzz/$$f.log; echo "fuzz: $$f failed (log: $(BUILD)/fuzz/$$f.log)"; exit 1; fi; \
 	done; echo; column -t -s '	' $(BUILD)/fuzz/stats.tsv 2>/dev/null || cat $(BUILD)/fuzz/stats.tsv; echo "fuzz: no crashes"
 
+# ---- CUDA (ctensor_cuda.h) ---------------------------------------------------
+# Two builds of tests/cuda/test_cuda.c, both run by `make test` (tests/run_suite.sh
+# reads CUDA_TESTS) and by `make cuda-test`:
+#   $(BUILD)/cuda/test_cuda      nvcc, the real thing: it runs on a GPU and, without
+#                                one, reports every test as skipped and passes
+#                                (built when nvcc is on PATH or in /usr/local/cuda/bin)
+#   $(BUILD)/cuda/test_cuda_emu  g++: the same tests with the kernels run on the host
+#                                by tests/cuda/emu (logic, not a GPU; always built);
+#                                its device memory is PROT_NONE outside kernels, copies
+#                                and cuBLAS calls, so a host read of it segfaults as on
+#                                a GPU (CT_EMU_GUARD=0 turns that off)
+# CUDA=1 makes nvcc required (an error when it is missing), CUDA=0 leaves it out;
+# CUDA_ARCH picks the GPU code (make cuda-test CUDA_ARCH=-arch=native). The compile
+# tests (tests/compile/run.sh) build ctensor_cuda.h under nvcc themselves.
+# tests/cuda/gpu_check.sh is the script for a machine with a GPU (one build, the
+# tests, then compute-sanitizer runs, within a time budget). Both programs name
+# each test before it runs ("run  test_x"; cuda-test hides those lines) and print
+# the test and a stack when they crash.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA ?=
+CUDA_ARCH ?=
+ifeq ($(CUDA),0)
+NVCC_FOUND :=
+else
+NVCC_FOUND := $(NVCC)
+endif
+ifeq ($(CUDA),1)
+ifeq ($(NVCC_FOUND),)
+$(error CUDA=1: nvcc not found on PATH or in /usr/local/cuda/bin (set NVCC=/path/to/nvcc))
+endif
+endif
+NVCCFLAGS := -O2 -x cu -DCTENSOR_CUDA -I. -Itests -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror $(CUDA_ARCH)
+CUDA_SRC  := tests/cuda/test_cuda.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
+export CUDA_TESTS := test_cuda_emu $(if $(NVCC_FOUND),test_cuda)
+.PHONY: cuda-test
+$(BUILD)/cuda:
+	@mkdir -p $@
+$(BUILD)/cuda/test_cuda: $(CUDA_SRC) | $(BUILD)/cuda
+	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcublas -lpthread
+$(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) | $(BUILD)/cuda
+	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread
+test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
+cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
+	@for t in $(CUDA_TESTS); do echo "== $$t"; out=$$(./$(BUILD)/cuda/$$t 2>&1); rc=$$?; \
+	  printf '%s\n' "$$out" | grep -Ev '^(ok|run) '; [ $$rc = 0 ] || exit 1; done
+	@echo "== test_cuda_emu with an H100's grids (CT_EMU_SMS=132) and two devices (CT_EMU_DEVICES=2)"; \
+	  out=$$(CT_EMU_SMS=132 CT_EMU_DEVICES=2 ./$(BUILD)/cuda/test_cuda_emu 2>&1); rc=$$?; \
+	  printf '%s\n' "$$out" | grep -Ev '^(ok|run) |^  the GPU step'; [ $$rc = 0 ]
+# ---- end CUDA ------------------------------------------------------------------
+
 clean:
 	rm -rf $(BUILD)

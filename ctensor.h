@@ -335,9 +335,9 @@ CTENSOR_API int64_t ct_numel(const ct_tensor *t);
 CTENSOR_API ct_dtype ct_get_dtype(const ct_tensor *t);
 CTENSOR_API int ct_is_contiguous(const ct_tensor *t);
 CTENSOR_API int ct_is_channels_last(const ct_tensor *t);      /* 4-D NHWC strides */
-CTENSOR_API void *ct_data_ptr(const ct_tensor *t);            /* first element */
+CTENSOR_API void *ct_data_ptr(const ct_tensor *t);            /* first element (device memory for a device tensor) */
 CTENSOR_API double ct_item(const ct_tensor *t);               /* one-element tensor -> double; NAN + error otherwise */
-CTENSOR_API int64_t ct_item_int(const ct_tensor *t);
+CTENSOR_API int64_t ct_item_int(const ct_tensor *t);          /* (a device tensor's element is copied to the host) */
 CTENSOR_API int ct_same_shape(const ct_tensor *a, const ct_tensor *b);
 CTENSOR_API uint32_t ct_version(const ct_tensor *t);          /* storage version counter */
 
@@ -2154,12 +2154,19 @@ static ct_storage *ct__storage_new(int64_t nbytes, ct_device dev) {
         }
         s = (ct_storage *)CT_MALLOC(sizeof(ct_storage));
         if (!s) { ct_set_error(CT_ERR_MEMORY, "out of memory"); return NULL; }
+        /* a device allocator that fails may say why itself (ctensor_cuda.h: "CUDA out of
+           memory. Tried to allocate ..."); its message is kept. The error state before
+           the call comes back when the allocation succeeds. */
+        ct_status before = t->err_code;
+        t->err_code = CT_OK;
         s->data = a->alloc((size_t)(nbytes > 0 ? nbytes : 1), dev, a->user_data);
         if (!s->data) {
             CT_FREE(s);
-            ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %s", (long long)nbytes, ct_device_str(dev, dn, sizeof dn));
+            if (t->err_code == CT_OK)
+                ct_set_error(CT_ERR_MEMORY, "out of memory: tried to allocate %lld bytes on device %s", (long long)nbytes, ct_device_str(dev, dn, sizeof dn));
             return NULL;
         }
+        if (t->err_code == CT_OK) t->err_code = before;
         s->ct__block = NULL;
         s->ct__size_class = -2;  /* device allocator: freed by the allocator that made it */
         s->ct__free = a->free;
@@ -2761,25 +2768,33 @@ CTENSOR_API ct_status ct_set_qparams(ct_tensor *t, ct_qparams *q) {
     return CT_OK;
 }
 CTENSOR_API const ct_qparams *ct_get_qparams(const ct_tensor *t) { return t ? t->qparams : NULL; }
-CTENSOR_API double ct_item(const ct_tensor *t) {
-    if (!t) { ct__null_arg("item", 0); return NAN; }
-    if (ct_numel(t) != 1) {
-        ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
-        return NAN;
+/* ct_item's one element as bits in buf: a device tensor's comes to the host
+   first through its backend's copy (PyTorch's item() waits for the GPU too). */
+static ct_tensor *ct__host_copy(const ct_tensor *x, ct_dtype dt);
+static int ct__item_bits(const ct_tensor *t, unsigned char *buf) {
+    if (!t) {
+        ct__null_arg("item", 0);
+        return -1;
     }
-    if (t->device.type != CT_CPU) {
-        ct_set_error(CT_ERR_DEVICE, "item: tensor is on a device; copy it to the CPU first");
-        return NAN;
-    }
-    return ct__load_f64(ct__ptr(t), t->dtype);
-}
-CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
-    if (!t) { ct__null_arg("item", 0); return 0; }
-    if (ct_numel(t) != 1) {
-        ct_set_error(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
+    if (ct_numel(t) != 1)
+        return ct__failed(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
+    if (t->device.type == CT_CPU) {
+        memcpy(buf, ct__ptr(t), ct__dt[t->dtype].size);
         return 0;
     }
-    return ct__load_i64(ct__ptr(t), t->dtype);
+    ct_tensor *h = ct__host_copy(t, t->dtype);
+    if (!h) return -1;
+    memcpy(buf, ct__ptr(h), ct__dt[t->dtype].size);
+    ct__decref(h);
+    return 0;
+}
+CTENSOR_API double ct_item(const ct_tensor *t) {
+    unsigned char b[16];
+    return ct__item_bits(t, b) ? NAN : ct__load_f64(b, t->dtype);
+}
+CTENSOR_API int64_t ct_item_int(const ct_tensor *t) {
+    unsigned char b[16];
+    return ct__item_bits(t, b) ? 0 : ct__load_i64(b, t->dtype);
 }
 
 /* ============================================================================
@@ -4980,6 +4995,15 @@ static ct_tensor *ct__validate_grad(ct__node *n, int i, ct_tensor *g) {
         if (!g) return NULL;
     }
     if (g->dtype != m->dtype) g = ct_to(g, m->dtype);
+    /* PyTorch's validate_outputs: a 0-d gradient moves to the input's device; any
+       other on the wrong device is an error (a kernel would read the wrong memory) */
+    if (g && !ct_device_eq(g->device, m->device)) {
+        char a[24], b[24];
+        if (g->ndim != 0)
+            return ct__fail(CT_ERR_DEVICE, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
+                            ct__node_name(n), i, ct_device_str(m->device, a, sizeof a), ct_device_str(g->device, b, sizeof b));
+        g = ct_to_device(g, m->device);
+    }
     return g;
 }
 
@@ -5187,7 +5211,21 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                              api, r, CT__SHAPE(go), r, CT__SHAPE(x));
                 goto done;
             }
-            ct__incref(go);
+            if (!ct_device_eq(go->device, x->device)) {   /* as the gradients of nodes (ct__validate_grad) */
+                char a[24], b[24];
+                if (go->ndim != 0) {
+                    ct_set_error(CT_ERR_DEVICE, "%s: invalid gradient at index %d - expected device %s but got %s", api, r,
+                                 ct_device_str(x->device, a, sizeof a), ct_device_str(go->device, b, sizeof b));
+                    goto done;
+                }
+                int s = ct_scope_begin();
+                go = ct_to_device(go, x->device);
+                if (go) ct__incref(go);
+                ct_scope_end(s);
+                if (!go) goto done;
+            } else {
+                ct__incref(go);
+            }
         } else {
             if (ct_numel(x) != 1) {
                 ct_set_error(CT_ERR_AUTOGRAD, "%s: grad can be implicitly created only for scalar outputs", api);
@@ -5267,7 +5305,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                         if (!in->buf[j]) {
                             ct__tmeta *m = &n->out_meta[j];
                             if (!CT__ISFLOAT(m->dtype)) continue;
-                            ct_tensor *z = ct_zeros_n(m->dtype, m->ndim, m->shape);
+                            ct_tensor *z = ct_zeros_on_n(m->device, m->dtype, m->ndim, m->shape);
                             if (!z) break;
                             in->buf[j] = ct__incref(z);
                         }
@@ -6678,10 +6716,41 @@ static const ct__loop_fn ct__cast_tab[10][10] = {
     CT__CAST_TAB_ROW(f32), CT__CAST_TAB_ROW(f64), CT__CAST_TAB_ROW(f16), CT__CAST_TAB_ROW(bf16), CT__CAST_TAB_ROW(i64),
     CT__CAST_TAB_ROW(i32), CT__CAST_TAB_ROW(i16), CT__CAST_TAB_ROW(i8), CT__CAST_TAB_ROW(u8), CT__CAST_TAB_ROW(b8)};
 
-/* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd). */
+/* A copy with a device tensor on either side runs on that backend's aten::copy_
+   kernel (ctensor_cuda.h registers it): the CPU loop would read device memory
+   from the host. No dispatcher: no autograd, listeners or version bump, as for
+   the CPU loop. Without such a kernel it is the dispatcher's error, never a crash. */
+static CT__NOINLINE int ct__copy_into_backend(ct_tensor *dst, const ct_tensor *src) {
+    const int backend = CT_BACKEND_CUDA;   /* the one device type besides the CPU */
+    ct__kernel_fn k = ct__kernels[backend][CT__OP_COPY];
+    if (!k) return ct__no_kernel(&ct__ops[CT__OP_COPY], backend);
+    ct_tensor *in[2];
+    in[0] = dst;
+    in[1] = (ct_tensor *)src;
+    ct__call c;
+    ct__call_init(&c, CT__OP_COPY, 2, in, &ct__attrs_none);
+    c.odev = dst->device;
+    c.nout = 1;
+    c.out[0] = dst;
+    c.cdt = dst->dtype;
+    c.fast = 0;
+    c.self_before = NULL;
+    ct__tls *t = ct__tls_get();
+    int saved_grad = t->grad_enabled;
+    t->grad_enabled = 0;
+    t->dispatch_depth++;
+    int rc = k(&c);
+    t->dispatch_depth--;
+    t->grad_enabled = saved_grad;
+    return rc;
+}
+/* dst[...] = src[...] with conversion and broadcasting (no dispatch, no autograd).
+   The helpers built on it (ct__convert, ct__clone_detached, ct__contig_ref) serve
+   every device through it. */
 static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
     if (!CT__ISREAL(dst->dtype) || !CT__ISREAL(src->dtype))
         return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
+    if (CT__UNLIKELY(dst->device.type != CT_CPU || src->device.type != CT_CPU)) return ct__copy_into_backend(dst, src);
     ct_tensor *ops[2];
     ops[0] = dst;
     ops[1] = (ct_tensor *)src;
@@ -6713,6 +6782,18 @@ static ct_tensor *ct__contig_ref(const ct_tensor *x) {
     if (!y) return NULL;
     if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
     return y;
+}
+/* For host code that reads x's values (item, saving, gradcheck): a new contiguous
+   CPU tensor of dtype dt with them, a device tensor's copied by its backend. */
+static ct_tensor *ct__host_copy(const ct_tensor *x, ct_dtype dt) {
+    ct_tensor *y = ct__alloc(dt, x->ndim, x->shape, NULL, ct__cpu_dev);
+    if (!y) return NULL;
+    if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
+    return y;
+}
+/* Contiguous data of x on the host: x itself when it is a contiguous CPU tensor. */
+static ct_tensor *ct__host_ref(const ct_tensor *x) {
+    return x->device.type == CT_CPU ? ct__contig_ref(x) : ct__host_copy(x, x->dtype);
 }
 
 /* ============================================================================
@@ -10437,7 +10518,7 @@ CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tens
    works and there is one gather/scatter_add implementation ---- */
 static ct_tensor *ct__scatter_add_into_zeros(const ct_tensor *src, int dim, const ct_tensor *idx, int ndim, const int64_t *shape) {
     if (!src) return NULL;
-    return ct_scatter_add(ct_zeros_n(src->dtype, ndim, shape), dim, idx, src);
+    return ct_scatter_add(ct_zeros_on_n(src->device, src->dtype, ndim, shape), dim, idx, src);
 }
 /* ---- backward rules of this family (PyTorch: tools/autograd/derivatives.yaml,
    torch/csrc/autograd/FunctionsManual.cpp), written with ctensor ops ---- */
@@ -10454,7 +10535,7 @@ static int ct__bw_nansum(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
    one row per k (O(n^2), differentiable to any order) */
 static ct_tensor *ct__prod_others(ct_tensor *X) {
     int64_t nl = X->ndim ? X->shape[X->ndim - 1] : 1;
-    ct_tensor *noteye = ct_logical_not(ct_eye(nl, nl, CT_BOOL));
+    ct_tensor *noteye = ct_logical_not(ct_to_device(ct_eye(nl, nl, CT_BOOL), X->device));
     return ct_prod_dim(ct_where_scalar(noteye, ct_unsqueeze(X, -2), 1.0), -1, 0);
 }
 /* PyTorch's prod_backward: grad * result / input without zeros; with zeros, the
@@ -12782,14 +12863,14 @@ static int ct__k_pad_backward(ct__call *c) {
 static int ct__bw_index_select(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0], 1.0)))
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_add(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0], 1.0)))
         return -1;
     return 0;
 }
 static int ct__bw_gather(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__IX_BW_IDX
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0])))
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_scatter_add(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, m->ndim, m->shape), (int)n->attrs.i[0], Ix, gout[0])))
         return -1;
     return 0;
 }
@@ -12914,7 +12995,7 @@ static int ct__bw_index(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     int len = ct__bw_index_list(n, 1, list);
     if (len < 0) return -1;
     ct__tmeta *m = &n->in_meta[0];
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_put(ct_zeros_n(gout[0]->dtype, m->ndim, m->shape), len, list, gout[0], 1))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_index_put(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, m->ndim, m->shape), len, list, gout[0], 1))) return -1;
     return 0;
 }
 static int ct__bw_index_put(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -12933,7 +13014,7 @@ static int ct__bw_masked_select(ct__node *n, ct_tensor *const *gout, ct_tensor *
     if (!M) return -1;
     int64_t shape[CT_MAX_DIMS] = {0};
     int nd = ct__bshape2(n->in_meta[0].ndim, n->in_meta[0].shape, n->in_meta[1].ndim, n->in_meta[1].shape, shape);
-    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_masked_scatter(ct_zeros_n(gout[0]->dtype, nd, shape), M, gout[0]))) return -1;
+    if (CT__IX_NEEDS(n, 0) && !(gin[0] = ct_masked_scatter(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, nd, shape), M, gout[0]))) return -1;
     return 0;
 }
 static int ct__bw_masked_scatter(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -12958,7 +13039,7 @@ static int ct__bw_take(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     if (CT__IX_NEEDS(n, 0)) {
         int64_t numel = ct__shape_numel(m->ndim, m->shape);
         ct_tensor *flat = ct_reshape(Ix, -1);
-        ct_tensor *r = ct_index_put(ct_zeros_n(gout[0]->dtype, 1, &numel), 1, &flat, ct_reshape(gout[0], -1), 1);
+        ct_tensor *r = ct_index_put(ct_zeros_on_n(gout[0]->device, gout[0]->dtype, 1, &numel), 1, &flat, ct_reshape(gout[0], -1), 1);
         if (!(gin[0] = ct_reshape_n(r, m->ndim, m->shape))) return -1;
     }
     return 0;
@@ -12969,7 +13050,7 @@ static int ct__bw_cat(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     for (int i = 0; i < n->nin; i++) {
         const ct__tmeta *m = &n->in_meta[i];
         if (m->ndim == 1 && m->shape[0] == 0 && gout[0]->ndim != 1) {   /* a skipped legacy empty input */
-            if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_zeros_n(m->dtype, 1, m->shape))) return -1;
+            if (CT__IX_NEEDS(n, i) && !(gin[i] = ct_zeros_on_n(m->device, m->dtype, 1, m->shape))) return -1;
             continue;
         }
         int64_t sz = m->shape[dim];
@@ -13214,7 +13295,7 @@ CTENSOR_API ct_tensor *ct_masked_select(const ct_tensor *x, const ct_tensor *mas
 static ct_tensor *ct__mask01(const ct_tensor *mask) {
     if (!mask || mask->dtype == CT_BOOL) return (ct_tensor *)mask;
     if (mask->dtype != CT_UINT8 && CT__ISREAL(mask->dtype)) {
-        ct_tensor *m = ct__convert(mask, CT_FLOAT64);
+        ct_tensor *m = ct__host_copy(mask, CT_FLOAT64);
         if (!m) return NULL;
         const double *p = (const double *)ct__ptr(m);
         int64_t n = ct_numel(m), bad = 0;
@@ -13405,7 +13486,7 @@ CTENSOR_API ct_tensor *ct_repeat_interleave(const ct_tensor *x, int64_t repeats,
     if (!idx) return NULL;
     int64_t *p = (int64_t *)ct__ptr(idx);
     for (int64_t i = 0; i < total; i++) p[i] = i / repeats;
-    return ct_index_select(xin, dim, idx);
+    return ct_index_select(xin, dim, ct_to_device(idx, x->device));
 }
 CTENSOR_API ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *x, const ct_tensor *repeats, int dim) {
     if (!x || !repeats) { ct__null_arg("repeat_interleave", x ? 1 : 0); return NULL; }
@@ -15693,6 +15774,9 @@ CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std
    ctensor ops so that create_graph records them. gout[j]: gradient of output
    j; fill gin[i] for inputs with n->next[i].fn != NULL (others are ignored).
    Shapes of broadcast inputs are reduced by the engine.
+   A gradient a rule makes from nothing (zeros) goes on the device of the input
+   it is for (ct_zeros_on_n with in_meta's or gout's device), so rules run
+   unchanged on GPU tensors (ctensor_cuda.h).
    ========================================================================== */
 #define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
@@ -15716,13 +15800,13 @@ static int ct__bw_to(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_zeros(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct__tmeta *m = &n->in_meta[0];
     (void)gout;
-    gin[0] = ct_zeros_n(m->dtype, m->ndim, m->shape);
+    gin[0] = ct_zeros_on_n(m->device, m->dtype, m->ndim, m->shape);
     return gin[0] ? 0 : -1;
 }
 static int ct__bw_zeros2(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     (void)gout;
     for (int i = 0; i < 2; i++)
-        if (CT__NEEDS(n, i) && !(gin[i] = ct_zeros_n(n->in_meta[i].dtype, n->in_meta[i].ndim, n->in_meta[i].shape))) return -1;
+        if (CT__NEEDS(n, i) && !(gin[i] = ct_zeros_on_n(n->in_meta[i].device, n->in_meta[i].dtype, n->in_meta[i].ndim, n->in_meta[i].shape))) return -1;
     return 0;
 }
 static int ct__bw_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_zeros(n, gout, gin); }
@@ -15736,7 +15820,7 @@ static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 #define CT__LN2 0.69314718055994530942
 #define CT__LN10 2.30258509299404568402
 /* a zero gradient shaped like the input; no gradient (not differentiable) */
-#define CT__GRAD_ZERO ct_zeros_n(n->in_meta[0].dtype, n->in_meta[0].ndim, n->in_meta[0].shape)
+#define CT__GRAD_ZERO ct_zeros_on_n(n->in_meta[0].device, n->in_meta[0].dtype, n->in_meta[0].ndim, n->in_meta[0].shape)
 #define CT__GRAD_NONE (ct__bw_none(n, gout, gin), (ct_tensor *)NULL)
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
 /* the backward rules of the unary table */
@@ -15897,7 +15981,7 @@ static int ct__bw_copysign(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
         ct_tensor *ratio = ct_masked_fill(ct_div(Y, A), ct_eq_scalar(A, 0.0), 0.0);
         if (!(gin[0] = ct_mul(gout[0], ratio))) return -1;
     }
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_zeros_n(n->in_meta[1].dtype, n->in_meta[1].ndim, n->in_meta[1].shape))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_zeros_on_n(n->in_meta[1].device, n->in_meta[1].dtype, n->in_meta[1].ndim, n->in_meta[1].shape))) return -1;
     return 0;
 }
 static int ct__bw_xlogy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -16215,19 +16299,36 @@ CTENSOR_API void ct_remove_hook(ct_tensor *t, int handle) {
 }
 
 /* gradcheck: central differences vs. vector-Jacobian products, both in float64 */
-static double *ct__elem_f64(const ct_tensor *t, int64_t k) {
+/* element k (C order) of a float64 tensor: *get = it, then it = *set when set; a
+   device tensor's element goes through its backend's copy (no version bump, as
+   the direct write on the CPU) */
+static int ct__gc_elem(ct_tensor *t, int64_t k, double *get, const double *set) {
     int64_t off = t->offset, rem = k;
     for (int d = t->ndim - 1; d >= 0; d--) {
         off += (rem % t->shape[d]) * t->strides[d];
         rem /= t->shape[d];
     }
-    return (double *)t->storage->data + off;
+    if (t->device.type == CT_CPU) {
+        double *p = (double *)t->storage->data + off;
+        if (get) *get = *p;
+        if (set) *p = *set;
+        return 0;
+    }
+    ct_tensor *e = ct__view_header(t, 0, NULL, NULL, off), *h = e ? ct__alloc(CT_FLOAT64, 0, NULL, NULL, ct__cpu_dev) : NULL;
+    int rc = h ? 0 : -1;
+    if (!rc && get && !(rc = ct__copy_into(h, e))) *get = *(const double *)ct__ptr(h);
+    if (!rc && set) {
+        *(double *)ct__ptr(h) = *set;
+        rc = ct__copy_into(e, h);
+    }
+    if (h) ct__decref(h);
+    if (e) ct__decref(e);
+    return rc;
 }
 static int ct__flat_f64(const ct_tensor *t, double *out) {
     int64_t n = ct_numel(t);
-    ct_tensor *c = ct__alloc(CT_FLOAT64, t->ndim, t->shape, NULL, ct__cpu_dev);   /* C order */
+    ct_tensor *c = ct__host_copy(t, CT_FLOAT64);   /* C order */
     if (!c) return -1;
-    if (ct__copy_into(c, t)) { ct__decref(c); return -1; }
     memcpy(out, ct__ptr(c), sizeof(double) * (size_t)n);
     ct__decref(c);
     return 0;
@@ -16274,19 +16375,22 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
         for (int r = 0; r < nreq; r++) {
             int64_t nx = ct_numel(req[r]);
             for (int64_t j = 0; j < nx; j++, col++) {
-                double *p = ct__elem_f64(req[r], j), orig = *p;
+                double orig = 0, plus, minus;
+                if (ct__gc_elem(req[r], j, &orig, NULL)) goto done;
+                plus = orig + eps;
+                minus = orig - eps;
                 int s2 = ct_scope_begin();
                 int pg = ct_set_grad_enabled(0);
-                *p = orig + eps;
-                ct_tensor *y1 = fn(inputs, user);
-                int e1 = !y1 || ct__flat_f64(y1, fp);
-                *p = orig - eps;
-                ct_tensor *y2 = fn(inputs, user);
-                int e2 = !y2 || ct__flat_f64(y2, fm);
-                *p = orig;
+                int e1 = ct__gc_elem(req[r], j, NULL, &plus);
+                ct_tensor *y1 = e1 ? NULL : fn(inputs, user);
+                e1 = e1 || !y1 || ct__flat_f64(y1, fp);
+                int e2 = e1 || ct__gc_elem(req[r], j, NULL, &minus);
+                ct_tensor *y2 = e2 ? NULL : fn(inputs, user);
+                e2 = e2 || !y2 || ct__flat_f64(y2, fm);
+                int e3 = ct__gc_elem(req[r], j, NULL, &orig);
                 ct_set_grad_enabled(pg);
                 ct_scope_end(s2);
-                if (e1 || e2) goto done;
+                if (e1 || e2 || e3) goto done;
                 for (int64_t k = 0; k < m; k++) num[k * ntot + col] = (fp[k] - fm[k]) / (2.0 * eps);
             }
         }
@@ -16296,8 +16400,9 @@ static int ct__gradcheck_impl(ct_grad_fn_t fn, void *user, int nin, ct_tensor *c
             int s2 = ct_scope_begin();
             ct_tensor *go = ct_zeros_n(y->dtype, y->ndim, y->shape);   /* contiguous: element k is the k-th output */
             ct_tensor **g = CT__NEW_ARRAY(ct_tensor *, nreq);
+            if (go) ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
+            if (go) go = ct_to_device(go, y->device);   /* the output's device */
             if (!go || !g) { CT_FREE(g); ct_scope_end(s2); goto done; }
-            ct__store_f64(ct__ptr(go) + k * (int64_t)ct__dt[go->dtype].size, go->dtype, 1.0);
             ct_grad_options o;
             memset(&o, 0, sizeof o);
             o.retain_graph = 1;
@@ -16401,7 +16506,7 @@ CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, 
         ct_generator g;
         ct_generator_init(&g, 12345);
         ct_tensor *v = ct_empty_n(y->dtype, y->ndim, y->shape);
-        if (v && ct_normal_(v, 0.0, 1.0, &g)) {
+        if (v && ct_normal_(v, 0.0, 1.0, &g) && (v = ct_to_device(v, y->device)) != NULL) {   /* drawn on the CPU, used on y's device */
             ct__gg_ctx c;
             c.fn = fn;
             c.user = user_data;
@@ -16619,7 +16724,7 @@ CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *l
     memcpy(buf + 10, hdr, (size_t)n);
     memset(buf + 10 + n, ' ', pad);
     buf[10 + hl - 1] = '\n';
-    ct_tensor *c = ct__contig_ref(t);
+    ct_tensor *c = ct__host_ref(t);
     if (!c) { CT_FREE(buf); return ct_last_error_code(); }
     memcpy(buf + 10 + hl, ct__ptr(c), (size_t)numel * es);
     ct__decref(c);
@@ -17422,7 +17527,7 @@ CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, c
             const ct_tensor *t = w[i].t;
             size_t es = ct__dt[t->dtype].size, nb = (size_t)ct_numel(t) * es;
             if (!nb) continue;
-            ct_tensor *c = ct__contig_ref(t);
+            ct_tensor *c = ct__host_ref(t);
             if (!c) { rc = ct_last_error_code(); goto done; }
             memcpy(q, ct__ptr(c), nb);
             ct__decref(c);
@@ -17586,19 +17691,32 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     b.len = 0;
     if (cap) buf[0] = 0;
     if (!t) { ct__sputs(&b, "NULL"); return b.len; }
-    if (!CT__ISREAL(t->dtype) || t->device.type != CT_CPU) {
-        char tmp[300];
-        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), t->device.type == CT_CPU ? "cpu" : "cuda");
+    /* A device tensor prints the values of a host copy, made through the dispatcher
+       (so by the device's backend, ctensor_cuda.h), with PyTorch's device='cuda:0'. */
+    const ct_tensor *v = t;
+    int vscope = -1;
+    char devsuf[40] = "";
+    if (CT__ISREAL(t->dtype) && t->device.type != CT_CPU) {
+        char dn[24];
+        vscope = ct_scope_begin();
+        v = ct_to_device(ct_detach(t), ct__cpu_dev);
+        snprintf(devsuf, sizeof devsuf, "device='%s'", ct_device_str(t->device, dn, sizeof dn));
+    }
+    if (!v || !CT__ISREAL(t->dtype) || v->device.type != CT_CPU) {
+        char tmp[300], dn[24];
+        snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), ct_device_str(t->device, dn, sizeof dn));
         ct__sputs(&b, tmp);
+        if (vscope >= 0) ct_scope_end(vscope);
         return b.len;
     }
     const int indent = 7;
     int64_t numel = ct_numel(t);
-    char suffix[4][200];
+    char suffix[5][200];
     int nsuf = 0;
     int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
     ct__sputs(&b, "tensor(");
     size_t line_start = 0;
+    if (devsuf[0]) snprintf(suffix[nsuf++], sizeof suffix[0], "%s", devsuf);
     if (numel == 0) {
         if (t->ndim != 1) {
             char sz[160];
@@ -17621,7 +17739,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         f.width = 1;
         double *vals = CT__NEW_ARRAY(double, numel);
         int64_t nv = 0;
-        if (vals) ct__collect(t, 0, t->offset, summarize, vals, &nv);
+        if (vals) ct__collect(v, 0, v->offset, summarize, vals, &nv);
         char tmp[64];
         if (!f.floating) {
             for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(&f, vals[i], tmp, sizeof tmp); if (l > f.width) f.width = l; }
@@ -17654,11 +17772,11 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         }
         CT_FREE(vals);
         if (t->ndim == 0) {
-            int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(t), t->dtype), tmp, sizeof tmp);
+            int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(v), v->dtype), tmp, sizeof tmp);
             ct__spad(&b, f.width - l);
             ct__sputs(&b, tmp);
         } else {
-            ct__print_rec(&b, t, 0, t->offset, indent, summarize, &f);
+            ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f);
         }
     }
     if (t->grad_fn) snprintf(suffix[nsuf++], sizeof suffix[0], "grad_fn=<%s>", ct__node_name(t->grad_fn));
@@ -17686,6 +17804,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         }
     }
     ct__sputs(&b, ")");
+    if (vscope >= 0) ct_scope_end(vscope);
     return b.len;
 }
 #ifndef CTENSOR_NO_STDIO

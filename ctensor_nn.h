@@ -7878,7 +7878,7 @@ CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor 
         int64_t Lb = input->shape[1];
         for (int64_t b = 0; b < B; b++) { start[b] = b * Lb; start[B + b] = (b + 1) * Lb; }
     } else {
-        ct_tensor *o64 = ct_contiguous(ct_to(offsets, CT_INT64));
+        ct_tensor *o64 = ct_contiguous(ct_to_device_dtype(offsets, ct_cpu(), CT_INT64));   /* read on the host */
         if (!o64) goto done;
         off = (int64_t *)ct_data_ptr(o64);
         if (noff > 0 && off[0] != 0) {
@@ -10441,7 +10441,7 @@ CTENSOR_API ct_status ct_optim_load_state_dict(ct_optimizer *opt, const ct_state
             break;
         }
         if (h == CT__HP_BETA1) {
-            ct_tensor *f = ct_contiguous(ct_to(t, CT_FLOAT64));
+            ct_tensor *f = ct_contiguous(ct_to_device_dtype(t, ct_cpu(), CT_FLOAT64));   /* read on the host */
             if (!f) { rc = ct_last_error_code(); snprintf(why, sizeof why, "%.500s", ct_last_error()); break; }
             hp[CT__HP_BETA1] = ((const double *)ct_data_ptr(f))[0];
             hp[CT__HP_BETA2] = ((const double *)ct_data_ptr(f))[1];
@@ -10915,7 +10915,7 @@ CTENSOR_API ct_status ct_sched_load_state_dict(ct_lr_scheduler *s, const ct_stat
         }
     }
     int sc = ct_scope_begin();
-    ct_tensor *b = ct_contiguous(ct_to(t[2], CT_FLOAT64)), *l = ct_contiguous(ct_to(t[3], CT_FLOAT64));
+    ct_tensor *b = ct_contiguous(ct_to_device_dtype(t[2], ct_cpu(), CT_FLOAT64)), *l = ct_contiguous(ct_to_device_dtype(t[3], ct_cpu(), CT_FLOAT64));
     if (b && l) {
         s->last_epoch = (int64_t)ct_item(t[0]);
         s->step_count = (int64_t)ct_item(t[1]);
@@ -12149,6 +12149,7 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     else if (mask) ct__tf_set_why("src_mask is not supported for fastpath");
     else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
     else if (src->dtype != CT_FLOAT32 && src->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(src->dtype));
+    else if (src->device.type != CT_CPU || (kpm && kpm->device.type != CT_CPU)) ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("src_key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
     else if (ct__tf_grad_on() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
@@ -12212,6 +12213,7 @@ CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_ten
         else if (!kpm) ct__tf_set_why("src_key_padding_mask was None");
         else if (kpm->dtype != CT_BOOL || kpm->ndim != 2 || kpm->shape[0] != src->shape[0] || kpm->shape[1] != src->shape[1])
             ct__tf_set_why("src_key_padding_mask is not a bool [N, S] tensor");
+        else if (src->device.type != CT_CPU || kpm->device.type != CT_CPU) ct__tf_set_why("the nested fastpath runs on the CPU (the input is on a device)");
         else if (im->mask_check && !ct__left_aligned(ct_contiguous(kpm)))
             ct__tf_set_why("mask_check enabled, and src and src_key_padding_mask was not left aligned");
         else if (mask) ct__tf_set_why("src_key_padding_mask and mask were both supplied");
@@ -13272,6 +13274,7 @@ static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_ne
     if (!x || !kpm) { ct__null_arg(op, !x ? 0 : 1); return ct_last_error_code(); }
     if (x->ndim != 3) { ct_set_error(CT_ERR_SHAPE, "%s: expected a padded [B, S, d] tensor (got %s)", op, CT__SHAPE(x)); return CT_ERR_SHAPE; }
     if (kpm->dtype != CT_BOOL) { ct_set_error(CT_ERR_DTYPE, "%s: the key padding mask must be bool (got %s)", op, ct_dtype_name(kpm->dtype)); return CT_ERR_DTYPE; }
+    if (x->device.type != CT_CPU || kpm->device.type != CT_CPU) { ct_set_error(CT_ERR_DEVICE, "%s: nested batches are CPU tensors", op); return CT_ERR_DEVICE; }
     if (kpm->ndim != 2 || kpm->shape[0] != x->shape[0] || kpm->shape[1] != x->shape[1]) {
         ct_set_error(CT_ERR_SHAPE, "%s: the key padding mask must be [%lld, %lld] for input %s (got %s)", op, (long long)x->shape[0],
                      (long long)x->shape[1], CT__SHAPE(x), CT__SHAPE(kpm));
@@ -13328,6 +13331,10 @@ static int ct__nested_check(const ct_nested *n, const char *op) {
     if (n->values->ndim != 2 || n->lengths->ndim != 1 || n->lengths->dtype != CT_INT64 || !ct__is_contig(n->lengths)) {
         ct_set_error(CT_ERR_SHAPE, "%s: a nested batch has values [total_tokens, d] and int64 lengths [B] (got values %s, lengths %s %s)",
                      op, CT__SHAPE(n->values), CT__SHAPE(n->lengths), ct_dtype_name(n->lengths->dtype));
+        return -1;
+    }
+    if (n->values->device.type != CT_CPU || n->lengths->device.type != CT_CPU) {
+        ct_set_error(CT_ERR_DEVICE, "%s: nested batches are CPU tensors", op);
         return -1;
     }
     int64_t t = 0, B = n->lengths->shape[0];
@@ -13451,6 +13458,7 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
     int s = ct_scope_begin();
     ct_tensor *r;
     int fused = !mask && p == 0.0 && (q->dtype == CT_FLOAT32 || q->dtype == CT_FLOAT64) && Ev == E &&
+                q->device.type == CT_CPU && k->device.type == CT_CPU && v->device.type == CT_CPU &&   /* a host kernel */
                 !(ct__tf_grad_on() && (ct_get_requires_grad(q) || ct_get_requires_grad(k) || ct_get_requires_grad(v)));
     if (fused) {
         int64_t BH = 1;

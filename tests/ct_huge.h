@@ -62,7 +62,9 @@
 #  include <sys/wait.h>
 #  include <unistd.h>
 #  define CT_HUGE_AVAILABLE 1
+#  ifndef __cplusplus   /* C++ (nvcc: tests/cuda) gets it from <signal.h> */
 int kill(pid_t pid, int sig);   /* POSIX; declared here for -std=c11 builds without _POSIX_C_SOURCE */
+#  endif
 #else
 #  define CT_HUGE_AVAILABLE 0
 #endif

@@ -42,6 +42,9 @@ for t in $TESTS; do
   case "$t" in test_threads|test_nn_pool_property) continue ;; esac
   run_part "$t (huge, asan+ubsan)" env CT_TEST_HUGE=1 ./$B/asan/$t
 done
+# ctensor_cuda.h's tests (the Makefile's CUDA block sets CUDA_TESTS): the nvcc build
+# skips, passing, without a GPU; the emulated build runs the kernels on the host
+for t in ${CUDA_TESTS:-}; do run_part "$t" ./$B/cuda/$t; done
 run_part "compile tests" sh tests/compile/run.sh
 run_part "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then

@@ -295,7 +295,14 @@ TEST(test_backend_kernels) {
 /* ---- devices: a stand-in "CUDA" backend built from host memory proves the
    slots: allocator per device type, the _to_copy kernel on the CUDA backend,
    device checks naming both devices, and gradients that flow back. ---- */
-static void *fake_alloc(size_t n, ct_device d, void *u) { (void)d; (void)u; return malloc(n); }
+static void *fake_alloc(size_t n, ct_device d, void *u) {
+    (void)u;
+    if (n > ((size_t)1 << 30)) {   /* a device allocator that says why it failed (ctensor_cuda.h does) */
+        ct_set_error(CT_ERR_MEMORY, "fake device out of memory on cuda:%d", (int)d.index);
+        return NULL;
+    }
+    return malloc(n);
+}
 static void fake_free(void *p, ct_device d, void *u) { (void)d; (void)u; free(p); }
 static int fake_copies;
 static int fake_to_copy(ct_op_call *c) {
@@ -337,6 +344,15 @@ TEST(test_devices) {
     CHECK_EQ_INT(fake_copies, 1);
     CHECK(ct_to_device(g, ct_cuda(1)) != NULL);   /* already there */
     CHECK_EQ_INT(fake_copies, 1);
+    /* a device tensor prints through a host copy made by its backend, with its device */
+    CHECK_REPR(g, "tensor([1., 2., 3.], device='cuda:1', dtype=torch.float64,\n       grad_fn=<ToCopyBackward0>)");   /* PyTorch wraps at 80 too */
+    CHECK_EQ_INT(fake_copies, 2);
+    /* the allocator's own message is kept; a success after an error leaves the error as it was */
+    CHECK_ERR(ct_empty_on(ct_cuda(1), CT_FLOAT32, (int64_t)1 << 29), CT_ERR_MEMORY, "fake device out of memory on cuda:1");
+    ct_set_error(CT_ERR_ARG, "an earlier error");
+    CHECK(ct_empty_on(ct_cuda(1), CT_FLOAT32, 4) != NULL);
+    CHECK(ct_last_error_code() == CT_ERR_ARG && !strcmp(ct_last_error(), "an earlier error"));
+    ct_clear_error();
     /* mixing devices names both */
     CHECK_ERR(ct_add(x, g), CT_ERR_DEVICE, "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:1!");
     CHECK_ERR(ct_add(g, ct_to_device(x, ct_cuda(0))), CT_ERR_DEVICE, "cuda:1 and cuda:0");

@@ -46,9 +46,16 @@ try_fail "CTENSOR_MAX_DIMS mismatch fails to link" "ct_abi_max_dims_4" $CC -std=
 try "CTENSOR_MAX_DIMS the same everywhere" sh -c "$CC -std=c11 $W -DCTENSOR_MAX_DIMS=4 tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_same -lm && $B/dims_same"
 try "CTENSOR_MAX_DIMS check in a C++ file" sh -c "$CXX -x c++ -std=c++17 $W -c tests/compile/tu_b.c -o $B/tu_b_cxx.o && nm $B/tu_b_cxx.o | grep -q ' U ct_abi_max_dims_8\$'"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+# ctensor_cuda.h: its declarations are C; without CTENSOR_CUDA, or its implementation
+# outside nvcc, it is an #error saying what to do
+try "ctensor_cuda.h declarations, gcc -std=c11" $CC -std=c11 $W -DCTENSOR_CUDA -c tests/cuda/compile_decl.c -o $B/cuda_decl.o
+try "ctensor_cuda.h declarations, g++ -x c++" $CXX -x c++ -std=c++17 $W -DCTENSOR_CUDA -c tests/cuda/compile_decl.c -o $B/cuda_decl_cxx.o
+try_fail "ctensor_cuda.h without CTENSOR_CUDA" "define CTENSOR_CUDA" $CC -std=c11 $W -c tests/cuda/compile_decl.c -o $B/cuda_nodef.o
+try_fail "ctensor_cuda.h implementation outside nvcc" "must be compiled by nvcc as CUDA" $CC -std=c11 $W -DCTENSOR_CUDA -c tests/cuda/compile_user.c -o $B/cuda_gcc.o
 if [ -n "$NVCC" ]; then
   try "nvcc (compile only)" sh -c "cp tests/compile/user.c $B/user_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/user_nvcc.cu -o $B/user_nvcc.o"
   try "nvcc, a file without the implementation" sh -c "cp tests/compile/tu_b.c $B/tu_b_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/tu_b_nvcc.cu -o $B/tu_b_nvcc.o"
+  try "nvcc ctensor_cuda.h, -Werror all-warnings, linked with a C file" sh -c "$NVCC -O2 -x cu -DCTENSOR_CUDA -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c tests/cuda/compile_user.c -o $B/cuda_user.o && $NVCC $B/cuda_user.o $B/cuda_decl.o -o $B/cuda_user -lcublas -lpthread && $B/cuda_user"
 else echo "skip nvcc (not installed)"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,0 +1,2378 @@
+/* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
+   kernels for the core ops, cuBLAS matrix products.        v0.1 (2026-11-27)
+
+   STATUS
+     The first vertical slice of issue 15. It compiles warning-free under nvcc
+     (CUDA 13.0, -Werror all-warnings); its test program passes on a host
+     emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic, run on
+     the CPU, with device memory unreadable by host code as on a GPU) and skips
+     cleanly without a GPU. It HAS NOT YET RUN ON A GPU: treat
+     GPU results as unverified until tests/cuda/gpu_check.sh has passed on one
+     (this paragraph changes when it has).
+
+   HOW TO USE
+     One file of the program, compiled by nvcc as CUDA, holds the implementations:
+         #define CTENSOR_IMPLEMENTATION
+         #include "ctensor.h"
+         #include "ctensor_nn.h"        (optional; any companion headers)
+         #include "ctensor_cuda.h"
+     and the program builds with one line:
+         nvcc -O2 -x cu -DCTENSOR_CUDA main.c -lcublas
+     (add -arch=native, or the GPU's architecture: -arch=sm_90 for an H100,
+     -arch=sm_87 for a Jetson Orin; Xavier sm_72, TX2 sm_62 and Nano sm_53 need a
+     CUDA toolkit before 13, which dropped them: the code uses nothing newer).
+     Other files of the program may include ctensor.h and this header (with
+     CTENSOR_CUDA defined) and be compiled by any C compiler: the declarations
+     below are plain C. Nothing else changes: device tensors go through the same
+     functions as CPU tensors.
+
+   THE FEEL
+       ct_device gpu = ct_cuda(0);
+       CT_SCOPE {
+           ct_tensor *x = ct_to_device(ct_randn(CT_FLOAT32, 64, 784), gpu);
+           ct_tensor *w = ct_requires_grad(ct_detach(ct_to_device(ct_randn(CT_FLOAT32, 10, 784), gpu)));
+           ct_tensor *loss = ct_cross_entropy(ct_linear(x, w, NULL), ct_to_device(labels, gpu), NULL);
+           ct_backward(loss);                 // gradients on the GPU, w's in ct_grad(w)
+           ct_print(loss);                    // tensor(2.4123, device='cuda:0', grad_fn=<...>)
+       }
+
+   WHAT RUNS ON THE GPU IN THIS SLICE
+     - copies: ct_to_device / ct_to (aten::_to_copy: host to device, device to host,
+       device to device, with dtype conversion and any strides), clone,
+       contiguous, copy_, fill_; ctensor.h's internal copies (autograd's
+       accumulation, conversions, ct_item) go through this header's copy_; factories on a device (full/zeros/ones,
+       arange, linspace, eye); printing (a host copy, device='cuda:0')
+     - elementwise: every unary op of ctensor.h's unary tables (neg, abs, exp,
+       log, sqrt, sin, cos, tanh, sigmoid, relu, gelu, silu, ..., the
+       predicates), leaky_relu/elu/celu/softplus/hardtanh/threshold/clamp/pow/
+       nan_to_num/round(decimals), every binary op (add/sub with alpha, mul, div
+       and its rounding modes, remainder, fmod, pow, atan2, maximum, minimum,
+       fmax, fmin, hypot, copysign, xlogy, comparisons, logical and bitwise),
+       where, masked_fill, lerp, addcmul, addcdiv, clamp(tensor): broadcasting,
+       PyTorch type promotion, in-place forms, CPU 0-d tensors as scalars
+     - reductions: sum, mean, nansum, prod, amax, amin, max/min (with indices
+       along a dim), argmax/argmin (a dim or all); softmax, log_softmax and their
+       backward ops
+     - gather, scatter (src and value), scatter_add
+     - mm, bmm, addmm, baddbmm, mv, addmv, dot through cuBLAS (float32, float64,
+       float16, bfloat16), TF32 behind ct_cuda_set_allow_tf32
+     - autograd: the backward rules of these ops run unchanged on device tensors,
+       so an MLP (linear, relu, cross_entropy, SGD from ctensor_nn.h) trains on
+       the GPU (tests/cuda/test_cuda.c, test_mlp_step)
+     Every other op on a GPU tensor fails cleanly naming the op:
+       "conv2d: Could not run 'aten::conv2d' with arguments from the 'CUDA' backend."
+     Not yet (issue 15's later parts): streams and events, pinned memory and
+     asynchronous host copies, random numbers on the device, the nn kernels
+     (conv, pooling, norms, embedding, fused losses and optimizers take the op
+     chain or fail), sort/topk, indexing beyond gather/scatter, cuSOLVER.
+
+   SYNCHRONISATION
+     Every kernel and copy runs on the device's legacy default stream, in the
+     order the ops were called; the host does not wait for kernels. These wait
+     for the GPU: copies to the host (ct_to_device(t, ct_cpu()), printing),
+     ct_cuda_synchronize, ct_cuda_empty_cache, and the few ops whose errors are
+     data-dependent (gather/scatter index bounds, integer division by zero):
+     they read one flag back, as PyTorch's CPU kernels report these errors. A
+     kernel fault (an illegal address) surfaces at the next call that waits,
+     as a CT_ERR_DEVICE error naming that call. Host threads may share a device
+     (their work is serialized on its stream); build with nvcc's default, the
+     legacy default stream: --default-stream per-thread is not supported yet.
+
+   MEMORY
+     Device memory comes from a caching allocator modelled on PyTorch's: sizes
+     round up to 512 bytes; blocks up to 1 MiB come from 2 MiB segments (the
+     small pool), larger ones from segments of 20 MiB (requests under 10 MiB) or
+     the size rounded up to 2 MiB (the large pool); a block larger than asked
+     is split, freed blocks merge with free neighbours of their segment, and a
+     freed block is reused without cudaMalloc. One pool per device; reuse is
+     safe because all work is on one stream (per-stream pools come with
+     streams). When cudaMalloc fails, the cache is released (cudaFree of
+     wholly free segments) and the call is retried once; then the error is
+     "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.11 GiB total
+     capacity; 1.50 GiB already allocated; 77.02 GiB free; 1.52 GiB reserved in
+     total by ctensor)". ct_cuda_memory_stats reports what it holds.
+
+   CONFIGURATION
+     CTENSOR_CUDA             required: without it this header is an #error
+     CTENSOR_CUDA_MAX_DEVICES devices the allocator keeps state for (default 64)
+
+   CONTENTS (search for the banner titles)
+     Declarations: devices; memory; matmul math mode
+     Implementation: Includes and checks; Errors and device guards; The caching
+     allocator; Device arithmetic (dtypes, half precision, the core's expression
+     helpers); Elementwise kernels; Copies and factories; Reductions; Softmax;
+     Gather and scatter; Matrix products (cuBLAS); Registration and the public API
+
+   REVISIONS
+     0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
+                       elementwise, reductions, softmax, gather/scatter, cuBLAS,
+                       autograd on device (an MLP trains); not yet run on a GPU.
+*/
+#ifndef CTENSOR_CUDA_H_INCLUDED
+#define CTENSOR_CUDA_H_INCLUDED
+#ifndef CTENSOR_H_INCLUDED
+#  error "ctensor_cuda.h: include ctensor.h before ctensor_cuda.h"
+#endif
+#ifndef CTENSOR_CUDA
+#  error "ctensor_cuda.h: define CTENSOR_CUDA to build with CUDA (nvcc -O2 -x cu -DCTENSOR_CUDA main.c -lcublas); a CPU-only program does not include this header"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   Devices (torch.cuda)
+   ========================================================================== */
+/* The number of CUDA devices; 0 (and no error) when there is no GPU or no driver. */
+CTENSOR_API int ct_cuda_device_count(void);
+CTENSOR_API int ct_cuda_is_available(void);                /* ct_cuda_device_count() > 0 */
+/* The calling thread's current device (torch.cuda.current_device); -1 with an error
+   when there is none. Ops run on their tensors' device whatever the current one is. */
+CTENSOR_API int ct_cuda_current_device(void);
+CTENSOR_API ct_status ct_cuda_set_device(int index);
+/* Waits for all work queued on the current device; reports a kernel fault that
+   happened since the last call that waited (CT_ERR_DEVICE with CUDA's message). */
+CTENSOR_API ct_status ct_cuda_synchronize(void);
+/* The device's name ("NVIDIA H100 80GB HBM3") into buf; returns buf ("" on error). */
+CTENSOR_API const char *ct_cuda_device_name(int index, char *buf, size_t cap);
+
+/* ============================================================================
+   Memory: the caching allocator's statistics (torch.cuda.memory_stats)
+   ========================================================================== */
+typedef struct ct_cuda_mem_stats {
+    int64_t allocated_bytes;        /* in blocks handed out now (sizes rounded to 512) */
+    int64_t peak_allocated_bytes;   /* highest allocated_bytes since the start or the last reset */
+    int64_t requested_bytes;        /* what the callers asked for, of allocated_bytes */
+    int64_t reserved_bytes;         /* in segments obtained with cudaMalloc and kept */
+    int64_t peak_reserved_bytes;
+    int64_t active_blocks;          /* blocks handed out now */
+    int64_t segments;               /* segments held now */
+    int64_t num_allocs, num_frees;  /* calls served */
+    int64_t num_cuda_mallocs;       /* segments allocated (PyTorch's num_device_alloc) */
+    int64_t num_cuda_frees;         /* segments returned to CUDA (num_device_free) */
+    int64_t num_alloc_retries;      /* cudaMalloc failed, the cache was released, and it was tried again */
+    int64_t num_ooms;               /* out-of-memory errors reported */
+} ct_cuda_mem_stats;
+/* Statistics of device `index` into *out; CT_ERR_DEVICE for an index out of range. */
+CTENSOR_API ct_status ct_cuda_memory_stats(int index, ct_cuda_mem_stats *out);
+/* torch.cuda.memory_allocated / memory_reserved / max_memory_allocated */
+CTENSOR_API int64_t ct_cuda_memory_allocated(int index);
+CTENSOR_API int64_t ct_cuda_memory_reserved(int index);
+CTENSOR_API int64_t ct_cuda_max_memory_allocated(int index);
+CTENSOR_API void ct_cuda_reset_peak_memory_stats(int index);
+/* Returns every wholly free cached segment of every device to CUDA (waits for
+   the devices first). Memory held by live tensors stays. */
+CTENSOR_API ct_status ct_cuda_empty_cache(void);
+
+/* ============================================================================
+   Matrix products: math mode (torch.backends.cuda.matmul.allow_tf32)
+   ========================================================================== */
+/* float32 matrix products may use TF32 tensor cores (10-bit mantissa inputs, float
+   accumulation) when allowed. Off by default, as PyTorch's default since 1.12. */
+CTENSOR_API void ct_cuda_set_allow_tf32(int allow);
+CTENSOR_API int ct_cuda_get_allow_tf32(void);
+
+/* Registers the CUDA kernels and the allocator. It runs by itself when the
+   program loads (and before any ctensor_cuda.h function); calling it is harmless.
+   It makes no CUDA call: a program without a GPU pays nothing. */
+CTENSOR_API void ct_cuda_init(void);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+#endif /* CTENSOR_CUDA_H_INCLUDED */
+
+/* ############################################################################
+   IMPLEMENTATION
+   ############################################################################ */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_CUDA_IMPLEMENTATION_DONE)
+#define CTENSOR_CUDA_IMPLEMENTATION_DONE
+/* ============================================================================
+   Includes and checks
+   ========================================================================== */
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#  error "ctensor_cuda.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+#if !defined(__CUDACC__)
+#  error "ctensor_cuda.h: the file that defines CTENSOR_IMPLEMENTATION must be compiled by nvcc as CUDA (nvcc -x cu -DCTENSOR_CUDA main.c -lcublas)"
+#endif
+#ifdef __NVCC__
+/* as in ctensor.h: the expression-generating macros declare operands some
+   expressions do not use (#550, "set but never used") */
+#  pragma nv_diag_suppress 550
+#endif
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <mutex>
+
+#ifndef CTENSOR_CUDA_MAX_DEVICES
+#  define CTENSOR_CUDA_MAX_DEVICES 64
+#endif
+#define CT__CU_THREADS 256   /* threads per block of the elementwise and reduction kernels */
+/* Every kernel launch: CT__CU_LAUNCH(grid, block, (args...), kernel<T...>) is
+   kernel<<<grid, block>>>(args...) on the default stream. The kernel comes last
+   so that its template arguments may hold commas. tests/cuda/emu defines it
+   first, to run the kernels on the host (a test of the logic, not of a GPU). */
+#ifndef CT__CU_LAUNCH
+#  define CT__CU_LAUNCH(grid, block, args, ...) __VA_ARGS__<<<(grid), (block)>>> args
+#endif
+
+/* ============================================================================
+   Errors and device guards
+   A CUDA failure becomes a ctensor error naming the op and CUDA's message
+   ("relu: CUDA error: an illegal memory access was encountered"); nothing
+   aborts. An out-of-memory from cudaMalloc is the allocator's (below).
+   ========================================================================== */
+static int ct__cu_fail(const char *op, cudaError_t e) {
+    (void)cudaGetLastError();   /* clear it (a sticky error stays for the process, as CUDA's are) */
+    return ct__failed(e == cudaErrorMemoryAllocation ? CT_ERR_MEMORY : CT_ERR_DEVICE, "%s: CUDA error: %s", op, cudaGetErrorString(e));
+}
+/* after a kernel launch: a configuration or launch failure is reported now */
+static int ct__cu_launched(const char *op) {
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+
+/* Makes `dev` the thread's current device for the guard's life and restores the
+   previous one after (PyTorch's CUDAGuard): an op on cuda:1 leaves the current
+   device as it was. ok is 0 (error set) when the device cannot be used. */
+struct ct__cu_guard {
+    int prev, ok;
+    ct__cu_guard(int dev, const char *op) : prev(-1), ok(0) {
+        cudaError_t e = cudaGetDevice(&prev);
+        if (e == cudaSuccess && prev != dev) e = cudaSetDevice(dev);
+        else if (e == cudaSuccess) prev = -1;   /* nothing to restore */
+        if (e != cudaSuccess) { prev = -1; ct__cu_fail(op, e); return; }
+        ok = 1;
+    }
+    ~ct__cu_guard() { if (prev >= 0) (void)cudaSetDevice(prev); }
+};
+/* The device a call runs on: its output device when that is a GPU, else its
+   first GPU input's (a copy to the host runs on its source's device). */
+static int ct__cu_call_device(const ct__call *c) {
+    if (c->odev.type == CT_CUDA) return c->odev.index;
+    for (int i = 0; i < c->nin; i++)
+        if (c->in[i]->device.type == CT_CUDA) return c->in[i]->device.index;
+    return 0;
+}
+#define CT__CU_OPNAME(c) (ct__opdef_get((c)->op)->name)
+
+/* multiprocessors of a device (sizes the grids), read once */
+static int ct__cu_sm_count[CTENSOR_CUDA_MAX_DEVICES];
+static int ct__cu_sms(int dev) {
+    if (dev < 0 || dev >= CTENSOR_CUDA_MAX_DEVICES) return 16;
+    int n = CT__LOAD_ACQUIRE(&ct__cu_sm_count[dev]);
+    if (n > 0) return n;
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0) {
+        (void)cudaGetLastError();
+        n = 16;
+    }
+    CT__STORE_RELEASE(&ct__cu_sm_count[dev], n);
+    return n;
+}
+/* blocks for n work items of `per_block` each: enough to fill the device, the
+   kernels stride over the rest */
+static unsigned ct__cu_blocks(int64_t n, int64_t per_block, int dev) {
+    int64_t b = (n + per_block - 1) / per_block, cap = (int64_t)ct__cu_sms(dev) * 32;
+    if (b > cap) b = cap;
+    return (unsigned)(b < 1 ? 1 : b);
+}
+
+/* ============================================================================
+   The caching allocator (PyTorch: c10/cuda/CUDACachingAllocator.cpp)
+   Sizes round up to 512 bytes. Requests up to 1 MiB are served from the small
+   pool, whose segments are 2 MiB; larger ones from the large pool, whose
+   segments are 20 MiB for requests under 10 MiB and the request rounded up to
+   2 MiB otherwise. A free block is found best-fit (smallest that fits, lowest
+   address among equals); a larger one is split when the rest is worth keeping
+   (512 bytes in the small pool, over 1 MiB in the large); a freed block merges
+   with free neighbours of its segment. Segments go back to CUDA only in
+   ct_cuda_empty_cache and when cudaMalloc fails (then the call is retried once).
+   One mutex guards everything; all kernels run on one stream per device, so a
+   block freed by one op can be handed to the next without an event.
+   ========================================================================== */
+#define CT__CU_ROUND ((size_t)512)
+#define CT__CU_SMALL_SIZE ((size_t)1 << 20)
+#define CT__CU_SMALL_SEGMENT ((size_t)2 << 20)
+#define CT__CU_LARGE_SEGMENT ((size_t)20 << 20)
+#define CT__CU_MIN_LARGE_ALLOC ((size_t)10 << 20)
+#define CT__CU_ROUND_LARGE ((size_t)2 << 20)
+
+typedef struct ct__cu_block {
+    char *ptr;
+    size_t size;                      /* bytes of the block (a multiple of 512) */
+    size_t requested;                 /* what the caller asked for, when allocated */
+    int device, pool, allocated;
+    struct ct__cu_block *prev, *next; /* address neighbours in the same segment */
+} ct__cu_block;
+/* a pool's free blocks, sorted by (size, address) */
+typedef struct ct__cu_pool { ct__cu_block **v; int n, cap; } ct__cu_pool;
+typedef struct ct__cu_devmem { ct__cu_pool pools[2]; ct_cuda_mem_stats st; } ct__cu_devmem;
+static ct__cu_devmem ct__cu_mem[CTENSOR_CUDA_MAX_DEVICES];
+/* allocated blocks by address (open addressing, linear probing) */
+static ct__cu_block **ct__cu_live;
+static size_t ct__cu_live_cap, ct__cu_live_n;
+static std::mutex ct__cu_mutex;
+
+static size_t ct__cu_round_size(size_t n) { return n < CT__CU_ROUND ? CT__CU_ROUND : (n + CT__CU_ROUND - 1) / CT__CU_ROUND * CT__CU_ROUND; }
+static size_t ct__cu_segment_size(size_t n) {
+    if (n <= CT__CU_SMALL_SIZE) return CT__CU_SMALL_SEGMENT;
+    if (n < CT__CU_MIN_LARGE_ALLOC) return CT__CU_LARGE_SEGMENT;
+    return (n + CT__CU_ROUND_LARGE - 1) / CT__CU_ROUND_LARGE * CT__CU_ROUND_LARGE;
+}
+/* (size, address) order */
+static int ct__cu_before(const ct__cu_block *a, size_t size, const char *ptr) {
+    return a->size < size || (a->size == size && (uintptr_t)a->ptr < (uintptr_t)ptr);
+}
+static int ct__cu_pool_lower(const ct__cu_pool *p, size_t size, const char *ptr) {
+    int lo = 0, hi = p->n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (ct__cu_before(p->v[mid], size, ptr)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+static int ct__cu_pool_insert(ct__cu_pool *p, ct__cu_block *b) {
+    if (p->n == p->cap) {
+        int nc = p->cap ? p->cap * 2 : 64;
+        ct__cu_block **v = (ct__cu_block **)CT_REALLOC(p->v, sizeof(ct__cu_block *) * (size_t)nc);
+        if (!v) return -1;
+        p->v = v;
+        p->cap = nc;
+    }
+    int k = ct__cu_pool_lower(p, b->size, b->ptr);
+    memmove(p->v + k + 1, p->v + k, sizeof(ct__cu_block *) * (size_t)(p->n - k));
+    p->v[k] = b;
+    p->n++;
+    return 0;
+}
+static void ct__cu_pool_remove_at(ct__cu_pool *p, int k) {
+    memmove(p->v + k, p->v + k + 1, sizeof(ct__cu_block *) * (size_t)(p->n - k - 1));
+    p->n--;
+}
+static void ct__cu_pool_remove(ct__cu_pool *p, ct__cu_block *b) {
+    int k = ct__cu_pool_lower(p, b->size, b->ptr);
+    CT_ASSERT(k < p->n && p->v[k] == b);
+    ct__cu_pool_remove_at(p, k);
+}
+
+static size_t ct__cu_hash(const void *ptr) {
+    uint64_t x = (uint64_t)(uintptr_t)ptr;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+static int ct__cu_live_put(ct__cu_block *b) {
+    if ((ct__cu_live_n + 1) * 2 > ct__cu_live_cap) {   /* keep it at most half full */
+        size_t nc = ct__cu_live_cap ? ct__cu_live_cap * 2 : 1024;
+        ct__cu_block **t = (ct__cu_block **)CT_MALLOC(nc * sizeof(ct__cu_block *));
+        if (!t) return -1;
+        memset(t, 0, nc * sizeof(ct__cu_block *));
+        for (size_t i = 0; i < ct__cu_live_cap; i++) {
+            ct__cu_block *x = ct__cu_live[i];
+            if (!x) continue;
+            size_t j = ct__cu_hash(x->ptr) & (nc - 1);
+            while (t[j]) j = (j + 1) & (nc - 1);
+            t[j] = x;
+        }
+        CT_FREE(ct__cu_live);
+        ct__cu_live = t;
+        ct__cu_live_cap = nc;
+    }
+    size_t mask = ct__cu_live_cap - 1, j = ct__cu_hash(b->ptr) & mask;
+    while (ct__cu_live[j]) j = (j + 1) & mask;
+    ct__cu_live[j] = b;
+    ct__cu_live_n++;
+    return 0;
+}
+/* removes and returns the block at ptr (NULL when none); backward-shift deletion
+   keeps every probe chain unbroken without tombstones */
+static ct__cu_block *ct__cu_live_take(const void *ptr) {
+    if (!ct__cu_live_cap) return NULL;
+    size_t mask = ct__cu_live_cap - 1, i = ct__cu_hash(ptr) & mask;
+    while (ct__cu_live[i] && ct__cu_live[i]->ptr != ptr) i = (i + 1) & mask;
+    ct__cu_block *b = ct__cu_live[i];
+    if (!b) return NULL;
+    for (size_t j = i;;) {
+        j = (j + 1) & mask;
+        if (!ct__cu_live[j]) break;
+        size_t home = ct__cu_hash(ct__cu_live[j]->ptr) & mask;
+        /* entry j may move to the hole at i unless its home lies cyclically in (i, j] */
+        int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) { ct__cu_live[i] = ct__cu_live[j]; i = j; }
+    }
+    ct__cu_live[i] = NULL;
+    ct__cu_live_n--;
+    return b;
+}
+
+/* PyTorch's format_size: "512 bytes", "3.50 KiB", "20.00 MiB", "1.25 GiB" */
+static void ct__cu_fmt_size(char *buf, size_t cap, double bytes) {
+    if (bytes < 1024.0) snprintf(buf, cap, "%.0f bytes", bytes);
+    else if (bytes < 1048576.0) snprintf(buf, cap, "%.2f KiB", bytes / 1024.0);
+    else if (bytes < 1073741824.0) snprintf(buf, cap, "%.2f MiB", bytes / 1048576.0);
+    else snprintf(buf, cap, "%.2f GiB", bytes / 1073741824.0);
+}
+
+/* Returns the wholly free segments of device dev to CUDA (caller holds the mutex
+   and has made dev current). cudaFree waits for the device. */
+static void ct__cu_release_cached(int dev) {
+    ct__cu_devmem *m = &ct__cu_mem[dev];
+    for (int pl = 0; pl < 2; pl++) {
+        ct__cu_pool *p = &m->pools[pl];
+        for (int k = p->n - 1; k >= 0; k--) {
+            ct__cu_block *b = p->v[k];
+            if (b->prev || b->next) continue;   /* part of a segment still in use */
+            if (cudaFree(b->ptr) != cudaSuccess) { (void)cudaGetLastError(); continue; }
+            m->st.reserved_bytes -= (int64_t)b->size;
+            m->st.segments--;
+            m->st.num_cuda_frees++;
+            ct__cu_pool_remove_at(p, k);
+            CT_FREE(b);
+        }
+    }
+}
+
+/* Under the mutex: an allocated block of `size` bytes (rounded) for a request of
+   nbytes on device dev (current), or NULL with the error's code and message in
+   *code and msg (set by the caller once the mutex is released: a logger that
+   allocates must not find it held). */
+static ct__cu_block *ct__cu_take(int dev, size_t size, size_t nbytes, ct_status *code, char *msg, size_t cap) {
+    int pool = size <= CT__CU_SMALL_SIZE ? 0 : 1;
+    ct__cu_devmem *m = &ct__cu_mem[dev];
+    ct__cu_pool *p = &m->pools[pool];
+    ct__cu_block *b = NULL;
+    int k = ct__cu_pool_lower(p, size, NULL);
+    *code = CT_ERR_MEMORY;
+    if (k < p->n) {   /* the smallest cached block that fits: no cudaMalloc */
+        b = p->v[k];
+        ct__cu_pool_remove_at(p, k);
+    } else {
+        size_t seg = ct__cu_segment_size(size);
+        void *ptr = NULL;
+        cudaError_t e = seg < size ? cudaErrorMemoryAllocation : cudaMalloc(&ptr, seg);
+        if (e == cudaErrorMemoryAllocation) {   /* free the cache, try once more */
+            (void)cudaGetLastError();
+            ct__cu_release_cached(dev);
+            m->st.num_alloc_retries++;
+            e = seg < size ? cudaErrorMemoryAllocation : cudaMalloc(&ptr, seg);
+        }
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (e != cudaErrorMemoryAllocation) {
+                *code = CT_ERR_DEVICE;
+                snprintf(msg, cap, "CUDA error: %s (allocating %zu bytes on cuda:%d)", cudaGetErrorString(e), nbytes, dev);
+                return NULL;
+            }
+            size_t free_b = 0, total_b = 0;
+            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+            char s_req[32], s_tot[32], s_alloc[32], s_free[32], s_res[32];
+            ct__cu_fmt_size(s_req, sizeof s_req, (double)seg);   /* PyTorch reports the cudaMalloc it tried */
+            ct__cu_fmt_size(s_tot, sizeof s_tot, (double)total_b);
+            ct__cu_fmt_size(s_alloc, sizeof s_alloc, (double)m->st.allocated_bytes);
+            ct__cu_fmt_size(s_free, sizeof s_free, (double)free_b);
+            ct__cu_fmt_size(s_res, sizeof s_res, (double)m->st.reserved_bytes);
+            m->st.num_ooms++;
+            snprintf(msg, cap, "CUDA out of memory. Tried to allocate %s (GPU %d; %s total capacity; %s already allocated; %s free; %s reserved in total by ctensor)",
+                     s_req, dev, s_tot, s_alloc, s_free, s_res);
+            return NULL;
+        }
+        b = (ct__cu_block *)CT_MALLOC(sizeof(ct__cu_block));
+        if (!b) {
+            (void)cudaFree(ptr);
+            snprintf(msg, cap, "out of memory (host memory for the CUDA allocator's bookkeeping)");
+            return NULL;
+        }
+        memset(b, 0, sizeof *b);
+        b->ptr = (char *)ptr;
+        b->size = seg;
+        b->device = dev;
+        b->pool = pool;
+        m->st.reserved_bytes += (int64_t)seg;
+        if (m->st.reserved_bytes > m->st.peak_reserved_bytes) m->st.peak_reserved_bytes = m->st.reserved_bytes;
+        m->st.segments++;
+        m->st.num_cuda_mallocs++;
+    }
+    size_t rest = b->size - size;
+    if (pool == 0 ? rest >= CT__CU_ROUND : rest > CT__CU_SMALL_SIZE) {   /* split: the rest stays cached */
+        ct__cu_block *r = (ct__cu_block *)CT_MALLOC(sizeof(ct__cu_block));
+        if (r) {
+            memset(r, 0, sizeof *r);
+            r->ptr = b->ptr + size;
+            r->size = rest;
+            r->device = dev;
+            r->pool = pool;
+            r->prev = b;
+            r->next = b->next;
+            if (b->next) b->next->prev = r;
+            b->next = r;
+            b->size = size;
+            if (ct__cu_pool_insert(p, r)) {   /* no room to list it: undo the split */
+                b->next = r->next;
+                if (r->next) r->next->prev = b;
+                b->size += rest;
+                CT_FREE(r);
+            }
+        }
+    }
+    if (ct__cu_live_put(b)) {
+        (void)ct__cu_pool_insert(p, b);
+        snprintf(msg, cap, "out of memory (host memory for the CUDA allocator's bookkeeping)");
+        return NULL;
+    }
+    b->allocated = 1;
+    b->requested = nbytes;
+    m->st.allocated_bytes += (int64_t)b->size;
+    m->st.requested_bytes += (int64_t)nbytes;
+    if (m->st.allocated_bytes > m->st.peak_allocated_bytes) m->st.peak_allocated_bytes = m->st.allocated_bytes;
+    m->st.active_blocks++;
+    m->st.num_allocs++;
+    return b;
+}
+/* the allocator ct_set_allocator(CT_CUDA) gets */
+static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
+    (void)user;
+    int dev = d.index;
+    char what[48], msg[400];
+    if (dev < 0 || dev >= CTENSOR_CUDA_MAX_DEVICES) {
+        ct_set_error(CT_ERR_DEVICE, "CUDA error: invalid device ordinal (cuda:%d; this build keeps state for %d devices, CTENSOR_CUDA_MAX_DEVICES)",
+                     dev, CTENSOR_CUDA_MAX_DEVICES);
+        return NULL;
+    }
+    snprintf(what, sizeof what, "allocating on cuda:%d", dev);
+    ct__cu_guard guard(dev, what);
+    if (!guard.ok) return NULL;
+    ct_status code = CT_OK;
+    ct__cu_block *b;
+    {
+        std::lock_guard<std::mutex> lock(ct__cu_mutex);
+        b = ct__cu_take(dev, ct__cu_round_size(nbytes), nbytes, &code, msg, sizeof msg);
+    }
+    if (!b) {
+        ct_set_error(code, "%s", msg);
+        return NULL;
+    }
+    return b->ptr;
+}
+
+static void ct__cu_free(void *ptr, ct_device d, void *user) {
+    (void)d;
+    (void)user;
+    std::lock_guard<std::mutex> lock(ct__cu_mutex);
+    ct__cu_block *b = ct__cu_live_take(ptr);
+    CT_ASSERT(b != NULL);   /* storages free only what this allocator gave them */
+    if (!b) return;
+    ct__cu_devmem *m = &ct__cu_mem[b->device];
+    ct__cu_pool *p = &m->pools[b->pool];
+    m->st.allocated_bytes -= (int64_t)b->size;
+    m->st.requested_bytes -= (int64_t)b->requested;
+    m->st.active_blocks--;
+    m->st.num_frees++;
+    b->allocated = 0;
+    b->requested = 0;
+    ct__cu_block *nb = b->prev;
+    if (nb && !nb->allocated) {   /* merge into the free block before */
+        ct__cu_pool_remove(p, nb);
+        nb->size += b->size;
+        nb->next = b->next;
+        if (b->next) b->next->prev = nb;
+        CT_FREE(b);
+        b = nb;
+    }
+    nb = b->next;
+    if (nb && !nb->allocated) {   /* and absorb the free block after */
+        ct__cu_pool_remove(p, nb);
+        b->size += nb->size;
+        b->next = nb->next;
+        if (nb->next) nb->next->prev = b;
+        CT_FREE(nb);
+    }
+    if (ct__cu_pool_insert(p, b)) {
+        /* no host memory to list it: give the block back to CUDA when it is a whole segment */
+        if (!b->prev && !b->next && cudaFree(b->ptr) == cudaSuccess) {
+            m->st.reserved_bytes -= (int64_t)b->size;
+            m->st.segments--;
+            m->st.num_cuda_frees++;
+            CT_FREE(b);
+        }
+    }
+}
+
+/* ============================================================================
+   Device arithmetic: dtypes, half precision, the core's expression helpers
+   Everything a kernel computes comes from here. The elementwise expressions
+   are ctensor.h's own tables (CT__UNARY_LOOPS, CT__BINARY_LOOPS, ...), the
+   same text the CPU loops are made from; they are expanded inside the namespace
+   ct__cu_dev, whose device functions carry the names of the CPU helpers the
+   expressions call (ct__clampf, ct__floordiv, ...), so the names resolve to
+   these. A helper missing here is a compile error (a host function called from
+   device code), never a silent difference. Values follow the CPU path's rules:
+   integers compute in int64 with wrap-around, float16/bfloat16 in float, and a
+   conversion between dtypes is the CPU cast table's (ct__f2i64's defined
+   out-of-range results, round-to-nearest-even halves, NaN stays NaN).
+   ========================================================================== */
+namespace ct__cu_dev {
+
+/* ---- half precision: the same bits as ct__h2f / ct__f2h / ct__bf2f / ct__f2bf ---- */
+__device__ __forceinline__ float ct__h2f(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (ex == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (man << 13));
+    if (ex == 0) {
+        if (man == 0) return __uint_as_float(sign);
+        float f = (float)man * 5.9604644775390625e-8f;   /* 2^-24 */
+        return sign ? -f : f;
+    }
+    return __uint_as_float(sign | ((ex + 112u) << 23) | (man << 13));
+}
+__device__ __forceinline__ uint16_t ct__f2h(float f) {
+    uint32_t x = __float_as_uint(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+    if (ax < 0x38800000u) {   /* a subnormal half or zero: the float add rounds to nearest even */
+        float v = __fadd_rn(__uint_as_float(ax), 0.5f);
+        return (uint16_t)(sign | (__float_as_uint(v) - 0x3f000000u));
+    }
+    uint32_t odd = (ax >> 13) & 1u;
+    ax += 0xc8000fffu + odd;
+    return (uint16_t)(sign | (ax >> 13));
+}
+__device__ __forceinline__ float ct__bf2f(uint16_t b) { return __uint_as_float((uint32_t)b << 16); }
+__device__ __forceinline__ uint16_t ct__f2bf(float f) {
+    uint32_t u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+/* ct__f2i64: NaN and out-of-range give INT64_MIN (defined, as the CPU path) */
+__device__ __forceinline__ int64_t ct__f2i64(double v) {
+    if (v != v || v >= 9.2233720368547758e18 || v < -9.2233720368547758e18) return INT64_MIN;
+    return (int64_t)v;
+}
+
+/* ---- values of one compute type C (float, double or int64_t) from and to any dtype ---- */
+template <class C> struct cv;
+template <> struct cv<float> {
+    static __device__ __forceinline__ float f(double v) { return (float)v; }
+    static __device__ __forceinline__ float i(int64_t v) { return (float)v; }
+};
+template <> struct cv<double> {
+    static __device__ __forceinline__ double f(double v) { return v; }
+    static __device__ __forceinline__ double i(int64_t v) { return (double)v; }
+};
+template <> struct cv<int64_t> {
+    static __device__ __forceinline__ int64_t f(double v) { return ct__f2i64(v); }
+    static __device__ __forceinline__ int64_t i(int64_t v) { return v; }
+};
+__device__ __forceinline__ int64_t toi(float v) { return ct__f2i64((double)v); }
+__device__ __forceinline__ int64_t toi(double v) { return ct__f2i64(v); }
+__device__ __forceinline__ int64_t toi(int64_t v) { return v; }
+
+/* element at p of dtype dt, as C */
+template <class C> __device__ __forceinline__ C ld(const char *p, int dt) {
+    switch (dt) {
+    case CT_FLOAT32: return cv<C>::f(*(const float *)p);
+    case CT_FLOAT64: return cv<C>::f(*(const double *)p);
+    case CT_FLOAT16: return cv<C>::f(ct__h2f(*(const uint16_t *)p));
+    case CT_BFLOAT16: return cv<C>::f(ct__bf2f(*(const uint16_t *)p));
+    case CT_INT64: return cv<C>::i(*(const int64_t *)p);
+    case CT_INT32: return cv<C>::i(*(const int32_t *)p);
+    case CT_INT16: return cv<C>::i(*(const int16_t *)p);
+    case CT_INT8: return cv<C>::i(*(const int8_t *)p);
+    case CT_UINT8: return cv<C>::i(*(const uint8_t *)p);
+    default: return cv<C>::i(*(const uint8_t *)p != 0);   /* bool */
+    }
+}
+/* v written as dtype dt at p (the CPU cast table's conversion) */
+template <class C> __device__ __forceinline__ void st(char *p, int dt, C v) {
+    switch (dt) {
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = (double)v; break;
+    case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)v); break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)v); break;
+    case CT_INT64: *(int64_t *)p = toi(v); break;
+    case CT_INT32: *(int32_t *)p = (int32_t)toi(v); break;
+    case CT_INT16: *(int16_t *)p = (int16_t)toi(v); break;
+    case CT_INT8: *(int8_t *)p = (int8_t)toi(v); break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)toi(v); break;
+    default: *(uint8_t *)p = v != 0; break;
+    }
+}
+/* v as it reads back after a store as dtype dt (the CPU path converts inputs to
+   the compute dtype first: an int64 scalar added to an int32 tensor wraps to 32 bits) */
+template <class C> __device__ __forceinline__ C round_to(C v, int dt) {
+    switch (dt) {
+    case CT_FLOAT32: return cv<C>::f((float)v);
+    case CT_FLOAT64: return cv<C>::f((double)v);
+    case CT_FLOAT16: return cv<C>::f(ct__h2f(ct__f2h((float)v)));
+    case CT_BFLOAT16: return cv<C>::f(ct__bf2f(ct__f2bf((float)v)));
+    case CT_INT64: return cv<C>::i(toi(v));
+    case CT_INT32: return cv<C>::i((int32_t)toi(v));
+    case CT_INT16: return cv<C>::i((int16_t)toi(v));
+    case CT_INT8: return cv<C>::i((int8_t)toi(v));
+    case CT_UINT8: return cv<C>::i((uint8_t)toi(v));
+    default: return cv<C>::i(v != 0);
+    }
+}
+
+/* ---- the helpers ctensor.h's expressions call, by the same names ---- */
+__device__ int ct__kerr_tls;   /* CT__KERR's target: 1 integer division by zero (one per device) */
+__device__ __forceinline__ int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
+__device__ __forceinline__ float ct__expf(float x) { return expf(x); }
+__device__ __forceinline__ float ct__tanhf(float x) { return tanhf(x); }
+__device__ __forceinline__ float ct__sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ double ct__sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+__device__ __forceinline__ float ct__erff(float x) { return erff(x); }
+__device__ __forceinline__ float ct__erfcf(float x) { return erfcf(x); }
+/* exact gelu through erfc: no cancellation for x < 0 */
+__device__ __forceinline__ float ct__geluf(float x, int tanh_mode) {
+    if (tanh_mode) return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    return 0.5f * x * erfcf(-x * 0.7071067811865476f);
+}
+__device__ __forceinline__ double ct__gelu(double x, int tanh_mode) {
+    if (tanh_mode) return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    return 0.5 * x * (1.0 + erf(x * 0.7071067811865476));
+}
+__device__ __forceinline__ float ct__softplusf(float x, float beta, float th) { return x * beta > th ? x : log1pf(expf(x * beta)) / beta; }
+__device__ __forceinline__ double ct__softplus(double x, double beta, double th) { return x * beta > th ? x : log1p(exp(x * beta)) / beta; }
+__device__ __forceinline__ float ct__clampf(float x, float lo, float hi) { float r = x < lo ? lo : x; return r > hi ? hi : r; }
+__device__ __forceinline__ double ct__clampd(double x, double lo, double hi) { double r = x < lo ? lo : x; return r > hi ? hi : r; }
+__device__ __forceinline__ int64_t ct__clampi(int64_t x, int64_t lo, int64_t hi) { int64_t r = x < lo ? lo : x; return r > hi ? hi : r; }
+__device__ __forceinline__ int64_t ct__d2i_sat(double v) { return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v; }
+__device__ __forceinline__ float ct__powf_s(float x, double e) {
+    if (e == 2.0) return x * x;
+    if (e == 0.5) return sqrtf(x);
+    if (e == 1.0) return x;
+    if (e == 3.0) return x * x * x;
+    if (e == -1.0) return 1.0f / x;
+    if (e == -2.0) return 1.0f / (x * x);
+    if (e == -0.5) return 1.0f / sqrtf(x);
+    return powf(x, (float)e);
+}
+__device__ __forceinline__ double ct__pow_s(double x, double e) {
+    if (e == 2.0) return x * x;
+    if (e == 0.5) return sqrt(x);
+    if (e == 1.0) return x;
+    if (e == 3.0) return x * x * x;
+    if (e == -1.0) return 1.0 / x;
+    return pow(x, e);
+}
+__device__ __forceinline__ int64_t ct__ipow(int64_t b, int64_t e) {
+    uint64_t r = 1, base = (uint64_t)b;
+    if (e < 0) return 0;
+    while (e) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return (int64_t)r;
+}
+__device__ __forceinline__ double ct__round_dec(double x, int64_t d) {
+    if (d >= 0) { double m = pow(10.0, (double)d); return nearbyint(x * m) / m; }
+    double m = pow(10.0, -(double)d);
+    return nearbyint(x / m) * m;
+}
+__device__ __forceinline__ float ct__round_decf(float x, int64_t d) {
+    if (d >= 0) { float m = (float)pow(10.0, (double)d); return nearbyintf(x * m) / m; }
+    float m = (float)pow(10.0, -(double)d);
+    return nearbyintf(x / m) * m;
+}
+__device__ __forceinline__ float ct__nan2numf(float x, double nanv, double pinf, double ninf) {
+    return x != x ? (float)nanv : (x == INFINITY ? (float)pinf : (x == -INFINITY ? (float)ninf : x));
+}
+__device__ __forceinline__ double ct__nan2num(double x, double nanv, double pinf, double ninf) {
+    return x != x ? nanv : (x == INFINITY ? pinf : (x == -INFINITY ? ninf : x));
+}
+__device__ __forceinline__ float ct__floordivf(float a, float b) {
+    if (b == 0.0f) return a / b;
+    float mod = fmodf(a, b), div = (a - mod) / b;
+    if (mod != 0.0f && ((b < 0.0f) != (mod < 0.0f))) div -= 1.0f;
+    float fl;
+    if (div != 0.0f) { fl = floorf(div); if (div - fl > 0.5f) fl += 1.0f; }
+    else fl = copysignf(0.0f, a / b);
+    return fl;
+}
+__device__ __forceinline__ double ct__floordiv(double a, double b) {
+    if (b == 0.0) return a / b;
+    double mod = fmod(a, b), div = (a - mod) / b;
+    if (mod != 0.0 && ((b < 0.0) != (mod < 0.0))) div -= 1.0;
+    double fl;
+    if (div != 0.0) { fl = floor(div); if (div - fl > 0.5) fl += 1.0; }
+    else fl = copysign(0.0, a / b);
+    return fl;
+}
+__device__ __forceinline__ float ct__remf(float a, float b) { float m = fmodf(a, b); if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) m += b; return m; }
+__device__ __forceinline__ double ct__rem(double a, double b) { double m = fmod(a, b); if (m != 0.0 && ((b < 0.0) != (m < 0.0))) m += b; return m; }
+__device__ __forceinline__ int64_t ct__idiv_trunc(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return CT__ISUB(0, x);
+    return x / y;
+}
+__device__ __forceinline__ int64_t ct__idiv_floor(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return CT__ISUB(0, x);
+    int64_t q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q--;
+    return q;
+}
+__device__ __forceinline__ int64_t ct__irem(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return 0;
+    int64_t r = x % y;
+    if (r != 0 && ((r < 0) != (y < 0))) r += y;
+    return r;
+}
+__device__ __forceinline__ int64_t ct__ifmod(int64_t x, int64_t y, int *err) {
+    if (y == 0) { *err = 1; return 0; }
+    if (y == -1) return 0;
+    return x % y;
+}
+__device__ __forceinline__ int64_t ct__ipow_t(int64_t x, int64_t y, int *err) {
+    (void)err;
+    if (y < 0) {
+        if (x == 1) return 1;
+        if (x == -1) return (y & 1) ? -1 : 1;
+        return 0;
+    }
+    return ct__ipow(x, y);
+}
+__device__ __forceinline__ float ct__maxf(float x, float y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); }
+__device__ __forceinline__ float ct__minf(float x, float y) { return x != x ? x : (y != y ? y : (x < y ? x : y)); }
+__device__ __forceinline__ double ct__maxd(double x, double y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); }
+__device__ __forceinline__ double ct__mind(double x, double y) { return x != x ? x : (y != y ? y : (x < y ? x : y)); }
+__device__ __forceinline__ float ct__xlogyf(float x, float y) { return y != y ? y : (x == 0.0f ? 0.0f : x * logf(y)); }
+__device__ __forceinline__ double ct__xlogy(double x, double y) { return y != y ? y : (x == 0.0 ? 0.0 : x * log(y)); }
+__device__ __forceinline__ int64_t ct__ishl(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 0 : CT__IW((uint64_t)x << y); }
+__device__ __forceinline__ int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? (x < 0 ? -1 : 0) : (x >> y); }
+__device__ __forceinline__ float ct__lerpf(float s, float e, float w) { return fabsf(w) < 0.5f ? s + w * (e - s) : e - (e - s) * (1.0f - w); }
+__device__ __forceinline__ double ct__lerp(double s, double e, double w) { return fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w); }
+__device__ __forceinline__ float ct__clamptf(float x, float lo, float hi) { return x != x ? x : fminf(fmaxf(x, lo), hi); }
+__device__ __forceinline__ double ct__clamptd(double x, double lo, double hi) { return x != x ? x : fmin(fmax(x, lo), hi); }
+
+/* ---- the ops: one functor per table row. ap() computes one element in the
+   compute type (float for float32/16/bf16, double, int64 for integers and bool);
+   nin inputs; ints: the row has an integer (or bool) expression. ---- */
+struct args { double a0, a1, a2, a3; int64_t i0; int32_t mo; };
+#define CT__CU_ARGS                                                                              \
+    const double a0 = A.a0, a1 = A.a1, a2 = A.a2, a3 = A.a3;                                     \
+    const int64_t i0 = A.i0;                                                                     \
+    const int32_t mo = A.mo;                                                                     \
+    (void)a0; (void)a1; (void)a2; (void)a3; (void)i0; (void)mo;
+#define CT__CU_YN_Y 1
+#define CT__CU_YN_N 0
+#define CT__CU_FUNCTOR(NAME, NIN, INTS, FX, DX, IX)                                                              \
+    struct NAME {                                                                                                \
+        enum { nin = NIN, ints = INTS };                                                                         \
+        static __device__ __forceinline__ float ap(float x, float y, float z, const args &A) {                   \
+            CT__CU_ARGS (void)x; (void)y; (void)z; return (float)(FX);                                           \
+        }                                                                                                        \
+        static __device__ __forceinline__ double ap(double x, double y, double z, const args &A) {               \
+            CT__CU_ARGS (void)x; (void)y; (void)z; return (double)(DX);                                          \
+        }                                                                                                        \
+        static __device__ __forceinline__ int64_t ap(int64_t x, int64_t y, int64_t z, const args &A) {           \
+            CT__CU_ARGS (void)x; (void)y; (void)z; return (int64_t)(IX);                                         \
+        }                                                                                                        \
+    };
+#define CT__CU_U(E, I, B, FX, DX, IX) CT__CU_FUNCTOR(u_##E, 1, CT__CU_YN_##I || CT__CU_YN_##B, FX, DX, IX)
+#define CT__CU_UB(E, FX, DX, IX) CT__CU_FUNCTOR(ub_##E, 1, 1, (FX) ? 1 : 0, (DX) ? 1 : 0, (IX) ? 1 : 0)
+#define CT__CU_B(E, I, Bo, FX, DX, IX) CT__CU_FUNCTOR(b_##E, 2, CT__CU_YN_##I || CT__CU_YN_##Bo, FX, DX, IX)
+#define CT__CU_BB(E, X) CT__CU_FUNCTOR(bb_##E, 2, 1, (X) ? 1 : 0, (X) ? 1 : 0, (X) ? 1 : 0)
+#define CT__CU_T(E, I, Bo, FX, DX, IX) CT__CU_FUNCTOR(t_##E, 3, CT__CU_YN_##I || CT__CU_YN_##Bo, FX, DX, IX)
+CT__UNARY_LOOPS(CT__CU_U)
+CT__UNARY_BOOL_LOOPS(CT__CU_UB)
+CT__BINARY_LOOPS(CT__CU_B)
+CT__BINARY_BOOL_LOOPS(CT__CU_BB)
+CT__TERNARY_LOOPS(CT__CU_T)
+/* where(cond, x, y) and masked_fill(x, mask, value): selects, every dtype */
+CT__CU_FUNCTOR(t_WHERE, 3, 1, x != 0 ? y : z, x != 0 ? y : z, x != 0 ? y : z)
+CT__CU_FUNCTOR(t_MASKED_FILL, 3, 1, y != 0 ? z : x, y != 0 ? z : x, y != 0 ? z : x)
+/* a copy: the value as it is (converted by the store) */
+CT__CU_FUNCTOR(copy, 1, 1, x, x, x)
+
+} /* namespace ct__cu_dev */
+
+/* ============================================================================
+   Elementwise kernels
+   One family for every elementwise op, driven by the CPU path's iterator
+   (ct__iter: operands broadcast to the output's shape, size-1 dims dropped,
+   dims coalesced, byte strides, innermost first):
+     ct__cu_ew_kernel   any dtypes and strides: each thread finds its element's
+                        offsets from the iterator's shape, loads every input in
+                        its dtype, rounds it to the compute dtype as the CPU path
+                        converts it, computes, rounds to the result dtype, stores
+     ct__cu_ew_fast     the common case: float32/float16/bfloat16 operands of the
+                        compute dtype, contiguous and aligned: 4 elements a
+                        thread through one vector load or store per operand
+   CPU 0-d tensors (scalars: ct_mul_scalar's wrapped numbers) travel in the
+   kernel's parameters, converted on the host as the CPU path converts them.
+   ========================================================================== */
+#define CT__CU_MAXOP 4   /* the output and up to 3 inputs */
+typedef struct ct__cu_ewp {
+    int32_t ndim, nop;
+    int64_t numel;
+    int64_t shape[CT_MAX_DIMS];              /* innermost first */
+    int64_t st[CT_MAX_DIMS][CT__CU_MAXOP];   /* byte strides [dim][operand] */
+    char *base[CT__CU_MAXOP];
+    int32_t dt[CT__CU_MAXOP];                /* operand dtypes (0: the output) */
+    int32_t cdt, rdt;                        /* compute dtype; the dtype the result is rounded to */
+    uint32_t host;                           /* bit k: operand k is a CPU scalar, its value in sd[k] / si[k] */
+    double sd[CT__CU_MAXOP];                 /* (already in the compute dtype: sd when it is a float dtype) */
+    int64_t si[CT__CU_MAXOP];
+    ct__cu_dev::args a;
+} ct__cu_ewp;
+
+__device__ __forceinline__ void ct__cu_offsets(const ct__cu_ewp &p, int64_t i, int64_t *off) {
+    if (p.ndim == 1) {
+        for (int k = 0; k < CT__CU_MAXOP; k++) off[k] = i * p.st[0][k];
+        return;
+    }
+    for (int k = 0; k < CT__CU_MAXOP; k++) off[k] = 0;
+    for (int d = 0; d < p.ndim; d++) {
+        int64_t q = i % p.shape[d];
+        i /= p.shape[d];
+        for (int k = 0; k < CT__CU_MAXOP; k++) off[k] += q * p.st[d][k];
+    }
+}
+template <class C> __device__ __forceinline__ C ct__cu_scalar(const ct__cu_ewp &p, int k) {
+    return p.cdt <= CT_BFLOAT16 ? ct__cu_dev::cv<C>::f(p.sd[k]) : ct__cu_dev::cv<C>::i(p.si[k]);
+}
+
+template <class F, class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ew_kernel(const ct__cu_ewp p) {
+    using namespace ct__cu_dev;
+    C sv[3] = {C(0), C(0), C(0)};
+    for (int k = 0; k < F::nin; k++)
+        if ((p.host >> (k + 1)) & 1u) sv[k] = ct__cu_scalar<C>(p, k + 1);
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.numel; i += step) {
+        int64_t off[CT__CU_MAXOP];
+        ct__cu_offsets(p, i, off);
+        C v[3] = {C(0), C(0), C(0)};
+        for (int k = 0; k < F::nin; k++) {
+            if ((p.host >> (k + 1)) & 1u) {
+                v[k] = sv[k];
+            } else {
+                v[k] = ld<C>(p.base[k + 1] + off[k + 1], p.dt[k + 1]);
+                if (p.dt[k + 1] != p.cdt) v[k] = round_to<C>(v[k], p.cdt);
+            }
+        }
+        C r = F::ap(v[0], v[1], v[2], p.a);
+        st<C>(p.base[0] + off[0], p.dt[0], p.dt[0] == p.rdt ? r : round_to<C>(r, p.rdt));
+    }
+}
+
+/* storage of the fast kernel's dtypes, computed in float */
+struct ct__cu_s_f32 {
+    typedef float T;
+    static __device__ __forceinline__ float in(float v) { return v; }
+    static __device__ __forceinline__ float out(float v) { return v; }
+};
+struct ct__cu_s_f16 {
+    typedef uint16_t T;
+    static __device__ __forceinline__ float in(uint16_t v) { return ct__cu_dev::ct__h2f(v); }
+    static __device__ __forceinline__ uint16_t out(float v) { return ct__cu_dev::ct__f2h(v); }
+};
+struct ct__cu_s_bf16 {
+    typedef uint16_t T;
+    static __device__ __forceinline__ float in(uint16_t v) { return ct__cu_dev::ct__bf2f(v); }
+    static __device__ __forceinline__ uint16_t out(float v) { return ct__cu_dev::ct__f2bf(v); }
+};
+template <class T> struct alignas(4 * sizeof(T)) ct__cu_vec4 { T v[4]; };
+
+template <class F, class S>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ew_fast(const ct__cu_ewp p) {
+    typedef typename S::T T;
+    typedef ct__cu_vec4<T> V;
+    float sv[3] = {0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < F::nin; k++)
+        if ((p.host >> (k + 1)) & 1u) sv[k] = (float)p.sd[k + 1];
+    T *out = (T *)p.base[0];
+    const int64_t n = p.numel, step = (int64_t)gridDim.x * blockDim.x * 4;
+    for (int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 4; q < n; q += step) {
+        if (q + 4 <= n) {
+            float v[3][4];
+            for (int k = 0; k < 3; k++) {
+                if (k >= F::nin || ((p.host >> (k + 1)) & 1u)) {
+                    for (int j = 0; j < 4; j++) v[k][j] = sv[k];
+                } else {
+                    V w = *(const V *)((const T *)p.base[k + 1] + q);
+                    for (int j = 0; j < 4; j++) v[k][j] = S::in(w.v[j]);
+                }
+            }
+            V r;
+            for (int j = 0; j < 4; j++) r.v[j] = S::out(F::ap(v[0][j], v[1][j], v[2][j], p.a));
+            *(V *)(out + q) = r;
+        } else {
+            for (int64_t e = q; e < n; e++) {
+                float v[3];
+                for (int k = 0; k < 3; k++)
+                    v[k] = k >= F::nin || ((p.host >> (k + 1)) & 1u) ? sv[k] : S::in(((const T *)p.base[k + 1])[e]);
+                out[e] = S::out(F::ap(v[0], v[1], v[2], p.a));
+            }
+        }
+    }
+}
+
+/* A CPU 0-d tensor's value converted to the compute dtype cdt, as the CPU path's
+   cast would (ct__cast_tab), into sd (a float cdt) or si. */
+static void ct__cu_host_scalar(const ct_tensor *x, ct_dtype cdt, double *sd, int64_t *si) {
+    const void *p = ct__ptr(x);
+    unsigned char tmp[8];
+    *sd = 0.0;
+    *si = 0;
+    if (CT__ISFLOAT(cdt)) {
+        if (CT__ISFLOAT(x->dtype)) {
+            ct__store_f64(tmp, cdt, ct__load_f64(p, x->dtype));   /* f64 -> f16 goes through float, as ct__d2h */
+            *sd = ct__load_f64(tmp, cdt);
+        } else {
+            int64_t w = ct__load_i64(p, x->dtype);
+            float f = (float)w;   /* integers convert to float directly (no double rounding) */
+            switch (cdt) {
+            case CT_FLOAT64: *sd = (double)w; break;
+            case CT_FLOAT16: *sd = ct__h2f(ct__f2h(f)); break;
+            case CT_BFLOAT16: *sd = ct__bf2f(ct__f2bf(f)); break;
+            default: *sd = f; break;
+            }
+        }
+    } else if (cdt == CT_BOOL) {
+        *si = CT__ISFLOAT(x->dtype) ? ct__load_f64(p, x->dtype) != 0.0 : ct__load_i64(p, x->dtype) != 0;
+    } else {
+        int64_t w = CT__ISFLOAT(x->dtype) ? ct__f2i64(ct__load_f64(p, x->dtype)) : ct__load_i64(p, x->dtype);
+        ct__store_i64(tmp, cdt, w);
+        *si = ct__load_i64(tmp, cdt);
+    }
+}
+/* an integer expression that reports an error through CT__KERR (division by zero) */
+static int ct__cu_raises(const char *int_expr) { return strstr(int_expr, "CT__KERR") != NULL; }
+static int ct__cu_kerr_reset(const char *op) {
+    int zero = 0;
+    cudaError_t e = cudaMemcpyToSymbol(ct__cu_dev::ct__kerr_tls, &zero, sizeof zero);
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+static int ct__cu_kerr_check(const char *op) {
+    int flag = 0;
+    cudaError_t e = cudaMemcpyFromSymbol(&flag, ct__cu_dev::ct__kerr_tls, sizeof flag);   /* waits for the kernel */
+    if (e != cudaSuccess) return ct__cu_fail(op, e);
+    return flag ? ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", op) : 0;
+}
+
+/* PyTorch's words for an operand a kernel cannot reach */
+static CT__NOINLINE int ct__cu_mismatch(const char *op, ct_device a, ct_device b) {
+    char x[24], y[24];
+    return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, %s and %s!", op,
+                      ct_device_str(a, x, sizeof x), ct_device_str(b, y, sizeof y));
+}
+/* Kernels are made only for the functors that have them: the integer kernel for
+   ops with an integer expression, the vector kernel for ops whose result has the
+   compute dtype (C++11 specializations; no C++17 needed from the host compiler). */
+template <class F, bool INTS> struct ct__cu_int_launch {
+    static void run(unsigned blocks, const ct__cu_ewp &p) { CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, int64_t>); }
+};
+template <class F> struct ct__cu_int_launch<F, false> {
+    static void run(unsigned, const ct__cu_ewp &) {}
+};
+template <class F, bool FAST> struct ct__cu_fast_launch {
+    static void run(unsigned blocks, const ct__cu_ewp &p, ct_dtype cdt) {
+        if (cdt == CT_FLOAT32) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f32>);
+        else if (cdt == CT_FLOAT16) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_f16>);
+        else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_fast<F, ct__cu_s_bf16>);
+    }
+};
+template <class F> struct ct__cu_fast_launch<F, false> {
+    static void run(unsigned, const ct__cu_ewp &, ct_dtype) {}
+};
+/* Runs functor F over out = F(in...) on device dev: nin inputs, compute dtype cdt,
+   result rounded to rdt (cdt, or bool for comparisons). FAST: F may take the
+   vector kernel (its result is of the compute dtype). raises: check CT__KERR. */
+template <class F, bool FAST>
+static int ct__cu_ew(const char *op, int dev, ct_tensor *out, int nin, ct_tensor *const *in, ct_dtype cdt, ct_dtype rdt,
+                     const ct__attrs *a, int raises) {
+    if (ct__shape_numel(out->ndim, out->shape) == 0) return 0;
+    ct_tensor *ops[CT__CU_MAXOP];
+    ops[0] = out;
+    for (int i = 0; i < nin; i++) {
+        ops[1 + i] = in[i];
+        if (in[i]->device.type != CT_CUDA && in[i]->ndim != 0)   /* a kernel would read host memory: refuse, never fault */
+            return ct__cu_mismatch(op, in[i]->device, ct_cuda(dev));
+    }
+    if (out->device.type != CT_CUDA) return ct__cu_mismatch(op, out->device, ct_cuda(dev));
+    ct__iter it;
+    ct__iter_init(&it, nin + 1, ops, out->ndim, out->shape);
+    ct__cu_ewp p;
+    memset(&p, 0, sizeof p);
+    p.ndim = it.ndim;
+    p.nop = nin + 1;
+    p.numel = it.numel;
+    for (int d = 0; d < it.ndim; d++) {
+        p.shape[d] = it.shape[d];
+        for (int k = 0; k <= nin; k++) p.st[d][k] = it.st[d][k];
+    }
+    for (int k = 0; k <= nin; k++) {
+        p.base[k] = it.base[k];
+        p.dt[k] = ops[k]->dtype;
+        if (k > 0 && ops[k]->device.type == CT_CPU) {   /* a 0-d CPU tensor (the dispatcher allows no other) */
+            p.host |= 1u << k;
+            p.base[k] = NULL;
+            ct__cu_host_scalar(ops[k], cdt, &p.sd[k], &p.si[k]);
+        }
+    }
+    p.cdt = cdt;
+    p.rdt = rdt;
+    if (a) {
+        p.a.a0 = a->s[0];
+        p.a.a1 = a->s[1];
+        p.a.a2 = a->s[2];
+        p.a.a3 = a->s[3];
+        p.a.i0 = a->i[0];
+        p.a.mo = a->mode;
+    }
+    int fast = FAST && (cdt == CT_FLOAT32 || cdt == CT_FLOAT16 || cdt == CT_BFLOAT16) && rdt == cdt && out->dtype == cdt && it.ndim == 1;
+    size_t es = ct__dt[cdt].size;
+    for (int k = 0; fast && k <= nin; k++)
+        if (!((p.host >> k) & 1u))
+            fast = p.dt[k] == (int32_t)cdt && it.st[0][k] == (int64_t)es && (uintptr_t)p.base[k] % (4 * es) == 0;
+    int ints = cdt != CT_FLOAT64 && !CT__ISFLOAT(cdt);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    if (raises && ints && ct__cu_kerr_reset(op)) return -1;
+    if (fast) {
+        ct__cu_fast_launch<F, FAST>::run(ct__cu_blocks(it.numel, 4 * CT__CU_THREADS, dev), p, cdt);
+    } else {
+        unsigned blocks = ct__cu_blocks(it.numel, CT__CU_THREADS, dev);
+        if (cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, double>);
+        else if (!ints) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ew_kernel<F, float>);
+        else if (F::ints) ct__cu_int_launch<F, F::ints != 0>::run(blocks, p);
+        else return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' on CUDA", op, CT__DTNAME(cdt));
+    }
+    if (ct__cu_launched(op)) return -1;
+    return raises && ints ? ct__cu_kerr_check(op) : 0;
+}
+/* An in-place op whose self is a CPU 0-d tensor and whose other inputs are on a
+   GPU: the dispatcher lets a CPU 0-d input join them, but an output must be on
+   the device of the call (PyTorch: "Expected all tensors to be on the same device"). */
+static int ct__cu_out_on_device(const ct__call *c, const ct_tensor *out) {
+    if (out->device.type == CT_CUDA) return 0;
+    return ct__device_mismatch(ct__opdef_get(c->op), out->device, ct_cuda(ct__cu_call_device(c)));
+}
+/* the op's kernel: output 0, the call's compute dtype */
+template <class F, bool FAST>
+static int ct__cu_ew_call(ct__call *c, int nin, ct_tensor *const *in, ct_dtype rdt, int raises) {
+    if (ct__cu_out_on_device(c, c->out[0])) return -1;
+    return ct__cu_ew<F, FAST>(CT__CU_OPNAME(c), ct__cu_call_device(c), c->out[0], nin, in, c->cdt, rdt, c->a, raises);
+}
+
+static int ct__cu_k_unary(ct__call *c) {
+    int op = c->op;
+    if (op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) op = CT__OP_LOGICAL_NOT;   /* ~True == False, as the CPU kernel */
+    ct_dtype rdt = (ct__opdef_get(c->op)->flags & CT__OPF_OUT_BOOL) ? CT_BOOL : c->cdt;
+    switch (op) {
+#define CT__CU_UCASE(E, ...) case CT__OP_##E: return ct__cu_ew_call<ct__cu_dev::u_##E, true>(c, 1, c->in, rdt, 0);
+        CT__UNARY_LOOPS(CT__CU_UCASE)
+#undef CT__CU_UCASE
+#define CT__CU_UBCASE(E, ...) case CT__OP_##E: return ct__cu_ew_call<ct__cu_dev::ub_##E, false>(c, 1, c->in, CT_BOOL, 0);
+        CT__UNARY_BOOL_LOOPS(CT__CU_UBCASE)
+#undef CT__CU_UBCASE
+    default: return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
+    }
+}
+static int ct__cu_k_binary(ct__call *c) {
+    switch (c->op) {
+#define CT__CU_BCASE(E, I, Bo, FX, DX, IX) \
+    case CT__OP_##E: return ct__cu_ew_call<ct__cu_dev::b_##E, true>(c, 2, c->in, c->cdt, ct__cu_raises(#IX));
+        CT__BINARY_LOOPS(CT__CU_BCASE)
+#undef CT__CU_BCASE
+#define CT__CU_BBCASE(E, ...) case CT__OP_##E: return ct__cu_ew_call<ct__cu_dev::bb_##E, false>(c, 2, c->in, CT_BOOL, 0);
+        CT__BINARY_BOOL_LOOPS(CT__CU_BBCASE)
+#undef CT__CU_BBCASE
+    default: return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
+    }
+}
+static int ct__cu_k_ternary(ct__call *c) {
+    switch (c->op) {
+#define CT__CU_TCASE(E, I, Bo, FX, DX, IX) \
+    case CT__OP_##E: return ct__cu_ew_call<ct__cu_dev::t_##E, true>(c, 3, c->in, c->cdt, ct__cu_raises(#IX));
+        CT__TERNARY_LOOPS(CT__CU_TCASE)
+#undef CT__CU_TCASE
+    case CT__OP_WHERE: return ct__cu_ew_call<ct__cu_dev::t_WHERE, false>(c, 3, c->in, c->cdt, 0);
+    case CT__OP_MASKED_FILL: return ct__cu_ew_call<ct__cu_dev::t_MASKED_FILL, false>(c, 3, c->in, c->cdt, 0);
+    default: return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
+    }
+}
+
+/* ============================================================================
+   Copies and factories
+   aten::_to_copy (ct_to_device, ct_to) and aten::clone (clone, contiguous):
+     device -> same device   one cudaMemcpyAsync when both are dense with the
+                             same layout and dtype, else the elementwise copy
+                             (dtype conversion, any strides, broadcasting)
+     host -> device          one cudaMemcpy from the source when it already has
+                             the output's dtype and layout, else from a host
+                             staging copy made by the CPU path (ct__copy_into)
+     device -> host          one cudaMemcpy (it waits for the device) from the
+                             source, or from a device copy in the output's layout
+     device -> other device  the same through cudaMemcpyPeer
+   Outputs of these ops are new dense tensors (the meta's layout).
+   ========================================================================== */
+/* dense, and the same strides where a dim has more than one element */
+static int ct__cu_same_layout(const ct_tensor *a, const ct_tensor *b) {
+    if (a->ndim != b->ndim || a->dtype != b->dtype || !ct__is_dense(a) || !ct__is_dense(b)) return 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d] || (a->shape[d] > 1 && a->strides[d] != b->strides[d])) return 0;
+    return 1;
+}
+/* dst = src on dst's device (same device or a CPU 0-d src): conversion, strides, broadcasting */
+static int ct__cu_copy_dev(const char *op, ct_tensor *dst, ct_tensor *src) {
+    int dev = dst->device.index;
+    int64_t n = ct__shape_numel(dst->ndim, dst->shape);
+    if (n == 0) return 0;
+    if (src->device.type == CT_CUDA && ct__cu_same_layout(dst, src)) {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) return -1;
+        cudaError_t e = cudaMemcpyAsync(ct__ptr(dst), ct__ptr(src), (size_t)n * ct__dt[dst->dtype].size, cudaMemcpyDeviceToDevice, 0);
+        return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+    }
+    ct_tensor *in[1];
+    in[0] = src;
+    return ct__cu_ew<ct__cu_dev::copy, false>(op, dev, dst, 1, in, src->dtype, src->dtype, NULL, 0);
+}
+/* A new tensor shaped like `like` on device dev, with its strides when it is dense
+   (a permuted layout), else contiguous; not in a scope. */
+static ct_tensor *ct__cu_empty_as(const ct_tensor *like, ct_dtype dt, ct_device dev) {
+    return ct__alloc(dt, like->ndim, like->shape, ct__is_contig(like) || !ct__is_dense(like) ? NULL : like->strides, dev);
+}
+/* An input of a kernel that reads it through a pointer, on device dev (a new
+   reference): t itself, or a copy when t is a CPU 0-d tensor (the dispatcher lets
+   those join any device, as PyTorch does) or, when asked, not contiguous. */
+static int ct__cu_memcpy(const char *op, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+static ct_tensor *ct__cu_input(const char *op, ct_tensor *t, ct_device dev, int contiguous) {
+    int host = t->device.type != CT_CUDA;
+    if (!host && (!contiguous || ct__is_contig(t))) return ct__incref(t);
+    ct_tensor *y = ct__alloc(t->dtype, t->ndim, t->shape, NULL, dev);
+    if (!y) return NULL;
+    int rc;
+    if (host) {   /* 0-d: one element */
+        ct__cu_guard guard(dev.index, op);
+        rc = guard.ok ? ct__cu_memcpy(op, ct__ptr(y), ct__ptr(t), ct__dt[t->dtype].size, cudaMemcpyHostToDevice) : -1;
+    } else {
+        rc = ct__cu_copy_dev(op, y, t);
+    }
+    if (rc) { ct__decref(y); return NULL; }
+    return y;
+}
+static int ct__cu_memcpy(const char *op, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
+    if (!bytes) return 0;
+    cudaError_t e = cudaMemcpy(dst, src, bytes, kind);
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+/* out = x, out a new dense tensor (the meta's layout) on any device, x anywhere
+   with out's shape: the body of aten::_to_copy and clone */
+static int ct__cu_copy_new(const char *op, ct_tensor *out, ct_tensor *x) {
+    ct_tensor *tmp = NULL;
+    int64_t n = ct__shape_numel(out->ndim, out->shape);
+    size_t bytes = (size_t)n * ct__dt[out->dtype].size;
+    int rc;
+    if (n == 0) return 0;
+    if (x->device.type == CT_CUDA && out->device.type == CT_CUDA && x->device.index == out->device.index)
+        return ct__cu_copy_dev(op, out, x);
+    if (x->device.type == CT_CPU) {   /* host to device */
+        ct__cu_guard guard(out->device.index, op);
+        if (!guard.ok) return -1;
+        if (ct__cu_same_layout(out, x)) return ct__cu_memcpy(op, ct__ptr(out), ct__ptr(x), bytes, cudaMemcpyHostToDevice);
+        if (!(tmp = ct__cu_empty_as(out, out->dtype, ct__cpu_dev))) return -1;
+        rc = ct__copy_into(tmp, x);
+        if (!rc) rc = ct__cu_memcpy(op, ct__ptr(out), ct__ptr(tmp), bytes, cudaMemcpyHostToDevice);
+        ct__decref(tmp);
+        return rc;
+    }
+    /* from a device: to the host or to another device, through a copy in the output's layout when needed */
+    ct_tensor *src = x;
+    if (!ct__cu_same_layout(out, x)) {
+        if (!(tmp = ct__cu_empty_as(out, out->dtype, x->device))) return -1;
+        if (ct__cu_copy_dev(op, tmp, x)) { ct__decref(tmp); return -1; }
+        src = tmp;
+    }
+    {
+        ct__cu_guard guard(x->device.index, op);
+        if (!guard.ok) rc = -1;
+        else if (out->device.type == CT_CPU) rc = ct__cu_memcpy(op, ct__ptr(out), ct__ptr(src), bytes, cudaMemcpyDeviceToHost);
+        else {
+            cudaError_t e = cudaMemcpyPeer(ct__ptr(out), out->device.index, ct__ptr(src), x->device.index, bytes);
+            rc = e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+        }
+    }
+    if (tmp) ct__decref(tmp);
+    return rc;
+}
+static int ct__cu_k_copy(ct__call *c) { return ct__cu_copy_new(CT__CU_OPNAME(c), c->out[0], c->in[0]); }
+/* aten::copy_(self, src), self[...] = src[...] converting and broadcasting. From the
+   dispatcher: self a CPU 0-d tensor and src a one-element GPU tensor (to the host),
+   or src on self's device or a CPU 0-d tensor. From ctensor.h's internal copies
+   (ct__copy_into: autograd's accumulation, conversions, contiguous copies), any
+   devices: a source elsewhere comes over first. src may share memory with self
+   (then through a copy). */
+static int ct__cu_k_copy_(ct__call *c) {
+    ct_tensor *x = c->in[0], *src = c->in[1];
+    if (x->device.type == CT_CUDA && !ct_device_eq(src->device, x->device) && !(src->device.type == CT_CPU && src->ndim == 0)) {
+        ct_tensor *t = ct__alloc(src->dtype, src->ndim, src->shape, NULL, x->device);
+        if (!t) return -1;
+        int rc = ct__cu_copy_new("copy_", t, src);
+        if (!rc) rc = ct__cu_copy_dev("copy_", x, t);
+        ct__decref(t);
+        return rc;
+    }
+    if (x->device.type != CT_CUDA) {
+        ct_tensor *h = ct__alloc(src->dtype, src->ndim, src->shape, NULL, ct__cpu_dev), *d = h ? ct__cu_input("copy_", src, src->device, 1) : NULL;
+        int rc = -1;
+        if (d) {
+            ct__cu_guard guard(src->device.index, "copy_");
+            if (guard.ok && !ct__cu_memcpy("copy_", ct__ptr(h), ct__ptr(d), (size_t)ct_numel(d) * ct__dt[d->dtype].size, cudaMemcpyDeviceToHost))
+                rc = ct__copy_into(x, h);
+        }
+        if (h) ct__decref(h);
+        if (d) ct__decref(d);
+        return rc;
+    }
+    if (src->storage == x->storage) {
+        ct_tensor *t = ct__cu_empty_as(src, src->dtype, src->device);
+        if (!t) return -1;
+        int rc = ct__cu_copy_dev("copy_", t, src);
+        if (!rc) rc = ct__cu_copy_dev("copy_", x, t);
+        ct__decref(t);
+        return rc;
+    }
+    return ct__cu_copy_dev("copy_", x, src);
+}
+
+/* fill: every element of x (any strides) gets the bits of `value` in x's dtype */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_fill_kernel(const ct__cu_ewp p, uint64_t bits, int es) {
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.numel; i += step) {
+        int64_t off[CT__CU_MAXOP];
+        ct__cu_offsets(p, i, off);
+        char *q = p.base[0] + off[0];
+        switch (es) {
+        case 1: *(uint8_t *)q = (uint8_t)bits; break;
+        case 2: *(uint16_t *)q = (uint16_t)bits; break;
+        case 4: *(uint32_t *)q = (uint32_t)bits; break;
+        default: *(uint64_t *)q = bits; break;
+        }
+    }
+}
+static int ct__cu_fill(const char *op, ct_tensor *x, double value) {
+    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(x->dtype));
+    if (ct__shape_numel(x->ndim, x->shape) == 0) return 0;
+    unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t bits;
+    ct__store_f64(b, x->dtype, value);   /* the CPU path's conversion of the value */
+    memcpy(&bits, b, 8);
+    ct_tensor *ops[1];
+    ops[0] = x;
+    ct__iter it;
+    ct__iter_init(&it, 1, ops, x->ndim, x->shape);
+    ct__cu_ewp p;
+    memset(&p, 0, sizeof p);
+    p.ndim = it.ndim;
+    p.nop = 1;
+    p.numel = it.numel;
+    for (int d = 0; d < it.ndim; d++) { p.shape[d] = it.shape[d]; p.st[d][0] = it.st[d][0]; }
+    p.base[0] = it.base[0];
+    ct__cu_guard guard(x->device.index, op);
+    if (!guard.ok) return -1;
+    unsigned blocks = ct__cu_blocks(it.numel, CT__CU_THREADS, x->device.index);
+    CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p, bits, (int)ct__dt[x->dtype].size), ct__cu_fill_kernel);
+    return ct__cu_launched(op);
+}
+static int ct__cu_k_fill(ct__call *c) { return ct__cu_fill("fill_", c->in[0], c->a->s[0]); }
+static int ct__cu_k_full(ct__call *c) { return ct__cu_fill(CT__CU_OPNAME(c), c->out[0], c->a->s[0]); }
+
+/* arange, linspace, eye: element i from its index, with the CPU kernels' formulas
+   (products and sums rounded separately: no fused multiply-add, so the values
+   are the CPU's bits) */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_arange_kernel(char *out, int dt, int64_t n, int integral, double start,
+                                                                        double step, int64_t s0, int64_t st) {
+    const int64_t es = dt == CT_FLOAT64 || dt == CT_INT64 ? 8 : dt == CT_FLOAT32 || dt == CT_INT32 ? 4 : dt == CT_INT8 || dt == CT_UINT8 || dt == CT_BOOL ? 1 : 2;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        if (integral) ct__cu_dev::st<int64_t>(out + i * es, dt, CT__IADD(s0, CT__IMUL(st, i)));
+        else ct__cu_dev::st<double>(out + i * es, dt, __dadd_rn(start, __dmul_rn(step, (double)i)));
+    }
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_linspace_kernel(char *out, int dt, int64_t n, double start, double end,
+                                                                          double step, int integral) {
+    const int64_t es = dt == CT_FLOAT64 || dt == CT_INT64 ? 8 : dt == CT_FLOAT32 || dt == CT_INT32 ? 4 : dt == CT_INT8 || dt == CT_UINT8 || dt == CT_BOOL ? 1 : 2;
+    const int64_t half = n / 2;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        double v = n == 1 ? start
+                 : i < half ? __dadd_rn(start, __dmul_rn(step, (double)i)) : __dsub_rn(end, __dmul_rn(step, (double)(n - 1 - i)));
+        if (integral) v = trunc(v);
+        ct__cu_dev::st<double>(out + i * es, dt, v);
+    }
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_eye_kernel(char *out, int dt, int64_t rows, int64_t cols) {
+    const int64_t es = dt == CT_FLOAT64 || dt == CT_INT64 ? 8 : dt == CT_FLOAT32 || dt == CT_INT32 ? 4 : dt == CT_INT8 || dt == CT_UINT8 || dt == CT_BOOL ? 1 : 2;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < rows * cols; i += (int64_t)gridDim.x * blockDim.x)
+        ct__cu_dev::st<int64_t>(out + i * es, dt, i / cols == i % cols ? 1 : 0);
+}
+static int ct__cu_k_factory(ct__call *c) {
+    ct_tensor *x = c->out[0];
+    const ct__attrs *a = c->a;
+    const char *op = CT__CU_OPNAME(c);
+    int64_t n = ct__shape_numel(x->ndim, x->shape);
+    int dev = x->device.index, integral = CT__ISINT(x->dtype);
+    if (n == 0) return 0;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    unsigned blocks = ct__cu_blocks(n, CT__CU_THREADS, dev);
+    if (c->op == CT__OP_ARANGE) {
+        double start = a->s[0], step = a->s[2];
+        if (integral) { start = trunc(start); step = trunc(step); }   /* as the meta's size */
+        int ints = integral && ct__scalar_is_int(start) && ct__scalar_is_int(step);
+        int64_t s0 = ints ? (int64_t)start : 0, st = ints ? (int64_t)step : 0;
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (ct__ptr(x), x->dtype, n, ints, start, step, s0, st), ct__cu_arange_kernel);
+    } else if (c->op == CT__OP_LINSPACE) {
+        double start = a->s[0], end = a->s[1], step = n > 1 ? (end - start) / (double)(n - 1) : 0.0;
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (ct__ptr(x), x->dtype, n, start, end, step, integral), ct__cu_linspace_kernel);
+    } else {
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (ct__ptr(x), x->dtype, x->shape[0], x->shape[1]), ct__cu_eye_kernel);
+    }
+    return ct__cu_launched(op);
+}
+
+/* ============================================================================
+   Reductions (sum, mean, nansum, prod, amax, amin, max, min, argmax, argmin)
+   The input is seen as O outputs by K reduced elements: kept dims and reduced
+   dims each in C order (size-1 dims dropped, neighbours coalesced), so k, the
+   position among the reduced elements, is the index along a single reduced dim
+   and the flat C-order index over all of them (argmax without a dim). Each
+   output is reduced by a group of L threads of a 256-thread block:
+     L = 1     one thread per output, when the reduced elements are strided and
+               the outputs adjacent (sum over dim 0 of a matrix: coalesced)
+     L = 32    a warp per output (warp shuffles)
+     L = 256   the whole block (warp shuffles, then shared memory), K >= 4096
+   and when that leaves the GPU idle (few outputs, many elements) the K range
+   is split across gridDim.y blocks whose partial results a second kernel
+   combines (two passes). Accumulation: float for float32/16/bf16 (PyTorch's
+   CUDA accumulate type), double for float64 and for prod, int64 (wrapping) for
+   integers and bool. max/min: a NaN wins (the first NaN's index), ties go to
+   the lowest index, as on the CPU.
+   ========================================================================== */
+template <class C> struct ct__cu_acc { C v; int64_t i; };
+namespace ct__cu_dev {
+__device__ __forceinline__ float addw(float a, float b) { return a + b; }
+__device__ __forceinline__ double addw(double a, double b) { return a + b; }
+__device__ __forceinline__ int64_t addw(int64_t a, int64_t b) { return CT__IADD(a, b); }
+__device__ __forceinline__ float mulw(float a, float b) { return a * b; }
+__device__ __forceinline__ double mulw(double a, double b) { return a * b; }
+__device__ __forceinline__ int64_t mulw(int64_t a, int64_t b) { return CT__IMUL(a, b); }
+__device__ __forceinline__ bool isn(float v) { return v != v; }
+__device__ __forceinline__ bool isn(double v) { return v != v; }
+__device__ __forceinline__ bool isn(int64_t) { return false; }
+template <class C> __device__ __forceinline__ C lowest();
+template <> __device__ __forceinline__ float lowest<float>() { return -INFINITY; }
+template <> __device__ __forceinline__ double lowest<double>() { return -INFINITY; }
+template <> __device__ __forceinline__ int64_t lowest<int64_t>() { return INT64_MIN; }
+template <class C> __device__ __forceinline__ C highest();
+template <> __device__ __forceinline__ float highest<float>() { return INFINITY; }
+template <> __device__ __forceinline__ double highest<double>() { return INFINITY; }
+template <> __device__ __forceinline__ int64_t highest<int64_t>() { return INT64_MAX; }
+
+/* reducers: init (identity), from (one element at position k), comb (associative,
+   commutative), fin (the output value; mean scales) */
+struct r_sum {
+    template <class C> static __device__ ct__cu_acc<C> init() { ct__cu_acc<C> a = {C(0), 0}; return a; }
+    template <class C> static __device__ ct__cu_acc<C> from(C v, int64_t) { ct__cu_acc<C> a = {v, 0}; return a; }
+    template <class C> static __device__ ct__cu_acc<C> comb(ct__cu_acc<C> a, ct__cu_acc<C> b) { a.v = addw(a.v, b.v); return a; }
+    template <class C> static __device__ C fin(C v, double scale) { return scale == 1.0 ? v : (C)(v * (C)scale); }
+};
+struct r_nansum : r_sum {
+    template <class C> static __device__ ct__cu_acc<C> from(C v, int64_t) { ct__cu_acc<C> a = {isn(v) ? C(0) : v, 0}; return a; }
+};
+struct r_prod {
+    template <class C> static __device__ ct__cu_acc<C> init() { ct__cu_acc<C> a = {C(1), 0}; return a; }
+    template <class C> static __device__ ct__cu_acc<C> from(C v, int64_t) { ct__cu_acc<C> a = {v, 0}; return a; }
+    template <class C> static __device__ ct__cu_acc<C> comb(ct__cu_acc<C> a, ct__cu_acc<C> b) { a.v = mulw(a.v, b.v); return a; }
+    template <class C> static __device__ C fin(C v, double) { return v; }
+};
+/* MAX = 1: max, 0: min. Order: a NaN first, then the larger (smaller) value, then the lower index */
+template <int MAX> struct r_ext {
+    template <class C> static __device__ ct__cu_acc<C> init() { ct__cu_acc<C> a = {MAX ? lowest<C>() : highest<C>(), INT64_MAX}; return a; }
+    template <class C> static __device__ ct__cu_acc<C> from(C v, int64_t k) { ct__cu_acc<C> a = {v, k}; return a; }
+    template <class C> static __device__ ct__cu_acc<C> comb(ct__cu_acc<C> a, ct__cu_acc<C> b) {
+        bool an = isn(a.v), bn = isn(b.v);
+        if (an || bn) return an && bn ? (a.i <= b.i ? a : b) : (an ? a : b);
+        if (MAX ? a.v > b.v : a.v < b.v) return a;
+        if (MAX ? b.v > a.v : b.v < a.v) return b;
+        return a.i <= b.i ? a : b;
+    }
+    template <class C> static __device__ C fin(C v, double) { return v; }
+};
+} /* namespace ct__cu_dev */
+
+/* ---- a group of L threads (1, 32 or 256 of a 256-thread block) reduces a value;
+   every thread of the group gets the result. All threads of the block call it. ---- */
+__device__ __forceinline__ float ct__cu_shfl_down(float v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
+__device__ __forceinline__ double ct__cu_shfl_down(double v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
+__device__ __forceinline__ int64_t ct__cu_shfl_down(int64_t v, int off) { return (int64_t)__shfl_down_sync(0xffffffffu, (long long)v, off); }
+template <class C> __device__ __forceinline__ ct__cu_acc<C> ct__cu_shfl_down(ct__cu_acc<C> a, int off) {
+    a.v = ct__cu_shfl_down(a.v, off);
+    a.i = ct__cu_shfl_down(a.i, off);
+    return a;
+}
+__device__ __forceinline__ float ct__cu_shfl0(float v) { return __shfl_sync(0xffffffffu, v, 0); }
+__device__ __forceinline__ double ct__cu_shfl0(double v) { return __shfl_sync(0xffffffffu, v, 0); }
+__device__ __forceinline__ int64_t ct__cu_shfl0(int64_t v) { return (int64_t)__shfl_sync(0xffffffffu, (long long)v, 0); }
+template <class C> __device__ __forceinline__ ct__cu_acc<C> ct__cu_shfl0(ct__cu_acc<C> a) {
+    a.v = ct__cu_shfl0(a.v);
+    a.i = ct__cu_shfl0(a.i);
+    return a;
+}
+/* sm: 9 elements of shared memory */
+template <class A, class Op> __device__ __forceinline__ A ct__cu_group_reduce(A a, int L, A *sm) {
+    if (L >= 32)
+        for (int off = 16; off > 0; off >>= 1) a = Op::comb(a, ct__cu_shfl_down(a, off));
+    if (L == CT__CU_THREADS) {
+        if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = a;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            A r = sm[0];
+            for (int j = 1; j < CT__CU_THREADS / 32; j++) r = Op::comb(r, sm[j]);
+            sm[8] = r;
+        }
+        __syncthreads();
+        a = sm[8];
+        __syncthreads();   /* before sm is written again */
+    } else if (L == 32) {
+        a = ct__cu_shfl0(a);
+    }
+    return a;
+}
+
+typedef struct ct__cu_redp {
+    const char *x;
+    char *out;                    /* values (NULL for argmax/argmin) */
+    int64_t *idx;                 /* indices (NULL when none) */
+    void *part;                   /* split K: partial results [O][splits] */
+    int32_t xdt, odt, rdt;        /* rdt >= 0: inputs are first rounded to it (sum's dtype=) */
+    int32_t xes, oes;
+    int32_t no, nk, lanes, splits;
+    int64_t O, K, chunk;
+    int64_t oshape[CT_MAX_DIMS], ostride[CT_MAX_DIMS];   /* kept dims, C order, element strides of x */
+    int64_t kshape[CT_MAX_DIMS], kstride[CT_MAX_DIMS];   /* reduced dims */
+    double scale;                 /* mean: 1 / K */
+} ct__cu_redp;
+
+/* the element offset of flat C-order index i over n dims */
+__device__ __forceinline__ int64_t ct__cu_doff(int64_t i, int n, const int64_t *shape, const int64_t *stride) {
+    if (n == 1) return i * stride[0];
+    int64_t off = 0;
+    for (int d = n - 1; d >= 0; d--) {
+        int64_t q = i % shape[d];
+        i /= shape[d];
+        off += q * stride[d];
+    }
+    return off;
+}
+template <class R, class C> __device__ __forceinline__ void ct__cu_red_store(const ct__cu_redp &p, int64_t o, ct__cu_acc<C> a) {
+    if (p.out) ct__cu_dev::st<C>(p.out + o * p.oes, p.odt, R::template fin<C>(a.v, p.scale));
+    if (p.idx) p.idx[o] = a.i;
+}
+template <class R, class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_reduce_kernel(const ct__cu_redp p) {
+    typedef ct__cu_acc<C> A;
+    __shared__ A sm[9];
+    const int L = p.lanes, lane = (int)threadIdx.x % L;
+    const int64_t per = CT__CU_THREADS / L, k0 = (int64_t)blockIdx.y * p.chunk;
+    const int64_t k1 = p.K < k0 + p.chunk ? p.K : k0 + p.chunk;
+    for (int64_t ob = (int64_t)blockIdx.x * per; ob < p.O; ob += (int64_t)gridDim.x * per) {   /* uniform in the block */
+        const int64_t o = ob + (int64_t)threadIdx.x / L;
+        A a = R::template init<C>();
+        if (o < p.O) {
+            const char *xo = p.x + ct__cu_doff(o, p.no, p.oshape, p.ostride) * p.xes;
+            for (int64_t k = k0 + lane; k < k1; k += L) {
+                C v = ct__cu_dev::ld<C>(xo + ct__cu_doff(k, p.nk, p.kshape, p.kstride) * p.xes, p.xdt);
+                if (p.rdt >= 0) v = ct__cu_dev::round_to<C>(v, p.rdt);
+                a = R::comb(a, R::template from<C>(v, k));
+            }
+        }
+        a = ct__cu_group_reduce<A, R>(a, L, sm);
+        if (o < p.O && lane == 0) {
+            if (p.splits > 1) ((A *)p.part)[o * p.splits + blockIdx.y] = a;
+            else ct__cu_red_store<R, C>(p, o, a);
+        }
+    }
+}
+/* the second pass: partial results, in split order, into the outputs */
+template <class R, class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_reduce_finish(const ct__cu_redp p) {
+    typedef ct__cu_acc<C> A;
+    for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < p.O; o += (int64_t)gridDim.x * blockDim.x) {
+        A a = R::template init<C>();
+        for (int s = 0; s < p.splits; s++) a = R::comb(a, ((const A *)p.part)[o * p.splits + s]);
+        ct__cu_red_store<R, C>(p, o, a);
+    }
+}
+
+/* x's dims split into kept and reduced (mask), each in C order, coalesced */
+static void ct__cu_red_geometry(const ct_tensor *x, uint32_t mask, ct__cu_redp *p) {
+    p->no = p->nk = 0;
+    p->O = p->K = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t sz = x->shape[d], s = x->strides[d];
+        int red = (mask >> d) & 1u;
+        int32_t *n = red ? &p->nk : &p->no;
+        int64_t *shape = red ? p->kshape : p->oshape, *stride = red ? p->kstride : p->ostride;
+        if (red) p->K *= sz;
+        else p->O *= sz;
+        if (sz == 1) continue;
+        if (*n > 0 && stride[*n - 1] == s * sz) {   /* the dim before steps over this one exactly */
+            shape[*n - 1] *= sz;
+            stride[*n - 1] = s;
+            continue;
+        }
+        shape[*n] = sz;
+        stride[*n] = s;
+        (*n)++;
+    }
+}
+template <class R, class C> static int ct__cu_reduce_run(const char *op, int dev, ct__cu_redp *p) {
+    typedef ct__cu_acc<C> A;
+    unsigned bx = ct__cu_blocks(p->O, CT__CU_THREADS / p->lanes, dev);
+    ct_tensor *part = NULL;
+    if (p->splits > 1) {
+        int64_t bytes = p->O * p->splits * (int64_t)sizeof(A);
+        if (!(part = ct__alloc(CT_UINT8, 1, &bytes, NULL, ct_cuda(dev)))) return -1;
+        p->part = ct__ptr(part);
+    }
+    dim3 grid(bx, (unsigned)p->splits);
+    CT__CU_LAUNCH(grid, CT__CU_THREADS, (*p), ct__cu_reduce_kernel<R, C>);
+    int rc = ct__cu_launched(op);
+    if (!rc && p->splits > 1) {
+        unsigned blocks = ct__cu_blocks(p->O, CT__CU_THREADS, dev);
+        CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_reduce_finish<R, C>);
+        rc = ct__cu_launched(op);
+    }
+    if (part) ct__decref(part);   /* back to the cache: the next use is ordered after these kernels */
+    return rc;
+}
+/* lanes per output and K splits for p's shape; then the kernels for compute type cdt */
+template <class R>
+static int ct__cu_reduce(const char *op, int dev, ct__cu_redp *p, ct_dtype cdt) {
+    if (p->O == 0) return 0;
+    int64_t kin = p->nk ? p->kstride[p->nk - 1] : 1, oin = p->no ? p->ostride[p->no - 1] : 0;
+    int sms = ct__cu_sms(dev);
+    if (p->K <= 1 || (kin != 1 && oin == 1 && p->O >= 256) || (p->K < 32 && p->O >= 1024)) p->lanes = 1;
+    else p->lanes = p->K >= 4096 ? CT__CU_THREADS : 32;
+    int64_t bx = (p->O + CT__CU_THREADS / p->lanes - 1) / (CT__CU_THREADS / p->lanes);
+    p->splits = 1;
+    p->chunk = p->K > 0 ? p->K : 1;
+    if (bx < 2 * sms && p->K >= 8192) {
+        int64_t s = (2 * sms + bx - 1) / bx, by_k = p->K / 4096;
+        if (s > by_k) s = by_k;
+        if (s > 1024) s = 1024;
+        if (s > 1) {
+            p->chunk = (p->K + s - 1) / s;
+            p->splits = (int32_t)((p->K + p->chunk - 1) / p->chunk);
+        }
+    }
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    if (cdt == CT_FLOAT64) return ct__cu_reduce_run<R, double>(op, dev, p);
+    if (CT__ISFLOAT(cdt)) return ct__cu_reduce_run<R, float>(op, dev, p);
+    return ct__cu_reduce_run<R, int64_t>(op, dev, p);
+}
+static void ct__cu_red_init(ct__cu_redp *p, const ct_tensor *x, uint32_t mask) {
+    memset(p, 0, sizeof *p);
+    p->x = ct__ptr(x);
+    p->xdt = x->dtype;
+    p->xes = (int32_t)ct__dt[x->dtype].size;
+    p->rdt = -1;
+    p->scale = 1.0;
+    ct__cu_red_geometry(x, mask, p);
+}
+static int ct__cu_k_sum(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    const char *op = CT__CU_OPNAME(c);
+    uint32_t mask;
+    ct__outinfo tmp;
+    if (ct__reduce_shape(op, x, c->a, &mask, &tmp)) return -1;
+    ct__cu_redp p;
+    ct__cu_red_init(&p, x, mask);
+    p.out = ct__ptr(out);
+    p.odt = out->dtype;
+    p.oes = (int32_t)ct__dt[out->dtype].size;
+    if (x->dtype != out->dtype) p.rdt = out->dtype;   /* sum(x, dtype=): PyTorch converts x first */
+    if (c->op == CT__OP_MEAN) p.scale = 1.0 / (double)p.K;
+    int dev = ct__cu_call_device(c);
+    if (c->op == CT__OP_PROD) return ct__cu_reduce<ct__cu_dev::r_prod>(op, dev, &p, c->cdt);
+    if (c->op == CT__OP_NANSUM && CT__ISFLOAT(x->dtype)) return ct__cu_reduce<ct__cu_dev::r_nansum>(op, dev, &p, c->cdt);
+    return ct__cu_reduce<ct__cu_dev::r_sum>(op, dev, &p, c->cdt);
+}
+static int ct__cu_k_minmax(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    const char *op = CT__CU_OPNAME(c);
+    int o = c->op;
+    uint32_t mask;
+    ct__outinfo tmp;
+    ct__attrs da;
+    if (ct__reduce_shape(op, x, ct__rdims(o, c->a, &da), &mask, &tmp)) return -1;
+    int ismax = o == CT__OP_AMAX || o == CT__OP_MAX || o == CT__OP_MAX_DIM || o == CT__OP_ARGMAX;
+    int isarg = o == CT__OP_ARGMAX || o == CT__OP_ARGMIN, withidx = isarg || o == CT__OP_MAX_DIM || o == CT__OP_MIN_DIM;
+    ct__cu_redp p;
+    ct__cu_red_init(&p, x, mask);
+    if (!isarg) {
+        p.out = ct__ptr(c->out[0]);
+        p.odt = c->out[0]->dtype;
+        p.oes = (int32_t)ct__dt[p.odt].size;
+    }
+    if (withidx) p.idx = (int64_t *)ct__ptr(c->out[isarg ? 0 : 1]);
+    int dev = ct__cu_call_device(c);
+    ct_dtype cdt = ct__rvdt(x->dtype);
+    return ismax ? ct__cu_reduce<ct__cu_dev::r_ext<1> >(op, dev, &p, cdt) : ct__cu_reduce<ct__cu_dev::r_ext<0> >(op, dev, &p, cdt);
+}
+
+/* ============================================================================
+   Softmax: softmax, log_softmax and their backward ops along one dim
+   The input (made contiguous) is [O][D][NI]. Rows (NI == 1): a group of 32
+   or 256 threads per row (max, then the sum of exponentials, then the
+   outputs); otherwise one thread per column, looping over D. Accumulation in
+   float (double for float64). Backward: grad * (y - sum(grad * y)) and
+   grad - exp(y) * sum(grad), y the forward's output.
+   ========================================================================== */
+enum { CT__CU_SOFTMAX, CT__CU_LOG_SOFTMAX, CT__CU_SOFTMAX_BW, CT__CU_LOG_SOFTMAX_BW };
+typedef struct ct__cu_smp {
+    const char *x, *y;            /* forward: x; backward: x is the gradient, y the output */
+    char *out;
+    int32_t xdt, ydt, odt, xes, yes, oes, kind, lanes;
+    int64_t O, D, NI;
+} ct__cu_smp;
+struct ct__cu_op_max {
+    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+};
+struct ct__cu_op_sum {
+    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a + b; }
+};
+/* one row or column: elements at base + d * stride, d < D, reduced by the calling group */
+template <class C> __device__ __forceinline__ void ct__cu_softmax_line(const ct__cu_smp &p, int64_t base, int64_t stride, int lane, int L,
+                                                                      bool active, C *sm) {
+    using namespace ct__cu_dev;
+    C s = C(0), m = C(0);
+    if (p.kind <= CT__CU_LOG_SOFTMAX) {
+        m = -INFINITY;
+        if (active)
+            for (int64_t d = lane; d < p.D; d += L) m = ct__cu_op_max::comb(m, ld<C>(p.x + (base + d * stride) * p.xes, p.xdt));
+        m = ct__cu_group_reduce<C, ct__cu_op_max>(m, L, sm);
+        if (active)
+            for (int64_t d = lane; d < p.D; d += L) s += exp(ld<C>(p.x + (base + d * stride) * p.xes, p.xdt) - m);
+    } else if (active) {
+        for (int64_t d = lane; d < p.D; d += L) {
+            C g = ld<C>(p.x + (base + d * stride) * p.xes, p.xdt);
+            s += p.kind == CT__CU_SOFTMAX_BW ? g * ld<C>(p.y + (base + d * stride) * p.yes, p.ydt) : g;
+        }
+    }
+    s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, L, sm);
+    if (!active) return;
+    const C ls = log(s);
+    for (int64_t d = lane; d < p.D; d += L) {
+        const int64_t q = base + d * stride;
+        C v = ld<C>(p.x + q * p.xes, p.xdt), r;
+        switch (p.kind) {
+        case CT__CU_SOFTMAX: r = exp(v - m) / s; break;
+        case CT__CU_LOG_SOFTMAX: r = v - m - ls; break;
+        case CT__CU_SOFTMAX_BW: r = ld<C>(p.y + q * p.yes, p.ydt) * (v - s); break;
+        default: r = v - exp(ld<C>(p.y + q * p.yes, p.ydt)) * s; break;
+        }
+        st<C>(p.out + q * p.oes, p.odt, r);
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_softmax_rows(const ct__cu_smp p) {
+    __shared__ C sm[9];
+    const int L = p.lanes;
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t rb = (int64_t)blockIdx.x * per; rb < p.O; rb += (int64_t)gridDim.x * per) {   /* uniform in the block */
+        const int64_t r = rb + (int64_t)threadIdx.x / L;
+        ct__cu_softmax_line<C>(p, r * p.D, 1, (int)threadIdx.x % L, L, r < p.O, sm);
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_softmax_cols(const ct__cu_smp p) {
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < p.O * p.NI; t += (int64_t)gridDim.x * blockDim.x)
+        ct__cu_softmax_line<C>(p, (t / p.NI) * p.D * p.NI + t % p.NI, p.NI, 0, 1, true, (C *)NULL);
+}
+static int ct__cu_softmax_any(ct__call *c, int kind) {
+    const char *op = CT__CU_OPNAME(c);
+    int bw = kind >= CT__CU_SOFTMAX_BW;
+    ct_tensor *ref = c->in[bw ? 1 : 0], *out = c->out[0];
+    int64_t n = ct__shape_numel(out->ndim, out->shape);
+    if (n == 0) return 0;
+    int dim = ref->ndim ? ct__wrap_dim((int)c->a->i[0], ref->ndim) : 0;
+    ct_tensor *x = ct__cu_input(op, c->in[0], out->device, 1), *y = bw ? ct__cu_input(op, c->in[1], out->device, 1) : NULL;
+    int rc = -1;
+    if (!x || (bw && !y)) goto done;
+    {
+        ct__cu_smp p;
+        memset(&p, 0, sizeof p);
+        p.x = ct__ptr(x);
+        p.xdt = x->dtype;
+        p.xes = (int32_t)ct__dt[x->dtype].size;
+        if (y) {
+            p.y = ct__ptr(y);
+            p.ydt = y->dtype;
+            p.yes = (int32_t)ct__dt[y->dtype].size;
+        }
+        p.out = ct__ptr(out);
+        p.odt = out->dtype;
+        p.oes = (int32_t)ct__dt[out->dtype].size;
+        p.kind = kind;
+        p.O = 1;
+        p.D = ref->ndim ? ref->shape[dim] : 1;
+        p.NI = 1;
+        for (int d = 0; d < dim; d++) p.O *= ref->shape[d];
+        for (int d = dim + 1; d < ref->ndim; d++) p.NI *= ref->shape[d];
+        int dev = ct__cu_call_device(c);
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) goto done;
+        int f64 = c->cdt == CT_FLOAT64;
+        if (p.NI == 1) {
+            p.lanes = p.D >= 1024 ? CT__CU_THREADS : 32;
+            unsigned blocks = ct__cu_blocks(p.O, CT__CU_THREADS / p.lanes, dev);
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_rows<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_rows<float>);
+        } else {
+            p.lanes = 1;
+            unsigned blocks = ct__cu_blocks(p.O * p.NI, CT__CU_THREADS, dev);
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_cols<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_softmax_cols<float>);
+        }
+        rc = ct__cu_launched(op);
+    }
+done:
+    if (x) ct__decref(x);
+    if (y) ct__decref(y);
+    return rc;
+}
+static int ct__cu_k_softmax(ct__call *c) { return ct__cu_softmax_any(c, c->op == CT__OP_LOG_SOFTMAX ? CT__CU_LOG_SOFTMAX : CT__CU_SOFTMAX); }
+static int ct__cu_k_softmax_bw(ct__call *c) {
+    return ct__cu_softmax_any(c, c->op == CT__OP_LOG_SOFTMAX_BACKWARD ? CT__CU_LOG_SOFTMAX_BW : CT__CU_SOFTMAX_BW);
+}
+
+/* ============================================================================
+   Gather and scatter (gather, scatter.src, scatter.value, scatter_add)
+   One thread per index element: its coordinates give the index value's
+   position, the source's and the output's; the value replaces the coordinate
+   along dim. An index out of range is recorded on the device and reported
+   after the kernel ("gather: index 7 is out of bounds for dimension 1 with
+   size 4", the CPU kernel's words). scatter_add adds atomically (float16,
+   bfloat16 and 8/16-bit integers through a compare-and-swap on the word that
+   holds them): sums of duplicates come in any order, as on PyTorch's GPU path.
+   ========================================================================== */
+namespace ct__cu_dev {
+__device__ unsigned long long ct__ix_bad[2];   /* [0] set when an index was out of range, [1] the index */
+__device__ __forceinline__ void atomic_add_f64(double *p, double v) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600
+    atomicAdd(p, v);
+#else
+    unsigned long long *w = (unsigned long long *)p, old = *w, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS(w, assumed, (unsigned long long)__double_as_longlong(__longlong_as_double((long long)assumed) + v));
+    } while (assumed != old);
+#endif
+}
+/* *p += v for an element of dtype dt (value v in the compute type C) */
+template <class C> __device__ void atomic_add(char *p, int dt, C v) {
+    switch (dt) {
+    case CT_FLOAT32: atomicAdd((float *)p, (float)v); return;
+    case CT_FLOAT64: atomic_add_f64((double *)p, (double)v); return;
+    case CT_INT64: atomicAdd((unsigned long long *)p, (unsigned long long)toi(v)); return;
+    case CT_INT32: atomicAdd((unsigned *)p, (unsigned)toi(v)); return;
+    default: break;
+    }
+    /* 8- and 16-bit elements: compare-and-swap on the aligned 32-bit word holding them */
+    uintptr_t a = (uintptr_t)p;
+    unsigned *w = (unsigned *)(a & ~(uintptr_t)3), sh = (unsigned)(a & 3u) * 8u;
+    unsigned mask = (dt == CT_FLOAT16 || dt == CT_BFLOAT16 || dt == CT_INT16 ? 0xffffu : 0xffu) << sh;
+    unsigned old = *w, assumed;
+    do {
+        assumed = old;
+        unsigned cur = (assumed & mask) >> sh, upd = 0;
+        C x = ld<C>((const char *)&cur, dt);   /* little-endian: the element's bytes come first */
+        st<C>((char *)&upd, dt, (C)(x + v));
+        old = atomicCAS(w, assumed, (assumed & ~mask) | ((upd << sh) & mask));
+    } while (assumed != old);
+}
+} /* namespace ct__cu_dev */
+
+enum { CT__CU_GATHER, CT__CU_SCATTER, CT__CU_SCATTER_FILL, CT__CU_SCATTER_ADD };
+typedef struct ct__cu_ixp {
+    char *out;
+    const char *x, *src;
+    const int64_t *idx;
+    int32_t nd, dim, es, mode, dt;
+    int64_t n, size;                 /* index elements; size of the indexed dim */
+    int64_t ish[CT_MAX_DIMS];        /* the index's shape */
+    int64_t ist[CT_MAX_DIMS], xst[CT_MAX_DIMS], ost[CT_MAX_DIMS], sst[CT_MAX_DIMS];   /* element strides */
+    uint64_t bits;                   /* scatter.value: the value's bits in dt */
+} ct__cu_ixp;
+__device__ __forceinline__ void ct__cu_move(char *d, const char *s, int es) {
+    switch (es) {
+    case 1: *(uint8_t *)d = *(const uint8_t *)s; break;
+    case 2: *(uint16_t *)d = *(const uint16_t *)s; break;
+    case 4: *(uint32_t *)d = *(const uint32_t *)s; break;
+    default: *(uint64_t *)d = *(const uint64_t *)s; break;
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ix_kernel(const ct__cu_ixp p) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, io = 0, xo = 0, oo = 0, so = 0, j = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            int64_t q = r % p.ish[d];
+            r /= p.ish[d];
+            io += q * p.ist[d];
+            xo += q * p.xst[d];
+            oo += q * p.ost[d];
+            so += q * p.sst[d];
+            if (d == p.dim) j = q;
+        }
+        int64_t v = p.idx[io];
+        if (v < 0 || v >= p.size) {
+            if (atomicCAS(&ct__cu_dev::ct__ix_bad[0], 0ull, 1ull) == 0ull) ct__cu_dev::ct__ix_bad[1] = (unsigned long long)v;
+            continue;
+        }
+        if (p.mode == CT__CU_GATHER) {
+            ct__cu_move(p.out + oo * p.es, p.x + (xo + (v - j) * p.xst[p.dim]) * p.es, p.es);
+            continue;
+        }
+        char *t = p.out + (oo + (v - j) * p.ost[p.dim]) * p.es;
+        if (p.mode == CT__CU_SCATTER) ct__cu_move(t, p.src + so * p.es, p.es);
+        else if (p.mode == CT__CU_SCATTER_FILL) {
+            uint64_t b = p.bits;
+            ct__cu_move(t, (const char *)&b, p.es);
+        }
+        else ct__cu_dev::atomic_add<C>(t, p.dt, ct__cu_dev::ld<C>(p.src + so * p.es, p.dt));
+    }
+}
+static int ct__cu_ix_run(const char *op, int dev, ct__cu_ixp *p) {
+    if (p->n == 0) return 0;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    unsigned long long rec[2] = {0, 0};
+    cudaError_t e = cudaMemcpyToSymbol(ct__cu_dev::ct__ix_bad, rec, sizeof rec);
+    if (e != cudaSuccess) return ct__cu_fail(op, e);
+    unsigned blocks = ct__cu_blocks(p->n, CT__CU_THREADS, dev);
+    if (p->mode != CT__CU_SCATTER_ADD || CT__ISINT(p->dt) || p->dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<int64_t>);
+    else if (p->dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<double>);
+    else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<float>);
+    if (ct__cu_launched(op)) return -1;
+    e = cudaMemcpyFromSymbol(rec, ct__cu_dev::ct__ix_bad, sizeof rec);   /* waits for the kernel */
+    if (e != cudaSuccess) return ct__cu_fail(op, e);
+    if (rec[0])
+        return ct__failed(CT_ERR_INDEX, "%s: index %lld is out of bounds for dimension %d with size %lld", op, (long long)rec[1], (int)p->dim,
+                          (long long)p->size);
+    return 0;
+}
+static void ct__cu_ix_geometry(ct__cu_ixp *p, const ct_tensor *idx) {
+    ct__geo gi = ct__geo_ne(idx);
+    p->nd = gi.nd;
+    p->n = ct__shape_numel(idx->ndim, idx->shape);
+    p->idx = (const int64_t *)ct__ptr(idx);
+    for (int d = 0; d < gi.nd; d++) {
+        p->ish[d] = gi.sh[d];
+        p->ist[d] = gi.st[d];
+    }
+}
+static int ct__cu_k_gather(ct__call *c) {
+    ct_tensor *out = c->out[0];
+    ct_tensor *x = ct__cu_input("gather", c->in[0], out->device, 0), *idx = x ? ct__cu_input("gather", c->in[1], out->device, 0) : NULL;
+    int rc = -1;
+    if (x && idx) {
+        ct__cu_ixp p;
+        memset(&p, 0, sizeof p);
+        ct__cu_ix_geometry(&p, idx);
+        ct__geo gx = ct__geo_ne(x), go = ct__geo_ne(out);
+        p.mode = CT__CU_GATHER;
+        p.dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
+        p.dt = x->dtype;
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.size = gx.sh[p.dim];
+        p.out = ct__ptr(out);
+        p.x = ct__ptr(x);
+        for (int d = 0; d < p.nd; d++) {
+            p.xst[d] = gx.st[d];
+            p.ost[d] = go.st[d];
+        }
+        rc = ct__cu_ix_run("gather", out->device.index, &p);
+    }
+    if (x) ct__decref(x);
+    if (idx) ct__decref(idx);
+    return rc;
+}
+static int ct__cu_k_scatter(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL;
+    int rc = -1;
+    if (c->op == CT__OP_SCATTER_REDUCE) return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (out != x && ct__cu_copy_dev(op, out, x)) return -1;
+    if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    if (c->nin > 2) {
+        src = c->in[2];
+        if (src->storage == out->storage) {   /* x.scatter_(d, i, x): read a copy */
+            if ((src = ct__cu_empty_as(src, src->dtype, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+        } else {
+            src = ct__cu_input(op, src, out->device, 0);
+        }
+        if (!src) goto done;
+    }
+    {
+        ct__cu_ixp p;
+        memset(&p, 0, sizeof p);
+        ct__cu_ix_geometry(&p, idx);
+        ct__geo go = ct__geo_ne(out), gs = src ? ct__geo_ne(src) : go;
+        p.mode = c->op == CT__OP_SCATTER_ADD ? CT__CU_SCATTER_ADD : c->op == CT__OP_SCATTER_VALUE ? CT__CU_SCATTER_FILL : CT__CU_SCATTER;
+        p.dim = ct__wrap_dim((int)c->a->i[0], out->ndim);
+        p.dt = out->dtype;
+        p.es = (int32_t)ct__dt[out->dtype].size;
+        p.size = go.sh[p.dim];
+        p.out = ct__ptr(out);
+        p.src = src ? ct__ptr(src) : NULL;
+        for (int d = 0; d < p.nd; d++) {
+            p.ost[d] = go.st[d];
+            p.sst[d] = gs.st[d];
+        }
+        if (p.mode == CT__CU_SCATTER_FILL) {
+            unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            ct__store_f64(b, out->dtype, c->a->s[0]);
+            memcpy(&p.bits, b, 8);
+        }
+        rc = ct__cu_ix_run(op, out->device.index, &p);
+    }
+done:
+    ct__decref(idx);
+    if (src) ct__decref(src);
+    return rc;
+}
+
+/* ============================================================================
+   Matrix products (cuBLAS): mm, bmm, addmm, baddbmm, mv, addmv, dot, vdot
+   Every product is one cublasGemmEx or cublasGemmStridedBatchedEx call (a
+   vector is a one-column matrix). cuBLAS is column-major: the row-major
+   product C = A B is computed as C^T = B^T A^T, where a row-major matrix is
+   its transpose in column-major order, so no operand is copied as long as
+   each has a unit stride in one of its two dims (transposed views included);
+   others are made contiguous first. A batch stride of 0 (an expanded operand)
+   is passed as it is. float32 computes in float32, or TF32 when
+   ct_cuda_set_allow_tf32(1); float16 and bfloat16 accumulate in float32;
+   float64 in float64. Integer products fail as on PyTorch's GPU path
+   ("addmm_cuda" not implemented for 'Long').
+   ========================================================================== */
+static int ct__cu_tf32;   /* torch.backends.cuda.matmul.allow_tf32 (default False) */
+static cublasHandle_t ct__cu_blas[CTENSOR_CUDA_MAX_DEVICES];
+static std::mutex ct__cu_blas_mutex;   /* one handle per device; calls are serialized */
+
+static const char *ct__cu_blas_msg(cublasStatus_t s) { return cublasGetStatusString(s); }
+/* X (r x c, element strides sr, sc) as cuBLAS sees it: trans 0 when its rows are
+   contiguous (a c x r column-major matrix, leading dim ld >= c), 1 when its columns
+   are (an r x c one, ld >= r). 0 when neither fits. */
+static int ct__cu_blas_layout(int64_t r, int64_t c, int64_t sr, int64_t sc, int *trans, int64_t *ld) {
+    int64_t mr = r > 1 ? r : 1, mc = c > 1 ? c : 1;
+    if ((sc == 1 || c == 1) && (r == 1 || sr >= mc)) {
+        *trans = 0;
+        *ld = r == 1 ? mc : sr;
+        return 1;
+    }
+    if ((sr == 1 || r == 1) && (c == 1 || sc >= mr)) {
+        *trans = 1;
+        *ld = c == 1 ? mr : sc;
+        return 1;
+    }
+    return 0;
+}
+/* One matrix operand: batch stride, rows, cols, row and col strides of tensor t
+   (a vector is a column: rows = its size), made contiguous when cuBLAS cannot take it. */
+typedef struct ct__cu_mat { ct_tensor *t; const char *p; int trans; int64_t ld, bstride; } ct__cu_mat;
+static int ct__cu_mat_make(const char *op, ct_tensor *t, int batched, ct__cu_mat *m) {
+    int b = batched ? 1 : 0;
+    int64_t r = t->shape[b], c = t->ndim > b + 1 ? t->shape[b + 1] : 1;
+    int64_t sr = t->strides[b], sc = t->ndim > b + 1 ? t->strides[b + 1] : 1;
+    m->t = NULL;
+    if (!ct__cu_blas_layout(r, c, sr, sc, &m->trans, &m->ld)) {
+        if (!(m->t = ct__alloc(t->dtype, t->ndim, t->shape, NULL, t->device))) return -1;
+        if (ct__cu_copy_dev(op, m->t, t)) { ct__decref(m->t); m->t = NULL; return -1; }
+        t = m->t;
+        sr = t->strides[b];
+        sc = t->ndim > b + 1 ? t->strides[b + 1] : 1;
+        ct__cu_blas_layout(r, c, sr, sc, &m->trans, &m->ld);
+    }
+    m->p = ct__ptr(t);
+    m->bstride = batched ? t->strides[0] : 0;
+    return 0;
+}
+static int ct__cu_blas_types(ct_dtype dt, cudaDataType_t *ty, cublasComputeType_t *ct) {
+    switch (dt) {
+    case CT_FLOAT32: *ty = CUDA_R_32F; *ct = ct__cu_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; return 1;
+    case CT_FLOAT64: *ty = CUDA_R_64F; *ct = CUBLAS_COMPUTE_64F; return 1;
+    case CT_FLOAT16: *ty = CUDA_R_16F; *ct = CUBLAS_COMPUTE_32F; return 1;
+    case CT_BFLOAT16: *ty = CUDA_R_16BF; *ct = CUBLAS_COMPUTE_32F; return 1;
+    default: return 0;
+    }
+}
+/* out (batch x M x N, contiguous) = alpha * a @ b + beta * out, a (batch x M x K), b (batch x K x N);
+   2-D operands when batch < 0; b may be a vector (N = 1) and a a row (dot) */
+static int ct__cu_gemm(const char *op, int dev, ct_tensor *out, ct_tensor *a, ct_tensor *b, double alpha, double beta, int batched,
+                       int64_t batch, int64_t M, int64_t N, int64_t K) {
+    cudaDataType_t ty;
+    cublasComputeType_t ctype;
+    if (!ct__cu_blas_types(out->dtype, &ty, &ctype)) return -1;
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || batch > INT32_MAX)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: a dimension larger than 2^31-1 (M=%lld, N=%lld, K=%lld, batch=%lld) is not supported on CUDA", op,
+                          (long long)M, (long long)N, (long long)K, (long long)batch);
+    ct__cu_mat ma, mb;
+    if (ct__cu_mat_make(op, a, batched, &ma)) return -1;
+    if (ct__cu_mat_make(op, b, batched, &mb)) { if (ma.t) ct__decref(ma.t); return -1; }
+    int rc = 0, stage = 0;   /* what failed: 1 cublasCreate, 2 the product */
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    cudaError_t launch = cudaSuccess;
+    {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) {
+            rc = -1;
+        } else {
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);   /* (errors are reported after it is released) */
+            if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
+                ct__cu_blas[dev] = NULL;
+                stage = 1;
+            } else {
+                float af = (float)alpha, bf = (float)beta;
+                const void *pa = ctype == CUBLAS_COMPUTE_64F ? (const void *)&alpha : (const void *)&af;
+                const void *pb = ctype == CUBLAS_COMPUTE_64F ? (const void *)&beta : (const void *)&bf;
+                /* C^T (N x M, ld N) = op(B') (N x K) op(A') (K x M) */
+                cublasOperation_t opb = mb.trans ? CUBLAS_OP_T : CUBLAS_OP_N, opa = ma.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+                int ldc = (int)(N > 1 ? N : 1);
+                if (!batched)
+                    s = cublasGemmEx(ct__cu_blas[dev], opb, opa, (int)N, (int)M, (int)K, pa, mb.p, ty, (int)mb.ld, ma.p, ty, (int)ma.ld, pb,
+                                     ct__ptr(out), ty, ldc, ctype, CUBLAS_GEMM_DEFAULT);
+                else
+                    s = cublasGemmStridedBatchedEx(ct__cu_blas[dev], opb, opa, (int)N, (int)M, (int)K, pa, mb.p, ty, (int)mb.ld, (long long)mb.bstride,
+                                                   ma.p, ty, (int)ma.ld, (long long)ma.bstride, pb, ct__ptr(out), ty, ldc, (long long)(M * N),
+                                                   (int)batch, ctype, CUBLAS_GEMM_DEFAULT);
+                stage = 2;
+                if (s == CUBLAS_STATUS_SUCCESS) launch = cudaGetLastError();
+            }
+        }
+    }
+    if (stage == 1) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", op, ct__cu_blas_msg(s));
+    else if (stage == 2 && s != CUBLAS_STATUS_SUCCESS) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s", op, ct__cu_blas_msg(s));
+    else if (stage == 2 && launch != cudaSuccess) rc = ct__cu_fail(op, launch);
+    if (ma.t) ct__decref(ma.t);
+    if (mb.t) ct__decref(mb.t);
+    return rc;
+}
+static int ct__cu_k_blas(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *out = c->out[0], *bias = NULL, *a, *b, *res = out;
+    double alpha = 1.0, beta = 0.0;
+    int batched = 0, rc;
+    int dev = ct__cu_call_device(c);
+    switch (c->op) {
+    case CT__OP_ADDMM: case CT__OP_BADDBMM: case CT__OP_ADDMV:
+        bias = c->in[0]; a = c->in[1]; b = c->in[2];
+        beta = c->a->s[0];
+        alpha = c->a->s[1];
+        break;
+    default:
+        a = c->in[0]; b = c->in[1];
+        break;
+    }
+    batched = c->op == CT__OP_BMM || c->op == CT__OP_BADDBMM;
+    cudaDataType_t ty;
+    cublasComputeType_t ctype;
+    if (!ct__cu_blas_types(a->dtype, &ty, &ctype)) {
+        const char *k = batched ? (c->op == CT__OP_BMM ? "bmm_cuda" : "baddbmm_cuda")
+                      : c->op == CT__OP_MV || c->op == CT__OP_ADDMV ? "addmv_impl_cuda" : c->op == CT__OP_DOT || c->op == CT__OP_VDOT ? "dot" : "addmm_cuda";
+        return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, k, CT__DTNAME(a->dtype));
+    }
+    int64_t M, N, K, batch = 1;
+    if (c->op == CT__OP_DOT || c->op == CT__OP_VDOT) {   /* (1 x K) @ (K x 1), a seen as a row */
+        int64_t shape[2], strides[2];
+        shape[0] = 1;
+        shape[1] = a->shape[0];
+        strides[0] = a->shape[0];
+        strides[1] = a->strides[0];
+        ct_tensor row = ct__ix_view(a, 2, shape, strides, a->offset);
+        K = a->shape[0];
+        if (K == 0) return ct__cu_fill(op, out, 0.0);
+        return ct__cu_gemm(op, dev, out, &row, b, 1.0, 0.0, 0, 1, 1, 1, K);
+    }
+    if (c->op == CT__OP_MV || c->op == CT__OP_ADDMV) { M = a->shape[0]; K = a->shape[1]; N = 1; }
+    else if (batched) { batch = a->shape[0]; M = a->shape[1]; K = a->shape[2]; N = b->shape[2]; }
+    else { M = a->shape[0]; K = a->shape[1]; N = b->shape[1]; }
+    if (ct__shape_numel(out->ndim, out->shape) == 0) return 0;
+    /* the result in the output's dtype and a contiguous layout (a temporary otherwise) */
+    if (out->dtype != a->dtype || !ct__is_contig(out)) {
+        if (!(res = ct__alloc(a->dtype, out->ndim, out->shape, NULL, out->device))) return -1;
+    }
+    if (bias && beta != 0.0) {
+        rc = ct__cu_copy_dev(op, res, bias);   /* broadcast into the result, then beta */
+    } else {
+        beta = 0.0;   /* PyTorch ignores the input (NaN included) when beta is 0 */
+        rc = K == 0 ? ct__cu_fill(op, res, 0.0) : 0;
+    }
+    if (!rc && K > 0) rc = ct__cu_gemm(op, dev, res, a, b, alpha, beta, batched, batch, M, N, K);
+    else if (!rc && K == 0 && beta != 0.0 && beta != 1.0) {   /* alpha * (empty product) + beta * bias */
+        ct_tensor *in[2];
+        in[0] = res;
+        if (!(in[1] = ct__wrap(beta, CT_FLOAT64))) rc = -1;
+        else rc = ct__cu_ew<ct__cu_dev::b_MUL, true>(op, dev, res, 2, in, res->dtype, res->dtype, NULL, 0);
+        ct__unwrap(in[1]);
+    }
+    if (res != out) {
+        if (!rc) rc = ct__cu_copy_dev(op, out, res);
+        ct__decref(res);
+    }
+    return rc;
+}
+
+/* ============================================================================
+   Registration and the public API
+   The kernels go into the dispatcher's CUDA slots by the ops' stable names
+   (ct_register_kernel), the allocator into ct_set_allocator(CT_CUDA): once, at
+   program load (and from every public function here, in case the compiler
+   offers no load-time hook). Views need nothing: their kernel only makes
+   metadata and serves every backend.
+   ========================================================================== */
+typedef struct ct__cu_reg { int op; ct_kernel_fn fn; } ct__cu_reg;
+static const ct__cu_reg ct__cu_kernels[] = {
+    {CT__OP_TO, ct__cu_k_copy}, {CT__OP_CLONE, ct__cu_k_copy}, {CT__OP_COPY, ct__cu_k_copy_}, {CT__OP_FILL, ct__cu_k_fill},
+    {CT__OP_FULL, ct__cu_k_full}, {CT__OP_ARANGE, ct__cu_k_factory}, {CT__OP_LINSPACE, ct__cu_k_factory}, {CT__OP_EYE, ct__cu_k_factory},
+#define CT__CU_REG_U(E, ...) {CT__OP_##E, ct__cu_k_unary},
+    CT__UNARY_LOOPS(CT__CU_REG_U) CT__UNARY_BOOL_LOOPS(CT__CU_REG_U)
+#undef CT__CU_REG_U
+#define CT__CU_REG_B(E, ...) {CT__OP_##E, ct__cu_k_binary},
+    CT__BINARY_LOOPS(CT__CU_REG_B) CT__BINARY_BOOL_LOOPS(CT__CU_REG_B)
+#undef CT__CU_REG_B
+#define CT__CU_REG_T(E, ...) {CT__OP_##E, ct__cu_k_ternary},
+    CT__TERNARY_LOOPS(CT__CU_REG_T)
+#undef CT__CU_REG_T
+    {CT__OP_WHERE, ct__cu_k_ternary}, {CT__OP_MASKED_FILL, ct__cu_k_ternary},
+    {CT__OP_SUM, ct__cu_k_sum}, {CT__OP_MEAN, ct__cu_k_sum}, {CT__OP_NANSUM, ct__cu_k_sum}, {CT__OP_PROD, ct__cu_k_sum},
+    {CT__OP_AMAX, ct__cu_k_minmax}, {CT__OP_AMIN, ct__cu_k_minmax}, {CT__OP_MAX, ct__cu_k_minmax}, {CT__OP_MIN, ct__cu_k_minmax},
+    {CT__OP_MAX_DIM, ct__cu_k_minmax}, {CT__OP_MIN_DIM, ct__cu_k_minmax}, {CT__OP_ARGMAX, ct__cu_k_minmax}, {CT__OP_ARGMIN, ct__cu_k_minmax},
+    {CT__OP_SOFTMAX, ct__cu_k_softmax}, {CT__OP_LOG_SOFTMAX, ct__cu_k_softmax},
+    {CT__OP_SOFTMAX_BACKWARD, ct__cu_k_softmax_bw}, {CT__OP_LOG_SOFTMAX_BACKWARD, ct__cu_k_softmax_bw},
+    {CT__OP_GATHER, ct__cu_k_gather}, {CT__OP_SCATTER, ct__cu_k_scatter}, {CT__OP_SCATTER_VALUE, ct__cu_k_scatter},
+    {CT__OP_SCATTER_ADD, ct__cu_k_scatter},
+    {CT__OP_MM, ct__cu_k_blas}, {CT__OP_BMM, ct__cu_k_blas}, {CT__OP_ADDMM, ct__cu_k_blas}, {CT__OP_BADDBMM, ct__cu_k_blas},
+    {CT__OP_MV, ct__cu_k_blas}, {CT__OP_ADDMV, ct__cu_k_blas}, {CT__OP_DOT, ct__cu_k_blas}, {CT__OP_VDOT, ct__cu_k_blas},
+};
+static int ct__cu_once_state;
+static void ct__cu_register_all(void) {
+    for (size_t k = 0; k < sizeof ct__cu_kernels / sizeof ct__cu_kernels[0]; k++)
+        ct_register_kernel(ct__opdef_get(ct__cu_kernels[k].op)->sname, CT_BACKEND_CUDA, ct__cu_kernels[k].fn);
+    ct_allocator a;
+    a.alloc = ct__cu_alloc;
+    a.free = ct__cu_free;
+    a.user_data = NULL;
+    ct_set_allocator(CT_CUDA, &a);
+}
+static void ct__cu_register_now(void) { ct__once(&ct__cu_once_state, ct__cu_register_all); }
+CT__AT_LOAD(ct__cu_register_now)
+CTENSOR_API void ct_cuda_init(void) { ct__cu_register_now(); }
+
+CTENSOR_API int ct_cuda_device_count(void) {
+    ct__cu_register_now();
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {   /* no driver, no device: none, and no error */
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+CTENSOR_API int ct_cuda_is_available(void) { return ct_cuda_device_count() > 0; }
+CTENSOR_API int ct_cuda_current_device(void) {
+    ct__cu_register_now();
+    int d = -1;
+    cudaError_t e = cudaGetDevice(&d);
+    if (e != cudaSuccess) { ct__cu_fail("current_device", e); return -1; }
+    return d;
+}
+CTENSOR_API ct_status ct_cuda_set_device(int index) {
+    ct__cu_register_now();
+    cudaError_t e = cudaSetDevice(index);
+    if (e != cudaSuccess) { ct__cu_fail("set_device", e); return CT_ERR_DEVICE; }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_cuda_synchronize(void) {
+    ct__cu_register_now();
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) { ct__cu_fail("synchronize", e); return CT_ERR_DEVICE; }
+    return CT_OK;
+}
+CTENSOR_API const char *ct_cuda_device_name(int index, char *buf, size_t cap) {
+    ct__cu_register_now();
+    if (!buf || !cap) return "";
+    buf[0] = 0;
+    cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceProperties(&prop, index);
+    if (e != cudaSuccess) { ct__cu_fail("device_name", e); return buf; }
+    snprintf(buf, cap, "%s", prop.name);
+    return buf;
+}
+static int ct__cu_dev_ok(const char *api, int index) {
+    if (index >= 0 && index < CTENSOR_CUDA_MAX_DEVICES) return 1;
+    ct_set_error(CT_ERR_DEVICE, "%s: invalid device index %d", api, index);
+    return 0;
+}
+CTENSOR_API ct_status ct_cuda_memory_stats(int index, ct_cuda_mem_stats *out) {
+    ct__cu_register_now();
+    if (!out) { ct_set_error(CT_ERR_ARG, "memory_stats: out is NULL"); return CT_ERR_ARG; }
+    memset(out, 0, sizeof *out);
+    if (!ct__cu_dev_ok("memory_stats", index)) return CT_ERR_DEVICE;
+    std::lock_guard<std::mutex> lock(ct__cu_mutex);
+    *out = ct__cu_mem[index].st;
+    return CT_OK;
+}
+static int64_t ct__cu_stat(int index, int which) {
+    ct_cuda_mem_stats s;
+    if (ct_cuda_memory_stats(index, &s)) return 0;
+    return which == 0 ? s.allocated_bytes : which == 1 ? s.reserved_bytes : s.peak_allocated_bytes;
+}
+CTENSOR_API int64_t ct_cuda_memory_allocated(int index) { return ct__cu_stat(index, 0); }
+CTENSOR_API int64_t ct_cuda_memory_reserved(int index) { return ct__cu_stat(index, 1); }
+CTENSOR_API int64_t ct_cuda_max_memory_allocated(int index) { return ct__cu_stat(index, 2); }
+CTENSOR_API void ct_cuda_reset_peak_memory_stats(int index) {
+    ct__cu_register_now();
+    if (!ct__cu_dev_ok("reset_peak_memory_stats", index)) return;
+    std::lock_guard<std::mutex> lock(ct__cu_mutex);
+    ct__cu_mem[index].st.peak_allocated_bytes = ct__cu_mem[index].st.allocated_bytes;
+    ct__cu_mem[index].st.peak_reserved_bytes = ct__cu_mem[index].st.reserved_bytes;
+}
+CTENSOR_API ct_status ct_cuda_empty_cache(void) {
+    ct__cu_register_now();
+    ct_status rc = CT_OK;
+    for (int d = 0; d < CTENSOR_CUDA_MAX_DEVICES; d++) {
+        int held;
+        {
+            std::lock_guard<std::mutex> lock(ct__cu_mutex);
+            held = ct__cu_mem[d].st.segments > 0;
+        }
+        if (!held) continue;
+        ct__cu_guard guard(d, "empty_cache");   /* (an error is reported outside the mutex) */
+        if (!guard.ok) { rc = CT_ERR_DEVICE; continue; }
+        std::lock_guard<std::mutex> lock(ct__cu_mutex);
+        ct__cu_release_cached(d);
+    }
+    return rc;
+}
+CTENSOR_API void ct_cuda_set_allow_tf32(int allow) {
+    ct__cu_register_now();
+    CT__STORE(&ct__cu_tf32, allow != 0);
+}
+CTENSOR_API int ct_cuda_get_allow_tf32(void) { return CT__LOAD(&ct__cu_tf32); }
+
+#ifdef __NVCC__
+#  pragma nv_diag_default 550
+#endif
+#endif /* CTENSOR_CUDA_IMPLEMENTATION_DONE */

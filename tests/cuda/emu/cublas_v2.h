@@ -1,0 +1,92 @@
+/* tests/cuda/emu/cublas_v2.h - cublasGemmEx and cublasGemmStridedBatchedEx
+   emulated on the host for the CUDA emulator (see cuda_runtime.h here): column-
+   major, op N / T, device memory readable only while a gemm runs (the
+   emulator's guard), leading dimensions checked as cuBLAS checks them (an invalid
+   one is CUBLAS_STATUS_INVALID_VALUE), alpha and beta read as float for the
+   32-bit compute types and as double for 64F, C not read when beta is 0,
+   products summed in double. Element conversions use ctensor.h's half
+   helpers (this file is included after ctensor.h's implementation). */
+#ifndef CT_EMU_CUBLAS_V2_H
+#define CT_EMU_CUBLAS_V2_H
+#include "cuda_runtime.h"
+
+typedef struct ct_emu_blas { int device; } *cublasHandle_t;
+typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_INVALID_VALUE = 7 } cublasStatus_t;
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
+typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType_t;
+typedef enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70 } cublasComputeType_t;
+typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
+
+inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
+    *h = new ct_emu_blas;
+    (*h)->device = ct_emu::cur_device;
+    return CUBLAS_STATUS_SUCCESS;
+}
+inline const char *cublasGetStatusString(cublasStatus_t s) {
+    return s == CUBLAS_STATUS_SUCCESS ? "the operation completed successfully" : s == CUBLAS_STATUS_INVALID_VALUE ? "an invalid value was used as an argument" : "the library was not initialized";
+}
+namespace ct_emu {
+inline double blas_ld(const void *p, cudaDataType_t t, long long i) {
+    switch (t) {
+    case CUDA_R_32F: return ((const float *)p)[i];
+    case CUDA_R_64F: return ((const double *)p)[i];
+    case CUDA_R_16F: return ct__h2f(((const uint16_t *)p)[i]);
+    default: return ct__bf2f(((const uint16_t *)p)[i]);
+    }
+}
+inline void blas_st(void *p, cudaDataType_t t, long long i, double v) {
+    switch (t) {
+    case CUDA_R_32F: ((float *)p)[i] = (float)v; break;
+    case CUDA_R_64F: ((double *)p)[i] = v; break;
+    case CUDA_R_16F: ((uint16_t *)p)[i] = ct__f2h((float)v); break;
+    default: ((uint16_t *)p)[i] = ct__f2bf((float)v); break;
+    }
+}
+inline cublasStatus_t gemm_(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const void *alpha, const void *A, cudaDataType_t at,
+                           int lda, long long sa, const void *B, cudaDataType_t bt, int ldb, long long sb, const void *beta, void *C,
+                           cudaDataType_t ct, int ldc, long long sc, int batch, cublasComputeType_t comp) {
+    if (m < 0 || n < 0 || k < 0 || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    if (lda < (ta == CUBLAS_OP_N ? (m > 1 ? m : 1) : (k > 1 ? k : 1))) return CUBLAS_STATUS_INVALID_VALUE;
+    if (ldb < (tb == CUBLAS_OP_N ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return CUBLAS_STATUS_INVALID_VALUE;
+    if (ldc < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (at != bt || at != ct || (comp == CUBLAS_COMPUTE_64F) != (at == CUDA_R_64F)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m && n) {   /* the matrices are device memory (alpha and beta are host scalars: CUBLAS_POINTER_MODE_HOST) */
+        if (k) { check_side(A, 1, true, "cublas gemm A"); check_side(B, 1, true, "cublas gemm B"); }
+        check_side(C, 1, true, "cublas gemm C");
+    }
+    double al = comp == CUBLAS_COMPUTE_64F ? *(const double *)alpha : *(const float *)alpha;
+    double be = comp == CUBLAS_COMPUTE_64F ? *(const double *)beta : *(const float *)beta;
+    for (int b = 0; b < batch; b++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                double s = 0.0;
+                for (int l = 0; l < k; l++) {
+                    double x = blas_ld(A, at, b * sa + (ta == CUBLAS_OP_N ? i + (long long)l * lda : l + (long long)i * lda));
+                    double y = blas_ld(B, bt, b * sb + (tb == CUBLAS_OP_N ? l + (long long)j * ldb : j + (long long)l * ldb));
+                    s += x * y;
+                }
+                long long ci = b * sc + i + (long long)j * ldc;
+                blas_st(C, ct, ci, al * s + (be == 0.0 ? 0.0 : be * blas_ld(C, ct, ci)));
+            }
+    return CUBLAS_STATUS_SUCCESS;
+}
+/* reads and writes device memory: the guard is open while it runs */
+template <class... A> inline cublasStatus_t gemm(A... a) {
+    opened open_;
+    return gemm_(a...);
+}
+}  // namespace ct_emu
+inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const void *alpha,
+                                   const void *A, cudaDataType_t at, int lda, const void *B, cudaDataType_t bt, int ldb, const void *beta,
+                                   void *C, cudaDataType_t ct, int ldc, cublasComputeType_t comp, cublasGemmAlgo_t) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    return ct_emu::gemm(ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1, comp);
+}
+inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                                 const void *alpha, const void *A, cudaDataType_t at, int lda, long long sa, const void *B,
+                                                 cudaDataType_t bt, int ldb, long long sb, const void *beta, void *C, cudaDataType_t ct,
+                                                 int ldc, long long sc, int batch, cublasComputeType_t comp, cublasGemmAlgo_t) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    return ct_emu::gemm(ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb, beta, C, ct, ldc, sc, batch, comp);
+}
+#endif

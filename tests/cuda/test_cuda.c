@@ -1,0 +1,1088 @@
+/* test_cuda.c - ctensor_cuda.h against ctensor's own CPU path.
+   Built by nvcc as CUDA (make cuda-test, or tests/cuda/gpu_check.sh):
+       nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Itests tests/cuda/test_cuda.c -o build/cuda/test_cuda -lcublas
+   Every op runs on the GPU and on the CPU from the same inputs and the results
+   (values; gradients for the differentiable ops) are compared: several dtypes,
+   broadcasting, non-contiguous inputs. Also: the caching allocator (statistics,
+   reuse without cudaMalloc, splitting and merging, empty_cache, the out-of-memory
+   message), device errors, printing, and the acceptance test of this slice, an
+   MLP training on the GPU step for step with the CPU run (test_mlp_step).
+   Without a GPU every test is reported as skipped, with the reason, and the
+   program exits 0: "0 passed, 0 failed". */
+#define CTENSOR_IMPLEMENTATION
+#include "ctensor.h"
+#include "ctensor_nn.h"
+#include "ctensor_cuda.h"
+#include "ct_test.h"
+#include <signal.h>
+#if defined(__linux__) || defined(__APPLE__)
+#  include <execinfo.h>
+#  include <unistd.h>
+#  define CT_T_BACKTRACE 1
+#endif
+
+static ct_device GPU;
+
+/* ---- comparing a device tensor with a CPU tensor ---- */
+/* 1 when d (on the GPU) has c's dtype and shape and its values are within
+   atol + rtol * |expected| (NaN matches NaN); else 0 with the reason in msg */
+static int same_on_host(const ct_tensor *d, const ct_tensor *c, double rtol, double atol, char *msg, size_t cap) {
+    msg[0] = 0;
+    if (!d || !c) { snprintf(msg, cap, "NULL result (%.200s)", ct_last_error()); return 0; }
+    if (d->device.type != CT_CUDA) { snprintf(msg, cap, "result is not on the GPU"); return 0; }
+    if (d->dtype != c->dtype) { snprintf(msg, cap, "dtype %s, expected %s", ct_dtype_name(d->dtype), ct_dtype_name(c->dtype)); return 0; }
+    if (!ct_same_shape(d, c)) { snprintf(msg, cap, "shape mismatch (ndim %d vs %d)", d->ndim, c->ndim); return 0; }
+    ct_tensor *h = ct_contiguous(ct_to(ct_to_device(d, ct_cpu()), CT_FLOAT64)), *e = ct_contiguous(ct_to(c, CT_FLOAT64));
+    if (!h || !e) { snprintf(msg, cap, "copy to the host failed (%.200s)", ct_last_error()); return 0; }
+    const double *hp = (const double *)ct_data_ptr(h), *ep = (const double *)ct_data_ptr(e);
+    for (int64_t i = 0; i < ct_numel(c); i++) {
+        double g = hp[i], x = ep[i];
+        if ((isnan(g) && isnan(x)) || g == x || fabs(g - x) <= atol + rtol * fabs(x)) continue;
+        snprintf(msg, cap, "element %lld: got %.10g, expected %.10g", (long long)i, g, x);
+        return 0;
+    }
+    return 1;
+}
+#define CHECK_SAME(d, c, rtol, atol)                                                          \
+    do {                                                                                      \
+        char m_[320];                                                                         \
+        int ok_ = same_on_host((d), (c), (rtol), (atol), m_, sizeof m_);                      \
+        CT_T_REPORT(ok_, "%s vs %s: %s", #d, #c, m_);                                         \
+    } while (0)
+/* the same with a label (which op, which dtype) in the report */
+#define CHECK_SAME_AT(label, d, c, rtol, atol)                                                \
+    do {                                                                                      \
+        char m_[320];                                                                         \
+        int ok_ = same_on_host((d), (c), (rtol), (atol), m_, sizeof m_);                      \
+        CT_T_REPORT(ok_, "%s: %s", (label), m_);                                              \
+    } while (0)
+static double rtol_of(ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT64: return 1e-11;
+    case CT_FLOAT32: return 2e-5;
+    case CT_FLOAT16: return 4e-3;
+    case CT_BFLOAT16: return 2e-2;
+    default: return 0.0;
+    }
+}
+static double atol_of(ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT64: return 1e-12;
+    case CT_FLOAT32: return 1e-6;
+    case CT_FLOAT16: return 2e-3;
+    case CT_BFLOAT16: return 2e-2;
+    default: return 0.0;
+    }
+}
+static ct_tensor *dev(const ct_tensor *t) { return ct_to_device(t, GPU); }
+/* float data of a dtype: randn (domain 0), in (0.1, 2.1) (1), in (-0.9, 0.9) (2) */
+static ct_tensor *data(ct_dtype dt, int domain, int ndim, const int64_t *shape) {
+    ct_tensor *x = domain == 0 ? ct_mul_scalar(ct_randn_n(CT_FLOAT64, ndim, shape), 2.0)
+                 : domain == 1 ? ct_add_scalar(ct_mul_scalar(ct_rand_n(CT_FLOAT64, ndim, shape), 2.0), 0.1)
+                               : ct_mul_scalar(ct_sub_scalar(ct_rand_n(CT_FLOAT64, ndim, shape), 0.5), 1.8);
+    return ct_to(x, dt);
+}
+static ct_tensor *idata(ct_dtype dt, int64_t lo, int64_t hi, int ndim, const int64_t *shape) {
+    return ct_randint_n(lo, hi, dt, ndim, shape, NULL);
+}
+static const ct_dtype FLOATS[4] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16};
+
+/* ============================================================================ */
+TEST(test_device_basics) {
+    char name[256];
+    CHECK(ct_cuda_is_available());
+    CHECK(ct_cuda_device_count() >= 1);
+    CHECK(ct_cuda_set_device(0) == CT_OK);
+    CHECK_EQ_INT(ct_cuda_current_device(), 0);
+    CHECK(ct_cuda_synchronize() == CT_OK);
+    CHECK(strlen(ct_cuda_device_name(0, name, sizeof name)) > 0);
+    ct_status s = ct_cuda_set_device(ct_cuda_device_count());
+    CHECK(s == CT_ERR_DEVICE && strstr(ct_last_error(), "invalid device ordinal"));
+    ct_clear_error();
+    CHECK_EQ_INT(ct_cuda_current_device(), 0);
+    /* ct_cuda_init is harmless to call again */
+    ct_cuda_init();
+    CHECK(ct_get_device(dev(ct_ones(CT_FLOAT32, 2))).type == CT_CUDA);
+}
+
+TEST(test_copy_roundtrip) {
+    const ct_dtype all[10] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT32, CT_INT16, CT_INT8, CT_UINT8, CT_BOOL};
+    for (int i = 0; i < 10; i++) {
+        ct_dtype dt = all[i];
+        ct_tensor *x = CT__ISFLOAT(dt) ? data(dt, 0, CT_DIMS(3, 5)) : idata(dt, dt == CT_BOOL ? 0 : -50, dt == CT_BOOL ? 2 : 50, CT_DIMS(3, 5));
+        if (dt == CT_UINT8) x = idata(dt, 0, 250, CT_DIMS(3, 5));
+        ct_tensor *d = dev(x);
+        CHECK_SAME_AT(ct_dtype_name(dt), d, x, 0.0, 0.0);
+        /* every conversion, on the device, against the CPU's */
+        for (int j = 0; j < 10; j++) {
+            char label[64];
+            snprintf(label, sizeof label, "%s -> %s", ct_dtype_name(dt), ct_dtype_name(all[j]));
+            CHECK_SAME_AT(label, ct_to(d, all[j]), ct_to(x, all[j]), 0.0, 0.0);                         /* device to device */
+            CHECK_SAME_AT(label, ct_to_device_dtype(x, GPU, all[j]), ct_to(x, all[j]), 0.0, 0.0);      /* host to device */
+            ct_tensor *back = ct_to_device_dtype(d, ct_cpu(), all[j]);                                  /* device to host */
+            CT_T_REPORT(back && back->device.type == CT_CPU && ct_equal(back, ct_to(x, all[j])), "%s (to the host)", label);
+        }
+    }
+    /* special values survive the trip and the conversions */
+    double sv[7] = {0.0, -0.0, 1e-30, 65504.0, 1e30, INFINITY, NAN};
+    ct_tensor *s = ct_tensor_f64(sv, 7);
+    for (int j = 0; j < 4; j++) CHECK_SAME_AT(ct_dtype_name(FLOATS[j]), ct_to(dev(s), FLOATS[j]), ct_to(s, FLOATS[j]), 0.0, 0.0);
+    CHECK_SAME(ct_to(dev(s), CT_INT32), ct_to(s, CT_INT32), 0.0, 0.0);
+    CHECK_SAME(ct_to(dev(s), CT_BOOL), ct_to(s, CT_BOOL), 0.0, 0.0);
+    /* non-contiguous sources: transposed, stepped slice, expanded; each direction */
+    ct_tensor *m = data(CT_FLOAT32, 0, CT_DIMS(6, 8));
+    ct_tensor *views[3] = {ct_t(m), ct_slice(m, 1, 1, 8, 3), ct_expand(ct_slice(m, 0, 2, 3, 1), 4, 8)};
+    for (int v = 0; v < 3; v++) {
+        CHECK_SAME(dev(views[v]), views[v], 0.0, 0.0);                              /* host view to device */
+        ct_tensor *dm = dev(m);
+        ct_tensor *dv = v == 0 ? ct_t(dm) : v == 1 ? ct_slice(dm, 1, 1, 8, 3) : ct_expand(ct_slice(dm, 0, 2, 3, 1), 4, 8);
+        CHECK(dv && dv->device.type == CT_CUDA);
+        CHECK_SAME(ct_contiguous(dv), views[v], 0.0, 0.0);                          /* device view, made contiguous */
+        CHECK_SAME(ct_clone(dv), views[v], 0.0, 0.0);
+        CHECK_SAME(ct_to(dv, CT_FLOAT16), ct_to(views[v], CT_FLOAT16), 0.0, 0.0);
+        CHECK(ct_equal(ct_to_device(dv, ct_cpu()), views[v]));                      /* device view to host */
+    }
+    /* a transposed output layout is kept (preserve_format) and read back right */
+    ct_tensor *tt = ct_to(ct_t(dev(m)), CT_FLOAT64);
+    CHECK(tt && tt->strides[0] == 1);
+    CHECK(ct_equal(ct_to_device(tt, ct_cpu()), ct_to(ct_t(m), CT_FLOAT64)));
+    /* copy_: device into device with broadcasting, a CPU scalar, a dtype change; into itself */
+    ct_tensor *dst = ct_zeros_on(GPU, CT_FLOAT64, 4, 8), *cdst = ct_zeros(CT_FLOAT64, 4, 8);
+    ct_tensor *row = data(CT_FLOAT32, 0, CT_DIMS(8));
+    CHECK(ct_copy_(dst, dev(row)) && ct_copy_(cdst, row));
+    CHECK_SAME(dst, cdst, 0.0, 0.0);
+    CHECK(ct_copy_(dst, ct_scalar_tensor(2.5, CT_FLOAT32)) && ct_copy_(cdst, ct_scalar_tensor(2.5, CT_FLOAT32)));
+    CHECK_SAME(dst, cdst, 0.0, 0.0);
+    ct_tensor *sq = dev(m), *csq = ct_clone(m);
+    CHECK(ct_copy_(ct_slice(sq, 0, 0, 3, 1), ct_slice(sq, 0, 3, 6, 1)) && ct_copy_(ct_slice(csq, 0, 0, 3, 1), ct_slice(csq, 0, 3, 6, 1)));
+    CHECK_SAME(sq, csq, 0.0, 0.0);
+    /* differentiable: the gradient of a copy to the GPU goes back to the host */
+    ct_tensor *w = ct_requires_grad(ct_clone(m));
+    ct_tensor *y = ct_sum(ct_mul(dev(w), dev(m)));
+    CHECK(y && ct_backward(y) == CT_OK);
+    CHECK(ct_grad(w) && ct_grad(w)->device.type == CT_CPU && ct_allclose(ct_grad(w), m, 0.0, 0.0) == 1);
+    /* and a copy back to the host carries the gradient to the device tensor */
+    ct_tensor *wd = ct_requires_grad(ct_detach(dev(m)));
+    ct_tensor *z = ct_sum(ct_mul_scalar(ct_to_device(wd, ct_cpu()), 3.0));
+    CHECK(z && ct_backward(z) == CT_OK);
+    CHECK_SAME(ct_grad(wd), ct_full_like(m, 3.0), 0.0, 0.0);
+    /* empty tensors */
+    CHECK_SAME(dev(ct_zeros(CT_FLOAT32, 0, 3)), ct_zeros(CT_FLOAT32, 0, 3), 0.0, 0.0);
+}
+
+TEST(test_factories) {
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        CHECK_SAME(ct_zeros_on(GPU, dt, 2, 3), ct_zeros(dt, 2, 3), 0.0, 0.0);
+        CHECK_SAME(ct_ones_on(GPU, dt, 4), ct_ones(dt, 4), 0.0, 0.0);
+        CHECK_SAME(ct_full_on(GPU, dt, 0.1, 3, 3), ct_full(dt, 0.1, 3, 3), 0.0, 0.0);
+        CHECK_SAME(ct_arange_on(GPU, -1.5, 7.25, 0.35, dt), ct_arange(-1.5, 7.25, 0.35, dt), 0.0, 0.0);
+        CHECK_SAME(ct_linspace_on(GPU, -3.0, 11.0, 17, dt), ct_linspace(-3.0, 11.0, 17, dt), 0.0, 0.0);
+        CHECK_SAME(ct_eye_on(GPU, 3, 5, dt), ct_eye(3, 5, dt), 0.0, 0.0);
+        CHECK_SAME(ct_scalar_tensor_on(GPU, 1.0 / 3.0, dt), ct_scalar_tensor(1.0 / 3.0, dt), 0.0, 0.0);
+    }
+    CHECK_SAME(ct_arange_on(GPU, 3, 100, 7, CT_INT64), ct_arange(3, 100, 7, CT_INT64), 0.0, 0.0);
+    CHECK_SAME(ct_arange_on(GPU, 10, -5, -2.5, CT_INT32), ct_arange(10, -5, -2.5, CT_INT32), 0.0, 0.0);
+    CHECK_SAME(ct_linspace_on(GPU, 0, 10, 7, CT_INT64), ct_linspace(0, 10, 7, CT_INT64), 0.0, 0.0);
+    CHECK_SAME(ct_linspace_on(GPU, 2, 5, 1, CT_FLOAT32), ct_linspace(2, 5, 1, CT_FLOAT32), 0.0, 0.0);
+    CHECK_SAME(ct_full_on(GPU, CT_UINT8, 255, 5), ct_full(CT_UINT8, 255, 5), 0.0, 0.0);
+    CHECK_SAME(ct_full_on(GPU, CT_BOOL, 1, 5), ct_full(CT_BOOL, 1, 5), 0.0, 0.0);
+    CHECK_SAME(ct_eye_on(GPU, 4, -1, CT_BOOL), ct_eye(4, -1, CT_BOOL), 0.0, 0.0);
+    CHECK_SAME(ct_zeros_like(ct_ones_on(GPU, CT_INT16, 2, 2)), ct_zeros(CT_INT16, 2, 2), 0.0, 0.0);
+    const double v123[3] = {1, 2, 3};
+    CHECK_SAME(ct_from_data_on(GPU, v123, CT_FLOAT64, 3), ct_tensor_f64(v123, 3), 0.0, 0.0);
+    /* fill_ and zero_ on a strided device view */
+    ct_tensor *a = ct_zeros_on(GPU, CT_FLOAT32, 4, 6), *b = ct_zeros(CT_FLOAT32, 4, 6);
+    CHECK(ct_fill_(ct_slice(ct_t(a), 0, 1, 6, 2), 7.0) && ct_fill_(ct_slice(ct_t(b), 0, 1, 6, 2), 7.0));
+    CHECK_SAME(a, b, 0.0, 0.0);
+    CHECK(ct_zero_(a));
+    CHECK_SAME(a, ct_zeros(CT_FLOAT32, 4, 6), 0.0, 0.0);
+}
+
+TEST(test_printing) {
+    const float v[3] = {1, 2, 3};
+    const double vd[3] = {1, 2, 3};
+    CHECK_REPR(dev(ct_tensor_f32(v, 3)), "tensor([1., 2., 3.], device='cuda:0')");
+    CHECK_REPR(dev(ct_tensor_f64(vd, 3)), "tensor([1., 2., 3.], device='cuda:0', dtype=torch.float64)");
+    CHECK_REPR(ct_requires_grad(dev(ct_tensor_f32(v, 3))), "tensor([1., 2., 3.], device='cuda:0', requires_grad=True)");
+    CHECK_REPR(ct_zeros_on(GPU, CT_FLOAT32, 0, 3), "tensor([], device='cuda:0', size=(0, 3))");
+    CHECK_REPR(ct_arange_on(GPU, 0, 4, 1, CT_INT64), "tensor([0, 1, 2, 3], device='cuda:0')");
+    ct_tensor *g = ct_mul_scalar(ct_requires_grad(dev(ct_tensor_f32(v, 3))), 2.0);
+    CHECK_REPR(g, "tensor([2., 4., 6.], device='cuda:0', grad_fn=<MulBackward0>)");
+}
+
+/* ---- elementwise ---- */
+typedef ct_tensor *(*un_fn)(const ct_tensor *);
+static ct_tensor *u_gelu(const ct_tensor *x) { return ct_gelu(x, "none"); }
+static ct_tensor *u_gelu_tanh(const ct_tensor *x) { return ct_gelu(x, "tanh"); }
+static ct_tensor *u_leaky_relu(const ct_tensor *x) { return ct_leaky_relu(x, 0.1); }
+static ct_tensor *u_elu(const ct_tensor *x) { return ct_elu(x, 0.7); }
+static ct_tensor *u_celu(const ct_tensor *x) { return ct_celu(x, 1.3); }
+static ct_tensor *u_softplus(const ct_tensor *x) { return ct_softplus(x, 2.0, 3.0); }
+static ct_tensor *u_hardtanh(const ct_tensor *x) { return ct_hardtanh(x, -0.5, 1.5); }
+static ct_tensor *u_threshold(const ct_tensor *x) { return ct_threshold(x, 0.3, -2.0); }
+static ct_tensor *u_clamp(const ct_tensor *x) { return ct_clamp(x, -1.0, 2.0); }
+static ct_tensor *u_pow2(const ct_tensor *x) { return ct_pow_scalar(x, 2.0); }
+static ct_tensor *u_pow_frac(const ct_tensor *x) { return ct_pow_scalar(x, 1.7); }
+static ct_tensor *u_rpow(const ct_tensor *x) { return ct_rpow_scalar(1.5, x); }
+static ct_tensor *u_round2(const ct_tensor *x) { return ct_round_decimals(x, 2); }
+static ct_tensor *u_nan_to_num(const ct_tensor *x) { return ct_nan_to_num(x, 0.5, 100.0, -100.0); }
+typedef struct { const char *name; un_fn fn; int domain, ints, grad; } unary_case;
+static const unary_case UNARY[] = {
+    {"neg", ct_neg, 0, 1, 1}, {"abs", ct_abs, 0, 1, 1}, {"sign", ct_sign, 0, 1, 1}, {"exp", ct_exp, 0, 0, 1}, {"exp2", ct_exp2, 0, 0, 1},
+    {"expm1", ct_expm1, 0, 0, 1}, {"log", ct_log, 1, 0, 1}, {"log2", ct_log2, 1, 0, 1}, {"log10", ct_log10, 1, 0, 1},
+    {"log1p", ct_log1p, 1, 0, 1}, {"sqrt", ct_sqrt, 1, 0, 1}, {"rsqrt", ct_rsqrt, 1, 0, 1}, {"reciprocal", ct_reciprocal, 1, 0, 1},
+    {"square", ct_square, 0, 1, 1}, {"sin", ct_sin, 0, 0, 1}, {"cos", ct_cos, 0, 0, 1}, {"tan", ct_tan, 2, 0, 1}, {"asin", ct_asin, 2, 0, 1},
+    {"acos", ct_acos, 2, 0, 1}, {"atan", ct_atan, 0, 0, 1}, {"sinh", ct_sinh, 0, 0, 1}, {"cosh", ct_cosh, 0, 0, 1}, {"tanh", ct_tanh, 0, 0, 1},
+    {"sigmoid", ct_sigmoid, 0, 0, 1}, {"logsigmoid", ct_logsigmoid, 0, 0, 1}, {"relu", ct_relu, 0, 1, 1}, {"relu6", ct_relu6, 0, 1, 1},
+    {"selu", ct_selu, 0, 0, 1}, {"silu", ct_silu, 0, 0, 1}, {"mish", ct_mish, 0, 0, 1}, {"hardsigmoid", ct_hardsigmoid, 0, 0, 1},
+    {"hardswish", ct_hardswish, 0, 0, 1}, {"erf", ct_erf, 0, 0, 1}, {"erfc", ct_erfc, 0, 0, 1}, {"floor", ct_floor, 0, 1, 1},
+    {"ceil", ct_ceil, 0, 1, 1}, {"round", ct_round, 0, 1, 1}, {"trunc", ct_trunc, 0, 1, 1}, {"frac", ct_frac, 0, 0, 1},
+    {"gelu", u_gelu, 0, 0, 1}, {"gelu_tanh", u_gelu_tanh, 0, 0, 1}, {"leaky_relu", u_leaky_relu, 0, 0, 1}, {"elu", u_elu, 0, 0, 1},
+    {"celu", u_celu, 0, 0, 1}, {"softplus", u_softplus, 0, 0, 1}, {"hardtanh", u_hardtanh, 0, 1, 1}, {"threshold", u_threshold, 0, 1, 1},
+    {"clamp", u_clamp, 0, 1, 1}, {"pow2", u_pow2, 0, 1, 1}, {"pow_frac", u_pow_frac, 1, 0, 1}, {"rpow", u_rpow, 0, 0, 1},
+    {"round_decimals", u_round2, 0, 0, 0}, {"nan_to_num", u_nan_to_num, 0, 1, 1}, {"bitwise_not", ct_bitwise_not, 0, 2, 0},
+};
+TEST(test_unary) {
+    const int n = (int)(sizeof UNARY / sizeof UNARY[0]);
+    for (int k = 0; k < n; k++) {
+        const unary_case *u = &UNARY[k];
+        char label[96];
+        if (u->ints != 2) {
+            for (int i = 0; i < 4; i++) {
+                ct_dtype dt = FLOATS[i];
+                ct_tensor *x = data(dt, u->domain, CT_DIMS(5, 67));   /* odd sizes: the vector kernel's tail */
+                snprintf(label, sizeof label, "%s %s", u->name, ct_dtype_name(dt));
+                CHECK_SAME_AT(label, u->fn(dev(x)), u->fn(x), rtol_of(dt), atol_of(dt));
+                /* a non-contiguous input (the general kernel) */
+                snprintf(label, sizeof label, "%s %s transposed", u->name, ct_dtype_name(dt));
+                CHECK_SAME_AT(label, u->fn(ct_t(dev(x))), u->fn(ct_t(x)), rtol_of(dt), atol_of(dt));
+            }
+        }
+        if (u->ints) {
+            const ct_dtype ints[4] = {CT_INT64, CT_INT32, CT_INT16, CT_UINT8};
+            for (int i = 0; i < 4; i++) {
+                if (ints[i] == CT_UINT8 && u->fn == u_hardtanh) continue;   /* negative limits: refused for unsigned */
+                ct_tensor *x = idata(ints[i], ints[i] == CT_UINT8 ? 0 : -9, 10, CT_DIMS(3, 7));
+                snprintf(label, sizeof label, "%s %s", u->name, ct_dtype_name(ints[i]));
+                CHECK_SAME_AT(label, u->fn(dev(x)), u->fn(x), 0.0, 0.0);
+            }
+        }
+        /* gradients, float32 and float64, against the CPU's autograd */
+        if (u->grad) {
+            for (int i = 0; i < 2; i++) {
+                ct_dtype dt = FLOATS[i];
+                ct_tensor *x = data(dt, u->domain, CT_DIMS(4, 9)), *w = data(dt, 0, CT_DIMS(4, 9));
+                ct_tensor *xc = ct_requires_grad(ct_clone(x)), *xg = ct_requires_grad(ct_detach(dev(x)));
+                ct_tensor *yc = ct_sum(ct_mul(u->fn(xc), w)), *yg = ct_sum(ct_mul(u->fn(xg), dev(w)));
+                int ok = yc && yg && ct_backward(yc) == CT_OK && ct_backward(yg) == CT_OK;
+                snprintf(label, sizeof label, "%s grad %s", u->name, ct_dtype_name(dt));
+                CT_T_REPORT(ok, "%s: backward failed: %s", label, ct_last_error());
+                if (ok) CHECK_SAME_AT(label, ct_grad(xg), ct_grad(xc), rtol_of(dt) * 10, atol_of(dt) * 10);
+            }
+        }
+    }
+    /* predicates, over special values */
+    double sv[8] = {1.5, -INFINITY, INFINITY, NAN, 0.0, -0.0, -3.0, 1e-40};
+    un_fn preds[7] = {ct_isnan, ct_isinf, ct_isfinite, ct_isposinf, ct_isneginf, ct_signbit, ct_logical_not};
+    for (int p = 0; p < 7; p++)
+        for (int i = 0; i < 4; i++) {
+            ct_tensor *x = ct_to(ct_tensor_f64(sv, 8), FLOATS[i]);
+            CHECK_SAME(preds[p](dev(x)), preds[p](x), 0.0, 0.0);
+        }
+    ct_tensor *b = idata(CT_BOOL, 0, 2, CT_DIMS(9));
+    CHECK_SAME(ct_bitwise_not(dev(b)), ct_bitwise_not(b), 0.0, 0.0);
+    CHECK_SAME(ct_logical_not(dev(b)), ct_logical_not(b), 0.0, 0.0);
+    ct_tensor *i8 = idata(CT_INT8, -100, 100, CT_DIMS(9));
+    CHECK_SAME(ct_bitwise_not(dev(i8)), ct_bitwise_not(i8), 0.0, 0.0);
+    /* in place, and an op the meta refuses (the same error on both) */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(10)), *xd = dev(x), *xc = ct_clone(x);
+    CHECK(ct_relu_(xd) && ct_relu_(xc));
+    CHECK_SAME(xd, xc, 0.0, 0.0);
+    CHECK_ERR(ct_neg(dev(b)), CT_ERR_DTYPE, "Negation, the `-` operator, on a bool tensor is not supported");
+}
+
+typedef ct_tensor *(*bin_fn)(const ct_tensor *, const ct_tensor *);
+static ct_tensor *b_add_alpha(const ct_tensor *a, const ct_tensor *b) { return ct_add_alpha(a, b, 2.0); }
+static ct_tensor *b_sub_alpha(const ct_tensor *a, const ct_tensor *b) { return ct_sub_alpha(a, b, 0.5); }
+static ct_tensor *b_div_trunc(const ct_tensor *a, const ct_tensor *b) { return ct_div_mode(a, b, "trunc"); }
+static ct_tensor *b_div_floor(const ct_tensor *a, const ct_tensor *b) { return ct_div_mode(a, b, "floor"); }
+typedef struct { const char *name; bin_fn fn; int ydomain, ints, grad; } binary_case;
+static const binary_case BINARY[] = {
+    {"add", ct_add, 0, 1, 1}, {"add_alpha", b_add_alpha, 0, 1, 1}, {"sub", ct_sub, 0, 1, 1}, {"sub_alpha", b_sub_alpha, 0, 0, 1},
+    {"mul", ct_mul, 0, 1, 1}, {"div", ct_div, 1, 1, 1}, {"div_trunc", b_div_trunc, 1, 1, 0}, {"div_floor", b_div_floor, 1, 1, 0},
+    {"remainder", ct_remainder, 1, 1, 1}, {"fmod", ct_fmod, 1, 1, 1}, {"pow", ct_pow, 1, 0, 1}, {"atan2", ct_atan2, 0, 0, 1},
+    {"maximum", ct_maximum, 0, 1, 1}, {"minimum", ct_minimum, 0, 1, 1}, {"fmax", ct_fmax, 0, 1, 1}, {"fmin", ct_fmin, 0, 1, 1},
+    {"hypot", ct_hypot, 0, 0, 1}, {"copysign", ct_copysign, 0, 0, 1}, {"xlogy", ct_xlogy, 1, 0, 1},
+    {"eq", ct_eq, 0, 1, 0}, {"ne", ct_ne, 0, 1, 0}, {"lt", ct_lt, 0, 1, 0}, {"le", ct_le, 0, 1, 0}, {"gt", ct_gt, 0, 1, 0},
+    {"ge", ct_ge, 0, 1, 0}, {"logical_and", ct_logical_and, 0, 1, 0}, {"logical_or", ct_logical_or, 0, 1, 0},
+    {"logical_xor", ct_logical_xor, 0, 1, 0}, {"bitwise_and", ct_bitwise_and, 0, 2, 0}, {"bitwise_or", ct_bitwise_or, 0, 2, 0},
+    {"bitwise_xor", ct_bitwise_xor, 0, 2, 0}, {"bitwise_left_shift", ct_bitwise_left_shift, 0, 2, 0},
+    {"bitwise_right_shift", ct_bitwise_right_shift, 0, 2, 0},
+};
+TEST(test_binary) {
+    const int n = (int)(sizeof BINARY / sizeof BINARY[0]);
+    for (int k = 0; k < n; k++) {
+        const binary_case *o = &BINARY[k];
+        char label[96];
+        if (o->ints != 2) {
+            for (int i = 0; i < 4; i++) {
+                ct_dtype dt = FLOATS[i];
+                /* broadcasting: [4, 1, 67] with [3, 67]; and the contiguous fast path on [301] */
+                ct_tensor *a = data(dt, o->ydomain == 1 && o->fn == ct_pow ? 1 : 0, CT_DIMS(4, 1, 67)), *b = data(dt, o->ydomain, CT_DIMS(3, 67));
+                snprintf(label, sizeof label, "%s %s broadcast", o->name, ct_dtype_name(dt));
+                CHECK_SAME_AT(label, o->fn(dev(a), dev(b)), o->fn(a, b), rtol_of(dt), atol_of(dt));
+                ct_tensor *c = data(dt, o->fn == ct_pow ? 1 : 0, CT_DIMS(301)), *d = data(dt, o->ydomain, CT_DIMS(301));
+                snprintf(label, sizeof label, "%s %s", o->name, ct_dtype_name(dt));
+                CHECK_SAME_AT(label, o->fn(dev(c), dev(d)), o->fn(c, d), rtol_of(dt), atol_of(dt));
+                /* with a scalar (a CPU 0-d tensor) on either side, and a 0-d device tensor */
+                ct_tensor *s = ct_scalar_tensor(o->ydomain ? 1.75 : -0.625, CT_FLOAT64);
+                snprintf(label, sizeof label, "%s %s scalar", o->name, ct_dtype_name(dt));
+                CHECK_SAME_AT(label, o->fn(dev(c), s), o->fn(c, s), rtol_of(dt), atol_of(dt));
+                CHECK_SAME_AT(label, o->fn(dev(s), dev(c)), o->fn(s, c), rtol_of(dt), atol_of(dt));
+                /* non-contiguous operands */
+                ct_tensor *e = data(dt, 0, CT_DIMS(67, 4)), *f = data(dt, o->ydomain, CT_DIMS(4, 67));
+                if (o->fn == ct_pow) e = data(dt, 1, CT_DIMS(67, 4));
+                snprintf(label, sizeof label, "%s %s transposed", o->name, ct_dtype_name(dt));
+                CHECK_SAME_AT(label, o->fn(ct_t(dev(e)), dev(f)), o->fn(ct_t(e), f), rtol_of(dt), atol_of(dt));
+            }
+        }
+        if (o->ints) {
+            const ct_dtype ints[5] = {CT_INT64, CT_INT32, CT_INT16, CT_INT8, CT_UINT8};
+            for (int i = 0; i < 5; i++) {
+                int64_t lo = ints[i] == CT_UINT8 ? 0 : -20;
+                ct_tensor *a = idata(ints[i], lo, 20, CT_DIMS(5, 1, 7)), *b = idata(ints[i], o->ydomain ? 1 : lo, 20, CT_DIMS(3, 7));
+                if (o->fn == ct_bitwise_left_shift || o->fn == ct_bitwise_right_shift) b = idata(ints[i], 0, 6, CT_DIMS(3, 7));
+                snprintf(label, sizeof label, "%s %s", o->name, ct_dtype_name(ints[i]));
+                CHECK_SAME_AT(label, o->fn(dev(a), dev(b)), o->fn(a, b), 0.0, 0.0);
+            }
+            ct_tensor *p = idata(CT_BOOL, 0, 2, CT_DIMS(11)), *q = idata(CT_BOOL, 0, 2, CT_DIMS(11));
+            if (o->fn != ct_sub && o->fn != b_div_trunc && o->fn != b_div_floor && o->fn != ct_remainder && o->fn != ct_fmod &&
+                o->fn != ct_bitwise_left_shift && o->fn != ct_bitwise_right_shift && o->fn != ct_div) {
+                snprintf(label, sizeof label, "%s bool", o->name);
+                CHECK_SAME_AT(label, o->fn(dev(p), dev(q)), o->fn(p, q), 0.0, 0.0);
+            }
+        }
+        if (o->grad) {
+            for (int i = 0; i < 2; i++) {
+                ct_dtype dt = FLOATS[i];
+                ct_tensor *a = data(dt, o->fn == ct_pow ? 1 : 0, CT_DIMS(4, 1, 5)), *b = data(dt, o->ydomain, CT_DIMS(3, 5));
+                ct_tensor *ac = ct_requires_grad(ct_clone(a)), *bc = ct_requires_grad(ct_clone(b));
+                ct_tensor *ag = ct_requires_grad(ct_detach(dev(a))), *bg = ct_requires_grad(ct_detach(dev(b)));
+                ct_tensor *w = data(dt, 0, CT_DIMS(4, 3, 5));
+                ct_tensor *yc = ct_sum(ct_mul(o->fn(ac, bc), w)), *yg = ct_sum(ct_mul(o->fn(ag, bg), dev(w)));
+                int ok = yc && yg && ct_backward(yc) == CT_OK && ct_backward(yg) == CT_OK;
+                snprintf(label, sizeof label, "%s grad %s", o->name, ct_dtype_name(dt));
+                CT_T_REPORT(ok, "%s: backward failed: %s", label, ct_last_error());
+                if (!ok) continue;
+                CHECK_SAME_AT(label, ct_grad(ag), ct_grad(ac), rtol_of(dt) * 10, atol_of(dt) * 10);   /* reduced over the broadcast dim */
+                CHECK_SAME_AT(label, ct_grad(bg), ct_grad(bc), rtol_of(dt) * 10, atol_of(dt) * 10);
+            }
+        }
+    }
+    /* type promotion, as PyTorch's table */
+    ct_tensor *i32 = idata(CT_INT32, -5, 5, CT_DIMS(6)), *f16 = data(CT_FLOAT16, 0, CT_DIMS(6)), *u8 = idata(CT_UINT8, 0, 200, CT_DIMS(6));
+    ct_tensor *i8 = idata(CT_INT8, -100, 100, CT_DIMS(6)), *bl = idata(CT_BOOL, 0, 2, CT_DIMS(6)), *i64 = idata(CT_INT64, -9, 9, CT_DIMS(6));
+    ct_tensor *f32 = data(CT_FLOAT32, 0, CT_DIMS(6)), *f64 = data(CT_FLOAT64, 0, CT_DIMS(6));
+    CHECK_SAME(ct_add(dev(i32), dev(f16)), ct_add(i32, f16), 4e-3, 4e-3);
+    CHECK_SAME(ct_add(dev(u8), dev(i8)), ct_add(u8, i8), 0.0, 0.0);
+    CHECK_SAME(ct_mul(dev(bl), dev(i64)), ct_mul(bl, i64), 0.0, 0.0);
+    CHECK_SAME(ct_sub(dev(f32), dev(f64)), ct_sub(f32, f64), 1e-12, 1e-12);
+    CHECK_SAME(ct_mul_scalar(dev(i64), 2.5), ct_mul_scalar(i64, 2.5), 1e-6, 1e-6);
+    CHECK_SAME(ct_div(dev(i32), dev(i64)), ct_div(i32, i64), 1e-6, 1e-6);
+    CHECK_SAME(ct_add(dev(f16), dev(ct_scalar_tensor(1.0 / 3.0, CT_FLOAT64))), ct_add(f16, ct_scalar_tensor(1.0 / 3.0, CT_FLOAT64)), 0.0, 0.0);
+    CHECK_SAME(ct_add_scalar(dev(i32), 3e9), ct_add_scalar(i32, 3e9), 0.0, 0.0);   /* wraps to int32, as the CPU */
+    CHECK_SAME(ct_rsub_scalar(2.0, dev(u8)), ct_rsub_scalar(2.0, u8), 0.0, 0.0);
+    /* in place: the result is cast to self's dtype */
+    ct_tensor *x = ct_clone(f32), *xd = dev(f32);
+    CHECK(ct_add_(xd, dev(f64)) && ct_add_(x, f64));
+    CHECK_SAME(xd, x, 0.0, 0.0);
+    CHECK(ct_mul_scalar_(xd, 0.5) && ct_mul_scalar_(x, 0.5));
+    CHECK_SAME(xd, x, 0.0, 0.0);
+    /* integer division by zero fails as on the CPU */
+    ct_tensor *z = ct_zeros(CT_INT64, 6);
+    CHECK_ERR(ct_div_mode(dev(i64), dev(z), "trunc"), CT_ERR_ARG, "ZeroDivisionError");
+    CHECK_ERR(ct_remainder(dev(i32), dev(ct_zeros(CT_INT32, 6))), CT_ERR_ARG, "ZeroDivisionError");
+    CHECK(ct_div_mode(dev(i64), dev(ct_ones(CT_INT64, 6)), "floor") != NULL);   /* the flag was reset */
+    /* a large contiguous float32 add: vector path, many blocks */
+    ct_tensor *big = data(CT_FLOAT32, 0, CT_DIMS(1 << 20)), *big2 = data(CT_FLOAT32, 0, CT_DIMS(1 << 20));
+    CHECK_SAME(ct_add(dev(big), dev(big2)), ct_add(big, big2), 1e-6, 1e-6);
+}
+
+TEST(test_ternary) {
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double r = rtol_of(dt), a = atol_of(dt);
+        ct_tensor *c = idata(CT_BOOL, 0, 2, CT_DIMS(3, 1, 5)), *x = data(dt, 0, CT_DIMS(4, 5)), *y = data(dt, 0, CT_DIMS(3, 4, 5));
+        CHECK_SAME(ct_where(dev(c), dev(x), dev(y)), ct_where(c, x, y), r, a);
+        CHECK_SAME(ct_where_scalar(dev(c), dev(x), -1.5), ct_where_scalar(c, x, -1.5), r, a);
+        ct_tensor *u = idata(CT_UINT8, 0, 3, CT_DIMS(4, 5));
+        CHECK_SAME(ct_where(dev(u), dev(x), dev(ct_t(ct_t(x)))), ct_where(u, x, x), r, a);
+        CHECK_SAME(ct_masked_fill(dev(y), dev(c), 9.25), ct_masked_fill(y, c, 9.25), r, a);
+        ct_tensor *v0 = ct_scalar_tensor(-4.0, dt);
+        CHECK_SAME(ct_masked_fill_tensor(dev(y), dev(c), dev(v0)), ct_masked_fill_tensor(y, c, v0), r, a);
+        ct_tensor *w = data(dt, 2, CT_DIMS(5));
+        CHECK_SAME(ct_lerp(dev(x), dev(y), dev(w)), ct_lerp(x, y, w), r, a);
+        CHECK_SAME(ct_lerp_scalar(dev(x), dev(y), 0.75), ct_lerp_scalar(x, y, 0.75), r, a);
+        CHECK_SAME(ct_addcmul(dev(x), dev(y), dev(w), 0.5), ct_addcmul(x, y, w, 0.5), r, a);
+        ct_tensor *pw = data(dt, 1, CT_DIMS(5));
+        CHECK_SAME(ct_addcdiv(dev(x), dev(y), dev(pw), -2.0), ct_addcdiv(x, y, pw, -2.0), r, a);
+        ct_tensor *lo = data(dt, 0, CT_DIMS(5)), *hi = ct_add_scalar(lo, 1.0);
+        CHECK_SAME(ct_clamp_tensor(dev(y), dev(lo), dev(hi)), ct_clamp_tensor(y, lo, hi), r, a);
+        CHECK_SAME(ct_clamp_tensor(dev(y), NULL, dev(hi)), ct_clamp_tensor(y, NULL, hi), r, a);
+    }
+    ct_tensor *ci = idata(CT_BOOL, 0, 2, CT_DIMS(7)), *xi = idata(CT_INT32, -9, 9, CT_DIMS(7)), *yi = idata(CT_INT64, -9, 9, CT_DIMS(7));
+    CHECK_SAME(ct_where(dev(ci), dev(xi), dev(yi)), ct_where(ci, xi, yi), 0.0, 0.0);
+    CHECK_SAME(ct_addcmul(dev(yi), dev(xi), dev(yi), 3.0), ct_addcmul(yi, xi, yi, 3.0), 0.0, 0.0);
+    /* gradients through where, masked_fill and lerp */
+    ct_tensor *c = idata(CT_BOOL, 0, 2, CT_DIMS(3, 4)), *x = data(CT_FLOAT64, 0, CT_DIMS(3, 4)), *y = data(CT_FLOAT64, 0, CT_DIMS(4));
+    ct_tensor *xc = ct_requires_grad(ct_clone(x)), *yc = ct_requires_grad(ct_clone(y));
+    ct_tensor *xg = ct_requires_grad(ct_detach(dev(x))), *yg = ct_requires_grad(ct_detach(dev(y)));
+    ct_tensor *lc = ct_sum(ct_mul(ct_where(c, xc, yc), ct_lerp_scalar(xc, ct_masked_fill(xc, c, 2.0), 0.3)));
+    ct_tensor *lg = ct_sum(ct_mul(ct_where(dev(c), xg, yg), ct_lerp_scalar(xg, ct_masked_fill(xg, dev(c), 2.0), 0.3)));
+    CHECK(ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-11, 1e-12);
+    CHECK_SAME(ct_grad(yg), ct_grad(yc), 1e-11, 1e-12);
+}
+
+/* ---- reductions ---- */
+TEST(test_reductions) {
+    const int64_t d0[1] = {0}, d1[1] = {1}, d02[2] = {0, 2}, dm1[1] = {-1};
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double r = rtol_of(dt) * 4, a = atol_of(dt) * 8;
+        ct_tensor *x = data(dt, 0, CT_DIMS(6, 35, 9));
+        ct_tensor *xd = dev(x);
+        CHECK_SAME(ct_sum(xd), ct_sum(x), r, a * 10);
+        CHECK_SAME(ct_sum_dims(xd, 1, d1, 0), ct_sum_dims(x, 1, d1, 0), r, a);
+        CHECK_SAME(ct_sum_dims(xd, 2, d02, 1), ct_sum_dims(x, 2, d02, 1), r, a);
+        CHECK_SAME(ct_mean_dims(xd, 1, dm1, 1), ct_mean_dims(x, 1, dm1, 1), r, a);
+        CHECK_SAME(ct_mean(xd), ct_mean(x), r, a);
+        CHECK_SAME(ct_prod_dim(ct_mul_scalar(xd, 0.5), 0, 0), ct_prod_dim(ct_mul_scalar(x, 0.5), 0, 0), r, a);
+        CHECK_SAME(ct_amax(xd, 2, d02, 0), ct_amax(x, 2, d02, 0), 0.0, 0.0);
+        CHECK_SAME(ct_amin(xd, 1, d0, 1), ct_amin(x, 1, d0, 1), 0.0, 0.0);
+        CHECK_SAME(ct_max(xd), ct_max(x), 0.0, 0.0);
+        CHECK_SAME(ct_min(xd), ct_min(x), 0.0, 0.0);
+        CHECK_SAME(ct_argmax(xd), ct_argmax(x), 0.0, 0.0);
+        CHECK_SAME(ct_argmin_dim(xd, 1, 0), ct_argmin_dim(x, 1, 0), 0.0, 0.0);
+        for (int dim = 0; dim < 3; dim++) {
+            ct_tensor *ic = NULL, *ig = NULL;
+            ct_tensor *vc = ct_max_dim(x, dim, dim == 1, &ic), *vg = ct_max_dim(xd, dim, dim == 1, &ig);
+            CHECK_SAME(vg, vc, 0.0, 0.0);
+            CHECK_SAME(ig, ic, 0.0, 0.0);
+            vc = ct_min_dim(ct_t(ct_select(x, 2, 0)), dim % 2, 0, &ic);   /* a transposed input */
+            vg = ct_min_dim(ct_t(ct_select(xd, 2, 0)), dim % 2, 0, &ig);
+            CHECK_SAME(vg, vc, 0.0, 0.0);
+            CHECK_SAME(ig, ic, 0.0, 0.0);
+        }
+        /* sums of a transposed view (strided reduced dims) */
+        CHECK_SAME(ct_sum_dims(ct_t(ct_select(xd, 2, 3)), 1, d0, 0), ct_sum_dims(ct_t(ct_select(x, 2, 3)), 1, d0, 0), r, a);
+    }
+    /* ties take the first index; a NaN wins with its first index */
+    double tv[8] = {1, 5, 5, 2, NAN, 5, NAN, 0};
+    ct_tensor *t = ct_tensor_f64(tv, 8);
+    CHECK_SAME(ct_argmax(dev(ct_slice(t, 0, 0, 4, 1))), ct_argmax(ct_slice(t, 0, 0, 4, 1)), 0.0, 0.0);
+    CHECK_SAME(ct_argmax(dev(t)), ct_argmax(t), 0.0, 0.0);
+    CHECK_SAME(ct_amax(dev(t), 0, NULL, 0), ct_amax(t, 0, NULL, 0), 0.0, 0.0);
+    CHECK_SAME(ct_nansum(dev(t), 0, NULL, 0), ct_nansum(t, 0, NULL, 0), 0.0, 0.0);
+    /* integers and bool: int64 sums, dtype= */
+    ct_tensor *xi = idata(CT_INT32, -100, 100, CT_DIMS(7, 13)), *xb = idata(CT_BOOL, 0, 2, CT_DIMS(7, 13));
+    CHECK_SAME(ct_sum(dev(xi)), ct_sum(xi), 0.0, 0.0);
+    CHECK_SAME(ct_sum_dims(dev(xb), 1, d1, 0), ct_sum_dims(xb, 1, d1, 0), 0.0, 0.0);
+    CHECK_SAME(ct_prod_dim(dev(ct_remainder(xi, ct_scalar_tensor(3, CT_INT32))), 1, 0), ct_prod_dim(ct_remainder(xi, ct_scalar_tensor(3, CT_INT32)), 1, 0), 0.0, 0.0);
+    CHECK_SAME(ct_max_dim(dev(xi), 0, 0, NULL), ct_max_dim(xi, 0, 0, NULL), 0.0, 0.0);
+    CHECK_SAME(ct_argmax_dim(dev(xb), 1, 1), ct_argmax_dim(xb, 1, 1), 0.0, 0.0);
+    ct_tensor *x32 = data(CT_FLOAT32, 0, CT_DIMS(5, 40));
+    CHECK_SAME(ct_sum_dtype(dev(x32), 1, d1, 0, CT_FLOAT64), ct_sum_dtype(x32, 1, d1, 0, CT_FLOAT64), 1e-12, 1e-12);
+    CHECK_SAME(ct_sum_dtype(dev(x32), 1, d1, 0, CT_FLOAT16), ct_sum_dtype(x32, 1, d1, 0, CT_FLOAT16), 4e-3, 2e-2);
+    /* the kernel's shapes: a block per output (K >= 4096), split K (two passes),
+       a thread per output over strided elements (sums over dim 0) */
+    ct_tensor *big = data(CT_FLOAT64, 0, CT_DIMS(3, 20000));
+    CHECK_SAME(ct_sum_dims(dev(big), 1, d1, 0), ct_sum_dims(big, 1, d1, 0), 1e-10, 1e-9);
+    ct_tensor *huge = data(CT_FLOAT32, 0, CT_DIMS(1 << 22));
+    CHECK_SAME(ct_sum(dev(huge)), ct_sum(huge), 1e-4, 0.5);
+    CHECK_SAME(ct_amax(dev(huge), 0, NULL, 0), ct_amax(huge, 0, NULL, 0), 0.0, 0.0);
+    CHECK_SAME(ct_argmin(dev(huge)), ct_argmin(huge), 0.0, 0.0);
+    ct_tensor *tall = data(CT_FLOAT64, 0, CT_DIMS(5000, 300));
+    CHECK_SAME(ct_sum_dims(dev(tall), 1, d0, 0), ct_sum_dims(tall, 1, d0, 0), 1e-10, 1e-9);
+    CHECK_SAME(ct_max_dim(dev(tall), 0, 0, NULL), ct_max_dim(tall, 0, 0, NULL), 0.0, 0.0);
+    ct_tensor *tall2 = data(CT_FLOAT64, 0, CT_DIMS(100000, 4));
+    CHECK_SAME(ct_sum_dims(dev(tall2), 1, d0, 1), ct_sum_dims(tall2, 1, d0, 1), 1e-10, 1e-9);
+    /* empty reductions */
+    CHECK_SAME(ct_sum(dev(ct_zeros(CT_FLOAT32, 0, 4))), ct_sum(ct_zeros(CT_FLOAT32, 0, 4)), 0.0, 0.0);
+    CHECK_SAME(ct_mean_dims(dev(ct_zeros(CT_FLOAT32, 0, 4)), 1, d0, 0), ct_mean_dims(ct_zeros(CT_FLOAT32, 0, 4), 1, d0, 0), 0.0, 0.0);
+    CHECK_SAME(ct_prod(dev(ct_zeros(CT_INT64, 0))), ct_prod(ct_zeros(CT_INT64, 0)), 0.0, 0.0);
+    /* gradients: sum, mean, amax, max over a dim, prod */
+    ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(4, 6));
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *lc = ct_add(ct_add(ct_sum(ct_mul(ct_mean_dims(gc, 1, d0, 0), ct_amax(gc, 1, d0, 0))), ct_sum(ct_max_dim(gc, 1, 0, NULL))),
+                           ct_prod(gc));
+    ct_tensor *lg = ct_add(ct_add(ct_sum(ct_mul(ct_mean_dims(gg, 1, d0, 0), ct_amax(gg, 1, d0, 0))), ct_sum(ct_max_dim(gg, 1, 0, NULL))),
+                           ct_prod(gg));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-10, 1e-12);
+}
+
+TEST(test_softmax) {
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double r = rtol_of(dt) * 4, a = atol_of(dt) * 4;
+        ct_tensor *x = data(dt, 0, CT_DIMS(7, 33, 5));
+        for (int dim = -1; dim < 3; dim++) {
+            CHECK_SAME(ct_softmax(dev(x), dim), ct_softmax(x, dim), r, a);
+            CHECK_SAME(ct_log_softmax(dev(x), dim), ct_log_softmax(x, dim), r, a * 4);
+        }
+        ct_tensor *wide = data(dt, 0, CT_DIMS(3, 1500));   /* a block per row */
+        CHECK_SAME(ct_softmax(dev(wide), 1), ct_softmax(wide, 1), r, a);
+        CHECK_SAME(ct_log_softmax(dev(wide), 1), ct_log_softmax(wide, 1), r, a * 4);
+        CHECK_SAME(ct_softmax(ct_t(dev(wide)), 0), ct_softmax(ct_t(wide), 0), r, a);   /* a non-contiguous input */
+    }
+    double inf_row[4] = {-INFINITY, 0.0, 1.0, -INFINITY};
+    ct_tensor *ir = ct_tensor_f32(inf_row, 4);
+    CHECK_SAME(ct_softmax(dev(ir), 0), ct_softmax(ir, 0), 1e-6, 1e-7);
+    CHECK_SAME(ct_log_softmax(dev(ir), 0), ct_log_softmax(ir, 0), 1e-6, 1e-6);
+    /* gradients (the backward ops), rows and columns */
+    for (int dim = 0; dim < 2; dim++) {
+        ct_tensor *x = data(CT_FLOAT64, 0, CT_DIMS(6, 11)), *w = data(CT_FLOAT64, 0, CT_DIMS(6, 11));
+        ct_tensor *xc = ct_requires_grad(ct_clone(x)), *xg = ct_requires_grad(ct_detach(dev(x)));
+        ct_tensor *lc = ct_add(ct_sum(ct_mul(ct_softmax(xc, dim), w)), ct_sum(ct_mul(ct_log_softmax(xc, dim), w)));
+        ct_tensor *lg = ct_add(ct_sum(ct_mul(ct_softmax(xg, dim), dev(w))), ct_sum(ct_mul(ct_log_softmax(xg, dim), dev(w))));
+        CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+        CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-10, 1e-12);
+    }
+}
+
+TEST(test_gather_scatter) {
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6));
+    int64_t iv[8] = {0, 5, 2, 2, 1, 0, 3, 4};
+    ct_tensor *idx = ct_reshape(ct_tensor_i64(iv, 8), 4, 2);
+    CHECK_SAME(ct_gather(dev(x), 1, dev(idx)), ct_gather(x, 1, idx), 0.0, 0.0);
+    int64_t iv0[6] = {3, 0, 1, 2, 2, 1};
+    ct_tensor *idx0 = ct_reshape(ct_tensor_i64(iv0, 6), 2, 3);
+    CHECK_SAME(ct_gather(dev(x), 0, dev(idx0)), ct_gather(x, 0, idx0), 0.0, 0.0);
+    CHECK_SAME(ct_gather(ct_t(dev(x)), 1, dev(idx0)), ct_gather(ct_t(x), 1, idx0), 0.0, 0.0);   /* a strided source */
+    /* scatter (src, value) and scatter_add with duplicate indices, several dtypes */
+    const ct_dtype dts[6] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT16};
+    for (int i = 0; i < 6; i++) {
+        ct_dtype dt = dts[i];
+        ct_tensor *base = CT__ISFLOAT(dt) ? data(dt, 0, CT_DIMS(4, 6)) : idata(dt, -50, 50, CT_DIMS(4, 6));
+        ct_tensor *src = CT__ISFLOAT(dt) ? data(dt, 0, CT_DIMS(4, 2)) : idata(dt, -50, 50, CT_DIMS(4, 2));
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_scatter_add(dev(base), 1, dev(idx), dev(src)), ct_scatter_add(base, 1, idx, src), rtol_of(dt), atol_of(dt));
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_scatter_value(dev(base), 1, dev(idx), -7.0), ct_scatter_value(base, 1, idx, -7.0), 0.0, 0.0);
+        int64_t uv[8] = {0, 5, 2, 3, 1, 0, 3, 4};   /* no duplicates in a row: scatter's result is defined */
+        ct_tensor *uidx = ct_reshape(ct_tensor_i64(uv, 8), 4, 2);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_scatter(dev(base), 1, dev(uidx), dev(src)), ct_scatter(base, 1, uidx, src), 0.0, 0.0);
+    }
+    /* many duplicates: every add lands */
+    ct_tensor *acc = ct_zeros_on(GPU, CT_FLOAT32, 3), *ones = ct_ones_on(GPU, CT_FLOAT32, 30000);
+    ct_tensor *ix = ct_remainder(ct_arange_on(GPU, 0, 30000, 1, CT_INT64), ct_scalar_tensor(3, CT_INT64));
+    ct_tensor *sum = ct_scatter_add(acc, 0, ix, ones);
+    CHECK_SAME(sum, ct_full(CT_FLOAT32, 10000.0, 3), 0.0, 0.0);
+    ct_tensor *accb = ct_zeros_on(GPU, CT_UINT8, 3), *onesb = ct_ones_on(GPU, CT_UINT8, 600);
+    ct_tensor *ixb = ct_remainder(ct_arange_on(GPU, 0, 600, 1, CT_INT64), ct_scalar_tensor(3, CT_INT64));
+    CHECK_SAME(ct_scatter_add(accb, 0, ixb, onesb), ct_full(CT_UINT8, 200.0, 3), 0.0, 0.0);   /* 8-bit adds through compare-and-swap */
+    /* CPU 0-d tensors (they may join GPU tensors) as the index and the source: copied to the device */
+    ct_tensor *v5 = data(CT_FLOAT32, 0, CT_DIMS(5)), *i0 = ct_scalar_tensor(3, CT_INT64), *s0 = ct_scalar_tensor(2.5, CT_FLOAT32);
+    CHECK_SAME(ct_gather(dev(v5), 0, i0), ct_gather(v5, 0, i0), 0.0, 0.0);
+    CHECK_SAME(ct_scatter_add(dev(v5), 0, i0, s0), ct_scatter_add(v5, 0, i0, s0), 1e-6, 1e-6);
+    CHECK_SAME(ct_scatter(dev(v5), 0, i0, s0), ct_scatter(v5, 0, i0, s0), 0.0, 0.0);
+    /* in place, and a bad index */
+    ct_tensor *y = dev(x), *yc = ct_clone(x);
+    CHECK(ct_scatter_add_(y, 1, dev(idx), dev(ct_ones(CT_FLOAT32, 4, 2))) && ct_scatter_add_(yc, 1, idx, ct_ones(CT_FLOAT32, 4, 2)));
+    CHECK_SAME(y, yc, 0.0, 0.0);
+    int64_t bad[2] = {1, 7};
+    CHECK_ERR(ct_gather(dev(x), 1, dev(ct_reshape(ct_tensor_i64(bad, 2), 1, 2))), CT_ERR_INDEX, "gather: index 7 is out of bounds for dimension 1 with size 6");
+    CHECK_ERR(ct_scatter_add(dev(x), 1, dev(ct_reshape(ct_tensor_i64(bad, 2), 1, 2)), dev(ct_ones(CT_FLOAT32, 1, 2))), CT_ERR_INDEX,
+              "index 7 is out of bounds for dimension 1 with size 6");
+    CHECK(ct_gather(dev(x), 1, dev(idx)) != NULL);   /* the error record was reset */
+    /* the gradient of gather is a scatter_add on the device */
+    ct_tensor *xc = ct_requires_grad(ct_clone(x)), *xg = ct_requires_grad(ct_detach(dev(x)));
+    ct_tensor *lc = ct_sum(ct_mul(ct_gather(xc, 1, idx), ct_gather(xc, 1, idx)));
+    ct_tensor *lg = ct_sum(ct_mul(ct_gather(xg, 1, dev(idx)), ct_gather(xg, 1, dev(idx))));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-6, 1e-6);
+}
+
+TEST(test_matmul) {
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double r = dt == CT_FLOAT64 ? 1e-11 : dt == CT_FLOAT32 ? 1e-4 : dt == CT_FLOAT16 ? 1e-2 : 3e-2;
+        double a = dt == CT_FLOAT64 ? 1e-11 : dt == CT_FLOAT32 ? 1e-4 : dt == CT_FLOAT16 ? 2e-2 : 1e-1;
+        ct_tensor *A = data(dt, 0, CT_DIMS(37, 19)), *B = data(dt, 0, CT_DIMS(19, 23)), *Bt = data(dt, 0, CT_DIMS(23, 19));
+        CHECK_SAME(ct_mm(dev(A), dev(B)), ct_mm(A, B), r, a);
+        CHECK_SAME(ct_mm(dev(A), ct_t(dev(Bt))), ct_mm(A, ct_t(Bt)), r, a);                  /* transposed operand: no copy */
+        CHECK_SAME(ct_mm(ct_t(dev(ct_t(A))), dev(B)), ct_mm(A, B), r, a);
+        CHECK_SAME(ct_mm(ct_slice(dev(A), 1, 0, 19, 2), ct_slice(dev(B), 0, 0, 19, 2)),   /* strided both ways: copied */
+                   ct_mm(ct_slice(A, 1, 0, 19, 2), ct_slice(B, 0, 0, 19, 2)), r, a);
+        ct_tensor *bias = data(dt, 0, CT_DIMS(23));
+        CHECK_SAME(ct_addmm(dev(bias), dev(A), dev(B), 0.5, 2.0), ct_addmm(bias, A, B, 0.5, 2.0), r, a);
+        CHECK_SAME(ct_addmm(dev(bias), dev(A), dev(B), 0.0, 1.0), ct_addmm(bias, A, B, 0.0, 1.0), r, a);
+        ct_tensor *P = data(dt, 0, CT_DIMS(5, 7, 9)), *Q = data(dt, 0, CT_DIMS(5, 9, 4)), *Q1 = data(dt, 0, CT_DIMS(1, 9, 4));
+        CHECK_SAME(ct_bmm(dev(P), dev(Q)), ct_bmm(P, Q), r, a);
+        CHECK_SAME(ct_bmm(dev(P), ct_expand(dev(Q1), 5, 9, 4)), ct_bmm(P, ct_expand(Q1, 5, 9, 4)), r, a);   /* batch stride 0 */
+        CHECK_SAME(ct_bmm(ct_transpose(dev(ct_transpose(P, 1, 2)), 1, 2), dev(Q)), ct_bmm(P, Q), r, a);
+        CHECK_SAME(ct_baddbmm(dev(ct_ones(dt, 7, 4)), dev(P), dev(Q), 1.5, -1.0), ct_baddbmm(ct_ones(dt, 7, 4), P, Q, 1.5, -1.0), r, a);
+        ct_tensor *v = data(dt, 0, CT_DIMS(19)), *v2 = data(dt, 0, CT_DIMS(19));
+        CHECK_SAME(ct_mv(dev(A), dev(v)), ct_mv(A, v), r, a);
+        CHECK_SAME(ct_addmv(dev(ct_ones(dt, 37)), dev(A), dev(v), 2.0, 0.5), ct_addmv(ct_ones(dt, 37), A, v, 2.0, 0.5), r, a);
+        CHECK_SAME(ct_dot(dev(v), dev(v2)), ct_dot(v, v2), r, a);
+        ct_tensor *B9 = data(dt, 0, CT_DIMS(9, 23)), *W9 = data(dt, 0, CT_DIMS(23, 9));
+        CHECK_SAME(ct_matmul(dev(P), dev(B9)), ct_matmul(P, B9), r, a);
+        CHECK_SAME(ct_linear(dev(P), dev(W9), dev(bias)), ct_linear(P, W9, bias), r, a);
+        /* empty inner dim: beta * input */
+        CHECK_SAME(ct_addmm(dev(bias), dev(ct_zeros(dt, 37, 0)), dev(ct_zeros(dt, 0, 23)), 3.0, 1.0), ct_addmm(bias, ct_zeros(dt, 37, 0), ct_zeros(dt, 0, 23), 3.0, 1.0), r, a);
+    }
+    /* TF32: allowed, a float32 product still agrees to TF32's precision */
+    CHECK_EQ_INT(ct_cuda_get_allow_tf32(), 0);
+    ct_cuda_set_allow_tf32(1);
+    CHECK_EQ_INT(ct_cuda_get_allow_tf32(), 1);
+    ct_tensor *A = data(CT_FLOAT32, 0, CT_DIMS(64, 64)), *B = data(CT_FLOAT32, 0, CT_DIMS(64, 64));
+    CHECK_SAME(ct_mm(dev(A), dev(B)), ct_mm(A, B), 2e-2, 5e-2);
+    ct_cuda_set_allow_tf32(0);
+    /* integer products fail as on PyTorch's GPU path */
+    CHECK_ERR(ct_mm(dev(ct_ones(CT_INT64, 2, 2)), dev(ct_ones(CT_INT64, 2, 2))), CT_ERR_DTYPE, "\"addmm_cuda\" not implemented for 'Long'");
+    /* gradients of matmul and linear */
+    ct_tensor *x = data(CT_FLOAT64, 0, CT_DIMS(5, 8)), *w = data(CT_FLOAT64, 0, CT_DIMS(3, 8)), *b = data(CT_FLOAT64, 0, CT_DIMS(3));
+    ct_tensor *xc = ct_requires_grad(ct_clone(x)), *wc = ct_requires_grad(ct_clone(w)), *bc = ct_requires_grad(ct_clone(b));
+    ct_tensor *xg = ct_requires_grad(ct_detach(dev(x))), *wg = ct_requires_grad(ct_detach(dev(w))), *bg = ct_requires_grad(ct_detach(dev(b)));
+    ct_tensor *lc = ct_sum(ct_tanh(ct_linear(ct_matmul(ct_t(ct_matmul(wc, ct_t(xc))), wc), wc, bc)));
+    ct_tensor *lg = ct_sum(ct_tanh(ct_linear(ct_matmul(ct_t(ct_matmul(wg, ct_t(xg))), wg), wg, bg)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-9, 1e-10);
+    CHECK_SAME(ct_grad(wg), ct_grad(wc), 1e-9, 1e-10);
+    CHECK_SAME(ct_grad(bg), ct_grad(bc), 1e-9, 1e-10);
+}
+
+/* ---- the caching allocator ---- */
+/* a device tensor that only the caller's reference keeps alive: ct_release frees it */
+static ct_tensor *owned(ct_dtype dt, int64_t n) {
+    int tok = ct_scope_begin();
+    ct_tensor *t = ct_empty_on(GPU, dt, n);
+    if (t) ct_retain(t);
+    ct_scope_end(tok);
+    return t;
+}
+static ct_cuda_mem_stats stats(void) {
+    ct_cuda_mem_stats s;
+    ct_cuda_memory_stats(0, &s);
+    return s;
+}
+TEST(test_allocator) {
+    CHECK(ct_cuda_empty_cache() == CT_OK);
+    ct_cuda_mem_stats s0 = stats();
+    CHECK_EQ_INT(s0.allocated_bytes, 0);   /* every earlier test released its tensors */
+    CHECK_EQ_INT(s0.reserved_bytes, 0);    /* and empty_cache returned the segments */
+    /* a small block: 1000 floats round up to 4096 bytes, from a new 2 MiB segment */
+    ct_tensor *a = owned(CT_FLOAT32, 1000);
+    ct_cuda_mem_stats s1 = stats();
+    CHECK_EQ_INT(s1.allocated_bytes, 4096);
+    CHECK_EQ_INT(s1.requested_bytes, 4000);
+    CHECK_EQ_INT(s1.reserved_bytes, 2 << 20);
+    CHECK_EQ_INT(s1.num_cuda_mallocs - s0.num_cuda_mallocs, 1);
+    CHECK_EQ_INT(s1.active_blocks, 1);
+    /* a second block comes from the same segment (split), no cudaMalloc */
+    ct_tensor *b = owned(CT_UINT8, 100);
+    ct_cuda_mem_stats s2 = stats();
+    CHECK_EQ_INT(s2.allocated_bytes, 4096 + 512);
+    CHECK_EQ_INT(s2.num_cuda_mallocs, s1.num_cuda_mallocs);
+    /* freed, then the same size again: reused without cudaMalloc */
+    ct_release(a);
+    ct_cuda_mem_stats s3 = stats();
+    CHECK_EQ_INT(s3.allocated_bytes, 512);
+    CHECK_EQ_INT(s3.reserved_bytes, 2 << 20);
+    a = owned(CT_FLOAT32, 1000);
+    ct_cuda_mem_stats s4 = stats();
+    CHECK_EQ_INT(s4.num_cuda_mallocs, s1.num_cuda_mallocs);
+    CHECK_EQ_INT(s4.allocated_bytes, 4096 + 512);
+    ct_release(a);
+    ct_release(b);
+    CHECK_EQ_INT(stats().allocated_bytes, 0);
+    CHECK_EQ_INT(stats().segments, 1);
+    /* merging: two 768 KiB blocks and the rest of their segment merge back into
+       2 MiB when freed, so a 1 MiB block fits without cudaMalloc (unmerged, none would) */
+    CHECK(ct_cuda_empty_cache() == CT_OK);
+    ct_cuda_mem_stats m0 = stats();
+    CHECK_EQ_INT(m0.reserved_bytes, 0);
+    ct_tensor *p = owned(CT_UINT8, 768 << 10), *q = owned(CT_UINT8, 768 << 10);
+    CHECK_EQ_INT(stats().num_cuda_mallocs - m0.num_cuda_mallocs, 1);
+    ct_release(p);
+    ct_release(q);
+    ct_tensor *r = owned(CT_UINT8, 1 << 20);
+    CHECK_EQ_INT(stats().num_cuda_mallocs - m0.num_cuda_mallocs, 1);
+    CHECK_EQ_INT(stats().reserved_bytes, 2 << 20);
+    ct_release(r);
+    /* the large pool: 3 MiB comes from a 20 MiB segment, 30 MiB from its own (rounded to 2 MiB) */
+    ct_tensor *l1 = owned(CT_UINT8, 3 << 20);
+    CHECK_EQ_INT(stats().reserved_bytes, (2 << 20) + (20 << 20));
+    ct_tensor *l2 = owned(CT_UINT8, (30 << 20) + 5);
+    CHECK_EQ_INT(stats().reserved_bytes, (2 << 20) + (20 << 20) + (32 << 20));
+    ct_tensor *l3 = owned(CT_UINT8, 5 << 20);   /* the rest of the 20 MiB segment */
+    CHECK_EQ_INT(stats().num_cuda_mallocs - m0.num_cuda_mallocs, 3);
+    ct_cuda_mem_stats pk = stats();
+    CHECK(pk.peak_allocated_bytes >= (int64_t)(38 << 20));
+    ct_release(l1);
+    ct_release(l2);
+    ct_release(l3);
+    ct_cuda_reset_peak_memory_stats(0);
+    CHECK_EQ_INT(stats().peak_allocated_bytes, 0);
+    CHECK_EQ_INT(ct_cuda_memory_allocated(0), 0);
+    CHECK_EQ_INT(ct_cuda_memory_reserved(0), (2 << 20) + (20 << 20) + (32 << 20));
+    /* empty_cache gives every free segment back */
+    int64_t frees = stats().num_cuda_frees;
+    CHECK(ct_cuda_empty_cache() == CT_OK);
+    CHECK_EQ_INT(stats().reserved_bytes, 0);
+    CHECK_EQ_INT(stats().num_cuda_frees - frees, 3);
+    /* out of memory: the cache is released, cudaMalloc tried again, then PyTorch's message */
+    ct_tensor *keep = owned(CT_FLOAT32, 1000);
+    ct_release(owned(CT_UINT8, 3 << 20));   /* a free segment in the cache */
+    ct_cuda_mem_stats o0 = stats();
+    CHECK_ERR(ct_empty_on(GPU, CT_FLOAT32, (int64_t)1 << 40), CT_ERR_MEMORY, "CUDA out of memory. Tried to allocate 4096.00 GiB (GPU 0; ");
+    CHECK_ERR(ct_empty_on(GPU, CT_FLOAT32, (int64_t)1 << 40), CT_ERR_MEMORY, "4.00 KiB already allocated");
+    ct_cuda_mem_stats o1 = stats();
+    CHECK_EQ_INT(o1.num_ooms - o0.num_ooms, 2);
+    CHECK_EQ_INT(o1.num_alloc_retries - o0.num_alloc_retries, 2);
+    CHECK(o1.reserved_bytes < o0.reserved_bytes);   /* the retry released the free cached segment */
+    ct_release(keep);
+    /* an op whose output cannot be allocated fails with the same message */
+    CHECK_ERR(ct_to_device(ct_expand(ct_ones(CT_FLOAT32, 1), (int64_t)1 << 40), GPU), CT_ERR_MEMORY, "CUDA out of memory");
+    CHECK(ct_cuda_memory_stats(-1, &o1) == CT_ERR_DEVICE);
+    ct_clear_error();
+}
+
+TEST(test_device_errors) {
+    ct_tensor *x = dev(ct_ones(CT_FLOAT32, 3)), *c = ct_ones(CT_FLOAT32, 3);
+    CHECK_ERR(ct_add(x, c), CT_ERR_DEVICE, "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!");
+    CHECK_ERR(ct_mm(ct_ones(CT_FLOAT32, 2, 3), dev(ct_ones(CT_FLOAT32, 3, 2))), CT_ERR_DEVICE, "cpu and cuda:0");
+    CHECK(ct_add(x, ct_scalar_tensor(1.0, CT_FLOAT32)) != NULL);   /* a CPU 0-d tensor goes with any device */
+    /* a CPU 0-d tensor may join GPU inputs, not take a GPU result in place; copy_ may */
+    ct_tensor *h0 = ct_scalar_tensor(1.0, CT_FLOAT32), *g0 = dev(ct_scalar_tensor(2.5, CT_FLOAT32));
+    CHECK_ERR(ct_add_(h0, g0), CT_ERR_DEVICE, "Expected all tensors to be on the same device");
+    CHECK(ct_copy_(h0, g0) && ct_item(h0) == 2.5);
+    /* an op without a CUDA kernel in this slice names itself */
+    CHECK_ERR(ct_cumsum(x, 0), CT_ERR_DEVICE, "cumsum: Could not run 'aten::cumsum' with arguments from the 'CUDA' backend.");
+    CHECK_ERR(ct_rand_on(GPU, CT_FLOAT32, 3), CT_ERR_DEVICE, "Could not run 'aten::uniform_' with arguments from the 'CUDA' backend");
+    /* a device that does not exist */
+    CHECK_ERR(ct_to_device(c, ct_cuda(ct_cuda_device_count())), CT_ERR_DEVICE, "invalid device ordinal");
+    CHECK_ERR(ct_zeros_on(ct_cuda(CTENSOR_CUDA_MAX_DEVICES + 1), CT_FLOAT32, 2), CT_ERR_DEVICE, "invalid device ordinal");
+    CHECK_ERR(ct_zeros_on(ct_cuda(-1), CT_FLOAT32, 2), CT_ERR_DEVICE, "invalid device");
+    /* item of a device tensor copies its element to the host (PyTorch's item() waits for the GPU too) */
+    CHECK_EQ_INT(ct_item(ct_sum(x)), 3);
+    CHECK_EQ_INT(ct_item_int(ct_sum(ct_to(x, CT_INT64))), 3);
+    CHECK_EQ_INT(ct_item(ct_to_device(ct_sum(x), ct_cpu())), 3);
+    CHECK_ERR(isnan(ct_item(x)) ? NULL : x, CT_ERR_ARG, "item: a Tensor with 3 elements cannot be converted to Scalar");
+    CHECK(ct_cuda_synchronize() == CT_OK);   /* nothing left failing on the device */
+}
+
+/* ---- host code that reads tensor values reads device tensors only through an
+   explicit copy (on a GPU a host dereference of device memory is a segfault; the
+   emulator's guard makes it one there too) ---- */
+static ct_tensor *gc_fn(ct_tensor *const *in, void *user) {
+    (void)user;
+    return ct_sum(ct_mul(ct_tanh(in[0]), ct_add(in[1], ct_t(in[0]))));
+}
+TEST(test_host_reads) {
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *dx = dev(x);
+    /* item, equal, allclose of device tensors: a copy of the values to the host */
+    CHECK_CLOSE(ct_item(ct_sum(dx)), ct_item(ct_sum(x)), 1e-4);
+    CHECK(ct_equal(dx, dev(x)) == 1 && ct_equal(dx, ct_add_scalar(dx, 1.0)) == 0);
+    CHECK(ct_allclose(dx, ct_add_scalar(dx, 1e-7), 1e-5, 1e-6) == 1);
+    /* internal copies of non-contiguous device tensors: contiguous, to, clone, autograd's accumulation */
+    CHECK_SAME(ct_contiguous(ct_t(dx)), ct_contiguous(ct_t(x)), 0.0, 0.0);
+    CHECK_SAME(ct_to(ct_t(dx), CT_FLOAT64), ct_to(ct_t(x), CT_FLOAT64), 0.0, 0.0);
+    ct_tensor *w = ct_requires_grad(ct_detach(dx));
+    CHECK(ct_backward(ct_sum(ct_mul(ct_t(w), ct_t(dx)))) == CT_OK);   /* a strided gradient lands in .grad */
+    CHECK_SAME(ct_grad(w), x, 0.0, 0.0);
+    CHECK(ct_backward(ct_sum(ct_mul(ct_t(w), ct_t(dx)))) == CT_OK);   /* and accumulates */
+    CHECK_SAME(ct_grad(w), ct_mul_scalar(x, 2.0), 1e-6, 1e-6);
+    /* saving a device tensor writes the values of a host copy */
+    void *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    CHECK(ct_save_npy_mem(ct_t(dx), &a, &na) == CT_OK && ct_save_npy_mem(ct_t(x), &b, &nb) == CT_OK);
+    CHECK(a && b && na == nb && memcmp(a, b, na) == 0);
+    ct_free(a);
+    ct_free(b);
+    /* gradcheck perturbs device inputs element by element through copies */
+    ct_tensor *in[2];
+    in[0] = ct_requires_grad(dev(data(CT_FLOAT64, 2, CT_DIMS(3, 3))));
+    in[1] = ct_requires_grad(dev(data(CT_FLOAT64, 0, CT_DIMS(3, 3))));
+    ct_tensor *before = ct_to_device(in[0], ct_cpu());
+    CT_T_REPORT(ct_gradcheck(gc_fn, NULL, 2, in, NULL) == 1, "gradcheck on the GPU: %s", ct_last_error());
+    CHECK(ct_equal(ct_to_device(in[0], ct_cpu()), before) == 1);   /* the inputs are restored */
+    /* root gradients: a CPU 0-d one moves to the root's device; a CPU tensor of a device root is an error */
+    ct_tensor *v = ct_requires_grad(dev(data(CT_FLOAT32, 0, CT_DIMS(3)))), *go = ct_scalar_tensor(2.0, CT_FLOAT32);
+    ct_tensor *r0 = ct_sum(ct_mul(v, v)), *r1 = ct_mul_scalar(v, 3.0);
+    CHECK(ct_backward_ex(1, &r0, &go, NULL) == CT_OK && ct_grad(v) && ct_grad(v)->device.type == CT_CUDA);
+    CHECK_SAME(ct_grad(v), ct_mul_scalar(ct_to_device(v, ct_cpu()), 4.0), 1e-6, 1e-6);
+    ct_tensor *go3 = ct_ones(CT_FLOAT32, 3);
+    CHECK_ERR(ct_backward_ex(1, &r1, &go3, NULL) == CT_OK, CT_ERR_DEVICE, "invalid gradient at index 0 - expected device cuda:0 but got cpu");
+    /* F.scaled_dot_product_attention: the fused CPU kernel is not taken for device tensors; the op chain runs on the GPU */
+    ct_tensor *q = data(CT_FLOAT32, 2, CT_DIMS(2, 5, 8)), *k = data(CT_FLOAT32, 2, CT_DIMS(2, 7, 8)), *vv = data(CT_FLOAT32, 2, CT_DIMS(2, 7, 8));
+    CHECK_SAME(ct_scaled_dot_product_attention(dev(q), dev(k), dev(vv), NULL, 0.0, 0),
+               ct_scaled_dot_product_attention(q, k, vv, NULL, 0.0, 0), 1e-5, 1e-6);
+    /* helpers that read masks, offsets or lengths on the host: values through a copy, or a clear error */
+    ct_tensor *m2 = dev(ct_full(CT_FLOAT32, 2.0, 4, 6));
+    CHECK_ERR(ct_masked_scatter(dx, m2, dx), CT_ERR_ARG, "masked_scatter: Mask tensor can take 0 and 1 values only");
+    ct_nested nt;
+    CHECK_ERR(ct_nested_from_mask(dev(data(CT_FLOAT32, 0, CT_DIMS(2, 3, 4))), dev(ct_zeros(CT_BOOL, 2, 3)), &nt) == CT_OK, CT_ERR_DEVICE,
+              "nested batches are CPU tensors");
+    ct_tensor *bag = ct_embedding_bag(dev(ct_arange(0, 4, 1, CT_INT64)), dev(ct_ones(CT_FLOAT32, 5, 3)), dev(ct_arange(0, 4, 2, CT_INT64)),
+                                      "sum", NULL, 0);
+    CT_T_REPORT(bag == NULL ? ct_last_error_code() != CT_OK : bag->device.type == CT_CUDA, "embedding_bag on the GPU: %s", ct_last_error());
+    ct_clear_error();
+}
+
+/* ---- optimizer steps on device parameters (the op chains; the fused steps are
+   CPU kernels) match the CPU's; gradient clipping refuses device gradients ---- */
+TEST(test_optimizers) {
+    const char *names[5] = {"SGD (nesterov)", "Adam (amsgrad, weight_decay)", "AdamW", "RMSprop (centered, momentum)", "Adagrad"};
+    for (int kind = 0; kind < 5; kind++) {
+        ct_tensor *w0 = ct_randn(CT_FLOAT32, 4, 3);
+        ct_tensor *pc = ct_retain(ct_requires_grad(ct_clone(w0))), *pg = ct_retain(ct_requires_grad(ct_detach(dev(w0))));
+        ct_optimizer *oc = NULL, *og = NULL;
+        ct_sgd_options so;
+        ct_adam_options ao;
+        ct_adamw_options aw;
+        ct_rmsprop_options ro;
+        ct_adagrad_options ag;
+        memset(&so, 0, sizeof so);
+        memset(&ao, 0, sizeof ao);
+        memset(&aw, 0, sizeof aw);
+        memset(&ro, 0, sizeof ro);
+        memset(&ag, 0, sizeof ag);
+        so.lr = 0.1; so.momentum = 0.9; so.nesterov = 1;
+        ao.lr = 0.01; ao.amsgrad = 1; ao.weight_decay = 0.01;
+        aw.lr = 0.01;
+        ro.lr = 0.01; ro.momentum = 0.5; ro.centered = 1;
+        ag.lr = 0.1;
+        switch (kind) {
+        case 0: oc = ct_optim_sgd_params(1, &pc, &so); og = ct_optim_sgd_params(1, &pg, &so); break;
+        case 1: oc = ct_optim_adam_params(1, &pc, &ao); og = ct_optim_adam_params(1, &pg, &ao); break;
+        case 2: oc = ct_optim_adamw_params(1, &pc, &aw); og = ct_optim_adamw_params(1, &pg, &aw); break;
+        case 3: oc = ct_optim_rmsprop_params(1, &pc, &ro); og = ct_optim_rmsprop_params(1, &pg, &ro); break;
+        default: oc = ct_optim_adagrad_params(1, &pc, &ag); og = ct_optim_adagrad_params(1, &pg, &ag); break;
+        }
+        for (int step = 0; step < 3 && oc && og; step++) {
+            CT_SCOPE {
+                ct_zero_grad(oc);
+                ct_zero_grad(og);
+                CHECK(ct_backward(ct_sum(ct_mul(pc, ct_exp(pc)))) == CT_OK && ct_step(oc) == CT_OK);
+                int ok = ct_backward(ct_sum(ct_mul(pg, ct_exp(pg)))) == CT_OK && ct_step(og) == CT_OK;
+                CT_T_REPORT(ok, "%s, step %d on the GPU: %s", names[kind], step, ct_last_error());
+            }
+        }
+        CHECK(oc && og);
+        CHECK_SAME_AT(names[kind], pg, pc, 1e-5, 1e-6);
+        if (kind == 0) {
+            ct_tensor *ps[1];
+            ps[0] = pg;
+            ct_status st = ct_clip_grad_norm_ex(1, ps, 1.0, 2.0, 0, NULL);
+            CHECK(st == CT_ERR_UNSUPPORTED && strstr(ct_last_error(), "gradients off the CPU"));
+            ct_clear_error();
+        }
+        ct_optim_free(oc);
+        ct_optim_free(og);
+        ct_release(pc);
+        ct_release(pg);
+    }
+}
+
+/* ---- two devices (skipped with one): copies between them, ops on the second,
+   the current device left alone, per-device memory statistics ---- */
+TEST(test_two_devices) {
+    ct_device g1 = ct_cuda(1);
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(5, 7));
+    ct_tensor *a = dev(x), *b = ct_to_device(a, g1);
+    CHECK(b && b->device.type == CT_CUDA && b->device.index == 1);
+    CHECK(b && ct_equal(ct_to_device(b, ct_cpu()), x));
+    CHECK_SAME(ct_mul(b, ct_add_scalar(b, 1.0)), ct_mul(x, ct_add_scalar(x, 1.0)), 1e-6, 1e-6);
+    CHECK_SAME(ct_mm(b, ct_t(b)), ct_mm(x, ct_t(x)), 1e-5, 1e-5);
+    CHECK_SAME(ct_sum_dim(b, 1, 0), ct_sum_dim(x, 1, 0), 1e-6, 1e-6);
+    CHECK_SAME(ct_to_device(ct_t(a), g1), ct_t(x), 0.0, 0.0);                              /* a strided source */
+    CHECK_SAME(ct_to_device_dtype(a, g1, CT_FLOAT64), ct_to(x, CT_FLOAT64), 0.0, 0.0);     /* with a conversion */
+    CHECK_SAME(ct_to_device(ct_to_device(ct_t(b), GPU), g1), ct_t(x), 0.0, 0.0);
+    CHECK_ERR(ct_add(a, b), CT_ERR_DEVICE, "found at least two devices, cuda:0 and cuda:1!");
+    CHECK_EQ_INT(ct_cuda_current_device(), 0);   /* ops on cuda:1 left the current device as it was */
+    CHECK(ct_cuda_memory_allocated(1) > 0);
+    ct_tensor *w = ct_requires_grad(ct_detach(b));
+    ct_tensor *l = ct_sum(ct_mul(ct_to_device(w, GPU), a));   /* the gradient goes back to cuda:1 */
+    CHECK(l && ct_backward(l) == CT_OK);
+    CHECK(ct_grad(w) && ct_grad(w)->device.index == 1);
+    CHECK_SAME(ct_grad(w), x, 0.0, 0.0);
+}
+
+/* ---- the acceptance test: an MLP training step on the GPU, as on the CPU ---- */
+static int mlp_dev_ops, mlp_cpu_ops, mlp_ops_total, mlp_seen[1024], mlp_nseen;
+static void mlp_listener(const ct_dispatch_event *e, void *user) {
+    (void)user;
+    if (e->phase != CT_DISPATCH_EXIT) return;
+    int known = 0;
+    for (int k = 0; k < mlp_nseen; k++) known |= mlp_seen[k] == e->op;
+    if (!known && mlp_nseen < 1024) mlp_seen[mlp_nseen++] = e->op;
+    int on_gpu = 0;
+    for (int i = 0; i < e->nout; i++) on_gpu |= e->outputs[i] && e->outputs[i]->device.type == CT_CUDA;
+    for (int i = 0; i < e->nin; i++) on_gpu |= e->inputs[i] && e->inputs[i]->device.type == CT_CUDA;
+    mlp_ops_total++;
+    if (on_gpu) mlp_dev_ops++;
+    else if (e->nout > 0 && e->outputs[0] && e->outputs[0]->ndim > 0) mlp_cpu_ops++;   /* (CPU scalars are fine) */
+}
+TEST(test_mlp_step) {
+    /* 2 layers (16 -> 32 -> 5), relu, cross_entropy, SGD with momentum and weight decay:
+       4 steps on the GPU and on the CPU from the same initial weights */
+    ct_manual_seed(7);
+    ct_tensor *init[4] = {ct_mul_scalar(ct_randn(CT_FLOAT32, 32, 16), 0.25), ct_mul_scalar(ct_randn(CT_FLOAT32, 32), 0.1),
+                          ct_mul_scalar(ct_randn(CT_FLOAT32, 5, 32), 0.25), ct_mul_scalar(ct_randn(CT_FLOAT32, 5), 0.1)};
+    ct_tensor *X = ct_randn(CT_FLOAT32, 64, 16);
+    ct_tensor *Y = ct_randint(0, 5, CT_INT64, 64);
+    ct_tensor *pc[4], *pg[4];
+    for (int k = 0; k < 4; k++) {
+        pc[k] = ct_retain(ct_requires_grad(ct_clone(init[k])));
+        pg[k] = ct_retain(ct_requires_grad(ct_detach(dev(init[k]))));
+    }
+    ct_sgd_options o;
+    memset(&o, 0, sizeof o);
+    o.lr = 0.1;
+    o.momentum = 0.9;
+    o.weight_decay = 1e-3;
+    ct_optimizer *oc = ct_optim_sgd_params(4, pc, &o), *og = ct_optim_sgd_params(4, pg, &o);
+    ct_tensor *Xg = ct_retain(dev(X)), *Yg = ct_retain(dev(Y));
+    double first = 0.0, last = 0.0;
+    for (int step = 0; step < 4; step++) {
+        CT_SCOPE {
+            ct_tensor *lc = ct_cross_entropy(ct_linear(ct_relu(ct_linear(X, pc[0], pc[1])), pc[2], pc[3]), Y, NULL);
+            ct_zero_grad(oc);
+            CHECK(lc && ct_backward(lc) == CT_OK && ct_step(oc) == CT_OK);
+            int h = ct_add_dispatch_listener(mlp_listener, NULL, CT_LISTEN_NESTED);
+            ct_tensor *lg = ct_cross_entropy(ct_linear(ct_relu(ct_linear(Xg, pg[0], pg[1])), pg[2], pg[3]), Yg, NULL);
+            ct_zero_grad(og);
+            int ok = lg && ct_backward(lg) == CT_OK && ct_step(og) == CT_OK;
+            ct_remove_dispatch_listener(h);
+            CT_T_REPORT(ok, "GPU step %d: %s", step, ct_last_error());
+            CHECK(lg && lg->device.type == CT_CUDA);
+            CHECK_SAME(lg, lc, 1e-5, 1e-6);
+            for (int k = 0; k < 4; k++) CHECK(ct_grad(pg[k]) && ct_grad(pg[k])->device.type == CT_CUDA);
+            if (lc && step == 0) first = ct_item(lc);
+            if (lc) last = ct_item(lc);
+        }
+    }
+    CHECK(last < first);   /* it learns */
+    for (int k = 0; k < 4; k++) CHECK_SAME(pg[k], pc[k], 1e-4, 1e-5);
+    CHECK(mlp_ops_total > 20);
+    CHECK_EQ_INT(mlp_cpu_ops, 0);   /* every op of the GPU step ran on the GPU */
+    printf("  the GPU step's ops:");
+    for (int k = 0; k < mlp_nseen; k++) printf(" %s", ct_op_schema_name(mlp_seen[k]));
+    printf("\n");
+    ct_optim_free(oc);
+    ct_optim_free(og);
+    for (int k = 0; k < 4; k++) {
+        ct_release(pc[k]);
+        ct_release(pg[k]);
+    }
+    ct_release(Xg);
+    ct_release(Yg);
+}
+
+/* ============================================================================ */
+typedef struct { const char *name; void (*fn)(void); } test_case;
+static const test_case TESTS[] = {
+    {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
+    {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
+    {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
+    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
+    {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
+    {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
+};
+/* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
+   CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */
+static int listed(const char *var, const char *name) {
+    const char *sel = getenv(var);
+    if (!sel || !*sel) return -1;
+    size_t n = strlen(name);
+    for (const char *p = sel; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == sel || p[-1] == ',') && (p[n] == 0 || p[n] == ',')) return 1;
+    return 0;
+}
+static int selected(const char *name) { return listed("CT_CUDA_TESTS", name) != 0 && listed("CT_CUDA_SKIP", name) != 1; }
+
+/* A crash (a host dereference of device memory is a SIGSEGV; with the emulator's
+   guard too) names the test and prints the stack, then dies of the same signal:
+   on a GPU machine the run's last lines say where (gpu_check.sh links with
+   -rdynamic so that the frames have names). Only async-signal-safe calls. */
+static void crash_write(const char *s) {
+#ifdef CT_T_BACKTRACE
+    ssize_t r = write(2, s, strlen(s));
+    (void)r;
+#else
+    fputs(s, stderr);
+#endif
+}
+static void on_crash(int sig) {
+    crash_write("\n*** test_cuda: ");
+    crash_write(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "SIGABRT");
+    crash_write(" in ");
+    crash_write(ct_t_current && *ct_t_current ? ct_t_current : "(no test)");
+    crash_write("; stack:\n");
+#ifdef CT_T_BACKTRACE
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, n, 2);
+#endif
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+static void install_crash_handler(void) {
+    const int sigs[5] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#ifdef CT_T_BACKTRACE
+    void *warm[1];
+    (void)backtrace(warm, 1);   /* loads libgcc now, not inside the handler */
+#endif
+    for (int k = 0; k < 5; k++) signal(sigs[k], on_crash);
+}
+
+int main(void) {
+    const int ntests = (int)(sizeof TESTS / sizeof TESTS[0]);
+    setvbuf(stdout, NULL, _IONBF, 0);   /* nothing lost when a test crashes */
+    ct_t_init();
+    install_crash_handler();
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n <= 0) {
+        const char *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA-capable device is detected";
+        for (int k = 0; k < ntests; k++) printf("skip %s: no CUDA device (%s)\n", TESTS[k].name, why);
+        /* the API agrees, without an error */
+        if (ct_cuda_device_count() != 0 || ct_cuda_is_available() || ct_last_error_code() != CT_OK) {
+            printf("FAIL ct_cuda_device_count() should be 0 without a device, without an error (%s)\n", ct_last_error());
+            ct_t_fail++;
+        }
+        printf("SKIP test_cuda: all %d tests skipped: no CUDA device (%s)\n", ntests, why);
+        return ct_t_summary();
+    }
+    char name[256];
+    printf("CUDA device 0: %s (%d device%s)\n", ct_cuda_device_name(0, name, sizeof name), n, n > 1 ? "s" : "");
+    GPU = ct_cuda(0);
+    int64_t live0 = ct_live_tensors();
+    for (int k = 0; k < ntests; k++) {
+        if (!selected(TESTS[k].name)) {
+            printf("skip %s: not in CT_CUDA_TESTS, or in CT_CUDA_SKIP\n", TESTS[k].name);
+            continue;
+        }
+        if (TESTS[k].fn == test_two_devices && n < 2) {
+            printf("skip %s: needs two CUDA devices (%d found)\n", TESTS[k].name, n);
+            continue;
+        }
+        int before = ct_t_fail;
+        printf("run  %s\n", TESTS[k].name);
+        ct_manual_seed(1234 + (uint64_t)k);
+        ct_t_current = TESTS[k].name;
+        int tok = ct_scope_begin();
+        TESTS[k].fn();
+        ct_scope_end(tok);
+        ct_clear_error();
+        ct_t_current = TESTS[k].name;
+        CT_T_REPORT(ct_live_tensors() == live0, "tensors left alive after the test: %lld (started with %lld)", (long long)ct_live_tensors(),
+                    (long long)live0);
+        printf("%s %s\n", ct_t_fail == before ? "ok  " : "FAIL", TESTS[k].name);
+    }
+    CHECK(ct_cuda_synchronize() == CT_OK);
+    for (int d = 0; d < n && d < 2; d++) CHECK_EQ_INT(ct_cuda_memory_allocated(d), 0);   /* nothing left on the devices */
+    return ct_t_summary();
+}
