@@ -6,9 +6,10 @@
      (CUDA 13.0, -Werror all-warnings); its test program passes on a host
      emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic, run on
      the CPU, with device memory unreadable by host code as on a GPU) and skips
-     cleanly without a GPU. It HAS NOT YET RUN ON A GPU: treat
-     GPU results as unverified until tests/cuda/gpu_check.sh has passed on one
-     (this paragraph changes when it has).
+     cleanly without a GPU. On a GPU (NVIDIA H200, driver 580, CUDA 13.0,
+     2026-11-27) tests/cuda/gpu_check.sh passed: 2463 checks, compute-sanitizer
+     memcheck 0 errors, racecheck (reductions, softmax) 0 hazards. No GPU
+     benchmarks have been taken yet.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -106,7 +107,8 @@
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
                        elementwise, reductions, softmax, gather/scatter, cuBLAS,
-                       autograd on device (an MLP trains); not yet run on a GPU.
+                       autograd on device (an MLP trains); tests pass on an H200
+                       under memcheck and racecheck.
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED

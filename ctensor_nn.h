@@ -13219,6 +13219,8 @@ static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k,
     else if (im->H % 2 == 1) ct__tf_set_why("num_heads is odd");
     else if (q->dtype != CT_FLOAT32 && q->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(q->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
+    else if (q->device.type != CT_CPU || (kpm && kpm->device.type != CT_CPU))
+        ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
     else if (ct__tf_grad_on() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
     return ct__tf_why[0] == 0;
