@@ -126,6 +126,21 @@ CTENSOR_API size_t ct_module_repr(const ct_module *m, char *buf, size_t cap);
 CTENSOR_API void ct_module_print(const ct_module *m);
 #endif
 CTENSOR_API void ct_module_zero_grad(ct_module *m);   /* .grad = None for every parameter */
+/* model.to(device) / model.to(dtype) (model.double(), model.half()): every
+   parameter and buffer of m and its children, and each parameter's .grad,
+   converted in place. The tensors stay the same objects (their data moves, as
+   PyTorch's param.data = ... does), so pointers into the module, ct_module_get
+   results and optimizers made afterwards all see the converted tensors; views
+   taken before the move keep the old data. ct_module_to_dtype converts only
+   floating point tensors (integer buffers such as num_batches_tracked stay
+   int64), as PyTorch does. All or nothing: when one copy fails (out of device
+   memory, a device without kernels), the module is left as it was and NULL is
+   returned with the error; else m.
+       ct_module *net = ct_module_to(make_net(), ct_cuda(0));
+   An optimizer's state (momentum, Adam's moments) is not moved: make the
+   optimizer after moving the module, as PyTorch's documentation advises. */
+CTENSOR_API ct_module *ct_module_to(ct_module *m, ct_device device);
+CTENSOR_API ct_module *ct_module_to_dtype(ct_module *m, ct_dtype dtype);
 
 /* Containers. ct_nn_sequential(a, b, c) takes ownership of its arguments; if any
    is NULL (its constructor failed) the others are freed and NULL is returned. */
@@ -1425,6 +1440,97 @@ CTENSOR_API void ct_module_zero_grad(ct_module *m) {
     for (int i = 0; i < m->nparams; i++)
         if (m->params[i].tensor) ct_set_grad(m->params[i].tensor, NULL);
     for (int i = 0; i < m->nchildren; i++) ct_module_zero_grad(m->children[i].module);
+}
+/* ---- Module.to: every tensor of the tree, once (tied parameters appear twice) ---- */
+typedef struct ct__mto { ct_tensor **t; ct_tensor **conv; ct_tensor **grad; int n, cap; } ct__mto;
+static ct_status ct__mto_add(ct__mto *l, ct_tensor *t) {
+    if (!t) return CT_OK;
+    for (int i = 0; i < l->n; i++)
+        if (l->t[i] == t) return CT_OK;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        ct_tensor **a = (ct_tensor **)CT_REALLOC(l->t, (size_t)cap * 3 * sizeof(ct_tensor *));
+        if (!a) return CT_ERR_MEMORY;
+        l->t = a;
+        l->cap = cap;
+    }
+    l->t[l->n++] = t;
+    return CT_OK;
+}
+static ct_status ct__mto_collect(const ct_module *m, ct__mto *l) {
+    for (int i = 0; i < m->nparams; i++)
+        if (ct__mto_add(l, m->params[i].tensor)) return CT_ERR_MEMORY;
+    for (int i = 0; i < m->nbuffers; i++)
+        if (ct__mto_add(l, m->buffers[i].tensor)) return CT_ERR_MEMORY;
+    for (int i = 0; i < m->nchildren; i++)
+        if (ct__mto_collect(m->children[i].module, l)) return CT_ERR_MEMORY;
+    return CT_OK;
+}
+/* t takes over x's data and geometry (x gets t's: it is freed with its scope) */
+static void ct__mto_swap(ct_tensor *t, ct_tensor *x) {
+    ct_storage *st = t->storage;
+    t->storage = x->storage;
+    x->storage = st;
+    int64_t off = t->offset;
+    t->offset = x->offset;
+    x->offset = off;
+    int64_t tmp[CT_MAX_DIMS];
+    memcpy(tmp, t->strides, sizeof tmp);
+    memcpy(t->strides, x->strides, sizeof tmp);
+    memcpy(x->strides, tmp, sizeof tmp);
+    ct_dtype dt = t->dtype;
+    t->dtype = x->dtype;
+    x->dtype = dt;
+    ct_device dv = t->device;
+    t->device = x->device;
+    x->device = dv;
+    uint32_t fc = t->flags & CT__F_CONTIG;
+    t->flags = (t->flags & ~CT__F_CONTIG) | (x->flags & CT__F_CONTIG);
+    x->flags = (x->flags & ~CT__F_CONTIG) | fc;
+    if (t->flags & CT__F_IS_VIEW) {   /* it owns its data now */
+        t->flags &= ~CT__F_IS_VIEW;
+        if (t->base) ct__decref(t->base);
+        t->base = NULL;
+    }
+}
+static ct_module *ct__module_to(const char *api, ct_module *m, ct_device device, int set_device, ct_dtype dtype, int set_dtype) {
+    if (!m) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: module is NULL", api);
+    if (set_device && ((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index)))
+        return (ct_module *)ct__fail(CT_ERR_DEVICE, "%s: invalid device (type %d, index %d)", api, (int)device.type, (int)device.index);
+    if (set_dtype && !CT__ISFLOAT(dtype))
+        return (ct_module *)ct__fail(CT_ERR_DTYPE, "%s: nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=%s", api,
+                                     ct_dtype_name(dtype));
+    ct__mto l = {NULL, NULL, NULL, 0, 0};
+    if (ct__mto_collect(m, &l)) {
+        CT_FREE(l.t);
+        return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", api);
+    }
+    l.conv = l.t + l.cap;
+    l.grad = l.t + 2 * l.cap;
+    int ok = 1, s = ct_scope_begin();
+    CT_NO_GRAD {
+        for (int i = 0; i < l.n && ok; i++) {   /* every copy first: nothing changes unless all succeed */
+            ct_tensor *t = l.t[i];
+            ct_device d = set_device ? device : t->device;
+            ct_dtype dt = set_dtype && CT__ISFLOAT(t->dtype) ? dtype : t->dtype;
+            l.conv[i] = l.grad[i] = NULL;
+            if (ct_device_eq(d, t->device) && dt == t->dtype) continue;
+            ok = (l.conv[i] = ct__to(t, dt, d)) != NULL && (!t->grad || (l.grad[i] = ct__to(t->grad, dt, d)) != NULL);
+        }
+    }
+    if (ok)
+        for (int i = 0; i < l.n; i++) {
+            if (!l.conv[i]) continue;
+            ct__mto_swap(l.t[i], l.conv[i]);
+            if (l.grad[i]) ct_set_grad(l.t[i], l.grad[i]);
+        }
+    ct_scope_end(s);
+    CT_FREE(l.t);
+    return ok ? m : NULL;
+}
+CTENSOR_API ct_module *ct_module_to(ct_module *m, ct_device device) { return ct__module_to("Module.to", m, device, 1, CT_FLOAT32, 0); }
+CTENSOR_API ct_module *ct_module_to_dtype(ct_module *m, ct_dtype dtype) {
+    return ct__module_to("Module.to", m, ct__cpu_dev, 0, dtype, 1);
 }
 static ct_status ct__sd_add(ct_state_dict *sd, int *cap, const char *prefix, const char *name, ct_tensor *t) {
     if (ct__grow((void **)&sd->items, cap, sd->n + 1, sizeof(ct_named_tensor))) return CT_ERR_MEMORY;

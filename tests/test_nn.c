@@ -635,6 +635,60 @@ TEST(test_conv_ex_constructors) {
     CHECK_ERR(ct_nn_conv_transpose2d_ex(4, 6, 3, 2, 1, -1, 1, 1, 1), CT_ERR_ARG, "ConvTranspose2d: negative padding");
 }
 
+/* ---- Module.to: dtypes here (devices in tests/cuda/test_cuda.c) ---- */
+TEST(test_module_to) {
+    int64_t t0 = ct_live_tensors();
+    ct_module *lin = ct_nn_linear(4, 3);
+    ct_module *net = ct_nn_sequential(lin, ct_nn_batch_norm1d(3), ct_nn_linear(3, 2));
+    CHECK(net != NULL);
+    CT_SCOPE {
+        ct_tensor *w = ct_module_get(net, "0.weight"), *nbt = ct_module_get(net, "1.num_batches_tracked");
+        ct_tensor *w32 = ct_clone(w), *view = ct_slice(w, 0, 0, 1, 1);
+        ct_tensor *x = ct_randn(CT_FLOAT32, 5, 4);
+        ct_backward(ct_sum(ct_forward(net, x)));
+        ct_tensor *g32 = ct_clone(ct_grad(w));
+        CHECK(ct_module_to_dtype(net, CT_FLOAT64) == net);
+        /* the same tensor object, converted in place, its grad with it; integer buffers stay */
+        CHECK(ct_module_get(net, "0.weight") == w && w->dtype == CT_FLOAT64 && ct_is_contiguous(w));
+        CHECK(ct_equal(w, ct_to(w32, CT_FLOAT64)));
+        CHECK(ct_grad(w) && ct_equal(ct_grad(w), ct_to(g32, CT_FLOAT64)));
+        CHECK(nbt->dtype == CT_INT64 && ct_item(nbt) == 1.0);
+        CHECK(ct_module_get(net, "1.running_mean")->dtype == CT_FLOAT64);
+        CHECK(view->dtype == CT_FLOAT32);   /* a view taken before keeps the old data */
+        /* it trains in float64: forward, backward, an SGD step made afterwards */
+        ct_module_zero_grad(net);
+        ct_tensor *y = ct_forward(net, ct_to(x, CT_FLOAT64));
+        CHECK(y && y->dtype == CT_FLOAT64);
+        ct_backward(ct_sum(y));
+        CHECK(ct_grad(w) && ct_grad(w)->dtype == CT_FLOAT64);
+        /* float16 and back: values as ct_to rounds them */
+        CHECK(ct_module_to_dtype(net, CT_FLOAT16) == net && w->dtype == CT_FLOAT16);
+        CHECK(ct_module_to_dtype(net, CT_FLOAT32) == net && w->dtype == CT_FLOAT32);
+        CHECK(ct_equal(w, ct_to(ct_to(w32, CT_FLOAT16), CT_FLOAT32)));
+        /* to the CPU it is already on: nothing changes */
+        ct_storage *st = w->storage;
+        CHECK(ct_module_to(net, ct_cpu()) == net && w->storage == st);
+        /* tied weights convert once */
+        ct_module *a = ct_nn_linear(3, 3), *b = ct_nn_linear(3, 3);
+        ct_module *tied = ct_nn_sequential(a, b);
+        CHECK(ct_module_register_parameter(b, "shared", ct_module_get(a, "weight")) == CT_OK);
+        CHECK(ct_module_to_dtype(tied, CT_FLOAT64) == tied && ct_module_get(b, "shared") == ct_module_get(a, "weight"));
+        CHECK(ct_module_get(a, "weight")->dtype == CT_FLOAT64);
+        ct_module_free(tied);
+        /* bad input: an error naming the call, and the module as it was */
+        CHECK_ERR(ct_module_to_dtype(net, CT_INT32), CT_ERR_DTYPE, "Module.to: nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=int32");
+        CHECK_ERR(ct_module_to(net, ct_cuda(-1)), CT_ERR_DEVICE, "Module.to: invalid device (type 1, index -1)");
+        CHECK_ERR(ct_module_to(NULL, ct_cpu()), CT_ERR_ARG, "Module.to: module is NULL");
+#ifndef CTENSOR_CUDA
+        /* a device without kernels: the first copy fails, nothing moved */
+        CHECK_ERR(ct_module_to(net, ct_cuda(0)), CT_ERR_DEVICE, "Could not run 'aten::_to_copy' with arguments from the 'CUDA' backend");
+        CHECK(w->device.type == CT_CPU && w->dtype == CT_FLOAT32 && ct_module_get(net, "2.bias")->device.type == CT_CPU);
+#endif
+    }
+    ct_module_free(net);
+    CHECK_EQ_INT(ct_live_tensors(), t0);
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_idx_and_dataloader);
@@ -651,5 +705,6 @@ int main(void) {
     RUN(test_skip_init);
     RUN(test_init_generator);
     RUN(test_conv_ex_constructors);
+    RUN(test_module_to);
     return ct_t_summary();
 }
