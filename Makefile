@@ -246,6 +246,19 @@ cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 	@echo "== test_cuda_emu with an H100's grids (CT_EMU_SMS=132) and two devices (CT_EMU_DEVICES=2)"; \
 	  out=$$(CT_EMU_SMS=132 CT_EMU_DEVICES=2 ./$(BUILD)/cuda/test_cuda_emu 2>&1); rc=$$?; \
 	  printf '%s\n' "$$out" | grep -Ev '^(ok|run) |^  the GPU step'; [ $$rc = 0 ]
+# examples/fashion_mnist.c trained on the GPU (--device cuda): make fashion-cuda
+# (nvcc build; the run needs a GPU). fashion_mnist_emu is the same program on the
+# host emulation of tests/cuda/emu (slow; a few steps prove the kernels' wiring).
+.PHONY: fashion-cuda fashion-cuda-run
+fashion-cuda: deps-data
+	@$(MAKE) --no-print-directory fashion-cuda-run
+fashion-cuda-run: $(BUILD)/cuda/fashion_mnist
+	./$(BUILD)/cuda/fashion_mnist --model both --epochs $(EPOCHS) --device cuda --out $(BUILD)
+$(BUILD)/cuda/fashion_mnist: examples/fashion_mnist.c $(HEADERS) | $(BUILD)/cuda
+	@[ -n "$(NVCC_FOUND)" ] || { echo "fashion-cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)"; exit 1; }
+	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -DCTENSOR_ZLIB -I. -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcublas -lz
+$(BUILD)/cuda/fashion_mnist_emu: examples/fashion_mnist.c $(HEADERS) $(wildcard tests/cuda/emu/*.h) | $(BUILD)/cuda
+	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -DCTENSOR_ZLIB -Itests/cuda/emu -I. -Wall -Wextra -Werror $< -o $@ -lm -lpthread -lz
 # ---- end CUDA ------------------------------------------------------------------
 
 clean:

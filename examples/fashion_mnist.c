@@ -9,6 +9,10 @@
      cc -std=c11 -O2 -march=native -fopenmp -DCTENSOR_OPENMP -DCTENSOR_ZLIB -I. \
         examples/fashion_mnist.c -o fashion_mnist -lm -lpthread -lz
      ./fashion_mnist --model cnn --epochs 5 --threads 1
+   On an NVIDIA GPU (ctensor_cuda.h; make fashion-cuda builds it this way):
+     nvcc -O2 -x cu -DCTENSOR_CUDA -DCTENSOR_ZLIB -I. examples/fashion_mnist.c \
+        -o fashion_mnist_cuda -lcublas -lz
+     ./fashion_mnist_cuda --model cnn --device cuda
 
    Options:
      --model mlp|cnn|both   which model(s) to train (default both)
@@ -20,6 +24,10 @@
      --data DIR             IDX files (default /usr/share/datasets/fashion-mnist)
      --out DIR              where <model>.safetensors and fashion_mnist.svg go
      --seed S               initialization, shuffling (default 0)
+     --device D             cpu (default), cuda or cuda:N: where the model trains (a
+                            build with CTENSOR_CUDA; the model is made on the CPU, so
+                            the same seed gives the same initial weights, then moved
+                            with ct_module_to; each batch is copied to the device)
    Output: a progress bar per epoch on a terminal (plain lines otherwise), test
    accuracy after each epoch, the trained weights as safetensors (PyTorch's key
    names: load them with examples/torch_interop/import.py), and the loss and
@@ -28,6 +36,9 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#ifdef CTENSOR_CUDA
+#  include "ctensor_cuda.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +62,8 @@ extern void openblas_set_num_threads(int n) __attribute__((weak));
 #define MEAN 0.2860
 #define STD 0.3530
 #define MAX_EPOCHS 100
+
+static ct_device DEV;   /* where the model trains: --device */
 
 typedef struct run {
     const char *name;
@@ -114,8 +127,8 @@ static double evaluate(ct_module *model, ct_tensor *x, ct_tensor *y) {
     CT_NO_GRAD {
         for (int64_t i = 0; i < n; i += 1000) CT_SCOPE {
             int64_t m = n - i < 1000 ? n - i : 1000;
-            ct_tensor *logits = ct_forward(model, ct_narrow(x, 0, i, m));
-            ct_tensor *hits = ct_sum(ct_eq(ct_argmax_dim(logits, 1, 0), ct_narrow(y, 0, i, m)));
+            ct_tensor *logits = ct_forward(model, ct_to_device(ct_narrow(x, 0, i, m), DEV));
+            ct_tensor *hits = ct_sum(ct_eq(ct_argmax_dim(logits, 1, 0), ct_to_device(ct_narrow(y, 0, i, m), DEV)));
             if (!hits) die("evaluate");
             correct += ct_item_int(hits);
         }
@@ -187,7 +200,7 @@ static void train(run *r, ct_module *model, ct_tensor *xtr, ct_tensor *ytr, ct_t
             if (step >= steps) continue;   /* --limit: drain the epoch (not timed) */
             double lv = 0;
             CT_SCOPE {
-                ct_tensor *loss = ct_cross_entropy(ct_forward(model, b.x), b.y, NULL);
+                ct_tensor *loss = ct_cross_entropy(ct_forward(model, ct_to_device(b.x, DEV)), ct_to_device(b.y, DEV), NULL);
                 ct_zero_grad(opt);
                 if (ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) die("training step");
                 lv = ct_item(loss);
@@ -222,6 +235,7 @@ static void train(run *r, ct_module *model, ct_tensor *xtr, ct_tensor *ytr, ct_t
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.safetensors", outdir, r->name);
+    if (!ct_module_to(model, ct_cpu())) die("moving the model to the CPU");   /* files hold host data */
     if (ct_module_save_safetensors(model, path) != CT_OK) die(path);
     printf("%s: weights saved to %s\n", r->name, path);
     ct_optim_free(opt);
@@ -282,13 +296,13 @@ static void write_svg(const char *path, run *runs, int nrun) {
 }
 
 int main(int argc, char **argv) {
-    const char *model = "both", *data = "/usr/share/datasets/fashion-mnist", *out = ".";
+    const char *model = "both", *data = "/usr/share/datasets/fashion-mnist", *out = ".", *device = "cpu";
     int epochs = 10, threads = 1;
     int64_t limit = 0;
     uint64_t seed = 0;
     for (int i = 1; i < argc; i += 2) {   /* --option value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) { fprintf(stderr, "usage: %s [--model mlp|cnn|both] [--epochs N] [--limit N] [--threads N] [--data DIR] [--out DIR] [--seed S]\n", argv[0]); return 2; }
+        if (!v) { fprintf(stderr, "usage: %s [--model mlp|cnn|both] [--epochs N] [--limit N] [--threads N] [--data DIR] [--out DIR] [--seed S] [--device cpu|cuda|cuda:N]\n", argv[0]); return 2; }
         if (!strcmp(a, "--model")) model = v;
         else if (!strcmp(a, "--epochs")) epochs = atoi(v);
         else if (!strcmp(a, "--limit")) limit = atoll(v);
@@ -296,12 +310,26 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--data")) data = v;
         else if (!strcmp(a, "--out")) out = v;
         else if (!strcmp(a, "--seed")) seed = (uint64_t)atoll(v);
+        else if (!strcmp(a, "--device")) device = v;
         else { fprintf(stderr, "fashion_mnist: unknown option %s\n", a); return 2; }
     }
     if (epochs < 1 || epochs > MAX_EPOCHS) { fprintf(stderr, "fashion_mnist: --epochs must be 1..%d\n", MAX_EPOCHS); return 2; }
     int want_mlp = !strcmp(model, "mlp") || !strcmp(model, "both"), want_cnn = !strcmp(model, "cnn") || !strcmp(model, "both");
     if (!want_mlp && !want_cnn) { fprintf(stderr, "fashion_mnist: --model must be mlp, cnn or both\n"); return 2; }
     if (threads < 1) { fprintf(stderr, "fashion_mnist: --threads must be at least 1\n"); return 2; }
+    if (!strcmp(device, "cpu")) DEV = ct_cpu();
+    else if (!strncmp(device, "cuda", 4) && (device[4] == 0 || (device[4] == ':' && device[5] >= '0' && device[5] <= '9'))) {
+#ifdef CTENSOR_CUDA
+        DEV = ct_cuda(device[4] ? atoi(device + 5) : 0);
+        if (DEV.index >= ct_cuda_device_count()) {
+            fprintf(stderr, "fashion_mnist: --device %s: %d CUDA device(s) found\n", device, ct_cuda_device_count());
+            return 2;
+        }
+#else
+        fprintf(stderr, "fashion_mnist: --device %s: this build has no CUDA; build it with nvcc and -DCTENSOR_CUDA (make fashion-cuda)\n", device);
+        return 2;
+#endif
+    } else { fprintf(stderr, "fashion_mnist: --device must be cpu, cuda or cuda:N (got %s)\n", device); return 2; }
 #if defined(CTENSOR_BLAS) && defined(__GNUC__)
     if (openblas_set_num_threads) openblas_set_num_threads(threads);
 #endif
@@ -311,8 +339,9 @@ int main(int argc, char **argv) {
 #else
     threads = 1;
 #endif
-    printf("Fashion-MNIST: %s, %d epoch(s)%s, batch 64, SGD lr 0.01 momentum 0.9, %d thread(s)\n", model, epochs,
-           limit > 0 ? " (limited)" : "", threads);
+    char devname[32];
+    printf("Fashion-MNIST: %s, %d epoch(s)%s, batch 64, SGD lr 0.01 momentum 0.9, %d thread(s), on %s\n", model, epochs,
+           limit > 0 ? " (limited)" : "", threads, ct_device_str(DEV, devname, sizeof devname));
     run runs[2];
     int nrun = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -326,6 +355,7 @@ int main(int argc, char **argv) {
         ct_module *m = cnn ? make_cnn() : make_mlp();
         if (!m) die("model");
         ct_module_print(m);
+        if (!ct_module_to(m, DEV)) die("moving the model to the device");
         run *r = &runs[nrun++];
         memset(r, 0, sizeof *r);
         r->name = cnn ? "cnn" : "mlp";
