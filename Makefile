@@ -259,6 +259,14 @@ $(BUILD)/cuda/fashion_mnist: examples/fashion_mnist.c $(HEADERS) | $(BUILD)/cuda
 	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -DCTENSOR_ZLIB -I. -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcublas -lz
 $(BUILD)/cuda/fashion_mnist_emu: examples/fashion_mnist.c $(HEADERS) $(wildcard tests/cuda/emu/*.h) | $(BUILD)/cuda
 	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -DCTENSOR_ZLIB -Itests/cuda/emu -I. -Wall -Wextra -Werror $< -o $@ -lm -lpthread -lz
+# make bench-cuda: bench/cuda/cuda_ops.c (nvcc) beside its twin bench/torch/cuda_ops.py
+# on a machine with a GPU (and PyTorch with CUDA for the twin); table in build/bench/.
+.PHONY: bench-cuda
+$(BUILD)/bench/cuda_ops: bench/cuda/cuda_ops.c bench/bench.h $(HEADERS) | $(BUILD)/bench
+	@[ -n "$(NVCC_FOUND)" ] || { echo "bench-cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)"; exit 1; }
+	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -I. -Ibench -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcublas
+bench-cuda: $(BUILD)/bench/cuda_ops
+	@BUILD=$(BUILD) sh bench/run.sh cuda_ops
 # ---- end CUDA ------------------------------------------------------------------
 
 clean:

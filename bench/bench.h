@@ -99,7 +99,11 @@ static inline int bench_threads(void) {
     return 1;
 #endif
 }
+#ifdef __cplusplus
+extern "C" void ct_set_num_threads(int n);   /* ctensor.h (declared here: bench.h may come first; nvcc builds C++) */
+#else
 void ct_set_num_threads(int n);   /* ctensor.h (declared here: bench.h may come first) */
+#endif
 /* Threads for the following cases: ctensor's pool (and OpenMP for kernels still on it).
    OpenBLAS is not set: with more than one pool thread ctensor runs it on one thread and
    splits large products on its pool (see ctensor.h, ct__blas_plan). */
@@ -137,6 +141,8 @@ typedef struct bench_opts {
     int ops_per_call;   /* operations one fn call performs (times are per operation); 0 = 1 */
     double bytes;       /* bytes one operation reads + writes (prints GB/s); 0 = none */
     double flops;       /* floating-point operations per operation (prints GFLOP/s); 0 = none */
+    void (*sync)(void); /* called at the end of each batch, inside the timing (a GPU's
+                           ct_cuda_synchronize: kernels are asynchronous); NULL = none */
 } bench_opts;
 
 /* Times fn(user) and prints the line. Skips the case (prints nothing) when
@@ -151,6 +157,7 @@ static inline double bench_run_opts(const char *name, const char *params, bench_
     double t0 = bench_now_us(), w0 = bench_wall_us(), el;
     for (;;) {
         for (long i = 0; i < chunk; i++) fn(user);
+        if (o && o->sync) o->sync();
         calls += chunk;
         el = bench_now_us() - t0;
         if (bench_wall_us() - w0 >= 0.05 * budget || calls >= 1000000) break;
@@ -165,6 +172,7 @@ static inline double bench_run_opts(const char *name, const char *params, bench_
     while (n < MAXS && (n < 5 || bench_wall_us() - start < budget)) {
         double a = bench_now_us();
         for (int i = 0; i < batch; i++) fn(user);
+        if (o && o->sync) o->sync();
         samples[n++] = (bench_now_us() - a) / batch / per;
     }
     qsort(samples, (size_t)n, sizeof(double), bench_cmp);

@@ -62,8 +62,10 @@ def begin(program):
     sys.stdout.flush()
 
 
-def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pass"):
+def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pass", sync=None):
     """Times `stmt` (source text; names come from the dict `env`) and prints the line.
+    sync: called at the end of each batch, inside the timing (torch.cuda.synchronize
+    for GPU cases: kernels are asynchronous), as bench.h's bench_opts.sync.
     Returns the median in us per operation (0 when CT_BENCH_FILTER skips the case)."""
     if not selected(name):
         return 0.0
@@ -79,8 +81,15 @@ def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pa
     # warm up (>= 1 call, about 5% of the budget) and size the batch
     calls, el, n = 0, 0, 1
     w0 = time.perf_counter_ns()  # the budget is wall time, whatever the clock
+    def timed(k):
+        if sync is None:
+            return timer.timeit(k)
+        t = clock()
+        timer.timeit(k)
+        sync()
+        return clock() - t
     while True:
-        el += timer.timeit(n)
+        el += timed(n)
         calls += n
         if time.perf_counter_ns() - w0 >= 0.05 * budget_ns or calls >= 1000000:
             break
@@ -90,7 +99,7 @@ def run(name, params, stmt, env, ops_per_call=1, bytes=0.0, flops=0.0, setup="pa
     samples = []
     start = time.perf_counter_ns()
     while len(samples) < 2000 and (len(samples) < 5 or time.perf_counter_ns() - start < budget_ns):
-        samples.append(timer.timeit(batch) / 1e3 / batch / per)
+        samples.append(timed(batch) / 1e3 / batch / per)
     samples.sort()
     med = samples[len(samples) // 2]
     line = "%s\t%s\t%.3f\t%.3f\t%d" % (name, params, med, samples[0], int(len(samples) * batch * per))

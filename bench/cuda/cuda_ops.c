@@ -1,0 +1,196 @@
+/* cuda_ops.c - ctensor_cuda.h on a GPU, beside PyTorch's CUDA backend (twin:
+   bench/torch/cuda_ops.py). The cases of issue 15:
+     gemm_4096_{f32,tf32,bf16,f16}   C = A @ B, 4096 x 4096 (cuBLAS on both sides);
+                                     f32 with TF32 off, tf32 with it on (allow_tf32)
+     copy_100M_f32                   clone: the device's copy bandwidth, the
+                                     reference for the memory-bound cases below
+     add/mul/gelu_100M_f32           elementwise on 100M float32 elements
+     softmax_100M_f32                softmax over the last dim of [100000, 1000]
+     small_add_4x4_f32               one add of two 4x4 tensors: launch + allocation
+                                     overhead per op
+     small_chain10_1k_f32            ten elementwise ops on 1000 elements (per op)
+     alloc_loop_64                   64 tensors of 4 KiB .. 1 MiB made and released
+                                     (per tensor): the caching allocator
+     cnn_train_step_b64              one training step of examples/fashion_mnist.c's
+                                     CNN (conv-bn-relu-pool x2, linear x2), batch 64,
+                                     SGD with momentum
+   Every batch of repetitions ends with a device synchronize inside the timing
+   (bench_opts.sync / ctbench.run(sync=...)): kernels are asynchronous. Results
+   are fresh tensors per op (a CT_SCOPE per op), as `c = a + b` in PyTorch.
+
+   Build and run (a machine with a GPU and PyTorch with CUDA): make bench-cuda
+   (nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Ibench bench/cuda/cuda_ops.c -lcublas).
+   Without a GPU it prints a comment line and exits 0. */
+#include "bench.h"
+#define CTENSOR_IMPLEMENTATION
+#include "ctensor.h"
+#include "ctensor_nn.h"
+#include "ctensor_cuda.h"
+
+static ct_device GPU;
+static ct_tensor *volatile sink;
+static void sync_gpu(void) { (void)ct_cuda_synchronize(); }
+
+typedef struct job {
+    int op;
+    ct_tensor *a, *b;
+} job;
+enum { OP_MM, OP_CLONE, OP_ADD, OP_MUL, OP_GELU, OP_SOFTMAX, OP_CHAIN10 };
+
+static void run_op(void *u) {
+    const job *j = (const job *)u;
+    CT_SCOPE {
+        switch (j->op) {
+        case OP_MM: sink = ct_mm(j->a, j->b); break;
+        case OP_CLONE: sink = ct_clone(j->a); break;
+        case OP_ADD: sink = ct_add(j->a, j->b); break;
+        case OP_MUL: sink = ct_mul(j->a, j->b); break;
+        case OP_GELU: sink = ct_gelu(j->a, "none"); break;
+        case OP_SOFTMAX: sink = ct_softmax(j->a, -1); break;
+        case OP_CHAIN10: {
+            ct_tensor *x = j->a;
+            x = ct_mul_scalar(x, 0.5);
+            x = ct_add(x, j->b);
+            x = ct_relu(x);
+            x = ct_exp(ct_neg(x));
+            x = ct_sub(x, j->b);
+            x = ct_mul(x, x);
+            x = ct_add_scalar(x, 1.0);
+            x = ct_sqrt(x);
+            sink = ct_tanh(x);
+            break;
+        }
+        }
+    }
+}
+
+/* a tensor made on the CPU (randn, seeded) and copied to the device */
+static ct_tensor *on_gpu(ct_dtype dt, int64_t rows, int64_t cols) {
+    ct_tensor *r = NULL;
+    CT_SCOPE { r = ct_retain(ct_to_device(ct_to(ct_randn(CT_FLOAT32, rows, cols), dt), GPU)); }
+    if (!r) { fprintf(stderr, "cuda_ops: setup failed: %s\n", ct_last_error()); exit(1); }
+    return r;
+}
+/* runs the case once and checks that it worked before timing it */
+static void checked(const char *name, const char *params, job *j, const bench_opts *o) {
+    if (!bench_selected(name)) return;
+    sink = NULL;
+    run_op(j);
+    if (!sink || ct_cuda_synchronize() != CT_OK) { printf("# %s: failed: %s\n", name, ct_last_error()); return; }
+    bench_run_opts(name, params, run_op, j, o);
+}
+
+static void alloc_loop(void *u) {
+    (void)u;
+    static const int64_t sizes[8] = {1024, 4096, 16384, 65536, 262144, 2048, 8192, 32768};   /* float32 elements: 4 KiB .. 1 MiB */
+    CT_SCOPE {
+        for (int i = 0; i < 64; i++) sink = ct_empty_on(GPU, CT_FLOAT32, sizes[i % 8]);
+    }
+}
+
+typedef struct train_job { ct_module *model; ct_optimizer *opt; ct_tensor *x, *y; } train_job;
+static void train_step(void *u) {
+    train_job *t = (train_job *)u;
+    CT_SCOPE {
+        ct_tensor *loss = ct_cross_entropy(ct_forward(t->model, t->x), t->y, NULL);
+        ct_zero_grad(t->opt);
+        if (ct_backward(loss) != CT_OK || ct_step(t->opt) != CT_OK) sink = NULL;
+        else sink = loss;
+    }
+}
+
+int main(void) {
+    bench_begin("cuda_ops");
+    if (ct_cuda_device_count() < 1) {
+        printf("# cuda_ops: no CUDA device: skipped\n");
+        return 0;
+    }
+    char name[256];
+    printf("# device: %s\n", ct_cuda_device_name(0, name, sizeof name));
+    GPU = ct_cuda(0);
+    ct_manual_seed(0);
+    bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.sync = sync_gpu;
+
+    /* GEMM 4096 */
+    const int64_t n = 4096;
+    o.flops = 2.0 * (double)n * n * n;
+    static const ct_dtype gdt[4] = {CT_FLOAT32, CT_FLOAT32, CT_BFLOAT16, CT_FLOAT16};
+    static const char *const gname[4] = {"gemm_4096_f32", "gemm_4096_tf32", "gemm_4096_bf16", "gemm_4096_f16"};
+    for (int k = 0; k < 4; k++) {
+        if (!bench_selected(gname[k])) continue;
+        job j = {OP_MM, on_gpu(gdt[k], n, n), on_gpu(gdt[k], n, n)};
+        ct_cuda_set_allow_tf32(k == 1);
+        checked(gname[k], k == 1 ? "4096x4096 @ 4096x4096, allow_tf32" : "4096x4096 @ 4096x4096", &j, &o);
+        ct_release(j.a);
+        ct_release(j.b);
+    }
+    ct_cuda_set_allow_tf32(0);
+    o.flops = 0;
+
+    /* memory-bound ops on 100M float32 elements */
+    {
+        const int64_t rows = 100000, cols = 1000;
+        job j = {OP_CLONE, on_gpu(CT_FLOAT32, rows, cols), on_gpu(CT_FLOAT32, rows, cols)};
+        const double e = (double)rows * cols;
+        o.bytes = 8 * e;
+        checked("copy_100M_f32", "clone of [100000, 1000]", &j, &o);
+        o.bytes = 12 * e;
+        j.op = OP_ADD;
+        checked("add_100M_f32", "a + b, [100000, 1000]", &j, &o);
+        j.op = OP_MUL;
+        checked("mul_100M_f32", "a * b, [100000, 1000]", &j, &o);
+        o.bytes = 8 * e;
+        j.op = OP_GELU;
+        checked("gelu_100M_f32", "gelu (erf), [100000, 1000]", &j, &o);
+        j.op = OP_SOFTMAX;
+        checked("softmax_100M_f32", "softmax(dim=-1), [100000, 1000]", &j, &o);
+        ct_release(j.a);
+        ct_release(j.b);
+        o.bytes = 0;
+    }
+
+    /* small tensors: launch and allocation overhead */
+    {
+        job j = {OP_ADD, on_gpu(CT_FLOAT32, 4, 4), on_gpu(CT_FLOAT32, 4, 4)};
+        checked("small_add_4x4_f32", "a + b, 4x4", &j, &o);
+        ct_release(j.a);
+        ct_release(j.b);
+        job c = {OP_CHAIN10, on_gpu(CT_FLOAT32, 1, 1000), on_gpu(CT_FLOAT32, 1, 1000)};
+        o.ops_per_call = 10;
+        checked("small_chain10_1k_f32", "10 elementwise ops on 1000 elements (per op)", &c, &o);
+        ct_release(c.a);
+        ct_release(c.b);
+        o.ops_per_call = 64;
+        bench_run_opts("alloc_loop_64", "64 tensors, 4 KiB - 1 MiB (per tensor)", alloc_loop, NULL, &o);
+        o.ops_per_call = 0;
+    }
+
+    /* the Fashion-MNIST CNN's training step */
+    if (bench_selected("cnn_train_step_b64")) {
+        train_job t;
+        t.model = ct_nn_sequential(ct_nn_conv2d(1, 32, 3, 1, 1), ct_nn_batch_norm2d(32), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
+                                   ct_nn_conv2d(32, 64, 3, 1, 1), ct_nn_batch_norm2d(64), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
+                                   ct_nn_flatten(), ct_nn_linear(3136, 128), ct_nn_relu(), ct_nn_linear(128, 10));
+        if (!t.model || !ct_module_to(t.model, GPU)) { printf("# cnn_train_step_b64: failed: %s\n", ct_last_error()); return 0; }
+        ct_sgd_options so;
+        memset(&so, 0, sizeof so);
+        so.lr = 0.01;
+        so.momentum = 0.9;
+        t.opt = ct_optim_sgd(t.model, &so);
+        CT_SCOPE {
+            t.x = ct_retain(ct_to_device(ct_randn(CT_FLOAT32, 64, 1, 28, 28), GPU));
+            t.y = ct_retain(ct_to_device(ct_randint(0, 10, CT_INT64, 64), GPU));
+        }
+        sink = NULL;
+        train_step(&t);
+        if (!sink || ct_cuda_synchronize() != CT_OK) printf("# cnn_train_step_b64: failed: %s\n", ct_last_error());
+        else bench_run_opts("cnn_train_step_b64", "Fashion-MNIST CNN, batch 64, SGD momentum", train_step, &t, &o);
+        ct_release(t.x);
+        ct_release(t.y);
+        ct_optim_free(t.opt);
+        ct_module_free(t.model);
+    }
+    return 0;
+}

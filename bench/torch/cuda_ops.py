@@ -1,0 +1,75 @@
+"""cuda_ops.py - the PyTorch twin of bench/cuda/cuda_ops.c: the same cases on the
+same GPU with PyTorch's CUDA backend (cuBLAS, its caching allocator). Every batch
+ends with torch.cuda.synchronize() inside the timing, as the C side's does.
+Without CUDA it prints a comment line and exits 0."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ctbench  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def main():
+    ctbench.begin("cuda_ops")
+    if not torch.cuda.is_available():
+        print("# cuda_ops: no CUDA device: skipped")
+        return
+    print("# device: %s" % torch.cuda.get_device_name(0))
+    dev = torch.device("cuda", 0)
+    sync = torch.cuda.synchronize
+    torch.manual_seed(0)
+
+    def on_gpu(dt, rows, cols):
+        return torch.randn(rows, cols).to(dt).to(dev)
+
+    n = 4096
+    for name, dt, tf32 in (("gemm_4096_f32", torch.float32, False), ("gemm_4096_tf32", torch.float32, True),
+                           ("gemm_4096_bf16", torch.bfloat16, False), ("gemm_4096_f16", torch.float16, False)):
+        if not ctbench.selected(name):
+            continue
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        a, b = on_gpu(dt, n, n), on_gpu(dt, n, n)
+        ctbench.run(name, "4096x4096 @ 4096x4096" + (", allow_tf32" if tf32 else ""), "c = torch.mm(a, b)",
+                    {"torch": torch, "a": a, "b": b}, flops=2.0 * n * n * n, sync=sync)
+        del a, b
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    rows, cols = 100000, 1000
+    a, b = on_gpu(torch.float32, rows, cols), on_gpu(torch.float32, rows, cols)
+    e = float(rows * cols)
+    env = {"torch": torch, "F": F, "a": a, "b": b}
+    ctbench.run("copy_100M_f32", "clone of [100000, 1000]", "c = a.clone()", env, bytes=8 * e, sync=sync)
+    ctbench.run("add_100M_f32", "a + b, [100000, 1000]", "c = a + b", env, bytes=12 * e, sync=sync)
+    ctbench.run("mul_100M_f32", "a * b, [100000, 1000]", "c = a * b", env, bytes=12 * e, sync=sync)
+    ctbench.run("gelu_100M_f32", "gelu (erf), [100000, 1000]", "c = F.gelu(a)", env, bytes=8 * e, sync=sync)
+    ctbench.run("softmax_100M_f32", "softmax(dim=-1), [100000, 1000]", "c = torch.softmax(a, -1)", env, bytes=8 * e, sync=sync)
+    del a, b, env
+
+    a, b = on_gpu(torch.float32, 4, 4), on_gpu(torch.float32, 4, 4)
+    ctbench.run("small_add_4x4_f32", "a + b, 4x4", "c = a + b", {"a": a, "b": b}, sync=sync)
+    a, b = on_gpu(torch.float32, 1, 1000), on_gpu(torch.float32, 1, 1000)
+    chain = ("x = a * 0.5; x = x + b; x = torch.relu(x); x = torch.exp(-x); x = x - b; x = x * x; x = x + 1.0; "
+             "x = torch.sqrt(x); c = torch.tanh(x)")
+    ctbench.run("small_chain10_1k_f32", "10 elementwise ops on 1000 elements (per op)", chain,
+                {"torch": torch, "a": a, "b": b}, ops_per_call=10, sync=sync)
+    sizes = [1024, 4096, 16384, 65536, 262144, 2048, 8192, 32768]
+    loop = "for i in range(64):\n    t = torch.empty(sizes[i % 8], device=dev)"
+    ctbench.run("alloc_loop_64", "64 tensors, 4 KiB - 1 MiB (per tensor)", loop,
+                {"torch": torch, "sizes": sizes, "dev": dev}, ops_per_call=64, sync=sync)
+
+    if ctbench.selected("cnn_train_step_b64"):
+        model = nn.Sequential(nn.Conv2d(1, 32, 3, 1, 1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2, 2),
+                              nn.Conv2d(32, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2, 2),
+                              nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10)).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        x = torch.randn(64, 1, 28, 28).to(dev)
+        y = torch.randint(0, 10, (64,)).to(dev)
+        ctbench.run("cnn_train_step_b64", "Fashion-MNIST CNN, batch 64, SGD momentum", "ctbench.train_step(model, opt, x, y)",
+                    {"ctbench": ctbench, "model": model, "opt": opt, "x": x, "y": y}, sync=sync)
+
+
+if __name__ == "__main__":
+    main()
