@@ -529,6 +529,12 @@ CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt);          /* dtype
    GPU are the CUDA backend's (ctensor_cuda.h). ct_to_device_dtype does both. */
 CTENSOR_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device);
 CTENSOR_API ct_tensor *ct_to_device_dtype(const ct_tensor *t, ct_device device, ct_dtype dt);
+/* Tensor.to(device, non_blocking=True): the same copy, allowed to return before
+   it is done. ctensor_cuda.h then queues a copy from pinned host memory
+   (ct_cuda_pin_memory) to the GPU on the current stream without waiting; the
+   source must not be changed until the stream passes that point (an event, or
+   ct_cuda_stream_synchronize). Every other copy is as ct_to_device's. */
+CTENSOR_API ct_tensor *ct_to_device_nonblocking(const ct_tensor *t, ct_device device);
 CTENSOR_API ct_device ct_get_device(const ct_tensor *t);                /* ct_cpu() for NULL */
 CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t);         /* 4-D NHWC memory format */
 
@@ -2884,7 +2890,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPS_CREATE(X)                                                                                     \
     X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "float value=s0", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
     X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format) memory_format=mode, bool non_blocking=f0", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
     X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
     X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
     X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
@@ -7968,6 +7974,17 @@ CTENSOR_API ct_tensor *ct_to_device_dtype(const ct_tensor *t, ct_device device, 
 }
 CTENSOR_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device) {
     return ct_to_device_dtype(t, device, t ? t->dtype : CT_FLOAT32);
+}
+CTENSOR_API ct_tensor *ct_to_device_nonblocking(const ct_tensor *t, ct_device device) {
+    if ((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index))
+        return ct__fail(CT_ERR_DEVICE, "to: invalid device (type %d, index %d)", (int)device.type, (int)device.index);
+    if (t && ct_device_eq(t->device, device)) return ct_alias(t);
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.dtype = t ? t->dtype : CT_FLOAT32;
+    a.device = device;
+    a.flags |= 1;   /* non_blocking */
+    return ct__op1(CT__OP_TO, t, &a);
 }
 CTENSOR_API ct_device ct_get_device(const ct_tensor *t) { return t ? t->device : ct__cpu_dev; }
 CTENSOR_API ct_tensor *ct_contiguous(const ct_tensor *t) {

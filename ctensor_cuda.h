@@ -60,24 +60,38 @@
      - autograd: the backward rules of these ops run unchanged on device tensors,
        so an MLP (linear, relu, cross_entropy, SGD from ctensor_nn.h) trains on
        the GPU (tests/cuda/test_cuda.c, test_mlp_step)
+     - streams and events (ct_cuda_stream_new, ct_cuda_set_stream, record /
+       wait / elapsed time), per-stream memory reuse with ct_cuda_record_stream,
+       pinned host memory (ct_cuda_pin_memory) and non-blocking copies from it
+       (ct_to_device_nonblocking)
+     - Module.to(device): ct_module_to (ctensor_nn.h) moves a model's parameters,
+       buffers and gradients
      Every other op on a GPU tensor fails cleanly naming the op:
        "conv2d: Could not run 'aten::conv2d' with arguments from the 'CUDA' backend."
-     Not yet (issue 15's later parts): streams and events, pinned memory and
-     asynchronous host copies, random numbers on the device, the nn kernels
+     Not yet (issue 15's later parts): random numbers on the device, the nn kernels
      (conv, pooling, norms, embedding, fused losses and optimizers take the op
      chain or fail), sort/topk, indexing beyond gather/scatter, cuSOLVER.
 
    SYNCHRONISATION
-     Every kernel and copy runs on the device's legacy default stream, in the
-     order the ops were called; the host does not wait for kernels. These wait
-     for the GPU: copies to the host (ct_to_device(t, ct_cpu()), printing),
-     ct_cuda_synchronize, ct_cuda_empty_cache, and the few ops whose errors are
-     data-dependent (gather/scatter index bounds, integer division by zero):
-     they read one flag back, as PyTorch's CPU kernels report these errors. A
-     kernel fault (an illegal address) surfaces at the next call that waits,
-     as a CT_ERR_DEVICE error naming that call. Host threads may share a device
-     (their work is serialized on its stream); build with nvcc's default, the
-     legacy default stream: --default-stream per-thread is not supported yet.
+     Each host thread has a current stream per device (ct_cuda_set_stream; the
+     device's default stream until set). An op's kernels, copies and cuBLAS
+     calls are queued on the current stream of the op's device, in the order
+     the ops were called; the host does not wait for them. These wait: copies
+     to the host (ct_to_device(t, ct_cpu()), ct_item, printing) and from
+     pageable host memory, which wait for the current stream; the few ops whose
+     errors are data-dependent (gather/scatter index bounds, integer division
+     by zero), which read one flag back from the current stream, as PyTorch's
+     CPU kernels report these errors; ct_cuda_synchronize (the whole device),
+     ct_cuda_stream_synchronize, ct_cuda_event_synchronize, ct_cuda_empty_cache.
+     ct_to_device_nonblocking from pinned memory (ct_cuda_pin_memory) does not
+     wait. Streams made with ct_cuda_stream_new are non-blocking, as PyTorch's:
+     order work across streams with events (ct_cuda_event_record,
+     ct_cuda_stream_wait_event, ct_cuda_stream_wait_stream), and record a
+     tensor made on one stream and used on another (ct_cuda_record_stream) so
+     that its memory is not reused too early. A kernel fault (an illegal
+     address) surfaces at the next call that waits, as a CT_ERR_DEVICE error
+     naming that call. Build with nvcc's default, the legacy default stream:
+     --default-stream per-thread is not supported yet.
 
    MEMORY
      Device memory comes from a caching allocator modelled on PyTorch's: sizes
@@ -85,10 +99,10 @@
      small pool), larger ones from segments of 20 MiB (requests under 10 MiB) or
      the size rounded up to 2 MiB (the large pool); a block larger than asked
      is split, freed blocks merge with free neighbours of their segment, and a
-     freed block is reused without cudaMalloc. One pool per device; reuse is
-     safe because all work is on one stream (per-stream pools come with
-     streams). When cudaMalloc fails, the cache is released (cudaFree of
-     wholly free segments) and the call is retried once; then the error is
+     freed block is reused without cudaMalloc, by the stream it was made on
+     (blocks used by other streams wait for events when freed). When
+     cudaMalloc fails, the cache is released (cudaFree of wholly free
+     segments) and the call is retried once; then the error is
      "CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.11 GiB total
      capacity; 1.50 GiB already allocated; 77.02 GiB free; 1.52 GiB reserved in
      total by ctensor)". ct_cuda_memory_stats reports what it holds.
@@ -98,9 +112,10 @@
      CTENSOR_CUDA_MAX_DEVICES devices the allocator keeps state for (default 64)
 
    CONTENTS (search for the banner titles)
-     Declarations: devices; memory; matmul math mode
-     Implementation: Includes and checks; Errors and device guards; The caching
-     allocator; Device arithmetic (dtypes, half precision, the core's expression
+     Declarations: devices; memory; streams and events; pinned host memory;
+     matmul math mode
+     Implementation: Includes and checks; Errors and device guards; Streams and
+     events; The caching allocator; Device arithmetic (dtypes, half precision, the core's expression
      helpers); Elementwise kernels; Copies and factories; Reductions; Softmax;
      Gather and scatter; Matrix products (cuBLAS); Registration and the public API
 
@@ -168,6 +183,72 @@ CTENSOR_API void ct_cuda_reset_peak_memory_stats(int index);
 CTENSOR_API ct_status ct_cuda_empty_cache(void);
 
 /* ============================================================================
+   Streams and events (torch.cuda.Stream, torch.cuda.Event)
+   Each host thread has a current stream per device: the device's default
+   stream until ct_cuda_set_stream says otherwise. Every kernel, copy and cuBLAS
+   call of an op runs on the current stream of the op's device, in call order.
+   Streams made here are non-blocking (as PyTorch's): they do not wait for the
+   default stream, nor it for them; order them with events or
+   ct_cuda_stream_wait_stream. Memory a tensor gets comes from the pool of the
+   stream current when it is made, and returns to it: another stream that uses
+   the tensor must be recorded with ct_cuda_record_stream, else its block may be
+   reused while that stream still reads it (PyTorch's rule too).
+   ========================================================================== */
+typedef struct ct_cuda_stream ct_cuda_stream;
+typedef struct ct_cuda_event ct_cuda_event;
+/* A new stream on device `index`; NULL with CT_ERR_DEVICE when it cannot be made.
+   ct_cuda_stream_free waits for the work queued on it, then releases it; the
+   calling thread, if it is its current stream, goes back to the default stream
+   (no other thread may have it current then). */
+CTENSOR_API ct_cuda_stream *ct_cuda_stream_new(int index);
+CTENSOR_API void ct_cuda_stream_free(ct_cuda_stream *s);
+/* The default stream of device `index` (a handle owned by the library). */
+CTENSOR_API ct_cuda_stream *ct_cuda_default_stream(int index);
+/* The calling thread's current stream on device `index` (torch.cuda.current_stream). */
+CTENSOR_API ct_cuda_stream *ct_cuda_current_stream(int index);
+/* Makes s the calling thread's current stream on its device (torch.cuda.set_stream);
+   returns the stream it replaces there, to restore it later (NULL on error). */
+CTENSOR_API ct_cuda_stream *ct_cuda_set_stream(ct_cuda_stream *s);
+CTENSOR_API int ct_cuda_stream_device(const ct_cuda_stream *s);   /* -1 for NULL */
+/* Waits until the work queued on s is done; reports a kernel fault as ct_cuda_synchronize. */
+CTENSOR_API ct_status ct_cuda_stream_synchronize(ct_cuda_stream *s);
+/* 1 when the work queued on s is done, 0 when not yet, -1 on error. */
+CTENSOR_API int ct_cuda_stream_query(ct_cuda_stream *s);
+/* Work queued on s from now on waits for e (for the work before e's record). */
+CTENSOR_API ct_status ct_cuda_stream_wait_event(ct_cuda_stream *s, ct_cuda_event *e);
+/* Work queued on s from now on waits for the work queued on `other` until now. */
+CTENSOR_API ct_status ct_cuda_stream_wait_stream(ct_cuda_stream *s, ct_cuda_stream *other);
+/* An event; with enable_timing, ct_cuda_event_elapsed_ms can time two of them.
+   It belongs to the device of the stream it is first recorded on. */
+CTENSOR_API ct_cuda_event *ct_cuda_event_new(int enable_timing);
+CTENSOR_API void ct_cuda_event_free(ct_cuda_event *e);
+/* Records e on s (NULL: the current stream of the current device). */
+CTENSOR_API ct_status ct_cuda_event_record(ct_cuda_event *e, ct_cuda_stream *s);
+CTENSOR_API ct_status ct_cuda_event_synchronize(ct_cuda_event *e);   /* waits for it (at once if never recorded) */
+CTENSOR_API int ct_cuda_event_query(ct_cuda_event *e);               /* 1 happened (or never recorded), 0 not yet, -1 error */
+/* Milliseconds between two recorded timing events (start.elapsed_time(end)); NAN
+   with an error when either was not recorded, has no timing, or is not done. */
+CTENSOR_API double ct_cuda_event_elapsed_ms(ct_cuda_event *start, ct_cuda_event *end);
+/* Tensor.record_stream(s): t's memory is also used by work on s. When the
+   tensor's memory is freed, it is reused only after the work queued on s by
+   then is done. */
+CTENSOR_API ct_status ct_cuda_record_stream(const ct_tensor *t, ct_cuda_stream *s);
+
+/* ============================================================================
+   Pinned host memory (Tensor.pin_memory)
+   A pinned tensor is a CPU tensor in page-locked memory: the GPU reads it
+   directly, so ct_to_device_nonblocking(t, gpu) queues its copy on the current
+   stream and returns at once (t must then stay unchanged until the stream is
+   past the copy). Pinned blocks are cached (sizes rounded up to a power of
+   two); a block is reused only when the copies queued from it are done.
+   ct_cuda_empty_cache returns the free ones to CUDA.
+   ========================================================================== */
+/* A copy of CPU tensor t in pinned memory (t itself, a new reference, when it is
+   pinned already); CT_ERR_DEVICE when t is not on the CPU or there is no GPU. */
+CTENSOR_API ct_tensor *ct_cuda_pin_memory(const ct_tensor *t);
+CTENSOR_API int ct_cuda_is_pinned(const ct_tensor *t);              /* Tensor.is_pinned() */
+
+/* ============================================================================
    Matrix products: math mode (torch.backends.cuda.matmul.allow_tf32)
    ========================================================================== */
 /* float32 matrix products may use TF32 tensor cores (10-bit mantissa inputs, float
@@ -213,11 +294,12 @@ CTENSOR_API void ct_cuda_init(void);
 #endif
 #define CT__CU_THREADS 256   /* threads per block of the elementwise and reduction kernels */
 /* Every kernel launch: CT__CU_LAUNCH(grid, block, (args...), kernel<T...>) is
-   kernel<<<grid, block>>>(args...) on the default stream. The kernel comes last
+   kernel<<<grid, block>>>(args...) on the current stream of the current device
+   (the op's device: its guard made it current). The kernel comes last
    so that its template arguments may hold commas. tests/cuda/emu defines it
    first, to run the kernels on the host (a test of the logic, not of a GPU). */
 #ifndef CT__CU_LAUNCH
-#  define CT__CU_LAUNCH(grid, block, args, ...) __VA_ARGS__<<<(grid), (block)>>> args
+#  define CT__CU_LAUNCH(grid, block, args, ...) __VA_ARGS__<<<(grid), (block), 0, ct__cu_cur_stream()>>> args
 #endif
 
 /* ============================================================================
@@ -282,6 +364,36 @@ static unsigned ct__cu_blocks(int64_t n, int64_t per_block, int dev) {
 }
 
 /* ============================================================================
+   Streams and events
+   A ct_cuda_stream is a cudaStream_t and its device; the default streams are
+   handles of stream 0 kept here. The current stream of each device is per host
+   thread (as PyTorch's): CT__CU_LAUNCH, the copies, the flag read-backs and
+   cuBLAS all take ct__cu_cur_stream(), the current stream of the current device,
+   which the op's device guard has made the op's device.
+   ========================================================================== */
+struct ct_cuda_stream { cudaStream_t s; int device; };
+struct ct_cuda_event { cudaEvent_t e; int device, timing, recorded; };
+static ct_cuda_stream ct__cu_default_streams[CTENSOR_CUDA_MAX_DEVICES];
+static thread_local ct_cuda_stream *ct__cu_tls_stream[CTENSOR_CUDA_MAX_DEVICES];   /* NULL: the default stream */
+static cudaStream_t ct__cu_stream_of(int dev) {
+    ct_cuda_stream *st = dev >= 0 && dev < CTENSOR_CUDA_MAX_DEVICES ? ct__cu_tls_stream[dev] : NULL;
+    return st ? st->s : (cudaStream_t)0;
+}
+static cudaStream_t ct__cu_cur_stream(void) {
+    int d = 0;
+    if (cudaGetDevice(&d) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return (cudaStream_t)0;
+    }
+    return ct__cu_stream_of(d);
+}
+/* waits for the current stream of the current device (the op's): read-backs */
+static int ct__cu_sync_cur(const char *op) {
+    cudaError_t e = cudaStreamSynchronize(ct__cu_cur_stream());
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+
+/* ============================================================================
    The caching allocator (PyTorch: c10/cuda/CUDACachingAllocator.cpp)
    Sizes round up to 512 bytes. Requests up to 1 MiB are served from the small
    pool, whose segments are 2 MiB; larger ones from the large pool, whose
@@ -291,8 +403,13 @@ static unsigned ct__cu_blocks(int64_t n, int64_t per_block, int dev) {
    (512 bytes in the small pool, over 1 MiB in the large); a freed block merges
    with free neighbours of its segment. Segments go back to CUDA only in
    ct_cuda_empty_cache and when cudaMalloc fails (then the call is retried once).
-   One mutex guards everything; all kernels run on one stream per device, so a
-   block freed by one op can be handed to the next without an event.
+   Blocks belong to the stream current when their segment was made, and are
+   handed out again only on that stream: work on one stream runs in order, so a
+   block freed by one op is safe for the next op on its stream without an event.
+   A block that other streams used (ct_cuda_record_stream) is held back when
+   freed: an event is recorded on each of those streams, and the block returns
+   to its pool when they have all happened (checked at each allocation; waited
+   for before the cache is released). One mutex guards everything.
    ========================================================================== */
 #define CT__CU_ROUND ((size_t)512)
 #define CT__CU_SMALL_SIZE ((size_t)1 << 20)
@@ -305,10 +422,17 @@ typedef struct ct__cu_block {
     char *ptr;
     size_t size;                      /* bytes of the block (a multiple of 512) */
     size_t requested;                 /* what the caller asked for, when allocated */
-    int device, pool, allocated;
+    int device, pool, allocated;     /* allocated: handed out, or freed and waiting for its events */
+    cudaStream_t stream;              /* the stream whose pool it belongs to */
+    cudaStream_t *uses;               /* other streams recorded on it while handed out */
+    int nuses, cap_uses;
     struct ct__cu_block *prev, *next; /* address neighbours in the same segment */
 } ct__cu_block;
-/* a pool's free blocks, sorted by (size, address) */
+/* freed blocks waiting for events on the streams that used them */
+typedef struct ct__cu_pending { ct__cu_block *b; cudaEvent_t *ev; int nev; } ct__cu_pending;
+static ct__cu_pending *ct__cu_pend;
+static int ct__cu_npend, ct__cu_cap_pend;
+/* a pool's free blocks, sorted by (stream, size, address) */
 typedef struct ct__cu_pool { ct__cu_block **v; int n, cap; } ct__cu_pool;
 typedef struct ct__cu_devmem { ct__cu_pool pools[2]; ct_cuda_mem_stats st; } ct__cu_devmem;
 static ct__cu_devmem ct__cu_mem[CTENSOR_CUDA_MAX_DEVICES];
@@ -323,15 +447,16 @@ static size_t ct__cu_segment_size(size_t n) {
     if (n < CT__CU_MIN_LARGE_ALLOC) return CT__CU_LARGE_SEGMENT;
     return (n + CT__CU_ROUND_LARGE - 1) / CT__CU_ROUND_LARGE * CT__CU_ROUND_LARGE;
 }
-/* (size, address) order */
-static int ct__cu_before(const ct__cu_block *a, size_t size, const char *ptr) {
+/* (stream, size, address) order */
+static int ct__cu_before(const ct__cu_block *a, cudaStream_t st, size_t size, const char *ptr) {
+    if (a->stream != st) return (uintptr_t)a->stream < (uintptr_t)st;
     return a->size < size || (a->size == size && (uintptr_t)a->ptr < (uintptr_t)ptr);
 }
-static int ct__cu_pool_lower(const ct__cu_pool *p, size_t size, const char *ptr) {
+static int ct__cu_pool_lower(const ct__cu_pool *p, cudaStream_t st, size_t size, const char *ptr) {
     int lo = 0, hi = p->n;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (ct__cu_before(p->v[mid], size, ptr)) lo = mid + 1;
+        if (ct__cu_before(p->v[mid], st, size, ptr)) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -344,7 +469,7 @@ static int ct__cu_pool_insert(ct__cu_pool *p, ct__cu_block *b) {
         p->v = v;
         p->cap = nc;
     }
-    int k = ct__cu_pool_lower(p, b->size, b->ptr);
+    int k = ct__cu_pool_lower(p, b->stream, b->size, b->ptr);
     memmove(p->v + k + 1, p->v + k, sizeof(ct__cu_block *) * (size_t)(p->n - k));
     p->v[k] = b;
     p->n++;
@@ -355,7 +480,7 @@ static void ct__cu_pool_remove_at(ct__cu_pool *p, int k) {
     p->n--;
 }
 static void ct__cu_pool_remove(ct__cu_pool *p, ct__cu_block *b) {
-    int k = ct__cu_pool_lower(p, b->size, b->ptr);
+    int k = ct__cu_pool_lower(p, b->stream, b->size, b->ptr);
     CT_ASSERT(k < p->n && p->v[k] == b);
     ct__cu_pool_remove_at(p, k);
 }
@@ -390,6 +515,13 @@ static int ct__cu_live_put(ct__cu_block *b) {
     ct__cu_live_n++;
     return 0;
 }
+/* the block at ptr, left in place (NULL when none) */
+static ct__cu_block *ct__cu_live_find(const void *ptr) {
+    if (!ct__cu_live_cap) return NULL;
+    size_t mask = ct__cu_live_cap - 1, i = ct__cu_hash(ptr) & mask;
+    while (ct__cu_live[i] && ct__cu_live[i]->ptr != ptr) i = (i + 1) & mask;
+    return ct__cu_live[i];
+}
 /* removes and returns the block at ptr (NULL when none); backward-shift deletion
    keeps every probe chain unbroken without tombstones */
 static ct__cu_block *ct__cu_live_take(const void *ptr) {
@@ -419,10 +551,98 @@ static void ct__cu_fmt_size(char *buf, size_t cap, double bytes) {
     else snprintf(buf, cap, "%.2f GiB", bytes / 1073741824.0);
 }
 
+/* Under the mutex: a block no longer in use goes back to its pool, merged with
+   free neighbours of its segment (all of one stream: a segment's blocks share it). */
+static void ct__cu_free_block(ct__cu_block *b) {
+    ct__cu_devmem *m = &ct__cu_mem[b->device];
+    ct__cu_pool *p = &m->pools[b->pool];
+    b->allocated = 0;
+    CT_FREE(b->uses);
+    b->uses = NULL;
+    b->nuses = b->cap_uses = 0;
+    ct__cu_block *nb = b->prev;
+    if (nb && !nb->allocated) {   /* merge into the free block before */
+        ct__cu_pool_remove(p, nb);
+        nb->size += b->size;
+        nb->next = b->next;
+        if (b->next) b->next->prev = nb;
+        CT_FREE(b);
+        b = nb;
+    }
+    nb = b->next;
+    if (nb && !nb->allocated) {   /* and absorb the free block after */
+        ct__cu_pool_remove(p, nb);
+        b->size += nb->size;
+        b->next = nb->next;
+        if (nb->next) nb->next->prev = b;
+        CT_FREE(nb);
+    }
+    if (ct__cu_pool_insert(p, b)) {
+        /* no host memory to list it: give the block back to CUDA when it is a whole segment */
+        if (!b->prev && !b->next && cudaFree(b->ptr) == cudaSuccess) {
+            m->st.reserved_bytes -= (int64_t)b->size;
+            m->st.segments--;
+            m->st.num_cuda_frees++;
+            CT_FREE(b);
+        }
+    }
+}
+/* Under the mutex: b, freed while other streams used it, waits for an event on
+   each. 0 when it waits; -1 when events could not be made (then every stream of
+   the device is waited for and b is free now). */
+static int ct__cu_hold_back(ct__cu_block *b) {
+    int prev = -1, ok = 1;
+    if (cudaGetDevice(&prev) != cudaSuccess || (prev != b->device && cudaSetDevice(b->device) != cudaSuccess)) ok = 0;
+    cudaEvent_t *ev = ok ? (cudaEvent_t *)CT_MALLOC(sizeof(cudaEvent_t) * (size_t)b->nuses) : NULL;
+    int nev = 0;
+    if (ev) {
+        for (; nev < b->nuses; nev++) {
+            if (cudaEventCreateWithFlags(&ev[nev], cudaEventDisableTiming) != cudaSuccess) break;
+            if (cudaEventRecord(ev[nev], b->uses[nev]) != cudaSuccess) { (void)cudaEventDestroy(ev[nev]); break; }
+        }
+    }
+    if (ev && nev == b->nuses && (ct__cu_npend < ct__cu_cap_pend || !ct__grow((void **)&ct__cu_pend, &ct__cu_cap_pend, ct__cu_npend + 1, sizeof(ct__cu_pending)))) {
+        ct__cu_pend[ct__cu_npend].b = b;
+        ct__cu_pend[ct__cu_npend].ev = ev;
+        ct__cu_pend[ct__cu_npend].nev = nev;
+        ct__cu_npend++;
+    } else {
+        (void)cudaGetLastError();
+        for (int i = 0; i < nev; i++) (void)cudaEventDestroy(ev[i]);
+        CT_FREE(ev);
+        (void)cudaDeviceSynchronize();   /* the safe way out: nothing is in flight any more */
+        ok = 0;
+    }
+    if (prev >= 0 && prev != b->device) (void)cudaSetDevice(prev);
+    return ok ? 0 : -1;
+}
+/* Under the mutex: held-back blocks of device dev whose events have all happened
+   return to their pools; with wait, all of them, after waiting for the events. */
+static void ct__cu_process_pending(int dev, int wait) {
+    for (int i = 0; i < ct__cu_npend;) {
+        ct__cu_pending *q = &ct__cu_pend[i];
+        if (q->b->device != dev) { i++; continue; }
+        int done = 1;
+        for (int k = 0; k < q->nev && done; k++) {
+            cudaError_t e = wait ? cudaEventSynchronize(q->ev[k]) : cudaEventQuery(q->ev[k]);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();   /* not ready (or a fault, which the next waiting call reports) */
+                done = wait;
+            }
+        }
+        if (!done) { i++; continue; }
+        for (int k = 0; k < q->nev; k++) (void)cudaEventDestroy(q->ev[k]);
+        CT_FREE(q->ev);
+        ct__cu_block *b = q->b;
+        *q = ct__cu_pend[--ct__cu_npend];
+        ct__cu_free_block(b);
+    }
+}
 /* Returns the wholly free segments of device dev to CUDA (caller holds the mutex
    and has made dev current). cudaFree waits for the device. */
 static void ct__cu_release_cached(int dev) {
     ct__cu_devmem *m = &ct__cu_mem[dev];
+    ct__cu_process_pending(dev, 1);
     for (int pl = 0; pl < 2; pl++) {
         ct__cu_pool *p = &m->pools[pl];
         for (int k = p->n - 1; k >= 0; k--) {
@@ -442,14 +662,15 @@ static void ct__cu_release_cached(int dev) {
    nbytes on device dev (current), or NULL with the error's code and message in
    *code and msg (set by the caller once the mutex is released: a logger that
    allocates must not find it held). */
-static ct__cu_block *ct__cu_take(int dev, size_t size, size_t nbytes, ct_status *code, char *msg, size_t cap) {
+static ct__cu_block *ct__cu_take(int dev, cudaStream_t stream, size_t size, size_t nbytes, ct_status *code, char *msg, size_t cap) {
     int pool = size <= CT__CU_SMALL_SIZE ? 0 : 1;
     ct__cu_devmem *m = &ct__cu_mem[dev];
     ct__cu_pool *p = &m->pools[pool];
     ct__cu_block *b = NULL;
-    int k = ct__cu_pool_lower(p, size, NULL);
+    if (ct__cu_npend) ct__cu_process_pending(dev, 0);
+    int k = ct__cu_pool_lower(p, stream, size, NULL);
     *code = CT_ERR_MEMORY;
-    if (k < p->n) {   /* the smallest cached block that fits: no cudaMalloc */
+    if (k < p->n && p->v[k]->stream == stream) {   /* the smallest cached block of this stream that fits: no cudaMalloc */
         b = p->v[k];
         ct__cu_pool_remove_at(p, k);
     } else {
@@ -493,6 +714,7 @@ static ct__cu_block *ct__cu_take(int dev, size_t size, size_t nbytes, ct_status 
         b->size = seg;
         b->device = dev;
         b->pool = pool;
+        b->stream = stream;
         m->st.reserved_bytes += (int64_t)seg;
         if (m->st.reserved_bytes > m->st.peak_reserved_bytes) m->st.peak_reserved_bytes = m->st.reserved_bytes;
         m->st.segments++;
@@ -507,6 +729,7 @@ static ct__cu_block *ct__cu_take(int dev, size_t size, size_t nbytes, ct_status 
             r->size = rest;
             r->device = dev;
             r->pool = pool;
+            r->stream = b->stream;
             r->prev = b;
             r->next = b->next;
             if (b->next) b->next->prev = r;
@@ -551,7 +774,7 @@ static void *ct__cu_alloc(size_t nbytes, ct_device d, void *user) {
     ct__cu_block *b;
     {
         std::lock_guard<std::mutex> lock(ct__cu_mutex);
-        b = ct__cu_take(dev, ct__cu_round_size(nbytes), nbytes, &code, msg, sizeof msg);
+        b = ct__cu_take(dev, ct__cu_stream_of(dev), ct__cu_round_size(nbytes), nbytes, &code, msg, sizeof msg);
     }
     if (!b) {
         ct_set_error(code, "%s", msg);
@@ -568,39 +791,13 @@ static void ct__cu_free(void *ptr, ct_device d, void *user) {
     CT_ASSERT(b != NULL);   /* storages free only what this allocator gave them */
     if (!b) return;
     ct__cu_devmem *m = &ct__cu_mem[b->device];
-    ct__cu_pool *p = &m->pools[b->pool];
     m->st.allocated_bytes -= (int64_t)b->size;
     m->st.requested_bytes -= (int64_t)b->requested;
     m->st.active_blocks--;
     m->st.num_frees++;
-    b->allocated = 0;
     b->requested = 0;
-    ct__cu_block *nb = b->prev;
-    if (nb && !nb->allocated) {   /* merge into the free block before */
-        ct__cu_pool_remove(p, nb);
-        nb->size += b->size;
-        nb->next = b->next;
-        if (b->next) b->next->prev = nb;
-        CT_FREE(b);
-        b = nb;
-    }
-    nb = b->next;
-    if (nb && !nb->allocated) {   /* and absorb the free block after */
-        ct__cu_pool_remove(p, nb);
-        b->size += nb->size;
-        b->next = nb->next;
-        if (nb->next) nb->next->prev = b;
-        CT_FREE(nb);
-    }
-    if (ct__cu_pool_insert(p, b)) {
-        /* no host memory to list it: give the block back to CUDA when it is a whole segment */
-        if (!b->prev && !b->next && cudaFree(b->ptr) == cudaSuccess) {
-            m->st.reserved_bytes -= (int64_t)b->size;
-            m->st.segments--;
-            m->st.num_cuda_frees++;
-            CT_FREE(b);
-        }
-    }
+    if (b->nuses && ct__cu_hold_back(b) == 0) return;   /* back in its pool when the other streams are past it */
+    ct__cu_free_block(b);
 }
 
 /* ============================================================================
@@ -1050,12 +1247,14 @@ static void ct__cu_host_scalar(const ct_tensor *x, ct_dtype cdt, double *sd, int
 static int ct__cu_raises(const char *int_expr) { return strstr(int_expr, "CT__KERR") != NULL; }
 static int ct__cu_kerr_reset(const char *op) {
     int zero = 0;
-    cudaError_t e = cudaMemcpyToSymbol(ct__cu_dev::ct__kerr_tls, &zero, sizeof zero);
+    cudaError_t e = cudaMemcpyToSymbolAsync(ct__cu_dev::ct__kerr_tls, &zero, sizeof zero, 0, cudaMemcpyHostToDevice, ct__cu_cur_stream());
     return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
 }
 static int ct__cu_kerr_check(const char *op) {
     int flag = 0;
-    cudaError_t e = cudaMemcpyFromSymbol(&flag, ct__cu_dev::ct__kerr_tls, sizeof flag);   /* waits for the kernel */
+    cudaStream_t st = ct__cu_cur_stream();
+    cudaError_t e = cudaMemcpyFromSymbolAsync(&flag, ct__cu_dev::ct__kerr_tls, sizeof flag, 0, cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);   /* waits for the kernel */
     if (e != cudaSuccess) return ct__cu_fail(op, e);
     return flag ? ct__failed(CT_ERR_ARG, "%s: ZeroDivisionError", op) : 0;
 }
@@ -1209,12 +1408,19 @@ static int ct__cu_k_ternary(ct__call *c) {
      device -> same device   one cudaMemcpyAsync when both are dense with the
                              same layout and dtype, else the elementwise copy
                              (dtype conversion, any strides, broadcasting)
-     host -> device          one cudaMemcpy from the source when it already has
-                             the output's dtype and layout, else from a host
-                             staging copy made by the CPU path (ct__copy_into)
-     device -> host          one cudaMemcpy (it waits for the device) from the
-                             source, or from a device copy in the output's layout
-     device -> other device  the same through cudaMemcpyPeer
+     host -> device          one copy from the source when it already has the
+                             output's dtype and layout, else from a host staging
+                             copy made by the CPU path (ct__copy_into); the host
+                             waits for it, except with non_blocking from pinned
+                             memory (ct_to_device_nonblocking): then the copy is
+                             queued, and an event keeps the pinned block from
+                             reuse until it is done
+     device -> host          one copy (the host waits for the current stream)
+                             from the source, or from a device copy in the
+                             output's layout
+     device -> other device  the same through cudaMemcpyPeer (ordered with all
+                             work of both devices)
+   Copies run on the current stream of the device that does them.
    Outputs of these ops are new dense tensors (the meta's layout).
    ========================================================================== */
 /* dense, and the same strides where a dim has more than one element */
@@ -1232,7 +1438,7 @@ static int ct__cu_copy_dev(const char *op, ct_tensor *dst, ct_tensor *src) {
     if (src->device.type == CT_CUDA && ct__cu_same_layout(dst, src)) {
         ct__cu_guard guard(dev, op);
         if (!guard.ok) return -1;
-        cudaError_t e = cudaMemcpyAsync(ct__ptr(dst), ct__ptr(src), (size_t)n * ct__dt[dst->dtype].size, cudaMemcpyDeviceToDevice, 0);
+        cudaError_t e = cudaMemcpyAsync(ct__ptr(dst), ct__ptr(src), (size_t)n * ct__dt[dst->dtype].size, cudaMemcpyDeviceToDevice, ct__cu_cur_stream());
         return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
     }
     ct_tensor *in[1];
@@ -1263,14 +1469,19 @@ static ct_tensor *ct__cu_input(const char *op, ct_tensor *t, ct_device dev, int 
     if (rc) { ct__decref(y); return NULL; }
     return y;
 }
+/* a copy to or from the host on the current stream (the op's device), waited for */
 static int ct__cu_memcpy(const char *op, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
     if (!bytes) return 0;
-    cudaError_t e = cudaMemcpy(dst, src, bytes, kind);
+    cudaStream_t st = ct__cu_cur_stream();
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
 }
+static int ct__cu_host_record(const void *base, int dev, cudaStream_t st);
+static int ct__cu_is_pinned(const ct_tensor *t);
 /* out = x, out a new dense tensor (the meta's layout) on any device, x anywhere
    with out's shape: the body of aten::_to_copy and clone */
-static int ct__cu_copy_new(const char *op, ct_tensor *out, ct_tensor *x) {
+static int ct__cu_copy_new(const char *op, ct_tensor *out, ct_tensor *x, int nonblocking) {
     ct_tensor *tmp = NULL;
     int64_t n = ct__shape_numel(out->ndim, out->shape);
     size_t bytes = (size_t)n * ct__dt[out->dtype].size;
@@ -1281,7 +1492,16 @@ static int ct__cu_copy_new(const char *op, ct_tensor *out, ct_tensor *x) {
     if (x->device.type == CT_CPU) {   /* host to device */
         ct__cu_guard guard(out->device.index, op);
         if (!guard.ok) return -1;
-        if (ct__cu_same_layout(out, x)) return ct__cu_memcpy(op, ct__ptr(out), ct__ptr(x), bytes, cudaMemcpyHostToDevice);
+        if (ct__cu_same_layout(out, x)) {
+            if (nonblocking && ct__cu_is_pinned(x)) {   /* queued; the pinned block is held until it is done */
+                cudaStream_t st = ct__cu_cur_stream();
+                cudaError_t e = cudaMemcpyAsync(ct__ptr(out), ct__ptr(x), bytes, cudaMemcpyHostToDevice, st);
+                if (e != cudaSuccess) return ct__cu_fail(op, e);
+                if (ct__cu_host_record(x->storage->data, out->device.index, st)) return ct__cu_sync_cur(op);   /* no event: wait instead */
+                return 0;
+            }
+            return ct__cu_memcpy(op, ct__ptr(out), ct__ptr(x), bytes, cudaMemcpyHostToDevice);
+        }
         if (!(tmp = ct__cu_empty_as(out, out->dtype, ct__cpu_dev))) return -1;
         rc = ct__copy_into(tmp, x);
         if (!rc) rc = ct__cu_memcpy(op, ct__ptr(out), ct__ptr(tmp), bytes, cudaMemcpyHostToDevice);
@@ -1307,7 +1527,9 @@ static int ct__cu_copy_new(const char *op, ct_tensor *out, ct_tensor *x) {
     if (tmp) ct__decref(tmp);
     return rc;
 }
-static int ct__cu_k_copy(ct__call *c) { return ct__cu_copy_new(CT__CU_OPNAME(c), c->out[0], c->in[0]); }
+static int ct__cu_k_copy(ct__call *c) {
+    return ct__cu_copy_new(CT__CU_OPNAME(c), c->out[0], c->in[0], c->op == CT__OP_TO && (c->a->flags & 1));   /* _to_copy's non_blocking */
+}
 /* aten::copy_(self, src), self[...] = src[...] converting and broadcasting. From the
    dispatcher: self a CPU 0-d tensor and src a one-element GPU tensor (to the host),
    or src on self's device or a CPU 0-d tensor. From ctensor.h's internal copies
@@ -1319,7 +1541,7 @@ static int ct__cu_k_copy_(ct__call *c) {
     if (x->device.type == CT_CUDA && !ct_device_eq(src->device, x->device) && !(src->device.type == CT_CPU && src->ndim == 0)) {
         ct_tensor *t = ct__alloc(src->dtype, src->ndim, src->shape, NULL, x->device);
         if (!t) return -1;
-        int rc = ct__cu_copy_new("copy_", t, src);
+        int rc = ct__cu_copy_new("copy_", t, src, 0);
         if (!rc) rc = ct__cu_copy_dev("copy_", x, t);
         ct__decref(t);
         return rc;
@@ -1961,14 +2183,16 @@ static int ct__cu_ix_run(const char *op, int dev, ct__cu_ixp *p) {
     ct__cu_guard guard(dev, op);
     if (!guard.ok) return -1;
     unsigned long long rec[2] = {0, 0};
-    cudaError_t e = cudaMemcpyToSymbol(ct__cu_dev::ct__ix_bad, rec, sizeof rec);
+    cudaStream_t st = ct__cu_cur_stream();
+    cudaError_t e = cudaMemcpyToSymbolAsync(ct__cu_dev::ct__ix_bad, rec, sizeof rec, 0, cudaMemcpyHostToDevice, st);
     if (e != cudaSuccess) return ct__cu_fail(op, e);
     unsigned blocks = ct__cu_blocks(p->n, CT__CU_THREADS, dev);
     if (p->mode != CT__CU_SCATTER_ADD || CT__ISINT(p->dt) || p->dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<int64_t>);
     else if (p->dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<double>);
     else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_ix_kernel<float>);
     if (ct__cu_launched(op)) return -1;
-    e = cudaMemcpyFromSymbol(rec, ct__cu_dev::ct__ix_bad, sizeof rec);   /* waits for the kernel */
+    e = cudaMemcpyFromSymbolAsync(rec, ct__cu_dev::ct__ix_bad, sizeof rec, 0, cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);   /* waits for the kernel */
     if (e != cudaSuccess) return ct__cu_fail(op, e);
     if (rec[0])
         return ct__failed(CT_ERR_INDEX, "%s: index %lld is out of bounds for dimension %d with size %lld", op, (long long)rec[1], (int)p->dim,
@@ -2146,6 +2370,8 @@ static int ct__cu_gemm(const char *op, int dev, ct_tensor *out, ct_tensor *a, ct
             if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
                 ct__cu_blas[dev] = NULL;
                 stage = 1;
+            } else if ((s = cublasSetStream(ct__cu_blas[dev], ct__cu_stream_of(dev))) != CUBLAS_STATUS_SUCCESS) {
+                stage = 2;
             } else {
                 float af = (float)alpha, bf = (float)beta;
                 const void *pa = ctype == CUBLAS_COMPUTE_64F ? (const void *)&alpha : (const void *)&af;
@@ -2351,6 +2577,7 @@ CTENSOR_API void ct_cuda_reset_peak_memory_stats(int index) {
     ct__cu_mem[index].st.peak_allocated_bytes = ct__cu_mem[index].st.allocated_bytes;
     ct__cu_mem[index].st.peak_reserved_bytes = ct__cu_mem[index].st.reserved_bytes;
 }
+static void ct__cu_host_release(void);
 CTENSOR_API ct_status ct_cuda_empty_cache(void) {
     ct__cu_register_now();
     ct_status rc = CT_OK;
@@ -2366,6 +2593,7 @@ CTENSOR_API ct_status ct_cuda_empty_cache(void) {
         std::lock_guard<std::mutex> lock(ct__cu_mutex);
         ct__cu_release_cached(d);
     }
+    ct__cu_host_release();
     return rc;
 }
 CTENSOR_API void ct_cuda_set_allow_tf32(int allow) {
@@ -2373,6 +2601,331 @@ CTENSOR_API void ct_cuda_set_allow_tf32(int allow) {
     CT__STORE(&ct__cu_tf32, allow != 0);
 }
 CTENSOR_API int ct_cuda_get_allow_tf32(void) { return CT__LOAD(&ct__cu_tf32); }
+
+/* ---- streams and events ---- */
+static int ct__cu_stream_ok(const char *api, const ct_cuda_stream *st) {
+    if (st) return 1;
+    ct_set_error(CT_ERR_NULL, "%s: stream is NULL", api);
+    return 0;
+}
+CTENSOR_API ct_cuda_stream *ct_cuda_stream_new(int index) {
+    ct__cu_register_now();
+    if (!ct__cu_dev_ok("Stream", index)) return NULL;
+    ct__cu_guard guard(index, "Stream");
+    if (!guard.ok) return NULL;
+    ct_cuda_stream *st = (ct_cuda_stream *)CT_MALLOC(sizeof(ct_cuda_stream));
+    if (!st) { ct_set_error(CT_ERR_MEMORY, "Stream: out of memory"); return NULL; }
+    cudaError_t e = cudaStreamCreateWithFlags(&st->s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        CT_FREE(st);
+        ct__cu_fail("Stream", e);
+        return NULL;
+    }
+    st->device = index;
+    return st;
+}
+CTENSOR_API void ct_cuda_stream_free(ct_cuda_stream *st) {
+    if (!st || st == &ct__cu_default_streams[st->device]) return;   /* default streams are the library's */
+    if (ct__cu_tls_stream[st->device] == st) ct__cu_tls_stream[st->device] = NULL;
+    ct__cu_guard guard(st->device, "stream_free");
+    /* its work is waited for, so blocks recorded on it (ct_cuda_record_stream) need
+       no event on it when they are freed: it is struck from their lists */
+    (void)cudaStreamSynchronize(st->s);
+    {
+        std::lock_guard<std::mutex> lock(ct__cu_mutex);
+        for (size_t i = 0; i < ct__cu_live_cap; i++) {
+            ct__cu_block *b = ct__cu_live[i];
+            if (!b) continue;
+            for (int k = 0; k < b->nuses; k++)
+                if (b->uses[k] == st->s) b->uses[k--] = b->uses[--b->nuses];
+        }
+    }
+    (void)cudaStreamDestroy(st->s);
+    CT_FREE(st);
+}
+CTENSOR_API ct_cuda_stream *ct_cuda_default_stream(int index) {
+    ct__cu_register_now();
+    if (!ct__cu_dev_ok("default_stream", index)) return NULL;
+    ct_cuda_stream *st = &ct__cu_default_streams[index];
+    st->s = (cudaStream_t)0;
+    st->device = index;
+    return st;
+}
+CTENSOR_API ct_cuda_stream *ct_cuda_current_stream(int index) {
+    ct__cu_register_now();
+    if (!ct__cu_dev_ok("current_stream", index)) return NULL;
+    return ct__cu_tls_stream[index] ? ct__cu_tls_stream[index] : ct_cuda_default_stream(index);
+}
+CTENSOR_API ct_cuda_stream *ct_cuda_set_stream(ct_cuda_stream *st) {
+    ct__cu_register_now();
+    if (!ct__cu_stream_ok("set_stream", st)) return NULL;
+    if (!ct__cu_dev_ok("set_stream", st->device)) return NULL;
+    ct_cuda_stream *prev = ct_cuda_current_stream(st->device);
+    ct__cu_tls_stream[st->device] = st->s ? st : NULL;
+    return prev;
+}
+CTENSOR_API int ct_cuda_stream_device(const ct_cuda_stream *st) { return st ? st->device : -1; }
+CTENSOR_API ct_status ct_cuda_stream_synchronize(ct_cuda_stream *st) {
+    if (!ct__cu_stream_ok("stream_synchronize", st)) return CT_ERR_NULL;
+    ct__cu_guard guard(st->device, "stream_synchronize");
+    if (!guard.ok) return CT_ERR_DEVICE;
+    cudaError_t e = cudaStreamSynchronize(st->s);
+    if (e != cudaSuccess) { ct__cu_fail("stream_synchronize", e); return CT_ERR_DEVICE; }
+    return CT_OK;
+}
+CTENSOR_API int ct_cuda_stream_query(ct_cuda_stream *st) {
+    if (!ct__cu_stream_ok("stream_query", st)) return -1;
+    ct__cu_guard guard(st->device, "stream_query");
+    if (!guard.ok) return -1;
+    cudaError_t e = cudaStreamQuery(st->s);
+    if (e == cudaSuccess) return 1;
+    if (e == cudaErrorNotReady) { (void)cudaGetLastError(); return 0; }
+    ct__cu_fail("stream_query", e);
+    return -1;
+}
+static int ct__cu_event_ok(const char *api, const ct_cuda_event *ev) {
+    if (ev) return 1;
+    ct_set_error(CT_ERR_NULL, "%s: event is NULL", api);
+    return 0;
+}
+CTENSOR_API ct_status ct_cuda_stream_wait_event(ct_cuda_stream *st, ct_cuda_event *ev) {
+    if (!ct__cu_stream_ok("wait_event", st)) return CT_ERR_NULL;
+    if (!ct__cu_event_ok("wait_event", ev)) return CT_ERR_NULL;
+    if (!ev->recorded) return CT_OK;   /* nothing to wait for (as PyTorch) */
+    ct__cu_guard guard(st->device, "wait_event");
+    if (!guard.ok) return CT_ERR_DEVICE;
+    cudaError_t e = cudaStreamWaitEvent(st->s, ev->e, 0);
+    if (e != cudaSuccess) { ct__cu_fail("wait_event", e); return CT_ERR_DEVICE; }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_cuda_stream_wait_stream(ct_cuda_stream *st, ct_cuda_stream *other) {
+    if (!ct__cu_stream_ok("wait_stream", st) || !ct__cu_stream_ok("wait_stream", other)) return CT_ERR_NULL;
+    ct_cuda_event *ev = ct_cuda_event_new(0);
+    if (!ev) return ct_last_error_code();
+    ct_status rc = ct_cuda_event_record(ev, other);
+    if (rc == CT_OK) rc = ct_cuda_stream_wait_event(st, ev);
+    ct_cuda_event_free(ev);   /* (a recorded event may be destroyed: the wait stays queued) */
+    return rc;
+}
+CTENSOR_API ct_cuda_event *ct_cuda_event_new(int enable_timing) {
+    ct__cu_register_now();
+    ct_cuda_event *ev = (ct_cuda_event *)CT_MALLOC(sizeof(ct_cuda_event));
+    if (!ev) { ct_set_error(CT_ERR_MEMORY, "Event: out of memory"); return NULL; }
+    memset(ev, 0, sizeof *ev);
+    ev->device = -1;   /* the CUDA event is made at the first record, on its stream's device */
+    ev->timing = enable_timing != 0;
+    return ev;
+}
+CTENSOR_API void ct_cuda_event_free(ct_cuda_event *ev) {
+    if (!ev) return;
+    if (ev->device >= 0) {
+        ct__cu_guard guard(ev->device, "event_free");
+        (void)cudaEventDestroy(ev->e);
+    }
+    CT_FREE(ev);
+}
+CTENSOR_API ct_status ct_cuda_event_record(ct_cuda_event *ev, ct_cuda_stream *st) {
+    if (!ct__cu_event_ok("event_record", ev)) return CT_ERR_NULL;
+    if (!st) {
+        int d = ct_cuda_current_device();
+        if (d < 0) return CT_ERR_DEVICE;
+        st = ct_cuda_current_stream(d);
+        if (!st) return ct_last_error_code();
+    }
+    if (ev->device >= 0 && ev->device != st->device) {
+        ct_set_error(CT_ERR_DEVICE, "event_record: Event device cuda:%d does not match recording stream's device cuda:%d", ev->device, st->device);
+        return CT_ERR_DEVICE;
+    }
+    ct__cu_guard guard(st->device, "event_record");
+    if (!guard.ok) return CT_ERR_DEVICE;
+    cudaError_t e = cudaSuccess;
+    if (ev->device < 0) {
+        e = cudaEventCreateWithFlags(&ev->e, ev->timing ? cudaEventDefault : cudaEventDisableTiming);
+        if (e == cudaSuccess) ev->device = st->device;
+    }
+    if (e == cudaSuccess) e = cudaEventRecord(ev->e, st->s);
+    if (e != cudaSuccess) { ct__cu_fail("event_record", e); return CT_ERR_DEVICE; }
+    ev->recorded = 1;
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_cuda_event_synchronize(ct_cuda_event *ev) {
+    if (!ct__cu_event_ok("event_synchronize", ev)) return CT_ERR_NULL;
+    if (!ev->recorded) return CT_OK;
+    cudaError_t e = cudaEventSynchronize(ev->e);
+    if (e != cudaSuccess) { ct__cu_fail("event_synchronize", e); return CT_ERR_DEVICE; }
+    return CT_OK;
+}
+CTENSOR_API int ct_cuda_event_query(ct_cuda_event *ev) {
+    if (!ct__cu_event_ok("event_query", ev)) return -1;
+    if (!ev->recorded) return 1;
+    cudaError_t e = cudaEventQuery(ev->e);
+    if (e == cudaSuccess) return 1;
+    if (e == cudaErrorNotReady) { (void)cudaGetLastError(); return 0; }
+    ct__cu_fail("event_query", e);
+    return -1;
+}
+CTENSOR_API double ct_cuda_event_elapsed_ms(ct_cuda_event *a, ct_cuda_event *b) {
+    if (!ct__cu_event_ok("elapsed_time", a) || !ct__cu_event_ok("elapsed_time", b)) return NAN;
+    if (!a->recorded || !b->recorded) {
+        ct_set_error(CT_ERR_STATE, "elapsed_time: Both events must be recorded before calculating elapsed time.");
+        return NAN;
+    }
+    if (!a->timing || !b->timing) {
+        ct_set_error(CT_ERR_STATE, "elapsed_time: Both events must be created with argument 'enable_timing=True'.");
+        return NAN;
+    }
+    float ms = 0.0f;
+    cudaError_t e = cudaEventElapsedTime(&ms, a->e, b->e);
+    if (e != cudaSuccess) { ct__cu_fail("elapsed_time", e); return NAN; }
+    return (double)ms;
+}
+CTENSOR_API ct_status ct_cuda_record_stream(const ct_tensor *t, ct_cuda_stream *st) {
+    if (!t) { ct__null_arg("record_stream", 0); return CT_ERR_NULL; }
+    if (!ct__cu_stream_ok("record_stream", st)) return CT_ERR_NULL;
+    char a[24];
+    if (t->device.type != CT_CUDA || !t->storage || t->storage->ct__free != ct__cu_free) {
+        ct_set_error(CT_ERR_DEVICE, "record_stream: expected a tensor in memory of the CUDA caching allocator (got a tensor on %s)", ct_device_str(t->device, a, sizeof a));
+        return CT_ERR_DEVICE;
+    }
+    if (t->device.index != st->device) {
+        ct_set_error(CT_ERR_DEVICE, "record_stream: the stream is on cuda:%d, the tensor on %s", st->device, ct_device_str(t->device, a, sizeof a));
+        return CT_ERR_DEVICE;
+    }
+    std::lock_guard<std::mutex> lock(ct__cu_mutex);
+    ct__cu_block *b = ct__cu_live_find(t->storage->data);
+    if (!b) { ct_set_error(CT_ERR_STATE, "record_stream: the tensor's memory is not a live block of the caching allocator"); return CT_ERR_STATE; }
+    if (b->stream == st->s) return CT_OK;
+    for (int i = 0; i < b->nuses; i++)
+        if (b->uses[i] == st->s) return CT_OK;
+    if (ct__grow((void **)&b->uses, &b->cap_uses, b->nuses + 1, sizeof(cudaStream_t))) {
+        ct_set_error(CT_ERR_MEMORY, "record_stream: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    b->uses[b->nuses++] = st->s;
+    return CT_OK;
+}
+
+/* ---- pinned host memory: blocks of a power-of-two size, cached; a block is
+   handed out again when it is free and the copies queued from it are done ---- */
+typedef struct ct__cu_hblock {
+    char *ptr;
+    size_t size;
+    int in_use;
+    cudaEvent_t *ev;   /* events after the copies queued from it */
+    int *ev_dev, nev, cap_ev, cap_dev;
+} ct__cu_hblock;
+static ct__cu_hblock **ct__cu_hb;
+static int ct__cu_nhb, ct__cu_cap_hb;
+static std::mutex ct__cu_hmutex;
+static void ct__cu_host_deleter(void *data, void *user) {
+    (void)user;
+    std::lock_guard<std::mutex> lock(ct__cu_hmutex);
+    for (int i = 0; i < ct__cu_nhb; i++)
+        if (ct__cu_hb[i]->ptr == data) { ct__cu_hb[i]->in_use = 0; return; }
+}
+static int ct__cu_is_pinned(const ct_tensor *t) { return t && t->storage && t->storage->deleter == ct__cu_host_deleter; }
+/* under the hmutex: 1 when every copy queued from h is done (its events go) */
+static int ct__cu_host_idle(ct__cu_hblock *h, int wait) {
+    for (int k = 0; k < h->nev; k++) {
+        cudaError_t e = wait ? cudaEventSynchronize(h->ev[k]) : cudaEventQuery(h->ev[k]);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (!wait) return 0;
+        }
+    }
+    for (int k = 0; k < h->nev; k++) {
+        int prev = -1;
+        if (cudaGetDevice(&prev) == cudaSuccess && prev != h->ev_dev[k]) (void)cudaSetDevice(h->ev_dev[k]);
+        (void)cudaEventDestroy(h->ev[k]);
+        if (prev >= 0 && prev != h->ev_dev[k]) (void)cudaSetDevice(prev);
+    }
+    h->nev = 0;
+    return 1;
+}
+static void *ct__cu_host_alloc(const char *api, size_t nbytes) {
+    size_t size = 512;
+    while (size < nbytes) size *= 2;
+    {
+        std::lock_guard<std::mutex> lock(ct__cu_hmutex);
+        for (int i = 0; i < ct__cu_nhb; i++) {
+            ct__cu_hblock *h = ct__cu_hb[i];
+            if (!h->in_use && h->size == size && ct__cu_host_idle(h, 0)) {
+                h->in_use = 1;
+                return h->ptr;
+            }
+        }
+    }
+    void *p = NULL;
+    cudaError_t e = cudaHostAlloc(&p, size, cudaHostAllocDefault);
+    if (e != cudaSuccess) { ct__cu_fail(api, e); return NULL; }
+    ct__cu_hblock *h = (ct__cu_hblock *)CT_MALLOC(sizeof(ct__cu_hblock));
+    std::lock_guard<std::mutex> lock(ct__cu_hmutex);
+    if (!h || ct__grow((void **)&ct__cu_hb, &ct__cu_cap_hb, ct__cu_nhb + 1, sizeof(ct__cu_hblock *))) {
+        CT_FREE(h);
+        (void)cudaFreeHost(p);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api);
+        return NULL;
+    }
+    memset(h, 0, sizeof *h);
+    h->ptr = (char *)p;
+    h->size = size;
+    h->in_use = 1;
+    ct__cu_hb[ct__cu_nhb++] = h;
+    return p;
+}
+/* an event on stream st (device dev, current) after a copy queued from the pinned block at base */
+static int ct__cu_host_record(const void *base, int dev, cudaStream_t st) {
+    std::lock_guard<std::mutex> lock(ct__cu_hmutex);
+    for (int i = 0; i < ct__cu_nhb; i++) {
+        ct__cu_hblock *h = ct__cu_hb[i];
+        if (h->ptr != base) continue;
+        if (ct__grow((void **)&h->ev, &h->cap_ev, h->nev + 1, sizeof(cudaEvent_t)) ||
+            ct__grow((void **)&h->ev_dev, &h->cap_dev, h->nev + 1, sizeof(int)))
+            return -1;
+        cudaEvent_t ev;
+        if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess) { (void)cudaGetLastError(); return -1; }
+        if (cudaEventRecord(ev, st) != cudaSuccess) {
+            (void)cudaGetLastError();
+            (void)cudaEventDestroy(ev);
+            return -1;
+        }
+        h->ev[h->nev] = ev;
+        h->ev_dev[h->nev++] = dev;
+        return 0;
+    }
+    return -1;
+}
+/* the free pinned blocks back to CUDA (from ct_cuda_empty_cache) */
+static void ct__cu_host_release(void) {
+    std::lock_guard<std::mutex> lock(ct__cu_hmutex);
+    for (int i = ct__cu_nhb - 1; i >= 0; i--) {
+        ct__cu_hblock *h = ct__cu_hb[i];
+        if (h->in_use) continue;
+        (void)ct__cu_host_idle(h, 1);
+        (void)cudaFreeHost(h->ptr);
+        CT_FREE(h->ev);
+        CT_FREE(h->ev_dev);
+        CT_FREE(h);
+        ct__cu_hb[i] = ct__cu_hb[--ct__cu_nhb];
+    }
+}
+CTENSOR_API int ct_cuda_is_pinned(const ct_tensor *t) { return ct__cu_is_pinned(t); }
+CTENSOR_API ct_tensor *ct_cuda_pin_memory(const ct_tensor *t) {
+    ct__cu_register_now();
+    if (!t) { ct__null_arg("pin_memory", 0); return NULL; }
+    if (t->device.type != CT_CPU) {
+        char a[24];
+        return ct__fail(CT_ERR_DEVICE, "pin_memory: cannot pin a tensor on %s: only dense CPU tensors can be pinned", ct_device_str(t->device, a, sizeof a));
+    }
+    if (ct__cu_is_pinned(t)) return ct_alias(t);
+    int64_t n = ct__shape_numel(t->ndim, t->shape);
+    void *p = ct__cu_host_alloc("pin_memory", (size_t)n * ct__dt[t->dtype].size);
+    if (!p) return NULL;
+    ct_tensor *r = ct_from_blob(p, t->dtype, t->ndim, t->shape, NULL, ct__cu_host_deleter, NULL);
+    if (!r) { ct__cu_host_deleter(p, NULL); return NULL; }
+    if (n && ct__copy_into(r, (ct_tensor *)t)) return NULL;   /* (r goes with its scope) */
+    return r;
+}
 
 #ifdef __NVCC__
 #  pragma nv_diag_default 550

@@ -983,6 +983,169 @@ TEST(test_mlp_step) {
 
 /* ============================================================================ */
 typedef struct { const char *name; void (*fn)(void); } test_case;
+/* ---- streams and events ---- */
+#include <pthread.h>
+static void *other_thread_stream(void *arg) {
+    /* a thread of its own starts on the default stream, whatever the other thread set */
+    *(int *)arg = ct_cuda_current_stream(0) == ct_cuda_default_stream(0);
+    return NULL;
+}
+TEST(test_streams) {
+    ct_cuda_stream *def = ct_cuda_default_stream(0);
+    CHECK(def && ct_cuda_current_stream(0) == def && ct_cuda_stream_device(def) == 0);
+    ct_cuda_stream *s1 = ct_cuda_stream_new(0), *s2 = ct_cuda_stream_new(0);
+    CHECK(s1 && s2 && s1 != s2 && ct_cuda_stream_device(s1) == 0);
+    /* ops on a side stream: the same values as on the CPU */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(64, 48)), *w = data(CT_FLOAT32, 0, CT_DIMS(48, 32));
+    CHECK(ct_cuda_set_stream(s1) == def && ct_cuda_current_stream(0) == s1);
+    int same = 0;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, other_thread_stream, &same) == 0 && pthread_join(th, NULL) == 0);
+    CHECK(same);
+    ct_tensor *dx = dev(x), *dw = dev(w);
+    ct_tensor *y = ct_relu(ct_mm(dx, dw)), *ys = ct_sum_dim(ct_softmax(y, 1), 0, 0);
+    CHECK_SAME(y, ct_relu(ct_mm(x, w)), 1e-4, 1e-5);
+    CHECK(ct_cuda_stream_synchronize(s1) == CT_OK && ct_cuda_stream_query(s1) == 1);
+    /* s2 waits for s1's work (an event), then uses its result */
+    ct_cuda_event *ev = ct_cuda_event_new(0);
+    CHECK(ct_cuda_event_record(ev, NULL) == CT_OK);   /* NULL: the current stream, s1 */
+    CHECK(ct_cuda_stream_wait_event(s2, ev) == CT_OK);
+    CHECK(ct_cuda_set_stream(s2) == s1);
+    ct_tensor *z = ct_mul_scalar(ys, 2.0);
+    CHECK(ct_cuda_record_stream(ys, s2) == CT_OK);   /* ys was made on s1, is read on s2 */
+    CHECK(ct_cuda_stream_wait_stream(def, s2) == CT_OK);
+    CHECK(ct_cuda_set_stream(def) == s2);
+    CHECK_SAME(z, ct_mul_scalar(ct_sum_dim(ct_softmax(ct_relu(ct_mm(x, w)), 1), 0, 0), 2.0), 1e-4, 1e-5);
+    CHECK(ct_cuda_event_synchronize(ev) == CT_OK && ct_cuda_event_query(ev) == 1);
+    /* autograd with the forward on s1 and the backward on s2 (after a wait) */
+    ct_tensor *wl = ct_requires_grad(ct_detach(dw)), *wc = ct_requires_grad(ct_clone(w));
+    ct_cuda_set_stream(s1);
+    ct_tensor *loss = ct_sum(ct_tanh(ct_mul_scalar(ct_mm(dx, wl), 0.02)));   /* (scaled: tanh not saturated) */
+    ct_cuda_stream_wait_stream(s2, s1);
+    ct_cuda_set_stream(s2);
+    CHECK(ct_backward(loss) == CT_OK);
+    ct_cuda_set_stream(def);
+    ct_cuda_stream_wait_stream(def, s2);
+    CHECK(ct_backward(ct_sum(ct_tanh(ct_mul_scalar(ct_mm(x, wc), 0.02)))) == CT_OK);
+    CHECK_SAME(ct_grad(wl), ct_grad(wc), 1e-4, 1e-5);
+    /* timing events */
+    ct_cuda_event *t0 = ct_cuda_event_new(1), *t1 = ct_cuda_event_new(1), *nt = ct_cuda_event_new(0);
+    CHECK(ct_cuda_event_record(t0, s1) == CT_OK);
+    ct_cuda_set_stream(s1);
+    ct_tensor *big = ct_exp(dev(data(CT_FLOAT32, 0, CT_DIMS(256, 256))));
+    ct_cuda_set_stream(def);
+    CHECK(big != NULL);
+    CHECK(ct_cuda_event_record(t1, s1) == CT_OK && ct_cuda_event_synchronize(t1) == CT_OK);
+    double ms = ct_cuda_event_elapsed_ms(t0, t1);
+    CHECK(ms >= 0.0);
+    CHECK(ct_cuda_record_stream(big, s1) == CT_OK);   /* on its own stream: nothing to record */
+    /* errors */
+    CHECK_ERR(isnan(ct_cuda_event_elapsed_ms(t0, nt)) ? NULL : t0, CT_ERR_STATE, "elapsed_time: Both events must be recorded before calculating elapsed time.");
+    CHECK(ct_cuda_event_record(nt, s1) == CT_OK && ct_cuda_event_synchronize(nt) == CT_OK);
+    CHECK_ERR(isnan(ct_cuda_event_elapsed_ms(t0, nt)) ? NULL : t0, CT_ERR_STATE, "elapsed_time: Both events must be created with argument 'enable_timing=True'.");
+    CHECK_ERR(ct_cuda_event_record(NULL, s1) == CT_OK ? t0 : NULL, CT_ERR_NULL, "event_record: event is NULL");
+    CHECK_ERR(ct_cuda_set_stream(NULL), CT_ERR_NULL, "set_stream: stream is NULL");
+    CHECK_ERR(ct_cuda_stream_new(-1), CT_ERR_DEVICE, "Stream: invalid device index -1");
+    CHECK_ERR(ct_cuda_record_stream(x, s1) == CT_OK ? x : NULL, CT_ERR_DEVICE, "record_stream: expected a tensor in memory of the CUDA caching allocator (got a tensor on cpu)");
+    if (ct_cuda_device_count() > 1) {
+        ct_cuda_stream *o = ct_cuda_stream_new(1);
+        CHECK_ERR(ct_cuda_event_record(t0, o) == CT_OK ? t0 : NULL, CT_ERR_DEVICE, "event_record: Event device cuda:0 does not match recording stream's device cuda:1");
+        CHECK_ERR(ct_cuda_record_stream(big, o) == CT_OK ? t0 : NULL, CT_ERR_DEVICE, "record_stream: the stream is on cuda:1, the tensor on cuda:0");
+        ct_cuda_stream_free(o);
+    }
+    CHECK(ct_cuda_current_stream(0) == def);
+    CHECK(ct_cuda_synchronize() == CT_OK);
+    ct_cuda_event_free(ev);
+    ct_cuda_event_free(t0);
+    ct_cuda_event_free(t1);
+    ct_cuda_event_free(nt);
+    ct_cuda_set_stream(s1);
+    ct_cuda_stream_free(s1);   /* current: this thread goes back to the default stream */
+    CHECK(ct_cuda_current_stream(0) == def);
+    ct_cuda_stream_free(s2);
+    ct_cuda_stream_free(def);   /* the library's: nothing happens */
+    CHECK(ct_cuda_default_stream(0) == def);
+}
+/* the allocator keeps each stream's blocks for that stream; a block recorded on
+   another stream waits for it when freed */
+TEST(test_stream_allocator) {
+    CHECK(ct_cuda_synchronize() == CT_OK && ct_cuda_empty_cache() == CT_OK);
+    ct_cuda_stream *def = ct_cuda_default_stream(0), *s1 = ct_cuda_stream_new(0);
+    ct_tensor *a = owned(CT_FLOAT32, 1000);
+    void *pa = ct_data_ptr(a);
+    ct_release(a);
+    ct_cuda_set_stream(s1);   /* another stream: not the block the default stream freed */
+    ct_cuda_mem_stats m0 = stats();
+    ct_tensor *b = owned(CT_FLOAT32, 1000);
+    CHECK(ct_data_ptr(b) != pa);
+    CHECK_EQ_INT(stats().num_cuda_mallocs - m0.num_cuda_mallocs, 1);   /* a segment of its own */
+    ct_release(b);
+    ct_tensor *b2 = owned(CT_FLOAT32, 1000);   /* s1's freed block again */
+    CHECK_EQ_INT(stats().num_cuda_mallocs - m0.num_cuda_mallocs, 1);
+    ct_cuda_set_stream(def);
+    ct_tensor *a2 = owned(CT_FLOAT32, 1000);   /* the default stream's block again */
+    CHECK(ct_data_ptr(a2) == pa);
+    /* a2 used on s1 too: freed, it waits for s1's work, then returns to the default stream's pool */
+    CHECK(ct_cuda_record_stream(a2, s1) == CT_OK);
+    CHECK(ct_cuda_record_stream(a2, s1) == CT_OK);   /* twice is once */
+    ct_release(a2);
+    CHECK_EQ_INT(stats().allocated_bytes, 4096);   /* (b2's) counted as freed at once, as PyTorch does */
+    CHECK(ct_cuda_stream_synchronize(s1) == CT_OK);
+    ct_tensor *a3 = owned(CT_FLOAT32, 1000);
+    CHECK(ct_data_ptr(a3) == pa);
+    ct_release(a3);
+    ct_release(b2);
+    /* held back at empty_cache: waited for, then released */
+    ct_tensor *c = owned(CT_FLOAT32, 1 << 20);
+    CHECK(ct_cuda_record_stream(c, s1) == CT_OK);
+    ct_release(c);
+    CHECK(ct_cuda_empty_cache() == CT_OK);
+    CHECK_EQ_INT(stats().reserved_bytes, 0);
+    CHECK_EQ_INT(stats().allocated_bytes, 0);
+    ct_cuda_stream_free(s1);
+}
+/* ---- pinned memory and non-blocking copies ---- */
+TEST(test_pinned) {
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(33, 17));
+    CHECK(!ct_cuda_is_pinned(x));
+    ct_tensor *p = ct_cuda_pin_memory(x);
+    CHECK(p && ct_cuda_is_pinned(p) && p->device.type == CT_CPU && ct_equal(p, x));
+    CHECK(ct_cuda_pin_memory(p) == p || ct_data_ptr(ct_cuda_pin_memory(p)) == ct_data_ptr(p));   /* pinned already: itself */
+    ct_tensor *pt = ct_cuda_pin_memory(ct_t(x));   /* a transposed source: a dense pinned copy */
+    CHECK(pt && ct_is_contiguous(pt) && ct_equal(pt, ct_t(x)));
+    ct_cuda_stream *s1 = ct_cuda_stream_new(0), *def = ct_cuda_set_stream(s1);
+    ct_tensor *d = ct_to_device_nonblocking(p, GPU);   /* queued on s1 */
+    ct_tensor *e = ct_mul_scalar(d, 3.0);
+    ct_cuda_set_stream(def);
+    CHECK(ct_cuda_stream_synchronize(s1) == CT_OK);
+    CHECK_SAME(d, x, 0.0, 0.0);
+    CHECK_SAME(e, ct_mul_scalar(x, 3.0), 0.0, 0.0);
+    /* non_blocking from pageable memory, with a dtype: as ct_to_device */
+    CHECK_SAME(ct_to_device_nonblocking(x, GPU), x, 0.0, 0.0);
+    CHECK(ct_to_device_nonblocking(d, GPU) != NULL && ct_to_device_nonblocking(d, ct_cpu()) && ct_equal(ct_to_device_nonblocking(d, ct_cpu()), x));
+    /* differentiable: the gradient comes back to the host */
+    ct_tensor *xl = ct_requires_grad(ct_clone(p));
+    CHECK(ct_backward(ct_sum(ct_mul_scalar(ct_to_device_nonblocking(xl, GPU), 2.0))) == CT_OK);
+    CHECK(ct_grad(xl) && ct_grad(xl)->device.type == CT_CPU && ct_equal(ct_grad(xl), ct_full_like(x, 2.0)));
+    CHECK_ERR(ct_cuda_pin_memory(d), CT_ERR_DEVICE, "pin_memory: cannot pin a tensor on cuda:0: only dense CPU tensors can be pinned");
+    CHECK_ERR(ct_cuda_pin_memory(NULL), CT_ERR_NULL, "pin_memory");
+    ct_cuda_stream_free(s1);
+}
+TEST(test_pinned_reuse) {
+    int tok = ct_scope_begin();
+    ct_tensor *p = ct_cuda_pin_memory(ct_ones(CT_FLOAT32, 1000));
+    void *pp = ct_data_ptr(p);
+    ct_tensor *d = ct_to_device_nonblocking(p, GPU);
+    CHECK(d != NULL);
+    ct_scope_end(tok);   /* p is freed; its block waits for the copy */
+    CHECK(ct_cuda_synchronize() == CT_OK);
+    tok = ct_scope_begin();
+    ct_tensor *q = ct_cuda_pin_memory(ct_zeros(CT_FLOAT32, 900));   /* the same size class: the same block */
+    CHECK(q && ct_data_ptr(q) == pp);
+    ct_scope_end(tok);
+    CHECK(ct_cuda_empty_cache() == CT_OK);   /* free pinned blocks go back to CUDA */
+}
+
 static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
@@ -990,6 +1153,8 @@ static const test_case TESTS[] = {
     {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
     {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
+    {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
+    {"test_pinned_reuse", test_pinned_reuse},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
    CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */

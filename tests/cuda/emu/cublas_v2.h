@@ -22,6 +22,14 @@ inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
     (*h)->device = ct_emu::cur_device;
     return CUBLAS_STATUS_SUCCESS;
 }
+/* the stream must be a live one of the handle's device */
+inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
+    if (ct_emu::stream_device(s, "cublasSetStream") != h->device && s) {
+        fprintf(stderr, "cuda emulator: cublasSetStream: a stream of device %d for a handle of device %d\n", ct_emu::stream_device(s, "cublasSetStream"), h->device);
+        abort();
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
 inline const char *cublasGetStatusString(cublasStatus_t s) {
     return s == CUBLAS_STATUS_SUCCESS ? "the operation completed successfully" : s == CUBLAS_STATUS_INVALID_VALUE ? "an invalid value was used as an argument" : "the library was not initialized";
 }

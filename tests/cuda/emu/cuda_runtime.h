@@ -31,6 +31,7 @@
 #include <math.h>
 #include <functional>
 #include <map>
+#include <time.h>
 #include <vector>
 
 #define __global__
@@ -188,7 +189,8 @@ inline double __dmul_rn(double a, double b) { return a * b; }
 
 /* ---- the runtime API ---- */
 enum cudaError {
-    cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101
+    cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400, cudaErrorNotReady = 600
 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
@@ -248,6 +250,8 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
     default: return "unknown error";
     }
 }
@@ -328,4 +332,100 @@ inline cudaError_t cudaMemcpyPeer(void *d, int dd, const void *s, int sd, size_t
 }
 template <class T> inline cudaError_t cudaMemcpyToSymbol(T &sym, const void *src, size_t n) { memcpy((void *)&sym, src, n); return cudaSuccess; }
 template <class T> inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &sym, size_t n) { memcpy(dst, (const void *)&sym, n); return cudaSuccess; }
+template <class T> inline cudaError_t cudaMemcpyToSymbolAsync(T &sym, const void *src, size_t n, size_t off, cudaMemcpyKind, cudaStream_t) {
+    memcpy((char *)&sym + off, src, n);
+    return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const T &sym, size_t n, size_t off, cudaMemcpyKind, cudaStream_t) {
+    memcpy(dst, (const char *)&sym + off, n);
+    return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n, cudaStream_t) { return cudaMemcpyPeer(d, dd, s, sd, n); }
+
+/* ---- streams and events: work runs when it is queued, so a stream is always
+   done and an event has always happened; the objects are checked (a stream or
+   event used after its destruction, or on another device, aborts the test) ---- */
+enum { cudaStreamDefault = 0, cudaStreamNonBlocking = 1 };
+enum { cudaEventDefault = 0, cudaEventBlockingSync = 1, cudaEventDisableTiming = 2 };
+enum { cudaHostAllocDefault = 0 };
+struct CUevent_st { int device, timing, recorded; double ms; };
+typedef CUevent_st *cudaEvent_t;
+namespace ct_emu {
+struct stream_rec { int device; };
+inline std::map<const void *, stream_rec> streams;   /* live streams (the default stream, 0, is not listed) */
+inline std::map<const void *, size_t> host_allocs;   /* pinned host memory */
+inline long events_live;
+inline int stream_device(cudaStream_t s, const char *what) {
+    if (!s) return cur_device;
+    auto it = streams.find(s);
+    if (it == streams.end()) {
+        fprintf(stderr, "cuda emulator: %s: %p is not a live stream\n", what, s);
+        abort();
+    }
+    return it->second.device;
+}
+inline double now_ms() {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+}  // namespace ct_emu
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+    char *h = (char *)malloc(1);
+    *s = h;
+    ct_emu::streams[h] = ct_emu::stream_rec{ct_emu::cur_device};
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    (void)ct_emu::stream_device(s, "cudaStreamDestroy");
+    ct_emu::streams.erase(s);
+    free(s);
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { (void)ct_emu::stream_device(s, "cudaStreamSynchronize"); return cudaSuccess; }
+inline cudaError_t cudaStreamQuery(cudaStream_t s) { (void)ct_emu::stream_device(s, "cudaStreamQuery"); return cudaSuccess; }
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) {
+    *e = new CUevent_st{ct_emu::cur_device, !(flags & cudaEventDisableTiming), 0, 0.0};
+    ct_emu::events_live++;
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, cudaEventDefault); }
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    delete e;
+    ct_emu::events_live--;
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+    int d = ct_emu::stream_device(s, "cudaEventRecord");
+    if (d != e->device || d != ct_emu::cur_device) {   /* CUDA: the event's, the stream's and the current device must agree */
+        fprintf(stderr, "cuda emulator: cudaEventRecord: event of device %d, stream of device %d, current device %d\n", e->device, d,
+                ct_emu::cur_device);
+        abort();
+    }
+    e->recorded = 1;
+    e->ms = ct_emu::now_ms();
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t, unsigned) { (void)ct_emu::stream_device(s, "cudaStreamWaitEvent"); return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+    if (!a->timing || !b->timing || !a->recorded || !b->recorded) return ct_emu::fail(cudaErrorInvalidResourceHandle);
+    *ms = (float)(b->ms - a->ms);
+    return cudaSuccess;
+}
+inline cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) {
+    *p = malloc(n ? n : 1);
+    if (!*p) return ct_emu::fail(cudaErrorMemoryAllocation);
+    ct_emu::host_allocs[*p] = n;
+    return cudaSuccess;
+}
+inline cudaError_t cudaFreeHost(void *p) {
+    if (!ct_emu::host_allocs.erase(p)) {
+        fprintf(stderr, "cuda emulator: cudaFreeHost of %p, not a cudaHostAlloc'd pointer\n", p);
+        abort();
+    }
+    free(p);
+    return cudaSuccess;
+}
 #endif
