@@ -2270,7 +2270,9 @@ static int ct__cu_k_blas(ct__call *c) {
                           the outputs; mean and rstd are outputs 1 and 2
      layer_norm_backward  the input gradient a row per group as the forward;
                           weight and bias gradients by columns: a block of 32
-                          columns x 8 row lanes, summed in shared memory
+                          columns x 8 row lanes, summed in shared memory, the
+                          rows split in chunks (summed by a second kernel) when
+                          there are few columns
      batch_norm           a block per channel (training: mean, biased variance
                           for invstd, the unbiased one as output 3 for the
                           running statistics, which ct_batch_norm updates with
@@ -2371,17 +2373,21 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_rows(const ct__c
     }
 }
 /* ---- layer_norm backward, weight and bias gradients: column sums over the M rows of
-   g (x - mu) rstd and of g; a block takes 32 columns, its 8 warps a share of the rows ---- */
+   g (x - mu) rstd and of g. A block takes 32 columns, its 8 warps a share of the rows
+   [blockIdx.y chunk, + chunk); with several row chunks (few columns, many rows: the
+   GPU would idle) each block writes its sums to part [chunks][2 N] and a second
+   kernel adds them up in chunk order (deterministic) ---- */
 template <class C>
-__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_cols(const ct__cu_nnp p) {
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_cols(const ct__cu_nnp p, C *part, int64_t chunk) {
     using namespace ct__cu_dev;
     __shared__ C sa[CT__CU_THREADS / 32][33], sb[CT__CU_THREADS / 32][33];
     const int tx = (int)threadIdx.x & 31, ty = (int)threadIdx.x >> 5, ny = CT__CU_THREADS / 32;
+    const int64_t r0 = (int64_t)blockIdx.y * chunk, r1 = p.M < r0 + chunk ? p.M : r0 + chunk;
     for (int64_t j0 = (int64_t)blockIdx.x * 32; j0 < p.N; j0 += (int64_t)gridDim.x * 32) {   /* uniform in the block */
         const int64_t j = j0 + tx;
         C a = C(0), b = C(0);
         if (j < p.N)
-            for (int64_t r = ty; r < p.M; r += ny) {
+            for (int64_t r = r0 + ty; r < r1; r += ny) {
                 C g = ld<C>(p.g + (r * p.N + j) * p.es, p.dt);
                 a += g * ((ld<C>(p.x + (r * p.N + j) * p.es, p.dt) - ld<C>(p.m + r * p.es, p.dt)) * ld<C>(p.r + r * p.es, p.dt));
                 b += g;
@@ -2394,11 +2400,56 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_cols(const ct__c
                 a += sa[k][tx];
                 b += sb[k][tx];
             }
-            st<C>(p.o1 + j * p.es, p.dt, a);
-            st<C>(p.o2 + j * p.es, p.dt, b);
+            if (gridDim.y > 1) {
+                part[(int64_t)blockIdx.y * 2 * p.N + j] = a;
+                part[(int64_t)blockIdx.y * 2 * p.N + p.N + j] = b;
+            } else {
+                st<C>(p.o1 + j * p.es, p.dt, a);
+                st<C>(p.o2 + j * p.es, p.dt, b);
+            }
         }
         __syncthreads();   /* before sa, sb are written again */
     }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_cols_finish(const ct__cu_nnp p, const C *part, int chunks) {
+    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < p.N; j += (int64_t)gridDim.x * blockDim.x) {
+        C a = C(0), b = C(0);
+        for (int s = 0; s < chunks; s++) {
+            a += part[(int64_t)s * 2 * p.N + j];
+            b += part[(int64_t)s * 2 * p.N + p.N + j];
+        }
+        ct__cu_dev::st<C>(p.o1 + j * p.es, p.dt, a);
+        ct__cu_dev::st<C>(p.o2 + j * p.es, p.dt, b);
+    }
+}
+template <class C> static int ct__cu_ln_bwd_cols_run(const char *op, int dev, const ct__cu_nnp &p) {
+    const int64_t bx = (p.N + 31) / 32, sms = ct__cu_sms(dev);
+    int64_t chunks = 1, chunk = p.M > 0 ? p.M : 1;
+    if (bx < 2 * sms && p.M >= 512) {   /* rows split so that about 2 blocks per SM run, 256 rows or more each */
+        int64_t s = (2 * sms + bx - 1) / bx, by_m = p.M / 256;
+        if (s > by_m) s = by_m;
+        if (s > 1024) s = 1024;
+        if (s > 1) {
+            chunk = (p.M + s - 1) / s;
+            chunks = (p.M + chunk - 1) / chunk;
+        }
+    }
+    ct_tensor *part = NULL;
+    if (chunks > 1) {
+        int64_t n = chunks * 2 * p.N * (int64_t)sizeof(C);
+        if (!(part = ct__alloc(CT_UINT8, 1, &n, NULL, ct_cuda(dev)))) return -1;
+    }
+    C *pp = part ? (C *)ct__ptr(part) : NULL;
+    dim3 grid(ct__cu_blocks(p.N, 32, dev), (unsigned)chunks);
+    CT__CU_LAUNCH(grid, CT__CU_THREADS, (p, pp, chunk), ct__cu_ln_bwd_cols<C>);
+    int rc = ct__cu_launched(op);
+    if (!rc && chunks > 1) {
+        CT__CU_LAUNCH(ct__cu_blocks(p.N, CT__CU_THREADS, dev), CT__CU_THREADS, (p, (const C *)pp, (int)chunks), ct__cu_ln_bwd_cols_finish<C>);
+        rc = ct__cu_launched(op);
+    }
+    if (part) ct__decref(part);   /* back to the cache: its next use is ordered after these kernels */
+    return rc;
 }
 
 /* ---- batch_norm training forward: a block per channel ---- */
@@ -2711,8 +2762,8 @@ static int ct__cu_k_ln_bw(ct__call *c) {
         if (!guard.ok) rc = -1;
         else {
             if (p.M > 0) CT__CU_NN_LAUNCH(ct__cu_ln_bwd_rows, ct__cu_blocks(p.M, CT__CU_THREADS / p.lanes, dv.index), p);
-            CT__CU_NN_LAUNCH(ct__cu_ln_bwd_cols, ct__cu_blocks(p.N, 32, dv.index), p);   /* (M == 0: zeros) */
             rc = ct__cu_launched(op);
+            if (!rc) rc = p.dt == CT_FLOAT64 ? ct__cu_ln_bwd_cols_run<double>(op, dv.index, p) : ct__cu_ln_bwd_cols_run<float>(op, dv.index, p);   /* (M == 0: zeros) */
         }
     }
     ct__nn_release(5, t);

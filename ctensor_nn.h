@@ -8382,7 +8382,7 @@ static int ct__loss_check_targets(const char *op, const ct_tensor *t, int64_t C,
 static int ct__nn_fused_here(int local, const ct_tensor *x) {
     if (x->device.type == CT_CPU) return 1;
     int op = ct__nn_op_id(local);
-    return x->device.type == CT_CUDA && op >= 0 && CT__LOAD_ACQUIRE(&ct__kernels[CT_BACKEND_CUDA][op]) != NULL;
+    return x->device.type == CT_CUDA && op >= 0 && ct__kernels[CT_BACKEND_CUDA][op] != NULL;   /* (read as the dispatcher reads it) */
 }
 /* ---- fused cross entropy (2-D logits, int64 targets, no weight) ----
    attrs: i[0] ignore_index, mode reduction. */

@@ -1020,12 +1020,13 @@ TEST(test_layer_norm) {
     for (int di = 0; di < 2; di++) {
         ct_dtype dt = dts[di];
         double rt = dt == CT_FLOAT32 ? 1e-4 : 1e-10, at = dt == CT_FLOAT32 ? 1e-5 : 1e-11;
-        /* rows of 40 (a warp a row), of 1500 (a block a row), two normalized dims, a transposed input */
-        for (int cs = 0; cs < 4; cs++) {
+        /* rows of 40 (a warp a row), of 1500 (a block a row), two normalized dims, a transposed input,
+           700 rows of 8 (the weight's gradient summed in row chunks) */
+        for (int cs = 0; cs < 5; cs++) {
             char label[96];
             snprintf(label, sizeof label, "layer_norm %s case %d", ct_dtype_name(dt), cs);
             ct_tensor *x = cs == 0 ? data(dt, 0, CT_DIMS(6, 5, 40)) : cs == 1 ? data(dt, 0, CT_DIMS(3, 1500))
-                         : cs == 2 ? data(dt, 0, CT_DIMS(4, 3, 10)) : ct_t(data(dt, 0, CT_DIMS(40, 6)));
+                         : cs == 2 ? data(dt, 0, CT_DIMS(4, 3, 10)) : cs == 3 ? ct_t(data(dt, 0, CT_DIMS(40, 6))) : data(dt, 0, CT_DIMS(700, 8));
             int64_t ns[2] = {x->shape[x->ndim - 2], x->shape[x->ndim - 1]};
             int k = cs == 2 ? 2 : 1;
             const int64_t *nsp = k == 2 ? ns : ns + 1;
@@ -1258,6 +1259,17 @@ TEST(test_cross_entropy) {
     o.label_smoothing = 0.2;
     CHECK_SAME(ct_cross_entropy(dev(xs), dev(pr), &o), ct_cross_entropy(xs, pr, &o), 1e-5, 1e-6);
     CHECK_SAME(ct_cross_entropy(dev(xs), dev(tt), &o), ct_cross_entropy(xs, tt, &o), 1e-5, 1e-6);
+    /* a class weight takes the op chain (as on the CPU), which needs index_select: a
+       result on the GPU equal to the CPU's, or a clean error naming the op */
+    ct_tensor *cw = data(CT_FLOAT32, 1, CT_DIMS(6));
+    o.label_smoothing = 0.0;
+    o.weight = cw;
+    ct_tensor *lw = ct_cross_entropy(xs, tt, &o);
+    o.weight = dev(cw);
+    ct_tensor *lwg = ct_cross_entropy(dev(xs), dev(tt), &o);
+    if (lwg) CHECK_SAME(lwg, lw, 1e-5, 1e-6);
+    else CHECK(strstr(ct_last_error(), "index_select: Could not run 'aten::index_select' with arguments from the 'CUDA' backend") != NULL);
+    ct_clear_error();
     /* a target out of range: the CPU's error, nothing crashes */
     int64_t tbv[5] = {0, 6, 1, 2, 3}, tnv[5] = {0, 1, -3, 2, 3};
     ct_tensor *tb = ct_tensor_i64(tbv, 5);
