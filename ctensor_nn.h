@@ -8607,7 +8607,8 @@ static int ct__bw_ce_fused_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **g
     double scale = red == CT__RED_MEAN ? 1.0 / (count > 0 ? count : 1.0) : 1.0;
     if (CT__NEEDS(n, 0)) {
         ct_tensor *tsafe = ct_where_scalar(ct_ne_scalar(t, (double)n->attrs.i[0]), t, 0);
-        ct_tensor *onehot = ct_to(ct_one_hot(tsafe, x->shape[1]), x->dtype);
+        /* one-hot rows as (t == arange(C)): one_hot's data-dependent meta is CPU-only, this runs on any device */
+        ct_tensor *onehot = ct_to(ct_eq(ct_unsqueeze(tsafe, 1), ct_arange_on(x->device, 0, (double)x->shape[1], 1, CT_INT64)), x->dtype);
         ct_tensor *h = ct_mul(ct_sum_dim(ct_mul(gg, ct_sub(p, onehot)), 1, 0), mask);
         gin[0] = red == CT__RED_NONE ? h : ct_mul_scalar(ct_sum(h), scale);
         if (!gin[0]) return -1;

@@ -1055,6 +1055,21 @@ TEST(test_layer_norm) {
                 for (int j = 0; j < 3; j++) CHECK_SAME_AT(label, og[j], oc[j], rt, at);
         }
     }
+    /* double backward (create_graph: the composite formula with core ops) */
+    ct_tensor *x2 = data(CT_FLOAT64, 0, CT_DIMS(4, 6)), *w2 = data(CT_FLOAT64, 0, CT_DIMS(6)), *x2l[2], *w2l[2];
+    int64_t n6 = 6;
+    for (int s = 0; s < 2; s++) {
+        x2l[s] = leaf(x2, s);
+        w2l[s] = leaf(w2, s);
+        ct_tensor *y = ct_layer_norm(x2l[s], 1, &n6, w2l[s], NULL, 1e-5), *l = ct_sum(ct_mul(ct_mul(y, y), y)), *gx = NULL;
+        ct_grad_options go;
+        memset(&go, 0, sizeof go);
+        go.create_graph = 1;
+        CHECK(l && ct_autograd_grad(1, &l, NULL, 1, &x2l[s], &gx, &go) == CT_OK);
+        CT_T_REPORT(gx && ct_backward(ct_sum(ct_mul(gx, gx))) == CT_OK, "layer_norm double backward (%s): %s", s ? "GPU" : "CPU", ct_last_error());
+    }
+    CHECK_SAME(ct_grad(x2l[1]), ct_grad(x2l[0]), 1e-9, 1e-10);
+    CHECK_SAME(ct_grad(w2l[1]), ct_grad(w2l[0]), 1e-9, 1e-10);
     /* no weight or bias: the defaults are made on the input's device */
     ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(5, 12));
     int64_t n12 = 12;
@@ -1248,6 +1263,22 @@ TEST(test_cross_entropy) {
                 }
             }
         }
+    }
+    /* double backward through the fused backward (its own backward is written with core ops) */
+    {
+        ct_tensor *x2 = data(CT_FLOAT64, 0, CT_DIMS(5, 4)), *x2l[2];
+        int64_t t2v[5] = {0, 3, -100, 1, 2};
+        ct_tensor *t2 = ct_tensor_i64(t2v, 5);
+        for (int s = 0; s < 2; s++) {
+            x2l[s] = leaf(x2, s);
+            ct_tensor *l = ct_cross_entropy(x2l[s], s ? dev(t2) : t2, NULL), *gx = NULL;
+            ct_grad_options go;
+            memset(&go, 0, sizeof go);
+            go.create_graph = 1;
+            CHECK(l && ct_autograd_grad(1, &l, NULL, 1, &x2l[s], &gx, &go) == CT_OK);
+            CT_T_REPORT(gx && ct_backward(ct_sum(ct_mul(gx, gx))) == CT_OK, "cross_entropy double backward (%s): %s", s ? "GPU" : "CPU", ct_last_error());
+        }
+        CHECK_SAME(ct_grad(x2l[1]), ct_grad(x2l[0]), 1e-9, 1e-10);
     }
     /* every row ignored: the mean is NaN, its gradient 0 */
     ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(3, 4)), *ti = ct_full(CT_INT64, -100, 3);
