@@ -16,7 +16,8 @@
          #define CTENSOR_IMPLEMENTATION
          #include "ctensor.h"
          #include "ctensor_nn.h"        (optional; any companion headers)
-         #include "ctensor_cuda.h"
+         #include "ctensor_cuda.h"      (last: it registers kernels of the
+                                         companions included before it)
      and the program builds with one line:
          nvcc -O2 -x cu -DCTENSOR_CUDA main.c -lcublas
      (add -arch=native, or the GPU's architecture: -arch=sm_90 for an H100,
@@ -54,12 +55,25 @@
      - reductions: sum, mean, nansum, prod, amax, amin, max/min (with indices
        along a dim), argmax/argmin (a dim or all); softmax, log_softmax and their
        backward ops
-     - gather, scatter (src and value), scatter_add
+     - gather, scatter (src and value), scatter_add, index_add (atomic adds:
+       duplicate indices sum in any order, as PyTorch's CUDA path)
+     - ctensor_nn.h's kernels, when ctensor_nn.h comes before this header (its
+       implementation first; the other order is an #error in ctensor_nn.h):
+       layer_norm and native_layer_norm_backward, batch_norm (training, with the
+       running statistics; evaluation: batch_norm_eval) and
+       native_batch_norm_backward, float32/float64 as on the CPU, NCHW or
+       channels-last; embedding (any dtype, int32/int64 indices, padding_idx;
+       its backward is index_add); the fused cross_entropy (class indices,
+       ignore_index, reductions; weights, label smoothing and class
+       probabilities take the op chain, as on the CPU), mse_loss,
+       binary_cross_entropy_with_logits and their backward ops; pixel_shuffle
+       and pixel_unshuffle; group_norm (layer_norm and core ops)
      - mm, bmm, addmm, baddbmm, mv, addmv, dot through cuBLAS (float32, float64,
        float16, bfloat16), TF32 behind ct_cuda_set_allow_tf32
      - autograd: the backward rules of these ops run unchanged on device tensors,
        so an MLP (linear, relu, cross_entropy, SGD from ctensor_nn.h) trains on
-       the GPU (tests/cuda/test_cuda.c, test_mlp_step)
+       the GPU (tests/cuda/test_cuda.c, test_mlp_step), and so does a LayerNorm,
+       Linear, cross_entropy model through the fused kernels (test_ln_model_step)
      - streams and events (ct_cuda_stream_new, ct_cuda_set_stream, record /
        wait / elapsed time), per-stream memory reuse with ct_cuda_record_stream,
        pinned host memory (ct_cuda_pin_memory) and non-blocking copies from it
@@ -68,9 +82,10 @@
        buffers and gradients
      Every other op on a GPU tensor fails cleanly naming the op:
        "conv2d: Could not run 'aten::conv2d' with arguments from the 'CUDA' backend."
-     Not yet (issue 15's later parts): random numbers on the device, the nn kernels
-     (conv, pooling, norms, embedding, fused losses and optimizers take the op
-     chain or fail), sort/topk, indexing beyond gather/scatter, cuSOLVER.
+     Not yet (issue 15's later parts): random numbers on the device, the other nn
+     kernels (conv, pooling, upsampling, embedding_bag, fused optimizers take
+     the op chain or fail), sort/topk, indexing beyond gather/scatter/index_add
+     (index_select: nll_loss's weight), cuSOLVER.
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -79,8 +94,9 @@
      the ops were called; the host does not wait for them. These wait: copies
      to the host (ct_to_device(t, ct_cpu()), ct_item, printing) and from
      pageable host memory, which wait for the current stream; the few ops whose
-     errors are data-dependent (gather/scatter index bounds, integer division
-     by zero), which read one flag back from the current stream, as PyTorch's
+     errors are data-dependent (gather/scatter/index_add/embedding index
+     bounds, cross_entropy's targets, integer division by zero), which read one
+     flag back from the current stream, as PyTorch's
      CPU kernels report these errors; ct_cuda_synchronize (the whole device),
      ct_cuda_stream_synchronize, ct_cuda_event_synchronize, ct_cuda_empty_cache.
      ct_to_device_nonblocking from pinned memory (ct_cuda_pin_memory) does not
@@ -117,7 +133,9 @@
      Implementation: Includes and checks; Errors and device guards; Streams and
      events; The caching allocator; Device arithmetic (dtypes, half precision, the core's expression
      helpers); Elementwise kernels; Copies and factories; Reductions; Softmax;
-     Gather and scatter; Matrix products (cuBLAS); Registration and the public API
+     Gather and scatter; Matrix products (cuBLAS); Normalization, embedding and
+     loss kernels (ctensor_nn.h's ops) and index_add; Registration and the
+     public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -2464,6 +2482,979 @@ static int ct__cu_k_blas(ct__call *c) {
 }
 
 /* ============================================================================
+   Normalization, embedding and loss kernels (ctensor_nn.h's ops) and index_add
+   The kernels of ctensor_nn.h's ops, with the CPU kernels' attributes, outputs,
+   saved values and errors (ct__k_ln, ct__k_bn, ct__k_embedding, ct__k_ce_fused,
+   ct__k_pwloss and their backward ops). They exist when ctensor_nn.h's
+   implementation comes before this header's in the translation unit (it is an
+   #error the other way round); index_add, which embedding's backward uses, is
+   a core op and is always here. Accumulation in float for float32 (double for
+   float64), as PyTorch's CUDA kernels; the CPU path sums in double, so float32
+   results differ from the CPU's by rounding.
+     layer_norm           a group of 32 or 256 threads per row: mean, then the
+                          centred sum of squares (two passes over the row), then
+                          the outputs; mean and rstd are outputs 1 and 2
+     layer_norm_backward  the input gradient a row per group as the forward;
+                          weight and bias gradients by columns: a block of 32
+                          columns x 8 row lanes, summed in shared memory, the
+                          rows split in chunks (summed by a second kernel) when
+                          there are few columns
+     batch_norm           a block per channel (training: mean, biased variance
+                          for invstd, the unbiased one as output 3 for the
+                          running statistics, which ct_batch_norm updates with
+                          the core's in-place ops); NCHW or channels-last
+     batch_norm_backward  a block per channel; batch_norm_eval elementwise
+     embedding            a thread per output element; an index out of range is
+                          recorded on the device and reported after the kernel
+                          (one flag read back, as gather), the CPU's message
+     index_add            indices checked first (one flag read back, nothing
+                          written when one is out of range), then an atomic add
+                          per source element: duplicate indices add in any order
+                          (nondeterministic float sums, as PyTorch's CUDA
+                          index_add and embedding backward)
+     cross_entropy_loss   a group per row (max, sum of exponentials, the target's
+                          term); reductions by one block over the rows, in
+                          double; a target out of range is the CPU's error
+     ..._backward         the mean's divisor (the non-ignored count) and the
+                          upstream gradient read on the device: no host wait
+     mse_loss, binary_cross_entropy_with_logits and their backward ops:
+                          elementwise; sum and mean by per-block partial sums
+                          and one block that adds them (deterministic)
+     pixel_shuffle, pixel_unshuffle: a thread per output element, any strides
+   ========================================================================== */
+typedef struct ct__cu_nnp {
+    const char *x, *g, *w, *b, *m, *r;   /* x: input; g: incoming gradient; w, b: weight, bias; m, r: saved mean, rstd / invstd */
+    char *y, *o1, *o2, *o3;              /* outputs */
+    int32_t dt, es, lanes, cl;           /* the dtype of every operand; element size; threads per row; channels-last */
+    int64_t M, N, C, HW;                 /* layer_norm: M rows of N; batch_norm: N samples, C channels, HW pixels (M = N HW) */
+    double eps;
+} ct__cu_nnp;
+/* batch_norm: element k (of the M = N HW) of channel c, an offset in elements */
+__device__ __forceinline__ int64_t ct__cu_bn_off(const ct__cu_nnp &p, int64_t c, int64_t k) {
+    const int64_t n = k / p.HW, s = k - n * p.HW;
+    return p.cl ? (n * p.HW + s) * p.C + c : (n * p.C + c) * p.HW + s;
+}
+
+/* ---- layer_norm forward: rows of p.N, one group of p.lanes threads each ---- */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_fwd(const ct__cu_nnp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    const int L = p.lanes, lane = (int)threadIdx.x % L;
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t rb = (int64_t)blockIdx.x * per; rb < p.M; rb += (int64_t)gridDim.x * per) {   /* uniform in the block */
+        const int64_t r = rb + (int64_t)threadIdx.x / L;
+        const bool on = r < p.M;
+        const char *x = p.x + (on ? r : 0) * p.N * p.es;
+        C s = C(0), q = C(0);
+        if (on)
+            for (int64_t j = lane; j < p.N; j += L) s += ld<C>(x + j * p.es, p.dt);
+        s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, L, sm);
+        const C mu = p.N ? s / (C)p.N : C(0);
+        if (on)
+            for (int64_t j = lane; j < p.N; j += L) {
+                C d = ld<C>(x + j * p.es, p.dt) - mu;
+                q += d * d;
+            }
+        q = ct__cu_group_reduce<C, ct__cu_op_sum>(q, L, sm);
+        if (!on) continue;   /* (the loop bound is the block's: everyone reaches the next reduction) */
+        const C rs = C(1) / sqrt((p.N ? q / (C)p.N : C(0)) + (C)p.eps), c0 = -mu * rs;
+        if (lane == 0) {
+            st<C>(p.o1 + r * p.es, p.dt, mu);
+            st<C>(p.o2 + r * p.es, p.dt, rs);
+        }
+        char *y = p.y + r * p.N * p.es;
+        for (int64_t j = lane; j < p.N; j += L)
+            st<C>(y + j * p.es, p.dt, (ld<C>(x + j * p.es, p.dt) * rs + c0) * ld<C>(p.w + j * p.es, p.dt) + ld<C>(p.b + j * p.es, p.dt));
+    }
+}
+/* ---- layer_norm backward, the input gradient of each row:
+   gx = rs g w - rs^3 (x - mu) sum(g w (x - mu)) / N - rs sum(g w) / N ---- */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_rows(const ct__cu_nnp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    const int L = p.lanes, lane = (int)threadIdx.x % L;
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t rb = (int64_t)blockIdx.x * per; rb < p.M; rb += (int64_t)gridDim.x * per) {
+        const int64_t r = rb + (int64_t)threadIdx.x / L;
+        const bool on = r < p.M;
+        const int64_t o = (on ? r : 0) * p.N * p.es;
+        const C mu = on ? ld<C>(p.m + r * p.es, p.dt) : C(0), rs = on ? ld<C>(p.r + r * p.es, p.dt) : C(0);
+        C db = C(0), ds = C(0);
+        if (on)
+            for (int64_t j = lane; j < p.N; j += L) {
+                C gw = ld<C>(p.g + o + j * p.es, p.dt) * ld<C>(p.w + j * p.es, p.dt);
+                db += gw;
+                ds += gw * (ld<C>(p.x + o + j * p.es, p.dt) - mu);
+            }
+        db = ct__cu_group_reduce<C, ct__cu_op_sum>(db, L, sm);
+        ds = ct__cu_group_reduce<C, ct__cu_op_sum>(ds, L, sm);
+        if (!on) continue;
+        const C B = -rs * rs * rs * ds / (C)p.N, D = -rs * db / (C)p.N;
+        for (int64_t j = lane; j < p.N; j += L) {
+            C gw = ld<C>(p.g + o + j * p.es, p.dt) * ld<C>(p.w + j * p.es, p.dt);
+            st<C>(p.y + o + j * p.es, p.dt, rs * gw + B * (ld<C>(p.x + o + j * p.es, p.dt) - mu) + D);
+        }
+    }
+}
+/* ---- layer_norm backward, weight and bias gradients: column sums over the M rows of
+   g (x - mu) rstd and of g. A block takes 32 columns, its 8 warps a share of the rows
+   [blockIdx.y chunk, + chunk); with several row chunks (few columns, many rows: the
+   GPU would idle) each block writes its sums to part [chunks][2 N] and a second
+   kernel adds them up in chunk order (deterministic) ---- */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_cols(const ct__cu_nnp p, C *part, int64_t chunk) {
+    using namespace ct__cu_dev;
+    __shared__ C sa[CT__CU_THREADS / 32][33], sb[CT__CU_THREADS / 32][33];
+    const int tx = (int)threadIdx.x & 31, ty = (int)threadIdx.x >> 5, ny = CT__CU_THREADS / 32;
+    const int64_t r0 = (int64_t)blockIdx.y * chunk, r1 = p.M < r0 + chunk ? p.M : r0 + chunk;
+    for (int64_t j0 = (int64_t)blockIdx.x * 32; j0 < p.N; j0 += (int64_t)gridDim.x * 32) {   /* uniform in the block */
+        const int64_t j = j0 + tx;
+        C a = C(0), b = C(0);
+        if (j < p.N)
+            for (int64_t r = r0 + ty; r < r1; r += ny) {
+                C g = ld<C>(p.g + (r * p.N + j) * p.es, p.dt);
+                a += g * ((ld<C>(p.x + (r * p.N + j) * p.es, p.dt) - ld<C>(p.m + r * p.es, p.dt)) * ld<C>(p.r + r * p.es, p.dt));
+                b += g;
+            }
+        sa[ty][tx] = a;
+        sb[ty][tx] = b;
+        __syncthreads();
+        if (ty == 0 && j < p.N) {
+            for (int k = 1; k < ny; k++) {
+                a += sa[k][tx];
+                b += sb[k][tx];
+            }
+            if (gridDim.y > 1) {
+                part[(int64_t)blockIdx.y * 2 * p.N + j] = a;
+                part[(int64_t)blockIdx.y * 2 * p.N + p.N + j] = b;
+            } else {
+                st<C>(p.o1 + j * p.es, p.dt, a);
+                st<C>(p.o2 + j * p.es, p.dt, b);
+            }
+        }
+        __syncthreads();   /* before sa, sb are written again */
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ln_bwd_cols_finish(const ct__cu_nnp p, const C *part, int chunks) {
+    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < p.N; j += (int64_t)gridDim.x * blockDim.x) {
+        C a = C(0), b = C(0);
+        for (int s = 0; s < chunks; s++) {
+            a += part[(int64_t)s * 2 * p.N + j];
+            b += part[(int64_t)s * 2 * p.N + p.N + j];
+        }
+        ct__cu_dev::st<C>(p.o1 + j * p.es, p.dt, a);
+        ct__cu_dev::st<C>(p.o2 + j * p.es, p.dt, b);
+    }
+}
+template <class C> static int ct__cu_ln_bwd_cols_run(const char *op, int dev, const ct__cu_nnp &p) {
+    const int64_t bx = (p.N + 31) / 32, sms = ct__cu_sms(dev);
+    int64_t chunks = 1, chunk = p.M > 0 ? p.M : 1;
+    if (bx < 2 * sms && p.M >= 512) {   /* rows split so that about 2 blocks per SM run, 256 rows or more each */
+        int64_t s = (2 * sms + bx - 1) / bx, by_m = p.M / 256;
+        if (s > by_m) s = by_m;
+        if (s > 1024) s = 1024;
+        if (s > 1) {
+            chunk = (p.M + s - 1) / s;
+            chunks = (p.M + chunk - 1) / chunk;
+        }
+    }
+    ct_tensor *part = NULL;
+    if (chunks > 1) {
+        int64_t n = chunks * 2 * p.N * (int64_t)sizeof(C);
+        if (!(part = ct__alloc(CT_UINT8, 1, &n, NULL, ct_cuda(dev)))) return -1;
+    }
+    C *pp = part ? (C *)ct__ptr(part) : NULL;
+    dim3 grid(ct__cu_blocks(p.N, 32, dev), (unsigned)chunks);
+    CT__CU_LAUNCH(grid, CT__CU_THREADS, (p, pp, chunk), ct__cu_ln_bwd_cols<C>);
+    int rc = ct__cu_launched(op);
+    if (!rc && chunks > 1) {
+        CT__CU_LAUNCH(ct__cu_blocks(p.N, CT__CU_THREADS, dev), CT__CU_THREADS, (p, (const C *)pp, (int)chunks), ct__cu_ln_bwd_cols_finish<C>);
+        rc = ct__cu_launched(op);
+    }
+    if (part) ct__decref(part);   /* back to the cache: its next use is ordered after these kernels */
+    return rc;
+}
+
+/* ---- batch_norm training forward: a block per channel ---- */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_bn_fwd(const ct__cu_nnp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    for (int64_t c = blockIdx.x; c < p.C; c += gridDim.x) {   /* uniform in the block */
+        C s = C(0), q = C(0);
+        for (int64_t k = threadIdx.x; k < p.M; k += CT__CU_THREADS) s += ld<C>(p.x + ct__cu_bn_off(p, c, k) * p.es, p.dt);
+        s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, CT__CU_THREADS, sm);
+        const C mu = p.M ? s / (C)p.M : C(0);
+        for (int64_t k = threadIdx.x; k < p.M; k += CT__CU_THREADS) {
+            C d = ld<C>(p.x + ct__cu_bn_off(p, c, k) * p.es, p.dt) - mu;
+            q += d * d;
+        }
+        q = ct__cu_group_reduce<C, ct__cu_op_sum>(q, CT__CU_THREADS, sm);
+        const C is = C(1) / sqrt((p.M ? q / (C)p.M : C(0)) + (C)p.eps);
+        if (threadIdx.x == 0) {
+            st<C>(p.o1 + c * p.es, p.dt, mu);
+            st<C>(p.o2 + c * p.es, p.dt, is);
+            st<C>(p.o3 + c * p.es, p.dt, p.M > 1 ? q / (C)(p.M - 1) : C(NAN));
+        }
+        const C A = is * ld<C>(p.w + c * p.es, p.dt), B = ld<C>(p.b + c * p.es, p.dt) - mu * A;
+        for (int64_t k = threadIdx.x; k < p.M; k += CT__CU_THREADS) {
+            const int64_t o = ct__cu_bn_off(p, c, k) * p.es;
+            st<C>(p.y + o, p.dt, ld<C>(p.x + o, p.dt) * A + B);
+        }
+    }
+}
+/* ---- batch_norm backward: a block per channel.
+   gx = (g - mean(g) - (x - mu) invstd^2 mean(g (x - mu))) invstd w ---- */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_bn_bwd(const ct__cu_nnp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    for (int64_t c = blockIdx.x; c < p.C; c += gridDim.x) {
+        const C mu = ld<C>(p.m + c * p.es, p.dt), is = ld<C>(p.r + c * p.es, p.dt);
+        C sg = C(0), dot = C(0);
+        for (int64_t k = threadIdx.x; k < p.M; k += CT__CU_THREADS) {
+            const int64_t o = ct__cu_bn_off(p, c, k) * p.es;
+            C g = ld<C>(p.g + o, p.dt);
+            sg += g;
+            dot += g * (ld<C>(p.x + o, p.dt) - mu);
+        }
+        sg = ct__cu_group_reduce<C, ct__cu_op_sum>(sg, CT__CU_THREADS, sm);
+        dot = ct__cu_group_reduce<C, ct__cu_op_sum>(dot, CT__CU_THREADS, sm);
+        if (threadIdx.x == 0) {
+            st<C>(p.o1 + c * p.es, p.dt, dot * is);
+            st<C>(p.o2 + c * p.es, p.dt, sg);
+        }
+        const C A = is * ld<C>(p.w + c * p.es, p.dt), B = -dot * is * is / (C)p.M * A, D = -sg / (C)p.M * A;
+        for (int64_t k = threadIdx.x; k < p.M; k += CT__CU_THREADS) {
+            const int64_t o = ct__cu_bn_off(p, c, k) * p.es;
+            st<C>(p.y + o, p.dt, A * ld<C>(p.g + o, p.dt) + B * (ld<C>(p.x + o, p.dt) - mu) + D);
+        }
+    }
+}
+/* ---- batch_norm in evaluation mode: y = x scale[c] + shift[c], a thread per element ---- */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_bn_eval(const ct__cu_nnp p) {
+    using namespace ct__cu_dev;
+    const int64_t n = p.M * p.C;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t c = p.cl ? i % p.C : (i / p.HW) % p.C;
+        st<C>(p.y + i * p.es, p.dt, ld<C>(p.x + i * p.es, p.dt) * ld<C>(p.w + c * p.es, p.dt) + ld<C>(p.b + c * p.es, p.dt));
+    }
+}
+
+/* ---- the data-dependent errors: a flag and a value on the device (ct__ix_bad,
+   gather's), cleared before the kernel and read back after it ---- */
+__device__ __forceinline__ void ct__cu_flag_bad(int64_t v) {
+    if (atomicCAS(&ct__cu_dev::ct__ix_bad[0], 0ull, 1ull) == 0ull) ct__cu_dev::ct__ix_bad[1] = (unsigned long long)v;
+}
+static int ct__cu_flag_clear(const char *op) {
+    unsigned long long rec[2] = {0, 0};
+    cudaError_t e = cudaMemcpyToSymbolAsync(ct__cu_dev::ct__ix_bad, rec, sizeof rec, 0, cudaMemcpyHostToDevice, ct__cu_cur_stream());
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+/* waits for the kernels before it; *bad: whether a flag was set, *v its value */
+static int ct__cu_flag_read(const char *op, int *bad, int64_t *v) {
+    unsigned long long rec[2] = {0, 0};
+    cudaStream_t st = ct__cu_cur_stream();
+    cudaError_t e = cudaMemcpyFromSymbolAsync(rec, ct__cu_dev::ct__ix_bad, sizeof rec, 0, cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    if (e != cudaSuccess) return ct__cu_fail(op, e);
+    *bad = rec[0] != 0;
+    *v = (int64_t)rec[1];
+    return 0;
+}
+__device__ __forceinline__ int64_t ct__cu_index_at(const char *idx, int i32, int64_t k) {
+    return i32 ? (int64_t)((const int32_t *)idx)[k] : ((const int64_t *)idx)[k];
+}
+
+/* ---- index_add: out[..., idx[j], ...] += alpha src[..., j, ...] along dim ---- */
+typedef struct ct__cu_iap {
+    char *out;
+    const char *src, *idx;
+    int32_t nd, dim, dt, es, i32;
+    int64_t n, nidx, size, istride;      /* iteration elements; index elements; out's size along dim; the index's stride */
+    int64_t ish[CT_MAX_DIMS], ost[CT_MAX_DIMS], sst[CT_MAX_DIMS];   /* iteration shape (out's, dim -> nidx); element strides */
+    double alpha;
+} ct__cu_iap;
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_index_check(const ct__cu_iap p) {
+    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < p.nidx; j += (int64_t)gridDim.x * blockDim.x) {
+        int64_t v = ct__cu_index_at(p.idx, p.i32, j * p.istride);
+        if (v < 0 || v >= p.size) ct__cu_flag_bad(v);
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_index_add(const ct__cu_iap p) {
+    using namespace ct__cu_dev;
+    const C alpha = cv<C>::f(p.alpha);
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, oo = 0, so = 0, j = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            int64_t q = r % p.ish[d];
+            r /= p.ish[d];
+            so += q * p.sst[d];
+            if (d == p.dim) j = q;
+            else oo += q * p.ost[d];
+        }
+        oo += ct__cu_index_at(p.idx, p.i32, j * p.istride) * p.ost[p.dim];
+        C v = ld<C>(p.src + so * p.es, p.dt);
+        atomic_add<C>(p.out + oo * p.es, p.dt, p.alpha == 1.0 ? v : (C)(v * alpha));
+    }
+}
+static int ct__cu_k_index_add(ct__call *c) {
+    const char *op = "index_add";
+    ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL;
+    int rc = -1, bad = 0;
+    int64_t badv = 0;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (out != x && ct__cu_copy_dev(op, out, x)) return -1;
+    if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    src = c->in[2];
+    if (src->storage == out->storage) {   /* x.index_add_(d, i, x): read a copy */
+        if ((src = ct__cu_empty_as(src, src->dtype, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+    } else {
+        src = ct__cu_input(op, src, out->device, 0);
+    }
+    if (!src) goto done;
+    {
+        ct__cu_iap p;
+        memset(&p, 0, sizeof p);
+        ct__geo go = ct__geo_ne(out);
+        p.nd = go.nd;
+        p.dim = ct__wrap_dim((int)c->a->i[0], out->ndim);
+        p.dt = out->dtype;
+        p.es = (int32_t)ct__dt[out->dtype].size;
+        p.i32 = idx->dtype == CT_INT32;
+        p.nidx = ct_numel(idx);
+        p.size = go.sh[p.dim];
+        p.istride = idx->ndim ? idx->strides[0] : 0;
+        p.alpha = c->a->s[0];
+        p.out = ct__ptr(out);
+        p.src = ct__ptr(src);
+        p.idx = ct__ptr(idx);
+        p.n = 1;
+        for (int d = 0; d < go.nd; d++) {
+            p.ish[d] = d == p.dim ? p.nidx : go.sh[d];
+            p.ost[d] = go.st[d];
+            p.n *= p.ish[d];
+        }
+        /* the source's dim runs with the index; its other dims align right with out's (broadcast) */
+        if (src->ndim > 0) {
+            int os_[CT_MAX_DIMS], no = 0, ssd[CT_MAX_DIMS], ns = 0;
+            for (int d = 0; d < go.nd; d++) if (d != p.dim) os_[no++] = d;
+            for (int d = 0; d < src->ndim; d++) if (d != p.dim) ssd[ns++] = d;
+            p.sst[p.dim] = src->strides[p.dim];
+            for (int k = 0; k < ns; k++) p.sst[os_[no - ns + k]] = src->shape[ssd[k]] == 1 ? 0 : src->strides[ssd[k]];
+        }
+        int dev = out->device.index;
+        if (p.nidx == 0) { rc = 0; goto done; }
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok || ct__cu_flag_clear(op)) goto done;
+        CT__CU_LAUNCH(ct__cu_blocks(p.nidx, CT__CU_THREADS, dev), CT__CU_THREADS, (p), ct__cu_index_check);
+        if (ct__cu_launched(op) || ct__cu_flag_read(op, &bad, &badv)) goto done;
+        if (bad) {
+            ct__failed(CT_ERR_INDEX, "index_add_(): index out of range in self (index %lld, size %lld)", (long long)badv, (long long)p.size);
+            goto done;
+        }
+        if (p.n == 0) { rc = 0; goto done; }
+        unsigned blocks = ct__cu_blocks(p.n, CT__CU_THREADS, dev);
+        if (CT__ISINT(p.dt) || p.dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_index_add<int64_t>);
+        else if (p.dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_index_add<double>);
+        else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_index_add<float>);
+        rc = ct__cu_launched(op);
+    }
+done:
+    if (idx) ct__decref(idx);
+    if (src) ct__decref(src);
+    return rc;
+}
+
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+/* ---- embedding: out[i, :] = weight[idx[i], :] ---- */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_embedding_kernel(char *out, const char *w, const char *idx, int i32, int64_t L,
+                                                                           int64_t D, int64_t V, int es) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < L * D; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t row = i / D, k = ct__cu_index_at(idx, i32, row);
+        if (k < 0 || k >= V) {
+            ct__cu_flag_bad(k);
+            continue;
+        }
+        ct__cu_move(out + i * es, w + (k * D + (i - row * D)) * es, es);
+    }
+}
+static int ct__cu_k_embedding(ct__call *c) {
+    const char *op = "embedding";
+    ct_tensor *out = c->out[0], *w = ct__cu_input(op, c->in[0], out->device, 1), *idx = w ? ct__cu_input(op, c->in[1], out->device, 1) : NULL;
+    int rc = -1, bad = 0;
+    int64_t badv = 0;
+    if (ct__dt[c->in[0]->dtype].size > 8) rc = ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);   /* (complex128: no 16-byte move) */
+    else if (w && idx) {
+        int64_t V = w->shape[0], D = w->shape[1], L = ct_numel(idx);
+        int dev = out->device.index;
+        if (L * D == 0) rc = 0;
+        else {
+            ct__cu_guard guard(dev, op);
+            if (guard.ok && !ct__cu_flag_clear(op)) {
+                CT__CU_LAUNCH(ct__cu_blocks(L * D, CT__CU_THREADS, dev), CT__CU_THREADS,
+                              (ct__ptr(out), ct__ptr(w), ct__ptr(idx), idx->dtype == CT_INT32, L, D, V, (int)ct__dt[w->dtype].size),
+                              ct__cu_embedding_kernel);
+                if (!ct__cu_launched(op) && !ct__cu_flag_read(op, &bad, &badv))
+                    rc = bad ? ct__failed(CT_ERR_INDEX, "embedding: index out of range in self (index %lld, num_embeddings %lld)", (long long)badv,
+                                          (long long)V)
+                             : 0;
+            }
+        }
+    }
+    if (w) ct__decref(w);
+    if (idx) ct__decref(idx);
+    return rc;
+}
+
+/* ---- the norms' operands: dense device tensors (x-like ones in the channels-last
+   layout when cl, the others contiguous; a CPU 0-d tensor copied over) ---- */
+static int ct__cu_nn_inputs(const char *op, const ct__call *c, int nlay, int cl, ct_device dev, ct_tensor **t) {
+    for (int i = 0; i < c->nin; i++) {
+        ct_tensor *x = c->in[i];
+        t[i] = x->device.type != CT_CUDA ? ct__cu_input(op, x, dev, 1) : i < nlay ? ct__layout_ref(x, cl) : ct__contig_ref(x);
+        if (!t[i]) {
+            ct__nn_release(i, t);
+            return -1;
+        }
+    }
+    return 0;
+}
+static void ct__cu_nnp_init(ct__cu_nnp *p, ct_dtype dt) {
+    memset(p, 0, sizeof *p);
+    p->dt = dt;
+    p->es = (int32_t)ct__dt[dt].size;
+}
+/* a kernel of compute type double (float64) or float on p, blocks for n items of per_block */
+#define CT__CU_NN_LAUNCH(kern, blocks, p)                                                         \
+    do {                                                                                          \
+        if ((p).dt == CT_FLOAT64) CT__CU_LAUNCH((blocks), CT__CU_THREADS, (p), kern<double>);     \
+        else CT__CU_LAUNCH((blocks), CT__CU_THREADS, (p), kern<float>);                           \
+    } while (0)
+
+static int ct__cu_k_ln(ct__call *c) {
+    const char *op = "layer_norm";
+    ct_tensor *t[3];   /* x, w, b */
+    ct_device dv = c->out[0]->device;
+    if (ct__cu_nn_inputs(op, c, 0, 0, dv, t)) return -1;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, c->in[0]->dtype);
+    p.M = c->out[1]->shape[0];
+    p.N = ct__ln_cols(c->in[0], c->a->nv);
+    p.eps = c->a->s[0];
+    p.x = ct__ptr(t[0]);
+    p.w = ct__ptr(t[1]);
+    p.b = ct__ptr(t[2]);
+    p.y = ct__ptr(c->out[0]);
+    p.o1 = ct__ptr(c->out[1]);
+    p.o2 = ct__ptr(c->out[2]);
+    p.lanes = p.N >= 1024 ? CT__CU_THREADS : 32;
+    int rc = 0;
+    if (p.M > 0) {
+        ct__cu_guard guard(dv.index, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_NN_LAUNCH(ct__cu_ln_fwd, ct__cu_blocks(p.M, CT__CU_THREADS / p.lanes, dv.index), p);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__nn_release(3, t);
+    return rc;
+}
+static int ct__cu_k_ln_bw(ct__call *c) {
+    const char *op = "native_layer_norm_backward";
+    ct_tensor *t[5];   /* gy, x, w, mean, rstd */
+    ct_device dv = c->out[0]->device;
+    if (ct__cu_nn_inputs(op, c, 0, 0, dv, t)) return -1;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, c->in[1]->dtype);
+    p.M = ct_numel(c->in[3]);
+    p.N = ct_numel(c->in[2]);
+    p.g = ct__ptr(t[0]);
+    p.x = ct__ptr(t[1]);
+    p.w = ct__ptr(t[2]);
+    p.m = ct__ptr(t[3]);
+    p.r = ct__ptr(t[4]);
+    p.y = ct__ptr(c->out[0]);
+    p.o1 = ct__ptr(c->out[1]);
+    p.o2 = ct__ptr(c->out[2]);
+    p.lanes = p.N >= 1024 ? CT__CU_THREADS : 32;
+    int rc = 0;
+    if (p.N > 0) {
+        ct__cu_guard guard(dv.index, op);
+        if (!guard.ok) rc = -1;
+        else {
+            if (p.M > 0) CT__CU_NN_LAUNCH(ct__cu_ln_bwd_rows, ct__cu_blocks(p.M, CT__CU_THREADS / p.lanes, dv.index), p);
+            rc = ct__cu_launched(op);
+            if (!rc) rc = p.dt == CT_FLOAT64 ? ct__cu_ln_bwd_cols_run<double>(op, dv.index, p) : ct__cu_ln_bwd_cols_run<float>(op, dv.index, p);   /* (M == 0: zeros) */
+        }
+    }
+    ct__nn_release(5, t);
+    return rc;
+}
+/* batch_norm's geometry: N, C, HW of x, channels-last when the CPU kernel's would be */
+static void ct__cu_bn_geometry(ct__cu_nnp *p, const ct_tensor *x, int cl) {
+    ct__bn_dims(x, &p->N, &p->C, &p->HW);
+    p->M = p->N * p->HW;
+    p->cl = cl;
+}
+static int ct__cu_k_bn(ct__call *c) {
+    const char *op = "batch_norm";
+    int cl = ct__is_cl_input(c->in[0]);
+    ct_tensor *t[3];   /* x, w, b */
+    ct_device dv = c->out[0]->device;
+    if (ct__cu_nn_inputs(op, c, 1, cl, dv, t)) return -1;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, c->in[0]->dtype);
+    ct__cu_bn_geometry(&p, c->in[0], cl);
+    p.eps = c->a->s[0];
+    p.x = ct__ptr(t[0]);
+    p.w = ct__ptr(t[1]);
+    p.b = ct__ptr(t[2]);
+    p.y = ct__ptr(c->out[0]);
+    p.o1 = ct__ptr(c->out[1]);
+    p.o2 = ct__ptr(c->out[2]);
+    p.o3 = ct__ptr(c->out[3]);
+    int rc = 0;
+    if (p.C > 0) {
+        ct__cu_guard guard(dv.index, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_NN_LAUNCH(ct__cu_bn_fwd, ct__cu_blocks(p.C, 1, dv.index), p);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__nn_release(3, t);
+    return rc;
+}
+static int ct__cu_k_bn_bw(ct__call *c) {
+    const char *op = "native_batch_norm_backward";
+    int cl = ct__is_cl_input(c->in[1]);
+    ct_tensor *t[5];   /* gy, x, w, mean, invstd */
+    ct_device dv = c->out[0]->device;
+    if (ct__cu_nn_inputs(op, c, 2, cl, dv, t)) return -1;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, c->in[1]->dtype);
+    ct__cu_bn_geometry(&p, c->in[1], cl);
+    p.g = ct__ptr(t[0]);
+    p.x = ct__ptr(t[1]);
+    p.w = ct__ptr(t[2]);
+    p.m = ct__ptr(t[3]);
+    p.r = ct__ptr(t[4]);
+    p.y = ct__ptr(c->out[0]);
+    p.o1 = ct__ptr(c->out[1]);
+    p.o2 = ct__ptr(c->out[2]);
+    int rc = 0;
+    if (p.C > 0) {
+        ct__cu_guard guard(dv.index, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_NN_LAUNCH(ct__cu_bn_bwd, ct__cu_blocks(p.C, 1, dv.index), p);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__nn_release(5, t);
+    return rc;
+}
+static int ct__cu_k_bn_eval(ct__call *c) {
+    const char *op = "batch_norm_eval";
+    int cl = ct__is_cl_input(c->in[0]);
+    ct_tensor *t[3];   /* x, scale, shift */
+    ct_device dv = c->out[0]->device;
+    if (ct__cu_nn_inputs(op, c, 1, cl, dv, t)) return -1;
+    ct__cu_nnp p;
+    ct__cu_nnp_init(&p, c->in[0]->dtype);
+    ct__cu_bn_geometry(&p, c->in[0], cl);
+    p.x = ct__ptr(t[0]);
+    p.w = ct__ptr(t[1]);
+    p.b = ct__ptr(t[2]);
+    p.y = ct__ptr(c->out[0]);
+    int rc = 0;
+    if (p.M * p.C > 0) {
+        ct__cu_guard guard(dv.index, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_NN_LAUNCH(ct__cu_bn_eval, ct__cu_blocks(p.M * p.C, CT__CU_THREADS, dv.index), p);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__nn_release(3, t);
+    return rc;
+}
+
+/* ---- fused cross entropy over (N, C) logits and int64 targets ---- */
+typedef struct ct__cu_cep {
+    const char *x, *g;
+    const int64_t *t;
+    char *out;
+    double *rows;          /* forward with a reduction: the rows' losses; backward: [0] the gradient's scale */
+    int32_t dt, es, lanes, red;
+    int64_t N, C, ign;
+} ct__cu_cep;
+/* a row's logsumexp, by the calling group (all threads of the block call it) */
+template <class C> __device__ __forceinline__ C ct__cu_row_lse(const ct__cu_cep &p, const char *xr, bool on, int lane, C *sm) {
+    using namespace ct__cu_dev;
+    C m = -INFINITY, s = C(0);
+    if (on)
+        for (int64_t k = lane; k < p.C; k += p.lanes) m = ct__cu_op_max::comb(m, ld<C>(xr + k * p.es, p.dt));
+    m = ct__cu_group_reduce<C, ct__cu_op_max>(m, p.lanes, sm);
+    if (on)
+        for (int64_t k = lane; k < p.C; k += p.lanes) s += exp(ld<C>(xr + k * p.es, p.dt) - m);
+    s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, p.lanes, sm);
+    return m + log(s);
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ce_fwd(const ct__cu_cep p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    const int L = p.lanes, lane = (int)threadIdx.x % L;
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t rb = (int64_t)blockIdx.x * per; rb < p.N; rb += (int64_t)gridDim.x * per) {   /* uniform in the block */
+        const int64_t i = rb + (int64_t)threadIdx.x / L;
+        const int64_t ti = i < p.N ? p.t[i] : p.ign;
+        const bool bad = ti != p.ign && (ti < 0 || ti >= p.C), on = ti != p.ign && !bad;   /* ignored rows: 0 */
+        const char *xr = p.x + (i < p.N ? i : 0) * p.C * p.es;
+        const C lse = ct__cu_row_lse<C>(p, xr, on, lane, sm);
+        if (i >= p.N || lane != 0) continue;
+        if (bad) ct__cu_flag_bad(ti);
+        const double v = on ? (double)(lse - ld<C>(xr + ti * p.es, p.dt)) : 0.0;
+        if (p.red == CT__RED_NONE) st<double>(p.out + i * p.es, p.dt, v);
+        else p.rows[i] = v;
+    }
+}
+/* one block: the rows' sum (and the non-ignored count, for the mean) into the 0-d output */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ce_reduce(const ct__cu_cep p) {
+    __shared__ double sm[9];
+    __shared__ int64_t smi[9];
+    double s = 0.0;
+    int64_t n = 0;
+    for (int64_t i = threadIdx.x; i < p.N; i += CT__CU_THREADS) {
+        s += p.rows[i];
+        n += p.t[i] != p.ign;
+    }
+    s = ct__cu_group_reduce<double, ct__cu_op_sum>(s, CT__CU_THREADS, sm);
+    n = ct__cu_group_reduce<int64_t, ct__cu_op_sum>(n, CT__CU_THREADS, smi);
+    if (threadIdx.x == 0) ct__cu_dev::st<double>(p.out, p.dt, p.red == CT__RED_MEAN ? s / (double)n : s);   /* 0 / 0: NaN, as PyTorch */
+}
+static int ct__cu_k_ce(ct__call *c) {
+    const char *op = "cross_entropy_loss";
+    ct_tensor *out = c->out[0], *x = ct__cu_input(op, c->in[0], out->device, 1), *t = x ? ct__cu_input(op, c->in[1], out->device, 1) : NULL;
+    ct_tensor *rows = NULL;
+    int rc = -1, bad = 0, dev = out->device.index;
+    int64_t badv = 0;
+    if (!x || !t) goto done;
+    {
+        ct__cu_cep p;
+        memset(&p, 0, sizeof p);
+        p.dt = x->dtype;
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.N = x->shape[0];
+        p.C = x->shape[1];
+        p.ign = c->a->i[0];
+        p.red = c->a->mode;
+        p.x = ct__ptr(x);
+        p.t = (const int64_t *)ct__ptr(t);
+        p.out = ct__ptr(out);
+        p.lanes = p.C >= 1024 ? CT__CU_THREADS : 32;
+        if (p.red != CT__RED_NONE) {
+            int64_t n = p.N > 0 ? p.N : 1;
+            if (!(rows = ct__alloc(CT_FLOAT64, 1, &n, NULL, out->device))) goto done;
+            p.rows = (double *)ct__ptr(rows);
+        }
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok || ct__cu_flag_clear(op)) goto done;
+        if (p.N > 0) {
+            unsigned blocks = ct__cu_blocks(p.N, CT__CU_THREADS / p.lanes, dev);
+            if (p.dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ce_fwd<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ce_fwd<float>);
+            if (ct__cu_launched(op)) goto done;
+        }
+        if (p.red != CT__RED_NONE) {
+            CT__CU_LAUNCH(1, CT__CU_THREADS, (p), ct__cu_ce_reduce);
+            if (ct__cu_launched(op)) goto done;
+        }
+        if (ct__cu_flag_read(op, &bad, &badv)) goto done;
+        rc = bad ? ct__failed(CT_ERR_INDEX, "cross_entropy: Target %lld is out of bounds.", (long long)badv) : 0;
+    }
+done:
+    if (rows) ct__decref(rows);
+    if (x) ct__decref(x);
+    if (t) ct__decref(t);
+    return rc;
+}
+/* the backward's scale for a reduction: g, or g / (the non-ignored count, at least 1) */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ce_scale(const ct__cu_cep p) {
+    __shared__ int64_t smi[9];
+    int64_t n = 0;
+    for (int64_t i = threadIdx.x; i < p.N; i += CT__CU_THREADS) n += p.t[i] != p.ign;
+    n = ct__cu_group_reduce<int64_t, ct__cu_op_sum>(n, CT__CU_THREADS, smi);
+    if (threadIdx.x == 0) {
+        double g = ct__cu_dev::ld<double>(p.g, p.dt);
+        p.rows[0] = p.red == CT__RED_MEAN ? g / (double)(n > 0 ? n : 1) : g;
+    }
+}
+/* dx_i = (softmax(x_i) - onehot(t_i)) w_i; rows with an ignored or out-of-range target: 0 */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ce_bwd(const ct__cu_cep p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    const int L = p.lanes, lane = (int)threadIdx.x % L;
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t rb = (int64_t)blockIdx.x * per; rb < p.N; rb += (int64_t)gridDim.x * per) {
+        const int64_t i = rb + (int64_t)threadIdx.x / L;
+        const int64_t ti = i < p.N ? p.t[i] : p.ign;
+        const bool on = ti != p.ign && ti >= 0 && ti < p.C;
+        const char *xr = p.x + (i < p.N ? i : 0) * p.C * p.es;
+        const C lse = ct__cu_row_lse<C>(p, xr, on, lane, sm);
+        if (i >= p.N) continue;
+        char *yr = p.out + i * p.C * p.es;
+        const C w = on ? (p.red == CT__RED_NONE ? ld<C>(p.g + i * p.es, p.dt) : (C)p.rows[0]) : C(0);
+        for (int64_t k = lane; k < p.C; k += L)
+            st<C>(yr + k * p.es, p.dt, on ? exp(ld<C>(xr + k * p.es, p.dt) - lse) * w - (k == ti ? w : C(0)) : C(0));
+    }
+}
+static int ct__cu_k_ce_bw(ct__call *c) {
+    const char *op = "_cross_entropy_fused_backward";
+    ct_tensor *out = c->out[0], *g = ct__cu_input(op, c->in[0], out->device, 1);
+    ct_tensor *x = g ? ct__cu_input(op, c->in[1], out->device, 1) : NULL, *t = x ? ct__cu_input(op, c->in[2], out->device, 1) : NULL;
+    ct_tensor *sc = NULL;
+    int rc = -1, dev = out->device.index;
+    if (!g || !x || !t) goto done;
+    {
+        ct__cu_cep p;
+        memset(&p, 0, sizeof p);
+        p.dt = x->dtype;
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.N = x->shape[0];
+        p.C = x->shape[1];
+        p.ign = c->a->i[0];
+        p.red = c->a->mode;
+        p.x = ct__ptr(x);
+        p.g = ct__ptr(g);
+        p.t = (const int64_t *)ct__ptr(t);
+        p.out = ct__ptr(out);
+        p.lanes = p.C >= 1024 ? CT__CU_THREADS : 32;
+        if (p.N == 0 || p.C == 0) { rc = 0; goto done; }
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) goto done;
+        if (p.red != CT__RED_NONE) {
+            int64_t one = 1;
+            if (!(sc = ct__alloc(CT_FLOAT64, 1, &one, NULL, out->device))) goto done;
+            p.rows = (double *)ct__ptr(sc);
+            CT__CU_LAUNCH(1, CT__CU_THREADS, (p), ct__cu_ce_scale);
+            if (ct__cu_launched(op)) goto done;
+        }
+        unsigned blocks = ct__cu_blocks(p.N, CT__CU_THREADS / p.lanes, dev);
+        if (p.dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ce_bwd<double>);
+        else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_ce_bwd<float>);
+        rc = ct__cu_launched(op);
+    }
+done:
+    if (sc) ct__decref(sc);
+    if (g) ct__decref(g);
+    if (x) ct__decref(x);
+    if (t) ct__decref(t);
+    return rc;
+}
+
+/* ---- fused mse_loss and binary_cross_entropy_with_logits (equal shapes, one dtype) ---- */
+typedef struct ct__cu_plp {
+    const char *x, *y, *g;
+    char *out;
+    void *part;               /* the blocks' partial sums (compute type) */
+    int32_t dt, es, red, bce, nblocks;
+    int64_t n;
+} ct__cu_plp;
+template <class C> __device__ __forceinline__ C ct__cu_pwloss_term(C x, C y, int bce) {
+    if (!bce) return (x - y) * (x - y);
+    const C a = x < C(0) ? -x : x;
+    return (C(1) - y) * x + (x < C(0) ? a : C(0)) + log1p(exp(-a));   /* (1 - y) x + max(-x, 0) + log(1 + exp(-|x|)) */
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pwloss_fwd(const ct__cu_plp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    C s = C(0);
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < p.n; k += (int64_t)gridDim.x * blockDim.x) {
+        C v = ct__cu_pwloss_term<C>(ld<C>(p.x + k * p.es, p.dt), ld<C>(p.y + k * p.es, p.dt), p.bce);
+        if (p.red == CT__RED_NONE) st<C>(p.out + k * p.es, p.dt, v);
+        else s += v;
+    }
+    if (p.red == CT__RED_NONE) return;
+    s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, CT__CU_THREADS, sm);
+    if (threadIdx.x == 0) ((C *)p.part)[blockIdx.x] = s;
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pwloss_sum(const ct__cu_plp p) {
+    __shared__ C sm[9];
+    C s = C(0);
+    for (int k = (int)threadIdx.x; k < p.nblocks; k += CT__CU_THREADS) s += ((const C *)p.part)[k];
+    s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, CT__CU_THREADS, sm);
+    if (threadIdx.x == 0) ct__cu_dev::st<C>(p.out, p.dt, p.red == CT__RED_MEAN ? s / (C)p.n : s);   /* empty: NaN, as PyTorch */
+}
+/* dx = f(x, y) s, f = 2 (x - y) or sigmoid(x) - y, s = g[k], or g (divided by n for the mean) */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pwloss_bwd(const ct__cu_plp p) {
+    using namespace ct__cu_dev;
+    const C gs = p.red == CT__RED_NONE ? C(0) : ld<C>(p.g, p.dt) / (C)(p.red == CT__RED_MEAN ? (double)p.n : 1.0);
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < p.n; k += (int64_t)gridDim.x * blockDim.x) {
+        const C x = ld<C>(p.x + k * p.es, p.dt), y = ld<C>(p.y + k * p.es, p.dt);
+        C f;
+        if (p.bce) {
+            const C e = exp(x < C(0) ? x : -x);   /* exp(-|x|): no overflow */
+            f = (x >= C(0) ? C(1) / (C(1) + e) : e / (C(1) + e)) - y;
+        } else {
+            f = C(2) * (x - y);
+        }
+        st<C>(p.out + k * p.es, p.dt, f * (p.red == CT__RED_NONE ? ld<C>(p.g + k * p.es, p.dt) : gs));
+    }
+}
+static int ct__cu_pwloss_run(ct__call *c, int bw) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *out = c->out[0], *in[3] = {NULL, NULL, NULL}, *part = NULL;
+    int rc = -1, nin = bw ? 3 : 2, dev = out->device.index;
+    for (int i = 0; i < nin; i++)
+        if (!(in[i] = ct__cu_input(op, c->in[i], out->device, 1))) goto done;
+    {
+        ct__cu_plp p;
+        memset(&p, 0, sizeof p);
+        const ct_tensor *x = in[bw ? 1 : 0];
+        p.dt = x->dtype;
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.red = c->a->mode;
+        p.bce = c->op == CT__NNOP(BCE_LOGITS_FUSED) || c->op == CT__NNOP(BCE_LOGITS_FUSED_BACKWARD);
+        p.n = ct_numel(x);
+        p.x = ct__ptr(x);
+        p.y = ct__ptr(in[bw ? 2 : 1]);
+        p.g = bw ? ct__ptr(in[0]) : NULL;
+        p.out = ct__ptr(out);
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) goto done;
+        unsigned blocks = ct__cu_blocks(p.n, CT__CU_THREADS, dev);
+        int f64 = p.dt == CT_FLOAT64;
+        if (bw) {
+            if (p.n == 0) { rc = 0; goto done; }
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pwloss_bwd<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pwloss_bwd<float>);
+        } else if (p.red == CT__RED_NONE) {
+            if (p.n == 0) { rc = 0; goto done; }
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pwloss_fwd<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pwloss_fwd<float>);
+        } else {
+            int64_t bytes = (int64_t)blocks * 8;
+            if (!(part = ct__alloc(CT_UINT8, 1, &bytes, NULL, out->device))) goto done;
+            p.part = ct__ptr(part);
+            p.nblocks = (int32_t)blocks;
+            if (f64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pwloss_fwd<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pwloss_fwd<float>);
+            if (ct__cu_launched(op)) goto done;
+            if (f64) CT__CU_LAUNCH(1, CT__CU_THREADS, (p), ct__cu_pwloss_sum<double>);
+            else CT__CU_LAUNCH(1, CT__CU_THREADS, (p), ct__cu_pwloss_sum<float>);
+        }
+        rc = ct__cu_launched(op);
+    }
+done:
+    for (int i = 0; i < 3; i++)
+        if (in[i]) ct__decref(in[i]);
+    if (part) ct__decref(part);
+    return rc;
+}
+static int ct__cu_k_pwloss(ct__call *c) { return ct__cu_pwloss_run(c, 0); }
+static int ct__cu_k_pwloss_bw(ct__call *c) { return ct__cu_pwloss_run(c, 1); }
+
+/* ---- pixel_shuffle / pixel_unshuffle: the big side [C, H r, W r] has element
+   (c, h r + i, w r + j) where the small side [C r r, H, W] has (c r r + i r + j, h, w) ---- */
+typedef struct ct__cu_psp {
+    char *y;
+    const char *x;
+    int32_t nd, es, un;
+    int64_t n, r;
+    int64_t ysh[CT_MAX_DIMS], yst[CT_MAX_DIMS], xst[CT_MAX_DIMS];   /* element strides */
+} ct__cu_psp;
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pixel_shuffle_kernel(const ct__cu_psp p) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t q[CT_MAX_DIMS], rem = i, yo = 0, xo = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            q[d] = rem % p.ysh[d];
+            rem /= p.ysh[d];
+            yo += q[d] * p.yst[d];
+        }
+        for (int d = 0; d < p.nd - 3; d++) xo += q[d] * p.xst[d];
+        const int64_t c = q[p.nd - 3], h = q[p.nd - 2], w = q[p.nd - 1], r = p.r;
+        int64_t xc, xh, xw;
+        if (p.un) {   /* y small: channel c = (c' r + i) r + j */
+            xc = c / (r * r);
+            xh = h * r + (c / r) % r;
+            xw = w * r + c % r;
+        } else {      /* y big */
+            xc = (c * r + h % r) * r + w % r;
+            xh = h / r;
+            xw = w / r;
+        }
+        xo += xc * p.xst[p.nd - 3] + xh * p.xst[p.nd - 2] + xw * p.xst[p.nd - 1];
+        ct__cu_move(p.y + yo * p.es, p.x + xo * p.es, p.es);
+    }
+}
+static int ct__cu_k_pixel_shuffle(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *y = c->out[0];
+    if (ct__dt[y->dtype].size > 8) return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);   /* (complex128: no 16-byte move) */
+    ct_tensor *x = ct__cu_input(op, c->in[0], y->device, 0);
+    if (!x) return -1;
+    ct__cu_psp p;
+    memset(&p, 0, sizeof p);
+    p.un = c->op == CT__NNOP(PIXEL_UNSHUFFLE);
+    p.nd = y->ndim;
+    p.es = (int32_t)ct__dt[y->dtype].size;
+    p.r = c->a->i[0];
+    p.n = ct_numel(y);
+    p.y = ct__ptr(y);
+    p.x = ct__ptr(x);
+    for (int d = 0; d < p.nd; d++) {
+        p.ysh[d] = y->shape[d];
+        p.yst[d] = y->strides[d];
+        p.xst[d] = x->strides[d];
+    }
+    int rc = 0;
+    if (p.n > 0) {
+        ct__cu_guard guard(y->device.index, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(p.n, CT__CU_THREADS, y->device.index), CT__CU_THREADS, (p), ct__cu_pixel_shuffle_kernel);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__decref(x);
+    return rc;
+}
+
+/* by stable names: ctensor_nn.h's ops are a block registered at load, by name */
+static const struct { const char *name; ct_kernel_fn fn; } ct__cu_nn_kernels[] = {
+    {"aten::native_layer_norm", ct__cu_k_ln}, {"aten::native_layer_norm_backward", ct__cu_k_ln_bw},
+    {"aten::native_batch_norm", ct__cu_k_bn}, {"aten::native_batch_norm_backward", ct__cu_k_bn_bw},
+    {"ct::batch_norm_eval", ct__cu_k_bn_eval}, {"aten::embedding", ct__cu_k_embedding},
+    {"ct::cross_entropy_loss", ct__cu_k_ce}, {"ct::cross_entropy_loss_backward", ct__cu_k_ce_bw},
+    {"aten::mse_loss", ct__cu_k_pwloss}, {"aten::mse_loss_backward", ct__cu_k_pwloss_bw},
+    {"aten::binary_cross_entropy_with_logits", ct__cu_k_pwloss}, {"ct::binary_cross_entropy_with_logits_backward", ct__cu_k_pwloss_bw},
+    {"aten::pixel_shuffle", ct__cu_k_pixel_shuffle}, {"aten::pixel_unshuffle", ct__cu_k_pixel_shuffle},
+};
+#endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
+/* registers this section's kernels (from ct__cu_register_all) */
+static void ct__cu_nn_register(void) {
+    ct_register_kernel("aten::index_add", CT_BACKEND_CUDA, ct__cu_k_index_add);
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+    ct__nn_register_now();   /* the nn block first: its names must resolve */
+    for (size_t k = 0; k < sizeof ct__cu_nn_kernels / sizeof ct__cu_nn_kernels[0]; k++)
+        ct_register_kernel(ct__cu_nn_kernels[k].name, CT_BACKEND_CUDA, ct__cu_nn_kernels[k].fn);
+#endif
+}
+
+/* ============================================================================
    Registration and the public API
    The kernels go into the dispatcher's CUDA slots by the ops' stable names
    (ct_register_kernel), the allocator into ct_set_allocator(CT_CUDA): once, at
@@ -2499,6 +3490,7 @@ static int ct__cu_once_state;
 static void ct__cu_register_all(void) {
     for (size_t k = 0; k < sizeof ct__cu_kernels / sizeof ct__cu_kernels[0]; k++)
         ct_register_kernel(ct__opdef_get(ct__cu_kernels[k].op)->sname, CT_BACKEND_CUDA, ct__cu_kernels[k].fn);
+    ct__cu_nn_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

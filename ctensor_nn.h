@@ -1044,6 +1044,9 @@ extern "C" {
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_nn.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+#ifdef CTENSOR_CUDA_IMPLEMENTATION_DONE
+#error "ctensor_nn.h: include ctensor_nn.h before ctensor_cuda.h (ctensor_cuda.h's implementation registers the CUDA kernels of ctensor_nn.h's ops when it comes after ctensor_nn.h's)"
+#endif
 #ifdef __NVCC__
 #  pragma nv_diag_suppress 550
 #endif
@@ -7520,8 +7523,8 @@ CTENSOR_API ct_tensor *ct_batch_norm(const ct_tensor *x, ct_tensor *running_mean
         ct_set_error(CT_ERR_ARG, "batch_norm: Expected more than 1 value per channel when training, got input size torch.Size(%s)", CT__SHAPE(x));
     } else {
         int pg = ct_set_grad_enabled(0);
-        ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones(x->dtype, C);
-        ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros(x->dtype, C);
+        ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones_on(x->device, x->dtype, C);
+        ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros_on(x->device, x->dtype, C);
         ct_set_grad_enabled(pg);
         ct__attrs a;
         ct__attrs_init(&a);
@@ -7797,8 +7800,8 @@ CTENSOR_API ct_tensor *ct_layer_norm(const ct_tensor *x, int n, const int64_t *n
     }
     int s = ct_scope_begin();
     int pg = ct_set_grad_enabled(0);
-    ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones_n(x->dtype, n, ns);
-    ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros_n(x->dtype, n, ns);
+    ct_tensor *w = weight ? (ct_tensor *)weight : ct_ones_on_n(x->device, x->dtype, n, ns);
+    ct_tensor *b = bias ? (ct_tensor *)bias : ct_zeros_on_n(x->device, x->dtype, n, ns);
     ct_set_grad_enabled(pg);
     ct__attrs a;
     ct__attrs_init(&a);
@@ -7918,7 +7921,7 @@ static int ct__bw_embedding(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     ct_tensor *fi = ct_reshape_n(idx->dtype == CT_INT64 ? idx : ct_to(idx, CT_INT64), 1, &L);
     ct_tensor *g = ct_reshape_n(gout[0], 2, gs);
     if (n->attrs.flags & 1) g = ct_where_scalar(ct_unsqueeze(ct_ne_scalar(fi, (double)n->attrs.i[0]), 1), g, 0.0);
-    gin[0] = ct_index_add(ct_zeros_n(g ? g->dtype : wm->dtype, 2, wm->shape), 0, fi, g, 1.0);
+    gin[0] = ct_index_add(ct_zeros_on_n(wm->device, g ? g->dtype : wm->dtype, 2, wm->shape), 0, fi, g, 1.0);
     return gin[0] ? 0 : -1;
 }
 CTENSOR_API ct_tensor *ct_embedding(const ct_tensor *indices, const ct_tensor *weight, int64_t padding_idx) {
@@ -8480,6 +8483,13 @@ static int ct__loss_check_targets(const char *op, const ct_tensor *t, int64_t C,
     return 0;
 }
 
+/* a fused op (local id) for inputs on x's device: the CPU's kernels, or a kernel
+   registered for the device's backend (ctensor_cuda.h's); else the op chain */
+static int ct__nn_fused_here(int local, const ct_tensor *x) {
+    if (x->device.type == CT_CPU) return 1;
+    int op = ct__nn_op_id(local);
+    return x->device.type == CT_CUDA && op >= 0 && ct__kernels[CT_BACKEND_CUDA][op] != NULL;   /* (read as the dispatcher reads it) */
+}
 /* ---- fused cross entropy (2-D logits, int64 targets, no weight) ----
    attrs: i[0] ignore_index, mode reduction. */
 static int ct__meta_ce_fused(ct__call *c) {
@@ -8703,7 +8713,8 @@ static int ct__bw_ce_fused_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **g
     double scale = red == CT__RED_MEAN ? 1.0 / (count > 0 ? count : 1.0) : 1.0;
     if (CT__NEEDS(n, 0)) {
         ct_tensor *tsafe = ct_where_scalar(ct_ne_scalar(t, (double)n->attrs.i[0]), t, 0);
-        ct_tensor *onehot = ct_to(ct_one_hot(tsafe, x->shape[1]), x->dtype);
+        /* one-hot rows as (t == arange(C)): one_hot's data-dependent meta is CPU-only, this runs on any device */
+        ct_tensor *onehot = ct_to(ct_eq(ct_unsqueeze(tsafe, 1), ct_arange_on(x->device, 0, (double)x->shape[1], 1, CT_INT64)), x->dtype);
         ct_tensor *h = ct_mul(ct_sum_dim(ct_mul(gg, ct_sub(p, onehot)), 1, 0), mask);
         gin[0] = red == CT__RED_NONE ? h : ct_mul_scalar(ct_sum(h), scale);
         if (!gin[0]) return -1;
@@ -8831,7 +8842,8 @@ CTENSOR_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor 
         return ct_mul_scalar(ct_sum(prod), -1.0 / ((double)numel / (double)C));
     }
     if (!weight && ls == 0.0 && input->ndim == 2 && (input->dtype == CT_FLOAT32 || input->dtype == CT_FLOAT64) &&
-        target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && input->device.type == CT_CPU)
+        target->dtype == CT_INT64 && target->ndim == 1 && target->shape[0] == input->shape[0] && ct_device_eq(input->device, target->device) &&
+        ct__nn_fused_here(CT__NN_CE_FUSED, input))
         return ct__ce_fused(input, target, ign, red);
     if (ct__nll_check(op, input, target, weight)) return NULL;
     int64_t C = input->shape[cdim];
@@ -9119,9 +9131,9 @@ static int ct__bw_pwloss_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin
     }
     return 0;
 }
-static int ct__pwloss_fusable(const ct_tensor *x, const ct_tensor *y) {
+static int ct__pwloss_fusable(int local, const ct_tensor *x, const ct_tensor *y) {
     return ct_same_shape(x, y) && x->dtype == y->dtype && (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64) &&
-           x->device.type == CT_CPU && y->device.type == CT_CPU;
+           ct_device_eq(x->device, y->device) && ct__nn_fused_here(local, x);
 }
 static ct_tensor *ct__pwloss_call(int op, const ct_tensor *x, const ct_tensor *y, int red) {
     ct__attrs a;
@@ -9139,7 +9151,7 @@ static int ct__loss_pre(const char *op, const ct_tensor *x, const ct_tensor *y, 
 CTENSOR_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
     int red;
     if (ct__loss_pre("mse_loss", input, target, reduction, &red)) return NULL;
-    if (ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__NNOP(MSE_FUSED), input, target, red);
+    if (ct__pwloss_fusable(CT__NN_MSE_FUSED, input, target)) return ct__pwloss_call(CT__NNOP(MSE_FUSED), input, target, red);
     return ct__loss_apply_reduction(ct_square(ct_sub(input, target)), red);
 }
 CTENSOR_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, const char *reduction) {
@@ -9197,7 +9209,7 @@ CTENSOR_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *inpu
     if (!ct_same_shape(input, target))
         return ct__fail(CT_ERR_SHAPE, "%s: Target size (%s) must be the same as input size (%s)", op, CT__SHAPE(target), CT__SHAPE(input));
     if (ct__loss_float_check(op, input, "input")) return NULL;
-    if (!weight && !pos_weight && ct__pwloss_fusable(input, target)) return ct__pwloss_call(CT__NNOP(BCE_LOGITS_FUSED), input, target, red);
+    if (!weight && !pos_weight && ct__pwloss_fusable(CT__NN_BCE_LOGITS_FUSED, input, target)) return ct__pwloss_call(CT__NNOP(BCE_LOGITS_FUSED), input, target, red);
     /* PyTorch 1.13: m = max(-x, 0); (1 - y) x + lw (log(exp(-m) + exp(-x - m)) + m),
        lw = 1 + (pos_weight - 1) y (or 1) */
     ct_tensor *m = ct_clamp(ct_neg(input), 0.0, NAN);

@@ -981,6 +981,465 @@ TEST(test_mlp_step) {
     ct_release(Yg);
 }
 
+/* ============================================================================
+   ctensor_nn.h's normalization, embedding and loss kernels (and index_add)
+   ========================================================================== */
+/* runs op `name` through the dispatcher with attributes parsed from text; outputs into out */
+static int run_op(const char *name, const char *attrs, int nin, ct_tensor *const *in, ct_tensor **out, int max_out) {
+    int op = ct_op_find(name);
+    ct_attrs a;
+    if (op < 0 || ct_attrs_parse(op, attrs, &a) != CT_OK) return -1;
+    return ct_dispatch(op, nin, in, &a, NULL, 0, out, max_out);
+}
+/* a leaf that requires grad: t itself (CPU) or its copy on the GPU */
+static ct_tensor *leaf(const ct_tensor *t, int on_gpu) { return ct_requires_grad(ct_detach(on_gpu ? dev(t) : ct_clone(t))); }
+/* the ops that ran with an output on the GPU (a listener) */
+static int nn_seen[64], nn_nseen, nn_cpu_ops;
+static void nn_listener(const ct_dispatch_event *e, void *user) {
+    (void)user;
+    if (e->phase != CT_DISPATCH_EXIT) return;
+    int on_gpu = 0;
+    for (int i = 0; i < e->nout; i++) on_gpu |= e->outputs[i] && e->outputs[i]->device.type == CT_CUDA;
+    if (!on_gpu) {
+        if (e->nout > 0 && e->outputs[0] && e->outputs[0]->ndim > 0) nn_cpu_ops++;
+        return;
+    }
+    for (int k = 0; k < nn_nseen; k++)
+        if (nn_seen[k] == e->op) return;
+    if (nn_nseen < 64) nn_seen[nn_nseen++] = e->op;
+}
+static int nn_ran(const char *name) {
+    for (int k = 0; k < nn_nseen; k++)
+        if (!strcmp(ct_op_schema_name(nn_seen[k]), name)) return 1;
+    return 0;
+}
+static void nn_watch_reset(void) { nn_nseen = 0; nn_cpu_ops = 0; }
+
+TEST(test_layer_norm) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double rt = dt == CT_FLOAT32 ? 1e-4 : 1e-10, at = dt == CT_FLOAT32 ? 1e-5 : 1e-11;
+        /* rows of 40 (a warp a row), of 1500 (a block a row), two normalized dims, a transposed input,
+           700 rows of 8 (the weight's gradient summed in row chunks) */
+        for (int cs = 0; cs < 5; cs++) {
+            char label[96];
+            snprintf(label, sizeof label, "layer_norm %s case %d", ct_dtype_name(dt), cs);
+            ct_tensor *x = cs == 0 ? data(dt, 0, CT_DIMS(6, 5, 40)) : cs == 1 ? data(dt, 0, CT_DIMS(3, 1500))
+                         : cs == 2 ? data(dt, 0, CT_DIMS(4, 3, 10)) : cs == 3 ? ct_t(data(dt, 0, CT_DIMS(40, 6))) : data(dt, 0, CT_DIMS(700, 8));
+            int64_t ns[2] = {x->shape[x->ndim - 2], x->shape[x->ndim - 1]};
+            int k = cs == 2 ? 2 : 1;
+            const int64_t *nsp = k == 2 ? ns : ns + 1;
+            ct_tensor *w0 = data(dt, 0, k, nsp), *b0 = data(dt, 0, k, nsp), *R = data(dt, 0, x->ndim, x->shape);
+            ct_tensor *y[2], *g[2][3];
+            for (int s = 0; s < 2; s++) {
+                ct_tensor *xl = s ? ct_requires_grad(ct_detach(ct_to_device(x, GPU))) : leaf(x, 0), *wl = leaf(w0, s), *bl = leaf(b0, s);
+                if (s && cs == 3) xl = ct_requires_grad(ct_t(ct_detach(dev(ct_contiguous(ct_t(x))))));   /* non-contiguous on the GPU too */
+                y[s] = ct_layer_norm(xl, k, nsp, wl, bl, 1e-5);
+                CHECK(y[s] && ct_backward(ct_sum(ct_mul(y[s], s ? dev(R) : R))) == CT_OK);
+                g[s][0] = ct_grad(xl);
+                g[s][1] = ct_grad(wl);
+                g[s][2] = ct_grad(bl);
+            }
+            CHECK_SAME_AT(label, y[1], y[0], rt, at);
+            for (int j = 0; j < 3; j++) CHECK_SAME_AT(label, g[1][j], g[0][j], rt * 10, at * 10);
+            /* the op's three outputs: y, mean, rstd */
+            char attrs[96];
+            if (k == 2) snprintf(attrs, sizeof attrs, "normalized_shape=[%lld, %lld], eps=1e-05", (long long)ns[0], (long long)ns[1]);
+            else snprintf(attrs, sizeof attrs, "normalized_shape=[%lld], eps=1e-05", (long long)ns[1]);
+            ct_tensor *in_c[3] = {x, w0, b0}, *in_g[3] = {dev(x), dev(w0), dev(b0)}, *oc[3], *og[3];
+            CHECK(run_op("aten::native_layer_norm", attrs, 3, in_c, oc, 3) == 3);
+            int n = run_op("aten::native_layer_norm", attrs, 3, in_g, og, 3);
+            CT_T_REPORT(n == 3, "%s: native_layer_norm on the GPU: %s", label, ct_last_error());
+            if (n == 3)
+                for (int j = 0; j < 3; j++) CHECK_SAME_AT(label, og[j], oc[j], rt, at);
+        }
+    }
+    /* double backward (create_graph: the composite formula with core ops) */
+    ct_tensor *x2 = data(CT_FLOAT64, 0, CT_DIMS(4, 6)), *w2 = data(CT_FLOAT64, 0, CT_DIMS(6)), *x2l[2], *w2l[2];
+    int64_t n6 = 6;
+    for (int s = 0; s < 2; s++) {
+        x2l[s] = leaf(x2, s);
+        w2l[s] = leaf(w2, s);
+        ct_tensor *y = ct_layer_norm(x2l[s], 1, &n6, w2l[s], NULL, 1e-5), *l = ct_sum(ct_mul(ct_mul(y, y), y)), *gx = NULL;
+        ct_grad_options go;
+        memset(&go, 0, sizeof go);
+        go.create_graph = 1;
+        CHECK(l && ct_autograd_grad(1, &l, NULL, 1, &x2l[s], &gx, &go) == CT_OK);
+        CT_T_REPORT(gx && ct_backward(ct_sum(ct_mul(gx, gx))) == CT_OK, "layer_norm double backward (%s): %s", s ? "GPU" : "CPU", ct_last_error());
+    }
+    CHECK_SAME(ct_grad(x2l[1]), ct_grad(x2l[0]), 1e-9, 1e-10);
+    CHECK_SAME(ct_grad(w2l[1]), ct_grad(w2l[0]), 1e-9, 1e-10);
+    /* no weight or bias: the defaults are made on the input's device */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(5, 12));
+    int64_t n12 = 12;
+    CHECK_SAME(ct_layer_norm(dev(x), 1, &n12, NULL, NULL, 1e-5), ct_layer_norm(x, 1, &n12, NULL, NULL, 1e-5), 1e-4, 1e-5);
+    /* group_norm: layer_norm over the groups, then the per-channel affine (core ops) */
+    ct_tensor *gx = data(CT_FLOAT64, 0, CT_DIMS(4, 6, 5, 3)), *gw = data(CT_FLOAT64, 0, CT_DIMS(6)), *gb = data(CT_FLOAT64, 0, CT_DIMS(6));
+    ct_tensor *gxl[2], *gwl[2], *gy[2];
+    for (int s = 0; s < 2; s++) {
+        gxl[s] = leaf(gx, s);
+        gwl[s] = leaf(gw, s);
+        gy[s] = ct_group_norm(gxl[s], 3, gwl[s], NULL, 1e-5);
+        CHECK(gy[s] && ct_backward(ct_sum(ct_mul(gy[s], gy[s]))) == CT_OK);
+    }
+    CHECK_SAME(gy[1], gy[0], 1e-10, 1e-11);
+    CHECK_SAME(ct_grad(gxl[1]), ct_grad(gxl[0]), 1e-9, 1e-10);
+    CHECK_SAME(ct_grad(gwl[1]), ct_grad(gwl[0]), 1e-9, 1e-10);
+    CHECK_SAME(ct_group_norm(dev(gx), 2, NULL, dev(gb), 1e-5), ct_group_norm(gx, 2, NULL, gb, 1e-5), 1e-10, 1e-11);
+    /* the CPU kernel's errors, on the GPU too */
+    CHECK_ERR(ct_layer_norm(dev(ct_to(x, CT_FLOAT16)), 1, &n12, NULL, NULL, 1e-5), CT_ERR_DTYPE, "layer_norm: \"layer_norm\" not implemented for 'Half'");
+    int64_t n7 = 7;
+    CHECK_ERR(ct_layer_norm(dev(x), 1, &n7, NULL, NULL, 1e-5), CT_ERR_SHAPE, "layer_norm: Given normalized_shape=[7], expected input with shape [*, 7]");
+    ct_tensor *bw_in[5] = {dev(ct_ones(CT_FLOAT32, 5, 11)), dev(x), dev(ct_ones(CT_FLOAT32, 12)), dev(ct_ones(CT_FLOAT32, 5)), dev(ct_ones(CT_FLOAT32, 5))}, *bo[3];
+    CHECK_ERR(run_op("aten::native_layer_norm_backward", "", 5, bw_in, bo, 3) == 3, CT_ERR_SHAPE, "native_layer_norm_backward: grad_out");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_batch_norm) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double rt = dt == CT_FLOAT32 ? 1e-4 : 1e-10, at = dt == CT_FLOAT32 ? 1e-5 : 1e-11;
+        /* NCHW, channels-last, 2-D, a permuted (non-dense-order) input */
+        for (int cs = 0; cs < 4; cs++) {
+            char label[96];
+            snprintf(label, sizeof label, "batch_norm %s case %d", ct_dtype_name(dt), cs);
+            ct_tensor *x = cs == 0 ? data(dt, 0, CT_DIMS(8, 4, 5, 3)) : cs == 1 ? ct_to_channels_last(data(dt, 0, CT_DIMS(6, 5, 4, 3)))
+                         : cs == 2 ? data(dt, 0, CT_DIMS(16, 7)) : ct_permute(data(dt, 0, CT_DIMS(5, 3, 6)), 2, 0, 1);
+            int64_t C = x->shape[1];
+            ct_tensor *w0 = data(dt, 1, CT_DIMS(C)), *b0 = data(dt, 0, CT_DIMS(C)), *R = data(dt, 0, x->ndim, x->shape);
+            ct_tensor *rm[2], *rv[2], *y[2], *xl[2], *wl[2], *bl[2], *ye[2];
+            for (int s = 0; s < 2; s++) {
+                rm[s] = s ? dev(ct_zeros(dt, C)) : ct_zeros(dt, C);
+                rv[s] = s ? dev(ct_ones(dt, C)) : ct_ones(dt, C);
+                xl[s] = s ? ct_requires_grad(ct_detach(ct_to_device(x, GPU))) : leaf(x, 0);
+                if (s && cs == 1) xl[s] = ct_requires_grad(ct_detach(ct_to_channels_last(dev(x))));
+                wl[s] = leaf(w0, s);
+                bl[s] = leaf(b0, s);
+                y[s] = ct_batch_norm(xl[s], rm[s], rv[s], wl[s], bl[s], 1, 0.1, 1e-5);
+                CHECK(y[s] && ct_backward(ct_sum(ct_mul(y[s], s ? dev(R) : R))) == CT_OK);
+                ye[s] = ct_batch_norm(s ? dev(x) : x, rm[s], rv[s], s ? dev(w0) : w0, NULL, 0, 0.1, 1e-5);   /* eval */
+            }
+            if (cs == 1) CHECK(y[1] && ct_is_channels_last(y[1]));
+            CHECK_SAME_AT(label, y[1], y[0], rt, at);
+            CHECK_SAME_AT(label, rm[1], rm[0], rt, at);
+            CHECK_SAME_AT(label, rv[1], rv[0], rt, at);
+            CHECK_SAME_AT(label, ct_grad(xl[1]), ct_grad(xl[0]), rt * 10, at * 10);
+            CHECK_SAME_AT(label, ct_grad(wl[1]), ct_grad(wl[0]), rt * 10, at * 10);
+            CHECK_SAME_AT(label, ct_grad(bl[1]), ct_grad(bl[0]), rt * 10, at * 10);
+            CHECK_SAME_AT(label, ye[1], ye[0], rt, at);
+            /* the op's four outputs: y, mean, invstd, the unbiased variance */
+            ct_tensor *in_c[3] = {x, w0, b0}, *in_g[3] = {dev(x), dev(w0), dev(b0)}, *oc[4], *og[4];
+            CHECK(run_op("aten::native_batch_norm", "eps=1e-05", 3, in_c, oc, 4) == 4);
+            int n = run_op("aten::native_batch_norm", "eps=1e-05", 3, in_g, og, 4);
+            CT_T_REPORT(n == 4, "%s: native_batch_norm on the GPU: %s", label, ct_last_error());
+            if (n == 4)
+                for (int j = 0; j < 4; j++) CHECK_SAME_AT(label, og[j], oc[j], rt, at);
+        }
+        /* eval mode's gradient (ct::batch_norm_eval, its backward with core ops) */
+        ct_tensor *x = data(dt, 0, CT_DIMS(4, 3, 5)), *rmv = data(dt, 0, CT_DIMS(3)), *rvv = data(dt, 1, CT_DIMS(3)), *w0 = data(dt, 1, CT_DIMS(3));
+        ct_tensor *xe[2], *we[2];
+        for (int s = 0; s < 2; s++) {
+            xe[s] = leaf(x, s);
+            we[s] = leaf(w0, s);
+            ct_tensor *ye = ct_batch_norm(xe[s], s ? dev(rmv) : rmv, s ? dev(rvv) : rvv, we[s], NULL, 0, 0.1, 1e-5);
+            CHECK(ye && ct_backward(ct_sum(ct_mul(ye, ye))) == CT_OK);
+        }
+        CHECK_SAME(ct_grad(xe[1]), ct_grad(xe[0]), rt * 10, at * 10);
+        CHECK_SAME(ct_grad(we[1]), ct_grad(we[0]), rt * 10, at * 10);
+    }
+    /* no weight or bias, no running statistics */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(6, 3, 4));
+    CHECK_SAME(ct_batch_norm(dev(x), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), ct_batch_norm(x, NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), 1e-4, 1e-5);
+    /* errors: as the CPU's */
+    CHECK_ERR(ct_batch_norm(dev(ct_ones(CT_FLOAT32, 1, 3)), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), CT_ERR_ARG, "Expected more than 1 value per channel when training");
+    ct_tensor *bin[3] = {dev(x), dev(ct_ones(CT_FLOAT32, 4)), dev(ct_ones(CT_FLOAT32, 3))}, *bo[4];
+    CHECK_ERR(run_op("aten::native_batch_norm", "eps=1e-05", 3, bin, bo, 4) == 4, CT_ERR_SHAPE, "batch_norm: weight should contain 3 elements not 4");
+    CHECK_ERR(ct_batch_norm(dev(ct_ones(CT_BFLOAT16, 4, 3)), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), CT_ERR_DTYPE, "not implemented for 'BFloat16'");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_embedding) {
+    for (int di = 0; di < 4; di++) {
+        ct_dtype dt = FLOATS[di];
+        for (int cs = 0; cs < 3; cs++) {   /* int64 indices; int32 and a padding index; a transposed weight and index */
+            char label[96];
+            snprintf(label, sizeof label, "embedding %s case %d", ct_dtype_name(dt), cs);
+            ct_tensor *w0 = cs == 2 ? ct_t(data(dt, 0, CT_DIMS(7, 10))) : data(dt, 0, CT_DIMS(10, 7));
+            ct_tensor *ix = idata(cs == 1 ? CT_INT32 : CT_INT64, 0, 10, CT_DIMS(5, 6));   /* duplicates: 30 draws of 10 */
+            if (cs == 2) ix = ct_t(ix);
+            int64_t pad = cs == 1 ? 2 : CT_NO_PADDING_IDX;
+            ct_tensor *R = data(dt, 0, CT_DIMS(ix->shape[0], ix->shape[1], 7)), *wl[2], *y[2];
+            for (int s = 0; s < 2; s++) {
+                wl[s] = leaf(w0, s);
+                if (s && cs == 2) wl[s] = ct_requires_grad(ct_t(ct_detach(dev(ct_contiguous(ct_t(w0))))));
+                y[s] = ct_embedding(s ? dev(ix) : ix, wl[s], pad);
+                CHECK(y[s] && ct_backward(ct_sum(ct_mul(y[s], s ? dev(R) : R))) == CT_OK);
+            }
+            CHECK_SAME_AT(label, y[1], y[0], 0.0, 0.0);
+            CHECK_SAME_AT(label, ct_grad(wl[1]), ct_grad(wl[0]), rtol_of(dt), atol_of(dt) * 4);
+        }
+    }
+    /* an index out of range: the CPU's error, nothing crashes */
+    ct_tensor *w = dev(ct_ones(CT_FLOAT32, 10, 3));
+    int64_t badv[3] = {1, 10, 3};
+    ct_tensor *bad = ct_tensor_i64(badv, 3);
+    CHECK_ERR(ct_embedding(bad, ct_ones(CT_FLOAT32, 10, 3), CT_NO_PADDING_IDX), CT_ERR_INDEX, "embedding: index out of range in self (index 10, num_embeddings 10)");
+    CHECK_ERR(ct_embedding(dev(bad), w, CT_NO_PADDING_IDX), CT_ERR_INDEX, "embedding: index out of range in self (index 10, num_embeddings 10)");
+    CHECK_ERR(ct_embedding(dev(ct_neg(ct_ones(CT_INT32, 2))), w, CT_NO_PADDING_IDX), CT_ERR_INDEX, "embedding: index out of range in self (index -1,");
+    CHECK_ERR(ct_embedding(dev(ct_ones(CT_FLOAT32, 2)), w, CT_NO_PADDING_IDX), CT_ERR_DTYPE, "embedding: Expected tensor for argument #1 'indices'");
+    CHECK(ct_embedding(dev(ct_zeros(CT_INT64, 0)), w, CT_NO_PADDING_IDX) != NULL);
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_index_add) {
+    const ct_dtype dts[5] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64};
+    for (int di = 0; di < 5; di++) {
+        ct_dtype dt = dts[di];
+        int fl = CT__ISFLOAT(dt);
+        for (int dim = 0; dim < 2; dim++) {
+            char label[96];
+            snprintf(label, sizeof label, "index_add %s dim %d", ct_dtype_name(dt), dim);
+            ct_tensor *x = fl ? data(dt, 0, CT_DIMS(6, 5)) : idata(dt, -9, 9, CT_DIMS(6, 5));
+            ct_tensor *ix = idata(CT_INT64, 0, dim ? 5 : 6, CT_DIMS(9));
+            ct_tensor *src = dim ? (fl ? data(dt, 0, CT_DIMS(6, 9)) : idata(dt, -9, 9, CT_DIMS(6, 9))) : (fl ? ct_t(data(dt, 0, CT_DIMS(5, 9))) : idata(dt, -9, 9, CT_DIMS(9, 5)));
+            double alpha = fl ? 0.5 : 2.0;
+            CHECK_SAME_AT(label, ct_index_add(dev(x), dim, dev(ix), dev(src), alpha), ct_index_add(x, dim, ix, src, alpha), rtol_of(dt), atol_of(dt) * 4);
+            ct_tensor *xd = dev(x);   /* in place, int32 indices */
+            CHECK(ct_index_add_(xd, dim, dev(ct_to(ix, CT_INT32)), dev(src), alpha) == xd);
+            CHECK_SAME_AT(label, xd, ct_index_add(x, dim, ix, src, alpha), rtol_of(dt), atol_of(dt) * 4);
+        }
+    }
+    /* a source slice that broadcasts; an out-of-range index changes nothing */
+    int64_t iv[3] = {0, 2, 2}, bv[3] = {0, 5, 1};
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 3)), *ix = ct_tensor_i64(iv, 3), *s = data(CT_FLOAT32, 0, CT_DIMS(3, 1));
+    CHECK_SAME(ct_index_add(dev(x), 0, dev(ix), dev(s), 1.0), ct_index_add(x, 0, ix, s, 1.0), 1e-6, 1e-6);
+    ct_tensor *xd = dev(x), *badix = ct_tensor_i64(bv, 3);
+    CHECK_ERR(ct_index_add(x, 0, badix, s, 1.0), CT_ERR_INDEX, "index_add_(): index out of range in self (index 5, size 4)");
+    CHECK_ERR(ct_index_add_(xd, 0, dev(badix), dev(s), 1.0), CT_ERR_INDEX, "index_add_(): index out of range in self (index 5, size 4)");
+    CHECK_SAME(xd, x, 0.0, 0.0);
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_cross_entropy) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    const char *reds[3] = {"none", "mean", "sum"};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double rt = dt == CT_FLOAT32 ? 1e-4 : 1e-10, at = dt == CT_FLOAT32 ? 1e-5 : 1e-11;
+        /* 9 classes (a warp a row), 1500 (a block a row), transposed logits */
+        for (int cs = 0; cs < 3; cs++) {
+            int64_t N = 13, C = cs == 1 ? 1500 : 9;
+            ct_tensor *x = cs == 2 ? ct_t(data(dt, 0, CT_DIMS(C, N))) : data(dt, 0, CT_DIMS(N, C));
+            for (int r = 0; r < 3; r++) {
+                for (int ig = 0; ig < 2; ig++) {   /* the default ignore_index, and 3 */
+                    int64_t tv[13];
+                    for (int i = 0; i < 13; i++) tv[i] = (i * 5 + cs + r) % C;
+                    tv[2] = tv[7] = ig ? 3 : -100;   /* ignored rows */
+                    ct_tensor *t = ct_tensor_i64(tv, 13);
+                    char label[128];
+                    snprintf(label, sizeof label, "cross_entropy %s C=%lld reduction=%s ignore_index %s", ct_dtype_name(dt), (long long)C, reds[r], ig ? "3" : "-100");
+                    ct_cross_entropy_options o;
+                    memset(&o, 0, sizeof o);
+                    o.reduction = reds[r];
+                    o.use_ignore_index = ig;
+                    o.ignore_index = 3;
+                    ct_tensor *xl[2], *l[2], *ar[2] = {ct_arange(0, N, 1, dt), dev(ct_arange(0, N, 1, dt))};
+                    nn_watch_reset();
+                    int h = 0;
+                    for (int s = 0; s < 2; s++) {
+                        xl[s] = leaf(x, s);
+                        if (s) h = ct_add_dispatch_listener(nn_listener, NULL, CT_LISTEN_NESTED);
+                        l[s] = ct_cross_entropy(xl[s], s ? dev(t) : t, &o);
+                        ct_tensor *sc = r == 0 ? ct_sum(ct_mul(l[s], ar[s])) : l[s];
+                        CHECK(sc && ct_backward(sc) == CT_OK);
+                        if (s) ct_remove_dispatch_listener(h);
+                    }
+                    CHECK_SAME_AT(label, l[1], l[0], rt, at);
+                    CHECK_SAME_AT(label, ct_grad(xl[1]), ct_grad(xl[0]), rt, at);
+                    CT_T_REPORT(nn_ran("ct::cross_entropy_loss") && nn_ran("ct::cross_entropy_loss_backward") && nn_cpu_ops == 0,
+                                "%s: the fused ops ran on the GPU", label);
+                }
+            }
+        }
+    }
+    /* double backward through the fused backward (its own backward is written with core ops) */
+    {
+        ct_tensor *x2 = data(CT_FLOAT64, 0, CT_DIMS(5, 4)), *x2l[2];
+        int64_t t2v[5] = {0, 3, -100, 1, 2};
+        ct_tensor *t2 = ct_tensor_i64(t2v, 5);
+        for (int s = 0; s < 2; s++) {
+            x2l[s] = leaf(x2, s);
+            ct_tensor *l = ct_cross_entropy(x2l[s], s ? dev(t2) : t2, NULL), *gx = NULL;
+            ct_grad_options go;
+            memset(&go, 0, sizeof go);
+            go.create_graph = 1;
+            CHECK(l && ct_autograd_grad(1, &l, NULL, 1, &x2l[s], &gx, &go) == CT_OK);
+            CT_T_REPORT(gx && ct_backward(ct_sum(ct_mul(gx, gx))) == CT_OK, "cross_entropy double backward (%s): %s", s ? "GPU" : "CPU", ct_last_error());
+        }
+        CHECK_SAME(ct_grad(x2l[1]), ct_grad(x2l[0]), 1e-9, 1e-10);
+    }
+    /* every row ignored: the mean is NaN, its gradient 0 */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(3, 4)), *ti = ct_full(CT_INT64, -100, 3);
+    CHECK_SAME(ct_cross_entropy(dev(x), dev(ti), NULL), ct_cross_entropy(x, ti, NULL), 0.0, 0.0);
+    /* the composite paths on the GPU: class probabilities, label smoothing */
+    ct_tensor *xs = data(CT_FLOAT32, 0, CT_DIMS(5, 6)), *pr = ct_softmax(data(CT_FLOAT32, 0, CT_DIMS(5, 6)), 1), *tt = idata(CT_INT64, 0, 6, CT_DIMS(5));
+    ct_cross_entropy_options o;
+    memset(&o, 0, sizeof o);
+    o.label_smoothing = 0.2;
+    CHECK_SAME(ct_cross_entropy(dev(xs), dev(pr), &o), ct_cross_entropy(xs, pr, &o), 1e-5, 1e-6);
+    CHECK_SAME(ct_cross_entropy(dev(xs), dev(tt), &o), ct_cross_entropy(xs, tt, &o), 1e-5, 1e-6);
+    /* a class weight takes the op chain (as on the CPU), which needs index_select: a
+       result on the GPU equal to the CPU's, or a clean error naming the op */
+    ct_tensor *cw = data(CT_FLOAT32, 1, CT_DIMS(6));
+    o.label_smoothing = 0.0;
+    o.weight = cw;
+    ct_tensor *lw = ct_cross_entropy(xs, tt, &o);
+    o.weight = dev(cw);
+    ct_tensor *lwg = ct_cross_entropy(dev(xs), dev(tt), &o);
+    if (lwg) CHECK_SAME(lwg, lw, 1e-5, 1e-6);
+    else CHECK(strstr(ct_last_error(), "index_select: Could not run 'aten::index_select' with arguments from the 'CUDA' backend") != NULL);
+    ct_clear_error();
+    /* a target out of range: the CPU's error, nothing crashes */
+    int64_t tbv[5] = {0, 6, 1, 2, 3}, tnv[5] = {0, 1, -3, 2, 3};
+    ct_tensor *tb = ct_tensor_i64(tbv, 5);
+    CHECK_ERR(ct_cross_entropy(xs, tb, NULL), CT_ERR_INDEX, "cross_entropy: Target 6 is out of bounds.");
+    CHECK_ERR(ct_cross_entropy(dev(xs), dev(tb), NULL), CT_ERR_INDEX, "cross_entropy: Target 6 is out of bounds.");
+    ct_tensor *tn = ct_tensor_i64(tnv, 5);
+    CHECK_ERR(ct_cross_entropy(dev(xs), dev(tn), NULL), CT_ERR_INDEX, "cross_entropy: Target -3 is out of bounds.");
+    ct_tensor *cin[2] = {dev(xs), dev(ct_zeros(CT_INT64, 4))}, *co[1];
+    CHECK_ERR(run_op("ct::cross_entropy_loss", "reduction='mean', ignore_index=-100", 2, cin, co, 1) == 1, CT_ERR_ARG, "cross_entropy_loss: fused path needs");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_pointwise_losses) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    const char *reds[3] = {"none", "mean", "sum"};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double rt = dt == CT_FLOAT32 ? 1e-4 : 1e-10, at = dt == CT_FLOAT32 ? 1e-5 : 1e-11;
+        for (int bce = 0; bce < 2; bce++)
+            for (int r = 0; r < 3; r++)
+                for (int cs = 0; cs < 2; cs++) {   /* contiguous (long: many blocks' partial sums); transposed */
+                    char label[128];
+                    snprintf(label, sizeof label, "%s %s reduction=%s case %d", bce ? "bce_with_logits" : "mse_loss", ct_dtype_name(dt), reds[r], cs);
+                    ct_tensor *x = cs ? ct_t(data(dt, 0, CT_DIMS(33, 7))) : data(dt, 0, CT_DIMS(3, 40000));
+                    ct_tensor *y = bce ? ct_to(ct_rand_n(dt, x->ndim, x->shape), dt) : data(dt, 0, x->ndim, x->shape);
+                    ct_tensor *xl[2], *yl[2], *l[2];
+                    nn_watch_reset();
+                    int h = 0;
+                    for (int s = 0; s < 2; s++) {
+                        xl[s] = leaf(x, s);
+                        yl[s] = leaf(y, s);
+                        if (s) h = ct_add_dispatch_listener(nn_listener, NULL, CT_LISTEN_NESTED);
+                        l[s] = bce ? ct_binary_cross_entropy_with_logits(xl[s], yl[s], NULL, NULL, reds[r]) : ct_mse_loss(xl[s], yl[s], reds[r]);
+                        ct_tensor *sc = r == 0 ? ct_sum(ct_mul(l[s], l[s])) : l[s];
+                        CHECK(sc && ct_backward(sc) == CT_OK);
+                        if (s) ct_remove_dispatch_listener(h);
+                    }
+                    CHECK_SAME_AT(label, l[1], l[0], cs ? rt : rt * 10, at);
+                    CHECK_SAME_AT(label, ct_grad(xl[1]), ct_grad(xl[0]), rt, at);
+                    CHECK_SAME_AT(label, ct_grad(yl[1]), ct_grad(yl[0]), rt, at);
+                    const char *fw = bce ? "aten::binary_cross_entropy_with_logits" : "aten::mse_loss";
+                    const char *bw = bce ? "ct::binary_cross_entropy_with_logits_backward" : "aten::mse_loss_backward";
+                    CT_T_REPORT(nn_ran(fw) && nn_ran(bw) && nn_cpu_ops == 0, "%s: the fused ops ran on the GPU", label);
+                }
+    }
+    /* float16: the op chain (the fused ops are float32/float64, as on the CPU) */
+    ct_tensor *h = data(CT_FLOAT16, 0, CT_DIMS(4, 9)), *hy = data(CT_FLOAT16, 0, CT_DIMS(4, 9));
+    CHECK_SAME(ct_mse_loss(dev(h), dev(hy), "mean"), ct_mse_loss(h, hy, "mean"), 4e-3, 4e-3);
+    /* large logits: no overflow */
+    double bigv[5] = {-800.0, -30.0, 0.0, 30.0, 800.0}, byv[5] = {0.0, 1.0, 0.5, 0.0, 1.0};
+    ct_tensor *big = ct_tensor_f64(bigv, 5), *by = ct_tensor_f64(byv, 5);
+    CHECK_SAME(ct_binary_cross_entropy_with_logits(dev(big), dev(by), NULL, NULL, "none"), ct_binary_cross_entropy_with_logits(big, by, NULL, NULL, "none"), 1e-12, 1e-12);
+    /* errors */
+    ct_tensor *pin[2] = {dev(ct_ones(CT_FLOAT32, 3)), dev(ct_ones(CT_FLOAT32, 4))}, *po[1];
+    CHECK_ERR(run_op("aten::mse_loss", "reduction='mean'", 2, pin, po, 1) == 1, CT_ERR_ARG, "mse_loss: fused path needs equal shapes");
+    ct_tensor *gin[3] = {dev(ct_ones(CT_FLOAT32, 2)), dev(ct_ones(CT_FLOAT32, 3)), dev(ct_ones(CT_FLOAT32, 3))};
+    CHECK_ERR(run_op("aten::mse_loss_backward", "reduction='mean'", 3, gin, po, 1) == 1, CT_ERR_SHAPE, "mse_loss_backward: grad");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_pixel_shuffle) {
+    const ct_dtype dts[3] = {CT_FLOAT32, CT_FLOAT16, CT_INT64};
+    for (int di = 0; di < 3; di++) {
+        ct_dtype dt = dts[di];
+        for (int cs = 0; cs < 3; cs++) {   /* 4-D, 5-D (two batch dims), channels-last */
+            ct_tensor *x = cs == 1 ? ct_arange(0, 2 * 3 * 8 * 3 * 2, 1, dt) : ct_arange(0, 2 * 8 * 3 * 4, 1, dt);
+            x = cs == 1 ? ct_reshape(x, 2, 3, 8, 3, 2) : ct_reshape(x, 2, 8, 3, 4);
+            if (cs == 2) x = ct_to_channels_last(x);
+            ct_tensor *dx = cs == 2 ? ct_to_channels_last(dev(ct_contiguous(x))) : dev(x);
+            CHECK_SAME_AT(ct_dtype_name(dt), ct_pixel_shuffle(dx, 2), ct_pixel_shuffle(x, 2), 0.0, 0.0);
+            CHECK_SAME_AT(ct_dtype_name(dt), ct_pixel_unshuffle(ct_pixel_shuffle(dx, 2), 2), x, 0.0, 0.0);
+            ct_tensor *u = ct_transpose(ct_reshape(ct_arange(0, 2 * 3 * 4 * 6, 1, dt), 2, 3, 6, 4), 2, 3);   /* non-contiguous [2, 3, 4, 6] */
+            CHECK_SAME_AT(ct_dtype_name(dt), ct_pixel_unshuffle(dev(u), 2), ct_pixel_unshuffle(u, 2), 0.0, 0.0);
+        }
+    }
+    /* the gradient: the other op */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(2, 9, 2, 3)), *R = data(CT_FLOAT32, 0, CT_DIMS(2, 1, 6, 9)), *xl[2];
+    for (int s = 0; s < 2; s++) {
+        xl[s] = leaf(x, s);
+        CHECK(ct_backward(ct_sum(ct_mul(ct_pixel_shuffle(xl[s], 3), s ? dev(R) : R))) == CT_OK);
+    }
+    CHECK_SAME(ct_grad(xl[1]), ct_grad(xl[0]), 0.0, 0.0);
+    CHECK_ERR(ct_pixel_shuffle(dev(ct_ones(CT_FLOAT32, 1, 3, 2, 2)), 2), CT_ERR_SHAPE, "pixel_shuffle expects its input's 'channel' dimension to be divisible");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+/* ---- a small model trains on the GPU step for step with the CPU: LayerNorm, Linear,
+   cross_entropy, SGD; every op of the GPU step runs on the GPU ---- */
+TEST(test_ln_model_step) {
+    ct_manual_seed(11);
+    ct_tensor *init[4] = {ct_add_scalar(ct_mul_scalar(ct_randn(CT_FLOAT32, 16), 0.1), 1.0), ct_mul_scalar(ct_randn(CT_FLOAT32, 16), 0.1),
+                          ct_mul_scalar(ct_randn(CT_FLOAT32, 6, 16), 0.25), ct_mul_scalar(ct_randn(CT_FLOAT32, 6), 0.1)};
+    ct_tensor *X = ct_mul_scalar(ct_randn(CT_FLOAT32, 48, 16), 3.0), *Y = ct_randint(0, 6, CT_INT64, 48);
+    ct_tensor *pc[4], *pg[4];
+    for (int k = 0; k < 4; k++) {
+        pc[k] = ct_retain(ct_requires_grad(ct_clone(init[k])));
+        pg[k] = ct_retain(ct_requires_grad(ct_detach(dev(init[k]))));
+    }
+    ct_sgd_options o;
+    memset(&o, 0, sizeof o);
+    o.lr = 0.2;
+    o.momentum = 0.9;
+    ct_optimizer *oc = ct_optim_sgd_params(4, pc, &o), *og = ct_optim_sgd_params(4, pg, &o);
+    ct_tensor *Xg = ct_retain(dev(X)), *Yg = ct_retain(dev(Y));
+    int64_t n16 = 16;
+    double first = 0.0, last = 0.0;
+    nn_watch_reset();
+    for (int step = 0; step < 5; step++) {
+        CT_SCOPE {
+            ct_tensor *lc = ct_cross_entropy(ct_linear(ct_layer_norm(X, 1, &n16, pc[0], pc[1], 1e-5), pc[2], pc[3]), Y, NULL);
+            ct_zero_grad(oc);
+            CHECK(lc && ct_backward(lc) == CT_OK && ct_step(oc) == CT_OK);
+            int h = ct_add_dispatch_listener(nn_listener, NULL, CT_LISTEN_NESTED);
+            ct_tensor *lg = ct_cross_entropy(ct_linear(ct_layer_norm(Xg, 1, &n16, pg[0], pg[1], 1e-5), pg[2], pg[3]), Yg, NULL);
+            ct_zero_grad(og);
+            int ok = lg && ct_backward(lg) == CT_OK && ct_step(og) == CT_OK;
+            ct_remove_dispatch_listener(h);
+            CT_T_REPORT(ok, "GPU step %d: %s", step, ct_last_error());
+            CHECK_SAME(lg, lc, 1e-5, 1e-6);
+            for (int k = 0; k < 4; k++) CHECK_SAME(ct_grad(pg[k]), ct_grad(pc[k]), 1e-4, 1e-5);
+            if (lc && step == 0) first = ct_item(lc);
+            if (lc) last = ct_item(lc);
+        }
+    }
+    CHECK(last < first);
+    for (int k = 0; k < 4; k++) CHECK_SAME(pg[k], pc[k], 1e-4, 1e-5);
+    CHECK(nn_ran("aten::native_layer_norm") && nn_ran("aten::native_layer_norm_backward"));
+    CHECK(nn_ran("ct::cross_entropy_loss") && nn_ran("ct::cross_entropy_loss_backward"));
+    CHECK_EQ_INT(nn_cpu_ops, 0);
+    ct_optim_free(oc);
+    ct_optim_free(og);
+    for (int k = 0; k < 4; k++) {
+        ct_release(pc[k]);
+        ct_release(pg[k]);
+    }
+    ct_release(Xg);
+    ct_release(Yg);
+}
+
 /* ============================================================================ */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 /* ---- streams and events ---- */
@@ -1152,7 +1611,10 @@ static const test_case TESTS[] = {
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
     {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
     {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
-    {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
+    {"test_mlp_step", test_mlp_step}, {"test_layer_norm", test_layer_norm}, {"test_batch_norm", test_batch_norm},
+    {"test_embedding", test_embedding}, {"test_index_add", test_index_add}, {"test_cross_entropy", test_cross_entropy},
+    {"test_pointwise_losses", test_pointwise_losses}, {"test_pixel_shuffle", test_pixel_shuffle}, {"test_ln_model_step", test_ln_model_step},
+    {"test_allocator", test_allocator},
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
     {"test_pinned_reuse", test_pinned_reuse},
 };
