@@ -2274,10 +2274,15 @@ static int ct__cu_k_blas(ct__call *c) {
    NaN or a strictly larger value wins; indices h * W + w). The backward ops
    are gathers too: each input pixel visits the pooled windows that can hold
    it (max: those whose index names it), in the CPU kernel's order, so no
-   atomics and the same sums. float16 and bfloat16 pooling and convolution
+   atomics and the same sums. (max_pool2d's backward thus counts only indices
+   inside their window, as max_pool2d gives them and as PyTorch's CUDA kernel
+   assumes; the CPU kernel would also take an index from elsewhere in the
+   plane.) A 1x1 convolution without stride or padding reads X as its
+   columns (no im2col). float16 and bfloat16 pooling and convolution
    run on the device only (ctensor_nn.h's CPU kernels take float32 and
    float64): a CUDA meta accepts them and otherwise defers to the op's own
-   checks and messages.
+   checks and messages. Status: checked on tests/cuda's emulator against the
+   CPU kernels and compiled warning-free by nvcc; not yet run on a GPU.
    ========================================================================== */
 #ifdef CTENSOR_NN_IMPLEMENTATION_DONE
 #define CT__CU_CONV_WS ((int64_t)256 << 20)   /* bytes of im2col columns per chunk of samples */
@@ -2524,16 +2529,29 @@ static int ct__cu_k_conv(ct__call *c) {
     if (kind == 0 && !ct__cu_conv_mat(out, &om, &ocs)) { ct__failed(CT_ERR_STATE, "%s: unexpected output layout", op); goto done; }
     {
         ct_dtype coldt = kind == 1 && half ? CT_FLOAT32 : dt;   /* the transposed op's columns in float for half inputs */
-        int64_t per = R * L * (int64_t)ct__dt[coldt].size, nb = CT__LOAD(&ct__cu_conv_ws) / per;
-        nb = nb < 1 ? 1 : nb > g.N ? g.N : nb;
-        int64_t csz = nb * R * L;
-        if (!(col = ct__alloc(coldt, 1, &csz, NULL, out->device))) goto done;
+        /* the columns as matrices [Kg][L] per (sample, group): cm, a sample's stride cms, a
+           group's cmg. A 1x1 convolution without stride or padding reads X itself (NCHW:
+           as im2col would write it; NHWC: stored transposed), without a workspace. */
         ct__cu_gm cm;
-        cm.p = ct__ptr(col); cm.ld = L; cm.bs = 0; cm.t = 0;
+        memset(&cm, 0, sizeof cm);
+        int64_t cms = R * L, cmg = Kg * L, xcs = 0, nb = g.N;
+        int direct = kind != 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && ct__cu_conv_mat(x, &cm, &xcs);
+        if (direct) {
+            cms = cm.bs;
+            cmg = Kg * xcs;
+        } else {
+            int64_t per = R * L * (int64_t)ct__dt[coldt].size;
+            nb = CT__LOAD(&ct__cu_conv_ws) / per;
+            nb = nb < 1 ? 1 : nb > g.N ? g.N : nb;
+            int64_t csz = nb * R * L;
+            if (!(col = ct__alloc(coldt, 1, &csz, NULL, out->device))) goto done;
+            cm.p = ct__ptr(col); cm.ld = L; cm.t = 0;
+        }
+        cm.bs = 0;
         if (kind == 2) {   /* the sum over the samples: in out, or in float for half */
             if (half && !(acc = ct__alloc(CT_FLOAT32, 4, out->shape, NULL, out->device))) goto done;
         }
-        p.col = ct__ptr(col); p.cdt = coldt; p.ces = (int32_t)ct__dt[coldt].size;
+        if (col) { p.col = ct__ptr(col); p.cdt = coldt; p.ces = (int32_t)ct__dt[coldt].size; }
         if (kind != 1) {
             p.x = ct__ptr(x); p.xdt = x->dtype; p.xes = (int32_t)ct__dt[x->dtype].size;
             ct__cu_strides4(x, p.xs);
@@ -2541,19 +2559,21 @@ static int ct__cu_k_conv(ct__call *c) {
         for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
             int64_t m = g.N - n0 < nb ? g.N - n0 : nb;
             p.n0 = n0;
-            if (kind != 1) {
+            ct__cu_gm cmn = cm;   /* the chunk's first sample's columns */
+            if (direct) cmn.p += ct__dt[dt].size * (size_t)(n0 * cms);
+            if (kind != 1 && !direct) {
                 p.n = m * R * L;
                 if (ct__cu_conv_launch(op, dev, CT__CU_IM2COL, &p, dt)) goto done;
             }
             if (kind == 0) {   /* Y[n][g] (Og x L) = W[g] (Og x Kg) col[n][g] (Kg x L) */
                 ct__cu_gm ym = om;
                 ym.p += ct__dt[dt].size * (size_t)(n0 * om.bs);
-                if (ct__cu_conv_mm(op, dev, dt, dt, ym, om.bs, Og * ocs, wm, 0, Og * Kg, cm, R * L, Kg * L, m, g.G, Og, L, Kg)) goto done;
+                if (ct__cu_conv_mm(op, dev, dt, dt, ym, om.bs, Og * ocs, wm, 0, Og * Kg, cmn, cms, cmg, m, g.G, Og, L, Kg)) goto done;
             } else if (kind == 1) {   /* col[n][g] (Kg x L) = W[g]^T (Kg x Og) G[n][g] (Og x L), then col2im */
                 ct__cu_gm wt = wm, gm = dm;
                 wt.t = 1;
                 gm.p += ct__dt[dt].size * (size_t)(n0 * dm.bs);
-                if (ct__cu_conv_mm(op, dev, dt, coldt, cm, R * L, Kg * L, wt, 0, Og * Kg, gm, dm.bs, Og * dcs, m, g.G, Kg, L, Og)) goto done;
+                if (ct__cu_conv_mm(op, dev, dt, coldt, cmn, cms, cmg, wt, 0, Og * Kg, gm, dm.bs, Og * dcs, m, g.G, Kg, L, Og)) goto done;
                 p.y = ct__ptr(out); p.ydt = dt; p.yes = (int32_t)ct__dt[dt].size;
                 p.cl = ct_is_channels_last(out) && !ct__is_contig(out);
                 ct__cu_strides4(out, p.ys);
@@ -2563,13 +2583,13 @@ static int ct__cu_k_conv(ct__call *c) {
                 ct_tensor *dst = acc ? acc : out;
                 ct_dtype adt = dst->dtype;
                 for (int64_t s = 0; s < m; s++) {
-                    ct__cu_gm wg, gm = dm, cs = cm;
+                    ct__cu_gm wg, gm = dm, cs = cmn;
                     wg.p = ct__ptr(dst); wg.ld = Kg; wg.bs = Og * Kg; wg.t = 0;
                     gm.p += ct__dt[dt].size * (size_t)((n0 + s) * dm.bs);
                     gm.bs = Og * dcs;
-                    cs.p += ct__dt[dt].size * (size_t)(s * R * L);
-                    cs.bs = Kg * L;
-                    cs.t = 1;
+                    cs.p += ct__dt[dt].size * (size_t)(s * cms);
+                    cs.bs = cmg;
+                    cs.t = !cm.t;   /* col^T */
                     if (ct__cu_conv_gemm(op, dev, dt, adt, wg, gm, cs, Og, Kg, L, g.G, n0 + s == 0 ? 0.0 : 1.0)) goto done;
                 }
             }

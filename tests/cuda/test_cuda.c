@@ -996,6 +996,8 @@ static const conv_case CONV_CASES[] = {
     {3, 6, 7, 8, 6, 3, 3, 1, 1, 1, 6, 1},   /* depthwise */
     {2, 5, 6, 7, 3, 1, 1, 1, 0, 1, 1, 1},   /* 1x1 */
     {3, 4, 8, 8, 8, 2, 3, 2, 0, 1, 4, 0},   /* groups 4, 2 outputs each, stride 2 */
+    {2, 4, 5, 6, 6, 1, 1, 1, 0, 1, 2, 1},   /* 1x1, groups 2 (X read as the columns, no im2col) */
+    {3, 4, 7, 6, 5, 1, 1, 2, 0, 1, 1, 0},   /* 1x1, stride 2 (im2col) */
 };
 /* conv2d of one case on the GPU and on the CPU, values and the three gradients of
    sum(y * r) (r random), x in a layout */
