@@ -2514,7 +2514,7 @@ static int ct__cu_k_conv(ct__call *c) {
             ct__cu_strides4(out, p.ys);
             rc = ct__cu_conv_launch(op, dev, CT__CU_BIAS, &p, dt);
         }
-        ct__decref(bias);
+        if (bias) ct__decref(bias);
         return rc;
     }
     /* the operands: W contiguous ([O][Cg][kh][kw], a row-major [Og][Kg] per group), G as matrices */

@@ -1130,6 +1130,17 @@ TEST(test_conv) {
         CHECK_SAME(ct_conv2d(ct_to_channels_last(dev(x)), dev(w), dev(b), &o), ct_conv2d(ct_to_channels_last(x), w, b, &o), 1e-4, 1e-4);
         ct_tensor *e = ct_zeros(CT_FLOAT32, 0, 16, 20, 20);
         CHECK_SAME(ct_conv2d(dev(e), dev(w), dev(b), &o), ct_conv2d(e, w, b, &o), 0.0, 0.0);
+        CHECK_SAME(ct_conv2d(dev(e), dev(w), NULL, &o), ct_conv2d(e, w, NULL, &o), 0.0, 0.0);
+        /* no input channels in a group (C = 0): the output is the bias */
+        ct_tensor *x0 = ct_zeros(CT_FLOAT32, 2, 0, 5, 5), *w0 = ct_zeros(CT_FLOAT32, 3, 0, 3, 3), *b0 = data(CT_FLOAT32, 0, CT_DIMS(3));
+        ct_tensor *y0 = ct_conv2d(x0, w0, b0, NULL);
+        if (y0) CHECK_SAME(ct_conv2d(dev(x0), dev(w0), dev(b0), NULL), y0, 0.0, 0.0);
+        else ct_clear_error();
+        /* the weight gradient of an empty batch: zeros */
+        ct_tensor *wg = ct_requires_grad(ct_detach(dev(w))), *wc = ct_requires_grad(ct_clone(w));
+        ct_tensor *lg = ct_sum(ct_conv2d(dev(e), wg, NULL, &o)), *lc = ct_sum(ct_conv2d(e, wc, NULL, &o));
+        CHECK(lg && lc && ct_backward(lg) == CT_OK && ct_backward(lc) == CT_OK);
+        if (ct_grad(wc)) CHECK_SAME(ct_grad(wg), ct_grad(wc), 0.0, 0.0);
     }
     /* bad inputs: the op's own messages, nothing crashes */
     ct_tensor *x = dev(data(CT_FLOAT32, 0, CT_DIMS(2, 3, 5, 5)));
