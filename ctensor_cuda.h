@@ -2255,6 +2255,7 @@ static int ct__cu_k_blas(ct__call *c) {
      conv2d(X, W[, b])                    im2col, then per group Y = W col
      conv_transpose2d(G, W[, b])          per group col = W^T G, then col2im
      convolution_backward_weight(X, G)    im2col, then per group dW += G col^T
+                                          (a chunk's samples in one product)
    im2col writes the column matrix [C kh kw][OH OW] of a chunk of samples into
    one workspace from the caching allocator (at most 256 MiB, at least one
    sample), reading X through its strides (any layout, channels-last included).
@@ -2262,7 +2263,10 @@ static int ct__cu_k_blas(ct__call *c) {
    the chunk (one call per group) or over the groups (one call per sample),
    whichever is fewer calls; an NCHW or NHWC operand is a plain or a
    transposed matrix to cuBLAS, so neither is copied (other layouts are made
-   contiguous first). col2im is a gather: each input pixel sums the column
+   contiguous first). The weight gradient sums over the samples inside the
+   product: its columns are written [C kh kw][samples][OH OW] and an NCHW G
+   is copied per chunk to [O][samples][OH OW] (an NHWC one is used as it is),
+   so each chunk is one call batched over the groups. col2im is a gather: each input pixel sums the column
    entries that came from it, no atomics. float16 and bfloat16 multiply in
    cuBLAS with float accumulation; the transposed op's columns and the weight
    gradient's sum over the samples are kept in float32 (cuBLAS's mixed
@@ -2310,16 +2314,17 @@ typedef struct ct__cu_convp {
     int64_t n0;                                 /* the chunk's first sample */
     int64_t C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW;
     int64_t xs[4], ys[4], bst;                  /* element strides of x, y; the bias's */
+    int64_t cns, crs;                           /* the columns' strides: sample, row ([n][r][l]: R L, L; [r][n][l]: L, m L) */
 } ct__cu_convp;
 
-/* col[n][(c kh + i) kw + j][oh OW + ow] = x[n0 + n][c][oh sh - ph + i dh][ow sw - pw + j dw], 0 in the padding */
+/* col at n cns + ((c kh + i) kw + j) crs + oh OW + ow = x[n0 + n][c][oh sh - ph + i dh][ow sw - pw + j dw], 0 in the padding */
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_im2col_kernel(const ct__cu_convp p) {
     const int64_t L = p.OH * p.OW, kk = p.kh * p.kw;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
         int64_t l = i % L, r = (i / L) % (p.C * kk), n = i / L / (p.C * kk);
         int64_t c = r / kk, ki = (r % kk) / p.kw, kj = r % p.kw;
         int64_t h = (l / p.OW) * p.sh - p.ph + ki * p.dh, w = (l % p.OW) * p.sw - p.pw + kj * p.dw;
-        char *d = p.col + i * p.ces;
+        char *d = p.col + (n * p.cns + r * p.crs + l) * p.ces;
         if (h >= 0 && h < p.H && w >= 0 && w < p.W) {
             ct__cu_move(d, p.x + ((p.n0 + n) * p.xs[0] + c * p.xs[1] + h * p.xs[2] + w * p.xs[3]) * p.xes, p.ces);
         } else {
@@ -2491,7 +2496,7 @@ static int ct__cu_k_conv(ct__call *c) {
     int64_t numel = ct__shape_numel(out->ndim, out->shape);
     if (numel == 0) return 0;
     const int64_t Og = g.O / g.G, Cg = g.C / g.G, kk = g.kh * g.kw, Kg = Cg * kk, R = g.C * kk, L = g.OH * g.OW;
-    ct_tensor *w = NULL, *dy = NULL, *bias = NULL, *col = NULL, *acc = NULL;
+    ct_tensor *w = NULL, *dy = NULL, *bias = NULL, *col = NULL, *acc = NULL, *gperm = NULL;
     const ct_tensor *x = c->in[0];
     ct__cu_gm wm, dm, om;   /* W, G and the output as matrices */
     int64_t dcs = 0, ocs = 0;
@@ -2536,6 +2541,7 @@ static int ct__cu_k_conv(ct__call *c) {
         memset(&cm, 0, sizeof cm);
         int64_t cms = R * L, cmg = Kg * L, xcs = 0, nb = g.N;
         int direct = kind != 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && ct__cu_conv_mat(x, &cm, &xcs);
+        if (direct && kind == 2 && !cm.t) direct = 0;   /* the weight gradient reads NHWC X directly ([(n, l)][C]), NCHW through im2col */
         if (direct) {
             cms = cm.bs;
             cmg = Kg * xcs;
@@ -2563,6 +2569,8 @@ static int ct__cu_k_conv(ct__call *c) {
             if (direct) cmn.p += ct__dt[dt].size * (size_t)(n0 * cms);
             if (kind != 1 && !direct) {
                 p.n = m * R * L;
+                p.cns = kind == 0 ? R * L : L;   /* the weight gradient's columns interleave the samples ([R][m][L]) */
+                p.crs = kind == 0 ? L : m * L;
                 if (ct__cu_conv_launch(op, dev, CT__CU_IM2COL, &p, dt)) goto done;
             }
             if (kind == 0) {   /* Y[n][g] (Og x L) = W[g] (Og x Kg) col[n][g] (Kg x L) */
@@ -2579,19 +2587,30 @@ static int ct__cu_k_conv(ct__call *c) {
                 ct__cu_strides4(out, p.ys);
                 p.n = m * g.C * g.H * g.W;
                 if (ct__cu_conv_launch(op, dev, CT__CU_COL2IM, &p, dt)) goto done;
-            } else {   /* dW[g] (Og x Kg) += G[n][g] (Og x L) col[n][g]^T (L x Kg), sample by sample, batched over the groups */
+            } else {   /* dW[g] (Og x Kg) += G[g] (Og x m L) col[g]^T (m L x Kg): the chunk's samples in one product per group */
                 ct_tensor *dst = acc ? acc : out;
-                ct_dtype adt = dst->dtype;
-                for (int64_t s = 0; s < m; s++) {
-                    ct__cu_gm wg, gm = dm, cs = cmn;
-                    wg.p = ct__ptr(dst); wg.ld = Kg; wg.bs = Og * Kg; wg.t = 0;
-                    gm.p += ct__dt[dt].size * (size_t)((n0 + s) * dm.bs);
-                    gm.bs = Og * dcs;
-                    cs.p += ct__dt[dt].size * (size_t)(s * cms);
-                    cs.bs = cmg;
-                    cs.t = !cm.t;   /* col^T */
-                    if (ct__cu_conv_gemm(op, dev, dt, adt, wg, gm, cs, Og, Kg, L, g.G, n0 + s == 0 ? 0.0 : 1.0)) goto done;
+                ct__cu_gm wg, gm = dm, cs = cmn;
+                int64_t ggs = Og * dcs, cgs = cmg;   /* group strides */
+                wg.p = ct__ptr(dst); wg.ld = Kg; wg.bs = 0; wg.t = 0;
+                if (dm.t) {   /* NHWC: the chunk's G is [(n, l)][O] already */
+                    gm.p += ct__dt[dt].size * (size_t)(n0 * dm.bs);
+                } else {      /* NCHW: the chunk's G copied to [O][n][l] */
+                    int64_t sh[4] = {m, g.O, g.OH, g.OW}, st[4] = {L, m * L, g.OW, 1};
+                    ct_tensor src = ct__ix_view(dy, 4, sh, dy->strides, dy->offset + n0 * dy->strides[0]);
+                    if (gperm) ct__decref(gperm);
+                    if (!(gperm = ct__alloc(dt, 4, sh, st, out->device)) || ct__cu_copy_dev(op, gperm, &src)) goto done;
+                    gm.p = ct__ptr(gperm); gm.ld = m * L; gm.t = 0;
+                    ggs = Og * m * L;
                 }
+                if (!direct) {   /* the columns written as [R][m][L] (below): col^T is (m L x R) stored transposed */
+                    cs.ld = m * L;
+                    cgs = Kg * m * L;
+                }
+                cs.t = !cs.t;   /* col^T */
+                gm.bs = ggs;
+                cs.bs = cgs;
+                wg.bs = Og * Kg;
+                if (ct__cu_conv_gemm(op, dev, dt, dst->dtype, wg, gm, cs, Og, Kg, m * L, g.G, n0 == 0 ? 0.0 : 1.0)) goto done;
             }
         }
         if (kind == 0 && bias) {
@@ -2609,6 +2628,7 @@ done:
     if (bias) ct__decref(bias);
     if (col) ct__decref(col);
     if (acc) ct__decref(acc);
+    if (gperm) ct__decref(gperm);
     return rc;
 }
 
