@@ -70,10 +70,20 @@
        and pixel_unshuffle; group_norm (layer_norm and core ops)
      - mm, bmm, addmm, baddbmm, mv, addmv, dot through cuBLAS (float32, float64,
        float16, bfloat16), TF32 behind ct_cuda_set_allow_tf32
+     - ctensor_nn.h's convolution and pooling ops (when ctensor_nn.h is included
+       before this header): conv2d, conv_transpose2d and the weight gradient
+       (im2col / col2im + cuBLAS, groups, stride, padding, dilation, bias, NCHW
+       and channels-last), max_pool2d_with_indices, avg_pool2d,
+       adaptive_avg_pool2d and their backward ops; float32, float64, and on the
+       device also float16 and bfloat16 (float accumulation: the pooling
+       functions take them; ct_conv2d's front in ctensor_nn.h still refuses
+       them, so half convolutions are reached through ct_dispatch for now).
+       conv1d, Conv2d, MaxPool2d, ... run through them.
      - autograd: the backward rules of these ops run unchanged on device tensors,
-       so an MLP (linear, relu, cross_entropy, SGD from ctensor_nn.h) trains on
-       the GPU (tests/cuda/test_cuda.c, test_mlp_step), and so does a LayerNorm,
-       Linear, cross_entropy model through the fused kernels (test_ln_model_step)
+       so an MLP (linear, relu, cross_entropy, SGD from ctensor_nn.h), a small
+       CNN (conv2d, relu, max_pool2d, linear) and a LayerNorm, Linear,
+       cross_entropy model train on the GPU step for step with the CPU
+       (tests/cuda/test_cuda.c: test_mlp_step, test_cnn_step, test_ln_model_step)
      - streams and events (ct_cuda_stream_new, ct_cuda_set_stream, record /
        wait / elapsed time), per-stream memory reuse with ct_cuda_record_stream,
        pinned host memory (ct_cuda_pin_memory) and non-blocking copies from it
@@ -81,11 +91,11 @@
      - Module.to(device): ct_module_to (ctensor_nn.h) moves a model's parameters,
        buffers and gradients
      Every other op on a GPU tensor fails cleanly naming the op:
-       "conv2d: Could not run 'aten::conv2d' with arguments from the 'CUDA' backend."
+       "cumsum: Could not run 'aten::cumsum' with arguments from the 'CUDA' backend."
      Not yet (issue 15's later parts): random numbers on the device, the other nn
-     kernels (conv, pooling, upsampling, embedding_bag, fused optimizers take
-     the op chain or fail), sort/topk, indexing beyond gather/scatter/index_add
-     (index_select: nll_loss's weight), cuSOLVER.
+     kernels (upsampling, embedding_bag, fused optimizers take the op chain or
+     fail), sort/topk, indexing beyond gather/scatter/index_add (index_select:
+     nll_loss's weight), cuSOLVER.
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -134,8 +144,8 @@
      events; The caching allocator; Device arithmetic (dtypes, half precision, the core's expression
      helpers); Elementwise kernels; Copies and factories; Reductions; Softmax;
      Gather and scatter; Matrix products (cuBLAS); Normalization, embedding and
-     loss kernels (ctensor_nn.h's ops) and index_add; Registration and the
-     public API
+     loss kernels (ctensor_nn.h's ops) and index_add; Convolution and pooling;
+     Registration and the public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -3455,6 +3465,595 @@ static void ct__cu_nn_register(void) {
 }
 
 /* ============================================================================
+   Convolution and pooling (ctensor_nn.h's ops, when it is included first)
+   The three convolution ops of ctensor_nn.h (each is the adjoint of the
+   others in one argument, so every order of derivative runs on the device):
+     conv2d(X, W[, b])                    im2col, then per group Y = W col
+     conv_transpose2d(G, W[, b])          per group col = W^T G, then col2im
+     convolution_backward_weight(X, G)    im2col, then per group dW += G col^T
+                                          (a chunk's samples in one product)
+   im2col writes the column matrix [C kh kw][OH OW] of a chunk of samples into
+   one workspace from the caching allocator (at most 256 MiB, at least one
+   sample), reading X through its strides (any layout, channels-last included).
+   The products are cuBLAS strided-batched GEMMs, batched over the samples of
+   the chunk (one call per group) or over the groups (one call per sample),
+   whichever is fewer calls; an NCHW or NHWC operand is a plain or a
+   transposed matrix to cuBLAS, so neither is copied (other layouts are made
+   contiguous first). The weight gradient sums over the samples inside the
+   product: its columns are written [C kh kw][samples][OH OW] and an NCHW G
+   is copied per chunk to [O][samples][OH OW] (an NHWC one is used as it is),
+   so each chunk is one call batched over the groups. col2im is a gather: each input pixel sums the column
+   entries that came from it, no atomics. float16 and bfloat16 multiply in
+   cuBLAS with float accumulation; the transposed op's columns and the weight
+   gradient's sum over the samples are kept in float32 (cuBLAS's mixed
+   16F x 16F -> 32F products), then rounded once. float32 follows
+   ct_cuda_set_allow_tf32 as the matrix products do. Outputs take the CPU
+   kernels' layouts (the dispatcher allocates them from ctensor_nn.h's meta).
+   Pooling: one thread per output element in the output's memory order (NCHW
+   or NHWC), reading through strides. max_pool2d keeps PyTorch's rule (a later
+   NaN or a strictly larger value wins; indices h * W + w). The backward ops
+   are gathers too: each input pixel visits the pooled windows that can hold
+   it (max: those whose index names it), in the CPU kernel's order, so no
+   atomics and the same sums. (max_pool2d's backward thus counts only indices
+   inside their window, as max_pool2d gives them and as PyTorch's CUDA kernel
+   assumes; the CPU kernel would also take an index from elsewhere in the
+   plane.) A 1x1 convolution without stride or padding reads X as its
+   columns (no im2col). float16 and bfloat16 pooling and convolution
+   run on the device only (ctensor_nn.h's CPU kernels take float32 and
+   float64): a CUDA meta accepts them and otherwise defers to the op's own
+   checks and messages. Status: checked on tests/cuda's emulator against the
+   CPU kernels and compiled warning-free by nvcc; not yet run on a GPU.
+   ========================================================================== */
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+#define CT__CU_CONV_WS ((int64_t)256 << 20)   /* bytes of im2col columns per chunk of samples */
+static int64_t ct__cu_conv_ws = CT__CU_CONV_WS;   /* (tests/cuda lowers it to run the chunking on small inputs) */
+
+/* coordinates of element i of a 4-D (N, C, H, W) tensor counted in its memory
+   order: NCHW, or NHWC when cl */
+__device__ __forceinline__ void ct__cu_nchw(int64_t i, int cl, int64_t C, int64_t H, int64_t W, int64_t *n, int64_t *c, int64_t *h, int64_t *w) {
+    if (cl) {
+        *c = i % C; i /= C;
+        *w = i % W; i /= W;
+        *h = i % H; *n = i / H;
+    } else {
+        *w = i % W; i /= W;
+        *h = i % H; i /= H;
+        *c = i % C; *n = i / C;
+    }
+}
+
+typedef struct ct__cu_convp {
+    char *col, *y;
+    const char *x, *bias;
+    int32_t xdt, cdt, ydt, bdt, xes, ces, yes, bes, cl;
+    int64_t n;                                  /* work items */
+    int64_t n0;                                 /* the chunk's first sample */
+    int64_t C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW;
+    int64_t xs[4], ys[4], bst;                  /* element strides of x, y; the bias's */
+    int64_t cns, crs;                           /* the columns' strides: sample, row ([n][r][l]: R L, L; [r][n][l]: L, m L) */
+} ct__cu_convp;
+
+/* col at n cns + ((c kh + i) kw + j) crs + oh OW + ow = x[n0 + n][c][oh sh - ph + i dh][ow sw - pw + j dw], 0 in the padding */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_im2col_kernel(const ct__cu_convp p) {
+    const int64_t L = p.OH * p.OW, kk = p.kh * p.kw;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t l = i % L, r = (i / L) % (p.C * kk), n = i / L / (p.C * kk);
+        int64_t c = r / kk, ki = (r % kk) / p.kw, kj = r % p.kw;
+        int64_t h = (l / p.OW) * p.sh - p.ph + ki * p.dh, w = (l % p.OW) * p.sw - p.pw + kj * p.dw;
+        char *d = p.col + (n * p.cns + r * p.crs + l) * p.ces;
+        if (h >= 0 && h < p.H && w >= 0 && w < p.W) {
+            ct__cu_move(d, p.x + ((p.n0 + n) * p.xs[0] + c * p.xs[1] + h * p.xs[2] + w * p.xs[3]) * p.xes, p.ces);
+        } else {
+            const uint64_t zero = 0;   /* +0.0 in every float dtype */
+            ct__cu_move(d, (const char *)&zero, p.ces);
+        }
+    }
+}
+/* col2im as a gather, for the chunk's samples: y[n0 + n][c][h][w] = the sum of the
+   column entries of (n, c) whose window tap lands on (h, w), + bias[c] */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_col2im_kernel(const ct__cu_convp p) {
+    const int64_t L = p.OH * p.OW, kk = p.kh * p.kw;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, c, h, w;
+        ct__cu_nchw(i, p.cl, p.C, p.H, p.W, &n, &c, &h, &w);
+        C s = 0;
+        const char *cb = p.col + (n * p.C + c) * kk * L * p.ces;
+        for (int64_t ki = 0; ki < p.kh; ki++) {
+            int64_t hh = h + p.ph - ki * p.dh;   /* = oh sh for the output row that reads (h, w) with tap ki */
+            if (hh < 0) break;                   /* (only smaller for the later taps) */
+            if (hh % p.sh || hh / p.sh >= p.OH) continue;
+            for (int64_t kj = 0; kj < p.kw; kj++) {
+                int64_t ww = w + p.pw - kj * p.dw;
+                if (ww < 0) break;
+                if (ww % p.sw || ww / p.sw >= p.OW) continue;
+                s += ct__cu_dev::ld<C>(cb + ((ki * p.kw + kj) * L + (hh / p.sh) * p.OW + ww / p.sw) * p.ces, p.cdt);
+            }
+        }
+        if (p.bias) s += ct__cu_dev::ld<C>(p.bias + c * p.bst * p.bes, p.bdt);
+        ct__cu_dev::st<C>(p.y + ((p.n0 + n) * p.ys[0] + c * p.ys[1] + h * p.ys[2] + w * p.ys[3]) * p.yes, p.ydt, s);
+    }
+}
+/* y[n][c][h][w] += bias[c] over all of y (conv2d's bias, after the products) */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_bias_kernel(const ct__cu_convp p) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, c, h, w;
+        ct__cu_nchw(i, p.cl, p.C, p.H, p.W, &n, &c, &h, &w);
+        char *q = p.y + (n * p.ys[0] + c * p.ys[1] + h * p.ys[2] + w * p.ys[3]) * p.yes;
+        ct__cu_dev::st<C>(q, p.ydt, ct__cu_dev::ld<C>(q, p.ydt) + ct__cu_dev::ld<C>(p.bias + c * p.bst * p.bes, p.bdt));
+    }
+}
+/* launches one of the kernels above over p->n items, float or double by dtype */
+enum { CT__CU_IM2COL, CT__CU_COL2IM, CT__CU_BIAS };
+static int ct__cu_conv_launch(const char *op, int dev, int which, const ct__cu_convp *p, ct_dtype cdt) {
+    if (p->n == 0) return 0;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    unsigned blocks = ct__cu_blocks(p->n, CT__CU_THREADS, dev);
+    if (which == CT__CU_IM2COL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_im2col_kernel);
+    else if (which == CT__CU_COL2IM && cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_col2im_kernel<double>);
+    else if (which == CT__CU_COL2IM) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_col2im_kernel<float>);
+    else if (cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_bias_kernel<double>);
+    else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_bias_kernel<float>);
+    return ct__cu_launched(op);
+}
+
+/* A matrix operand in row-major terms: element (i, j) at p[i ld + j], or at
+   p[j ld + i] when t (stored transposed); bs: the stride between the matrices
+   of a batch. Sizes in elements. */
+typedef struct ct__cu_gm { char *p; int64_t ld, bs; int t; } ct__cu_gm;
+/* c (M x N) = a (M x K) b (K x N) + beta c, batch times; a and b of dtype abt, c of
+   cdt (abt, or float32 for float16/bfloat16 inputs: cuBLAS's mixed products) */
+static int ct__cu_conv_gemm(const char *op, int dev, ct_dtype abt, ct_dtype cdt, ct__cu_gm c, ct__cu_gm a, ct__cu_gm b, int64_t M, int64_t N,
+                            int64_t K, int64_t batch, double beta) {
+    if (c.t) {   /* c^T = b^T a^T: the same storage, the flags flipped */
+        ct__cu_gm t = a;
+        a = b; b = t;
+        a.t = !a.t; b.t = !b.t; c.t = 0;
+        int64_t m = M; M = N; N = m;
+    }
+    cudaDataType_t ty, cty;
+    cublasComputeType_t ctype, unused;
+    if (!ct__cu_blas_types(abt, &ty, &ctype) || !ct__cu_blas_types(cdt, &cty, &unused))
+        return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(abt));
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || batch > INT32_MAX || a.ld > INT32_MAX || b.ld > INT32_MAX || c.ld > INT32_MAX)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: a dimension larger than 2^31-1 (M=%lld, N=%lld, K=%lld, batch=%lld) is not supported on CUDA", op,
+                          (long long)M, (long long)N, (long long)K, (long long)batch);
+    if (M == 0 || N == 0 || batch == 0) return 0;
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    cudaError_t launch = cudaSuccess;
+    int stage = 0;
+    {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) return -1;
+        std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+        if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
+            ct__cu_blas[dev] = NULL;
+            stage = 1;
+        } else if ((s = cublasSetStream(ct__cu_blas[dev], ct__cu_stream_of(dev))) != CUBLAS_STATUS_SUCCESS) {
+            stage = 2;
+        } else {
+            double one = 1.0;
+            float onef = 1.0f, bf = (float)beta;
+            int f64 = ctype == CUBLAS_COMPUTE_64F;
+            /* row-major c = a b is column-major c^T = b^T a^T: b first */
+            s = cublasGemmStridedBatchedEx(ct__cu_blas[dev], b.t ? CUBLAS_OP_T : CUBLAS_OP_N, a.t ? CUBLAS_OP_T : CUBLAS_OP_N, (int)N, (int)M, (int)K,
+                                           f64 ? (const void *)&one : (const void *)&onef, b.p, ty, (int)b.ld, (long long)b.bs, a.p, ty,
+                                           (int)a.ld, (long long)a.bs, f64 ? (const void *)&beta : (const void *)&bf, c.p, cty, (int)c.ld,
+                                           (long long)c.bs, (int)batch, ctype, CUBLAS_GEMM_DEFAULT);
+            stage = 2;
+            if (s == CUBLAS_STATUS_SUCCESS) launch = cudaGetLastError();
+        }
+    }
+    if (stage == 1) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", op, ct__cu_blas_msg(s));
+    if (s != CUBLAS_STATUS_SUCCESS) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s", op, ct__cu_blas_msg(s));
+    return launch == cudaSuccess ? 0 : ct__cu_fail(op, launch);
+}
+/* The products of nb samples x G groups: operand X of (sample s, group q) is X.p
+   advanced by s xs + q xg elements (xs, xg: ms/mg for c, as/ag for a, bs/bg for b).
+   One call per group batched over the samples, or per sample batched over the
+   groups: the fewer calls. */
+static int ct__cu_conv_mm(const char *op, int dev, ct_dtype abt, ct_dtype cdt, ct__cu_gm c, int64_t ms, int64_t mg, ct__cu_gm a, int64_t as,
+                          int64_t ag, ct__cu_gm b, int64_t bs, int64_t bg, int64_t nb, int64_t G, int64_t M, int64_t N, int64_t K) {
+    size_t es = ct__dt[abt].size, ces = ct__dt[cdt].size;
+    int by_sample = nb >= G;
+    int64_t outer = by_sample ? G : nb, inner = by_sample ? nb : G;
+    for (int64_t o = 0; o < outer; o++) {
+        ct__cu_gm co = c, ao = a, bo = b;
+        co.p += ces * (size_t)(o * (by_sample ? mg : ms));
+        ao.p += es * (size_t)(o * (by_sample ? ag : as));
+        bo.p += es * (size_t)(o * (by_sample ? bg : bs));
+        co.bs = by_sample ? ms : mg;
+        ao.bs = by_sample ? as : ag;
+        bo.bs = by_sample ? bs : bg;
+        if (ct__cu_conv_gemm(op, dev, abt, cdt, co, ao, bo, M, N, K, inner, 0.0)) return -1;
+    }
+    return 0;
+}
+/* A 4-D (N, C, H, W) tensor as N matrices [C][H W]: dense NCHW (t = 0) or NHWC
+   (stored transposed); *cs gets the stride between channels. 0 when neither. */
+static int ct__cu_conv_mat(const ct_tensor *t, ct__cu_gm *m, int64_t *cs) {
+    int64_t C = t->shape[1], L = t->shape[2] * t->shape[3];
+    if (ct__is_contig(t)) { m->t = 0; m->ld = L > 1 ? L : 1; *cs = L; }
+    else if (ct_is_channels_last(t)) { m->t = 1; m->ld = C > 1 ? C : 1; *cs = 1; }
+    else return 0;
+    m->p = ct__ptr(t);
+    m->bs = C * L;
+    return 1;
+}
+/* t on dev as such a matrix: t itself or a contiguous copy (a new reference either way) */
+static ct_tensor *ct__cu_conv_mat_input(const char *op, ct_tensor *t, ct_device d, ct__cu_gm *m, int64_t *cs) {
+    ct_tensor *r = ct__cu_input(op, t, d, 0);
+    if (r && !ct__cu_conv_mat(r, m, cs)) {
+        ct_tensor *y = ct__cu_input(op, r, d, 1);
+        ct__decref(r);
+        if ((r = y) && !ct__cu_conv_mat(r, m, cs)) { ct__decref(r); r = NULL; ct__failed(CT_ERR_STATE, "%s: no matrix layout", op); }
+    }
+    return r;
+}
+static void ct__cu_conv_geo4(ct__cu_convp *p, const ct__cgeo *g) {
+    p->kh = g->kh; p->kw = g->kw; p->sh = g->sh; p->sw = g->sw; p->ph = g->ph; p->pw = g->pw;
+    p->dh = g->dh; p->dw = g->dw; p->OH = g->OH; p->OW = g->OW; p->C = g->C; p->H = g->H; p->W = g->W;
+}
+static void ct__cu_strides4(const ct_tensor *t, int64_t *s) {
+    for (int d = 0; d < 4; d++) s[d] = t->strides[d];
+}
+/* conv2d, conv_transpose2d, convolution_backward_weight (the geometry and the
+   checks are ctensor_nn.h's, ct__conv_geo) */
+static int ct__cu_k_conv(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct__cgeo g;
+    if (ct__conv_geo(c, &g)) return -1;
+    ct_tensor *out = c->out[0];
+    if (ct__cu_out_on_device(c, out)) return -1;
+    int kind = c->op == CT__NNOP(CONV2D) ? 0 : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? 1 : 2;
+    int dev = out->device.index;
+    ct_dtype dt = out->dtype;
+    int half = dt == CT_FLOAT16 || dt == CT_BFLOAT16;
+    int64_t numel = ct__shape_numel(out->ndim, out->shape);
+    if (numel == 0) return 0;
+    const int64_t Og = g.O / g.G, Cg = g.C / g.G, kk = g.kh * g.kw, Kg = Cg * kk, R = g.C * kk, L = g.OH * g.OW;
+    ct_tensor *w = NULL, *dy = NULL, *bias = NULL, *col = NULL, *acc = NULL, *gperm = NULL;
+    const ct_tensor *x = c->in[0];
+    ct__cu_gm wm, dm, om;   /* W, G and the output as matrices */
+    int64_t dcs = 0, ocs = 0;
+    ct__cu_convp p;
+    memset(&p, 0, sizeof p);
+    ct__cu_conv_geo4(&p, &g);
+    int rc = -1;
+    if (c->nin > 2 && !(bias = ct__cu_input(op, c->in[2], out->device, 0))) return -1;
+    if (bias) {
+        p.bias = ct__ptr(bias);
+        p.bdt = bias->dtype;
+        p.bes = (int32_t)ct__dt[bias->dtype].size;
+        p.bst = bias->strides[0];
+    }
+    if (g.N == 0 || Og == 0 || Cg == 0) {   /* no products: zeros (and the bias) */
+        rc = ct__cu_fill(op, out, 0.0);
+        if (!rc && bias) {
+            p.y = ct__ptr(out); p.ydt = dt; p.yes = (int32_t)ct__dt[dt].size; p.cl = ct_is_channels_last(out) && !ct__is_contig(out);
+            p.C = out->shape[1]; p.H = out->shape[2]; p.W = out->shape[3]; p.n = numel;
+            ct__cu_strides4(out, p.ys);
+            rc = ct__cu_conv_launch(op, dev, CT__CU_BIAS, &p, dt);
+        }
+        if (bias) ct__decref(bias);
+        return rc;
+    }
+    /* the operands: W contiguous ([O][Cg][kh][kw], a row-major [Og][Kg] per group), G as matrices */
+    memset(&wm, 0, sizeof wm);
+    memset(&dm, 0, sizeof dm);
+    memset(&om, 0, sizeof om);
+    if (kind != 2) {
+        if (!(w = ct__cu_input(op, c->in[1], out->device, 1))) goto done;
+        wm.p = ct__ptr(w); wm.ld = Kg; wm.bs = 0; wm.t = 0;
+    }
+    if (kind != 0 && !(dy = ct__cu_conv_mat_input(op, c->in[kind == 1 ? 0 : 1], out->device, &dm, &dcs))) goto done;
+    if (kind == 0 && !ct__cu_conv_mat(out, &om, &ocs)) { ct__failed(CT_ERR_STATE, "%s: unexpected output layout", op); goto done; }
+    {
+        ct_dtype coldt = kind == 1 && half ? CT_FLOAT32 : dt;   /* the transposed op's columns in float for half inputs */
+        /* the columns as matrices [Kg][L] per (sample, group): cm, a sample's stride cms, a
+           group's cmg. A 1x1 convolution without stride or padding reads X itself (NCHW:
+           as im2col would write it; NHWC: stored transposed), without a workspace. */
+        ct__cu_gm cm;
+        memset(&cm, 0, sizeof cm);
+        int64_t cms = R * L, cmg = Kg * L, xcs = 0, nb = g.N;
+        int direct = kind != 1 && g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && ct__cu_conv_mat(x, &cm, &xcs);
+        if (direct && kind == 2 && !cm.t) direct = 0;   /* the weight gradient reads NHWC X directly ([(n, l)][C]), NCHW through im2col */
+        if (direct) {
+            cms = cm.bs;
+            cmg = Kg * xcs;
+        } else {
+            int64_t per = R * L * (int64_t)ct__dt[coldt].size;
+            nb = CT__LOAD(&ct__cu_conv_ws) / per;
+            nb = nb < 1 ? 1 : nb > g.N ? g.N : nb;
+            int64_t csz = nb * R * L;
+            if (!(col = ct__alloc(coldt, 1, &csz, NULL, out->device))) goto done;
+            cm.p = ct__ptr(col); cm.ld = L; cm.t = 0;
+        }
+        cm.bs = 0;
+        if (kind == 2) {   /* the sum over the samples: in out, or in float for half */
+            if (half && !(acc = ct__alloc(CT_FLOAT32, 4, out->shape, NULL, out->device))) goto done;
+        }
+        if (col) { p.col = ct__ptr(col); p.cdt = coldt; p.ces = (int32_t)ct__dt[coldt].size; }
+        if (kind != 1) {
+            p.x = ct__ptr(x); p.xdt = x->dtype; p.xes = (int32_t)ct__dt[x->dtype].size;
+            ct__cu_strides4(x, p.xs);
+        }
+        for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
+            int64_t m = g.N - n0 < nb ? g.N - n0 : nb;
+            p.n0 = n0;
+            ct__cu_gm cmn = cm;   /* the chunk's first sample's columns */
+            if (direct) cmn.p += ct__dt[dt].size * (size_t)(n0 * cms);
+            if (kind != 1 && !direct) {
+                p.n = m * R * L;
+                p.cns = kind == 0 ? R * L : L;   /* the weight gradient's columns interleave the samples ([R][m][L]) */
+                p.crs = kind == 0 ? L : m * L;
+                if (ct__cu_conv_launch(op, dev, CT__CU_IM2COL, &p, dt)) goto done;
+            }
+            if (kind == 0) {   /* Y[n][g] (Og x L) = W[g] (Og x Kg) col[n][g] (Kg x L) */
+                ct__cu_gm ym = om;
+                ym.p += ct__dt[dt].size * (size_t)(n0 * om.bs);
+                if (ct__cu_conv_mm(op, dev, dt, dt, ym, om.bs, Og * ocs, wm, 0, Og * Kg, cmn, cms, cmg, m, g.G, Og, L, Kg)) goto done;
+            } else if (kind == 1) {   /* col[n][g] (Kg x L) = W[g]^T (Kg x Og) G[n][g] (Og x L), then col2im */
+                ct__cu_gm wt = wm, gm = dm;
+                wt.t = 1;
+                gm.p += ct__dt[dt].size * (size_t)(n0 * dm.bs);
+                if (ct__cu_conv_mm(op, dev, dt, coldt, cmn, cms, cmg, wt, 0, Og * Kg, gm, dm.bs, Og * dcs, m, g.G, Kg, L, Og)) goto done;
+                p.y = ct__ptr(out); p.ydt = dt; p.yes = (int32_t)ct__dt[dt].size;
+                p.cl = ct_is_channels_last(out) && !ct__is_contig(out);
+                ct__cu_strides4(out, p.ys);
+                p.n = m * g.C * g.H * g.W;
+                if (ct__cu_conv_launch(op, dev, CT__CU_COL2IM, &p, dt)) goto done;
+            } else {   /* dW[g] (Og x Kg) += G[g] (Og x m L) col[g]^T (m L x Kg): the chunk's samples in one product per group */
+                ct_tensor *dst = acc ? acc : out;
+                ct__cu_gm wg, gm = dm, cs = cmn;
+                int64_t ggs = Og * dcs, cgs = cmg;   /* group strides */
+                wg.p = ct__ptr(dst); wg.ld = Kg; wg.bs = 0; wg.t = 0;
+                if (dm.t) {   /* NHWC: the chunk's G is [(n, l)][O] already */
+                    gm.p += ct__dt[dt].size * (size_t)(n0 * dm.bs);
+                } else {      /* NCHW: the chunk's G copied to [O][n][l] */
+                    int64_t sh[4] = {m, g.O, g.OH, g.OW}, st[4] = {L, m * L, g.OW, 1};
+                    ct_tensor src = ct__ix_view(dy, 4, sh, dy->strides, dy->offset + n0 * dy->strides[0]);
+                    if (gperm) ct__decref(gperm);
+                    if (!(gperm = ct__alloc(dt, 4, sh, st, out->device)) || ct__cu_copy_dev(op, gperm, &src)) goto done;
+                    gm.p = ct__ptr(gperm); gm.ld = m * L; gm.t = 0;
+                    ggs = Og * m * L;
+                }
+                if (!direct) {   /* the columns written as [R][m][L] (below): col^T is (m L x R) stored transposed */
+                    cs.ld = m * L;
+                    cgs = Kg * m * L;
+                }
+                cs.t = !cs.t;   /* col^T */
+                gm.bs = ggs;
+                cs.bs = cgs;
+                wg.bs = Og * Kg;
+                if (ct__cu_conv_gemm(op, dev, dt, dst->dtype, wg, gm, cs, Og, Kg, m * L, g.G, n0 == 0 ? 0.0 : 1.0)) goto done;
+            }
+        }
+        if (kind == 0 && bias) {
+            p.y = ct__ptr(out); p.ydt = dt; p.yes = (int32_t)ct__dt[dt].size;
+            p.cl = om.t; p.C = g.O; p.H = g.OH; p.W = g.OW; p.n = numel;
+            ct__cu_strides4(out, p.ys);
+            if (ct__cu_conv_launch(op, dev, CT__CU_BIAS, &p, dt)) goto done;
+        }
+        if (acc && ct__cu_copy_dev(op, out, acc)) goto done;
+    }
+    rc = 0;
+done:
+    if (w) ct__decref(w);
+    if (dy) ct__decref(dy);
+    if (bias) ct__decref(bias);
+    if (col) ct__decref(col);
+    if (acc) ct__decref(acc);
+    if (gperm) ct__decref(gperm);
+    return rc;
+}
+
+/* ---- pooling ---- */
+enum { CT__CU_MAXPOOL, CT__CU_MAXPOOL_BW, CT__CU_AVGPOOL, CT__CU_AVGPOOL_BW, CT__CU_ADAPTIVE, CT__CU_ADAPTIVE_BW };
+typedef struct ct__cu_poolp {
+    char *y;
+    int64_t *yi;                     /* max_pool2d's indices (y's layout) */
+    const char *x;
+    const int64_t *xi;               /* max_pool2d_with_indices_backward's indices */
+    int32_t kind, dt, es, cl, cip;   /* cl: y counted in NHWC order; cip: count_include_pad */
+    int64_t n, C, H, W, OH, OW;      /* y's elements; the input's and the pooled plane sizes */
+    int64_t kh, kw, sh, sw, ph, pw, dh, dw, divisor;
+    int64_t ys[4], xs[4], yis[4], xis[4];
+} ct__cu_poolp;
+/* ctensor_nn.h's ct__pool_window on the device: output (oh, ow)'s window clipped
+   to the input and its divisor */
+__device__ __forceinline__ int64_t ct__cu_pool_window(const ct__cu_poolp &p, int adaptive, int64_t oh, int64_t ow, int64_t *h0, int64_t *h1,
+                                                      int64_t *w0, int64_t *w1) {
+    if (adaptive) {
+        *h0 = oh * p.H / p.OH; *h1 = ((oh + 1) * p.H + p.OH - 1) / p.OH;
+        *w0 = ow * p.W / p.OW; *w1 = ((ow + 1) * p.W + p.OW - 1) / p.OW;
+        return (*h1 - *h0) * (*w1 - *w0);
+    }
+    int64_t hs = oh * p.sh - p.ph, ws = ow * p.sw - p.pw;
+    int64_t he = hs + p.kh < p.H + p.ph ? hs + p.kh : p.H + p.ph, we = ws + p.kw < p.W + p.pw ? ws + p.kw : p.W + p.pw;
+    int64_t pool = (he - hs) * (we - ws);
+    *h0 = hs > 0 ? hs : 0; *w0 = ws > 0 ? ws : 0; *h1 = he < p.H ? he : p.H; *w1 = we < p.W ? we : p.W;
+    if (p.divisor) return p.divisor;
+    return p.cip ? pool : (*h1 - *h0) * (*w1 - *w0);
+}
+/* the pooled rows [lo, hi] whose windows (k taps, stride s, padding pd, dilation d) can hold input row h */
+__device__ __forceinline__ void ct__cu_pool_span(int64_t h, int64_t k, int64_t s, int64_t pd, int64_t d, int64_t out, int64_t *lo, int64_t *hi) {
+    int64_t a = h + pd - (k - 1) * d, b = h + pd;
+    *lo = a <= 0 ? 0 : (a + s - 1) / s;
+    *hi = b / s < out - 1 ? b / s : out - 1;
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pool_kernel(const ct__cu_poolp p) {
+    using ct__cu_dev::ld;
+    using ct__cu_dev::st;
+    const int bw = p.kind == CT__CU_MAXPOOL_BW || p.kind == CT__CU_AVGPOOL_BW || p.kind == CT__CU_ADAPTIVE_BW;
+    const int adaptive = p.kind == CT__CU_ADAPTIVE || p.kind == CT__CU_ADAPTIVE_BW;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t n, c, a, b;   /* y's coordinates: (a, b) a pooled position, or an input one for the backward ops */
+        ct__cu_nchw(i, p.cl, p.C, bw ? p.H : p.OH, bw ? p.W : p.OW, &n, &c, &a, &b);
+        const char *xp = p.x + (n * p.xs[0] + c * p.xs[1]) * p.es;
+        char *yp = p.y + (n * p.ys[0] + c * p.ys[1] + a * p.ys[2] + b * p.ys[3]) * p.es;
+        if (p.kind == CT__CU_MAXPOOL) {   /* the CPU kernel's scan: rows, then columns; a later NaN or a larger value wins */
+            int64_t h0 = a * p.sh - p.ph, h1 = h0 + (p.kh - 1) * p.dh + 1, w0 = b * p.sw - p.pw, w1 = w0 + (p.kw - 1) * p.dw + 1;
+            if (h1 > p.H) h1 = p.H;
+            if (w1 > p.W) w1 = p.W;
+            while (h0 < 0) h0 += p.dh;
+            while (w0 < 0) w0 += p.dw;
+            C m = -(C)INFINITY;
+            int64_t mi = h0 * p.W + w0;
+            for (int64_t ih = h0; ih < h1; ih += p.dh)
+                for (int64_t iw = w0; iw < w1; iw += p.dw) {
+                    C v = ld<C>(xp + (ih * p.xs[2] + iw * p.xs[3]) * p.es, p.dt);
+                    if (v > m || v != v) { m = v; mi = ih * p.W + iw; }
+                }
+            st<C>(yp, p.dt, m);
+            p.yi[n * p.yis[0] + c * p.yis[1] + a * p.yis[2] + b * p.yis[3]] = mi;
+        } else if (p.kind == CT__CU_MAXPOOL_BW) {   /* the pooled outputs whose index is this pixel */
+            int64_t olo, ohi, plo, phi, me = a * p.W + b;
+            ct__cu_pool_span(a, p.kh, p.sh, p.ph, p.dh, p.OH, &olo, &ohi);
+            ct__cu_pool_span(b, p.kw, p.sw, p.pw, p.dw, p.OW, &plo, &phi);
+            const int64_t *ip = p.xi + n * p.xis[0] + c * p.xis[1];
+            C s = 0;
+            for (int64_t oh = olo; oh <= ohi; oh++)
+                for (int64_t ow = plo; ow <= phi; ow++)
+                    if (ip[oh * p.xis[2] + ow * p.xis[3]] == me) s += ld<C>(xp + (oh * p.xs[2] + ow * p.xs[3]) * p.es, p.dt);
+            st<C>(yp, p.dt, s);
+        } else if (!bw) {   /* avg / adaptive avg: the window's sum over its divisor */
+            int64_t h0, h1, w0, w1;
+            C div = (C)ct__cu_pool_window(p, adaptive, a, b, &h0, &h1, &w0, &w1), s = 0;
+            for (int64_t ih = h0; ih < h1; ih++)
+                for (int64_t iw = w0; iw < w1; iw++) s += ld<C>(xp + (ih * p.xs[2] + iw * p.xs[3]) * p.es, p.dt);
+            st<C>(yp, p.dt, h0 < h1 && w0 < w1 ? s / div : (C)0);
+        } else {   /* their backward: each window holding this pixel gives its gradient over its divisor */
+            int64_t olo, ohi, plo, phi;
+            if (adaptive) {   /* the windows of oh are [oh H / OH, ceil((oh + 1) H / OH)): they hold a for these oh */
+                olo = a * p.OH / p.H; ohi = ((a + 1) * p.OH + p.H - 1) / p.H - 1;
+                plo = b * p.OW / p.W; phi = ((b + 1) * p.OW + p.W - 1) / p.W - 1;
+                if (ohi > p.OH - 1) ohi = p.OH - 1;
+                if (phi > p.OW - 1) phi = p.OW - 1;
+            } else {
+                ct__cu_pool_span(a, p.kh, p.sh, p.ph, 1, p.OH, &olo, &ohi);
+                ct__cu_pool_span(b, p.kw, p.sw, p.pw, 1, p.OW, &plo, &phi);
+            }
+            C s = 0;
+            for (int64_t oh = olo; oh <= ohi; oh++)
+                for (int64_t ow = plo; ow <= phi; ow++) {
+                    int64_t h0, h1, w0, w1;
+                    C div = (C)ct__cu_pool_window(p, adaptive, oh, ow, &h0, &h1, &w0, &w1);
+                    if (a >= h0 && a < h1 && b >= w0 && b < w1) s += ld<C>(xp + (oh * p.xs[2] + ow * p.xs[3]) * p.es, p.dt) / div;
+                }
+            st<C>(yp, p.dt, s);
+        }
+    }
+}
+static int ct__cu_k_pool(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *y = c->out[0], *yi = c->nout > 1 ? c->out[1] : NULL;
+    if (ct__cu_out_on_device(c, y)) return -1;
+    int local = c->op - ct__nn_base;
+    int kind = local == CT__NN_MAX_POOL2D ? CT__CU_MAXPOOL : local == CT__NN_MAX_POOL2D_BACKWARD ? CT__CU_MAXPOOL_BW
+             : local == CT__NN_AVG_POOL2D ? CT__CU_AVGPOOL : local == CT__NN_AVG_POOL2D_BACKWARD ? CT__CU_AVGPOOL_BW
+             : local == CT__NN_ADAPTIVE_AVG_POOL2D ? CT__CU_ADAPTIVE : CT__CU_ADAPTIVE_BW;
+    int bw = kind == CT__CU_MAXPOOL_BW || kind == CT__CU_AVGPOOL_BW || kind == CT__CU_ADAPTIVE_BW;
+    int64_t numel = ct__shape_numel(y->ndim, y->shape);
+    if (numel == 0) return 0;
+    ct_tensor *x = ct__cu_input(op, c->in[0], y->device, 0), *xi = NULL;
+    if (!x) return -1;
+    if (kind == CT__CU_MAXPOOL_BW && !(xi = ct__cu_input(op, c->in[1], y->device, 0))) { ct__decref(x); return -1; }
+    const ct__attrs *at = c->a;
+    const ct_tensor *big = bw ? y : x, *small = bw ? x : y;
+    ct__cu_poolp p;
+    memset(&p, 0, sizeof p);
+    p.kind = kind;
+    p.dt = x->dtype;
+    p.es = (int32_t)ct__dt[x->dtype].size;
+    p.cl = ct_is_channels_last(y) && !ct__is_contig(y);
+    p.cip = (at->flags & 2) != 0;
+    p.n = numel;
+    p.C = y->shape[1]; p.H = big->shape[2]; p.W = big->shape[3]; p.OH = small->shape[2]; p.OW = small->shape[3];
+    p.kh = at->v[0]; p.kw = at->v[1]; p.sh = at->v[2]; p.sw = at->v[3]; p.ph = at->v[4]; p.pw = at->v[5];
+    p.dh = kind == CT__CU_MAXPOOL || kind == CT__CU_MAXPOOL_BW ? at->v[6] : 1;
+    p.dw = kind == CT__CU_MAXPOOL || kind == CT__CU_MAXPOOL_BW ? at->v[7] : 1;
+    p.divisor = kind == CT__CU_AVGPOOL || kind == CT__CU_AVGPOOL_BW ? at->i[0] : 0;
+    p.y = ct__ptr(y);
+    p.x = ct__ptr(x);
+    ct__cu_strides4(y, p.ys);
+    ct__cu_strides4(x, p.xs);
+    if (yi) { p.yi = (int64_t *)ct__ptr(yi); ct__cu_strides4(yi, p.yis); }
+    if (xi) { p.xi = (const int64_t *)ct__ptr(xi); ct__cu_strides4(xi, p.xis); }
+    int rc = -1;
+    {
+        ct__cu_guard guard(y->device.index, op);
+        if (guard.ok) {
+            unsigned blocks = ct__cu_blocks(numel, CT__CU_THREADS, y->device.index);
+            if (p.dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pool_kernel<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pool_kernel<float>);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__decref(x);
+    if (xi) ct__decref(xi);
+    return rc;
+}
+
+/* ---- metas: float16 and bfloat16 on the device ----
+   ctensor_nn.h's metas take float32 and float64 (its CPU kernels' dtypes). For
+   a float16 or bfloat16 call the meta runs on headers that say float32 (shapes,
+   strides, every check and message the same), and the outputs get the dtype back. */
+static int ct__cu_half_meta(ct__call *c, int ntyped, int (*meta)(ct__call *)) {
+    ct_dtype dt = c->nin > 0 ? c->in[0]->dtype : CT_FLOAT32;
+    if (dt != CT_FLOAT16 && dt != CT_BFLOAT16) return meta(c);
+    const char *nm = ct__opdef_get(c->op)->name;
+    int n = c->nin < ntyped ? c->nin : ntyped;
+    for (int i = 1; i < n; i++)
+        if (c->in[i]->dtype != dt) return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", nm, CT__DTNAME(dt), CT__DTNAME(c->in[i]->dtype));
+    if (c->nin > 4) return meta(c);
+    ct_tensor hdr[4], *ins[4];
+    for (int i = 0; i < c->nin; i++) {
+        ins[i] = c->in[i];
+        if (i < n) {
+            hdr[i] = *c->in[i];
+            hdr[i].dtype = CT_FLOAT32;
+            ins[i] = &hdr[i];
+        }
+    }
+    ct_tensor *const *orig = c->in;
+    c->in = ins;
+    int rc = meta(c);
+    c->in = orig;
+    if (rc) return rc;
+    for (int j = 0; j < c->nout; j++)
+        if (c->oi[j].dtype == CT_FLOAT32) c->oi[j].dtype = dt;
+    return 0;
+}
+static int ct__cu_meta_conv(ct__call *c) { return ct__cu_half_meta(c, 3, ct__meta_conv); }
+static int ct__cu_meta_pool(ct__call *c) { return ct__cu_half_meta(c, 1, ct__meta_pool); }
+
+/* this section's registrations, by the ops' stable names */
+typedef struct ct__cu_nnreg { const char *name; ct_meta_fn meta; ct_kernel_fn fn; } ct__cu_nnreg;
+static const ct__cu_nnreg ct__cu_conv_kernels[] = {
+    {"aten::conv2d", ct__cu_meta_conv, ct__cu_k_conv},
+    {"aten::conv_transpose2d.input", ct__cu_meta_conv, ct__cu_k_conv},
+    {"ct::convolution_backward_weight", ct__cu_meta_conv, ct__cu_k_conv},
+    {"aten::max_pool2d_with_indices", ct__cu_meta_pool, ct__cu_k_pool},
+    {"aten::max_pool2d_with_indices_backward", ct__cu_meta_pool, ct__cu_k_pool},
+    {"aten::avg_pool2d", ct__cu_meta_pool, ct__cu_k_pool},
+    {"aten::avg_pool2d_backward", ct__cu_meta_pool, ct__cu_k_pool},
+    {"aten::adaptive_avg_pool2d", ct__cu_meta_pool, ct__cu_k_pool},
+    {"aten::adaptive_avg_pool2d_backward", ct__cu_meta_pool, ct__cu_k_pool},
+};
+static void ct__cu_conv_register(void) {
+    ct__nn_register_now();   /* the nn ops' block first: their names resolve only once it is registered */
+    for (size_t k = 0; k < sizeof ct__cu_conv_kernels / sizeof ct__cu_conv_kernels[0]; k++)
+        ct_register_backend_op(ct__cu_conv_kernels[k].name, CT_BACKEND_CUDA, ct__cu_conv_kernels[k].meta, ct__cu_conv_kernels[k].fn);
+}
+#else
+static void ct__cu_conv_register(void) {}   /* ctensor_nn.h not included (or after this header): nothing to register */
+#endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
+
+/* ============================================================================
    Registration and the public API
    The kernels go into the dispatcher's CUDA slots by the ops' stable names
    (ct_register_kernel), the allocator into ct_set_allocator(CT_CUDA): once, at
@@ -3491,6 +4090,7 @@ static void ct__cu_register_all(void) {
     for (size_t k = 0; k < sizeof ct__cu_kernels / sizeof ct__cu_kernels[0]; k++)
         ct_register_kernel(ct__opdef_get(ct__cu_kernels[k].op)->sname, CT_BACKEND_CUDA, ct__cu_kernels[k].fn);
     ct__cu_nn_register();
+    ct__cu_conv_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

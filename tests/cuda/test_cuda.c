@@ -1440,6 +1440,334 @@ TEST(test_ln_model_step) {
     ct_release(Yg);
 }
 
+/* ---- convolution and pooling (ctensor_nn.h's ops) ---- */
+/* x in a layout: 0 contiguous, 1 channels-last, 2 a transposed view (H and W swapped back) */
+static ct_tensor *in_layout(ct_tensor *x, int layout) {
+    if (layout == 1) return ct_to_channels_last(x);
+    if (layout == 2) return ct_transpose(ct_contiguous(ct_transpose(x, 2, 3)), 2, 3);
+    return x;
+}
+typedef struct { int64_t N, C, H, W, O, kh, kw, s, p, d, g; int bias; } conv_case;
+static const conv_case CONV_CASES[] = {
+    {2, 3, 9, 8, 4, 3, 3, 1, 1, 1, 1, 1},   /* 3x3, padding 1, bias */
+    {3, 4, 11, 10, 6, 3, 2, 2, 1, 1, 2, 0}, /* stride 2, groups 2, no bias */
+    {1, 3, 10, 9, 5, 3, 3, 1, 2, 2, 1, 1},  /* dilation 2, padding 2, batch 1 */
+    {3, 6, 7, 8, 6, 3, 3, 1, 1, 1, 6, 1},   /* depthwise */
+    {2, 5, 6, 7, 3, 1, 1, 1, 0, 1, 1, 1},   /* 1x1 */
+    {3, 4, 8, 8, 8, 2, 3, 2, 0, 1, 4, 0},   /* groups 4, 2 outputs each, stride 2 */
+    {2, 4, 5, 6, 6, 1, 1, 1, 0, 1, 2, 1},   /* 1x1, groups 2 (X read as the columns, no im2col) */
+    {3, 4, 7, 6, 5, 1, 1, 2, 0, 1, 1, 0},   /* 1x1, stride 2 (im2col) */
+};
+/* conv2d of one case on the GPU and on the CPU, values and the three gradients of
+   sum(y * r) (r random), x in a layout */
+static void conv_check(const conv_case *k, ct_dtype dt, int layout) {
+    char label[160];
+    snprintf(label, sizeof label, "conv2d %s N%lld C%lld O%lld k%lldx%lld s%lld p%lld d%lld g%lld%s layout %d", ct_dtype_name(dt),
+             (long long)k->N, (long long)k->C, (long long)k->O, (long long)k->kh, (long long)k->kw, (long long)k->s, (long long)k->p,
+             (long long)k->d, (long long)k->g, k->bias ? " bias" : "", layout);
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.stride = k->s; o.padding = k->p; o.dilation = k->d; o.groups = k->g;
+    ct_tensor *x = data(dt, 0, CT_DIMS(k->N, k->C, k->H, k->W)), *w = data(dt, 0, CT_DIMS(k->O, k->C / k->g, k->kh, k->kw));
+    ct_tensor *b = k->bias ? data(dt, 0, CT_DIMS(k->O)) : NULL;
+    ct_tensor *xc = ct_requires_grad(ct_clone(x)), *wc = ct_requires_grad(ct_clone(w)), *bc = b ? ct_requires_grad(ct_clone(b)) : NULL;
+    ct_tensor *xg = ct_requires_grad(ct_detach(dev(x))), *wg = ct_requires_grad(ct_detach(dev(w))), *bg = b ? ct_requires_grad(ct_detach(dev(b))) : NULL;
+    ct_tensor *yc = ct_conv2d(in_layout(xc, layout), wc, bc, &o), *yg = ct_conv2d(in_layout(xg, layout), wg, bg, &o);
+    double r = dt == CT_FLOAT64 ? 1e-10 : 1e-4, a = dt == CT_FLOAT64 ? 1e-10 : 1e-4;
+    CHECK_SAME_AT(label, yg, yc, r, a);
+    CT_T_REPORT(yg && yc && ct_is_channels_last(yg) == ct_is_channels_last(yc) && ct_is_contiguous(yg) == ct_is_contiguous(yc),
+                "%s: the output's layout differs from the CPU's", label);
+    if (!yc || !yg) return;
+    ct_tensor *rr = data(dt, 0, 4, yc->shape);
+    ct_tensor *lc = ct_sum(ct_mul(yc, rr)), *lg = ct_sum(ct_mul(yg, dev(rr)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME_AT(label, ct_grad(xg), ct_grad(xc), r, a);
+    CHECK_SAME_AT(label, ct_grad(wg), ct_grad(wc), r, a);
+    if (b) CHECK_SAME_AT(label, ct_grad(bg), ct_grad(bc), r, a);
+}
+/* conv2d through the dispatcher (float16 and bfloat16 run on the device only):
+   values and gradients against the CPU's float32 on the same (rounded) inputs */
+static ct_tensor *conv_dispatch(ct_tensor *x, ct_tensor *w, ct_tensor *b, int64_t s, int64_t p, int64_t d, int64_t g) {
+    int op = ct_op_find("aten::conv2d");
+    ct_attrs at;
+    ct_attrs_defaults(op, &at);
+    at.v[0] = at.v[1] = s; at.v[2] = at.v[3] = p; at.v[4] = at.v[5] = d; at.i[0] = g;
+    ct_tensor *in[3] = {x, w, b}, *out = NULL;
+    return ct_dispatch(op, b ? 3 : 2, in, &at, NULL, 0, &out, 1) == 1 ? out : NULL;
+}
+static void conv_half_check(const conv_case *k, ct_dtype dt, int layout) {
+    char label[128];
+    snprintf(label, sizeof label, "conv2d %s C%lld O%lld k%lld s%lld g%lld layout %d", ct_dtype_name(dt), (long long)k->C, (long long)k->O,
+             (long long)k->kh, (long long)k->s, (long long)k->g, layout);
+    ct_tensor *x = data(dt, 0, CT_DIMS(k->N, k->C, k->H, k->W)), *w = data(dt, 0, CT_DIMS(k->O, k->C / k->g, k->kh, k->kw));
+    ct_tensor *b = k->bias ? data(dt, 0, CT_DIMS(k->O)) : NULL;
+    ct_tensor *xc = ct_requires_grad(ct_to(x, CT_FLOAT32)), *wc = ct_requires_grad(ct_to(w, CT_FLOAT32));
+    ct_tensor *bc = b ? ct_requires_grad(ct_to(b, CT_FLOAT32)) : NULL;
+    ct_tensor *xg = ct_requires_grad(ct_detach(dev(x))), *wg = ct_requires_grad(ct_detach(dev(w))), *bg = b ? ct_requires_grad(ct_detach(dev(b))) : NULL;
+    ct_tensor *yc = conv_dispatch(in_layout(xc, layout), wc, bc, k->s, k->p, k->d, k->g);
+    ct_tensor *yg = conv_dispatch(in_layout(xg, layout), wg, bg, k->s, k->p, k->d, k->g);
+    double r = dt == CT_FLOAT16 ? 1e-2 : 5e-2, a = dt == CT_FLOAT16 ? 2e-2 : 2e-1;
+    CHECK_SAME_AT(label, yg, yc ? ct_to(yc, dt) : NULL, r, a);
+    if (!yc || !yg) return;
+    ct_tensor *rr = data(dt, 2, 4, yc->shape);
+    ct_tensor *lc = ct_sum(ct_mul(yc, ct_to(rr, CT_FLOAT32))), *lg = ct_sum(ct_mul(yg, dev(rr)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME_AT(label, ct_grad(xg), ct_to(ct_grad(xc), dt), r, a);
+    CHECK_SAME_AT(label, ct_grad(wg), ct_to(ct_grad(wc), dt), r, a * 4);
+    if (b) CHECK_SAME_AT(label, ct_grad(bg), ct_to(ct_grad(bc), dt), r, a * 4);
+}
+TEST(test_conv) {
+    const int ncases = (int)(sizeof CONV_CASES / sizeof CONV_CASES[0]);
+    for (int i = 0; i < ncases; i++)
+        for (int layout = 0; layout < 3; layout++) {
+            conv_check(&CONV_CASES[i], CT_FLOAT32, layout);
+            if (layout == 0 || i == 1) conv_check(&CONV_CASES[i], CT_FLOAT64, layout);
+        }
+    for (int i = 0; i < ncases; i += 1)
+        for (int h = 2; h < 4; h++) conv_half_check(&CONV_CASES[i], FLOATS[h], i % 2);
+    /* the batch in chunks: one sample per chunk, and chunks of a few samples (the last one short) */
+    const int64_t ws[2] = {1, 20000};
+    for (int q = 0; q < 2; q++) {
+        ct__cu_conv_ws = ws[q];
+        for (int i = 0; i < ncases; i++) {
+            conv_check(&CONV_CASES[i], CT_FLOAT32, i % 2);
+            conv_half_check(&CONV_CASES[i], CT_FLOAT16, 0);
+        }
+    }
+    ct__cu_conv_ws = CT__CU_CONV_WS;
+    /* TF32 allowed: float32 still agrees to TF32's precision */
+    ct_cuda_set_allow_tf32(1);
+    {
+        ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(2, 8, 9, 9)), *w = data(CT_FLOAT32, 0, CT_DIMS(4, 8, 3, 3));
+        CHECK_SAME(ct_conv2d(dev(x), dev(w), NULL, NULL), ct_conv2d(x, w, NULL, NULL), 2e-2, 1e-1);
+    }
+    ct_cuda_set_allow_tf32(0);
+    /* conv_transpose2d (its own forward: col = W^T x, col2im, bias), output_padding, groups */
+    {
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.stride = 2; o.padding = 1; o.output_padding = 1; o.groups = 2;
+        ct_tensor *x = data(CT_FLOAT64, 0, CT_DIMS(2, 4, 5, 6)), *w = data(CT_FLOAT64, 0, CT_DIMS(4, 3, 3, 3)), *b = data(CT_FLOAT64, 0, CT_DIMS(6));
+        ct_tensor *xc = ct_requires_grad(ct_clone(x)), *wc = ct_requires_grad(ct_clone(w)), *bc = ct_requires_grad(ct_clone(b));
+        ct_tensor *xg = ct_requires_grad(ct_detach(dev(x))), *wg = ct_requires_grad(ct_detach(dev(w))), *bg = ct_requires_grad(ct_detach(dev(b)));
+        ct_tensor *yc = ct_conv_transpose2d(xc, wc, bc, &o), *yg = ct_conv_transpose2d(xg, wg, bg, &o);
+        CHECK_SAME(yg, yc, 1e-10, 1e-10);
+        ct_tensor *lc = ct_sum(ct_mul(yc, yc)), *lg = ct_sum(ct_mul(yg, yg));
+        CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+        CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-10, 1e-10);
+        CHECK_SAME(ct_grad(wg), ct_grad(wc), 1e-10, 1e-10);
+        CHECK_SAME(ct_grad(bg), ct_grad(bc), 1e-10, 1e-10);
+    }
+    /* double backward: the gradient of a gradient norm takes all three ops */
+    {
+        ct_tensor *x = data(CT_FLOAT64, 0, CT_DIMS(2, 3, 6, 6)), *w = data(CT_FLOAT64, 0, CT_DIMS(4, 3, 3, 3));
+        ct_tensor *xc = ct_requires_grad(ct_clone(x)), *wc = ct_requires_grad(ct_clone(w));
+        ct_tensor *xg = ct_requires_grad(ct_detach(dev(x))), *wg = ct_requires_grad(ct_detach(dev(w)));
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.stride = 2; o.padding = 1;
+        ct_tensor *ic[2] = {xc, wc}, *ig[2] = {xg, wg}, *gc[2] = {NULL, NULL}, *gg[2] = {NULL, NULL};
+        ct_tensor *lc = ct_sum(ct_tanh(ct_conv2d(xc, wc, NULL, &o))), *lg = ct_sum(ct_tanh(ct_conv2d(xg, wg, NULL, &o)));
+        ct_grad_options go;
+        memset(&go, 0, sizeof go);
+        go.create_graph = 1;
+        CHECK(ct_autograd_grad(1, &lc, NULL, 2, ic, gc, &go) == CT_OK && ct_autograd_grad(1, &lg, NULL, 2, ig, gg, &go) == CT_OK);
+        if (gc[0] && gg[0]) {
+            ct_tensor *mc = ct_add(ct_sum(ct_mul(gc[0], gc[0])), ct_sum(ct_mul(gc[1], gc[1])));
+            ct_tensor *mg = ct_add(ct_sum(ct_mul(gg[0], gg[0])), ct_sum(ct_mul(gg[1], gg[1])));
+            CHECK(mc && mg && ct_backward(mc) == CT_OK && ct_backward(mg) == CT_OK);
+            CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-9, 1e-10);
+            CHECK_SAME(ct_grad(wg), ct_grad(wc), 1e-9, 1e-10);
+        }
+    }
+    /* a bigger channels-last case (several blocks per kernel) and an empty batch */
+    {
+        ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(2, 16, 20, 20)), *w = data(CT_FLOAT32, 0, CT_DIMS(24, 16, 3, 3)), *b = data(CT_FLOAT32, 0, CT_DIMS(24));
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.padding = 1;
+        CHECK_SAME(ct_conv2d(ct_to_channels_last(dev(x)), dev(w), dev(b), &o), ct_conv2d(ct_to_channels_last(x), w, b, &o), 1e-4, 1e-4);
+        ct_tensor *e = ct_zeros(CT_FLOAT32, 0, 16, 20, 20);
+        CHECK_SAME(ct_conv2d(dev(e), dev(w), dev(b), &o), ct_conv2d(e, w, b, &o), 0.0, 0.0);
+        CHECK_SAME(ct_conv2d(dev(e), dev(w), NULL, &o), ct_conv2d(e, w, NULL, &o), 0.0, 0.0);
+        /* no input channels in a group (C = 0): the output is the bias */
+        ct_tensor *x0 = ct_zeros(CT_FLOAT32, 2, 0, 5, 5), *w0 = ct_zeros(CT_FLOAT32, 3, 0, 3, 3), *b0 = data(CT_FLOAT32, 0, CT_DIMS(3));
+        ct_tensor *y0 = ct_conv2d(x0, w0, b0, NULL);
+        if (y0) CHECK_SAME(ct_conv2d(dev(x0), dev(w0), dev(b0), NULL), y0, 0.0, 0.0);
+        else ct_clear_error();
+        /* the weight gradient of an empty batch: zeros */
+        ct_tensor *wg = ct_requires_grad(ct_detach(dev(w))), *wc = ct_requires_grad(ct_clone(w));
+        ct_tensor *lg = ct_sum(ct_conv2d(dev(e), wg, NULL, &o)), *lc = ct_sum(ct_conv2d(e, wc, NULL, &o));
+        CHECK(lg && lc && ct_backward(lg) == CT_OK && ct_backward(lc) == CT_OK);
+        if (ct_grad(wc)) CHECK_SAME(ct_grad(wg), ct_grad(wc), 0.0, 0.0);
+    }
+    /* bad inputs: the op's own messages, nothing crashes */
+    ct_tensor *x = dev(data(CT_FLOAT32, 0, CT_DIMS(2, 3, 5, 5)));
+    CHECK_ERR(ct_conv2d(x, dev(data(CT_FLOAT32, 0, CT_DIMS(4, 2, 3, 3))), NULL, NULL), CT_ERR_SHAPE, "expected input[2, 3, 5, 5] to have 2 channels");
+    CHECK_ERR(ct_conv2d(x, dev(data(CT_FLOAT32, 0, CT_DIMS(4, 3, 7, 7))), NULL, NULL), CT_ERR_SHAPE, "Kernel size can't be greater than actual input size");
+    CHECK_ERR(conv_dispatch(ct_to(x, CT_FLOAT16), dev(data(CT_FLOAT32, 0, CT_DIMS(4, 3, 3, 3))), NULL, 1, 0, 1, 1), CT_ERR_DTYPE,
+              "conv2d: expected scalar type Half but found Float");
+    CHECK_ERR(conv_dispatch(ct_to(x, CT_INT64), dev(ct_ones(CT_INT64, 4, 3, 3, 3)), NULL, 1, 0, 1, 1), CT_ERR_DTYPE, "conv2d: not implemented for 'Long'");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+/* pooling: each op on the GPU and the CPU, values (and max_pool2d's indices) and the gradient of sum(y * r) */
+static void pool_check(const char *label, int kind, ct_dtype dt, int layout, int64_t N, int64_t C, int64_t H, int64_t W, int64_t k, const ct_pool_options *o,
+                       int64_t oh, int64_t ow) {
+    ct_dtype cdt = dt == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;   /* the CPU computes halves in float32 */
+    ct_tensor *x = data(dt, 0, CT_DIMS(N, C, H, W));
+    ct_tensor *xc = ct_requires_grad(ct_to(x, cdt)), *xg = ct_requires_grad(ct_detach(dev(x)));
+    ct_tensor *ic = NULL, *ig = NULL, *yc, *yg;
+    if (kind == 0) {
+        yc = ct_max_pool2d_with_indices(in_layout(xc, layout), k, o, &ic);
+        yg = ct_max_pool2d_with_indices(in_layout(xg, layout), k, o, &ig);
+    } else if (kind == 1) {
+        yc = ct_avg_pool2d(in_layout(xc, layout), k, o);
+        yg = ct_avg_pool2d(in_layout(xg, layout), k, o);
+    } else {
+        yc = ct_adaptive_avg_pool2d(in_layout(xc, layout), oh, ow);
+        yg = ct_adaptive_avg_pool2d(in_layout(xg, layout), oh, ow);
+    }
+    double r = rtol_of(dt) * 2, a = atol_of(dt) * 2;
+    CHECK_SAME_AT(label, yg, yc ? ct_to(yc, dt) : NULL, r, a);
+    if (kind == 0) CHECK_SAME_AT(label, ig, ic, 0.0, 0.0);
+    CT_T_REPORT(yg && yc && ct_is_channels_last(yg) == ct_is_channels_last(yc) && ct_is_contiguous(yg) == ct_is_contiguous(yc),
+                "%s: the output's layout differs from the CPU's", label);
+    if (!yc || !yg) return;
+    ct_tensor *rr = data(dt, 0, 4, yc->shape);
+    ct_tensor *lc = ct_sum(ct_mul(yc, ct_to(rr, cdt))), *lg = ct_sum(ct_mul(yg, dev(rr)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME_AT(label, ct_grad(xg), ct_grad(xc) ? ct_to(ct_grad(xc), dt) : NULL, r, a);
+}
+TEST(test_pool) {
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        for (int layout = 0; layout < 3; layout++) {
+            if (i >= 2 && layout == 2) continue;
+            char label[128];
+            ct_pool_options o;
+            /* max: 3x3 stride 2 padding 1; 2x2; dilation 2 with ceil_mode; 3x2 stride (1, 2) */
+            memset(&o, 0, sizeof o);
+            o.stride = 2; o.padding = 1;
+            snprintf(label, sizeof label, "max_pool2d k3 s2 p1 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 0, dt, layout, 2, 3, 9, 10, 3, &o, 0, 0);
+            snprintf(label, sizeof label, "max_pool2d k2 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 0, dt, layout, 3, 4, 8, 7, 2, NULL, 0, 0);
+            memset(&o, 0, sizeof o);
+            o.stride = 2; o.dilation = 2; o.ceil_mode = 1; o.padding = 1;
+            snprintf(label, sizeof label, "max_pool2d k3 d2 ceil %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 0, dt, layout, 2, 3, 12, 11, 3, &o, 0, 0);
+            memset(&o, 0, sizeof o);
+            o.kernel_size_hw[0] = 3; o.kernel_size_hw[1] = 2; o.stride_hw[0] = 1; o.stride_hw[1] = 2;
+            snprintf(label, sizeof label, "max_pool2d k3x2 s1x2 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 0, dt, layout, 1, 2, 6, 9, 0, &o, 0, 0);
+            /* avg: padding with and without count_include_pad, ceil_mode, divisor_override */
+            memset(&o, 0, sizeof o);
+            o.stride = 2; o.padding = 1;
+            snprintf(label, sizeof label, "avg_pool2d k3 s2 p1 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 1, dt, layout, 2, 3, 9, 10, 3, &o, 0, 0);
+            o.count_exclude_pad = 1; o.ceil_mode = 1;
+            snprintf(label, sizeof label, "avg_pool2d k3 s2 p1 ceil exclude_pad %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 1, dt, layout, 2, 3, 10, 9, 3, &o, 0, 0);
+            memset(&o, 0, sizeof o);
+            o.divisor_override = 5;
+            snprintf(label, sizeof label, "avg_pool2d k2 divisor 5 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 1, dt, layout, 3, 2, 7, 8, 2, &o, 0, 0);
+            /* adaptive: shrinking (overlapping windows) and growing */
+            snprintf(label, sizeof label, "adaptive_avg_pool2d 3x4 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 2, dt, layout, 2, 3, 7, 10, 0, NULL, 3, 4);
+            snprintf(label, sizeof label, "adaptive_avg_pool2d 6x5 %s layout %d", ct_dtype_name(dt), layout);
+            pool_check(label, 2, dt, layout, 2, 3, 4, 4, 0, NULL, 6, 5);
+        }
+    }
+    /* NaN wins in max_pool2d; -inf inputs */
+    double v[8] = {1.0, NAN, 3.0, 2.0, -INFINITY, -INFINITY, 0.5, NAN};
+    ct_tensor *xn = ct_reshape(ct_tensor_f64(v, 8), 1, 1, 2, 4), *in_c = NULL, *in_g = NULL;
+    CHECK_SAME(ct_max_pool2d_with_indices(dev(xn), 2, NULL, &in_g), ct_max_pool2d_with_indices(xn, 2, NULL, &in_c), 0.0, 0.0);
+    CHECK_SAME(in_g, in_c, 0.0, 0.0);
+    /* a bigger channels-last max pool (several blocks) */
+    ct_tensor *big = data(CT_FLOAT32, 0, CT_DIMS(2, 16, 24, 24));
+    CHECK_SAME(ct_max_pool2d(ct_to_channels_last(dev(big)), 3, NULL), ct_max_pool2d(ct_to_channels_last(big), 3, NULL), 0.0, 0.0);
+    /* bad inputs */
+    ct_tensor *x = dev(data(CT_FLOAT32, 0, CT_DIMS(1, 2, 3, 3)));
+    CHECK_ERR(ct_max_pool2d(ct_to(x, CT_INT64), 2, NULL), CT_ERR_DTYPE, "max_pool2d: \"max_pool2d\" not implemented for 'Long'");
+    CHECK_ERR(ct_avg_pool2d(x, 5, NULL), CT_ERR_SHAPE, "avg_pool2d: Given input size: (2x3x3). Calculated output size: (2x0x0). Output size is too small");
+    ct_pool_options po;
+    memset(&po, 0, sizeof po);
+    po.padding = 2;
+    CHECK_ERR(ct_max_pool2d(x, 3, &po), CT_ERR_ARG, "pad should be at most half of kernel size");
+    CHECK_ERR(ct_adaptive_avg_pool2d(x, -1, 2), CT_ERR_ARG, "output_size must be non-negative");
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+/* ---- a small CNN trains on the GPU step for step with the CPU ---- */
+TEST(test_cnn_step) {
+    /* conv 1 -> 4 (3x3, padding 1, bias), relu, max_pool 2, conv 4 -> 6 (3x3, stride 2),
+       relu, flatten, linear -> 5, cross_entropy; SGD with momentum; 3 steps */
+    ct_manual_seed(11);
+    ct_tensor *init[6] = {ct_mul_scalar(ct_randn(CT_FLOAT32, 4, 1, 3, 3), 0.3), ct_mul_scalar(ct_randn(CT_FLOAT32, 4), 0.1),
+                          ct_mul_scalar(ct_randn(CT_FLOAT32, 6, 4, 3, 3), 0.2), ct_mul_scalar(ct_randn(CT_FLOAT32, 6), 0.1),
+                          ct_mul_scalar(ct_randn(CT_FLOAT32, 5, 6 * 2 * 2), 0.2), ct_mul_scalar(ct_randn(CT_FLOAT32, 5), 0.1)};
+    ct_tensor *X = ct_randn(CT_FLOAT32, 8, 1, 10, 10);
+    ct_tensor *Y = ct_randint(0, 5, CT_INT64, 8);
+    ct_tensor *pc[6], *pg[6];
+    for (int k = 0; k < 6; k++) {
+        pc[k] = ct_retain(ct_requires_grad(ct_clone(init[k])));
+        pg[k] = ct_retain(ct_requires_grad(ct_detach(dev(init[k]))));
+    }
+    ct_sgd_options o;
+    memset(&o, 0, sizeof o);
+    o.lr = 0.05;
+    o.momentum = 0.9;
+    ct_optimizer *oc = ct_optim_sgd_params(6, pc, &o), *og = ct_optim_sgd_params(6, pg, &o);
+    ct_tensor *Xg = ct_retain(dev(X)), *Yg = ct_retain(dev(Y));
+    ct_conv_options c1, c2;
+    memset(&c1, 0, sizeof c1);
+    memset(&c2, 0, sizeof c2);
+    c1.padding = 1;
+    c2.stride = 2;
+    double first = 0.0, last = 0.0;
+    mlp_dev_ops = mlp_cpu_ops = mlp_ops_total = mlp_nseen = 0;
+    for (int step = 0; step < 3; step++) {
+        CT_SCOPE {
+            ct_tensor **p = pc, *x = X, *y = Y;
+            ct_tensor *loss[2] = {NULL, NULL};
+            for (int side = 0; side < 2; side++) {
+                if (side) { p = pg; x = Xg; y = Yg; }
+                int h = side ? ct_add_dispatch_listener(mlp_listener, NULL, CT_LISTEN_NESTED) : -1;
+                ct_tensor *a = ct_max_pool2d(ct_relu(ct_conv2d(x, p[0], p[1], &c1)), 2, NULL);
+                a = ct_flatten(ct_relu(ct_conv2d(a, p[2], p[3], &c2)), 1, -1);
+                ct_tensor *l = ct_cross_entropy(ct_linear(a, p[4], p[5]), y, NULL);
+                ct_zero_grad(side ? og : oc);
+                int ok = l && ct_backward(l) == CT_OK && ct_step(side ? og : oc) == CT_OK;
+                if (side) ct_remove_dispatch_listener(h);
+                CT_T_REPORT(ok, "%s step %d: %s", side ? "GPU" : "CPU", step, ct_last_error());
+                loss[side] = l;
+            }
+            CHECK(loss[1] && loss[1]->device.type == CT_CUDA);
+            CHECK_SAME(loss[1], loss[0], 1e-5, 1e-6);
+            for (int k = 0; k < 6; k++) CHECK(ct_grad(pg[k]) && ct_grad(pg[k])->device.type == CT_CUDA);
+            if (loss[0] && step == 0) first = ct_item(loss[0]);
+            if (loss[0]) last = ct_item(loss[0]);
+        }
+    }
+    CHECK(last < first);   /* it learns */
+    for (int k = 0; k < 6; k++) CHECK_SAME(pg[k], pc[k], 1e-4, 1e-5);
+    CHECK(mlp_ops_total > 20);
+    CHECK_EQ_INT(mlp_cpu_ops, 0);   /* every op of the GPU step ran on the GPU */
+    printf("  the GPU step's ops:");
+    for (int k = 0; k < mlp_nseen; k++) printf(" %s", ct_op_schema_name(mlp_seen[k]));
+    printf("\n");
+    ct_optim_free(oc);
+    ct_optim_free(og);
+    for (int k = 0; k < 6; k++) {
+        ct_release(pc[k]);
+        ct_release(pg[k]);
+    }
+    ct_release(Xg);
+    ct_release(Yg);
+}
+
 /* ============================================================================ */
 typedef struct { const char *name; void (*fn)(void); } test_case;
 /* ---- streams and events ---- */
@@ -1614,6 +1942,7 @@ static const test_case TESTS[] = {
     {"test_mlp_step", test_mlp_step}, {"test_layer_norm", test_layer_norm}, {"test_batch_norm", test_batch_norm},
     {"test_embedding", test_embedding}, {"test_index_add", test_index_add}, {"test_cross_entropy", test_cross_entropy},
     {"test_pointwise_losses", test_pointwise_losses}, {"test_pixel_shuffle", test_pixel_shuffle}, {"test_ln_model_step", test_ln_model_step},
+    {"test_conv", test_conv}, {"test_pool", test_pool}, {"test_cnn_step", test_cnn_step},
     {"test_allocator", test_allocator},
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
     {"test_pinned_reuse", test_pinned_reuse},

@@ -57,7 +57,9 @@ inline cublasStatus_t gemm_(cublasOperation_t ta, cublasOperation_t tb, int m, i
     if (lda < (ta == CUBLAS_OP_N ? (m > 1 ? m : 1) : (k > 1 ? k : 1))) return CUBLAS_STATUS_INVALID_VALUE;
     if (ldb < (tb == CUBLAS_OP_N ? (k > 1 ? k : 1) : (n > 1 ? n : 1))) return CUBLAS_STATUS_INVALID_VALUE;
     if (ldc < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
-    if (at != bt || at != ct || (comp == CUBLAS_COMPUTE_64F) != (at == CUDA_R_64F)) return CUBLAS_STATUS_INVALID_VALUE;
+    /* cuBLAS's type combinations used here: A, B and C of one type, or 16F / 16BF inputs with a 32F C (compute 32F) */
+    bool mixed = (at == CUDA_R_16F || at == CUDA_R_16BF) && ct == CUDA_R_32F && comp == CUBLAS_COMPUTE_32F;
+    if (at != bt || (at != ct && !mixed) || (comp == CUBLAS_COMPUTE_64F) != (at == CUDA_R_64F)) return CUBLAS_STATUS_INVALID_VALUE;
     if (m && n) {   /* the matrices are device memory (alpha and beta are host scalars: CUBLAS_POINTER_MODE_HOST) */
         if (k) { check_side(A, 1, true, "cublas gemm A"); check_side(B, 1, true, "cublas gemm B"); }
         check_side(C, 1, true, "cublas gemm C");
