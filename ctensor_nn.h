@@ -4621,8 +4621,10 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     if (bias && bias->dtype != x->dtype)
         return ct__fail(CT_ERR_DTYPE, "%s: Input type (%s) and bias type (%s) should be the same", nm,
                         ct__dt[x->dtype].name, ct__dt[bias->dtype].name);
-    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
-        return ct__fail(CT_ERR_DTYPE, "%s: not implemented for '%s' (ctensor convolutions run in float32 and float64)", nm, CT__DTNAME(x->dtype));
+    /* float16 and bfloat16: on a device whose backend has the kernels (ctensor_cuda.h's take them) */
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64 && !((x->dtype == CT_FLOAT16 || x->dtype == CT_BFLOAT16) && x->device.type == CT_CUDA))
+        return ct__fail(CT_ERR_DTYPE, "%s: not implemented for '%s' (ctensor convolutions run in float32 and float64; float16 and bfloat16 on a GPU)", nm,
+                        CT__DTNAME(x->dtype));
     if (st[0] <= 0 || st[1] <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive stride is not supported", nm);
     if (pd[0] < 0 || pd[1] < 0) return ct__fail(CT_ERR_ARG, "%s: negative padding is not supported", nm);
     if (dl[0] <= 0 || dl[1] <= 0) return ct__fail(CT_ERR_ARG, "%s: non-positive dilation is not supported", nm);

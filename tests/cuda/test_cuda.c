@@ -1770,6 +1770,28 @@ TEST(test_cnn_step) {
 
 /* ============================================================================ */
 typedef struct { const char *name; void (*fn)(void); } test_case;
+/* float16 / bfloat16 convolutions through ct_conv2d (its front takes them on a GPU) */
+TEST(test_conv_half) {
+    ct_tensor *x = data(CT_FLOAT32, 2, CT_DIMS(2, 3, 9, 9)), *w = data(CT_FLOAT32, 2, CT_DIMS(4, 3, 3, 3)), *b = data(CT_FLOAT32, 2, CT_DIMS(4));
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.padding = 1;
+    o.stride = 2;
+    const ct_dtype halves[2] = {CT_FLOAT16, CT_BFLOAT16};
+    for (int k = 0; k < 2; k++) {
+        ct_dtype dt = halves[k];
+        /* the reference: the same rounded inputs, in float32 on the CPU, rounded at the end */
+        ct_tensor *ref = ct_to(ct_conv2d(ct_to(ct_to(x, dt), CT_FLOAT32), ct_to(ct_to(w, dt), CT_FLOAT32), ct_to(ct_to(b, dt), CT_FLOAT32), &o), dt);
+        ct_tensor *y = ct_conv2d(ct_to_device_dtype(x, GPU, dt), ct_to_device_dtype(w, GPU, dt), ct_to_device_dtype(b, GPU, dt), &o);
+        CHECK_SAME_AT(ct_dtype_name(dt), y, ref, dt == CT_FLOAT16 ? 4e-3 : 2e-2, dt == CT_FLOAT16 ? 4e-3 : 2e-2);
+        ct_tensor *yc = ct_conv2d(ct_to_channels_last(ct_to_device_dtype(x, GPU, dt)), ct_to_device_dtype(w, GPU, dt), NULL, &o);
+        CHECK(yc && yc->dtype == dt);
+    }
+    /* on the CPU it stays an error naming the dtypes that run */
+    CHECK_ERR(ct_conv2d(ct_to(x, CT_FLOAT16), ct_to(w, CT_FLOAT16), NULL, &o), CT_ERR_DTYPE,
+              "conv2d: not implemented for 'Half' (ctensor convolutions run in float32 and float64; float16 and bfloat16 on a GPU)");
+}
+
 /* ---- streams and events ---- */
 #include <pthread.h>
 static void *other_thread_stream(void *arg) {
@@ -1942,7 +1964,7 @@ static const test_case TESTS[] = {
     {"test_mlp_step", test_mlp_step}, {"test_layer_norm", test_layer_norm}, {"test_batch_norm", test_batch_norm},
     {"test_embedding", test_embedding}, {"test_index_add", test_index_add}, {"test_cross_entropy", test_cross_entropy},
     {"test_pointwise_losses", test_pointwise_losses}, {"test_pixel_shuffle", test_pixel_shuffle}, {"test_ln_model_step", test_ln_model_step},
-    {"test_conv", test_conv}, {"test_pool", test_pool}, {"test_cnn_step", test_cnn_step},
+    {"test_conv", test_conv}, {"test_pool", test_pool}, {"test_cnn_step", test_cnn_step}, {"test_conv_half", test_conv_half},
     {"test_allocator", test_allocator},
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
     {"test_pinned_reuse", test_pinned_reuse},
