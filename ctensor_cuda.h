@@ -70,8 +70,9 @@
        kthvalue along any dim, any length (shared-memory bitonic sort up to
        2048 elements a row, a global-memory one beyond)
      - index_select, index_add, index_copy, index_fill, advanced indexing
-       (index, index_put with accumulate) with int64 index tensors; index
-       errors are the CPU's (the first bad index is read back)
+       (index, index_put with accumulate; boolean masks through nonzero);
+       index errors are the CPU's (the first bad index is read back);
+       nonzero, masked_select, masked_scatter (their lengths are read back)
      - mm, bmm, addmm, baddbmm, mv, addmv, dot through cuBLAS (float32, float64,
        float16, bfloat16), TF32 behind ct_cuda_set_allow_tf32
      - autograd: the backward rules of these ops run unchanged on device tensors,
@@ -82,9 +83,8 @@
      Not yet (issue 15's later parts): streams and events, pinned memory and
      asynchronous host copies, the nn kernels (conv, pooling, norms,
      embedding, fused losses and optimizers take the op chain or fail),
-     median/mode, randperm/multinomial, ops with data-dependent output shapes
-     (nonzero, masked_select, boolean-mask indexing: their metas refuse
-     device tensors), scatter_reduce, cuSOLVER.
+     median/mode, randperm/multinomial, take, repeat_interleave, one_hot,
+     scatter_reduce, cuSOLVER.
 
    SYNCHRONISATION
      Every kernel and copy runs on the device's legacy default stream, in the
@@ -92,7 +92,9 @@
      for the GPU: copies to the host (ct_to_device(t, ct_cpu()), printing),
      ct_cuda_synchronize, ct_cuda_empty_cache, and the few ops whose errors are
      data-dependent (gather/scatter and index_* index bounds, index/index_put,
-     bernoulli_'s tensor p, integer division by zero): they read one flag back, as PyTorch's CPU kernels report these errors. A
+     bernoulli_'s tensor p, integer division by zero) and those whose output
+     length is (nonzero, masked_select, masked_scatter's count): they read one
+     flag (or the counts) back, as PyTorch's CPU kernels report these errors. A
      kernel fault (an illegal address) surfaces at the next call that waits,
      as a CT_ERR_DEVICE error naming that call. Host threads may share a device
      (their work is serialized on its stream); build with nvcc's default, the
@@ -122,8 +124,9 @@
      allocator; Device arithmetic (dtypes, half precision, the core's expression
      helpers); Elementwise kernels; Copies and factories; Reductions; Softmax;
      Gather and scatter; Matrix products (cuBLAS); Random numbers on the
-     device; Scans, variance and sorting along dims; Indexing along a dim and
-     advanced indexing; Registration and the public API
+     device; Scans, variance and sorting along dims; Indexing along a dim,
+     advanced indexing, nonzero and masked_select; Registration and the
+     public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -2910,8 +2913,9 @@ static int ct__cu_k_sort(ct__call *c) {
 }
 
 /* ============================================================================
-   Indexing along a dim and advanced indexing (index_select, index_add,
-   index_copy, index_fill; index, index_put with accumulate)
+   Indexing along a dim, advanced indexing, nonzero and masked_select
+   (index_select, index_add, index_copy, index_fill; index, index_put with
+   accumulate; nonzero, masked_select, masked_scatter: below)
    Indices are checked first, on the device: a kernel records the lowest
    position of an out-of-range index (atomicMin), the host reads it back and
    then that index's value, so the error is the CPU's, with the same first bad
@@ -3241,6 +3245,266 @@ static int ct__cu_k_index(ct__call *c) {
     return rc;
 }
 
+/* ---- nonzero and masked_select: outputs whose length is the data's ----
+   The elements (C order over the shape) are split in one contiguous chunk per
+   block. A first kernel counts each chunk's selected elements; the host reads
+   the counts back (the output's length is needed there anyway, as PyTorch's
+   nonzero synchronizes), turns them into each chunk's first output slot, and
+   allocates the output; a second kernel walks each chunk in steps of 256,
+   numbering the selected elements by a block scan, so the output keeps the C
+   order. The core's metas for these ops refuse device tensors (the CPU kernels
+   count on the host); this header registers CUDA metas with the same checks. */
+enum { CT__CU_SEL_COORDS, CT__CU_SEL_VALUES, CT__CU_SEL_SCATTER };   /* nonzero, masked_select, masked_scatter */
+typedef struct ct__cu_selp {
+    const char *m, *x;         /* the truth values (nonzero: x itself; masked_select: the mask); the values */
+    char *out;
+    const int64_t *base;       /* per block: its first output slot */
+    int64_t *counts;           /* per block: selected elements */
+    const char *src;           /* masked_scatter: the source, contiguous */
+    int32_t mdt, mes, es, nd, mode;     /* what a selected element writes (CT__CU_SEL_*) */
+    int64_t n, chunk;
+    int64_t shape[CT_MAX_DIMS], mst[CT_MAX_DIMS], xst[CT_MAX_DIMS];   /* element strides over the shape (0: broadcast) */
+} ct__cu_selp;
+__device__ __forceinline__ bool ct__cu_sel_true(const ct__cu_selp &p, int64_t i) {
+    return ct__cu_dev::ld<double>(p.m + ct__cu_doff(i, p.nd, p.shape, p.mst) * p.mes, p.mdt) != 0.0;   /* NaN counts as true */
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sel_count(const ct__cu_selp p) {
+    typedef ct__cu_acc<int64_t> A;
+    __shared__ A sm[9];
+    const int64_t b0 = (int64_t)blockIdx.x * p.chunk, b1 = b0 + p.chunk < p.n ? b0 + p.chunk : p.n;
+    A a = {0, 0};
+    for (int64_t i = b0 + threadIdx.x; i < b1; i += blockDim.x) a.v += ct__cu_sel_true(p, i);
+    a = ct__cu_group_reduce<A, ct__cu_dev::r_sum>(a, CT__CU_THREADS, sm);
+    if (threadIdx.x == 0) p.counts[blockIdx.x] = a.v;
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sel_write(const ct__cu_selp p) {
+    __shared__ int64_t sm[CT__CU_THREADS];
+    const int t = (int)threadIdx.x;
+    const int64_t b0 = (int64_t)blockIdx.x * p.chunk, b1 = b0 + p.chunk < p.n ? b0 + p.chunk : p.n;
+    int64_t slot = p.base[blockIdx.x];
+    for (int64_t s = b0; s < b1; s += CT__CU_THREADS) {   /* uniform in the block */
+        const int64_t i = s + t;
+        const int64_t f = i < b1 && ct__cu_sel_true(p, i) ? 1 : 0;
+        int64_t a = f;
+        sm[t] = a;
+        __syncthreads();
+        for (int off = 1; off < CT__CU_THREADS; off <<= 1) {   /* inclusive scan of the flags */
+            if (t >= off) a += sm[t - off];
+            __syncthreads();
+            sm[t] = a;
+            __syncthreads();
+        }
+        if (f) {
+            const int64_t k = slot + a - 1;
+            if (p.mode == CT__CU_SEL_VALUES) {
+                ct__cu_move(p.out + k * p.es, p.x + ct__cu_doff(i, p.nd, p.shape, p.xst) * p.es, p.es);
+            } else if (p.mode == CT__CU_SEL_SCATTER) {   /* out's element i (x: out) takes the next source element */
+                ct__cu_move(p.out + ct__cu_doff(i, p.nd, p.shape, p.xst) * p.es, p.src + k * p.es, p.es);
+            } else {
+                int64_t r = i, *row = (int64_t *)p.out + k * p.nd;
+                for (int d = p.nd - 1; d >= 0; d--) {
+                    row[d] = r % p.shape[d];
+                    r /= p.shape[d];
+                }
+            }
+        }
+        slot += sm[CT__CU_THREADS - 1];
+        __syncthreads();   /* every thread has read sm before it is written again */
+    }
+}
+/* the selection in two steps: ct__cu_sel_begin counts (one read back: *total),
+   ct__cu_sel_end writes (when p->out is set) and frees the per-block buffer */
+typedef struct ct__cu_selrun { int dev; unsigned blocks; ct_tensor *buf; } ct__cu_selrun;
+static int ct__cu_sel_begin(const char *op, int dev, ct__cu_selp *p, ct__cu_selrun *r, int64_t *total) {
+    r->dev = dev;
+    r->buf = NULL;
+    r->blocks = p->n > 0 ? ct__cu_blocks(p->n, CT__CU_THREADS, dev) : 1;
+    p->chunk = p->n > 0 ? (p->n + r->blocks - 1) / r->blocks : 1;
+    *total = 0;
+    if (p->n == 0) return 0;
+    int64_t nb = (int64_t)r->blocks, bytes = 2 * nb * (int64_t)sizeof(int64_t);
+    int64_t *host = (int64_t *)malloc((size_t)bytes);
+    if (!host) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+    if (!(r->buf = ct__alloc(CT_UINT8, 1, &bytes, NULL, ct_cuda(dev)))) {
+        free(host);
+        return -1;
+    }
+    p->counts = (int64_t *)ct__ptr(r->buf);
+    p->base = p->counts + nb;
+    ct__cu_guard guard(dev, op);
+    int rc = guard.ok ? 0 : -1;
+    if (!rc) {
+        CT__CU_LAUNCH(r->blocks, CT__CU_THREADS, (*p), ct__cu_sel_count);
+        rc = ct__cu_launched(op);
+    }
+    if (!rc) rc = ct__cu_memcpy(op, host, p->counts, (size_t)nb * sizeof(int64_t), cudaMemcpyDeviceToHost);
+    for (int64_t b = 0; !rc && b < nb; b++) {   /* each block's first slot */
+        host[nb + b] = *total;
+        *total += host[b];
+    }
+    if (!rc) rc = ct__cu_memcpy(op, (void *)p->base, host + nb, (size_t)nb * sizeof(int64_t), cudaMemcpyHostToDevice);
+    free(host);
+    return rc;
+}
+static int ct__cu_sel_end(const char *op, ct__cu_selp *p, ct__cu_selrun *r, int rc) {
+    if (!rc && p->out && r->buf) {
+        ct__cu_guard guard(r->dev, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(r->blocks, CT__CU_THREADS, (*p), ct__cu_sel_write);
+            rc = ct__cu_launched(op);
+        }
+    }
+    if (r->buf) ct__decref(r->buf);   /* back to the cache: its next use is ordered after the kernel */
+    return rc;
+}
+/* nonzero and masked_select: count, allocate output 0 ([count, nd] or [count]), write */
+static int ct__cu_select(ct__call *c, const char *op, ct__cu_selp *p, ct_dtype odt) {
+    ct__cu_selrun r;
+    int64_t shape[2], total = 0;
+    int rc = ct__cu_sel_begin(op, c->odev.index, p, &r, &total);
+    shape[0] = total;
+    shape[1] = p->nd;
+    if (!rc) rc = ct__out_alloc(c, 0, odt, p->mode == CT__CU_SEL_VALUES ? 1 : 2, shape);
+    if (!rc && total > 0 && (p->mode == CT__CU_SEL_VALUES || p->nd > 0)) p->out = ct__ptr(c->out[0]);
+    return ct__cu_sel_end(op, p, &r, rc);
+}
+static int ct__cu_meta_nonzero(ct__call *c) {
+    if (ct__ix_real("nonzero", c->in[0]->dtype)) return -1;
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;
+    return 0;
+}
+static int ct__cu_k_nonzero(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__cu_selp p;
+    memset(&p, 0, sizeof p);
+    p.m = ct__ptr(x);
+    p.mdt = x->dtype;
+    p.mes = (int32_t)ct__dt[x->dtype].size;
+    p.n = ct__shape_numel(x->ndim, x->shape);
+    ct__cu_shape_of(x, &p.nd, p.shape, p.mst);
+    return ct__cu_select(c, "nonzero", &p, CT_INT64);
+}
+static int ct__cu_meta_masked_select(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *bin[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("masked_select", x->dtype)) return -1;
+    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_select: expected BoolTensor or ByteTensor for mask");
+    bin[0] = mask;
+    bin[1] = x;
+    if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;
+    return 0;
+}
+static int ct__cu_k_masked_select(ct__call *c) {
+    const char *op = "masked_select";
+    ct_tensor *x = ct__cu_input(op, c->in[0], c->odev, 0), *mask = x ? ct__cu_input(op, c->in[1], c->odev, 0) : NULL, *bin[2];
+    int rc = -1, nd = 0;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    bin[0] = mask;
+    bin[1] = x;
+    if (mask && !ct__broadcast(op, 2, bin, &nd, shape)) {
+        ct__cu_selp p;
+        memset(&p, 0, sizeof p);
+        p.m = ct__ptr(mask);
+        p.mdt = mask->dtype;
+        p.mes = 1;
+        p.x = ct__ptr(x);
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.mode = CT__CU_SEL_VALUES;
+        p.nd = nd;
+        p.n = ct__shape_numel(nd, shape);
+        for (int d = 0; d < nd; d++) {   /* both right-aligned with the broadcast shape */
+            int md = d - (nd - mask->ndim), xd = d - (nd - x->ndim);
+            p.shape[d] = shape[d];
+            p.mst[d] = md < 0 || mask->shape[md] == 1 ? 0 : mask->strides[md];
+            p.xst[d] = xd < 0 || x->shape[xd] == 1 ? 0 : x->strides[xd];
+        }
+        rc = ct__cu_select(c, op, &p, x->dtype);
+    }
+    if (x) ct__decref(x);
+    if (mask) ct__decref(mask);
+    return rc;
+}
+
+/* masked_scatter: the core's meta (ctensor.h, ct__meta_masked_scatter) less its
+   CPU-only check, with its messages */
+static int ct__cu_meta_masked_scatter(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *bin[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("masked_scatter", x->dtype)) return -1;
+    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_scatter_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
+    if (src->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "masked_scatter: expected self and source to have same dtypes but got %s and %s", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
+    if (c->inplace) {   /* the mask expands to self's shape */
+        if (mask->ndim > x->ndim)
+            return ct__failed(CT_ERR_SHAPE, "masked_scatter_: expand(%s, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
+                              CT__SHAPE(mask), CT__SHAPE(x), x->ndim, mask->ndim);
+        for (int d = 0; d < mask->ndim; d++) {
+            int xd = d + x->ndim - mask->ndim;
+            if (mask->shape[d] != 1 && mask->shape[d] != x->shape[xd])
+                return ct__failed(CT_ERR_SHAPE, "masked_scatter_: The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+                                  (long long)x->shape[xd], (long long)mask->shape[d], xd, CT__SHAPE(x), CT__SHAPE(mask));
+        }
+        ct__ix_out_self(c);
+        return 0;
+    }
+    bin[0] = mask;
+    bin[1] = x;
+    if (ct__broadcast("masked_scatter", 2, bin, &nd, shape)) return -1;
+    ct__out_new(c, x->dtype, nd, shape);
+    return 0;
+}
+static int ct__cu_k_masked_scatter(ct__call *c) {
+    const char *op = "masked_scatter";
+    ct_tensor *x = c->in[0], *out = c->out[0], *mask = NULL, *src = NULL;
+    int rc = -1;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    ct__cu_selp p;
+    ct__cu_selrun r;
+    int64_t total = 0;
+    memset(&p, 0, sizeof p);
+    memset(&r, 0, sizeof r);
+    if (!(mask = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    p.m = ct__ptr(mask);
+    p.mdt = CT_BOOL;
+    p.mes = 1;
+    p.mode = CT__CU_SEL_SCATTER;
+    p.es = (int32_t)ct__dt[out->dtype].size;
+    p.nd = out->ndim;
+    p.n = ct__shape_numel(out->ndim, out->shape);
+    for (int d = 0; d < out->ndim; d++) {   /* the mask right-aligned with out's shape */
+        int md = d - (out->ndim - mask->ndim);
+        p.shape[d] = out->shape[d];
+        p.mst[d] = md < 0 || mask->shape[md] == 1 ? 0 : mask->strides[md];
+        p.xst[d] = out->strides[d];
+    }
+    rc = ct__cu_sel_begin(op, out->device.index, &p, &r, &total);
+    if (!rc && total > ct_numel(c->in[2])) rc = ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
+    if (!rc && out != x) rc = ct__cu_copy_dev(op, out, x);
+    if (!rc && total > 0) {
+        src = c->in[2];
+        if (src->storage == out->storage) {   /* x.masked_scatter_(m, x): read a copy */
+            if ((src = ct__alloc(src->dtype, src->ndim, src->shape, NULL, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+        } else {
+            src = ct__cu_input(op, src, out->device, 1);
+        }
+        if (!src) rc = -1;
+        else {
+            p.src = ct__ptr(src);
+            p.out = ct__ptr(out);
+        }
+    }
+    rc = ct__cu_sel_end(op, &p, &r, rc);
+    ct__decref(mask);
+    if (src) ct__decref(src);
+    return rc;
+}
+
 /* this section's kernels, and ct_manual_seed's hook: ct__cu_register_all calls this */
 static void ct__cu_rng_register(void) {
     static const struct { int op; ct_kernel_fn fn; } ks[] = {
@@ -3253,6 +3517,9 @@ static void ct__cu_rng_register(void) {
         {CT__OP_INDEX_FILL, ct__cu_k_index_add}, {CT__OP_INDEX, ct__cu_k_index}, {CT__OP_INDEX_PUT, ct__cu_k_index},
     };
     for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) ct_register_kernel(ct__opdef_get(ks[k].op)->sname, CT_BACKEND_CUDA, ks[k].fn);
+    ct_register_backend_op(ct__opdef_get(CT__OP_NONZERO)->sname, CT_BACKEND_CUDA, ct__cu_meta_nonzero, ct__cu_k_nonzero);
+    ct_register_backend_op(ct__opdef_get(CT__OP_MASKED_SELECT)->sname, CT_BACKEND_CUDA, ct__cu_meta_masked_select, ct__cu_k_masked_select);
+    ct_register_backend_op(ct__opdef_get(CT__OP_MASKED_SCATTER)->sname, CT_BACKEND_CUDA, ct__cu_meta_masked_scatter, ct__cu_k_masked_scatter);
     ct__manual_seed_hook = ct__cu_on_manual_seed;
 }
 

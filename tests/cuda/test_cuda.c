@@ -630,6 +630,18 @@ TEST(test_random) {
     uint32_t w[4] = {0, 0, 0, 0};
     ct__cu_dev::ct__philox(w, 0, 0);
     CHECK(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu && w[3] == 0x9b00dbd8u);
+    /* the counter layout: element i of a call is Philox((i, offset), seed), whatever the grid */
+    ct_manual_seed(11);
+    ct_tensor *u0 = ct_rand_on(GPU, CT_FLOAT32, 70000), *u1 = ct_rand_on(GPU, CT_FLOAT32, 70000);
+    ct_tensor *h0 = ct_to_device(u0, ct_cpu()), *h1 = ct_to_device(u1, ct_cpu());
+    const int64_t at[5] = {0, 1, 255, 256, 69999};
+    for (int k = 0; h0 && h1 && k < 5; k++)
+        for (uint32_t off = 0; off < 2; off++) {
+            uint32_t c4[4] = {(uint32_t)at[k], 0, off, 0};
+            ct__cu_dev::ct__philox(c4, 11, 0);
+            float want = (float)(c4[0] >> 8) * (1.0f / 16777216.0f);
+            CHECK(((const float *)ct_data_ptr(off ? h1 : h0))[at[k]] == want);
+        }
     /* determinism under a seed, from ct_manual_seed and from ct_cuda_manual_seed_all; two calls differ */
     ct_manual_seed(7);
     ct_tensor *a = ct_rand_on(GPU, CT_FLOAT32, 1000), *a2 = ct_rand_on(GPU, CT_FLOAT32, 1000);
@@ -944,6 +956,50 @@ TEST(test_index_ops) {
     CHECK_SAME_ERR(ct_index_put_(xd, 2, bg, ct_scalar_tensor(1, CT_FLOAT32), 1), ct_index_put_(ct_clone(x), 2, bl, ct_scalar_tensor(1, CT_FLOAT32), 1));
     CHECK(ct_equal(xd, xc) == 1);
     CHECK(ct_index_select(xd, 1, dev(idx)) != NULL);   /* the record was reset */
+}
+
+TEST(test_nonzero_masked_select) {
+    const ct_dtype dts[5] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_INT32, CT_BOOL};
+    for (int i = 0; i < 5; i++) {
+        ct_dtype dt = dts[i];
+        ct_tensor *x = ct_to(ct_mul(idata(CT_INT64, -2, 3, CT_DIMS(7, 300, 3)), idata(CT_INT64, 0, 2, CT_DIMS(7, 300, 3))), dt);
+        if (dt == CT_FLOAT32) x = ct_where(ct_lt_scalar(ct_rand(CT_FLOAT64, 7, 300, 3), 0.05), ct_full(dt, NAN, 1), x);   /* NaN counts as nonzero */
+        ct_tensor *xd = dev(x);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_nonzero(xd), ct_nonzero(x), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_nonzero(ct_transpose(xd, 0, 2)), ct_nonzero(ct_transpose(x, 0, 2)), 0.0, 0.0);
+        ct_tensor *m = ct_gt_scalar(ct_rand(CT_FLOAT64, 7, 300, 3), 0.5), *m1 = ct_gt_scalar(ct_rand(CT_FLOAT64, 300, 1), 0.3);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_masked_select(xd, dev(m)), ct_masked_select(x, m), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_masked_select(xd, dev(m1)), ct_masked_select(x, m1), 0.0, 0.0);   /* the mask broadcasts */
+    }
+    /* nothing selected, everything, a 0-d tensor, an empty one */
+    ct_tensor *z = ct_zeros(CT_FLOAT32, 4, 5), *o = ct_ones(CT_INT64, 3, 2), *s = ct_scalar_tensor(2.0, CT_FLOAT32), *e = ct_zeros(CT_FLOAT32, 0, 3);
+    CHECK_SAME(ct_nonzero(dev(z)), ct_nonzero(z), 0.0, 0.0);
+    CHECK_SAME(ct_nonzero(dev(o)), ct_nonzero(o), 0.0, 0.0);
+    CHECK_SAME(ct_nonzero(dev(s)), ct_nonzero(s), 0.0, 0.0);
+    CHECK_SAME(ct_nonzero(dev(e)), ct_nonzero(e), 0.0, 0.0);
+    CHECK_SAME(ct_masked_select(dev(o), dev(ct_gt_scalar(o, 5.0))), ct_masked_select(o, ct_gt_scalar(o, 5.0)), 0.0, 0.0);
+    /* boolean-mask indexing goes through nonzero */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(6, 5)), *bm = ct_gt_scalar(ct_rand(CT_FLOAT64, 6), 0.4);
+    ct_tensor *lc[1] = {bm}, *lg[1] = {dev(bm)};
+    CHECK_SAME(ct_index(dev(x), 1, lg), ct_index(x, 1, lc), 0.0, 0.0);
+    /* the gradient of masked_select (masked_scatter's CPU-only kernel is not needed: it is a where) */
+    ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(4, 6)), *mg = ct_gt_scalar(g, 0.0);
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *lcs = ct_sum(ct_mul(ct_masked_select(gc, mg), ct_masked_select(gc, mg)));
+    ct_tensor *lgs = ct_sum(ct_mul(ct_masked_select(gg, dev(mg)), ct_masked_select(gg, dev(mg))));
+    CHECK(lcs && lgs && ct_backward(lcs) == CT_OK && ct_backward(lgs) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-12, 1e-12);
+    /* masked_scatter (masked_select's backward): functional, in place with a broadcast mask, a non-contiguous source */
+    ct_tensor *ms = data(CT_FLOAT32, 0, CT_DIMS(7, 300, 3)), *mk = ct_gt_scalar(ct_rand(CT_FLOAT64, 7, 300, 3), 0.5), *mb = ct_gt_scalar(ct_rand(CT_FLOAT64, 300, 1), 0.5);
+    ct_tensor *sv = data(CT_FLOAT32, 0, CT_DIMS(3, 7 * 300));
+    CHECK_SAME(ct_masked_scatter(dev(ms), dev(mk), dev(ct_t(sv))), ct_masked_scatter(ms, mk, ct_t(sv)), 0.0, 0.0);
+    ct_tensor *msd = dev(ms), *msc = ct_clone(ms);
+    CHECK(ct_masked_scatter_(msd, dev(mb), dev(sv)) == msd && ct_masked_scatter_(msc, mb, sv) == msc);
+    CHECK_SAME(msd, msc, 0.0, 0.0);
+    CHECK_SAME_ERR(ct_masked_scatter(dev(ms), dev(mk), dev(ct_ones(CT_FLOAT32, 5))), ct_masked_scatter(ms, mk, ct_ones(CT_FLOAT32, 5)));
+    /* bad inputs: the CPU's errors */
+    CHECK_SAME_ERR(ct_masked_select(dev(x), dev(ct_ones(CT_FLOAT32, 6, 5))), ct_masked_select(x, ct_ones(CT_FLOAT32, 6, 5)));
+    CHECK_SAME_ERR(ct_masked_select(dev(x), dev(ct_gt_scalar(ct_ones(CT_FLOAT32, 4), 0.0))), ct_masked_select(x, ct_gt_scalar(ct_ones(CT_FLOAT32, 4), 0.0)));
 }
 
 TEST(test_matmul) {
@@ -1331,7 +1387,7 @@ static const test_case TESTS[] = {
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
     {"test_random", test_random}, {"test_scans", test_scans}, {"test_var_std", test_var_std}, {"test_sort_topk", test_sort_topk},
-    {"test_index_ops", test_index_ops},
+    {"test_index_ops", test_index_ops}, {"test_nonzero_masked_select", test_nonzero_masked_select},
     {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
     {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_allocator", test_allocator},
