@@ -944,6 +944,19 @@ TEST(test_index_ops) {
     lg = ct_sum(ct_mul(ct_index_put(ct_zeros_on(GPU, CT_FLOAT64, 6, 5), 1, pg, vg, 0), dev(g)));
     CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
     CHECK_SAME(ct_grad(vg), ct_grad(vc), 1e-12, 1e-12);
+    /* gradients of index_add (self and a broadcast source) and index_copy (self: index_fill, source: index_select) */
+    {
+        ct_tensor *b = data(CT_FLOAT64, 0, CT_DIMS(6, 5)), *sa = data(CT_FLOAT64, 0, CT_DIMS(5, 1)), *sc3 = data(CT_FLOAT64, 0, CT_DIMS(3, 5));
+        ct_tensor *bc = ct_requires_grad(ct_clone(b)), *bg = ct_requires_grad(ct_detach(dev(b)));
+        ct_tensor *ac = ct_requires_grad(ct_clone(sa)), *ag = ct_requires_grad(ct_detach(dev(sa)));
+        ct_tensor *cc = ct_requires_grad(ct_clone(sc3)), *cg = ct_requires_grad(ct_detach(dev(sc3)));
+        ct_tensor *l1c = ct_sum(ct_mul(ct_add(ct_index_add(bc, 0, idx, ac, 1.5), ct_index_copy(bc, 0, uidx, cc)), g));
+        ct_tensor *l1g = ct_sum(ct_mul(ct_add(ct_index_add(bg, 0, dev(idx), ag, 1.5), ct_index_copy(bg, 0, dev(uidx), cg)), dev(g)));
+        CHECK(l1c && l1g && ct_backward(l1c) == CT_OK && ct_backward(l1g) == CT_OK);
+        CHECK_SAME(ct_grad(bg), ct_grad(bc), 1e-12, 1e-12);
+        CHECK_SAME(ct_grad(ag), ct_grad(ac), 1e-12, 1e-12);
+        CHECK_SAME(ct_grad(cg), ct_grad(cc), 1e-12, 1e-12);
+    }
     /* bad indices: the CPU's errors (the first bad index), nothing written */
     int64_t bv[4] = {1, 9, 2, -7};
     ct_tensor *bad = ct_tensor_i64(bv, 4), *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *xd = dev(x), *xc = ct_clone(xd);
