@@ -67,8 +67,8 @@
        cummax, cummin along any dim; var, std, var_mean, std_mean (dims,
        correction, keepdim)
      - sort (stable, NaN last ascending as the CPU path), argsort, topk,
-       kthvalue along any dim, any length (shared-memory bitonic sort up to
-       2048 elements a row, a global-memory one beyond)
+       kthvalue, median (a dim or all) along any dim, any length (a bitonic
+       sort in shared memory up to 2048 elements a row, in global memory beyond)
      - index_select, index_add, index_copy, index_fill, advanced indexing
        (index, index_put with accumulate; boolean masks through nonzero);
        index errors are the CPU's (the first bad index is read back);
@@ -83,7 +83,7 @@
      Not yet (issue 15's later parts): streams and events, pinned memory and
      asynchronous host copies, the nn kernels (conv, pooling, norms,
      embedding, fused losses and optimizers take the op chain or fail),
-     median/mode, randperm/multinomial, take, repeat_interleave, one_hot,
+     mode, randperm/multinomial, take, repeat_interleave, one_hot,
      scatter_reduce, cuSOLVER.
 
    SYNCHRONISATION
@@ -2540,7 +2540,7 @@ static int ct__cu_k_random(ct__call *c) {
 
 /* ============================================================================
    Scans, variance and sorting along dims (cumsum, cumprod, cummax, cummin;
-   var, std, var_mean, std_mean; sort, argsort, topk, kthvalue)
+   var, std, var_mean, std_mean; sort, argsort, topk, kthvalue, median)
    Every input is read in place through its strides: the dims other than the
    op's dim(s), in C order, number the rows (or outputs), exactly as
    the reductions' geometry does (ct__cu_red_geometry), and the dim's stride
@@ -2563,7 +2563,10 @@ static int ct__cu_k_random(ct__call *c) {
               up to 2048 elements sort in shared memory (a block per row);
               longer rows in global memory (the row padded to a power of two,
               one launch per bitonic step). topk takes the first k of the
-              sorted row (largest: descending), kthvalue the k-th ascending.
+              sorted row (largest: descending), kthvalue the k-th ascending,
+              median (along a dim, or of every element) the lower median, or
+              the first NaN when the row holds one, as the CPU path. (A full
+              sort where the CPU selects in O(n): simple, not the fastest.)
    ========================================================================== */
 typedef struct ct__cu_rows {
     int32_t n;
@@ -2770,7 +2773,7 @@ typedef struct ct__cu_sortp {
     int64_t *idx;
     char *kbuf;         /* rows longer than a tile: [O][P] values and indices in global memory */
     int64_t *ibuf;
-    int32_t xdt, vdt, desc;
+    int32_t xdt, vdt, desc, median;
     int64_t O, K, P;    /* P: K rounded up to a power of two */
     int64_t first, kout;   /* the outputs are the sorted positions [first, first + kout) */
     ct__cu_rows xr, vr, ir;
@@ -2786,7 +2789,21 @@ template <class C> __device__ __forceinline__ bool sort_before(C va, int64_t ia,
 }
 template <class C> __device__ __forceinline__ void sort_out(const ct__cu_sortp &p, int64_t row, int64_t j, C v, int64_t i) {
     st<C>(p.v + (ct__cu_row_off(p.vr, row) + j * p.vr.kst) * ct__cu_esize(p.vdt), p.vdt, v);
-    p.idx[ct__cu_row_off(p.ir, row) + j * p.ir.kst] = i;
+    if (p.idx) p.idx[ct__cu_row_off(p.ir, row) + j * p.ir.kst] = i;
+}
+/* the sorted position that output j takes (v: the sorted row): first + j; for
+   the median, the lower median, or the first NaN when the row holds one (the
+   CPU's rule; NaNs sort last, among themselves by index) */
+template <class C> __device__ __forceinline__ int64_t sort_pick(const ct__cu_sortp &p, const C *v, int64_t j) {
+    if (!p.median) return p.first + j;
+    if (!isn(v[p.K - 1])) return (p.K - 1) / 2;
+    int64_t lo = 0, hi = p.K - 1;   /* the NaNs are a suffix: the first of them */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (isn(v[mid])) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
 }
 } /* namespace ct__cu_dev */
 template <class C>
@@ -2818,7 +2835,10 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sort_tile(const ct__cu_
                 }
                 __syncthreads();
             }
-        for (int64_t j = threadIdx.x; j < p.kout; j += blockDim.x) sort_out<C>(p, row, j, sv[p.first + j], si[p.first + j]);
+        for (int64_t j = threadIdx.x; j < p.kout; j += blockDim.x) {
+            int64_t s = sort_pick<C>(p, sv, j);
+            sort_out<C>(p, row, j, sv[s], si[s]);
+        }
         __syncthreads();   /* before the next row is loaded */
     }
 }
@@ -2855,7 +2875,7 @@ template <class C>
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sort_store(const ct__cu_sortp p) {
     const C *kv = (const C *)p.kbuf;
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < p.O * p.kout; e += (int64_t)gridDim.x * blockDim.x) {
-        int64_t row = e / p.kout, j = e % p.kout, s = row * p.P + p.first + j;
+        int64_t row = e / p.kout, j = e % p.kout, s = row * p.P + ct__cu_dev::sort_pick<C>(p, kv + row * p.P, j);
         ct__cu_dev::sort_out<C>(p, row, j, kv[s], p.ibuf[s]);
     }
 }
@@ -2887,29 +2907,43 @@ template <class C> static int ct__cu_sort_run(const char *op, int dev, ct__cu_so
 }
 static int ct__cu_k_sort(ct__call *c) {
     const char *op = CT__CU_OPNAME(c);
-    ct_tensor *x = c->in[0];
-    if (c->op != CT__OP_SORT && c->op != CT__OP_TOPK && c->op != CT__OP_KTHVALUE) return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
-    int dim = x->ndim ? ct__wrap_dim((int)c->a->i[0], x->ndim) : 0, dev = ct__cu_call_device(c);
+    ct_tensor *x = c->in[0], *xc = NULL;
+    int full = c->op == CT__OP_MEDIAN, rc = 0;
+    int dim = x->ndim && !full ? ct__wrap_dim((int)c->a->i[0], x->ndim) : 0, dev = ct__cu_call_device(c);
     ct__cu_sortp p;
     memset(&p, 0, sizeof p);
-    p.x = ct__ptr(x);
-    p.xdt = x->dtype;
     p.v = ct__ptr(c->out[0]);
     p.vdt = c->out[0]->dtype;
-    p.idx = (int64_t *)ct__ptr(c->out[1]);
-    ct__cu_rows_of(x, ct__rdim_mask(x, dim), &p.xr, &p.O, &p.K);
-    ct__cu_rows_of(c->out[0], ct__cu_out_mask(c->out[0], x->ndim, dim), &p.vr, NULL, NULL);
-    ct__cu_rows_of(c->out[1], ct__cu_out_mask(c->out[1], x->ndim, dim), &p.ir, NULL, NULL);
-    p.desc = c->op != CT__OP_KTHVALUE && (c->a->flags & CT__RF_DESC) != 0;
+    if (full) {   /* median of every element: one row, x made contiguous; a 0-d value, no index */
+        if (!(xc = ct__cu_input(op, x, c->out[0]->device, 1))) return -1;
+        p.x = ct__ptr(xc);
+        p.O = 1;
+        p.K = ct__shape_numel(x->ndim, x->shape);
+        p.xr.kst = 1;
+    } else {
+        p.x = ct__ptr(x);
+        p.idx = (int64_t *)ct__ptr(c->out[1]);
+        ct__cu_rows_of(x, ct__rdim_mask(x, dim), &p.xr, &p.O, &p.K);
+        ct__cu_rows_of(c->out[0], ct__cu_out_mask(c->out[0], x->ndim, dim), &p.vr, NULL, NULL);
+        ct__cu_rows_of(c->out[1], ct__cu_out_mask(c->out[1], x->ndim, dim), &p.ir, NULL, NULL);
+    }
+    p.xdt = x->dtype;
+    p.median = full || c->op == CT__OP_MEDIAN_DIM;
+    p.desc = (c->op == CT__OP_SORT || c->op == CT__OP_TOPK) && (c->a->flags & CT__RF_DESC) != 0;
     p.kout = c->op == CT__OP_SORT ? p.K : c->op == CT__OP_TOPK ? c->a->i[1] : 1;
     p.first = c->op == CT__OP_KTHVALUE ? c->a->i[1] - 1 : 0;
-    if (p.O == 0 || p.K == 0 || p.kout == 0) return 0;
-    for (p.P = 1; p.P < p.K; p.P <<= 1) {}
-    ct__cu_guard guard(dev, op);
-    if (!guard.ok) return -1;
-    if (c->cdt == CT_FLOAT64) return ct__cu_sort_run<double>(op, dev, &p);
-    if (c->cdt == CT_FLOAT32) return ct__cu_sort_run<float>(op, dev, &p);
-    return ct__cu_sort_run<int64_t>(op, dev, &p);
+    if (p.O > 0 && p.K > 0 && p.kout > 0) {
+        for (p.P = 1; p.P < p.K; p.P <<= 1) {}
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        else if (c->cdt == CT_FLOAT64) rc = ct__cu_sort_run<double>(op, dev, &p);
+        else if (c->cdt == CT_FLOAT32) rc = ct__cu_sort_run<float>(op, dev, &p);
+        else rc = ct__cu_sort_run<int64_t>(op, dev, &p);
+    } else if (full && p.K == 0) {
+        rc = ct__cu_fill(op, c->out[0], NAN);   /* a float median of nothing (the meta refuses integers) */
+    }
+    if (xc) ct__decref(xc);
+    return rc;
 }
 
 /* ============================================================================
@@ -3513,6 +3547,7 @@ static void ct__cu_rng_register(void) {
         {CT__OP_CUMSUM, ct__cu_k_scan}, {CT__OP_CUMPROD, ct__cu_k_scan}, {CT__OP_CUMMAX, ct__cu_k_scan}, {CT__OP_CUMMIN, ct__cu_k_scan},
         {CT__OP_VAR, ct__cu_k_var}, {CT__OP_STD, ct__cu_k_var}, {CT__OP_VAR_MEAN, ct__cu_k_var}, {CT__OP_STD_MEAN, ct__cu_k_var},
         {CT__OP_SORT, ct__cu_k_sort}, {CT__OP_TOPK, ct__cu_k_sort}, {CT__OP_KTHVALUE, ct__cu_k_sort},
+        {CT__OP_MEDIAN_DIM, ct__cu_k_sort}, {CT__OP_MEDIAN, ct__cu_k_sort},
         {CT__OP_INDEX_SELECT, ct__cu_k_index_select}, {CT__OP_INDEX_ADD, ct__cu_k_index_add}, {CT__OP_INDEX_COPY, ct__cu_k_index_add},
         {CT__OP_INDEX_FILL, ct__cu_k_index_add}, {CT__OP_INDEX, ct__cu_k_index}, {CT__OP_INDEX_PUT, ct__cu_k_index},
     };

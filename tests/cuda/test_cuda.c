@@ -852,7 +852,13 @@ TEST(test_sort_topk) {
             ct_tensor *ic = NULL, *ig = NULL;
             CHECK_SAME_AT(ct_dtype_name(dt), ct_kthvalue(xd, 3, 1, keep, &ig), ct_kthvalue(x, 3, 1, keep, &ic), 0.0, 0.0);
             CHECK_SAME_AT(ct_dtype_name(dt), ig, ic, 0.0, 0.0);
+            for (int dim = 0; dim < 3; dim++) {   /* rows with and without NaN: the first NaN, else the lower median */
+                CHECK_SAME_AT(ct_dtype_name(dt), ct_median_dim(xd, dim, keep, &ig), ct_median_dim(x, dim, keep, &ic), 0.0, 0.0);
+                CHECK_SAME_AT(ct_dtype_name(dt), ig, ic, 0.0, 0.0);
+            }
         }
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_median(xd), ct_median(x), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_median(ct_select(ct_t(ct_select(xd, 1, 2)), 1, 0)), ct_median(ct_select(ct_t(ct_select(x, 1, 2)), 1, 0)), 0.0, 0.0);
     }
     /* long rows: the global-memory sort (a row of 5000 padded to 8192) */
     ct_tensor *l = ct_round(ct_mul_scalar(data(CT_FLOAT32, 0, CT_DIMS(3, 5000)), 20.0)), *ld = dev(l), *ic = NULL, *ig = NULL;
@@ -862,6 +868,10 @@ TEST(test_sort_topk) {
     CHECK_SAME(ig, ic, 0.0, 0.0);
     CHECK_SAME(ct_topk(ld, 10, 1, 1, 1, &ig), ct_topk(l, 10, 1, 1, 1, &ic), 0.0, 0.0);
     CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_median_dim(ld, 1, 0, &ig), ct_median_dim(l, 1, 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_median(ld), ct_median(l), 0.0, 0.0);
+    CHECK_SAME(ct_median(dev(ct_zeros(CT_FLOAT32, 0))), ct_median(ct_zeros(CT_FLOAT32, 0)), 0.0, 0.0);
     /* k = 0, k = K, a 0-d tensor, an empty one */
     ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *xd = dev(x);
     CHECK_SAME(ct_topk(xd, 0, 1, 1, 1, NULL), ct_topk(x, 0, 1, 1, 1, NULL), 0.0, 0.0);
@@ -874,8 +884,10 @@ TEST(test_sort_topk) {
     /* gradients: sort and topk scatter the gradient back to the indices (scatter_add on the device) */
     ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(5, 9)), *w = data(CT_FLOAT64, 0, CT_DIMS(5, 9));
     ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
-    ct_tensor *lc = ct_add(ct_sum(ct_mul(ct_sort(gc, 1, 1, NULL), w)), ct_sum(ct_topk(gc, 2, 0, 1, 1, NULL)));
-    ct_tensor *lg = ct_add(ct_sum(ct_mul(ct_sort(gg, 1, 1, NULL), dev(w))), ct_sum(ct_topk(gg, 2, 0, 1, 1, NULL)));
+    ct_tensor *lc = ct_add(ct_add(ct_sum(ct_mul(ct_sort(gc, 1, 1, NULL), w)), ct_sum(ct_topk(gc, 2, 0, 1, 1, NULL))),
+                           ct_add(ct_sum(ct_median_dim(gc, 1, 0, NULL)), ct_median(gc)));
+    ct_tensor *lg = ct_add(ct_add(ct_sum(ct_mul(ct_sort(gg, 1, 1, NULL), dev(w))), ct_sum(ct_topk(gg, 2, 0, 1, 1, NULL))),
+                           ct_add(ct_sum(ct_median_dim(gg, 1, 0, NULL)), ct_median(gg)));
     CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
     CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-12, 1e-12);
     /* bad inputs */
@@ -1172,7 +1184,7 @@ TEST(test_device_errors) {
     CHECK(ct_copy_(h0, g0) && ct_item(h0) == 2.5);
     /* an op without a CUDA kernel in this slice names itself */
     CHECK_ERR(ct_mode(x, 0, 0, NULL), CT_ERR_DEVICE, "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend.");
-    CHECK_ERR(ct_median(x), CT_ERR_DEVICE, "Could not run 'aten::median' with arguments from the 'CUDA' backend");
+    CHECK_ERR(ct_multinomial(ct_abs(x), 2, 1, NULL), CT_ERR_DEVICE, "Could not run 'aten::multinomial' with arguments from the 'CUDA' backend");
     /* a device that does not exist */
     CHECK_ERR(ct_to_device(c, ct_cuda(ct_cuda_device_count())), CT_ERR_DEVICE, "invalid device ordinal");
     CHECK_ERR(ct_zeros_on(ct_cuda(CTENSOR_CUDA_MAX_DEVICES + 1), CT_FLOAT32, 2), CT_ERR_DEVICE, "invalid device ordinal");
