@@ -15093,12 +15093,16 @@ static ct_generator *ct__gen(ct_generator *g) {
     return &ct__default_gen;
 }
 CTENSOR_API ct_generator *ct_default_generator(void) { return ct__gen(NULL); }
+/* A backend with generators of its own (ctensor_cuda.h's device generators) sets
+   this at load, so that ct_manual_seed seeds them too, as torch.manual_seed does. */
+static void (*ct__manual_seed_hook)(uint64_t seed);
 /* Reseeding takes the generator's lock, so it cannot tear a draw running in another thread. */
 CTENSOR_API void ct_manual_seed(uint64_t seed) {
     ct_generator *g = ct__gen(NULL);
     ct__spin_lock(&g->lock);
     ct__generator_seed(g, seed);
     ct__spin_unlock(&g->lock);
+    if (ct__manual_seed_hook) ct__manual_seed_hook(seed);
 }
 CTENSOR_API uint64_t ct_initial_seed(void) { return ct__gen(NULL)->seed; }
 /* mt19937's twist in three runs, so no index wraps (no modulo per word) */
@@ -15607,7 +15611,7 @@ static ct_tensor *ct__empty_like_layout(const ct_tensor *x) {
     ct_tensor *in[1];
     in[0] = (ct_tensor *)x;
     ct__layout_like(&o, 1, in);
-    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, o.has_strides ? o.strides : NULL, ct__cpu_dev);
+    ct_tensor *y = ct__alloc(x->dtype, x->ndim, x->shape, o.has_strides ? o.strides : NULL, x->device);   /* x's device: rand_like of a GPU tensor is on the GPU */
     return y ? ct__own(y) : NULL;
 }
 /* static_cast<int64_t>(static_cast<T>(v)) for a floating dtype T */

@@ -55,8 +55,25 @@
      - reductions: sum, mean, nansum, prod, amax, amin, max/min (with indices
        along a dim), argmax/argmin (a dim or all); softmax, log_softmax and their
        backward ops
-     - gather, scatter (src and value), scatter_add, index_add (atomic adds:
-       duplicate indices sum in any order, as PyTorch's CUDA path)
+     - gather, scatter (src and value), scatter_add
+     - random numbers on the device: uniform_, normal_, random_ (from/to and
+       the dtype's range), bernoulli_ (a float p or a tensor p), exponential_,
+       so rand/randn/randint (ct_rand_on, ct_randn_on, ct_rand_like,
+       ct_randn_like, ct_randint_like), bernoulli and nn's dropout run there:
+       a counter-based Philox4x32-10 generator per device, seeded by
+       ct_manual_seed (as torch.manual_seed) or ct_cuda_manual_seed / _all;
+       same seed and calls, same numbers, whatever the grid (not PyTorch's
+       CUDA numbers: see the section "Random numbers on the device")
+     - scans: cumsum (dtype=, the reverse scan of its backward), cumprod,
+       cummax, cummin along any dim; var, std, var_mean, std_mean (dims,
+       correction, keepdim)
+     - sort (stable, NaN last ascending as the CPU path), argsort, topk,
+       kthvalue, median (a dim or all) along any dim, any length (a bitonic
+       sort in shared memory up to 2048 elements a row, in global memory beyond)
+     - index_select, index_add, index_copy, index_fill, advanced indexing
+       (index, index_put with accumulate; boolean masks through nonzero);
+       index errors are the CPU's (the first bad index is read back);
+       nonzero, masked_select, masked_scatter (their lengths are read back)
      - ctensor_nn.h's kernels, when ctensor_nn.h comes before this header (its
        implementation first; the other order is an #error in ctensor_nn.h):
        layer_norm and native_layer_norm_backward, batch_norm (training, with the
@@ -92,10 +109,10 @@
        buffers and gradients
      Every other op on a GPU tensor fails cleanly naming the op:
        "cumsum: Could not run 'aten::cumsum' with arguments from the 'CUDA' backend."
-     Not yet (issue 15's later parts): random numbers on the device, the other nn
-     kernels (upsampling, embedding_bag, fused optimizers take the op chain or
-     fail), sort/topk, indexing beyond gather/scatter/index_add (index_select:
-     nll_loss's weight), cuSOLVER.
+     Not yet (issue 15's later parts): the other nn kernels (upsampling,
+     embedding_bag, fused optimizers take the op chain or fail), mode,
+     randperm/multinomial, take, repeat_interleave, one_hot, scatter_reduce,
+     cuSOLVER.
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -104,10 +121,11 @@
      the ops were called; the host does not wait for them. These wait: copies
      to the host (ct_to_device(t, ct_cpu()), ct_item, printing) and from
      pageable host memory, which wait for the current stream; the few ops whose
-     errors are data-dependent (gather/scatter/index_add/embedding index
-     bounds, cross_entropy's targets, integer division by zero), which read one
-     flag back from the current stream, as PyTorch's
-     CPU kernels report these errors; ct_cuda_synchronize (the whole device),
+     errors are data-dependent (gather/scatter, index_* and embedding index
+     bounds, index/index_put, cross_entropy's targets, bernoulli_'s tensor p,
+     integer division by zero) and those whose output length is (nonzero,
+     masked_select, masked_scatter's count), which read a flag (or the counts)
+     back from the current stream, as PyTorch's CPU kernels report these errors; ct_cuda_synchronize (the whole device),
      ct_cuda_stream_synchronize, ct_cuda_event_synchronize, ct_cuda_empty_cache.
      ct_to_device_nonblocking from pinned memory (ct_cuda_pin_memory) does not
      wait. Streams made with ct_cuda_stream_new are non-blocking, as PyTorch's:
@@ -139,13 +157,15 @@
 
    CONTENTS (search for the banner titles)
      Declarations: devices; memory; streams and events; pinned host memory;
-     matmul math mode
+     matmul math mode; random numbers
      Implementation: Includes and checks; Errors and device guards; Streams and
-     events; The caching allocator; Device arithmetic (dtypes, half precision, the core's expression
-     helpers); Elementwise kernels; Copies and factories; Reductions; Softmax;
-     Gather and scatter; Matrix products (cuBLAS); Normalization, embedding and
-     loss kernels (ctensor_nn.h's ops) and index_add; Convolution and pooling;
-     Registration and the public API
+     events; The caching allocator; Device arithmetic (dtypes, half precision,
+     the core's expression helpers); Elementwise kernels; Copies and factories;
+     Reductions; Softmax; Gather and scatter; Matrix products (cuBLAS);
+     Normalization, embedding and loss kernels (ctensor_nn.h's ops) and
+     index_add; Convolution and pooling; Random numbers on the device; Scans,
+     variance and sorting along dims; Indexing along a dim, advanced indexing,
+     nonzero and masked_select; Registration and the public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -283,6 +303,14 @@ CTENSOR_API int ct_cuda_is_pinned(const ct_tensor *t);              /* Tensor.is
    accumulation) when allowed. Off by default, as PyTorch's default since 1.12. */
 CTENSOR_API void ct_cuda_set_allow_tf32(int allow);
 CTENSOR_API int ct_cuda_get_allow_tf32(void);
+
+/* ============================================================================
+   Random numbers: the device generators (torch.cuda.manual_seed)
+   ========================================================================== */
+/* Seeds the generator of the current device (ct_cuda_manual_seed) or of every
+   device (_all). ct_manual_seed seeds them all too, as torch.manual_seed does. */
+CTENSOR_API ct_status ct_cuda_manual_seed(uint64_t seed);
+CTENSOR_API void ct_cuda_manual_seed_all(uint64_t seed);
 
 /* Registers the CUDA kernels and the allocator. It runs by itself when the
    program loads (and before any ctensor_cuda.h function); calling it is harmless.
@@ -2780,106 +2808,6 @@ __device__ __forceinline__ int64_t ct__cu_index_at(const char *idx, int i32, int
     return i32 ? (int64_t)((const int32_t *)idx)[k] : ((const int64_t *)idx)[k];
 }
 
-/* ---- index_add: out[..., idx[j], ...] += alpha src[..., j, ...] along dim ---- */
-typedef struct ct__cu_iap {
-    char *out;
-    const char *src, *idx;
-    int32_t nd, dim, dt, es, i32;
-    int64_t n, nidx, size, istride;      /* iteration elements; index elements; out's size along dim; the index's stride */
-    int64_t ish[CT_MAX_DIMS], ost[CT_MAX_DIMS], sst[CT_MAX_DIMS];   /* iteration shape (out's, dim -> nidx); element strides */
-    double alpha;
-} ct__cu_iap;
-__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_index_check(const ct__cu_iap p) {
-    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < p.nidx; j += (int64_t)gridDim.x * blockDim.x) {
-        int64_t v = ct__cu_index_at(p.idx, p.i32, j * p.istride);
-        if (v < 0 || v >= p.size) ct__cu_flag_bad(v);
-    }
-}
-template <class C>
-__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_index_add(const ct__cu_iap p) {
-    using namespace ct__cu_dev;
-    const C alpha = cv<C>::f(p.alpha);
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t r = i, oo = 0, so = 0, j = 0;
-        for (int d = p.nd - 1; d >= 0; d--) {
-            int64_t q = r % p.ish[d];
-            r /= p.ish[d];
-            so += q * p.sst[d];
-            if (d == p.dim) j = q;
-            else oo += q * p.ost[d];
-        }
-        oo += ct__cu_index_at(p.idx, p.i32, j * p.istride) * p.ost[p.dim];
-        C v = ld<C>(p.src + so * p.es, p.dt);
-        atomic_add<C>(p.out + oo * p.es, p.dt, p.alpha == 1.0 ? v : (C)(v * alpha));
-    }
-}
-static int ct__cu_k_index_add(ct__call *c) {
-    const char *op = "index_add";
-    ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL;
-    int rc = -1, bad = 0;
-    int64_t badv = 0;
-    if (ct__cu_out_on_device(c, out)) return -1;
-    if (out != x && ct__cu_copy_dev(op, out, x)) return -1;
-    if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
-    src = c->in[2];
-    if (src->storage == out->storage) {   /* x.index_add_(d, i, x): read a copy */
-        if ((src = ct__cu_empty_as(src, src->dtype, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
-    } else {
-        src = ct__cu_input(op, src, out->device, 0);
-    }
-    if (!src) goto done;
-    {
-        ct__cu_iap p;
-        memset(&p, 0, sizeof p);
-        ct__geo go = ct__geo_ne(out);
-        p.nd = go.nd;
-        p.dim = ct__wrap_dim((int)c->a->i[0], out->ndim);
-        p.dt = out->dtype;
-        p.es = (int32_t)ct__dt[out->dtype].size;
-        p.i32 = idx->dtype == CT_INT32;
-        p.nidx = ct_numel(idx);
-        p.size = go.sh[p.dim];
-        p.istride = idx->ndim ? idx->strides[0] : 0;
-        p.alpha = c->a->s[0];
-        p.out = ct__ptr(out);
-        p.src = ct__ptr(src);
-        p.idx = ct__ptr(idx);
-        p.n = 1;
-        for (int d = 0; d < go.nd; d++) {
-            p.ish[d] = d == p.dim ? p.nidx : go.sh[d];
-            p.ost[d] = go.st[d];
-            p.n *= p.ish[d];
-        }
-        /* the source's dim runs with the index; its other dims align right with out's (broadcast) */
-        if (src->ndim > 0) {
-            int os_[CT_MAX_DIMS], no = 0, ssd[CT_MAX_DIMS], ns = 0;
-            for (int d = 0; d < go.nd; d++) if (d != p.dim) os_[no++] = d;
-            for (int d = 0; d < src->ndim; d++) if (d != p.dim) ssd[ns++] = d;
-            p.sst[p.dim] = src->strides[p.dim];
-            for (int k = 0; k < ns; k++) p.sst[os_[no - ns + k]] = src->shape[ssd[k]] == 1 ? 0 : src->strides[ssd[k]];
-        }
-        int dev = out->device.index;
-        if (p.nidx == 0) { rc = 0; goto done; }
-        ct__cu_guard guard(dev, op);
-        if (!guard.ok || ct__cu_flag_clear(op)) goto done;
-        CT__CU_LAUNCH(ct__cu_blocks(p.nidx, CT__CU_THREADS, dev), CT__CU_THREADS, (p), ct__cu_index_check);
-        if (ct__cu_launched(op) || ct__cu_flag_read(op, &bad, &badv)) goto done;
-        if (bad) {
-            ct__failed(CT_ERR_INDEX, "index_add_(): index out of range in self (index %lld, size %lld)", (long long)badv, (long long)p.size);
-            goto done;
-        }
-        if (p.n == 0) { rc = 0; goto done; }
-        unsigned blocks = ct__cu_blocks(p.n, CT__CU_THREADS, dev);
-        if (CT__ISINT(p.dt) || p.dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_index_add<int64_t>);
-        else if (p.dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_index_add<double>);
-        else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_index_add<float>);
-        rc = ct__cu_launched(op);
-    }
-done:
-    if (idx) ct__decref(idx);
-    if (src) ct__decref(src);
-    return rc;
-}
 
 #ifdef CTENSOR_NN_IMPLEMENTATION_DONE
 /* ---- embedding: out[i, :] = weight[idx[i], :] ---- */
@@ -3456,7 +3384,7 @@ static const struct { const char *name; ct_kernel_fn fn; } ct__cu_nn_kernels[] =
 #endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
 /* registers this section's kernels (from ct__cu_register_all) */
 static void ct__cu_nn_register(void) {
-    ct_register_kernel("aten::index_add", CT_BACKEND_CUDA, ct__cu_k_index_add);
+    /* (index_add, which embedding's backward uses, is the indexing section's) */
 #ifdef CTENSOR_NN_IMPLEMENTATION_DONE
     ct__nn_register_now();   /* the nn block first: its names must resolve */
     for (size_t k = 0; k < sizeof ct__cu_nn_kernels / sizeof ct__cu_nn_kernels[0]; k++)
@@ -4054,6 +3982,1297 @@ static void ct__cu_conv_register(void) {}   /* ctensor_nn.h not included (or aft
 #endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
 
 /* ============================================================================
+   Random numbers on the device (uniform_, normal_, random_, bernoulli_,
+   exponential_; and through them rand/randn/randint/rand_like/randn_like/
+   bernoulli and nn's dropout, which is bernoulli_ and a multiply)
+   A counter-based generator, Philox4x32-10 (Salmon et al., "Parallel random
+   numbers: as easy as 1, 2, 3", SC'11): 10 rounds turn a 128-bit counter and
+   a 64-bit key into four 32-bit words, with no state per thread. Each device
+   has a generator (seed, offset). A call draws element i (its C-order index
+   in the tensor, whatever the strides) from the counter (i, offset) under the
+   key seed, then advances the offset by one: one 128-bit block per element
+   per call, so the numbers depend only on the seed and the sequence of calls,
+   never on the grid, and two calls never share a counter. ct_manual_seed
+   seeds these generators too (seed, offset 0), as torch.manual_seed seeds
+   every CUDA generator; ct_cuda_manual_seed / _all seed them alone. Before
+   any seeding a device generator takes ct_initial_seed() (PyTorch's default
+   seed 67280421310721). The values are NOT PyTorch's CUDA stream (which uses
+   curand's Philox with its own counter layout), nor the CPU's mt19937 stream.
+   Transformations, per element, from the block's four words w0..w3:
+     uniform     float32/16/bf16: 24 bits (w0 >> 8) / 2^24; float64: 53 bits of
+                 w1:w0 / 2^53; from + u * (to - from) in double
+     normal      Box-Muller: u1 in (0, 1] and u2 in [0, 1) (24 bits each for
+                 float, computed in float; 53 bits each for float64, computed
+                 in double), sqrt(-2 log u1) cos(2 pi u2) * std + mean
+     random_     w0 (32 bits) or w1:w0 (64 bits, when the range needs it, as
+                 the CPU path decides) modulo the range, plus from
+     bernoulli_  u (53 bits) < p; with a tensor p: float64 p compares a 53-bit
+                 u in double, other p a 24-bit u in float (the CPU's rules)
+     exponential -log(1 - u) / lambd, u of 53 bits, in double
+   A generator object (ct_generator, the CPU's mt19937) cannot drive a device
+   op: "Expected a 'cuda' device type for generator but found 'cpu'", as
+   PyTorch. bernoulli_ with a tensor p outside [0, 1] is an error (the first
+   bad p is read back), and the tensor is then left partly written.
+   ========================================================================== */
+/* element size of a dtype, in device code */
+__host__ __device__ __forceinline__ int ct__cu_esize(int dt) {
+    return dt == CT_FLOAT64 || dt == CT_INT64 ? 8 : dt == CT_FLOAT32 || dt == CT_INT32 ? 4 : dt == CT_INT8 || dt == CT_UINT8 || dt == CT_BOOL ? 1 : 2;
+}
+/* ct__cu_doff on the host */
+static int64_t ct__cu_doff_host(int64_t i, int n, const int64_t *shape, const int64_t *stride) {
+    int64_t off = 0;
+    for (int d = n - 1; d >= 0; d--) {
+        off += (i % shape[d]) * stride[d];
+        i /= shape[d];
+    }
+    return off;
+}
+namespace ct__cu_dev {
+/* Philox4x32-10 on the counter (c[0..3]) and key (k0, k1); callable from the
+   host too (the tests check it against Random123's known answers) */
+__host__ __device__ __forceinline__ void ct__philox(uint32_t *c, uint32_t k0, uint32_t k1) {
+    for (int r = 0; r < 10; r++) {
+        if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0;
+        c[1] = (uint32_t)p1;
+        c[2] = n2;
+        c[3] = (uint32_t)p0;
+    }
+}
+__device__ unsigned long long ct__cu_bad_pos;   /* the lowest position of a bad input (an index, a p), ~0 when none */
+__device__ __forceinline__ void ct__cu_mark_bad(int64_t pos) { atomicMin(&ct__cu_bad_pos, (unsigned long long)pos); }
+} /* namespace ct__cu_dev */
+
+enum { CT__CU_UNIFORM, CT__CU_NORMAL, CT__CU_RANDOM, CT__CU_RANDOM_FULL, CT__CU_BERNOULLI, CT__CU_BERNOULLI_T, CT__CU_EXPONENTIAL };
+typedef struct ct__cu_rngp {
+    char *x;
+    const char *p;                                  /* bernoulli_.Tensor: p, x's shape (expanded) */
+    int32_t dt, pdt, nd, kind, wide;
+    int64_t n;
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS], pst[CT_MAX_DIMS];   /* element strides */
+    uint64_t seed, offset;
+    double a, b;                                    /* from/to, mean/std, p, lambd */
+    int64_t from;
+    uint64_t range;
+} ct__cu_rngp;
+
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_rng_kernel(const ct__cu_rngp q) {
+    using namespace ct__cu_dev;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < q.n; i += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t w[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), (uint32_t)q.offset, (uint32_t)(q.offset >> 32)};
+        ct__philox(w, (uint32_t)q.seed, (uint32_t)(q.seed >> 32));
+        const double u53a = (double)((((uint64_t)w[1] << 32) | w[0]) >> 11) * (1.0 / 9007199254740992.0);
+        const double u53b = (double)((((uint64_t)w[3] << 32) | w[2]) >> 11) * (1.0 / 9007199254740992.0);
+        const float u24a = (float)(w[0] >> 8) * (1.0f / 16777216.0f), u24b = (float)(w[1] >> 8) * (1.0f / 16777216.0f);
+        char *out = q.x + ct__cu_doff(i, q.nd, q.shape, q.st) * (int64_t)ct__cu_esize(q.dt);
+        switch (q.kind) {
+        case CT__CU_UNIFORM:
+            st<double>(out, q.dt, (q.dt == CT_FLOAT64 ? u53a : (double)u24a) * (q.b - q.a) + q.a);
+            break;
+        case CT__CU_NORMAL:
+            if (q.dt == CT_FLOAT64) {
+                double r = sqrt(-2.0 * log(1.0 - u53a)), th = 6.283185307179586 * u53b;
+                st<double>(out, q.dt, r * cos(th) * q.b + q.a);
+            } else {
+                float r = sqrtf(-2.0f * logf(1.0f - u24a)), th = 6.2831853f * u24b;
+                st<float>(out, q.dt, r * cosf(th) * (float)q.b + (float)q.a);
+            }
+            break;
+        case CT__CU_RANDOM: {
+            uint64_t r = q.wide ? (((uint64_t)w[1] << 32) | w[0]) : w[0];
+            st<int64_t>(out, q.dt, (int64_t)(r % q.range + (uint64_t)q.from));   /* integers to floats round once */
+            break;
+        }
+        case CT__CU_RANDOM_FULL: {   /* the dtype's range: [0, 2^digits] for floats, [0, max] for integers */
+            uint64_t r64 = ((uint64_t)w[1] << 32) | w[0];
+            int64_t v;
+            switch (q.dt) {
+            case CT_BOOL: v = w[0] & 1u; break;
+            case CT_INT64: v = (int64_t)(r64 % ((uint64_t)INT64_MAX + 1)); break;
+            case CT_FLOAT64: v = (int64_t)(r64 % (((uint64_t)1 << 53) + 1)); break;
+            case CT_FLOAT32: v = w[0] % ((1u << 24) + 1); break;
+            case CT_FLOAT16: v = w[0] % ((1u << 11) + 1); break;
+            case CT_BFLOAT16: v = w[0] % ((1u << 8) + 1); break;
+            case CT_INT32: v = w[0] % ((uint32_t)INT32_MAX + 1); break;
+            case CT_INT16: v = w[0] % 32768u; break;
+            case CT_INT8: v = w[0] % 128u; break;
+            default: v = w[0] % 256u; break;
+            }
+            st<int64_t>(out, q.dt, v);
+            break;
+        }
+        case CT__CU_BERNOULLI: st<int64_t>(out, q.dt, u53a < q.a ? 1 : 0); break;
+        case CT__CU_BERNOULLI_T: {
+            const char *pp = q.p + ct__cu_doff(i, q.nd, q.shape, q.pst) * (int64_t)ct__cu_esize(q.pdt);
+            double p = ld<double>(pp, q.pdt);
+            if (!(p >= 0.0 && p <= 1.0)) { ct__cu_mark_bad(i); break; }
+            int hit = q.pdt == CT_FLOAT64 ? u53a < p : u24a < (float)p;
+            st<int64_t>(out, q.dt, hit ? 1 : 0);
+            break;
+        }
+        default: st<double>(out, q.dt, -1.0 / q.a * log(1.0 - u53a)); break;
+        }
+    }
+}
+
+/* the generators of the devices */
+typedef struct ct__cu_gen_state { uint64_t seed, offset; int seeded; } ct__cu_gen_state;
+static ct__cu_gen_state ct__cu_gens[CTENSOR_CUDA_MAX_DEVICES];
+static std::mutex ct__cu_gen_mutex;
+static void ct__cu_gen_seed(int dev, uint64_t seed) {   /* dev < 0: every device */
+    std::lock_guard<std::mutex> lock(ct__cu_gen_mutex);
+    for (int d = dev < 0 ? 0 : dev; d < (dev < 0 ? CTENSOR_CUDA_MAX_DEVICES : dev + 1); d++) {
+        ct__cu_gens[d].seed = seed;
+        ct__cu_gens[d].offset = 0;
+        ct__cu_gens[d].seeded = 1;
+    }
+}
+/* the (seed, offset) of one call on device dev; the call consumes one counter block per element */
+static void ct__cu_gen_next(int dev, uint64_t *seed, uint64_t *offset) {
+    uint64_t initial = ct_initial_seed();   /* (outside the lock: it may make the CPU generator) */
+    std::lock_guard<std::mutex> lock(ct__cu_gen_mutex);
+    ct__cu_gen_state *g = &ct__cu_gens[dev];
+    if (!g->seeded) {
+        g->seed = initial;
+        g->offset = 0;
+        g->seeded = 1;
+    }
+    *seed = g->seed;
+    *offset = g->offset++;
+}
+/* ct_manual_seed's hook (ctensor.h): torch.manual_seed seeds the CUDA generators too */
+static void ct__cu_on_manual_seed(uint64_t seed) { ct__cu_gen_seed(-1, seed); }
+
+static void ct__cu_shape_of(const ct_tensor *t, int32_t *nd, int64_t *shape, int64_t *st) {
+    *nd = t->ndim;
+    for (int d = 0; d < t->ndim; d++) { shape[d] = t->shape[d]; st[d] = t->strides[d]; }
+}
+/* resets the bad-position record; after the kernel, reads it back (-1: none) */
+static int ct__cu_bad_reset(const char *op) {
+    unsigned long long none = ~0ull;
+    cudaError_t e = cudaMemcpyToSymbolAsync(ct__cu_dev::ct__cu_bad_pos, &none, sizeof none, 0, cudaMemcpyHostToDevice, ct__cu_cur_stream());
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+static int ct__cu_bad_read(const char *op, int64_t *pos) {
+    unsigned long long v = 0;
+    cudaStream_t st = ct__cu_cur_stream();
+    cudaError_t e = cudaMemcpyFromSymbolAsync(&v, ct__cu_dev::ct__cu_bad_pos, sizeof v, 0, cudaMemcpyDeviceToHost, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);   /* waits for the kernels */
+    if (e != cudaSuccess) return ct__cu_fail(op, e);
+    *pos = v == ~0ull ? -1 : (int64_t)v;
+    return 0;
+}
+/* one element of a device tensor at element offset off, as double / int64 */
+static int ct__cu_peek(const char *op, const ct_tensor *t, int64_t off, double *d, int64_t *i) {
+    unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t es = ct__dt[t->dtype].size;
+    if (ct__cu_memcpy(op, b, ct__ptr(t) + off * (int64_t)es, es, cudaMemcpyDeviceToHost)) return -1;
+    if (d) *d = ct__load_f64(b, t->dtype);
+    if (i) *i = ct__load_i64(b, t->dtype);
+    return 0;
+}
+
+static int ct__cu_k_random(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0], *pt = NULL;
+    int dev = x->device.index, rc = 0;
+    if (c->gen && c->gen != ct_default_generator())
+        return ct__failed(CT_ERR_DEVICE, "%s: Expected a 'cuda' device type for generator but found 'cpu'", op);
+    ct__cu_rngp q;
+    memset(&q, 0, sizeof q);
+    switch (c->op) {
+    case CT__OP_UNIFORM_:
+        if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "uniform_: not implemented for '%s'", CT__DTNAME(x->dtype));
+        q.kind = CT__CU_UNIFORM;
+        q.a = c->a->s[0];
+        q.b = c->a->s[1];
+        if (x->dtype == CT_FLOAT32) { q.a = (double)(float)q.a; q.b = (double)(float)q.b; }   /* the bounds in the tensor's type, as the CPU path */
+        break;
+    case CT__OP_NORMAL_:
+        if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "normal_: not implemented for '%s'", CT__DTNAME(x->dtype));
+        q.kind = CT__CU_NORMAL;
+        q.a = c->a->s[0];
+        q.b = c->a->s[1];
+        break;
+    case CT__OP_RANDOM_: {
+        ct_dtype dt = x->dtype;
+        if (!CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "\"random_kernel_cpu\" not implemented for '%s'", CT__DTNAME(dt));
+        q.kind = (c->a->flags & 1) ? CT__CU_RANDOM : CT__CU_RANDOM_FULL;
+        q.from = c->a->i[0];
+        q.range = (uint64_t)c->a->i[1] - (uint64_t)q.from;
+        q.wide = (dt == CT_INT64 || dt == CT_FLOAT64 || dt == CT_FLOAT32 || dt == CT_BFLOAT16) && q.range >= ((uint64_t)1 << 32);
+        break;
+    }
+    case CT__OP_BERNOULLI_:
+        if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "\"bernoulli_scalar_cpu_\" not implemented for '%s'", CT__DTNAME(x->dtype));
+        q.kind = CT__CU_BERNOULLI;
+        q.a = c->a->s[0];
+        break;
+    case CT__OP_BERNOULLI_TENSOR_:
+        if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_self_\" not implemented for '%s'", CT__DTNAME(x->dtype));
+        if (!CT__ISFLOAT(c->in[1]->dtype)) return ct__failed(CT_ERR_DTYPE, "\"bernoulli_tensor_cpu_p_\" not implemented for '%s'", CT__DTNAME(c->in[1]->dtype));
+        q.kind = CT__CU_BERNOULLI_T;
+        break;
+    default:   /* exponential_ */
+        if (!CT__ISFLOAT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "\"exponential_cpu\" not implemented for '%s'", CT__DTNAME(x->dtype));
+        q.kind = CT__CU_EXPONENTIAL;
+        q.a = c->a->s[0];
+        break;
+    }
+    if (ct__cu_out_on_device(c, x)) return -1;
+    q.n = ct__shape_numel(x->ndim, x->shape);
+    if (q.n == 0) return 0;
+    q.x = ct__ptr(x);
+    q.dt = x->dtype;
+    ct__cu_shape_of(x, &q.nd, q.shape, q.st);
+    if (q.kind == CT__CU_BERNOULLI_T) {
+        if (!(pt = ct__cu_input(op, c->in[1], x->device, 0))) return -1;
+        q.p = ct__ptr(pt);
+        q.pdt = pt->dtype;
+        for (int d = 0; d < x->ndim; d++) q.pst[d] = pt->ndim == x->ndim ? pt->strides[d] : 0;
+    }
+    ct__cu_gen_next(dev, &q.seed, &q.offset);
+    {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        else if (q.kind == CT__CU_BERNOULLI_T && ct__cu_bad_reset(op)) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(q.n, CT__CU_THREADS, dev), CT__CU_THREADS, (q), ct__cu_rng_kernel);
+            rc = ct__cu_launched(op);
+        }
+        int64_t bad = -1;
+        double p = 0.0;
+        if (!rc && q.kind == CT__CU_BERNOULLI_T && !(rc = ct__cu_bad_read(op, &bad)) && bad >= 0 &&
+            !(rc = ct__cu_peek(op, pt, ct__cu_doff_host(bad, q.nd, q.shape, q.pst), &p, NULL)))
+            rc = ct__failed(CT_ERR_ARG, "bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (p=%s)", ct__fmt_double(p).s);
+    }
+    if (pt) ct__decref(pt);
+    return rc;
+}
+
+/* ============================================================================
+   Scans, variance and sorting along dims (cumsum, cumprod, cummax, cummin;
+   var, std, var_mean, std_mean; sort, argsort, topk, kthvalue, median)
+   Every input is read in place through its strides: the dims other than the
+   op's dim(s), in C order, number the rows (or outputs), exactly as
+   the reductions' geometry does (ct__cu_red_geometry), and the dim's stride
+   steps along a row. Outputs (new dense tensors) are addressed the same way.
+     scans    a row per thread when rows are short (K <= 32); otherwise a
+              256-thread block per row, in chunks of 256: an inclusive
+              Hillis-Steele scan in shared memory plus the carry of the chunks
+              before. Sums and products accumulate in double for floating
+              dtypes and in int64 (wrapping) for integers, as the CPU path;
+              cummax/cummin keep (value, index): a NaN wins and stays, ties
+              take the later index (the CPU's >=). Sums are associated in a
+              different order than the CPU's left-to-right loop (in double:
+              differences far below the output's precision).
+     var/std  two passes per output (the mean, then the squared deviations),
+              in double, by a group of 1, 32 or 256 threads; dof = max(0,
+              N - correction), as the CPU path
+     sort     bitonic sort of (value, index) pairs, ordered by value (NaN the
+              largest; descending reverses that) and equal values by index, a
+              total order, so the result is the CPU's stable sort exactly. Rows
+              up to 2048 elements sort in shared memory (a block per row);
+              longer rows in global memory (the row padded to a power of two,
+              one launch per bitonic step). topk takes the first k of the
+              sorted row (largest: descending), kthvalue the k-th ascending,
+              median (along a dim, or of every element) the lower median, or
+              the first NaN when the row holds one, as the CPU path. (A full
+              sort where the CPU selects in O(n): simple, not the fastest.)
+   ========================================================================== */
+typedef struct ct__cu_rows {
+    int32_t n;
+    int64_t shape[CT_MAX_DIMS], stride[CT_MAX_DIMS];   /* row r's offset: its C-order index over these */
+    int64_t kst;                                       /* along the row */
+} ct__cu_rows;
+/* rows of t across the dims in mask (at most one dim); O rows of K elements */
+static void ct__cu_rows_of(const ct_tensor *t, uint32_t mask, ct__cu_rows *r, int64_t *O, int64_t *K) {
+    ct__cu_redp p;
+    memset(&p, 0, sizeof p);
+    ct__cu_red_geometry(t, mask, &p);
+    r->n = p.no;
+    for (int d = 0; d < p.no; d++) { r->shape[d] = p.oshape[d]; r->stride[d] = p.ostride[d]; }
+    r->kst = p.nk ? p.kstride[p.nk - 1] : 0;
+    if (O) *O = p.O;
+    if (K) *K = p.K;
+}
+/* the mask of t's dim `dim` of an input with xnd dims: none when t lost it (keepdim=False) */
+static uint32_t ct__cu_out_mask(const ct_tensor *t, int xnd, int dim) { return t->ndim == xnd && xnd > 0 ? 1u << dim : 0u; }
+__device__ __forceinline__ int64_t ct__cu_row_off(const ct__cu_rows &r, int64_t row) { return ct__cu_doff(row, r.n, r.shape, r.stride); }
+
+/* ---- scans ---- */
+enum { CT__CU_CUMSUM, CT__CU_CUMPROD, CT__CU_CUMMAX, CT__CU_CUMMIN };
+typedef struct ct__cu_scanp {
+    const char *x;
+    char *y;
+    int64_t *yi;
+    int32_t xdt, ydt, rdt, kind, rev;   /* rdt >= 0: inputs are first rounded to it (dtype=) */
+    int64_t O, K;
+    ct__cu_rows xr, yr, ir;
+} ct__cu_scanp;
+namespace ct__cu_dev {
+template <class C> __device__ __forceinline__ ct__cu_acc<C> scan_id(int kind) {
+    ct__cu_acc<C> a;
+    a.i = -1;
+    a.v = kind == CT__CU_CUMSUM ? C(0) : kind == CT__CU_CUMPROD ? C(1) : kind == CT__CU_CUMMAX ? lowest<C>() : highest<C>();
+    return a;
+}
+/* a: the earlier part of the row, b: the later one (associative) */
+template <class C> __device__ __forceinline__ ct__cu_acc<C> scan_comb(int kind, ct__cu_acc<C> a, ct__cu_acc<C> b) {
+    if (kind == CT__CU_CUMSUM) { a.v = addw(a.v, b.v); return a; }
+    if (kind == CT__CU_CUMPROD) { a.v = mulw(a.v, b.v); return a; }
+    if (isn(b.v)) return b;
+    if (isn(a.v)) return a;
+    return (kind == CT__CU_CUMMAX ? b.v >= a.v : b.v <= a.v) ? b : a;
+}
+template <class C> __device__ __forceinline__ ct__cu_acc<C> scan_load(const ct__cu_scanp &p, const char *row, int64_t k) {
+    ct__cu_acc<C> a;
+    a.v = ld<C>(row + k * p.xr.kst * ct__cu_esize(p.xdt), p.xdt);
+    if (p.rdt >= 0) a.v = round_to<C>(a.v, p.rdt);
+    a.i = k;
+    return a;
+}
+template <class C> __device__ __forceinline__ void scan_store(const ct__cu_scanp &p, int64_t row, int64_t k, ct__cu_acc<C> a) {
+    st<C>(p.y + (ct__cu_row_off(p.yr, row) + k * p.yr.kst) * ct__cu_esize(p.ydt), p.ydt, a.v);
+    if (p.yi) p.yi[ct__cu_row_off(p.ir, row) + k * p.ir.kst] = a.i;
+}
+} /* namespace ct__cu_dev */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_scan_rows(const ct__cu_scanp p) {
+    using namespace ct__cu_dev;
+    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < p.O; row += (int64_t)gridDim.x * blockDim.x) {
+        const char *xrow = p.x + ct__cu_row_off(p.xr, row) * ct__cu_esize(p.xdt);
+        ct__cu_acc<C> acc = scan_id<C>(p.kind);
+        for (int64_t kk = 0; kk < p.K; kk++) {
+            int64_t k = p.rev ? p.K - 1 - kk : kk;
+            acc = scan_comb<C>(p.kind, acc, scan_load<C>(p, xrow, k));
+            scan_store<C>(p, row, k, acc);
+        }
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_scan_block(const ct__cu_scanp p) {
+    using namespace ct__cu_dev;
+    typedef ct__cu_acc<C> A;
+    __shared__ A sm[CT__CU_THREADS];
+    const int t = (int)threadIdx.x;
+    for (int64_t row = blockIdx.x; row < p.O; row += gridDim.x) {   /* uniform in the block */
+        const char *xrow = p.x + ct__cu_row_off(p.xr, row) * ct__cu_esize(p.xdt);
+        A carry = scan_id<C>(p.kind);
+        for (int64_t k0 = 0; k0 < p.K; k0 += CT__CU_THREADS) {
+            const int64_t kk = k0 + t, k = p.rev ? p.K - 1 - kk : kk;
+            A a = kk < p.K ? scan_load<C>(p, xrow, k) : scan_id<C>(p.kind);
+            sm[t] = a;
+            __syncthreads();
+            for (int off = 1; off < CT__CU_THREADS; off <<= 1) {   /* sm[t]: the scan of the chunk up to t */
+                if (t >= off) a = scan_comb<C>(p.kind, sm[t - off], a);
+                __syncthreads();
+                sm[t] = a;
+                __syncthreads();
+            }
+            if (kk < p.K) scan_store<C>(p, row, k, scan_comb<C>(p.kind, carry, a));
+            carry = scan_comb<C>(p.kind, carry, sm[CT__CU_THREADS - 1]);
+            __syncthreads();   /* every thread has read sm before the next chunk writes it */
+        }
+    }
+}
+static int ct__cu_k_scan(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0];
+    int kind = c->op == CT__OP_CUMSUM ? CT__CU_CUMSUM : c->op == CT__OP_CUMPROD ? CT__CU_CUMPROD : c->op == CT__OP_CUMMAX ? CT__CU_CUMMAX : CT__CU_CUMMIN;
+    int dev = ct__cu_call_device(c);
+    uint32_t mask = ct__rdim_mask(x, c->a->i[0]);
+    ct__cu_scanp p;
+    memset(&p, 0, sizeof p);
+    p.x = ct__ptr(x);
+    p.xdt = x->dtype;
+    p.y = ct__ptr(c->out[0]);
+    p.ydt = c->out[0]->dtype;
+    p.kind = kind;
+    p.rdt = -1;
+    if (kind <= CT__CU_CUMPROD && (c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype) p.rdt = c->a->dtype;   /* x converted first */
+    p.rev = kind == CT__CU_CUMSUM && (c->a->flags & CT__RF_REVERSE) != 0;
+    ct__cu_rows_of(x, mask, &p.xr, &p.O, &p.K);
+    ct__cu_rows_of(c->out[0], mask, &p.yr, NULL, NULL);
+    if (kind >= CT__CU_CUMMAX) {
+        p.yi = (int64_t *)ct__ptr(c->out[1]);
+        ct__cu_rows_of(c->out[1], mask, &p.ir, NULL, NULL);
+    }
+    if (p.O == 0 || p.K == 0) return 0;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    /* sums and products in double (floats) or int64; cummax/cummin in the values' own type */
+    ct_dtype cdt = kind <= CT__CU_CUMPROD ? (CT__ISFLOAT(c->cdt) ? CT_FLOAT64 : CT_INT64) : c->cdt;
+    int serial = p.K <= 32;
+    unsigned blocks = serial ? ct__cu_blocks(p.O, CT__CU_THREADS, dev) : ct__cu_blocks(p.O, 1, dev);
+#define CT__CU_SCAN_GO(C)                                                                   \
+    do {                                                                                    \
+        if (serial) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_scan_rows<C>);       \
+        else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_scan_block<C>);             \
+    } while (0)
+    if (cdt == CT_FLOAT64) CT__CU_SCAN_GO(double);
+    else if (cdt == CT_FLOAT32) CT__CU_SCAN_GO(float);
+    else CT__CU_SCAN_GO(int64_t);
+#undef CT__CU_SCAN_GO
+    return ct__cu_launched(op);
+}
+
+/* ---- var / std ---- */
+typedef struct ct__cu_varp {
+    ct__cu_redp g;       /* x's geometry (outputs, reduced elements) and the group size */
+    char *v, *m;         /* outputs: var or std; the mean (or NULL); dense, C order */
+    int32_t odt, sq;
+    double dof;
+} ct__cu_varp;
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_var_kernel(const ct__cu_varp q) {
+    using namespace ct__cu_dev;
+    typedef ct__cu_acc<double> A;
+    __shared__ A sm[9];
+    const ct__cu_redp &p = q.g;
+    const int L = p.lanes, lane = (int)threadIdx.x % L, oes = ct__cu_esize(q.odt);
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t ob = (int64_t)blockIdx.x * per; ob < p.O; ob += (int64_t)gridDim.x * per) {   /* uniform in the block */
+        const int64_t o = ob + (int64_t)threadIdx.x / L;
+        const char *xo = o < p.O ? p.x + ct__cu_doff(o, p.no, p.oshape, p.ostride) * p.xes : p.x;
+        A s = {0.0, 0};
+        if (o < p.O)
+            for (int64_t k = lane; k < p.K; k += L) s.v += ld<double>(xo + ct__cu_doff(k, p.nk, p.kshape, p.kstride) * p.xes, p.xdt);
+        s = ct__cu_group_reduce<A, r_sum>(s, L, sm);
+        const double mean = s.v / (double)p.K;
+        A m2 = {0.0, 0};
+        if (o < p.O)
+            for (int64_t k = lane; k < p.K; k += L) {
+                double d = ld<double>(xo + ct__cu_doff(k, p.nk, p.kshape, p.kstride) * p.xes, p.xdt) - mean;
+                m2.v += d * d;
+            }
+        m2 = ct__cu_group_reduce<A, r_sum>(m2, L, sm);
+        if (o < p.O && lane == 0) {
+            double var = m2.v / q.dof;
+            st<double>(q.v + o * oes, q.odt, q.sq ? sqrt(var) : var);
+            if (q.m) st<double>(q.m + o * oes, q.odt, mean);
+        }
+    }
+}
+static int ct__cu_k_var(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0];
+    uint32_t mask;
+    ct__outinfo tmp;
+    if (ct__reduce_shape(op, x, c->a, &mask, &tmp)) return -1;
+    ct__cu_varp q;
+    memset(&q, 0, sizeof q);
+    ct__cu_red_init(&q.g, x, mask);
+    if (q.g.O == 0) return 0;
+    q.g.lanes = q.g.K >= 4096 ? CT__CU_THREADS : q.g.K >= 32 ? 32 : 1;
+    q.v = ct__ptr(c->out[0]);
+    q.m = c->nout == 2 ? ct__ptr(c->out[1]) : NULL;
+    q.odt = c->out[0]->dtype;
+    q.sq = c->op == CT__OP_STD || c->op == CT__OP_STD_MEAN;
+    q.dof = (double)q.g.K - c->a->s[0];
+    if (q.dof < 0) q.dof = 0;
+    int dev = ct__cu_call_device(c);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    CT__CU_LAUNCH(ct__cu_blocks(q.g.O, CT__CU_THREADS / q.g.lanes, dev), CT__CU_THREADS, (q), ct__cu_var_kernel);
+    return ct__cu_launched(op);
+}
+
+/* ---- sort, argsort (sort's indices), topk, kthvalue ---- */
+#define CT__CU_SORT_TILE 2048   /* rows up to this length sort in shared memory */
+typedef struct ct__cu_sortp {
+    const char *x;
+    char *v;
+    int64_t *idx;
+    char *kbuf;         /* rows longer than a tile: [O][P] values and indices in global memory */
+    int64_t *ibuf;
+    int32_t xdt, vdt, desc, median;
+    int64_t O, K, P;    /* P: K rounded up to a power of two */
+    int64_t first, kout;   /* the outputs are the sorted positions [first, first + kout) */
+    ct__cu_rows xr, vr, ir;
+} ct__cu_sortp;
+namespace ct__cu_dev {
+/* the order: (value, index) a before b; indices >= K are padding, after everything */
+template <class C> __device__ __forceinline__ bool sort_before(C va, int64_t ia, C vb, int64_t ib, int64_t K, int desc) {
+    if (ia >= K || ib >= K) return ia < ib;
+    bool an = isn(va), bn = isn(vb);
+    if (desc ? ((an && !bn) || va > vb) : ((!an && bn) || va < vb)) return true;
+    if (desc ? ((bn && !an) || vb > va) : ((!bn && an) || vb < va)) return false;
+    return ia < ib;
+}
+template <class C> __device__ __forceinline__ void sort_out(const ct__cu_sortp &p, int64_t row, int64_t j, C v, int64_t i) {
+    st<C>(p.v + (ct__cu_row_off(p.vr, row) + j * p.vr.kst) * ct__cu_esize(p.vdt), p.vdt, v);
+    if (p.idx) p.idx[ct__cu_row_off(p.ir, row) + j * p.ir.kst] = i;
+}
+/* the sorted position that output j takes (v: the sorted row): first + j; for
+   the median, the lower median, or the first NaN when the row holds one (the
+   CPU's rule; NaNs sort last, among themselves by index) */
+template <class C> __device__ __forceinline__ int64_t sort_pick(const ct__cu_sortp &p, const C *v, int64_t j) {
+    if (!p.median) return p.first + j;
+    if (!isn(v[p.K - 1])) return (p.K - 1) / 2;
+    int64_t lo = 0, hi = p.K - 1;   /* the NaNs are a suffix: the first of them */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (isn(v[mid])) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+} /* namespace ct__cu_dev */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sort_tile(const ct__cu_sortp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sv[CT__CU_SORT_TILE];
+    __shared__ int32_t si[CT__CU_SORT_TILE];
+    const int xes = ct__cu_esize(p.xdt);
+    for (int64_t row = blockIdx.x; row < p.O; row += gridDim.x) {   /* uniform in the block */
+        const char *xrow = p.x + ct__cu_row_off(p.xr, row) * xes;
+        for (int64_t j = threadIdx.x; j < p.P; j += blockDim.x) {
+            si[j] = (int32_t)j;
+            sv[j] = j < p.K ? ld<C>(xrow + j * p.xr.kst * xes, p.xdt) : C(0);
+        }
+        __syncthreads();
+        for (int64_t k = 2; k <= p.P; k <<= 1)
+            for (int64_t j = k >> 1; j > 0; j >>= 1) {
+                for (int64_t t = threadIdx.x; t < p.P / 2; t += blockDim.x) {   /* disjoint pairs (a, a + j) */
+                    int64_t a = 2 * t - (t & (j - 1)), b = a + j;
+                    bool up = (a & k) == 0;
+                    if (up ? sort_before<C>(sv[b], si[b], sv[a], si[a], p.K, p.desc) : sort_before<C>(sv[a], si[a], sv[b], si[b], p.K, p.desc)) {
+                        C tv = sv[a];
+                        sv[a] = sv[b];
+                        sv[b] = tv;
+                        int32_t ti = si[a];
+                        si[a] = si[b];
+                        si[b] = ti;
+                    }
+                }
+                __syncthreads();
+            }
+        for (int64_t j = threadIdx.x; j < p.kout; j += blockDim.x) {
+            int64_t s = sort_pick<C>(p, sv, j);
+            sort_out<C>(p, row, j, sv[s], si[s]);
+        }
+        __syncthreads();   /* before the next row is loaded */
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sort_load(const ct__cu_sortp p) {
+    C *kv = (C *)p.kbuf;
+    const int xes = ct__cu_esize(p.xdt);
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < p.O * p.P; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t row = e / p.P, j = e % p.P;
+        kv[e] = j < p.K ? ct__cu_dev::ld<C>(p.x + (ct__cu_row_off(p.xr, row) + j * p.xr.kst) * xes, p.xdt) : C(0);
+        p.ibuf[e] = j;
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sort_step(const ct__cu_sortp p, int64_t k, int64_t j) {
+    C *kv = (C *)p.kbuf;
+    const int64_t half = p.P / 2;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < p.O * half; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t row = e / half, t = e % half, a = 2 * t - (t & (j - 1)), b = a + j;
+        C *v = kv + row * p.P;
+        int64_t *ix = p.ibuf + row * p.P;
+        bool up = (a & k) == 0;
+        if (up ? ct__cu_dev::sort_before<C>(v[b], ix[b], v[a], ix[a], p.K, p.desc) : ct__cu_dev::sort_before<C>(v[a], ix[a], v[b], ix[b], p.K, p.desc)) {
+            C tv = v[a];
+            v[a] = v[b];
+            v[b] = tv;
+            int64_t ti = ix[a];
+            ix[a] = ix[b];
+            ix[b] = ti;
+        }
+    }
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sort_store(const ct__cu_sortp p) {
+    const C *kv = (const C *)p.kbuf;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < p.O * p.kout; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t row = e / p.kout, j = e % p.kout, s = row * p.P + ct__cu_dev::sort_pick<C>(p, kv + row * p.P, j);
+        ct__cu_dev::sort_out<C>(p, row, j, kv[s], p.ibuf[s]);
+    }
+}
+template <class C> static int ct__cu_sort_run(const char *op, int dev, ct__cu_sortp *p) {
+    if (p->P <= CT__CU_SORT_TILE) {
+        CT__CU_LAUNCH(ct__cu_blocks(p->O, 1, dev), CT__CU_THREADS, (*p), ct__cu_sort_tile<C>);
+        return ct__cu_launched(op);
+    }
+    int64_t bytes = p->O * p->P * (int64_t)(sizeof(C) + sizeof(int64_t));
+    ct_tensor *buf = ct__alloc(CT_UINT8, 1, &bytes, NULL, ct_cuda(dev));
+    if (!buf) return -1;
+    p->kbuf = ct__ptr(buf);
+    p->ibuf = (int64_t *)(ct__ptr(buf) + p->O * p->P * (int64_t)sizeof(C));
+    int rc = 0;
+    CT__CU_LAUNCH(ct__cu_blocks(p->O * p->P, CT__CU_THREADS, dev), CT__CU_THREADS, (*p), ct__cu_sort_load<C>);
+    rc = ct__cu_launched(op);
+    unsigned steps = ct__cu_blocks(p->O * p->P / 2, CT__CU_THREADS, dev);
+    for (int64_t k = 2; !rc && k <= p->P; k <<= 1)
+        for (int64_t j = k >> 1; !rc && j > 0; j >>= 1) {
+            CT__CU_LAUNCH(steps, CT__CU_THREADS, (*p, k, j), ct__cu_sort_step<C>);
+            rc = ct__cu_launched(op);
+        }
+    if (!rc) {
+        CT__CU_LAUNCH(ct__cu_blocks(p->O * p->kout, CT__CU_THREADS, dev), CT__CU_THREADS, (*p), ct__cu_sort_store<C>);
+        rc = ct__cu_launched(op);
+    }
+    ct__decref(buf);   /* back to the cache: its next use is ordered after these kernels */
+    return rc;
+}
+static int ct__cu_k_sort(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0], *xc = NULL;
+    int full = c->op == CT__OP_MEDIAN, rc = 0;
+    int dim = x->ndim && !full ? ct__wrap_dim((int)c->a->i[0], x->ndim) : 0, dev = ct__cu_call_device(c);
+    ct__cu_sortp p;
+    memset(&p, 0, sizeof p);
+    p.v = ct__ptr(c->out[0]);
+    p.vdt = c->out[0]->dtype;
+    if (full) {   /* median of every element: one row, x made contiguous; a 0-d value, no index */
+        if (!(xc = ct__cu_input(op, x, c->out[0]->device, 1))) return -1;
+        p.x = ct__ptr(xc);
+        p.O = 1;
+        p.K = ct__shape_numel(x->ndim, x->shape);
+        p.xr.kst = 1;
+    } else {
+        p.x = ct__ptr(x);
+        p.idx = (int64_t *)ct__ptr(c->out[1]);
+        ct__cu_rows_of(x, ct__rdim_mask(x, dim), &p.xr, &p.O, &p.K);
+        ct__cu_rows_of(c->out[0], ct__cu_out_mask(c->out[0], x->ndim, dim), &p.vr, NULL, NULL);
+        ct__cu_rows_of(c->out[1], ct__cu_out_mask(c->out[1], x->ndim, dim), &p.ir, NULL, NULL);
+    }
+    p.xdt = x->dtype;
+    p.median = full || c->op == CT__OP_MEDIAN_DIM;
+    p.desc = (c->op == CT__OP_SORT || c->op == CT__OP_TOPK) && (c->a->flags & CT__RF_DESC) != 0;
+    p.kout = c->op == CT__OP_SORT ? p.K : c->op == CT__OP_TOPK ? c->a->i[1] : 1;
+    p.first = c->op == CT__OP_KTHVALUE ? c->a->i[1] - 1 : 0;
+    if (p.O > 0 && p.K > 0 && p.kout > 0) {
+        for (p.P = 1; p.P < p.K; p.P <<= 1) {}
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        else if (c->cdt == CT_FLOAT64) rc = ct__cu_sort_run<double>(op, dev, &p);
+        else if (c->cdt == CT_FLOAT32) rc = ct__cu_sort_run<float>(op, dev, &p);
+        else rc = ct__cu_sort_run<int64_t>(op, dev, &p);
+    } else if (full && p.K == 0) {
+        rc = ct__cu_fill(op, c->out[0], NAN);   /* a float median of nothing (the meta refuses integers) */
+    }
+    if (xc) ct__decref(xc);
+    return rc;
+}
+
+/* ============================================================================
+   Indexing along a dim, advanced indexing, nonzero and masked_select
+   (index_select, index_add, index_copy, index_fill; index, index_put with
+   accumulate; nonzero, masked_select, masked_scatter: below)
+   Indices are checked first, on the device: a kernel records the lowest
+   position of an out-of-range index (atomicMin), the host reads it back and
+   then that index's value, so the error is the CPU's, with the same first bad
+   index ("index_select(): index out of range in self (index 9, size 4)",
+   "index: index 5 is out of bounds for dimension 0 with size 3"), and nothing
+   has been written. Then one thread per element of the iteration shape:
+     index_select   out[.., j, ..] = x[.., index[j], ..]
+     index_add/copy/fill   out[.., index[j], ..] (+)= src[.., j, ..] (or the value)
+     index          out[r] = x at the offset of r's plain dims plus, for each
+                    index tensor (broadcast together), its value times the
+                    stride of the dim it indexes (negative values count from the end)
+     index_put      the same offsets written from values (broadcast to the
+                    result), or added atomically (accumulate)
+   Additions are atomic (the gather/scatter section's atomic_add): duplicates
+   all land, in any order, as on PyTorch's GPU path; index_copy and index_put
+   without accumulate leave one of the duplicates, unspecified which (PyTorch
+   documents the same).
+   ========================================================================== */
+typedef struct ct__cu_chkp {
+    const char *p;
+    int32_t i32, wrap, nd;
+    int64_t n, size;
+    int64_t shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+} ct__cu_chkp;
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_index_check(const ct__cu_chkp q) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < q.n; i += (int64_t)gridDim.x * blockDim.x) {
+        const char *e = q.p + ct__cu_doff(i, q.nd, q.shape, q.st) * (q.i32 ? 4 : 8);
+        int64_t v = q.i32 ? (int64_t)*(const int32_t *)e : *(const int64_t *)e;
+        if (v < 0 && q.wrap) v += q.size;
+        if (v < 0 || v >= q.size) ct__cu_dev::ct__cu_mark_bad(i);
+    }
+}
+/* idx (on device dev) against [0, size) ([-size, size) when wrap): 0, or 1 with the
+   first bad value (C order) in *bad; -1 on a CUDA error */
+static int ct__cu_index_bad(const char *op, int dev, const ct_tensor *idx, int64_t size, int wrap, int64_t *bad) {
+    ct__cu_chkp q;
+    memset(&q, 0, sizeof q);
+    q.n = ct__shape_numel(idx->ndim, idx->shape);
+    if (q.n == 0) return 0;
+    q.p = ct__ptr(idx);
+    q.i32 = idx->dtype == CT_INT32;
+    q.wrap = wrap;
+    q.size = size;
+    ct__cu_shape_of(idx, &q.nd, q.shape, q.st);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok || ct__cu_bad_reset(op)) return -1;
+    CT__CU_LAUNCH(ct__cu_blocks(q.n, CT__CU_THREADS, dev), CT__CU_THREADS, (q), ct__cu_index_check);
+    int64_t pos = -1;
+    if (ct__cu_launched(op) || ct__cu_bad_read(op, &pos)) return -1;
+    if (pos < 0) return 0;
+    if (ct__cu_peek(op, idx, ct__cu_doff_host(pos, q.nd, q.shape, q.st), NULL, bad)) return -1;
+    return 1;
+}
+
+/* ---- along a dim ---- */
+enum { CT__CU_ISELECT, CT__CU_IADD, CT__CU_ICOPY, CT__CU_IFILL };
+typedef struct ct__cu_idxp {
+    char *out;
+    const char *x, *src, *idx;
+    int32_t nd, dim, es, dt, mode, i32;
+    int64_t n, size, ist;               /* iteration elements; out's (add) or x's (select) size along dim; index stride */
+    int64_t sh[CT_MAX_DIMS];            /* iteration shape: the output's (select) or out's with dim -> len(index) */
+    int64_t xst[CT_MAX_DIMS], ost[CT_MAX_DIMS], sst[CT_MAX_DIMS];   /* element strides */
+    double alpha;                       /* index_add: floats */
+    int64_t ialpha;                     /* integers */
+    uint64_t bits;                      /* index_fill: the value's bits */
+} ct__cu_idxp;
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_idx_kernel(const ct__cu_idxp p) {
+    using namespace ct__cu_dev;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, xo = 0, oo = 0, so = 0, j = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            int64_t q = r % p.sh[d];
+            r /= p.sh[d];
+            so += q * p.sst[d];
+            if (d == p.dim) j = q;
+            else { xo += q * p.xst[d]; oo += q * p.ost[d]; }
+        }
+        const char *ie = p.idx + j * p.ist * (p.i32 ? 4 : 8);
+        int64_t v = p.i32 ? (int64_t)*(const int32_t *)ie : *(const int64_t *)ie;
+        if (v < 0) v += p.size;   /* (checked before: only index_fill has negative indices) */
+        if (p.mode == CT__CU_ISELECT) {
+            ct__cu_move(p.out + (oo + j * p.ost[p.dim]) * p.es, p.x + (xo + v * p.xst[p.dim]) * p.es, p.es);
+            continue;
+        }
+        char *t = p.out + (oo + v * p.ost[p.dim]) * p.es;
+        if (p.mode == CT__CU_ICOPY) ct__cu_move(t, p.src + so * p.es, p.es);
+        else if (p.mode == CT__CU_IFILL) { uint64_t b = p.bits; ct__cu_move(t, (const char *)&b, p.es); }
+        else {   /* out + alpha * src, in the CPU's types: alpha as the element's compute type */
+            C s = ld<C>(p.src + so * p.es, p.dt), a;
+            if (p.dt == CT_BOOL) a = (p.ialpha != 0 && s != 0) ? C(1) : C(0);
+            else if (p.dt > CT_BFLOAT16) a = (C)CT__IMUL((int64_t)p.ialpha, (int64_t)s);   /* integers (the dtypes after the floats) */
+            else if (p.dt == CT_FLOAT64) a = (C)(p.alpha * (double)s);
+            else a = (C)((float)p.alpha * (float)s);
+            atomic_add<C>(t, p.dt, a);
+        }
+    }
+}
+static int ct__cu_idx_run(const char *op, int dev, ct__cu_idxp *p) {
+    if (p->n == 0) return 0;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    unsigned blocks = ct__cu_blocks(p->n, CT__CU_THREADS, dev);
+    if (p->mode != CT__CU_IADD || CT__ISINT(p->dt) || p->dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_idx_kernel<int64_t>);
+    else if (p->dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_idx_kernel<double>);
+    else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (*p), ct__cu_idx_kernel<float>);
+    return ct__cu_launched(op);
+}
+static int ct__cu_k_index_select(ct__call *c) {
+    ct_tensor *out = c->out[0];
+    ct_tensor *x = ct__cu_input("index_select", c->in[0], out->device, 0), *idx = x ? ct__cu_input("index_select", c->in[1], out->device, 0) : NULL;
+    int rc = -1, dev = out->device.index;
+    if (x && idx) {
+        ct__cu_idxp p;
+        memset(&p, 0, sizeof p);
+        ct__geo gx = ct__geo_ne(x), go = ct__geo_ne(out);
+        int64_t bad = 0;
+        p.dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
+        p.size = gx.sh[p.dim];
+        rc = ct__cu_index_bad("index_select", dev, idx, p.size, 0, &bad);
+        if (rc == 1)
+            rc = ct__failed(CT_ERR_INDEX, "index_select(): index out of range in self (index %lld, size %lld)", (long long)bad, (long long)p.size);
+        if (!rc) {
+            p.mode = CT__CU_ISELECT;
+            p.nd = go.nd;
+            p.n = ct__shape_numel(out->ndim, out->shape);
+            p.dt = x->dtype;
+            p.es = (int32_t)ct__dt[x->dtype].size;
+            p.out = ct__ptr(out);
+            p.x = ct__ptr(x);
+            p.idx = ct__ptr(idx);
+            p.i32 = idx->dtype == CT_INT32;
+            p.ist = idx->ndim ? idx->strides[0] : 0;
+            for (int d = 0; d < go.nd; d++) {
+                p.sh[d] = go.sh[d];
+                p.ost[d] = go.st[d];
+                p.xst[d] = gx.st[d];
+            }
+            rc = ct__cu_idx_run("index_select", dev, &p);
+        }
+    }
+    if (x) ct__decref(x);
+    if (idx) ct__decref(idx);
+    return rc;
+}
+static int ct__cu_k_index_add(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL;
+    int fill = c->op == CT__OP_INDEX_FILL, rc = -1, dev = out->device.index;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    ct__geo go = ct__geo_ne(out);
+    int dim = ct__wrap_dim((int)c->a->i[0], x->ndim);
+    int64_t size = go.sh[dim], bad = 0;
+    if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    rc = ct__cu_index_bad(op, dev, idx, size, fill, &bad);
+    if (rc == 1) {   /* before out is written, as the CPU path */
+        if (c->op == CT__OP_INDEX_ADD)
+            rc = ct__failed(CT_ERR_INDEX, "index_add_(): index out of range in self (index %lld, size %lld)", (long long)bad, (long long)size);
+        else rc = ct__failed(CT_ERR_INDEX, "%s_(): index %lld is out of bounds for dimension %d with size %lld", op, (long long)bad, dim, (long long)size);
+    }
+    if (!rc && out != x) rc = ct__cu_copy_dev(op, out, x);
+    if (!rc && !fill) {
+        src = c->in[2];
+        if (src->storage == out->storage) {   /* x.index_add_(d, i, x): read a copy */
+            if ((src = ct__cu_empty_as(src, src->dtype, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+        } else {
+            src = ct__cu_input(op, src, out->device, 0);
+        }
+        if (!src) rc = -1;
+    }
+    if (!rc) {
+        ct__cu_idxp p;
+        memset(&p, 0, sizeof p);
+        int64_t n = ct__shape_numel(idx->ndim, idx->shape);
+        p.mode = c->op == CT__OP_INDEX_ADD ? CT__CU_IADD : c->op == CT__OP_INDEX_COPY ? CT__CU_ICOPY : CT__CU_IFILL;
+        p.nd = go.nd;
+        p.dim = dim;
+        p.size = size;
+        p.dt = out->dtype;
+        p.es = (int32_t)ct__dt[out->dtype].size;
+        p.out = ct__ptr(out);
+        p.idx = ct__ptr(idx);
+        p.i32 = idx->dtype == CT_INT32;
+        p.ist = idx->ndim ? idx->strides[0] : 0;
+        for (int d = 0; d < go.nd; d++) {
+            p.sh[d] = d == dim ? n : go.sh[d];
+            p.ost[d] = go.st[d];
+        }
+        p.n = ct__shape_numel(go.nd, p.sh);
+        if (src) {   /* src's dim runs with the index; its other dims align right with out's (the CPU path's view) */
+            p.src = ct__ptr(src);
+            if (src->ndim > 0) {
+                int os_[CT_MAX_DIMS], no = 0, ssd[CT_MAX_DIMS], ns = 0;
+                for (int d = 0; d < go.nd; d++) if (d != dim) os_[no++] = d;
+                for (int d = 0; d < src->ndim; d++) if (d != dim) ssd[ns++] = d;
+                p.sst[dim] = src->strides[dim];
+                for (int k = 0; k < ns; k++) p.sst[os_[no - ns + k]] = src->shape[ssd[k]] == 1 ? 0 : src->strides[ssd[k]];
+            }
+        }
+        p.alpha = c->op == CT__OP_INDEX_ADD ? c->a->s[0] : 1.0;
+        p.ialpha = out->dtype == CT_BOOL ? (int64_t)(p.alpha != 0) : ct__f2i64(p.alpha);
+        if (fill) {
+            unsigned char b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            ct__store_f64(b, out->dtype, c->a->s[0]);
+            memcpy(&p.bits, b, 8);
+        }
+        if (ct__shape_numel(out->ndim, out->shape) > 0) rc = ct__cu_idx_run(op, dev, &p);
+    }
+    ct__decref(idx);
+    if (src) ct__decref(src);
+    return rc;
+}
+
+/* ---- advanced indexing ---- */
+typedef struct ct__cu_advp {
+    char *out;
+    const char *x, *vals;                /* index: x; index_put: out is x's copy, vals the values */
+    int32_t nd, nidx, es, dt, put, accumulate;
+    int64_t n;
+    int64_t sh[CT_MAX_DIMS];             /* the result's shape */
+    int64_t xst[CT_MAX_DIMS];            /* per result dim: the stride of the plain dim of x it is (0 for index dims) */
+    int64_t rst[CT_MAX_DIMS];            /* index: the output's strides; index_put: the values' (broadcast) */
+    const int64_t *ip[CT_MAX_DIMS];      /* the index tensors, in the order of the dims they index */
+    int64_t ist[CT_MAX_DIMS][CT_MAX_DIMS];   /* [k][result dim]: index k's stride (0 where it broadcasts) */
+    int64_t isize[CT_MAX_DIMS], idst[CT_MAX_DIMS];   /* size and stride of the dim index k indexes */
+} ct__cu_advp;
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_adv_kernel(const ct__cu_advp p) {
+    using namespace ct__cu_dev;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, xo = 0, ro = 0, io[CT_MAX_DIMS];
+        for (int k = 0; k < p.nidx; k++) io[k] = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            int64_t q = r % p.sh[d];
+            r /= p.sh[d];
+            xo += q * p.xst[d];
+            ro += q * p.rst[d];
+            for (int k = 0; k < p.nidx; k++) io[k] += q * p.ist[k][d];
+        }
+        for (int k = 0; k < p.nidx; k++) {
+            int64_t v = p.ip[k][io[k]];
+            xo += (v < 0 ? v + p.isize[k] : v) * p.idst[k];   /* (checked before) */
+        }
+        if (!p.put) ct__cu_move(p.out + ro * p.es, p.x + xo * p.es, p.es);
+        else if (!p.accumulate) ct__cu_move(p.out + xo * p.es, p.vals + ro * p.es, p.es);
+        else {
+            C v = ld<C>(p.vals + ro * p.es, p.dt);
+            atomic_add<C>(p.out + xo * p.es, p.dt, p.dt == CT_BOOL ? (v != 0 ? C(1) : C(0)) : v);   /* bool: or */
+        }
+    }
+}
+static int ct__cu_k_index(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    int put = c->op == CT__OP_INDEX_PUT, first = put ? 2 : 1, nidx = c->nin - first, rc = 0, dev = c->out[0]->device.index;
+    uint32_t mask = (uint32_t)c->a->i[1];
+    ct_tensor *x = c->in[0], *out = c->out[0], *vals = NULL, *idx[CT_MAX_DIMS];
+    if (ct__cu_out_on_device(c, out)) return -1;
+    ct_tensor *t = put ? out : x;   /* the tensor the offsets are of */
+    ct__ixmap m;
+    if (ct__index_map(op, t, mask, nidx, c->in + first, &m)) return -1;
+    int nin = 0;
+    for (; nin < nidx; nin++)
+        if (!(idx[nin] = ct__cu_input(op, c->in[first + nin], out->device, 0))) { rc = -1; break; }
+    ct__cu_advp p;
+    memset(&p, 0, sizeof p);
+    /* the indexed dims, in order; each index checked (none when the broadcast shape is empty, as the CPU path) */
+    if (!rc && ct__shape_numel(m.bnd, m.bshape) > 0) {
+        for (int d = 0, k = 0; d < t->ndim && k < nidx; d++) {
+            if (!(mask & (1u << d))) continue;
+            int64_t bad = 0;
+            int r = ct__cu_index_bad(op, dev, idx[k], t->shape[d], 1, &bad);
+            if (r == 1) r = ct__failed(CT_ERR_INDEX, "%s: index %lld is out of bounds for dimension %d with size %lld", op, (long long)bad, d, (long long)t->shape[d]);
+            if (r) { rc = -1; break; }
+            p.isize[k] = t->shape[d];
+            p.idst[k] = t->strides[d];
+            k++;
+        }
+    }
+    if (!rc && put && out != x) rc = ct__cu_copy_dev(op, out, x);
+    p.n = ct__shape_numel(m.nd, m.shape);
+    if (!rc && put && p.n > 0) {
+        vals = c->in[1];
+        if (vals->storage == out->storage) {
+            if ((vals = ct__cu_empty_as(vals, vals->dtype, out->device)) && ct__cu_copy_dev(op, vals, c->in[1])) { ct__decref(vals); vals = NULL; }
+        } else {
+            vals = ct__cu_input(op, vals, out->device, 0);
+        }
+        if (!vals) rc = -1;
+    }
+    if (!rc && p.n > 0) {
+        p.out = ct__ptr(out);
+        p.x = ct__ptr(x);
+        p.vals = vals ? ct__ptr(vals) : NULL;
+        p.nd = m.nd;
+        p.nidx = nidx;
+        p.es = (int32_t)ct__dt[out->dtype].size;
+        p.dt = out->dtype;
+        p.put = put;
+        p.accumulate = put && (c->a->flags & 1);
+        for (int d = 0; d < m.nd; d++) {
+            p.sh[d] = m.shape[d];
+            p.xst[d] = m.xdim[d] >= 0 ? t->strides[m.xdim[d]] : 0;
+            if (!put) p.rst[d] = out->strides[d];
+            else {
+                int vd = d - (m.nd - vals->ndim);
+                p.rst[d] = vd < 0 || vals->shape[vd] == 1 ? 0 : vals->strides[vd];
+            }
+            for (int k = 0; k < nidx; k++) {
+                int b = m.bdim[d], kd = b < 0 ? -1 : b - (m.bnd - idx[k]->ndim);
+                p.ist[k][d] = kd < 0 || idx[k]->shape[kd] == 1 ? 0 : idx[k]->strides[kd];
+            }
+        }
+        for (int k = 0; k < nidx; k++) p.ip[k] = (const int64_t *)ct__ptr(idx[k]);
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        else {
+            unsigned blocks = ct__cu_blocks(p.n, CT__CU_THREADS, dev);
+            if (!p.accumulate || CT__ISINT(p.dt) || p.dt == CT_BOOL) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_adv_kernel<int64_t>);
+            else if (p.dt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_adv_kernel<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_adv_kernel<float>);
+            rc = ct__cu_launched(op);
+        }
+    }
+    for (int k = 0; k < nin; k++) ct__decref(idx[k]);
+    if (vals) ct__decref(vals);
+    return rc;
+}
+
+/* ---- nonzero and masked_select: outputs whose length is the data's ----
+   The elements (C order over the shape) are split in one contiguous chunk per
+   block. A first kernel counts each chunk's selected elements; the host reads
+   the counts back (the output's length is needed there anyway, as PyTorch's
+   nonzero synchronizes), turns them into each chunk's first output slot, and
+   allocates the output; a second kernel walks each chunk in steps of 256,
+   numbering the selected elements by a block scan, so the output keeps the C
+   order. The core's metas for these ops refuse device tensors (the CPU kernels
+   count on the host); this header registers CUDA metas with the same checks. */
+enum { CT__CU_SEL_COORDS, CT__CU_SEL_VALUES, CT__CU_SEL_SCATTER };   /* nonzero, masked_select, masked_scatter */
+typedef struct ct__cu_selp {
+    const char *m, *x;         /* the truth values (nonzero: x itself; masked_select: the mask); the values */
+    char *out;
+    const int64_t *base;       /* per block: its first output slot */
+    int64_t *counts;           /* per block: selected elements */
+    const char *src;           /* masked_scatter: the source, contiguous */
+    int32_t mdt, mes, es, nd, mode;     /* what a selected element writes (CT__CU_SEL_*) */
+    int64_t n, chunk;
+    int64_t shape[CT_MAX_DIMS], mst[CT_MAX_DIMS], xst[CT_MAX_DIMS];   /* element strides over the shape (0: broadcast) */
+} ct__cu_selp;
+__device__ __forceinline__ bool ct__cu_sel_true(const ct__cu_selp &p, int64_t i) {
+    return ct__cu_dev::ld<double>(p.m + ct__cu_doff(i, p.nd, p.shape, p.mst) * p.mes, p.mdt) != 0.0;   /* NaN counts as true */
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sel_count(const ct__cu_selp p) {
+    typedef ct__cu_acc<int64_t> A;
+    __shared__ A sm[9];
+    const int64_t b0 = (int64_t)blockIdx.x * p.chunk, b1 = b0 + p.chunk < p.n ? b0 + p.chunk : p.n;
+    A a = {0, 0};
+    for (int64_t i = b0 + threadIdx.x; i < b1; i += blockDim.x) a.v += ct__cu_sel_true(p, i);
+    a = ct__cu_group_reduce<A, ct__cu_dev::r_sum>(a, CT__CU_THREADS, sm);
+    if (threadIdx.x == 0) p.counts[blockIdx.x] = a.v;
+}
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sel_write(const ct__cu_selp p) {
+    __shared__ int64_t sm[CT__CU_THREADS];
+    const int t = (int)threadIdx.x;
+    const int64_t b0 = (int64_t)blockIdx.x * p.chunk, b1 = b0 + p.chunk < p.n ? b0 + p.chunk : p.n;
+    int64_t slot = p.base[blockIdx.x];
+    for (int64_t s = b0; s < b1; s += CT__CU_THREADS) {   /* uniform in the block */
+        const int64_t i = s + t;
+        const int64_t f = i < b1 && ct__cu_sel_true(p, i) ? 1 : 0;
+        int64_t a = f;
+        sm[t] = a;
+        __syncthreads();
+        for (int off = 1; off < CT__CU_THREADS; off <<= 1) {   /* inclusive scan of the flags */
+            if (t >= off) a += sm[t - off];
+            __syncthreads();
+            sm[t] = a;
+            __syncthreads();
+        }
+        if (f) {
+            const int64_t k = slot + a - 1;
+            if (p.mode == CT__CU_SEL_VALUES) {
+                ct__cu_move(p.out + k * p.es, p.x + ct__cu_doff(i, p.nd, p.shape, p.xst) * p.es, p.es);
+            } else if (p.mode == CT__CU_SEL_SCATTER) {   /* out's element i (x: out) takes the next source element */
+                ct__cu_move(p.out + ct__cu_doff(i, p.nd, p.shape, p.xst) * p.es, p.src + k * p.es, p.es);
+            } else {
+                int64_t r = i, *row = (int64_t *)p.out + k * p.nd;
+                for (int d = p.nd - 1; d >= 0; d--) {
+                    row[d] = r % p.shape[d];
+                    r /= p.shape[d];
+                }
+            }
+        }
+        slot += sm[CT__CU_THREADS - 1];
+        __syncthreads();   /* every thread has read sm before it is written again */
+    }
+}
+/* the selection in two steps: ct__cu_sel_begin counts (one read back: *total),
+   ct__cu_sel_end writes (when p->out is set) and frees the per-block buffer */
+typedef struct ct__cu_selrun { int dev; unsigned blocks; ct_tensor *buf; } ct__cu_selrun;
+static int ct__cu_sel_begin(const char *op, int dev, ct__cu_selp *p, ct__cu_selrun *r, int64_t *total) {
+    r->dev = dev;
+    r->buf = NULL;
+    r->blocks = p->n > 0 ? ct__cu_blocks(p->n, CT__CU_THREADS, dev) : 1;
+    p->chunk = p->n > 0 ? (p->n + r->blocks - 1) / r->blocks : 1;
+    *total = 0;
+    if (p->n == 0) return 0;
+    int64_t nb = (int64_t)r->blocks, bytes = 2 * nb * (int64_t)sizeof(int64_t);
+    int64_t *host = (int64_t *)malloc((size_t)bytes);
+    if (!host) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+    if (!(r->buf = ct__alloc(CT_UINT8, 1, &bytes, NULL, ct_cuda(dev)))) {
+        free(host);
+        return -1;
+    }
+    p->counts = (int64_t *)ct__ptr(r->buf);
+    p->base = p->counts + nb;
+    ct__cu_guard guard(dev, op);
+    int rc = guard.ok ? 0 : -1;
+    if (!rc) {
+        CT__CU_LAUNCH(r->blocks, CT__CU_THREADS, (*p), ct__cu_sel_count);
+        rc = ct__cu_launched(op);
+    }
+    if (!rc) rc = ct__cu_memcpy(op, host, p->counts, (size_t)nb * sizeof(int64_t), cudaMemcpyDeviceToHost);
+    for (int64_t b = 0; !rc && b < nb; b++) {   /* each block's first slot */
+        host[nb + b] = *total;
+        *total += host[b];
+    }
+    if (!rc) rc = ct__cu_memcpy(op, (void *)p->base, host + nb, (size_t)nb * sizeof(int64_t), cudaMemcpyHostToDevice);
+    free(host);
+    return rc;
+}
+static int ct__cu_sel_end(const char *op, ct__cu_selp *p, ct__cu_selrun *r, int rc) {
+    if (!rc && p->out && r->buf) {
+        ct__cu_guard guard(r->dev, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(r->blocks, CT__CU_THREADS, (*p), ct__cu_sel_write);
+            rc = ct__cu_launched(op);
+        }
+    }
+    if (r->buf) ct__decref(r->buf);   /* back to the cache: its next use is ordered after the kernel */
+    return rc;
+}
+/* nonzero and masked_select: count, allocate output 0 ([count, nd] or [count]), write */
+static int ct__cu_select(ct__call *c, const char *op, ct__cu_selp *p, ct_dtype odt) {
+    ct__cu_selrun r;
+    int64_t shape[2], total = 0;
+    int rc = ct__cu_sel_begin(op, c->odev.index, p, &r, &total);
+    shape[0] = total;
+    shape[1] = p->nd;
+    if (!rc) rc = ct__out_alloc(c, 0, odt, p->mode == CT__CU_SEL_VALUES ? 1 : 2, shape);
+    if (!rc && total > 0 && (p->mode == CT__CU_SEL_VALUES || p->nd > 0)) p->out = ct__ptr(c->out[0]);
+    return ct__cu_sel_end(op, p, &r, rc);
+}
+static int ct__cu_meta_nonzero(ct__call *c) {
+    if (ct__ix_real("nonzero", c->in[0]->dtype)) return -1;
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;
+    return 0;
+}
+static int ct__cu_k_nonzero(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    ct__cu_selp p;
+    memset(&p, 0, sizeof p);
+    p.m = ct__ptr(x);
+    p.mdt = x->dtype;
+    p.mes = (int32_t)ct__dt[x->dtype].size;
+    p.n = ct__shape_numel(x->ndim, x->shape);
+    ct__cu_shape_of(x, &p.nd, p.shape, p.mst);
+    return ct__cu_select(c, "nonzero", &p, CT_INT64);
+}
+static int ct__cu_meta_masked_select(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *bin[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("masked_select", x->dtype)) return -1;
+    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_select: expected BoolTensor or ByteTensor for mask");
+    bin[0] = mask;
+    bin[1] = x;
+    if (ct__broadcast("masked_select", 2, bin, &nd, shape)) return -1;
+    c->nout = 1;
+    c->oi[0].kind = CT__OUT_DEFERRED;
+    return 0;
+}
+static int ct__cu_k_masked_select(ct__call *c) {
+    const char *op = "masked_select";
+    ct_tensor *x = ct__cu_input(op, c->in[0], c->odev, 0), *mask = x ? ct__cu_input(op, c->in[1], c->odev, 0) : NULL, *bin[2];
+    int rc = -1, nd = 0;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    bin[0] = mask;
+    bin[1] = x;
+    if (mask && !ct__broadcast(op, 2, bin, &nd, shape)) {
+        ct__cu_selp p;
+        memset(&p, 0, sizeof p);
+        p.m = ct__ptr(mask);
+        p.mdt = mask->dtype;
+        p.mes = 1;
+        p.x = ct__ptr(x);
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.mode = CT__CU_SEL_VALUES;
+        p.nd = nd;
+        p.n = ct__shape_numel(nd, shape);
+        for (int d = 0; d < nd; d++) {   /* both right-aligned with the broadcast shape */
+            int md = d - (nd - mask->ndim), xd = d - (nd - x->ndim);
+            p.shape[d] = shape[d];
+            p.mst[d] = md < 0 || mask->shape[md] == 1 ? 0 : mask->strides[md];
+            p.xst[d] = xd < 0 || x->shape[xd] == 1 ? 0 : x->strides[xd];
+        }
+        rc = ct__cu_select(c, op, &p, x->dtype);
+    }
+    if (x) ct__decref(x);
+    if (mask) ct__decref(mask);
+    return rc;
+}
+
+/* masked_scatter: the core's meta (ctensor.h, ct__meta_masked_scatter) less its
+   CPU-only check, with its messages */
+static int ct__cu_meta_masked_scatter(ct__call *c) {
+    ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *bin[2];
+    int nd;
+    int64_t shape[CT_MAX_DIMS] = {0};
+    if (ct__ix_real("masked_scatter", x->dtype)) return -1;
+    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_scatter_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
+    if (src->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "masked_scatter: expected self and source to have same dtypes but got %s and %s", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
+    if (c->inplace) {   /* the mask expands to self's shape */
+        if (mask->ndim > x->ndim)
+            return ct__failed(CT_ERR_SHAPE, "masked_scatter_: expand(%s, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
+                              CT__SHAPE(mask), CT__SHAPE(x), x->ndim, mask->ndim);
+        for (int d = 0; d < mask->ndim; d++) {
+            int xd = d + x->ndim - mask->ndim;
+            if (mask->shape[d] != 1 && mask->shape[d] != x->shape[xd])
+                return ct__failed(CT_ERR_SHAPE, "masked_scatter_: The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+                                  (long long)x->shape[xd], (long long)mask->shape[d], xd, CT__SHAPE(x), CT__SHAPE(mask));
+        }
+        ct__ix_out_self(c);
+        return 0;
+    }
+    bin[0] = mask;
+    bin[1] = x;
+    if (ct__broadcast("masked_scatter", 2, bin, &nd, shape)) return -1;
+    ct__out_new(c, x->dtype, nd, shape);
+    return 0;
+}
+static int ct__cu_k_masked_scatter(ct__call *c) {
+    const char *op = "masked_scatter";
+    ct_tensor *x = c->in[0], *out = c->out[0], *mask = NULL, *src = NULL;
+    int rc = -1;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    ct__cu_selp p;
+    ct__cu_selrun r;
+    int64_t total = 0;
+    memset(&p, 0, sizeof p);
+    memset(&r, 0, sizeof r);
+    if (!(mask = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    p.m = ct__ptr(mask);
+    p.mdt = CT_BOOL;
+    p.mes = 1;
+    p.mode = CT__CU_SEL_SCATTER;
+    p.es = (int32_t)ct__dt[out->dtype].size;
+    p.nd = out->ndim;
+    p.n = ct__shape_numel(out->ndim, out->shape);
+    for (int d = 0; d < out->ndim; d++) {   /* the mask right-aligned with out's shape */
+        int md = d - (out->ndim - mask->ndim);
+        p.shape[d] = out->shape[d];
+        p.mst[d] = md < 0 || mask->shape[md] == 1 ? 0 : mask->strides[md];
+        p.xst[d] = out->strides[d];
+    }
+    rc = ct__cu_sel_begin(op, out->device.index, &p, &r, &total);
+    if (!rc && total > ct_numel(c->in[2])) rc = ct__failed(CT_ERR_ARG, "masked_scatter: Number of elements of source < number of ones in mask");
+    if (!rc && out != x) rc = ct__cu_copy_dev(op, out, x);
+    if (!rc && total > 0) {
+        src = c->in[2];
+        if (src->storage == out->storage) {   /* x.masked_scatter_(m, x): read a copy */
+            if ((src = ct__alloc(src->dtype, src->ndim, src->shape, NULL, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+        } else {
+            src = ct__cu_input(op, src, out->device, 1);
+        }
+        if (!src) rc = -1;
+        else {
+            p.src = ct__ptr(src);
+            p.out = ct__ptr(out);
+        }
+    }
+    rc = ct__cu_sel_end(op, &p, &r, rc);
+    ct__decref(mask);
+    if (src) ct__decref(src);
+    return rc;
+}
+
+/* this section's kernels, and ct_manual_seed's hook: ct__cu_register_all calls this */
+static void ct__cu_rng_register(void) {
+    static const struct { int op; ct_kernel_fn fn; } ks[] = {
+        {CT__OP_UNIFORM_, ct__cu_k_random}, {CT__OP_NORMAL_, ct__cu_k_random}, {CT__OP_RANDOM_, ct__cu_k_random},
+        {CT__OP_BERNOULLI_, ct__cu_k_random}, {CT__OP_BERNOULLI_TENSOR_, ct__cu_k_random}, {CT__OP_EXPONENTIAL_, ct__cu_k_random},
+        {CT__OP_CUMSUM, ct__cu_k_scan}, {CT__OP_CUMPROD, ct__cu_k_scan}, {CT__OP_CUMMAX, ct__cu_k_scan}, {CT__OP_CUMMIN, ct__cu_k_scan},
+        {CT__OP_VAR, ct__cu_k_var}, {CT__OP_STD, ct__cu_k_var}, {CT__OP_VAR_MEAN, ct__cu_k_var}, {CT__OP_STD_MEAN, ct__cu_k_var},
+        {CT__OP_SORT, ct__cu_k_sort}, {CT__OP_TOPK, ct__cu_k_sort}, {CT__OP_KTHVALUE, ct__cu_k_sort},
+        {CT__OP_MEDIAN_DIM, ct__cu_k_sort}, {CT__OP_MEDIAN, ct__cu_k_sort},
+        {CT__OP_INDEX_SELECT, ct__cu_k_index_select}, {CT__OP_INDEX_ADD, ct__cu_k_index_add}, {CT__OP_INDEX_COPY, ct__cu_k_index_add},
+        {CT__OP_INDEX_FILL, ct__cu_k_index_add}, {CT__OP_INDEX, ct__cu_k_index}, {CT__OP_INDEX_PUT, ct__cu_k_index},
+    };
+    for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) ct_register_kernel(ct__opdef_get(ks[k].op)->sname, CT_BACKEND_CUDA, ks[k].fn);
+    ct_register_backend_op(ct__opdef_get(CT__OP_NONZERO)->sname, CT_BACKEND_CUDA, ct__cu_meta_nonzero, ct__cu_k_nonzero);
+    ct_register_backend_op(ct__opdef_get(CT__OP_MASKED_SELECT)->sname, CT_BACKEND_CUDA, ct__cu_meta_masked_select, ct__cu_k_masked_select);
+    ct_register_backend_op(ct__opdef_get(CT__OP_MASKED_SCATTER)->sname, CT_BACKEND_CUDA, ct__cu_meta_masked_scatter, ct__cu_k_masked_scatter);
+    ct__manual_seed_hook = ct__cu_on_manual_seed;
+}
+
+/* ============================================================================
    Registration and the public API
    The kernels go into the dispatcher's CUDA slots by the ops' stable names
    (ct_register_kernel), the allocator into ct_set_allocator(CT_CUDA): once, at
@@ -4091,6 +5310,7 @@ static void ct__cu_register_all(void) {
         ct_register_kernel(ct__opdef_get(ct__cu_kernels[k].op)->sname, CT_BACKEND_CUDA, ct__cu_kernels[k].fn);
     ct__cu_nn_register();
     ct__cu_conv_register();
+    ct__cu_rng_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;
@@ -4111,6 +5331,19 @@ CTENSOR_API int ct_cuda_device_count(void) {
     return n;
 }
 CTENSOR_API int ct_cuda_is_available(void) { return ct_cuda_device_count() > 0; }
+CTENSOR_API ct_status ct_cuda_manual_seed(uint64_t seed) {
+    ct__cu_register_now();
+    int d = -1;
+    cudaError_t e = cudaGetDevice(&d);
+    if (e != cudaSuccess) { ct__cu_fail("manual_seed", e); return CT_ERR_DEVICE; }
+    if (d < 0 || d >= CTENSOR_CUDA_MAX_DEVICES) { ct_set_error(CT_ERR_DEVICE, "manual_seed: invalid device index %d", d); return CT_ERR_DEVICE; }
+    ct__cu_gen_seed(d, seed);
+    return CT_OK;
+}
+CTENSOR_API void ct_cuda_manual_seed_all(uint64_t seed) {
+    ct__cu_register_now();
+    ct__cu_gen_seed(-1, seed);
+}
 CTENSOR_API int ct_cuda_current_device(void) {
     ct__cu_register_now();
     int d = -1;

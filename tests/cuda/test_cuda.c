@@ -603,6 +603,430 @@ TEST(test_gather_scatter) {
     CHECK_SAME(ct_grad(xg), ct_grad(xc), 1e-6, 1e-6);
 }
 
+/* ---- random numbers, scans, var/std, sorting, indexing (the i15-rng section) ---- */
+/* a device tensor's values on the host as float64 */
+static ct_tensor *host64(const ct_tensor *d) { return ct_to(ct_to_device(d, ct_cpu()), CT_FLOAT64); }
+static double hmean(const ct_tensor *d) { return ct_item(ct_mean(host64(d))); }
+static double hvar(const ct_tensor *d) { return ct_item(ct_var(host64(d))); }
+static double hmin(const ct_tensor *d) { return ct_item(ct_min(host64(d))); }
+static double hmax(const ct_tensor *d) { return ct_item(ct_max(host64(d))); }
+/* the device call fails with the CPU call's error (code and message) */
+#define CHECK_SAME_ERR(dexpr, cexpr)                                                                              \
+    do {                                                                                                          \
+        char ce_[2048];                                                                                          \
+        ct_clear_error();                                                                                         \
+        ct_tensor *c_ = (cexpr);                                                                                  \
+        ct_status cc_ = ct_last_error_code();                                                                     \
+        snprintf(ce_, sizeof ce_, "%s", ct_last_error());                                                         \
+        ct_clear_error();                                                                                         \
+        ct_tensor *d_ = (dexpr);                                                                                  \
+        CT_T_REPORT(!c_ && !d_ && cc_ != CT_OK && ct_last_error_code() == cc_ && strcmp(ct_last_error(), ce_) == 0, \
+                    "%s: device error \"%s\", CPU error \"%s\"", #dexpr, ct_last_error(), ce_);                   \
+        ct_clear_error();                                                                                         \
+    } while (0)
+
+TEST(test_random) {
+    /* Philox4x32-10 against Random123's known answer (counter 0, key 0) */
+    uint32_t w[4] = {0, 0, 0, 0};
+    ct__cu_dev::ct__philox(w, 0, 0);
+    CHECK(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu && w[3] == 0x9b00dbd8u);
+    /* the counter layout: element i of a call is Philox((i, offset), seed), whatever the grid */
+    ct_manual_seed(11);
+    ct_tensor *u0 = ct_rand_on(GPU, CT_FLOAT32, 70000), *u1 = ct_rand_on(GPU, CT_FLOAT32, 70000);
+    ct_tensor *h0 = ct_to_device(u0, ct_cpu()), *h1 = ct_to_device(u1, ct_cpu());
+    const int64_t at[5] = {0, 1, 255, 256, 69999};
+    for (int k = 0; h0 && h1 && k < 5; k++)
+        for (uint32_t off = 0; off < 2; off++) {
+            uint32_t c4[4] = {(uint32_t)at[k], 0, off, 0};
+            ct__cu_dev::ct__philox(c4, 11, 0);
+            float want = (float)(c4[0] >> 8) * (1.0f / 16777216.0f);
+            CHECK(((const float *)ct_data_ptr(off ? h1 : h0))[at[k]] == want);
+        }
+    /* determinism under a seed, from ct_manual_seed and from ct_cuda_manual_seed_all; two calls differ */
+    ct_manual_seed(7);
+    ct_tensor *a = ct_rand_on(GPU, CT_FLOAT32, 1000), *a2 = ct_rand_on(GPU, CT_FLOAT32, 1000);
+    ct_manual_seed(7);
+    ct_tensor *b = ct_rand_on(GPU, CT_FLOAT32, 1000);
+    CHECK(ct_equal(a, b) == 1);
+    CHECK(ct_equal(a, a2) == 0);
+    ct_cuda_manual_seed_all(7);
+    CHECK(ct_equal(ct_rand_on(GPU, CT_FLOAT32, 1000), a) == 1);
+    CHECK(ct_cuda_manual_seed(7) == CT_OK && ct_equal(ct_rand_on(GPU, CT_FLOAT32, 1000), a) == 1);
+    ct_manual_seed(8);
+    CHECK(ct_equal(ct_rand_on(GPU, CT_FLOAT32, 1000), a) == 0);
+    /* values go by C-order position, whatever the strides: a transposed view gets a contiguous tensor's values */
+    ct_manual_seed(9);
+    ct_tensor *v = ct_t(ct_empty_on(GPU, CT_FLOAT64, 30, 40));
+    CHECK(ct_normal_(v, 0.0, 1.0, NULL) == v);
+    ct_manual_seed(9);
+    ct_tensor *vc = ct_randn_on(GPU, CT_FLOAT64, 40, 30);
+    CHECK(ct_equal(ct_contiguous(v), vc) == 1);
+    /* moments on 1M samples (5 sigma or more) */
+    const int64_t N = 1 << 20;
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double q = dt == CT_FLOAT32 || dt == CT_FLOAT64 ? 1.0 : 4.0;   /* half precision rounds the values */
+        ct_tensor *u = ct_rand_on(GPU, dt, N), *n = ct_randn_on(GPU, dt, N);
+        CHECK(u && n && u->dtype == dt && u->device.type == CT_CUDA);
+        CHECK(hmin(u) >= 0.0 && hmax(u) <= 1.0 && (dt != CT_FLOAT32 && dt != CT_FLOAT64 ? 1 : hmax(u) < 1.0));
+        CHECK_CLOSE(hmean(u), 0.5, 2e-3 * q);
+        CHECK_CLOSE(hvar(u), 1.0 / 12.0, 1e-3 * q);
+        CHECK_CLOSE(hmean(n), 0.0, 5e-3 * q);
+        CHECK_CLOSE(hvar(n), 1.0, 1e-2 * q);
+    }
+    ct_tensor *nm = ct_normal_(ct_empty_on(GPU, CT_FLOAT32, N), 3.0, 2.0, NULL);
+    CHECK_CLOSE(hmean(nm), 3.0, 1e-2);
+    CHECK_CLOSE(sqrt(hvar(nm)), 2.0, 1e-2);
+    ct_tensor *un = ct_uniform_(ct_empty_on(GPU, CT_FLOAT64, N), -2.0, 5.0, NULL);
+    CHECK(hmin(un) >= -2.0 && hmax(un) < 5.0);
+    CHECK_CLOSE(hmean(un), 1.5, 2e-2);
+    ct_tensor *ex = ct_exponential_(ct_empty_on(GPU, CT_FLOAT32, N), 2.0, NULL);
+    CHECK(hmin(ex) >= 0.0);
+    CHECK_CLOSE(hmean(ex), 0.5, 5e-3);
+    /* integers: randint_like (several dtypes), random_ over the dtype's range, a 64-bit range */
+    const ct_dtype idt[4] = {CT_INT64, CT_INT32, CT_FLOAT32, CT_INT8};
+    for (int i = 0; i < 4; i++) {
+        ct_tensor *r = ct_randint_like(ct_empty_on(GPU, idt[i], N), 3, 10, NULL);
+        CHECK(r && r->dtype == idt[i] && r->device.type == CT_CUDA);
+        CHECK(hmin(r) == 3.0 && hmax(r) == 9.0);
+        CHECK_CLOSE(hmean(r), 6.0, 2e-2);
+    }
+    ct_tensor *ru = ct_random_(ct_empty_on(GPU, CT_UINT8, N), NULL);
+    CHECK(hmin(ru) == 0.0 && hmax(ru) == 255.0);
+    CHECK_CLOSE(hmean(ru), 127.5, 0.5);
+    ct_tensor *rb = ct_random_(ct_empty_on(GPU, CT_BOOL, N), NULL);
+    CHECK_CLOSE(hmean(rb), 0.5, 3e-3);
+    ct_tensor *rw = ct_random_range_(ct_empty_on(GPU, CT_INT64, N), 0, (int64_t)1 << 40, NULL);
+    CHECK(hmin(rw) >= 0.0 && hmax(rw) < 1099511627776.0 && hmax(rw) > 1099511627776.0 * 0.99);
+    CHECK_CLOSE(hmean(rw) / 1099511627776.0, 0.5, 3e-3);
+    /* bernoulli: a scalar p, a tensor p (broadcast), dropout */
+    ct_tensor *be = ct_bernoulli_scalar_(ct_empty_on(GPU, CT_FLOAT32, N), 0.3, NULL);
+    CHECK(hmin(be) == 0.0 && hmax(be) == 1.0);
+    CHECK_CLOSE(hmean(be), 0.3, 3e-3);
+    double pv[2] = {0.2, 0.9};
+    ct_tensor *pt = dev(ct_tensor_f64(pv, 2));
+    for (int i = 0; i < 2; i++) {
+        ct_tensor *bt = ct_bernoulli_(ct_empty_on(GPU, i ? CT_FLOAT16 : CT_INT32, N / 2, 2), ct_to(pt, i ? CT_FLOAT32 : CT_FLOAT64), NULL);
+        CHECK(bt != NULL);
+        if (!bt) continue;
+        CHECK_CLOSE(hmean(ct_select(bt, 1, 0)), 0.2, 4e-3);
+        CHECK_CLOSE(hmean(ct_select(bt, 1, 1)), 0.9, 4e-3);
+    }
+    CHECK_CLOSE(hmean(ct_bernoulli(ct_full_on(GPU, CT_FLOAT64, 0.7, N), NULL)), 0.7, 3e-3);
+    ct_tensor *ones = ct_requires_grad(ct_ones_on(GPU, CT_FLOAT32, N));
+    ct_tensor *y = ct_dropout(ones, 0.25, 1);
+    CHECK(y && y->device.type == CT_CUDA);
+    CHECK_CLOSE(hmean(ct_eq_scalar(y, 0.0)), 0.25, 3e-3);
+    CHECK_CLOSE(hmax(y), 1.0 / 0.75, 1e-6);
+    CHECK(ct_backward(ct_sum(y)) == CT_OK);
+    CHECK(ct_equal(ct_grad(ones), ct_detach(y)) == 1);   /* d(x * mask / 0.75)/dx */
+    /* bad inputs: named errors, nothing crashes */
+    ct_generator g;
+    ct_generator_init(&g, 1);
+    CHECK_ERR(ct_uniform_(ct_empty_on(GPU, CT_FLOAT32, 4), 0.0, 1.0, &g), CT_ERR_DEVICE, "uniform_: Expected a 'cuda' device type for generator but found 'cpu'");
+    CHECK_SAME_ERR(ct_uniform_(ct_empty_on(GPU, CT_INT64, 4), 0.0, 1.0, NULL), ct_uniform_(ct_empty(CT_INT64, 4), 0.0, 1.0, NULL));
+    CHECK_SAME_ERR(ct_normal_(ct_empty_on(GPU, CT_INT32, 4), 0.0, 1.0, NULL), ct_normal_(ct_empty(CT_INT32, 4), 0.0, 1.0, NULL));
+    double badp[3] = {0.5, 1.5, -1.0};
+    CHECK_SAME_ERR(ct_bernoulli(dev(ct_tensor_f64(badp, 3)), NULL), ct_bernoulli(ct_tensor_f64(badp, 3), NULL));
+    CHECK(ct_rand_on(GPU, CT_FLOAT32, 3) != NULL);   /* the bad-position record was reset */
+    CHECK(ct_cuda_synchronize() == CT_OK);
+}
+
+TEST(test_scans) {
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double r = rtol_of(dt) * 4, a = atol_of(dt) * 8;
+        ct_tensor *x = data(dt, 0, CT_DIMS(6, 35, 9)), *xp = data(dt, 2, CT_DIMS(6, 35, 9)), *xd = dev(x), *xpd = dev(xp);
+        for (int dim = -1; dim < 3; dim++) {
+            char label[64];
+            snprintf(label, sizeof label, "%s dim %d", ct_dtype_name(dt), dim);
+            CHECK_SAME_AT(label, ct_cumsum(xd, dim), ct_cumsum(x, dim), r, a * 4);
+            CHECK_SAME_AT(label, ct_cumprod(xpd, dim), ct_cumprod(xp, dim), r, a);
+            ct_tensor *ic = NULL, *ig = NULL;
+            CHECK_SAME_AT(label, ct_cummax(xd, dim, &ig), ct_cummax(x, dim, &ic), 0.0, 0.0);
+            CHECK_SAME_AT(label, ig, ic, 0.0, 0.0);
+            CHECK_SAME_AT(label, ct_cummin(ct_t(ct_select(xd, 2, 1)), dim < 0 ? 0 : dim % 2, &ig), ct_cummin(ct_t(ct_select(x, 2, 1)), dim < 0 ? 0 : dim % 2, &ic), 0.0, 0.0);
+            CHECK_SAME_AT(label, ig, ic, 0.0, 0.0);
+        }
+        /* long rows (a block per row, a partial last chunk), rows along dim 0 */
+        ct_tensor *l = data(dt, 0, CT_DIMS(3, 1000)), *ld = dev(l);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_cumsum(ld, 1), ct_cumsum(l, 1), r, a * 40);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_cumsum(ct_t(ld), 0), ct_cumsum(ct_t(l), 0), r, a * 40);
+        ct_tensor *ic = NULL, *ig = NULL;
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_cummax(ld, 1, &ig), ct_cummax(l, 1, &ic), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ig, ic, 0.0, 0.0);
+    }
+    /* ties (the later index) and NaN (it wins and stays) */
+    double tv[10] = {1, 3, 3, 2, NAN, 5, NAN, 0, 7, 7};
+    ct_tensor *t = ct_tensor_f64(tv, 10), *ic = NULL, *ig = NULL;
+    CHECK_SAME(ct_cummax(dev(t), 0, &ig), ct_cummax(t, 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_cummin(dev(ct_slice(t, 0, 0, 4, 1)), 0, &ig), ct_cummin(ct_slice(t, 0, 0, 4, 1), 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    ct_tensor *tl = ct_repeat(t, CT_DIMS(100));   /* the same in the block scan */
+    CHECK_SAME(ct_cummax(dev(tl), 0, &ig), ct_cummax(tl, 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    /* integers: int64 sums and products (wrapping), ties in cummax; dtype= */
+    ct_tensor *xi = idata(CT_INT32, -3, 4, CT_DIMS(7, 300)), *xb = idata(CT_BOOL, 0, 2, CT_DIMS(7, 13));
+    CHECK_SAME(ct_cumsum(dev(xi), 1), ct_cumsum(xi, 1), 0.0, 0.0);
+    CHECK_SAME(ct_cumprod(dev(xi), 0), ct_cumprod(xi, 0), 0.0, 0.0);
+    CHECK_SAME(ct_cumsum(dev(xb), 1), ct_cumsum(xb, 1), 0.0, 0.0);
+    CHECK_SAME(ct_cummax(dev(xi), 1, &ig), ct_cummax(xi, 1, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    ct_tensor *x32 = data(CT_FLOAT32, 0, CT_DIMS(5, 40));
+    CHECK_SAME(ct_cumsum_dtype(dev(x32), 1, CT_FLOAT16), ct_cumsum_dtype(x32, 1, CT_FLOAT16), 4e-3, 2e-2);
+    CHECK_SAME(ct_cumsum_dtype(dev(xi), 1, CT_FLOAT64), ct_cumsum_dtype(xi, 1, CT_FLOAT64), 0.0, 0.0);
+    CHECK_SAME(ct_cumprod_dtype(dev(x32), 1, CT_FLOAT64), ct_cumprod_dtype(x32, 1, CT_FLOAT64), 1e-12, 1e-12);
+    /* 0-d and empty */
+    ct_tensor *s = ct_scalar_tensor(2.5, CT_FLOAT32);
+    CHECK_SAME(ct_cumsum(dev(s), 0), ct_cumsum(s, 0), 0.0, 0.0);
+    CHECK_SAME(ct_cumsum(dev(ct_zeros(CT_FLOAT32, 0, 3)), 0), ct_cumsum(ct_zeros(CT_FLOAT32, 0, 3), 0), 0.0, 0.0);
+    /* gradients: cumsum (a reverse scan), cumprod, cummax (scatter_add) */
+    ct_tensor *g = data(CT_FLOAT64, 2, CT_DIMS(4, 40)), *w = data(CT_FLOAT64, 0, CT_DIMS(4, 40));
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *lc = ct_sum(ct_mul(ct_add(ct_add(ct_cumsum(gc, 1), ct_cumprod(gc, 1)), ct_cummax(gc, 0, NULL)), w));
+    ct_tensor *lg = ct_sum(ct_mul(ct_add(ct_add(ct_cumsum(gg, 1), ct_cumprod(gg, 1)), ct_cummax(gg, 0, NULL)), dev(w)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-10, 1e-12);
+    /* bad inputs */
+    CHECK_SAME_ERR(ct_cumsum(dev(x32), 2), ct_cumsum(x32, 2));
+    CHECK_SAME_ERR(ct_cummax(dev(ct_ones(CT_FLOAT32, 3)), 1, NULL), ct_cummax(ct_ones(CT_FLOAT32, 3), 1, NULL));
+}
+
+TEST(test_var_std) {
+    const int64_t d1[1] = {1}, d02[2] = {0, 2}, dm1[1] = {-1};
+    for (int i = 0; i < 4; i++) {
+        ct_dtype dt = FLOATS[i];
+        double r = rtol_of(dt) * 4, a = atol_of(dt) * 8;
+        ct_tensor *x = data(dt, 0, CT_DIMS(6, 35, 9)), *xd = dev(x), *mc = NULL, *mg = NULL;
+        CHECK_SAME(ct_var(xd), ct_var(x), r, a);
+        CHECK_SAME(ct_std(xd), ct_std(x), r, a);
+        CHECK_SAME(ct_var_dims(xd, 1, d1, 0.0, 0), ct_var_dims(x, 1, d1, 0.0, 0), r, a);
+        CHECK_SAME(ct_std_dims(xd, 2, d02, 2.5, 1), ct_std_dims(x, 2, d02, 2.5, 1), r, a);
+        CHECK_SAME(ct_var_mean(xd, 1, dm1, 1.0, 1, &mg), ct_var_mean(x, 1, dm1, 1.0, 1, &mc), r, a);
+        CHECK_SAME(mg, mc, r, a);
+        CHECK_SAME(ct_std_mean(ct_t(ct_select(xd, 2, 4)), 1, d1, 1.0, 0, &mg), ct_std_mean(ct_t(ct_select(x, 2, 4)), 1, d1, 1.0, 0, &mc), r, a);
+        CHECK_SAME(mg, mc, r, a);
+        ct_tensor *big = data(dt, 0, CT_DIMS(3, 5000));   /* a block per output */
+        CHECK_SAME(ct_var_dims(dev(big), 1, d1, 1.0, 0), ct_var_dims(big, 1, d1, 1.0, 0), r, a);
+        CHECK_SAME(ct_std_dims(ct_t(dev(big)), 1, d1, 1.0, 0), ct_std_dims(ct_t(big), 1, d1, 1.0, 0), r, a);
+    }
+    /* one element with correction 1 (dof 0), an empty reduction, NaN */
+    ct_tensor *one = data(CT_FLOAT32, 0, CT_DIMS(4, 1));
+    CHECK_SAME(ct_var_dims(dev(one), 1, d1, 1.0, 0), ct_var_dims(one, 1, d1, 1.0, 0), 0.0, 0.0);
+    CHECK_SAME(ct_var_dims(dev(ct_zeros(CT_FLOAT32, 3, 0)), 1, d1, 1.0, 0), ct_var_dims(ct_zeros(CT_FLOAT32, 3, 0), 1, d1, 1.0, 0), 0.0, 0.0);
+    double nv[4] = {1, NAN, 2, 3};
+    CHECK_SAME(ct_std(dev(ct_tensor_f64(nv, 4))), ct_std(ct_tensor_f64(nv, 4)), 0.0, 0.0);
+    /* gradients of var and std */
+    ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(5, 7));
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *lc = ct_add(ct_sum(ct_var_dims(gc, 1, d1, 1.0, 0)), ct_sum(ct_std_dims(gc, 1, d1, 0.0, 1)));
+    ct_tensor *lg = ct_add(ct_sum(ct_var_dims(gg, 1, d1, 1.0, 0)), ct_sum(ct_std_dims(gg, 1, d1, 0.0, 1)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-10, 1e-12);
+    /* bad input: an integer tensor */
+    ct_tensor *xi = idata(CT_INT64, 0, 5, CT_DIMS(4));
+    CHECK_SAME_ERR(ct_var(dev(xi)), ct_var(xi));
+}
+
+TEST(test_sort_topk) {
+    const ct_dtype dts[6] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT32};
+    for (int i = 0; i < 6; i++) {
+        ct_dtype dt = dts[i];
+        /* values with ties (rounded) and, for floats, NaNs */
+        ct_tensor *x = CT__ISFLOAT(dt) ? ct_to(ct_round(ct_mul_scalar(data(CT_FLOAT64, 0, CT_DIMS(5, 37, 6)), 2.0)), dt) : idata(dt, -5, 5, CT_DIMS(5, 37, 6));
+        if (CT__ISFLOAT(dt)) x = ct_where(ct_lt_scalar(ct_rand(CT_FLOAT64, 5, 37, 6), 0.05), ct_full(dt, NAN, 1), x);
+        ct_tensor *xd = dev(x);
+        for (int dim = -1; dim < 3; dim++)
+            for (int desc = 0; desc < 2; desc++) {
+                char label[80];
+                snprintf(label, sizeof label, "%s dim %d desc %d", ct_dtype_name(dt), dim, desc);
+                ct_tensor *ic = NULL, *ig = NULL;
+                CHECK_SAME_AT(label, ct_sort(xd, dim, desc, &ig), ct_sort(x, dim, desc, &ic), 0.0, 0.0);
+                CHECK_SAME_AT(label, ig, ic, 0.0, 0.0);
+                CHECK_SAME_AT(label, ct_topk(xd, 4, dim, desc, 1, &ig), ct_topk(x, 4, dim, desc, 1, &ic), 0.0, 0.0);
+                CHECK_SAME_AT(label, ig, ic, 0.0, 0.0);
+            }
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_argsort(ct_t(ct_select(xd, 2, 3)), 0, 1), ct_argsort(ct_t(ct_select(x, 2, 3)), 0, 1), 0.0, 0.0);
+        for (int keep = 0; keep < 2; keep++) {
+            ct_tensor *ic = NULL, *ig = NULL;
+            CHECK_SAME_AT(ct_dtype_name(dt), ct_kthvalue(xd, 3, 1, keep, &ig), ct_kthvalue(x, 3, 1, keep, &ic), 0.0, 0.0);
+            CHECK_SAME_AT(ct_dtype_name(dt), ig, ic, 0.0, 0.0);
+            for (int dim = 0; dim < 3; dim++) {   /* rows with and without NaN: the first NaN, else the lower median */
+                CHECK_SAME_AT(ct_dtype_name(dt), ct_median_dim(xd, dim, keep, &ig), ct_median_dim(x, dim, keep, &ic), 0.0, 0.0);
+                CHECK_SAME_AT(ct_dtype_name(dt), ig, ic, 0.0, 0.0);
+            }
+        }
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_median(xd), ct_median(x), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_median(ct_select(ct_t(ct_select(xd, 1, 2)), 1, 0)), ct_median(ct_select(ct_t(ct_select(x, 1, 2)), 1, 0)), 0.0, 0.0);
+    }
+    /* long rows: the global-memory sort (a row of 5000 padded to 8192) */
+    ct_tensor *l = ct_round(ct_mul_scalar(data(CT_FLOAT32, 0, CT_DIMS(3, 5000)), 20.0)), *ld = dev(l), *ic = NULL, *ig = NULL;
+    CHECK_SAME(ct_sort(ld, 1, 0, &ig), ct_sort(l, 1, 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_sort(ct_t(ld), 0, 1, &ig), ct_sort(ct_t(l), 0, 1, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_topk(ld, 10, 1, 1, 1, &ig), ct_topk(l, 10, 1, 1, 1, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_median_dim(ld, 1, 0, &ig), ct_median_dim(l, 1, 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_median(ld), ct_median(l), 0.0, 0.0);
+    CHECK_SAME(ct_median(dev(ct_zeros(CT_FLOAT32, 0))), ct_median(ct_zeros(CT_FLOAT32, 0)), 0.0, 0.0);
+    /* k = 0, k = K, a 0-d tensor, an empty one */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *xd = dev(x);
+    CHECK_SAME(ct_topk(xd, 0, 1, 1, 1, NULL), ct_topk(x, 0, 1, 1, 1, NULL), 0.0, 0.0);
+    CHECK_SAME(ct_topk(xd, 6, 1, 0, 1, &ig), ct_topk(x, 6, 1, 0, 1, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    ct_tensor *s = ct_scalar_tensor(1.5, CT_FLOAT64);
+    CHECK_SAME(ct_sort(dev(s), 0, 0, &ig), ct_sort(s, 0, 0, &ic), 0.0, 0.0);
+    CHECK_SAME(ig, ic, 0.0, 0.0);
+    CHECK_SAME(ct_sort(dev(ct_zeros(CT_FLOAT32, 0, 3)), 0, 0, NULL), ct_sort(ct_zeros(CT_FLOAT32, 0, 3), 0, 0, NULL), 0.0, 0.0);
+    /* gradients: sort and topk scatter the gradient back to the indices (scatter_add on the device) */
+    ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(5, 9)), *w = data(CT_FLOAT64, 0, CT_DIMS(5, 9));
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *lc = ct_add(ct_add(ct_sum(ct_mul(ct_sort(gc, 1, 1, NULL), w)), ct_sum(ct_topk(gc, 2, 0, 1, 1, NULL))),
+                           ct_add(ct_sum(ct_median_dim(gc, 1, 0, NULL)), ct_median(gc)));
+    ct_tensor *lg = ct_add(ct_add(ct_sum(ct_mul(ct_sort(gg, 1, 1, NULL), dev(w))), ct_sum(ct_topk(gg, 2, 0, 1, 1, NULL))),
+                           ct_add(ct_sum(ct_median_dim(gg, 1, 0, NULL)), ct_median(gg)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-12, 1e-12);
+    /* bad inputs */
+    CHECK_SAME_ERR(ct_topk(xd, 7, 1, 1, 1, NULL), ct_topk(x, 7, 1, 1, 1, NULL));
+    CHECK_SAME_ERR(ct_sort(xd, 3, 0, NULL), ct_sort(x, 3, 0, NULL));
+    CHECK_SAME_ERR(ct_kthvalue(xd, 0, 1, 0, NULL), ct_kthvalue(x, 0, 1, 0, NULL));
+}
+
+TEST(test_index_ops) {
+    const ct_dtype dts[6] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT16};
+    int64_t iv[5] = {3, 0, 3, 5, 1}, uv[3] = {4, 0, 2}, nv[3] = {-1, 0, -6};
+    ct_tensor *idx = ct_tensor_i64(iv, 5), *uidx = ct_tensor_i64(uv, 3), *nidx = ct_tensor_i64(nv, 3);
+    for (int i = 0; i < 6; i++) {
+        ct_dtype dt = dts[i];
+        ct_tensor *x = CT__ISFLOAT(dt) ? data(dt, 0, CT_DIMS(6, 6, 4)) : idata(dt, -50, 50, CT_DIMS(6, 6, 4)), *xd = dev(x);
+        for (int dim = 0; dim < 3; dim++) {
+            char label[64];
+            snprintf(label, sizeof label, "%s dim %d", ct_dtype_name(dt), dim);
+            ct_tensor *ix = dim == 2 ? ct_remainder(idx, ct_scalar_tensor(4, CT_INT64)) : idx, *ux = dim == 2 ? ct_slice(uidx, 0, 1, 3, 1) : uidx;
+            CHECK_SAME_AT(label, ct_index_select(xd, dim, dev(ix)), ct_index_select(x, dim, ix), 0.0, 0.0);
+            CHECK_SAME_AT(label, ct_index_select(ct_transpose(xd, 0, 1), dim, dev(ct_to(ix, CT_INT32))), ct_index_select(ct_transpose(x, 0, 1), dim, ct_to(ix, CT_INT32)), 0.0, 0.0);
+            int64_t ss[3] = {6, 6, 4};
+            ss[dim] = ct_numel(ix);
+            ct_tensor *src = CT__ISFLOAT(dt) ? data(dt, 0, 3, ss) : idata(dt, -50, 50, 3, ss);
+            CHECK_SAME_AT(label, ct_index_add(xd, dim, dev(ix), dev(src), 2.0), ct_index_add(x, dim, ix, src, 2.0), rtol_of(dt) * 4, atol_of(dt) * 4);
+            ss[dim] = ct_numel(ux);
+            ct_tensor *usrc = CT__ISFLOAT(dt) ? data(dt, 0, 3, ss) : idata(dt, -50, 50, 3, ss);
+            CHECK_SAME_AT(label, ct_index_copy(xd, dim, dev(ux), dev(usrc)), ct_index_copy(x, dim, ux, usrc), 0.0, 0.0);
+            ct_tensor *nx = dim == 2 ? ct_slice(nidx, 0, 0, 2, 1) : nidx;
+            CHECK_SAME_AT(label, ct_index_fill(xd, dim, dev(nx), -3.0), ct_index_fill(x, dim, nx, -3.0), 0.0, 0.0);
+        }
+        /* advanced indexing: two index tensors that broadcast, adjacent and not; index_put with and without accumulate */
+        int64_t a0[4] = {0, 5, -1, 2}, a1[2] = {1, 3};
+        ct_tensor *i0 = ct_reshape(ct_tensor_i64(a0, 4), 4, 1), *i1 = ct_tensor_i64(a1, 2);
+        ct_tensor *lc[2] = {i0, i1}, *lg[2] = {dev(i0), dev(i1)};
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_index(xd, 2, lg), ct_index(x, 2, lc), 0.0, 0.0);
+        ct_tensor *sc[3] = {CT_SLICE_ALL, i0, CT_SLICE_ALL}, *sg[3] = {CT_SLICE_ALL, dev(i0), CT_SLICE_ALL};
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_index(ct_t(ct_select(xd, 2, 1)), 2, sg), ct_index(ct_t(ct_select(x, 2, 1)), 2, sc), 0.0, 0.0);
+        ct_tensor *nc[3] = {i0, CT_SLICE_ALL, i1}, *ng[3] = {dev(i0), CT_SLICE_ALL, dev(i1)};   /* not adjacent: the index dims go first */
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_index(xd, 3, ng), ct_index(x, 3, nc), 0.0, 0.0);
+        ct_tensor *vals = CT__ISFLOAT(dt) ? data(dt, 0, CT_DIMS(4, 2, 4)) : idata(dt, -50, 50, CT_DIMS(4, 2, 4));
+        int64_t d0[4] = {0, 5, 0, 5};   /* duplicates */
+        ct_tensor *di = ct_reshape(ct_tensor_i64(d0, 4), 4, 1), *dc[2] = {di, i1}, *dg[2] = {dev(di), dev(i1)};
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_index_put(xd, 2, dg, dev(vals), 1), ct_index_put(x, 2, dc, vals, 1), rtol_of(dt) * 4, atol_of(dt) * 4);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_index_put(xd, 2, lg, dev(vals), 0), ct_index_put(x, 2, lc, vals, 0), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_index_put(xd, 2, lg, ct_scalar_tensor(7, dt), 0), ct_index_put(x, 2, lc, ct_scalar_tensor(7, dt), 0), 0.0, 0.0);
+    }
+    /* many duplicates: every add lands; in place */
+    ct_tensor *acc = ct_zeros_on(GPU, CT_FLOAT32, 3), *many = ct_remainder(ct_arange_on(GPU, 0, 30000, 1, CT_INT64), ct_scalar_tensor(3, CT_INT64));
+    CHECK(ct_index_add_(acc, 0, many, ct_ones_on(GPU, CT_FLOAT32, 30000), 1.0) == acc);
+    CHECK_SAME(acc, ct_full(CT_FLOAT32, 10000.0, 3), 0.0, 0.0);
+    ct_tensor *acc2 = ct_zeros_on(GPU, CT_INT64, 3), *l1[1] = {many};
+    CHECK(ct_index_put_(acc2, 1, l1, ct_scalar_tensor(2, CT_INT64), 1) == acc2);
+    CHECK_SAME(acc2, ct_full(CT_INT64, 20000.0, 3), 0.0, 0.0);
+    /* gradients: index_select (index_add), index (index_put accumulate), index_put's values (index) */
+    ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(6, 5)), *w = data(CT_FLOAT64, 0, CT_DIMS(5, 5));
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *ilc[1] = {idx}, *ilg[1] = {dev(idx)};
+    ct_tensor *lc = ct_add(ct_sum(ct_mul(ct_index_select(gc, 0, idx), w)), ct_sum(ct_mul(ct_index(gc, 1, ilc), w)));
+    ct_tensor *lg = ct_add(ct_sum(ct_mul(ct_index_select(gg, 0, dev(idx)), dev(w))), ct_sum(ct_mul(ct_index(gg, 1, ilg), dev(w))));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-12, 1e-12);
+    ct_tensor *w3 = data(CT_FLOAT64, 0, CT_DIMS(3, 5)), *pl[1] = {uidx}, *pg[1] = {dev(uidx)};
+    ct_tensor *vc = ct_requires_grad(ct_clone(w3)), *vg = ct_requires_grad(ct_detach(dev(w3)));
+    lc = ct_sum(ct_mul(ct_index_put(ct_zeros(CT_FLOAT64, 6, 5), 1, pl, vc, 0), g));
+    lg = ct_sum(ct_mul(ct_index_put(ct_zeros_on(GPU, CT_FLOAT64, 6, 5), 1, pg, vg, 0), dev(g)));
+    CHECK(lc && lg && ct_backward(lc) == CT_OK && ct_backward(lg) == CT_OK);
+    CHECK_SAME(ct_grad(vg), ct_grad(vc), 1e-12, 1e-12);
+    /* gradients of index_add (self and a broadcast source) and index_copy (self: index_fill, source: index_select) */
+    {
+        ct_tensor *b = data(CT_FLOAT64, 0, CT_DIMS(6, 5)), *sa = data(CT_FLOAT64, 0, CT_DIMS(5, 1)), *sc3 = data(CT_FLOAT64, 0, CT_DIMS(3, 5));
+        ct_tensor *bc = ct_requires_grad(ct_clone(b)), *bg = ct_requires_grad(ct_detach(dev(b)));
+        ct_tensor *ac = ct_requires_grad(ct_clone(sa)), *ag = ct_requires_grad(ct_detach(dev(sa)));
+        ct_tensor *cc = ct_requires_grad(ct_clone(sc3)), *cg = ct_requires_grad(ct_detach(dev(sc3)));
+        ct_tensor *l1c = ct_sum(ct_mul(ct_add(ct_index_add(bc, 0, idx, ac, 1.5), ct_index_copy(bc, 0, uidx, cc)), g));
+        ct_tensor *l1g = ct_sum(ct_mul(ct_add(ct_index_add(bg, 0, dev(idx), ag, 1.5), ct_index_copy(bg, 0, dev(uidx), cg)), dev(g)));
+        CHECK(l1c && l1g && ct_backward(l1c) == CT_OK && ct_backward(l1g) == CT_OK);
+        CHECK_SAME(ct_grad(bg), ct_grad(bc), 1e-12, 1e-12);
+        CHECK_SAME(ct_grad(ag), ct_grad(ac), 1e-12, 1e-12);
+        CHECK_SAME(ct_grad(cg), ct_grad(cc), 1e-12, 1e-12);
+    }
+    /* bad indices: the CPU's errors (the first bad index), nothing written */
+    int64_t bv[4] = {1, 9, 2, -7};
+    ct_tensor *bad = ct_tensor_i64(bv, 4), *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *xd = dev(x), *xc = ct_clone(xd);
+    CHECK_SAME_ERR(ct_index_select(xd, 1, dev(bad)), ct_index_select(x, 1, bad));
+    CHECK_SAME_ERR(ct_index_add_(xd, 1, dev(bad), dev(ct_ones(CT_FLOAT32, 4, 4)), 1.0), ct_index_add_(ct_clone(x), 1, bad, ct_ones(CT_FLOAT32, 4, 4), 1.0));
+    CHECK_SAME_ERR(ct_index_copy(xd, 1, dev(bad), dev(ct_ones(CT_FLOAT32, 4, 4))), ct_index_copy(x, 1, bad, ct_ones(CT_FLOAT32, 4, 4)));
+    CHECK_SAME_ERR(ct_index_fill(xd, 1, dev(ct_slice(bad, 0, 2, 4, 1)), 1.0), ct_index_fill(x, 1, ct_slice(bad, 0, 2, 4, 1), 1.0));
+    ct_tensor *bl[2] = {CT_SLICE_ALL, bad}, *bg[2] = {CT_SLICE_ALL, dev(bad)};
+    CHECK_SAME_ERR(ct_index(xd, 2, bg), ct_index(x, 2, bl));
+    CHECK_SAME_ERR(ct_index_put_(xd, 2, bg, ct_scalar_tensor(1, CT_FLOAT32), 1), ct_index_put_(ct_clone(x), 2, bl, ct_scalar_tensor(1, CT_FLOAT32), 1));
+    CHECK(ct_equal(xd, xc) == 1);
+    CHECK(ct_index_select(xd, 1, dev(idx)) != NULL);   /* the record was reset */
+}
+
+TEST(test_nonzero_masked_select) {
+    const ct_dtype dts[5] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_INT32, CT_BOOL};
+    for (int i = 0; i < 5; i++) {
+        ct_dtype dt = dts[i];
+        ct_tensor *x = ct_to(ct_mul(idata(CT_INT64, -2, 3, CT_DIMS(7, 300, 3)), idata(CT_INT64, 0, 2, CT_DIMS(7, 300, 3))), dt);
+        if (dt == CT_FLOAT32) x = ct_where(ct_lt_scalar(ct_rand(CT_FLOAT64, 7, 300, 3), 0.05), ct_full(dt, NAN, 1), x);   /* NaN counts as nonzero */
+        ct_tensor *xd = dev(x);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_nonzero(xd), ct_nonzero(x), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_nonzero(ct_transpose(xd, 0, 2)), ct_nonzero(ct_transpose(x, 0, 2)), 0.0, 0.0);
+        ct_tensor *m = ct_gt_scalar(ct_rand(CT_FLOAT64, 7, 300, 3), 0.5), *m1 = ct_gt_scalar(ct_rand(CT_FLOAT64, 300, 1), 0.3);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_masked_select(xd, dev(m)), ct_masked_select(x, m), 0.0, 0.0);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_masked_select(xd, dev(m1)), ct_masked_select(x, m1), 0.0, 0.0);   /* the mask broadcasts */
+    }
+    /* nothing selected, everything, a 0-d tensor, an empty one */
+    ct_tensor *z = ct_zeros(CT_FLOAT32, 4, 5), *o = ct_ones(CT_INT64, 3, 2), *s = ct_scalar_tensor(2.0, CT_FLOAT32), *e = ct_zeros(CT_FLOAT32, 0, 3);
+    CHECK_SAME(ct_nonzero(dev(z)), ct_nonzero(z), 0.0, 0.0);
+    CHECK_SAME(ct_nonzero(dev(o)), ct_nonzero(o), 0.0, 0.0);
+    CHECK_SAME(ct_nonzero(dev(s)), ct_nonzero(s), 0.0, 0.0);
+    CHECK_SAME(ct_nonzero(dev(e)), ct_nonzero(e), 0.0, 0.0);
+    CHECK_SAME(ct_masked_select(dev(o), dev(ct_gt_scalar(o, 5.0))), ct_masked_select(o, ct_gt_scalar(o, 5.0)), 0.0, 0.0);
+    /* boolean-mask indexing goes through nonzero */
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(6, 5)), *bm = ct_gt_scalar(ct_rand(CT_FLOAT64, 6), 0.4);
+    ct_tensor *lc[1] = {bm}, *lg[1] = {dev(bm)};
+    CHECK_SAME(ct_index(dev(x), 1, lg), ct_index(x, 1, lc), 0.0, 0.0);
+    /* the gradient of masked_select (masked_scatter's CPU-only kernel is not needed: it is a where) */
+    ct_tensor *g = data(CT_FLOAT64, 0, CT_DIMS(4, 6)), *mg = ct_gt_scalar(g, 0.0);
+    ct_tensor *gc = ct_requires_grad(ct_clone(g)), *gg = ct_requires_grad(ct_detach(dev(g)));
+    ct_tensor *lcs = ct_sum(ct_mul(ct_masked_select(gc, mg), ct_masked_select(gc, mg)));
+    ct_tensor *lgs = ct_sum(ct_mul(ct_masked_select(gg, dev(mg)), ct_masked_select(gg, dev(mg))));
+    CHECK(lcs && lgs && ct_backward(lcs) == CT_OK && ct_backward(lgs) == CT_OK);
+    CHECK_SAME(ct_grad(gg), ct_grad(gc), 1e-12, 1e-12);
+    /* masked_scatter (masked_select's backward): functional, in place with a broadcast mask, a non-contiguous source */
+    ct_tensor *ms = data(CT_FLOAT32, 0, CT_DIMS(7, 300, 3)), *mk = ct_gt_scalar(ct_rand(CT_FLOAT64, 7, 300, 3), 0.5), *mb = ct_gt_scalar(ct_rand(CT_FLOAT64, 300, 1), 0.5);
+    ct_tensor *sv = data(CT_FLOAT32, 0, CT_DIMS(3, 7 * 300));
+    CHECK_SAME(ct_masked_scatter(dev(ms), dev(mk), dev(ct_t(sv))), ct_masked_scatter(ms, mk, ct_t(sv)), 0.0, 0.0);
+    ct_tensor *msd = dev(ms), *msc = ct_clone(ms);
+    CHECK(ct_masked_scatter_(msd, dev(mb), dev(sv)) == msd && ct_masked_scatter_(msc, mb, sv) == msc);
+    CHECK_SAME(msd, msc, 0.0, 0.0);
+    CHECK_SAME_ERR(ct_masked_scatter(dev(ms), dev(mk), dev(ct_ones(CT_FLOAT32, 5))), ct_masked_scatter(ms, mk, ct_ones(CT_FLOAT32, 5)));
+    /* bad inputs: the CPU's errors */
+    CHECK_SAME_ERR(ct_masked_select(dev(x), dev(ct_ones(CT_FLOAT32, 6, 5))), ct_masked_select(x, ct_ones(CT_FLOAT32, 6, 5)));
+    CHECK_SAME_ERR(ct_masked_select(dev(x), dev(ct_gt_scalar(ct_ones(CT_FLOAT32, 4), 0.0))), ct_masked_select(x, ct_gt_scalar(ct_ones(CT_FLOAT32, 4), 0.0)));
+}
+
 TEST(test_matmul) {
     for (int i = 0; i < 4; i++) {
         ct_dtype dt = FLOATS[i];
@@ -759,8 +1183,8 @@ TEST(test_device_errors) {
     CHECK_ERR(ct_add_(h0, g0), CT_ERR_DEVICE, "Expected all tensors to be on the same device");
     CHECK(ct_copy_(h0, g0) && ct_item(h0) == 2.5);
     /* an op without a CUDA kernel in this slice names itself */
-    CHECK_ERR(ct_cumsum(x, 0), CT_ERR_DEVICE, "cumsum: Could not run 'aten::cumsum' with arguments from the 'CUDA' backend.");
-    CHECK_ERR(ct_rand_on(GPU, CT_FLOAT32, 3), CT_ERR_DEVICE, "Could not run 'aten::uniform_' with arguments from the 'CUDA' backend");
+    CHECK_ERR(ct_mode(x, 0, 0, NULL), CT_ERR_DEVICE, "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend.");
+    CHECK_ERR(ct_multinomial(ct_abs(x), 2, 1, NULL), CT_ERR_DEVICE, "Could not run 'aten::multinomial' with arguments from the 'CUDA' backend");
     /* a device that does not exist */
     CHECK_ERR(ct_to_device(c, ct_cuda(ct_cuda_device_count())), CT_ERR_DEVICE, "invalid device ordinal");
     CHECK_ERR(ct_zeros_on(ct_cuda(CTENSOR_CUDA_MAX_DEVICES + 1), CT_FLOAT32, 2), CT_ERR_DEVICE, "invalid device ordinal");
@@ -1959,6 +2383,8 @@ static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
+    {"test_random", test_random}, {"test_scans", test_scans}, {"test_var_std", test_var_std}, {"test_sort_topk", test_sort_topk},
+    {"test_index_ops", test_index_ops}, {"test_nonzero_masked_select", test_nonzero_masked_select},
     {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
     {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_layer_norm", test_layer_norm}, {"test_batch_norm", test_batch_norm},

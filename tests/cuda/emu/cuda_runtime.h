@@ -177,6 +177,7 @@ inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long cm
     if (o == cmp) *p = v;
     return o;
 }
+inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) { unsigned long long o = *p; if (v < o) *p = v; return o; }
 /* ---- intrinsics ---- */
 inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
