@@ -8513,7 +8513,8 @@ static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_
     a.i[0] = voffset;
     for (int d = 0; d < vndim; d++) { a.v[d] = vshape[d]; a.v[vndim + d] = vstrides[d]; }
     ct_tensor *in[2];
-    in[0] = ct_expand_n(ct_scalar_tensor(0.0, g->dtype), ndim, shape);   /* no memory: a stride-0 zero */
+    /* no memory: a stride-0 zero (on g's device: a GPU's backend adds g into it there) */
+    in[0] = ct_expand_n(g->device.type == CT_CPU ? ct_scalar_tensor(0.0, g->dtype) : ct_scalar_tensor_on(g->device, 0.0, g->dtype), ndim, shape);
     in[1] = (ct_tensor *)g;
     return in[0] ? ct__call1(CT__OP_STRIDED_SCATTER, 2, in, &a) : NULL;
 }

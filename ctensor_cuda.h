@@ -1592,6 +1592,36 @@ static int ct__cu_k_copy(ct__call *c) {
    (ct__copy_into: autograd's accumulation, conversions, contiguous copies), any
    devices: a source elsewhere comes over first. src may share memory with self
    (then through a copy). */
+/* aten::as_strided_scatter (the gradient of a view of a tensor: ctensor.h's
+   ct__strided_scatter): out = self, then src added at the view (sizes, strides,
+   offset relative to a contiguous tensor of self's shape). A view whose elements
+   overlap (a stride of 0 over more than one element) is refused: its sums would
+   race. */
+static int ct__cu_k_strided_scatter(ct__call *c) {
+    const char *op = "as_strided_scatter";
+    const ct__attrs *a = c->a;
+    ct_tensor *out = c->out[0], *g = c->in[1];
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (ct__cu_copy_dev(op, out, c->in[0])) return -1;
+    ct_tensor *view = ct__view_header(out, a->nv, a->v, a->v + a->nv, a->i[0]);
+    if (!view) return -1;
+    int rc = 0;
+    for (int d = 0; d < view->ndim && !rc; d++)
+        if (view->strides[d] == 0 && view->shape[d] > 1)
+            rc = ct__failed(CT_ERR_UNSUPPORTED, "%s: a view whose elements overlap (size %s, stride %s) is not supported on CUDA", op,
+                            ct__fmt_shape(a->nv, a->v).s, ct__fmt_shape(a->nv, a->v + a->nv).s);
+    if (!rc) {
+        ct__attrs one;
+        ct__attrs_init(&one);
+        one.s[0] = 1.0;   /* add's alpha */
+        ct_tensor *in[2];
+        in[0] = view;
+        in[1] = g;
+        rc = ct__cu_ew<ct__cu_dev::b_ADD, false>(op, out->device.index, view, 2, in, out->dtype, out->dtype, &one, 0);
+    }
+    ct__decref(view);
+    return rc;
+}
 static int ct__cu_k_copy_(ct__call *c) {
     ct_tensor *x = c->in[0], *src = c->in[1];
     if (x->device.type == CT_CUDA && !ct_device_eq(src->device, x->device) && !(src->device.type == CT_CPU && src->ndim == 0)) {
@@ -5299,6 +5329,7 @@ static const ct__cu_reg ct__cu_kernels[] = {
     {CT__OP_MAX_DIM, ct__cu_k_minmax}, {CT__OP_MIN_DIM, ct__cu_k_minmax}, {CT__OP_ARGMAX, ct__cu_k_minmax}, {CT__OP_ARGMIN, ct__cu_k_minmax},
     {CT__OP_SOFTMAX, ct__cu_k_softmax}, {CT__OP_LOG_SOFTMAX, ct__cu_k_softmax},
     {CT__OP_SOFTMAX_BACKWARD, ct__cu_k_softmax_bw}, {CT__OP_LOG_SOFTMAX_BACKWARD, ct__cu_k_softmax_bw},
+    {CT__OP_STRIDED_SCATTER, ct__cu_k_strided_scatter},
     {CT__OP_GATHER, ct__cu_k_gather}, {CT__OP_SCATTER, ct__cu_k_scatter}, {CT__OP_SCATTER_VALUE, ct__cu_k_scatter},
     {CT__OP_SCATTER_ADD, ct__cu_k_scatter},
     {CT__OP_MM, ct__cu_k_blas}, {CT__OP_BMM, ct__cu_k_blas}, {CT__OP_ADDMM, ct__cu_k_blas}, {CT__OP_BADDBMM, ct__cu_k_blas},

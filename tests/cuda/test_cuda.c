@@ -2216,6 +2216,34 @@ TEST(test_conv_half) {
               "conv2d: not implemented for 'Half' (ctensor convolutions run in float32 and float64; float16 and bfloat16 on a GPU)");
 }
 
+/* backward through views of a device leaf: slices, a transposed slice, as_strided,
+   select (their gradients are as_strided_scatter on the device) */
+TEST(test_view_grads) {
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(6, 8));
+    const int64_t sh[2] = {3, 4}, st[2] = {8, 2}, st0[2] = {0, 1};
+    for (int k = 0; k < 5; k++) {
+        ct_tensor *xc = ct_requires_grad(ct_clone(x)), *xg = ct_requires_grad(ct_detach(dev(x)));
+        ct_tensor *v[2];
+        for (int side = 0; side < 2; side++) {
+            ct_tensor *t = side ? xg : xc;
+            v[side] = k == 0 ? ct_slice(t, 1, 2, 7, 2)
+                    : k == 1 ? ct_t(ct_slice(t, 0, 1, 5, 1))
+                    : k == 2 ? ct_as_strided(t, 2, sh, st, 1)
+                    : k == 3 ? ct_select(t, 0, 4)
+                             : ct_narrow(ct_unsqueeze(t, 0), 2, 3, 4);
+            CHECK(ct_backward(ct_sum(ct_mul(ct_exp(ct_mul_scalar(v[side], 0.3)), v[side]))) == CT_OK);
+        }
+        char label[32];
+        snprintf(label, sizeof label, "view %d", k);
+        CHECK_SAME_AT(label, ct_grad(xg), ct_grad(xc), 1e-5, 1e-6);
+    }
+    /* an overlapping as_strided view: its gradient is refused on the device, cleanly */
+    ct_tensor *xg = ct_requires_grad(ct_detach(dev(x)));
+    ct_tensor *ov = ct_as_strided(xg, 2, sh, st0, 0);
+    CHECK_ERR(ct_backward(ct_sum(ov)) == CT_OK ? ov : NULL, CT_ERR_UNSUPPORTED,
+              "as_strided_scatter: a view whose elements overlap (size [3, 4], stride [0, 1]) is not supported on CUDA");
+}
+
 /* ---- streams and events ---- */
 #include <pthread.h>
 static void *other_thread_stream(void *arg) {
@@ -2390,7 +2418,7 @@ static const test_case TESTS[] = {
     {"test_mlp_step", test_mlp_step}, {"test_layer_norm", test_layer_norm}, {"test_batch_norm", test_batch_norm},
     {"test_embedding", test_embedding}, {"test_index_add", test_index_add}, {"test_cross_entropy", test_cross_entropy},
     {"test_pointwise_losses", test_pointwise_losses}, {"test_pixel_shuffle", test_pixel_shuffle}, {"test_ln_model_step", test_ln_model_step},
-    {"test_conv", test_conv}, {"test_pool", test_pool}, {"test_cnn_step", test_cnn_step}, {"test_conv_half", test_conv_half},
+    {"test_conv", test_conv}, {"test_pool", test_pool}, {"test_cnn_step", test_cnn_step}, {"test_conv_half", test_conv_half}, {"test_view_grads", test_view_grads},
     {"test_allocator", test_allocator},
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
     {"test_pinned_reuse", test_pinned_reuse},
