@@ -11971,11 +11971,12 @@ static int ct__k_masked_select(ct__call *c) {
 #undef CT__MSEL_ROW
     return 0;
 }
-static int ct__meta_masked_scatter(ct__call *c) {
+/* the checks and output of masked_scatter on any device (a backend's meta may use it) */
+static int ct__meta_masked_scatter_any(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *bin[2];
     int nd;
     int64_t shape[CT_MAX_DIMS] = {0};
-    if (ct__ix_real("masked_scatter", x->dtype) || ct__ix_cpu("masked_scatter", x)) return -1;
+    if (ct__ix_real("masked_scatter", x->dtype)) return -1;
     if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_scatter_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
     if (src->dtype != x->dtype)
         return ct__failed(CT_ERR_DTYPE, "masked_scatter: expected self and source to have same dtypes but got %s and %s", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
@@ -12000,6 +12001,10 @@ static int ct__meta_masked_scatter(ct__call *c) {
     if (c->inplace) ct__ix_out_self(c);
     else ct__out_new(c, x->dtype, nd, shape);
     return 0;
+}
+static int ct__meta_masked_scatter(ct__call *c) {
+    if (ct__ix_real("masked_scatter", c->in[0]->dtype) || ct__ix_cpu("masked_scatter", c->in[0])) return -1;
+    return ct__meta_masked_scatter_any(c);
 }
 static int ct__k_masked_scatter(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *out = c->out[0], *ops[2];

@@ -5208,35 +5208,8 @@ static int ct__cu_k_masked_select(ct__call *c) {
     return rc;
 }
 
-/* masked_scatter: the core's meta (ctensor.h, ct__meta_masked_scatter) less its
-   CPU-only check, with its messages */
-static int ct__cu_meta_masked_scatter(ct__call *c) {
-    ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *bin[2];
-    int nd;
-    int64_t shape[CT_MAX_DIMS] = {0};
-    if (ct__ix_real("masked_scatter", x->dtype)) return -1;
-    if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_scatter_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
-    if (src->dtype != x->dtype)
-        return ct__failed(CT_ERR_DTYPE, "masked_scatter: expected self and source to have same dtypes but got %s and %s", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
-    if (c->inplace) {   /* the mask expands to self's shape */
-        if (mask->ndim > x->ndim)
-            return ct__failed(CT_ERR_SHAPE, "masked_scatter_: expand(%s, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)",
-                              CT__SHAPE(mask), CT__SHAPE(x), x->ndim, mask->ndim);
-        for (int d = 0; d < mask->ndim; d++) {
-            int xd = d + x->ndim - mask->ndim;
-            if (mask->shape[d] != 1 && mask->shape[d] != x->shape[xd])
-                return ct__failed(CT_ERR_SHAPE, "masked_scatter_: The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
-                                  (long long)x->shape[xd], (long long)mask->shape[d], xd, CT__SHAPE(x), CT__SHAPE(mask));
-        }
-        ct__ix_out_self(c);
-        return 0;
-    }
-    bin[0] = mask;
-    bin[1] = x;
-    if (ct__broadcast("masked_scatter", 2, bin, &nd, shape)) return -1;
-    ct__out_new(c, x->dtype, nd, shape);
-    return 0;
-}
+/* masked_scatter: the core's checks and output (ctensor.h's meta less its CPU-only check) */
+static int ct__cu_meta_masked_scatter(ct__call *c) { return ct__meta_masked_scatter_any(c); }
 static int ct__cu_k_masked_scatter(ct__call *c) {
     const char *op = "masked_scatter";
     ct_tensor *x = c->in[0], *out = c->out[0], *mask = NULL, *src = NULL;
