@@ -1,15 +1,18 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
-   kernels for the core ops, cuBLAS matrix products.        v0.1 (2026-11-27)
+   kernels for the core and nn ops, cuBLAS matrix products.  v0.2 (2026-11-27)
 
    STATUS
-     The first vertical slice of issue 15. It compiles warning-free under nvcc
-     (CUDA 13.0, -Werror all-warnings); its test program passes on a host
-     emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic, run on
-     the CPU, with device memory unreadable by host code as on a GPU) and skips
-     cleanly without a GPU. On a GPU (NVIDIA H200, driver 580, CUDA 13.0,
-     2026-11-27) tests/cuda/gpu_check.sh passed: 2463 checks, compute-sanitizer
-     memcheck 0 errors, racecheck (reductions, softmax) 0 hazards. No GPU
-     benchmarks have been taken yet.
+     Issue 15, in progress. It compiles warning-free under nvcc (CUDA 13.0,
+     -Werror all-warnings) and skips cleanly without a GPU. The first slice
+     (devices, allocator, copies, elementwise, reductions, softmax,
+     gather/scatter, cuBLAS) passed tests/cuda/gpu_check.sh on a GPU (NVIDIA
+     H200, driver 580, CUDA 13.0, 2026-11-27): 2463 checks, compute-sanitizer
+     memcheck 0 errors, racecheck (reductions, softmax) 0 hazards. The second
+     (streams, events, pinned memory, the nn kernels, random numbers, scans,
+     sorting, indexing) has run only on a host emulation of the CUDA runtime
+     (tests/cuda/emu: the kernels' logic on the CPU, with device memory
+     unreadable by host code as on a GPU): 5007 checks there, not yet on a
+     GPU. No GPU benchmarks have been taken yet (make bench-cuda).
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -125,14 +128,18 @@
      bounds, index/index_put, cross_entropy's targets, bernoulli_'s tensor p,
      integer division by zero) and those whose output length is (nonzero,
      masked_select, masked_scatter's count), which read a flag (or the counts)
-     back from the current stream, as PyTorch's CPU kernels report these errors; ct_cuda_synchronize (the whole device),
-     ct_cuda_stream_synchronize, ct_cuda_event_synchronize, ct_cuda_empty_cache.
+     back from the current stream, as PyTorch's CPU kernels report these
+     errors; ct_cuda_synchronize (the whole device), ct_cuda_stream_synchronize,
+     ct_cuda_event_synchronize, ct_cuda_empty_cache.
      ct_to_device_nonblocking from pinned memory (ct_cuda_pin_memory) does not
      wait. Streams made with ct_cuda_stream_new are non-blocking, as PyTorch's:
      order work across streams with events (ct_cuda_event_record,
      ct_cuda_stream_wait_event, ct_cuda_stream_wait_stream), and record a
      tensor made on one stream and used on another (ct_cuda_record_stream) so
-     that its memory is not reused too early. A kernel fault (an illegal
+     that its memory is not reused too early. ct_backward queues the backward
+     ops on the calling thread's current stream (PyTorch runs each on its
+     forward op's stream): make that stream wait for the forward's first. A
+     kernel fault (an illegal
      address) surfaces at the next call that waits, as a CT_ERR_DEVICE error
      naming that call. Build with nvcc's default, the legacy default stream:
      --default-stream per-thread is not supported yet.
@@ -172,6 +179,12 @@
                        elementwise, reductions, softmax, gather/scatter, cuBLAS,
                        autograd on device (an MLP trains); tests pass on an H200
                        under memcheck and racecheck.
+     0.2 (2026-11-27)  streams and events, per-stream allocator pools,
+                       pinned memory and non-blocking copies; kernels for
+                       ctensor_nn.h's norms, embedding, fused losses,
+                       convolution and pooling; Philox random numbers, scans,
+                       var/std, sorting, indexing, as_strided_scatter (emulator
+                       only so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
