@@ -2917,6 +2917,16 @@ static void ct__cu_nnp_init(ct__cu_nnp *p, ct_dtype dt) {
         if ((p).dt == CT_FLOAT64) CT__CU_LAUNCH((blocks), CT__CU_THREADS, (p), kern<double>);     \
         else CT__CU_LAUNCH((blocks), CT__CU_THREADS, (p), kern<float>);                           \
     } while (0)
+/* the same on device dev under its guard, the launch's error in rc */
+#define CT__CU_NN_RUN(rc, op, dev, kern, blocks, p)                                               \
+    do {                                                                                          \
+        ct__cu_guard guard_((dev), (op));                                                         \
+        if (!guard_.ok) (rc) = -1;                                                                \
+        else {                                                                                    \
+            CT__CU_NN_LAUNCH(kern, blocks, p);                                                    \
+            (rc) = ct__cu_launched(op);                                                           \
+        }                                                                                         \
+    } while (0)
 
 static int ct__cu_k_ln(ct__call *c) {
     const char *op = "layer_norm";
@@ -2936,14 +2946,7 @@ static int ct__cu_k_ln(ct__call *c) {
     p.o2 = ct__ptr(c->out[2]);
     p.lanes = p.N >= 1024 ? CT__CU_THREADS : 32;
     int rc = 0;
-    if (p.M > 0) {
-        ct__cu_guard guard(dv.index, op);
-        if (!guard.ok) rc = -1;
-        else {
-            CT__CU_NN_LAUNCH(ct__cu_ln_fwd, ct__cu_blocks(p.M, CT__CU_THREADS / p.lanes, dv.index), p);
-            rc = ct__cu_launched(op);
-        }
-    }
+    if (p.M > 0) CT__CU_NN_RUN(rc, op, dv.index, ct__cu_ln_fwd, ct__cu_blocks(p.M, CT__CU_THREADS / p.lanes, dv.index), p);
     ct__nn_release(3, t);
     return rc;
 }
@@ -3002,14 +3005,7 @@ static int ct__cu_k_bn(ct__call *c) {
     p.o2 = ct__ptr(c->out[2]);
     p.o3 = ct__ptr(c->out[3]);
     int rc = 0;
-    if (p.C > 0) {
-        ct__cu_guard guard(dv.index, op);
-        if (!guard.ok) rc = -1;
-        else {
-            CT__CU_NN_LAUNCH(ct__cu_bn_fwd, ct__cu_blocks(p.C, 1, dv.index), p);
-            rc = ct__cu_launched(op);
-        }
-    }
+    if (p.C > 0) CT__CU_NN_RUN(rc, op, dv.index, ct__cu_bn_fwd, ct__cu_blocks(p.C, 1, dv.index), p);
     ct__nn_release(3, t);
     return rc;
 }
@@ -3031,14 +3027,7 @@ static int ct__cu_k_bn_bw(ct__call *c) {
     p.o1 = ct__ptr(c->out[1]);
     p.o2 = ct__ptr(c->out[2]);
     int rc = 0;
-    if (p.C > 0) {
-        ct__cu_guard guard(dv.index, op);
-        if (!guard.ok) rc = -1;
-        else {
-            CT__CU_NN_LAUNCH(ct__cu_bn_bwd, ct__cu_blocks(p.C, 1, dv.index), p);
-            rc = ct__cu_launched(op);
-        }
-    }
+    if (p.C > 0) CT__CU_NN_RUN(rc, op, dv.index, ct__cu_bn_bwd, ct__cu_blocks(p.C, 1, dv.index), p);
     ct__nn_release(5, t);
     return rc;
 }
@@ -3056,14 +3045,7 @@ static int ct__cu_k_bn_eval(ct__call *c) {
     p.b = ct__ptr(t[2]);
     p.y = ct__ptr(c->out[0]);
     int rc = 0;
-    if (p.M * p.C > 0) {
-        ct__cu_guard guard(dv.index, op);
-        if (!guard.ok) rc = -1;
-        else {
-            CT__CU_NN_LAUNCH(ct__cu_bn_eval, ct__cu_blocks(p.M * p.C, CT__CU_THREADS, dv.index), p);
-            rc = ct__cu_launched(op);
-        }
-    }
+    if (p.M * p.C > 0) CT__CU_NN_RUN(rc, op, dv.index, ct__cu_bn_eval, ct__cu_blocks(p.M * p.C, CT__CU_THREADS, dv.index), p);
     ct__nn_release(3, t);
     return rc;
 }
