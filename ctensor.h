@@ -7958,6 +7958,10 @@ CTENSOR_API ct_tensor *ct_clone(const ct_tensor *t) {
     ct__attrs_init(&a);
     return ct__op1(CT__OP_CLONE, t, &a);
 }
+/* a device ct_to_device can name: a known type, index >= 0, cpu only as index 0 */
+static int ct__device_valid(ct_device device) {
+    return !((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index));
+}
 static ct_tensor *ct__to(const ct_tensor *t, ct_dtype dt, ct_device dev) {
     ct__attrs a;
     ct__attrs_init(&a);
@@ -7967,7 +7971,7 @@ static ct_tensor *ct__to(const ct_tensor *t, ct_dtype dt, ct_device dev) {
 }
 CTENSOR_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dt) { return ct__to(t, dt, t ? t->device : ct__cpu_dev); }
 CTENSOR_API ct_tensor *ct_to_device_dtype(const ct_tensor *t, ct_device device, ct_dtype dt) {
-    if ((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index))
+    if (!ct__device_valid(device))
         return ct__fail(CT_ERR_DEVICE, "to: invalid device (type %d, index %d)", (int)device.type, (int)device.index);
     if (t && ct_device_eq(t->device, device) && t->dtype == dt) return ct_alias(t);
     return ct__to(t, dt, device);
@@ -7976,7 +7980,7 @@ CTENSOR_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device) {
     return ct_to_device_dtype(t, device, t ? t->dtype : CT_FLOAT32);
 }
 CTENSOR_API ct_tensor *ct_to_device_nonblocking(const ct_tensor *t, ct_device device) {
-    if ((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index))
+    if (!ct__device_valid(device))
         return ct__fail(CT_ERR_DEVICE, "to: invalid device (type %d, index %d)", (int)device.type, (int)device.index);
     if (t && ct_device_eq(t->device, device)) return ct_alias(t);
     ct__attrs a;

@@ -1498,7 +1498,7 @@ static void ct__mto_swap(ct_tensor *t, ct_tensor *x) {
 }
 static ct_module *ct__module_to(const char *api, ct_module *m, ct_device device, int set_device, ct_dtype dtype, int set_dtype) {
     if (!m) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: module is NULL", api);
-    if (set_device && ((int)device.type < 0 || device.type >= CT_NUM_DEVICE_TYPES || device.index < 0 || (device.type == CT_CPU && device.index)))
+    if (set_device && !ct__device_valid(device))
         return (ct_module *)ct__fail(CT_ERR_DEVICE, "%s: invalid device (type %d, index %d)", api, (int)device.type, (int)device.index);
     if (set_dtype && !CT__ISFLOAT(dtype))
         return (ct_module *)ct__fail(CT_ERR_DTYPE, "%s: nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=%s", api,
