@@ -230,7 +230,7 @@ $(error CUDA=1: nvcc not found on PATH or in /usr/local/cuda/bin (set NVCC=/path
 endif
 endif
 NVCCFLAGS := -O2 -x cu -DCTENSOR_CUDA -I. -Itests -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror $(CUDA_ARCH)
-CUDA_SRC  := tests/cuda/test_cuda.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
+CUDA_SRC  := tests/cuda/test_cuda.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h $(wildcard tests/cuda/*.h)
 export CUDA_TESTS := test_cuda_emu $(if $(NVCC_FOUND),test_cuda)
 .PHONY: cuda-test
 $(BUILD)/cuda:
