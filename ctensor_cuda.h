@@ -1830,6 +1830,18 @@ template <int MAX> struct r_ext {
     }
     template <class C> static __device__ C fin(C v, double) { return v; }
 };
+/* all / any / count_nonzero: the count of nonzero elements (a NaN counts), then
+   all: count == K (passed as scale), any: count > 0 */
+struct r_nz : r_sum {
+    template <class C> static __device__ ct__cu_acc<C> from(C v, int64_t) { ct__cu_acc<C> a = {v != C(0) ? C(1) : C(0), 0}; return a; }
+    template <class C> static __device__ C fin(C v, double) { return v; }
+};
+struct r_all : r_nz {
+    template <class C> static __device__ C fin(C v, double k) { return (double)v == k ? C(1) : C(0); }
+};
+struct r_any : r_nz {
+    template <class C> static __device__ C fin(C v, double) { return v > C(0) ? C(1) : C(0); }
+};
 } /* namespace ct__cu_dev */
 
 /* ---- a group of L threads (1, 32 or 256 of a 256-thread block) reduces a value;
@@ -1882,7 +1894,9 @@ typedef struct ct__cu_redp {
     int64_t O, K, chunk;
     int64_t oshape[CT_MAX_DIMS], ostride[CT_MAX_DIMS];   /* kept dims, C order, element strides of x */
     int64_t kshape[CT_MAX_DIMS], kstride[CT_MAX_DIMS];   /* reduced dims */
-    double scale;                 /* mean: 1 / K */
+    double scale;                 /* mean: 1 / K; all: K */
+    double arg;                   /* norm: p */
+    int32_t mode;                 /* norm / logsumexp: CT__CU_NRM_* */
 } ct__cu_redp;
 
 /* the element offset of flat C-order index i over n dims */
@@ -1978,14 +1992,19 @@ template <class R, class C> static int ct__cu_reduce_run(const char *op, int dev
     if (part) ct__decref(part);   /* back to the cache: the next use is ordered after these kernels */
     return rc;
 }
+/* lanes per output: one thread when the reduced elements are strided and the
+   outputs adjacent, or few; else a warp, or the block for long rows */
+static void ct__cu_red_lanes(ct__cu_redp *p) {
+    int64_t kin = p->nk ? p->kstride[p->nk - 1] : 1, oin = p->no ? p->ostride[p->no - 1] : 0;
+    if (p->K <= 1 || (kin != 1 && oin == 1 && p->O >= 256) || (p->K < 32 && p->O >= 1024)) p->lanes = 1;
+    else p->lanes = p->K >= 4096 ? CT__CU_THREADS : 32;
+}
 /* lanes per output and K splits for p's shape; then the kernels for compute type cdt */
 template <class R>
 static int ct__cu_reduce(const char *op, int dev, ct__cu_redp *p, ct_dtype cdt) {
     if (p->O == 0) return 0;
-    int64_t kin = p->nk ? p->kstride[p->nk - 1] : 1, oin = p->no ? p->ostride[p->no - 1] : 0;
     int sms = ct__cu_sms(dev);
-    if (p->K <= 1 || (kin != 1 && oin == 1 && p->O >= 256) || (p->K < 32 && p->O >= 1024)) p->lanes = 1;
-    else p->lanes = p->K >= 4096 ? CT__CU_THREADS : 32;
+    ct__cu_red_lanes(p);
     int64_t bx = (p->O + CT__CU_THREADS / p->lanes - 1) / (CT__CU_THREADS / p->lanes);
     p->splits = 1;
     p->chunk = p->K > 0 ? p->K : 1;
@@ -2054,6 +2073,121 @@ static int ct__cu_k_minmax(ct__call *c) {
     return ismax ? ct__cu_reduce<ct__cu_dev::r_ext<1> >(op, dev, &p, cdt) : ct__cu_reduce<ct__cu_dev::r_ext<0> >(op, dev, &p, cdt);
 }
 
+/* ---- all / any / count_nonzero: the reducers above over the input's truth
+   values, counted in double (floating inputs) or int64 ---- */
+static int ct__cu_k_logic(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    const char *op = CT__CU_OPNAME(c);
+    uint32_t mask;
+    ct__outinfo tmp;
+    ct__attrs da;
+    if (ct__reduce_shape(op, x, ct__rdims(c->op, c->a, &da), &mask, &tmp)) return -1;
+    ct__cu_redp p;
+    ct__cu_red_init(&p, x, mask);
+    p.out = ct__ptr(out);
+    p.odt = out->dtype;
+    p.oes = (int32_t)ct__dt[out->dtype].size;
+    p.scale = (double)p.K;
+    int dev = ct__cu_call_device(c);
+    ct_dtype cdt = CT__ISFLOAT(x->dtype) ? CT_FLOAT64 : CT_INT64;
+    if (c->op == CT__OP_ALL) return ct__cu_reduce<ct__cu_dev::r_all>(op, dev, &p, cdt);
+    if (c->op == CT__OP_ANY) return ct__cu_reduce<ct__cu_dev::r_any>(op, dev, &p, cdt);
+    return ct__cu_reduce<ct__cu_dev::r_nz>(op, dev, &p, cdt);
+}
+
+/* ---- norm (p = 0, inf, -inf, 1, 2, other) and logsumexp: a group of L threads
+   per output (the lanes of the reductions above, no K split); logsumexp reads
+   its elements twice: the max (NaN wins; an infinite max is taken as 0, as on
+   the CPU), then the sum of exp(x - max). Accumulation in float (double for
+   float64), where the CPU path accumulates in double. ---- */
+enum { CT__CU_NRM_0, CT__CU_NRM_INF, CT__CU_NRM_NINF, CT__CU_NRM_1, CT__CU_NRM_2, CT__CU_NRM_P, CT__CU_LSE };
+struct ct__cu_op_max {
+    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+};
+struct ct__cu_op_min {
+    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
+};
+struct ct__cu_op_sum {
+    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a + b; }
+};
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pnorm_kernel(const ct__cu_redp p) {
+    using namespace ct__cu_dev;
+    __shared__ C sm[9];
+    const int L = p.lanes, lane = (int)threadIdx.x % L;
+    const int64_t per = CT__CU_THREADS / L;
+    for (int64_t ob = (int64_t)blockIdx.x * per; ob < p.O; ob += (int64_t)gridDim.x * per) {   /* uniform in the block */
+        const int64_t o = ob + (int64_t)threadIdx.x / L;
+        const bool active = o < p.O;
+        const char *xo = p.x + (active ? ct__cu_doff(o, p.no, p.oshape, p.ostride) * p.xes : 0);
+        const int64_t k0 = active ? lane : p.K;   /* inactive threads only join the group reductions */
+#define CT__CU_NRM_LD(k) ld<C>(xo + ct__cu_doff(k, p.nk, p.kshape, p.kstride) * p.xes, p.xdt)
+        C r;
+        if (p.mode == CT__CU_LSE) {
+            C m = -INFINITY, s = C(0);
+            for (int64_t k = k0; k < p.K; k += L) m = ct__cu_op_max::comb(m, CT__CU_NRM_LD(k));
+            m = ct__cu_group_reduce<C, ct__cu_op_max>(m, L, sm);
+            if (isinf(m)) m = C(0);
+            for (int64_t k = k0; k < p.K; k += L) s += exp(CT__CU_NRM_LD(k) - m);
+            s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, L, sm);
+            r = log(s) + m;
+        } else if (p.mode == CT__CU_NRM_INF || p.mode == CT__CU_NRM_NINF) {
+            const bool mx = p.mode == CT__CU_NRM_INF;
+            C a = mx ? C(0) : C(INFINITY);
+            for (int64_t k = k0; k < p.K; k += L) {
+                C v = fabs(CT__CU_NRM_LD(k));
+                a = mx ? ct__cu_op_max::comb(a, v) : ct__cu_op_min::comb(a, v);
+            }
+            r = mx ? ct__cu_group_reduce<C, ct__cu_op_max>(a, L, sm) : ct__cu_group_reduce<C, ct__cu_op_min>(a, L, sm);
+        } else {
+            const C pp = (C)p.arg;
+            C a = C(0);
+            for (int64_t k = k0; k < p.K; k += L) {
+                C v = CT__CU_NRM_LD(k);
+                switch (p.mode) {
+                case CT__CU_NRM_0: a += v != C(0) ? C(1) : C(0); break;
+                case CT__CU_NRM_1: a += fabs(v); break;
+                case CT__CU_NRM_2: a += v * v; break;
+                default: a += pow(fabs(v), pp); break;
+                }
+            }
+            a = ct__cu_group_reduce<C, ct__cu_op_sum>(a, L, sm);
+            r = p.mode == CT__CU_NRM_2 ? sqrt(a) : p.mode == CT__CU_NRM_P ? pow(a, C(1) / pp) : a;
+        }
+#undef CT__CU_NRM_LD
+        if (active && lane == 0) st<C>(p.out + o * p.oes, p.odt, r);
+    }
+}
+static int ct__cu_k_pnorm(ct__call *c) {
+    ct_tensor *x = c->in[0], *out = c->out[0];
+    const char *op = CT__CU_OPNAME(c);
+    uint32_t mask;
+    ct__outinfo tmp;
+    if (ct__reduce_shape(op, x, c->a, &mask, &tmp)) return -1;
+    ct__cu_redp p;
+    ct__cu_red_init(&p, x, mask);
+    p.out = ct__ptr(out);
+    p.odt = out->dtype;
+    p.oes = (int32_t)ct__dt[out->dtype].size;
+    if (c->op == CT__OP_LOGSUMEXP) {
+        p.mode = CT__CU_LSE;
+    } else {
+        double q = c->a->s[0];
+        p.arg = q;
+        p.mode = q == 0 ? CT__CU_NRM_0 : q == INFINITY ? CT__CU_NRM_INF : q == -INFINITY ? CT__CU_NRM_NINF : q == 1 ? CT__CU_NRM_1 : q == 2 ? CT__CU_NRM_2 : CT__CU_NRM_P;
+    }
+    if (p.O == 0) return 0;
+    if (p.K == 0) return ct__cu_fill(op, out, p.mode == CT__CU_LSE ? -INFINITY : 0.0);   /* the CPU's values for nothing */
+    int dev = ct__cu_call_device(c);
+    ct__cu_red_lanes(&p);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    unsigned blocks = ct__cu_blocks(p.O, CT__CU_THREADS / p.lanes, dev);
+    if (c->cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pnorm_kernel<double>);
+    else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pnorm_kernel<float>);
+    return ct__cu_launched(op);
+}
+
 /* ============================================================================
    Softmax: softmax, log_softmax and their backward ops along one dim
    The input (made contiguous) is [O][D][NI]. Rows (NI == 1): a group of 32
@@ -2069,12 +2203,6 @@ typedef struct ct__cu_smp {
     int32_t xdt, ydt, odt, xes, yes, oes, kind, lanes;
     int64_t O, D, NI;
 } ct__cu_smp;
-struct ct__cu_op_max {
-    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
-};
-struct ct__cu_op_sum {
-    template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a + b; }
-};
 /* one row or column: elements at base + d * stride, d < D, reduced by the calling group */
 template <class C> __device__ __forceinline__ void ct__cu_softmax_line(const ct__cu_smp &p, int64_t base, int64_t stride, int lane, int L,
                                                                       bool active, C *sm) {
@@ -4685,6 +4813,97 @@ static int ct__cu_k_sort(ct__call *c) {
     return rc;
 }
 
+/* ---- mode: each row sorted (ascending, equal values by index) into a scratch
+   buffer, then one thread per row walks it: the longest run of equal values,
+   the smaller value on a tie, and the last index of its run (the largest
+   index holding it), as the CPU path; a NaN is a run of its own ---- */
+typedef struct ct__cu_modep {
+    const char *sv;          /* [O][K] sorted values, in the compute dtype sdt */
+    const int64_t *si;       /* [O][K] their indices */
+    char *v;
+    int64_t *idx;
+    int32_t sdt, vdt;
+    int64_t O, K;
+    ct__cu_rows vr, ir;
+} ct__cu_modep;
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_mode_kernel(const ct__cu_modep p) {
+    using namespace ct__cu_dev;
+    const int ses = ct__cu_esize(p.sdt);
+    for (int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; row < p.O; row += (int64_t)gridDim.x * blockDim.x) {
+        const char *sv = p.sv + row * p.K * ses;
+        int64_t best = 0, bestn = 0, run = 0;
+        C cur = ld<C>(sv, p.sdt);
+        for (int64_t i = 0; i < p.K; i++) {
+            C nxt = i + 1 < p.K ? ld<C>(sv + (i + 1) * ses, p.sdt) : cur;
+            run++;
+            if (i == p.K - 1 || cur != nxt) {
+                if (run > bestn) {
+                    bestn = run;
+                    best = i;
+                }
+                run = 0;
+            }
+            cur = nxt;
+        }
+        st<C>(p.v + ct__cu_row_off(p.vr, row) * ct__cu_esize(p.vdt), p.vdt, ld<C>(sv + best * ses, p.sdt));
+        p.idx[ct__cu_row_off(p.ir, row)] = p.si[row * p.K + best];
+    }
+}
+template <class C> static int ct__cu_mode_run(const char *op, int dev, ct__cu_sortp *sp, ct__cu_modep *mp) {
+    int rc = ct__cu_sort_run<C>(op, dev, sp);
+    if (rc) return rc;
+    CT__CU_LAUNCH(ct__cu_blocks(mp->O, CT__CU_THREADS, dev), CT__CU_THREADS, (*mp), ct__cu_mode_kernel<C>);
+    return ct__cu_launched(op);
+}
+static int ct__cu_k_mode(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0];
+    int dim = x->ndim ? ct__wrap_dim((int)c->a->i[0], x->ndim) : 0, dev = ct__cu_call_device(c);
+    ct__cu_sortp p;
+    ct__cu_modep m;
+    memset(&p, 0, sizeof p);
+    memset(&m, 0, sizeof m);
+    ct__cu_rows_of(x, ct__rdim_mask(x, dim), &p.xr, &p.O, &p.K);
+    if (p.O == 0 || p.K == 0) return 0;   /* (the meta refuses an empty dim) */
+    ct_dtype sdt = c->cdt;
+    int64_t shape[2] = {p.O, p.K};
+    ct_tensor *sv = ct__alloc(sdt, 2, shape, NULL, c->out[0]->device), *si = ct__alloc(CT_INT64, 2, shape, NULL, c->out[0]->device);
+    int rc = -1;
+    if (sv && si) {
+        p.x = ct__ptr(x);
+        p.xdt = x->dtype;
+        p.v = ct__ptr(sv);
+        p.vdt = sdt;
+        p.idx = (int64_t *)ct__ptr(si);
+        p.vr.n = p.ir.n = 1;
+        p.vr.shape[0] = p.ir.shape[0] = p.O;
+        p.vr.stride[0] = p.ir.stride[0] = p.K;
+        p.vr.kst = p.ir.kst = 1;
+        p.kout = p.K;
+        for (p.P = 1; p.P < p.K; p.P <<= 1) {}
+        m.sv = ct__ptr(sv);
+        m.si = (const int64_t *)ct__ptr(si);
+        m.v = ct__ptr(c->out[0]);
+        m.idx = (int64_t *)ct__ptr(c->out[1]);
+        m.sdt = sdt;
+        m.vdt = c->out[0]->dtype;
+        m.O = p.O;
+        m.K = p.K;
+        ct__cu_rows_of(c->out[0], ct__cu_out_mask(c->out[0], x->ndim, dim), &m.vr, NULL, NULL);
+        ct__cu_rows_of(c->out[1], ct__cu_out_mask(c->out[1], x->ndim, dim), &m.ir, NULL, NULL);
+        ct__cu_guard guard(dev, op);
+        if (guard.ok) {
+            if (sdt == CT_FLOAT64) rc = ct__cu_mode_run<double>(op, dev, &p, &m);
+            else if (sdt == CT_FLOAT32) rc = ct__cu_mode_run<float>(op, dev, &p, &m);
+            else rc = ct__cu_mode_run<int64_t>(op, dev, &p, &m);
+        }
+    }
+    if (sv) ct__decref(sv);   /* back to the cache: the next use is ordered after these kernels */
+    if (si) ct__decref(si);
+    return rc;
+}
+
 /* ============================================================================
    Indexing along a dim, advanced indexing, nonzero and masked_select
    (index_select, index_add, index_copy, index_fill; index, index_put with
@@ -5259,7 +5478,7 @@ static void ct__cu_rng_register(void) {
         {CT__OP_CUMSUM, ct__cu_k_scan}, {CT__OP_CUMPROD, ct__cu_k_scan}, {CT__OP_CUMMAX, ct__cu_k_scan}, {CT__OP_CUMMIN, ct__cu_k_scan},
         {CT__OP_VAR, ct__cu_k_var}, {CT__OP_STD, ct__cu_k_var}, {CT__OP_VAR_MEAN, ct__cu_k_var}, {CT__OP_STD_MEAN, ct__cu_k_var},
         {CT__OP_SORT, ct__cu_k_sort}, {CT__OP_TOPK, ct__cu_k_sort}, {CT__OP_KTHVALUE, ct__cu_k_sort},
-        {CT__OP_MEDIAN_DIM, ct__cu_k_sort}, {CT__OP_MEDIAN, ct__cu_k_sort},
+        {CT__OP_MEDIAN_DIM, ct__cu_k_sort}, {CT__OP_MEDIAN, ct__cu_k_sort}, {CT__OP_MODE, ct__cu_k_mode},
         {CT__OP_INDEX_SELECT, ct__cu_k_index_select}, {CT__OP_INDEX_ADD, ct__cu_k_index_add}, {CT__OP_INDEX_COPY, ct__cu_k_index_add},
         {CT__OP_INDEX_FILL, ct__cu_k_index_add}, {CT__OP_INDEX, ct__cu_k_index}, {CT__OP_INDEX_PUT, ct__cu_k_index},
     };
@@ -5295,6 +5514,8 @@ static const ct__cu_reg ct__cu_kernels[] = {
     {CT__OP_SUM, ct__cu_k_sum}, {CT__OP_MEAN, ct__cu_k_sum}, {CT__OP_NANSUM, ct__cu_k_sum}, {CT__OP_PROD, ct__cu_k_sum},
     {CT__OP_AMAX, ct__cu_k_minmax}, {CT__OP_AMIN, ct__cu_k_minmax}, {CT__OP_MAX, ct__cu_k_minmax}, {CT__OP_MIN, ct__cu_k_minmax},
     {CT__OP_MAX_DIM, ct__cu_k_minmax}, {CT__OP_MIN_DIM, ct__cu_k_minmax}, {CT__OP_ARGMAX, ct__cu_k_minmax}, {CT__OP_ARGMIN, ct__cu_k_minmax},
+    {CT__OP_ALL, ct__cu_k_logic}, {CT__OP_ANY, ct__cu_k_logic}, {CT__OP_COUNT_NONZERO, ct__cu_k_logic},
+    {CT__OP_NORM, ct__cu_k_pnorm}, {CT__OP_LOGSUMEXP, ct__cu_k_pnorm},
     {CT__OP_SOFTMAX, ct__cu_k_softmax}, {CT__OP_LOG_SOFTMAX, ct__cu_k_softmax},
     {CT__OP_SOFTMAX_BACKWARD, ct__cu_k_softmax_bw}, {CT__OP_LOG_SOFTMAX_BACKWARD, ct__cu_k_softmax_bw},
     {CT__OP_STRIDED_SCATTER, ct__cu_k_strided_scatter},
