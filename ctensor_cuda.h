@@ -3524,11 +3524,24 @@ static int ct__cu_k_pixel_shuffle(ct__call *c) {
     return rc;
 }
 
+/* float16 and bfloat16 on the device: the CPU metas run on float32 headers
+   (ct__cu_half_meta, in the convolution section); every operand of one call,
+   the saved mean and rstd / invstd too, has the input's dtype; the kernels
+   compute in float, as for float32 */
+static int ct__cu_half_meta(ct__call *c, int ntyped, int (*meta)(ct__call *));
+static int ct__cu_meta_ln(ct__call *c) { return ct__cu_half_meta(c, 3, ct__meta_ln); }
+static int ct__cu_meta_ln_bw(ct__call *c) { return ct__cu_half_meta(c, 5, ct__meta_ln_bw); }
+static int ct__cu_meta_bn(ct__call *c) { return ct__cu_half_meta(c, 3, ct__meta_bn); }
+static int ct__cu_meta_bn_bw(ct__call *c) { return ct__cu_half_meta(c, 5, ct__meta_bn_bw); }
+static int ct__cu_meta_bn_eval(ct__call *c) { return ct__cu_half_meta(c, 3, ct__meta_bn_eval); }
 /* by stable names: ctensor_nn.h's ops are a block registered at load, by name */
+static const struct { const char *name; ct_meta_fn meta; ct_kernel_fn fn; } ct__cu_nn_norms[] = {
+    {"aten::native_layer_norm", ct__cu_meta_ln, ct__cu_k_ln}, {"aten::native_layer_norm_backward", ct__cu_meta_ln_bw, ct__cu_k_ln_bw},
+    {"aten::native_batch_norm", ct__cu_meta_bn, ct__cu_k_bn}, {"aten::native_batch_norm_backward", ct__cu_meta_bn_bw, ct__cu_k_bn_bw},
+    {"ct::batch_norm_eval", ct__cu_meta_bn_eval, ct__cu_k_bn_eval},
+};
 static const struct { const char *name; ct_kernel_fn fn; } ct__cu_nn_kernels[] = {
-    {"aten::native_layer_norm", ct__cu_k_ln}, {"aten::native_layer_norm_backward", ct__cu_k_ln_bw},
-    {"aten::native_batch_norm", ct__cu_k_bn}, {"aten::native_batch_norm_backward", ct__cu_k_bn_bw},
-    {"ct::batch_norm_eval", ct__cu_k_bn_eval}, {"aten::embedding", ct__cu_k_embedding},
+    {"aten::embedding", ct__cu_k_embedding},
     {"ct::cross_entropy_loss", ct__cu_k_ce}, {"ct::cross_entropy_loss_backward", ct__cu_k_ce_bw},
     {"aten::mse_loss", ct__cu_k_pwloss}, {"aten::mse_loss_backward", ct__cu_k_pwloss_bw},
     {"aten::binary_cross_entropy_with_logits", ct__cu_k_pwloss}, {"ct::binary_cross_entropy_with_logits_backward", ct__cu_k_pwloss_bw},
@@ -3542,6 +3555,8 @@ static void ct__cu_nn_register(void) {
     ct__nn_register_now();   /* the nn block first: its names must resolve */
     for (size_t k = 0; k < sizeof ct__cu_nn_kernels / sizeof ct__cu_nn_kernels[0]; k++)
         ct_register_kernel(ct__cu_nn_kernels[k].name, CT_BACKEND_CUDA, ct__cu_nn_kernels[k].fn);
+    for (size_t k = 0; k < sizeof ct__cu_nn_norms / sizeof ct__cu_nn_norms[0]; k++)
+        ct_register_backend_op(ct__cu_nn_norms[k].name, CT_BACKEND_CUDA, ct__cu_nn_norms[k].meta, ct__cu_nn_norms[k].fn);
 #endif
 }
 
@@ -4090,8 +4105,8 @@ static int ct__cu_half_meta(ct__call *c, int ntyped, int (*meta)(ct__call *)) {
     int n = c->nin < ntyped ? c->nin : ntyped;
     for (int i = 1; i < n; i++)
         if (c->in[i]->dtype != dt) return ct__failed(CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", nm, CT__DTNAME(dt), CT__DTNAME(c->in[i]->dtype));
-    if (c->nin > 4) return meta(c);
-    ct_tensor hdr[4], *ins[4];
+    if (c->nin > 8) return meta(c);
+    ct_tensor hdr[8], *ins[8];
     for (int i = 0; i < c->nin; i++) {
         ins[i] = c->in[i];
         if (i < n) {

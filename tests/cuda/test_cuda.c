@@ -1515,7 +1515,7 @@ TEST(test_layer_norm) {
     CHECK_SAME(ct_grad(gwl[1]), ct_grad(gwl[0]), 1e-9, 1e-10);
     CHECK_SAME(ct_group_norm(dev(gx), 2, NULL, dev(gb), 1e-5), ct_group_norm(gx, 2, NULL, gb, 1e-5), 1e-10, 1e-11);
     /* the CPU kernel's errors, on the GPU too */
-    CHECK_ERR(ct_layer_norm(dev(ct_to(x, CT_FLOAT16)), 1, &n12, NULL, NULL, 1e-5), CT_ERR_DTYPE, "layer_norm: \"layer_norm\" not implemented for 'Half'");
+    CHECK_ERR(ct_layer_norm(dev(ct_to(x, CT_INT32)), 1, &n12, NULL, NULL, 1e-5), CT_ERR_DTYPE, "layer_norm: \"layer_norm\" not implemented for 'Int'");
     int64_t n7 = 7;
     CHECK_ERR(ct_layer_norm(dev(x), 1, &n7, NULL, NULL, 1e-5), CT_ERR_SHAPE, "layer_norm: Given normalized_shape=[7], expected input with shape [*, 7]");
     ct_tensor *bw_in[5] = {dev(ct_ones(CT_FLOAT32, 5, 11)), dev(x), dev(ct_ones(CT_FLOAT32, 12)), dev(ct_ones(CT_FLOAT32, 5)), dev(ct_ones(CT_FLOAT32, 5))}, *bo[3];
@@ -1583,7 +1583,7 @@ TEST(test_batch_norm) {
     CHECK_ERR(ct_batch_norm(dev(ct_ones(CT_FLOAT32, 1, 3)), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), CT_ERR_ARG, "Expected more than 1 value per channel when training");
     ct_tensor *bin[3] = {dev(x), dev(ct_ones(CT_FLOAT32, 4)), dev(ct_ones(CT_FLOAT32, 3))}, *bo[4];
     CHECK_ERR(run_op("aten::native_batch_norm", "eps=1e-05", 3, bin, bo, 4) == 4, CT_ERR_SHAPE, "batch_norm: weight should contain 3 elements not 4");
-    CHECK_ERR(ct_batch_norm(dev(ct_ones(CT_BFLOAT16, 4, 3)), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), CT_ERR_DTYPE, "not implemented for 'BFloat16'");
+    CHECK_ERR(ct_batch_norm(dev(ct_ones(CT_INT64, 4, 3)), NULL, NULL, NULL, NULL, 1, 0.1, 1e-5), CT_ERR_DTYPE, "not implemented for 'Long'");
     CHECK(ct_cuda_synchronize() == CT_OK);
 }
 
@@ -2411,6 +2411,7 @@ TEST(test_pinned_reuse) {
 }
 
 #include "test_cuda_reduce.h"
+#include "test_cuda_nnhalf.h"
 
 static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
@@ -2428,6 +2429,7 @@ static const test_case TESTS[] = {
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
     {"test_pinned_reuse", test_pinned_reuse},
     {"test_logic_reductions", test_logic_reductions}, {"test_norm_logsumexp", test_norm_logsumexp}, {"test_mode", test_mode},
+    {"test_norm_half", test_norm_half},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
    CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */

@@ -1,0 +1,60 @@
+/* tests/cuda/test_cuda_nnhalf.h - part of tests/cuda/test_cuda.c (included by it):
+   layer_norm, batch_norm and group_norm in float16 and bfloat16 on the device
+   (the CPU takes float32 and float64 only): against the CPU's float32 result on
+   the same (rounded) values, rounded to the dtype; gradients too. */
+
+TEST(test_norm_half) {
+    const ct_dtype dts[2] = {CT_FLOAT16, CT_BFLOAT16};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double rt = dt == CT_FLOAT16 ? 1e-2 : 4e-2, at = dt == CT_FLOAT16 ? 1e-2 : 4e-2;
+        for (int cs = 0; cs < 2; cs++) {   /* NCHW, channels-last */
+            char label[96];
+            snprintf(label, sizeof label, "batch_norm %s case %d", ct_dtype_name(dt), cs);
+            ct_tensor *x = ct_to(data(CT_FLOAT32, 0, CT_DIMS(6, 4, 5, 3)), dt);
+            if (cs) x = ct_to_channels_last(x);
+            ct_tensor *w0 = ct_to(data(CT_FLOAT32, 1, CT_DIMS(4)), dt), *b0 = ct_to(data(CT_FLOAT32, 0, CT_DIMS(4)), dt);
+            ct_tensor *R = ct_to(data(CT_FLOAT32, 0, CT_DIMS(6, 4, 5, 3)), dt);
+            ct_tensor *rm[2], *rv[2], *y[2], *xl[2], *wl[2], *ye[2];
+            for (int s = 0; s < 2; s++) {   /* s = 0: the CPU in float32; 1: the device in dt */
+                ct_dtype t = s ? dt : CT_FLOAT32;
+                ct_tensor *xs = s ? dev(x) : ct_to(x, CT_FLOAT32);
+                rm[s] = s ? dev(ct_zeros(dt, 4)) : ct_zeros(CT_FLOAT32, 4);
+                rv[s] = s ? dev(ct_ones(dt, 4)) : ct_ones(CT_FLOAT32, 4);
+                xl[s] = ct_requires_grad(ct_detach(xs));
+                wl[s] = ct_requires_grad(ct_detach(s ? dev(w0) : ct_to(w0, t)));
+                y[s] = ct_batch_norm(xl[s], rm[s], rv[s], wl[s], s ? dev(b0) : ct_to(b0, t), 1, 0.1, 1e-5);
+                CHECK(y[s] && ct_backward(ct_sum(ct_mul(y[s], s ? dev(R) : ct_to(R, t)))) == CT_OK);
+                ye[s] = ct_batch_norm(xs, rm[s], rv[s], s ? dev(w0) : ct_to(w0, t), NULL, 0, 0.1, 1e-5);   /* eval */
+            }
+            if (cs) CHECK(y[1] && ct_is_channels_last(y[1]));
+            CHECK_SAME_AT(label, y[1], ct_to(y[0], dt), rt, at);
+            CHECK_SAME_AT(label, rm[1], ct_to(rm[0], dt), rt, at);
+            CHECK_SAME_AT(label, rv[1], ct_to(rv[0], dt), rt, at);
+            CHECK_SAME_AT(label, ye[1], ct_to(ye[0], dt), rt, at);
+            CHECK_SAME_AT(label, ct_grad(xl[1]), ct_to(ct_grad(xl[0]), dt), rt * 4, at * 4);
+            CHECK_SAME_AT(label, ct_grad(wl[1]), ct_to(ct_grad(wl[0]), dt), rt * 4, at * 8);
+        }
+        /* layer_norm over the last two dims, and group_norm (layer_norm and core ops) */
+        ct_tensor *x = ct_to(data(CT_FLOAT32, 0, CT_DIMS(5, 6, 40)), dt), *R = ct_to(data(CT_FLOAT32, 0, CT_DIMS(5, 6, 40)), dt);
+        ct_tensor *w0 = ct_to(data(CT_FLOAT32, 1, CT_DIMS(6, 40)), dt), *b0 = ct_to(data(CT_FLOAT32, 0, CT_DIMS(6, 40)), dt);
+        ct_tensor *gw = ct_to(data(CT_FLOAT32, 1, CT_DIMS(6)), dt), *gb = ct_to(data(CT_FLOAT32, 0, CT_DIMS(6)), dt);
+        const int64_t ns[2] = {6, 40};
+        ct_tensor *y[2], *g[2], *xl[2], *wl[2];
+        for (int s = 0; s < 2; s++) {
+            ct_dtype t = s ? dt : CT_FLOAT32;
+            xl[s] = ct_requires_grad(ct_detach(s ? dev(x) : ct_to(x, t)));
+            wl[s] = ct_requires_grad(ct_detach(s ? dev(w0) : ct_to(w0, t)));
+            y[s] = ct_layer_norm(xl[s], 2, ns, wl[s], s ? dev(b0) : ct_to(b0, t), 1e-5);
+            g[s] = ct_group_norm(xl[s], 3, s ? dev(gw) : ct_to(gw, t), s ? dev(gb) : ct_to(gb, t), 1e-5);
+            CHECK(y[s] && g[s] && ct_backward(ct_add(ct_sum(ct_mul(y[s], s ? dev(R) : ct_to(R, t))), ct_sum(g[s]))) == CT_OK);
+        }
+        CHECK_SAME_AT(ct_dtype_name(dt), y[1], ct_to(y[0], dt), rt, at);
+        CHECK_SAME_AT(ct_dtype_name(dt), g[1], ct_to(g[0], dt), rt, at);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_grad(xl[1]), ct_to(ct_grad(xl[0]), dt), rt * 4, at * 4);
+        CHECK_SAME_AT(ct_dtype_name(dt), ct_grad(wl[1]), ct_to(ct_grad(wl[0]), dt), rt * 4, at * 4);
+        /* the CPU still refuses them; a mixed call is an error naming both dtypes */
+        CHECK_ERR(ct_layer_norm(x, 2, ns, w0, b0, 1e-5), CT_ERR_DTYPE, "not implemented for");
+        CHECK_ERR(ct_layer_norm(dev(x), 2, ns, dev(ct_to(w0, CT_FLOAT32)), dev(b0), 1e-5), CT_ERR_DTYPE, "expected scalar type");
+    }
+}
