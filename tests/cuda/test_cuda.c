@@ -2407,6 +2407,7 @@ TEST(test_pinned_reuse) {
     CHECK(ct_cuda_empty_cache() == CT_OK);   /* free pinned blocks go back to CUDA */
 }
 
+#include "test_cuda_shape.h"
 static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
@@ -2422,6 +2423,8 @@ static const test_case TESTS[] = {
     {"test_allocator", test_allocator},
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
     {"test_pinned_reuse", test_pinned_reuse},
+    {"test_shape_gather_ops", test_shape_gather_ops}, {"test_shape_cat_stack", test_shape_cat_stack},
+    {"test_shape_take_one_hot_repeat_interleave", test_shape_take_one_hot_repeat_interleave}, {"test_shape_grads", test_shape_grads},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
    CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */
