@@ -4316,7 +4316,8 @@ typedef struct ct__cu_shp {
     char *out;
     const char *x, *idx;                              /* idx: take's indices (int64) */
     int32_t nd, xnd, es, mode, lower, d1, d2;         /* mode: the pad's (0 reflect 1 replicate 2 circular 3 constant) */
-    int64_t n, k;                                     /* output elements; tril/triu's diagonal, diag_embed's offset, take's x numel */
+    int64_t n, k;                                     /* output elements; tril/triu's diagonal, diag_embed's offset, take's x numel,
+                                                         pad_backward's padded dims */
     int64_t shape[CT_MAX_DIMS], ost[CT_MAX_DIMS];     /* the output's shape and element strides */
     int64_t xsh[CT_MAX_DIMS], xst[CT_MAX_DIMS];       /* x's, per output dim where the map lines them up so */
     int64_t a[CT_MAX_DIMS], b[CT_MAX_DIMS];           /* per output dim: flip 1/0, roll's shift, the pads' left and right */
