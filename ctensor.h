@@ -12420,15 +12420,20 @@ static int ct__k_repeat(ct__call *c) {
 }
 
 /* ---- repeat_interleave(repeats): the index vector [0]*r0 + [1]*r1 + ... ---- */
-static int ct__meta_repeat_interleave(ct__call *c) {
+/* the checks and output of repeat_interleave on any device (a backend's meta may use it) */
+static int ct__meta_repeat_interleave_any(ct__call *c) {
     ct_tensor *r = c->in[0];
     if (r->ndim != 1) return ct__failed(CT_ERR_ARG, "repeat_interleave only accept 1D vector as repeat");
     if (r->dtype != CT_INT64 && r->dtype != CT_INT32)
         return ct__failed(CT_ERR_DTYPE, "repeat_interleave: \"repeat_interleave_cpu\" not implemented for '%s'", CT__DTNAME(r->dtype));
-    if (ct__ix_cpu("repeat_interleave", r)) return -1;
     c->nout = 1;
     c->oi[0].kind = CT__OUT_DEFERRED;   /* its length is the sum of the repeats */
     return 0;
+}
+static int ct__meta_repeat_interleave(ct__call *c) {
+    ct_tensor *r = c->in[0];
+    if (r->ndim == 1 && (r->dtype == CT_INT64 || r->dtype == CT_INT32) && ct__ix_cpu("repeat_interleave", r)) return -1;
+    return ct__meta_repeat_interleave_any(c);
 }
 static int ct__k_repeat_interleave(ct__call *c) {
     ct_tensor *r = c->in[0];
@@ -12537,11 +12542,11 @@ static int ct__k_diag_embed(ct__call *c) {
 
 /* ---- one_hot: a->i[0] num_classes; -1: one more than the largest class, which
    only the kernel can see (the output is then DEFERRED) ---- */
-static int ct__meta_one_hot(ct__call *c) {
+/* the checks and output of one_hot on any device (a backend's meta may use it) */
+static int ct__meta_one_hot_any(ct__call *c) {
     ct_tensor *x = c->in[0];
     int64_t nc = c->a->i[0], shape[CT_MAX_DIMS];
     if (x->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "one_hot: one_hot is only applicable to index tensor.");
-    if (ct__ix_cpu("one_hot", x)) return -1;
     if (x->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "one_hot: the result would have more than %d dimensions", CT_MAX_DIMS);
     if (nc == -1) {
         if (ct_numel(x) == 0) return ct__failed(CT_ERR_ARG, "one_hot: Can not infer total number of classes from empty tensor.");
@@ -12554,6 +12559,10 @@ static int ct__meta_one_hot(ct__call *c) {
     shape[x->ndim] = nc;
     ct__out_new(c, CT_INT64, x->ndim + 1, shape);
     return 0;
+}
+static int ct__meta_one_hot(ct__call *c) {
+    if (c->in[0]->dtype == CT_INT64 && ct__ix_cpu("one_hot", c->in[0])) return -1;
+    return ct__meta_one_hot_any(c);
 }
 static int ct__k_one_hot(ct__call *c) {
     ct_tensor *x = c->in[0];

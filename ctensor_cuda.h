@@ -4421,6 +4421,522 @@ static int ct__cu_k_random(ct__call *c) {
 }
 
 /* ============================================================================
+   Shapes: cat, stack, flip, roll, repeat, tril, triu, diag_embed, the pads
+   (constant, reflect, replicate, circular) and pad_backward, take, one_hot,
+   repeat_interleave
+   Most of these ops are a gather: each output element is one input element or
+   a constant. One kernel family, ct__cu_shape_gather<M>, does them: a thread per
+   output element finds its coordinates (C order), asks the op's index map M for
+   the offset of the input element it copies (none: the constant, p.fill's
+   bits), and copies that element's bits (any dtype). The maps:
+     flip        x[.., n-1-i, ..] along the flipped dims
+     roll        x[.., (i - shift) mod n, ..]
+     repeat      x[.., i mod n, ..], x's dims right-aligned with the repeats
+     tril/triu   x where j - i <= k (tril) or j - i >= k (triu), else 0
+     diag_embed  x[.., t] where i2 - i1 == offset (t: i1 when offset >= 0, else
+                 i2), else 0
+     pads        along each dim the CPU's source index (ct__cu_pad_src, the
+                 device twin of ctensor.h's ct__pad_src): constant (the value
+                 outside the input), reflect, replicate, circular; negative
+                 pads crop
+     take        x.flatten()[index] (negative indices count from the end)
+   cat and stack copy each input into its slice of the output with the copies'
+   elementwise kernel (any strides, the promoted dtype). pad_backward is a
+   gather the other way round: each input-gradient element sums the gradient
+   over the output positions the pad read it from (ct__cu_pad_next walks them
+   in C order), in the CPU kernel's order and rounding: the CPU's bits, no
+   atomics. Data-dependent errors are the CPU's: take's indices are checked
+   first (the first bad one is read back); one_hot reads back the smallest and
+   the largest class (num_classes=-1 needs the largest for the output's shape);
+   repeat_interleave reads the repeats back (the output's length is their sum),
+   checks them as the CPU does and sends each repeat's first output slot to
+   the device, where a thread per output element finds its index by binary
+   search. The core's metas of one_hot and repeat_interleave refuse device
+   tensors (their CPU kernels read the data on the host): these register CUDA
+   metas with the same checks (ctensor.h's *_any).
+   ========================================================================== */
+typedef struct ct__cu_shp {
+    char *out;
+    const char *x, *idx;                              /* idx: take's indices (int64) */
+    int32_t nd, xnd, es, mode, lower, d1, d2;         /* mode: the pad's (0 reflect 1 replicate 2 circular 3 constant) */
+    int64_t n, k;                                     /* output elements; tril/triu's diagonal, diag_embed's offset, take's x numel,
+                                                         pad_backward's padded dims */
+    int64_t shape[CT_MAX_DIMS], ost[CT_MAX_DIMS];     /* the output's shape and element strides */
+    int64_t xsh[CT_MAX_DIMS], xst[CT_MAX_DIMS];       /* x's, per output dim where the map lines them up so */
+    int64_t a[CT_MAX_DIMS], b[CT_MAX_DIMS];           /* per output dim: flip 1/0, roll's shift, the pads' left and right */
+    int64_t ist[CT_MAX_DIMS];                         /* take: the index's strides */
+    uint64_t fill;                                    /* the constant's bits in the output's dtype */
+} ct__cu_shp;
+/* ctensor.h's ct__pad_src on the device: the source index of output position o
+   along a dim of size s padded by l, r; -1 is padding (constant mode, 3) */
+__device__ __forceinline__ int64_t ct__cu_pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_t s) {
+    int64_t i = o - l;
+    if (mode == 0) {
+        if (i < 0) i = -i;
+        if (i >= s) i = 2 * (s - 1) - i;
+        return i;
+    }
+    if (mode == 1) return i < 0 ? 0 : i >= s ? s - 1 : i;
+    if (mode == 3) return i >= 0 && i < s ? i : -1;
+    int64_t lo = l < 0 ? -l : 0, m = s - lo - (r < 0 ? -r : 0);
+    i = o - (l > 0 ? l : 0);
+    return lo + ((i % m) + m) % m;
+}
+/* the index maps: src(p, c, &xo) gives the input element of output coordinates c
+   (its element offset from x's first element), or false for the constant */
+struct ct__cu_sm_flip {
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        int64_t o = 0;
+        for (int d = 0; d < p.nd; d++) o += (p.a[d] ? p.xsh[d] - 1 - c[d] : c[d]) * p.xst[d];
+        *xo = o;
+        return true;
+    }
+};
+struct ct__cu_sm_roll {   /* a[d]: the shift, in [0, n) */
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        int64_t o = 0;
+        for (int d = 0; d < p.nd; d++) {
+            int64_t i = c[d] - p.a[d];
+            o += (i < 0 ? i + p.xsh[d] : i) * p.xst[d];
+        }
+        *xo = o;
+        return true;
+    }
+};
+struct ct__cu_sm_repeat {   /* x's dims right-aligned: the leading ones of size 1, stride 0 */
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        int64_t o = 0;
+        for (int d = 0; d < p.nd; d++) o += (c[d] % p.xsh[d]) * p.xst[d];
+        *xo = o;
+        return true;
+    }
+};
+struct ct__cu_sm_tri {
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        int64_t j = c[p.nd - 1] - c[p.nd - 2], o = 0;
+        if (p.lower ? j > p.k : j < p.k) return false;
+        for (int d = 0; d < p.nd; d++) o += c[d] * p.xst[d];
+        *xo = o;
+        return true;
+    }
+};
+struct ct__cu_sm_diag_embed {   /* xst: x's own strides (x has the output's dims less d1 and d2, then the diagonal) */
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        if (c[p.d2] - c[p.d1] != p.k) return false;
+        int64_t o = (p.k >= 0 ? c[p.d1] : c[p.d2]) * p.xst[p.xnd - 1];
+        for (int d = 0, k = 0; d < p.nd; d++)
+            if (d != p.d1 && d != p.d2) o += c[d] * p.xst[k++];
+        *xo = o;
+        return true;
+    }
+};
+struct ct__cu_sm_pad {   /* every dim through ct__cu_pad_src (an unpadded one: pads 0, the identity) */
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        int64_t o = 0;
+        for (int d = 0; d < p.nd; d++) {
+            int64_t i = ct__cu_pad_src(p.mode, c[d], p.a[d], p.b[d], p.xsh[d]);
+            if (i < 0) return false;
+            o += i * p.xst[d];
+        }
+        *xo = o;
+        return true;
+    }
+};
+struct ct__cu_sm_take {   /* the index has the output's shape; xsh/xst: x's own, p.k its numel */
+    static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
+        int64_t io = 0;
+        for (int d = 0; d < p.nd; d++) io += c[d] * p.ist[d];
+        int64_t v = *(const int64_t *)(p.idx + io * 8);
+        *xo = ct__cu_doff(v < 0 ? v + p.k : v, p.xnd, p.xsh, p.xst);
+        return true;
+    }
+};
+template <class M> __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_shape_gather(const ct__cu_shp p) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c[CT_MAX_DIMS], r = i, oo = 0, xo = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            c[d] = r % p.shape[d];
+            r /= p.shape[d];
+            oo += c[d] * p.ost[d];
+        }
+        if (M::src(p, c, &xo)) ct__cu_move(p.out + oo * p.es, p.x + xo * p.es, p.es);
+        else ct__cu_move(p.out + oo * p.es, (const char *)&p.fill, p.es);
+    }
+}
+/* out (on device dev) from x through map M; p holds the map's parameters */
+template <class M> static int ct__cu_shape_run(const char *op, int dev, ct__cu_shp *p, ct_tensor *out, const ct_tensor *x) {
+    p->out = ct__ptr(out);
+    p->x = ct__ptr(x);
+    p->es = (int32_t)ct__dt[out->dtype].size;
+    p->nd = out->ndim;
+    p->n = ct__shape_numel(out->ndim, out->shape);
+    for (int d = 0; d < out->ndim; d++) { p->shape[d] = out->shape[d]; p->ost[d] = out->strides[d]; }
+    if (p->n == 0) return 0;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    CT__CU_LAUNCH(ct__cu_blocks(p->n, CT__CU_THREADS, dev), CT__CU_THREADS, (*p), ct__cu_shape_gather<M>);
+    return ct__cu_launched(op);
+}
+/* flip, roll, repeat, tril, triu, diag_embed and the pads: the attributes as the CPU kernels read them */
+static int ct__cu_k_shape(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    const ct__attrs *a = c->a;
+    ct_tensor *out = c->out[0], *x;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (ct_numel(out) == 0) return 0;
+    if (!(x = ct__cu_input(op, c->in[0], out->device, 0))) return -1;
+    ct__cu_shp p;
+    memset(&p, 0, sizeof p);
+    int nd = out->ndim, dev = out->device.index, rc;
+    p.xnd = x->ndim;
+    for (int d = 0; d < x->ndim; d++) { p.xsh[d] = x->shape[d]; p.xst[d] = x->strides[d]; }
+    switch (c->op) {
+    case CT__OP_FLIP:
+        for (int k = 0; k < a->nv; k++) p.a[ct__wrap_dim((int)a->v[k], nd)] = 1;
+        rc = ct__cu_shape_run<ct__cu_sm_flip>(op, dev, &p, out, x);
+        break;
+    case CT__OP_ROLL:
+        for (int k = 0; k < a->nv; k++) p.a[ct__wrap_dim((int)a->v[a->nv + k], nd)] += a->v[k];
+        for (int d = 0; d < nd; d++) p.a[d] = ((p.a[d] % x->shape[d]) + x->shape[d]) % x->shape[d];
+        rc = ct__cu_shape_run<ct__cu_sm_roll>(op, dev, &p, out, x);
+        break;
+    case CT__OP_REPEAT:
+        for (int d = 0; d < nd; d++) {
+            int xd = d - (nd - x->ndim);
+            p.xsh[d] = xd >= 0 ? x->shape[xd] : 1;
+            p.xst[d] = xd >= 0 ? x->strides[xd] : 0;
+        }
+        rc = ct__cu_shape_run<ct__cu_sm_repeat>(op, dev, &p, out, x);
+        break;
+    case CT__OP_TRIL:
+    case CT__OP_TRIU: {
+        int64_t R = x->shape[nd - 2], C = x->shape[nd - 1], k = a->i[0];
+        p.lower = c->op == CT__OP_TRIL;
+        p.k = k < -R ? -R : k > C ? C : k;   /* the same elements kept */
+        rc = ct__cu_shape_run<ct__cu_sm_tri>(op, dev, &p, out, x);
+        break;
+    }
+    case CT__OP_DIAG_EMBED:
+        p.k = a->i[0];
+        p.d1 = ct__wrap_dim((int)a->i[1], nd);
+        p.d2 = ct__wrap_dim((int)a->i[2], nd);
+        rc = ct__cu_shape_run<ct__cu_sm_diag_embed>(op, dev, &p, out, x);
+        break;
+    default: {   /* the pads: the last nv/2 dims, the last dim first in a->v */
+        unsigned char bits[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        p.mode = c->op == CT__OP_CONSTANT_PAD ? 3 : ct__pad_mode(c->op);
+        for (int j = 0; j < a->nv / 2; j++) {
+            p.a[nd - 1 - j] = a->v[2 * j];
+            p.b[nd - 1 - j] = a->v[2 * j + 1];
+        }
+        if (p.mode == 3) ct__store_f64(bits, out->dtype, a->s[0]);   /* the CPU path's conversion of the value */
+        memcpy(&p.fill, bits, 8);
+        rc = ct__cu_shape_run<ct__cu_sm_pad>(op, dev, &p, out, x);
+        break;
+    }
+    }
+    ct__decref(x);
+    return rc;
+}
+
+/* cat / stack: each input into its slice of the output (1-D empty inputs of a
+   cat of more dims are skipped, as the CPU path) */
+static int ct__cu_k_cat(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *out = c->out[0];
+    int stack = c->op == CT__OP_STACK, nd = out->ndim, dim = ct__wrap_dim((int)c->a->i[0], nd);
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (ct_numel(out) == 0) return 0;
+    int64_t off = 0, sh[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    for (int i = 0; i < c->nin; i++) {
+        ct_tensor *t = c->in[i];
+        if (!stack && ct__cat_skip(t) && nd != 1) continue;
+        int64_t sz = stack ? 1 : t->shape[dim];
+        int vnd = 0;
+        for (int d = 0; d < nd; d++) {   /* stack: the slice without dim; cat: dim narrowed to the input */
+            if (stack && d == dim) continue;
+            sh[vnd] = d == dim ? sz : out->shape[d];
+            st[vnd++] = out->strides[d];
+        }
+        ct_tensor ov = ct__ix_view(out, vnd, sh, st, out->offset + off * out->strides[dim]);
+        if (ct__shape_numel(vnd, sh) && ct__cu_copy_dev(op, &ov, t)) return -1;
+        off += sz;
+    }
+    return 0;
+}
+
+/* take: the indices are checked first (none written on an error) */
+static int ct__cu_index_bad(const char *op, int dev, const ct_tensor *idx, int64_t size, int wrap, int64_t *bad);
+static int ct__cu_k_take(ct__call *c) {
+    const char *op = "take";
+    ct_tensor *out = c->out[0], *x = NULL, *idx = NULL;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (ct_numel(out) == 0) return 0;
+    int rc = -1, dev = out->device.index;
+    if ((x = ct__cu_input(op, c->in[0], out->device, 0)) && (idx = ct__cu_input(op, c->in[1], out->device, 0))) {
+        int64_t numel = ct_numel(x), bad = 0;
+        int r = ct__cu_index_bad(op, dev, idx, numel, 1, &bad);
+        if (r == 1)
+            rc = ct__failed(CT_ERR_INDEX, "take(): out of range: tried to access index %lld on a tensor of %lld elements.", (long long)bad, (long long)numel);
+        else if (r == 0) {
+            ct__cu_shp p;
+            memset(&p, 0, sizeof p);
+            p.idx = ct__ptr(idx);
+            p.k = numel;
+            ct__cu_shape_of(x, &p.xnd, p.xsh, p.xst);
+            for (int d = 0; d < idx->ndim; d++) p.ist[d] = idx->strides[d];
+            rc = ct__cu_shape_run<ct__cu_sm_take>(op, dev, &p, out, x);
+        }
+    }
+    if (x) ct__decref(x);
+    if (idx) ct__decref(idx);
+    return rc;
+}
+
+/* ---- one_hot ---- */
+namespace ct__cu_dev {
+/* the smallest class, and the largest one complemented, as order-keeping unsigned
+   numbers (v ^ 2^63) for atomicMin; ~0 when none */
+__device__ unsigned long long ct__cu_oh_range[2];
+} /* namespace ct__cu_dev */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_one_hot_range(const ct__cu_shp p) {
+    __shared__ unsigned long long sm[2][CT__CU_THREADS];
+    unsigned long long lo = ~0ull, hi = ~0ull;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        unsigned long long u = (unsigned long long)*(const int64_t *)(p.x + ct__cu_doff(i, p.xnd, p.xsh, p.xst) * 8) ^ (1ull << 63);
+        lo = u < lo ? u : lo;
+        hi = ~u < hi ? ~u : hi;
+    }
+    const int t = (int)threadIdx.x;
+    sm[0][t] = lo;
+    sm[1][t] = hi;
+    __syncthreads();
+    for (int s = CT__CU_THREADS / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            if (sm[0][t + s] < sm[0][t]) sm[0][t] = sm[0][t + s];
+            if (sm[1][t + s] < sm[1][t]) sm[1][t] = sm[1][t + s];
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        atomicMin(&ct__cu_dev::ct__cu_oh_range[0], sm[0][0]);
+        atomicMin(&ct__cu_dev::ct__cu_oh_range[1], sm[1][0]);
+    }
+}
+/* out[j, cls] = x[j] == cls, out dense int64 of p.n elements, p.k classes */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_one_hot_write(const ct__cu_shp p) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t j = i / p.k, v = *(const int64_t *)(p.x + ct__cu_doff(j, p.xnd, p.xsh, p.xst) * 8);
+        ((int64_t *)p.out)[i] = v == i - j * p.k;
+    }
+}
+static int ct__cu_k_one_hot(ct__call *c) {
+    const char *op = "one_hot";
+    ct_tensor *x = c->in[0];
+    int64_t n = ct_numel(x), nc = c->a->i[0], lo = INT64_MAX, hi = INT64_MIN, shape[CT_MAX_DIMS];
+    int dev = x->device.index, rc = 0;
+    ct__cu_shp p;
+    memset(&p, 0, sizeof p);
+    p.x = ct__ptr(x);
+    p.n = n;
+    ct__cu_shape_of(x, &p.xnd, p.xsh, p.xst);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    if (n > 0) {   /* the classes' range, read back */
+        unsigned long long r[2] = {~0ull, ~0ull};
+        cudaStream_t s = ct__cu_cur_stream();
+        cudaError_t e = cudaMemcpyToSymbolAsync(ct__cu_dev::ct__cu_oh_range, r, sizeof r, 0, cudaMemcpyHostToDevice, s);
+        if (e != cudaSuccess) return ct__cu_fail(op, e);
+        CT__CU_LAUNCH(ct__cu_blocks(n, CT__CU_THREADS, dev), CT__CU_THREADS, (p), ct__cu_one_hot_range);
+        if (ct__cu_launched(op)) return -1;
+        e = cudaMemcpyFromSymbolAsync(r, ct__cu_dev::ct__cu_oh_range, sizeof r, 0, cudaMemcpyDeviceToHost, s);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+        if (e != cudaSuccess) return ct__cu_fail(op, e);
+        lo = (int64_t)(r[0] ^ (1ull << 63));
+        hi = (int64_t)(~r[1] ^ (1ull << 63));
+    }
+    /* the CPU kernel's checks, in its order */
+    if (n > 0 && lo < 0) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be non-negative.");
+    else if (nc == -1) {
+        for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
+        shape[x->ndim] = nc = ct__sat_add(hi, 1);
+        rc = ct__out_alloc(c, 0, CT_INT64, x->ndim + 1, shape);
+    } else if (n > 0 && hi >= nc) rc = ct__failed(CT_ERR_ARG, "one_hot: Class values must be smaller than num_classes.");
+    if (!rc && ct_numel(c->out[0]) > 0) {
+        p.out = ct__ptr(c->out[0]);
+        p.n = ct_numel(c->out[0]);
+        p.k = nc;
+        CT__CU_LAUNCH(ct__cu_blocks(p.n, CT__CU_THREADS, dev), CT__CU_THREADS, (p), ct__cu_one_hot_write);
+        rc = ct__cu_launched(op);
+    }
+    return rc;
+}
+
+/* ---- repeat_interleave(repeats): the index vector [0]*r0 + [1]*r1 + ... ----
+   first[k]: repeat k's first output slot, non-decreasing; output w is the last k
+   with first[k] <= w */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_repeat_interleave(char *out, int32_t i32, const int64_t *first, int64_t nr, int64_t n) {
+    for (int64_t w = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; w < n; w += (int64_t)gridDim.x * blockDim.x) {
+        int64_t lo = 0, hi = nr - 1;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if (first[mid] <= w) lo = mid;
+            else hi = mid - 1;
+        }
+        if (i32) ((int32_t *)out)[w] = (int32_t)lo;
+        else ((int64_t *)out)[w] = lo;
+    }
+}
+static int ct__cu_k_repeat_interleave(ct__call *c) {
+    const char *op = "repeat_interleave";
+    ct_tensor *r = ct__cu_input(op, c->in[0], c->odev, 1), *fb = NULL;
+    if (!r) return -1;
+    int64_t n = r->shape[0], total = 0, es = (int64_t)ct__dt[r->dtype].size;
+    int dev = r->device.index, rc = 0, i32 = r->dtype == CT_INT32;
+    int64_t *first = (int64_t *)malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    char *h = (char *)malloc((size_t)(n > 0 ? n : 1) * (size_t)es);
+    if (!first || !h) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+    if (!rc) {
+        ct__cu_guard guard(dev, op);
+        rc = guard.ok ? ct__cu_memcpy(op, h, ct__ptr(r), (size_t)(n * es), cudaMemcpyDeviceToHost) : -1;
+    }
+    for (int64_t k = 0; !rc && k < n; k++) {   /* the CPU kernel's checks, in its order */
+        int64_t v = ct__ixld(h + k * es, i32);
+        if (v < 0) rc = ct__failed(CT_ERR_ARG, "repeat_interleave: repeats can not be negative");
+        else if (v > INT64_MAX - total) rc = ct__failed(CT_ERR_MEMORY, "repeat_interleave: the sum of the repeats overflows int64");
+        else {
+            first[k] = total;
+            total += v;
+        }
+    }
+    if (!rc) rc = ct__out_alloc(c, 0, r->dtype, 1, &total);
+    if (!rc && total > 0 && !(fb = ct__alloc(CT_INT64, 1, &n, NULL, r->device))) rc = -1;
+    if (!rc && total > 0) {
+        ct__cu_guard guard(dev, op);
+        rc = guard.ok ? ct__cu_memcpy(op, ct__ptr(fb), first, (size_t)n * sizeof(int64_t), cudaMemcpyHostToDevice) : -1;
+        if (!rc) {
+            CT__CU_LAUNCH(ct__cu_blocks(total, CT__CU_THREADS, dev), CT__CU_THREADS, (ct__ptr(c->out[0]), (int32_t)i32, (const int64_t *)ct__ptr(fb), n, total),
+                          ct__cu_repeat_interleave);
+            rc = ct__cu_launched(op);
+        }
+    }
+    if (fb) ct__decref(fb);   /* back to the cache: its next use is ordered after the kernel */
+    free(first);
+    free(h);
+    ct__decref(r);
+    return rc;
+}
+
+/* ---- pad_backward: gx[i] = the sum of gy over the positions o that the pad read
+   from i, in C order ---- */
+/* the first output position after o that reads input index i along a padded dim
+   (mode 0 reflect, 1 replicate, 2 circular; input size s, output size on, pads
+   l, r, as the forward pad allows them); on when there is none */
+__device__ __forceinline__ int64_t ct__cu_pad_next(int mode, int64_t o, int64_t i, int64_t l, int64_t r, int64_t s, int64_t on) {
+    int64_t q;
+    if (mode == 1) {   /* a run: [0, l] for i = 0, [l + s - 1, on) for i = s - 1, else l + i */
+        int64_t first = i == 0 ? 0 : i + l, last = i == s - 1 ? on - 1 : i + l;
+        q = o + 1 > first ? o + 1 : first;
+        return q <= last && q < on ? q : on;
+    }
+    if (mode == 0) {   /* l - i (i > 0), l + i, l + 2(s - 1) - i (i < s - 1): ascending */
+        int64_t cand[3] = {i > 0 ? l - i : -1, l + i, i < s - 1 ? l + 2 * (s - 1) - i : -1};
+        for (int k = 0; k < 3; k++)
+            if (cand[k] > o && cand[k] < on) return cand[k];
+        return on;
+    }
+    int64_t lo = l < 0 ? -l : 0, m = s - lo - (r < 0 ? -r : 0);   /* circular: every position of i's residue */
+    if (i < lo || i >= lo + m) return on;
+    int64_t res = ((l > 0 ? l : 0) + i - lo) % m, t = o + 1;
+    q = t + (((res - t) % m) + m) % m;
+    return q < on ? q : on;
+}
+/* out: gx (dense, p.n elements, p.nd dims of p.shape); x: gy (strides xst, sizes
+   xsh); the padded dims are the last p.k, with pads a, b */
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pad_backward(const ct__cu_shp p, int32_t dt) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t c[CT_MAX_DIMS], r = i, base = 0;
+        int64_t s3[3], on3[3], l3[3], r3[3], i3[3], st3[3];
+        int m3[3];
+        for (int d = p.nd - 1; d >= 0; d--) {
+            c[d] = r % p.shape[d];
+            r /= p.shape[d];
+            if (d < p.nd - p.k) base += c[d] * p.xst[d];
+        }
+        for (int q = 0; q < 3; q++) {   /* three padded dims, the leading ones trivial when fewer */
+            int d = p.nd - 3 + q;
+            int pad = d >= p.nd - p.k;
+            s3[q] = pad ? p.shape[d] : 1;
+            on3[q] = pad ? p.xsh[d] : 1;
+            l3[q] = pad ? p.a[d] : 0;
+            r3[q] = pad ? p.b[d] : 0;
+            i3[q] = pad ? c[d] : 0;
+            st3[q] = pad ? p.xst[d] : 0;
+            m3[q] = pad ? p.mode : 1;
+        }
+        double acc = 0.0;
+        for (int64_t o0 = ct__cu_pad_next(m3[0], -1, i3[0], l3[0], r3[0], s3[0], on3[0]); o0 < on3[0];
+             o0 = ct__cu_pad_next(m3[0], o0, i3[0], l3[0], r3[0], s3[0], on3[0]))
+            for (int64_t o1 = ct__cu_pad_next(m3[1], -1, i3[1], l3[1], r3[1], s3[1], on3[1]); o1 < on3[1];
+                 o1 = ct__cu_pad_next(m3[1], o1, i3[1], l3[1], r3[1], s3[1], on3[1]))
+                for (int64_t o2 = ct__cu_pad_next(m3[2], -1, i3[2], l3[2], r3[2], s3[2], on3[2]); o2 < on3[2];
+                     o2 = ct__cu_pad_next(m3[2], o2, i3[2], l3[2], r3[2], s3[2], on3[2])) {
+                    const char *g = p.x + (base + o0 * st3[0] + o1 * st3[1] + o2 * st3[2]) * p.es;
+                    acc = ct__cu_dev::round_to<double>(acc + ct__cu_dev::ld<double>(g, dt), dt);   /* each sum rounded to dt, as the CPU's += */
+                }
+        ct__cu_dev::st<double>(p.out + i * p.es, dt, acc);
+    }
+}
+static int ct__cu_k_pad_backward(ct__call *c) {
+    const char *op = "pad_backward";
+    const ct__attrs *a = c->a;
+    ct_tensor *gx = c->out[0], *gy;
+    if (ct__cu_out_on_device(c, gx)) return -1;
+    if (ct_numel(gx) == 0) return 0;
+    if (!(gy = ct__cu_input(op, c->in[0], gx->device, 0))) return -1;
+    ct__cu_shp p;
+    memset(&p, 0, sizeof p);
+    int nd = gx->ndim, dev = gx->device.index, rc = 0;
+    p.out = ct__ptr(gx);
+    p.x = ct__ptr(gy);
+    p.es = (int32_t)ct__dt[gx->dtype].size;
+    p.nd = nd;
+    p.n = ct_numel(gx);
+    p.k = a->nv / 2;
+    p.mode = (int32_t)a->mode;
+    for (int d = 0; d < nd; d++) { p.shape[d] = gx->shape[d]; p.xsh[d] = gy->shape[d]; p.xst[d] = gy->strides[d]; }
+    for (int j = 0; j < p.k; j++) {
+        p.a[nd - 1 - j] = a->v[2 * j];
+        p.b[nd - 1 - j] = a->v[2 * j + 1];
+    }
+    if (ct_numel(gy) == 0) {
+        rc = ct__cu_fill(op, gx, 0.0);
+    } else {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(p.n, CT__CU_THREADS, dev), CT__CU_THREADS, (p, (int32_t)gx->dtype), ct__cu_pad_backward);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__decref(gy);
+    return rc;
+}
+
+/* this section's kernels: ct__cu_register_all calls this */
+static void ct__cu_shape_register(void) {
+    static const struct { int op; ct_kernel_fn fn; } ks[] = {
+        {CT__OP_CAT, ct__cu_k_cat}, {CT__OP_STACK, ct__cu_k_cat}, {CT__OP_FLIP, ct__cu_k_shape}, {CT__OP_ROLL, ct__cu_k_shape},
+        {CT__OP_REPEAT, ct__cu_k_shape}, {CT__OP_TRIL, ct__cu_k_shape}, {CT__OP_TRIU, ct__cu_k_shape}, {CT__OP_DIAG_EMBED, ct__cu_k_shape},
+        {CT__OP_CONSTANT_PAD, ct__cu_k_shape}, {CT__OP_REFLECTION_PAD, ct__cu_k_shape}, {CT__OP_REPLICATION_PAD, ct__cu_k_shape},
+        {CT__OP_CIRCULAR_PAD, ct__cu_k_shape}, {CT__OP_PAD_BACKWARD, ct__cu_k_pad_backward}, {CT__OP_TAKE, ct__cu_k_take},
+    };
+    for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) ct_register_kernel(ct__opdef_get(ks[k].op)->sname, CT_BACKEND_CUDA, ks[k].fn);
+    ct_register_backend_op(ct__opdef_get(CT__OP_ONE_HOT)->sname, CT_BACKEND_CUDA, ct__meta_one_hot_any, ct__cu_k_one_hot);
+    ct_register_backend_op(ct__opdef_get(CT__OP_REPEAT_INTERLEAVE)->sname, CT_BACKEND_CUDA, ct__meta_repeat_interleave_any, ct__cu_k_repeat_interleave);
+}
+
+/* ============================================================================
    Scans, variance and sorting along dims (cumsum, cumprod, cummax, cummin;
    var, std, var_mean, std_mean; sort, argsort, topk, kthvalue, median)
    Every input is read in place through its strides: the dims other than the
@@ -5546,6 +6062,7 @@ static void ct__cu_register_all(void) {
     ct__cu_nn_register();
     ct__cu_conv_register();
     ct__cu_rng_register();
+    ct__cu_shape_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;
