@@ -2407,6 +2407,8 @@ TEST(test_pinned_reuse) {
     CHECK(ct_cuda_empty_cache() == CT_OK);   /* free pinned blocks go back to CUDA */
 }
 
+#include "test_cuda_upsample.h"
+
 static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
@@ -2421,7 +2423,7 @@ static const test_case TESTS[] = {
     {"test_conv", test_conv}, {"test_pool", test_pool}, {"test_cnn_step", test_cnn_step}, {"test_conv_half", test_conv_half}, {"test_view_grads", test_view_grads},
     {"test_allocator", test_allocator},
     {"test_streams", test_streams}, {"test_stream_allocator", test_stream_allocator}, {"test_pinned", test_pinned},
-    {"test_pinned_reuse", test_pinned_reuse},
+    {"test_pinned_reuse", test_pinned_reuse}, {"test_upsample", test_upsample}, {"test_grid_sample", test_grid_sample},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
    CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */
