@@ -4020,9 +4020,10 @@ static void ct__cu_conv_register(void) {}   /* ctensor_nn.h not included (or aft
    the linear and cubic source index with align_corners, A = -0.75 cubic
    weights and clamped taps; the scales are the CPU's ct__rs_scale, taken on
    the host) in the same precision (float32 rounding for float32), and sums
-   them in the CPU's nesting (W, then H, then D): the forward equals the CPU's
-   bit for bit (the additions are __fadd_rn / __dadd_rn, never fused with a
-   product, as the CPU build does not fuse). The backward op adds each
+   them in the CPU's nesting (W, then H, then D), so the forward rounds as
+   the CPU's (bit for bit on tests/cuda's emulator; the additions are
+   __fadd_rn / __dadd_rn, never fused with a product, as the CPU build does
+   not fuse). The backward op adds each
    gradient element's weighted share into grad_input atomically (zeroed
    first): sums in any order, so within rounding of the CPU's.
    Grid sampling: one thread per (sample, grid point), looping over the
