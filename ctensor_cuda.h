@@ -4150,6 +4150,511 @@ static void ct__cu_conv_register(void) {}   /* ctensor_nn.h not included (or aft
 #endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
 
 /* ============================================================================
+   Resampling: upsampling and grid sampling (ctensor_nn.h's ops, when it is
+   included first)
+   The upsampling ops (nearest, nearest-exact 1-D/2-D/3-D; linear 1-D,
+   bilinear 2-D, bicubic 2-D, trilinear 3-D) and their backward ops, and
+   grid_sampler_2d / _3d and their backward ops.
+   Upsampling: one thread per element of the output-sized tensor (the
+   forward's output, the backward's grad_output), counted in its memory order
+   (NC(D)HW or channels-last), reading through strides. The thread computes
+   its own taps per spatial dim with ctensor_nn.h's rules (ct__rs_dim_fill:
+   floor(scale o) for nearest, round(scale (o + 1/2) - 1/2) for nearest-exact,
+   the linear and cubic source index with align_corners, A = -0.75 cubic
+   weights and clamped taps; the scales are the CPU's ct__rs_scale, taken on
+   the host) in the same precision (float32 rounding for float32), and sums
+   them in the CPU's nesting (W, then H, then D), so the forward rounds as
+   the CPU's (bit for bit on tests/cuda's emulator; the additions are
+   __fadd_rn / __dadd_rn, never fused with a product, as the CPU build does
+   not fuse). The backward op adds each
+   gradient element's weighted share into grad_input atomically (zeroed
+   first): sums in any order, so within rounding of the CPU's.
+   Grid sampling: one thread per (sample, grid point), looping over the
+   channels (its taps, as ctensor_nn.h's ct__gs_taps: unnormalize, padding
+   zeros / border / reflection, bilinear / nearest / bicubic, align_corners,
+   computed once for every channel). The forward writes each channel's
+   weighted sum (the CPU's order); the backward adds w g into grad_input
+   atomically and sums grad_grid's channel terms in the thread (no atomics).
+   float16 and bfloat16 run on the device only (ctensor_nn.h's CPU kernels
+   take float32 and float64): computed in float with float32 weights, their
+   atomic sums in a float32 buffer rounded once at the end; the metas accept
+   them through ct__cu_half_meta. Status: checked on tests/cuda's emulator
+   against the CPU kernels and compiled warning-free by nvcc; not yet run on a GPU.
+   ========================================================================== */
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+namespace ct__cu_dev {
+/* v in the op's precision (ctensor_nn.h's ct__rs_r) */
+__device__ __forceinline__ double rs_r(double v, int f) { return f ? (double)(float)v : v; }
+/* a + b and a - b on their own (the CPU's arithmetic: nvcc would fuse a product into them) */
+__device__ __forceinline__ float rs_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double rs_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double rs_addr(double a, double b, int f) { return rs_r(__dadd_rn(a, b), f); }
+__device__ __forceinline__ double rs_subr(double a, double b, int f) { return rs_r(__dsub_rn(a, b), f); }
+/* ct__rs_cc1, ct__rs_cc2 and ct__rs_cubic_coeffs: A = -0.75 */
+__device__ __forceinline__ double rs_cc1(double x, int f) {
+    const double A = -0.75;
+    return rs_addr(rs_r(rs_r(rs_subr(rs_r((A + 2) * x, f), A + 3, f) * x, f) * x, f), 1, f);
+}
+__device__ __forceinline__ double rs_cc2(double x, int f) {
+    const double A = -0.75;
+    return rs_subr(rs_addr(rs_r(rs_subr(rs_r(A * x, f), 5 * A, f) * x, f), 8 * A, f) * x, 4 * A, f);
+}
+__device__ __forceinline__ void rs_cubic_coeffs(double t, int f, double *c) {
+    double x2 = rs_r(1.0 - t, f);
+    c[0] = rs_cc2(rs_r(t + 1.0, f), f);
+    c[1] = rs_cc1(t, f);
+    c[2] = rs_cc1(x2, f);
+    c[3] = rs_cc2(rs_r(x2 + 1.0, f), f);
+}
+} /* namespace ct__cu_dev */
+
+/* ---- upsampling ---- */
+typedef struct ct__cu_upp {
+    char *y;                     /* forward: the output; backward: grad_input (or its float32 buffer) */
+    const char *x;               /* forward: the input; backward: grad_output */
+    int32_t dt;                  /* the compute dtype: float64, else float */
+    int32_t xdt, ydt, xes, yes, mode, f32, bw, cl, dims;
+    int64_t n;                   /* work items: the output-sized tensor's elements */
+    int64_t C, in[3], out[3];    /* D, H, W (absent dims: 1) */
+    double sc[3];                /* ct__rs_scale per dim */
+    int64_t is[5], os[5];        /* element strides (N, C, D, H, W; absent dims 0) of the input-sized and the output-sized tensor */
+    int align;
+} ct__cu_upp;
+/* output index o's taps along one dim (ct__rs_dim_fill's rules): K indices and weights */
+template <class C>
+__device__ __forceinline__ int ct__cu_up_taps(const ct__cu_upp &p, int q, int64_t o, int64_t *ix, C *w) {
+    using ct__cu_dev::rs_r;
+    const int f = p.f32;
+    const int64_t in = p.in[q], out = p.out[q];
+    const double sc = p.sc[q];
+    if (q < 3 - p.dims) { ix[0] = 0; w[0] = (C)1; return 1; }   /* an absent dim */
+    if (p.mode == CT__RS_NEAREST) {
+        int64_t i = (int64_t)floor((double)(float)rs_r(sc * (double)o, f));
+        ix[0] = i < in - 1 ? i : in - 1;
+        w[0] = (C)1;
+        return 1;
+    }
+    if (p.mode == CT__RS_EXACT) {
+        double real = rs_r(fma(sc, (double)o + 0.5, -0.5), f);
+        if (real < 0) real = 0;
+        int64_t i = (int64_t)floor((double)(float)(real + 0.5));
+        ix[0] = i < in - 1 ? i : in - 1;
+        w[0] = (C)1;
+        return 1;
+    }
+    double real = p.align ? sc * (double)o : fma(sc, (double)o + 0.5, -0.5);
+    if (p.mode == CT__RS_LINEAR) {
+        if (in == out) { ix[0] = ix[1] = o; w[0] = (C)1; w[1] = (C)0; return 2; }
+        if (real < 0) real = 0;
+        int64_t i0 = (int64_t)real;
+        if (i0 > in - 1) i0 = in - 1;
+        ix[0] = i0;
+        ix[1] = i0 + (i0 < in - 1 ? 1 : 0);
+        double w1 = rs_r(real - (double)i0, f);
+        w[1] = (C)w1;
+        w[0] = (C)rs_r(1.0 - w1, f);
+        return 2;
+    }
+    double fl = floor((double)(float)real), cf[4];
+    int64_t i = (int64_t)fl;
+    ct__cu_dev::rs_cubic_coeffs(rs_r(real - fl, f), f, cf);
+    for (int k = 0; k < 4; k++) {
+        int64_t t = i - 1 + k;
+        ix[k] = t < 0 ? 0 : t > in - 1 ? in - 1 : t;
+        w[k] = (C)cf[k];
+    }
+    return 4;
+}
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_up_kernel(const ct__cu_upp p) {
+    using ct__cu_dev::rs_add;
+    using ct__cu_dev::ld;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, o[3], n, c;
+        if (p.cl) {
+            c = r % p.C; r /= p.C;
+            o[2] = r % p.out[2]; r /= p.out[2];
+            o[1] = r % p.out[1]; r /= p.out[1];
+            o[0] = r % p.out[0]; n = r / p.out[0];
+        } else {
+            o[2] = r % p.out[2]; r /= p.out[2];
+            o[1] = r % p.out[1]; r /= p.out[1];
+            o[0] = r % p.out[0]; r /= p.out[0];
+            c = r % p.C; n = r / p.C;
+        }
+        int64_t ix[3][4];
+        C w[3][4];
+        int K[3];
+        for (int q = 0; q < 3; q++) K[q] = ct__cu_up_taps<C>(p, q, o[q], ix[q], w[q]);
+        const int64_t ob = n * p.os[0] + c * p.os[1] + o[0] * p.os[2] + o[1] * p.os[3] + o[2] * p.os[4];
+        const int64_t ib = n * p.is[0] + c * p.is[1];
+        if (!p.bw) {   /* sum_d wd * (sum_h wh * (sum_w ww * x)), each sum left to right (the CPU's passes) */
+            C acc = 0;
+            for (int kd = 0; kd < K[0]; kd++) {
+                C ah = 0;
+                for (int kh = 0; kh < K[1]; kh++) {
+                    const char *row = p.x + (ib + ix[0][kd] * p.is[2] + ix[1][kh] * p.is[3]) * p.xes;
+                    C aw = ld<C>(row + ix[2][0] * p.is[4] * p.xes, p.xdt) * w[2][0];
+                    for (int kw = 1; kw < K[2]; kw++) aw = rs_add(aw, ld<C>(row + ix[2][kw] * p.is[4] * p.xes, p.xdt) * w[2][kw]);
+                    ah = kh ? rs_add(ah, aw * w[1][kh]) : aw * w[1][kh];
+                }
+                acc = kd ? rs_add(acc, ah * w[0][kd]) : ah * w[0][kd];
+            }
+            ct__cu_dev::st<C>(p.y + ob * p.yes, p.ydt, acc);
+        } else {   /* the adjoint: grad_input[taps] += ww (wh (wd g)) */
+            const C g = ld<C>(p.x + ob * p.xes, p.xdt);
+            for (int kd = 0; kd < K[0]; kd++) {
+                const C gd = w[0][kd] * g;
+                for (int kh = 0; kh < K[1]; kh++) {
+                    const C gh = w[1][kh] * gd;
+                    char *row = p.y + (ib + ix[0][kd] * p.is[2] + ix[1][kh] * p.is[3]) * p.yes;
+                    for (int kw = 0; kw < K[2]; kw++) ct__cu_dev::atomic_add<C>(row + ix[2][kw] * p.is[4] * p.yes, p.ydt, w[2][kw] * gh);
+                }
+            }
+        }
+    }
+}
+/* a float32 buffer for the atomic sums of a float16 / bfloat16 result t (its layout), zeroed; or t itself, zeroed */
+static ct_tensor *ct__cu_rs_acc(const char *op, ct_tensor *t) {
+    int half = t->dtype == CT_FLOAT16 || t->dtype == CT_BFLOAT16;
+    ct_tensor *a = half ? ct__alloc(CT_FLOAT32, t->ndim, t->shape, t->strides, t->device) : ct__incref(t);
+    if (a && ct__cu_fill(op, a, 0.0)) { ct__decref(a); a = NULL; }
+    return a;
+}
+/* the upsampling ops and their backward ops (ctensor_nn.h's ct__k_upsample's attributes) */
+static int ct__cu_k_upsample(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    int k = ct__ups_local(c->op), bw = k & 1, dims = ct__ups_info[k >> 1].dims, mode = ct__ups_info[k >> 1].mode;
+    ct_tensor *dst = c->out[0];
+    if (ct__cu_out_on_device(c, dst)) return -1;
+    ct_dtype dt = dst->dtype;
+    int dev = dst->device.index;
+    ct_tensor *src = ct__cu_input(op, c->in[0], dst->device, 0), *acc = NULL;
+    if (!src) return -1;
+    int rc = -1;
+    const ct_tensor *tin = bw ? dst : src, *tout = bw ? src : dst;
+    ct__cu_upp p;
+    memset(&p, 0, sizeof p);
+    if (bw && !(acc = ct__cu_rs_acc(op, dst))) goto done;
+    p.y = ct__ptr(bw ? acc : dst);
+    p.x = ct__ptr(src);
+    p.xdt = src->dtype; p.xes = (int32_t)ct__dt[src->dtype].size;
+    p.ydt = bw ? acc->dtype : dt; p.yes = (int32_t)ct__dt[p.ydt].size;
+    p.dt = dt; p.mode = mode; p.bw = bw; p.dims = dims;
+    p.f32 = dt != CT_FLOAT64;
+    p.align = (c->a->flags & 1) != 0;
+    p.n = ct_numel(tout);
+    p.cl = dims >= 2 && ct__rs_suggest_cl(tout);
+    p.C = tout->shape[1];
+    p.is[0] = tin->strides[0]; p.is[1] = tin->strides[1];
+    p.os[0] = tout->strides[0]; p.os[1] = tout->strides[1];
+    for (int q = 0; q < 3; q++) {
+        int sp = q - (3 - dims);   /* spatial index, < 0: absent */
+        p.in[q] = sp >= 0 ? tin->shape[2 + sp] : 1;
+        p.out[q] = sp >= 0 ? tout->shape[2 + sp] : 1;
+        p.is[2 + q] = sp >= 0 ? tin->strides[2 + sp] : 0;
+        p.os[2 + q] = sp >= 0 ? tout->strides[2 + sp] : 0;
+        p.sc[q] = sp >= 0 ? ct__rs_scale(p.in[q], p.out[q], mode >= CT__RS_LINEAR && p.align, c->a->s[sp], p.f32) : 1.0;
+    }
+    if (p.n > 0 && ct_numel(tin) > 0) CT__CU_NN_RUN(rc, op, dev, ct__cu_up_kernel, ct__cu_blocks(p.n, CT__CU_THREADS, dev), p);
+    else rc = 0;
+    if (rc == 0 && acc && acc != dst) rc = ct__cu_copy_dev(op, dst, acc);
+done:
+    ct__decref(src);
+    if (acc) ct__decref(acc);
+    return rc;
+}
+
+/* ---- grid sampling ---- */
+namespace ct__cu_dev {
+/* ctensor_nn.h's ct__gs_* coordinate functions, on the device (same arithmetic) */
+__device__ __forceinline__ double gs_max(double a, double b) { return a != a ? a : a > b ? a : b; }
+__device__ __forceinline__ double gs_min(double a, double b) { return a != a ? a : a < b ? a : b; }
+static __device__ double gs_unnormalize(const ct__gs_axis &x, double c, double *g) {
+    const int f = x.f;
+    if (x.d3) {
+        double s = rs_r((double)x.size, f), s1 = rs_r((double)(x.size - 1), f);
+        if (g) *g = rs_r((x.align ? s1 : s) / 2, f);
+        if (x.align) return rs_r(rs_r(rs_r(c + 1, f) / 2, f) * s1, f);
+        return rs_r(rs_subr(rs_r(rs_r(c + 1, f) * s, f), 1, f) / 2, f);
+    }
+    if (g) *g = x.sf;
+    double u = rs_r(rs_r(c + 1, f) * x.sf, f);
+    return x.align ? u : rs_subr(u, 0.5, f);
+}
+static __device__ double gs_clip(const ct__gs_axis &x, double v, double *g) {
+    double lo = gs_max(v, 0.0);
+    double r = gs_min(lo, x.maxv);
+    if (g) *g = (lo != 0.0 && r != x.maxv && v == v) ? 1.0 : 0.0;
+    if (x.d3 && g && !(v > 0.0 && v < x.maxv)) *g = 0.0;
+    return r;
+}
+static __device__ double gs_reflect(const ct__gs_axis &x, double v, double *g) {
+    const int f = x.f;
+    if (x.d3) {
+        int64_t tl = x.align ? 0 : -1, th = x.align ? 2 * (x.size - 1) : 2 * x.size - 1;
+        if (tl == th) { if (g) *g = 0; return 0.0; }
+        double mn = rs_r((double)tl / 2, f), span = rs_r((double)(th - tl) / 2, f);
+        double in = rs_subr(v, mn, f), sign = 1;
+        if (in < 0) { sign = -1; in = -in; }
+        double extra = fmod(in, span);
+        int flips = (int)floor(rs_r(in / span, f));
+        if (flips % 2 == 0) { if (g) *g = sign; return rs_addr(extra, mn, f); }
+        if (g) *g = -sign;
+        return rs_addr(rs_subr(span, extra, f), mn, f);
+    }
+    if (x.empty) { if (g) *g = 0; return 0.0; }
+    double iml = rs_subr(v, x.low, f);
+    int neg = iml < 0;
+    double ab = fabs(iml);
+    double flips = trunc(rs_r(ab / x.twice_span, f));
+    double extra = rs_subr(ab, rs_r(flips * x.twice_span, f), f);
+    double refl = rs_subr(x.twice_span, extra, f);
+    int more = extra > refl;
+    if (g) *g = (more ^ neg) ? -1.0 : 1.0;
+    return rs_addr(more ? refl : extra, x.low, f);
+}
+static __device__ double gs_pad(const ct__gs_axis &x, double v, double *g) {
+    double g1 = 1, g2 = 1;
+    if (x.pad == 1) v = gs_clip(x, v, g ? &g1 : NULL);
+    else if (x.pad == 2) { v = gs_reflect(x, v, g ? &g2 : NULL); v = gs_clip(x, v, g ? &g1 : NULL); }
+    if (g) *g = rs_r(g1 * g2, x.f);
+    return v;
+}
+static __device__ double gs_source(const ct__gs_axis &x, double c, double *g) {
+    double gu = 1, gp = 1;
+    double v = gs_pad(x, gs_unnormalize(x, c, g ? &gu : NULL), g ? &gp : NULL);
+    if (g) *g = gp == 1.0 ? gu : rs_r(gp * gu, x.f);
+    return v;
+}
+__device__ __forceinline__ int64_t gs_index(double i, int64_t size) { return i >= 0 && i <= (double)(size - 1) ? (int64_t)i : -1; }
+/* d coeff / d t of the cubic weights (ct__gs_taps' gx) */
+__device__ __forceinline__ void gs_cubic_grad(double tx, int f, double *gx) {
+    const double A = -0.75;
+    double t;
+    t = rs_r(-1.0 - tx, f); gx[0] = -rs_subr(rs_r(rs_subr(rs_r(-3 * A * t, f), 10 * A, f) * t, f), 8 * A, f);
+    t = rs_r(0.0 - tx, f); gx[1] = -rs_r(rs_subr(rs_r(-3 * (A + 2) * t, f), 2 * (A + 3), f) * t, f);
+    t = rs_r(1.0 - tx, f); gx[2] = -rs_r(rs_subr(rs_r(3 * (A + 2) * t, f), 2 * (A + 3), f) * t, f);
+    t = rs_r(2.0 - tx, f); gx[3] = -rs_addr(rs_r(rs_subr(rs_r(3 * A * t, f), 10 * A, f) * t, f), 8 * A, f);
+}
+} /* namespace ct__cu_dev */
+
+typedef struct ct__cu_gsp {
+    char *y, *gg;                  /* forward: the output; backward: grad_input (or its float32 buffer), grad_grid */
+    const char *x, *grid, *gy;     /* the input, the grid, grad_output (backward) */
+    int32_t dt;                    /* the compute dtype: float64, else float */
+    int32_t xdt, ydt, ggdt, es, yes, nsp, interp, bw, want_gi, want_gg;
+    int64_t n;                     /* work items: N P */
+    int64_t C, P, IP, out[3];      /* out: the grid's (D,) H, W */
+    int64_t xs[5], gs[5], gys[5];  /* element strides: the input, the grid, grad_output */
+    int64_t cst[3];                /* a contiguous plane's strides along x, y, z (grad_input) */
+    ct__gs_axis ax[3];             /* x (W), y (H), z (D) */
+} ct__cu_gsp;
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_gs_kernel(const ct__cu_gsp p) {
+    using namespace ct__cu_dev;
+    const int ns = p.nsp, f = p.ax[0].f;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t n = i / p.P, pt = i % p.P;
+        int64_t rem = pt, go = n * p.gs[0], gyo = n * p.gys[0];
+        for (int q = ns - 1; q >= 0; q--) {
+            go += (rem % p.out[q]) * p.gs[1 + q];
+            gyo += (rem % p.out[q]) * p.gys[2 + q];
+            rem /= p.out[q];
+        }
+        double cc[3], m[3] = {0, 0, 0};
+        for (int q = 0; q < ns; q++) cc[q] = ld<double>(p.grid + (go + q * p.gs[ns + 1]) * p.es, p.xdt);
+        int64_t ti[16][3];   /* each tap's x, y, z index (-1: outside) */
+        C w[16], dw[16][3];
+        int K;
+        if (p.interp == 2) {   /* bicubic: the unnormalized point, padding per tap */
+            double ux = gs_unnormalize(p.ax[0], cc[0], &m[0]), uy = gs_unnormalize(p.ax[1], cc[1], &m[1]);
+            double fx = floor(ux), fy = floor(uy);
+            double tx = rs_r(ux - fx, f), ty = rs_r(uy - fy, f), cx[4], cy[4], gx[4], gy[4];
+            rs_cubic_coeffs(tx, f, cx);
+            rs_cubic_coeffs(ty, f, cy);
+            gs_cubic_grad(tx, f, gx);
+            gs_cubic_grad(ty, f, gy);
+            int64_t xi[4], yi[4];
+            for (int k = 0; k < 4; k++) {
+                xi[k] = gs_index(gs_pad(p.ax[0], fx - 1 + k, NULL), p.ax[0].size);
+                yi[k] = gs_index(gs_pad(p.ax[1], fy - 1 + k, NULL), p.ax[1].size);
+            }
+            K = 16;
+            for (int j = 0; j < 4; j++)
+                for (int k = 0; k < 4; k++) {
+                    int t = j * 4 + k;
+                    ti[t][0] = xi[k];
+                    ti[t][1] = yi[j];
+                    w[t] = (C)rs_r(cx[k] * cy[j], f);
+                    dw[t][0] = (C)(gx[k] * cy[j]);
+                    dw[t][1] = (C)(cx[k] * gy[j]);
+                    dw[t][2] = 0;
+                }
+        } else {
+            double u[3];
+            for (int q = 0; q < ns; q++) u[q] = gs_source(p.ax[q], cc[q], &m[q]);
+            if (p.interp == 1) {
+                K = 1;
+                for (int q = 0; q < ns; q++) ti[0][q] = gs_index(nearbyint(u[q]), p.ax[q].size);
+                w[0] = 1;
+                dw[0][0] = dw[0][1] = dw[0][2] = 0;
+            } else {   /* corners: x fastest, then y, then z */
+                double fl[3], fr[3], e[3];
+                int64_t i0[3], i1[3];
+                K = 1 << ns;
+                for (int q = 0; q < ns; q++) {
+                    fl[q] = floor(u[q]);
+                    fr[q] = rs_r(u[q] - fl[q], f);
+                    e[q] = rs_r(1.0 - fr[q], f);
+                    i0[q] = gs_index(fl[q], p.ax[q].size);
+                    i1[q] = gs_index(fl[q] + 1, p.ax[q].size);
+                }
+                if (ns == 3)
+                    for (int q = 0; q < 3; q++) e[q] = rs_r(fl[q] + 1 - u[q], f), fr[q] = rs_r(u[q] - fl[q], f);
+                for (int t = 0; t < K; t++) {
+                    double ww, dd[3] = {1, 1, 1};
+                    for (int q = 0; q < ns; q++) {
+                        int hi = (t >> q) & 1;
+                        ti[t][q] = hi ? i1[q] : i0[q];
+                        double lw = hi ? fr[q] : e[q];
+                        for (int r = 0; r < ns; r++) dd[r] = r == q ? dd[r] * (hi ? 1.0 : -1.0) : rs_r(dd[r] * lw, f);
+                    }
+                    double lx = t & 1 ? fr[0] : e[0], ly = (t >> 1) & 1 ? fr[1] : e[1];
+                    if (ns == 2) ww = rs_r(ly * lx, f);
+                    else ww = rs_r(rs_r(lx * ly, f) * ((t >> 2) & 1 ? fr[2] : e[2]), f);
+                    w[t] = (C)ww;
+                    for (int r = 0; r < 3; r++) dw[t][r] = (C)(r < ns ? dd[r] : 0);
+                }
+            }
+        }
+        int64_t off[16], goff[16];   /* the taps' offsets in x's plane and in a contiguous plane; -1 outside */
+        for (int t = 0; t < K; t++) {
+            int64_t o1 = 0, o2 = 0;
+            for (int q = 0; q < ns; q++) {
+                if (ti[t][q] < 0) { o1 = o2 = -1; break; }
+                o1 += ti[t][q] * p.xs[ns + 1 - q];
+                o2 += ti[t][q] * p.cst[q];
+            }
+            off[t] = o1;
+            goff[t] = o2;
+        }
+        const char *xc = p.x + n * p.xs[0] * p.es;
+        if (!p.bw) {   /* each channel: sum_k x[tap k] w[k] (a tap outside reads 0) */
+            char *yp = p.y + ((n * p.C) * p.P + pt) * p.yes;
+            for (int64_t ch = 0; ch < p.C; ch++, xc += p.xs[1] * p.es, yp += p.P * p.yes) {
+                C acc = (off[0] < 0 ? (C)0 : ld<C>(xc + off[0] * p.es, p.xdt)) * w[0];
+                for (int t = 1; t < K; t++) acc = rs_add(acc, (off[t] < 0 ? (C)0 : ld<C>(xc + off[t] * p.es, p.xdt)) * w[t]);
+                st<C>(yp, p.ydt, acc);
+            }
+            continue;
+        }
+        C sgx = 0, sgy = 0, sgz = 0;
+        char *gic = p.want_gi ? p.y + n * p.C * p.IP * p.yes : NULL;
+        const char *gp = p.gy + gyo * p.es;
+        for (int64_t ch = 0; ch < p.C; ch++, xc += p.xs[1] * p.es, gp += p.gys[1] * p.es) {
+            const C g = ld<C>(gp, p.xdt);
+            if (gic) {
+                for (int t = 0; t < K; t++)
+                    if (off[t] >= 0) atomic_add<C>(gic + goff[t] * p.yes, p.ydt, w[t] * g);
+                gic += p.IP * p.yes;
+            }
+            if (p.want_gg) {
+                C sx = 0, sy = 0, sz = 0;
+                for (int t = 0; t < K; t++) {
+                    C v = off[t] < 0 ? (C)0 : ld<C>(xc + off[t] * p.es, p.xdt);
+                    sx = rs_add(sx, v * dw[t][0]);
+                    sy = rs_add(sy, v * dw[t][1]);
+                    if (ns == 3) sz = rs_add(sz, v * dw[t][2]);
+                }
+                sgx = rs_add(sgx, sx * g);
+                sgy = rs_add(sgy, sy * g);
+                sgz = rs_add(sgz, sz * g);
+            }
+        }
+        if (p.want_gg) {
+            const C s3[3] = {sgx, sgy, sgz};
+            char *ggp = p.gg + (n * p.P + pt) * ns * p.yes;
+            for (int q = 0; q < ns; q++) st<C>(ggp + q * p.yes, p.ggdt, (C)((double)s3[q] * m[q]));
+        }
+    }
+}
+/* grid_sampler_2d / _3d and their backward ops (ctensor_nn.h's ct__k_grid_sampler's attributes) */
+static int ct__cu_k_grid_sampler(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    int d3 = ct__gs_is3d(c->op), bw = ct__gs_isbw(c->op);
+    ct_tensor *y = c->out[0], *gg = bw ? c->out[1] : NULL;
+    if (ct__cu_out_on_device(c, y) || (gg && ct__cu_out_on_device(c, gg))) return -1;
+    int dev = y->device.index;
+    ct_tensor *t[3] = {NULL, NULL, NULL}, *acc = NULL;   /* grad_output, input, grid (forward: input, grid) */
+    int rc = -1;
+    for (int i = 0; i < c->nin; i++)
+        if (!(t[i] = ct__cu_input(op, c->in[i], y->device, 0))) goto done;
+    {
+        const ct_tensor *x = t[bw ? 1 : 0], *gr = t[bw ? 2 : 1], *gy = bw ? t[0] : NULL;
+        ct__cu_gsp p;
+        memset(&p, 0, sizeof p);
+        p.nsp = d3 ? 3 : 2;
+        p.interp = (int)c->a->i[0];
+        p.bw = bw;
+        p.want_gi = bw && (c->a->flags & 2);
+        p.want_gg = bw && (c->a->flags & 4);
+        int align = (c->a->flags & 1) != 0, pad = (int)c->a->i[1], f32 = x->dtype != CT_FLOAT64;
+        p.dt = p.xdt = x->dtype;
+        p.es = (int32_t)ct__dt[x->dtype].size;
+        p.C = x->shape[1];
+        p.P = 1;
+        p.IP = 1;
+        for (int q = 0; q < p.nsp; q++) { p.out[q] = gr->shape[1 + q]; p.P *= p.out[q]; p.IP *= x->shape[2 + q]; }
+        for (int q = 0; q < p.nsp; q++) ct__gs_axis_init(&p.ax[q], x->shape[x->ndim - 1 - q], align, pad, f32, d3);
+        p.cst[0] = 1; p.cst[1] = x->shape[x->ndim - 1]; p.cst[2] = p.cst[1] * (d3 ? x->shape[3] : 1);
+        for (int d = 0; d < x->ndim; d++) { p.xs[d] = x->strides[d]; p.gs[d] = gr->strides[d]; if (gy) p.gys[d] = gy->strides[d]; }
+        p.x = ct__ptr(x);
+        p.grid = ct__ptr(gr);
+        p.gy = gy ? ct__ptr(gy) : NULL;
+        if (bw) {   /* both results start at zero (the one not wanted stays so) */
+            if (!(acc = ct__cu_rs_acc(op, y)) || ct__cu_fill(op, gg, 0.0)) goto done;
+            p.gg = ct__ptr(gg);
+            p.ggdt = gg->dtype;
+        }
+        p.y = ct__ptr(acc ? acc : y);
+        p.ydt = acc ? acc->dtype : y->dtype;
+        p.yes = (int32_t)ct__dt[p.ydt].size;
+        p.n = x->shape[0] * p.P;
+        if (p.n > 0 && p.C > 0) CT__CU_NN_RUN(rc, op, dev, ct__cu_gs_kernel, ct__cu_blocks(p.n, CT__CU_THREADS, dev), p);
+        else rc = 0;
+        if (rc == 0 && acc && acc != y) rc = ct__cu_copy_dev(op, y, acc);
+    }
+done:
+    for (int i = 0; i < 3; i++)
+        if (t[i]) ct__decref(t[i]);
+    if (acc) ct__decref(acc);
+    return rc;
+}
+
+static int ct__cu_meta_upsample(ct__call *c) { return ct__cu_half_meta(c, 1, ct__meta_upsample); }
+static int ct__cu_meta_grid_sampler(ct__call *c) { return ct__cu_half_meta(c, 3, ct__meta_grid_sampler); }
+/* this section's kernels by the ops' stable names (ct__cu_register_all calls this) */
+static void ct__cu_upsample_register(void) {
+    static const char *const ups[20] = {
+        "aten::upsample_nearest1d.vec", "aten::upsample_nearest1d_backward.vec", "aten::upsample_nearest2d.vec",
+        "aten::upsample_nearest2d_backward.vec", "aten::upsample_nearest3d.vec", "aten::upsample_nearest3d_backward.vec",
+        "aten::_upsample_nearest_exact1d.vec", "aten::_upsample_nearest_exact1d_backward.vec", "aten::_upsample_nearest_exact2d.vec",
+        "aten::_upsample_nearest_exact2d_backward.vec", "aten::_upsample_nearest_exact3d.vec", "aten::_upsample_nearest_exact3d_backward.vec",
+        "aten::upsample_linear1d.vec", "aten::upsample_linear1d_backward.vec", "aten::upsample_bilinear2d.vec",
+        "aten::upsample_bilinear2d_backward.vec", "aten::upsample_bicubic2d.vec", "aten::upsample_bicubic2d_backward.vec",
+        "aten::upsample_trilinear3d.vec", "aten::upsample_trilinear3d_backward.vec"};
+    static const char *const gs[4] = {"aten::grid_sampler_2d", "aten::grid_sampler_2d_backward", "aten::grid_sampler_3d",
+                                      "aten::grid_sampler_3d_backward"};
+    ct__nn_register_now();   /* the nn ops' block first: their names resolve only once it is registered */
+    for (int k = 0; k < 20; k++) ct_register_backend_op(ups[k], CT_BACKEND_CUDA, ct__cu_meta_upsample, ct__cu_k_upsample);
+    for (int k = 0; k < 4; k++) ct_register_backend_op(gs[k], CT_BACKEND_CUDA, ct__cu_meta_grid_sampler, ct__cu_k_grid_sampler);
+}
+#else
+static void ct__cu_upsample_register(void) {}   /* ctensor_nn.h not included (or after this header): nothing to register */
+#endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
+
+/* ============================================================================
    Random numbers on the device (uniform_, normal_, random_, bernoulli_,
    exponential_; and through them rand/randn/randint/rand_like/randn_like/
    bernoulli and nn's dropout, which is bernoulli_ and a multiply)
@@ -6063,6 +6568,7 @@ static void ct__cu_register_all(void) {
     ct__cu_conv_register();
     ct__cu_rng_register();
     ct__cu_shape_register();
+    ct__cu_upsample_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

@@ -2413,6 +2413,8 @@ TEST(test_pinned_reuse) {
 #include "test_cuda_reduce.h"
 #include "test_cuda_nnhalf.h"
 #include "test_cuda_shape.h"
+#include "test_cuda_upsample.h"
+
 static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
@@ -2432,6 +2434,7 @@ static const test_case TESTS[] = {
     {"test_norm_half", test_norm_half},
     {"test_shape_gather_ops", test_shape_gather_ops}, {"test_shape_cat_stack", test_shape_cat_stack},
     {"test_shape_take_one_hot_repeat_interleave", test_shape_take_one_hot_repeat_interleave}, {"test_shape_grads", test_shape_grads},
+    {"test_upsample", test_upsample}, {"test_grid_sample", test_grid_sample},
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
    CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */
