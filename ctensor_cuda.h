@@ -2,17 +2,20 @@
    kernels for the core and nn ops, cuBLAS matrix products.  v0.2 (2026-11-27)
 
    STATUS
-     Issue 15, in progress. It compiles warning-free under nvcc (CUDA 13.0,
-     -Werror all-warnings) and skips cleanly without a GPU. The first slice
-     (devices, allocator, copies, elementwise, reductions, softmax,
-     gather/scatter, cuBLAS) passed tests/cuda/gpu_check.sh on a GPU (NVIDIA
-     H200, driver 580, CUDA 13.0, 2026-11-27): 2463 checks, compute-sanitizer
-     memcheck 0 errors, racecheck (reductions, softmax) 0 hazards. The second
-     (streams, events, pinned memory, the nn kernels, random numbers, scans,
-     sorting, indexing) has run only on a host emulation of the CUDA runtime
-     (tests/cuda/emu: the kernels' logic on the CPU, with device memory
-     unreadable by host code as on a GPU): 5007 checks there, not yet on a
-     GPU. No GPU benchmarks have been taken yet (make bench-cuda).
+     Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
+     all-warnings) and skips cleanly without a GPU. Every op of ctensor.h's and
+     ctensor_nn.h's tables has a CUDA kernel (tests/cuda/test_cuda.c:
+     test_kernel_coverage), except the fused transformer fastpath, which runs on
+     the CPU (device inputs take the regular path). The first slice (devices,
+     allocator, copies, elementwise, reductions, softmax, gather/scatter, cuBLAS)
+     passed tests/cuda/gpu_check.sh on a GPU (NVIDIA H200, driver 580, CUDA
+     13.0, 2026-11-27): 2463 checks, compute-sanitizer memcheck 0 errors,
+     racecheck (reductions, softmax) 0 hazards. Everything since (streams,
+     events, pinned memory, the nn kernels, random numbers, scans, sorting,
+     indexing, shapes, resampling, the fused optimizers, ...) has run only on a
+     host emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic on
+     the CPU, with device memory unreadable by host code as on a GPU), not yet
+     on a GPU. No GPU benchmarks have been taken yet (make bench-cuda).
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -56,8 +59,9 @@
        where, masked_fill, lerp, addcmul, addcdiv, clamp(tensor): broadcasting,
        PyTorch type promotion, in-place forms, CPU 0-d tensors as scalars
      - reductions: sum, mean, nansum, prod, amax, amin, max/min (with indices
-       along a dim), argmax/argmin (a dim or all); softmax, log_softmax and their
-       backward ops
+       along a dim), argmax/argmin (a dim or all), all, any, count_nonzero,
+       norm (p = 0, 1, 2, inf, -inf, any), logsumexp; softmax, log_softmax and
+       their backward ops
      - gather, scatter (src and value), scatter_add
      - random numbers on the device: uniform_, normal_, random_ (from/to and
        the dtype's range), bernoulli_ (a float p or a tensor p), exponential_,
@@ -71,8 +75,9 @@
        cummax, cummin along any dim; var, std, var_mean, std_mean (dims,
        correction, keepdim)
      - sort (stable, NaN last ascending as the CPU path), argsort, topk,
-       kthvalue, median (a dim or all) along any dim, any length (a bitonic
-       sort in shared memory up to 2048 elements a row, in global memory beyond)
+       kthvalue, median (a dim or all), mode along any dim, any length (a
+       bitonic sort in shared memory up to 2048 elements a row, in global
+       memory beyond)
      - index_select, index_add, index_copy, index_fill, advanced indexing
        (index, index_put with accumulate; boolean masks through nonzero);
        index errors are the CPU's (the first bad index is read back);
@@ -81,8 +86,9 @@
        implementation first; the other order is an #error in ctensor_nn.h):
        layer_norm and native_layer_norm_backward, batch_norm (training, with the
        running statistics; evaluation: batch_norm_eval) and
-       native_batch_norm_backward, float32/float64 as on the CPU, NCHW or
-       channels-last; embedding (any dtype, int32/int64 indices, padding_idx;
+       native_batch_norm_backward, float32/float64 as on the CPU and, on the
+       device, float16/bfloat16 too (float arithmetic; every operand, the saved
+       statistics too, in the input's dtype), NCHW or channels-last; embedding (any dtype, int32/int64 indices, padding_idx;
        its backward is index_add); the fused cross_entropy (class indices,
        ignore_index, reductions; weights, label smoothing and class
        probabilities take the op chain, as on the CPU), mse_loss,
@@ -95,10 +101,26 @@
        (im2col / col2im + cuBLAS, groups, stride, padding, dilation, bias, NCHW
        and channels-last), max_pool2d_with_indices, avg_pool2d,
        adaptive_avg_pool2d and their backward ops; float32, float64, and on the
-       device also float16 and bfloat16 (float accumulation: the pooling
-       functions take them; ct_conv2d's front in ctensor_nn.h still refuses
-       them, so half convolutions are reached through ct_dispatch for now).
+       device also float16 and bfloat16 (float accumulation).
        conv1d, Conv2d, MaxPool2d, ... run through them.
+     - ctensor_nn.h's resampling ops: upsample_nearest1d/2d/3d,
+       _upsample_nearest_exact1d/2d/3d, upsample_linear1d, upsample_bilinear2d,
+       upsample_bicubic2d, upsample_trilinear3d and their backward ops (so
+       ct_interpolate and Upsample in every mode), grid_sampler_2d / 3d and
+       their backward ops (ct_grid_sample: bilinear / nearest / bicubic, zeros
+       / border / reflection, align_corners); float32 and float64 as on the
+       CPU, and on the device also float16 and bfloat16 (float arithmetic;
+       their backward sums go through a float32 buffer); NCHW, channels-last
+       and strided inputs. Forward: the CPU kernels' index math and summation
+       order; backward ops add atomically into grad_input (sums in any order).
+     - shapes: cat and stack (inputs of any strides and dtypes, promoted; each
+       copied into its slice), flip, roll, repeat, tril, triu, diag_embed,
+       constant_pad_nd and the reflect / replicate / circular pads (negative
+       pads crop) through one gather kernel with a per-op index map, in every
+       dtype the CPU takes; pad_backward (the CPU's summation order, no
+       atomics); take, one_hot (num_classes=-1 included) and repeat_interleave
+       with the CPU's data-dependent errors (take's first bad index, one_hot's
+       class range and repeat_interleave's repeats are read back).
      - autograd: the backward rules of these ops run unchanged on device tensors,
        so an MLP (linear, relu, cross_entropy, SGD from ctensor_nn.h), a small
        CNN (conv2d, relu, max_pool2d, linear) and a LayerNorm, Linear,
@@ -1763,7 +1785,8 @@ static int ct__cu_k_factory(ct__call *c) {
 }
 
 /* ============================================================================
-   Reductions (sum, mean, nansum, prod, amax, amin, max, min, argmax, argmin)
+   Reductions (sum, mean, nansum, prod, amax, amin, max, min, argmax, argmin;
+   all, any, count_nonzero; norm and logsumexp below)
    The input is seen as O outputs by K reduced elements: kept dims and reduced
    dims each in C order (size-1 dims dropped, neighbours coalesced), so k, the
    position among the reduced elements, is the index along a single reduced dim
@@ -5443,7 +5466,7 @@ static void ct__cu_shape_register(void) {
 
 /* ============================================================================
    Scans, variance and sorting along dims (cumsum, cumprod, cummax, cummin;
-   var, std, var_mean, std_mean; sort, argsort, topk, kthvalue, median)
+   var, std, var_mean, std_mean; sort, argsort, topk, kthvalue, median, mode)
    Every input is read in place through its strides: the dims other than the
    op's dim(s), in C order, number the rows (or outputs), exactly as
    the reductions' geometry does (ct__cu_red_geometry), and the dim's stride

@@ -8028,23 +8028,23 @@ CTENSOR_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor 
             if (!rows) { ct_set_error(CT_ERR_MEMORY, "embedding_bag: out of memory"); goto done; }
             int ok = 1;
             for (int64_t b = 0; b < B && ok; b++) {
-                if (cnt[b] == 0) rows[b] = ct_zeros_n(weight->dtype, 1, &D);
+                if (cnt[b] == 0) rows[b] = ct_zeros_on_n(weight->device, weight->dtype, 1, &D);
                 else rows[b] = ct_max_dim(ct_narrow(emb, 0, start[b], start[B + b] - start[b]), 0, 0, NULL);
                 ok = rows[b] != NULL;
             }
-            res = !ok ? NULL : B ? ct_stack((int)B, rows, 0) : ct_zeros_n(weight->dtype, 2, os);
+            res = !ok ? NULL : B ? ct_stack((int)B, rows, 0) : ct_zeros_on_n(weight->device, weight->dtype, 2, os);
             CT_FREE(rows);
         } else {
             ct_tensor *src = emb;
             if (psw) src = ct_mul(emb, ct_unsqueeze(ct_narrow(ct_reshape_n(psw, 1, &L), 0, 0, used), 1));
-            ct_tensor *bi = ct_from_data_n(bag, CT_INT64, 1, &used);
-            res = ct_index_add(ct_zeros_n(weight->dtype, 2, os), 0, bi, src, 1.0);
+            ct_tensor *bi = ct_to_device(ct_from_data_n(bag, CT_INT64, 1, &used), weight->device);   /* (the bags, made on the host) */
+            res = ct_index_add(ct_zeros_on_n(weight->device, weight->dtype, 2, os), 0, bi, src, 1.0);
             if (md == 1) {
                 for (int64_t b = 0; b < B; b++) cnt[b] = cnt[b] > 0 ? cnt[b] : 1.0;
                 int64_t cs[2];
                 cs[0] = B;
                 cs[1] = 1;
-                res = ct_div(res, ct_to(ct_from_data_n(cnt, CT_FLOAT64, 2, cs), weight->dtype));
+                res = ct_div(res, ct_to_device_dtype(ct_from_data_n(cnt, CT_FLOAT64, 2, cs), weight->device, weight->dtype));
             }
         }
     }
