@@ -1,3 +1,4 @@
+/* HELPER (optim): READ /work/wt-optim/READ_ME_FIRST_HELPER.md NOW, before anything else (deadline, where tests go, what not to touch). Delete this line and that file before your first commit. */
 /* ctensor.h - PyTorch's core as a header-only C library.        v0.2 (2026-11-24)
 
    HOW TO USE
@@ -1055,6 +1056,7 @@ CTENSOR_API ct_tensor *ct_bernoulli_scalar_(ct_tensor *x, double p, ct_generator
 CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator *g);          /* lambd 1.0 */
 /* torch.randperm(n, dtype=dt) */
 CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g);
+CTENSOR_API ct_tensor *ct_randperm_on(ct_device dev, int64_t n, ct_dtype dt, ct_generator *g);   /* torch.randperm(n, device=dev) */
 /* torch.multinomial(probs, num_samples, replacement): probs 1-D or 2-D (rows),
    non-negative, not normalized; int64 indices. Bit-exact with PyTorch for
    float32/float64 probs (float16/bfloat16 are computed in float32), except the
@@ -3063,7 +3065,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
     X(BERNOULLI_, "aten::bernoulli_.float", "bernoulli_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float p=s0:0.5", ct__meta_inplace_self, ct__k_bernoulli, ct__bw_none, CT__SAVE_NONE) \
     X(BERNOULLI_TENSOR_, "aten::bernoulli_.Tensor", "bernoulli_", "", 2, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "", ct__meta_inplace_self, ct__k_bernoulli_tensor, ct__bw_none, CT__SAVE_NONE) \
     X(EXPONENTIAL_, "aten::exponential_", "exponential_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float lambd=s0:1", ct__meta_inplace_self, ct__k_exponential, ct__bw_none, CT__SAVE_NONE) \
-    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int n=i0, dtype dtype=dt", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
+    X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM | CT__OPF_DEVICE_ATTR, "int n=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
     X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int num_samples=i1, bool replacement=f0", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
 #define CT__OPS(X)      \
@@ -15737,8 +15739,9 @@ CTENSOR_API ct_tensor *ct_exponential_(ct_tensor *x, double lambd, ct_generator 
     a.s[0] = lambd;
     return ct__opg1(CT__OP_EXPONENTIAL_, x, &a, g);
 }
-CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
-    if (ct__check_dtype_arg("randperm", dt)) return NULL;
+CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) { return ct_randperm_on(ct__cpu_dev, n, dt, g); }
+CTENSOR_API ct_tensor *ct_randperm_on(ct_device dev, int64_t n, ct_dtype dt, ct_generator *g) {
+    if (ct__check_dtype_arg("randperm", dt) || ct__check_device_arg("randperm", dev)) return NULL;
     if (dt == CT_BOOL) return ct__fail(CT_ERR_DTYPE, "randperm: \"randperm\" not implemented for 'Bool'");
     if (ct__check_shape("randperm", 1, &n)) return NULL;
     if (CT__ISFLOAT(dt)) {
@@ -15754,6 +15757,7 @@ CTENSOR_API ct_tensor *ct_randperm(int64_t n, ct_dtype dt, ct_generator *g) {
     ct__attrs_init(&a);
     a.i[0] = n;
     a.dtype = dt;
+    a.device = dev;
     return ct__call1_gen(CT__OP_RANDPERM, 0, NULL, &a, g);
 }
 CTENSOR_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, int replacement, ct_generator *g) {

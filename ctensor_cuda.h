@@ -6549,6 +6549,606 @@ static void ct__cu_rng_register(void) {
 }
 
 /* ============================================================================
+   Fused optimizer steps, scatter_reduce, randperm and multinomial
+     _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_rmsprop_, _fused_adagrad_
+                  (ctensor_nn.h's ops, when it is included first): a thread per
+                  element reads the param, its grad and the state tensors
+                  through their strides and updates them in place with the CPU
+                  loops' operations in the same order and precision: the
+                  constants come from ctensor_nn.h's ct__fs_consts, fma where the
+                  CPU kernel calls fma, and __fmul_rn where it keeps a product
+                  rounded (nvcc would otherwise contract it into an fma), so a
+                  step gives the CPU fused path's bits (IEEE division and sqrt,
+                  nvcc's defaults). float32 and float64, as the CPU op; the
+                  optimizers of ctensor_nn.h take them for device parameters
+                  whenever this header registered them (ct__fs_ok).
+     scatter_reduce.two (sum, prod, mean, amax, amin; include_self): a thread
+                  per index element, as gather/scatter. The indices are checked
+                  first (the lowest bad position is read back, the CPU's
+                  message; nothing is written then); without include_self the
+                  scattered positions are filled with the reduction's identity;
+                  then each element is combined into its target atomically: sum
+                  (and mean's sum) by the scatter_add atomics (integer sums are
+                  exact, so deterministic; float sums come in any order),
+                  prod/amax/amin by compare-and-swap loops on the 8-byte or
+                  aligned 4-byte word holding the element, with the CPU's
+                  expressions (a NaN wins amax/amin and stays; integers wrap;
+                  bool is or/and). mean counts into an int64 buffer (atomic
+                  adds), then divides (integers with floor, as the CPU path).
+     randperm     Philox keys (64 bits of element i's block at the call's
+                  offset) sorted with their positions by the sort section's
+                  bitonic sort (ties by position): the positions are the
+                  permutation. ct_randperm_on(dev, n, dtype, gen).
+     multinomial  without replacement: the CPU path's method, key = p / q with
+                  q = -log(1 - u) (u: 53 bits of element k's block, k the
+                  C-order index over [rows][categories]; the division in float
+                  for non-float64 p), then the sort section's topk of the keys;
+                  with replacement: the row's cumulative sums (the scan
+                  section's kernels, in float for non-float64 p, as the CPU's
+                  cumulative sums), then per sample (r, s) a 53-bit u from the
+                  block r * num_samples + s and a binary search of u in the
+                  normalized sums (the last one taken as 1, as the CPU path).
+                  Invalid weights are the CPU's errors: a flag (the lowest bad
+                  position) read back once; its value tells the message.
+   Each randperm / multinomial call takes one offset of the device generator
+   (ct__cu_gen_next), as the other random kernels: same seed and calls, same
+   numbers; not the CPU's numbers.
+   ========================================================================== */
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+/* ---- fused optimizer steps ---- */
+typedef struct ct__cu_fsp {
+    char *t[5];                                  /* param, grad, then the state tensors in ct__fs_nin's order */
+    int32_t nt, nd, kind;
+    int64_t n, shape[CT_MAX_DIMS], st[5][CT_MAX_DIMS];   /* element strides */
+    ct__fs_k k;                                  /* ctensor_nn.h's per-call constants */
+} ct__cu_fsp;
+namespace ct__cu_dev {
+__device__ __forceinline__ float fs_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double fs_fma(double a, double b, double c) { return fma(a, b, c); }
+__device__ __forceinline__ float fs_mul(float a, float b) { return __fmul_rn(a, b); }   /* rounded: never contracted */
+__device__ __forceinline__ double fs_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float fs_sqrt(float a) { return sqrtf(a); }
+__device__ __forceinline__ double fs_sqrt(double a) { return sqrt(a); }
+template <class T> __device__ __forceinline__ T fs_max(T x, T y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); }   /* ct__maxf: NaN wins */
+} /* namespace ct__cu_dev */
+/* one element of each update: ctensor_nn.h's CT__FS_*_LOOP bodies, line for line */
+template <class T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_fs_kernel(const ct__cu_fsp q) {
+    using namespace ct__cu_dev;
+    const ct__fs_k &k = q.k;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < q.n; i += (int64_t)gridDim.x * blockDim.x) {
+        T *E[5];
+        for (int j = 0; j < 5; j++) E[j] = j < q.nt ? (T *)q.t[j] + ct__cu_doff(i, q.nd, q.shape, q.st[j]) : NULL;
+        T *P = E[0], g = *E[1], pk = *P;
+        if (k.maxim) g = -g;
+        if (k.l2) g = fs_fma(pk, (T)k.wd, g);                         /* grad.add(param, alpha=weight_decay) */
+        switch (q.kind) {
+        case CT__OPT_SGD:
+            if (k.has_mom) {                                          /* buf.mul_(momentum).add_(d_p, alpha=1 - dampening) */
+                T b = k.first ? g : fs_fma(g, (T)k.omd, fs_mul(*E[2], (T)k.mom));
+                *E[2] = b;
+                g = k.nesterov ? fs_fma(b, (T)k.mom, g) : b;
+            }
+            *P = fs_fma(g, (T)k.nlr, pk);                             /* param.add_(d_p, alpha=-lr) */
+            break;
+        case CT__OPT_ADAM: case CT__OPT_ADAMW: {
+            if (k.dec) pk = fs_mul(pk, (T)k.decay);                   /* AdamW: param.mul_(1 - lr * weight_decay) */
+            T m = fs_fma(g, (T)k.omb1, fs_mul(*E[2], (T)k.b1));
+            T v = fs_fma(fs_mul((T)k.omb2, g), g, fs_mul(*E[3], (T)k.b2));
+            T den;
+            if (k.ams) {
+                T w = fs_max(*E[4], v);
+                *E[4] = w;
+                den = fs_sqrt(w);
+            } else {
+                den = fs_sqrt(v);
+            }
+            den = den / (T)k.bc2s + (T)k.eps;
+            *P = pk + fs_mul((T)k.nss, m) / den;                      /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+            *E[2] = m;
+            *E[3] = v;
+            break;
+        }
+        case CT__OPT_RMSPROP: {
+            T *B = E[3], *GA = E[k.has_mom ? 4 : 3], avg;
+            T sq = fs_fma(fs_mul((T)k.oma, g), g, fs_mul(*E[2], (T)k.alpha));
+            *E[2] = sq;
+            if (k.centered) {
+                T ga = fs_fma(g, (T)k.oma, fs_mul(*GA, (T)k.alpha));
+                *GA = ga;
+                avg = fs_sqrt(fs_fma(-ga, ga, sq));
+            } else {
+                avg = fs_sqrt(sq);
+            }
+            avg = avg + (T)k.eps;
+            if (k.has_mom) {
+                T b = fs_mul(*B, (T)k.mom) + g / avg;                 /* buf.mul_(momentum).addcdiv_(grad, avg) */
+                *B = b;
+                *P = fs_fma(b, (T)k.nlr, pk);
+            } else {
+                *P = pk + fs_mul((T)k.nlr, g) / avg;
+            }
+            break;
+        }
+        default: {   /* Adagrad */
+            T sum = fs_fma(g, g, *E[2]);                              /* state_sum.addcmul_(grad, grad, value=1) */
+            *E[2] = sum;
+            T sd = fs_sqrt(sum) + (T)k.eps;
+            *P = pk + fs_mul((T)k.nclr, g) / sd;                      /* param.addcdiv_(grad, std, value=-clr) */
+            break;
+        }
+        }
+    }
+}
+/* the CUDA kernel of the five fused ops (ctensor_nn.h's meta checked dtypes, shapes and overlaps) */
+static int ct__cu_k_fused_step(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *grad = NULL;
+    int kind = ct__fs_kind(c->op), dev = ct__cu_call_device(c), rc = 0;
+    for (int i = 0; i < c->nin; i++)
+        if (i != 1 && ct__cu_out_on_device(c, c->in[i])) return -1;   /* every tensor but the grad is written */
+    if (!(grad = ct__cu_input(op, c->in[1], ct_cuda(dev), 0))) return -1;
+    ct__attrs a = *c->a;   /* as the CPU kernel: the declared flags and the kind */
+    a.flags &= ct__fs_flag_mask[kind];
+    a.mode = kind;
+    ct__cu_fsp q;
+    memset(&q, 0, sizeof q);
+    ct__fs_consts(&a, &q.k);
+    q.kind = kind;
+    q.nt = c->nin;
+    q.nd = c->in[0]->ndim;
+    q.n = ct__shape_numel(q.nd, c->in[0]->shape);
+    for (int i = 0; i < c->nin; i++) {
+        const ct_tensor *t = i == 1 ? grad : c->in[i];
+        q.t[i] = ct__ptr(t);
+        for (int d = 0; d < q.nd; d++) q.st[i][d] = t->ndim == q.nd ? t->strides[d] : 0;
+    }
+    for (int d = 0; d < q.nd; d++) q.shape[d] = c->in[0]->shape[d];
+    if (q.n > 0) {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        else {
+            unsigned blocks = ct__cu_blocks(q.n, CT__CU_THREADS, dev);
+            if (c->in[0]->dtype == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (q), ct__cu_fs_kernel<double>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (q), ct__cu_fs_kernel<float>);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__decref(grad);
+    if (!rc)
+        for (int i = 2; i < c->nin; i++) CT__ATOMIC_INC(&c->in[i]->storage->version);   /* the dispatcher bumps in[0]'s */
+    return rc;
+}
+#endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
+
+/* ---- scatter_reduce.two ---- */
+enum { CT__CU_SR_CHECK, CT__CU_SR_FILL, CT__CU_SR_REDUCE };
+typedef struct ct__cu_srp {
+    ct__cu_ixp g;                   /* the index walk, as gather/scatter's (g.bits: the identity) */
+    int32_t phase, red;             /* red: 0 sum, 1 prod, 2 mean, 3 amax, 4 amin (the CPU's mode) */
+    unsigned long long *cnt;        /* mean: counts, dense over out's shape */
+    int64_t cst[CT_MAX_DIMS];
+} ct__cu_srp;
+namespace ct__cu_dev {
+/* the CPU loops' expressions (CT__SC_GEN): o the element, v the source */
+template <class C> __device__ __forceinline__ C sr_comb(int red, C o, C v) {
+    switch (red) {
+    case 1: return mulw(o, v);
+    case 3: return (isn(v) || v > o) ? v : o;
+    case 4: return (isn(v) || v < o) ? v : o;
+    default: return addw(o, v);
+    }
+}
+/* *p = sr_comb(*p, v) atomically: a compare-and-swap on the 8-byte word, or on
+   the aligned 32-bit word that holds a smaller element */
+template <class C> __device__ void atomic_comb(char *p, int dt, int red, C v) {
+    if (red == 0 || red == 2) { atomic_add<C>(p, dt, v); return; }
+    const int es = ct__cu_esize(dt);
+    if (es == 8) {
+        unsigned long long *w = (unsigned long long *)p, old = *w, assumed, upd;
+        do {
+            assumed = old;
+            C x = ld<C>((const char *)&assumed, dt);
+            st<C>((char *)&upd, dt, sr_comb<C>(red, x, v));
+            if (upd == assumed) return;   /* unchanged (a max already larger, ...) */
+            old = atomicCAS(w, assumed, upd);
+        } while (assumed != old);
+        return;
+    }
+    uintptr_t a = (uintptr_t)p;
+    unsigned *w = (unsigned *)(a & ~(uintptr_t)3), sh = (unsigned)(a & 3u) * 8u;
+    unsigned mask = es == 4 ? 0xffffffffu : (es == 2 ? 0xffffu : 0xffu) << sh;
+    unsigned old = *w, assumed;
+    do {
+        assumed = old;
+        unsigned cur = (assumed & mask) >> sh, upd = 0;
+        C x = ld<C>((const char *)&cur, dt);   /* little-endian: the element's bytes come first */
+        st<C>((char *)&upd, dt, sr_comb<C>(red, x, v));
+        unsigned nw = (assumed & ~mask) | ((upd << sh) & mask);
+        if (nw == assumed) return;
+        old = atomicCAS(w, assumed, nw);
+    } while (assumed != old);
+}
+__device__ __forceinline__ int64_t floordiv(int64_t a, int64_t b) {   /* ct__floordiv64 (b > 0 here) */
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+} /* namespace ct__cu_dev */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sr_kernel(const ct__cu_srp q) {
+    using namespace ct__cu_dev;
+    const ct__cu_ixp &p = q.g;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = i, io = 0, oo = 0, so = 0, co = 0, j = 0;
+        for (int d = p.nd - 1; d >= 0; d--) {
+            int64_t c = r % p.ish[d];
+            r /= p.ish[d];
+            io += c * p.ist[d];
+            oo += c * p.ost[d];
+            so += c * p.sst[d];
+            co += c * q.cst[d];
+            if (d == p.dim) j = c;
+        }
+        int64_t v = p.idx[io];
+        if (q.phase == CT__CU_SR_CHECK) {
+            if (v < 0 || v >= p.size) ct__cu_mark_bad(i);
+            continue;
+        }
+        char *t = p.out + (oo + (v - j) * p.ost[p.dim]) * p.es;
+        if (q.phase == CT__CU_SR_FILL) {
+            uint64_t b = p.bits;
+            ct__cu_move(t, (const char *)&b, p.es);
+            continue;
+        }
+        atomic_comb<C>(t, p.dt, q.red, ld<C>(p.src + so * p.es, p.dt));
+        if (q.cnt) atomicAdd(q.cnt + co + (v - j) * q.cst[p.dim], 1ull);
+    }
+}
+/* mean: out /= max(count, 1), count = the scattered elements (+ 1 with include_self) */
+typedef struct ct__cu_srdiv {
+    char *out;
+    const unsigned long long *cnt;
+    int32_t nd, dt, incl;
+    int64_t n, shape[CT_MAX_DIMS], st[CT_MAX_DIMS];
+} ct__cu_srdiv;
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sr_div(const ct__cu_srdiv q) {
+    using namespace ct__cu_dev;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < q.n; i += (int64_t)gridDim.x * blockDim.x) {
+        char *t = q.out + ct__cu_doff(i, q.nd, q.shape, q.st) * (int64_t)ct__cu_esize(q.dt);
+        int64_t cn = (int64_t)q.cnt[i] + q.incl;
+        if (cn == 0) cn = 1;
+        C o = ld<C>(t, q.dt);
+        if (q.dt == CT_FLOAT64 || q.dt == CT_FLOAT32 || q.dt == CT_FLOAT16 || q.dt == CT_BFLOAT16) st<C>(t, q.dt, o / (C)cn);
+        else st<C>(t, q.dt, (C)floordiv(toi(o), cn));
+    }
+}
+template <class C> static void ct__cu_sr_launch(int dev, const ct__cu_srp *q) {
+    CT__CU_LAUNCH(ct__cu_blocks(q->g.n, CT__CU_THREADS, dev), CT__CU_THREADS, (*q), ct__cu_sr_kernel<C>);
+}
+static int ct__cu_k_scatter_reduce(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL, *cnt = NULL;
+    int red = c->a->mode, incl = c->a->flags & 1, rc = -1;
+    if (ct__cu_out_on_device(c, out)) return -1;
+    if (out != x && ct__cu_copy_dev(op, out, x)) return -1;
+    if (ct_numel(c->in[1]) == 0) return 0;
+    if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
+    src = c->in[2];
+    if (src->storage == out->storage) {   /* x.scatter_reduce_(d, i, x): read a copy */
+        if ((src = ct__cu_empty_as(src, src->dtype, out->device)) && ct__cu_copy_dev(op, src, c->in[2])) { ct__decref(src); src = NULL; }
+    } else {
+        src = ct__cu_input(op, src, out->device, 0);
+    }
+    if (src) {
+        int dev = out->device.index;
+        ct__cu_srp q;
+        memset(&q, 0, sizeof q);
+        ct__cu_ix_geometry(&q.g, idx);
+        ct__geo go = ct__geo_ne(out), gs = ct__geo_ne(src);
+        q.g.dim = ct__wrap_dim((int)c->a->i[0], out->ndim);
+        q.g.dt = out->dtype;
+        q.g.es = (int32_t)ct__dt[out->dtype].size;
+        q.g.size = go.sh[q.g.dim];
+        q.g.out = ct__ptr(out);
+        q.g.src = ct__ptr(src);
+        for (int d = 0; d < q.g.nd; d++) {
+            q.g.ost[d] = go.st[d];
+            q.g.sst[d] = gs.st[d];
+        }
+        q.red = red;
+        ct__cu_guard guard(dev, op);
+        int64_t bad = -1, badv = 0;
+        rc = guard.ok ? ct__cu_bad_reset(op) : -1;
+        if (!rc) {   /* the indices first: nothing is written when one is out of range */
+            q.phase = CT__CU_SR_CHECK;
+            ct__cu_sr_launch<int64_t>(dev, &q);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc && !(rc = ct__cu_bad_read(op, &bad)) && bad >= 0 && !(rc = ct__cu_peek(op, idx, ct__cu_doff_host(bad, q.g.nd, q.g.ish, q.g.ist), NULL, &badv)))
+            rc = ct__failed(CT_ERR_INDEX, "%s: index %lld is out of bounds for dimension %d with size %lld", op, (long long)badv, (int)q.g.dim,
+                            (long long)q.g.size);
+        if (!rc && !incl) {   /* the scattered positions start from the identity */
+            unsigned char b[8];
+            ct__reduce_identity(out->dtype, red, b);
+            memcpy(&q.g.bits, b, 8);
+            q.phase = CT__CU_SR_FILL;
+            ct__cu_sr_launch<int64_t>(dev, &q);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc && red == 2) {   /* mean's counts, dense over out's shape */
+            if (!(cnt = ct__alloc(CT_INT64, go.nd, go.sh, NULL, out->device))) rc = -1;
+            else {
+                cudaError_t e = cudaMemsetAsync(ct__ptr(cnt), 0, (size_t)ct_numel(cnt) * 8, ct__cu_cur_stream());
+                if (e != cudaSuccess) rc = ct__cu_fail(op, e);
+                q.cnt = (unsigned long long *)ct__ptr(cnt);
+                for (int d = 0; d < go.nd; d++) q.cst[d] = cnt->strides[d];
+            }
+        }
+        if (!rc) {
+            q.phase = CT__CU_SR_REDUCE;
+            if (out->dtype == CT_FLOAT64) ct__cu_sr_launch<double>(dev, &q);
+            else if (CT__ISFLOAT(out->dtype)) ct__cu_sr_launch<float>(dev, &q);
+            else ct__cu_sr_launch<int64_t>(dev, &q);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc && red == 2) {
+            ct__cu_srdiv dq;
+            memset(&dq, 0, sizeof dq);
+            dq.out = ct__ptr(out);
+            dq.cnt = q.cnt;
+            dq.nd = go.nd;
+            dq.dt = out->dtype;
+            dq.incl = incl;
+            dq.n = ct__shape_numel(go.nd, go.sh);
+            for (int d = 0; d < go.nd; d++) { dq.shape[d] = go.sh[d]; dq.st[d] = go.st[d]; }
+            unsigned blocks = ct__cu_blocks(dq.n, CT__CU_THREADS, dev);
+            if (out->dtype == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (dq), ct__cu_sr_div<double>);
+            else if (CT__ISFLOAT(out->dtype)) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (dq), ct__cu_sr_div<float>);
+            else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (dq), ct__cu_sr_div<int64_t>);
+            rc = ct__cu_launched(op);
+        }
+    }
+    if (cnt) ct__decref(cnt);   /* back to the cache: its next use is ordered after these kernels */
+    ct__decref(idx);
+    if (src) ct__decref(src);
+    return rc;
+}
+
+/* ---- randperm and multinomial ---- */
+typedef struct ct__cu_mnp {
+    const char *p;                 /* multinomial: the weights [rows][ncat] through ps0, ps1 */
+    char *w;                       /* keys (double) or the cumulative sums (float / double), dense */
+    int32_t *nz;                   /* per row: a nonzero weight seen */
+    int64_t *out;
+    int32_t pdt, f32;
+    int64_t rows, ncat, ns, ps0, ps1, n;
+    uint64_t seed, offset;
+} ct__cu_mnp;
+namespace ct__cu_dev {
+/* 64 bits of block i of the call, and a 53-bit uniform in [0, 1) from them */
+__device__ __forceinline__ uint64_t mn_bits(const ct__cu_mnp &q, int64_t i) {
+    uint32_t w[4] = {(uint32_t)i, (uint32_t)((uint64_t)i >> 32), (uint32_t)q.offset, (uint32_t)(q.offset >> 32)};
+    ct__philox(w, (uint32_t)q.seed, (uint32_t)(q.seed >> 32));
+    return ((uint64_t)w[1] << 32) | w[0];
+}
+__device__ __forceinline__ double mn_u53(const ct__cu_mnp &q, int64_t i) { return (double)(mn_bits(q, i) >> 11) * (1.0 / 9007199254740992.0); }
+__device__ __forceinline__ double mn_weight(const ct__cu_mnp &q, int64_t r, int64_t j) {
+    return ld<double>(q.p + (r * q.ps0 + j * q.ps1) * (int64_t)ct__cu_esize(q.pdt), q.pdt);
+}
+} /* namespace ct__cu_dev */
+enum { CT__CU_MN_KEYS, CT__CU_MN_ROWS, CT__CU_MN_CHECK, CT__CU_MN_DRAW, CT__CU_PERM_KEYS };
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_mn_kernel(const ct__cu_mnp q, int phase) {
+    using namespace ct__cu_dev;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < q.n; e += (int64_t)gridDim.x * blockDim.x) {
+        if (phase == CT__CU_PERM_KEYS) {   /* randperm: a random key per position */
+            ((int64_t *)q.w)[e] = (int64_t)mn_bits(q, e);
+            continue;
+        }
+        if (phase == CT__CU_MN_ROWS) {   /* e a row: all its weights zero */
+            if (!q.nz[e]) ct__cu_mark_bad(1);
+            continue;
+        }
+        if (phase == CT__CU_MN_DRAW) {   /* e = r * ns + s: one sample */
+            const int64_t r = e / q.ns, s = e % q.ns, last = q.ncat - 1;
+            const double sum = q.f32 ? (double)((const float *)q.w)[r * q.ncat + last] : ((const double *)q.w)[r * q.ncat + last];
+            if (!(sum > 0)) {   /* (also NaN and inf weights, marked at lower positions) */
+                if (s == 0) ct__cu_mark_bad(r * q.ncat + last);
+                continue;
+            }
+            const double u = mn_u53(q, e);
+            int64_t lo = 0, hi = q.ncat;
+            while (hi - lo > 0) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                double cm = mid == last ? 1.0
+                          : q.f32 ? (double)(((const float *)q.w)[r * q.ncat + mid] / (float)sum)
+                                  : ((const double *)q.w)[r * q.ncat + mid] / sum;
+                if (cm < u) lo = mid + 1;
+                else hi = mid;
+            }
+            q.out[e] = lo;
+            continue;
+        }
+        const int64_t r = e / q.ncat, j = e % q.ncat;
+        const double v = mn_weight(q, r, j);
+        if (phase == CT__CU_MN_CHECK) {   /* with replacement: the CPU's first bad entry */
+            if (!(v >= 0) || !(fabs(v) < INFINITY)) ct__cu_mark_bad(e);
+            continue;
+        }
+        /* without replacement: key = p / q, q ~ Exponential(1) */
+        if (!(v < INFINITY && v >= 0)) ct__cu_mark_bad(0);
+        if (v != 0) q.nz[r] = 1;
+        const double x = -log(1.0 - mn_u53(q, e));
+        ((double *)q.w)[e] = q.f32 ? (double)((float)v / (float)x) : v / x;
+    }
+}
+static int ct__cu_mn_launch(const char *op, int dev, const ct__cu_mnp *q, int phase) {
+    CT__CU_LAUNCH(ct__cu_blocks(q->n, CT__CU_THREADS, dev), CT__CU_THREADS, (*q, phase), ct__cu_mn_kernel);
+    return ct__cu_launched(op);
+}
+/* rows of `len` dense elements (row stride `rs`) as the sort and scan sections see them */
+static void ct__cu_dense_rows(ct__cu_rows *r, int64_t rows, int64_t rs) {
+    memset(r, 0, sizeof *r);
+    r->n = 1;
+    r->shape[0] = rows;
+    r->stride[0] = rs;
+    r->kst = 1;
+}
+/* the first kout of each row of keys [O][K] (double or int64) in `desc` order: positions into idx [O][kout] */
+static int ct__cu_sorted_positions(const char *op, int dev, ct_tensor *keys, int64_t O, int64_t K, int64_t kout, int desc, int64_t *idx) {
+    int64_t nv = O * kout;
+    ct_tensor *vals = ct__alloc(keys->dtype, 1, &nv, NULL, ct_cuda(dev));
+    if (!vals) return -1;
+    ct__cu_sortp p;
+    memset(&p, 0, sizeof p);
+    p.x = ct__ptr(keys);
+    p.xdt = keys->dtype;
+    p.v = ct__ptr(vals);
+    p.vdt = keys->dtype;
+    p.idx = idx;
+    p.desc = desc;
+    p.O = O;
+    p.K = K;
+    p.kout = kout;
+    ct__cu_dense_rows(&p.xr, O, K);
+    ct__cu_dense_rows(&p.vr, O, kout);
+    ct__cu_dense_rows(&p.ir, O, kout);
+    for (p.P = 1; p.P < p.K; p.P <<= 1) {}
+    int rc = keys->dtype == CT_FLOAT64 ? ct__cu_sort_run<double>(op, dev, &p) : ct__cu_sort_run<int64_t>(op, dev, &p);
+    ct__decref(vals);
+    return rc;
+}
+static int ct__cu_gen_check(const ct__call *c, const char *op) {
+    if (c->gen && c->gen != ct_default_generator())
+        return ct__failed(CT_ERR_DEVICE, "%s: Expected a 'cuda' device type for generator but found 'cpu'", op);
+    return 0;
+}
+static int ct__cu_k_randperm(ct__call *c) {
+    const char *op = "randperm";
+    ct_tensor *out = c->out[0], *keys = NULL, *pos = NULL;
+    int64_t n = out->shape[0];
+    int dev = out->device.index, rc = 0;
+    if (ct__cu_gen_check(c, op)) return -1;
+    if (n == 0) return 0;
+    ct__cu_mnp q;
+    memset(&q, 0, sizeof q);
+    q.n = n;
+    ct__cu_gen_next(dev, &q.seed, &q.offset);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    int direct = out->dtype == CT_INT64 && ct__is_contig(out);
+    if (!(keys = ct__alloc(CT_INT64, 1, &n, NULL, out->device)) || (!direct && !(pos = ct__alloc(CT_INT64, 1, &n, NULL, out->device)))) rc = -1;
+    if (!rc) {
+        q.w = ct__ptr(keys);
+        rc = ct__cu_mn_launch(op, dev, &q, CT__CU_PERM_KEYS);
+    }
+    if (!rc) rc = ct__cu_sorted_positions(op, dev, keys, 1, n, n, 0, (int64_t *)ct__ptr(direct ? out : pos));
+    if (!rc && !direct) rc = ct__cu_copy_dev(op, out, pos);
+    if (keys) ct__decref(keys);
+    if (pos) ct__decref(pos);
+    return rc;
+}
+static int ct__cu_k_multinomial(ct__call *c) {
+    const char *op = "multinomial";
+    ct_tensor *p = c->in[0], *out = c->out[0], *w = NULL, *nz = NULL;
+    int dev = ct__cu_call_device(c), repl = (c->a->flags & 1) != 0, rc = 0;
+    if (ct__cu_gen_check(c, op) || ct__cu_out_on_device(c, out)) return -1;
+    if (p->device.type != CT_CUDA) return ct__device_mismatch(ct__opdef_get(c->op), p->device, ct_cuda(dev));
+    ct__cu_mnp q;
+    memset(&q, 0, sizeof q);
+    q.p = ct__ptr(p);
+    q.pdt = p->dtype;
+    q.f32 = p->dtype != CT_FLOAT64;   /* float16 / bfloat16 compute in float32, as the CPU path */
+    q.ns = c->a->i[1];
+    q.ncat = p->shape[p->ndim - 1];
+    q.rows = p->ndim == 2 ? p->shape[0] : 1;
+    q.ps0 = p->ndim == 2 ? p->strides[0] : 0;
+    q.ps1 = p->strides[p->ndim - 1];
+    q.out = (int64_t *)ct__ptr(out);
+    int64_t total = q.rows * q.ncat, bad = -1;
+    if (q.rows == 0) return 0;
+    if (q.ncat == 0) return ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+    ct__cu_gen_next(dev, &q.seed, &q.offset);
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok || ct__cu_bad_reset(op)) return -1;
+    if (!repl) {
+        if (!(w = ct__alloc(CT_FLOAT64, 1, &total, NULL, ct_cuda(dev))) || !(nz = ct__alloc(CT_INT32, 1, &q.rows, NULL, ct_cuda(dev)))) rc = -1;
+        else {
+            cudaError_t e = cudaMemsetAsync(ct__ptr(nz), 0, (size_t)q.rows * 4, ct__cu_cur_stream());
+            if (e != cudaSuccess) rc = ct__cu_fail(op, e);
+        }
+        if (!rc) {
+            q.w = ct__ptr(w);
+            q.nz = (int32_t *)ct__ptr(nz);
+            q.n = total;
+            rc = ct__cu_mn_launch(op, dev, &q, CT__CU_MN_KEYS);
+        }
+        if (!rc) {
+            q.n = q.rows;
+            rc = ct__cu_mn_launch(op, dev, &q, CT__CU_MN_ROWS);
+        }
+        if (!rc && !(rc = ct__cu_bad_read(op, &bad)) && bad >= 0)
+            rc = bad == 0 ? ct__failed(CT_ERR_ARG, "multinomial: probability tensor contains either `inf`, `nan` or element < 0")
+                          : ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+        if (!rc) rc = ct__cu_sorted_positions(op, dev, w, q.rows, q.ncat, q.ns, 1, q.out);
+    } else {
+        if (!(w = ct__alloc(q.f32 ? CT_FLOAT32 : CT_FLOAT64, 1, &total, NULL, ct_cuda(dev)))) rc = -1;
+        if (!rc) {
+            q.w = ct__ptr(w);
+            q.n = total;
+            rc = ct__cu_mn_launch(op, dev, &q, CT__CU_MN_CHECK);
+        }
+        if (!rc) {   /* the rows' cumulative sums, by the scan section's kernels */
+            ct__cu_scanp s;
+            memset(&s, 0, sizeof s);
+            s.x = q.p;
+            s.xdt = q.pdt;
+            s.y = q.w;
+            s.ydt = w->dtype;
+            s.kind = CT__CU_CUMSUM;
+            s.rdt = -1;
+            s.O = q.rows;
+            s.K = q.ncat;
+            ct__cu_dense_rows(&s.xr, q.rows, q.ps0);
+            s.xr.kst = q.ps1;
+            ct__cu_dense_rows(&s.yr, q.rows, q.ncat);
+            if (q.f32 && q.ncat <= 32) CT__CU_LAUNCH(ct__cu_blocks(s.O, CT__CU_THREADS, dev), CT__CU_THREADS, (s), ct__cu_scan_rows<float>);
+            else if (q.f32) CT__CU_LAUNCH(ct__cu_blocks(s.O, 1, dev), CT__CU_THREADS, (s), ct__cu_scan_block<float>);
+            else if (q.ncat <= 32) CT__CU_LAUNCH(ct__cu_blocks(s.O, CT__CU_THREADS, dev), CT__CU_THREADS, (s), ct__cu_scan_rows<double>);
+            else CT__CU_LAUNCH(ct__cu_blocks(s.O, 1, dev), CT__CU_THREADS, (s), ct__cu_scan_block<double>);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc) {
+            q.n = q.rows * q.ns;
+            rc = ct__cu_mn_launch(op, dev, &q, CT__CU_MN_DRAW);
+        }
+        double v = 0;
+        if (!rc && !(rc = ct__cu_bad_read(op, &bad)) && bad >= 0 &&
+            !(rc = ct__cu_peek(op, p, (bad / q.ncat) * q.ps0 + (bad % q.ncat) * q.ps1, &v, NULL))) {
+            if (!(v >= 0)) rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (encountering probability entry < 0)");
+            else if (!isfinite(v)) rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+            else rc = ct__failed(CT_ERR_ARG, "multinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+        }
+    }
+    if (w) ct__decref(w);
+    if (nz) ct__decref(nz);
+    return rc;
+}
+
+/* this section's kernels (from ct__cu_register_all) */
+static void ct__cu_optim_register(void) {
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+    ct__fs_register_now();   /* the fused ops are a block registered at load: their ids first */
+    for (int k = 0; k < 5; k++)
+        if (ct__fs_ops[k] >= 0) ct_register_kernel(ct__opdef_get(ct__fs_ops[k])->sname, CT_BACKEND_CUDA, ct__cu_k_fused_step);
+#endif
+    ct_register_kernel(ct__opdef_get(CT__OP_SCATTER_REDUCE)->sname, CT_BACKEND_CUDA, ct__cu_k_scatter_reduce);
+    ct_register_kernel(ct__opdef_get(CT__OP_RANDPERM)->sname, CT_BACKEND_CUDA, ct__cu_k_randperm);
+    ct_register_kernel(ct__opdef_get(CT__OP_MULTINOMIAL)->sname, CT_BACKEND_CUDA, ct__cu_k_multinomial);
+}
+
+/* ============================================================================
    Registration and the public API
    The kernels go into the dispatcher's CUDA slots by the ops' stable names
    (ct_register_kernel), the allocator into ct_set_allocator(CT_CUDA): once, at
@@ -6592,6 +7192,7 @@ static void ct__cu_register_all(void) {
     ct__cu_rng_register();
     ct__cu_shape_register();
     ct__cu_upsample_register();
+    ct__cu_optim_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

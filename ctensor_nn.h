@@ -1,3 +1,4 @@
+/* HELPER (optim): READ /work/wt-optim/READ_ME_FIRST_HELPER.md NOW, before anything else (deadline, where tests go, what not to touch). Delete this line and that file before your first commit. */
 /* ctensor_nn.h - torch.nn, torch.optim and torch.utils.data for ctensor.   v0.2 (2026-11-24)
 
    HOW TO USE
@@ -658,9 +659,10 @@ extern "C" {
    Updates follow PyTorch 1.13's (single-tensor) step operation for operation,
    in the same order and precision, under no-grad mode, in place on the
    parameters, through ctensor ops: any dtype/device the ops support. Adam and
-   AdamW on float32/float64 CPU tensors run one fused op (`_fused_adam_`) that
-   makes the same roundings as the op-by-op chain. A parameter whose .grad is
-   NULL is skipped (its state is untouched), as in PyTorch.
+   AdamW on float32/float64 CPU tensors (and GPU tensors, with ctensor_cuda.h)
+   run one fused op (`_fused_adam_`) that makes the same roundings as the
+   op-by-op chain (SGD, RMSprop and Adagrad likewise). A parameter whose .grad
+   is NULL is skipped (its state is untouched), as in PyTorch.
 
    Ownership: an optimizer retains its parameters (released by ct_optim_free);
    its state tensors (momentum buffers, moments, ...) belong to it, not to a
@@ -9828,9 +9830,10 @@ CTENSOR_API void ct_zero_grad(ct_optimizer *opt) { ct_optim_zero_grad(opt, 1); }
    them, and where PyTorch's (AVX2, FMA-contracted) kernels round once,
    add(x, y, alpha) = fma(y, alpha, x) and addcmul(x, y, z, value) =
    fma(value * y, z, x), so do these (C99 fma: exact on any machine). float32
-   and float64 steps therefore give PyTorch's bits; other dtypes and devices take
-   the op chain (ctensor's add/addcmul round twice: results within an ulp per
-   op). They are ops of the table, registered at run time, so profilers and
+   and float64 steps therefore give PyTorch's bits (on a GPU too, with
+   ctensor_cuda.h's kernels of these ops); other dtypes, and devices without a
+   kernel for them, take the op chain (ctensor's add/addcmul round twice:
+   results within an ulp per op). They are ops of the table, registered at run time, so profilers and
    tracers see them: _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_rmsprop_,
    _fused_adagrad_. Inputs: param, grad, then the state tensors in
    ct__optkind.bufs order (the ones in use); the settings are the float
@@ -10155,19 +10158,23 @@ static void ct__fs_register(void) {
 }
 static void ct__fs_register_now(void) { ct__once(&ct__fs_once, ct__fs_register); }
 CT__AT_LOAD(ct__fs_register_now)
-/* The fused op applies to float32/float64 CPU tensors of one shape, dense
-   (but the grad), sharing no memory; otherwise the op chain runs. */
+/* The fused op applies to float32/float64 tensors of one shape and device,
+   dense (but the grad), sharing no memory, on the CPU or on a GPU whose backend
+   has a kernel for it (ctensor_cuda.h's); otherwise the op chain runs. */
 static int ct__fs_ok(int kind, ct_tensor *const *t, int nt) {
     ct_dtype dt = t[0]->dtype;
     if (dt != CT_FLOAT32 && dt != CT_FLOAT64) return 0;
     for (int i = 0; i < nt; i++) {
-        if (t[i]->device.type != CT_CPU || t[i]->dtype != dt || !ct_same_shape(t[i], t[0])) return 0;
+        if (!ct_device_eq(t[i]->device, t[0]->device) || t[i]->dtype != dt || !ct_same_shape(t[i], t[0])) return 0;
         if (i != 1 && !ct__is_dense(t[i])) return 0;
         for (int j = 0; j < i; j++)
             if (t[i]->storage == t[j]->storage) return 0;
     }
     ct__once(&ct__fs_once, ct__fs_register);
-    return ct__fs_ops[kind] >= 0;
+    int op = ct__fs_ops[kind];
+    if (op < 0) return 0;
+    if (t[0]->device.type == CT_CPU) return 1;
+    return t[0]->device.type == CT_CUDA && ct__kernels[CT_BACKEND_CUDA][op] != NULL;   /* (read as the dispatcher reads it) */
 }
 static int ct__fs_run(int kind, int nt, ct_tensor **t, int nd, const double *d, int flags) {
     ct__attrs a;

@@ -1,7 +1,8 @@
-/* tests/cuda/test_cuda_nnhalf.h - part of tests/cuda/test_cuda.c (included by it):
+/* tests/cuda/test_cuda_nn2.h - part of tests/cuda/test_cuda.c (included by it):
    layer_norm, batch_norm and group_norm in float16 and bfloat16 on the device
    (the CPU takes float32 and float64 only): against the CPU's float32 result on
-   the same (rounded) values, rounded to the dtype; gradients too. */
+   the same (rounded) values, rounded to the dtype; gradients too. embedding_bag
+   on the device. */
 
 TEST(test_norm_half) {
     const ct_dtype dts[2] = {CT_FLOAT16, CT_BFLOAT16};
@@ -57,4 +58,27 @@ TEST(test_norm_half) {
         CHECK_ERR(ct_layer_norm(x, 2, ns, w0, b0, 1e-5), CT_ERR_DTYPE, "not implemented for");
         CHECK_ERR(ct_layer_norm(dev(x), 2, ns, dev(ct_to(w0, CT_FLOAT32)), dev(b0), 1e-5), CT_ERR_DTYPE, "expected scalar type");
     }
+}
+
+TEST(test_embedding_bag) {
+    const int64_t iv[7] = {1, 2, 4, 5, 4, 3, 9}, ov[4] = {0, 3, 3, 5};   /* bag 1 is empty */
+    ct_tensor *in = ct_tensor_i64(iv, 7), *off = ct_tensor_i64(ov, 4), *psw = data(CT_FLOAT64, 1, CT_DIMS(7));
+    ct_tensor *w0 = data(CT_FLOAT64, 0, CT_DIMS(10, 3)), *in2 = ct_reshape(in, 7, 1);
+    for (int m = 0; m < 3; m++) {
+        const char *mode = m == 0 ? "sum" : m == 1 ? "mean" : "max";
+        for (int last = 0; last < 2; last++) {
+            ct_tensor *wc = leaf(w0, 0), *wg = leaf(w0, 1);
+            ct_tensor *yc = ct_embedding_bag(in, wc, off, mode, m == 0 ? psw : NULL, last);
+            ct_tensor *yg = ct_embedding_bag(dev(in), wg, dev(off), mode, m == 0 ? dev(psw) : NULL, last);
+            CHECK_SAME_AT(mode, yg, yc, 1e-12, 1e-12);
+            CHECK(yc && yg && ct_backward(ct_sum(ct_mul(yc, yc))) == CT_OK && ct_backward(ct_sum(ct_mul(yg, yg))) == CT_OK);
+            CHECK_SAME_AT(mode, ct_grad(wg), ct_grad(wc), 1e-12, 1e-12);
+        }
+        CHECK_SAME_AT(mode, ct_embedding_bag(dev(in2), dev(w0), NULL, mode, NULL, 0), ct_embedding_bag(in2, w0, NULL, mode, NULL, 0), 1e-12, 1e-12);
+    }
+    /* errors: the CPU's (offsets are read on the host) */
+    const int64_t bad[2] = {1, 3};
+    ct_tensor *ob = ct_tensor_i64(bad, 2);
+    CHECK_SAME_ERR(ct_embedding_bag(dev(in), dev(w0), dev(ob), "sum", NULL, 0), ct_embedding_bag(in, w0, ob, "sum", NULL, 0));
+    CHECK_SAME_ERR(ct_embedding_bag(dev(in), dev(w0), dev(off), "max", dev(psw), 0), ct_embedding_bag(in, w0, off, "max", psw, 0));
 }
