@@ -1493,6 +1493,12 @@ const int CT__ABI_MAX_DIMS = CTENSOR_MAX_DIMS;
 #  define CT__CAS(p, expected, desired) (*(p) == *(expected) ? (*(p) = (desired), 1) : (*(expected) = *(p), 0))
 #  define CT__UNUSED
 #endif
+/* a small pure helper that ctensor_cuda.h's kernels call too (nvcc: on both sides) */
+#if defined(__CUDACC__) && defined(__host__) && defined(__device__)
+#  define CT__HOSTDEV __host__ __device__
+#else
+#  define CT__HOSTDEV
+#endif
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__cplusplus)
 #  define CT__IVDEP _Pragma("GCC ivdep")
@@ -12666,7 +12672,7 @@ static int ct__meta_pad(ct__call *c) {
 /* source index of output position o along a padded dim of size s with pads l, r.
    circular wraps around the input as cropped by negative pads (PyTorch's
    _pad_circular fills the borders from the already copied middle). */
-CT__INLINE int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_t s) {
+CT__INLINE CT__HOSTDEV int64_t ct__pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_t s) {
     int64_t i = o - l;
     if (mode == 0) {
         if (i < 0) i = -i;

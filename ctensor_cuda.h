@@ -1,10 +1,10 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
-   kernels for the core and nn ops, cuBLAS matrix products.  v0.2 (2026-11-27)
+   kernels for the core and nn ops, cuBLAS matrix products.  v0.3 (2026-11-27)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
      all-warnings) and skips cleanly without a GPU. Every op of ctensor.h's and
-     ctensor_nn.h's tables has a CUDA kernel (tests/cuda/test_cuda.c:
+     ctensor_nn.h's tables has a CUDA kernel (tests/cuda/test_cuda_reduce.h:
      test_kernel_coverage), except the fused transformer fastpath, which runs on
      the CPU (device inputs take the regular path). The first slice (devices,
      allocator, copies, elementwise, reductions, softmax, gather/scatter, cuBLAS)
@@ -132,12 +132,29 @@
        (ct_to_device_nonblocking)
      - Module.to(device): ct_module_to (ctensor_nn.h) moves a model's parameters,
        buffers and gradients
-     Every other op on a GPU tensor fails cleanly naming the op:
-       "cumsum: Could not run 'aten::cumsum' with arguments from the 'CUDA' backend."
-     Not yet (issue 15's later parts): the other nn kernels (upsampling,
-     embedding_bag, fused optimizers take the op chain or fail), mode,
-     randperm/multinomial, take, repeat_interleave, one_hot, scatter_reduce,
-     cuSOLVER.
+     - ctensor_nn.h's fused optimizer steps (_fused_sgd_, _fused_adam_,
+       _fused_adamw_, _fused_rmsprop_, _fused_adagrad_; every option:
+       momentum, dampening, nesterov, weight_decay, maximize, amsgrad,
+       centered, lr_decay), float32/float64: a thread per element with the CPU
+       loops' operations and roundings (fma, __fmul_rn), so SGD, Adam, AdamW,
+       RMSprop and Adagrad on device parameters take the fused op and match
+       the CPU's fused step; embedding_bag (core ops on the device)
+     - scatter_reduce (sum, prod, mean, amax, amin; include_self), every
+       dtype: indices checked first (the CPU's error, read back), atomic adds
+       and compare-and-swap loops (float sums in any order; integer sums
+       exact), mean's counts and floor division for integers
+     - randperm (ct_randperm_on: Philox keys + the bitonic sort) and
+       multinomial (with replacement: cumulative sums + binary search;
+       without: p / Exponential(1) keys + topk), from the device generator;
+       the CPU's errors for invalid weights (a flag read back); not the CPU's
+       numbers
+     An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
+       "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend."
+     Every op of ctensor.h's and ctensor_nn.h's tables has one (checked by
+     test_kernel_coverage), except ct::transformer_encoder_layer_fwd and
+     ct::multi_head_self_attention_fwd: the fused transformer fastpath runs on
+     the CPU, and device inputs take the regular path (issue 16 brings fused
+     attention to the GPU, with cuSOLVER for ctensor_linalg.h).
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -164,7 +181,8 @@
      kernel fault (an illegal
      address) surfaces at the next call that waits, as a CT_ERR_DEVICE error
      naming that call. Build with nvcc's default, the legacy default stream:
-     --default-stream per-thread is not supported yet.
+     --default-stream per-thread is an #error (as in PyTorch, per-thread work
+     goes through each thread's current stream instead).
 
    MEMORY
      Device memory comes from a caching allocator modelled on PyTorch's: sizes
@@ -192,9 +210,12 @@
      the core's expression helpers); Elementwise kernels; Copies and factories;
      Reductions; Softmax; Gather and scatter; Matrix products (cuBLAS);
      Normalization, embedding and loss kernels (ctensor_nn.h's ops) and
-     index_add; Convolution and pooling; Random numbers on the device; Scans,
-     variance and sorting along dims; Indexing along a dim, advanced indexing,
-     nonzero and masked_select; Registration and the public API
+     index_add; Convolution and pooling; Resampling: upsampling and grid
+     sampling; Random numbers on the device; Shapes (cat, stack, flip, roll,
+     repeat, tril, triu, diag_embed, pads, take, one_hot, repeat_interleave);
+     Scans, variance and sorting along dims; Indexing along a dim, advanced
+     indexing, nonzero and masked_select; Fused optimizer steps,
+     scatter_reduce, randperm and multinomial; Registration and the public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -207,6 +228,11 @@
                        convolution and pooling; Philox random numbers, scans,
                        var/std, sorting, indexing, as_strided_scatter (emulator
                        only so far).
+     0.3 (2026-11-27)  a kernel for every op of the tables: all/any/
+                       count_nonzero, norm, logsumexp, mode, the shape ops,
+                       resampling, the fused optimizers, scatter_reduce,
+                       randperm, multinomial; layer_norm and batch_norm in
+                       float16/bfloat16 (emulator only so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -332,12 +358,21 @@ CTENSOR_API ct_tensor *ct_cuda_pin_memory(const ct_tensor *t);
 CTENSOR_API int ct_cuda_is_pinned(const ct_tensor *t);              /* Tensor.is_pinned() */
 
 /* ============================================================================
-   Matrix products: math mode (torch.backends.cuda.matmul.allow_tf32)
+   Matrix products: math mode (torch.backends.cuda.matmul.allow_tf32, ...)
    ========================================================================== */
 /* float32 matrix products may use TF32 tensor cores (10-bit mantissa inputs, float
    accumulation) when allowed. Off by default, as PyTorch's default since 1.12. */
 CTENSOR_API void ct_cuda_set_allow_tf32(int allow);
 CTENSOR_API int ct_cuda_get_allow_tf32(void);
+/* float16 and bfloat16 products run on tensor cores and accumulate in float32;
+   cuBLAS may still do parts of the reduction in the inputs' precision (split-K)
+   unless this is disallowed (torch.backends.cuda.matmul.
+   allow_fp16_reduced_precision_reduction / allow_bf16_...: allowed by default,
+   as in PyTorch) */
+CTENSOR_API void ct_cuda_set_allow_fp16_reduced_precision_reduction(int allow);
+CTENSOR_API int ct_cuda_get_allow_fp16_reduced_precision_reduction(void);
+CTENSOR_API void ct_cuda_set_allow_bf16_reduced_precision_reduction(int allow);
+CTENSOR_API int ct_cuda_get_allow_bf16_reduced_precision_reduction(void);
 
 /* ============================================================================
    Random numbers: the device generators (torch.cuda.manual_seed)
@@ -370,6 +405,9 @@ CTENSOR_API void ct_cuda_init(void);
 #endif
 #if !defined(__CUDACC__)
 #  error "ctensor_cuda.h: the file that defines CTENSOR_IMPLEMENTATION must be compiled by nvcc as CUDA (nvcc -x cu -DCTENSOR_CUDA main.c -lcublas)"
+#endif
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#  error "ctensor_cuda.h: nvcc --default-stream per-thread is not supported (the allocator would take every host thread's default stream for one stream and reuse memory across them unordered); build with the default (legacy) stream and give each thread its own stream: ct_cuda_set_stream(ct_cuda_stream_new(device))"
 #endif
 #ifdef __NVCC__
 /* as in ctensor.h: the expression-generating macros declare operands some
@@ -2016,22 +2054,17 @@ template <class R, class C> static int ct__cu_reduce_run(const char *op, int dev
     return rc;
 }
 /* lanes per output: one thread when the reduced elements are strided and the
-   outputs adjacent, or few; else a warp, or the block for long rows */
-static void ct__cu_red_lanes(ct__cu_redp *p) {
+   outputs adjacent, or few; else a warp, or the block for long rows. Then K
+   splits (gridDim.y) when the outputs leave the GPU idle and split allows it */
+static void ct__cu_red_plan(ct__cu_redp *p, int dev, int split) {
     int64_t kin = p->nk ? p->kstride[p->nk - 1] : 1, oin = p->no ? p->ostride[p->no - 1] : 0;
     if (p->K <= 1 || (kin != 1 && oin == 1 && p->O >= 256) || (p->K < 32 && p->O >= 1024)) p->lanes = 1;
     else p->lanes = p->K >= 4096 ? CT__CU_THREADS : 32;
-}
-/* lanes per output and K splits for p's shape; then the kernels for compute type cdt */
-template <class R>
-static int ct__cu_reduce(const char *op, int dev, ct__cu_redp *p, ct_dtype cdt) {
-    if (p->O == 0) return 0;
     int sms = ct__cu_sms(dev);
-    ct__cu_red_lanes(p);
     int64_t bx = (p->O + CT__CU_THREADS / p->lanes - 1) / (CT__CU_THREADS / p->lanes);
     p->splits = 1;
     p->chunk = p->K > 0 ? p->K : 1;
-    if (bx < 2 * sms && p->K >= 8192) {
+    if (split && bx < 2 * sms && p->K >= 8192) {
         int64_t s = (2 * sms + bx - 1) / bx, by_k = p->K / 4096;
         if (s > by_k) s = by_k;
         if (s > 1024) s = 1024;
@@ -2040,6 +2073,12 @@ static int ct__cu_reduce(const char *op, int dev, ct__cu_redp *p, ct_dtype cdt) 
             p->splits = (int32_t)((p->K + p->chunk - 1) / p->chunk);
         }
     }
+}
+/* the plan for p's shape; then the kernels for compute type cdt */
+template <class R>
+static int ct__cu_reduce(const char *op, int dev, ct__cu_redp *p, ct_dtype cdt) {
+    if (p->O == 0) return 0;
+    ct__cu_red_plan(p, dev, 1);
     ct__cu_guard guard(dev, op);
     if (!guard.ok) return -1;
     if (cdt == CT_FLOAT64) return ct__cu_reduce_run<R, double>(op, dev, p);
@@ -2119,10 +2158,12 @@ static int ct__cu_k_logic(ct__call *c) {
 }
 
 /* ---- norm (p = 0, inf, -inf, 1, 2, other) and logsumexp: a group of L threads
-   per output (the lanes of the reductions above, no K split); logsumexp reads
-   its elements twice: the max (NaN wins; an infinite max is taken as 0, as on
-   the CPU), then the sum of exp(x - max). Accumulation in float (double for
-   float64), where the CPU path accumulates in double. ---- */
+   per output (the lanes and K splits of the reductions above: the norms'
+   partial sums or extremes of a split go to a buffer that a second kernel
+   combines and finishes); logsumexp reads its elements twice, without splits:
+   the max (NaN wins; an infinite max is taken as 0, as on the CPU), then the
+   sum of exp(x - max). Accumulation in float (double for float64), where the
+   CPU path accumulates in double. ---- */
 enum { CT__CU_NRM_0, CT__CU_NRM_INF, CT__CU_NRM_NINF, CT__CU_NRM_1, CT__CU_NRM_2, CT__CU_NRM_P, CT__CU_LSE };
 struct ct__cu_op_max {
     template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
@@ -2133,53 +2174,92 @@ struct ct__cu_op_min {
 struct ct__cu_op_sum {
     template <class C> static __device__ __forceinline__ C comb(C a, C b) { return a + b; }
 };
+namespace ct__cu_dev {
+/* a norm's accumulator: its start, one element's term, two partial results combined, the result */
+template <class C> __device__ __forceinline__ C nrm_init(int mode) { return mode == CT__CU_NRM_NINF ? C(INFINITY) : C(0); }
+template <class C> __device__ __forceinline__ C nrm_add(int mode, C a, C v, C pp) {
+    switch (mode) {
+    case CT__CU_NRM_INF: return ct__cu_op_max::comb(a, C(fabs(v)));
+    case CT__CU_NRM_NINF: return ct__cu_op_min::comb(a, C(fabs(v)));
+    case CT__CU_NRM_0: return a + (v != C(0) ? C(1) : C(0));
+    case CT__CU_NRM_1: return a + fabs(v);
+    case CT__CU_NRM_2: return a + v * v;
+    default: return a + pow(fabs(v), pp);
+    }
+}
+template <class C> __device__ __forceinline__ C nrm_comb(int mode, C a, C b) {
+    return mode == CT__CU_NRM_INF ? ct__cu_op_max::comb(a, b) : mode == CT__CU_NRM_NINF ? ct__cu_op_min::comb(a, b) : a + b;
+}
+template <class C> __device__ __forceinline__ C nrm_fin(int mode, C a, C pp) {
+    return mode == CT__CU_NRM_2 ? sqrt(a) : mode == CT__CU_NRM_P ? pow(a, C(1) / pp) : a;
+}
+} /* namespace ct__cu_dev */
 template <class C>
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pnorm_kernel(const ct__cu_redp p) {
     using namespace ct__cu_dev;
     __shared__ C sm[9];
     const int L = p.lanes, lane = (int)threadIdx.x % L;
-    const int64_t per = CT__CU_THREADS / L;
+    const int64_t per = CT__CU_THREADS / L, k0 = (int64_t)blockIdx.y * p.chunk;
+    const int64_t k1 = p.K < k0 + p.chunk ? p.K : k0 + p.chunk;
+    const C pp = (C)p.arg;
     for (int64_t ob = (int64_t)blockIdx.x * per; ob < p.O; ob += (int64_t)gridDim.x * per) {   /* uniform in the block */
         const int64_t o = ob + (int64_t)threadIdx.x / L;
         const bool active = o < p.O;
         const char *xo = p.x + (active ? ct__cu_doff(o, p.no, p.oshape, p.ostride) * p.xes : 0);
-        const int64_t k0 = active ? lane : p.K;   /* inactive threads only join the group reductions */
+        const int64_t kb = active ? k0 + lane : k1;   /* inactive threads only join the group reductions */
 #define CT__CU_NRM_LD(k) ld<C>(xo + ct__cu_doff(k, p.nk, p.kshape, p.kstride) * p.xes, p.xdt)
         C r;
         if (p.mode == CT__CU_LSE) {
             C m = -INFINITY, s = C(0);
-            for (int64_t k = k0; k < p.K; k += L) m = ct__cu_op_max::comb(m, CT__CU_NRM_LD(k));
+            for (int64_t k = kb; k < k1; k += L) m = ct__cu_op_max::comb(m, CT__CU_NRM_LD(k));
             m = ct__cu_group_reduce<C, ct__cu_op_max>(m, L, sm);
             if (isinf(m)) m = C(0);
-            for (int64_t k = k0; k < p.K; k += L) s += exp(CT__CU_NRM_LD(k) - m);
+            for (int64_t k = kb; k < k1; k += L) s += exp(CT__CU_NRM_LD(k) - m);
             s = ct__cu_group_reduce<C, ct__cu_op_sum>(s, L, sm);
             r = log(s) + m;
-        } else if (p.mode == CT__CU_NRM_INF || p.mode == CT__CU_NRM_NINF) {
-            const bool mx = p.mode == CT__CU_NRM_INF;
-            C a = mx ? C(0) : C(INFINITY);
-            for (int64_t k = k0; k < p.K; k += L) {
-                C v = fabs(CT__CU_NRM_LD(k));
-                a = mx ? ct__cu_op_max::comb(a, v) : ct__cu_op_min::comb(a, v);
-            }
-            r = mx ? ct__cu_group_reduce<C, ct__cu_op_max>(a, L, sm) : ct__cu_group_reduce<C, ct__cu_op_min>(a, L, sm);
         } else {
-            const C pp = (C)p.arg;
-            C a = C(0);
-            for (int64_t k = k0; k < p.K; k += L) {
-                C v = CT__CU_NRM_LD(k);
-                switch (p.mode) {
-                case CT__CU_NRM_0: a += v != C(0) ? C(1) : C(0); break;
-                case CT__CU_NRM_1: a += fabs(v); break;
-                case CT__CU_NRM_2: a += v * v; break;
-                default: a += pow(fabs(v), pp); break;
-                }
+            C a = nrm_init<C>(p.mode);
+            for (int64_t k = kb; k < k1; k += L) a = nrm_add<C>(p.mode, a, CT__CU_NRM_LD(k), pp);
+            if (p.mode == CT__CU_NRM_INF) r = ct__cu_group_reduce<C, ct__cu_op_max>(a, L, sm);
+            else if (p.mode == CT__CU_NRM_NINF) r = ct__cu_group_reduce<C, ct__cu_op_min>(a, L, sm);
+            else r = ct__cu_group_reduce<C, ct__cu_op_sum>(a, L, sm);
+            if (p.splits > 1) {
+                if (active && lane == 0) ((C *)p.part)[o * p.splits + blockIdx.y] = r;
+                continue;
             }
-            a = ct__cu_group_reduce<C, ct__cu_op_sum>(a, L, sm);
-            r = p.mode == CT__CU_NRM_2 ? sqrt(a) : p.mode == CT__CU_NRM_P ? pow(a, C(1) / pp) : a;
+            r = nrm_fin<C>(p.mode, r, pp);
         }
 #undef CT__CU_NRM_LD
         if (active && lane == 0) st<C>(p.out + o * p.oes, p.odt, r);
     }
+}
+/* the second pass of a split norm: the partial results, in split order */
+template <class C>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_pnorm_finish(const ct__cu_redp p) {
+    using namespace ct__cu_dev;
+    for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < p.O; o += (int64_t)gridDim.x * blockDim.x) {
+        const C *part = (const C *)p.part + o * p.splits;
+        C a = part[0];
+        for (int s = 1; s < p.splits; s++) a = nrm_comb<C>(p.mode, a, part[s]);
+        st<C>(p.out + o * p.oes, p.odt, nrm_fin<C>(p.mode, a, (C)p.arg));
+    }
+}
+template <class C> static int ct__cu_pnorm_run(const char *op, int dev, ct__cu_redp *p) {
+    ct_tensor *part = NULL;
+    if (p->splits > 1) {
+        int64_t bytes = p->O * p->splits * (int64_t)sizeof(C);
+        if (!(part = ct__alloc(CT_UINT8, 1, &bytes, NULL, ct_cuda(dev)))) return -1;
+        p->part = ct__ptr(part);
+    }
+    dim3 grid(ct__cu_blocks(p->O, CT__CU_THREADS / p->lanes, dev), (unsigned)p->splits);
+    CT__CU_LAUNCH(grid, CT__CU_THREADS, (*p), ct__cu_pnorm_kernel<C>);
+    int rc = ct__cu_launched(op);
+    if (!rc && p->splits > 1) {
+        CT__CU_LAUNCH(ct__cu_blocks(p->O, CT__CU_THREADS, dev), CT__CU_THREADS, (*p), ct__cu_pnorm_finish<C>);
+        rc = ct__cu_launched(op);
+    }
+    if (part) ct__decref(part);   /* back to the cache: the next use is ordered after these kernels */
+    return rc;
 }
 static int ct__cu_k_pnorm(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
@@ -2202,13 +2282,10 @@ static int ct__cu_k_pnorm(ct__call *c) {
     if (p.O == 0) return 0;
     if (p.K == 0) return ct__cu_fill(op, out, p.mode == CT__CU_LSE ? -INFINITY : 0.0);   /* the CPU's values for nothing */
     int dev = ct__cu_call_device(c);
-    ct__cu_red_lanes(&p);
+    ct__cu_red_plan(&p, dev, p.mode != CT__CU_LSE);
     ct__cu_guard guard(dev, op);
     if (!guard.ok) return -1;
-    unsigned blocks = ct__cu_blocks(p.O, CT__CU_THREADS / p.lanes, dev);
-    if (c->cdt == CT_FLOAT64) CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pnorm_kernel<double>);
-    else CT__CU_LAUNCH(blocks, CT__CU_THREADS, (p), ct__cu_pnorm_kernel<float>);
-    return ct__cu_launched(op);
+    return c->cdt == CT_FLOAT64 ? ct__cu_pnorm_run<double>(op, dev, &p) : ct__cu_pnorm_run<float>(op, dev, &p);
 }
 
 /* ============================================================================
@@ -2548,7 +2625,25 @@ static int ct__cu_tf32;   /* torch.backends.cuda.matmul.allow_tf32 (default Fals
 static cublasHandle_t ct__cu_blas[CTENSOR_CUDA_MAX_DEVICES];
 static std::mutex ct__cu_blas_mutex;   /* one handle per device; calls are serialized */
 
+static int ct__cu_fp16_rpr = 1, ct__cu_bf16_rpr = 1;   /* allow_fp16 / bf16_reduced_precision_reduction (default True) */
+
 static const char *ct__cu_blas_msg(cublasStatus_t s) { return cublasGetStatusString(s); }
+/* under ct__cu_blas_mutex, on device dev: its handle (made on first use; stage 1
+   when that fails), set to the current stream and to the math mode for inputs of
+   type ty (stage 2 when a setting fails): float16 / bfloat16 products may reduce
+   in their own precision unless that was disallowed */
+static cublasStatus_t ct__cu_blas_ready(int dev, cudaDataType_t ty, int *stage) {
+    cublasStatus_t s;
+    if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
+        ct__cu_blas[dev] = NULL;
+        *stage = 1;
+        return s;
+    }
+    *stage = 2;
+    if ((s = cublasSetStream(ct__cu_blas[dev], ct__cu_stream_of(dev))) != CUBLAS_STATUS_SUCCESS) return s;
+    int strict = (ty == CUDA_R_16F && !CT__LOAD(&ct__cu_fp16_rpr)) || (ty == CUDA_R_16BF && !CT__LOAD(&ct__cu_bf16_rpr));
+    return cublasSetMathMode(ct__cu_blas[dev], strict ? CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION : CUBLAS_DEFAULT_MATH);
+}
 /* X (r x c, element strides sr, sc) as cuBLAS sees it: trans 0 when its rows are
    contiguous (a c x r column-major matrix, leading dim ld >= c), 1 when its columns
    are (an r x c one, ld >= r). 0 when neither fits. */
@@ -2617,12 +2712,7 @@ static int ct__cu_gemm(const char *op, int dev, ct_tensor *out, ct_tensor *a, ct
             rc = -1;
         } else {
             std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);   /* (errors are reported after it is released) */
-            if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
-                ct__cu_blas[dev] = NULL;
-                stage = 1;
-            } else if ((s = cublasSetStream(ct__cu_blas[dev], ct__cu_stream_of(dev))) != CUBLAS_STATUS_SUCCESS) {
-                stage = 2;
-            } else {
+            if ((s = ct__cu_blas_ready(dev, ty, &stage)) == CUBLAS_STATUS_SUCCESS) {
                 float af = (float)alpha, bf = (float)beta;
                 const void *pa = ctype == CUBLAS_COMPUTE_64F ? (const void *)&alpha : (const void *)&af;
                 const void *pb = ctype == CUBLAS_COMPUTE_64F ? (const void *)&beta : (const void *)&bf;
@@ -3747,12 +3837,7 @@ static int ct__cu_conv_gemm(const char *op, int dev, ct_dtype abt, ct_dtype cdt,
         ct__cu_guard guard(dev, op);
         if (!guard.ok) return -1;
         std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
-        if (!ct__cu_blas[dev] && (s = cublasCreate(&ct__cu_blas[dev])) != CUBLAS_STATUS_SUCCESS) {
-            ct__cu_blas[dev] = NULL;
-            stage = 1;
-        } else if ((s = cublasSetStream(ct__cu_blas[dev], ct__cu_stream_of(dev))) != CUBLAS_STATUS_SUCCESS) {
-            stage = 2;
-        } else {
+        if ((s = ct__cu_blas_ready(dev, ty, &stage)) == CUBLAS_STATUS_SUCCESS) {
             double one = 1.0;
             float onef = 1.0f, bf = (float)beta;
             int f64 = ctype == CUBLAS_COMPUTE_64F;
@@ -4963,8 +5048,8 @@ static int ct__cu_k_random(ct__call *c) {
      tril/triu   x where j - i <= k (tril) or j - i >= k (triu), else 0
      diag_embed  x[.., t] where i2 - i1 == offset (t: i1 when offset >= 0, else
                  i2), else 0
-     pads        along each dim the CPU's source index (ct__cu_pad_src, the
-                 device twin of ctensor.h's ct__pad_src): constant (the value
+     pads        along each dim the CPU's source index (ctensor.h's
+                 ct__pad_src, compiled for both sides): constant (the value
                  outside the input), reflect, replicate, circular; negative
                  pads crop
      take        x.flatten()[index] (negative indices count from the end)
@@ -4995,21 +5080,6 @@ typedef struct ct__cu_shp {
     int64_t ist[CT_MAX_DIMS];                         /* take: the index's strides */
     uint64_t fill;                                    /* the constant's bits in the output's dtype */
 } ct__cu_shp;
-/* ctensor.h's ct__pad_src on the device: the source index of output position o
-   along a dim of size s padded by l, r; -1 is padding (constant mode, 3) */
-__device__ __forceinline__ int64_t ct__cu_pad_src(int mode, int64_t o, int64_t l, int64_t r, int64_t s) {
-    int64_t i = o - l;
-    if (mode == 0) {
-        if (i < 0) i = -i;
-        if (i >= s) i = 2 * (s - 1) - i;
-        return i;
-    }
-    if (mode == 1) return i < 0 ? 0 : i >= s ? s - 1 : i;
-    if (mode == 3) return i >= 0 && i < s ? i : -1;
-    int64_t lo = l < 0 ? -l : 0, m = s - lo - (r < 0 ? -r : 0);
-    i = o - (l > 0 ? l : 0);
-    return lo + ((i % m) + m) % m;
-}
 /* the index maps: src(p, c, &xo) gives the input element of output coordinates c
    (its element offset from x's first element), or false for the constant */
 struct ct__cu_sm_flip {
@@ -5062,7 +5132,7 @@ struct ct__cu_sm_pad {   /* every dim through ct__cu_pad_src (an unpadded one: p
     static __device__ __forceinline__ bool src(const ct__cu_shp &p, const int64_t *c, int64_t *xo) {
         int64_t o = 0;
         for (int d = 0; d < p.nd; d++) {
-            int64_t i = ct__cu_pad_src(p.mode, c[d], p.a[d], p.b[d], p.xsh[d]);
+            int64_t i = ct__pad_src(p.mode, c[d], p.a[d], p.b[d], p.xsh[d]);
             if (i < 0) return false;
             o += i * p.xst[d];
         }
@@ -7308,6 +7378,10 @@ CTENSOR_API void ct_cuda_set_allow_tf32(int allow) {
     CT__STORE(&ct__cu_tf32, allow != 0);
 }
 CTENSOR_API int ct_cuda_get_allow_tf32(void) { return CT__LOAD(&ct__cu_tf32); }
+CTENSOR_API void ct_cuda_set_allow_fp16_reduced_precision_reduction(int allow) { CT__STORE(&ct__cu_fp16_rpr, allow != 0); }
+CTENSOR_API int ct_cuda_get_allow_fp16_reduced_precision_reduction(void) { return CT__LOAD(&ct__cu_fp16_rpr); }
+CTENSOR_API void ct_cuda_set_allow_bf16_reduced_precision_reduction(int allow) { CT__STORE(&ct__cu_bf16_rpr, allow != 0); }
+CTENSOR_API int ct_cuda_get_allow_bf16_reduced_precision_reduction(void) { return CT__LOAD(&ct__cu_bf16_rpr); }
 
 /* ---- streams and events ---- */
 static int ct__cu_stream_ok(const char *api, const ct_cuda_stream *st) {

@@ -1064,6 +1064,26 @@ TEST(test_matmul) {
     ct_tensor *A = data(CT_FLOAT32, 0, CT_DIMS(64, 64)), *B = data(CT_FLOAT32, 0, CT_DIMS(64, 64));
     CHECK_SAME(ct_mm(dev(A), dev(B)), ct_mm(A, B), 2e-2, 5e-2);
     ct_cuda_set_allow_tf32(0);
+    /* float16 / bfloat16: reduced-precision reductions allowed by default (as
+       PyTorch's); disallowed, the products still agree */
+    CHECK_EQ_INT(ct_cuda_get_allow_fp16_reduced_precision_reduction(), 1);
+    CHECK_EQ_INT(ct_cuda_get_allow_bf16_reduced_precision_reduction(), 1);
+    for (int h = 0; h < 2; h++) {
+        ct_dtype hd = h ? CT_BFLOAT16 : CT_FLOAT16;
+        ct_tensor *Ah = ct_to(A, hd), *Bh = ct_to(B, hd);
+        if (h) ct_cuda_set_allow_bf16_reduced_precision_reduction(0);
+        else ct_cuda_set_allow_fp16_reduced_precision_reduction(0);
+        CHECK_SAME(ct_mm(dev(Ah), dev(Bh)), ct_mm(Ah, Bh), h ? 3e-2 : 1e-2, h ? 3e-1 : 5e-2);
+#ifdef CT_EMU_CUDA_RUNTIME_H
+        CHECK_EQ_INT(ct_emu::blas_math_mode(), CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);   /* it reached cuBLAS */
+#endif
+        ct_cuda_set_allow_fp16_reduced_precision_reduction(1);
+        ct_cuda_set_allow_bf16_reduced_precision_reduction(1);
+        CHECK(ct_mm(dev(Ah), dev(Bh)) != NULL);
+#ifdef CT_EMU_CUDA_RUNTIME_H
+        CHECK_EQ_INT(ct_emu::blas_math_mode(), CUBLAS_DEFAULT_MATH);
+#endif
+    }
     /* integer products fail as on PyTorch's GPU path */
     CHECK_ERR(ct_mm(dev(ct_ones(CT_INT64, 2, 2)), dev(ct_ones(CT_INT64, 2, 2))), CT_ERR_DTYPE, "\"addmm_cuda\" not implemented for 'Long'");
     /* gradients of matmul and linear */

@@ -80,6 +80,17 @@ TEST(test_norm_logsumexp) {
     ct_tensor *big = data(CT_FLOAT64, 0, CT_DIMS(2, 10000));
     CHECK_SAME(ct_norm(dev(big), 2.0, 1, d1, 0), ct_norm(big, 2.0, 1, d1, 0), 1e-11, 1e-11);
     CHECK_SAME(ct_logsumexp(dev(big), 1, d1, 0), ct_logsumexp(big, 1, d1, 0), 1e-11, 1e-11);
+    /* long vectors: the K range split across blocks, partial results combined */
+    ct_tensor *vec = data(CT_FLOAT64, 0, CT_DIMS(1 << 18)), *vec32 = ct_to(vec, CT_FLOAT32);
+    for (int k = 0; k < 7; k++) {
+        CHECK_SAME_AT("split norm", ct_norm(dev(vec), ps[k], 0, NULL, 0), ct_norm(vec, ps[k], 0, NULL, 0), 1e-10, 1e-10);
+        CHECK_SAME_AT("split norm f32", ct_norm(dev(vec32), ps[k], 0, NULL, 0), ct_norm(vec32, ps[k], 0, NULL, 0), 1e-4, 1e-4);
+    }
+    ct_tensor *vnan = ct_clone(vec);
+    ((double *)ct_data_ptr(vnan))[200000] = NAN;
+    CHECK_SAME(ct_norm(dev(vnan), INFINITY, 0, NULL, 0), ct_norm(vnan, INFINITY, 0, NULL, 0), 0.0, 0.0);
+    CHECK_SAME(ct_norm(dev(vnan), -INFINITY, 0, NULL, 0), ct_norm(vnan, -INFINITY, 0, NULL, 0), 0.0, 0.0);
+    CHECK_SAME(ct_logsumexp(dev(vec), 0, NULL, 0), ct_logsumexp(vec, 0, NULL, 0), 1e-10, 1e-10);
     ct_tensor *e = ct_zeros(CT_FLOAT32, 3, 0);
     CHECK_SAME(ct_norm(dev(e), -INFINITY, 1, d1, 0), ct_norm(e, -INFINITY, 1, d1, 0), 0.0, 0.0);
     CHECK_SAME(ct_logsumexp(dev(e), 1, d1, 0), ct_logsumexp(e, 1, d1, 0), 0.0, 0.0);

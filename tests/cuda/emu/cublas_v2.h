@@ -16,6 +16,10 @@ typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
 typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType_t;
 typedef enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70 } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
+typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16 } cublasMath_t;
+namespace ct_emu {
+inline int &blas_math_mode() { static int m = 0; return m; }   /* the last mode set (tests read it) */
+}
 
 inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
     *h = new ct_emu_blas;
@@ -28,6 +32,11 @@ inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
         fprintf(stderr, "cuda emulator: cublasSetStream: a stream of device %d for a handle of device %d\n", ct_emu::stream_device(s, "cublasSetStream"), h->device);
         abort();
     }
+    return CUBLAS_STATUS_SUCCESS;
+}
+/* products sum in double here whatever the mode: the mode is only recorded */
+inline cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t mode) {
+    ct_emu::blas_math_mode() = (int)mode;
     return CUBLAS_STATUS_SUCCESS;
 }
 inline const char *cublasGetStatusString(cublasStatus_t s) {
