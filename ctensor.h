@@ -1,4 +1,3 @@
-/* HELPER (optim): READ /work/wt-optim/READ_ME_FIRST_HELPER.md NOW, before anything else (deadline, where tests go, what not to touch). Delete this line and that file before your first commit. */
 /* ctensor.h - PyTorch's core as a header-only C library.        v0.2 (2026-11-24)
 
    HOW TO USE

@@ -1,4 +1,3 @@
-/* HELPER (optim): READ /work/wt-optim/READ_ME_FIRST_HELPER.md NOW, before anything else (deadline, where tests go, what not to touch). Delete this line and that file before your first commit. */
 /* test_cuda.c - ctensor_cuda.h against ctensor's own CPU path.
    Built by nvcc as CUDA (make cuda-test, or tests/cuda/gpu_check.sh):
        nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Itests tests/cuda/test_cuda.c -o build/cuda/test_cuda -lcublas
