@@ -2566,7 +2566,6 @@ static int ct__cu_k_scatter(ct__call *c) {
     const char *op = CT__CU_OPNAME(c);
     ct_tensor *x = c->in[0], *out = c->out[0], *idx = NULL, *src = NULL;
     int rc = -1;
-    if (c->op == CT__OP_SCATTER_REDUCE) return ct__no_kernel(ct__opdef_get(c->op), CT_BACKEND_CUDA);
     if (ct__cu_out_on_device(c, out)) return -1;
     if (out != x && ct__cu_copy_dev(op, out, x)) return -1;
     if (!(idx = ct__cu_input(op, c->in[1], out->device, 0))) return -1;
