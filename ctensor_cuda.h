@@ -2474,20 +2474,30 @@ __device__ __forceinline__ void ct__cu_move(char *d, const char *s, int es) {
     default: *(uint64_t *)d = *(const uint64_t *)s; break;
     }
 }
+/* the offsets of index element i (C order over the index's shape): in the index,
+   x, out and src (element strides), in a counts tensor of strides cst (when
+   given), and its coordinate j along p.dim */
+typedef struct ct__cu_ixo { int64_t io, xo, oo, so, co, j; } ct__cu_ixo;
+__device__ __forceinline__ ct__cu_ixo ct__cu_ix_at(const ct__cu_ixp &p, int64_t i, const int64_t *cst) {
+    ct__cu_ixo o = {0, 0, 0, 0, 0, 0};
+    for (int d = p.nd - 1; d >= 0; d--) {
+        int64_t q = i % p.ish[d];
+        i /= p.ish[d];
+        o.io += q * p.ist[d];
+        o.xo += q * p.xst[d];
+        o.oo += q * p.ost[d];
+        o.so += q * p.sst[d];
+        if (cst) o.co += q * cst[d];
+        if (d == p.dim) o.j = q;
+    }
+    return o;
+}
 template <class C>
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_ix_kernel(const ct__cu_ixp p) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t r = i, io = 0, xo = 0, oo = 0, so = 0, j = 0;
-        for (int d = p.nd - 1; d >= 0; d--) {
-            int64_t q = r % p.ish[d];
-            r /= p.ish[d];
-            io += q * p.ist[d];
-            xo += q * p.xst[d];
-            oo += q * p.ost[d];
-            so += q * p.sst[d];
-            if (d == p.dim) j = q;
-        }
-        int64_t v = p.idx[io];
+        const ct__cu_ixo at = ct__cu_ix_at(p, i, NULL);
+        const int64_t xo = at.xo, oo = at.oo, so = at.so, j = at.j;
+        int64_t v = p.idx[at.io];
         if (v < 0 || v >= p.size) {
             if (atomicCAS(&ct__cu_dev::ct__ix_bad[0], 0ull, 1ull) == 0ull) ct__cu_dev::ct__ix_bad[1] = (unsigned long long)v;
             continue;
@@ -6849,17 +6859,9 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_sr_kernel(const ct__cu_
     using namespace ct__cu_dev;
     const ct__cu_ixp &p = q.g;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.n; i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t r = i, io = 0, oo = 0, so = 0, co = 0, j = 0;
-        for (int d = p.nd - 1; d >= 0; d--) {
-            int64_t c = r % p.ish[d];
-            r /= p.ish[d];
-            io += c * p.ist[d];
-            oo += c * p.ost[d];
-            so += c * p.sst[d];
-            co += c * q.cst[d];
-            if (d == p.dim) j = c;
-        }
-        int64_t v = p.idx[io];
+        const ct__cu_ixo at = ct__cu_ix_at(p, i, q.cnt ? q.cst : NULL);
+        const int64_t oo = at.oo, so = at.so, co = at.co, j = at.j;
+        int64_t v = p.idx[at.io];
         if (q.phase == CT__CU_SR_CHECK) {
             if (v < 0 || v >= p.size) ct__cu_mark_bad(i);
             continue;
