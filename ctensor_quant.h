@@ -1,0 +1,653 @@
+/* ctensor_quant.h - int8 quantization for ctensor: quantized tensors, observers,
+   fake quantization, int8 kernels.                                 v0.1 (2026-11-28)
+
+   HOW TO USE
+     #define CTENSOR_IMPLEMENTATION          (in exactly one file)
+     #include "ctensor.h"
+     #include "ctensor_nn.h"
+     #include "ctensor_quant.h"              (after ctensor.h and ctensor_nn.h)
+     link with -lm (nothing else: the int8 kernels are this header's own)
+
+     The implementation uses ctensor.h's internals (the op table, the dispatcher),
+     so it is compiled in the translation unit that defines CTENSOR_IMPLEMENTATION:
+     there CTENSOR_QUANT_IMPLEMENTATION is turned on automatically. Other files
+     include the three headers for the declarations only.
+
+   THE FEEL (PyTorch's torch.quantize_per_tensor, torch.ao.quantization)
+       ct_tensor *q = ct_quantize_per_tensor(x, 0.1, 10, CT_QUINT8);
+       ct_tensor *back = ct_dequantize(q);              // float32 again
+       ct_tensor *codes = ct_int_repr(q);               // the uint8 codes
+       printf("%g %lld\n", ct_q_scale(q), (long long)ct_q_zero_point(q));
+
+   CONVENTIONS
+     - Quantized dtypes are CT_QINT8 (int8 codes), CT_QUINT8 (uint8) and CT_QINT32
+       (int32). A quantized tensor carries its parameters (ctensor.h's ct_qparams:
+       per tensor, or per channel along an axis), shared with its views.
+     - Rounding is PyTorch's: q = clamp(zero_point + nearbyint(x * (1/scale)), qmin,
+       qmax), the product in float32 (float inverse scale), ties to even.
+       Dequantization is (q - zero_point) * scale in float32.
+     - Only float32 tensors quantize, as in PyTorch ("Quantize only works on Float
+       Tensor, got Double").
+     - Errors name the op and the values (CT_ERR_ARG for bad parameters,
+       CT_ERR_DTYPE for bad dtypes), as PyTorch's do.
+
+   OPS AND BACKENDS
+     Every operation is an op of ctensor's one table (names as PyTorch's:
+     "aten::quantize_per_tensor", "aten::dequantize.self", "aten::int_repr", ...),
+     so tracing, profiling and the dispatch hook see them. Ops whose inputs are
+     quantized run on the QuantizedCPU backend: this header registers their
+     kernels and metas there (ct_register_backend_op).
+
+   STATUS (v0.1)
+     Quantized tensors: quantize / dequantize per tensor and per channel, int_repr,
+     the parameter accessors, quantize_per_tensor_dynamic, making a quantized
+     tensor from its codes.
+
+   CONTENTS (search for the banner titles)
+     Declarations:
+       Quantized tensors
+       Observers, fake quantization, qconfigs
+       int8 GEMM and quantized linear
+     Implementation:
+       The op table of this header
+       Quantized tensors: kernels
+       Observers, fake quantization, qconfigs: implementation
+       int8 GEMM and quantized linear: implementation
+*/
+#ifndef CTENSOR_QUANT_H_INCLUDED
+#define CTENSOR_QUANT_H_INCLUDED
+#include "ctensor.h"
+#include "ctensor_nn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   Quantized tensors
+   ========================================================================== */
+/* x (float32) -> a quantized tensor of dtype CT_QINT8, CT_QUINT8 or CT_QINT32 with
+   one scale and zero point (torch.quantize_per_tensor). */
+CTENSOR_API ct_tensor *ct_quantize_per_tensor(const ct_tensor *x, double scale, int64_t zero_point, ct_dtype dtype);
+/* One scale and zero point per index of `axis` (torch.quantize_per_channel):
+   scales float (any float dtype, read as double), zero_points integer, both 1-D
+   of x's size along axis. */
+CTENSOR_API ct_tensor *ct_quantize_per_channel(const ct_tensor *x, const ct_tensor *scales, const ct_tensor *zero_points,
+                                               int64_t axis, ct_dtype dtype);
+/* Parameters chosen from x's range as PyTorch's dynamic quantization does
+   (torch.quantize_per_tensor_dynamic: min/max including 0, reduce_range halves
+   the quantized range), then quantize_per_tensor. dtype CT_QINT8 or CT_QUINT8. */
+CTENSOR_API ct_tensor *ct_quantize_per_tensor_dynamic(const ct_tensor *x, ct_dtype dtype, int reduce_range);
+/* q -> float32: (code - zero_point) * scale (torch.dequantize). */
+CTENSOR_API ct_tensor *ct_dequantize(const ct_tensor *q);
+/* The codes as a plain integer tensor: int8, uint8 or int32 (Tensor.int_repr). */
+CTENSOR_API ct_tensor *ct_int_repr(const ct_tensor *q);
+/* Codes (int8 for CT_QINT8, uint8 for CT_QUINT8, int32 for CT_QINT32) plus
+   parameters -> a quantized tensor sharing nothing with `codes`
+   (torch._make_per_tensor_quantized_tensor / _make_per_channel_quantized_tensor). */
+CTENSOR_API ct_tensor *ct_make_per_tensor_quantized(const ct_tensor *codes, double scale, int64_t zero_point);
+CTENSOR_API ct_tensor *ct_make_per_channel_quantized(const ct_tensor *codes, const ct_tensor *scales,
+                                                     const ct_tensor *zero_points, int64_t axis);
+/* Parameters (Tensor.q_scale, q_zero_point, q_per_channel_scales (float64),
+   q_per_channel_zero_points (int64), q_per_channel_axis, qscheme). Errors (NAN,
+   -1, NULL) for a tensor that is not quantized or has the other scheme. */
+CTENSOR_API double ct_q_scale(const ct_tensor *q);
+CTENSOR_API int64_t ct_q_zero_point(const ct_tensor *q);
+CTENSOR_API ct_tensor *ct_q_per_channel_scales(const ct_tensor *q);
+CTENSOR_API ct_tensor *ct_q_per_channel_zero_points(const ct_tensor *q);
+CTENSOR_API int64_t ct_q_per_channel_axis(const ct_tensor *q);
+CTENSOR_API ct_qscheme ct_q_qscheme(const ct_tensor *q);      /* (ct_qscheme)-1 when not quantized */
+CTENSOR_API const char *ct_qscheme_name(ct_qscheme s);         /* "per_tensor_affine", ... */
+/* The code range of a quantized dtype: [-128, 127], [0, 255], [INT32_MIN, INT32_MAX];
+   0 for other dtypes. */
+CTENSOR_API int ct_qdtype_range(ct_dtype dtype, int64_t *qmin, int64_t *qmax);
+/* PyTorch's C++ ChooseQuantizationParams (the choice of dynamic quantization and of
+   the quantized ops' outputs): the range [min, max] (float32) is widened to hold 0;
+   scale = (max - min) / (qmax - qmin) (0.1 when that is 0 or its inverse overflows,
+   at least 6.1e-5); the zero point from whichever end loses less, rounded and
+   clamped. reduce_range halves qmin and qmax first; preserve_sparsity makes the
+   range symmetric. Returns 0, or -1 with the error set when min > max or either is
+   not finite. */
+CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_t qmax, int preserve_sparsity,
+                                    int reduce_range, double *scale, int64_t *zero_point);
+
+/* ============================================================================
+   Observers, fake quantization, qconfigs
+   ========================================================================== */
+/* SECTION-OBSERVERS-DECL (helper A fills this section) */
+
+/* ============================================================================
+   int8 GEMM and quantized linear
+   ========================================================================== */
+/* SECTION-GEMM-DECL (helper B fills this section) */
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+#endif /* CTENSOR_QUANT_H_INCLUDED */
+
+/* ############################################################################
+   IMPLEMENTATION
+   ############################################################################ */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_QUANT_NO_IMPLEMENTATION) && !defined(CTENSOR_QUANT_IMPLEMENTATION)
+#define CTENSOR_QUANT_IMPLEMENTATION
+#endif
+#ifdef CTENSOR_QUANT_IMPLEMENTATION
+#ifndef CTENSOR_QUANT_IMPLEMENTATION_DONE
+#define CTENSOR_QUANT_IMPLEMENTATION_DONE
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#error "ctensor_quant.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+#ifndef CTENSOR_NN_IMPLEMENTATION_DONE
+#error "ctensor_quant.h: the implementation needs ctensor_nn.h's implementation in the same translation unit (include ctensor_nn.h before ctensor_quant.h)"
+#endif
+
+/* ============================================================================
+   The op table of this header (rows in ctensor.h's X-macro format)
+   Each section keeps its own list; the QuantizedCPU registrations of a section
+   are in its ct__q_*_backends function (called once, after the ops register).
+   ========================================================================== */
+/* quantized tensors */
+#define CT__OPS_Q_CORE(X)                                                                                          \
+    X(QUANTIZE_PER_TENSOR, "aten::quantize_per_tensor", "quantize_per_tensor", "", 1, 1, CT__OPF_NONDIFF,             \
+      "float scale=s0, int zero_point=i0, dtype dtype=dt", ct__q_meta_quantize, ct__q_k_quantize, ct__bw_none, CT__SAVE_NONE) \
+    X(QUANTIZE_PER_CHANNEL, "aten::quantize_per_channel", "quantize_per_channel", "", 3, 1, CT__OPF_NONDIFF,          \
+      "int axis=i0, dtype dtype=dt", ct__q_meta_quantize, ct__q_k_quantize, ct__bw_none, CT__SAVE_NONE)             \
+    X(DEQUANTIZE, "aten::dequantize.self", "dequantize", "", 1, 1, CT__OPF_NONDIFF, "", ct__q_meta_dequantize,         \
+      ct__q_k_dequantize, ct__bw_none, CT__SAVE_NONE)                                                               \
+    X(INT_REPR, "aten::int_repr", "int_repr", "", 1, 1, CT__OPF_NONDIFF, "", ct__q_meta_dequantize, ct__q_k_int_repr,  \
+      ct__bw_none, CT__SAVE_NONE)                                                                                   \
+    X(MAKE_PER_TENSOR, "aten::_make_per_tensor_quantized_tensor", "_make_per_tensor_quantized_tensor", "", 1, 1,       \
+      CT__OPF_NONDIFF, "float scale=s0, int zero_point=i0", ct__q_meta_make, ct__q_k_make, ct__bw_none, CT__SAVE_NONE) \
+    X(MAKE_PER_CHANNEL, "aten::_make_per_channel_quantized_tensor", "_make_per_channel_quantized_tensor", "", 3, 1,    \
+      CT__OPF_NONDIFF, "int axis=i0", ct__q_meta_make, ct__q_k_make, ct__bw_none, CT__SAVE_NONE)
+
+
+/* observers, fake quantization (SECTION-OBSERVERS-OPS: helper A's rows) */
+#define CT__OPS_Q_FAKE(X)
+
+
+/* int8 GEMM, quantized linear (SECTION-GEMM-OPS: helper B's rows) */
+#define CT__OPS_Q_GEMM(X)
+
+
+#define CT__Q_OPS(X) CT__OPS_Q_CORE(X) CT__OPS_Q_FAKE(X) CT__OPS_Q_GEMM(X)
+enum {
+#define CT__Q_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__Q_##E,
+    CT__Q_OPS(CT__Q_X_ENUM)
+#undef CT__Q_X_ENUM
+    CT__Q_NUM_OPS
+};
+CT__Q_OPS(CT__X_PROTO)
+static const ct__opdef ct__q_defs[CT__Q_NUM_OPS] = {CT__Q_OPS(CT__X_DEF)};
+static void ct__q_core_backends(void);
+static void ct__q_fake_backends(void);
+static void ct__q_gemm_backends(void);
+/* The ops register once, together (consecutive ids from ct__q_base), then their
+   QuantizedCPU kernels. */
+CT__OP_BLOCK(q, ct__q_defs, CT__Q_NUM_OPS, ct__q_core_backends(); ct__q_fake_backends(); ct__q_gemm_backends();)
+static int ct__q_op_id(int local) {
+    ct__q_register_now();
+    return ct__q_base < 0 ? -1 : ct__q_base + local;
+}
+#define CT__QOP(E) ct__q_op_id(CT__Q_##E)
+/* Registers the QuantizedCPU meta and kernel of local op E (its own row's). */
+#define CT__Q_QBACKEND(E) \
+    ct_register_backend_op(ct__q_defs[CT__Q_##E].sname, CT_BACKEND_QUANTIZED_CPU, ct__q_defs[CT__Q_##E].meta, ct__q_defs[CT__Q_##E].kernel)
+
+/* ============================================================================
+   Quantized tensors: kernels
+   ========================================================================== */
+CTENSOR_API int ct_qdtype_range(ct_dtype dtype, int64_t *qmin, int64_t *qmax) {
+    int64_t lo, hi;
+    switch (dtype) {
+    case CT_QINT8: lo = -128; hi = 127; break;
+    case CT_QUINT8: lo = 0; hi = 255; break;
+    case CT_QINT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    default: return 0;
+    }
+    if (qmin) *qmin = lo;
+    if (qmax) *qmax = hi;
+    return 1;
+}
+CTENSOR_API const char *ct_qscheme_name(ct_qscheme s) {
+    static const char *const names[] = {"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
+                                        "per_channel_symmetric", "per_channel_affine_float_qparams"};
+    return (unsigned)s < 5u ? names[s] : "?";
+}
+/* The integer dtype of a quantized dtype's codes, and back. */
+static ct_dtype ct__q_code_dtype(ct_dtype q) { return q == CT_QINT8 ? CT_INT8 : q == CT_QUINT8 ? CT_UINT8 : CT_INT32; }
+static ct_dtype ct__q_of_code(ct_dtype c) { return c == CT_INT8 ? CT_QINT8 : c == CT_UINT8 ? CT_QUINT8 : c == CT_INT32 ? CT_QINT32 : CT_NUM_DTYPES; }
+
+/* PyTorch's quantize_val: zero_point + nearbyint(x * (float)(1 / scale)), clamped. */
+CT__INLINE int64_t ct__q_round(float x, float inv_scale, int64_t zp, int64_t qmin, int64_t qmax) {
+    float t = nearbyintf(x * inv_scale);
+    int64_t v;
+    if (!(t == t)) v = 0;   /* NaN: lrint's result on x86 is INT_MIN, PyTorch's cast gives the same clamp to qmin */
+    else if (t >= 9.2e18f) v = INT64_MAX / 2;
+    else if (t <= -9.2e18f) v = -(INT64_MAX / 2);
+    else v = (int64_t)t;
+    if (!(t == t)) v = INT64_MIN / 2;
+    v += zp;
+    return v < qmin ? qmin : v > qmax ? qmax : v;
+}
+/* Checks one (scale, zero point) pair as PyTorch does. */
+static int ct__q_check_params(const char *op, double scale, int64_t zp, ct_dtype dt, int64_t k) {
+    int64_t qmin = 0, qmax = 0;
+    ct_qdtype_range(dt, &qmin, &qmax);
+    char where[48] = "";
+    if (k >= 0) snprintf(where, sizeof where, " (channel %lld)", (long long)k);
+    if (!(scale > 0) || !isfinite(scale) || !((float)scale > 0) || !isfinite(1.0f / (float)scale))
+        return ct__failed(CT_ERR_ARG, "%s: scale%s must be a positive finite float32 number, got %g", op, where, scale);
+    if (zp < qmin) return ct__failed(CT_ERR_ARG, "%s: zero_point%s %lld is below lower bound %lld", op, where, (long long)zp, (long long)qmin);
+    if (zp > qmax) return ct__failed(CT_ERR_ARG, "%s: zero_point%s %lld is above upper bound %lld", op, where, (long long)zp, (long long)qmax);
+    return 0;
+}
+static int ct__q_check_channel_params(const char *op, const ct_tensor *x, const ct_tensor *s, const ct_tensor *z, int64_t axis) {
+    if (axis < 0 || axis >= x->ndim)
+        return ct__failed(CT_ERR_ARG, "%s: axis %lld is out of range for a %d-D tensor", op, (long long)axis, x->ndim);
+    if (s->ndim != 1 || s->shape[0] != x->shape[axis])
+        return ct__failed(CT_ERR_SHAPE, "%s: expected %lld scales (the size of dim %lld) as a 1-D tensor, got shape %s", op,
+                          (long long)x->shape[axis], (long long)axis, CT__SHAPE(s));
+    if (z->ndim != 1 || z->shape[0] != x->shape[axis])
+        return ct__failed(CT_ERR_SHAPE, "%s: expected %lld zero_points (the size of dim %lld) as a 1-D tensor, got shape %s", op,
+                          (long long)x->shape[axis], (long long)axis, CT__SHAPE(z));
+    if (!CT__ISFLOAT(s->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: scales must be a float tensor, got %s", op, CT__DTNAME(s->dtype));
+    if (!CT__ISINT(z->dtype) && !CT__ISFLOAT(z->dtype))
+        return ct__failed(CT_ERR_DTYPE, "%s: zero_points must be a number tensor, got %s", op, CT__DTNAME(z->dtype));
+    if (s->device.type != CT_CPU || z->device.type != CT_CPU)
+        return ct__failed(CT_ERR_DEVICE, "%s: scales and zero_points must be CPU tensors", op);
+    return 0;
+}
+
+/* quantize_per_tensor: x float32 -> dtype; quantize_per_channel: (x, scales, zero_points) */
+static int ct__q_meta_quantize(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[0];
+    ct_dtype dt = c->a->dtype;
+    if (!CT__DT_QUANT(dt))
+        return ct__failed(CT_ERR_DTYPE, "%s: dtype must be qint8, quint8 or qint32, got %s", op, CT__DTNAME(dt));
+    if (CT__DT_QUANT(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: the input is already quantized (%s)", op, CT__DTNAME(x->dtype));
+    if (x->dtype != CT_FLOAT32) return ct__failed(CT_ERR_DTYPE, "%s: Quantize only works on Float Tensor, got %s", op, CT__DTNAME(x->dtype));
+    if (x->device.type != CT_CPU) return ct__failed(CT_ERR_DEVICE, "%s: quantized tensors live on the CPU (the input is on a device)", op);
+    if (c->nin == 1) {
+        if (ct__q_check_params(op, c->a->s[0], c->a->i[0], dt, -1)) return -1;
+    } else if (ct__q_check_channel_params(op, x, c->in[1], c->in[2], c->a->i[0])) return -1;
+    ct__out_new(c, dt, x->ndim, x->shape);
+    return 0;
+}
+/* per-channel parameters of a call as arrays (double scales, int64 zero points) */
+static ct_qparams *ct__q_channel_qparams(const char *op, const ct_tensor *s, const ct_tensor *z, int64_t axis, ct_dtype dt) {
+    int64_t n = s->shape[0];
+    double *sc = (double *)CT_MALLOC((size_t)(n ? n : 1) * sizeof(double));
+    int64_t *zp = (int64_t *)CT_MALLOC((size_t)(n ? n : 1) * sizeof(int64_t));
+    ct_qparams *q = NULL;
+    if (!sc || !zp) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", op);
+    else {
+        int bad = 0;
+        for (int64_t k = 0; k < n && !bad; k++) {
+            sc[k] = ct__load_f64(ct__ptr(s) + k * s->strides[0] * (int64_t)ct__dt[s->dtype].size, s->dtype);
+            double zv = ct__load_f64(ct__ptr(z) + k * z->strides[0] * (int64_t)ct__dt[z->dtype].size, z->dtype);
+            zp[k] = (int64_t)zv;
+            bad = ct__q_check_params(op, sc[k], zp[k], dt, k) != 0;
+        }
+        if (!bad) q = ct_qparams_per_channel(n, sc, zp, axis, CT_PER_CHANNEL_AFFINE);
+    }
+    CT_FREE(sc);
+    CT_FREE(zp);
+    return q;
+}
+typedef struct {
+    const float *x;
+    void *q;
+    ct_dtype dt;
+    int64_t inner, nch;       /* per channel: channel of element e is (e / inner) % nch */
+    const float *inv;         /* per channel inverse scales (NULL: per tensor) */
+    const int64_t *zps;
+    float inv1;
+    int64_t zp1, qmin, qmax;
+} ct__q_quant_job;
+static void ct__q_quant_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__q_quant_job *j = (const ct__q_quant_job *)ctx;
+    for (int64_t e = lo; e < hi; e++) {
+        float inv = j->inv1;
+        int64_t zp = j->zp1;
+        if (j->inv) {
+            int64_t ch = (e / j->inner) % j->nch;
+            inv = j->inv[ch];
+            zp = j->zps[ch];
+        }
+        int64_t v = ct__q_round(j->x[e], inv, zp, j->qmin, j->qmax);
+        if (j->dt == CT_QINT8) ((int8_t *)j->q)[e] = (int8_t)v;
+        else if (j->dt == CT_QUINT8) ((uint8_t *)j->q)[e] = (uint8_t)v;
+        else ((int32_t *)j->q)[e] = (int32_t)v;
+    }
+}
+static int ct__q_k_quantize(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    ct_tensor *y = c->out[0];
+    ct_dtype dt = y->dtype;
+    ct_qparams *qp = c->nin == 1 ? ct_qparams_per_tensor(c->a->s[0], c->a->i[0], CT_PER_TENSOR_AFFINE)
+                                 : ct__q_channel_qparams(op, c->in[1], c->in[2], c->a->i[0], dt);
+    if (!qp) return -1;
+    ct_tensor *x = ct__contig_ref(c->in[0]);
+    float *inv = NULL;
+    if (x && qp->nchannels) inv = (float *)CT_MALLOC((size_t)qp->nchannels * sizeof(float));
+    if (!x || (qp->nchannels && !inv)) {
+        ct__decref(x);
+        ct_qparams_release(qp);
+        return ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+    }
+    ct__q_quant_job j;
+    memset(&j, 0, sizeof j);
+    j.x = (const float *)ct__ptr(x);
+    j.q = ct__ptr(y);
+    j.dt = dt;
+    ct_qdtype_range(dt, &j.qmin, &j.qmax);
+    if (qp->nchannels) {
+        int64_t inner = 1;
+        for (int d = (int)qp->axis + 1; d < x->ndim; d++) inner *= x->shape[d];
+        for (int64_t k = 0; k < qp->nchannels; k++) inv[k] = 1.0f / (float)qp->scales[k];
+        j.inner = inner ? inner : 1;
+        j.nch = qp->nchannels ? qp->nchannels : 1;
+        j.inv = inv;
+        j.zps = qp->zero_points;
+    } else {
+        j.inv1 = 1.0f / (float)qp->scale;
+        j.zp1 = qp->zero_point;
+    }
+    ct__nn_par_for(ct_numel(y), 16384, ct__q_quant_run, &j);
+    CT_FREE(inv);
+    ct__decref(x);
+    ct_status st = ct_set_qparams(y, qp);
+    ct_qparams_release(qp);
+    return st == CT_OK ? 0 : -1;
+}
+
+/* dequantize and int_repr: a quantized input (QuantizedCPU) */
+static int ct__q_meta_dequantize(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    const ct_tensor *q = c->in[0];
+    if (!CT__DT_QUANT(q->dtype))
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a quantized tensor (qint8, quint8, qint32), got %s", op, CT__DTNAME(q->dtype));
+    if (!q->qparams) return ct__failed(CT_ERR_STATE, "%s: the quantized tensor has no quantization parameters (ct_set_qparams)", op);
+    ct__out_new(c, c->op == CT__QOP(DEQUANTIZE) ? CT_FLOAT32 : ct__q_code_dtype(q->dtype), q->ndim, q->shape);
+    return 0;
+}
+/* The code of element (flat, row-major over q's shape) of a quantized tensor: */
+CT__INLINE int64_t ct__q_code_at(const char *p, ct_dtype dt) {
+    return dt == CT_QINT8 ? *(const int8_t *)p : dt == CT_QUINT8 ? *(const uint8_t *)p : *(const int32_t *)p;
+}
+typedef struct {
+    const ct_tensor *q;
+    void *y;
+    int deq;
+} ct__q_deq_job;
+static void ct__q_deq_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__q_deq_job *j = (const ct__q_deq_job *)ctx;
+    const ct_tensor *q = j->q;
+    const ct_qparams *qp = q->qparams;
+    const char *base = (const char *)q->storage->data + q->offset * (int64_t)ct__dt[q->dtype].size;
+    int64_t es = ct__dt[q->dtype].size, inner = 1, nch = 1;
+    if (qp->nchannels) {
+        for (int d = (int)qp->axis + 1; d < q->ndim; d++) inner *= q->shape[d];
+        nch = qp->nchannels;
+        if (!inner) inner = 1;
+    }
+    int64_t idx[CT_MAX_DIMS];
+    int64_t r = lo;
+    for (int d = q->ndim - 1; d >= 0; d--) {
+        idx[d] = q->shape[d] ? r % q->shape[d] : 0;
+        r = q->shape[d] ? r / q->shape[d] : 0;
+    }
+    for (int64_t e = lo; e < hi; e++) {
+        int64_t off = 0;
+        for (int d = 0; d < q->ndim; d++) off += idx[d] * q->strides[d];
+        int64_t v = ct__q_code_at(base + off * es, q->dtype);
+        if (j->deq) {
+            float s;
+            int64_t zp;
+            if (qp->nchannels) {
+                int64_t ch = (e / inner) % nch;
+                s = (float)qp->scales[ch];
+                zp = qp->zero_points[ch];
+            } else {
+                s = (float)qp->scale;
+                zp = qp->zero_point;
+            }
+            ((float *)j->y)[e] = (float)(v - zp) * s;
+        } else if (q->dtype == CT_QINT8) ((int8_t *)j->y)[e] = (int8_t)v;
+        else if (q->dtype == CT_QUINT8) ((uint8_t *)j->y)[e] = (uint8_t)v;
+        else ((int32_t *)j->y)[e] = (int32_t)v;
+        for (int d = q->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < q->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+static int ct__q_k_dequantize(ct__call *c) {
+    ct__q_deq_job j = {c->in[0], ct__ptr(c->out[0]), 1};
+    ct__nn_par_for(ct_numel(c->out[0]), 16384, ct__q_deq_run, &j);
+    return 0;
+}
+static int ct__q_k_int_repr(ct__call *c) {
+    ct__q_deq_job j = {c->in[0], ct__ptr(c->out[0]), 0};
+    ct__nn_par_for(ct_numel(c->out[0]), 16384, ct__q_deq_run, &j);
+    return 0;
+}
+
+/* _make_per_tensor_quantized_tensor(codes, scale, zp) and the per-channel one */
+static int ct__q_meta_make(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[0];
+    ct_dtype qdt = ct__q_of_code(x->dtype);
+    if (qdt == CT_NUM_DTYPES)
+        return ct__failed(CT_ERR_DTYPE, "%s: the codes must be int8, uint8 or int32, got %s", op, CT__DTNAME(x->dtype));
+    if (x->device.type != CT_CPU) return ct__failed(CT_ERR_DEVICE, "%s: quantized tensors live on the CPU (the codes are on a device)", op);
+    if (c->nin == 1) {
+        if (ct__q_check_params(op, c->a->s[0], c->a->i[0], qdt, -1)) return -1;
+    } else if (ct__q_check_channel_params(op, x, c->in[1], c->in[2], c->a->i[0])) return -1;
+    ct__out_new(c, qdt, x->ndim, x->shape);
+    return 0;
+}
+static int ct__q_k_make(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    ct_tensor *y = c->out[0];
+    ct_qparams *qp = c->nin == 1 ? ct_qparams_per_tensor(c->a->s[0], c->a->i[0], CT_PER_TENSOR_AFFINE)
+                                 : ct__q_channel_qparams(op, c->in[1], c->in[2], c->a->i[0], y->dtype);
+    if (!qp) return -1;
+    ct_tensor *x = ct__contig_ref(c->in[0]);
+    if (!x) {
+        ct_qparams_release(qp);
+        return -1;
+    }
+    memcpy(ct__ptr(y), ct__ptr(x), (size_t)ct_numel(x) * ct__dt[x->dtype].size);
+    ct__decref(x);
+    ct_status st = ct_set_qparams(y, qp);
+    ct_qparams_release(qp);
+    return st == CT_OK ? 0 : -1;
+}
+
+static void ct__q_core_backends(void) {
+    CT__Q_QBACKEND(DEQUANTIZE);
+    CT__Q_QBACKEND(INT_REPR);
+    CT__Q_QBACKEND(QUANTIZE_PER_TENSOR);    /* their metas refuse quantized inputs with a clear message */
+    CT__Q_QBACKEND(QUANTIZE_PER_CHANNEL);
+    CT__Q_QBACKEND(MAKE_PER_TENSOR);
+    CT__Q_QBACKEND(MAKE_PER_CHANNEL);
+}
+
+/* ---- public functions ---- */
+static ct_tensor *ct__q_call(int op, int nin, ct_tensor *const *in, const ct__attrs *a) {
+    if (op < 0) return NULL;
+    return ct__call1(op, nin, in, a);
+}
+CTENSOR_API ct_tensor *ct_quantize_per_tensor(const ct_tensor *x, double scale, int64_t zero_point, ct_dtype dtype) {
+    if (!x) { ct__null_arg("quantize_per_tensor", 0); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = scale;
+    a.i[0] = zero_point;
+    a.dtype = dtype;
+    ct_tensor *in[1] = {(ct_tensor *)x};
+    return ct__q_call(CT__QOP(QUANTIZE_PER_TENSOR), 1, in, &a);
+}
+CTENSOR_API ct_tensor *ct_quantize_per_channel(const ct_tensor *x, const ct_tensor *scales, const ct_tensor *zero_points,
+                                               int64_t axis, ct_dtype dtype) {
+    if (!x || !scales || !zero_points) { ct__null_arg("quantize_per_channel", !x ? 0 : !scales ? 1 : 2); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = axis < 0 ? axis + x->ndim : axis;
+    a.dtype = dtype;
+    ct_tensor *in[3] = {(ct_tensor *)x, (ct_tensor *)scales, (ct_tensor *)zero_points};
+    return ct__q_call(CT__QOP(QUANTIZE_PER_CHANNEL), 3, in, &a);
+}
+CTENSOR_API ct_tensor *ct_dequantize(const ct_tensor *q) {
+    if (!q) { ct__null_arg("dequantize", 0); return NULL; }
+    ct_tensor *in[1] = {(ct_tensor *)q};
+    return ct__q_call(CT__QOP(DEQUANTIZE), 1, in, &ct__attrs_none);
+}
+CTENSOR_API ct_tensor *ct_int_repr(const ct_tensor *q) {
+    if (!q) { ct__null_arg("int_repr", 0); return NULL; }
+    ct_tensor *in[1] = {(ct_tensor *)q};
+    return ct__q_call(CT__QOP(INT_REPR), 1, in, &ct__attrs_none);
+}
+CTENSOR_API ct_tensor *ct_make_per_tensor_quantized(const ct_tensor *codes, double scale, int64_t zero_point) {
+    if (!codes) { ct__null_arg("_make_per_tensor_quantized_tensor", 0); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = scale;
+    a.i[0] = zero_point;
+    ct_tensor *in[1] = {(ct_tensor *)codes};
+    return ct__q_call(CT__QOP(MAKE_PER_TENSOR), 1, in, &a);
+}
+CTENSOR_API ct_tensor *ct_make_per_channel_quantized(const ct_tensor *codes, const ct_tensor *scales,
+                                                     const ct_tensor *zero_points, int64_t axis) {
+    if (!codes || !scales || !zero_points)
+        { ct__null_arg("_make_per_channel_quantized_tensor", !codes ? 0 : !scales ? 1 : 2); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = axis < 0 ? axis + codes->ndim : axis;
+    ct_tensor *in[3] = {(ct_tensor *)codes, (ct_tensor *)scales, (ct_tensor *)zero_points};
+    return ct__q_call(CT__QOP(MAKE_PER_CHANNEL), 3, in, &a);
+}
+/* The parameters of q when it is quantized with a scheme of the given family (per
+   channel or not); NULL with the error set. */
+static const ct_qparams *ct__q_params_of(const char *fn, const ct_tensor *q, int per_channel) {
+    if (!q) { ct__null_arg(fn, 0); return NULL; }
+    if (!CT__DT_QUANT(q->dtype) || !q->qparams)
+        return (const ct_qparams *)ct__fail(CT_ERR_DTYPE, "%s: expected a quantized tensor, got %s", fn, CT__DTNAME(q->dtype));
+    if (per_channel >= 0 && (q->qparams->nchannels > 0) != per_channel)
+        return (const ct_qparams *)ct__fail(CT_ERR_ARG, "%s: expected a %s quantized tensor, got qscheme %s", fn,
+                                            per_channel ? "per-channel" : "per-tensor", ct_qscheme_name(q->qparams->qscheme));
+    return q->qparams;
+}
+CTENSOR_API double ct_q_scale(const ct_tensor *q) {
+    const ct_qparams *p = ct__q_params_of("q_scale", q, 0);
+    return p ? p->scale : NAN;
+}
+CTENSOR_API int64_t ct_q_zero_point(const ct_tensor *q) {
+    const ct_qparams *p = ct__q_params_of("q_zero_point", q, 0);
+    return p ? p->zero_point : -1;
+}
+CTENSOR_API ct_tensor *ct_q_per_channel_scales(const ct_tensor *q) {
+    const ct_qparams *p = ct__q_params_of("q_per_channel_scales", q, 1);
+    return p ? ct_from_data_n(p->scales, CT_FLOAT64, 1, &p->nchannels) : NULL;
+}
+CTENSOR_API ct_tensor *ct_q_per_channel_zero_points(const ct_tensor *q) {
+    const ct_qparams *p = ct__q_params_of("q_per_channel_zero_points", q, 1);
+    return p ? ct_from_data_n(p->zero_points, CT_INT64, 1, &p->nchannels) : NULL;
+}
+CTENSOR_API int64_t ct_q_per_channel_axis(const ct_tensor *q) {
+    const ct_qparams *p = ct__q_params_of("q_per_channel_axis", q, 1);
+    return p ? p->axis : -1;
+}
+CTENSOR_API ct_qscheme ct_q_qscheme(const ct_tensor *q) {
+    const ct_qparams *p = ct__q_params_of("qscheme", q, -1);
+    return p ? p->qscheme : (ct_qscheme)-1;
+}
+
+CTENSOR_API int ct_q_choose_qparams(double min_d, double max_d, int64_t qmin, int64_t qmax, int preserve_sparsity,
+                                    int reduce_range, double *scale_out, int64_t *zp_out) {
+    if (!(min_d <= max_d) || !isfinite(min_d) || !isfinite(max_d))
+        return ct__failed(CT_ERR_ARG, "choose_qparams: min (%g) must be <= max (%g), both finite", min_d, max_d);
+    if (qmin >= qmax) return ct__failed(CT_ERR_ARG, "choose_qparams: qmin (%lld) must be < qmax (%lld)", (long long)qmin, (long long)qmax);
+    float mn = (float)min_d, mx = (float)max_d;
+    if (reduce_range) {
+        qmin /= 2;
+        qmax /= 2;
+    }
+    if (mn < 0 && mx > 0 && preserve_sparsity) {
+        int64_t sqmin = -((qmax - qmin) / 2 + 1), sqmax = (qmax - qmin) / 2;
+        double ms = fmax(fabs((double)mn / (double)sqmin), fabs((double)mx / (double)sqmax));
+        mn = (float)(ms * (double)sqmin);
+        mx = (float)(ms * (double)sqmax);
+    }
+    mn = mn < 0.f ? mn : 0.f;
+    mx = mx > 0.f ? mx : 0.f;
+    double scale = ((double)mx - (double)mn) / (double)(qmax - qmin);
+    if ((float)scale == 0.0f || isinf(1.0f / (float)scale)) scale = 0.1;
+    const float small = 6.1e-5f;
+    if (scale < small) {
+        float org = (float)scale;
+        scale = small;
+        if (mn == 0.0f) mx = small * (float)(qmax - qmin);
+        else if (mx == 0.0f) mn = -small * (float)(qmax - qmin);
+        else {
+            float amp = small / org;
+            mn *= amp;
+            mx *= amp;
+        }
+    }
+    double zmin = (double)qmin - (double)mn / scale, zmax = (double)qmax - (double)mx / scale;
+    double emin = fabs((double)qmin) - fabs((double)mn / scale), emax = fabs((double)qmax) - fabs((double)mx / scale);
+    double z0 = emin < emax ? zmin : zmax;
+    if (mn < 0 && mx > 0 && preserve_sparsity) z0 = (double)(qmin + qmax) / 2;
+    int64_t zp = z0 < (double)qmin ? qmin : z0 > (double)qmax ? qmax : (int64_t)nearbyint(z0);
+    if (scale_out) *scale_out = scale;
+    if (zp_out) *zp_out = zp;
+    return 0;
+}
+
+/* PyTorch's dynamic choice of parameters (quantize_per_tensor_dynamic ->
+   choose_qparams_optimized off: ChooseQuantizationParams): the range includes 0;
+   reduce_range halves the code range ([0,127] for quint8, [-64,63] for qint8). */
+CTENSOR_API ct_tensor *ct_quantize_per_tensor_dynamic(const ct_tensor *x, ct_dtype dtype, int reduce_range) {
+    if (!x) { ct__null_arg("quantize_per_tensor_dynamic", 0); return NULL; }
+    if (dtype != CT_QINT8 && dtype != CT_QUINT8)
+        return ct__fail(CT_ERR_DTYPE, "quantize_per_tensor_dynamic: dtype must be qint8 or quint8, got %s", CT__DTNAME(dtype));
+    if (x->dtype != CT_FLOAT32)
+        return ct__fail(CT_ERR_DTYPE, "quantize_per_tensor_dynamic: Quantize only works on Float Tensor, got %s", CT__DTNAME(x->dtype));
+    double mn = 0, mx = 0;
+    if (ct_numel(x) > 0) {
+        ct_tensor *lo = ct_min(x), *hi = ct_max(x);
+        if (!lo || !hi) return NULL;
+        mn = ct_item(lo);
+        mx = ct_item(hi);
+    }
+    int64_t qmin = dtype == CT_QINT8 ? -128 : 0, qmax = dtype == CT_QINT8 ? 127 : 255;
+    double scale;
+    int64_t zp;
+    if (ct_q_choose_qparams(mn, mx, qmin, qmax, 0, reduce_range, &scale, &zp)) return NULL;
+    return ct_quantize_per_tensor(x, scale, zp, dtype);
+}
+
+/* SECTION-CORE-END */
+
+
+/* ============================================================================
+   Observers, fake quantization, qconfigs: implementation
+   ========================================================================== */
+/* SECTION-OBSERVERS-IMPL (helper A fills this section) */
+static void ct__q_fake_backends(void) {}
+
+
+/* ============================================================================
+   int8 GEMM and quantized linear: implementation
+   ========================================================================== */
+/* SECTION-GEMM-IMPL (helper B fills this section) */
+static void ct__q_gemm_backends(void) {}
+
+
+#endif /* CTENSOR_QUANT_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_QUANT_IMPLEMENTATION */

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Fixtures of ctensor_quant.h's quantized-tensor tests (tests/quant/test_quant_core.h),
+made with PyTorch 1.13 (Debian's python3-torch):
+
+    /usr/bin/python3 tests/reference/quant_fixtures.py
+
+Writes tests/fixtures/quant/core_*.npy (inputs, codes, parameters). The
+observer and GEMM tests have their own scripts (quant_fixtures_*.py)."""
+import os
+
+import numpy as np
+import torch
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "quant")
+
+
+def save(name, t):
+    a = t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
+    np.save(os.path.join(OUT, "core_" + name + ".npy"), np.ascontiguousarray(a))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    g = torch.Generator().manual_seed(7)
+    # per tensor: values on and near the rounding ties, out of range, and random
+    x = torch.cat([torch.randn(200, generator=g) * 3,
+                   torch.arange(-40, 41, dtype=torch.float32) * 0.05,     # ties at scale 0.1
+                   torch.tensor([1e6, -1e6, 0.0, -0.0])])
+    save("pt_x", x)
+    for dt, name, scale, zp in [(torch.qint8, "qint8", 0.1, 3), (torch.quint8, "quint8", 0.037, 128),
+                                (torch.qint32, "qint32", 0.001, -5), (torch.qint8, "qint8_small", 1e-3, -128)]:
+        q = torch.quantize_per_tensor(x, scale, zp, dt)
+        save("pt_%s_codes" % name, q.int_repr())
+        save("pt_%s_deq" % name, q.dequantize())
+    # per channel along each axis of a 3-D tensor
+    x3 = torch.randn(3, 4, 5, generator=g) * 2
+    save("pc_x", x3)
+    for axis in range(3):
+        n = x3.shape[axis]
+        scales = torch.rand(n, generator=g, dtype=torch.float64) * 0.05 + 0.01
+        zps = torch.randint(0, 40, (n,), generator=g)
+        for dt, name in [(torch.qint8, "qint8"), (torch.quint8, "quint8")]:
+            q = torch.quantize_per_channel(x3, scales, zps, axis, dt)
+            save("pc_a%d_scales" % axis, scales)
+            save("pc_a%d_zps" % axis, zps)
+            save("pc_a%d_%s_codes" % (axis, name), q.int_repr())
+            save("pc_a%d_%s_deq" % (axis, name), q.dequantize())
+    # dynamic quantization (ChooseQuantizationParams), both dtypes, reduce_range on and off
+    torch.backends.quantized.engine = "onednn"
+    params = []
+    for k, xs in enumerate([x, torch.rand(50, generator=g) + 0.5, -torch.rand(50, generator=g),
+                            torch.zeros(10), torch.full((5,), 1e-7), torch.randn(64, generator=g) * 1e-4]):
+        save("dyn%d_x" % k, xs)
+        for dt in (torch.qint8, torch.quint8):
+            for rr in (False, True):
+                q = torch.quantize_per_tensor_dynamic(xs, dt, rr)
+                params.append([k, 0 if dt == torch.qint8 else 1, int(rr), q.q_scale(), q.q_zero_point()])
+                save("dyn%d_%s_rr%d_codes" % (k, "qint8" if dt == torch.qint8 else "quint8", int(rr)), q.int_repr())
+    save("dyn_params", np.array(params, dtype=np.float64))
+
+
+if __name__ == "__main__":
+    main()
