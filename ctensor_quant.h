@@ -48,11 +48,13 @@
        Quantized tensors
        Observers, fake quantization, qconfigs
        int8 GEMM and quantized linear
+       Quantized ops: conv2d, add, mul, relu, pooling, cat
      Implementation:
        The op table of this header
        Quantized tensors: kernels
        Observers, fake quantization, qconfigs: implementation
        int8 GEMM and quantized linear: implementation
+       Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
 */
 #ifndef CTENSOR_QUANT_H_INCLUDED
 #define CTENSOR_QUANT_H_INCLUDED
@@ -121,6 +123,11 @@ CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_
    ========================================================================== */
 /* SECTION-GEMM-DECL (helper B fills this section) */
 
+/* ============================================================================
+   Quantized ops: conv2d, add, mul, relu, pooling, cat
+   ========================================================================== */
+/* SECTION-QOPS-DECL (helper C fills this section) */
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif
@@ -171,7 +178,11 @@ CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_
 #define CT__OPS_Q_GEMM(X)
 
 
-#define CT__Q_OPS(X) CT__OPS_Q_CORE(X) CT__OPS_Q_FAKE(X) CT__OPS_Q_GEMM(X)
+/* quantized conv2d, add, mul, relu, pooling, cat (SECTION-QOPS-OPS: helper C's rows) */
+#define CT__OPS_Q_QOPS(X)
+
+
+#define CT__Q_OPS(X) CT__OPS_Q_CORE(X) CT__OPS_Q_FAKE(X) CT__OPS_Q_GEMM(X) CT__OPS_Q_QOPS(X)
 enum {
 #define CT__Q_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__Q_##E,
     CT__Q_OPS(CT__Q_X_ENUM)
@@ -183,9 +194,10 @@ static const ct__opdef ct__q_defs[CT__Q_NUM_OPS] = {CT__Q_OPS(CT__X_DEF)};
 static void ct__q_core_backends(void);
 static void ct__q_fake_backends(void);
 static void ct__q_gemm_backends(void);
+static void ct__q_qops_backends(void);
 /* The ops register once, together (consecutive ids from ct__q_base), then their
    QuantizedCPU kernels. */
-CT__OP_BLOCK(q, ct__q_defs, CT__Q_NUM_OPS, ct__q_core_backends(); ct__q_fake_backends(); ct__q_gemm_backends();)
+CT__OP_BLOCK(q, ct__q_defs, CT__Q_NUM_OPS, ct__q_core_backends(); ct__q_fake_backends(); ct__q_gemm_backends(); ct__q_qops_backends();)
 static int ct__q_op_id(int local) {
     ct__q_register_now();
     return ct__q_base < 0 ? -1 : ct__q_base + local;
@@ -647,6 +659,13 @@ static void ct__q_fake_backends(void) {}
    ========================================================================== */
 /* SECTION-GEMM-IMPL (helper B fills this section) */
 static void ct__q_gemm_backends(void) {}
+
+
+/* ============================================================================
+   Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
+   ========================================================================== */
+/* SECTION-QOPS-IMPL (helper C fills this section) */
+static void ct__q_qops_backends(void) {}
 
 
 #endif /* CTENSOR_QUANT_IMPLEMENTATION_DONE */

@@ -22,6 +22,7 @@ static ct_tensor *qfix(const char *name) {
 #include "quant/test_quant_core.h"
 #include "quant/test_quant_observer.h"
 #include "quant/test_quant_gemm.h"
+#include "quant/test_quant_qops.h"
 
 int main(void) {
     ct_t_init();
@@ -29,5 +30,6 @@ int main(void) {
     run_quant_core_tests();
     run_quant_observer_tests();
     run_quant_gemm_tests();
+    run_quant_qops_tests();
     return ct_t_summary();
 }
