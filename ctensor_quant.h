@@ -231,16 +231,14 @@ CTENSOR_API const char *ct_qscheme_name(ct_qscheme s) {
 static ct_dtype ct__q_code_dtype(ct_dtype q) { return q == CT_QINT8 ? CT_INT8 : q == CT_QUINT8 ? CT_UINT8 : CT_INT32; }
 static ct_dtype ct__q_of_code(ct_dtype c) { return c == CT_INT8 ? CT_QINT8 : c == CT_UINT8 ? CT_QUINT8 : c == CT_INT32 ? CT_QINT32 : CT_NUM_DTYPES; }
 
-/* PyTorch's quantize_val: zero_point + nearbyint(x * (float)(1 / scale)), clamped. */
+/* PyTorch's quantize_val: zero_point + nearbyint(x * (float)(1 / scale)), the sum in
+   float32 as PyTorch's (an int64 plus a float is a float), cast to int64, clamped.
+   NaN, infinities and sums beyond the int64 range give qmin on every target, as
+   PyTorch's cast does on x86 (the conversion yields INT64_MIN there). */
 CT__INLINE int64_t ct__q_round(float x, float inv_scale, int64_t zp, int64_t qmin, int64_t qmax) {
-    float t = nearbyintf(x * inv_scale);
-    int64_t v;
-    if (!(t == t)) v = 0;   /* NaN: lrint's result on x86 is INT_MIN, PyTorch's cast gives the same clamp to qmin */
-    else if (t >= 9.2e18f) v = INT64_MAX / 2;
-    else if (t <= -9.2e18f) v = -(INT64_MAX / 2);
-    else v = (int64_t)t;
-    if (!(t == t)) v = INT64_MIN / 2;
-    v += zp;
+    float t = (float)zp + nearbyintf(x * inv_scale);
+    if (!(t > -9.2e18f && t < 9.2e18f)) return qmin;
+    int64_t v = (int64_t)t;
     return v < qmin ? qmin : v > qmax ? qmax : v;
 }
 /* Checks one (scale, zero point) pair as PyTorch does. */
@@ -417,17 +415,11 @@ static void ct__q_deq_run(void *ctx, int64_t lo, int64_t hi) {
         for (int d = 0; d < q->ndim; d++) off += idx[d] * q->strides[d];
         int64_t v = ct__q_code_at(base + off * es, q->dtype);
         if (j->deq) {
-            float s;
-            int64_t zp;
-            if (qp->nchannels) {
+            if (qp->nchannels) {   /* PyTorch: in double with the double scales */
                 int64_t ch = (e / inner) % nch;
-                s = (float)qp->scales[ch];
-                zp = qp->zero_points[ch];
-            } else {
-                s = (float)qp->scale;
-                zp = qp->zero_point;
-            }
-            ((float *)j->y)[e] = (float)(v - zp) * s;
+                ((float *)j->y)[e] = (float)((double)(v - qp->zero_points[ch]) * qp->scales[ch]);
+            } else   /* in float32 */
+                ((float *)j->y)[e] = (float)(v - qp->zero_point) * (float)qp->scale;
         } else if (q->dtype == CT_QINT8) ((int8_t *)j->y)[e] = (int8_t)v;
         else if (q->dtype == CT_QUINT8) ((uint8_t *)j->y)[e] = (uint8_t)v;
         else ((int32_t *)j->y)[e] = (int32_t)v;

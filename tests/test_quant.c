@@ -26,7 +26,6 @@ static ct_tensor *qfix(const char *name) {
 
 int main(void) {
     ct_t_init();
-    (void)qfix;
     run_quant_core_tests();
     run_quant_observer_tests();
     run_quant_gemm_tests();

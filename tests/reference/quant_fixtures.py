@@ -23,9 +23,10 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     g = torch.Generator().manual_seed(7)
     # per tensor: values on and near the rounding ties, out of range, and random
-    x = torch.cat([torch.randn(200, generator=g) * 3,
-                   torch.arange(-40, 41, dtype=torch.float32) * 0.05,     # ties at scale 0.1
-                   torch.tensor([1e6, -1e6, 0.0, -0.0])])
+    xbase = torch.cat([torch.randn(200, generator=g) * 3,
+                       torch.arange(-40, 41, dtype=torch.float32) * 0.05,     # ties at scale 0.1
+                       torch.tensor([1e6, -1e6, 0.0, -0.0])])
+    x = torch.cat([xbase, torch.tensor([float('nan'), float('inf'), -float('inf'), 1e30, -1e30, 1e17, 3e18])])
     save("pt_x", x)
     for dt, name, scale, zp in [(torch.qint8, "qint8", 0.1, 3), (torch.quint8, "quint8", 0.037, 128),
                                 (torch.qint32, "qint32", 0.001, -5), (torch.qint8, "qint8_small", 1e-3, -128)]:
@@ -48,7 +49,7 @@ def main():
     # dynamic quantization (ChooseQuantizationParams), both dtypes, reduce_range on and off
     torch.backends.quantized.engine = "onednn"
     params = []
-    for k, xs in enumerate([x, torch.rand(50, generator=g) + 0.5, -torch.rand(50, generator=g),
+    for k, xs in enumerate([xbase, torch.rand(50, generator=g) + 0.5, -torch.rand(50, generator=g),
                             torch.zeros(10), torch.full((5,), 1e-7), torch.randn(64, generator=g) * 1e-4]):
         save("dyn%d_x" % k, xs)
         for dt in (torch.qint8, torch.quint8):
