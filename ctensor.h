@@ -17733,6 +17733,53 @@ static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off,
     }
     ct__sputs(b, "]");
 }
+/* A quantized tensor's values as PyTorch prints them: a float32 tensor (current
+   scope) of (code - zero_point) * scale, per channel in double. */
+static ct_tensor *ct__repr_dequant(const ct_tensor *q) {
+    ct_tensor *c = ct__contig_ref(q), *y = c ? ct__alloc(CT_FLOAT32, q->ndim, q->shape, NULL, q->device) : NULL;
+    if (y) {
+        const ct_qparams *p = q->qparams;
+        int64_t n = ct_numel(q), inner = 1;
+        for (int d = (int)p->axis + 1; p->nchannels && d < q->ndim; d++) inner *= q->shape[d];
+        for (int64_t e = 0; e < n; e++) {
+            double code = ct__load_f64(ct__ptr(c) + e * (int64_t)ct__dt[q->dtype].size, q->dtype);
+            int64_t ch = p->nchannels ? (e / (inner ? inner : 1)) % p->nchannels : 0;
+            ((float *)ct__ptr(y))[e] = p->nchannels ? (float)((code - (double)p->zero_points[ch]) * p->scales[ch])
+                                                    : (float)(code - (double)p->zero_point) * (float)p->scale;
+        }
+    }
+    ct__decref(c);
+    return y ? ct__own(y) : NULL;
+}
+/* quantization_scheme=torch.per_tensor_affine, scale=0.1, zero_point=3 (per channel:
+   the scales and zero points as tensors, and the axis); returns the new count */
+static int ct__repr_qparams(const ct_qparams *p, char (*suffix)[200], int nsuf) {
+    ct__sb b;
+    snprintf(suffix[nsuf++], 200, "quantization_scheme=torch.%s",
+             (unsigned)p->qscheme < 5u ? (const char *const[]){"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
+                                                              "per_channel_symmetric", "per_channel_affine_float_qparams"}[p->qscheme] : "?");
+    if (!p->nchannels) {
+        char t[64];
+        b.buf = t;
+        b.cap = sizeof t;
+        b.len = 0;
+        t[0] = 0;
+        ct__sb_double(&b, p->scale);
+        if (b.len && t[b.len - 1] == '.') t[b.len - 1] = 0;   /* Python prints 1.0 as 1.0 and 0.1 as 0.1 */
+        snprintf(suffix[nsuf++], 200, "scale=%s%s", t, strchr(t, '.') || strchr(t, 'e') ? "" : ".0");
+        snprintf(suffix[nsuf++], 200, "zero_point=%lld", (long long)p->zero_point);
+        return nsuf;
+    }
+    int tok = ct_scope_begin();
+    char r[180];   /* longer lists are cut (the suffix holds 200 characters) */
+    ct_repr(ct_from_data_n(p->scales, CT_FLOAT64, 1, &p->nchannels), r, sizeof r);
+    snprintf(suffix[nsuf++], 200, "scale=%s", r);
+    ct_repr(ct_from_data_n(p->zero_points, CT_INT64, 1, &p->nchannels), r, sizeof r);
+    snprintf(suffix[nsuf++], 200, "zero_point=%s", r);
+    ct_scope_end(tok);
+    snprintf(suffix[nsuf++], 200, "axis=%lld", (long long)p->axis);
+    return nsuf;
+}
 CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     ct__sbuf b;
     b.buf = buf;
@@ -17751,7 +17798,13 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         v = ct_to_device(ct_detach(t), ct__cpu_dev);
         snprintf(devsuf, sizeof devsuf, "device='%s'", ct_device_str(t->device, dn, sizeof dn));
     }
-    if (!v || !CT__ISREAL(t->dtype) || v->device.type != CT_CPU) {
+    /* A quantized tensor prints its dequantized values and its parameters, as PyTorch. */
+    int quant = CT__DT_QUANT(t->dtype) && t->qparams && t->device.type == CT_CPU;
+    if (quant) {
+        vscope = ct_scope_begin();
+        v = ct__repr_dequant(t);
+    }
+    if (!v || !(CT__ISREAL(t->dtype) || quant) || v->device.type != CT_CPU) {
         char tmp[300], dn[24];
         snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), ct_device_str(t->device, dn, sizeof dn));
         ct__sputs(&b, tmp);
@@ -17760,14 +17813,21 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     }
     const int indent = 7;
     int64_t numel = ct_numel(t);
-    char suffix[5][200];
+    char suffix[7][200];
     int nsuf = 0;
     int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
+    if (quant) {   /* size=(..) first, whatever the shape */
+        char *sz = suffix[nsuf++];
+        size_t k = (size_t)snprintf(sz, 200, "size=(");
+        for (int d = 0; d < t->ndim && k < 200; d++) k += (size_t)snprintf(sz + k, 200 - k, d ? ", %lld" : "%lld", (long long)t->shape[d]);
+        if (k < 200) snprintf(sz + k, 200 - k, t->ndim == 1 ? ",)" : ")");
+        default_dt = 0;
+    }
     ct__sputs(&b, "tensor(");
     size_t line_start = 0;
     if (devsuf[0]) snprintf(suffix[nsuf++], sizeof suffix[0], "%s", devsuf);
     if (numel == 0) {
-        if (t->ndim != 1) {
+        if (t->ndim != 1 && !quant) {
             char sz[160];
             size_t k = 0;
             k += (size_t)snprintf(sz + k, sizeof sz - k, "size=(");
@@ -17781,7 +17841,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         if (!default_dt) snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=%s", ct__dt[t->dtype].torch_name);
         int summarize = numel > ct__popt.threshold;
         ct__fmt f;
-        f.floating = CT__ISFLOAT(t->dtype);
+        f.floating = CT__ISFLOAT(v->dtype);
         f.is_bool = t->dtype == CT_BOOL;
         f.int_mode = 1;
         f.sci_mode = 0;
@@ -17828,6 +17888,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
             ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f);
         }
     }
+    if (quant) nsuf = ct__repr_qparams(t->qparams, suffix, nsuf);
     if (t->grad_fn) snprintf(suffix[nsuf++], sizeof suffix[0], "grad_fn=<%s>", ct__node_name(t->grad_fn));
     else if (t->flags & CT__F_REQUIRES_GRAD) snprintf(suffix[nsuf++], sizeof suffix[0], "requires_grad=True");
     /* suffixes go on the last line when they fit in the line width */

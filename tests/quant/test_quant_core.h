@@ -165,7 +165,41 @@ TEST(test_quant_core_errors) {
     /* an op without a QuantizedCPU kernel says so, as PyTorch */
     CHECK_ERR(ct_exp(q), CT_ERR_DTYPE, "Could not run 'aten::exp' with arguments from the 'QuantizedCPU' backend");
 }
+/* PyTorch 1.13's print of the same tensors */
+TEST(test_quant_repr) {
+    float xs[] = {0.05f, 0.15f, 0.25f, -0.35f, 100.f, -100.f, 1.25f};
+    ct_tensor *x = qf32(xs, 7);
+    CHECK_REPR(ct_quantize_per_tensor(x, 0.1, 3, CT_QINT8),
+               "tensor([  0.0000,   0.2000,   0.2000,  -0.4000,  12.4000, -13.1000,   1.2000],\n"
+               "       size=(7,), dtype=torch.qint8, quantization_scheme=torch.per_tensor_affine,\n"
+               "       scale=0.1, zero_point=3)");
+    CHECK_REPR(ct_quantize_per_tensor_dynamic(x, CT_QUINT8, 0),
+               "tensor([   0.0000,    0.0000,    0.0000,    0.0000,   99.6078, -100.3922,\n"
+               "           1.5686], size=(7,), dtype=torch.quint8,\n"
+               "       quantization_scheme=torch.per_tensor_affine, scale=0.7843137254901961,\n"
+               "       zero_point=128)");
+    CHECK_REPR(ct_quantize_per_tensor(ct_empty(CT_FLOAT32, 0), 0.5, 3, CT_QINT32),
+               "tensor([], size=(0,), dtype=torch.qint32,\n"
+               "       quantization_scheme=torch.per_tensor_affine, scale=0.5, zero_point=3)");
+    CHECK_REPR(ct_quantize_per_tensor(ct_scalar_tensor(2.5, CT_FLOAT32), 0.5, 3, CT_QINT32),
+               "tensor(2.5000, size=(), dtype=torch.qint32,\n"
+               "       quantization_scheme=torch.per_tensor_affine, scale=0.5, zero_point=3)");
+    CHECK_REPR(ct_quantize_per_tensor(ct_view(x, 7, 1), 1.0, 3, CT_QUINT8),
+               "tensor([[  0.],\n        [  0.],\n        [  0.],\n        [  0.],\n        [100.],\n        [ -3.],\n"
+               "        [  1.]], size=(7, 1), dtype=torch.quint8,\n"
+               "       quantization_scheme=torch.per_tensor_affine, scale=1.0, zero_point=3)");
+    CHECK_REPR(ct_quantize_per_channel(ct_view(ct_slice(x, 0, 0, 6, 1), 2, 3), ct_tensor_f64(((double[]){0.1, 0.2, 0.3}), 3),
+                                       ct_tensor_i64(((int64_t[]){0, 1, 2}), 3), 1, CT_QUINT8),
+               "tensor([[ 0.0000,  0.2000,  0.3000],\n"
+               "        [ 0.0000, 50.8000, -0.6000]], size=(2, 3), dtype=torch.quint8,\n"
+               "       quantization_scheme=torch.per_channel_affine,\n"
+               "       scale=tensor([0.1000, 0.2000, 0.3000], dtype=torch.float64),\n"
+               "       zero_point=tensor([0, 1, 2]), axis=1)");
+    /* without parameters: the placeholder form */
+    CHECK_REPR(ct_empty(CT_QINT8, 2), "tensor(<qint8 [2] on cpu>)");
+}
 static void run_quant_core_tests(void) {
+    RUN(test_quant_repr);
     RUN(test_quantize_per_tensor_vs_torch);
     RUN(test_quantize_per_channel_vs_torch);
     RUN(test_quantize_dynamic_vs_torch);
