@@ -17755,9 +17755,9 @@ static ct_tensor *ct__repr_dequant(const ct_tensor *q) {
    the scales and zero points as tensors, and the axis); returns the new count */
 static int ct__repr_qparams(const ct_qparams *p, char (*suffix)[200], int nsuf) {
     ct__sb b;
-    snprintf(suffix[nsuf++], 200, "quantization_scheme=torch.%s",
-             (unsigned)p->qscheme < 5u ? (const char *const[]){"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
-                                                              "per_channel_symmetric", "per_channel_affine_float_qparams"}[p->qscheme] : "?");
+    static const char *const schemes[5] = {"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
+                                           "per_channel_symmetric", "per_channel_affine_float_qparams"};
+    snprintf(suffix[nsuf++], 200, "quantization_scheme=torch.%s", (unsigned)p->qscheme < 5u ? schemes[p->qscheme] : "?");
     if (!p->nchannels) {
         char t[64];
         b.buf = t;

@@ -6,6 +6,7 @@
 #include "ctensor.h"
 #include "ctensor_linalg.h"
 #include "ctensor_nn.h"
+#include "ctensor_quant.h"
 
 int main(void) {
     int bad = 0;
@@ -18,6 +19,8 @@ int main(void) {
         bad |= !s || fabs(ct_item(ct_linalg_det(s)) - 4.0) > 1e-12;
         ct_tensor *l = ct_mse_loss(a, ct_zeros(CT_FLOAT32, 2, 3), NULL);                  /* ctensor_nn.h */
         bad |= !l || ct_item(l) != 1.0;
+        ct_tensor *q = ct_quantize_per_tensor(a, 0.5, 3, CT_QUINT8);                       /* ctensor_quant.h */
+        bad |= !q || ct_item(ct_sum(ct_dequantize(q))) != 6.0;
     }
     bad |= ct_live_tensors() != 0;
     return bad;
