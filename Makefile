@@ -133,6 +133,9 @@ $(BUILD)/opt/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_
 $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tsan
 	$(CC) $(BASE) $(TSAN) $< -o $@ -lm -lpthread
 
+# test_quant.c includes its parts from tests/quant/
+$(BUILD)/tests/test_quant $(BUILD)/asan/test_quant $(BUILD)/opt/test_quant: $(wildcard tests/quant/*.h)
+
 $(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/tests
 	$(CC) $(BASE) $(TESTFAST) $(CONF_SRC) -o $@ $(LIBS)
 $(BUILD)/asan/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/asan

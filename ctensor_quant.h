@@ -46,12 +46,14 @@
    CONTENTS (search for the banner titles)
      Declarations:
        Quantized tensors
+       Module fusion
        Observers, fake quantization, qconfigs
        int8 GEMM and quantized linear
        Quantized ops: conv2d, add, mul, relu, pooling, cat
      Implementation:
        The op table of this header
        Quantized tensors: kernels
+       Module fusion
        Observers, fake quantization, qconfigs: implementation
        int8 GEMM and quantized linear: implementation
        Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
@@ -112,6 +114,36 @@ CTENSOR_API int ct_qdtype_range(ct_dtype dtype, int64_t *qmin, int64_t *qmax);
    not finite. */
 CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_t qmax, int preserve_sparsity,
                                     int reduce_range, double *scale, int64_t *zero_point);
+
+/* ============================================================================
+   Module fusion (torch.ao.quantization.fuse_modules)
+   ========================================================================== */
+/* Fuses one group of child modules of `model`, named by dotted paths, in place:
+     ct_fuse_modules(model, "features.0", "features.1", "features.2");
+   Patterns, as PyTorch's default fuser methods (modules in evaluation mode where a
+   batch norm is folded):
+     Conv1d/Conv2d + BatchNorm1d/2d          -> the convolution with the batch norm
+                                                 folded into its weight and bias
+     Conv1d/Conv2d + BatchNorm + ReLU        -> ConvReLU1d/ConvReLU2d(folded conv, relu)
+     Conv1d/Conv2d + ReLU                    -> ConvReLU1d/ConvReLU2d(conv, relu)
+     Linear + BatchNorm1d                    -> the folded Linear
+     Linear + ReLU                           -> LinearReLU(linear, relu)
+     BatchNorm2d + ReLU                      -> BNReLU2d(bn, relu)
+   The first module's place gets the fused module; the others become Identity, so
+   names and state-dict keys follow PyTorch's ("conv1.0.weight" inside a
+   ConvReLU2d). Folding uses PyTorch's formulas and operation order (float32
+   results equal PyTorch's): w' = w * (gamma * rsqrt(var + eps)) per output
+   channel, b' = (b - mean) * rsqrt(var + eps) * gamma + beta (Linear: (b - mean) *
+   (gamma * rsqrt(var + eps)) + beta). A batch norm in training mode is an error
+   ("Fusion only for eval!"): training-time fusion belongs to QAT. On any error the
+   model is left unchanged. */
+CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *const *names);
+typedef struct ct__q_names { const char *v[8]; } ct__q_names;
+#ifdef __cplusplus
+#  define ct_fuse_modules(model, ...) ct_fuse_modules_n(model, CT__NARGS32(__VA_ARGS__), ct__q_names{{__VA_ARGS__}}.v)
+#else
+#  define ct_fuse_modules(model, ...) ct_fuse_modules_n(model, CT__NARGS32(__VA_ARGS__), (ct__q_names){{__VA_ARGS__}}.v)
+#endif
 
 /* ============================================================================
    Observers, fake quantization, qconfigs
@@ -634,6 +666,166 @@ CTENSOR_API ct_tensor *ct_quantize_per_tensor_dynamic(const ct_tensor *x, ct_dty
     int64_t zp;
     if (ct_q_choose_qparams(mn, mx, qmin, qmax, 0, reduce_range, &scale, &zp)) return NULL;
     return ct_quantize_per_tensor(x, scale, zp, dtype);
+}
+
+/* ============================================================================
+   Module fusion
+   ========================================================================== */
+/* The fused containers run their children in order (PyTorch's nn.intrinsic
+   modules are Sequentials). */
+static ct_tensor *ct__q_fused_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    ct_tensor *x = in[0];
+    for (int i = 0; i < m->nchildren && x; i++) x = ct_forward(m->children[i].module, x);
+    return x;
+}
+static const ct_module_type ct__q_convrelu1d_type = {"ConvReLU1d", ct__q_fused_forward, NULL, NULL};
+static const ct_module_type ct__q_convrelu2d_type = {"ConvReLU2d", ct__q_fused_forward, NULL, NULL};
+static const ct_module_type ct__q_linearrelu_type = {"LinearReLU", ct__q_fused_forward, NULL, NULL};
+static const ct_module_type ct__q_bnrelu2d_type = {"BNReLU2d", ct__q_fused_forward, NULL, NULL};
+
+/* The parent of a dotted child name and the child's index in it; -1 with the error set. */
+static int ct__q_locate(ct_module *model, const char *name, ct_module **parent) {
+    const char *dot = strrchr(name, '.');
+    ct_module *p = model;
+    if (dot) {
+        char pre[256];
+        size_t n = (size_t)(dot - name);
+        if (n >= sizeof pre) return ct__failed(CT_ERR_ARG, "fuse_modules: name '%.64s...' is too long", name);
+        memcpy(pre, name, n);
+        pre[n] = 0;
+        if (!(p = ct_module_child(model, pre))) return -1;
+    }
+    const char *leaf = dot ? dot + 1 : name;
+    for (int i = 0; i < p->nchildren; i++)
+        if (!strcmp(p->children[i].name, leaf)) {
+            *parent = p;
+            return i;
+        }
+    ct_module_child(model, name);   /* sets the error with the closest names */
+    if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_ARG, "fuse_modules: no module named '%s'", name);
+    return -1;
+}
+static int ct__q_is(const ct_module *m, const char *type) { return !strcmp(m->type->name, type); }
+static int ct__q_is_bn(const ct_module *m) { return ct__q_is(m, "BatchNorm1d") || ct__q_is(m, "BatchNorm2d"); }
+/* conv or linear weight and bias folded with batch norm bn (under no_grad); the
+   new tensors replace the module's parameters (0 and 1: weight, bias) */
+static int ct__q_fold_bn(ct_module *mod, const ct_module *bn, int linear) {
+    const ct__bn_impl *bi = (const ct__bn_impl *)bn->impl;
+    ct_tensor *rm = ct_module_get(bn, "running_mean"), *rv = ct_module_get(bn, "running_var");
+    if (!rm || !rv)
+        return ct__failed(CT_ERR_ARG, "fuse_modules: %s has no running statistics (track_running_stats=False) to fold", bn->type->name);
+    ct_tensor *w = mod->params[0].tensor, *b = mod->params[1].tensor;
+    if (!w) return ct__failed(CT_ERR_ARG, "fuse_modules: %s has no weight", mod->type->name);
+    if (ct_size(w, 0) != bi->nf)
+        return ct__failed(CT_ERR_SHAPE, "fuse_modules: %s has %lld output channels but %s has %lld features", mod->type->name,
+                          (long long)ct_size(w, 0), bn->type->name, (long long)bi->nf);
+    int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0), rc = -1;
+    ct_tensor *gamma = bn->params[0].tensor ? bn->params[0].tensor : ct_ones_like(rm);
+    ct_tensor *beta = bn->params[1].tensor ? bn->params[1].tensor : ct_zeros_like(rm);
+    ct_tensor *bias = b ? b : ct_zeros_like(rm);
+    ct_tensor *rs = ct_rsqrt(ct_add_scalar(rv, bi->eps));
+    ct_tensor *nw = NULL, *nb = NULL;
+    if (linear) {
+        ct_tensor *sc = ct_mul(gamma, rs);
+        nw = ct_mul(w, ct_unsqueeze(sc, -1));
+        nb = ct_add(ct_mul(ct_sub(bias, rm), sc), beta);
+    } else {
+        int64_t shape[CT_MAX_DIMS];
+        shape[0] = -1;
+        for (int d = 1; d < ct_ndim(w); d++) shape[d] = 1;
+        nw = ct_mul(w, ct_view_n(ct_mul(gamma, rs), ct_ndim(w), shape));
+        nb = ct_add(ct_mul(ct_mul(ct_sub(bias, rm), rs), gamma), beta);
+    }
+    if (nw && nb) {
+        nw = ct_retain(ct_requires_grad(ct_contiguous(nw)));
+        nb = ct_retain(ct_requires_grad(ct_contiguous(nb)));
+        ct_release(mod->params[0].tensor);
+        ct_release(mod->params[1].tensor);
+        mod->params[0].tensor = nw;
+        mod->params[1].tensor = nb;
+        rc = 0;
+    }
+    ct_set_grad_enabled(prev);
+    ct_scope_end(tok);
+    return rc;
+}
+CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *const *names) {
+    if (!model || !names) {
+        ct__null_arg("fuse_modules", !model ? 0 : 2);
+        return CT_ERR_NULL;
+    }
+    if (n < 2 || n > 3) {
+        ct_set_error(CT_ERR_ARG, "fuse_modules: a group has 2 or 3 modules, got %d", n);
+        return CT_ERR_ARG;
+    }
+    ct_module *par[3] = {NULL, NULL, NULL}, *m[3] = {NULL, NULL, NULL};
+    int idx[3];
+    for (int k = 0; k < n; k++) {
+        if (!names[k]) {
+            ct__null_arg("fuse_modules", 2);
+            return CT_ERR_NULL;
+        }
+        if ((idx[k] = ct__q_locate(model, names[k], &par[k])) < 0) return ct_last_error_code();
+        m[k] = par[k]->children[idx[k]].module;
+        for (int j = 0; j < k; j++)
+            if (m[j] == m[k]) {
+                ct_set_error(CT_ERR_ARG, "fuse_modules: '%s' is named twice in the group", names[k]);
+                return CT_ERR_ARG;
+            }
+    }
+    int conv1 = ct__q_is(m[0], "Conv1d"), conv2 = ct__q_is(m[0], "Conv2d"), lin = ct__q_is(m[0], "Linear");
+    int bn = ct__q_is_bn(m[1]), relu_last = ct__q_is(m[n - 1], "ReLU");
+    int ok = 0;
+    const ct_module_type *wrap = NULL;
+    if (conv1 || conv2) {
+        int bn_ok = bn && ct__q_is(m[1], conv1 ? "BatchNorm1d" : "BatchNorm2d");
+        ok = (n == 2 && (bn_ok || relu_last)) || (n == 3 && bn_ok && relu_last);
+        if (relu_last) wrap = conv1 ? &ct__q_convrelu1d_type : &ct__q_convrelu2d_type;
+    } else if (lin) {
+        ok = n == 2 && (ct__q_is(m[1], "BatchNorm1d") || relu_last);
+        if (relu_last) wrap = &ct__q_linearrelu_type;
+    } else if (ct__q_is(m[0], "BatchNorm2d")) {
+        ok = n == 2 && relu_last;
+        wrap = &ct__q_bnrelu2d_type;
+    }
+    if (!ok) {
+        char seq[160];
+        snprintf(seq, sizeof seq, "%s, %s%s%s", m[0]->type->name, m[1]->type->name, n == 3 ? ", " : "", n == 3 ? m[2]->type->name : "");
+        ct_set_error(CT_ERR_ARG, "fuse_modules: cannot fuse (%s): the patterns are (Conv1d|Conv2d, BatchNorm[, ReLU]), "
+                     "(Conv1d|Conv2d, ReLU), (Linear, BatchNorm1d), (Linear, ReLU), (BatchNorm2d, ReLU)", seq);
+        return CT_ERR_ARG;
+    }
+    int folds = (conv1 || conv2 || lin) && bn;
+    if (folds && (m[0]->training || m[1]->training)) {
+        ct_set_error(CT_ERR_STATE, "fuse_modules: Fusion only for eval! (%s and %s must be in evaluation mode: ct_module_eval; "
+                     "training-time fusion is QAT's)", names[0], names[1]);
+        return CT_ERR_STATE;
+    }
+    /* everything that can fail first: the fold's tensors and the new modules */
+    ct_module *ids[2] = {NULL, NULL}, *fused = wrap ? ct_module_new(wrap, NULL) : NULL;
+    int nid = n - 1;
+    for (int k = 0; k < nid; k++) ids[k] = ct_nn_identity();
+    if ((wrap && !fused) || !ids[0] || (nid > 1 && !ids[1]) || (folds && ct__q_fold_bn(m[0], m[1], lin))) {
+        ct_module_free(fused);
+        ct_module_free(ids[0]);
+        ct_module_free(ids[1]);
+        return ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+    }
+    if (fused) fused->training = m[0]->training;
+    /* detach the group's modules from their parents; Identity in the places after the first */
+    for (int k = 0; k < n; k++) par[k]->children[idx[k]].module = k ? ids[k - 1] : NULL;
+    ct_module *relu = relu_last ? m[n - 1] : NULL;
+    if (folds) ct_module_free(m[1]);
+    if (fused) {
+        if (ct_module_add_module(fused, "0", m[0]) != CT_OK || ct_module_add_module(fused, "1", relu) != CT_OK) {
+            par[0]->children[idx[0]].module = m[0];   /* cannot happen short of memory; keep the model whole */
+            return ct_last_error_code();
+        }
+        par[0]->children[idx[0]].module = fused;
+    } else
+        par[0]->children[idx[0]].module = m[0];
+    return CT_OK;
 }
 
 /* SECTION-CORE-END */

@@ -20,6 +20,7 @@ static ct_tensor *qfix(const char *name) {
 }
 
 #include "quant/test_quant_core.h"
+#include "quant/test_quant_fusion.h"
 #include "quant/test_quant_observer.h"
 #include "quant/test_quant_gemm.h"
 #include "quant/test_quant_qops.h"
@@ -27,6 +28,7 @@ static ct_tensor *qfix(const char *name) {
 int main(void) {
     ct_t_init();
     run_quant_core_tests();
+    run_quant_fusion_tests();
     run_quant_observer_tests();
     run_quant_gemm_tests();
     run_quant_qops_tests();

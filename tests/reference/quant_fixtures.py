@@ -62,3 +62,38 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def fusion():
+    """A small net fused by torch.ao.quantization.fuse_modules: inputs, fused weights, outputs."""
+    import torch.nn as nn
+    torch.manual_seed(3)
+    net = nn.Sequential(nn.Conv2d(3, 4, 3, bias=False), nn.BatchNorm2d(4), nn.ReLU(),
+                        nn.Conv2d(4, 5, 1), nn.BatchNorm2d(5),
+                        nn.Conv2d(5, 6, 3, padding=1), nn.ReLU(),
+                        nn.Flatten(), nn.Linear(6 * 4 * 4, 7), nn.BatchNorm1d(7), nn.Linear(7, 3), nn.ReLU())
+    for bn in (net[1], net[4], net[9]):   # non-trivial statistics and affine parameters
+        bn.running_mean.uniform_(-0.5, 0.5)
+        bn.running_var.uniform_(0.5, 2.0)
+        bn.weight.data.uniform_(0.5, 1.5)
+        bn.bias.data.uniform_(-0.2, 0.2)
+    net.eval()
+    x = torch.randn(2, 3, 6, 6)
+    sd = {k: v.clone() for k, v in net.state_dict().items()}
+    for k, v in sd.items():
+        if v.dtype == torch.float32:
+            np.save(os.path.join(OUT, "fuse_in_%s.npy" % k), v.numpy())
+    np.save(os.path.join(OUT, "fuse_x.npy"), x.numpy())
+    with torch.no_grad():
+        np.save(os.path.join(OUT, "fuse_y_float.npy"), net(x).numpy())
+    fused = torch.ao.quantization.fuse_modules(net, [["0", "1", "2"], ["3", "4"], ["5", "6"], ["8", "9"], ["10", "11"]])
+    with torch.no_grad():
+        np.save(os.path.join(OUT, "fuse_y_fused.npy"), fused(x).numpy())
+    for k, v in fused.state_dict().items():
+        np.save(os.path.join(OUT, "fuse_out_%s.npy" % k), v.numpy())
+    with open(os.path.join(OUT, "fuse_repr.txt"), "w") as f:
+        f.write(repr(fused))
+
+
+if __name__ == "__main__":
+    fusion()
