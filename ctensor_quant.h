@@ -115,6 +115,25 @@ CTENSOR_API int ct_qdtype_range(ct_dtype dtype, int64_t *qmin, int64_t *qmax);
 CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_t qmax, int preserve_sparsity,
                                     int reduce_range, double *scale, int64_t *zero_point);
 
+/* ---- quantized tensors in safetensors ----
+   safetensors has no quantized dtype. ctensor stores a quantized tensor under its
+   own name as its integer codes (I8 for qint8, U8 for quint8, I32 for qint32), so
+   every safetensors reader can open the file and the keys stay the state dict's,
+   and writes its parameters as a metadata entry "qparams:<name>" with the value
+     dtype=qint8;qscheme=per_tensor_affine;scale=0.1;zero_point=3
+     dtype=quint8;qscheme=per_channel_affine;axis=0;scales=0.1,0.2;zero_points=3,4
+   (doubles written so that they read back exactly). Other tensors are stored as
+   ct_save_safetensors_n stores them. */
+CTENSOR_API ct_status ct_q_save_safetensors_mem(int n, const char *const *names, const ct_tensor *const *tensors, void **data,
+                                                size_t *len);   /* free *data with ct_free */
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_q_save_safetensors_n(const char *path, int n, const char *const *names, const ct_tensor *const *tensors);
+#endif
+/* Tensor `name` of a loaded file: a quantized tensor (a copy, with its parameters)
+   when the file has its "qparams:" entry, else as ct_safetensors_get gives it. A
+   malformed entry, or parameters that do not fit the codes, is CT_ERR_FORMAT. */
+CTENSOR_API ct_tensor *ct_q_safetensors_get(ct_safetensors *st, const char *name);
+
 /* ============================================================================
    Module fusion (torch.ao.quantization.fuse_modules)
    ========================================================================== */
@@ -177,6 +196,7 @@ typedef struct ct__q_names { const char *v[8]; } ct__q_names;
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_quant.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
 #endif
+#include <errno.h>
 #ifndef CTENSOR_NN_IMPLEMENTATION_DONE
 #error "ctensor_quant.h: the implementation needs ctensor_nn.h's implementation in the same translation unit (include ctensor_nn.h before ctensor_quant.h)"
 #endif
@@ -666,6 +686,241 @@ CTENSOR_API ct_tensor *ct_quantize_per_tensor_dynamic(const ct_tensor *x, ct_dty
     int64_t zp;
     if (ct_q_choose_qparams(mn, mx, qmin, qmax, 0, reduce_range, &scale, &zp)) return NULL;
     return ct_quantize_per_tensor(x, scale, zp, dtype);
+}
+
+/* ---- quantized tensors in safetensors ---- */
+/* appends to a growing string; -1 when out of memory */
+typedef struct { char *p; size_t n, cap; } ct__q_str;
+static int ct__q_cat(ct__q_str *b, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int ct__q_cat(ct__q_str *b, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (r < 0) return -1;
+        if (b->p && b->n + (size_t)r < b->cap) {
+            b->n += (size_t)r;
+            return 0;
+        }
+        size_t nc = (b->cap ? 2 * b->cap : 256) + (size_t)r;
+        char *q = (char *)CT_REALLOC(b->p, nc);
+        if (!q) return -1;
+        b->p = q;
+        b->cap = nc;
+    }
+}
+/* the shortest %.*g that reads back to the same double */
+static int ct__q_cat_double(ct__q_str *b, double v) {
+    char t[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(t, sizeof t, "%.*g", prec, v);
+        if (strtod(t, NULL) == v) break;
+    }
+    return ct__q_cat(b, "%s", t);
+}
+static const char *ct__q_dtname(ct_dtype dt) { return dt == CT_QINT8 ? "qint8" : dt == CT_QUINT8 ? "quint8" : "qint32"; }
+/* the metadata value of quantized tensor q */
+static char *ct__q_meta_value(const ct_tensor *q) {
+    const ct_qparams *p = q->qparams;
+    ct__q_str b = {NULL, 0, 0};
+    int bad = ct__q_cat(&b, "dtype=%s;qscheme=%s", ct__q_dtname(q->dtype), ct_qscheme_name(p->qscheme));
+    if (!p->nchannels) {
+        bad |= ct__q_cat(&b, ";scale=") || ct__q_cat_double(&b, p->scale) || ct__q_cat(&b, ";zero_point=%lld", (long long)p->zero_point);
+    } else {
+        bad |= ct__q_cat(&b, ";axis=%lld;scales=", (long long)p->axis);
+        for (int64_t k = 0; k < p->nchannels && !bad; k++) bad |= (k && ct__q_cat(&b, ",")) || ct__q_cat_double(&b, p->scales[k]);
+        bad |= ct__q_cat(&b, ";zero_points=");
+        for (int64_t k = 0; k < p->nchannels && !bad; k++) bad |= ct__q_cat(&b, k ? ",%lld" : "%lld", (long long)p->zero_points[k]);
+    }
+    if (bad) {
+        CT_FREE(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+CTENSOR_API ct_status ct_q_save_safetensors_mem(int n, const char *const *names, const ct_tensor *const *tensors, void **data,
+                                                size_t *len) {
+    if (n < 0 || (n && (!names || !tensors)) || !data || !len) {
+        ct_set_error(CT_ERR_ARG, "q_save_safetensors: bad arguments (n %d, names, tensors, data and len must be given)", n);
+        return CT_ERR_ARG;
+    }
+    int tok = ct_scope_begin(), nq = 0;
+    const ct_tensor **ts = (const ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(n ? n : 1));
+    char **keys = (char **)CT_MALLOC(sizeof(char *) * (size_t)(n ? n : 1)), **vals = (char **)CT_MALLOC(sizeof(char *) * (size_t)(n ? n : 1));
+    ct_status st = CT_OK;
+    if (!ts || !keys || !vals) {
+        ct_set_error(CT_ERR_MEMORY, "q_save_safetensors: out of memory");
+        st = CT_ERR_MEMORY;
+    }
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        const ct_tensor *t = tensors[i];
+        ts[i] = t;
+        if (!t || !names[i]) {
+            ct_set_error(CT_ERR_NULL, "q_save_safetensors: tensor %d (%s) is NULL", i, names[i] ? names[i] : "no name");
+            st = CT_ERR_NULL;
+        } else if (CT__DT_QUANT(t->dtype)) {
+            if (!t->qparams) {
+                ct_set_error(CT_ERR_STATE, "q_save_safetensors: quantized tensor '%s' has no quantization parameters", names[i]);
+                st = CT_ERR_STATE;
+                break;
+            }
+            ct_tensor *c = ct_int_repr(t);
+            size_t kl = strlen(names[i]) + 9;
+            keys[nq] = (char *)CT_MALLOC(kl);
+            vals[nq] = ct__q_meta_value(t);
+            if (!c || !keys[nq] || !vals[nq]) {
+                if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_MEMORY, "q_save_safetensors: out of memory");
+                st = ct_last_error_code();
+                nq++;
+                break;
+            }
+            snprintf(keys[nq], kl, "qparams:%s", names[i]);
+            nq++;
+            ts[i] = c;
+        }
+    }
+    if (st == CT_OK)
+        st = ct_save_safetensors_mem(n, names, ts, nq, (const char *const *)keys, (const char *const *)vals, data, len);
+    for (int k = 0; k < nq; k++) {
+        CT_FREE(keys[k]);
+        CT_FREE(vals[k]);
+    }
+    CT_FREE(keys);
+    CT_FREE(vals);
+    CT_FREE((void *)ts);
+    ct_scope_end(tok);
+    return st;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_q_save_safetensors_n(const char *path, int n, const char *const *names, const ct_tensor *const *tensors) {
+    if (!path) {
+        ct_set_error(CT_ERR_ARG, "q_save_safetensors: path is NULL");
+        return CT_ERR_ARG;
+    }
+    void *buf = NULL;
+    size_t len = 0;
+    ct_status st = ct_q_save_safetensors_mem(n, names, tensors, &buf, &len);
+    if (st != CT_OK) return st;
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(buf, 1, len, f) != len) {
+        ct_set_error(CT_ERR_IO, "q_save_safetensors: cannot write '%s'", path);
+        st = CT_ERR_IO;
+    }
+    if (f && fclose(f) && st == CT_OK) {
+        ct_set_error(CT_ERR_IO, "q_save_safetensors: cannot write '%s'", path);
+        st = CT_ERR_IO;
+    }
+    ct_free(buf);
+    return st;
+}
+#endif
+/* "key=" at *p: advances past it; 0 when the text there is something else */
+static int ct__q_key(const char **p, const char *key) {
+    size_t n = strlen(key);
+    if (strncmp(*p, key, n)) return 0;
+    *p += n;
+    return 1;
+}
+/* a number list up to ';' or the end: doubles (ints NULL) or int64 (dbl NULL); the count, -1 when malformed */
+static int64_t ct__q_list(const char **p, double *dbl, int64_t *ints, int64_t cap) {
+    int64_t k = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        if (dbl) {
+            double v = strtod(*p, &end);
+            if (end == *p || k >= cap) return -1;
+            dbl[k] = v;
+        } else {
+            long long v = strtoll(*p, &end, 10);
+            if (end == *p || errno || k >= cap) return -1;
+            ints[k] = v;
+        }
+        k++;
+        *p = end;
+        if (**p != ',') return k;
+        (*p)++;
+    }
+}
+CTENSOR_API ct_tensor *ct_q_safetensors_get(ct_safetensors *st, const char *name) {
+    if (!st || !name) {
+        ct__null_arg("q_safetensors_get", !st ? 0 : 1);
+        return NULL;
+    }
+    size_t kl = strlen(name) + 9;
+    char *key = (char *)CT_MALLOC(kl);
+    if (!key) return ct__fail(CT_ERR_MEMORY, "q_safetensors_get: out of memory");
+    snprintf(key, kl, "qparams:%s", name);
+    const char *meta = ct_safetensors_metadata(st, key);
+    CT_FREE(key);
+    ct_tensor *codes = ct_safetensors_get(st, name);
+    if (!codes || !meta) return codes;
+    const char *p = meta;
+    ct_dtype dt = CT_NUM_DTYPES;
+    ct_qscheme qs = (ct_qscheme)-1;
+    if (ct__q_key(&p, "dtype=")) {
+        if (ct__q_key(&p, "qint8;")) dt = CT_QINT8;
+        else if (ct__q_key(&p, "quint8;")) dt = CT_QUINT8;
+        else if (ct__q_key(&p, "qint32;")) dt = CT_QINT32;
+    }
+    if (dt != CT_NUM_DTYPES && ct__q_key(&p, "qscheme="))
+        for (int k = 0; k < 5; k++) {
+            char w[48];
+            snprintf(w, sizeof w, "%s;", ct_qscheme_name((ct_qscheme)k));
+            if (ct__q_key(&p, w)) {
+                qs = (ct_qscheme)k;
+                break;
+            }
+        }
+    ct_tensor *out = NULL;
+    const char *why = "malformed";
+    if (dt == CT_NUM_DTYPES || (int)qs < 0) why = "unknown dtype or qscheme";
+    else if (ct__q_code_dtype(dt) != ct_get_dtype(codes)) why = "the codes' dtype does not match";
+    else if (qs == CT_PER_TENSOR_AFFINE || qs == CT_PER_TENSOR_SYMMETRIC) {
+        double sc;
+        int64_t zp;
+        if (ct__q_key(&p, "scale=") && ct__q_list(&p, &sc, NULL, 1) == 1 && ct__q_key(&p, ";zero_point=") &&
+            ct__q_list(&p, NULL, &zp, 1) == 1 && !*p) {
+            ct_qparams *qp = ct_qparams_per_tensor(sc, zp, qs);
+            if (qp && !ct__q_check_params("q_safetensors_get", sc, zp, dt, -1) && (out = ct_clone(codes))) {
+                out->dtype = dt;
+                if (ct_set_qparams(out, qp) != CT_OK) out = NULL;
+            }
+            ct_qparams_release(qp);
+            if (!out) why = ct_last_error();
+        }
+    } else {
+        int64_t axis = -1, n = 0;
+        if (ct__q_key(&p, "axis=") && ct__q_list(&p, NULL, &axis, 1) == 1 && axis >= 0 && axis < ct_ndim(codes) && ct__q_key(&p, ";scales=")) {
+            n = ct_size(codes, (int)axis);
+            double *sc = (double *)CT_MALLOC(sizeof(double) * (size_t)(n ? n : 1));
+            int64_t *zp = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(n ? n : 1));
+            if (sc && zp && ct__q_list(&p, sc, NULL, n) == n && ct__q_key(&p, ";zero_points=") && ct__q_list(&p, NULL, zp, n) == n && !*p) {
+                int bad = 0;
+                for (int64_t k = 0; k < n && !bad; k++) bad = ct__q_check_params("q_safetensors_get", sc[k], zp[k], dt, k) != 0;
+                ct_qparams *qp = bad ? NULL : ct_qparams_per_channel(n, sc, zp, axis, qs);
+                if (qp && (out = ct_clone(codes))) {
+                    out->dtype = dt;
+                    if (ct_set_qparams(out, qp) != CT_OK) out = NULL;
+                }
+                ct_qparams_release(qp);
+                if (!out) why = ct_last_error();
+            }
+            CT_FREE(sc);
+            CT_FREE(zp);
+        }
+    }
+    if (!out) {
+        char w[200];
+        snprintf(w, sizeof w, "%s", why);
+        return ct__fail(CT_ERR_FORMAT, "q_safetensors_get: tensor '%s': bad quantization parameters \"%.80s\" (%s)", name, meta, w);
+    }
+    return out;
 }
 
 /* ============================================================================

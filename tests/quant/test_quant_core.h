@@ -1,5 +1,10 @@
 /* quantized tensors: quantize / dequantize / int_repr / parameters, against
    PyTorch (tests/reference/quant_fixtures.py) */
+/* equal values (and shapes' element counts) */
+static int max_eq(const ct_tensor *a, const ct_tensor *b) {
+    return a && b && ct_numel(a) == ct_numel(b) &&
+           ct_item_int(ct_sum(ct_logical_not(ct_eq(ct_to(a, CT_FLOAT64), ct_to(b, CT_FLOAT64))))) == 0;
+}
 static ct_tensor *qf32(const float *v, int64_t n) { return ct_from_data_n(v, CT_FLOAT32, 1, &n); }
 /* codes of q equal the fixture exactly; dequantized values bit for bit */
 static void check_q(const ct_tensor *q, const char *codes, const char *deq) {
@@ -198,6 +203,57 @@ TEST(test_quant_repr) {
     /* without parameters: the placeholder form */
     CHECK_REPR(ct_empty(CT_QINT8, 2), "tensor(<qint8 [2] on cpu>)");
 }
+/* quantized tensors through safetensors: codes under the tensor's own name, parameters in metadata */
+TEST(test_quant_safetensors) {
+    ct_tensor *x = qfix("core_pc_x"), *s = qfix("core_pc_a1_scales"), *z = qfix("core_pc_a1_zps");
+    if (!x || !s || !z) return;
+    ct_tensor *qt = ct_quantize_per_tensor(x, 0.7843137254901961, 128, CT_QUINT8);
+    ct_tensor *qc = ct_quantize_per_channel(x, s, z, 1, CT_QINT8);
+    ct_tensor *q32 = ct_quantize_per_tensor(ct_slice(x, 2, 1, 4, 1), 1e-3, -7, CT_QINT32);   /* a strided view */
+    const char *names[4] = {"fc.weight", "fc.bias", "act.x", "act.y"};
+    const ct_tensor *ts[4] = {qc, x, qt, q32};
+    void *buf = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(ct_q_save_safetensors_mem(4, names, ts, &buf, &len), CT_OK);
+    ct_safetensors *st = buf ? ct_safetensors_load_mem(buf, len, "q.safetensors") : NULL;
+    ct_free(buf);
+    CHECK(st != NULL);
+    if (!st) return;
+    /* a plain reader sees the codes */
+    CHECK_EQ_INT(ct_get_dtype(ct_safetensors_get(st, "fc.weight")), CT_INT8);
+    CHECK_STR(ct_safetensors_metadata(st, "qparams:act.x"), "dtype=quint8;qscheme=per_tensor_affine;scale=0.7843137254901961;zero_point=128");
+    for (int i = 0; i < 4; i++) {
+        ct_tensor *r = ct_q_safetensors_get(st, names[i]);
+        CHECK(r != NULL);
+        if (!r) continue;
+        CHECK_EQ_INT(ct_get_dtype(r), ct_get_dtype(ts[i]));
+        CHECK(max_eq(ct_get_dtype(r) == CT_FLOAT32 ? r : ct_dequantize(r), ct_get_dtype(r) == CT_FLOAT32 ? ts[i] : ct_dequantize(ts[i])));
+        if (i != 1) CHECK(max_eq(ct_int_repr(r), ct_int_repr(ts[i])));
+    }
+    ct_tensor *r = ct_q_safetensors_get(st, "fc.weight");
+    CHECK(r && ct_q_per_channel_axis(r) == 1 && max_eq(ct_q_per_channel_scales(r), ct_to(s, CT_FLOAT64)));
+    ct_safetensors_free(st);
+    /* malformed parameters are format errors */
+    const char *bad[] = {"dtype=qint9;qscheme=per_tensor_affine;scale=0.1;zero_point=0", "dtype=quint8;qscheme=per_tensor_affine;scale=0.1;zero_point=0",
+                         "dtype=qint8;qscheme=per_tensor_affine;scale=-1;zero_point=0", "dtype=qint8;qscheme=per_tensor_affine;scale=0.1;zero_point=999",
+                         "dtype=qint8;qscheme=per_channel_affine;axis=0;scales=0.1;zero_points=0", "dtype=qint8;qscheme=per_tensor_affine;scale=0.1",
+                         "dtype=qint8;qscheme=per_channel_affine;axis=5;scales=0.1,0.1;zero_points=0,0", "dtype=qint8;qscheme=per_tensor_affine;scale=0.1;zero_point=0;x"};
+    int8_t codes[2] = {1, 2};
+    ct_tensor *c = ct_from_data_n(codes, CT_INT8, 1, (int64_t[]){2});
+    for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); k++) {
+        const char *nm[1] = {"t"}, *mk[1] = {"qparams:t"}, *mv[1] = {bad[k]};
+        const ct_tensor *tt[1] = {c};
+        void *b2 = NULL;
+        size_t l2 = 0;
+        CHECK_EQ_INT(ct_save_safetensors_mem(1, nm, tt, 1, mk, mv, &b2, &l2), CT_OK);
+        ct_safetensors *s2 = ct_safetensors_load_mem(b2, l2, "bad");
+        ct_free(b2);
+        CHECK_ERR(ct_q_safetensors_get(s2, "t"), CT_ERR_FORMAT, "q_safetensors_get: tensor 't': bad quantization parameters");
+        ct_safetensors_free(s2);
+    }
+    CHECK_ERR(ct_q_save_safetensors_mem(1, names, (const ct_tensor *const[]){ct_empty(CT_QINT8, 2)}, &buf, &len) == CT_OK, CT_ERR_STATE,
+              "quantized tensor 'fc.weight' has no quantization parameters");
+}
 static void run_quant_core_tests(void) {
     RUN(test_quant_repr);
     RUN(test_quantize_per_tensor_vs_torch);
@@ -206,4 +262,5 @@ static void run_quant_core_tests(void) {
     RUN(test_make_quantized_and_views);
     RUN(test_choose_qparams);
     RUN(test_quant_core_errors);
+    RUN(test_quant_safetensors);
 }
