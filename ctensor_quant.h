@@ -369,8 +369,59 @@ typedef struct {
     float inv1;
     int64_t zp1, qmin, qmax;
 } ct__q_quant_job;
+/* per tensor, 8-bit codes: ct__q_round's result, 16 lanes at a time where GCC/clang
+   vector extensions exist (ctensor.h's CT__VEC). nearbyint through the 1.5 * 2^23
+   trick (exact ties-to-even for |p| <= 2^22; larger products clamp to qmin/qmax
+   anyway); a NaN, or a sum beyond the int64 range, fails the range test and gives
+   qmin, as ct__q_round. */
+#ifdef CT__VEC
+#define CT__Q_QUANT8_VEC(T)                                                                       \
+    for (; e + 16 <= hi; e += 16) {                                                               \
+        ct__v16f p, pc, t;                                                                        \
+        CT__VLD(p, x + e);                                                                        \
+        p = p * inv;                                                                              \
+        ct__v16f sum = p + zp;                                                                    \
+        ct__v16i ok = (sum > -9.2e18f) & (sum < 9.2e18f);                                         \
+        pc = CT__VSELF(p < -lim, p * 0.0f - lim, p);                                              \
+        pc = CT__VSELF(pc > lim, pc * 0.0f + lim, pc);                                            \
+        t = ((pc + magic) - magic) + zp;                                                          \
+        ct__v16i v = __builtin_convertvector(t, ct__v16i);                                        \
+        v = (v & ~(v < qlo)) | (qlo & (v < qlo));                                                 \
+        v = (v & ~(v > qhi)) | (qhi & (v > qhi));                                                 \
+        v = (v & ok) | (qlo & ~ok);                                                               \
+        for (int l = 0; l < 16; l++) q[e + l] = (T)v[l];                                          \
+    }
+#else
+#define CT__Q_QUANT8_VEC(T)
+#endif
+#define CT__Q_QUANT8(T)                                                                           \
+    do {                                                                                          \
+        T *CT_RESTRICT q = (T *)j->q;                                                              \
+        const float *CT_RESTRICT x = j->x;                                                        \
+        const float inv = j->inv1, zp = (float)j->zp1;                                            \
+        const int32_t qlo = (int32_t)j->qmin, qhi = (int32_t)j->qmax;                             \
+        const float magic = 12582912.0f, lim = 4194304.0f;                                        \
+        int64_t e = lo;                                                                           \
+        CT__Q_QUANT8_VEC(T)                                                                       \
+        for (; e < hi; e++) {                                                                     \
+            float p = x[e] * inv;                                                                 \
+            float sum = zp + p;                                                                   \
+            float pc = p < -lim ? -lim : p > lim ? lim : p;                                       \
+            int32_t v = (int32_t)(zp + ((pc + magic) - magic));                                   \
+            v = v < qlo ? qlo : v > qhi ? qhi : v;                                                 \
+            q[e] = (T)(((sum > -9.2e18f) & (sum < 9.2e18f)) ? v : qlo);                           \
+        }                                                                                         \
+    } while (0)
 static void ct__q_quant_run(void *ctx, int64_t lo, int64_t hi) {
     const ct__q_quant_job *j = (const ct__q_quant_job *)ctx;
+    if (!j->inv && j->dt == CT_QUINT8) {
+        CT__Q_QUANT8(uint8_t);
+        return;
+    }
+    if (!j->inv && j->dt == CT_QINT8) {
+        CT__Q_QUANT8(int8_t);
+        return;
+    }
     for (int64_t e = lo; e < hi; e++) {
         float inv = j->inv1;
         int64_t zp = j->zp1;
@@ -418,7 +469,7 @@ static int ct__q_k_quantize(ct__call *c) {
         j.inv1 = 1.0f / (float)qp->scale;
         j.zp1 = qp->zero_point;
     }
-    ct__nn_par_for(ct_numel(y), 16384, ct__q_quant_run, &j);
+    ct__nn_par_for(ct_numel(y), 65536, ct__q_quant_run, &j);
     CT_FREE(inv);
     ct__decref(x);
     ct_status st = ct_set_qparams(y, qp);
@@ -481,7 +532,34 @@ static void ct__q_deq_run(void *ctx, int64_t lo, int64_t hi) {
         }
     }
 }
+/* contiguous, per tensor: one multiply per element */
+typedef struct {
+    const void *q;
+    float *y;
+    ct_dtype dt;
+    float zp, scale;
+} ct__q_deq1_job;
+#define CT__Q_DEQ1(T)                                                             \
+    do {                                                                          \
+        const T *CT_RESTRICT q = (const T *)j->q;                                 \
+        float *CT_RESTRICT y = j->y;                                              \
+        for (int64_t e = lo; e < hi; e++) y[e] = ((float)q[e] - j->zp) * j->scale; \
+    } while (0)
+static void ct__q_deq1_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__q_deq1_job *j = (const ct__q_deq1_job *)ctx;
+    if (j->dt == CT_QUINT8) CT__Q_DEQ1(uint8_t);
+    else if (j->dt == CT_QINT8) CT__Q_DEQ1(int8_t);
+    else
+        for (int64_t e = lo; e < hi; e++) j->y[e] = (float)((int64_t)((const int32_t *)j->q)[e] - (int64_t)j->zp) * j->scale;
+}
 static int ct__q_k_dequantize(ct__call *c) {
+    const ct_tensor *q = c->in[0];
+    if (!q->qparams->nchannels && ct__is_contig(q) && q->dtype != CT_QINT32) {
+        /* (code - zp) in float is exact for 8-bit codes and zero points, as PyTorch's int subtraction */
+        ct__q_deq1_job d = {ct__ptr(q), (float *)ct__ptr(c->out[0]), q->dtype, (float)q->qparams->zero_point, (float)q->qparams->scale};
+        ct__nn_par_for(ct_numel(q), 65536, ct__q_deq1_run, &d);
+        return 0;
+    }
     ct__q_deq_job j = {c->in[0], ct__ptr(c->out[0]), 1};
     ct__nn_par_for(ct_numel(c->out[0]), 16384, ct__q_deq_run, &j);
     return 0;
