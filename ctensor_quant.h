@@ -115,6 +115,12 @@ CTENSOR_API int ct_qdtype_range(ct_dtype dtype, int64_t *qmin, int64_t *qmax);
 CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_t qmax, int preserve_sparsity,
                                     int reduce_range, double *scale, int64_t *zero_point);
 
+/* Signal-to-quantization-noise ratio in dB, 20 log10(||x|| / ||x - y||) (PyTorch's
+   numeric suite, torch.ao.ns.fx.utils.compute_sqnr): x the reference, y its
+   approximation, either may be quantized (compared dequantized); same shapes.
+   INFINITY when they are equal; NAN with the error set on bad input. */
+CTENSOR_API double ct_q_sqnr(const ct_tensor *x, const ct_tensor *y);
+
 /* ---- quantized tensors in safetensors ----
    safetensors has no quantized dtype. ctensor stores a quantized tensor under its
    own name as its integer codes (I8 for qint8, U8 for quint8, I32 for qint32), so
@@ -764,6 +770,29 @@ CTENSOR_API ct_tensor *ct_quantize_per_tensor_dynamic(const ct_tensor *x, ct_dty
     int64_t zp;
     if (ct_q_choose_qparams(mn, mx, qmin, qmax, 0, reduce_range, &scale, &zp)) return NULL;
     return ct_quantize_per_tensor(x, scale, zp, dtype);
+}
+
+CTENSOR_API double ct_q_sqnr(const ct_tensor *x, const ct_tensor *y) {
+    if (!x || !y) {
+        ct__null_arg("q_sqnr", !x ? 0 : 1);
+        return NAN;
+    }
+    if (!ct_same_shape(x, y)) {
+        ct_set_error(CT_ERR_SHAPE, "q_sqnr: x and y must have the same shape, got %s and %s", CT__SHAPE(x), CT__SHAPE(y));
+        return NAN;
+    }
+    int tok = ct_scope_begin();
+    const ct_tensor *xs[2] = {x, y};
+    ct_tensor *f[2];
+    for (int k = 0; k < 2; k++) f[k] = CT__DT_QUANT(xs[k]->dtype) ? ct_dequantize(xs[k]) : ct_detach(xs[k]);
+    ct_tensor *a = f[0] ? ct_to(f[0], CT_FLOAT64) : NULL, *b = f[1] ? ct_to(f[1], CT_FLOAT64) : NULL;
+    double r = NAN;
+    if (a && b) {
+        double ps = ct_item(ct_sqrt(ct_sum(ct_mul(a, a)))), d = ct_item(ct_sqrt(ct_sum(ct_mul(ct_sub(a, b), ct_sub(a, b)))));
+        r = d == 0 ? INFINITY : 20.0 * log10(ps / d);
+    }
+    ct_scope_end(tok);
+    return r;
 }
 
 /* ---- quantized tensors in safetensors ---- */

@@ -254,7 +254,19 @@ TEST(test_quant_safetensors) {
     CHECK_ERR(ct_q_save_safetensors_mem(1, names, (const ct_tensor *const[]){ct_empty(CT_QINT8, 2)}, &buf, &len) == CT_OK, CT_ERR_STATE,
               "quantized tensor 'fc.weight' has no quantization parameters");
 }
+TEST(test_sqnr) {
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4.5f};
+    ct_tensor *x = qf32(a, 4), *y = qf32(b, 4);
+    CHECK_CLOSE(ct_q_sqnr(x, y), 20 * log10(sqrt(30.0) / 0.5), 1e-12);
+    CHECK(isinf(ct_q_sqnr(x, x)));
+    ct_tensor *q = ct_quantize_per_tensor(x, 0.5, 0, CT_QINT8);
+    CHECK(isinf(ct_q_sqnr(x, q)));   /* 1..4 are exact at scale 0.5 */
+    CHECK_CLOSE(ct_q_sqnr(y, q), 20 * log10(sqrt(1 + 4 + 9 + 20.25) / 0.5), 1e-12);
+    CHECK_ERR(!isnan(ct_q_sqnr(x, ct_ones(CT_FLOAT32, 3))), CT_ERR_SHAPE, "q_sqnr: x and y must have the same shape, got [4] and [3]");
+    CHECK_ERR(!isnan(ct_q_sqnr(NULL, x)), CT_ERR_NULL, "q_sqnr");
+}
 static void run_quant_core_tests(void) {
+    RUN(test_sqnr);
     RUN(test_quant_repr);
     RUN(test_quantize_per_tensor_vs_torch);
     RUN(test_quantize_per_channel_vs_torch);
