@@ -117,6 +117,131 @@ CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_
    Observers, fake quantization, qconfigs
    ========================================================================== */
 /* SECTION-OBSERVERS-DECL (helper A fills this section) */
+/* ---- fake quantization (torch.fake_quantize_per_tensor_affine / _per_channel_affine) ----
+   y = (clamp(nearbyint(x * (1/scale)) + zero_point, quant_min, quant_max) - zero_point) * scale,
+   computed as PyTorch computes it (the inverse scale and the product in float32 for a
+   float32 x, ties to even), for float32 and float64 x; y has x's dtype. The gradient is
+   the straight-through estimator: the incoming gradient where the rounded value was
+   inside [quant_min, quant_max], zero where it was clamped. Errors: quant_min >
+   quant_max, a zero point outside [quant_min, quant_max], a non-float x. */
+CTENSOR_API ct_tensor *ct_fake_quantize_per_tensor_affine(const ct_tensor *x, double scale, int64_t zero_point,
+                                                          int64_t quant_min, int64_t quant_max);
+/* One scale (a float tensor, read as float32) and one zero point (an int32 or int64
+   tensor) per index of `axis`, both 1-D of x's size along axis. */
+CTENSOR_API ct_tensor *ct_fake_quantize_per_channel_affine(const ct_tensor *x, const ct_tensor *scale,
+                                                           const ct_tensor *zero_point, int64_t axis,
+                                                           int64_t quant_min, int64_t quant_max);
+
+/* ---- observers (torch.ao.quantization.observer) ----
+   Observers are modules: ct_forward(obs, x) records statistics of x and returns x
+   itself; their statistics are buffers with PyTorch's names and order ("eps",
+   "min_val", "max_val"; HistogramObserver also "histogram"), so they sit in models
+   and state dicts as PyTorch's do. Statistics are kept in float32 (x is read as
+   float32). */
+typedef enum ct_observer_kind {
+    CT_MINMAX_OBSERVER = 0,                          /* MinMaxObserver */
+    CT_MOVING_AVERAGE_MINMAX_OBSERVER = 1,           /* MovingAverageMinMaxObserver */
+    CT_PER_CHANNEL_MINMAX_OBSERVER = 2,              /* PerChannelMinMaxObserver */
+    CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER = 3,
+    CT_HISTOGRAM_OBSERVER = 4,                       /* HistogramObserver */
+    CT_PLACEHOLDER_OBSERVER = 5                      /* PlaceholderObserver */
+} ct_observer_kind;
+/* PyTorch's constructor arguments. Zero means PyTorch's default for each field. */
+typedef struct ct_observer_options {
+    ct_dtype dtype;             /* CT_QUINT8 (0, i.e. CT_FLOAT32, means quint8), CT_QINT8 or CT_QINT32;
+                                   PlaceholderObserver keeps what is given (float32 by default) */
+    ct_qscheme qscheme;         /* 0: per_tensor_affine, or per_channel_affine for the per-channel observers */
+    int reduce_range;           /* halve the code range ([0,127] / [-64,63]); PyTorch deprecates it */
+    int64_t quant_min, quant_max; /* both 0: None (the dtype's range); otherwise quant_min <= 0 <= quant_max */
+    double eps;                 /* 0: torch.finfo(torch.float32).eps */
+    double averaging_constant;  /* moving-average observers; 0: 0.01 */
+    int64_t ch_axis;            /* per-channel observers (negative counts from the end) */
+    int64_t bins;               /* HistogramObserver; 0: 2048 */
+    int64_t upsample_rate;      /* HistogramObserver; 0: 128 */
+} ct_observer_options;
+/* An observer of the given kind; opt may be NULL (all defaults). Errors (NULL):
+   a qscheme the observer does not take, a dtype other than qint8/quint8/qint32,
+   a bad quant_min/quant_max, reduce_range with symmetric quint8. */
+CTENSOR_API ct_module *ct_observer_new(ct_observer_kind kind, const ct_observer_options *opt);
+CTENSOR_API ct_module *ct_minmax_observer(const ct_observer_options *opt);
+CTENSOR_API ct_module *ct_moving_average_minmax_observer(const ct_observer_options *opt);
+CTENSOR_API ct_module *ct_per_channel_minmax_observer(const ct_observer_options *opt);
+CTENSOR_API ct_module *ct_moving_average_per_channel_minmax_observer(const ct_observer_options *opt);
+CTENSOR_API ct_module *ct_histogram_observer(const ct_observer_options *opt);
+CTENSOR_API ct_module *ct_placeholder_observer(const ct_observer_options *opt);
+/* 1 when m is an observer made here (and its kind in *kind, which may be NULL). */
+CTENSOR_API int ct_is_observer(const ct_module *m, ct_observer_kind *kind);
+/* observer.calculate_qparams(): scale (float32) and zero_point tensors as PyTorch
+   returns them: shape [1] for the per-tensor observers, [channels] for the
+   per-channel ones; zero_point int32 for affine schemes, int64 for symmetric ones,
+   float32 for per_channel_affine_float_qparams. Returns 0; 1 when the observer has
+   seen no data yet (PyTorch warns "must run observer before calling
+   calculate_qparams" and returns scale [1.0], zero point [0]: so do we, without an
+   error); -1 with the error set (a PlaceholderObserver, which has no qparams). The
+   tensors belong to the current scope. */
+CTENSOR_API int ct_observer_calculate_qparams(ct_module *obs, ct_tensor **scale, ct_tensor **zero_point);
+/* The same for a per-tensor observer, as numbers (the float32 scale widened). */
+CTENSOR_API int ct_observer_calculate_qparams_per_tensor(ct_module *obs, double *scale, int64_t *zero_point);
+/* The code range the observer quantizes to (after reduce_range), and its dtype / qscheme. */
+CTENSOR_API int ct_observer_qrange(const ct_module *obs, int64_t *quant_min, int64_t *quant_max);
+CTENSOR_API ct_dtype ct_observer_dtype(const ct_module *obs);
+CTENSOR_API ct_qscheme ct_observer_qscheme(const ct_module *obs);
+/* observer.reset_min_max_vals() (MinMax and per-channel observers). */
+CTENSOR_API ct_status ct_observer_reset_min_max_vals(ct_module *obs);
+
+/* ---- FakeQuantize (torch.ao.quantization.FakeQuantize) ----
+   A module wrapping an observer (its child "activation_post_process"), with
+   PyTorch's buffers fake_quant_enabled, observer_enabled (uint8 [1]), scale
+   (float32) and zero_point (int32). forward(x): when the observer is enabled, x
+   goes through the observer and scale / zero_point are recomputed; when fake
+   quantization is enabled, the result is x fake-quantized with them (per channel
+   along the observer's ch_axis for a per-channel scheme), else x itself. Gradients
+   pass straight through (ct_fake_quantize_per_*). The observer is made from
+   (observer, opt); PyTorch's default observer is CT_MOVING_AVERAGE_MINMAX_OBSERVER. */
+CTENSOR_API ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_observer_options *opt);
+CTENSOR_API int ct_is_fake_quantize(const ct_module *m);
+/* fake_quant.enable_fake_quant(enabled) / enable_observer(enabled), applied to m and
+   to every FakeQuantize below it, as model.apply(torch.ao.quantization.
+   disable_observer) does. Returns the number of FakeQuantize modules changed. */
+CTENSOR_API int ct_fake_quantize_enable_fake_quant(ct_module *m, int enabled);
+CTENSOR_API int ct_fake_quantize_enable_observer(ct_module *m, int enabled);
+/* fake_quant.calculate_qparams(): its observer's (see ct_observer_calculate_qparams). */
+CTENSOR_API int ct_fake_quant_module_calculate_qparams(ct_module *fq, ct_tensor **scale, ct_tensor **zero_point);
+
+/* ---- QConfig (torch.ao.quantization.QConfig) ----
+   How to observe activations and weights: for each, a constructor and its
+   arguments (PyTorch's Observer.with_args(...)). make is ct_observer_new for
+   post-training quantization and ct_fake_quantize for QAT. */
+typedef struct ct_observer_factory {
+    ct_module *(*make)(ct_observer_kind kind, const ct_observer_options *opt);
+    ct_observer_kind kind;
+    ct_observer_options options;
+} ct_observer_factory;
+typedef struct ct_qconfig {
+    ct_observer_factory activation, weight;
+} ct_qconfig;
+/* A new module from a factory (NULL with the error set when it is invalid). */
+CTENSOR_API ct_module *ct_observer_factory_make(const ct_observer_factory *f);
+/* get_default_qconfig("x86") (= "fbgemm"): HistogramObserver(reduce_range=True) for
+   activations, PerChannelMinMaxObserver(qint8, per_channel_symmetric) for weights. */
+CTENSOR_API ct_qconfig ct_qconfig_default_x86(void);
+/* get_default_qconfig("qnnpack"): HistogramObserver(reduce_range=False),
+   MinMaxObserver(qint8, per_tensor_symmetric). */
+CTENSOR_API ct_qconfig ct_qconfig_default_arm(void);
+/* default_qconfig: MinMaxObserver(quant_min=0, quant_max=127) activations,
+   MinMaxObserver(qint8, per_tensor_symmetric) weights. */
+CTENSOR_API ct_qconfig ct_qconfig_default(void);
+/* default_dynamic_qconfig: PlaceholderObserver(quint8) activations (their range is
+   found at run time), MinMaxObserver(qint8, per_tensor_symmetric) weights. */
+CTENSOR_API ct_qconfig ct_qconfig_default_dynamic(void);
+/* get_default_qat_qconfig("x86" / "qnnpack", version=0): FakeQuantize with a
+   MovingAverageMinMaxObserver(quant_min=0, quant_max=255, reduce_range=True for x86)
+   for activations; weights FakeQuantize(MovingAveragePerChannelMinMaxObserver, qint8,
+   per_channel_symmetric, [-128, 127]) for x86, FakeQuantize(MovingAverageMinMaxObserver,
+   qint8, per_tensor_symmetric, [-128, 127]) for qnnpack. (PyTorch's version=1 default
+   fuses the same observer and fake quantization into one module with the same numbers.) */
+CTENSOR_API ct_qconfig ct_qat_qconfig_default_x86(void);
+CTENSOR_API ct_qconfig ct_qat_qconfig_default_arm(void);
 
 /* ============================================================================
    int8 GEMM and quantized linear
@@ -171,7 +296,20 @@ CTENSOR_API int ct_q_choose_qparams(double min, double max, int64_t qmin, int64_
 
 
 /* observers, fake quantization (SECTION-OBSERVERS-OPS: helper A's rows) */
-#define CT__OPS_Q_FAKE(X)
+#define CT__OPS_Q_FAKE(X)                                                                                          \
+    X(FAKE_QUANT_PT, "aten::fake_quantize_per_tensor_affine", "fake_quantize_per_tensor_affine",                    \
+      "FakeQuantizePerTensorAffineCachemaskBackward0", 1, 1, 0,                                                     \
+      "float scale=s0, int zero_point=i0, int quant_min=i1, int quant_max=i2", ct__q_meta_fq, ct__q_k_fq, ct__q_bw_fq, \
+      CT__SAVE_IN(0))                                                                                               \
+    X(FAKE_QUANT_PC, "aten::fake_quantize_per_channel_affine", "fake_quantize_per_channel_affine",                  \
+      "FakeQuantizePerChannelAffineCachemaskBackward0", 3, 1, 0, "int axis=i0, int quant_min=i1, int quant_max=i2",  \
+      ct__q_meta_fq, ct__q_k_fq, ct__q_bw_fq, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2))                     \
+    X(FAKE_QUANT_PT_MASK, "ct::fake_quantize_per_tensor_affine_mask", "fake_quantize_per_tensor_affine_mask", "", 1, 1, \
+      CT__OPF_NONDIFF, "float scale=s0, int zero_point=i0, int quant_min=i1, int quant_max=i2", ct__q_meta_fq,       \
+      ct__q_k_fq, ct__bw_none, CT__SAVE_NONE)                                                                       \
+    X(FAKE_QUANT_PC_MASK, "ct::fake_quantize_per_channel_affine_mask", "fake_quantize_per_channel_affine_mask", "", 3, 1, \
+      CT__OPF_NONDIFF, "int axis=i0, int quant_min=i1, int quant_max=i2", ct__q_meta_fq, ct__q_k_fq, ct__bw_none,   \
+      CT__SAVE_NONE)
 
 
 /* int8 GEMM, quantized linear (SECTION-GEMM-OPS: helper B's rows) */
@@ -651,6 +789,198 @@ CTENSOR_API ct_tensor *ct_quantize_per_tensor_dynamic(const ct_tensor *x, ct_dty
    Observers, fake quantization, qconfigs: implementation
    ========================================================================== */
 /* SECTION-OBSERVERS-IMPL (helper A fills this section) */
+
+/* ---- fake quantization: kernels, metas, the straight-through backward ----
+   PyTorch's fake_quantize_*_cachemask kernels: inv_scale = 1.0f / (float)scale;
+   qval = (int64)(zero_point + nearbyint(x * inv_scale)) (the sum in x's float type);
+   y = (fmin(fmax(qval, quant_min), quant_max) - zero_point) * scale in double, stored
+   in x's dtype; mask = quant_min <= qval <= quant_max. The mask ops are our own
+   (ct::...), used by the backward rule: grad * mask. */
+/* (int64)v as x86's cvttsd2si gives it: INT64_MIN for NaN and out-of-range values
+   (what PyTorch's static_cast produces there). */
+CT__INLINE int64_t ct__fq_i64(double v) {
+    return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? (int64_t)v : INT64_MIN;
+}
+CT__INLINE int32_t ct__fq_i32(float v) { return v >= -2147483648.0f && v < 2147483648.0f ? (int32_t)v : INT32_MIN; }
+typedef struct {
+    const char *x;
+    char *y;
+    ct_dtype dt;
+    int mask;
+    int64_t inner, nch;        /* per channel: channel of element e is (e / inner) % nch */
+    const float *sc;           /* per channel scales (NULL: per tensor) */
+    const int64_t *zp;
+    float sc1;
+    int64_t zp1, qmin, qmax;
+} ct__fq_job;
+static void ct__fq_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__fq_job *j = (const ct__fq_job *)ctx;
+    for (int64_t e = lo; e < hi; e++) {
+        float sc = j->sc1;
+        int64_t zp = j->zp1, q;
+        if (j->sc) {
+            int64_t ch = (e / j->inner) % j->nch;
+            sc = j->sc[ch];
+            zp = j->zp[ch];
+        }
+        float inv = 1.0f / sc;
+        if (j->dt == CT_FLOAT32) {
+            float t = nearbyintf(((const float *)j->x)[e] * inv);
+            float s = (float)zp + t;
+            q = ct__fq_i64((double)s);
+        } else {
+            double t = nearbyint(((const double *)j->x)[e] * (double)inv);
+            double s = (double)zp + t;
+            q = ct__fq_i64(s);
+        }
+        if (j->mask) {
+            ((uint8_t *)j->y)[e] = (uint8_t)(q >= j->qmin && q <= j->qmax);
+            continue;
+        }
+        double c = (double)(q < j->qmin ? j->qmin : q > j->qmax ? j->qmax : q);
+        double v = (c - (double)zp) * (double)sc;
+        if (j->dt == CT_FLOAT32) ((float *)j->y)[e] = (float)v;
+        else ((double *)j->y)[e] = v;
+    }
+}
+static int ct__q_fq_is_pc(int op) { return op == CT__QOP(FAKE_QUANT_PC) || op == CT__QOP(FAKE_QUANT_PC_MASK); }
+static int ct__q_meta_fq(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    const ct_tensor *x = c->in[0];
+    int pc = ct__q_fq_is_pc(c->op);
+    int mask = c->op == CT__QOP(FAKE_QUANT_PT_MASK) || c->op == CT__QOP(FAKE_QUANT_PC_MASK);
+    int64_t qmin = c->a->i[1], qmax = c->a->i[2];
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a float32 or float64 input, got %s", op, CT__DTNAME(x->dtype));
+    if (x->device.type != CT_CPU) return ct__failed(CT_ERR_DEVICE, "%s: the input must be a CPU tensor", op);
+    if (qmin > qmax)
+        return ct__failed(CT_ERR_ARG, "%s: `quant_min` should be less than or equal to `quant_max` (got quant_min %lld, quant_max %lld)",
+                          op, (long long)qmin, (long long)qmax);
+    if (!pc) {
+        int64_t zp = c->a->i[0];
+        if (zp < qmin || zp > qmax)
+            return ct__failed(CT_ERR_ARG, "%s: `zero_point` must be between `quant_min` and `quant_max` (got zero_point %lld, range [%lld, %lld])",
+                              op, (long long)zp, (long long)qmin, (long long)qmax);
+    } else {
+        const ct_tensor *s = c->in[1], *z = c->in[2];
+        int64_t axis = c->a->i[0];
+        if (axis < 0 || axis >= x->ndim)
+            return ct__failed(CT_ERR_ARG, "%s: `axis` must be between 0 and number of dimensions of input (got axis %lld for a %d-D input)",
+                              op, (long long)axis, x->ndim);
+        if (s->dtype != CT_FLOAT32 && s->dtype != CT_FLOAT64)
+            return ct__failed(CT_ERR_DTYPE, "%s: Scale must be Float, found %s", op, CT__DTNAME(s->dtype));
+        if (z->dtype != CT_INT32 && z->dtype != CT_INT64)
+            return ct__failed(CT_ERR_DTYPE, "%s: Zero-point must be Int32 or Int64, found %s (float zero points are not supported)", op,
+                              CT__DTNAME(z->dtype));
+        if (s->ndim != 1 || z->ndim != 1)
+            return ct__failed(CT_ERR_SHAPE, "%s: scale and zero point should be 1-D tensors (got shapes %s and %s)", op, CT__SHAPE(s), CT__SHAPE(z));
+        if (s->shape[0] != z->shape[0] || s->shape[0] != x->shape[axis])
+            return ct__failed(CT_ERR_SHAPE, "%s: dimensions of scale (%lld) and zero-point (%lld) are not consistent with input tensor (size %lld along axis %lld)",
+                              op, (long long)s->shape[0], (long long)z->shape[0], (long long)x->shape[axis], (long long)axis);
+        if (s->device.type != CT_CPU || z->device.type != CT_CPU)
+            return ct__failed(CT_ERR_DEVICE, "%s: scale and zero point must be CPU tensors", op);
+    }
+    ct__out_new(c, mask ? CT_BOOL : x->dtype, x->ndim, x->shape);
+    return 0;
+}
+static int ct__q_k_fq(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    int pc = ct__q_fq_is_pc(c->op);
+    ct__fq_job j;
+    memset(&j, 0, sizeof j);
+    j.qmin = c->a->i[1];
+    j.qmax = c->a->i[2];
+    j.mask = c->op == CT__QOP(FAKE_QUANT_PT_MASK) || c->op == CT__QOP(FAKE_QUANT_PC_MASK);
+    float *sc = NULL;
+    int64_t *zp = NULL;
+    if (pc) {
+        const ct_tensor *x = c->in[0], *s = c->in[1], *z = c->in[2];
+        int64_t n = s->shape[0], inner = 1;
+        for (int d = (int)c->a->i[0] + 1; d < x->ndim; d++) inner *= x->shape[d];
+        sc = (float *)CT_MALLOC((size_t)(n ? n : 1) * sizeof(float));
+        zp = (int64_t *)CT_MALLOC((size_t)(n ? n : 1) * sizeof(int64_t));
+        if (!sc || !zp) {
+            CT_FREE(sc);
+            CT_FREE(zp);
+            return ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+        }
+        for (int64_t k = 0; k < n; k++) {
+            sc[k] = (float)ct__load_f64(ct__ptr(s) + k * s->strides[0] * (int64_t)ct__dt[s->dtype].size, s->dtype);
+            zp[k] = ct__load_i64(ct__ptr(z) + k * z->strides[0] * (int64_t)ct__dt[z->dtype].size, z->dtype);
+            if (zp[k] < j.qmin || zp[k] > j.qmax) {
+                long long bad = (long long)zp[k];
+                CT_FREE(sc);
+                CT_FREE(zp);
+                return ct__failed(CT_ERR_ARG, "%s: `zero_point` must be between `quant_min` and `quant_max` (channel %lld has %lld, range [%lld, %lld])",
+                                  op, (long long)k, bad, (long long)j.qmin, (long long)j.qmax);
+            }
+        }
+        j.sc = sc;
+        j.zp = zp;
+        j.inner = inner ? inner : 1;
+        j.nch = n ? n : 1;
+    } else {
+        j.sc1 = (float)c->a->s[0];
+        j.zp1 = c->a->i[0];
+    }
+    ct_tensor *x = ct__contig_ref(c->in[0]);
+    if (!x) {
+        CT_FREE(sc);
+        CT_FREE(zp);
+        return -1;
+    }
+    j.x = ct__ptr(x);
+    j.y = ct__ptr(c->out[0]);
+    j.dt = x->dtype;
+    ct__nn_par_for(ct_numel(x), 16384, ct__fq_run, &j);
+    ct__decref(x);
+    CT_FREE(sc);
+    CT_FREE(zp);
+    return 0;
+}
+/* The straight-through estimator: d/dx = grad where the rounded value was not
+   clamped, 0 where it was (PyTorch's *_cachemask_backward: grad * mask). The scale
+   and zero point get no gradient (PyTorch's op does not differentiate them). */
+static int ct__q_bw_fq(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (!CT__NEEDS(n, 0)) return 0;
+    int pc = ct__q_fq_is_pc(n->op);
+    ct_tensor *in[3] = {CT__SV_IN(n, 0), NULL, NULL};
+    if (pc) {
+        in[1] = CT__SV_IN(n, 1);
+        in[2] = CT__SV_IN(n, 2);
+    }
+    if (!in[0] || (pc && (!in[1] || !in[2]))) return -1;
+    ct_tensor *mask = ct__q_call(pc ? CT__QOP(FAKE_QUANT_PC_MASK) : CT__QOP(FAKE_QUANT_PT_MASK), pc ? 3 : 1, in, &n->attrs);
+    gin[0] = mask ? ct_mul(gout[0], mask) : NULL;
+    return gin[0] ? 0 : -1;
+}
+CTENSOR_API ct_tensor *ct_fake_quantize_per_tensor_affine(const ct_tensor *x, double scale, int64_t zero_point,
+                                                          int64_t quant_min, int64_t quant_max) {
+    if (!x) { ct__null_arg("fake_quantize_per_tensor_affine", 0); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = scale;
+    a.i[0] = zero_point;
+    a.i[1] = quant_min;
+    a.i[2] = quant_max;
+    ct_tensor *in[1] = {(ct_tensor *)x};
+    return ct__q_call(CT__QOP(FAKE_QUANT_PT), 1, in, &a);
+}
+CTENSOR_API ct_tensor *ct_fake_quantize_per_channel_affine(const ct_tensor *x, const ct_tensor *scale,
+                                                           const ct_tensor *zero_point, int64_t axis,
+                                                           int64_t quant_min, int64_t quant_max) {
+    if (!x || !scale || !zero_point) {
+        ct__null_arg("fake_quantize_per_channel_affine", !x ? 0 : !scale ? 1 : 2);
+        return NULL;
+    }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = axis < 0 && axis >= -(int64_t)x->ndim ? axis + x->ndim : axis;
+    a.i[1] = quant_min;
+    a.i[2] = quant_max;
+    ct_tensor *in[3] = {(ct_tensor *)x, (ct_tensor *)scale, (ct_tensor *)zero_point};
+    return ct__q_call(CT__QOP(FAKE_QUANT_PC), 3, in, &a);
+}
 static void ct__q_fake_backends(void) {}
 
 

@@ -1,2 +1,114 @@
-/* observers, fake quantization, qconfigs (helper A's tests) */
-static void run_quant_observer_tests(void) {}
+/* observers, fake quantization, qconfigs (helper A's tests): values against
+   tests/fixtures/quant/obs_*.npy (tests/reference/quant_fixtures_observer.py) */
+
+/* a fixture compared exactly (tol 0) or within tol with t */
+static void qobs_check(const ct_tensor *t, const char *fixture, double tol, const char *what) {
+    ct_tensor *e = qfix(fixture);
+    if (!e || !t) {
+        CT_T_REPORT(0, "%s: %s", what, t ? "fixture missing" : ct_last_error());
+        return;
+    }
+    int ok = ct_numel(t) == ct_numel(e);
+    long long bad = -1;
+    double gv = 0, ev = 0;
+    if (ok) {
+        ct_tensor *a = ct_contiguous(ct_to(t, CT_FLOAT64)), *b = ct_contiguous(ct_to(e, CT_FLOAT64));
+        const double *pa = (const double *)ct_data_ptr(a), *pb = (const double *)ct_data_ptr(b);
+        for (int64_t i = 0; i < ct_numel(a); i++) {
+            int same = pa[i] == pb[i] || (isnan(pa[i]) && isnan(pb[i])) || fabs(pa[i] - pb[i]) <= tol * (1 + fabs(pb[i]));
+            if (!same) { ok = 0; bad = (long long)i; gv = pa[i]; ev = pb[i]; break; }
+        }
+    }
+    CT_T_REPORT(ok, "%s vs %s: %s (element %lld: got %.10g, expected %.10g)", what, fixture,
+                ct_numel(t) == ct_numel(e) ? "mismatch" : "numel differs", bad, gv, ev);
+}
+
+static ct_status ct_bw1(ct_tensor *y, ct_tensor *g) {
+    ct_tensor *r[1] = {y}, *go[1] = {g};
+    return ct_backward_ex(1, r, go, NULL);
+}
+
+/* ---- fake quantization ---- */
+TEST(test_fq_per_tensor) {
+    ct_tensor *x = qfix("obs_fq_x"), *g = qfix("obs_fq_g");
+    const double sc[] = {0.5, 0.1, 0.37, 1e-3};
+    const int64_t zp[] = {3, 128, 0, -5}, qmin[] = {-128, 0, 0, -1000}, qmax[] = {127, 255, 15, 1000};
+    for (int k = 0; k < 4; k++) {
+        char name[64];
+        ct_tensor *xx = ct_requires_grad(ct_detach(x));
+        ct_tensor *y = ct_fake_quantize_per_tensor_affine(xx, sc[k], zp[k], qmin[k], qmax[k]);
+        snprintf(name, sizeof name, "obs_fq_pt%d_y", k);
+        qobs_check(y, name, 0, "fake_quantize_per_tensor_affine");
+        CHECK(y && ct_get_dtype(y) == CT_FLOAT32);
+        CHECK(ct_bw1(y, g) == CT_OK);
+        snprintf(name, sizeof name, "obs_fq_pt%d_gx", k);
+        qobs_check(ct_grad(xx), name, 0, "fake_quantize_per_tensor_affine grad");
+    }
+    /* float64 */
+    ct_tensor *xd = ct_requires_grad(ct_to(ct_detach(x), CT_FLOAT64));
+    ct_tensor *yd = ct_fake_quantize_per_tensor_affine(xd, 0.1, 128, 0, 255);
+    CHECK(yd && ct_get_dtype(yd) == CT_FLOAT64);
+    qobs_check(yd, "obs_fq_ptd_y", 0, "fake_quantize_per_tensor_affine float64");
+    CHECK(ct_bw1(yd, ct_to(g, CT_FLOAT64)) == CT_OK);
+    qobs_check(ct_grad(xd), "obs_fq_ptd_gx", 0, "fake_quantize_per_tensor_affine float64 grad");
+    /* exact small cases: ties to even, clamping */
+    float xs[] = {0.25f, 0.75f, -0.25f, 1.25f, 100.f, -100.f};
+    ct_tensor *t = ct_from_data_n(xs, CT_FLOAT32, 1, (int64_t[]){6});
+    CHECK_VALUES(ct_fake_quantize_per_tensor_affine(t, 0.5, 0, -4, 4), ((double[]){0, 1, 0, 1, 2, -2}), 6, 0);
+}
+TEST(test_fq_per_channel) {
+    ct_tensor *x = qfix("obs_fq_pc_x"), *g = qfix("obs_fq_pc_g");
+    for (int axis = 0; axis < 3; axis++) {
+        char name[64];
+        snprintf(name, sizeof name, "obs_fq_pc%d_scale", axis);
+        ct_tensor *s = qfix(name);
+        snprintf(name, sizeof name, "obs_fq_pc%d_zp", axis);
+        ct_tensor *z = qfix(name);
+        ct_tensor *xx = ct_requires_grad(ct_detach(x));
+        ct_tensor *y = ct_fake_quantize_per_channel_affine(xx, s, z, axis, -30, 30);
+        snprintf(name, sizeof name, "obs_fq_pc%d_y", axis);
+        qobs_check(y, name, 0, "fake_quantize_per_channel_affine");
+        CHECK(ct_bw1(y, g) == CT_OK);
+        snprintf(name, sizeof name, "obs_fq_pc%d_gx", axis);
+        qobs_check(ct_grad(xx), name, 0, "fake_quantize_per_channel_affine grad");
+        /* int64 zero points and a negative axis give the same */
+        ct_tensor *y2 = ct_fake_quantize_per_channel_affine(x, s, ct_to(z, CT_INT64), axis - 3, -30, 30);
+        snprintf(name, sizeof name, "obs_fq_pc%d_y", axis);
+        qobs_check(y2, name, 0, "fake_quantize_per_channel_affine (int64 zp, negative axis)");
+    }
+}
+TEST(test_fq_errors) {
+    ct_tensor *x = ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){3, 4});
+    CHECK_ERR(ct_fake_quantize_per_tensor_affine(x, 0.1, 0, 10, 5), CT_ERR_ARG, "`quant_min` should be less than or equal to `quant_max`");
+    CHECK_ERR(ct_fake_quantize_per_tensor_affine(x, 0.1, 300, 0, 255), CT_ERR_ARG, "`zero_point` must be between `quant_min` and `quant_max`");
+    CHECK_ERR(ct_fake_quantize_per_tensor_affine(ct_zeros_n(CT_INT64, 1, (int64_t[]){3}), 0.1, 0, 0, 255), CT_ERR_DTYPE,
+              "fake_quantize_per_tensor_affine: expected a float32 or float64 input, got");
+    ct_tensor *s = ct_full_n(CT_FLOAT32, 1, (int64_t[]){3}, 0.1), *z = ct_zeros_n(CT_INT32, 1, (int64_t[]){3});
+    CHECK(ct_fake_quantize_per_channel_affine(x, s, z, 0, 0, 255) != NULL);
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, z, 1, 0, 255), CT_ERR_SHAPE, "not consistent with input tensor");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, z, 2, 0, 255), CT_ERR_ARG, "`axis` must be between 0 and number of dimensions");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, z, 0, 5, 1), CT_ERR_ARG, "`quant_min` should be less than or equal");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, ct_full_n(CT_INT32, 1, (int64_t[]){3}, -1), 0, 0, 255), CT_ERR_ARG,
+              "`zero_point` must be between `quant_min` and `quant_max` (channel 0 has -1");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, ct_zeros_n(CT_INT32, 1, (int64_t[]){3}), z, 0, 0, 255), CT_ERR_DTYPE, "Scale must be Float");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, ct_zeros_n(CT_FLOAT32, 1, (int64_t[]){3}), 0, 0, 255), CT_ERR_DTYPE,
+              "Zero-point must be Int32 or Int64");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(ct_zeros_n(CT_UINT8, 2, (int64_t[]){3, 4}), s, z, 0, 0, 255), CT_ERR_DTYPE,
+              "expected a float32 or float64 input");
+}
+/* the straight-through rule is an op rule: second-order use (create_graph) and a
+   chain through other ops work as for any op */
+TEST(test_fq_grad_chain) {
+    float xs[] = {0.2f, 0.7f, 3.0f, -3.0f};
+    ct_tensor *x = ct_requires_grad(ct_from_data_n(xs, CT_FLOAT32, 1, (int64_t[]){4}));
+    ct_tensor *y = ct_sum(ct_mul(ct_fake_quantize_per_tensor_affine(x, 0.25, 0, -8, 8), ct_full_n(CT_FLOAT32, 1, (int64_t[]){4}, 3.0)));
+    CHECK(ct_backward(y) == CT_OK);
+    CHECK_VALUES(ct_grad(x), ((double[]){3, 3, 0, 0}), 4, 0);
+}
+
+static void run_quant_observer_tests(void) {
+    RUN(test_fq_per_tensor);
+    RUN(test_fq_per_channel);
+    RUN(test_fq_errors);
+    RUN(test_fq_grad_chain);
+}
