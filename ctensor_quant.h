@@ -981,6 +981,658 @@ CTENSOR_API ct_tensor *ct_fake_quantize_per_channel_affine(const ct_tensor *x, c
     ct_tensor *in[3] = {(ct_tensor *)x, (ct_tensor *)scale, (ct_tensor *)zero_point};
     return ct__q_call(CT__QOP(FAKE_QUANT_PC), 3, in, &a);
 }
+/* ---- observers (torch/ao/quantization/observer.py) ----
+   Statistics in float32 buffers; every step uses PyTorch's float32 (or double,
+   where PyTorch leaves tensors for Python floats) arithmetic in PyTorch's order,
+   so that the qparams agree exactly. */
+typedef struct ct__obs {
+    ct_observer_kind kind;
+    ct_dtype dtype;
+    ct_qscheme qscheme;
+    int reduce_range, has_qrange;
+    int64_t quant_min, quant_max;  /* the effective range (calculate_qmin_qmax) */
+    double averaging_constant;
+    int64_t ch_axis, bins, upsample_rate;
+} ct__obs;
+static ct_tensor *ct__obs_forward(ct_module *m, int nin, ct_tensor *const *in);
+static int ct__obs_repr(const ct_module *m, char *buf, size_t cap);
+static void ct__obs_free(ct_module *m) { CT_FREE(m->impl); }
+static const ct_module_type ct__obs_types[6] = {
+    {"MinMaxObserver", ct__obs_forward, ct__obs_free, ct__obs_repr},
+    {"MovingAverageMinMaxObserver", ct__obs_forward, ct__obs_free, ct__obs_repr},
+    {"PerChannelMinMaxObserver", ct__obs_forward, ct__obs_free, ct__obs_repr},
+    {"MovingAveragePerChannelMinMaxObserver", ct__obs_forward, ct__obs_free, ct__obs_repr},
+    {"HistogramObserver", ct__obs_forward, ct__obs_free, ct__obs_repr},
+    {"PlaceholderObserver", ct__obs_forward, ct__obs_free, ct__obs_repr},
+};
+CTENSOR_API int ct_is_observer(const ct_module *m, ct_observer_kind *kind) {
+    if (!m || m->type < &ct__obs_types[0] || m->type > &ct__obs_types[5]) return 0;
+    if (kind) *kind = ((const ct__obs *)m->impl)->kind;
+    return 1;
+}
+static ct__obs *ct__obs_of(const ct_module *m, const char *fn) {
+    if (!m) {
+        ct_set_error(ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_NULL, "%s: module is NULL", fn);
+        return NULL;
+    }
+    if (!ct_is_observer(m, NULL)) {
+        ct_set_error(CT_ERR_ARG, "%s: expected an observer, got a %s module", fn, m->type->name);
+        return NULL;
+    }
+    return (ct__obs *)m->impl;
+}
+static int ct__obs_per_channel(const ct__obs *o) {
+    return o->kind == CT_PER_CHANNEL_MINMAX_OBSERVER || o->kind == CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER;
+}
+/* A float32 buffer's data (contiguous, CPU), and its element count; NULL with the
+   error set when the buffer was replaced by one of another kind. */
+static float *ct__obs_buf(ct_module *m, const char *name, int64_t *numel, int *idx) {
+    for (int i = 0; i < m->nbuffers; i++) {
+        if (strcmp(m->buffers[i].name, name)) continue;
+        ct_tensor *t = m->buffers[i].tensor;
+        if (!t || t->dtype != CT_FLOAT32 || t->device.type != CT_CPU || !ct__is_contig(t)) {
+            ct_set_error(CT_ERR_STATE, "%s: buffer '%s' must be a contiguous float32 CPU tensor", m->type->name, name);
+            return NULL;
+        }
+        if (numel) *numel = ct_numel(t);
+        if (idx) *idx = i;
+        return (float *)ct__ptr(t);
+    }
+    ct_set_error(CT_ERR_STATE, "%s: buffer '%s' is missing", m->type->name, name);
+    return NULL;
+}
+/* Replaces buffer idx by a new float32 tensor of shape [n] (resize_ in PyTorch). */
+static float *ct__obs_resize(ct_module *m, int idx, int64_t n) {
+    ct_tensor *t = ct__alloc(CT_FLOAT32, 1, &n, NULL, ct__cpu_dev);
+    if (!t) return NULL;
+    ct_release(m->buffers[idx].tensor);
+    m->buffers[idx].tensor = t;
+    return (float *)ct__ptr(t);
+}
+/* NaN-propagating min / max (torch.min / torch.max of two tensors). */
+CT__INLINE float ct__obs_min(float a, float b) { return a != a || b != b ? NAN : a < b ? a : b; }
+CT__INLINE float ct__obs_max(float a, float b) { return a != a || b != b ? NAN : a > b ? a : b; }
+static void ct__obs_aminmax(const float *x, int64_t n, float *mn, float *mx) {
+    float lo = INFINITY, hi = -INFINITY;
+    int nan = 0;
+    for (int64_t i = 0; i < n; i++) {
+        float v = x[i];
+        nan |= v != v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    *mn = nan ? NAN : lo;
+    *mx = nan ? NAN : hi;
+}
+/* x as float32 contiguous CPU data (x.detach().to(torch.float)); a new reference. */
+static ct_tensor *ct__obs_input(const char *who, const ct_tensor *x) {
+    if (!CT__ISREAL(x->dtype) || CT__DT_QUANT(x->dtype))
+        return ct__fail(CT_ERR_DTYPE, "%s: expected a real (float or integer) input, got %s", who, CT__DTNAME(x->dtype));
+    if (x->dtype == CT_FLOAT32 && x->device.type == CT_CPU) return ct__contig_ref(x);
+    return ct__host_copy(x, CT_FLOAT32);
+}
+
+/* torch.histc(x, bins, min=lo, max=hi) as PyTorch computes it: a range of zero width
+   becomes the data's own range, then [lo - 1, hi + 1]; element e goes to bin
+   (int64)((e - lo) * bins / (hi - lo)) in float32 (the last bin holds hi); elements
+   outside [lo, hi] and NaN are skipped. hist is zeroed first. O(n). */
+static int ct__obs_histc(const char *who, const float *x, int64_t n, int64_t bins, double lo, double hi, float *hist) {
+    if (lo == hi && n > 0) {
+        float a, b;
+        ct__obs_aminmax(x, n, &a, &b);
+        lo = a;
+        hi = b;
+    }
+    if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    if (!isfinite(lo) || !isfinite(hi))
+        return ct__failed(CT_ERR_ARG, "%s: torch.histc: range of [%g, %g] is not finite", who, lo, hi);
+    if (!(lo < hi)) return ct__failed(CT_ERR_ARG, "%s: torch.histc: max must be larger than min", who);
+    float left = (float)lo, right = (float)hi, nb = (float)bins, width = right - left;
+    memset(hist, 0, (size_t)bins * sizeof(float));
+    for (int64_t i = 0; i < n; i++) {
+        float e = x[i];
+        if (!(e >= left && e <= right)) continue;
+        float d = e - left;
+        d = d * nb;
+        int64_t pos = (int64_t)(d / width);
+        if (pos == bins) pos -= 1;
+        hist[pos] += 1.0f;
+    }
+    return 0;
+}
+/* PyTorch's floor division of floats (div(..., rounding_mode='floor')). */
+static float ct__obs_floordiv(float a, float b) {
+    if (b == 0) return a / b;
+    float mod = fmodf(a, b);
+    float div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= 1.0f;
+    if (div == 0) return copysignf(0.0f, a / b);
+    float fl = floorf(div);
+    if (div - fl > 0.5f) fl += 1.0f;
+    return fl;
+}
+CT__INLINE float ct__obs_clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* HistogramObserver.forward */
+static int ct__obs_hist_forward(ct_module *m, const ct__obs *o, const float *x, int64_t n) {
+    const char *who = m->type->name;
+    int64_t nh = 0, nmin = 0, nmax = 0, bins = o->bins, up = o->upsample_rate;
+    float *hist = ct__obs_buf(m, "histogram", &nh, NULL), *pmin = ct__obs_buf(m, "min_val", &nmin, NULL),
+          *pmax = ct__obs_buf(m, "max_val", &nmax, NULL);
+    if (!hist || !pmin || !pmax) return -1;
+    if (nh != bins || nmin != 1 || nmax != 1)
+        return ct__failed(CT_ERR_STATE, "%s: expected a histogram of %lld bins and one min_val / max_val", who, (long long)bins);
+    float mn, mx;
+    ct__obs_aminmax(x, n, &mn, &mx);
+    float min_val = *pmin, max_val = *pmax;
+    if ((min_val == INFINITY && max_val == -INFINITY) || min_val == max_val) {
+        /* first data (or a constant so far): a fresh histogram over int(min)..int(max) */
+        if (ct__obs_histc(who, x, n, bins, trunc((double)mn), trunc((double)mx), hist)) return -1;
+        *pmin = mn;
+        *pmax = mx;
+        return 0;
+    }
+    float cmin = ct__obs_min(mn, min_val), cmax = ct__obs_max(mx, max_val);
+    /* _adjust_min_max: a grid of width (max - min) / (bins * upsample_rate) */
+    float hbw = (max_val - min_val) / (float)(bins * up);
+    float span = (float)bins * hbw;
+    float ratio = (cmax - cmin) / span;
+    float dsf = ceilf(ratio);
+    if (!(dsf >= 1 && dsf < 1e9f))
+        return ct__failed(CT_ERR_ARG, "%s: the combined range [%g, %g] cannot be histogrammed (downsample rate %g)", who, cmin, cmax, dsf);
+    int64_t ds = (int64_t)dsf;
+    float e = (float)ds * span;
+    e = e - (cmax - cmin);
+    cmax = cmax + e;
+    float si = nearbyintf((min_val - cmin) / hbw);
+    int64_t start = (int64_t)si;
+    float *nh_new = (float *)CT_MALLOC((size_t)bins * sizeof(float));
+    if (!nh_new) return ct__failed(CT_ERR_MEMORY, "%s: out of memory", who);
+    if (ct__obs_histc(who, x, n, bins, trunc((double)cmin), trunc((double)cmax), nh_new)) {
+        CT_FREE(nh_new);
+        return -1;
+    }
+    if (cmin == min_val && cmax == max_val) {
+        for (int64_t k = 0; k < bins; k++) nh_new[k] += hist[k];
+    } else {
+        /* _combine_histograms: the old histogram upsampled (each bin repeated
+           upsample_rate times) at offset start into a zero array of bins * ds, its
+           double cumulative sum sampled every ds, differenced (the previous sample
+           through float32) and divided by upsample_rate. Only the upsampled stretch
+           adds anything, so the walk is O(bins * upsample_rate). */
+        int64_t len = bins * ds, stop = start + bins * up, i = start;
+        if (stop > len) stop = len;
+        double cum = 0, prev = 0;
+        for (int64_t k = 0; k < bins; k++) {
+            int64_t target = (k + 1) * ds - 1;
+            for (; i <= target && i < stop; i++) cum += (double)hist[(i - start) / up];
+            double cur = cum;
+            double interp = (cur - (double)(float)prev) / (double)up;
+            if (k == 0) interp = cur / (double)up;
+            nh_new[k] = nh_new[k] + (float)interp;
+            prev = cur;
+        }
+    }
+    memcpy(hist, nh_new, (size_t)bins * sizeof(float));
+    CT_FREE(nh_new);
+    *pmin = cmin;
+    *pmax = cmax;
+    return 0;
+}
+
+static ct_tensor *ct__obs_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__obs *o = (const ct__obs *)m->impl;
+    const char *who = m->type->name;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", who, nin);
+    ct_tensor *x0 = in[0];
+    if (o->kind == CT_PLACEHOLDER_OBSERVER || ct_numel(x0) == 0) return x0;
+    ct_tensor *x = ct__obs_input(who, x0);
+    if (!x) return NULL;
+    const float *xp = (const float *)ct__ptr(x);
+    int64_t n = ct_numel(x);
+    int rc = 0;
+    if (o->kind == CT_HISTOGRAM_OBSERVER) rc = ct__obs_hist_forward(m, o, xp, n);
+    else if (!ct__obs_per_channel(o)) {
+        float *pmin = ct__obs_buf(m, "min_val", NULL, NULL), *pmax = ct__obs_buf(m, "max_val", NULL, NULL);
+        float mn, mx;
+        if (!pmin || !pmax) rc = -1;
+        else {
+            ct__obs_aminmax(xp, n, &mn, &mx);
+            if (o->kind == CT_MINMAX_OBSERVER || (*pmin == INFINITY && *pmax == -INFINITY)) {
+                *pmin = o->kind == CT_MINMAX_OBSERVER ? ct__obs_min(mn, *pmin) : mn;
+                *pmax = o->kind == CT_MINMAX_OBSERVER ? ct__obs_max(mx, *pmax) : mx;
+            } else {
+                float c = (float)o->averaging_constant, d;
+                d = mn - *pmin;
+                d = c * d;
+                *pmin = *pmin + d;
+                d = mx - *pmax;
+                d = c * d;
+                *pmax = *pmax + d;
+            }
+        }
+    } else {
+        int64_t axis = o->ch_axis < 0 ? o->ch_axis + x->ndim : o->ch_axis;
+        if (axis < 0 || axis >= x->ndim) {
+            ct__decref(x);
+            return ct__fail(CT_ERR_INDEX, "%s: ch_axis %lld is out of range for a %d-D input", who, (long long)o->ch_axis, x->ndim);
+        }
+        int64_t C = x->shape[axis], inner = 1, nmin = 0, nmax = 0;
+        int imin = 0, imax = 0;
+        for (int d = (int)axis + 1; d < x->ndim; d++) inner *= x->shape[d];
+        float *cur = (float *)CT_MALLOC((size_t)(2 * C) * sizeof(float));
+        float *pmin = ct__obs_buf(m, "min_val", &nmin, &imin), *pmax = ct__obs_buf(m, "max_val", &nmax, &imax);
+        if (!cur) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", who);
+        else if (!pmin || !pmax) rc = -1;
+        else if ((nmin && nmin != C) || (nmax && nmax != C))
+            rc = ct__failed(CT_ERR_SHAPE, "%s: the input has %lld channels along ch_axis %lld, the observer has seen %lld", who,
+                            (long long)C, (long long)o->ch_axis, (long long)nmin);
+        else {
+            float *cmn = cur, *cmx = cur + C;
+            int *nan = (int *)CT_MALLOC((size_t)C * sizeof(int));
+            if (!nan) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", who);
+            else {
+                for (int64_t k = 0; k < C; k++) { cmn[k] = INFINITY; cmx[k] = -INFINITY; nan[k] = 0; }
+                for (int64_t e = 0; e < n; e++) {
+                    int64_t k = (e / inner) % C;
+                    float v = xp[e];
+                    nan[k] |= v != v;
+                    cmn[k] = v < cmn[k] ? v : cmn[k];
+                    cmx[k] = v > cmx[k] ? v : cmx[k];
+                }
+                for (int64_t k = 0; k < C; k++)
+                    if (nan[k]) cmn[k] = cmx[k] = NAN;
+                CT_FREE(nan);
+                if (!nmin || !nmax) {
+                    pmin = ct__obs_resize(m, imin, C);
+                    pmax = pmin ? ct__obs_resize(m, imax, C) : NULL;
+                    if (!pmin || !pmax) rc = -1;
+                    else
+                        for (int64_t k = 0; k < C; k++) { pmin[k] = cmn[k]; pmax[k] = cmx[k]; }
+                } else if (o->kind == CT_PER_CHANNEL_MINMAX_OBSERVER) {
+                    for (int64_t k = 0; k < C; k++) {
+                        pmin[k] = ct__obs_min(cmn[k], pmin[k]);
+                        pmax[k] = ct__obs_max(cmx[k], pmax[k]);
+                    }
+                } else {
+                    float c = (float)o->averaging_constant, d;
+                    for (int64_t k = 0; k < C; k++) {
+                        d = cmn[k] - pmin[k];
+                        d = c * d;
+                        pmin[k] = pmin[k] + d;
+                        d = cmx[k] - pmax[k];
+                        d = c * d;
+                        pmax[k] = pmax[k] + d;
+                    }
+                }
+            }
+        }
+        CT_FREE(cur);
+    }
+    ct__decref(x);
+    return rc ? NULL : x0;
+}
+
+/* _calculate_qparams for n channels (n = 1 and per_tensor: the per-tensor form).
+   Returns 0, 1 (no data: the defaults), -1. */
+static int ct__obs_qparams(const ct__obs *o, const char *who, float eps, const float *mn, const float *mx, int64_t n,
+                           ct_tensor **scale_out, ct_tensor **zp_out) {
+    int sym = o->qscheme == CT_PER_TENSOR_SYMMETRIC || o->qscheme == CT_PER_CHANNEL_SYMMETRIC;
+    int fq = o->qscheme == CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS;
+    ct_dtype zdt = sym ? CT_INT64 : fq ? CT_FLOAT32 : CT_INT32;
+    int64_t one = 1;
+    if (n == 0 || (!ct__obs_per_channel(o) && mn[0] == INFINITY && mx[0] == -INFINITY)) {
+        float s1 = 1.0f;
+        int64_t z1 = 0;
+        *scale_out = ct_from_data_n(&s1, CT_FLOAT32, 1, &one);
+        *zp_out = ct_from_data_n(&z1, CT_INT64, 1, &one);
+        return *scale_out && *zp_out ? 1 : -1;
+    }
+    for (int64_t k = 0; k < n; k++)
+        if (!(mn[k] <= mx[k]))
+            return ct__failed(CT_ERR_STATE, "%s: min %g should be less than max %g%s", who, (double)mn[k], (double)mx[k],
+                              n > 1 ? " (per channel)" : "");
+    float *sc = (float *)CT_MALLOC((size_t)n * sizeof(float));
+    void *zp = CT_MALLOC((size_t)n * 8);
+    if (!sc || !zp) {
+        CT_FREE(sc);
+        CT_FREE(zp);
+        return ct__failed(CT_ERR_MEMORY, "%s: out of memory", who);
+    }
+    int64_t qmin = o->quant_min, qmax = o->quant_max;
+    for (int64_t k = 0; k < n; k++) {
+        float mneg = ct__obs_min(mn[k], 0.0f), mpos = ct__obs_max(mx[k], 0.0f), s;
+        if (sym) {
+            mpos = ct__obs_max(-mneg, mpos);
+            s = mpos / (float)((double)(qmax - qmin) / 2.0);
+            s = ct__obs_max(s, eps);
+            int64_t z = 0;
+            if (o->dtype == CT_QUINT8) {
+                int64_t t = qmin + qmax;
+                z = o->has_qrange ? (t >= 0 ? t / 2 : -((-t + 1) / 2)) : 128;
+            }
+            ((int64_t *)zp)[k] = z;
+        } else if (fq) {
+            s = (mx[k] - mn[k]) / (float)(qmax - qmin);
+            s = s > eps ? s : 1.0f;
+            ((float *)zp)[k] = -mn[k] / s;
+        } else {
+            s = (mpos - mneg) / (float)(qmax - qmin);
+            s = ct__obs_max(s, eps);
+            int32_t r = ct__fq_i32(nearbyintf(mneg / s));
+            int32_t z = (int32_t)(uint32_t)((uint32_t)(int32_t)qmin - (uint32_t)r);
+            z = z < (int32_t)qmin ? (int32_t)qmin : z > (int32_t)qmax ? (int32_t)qmax : z;
+            ((int32_t *)zp)[k] = z;
+        }
+        sc[k] = s;
+    }
+    *scale_out = ct_from_data_n(sc, CT_FLOAT32, 1, &n);
+    *zp_out = ct_from_data_n(zp, zdt, 1, &n);
+    CT_FREE(sc);
+    CT_FREE(zp);
+    return *scale_out && *zp_out ? 0 : -1;
+}
+
+/* HistogramObserver._compute_quantization_error: the L2 error of quantizing the
+   histogram's mass with [start_bin, end_bin] as the range, in PyTorch's mix of double
+   (Python floats) and float32 (tensors). */
+static double ct__obs_hist_error(const float *hist, int64_t bins, float min_val, float max_val, double dst_nbins,
+                                 int64_t s, int64_t e) {
+    double bw = ((double)max_val - (double)min_val) / (double)bins;
+    double dbw = bw * (double)(e - s + 1) / dst_nbins;
+    if (dbw == 0.0) return 0.0;
+    float bwf = (float)bw, dbwf = (float)dbw, half = (float)(dbw / 2), nhalf = (float)(-dbw / 2), top = (float)(dst_nbins - 1);
+    float n0 = half * half, m0 = nhalf * nhalf;
+    n0 = n0 * half;
+    m0 = m0 * nhalf;
+    n0 = (n0 - m0) / 3.0f;                        /* the norm of a whole destination bin */
+    float m3 = nhalf * nhalf;
+    m3 = m3 * nhalf;
+    double total = 0;
+    for (int64_t i = 0; i < bins; i++) {
+        float sb = (float)(i - s) * bwf;
+        float se = sb + bwf;
+        float db = ct__obs_clampf(ct__obs_floordiv(sb, dbwf), 0.0f, top);
+        float dbc = db + 0.5f;
+        dbc = dbc * dbwf;
+        float de = ct__obs_clampf(ct__obs_floordiv(se, dbwf), 0.0f, top);
+        float dens = hist[i] / bwf;
+        float delb = sb - dbc;
+        float a = half * half, b = delb * delb;
+        a = a * half;
+        b = b * delb;
+        float t1 = (a - b) / 3.0f;
+        float norm = dens * t1;
+        float cnt = de - db;
+        cnt = cnt - 1.0f;
+        float t2 = dens * n0;
+        t2 = cnt * t2;
+        norm = norm + t2;
+        float dec = de * dbwf;
+        dec = dec + half;
+        float dele = se - dec;
+        float c3 = dele * dele;
+        c3 = c3 * dele;
+        float t3 = (c3 - m3) / 3.0f;
+        t3 = dens * t3;
+        norm = norm + t3;
+        total += (double)norm;
+    }
+    return (double)(float)total;
+}
+/* HistogramObserver._non_linear_param_search: the new (min, max). */
+static void ct__obs_hist_search(const ct__obs *o, const float *hist, float min_val, float max_val, float *new_min, float *new_max) {
+    int64_t bins = o->bins;
+    double dst_nbins = o->dtype == CT_QINT32 ? 4294967296.0 : 256.0;
+    float bin_width = (max_val - min_val) / (float)bins;
+    double tot = 0, cum = 0;
+    for (int64_t k = 0; k < bins; k++) tot += (double)hist[k];
+    double total = (double)(float)tot;
+    float *csum = (float *)CT_MALLOC((size_t)bins * sizeof(float));
+    int64_t start_bin = 0, end_bin = bins - 1;
+    if (csum) {
+        for (int64_t k = 0; k < bins; k++) {
+            cum += (double)hist[k];
+            csum[k] = (float)cum;
+        }
+        double stepsize = 1e-5, alpha = 0.0, beta = 1.0, norm_min = INFINITY;
+        while (alpha < beta) {
+            double next_alpha = alpha + stepsize, next_beta = beta - stepsize;
+            float ta = (float)(next_alpha * total), tb = (float)(next_beta * total);
+            int64_t l = start_bin, r = end_bin;
+            while (l < end_bin && csum[l] < ta) l++;
+            while (r > start_bin && csum[r] > tb) r--;
+            int64_t ns = start_bin, ne = end_bin;
+            if (l - start_bin > end_bin - r) {
+                ns = l;
+                alpha = next_alpha;
+            } else {
+                ne = r;
+                beta = next_beta;
+            }
+            if (ns == start_bin && ne == end_bin) continue;
+            double norm = ct__obs_hist_error(hist, bins, min_val, max_val, dst_nbins, ns, ne);
+            if (norm > norm_min) break;
+            norm_min = norm;
+            start_bin = ns;
+            end_bin = ne;
+        }
+        CT_FREE(csum);
+    }
+    float t = bin_width * (float)start_bin;
+    *new_min = min_val + t;
+    t = bin_width * (float)(end_bin + 1);
+    *new_max = min_val + t;
+}
+
+CTENSOR_API int ct_observer_calculate_qparams(ct_module *obs, ct_tensor **scale, ct_tensor **zero_point) {
+    const char *fn = "calculate_qparams";
+    ct__obs *o = ct__obs_of(obs, fn);
+    if (scale) *scale = NULL;
+    if (zero_point) *zero_point = NULL;
+    if (!o) return -1;
+    const char *who = obs->type->name;
+    if (o->kind == CT_PLACEHOLDER_OBSERVER)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: calculate_qparams should not be called for PlaceholderObserver", who);
+    int64_t ne = 0, nmin = 0, nmax = 0;
+    float *eps = ct__obs_buf(obs, "eps", &ne, NULL), *pmin = ct__obs_buf(obs, "min_val", &nmin, NULL),
+          *pmax = ct__obs_buf(obs, "max_val", &nmax, NULL);
+    if (!eps || !pmin || !pmax) return -1;
+    if (ne != 1 || nmin != nmax) return ct__failed(CT_ERR_STATE, "%s: eps must have one element and min_val / max_val the same count", who);
+    ct_tensor *s = NULL, *z = NULL;
+    int rc;
+    if (o->kind == CT_HISTOGRAM_OBSERVER) {
+        int64_t nh = 0;
+        float *hist = ct__obs_buf(obs, "histogram", &nh, NULL);
+        if (!hist) return -1;
+        if (nmin != 1) return ct__failed(CT_ERR_STATE, "%s: min_val and max_val must have one element", who);
+        if (*pmin == INFINITY && *pmax == -INFINITY) {
+            rc = ct__obs_qparams(o, who, *eps, pmin, pmax, 1, &s, &z);
+        } else if (nh != o->bins) {
+            return ct__failed(CT_ERR_STATE, "%s: The number of bins in histogram (%lld) should be equal to the number of bins supplied while making this observer (%lld)",
+                              who, (long long)nh, (long long)o->bins);
+        } else {
+            float a, b;
+            ct__obs_hist_search(o, hist, *pmin, *pmax, &a, &b);
+            rc = ct__obs_qparams(o, who, *eps, &a, &b, 1, &s, &z);
+        }
+    } else {
+        if (!ct__obs_per_channel(o) && nmin != 1) return ct__failed(CT_ERR_STATE, "%s: min_val and max_val must have one element", who);
+        rc = ct__obs_qparams(o, who, *eps, pmin, pmax, nmin, &s, &z);
+    }
+    if (rc >= 0) {
+        if (scale) *scale = s;
+        if (zero_point) *zero_point = z;
+    }
+    return rc;
+}
+CTENSOR_API int ct_observer_calculate_qparams_per_tensor(ct_module *obs, double *scale, int64_t *zero_point) {
+    ct__obs *o = ct__obs_of(obs, "calculate_qparams");
+    if (!o) return -1;
+    if (ct__obs_per_channel(o))
+        return ct__failed(CT_ERR_ARG, "%s: a per-channel observer has one scale per channel (use ct_observer_calculate_qparams)", obs->type->name);
+    ct_tensor *s, *z;
+    int rc = ct_observer_calculate_qparams(obs, &s, &z);
+    if (rc < 0) return rc;
+    if (scale) *scale = ct_item(s);
+    if (zero_point) *zero_point = ct_item_int(z);
+    return rc;
+}
+CTENSOR_API int ct_observer_qrange(const ct_module *obs, int64_t *quant_min, int64_t *quant_max) {
+    ct__obs *o = ct__obs_of(obs, "observer_qrange");
+    if (!o) return -1;
+    if (quant_min) *quant_min = o->quant_min;
+    if (quant_max) *quant_max = o->quant_max;
+    return 0;
+}
+CTENSOR_API ct_dtype ct_observer_dtype(const ct_module *obs) {
+    ct__obs *o = ct__obs_of(obs, "observer_dtype");
+    return o ? o->dtype : CT_NUM_DTYPES;
+}
+CTENSOR_API ct_qscheme ct_observer_qscheme(const ct_module *obs) {
+    ct__obs *o = ct__obs_of(obs, "observer_qscheme");
+    return o ? o->qscheme : (ct_qscheme)-1;
+}
+CTENSOR_API ct_status ct_observer_reset_min_max_vals(ct_module *obs) {
+    ct__obs *o = ct__obs_of(obs, "reset_min_max_vals");
+    if (!o) return ct_last_error_code();
+    if (o->kind == CT_HISTOGRAM_OBSERVER || o->kind == CT_PLACEHOLDER_OBSERVER) {
+        ct_set_error(CT_ERR_UNSUPPORTED, "%s: Cannot reset min/max values in the given observer.", obs->type->name);
+        return CT_ERR_UNSUPPORTED;
+    }
+    int imin = 0, imax = 0;
+    float *pmin = ct__obs_buf(obs, "min_val", NULL, &imin), *pmax = ct__obs_buf(obs, "max_val", NULL, &imax);
+    if (!pmin || !pmax) return ct_last_error_code();
+    if (ct__obs_per_channel(o)) {
+        if (!ct__obs_resize(obs, imin, 0) || !ct__obs_resize(obs, imax, 0)) return ct_last_error_code();
+    } else {
+        *pmin = INFINITY;
+        *pmax = -INFINITY;
+    }
+    return CT_OK;
+}
+static int ct__obs_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__obs *o = (const ct__obs *)m->impl;
+    if (o->kind == CT_PLACEHOLDER_OBSERVER) return snprintf(buf, cap, "dtype=%s", ct_dtype_name(o->dtype));
+    ct_tensor *mn = NULL, *mx = NULL;
+    for (int i = 0; i < m->nbuffers; i++) {
+        if (!strcmp(m->buffers[i].name, "min_val")) mn = m->buffers[i].tensor;
+        if (!strcmp(m->buffers[i].name, "max_val")) mx = m->buffers[i].tensor;
+    }
+    if (mn && mx && ct_numel(mn) == 1 && ct_numel(mx) == 1)
+        return snprintf(buf, cap, "min_val=%g, max_val=%g", ct_item(mn), ct_item(mx));
+    return snprintf(buf, cap, "min_val=%s, max_val=%s", mn ? CT__SHAPE(mn) : "?", mx ? CT__SHAPE(mx) : "?");
+}
+
+/* The constructor: PyTorch's argument checks, calculate_qmin_qmax, the buffers. */
+CTENSOR_API ct_module *ct_observer_new(ct_observer_kind kind, const ct_observer_options *opt) {
+    if ((unsigned)kind > 5u) return (ct_module *)ct__fail(CT_ERR_ARG, "observer: unknown observer kind %d", (int)kind);
+    const char *who = ct__obs_types[kind].name;
+    ct_observer_options d;
+    memset(&d, 0, sizeof d);
+    if (opt) d = *opt;
+    ct__obs o;
+    memset(&o, 0, sizeof o);
+    o.kind = kind;
+    int pc = kind == CT_PER_CHANNEL_MINMAX_OBSERVER || kind == CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER;
+    o.dtype = kind == CT_PLACEHOLDER_OBSERVER ? d.dtype : d.dtype == CT_FLOAT32 ? CT_QUINT8 : d.dtype;
+    o.qscheme = d.qscheme == CT_PER_TENSOR_AFFINE && pc ? CT_PER_CHANNEL_AFFINE : d.qscheme;
+    o.reduce_range = d.reduce_range != 0;
+    o.averaging_constant = d.averaging_constant == 0 ? 0.01 : d.averaging_constant;
+    o.ch_axis = d.ch_axis;
+    o.bins = d.bins ? d.bins : 2048;
+    o.upsample_rate = d.upsample_rate ? d.upsample_rate : 128;
+    double eps = d.eps == 0 ? (double)FLT_EPSILON : d.eps;
+    if (kind != CT_PLACEHOLDER_OBSERVER) {
+        int sym = o.qscheme == CT_PER_TENSOR_SYMMETRIC || o.qscheme == CT_PER_CHANNEL_SYMMETRIC;
+        if (!pc && o.qscheme != CT_PER_TENSOR_AFFINE && o.qscheme != CT_PER_TENSOR_SYMMETRIC)
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: %s's qscheme only support torch.per_tensor_symmetric and torch.per_tensor_affine (got %s)",
+                                         who, who, ct_qscheme_name(o.qscheme));
+        if (pc && o.qscheme != CT_PER_CHANNEL_AFFINE && o.qscheme != CT_PER_CHANNEL_SYMMETRIC && o.qscheme != CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS)
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: %s's qscheme only support torch.per_channel_symmetric, torch.per_channel_affine and torch.per_channel_affine_float_qparams (got %s)",
+                                         who, who, ct_qscheme_name(o.qscheme));
+        if (o.dtype != CT_QINT8 && o.dtype != CT_QUINT8 && o.dtype != CT_QINT32)
+            return (ct_module *)ct__fail(CT_ERR_DTYPE, "%s: Default Observer only works for qint8, quint8 and qint32 data type (got %s)", who,
+                                         CT__DTNAME(o.dtype));
+        if (sym && o.reduce_range && o.dtype == CT_QUINT8 && kind != CT_HISTOGRAM_OBSERVER)
+            return (ct_module *)ct__fail(CT_ERR_UNSUPPORTED, "%s: Cannot reduce range for symmetric quantization for quint8", who);
+        if (o.bins < 1 || o.upsample_rate < 1)
+            return (ct_module *)ct__fail(CT_ERR_ARG, "%s: bins (%lld) and upsample_rate (%lld) must be positive", who, (long long)o.bins,
+                                         (long long)o.upsample_rate);
+        if (!(eps >= 0) || !isfinite(eps)) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: eps must be a non-negative number (got %g)", who, eps);
+        o.has_qrange = d.quant_min != 0 || d.quant_max != 0;
+        int64_t qmin = d.quant_min, qmax = d.quant_max;
+        if (o.has_qrange) {
+            if (!(qmin <= 0 && 0 <= qmax))
+                return (ct_module *)ct__fail(CT_ERR_ARG, "%s: Used-specified quantization range must include 0 (got [%lld, %lld])", who,
+                                             (long long)qmin, (long long)qmax);
+            if (!(qmin < qmax))
+                return (ct_module *)ct__fail(CT_ERR_ARG, "%s: qmin must be strictly less than qmax for user-specified quantization range (got [%lld, %lld])",
+                                             who, (long long)qmin, (long long)qmax);
+            int64_t len = qmax - qmin + 1;
+            if (o.dtype == CT_QINT8 && !(len > 0 && len <= 256))
+                return (ct_module *)ct__fail(CT_ERR_ARG, "%s: quantization range should be positive and not exceed the maximum bit range (=256) (got [%lld, %lld])",
+                                             who, (long long)qmin, (long long)qmax);
+            if (o.dtype == CT_QINT32 && !(len > 0 && len <= 2147483648LL))
+                return (ct_module *)ct__fail(CT_ERR_ARG, "%s: quantization range should be positive and not exceed the maximum bit range (=4294967296)", who);
+            if (o.reduce_range) {   /* Python's floor division */
+                qmin = qmin >= 0 ? qmin / 2 : -((-qmin + 1) / 2);
+                qmax = qmax >= 0 ? qmax / 2 : -((-qmax + 1) / 2);
+            }
+        } else if (o.dtype == CT_QINT8) {
+            qmin = o.reduce_range ? -64 : -128;
+            qmax = o.reduce_range ? 63 : 127;
+        } else if (o.dtype == CT_QUINT8) {
+            qmin = 0;
+            qmax = o.reduce_range ? 127 : 255;
+        } else {
+            qmin = INT32_MIN;
+            qmax = INT32_MAX;
+        }
+        o.quant_min = qmin;
+        o.quant_max = qmax;
+    }
+    ct__obs *im = CT__NEW_ZEROED(ct__obs);
+    ct_module *m = im ? ct_module_new(&ct__obs_types[kind], im) : NULL;
+    if (!m) {
+        CT_FREE(im);
+        return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", who);
+    }
+    *im = o;
+    if (kind == CT_PLACEHOLDER_OBSERVER) return m;
+    int ok = 1, s = ct_scope_begin();
+    int64_t one = 1, zero = 0, bins = o.bins;
+    ok = !ct_module_register_buffer(m, "eps", ct_full_n(CT_FLOAT32, 1, &one, eps), 1);
+    if (ok && kind == CT_HISTOGRAM_OBSERVER) ok = !ct_module_register_buffer(m, "histogram", ct_zeros_n(CT_FLOAT32, 1, &bins), 1);
+    if (ok && pc)
+        ok = !ct_module_register_buffer(m, "min_val", ct_zeros_n(CT_FLOAT32, 1, &zero), 1) &&
+             !ct_module_register_buffer(m, "max_val", ct_zeros_n(CT_FLOAT32, 1, &zero), 1);
+    else if (ok)
+        ok = !ct_module_register_buffer(m, "min_val", ct_full_n(CT_FLOAT32, 0, NULL, INFINITY), 1) &&
+             !ct_module_register_buffer(m, "max_val", ct_full_n(CT_FLOAT32, 0, NULL, -INFINITY), 1);
+    for (int i = 0; ok && i < m->nbuffers; i++) ok = m->buffers[i].tensor != NULL;
+    ct_scope_end(s);
+    if (!ok) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+CTENSOR_API ct_module *ct_minmax_observer(const ct_observer_options *opt) { return ct_observer_new(CT_MINMAX_OBSERVER, opt); }
+CTENSOR_API ct_module *ct_moving_average_minmax_observer(const ct_observer_options *opt) {
+    return ct_observer_new(CT_MOVING_AVERAGE_MINMAX_OBSERVER, opt);
+}
+CTENSOR_API ct_module *ct_per_channel_minmax_observer(const ct_observer_options *opt) {
+    return ct_observer_new(CT_PER_CHANNEL_MINMAX_OBSERVER, opt);
+}
+CTENSOR_API ct_module *ct_moving_average_per_channel_minmax_observer(const ct_observer_options *opt) {
+    return ct_observer_new(CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, opt);
+}
+CTENSOR_API ct_module *ct_histogram_observer(const ct_observer_options *opt) { return ct_observer_new(CT_HISTOGRAM_OBSERVER, opt); }
+CTENSOR_API ct_module *ct_placeholder_observer(const ct_observer_options *opt) { return ct_observer_new(CT_PLACEHOLDER_OBSERVER, opt); }
 static void ct__q_fake_backends(void) {}
 
 

@@ -106,9 +106,97 @@ TEST(test_fq_grad_chain) {
     CHECK_VALUES(ct_grad(x), ((double[]){3, 3, 0, 0}), 4, 0);
 }
 
+/* ---- observers: the cases of quant_fixtures_observer.py's CASES, same order ---- */
+typedef struct {
+    const char *name;
+    ct_observer_kind kind;
+    ct_observer_options opt;
+    const char *inputs;
+    int ninputs;
+} qobs_case;
+static qobs_case qobs_cases(int k) {
+    qobs_case c;
+    memset(&c, 0, sizeof c);
+#define QOBS_CASE(i, nm, kd, in, nin) case i: c.name = nm; c.kind = kd; c.inputs = in; c.ninputs = nin;
+    switch (k) {
+    QOBS_CASE(0, "mm_post", CT_MINMAX_OBSERVER, "post", 2) break;
+    QOBS_CASE(1, "ma_post", CT_MOVING_AVERAGE_MINMAX_OBSERVER, "post", 2) break;
+    QOBS_CASE(2, "hist_post", CT_HISTOGRAM_OBSERVER, "post", 2) break;
+    QOBS_CASE(3, "masym_post", CT_MOVING_AVERAGE_MINMAX_OBSERVER, "post", 2) c.opt.qscheme = CT_PER_TENSOR_SYMMETRIC; break;
+    QOBS_CASE(4, "mapc_post", CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, "post", 2) break;
+    QOBS_CASE(5, "mm_sym_i8", CT_MINMAX_OBSERVER, "three", 3) c.opt.dtype = CT_QINT8; c.opt.qscheme = CT_PER_TENSOR_SYMMETRIC; break;
+    QOBS_CASE(6, "mm_rr_u8", CT_MINMAX_OBSERVER, "three", 3) c.opt.reduce_range = 1; break;
+    QOBS_CASE(7, "mm_rr_i8", CT_MINMAX_OBSERVER, "three", 3) c.opt.dtype = CT_QINT8; c.opt.reduce_range = 1; break;
+    QOBS_CASE(8, "mm_q015", CT_MINMAX_OBSERVER, "three", 3) c.opt.quant_min = 0; c.opt.quant_max = 15; break;
+    QOBS_CASE(9, "mm_symq", CT_MINMAX_OBSERVER, "three", 3) c.opt.qscheme = CT_PER_TENSOR_SYMMETRIC; c.opt.quant_max = 100; break;
+    QOBS_CASE(10, "mm_pos", CT_MINMAX_OBSERVER, "pos", 2) break;
+    QOBS_CASE(11, "mm_tiny", CT_MINMAX_OBSERVER, "tiny", 1) c.opt.dtype = CT_QINT8; break;
+    QOBS_CASE(12, "ma_i8_rr", CT_MOVING_AVERAGE_MINMAX_OBSERVER, "three", 3)
+        c.opt.dtype = CT_QINT8; c.opt.reduce_range = 1; c.opt.averaging_constant = 0.25; break;
+    QOBS_CASE(13, "pc_a1", CT_PER_CHANNEL_MINMAX_OBSERVER, "three", 3) c.opt.ch_axis = 1; break;
+    QOBS_CASE(14, "pc_a2_sym", CT_PER_CHANNEL_MINMAX_OBSERVER, "three", 3)
+        c.opt.ch_axis = 2; c.opt.dtype = CT_QINT8; c.opt.qscheme = CT_PER_CHANNEL_SYMMETRIC; break;
+    QOBS_CASE(15, "pc_a0_rr", CT_PER_CHANNEL_MINMAX_OBSERVER, "three", 3) c.opt.reduce_range = 1; break;
+    QOBS_CASE(16, "pc_float", CT_PER_CHANNEL_MINMAX_OBSERVER, "three", 3) c.opt.qscheme = CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS; break;
+    QOBS_CASE(17, "mapc_a1", CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, "three", 3) c.opt.ch_axis = 1; c.opt.averaging_constant = 0.5; break;
+    QOBS_CASE(18, "mapc_neg", CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, "three", 3)
+        c.opt.ch_axis = -1; c.opt.dtype = CT_QINT8; c.opt.qscheme = CT_PER_CHANNEL_SYMMETRIC; break;
+    QOBS_CASE(19, "hist_three", CT_HISTOGRAM_OBSERVER, "three", 3) break;
+    QOBS_CASE(20, "hist_rr", CT_HISTOGRAM_OBSERVER, "wide", 4) c.opt.reduce_range = 1; break;
+    QOBS_CASE(21, "hist_sym", CT_HISTOGRAM_OBSERVER, "wide", 4) c.opt.qscheme = CT_PER_TENSOR_SYMMETRIC; c.opt.dtype = CT_QINT8; break;
+    QOBS_CASE(22, "hist_wide", CT_HISTOGRAM_OBSERVER, "wide", 4) break;
+    QOBS_CASE(23, "hist_small", CT_HISTOGRAM_OBSERVER, "wide", 4) c.opt.bins = 256; c.opt.upsample_rate = 16; break;
+    QOBS_CASE(24, "hist_unit", CT_HISTOGRAM_OBSERVER, "unit", 2) break;
+    QOBS_CASE(25, "hist_pos", CT_HISTOGRAM_OBSERVER, "pos", 2) c.opt.quant_max = 127; break;
+    QOBS_CASE(26, "hist_const", CT_HISTOGRAM_OBSERVER, "const", 2) break;
+    QOBS_CASE(27, "hist_shrink", CT_HISTOGRAM_OBSERVER, "shrink", 3) break;
+    default: break;
+    }
+#undef QOBS_CASE
+    return c;
+}
+#define QOBS_NCASES 28
+TEST(test_observers_vs_pytorch) {
+    for (int k = 0; k < QOBS_NCASES; k++) {
+        qobs_case c = qobs_cases(k);
+        char name[96], what[96];
+        ct_module *obs = ct_observer_new(c.kind, &c.opt);
+        CT_T_REPORT(obs != NULL, "%s: %s", c.name, ct_last_error());
+        if (!obs) continue;
+        for (int i = 0; i < c.ninputs; i++) {
+            snprintf(name, sizeof name, "obs_in_%s_x%d", c.inputs, i);
+            ct_tensor *x = qfix(name);
+            ct_tensor *y = ct_forward(obs, x);
+            CT_T_REPORT(y == x, "%s: forward returns its input (%s)", c.name, ct_last_error());
+        }
+        ct_tensor *s = NULL, *z = NULL;
+        int rc = ct_observer_calculate_qparams(obs, &s, &z);
+        CT_T_REPORT(rc == 0, "%s: calculate_qparams %d (%s)", c.name, rc, ct_last_error());
+        snprintf(what, sizeof what, "%s scale", c.name);
+        snprintf(name, sizeof name, "obs_%s_scale", c.name);
+        qobs_check(s, name, 0, what);
+        snprintf(what, sizeof what, "%s zero_point", c.name);
+        snprintf(name, sizeof name, "obs_%s_zp", c.name);
+        qobs_check(z, name, 0, what);
+        snprintf(what, sizeof what, "%s min_val", c.name);
+        snprintf(name, sizeof name, "obs_%s_min", c.name);
+        qobs_check(ct_module_get(obs, "min_val"), name, 0, what);
+        snprintf(what, sizeof what, "%s max_val", c.name);
+        snprintf(name, sizeof name, "obs_%s_max", c.name);
+        qobs_check(ct_module_get(obs, "max_val"), name, 0, what);
+        if (c.kind == CT_HISTOGRAM_OBSERVER) {
+            snprintf(what, sizeof what, "%s histogram", c.name);
+            snprintf(name, sizeof name, "obs_%s_hist", c.name);
+            qobs_check(ct_module_get(obs, "histogram"), name, 0, what);
+        }
+        ct_module_free(obs);
+    }
+}
+
 static void run_quant_observer_tests(void) {
     RUN(test_fq_per_tensor);
     RUN(test_fq_per_channel);
     RUN(test_fq_errors);
     RUN(test_fq_grad_chain);
+    RUN(test_observers_vs_pytorch);
 }
