@@ -1633,6 +1633,192 @@ CTENSOR_API ct_module *ct_moving_average_per_channel_minmax_observer(const ct_ob
 }
 CTENSOR_API ct_module *ct_histogram_observer(const ct_observer_options *opt) { return ct_observer_new(CT_HISTOGRAM_OBSERVER, opt); }
 CTENSOR_API ct_module *ct_placeholder_observer(const ct_observer_options *opt) { return ct_observer_new(CT_PLACEHOLDER_OBSERVER, opt); }
+/* ---- FakeQuantize (torch/ao/quantization/fake_quantize.py) ---- */
+typedef struct ct__fqm {
+    int per_channel;
+    int64_t ch_axis, quant_min, quant_max;
+} ct__fqm;
+static ct_tensor *ct__fqm_forward(ct_module *m, int nin, ct_tensor *const *in);
+static int ct__fqm_repr(const ct_module *m, char *buf, size_t cap);
+static const ct_module_type ct__fqm_type = {"FakeQuantize", ct__fqm_forward, ct__obs_free, ct__fqm_repr};
+CTENSOR_API int ct_is_fake_quantize(const ct_module *m) { return m && m->type == &ct__fqm_type; }
+/* buffer `name` of a FakeQuantize (its index), NULL when missing */
+static ct_tensor *ct__fqm_buf(ct_module *m, const char *name, int *idx) {
+    for (int i = 0; i < m->nbuffers; i++)
+        if (!strcmp(m->buffers[i].name, name)) {
+            if (idx) *idx = i;
+            return m->buffers[i].tensor;
+        }
+    ct_set_error(CT_ERR_STATE, "FakeQuantize: buffer '%s' is missing", name);
+    return NULL;
+}
+static int ct__fqm_flag(ct_module *m, const char *name) {
+    ct_tensor *t = ct__fqm_buf(m, name, NULL);
+    return t && ct_numel(t) >= 1 ? ct__load_i64(ct__ptr(t), t->dtype) == 1 : 0;
+}
+static ct_tensor *ct__fqm_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__fqm *f = (const ct__fqm *)m->impl;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "FakeQuantize: forward takes 1 input (got %d)", nin);
+    if (m->nchildren < 1) return ct__fail(CT_ERR_STATE, "FakeQuantize: activation_post_process is missing");
+    ct_module *obs = m->children[0].module;
+    ct_tensor *x = in[0];
+    int is, iz;
+    ct_tensor *scale = ct__fqm_buf(m, "scale", &is), *zp = ct__fqm_buf(m, "zero_point", &iz);
+    if (!scale || !zp) return NULL;
+    if (ct__fqm_flag(m, "observer_enabled")) {
+        int s = ct_scope_begin(), ok = 0;
+        ct_tensor *sc = NULL, *z = NULL;
+        if (ct_forward(obs, ct_detach(x)) && ct_observer_calculate_qparams(obs, &sc, &z) >= 0) {
+            if (ct_numel(scale) != ct_numel(sc)) {   /* resize_ to the observer's channel count */
+                ct_tensor *ns = ct__alloc(CT_FLOAT32, 1, sc->shape, NULL, ct__cpu_dev);
+                ct_tensor *nz = ns ? ct__alloc(zp->dtype, 1, z->shape, NULL, ct__cpu_dev) : NULL;
+                if (ns && nz) {
+                    ct_release(m->buffers[is].tensor);
+                    m->buffers[is].tensor = scale = ns;
+                    ct_release(m->buffers[iz].tensor);
+                    m->buffers[iz].tensor = zp = nz;
+                } else if (ns) ct__decref(ns);
+            }
+            ok = ct_numel(scale) == ct_numel(sc) && ct_numel(zp) == ct_numel(z) && ct_copy_(scale, sc) && ct_copy_(zp, z);
+        }
+        ct_scope_end(s);
+        if (!ok) return NULL;
+    }
+    if (!ct__fqm_flag(m, "fake_quant_enabled")) return x;
+    if (f->per_channel) return ct_fake_quantize_per_channel_affine(x, scale, zp, f->ch_axis, f->quant_min, f->quant_max);
+    return ct_fake_quantize_per_tensor_affine(x, ct_item(scale), ct_item_int(zp), f->quant_min, f->quant_max);
+}
+static int ct__fqm_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__fqm *f = (const ct__fqm *)m->impl;
+    ct_module *mm = (ct_module *)m;
+    return snprintf(buf, cap, "fake_quant_enabled=%d, observer_enabled=%d, quant_min=%lld, quant_max=%lld, ch_axis=%lld",
+                    ct__fqm_flag(mm, "fake_quant_enabled"), ct__fqm_flag(mm, "observer_enabled"), (long long)f->quant_min,
+                    (long long)f->quant_max, (long long)f->ch_axis);
+}
+CTENSOR_API ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_observer_options *opt) {
+    if (opt && (opt->quant_min || opt->quant_max)) {
+        ct_dtype dt = opt->dtype == CT_FLOAT32 ? CT_QUINT8 : opt->dtype;
+        int64_t lo = 0, hi = 0;
+        if (opt->quant_min > opt->quant_max)
+            return (ct_module *)ct__fail(CT_ERR_ARG, "FakeQuantize: quant_min must be less than or equal to quant_max (got %lld, %lld)",
+                                         (long long)opt->quant_min, (long long)opt->quant_max);
+        if (ct_qdtype_range(dt, &lo, &hi) && opt->quant_min < lo)
+            return (ct_module *)ct__fail(CT_ERR_ARG, "FakeQuantize: quant_min out of bound (%lld < %lld for %s)", (long long)opt->quant_min,
+                                         (long long)lo, CT__DTNAME(dt));
+        if (ct_qdtype_range(dt, &lo, &hi) && opt->quant_max > hi)
+            return (ct_module *)ct__fail(CT_ERR_ARG, "FakeQuantize: quant_max out of bound (%lld > %lld for %s)", (long long)opt->quant_max,
+                                         (long long)hi, CT__DTNAME(dt));
+    }
+    if (observer == CT_PLACEHOLDER_OBSERVER)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "FakeQuantize: the observer must compute qparams (got PlaceholderObserver)");
+    ct_module *obs = ct_observer_new(observer, opt);
+    if (!obs) return NULL;
+    const ct__obs *o = (const ct__obs *)obs->impl;
+    if (o->qscheme == CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS) {
+        ct_module_free(obs);
+        return (ct_module *)ct__fail(CT_ERR_UNSUPPORTED, "FakeQuantize: per_channel_affine_float_qparams (float zero points) is not supported");
+    }
+    ct__fqm *f = CT__NEW_ZEROED(ct__fqm);
+    ct_module *m = f ? ct_module_new(&ct__fqm_type, f) : NULL;
+    if (!m) {
+        CT_FREE(f);
+        ct_module_free(obs);
+        return (ct_module *)ct__fail(CT_ERR_MEMORY, "FakeQuantize: out of memory");
+    }
+    f->per_channel = ct__obs_per_channel(o);
+    f->ch_axis = f->per_channel ? o->ch_axis : -1;
+    f->quant_min = o->quant_min;
+    f->quant_max = o->quant_max;
+    int s = ct_scope_begin();
+    int64_t one = 1;
+    int ok = !ct_module_register_buffer(m, "fake_quant_enabled", ct_full_n(CT_UINT8, 1, &one, 1), 1) &&
+             !ct_module_register_buffer(m, "observer_enabled", ct_full_n(CT_UINT8, 1, &one, 1), 1) &&
+             !ct_module_register_buffer(m, "scale", ct_full_n(CT_FLOAT32, 1, &one, 1.0), 1) &&
+             !ct_module_register_buffer(m, "zero_point", ct_zeros_n(CT_INT32, 1, &one), 1);
+    for (int i = 0; ok && i < m->nbuffers; i++) ok = m->buffers[i].tensor != NULL;
+    ct_scope_end(s);
+    if (!ok || ct_module_add_module(m, "activation_post_process", obs)) {   /* add_module frees obs on failure */
+        if (!ok) ct_module_free(obs);
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+static int ct__fqm_set(ct_module *m, const char *flag, int enabled) {
+    int n = 0;
+    if (!m) return 0;
+    if (ct_is_fake_quantize(m)) {
+        ct_tensor *t = ct__fqm_buf(m, flag, NULL);
+        if (t && ct_numel(t) >= 1 && t->device.type == CT_CPU) {
+            ct__store_f64(ct__ptr(t), t->dtype, enabled ? 1.0 : 0.0);
+            n++;
+        }
+    }
+    for (int i = 0; i < m->nchildren; i++) n += ct__fqm_set(m->children[i].module, flag, enabled);
+    return n;
+}
+CTENSOR_API int ct_fake_quantize_enable_fake_quant(ct_module *m, int enabled) { return ct__fqm_set(m, "fake_quant_enabled", enabled); }
+CTENSOR_API int ct_fake_quantize_enable_observer(ct_module *m, int enabled) { return ct__fqm_set(m, "observer_enabled", enabled); }
+CTENSOR_API int ct_fake_quant_module_calculate_qparams(ct_module *fq, ct_tensor **scale, ct_tensor **zero_point) {
+    if (!ct_is_fake_quantize(fq) || fq->nchildren < 1) {
+        if (scale) *scale = NULL;
+        if (zero_point) *zero_point = NULL;
+        return ct__failed(fq ? CT_ERR_ARG : CT_ERR_NULL, "fake_quant calculate_qparams: expected a FakeQuantize module, got %s",
+                          fq ? fq->type->name : "NULL");
+    }
+    return ct_observer_calculate_qparams(fq->children[0].module, scale, zero_point);
+}
+
+/* ---- QConfig (torch/ao/quantization/qconfig.py) ---- */
+CTENSOR_API ct_module *ct_observer_factory_make(const ct_observer_factory *f) {
+    if (!f || !f->make) return (ct_module *)ct__fail(CT_ERR_ARG, "observer factory: no constructor (make is NULL)");
+    return f->make(f->kind, &f->options);
+}
+static ct_observer_factory ct__qc_factory(ct_module *(*make)(ct_observer_kind, const ct_observer_options *), ct_observer_kind kind,
+                                          ct_dtype dtype, ct_qscheme qscheme, int reduce_range, int64_t qmin, int64_t qmax) {
+    ct_observer_factory f;
+    memset(&f, 0, sizeof f);
+    f.make = make;
+    f.kind = kind;
+    f.options.dtype = dtype;
+    f.options.qscheme = qscheme;
+    f.options.reduce_range = reduce_range;
+    f.options.quant_min = qmin;
+    f.options.quant_max = qmax;
+    return f;
+}
+static ct_qconfig ct__qc(ct_observer_factory a, ct_observer_factory w) {
+    ct_qconfig q;
+    q.activation = a;
+    q.weight = w;
+    return q;
+}
+/* default_weight_observer: MinMaxObserver(qint8, per_tensor_symmetric) */
+static ct_observer_factory ct__qc_weight_obs(void) {
+    return ct__qc_factory(ct_observer_new, CT_MINMAX_OBSERVER, CT_QINT8, CT_PER_TENSOR_SYMMETRIC, 0, 0, 0);
+}
+CTENSOR_API ct_qconfig ct_qconfig_default_x86(void) {
+    return ct__qc(ct__qc_factory(ct_observer_new, CT_HISTOGRAM_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 1, 0, 0),
+                  ct__qc_factory(ct_observer_new, CT_PER_CHANNEL_MINMAX_OBSERVER, CT_QINT8, CT_PER_CHANNEL_SYMMETRIC, 0, 0, 0));
+}
+CTENSOR_API ct_qconfig ct_qconfig_default_arm(void) {
+    return ct__qc(ct__qc_factory(ct_observer_new, CT_HISTOGRAM_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 0, 0, 0), ct__qc_weight_obs());
+}
+CTENSOR_API ct_qconfig ct_qconfig_default(void) {
+    return ct__qc(ct__qc_factory(ct_observer_new, CT_MINMAX_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 0, 0, 127), ct__qc_weight_obs());
+}
+CTENSOR_API ct_qconfig ct_qconfig_default_dynamic(void) {
+    return ct__qc(ct__qc_factory(ct_observer_new, CT_PLACEHOLDER_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 0, 0, 0), ct__qc_weight_obs());
+}
+CTENSOR_API ct_qconfig ct_qat_qconfig_default_x86(void) {
+    return ct__qc(ct__qc_factory(ct_fake_quantize, CT_MOVING_AVERAGE_MINMAX_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 1, 0, 255),
+                  ct__qc_factory(ct_fake_quantize, CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, CT_QINT8, CT_PER_CHANNEL_SYMMETRIC, 0,
+                                 -128, 127));
+}
+CTENSOR_API ct_qconfig ct_qat_qconfig_default_arm(void) {
+    return ct__qc(ct__qc_factory(ct_fake_quantize, CT_MOVING_AVERAGE_MINMAX_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 0, 0, 255),
+                  ct__qc_factory(ct_fake_quantize, CT_MOVING_AVERAGE_MINMAX_OBSERVER, CT_QINT8, CT_PER_TENSOR_SYMMETRIC, 0, -128, 127));
+}
 static void ct__q_fake_backends(void) {}
 
 

@@ -153,9 +153,20 @@ static qobs_case qobs_cases(int k) {
     default: break;
     }
 #undef QOBS_CASE
+    if (k >= 28 && k < 34) {   /* the default qconfigs' observers */
+        static const char *const names[] = {"qc_x86_act", "qc_x86_w", "qc_arm_act", "qc_arm_w", "qc_def_act", "qc_dyn_w"};
+        ct_qconfig q = k < 30 ? ct_qconfig_default_x86() : k < 32 ? ct_qconfig_default_arm() : k == 32 ? ct_qconfig_default()
+                                                                                                  : ct_qconfig_default_dynamic();
+        ct_observer_factory f = k % 2 == 0 && k != 33 ? q.activation : q.weight;
+        c.name = names[k - 28];
+        c.kind = f.kind;
+        c.opt = f.options;
+        c.inputs = k == 28 || k == 30 ? "wide" : "three";
+        c.ninputs = k == 28 || k == 30 ? 4 : 3;
+    }
     return c;
 }
-#define QOBS_NCASES 28
+#define QOBS_NCASES 34
 TEST(test_observers_vs_pytorch) {
     for (int k = 0; k < QOBS_NCASES; k++) {
         qobs_case c = qobs_cases(k);
@@ -193,10 +204,216 @@ TEST(test_observers_vs_pytorch) {
     }
 }
 
+/* FakeQuantize modules (and the QAT qconfigs' ones) against PyTorch's over three steps */
+TEST(test_fake_quantize_module) {
+    static const char *const names[] = {"fqm_act", "fqm_wpc", "fqm_toggle", "qat_x86_act", "qat_x86_w", "qat_arm_w"};
+    for (int k = 0; k < 6; k++) {
+        ct_module *fq = NULL;
+        ct_observer_options o;
+        memset(&o, 0, sizeof o);
+        if (k == 0 || k == 2) {
+            o.quant_min = 0;
+            o.quant_max = 255;
+            o.reduce_range = 1;
+            fq = ct_fake_quantize(CT_MOVING_AVERAGE_MINMAX_OBSERVER, &o);
+        } else if (k == 1) {
+            o.dtype = CT_QINT8;
+            o.qscheme = CT_PER_CHANNEL_SYMMETRIC;
+            o.quant_min = -128;
+            o.quant_max = 127;
+            fq = ct_fake_quantize(CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, &o);
+        } else {
+            ct_qconfig q = k == 5 ? ct_qat_qconfig_default_arm() : ct_qat_qconfig_default_x86();
+            fq = ct_observer_factory_make(k == 3 ? &q.activation : &q.weight);
+        }
+        CT_T_REPORT(fq && ct_is_fake_quantize(fq), "%s: %s", names[k], ct_last_error());
+        if (!fq) continue;
+        for (int i = 0; i < 3; i++) {
+            char name[96], what[96];
+            if (k == 2 && i == 1) CHECK_EQ_INT(ct_fake_quantize_enable_observer(fq, 0), 1);
+            if (k == 2 && i == 2) CHECK_EQ_INT(ct_fake_quantize_enable_fake_quant(fq, 0), 1);
+            snprintf(name, sizeof name, "obs_in_three_x%d", i);
+            ct_tensor *x = ct_requires_grad(ct_detach(qfix(name)));
+            ct_tensor *y = ct_forward(fq, x);
+            snprintf(name, sizeof name, "obs_%s_y%d", names[k], i);
+            snprintf(what, sizeof what, "%s forward %d", names[k], i);
+            qobs_check(y, name, 0, what);
+            snprintf(name, sizeof name, "obs_fqm_g%d", i);
+            CHECK(y && ct_bw1(y, qfix(name)) == CT_OK);
+            snprintf(name, sizeof name, "obs_%s_gx%d", names[k], i);
+            snprintf(what, sizeof what, "%s gradient %d", names[k], i);
+            qobs_check(ct_grad(x), name, 0, what);
+        }
+        char name[96];
+        snprintf(name, sizeof name, "obs_%s_scale", names[k]);
+        qobs_check(ct_module_get(fq, "scale"), name, 0, "FakeQuantize scale");
+        snprintf(name, sizeof name, "obs_%s_zp", names[k]);
+        qobs_check(ct_module_get(fq, "zero_point"), name, 0, "FakeQuantize zero_point");
+        CHECK_EQ_INT(ct_get_dtype(ct_module_get(fq, "zero_point")), CT_INT32);
+        ct_tensor *s = NULL, *z = NULL;
+        CHECK(ct_fake_quant_module_calculate_qparams(fq, &s, &z) == 0 && s && z);
+        ct_module_free(fq);
+    }
+}
+
+/* state dict keys as PyTorch's (obs_state_keys.txt), a load round trip */
+static void qobs_keys(const ct_module *m, char *buf, size_t cap) {
+    ct_state_dict sd;
+    buf[0] = 0;
+    if (ct_module_state_dict(m, &sd)) return;
+    for (int i = 0; i < sd.n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, cap - l, "%s%s", i ? "," : "", sd.items[i].name);
+    }
+    ct_state_dict_free(&sd);
+}
+TEST(test_observer_state_dict) {
+    static const char *const expected[] = {
+        "MinMaxObserver eps,min_val,max_val",
+        "MovingAverageMinMaxObserver eps,min_val,max_val",
+        "PerChannelMinMaxObserver eps,min_val,max_val",
+        "MovingAveragePerChannelMinMaxObserver eps,min_val,max_val",
+        "HistogramObserver eps,histogram,min_val,max_val",
+        "PlaceholderObserver ",
+        "FakeQuantize fake_quant_enabled,observer_enabled,scale,zero_point,activation_post_process.eps,activation_post_process.min_val,activation_post_process.max_val",
+    };
+    FILE *f = fopen(CT_QUANT_FIXTURES "/obs_state_keys.txt", "r");
+    CHECK(f != NULL);
+    for (int k = 0; k < 7; k++) {
+        char line[512] = "", got[512], keys[400];
+        if (f && fgets(line, sizeof line, f)) line[strcspn(line, "\n")] = 0;
+        CHECK_STR(line, expected[k]);
+        ct_module *m = k < 6 ? ct_observer_new((ct_observer_kind)k, NULL) : ct_fake_quantize(CT_MOVING_AVERAGE_MINMAX_OBSERVER, NULL);
+        qobs_keys(m, keys, sizeof keys);
+        snprintf(got, sizeof got, "%s %s", m ? m->type->name : "?", keys);
+        CHECK_STR(got, expected[k]);
+        ct_module_free(m);
+    }
+    if (f) fclose(f);
+    /* a trained observer's state loads into a fresh one and gives the same qparams */
+    ct_module *a = ct_histogram_observer(NULL), *b = ct_histogram_observer(NULL);
+    ct_forward(a, qfix("obs_in_wide_x0"));
+    ct_forward(a, qfix("obs_in_wide_x1"));
+    ct_state_dict sd;
+    CHECK(ct_module_state_dict(a, &sd) == CT_OK);
+    CHECK(ct_module_load_state_dict(b, &sd, 1) == CT_OK);
+    ct_state_dict_free(&sd);
+    double s1 = 0, s2 = 0;
+    int64_t z1 = 0, z2 = 0;
+    CHECK(ct_observer_calculate_qparams_per_tensor(a, &s1, &z1) == 0);
+    CHECK(ct_observer_calculate_qparams_per_tensor(b, &s2, &z2) == 0);
+    CHECK(s1 == s2 && z1 == z2 && s1 > 0);
+    ct_module_free(a);
+    ct_module_free(b);
+    /* observers live in models: a Sequential's state dict names them */
+    ct_module *seq = ct_nn_sequential_n(2, (ct_module *[]){ct_nn_linear(4, 3), ct_minmax_observer(NULL)});
+    char keys[400];
+    qobs_keys(seq, keys, sizeof keys);
+    CHECK_STR(keys, "0.weight,0.bias,1.eps,1.min_val,1.max_val");
+    ct_module_free(seq);
+}
+
+/* the empty-observer case, reset, the placeholder, accessors */
+TEST(test_observer_misc) {
+    for (int k = 0; k < 5; k++) {
+        ct_module *o = ct_observer_new((ct_observer_kind)k, NULL);
+        ct_tensor *s = NULL, *z = NULL;
+        CHECK_EQ_INT(ct_observer_calculate_qparams(o, &s, &z), 1);   /* PyTorch warns, returns [1.0], [0] */
+        CHECK_VALUES(s, ((double[]){1.0}), 1, 0);
+        CHECK_VALUES(z, ((double[]){0.0}), 1, 0);
+        CHECK(ct_forward(o, ct_zeros_n(CT_FLOAT32, 1, (int64_t[]){0})) != NULL);   /* empty input: nothing recorded */
+        CHECK_EQ_INT(ct_observer_calculate_qparams(o, &s, &z), 1);
+        ct_module_free(o);
+    }
+    ct_module *o = ct_minmax_observer(NULL);
+    float xs[] = {-1.0f, 2.0f, 0.5f};
+    ct_tensor *x = ct_from_data_n(xs, CT_FLOAT32, 1, (int64_t[]){3});
+    double s = 0;
+    int64_t z = -1, qmin = 0, qmax = 0;
+    CHECK(ct_forward(o, x) == x);
+    CHECK_EQ_INT(ct_observer_calculate_qparams_per_tensor(o, &s, &z), 0);
+    CHECK_CLOSE(s, (double)(3.0f / 255.0f), 0);
+    CHECK_EQ_INT(z, 85);
+    CHECK(ct_observer_qrange(o, &qmin, &qmax) == 0 && qmin == 0 && qmax == 255);
+    CHECK_EQ_INT(ct_observer_dtype(o), CT_QUINT8);
+    CHECK_EQ_INT(ct_observer_qscheme(o), CT_PER_TENSOR_AFFINE);
+    CHECK(ct_observer_reset_min_max_vals(o) == CT_OK);
+    CHECK_EQ_INT(ct_observer_calculate_qparams_per_tensor(o, &s, &z), 1);
+    /* integer and float64 inputs are read as float32 */
+    CHECK(ct_forward(o, ct_to(x, CT_FLOAT64)) != NULL && ct_forward(o, ct_to(x, CT_INT32)) != NULL);
+    CHECK_VALUES(ct_module_get(o, "min_val"), ((double[]){-1.0}), 1, 0);
+    ct_module_free(o);
+    ct_module *pc = ct_per_channel_minmax_observer(NULL);
+    CHECK(ct_forward(pc, ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){3, 2})) != NULL);
+    CHECK_EQ_INT(ct_numel(ct_module_get(pc, "min_val")), 3);
+    CHECK_ERR(ct_forward(pc, ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){4, 2})), CT_ERR_SHAPE, "the input has 4 channels along ch_axis 0, the observer has seen 3");
+    CHECK_ERR(ct_observer_calculate_qparams_per_tensor(pc, &s, &z) >= 0, CT_ERR_ARG, "a per-channel observer has one scale per channel");
+    CHECK(ct_observer_reset_min_max_vals(pc) == CT_OK);
+    CHECK_EQ_INT(ct_numel(ct_module_get(pc, "min_val")), 0);
+    ct_module_free(pc);
+    ct_module *ph = ct_placeholder_observer(NULL);
+    CHECK(ct_forward(ph, x) == x);
+    CHECK_EQ_INT(ct_observer_dtype(ph), CT_FLOAT32);
+    ct_tensor *ts = NULL, *tz = NULL;
+    CHECK_ERR(ct_observer_calculate_qparams(ph, &ts, &tz) >= 0, CT_ERR_UNSUPPORTED, "calculate_qparams should not be called for PlaceholderObserver");
+    ct_module_free(ph);
+    ct_module *h = ct_histogram_observer(NULL);
+    CHECK_ERR(ct_observer_reset_min_max_vals(h) == CT_OK, CT_ERR_UNSUPPORTED, "Cannot reset min/max values");
+    ct_module_free(h);
+    ct_module *lin = ct_nn_linear(2, 2);
+    CHECK_ERR(ct_observer_calculate_qparams(lin, &ts, &tz) >= 0, CT_ERR_ARG, "expected an observer, got a Linear module");
+    CHECK_ERR(ct_fake_quant_module_calculate_qparams(lin, &ts, &tz) >= 0, CT_ERR_ARG, "expected a FakeQuantize module");
+    ct_module_free(lin);
+}
+TEST(test_observer_errors) {
+    ct_observer_options o;
+    memset(&o, 0, sizeof o);
+    o.qscheme = CT_PER_CHANNEL_AFFINE;
+    CHECK_ERR(ct_minmax_observer(&o), CT_ERR_ARG, "MinMaxObserver's qscheme only support torch.per_tensor_symmetric and torch.per_tensor_affine");
+    CHECK_ERR(ct_histogram_observer(&o), CT_ERR_ARG, "HistogramObserver's qscheme only support");
+    o.qscheme = CT_PER_TENSOR_SYMMETRIC;
+    CHECK_ERR(ct_per_channel_minmax_observer(&o), CT_ERR_ARG, "PerChannelMinMaxObserver's qscheme only support torch.per_channel_symmetric");
+    o.reduce_range = 1;
+    CHECK_ERR(ct_moving_average_minmax_observer(&o), CT_ERR_UNSUPPORTED, "Cannot reduce range for symmetric quantization for quint8");
+    memset(&o, 0, sizeof o);
+    o.dtype = CT_INT8;
+    CHECK_ERR(ct_minmax_observer(&o), CT_ERR_DTYPE, "Default Observer only works for qint8, quint8");
+    memset(&o, 0, sizeof o);
+    o.quant_min = 5;
+    o.quant_max = 10;
+    CHECK_ERR(ct_minmax_observer(&o), CT_ERR_ARG, "Used-specified quantization range must include 0");
+    o.quant_min = -200;
+    o.quant_max = 100;
+    o.dtype = CT_QINT8;
+    CHECK_ERR(ct_minmax_observer(&o), CT_ERR_ARG, "not exceed the maximum bit range (=256)");
+    o.dtype = CT_QUINT8;
+    o.quant_min = 0;
+    o.quant_max = 300;
+    CHECK_ERR(ct_fake_quantize(CT_MINMAX_OBSERVER, &o), CT_ERR_ARG, "FakeQuantize: quant_max out of bound");
+    CHECK_ERR(ct_fake_quantize(CT_PLACEHOLDER_OBSERVER, NULL), CT_ERR_ARG, "the observer must compute qparams");
+    CHECK_ERR(ct_observer_new((ct_observer_kind)9, NULL), CT_ERR_ARG, "unknown observer kind 9");
+    memset(&o, 0, sizeof o);
+    o.ch_axis = 3;
+    ct_module *pc = ct_per_channel_minmax_observer(&o);
+    CHECK_ERR(ct_forward(pc, ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){3, 2})), CT_ERR_INDEX, "ch_axis 3 is out of range for a 2-D input");
+    ct_module_free(pc);
+    ct_module *mm = ct_minmax_observer(NULL);
+    float bad[] = {1.0f, NAN};
+    CHECK(ct_forward(mm, ct_from_data_n(bad, CT_FLOAT32, 1, (int64_t[]){2})) != NULL);
+    ct_tensor *s = NULL, *z = NULL;
+    CHECK_ERR(ct_observer_calculate_qparams(mm, &s, &z) >= 0, CT_ERR_STATE, "should be less than max");
+    ct_module_free(mm);
+    CHECK_ERR(ct_observer_factory_make(NULL), CT_ERR_ARG, "make is NULL");
+}
+
 static void run_quant_observer_tests(void) {
     RUN(test_fq_per_tensor);
     RUN(test_fq_per_channel);
     RUN(test_fq_errors);
     RUN(test_fq_grad_chain);
     RUN(test_observers_vs_pytorch);
+    RUN(test_fake_quantize_module);
+    RUN(test_observer_state_dict);
+    RUN(test_observer_misc);
+    RUN(test_observer_errors);
 }

@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 import torch
 from torch.ao.quantization import observer as O
+from torch.ao.quantization import fake_quantize as F
+from torch.ao.quantization import qconfig as Q
 
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "quant")
 
@@ -95,7 +97,47 @@ CASES = [
     ("hist_pos", O.HistogramObserver, {"quant_min": 0, "quant_max": 127}, "pos"),
     ("hist_const", O.HistogramObserver, {}, "const"),
     ("hist_shrink", O.HistogramObserver, {}, "shrink"),
+    # the default qconfigs' observers (torch.ao.quantization.get_default_qconfig)
+    ("qc_x86_act", Q.get_default_qconfig("x86").activation, {}, "wide"),
+    ("qc_x86_w", Q.get_default_qconfig("x86").weight, {}, "three"),
+    ("qc_arm_act", Q.get_default_qconfig("qnnpack").activation, {}, "wide"),
+    ("qc_arm_w", Q.get_default_qconfig("qnnpack").weight, {}, "three"),
+    ("qc_def_act", Q.default_qconfig.activation, {}, "three"),
+    ("qc_dyn_w", Q.default_dynamic_qconfig.weight, {}, "three"),
 ]
+
+
+def fake_quant_module_fixtures(ins):
+    """FakeQuantize modules over the "three" inputs: outputs, input gradients, qparams;
+    "toggle" disables the observer after step 0 and fake quantization after step 1."""
+    g = torch.Generator().manual_seed(5)
+    cases = [
+        ("fqm_act", F.FakeQuantize.with_args(observer=O.MovingAverageMinMaxObserver, quant_min=0, quant_max=255,
+                                             reduce_range=True)),
+        ("fqm_wpc", F.default_per_channel_weight_fake_quant),
+        ("fqm_toggle", F.default_fake_quant),
+        ("qat_x86_act", Q.get_default_qat_qconfig("x86", version=0).activation),
+        ("qat_x86_w", Q.get_default_qat_qconfig("x86", version=0).weight),
+        ("qat_arm_w", Q.get_default_qat_qconfig("qnnpack", version=0).weight),
+    ]
+    gs = [torch.randn(3, 4, 5, generator=g) for _ in range(3)]
+    for i, gg in enumerate(gs):
+        save("fqm_g%d" % i, gg)
+    for name, make in cases:
+        fq = make()
+        for i, x in enumerate(ins["three"]):
+            if name == "fqm_toggle" and i == 1:
+                fq.disable_observer()
+            if name == "fqm_toggle" and i == 2:
+                fq.disable_fake_quant()
+            xx = x.clone().requires_grad_(True)
+            y = fq(xx)
+            y.backward(gs[i])
+            save("%s_y%d" % (name, i), y)
+            save("%s_gx%d" % (name, i), xx.grad)
+        save(name + "_scale", fq.scale.reshape(-1))
+        save(name + "_zp", fq.zero_point.reshape(-1))
+        print("%-12s scale %s zp %s keys %s" % (name, fq.scale.numpy(), fq.zero_point.numpy(), list(fq.state_dict().keys())))
 
 
 def inputs(g):
@@ -133,10 +175,11 @@ def observer_fixtures(g):
         if isinstance(obs, O.HistogramObserver):
             save(name + "_hist", obs.histogram)
         print("%-12s scale %s zp %s" % (name, scale.numpy(), zp.numpy()))
+    fake_quant_module_fixtures(ins)
     # state dict keys of each observer type (checked by the C test as text)
     with open(os.path.join(OUT, "obs_state_keys.txt"), "w") as f:
         for cls in (O.MinMaxObserver, O.MovingAverageMinMaxObserver, O.PerChannelMinMaxObserver,
-                    O.MovingAveragePerChannelMinMaxObserver, O.HistogramObserver, O.PlaceholderObserver):
+                    O.MovingAveragePerChannelMinMaxObserver, O.HistogramObserver, O.PlaceholderObserver, F.FakeQuantize):
             f.write("%s %s\n" % (cls.__name__, ",".join(cls().state_dict().keys())))
 
 
