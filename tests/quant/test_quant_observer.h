@@ -23,6 +23,18 @@ static void qobs_check(const ct_tensor *t, const char *fixture, double tol, cons
                 ct_numel(t) == ct_numel(e) ? "mismatch" : "numel differs", bad, gv, ev);
 }
 
+/* small tensors without compound literals (the file also compiles as C++) */
+static ct_tensor *qobs_f32(const float *d, int64_t n) { return ct_from_data_n(d, CT_FLOAT32, 1, &n); }
+static ct_tensor *qobs_zeros(ct_dtype dt, int64_t a, int64_t b) {
+    int64_t sh[2] = {a, b};
+    return ct_zeros_n(dt, b < 0 ? 1 : 2, sh);
+}
+static ct_tensor *qobs_full(ct_dtype dt, int64_t n, double v) { return ct_full_n(dt, 1, &n, v); }
+#define QOBS_VALUES(t, n, ...)                       \
+    do {                                             \
+        const double qobs_e[] = {__VA_ARGS__};       \
+        CHECK_VALUES(t, qobs_e, n, 0);               \
+    } while (0)
 static ct_status ct_bw1(ct_tensor *y, ct_tensor *g) {
     ct_tensor *r[1] = {y}, *go[1] = {g};
     return ct_backward_ex(1, r, go, NULL);
@@ -53,8 +65,8 @@ TEST(test_fq_per_tensor) {
     qobs_check(ct_grad(xd), "obs_fq_ptd_gx", 0, "fake_quantize_per_tensor_affine float64 grad");
     /* exact small cases: ties to even, clamping */
     float xs[] = {0.25f, 0.75f, -0.25f, 1.25f, 100.f, -100.f};
-    ct_tensor *t = ct_from_data_n(xs, CT_FLOAT32, 1, (int64_t[]){6});
-    CHECK_VALUES(ct_fake_quantize_per_tensor_affine(t, 0.5, 0, -4, 4), ((double[]){0, 1, 0, 1, 2, -2}), 6, 0);
+    ct_tensor *t = qobs_f32(xs, 6);
+    QOBS_VALUES(ct_fake_quantize_per_tensor_affine(t, 0.5, 0, -4, 4), 6, 0, 1, 0, 1, 2, -2);
 }
 TEST(test_fq_per_channel) {
     ct_tensor *x = qfix("obs_fq_pc_x"), *g = qfix("obs_fq_pc_g");
@@ -78,32 +90,32 @@ TEST(test_fq_per_channel) {
     }
 }
 TEST(test_fq_errors) {
-    ct_tensor *x = ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){3, 4});
+    ct_tensor *x = qobs_zeros(CT_FLOAT32, 3, 4);
     CHECK_ERR(ct_fake_quantize_per_tensor_affine(x, 0.1, 0, 10, 5), CT_ERR_ARG, "`quant_min` should be less than or equal to `quant_max`");
     CHECK_ERR(ct_fake_quantize_per_tensor_affine(x, 0.1, 300, 0, 255), CT_ERR_ARG, "`zero_point` must be between `quant_min` and `quant_max`");
-    CHECK_ERR(ct_fake_quantize_per_tensor_affine(ct_zeros_n(CT_INT64, 1, (int64_t[]){3}), 0.1, 0, 0, 255), CT_ERR_DTYPE,
+    CHECK_ERR(ct_fake_quantize_per_tensor_affine(qobs_zeros(CT_INT64, 3, -1), 0.1, 0, 0, 255), CT_ERR_DTYPE,
               "fake_quantize_per_tensor_affine: expected a float32 or float64 input, got");
-    ct_tensor *s = ct_full_n(CT_FLOAT32, 1, (int64_t[]){3}, 0.1), *z = ct_zeros_n(CT_INT32, 1, (int64_t[]){3});
+    ct_tensor *s = qobs_full(CT_FLOAT32, 3, 0.1), *z = qobs_zeros(CT_INT32, 3, -1);
     CHECK(ct_fake_quantize_per_channel_affine(x, s, z, 0, 0, 255) != NULL);
     CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, z, 1, 0, 255), CT_ERR_SHAPE, "not consistent with input tensor");
     CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, z, 2, 0, 255), CT_ERR_ARG, "`axis` must be between 0 and number of dimensions");
     CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, z, 0, 5, 1), CT_ERR_ARG, "`quant_min` should be less than or equal");
-    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, ct_full_n(CT_INT32, 1, (int64_t[]){3}, -1), 0, 0, 255), CT_ERR_ARG,
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, qobs_full(CT_INT32, 3, -1), 0, 0, 255), CT_ERR_ARG,
               "`zero_point` must be between `quant_min` and `quant_max` (channel 0 has -1");
-    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, ct_zeros_n(CT_INT32, 1, (int64_t[]){3}), z, 0, 0, 255), CT_ERR_DTYPE, "Scale must be Float");
-    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, ct_zeros_n(CT_FLOAT32, 1, (int64_t[]){3}), 0, 0, 255), CT_ERR_DTYPE,
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, qobs_zeros(CT_INT32, 3, -1), z, 0, 0, 255), CT_ERR_DTYPE, "Scale must be Float");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, qobs_zeros(CT_FLOAT32, 3, -1), 0, 0, 255), CT_ERR_DTYPE,
               "Zero-point must be Int32 or Int64");
-    CHECK_ERR(ct_fake_quantize_per_channel_affine(ct_zeros_n(CT_UINT8, 2, (int64_t[]){3, 4}), s, z, 0, 0, 255), CT_ERR_DTYPE,
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(qobs_zeros(CT_UINT8, 3, 4), s, z, 0, 0, 255), CT_ERR_DTYPE,
               "expected a float32 or float64 input");
 }
 /* the straight-through rule is an op rule: second-order use (create_graph) and a
    chain through other ops work as for any op */
 TEST(test_fq_grad_chain) {
     float xs[] = {0.2f, 0.7f, 3.0f, -3.0f};
-    ct_tensor *x = ct_requires_grad(ct_from_data_n(xs, CT_FLOAT32, 1, (int64_t[]){4}));
-    ct_tensor *y = ct_sum(ct_mul(ct_fake_quantize_per_tensor_affine(x, 0.25, 0, -8, 8), ct_full_n(CT_FLOAT32, 1, (int64_t[]){4}, 3.0)));
+    ct_tensor *x = ct_requires_grad(qobs_f32(xs, 4));
+    ct_tensor *y = ct_sum(ct_mul(ct_fake_quantize_per_tensor_affine(x, 0.25, 0, -8, 8), qobs_full(CT_FLOAT32, 4, 3.0)));
     CHECK(ct_backward(y) == CT_OK);
-    CHECK_VALUES(ct_grad(x), ((double[]){3, 3, 0, 0}), 4, 0);
+    QOBS_VALUES(ct_grad(x), 4, 3, 3, 0, 0);
 }
 
 /* ---- observers: the cases of quant_fixtures_observer.py's CASES, same order ---- */
@@ -306,7 +318,8 @@ TEST(test_observer_state_dict) {
     ct_module_free(a);
     ct_module_free(b);
     /* observers live in models: a Sequential's state dict names them */
-    ct_module *seq = ct_nn_sequential_n(2, (ct_module *[]){ct_nn_linear(4, 3), ct_minmax_observer(NULL)});
+    ct_module *mods[2] = {ct_nn_linear(4, 3), ct_minmax_observer(NULL)};
+    ct_module *seq = ct_nn_sequential_n(2, mods);
     char keys[400];
     qobs_keys(seq, keys, sizeof keys);
     CHECK_STR(keys, "0.weight,0.bias,1.eps,1.min_val,1.max_val");
@@ -319,15 +332,15 @@ TEST(test_observer_misc) {
         ct_module *o = ct_observer_new((ct_observer_kind)k, NULL);
         ct_tensor *s = NULL, *z = NULL;
         CHECK_EQ_INT(ct_observer_calculate_qparams(o, &s, &z), 1);   /* PyTorch warns, returns [1.0], [0] */
-        CHECK_VALUES(s, ((double[]){1.0}), 1, 0);
-        CHECK_VALUES(z, ((double[]){0.0}), 1, 0);
-        CHECK(ct_forward(o, ct_zeros_n(CT_FLOAT32, 1, (int64_t[]){0})) != NULL);   /* empty input: nothing recorded */
+        QOBS_VALUES(s, 1, 1.0);
+        QOBS_VALUES(z, 1, 0.0);
+        CHECK(ct_forward(o, qobs_zeros(CT_FLOAT32, 0, -1)) != NULL);   /* empty input: nothing recorded */
         CHECK_EQ_INT(ct_observer_calculate_qparams(o, &s, &z), 1);
         ct_module_free(o);
     }
     ct_module *o = ct_minmax_observer(NULL);
     float xs[] = {-1.0f, 2.0f, 0.5f};
-    ct_tensor *x = ct_from_data_n(xs, CT_FLOAT32, 1, (int64_t[]){3});
+    ct_tensor *x = qobs_f32(xs, 3);
     double s = 0;
     int64_t z = -1, qmin = 0, qmax = 0;
     CHECK(ct_forward(o, x) == x);
@@ -341,12 +354,12 @@ TEST(test_observer_misc) {
     CHECK_EQ_INT(ct_observer_calculate_qparams_per_tensor(o, &s, &z), 1);
     /* integer and float64 inputs are read as float32 */
     CHECK(ct_forward(o, ct_to(x, CT_FLOAT64)) != NULL && ct_forward(o, ct_to(x, CT_INT32)) != NULL);
-    CHECK_VALUES(ct_module_get(o, "min_val"), ((double[]){-1.0}), 1, 0);
+    QOBS_VALUES(ct_module_get(o, "min_val"), 1, -1.0);
     ct_module_free(o);
     ct_module *pc = ct_per_channel_minmax_observer(NULL);
-    CHECK(ct_forward(pc, ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){3, 2})) != NULL);
+    CHECK(ct_forward(pc, qobs_zeros(CT_FLOAT32, 3, 2)) != NULL);
     CHECK_EQ_INT(ct_numel(ct_module_get(pc, "min_val")), 3);
-    CHECK_ERR(ct_forward(pc, ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){4, 2})), CT_ERR_SHAPE, "the input has 4 channels along ch_axis 0, the observer has seen 3");
+    CHECK_ERR(ct_forward(pc, qobs_zeros(CT_FLOAT32, 4, 2)), CT_ERR_SHAPE, "the input has 4 channels along ch_axis 0, the observer has seen 3");
     CHECK_ERR(ct_observer_calculate_qparams_per_tensor(pc, &s, &z) >= 0, CT_ERR_ARG, "a per-channel observer has one scale per channel");
     CHECK(ct_observer_reset_min_max_vals(pc) == CT_OK);
     CHECK_EQ_INT(ct_numel(ct_module_get(pc, "min_val")), 0);
@@ -395,11 +408,11 @@ TEST(test_observer_errors) {
     memset(&o, 0, sizeof o);
     o.ch_axis = 3;
     ct_module *pc = ct_per_channel_minmax_observer(&o);
-    CHECK_ERR(ct_forward(pc, ct_zeros_n(CT_FLOAT32, 2, (int64_t[]){3, 2})), CT_ERR_INDEX, "ch_axis 3 is out of range for a 2-D input");
+    CHECK_ERR(ct_forward(pc, qobs_zeros(CT_FLOAT32, 3, 2)), CT_ERR_INDEX, "ch_axis 3 is out of range for a 2-D input");
     ct_module_free(pc);
     ct_module *mm = ct_minmax_observer(NULL);
     float bad[] = {1.0f, NAN};
-    CHECK(ct_forward(mm, ct_from_data_n(bad, CT_FLOAT32, 1, (int64_t[]){2})) != NULL);
+    CHECK(ct_forward(mm, qobs_f32(bad, 2)) != NULL);
     ct_tensor *s = NULL, *z = NULL;
     CHECK_ERR(ct_observer_calculate_qparams(mm, &s, &z) >= 0, CT_ERR_STATE, "should be less than max");
     ct_module_free(mm);
