@@ -1052,15 +1052,43 @@ static float *ct__obs_resize(ct_module *m, int idx, int64_t n) {
 /* NaN-propagating min / max (torch.min / torch.max of two tensors). */
 CT__INLINE float ct__obs_min(float a, float b) { return a != a || b != b ? NAN : a < b ? a : b; }
 CT__INLINE float ct__obs_max(float a, float b) { return a != a || b != b ? NAN : a > b ? a : b; }
+/* min / max of x[0..n) folded into *lo / *hi (NaN: *nan set); 32 independent lanes,
+   so that the compiler keeps them in vector registers without a dependency chain. */
+#define CT__OBS_LANES 32
+static void ct__obs_fold(const float *x, int64_t n, float *lo_io, float *hi_io, int *nan_io) {
+    float lo[CT__OBS_LANES], hi[CT__OBS_LANES];
+    int nan = 0;
+    for (int l = 0; l < CT__OBS_LANES; l++) {
+        lo[l] = *lo_io;
+        hi[l] = *hi_io;
+    }
+    int64_t i = 0;
+    for (; i + CT__OBS_LANES <= n; i += CT__OBS_LANES) {
+        int bad = 0;
+        for (int l = 0; l < CT__OBS_LANES; l++) {
+            float v = x[i + l];
+            bad |= v != v;
+            lo[l] = v < lo[l] ? v : lo[l];
+            hi[l] = v > hi[l] ? v : hi[l];
+        }
+        nan |= bad;
+    }
+    for (; i < n; i++) {
+        float v = x[i];
+        nan |= v != v;
+        lo[0] = v < lo[0] ? v : lo[0];
+        hi[0] = v > hi[0] ? v : hi[0];
+    }
+    for (int l = 0; l < CT__OBS_LANES; l++) {
+        *lo_io = lo[l] < *lo_io ? lo[l] : *lo_io;
+        *hi_io = hi[l] > *hi_io ? hi[l] : *hi_io;
+    }
+    *nan_io |= nan;
+}
 static void ct__obs_aminmax(const float *x, int64_t n, float *mn, float *mx) {
     float lo = INFINITY, hi = -INFINITY;
     int nan = 0;
-    for (int64_t i = 0; i < n; i++) {
-        float v = x[i];
-        nan |= v != v;
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
+    ct__obs_fold(x, n, &lo, &hi, &nan);
     *mn = nan ? NAN : lo;
     *mx = nan ? NAN : hi;
 }
@@ -1236,12 +1264,9 @@ static ct_tensor *ct__obs_forward(ct_module *m, int nin, ct_tensor *const *in) {
             if (!nan) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", who);
             else {
                 for (int64_t k = 0; k < C; k++) { cmn[k] = INFINITY; cmx[k] = -INFINITY; nan[k] = 0; }
-                for (int64_t e = 0; e < n; e++) {
+                for (int64_t e = 0; inner > 0 && e < n; e += inner) {   /* runs of `inner` elements per channel */
                     int64_t k = (e / inner) % C;
-                    float v = xp[e];
-                    nan[k] |= v != v;
-                    cmn[k] = v < cmn[k] ? v : cmn[k];
-                    cmx[k] = v > cmx[k] ? v : cmx[k];
+                    ct__obs_fold(xp + e, inner, &cmn[k], &cmx[k], &nan[k]);
                 }
                 for (int64_t k = 0; k < C; k++)
                     if (nan[k]) cmn[k] = cmx[k] = NAN;
