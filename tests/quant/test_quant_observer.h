@@ -419,12 +419,42 @@ TEST(test_observer_errors) {
     CHECK_ERR(ct_observer_factory_make(NULL), CT_ERR_ARG, "make is NULL");
 }
 
+/* 40 HistogramObservers with random settings and ranges, 3 calls each (obs_sweep_*) */
+TEST(test_histogram_sweep) {
+    ct_tensor *xs = qfix("obs_sweep_x"), *ps = qfix("obs_sweep_params"), *outs = qfix("obs_sweep_out");
+    if (!xs || !ps || !outs) return;
+    const double *p = (const double *)ct_data_ptr(ps), *o = (const double *)ct_data_ptr(outs);
+    int bad = 0;
+    for (int k = 0; k < 40; k++) {
+        ct_observer_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.bins = (int64_t)p[6 * k];
+        opt.upsample_rate = (int64_t)p[6 * k + 1];
+        opt.dtype = p[6 * k + 2] != 0 ? CT_QINT8 : CT_QUINT8;
+        opt.reduce_range = p[6 * k + 3] != 0;
+        opt.qscheme = p[6 * k + 4] != 0 ? CT_PER_TENSOR_SYMMETRIC : CT_PER_TENSOR_AFFINE;
+        ct_module *obs = ct_histogram_observer(&opt);
+        for (int c = 0; c < 3; c++) ct_forward(obs, ct_select(ct_select(xs, 0, k), 0, c));
+        double sc = 0;
+        int64_t zp = 0;
+        int rc = ct_observer_calculate_qparams_per_tensor(obs, &sc, &zp);
+        double mn = ct_item(ct_module_get(obs, "min_val")), mx = ct_item(ct_module_get(obs, "max_val"));
+        int ok = rc == 0 && sc == o[4 * k] && (double)zp == o[4 * k + 1] && mn == o[4 * k + 2] && mx == o[4 * k + 3];
+        CT_T_REPORT(ok, "sweep case %d: scale %.9g zp %lld min %.9g max %.9g, PyTorch %.9g %g %.9g %.9g (%s)", k, sc, (long long)zp, mn, mx,
+                    o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3], ct_last_error());
+        bad += !ok;
+        ct_module_free(obs);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 static void run_quant_observer_tests(void) {
     RUN(test_fq_per_tensor);
     RUN(test_fq_per_channel);
     RUN(test_fq_errors);
     RUN(test_fq_grad_chain);
     RUN(test_observers_vs_pytorch);
+    RUN(test_histogram_sweep);
     RUN(test_fake_quantize_module);
     RUN(test_observer_state_dict);
     RUN(test_observer_misc);

@@ -183,11 +183,50 @@ def observer_fixtures(g):
             f.write("%s %s\n" % (cls.__name__, ",".join(cls().state_dict().keys())))
 
 
+def histogram_sweep():
+    """40 HistogramObservers, 3 calls of 200 values each, settings and scales drawn at
+    random: obs_sweep_x [40, 3, 200], obs_sweep_params [40, 6] (bins, upsample_rate,
+    qint8, reduce_range, symmetric, unused), obs_sweep_out [40, 4] (scale, zero_point,
+    min_val, max_val)."""
+    g = torch.Generator().manual_seed(99)
+    xs, params, outs = [], [], []
+    for k in range(40):
+        bins = [2048, 512, 100, 2048][k % 4]
+        up = [128, 16][k % 2]
+        qint8 = int(torch.randint(0, 2, (1,), generator=g))
+        rr = int(torch.randint(0, 2, (1,), generator=g))
+        sym = int(torch.randint(0, 3, (1,), generator=g) == 0)
+        kw = {"bins": bins, "upsample_rate": up, "dtype": torch.qint8 if qint8 else torch.quint8, "reduce_range": bool(rr),
+              "qscheme": torch.per_tensor_symmetric if sym else torch.per_tensor_affine}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obs = O.HistogramObserver(**kw)
+        calls = []
+        for c in range(3):
+            scale = float(10 ** (torch.rand(1, generator=g) * 4 - 2))
+            off = float(torch.randn(1, generator=g)) * scale
+            x = torch.randn(200, generator=g) * scale + off
+            if k % 5 == 0:
+                x = x.abs()
+            if k % 7 == 0 and c == 2:
+                x = x * 0.01
+            calls.append(x)
+            obs(x)
+        scale, zp = obs.calculate_qparams()
+        xs.append(torch.stack(calls))
+        params.append([bins, up, qint8, rr, sym, 0])
+        outs.append([float(scale), float(zp), float(obs.min_val), float(obs.max_val)])
+    save("sweep_x", torch.stack(xs))
+    save("sweep_params", np.array(params, dtype=np.float64))
+    save("sweep_out", np.array(outs, dtype=np.float64))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     g = torch.Generator().manual_seed(12)
     fake_quant_fixtures(g)
     observer_fixtures(g)
+    histogram_sweep()
 
 
 if __name__ == "__main__":
