@@ -207,6 +207,11 @@ CTENSOR_API int ct_fake_quantize_enable_fake_quant(ct_module *m, int enabled);
 CTENSOR_API int ct_fake_quantize_enable_observer(ct_module *m, int enabled);
 /* fake_quant.calculate_qparams(): its observer's (see ct_observer_calculate_qparams). */
 CTENSOR_API int ct_fake_quant_module_calculate_qparams(ct_module *fq, ct_tensor **scale, ct_tensor **zero_point);
+/* model.load_state_dict(sd, strict) for models with observers and FakeQuantize
+   modules: their per-channel statistics (min_val, max_val) and qparams (scale,
+   zero_point) first take the checkpoint's shapes, as PyTorch's _load_from_state_dict
+   does (a fresh per-channel observer has empty ones); then ct_module_load_state_dict. */
+CTENSOR_API ct_status ct_quant_load_state_dict(ct_module *m, const ct_state_dict *sd, int strict);
 
 /* ---- QConfig (torch.ao.quantization.QConfig) ----
    How to observe activations and weights: for each, a constructor and its
@@ -1843,6 +1848,47 @@ CTENSOR_API ct_qconfig ct_qat_qconfig_default_x86(void) {
 CTENSOR_API ct_qconfig ct_qat_qconfig_default_arm(void) {
     return ct__qc(ct__qc_factory(ct_fake_quantize, CT_MOVING_AVERAGE_MINMAX_OBSERVER, CT_QUINT8, CT_PER_TENSOR_AFFINE, 0, 0, 255),
                   ct__qc_factory(ct_fake_quantize, CT_MOVING_AVERAGE_MINMAX_OBSERVER, CT_QINT8, CT_PER_TENSOR_SYMMETRIC, 0, -128, 127));
+}
+/* ---- loading state dicts: per-channel statistics take the checkpoint's shapes ----
+   PyTorch's observers and FakeQuantize resize these buffers in _load_from_state_dict
+   (a fresh per-channel observer holds empty ones); ctensor's loader refuses shape
+   mismatches, so they are resized first. */
+static void ct__q_resize_for_load(ct_module *m, const char *prefix, const ct_state_dict *sd) {
+    static const char *const names[] = {"min_val", "max_val", "scale", "zero_point"};
+    ct_observer_kind kind;
+    int resizable = ct_is_fake_quantize(m) ||
+                    (ct_is_observer(m, &kind) && (kind == CT_PER_CHANNEL_MINMAX_OBSERVER || kind == CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER));
+    char key[512];
+    for (int b = 0; resizable && b < m->nbuffers; b++) {
+        int which = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(m->buffers[b].name, names[k])) which = k;
+        ct_tensor *cur = m->buffers[b].tensor;
+        if (which < 0 || !cur || cur->ndim != 1) continue;
+        snprintf(key, sizeof key, "%s%s", prefix, m->buffers[b].name);
+        for (int j = 0; j < sd->n; j++) {
+            const ct_tensor *src = sd->items[j].tensor;
+            if (!sd->items[j].name || strcmp(sd->items[j].name, key) || !src || src->ndim != 1 || src->shape[0] == cur->shape[0]) continue;
+            ct_tensor *t = ct__alloc(cur->dtype, 1, src->shape, NULL, cur->device);
+            if (!t) return;
+            memset(ct__ptr(t), 0, (size_t)src->shape[0] * ct__dt[cur->dtype].size);
+            ct_release(cur);
+            m->buffers[b].tensor = t;
+            break;
+        }
+    }
+    for (int c = 0; c < m->nchildren; c++) {
+        snprintf(key, sizeof key, "%s%s.", prefix, m->children[c].name);
+        ct__q_resize_for_load(m->children[c].module, key, sd);
+    }
+}
+CTENSOR_API ct_status ct_quant_load_state_dict(ct_module *m, const ct_state_dict *sd, int strict) {
+    if (!m || !sd) {
+        ct_set_error(CT_ERR_ARG, "load_state_dict: module or state dict is NULL");
+        return CT_ERR_ARG;
+    }
+    ct__q_resize_for_load(m, "", sd);
+    return ct_module_load_state_dict(m, sd, strict);
 }
 static void ct__q_fake_backends(void) {}
 

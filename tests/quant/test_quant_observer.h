@@ -317,6 +317,24 @@ TEST(test_observer_state_dict) {
     CHECK(s1 == s2 && z1 == z2 && s1 > 0);
     ct_module_free(a);
     ct_module_free(b);
+    /* per-channel state (observer and FakeQuantize) into fresh modules: shapes follow the checkpoint */
+    ct_observer_options po;
+    memset(&po, 0, sizeof po);
+    po.dtype = CT_QINT8;
+    po.qscheme = CT_PER_CHANNEL_SYMMETRIC;
+    ct_module *fa = ct_fake_quantize(CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, &po),
+              *fb = ct_fake_quantize(CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, &po);
+    ct_forward(fa, qfix("obs_in_three_x0"));
+    CHECK(ct_module_state_dict(fa, &sd) == CT_OK);
+    CHECK_ERR(ct_module_load_state_dict(fb, &sd, 1) == CT_OK, CT_ERR_SHAPE, "size mismatch for scale");
+    CHECK(ct_quant_load_state_dict(fb, &sd, 1) == CT_OK);
+    ct_state_dict_free(&sd);
+    ct_tensor *ta = NULL, *za = NULL, *tb = NULL, *zb = NULL;
+    CHECK(ct_fake_quant_module_calculate_qparams(fa, &ta, &za) == 0 && ct_fake_quant_module_calculate_qparams(fb, &tb, &zb) == 0);
+    CHECK(ta && tb && ct_numel(tb) == 3 && ct_item(ct_max(ct_abs(ct_sub(ta, tb)))) == 0);
+    CHECK_EQ_INT(ct_numel(ct_module_get(fb, "scale")), 3);
+    ct_module_free(fa);
+    ct_module_free(fb);
     /* observers live in models: a Sequential's state dict names them */
     ct_module *mods[2] = {ct_nn_linear(4, 3), ct_minmax_observer(NULL)};
     ct_module *seq = ct_nn_sequential_n(2, mods);
