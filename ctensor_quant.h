@@ -935,6 +935,65 @@ static void ct__qg_tile_neon(const uint8_t *a, int64_t lda, int mr, const int8_t
 }
 #endif
 
+/* clamp(nearbyint(v * inv) + zp, lo, 255) as uint8, branch-free so that loops of it
+   vectorize: the product is clamped to +-1024 first (beyond, the result is an end of
+   the range anyway), where adding and subtracting 1.5 * 2^23 rounds to nearest even
+   exactly as nearbyintf does; NaN gives lo (PyTorch's cast gives the low end too). */
+CT__INLINE uint8_t ct__qg_requant(float v, float inv, float zp, float lo) {
+    float t = v * inv;
+    t = t > -1024.f ? t : -1024.f;
+    t = t < 1024.f ? t : 1024.f;
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+    t = nearbyintf(t) + zp;   /* wider evaluation (x87) would defeat the addition trick */
+#else
+    t = (t + 12582912.f) - 12582912.f + zp;
+#endif
+    t = t > lo ? t : lo;
+    t = t < 255.f ? t : 255.f;
+    return (uint8_t)(int32_t)t;
+}
+/* x's min and max (the dynamic activation range), in 16 lanes so that it vectorizes;
+   NaNs are skipped unless every value is one */
+#ifdef CT__QG_X86
+CT__QG_AVX2_FN static int64_t ct__qg_minmax_avx2(const float *x, int64_t n, float *mn, float *mx) {
+    __m256 a0 = _mm256_set1_ps(x[0]), a1 = a0, b0 = a0, b1 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        a0 = _mm256_min_ps(v0, a0);   /* a NaN in v keeps the running value, as the scalar loop */
+        a1 = _mm256_min_ps(v1, a1);
+        b0 = _mm256_max_ps(v0, b0);
+        b1 = _mm256_max_ps(v1, b1);
+    }
+    _mm256_storeu_ps(mn, _mm256_min_ps(a0, a1));
+    _mm256_storeu_ps(mx, _mm256_max_ps(b0, b1));
+    return i;
+}
+#endif
+static void ct__qg_minmax(const float *x, int64_t n, float *mn_out, float *mx_out) {
+    float mn[16], mx[16];
+    int64_t i = 0;
+    for (int l = 0; l < 16; l++) mn[l] = mx[l] = n ? x[0] : 0.f;
+#ifdef CT__QG_X86
+    if (n >= 16 && __builtin_cpu_supports("avx2")) i = ct__qg_minmax_avx2(x, n, mn, mx);
+#endif
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; l++) {
+            mn[l] = x[i + l] < mn[l] ? x[i + l] : mn[l];
+            mx[l] = x[i + l] > mx[l] ? x[i + l] : mx[l];
+        }
+    for (; i < n; i++) {
+        mn[0] = x[i] < mn[0] ? x[i] : mn[0];
+        mx[0] = x[i] > mx[0] ? x[i] : mx[0];
+    }
+    for (int l = 1; l < 16; l++) {
+        mn[0] = mn[l] < mn[0] ? mn[l] : mn[0];
+        mx[0] = mx[l] > mx[0] ? mx[l] : mx[0];
+    }
+    *mn_out = mn[0];
+    *mx_out = mx[0];
+}
+
 /* ---- the GEMM driver: tiles of MR rows x one panel, spread over threads ---- */
 enum { CT__QG_OUT_S32 = 0, CT__QG_OUT_F32 = 1, CT__QG_OUT_U8 = 2 };
 typedef struct ct__qg_job {
@@ -976,25 +1035,33 @@ static void ct__qg_run(void *ctx, int64_t lo, int64_t hi) {
 #endif
         default: ct__qg_tile_c(a, j->lda, mr, p, j->K, acc); break;
         }
+        if (j->out == CT__QG_OUT_S32) {
+            for (int r = 0; r < mr; r++)
+                memcpy((int32_t *)j->c + (m0 + r) * j->ldc + n0, acc + r * CT__QG_NP, (size_t)nr * sizeof(int32_t));
+            continue;
+        }
+        /* per column of the tile: the multiplier and the correction of the activation's zero point */
+        float mult[CT__QG_NP];
+        uint32_t corr[CT__QG_NP], wz[CT__QG_NP];
+        for (int64_t i = 0; i < nr; i++) {
+            int64_t n = n0 + i, ch = j->per_channel ? n : 0;
+            mult[i] = j->a_scale * j->wscale[ch];
+            wz[i] = (uint32_t)j->wzp[ch];
+            corr[i] = (uint32_t)j->a_zp * (uint32_t)j->colsum[n] - (uint32_t)j->K * (uint32_t)j->a_zp * wz[i];
+        }
         for (int r = 0; r < mr; r++) {
             const int32_t *ar = acc + r * CT__QG_NP;
             int64_t m = m0 + r;
-            if (j->out == CT__QG_OUT_S32) {
-                memcpy((int32_t *)j->c + m * j->ldc + n0, ar, (size_t)nr * sizeof(int32_t));
-                continue;
-            }
-            int64_t rs = j->rowsum ? j->rowsum[m] : 0;
-            for (int64_t i = 0; i < nr; i++) {
-                int64_t n = n0 + i, ch = j->per_channel ? n : 0;
-                int64_t wz = j->wzp[ch];
-                int32_t v = (int32_t)((int64_t)ar[i] - (int64_t)j->a_zp * j->colsum[n] - wz * rs + j->K * (int64_t)j->a_zp * wz);
-                float y = (float)v * (j->a_scale * j->wscale[ch]) + j->bias[n];
-                if (j->out == CT__QG_OUT_F32) ((float *)j->c)[m * j->ldc + n] = y;
-                else {
-                    float q = nearbyintf(y * j->inv_out_scale) + (float)j->out_zp;
-                    q = q < (float)j->qlo ? (float)j->qlo : q > 255.f ? 255.f : q;   /* NaN stays NaN: */
-                    ((uint8_t *)j->c)[m * j->ldc + n] = (uint8_t)(q == q ? q : (float)j->qlo);
-                }
+            uint32_t rs = j->rowsum ? (uint32_t)j->rowsum[m] : 0u;
+            const float *bias = j->bias + n0;
+            if (j->out == CT__QG_OUT_F32) {
+                float *y = (float *)j->c + m * j->ldc + n0;
+                for (int64_t i = 0; i < nr; i++) y[i] = (float)(int32_t)((uint32_t)ar[i] - corr[i] - wz[i] * rs) * mult[i] + bias[i];
+            } else {
+                uint8_t *y = (uint8_t *)j->c + m * j->ldc + n0;
+                for (int64_t i = 0; i < nr; i++)
+                    y[i] = ct__qg_requant((float)(int32_t)((uint32_t)ar[i] - corr[i] - wz[i] * rs) * mult[i] + bias[i],
+                                          j->inv_out_scale, (float)j->out_zp, (float)j->qlo);
             }
         }
     }
@@ -1202,12 +1269,8 @@ static int ct__qg_k_linear(ct__call *c) {
         /* quantize x per call (PyTorch's fbgemm linear_dynamic: its min and max, ChooseQuantizationParams to quint8) */
         const float *xf = (const float *)ct__ptr(x);
         int64_t n = ct_numel(x);
-        float mn = 0.f, mx = 0.f;
-        if (n > 0) mn = mx = xf[0];
-        for (int64_t i = 1; i < n; i++) {
-            mn = xf[i] < mn ? xf[i] : mn;
-            mx = xf[i] > mx ? xf[i] : mx;
-        }
+        float mn, mx;
+        ct__qg_minmax(xf, n, &mn, &mx);
         double sc;
         int64_t zp;
         if (ct_q_choose_qparams(mn, mx, 0, 255, 0, (c->a->flags & 1) != 0, &sc, &zp)) {
@@ -1220,7 +1283,7 @@ static int ct__qg_k_linear(ct__call *c) {
             return ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
         }
         float inv = 1.0f / (float)sc;
-        for (int64_t i = 0; i < n; i++) abuf[i] = (uint8_t)ct__q_round(xf[i], inv, zp, 0, 255);
+        for (int64_t i = 0; i < n; i++) abuf[i] = ct__qg_requant(xf[i], inv, (float)zp, 0.f);   /* = ct__q_round */
         j.a = abuf;
         j.a_scale = (float)sc;
         j.a_zp = (int32_t)zp;
