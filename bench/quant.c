@@ -1,0 +1,88 @@
+/* quant: int8 inference through ctensor_quant.h beside its float32 twin.
+     linear_dyn_1024_b{1,32}_t{1,2}_int8       a dynamic quantized Linear 1024 -> 1024
+                                               (ct_nnq_dynamic_linear, per-tensor qint8
+                                               weight, reduce_range as PyTorch on x86):
+                                               the input quantized per call, int8 GEMM,
+                                               float32 output
+     mlp_dyn_1024_4096_1024_b{1,32}_t{1,2}_int8  Linear 1024 -> 4096, ReLU, Linear 4096 ->
+                                               1024, both dynamic quantized
+     linear_f32_1024_b*, mlp_f32_1024_4096_1024_b*  the same on ctensor's float32 Linear
+                                               (ct_linear: CBLAS here), no grad
+     quantize_per_tensor_1M_t{1,2}             torch.quantize_per_tensor on 1M float32s to quint8
+   PyTorch twin: bench/torch/quant.py, which times the dynamic cases on each of its
+   quantized engines (suffix _qnnpack, _onednn: ..._{int8,qnnpack,onednn} is one group
+   whose fastest case the targets compare) and the float32 ones with torch.no_grad().
+   Targets (issue 12): the int8 Linear and MLP faster than PyTorch's best engine; the
+   int8 Linear at batch 32 at least 2x ctensor's float32 Linear. */
+#include "bench.h"
+#define CTENSOR_IMPLEMENTATION
+#include "ctensor.h"
+#include "ctensor_nn.h"
+#include "ctensor_quant.h"
+
+typedef struct {
+    ct_module *l1, *l2;          /* l2 NULL: one Linear */
+    ct_tensor *x;
+} net_case;
+static ct_tensor *volatile sink;
+
+static void run_net(void *u) {
+    net_case *c = (net_case *)u;
+    CT_SCOPE {
+        ct_tensor *y = ct_forward(c->l1, c->x);
+        if (c->l2) y = ct_forward(c->l2, ct_relu(y));
+        sink = y;
+    }
+}
+typedef struct { ct_tensor *x; } q_case;
+static void run_quantize(void *u) {
+    q_case *c = (q_case *)u;
+    CT_SCOPE { sink = ct_quantize_per_tensor(c->x, 0.02, 120, CT_QUINT8); }
+}
+
+int main(void) {
+    bench_begin("quant (ctensor_quant.h int8 GEMM, dynamic quantized Linear)");
+    ct_set_grad_enabled(0);
+    ct_manual_seed(0);
+    ct_module *f1 = ct_nn_linear(1024, 1024), *f2a = ct_nn_linear(1024, 4096), *f2b = ct_nn_linear(4096, 1024);
+    ct_module *q1 = ct_nnq_dynamic_linear(f1, 0, 1), *q2a = ct_nnq_dynamic_linear(f2a, 0, 1), *q2b = ct_nnq_dynamic_linear(f2b, 0, 1);
+    if (!q1 || !q2a || !q2b) {
+        fprintf(stderr, "quant: %s\n", ct_last_error());
+        return 1;
+    }
+    printf("# int8 GEMM path: %s\n", ct_q_gemm_path_name(ct_q_gemm_path_used()));
+    for (int t = 1; t <= 2; t++) {
+        bench_set_threads(t);
+        for (int bi = 0; bi < 2; bi++) {
+            int b = bi ? 32 : 1;
+            char name[96], params[96];
+            ct_tensor *x = ct_retain(ct_randn(CT_FLOAT32, b, 1024));
+            net_case lin_q = {q1, NULL, x}, lin_f = {f1, NULL, x}, mlp_q = {q2a, q2b, x}, mlp_f = {f2a, f2b, x};
+            bench_opts o1 = {1, 0, 2.0 * b * 1024 * 1024, NULL}, o2 = {1, 0, 2.0 * 2 * b * 1024 * 4096, NULL};
+            snprintf(params, sizeof params, "batch=%d threads=%d", b, t);
+            snprintf(name, sizeof name, "linear_dyn_1024_b%d_t%d_int8", b, t);
+            bench_run_opts(name, params, run_net, &lin_q, &o1);
+            snprintf(name, sizeof name, "linear_f32_1024_b%d_t%d", b, t);
+            bench_run_opts(name, params, run_net, &lin_f, &o1);
+            snprintf(name, sizeof name, "mlp_dyn_1024_4096_1024_b%d_t%d_int8", b, t);
+            bench_run_opts(name, params, run_net, &mlp_q, &o2);
+            snprintf(name, sizeof name, "mlp_f32_1024_4096_1024_b%d_t%d", b, t);
+            bench_run_opts(name, params, run_net, &mlp_f, &o2);
+            ct_release(x);
+        }
+        char name[64], params[64];
+        q_case qc = {ct_retain(ct_randn(CT_FLOAT32, 1 << 20))};
+        bench_opts oq = {1, 5.0 * (1 << 20), 0, NULL};
+        snprintf(name, sizeof name, "quantize_per_tensor_1M_t%d", t);
+        snprintf(params, sizeof params, "1M float32 -> quint8, threads=%d", t);
+        bench_run_opts(name, params, run_quantize, &qc, &oq);
+        ct_release(qc.x);
+    }
+    ct_module_free(q1);
+    ct_module_free(q2a);
+    ct_module_free(q2b);
+    ct_module_free(f1);
+    ct_module_free(f2a);
+    ct_module_free(f2b);
+    return 0;
+}
