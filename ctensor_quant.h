@@ -1155,8 +1155,12 @@ static int ct__qo_meta_conv(ct__call *c) {
 }
 
 /* C[m][n] = sum_k A[m][k] B[n][k]: A uint8 (M x K, rows lda apart), B int8 (N x K, ldb),
-   C int32 (ldc). The conv's one inner product (an u8s8s32 GEMM with B transposed): the
-   place to route to an int8 GEMM kernel. */
+   C int32 (ldc); K a multiple of CT__QO_KB (operands zero-padded). The conv's one inner
+   product (an u8s8s32 GEMM with B transposed): the place to route to an int8 GEMM
+   kernel. The fixed-length inner loop is what lets gcc -O2 vectorize it (with AVX512-
+   VNNI it becomes vpdpbusd: about 60 GMAC/s on one core here, against 3 for the plain
+   loop); clang vectorizes it less well. */
+#define CT__QO_KB 64
 static void ct__qo_gemm_u8s8(int64_t M, int64_t N, int64_t K, const uint8_t *CT_RESTRICT A, int64_t lda,
                              const int8_t *CT_RESTRICT B, int64_t ldb, int32_t *CT_RESTRICT C, int64_t ldc) {
     for (int64_t m = 0; m < M; m++) {
@@ -1164,45 +1168,61 @@ static void ct__qo_gemm_u8s8(int64_t M, int64_t N, int64_t K, const uint8_t *CT_
         for (int64_t n = 0; n < N; n++) {
             const int8_t *br = B + n * ldb;
             int32_t s = 0;
-            for (int64_t k = 0; k < K; k++) s += (int32_t)ar[k] * (int32_t)br[k];
+            for (int64_t k = 0; k < K; k += CT__QO_KB) {
+                const uint8_t *a = ar + k;
+                const int8_t *b = br + k;
+                for (int t = 0; t < CT__QO_KB; t++) s += (int32_t)a[t] * (int32_t)b[t];
+            }
             C[m * ldc + n] = s;
         }
     }
 }
 typedef struct ct__qo_conv_job {
     const uint8_t *x;          /* NHWC */
-    const int8_t *w;           /* [O][kh][kw][Cg] */
+    const int8_t *w;           /* GEMM: [O][Kp] ((i, k, c) order, zero past K); depthwise: [kh * kw][O] */
     uint8_t *y;                /* NHWC */
     const float *bias;         /* [O] or NULL */
     const float *mult;         /* [O]: sx * sw[o] */
     const int32_t *wsum;       /* [O]: sum of w[o][.] */
     const int32_t *zw;         /* [O] */
     int any_zw, relu;
-    int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G, Cg, Og, K;
+    int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G, Cg, Og, K, Kp;
     int32_t zx;
     int64_t zo;
     float inv_so;
     int failed;
 } ct__qo_conv_job;
+/* y[o] from the int32 sum acc of x * w over output channel o's taps and sx = sum of x
+   over them: acc of (x - zx)(w - zw) = acc - zx sum(w) - zw sx + K zx zw, times sx sw[o],
+   plus the bias, requantized (PyTorch's conv output: zp + round(v / scale), relu at zp) */
+CT__INLINE uint8_t ct__qo_conv_out(const ct__qo_conv_job *j, int64_t o, int32_t acc, int32_t xs) {
+    int64_t a = (int64_t)acc - (int64_t)j->zx * j->wsum[o];
+    if (j->any_zw) a += -(int64_t)j->zw[o] * xs + j->K * (int64_t)j->zx * j->zw[o];
+    float v = (float)a * j->mult[o] + (j->bias ? j->bias[o] : 0.0f);
+    int64_t code = ct__q_round(v, j->inv_so, j->zo, 0, 255);
+    if (j->relu && code < j->zo) code = j->zo;
+    return (uint8_t)code;
+}
+/* rows [lo, hi) of the N * OH output rows: im2col of a row per group, then the GEMM */
 static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
-    const int64_t K = j->K, OW = j->OW, Og = j->Og, Cg = j->Cg;
-    uint8_t *col = (uint8_t *)CT_MALLOC((size_t)(OW * K > 0 ? OW * K : 1));
-    int32_t *acc = (int32_t *)CT_MALLOC((size_t)(OW * Og > 0 ? OW * Og : 1) * sizeof(int32_t));
-    int32_t *xsum = (int32_t *)CT_MALLOC((size_t)(OW > 0 ? OW : 1) * sizeof(int32_t));
+    const int64_t K = j->K, Kp = j->Kp, OW = j->OW, Og = j->Og, Cg = j->Cg;
+    uint8_t *col = (uint8_t *)CT_MALLOC((size_t)(OW * Kp));
+    int32_t *acc = (int32_t *)CT_MALLOC((size_t)(OW * Og) * sizeof(int32_t));
+    int32_t *xsum = (int32_t *)CT_MALLOC((size_t)OW * sizeof(int32_t));
     if (!col || !acc || !xsum) {
         CT_FREE(col); CT_FREE(acc); CT_FREE(xsum);
         j->failed = 1;
         return;
     }
+    memset(col, 0, (size_t)(OW * Kp));   /* the padding past K stays zero */
     for (int64_t row = lo; row < hi; row++) {
         int64_t n = row / j->OH, oh = row % j->OH;
         uint8_t *yrow = j->y + (n * j->OH + oh) * OW * j->O;
         for (int64_t g = 0; g < j->G; g++) {
             /* im2col of one output row for group g: col[ow][(i, k, c)], the zero point off the edges */
             for (int64_t ow = 0; ow < OW; ow++) {
-                uint8_t *cp = col + ow * K;
-                int32_t s = 0;
+                uint8_t *cp = col + ow * Kp;
                 for (int64_t i = 0; i < j->kh; i++) {
                     int64_t h = oh * j->sh - j->ph + i * j->dh;
                     for (int64_t k = 0; k < j->kw; k++, cp += Cg) {
@@ -1212,27 +1232,60 @@ static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
                     }
                 }
                 if (j->any_zw) {
-                    for (int64_t k = 0; k < K; k++) s += col[ow * K + k];
+                    int32_t s = 0;
+                    for (int64_t k = 0; k < K; k++) s += col[ow * Kp + k];
                     xsum[ow] = s;
                 }
             }
-            ct__qo_gemm_u8s8(OW, Og, K, col, K, j->w + g * Og * K, K, acc, Og);
-            /* requantize: acc of (x - zx)(w - zw) = acc - zx sum(w) - zw sum(x) + K zx zw */
+            ct__qo_gemm_u8s8(OW, Og, Kp, col, Kp, j->w + g * Og * Kp, Kp, acc, Og);
             for (int64_t ow = 0; ow < OW; ow++)
-                for (int64_t q = 0; q < Og; q++) {
-                    int64_t o = g * Og + q;
-                    int64_t a = (int64_t)acc[ow * Og + q] - (int64_t)j->zx * j->wsum[o];
-                    if (j->any_zw) a += -(int64_t)j->zw[o] * xsum[ow] + K * (int64_t)j->zx * j->zw[o];
-                    float v = (float)a * j->mult[o] + (j->bias ? j->bias[o] : 0.0f);
-                    int64_t code = ct__q_round(v, j->inv_so, j->zo, 0, 255);
-                    if (j->relu && code < j->zo) code = j->zo;
-                    yrow[ow * j->O + o] = (uint8_t)code;
-                }
+                for (int64_t q = 0; q < Og; q++)
+                    yrow[ow * j->O + g * Og + q] = ct__qo_conv_out(j, g * Og + q, acc[ow * Og + q], j->any_zw ? xsum[ow] : 0);
         }
     }
     CT_FREE(col);
     CT_FREE(acc);
     CT_FREE(xsum);
+}
+/* depthwise (one input and one output channel per group): per output pixel, the taps
+   accumulate into int32 lanes over the channels, contiguous in NHWC */
+#define CT__QO_CB 16
+static void ct__qo_dwconv_run(void *ctx, int64_t lo, int64_t hi) {
+    ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
+    const int64_t C = j->C;
+    int32_t *acc = (int32_t *)CT_MALLOC((size_t)C * 2 * sizeof(int32_t));
+    if (!acc) {
+        j->failed = 1;
+        return;
+    }
+    int32_t *xs = acc + C;
+    for (int64_t row = lo; row < hi; row++) {
+        int64_t n = row / j->OH, oh = row % j->OH;
+        for (int64_t ow = 0; ow < j->OW; ow++) {
+            memset(acc, 0, (size_t)C * 2 * sizeof(int32_t));
+            for (int64_t i = 0; i < j->kh; i++) {
+                int64_t h = oh * j->sh - j->ph + i * j->dh;
+                for (int64_t k = 0; k < j->kw; k++) {
+                    int64_t w = ow * j->sw - j->pw + k * j->dw;
+                    const int8_t *wt = j->w + (i * j->kw + k) * C;
+                    if (h < 0 || h >= j->H || w < 0 || w >= j->W) {
+                        for (int64_t c = 0; c < C; c++) { acc[c] += j->zx * wt[c]; xs[c] += j->zx; }
+                        continue;
+                    }
+                    const uint8_t *xp = j->x + ((n * j->H + h) * j->W + w) * C;
+                    int64_t c = 0;
+                    for (; c + CT__QO_CB <= C; c += CT__QO_CB)
+                        for (int t = 0; t < CT__QO_CB; t++) acc[c + t] += (int32_t)xp[c + t] * (int32_t)wt[c + t];
+                    for (; c < C; c++) acc[c] += (int32_t)xp[c] * (int32_t)wt[c];
+                    if (j->any_zw)
+                        for (c = 0; c < C; c++) xs[c] += xp[c];
+                }
+            }
+            uint8_t *yp = j->y + ((n * j->OH + oh) * j->OW + ow) * C;
+            for (int64_t c = 0; c < C; c++) yp[c] = ct__qo_conv_out(j, c, acc[c], xs[c]);
+        }
+    }
+    CT_FREE(acc);
 }
 static int ct__qo_k_conv(ct__call *c) {
     const char *op = ct__opdef_get(c->op)->sname;
@@ -1246,11 +1299,14 @@ static int ct__qo_k_conv(ct__call *c) {
     j.OH = y->shape[2]; j.OW = y->shape[3];
     j.sh = a->v[0]; j.sw = a->v[1]; j.ph = a->v[2]; j.pw = a->v[3]; j.dh = a->v[4]; j.dw = a->v[5];
     j.G = a->i[1]; j.Og = j.O / j.G; j.K = j.kh * j.kw * j.Cg;
+    j.Kp = (j.K + CT__QO_KB - 1) / CT__QO_KB * CT__QO_KB;
     j.zx = (int32_t)x->qparams->zero_point;
     j.zo = a->i[0];
     j.inv_so = 1.0f / (float)a->s[0];
     j.relu = c->op == CT__QOP(QCONV2D_RELU);
-    /* NHWC codes of x and OHWI codes of w (views when they already are) */
+    const int dw = j.Cg == 1 && j.Og == 1;
+    if (ct_numel(y) == 0) return ct__qo_set_params(y, NULL, a->s[0], a->i[0]);
+    /* NHWC codes of x (a view when x already is), OHWI codes of w */
     int64_t st[4];
     ct_tensor *xa = ct__qo_codes(x), *wa = ct__qo_codes(w), *xc = NULL, *wc = NULL, *bc = NULL;
     int rc = 0;
@@ -1261,35 +1317,43 @@ static int ct__qo_k_conv(ct__call *c) {
         else if (ct__cl_strides(wa->shape, st), (wc = ct__alloc(CT_INT8, 4, wa->shape, st, ct__cpu_dev)) != NULL && ct__copy_into(wc, wa)) rc = -1;
         if (b) bc = ct__contig_ref(b);
     }
+    size_t wbytes = (size_t)(j.O * (dw ? j.K : j.Kp));
     float *mult = (float *)CT_MALLOC((size_t)j.O * sizeof(float));
     int32_t *wsum = (int32_t *)CT_MALLOC((size_t)j.O * sizeof(int32_t)), *zw = (int32_t *)CT_MALLOC((size_t)j.O * sizeof(int32_t));
-    if (!rc && (!xa || !wa || !xc || !wc || (b && !bc) || !mult || !wsum || !zw)) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+    int8_t *wpk = (int8_t *)CT_MALLOC(wbytes);
+    if (!rc && (!xa || !wa || !xc || !wc || (b && !bc) || !mult || !wsum || !zw || !wpk)) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
     if (!rc) {
         const ct_qparams *wq = w->qparams;
         const int8_t *wp = (const int8_t *)ct__ptr(wc);
         double sx = x->qparams->scale;
+        memset(wpk, 0, wbytes);
         for (int64_t o = 0; o < j.O; o++) {
             double sw = wq->nchannels ? wq->scales[o] : wq->scale;
             zw[o] = (int32_t)(wq->nchannels ? wq->zero_points[o] : wq->zero_point);
             j.any_zw |= zw[o] != 0;
             mult[o] = (float)(sx * sw);
             int32_t s = 0;
-            for (int64_t k = 0; k < j.K; k++) s += wp[o * j.K + k];
+            for (int64_t k = 0; k < j.K; k++) {
+                s += wp[o * j.K + k];
+                if (dw) wpk[k * j.O + o] = wp[o * j.K + k];   /* taps-major: [kh * kw][O] */
+                else wpk[o * j.Kp + k] = wp[o * j.K + k];
+            }
             wsum[o] = s;
         }
         j.x = (const uint8_t *)ct__ptr(xc);
-        j.w = wp;
+        j.w = wpk;
         j.y = (uint8_t *)ct__ptr(y);
         j.bias = bc ? (const float *)ct__ptr(bc) : NULL;
         j.mult = mult;
         j.wsum = wsum;
         j.zw = zw;
-        ct__nn_par_for(j.N * j.OH, 1, ct__qo_conv_run, &j);
+        ct__nn_par_for(j.N * j.OH, 1, dw ? ct__qo_dwconv_run : ct__qo_conv_run, &j);
         if (j.failed) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
     }
     CT_FREE(mult);
     CT_FREE(wsum);
     CT_FREE(zw);
+    CT_FREE(wpk);
     if (xa) ct__decref(xa);
     if (wa) ct__decref(wa);
     if (xc) ct__decref(xc);

@@ -209,10 +209,22 @@ TEST(test_qops_conv2d) {
         CHECK(y && y2 && ct_item(ct_max(ct_abs(ct_sub(ct_dequantize(y), ct_dequantize(y2))))) == 0);
         ct_q_conv_packed_free(pw);
     }
-    /* a weight with a nonzero zero point and no bias: against the float conv of the dequantized values */
+    /* weights with a nonzero zero point, no bias, K = 72 (more than one GEMM block), and a
+       depthwise one: against the float conv of the dequantized values */
     {
-        ct_tensor *x = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 1, 3, 5, 5), 2.0), 0.05, 100, CT_QUINT8);
-        ct_tensor *w = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 4, 3, 3, 3), 0.2), 0.004, 7, CT_QINT8);
+        ct_tensor *xd = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 2, 5, 6, 7), 2.0), 0.04, 30, CT_QUINT8);
+        ct_tensor *wd = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 5, 1, 3, 3), 0.3), 0.005, -3, CT_QINT8);
+        ct_conv_options od;
+        memset(&od, 0, sizeof od);
+        od.padding = 1; od.stride = 2; od.groups = 5;
+        ct_q_conv_packed *pd = ct_q_conv2d_prepack(wd, NULL, &od);
+        ct_tensor *yd = ct_q_conv2d_relu(xd, pd, 0.05, 20);
+        ct_tensor *refd = ct_quantize_per_tensor(ct_relu(ct_conv2d(ct_dequantize(xd), ct_dequantize(wd), NULL, &od)), 0.05, 20, CT_QUINT8);
+        CHECK(yd && refd && ct_item(ct_max(ct_abs(ct_sub(ct_to(ct_int_repr(yd), CT_FLOAT32), ct_to(ct_int_repr(refd), CT_FLOAT32))))) <= 1);
+        ct_q_conv_packed_free(pd);
+
+        ct_tensor *x = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 1, 8, 5, 5), 2.0), 0.05, 100, CT_QUINT8);
+        ct_tensor *w = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 4, 8, 3, 3), 0.2), 0.004, 7, CT_QINT8);
         ct_conv_options o;
         memset(&o, 0, sizeof o);
         o.padding = 1;
@@ -224,6 +236,7 @@ TEST(test_qops_conv2d) {
         CHECK_ERR(ct_q_conv2d(ct_dequantize(x), pw, 0.1, 50), CT_ERR_DTYPE, "expected a quint8 input");
         CHECK_ERR(ct_q_conv2d(ct_quantize_per_tensor(ct_dequantize(x), 0.05, 0, CT_QINT8), pw, 0.1, 50), CT_ERR_DTYPE, "quint8");
         CHECK_ERR(ct_q_conv2d(ct_narrow(x, 1, 0, 2), pw, 0.1, 50), CT_ERR_SHAPE, "expected input");
+        CHECK_ERR(ct_q_conv2d_relu(ct_narrow(x, 1, 0, 3), pw, 0.1, 50), CT_ERR_SHAPE, "expected input");
         CHECK_ERR(ct_q_conv2d(ct_select(x, 0, 0), pw, 0.1, 50), CT_ERR_SHAPE, "4-D input");
         CHECK_ERR(ct_q_conv2d(x, pw, 0.1, 256), CT_ERR_ARG, "above upper bound");
         CHECK_ERR(ct_q_conv2d(x, NULL, 0.1, 50), CT_ERR_NULL, "quantized::conv2d");
