@@ -173,6 +173,18 @@ CTENSOR_API void ct_q_conv_packed_free(ct_q_conv_packed *p);
 CTENSOR_API ct_tensor *ct_q_conv2d(const ct_tensor *x, const ct_q_conv_packed *w, double scale, int64_t zero_point);
 CTENSOR_API ct_tensor *ct_q_conv2d_relu(const ct_tensor *x, const ct_q_conv_packed *w, double scale, int64_t zero_point);
 
+/* Modules of the static workflow (torch.ao.nn.quantized), for convert: Quantize
+   (what a QuantStub becomes: float32 in, quantized out; buffers "scale" (float32
+   [1]) and "zero_point" (int64 [1])), DeQuantize, and QuantizedConv2d /
+   QuantizedConvReLU2d (relu != 0) around a packed weight, which the module takes
+   over (freed with it, or at once when the call fails); its state dict is
+   PyTorch's: weight (qint8), bias (float32, or absent), scale (float32 0-d),
+   zero_point (int64 0-d). ct_nn_relu and the pooling modules already take quantized
+   inputs. Reprs are PyTorch's. */
+CTENSOR_API ct_module *ct_nnq_quantize(double scale, int64_t zero_point, ct_dtype dtype);
+CTENSOR_API ct_module *ct_nnq_dequantize(void);
+CTENSOR_API ct_module *ct_nnq_conv2d(ct_q_conv_packed *packed, double scale, int64_t zero_point, int relu);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif
@@ -1480,6 +1492,121 @@ CTENSOR_API ct_tensor *ct_q_conv2d(const ct_tensor *x, const ct_q_conv_packed *w
 }
 CTENSOR_API ct_tensor *ct_q_conv2d_relu(const ct_tensor *x, const ct_q_conv_packed *w, double scale, int64_t zero_point) {
     return ct__qo_conv(CT__QOP(QCONV2D_RELU), "quantized::conv2d_relu", x, w, scale, zero_point);
+}
+
+/* ---- modules: Quantize, DeQuantize, QuantizedConv2d / QuantizedConvReLU2d ---- */
+typedef struct ct__qo_quant_mod { ct_dtype dtype; } ct__qo_quant_mod;
+static ct_tensor *ct__qo_quantize_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "Quantize: forward takes 1 input (got %d)", nin);
+    const ct__qo_quant_mod *q = (const ct__qo_quant_mod *)m->impl;
+    ct_tensor *s = ct_module_get(m, "scale"), *z = ct_module_get(m, "zero_point");
+    if (!s || !z) return NULL;
+    return ct_quantize_per_tensor(in[0], ct_item(s), ct_item_int(z), q->dtype);
+}
+static void ct__qo_free_impl(ct_module *m) { CT_FREE(m->impl); }
+static int ct__qo_quantize_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__qo_quant_mod *q = (const ct__qo_quant_mod *)m->impl;
+    char s[128], z[128];
+    ct_repr(ct_module_get(m, "scale"), s, sizeof s);
+    ct_repr(ct_module_get(m, "zero_point"), z, sizeof z);
+    return snprintf(buf, cap, "scale=%s, zero_point=%s, dtype=torch.%s", s, z, ct_dtype_name(q->dtype));
+}
+static const ct_module_type ct__qo_quantize_type = {"Quantize", ct__qo_quantize_forward, ct__qo_free_impl, ct__qo_quantize_repr};
+CTENSOR_API ct_module *ct_nnq_quantize(double scale, int64_t zero_point, ct_dtype dtype) {
+    if (dtype != CT_QUINT8 && dtype != CT_QINT8 && dtype != CT_QINT32)
+        return (ct_module *)ct__fail(CT_ERR_DTYPE, "Quantize: dtype must be quint8, qint8 or qint32, got %s", CT__DTNAME(dtype));
+    if (ct__q_check_params("Quantize", scale, zero_point, dtype, -1)) return NULL;
+    ct__qo_quant_mod *q = (ct__qo_quant_mod *)CT_MALLOC(sizeof *q);
+    if (!q) return (ct_module *)ct__fail(CT_ERR_MEMORY, "Quantize: out of memory");
+    q->dtype = dtype;
+    ct_module *m = ct_module_new(&ct__qo_quantize_type, q);
+    if (!m) { CT_FREE(q); return NULL; }
+    int s = ct_scope_begin();
+    float sf = (float)scale;
+    int64_t one = 1;
+    ct_status st = ct_module_register_buffer(m, "scale", ct_from_data_n(&sf, CT_FLOAT32, 1, &one), 1);
+    if (st == CT_OK) st = ct_module_register_buffer(m, "zero_point", ct_from_data_n(&zero_point, CT_INT64, 1, &one), 1);
+    ct_scope_end(s);
+    if (st != CT_OK) { ct_module_free(m); return NULL; }
+    return m;
+}
+static ct_tensor *ct__qo_dequantize_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    (void)m;
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "DeQuantize: forward takes 1 input (got %d)", nin);
+    return ct_dequantize(in[0]);
+}
+static const ct_module_type ct__qo_dequantize_type = {"DeQuantize", ct__qo_dequantize_forward, NULL, NULL};
+CTENSOR_API ct_module *ct_nnq_dequantize(void) { return ct_module_new(&ct__qo_dequantize_type, NULL); }
+
+/* scale: the double given (PyTorch keeps a Python float; the state dict's buffer is
+   float32): used while the buffer still holds its float32 value, else the buffer's */
+typedef struct ct__qo_conv_mod { ct_q_conv_packed *p; int relu; double scale; } ct__qo_conv_mod;
+static double ct__qo_conv_mod_scale(const ct_module *m) {
+    const ct__qo_conv_mod *c = (const ct__qo_conv_mod *)m->impl;
+    ct_tensor *s = ct_module_get(m, "scale");
+    double v = s ? ct_item(s) : NAN;
+    return v == (double)(float)c->scale ? c->scale : v;
+}
+static ct_tensor *ct__qo_conv_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    const ct__qo_conv_mod *c = (const ct__qo_conv_mod *)m->impl;
+    ct_tensor *z = ct_module_get(m, "zero_point");
+    double s = ct__qo_conv_mod_scale(m);
+    if (!z || isnan(s)) return NULL;
+    return (c->relu ? ct_q_conv2d_relu : ct_q_conv2d)(in[0], c->p, s, ct_item_int(z));
+}
+static void ct__qo_conv_mod_free(ct_module *m) {
+    ct__qo_conv_mod *c = (ct__qo_conv_mod *)m->impl;
+    if (!c) return;
+    ct_q_conv_packed_free(c->p);
+    CT_FREE(c);
+}
+static int ct__qo_conv_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct_q_conv_packed *p = ((const ct__qo_conv_mod *)m->impl)->p;
+    const ct_tensor *w = p->weight;
+    char sc[40];
+    ct__pyfloat(ct__qo_conv_mod_scale(m), sc, sizeof sc);
+    size_t n = (size_t)snprintf(buf, cap, "%lld, %lld, kernel_size=(%lld, %lld), stride=(%lld, %lld), scale=%s, zero_point=%lld",
+                                (long long)(w->shape[1] * p->groups), (long long)w->shape[0], (long long)w->shape[2],
+                                (long long)w->shape[3], (long long)p->stride[0], (long long)p->stride[1], sc,
+                                (long long)ct_item_int(ct_module_get(m, "zero_point")));
+#define CT__QO_APPEND(...) (n += (size_t)snprintf(buf + (n < cap ? n : cap), n < cap ? cap - n : 0, __VA_ARGS__))
+    if (p->padding[0] || p->padding[1]) CT__QO_APPEND(", padding=(%lld, %lld)", (long long)p->padding[0], (long long)p->padding[1]);
+    if (p->dilation[0] != 1 || p->dilation[1] != 1)
+        CT__QO_APPEND(", dilation=(%lld, %lld)", (long long)p->dilation[0], (long long)p->dilation[1]);
+    if (p->groups != 1) CT__QO_APPEND(", groups=%lld", (long long)p->groups);
+    if (!p->bias) CT__QO_APPEND(", bias=False");
+#undef CT__QO_APPEND
+    return (int)n;
+}
+static const ct_module_type ct__qo_conv_type = {"QuantizedConv2d", ct__qo_conv_mod_forward, ct__qo_conv_mod_free, ct__qo_conv_mod_repr};
+static const ct_module_type ct__qo_convrelu_type = {"QuantizedConvReLU2d", ct__qo_conv_mod_forward, ct__qo_conv_mod_free,
+                                                    ct__qo_conv_mod_repr};
+CTENSOR_API ct_module *ct_nnq_conv2d(ct_q_conv_packed *packed, double scale, int64_t zero_point, int relu) {
+    const char *nm = relu ? "QuantizedConvReLU2d" : "QuantizedConv2d";
+    if (!packed) { ct__null_arg(nm, 0); return NULL; }
+    ct__qo_conv_mod *c = NULL;
+    ct_module *m = NULL;
+    if (ct__q_check_params(nm, scale, zero_point, CT_QUINT8, -1) == 0) {
+        c = (ct__qo_conv_mod *)CT_MALLOC(sizeof *c);
+        if (!c) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        else if (!(m = ct_module_new(relu ? &ct__qo_convrelu_type : &ct__qo_conv_type, c))) CT_FREE(c);
+    }
+    if (!m) {
+        ct_q_conv_packed_free(packed);
+        return NULL;
+    }
+    c->p = packed;
+    c->relu = relu != 0;
+    c->scale = scale;
+    int s = ct_scope_begin();
+    ct_status st = ct_module_register_buffer(m, "weight", packed->weight, 1);
+    if (st == CT_OK && packed->bias) st = ct_module_register_buffer(m, "bias", packed->bias, 1);
+    if (st == CT_OK) st = ct_module_register_buffer(m, "scale", ct_scalar_tensor((float)scale, CT_FLOAT32), 1);
+    if (st == CT_OK) st = ct_module_register_buffer(m, "zero_point", ct_scalar_tensor((double)zero_point, CT_INT64), 1);
+    ct_scope_end(s);
+    if (st != CT_OK) { ct_module_free(m); return NULL; }
+    return m;
 }
 
 

@@ -254,6 +254,59 @@ TEST(test_qops_conv2d) {
     }
 }
 
+TEST(test_qops_modules) {
+    ct_module *q = ct_nnq_quantize(0.1, 10, CT_QUINT8), *dq = ct_nnq_dequantize();
+    char buf[512];
+    ct_module_repr(q, buf, sizeof buf);
+    CHECK_STR(buf, "Quantize(scale=tensor([0.1000]), zero_point=tensor([10]), dtype=torch.quint8)");
+    ct_module_repr(dq, buf, sizeof buf);
+    CHECK_STR(buf, "DeQuantize()");
+    float xs[4] = {-1.0f, 0.05f, 0.26f, 30.0f};
+    int64_t n4 = 4;
+    ct_tensor *x = ct_from_data_n(xs, CT_FLOAT32, 1, &n4);
+    ct_tensor *qx = ct_forward(q, x);
+    const double codes[4] = {0, 10, 13, 255};
+    CHECK_VALUES(ct_int_repr(qx), codes, 4, 0);
+    const double back[4] = {-1.0, 0.0, 0.3, 24.5};
+    CHECK_VALUES(ct_forward(dq, qx), back, 4, 1e-6);
+    ct_state_dict sd;
+    CHECK(ct_module_state_dict(q, &sd) == CT_OK && sd.n == 2 && !strcmp(sd.items[0].name, "scale") && !strcmp(sd.items[1].name, "zero_point"));
+    ct_state_dict_free(&sd);
+    CHECK_ERR(ct_nnq_quantize(0.1, 300, CT_QUINT8), CT_ERR_ARG, "above upper bound");
+    CHECK_ERR(ct_nnq_quantize(0.1, 0, CT_FLOAT32), CT_ERR_DTYPE, "Quantize: dtype");
+    CHECK_ERR(ct_forward(dq, x), CT_ERR_DTYPE, "expected a quantized tensor");
+    ct_module_free(q);
+    ct_module_free(dq);
+
+    /* QuantizedConv2d against the functional op (fixture case 0) and its repr */
+    ct_tensor *P = qfix("qops_conv_params");
+    if (!P) return;
+    const double *r = (const double *)ct_data_ptr(ct_contiguous(P));
+    ct_tensor *xq = qo_fix("qops_conv0_x", r[13], (int64_t)r[14]);
+    ct_tensor *w = ct_make_per_channel_quantized(qfix("qops_conv0_w"), qfix("qops_conv0_ws"), ct_zeros(CT_INT64, (int64_t)r[1]), 0);
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.padding = 1;
+    ct_module *conv = ct_nnq_conv2d(ct_q_conv2d_prepack(w, qfix("qops_conv0_b"), &o), r[15], (int64_t)r[16], 0);
+    CHECK(conv != NULL);
+    if (!conv) return;
+    ct_module_repr(conv, buf, sizeof buf);
+    CHECK_STR(buf, "QuantizedConv2d(4, 6, kernel_size=(3, 3), stride=(1, 1), scale=0.08, zero_point=40, padding=(1, 1))");
+    QO_CHECK_CODES(ct_forward(conv, xq), "qops_conv0_y", 1);
+    CHECK(ct_module_state_dict(conv, &sd) == CT_OK && sd.n == 4 && !strcmp(sd.items[0].name, "weight") &&
+          !strcmp(sd.items[3].name, "zero_point"));
+    ct_state_dict_free(&sd);
+    ct_module_free(conv);
+    o.stride = 2; o.padding = 0; o.dilation = 2; o.groups = 2;
+    ct_tensor *w2 = ct_quantize_per_tensor(ct_zeros(CT_FLOAT32, 6, 2, 2, 3), 0.01, 0, CT_QINT8);
+    ct_module *cr = ct_nnq_conv2d(ct_q_conv2d_prepack(w2, NULL, &o), 1.0, 0, 1);
+    ct_module_repr(cr, buf, sizeof buf);
+    CHECK_STR(buf, "QuantizedConvReLU2d(4, 6, kernel_size=(2, 3), stride=(2, 2), scale=1.0, zero_point=0, dilation=(2, 2), groups=2, bias=False)");
+    ct_module_free(cr);
+    CHECK_ERR(ct_nnq_conv2d(NULL, 0.1, 0, 0), CT_ERR_NULL, "QuantizedConv2d");
+    CHECK_ERR(ct_nnq_conv2d(ct_q_conv2d_prepack(w2, NULL, &o), 0.1, -1, 0), CT_ERR_ARG, "below lower bound");
+}
+
 static void run_quant_qops_tests(void) {
     RUN(test_qops_relu);
     RUN(test_qops_clone_contiguous_views);
@@ -261,4 +314,5 @@ static void run_quant_qops_tests(void) {
     RUN(test_qops_add_mul);
     RUN(test_qops_cat);
     RUN(test_qops_conv2d);
+    RUN(test_qops_modules);
 }
