@@ -1646,10 +1646,18 @@ static void ct__mrepr(const ct_module *m, ct__sbuf *b, int indent) {
     if (m->type->extra_repr) m->type->extra_repr(m, extra, sizeof extra);
     ct__sputs(b, m->type->name);
     ct__sputs(b, "(");
-    ct__sputs(b, extra);
+    if (!m->nchildren) ct__sputs(b, extra);   /* a one-line module */
     if (m->nchildren) {
-        if (extra[0]) ct__sputs(b, "\n");
-        else ct__sputs(b, "\n");
+        ct__sputs(b, "\n");
+        if (extra[0]) {   /* the extra repr on its own line(s) before the children, as PyTorch */
+            ct__spad(b, indent + 2);
+            for (const char *p = extra; *p; p++) {
+                char c[2] = {*p, 0};
+                ct__sputs(b, c);
+                if (*p == '\n') ct__spad(b, indent + 2);
+            }
+            ct__sputs(b, "\n");
+        }
         for (int i = 0; i < m->nchildren; i++) {
             ct__spad(b, indent + 2);
             ct__sputs(b, "(");

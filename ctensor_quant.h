@@ -444,6 +444,60 @@ CTENSOR_API ct_module *ct_nnq_quantize(double scale, int64_t zero_point, ct_dtyp
 CTENSOR_API ct_module *ct_nnq_dequantize(void);
 CTENSOR_API ct_module *ct_nnq_conv2d(ct_q_conv_packed *packed, double scale, int64_t zero_point, int relu);
 
+/* ============================================================================
+   Workflows: quantize_dynamic, static post-training quantization
+   ========================================================================== */
+/* torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8,
+   inplace=True): every Linear below model (its children, recursively; not model
+   itself, as PyTorch's convert) becomes a DynamicQuantizedLinear
+   (ct_nnq_dynamic_linear: weights per tensor symmetric, or per output channel;
+   reduce_range 1 is PyTorch's module on x86). Returns how many were replaced, or
+   -1 with the error set (the modules replaced before the error stay replaced). */
+CTENSOR_API int ct_quantize_dynamic(ct_module *model, int per_channel, int reduce_range);
+
+/* QuantStub / DeQuantStub (torch.ao.quantization): identity in the float model;
+   they mark where prepare observes the input and convert quantizes (Quantize) and
+   dequantizes (DeQuantize). */
+CTENSOR_API ct_module *ct_nn_quant_stub(void);
+CTENSOR_API ct_module *ct_nn_dequant_stub(void);
+
+/* torch.ao.quantization.prepare(model, inplace=True) after model.qconfig = *qconfig
+   (eager mode). Each QuantStub, Conv2d, ConvReLU2d (ct_fuse_modules), Linear and
+   LinearReLU below model gets an observer made by the qconfig's activation factory
+   as its child "activation_post_process" (PyTorch's name, so the prepared model
+   prints and saves as PyTorch's), run on the module's output by its forward.
+   Per-module qconfigs (PyTorch's submodule.qconfig): o->names[i] (a dotted name:
+   that module and everything below it) takes o->qconfigs[i]; a NULL qconfig keeps
+   that part float. Other module types are not observed: ReLU, pooling, Flatten,
+   Identity and Dropout take quantized tensors as they are (ctensor_quant.h's
+   QuantizedCPU kernels); an unfused BatchNorm, LayerNorm or activation without a
+   quantized kernel reports an error when the converted model runs. Returns the
+   number of observers inserted, or -1 with the error set (the model unchanged). */
+typedef struct ct_quant_prepare_options {
+    int n;                                 /* overrides */
+    const char *const *names;
+    const ct_qconfig *const *qconfigs;     /* NULL entries: float */
+} ct_quant_prepare_options;
+CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o);
+/* torch.ao.quantization.convert(model, inplace=True): every observed module is
+   swapped for its quantized form, its output scale and zero point from its
+   observer, its weight quantized by the qconfig's weight observer (per channel
+   along dim 0 for per-channel schemes), as PyTorch's from_float:
+     QuantStub -> Quantize, DeQuantStub -> DeQuantize,
+     Conv2d / ConvReLU2d -> QuantizedConv2d / QuantizedConvReLU2d (ct_nnq_conv2d),
+     Linear / LinearReLU -> QuantizedLinear / QuantizedLinearReLU (ct_nnq_linear).
+   Returns the number of modules swapped, or -1 with the error set. */
+CTENSOR_API int ct_quant_convert(ct_module *model);
+/* torch.ao.nn.quantized.Linear / intrinsic.quantized.LinearReLU around a packed
+   weight (ct_q_linear_prepack; the module takes it over, and frees it at once when
+   the call fails): quint8 input -> quint8 output with the given scale and zero
+   point. Buffers (its state dict): weight (qint8), bias (float32, absent without
+   bias), scale (float32 0-d), zero_point (int64 0-d), the layout of the quantized
+   conv modules (PyTorch's Linear keeps weight and bias in _packed_params); the
+   module reads scale and zero_point at each call and the weight from its packed
+   form, so a new weight means a new module. */
+CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, int64_t zero_point, int relu);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif
@@ -1334,7 +1388,8 @@ CTENSOR_API ct_tensor *ct_q_safetensors_get(ct_safetensors *st, const char *name
 static ct_tensor *ct__q_fused_forward(ct_module *m, int nin, ct_tensor *const *in) {
     if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
     ct_tensor *x = in[0];
-    for (int i = 0; i < m->nchildren && x; i++) x = ct_forward(m->children[i].module, x);
+    for (int i = 0; i < m->nchildren && x; i++)   /* prepare's observer runs after (ct_quant_prepare) */
+        if (strcmp(m->children[i].name, "activation_post_process")) x = ct_forward(m->children[i].module, x);
     return x;
 }
 static const ct_module_type ct__q_convrelu1d_type = {"ConvReLU1d", ct__q_fused_forward, NULL, NULL};
@@ -2245,15 +2300,21 @@ CTENSOR_API ct_status ct_observer_reset_min_max_vals(ct_module *obs) {
 }
 static int ct__obs_repr(const ct_module *m, char *buf, size_t cap) {
     const ct__obs *o = (const ct__obs *)m->impl;
-    if (o->kind == CT_PLACEHOLDER_OBSERVER) return snprintf(buf, cap, "dtype=%s", ct_dtype_name(o->dtype));
+    if (o->kind == CT_PLACEHOLDER_OBSERVER) return 0;   /* PyTorch prints PlaceholderObserver() */
     ct_tensor *mn = NULL, *mx = NULL;
     for (int i = 0; i < m->nbuffers; i++) {
         if (!strcmp(m->buffers[i].name, "min_val")) mn = m->buffers[i].tensor;
         if (!strcmp(m->buffers[i].name, "max_val")) mx = m->buffers[i].tensor;
     }
-    if (mn && mx && ct_numel(mn) == 1 && ct_numel(mx) == 1)
-        return snprintf(buf, cap, "min_val=%g, max_val=%g", ct_item(mn), ct_item(mx));
-    return snprintf(buf, cap, "min_val=%s, max_val=%s", mn ? CT__SHAPE(mn) : "?", mx ? CT__SHAPE(mx) : "?");
+    char a[200], b[200];
+    if (mn && mx && ct_ndim(mn) == 0 && ct_ndim(mx) == 0) {   /* Python floats */
+        ct__pyfloat(ct_item(mn), a, sizeof a);
+        ct__pyfloat(ct_item(mx), b, sizeof b);
+    } else {   /* per channel: the tensors */
+        ct_repr(mn, a, sizeof a);
+        ct_repr(mx, b, sizeof b);
+    }
+    return snprintf(buf, cap, "min_val=%s, max_val=%s", a, b);
 }
 
 /* The constructor: PyTorch's argument checks, calculate_qmin_qmax, the buffers. */
@@ -4237,6 +4298,333 @@ CTENSOR_API ct_module *ct_nnq_conv2d(ct_q_conv_packed *packed, double scale, int
     return m;
 }
 
+
+/* ============================================================================
+   Workflows: quantize_dynamic, static post-training quantization: implementation
+   ========================================================================== */
+/* The child slot of `name` in m (-1 when absent). */
+static int ct__q_child_index(const ct_module *m, const char *name) {
+    for (int i = 0; i < m->nchildren; i++)
+        if (m->children[i].module && !strcmp(m->children[i].name, name)) return i;
+    return -1;
+}
+/* ---- quantize_dynamic ---- */
+static int ct__q_dyn_walk(ct_module *m, int per_channel, int reduce_range) {
+    int n = 0;
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module *c = m->children[i].module;
+        if (!c) continue;
+        if (!strcmp(c->type->name, "Linear")) {
+            ct_module *q = ct_nnq_dynamic_linear(c, per_channel, reduce_range);
+            if (!q) return -1;
+            q->training = c->training;
+            m->children[i].module = q;
+            ct_module_free(c);
+            n++;
+        } else {
+            int k = ct__q_dyn_walk(c, per_channel, reduce_range);
+            if (k < 0) return -1;
+            n += k;
+        }
+    }
+    return n;
+}
+CTENSOR_API int ct_quantize_dynamic(ct_module *model, int per_channel, int reduce_range) {
+    if (!model) {
+        ct__null_arg("quantize_dynamic", 0);
+        return -1;
+    }
+    return ct__q_dyn_walk(model, per_channel, reduce_range);
+}
+
+/* ---- QuantStub / DeQuantStub ---- */
+static ct_tensor *ct__q_stub_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    return in[0];
+}
+static const ct_module_type ct__q_quant_stub_type = {"QuantStub", ct__q_stub_forward, NULL, NULL};
+static const ct_module_type ct__q_dequant_stub_type = {"DeQuantStub", ct__q_stub_forward, NULL, NULL};
+CTENSOR_API ct_module *ct_nn_quant_stub(void) { return ct_module_new(&ct__q_quant_stub_type, NULL); }
+CTENSOR_API ct_module *ct_nn_dequant_stub(void) { return ct_module_new(&ct__q_dequant_stub_type, NULL); }
+
+/* ---- observed modules ----
+   prepare gives an observed module its own type record: the original type's name,
+   destroy and repr, a forward that runs the original forward and then the child
+   "activation_post_process", and the qconfig convert needs. convert puts the
+   original type back (or frees the module it replaces). */
+typedef struct ct__q_observed {
+    ct_module_type type;                 /* first: m->type points here */
+    const ct_module_type *orig;
+    ct_qconfig qconfig;
+} ct__q_observed;
+static ct_tensor *ct__q_observed_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    const ct__q_observed *o = (const ct__q_observed *)m->type;
+    ct_tensor *y = o->orig->forward(m, nin, in);
+    int k = ct__q_child_index(m, "activation_post_process");
+    return y && k >= 0 ? ct_forward(m->children[k].module, y) : y;
+}
+static void ct__q_observed_destroy(ct_module *m) {
+    ct__q_observed *o = (ct__q_observed *)m->type;
+    if (o->orig->destroy) o->orig->destroy(m);
+    CT_FREE(o);
+}
+static int ct__q_is_observed(const ct_module *m) { return m && m->type->forward == ct__q_observed_forward; }
+/* the module types prepare observes */
+static int ct__q_observable(const ct_module *m) {
+    static const char *const names[] = {"QuantStub", "Conv2d", "ConvReLU2d", "Linear", "LinearReLU"};
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(m->type->name, names[i])) return 1;
+    return 0;
+}
+/* the qconfig for the module at `path`: the deepest override naming it or a parent
+   (*found 0 when none applies: the parent's) */
+static const ct_qconfig *ct__q_qconfig_for(const char *path, const ct_qconfig *inherited, const ct_quant_prepare_options *o) {
+    if (!o) return inherited;
+    for (int i = 0; i < o->n; i++)
+        if (o->names[i] && !strcmp(o->names[i], path)) return o->qconfigs ? o->qconfigs[i] : NULL;
+    return inherited;
+}
+typedef struct { ct_module *m; const ct_qconfig *qc; } ct__q_site;
+static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig *qc, const ct_quant_prepare_options *o,
+                              ct__q_site **sites, int *n, int *cap) {
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module *c = m->children[i].module;
+        if (!c) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
+        const ct_qconfig *cq = ct__q_qconfig_for(path, qc, o);
+        if (ct__q_is_observed(c) || ct__q_child_index(c, "activation_post_process") >= 0) {
+            ct_set_error(CT_ERR_STATE, "quant_prepare: module '%s' (%s) is already prepared", path, c->type->name);
+            return -1;
+        }
+        if (cq && ct__q_observable(c)) {
+            if (*n == *cap) {
+                int nc = *cap ? 2 * *cap : 16;
+                ct__q_site *ns = (ct__q_site *)CT_REALLOC(*sites, sizeof(ct__q_site) * (size_t)nc);
+                if (!ns) return ct__failed(CT_ERR_MEMORY, "quant_prepare: out of memory");
+                *sites = ns;
+                *cap = nc;
+            }
+            (*sites)[(*n)++] = (ct__q_site){c, cq};
+        } else if (strcmp(c->type->name, "QuantStub") && strcmp(c->type->name, "DeQuantStub") &&
+                   ct__q_prepare_walk(c, path, cq, o, sites, n, cap))
+            return -1;
+    }
+    return 0;
+}
+CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o) {
+    if (!model) {
+        ct__null_arg("quant_prepare", 0);
+        return -1;
+    }
+    if (o && o->n > 0 && !o->names) {
+        ct_set_error(CT_ERR_ARG, "quant_prepare: %d overrides but no names", o->n);
+        return -1;
+    }
+    for (int i = 0; o && i < o->n; i++)
+        if (!o->names[i] || !ct_module_child(model, o->names[i])) {
+            if (!o->names[i]) ct_set_error(CT_ERR_ARG, "quant_prepare: override %d has no name", i);
+            return -1;
+        }
+    ct__q_site *sites = NULL;
+    int n = 0, cap = 0;
+    if (ct__q_prepare_walk(model, "", qconfig, o, &sites, &n, &cap)) {
+        CT_FREE(sites);
+        return -1;
+    }
+    /* all observers and type records first, so that a failure changes nothing */
+    ct_module **obs = (ct_module **)CT_MALLOC(sizeof(ct_module *) * (size_t)(n ? n : 1));
+    ct__q_observed **recs = (ct__q_observed **)CT_MALLOC(sizeof(ct__q_observed *) * (size_t)(n ? n : 1));
+    int ok = obs && recs, made = 0;
+    if (!ok) ct_set_error(CT_ERR_MEMORY, "quant_prepare: out of memory");
+    for (; ok && made < n; made++) {
+        obs[made] = ct_observer_factory_make(&sites[made].qc->activation);
+        recs[made] = CT__NEW_ZEROED(ct__q_observed);
+        if (!obs[made] || !recs[made]) {
+            if (obs[made] && !recs[made]) ct_set_error(CT_ERR_MEMORY, "quant_prepare: out of memory");
+            ct_module_free(obs[made]);
+            CT_FREE(recs[made]);
+            ok = 0;
+            break;
+        }
+    }
+    if (!ok) {
+        for (int k = 0; k < made; k++) {
+            ct_module_free(obs[k]);
+            CT_FREE(recs[k]);
+        }
+        CT_FREE(obs);
+        CT_FREE(recs);
+        CT_FREE(sites);
+        return -1;
+    }
+    for (int k = 0; k < n; k++) {
+        ct_module *m = sites[k].m;
+        obs[k]->training = m->training;
+        if (ct_module_add_module(m, "activation_post_process", obs[k]) != CT_OK) {   /* only out of memory */
+            CT_FREE(recs[k]);
+            continue;
+        }
+        ct__q_observed *r = recs[k];
+        r->type = *m->type;
+        r->type.forward = ct__q_observed_forward;
+        r->type.destroy = ct__q_observed_destroy;
+        r->orig = m->type;
+        r->qconfig = *sites[k].qc;
+        m->type = &r->type;
+    }
+    CT_FREE(obs);
+    CT_FREE(recs);
+    CT_FREE(sites);
+    return n;
+}
+
+/* ---- QuantizedLinear ---- */
+typedef struct ct__q_lin_mod { ct_q_linear_packed *p; int relu; } ct__q_lin_mod;
+static ct_tensor *ct__q_lin_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    const ct__q_lin_mod *l = (const ct__q_lin_mod *)m->impl;
+    ct_tensor *s = ct_module_get(m, "scale"), *z = ct_module_get(m, "zero_point");
+    if (!s || !z) return NULL;
+    return (l->relu ? ct_q_linear_relu : ct_q_linear)(in[0], l->p, ct_item(s), ct_item_int(z));
+}
+static void ct__q_lin_mod_free(ct_module *m) {
+    ct__q_lin_mod *l = (ct__q_lin_mod *)m->impl;
+    if (!l) return;
+    ct_q_linear_packed_free(l->p);
+    CT_FREE(l);
+}
+static int ct__q_lin_mod_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__q_lin_mod *l = (const ct__q_lin_mod *)m->impl;
+    char sc[40];
+    ct__pyfloat(ct_item(ct_module_get(m, "scale")), sc, sizeof sc);
+    const ct_tensor *w = ct_q_linear_packed_weight(l->p);
+    return snprintf(buf, cap, "in_features=%lld, out_features=%lld, scale=%s, zero_point=%lld, qscheme=torch.%s",
+                    (long long)ct_q_linear_packed_in_features(l->p), (long long)ct_q_linear_packed_out_features(l->p), sc,
+                    (long long)ct_item_int(ct_module_get(m, "zero_point")),
+                    w && w->qparams && w->qparams->nchannels ? "per_channel_affine" : "per_tensor_affine");
+}
+static const ct_module_type ct__q_lin_type = {"QuantizedLinear", ct__q_lin_mod_forward, ct__q_lin_mod_free, ct__q_lin_mod_repr};
+static const ct_module_type ct__q_linrelu_type = {"QuantizedLinearReLU", ct__q_lin_mod_forward, ct__q_lin_mod_free, ct__q_lin_mod_repr};
+CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, int64_t zero_point, int relu) {
+    const char *nm = relu ? "QuantizedLinearReLU" : "QuantizedLinear";
+    if (!packed) {
+        ct__null_arg(nm, 0);
+        return NULL;
+    }
+    ct__q_lin_mod *l = NULL;
+    ct_module *m = NULL;
+    if (ct__q_check_params(nm, scale, zero_point, CT_QUINT8, -1) == 0) {
+        l = (ct__q_lin_mod *)CT_MALLOC(sizeof *l);
+        if (!l) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
+        else if (!(m = ct_module_new(relu ? &ct__q_linrelu_type : &ct__q_lin_type, l))) CT_FREE(l);
+    }
+    if (!m) {
+        ct_q_linear_packed_free(packed);
+        return NULL;
+    }
+    l->p = packed;
+    l->relu = relu != 0;
+    int s = ct_scope_begin();
+    ct_tensor *b = ct_q_linear_packed_bias(packed);
+    ct_status st = ct_module_register_buffer(m, "weight", ct_q_linear_packed_weight(packed), 1);
+    if (st == CT_OK && b) st = ct_module_register_buffer(m, "bias", b, 1);
+    if (st == CT_OK) st = ct_module_register_buffer(m, "scale", ct_scalar_tensor((float)scale, CT_FLOAT32), 1);
+    if (st == CT_OK) st = ct_module_register_buffer(m, "zero_point", ct_scalar_tensor((double)zero_point, CT_INT64), 1);
+    ct_scope_end(s);
+    if (st != CT_OK) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* ---- convert ---- */
+/* the weight quantized as the qconfig's weight observer says (PyTorch's _quantize_weight) */
+static ct_tensor *ct__q_quantize_weight(const ct_qconfig *qc, ct_tensor *w) {
+    ct_module *wo = ct_observer_factory_make(&qc->weight);
+    if (!wo) return NULL;
+    ct_tensor *q = NULL, *s = NULL, *z = NULL;
+    ct_qscheme qs = ct_observer_qscheme(wo);
+    if (ct_forward(wo, w) && ct_observer_calculate_qparams(wo, &s, &z) >= 0) {
+        if (qs == CT_PER_CHANNEL_AFFINE || qs == CT_PER_CHANNEL_SYMMETRIC)
+            q = ct_quantize_per_channel(w, ct_to(s, CT_FLOAT64), ct_to(z, CT_INT64), 0, ct_observer_dtype(wo));
+        else
+            q = ct_quantize_per_tensor(w, ct_item(s), ct_item_int(z), ct_observer_dtype(wo));
+    }
+    ct_module_free(wo);
+    return q;
+}
+/* the quantized replacement of observed module m (NULL with the error set) */
+static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
+    const ct__q_observed *o = (const ct__q_observed *)m->type;
+    const char *tn = o->orig->name;
+    int k = ct__q_child_index(m, "activation_post_process");
+    double scale = 1.0;
+    int64_t zp = 0;
+    if (k < 0 || ct_observer_calculate_qparams_per_tensor(m->children[k].module, &scale, &zp) < 0) {
+        if (k < 0) ct_set_error(CT_ERR_STATE, "quant_convert: '%s' has no activation_post_process", path);
+        return NULL;
+    }
+    if (!strcmp(tn, "QuantStub")) return ct_nnq_quantize(scale, zp, ct_observer_dtype(m->children[k].module));
+    int fused = !strcmp(tn, "ConvReLU2d") || !strcmp(tn, "LinearReLU");
+    ct_module *inner = fused ? m->children[ct__q_child_index(m, "0")].module : m;
+    ct_tensor *w = inner->params[0].tensor, *b = inner->params[1].tensor;
+    int tok = ct_scope_begin();
+    ct_module *r = NULL;
+    ct_tensor *qw = ct__q_quantize_weight(&o->qconfig, ct_detach(w));
+    if (qw && (!strcmp(tn, "Conv2d") || !strcmp(tn, "ConvReLU2d"))) {
+        const ct__conv_mod *cm = (const ct__conv_mod *)inner->impl;
+        ct_conv_options co;
+        memset(&co, 0, sizeof co);
+        for (int d = 0; d < 2; d++) {
+            co.stride_hw[d] = cm->st[d];
+            co.padding_hw[d] = cm->pd[d];
+            co.dilation_hw[d] = cm->dl[d];
+        }
+        co.groups = cm->groups;
+        if (cm->padding_str[0]) co.padding_str = cm->padding_str;
+        ct_q_conv_packed *p = ct_q_conv2d_prepack(qw, b ? ct_detach(b) : NULL, &co);
+        r = p ? ct_nnq_conv2d(p, scale, zp, fused) : NULL;
+    } else if (qw) {
+        ct_q_linear_packed *p = ct_q_linear_prepack(qw, b ? ct_detach(b) : NULL);
+        r = p ? ct_nnq_linear(p, scale, zp, fused) : NULL;
+    }
+    ct_scope_end(tok);
+    return r;
+}
+static int ct__q_convert_walk(ct_module *m, const char *prefix) {
+    int n = 0;
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module *c = m->children[i].module;
+        if (!c) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
+        ct_module *r = NULL;
+        if (ct__q_is_observed(c)) {
+            if (!(r = ct__q_convert_one(c, path))) return -1;
+        } else if (!strcmp(c->type->name, "DeQuantStub")) {
+            if (!(r = ct_nnq_dequantize())) return -1;
+        } else {
+            int k = ct__q_convert_walk(c, path);
+            if (k < 0) return -1;
+            n += k;
+            continue;
+        }
+        r->training = c->training;
+        m->children[i].module = r;
+        ct_module_free(c);
+        n++;
+    }
+    return n;
+}
+CTENSOR_API int ct_quant_convert(ct_module *model) {
+    if (!model) {
+        ct__null_arg("quant_convert", 0);
+        return -1;
+    }
+    return ct__q_convert_walk(model, "");
+}
 
 #endif /* CTENSOR_QUANT_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_QUANT_IMPLEMENTATION */

@@ -24,6 +24,7 @@ static ct_tensor *qfix(const char *name) {
 #include "quant/test_quant_observer.h"
 #include "quant/test_quant_gemm.h"
 #include "quant/test_quant_qops.h"
+#include "quant/test_quant_workflow.h"
 
 int main(void) {
     ct_t_init();
@@ -32,5 +33,6 @@ int main(void) {
     run_quant_observer_tests();
     run_quant_gemm_tests();
     run_quant_qops_tests();
+    run_quant_workflow_tests();
     return ct_t_summary();
 }

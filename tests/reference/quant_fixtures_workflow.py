@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Fixtures of the quantization workflows (tests/quant/test_quant_workflow.h), made
+with PyTorch 1.13 (Debian's python3-torch):
+
+    /usr/bin/python3 tests/reference/quant_fixtures_workflow.py
+
+Static post-training quantization of a small conv net in eager mode (QuantStub,
+fuse_modules, prepare with the x86 default qconfig, calibration, convert; run on
+the onednn engine, the x86 engine this PyTorch build has), and quantize_dynamic of
+an MLP. Writes tests/fixtures/quant/wf_*.npy."""
+import os
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "quant")
+
+
+def save(name, t):
+    a = t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
+    np.save(os.path.join(OUT, "wf_" + name + ".npy"), np.ascontiguousarray(a))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu1 = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=1)
+        self.relu2 = nn.ReLU()
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.flat = nn.Flatten()
+        self.fc1 = nn.Linear(16, 12)
+        self.relu3 = nn.ReLU()
+        self.fc2 = nn.Linear(12, 5)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def static():
+    torch.manual_seed(11)
+    net = Net()
+    net.bn1.running_mean.uniform_(-0.3, 0.3)
+    net.bn1.running_var.uniform_(0.5, 1.5)
+    net.bn1.weight.data.uniform_(0.5, 1.5)
+    net.bn1.bias.data.uniform_(-0.2, 0.2)
+    net.eval()
+    for k, v in net.state_dict().items():
+        if v.dtype == torch.float32:
+            save("st_in_" + k, v)
+    calib = [torch.randn(2, 3, 8, 8) for _ in range(4)]
+    x = torch.randn(3, 3, 8, 8)
+    for i, c in enumerate(calib):
+        save("st_calib%d" % i, c)
+    save("st_x", x)
+    with torch.no_grad():
+        save("st_y_float", net(x))
+    torch.backends.quantized.engine = "onednn"
+    fused = torch.ao.quantization.fuse_modules(net, [["conv1", "bn1", "relu1"], ["conv2", "relu2"], ["fc1", "relu3"]])
+    fused.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    prepared = torch.ao.quantization.prepare(fused)
+    with torch.no_grad():
+        for c in calib:
+            prepared(c)
+    with open(os.path.join(OUT, "wf_st_prepared.txt"), "w") as f:
+        f.write(repr(prepared))
+    q = torch.ao.quantization.convert(prepared)
+    with open(os.path.join(OUT, "wf_st_converted.txt"), "w") as f:
+        f.write(repr(q))
+    params = []
+    for name in ["quant", "conv1", "conv2", "fc1", "fc2"]:
+        m = getattr(q, name)
+        params.append([float(m.scale), int(m.zero_point)])
+    save("st_qparams", np.array(params, dtype=np.float64))
+    with torch.no_grad():
+        y = q(x)
+        save("st_y_quant", y)
+        # the output codes of the last quantized layer
+        h = x
+        for name, m in q.named_children():
+            if name == "dequant":
+                break
+            h = m(h)
+        save("st_y_codes", h.int_repr())
+
+
+def dynamic():
+    torch.manual_seed(5)
+    mlp = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Sequential(nn.Linear(32, 16), nn.Tanh()), nn.Linear(16, 4))
+    for k, v in mlp.state_dict().items():
+        save("dyn_in_" + k, v)
+    x = torch.randn(6, 20) * 2
+    save("dyn_x", x)
+    torch.backends.quantized.engine = "onednn"
+    q = torch.ao.quantization.quantize_dynamic(mlp, {nn.Linear}, dtype=torch.qint8)
+    with torch.no_grad():
+        save("dyn_y", q(x))
+        save("dyn_y_float", mlp(x))
+    with open(os.path.join(OUT, "wf_dyn_repr.txt"), "w") as f:
+        f.write(repr(q))
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    static()
+    dynamic()
