@@ -77,6 +77,18 @@ fashion-run: $(BUILD)/examples/fashion_mnist
 $(BUILD)/examples/fashion_mnist: examples/fashion_mnist.c $(HEADERS) | $(BUILD)/examples
 	$(CC) $(BASE) $(OPT) -DCTENSOR_ZLIB $< -o $@ $(BLAS) $(LIBS) -lz
 
+# int8 quantization of the Fashion-MNIST CNN (ctensor_quant.h): float vs dynamic vs
+# static PTQ, accuracy / file size / time. QF_ARGS="--weights build/cnn.safetensors"
+# uses the CNN `make fashion` trained; otherwise it trains 2 epochs first.
+QF_ARGS ?=
+.PHONY: quantize-fashion quantize-fashion-run
+quantize-fashion: deps-data
+	@$(MAKE) --no-print-directory quantize-fashion-run
+quantize-fashion-run: $(BUILD)/examples/quantize_fashion
+	./$(BUILD)/examples/quantize_fashion $(QF_ARGS)
+$(BUILD)/examples/quantize_fashion: examples/quantize_fashion.c $(HEADERS) | $(BUILD)/examples
+	$(CC) $(BASE) $(OPT) -DCTENSOR_ZLIB $< -o $@ $(BLAS) $(LIBS) -lz
+
 $(BUILD)/examples/%: examples/%.c $(HEADERS) | $(BUILD)/examples
 	$(CC) $(BASE) $(OPT) $< -o $@ $(BLAS) $(LIBS)
 

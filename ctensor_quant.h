@@ -1374,7 +1374,7 @@ CTENSOR_API ct_tensor *ct_q_safetensors_get(ct_safetensors *st, const char *name
     }
     if (!out) {
         char w[200];
-        snprintf(w, sizeof w, "%s", why);
+        snprintf(w, sizeof w, "%.180s", why);
         return ct__fail(CT_ERR_FORMAT, "q_safetensors_get: tensor '%s': bad quantization parameters \"%.80s\" (%s)", name, meta, w);
     }
     return out;
@@ -2452,7 +2452,7 @@ static ct_tensor *ct__fqm_forward(ct_module *m, int nin, ct_tensor *const *in) {
     if (m->nchildren < 1) return ct__fail(CT_ERR_STATE, "FakeQuantize: activation_post_process is missing");
     ct_module *obs = m->children[0].module;
     ct_tensor *x = in[0];
-    int is, iz;
+    int is = -1, iz = -1;
     ct_tensor *scale = ct__fqm_buf(m, "scale", &is), *zp = ct__fqm_buf(m, "zero_point", &iz);
     if (!scale || !zp) return NULL;
     if (ct__fqm_flag(m, "observer_enabled")) {
