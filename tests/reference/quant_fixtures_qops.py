@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Fixtures of ctensor_quant.h's quantized ops (tests/quant/test_quant_qops.h), made
 with PyTorch 1.13 (Debian's python3-torch), quantized engine onednn (x86's default
-here; qnnpack gives the same codes for these cases except where noted):
+here). Engine qnnpack gives the same codes for every case but two: adapt_b (one
+quantum apart: QNNPACK's average pooling) and avgpool_c (QNNPACK ignores
+divisor_override there):
 
     /usr/bin/python3 tests/reference/quant_fixtures_qops.py
 
