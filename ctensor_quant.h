@@ -1255,8 +1255,8 @@ static int ct__qg_k_linear(ct__call *c) {
     ct__qg_view(&w, c);
     ct_tensor *y = c->out[0];
     ct_tensor *x = dyn ? ct__contig_ref(c->in[0]) : ct__qg_codes(c->in[0]), *zpt = c->in[4];
-    int64_t M = w.K ? ct_numel(x) / w.K : ct_numel(y) / (w.N ? w.N : 1);
-    if (!w.K && w.N) M = ct_numel(y) / w.N;
+    int64_t M = 1;   /* the rows: every dimension of x but the last */
+    for (int d = 0; d + 1 < c->in[0]->ndim; d++) M *= c->in[0]->shape[d];
     uint8_t *abuf = NULL;
     int32_t *rowsum = NULL;
     int nsc = (int)c->in[3]->shape[0], any_wzp = 0;

@@ -66,7 +66,7 @@ TEST(test_qgemm_exact_all_paths) {
         free(c);
     }
     CHECK(npaths >= 1);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CTENSOR_NO_SIMD)
     CHECK(ct_q_gemm_path_available(CT_Q_GEMM_AVX2) == (__builtin_cpu_supports("avx2") != 0));
 #endif
 }
