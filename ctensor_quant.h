@@ -381,6 +381,17 @@ CTENSOR_API int ct_q_gemm_force_path(ct_q_gemm_path p);
 CTENSOR_API ct_module *ct_nnq_dynamic_linear(const ct_module *linear, int per_channel, int reduce_range);
 /* The module's packed weight (borrowed; NULL with the error set for another module). */
 CTENSOR_API const ct_q_linear_packed *ct_nnq_dynamic_linear_packed(ct_module *m);
+/* torch.ao.nn.quantized.dynamic.LSTM made from a float nn.LSTM (ct_nn_lstm): each
+   layer's and direction's weight_ih and weight_hh quantized to qint8 per tensor
+   (symmetric, as ct_nnq_dynamic_linear), the biases kept in float32. Each layer
+   projects the whole input sequence at once (one dynamic quantization of it, as
+   PyTorch does on the CPU), then per step the hidden state through
+   quantized::linear_dynamic; gate math in float32. ct_forward(m, x) gives the
+   output; ct_nnq_lstm_forward has ct_lstm_forward's arguments (h0, c0 may be
+   NULL; h_n, c_n may be NULL). Inference only (no autograd). */
+CTENSOR_API ct_module *ct_nnq_dynamic_lstm(const ct_module *lstm, int reduce_range);
+CTENSOR_API ct_tensor *ct_nnq_lstm_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0,
+                                           ct_tensor **h_n, ct_tensor **c_n);
 
 /* ============================================================================
    Quantized ops: conv2d, add, mul, relu, pooling, cat
@@ -3174,8 +3185,8 @@ static int ct__qg_k_linear(ct__call *c) {
     ct__qg_view(&w, c);
     ct_tensor *y = c->out[0];
     ct_tensor *x = dyn ? ct__contig_ref(c->in[0]) : ct__qg_codes(c->in[0]), *zpt = c->in[4];
-    int64_t M = w.K ? ct_numel(x) / w.K : ct_numel(y) / (w.N ? w.N : 1);
-    if (!w.K && w.N) M = ct_numel(y) / w.N;
+    int64_t M = 1;   /* the rows: every dimension of x but the last */
+    for (int d = 0; d + 1 < c->in[0]->ndim; d++) M *= c->in[0]->shape[d];
     uint8_t *abuf = NULL;
     int32_t *rowsum = NULL;
     int nsc = (int)c->in[3]->shape[0], any_wzp = 0;
@@ -3420,6 +3431,153 @@ CTENSOR_API const ct_q_linear_packed *ct_nnq_dynamic_linear_packed(ct_module *m)
         if (bad) return NULL;
     }
     return im->w;
+}
+
+
+/* ---- torch.ao.nn.quantized.dynamic.LSTM ---- */
+typedef struct ct__qlstm_impl {
+    int64_t in, hid, layers;
+    int dirs, batch_first, reduce_range;
+    ct_q_linear_packed **w;              /* [layers * dirs * 2]: ih, hh of each (layer, direction) */
+} ct__qlstm_impl;
+static void ct__qlstm_free(ct_module *m) {
+    ct__qlstm_impl *im = (ct__qlstm_impl *)m->impl;
+    if (im && im->w)
+        for (int64_t i = 0; i < im->layers * im->dirs * 2; i++) ct_q_linear_packed_free(im->w[i]);
+    if (im) CT_FREE(im->w);
+    CT_FREE(im);
+}
+static int ct__qlstm_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__qlstm_impl *im = (const ct__qlstm_impl *)m->impl;
+    return snprintf(buf, cap, "%lld, %lld, num_layers=%lld%s%s, dtype=torch.qint8", (long long)im->in, (long long)im->hid,
+                    (long long)im->layers, im->batch_first ? ", batch_first=True" : "", im->dirs == 2 ? ", bidirectional=True" : "");
+}
+static ct_tensor *ct__qlstm_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin < 1 || nin > 3) return ct__fail(CT_ERR_ARG, "DynamicQuantizedLSTM: forward takes 1 to 3 inputs (got %d)", nin);
+    return ct_nnq_lstm_forward(m, in[0], nin > 1 ? in[1] : NULL, nin > 2 ? in[2] : NULL, NULL, NULL);
+}
+static const ct_module_type ct__qlstm_type = {"DynamicQuantizedLSTM", ct__qlstm_forward, ct__qlstm_free, ct__qlstm_repr};
+CT__INLINE float ct__qlstm_sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
+CTENSOR_API ct_tensor *ct_nnq_lstm_forward(ct_module *m, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0,
+                                           ct_tensor **h_n, ct_tensor **c_n) {
+    const char *op = "DynamicQuantizedLSTM";
+    if (!m || m->type != &ct__qlstm_type) return ct__fail(CT_ERR_ARG, "%s: not a DynamicQuantizedLSTM module", op);
+    if (!x) { ct__null_arg(op, 0); return NULL; }
+    const ct__qlstm_impl *im = (const ct__qlstm_impl *)m->impl;
+    int64_t H = im->hid, D = im->dirs, L = im->layers;
+    if (x->dtype != CT_FLOAT32 || (x->ndim != 2 && x->ndim != 3) || x->shape[x->ndim - 1] != im->in)
+        return ct__fail(CT_ERR_SHAPE, "%s: input must be float32 [T, B, %lld] or [T, %lld], got %s %s", op, (long long)im->in,
+                        (long long)im->in, CT__DTNAME(x->dtype), CT__SHAPE(x));
+    int unbatched = x->ndim == 2;
+    ct_tensor *xs = unbatched ? ct_unsqueeze(x, 1) : im->batch_first ? ct_transpose(x, 0, 1) : (ct_tensor *)x;
+    int64_t T = xs ? xs->shape[0] : 0, B = xs ? xs->shape[1] : 0;
+    int64_t hsh[3] = {L * D, B, H};
+    const ct_tensor *hc[2] = {h0, c0};
+    for (int k = 0; k < 2; k++)
+        if (hc[k] && (hc[k]->dtype != CT_FLOAT32 || hc[k]->ndim != (unbatched ? 2 : 3) || hc[k]->shape[0] != L * D ||
+                      hc[k]->shape[hc[k]->ndim - 1] != H || (!unbatched && hc[k]->shape[1] != B)))
+            return ct__fail(CT_ERR_SHAPE, "%s: Expected hidden[%d] size (%lld, %lld, %lld), got %s", op, k, (long long)(L * D),
+                            (long long)B, (long long)H, CT__SHAPE(hc[k]));
+    ct_tensor *hn = ct_empty_n(CT_FLOAT32, 3, hsh), *cn = ct_empty_n(CT_FLOAT32, 3, hsh);
+    ct_tensor *h0c = h0 ? ct_contiguous(h0) : ct_zeros_n(CT_FLOAT32, 3, hsh), *c0c = c0 ? ct_contiguous(c0) : ct_zeros_n(CT_FLOAT32, 3, hsh);
+    ct_tensor *layer_in = xs ? ct_contiguous(xs) : NULL, *out = NULL;
+    if (!hn || !cn || !h0c || !c0c || !layer_in) return NULL;
+    for (int64_t l = 0; l < L && layer_in; l++) {
+        int64_t F = layer_in->shape[2], osh[3] = {T, B, D * H};
+        out = ct_empty_n(CT_FLOAT32, 3, osh);
+        if (!out) return NULL;
+        for (int64_t d = 0; d < D; d++) {
+            int64_t ld = l * D + d, hsh2[2] = {B, H};
+            int ok = 1, s = ct_scope_begin();
+            {
+                /* the input projection of the whole sequence: [T B, 4H] */
+                int64_t fsh[2] = {T * B, F};
+                ct_tensor *gi = ct_q_linear_dynamic(ct_reshape_n(layer_in, 2, fsh), im->w[2 * ld], im->reduce_range);
+                ct_tensor *h = ct_empty_n(CT_FLOAT32, 2, hsh2);
+                ok = gi && h;
+                float *hp = ok ? (float *)ct__ptr(h) : NULL, *cp = (float *)ct__ptr(cn) + ld * B * H;
+                if (ok) {
+                    memcpy(hp, (const float *)ct__ptr(h0c) + ld * B * H, (size_t)(B * H) * sizeof(float));
+                    memcpy(cp, (const float *)ct__ptr(c0c) + ld * B * H, (size_t)(B * H) * sizeof(float));
+                }
+                for (int64_t step = 0; ok && step < T; step++) {
+                    int64_t t = d ? T - 1 - step : step;
+                    int s2 = ct_scope_begin();
+                    ct_tensor *gh = ct_q_linear_dynamic(h, im->w[2 * ld + 1], im->reduce_range);
+                    if (!gh) ok = 0;
+                    else {
+                        const float *a = (const float *)ct__ptr(gi) + t * B * 4 * H, *g2 = (const float *)ct__ptr(gh);
+                        float *o = (float *)ct__ptr(out) + t * B * D * H + d * H;
+                        for (int64_t b = 0; b < B; b++)
+                            for (int64_t q = 0; q < H; q++) {
+                                const float *ab = a + b * 4 * H, *gb = g2 + b * 4 * H;
+                                float ig = ct__qlstm_sigmoid(ab[q] + gb[q]), fg = ct__qlstm_sigmoid(ab[H + q] + gb[H + q]);
+                                float gg = tanhf(ab[2 * H + q] + gb[2 * H + q]), og = ct__qlstm_sigmoid(ab[3 * H + q] + gb[3 * H + q]);
+                                float cv = fg * cp[b * H + q] + ig * gg;
+                                cp[b * H + q] = cv;
+                                hp[b * H + q] = og * tanhf(cv);
+                                o[b * D * H + q] = hp[b * H + q];
+                            }
+                    }
+                    ct_scope_end(s2);
+                }
+                if (ok) memcpy((float *)ct__ptr(hn) + ld * B * H, hp, (size_t)(B * H) * sizeof(float));
+            }
+            ct_scope_end(s);
+            if (!ok) return NULL;
+        }
+        layer_in = out;
+    }
+    ct_tensor *y = unbatched ? ct_squeeze_dim(out, 1) : im->batch_first ? ct_contiguous(ct_transpose(out, 0, 1)) : out;
+    if (h_n) *h_n = unbatched ? ct_squeeze_dim(hn, 1) : hn;
+    if (c_n) *c_n = unbatched ? ct_squeeze_dim(cn, 1) : cn;
+    return y;
+}
+CTENSOR_API ct_module *ct_nnq_dynamic_lstm(const ct_module *lstm, int reduce_range) {
+    const char *op = "DynamicQuantizedLSTM.from_float";
+    if (!lstm) return (ct_module *)ct__fail(CT_ERR_ARG, "%s: the float module is NULL", op);
+    if (lstm->type != &ct__lstm_type)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: nnqd.LSTM.from_float only works for nn.LSTM (got %s)", op, lstm->type->name);
+    const ct__rnn_impl *ri = (const ct__rnn_impl *)lstm->impl;
+    ct__qlstm_impl *im = CT__NEW_ZEROED(ct__qlstm_impl);
+    ct_module *m = im ? ct_module_new(&ct__qlstm_type, im) : NULL;
+    int64_t D = ri->bidir ? 2 : 1, n = ri->layers * D * 2;
+    if (im) im->w = (ct_q_linear_packed **)ct__calloc1((size_t)n * sizeof(ct_q_linear_packed *));
+    if (!m || !im->w) {
+        if (m) ct_module_free(m);
+        else CT_FREE(im);
+        return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", op);
+    }
+    im->in = ri->in;
+    im->hid = ri->hid;
+    im->layers = ri->layers;
+    im->dirs = (int)D;
+    im->batch_first = ri->batch_first;
+    im->reduce_range = reduce_range != 0;
+    int ok = 1, s = ct_scope_begin();
+    for (int64_t i = 0; ok && i < n; i++) {
+        int64_t l = i / (2 * D), d = (i / 2) % D;
+        const char *kind = i % 2 ? "hh" : "ih";
+        char wn[64], bn[64];
+        snprintf(wn, sizeof wn, "weight_%s_l%lld%s", kind, (long long)l, d ? "_reverse" : "");
+        snprintf(bn, sizeof bn, "bias_%s_l%lld%s", kind, (long long)l, d ? "_reverse" : "");
+        ct_tensor *wf = ct_module_get(lstm, wn), *bf = ri->bias ? ct_module_get(lstm, bn) : NULL;
+        ct_tensor *w = wf ? ct_contiguous(ct_detach(wf)) : NULL, *b = bf ? ct_contiguous(ct_detach(bf)) : NULL;
+        ok = w && (!ri->bias || b) && w->dtype == CT_FLOAT32;
+        if (ok) {
+            float sc = ct__qdl_sym_scale((const float *)ct__ptr(w), ct_numel(w));
+            ct_tensor *q = ct_quantize_per_tensor(w, sc, 0, CT_QINT8);
+            im->w[i] = q ? ct_q_linear_prepack(q, b) : NULL;
+            ok = im->w[i] != NULL;
+        } else if (w && w->dtype != CT_FLOAT32)
+            ct_set_error(CT_ERR_DTYPE, "%s: the float module must hold float32 tensors (%s is %s)", op, wn, CT__DTNAME(w->dtype));
+    }
+    ct_scope_end(s);
+    if (!ok) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 

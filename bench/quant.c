@@ -1,17 +1,18 @@
 /* quant: int8 inference through ctensor_quant.h beside its float32 twin.
-     linear_dyn_1024_b{1,32}_t{1,2}_int8       a dynamic quantized Linear 1024 -> 1024
+     linear_dyn_1024_b{1,32}_t{1,2}            a dynamic quantized Linear 1024 -> 1024
                                                (ct_nnq_dynamic_linear, per-tensor qint8
                                                weight, reduce_range as PyTorch on x86):
                                                the input quantized per call, int8 GEMM,
                                                float32 output
-     mlp_dyn_1024_4096_1024_b{1,32}_t{1,2}_int8  Linear 1024 -> 4096, ReLU, Linear 4096 ->
+     mlp_dyn_1024_4096_1024_b{1,32}_t{1,2}     Linear 1024 -> 4096, ReLU, Linear 4096 ->
                                                1024, both dynamic quantized
      linear_f32_1024_b*, mlp_f32_1024_4096_1024_b*  the same on ctensor's float32 Linear
                                                (ct_linear: CBLAS here), no grad
      quantize_per_tensor_1M_t{1,2}             torch.quantize_per_tensor on 1M float32s to quint8
    PyTorch twin: bench/torch/quant.py, which times the dynamic cases on each of its
-   quantized engines (suffix _qnnpack, _onednn: ..._{int8,qnnpack,onednn} is one group
-   whose fastest case the targets compare) and the float32 ones with torch.no_grad().
+   quantized engines (its own cases ..._qnnpack, ..._onednn), then its fastest engine
+   again under the plain name that ctensor's case has, and the float32 ones with
+   torch.no_grad().
    Targets (issue 12): the int8 Linear and MLP faster than PyTorch's best engine; the
    int8 Linear at batch 32 at least 2x ctensor's float32 Linear. */
 #include "bench.h"
@@ -60,11 +61,11 @@ int main(void) {
             net_case lin_q = {q1, NULL, x}, lin_f = {f1, NULL, x}, mlp_q = {q2a, q2b, x}, mlp_f = {f2a, f2b, x};
             bench_opts o1 = {1, 0, 2.0 * b * 1024 * 1024, NULL}, o2 = {1, 0, 2.0 * 2 * b * 1024 * 4096, NULL};
             snprintf(params, sizeof params, "batch=%d threads=%d", b, t);
-            snprintf(name, sizeof name, "linear_dyn_1024_b%d_t%d_int8", b, t);
+            snprintf(name, sizeof name, "linear_dyn_1024_b%d_t%d", b, t);
             bench_run_opts(name, params, run_net, &lin_q, &o1);
             snprintf(name, sizeof name, "linear_f32_1024_b%d_t%d", b, t);
             bench_run_opts(name, params, run_net, &lin_f, &o1);
-            snprintf(name, sizeof name, "mlp_dyn_1024_4096_1024_b%d_t%d_int8", b, t);
+            snprintf(name, sizeof name, "mlp_dyn_1024_4096_1024_b%d_t%d", b, t);
             bench_run_opts(name, params, run_net, &mlp_q, &o2);
             snprintf(name, sizeof name, "mlp_f32_1024_4096_1024_b%d_t%d", b, t);
             bench_run_opts(name, params, run_net, &mlp_f, &o2);

@@ -66,7 +66,7 @@ TEST(test_qgemm_exact_all_paths) {
         free(c);
     }
     CHECK(npaths >= 1);
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CTENSOR_NO_SIMD)
     CHECK(ct_q_gemm_path_available(CT_Q_GEMM_AVX2) == (__builtin_cpu_supports("avx2") != 0));
 #endif
 }
@@ -279,6 +279,61 @@ TEST(test_qlinear_errors) {
     ct_q_linear_packed_free(w);
 }
 
+/* quantize_dynamic's LSTM (one layer; two layers, bidirectional, batch_first) */
+TEST(test_qlstm_dynamic_vs_torch) {
+    static const char *const names[] = {"l0", "l1"};
+    static const int64_t cfg[][5] = {{7, 6, 1, 0, 0}, {5, 4, 2, 1, 1}};   /* in, hidden, layers, bidirectional, batch_first */
+    for (int i = 0; i < 2; i++) {
+        ct_rnn_options o;
+        memset(&o, 0, sizeof o);
+        o.num_layers = cfg[i][2];
+        o.bidirectional = (int)cfg[i][3];
+        o.batch_first = (int)cfg[i][4];
+        ct_module *lstm = ct_nn_lstm(cfg[i][0], cfg[i][1], &o);
+        CHECK(lstm != NULL);
+        if (!lstm) continue;
+        char buf[96];
+        int g = ct_set_grad_enabled(0);
+        for (int64_t l = 0; l < cfg[i][2]; l++)
+            for (int d = 0; d <= (int)cfg[i][3]; d++)
+                for (int k = 0; k < 4; k++) {
+                    static const char *const pn[] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh"};
+                    char nm[48];
+                    snprintf(nm, sizeof nm, "%s_l%lld%s", pn[k], (long long)l, d ? "_reverse" : "");
+                    snprintf(buf, sizeof buf, "gemm_%s_p_%s", names[i], nm);
+                    CHECK(ct_copy_(ct_module_get(lstm, nm), qfix(buf)) != NULL);
+                }
+        ct_set_grad_enabled(g);
+        snprintf(buf, sizeof buf, "gemm_%s_x", names[i]);
+        ct_tensor *x = qfix(buf);
+        snprintf(buf, sizeof buf, "gemm_%s_h0", names[i]);
+        ct_tensor *h0 = qfix(buf);
+        snprintf(buf, sizeof buf, "gemm_%s_c0", names[i]);
+        ct_tensor *c0 = qfix(buf);
+        static const char *const engines[] = {"onednn", "qnnpack"};
+        for (int e = 0; e < 2; e++) {
+            ct_module *q = ct_nnq_dynamic_lstm(lstm, e == 0);
+            CT_T_REPORT(q != NULL, "nnq_dynamic_lstm: %s", ct_last_error());
+            if (!q) continue;
+            ct_tensor *hn = NULL, *cn = NULL, *y = ct_nnq_lstm_forward(q, x, h0, c0, &hn, &cn);
+            const char *what[3] = {"y", "hn", "cn"};
+            ct_tensor *got[3] = {y, hn, cn};
+            for (int k = 0; k < 3; k++) {
+                snprintf(buf, sizeof buf, "gemm_%s_%s_%s", names[i], engines[e], what[k]);
+                double d = qg_maxdiff(got[k], qfix(buf));
+                CT_T_REPORT(d <= 1e-4, "dynamic LSTM %s (%s) %s: max |ct - torch| = %g", names[i], engines[e], what[k], d);
+            }
+            CHECK(qg_maxdiff(ct_forward(q, x), ct_nnq_lstm_forward(q, x, NULL, NULL, NULL, NULL)) == 0);
+            ct_module_free(q);
+        }
+        CHECK_ERR(ct_nnq_lstm_forward(lstm, x, NULL, NULL, NULL, NULL), CT_ERR_ARG, "not a DynamicQuantizedLSTM module");
+        ct_module_free(lstm);
+    }
+    ct_module *lin = ct_nn_linear(3, 4);
+    CHECK_ERR(ct_nnq_dynamic_lstm(lin, 1), CT_ERR_ARG, "only works for nn.LSTM (got Linear)");
+    ct_module_free(lin);
+}
+
 static void run_quant_gemm_tests(void) {
     RUN(test_qgemm_exact_all_paths);
     RUN(test_qlinear_static_vs_torch);
@@ -286,4 +341,5 @@ static void run_quant_gemm_tests(void) {
     RUN(test_qlinear_dynamic_vs_torch);
     RUN(test_qlinear_dynamic_state_dict);
     RUN(test_qlinear_errors);
+    RUN(test_qlstm_dynamic_vs_torch);
 }

@@ -11,7 +11,8 @@ Writes tests/fixtures/quant/gemm_*.npy:
   dynamic quantized::linear_dynamic (torch.ao.quantization.quantize_dynamic on a
   float nn.Linear, per tensor and per channel weights, onednn and qnnpack engines):
   the float weight, bias and input, the quantized weight's codes and scales, the
-  output."""
+  output; the dynamic quantized LSTM (quantize_dynamic on nn.LSTM, both engines):
+  the float parameters, input, h0, c0, and output, h_n, c_n."""
 import os
 
 import numpy as np
@@ -84,11 +85,39 @@ def dynamic_cases(g):
             save(name + "_" + engine + "_y", m(x))
 
 
+def lstm_cases(g):
+    # (name, input size, hidden, layers, bidirectional, batch_first, x shape)
+    cases = [("l0", 7, 6, 1, False, False, (5, 3, 7)), ("l1", 5, 4, 2, True, True, (2, 6, 5))]
+    for name, inp, hid, layers, bidir, bf, xshape in cases:
+        lstm = torch.nn.LSTM(inp, hid, num_layers=layers, bidirectional=bidir, batch_first=bf)
+        with torch.no_grad():
+            for p in lstm.parameters():
+                p.copy_(torch.randn(p.shape, generator=g) * 0.4)
+        x = torch.randn(*xshape, generator=g)
+        d = 2 if bidir else 1
+        bsz = xshape[0] if bf else xshape[1]
+        h0 = torch.randn(layers * d, bsz, hid, generator=g) * 0.5
+        c0 = torch.randn(layers * d, bsz, hid, generator=g) * 0.5
+        for k, v in lstm.state_dict().items():
+            save("%s_p_%s" % (name, k), v)
+        save(name + "_x", x)
+        save(name + "_h0", h0)
+        save(name + "_c0", c0)
+        for engine in ("onednn", "qnnpack"):
+            torch.backends.quantized.engine = engine
+            q = quantize_dynamic(torch.nn.Sequential(lstm), {torch.nn.LSTM: default_dynamic_qconfig}, dtype=torch.qint8)[0]
+            y, (hn, cn) = q(x, (h0, c0))
+            save("%s_%s_y" % (name, engine), y)
+            save("%s_%s_hn" % (name, engine), hn)
+            save("%s_%s_cn" % (name, engine), cn)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     g = torch.Generator().manual_seed(12)
     static_cases(g)
     dynamic_cases(g)
+    lstm_cases(g)
 
 
 if __name__ == "__main__":
