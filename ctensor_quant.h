@@ -247,6 +247,21 @@ CTENSOR_API ct_qconfig ct_qconfig_default_dynamic(void);
    fuses the same observer and fake quantization into one module with the same numbers.) */
 CTENSOR_API ct_qconfig ct_qat_qconfig_default_x86(void);
 CTENSOR_API ct_qconfig ct_qat_qconfig_default_arm(void);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_module *ct_observer_new(ct_observer_kind kind, const ct_observer_options &o) { return ct_observer_new(kind, &o); }
+static inline ct_module *ct_minmax_observer(const ct_observer_options &o) { return ct_minmax_observer(&o); }
+static inline ct_module *ct_moving_average_minmax_observer(const ct_observer_options &o) { return ct_moving_average_minmax_observer(&o); }
+static inline ct_module *ct_per_channel_minmax_observer(const ct_observer_options &o) { return ct_per_channel_minmax_observer(&o); }
+static inline ct_module *ct_moving_average_per_channel_minmax_observer(const ct_observer_options &o) {
+    return ct_moving_average_per_channel_minmax_observer(&o);
+}
+static inline ct_module *ct_histogram_observer(const ct_observer_options &o) { return ct_histogram_observer(&o); }
+static inline ct_module *ct_placeholder_observer(const ct_observer_options &o) { return ct_placeholder_observer(&o); }
+static inline ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_observer_options &o) { return ct_fake_quantize(observer, &o); }
+static inline ct_module *ct_observer_factory_make(const ct_observer_factory &f) { return ct_observer_factory_make(&f); }
+extern "C" {
+#endif
 
 /* ============================================================================
    int8 GEMM and quantized linear
