@@ -184,7 +184,9 @@ typedef struct ct__q_names { const char *v[8]; } ct__q_names;
 CTENSOR_API ct_tensor *ct_fake_quantize_per_tensor_affine(const ct_tensor *x, double scale, int64_t zero_point,
                                                           int64_t quant_min, int64_t quant_max);
 /* One scale (a float tensor, read as float32) and one zero point (an int32 or int64
-   tensor) per index of `axis`, both 1-D of x's size along axis. */
+   tensor) per index of `axis`, both 1-D of x's size along axis. Float zero points
+   (per_channel_affine_float_qparams) round after adding them, as PyTorch does:
+   y = (clamp(nearbyint(x * inv_scale + zero_point), quant_min, quant_max) - zero_point) * scale. */
 CTENSOR_API ct_tensor *ct_fake_quantize_per_channel_affine(const ct_tensor *x, const ct_tensor *scale,
                                                            const ct_tensor *zero_point, int64_t axis,
                                                            int64_t quant_min, int64_t quant_max);
@@ -249,7 +251,7 @@ CTENSOR_API ct_status ct_observer_reset_min_max_vals(ct_module *obs);
 /* ---- FakeQuantize (torch.ao.quantization.FakeQuantize) ----
    A module wrapping an observer (its child "activation_post_process"), with
    PyTorch's buffers fake_quant_enabled, observer_enabled (uint8 [1]), scale
-   (float32) and zero_point (int32). forward(x): when the observer is enabled, x
+   (float32) and zero_point (int32; float32 for per_channel_affine_float_qparams). forward(x): when the observer is enabled, x
    goes through the observer and scale / zero_point are recomputed; when fake
    quantization is enabled, the result is x fake-quantized with them (per channel
    along the observer's ch_axis for a per-channel scheme), else x itself. Gradients
@@ -304,6 +306,21 @@ CTENSOR_API ct_qconfig ct_qconfig_default_dynamic(void);
    fuses the same observer and fake quantization into one module with the same numbers.) */
 CTENSOR_API ct_qconfig ct_qat_qconfig_default_x86(void);
 CTENSOR_API ct_qconfig ct_qat_qconfig_default_arm(void);
+#ifdef __cplusplus
+}  /* extern "C": options structs by reference for C++ */
+static inline ct_module *ct_observer_new(ct_observer_kind kind, const ct_observer_options &o) { return ct_observer_new(kind, &o); }
+static inline ct_module *ct_minmax_observer(const ct_observer_options &o) { return ct_minmax_observer(&o); }
+static inline ct_module *ct_moving_average_minmax_observer(const ct_observer_options &o) { return ct_moving_average_minmax_observer(&o); }
+static inline ct_module *ct_per_channel_minmax_observer(const ct_observer_options &o) { return ct_per_channel_minmax_observer(&o); }
+static inline ct_module *ct_moving_average_per_channel_minmax_observer(const ct_observer_options &o) {
+    return ct_moving_average_per_channel_minmax_observer(&o);
+}
+static inline ct_module *ct_histogram_observer(const ct_observer_options &o) { return ct_histogram_observer(&o); }
+static inline ct_module *ct_placeholder_observer(const ct_observer_options &o) { return ct_placeholder_observer(&o); }
+static inline ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_observer_options &o) { return ct_fake_quantize(observer, &o); }
+static inline ct_module *ct_observer_factory_make(const ct_observer_factory &f) { return ct_observer_factory_make(&f); }
+extern "C" {
+#endif
 
 /* ============================================================================
    int8 GEMM and quantized linear
@@ -1580,6 +1597,7 @@ typedef struct {
     int64_t inner, nch;        /* per channel: channel of element e is (e / inner) % nch */
     const float *sc;           /* per channel scales (NULL: per tensor) */
     const int64_t *zp;
+    const float *zpf;          /* per channel float zero points (per_channel_affine_float_qparams) */
     float sc1;
     int64_t zp1, qmin, qmax;
 } ct__fq_job;
@@ -1588,6 +1606,29 @@ static void ct__fq_run(void *ctx, int64_t lo, int64_t hi) {
     for (int64_t e = lo; e < hi; e++) {
         float sc = j->sc1;
         int64_t zp = j->zp1, q;
+        if (j->zpf) {   /* float zero point: q = nearbyint(x * inv_scale + zero_point), all float */
+            int64_t ch = (e / j->inner) % j->nch;
+            float s = j->sc[ch], z = j->zpf[ch], inv = 1.0f / s;
+            if (j->dt == CT_FLOAT32) {
+                float t = ((const float *)j->x)[e] * inv;
+                float qf = nearbyintf(t + z);
+                if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(qf >= (float)j->qmin && qf <= (float)j->qmax);
+                else {
+                    float c = qf < (float)j->qmin ? (float)j->qmin : qf > (float)j->qmax ? (float)j->qmax : qf;
+                    c = c - z;
+                    ((float *)j->y)[e] = c * s;
+                }
+            } else {
+                double t = ((const double *)j->x)[e] * (double)inv;
+                double qf = nearbyint(t + (double)z);
+                if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(qf >= (double)j->qmin && qf <= (double)j->qmax);
+                else {
+                    double c = qf < (double)j->qmin ? (double)j->qmin : qf > (double)j->qmax ? (double)j->qmax : qf;
+                    ((double *)j->y)[e] = (c - (double)z) * (double)s;
+                }
+            }
+            continue;
+        }
         if (j->sc) {
             int64_t ch = (e / j->inner) % j->nch;
             sc = j->sc[ch];
@@ -1639,9 +1680,8 @@ static int ct__q_meta_fq(ct__call *c) {
                               op, (long long)axis, x->ndim);
         if (s->dtype != CT_FLOAT32 && s->dtype != CT_FLOAT64)
             return ct__failed(CT_ERR_DTYPE, "%s: Scale must be Float, found %s", op, CT__DTNAME(s->dtype));
-        if (z->dtype != CT_INT32 && z->dtype != CT_INT64)
-            return ct__failed(CT_ERR_DTYPE, "%s: Zero-point must be Int32 or Int64, found %s (float zero points are not supported)", op,
-                              CT__DTNAME(z->dtype));
+        if (z->dtype != CT_INT32 && z->dtype != CT_INT64 && z->dtype != CT_FLOAT32 && z->dtype != CT_FLOAT64)
+            return ct__failed(CT_ERR_DTYPE, "%s: Zero-point must be Int32, Int64 or Float, found %s", op, CT__DTNAME(z->dtype));
         if (s->ndim != 1 || z->ndim != 1)
             return ct__failed(CT_ERR_SHAPE, "%s: scale and zero point should be 1-D tensors (got shapes %s and %s)", op, CT__SHAPE(s), CT__SHAPE(z));
         if (s->shape[0] != z->shape[0] || s->shape[0] != x->shape[axis])
@@ -1667,6 +1707,7 @@ static int ct__q_k_fq(ct__call *c) {
         const ct_tensor *x = c->in[0], *s = c->in[1], *z = c->in[2];
         int64_t n = s->shape[0], inner = 1;
         for (int d = (int)c->a->i[0] + 1; d < x->ndim; d++) inner *= x->shape[d];
+        int fz = CT__ISFLOAT(z->dtype);
         sc = (float *)CT_MALLOC((size_t)(n ? n : 1) * sizeof(float));
         zp = (int64_t *)CT_MALLOC((size_t)(n ? n : 1) * sizeof(int64_t));
         if (!sc || !zp) {
@@ -1676,6 +1717,10 @@ static int ct__q_k_fq(ct__call *c) {
         }
         for (int64_t k = 0; k < n; k++) {
             sc[k] = (float)ct__load_f64(ct__ptr(s) + k * s->strides[0] * (int64_t)ct__dt[s->dtype].size, s->dtype);
+            if (fz) {   /* float zero points: no range check (PyTorch's) */
+                ((float *)zp)[k] = (float)ct__load_f64(ct__ptr(z) + k * z->strides[0] * (int64_t)ct__dt[z->dtype].size, z->dtype);
+                continue;
+            }
             zp[k] = ct__load_i64(ct__ptr(z) + k * z->strides[0] * (int64_t)ct__dt[z->dtype].size, z->dtype);
             if (zp[k] < j.qmin || zp[k] > j.qmax) {
                 long long bad = (long long)zp[k];
@@ -1687,6 +1732,7 @@ static int ct__q_k_fq(ct__call *c) {
         }
         j.sc = sc;
         j.zp = zp;
+        if (fz) j.zpf = (const float *)zp;
         j.inner = inner ? inner : 1;
         j.nch = n ? n : 1;
     } else {
@@ -2515,10 +2561,6 @@ CTENSOR_API ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_obse
     ct_module *obs = ct_observer_new(observer, opt);
     if (!obs) return NULL;
     const ct__obs *o = (const ct__obs *)obs->impl;
-    if (o->qscheme == CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS) {
-        ct_module_free(obs);
-        return (ct_module *)ct__fail(CT_ERR_UNSUPPORTED, "FakeQuantize: per_channel_affine_float_qparams (float zero points) is not supported");
-    }
     ct__fqm *f = CT__NEW_ZEROED(ct__fqm);
     ct_module *m = f ? ct_module_new(&ct__fqm_type, f) : NULL;
     if (!m) {
@@ -2535,7 +2577,8 @@ CTENSOR_API ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_obse
     int ok = !ct_module_register_buffer(m, "fake_quant_enabled", ct_full_n(CT_UINT8, 1, &one, 1), 1) &&
              !ct_module_register_buffer(m, "observer_enabled", ct_full_n(CT_UINT8, 1, &one, 1), 1) &&
              !ct_module_register_buffer(m, "scale", ct_full_n(CT_FLOAT32, 1, &one, 1.0), 1) &&
-             !ct_module_register_buffer(m, "zero_point", ct_zeros_n(CT_INT32, 1, &one), 1);
+             !ct_module_register_buffer(m, "zero_point",
+                                        ct_zeros_n(o->qscheme == CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS ? CT_FLOAT32 : CT_INT32, 1, &one), 1);
     for (int i = 0; ok && i < m->nbuffers; i++) ok = m->buffers[i].tensor != NULL;
     ct_scope_end(s);
     if (!ok || ct_module_add_module(m, "activation_post_process", obs)) {   /* add_module frees obs on failure */

@@ -89,6 +89,16 @@ TEST(test_fq_per_channel) {
         qobs_check(y2, name, 0, "fake_quantize_per_channel_affine (int64 zp, negative axis)");
     }
 }
+TEST(test_fq_per_channel_float_zp) {
+    ct_tensor *x = qfix("obs_fq_pc_x"), *g = qfix("obs_fq_pc_g"), *s = qfix("obs_fq_pcf_scale"), *z = qfix("obs_fq_pcf_zp");
+    for (int d = 0; d < 2; d++) {
+        ct_tensor *xx = ct_requires_grad(ct_to(x, d ? CT_FLOAT64 : CT_FLOAT32));
+        ct_tensor *y = ct_fake_quantize_per_channel_affine(xx, s, z, 1, 0, 20);
+        qobs_check(y, d ? "obs_fq_pcfd_y" : "obs_fq_pcff_y", 0, "fake_quantize_per_channel_affine, float zero points");
+        CHECK(y && ct_bw1(y, ct_to(g, d ? CT_FLOAT64 : CT_FLOAT32)) == CT_OK);
+        qobs_check(ct_grad(xx), d ? "obs_fq_pcfd_gx" : "obs_fq_pcff_gx", 0, "fake_quantize_per_channel_affine grad, float zero points");
+    }
+}
 TEST(test_fq_errors) {
     ct_tensor *x = qobs_zeros(CT_FLOAT32, 3, 4);
     CHECK_ERR(ct_fake_quantize_per_tensor_affine(x, 0.1, 0, 10, 5), CT_ERR_ARG, "`quant_min` should be less than or equal to `quant_max`");
@@ -103,8 +113,8 @@ TEST(test_fq_errors) {
     CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, qobs_full(CT_INT32, 3, -1), 0, 0, 255), CT_ERR_ARG,
               "`zero_point` must be between `quant_min` and `quant_max` (channel 0 has -1");
     CHECK_ERR(ct_fake_quantize_per_channel_affine(x, qobs_zeros(CT_INT32, 3, -1), z, 0, 0, 255), CT_ERR_DTYPE, "Scale must be Float");
-    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, qobs_zeros(CT_FLOAT32, 3, -1), 0, 0, 255), CT_ERR_DTYPE,
-              "Zero-point must be Int32 or Int64");
+    CHECK_ERR(ct_fake_quantize_per_channel_affine(x, s, qobs_zeros(CT_BOOL, 3, -1), 0, 0, 255), CT_ERR_DTYPE,
+              "Zero-point must be Int32, Int64 or Float, found Bool");
     CHECK_ERR(ct_fake_quantize_per_channel_affine(qobs_zeros(CT_UINT8, 3, 4), s, z, 0, 0, 255), CT_ERR_DTYPE,
               "expected a float32 or float64 input");
 }
@@ -218,8 +228,8 @@ TEST(test_observers_vs_pytorch) {
 
 /* FakeQuantize modules (and the QAT qconfigs' ones) against PyTorch's over three steps */
 TEST(test_fake_quantize_module) {
-    static const char *const names[] = {"fqm_act", "fqm_wpc", "fqm_toggle", "qat_x86_act", "qat_x86_w", "qat_arm_w"};
-    for (int k = 0; k < 6; k++) {
+    static const char *const names[] = {"fqm_act", "fqm_wpc", "fqm_toggle", "qat_x86_act", "qat_x86_w", "qat_arm_w", "fqm_emb"};
+    for (int k = 0; k < 7; k++) {
         ct_module *fq = NULL;
         ct_observer_options o;
         memset(&o, 0, sizeof o);
@@ -233,6 +243,11 @@ TEST(test_fake_quantize_module) {
             o.qscheme = CT_PER_CHANNEL_SYMMETRIC;
             o.quant_min = -128;
             o.quant_max = 127;
+            fq = ct_fake_quantize(CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, &o);
+        } else if (k == 6) {   /* default_embedding_fake_quant */
+            o.qscheme = CT_PER_CHANNEL_AFFINE_FLOAT_QPARAMS;
+            o.quant_max = 255;
+            o.averaging_constant = 1;
             fq = ct_fake_quantize(CT_MOVING_AVERAGE_PER_CHANNEL_MINMAX_OBSERVER, &o);
         } else {
             ct_qconfig q = k == 5 ? ct_qat_qconfig_default_arm() : ct_qat_qconfig_default_x86();
@@ -261,7 +276,7 @@ TEST(test_fake_quantize_module) {
         qobs_check(ct_module_get(fq, "scale"), name, 0, "FakeQuantize scale");
         snprintf(name, sizeof name, "obs_%s_zp", names[k]);
         qobs_check(ct_module_get(fq, "zero_point"), name, 0, "FakeQuantize zero_point");
-        CHECK_EQ_INT(ct_get_dtype(ct_module_get(fq, "zero_point")), CT_INT32);
+        CHECK_EQ_INT(ct_get_dtype(ct_module_get(fq, "zero_point")), k == 6 ? CT_FLOAT32 : CT_INT32);
         ct_tensor *s = NULL, *z = NULL;
         CHECK(ct_fake_quant_module_calculate_qparams(fq, &s, &z) == 0 && s && z);
         ct_module_free(fq);
@@ -469,6 +484,7 @@ TEST(test_histogram_sweep) {
 static void run_quant_observer_tests(void) {
     RUN(test_fq_per_tensor);
     RUN(test_fq_per_channel);
+    RUN(test_fq_per_channel_float_zp);
     RUN(test_fq_errors);
     RUN(test_fq_grad_chain);
     RUN(test_observers_vs_pytorch);

@@ -62,6 +62,17 @@ def fake_quant_fixtures(g):
         y.backward(g3)
         save("fq_pc%d_y" % axis, y)
         save("fq_pc%d_gx" % axis, xx.grad)
+    # float zero points (per_channel_affine_float_qparams), float32 and float64 inputs
+    zf = torch.tensor([3.3, -2.5, 10.75, 0.5])
+    sf = torch.tensor([0.5, 0.1, 0.37, 0.25])
+    save("fq_pcf_scale", sf)
+    save("fq_pcf_zp", zf)
+    for tag, dt in (("f", torch.float32), ("d", torch.float64)):
+        xx = x3.to(dt).clone().requires_grad_(True)
+        y = torch.fake_quantize_per_channel_affine(xx, sf, zf, 1, 0, 20)
+        y.backward(g3.to(dt))
+        save("fq_pcf%s_y" % tag, y)
+        save("fq_pcf%s_gx" % tag, xx.grad)
 
 
 # (name, observer class, kwargs, inputs key)
@@ -119,6 +130,7 @@ def fake_quant_module_fixtures(ins):
         ("qat_x86_act", Q.get_default_qat_qconfig("x86", version=0).activation),
         ("qat_x86_w", Q.get_default_qat_qconfig("x86", version=0).weight),
         ("qat_arm_w", Q.get_default_qat_qconfig("qnnpack", version=0).weight),
+        ("fqm_emb", F.default_embedding_fake_quant),
     ]
     gs = [torch.randn(3, 4, 5, generator=g) for _ in range(3)]
     for i, gg in enumerate(gs):
