@@ -758,7 +758,7 @@ typedef struct {
    trick (exact ties-to-even for |p| <= 2^22; larger products clamp to qmin/qmax
    anyway); a NaN, or a sum beyond the int64 range, fails the range test and gives
    qmin, as ct__q_round. */
-#ifdef CT__VEC
+#if CT__VEC
 #define CT__Q_QUANT8_VEC(T)                                                                       \
     for (; e + 16 <= hi; e += 16) {                                                               \
         ct__v16f p, pc, t;                                                                        \
