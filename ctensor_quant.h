@@ -507,6 +507,20 @@ typedef struct ct_quant_prepare_options {
     const ct_qconfig *const *qconfigs;     /* NULL entries: float */
 } ct_quant_prepare_options;
 CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o);
+/* torch.ao.quantization.prepare_qat(model, inplace=True) after model.qconfig =
+   *qconfig (a QAT qconfig: ct_qat_qconfig_default_x86 / _arm), for a model in
+   training mode: Conv2d, Linear and the fused ConvReLU2d / LinearReLU become their
+   QAT forms (PyTorch's nn.qat / nn.intrinsic.qat modules: the same type names, the
+   fused ones flattened into one module, so keys are "conv1.weight",
+   "conv1.weight_fake_quant.scale", ...): a child "weight_fake_quant" (the qconfig's
+   weight factory) fake-quantizes the weight in every forward, and an
+   "activation_post_process" (the activation factory: a FakeQuantize) the output;
+   QuantStub gets the activation one. Train with the usual optimizers (gradients
+   pass straight through), then ct_module_eval and ct_quant_convert. Overrides as
+   ct_quant_prepare's. Not built yet: the ConvBn2d / ConvBnReLU2d QAT modules that
+   keep batch-norm statistics during training (fuse in evaluation mode first, as
+   ct_fuse_modules requires). Returns the number of modules prepared, or -1. */
+CTENSOR_API int ct_quant_prepare_qat(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o);
 /* torch.ao.quantization.convert(model, inplace=True): every observed module is
    swapped for its quantized form, its output scale and zero point from its
    observer, its weight quantized by the qconfig's weight observer (per channel
@@ -4597,10 +4611,34 @@ typedef struct ct__q_observed {
     ct_module_type type;                 /* first: m->type points here */
     const ct_module_type *orig;
     ct_qconfig qconfig;
+    int qat, relu;                       /* prepare_qat: the weight fake-quantized in forward; a flattened fused relu */
 } ct__q_observed;
+/* conv2d of module m (a Conv2d) with weight w: the module's own geometry */
+static ct_tensor *ct__q_conv_with(const ct_module *m, ct_tensor *x, ct_tensor *w, ct_tensor *b) {
+    const ct__conv_mod *c = (const ct__conv_mod *)m->impl;
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.groups = c->groups;
+    for (int q = 0; q < 2; q++) {
+        o.stride_hw[q] = c->st[q];
+        o.padding_hw[q] = c->pd[q];
+        o.dilation_hw[q] = c->dl[q];
+    }
+    if (c->padding_str[0]) o.padding_str = c->padding_str;
+    return ct_conv2d(x, w, b, &o);
+}
 static ct_tensor *ct__q_observed_forward(ct_module *m, int nin, ct_tensor *const *in) {
     const ct__q_observed *o = (const ct__q_observed *)m->type;
-    ct_tensor *y = o->orig->forward(m, nin, in);
+    ct_tensor *y;
+    if (o->qat) {   /* nn.qat: F.conv2d / F.linear with weight_fake_quant(weight), then the fused relu */
+        if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", o->type.name, nin);
+        int kw = ct__q_child_index(m, "weight_fake_quant");
+        ct_tensor *w = kw >= 0 ? ct_forward(m->children[kw].module, m->params[0].tensor) : NULL;
+        if (!w) return kw >= 0 ? NULL : ct__fail(CT_ERR_STATE, "%s: weight_fake_quant is missing", o->type.name);
+        y = !strcmp(o->orig->name, "Conv2d") ? ct__q_conv_with(m, in[0], w, m->params[1].tensor) : ct_linear(in[0], w, m->params[1].tensor);
+        if (y && o->relu) y = ct_relu(y);
+    } else
+        y = o->orig->forward(m, nin, in);
     int k = ct__q_child_index(m, "activation_post_process");
     return y && k >= 0 ? ct_forward(m->children[k].module, y) : y;
 }
@@ -4625,7 +4663,7 @@ static const ct_qconfig *ct__q_qconfig_for(const char *path, const ct_qconfig *i
         if (o->names[i] && !strcmp(o->names[i], path)) return o->qconfigs ? o->qconfigs[i] : NULL;
     return inherited;
 }
-typedef struct { ct_module *m; const ct_qconfig *qc; } ct__q_site;
+typedef struct { ct_module *m; const ct_qconfig *qc; ct_module *parent; int slot; } ct__q_site;
 static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig *qc, const ct_quant_prepare_options *o,
                               ct__q_site **sites, int *n, int *cap) {
     for (int i = 0; i < m->nchildren; i++) {
@@ -4635,7 +4673,7 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
         const ct_qconfig *cq = ct__q_qconfig_for(path, qc, o);
         if (ct__q_is_observed(c) || ct__q_child_index(c, "activation_post_process") >= 0) {
-            ct_set_error(CT_ERR_STATE, "quant_prepare: module '%s' (%s) is already prepared", path, c->type->name);
+            ct_set_error(CT_ERR_STATE, "quant_prepare: module '%s' (%s) is already prepared", path, c->type->name);   /* (either form) */
             return -1;
         }
         if (cq && ct__q_observable(c)) {
@@ -4646,16 +4684,33 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
                 *sites = ns;
                 *cap = nc;
             }
-            (*sites)[(*n)++] = (ct__q_site){c, cq};
+            ct__q_site site;
+            site.m = c;
+            site.qc = cq;
+            site.parent = m;
+            site.slot = i;
+            (*sites)[(*n)++] = site;
         } else if (strcmp(c->type->name, "QuantStub") && strcmp(c->type->name, "DeQuantStub") &&
                    ct__q_prepare_walk(c, path, cq, o, sites, n, cap))
             return -1;
     }
     return 0;
 }
+static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o, int qat);
 CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o) {
+    return ct__q_prepare(model, qconfig, o, 0);
+}
+CTENSOR_API int ct_quant_prepare_qat(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o) {
+    if (model && !model->training) {
+        ct_set_error(CT_ERR_STATE, "quant_prepare_qat: prepare_qat only works on models in training mode (ct_module_train)");
+        return -1;
+    }
+    return ct__q_prepare(model, qconfig, o, 1);
+}
+static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o, int qat) {
+    const char *fn = qat ? "quant_prepare_qat" : "quant_prepare";
     if (!model) {
-        ct__null_arg("quant_prepare", 0);
+        ct__null_arg(fn, 0);
         return -1;
     }
     if (o && o->n > 0 && !o->names) {
@@ -4675,15 +4730,19 @@ CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, co
     }
     /* all observers and type records first, so that a failure changes nothing */
     ct_module **obs = (ct_module **)CT_MALLOC(sizeof(ct_module *) * (size_t)(n ? n : 1));
+    ct_module **wfq = (ct_module **)CT_MALLOC(sizeof(ct_module *) * (size_t)(n ? n : 1));
     ct__q_observed **recs = (ct__q_observed **)CT_MALLOC(sizeof(ct__q_observed *) * (size_t)(n ? n : 1));
-    int ok = obs && recs, made = 0;
-    if (!ok) ct_set_error(CT_ERR_MEMORY, "quant_prepare: out of memory");
+    int ok = obs && recs && wfq, made = 0;
+    if (!ok) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
     for (; ok && made < n; made++) {
+        int needs_w = qat && strcmp(sites[made].m->type->name, "QuantStub");
         obs[made] = ct_observer_factory_make(&sites[made].qc->activation);
+        wfq[made] = needs_w && obs[made] ? ct_observer_factory_make(&sites[made].qc->weight) : NULL;
         recs[made] = CT__NEW_ZEROED(ct__q_observed);
-        if (!obs[made] || !recs[made]) {
-            if (obs[made] && !recs[made]) ct_set_error(CT_ERR_MEMORY, "quant_prepare: out of memory");
+        if (!obs[made] || (needs_w && !wfq[made]) || !recs[made]) {
+            if (obs[made] && (!needs_w || wfq[made]) && !recs[made]) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
             ct_module_free(obs[made]);
+            ct_module_free(wfq[made]);
             CT_FREE(recs[made]);
             ok = 0;
             break;
@@ -4692,29 +4751,48 @@ CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, co
     if (!ok) {
         for (int k = 0; k < made; k++) {
             ct_module_free(obs[k]);
+            ct_module_free(wfq[k]);
             CT_FREE(recs[k]);
         }
         CT_FREE(obs);
+        CT_FREE(wfq);
         CT_FREE(recs);
         CT_FREE(sites);
         return -1;
     }
     for (int k = 0; k < n; k++) {
         ct_module *m = sites[k].m;
+        ct__q_observed *r = recs[k];
+        const char *name = m->type->name;
+        if (qat && (!strcmp(name, "ConvReLU2d") || !strcmp(name, "LinearReLU"))) {
+            /* nn.intrinsic.qat: one module, the conv / linear itself with the relu fused */
+            ct_module *parent = sites[k].parent, *inner = m->children[ct__q_child_index(m, "0")].module;
+            m->children[ct__q_child_index(m, "0")].module = NULL;
+            parent->children[sites[k].slot].module = inner;
+            ct_module_free(m);
+            m = inner;
+            r->relu = 1;
+        }
         obs[k]->training = m->training;
+        if (wfq[k]) {
+            wfq[k]->training = m->training;
+            if (ct_module_add_module(m, "weight_fake_quant", wfq[k]) != CT_OK) wfq[k] = NULL;   /* only out of memory */
+        }
         if (ct_module_add_module(m, "activation_post_process", obs[k]) != CT_OK) {   /* only out of memory */
             CT_FREE(recs[k]);
             continue;
         }
-        ct__q_observed *r = recs[k];
         r->type = *m->type;
+        r->type.name = name;
         r->type.forward = ct__q_observed_forward;
         r->type.destroy = ct__q_observed_destroy;
         r->orig = m->type;
         r->qconfig = *sites[k].qc;
+        r->qat = qat && wfq[k] != NULL;
         m->type = &r->type;
     }
     CT_FREE(obs);
+    CT_FREE(wfq);
     CT_FREE(recs);
     CT_FREE(sites);
     return n;
@@ -4796,6 +4874,34 @@ static ct_tensor *ct__q_quantize_weight(const ct_qconfig *qc, ct_tensor *w) {
     ct_module_free(wo);
     return q;
 }
+/* an observer, or a FakeQuantize's observer */
+static ct_module *ct__q_observer_of(ct_module *m) {
+    return ct_is_fake_quantize(m) && m->nchildren > 0 ? m->children[0].module : m;
+}
+/* scale and zero point of an observer or a FakeQuantize (PyTorch's calculate_qparams) */
+static int ct__q_act_qparams(ct_module *m, double *scale, int64_t *zp) {
+    if (!ct_is_fake_quantize(m)) return ct_observer_calculate_qparams_per_tensor(m, scale, zp);
+    int tok = ct_scope_begin(), rc = -1;
+    ct_tensor *s = NULL, *z = NULL;
+    if (ct_fake_quant_module_calculate_qparams(m, &s, &z) >= 0 && s && z) {
+        *scale = ct_item(s);
+        *zp = ct_item_int(z);
+        rc = 0;
+    }
+    ct_scope_end(tok);
+    return rc;
+}
+/* the weight quantized with the qparams of a QAT module's weight_fake_quant (PyTorch's
+   from_float with weight_post_process = mod.weight_fake_quant) */
+static ct_tensor *ct__q_quantize_weight_fq(ct_module *fq, ct_tensor *w) {
+    ct_module *ob = ct__q_observer_of(fq);
+    ct_tensor *s = NULL, *z = NULL;
+    if (ct_fake_quant_module_calculate_qparams(fq, &s, &z) < 0) return NULL;
+    ct_qscheme qs = ct_observer_qscheme(ob);
+    if (qs == CT_PER_CHANNEL_AFFINE || qs == CT_PER_CHANNEL_SYMMETRIC)
+        return ct_quantize_per_channel(w, ct_to(s, CT_FLOAT64), ct_to(z, CT_INT64), 0, ct_observer_dtype(ob));
+    return ct_quantize_per_tensor(w, ct_item(s), ct_item_int(z), ct_observer_dtype(ob));
+}
 /* the quantized replacement of observed module m (NULL with the error set) */
 static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
     const ct__q_observed *o = (const ct__q_observed *)m->type;
@@ -4803,18 +4909,20 @@ static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
     int k = ct__q_child_index(m, "activation_post_process");
     double scale = 1.0;
     int64_t zp = 0;
-    if (k < 0 || ct_observer_calculate_qparams_per_tensor(m->children[k].module, &scale, &zp) < 0) {
+    if (k < 0 || ct__q_act_qparams(m->children[k].module, &scale, &zp) < 0) {
         if (k < 0) ct_set_error(CT_ERR_STATE, "quant_convert: '%s' has no activation_post_process", path);
         return NULL;
     }
-    if (!strcmp(tn, "QuantStub")) return ct_nnq_quantize(scale, zp, ct_observer_dtype(m->children[k].module));
-    int fused = !strcmp(tn, "ConvReLU2d") || !strcmp(tn, "LinearReLU");
-    ct_module *inner = fused ? m->children[ct__q_child_index(m, "0")].module : m;
+    if (!strcmp(tn, "QuantStub")) return ct_nnq_quantize(scale, zp, ct_observer_dtype(ct__q_observer_of(m->children[k].module)));
+    int fused = o->relu || !strcmp(tn, "ConvReLU2d") || !strcmp(tn, "LinearReLU");
+    ct_module *inner = o->qat || !fused ? m : m->children[ct__q_child_index(m, "0")].module;
     ct_tensor *w = inner->params[0].tensor, *b = inner->params[1].tensor;
     int tok = ct_scope_begin();
     ct_module *r = NULL;
-    ct_tensor *qw = ct__q_quantize_weight(&o->qconfig, ct_detach(w));
-    if (qw && (!strcmp(tn, "Conv2d") || !strcmp(tn, "ConvReLU2d"))) {
+    int kw = ct__q_child_index(m, "weight_fake_quant");
+    ct_tensor *qw = o->qat && kw >= 0 ? ct__q_quantize_weight_fq(m->children[kw].module, ct_detach(w))
+                                      : ct__q_quantize_weight(&o->qconfig, ct_detach(w));
+    if (qw && (!strcmp(tn, "Conv2d") || !strcmp(tn, "ConvReLU2d") || !strcmp(inner->type->name, "Conv2d"))) {
         const ct__conv_mod *cm = (const ct__conv_mod *)inner->impl;
         ct_conv_options co;
         memset(&co, 0, sizeof co);

@@ -109,7 +109,63 @@ def dynamic():
         f.write(repr(q))
 
 
+class QatNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.relu = nn.ReLU()
+        self.pool = nn.AdaptiveAvgPool2d(2)
+        self.flat = nn.Flatten()
+        self.fc = nn.Linear(16, 5)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def qat():
+    torch.manual_seed(21)
+    net = QatNet()
+    for k, v in net.state_dict().items():
+        save("qat_in_" + k, v)
+    net.train()
+    torch.ao.quantization.fuse_modules_qat(net, [["conv", "relu"]], inplace=True)
+    net.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86", version=0)
+    torch.backends.quantized.engine = "onednn"
+    torch.ao.quantization.prepare_qat(net, inplace=True)
+    with open(os.path.join(OUT, "wf_qat_prepared.txt"), "w") as f:
+        f.write(repr(net))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    losses = []
+    for step in range(3):
+        x = torch.randn(4, 3, 6, 6)
+        t = torch.randn(4, 5)
+        save("qat_x%d" % step, x)
+        save("qat_t%d" % step, t)
+        loss = torch.nn.functional.mse_loss(net(x), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    save("qat_losses", np.array(losses, dtype=np.float64))
+    for k in ["conv.weight", "conv.bias", "fc.weight", "fc.bias"]:
+        save("qat_out_" + k, net.state_dict()[k])
+    net.eval()
+    q = torch.ao.quantization.convert(net)
+    with open(os.path.join(OUT, "wf_qat_converted.txt"), "w") as f:
+        f.write(repr(q))
+    x = torch.randn(2, 3, 6, 6)
+    save("qat_xtest", x)
+    with torch.no_grad():
+        save("qat_ytest", q(x))
+    save("qat_fc_scale", np.array([float(q.fc.scale)]))
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     static()
     dynamic()
+    qat()
