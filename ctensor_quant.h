@@ -1615,57 +1615,104 @@ typedef struct {
     float sc1;
     int64_t zp1, qmin, qmax;
 } ct__fq_job;
-static void ct__fq_run(void *ctx, int64_t lo, int64_t hi) {
-    const ct__fq_job *j = (const ct__fq_job *)ctx;
+/* elements [lo, hi) of one channel (or of the per-tensor case): scale sc, zero point zp */
+static void ct__fq_span(const ct__fq_job *j, int64_t lo, int64_t hi, float sc, int64_t zp) {
+    float inv = 1.0f / sc, zpf = (float)zp;
+    double dsc = (double)sc, dzp = (double)zp;
+    int64_t qmin = j->qmin, qmax = j->qmax;
+    const int64_t small = (int64_t)1 << 23;
+    if (j->dt == CT_FLOAT32 && qmin >= -small && qmax <= small && zp >= -small && zp <= small) {
+        /* the same in float32 alone (vectorizable): the codes, the zero point and
+           their differences are exact in float, so (c - zp) * sc rounds once, as the
+           double product rounded to float does; a NaN or a sum at or beyond 2^63 is
+           INT64_MIN in PyTorch's cast, hence quant_min */
+        const float *x = (const float *)j->x;
+        float fqmin = (float)qmin, fqmax = (float)qmax, big = 9.223372036854775808e18f;
+        if (j->mask) {
+            uint8_t *m = (uint8_t *)j->y;
+            for (int64_t e = lo; e < hi; e++) {
+                float t = nearbyintf(x[e] * inv);
+                float v = zpf + t;
+                m[e] = (uint8_t)(v >= fqmin && v <= fqmax && v < big);
+            }
+        } else {
+            float *y = (float *)j->y;
+            for (int64_t e = lo; e < hi; e++) {
+                float t = nearbyintf(x[e] * inv);
+                float v = zpf + t;
+                float c = !(v >= fqmin) || v >= big ? fqmin : v > fqmax ? fqmax : v;
+                c = c - zpf;
+                y[e] = c * sc;
+            }
+        }
+        return;
+    }
     for (int64_t e = lo; e < hi; e++) {
-        float sc = j->sc1;
-        int64_t zp = j->zp1, q;
-        if (j->zpf) {   /* float zero point: q = nearbyint(x * inv_scale + zero_point), all float */
-            int64_t ch = (e / j->inner) % j->nch;
-            float s = j->sc[ch], z = j->zpf[ch], inv = 1.0f / s;
-            if (j->dt == CT_FLOAT32) {
-                float t = ((const float *)j->x)[e] * inv;
-                float qf = nearbyintf(t + z);
-                if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(qf >= (float)j->qmin && qf <= (float)j->qmax);
-                else {
-                    float c = qf < (float)j->qmin ? (float)j->qmin : qf > (float)j->qmax ? (float)j->qmax : qf;
-                    c = c - z;
-                    ((float *)j->y)[e] = c * s;
-                }
-            } else {
-                double t = ((const double *)j->x)[e] * (double)inv;
-                double qf = nearbyint(t + (double)z);
-                if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(qf >= (double)j->qmin && qf <= (double)j->qmax);
-                else {
-                    double c = qf < (double)j->qmin ? (double)j->qmin : qf > (double)j->qmax ? (double)j->qmax : qf;
-                    ((double *)j->y)[e] = (c - (double)z) * (double)s;
-                }
+        int64_t q;
+        if (j->dt == CT_FLOAT32) {
+            float t = nearbyintf(((const float *)j->x)[e] * inv);
+            float s = zpf + t;
+            q = ct__fq_i64((double)s);
+        } else {
+            /* float64: PyTorch's build clamps the double itself (fmin(fmax(v, qmin), qmax)):
+               +inf and huge values give quant_max, NaN quant_min */
+            double t = nearbyint(((const double *)j->x)[e] * (double)inv);
+            double v = dzp + t;
+            if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(v >= (double)qmin && v <= (double)qmax);
+            else {
+                double c = !(v >= (double)qmin) ? (double)qmin : v > (double)qmax ? (double)qmax : v;
+                ((double *)j->y)[e] = (c - dzp) * dsc;
             }
             continue;
         }
-        if (j->sc) {
-            int64_t ch = (e / j->inner) % j->nch;
-            sc = j->sc[ch];
-            zp = j->zp[ch];
-        }
-        float inv = 1.0f / sc;
-        if (j->dt == CT_FLOAT32) {
-            float t = nearbyintf(((const float *)j->x)[e] * inv);
-            float s = (float)zp + t;
-            q = ct__fq_i64((double)s);
-        } else {
-            double t = nearbyint(((const double *)j->x)[e] * (double)inv);
-            double s = (double)zp + t;
-            q = ct__fq_i64(s);
-        }
         if (j->mask) {
-            ((uint8_t *)j->y)[e] = (uint8_t)(q >= j->qmin && q <= j->qmax);
+            ((uint8_t *)j->y)[e] = (uint8_t)(q >= qmin && q <= qmax);
             continue;
         }
-        double c = (double)(q < j->qmin ? j->qmin : q > j->qmax ? j->qmax : q);
-        double v = (c - (double)zp) * (double)sc;
+        double c = (double)(q < qmin ? qmin : q > qmax ? qmax : q);
+        double v = (c - dzp) * dsc;
         if (j->dt == CT_FLOAT32) ((float *)j->y)[e] = (float)v;
         else ((double *)j->y)[e] = v;
+    }
+}
+/* the same with a float zero point: q = nearbyint(x * inv_scale + zero_point), all in
+   x's float type (PyTorch's per_channel_affine_float_qparams kernel) */
+static void ct__fq_span_fz(const ct__fq_job *j, int64_t lo, int64_t hi, float s, float z) {
+    float inv = 1.0f / s, fmin_ = (float)j->qmin, fmax_ = (float)j->qmax;
+    for (int64_t e = lo; e < hi; e++) {
+        if (j->dt == CT_FLOAT32) {
+            float t = ((const float *)j->x)[e] * inv;
+            float qf = nearbyintf(t + z);
+            if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(qf >= fmin_ && qf <= fmax_);
+            else {
+                float c = qf < fmin_ ? fmin_ : qf > fmax_ ? fmax_ : qf;
+                c = c - z;
+                ((float *)j->y)[e] = c * s;
+            }
+        } else {
+            double t = ((const double *)j->x)[e] * (double)inv;
+            double qf = nearbyint(t + (double)z);
+            if (j->mask) ((uint8_t *)j->y)[e] = (uint8_t)(qf >= (double)j->qmin && qf <= (double)j->qmax);
+            else {
+                double c = qf < (double)j->qmin ? (double)j->qmin : qf > (double)j->qmax ? (double)j->qmax : qf;
+                ((double *)j->y)[e] = (c - (double)z) * (double)s;
+            }
+        }
+    }
+}
+static void ct__fq_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__fq_job *j = (const ct__fq_job *)ctx;
+    if (!j->sc) {
+        ct__fq_span(j, lo, hi, j->sc1, j->zp1);
+        return;
+    }
+    /* per channel: runs of `inner` elements share a channel */
+    for (int64_t e = lo; e < hi;) {
+        int64_t blk = e / j->inner, ch = blk % j->nch, end = (blk + 1) * j->inner;
+        if (end > hi) end = hi;
+        if (j->zpf) ct__fq_span_fz(j, e, end, j->sc[ch], j->zpf[ch]);
+        else ct__fq_span(j, e, end, j->sc[ch], j->zp[ch]);
+        e = end;
     }
 }
 static int ct__q_fq_is_pc(int op) { return op == CT__QOP(FAKE_QUANT_PC) || op == CT__QOP(FAKE_QUANT_PC_MASK); }

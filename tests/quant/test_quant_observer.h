@@ -43,9 +43,9 @@ static ct_status ct_bw1(ct_tensor *y, ct_tensor *g) {
 /* ---- fake quantization ---- */
 TEST(test_fq_per_tensor) {
     ct_tensor *x = qfix("obs_fq_x"), *g = qfix("obs_fq_g");
-    const double sc[] = {0.5, 0.1, 0.37, 1e-3};
-    const int64_t zp[] = {3, 128, 0, -5}, qmin[] = {-128, 0, 0, -1000}, qmax[] = {127, 255, 15, 1000};
-    for (int k = 0; k < 4; k++) {
+    const double sc[] = {0.5, 0.1, 0.37, 1e-3, 1e-3};   /* the last: codes beyond float's exact integers */
+    const int64_t zp[] = {3, 128, 0, -5, 7}, qmin[] = {-128, 0, 0, -1000, INT32_MIN}, qmax[] = {127, 255, 15, 1000, INT32_MAX};
+    for (int k = 0; k < 5; k++) {
         char name[64];
         ct_tensor *xx = ct_requires_grad(ct_detach(x));
         ct_tensor *y = ct_fake_quantize_per_tensor_affine(xx, sc[k], zp[k], qmin[k], qmax[k]);
@@ -87,6 +87,20 @@ TEST(test_fq_per_channel) {
         ct_tensor *y2 = ct_fake_quantize_per_channel_affine(x, s, ct_to(z, CT_INT64), axis - 3, -30, 30);
         snprintf(name, sizeof name, "obs_fq_pc%d_y", axis);
         qobs_check(y2, name, 0, "fake_quantize_per_channel_affine (int64 zp, negative axis)");
+    }
+}
+/* NaN, infinities, values beyond int64: as PyTorch's x86 build gives them */
+TEST(test_fq_special_values) {
+    ct_tensor *x = qfix("obs_fq_sp_x");
+    ct_tensor *s = qobs_full(CT_FLOAT32, 1, 0.5), *z = qobs_full(CT_INT32, 1, 3);
+    for (int d = 0; d < 2; d++) {
+        ct_tensor *xx = ct_requires_grad(ct_to(x, d ? CT_FLOAT64 : CT_FLOAT32));
+        ct_tensor *y = ct_fake_quantize_per_tensor_affine(xx, 0.5, 3, -128, 127);
+        qobs_check(y, d ? "obs_fq_spd_y" : "obs_fq_spf_y", 0, "fake_quantize_per_tensor_affine, special values");
+        CHECK(y && ct_backward(ct_sum(y)) == CT_OK);
+        qobs_check(ct_grad(xx), d ? "obs_fq_spd_gx" : "obs_fq_spf_gx", 0, "fake_quantize_per_tensor_affine grad, special values");
+        qobs_check(ct_fake_quantize_per_channel_affine(ct_detach(xx), s, z, 0, -128, 127), d ? "obs_fq_spd_pcy" : "obs_fq_spf_pcy", 0,
+                   "fake_quantize_per_channel_affine, special values");
     }
 }
 TEST(test_fq_per_channel_float_zp) {
@@ -484,6 +498,7 @@ TEST(test_histogram_sweep) {
 static void run_quant_observer_tests(void) {
     RUN(test_fq_per_tensor);
     RUN(test_fq_per_channel);
+    RUN(test_fq_special_values);
     RUN(test_fq_per_channel_float_zp);
     RUN(test_fq_errors);
     RUN(test_fq_grad_chain);

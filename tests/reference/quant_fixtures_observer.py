@@ -32,7 +32,8 @@ def fake_quant_fixtures(g):
     gout = torch.randn(x.shape, generator=g)
     save("fq_g", gout)
     for k, (scale, zp, qmin, qmax) in enumerate([(0.5, 3, -128, 127), (0.1, 128, 0, 255), (0.37, 0, 0, 15),
-                                                 (1e-3, -5, -1000, 1000)]):
+                                                 (1e-3, -5, -1000, 1000),
+                                                 (1e-3, 7, -2**31, 2**31 - 1)]):
         xx = x.clone().requires_grad_(True)
         y = torch.fake_quantize_per_tensor_affine(xx, scale, zp, qmin, qmax)
         y.backward(gout)
@@ -62,6 +63,17 @@ def fake_quant_fixtures(g):
         y.backward(g3)
         save("fq_pc%d_y" % axis, y)
         save("fq_pc%d_gx" % axis, xx.grad)
+    # NaN, infinities and values beyond int64 (PyTorch's casts on x86), float32 and float64
+    sx = torch.tensor([[float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 3e18, 1e19, 10.0]])
+    save("fq_sp_x", sx)
+    for tag, dt in (("f", torch.float32), ("d", torch.float64)):
+        xx = sx.to(dt).clone().requires_grad_(True)
+        y = torch.fake_quantize_per_tensor_affine(xx, 0.5, 3, -128, 127)
+        y.backward(torch.ones_like(y))
+        save("fq_sp%s_y" % tag, y)
+        save("fq_sp%s_gx" % tag, xx.grad)
+        y = torch.fake_quantize_per_channel_affine(sx.to(dt), torch.tensor([0.5]), torch.tensor([3], dtype=torch.int32), 0, -128, 127)
+        save("fq_sp%s_pcy" % tag, y)
     # float zero points (per_channel_affine_float_qparams), float32 and float64 inputs
     zf = torch.tensor([3.3, -2.5, 10.75, 0.5])
     sf = torch.tensor([0.5, 0.1, 0.37, 0.25])
