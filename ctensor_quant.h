@@ -2599,9 +2599,19 @@ static ct_tensor *ct__fqm_forward(ct_module *m, int nin, ct_tensor *const *in) {
 static int ct__fqm_repr(const ct_module *m, char *buf, size_t cap) {
     const ct__fqm *f = (const ct__fqm *)m->impl;
     ct_module *mm = (ct_module *)m;
-    return snprintf(buf, cap, "fake_quant_enabled=%d, observer_enabled=%d, quant_min=%lld, quant_max=%lld, ch_axis=%lld",
-                    ct__fqm_flag(mm, "fake_quant_enabled"), ct__fqm_flag(mm, "observer_enabled"), (long long)f->quant_min,
-                    (long long)f->quant_max, (long long)f->ch_axis);
+    /* PyTorch's: the buffers as tensors, the observer's dtype and qscheme */
+    char fe[64], oe[64], sc[200], zp[200];
+    ct_repr(ct_module_get(mm, "fake_quant_enabled"), fe, sizeof fe);
+    ct_repr(ct_module_get(mm, "observer_enabled"), oe, sizeof oe);
+    ct_repr(ct_module_get(mm, "scale"), sc, sizeof sc);
+    ct_repr(ct_module_get(mm, "zero_point"), zp, sizeof zp);
+    ct_module *ob = mm->nchildren > 0 ? mm->children[0].module : NULL;
+    ct_dtype dt = ob ? ct_observer_dtype(ob) : CT_QUINT8;
+    ct_qscheme qs = ob ? ct_observer_qscheme(ob) : CT_PER_TENSOR_AFFINE;
+    return snprintf(buf, cap, "fake_quant_enabled=%s, observer_enabled=%s, quant_min=%lld, quant_max=%lld, dtype=torch.%s, "
+                    "qscheme=torch.%s, ch_axis=%lld, scale=%s, zero_point=%s",
+                    fe, oe, (long long)f->quant_min, (long long)f->quant_max, ct_dtype_name(dt), ct_qscheme_name(qs),
+                    (long long)f->ch_axis, sc, zp);
 }
 CTENSOR_API ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_observer_options *opt) {
     if (opt && (opt->quant_min || opt->quant_max)) {
