@@ -1,5 +1,6 @@
-/* ctensor_quant.h - int8 quantization for ctensor: quantized tensors, observers,
-   fake quantization, int8 kernels.                                 v0.1 (2026-11-28)
+/* ctensor_quant.h - int8 quantization for ctensor (torch.ao.quantization): quantized
+   tensors, observers, fake quantization, fusion, int8 kernels, and the dynamic,
+   static (post-training) and quantization-aware-training workflows.   v0.1 (2026-11-28)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
@@ -13,10 +14,13 @@
      there CTENSOR_QUANT_IMPLEMENTATION is turned on automatically. Other files
      include the three headers for the declarations only.
 
-   THE FEEL (PyTorch's torch.quantize_per_tensor, torch.ao.quantization)
-       ct_tensor *q = ct_quantize_per_tensor(x, 0.1, 10, CT_QUINT8);
-       ct_tensor *back = ct_dequantize(q);              // float32 again
-       ct_tensor *codes = ct_int_repr(q);               // the uint8 codes
+   THE FEEL (PyTorch's eager-mode post-training quantization)
+       ct_fuse_modules(net, "conv1", "bn1", "relu1");        // fuse_modules
+       ct_qconfig qc = ct_qconfig_default_x86();             // get_default_qconfig("x86")
+       ct_quant_prepare(net, &qc, NULL);                     // prepare: observers
+       for (...) ct_forward(net, calibration_batch);         // calibrate
+       ct_quant_convert(net);                                // convert: int8 modules
+       ct_tensor *q = ct_quantize_per_tensor(x, 0.1, 10, CT_QUINT8);   // tensors
        printf("%g %lld\n", ct_q_scale(q), (long long)ct_q_zero_point(q));
 
    CONVENTIONS
@@ -28,20 +32,42 @@
        Dequantization is (q - zero_point) * scale in float32.
      - Only float32 tensors quantize, as in PyTorch ("Quantize only works on Float
        Tensor, got Double").
+     - Modules keep PyTorch's type names, child names (activation_post_process,
+       weight_fake_quant), state-dict keys and reprs, so prepared and converted
+       models print and save as PyTorch's.
      - Errors name the op and the values (CT_ERR_ARG for bad parameters,
        CT_ERR_DTYPE for bad dtypes), as PyTorch's do.
 
    OPS AND BACKENDS
      Every operation is an op of ctensor's one table (names as PyTorch's:
-     "aten::quantize_per_tensor", "aten::dequantize.self", "aten::int_repr", ...),
+     "aten::quantize_per_tensor", "quantized::linear", "quantized::conv2d", ...),
      so tracing, profiling and the dispatch hook see them. Ops whose inputs are
-     quantized run on the QuantizedCPU backend: this header registers their
-     kernels and metas there (ct_register_backend_op).
+     quantized run on the QuantizedCPU backend: this header registers their kernels
+     and metas there (ct_register_backend_op), also for existing ops (relu, pooling,
+     cat, clone). An op without a QuantizedCPU kernel says so, as PyTorch does.
 
    STATUS (v0.1)
-     Quantized tensors: quantize / dequantize per tensor and per channel, int_repr,
-     the parameter accessors, quantize_per_tensor_dynamic, making a quantized
-     tensor from its codes.
+     - Quantized tensors: quantize / dequantize per tensor and per channel, int_repr,
+       the parameter accessors, ChooseQuantizationParams, quantize_per_tensor_dynamic,
+       making a quantized tensor from its codes, printing, safetensors I/O, SQNR.
+     - Observers (MinMax, MovingAverageMinMax, PerChannelMinMax,
+       MovingAveragePerChannelMinMax, Histogram with PyTorch's L2 search, Placeholder)
+       with PyTorch's qparams exactly; fake_quantize ops with straight-through
+       gradients; FakeQuantize modules; qconfigs (x86, qnnpack, default, dynamic, QAT).
+     - Fusion: conv(+bn)(+relu), linear(+bn), linear+relu, bn+relu (weights equal
+       PyTorch's bit for bit).
+     - int8 GEMM (u8 x s8 -> s32: AVX-512 VNNI, AVX2, NEON dot product, portable),
+       quantized::linear / linear_relu / linear_dynamic, dynamic Linear and LSTM
+       modules; quantized conv2d / conv2d_relu (NHWC, groups, depthwise), add, mul,
+       cat, relu and pooling; Quantize, DeQuantize, QuantizedConv(ReLU)2d and
+       QuantizedLinear(ReLU) modules.
+     - Workflows: quantize_dynamic; QuantStub / DeQuantStub, prepare, convert
+       (static PTQ); prepare_qat for Conv2d, Linear, ConvReLU2d, LinearReLU.
+     - Not yet: QAT ConvBn2d / ConvBnReLU2d (batch-norm statistics in training),
+       the numeric suite beyond SQNR (compare_weights, compare_model_outputs,
+       per-layer sensitivity), quantized BatchNorm / LayerNorm / Hardswish modules,
+       add_scalar / mul_scalar; int8 kernels are not yet faster than ctensor's float
+       ones on convolutions (bench/RESULTS.md).
 
    CONTENTS (search for the banner titles)
      Declarations:
@@ -50,6 +76,7 @@
        Observers, fake quantization, qconfigs
        int8 GEMM and quantized linear
        Quantized ops: conv2d, add, mul, relu, pooling, cat
+       Workflows: quantize_dynamic, static post-training quantization
      Implementation:
        The op table of this header
        Quantized tensors: kernels
@@ -57,6 +84,7 @@
        Observers, fake quantization, qconfigs: implementation
        int8 GEMM and quantized linear: implementation
        Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
+       Workflows: quantize_dynamic, static post-training quantization: implementation
 */
 #ifndef CTENSOR_QUANT_H_INCLUDED
 #define CTENSOR_QUANT_H_INCLUDED
