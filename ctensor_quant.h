@@ -191,11 +191,19 @@ CTENSOR_API ct_tensor *ct_q_safetensors_get(ct_safetensors *st, const char *name
    ("Fusion only for eval!"): training-time fusion belongs to QAT. On any error the
    model is left unchanged. */
 CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *const *names);
+/* torch.ao.quantization.fuse_modules_qat: the same patterns, except that conv +
+   batch norm (+ relu) become ConvBn2d / ConvBnReLU2d containers (nn.intrinsic) that
+   keep the batch norm, in either mode; ct_quant_prepare_qat turns them into the QAT
+   modules that fold the batch norm on the fly. Linear + BatchNorm1d (LinearBn1d) is
+   not built yet: an error. */
+CTENSOR_API ct_status ct_fuse_modules_qat_n(ct_module *model, int n, const char *const *names);
 typedef struct ct__q_names { const char *v[8]; } ct__q_names;
 #ifdef __cplusplus
 #  define ct_fuse_modules(model, ...) ct_fuse_modules_n(model, CT__NARGS32(__VA_ARGS__), ct__q_names{{__VA_ARGS__}}.v)
+#  define ct_fuse_modules_qat(model, ...) ct_fuse_modules_qat_n(model, CT__NARGS32(__VA_ARGS__), ct__q_names{{__VA_ARGS__}}.v)
 #else
 #  define ct_fuse_modules(model, ...) ct_fuse_modules_n(model, CT__NARGS32(__VA_ARGS__), (ct__q_names){{__VA_ARGS__}}.v)
+#  define ct_fuse_modules_qat(model, ...) ct_fuse_modules_qat_n(model, CT__NARGS32(__VA_ARGS__), (ct__q_names){{__VA_ARGS__}}.v)
 #endif
 
 /* ============================================================================
@@ -1466,6 +1474,8 @@ static const ct_module_type ct__q_convrelu1d_type = {"ConvReLU1d", ct__q_fused_f
 static const ct_module_type ct__q_convrelu2d_type = {"ConvReLU2d", ct__q_fused_forward, NULL, NULL};
 static const ct_module_type ct__q_linearrelu_type = {"LinearReLU", ct__q_fused_forward, NULL, NULL};
 static const ct_module_type ct__q_bnrelu2d_type = {"BNReLU2d", ct__q_fused_forward, NULL, NULL};
+static const ct_module_type ct__q_convbn2d_type = {"ConvBn2d", ct__q_fused_forward, NULL, NULL};
+static const ct_module_type ct__q_convbnrelu2d_type = {"ConvBnReLU2d", ct__q_fused_forward, NULL, NULL};
 
 /* The parent of a dotted child name and the child's index in it; -1 with the error set. */
 static int ct__q_locate(ct_module *model, const char *name, ct_module **parent) {
@@ -1533,7 +1543,10 @@ static int ct__q_fold_bn(ct_module *mod, const ct_module *bn, int linear) {
     ct_scope_end(tok);
     return rc;
 }
-CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *const *names) {
+static ct_status ct__q_fuse(ct_module *model, int n, const char *const *names, int qat);
+CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *const *names) { return ct__q_fuse(model, n, names, 0); }
+CTENSOR_API ct_status ct_fuse_modules_qat_n(ct_module *model, int n, const char *const *names) { return ct__q_fuse(model, n, names, 1); }
+static ct_status ct__q_fuse(ct_module *model, int n, const char *const *names, int qat) {
     if (!model || !names) {
         ct__null_arg("fuse_modules", !model ? 0 : 2);
         return CT_ERR_NULL;
@@ -1580,6 +1593,17 @@ CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *con
         return CT_ERR_ARG;
     }
     int folds = (conv1 || conv2 || lin) && bn;
+    int keep_bn = 0;   /* fuse_modules_qat: conv2d + bn (+ relu) -> ConvBn2d / ConvBnReLU2d, the batch norm kept */
+    if (qat && folds) {
+        if (!conv2) {
+            ct_set_error(CT_ERR_ARG, "fuse_modules_qat: (%s, %s) for QAT is not built yet (only Conv2d + BatchNorm2d [+ ReLU])",
+                         m[0]->type->name, m[1]->type->name);
+            return CT_ERR_ARG;
+        }
+        folds = 0;
+        keep_bn = 1;
+        wrap = relu_last ? &ct__q_convbnrelu2d_type : &ct__q_convbn2d_type;
+    }
     if (folds && (m[0]->training || m[1]->training)) {
         ct_set_error(CT_ERR_STATE, "fuse_modules: Fusion only for eval! (%s and %s must be in evaluation mode: ct_module_eval; "
                      "training-time fusion is QAT's)", names[0], names[1]);
@@ -1587,7 +1611,7 @@ CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *con
     }
     /* everything that can fail first: the fold's tensors and the new modules */
     ct_module *ids[2] = {NULL, NULL}, *fused = wrap ? ct_module_new(wrap, NULL) : NULL;
-    int nid = n - 1;
+    int nid = n - 1;   /* the places after the first become Identity */
     for (int k = 0; k < nid; k++) ids[k] = ct_nn_identity();
     if ((wrap && !fused) || !ids[0] || (nid > 1 && !ids[1]) || (folds && ct__q_fold_bn(m[0], m[1], lin))) {
         ct_module_free(fused);
@@ -1600,7 +1624,14 @@ CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *con
     for (int k = 0; k < n; k++) par[k]->children[idx[k]].module = k ? ids[k - 1] : NULL;
     ct_module *relu = relu_last ? m[n - 1] : NULL;
     if (folds) ct_module_free(m[1]);
-    if (fused) {
+    if (fused && keep_bn) {
+        if (ct_module_add_module(fused, "0", m[0]) != CT_OK || ct_module_add_module(fused, "1", m[1]) != CT_OK ||
+            (relu && ct_module_add_module(fused, "2", relu) != CT_OK)) {
+            par[0]->children[idx[0]].module = m[0];   /* cannot happen short of memory */
+            return ct_last_error_code();
+        }
+        par[0]->children[idx[0]].module = fused;
+    } else if (fused) {
         if (ct_module_add_module(fused, "0", m[0]) != CT_OK || ct_module_add_module(fused, "1", relu) != CT_OK) {
             par[0]->children[idx[0]].module = m[0];   /* cannot happen short of memory; keep the model whole */
             return ct_last_error_code();
@@ -4717,10 +4748,28 @@ static ct_tensor *ct__q_observed_forward(ct_module *m, int nin, ct_tensor *const
     ct_tensor *y;
     if (o->qat) {   /* nn.qat: F.conv2d / F.linear with weight_fake_quant(weight), then the fused relu */
         if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", o->type.name, nin);
-        int kw = ct__q_child_index(m, "weight_fake_quant");
-        ct_tensor *w = kw >= 0 ? ct_forward(m->children[kw].module, m->params[0].tensor) : NULL;
-        if (!w) return kw >= 0 ? NULL : ct__fail(CT_ERR_STATE, "%s: weight_fake_quant is missing", o->type.name);
-        y = !strcmp(o->orig->name, "Conv2d") ? ct__q_conv_with(m, in[0], w, m->params[1].tensor) : ct_linear(in[0], w, m->params[1].tensor);
+        int kw = ct__q_child_index(m, "weight_fake_quant"), kb = ct__q_child_index(m, "bn");
+        if (kw < 0) return ct__fail(CT_ERR_STATE, "%s: weight_fake_quant is missing", o->type.name);
+        if (kb >= 0) {
+            /* ConvBn2d (PyTorch's _forward_approximate): the weight scaled by gamma / running_std
+               is fake-quantized; the conv output is scaled back, the bias added, then the
+               batch norm (batch statistics in training, which it also tracks) */
+            ct_module *bnm = m->children[kb].module;
+            const ct__bn_impl *bi = (const ct__bn_impl *)bnm->impl;
+            ct_tensor *wt = m->params[0].tensor, *bias = m->params[1].tensor;
+            int64_t ws[4] = {-1, 1, 1, 1}, bs[4] = {1, -1, 1, 1};
+            ct_tensor *sf = ct_div(bnm->params[0].tensor, ct_sqrt(ct_add_scalar(ct_module_get(bnm, "running_var"), bi->eps)));
+            ct_tensor *sw = ct_forward(m->children[kw].module, ct_mul(wt, ct_view_n(sf, ct_ndim(wt), ws)));
+            ct_tensor *zb = ct_zeros_n(ct_get_dtype(in[0]), 1, &wt->shape[0]);
+            y = sw ? ct__q_conv_with(m, in[0], sw, zb) : NULL;
+            y = ct_div(y, ct_view_n(sf, 4, bs));
+            if (bias) y = ct_add(y, ct_view_n(bias, 4, bs));
+            y = y ? ct_forward(bnm, y) : NULL;
+        } else {
+            ct_tensor *w = ct_forward(m->children[kw].module, m->params[0].tensor);
+            if (!w) return NULL;
+            y = !strcmp(o->orig->name, "Conv2d") ? ct__q_conv_with(m, in[0], w, m->params[1].tensor) : ct_linear(in[0], w, m->params[1].tensor);
+        }
         if (y && o->relu) y = ct_relu(y);
     } else
         y = o->orig->forward(m, nin, in);
@@ -4734,9 +4783,9 @@ static void ct__q_observed_destroy(ct_module *m) {
 }
 static int ct__q_is_observed(const ct_module *m) { return m && m->type->forward == ct__q_observed_forward; }
 /* the module types prepare observes */
-static int ct__q_observable(const ct_module *m) {
-    static const char *const names[] = {"QuantStub", "Conv2d", "ConvReLU2d", "Linear", "LinearReLU"};
-    for (int i = 0; i < 5; i++)
+static int ct__q_observable(const ct_module *m, int qat) {
+    static const char *const names[] = {"QuantStub", "Conv2d", "ConvReLU2d", "Linear", "LinearReLU", "ConvBn2d", "ConvBnReLU2d"};
+    for (int i = 0; i < (qat ? 7 : 5); i++)
         if (!strcmp(m->type->name, names[i])) return 1;
     return 0;
 }
@@ -4750,7 +4799,7 @@ static const ct_qconfig *ct__q_qconfig_for(const char *path, const ct_qconfig *i
 }
 typedef struct { ct_module *m; const ct_qconfig *qc; ct_module *parent; int slot; } ct__q_site;
 static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig *qc, const ct_quant_prepare_options *o,
-                              ct__q_site **sites, int *n, int *cap) {
+                              ct__q_site **sites, int *n, int *cap, int qat) {
     for (int i = 0; i < m->nchildren; i++) {
         ct_module *c = m->children[i].module;
         if (!c) continue;
@@ -4761,7 +4810,7 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
             ct_set_error(CT_ERR_STATE, "quant_prepare: module '%s' (%s) is already prepared", path, c->type->name);   /* (either form) */
             return -1;
         }
-        if (cq && ct__q_observable(c)) {
+        if (cq && ct__q_observable(c, qat)) {
             if (*n == *cap) {
                 int nc = *cap ? 2 * *cap : 16;
                 ct__q_site *ns = (ct__q_site *)CT_REALLOC(*sites, sizeof(ct__q_site) * (size_t)nc);
@@ -4776,7 +4825,7 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
             site.slot = i;
             (*sites)[(*n)++] = site;
         } else if (strcmp(c->type->name, "QuantStub") && strcmp(c->type->name, "DeQuantStub") &&
-                   ct__q_prepare_walk(c, path, cq, o, sites, n, cap))
+                   ct__q_prepare_walk(c, path, cq, o, sites, n, cap, qat))
             return -1;
     }
     return 0;
@@ -4809,7 +4858,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
         }
     ct__q_site *sites = NULL;
     int n = 0, cap = 0;
-    if (ct__q_prepare_walk(model, "", qconfig, o, &sites, &n, &cap)) {
+    if (ct__q_prepare_walk(model, "", qconfig, o, &sites, &n, &cap, qat)) {
         CT_FREE(sites);
         return -1;
     }
@@ -4849,14 +4898,19 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
         ct_module *m = sites[k].m;
         ct__q_observed *r = recs[k];
         const char *name = m->type->name;
-        if (qat && (!strcmp(name, "ConvReLU2d") || !strcmp(name, "LinearReLU"))) {
-            /* nn.intrinsic.qat: one module, the conv / linear itself with the relu fused */
+        int with_bn = !strcmp(name, "ConvBn2d") || !strcmp(name, "ConvBnReLU2d");
+        if (qat && (with_bn || !strcmp(name, "ConvReLU2d") || !strcmp(name, "LinearReLU"))) {
+            /* nn.intrinsic.qat: one module, the conv / linear itself with the relu fused and
+               the batch norm as its child "bn" */
             ct_module *parent = sites[k].parent, *inner = m->children[ct__q_child_index(m, "0")].module;
+            ct_module *bnm = with_bn ? m->children[ct__q_child_index(m, "1")].module : NULL;
             m->children[ct__q_child_index(m, "0")].module = NULL;
+            if (bnm) m->children[ct__q_child_index(m, "1")].module = NULL;
             parent->children[sites[k].slot].module = inner;
+            r->relu = strcmp(name, "ConvBn2d") != 0;
             ct_module_free(m);
             m = inner;
-            r->relu = 1;
+            if (bnm && ct_module_add_module(m, "bn", bnm) != CT_OK) ct_module_free(bnm);   /* only out of memory */
         }
         obs[k]->training = m->training;
         if (wfq[k]) {
@@ -5004,7 +5058,13 @@ static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
     ct_tensor *w = inner->params[0].tensor, *b = inner->params[1].tensor;
     int tok = ct_scope_begin();
     ct_module *r = NULL;
-    int kw = ct__q_child_index(m, "weight_fake_quant");
+    int kw = ct__q_child_index(m, "weight_fake_quant"), kb = ct__q_child_index(m, "bn");
+    if (o->qat && kb >= 0 && ct__q_fold_bn(m, m->children[kb].module, 0)) {   /* ConvBn2d: fuse_conv_bn_weights first */
+        ct_scope_end(tok);
+        return NULL;
+    }
+    w = inner->params[0].tensor;
+    b = inner->params[1].tensor;
     ct_tensor *qw = o->qat && kw >= 0 ? ct__q_quantize_weight_fq(m->children[kw].module, ct_detach(w))
                                       : ct__q_quantize_weight(&o->qconfig, ct_detach(w));
     if (qw && (!strcmp(tn, "Conv2d") || !strcmp(tn, "ConvReLU2d") || !strcmp(inner->type->name, "Conv2d"))) {

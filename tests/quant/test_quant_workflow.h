@@ -154,62 +154,86 @@ TEST(test_quantize_dynamic_module_vs_torch) {
     CHECK_ERR(ct_quantize_dynamic(NULL, 0, 1) >= 0, CT_ERR_NULL, "quantize_dynamic");
     ct_module_free(mlp);
 }
-/* quantization-aware training: fuse, prepare_qat, three SGD steps, convert; against PyTorch */
-TEST(test_qat_vs_torch) {
-    ct_module *net = ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"conv", ct_nn_conv2d(3, 4, 3, 1, 1)}, {"relu", ct_nn_relu()},
-                                           {"pool", ct_nn_adaptive_avg_pool2d(2, 2)}, {"flat", ct_nn_flatten()},
-                                           {"fc", ct_nn_linear(16, 5)}, {"dequant", ct_nn_dequant_stub()});
-    CHECK(net && wf_load(net, "wf_qat_in_") == 0);
+/* quantization-aware training: fuse, prepare_qat, three SGD steps, convert; against
+   PyTorch. bn: conv + bn + relu fused for QAT (ConvBnReLU2d: the batch norm folded on
+   the fly, its statistics tracked); else conv + relu. */
+static void qat_case(int bn) {
+    const char *tag = bn ? "wf_qatbn" : "wf_qat";
+    char nm[96];
+    ct_module *net = bn ? ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"conv", ct_nn_conv2d(3, 4, 3, 1, 1)},
+                                                {"bn", ct_nn_batch_norm2d(4)}, {"relu", ct_nn_relu()},
+                                                {"pool", ct_nn_adaptive_avg_pool2d(2, 2)}, {"flat", ct_nn_flatten()},
+                                                {"fc", ct_nn_linear(16, 5)}, {"dequant", ct_nn_dequant_stub()})
+                        : ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"conv", ct_nn_conv2d(3, 4, 3, 1, 1)}, {"relu", ct_nn_relu()},
+                                                {"pool", ct_nn_adaptive_avg_pool2d(2, 2)}, {"flat", ct_nn_flatten()},
+                                                {"fc", ct_nn_linear(16, 5)}, {"dequant", ct_nn_dequant_stub()});
+    snprintf(nm, sizeof nm, "%s_in_", tag);
+    CHECK(net && wf_load(net, nm) == 0);
     if (!net) return;
     ct_module_train(net, 1);
-    CHECK_EQ_INT(ct_fuse_modules(net, "conv", "relu"), CT_OK);
+    if (bn) CHECK_EQ_INT(ct_fuse_modules_qat(net, "conv", "bn", "relu"), CT_OK);
+    else CHECK_EQ_INT(ct_fuse_modules_qat(net, "conv", "relu"), CT_OK);
     ct_qconfig qc = ct_qat_qconfig_default_x86();
     CHECK_EQ_INT(ct_quant_prepare_qat(net, &qc, NULL), 3);
     char want[8192], got[8192];
     ct_module_repr(net, got, sizeof got);
-    const char *w = wf_text("wf_qat_prepared.txt", want, sizeof want);
-    CHECK(!strcmp(got + strlen("Sequential"), w + strlen("QatNet")));
-    if (strcmp(got + strlen("Sequential"), w + strlen("QatNet"))) printf("got:\n%s\nwant:\n%s\n", got, w);
+    snprintf(nm, sizeof nm, "%s_prepared.txt", tag);
+    const char *w = wf_text(nm, want, sizeof want);
+    const char *cls = bn ? "QatBnNet" : "QatNet";
+    CHECK(!strcmp(got + strlen("Sequential"), w + strlen(cls)));
+    if (strcmp(got + strlen("Sequential"), w + strlen(cls))) printf("got:\n%s\nwant:\n%s\n", got, w);
     ct_sgd_options so;
     memset(&so, 0, sizeof so);
     so.lr = 0.1;
     ct_optimizer *opt = ct_optim_sgd(net, &so);
-    ct_tensor *losses = qfix("wf_qat_losses");
+    snprintf(nm, sizeof nm, "%s_losses", tag);
+    ct_tensor *losses = qfix(nm);
     for (int step = 0; step < 3 && opt && losses; step++) CT_SCOPE {
         char xn[32], tn[32];
-        snprintf(xn, sizeof xn, "wf_qat_x%d", step);
-        snprintf(tn, sizeof tn, "wf_qat_t%d", step);
+        snprintf(xn, sizeof xn, "%s_x%d", tag, step);
+        snprintf(tn, sizeof tn, "%s_t%d", tag, step);
         ct_tensor *loss = ct_mse_loss(ct_forward(net, qfix(xn)), qfix(tn), NULL);
         ct_zero_grad(opt);
         CHECK(loss && ct_backward(loss) == CT_OK && ct_step(opt) == CT_OK);
         double e = ((const double *)ct_data_ptr(losses))[step];
-        CT_T_REPORT(loss && fabs(ct_item(loss) - e) <= 1e-5 * e, "QAT step %d: loss %.9g, PyTorch %.9g", step, loss ? ct_item(loss) : NAN, e);
+        CT_T_REPORT(loss && fabs(ct_item(loss) - e) <= 1e-5 * e, "%s step %d: loss %.9g, PyTorch %.9g", tag, step, loss ? ct_item(loss) : NAN, e);
     }
     ct_optim_free(opt);
-    const char *keys[4] = {"conv.weight", "conv.bias", "fc.weight", "fc.bias"};
-    for (int k = 0; k < 4; k++) {
-        char nm[64];
-        snprintf(nm, sizeof nm, "wf_qat_out_%s", keys[k]);
+    const char *keys[7] = {"conv.weight", "conv.bias", "fc.weight", "fc.bias", "conv.bn.running_mean", "conv.bn.running_var", "conv.bn.weight"};
+    for (int k = 0; k < (bn ? 7 : 4); k++) {
+        snprintf(nm, sizeof nm, "%s_out_%s", tag, keys[k]);
         double d = max_abs_diff(ct_module_get(net, keys[k]), qfix(nm));
-        CT_T_REPORT(d < 1e-5, "after QAT %s differs from PyTorch's by %g", keys[k], d);
+        CT_T_REPORT(d < 1e-5, "%s: after QAT %s differs from PyTorch's by %g", tag, keys[k], d);
     }
     ct_module_eval(net);
     CHECK_EQ_INT(ct_quant_convert(net), 4);
     ct_module_repr(net, got, sizeof got);
-    w = wf_text("wf_qat_converted.txt", want, sizeof want);
+    snprintf(nm, sizeof nm, "%s_converted.txt", tag);
+    w = wf_text(nm, want, sizeof want);
     wf_mask_numbers(got);
     wf_mask_numbers(want);
-    CHECK(!strcmp(got + strlen("Sequential"), w + strlen("QatNet")));
-    if (strcmp(got + strlen("Sequential"), w + strlen("QatNet"))) printf("got:\n%s\nwant:\n%s\n", got, w);
-    ct_tensor *fs = qfix("wf_qat_fc_scale");
+    CHECK(!strcmp(got + strlen("Sequential"), w + strlen(cls)));
+    if (strcmp(got + strlen("Sequential"), w + strlen(cls))) printf("got:\n%s\nwant:\n%s\n", got, w);
+    snprintf(nm, sizeof nm, "%s_fc_scale", tag);
+    ct_tensor *fs = qfix(nm);
     double q = fs ? ((const double *)ct_data_ptr(fs))[0] : 0;
-    double d = max_abs_diff(ct_forward(net, qfix("wf_qat_xtest")), qfix("wf_qat_ytest"));
-    CT_T_REPORT(d <= q * 1.0001, "QAT-converted output differs from PyTorch's by %g (quantum %g)", d, q);
+    char xn[32], yn[32];
+    snprintf(xn, sizeof xn, "%s_xtest", tag);
+    snprintf(yn, sizeof yn, "%s_ytest", tag);
+    double d = max_abs_diff(ct_forward(net, qfix(xn)), qfix(yn));
+    CT_T_REPORT(d <= q * 1.0001, "%s: converted output differs from PyTorch's by %g (quantum %g)", tag, d, q);
     ct_module_free(net);
-    /* errors: a model in evaluation mode */
+}
+TEST(test_qat_vs_torch) {
+    qat_case(0);
+    qat_case(1);
+    ct_qconfig qc = ct_qat_qconfig_default_x86();
     ct_module *m2 = ct_module_eval(ct_nn_sequential(ct_nn_linear(2, 2)));
     CHECK_ERR(ct_quant_prepare_qat(m2, &qc, NULL) >= 0, CT_ERR_STATE, "prepare_qat only works on models in training mode");
     ct_module_free(m2);
+    ct_module *m3 = ct_nn_sequential(ct_nn_linear(2, 2), ct_nn_batch_norm1d(2));
+    CHECK_ERR(ct_fuse_modules_qat(m3, "0", "1") == CT_OK, CT_ERR_ARG, "fuse_modules_qat: (Linear, BatchNorm1d) for QAT is not built yet");
+    ct_module_free(m3);
 }
 static void run_quant_workflow_tests(void) {
     RUN(test_qat_vs_torch);

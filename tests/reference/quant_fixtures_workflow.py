@@ -126,42 +126,56 @@ class QatNet(nn.Module):
         return x
 
 
-def qat():
+class QatBnNet(QatNet):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(4)
+        # children in forward order: quant, conv, bn, relu, ...
+        order = ["quant", "conv", "bn", "relu", "pool", "flat", "fc", "dequant"]
+        self._modules = type(self._modules)((k, self._modules[k]) for k in order)
+
+
+def qat(bn=False):
+    tag = "qatbn" if bn else "qat"
     torch.manual_seed(21)
-    net = QatNet()
+    net = QatBnNet() if bn else QatNet()
     for k, v in net.state_dict().items():
-        save("qat_in_" + k, v)
+        if v.dtype == torch.float32:
+            save(tag + "_in_" + k, v)
     net.train()
-    torch.ao.quantization.fuse_modules_qat(net, [["conv", "relu"]], inplace=True)
+    torch.ao.quantization.fuse_modules_qat(net, [["conv", "bn", "relu"] if bn else ["conv", "relu"]], inplace=True)
     net.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86", version=0)
     torch.backends.quantized.engine = "onednn"
     torch.ao.quantization.prepare_qat(net, inplace=True)
-    with open(os.path.join(OUT, "wf_qat_prepared.txt"), "w") as f:
+    with open(os.path.join(OUT, "wf_%s_prepared.txt" % tag), "w") as f:
         f.write(repr(net))
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     losses = []
     for step in range(3):
         x = torch.randn(4, 3, 6, 6)
         t = torch.randn(4, 5)
-        save("qat_x%d" % step, x)
-        save("qat_t%d" % step, t)
+        save("%s_x%d" % (tag, step), x)
+        save("%s_t%d" % (tag, step), t)
         loss = torch.nn.functional.mse_loss(net(x), t)
         opt.zero_grad()
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    save("qat_losses", np.array(losses, dtype=np.float64))
-    for k in ["conv.weight", "conv.bias", "fc.weight", "fc.bias"]:
-        save("qat_out_" + k, net.state_dict()[k])
+    save(tag + "_losses", np.array(losses, dtype=np.float64))
+    keys = ["conv.weight", "conv.bias", "fc.weight", "fc.bias"]
+    if bn:
+        keys += ["conv.bn.running_mean", "conv.bn.running_var", "conv.bn.weight"]
+    for k in keys:
+        save(tag + "_out_" + k, net.state_dict()[k])
     net.eval()
     q = torch.ao.quantization.convert(net)
-    with open(os.path.join(OUT, "wf_qat_converted.txt"), "w") as f:
+    with open(os.path.join(OUT, "wf_%s_converted.txt" % tag), "w") as f:
         f.write(repr(q))
     x = torch.randn(2, 3, 6, 6)
-    save("qat_xtest", x)
+    save(tag + "_xtest", x)
     with torch.no_grad():
-        save("qat_ytest", q(x))
-    save("qat_fc_scale", np.array([float(q.fc.scale)]))
+        save(tag + "_ytest", q(x))
+    save(tag + "_fc_scale", np.array([float(q.fc.scale)]))
 
 
 if __name__ == "__main__":
@@ -169,3 +183,4 @@ if __name__ == "__main__":
     static()
     dynamic()
     qat()
+    qat(bn=True)
