@@ -349,6 +349,22 @@ TEST(test_qlstm_dynamic_vs_torch) {
     ct_module_free(lin);
 }
 
+/* the ops are rows of the one table, with typed attributes */
+TEST(test_qlinear_op_schemas) {
+    static const char *const names[] = {"quantized::linear", "quantized::linear_relu", "quantized::linear_dynamic"};
+    static const int nattrs[] = {3, 3, 2};
+    for (int i = 0; i < 3; i++) {
+        int op = ct_op_find(names[i]);
+        CHECK(op >= 0);
+        if (op < 0) continue;
+        CHECK_EQ_INT(ct_op_num_inputs(op), 6);
+        CHECK_EQ_INT(ct_op_num_attrs(op), nattrs[i]);
+        char buf[256];
+        ct_op_schema(op, buf, sizeof buf);
+        CHECK(strstr(buf, names[i]) == buf && strstr(buf, "int in_features") != NULL);
+    }
+}
+
 static void run_quant_gemm_tests(void) {
     RUN(test_qgemm_exact_all_paths);
     RUN(test_qlinear_static_vs_torch);
@@ -357,4 +373,5 @@ static void run_quant_gemm_tests(void) {
     RUN(test_qlinear_dynamic_state_dict);
     RUN(test_qlinear_errors);
     RUN(test_qlstm_dynamic_vs_torch);
+    RUN(test_qlinear_op_schemas);
 }
