@@ -3123,8 +3123,10 @@ static void ct__qg_run(void *ctx, int64_t lo, int64_t hi) {
     int32_t acc[CT__QG_MR * CT__QG_NP];
     int64_t K4 = (j->K + 3) / 4;
     for (int64_t t = lo; t < hi; t++) {
-        int64_t pn = t / j->nmb, m0 = (t % j->nmb) * CT__QG_MR, n0 = pn * CT__QG_NP;
-        int mr = (int)(j->M - m0 < CT__QG_MR ? j->M - m0 : CT__QG_MR);
+        /* the rows split evenly over the nmb blocks (32 rows: 6 6 5 5 5 5, not 6 x 5 + 2) */
+        int64_t pn = t / j->nmb, b = t % j->nmb, base = j->M / j->nmb, rem = j->M % j->nmb, n0 = pn * CT__QG_NP;
+        int64_t m0 = b * base + (b < rem ? b : rem);
+        int mr = (int)(base + (b < rem));
         int64_t nr = j->N - n0 < CT__QG_NP ? j->N - n0 : CT__QG_NP;
         const uint8_t *a = j->a + m0 * j->lda;
         const int8_t *p = j->packed + pn * K4 * 4 * CT__QG_NP;

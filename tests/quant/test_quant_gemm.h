@@ -327,11 +327,42 @@ TEST(test_qlstm_dynamic_vs_torch) {
             ct_module_free(q);
         }
         CHECK_ERR(ct_nnq_lstm_forward(lstm, x, NULL, NULL, NULL, NULL), CT_ERR_ARG, "not a DynamicQuantizedLSTM module");
+        if (i == 0) {
+            ct_module *q = ct_nnq_dynamic_lstm(lstm, 1);
+            /* unbatched [T, in]: the batched result of batch 1 */
+            ct_tensor *x1 = ct_select(x, 1, 0), *hn1 = NULL;
+            ct_tensor *yu = ct_nnq_lstm_forward(q, x1, ct_select(h0, 1, 0), ct_select(c0, 1, 0), &hn1, NULL);
+            ct_tensor *yb = ct_nnq_lstm_forward(q, ct_unsqueeze(x1, 1), ct_unsqueeze(ct_select(h0, 1, 0), 1),
+                                                ct_unsqueeze(ct_select(c0, 1, 0), 1), NULL, NULL);
+            CHECK(yu && ct_ndim(yu) == 2 && hn1 && ct_ndim(hn1) == 2);
+            CHECK_CLOSE(qg_maxdiff(yu, yb), 0, 0);
+            CHECK_ERR(ct_nnq_lstm_forward(q, ct_zeros(CT_FLOAT32, 5, 3, 6), NULL, NULL, NULL, NULL), CT_ERR_SHAPE,
+                      "input must be float32 [T, B, 7] or [T, 7], got Float [5, 3, 6]");
+            CHECK_ERR(ct_nnq_lstm_forward(q, x, ct_zeros(CT_FLOAT32, 1, 2, 6), NULL, NULL, NULL), CT_ERR_SHAPE,
+                      "Expected hidden[0] size (1, 3, 6), got [1, 2, 6]");
+            ct_module_free(q);
+        }
         ct_module_free(lstm);
     }
     ct_module *lin = ct_nn_linear(3, 4);
     CHECK_ERR(ct_nnq_dynamic_lstm(lin, 1), CT_ERR_ARG, "only works for nn.LSTM (got Linear)");
     ct_module_free(lin);
+}
+
+/* the ops are rows of the one table, with typed attributes */
+TEST(test_qlinear_op_schemas) {
+    static const char *const names[] = {"quantized::linear", "quantized::linear_relu", "quantized::linear_dynamic"};
+    static const int nattrs[] = {3, 3, 2};
+    for (int i = 0; i < 3; i++) {
+        int op = ct_op_find(names[i]);
+        CHECK(op >= 0);
+        if (op < 0) continue;
+        CHECK_EQ_INT(ct_op_num_inputs(op), 6);
+        CHECK_EQ_INT(ct_op_num_attrs(op), nattrs[i]);
+        char buf[256];
+        ct_op_schema(op, buf, sizeof buf);
+        CHECK(strstr(buf, names[i]) == buf && strstr(buf, "int in_features") != NULL);
+    }
 }
 
 static void run_quant_gemm_tests(void) {
@@ -342,4 +373,5 @@ static void run_quant_gemm_tests(void) {
     RUN(test_qlinear_dynamic_state_dict);
     RUN(test_qlinear_errors);
     RUN(test_qlstm_dynamic_vs_torch);
+    RUN(test_qlinear_op_schemas);
 }
