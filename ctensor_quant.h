@@ -62,9 +62,9 @@
        cat, relu and pooling; Quantize, DeQuantize, QuantizedConv(ReLU)2d and
        QuantizedLinear(ReLU) modules.
      - Workflows: quantize_dynamic; QuantStub / DeQuantStub, prepare, convert
-       (static PTQ); prepare_qat for Conv2d, Linear, ConvReLU2d, LinearReLU.
-     - Not yet: QAT ConvBn2d / ConvBnReLU2d (batch-norm statistics in training),
-       the numeric suite beyond SQNR (compare_weights, compare_model_outputs,
+       (static PTQ); fuse_modules_qat and prepare_qat for Conv2d, Linear, ConvReLU2d,
+       LinearReLU, ConvBn2d and ConvBnReLU2d (the batch norm folded on the fly).
+     - Not yet: QAT LinearBn1d, the numeric suite beyond SQNR (compare_weights, compare_model_outputs,
        per-layer sensitivity), quantized BatchNorm / LayerNorm / Hardswish modules,
        add_scalar / mul_scalar; int8 kernels are not yet faster than ctensor's float
        ones on convolutions (bench/RESULTS.md).
@@ -209,7 +209,6 @@ typedef struct ct__q_names { const char *v[8]; } ct__q_names;
 /* ============================================================================
    Observers, fake quantization, qconfigs
    ========================================================================== */
-/* SECTION-OBSERVERS-DECL (helper A fills this section) */
 /* ---- fake quantization (torch.fake_quantize_per_tensor_affine / _per_channel_affine) ----
    y = (clamp(nearbyint(x * (1/scale)) + zero_point, quant_min, quant_max) - zero_point) * scale,
    computed as PyTorch computes it (the inverse scale and the product in float32 for a
@@ -361,7 +360,6 @@ extern "C" {
 /* ============================================================================
    int8 GEMM and quantized linear
    ========================================================================== */
-/* SECTION-GEMM-DECL (helper B fills this section) */
 /* The int8 GEMM: u8 activations x s8 weights -> s32, the weight packed once
    (PyTorch's LinearPackedParams, fbgemm's PackBMatrix): its int8 codes in the
    kernel's layout, their per-column sums (for the activation's zero point), the
@@ -449,7 +447,6 @@ CTENSOR_API ct_tensor *ct_nnq_lstm_forward(ct_module *m, const ct_tensor *x, con
 /* ============================================================================
    Quantized ops: conv2d, add, mul, relu, pooling, cat
    ========================================================================== */
-/* SECTION-QOPS-DECL (helper C fills this section) */
 /* Quantized activations (quint8 as PyTorch's quantized CPU ops; qint8 and qint32
    where the op allows) flow through the ordinary ops: ct_relu / ct_relu_,
    ct_max_pool2d, ct_avg_pool2d, ct_adaptive_avg_pool2d, ct_cat, ct_clone,
@@ -551,11 +548,15 @@ CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, co
    "conv1.weight_fake_quant.scale", ...): a child "weight_fake_quant" (the qconfig's
    weight factory) fake-quantizes the weight in every forward, and an
    "activation_post_process" (the activation factory: a FakeQuantize) the output;
-   QuantStub gets the activation one. Train with the usual optimizers (gradients
-   pass straight through), then ct_module_eval and ct_quant_convert. Overrides as
-   ct_quant_prepare's. Not built yet: the ConvBn2d / ConvBnReLU2d QAT modules that
-   keep batch-norm statistics during training (fuse in evaluation mode first, as
-   ct_fuse_modules requires). Returns the number of modules prepared, or -1. */
+   QuantStub gets the activation one. ConvBn2d / ConvBnReLU2d (ct_fuse_modules_qat)
+   become the QAT modules that keep the batch norm as their child "bn" and fold it
+   on the fly as PyTorch's default (approximate) path does: the weight scaled by
+   gamma / sqrt(running_var + eps) is fake-quantized, the convolution's output
+   divided back and the bias added, then the batch norm runs (batch statistics in
+   training, which it tracks); convert folds it with the running statistics. Train
+   with the usual optimizers (gradients pass straight through), then
+   ct_module_eval and ct_quant_convert. Overrides as ct_quant_prepare's. Returns
+   the number of modules prepared, or -1. */
 CTENSOR_API int ct_quant_prepare_qat(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o);
 /* torch.ao.quantization.convert(model, inplace=True): every observed module is
    swapped for its quantized form, its output scale and zero point from its
@@ -619,7 +620,7 @@ CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, i
       CT__OPF_NONDIFF, "int axis=i0", ct__q_meta_make, ct__q_k_make, ct__bw_none, CT__SAVE_NONE)
 
 
-/* observers, fake quantization (SECTION-OBSERVERS-OPS: helper A's rows) */
+/* observers, fake quantization */
 #define CT__OPS_Q_FAKE(X)                                                                                          \
     X(FAKE_QUANT_PT, "aten::fake_quantize_per_tensor_affine", "fake_quantize_per_tensor_affine",                    \
       "FakeQuantizePerTensorAffineCachemaskBackward0", 1, 1, 0,                                                     \
@@ -636,7 +637,7 @@ CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, i
       CT__SAVE_NONE)
 
 
-/* int8 GEMM, quantized linear (SECTION-GEMM-OPS: helper B's rows) */
+/* int8 GEMM, quantized linear */
 #define CT__OPS_Q_GEMM(X)                                                                                          \
     X(Q_LINEAR, "quantized::linear", "quantized_linear", "", 6, 1, CT__OPF_NONDIFF,                                   \
       "int in_features=i0, float Y_scale_i=s0, int Y_zero_point_i=i1", ct__qg_meta, ct__qg_k_linear, ct__bw_none,     \
@@ -648,7 +649,7 @@ CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, i
       "int in_features=i0, bool reduce_range=f0", ct__qg_meta, ct__qg_k_linear, ct__bw_none, CT__SAVE_NONE)
 
 
-/* quantized conv2d, add, mul, relu, pooling, cat (SECTION-QOPS-OPS: helper C's rows) */
+/* quantized conv2d, add, mul, relu, pooling, cat */
 #define CT__OPS_Q_QOPS(X)                                                                                          \
     X(QADD, "quantized::add", "q_add", "", 2, 1, CT__OPF_NONDIFF, "float scale=s0, int zero_point=i0",                 \
       ct__qo_meta_binary, ct__qo_k_binary, ct__bw_none, CT__SAVE_NONE)                                              \
@@ -1642,13 +1643,11 @@ static ct_status ct__q_fuse(ct_module *model, int n, const char *const *names, i
     return CT_OK;
 }
 
-/* SECTION-CORE-END */
 
 
 /* ============================================================================
    Observers, fake quantization, qconfigs: implementation
    ========================================================================== */
-/* SECTION-OBSERVERS-IMPL (helper A fills this section) */
 
 /* ---- fake quantization: kernels, metas, the straight-through backward ----
    PyTorch's fake_quantize_*_cachemask kernels: inv_scale = 1.0f / (float)scale;
@@ -2840,7 +2839,6 @@ static void ct__q_fake_backends(void) {}
 /* ============================================================================
    int8 GEMM and quantized linear: implementation
    ========================================================================== */
-/* SECTION-GEMM-IMPL (helper B fills this section) */
 /* ---- the paths ----
    x86-64 with gcc or clang: the AVX2 and AVX-512 VNNI kernels are compiled with
    target attributes and picked at run time (__builtin_cpu_supports), so a build
@@ -3759,7 +3757,6 @@ CTENSOR_API ct_module *ct_nnq_dynamic_lstm(const ct_module *lstm, int reduce_ran
 /* ============================================================================
    Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
    ========================================================================== */
-/* SECTION-QOPS-IMPL (helper C fills this section) */
 /* Quantized ops follow PyTorch 1.13's QuantizedCPU kernels (aten/src/ATen/native/
    quantized/cpu: qrelu, qpool, AveragePool2d, AdaptiveAveragePooling, qconcat,
    qadd, qmul, qconv), checked against the onednn engine's results. Their data is

@@ -93,11 +93,11 @@ int main(void) {
         char name[96];
         job jf = {0, x, w, b, g, 1, 1, 1};
         snprintf(name, sizeof name, "%s_b64_fwd", L[l].name);
-        bench_opts of = {1, 0, flops};
+        bench_opts of = {1, 0, flops, NULL};
         if (works(name, &jf)) bench_run_opts(name, L[l].params, run_case, &jf, &of);
         job jb = {1, l == 1 ? ct_requires_grad(ct_detach(x)) : x, ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1, 1, 1};
         snprintf(name, sizeof name, "%s_b64_fwd_bwd", L[l].name);
-        bench_opts ob = {1, 0, (l == 1 ? 3 : 2) * flops};
+        bench_opts ob = {1, 0, (l == 1 ? 3 : 2) * flops, NULL};
         if (works(name, &jb)) bench_run_opts(name, L[l].params, run_case, &jb, &ob);
     }
     {
@@ -110,7 +110,7 @@ int main(void) {
     {
         ct_tensor *x = ct_to_channels_last(ct_randn(CT_FLOAT32, 1, 64, 224, 224)), *w = ct_randn(CT_FLOAT32, 64, 64, 3, 3);
         job jf = {0, x, w, NULL, NULL, 1, 1, 1};
-        bench_opts of = {1, 0, 2.0 * 64 * 224 * 224 * 64 * 9};
+        bench_opts of = {1, 0, 2.0 * 64 * 224 * 224 * 64 * 9, NULL};
         if (works("conv2d_3x3_224_cl_fwd", &jf)) bench_run_opts("conv2d_3x3_224_cl_fwd", "x[1,64,224,224] channels_last w[64,64,3,3] pad 1", run_case, &jf, &of);
     }
     for (int cl = 0; cl < 2; cl++) {
@@ -122,11 +122,11 @@ int main(void) {
         char name[96];
         job jf = {0, x, w, b, g, 1, 1, 1};
         snprintf(name, sizeof name, "conv2d_64to64_8x56x56_%s_fwd", cl ? "cl" : "nchw");
-        bench_opts of = {1, 0, flops};
+        bench_opts of = {1, 0, flops, NULL};
         if (works(name, &jf)) bench_run_opts(name, params, run_case, &jf, &of);
         job jb = {1, ct_requires_grad(ct_detach(x)), ct_requires_grad(ct_detach(w)), ct_requires_grad(ct_detach(b)), g, 1, 1, 1};
         snprintf(name, sizeof name, "conv2d_64to64_8x56x56_%s_fwd_bwd", cl ? "cl" : "nchw");
-        bench_opts ob = {1, 0, 3 * flops};
+        bench_opts ob = {1, 0, 3 * flops, NULL};
         if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
     }
     {
@@ -152,11 +152,11 @@ int main(void) {
                          (long long)h, cl ? " cl" : "", (long long)k, (long long)s, (long long)M[l].g);
                 job jf = {0, xx, ww, b, gg, k / 2, s, M[l].g};
                 snprintf(name, sizeof name, "%s_%s_fwd", M[l].name, cl ? "cl" : "nchw");
-                bench_opts of = {1, 0, flops};
+                bench_opts of = {1, 0, flops, NULL};
                 if (works(name, &jf)) bench_run_opts(name, params, run_case, &jf, &of);
                 job jb = {1, ct_requires_grad(ct_detach(xx)), ct_requires_grad(ct_detach(ww)), ct_requires_grad(ct_detach(b)), gg, k / 2, s, M[l].g};
                 snprintf(name, sizeof name, "%s_%s_fwd_bwd", M[l].name, cl ? "cl" : "nchw");
-                bench_opts ob = {1, 0, 3 * flops};
+                bench_opts ob = {1, 0, 3 * flops, NULL};
                 if (works(name, &jb)) bench_run_opts(name, params, run_case, &jb, &ob);
             }
         }

@@ -108,7 +108,7 @@ int main(void) {
                 else snprintf(params, sizeof params, "%s + %s.t()", sh, sh);
                 if (op == OP_SOFTMAX) snprintf(params, sizeof params, "%s, dim=-1", sh);
                 double elems = (double)n * (double)n;
-                bench_opts o = {1, (binary ? 3.0 : op == OP_SUM ? 1.0 : 2.0) * elems * 4.0, 0};
+                bench_opts o = {1, (binary ? 3.0 : op == OP_SUM ? 1.0 : 2.0) * elems * 4.0, 0, NULL};
                 for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
                     char name[96];
                     snprintf(name, sizeof name, "%s_%s_f32_%s_t%d", op_names[op], sizes[si].label, layouts[li],

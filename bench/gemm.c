@@ -59,7 +59,7 @@ int main(void) {
                     c.n = n;
                     c.threads = t;
                     c.dt = dts[d];
-                    bench_opts o = {1, 0, 2.0 * n * n * (double)n};
+                    bench_opts o = {1, 0, 2.0 * n * n * (double)n, NULL};
                     char name[64], params[64];
                     const char *dn = d ? "f64" : "f32";
                     snprintf(params, sizeof params, "n=%d threads=%d", n, t);

@@ -36,7 +36,7 @@ static void run_set(const char *tag, set *s) {
                                     : ct_optim_adamw_params(s->n, s->p, &(ct_adamw_options){.lr = 1e-3});
         if (!o) { printf("# %s: FAILED: %s\n", names[kind], ct_last_error()); continue; }
         ct_step(o);   /* creates the state */
-        bench_opts bo = {1, el * 4.0 * (kind == 0 ? 5.0 : 7.0), 0};
+        bench_opts bo = {1, el * 4.0 * (kind == 0 ? 5.0 : 7.0), 0, NULL};
         snprintf(name, sizeof name, "%s_%s_f32", names[kind], tag);
         snprintf(params, sizeof params, "%d tensors x %lld, step", s->n, (long long)s->size);
         bench_run_opts(name, params, step, o, &bo);

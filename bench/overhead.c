@@ -127,7 +127,7 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!works(cases[i].name, cases[i].fn, &s)) continue;
-        bench_opts o = {cases[i].ops, 0, 0};
+        bench_opts o = {cases[i].ops, 0, 0, NULL};
         bench_run_opts(cases[i].name, cases[i].params, cases[i].fn, &s, &o);
     }
 

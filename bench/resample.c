@@ -44,7 +44,7 @@ static int works(const char *name, const job *j) {
 }
 static void pair(const char *name, const char *params, job j, double bytes) {
     char nm[96];
-    bench_opts o = {1, bytes, 0};
+    bench_opts o = {1, bytes, 0, NULL};
     snprintf(nm, sizeof nm, "%s_fwd", name);
     j.bwd = 0;
     if (works(nm, &j)) bench_run_opts(nm, params, run_case, &j, &o);

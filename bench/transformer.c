@@ -198,7 +198,7 @@ int main(void) {
             }
             snprintf(name, sizeof name, "gemm_bound_pad%d_t%d", PADDINGS[p], threads[ti]);
             snprintf(params, sizeof params, "4 addmm on %lld tokens", (long long)tokens[p]);
-            bench_opts o = {0, 0, 2.0 * (double)tokens[p] * ((double)D * 3 * D + (double)D * D + 2.0 * D * FF)};
+            bench_opts o = {0, 0, 2.0 * (double)tokens[p] * ((double)D * 3 * D + (double)D * D + 2.0 * D * FF), NULL};
             bench_run_opts(name, params, run_gemms, g, &o);
             ct_release(g->gx);
             ct_release(g->gh);

@@ -7,7 +7,7 @@
    By hand:
      cc -std=c11 -O2 -march=native -fopenmp -DCTENSOR_OPENMP -DCTENSOR_ZLIB -I. \
         examples/quantize_fashion.c -o quantize_fashion -lm -lpthread -lz
-     ./quantize_fashion [--weights build/cnn.safetensors] [--epochs 2] [--threads 1]
+     ./quantize_fashion [--weights build/cnn.safetensors] [--epochs 2] [--qat-batches 300] [--threads 1]
 
    The float CNN is examples/fashion_mnist.c's (two conv-bn-relu-pool blocks, then
    3136-128-10). With --weights (what `make fashion` saves) it is loaded; otherwise
@@ -15,7 +15,9 @@
    default). Calibration runs the float model with observers on 2,000 training
    images. The qconfig is PyTorch's x86 default (HistogramObserver with
    reduce_range for activations, per-channel symmetric int8 weights).
-   Quantization-aware training (prepare_qat) is not built yet: no QAT row. */
+   Quantization-aware training starts from the float weights: conv + bn + relu
+   fused for QAT (the batch norm folded on the fly), prepare_qat with the x86 QAT
+   qconfig, --qat-batches SGD steps (lr 0.001, momentum 0.9), then convert. */
 #define _POSIX_C_SOURCE 200809L
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
@@ -111,6 +113,14 @@ static double evaluate(ct_module *model, ct_tensor *x, ct_tensor *y, double *sec
     *seconds = now() - t0;
     return 100.0 * (double)correct / (double)n;
 }
+/* a new float CNN with the weights of `from` */
+static ct_module *copy_cnn(ct_module *from) {
+    ct_module *m = make_cnn();
+    ct_state_dict sd;
+    if (!m || ct_module_state_dict(from, &sd) != CT_OK || ct_module_load_state_dict(m, &sd, 1) != CT_OK) die("copy");
+    ct_state_dict_free(&sd);
+    return m;
+}
 /* bytes of the model's state dict as a (quantized) safetensors file */
 static size_t file_size(ct_module *model) {
     ct_state_dict sd;
@@ -133,15 +143,16 @@ static size_t file_size(ct_module *model) {
 
 int main(int argc, char **argv) {
     const char *weights = NULL, *data = "/usr/share/datasets/fashion-mnist";
-    int epochs = 2, threads = 1;
+    int epochs = 2, threads = 1, qat_batches = 300;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--weights") && v) weights = v, i++;
         else if (!strcmp(argv[i], "--epochs") && v) epochs = atoi(v), i++;
         else if (!strcmp(argv[i], "--threads") && v) threads = atoi(v), i++;
+        else if (!strcmp(argv[i], "--qat-batches") && v) qat_batches = atoi(v), i++;
         else if (!strcmp(argv[i], "--data") && v) data = v, i++;
         else {
-            fprintf(stderr, "usage: %s [--weights FILE] [--epochs N] [--threads N] [--data DIR]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--weights FILE] [--epochs N] [--qat-batches N] [--threads N] [--data DIR]\n", argv[0]);
             return 2;
         }
     }
@@ -162,14 +173,9 @@ int main(int argc, char **argv) {
     double acc_f = evaluate(cnn, xte, yte, &t_f);
     size_t sz_f = file_size(cnn);
 
-    /* dynamic: the Linear layers of a copy of the float model (loaded from its weights) */
-    ct_module *dyn = make_cnn();
-    {
-        ct_state_dict sd;
-        if (!dyn || ct_module_state_dict(cnn, &sd) != CT_OK || ct_module_load_state_dict(dyn, &sd, 1) != CT_OK) die("copy");
-        ct_state_dict_free(&sd);
-    }
-    ct_module_eval(dyn);
+    /* dynamic: the Linear layers of a copy of the float model */
+    ct_module *dyn = ct_module_eval(copy_cnn(cnn));
+    ct_module *qatm = copy_cnn(cnn);   /* QAT starts from the float weights too */
     if (ct_quantize_dynamic(dyn, 0, 1) != 2) die("quantize_dynamic");
     double acc_d = evaluate(dyn, xte, yte, &t_d);
     size_t sz_d = file_size(dyn);
@@ -193,15 +199,61 @@ int main(int argc, char **argv) {
     double acc_q = evaluate(net, xte, yte, &t_q);
     size_t sz_q = file_size(net);
 
+    /* quantization-aware training */
+    ct_module *qnet = ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"model", qatm}, {"dequant", ct_nn_dequant_stub()});
+    if (!qnet) die("wrap");
+    ct_module_train(qnet, 1);
+    if (ct_fuse_modules_qat(qnet, "model.0", "model.1", "model.2") != CT_OK || ct_fuse_modules_qat(qnet, "model.4", "model.5", "model.6") != CT_OK ||
+        ct_fuse_modules_qat(qnet, "model.9", "model.10") != CT_OK)
+        die("fuse_modules_qat");
+    ct_qconfig qqc = ct_qat_qconfig_default_x86();
+    if (ct_quant_prepare_qat(qnet, &qqc, NULL) < 0) die("prepare_qat");
+    {
+        ct_tensor *items[2] = {xtr, ytr};
+        ct_dataset *ds = ct_tensor_dataset(2, items);
+        ct_dataloader_options lo;
+        memset(&lo, 0, sizeof lo);
+        lo.batch_size = 64;
+        lo.shuffle = 1;
+        lo.seed = 1;
+        ct_dataloader *dl = ct_dataloader_new(ds, &lo);
+        ct_sgd_options so;
+        memset(&so, 0, sizeof so);
+        so.lr = 0.001;
+        so.momentum = 0.9;
+        ct_optimizer *opt = ct_optim_sgd(qnet, &so);
+        if (!ds || !dl || !opt) die("QAT setup");
+        ct_batch b;
+        int steps = 0;
+        t0 = now();
+        while (steps < qat_batches && ct_dataloader_next(dl, &b) == 1) CT_SCOPE {
+            ct_tensor *loss = ct_cross_entropy(ct_forward(qnet, b.x), b.y, NULL);
+            ct_zero_grad(opt);
+            if (ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) die("QAT step");
+            steps++;
+        }
+        printf("QAT: %d steps in %.1f s\n", steps, now() - t0);
+        ct_optim_free(opt);
+        ct_dataloader_free(dl);
+        ct_dataset_free(ds);
+    }
+    ct_module_eval(qnet);
+    if (ct_quant_convert(qnet) < 0) die("convert (QAT)");
+    double t_a, acc_a = evaluate(qnet, xte, yte, &t_a);
+    size_t sz_a = file_size(qnet);
+
     printf("\n| model | test accuracy | weights file | 10k test images |\n|---|---|---|---|\n");
     printf("| float32 | %.2f %% | %zu bytes | %.3f s |\n", acc_f, sz_f, t_f);
     printf("| dynamic int8 (Linear layers) | %.2f %% (%+.2f) | %zu bytes (%.2fx smaller) | %.3f s |\n", acc_d, acc_d - acc_f, sz_d,
            (double)sz_f / (double)sz_d, t_d);
     printf("| static int8 (PTQ, x86 qconfig) | %.2f %% (%+.2f) | %zu bytes (%.2fx smaller) | %.3f s |\n", acc_q, acc_q - acc_f, sz_q,
            (double)sz_f / (double)sz_q, t_q);
+    printf("| static int8 (QAT, %d steps) | %.2f %% (%+.2f) | %zu bytes (%.2fx smaller) | %.3f s |\n", qat_batches, acc_a, acc_a - acc_f,
+           sz_a, (double)sz_f / (double)sz_a, t_a);
     printf("\nthe quantized model:\n");
     ct_module_print(net);
     ct_module_free(net);
+    ct_module_free(qnet);
     ct_module_free(dyn);
     ct_release(xtr);
     ct_release(ytr);
