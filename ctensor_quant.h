@@ -3296,6 +3296,13 @@ static int ct__qg_meta(ct__call *c) {
     if (cs->dtype != CT_INT32 || cs->ndim != 1 || pk->dtype != CT_INT8 || pk->ndim != 1 || K < 0)
         return ct__failed(CT_ERR_ARG, "%s: malformed packed weight (make it with ct_q_linear_prepack)", op);
     int64_t N = cs->shape[0];
+    if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
+        return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K,
+                          CT__SHAPE(x));
+    /* the packed panels' length, without overflow (a packed weight is dense and real) */
+    if ((double)((N + CT__QG_NP - 1) / CT__QG_NP) * (double)((K + 3) / 4) * 4.0 * CT__QG_NP > 4e18 || !ct__is_contig(pk) ||
+        !ct__is_contig(cs) || !ct__is_contig(sc) || !ct__is_contig(zp) || !ct__is_contig(b))
+        return ct__failed(CT_ERR_ARG, "%s: malformed packed weight (make it with ct_q_linear_prepack)", op);
     int64_t plen = (N + CT__QG_NP - 1) / CT__QG_NP * ((K + 3) / 4) * 4 * CT__QG_NP;
     if (pk->shape[0] != plen || sc->dtype != CT_FLOAT32 || sc->ndim != 1 || (sc->shape[0] != 1 && sc->shape[0] != N) ||
         zp->dtype != CT_INT32 || zp->ndim != 1 || zp->shape[0] != sc->shape[0] || b->dtype != CT_FLOAT32 || b->ndim != 1 ||
