@@ -9,12 +9,19 @@
      linear_f32_1024_b*, mlp_f32_1024_4096_1024_b*  the same on ctensor's float32 Linear
                                                (ct_linear: CBLAS here), no grad
      quantize_per_tensor_1M_t{1,2}             torch.quantize_per_tensor on 1M float32s to quint8
+     convnet_static_1x3x64x64_t{1,2}           static PTQ int8 of a small conv net (conv 3->32
+                                               /2, conv 32->64, max pool, conv 64->128, each
+                                               with relu; global average pool, Linear 128->10;
+                                               x86 qconfig, calibrated on random data), one
+                                               1x3x64x64 image in, float out
+     convnet_f32_1x3x64x64_t{1,2}              the same net in float32 (NCHW), no grad
    PyTorch twin: bench/torch/quant.py, which times the dynamic cases on each of its
    quantized engines (its own cases ..._qnnpack, ..._onednn), then its fastest engine
    again under the plain name that ctensor's case has, and the float32 ones with
    torch.no_grad().
    Targets (issue 12): the int8 Linear and MLP faster than PyTorch's best engine; the
-   int8 Linear at batch 32 at least 2x ctensor's float32 Linear. */
+   int8 Linear at batch 32 at least 2x ctensor's float32 Linear; the static conv net
+   faster than PyTorch's best engine and 2x ctensor's float32 net. */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
@@ -39,6 +46,19 @@ typedef struct { ct_tensor *x; } q_case;
 static void run_quantize(void *u) {
     q_case *c = (q_case *)u;
     CT_SCOPE { sink = ct_quantize_per_tensor(c->x, 0.02, 120, CT_QUINT8); }
+}
+
+/* the conv net, float, with QuantStub / DeQuantStub around it */
+static ct_module *convnet(void) {
+    return ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"c1", ct_nn_conv2d(3, 32, 3, 2, 1)}, {"r1", ct_nn_relu()},
+                                 {"c2", ct_nn_conv2d(32, 64, 3, 1, 1)}, {"r2", ct_nn_relu()}, {"p", ct_nn_max_pool2d(2, 2)},
+                                 {"c3", ct_nn_conv2d(64, 128, 3, 1, 1)}, {"r3", ct_nn_relu()}, {"gap", ct_nn_adaptive_avg_pool2d(1, 1)},
+                                 {"flat", ct_nn_flatten()}, {"fc", ct_nn_linear(128, 10)}, {"dequant", ct_nn_dequant_stub()});
+}
+typedef struct { ct_module *m; ct_tensor *x; } m_case;
+static void run_model(void *u) {
+    m_case *c = (m_case *)u;
+    CT_SCOPE { sink = ct_forward(c->m, c->x); }
 }
 
 int main(void) {
@@ -79,6 +99,40 @@ int main(void) {
         bench_run_opts(name, params, run_quantize, &qc, &oq);
         ct_release(qc.x);
     }
+    /* the static conv net: float, then fused, prepared, calibrated, converted */
+    ct_manual_seed(1);
+    ct_module *cf = ct_module_eval(convnet()), *cq = ct_module_eval(convnet());
+    ct_state_dict sd;
+    if (!cf || !cq || ct_module_state_dict(cf, &sd) != CT_OK || ct_module_load_state_dict(cq, &sd, 1) != CT_OK) {
+        fprintf(stderr, "quant: %s\n", ct_last_error());
+        return 1;
+    }
+    ct_state_dict_free(&sd);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    if (ct_fuse_modules(cq, "c1", "r1") || ct_fuse_modules(cq, "c2", "r2") || ct_fuse_modules(cq, "c3", "r3") ||
+        ct_quant_prepare(cq, &qc, NULL) < 0) {
+        fprintf(stderr, "quant: %s\n", ct_last_error());
+        return 1;
+    }
+    for (int i = 0; i < 8; i++) CT_SCOPE { ct_forward(cq, ct_randn(CT_FLOAT32, 4, 3, 64, 64)); }
+    if (ct_quant_convert(cq) < 0) {
+        fprintf(stderr, "quant: %s\n", ct_last_error());
+        return 1;
+    }
+    ct_tensor *img = ct_retain(ct_randn(CT_FLOAT32, 1, 3, 64, 64));
+    for (int t = 1; t <= 2; t++) {
+        bench_set_threads(t);
+        char name[64], params[64];
+        m_case mq = {cq, img}, mf = {cf, img};
+        snprintf(params, sizeof params, "1x3x64x64, threads=%d", t);
+        snprintf(name, sizeof name, "convnet_static_1x3x64x64_t%d", t);
+        bench_run(name, params, run_model, &mq);
+        snprintf(name, sizeof name, "convnet_f32_1x3x64x64_t%d", t);
+        bench_run(name, params, run_model, &mf);
+    }
+    ct_release(img);
+    ct_module_free(cf);
+    ct_module_free(cq);
     ct_module_free(q1);
     ct_module_free(q2a);
     ct_module_free(q2b);

@@ -57,7 +57,7 @@ targets_of() {
     cuda_ops) echo "*>=0.9 alloc_*>=1.0 small_*>=1.0" ;;
     # issue 12: the dynamic int8 Linear / MLP faster than PyTorch's best quantized engine; the
     # int8 Linear at batch 32 at least 2x ctensor's float32 Linear
-    quant) echo "*_dyn_*>=1.0 linear_dyn_1024_b32_t*:linear_f32_1024_b32_t{1}>=2" ;;
+    quant) echo "*_dyn_*>=1.0 convnet_static_*>=1.0 linear_dyn_1024_b32_t*:linear_f32_1024_b32_t{1}>=2 convnet_static_*:convnet_f32_{1}>=2" ;;
     *) echo "" ;;
   esac
 }

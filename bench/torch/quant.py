@@ -3,9 +3,45 @@
 batch 1 and 32 on 1 and 2 threads, under each quantized engine this PyTorch has
 (case suffix _qnnpack, _onednn), then the fastest engine again under the case's
 plain name, the one ctensor's int8 case has, the float32 Linear / MLP under
-torch.no_grad(), and torch.quantize_per_tensor on 1M float32s. Same case names and
-line format as quant.c."""
+torch.no_grad(), torch.quantize_per_tensor on 1M float32s, and the static PTQ conv
+net of quant.c (eager mode: fuse_modules, the x86 qconfig, prepare, calibration on
+random data, convert) on each engine, then the fastest under the plain name, and in
+float32. Same case names and line format as quant.c."""
 import torch
+import torch.nn as nn
+from torch.ao.quantization import DeQuantStub, QuantStub
+
+
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+        self.c1, self.r1 = nn.Conv2d(3, 32, 3, 2, 1), nn.ReLU()
+        self.c2, self.r2 = nn.Conv2d(32, 64, 3, 1, 1), nn.ReLU()
+        self.p = nn.MaxPool2d(2, 2)
+        self.c3, self.r3 = nn.Conv2d(64, 128, 3, 1, 1), nn.ReLU()
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.flat = nn.Flatten()
+        self.fc = nn.Linear(128, 10)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def static_convnet(engine):
+    torch.backends.quantized.engine = engine
+    torch.manual_seed(1)
+    net = ConvNet().eval()
+    torch.ao.quantization.fuse_modules(net, [["c1", "r1"], ["c2", "r2"], ["c3", "r3"]], inplace=True)
+    net.qconfig = torch.ao.quantization.get_default_qconfig("x86" if engine != "qnnpack" else "qnnpack")
+    torch.ao.quantization.prepare(net, inplace=True)
+    with torch.no_grad():
+        for _ in range(8):
+            net(torch.randn(4, 3, 64, 64))
+    return torch.ao.quantization.convert(net)
 
 import ctbench
 
@@ -21,6 +57,11 @@ def main():
         torch.backends.quantized.engine = e
         qmods[e] = (torch.ao.quantization.quantize_dynamic(lin, {torch.nn.Linear}, dtype=torch.qint8),
                     torch.ao.quantization.quantize_dynamic(mlp, {torch.nn.Linear}, dtype=torch.qint8))
+    import warnings
+    warnings.filterwarnings("ignore")
+    qnets = {e: static_convnet(e) for e in engines}
+    torch.manual_seed(1)
+    fnet = ConvNet().eval()
     with torch.no_grad():
         for t in (1, 2):
             ctbench.set_threads(t)
@@ -43,6 +84,18 @@ def main():
                                     {"q": qmods[best[1]][k], "x": x}, flops=fl)
                 ctbench.run("linear_f32_1024_b%d_t%d" % (b, t), params, "lin(x)", {"lin": lin, "x": x}, flops=f1)
                 ctbench.run("mlp_f32_1024_4096_1024_b%d_t%d" % (b, t), params, "mlp(x)", {"mlp": mlp, "x": x}, flops=f2)
+            img = torch.randn(1, 3, 64, 64)
+            params = "1x3x64x64, threads=%d" % t
+            best = None
+            for e in engines:
+                torch.backends.quantized.engine = e
+                us = ctbench.run("convnet_static_1x3x64x64_t%d_%s" % (t, e), params, "m(x)", {"m": qnets[e], "x": img})
+                if us > 0 and (best is None or us < best[0]):
+                    best = (us, e)
+            if best:
+                torch.backends.quantized.engine = best[1]
+                ctbench.run("convnet_static_1x3x64x64_t%d" % t, params + " engine=" + best[1], "m(x)", {"m": qnets[best[1]], "x": img})
+            ctbench.run("convnet_f32_1x3x64x64_t%d" % t, params, "m(x)", {"m": fnet, "x": img})
             xq = torch.randn(1 << 20)
             ctbench.run("quantize_per_tensor_1M_t%d" % t, "1M float32 -> quint8, threads=%d" % t,
                         "torch.quantize_per_tensor(xq, 0.02, 120, torch.quint8)", {"torch": torch, "xq": xq},
