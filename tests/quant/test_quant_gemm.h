@@ -1,4 +1,4 @@
-/* int8 GEMM, quantized linear, dynamic linear (helper B's tests): the GEMM's
+/* int8 GEMM, quantized linear, dynamic linear: the GEMM's
    integers against a naive product on every path this CPU has; quantized::linear
    and linear_relu against torch.ao.nn.quantized.Linear (onednn); linear_dynamic
    and the dynamic Linear module against torch.ao.quantization.quantize_dynamic

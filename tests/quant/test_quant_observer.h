@@ -1,4 +1,4 @@
-/* observers, fake quantization, qconfigs (helper A's tests): values against
+/* observers, fake quantization, qconfigs: values against
    tests/fixtures/quant/obs_*.npy (tests/reference/quant_fixtures_observer.py) */
 
 /* a fixture compared exactly (tol 0) or within tol with t */

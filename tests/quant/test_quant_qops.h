@@ -1,5 +1,5 @@
 /* quantized ops: relu, pooling, clone/contiguous, cat, quantized::add / mul / cat,
-   quantized conv2d (helper C's tests). Fixtures: tests/reference/quant_fixtures_qops.py
+   quantized conv2d. Fixtures: tests/reference/quant_fixtures_qops.py
    (PyTorch 1.13, engine onednn); codes must agree within one quantum. */
 
 /* a quantized tensor from fixture codes */
