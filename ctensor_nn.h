@@ -4752,6 +4752,23 @@ static int64_t ct__pool_out(int64_t in, int64_t k, int64_t p, int64_t s, int64_t
     if (ceil_mode && out > 1 && (out - 1) * s >= in + p) out--;
     return out;
 }
+/* The output plane osz[2] of a pooling window over an H x W plane (kernel, stride,
+   padding, dilation in a->v[0..7], ceil_mode in flags bit 0; dilation 1 unless
+   dilated), checked as PyTorch does; half_pad: the padding may be at most half the
+   kernel. 0, or -1 with the error set. Shared with ctensor_quant.h's quantized pools. */
+static int ct__pool_geometry(const char *nm, const ct__attrs *a, int64_t H, int64_t W, int dilated, int half_pad, int64_t *osz) {
+    for (int q = 0; q < 2; q++) {
+        int64_t k = a->v[q], st = a->v[2 + q], pd = a->v[4 + q], dl = dilated ? a->v[6 + q] : 1;
+        if (k <= 0 || st <= 0 || pd < 0 || dl <= 0 || (half_pad && pd > k / 2))
+            return ct__failed(CT_ERR_ARG, "%s: invalid pooling geometry (kernel_size %lld, stride %lld, padding %lld, dilation %lld)", nm,
+                              (long long)k, (long long)st, (long long)pd, (long long)dl);
+        osz[q] = ct__pool_out(q ? W : H, k, pd, st, dl, a->flags & 1);
+    }
+    if (osz[0] < 1 || osz[1] < 1)
+        return ct__failed(CT_ERR_SHAPE, "%s: Given input size: (%lldx%lld). Calculated output size: (%lldx%lld). Output size is too small", nm,
+                          (long long)H, (long long)W, (long long)osz[0], (long long)osz[1]);
+    return 0;
+}
 static int ct__meta_pool(ct__call *c) {
     const char *nm = ct__opdef_get(c->op)->name;
     const ct_tensor *x = c->in[0];
@@ -4771,16 +4788,7 @@ static int ct__meta_pool(ct__call *c) {
         if (osz[0] < 0 || osz[1] < 0)
             return ct__failed(CT_ERR_ARG, "%s: output_size must be non-negative, got (%lld, %lld)", nm, (long long)osz[0], (long long)osz[1]);
     } else {
-        for (int q = 0; q < 2; q++) {
-            int64_t k = a->v[q], st = a->v[2 + q], pd = a->v[4 + q], dl = isavg ? 1 : a->v[6 + q];
-            if (k <= 0 || st <= 0 || pd < 0 || dl <= 0)
-                return ct__failed(CT_ERR_ARG, "%s: invalid pooling geometry (kernel_size %lld, stride %lld, padding %lld, dilation %lld)", nm,
-                                  (long long)k, (long long)st, (long long)pd, (long long)dl);
-            osz[q] = ct__pool_out(q ? W : H, k, pd, st, dl, a->flags & 1);
-        }
-        if (osz[0] < 1 || osz[1] < 1)
-            return ct__failed(CT_ERR_SHAPE, "%s: Given input size: (%lldx%lld). Calculated output size: (%lldx%lld). Output size is too small", nm,
-                              (long long)H, (long long)W, (long long)osz[0], (long long)osz[1]);
+        if (ct__pool_geometry(nm, a, H, W, !isavg, 0, osz)) return -1;
         if (bw && (x->shape[2] != osz[0] || x->shape[3] != osz[1]))
             return ct__failed(CT_ERR_SHAPE, "%s: gradient of size %s does not match the pooled size %lldx%lld", nm, CT__SHAPE(x), (long long)osz[0], (long long)osz[1]);
     }

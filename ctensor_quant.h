@@ -4036,16 +4036,7 @@ static int ct__qo_meta_pool(ct__call *c) {
         if (osz[0] < 0 || osz[1] < 0)
             return ct__failed(CT_ERR_ARG, "%s: output_size must be non-negative, got (%lld, %lld)", op, (long long)osz[0], (long long)osz[1]);
     } else {
-        for (int q = 0; q < 2; q++) {
-            int64_t k = a->v[q], st = a->v[2 + q], pd = a->v[4 + q], dl = mx ? a->v[6 + q] : 1;
-            if (k <= 0 || st <= 0 || pd < 0 || dl <= 0 || pd > k / 2)
-                return ct__failed(CT_ERR_ARG, "%s: invalid pooling geometry (kernel_size %lld, stride %lld, padding %lld, dilation %lld)", op,
-                                  (long long)k, (long long)st, (long long)pd, (long long)dl);
-            osz[q] = ct__pool_out(q ? W : H, k, pd, st, dl, a->flags & 1);
-        }
-        if (osz[0] < 1 || osz[1] < 1)
-            return ct__failed(CT_ERR_SHAPE, "%s: Given input size: (%lldx%lld). Calculated output size: (%lldx%lld). Output size is too small", op,
-                              (long long)H, (long long)W, (long long)osz[0], (long long)osz[1]);
+        if (ct__pool_geometry(op, a, H, W, mx, 1, osz)) return -1;
     }
     int cl = ct__is_cl_input(x);
     int64_t shape[4] = {x->shape[0], x->shape[1], osz[0], osz[1]};
