@@ -1217,7 +1217,8 @@ CTENSOR_API double ct_q_sqnr(const ct_tensor *x, const ct_tensor *y) {
     ct_tensor *a = f[0] ? ct_to(f[0], CT_FLOAT64) : NULL, *b = f[1] ? ct_to(f[1], CT_FLOAT64) : NULL;
     double r = NAN;
     if (a && b) {
-        double ps = ct_item(ct_sqrt(ct_sum(ct_mul(a, a)))), d = ct_item(ct_sqrt(ct_sum(ct_mul(ct_sub(a, b), ct_sub(a, b)))));
+        ct_tensor *e = ct_sub(a, b);
+        double ps = ct_item(ct_sqrt(ct_sum(ct_mul(a, a)))), d = ct_item(ct_sqrt(ct_sum(ct_mul(e, e))));
         r = d == 0 ? INFINITY : 20.0 * log10(ps / d);
     }
     ct_scope_end(tok);
