@@ -67,34 +67,38 @@ static ct_module *make_cnn(void) {
                             ct_nn_conv2d(32, 64, 3, 1, 1), ct_nn_batch_norm2d(64), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
                             ct_nn_flatten(), ct_nn_linear(3136, 128), ct_nn_relu(), ct_nn_linear(128, 10));
 }
-static void train(ct_module *model, ct_tensor *x, ct_tensor *y, int epochs) {
+/* SGD (momentum 0.9, batch 64, shuffled) for `epochs` epochs, or max_steps steps
+   when max_steps > 0; returns the steps taken */
+static int train(ct_module *model, ct_tensor *x, ct_tensor *y, int epochs, int max_steps, double lr, uint64_t seed) {
     ct_tensor *items[2] = {x, y};
     ct_dataset *ds = ct_tensor_dataset(2, items);
     ct_dataloader_options lo;
     memset(&lo, 0, sizeof lo);
     lo.batch_size = 64;
     lo.shuffle = 1;
+    lo.seed = seed;
     ct_dataloader *dl = ct_dataloader_new(ds, &lo);
     ct_sgd_options so;
     memset(&so, 0, sizeof so);
-    so.lr = 0.01;
+    so.lr = lr;
     so.momentum = 0.9;
     ct_optimizer *opt = ct_optim_sgd(model, &so);
     if (!ds || !dl || !opt) die("training setup");
     ct_module_train(model, 1);
-    for (int e = 0; e < epochs; e++) {
-        double t0 = now();
+    int steps = 0;
+    for (int e = 0; e < epochs && (max_steps <= 0 || steps < max_steps); e++) {
         ct_batch b;
-        while (ct_dataloader_next(dl, &b) == 1) CT_SCOPE {
+        while ((max_steps <= 0 || steps < max_steps) && ct_dataloader_next(dl, &b) == 1) CT_SCOPE {
             ct_tensor *loss = ct_cross_entropy(ct_forward(model, b.x), b.y, NULL);
             ct_zero_grad(opt);
             if (ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) die("training step");
+            steps++;
         }
-        printf("trained epoch %d in %.1f s\n", e + 1, now() - t0);
     }
     ct_optim_free(opt);
     ct_dataloader_free(dl);
     ct_dataset_free(ds);
+    return steps;
 }
 /* test accuracy (percent) and the time for the whole test set */
 static double evaluate(ct_module *model, ct_tensor *x, ct_tensor *y, double *seconds) {
@@ -165,8 +169,11 @@ int main(int argc, char **argv) {
     if (weights) {
         if (ct_module_load_safetensors(cnn, weights, 1) != CT_OK) die(weights);
         printf("float CNN loaded from %s\n", weights);
-    } else
-        train(cnn, xtr, ytr, epochs);
+    } else {
+        double t0 = now();
+        train(cnn, xtr, ytr, epochs, 0, 0.01, 0);
+        printf("trained %d epoch(s) in %.1f s\n", epochs, now() - t0);
+    }
     ct_module_eval(cnn);
 
     double t_f, t_q, t_d;
@@ -208,35 +215,9 @@ int main(int argc, char **argv) {
         die("fuse_modules_qat");
     ct_qconfig qqc = ct_qat_qconfig_default_x86();
     if (ct_quant_prepare_qat(qnet, &qqc, NULL) < 0) die("prepare_qat");
-    {
-        ct_tensor *items[2] = {xtr, ytr};
-        ct_dataset *ds = ct_tensor_dataset(2, items);
-        ct_dataloader_options lo;
-        memset(&lo, 0, sizeof lo);
-        lo.batch_size = 64;
-        lo.shuffle = 1;
-        lo.seed = 1;
-        ct_dataloader *dl = ct_dataloader_new(ds, &lo);
-        ct_sgd_options so;
-        memset(&so, 0, sizeof so);
-        so.lr = 0.001;
-        so.momentum = 0.9;
-        ct_optimizer *opt = ct_optim_sgd(qnet, &so);
-        if (!ds || !dl || !opt) die("QAT setup");
-        ct_batch b;
-        int steps = 0;
-        t0 = now();
-        while (steps < qat_batches && ct_dataloader_next(dl, &b) == 1) CT_SCOPE {
-            ct_tensor *loss = ct_cross_entropy(ct_forward(qnet, b.x), b.y, NULL);
-            ct_zero_grad(opt);
-            if (ct_backward(loss) != CT_OK || ct_step(opt) != CT_OK) die("QAT step");
-            steps++;
-        }
-        printf("QAT: %d steps in %.1f s\n", steps, now() - t0);
-        ct_optim_free(opt);
-        ct_dataloader_free(dl);
-        ct_dataset_free(ds);
-    }
+    t0 = now();
+    int steps = train(qnet, xtr, ytr, 1, qat_batches, 0.001, 1);
+    printf("QAT: %d steps in %.1f s\n", steps, now() - t0);
     ct_module_eval(qnet);
     if (ct_quant_convert(qnet) < 0) die("convert (QAT)");
     double t_a, acc_a = evaluate(qnet, xte, yte, &t_a);
