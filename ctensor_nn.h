@@ -4780,7 +4780,7 @@ static int ct__meta_pool(ct__call *c) {
     int adaptive = c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D) || c->op == CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD);
     int isavg = c->op == CT__NNOP(AVG_POOL2D) || c->op == CT__NNOP(AVG_POOL2D_BACKWARD);
     /* the input (forward) and pooled (backward: the gradient's) plane sizes */
-    int64_t H = bw ? a->v[8] : x->shape[2], W = bw ? a->v[9] : x->shape[3], osz[2];
+    int64_t H = bw ? a->v[8] : x->shape[2], W = bw ? a->v[9] : x->shape[3], osz[2] = {0, 0};
     if (H < 1 || W < 1) return ct__failed(CT_ERR_ARG, "%s: input_size (%lld, %lld) must be positive", nm, (long long)H, (long long)W);
     if (adaptive) {
         osz[0] = bw ? x->shape[2] : a->v[10];

@@ -4029,7 +4029,7 @@ static int ct__qo_meta_pool(ct__call *c) {
     const ct__attrs *a = c->a;
     if (ct__qo_check_qt(op, x, 0)) return -1;
     if (x->ndim != 4) return ct__failed(CT_ERR_SHAPE, "%s: expected a 4-D input, got %s", op, CT__SHAPE(x));
-    int64_t H = x->shape[2], W = x->shape[3], osz[2];
+    int64_t H = x->shape[2], W = x->shape[3], osz[2] = {0, 0};
     if (H < 1 || W < 1) return ct__failed(CT_ERR_SHAPE, "%s: expected a non-empty plane, got %s", op, CT__SHAPE(x));
     if (adaptive) {
         osz[0] = a->v[10];
