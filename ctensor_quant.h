@@ -64,10 +64,12 @@
      - Workflows: quantize_dynamic; QuantStub / DeQuantStub, prepare, convert
        (static PTQ); fuse_modules_qat and prepare_qat for Conv2d, Linear, ConvReLU2d,
        LinearReLU, ConvBn2d and ConvBnReLU2d (the batch norm folded on the fly).
-     - Not yet: QAT LinearBn1d, the numeric suite beyond SQNR (compare_weights, compare_model_outputs,
-       per-layer sensitivity), quantized BatchNorm / LayerNorm / Hardswish modules,
-       add_scalar / mul_scalar; int8 kernels are not yet faster than ctensor's float
-       ones on convolutions (bench/RESULTS.md).
+     - FloatFunctional / QFunctional (add, add_relu, mul, cat, add_scalar,
+       mul_scalar), quantized hardswish, hardsigmoid, add_scalar, mul_scalar: the
+       layouts of torchvision's quantizable ResNet and MobileNetV3 (bench/quant_zoo.h)
+       quantize as PyTorch's.
+     - Not yet: QAT LinearBn1d, quantized BatchNorm / LayerNorm modules, the fixed-
+       parameter fake quantization PyTorch's prepare_qat gives Hardsigmoid.
 
    CONTENTS (search for the banner titles)
      Declarations:
@@ -76,6 +78,7 @@
        Observers, fake quantization, qconfigs
        int8 GEMM and quantized linear
        Quantized ops: conv2d, add, mul, relu, pooling, cat
+       FloatFunctional, quantized hardswish and hardsigmoid
        Workflows: quantize_dynamic, static post-training quantization
      Implementation:
        The op table of this header
@@ -84,6 +87,7 @@
        Observers, fake quantization, qconfigs: implementation
        int8 GEMM and quantized linear: implementation
        Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
+       FloatFunctional, quantized hardswish and hardsigmoid: implementation
        Workflows: quantize_dynamic, static post-training quantization: implementation
 */
 #ifndef CTENSOR_QUANT_H_INCLUDED
@@ -461,7 +465,9 @@ CTENSOR_API ct_tensor *ct_nnq_lstm_forward(ct_module *m, const ct_tensor *x, con
 /* quantized::add / add_relu / mul / mul_relu: dequantize, compute in float32,
    requantize to (scale, zero_point) with PyTorch's rounding (mul: the integer
    product of the shifted codes times sa * sb / scale). Per-tensor inputs of one
-   dtype; b broadcasts to a's shape; the result has a's dtype, shape and layout. */
+   dtype, broadcast together as in ct_add (a squeeze-excitation's [N, C, 1, 1]
+   scale times its [N, C, H, W] input); the result has their dtype and the layout
+   of the operand that has the output's shape. */
 CTENSOR_API ct_tensor *ct_q_add(const ct_tensor *a, const ct_tensor *b, double scale, int64_t zero_point);
 CTENSOR_API ct_tensor *ct_q_add_relu(const ct_tensor *a, const ct_tensor *b, double scale, int64_t zero_point);
 CTENSOR_API ct_tensor *ct_q_mul(const ct_tensor *a, const ct_tensor *b, double scale, int64_t zero_point);
@@ -506,6 +512,54 @@ CTENSOR_API ct_module *ct_nnq_dequantize(void);
 CTENSOR_API ct_module *ct_nnq_conv2d(ct_q_conv_packed *packed, double scale, int64_t zero_point, int relu);
 
 /* ============================================================================
+   FloatFunctional, quantized hardswish and hardsigmoid
+   ========================================================================== */
+/* torch.ao.nn.quantized.FloatFunctional: the module that lets prepare / convert see
+   an operation that is not a module (a residual add, a squeeze-excitation mul, a
+   cat). In the float model ct_ff_add(f, a, b) is a + b passed through f's child
+   "activation_post_process" (Identity; prepare makes it an observer or, with
+   prepare_qat, a FakeQuantize); ct_quant_convert turns f into a QFunctional that
+   runs the quantized op with the observed output scale and zero point:
+     ct_ff_add       add (quantized::add)          ct_ff_add_relu  relu(a + b)
+     ct_ff_mul       mul (quantized::mul)          ct_ff_cat       cat along dim
+     ct_ff_add_scalar x + c (not observed: quantized::add_scalar picks the output
+                     parameters from x's, as PyTorch's)
+     ct_ff_mul_scalar x * c (the same, quantized::mul_scalar)
+   Tensor operands broadcast as in ct_add. f's forward is an error, as PyTorch's
+   ("use the underlying operation"). The QFunctional's state dict is PyTorch's:
+   scale (float32 0-d) and zero_point (int64 0-d). NULL with the error set on bad
+   input (a quantized operand to a FloatFunctional, or a float one to a
+   QFunctional, say so). */
+CTENSOR_API ct_module *ct_nn_float_functional(void);
+CTENSOR_API ct_module *ct_nnq_functional(double scale, int64_t zero_point);     /* a QFunctional */
+CTENSOR_API ct_tensor *ct_ff_add(ct_module *f, const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_ff_add_relu(ct_module *f, const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_ff_mul(ct_module *f, const ct_tensor *a, const ct_tensor *b);
+CTENSOR_API ct_tensor *ct_ff_cat(ct_module *f, int n, ct_tensor *const *ts, int dim);
+CTENSOR_API ct_tensor *ct_ff_add_scalar(ct_module *f, const ct_tensor *x, double c);
+CTENSOR_API ct_tensor *ct_ff_mul_scalar(ct_module *f, const ct_tensor *x, double c);
+
+/* quantized::add_scalar / mul_scalar (what QFunctional runs): the output's
+   parameters are derived from x's so that the codes change little, as PyTorch's:
+   add: c_q = round(c / s); with zp - c_q inside the code range the codes are kept
+   and the zero point becomes zp - c_q; otherwise the scale grows to hold the
+   shifted range and the codes are requantized (zero point at the range's end).
+   mul: c > 0 scales the scale by c, c < 0 also mirrors the codes (zero point
+   qmax - (zp - qmin)), c == 0 gives zeros with scale 1, zero point 0. Per-tensor
+   quint8 / qint8 input. */
+CTENSOR_API ct_tensor *ct_q_add_scalar(const ct_tensor *x, double c);
+CTENSOR_API ct_tensor *ct_q_mul_scalar(const ct_tensor *x, double c);
+/* quantized::hardswish(x, scale, zero_point): x * relu6(x + 3) / 6 on the
+   dequantized input, requantized to (scale, zero_point) (x's dtype). ct_hardsigmoid
+   (aten::hardsigmoid) also takes a quantized input, with PyTorch's fixed output
+   parameters: scale 1/256 and zero point 0 (quint8) or -128 (qint8). */
+CTENSOR_API ct_tensor *ct_q_hardswish(const ct_tensor *x, double scale, int64_t zero_point);
+/* torch.ao.nn.quantized.Hardswish (what convert makes of an observed Hardswish):
+   prints as QuantizedHardswish(), empty state dict (PyTorch keeps scale and
+   zero_point as plain attributes). */
+CTENSOR_API ct_module *ct_nnq_hardswish(double scale, int64_t zero_point);
+
+/* ============================================================================
    Workflows: quantize_dynamic, static post-training quantization
    ========================================================================== */
 /* torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8,
@@ -523,15 +577,18 @@ CTENSOR_API ct_module *ct_nn_quant_stub(void);
 CTENSOR_API ct_module *ct_nn_dequant_stub(void);
 
 /* torch.ao.quantization.prepare(model, inplace=True) after model.qconfig = *qconfig
-   (eager mode). Each QuantStub, Conv2d, ConvReLU2d (ct_fuse_modules), Linear and
-   LinearReLU below model gets an observer made by the qconfig's activation factory
-   as its child "activation_post_process" (PyTorch's name, so the prepared model
-   prints and saves as PyTorch's), run on the module's output by its forward.
+   (eager mode). Each QuantStub, Conv2d, ConvReLU2d (ct_fuse_modules), Linear,
+   LinearReLU and Hardswish below model gets an observer made by the qconfig's
+   activation factory as its child "activation_post_process" (PyTorch's name, so the
+   prepared model prints and saves as PyTorch's), run on the module's output by its
+   forward; a FloatFunctional's Identity "activation_post_process" becomes that
+   observer; a Dropout gets none (PyTorch's prepare skips it) but is marked for
+   convert.
    Per-module qconfigs (PyTorch's submodule.qconfig): o->names[i] (a dotted name:
    that module and everything below it) takes o->qconfigs[i]; a NULL qconfig keeps
    that part float. Other module types are not observed: ReLU, pooling, Flatten,
-   Identity and Dropout take quantized tensors as they are (ctensor_quant.h's
-   QuantizedCPU kernels); an unfused BatchNorm, LayerNorm or activation without a
+   Identity, Hardsigmoid and Dropout take quantized tensors as they are
+   (ctensor_quant.h's QuantizedCPU kernels); an unfused BatchNorm, LayerNorm or activation without a
    quantized kernel reports an error when the converted model runs. Returns the
    number of observers inserted, or -1 with the error set (the model unchanged). */
 typedef struct ct_quant_prepare_options {
@@ -564,7 +621,9 @@ CTENSOR_API int ct_quant_prepare_qat(ct_module *model, const ct_qconfig *qconfig
    along dim 0 for per-channel schemes), as PyTorch's from_float:
      QuantStub -> Quantize, DeQuantStub -> DeQuantize,
      Conv2d / ConvReLU2d -> QuantizedConv2d / QuantizedConvReLU2d (ct_nnq_conv2d),
-     Linear / LinearReLU -> QuantizedLinear / QuantizedLinearReLU (ct_nnq_linear).
+     Linear / LinearReLU -> QuantizedLinear / QuantizedLinearReLU (ct_nnq_linear),
+     Hardswish -> QuantizedHardswish, FloatFunctional -> QFunctional,
+     Dropout -> QuantizedDropout (the same module: identity in eval mode).
    Returns the number of modules swapped, or -1 with the error set. */
 CTENSOR_API int ct_quant_convert(ct_module *model);
 /* torch.ao.nn.quantized.Linear / intrinsic.quantized.LinearReLU around a packed
@@ -669,7 +728,17 @@ CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, i
       ct__qo_meta_conv, ct__qo_k_conv, ct__bw_none, CT__SAVE_NONE)
 
 
-#define CT__Q_OPS(X) CT__OPS_Q_CORE(X) CT__OPS_Q_FAKE(X) CT__OPS_Q_GEMM(X) CT__OPS_Q_QOPS(X)
+/* quantized::add_scalar / mul_scalar / hardswish */
+#define CT__OPS_Q_ACT(X)                                                                                           \
+    X(QADD_SCALAR, "quantized::add_scalar", "q_add_scalar", "", 1, 1, CT__OPF_NONDIFF, "float other=s0",               \
+      ct__qa_meta, ct__qa_k_scalar, ct__bw_none, CT__SAVE_NONE)                                                      \
+    X(QMUL_SCALAR, "quantized::mul_scalar", "q_mul_scalar", "", 1, 1, CT__OPF_NONDIFF, "float other=s0",               \
+      ct__qa_meta, ct__qa_k_scalar, ct__bw_none, CT__SAVE_NONE)                                                      \
+    X(QHARDSWISH, "quantized::hardswish", "q_hardswish", "", 1, 1, CT__OPF_NONDIFF,                                   \
+      "float output_scale=s0, int output_zero_point=i0", ct__qa_meta, ct__qa_k_lut, ct__bw_none, CT__SAVE_NONE)
+
+
+#define CT__Q_OPS(X) CT__OPS_Q_CORE(X) CT__OPS_Q_FAKE(X) CT__OPS_Q_GEMM(X) CT__OPS_Q_QOPS(X) CT__OPS_Q_ACT(X)
 enum {
 #define CT__Q_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__Q_##E,
     CT__Q_OPS(CT__Q_X_ENUM)
@@ -682,9 +751,11 @@ static void ct__q_core_backends(void);
 static void ct__q_fake_backends(void);
 static void ct__q_gemm_backends(void);
 static void ct__q_qops_backends(void);
+static void ct__q_act_backends(void);
 /* The ops register once, together (consecutive ids from ct__q_base), then their
    QuantizedCPU kernels. */
-CT__OP_BLOCK(q, ct__q_defs, CT__Q_NUM_OPS, ct__q_core_backends(); ct__q_fake_backends(); ct__q_gemm_backends(); ct__q_qops_backends();)
+CT__OP_BLOCK(q, ct__q_defs, CT__Q_NUM_OPS, ct__q_core_backends(); ct__q_fake_backends(); ct__q_gemm_backends(); ct__q_qops_backends(); \
+             ct__q_act_backends();)
 static int ct__q_op_id(int local) {
     ct__q_register_now();
     return ct__q_base < 0 ? -1 : ct__q_base + local;
@@ -3997,17 +4068,12 @@ static int ct__qo_meta_binary(ct__call *c) {
     if (a->dtype != b->dtype)
         return ct__failed(CT_ERR_DTYPE, "%s: Both inputs must have the same quantized dtype, got %s and %s", op, CT__DTNAME(a->dtype),
                           CT__DTNAME(b->dtype));
-    int ok = b->ndim <= a->ndim;
-    for (int k = 0; k < b->ndim && ok; k++) {
-        int64_t sb = b->shape[k], sa = a->shape[k + a->ndim - b->ndim];
-        ok = sb == sa || sb == 1;
-    }
-    if (!ok)
-        return ct__failed(CT_ERR_SHAPE, "%s: the second input of shape %s does not broadcast to the first's shape %s", op, CT__SHAPE(b),
-                          CT__SHAPE(a));
+    int nd = 0;
+    int64_t shape[CT_MAX_DIMS];
+    if (ct__broadcast(op, 2, c->in, &nd, shape)) return -1;
     if (ct__q_check_params(op, c->a->s[0], c->a->i[0], a->dtype, -1)) return -1;
-    ct__outinfo *o = ct__out_new(c, a->dtype, a->ndim, a->shape);
-    ct__layout_like(o, 1, c->in);
+    ct__outinfo *o = ct__out_new(c, a->dtype, nd, shape);
+    ct__layout_like(o, 2, c->in);   /* the layout of the operand of the output's shape */
     return 0;
 }
 static int ct__qo_k_binary(ct__call *c) {
@@ -4669,6 +4735,276 @@ CTENSOR_API ct_module *ct_nnq_conv2d(ct_q_conv_packed *packed, double scale, int
 
 
 /* ============================================================================
+   FloatFunctional, quantized hardswish and hardsigmoid: implementation
+   ========================================================================== */
+/* ---- quantized::add_scalar / mul_scalar / hardswish and aten::hardsigmoid on
+   quantized input: one input, the output dense in the input's layout. The codes are
+   first copied into the output (any input strides), then rewritten in place. ---- */
+static int ct__qa_meta(ct__call *c) {
+    const char *op = c->op >= 0 ? ct__opdef_get(c->op)->sname : "quantized op";
+    const ct_tensor *x = c->in[0];
+    if (ct__qo_check_qt(op, x, 0)) return -1;
+    if (c->inplace) return ct__failed(CT_ERR_UNSUPPORTED, "%s_: the in-place form has no quantized kernel; use %s", op, op);
+    const int is_scalar = c->op == CT__QOP(QADD_SCALAR) || c->op == CT__QOP(QMUL_SCALAR);
+    if (is_scalar && x->dtype == CT_QINT32)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a quint8 or qint8 input, got qint32", op);
+    if (is_scalar && !isfinite(c->a->s[0])) return ct__failed(CT_ERR_ARG, "%s: the scalar must be finite, got %g", op, c->a->s[0]);
+    if (c->op == CT__QOP(QHARDSWISH) && ct__q_check_params(op, c->a->s[0], c->a->i[0], x->dtype, -1)) return -1;
+    ct__outinfo *o = ct__out_new(c, x->dtype, x->ndim, x->shape);
+    ct__layout_like(o, 1, c->in);
+    return 0;
+}
+/* y's codes = x's codes (y dense); returns y's code pointer (NULL: failed) */
+static char *ct__qa_copy_codes(ct_tensor *y, const ct_tensor *x) {
+    ct_tensor *ya = ct__qo_codes(y), *xa = ct__qo_codes(x);
+    int rc = !ya || !xa ? ct__failed(CT_ERR_MEMORY, "quantized op: out of memory") : ct__copy_into(ya, xa);
+    if (ya) ct__decref(ya);
+    if (xa) ct__decref(xa);
+    return rc ? NULL : (char *)ct__ptr(y);
+}
+/* Rewrites the n codes at p through f (8-bit dtypes: a 256-entry table made once). */
+static void ct__qa_map(char *p, int64_t n, ct_dtype dt, int64_t (*f)(int64_t q, const void *ctx), const void *ctx) {
+    if (dt == CT_QINT32) {
+        int32_t *v = (int32_t *)p;
+        for (int64_t e = 0; e < n; e++) v[e] = (int32_t)f(v[e], ctx);
+        return;
+    }
+    uint8_t lut[256];
+    for (int q = 0; q < 256; q++) lut[q] = (uint8_t)f(dt == CT_QINT8 ? (int64_t)(int8_t)(uint8_t)q : (int64_t)q, ctx);
+    uint8_t *v = (uint8_t *)p;
+    for (int64_t e = 0; e < n; e++) v[e] = lut[v[e]];
+}
+typedef struct {
+    float sx, inv_so, mult;
+    int64_t zx, zo, qmin, qmax, shift;
+    int kind;   /* 0 hardswish, 1 hardsigmoid, 2 requantize (add_scalar), 3 mirror (mul_scalar < 0) */
+} ct__qa_ctx;
+static int64_t ct__qa_one(int64_t q, const void *ctx) {
+    const ct__qa_ctx *k = (const ct__qa_ctx *)ctx;
+    if (k->kind == 3) return k->qmax + k->qmin - q;
+    if (k->kind == 2) {   /* PyTorch's requantize_from_int(s / s', z', q - z + c_q): lrintf of a float product */
+        float t = nearbyintf((float)(q - k->zx + k->shift) * k->mult);
+        int64_t v = k->zo + (int64_t)t;
+        return v < k->qmin ? k->qmin : v > k->qmax ? k->qmax : v;
+    }
+    float x = (float)(q - k->zx) * k->sx, r = x + 3.0f;
+    r = r > 0.0f ? (r < 6.0f ? r : 6.0f) : 0.0f;
+    float y = k->kind == 0 ? x * r / 6.0f : r / 6.0f;
+    return ct__q_round(y, k->inv_so, k->zo, k->qmin, k->qmax);
+}
+/* hardswish (output parameters given) and hardsigmoid (PyTorch's fixed ones) */
+static int ct__qa_k_lut(ct__call *c) {
+    const ct_tensor *x = c->in[0];
+    ct_tensor *y = c->out[0];
+    ct__qa_ctx k;
+    memset(&k, 0, sizeof k);
+    k.kind = c->op == CT__QOP(QHARDSWISH) ? 0 : 1;
+    double so = k.kind == 0 ? c->a->s[0] : x->dtype == CT_QINT32 ? 1.0 / 4294967296.0 : 1.0 / 256.0;
+    k.zo = k.kind == 0 ? c->a->i[0] : x->dtype == CT_QINT8 ? -128 : 0;
+    k.sx = (float)x->qparams->scale;
+    k.zx = x->qparams->zero_point;
+    k.inv_so = 1.0f / (float)so;
+    ct_qdtype_range(x->dtype, &k.qmin, &k.qmax);
+    char *p = ct__qa_copy_codes(y, x);
+    if (!p) return -1;
+    ct__qa_map(p, ct_numel(y), x->dtype, ct__qa_one, &k);
+    return ct__qo_set_params(y, NULL, so, k.zo);
+}
+/* add_scalar / mul_scalar: PyTorch's output parameters (qadd.cpp, qmul.cpp) */
+static int ct__qa_k_scalar(ct__call *c) {
+    const ct_tensor *x = c->in[0];
+    ct_tensor *y = c->out[0];
+    const double s = x->qparams->scale, cv = c->a->s[0];
+    const int64_t z = x->qparams->zero_point;
+    ct__qa_ctx k;
+    memset(&k, 0, sizeof k);
+    ct_qdtype_range(x->dtype, &k.qmin, &k.qmax);
+    double so = s;
+    int64_t zo = z;
+    int map = 0;
+    char *p = ct__qa_copy_codes(y, x);
+    if (!p) return -1;
+    if (c->op == CT__QOP(QADD_SCALAR)) {
+        int64_t cq = (int64_t)nearbyint(cv / s);
+        if (k.qmin > z - cq || k.qmax < z - cq) {
+            const int low = k.qmin > z - cq;
+            so = (low ? (double)k.qmax - (double)(z - cq) : (double)(z - cq) - (double)k.qmin) / ((double)k.qmax - (double)k.qmin) * s;
+            zo = low ? k.qmin : k.qmax;
+            k.kind = 2;
+            k.zx = z;
+            k.shift = cq;
+            k.zo = zo;
+            k.mult = (float)s * (1.0f / (float)so);
+            map = 1;
+        } else
+            zo = z - cq;
+    } else if (cv > 0.0) {
+        so = cv * s;
+    } else if (cv == 0.0) {
+        so = 1.0;
+        zo = 0;
+        memset(p, 0, (size_t)ct_numel(y) * ct_dtype_size(y->dtype));
+    } else {
+        so = -cv * s;
+        zo = k.qmax - (z - k.qmin);
+        k.kind = 3;
+        map = 1;
+    }
+    if (map) ct__qa_map(p, ct_numel(y), x->dtype, ct__qa_one, &k);
+    return ct__qo_set_params(y, NULL, so, zo);
+}
+static void ct__q_act_backends(void) {
+    ct_register_backend_op("aten::hardsigmoid", CT_BACKEND_QUANTIZED_CPU, ct__qa_meta, ct__qa_k_lut);
+    CT__Q_QBACKEND(QADD_SCALAR);
+    CT__Q_QBACKEND(QMUL_SCALAR);
+    CT__Q_QBACKEND(QHARDSWISH);
+}
+static ct_tensor *ct__qa_call(int op, const char *nm, const ct_tensor *x, double s0, int64_t i0) {
+    if (!x) { ct__null_arg(nm, 0); return NULL; }
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = s0;
+    a.i[0] = i0;
+    ct_tensor *in[1] = {(ct_tensor *)x};
+    return ct__q_call(op, 1, in, &a);
+}
+CTENSOR_API ct_tensor *ct_q_add_scalar(const ct_tensor *x, double c) { return ct__qa_call(CT__QOP(QADD_SCALAR), "quantized::add_scalar", x, c, 0); }
+CTENSOR_API ct_tensor *ct_q_mul_scalar(const ct_tensor *x, double c) { return ct__qa_call(CT__QOP(QMUL_SCALAR), "quantized::mul_scalar", x, c, 0); }
+CTENSOR_API ct_tensor *ct_q_hardswish(const ct_tensor *x, double scale, int64_t zero_point) {
+    return ct__qa_call(CT__QOP(QHARDSWISH), "quantized::hardswish", x, scale, zero_point);
+}
+
+/* ---- FloatFunctional / QFunctional ---- */
+static int ct__q_child_index(const ct_module *m, const char *name);
+static ct_tensor *ct__ff_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    (void)nin;
+    (void)in;
+    return ct__fail(CT_ERR_STATE, "%s is not intended to use the 'forward'. Please use the underlying operation (ct_ff_add, ct_ff_mul, ...)",
+                    m->type->name);
+}
+/* scale as Python prints the float, and the zero point */
+static int ct__q_scale_zp_repr(const ct_module *m, char *buf, size_t cap) {
+    char sc[40];
+    ct__pyfloat(ct_item(ct_module_get(m, "scale")), sc, sizeof sc);
+    return snprintf(buf, cap, "scale=%s, zero_point=%lld", sc, (long long)ct_item_int(ct_module_get(m, "zero_point")));
+}
+static const ct_module_type ct__ff_type = {"FloatFunctional", ct__ff_forward, NULL, NULL};
+static const ct_module_type ct__qf_type = {"QFunctional", ct__ff_forward, NULL, ct__q_scale_zp_repr};
+/* a module with buffers scale (float32 0-d) and zero_point (int64 0-d) */
+static ct_module *ct__q_scale_zp_module(const ct_module_type *t, const char *nm, double scale, int64_t zero_point, ct_dtype dt) {
+    if (ct__q_check_params(nm, scale, zero_point, dt, -1)) return NULL;
+    ct_module *m = ct_module_new(t, NULL);
+    if (!m) return NULL;
+    int s = ct_scope_begin();
+    ct_status st = ct_module_register_buffer(m, "scale", ct_scalar_tensor((float)scale, CT_FLOAT32), 1);
+    if (st == CT_OK) st = ct_module_register_buffer(m, "zero_point", ct_scalar_tensor((double)zero_point, CT_INT64), 1);
+    ct_scope_end(s);
+    if (st != CT_OK) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+static ct_module *ct__ff_with_identity(ct_module *m) {
+    ct_module *id = m ? ct_nn_identity() : NULL;
+    if (m && (!id || ct_module_add_module(m, "activation_post_process", id) != CT_OK)) {
+        ct_module_free(id);
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+CTENSOR_API ct_module *ct_nn_float_functional(void) { return ct__ff_with_identity(ct_module_new(&ct__ff_type, NULL)); }
+CTENSOR_API ct_module *ct_nnq_functional(double scale, int64_t zero_point) {
+    return ct__ff_with_identity(ct__q_scale_zp_module(&ct__qf_type, "QFunctional", scale, zero_point, CT_QUINT8));
+}
+/* 0 float, 1 quantized (with its parameters), -1 error: f is neither, or an operand
+   is of the other kind */
+static int ct__ff_kind(const ct_module *f, const char *fn, int n, const ct_tensor *const *ts, double *scale, int64_t *zp) {
+    if (!f) return ct__null_arg(fn, 0), -1;
+    int q = f->type == &ct__qf_type;
+    if (!q && f->type != &ct__ff_type)
+        return ct__failed(CT_ERR_ARG, "%s: expected a FloatFunctional or QFunctional module, got %s", fn, f->type->name);
+    for (int i = 0; i < n; i++) {
+        if (!ts[i]) return ct__null_arg(fn, i + 1), -1;
+        if (!q && CT__DT_QUANT(ts[i]->dtype))
+            return ct__failed(CT_ERR_DTYPE, "%s: operand %d is quantized (%s) but the module is a FloatFunctional; give it a qconfig before ct_quant_prepare so that convert makes it a QFunctional",
+                              fn, i, CT__DTNAME(ts[i]->dtype));
+        if (q && !CT__DT_QUANT(ts[i]->dtype))
+            return ct__failed(CT_ERR_DTYPE, "%s: operand %d is %s but the module is a QFunctional (quantized operands)", fn, i, CT__DTNAME(ts[i]->dtype));
+    }
+    if (q) {
+        ct_tensor *s = ct_module_get((ct_module *)f, "scale"), *z = ct_module_get((ct_module *)f, "zero_point");
+        if (!s || !z) return -1;
+        *scale = ct_item(s);
+        *zp = ct_item_int(z);
+    }
+    return q;
+}
+/* a FloatFunctional whose activation_post_process is no longer the Identity (prepared) */
+static int ct__ff_observed(const ct_module *f) {
+    int k = ct__q_child_index(f, "activation_post_process");
+    return k >= 0 && f->children[k].module->type != &ct__identity_type;
+}
+/* a float result through the module's activation_post_process (observer, fake quant or Identity) */
+static ct_tensor *ct__ff_post(ct_module *f, ct_tensor *y) {
+    int k = ct__q_child_index(f, "activation_post_process");
+    return y && k >= 0 ? ct_forward(f->children[k].module, y) : y;
+}
+static ct_tensor *ct__ff_binary(ct_module *f, const char *fn, int kind, const ct_tensor *a, const ct_tensor *b) {
+    double s = 1.0;
+    int64_t z = 0;
+    const ct_tensor *ts[2] = {a, b};
+    int q = ct__ff_kind(f, fn, 2, ts, &s, &z);
+    if (q < 0) return NULL;
+    if (q) return (kind == 0 ? ct_q_add : kind == 1 ? ct_q_add_relu : ct_q_mul)(a, b, s, z);
+    ct_tensor *y = kind == 2 ? ct_mul(a, b) : ct_add(a, b);
+    return ct__ff_post(f, kind == 1 && y ? ct_relu(y) : y);
+}
+CTENSOR_API ct_tensor *ct_ff_add(ct_module *f, const ct_tensor *a, const ct_tensor *b) { return ct__ff_binary(f, "FloatFunctional.add", 0, a, b); }
+CTENSOR_API ct_tensor *ct_ff_add_relu(ct_module *f, const ct_tensor *a, const ct_tensor *b) {
+    return ct__ff_binary(f, "FloatFunctional.add_relu", 1, a, b);
+}
+CTENSOR_API ct_tensor *ct_ff_mul(ct_module *f, const ct_tensor *a, const ct_tensor *b) { return ct__ff_binary(f, "FloatFunctional.mul", 2, a, b); }
+CTENSOR_API ct_tensor *ct_ff_cat(ct_module *f, int n, ct_tensor *const *ts, int dim) {
+    double s = 1.0;
+    int64_t z = 0;
+    if (n <= 0 || !ts) return ct__fail(CT_ERR_ARG, "FloatFunctional.cat: expected a non-empty list of Tensors");
+    int q = ct__ff_kind(f, "FloatFunctional.cat", n, (const ct_tensor *const *)ts, &s, &z);
+    if (q < 0) return NULL;
+    return q ? ct_q_cat(n, ts, dim, s, z) : ct__ff_post(f, ct_cat(n, ts, dim));
+}
+static ct_tensor *ct__ff_scalar(ct_module *f, const char *fn, int mul, const ct_tensor *x, double c) {
+    double s = 1.0;
+    int64_t z = 0;
+    int q = ct__ff_kind(f, fn, 1, &x, &s, &z);
+    if (q < 0) return NULL;
+    if (q) return mul ? ct_q_mul_scalar(x, c) : ct_q_add_scalar(x, c);
+    return mul ? ct_mul_scalar(x, c) : ct_add_scalar(x, c);   /* not observed, as PyTorch's */
+}
+CTENSOR_API ct_tensor *ct_ff_add_scalar(ct_module *f, const ct_tensor *x, double c) { return ct__ff_scalar(f, "FloatFunctional.add_scalar", 0, x, c); }
+CTENSOR_API ct_tensor *ct_ff_mul_scalar(ct_module *f, const ct_tensor *x, double c) { return ct__ff_scalar(f, "FloatFunctional.mul_scalar", 1, x, c); }
+
+/* ---- QuantizedHardswish ---- */
+static ct_tensor *ct__qhs_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "QuantizedHardswish: forward takes 1 input (got %d)", nin);
+    const double *p = (const double *)m->impl;
+    return ct_q_hardswish(in[0], p[0], (int64_t)p[1]);
+}
+static void ct__qhs_free(ct_module *m) { CT_FREE(m->impl); }
+static const ct_module_type ct__qhs_type = {"QuantizedHardswish", ct__qhs_forward, ct__qhs_free, NULL};
+CTENSOR_API ct_module *ct_nnq_hardswish(double scale, int64_t zero_point) {
+    if (ct__q_check_params("QuantizedHardswish", scale, zero_point, CT_QUINT8, -1)) return NULL;
+    double *p = (double *)CT_MALLOC(2 * sizeof(double));
+    if (!p) return (ct_module *)ct__fail(CT_ERR_MEMORY, "QuantizedHardswish: out of memory");
+    p[0] = (double)(float)scale;   /* PyTorch's float(scale) of a float32 observer value */
+    p[1] = (double)zero_point;
+    ct_module *m = ct_module_new(&ct__qhs_type, p);
+    if (!m) CT_FREE(p);
+    return m;
+}
+
+/* ============================================================================
    Workflows: quantize_dynamic, static post-training quantization: implementation
    ========================================================================== */
 /* The child slot of `name` in m (-1 when absent). */
@@ -4782,8 +5118,9 @@ static void ct__q_observed_destroy(ct_module *m) {
 static int ct__q_is_observed(const ct_module *m) { return m && m->type->forward == ct__q_observed_forward; }
 /* the module types prepare observes */
 static int ct__q_observable(const ct_module *m, int qat) {
-    static const char *const names[] = {"QuantStub", "Conv2d", "ConvReLU2d", "Linear", "LinearReLU", "ConvBn2d", "ConvBnReLU2d"};
-    for (int i = 0; i < (qat ? 7 : 5); i++)
+    static const char *const names[] = {"QuantStub", "Conv2d",          "ConvReLU2d", "Linear",  "LinearReLU",
+                                        "Hardswish", "FloatFunctional", "Dropout",    "ConvBn2d", "ConvBnReLU2d"};
+    for (int i = 0; i < (qat ? 10 : 8); i++)
         if (!strcmp(m->type->name, names[i])) return 1;
     return 0;
 }
@@ -4804,7 +5141,8 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
         char path[512];
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
         const ct_qconfig *cq = ct__q_qconfig_for(path, qc, o);
-        if (ct__q_is_observed(c) || ct__q_child_index(c, "activation_post_process") >= 0) {
+        int ka = ct__q_child_index(c, "activation_post_process");
+        if (ct__q_is_observed(c) || (ka >= 0 && (c->type != &ct__ff_type || ct__ff_observed(c)))) {
             ct_set_error(CT_ERR_STATE, "quant_prepare: module '%s' (%s) is already prepared", path, c->type->name);   /* (either form) */
             return -1;
         }
@@ -4867,12 +5205,14 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
     int ok = obs && recs && wfq, made = 0;
     if (!ok) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
     for (; ok && made < n; made++) {
-        int needs_w = qat && strcmp(sites[made].m->type->name, "QuantStub");
-        obs[made] = ct_observer_factory_make(&sites[made].qc->activation);
+        const char *tn = sites[made].m->type->name;
+        int needs_w = qat && strcmp(tn, "QuantStub") && strcmp(tn, "Hardswish") && strcmp(tn, "FloatFunctional") && strcmp(tn, "Dropout");
+        int mark = !strcmp(tn, "Dropout");   /* no observer: only marked for convert (PyTorch's prepare skips Dropout) */
+        obs[made] = mark ? NULL : ct_observer_factory_make(&sites[made].qc->activation);
         wfq[made] = needs_w && obs[made] ? ct_observer_factory_make(&sites[made].qc->weight) : NULL;
         recs[made] = CT__NEW_ZEROED(ct__q_observed);
-        if (!obs[made] || (needs_w && !wfq[made]) || !recs[made]) {
-            if (obs[made] && (!needs_w || wfq[made]) && !recs[made]) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
+        if ((!mark && !obs[made]) || (needs_w && !wfq[made]) || !recs[made]) {
+            if ((mark || obs[made]) && (!needs_w || wfq[made]) && !recs[made]) ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
             ct_module_free(obs[made]);
             ct_module_free(wfq[made]);
             CT_FREE(recs[made]);
@@ -4892,6 +5232,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
         CT_FREE(sites);
         return -1;
     }
+    int marked = 0;
     for (int k = 0; k < n; k++) {
         ct_module *m = sites[k].m;
         ct__q_observed *r = recs[k];
@@ -4910,12 +5251,22 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
             m = inner;
             if (bnm && ct_module_add_module(m, "bn", bnm) != CT_OK) ct_module_free(bnm);   /* only out of memory */
         }
-        obs[k]->training = m->training;
+        if (!obs[k]) {   /* Dropout */
+            marked++;
+        } else if (m->type == &ct__ff_type) {   /* FloatFunctional: the observer replaces its Identity */
+            int ka = ct__q_child_index(m, "activation_post_process");
+            ct_module_free(m->children[ka].module);
+            obs[k]->training = m->training;
+            m->children[ka].module = obs[k];
+            CT_FREE(recs[k]);
+            continue;
+        } else
+            obs[k]->training = m->training;
         if (wfq[k]) {
             wfq[k]->training = m->training;
             if (ct_module_add_module(m, "weight_fake_quant", wfq[k]) != CT_OK) wfq[k] = NULL;   /* only out of memory */
         }
-        if (ct_module_add_module(m, "activation_post_process", obs[k]) != CT_OK) {   /* only out of memory */
+        if (obs[k] && ct_module_add_module(m, "activation_post_process", obs[k]) != CT_OK) {   /* only out of memory */
             CT_FREE(recs[k]);
             continue;
         }
@@ -4932,7 +5283,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
     CT_FREE(wfq);
     CT_FREE(recs);
     CT_FREE(sites);
-    return n;
+    return n - marked;
 }
 
 /* ---- QuantizedLinear ---- */
@@ -5051,6 +5402,7 @@ static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
         return NULL;
     }
     if (!strcmp(tn, "QuantStub")) return ct_nnq_quantize(scale, zp, ct_observer_dtype(ct__q_observer_of(m->children[k].module)));
+    if (!strcmp(tn, "Hardswish")) return ct_nnq_hardswish(scale, zp);
     int fused = o->relu || !strcmp(tn, "ConvReLU2d") || !strcmp(tn, "LinearReLU");
     ct_module *inner = o->qat || !fused ? m : m->children[ct__q_child_index(m, "0")].module;
     ct_tensor *w = inner->params[0].tensor, *b = inner->params[1].tensor;
@@ -5085,6 +5437,7 @@ static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
     ct_scope_end(tok);
     return r;
 }
+static const ct_module_type ct__q_dropout_type = {"QuantizedDropout", ct__emb_forward, ct__free_impl, ct__emb_repr};
 static int ct__q_convert_walk(ct_module *m, const char *prefix) {
     int n = 0;
     for (int i = 0; i < m->nchildren; i++) {
@@ -5093,10 +5446,24 @@ static int ct__q_convert_walk(ct_module *m, const char *prefix) {
         char path[512];
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
         ct_module *r = NULL;
+        if (ct__q_is_observed(c) && ((const ct__q_observed *)c->type)->orig == &ct__dropout_type) {
+            /* Dropout -> QuantizedDropout (nn.quantized.Dropout: the same module, renamed) */
+            ct__q_observed *rec = (ct__q_observed *)c->type;
+            c->type = &ct__q_dropout_type;
+            CT_FREE(rec);
+            n++;
+            continue;
+        }
         if (ct__q_is_observed(c)) {
             if (!(r = ct__q_convert_one(c, path))) return -1;
         } else if (!strcmp(c->type->name, "DeQuantStub")) {
             if (!(r = ct_nnq_dequantize())) return -1;
+        } else if (c->type == &ct__ff_type && ct__ff_observed(c)) {   /* FloatFunctional -> QFunctional */
+            double scale = 1.0;
+            int64_t zp = 0;
+            if (ct__q_act_qparams(c->children[ct__q_child_index(c, "activation_post_process")].module, &scale, &zp) < 0 ||
+                !(r = ct_nnq_functional(scale, zp)))
+                return -1;
         } else {
             int k = ct__q_convert_walk(c, path);
             if (k < 0) return -1;

@@ -25,6 +25,7 @@ static ct_tensor *qfix(const char *name) {
 #include "quant/test_quant_gemm.h"
 #include "quant/test_quant_qops.h"
 #include "quant/test_quant_workflow.h"
+#include "quant/test_quant_models.h"
 
 int main(void) {
     ct_t_init();
@@ -34,5 +35,6 @@ int main(void) {
     run_quant_gemm_tests();
     run_quant_qops_tests();
     run_quant_workflow_tests();
+    run_quant_models_tests();
     return ct_t_summary();
 }

@@ -146,7 +146,11 @@ TEST(test_qops_add_mul) {
     /* bad input */
     CHECK_ERR(ct_q_add(ct_dequantize(a), b, 0.1, 0), CT_ERR_DTYPE, "expected a quantized tensor");
     CHECK_ERR(ct_q_mul(a, ct_quantize_per_tensor(ct_dequantize(b), 0.03, 0, CT_QINT8), 0.1, 0), CT_ERR_DTYPE, "same quantized dtype");
-    CHECK_ERR(ct_q_add(b1, a, 0.1, 0), CT_ERR_SHAPE, "does not broadcast");
+    /* the operands broadcast together, either way round */
+    CHECK(ct_equal(ct_int_repr(ct_q_add(b1, a, 0.05, 10)), ct_int_repr(ct_q_add(a, b1, 0.05, 10))));
+    int64_t bad_shape[2] = {2, 5};
+    CHECK_ERR(ct_q_add(a, ct_quantize_per_tensor(ct_zeros_n(CT_FLOAT32, 2, bad_shape), 0.03, 110, CT_QUINT8), 0.1, 0), CT_ERR_SHAPE,
+              "must match the size");
     CHECK_ERR(ct_q_add(a, b, 0.1, 300), CT_ERR_ARG, "above upper bound");
     CHECK_ERR(ct_q_add(a, b, -1.0, 0), CT_ERR_ARG, "scale");
     CHECK_ERR(ct_q_add(a, NULL, 0.1, 0), CT_ERR_NULL, "quantized::add");

@@ -1,0 +1,158 @@
+/* FloatFunctional / QFunctional, quantized add_scalar / mul_scalar / hardswish /
+   hardsigmoid, broadcasting quantized mul, and post-training quantization of small
+   models in torchvision's quantizable ResNet and MobileNetV3 layouts
+   (bench/quant_zoo.h), against PyTorch (tests/reference/quant_fixtures_models.py) */
+#include "bench/quant_zoo.h"
+
+/* the largest code difference of quantized y from the fixture's codes */
+static int md_code_diff(const ct_tensor *y, const char *name) {
+    ct_tensor *e = qfix(name);
+    if (!y || !e || ct_numel(y) != ct_numel(e)) return 1000;
+    return (int)ct_item(ct_max(ct_abs(ct_sub(ct_to(ct_int_repr(y), CT_FLOAT32), ct_to(e, CT_FLOAT32)))));
+}
+static ct_tensor *md_q(const char *name, double scale, int64_t zp, ct_dtype dt) {
+    ct_tensor *c = qfix(name);
+    return c ? ct_make_per_tensor_quantized(ct_to(c, dt == CT_QINT8 ? CT_INT8 : CT_UINT8), scale, zp) : NULL;
+}
+TEST(test_q_scalar_ops_vs_torch) {
+    ct_tensor *xs[2] = {md_q("mdl_fx", 0.05, 128, CT_QUINT8), md_q("mdl_fxi", 0.04, 3, CT_QINT8)};
+    ct_tensor *cs = qfix("mdl_scalar_c"), *qp = qfix("mdl_scalar_qparams");
+    if (!xs[0] || !xs[1] || !cs || !qp) return;
+    const double *c = (const double *)ct_data_ptr(cs), *p = (const double *)ct_data_ptr(qp);
+    int row = 0;
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < 7; k++)
+            for (int mul = 0; mul < 2; mul++, row++) {
+                ct_tensor *y = mul ? ct_q_mul_scalar(xs[t], c[k]) : ct_q_add_scalar(xs[t], c[k]);
+                char nm[32];
+                snprintf(nm, sizeof nm, "mdl_%s_%c%d", mul ? "mul" : "add", t ? 'i' : 'u', k);
+                CT_T_REPORT(y && fabs(ct_q_scale(y) - p[row * 4 + 2]) <= 1e-12 * p[row * 4 + 2] && ct_q_zero_point(y) == (int64_t)p[row * 4 + 3],
+                            "%s: parameters (%g, %lld), PyTorch's (%g, %lld)", nm, y ? ct_q_scale(y) : 0, y ? (long long)ct_q_zero_point(y) : 0LL,
+                            p[row * 4 + 2], (long long)p[row * 4 + 3]);
+                int d = md_code_diff(y, nm);
+                CT_T_REPORT(d == 0, "%s: codes differ from PyTorch's by %d", nm, d);
+            }
+    /* strided input: the same codes as the contiguous one */
+    ct_tensor *tx = ct_transpose(xs[0], 0, 1);
+    CHECK(ct_equal(ct_int_repr(ct_q_add_scalar(tx, 10.0)), ct_int_repr(ct_transpose(ct_q_add_scalar(xs[0], 10.0), 0, 1))));
+    /* hardswish (output parameters given) and hardsigmoid (fixed ones): within one
+       quantum (PyTorch's vectorized dequantize is a fused multiply-add) */
+    int d = md_code_diff(ct_q_hardswish(xs[0], 0.03, 20), "mdl_hswish_u");
+    CT_T_REPORT(d <= 1, "hardswish quint8 differs by %d", d);
+    d = md_code_diff(ct_q_hardswish(xs[1], 0.02, -100), "mdl_hswish_i");
+    CT_T_REPORT(d <= 1, "hardswish qint8 differs by %d", d);
+    ct_tensor *hs = ct_hardsigmoid(xs[0]), *hsi = ct_hardsigmoid(xs[1]);
+    CHECK(hs && ct_q_scale(hs) == 1.0 / 256 && ct_q_zero_point(hs) == 0);
+    CHECK(hsi && ct_q_scale(hsi) == 1.0 / 256 && ct_q_zero_point(hsi) == -128);
+    d = md_code_diff(hs, "mdl_hsig_u");
+    CT_T_REPORT(d <= 1, "hardsigmoid quint8 differs by %d", d);
+    d = md_code_diff(hsi, "mdl_hsig_i");
+    CT_T_REPORT(d <= 1, "hardsigmoid qint8 differs by %d", d);
+    /* quantized::mul broadcasting the first operand ([2,3,1,1] x [2,3,4,5]) */
+    ct_tensor *a = md_q("mdl_bc_a", 0.004, 0, CT_QUINT8), *b = md_q("mdl_bc_b", 0.03, 100, CT_QUINT8);
+    ct_tensor *ab = ct_q_mul(ct_reshape(a, 2, 3, 1, 1), ct_reshape(b, 2, 3, 4, 5), 0.02, 90);
+    CHECK(ab && ct_ndim(ab) == 4 && ct_size(ab, 3) == 5);
+    d = md_code_diff(ab, "mdl_bc_mul");
+    CT_T_REPORT(d == 0, "broadcast mul differs by %d", d);
+    /* bad input */
+    CHECK_ERR(ct_q_add_scalar(ct_dequantize(xs[0]), 1.0), CT_ERR_DTYPE, "expected a quantized tensor");
+    CHECK_ERR(ct_q_mul_scalar(xs[0], NAN), CT_ERR_ARG, "quantized::mul_scalar: the scalar must be finite");
+    CHECK_ERR(ct_q_add_scalar(ct_quantize_per_tensor(ct_dequantize(xs[0]), 0.1, 0, CT_QINT32), 1.0), CT_ERR_DTYPE, "got qint32");
+    CHECK_ERR(ct_q_hardswish(xs[0], 0.0, 0), CT_ERR_ARG, "quantized::hardswish");
+    CHECK_ERR(ct_q_hardswish(NULL, 0.1, 0), CT_ERR_NULL, "quantized::hardswish");
+}
+TEST(test_float_functional) {
+    ct_module *f = ct_nn_float_functional();
+    char buf[512];
+    ct_module_repr(f, buf, sizeof buf);
+    CHECK_STR(buf, "FloatFunctional(\n  (activation_post_process): Identity()\n)");
+    int64_t sh[2] = {2, 3};
+    ct_tensor *a = ct_arange(0, 6, 1, CT_FLOAT32), *b = ct_full_n(CT_FLOAT32, 2, sh, -2.5);
+    a = ct_reshape(a, 2, 3);
+    CHECK(ct_equal(ct_ff_add(f, a, b), ct_add(a, b)));
+    CHECK(ct_equal(ct_ff_add_relu(f, a, b), ct_relu(ct_add(a, b))));
+    CHECK(ct_equal(ct_ff_mul(f, a, b), ct_mul(a, b)));
+    CHECK(ct_equal(ct_ff_add_scalar(f, a, 1.5), ct_add_scalar(a, 1.5)));
+    CHECK(ct_equal(ct_ff_mul_scalar(f, a, -2.0), ct_mul_scalar(a, -2.0)));
+    ct_tensor *ab[2] = {a, b};
+    CHECK(ct_equal(ct_ff_cat(f, 2, ab, 1), ct_cat(2, ab, 1)));
+    CHECK_ERR(ct_forward(f, a), CT_ERR_STATE, "FloatFunctional is not intended to use the 'forward'");
+    ct_tensor *qa = ct_quantize_per_tensor(a, 0.1, 10, CT_QUINT8);
+    CHECK_ERR(ct_ff_add(f, qa, qa), CT_ERR_DTYPE, "operand 0 is quantized (QUInt8) but the module is a FloatFunctional");
+    CHECK_ERR(ct_ff_add(NULL, a, b), CT_ERR_NULL, "FloatFunctional.add");
+    ct_module *lin = ct_nn_linear(2, 2);
+    CHECK_ERR(ct_ff_mul(lin, a, b), CT_ERR_ARG, "expected a FloatFunctional or QFunctional module, got Linear");
+    ct_module_free(lin);
+    /* prepared: the observer records the result; converted: a QFunctional with its parameters */
+    ct_module *net = ct_nn_sequential_dict({"ff", f});
+    ct_qconfig qc = ct_qconfig_default();
+    CHECK_EQ_INT(ct_quant_prepare(net, &qc, NULL), 1);
+    CHECK_ERR(ct_quant_prepare(net, &qc, NULL) >= 0, CT_ERR_STATE, "is already prepared");
+    CT_NO_GRAD { ct_ff_add(f, a, b); }
+    CHECK_EQ_INT(ct_quant_convert(net), 1);
+    ct_module *q = ct_module_child(net, "ff");
+    ct_module_repr(q, buf, sizeof buf);
+    CHECK_STR(buf, "QFunctional(\n  scale=0.03937007859349251, zero_point=64\n  (activation_post_process): Identity()\n)");
+    ct_state_dict sd;
+    CHECK(ct_module_state_dict(q, &sd) == CT_OK && sd.n == 2 && !strcmp(sd.items[0].name, "scale") &&
+          ct_get_dtype(sd.items[1].tensor) == CT_INT64);
+    ct_state_dict_free(&sd);
+    ct_tensor *qb = ct_quantize_per_tensor(b, 0.1, 10, CT_QUINT8), *y = ct_ff_add(q, qa, qb);
+    CHECK(y && ct_equal(ct_int_repr(y), ct_int_repr(ct_q_add(qa, qb, ct_q_scale(y), 64))));
+    CHECK(ct_equal(ct_int_repr(ct_ff_mul_scalar(q, qa, 3.0)), ct_int_repr(ct_q_mul_scalar(qa, 3.0))));
+    CHECK_ERR(ct_ff_add(q, a, b), CT_ERR_DTYPE, "operand 0 is Float but the module is a QFunctional");
+    CHECK_ERR(ct_nnq_functional(-1.0, 0), CT_ERR_ARG, "QFunctional");
+    ct_module_free(net);
+    ct_module *hs = ct_nnq_hardswish(0.1, 3);
+    ct_module_repr(hs, buf, sizeof buf);
+    CHECK_STR(buf, "QuantizedHardswish()");
+    CHECK(ct_equal(ct_int_repr(ct_forward(hs, qa)), ct_int_repr(ct_q_hardswish(qa, 0.1, 3))));
+    ct_module_free(hs);
+}
+/* float model -> fused, prepared (x86 qconfig), calibrated, converted: the float
+   output, the converted model's print and its output against PyTorch's */
+static void md_ptq_case(const char *tag, ct_module *net) {
+    char nm[96], xn[64];
+    CHECK(net && wf_load(net, (snprintf(nm, sizeof nm, "mdl_%s_in_", tag), nm)) == 0);
+    if (!net) return;
+    ct_module_eval(net);
+    snprintf(xn, sizeof xn, "mdl_%s_x", tag);
+    snprintf(nm, sizeof nm, "mdl_%s_y_float", tag);
+    double d;
+    CT_NO_GRAD { d = max_abs_diff(ct_forward(net, qfix(xn)), qfix(nm)); }
+    CT_T_REPORT(d < 1e-4, "%s: float model differs from PyTorch's by %g", tag, d);
+    CHECK_EQ_INT(qz_fuse(net), CT_OK);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    CHECK(ct_quant_prepare(net, &qc, NULL) > 0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(nm, sizeof nm, "mdl_%s_calib%d", tag, i);
+        CT_NO_GRAD { CHECK(ct_forward(net, qfix(nm)) != NULL); }
+    }
+    CHECK(ct_quant_convert(net) > 0);
+    static char got[16384], want[16384];
+    ct_module_repr(net, got, sizeof got);
+    snprintf(nm, sizeof nm, "mdl_%s_converted.txt", tag);
+    wf_text(nm, want, sizeof want);
+    wf_mask_numbers(got);
+    wf_mask_numbers(want);
+    CHECK(strlen(want) > 4 && !strcmp(got, want));
+    if (strcmp(got, want)) printf("got:\n%s\nwant:\n%s\n", got, want);
+    snprintf(nm, sizeof nm, "mdl_%s_fc_qparams", tag);
+    ct_tensor *fq = qfix(nm);
+    double q = fq ? ((const double *)ct_data_ptr(fq))[0] : 0;
+    snprintf(nm, sizeof nm, "mdl_%s_y_quant", tag);
+    CT_NO_GRAD { d = max_abs_diff(ct_forward(net, qfix(xn)), qfix(nm)); }
+    CT_T_REPORT(d <= q * 1.0001, "%s: converted output differs from PyTorch's by %g (quantum %g)", tag, d, q);
+    ct_module_free(net);
+}
+TEST(test_quantizable_resnet_mobilenet_vs_torch) {
+    const int64_t widths[2] = {8, 16};
+    md_ptq_case("res", qz_resnet(8, widths, 2, 10));
+    const qz_bneck cfg[3] = {{16, 3, 16, 16, 1, 0, 1}, {16, 5, 48, 24, 1, 1, 2}, {24, 3, 72, 24, 0, 0, 1}};
+    md_ptq_case("mnv3", qz_mobilenet_v3(cfg, 3, 16, 64, 32, 10));
+}
+static void run_quant_models_tests(void) {
+    RUN(test_q_scalar_ops_vs_torch);
+    RUN(test_float_functional);
+    RUN(test_quantizable_resnet_mobilenet_vs_torch);
+}
