@@ -71,7 +71,7 @@ static inline ct_module *qz_resnet(int64_t stem, const int64_t *widths, int nlay
     ct_module_add_module(r, "maxpool", ct_nn_max_pool2d_opts(3, &pool));
     int64_t in = stem;
     for (int l = 0; l < nlayers; l++) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "layer%d", l + 1);
         ct_module_add_module(r, name, ct_nn_sequential(qz__block(in, widths[l], l ? 2 : 1), qz__block(widths[l], widths[l], 1)));
         in = widths[l];
