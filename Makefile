@@ -179,9 +179,9 @@ test-compile:
 BENCHOPT := -O3 -march=native -fopenmp -DCTENSOR_OPENMP -Wno-maybe-uninitialized
 # cases for ops that other branches are still adding switch on once the op is declared
 BENCHOPT += $(shell grep -qE '[*]ct_softmax\b' $(HEADERS) 2>/dev/null && echo -DCT_BENCH_HAVE_SOFTMAX)
-$(BUILD)/bench/%: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h | $(BUILD)/bench
+$(BUILD)/bench/%: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h bench/quant_zoo.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(BLAS) $(LIBS)
-$(BUILD)/bench/%_builtin: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h | $(BUILD)/bench
+$(BUILD)/bench/%_builtin: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h bench/quant_zoo.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(LIBS)
 
 bench: deps-bench

@@ -18,15 +18,23 @@
      qz_mobilenet_v3_small(classes)   torchvision's MobileNetV3-Small configuration
      qz_fuse(model)                   torchvision's fuse_model(): conv + bn (+ relu) of
                                       every block, SE's fc1 + ReLU
-     qz_init(model)                   torchvision's initialisation (kaiming normal
-                                      convolutions, BatchNorm 1 / 0, Linear normal(0,
-                                      0.01)) for the benchmark's random weights */
+     qz_init(model)                   random weights as torchvision's initialisation
+                                      (kaiming normal convolutions, BatchNorm 1 / 0,
+                                      Linear normal(0, 0.01)) but with mode "fan_in":
+                                      torchvision's "fan_out" makes a random MobileNet's
+                                      depthwise layers shrink the signal until its output
+                                      is about 1e-9, which no quantized model keeps */
 #ifndef CT_BENCH_QUANT_ZOO_H
 #define CT_BENCH_QUANT_ZOO_H
 #include <stdio.h>
 #include <string.h>
 
-static inline ct_module *qz__c(ct_module *m, const char *name) { return ct_module_child(m, name); }
+/* the direct child `name` of m, NULL when absent (quietly: the forwards and qz_fuse probe) */
+static inline ct_module *qz__c(ct_module *m, const char *name) {
+    for (int i = 0; m && i < m->nchildren; i++)
+        if (m->children[i].module && !strcmp(m->children[i].name, name)) return m->children[i].module;
+    return NULL;
+}
 
 /* ---- QuantizableResNet ---- */
 static inline ct_tensor *qz__block_forward(ct_module *m, int nin, ct_tensor *const *in) {
@@ -196,11 +204,11 @@ static inline ct_status qz__fuse_walk(ct_module *root, ct_module *m, const char 
 }
 static inline ct_status qz_fuse(ct_module *model) { return qz__fuse_walk(model, model, ""); }
 
-/* ---- torchvision's initialisation ---- */
+/* ---- random weights (qz_init) ---- */
 static inline void qz_init(ct_module *m) {
     const char *t = m->type->name;
     if (!strcmp(t, "Conv2d")) {
-        ct_nn_init_kaiming_normal_(ct_module_get(m, "weight"), 0, "fan_out", "relu");
+        ct_nn_init_kaiming_normal_(ct_module_get(m, "weight"), 0, "fan_in", "relu");
         if (ct_module_get(m, "bias")) ct_nn_init_zeros_(ct_module_get(m, "bias"));
     } else if (!strcmp(t, "BatchNorm2d")) {
         ct_nn_init_ones_(ct_module_get(m, "weight"));
