@@ -3890,7 +3890,40 @@ CT__INLINE void ct__qo_st(char *p, ct_dtype dt, int64_t v) {
     else if (dt == CT_QINT8) *(int8_t *)p = (int8_t)v;
     else *(int32_t *)p = (int32_t)v;
 }
+/* add / mul (+ relu) of quint8 operands with unit or zero element strides (residual adds,
+   the squeeze-excitation's broadcast mul): the loop above's results, written so that gcc
+   vectorizes it (32-bit integers, float clamps, nearbyintf). 0 when it does not apply. */
+#define CT__QO_EW_U8(XA, XB, VAL)                                                       \
+    for (int64_t e = 0; e < n; e++) {                                                   \
+        const int32_t x = (int32_t)(XA)-za, y = (int32_t)(XB)-zb;                       \
+        float t = (VAL);                                                                \
+        t = t > lo ? t : lo;                                                            \
+        t = t < hi ? t : hi;                                                            \
+        o[e] = (uint8_t)t;                                                              \
+    }
+#define CT__QO_EW_U8_STRIDES(VAL)                                                       \
+    if (s[1] && s[2]) { CT__QO_EW_U8(pa[e], pb[e], VAL) }                               \
+    else if (s[2]) { CT__QO_EW_U8(pa[0], pb[e], VAL) }                                  \
+    else { CT__QO_EW_U8(pa[e], pb[0], VAL) }
+static int ct__qo_ew_u8(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    const int kind = a->mode;
+    if (a->dtype != CT_QUINT8 || kind > CT__QO_MUL_RELU || s[0] != 1 || (s[1] | s[2]) & ~(int64_t)1 || !(s[1] | s[2])) return 0;
+    uint8_t *CT_RESTRICT o = (uint8_t *)p[0];
+    const uint8_t *CT_RESTRICT pa = (const uint8_t *)p[1], *CT_RESTRICT pb = (const uint8_t *)p[2];
+    const float sa = (float)a->s[0], sb = (float)a->s[1], inv = (float)a->s[2], mult = (float)a->s[3], zo = (float)a->i[2];
+    const int32_t za = (int32_t)a->i[0], zb = (int32_t)a->i[1];
+    const float lo = kind == CT__QO_ADD_RELU || kind == CT__QO_MUL_RELU ? zo : 0.0f, hi = 255.0f;
+    if (kind == CT__QO_MUL || kind == CT__QO_MUL_RELU) {
+        CT__QO_EW_U8_STRIDES(nearbyintf((float)(x * y) * mult) + zo)
+    } else {
+        CT__QO_EW_U8_STRIDES(zo + nearbyintf(((float)x * sa + (float)y * sb) * inv))
+    }
+    return 1;
+}
+#undef CT__QO_EW_U8_STRIDES
+#undef CT__QO_EW_U8
 static void ct__qo_ew_loop(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    if (ct__qo_ew_u8(p, s, n, a)) return;
     const ct_dtype dt = a->dtype;
     const int kind = a->mode;
     const float sa = (float)a->s[0], sb = (float)a->s[1], inv = (float)a->s[2], mult = (float)a->s[3];
@@ -4073,7 +4106,11 @@ static int ct__qo_meta_binary(ct__call *c) {
     if (ct__broadcast(op, 2, c->in, &nd, shape)) return -1;
     if (ct__q_check_params(op, c->a->s[0], c->a->i[0], a->dtype, -1)) return -1;
     ct__outinfo *o = ct__out_new(c, a->dtype, nd, shape);
-    ct__layout_like(o, 2, c->in);   /* the layout of the operand of the output's shape */
+    /* the layout of the operand that has the output's shape (a [N, C, 1, 1] one is
+       contiguous in every layout: it must not decide) */
+    int full_b = b->ndim == nd && !memcmp(b->shape, shape, sizeof(int64_t) * (size_t)nd);
+    ct_tensor *order[2] = {full_b ? c->in[1] : c->in[0], full_b ? c->in[0] : c->in[1]};
+    ct__layout_like(o, 2, order);
     return 0;
 }
 static int ct__qo_k_binary(ct__call *c) {
