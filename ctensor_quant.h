@@ -63,12 +63,13 @@
        QuantizedLinear(ReLU) modules.
      - Workflows: quantize_dynamic; QuantStub / DeQuantStub, prepare, convert
        (static PTQ); fuse_modules_qat and prepare_qat for Conv2d, Linear, ConvReLU2d,
-       LinearReLU, ConvBn2d and ConvBnReLU2d (the batch norm folded on the fly).
+       LinearReLU, ConvBn2d, ConvBnReLU2d and LinearBn1d (the batch norm folded on
+       the fly).
      - FloatFunctional / QFunctional (add, add_relu, mul, cat, add_scalar,
        mul_scalar), quantized hardswish, hardsigmoid, add_scalar, mul_scalar: the
        layouts of torchvision's quantizable ResNet and MobileNetV3 (bench/quant_zoo.h)
        quantize as PyTorch's.
-     - Not yet: QAT LinearBn1d, quantized BatchNorm / LayerNorm modules, the fixed-
+     - Not yet: quantized BatchNorm / LayerNorm modules, the fixed-
        parameter fake quantization PyTorch's prepare_qat gives Hardsigmoid.
 
    CONTENTS (search for the banner titles)
@@ -197,9 +198,9 @@ CTENSOR_API ct_tensor *ct_q_safetensors_get(ct_safetensors *st, const char *name
 CTENSOR_API ct_status ct_fuse_modules_n(ct_module *model, int n, const char *const *names);
 /* torch.ao.quantization.fuse_modules_qat: the same patterns, except that conv +
    batch norm (+ relu) become ConvBn2d / ConvBnReLU2d containers (nn.intrinsic) that
-   keep the batch norm, in either mode; ct_quant_prepare_qat turns them into the QAT
-   modules that fold the batch norm on the fly. Linear + BatchNorm1d (LinearBn1d) is
-   not built yet: an error. */
+   keep the batch norm, in either mode, and linear + BatchNorm1d becomes LinearBn1d;
+   ct_quant_prepare_qat turns them into the QAT modules that fold the batch norm on
+   the fly. (Conv1d + BatchNorm1d for QAT is not built: an error.) */
 CTENSOR_API ct_status ct_fuse_modules_qat_n(ct_module *model, int n, const char *const *names);
 typedef struct ct__q_names { const char *v[8]; } ct__q_names;
 #ifdef __cplusplus
@@ -605,7 +606,7 @@ CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, co
    "conv1.weight_fake_quant.scale", ...): a child "weight_fake_quant" (the qconfig's
    weight factory) fake-quantizes the weight in every forward, and an
    "activation_post_process" (the activation factory: a FakeQuantize) the output;
-   QuantStub gets the activation one. ConvBn2d / ConvBnReLU2d (ct_fuse_modules_qat)
+   QuantStub gets the activation one. ConvBn2d / ConvBnReLU2d / LinearBn1d (ct_fuse_modules_qat)
    become the QAT modules that keep the batch norm as their child "bn" and fold it
    on the fly as PyTorch's default (approximate) path does: the weight scaled by
    gamma / sqrt(running_var + eps) is fake-quantized, the convolution's output
@@ -1549,6 +1550,7 @@ static const ct_module_type ct__q_linearrelu_type = {"LinearReLU", ct__q_fused_f
 static const ct_module_type ct__q_bnrelu2d_type = {"BNReLU2d", ct__q_fused_forward, NULL, NULL};
 static const ct_module_type ct__q_convbn2d_type = {"ConvBn2d", ct__q_fused_forward, NULL, NULL};
 static const ct_module_type ct__q_convbnrelu2d_type = {"ConvBnReLU2d", ct__q_fused_forward, NULL, NULL};
+static const ct_module_type ct__q_linearbn1d_type = {"LinearBn1d", ct__q_fused_forward, NULL, NULL};
 
 /* The parent of a dotted child name and the child's index in it; -1 with the error set. */
 static int ct__q_locate(ct_module *model, const char *name, ct_module **parent) {
@@ -1666,16 +1668,16 @@ static ct_status ct__q_fuse(ct_module *model, int n, const char *const *names, i
         return CT_ERR_ARG;
     }
     int folds = (conv1 || conv2 || lin) && bn;
-    int keep_bn = 0;   /* fuse_modules_qat: conv2d + bn (+ relu) -> ConvBn2d / ConvBnReLU2d, the batch norm kept */
+    int keep_bn = 0;   /* fuse_modules_qat: conv2d + bn (+ relu) -> ConvBn2d / ConvBnReLU2d, linear + bn1d -> LinearBn1d, the batch norm kept */
     if (qat && folds) {
-        if (!conv2) {
-            ct_set_error(CT_ERR_ARG, "fuse_modules_qat: (%s, %s) for QAT is not built yet (only Conv2d + BatchNorm2d [+ ReLU])",
+        if (!conv2 && !lin) {
+            ct_set_error(CT_ERR_ARG, "fuse_modules_qat: (%s, %s) for QAT is not built (Conv2d + BatchNorm2d [+ ReLU] and Linear + BatchNorm1d are)",
                          m[0]->type->name, m[1]->type->name);
             return CT_ERR_ARG;
         }
         folds = 0;
         keep_bn = 1;
-        wrap = relu_last ? &ct__q_convbnrelu2d_type : &ct__q_convbn2d_type;
+        wrap = lin ? &ct__q_linearbn1d_type : relu_last ? &ct__q_convbnrelu2d_type : &ct__q_convbn2d_type;
     }
     if (folds && (m[0]->training || m[1]->training)) {
         ct_set_error(CT_ERR_STATE, "fuse_modules: Fusion only for eval! (%s and %s must be in evaluation mode: ct_module_eval; "
@@ -5122,19 +5124,21 @@ static ct_tensor *ct__q_observed_forward(ct_module *m, int nin, ct_tensor *const
         int kw = ct__q_child_index(m, "weight_fake_quant"), kb = ct__q_child_index(m, "bn");
         if (kw < 0) return ct__fail(CT_ERR_STATE, "%s: weight_fake_quant is missing", o->type.name);
         if (kb >= 0) {
-            /* ConvBn2d (PyTorch's _forward_approximate): the weight scaled by gamma / running_std
-               is fake-quantized; the conv output is scaled back, the bias added, then the
-               batch norm (batch statistics in training, which it also tracks) */
+            /* ConvBn2d / LinearBn1d (PyTorch's _forward_approximate): the weight scaled by
+               gamma / running_std is fake-quantized; the conv / linear output is scaled back,
+               the bias added, then the batch norm (batch statistics in training, which it
+               also tracks) */
             ct_module *bnm = m->children[kb].module;
             const ct__bn_impl *bi = (const ct__bn_impl *)bnm->impl;
             ct_tensor *wt = m->params[0].tensor, *bias = m->params[1].tensor;
+            const int lin = !strcmp(o->orig->name, "Linear"), bnd = lin ? 2 : 4;
             int64_t ws[4] = {-1, 1, 1, 1}, bs[4] = {1, -1, 1, 1};
             ct_tensor *sf = ct_div(bnm->params[0].tensor, ct_sqrt(ct_add_scalar(ct_module_get(bnm, "running_var"), bi->eps)));
             ct_tensor *sw = ct_forward(m->children[kw].module, ct_mul(wt, ct_view_n(sf, ct_ndim(wt), ws)));
             ct_tensor *zb = ct_zeros_n(ct_get_dtype(in[0]), 1, &wt->shape[0]);
-            y = sw ? ct__q_conv_with(m, in[0], sw, zb) : NULL;
-            y = ct_div(y, ct_view_n(sf, 4, bs));
-            if (bias) y = ct_add(y, ct_view_n(bias, 4, bs));
+            y = !sw ? NULL : lin ? ct_linear(in[0], sw, zb) : ct__q_conv_with(m, in[0], sw, zb);
+            y = ct_div(y, ct_view_n(sf, bnd, bs));
+            if (bias) y = ct_add(y, ct_view_n(bias, bnd, bs));
             y = y ? ct_forward(bnm, y) : NULL;
         } else {
             ct_tensor *w = ct_forward(m->children[kw].module, m->params[0].tensor);
@@ -5155,9 +5159,9 @@ static void ct__q_observed_destroy(ct_module *m) {
 static int ct__q_is_observed(const ct_module *m) { return m && m->type->forward == ct__q_observed_forward; }
 /* the module types prepare observes */
 static int ct__q_observable(const ct_module *m, int qat) {
-    static const char *const names[] = {"QuantStub", "Conv2d",          "ConvReLU2d", "Linear",  "LinearReLU",
-                                        "Hardswish", "FloatFunctional", "Dropout",    "ConvBn2d", "ConvBnReLU2d"};
-    for (int i = 0; i < (qat ? 10 : 8); i++)
+    static const char *const names[] = {"QuantStub", "Conv2d",          "ConvReLU2d", "Linear",   "LinearReLU",   "Hardswish",
+                                        "FloatFunctional", "Dropout", "ConvBn2d",   "ConvBnReLU2d", "LinearBn1d"};
+    for (int i = 0; i < (qat ? 11 : 8); i++)
         if (!strcmp(m->type->name, names[i])) return 1;
     return 0;
 }
@@ -5274,7 +5278,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
         ct_module *m = sites[k].m;
         ct__q_observed *r = recs[k];
         const char *name = m->type->name;
-        int with_bn = !strcmp(name, "ConvBn2d") || !strcmp(name, "ConvBnReLU2d");
+        int with_bn = !strcmp(name, "ConvBn2d") || !strcmp(name, "ConvBnReLU2d") || !strcmp(name, "LinearBn1d");
         if (qat && (with_bn || !strcmp(name, "ConvReLU2d") || !strcmp(name, "LinearReLU"))) {
             /* nn.intrinsic.qat: one module, the conv / linear itself with the relu fused and
                the batch norm as its child "bn" */
@@ -5283,7 +5287,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
             m->children[ct__q_child_index(m, "0")].module = NULL;
             if (bnm) m->children[ct__q_child_index(m, "1")].module = NULL;
             parent->children[sites[k].slot].module = inner;
-            r->relu = strcmp(name, "ConvBn2d") != 0;
+            r->relu = strcmp(name, "ConvBn2d") && strcmp(name, "LinearBn1d");
             ct_module_free(m);
             m = inner;
             if (bnm && ct_module_add_module(m, "bn", bnm) != CT_OK) ct_module_free(bnm);   /* only out of memory */
@@ -5446,7 +5450,7 @@ static ct_module *ct__q_convert_one(ct_module *m, const char *path) {
     int tok = ct_scope_begin();
     ct_module *r = NULL;
     int kw = ct__q_child_index(m, "weight_fake_quant"), kb = ct__q_child_index(m, "bn");
-    if (o->qat && kb >= 0 && ct__q_fold_bn(m, m->children[kb].module, 0)) {   /* ConvBn2d: fuse_conv_bn_weights first */
+    if (o->qat && kb >= 0 && ct__q_fold_bn(m, m->children[kb].module, !strcmp(o->orig->name, "Linear"))) {   /* ConvBn2d / LinearBn1d: fold first */
         ct_scope_end(tok);
         return NULL;
     }

@@ -157,10 +157,13 @@ TEST(test_quantize_dynamic_module_vs_torch) {
 /* quantization-aware training: fuse, prepare_qat, three SGD steps, convert; against
    PyTorch. bn: conv + bn + relu fused for QAT (ConvBnReLU2d: the batch norm folded on
    the fly, its statistics tracked); else conv + relu. */
+/* bn 0: conv + relu; 1: conv + bn + relu; 2: linear + bn (LinearBn1d) */
 static void qat_case(int bn) {
-    const char *tag = bn ? "wf_qatbn" : "wf_qat";
+    const char *tag = bn == 2 ? "wf_qatlbn" : bn ? "wf_qatbn" : "wf_qat";
     char nm[96];
-    ct_module *net = bn ? ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"conv", ct_nn_conv2d(3, 4, 3, 1, 1)},
+    ct_module *net = bn == 2 ? ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"fc1", ct_nn_linear(12, 8)}, {"bn", ct_nn_batch_norm1d(8)},
+                                                     {"relu", ct_nn_relu()}, {"fc", ct_nn_linear(8, 5)}, {"dequant", ct_nn_dequant_stub()})
+                   : bn ? ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"conv", ct_nn_conv2d(3, 4, 3, 1, 1)},
                                                 {"bn", ct_nn_batch_norm2d(4)}, {"relu", ct_nn_relu()},
                                                 {"pool", ct_nn_adaptive_avg_pool2d(2, 2)}, {"flat", ct_nn_flatten()},
                                                 {"fc", ct_nn_linear(16, 5)}, {"dequant", ct_nn_dequant_stub()})
@@ -171,7 +174,8 @@ static void qat_case(int bn) {
     CHECK(net && wf_load(net, nm) == 0);
     if (!net) return;
     ct_module_train(net, 1);
-    if (bn) CHECK_EQ_INT(ct_fuse_modules_qat(net, "conv", "bn", "relu"), CT_OK);
+    if (bn == 2) CHECK_EQ_INT(ct_fuse_modules_qat(net, "fc1", "bn"), CT_OK);
+    else if (bn) CHECK_EQ_INT(ct_fuse_modules_qat(net, "conv", "bn", "relu"), CT_OK);
     else CHECK_EQ_INT(ct_fuse_modules_qat(net, "conv", "relu"), CT_OK);
     ct_qconfig qc = ct_qat_qconfig_default_x86();
     CHECK_EQ_INT(ct_quant_prepare_qat(net, &qc, NULL), 3);
@@ -179,7 +183,7 @@ static void qat_case(int bn) {
     ct_module_repr(net, got, sizeof got);
     snprintf(nm, sizeof nm, "%s_prepared.txt", tag);
     const char *w = wf_text(nm, want, sizeof want);
-    const char *cls = bn ? "QatBnNet" : "QatNet";
+    const char *cls = bn == 2 ? "QatLinearBnNet" : bn ? "QatBnNet" : "QatNet";
     CHECK(!strcmp(got + strlen("Sequential"), w + strlen(cls)));
     if (strcmp(got + strlen("Sequential"), w + strlen(cls))) printf("got:\n%s\nwant:\n%s\n", got, w);
     ct_sgd_options so;
@@ -200,6 +204,8 @@ static void qat_case(int bn) {
     }
     ct_optim_free(opt);
     const char *keys[7] = {"conv.weight", "conv.bias", "fc.weight", "fc.bias", "conv.bn.running_mean", "conv.bn.running_var", "conv.bn.weight"};
+    const char *lkeys[7] = {"fc1.weight", "fc1.bias", "fc.weight", "fc.bias", "fc1.bn.running_mean", "fc1.bn.running_var", "fc1.bn.weight"};
+    if (bn == 2) memcpy(keys, lkeys, sizeof keys);
     for (int k = 0; k < (bn ? 7 : 4); k++) {
         snprintf(nm, sizeof nm, "%s_out_%s", tag, keys[k]);
         double d = max_abs_diff(ct_module_get(net, keys[k]), qfix(nm));
@@ -227,12 +233,13 @@ static void qat_case(int bn) {
 TEST(test_qat_vs_torch) {
     qat_case(0);
     qat_case(1);
+    qat_case(2);
     ct_qconfig qc = ct_qat_qconfig_default_x86();
     ct_module *m2 = ct_module_eval(ct_nn_sequential(ct_nn_linear(2, 2)));
     CHECK_ERR(ct_quant_prepare_qat(m2, &qc, NULL) >= 0, CT_ERR_STATE, "prepare_qat only works on models in training mode");
     ct_module_free(m2);
-    ct_module *m3 = ct_nn_sequential(ct_nn_linear(2, 2), ct_nn_batch_norm1d(2));
-    CHECK_ERR(ct_fuse_modules_qat(m3, "0", "1") == CT_OK, CT_ERR_ARG, "fuse_modules_qat: (Linear, BatchNorm1d) for QAT is not built yet");
+    ct_module *m3 = ct_nn_sequential(ct_nn_conv1d(2, 2, 1, 1, 0), ct_nn_batch_norm1d(2));
+    CHECK_ERR(ct_fuse_modules_qat(m3, "0", "1") == CT_OK, CT_ERR_ARG, "fuse_modules_qat: (Conv1d, BatchNorm1d) for QAT is not built");
     ct_module_free(m3);
 }
 static void run_quant_workflow_tests(void) {

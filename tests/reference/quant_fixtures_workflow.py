@@ -135,15 +135,31 @@ class QatBnNet(QatNet):
         self._modules = type(self._modules)((k, self._modules[k]) for k in order)
 
 
-def qat(bn=False):
-    tag = "qatbn" if bn else "qat"
+class QatLinearBnNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = QuantStub()
+        self.fc1 = nn.Linear(12, 8)
+        self.bn = nn.BatchNorm1d(8)
+        self.relu = nn.ReLU()
+        self.fc = nn.Linear(8, 5)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def qat(bn=False, linear=False):
+    tag = "qatlbn" if linear else "qatbn" if bn else "qat"
     torch.manual_seed(21)
-    net = QatBnNet() if bn else QatNet()
+    net = QatLinearBnNet() if linear else QatBnNet() if bn else QatNet()
     for k, v in net.state_dict().items():
         if v.dtype == torch.float32:
             save(tag + "_in_" + k, v)
     net.train()
-    torch.ao.quantization.fuse_modules_qat(net, [["conv", "bn", "relu"] if bn else ["conv", "relu"]], inplace=True)
+    torch.ao.quantization.fuse_modules_qat(net, [["fc1", "bn"] if linear else ["conv", "bn", "relu"] if bn else ["conv", "relu"]], inplace=True)
     net.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86", version=0)
     torch.backends.quantized.engine = "onednn"
     torch.ao.quantization.prepare_qat(net, inplace=True)
@@ -152,7 +168,7 @@ def qat(bn=False):
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     losses = []
     for step in range(3):
-        x = torch.randn(4, 3, 6, 6)
+        x = torch.randn(4, 12) if linear else torch.randn(4, 3, 6, 6)
         t = torch.randn(4, 5)
         save("%s_x%d" % (tag, step), x)
         save("%s_t%d" % (tag, step), t)
@@ -165,13 +181,15 @@ def qat(bn=False):
     keys = ["conv.weight", "conv.bias", "fc.weight", "fc.bias"]
     if bn:
         keys += ["conv.bn.running_mean", "conv.bn.running_var", "conv.bn.weight"]
+    if linear:
+        keys = ["fc1.weight", "fc1.bias", "fc.weight", "fc.bias", "fc1.bn.running_mean", "fc1.bn.running_var", "fc1.bn.weight"]
     for k in keys:
         save(tag + "_out_" + k, net.state_dict()[k])
     net.eval()
     q = torch.ao.quantization.convert(net)
     with open(os.path.join(OUT, "wf_%s_converted.txt" % tag), "w") as f:
         f.write(repr(q))
-    x = torch.randn(2, 3, 6, 6)
+    x = torch.randn(2, 12) if linear else torch.randn(2, 3, 6, 6)
     save(tag + "_xtest", x)
     with torch.no_grad():
         save(tag + "_ytest", q(x))
@@ -184,3 +202,4 @@ if __name__ == "__main__":
     dynamic()
     qat()
     qat(bn=True)
+    qat(linear=True)
