@@ -4892,7 +4892,40 @@ static int ct__qa_k_scalar(ct__call *c) {
     if (map) ct__qa_map(p, ct_numel(y), x->dtype, ct__qa_one, &k);
     return ct__qo_set_params(y, NULL, so, zo);
 }
+/* ---- copy_ (ct_copy_, and so ct_module_load_state_dict) into a quantized tensor: the
+   source's codes and parameters, as PyTorch's copy_ between quantized tensors (which
+   sets the destination's quantizer to the source's) ---- */
+static int ct__qa_meta_copy(ct__call *c) {
+    const ct_tensor *dst = c->in[0], *src = c->in[1];
+    if (!CT__DT_QUANT(dst->dtype))
+        return ct__failed(CT_ERR_DTYPE, "copy_: Copying from quantized Tensor to non-quantized Tensor is not allowed, please use dequantize "
+                          "to get a float Tensor from a quantized Tensor (ct_dequantize)");
+    if (!CT__DT_QUANT(src->dtype))
+        return ct__failed(CT_ERR_DTYPE, "copy_: copying a %s tensor into a quantized one is not supported here; quantize it "
+                          "(ct_quantize_per_tensor / ct_quantize_per_channel) and copy that", CT__DTNAME(src->dtype));
+    if (src->dtype != dst->dtype)
+        return ct__failed(CT_ERR_DTYPE, "copy_: Quantized Copy only works with the same quantized dtype (destination %s, source %s)",
+                          CT__DTNAME(dst->dtype), CT__DTNAME(src->dtype));
+    if (!src->qparams) return ct__failed(CT_ERR_STATE, "copy_: the source is quantized but has no quantization parameters");
+    if (!ct_same_shape(dst, src))
+        return ct__failed(CT_ERR_SHAPE, "copy_: a quantized copy needs equal shapes (destination %s, source %s)", CT__SHAPE(dst), CT__SHAPE(src));
+    return ct__meta_inplace_self(c);
+}
+static int ct__qa_k_copy(ct__call *c) {
+    ct_tensor *dst = c->in[0];
+    const ct_tensor *src = c->in[1];
+    ct_tensor *da = ct__qo_codes(dst), *sa = ct__qo_codes(src), *tmp = NULL;
+    int rc = !da || !sa ? ct__failed(CT_ERR_MEMORY, "copy_: out of memory") : 0;
+    if (!rc && src->storage == dst->storage) rc = (tmp = ct__clone_detached(sa)) ? 0 : -1;   /* overlapping: through a copy */
+    if (!rc) rc = ct__copy_into(da, tmp ? tmp : sa);
+    if (tmp) ct__decref(tmp);
+    if (da) ct__decref(da);
+    if (sa) ct__decref(sa);
+    if (rc) return -1;
+    return ct_set_qparams(dst, src->qparams) == CT_OK ? 0 : -1;
+}
 static void ct__q_act_backends(void) {
+    ct_register_backend_op("aten::copy_", CT_BACKEND_QUANTIZED_CPU, ct__qa_meta_copy, ct__qa_k_copy);
     ct_register_backend_op("aten::hardsigmoid", CT_BACKEND_QUANTIZED_CPU, ct__qa_meta, ct__qa_k_lut);
     CT__Q_QBACKEND(QADD_SCALAR);
     CT__Q_QBACKEND(QMUL_SCALAR);
@@ -5328,12 +5361,41 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
 }
 
 /* ---- QuantizedLinear ---- */
-typedef struct ct__q_lin_mod { ct_q_linear_packed *p; int relu; } ct__q_lin_mod;
+typedef struct ct__q_lin_mod {
+    ct_q_linear_packed *p;
+    int relu, has_bias;
+    const void *src[2];   /* the weight and bias buffers' storages and versions when p was packed */
+    uint32_t ver[2];
+} ct__q_lin_mod;
+/* the weight and bias buffers' identity now (stale when it differs from what the packing saw) */
+static void ct__q_buf_ids(ct_module *m, int has_bias, const void **src, uint32_t *ver) {
+    ct_tensor *t[2] = {ct_module_get(m, "weight"), has_bias ? ct_module_get(m, "bias") : NULL};
+    for (int i = 0; i < 2; i++) {
+        src[i] = t[i] ? (const void *)t[i]->storage : NULL;
+        ver[i] = t[i] ? ct_version(t[i]) : 0;
+    }
+}
+/* After ct_module_load_state_dict (or any write) into the weight or bias buffer: the
+   packed weight made anew from them. */
+static int ct__q_lin_mod_refresh(ct_module *m) {
+    ct__q_lin_mod *l = (ct__q_lin_mod *)m->impl;
+    const void *src[2];
+    uint32_t ver[2];
+    ct__q_buf_ids(m, l->has_bias, src, ver);
+    if (src[0] == l->src[0] && ver[0] == l->ver[0] && src[1] == l->src[1] && ver[1] == l->ver[1]) return 0;
+    ct_q_linear_packed *p = ct_q_linear_prepack(ct_module_get(m, "weight"), l->has_bias ? ct_module_get(m, "bias") : NULL);
+    if (!p) return -1;
+    ct_q_linear_packed_free(l->p);
+    l->p = p;
+    memcpy(l->src, src, sizeof src);
+    memcpy(l->ver, ver, sizeof ver);
+    return 0;
+}
 static ct_tensor *ct__q_lin_mod_forward(ct_module *m, int nin, ct_tensor *const *in) {
     if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
     const ct__q_lin_mod *l = (const ct__q_lin_mod *)m->impl;
     ct_tensor *s = ct_module_get(m, "scale"), *z = ct_module_get(m, "zero_point");
-    if (!s || !z) return NULL;
+    if (!s || !z || ct__q_lin_mod_refresh(m)) return NULL;
     return (l->relu ? ct_q_linear_relu : ct_q_linear)(in[0], l->p, ct_item(s), ct_item_int(z));
 }
 static void ct__q_lin_mod_free(ct_module *m) {
@@ -5371,10 +5433,12 @@ CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, i
         ct_q_linear_packed_free(packed);
         return NULL;
     }
+    memset(l, 0, sizeof *l);
     l->p = packed;
     l->relu = relu != 0;
     int s = ct_scope_begin();
     ct_tensor *b = ct_q_linear_packed_bias(packed);
+    l->has_bias = b != NULL;
     ct_status st = ct_module_register_buffer(m, "weight", ct_q_linear_packed_weight(packed), 1);
     if (st == CT_OK && b) st = ct_module_register_buffer(m, "bias", b, 1);
     if (st == CT_OK) st = ct_module_register_buffer(m, "scale", ct_scalar_tensor((float)scale, CT_FLOAT32), 1);
@@ -5384,6 +5448,7 @@ CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, i
         ct_module_free(m);
         return NULL;
     }
+    ct__q_buf_ids(m, l->has_bias, l->src, l->ver);
     return m;
 }
 

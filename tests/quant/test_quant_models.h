@@ -151,7 +151,46 @@ TEST(test_quantizable_resnet_mobilenet_vs_torch) {
     const qz_bneck cfg[3] = {{16, 3, 16, 16, 1, 0, 1}, {16, 5, 48, 24, 1, 1, 2}, {24, 3, 72, 24, 0, 0, 1}};
     md_ptq_case("mnv3", qz_mobilenet_v3(cfg, 3, 16, 64, 32, 10));
 }
+/* a converted model's state dict loads into another converted model of the same
+   layout (PyTorch's deployment flow: build, fuse, prepare, convert, load_state_dict):
+   the codes and parameters are copied, the packed weights remade */
+static ct_module *md_mlp(void) {
+    return ct_module_eval(ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"fc1", ct_nn_linear(6, 8)}, {"relu", ct_nn_relu()},
+                                                {"fc2", ct_nn_linear(8, 3)}, {"dequant", ct_nn_dequant_stub()}));
+}
+static ct_module *md_converted(ct_module *net, double range) {
+    ct_qconfig qc = ct_qconfig_default_x86();
+    CHECK(net && ct_fuse_modules(net, "fc1", "relu") == CT_OK && ct_quant_prepare(net, &qc, NULL) > 0);
+    CT_NO_GRAD { ct_forward(net, ct_mul_scalar(ct_randn(CT_FLOAT32, 16, 6), range)); }
+    CHECK(ct_quant_convert(net) > 0);
+    return net;
+}
+TEST(test_load_converted_state_dict) {
+    ct_manual_seed(3);
+    ct_module *a = md_converted(md_mlp(), 1.0), *b = md_converted(md_mlp(), 5.0);
+    ct_tensor *x = ct_randn(CT_FLOAT32, 4, 6);
+    ct_tensor *ya = ct_forward(a, x), *yb = ct_forward(b, x);
+    CHECK(ya && yb && !ct_equal(ya, yb));
+    ct_state_dict sd;
+    CHECK(ct_module_state_dict(a, &sd) == CT_OK);
+    CHECK_EQ_INT(ct_module_load_state_dict(b, &sd, 1), CT_OK);
+    ct_state_dict_free(&sd);
+    ct_tensor *yb2 = ct_forward(b, x);
+    CHECK(yb2 && ct_equal(ya, yb2));
+    CHECK(ct_q_scale(ct_module_get(b, "fc1.0.weight")) == ct_q_scale(ct_module_get(a, "fc1.0.weight")) ||
+          ct_equal(ct_q_per_channel_scales(ct_module_get(b, "fc1.0.weight")), ct_q_per_channel_scales(ct_module_get(a, "fc1.0.weight"))));
+    /* copy_ between quantized tensors and its errors */
+    ct_tensor *q1 = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 5), 0.1, 3, CT_QUINT8), *q2 = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 5), 0.2, 9, CT_QUINT8);
+    CHECK(ct_copy_(q2, q1) == q2 && ct_q_scale(q2) == 0.1 && ct_q_zero_point(q2) == 3 && ct_equal(ct_int_repr(q1), ct_int_repr(q2)));
+    CHECK_ERR(ct_copy_(ct_zeros(CT_FLOAT32, 5), q1), CT_ERR_DTYPE, "Copying from quantized Tensor to non-quantized Tensor is not allowed");
+    CHECK_ERR(ct_copy_(q1, ct_zeros(CT_FLOAT32, 5)), CT_ERR_DTYPE, "copying a Float tensor into a quantized one is not supported");
+    CHECK_ERR(ct_copy_(q1, ct_quantize_per_tensor(ct_zeros(CT_FLOAT32, 5), 0.1, 0, CT_QINT8)), CT_ERR_DTYPE, "the same quantized dtype");
+    CHECK_ERR(ct_copy_(q1, ct_quantize_per_tensor(ct_zeros(CT_FLOAT32, 4), 0.1, 0, CT_QUINT8)), CT_ERR_SHAPE, "needs equal shapes");
+    ct_module_free(a);
+    ct_module_free(b);
+}
 static void run_quant_models_tests(void) {
+    RUN(test_load_converted_state_dict);
     RUN(test_q_scalar_ops_vs_torch);
     RUN(test_float_functional);
     RUN(test_quantizable_resnet_mobilenet_vs_torch);
