@@ -665,7 +665,8 @@ CTENSOR_API int ct_ns_quantizable_layers(const ct_module *model, char **paths, i
    that path is put in a QuantWrapper, which alone is prepared with *qconfig (as
    PyTorch's model.qconfig = None, wrapper.qconfig = qconfig: the model's own
    stubs stay float), calibrate(model, user) runs calibration batches (return 0,
-   or -1 with an error set), the wrapper is converted and the model run on x. The
+   or -1 with an error set), the wrapper is converted and the model run on x
+   (gradients off throughout). The
    entry (named by the path, n = 1) holds the float model's output and the
    output with that one layer quantized, and their SQNR: the lower, the more that
    layer hurts. The models made are freed. Errors: CT_ERR_NULL for a NULL
@@ -5347,7 +5348,7 @@ static ct_tensor *ct__ns_quantized_weight(const ct_state_dict *qd, const char *k
     snprintf(zn, sizeof zn, "%.*sweight_zero_point", (int)plen, key);
     ct_tensor *s = ct__ns_sd_find(qd, sn), *z = ct__ns_sd_find(qd, zn);
     if (!s || !z) return v;
-    if (ct_numel(s) == 1) return ct_make_per_tensor_quantized(v, ct_item(ct_reshape_n(s, 0, NULL)), ct_item_int(ct_reshape_n(z, 0, NULL)));
+    if (ct_numel(s) == 1) return ct_make_per_tensor_quantized(v, ct_item(s), ct_item_int(z));
     return ct_make_per_channel_quantized(v, s, z, 0);
 }
 CTENSOR_API ct_status ct_ns_compare_weights(const ct_state_dict *float_dict, const ct_state_dict *quantized_dict, ct_ns_result *out) {
@@ -5402,7 +5403,7 @@ CTENSOR_API ct_status ct_ns_compare_weights(const ct_state_dict *float_dict, con
 typedef struct ct__ns_log {
     ct_module *orig, *parent, *logger;
     int slot, n, cap;
-    char *path;
+    char *path, *key;                    /* "conv1", "conv1.stats" */
     ct_tensor **vals;
 } ct__ns_log;
 static ct_tensor *ct__ns_logger_forward(ct_module *m, int nin, ct_tensor *const *in) {
@@ -5469,6 +5470,7 @@ static void ct__ns_logs_free(ct__ns_logs *ls) {
         for (int k = 0; k < ls->v[i]->n; k++) ct_release(ls->v[i]->vals[k]);
         CT_FREE(ls->v[i]->vals);
         CT_FREE(ls->v[i]->path);
+        CT_FREE(ls->v[i]->key);
         CT_FREE(ls->v[i]);
     }
     CT_FREE(ls->v);
@@ -5501,7 +5503,9 @@ static ct_status ct__ns_attach(const char *fn, ct_module *m, const char *prefix,
         ct__ns_log *l = CT__NEW_ZEROED(ct__ns_log);
         if (!l) return ct__ns_oom(fn);
         ls->v[ls->n++] = l;
-        if (!(l->path = ct__strdup(path))) return ct__ns_oom(fn);
+        size_t kl = strlen(path) + sizeof ".stats";
+        if (!(l->path = ct__strdup(path)) || !(l->key = (char *)CT_MALLOC(kl))) return ct__ns_oom(fn);
+        snprintf(l->key, kl, "%s.stats", path);
         if (!(l->logger = ct_module_new(&ct__ns_logger_type, l))) return ct_last_error_code();
         l->orig = c;
         l->parent = m;
@@ -5512,7 +5516,7 @@ static ct_status ct__ns_attach(const char *fn, ct_module *m, const char *prefix,
     return CT_OK;
 }
 static int ct__ns_cmp_desc(const void *a, const void *b) {
-    return strcmp(*(const char *const *)b, *(const char *const *)a);
+    return strcmp((*(const ct__ns_log *const *)b)->key, (*(const ct__ns_log *const *)a)->key);
 }
 CTENSOR_API ct_status ct_ns_compare_model_outputs(ct_module *float_model, ct_module *quantized_model, ct_tensor *x,
                                                   ct_ns_result *out) {
@@ -5552,36 +5556,28 @@ CTENSOR_API ct_status ct_ns_compare_model_outputs(ct_module *float_model, ct_mod
     ct__ns_detach(&fl);
     ct__ns_detach(&ql);
     /* pairs: each quantized key with PyTorch's match among the float keys sorted in reverse */
-    char **fkeys = st == CT_OK ? (char **)CT_MALLOC(sizeof(char *) * (size_t)(fl.n ? fl.n : 1)) : NULL;
-    if (st == CT_OK && !fkeys) st = ct__ns_oom(fn);
-    int nk = 0, cap = 0;
-    for (int i = 0; st == CT_OK && i < fl.n; i++) {
-        size_t len = strlen(fl.v[i]->path) + sizeof ".stats";
-        if (!(fkeys[nk] = (char *)CT_MALLOC(len))) st = ct__ns_oom(fn);
-        else snprintf(fkeys[nk++], len, "%s.stats", fl.v[i]->path);
+    ct__ns_log **sorted = st == CT_OK ? (ct__ns_log **)CT_MALLOC(sizeof(ct__ns_log *) * (size_t)(fl.n ? fl.n : 1)) : NULL;
+    const char **fkeys = st == CT_OK ? (const char **)CT_MALLOC(sizeof(char *) * (size_t)(fl.n ? fl.n : 1)) : NULL;
+    if (st == CT_OK && (!sorted || !fkeys)) st = ct__ns_oom(fn);
+    if (st == CT_OK) {
+        memcpy(sorted, fl.v, sizeof(ct__ns_log *) * (size_t)fl.n);
+        qsort(sorted, (size_t)fl.n, sizeof(ct__ns_log *), ct__ns_cmp_desc);
+        for (int i = 0; i < fl.n; i++) fkeys[i] = sorted[i]->key;
     }
-    if (st == CT_OK) qsort(fkeys, (size_t)nk, sizeof(char *), ct__ns_cmp_desc);
-    for (int i = 0; st == CT_OK && i < ql.n; i++) {
+    for (int i = 0, cap = 0; st == CT_OK && i < ql.n; i++) {
         const ct__ns_log *q = ql.v[i];
-        if (q->n == 0) continue;
-        char key[520];
-        snprintf(key, sizeof key, "%s.stats", q->path);
-        int j = ct__ns_find_match(nk, (const char *const *)fkeys, key, "stats");
+        int j = q->n ? ct__ns_find_match(fl.n, fkeys, q->key, "stats") : -1;   /* (PyTorch skips modules that did not run) */
         if (j < 0) continue;
-        const ct__ns_log *f = NULL;
-        for (int k = 0; k < fl.n && !f; k++) {
-            size_t pl = strlen(fl.v[k]->path);
-            if (!strncmp(fkeys[j], fl.v[k]->path, pl) && !strcmp(fkeys[j] + pl, ".stats")) f = fl.v[k];
-        }
+        const ct__ns_log *f = sorted[j];
         if (f->n != q->n) {
             ct_set_error(CT_ERR_STATE, "%s: '%s' ran %d times in the quantized model and its float match '%s' %d times", fn, q->path, q->n,
                          f->path, f->n);
             st = CT_ERR_STATE;
         } else
-            st = ct__ns_add(fn, out, &cap, key, q->n, f->vals, q->vals);
+            st = ct__ns_add(fn, out, &cap, q->key, q->n, f->vals, q->vals);
     }
-    for (int i = 0; fkeys && i < nk; i++) CT_FREE(fkeys[i]);
     CT_FREE(fkeys);
+    CT_FREE(sorted);
     ct__ns_logs_free(&fl);
     ct__ns_logs_free(&ql);
     if (st != CT_OK) ct_ns_result_free(out);

@@ -103,36 +103,38 @@ TEST(test_ns_compare_weights_vs_torch) {
     ct_module_free(fm);
     ct_module_free(qm);
 }
-/* DynamicQuantizedLinear keeps int8 codes and their parameters as buffers: one qint8 tensor */
+/* DynamicQuantizedLinear keeps int8 codes and their parameters as buffers: one qint8
+   tensor, per channel or per tensor */
 TEST(test_ns_compare_weights_dynamic) {
-    ct_module *mlp = ct_nn_sequential(ct_nn_linear(6, 4), ct_nn_relu(), ct_nn_linear(4, 2));
-    CHECK(mlp != NULL);
-    if (!mlp) return;
-    ct_state_dict fsd, qsd;
-    CHECK_EQ_INT(ct_module_state_dict(mlp, &fsd), CT_OK);
-    ct_tensor *w0 = ct_keep(ct_clone(fsd.items[0].tensor)), *w2 = ct_keep(ct_clone(fsd.items[2].tensor));
-    ct_state_dict_free(&fsd);
-    CHECK_EQ_INT(ct_quantize_dynamic(mlp, 1, 0), 2);
-    CHECK_EQ_INT(ct_module_state_dict(mlp, &qsd), CT_OK);
-    ct_named_tensor items[2] = {{(char *)"0.weight", w0, 1}, {(char *)"2.weight", w2, 1}};
-    ct_state_dict f2 = {2, items};
-    ct_ns_result r;
-    CHECK_EQ_INT(ct_ns_compare_weights(&f2, &qsd, &r), CT_OK);
-    CHECK_EQ_INT(r.n, 2);
-    if (r.n == 2) {
-        CHECK_STR(r.entries[0].name, "0.weight");
-        CHECK_STR(r.entries[1].name, "2.weight");
-        ct_tensor *q = r.entries[1].quantized_values[0];
-        CHECK(ct_get_dtype(q) == CT_QINT8 && ct_q_qscheme(q) == CT_PER_CHANNEL_AFFINE);
-        CHECK(max_abs_diff(ct_int_repr(q), ct_module_get(mlp, "2.weight")) == 0);
-        CHECK(max_abs_diff(ct_dequantize(q), w2) <= ct_item(ct_max(ct_module_get(mlp, "2.weight_scale"))) / 2 * 1.0001);
-        CHECK(r.entries[0].sqnr > 30);
+    for (int pc = 0; pc < 2; pc++) {
+        ct_module *mlp = ct_nn_sequential(ct_nn_linear(6, 4), ct_nn_relu(), ct_nn_linear(4, 2));
+        CHECK(mlp != NULL);
+        if (!mlp) return;
+        ct_state_dict fsd, qsd;
+        CHECK_EQ_INT(ct_module_state_dict(mlp, &fsd), CT_OK);
+        ct_tensor *w0 = ct_clone(fsd.items[0].tensor), *w2 = ct_clone(fsd.items[2].tensor);
+        ct_state_dict_free(&fsd);
+        CHECK_EQ_INT(ct_quantize_dynamic(mlp, pc, 0), 2);
+        CHECK_EQ_INT(ct_module_state_dict(mlp, &qsd), CT_OK);
+        ct_named_tensor items[2] = {{(char *)"0.weight", w0, 1}, {(char *)"2.weight", w2, 1}};
+        ct_state_dict f2 = {2, items};
+        ct_ns_result r;
+        CHECK_EQ_INT(ct_ns_compare_weights(&f2, &qsd, &r), CT_OK);
+        CHECK_EQ_INT(r.n, 2);
+        if (r.n == 2) {
+            CHECK_STR(r.entries[0].name, "0.weight");
+            CHECK_STR(r.entries[1].name, "2.weight");
+            ct_tensor *q = r.entries[1].quantized_values[0];
+            CHECK(ct_get_dtype(q) == CT_QINT8 && ct_q_qscheme(q) == (pc ? CT_PER_CHANNEL_AFFINE : CT_PER_TENSOR_AFFINE));
+            CHECK(max_abs_diff(ct_int_repr(q), ct_module_get(mlp, "2.weight")) == 0);
+            CHECK(max_abs_diff(ct_dequantize(q), w2) <= ct_item(ct_max(ct_module_get(mlp, "2.weight_scale"))) / 2 * 1.0001);
+            CHECK(r.entries[0].sqnr > 30);
+        }
+        ct_ns_result_free(&r);
+        ct_state_dict_free(&qsd);
+        ct_module_free(mlp);
     }
-    ct_ns_result_free(&r);
-    ct_state_dict_free(&qsd);
-    ct_module_free(mlp);
 }
-
 TEST(test_ns_compare_model_outputs_vs_torch) {
     ct_module *fm = ns_fused_net(), *qm = ns_quantized_net();
     CHECK(fm && qm);
