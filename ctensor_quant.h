@@ -500,7 +500,8 @@ CTENSOR_API ct_tensor *ct_q_conv2d_relu(const ct_tensor *x, const ct_q_conv_pack
 
 /* Modules of the static workflow (torch.ao.nn.quantized), for convert: Quantize
    (what a QuantStub becomes: float32 in, quantized out; buffers "scale" (float32
-   [1]) and "zero_point" (int64 [1])), DeQuantize, and QuantizedConv2d /
+   [1]) and "zero_point" (int64 [1])), DeQuantize (a tensor that is not quantized
+   comes out as float32, as from PyTorch's), and QuantizedConv2d /
    QuantizedConvReLU2d (relu != 0) around a packed weight, which the module takes
    over (freed with it, or at once when the call fails); its state dict is
    PyTorch's: weight (qint8), bias (float32, or absent), scale (float32 0-d),
@@ -534,7 +535,11 @@ CTENSOR_API ct_module *ct_nn_dequant_stub(void);
    prints and saves as PyTorch's), run on the module's output by its forward.
    Per-module qconfigs (PyTorch's submodule.qconfig): o->names[i] (a dotted name:
    that module and everything below it) takes o->qconfigs[i]; a NULL qconfig keeps
-   that part float. Other module types are not observed: ReLU, pooling, Flatten,
+   that part float. As in PyTorch's eager mode, a part kept float between quantized
+   ones needs stubs placed by the model: a DeQuantStub before it and a QuantStub
+   after it (QuantStubs and DeQuantStubs in a float part stay identities; a
+   DeQuantize that gets a float tensor passes it on), or the quantized layers in
+   QuantWrappers (ct_nn_quant_wrapper). Other module types are not observed: ReLU, pooling, Flatten,
    Identity and Dropout take quantized tensors as they are (ctensor_quant.h's
    QuantizedCPU kernels); an unfused BatchNorm, LayerNorm or activation without a
    quantized kernel reports an error when the converted model runs. Returns the
@@ -567,7 +572,8 @@ CTENSOR_API int ct_quant_prepare_qat(ct_module *model, const ct_qconfig *qconfig
    swapped for its quantized form, its output scale and zero point from its
    observer, its weight quantized by the qconfig's weight observer (per channel
    along dim 0 for per-channel schemes), as PyTorch's from_float:
-     QuantStub -> Quantize, DeQuantStub -> DeQuantize,
+     QuantStub -> Quantize, DeQuantStub -> DeQuantize (those prepare found under a
+       qconfig: the stubs of a part kept float stay, as in PyTorch),
      Conv2d / ConvReLU2d -> QuantizedConv2d / QuantizedConvReLU2d (ct_nnq_conv2d),
      Linear / LinearReLU -> QuantizedLinear / QuantizedLinearReLU (ct_nnq_linear).
    Returns the number of modules swapped, or -1 with the error set. */
@@ -4692,7 +4698,9 @@ CTENSOR_API ct_module *ct_nnq_quantize(double scale, int64_t zero_point, ct_dtyp
 static ct_tensor *ct__qo_dequantize_forward(ct_module *m, int nin, ct_tensor *const *in) {
     (void)m;
     if (nin != 1) return ct__fail(CT_ERR_ARG, "DeQuantize: forward takes 1 input (got %d)", nin);
-    return ct_dequantize(in[0]);
+    /* PyTorch's module calls Tensor.dequantize(), which gives a tensor that is not
+       quantized as float32 (self.to(torch.float)): a layer kept float before it */
+    return CT__DT_QUANT(in[0]->dtype) ? ct_dequantize(in[0]) : ct_to(in[0], CT_FLOAT32);
 }
 static const ct_module_type ct__qo_dequantize_type = {"DeQuantize", ct__qo_dequantize_forward, NULL, NULL};
 CTENSOR_API ct_module *ct_nnq_dequantize(void) { return ct_module_new(&ct__qo_dequantize_type, NULL); }
@@ -4814,6 +4822,10 @@ static ct_tensor *ct__q_stub_forward(ct_module *m, int nin, ct_tensor *const *in
 }
 static const ct_module_type ct__q_quant_stub_type = {"QuantStub", ct__q_stub_forward, NULL, NULL};
 static const ct_module_type ct__q_dequant_stub_type = {"DeQuantStub", ct__q_stub_forward, NULL, NULL};
+/* a DeQuantStub that prepare found under a qconfig: the one convert swaps for DeQuantize
+   (PyTorch's convert swaps only modules with a qconfig; a DeQuantStub in a part kept
+   float stays an identity) */
+static const ct_module_type ct__q_dequant_stub_prepared_type = {"DeQuantStub", ct__q_stub_forward, NULL, NULL};
 CTENSOR_API ct_module *ct_nn_quant_stub(void) { return ct_module_new(&ct__q_quant_stub_type, NULL); }
 CTENSOR_API ct_module *ct_nn_dequant_stub(void) { return ct_module_new(&ct__q_dequant_stub_type, NULL); }
 
@@ -4929,6 +4941,20 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
     }
     return 0;
 }
+/* after a successful prepare: the DeQuantStubs with a qconfig marked for convert */
+static void ct__q_mark_dequant_stubs(ct_module *m, const char *prefix, const ct_qconfig *qc, const ct_quant_prepare_options *o) {
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module *c = m->children[i].module;
+        if (!c || ct__q_is_observed(c)) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
+        const ct_qconfig *cq = ct__q_qconfig_for(path, qc, o);
+        if (c->type == &ct__q_dequant_stub_type) {
+            if (cq) c->type = &ct__q_dequant_stub_prepared_type;
+        } else
+            ct__q_mark_dequant_stubs(c, path, cq, o);
+    }
+}
 static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o, int qat);
 CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o) {
     return ct__q_prepare(model, qconfig, o, 0);
@@ -5033,6 +5059,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
     CT_FREE(wfq);
     CT_FREE(recs);
     CT_FREE(sites);
+    ct__q_mark_dequant_stubs(model, "", qconfig, o);
     return n;
 }
 
@@ -5196,7 +5223,7 @@ static int ct__q_convert_walk(ct_module *m, const char *prefix) {
         ct_module *r = NULL;
         if (ct__q_is_observed(c)) {
             if (!(r = ct__q_convert_one(c, path))) return -1;
-        } else if (!strcmp(c->type->name, "DeQuantStub")) {
+        } else if (c->type == &ct__q_dequant_stub_prepared_type) {
             if (!(r = ct_nnq_dequantize())) return -1;
         } else {
             int k = ct__q_convert_walk(c, path);

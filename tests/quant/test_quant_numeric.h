@@ -297,10 +297,52 @@ TEST(test_ns_quant_wrapper) {
     ct_module_free(net);
 }
 
+/* a layer kept float by a NULL qconfig, between stubs the model places (PyTorch's eager
+   way): fc2 float after a DeQuantStub "dq"; the last DeQuantStub with the qconfig becomes
+   a DeQuantize that gets fc2's float output and passes it on, without one it stays a
+   stub; prints and computes as PyTorch's */
+TEST(test_ns_keep_layer_float) {
+    for (int k = 0; k < 2; k++) {
+        ct_module *net = ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"conv1", ct_nn_conv2d(1, 4, 3, 1, 1)},
+                                               {"bn1", ct_nn_batch_norm2d(4)}, {"relu1", ct_nn_relu()}, {"pool", ct_nn_max_pool2d(2, 2)},
+                                               {"flat", ct_nn_flatten()}, {"fc1", ct_nn_linear(36, 8)}, {"relu2", ct_nn_relu()},
+                                               {"dq", ct_nn_dequant_stub()}, {"fc2", ct_nn_linear(8, 3)}, {"dequant", ct_nn_dequant_stub()});
+        CHECK(net && wf_load(net, "ns_in_") == 0);
+        if (!net) return;
+        ct_module_eval(net);
+        CHECK_EQ_INT(ct_fuse_modules(net, "conv1", "bn1", "relu1"), CT_OK);
+        CHECK_EQ_INT(ct_fuse_modules(net, "fc1", "relu2"), CT_OK);
+        ct_qconfig qc = ct_qconfig_default_x86();
+        const char *names[2] = {"fc2", "dequant"};
+        const ct_qconfig *qcs[2] = {NULL, NULL};
+        ct_quant_prepare_options o = {k + 1, names, qcs};
+        CHECK_EQ_INT(ct_quant_prepare(net, &qc, &o), 3);
+        CHECK(ns_calibrate(net, NULL) == 0);
+        CHECK_EQ_INT(ct_quant_convert(net), k ? 4 : 5);
+        char got[4096], want[4096];
+        ct_module_repr(net, got, sizeof got);
+        const char *t = wf_text(k ? "ns_keep2.txt" : "ns_keep.txt", want, sizeof want);
+        wf_mask_numbers(got);
+        wf_mask_numbers(want);
+        CHECK(strlen(t) > 4 && !strcmp(got + strlen("Sequential"), t + strlen("KeepNet")));
+        if (strcmp(got + strlen("Sequential"), t + strlen("KeepNet"))) printf("got:\n%s\nwant:\n%s\n", got, t);
+        /* fc1 quantized as PyTorch's, fc2 in float */
+        double d = max_abs_diff(ct_forward(net, qfix("ns_x")), qfix(k ? "ns_keep2_y" : "ns_keep_y"));
+        CT_T_REPORT(d < 1e-5, "kept-float fc2: output differs from PyTorch's by %g", d);
+        ct_module_free(net);
+    }
+    /* DeQuantize on a tensor that is not quantized: float32, as PyTorch's */
+    ct_module *dq = ct_nnq_dequantize();
+    ct_tensor *y = ct_forward(dq, ct_arange(0, 3, 1, CT_INT64));
+    CHECK(y && ct_get_dtype(y) == CT_FLOAT32 && ct_item(ct_sum(y)) == 3);
+    ct_module_free(dq);
+}
+
 static void run_quant_numeric_tests(void) {
     RUN(test_ns_compare_weights_vs_torch);
     RUN(test_ns_compare_weights_dynamic);
     RUN(test_ns_compare_model_outputs_vs_torch);
     RUN(test_ns_sensitivity_vs_torch);
     RUN(test_ns_quant_wrapper);
+    RUN(test_ns_keep_layer_float);
 }

@@ -8,7 +8,8 @@ A small conv net quantized in eager mode (fuse_modules, prepare with the x86
 default qconfig, calibration, convert on the onednn engine), then
 torch.ao.ns._numeric_suite's compare_weights and compare_model_outputs on it, and
 the one-layer-at-a-time sensitivity loop (each layer alone in a QuantWrapper with
-the qconfig, the rest float). Writes tests/fixtures/quant/ns_*.npy and
+the qconfig, the rest float), and a layer kept float by qconfig None between
+stubs. Writes tests/fixtures/quant/ns_*.npy and
 ns_keys.txt (the result keys, in PyTorch's order)."""
 import copy
 import os
@@ -45,6 +46,16 @@ class Net(nn.Module):
         for m in self.children():
             x = m(x)
         return x
+
+
+class KeepNet(Net):
+    """Net with a DeQuantStub "dq" before fc2, so that fc2 can stay float."""
+
+    def __init__(self):
+        super().__init__()
+        self.dq = DeQuantStub()
+        order = ["quant", "conv1", "bn1", "relu1", "pool", "flat", "fc1", "relu2", "dq", "fc2", "dequant"]
+        self._modules = type(self._modules)((k, self._modules[k]) for k in order)
 
 
 def calibrate(m, calib):
@@ -133,6 +144,24 @@ def main():
         if name == "fc1":
             with open(os.path.join(OUT, "ns_wrapped.txt"), "w") as f:
                 f.write(repr(m))
+    # a layer kept float by qconfig None, between stubs the model places (eager mode
+    # needs them): fc2 float after a DeQuantStub; the last DeQuantStub with the
+    # qconfig (a DeQuantize that gets fc2's float output) or without (stays a stub)
+    for tag, none in (("keep", ["fc2"]), ("keep2", ["fc2", "dequant"])):
+        m = KeepNet()
+        m.load_state_dict(net.state_dict())
+        m.eval()
+        m = torch.ao.quantization.fuse_modules(m, [["conv1", "bn1", "relu1"], ["fc1", "relu2"]])
+        m.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+        for name in none:
+            getattr(m, name).qconfig = None
+        torch.ao.quantization.prepare(m, inplace=True)
+        calibrate(m, calib)
+        torch.ao.quantization.convert(m, inplace=True)
+        with torch.no_grad():
+            save(tag + "_y", m(x))
+        with open(os.path.join(OUT, "ns_%s.txt" % tag), "w") as f:
+            f.write(repr(m))
     with open(os.path.join(OUT, "ns_keys.txt"), "w") as f:
         f.write("\n".join(keys) + "\n")
 
