@@ -648,9 +648,11 @@ CTENSOR_API ct_status ct_ns_compare_weights(const ct_state_dict *float_dict, con
    missing from PyTorch's non-leaf list), so it has no "fc1.stats" for a fused
    Linear + ReLU; here each module is logged once per call, LinearReLU included.
    Neither logs DeQuantStub / DeQuantize. Errors: CT_ERR_NULL (a NULL model or
-   x), CT_ERR_STATE (a prepared model that was not converted), CT_ERR_ARG (the
-   quantized model has no quantized module, or has a module at a path the float
-   model lacks), and any error of the forward passes. */
+   x), CT_ERR_STATE (a prepared model that was not converted), CT_ERR_ARG (one
+   model passed twice, a quantized model without a quantized module, or one with a
+   module at a path the float model lacks), and any error of the forward passes.
+   The models themselves (the roots) are not logged: PyTorch logs a root that is a
+   watched leaf, such as a lone Linear. */
 CTENSOR_API ct_status ct_ns_compare_model_outputs(ct_module *float_model, ct_module *quantized_model, ct_tensor *x,
                                                   ct_ns_result *out);
 
@@ -5558,21 +5560,19 @@ CTENSOR_API ct_status ct_ns_compare_model_outputs(ct_module *float_model, ct_mod
         ct__null_arg(fn, !float_model ? 0 : !quantized_model ? 1 : 2);
         return ct_last_error_code();
     }
-    if (!ct__ns_has_quantized(quantized_model)) {
-        ct_set_error(CT_ERR_ARG, "%s: the quantized model has no quantized module (was it converted with ct_quant_convert?)", fn);
+    if (float_model == quantized_model || !ct__ns_has_quantized(quantized_model)) {
+        if (float_model == quantized_model) ct_set_error(CT_ERR_ARG, "%s: the float and the quantized model are the same module", fn);
+        else ct_set_error(CT_ERR_ARG, "%s: the quantized model has no quantized module (was it converted with ct_quant_convert?)", fn);
         return CT_ERR_ARG;
     }
     ct__ns_logs fl = {NULL, 0, 0}, ql = {NULL, 0, 0};
     ct_status st = ct__ns_attach(fn, quantized_model, "", &ql);
-    for (int i = 0; st == CT_OK && i < ql.n; i++) {
-        int tok = ct_scope_begin();
+    for (int i = 0; st == CT_OK && i < ql.n; i++)
         if (!ct_module_child(float_model, ql.v[i]->path)) {
             ct_set_error(CT_ERR_ARG, "%s: the quantized model's '%s' (%s) has no counterpart in the float model", fn, ql.v[i]->path,
                          ql.v[i]->orig->type->name);
             st = CT_ERR_ARG;
         }
-        ct_scope_end(tok);
-    }
     if (st == CT_OK) st = ct__ns_attach(fn, float_model, "", &fl);
     if (st == CT_OK) {
         int tok = ct_scope_begin(), g = ct_set_grad_enabled(0);
@@ -5710,7 +5710,8 @@ CTENSOR_API ct_status ct_ns_sensitivity(ct_ns_model_fn make, ct_ns_calibrate_fn 
         return ct_last_error_code();
     }
     if (nlayers < 0 || (nlayers > 0 && !layers)) {
-        ct_set_error(CT_ERR_ARG, "%s: %d layers but %s", fn, nlayers, layers ? "a negative count" : "no names");
+        if (nlayers < 0) ct_set_error(CT_ERR_ARG, "%s: the number of layers is negative (%d)", fn, nlayers);
+        else ct_set_error(CT_ERR_ARG, "%s: %d layers but no names", fn, nlayers);
         return CT_ERR_ARG;
     }
     int tok = ct_scope_begin(), g = ct_set_grad_enabled(0), cap = 0, n = 0;
@@ -5753,7 +5754,7 @@ CTENSOR_API ct_status ct_ns_sensitivity(ct_ns_model_fn make, ct_ns_calibrate_fn 
             else w = NULL;
         } else
             w = NULL;
-        if (!w) st = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
+        if (!w) st = ct_last_error_code();
         ct_module_free(m);
         ct_scope_end(t2);
     }

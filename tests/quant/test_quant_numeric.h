@@ -192,7 +192,11 @@ TEST(test_ns_compare_model_outputs_vs_torch) {
     /* bad input */
     CHECK_ERR(ct_ns_compare_model_outputs(NULL, qm, x, &r) == CT_OK, CT_ERR_NULL, "compare_model_outputs: argument 0 is NULL");
     CHECK_ERR(ct_ns_compare_model_outputs(fm, qm, NULL, &r) == CT_OK, CT_ERR_NULL, "compare_model_outputs: argument 2 is NULL");
-    CHECK_ERR(ct_ns_compare_model_outputs(fm, fm, x, &r) == CT_OK, CT_ERR_ARG, "the quantized model has no quantized module");
+    ct_module *fm2 = ns_fused_net();
+    CHECK_ERR(ct_ns_compare_model_outputs(fm, fm2, x, &r) == CT_OK, CT_ERR_ARG, "the quantized model has no quantized module");
+    ct_module_free(fm2);
+    CHECK_ERR(ct_ns_compare_model_outputs(qm, qm, x, &r) == CT_OK, CT_ERR_ARG,
+              "compare_model_outputs: the float and the quantized model are the same module");
     ct_module *mlp = ct_nn_sequential(ct_nn_linear(6, 4), ct_nn_relu(), ct_nn_linear(4, 2));
     CHECK(ct_quantize_dynamic(mlp, 0, 1) == 2);
     CHECK_ERR(ct_ns_compare_model_outputs(fm, mlp, x, &r) == CT_OK, CT_ERR_ARG,
@@ -262,6 +266,7 @@ TEST(test_ns_sensitivity_vs_torch) {
     ct_ns_result_free(&r);
     /* bad input */
     CHECK_ERR(ct_ns_sensitivity(NULL, ns_calibrate, NULL, &qc, 0, NULL, x, &r) == CT_OK, CT_ERR_NULL, "sensitivity: argument 0 is NULL");
+    CHECK_ERR(ct_ns_sensitivity(ns_make, ns_calibrate, NULL, &qc, 2, NULL, x, &r) == CT_OK, CT_ERR_ARG, "sensitivity: 2 layers but no names");
     const char *pool[1] = {"pool"}, *nope[1] = {"nope"};
     CHECK_ERR(ct_ns_sensitivity(ns_make, ns_calibrate, NULL, &qc, 1, pool, x, &r) == CT_OK, CT_ERR_ARG,
               "sensitivity: 'pool' is MaxPool2d, not a Conv2d, ConvReLU2d, Linear or LinearReLU");
