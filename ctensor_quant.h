@@ -69,8 +69,12 @@
        mul_scalar), quantized hardswish, hardsigmoid, add_scalar, mul_scalar: the
        layouts of torchvision's quantizable ResNet and MobileNetV3 (bench/quant_zoo.h)
        quantize as PyTorch's.
-     - Not yet: quantized BatchNorm / LayerNorm modules, the fixed-
-       parameter fake quantization PyTorch's prepare_qat gives Hardsigmoid.
+     - Numeric suite (torch.ao.ns._numeric_suite, eager mode): compare_weights,
+       compare_model_outputs (PyTorch's keys and pairing, SQNR per entry), QuantWrapper
+       and a one-layer-at-a-time sensitivity table.
+     - Not yet: the numeric suite's compare_model_stub (Shadow modules), quantized
+       BatchNorm / LayerNorm modules, the fixed-parameter fake quantization PyTorch's
+       prepare_qat gives Hardsigmoid.
 
    CONTENTS (search for the banner titles)
      Declarations:
@@ -81,6 +85,7 @@
        Quantized ops: conv2d, add, mul, relu, pooling, cat
        FloatFunctional, quantized hardswish and hardsigmoid
        Workflows: quantize_dynamic, static post-training quantization
+       Numeric suite: compare_weights, compare_model_outputs, sensitivity
      Implementation:
        The op table of this header
        Quantized tensors: kernels
@@ -90,6 +95,7 @@
        Quantized ops: conv2d, add, mul, relu, pooling, cat: implementation
        FloatFunctional, quantized hardswish and hardsigmoid: implementation
        Workflows: quantize_dynamic, static post-training quantization: implementation
+       Numeric suite: compare_weights, compare_model_outputs, sensitivity: implementation
 */
 #ifndef CTENSOR_QUANT_H_INCLUDED
 #define CTENSOR_QUANT_H_INCLUDED
@@ -502,7 +508,8 @@ CTENSOR_API ct_tensor *ct_q_conv2d_relu(const ct_tensor *x, const ct_q_conv_pack
 
 /* Modules of the static workflow (torch.ao.nn.quantized), for convert: Quantize
    (what a QuantStub becomes: float32 in, quantized out; buffers "scale" (float32
-   [1]) and "zero_point" (int64 [1])), DeQuantize, and QuantizedConv2d /
+   [1]) and "zero_point" (int64 [1])), DeQuantize (a tensor that is not quantized
+   comes out as float32, as from PyTorch's), and QuantizedConv2d /
    QuantizedConvReLU2d (relu != 0) around a packed weight, which the module takes
    over (freed with it, or at once when the call fails); its state dict is
    PyTorch's: weight (qint8), bias (float32, or absent), scale (float32 0-d),
@@ -587,9 +594,13 @@ CTENSOR_API ct_module *ct_nn_dequant_stub(void);
    convert.
    Per-module qconfigs (PyTorch's submodule.qconfig): o->names[i] (a dotted name:
    that module and everything below it) takes o->qconfigs[i]; a NULL qconfig keeps
-   that part float. Other module types are not observed: ReLU, pooling, Flatten,
-   Identity, Hardsigmoid and Dropout take quantized tensors as they are
-   (ctensor_quant.h's QuantizedCPU kernels); an unfused BatchNorm, LayerNorm or activation without a
+   that part float. As in PyTorch's eager mode, a part kept float between quantized
+   ones needs stubs placed by the model: a DeQuantStub before it and a QuantStub
+   after it (QuantStubs and DeQuantStubs in a float part stay identities; a
+   DeQuantize that gets a float tensor passes it on), or the quantized layers in
+   QuantWrappers (ct_nn_quant_wrapper). Other module types are not observed: ReLU,
+   pooling, Flatten, Identity, Hardsigmoid and Dropout take quantized tensors as
+   they are (ctensor_quant.h's QuantizedCPU kernels); an unfused BatchNorm, LayerNorm or activation without a
    quantized kernel reports an error when the converted model runs. Returns the
    number of observers inserted, or -1 with the error set (the model unchanged). */
 typedef struct ct_quant_prepare_options {
@@ -620,7 +631,8 @@ CTENSOR_API int ct_quant_prepare_qat(ct_module *model, const ct_qconfig *qconfig
    swapped for its quantized form, its output scale and zero point from its
    observer, its weight quantized by the qconfig's weight observer (per channel
    along dim 0 for per-channel schemes), as PyTorch's from_float:
-     QuantStub -> Quantize, DeQuantStub -> DeQuantize,
+     QuantStub -> Quantize, DeQuantStub -> DeQuantize (those prepare found under a
+       qconfig: the stubs of a part kept float stay, as in PyTorch),
      Conv2d / ConvReLU2d -> QuantizedConv2d / QuantizedConvReLU2d (ct_nnq_conv2d),
      Linear / LinearReLU -> QuantizedLinear / QuantizedLinearReLU (ct_nnq_linear),
      Hardswish -> QuantizedHardswish, FloatFunctional -> QFunctional,
@@ -636,6 +648,104 @@ CTENSOR_API int ct_quant_convert(ct_module *model);
    module reads scale and zero_point at each call and the weight from its packed
    form, so a new weight means a new module. */
 CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, int64_t zero_point, int relu);
+
+/* ============================================================================
+   Numeric suite: compare_weights, compare_model_outputs, sensitivity
+   ========================================================================== */
+/* torch.ao.ns._numeric_suite (eager mode): where a quantized model loses accuracy.
+   Each call fills a ct_ns_result: one entry per compared weight or module, in
+   PyTorch's order and under PyTorch's keys, holding the float and quantized
+   values (retained: they outlive scopes until ct_ns_result_free) and their SQNR
+   (ct_q_sqnr: 20 log10(||float|| / ||float - quantized||) in dB, the quantized
+   side compared dequantized; over all n pairs together when a module ran more
+   than once). Calls return CT_OK, or an error code with the message set and *out
+   empty. */
+typedef struct ct_ns_entry {
+    char *name;                      /* "conv1.weight", "conv1.stats", "conv1" */
+    int n;                           /* values per side */
+    ct_tensor **float_values;        /* n tensors of the float model */
+    ct_tensor **quantized_values;    /* n tensors of the quantized one, as it made them (quantized or float) */
+    double sqnr;                     /* dB; INFINITY when equal */
+} ct_ns_entry;
+typedef struct ct_ns_result { int n; ct_ns_entry *entries; } ct_ns_result;
+CTENSOR_API void ct_ns_result_free(ct_ns_result *r);
+/* The entry named `name` (NULL, with CT_ERR_ARG set, when there is none). */
+CTENSOR_API const ct_ns_entry *ct_ns_result_get(const ct_ns_result *r, const char *name);
+
+/* compare_weights(float_model.state_dict(), qmodel.state_dict()): for each key of
+   the quantized state dict whose last part is "weight" and that PyTorch's
+   _find_match pairs with a float key (the same module path, or one level deeper:
+   "conv1.weight" with a fused model's "conv1.0.weight"; paths compared with their
+   dots removed, as PyTorch does), an entry under the quantized key with n = 1:
+   the float weight and the quantized weight (a qint8 tensor, per channel or per
+   tensor; DynamicQuantizedLinear's int8 codes with their weight_scale and
+   weight_zero_point made into one). Our keys differ from PyTorch's where our
+   state dicts do: a quantized Linear's weight is "fc.weight" here and
+   "fc._packed_params._packed_params" in PyTorch (it keeps the packed pair);
+   DynamicQuantizedLSTM keeps its weights packed, out of the state dict, so it has
+   no entries (PyTorch 1.13 reports one "lstm._all_weight_values.<i>.param" entry
+   per layer, and only its weight_hh). As in PyTorch, a float weight the quantized
+   model kept (a layer left float) is paired too (SQNR INFINITY). Errors:
+   CT_ERR_NULL for a NULL dict, CT_ERR_ARG when the quantized dict has no
+   quantized weight (a float model passed twice) or none of them has a float
+   match (mismatched models), CT_ERR_SHAPE when a pair's shapes differ. */
+CTENSOR_API ct_status ct_ns_compare_weights(const ct_state_dict *float_dict, const ct_state_dict *quantized_dict, ct_ns_result *out);
+
+/* compare_model_outputs(float_model, q_model, x): runs both models on x (gradients
+   off) and records the outputs of the modules PyTorch's OutputLogger watches
+   (get_default_compare_output_module_list: QuantStub, Conv / ConvReLU / ConvBn
+   (ReLU) / Linear / LinearReLU / BatchNorm / LSTM / GRU / LayerNorm / GroupNorm /
+   Embedding ..., and their quantized and dynamic forms), leaves only, a fused
+   module as one; each is swapped for the run for a logging module in its
+   parent's slot and put back after, so the models are unchanged. An entry per
+   logged quantized-model module that ran, in module order, under PyTorch's key
+   "<path>.stats", paired with the float module at the same path or one level
+   below (PyTorch's _find_match over the float keys sorted in reverse): n = the
+   number of calls, the float outputs, and the quantized model's outputs as it
+   made them (quantized, or float after a dynamic module). Differences from
+   PyTorch 1.13, where its choice is an accident: PyTorch logs a fused float
+   module's output twice per call (it registers the logger hook twice) and does
+   not log a quantized LinearReLU (it has a child there, _packed_params, and is
+   missing from PyTorch's non-leaf list), so it has no "fc1.stats" for a fused
+   Linear + ReLU; here each module is logged once per call, LinearReLU included.
+   Neither logs DeQuantStub / DeQuantize. Errors: CT_ERR_NULL (a NULL model or
+   x), CT_ERR_STATE (a prepared model that was not converted), CT_ERR_ARG (one
+   model passed twice, a quantized model without a quantized module, or one with a
+   module at a path the float model lacks), and any error of the forward passes.
+   The models themselves (the roots) are not logged: PyTorch logs a root that is a
+   watched leaf, such as a lone Linear. */
+CTENSOR_API ct_status ct_ns_compare_model_outputs(ct_module *float_model, ct_module *quantized_model, ct_tensor *x,
+                                                  ct_ns_result *out);
+
+/* torch.ao.quantization.QuantWrapper(module): children "quant" (QuantStub),
+   "dequant" (DeQuantStub) and "module" (takes ownership of `module`); forward is
+   dequant(module(quant(x))). prepare / convert turn the stubs into Quantize /
+   DeQuantize around the quantized module, so one layer of a float model can be
+   quantized alone. NULL (error kept) when module is NULL. */
+CTENSOR_API ct_module *ct_nn_quant_wrapper(ct_module *module);
+/* The candidate layers of a float model for one-at-a-time quantization: the paths
+   of its Conv2d, ConvReLU2d, Linear and LinearReLU modules, in module order (not
+   those inside a fused module). Fills up to max entries of paths with strings
+   the caller frees with CT_FREE (paths may be NULL) and returns the count, or -1. */
+CTENSOR_API int ct_ns_quantizable_layers(const ct_module *model, char **paths, int max);
+/* Per-layer sensitivity, the classic table of eager-mode debugging: for each path
+   in layers (all of ct_ns_quantizable_layers when layers is NULL), make(user)
+   builds a fresh float model (fused, in the mode to evaluate in); the module at
+   that path is put in a QuantWrapper, which alone is prepared with *qconfig (as
+   PyTorch's model.qconfig = None, wrapper.qconfig = qconfig: the model's own
+   stubs stay float), calibrate(model, user) runs calibration batches (return 0,
+   or -1 with an error set), the wrapper is converted and the model run on x
+   (gradients off throughout). The
+   entry (named by the path, n = 1) holds the float model's output and the
+   output with that one layer quantized, and their SQNR: the lower, the more that
+   layer hurts. The models made are freed. Errors: CT_ERR_NULL for a NULL
+   make / calibrate / qconfig / x or a NULL model made, CT_ERR_ARG for a path
+   the model lacks or a layer that is not Conv2d / ConvReLU2d / Linear /
+   LinearReLU, and any error of calibrate or the forward passes. */
+typedef ct_module *(*ct_ns_model_fn)(void *user);
+typedef int (*ct_ns_calibrate_fn)(ct_module *model, void *user);
+CTENSOR_API ct_status ct_ns_sensitivity(ct_ns_model_fn make, ct_ns_calibrate_fn calibrate, void *user, const ct_qconfig *qconfig,
+                                        int nlayers, const char *const *layers, ct_tensor *x, ct_ns_result *out);
 
 #ifdef __cplusplus
 }  /* extern "C" */
@@ -4696,7 +4806,9 @@ CTENSOR_API ct_module *ct_nnq_quantize(double scale, int64_t zero_point, ct_dtyp
 static ct_tensor *ct__qo_dequantize_forward(ct_module *m, int nin, ct_tensor *const *in) {
     (void)m;
     if (nin != 1) return ct__fail(CT_ERR_ARG, "DeQuantize: forward takes 1 input (got %d)", nin);
-    return ct_dequantize(in[0]);
+    /* PyTorch's module calls Tensor.dequantize(), which gives a tensor that is not
+       quantized as float32 (self.to(torch.float)): a layer kept float before it */
+    return CT__DT_QUANT(in[0]->dtype) ? ct_dequantize(in[0]) : ct_to(in[0], CT_FLOAT32);
 }
 static const ct_module_type ct__qo_dequantize_type = {"DeQuantize", ct__qo_dequantize_forward, NULL, NULL};
 CTENSOR_API ct_module *ct_nnq_dequantize(void) { return ct_module_new(&ct__qo_dequantize_type, NULL); }
@@ -5121,6 +5233,10 @@ static ct_tensor *ct__q_stub_forward(ct_module *m, int nin, ct_tensor *const *in
 }
 static const ct_module_type ct__q_quant_stub_type = {"QuantStub", ct__q_stub_forward, NULL, NULL};
 static const ct_module_type ct__q_dequant_stub_type = {"DeQuantStub", ct__q_stub_forward, NULL, NULL};
+/* a DeQuantStub that prepare found under a qconfig: the one convert swaps for DeQuantize
+   (PyTorch's convert swaps only modules with a qconfig; a DeQuantStub in a part kept
+   float stays an identity) */
+static const ct_module_type ct__q_dequant_stub_prepared_type = {"DeQuantStub", ct__q_stub_forward, NULL, NULL};
 CTENSOR_API ct_module *ct_nn_quant_stub(void) { return ct_module_new(&ct__q_quant_stub_type, NULL); }
 CTENSOR_API ct_module *ct_nn_dequant_stub(void) { return ct_module_new(&ct__q_dequant_stub_type, NULL); }
 
@@ -5240,6 +5356,20 @@ static int ct__q_prepare_walk(ct_module *m, const char *prefix, const ct_qconfig
     }
     return 0;
 }
+/* after a successful prepare: the DeQuantStubs with a qconfig marked for convert */
+static void ct__q_mark_dequant_stubs(ct_module *m, const char *prefix, const ct_qconfig *qc, const ct_quant_prepare_options *o) {
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module *c = m->children[i].module;
+        if (!c || ct__q_is_observed(c)) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
+        const ct_qconfig *cq = ct__q_qconfig_for(path, qc, o);
+        if (c->type == &ct__q_dequant_stub_type) {
+            if (cq) c->type = &ct__q_dequant_stub_prepared_type;
+        } else
+            ct__q_mark_dequant_stubs(c, path, cq, o);
+    }
+}
 static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o, int qat);
 CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_quant_prepare_options *o) {
     return ct__q_prepare(model, qconfig, o, 0);
@@ -5357,6 +5487,7 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
     CT_FREE(wfq);
     CT_FREE(recs);
     CT_FREE(sites);
+    ct__q_mark_dequant_stubs(model, "", qconfig, o);
     return n - marked;
 }
 
@@ -5562,7 +5693,7 @@ static int ct__q_convert_walk(ct_module *m, const char *prefix) {
         }
         if (ct__q_is_observed(c)) {
             if (!(r = ct__q_convert_one(c, path))) return -1;
-        } else if (!strcmp(c->type->name, "DeQuantStub")) {
+        } else if (c->type == &ct__q_dequant_stub_prepared_type) {
             if (!(r = ct_nnq_dequantize())) return -1;
         } else if (c->type == &ct__ff_type && ct__ff_observed(c)) {   /* FloatFunctional -> QFunctional */
             double scale = 1.0;
@@ -5589,6 +5720,524 @@ CTENSOR_API int ct_quant_convert(ct_module *model) {
         return -1;
     }
     return ct__q_convert_walk(model, "");
+}
+
+/* ============================================================================
+   Numeric suite: compare_weights, compare_model_outputs, sensitivity: implementation
+   (torch/ao/ns/_numeric_suite.py)
+   ========================================================================== */
+static ct_status ct__ns_oom(const char *fn) {
+    ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
+    return CT_ERR_MEMORY;
+}
+static void ct__ns_entry_clear(ct_ns_entry *e) {
+    for (int i = 0; i < e->n; i++) {
+        if (e->float_values) ct_release(e->float_values[i]);
+        if (e->quantized_values) ct_release(e->quantized_values[i]);
+    }
+    CT_FREE(e->float_values);
+    CT_FREE(e->quantized_values);
+    CT_FREE(e->name);
+}
+CTENSOR_API void ct_ns_result_free(ct_ns_result *r) {
+    if (!r) return;
+    for (int i = 0; i < r->n; i++) ct__ns_entry_clear(&r->entries[i]);
+    CT_FREE(r->entries);
+    r->n = 0;
+    r->entries = NULL;
+}
+CTENSOR_API const ct_ns_entry *ct_ns_result_get(const ct_ns_result *r, const char *name) {
+    if (!r || !name) {
+        ct__null_arg("ns_result_get", !r ? 0 : 1);
+        return NULL;
+    }
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(r->entries[i].name, name)) return &r->entries[i];
+    ct_set_error(CT_ERR_ARG, "ns_result_get: no entry '%s' (%d entries)", name, r->n);
+    return NULL;
+}
+static ct_tensor *ct__ns_float(ct_tensor *t) { return CT__DT_QUANT(t->dtype) ? ct_dequantize(t) : ct_detach(t); }
+/* SQNR over n pairs together (ct_q_sqnr's formula); shapes checked by the caller */
+static double ct__ns_sqnr(int n, ct_tensor *const *f, ct_tensor *const *q) {
+    if (n == 1) return ct_q_sqnr(f[0], q[0]);
+    double ps = 0, d = 0;
+    int tok = ct_scope_begin();
+    for (int i = 0; i < n; i++) {
+        ct_tensor *a = ct_to(ct__ns_float(f[i]), CT_FLOAT64), *b = ct_to(ct__ns_float(q[i]), CT_FLOAT64);
+        ct_tensor *e = ct_sub(a, b);
+        ps += ct_item(ct_sum(ct_mul(a, a)));
+        d += ct_item(ct_sum(ct_mul(e, e)));
+    }
+    ct_scope_end(tok);
+    return d == 0 ? INFINITY : 20.0 * log10(sqrt(ps) / sqrt(d));
+}
+/* appends an entry (the tensors retained), after checking that each pair has one shape */
+static ct_status ct__ns_add(const char *fn, ct_ns_result *r, int *cap, const char *name, int n, ct_tensor *const *f,
+                           ct_tensor *const *q) {
+    for (int i = 0; i < n; i++)
+        if (!ct_same_shape(f[i], q[i])) {
+            ct_set_error(CT_ERR_SHAPE, "%s: '%s' has shape %s in the float model and %s in the quantized one", fn, name,
+                         CT__SHAPE(f[i]), CT__SHAPE(q[i]));
+            return CT_ERR_SHAPE;
+        }
+    if (r->n == *cap) {
+        int nc = *cap ? 2 * *cap : 8;
+        ct_ns_entry *ne = (ct_ns_entry *)CT_REALLOC(r->entries, sizeof(ct_ns_entry) * (size_t)nc);
+        if (!ne) return ct__ns_oom(fn);
+        r->entries = ne;
+        *cap = nc;
+    }
+    ct_ns_entry *e = &r->entries[r->n];
+    memset(e, 0, sizeof *e);
+    e->name = ct__strdup(name);
+    e->float_values = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(n ? n : 1));
+    e->quantized_values = (ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)(n ? n : 1));
+    if (!e->name || !e->float_values || !e->quantized_values) {
+        ct__ns_entry_clear(e);
+        return ct__ns_oom(fn);
+    }
+    e->sqnr = ct__ns_sqnr(n, f, q);
+    for (int i = 0; i < n; i++) {
+        e->float_values[i] = ct_retain(f[i]);
+        e->quantized_values[i] = ct_retain(q[i]);
+    }
+    e->n = n;
+    r->n++;
+    return CT_OK;
+}
+
+/* ---- PyTorch's _find_match: keys compared without their last one or two parts, dots
+   removed ("conv1.0.weight" -> "conv10" and "conv1") ---- */
+static const char *ct__ns_last_part(const char *key) {
+    const char *d = strrchr(key, '.');
+    return d ? d + 1 : key;
+}
+static void ct__ns_join(const char *key, int drop, char *buf, size_t cap) {
+    int parts = 1, part = 0;
+    size_t j = 0;
+    for (const char *p = key; *p; p++) parts += *p == '.';
+    for (const char *p = key; *p && part < parts - drop; p++) {
+        if (*p == '.') part++;
+        else if (j + 1 < cap) buf[j++] = *p;
+    }
+    buf[j] = 0;
+}
+/* the index in keys of key's match, -1 when none (postfix: "weight" or "stats") */
+static int ct__ns_find_match(int n, const char *const *keys, const char *key, const char *postfix) {
+    if (strcmp(ct__ns_last_part(key), postfix)) return -1;
+    char ms[512], p1[512], p2[512];
+    ct__ns_join(key, 1, ms, sizeof ms);
+    for (int i = 0; i < n; i++) {
+        ct__ns_join(keys[i], 1, p1, sizeof p1);
+        ct__ns_join(keys[i], 2, p2, sizeof p2);
+        if (!strcmp(ms, p1) || !strcmp(ms, p2)) return i;
+    }
+    return -1;
+}
+
+/* ---- compare_weights ---- */
+static ct_tensor *ct__ns_sd_find(const ct_state_dict *sd, const char *name) {
+    for (int i = 0; i < sd->n; i++)
+        if (!strcmp(sd->items[i].name, name)) return sd->items[i].tensor;
+    return NULL;
+}
+/* the quantized weight behind key: the tensor itself, or DynamicQuantizedLinear's
+   int8 codes with its weight_scale and weight_zero_point buffers made into one */
+static ct_tensor *ct__ns_quantized_weight(const ct_state_dict *qd, const char *key, ct_tensor *v) {
+    if (!v || v->dtype != CT_INT8) return v;
+    char sn[512], zn[512];
+    size_t plen = strlen(key) - strlen("weight");
+    snprintf(sn, sizeof sn, "%.*sweight_scale", (int)plen, key);
+    snprintf(zn, sizeof zn, "%.*sweight_zero_point", (int)plen, key);
+    ct_tensor *s = ct__ns_sd_find(qd, sn), *z = ct__ns_sd_find(qd, zn);
+    if (!s || !z) return v;
+    if (ct_numel(s) == 1) return ct_make_per_tensor_quantized(v, ct_item(s), ct_item_int(z));
+    return ct_make_per_channel_quantized(v, s, z, 0);
+}
+CTENSOR_API ct_status ct_ns_compare_weights(const ct_state_dict *float_dict, const ct_state_dict *quantized_dict, ct_ns_result *out) {
+    const char *fn = "compare_weights";
+    if (!out) {
+        ct__null_arg(fn, 2);
+        return ct_last_error_code();
+    }
+    out->n = 0;
+    out->entries = NULL;
+    if (!float_dict || !quantized_dict) {
+        ct__null_arg(fn, !float_dict ? 0 : 1);
+        return ct_last_error_code();
+    }
+    const char **fkeys = (const char **)CT_MALLOC(sizeof(char *) * (size_t)(float_dict->n ? float_dict->n : 1));
+    if (!fkeys) return ct__ns_oom(fn);
+    for (int i = 0; i < float_dict->n; i++) fkeys[i] = float_dict->items[i].name;
+    int cap = 0, nq = 0, matched = 0, tok = ct_scope_begin();
+    const char *first = NULL;
+    ct_status st = CT_OK;
+    for (int i = 0; i < quantized_dict->n && st == CT_OK; i++) {
+        const char *key = quantized_dict->items[i].name;
+        if (strcmp(ct__ns_last_part(key), "weight") || !quantized_dict->items[i].tensor) continue;
+        ct_tensor *qw = ct__ns_quantized_weight(quantized_dict, key, quantized_dict->items[i].tensor);
+        if (!qw) {
+            st = ct_last_error_code();
+            break;
+        }
+        int isq = CT__DT_QUANT(qw->dtype) != 0;
+        nq += isq;
+        if (isq && !first) first = key;
+        int j = ct__ns_find_match(float_dict->n, fkeys, key, "weight");
+        if (j < 0 || !float_dict->items[j].tensor) continue;
+        matched += isq;
+        st = ct__ns_add(fn, out, &cap, key, 1, &float_dict->items[j].tensor, &qw);
+    }
+    ct_scope_end(tok);
+    CT_FREE(fkeys);
+    if (st == CT_OK && nq == 0) {
+        ct_set_error(CT_ERR_ARG, "%s: the quantized state dict has no quantized weight (is it a converted model's?)", fn);
+        st = CT_ERR_ARG;
+    } else if (st == CT_OK && matched == 0) {
+        ct_set_error(CT_ERR_ARG, "%s: no quantized weight has a match in the float state dict ('%s' has none): are they the same model's?",
+                     fn, first);
+        st = CT_ERR_ARG;
+    }
+    if (st != CT_OK) ct_ns_result_free(out);
+    return st;
+}
+
+/* ---- compare_model_outputs: OutputLogger modules put in the watched modules' slots ---- */
+typedef struct ct__ns_log {
+    ct_module *orig, *parent, *logger;
+    int slot, n, cap;
+    char *path, *key;                    /* "conv1", "conv1.stats" */
+    ct_tensor **vals;
+} ct__ns_log;
+static ct_tensor *ct__ns_logger_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    ct__ns_log *l = (ct__ns_log *)m->impl;
+    ct_tensor *y = ct_forward_n(l->orig, nin, in);
+    if (!y) return NULL;
+    if (l->n == l->cap) {
+        int nc = l->cap ? 2 * l->cap : 2;
+        ct_tensor **nv = (ct_tensor **)CT_REALLOC(l->vals, sizeof(ct_tensor *) * (size_t)nc);
+        if (!nv) return ct__fail(CT_ERR_MEMORY, "OutputLogger: out of memory");
+        l->vals = nv;
+        l->cap = nc;
+    }
+    l->vals[l->n++] = ct_retain(y);
+    return y;
+}
+static const ct_module_type ct__ns_logger_type = {"OutputLogger", ct__ns_logger_forward, NULL, NULL};
+/* the type names of get_default_compare_output_module_list() that ctensor has, with
+   ours of the quantized modules (PyTorch's classes share the float names); without
+   DeQuantStub and DeQuantize, whose outputs PyTorch never pairs, and Dropout, which
+   its prepare skips */
+static int ct__ns_watched(const char *tn) {
+    static const char *const names[] = {
+        "QuantStub", "Quantize", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+        "ConvReLU1d", "ConvReLU2d", "ConvReLU3d", "ConvBn1d", "ConvBn2d", "ConvBn3d", "ConvBnReLU1d", "ConvBnReLU2d",
+        "ConvBnReLU3d", "BNReLU2d", "BNReLU3d", "Linear", "LinearReLU", "LinearBn1d", "BatchNorm2d", "BatchNorm3d",
+        "LayerNorm", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "Embedding", "EmbeddingBag",
+        "LSTM", "LSTMCell", "GRU", "GRUCell", "RNNCell", "ELU", "Hardswish", "LeakyReLU", "PReLU", "ReLU6",
+        "QuantizedConv2d", "QuantizedConvReLU2d", "QuantizedLinear", "QuantizedLinearReLU", "DynamicQuantizedLinear",
+        "DynamicQuantizedLSTM"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(tn, names[i])) return 1;
+    return 0;
+}
+/* fused modules are watched as one (PyTorch's _FusedModule) */
+static int ct__ns_fused(const char *tn) {
+    return !strncmp(tn, "ConvReLU", 8) || !strncmp(tn, "ConvBn", 6) || !strncmp(tn, "BNReLU", 6) || !strcmp(tn, "LinearReLU") ||
+           !strcmp(tn, "LinearBn1d");
+}
+static int ct__ns_quantized_type(const char *tn) {
+    return !strcmp(tn, "Quantize") || !strncmp(tn, "Quantized", 9) || !strncmp(tn, "DynamicQuantized", 16);
+}
+static int ct__ns_has_quantized(const ct_module *m) {
+    for (int i = 0; i < m->nchildren; i++) {
+        const ct_module *c = m->children[i].module;
+        if (c && (ct__ns_quantized_type(c->type->name) || ct__ns_has_quantized(c))) return 1;
+    }
+    return 0;
+}
+typedef struct { ct__ns_log **v; int n, cap; } ct__ns_logs;
+static void ct__ns_detach(ct__ns_logs *ls) {
+    for (int i = ls->n - 1; i >= 0; i--) {
+        ct__ns_log *l = ls->v[i];
+        if (l->logger) {
+            l->parent->children[l->slot].module = l->orig;
+            ct_module_free(l->logger);
+            l->logger = NULL;
+        }
+    }
+}
+static void ct__ns_logs_free(ct__ns_logs *ls) {
+    ct__ns_detach(ls);
+    for (int i = 0; i < ls->n; i++) {
+        for (int k = 0; k < ls->v[i]->n; k++) ct_release(ls->v[i]->vals[k]);
+        CT_FREE(ls->v[i]->vals);
+        CT_FREE(ls->v[i]->path);
+        CT_FREE(ls->v[i]->key);
+        CT_FREE(ls->v[i]);
+    }
+    CT_FREE(ls->v);
+    ls->v = NULL;
+    ls->n = ls->cap = 0;
+}
+/* checks that m has no prepared module; with attach, puts a logger on each watched one */
+static ct_status ct__ns_attach(const char *fn, ct_module *m, const char *prefix, ct__ns_logs *ls) {
+    for (int i = 0; i < m->nchildren; i++) {
+        ct_module *c = m->children[i].module;
+        if (!c) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
+        if (ct__q_is_observed(c) || ct_is_fake_quantize(c) || ct__q_child_index(c, "activation_post_process") >= 0) {
+            ct_set_error(CT_ERR_STATE, "%s: module '%s' (%s) is prepared but not converted (ct_quant_convert)", fn, path, c->type->name);
+            return CT_ERR_STATE;
+        }
+        if (!ct__ns_watched(c->type->name) || (c->nchildren > 0 && !ct__ns_fused(c->type->name))) {
+            ct_status st = ct__ns_attach(fn, c, path, ls);
+            if (st != CT_OK) return st;
+            continue;
+        }
+        if (ls->n == ls->cap) {
+            int nc = ls->cap ? 2 * ls->cap : 16;
+            ct__ns_log **nv = (ct__ns_log **)CT_REALLOC(ls->v, sizeof(ct__ns_log *) * (size_t)nc);
+            if (!nv) return ct__ns_oom(fn);
+            ls->v = nv;
+            ls->cap = nc;
+        }
+        ct__ns_log *l = CT__NEW_ZEROED(ct__ns_log);
+        if (!l) return ct__ns_oom(fn);
+        ls->v[ls->n++] = l;
+        size_t kl = strlen(path) + sizeof ".stats";
+        if (!(l->path = ct__strdup(path)) || !(l->key = (char *)CT_MALLOC(kl))) return ct__ns_oom(fn);
+        snprintf(l->key, kl, "%s.stats", path);
+        if (!(l->logger = ct_module_new(&ct__ns_logger_type, l))) return ct_last_error_code();
+        l->orig = c;
+        l->parent = m;
+        l->slot = i;
+        l->logger->training = c->training;
+        m->children[i].module = l->logger;
+    }
+    return CT_OK;
+}
+static int ct__ns_cmp_desc(const void *a, const void *b) {
+    return strcmp((*(const ct__ns_log *const *)b)->key, (*(const ct__ns_log *const *)a)->key);
+}
+CTENSOR_API ct_status ct_ns_compare_model_outputs(ct_module *float_model, ct_module *quantized_model, ct_tensor *x,
+                                                  ct_ns_result *out) {
+    const char *fn = "compare_model_outputs";
+    if (!out) {
+        ct__null_arg(fn, 3);
+        return ct_last_error_code();
+    }
+    out->n = 0;
+    out->entries = NULL;
+    if (!float_model || !quantized_model || !x) {
+        ct__null_arg(fn, !float_model ? 0 : !quantized_model ? 1 : 2);
+        return ct_last_error_code();
+    }
+    if (float_model == quantized_model || !ct__ns_has_quantized(quantized_model)) {
+        if (float_model == quantized_model) ct_set_error(CT_ERR_ARG, "%s: the float and the quantized model are the same module", fn);
+        else ct_set_error(CT_ERR_ARG, "%s: the quantized model has no quantized module (was it converted with ct_quant_convert?)", fn);
+        return CT_ERR_ARG;
+    }
+    ct__ns_logs fl = {NULL, 0, 0}, ql = {NULL, 0, 0};
+    ct_status st = ct__ns_attach(fn, quantized_model, "", &ql);
+    for (int i = 0; st == CT_OK && i < ql.n; i++)
+        if (!ct_module_child(float_model, ql.v[i]->path)) {
+            ct_set_error(CT_ERR_ARG, "%s: the quantized model's '%s' (%s) has no counterpart in the float model", fn, ql.v[i]->path,
+                         ql.v[i]->orig->type->name);
+            st = CT_ERR_ARG;
+        }
+    if (st == CT_OK) st = ct__ns_attach(fn, float_model, "", &fl);
+    if (st == CT_OK) {
+        int tok = ct_scope_begin(), g = ct_set_grad_enabled(0);
+        if (!ct_forward(float_model, x) || !ct_forward(quantized_model, x)) st = ct_last_error_code();
+        ct_set_grad_enabled(g);
+        ct_scope_end(tok);
+    }
+    ct__ns_detach(&fl);
+    ct__ns_detach(&ql);
+    /* pairs: each quantized key with PyTorch's match among the float keys sorted in reverse */
+    ct__ns_log **sorted = st == CT_OK ? (ct__ns_log **)CT_MALLOC(sizeof(ct__ns_log *) * (size_t)(fl.n ? fl.n : 1)) : NULL;
+    const char **fkeys = st == CT_OK ? (const char **)CT_MALLOC(sizeof(char *) * (size_t)(fl.n ? fl.n : 1)) : NULL;
+    if (st == CT_OK && (!sorted || !fkeys)) st = ct__ns_oom(fn);
+    if (st == CT_OK) {
+        memcpy(sorted, fl.v, sizeof(ct__ns_log *) * (size_t)fl.n);
+        qsort(sorted, (size_t)fl.n, sizeof(ct__ns_log *), ct__ns_cmp_desc);
+        for (int i = 0; i < fl.n; i++) fkeys[i] = sorted[i]->key;
+    }
+    for (int i = 0, cap = 0; st == CT_OK && i < ql.n; i++) {
+        const ct__ns_log *q = ql.v[i];
+        int j = q->n ? ct__ns_find_match(fl.n, fkeys, q->key, "stats") : -1;   /* (PyTorch skips modules that did not run) */
+        if (j < 0) continue;
+        const ct__ns_log *f = sorted[j];
+        if (f->n != q->n) {
+            ct_set_error(CT_ERR_STATE, "%s: '%s' ran %d times in the quantized model and its float match '%s' %d times", fn, q->path, q->n,
+                         f->path, f->n);
+            st = CT_ERR_STATE;
+        } else
+            st = ct__ns_add(fn, out, &cap, q->key, q->n, f->vals, q->vals);
+    }
+    CT_FREE(fkeys);
+    CT_FREE(sorted);
+    ct__ns_logs_free(&fl);
+    ct__ns_logs_free(&ql);
+    if (st != CT_OK) ct_ns_result_free(out);
+    return st;
+}
+
+/* ---- QuantWrapper, per-layer sensitivity ---- */
+static ct_tensor *ct__ns_qw_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "QuantWrapper: forward takes 1 input (got %d)", nin);
+    int kq = ct__q_child_index(m, "quant"), km = ct__q_child_index(m, "module"), kd = ct__q_child_index(m, "dequant");
+    if (kq < 0 || km < 0 || kd < 0) return ct__fail(CT_ERR_STATE, "QuantWrapper: a child (quant, module or dequant) is missing");
+    return ct_forward(m->children[kd].module, ct_forward(m->children[km].module, ct_forward(m->children[kq].module, in[0])));
+}
+static const ct_module_type ct__ns_qw_type = {"QuantWrapper", ct__ns_qw_forward, NULL, NULL};
+CTENSOR_API ct_module *ct_nn_quant_wrapper(ct_module *module) {
+    if (!module) {
+        ct__null_arg("QuantWrapper", 0);
+        return NULL;
+    }
+    ct_module *m = ct_module_new(&ct__ns_qw_type, NULL);
+    if (!m) {
+        ct_module_free(module);
+        return NULL;
+    }
+    m->training = module->training;   /* (add_module gives the stubs this mode) */
+    ct_status st = ct_module_add_module(m, "quant", ct_nn_quant_stub());
+    if (st == CT_OK) st = ct_module_add_module(m, "dequant", ct_nn_dequant_stub());
+    if (st != CT_OK) ct_module_free(module);
+    else st = ct_module_add_module(m, "module", module);   /* (frees module when it fails) */
+    if (st != CT_OK) {
+        ct_module_free(m);
+        return NULL;
+    }
+    module->training = m->training;
+    return m;
+}
+static int ct__ns_candidate(const char *tn) {
+    return !strcmp(tn, "Conv2d") || !strcmp(tn, "ConvReLU2d") || !strcmp(tn, "Linear") || !strcmp(tn, "LinearReLU");
+}
+typedef struct { char **paths; int max, n, failed; } ct__ns_layers;
+static void ct__ns_layers_walk(const ct_module *m, const char *prefix, ct__ns_layers *ls) {
+    for (int i = 0; i < m->nchildren && !ls->failed; i++) {
+        const ct_module *c = m->children[i].module;
+        if (!c) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
+        if (!ct__ns_candidate(c->type->name)) ct__ns_layers_walk(c, path, ls);
+        else if (ls->paths && ls->n < ls->max && !(ls->paths[ls->n] = ct__strdup(path))) ls->failed = 1;
+        else ls->n++;
+    }
+}
+CTENSOR_API int ct_ns_quantizable_layers(const ct_module *model, char **paths, int max) {
+    if (!model) {
+        ct__null_arg("ns_quantizable_layers", 0);
+        return -1;
+    }
+    ct__ns_layers ls = {paths, max, 0, 0};
+    ct__ns_layers_walk(model, "", &ls);
+    if (!ls.failed) return ls.n;
+    for (int i = 0; i < ls.n && i < max; i++) {   /* out of memory: the strings made so far freed */
+        CT_FREE(paths[i]);
+        paths[i] = NULL;
+    }
+    ct__ns_oom("ns_quantizable_layers");
+    return -1;
+}
+/* the module at path in a QuantWrapper, in its place; the wrapper, or NULL */
+static ct_module *ct__ns_wrap(const char *fn, ct_module *model, const char *path) {
+    ct_module *c = ct_module_child(model, path);
+    if (!c) return NULL;
+    if (!ct__ns_candidate(c->type->name)) {
+        ct_set_error(CT_ERR_ARG, "%s: '%s' is %s, not a Conv2d, ConvReLU2d, Linear or LinearReLU", fn, path, c->type->name);
+        return NULL;
+    }
+    const char *dot = strrchr(path, '.');
+    ct_module *parent = model;
+    if (dot) {
+        char pp[512];
+        snprintf(pp, sizeof pp, "%.*s", (int)(dot - path), path);
+        parent = ct_module_child(model, pp);
+    }
+    int slot = parent ? ct__q_child_index(parent, dot ? dot + 1 : path) : -1;
+    if (slot < 0 || parent->children[slot].module != c) {
+        ct_set_error(CT_ERR_STATE, "%s: '%s' was not found in its parent", fn, path);
+        return NULL;
+    }
+    parent->children[slot].module = NULL;
+    ct_module *w = ct_nn_quant_wrapper(c);   /* (frees c when it fails) */
+    parent->children[slot].module = w;
+    return w;
+}
+CTENSOR_API ct_status ct_ns_sensitivity(ct_ns_model_fn make, ct_ns_calibrate_fn calibrate, void *user, const ct_qconfig *qconfig,
+                                        int nlayers, const char *const *layers, ct_tensor *x, ct_ns_result *out) {
+    const char *fn = "sensitivity";
+    if (!out) {
+        ct__null_arg(fn, 7);
+        return ct_last_error_code();
+    }
+    out->n = 0;
+    out->entries = NULL;
+    if (!make || !calibrate || !qconfig || !x) {
+        ct__null_arg(fn, !make ? 0 : !calibrate ? 1 : !qconfig ? 3 : 6);
+        return ct_last_error_code();
+    }
+    if (nlayers < 0 || (nlayers > 0 && !layers)) {
+        if (nlayers < 0) ct_set_error(CT_ERR_ARG, "%s: the number of layers is negative (%d)", fn, nlayers);
+        else ct_set_error(CT_ERR_ARG, "%s: %d layers but no names", fn, nlayers);
+        return CT_ERR_ARG;
+    }
+    int tok = ct_scope_begin(), g = ct_set_grad_enabled(0), cap = 0, n = 0;
+    char **paths = NULL;
+    ct_status st = CT_OK;
+    ct_module *m = make(user);
+    ct_tensor *yf = m ? ct_forward(m, x) : NULL;
+    if (!m) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: make returned NULL", fn);
+        st = ct_last_error_code();
+    } else if (!yf)
+        st = ct_last_error_code();
+    else {
+        n = layers ? nlayers : ct_ns_quantizable_layers(m, NULL, 0);
+        paths = (char **)CT_MALLOC(sizeof(char *) * (size_t)(n > 0 ? n : 1));
+        if (n < 0) st = ct_last_error_code();
+        else if (!paths) st = ct__ns_oom(fn);
+        else {
+            memset(paths, 0, sizeof(char *) * (size_t)(n > 0 ? n : 1));
+            for (int i = 0; layers && i < n && st == CT_OK; i++)
+                if (!layers[i]) {
+                    ct_set_error(CT_ERR_ARG, "%s: layer %d has no name", fn, i);
+                    st = CT_ERR_ARG;
+                } else if (!(paths[i] = ct__strdup(layers[i])))
+                    st = ct__ns_oom(fn);
+            if (!layers && ct_ns_quantizable_layers(m, paths, n) != n) st = ct_last_error_code();
+        }
+    }
+    ct_module_free(m);
+    for (int i = 0; st == CT_OK && i < n; i++) {
+        int t2 = ct_scope_begin();
+        ct_module *w = NULL;
+        if (!(m = make(user))) {
+            if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: make returned NULL", fn);
+        } else if ((w = ct__ns_wrap(fn, m, paths[i])) && ct_quant_prepare(w, qconfig, NULL) >= 0) {
+            int rc = calibrate(m, user);
+            if (rc != 0 && ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_STATE, "%s: calibrate returned %d", fn, rc);
+            ct_tensor *yq = rc == 0 && ct_quant_convert(w) >= 0 ? ct_forward(m, x) : NULL;
+            if (yq) st = ct__ns_add(fn, out, &cap, paths[i], 1, &yf, &yq);
+            else w = NULL;
+        } else
+            w = NULL;
+        if (!w) st = ct_last_error_code();
+        ct_module_free(m);
+        ct_scope_end(t2);
+    }
+    for (int i = 0; paths && i < n; i++) CT_FREE(paths[i]);
+    CT_FREE(paths);
+    ct_set_grad_enabled(g);
+    ct_scope_end(tok);
+    if (st != CT_OK) ct_ns_result_free(out);
+    return st;
 }
 
 #endif /* CTENSOR_QUANT_IMPLEMENTATION_DONE */

@@ -17,7 +17,10 @@
    reduce_range for activations, per-channel symmetric int8 weights).
    Quantization-aware training starts from the float weights: conv + bn + relu
    fused for QAT (the batch norm folded on the fly), prepare_qat with the x86 QAT
-   qconfig, --qat-batches SGD steps (lr 0.001, momentum 0.9), then convert. */
+   qconfig, --qat-batches SGD steps (lr 0.001, momentum 0.9), then convert.
+   Last, the numeric suite's per-layer view of the static model: the SQNR of each
+   quantized layer's output against the float layer's on 100 test images
+   (compare_model_outputs) and of its weight (compare_weights). */
 #define _POSIX_C_SOURCE 200809L
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
@@ -183,16 +186,21 @@ int main(int argc, char **argv) {
     /* dynamic: the Linear layers of a copy of the float model */
     ct_module *dyn = ct_module_eval(copy_cnn(cnn));
     ct_module *qatm = copy_cnn(cnn);   /* QAT starts from the float weights too */
+    ct_module *fref = ct_module_eval(copy_cnn(cnn));   /* the float twin of the static model, for the numeric suite */
     if (ct_quantize_dynamic(dyn, 0, 1) != 2) die("quantize_dynamic");
     double acc_d = evaluate(dyn, xte, yte, &t_d);
     size_t sz_d = file_size(dyn);
 
     /* static: QuantStub, the CNN, DeQuantStub; fuse conv+bn+relu and linear+relu */
     ct_module *net = ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"model", cnn}, {"dequant", ct_nn_dequant_stub()});
-    if (!net) die("wrap");
-    if (ct_fuse_modules(net, "model.0", "model.1", "model.2") != CT_OK || ct_fuse_modules(net, "model.4", "model.5", "model.6") != CT_OK ||
-        ct_fuse_modules(net, "model.9", "model.10") != CT_OK)
-        die("fuse_modules");
+    ct_module *fnet = ct_nn_sequential_dict({"quant", ct_nn_quant_stub()}, {"model", fref}, {"dequant", ct_nn_dequant_stub()});
+    if (!net || !fnet) die("wrap");
+    for (int k = 0; k < 2; k++) {
+        ct_module *m = k ? fnet : net;
+        if (ct_fuse_modules(m, "model.0", "model.1", "model.2") != CT_OK || ct_fuse_modules(m, "model.4", "model.5", "model.6") != CT_OK ||
+            ct_fuse_modules(m, "model.9", "model.10") != CT_OK)
+            die("fuse_modules");
+    }
     ct_qconfig qc = ct_qconfig_default_x86();
     if (ct_quant_prepare(net, &qc, NULL) < 0) die("prepare");
     double t0 = now();
@@ -233,6 +241,32 @@ int main(int argc, char **argv) {
            sz_a, (double)sz_f / (double)sz_a, t_a);
     printf("\nthe quantized model:\n");
     ct_module_print(net);
+
+    /* torch.ao.ns._numeric_suite: compare_model_outputs and compare_weights */
+    ct_ns_result outs, ws;
+    ct_state_dict fsd, qsd;
+    CT_SCOPE {
+        if (ct_ns_compare_model_outputs(fnet, net, ct_narrow(xte, 0, 0, 100), &outs) != CT_OK) die("compare_model_outputs");
+    }
+    if (ct_module_state_dict(fnet, &fsd) != CT_OK || ct_module_state_dict(net, &qsd) != CT_OK || ct_ns_compare_weights(&fsd, &qsd, &ws) != CT_OK)
+        die("compare_weights");
+    printf("\nSQNR of the static model against the float one, per layer (100 test images):\n");
+    printf("| module | output SQNR | weight SQNR |\n|---|---|---|\n");
+    for (int i = 0; i < outs.n; i++) {
+        char wname[128];
+        snprintf(wname, sizeof wname, "%.*s.weight", (int)(strlen(outs.entries[i].name) - strlen(".stats")), outs.entries[i].name);
+        double wsq = NAN;
+        for (int k = 0; k < ws.n; k++)
+            if (!strcmp(ws.entries[k].name, wname)) wsq = ws.entries[k].sqnr;
+        printf("| %s | %.1f dB | ", outs.entries[i].name, outs.entries[i].sqnr);
+        if (isnan(wsq)) printf("- |\n");
+        else printf("%.1f dB |\n", wsq);
+    }
+    ct_ns_result_free(&outs);
+    ct_ns_result_free(&ws);
+    ct_state_dict_free(&fsd);
+    ct_state_dict_free(&qsd);
+    ct_module_free(fnet);
     ct_module_free(net);
     ct_module_free(qnet);
     ct_module_free(dyn);

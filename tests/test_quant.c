@@ -1,6 +1,7 @@
 /* test_quant.c - ctensor_quant.h: quantized tensors (tests/quant/test_quant_core.h),
    observers and fake quantization (test_quant_observer.h), int8 GEMM and quantized
-   linear (test_quant_gemm.h). Values against PyTorch-made fixtures in
+   linear (test_quant_gemm.h), the workflows (test_quant_workflow.h) and the numeric
+   suite (test_quant_numeric.h). Values against PyTorch-made fixtures in
    tests/fixtures/quant (tests/reference/cases_quant*.py) and exact math. */
 #define CTENSOR_IMPLEMENTATION
 #include "ct_test.h"
@@ -26,6 +27,7 @@ static ct_tensor *qfix(const char *name) {
 #include "quant/test_quant_qops.h"
 #include "quant/test_quant_workflow.h"
 #include "quant/test_quant_models.h"
+#include "quant/test_quant_numeric.h"
 
 int main(void) {
     ct_t_init();
@@ -36,5 +38,6 @@ int main(void) {
     run_quant_qops_tests();
     run_quant_workflow_tests();
     run_quant_models_tests();
+    run_quant_numeric_tests();
     return ct_t_summary();
 }
