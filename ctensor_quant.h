@@ -72,9 +72,13 @@
      - Numeric suite (torch.ao.ns._numeric_suite, eager mode): compare_weights,
        compare_model_outputs (PyTorch's keys and pairing, SQNR per entry), QuantWrapper
        and a one-layer-at-a-time sensitivity table.
+     - prepare_qat gives Hardsigmoid, Sigmoid, Softmax and Tanh PyTorch's fixed-
+       parameter fake quantization (FixedQParamsFakeQuantize): torchvision's
+       quantizable MobileNetV3 trains with QAT as PyTorch's.
+     - Loading a converted model's state dict into another converted model (copy_
+       between quantized tensors; the packed weights are remade).
      - Not yet: the numeric suite's compare_model_stub (Shadow modules), quantized
-       BatchNorm / LayerNorm modules, the fixed-parameter fake quantization PyTorch's
-       prepare_qat gives Hardsigmoid.
+       BatchNorm / LayerNorm modules.
 
    CONTENTS (search for the banner titles)
      Declarations:
@@ -566,6 +570,16 @@ CTENSOR_API ct_tensor *ct_q_hardswish(const ct_tensor *x, double scale, int64_t 
    prints as QuantizedHardswish(), empty state dict (PyTorch keeps scale and
    zero_point as plain attributes). */
 CTENSOR_API ct_module *ct_nnq_hardswish(double scale, int64_t zero_point);
+/* torch.ao.quantization.FixedQParamsFakeQuantize around a FixedQParamsObserver:
+   fake quantization with fixed parameters, per tensor, over [quant_min, quant_max]
+   (dtype quint8 or qint8). ct_quant_prepare_qat gives it, as PyTorch's prepare_qat
+   does, to Hardsigmoid, Sigmoid and Softmax (scale 1/256, zero point 0:
+   default_fixed_qparams_range_0to1_fake_quant) and Tanh (2/256, 128: range_neg1to1)
+   modules in training mode, so that training sees the quantized kernels' fixed
+   output grid; convert removes it (those modules run on quantized tensors with
+   these parameters). Buffers and print are PyTorch's; ct_fake_quantize_enable_*
+   switch it as a FakeQuantize. */
+CTENSOR_API ct_module *ct_fixed_qparams_fake_quantize(double scale, int64_t zero_point, ct_dtype dtype, int64_t quant_min, int64_t quant_max);
 
 /* ============================================================================
    Workflows: quantize_dynamic, static post-training quantization
@@ -617,7 +631,9 @@ CTENSOR_API int ct_quant_prepare(ct_module *model, const ct_qconfig *qconfig, co
    "conv1.weight_fake_quant.scale", ...): a child "weight_fake_quant" (the qconfig's
    weight factory) fake-quantizes the weight in every forward, and an
    "activation_post_process" (the activation factory: a FakeQuantize) the output;
-   QuantStub gets the activation one. ConvBn2d / ConvBnReLU2d / LinearBn1d (ct_fuse_modules_qat)
+   QuantStub gets the activation one, Hardswish and FloatFunctional too; Hardsigmoid,
+   Sigmoid, Softmax and Tanh get PyTorch's fixed-parameter fake quantization
+   (ct_fixed_qparams_fake_quantize). ConvBn2d / ConvBnReLU2d / LinearBn1d (ct_fuse_modules_qat)
    become the QAT modules that keep the batch norm as their child "bn" and fold it
    on the fly as PyTorch's default (approximate) path does: the weight scaled by
    gamma / sqrt(running_var + eps) is fake-quantized, the convolution's output
@@ -2904,7 +2920,7 @@ CTENSOR_API ct_module *ct_fake_quantize(ct_observer_kind observer, const ct_obse
 static int ct__fqm_set(ct_module *m, const char *flag, int enabled) {
     int n = 0;
     if (!m) return 0;
-    if (ct_is_fake_quantize(m)) {
+    if (ct_is_fake_quantize(m) || !strcmp(m->type->name, "FixedQParamsFakeQuantize")) {
         ct_tensor *t = ct__fqm_buf(m, flag, NULL);
         if (t && ct_numel(t) >= 1 && t->device.type == CT_CPU) {
             ct__store_f64(ct__ptr(t), t->dtype, enabled ? 1.0 : 0.0);
@@ -5036,6 +5052,96 @@ static int ct__qa_k_copy(ct__call *c) {
     if (rc) return -1;
     return ct_set_qparams(dst, src->qparams) == CT_OK ? 0 : -1;
 }
+/* ---- FixedQParamsObserver / FixedQParamsFakeQuantize ---- */
+static ct_tensor *ct__fqfix_obs_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "%s: forward takes 1 input (got %d)", m->type->name, nin);
+    return in[0];
+}
+static const ct_module_type ct__fqfix_obs_type = {"FixedQParamsObserver", ct__fqfix_obs_forward, NULL, NULL};
+typedef struct ct__fqfix { ct_dtype dtype; int64_t quant_min, quant_max; } ct__fqfix;
+static ct_tensor *ct__fqfix_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    if (nin != 1) return ct__fail(CT_ERR_ARG, "FixedQParamsFakeQuantize: forward takes 1 input (got %d)", nin);
+    const ct__fqfix *f = (const ct__fqfix *)m->impl;
+    ct_tensor *sc = ct__fqm_buf(m, "scale", NULL), *zp = ct__fqm_buf(m, "zero_point", NULL);
+    if (!sc || !zp) return NULL;
+    if (ct__fqm_flag(m, "observer_enabled") && m->nchildren > 0) {   /* the observer's (fixed) parameters */
+        ct_module *ob = m->children[0].module;
+        ct_tensor *os = ct_module_get(ob, "scale"), *oz = ct_module_get(ob, "zero_point");
+        if (!os || !oz || !ct_copy_(sc, os) || !ct_copy_(zp, oz)) return NULL;
+    }
+    if (!ct__fqm_flag(m, "fake_quant_enabled")) return in[0];
+    return ct_fake_quantize_per_tensor_affine(in[0], ct_item(sc), ct_item_int(zp), f->quant_min, f->quant_max);
+}
+static int ct__fqfix_repr(const ct_module *m, char *buf, size_t cap) {
+    const ct__fqfix *f = (const ct__fqfix *)m->impl;
+    ct_module *mm = (ct_module *)m;
+    char fe[64], oe[64], sc[96], zp[96];
+    ct_repr(ct_module_get(mm, "fake_quant_enabled"), fe, sizeof fe);
+    ct_repr(ct_module_get(mm, "observer_enabled"), oe, sizeof oe);
+    ct_repr(ct_module_get(mm, "scale"), sc, sizeof sc);
+    ct_repr(ct_module_get(mm, "zero_point"), zp, sizeof zp);
+    return snprintf(buf, cap, "fake_quant_enabled=%s, observer_enabled=%s, scale=%s, zero_point=%s, dtype=torch.%s, quant_min=%lld, quant_max=%lld, "
+                    "qscheme=torch.per_tensor_affine", fe, oe, sc, zp, ct_dtype_name(f->dtype), (long long)f->quant_min, (long long)f->quant_max);
+}
+static const ct_module_type ct__fqfix_type = {"FixedQParamsFakeQuantize", ct__fqfix_forward, ct__qo_free_impl, ct__fqfix_repr};
+/* scale [1] float32 and zero_point [1] int32 buffers */
+static int ct__fqfix_qparams(ct_module *m, double scale, int64_t zero_point) {
+    int64_t one = 1;
+    float s = (float)scale;
+    int32_t z = (int32_t)zero_point;
+    return !ct_module_register_buffer(m, "scale", ct_from_data_n(&s, CT_FLOAT32, 1, &one), 1) &&
+           !ct_module_register_buffer(m, "zero_point", ct_from_data_n(&z, CT_INT32, 1, &one), 1);
+}
+CTENSOR_API ct_module *ct_fixed_qparams_fake_quantize(double scale, int64_t zero_point, ct_dtype dtype, int64_t quant_min, int64_t quant_max) {
+    const char *nm = "FixedQParamsFakeQuantize";
+    int64_t lo = 0, hi = 0;
+    if (dtype != CT_QUINT8 && dtype != CT_QINT8)
+        return (ct_module *)ct__fail(CT_ERR_DTYPE, "%s: dtype must be quint8 or qint8, got %s", nm, CT__DTNAME(dtype));
+    ct_qdtype_range(dtype, &lo, &hi);
+    if (quant_min < lo || quant_max > hi || quant_min > quant_max)
+        return (ct_module *)ct__fail(CT_ERR_ARG, "%s: quant_min %lld and quant_max %lld must lie in [%lld, %lld], in order", nm,
+                                     (long long)quant_min, (long long)quant_max, (long long)lo, (long long)hi);
+    if (ct__q_check_params(nm, scale, zero_point, dtype, -1)) return NULL;
+    ct__fqfix *f = CT__NEW_ZEROED(ct__fqfix);
+    ct_module *m = f ? ct_module_new(&ct__fqfix_type, f) : NULL, *ob = m ? ct_module_new(&ct__fqfix_obs_type, NULL) : NULL;
+    if (!ob) {
+        if (m) ct_module_free(m);
+        else CT_FREE(f);
+        return (ct_module *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", nm);
+    }
+    f->dtype = dtype;
+    f->quant_min = quant_min;
+    f->quant_max = quant_max;
+    int s = ct_scope_begin(), one1 = 1;
+    int64_t one = 1;
+    int ok = !ct_module_register_buffer(m, "fake_quant_enabled", ct_full_n(CT_UINT8, 1, &one, one1), 1) &&
+             !ct_module_register_buffer(m, "observer_enabled", ct_full_n(CT_UINT8, 1, &one, one1), 1) && ct__fqfix_qparams(m, scale, zero_point) &&
+             ct__fqfix_qparams(ob, scale, zero_point);
+    ct_scope_end(s);
+    if (!ok || ct_module_add_module(m, "activation_post_process", ob) != CT_OK) {   /* add_module frees ob on failure */
+        if (!ok) ct_module_free(ob);
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+/* the fixed-parameter fake quantization prepare_qat gives module m in training mode
+   (PyTorch's DEFAULT_MODULE_TO_ACT_POST_PROCESS); NULL for other modules */
+static int ct__q_special_act(const ct_module *m, double *scale, int64_t *zp) {
+    const char *t = m->type->name;
+    if (!m->training) return 0;
+    if (!strcmp(t, "Hardsigmoid") || !strcmp(t, "Sigmoid") || !strcmp(t, "Softmax")) {
+        *scale = 1.0 / 256.0;
+        *zp = 0;
+        return 1;
+    }
+    if (!strcmp(t, "Tanh")) {
+        *scale = 2.0 / 256.0;
+        *zp = 128;
+        return 1;
+    }
+    return 0;
+}
 static void ct__q_act_backends(void) {
     ct_register_backend_op("aten::copy_", CT_BACKEND_QUANTIZED_CPU, ct__qa_meta_copy, ct__qa_k_copy);
     ct_register_backend_op("aten::hardsigmoid", CT_BACKEND_QUANTIZED_CPU, ct__qa_meta, ct__qa_k_lut);
@@ -5308,6 +5414,9 @@ static void ct__q_observed_destroy(ct_module *m) {
 static int ct__q_is_observed(const ct_module *m) { return m && m->type->forward == ct__q_observed_forward; }
 /* the module types prepare observes */
 static int ct__q_observable(const ct_module *m, int qat) {
+    double s;
+    int64_t z;
+    if (qat && ct__q_special_act(m, &s, &z)) return 1;
     static const char *const names[] = {"QuantStub", "Conv2d",          "ConvReLU2d", "Linear",   "LinearReLU",   "Hardswish",
                                         "FloatFunctional", "Dropout", "ConvBn2d",   "ConvBnReLU2d", "LinearBn1d"};
     for (int i = 0; i < (qat ? 11 : 8); i++)
@@ -5412,7 +5521,11 @@ static int ct__q_prepare(ct_module *model, const ct_qconfig *qconfig, const ct_q
         const char *tn = sites[made].m->type->name;
         int needs_w = qat && strcmp(tn, "QuantStub") && strcmp(tn, "Hardswish") && strcmp(tn, "FloatFunctional") && strcmp(tn, "Dropout");
         int mark = !strcmp(tn, "Dropout");   /* no observer: only marked for convert (PyTorch's prepare skips Dropout) */
-        obs[made] = mark ? NULL : ct_observer_factory_make(&sites[made].qc->activation);
+        double fs = 0;
+        int64_t fz = 0;
+        int fixed = qat && ct__q_special_act(sites[made].m, &fs, &fz);
+        needs_w = needs_w && !fixed;
+        obs[made] = mark ? NULL : fixed ? ct_fixed_qparams_fake_quantize(fs, fz, CT_QUINT8, 0, 255) : ct_observer_factory_make(&sites[made].qc->activation);
         wfq[made] = needs_w && obs[made] ? ct_observer_factory_make(&sites[made].qc->weight) : NULL;
         recs[made] = CT__NEW_ZEROED(ct__q_observed);
         if ((!mark && !obs[made]) || (needs_w && !wfq[made]) || !recs[made]) {
@@ -5683,6 +5796,20 @@ static int ct__q_convert_walk(ct_module *m, const char *prefix) {
         char path[512];
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", m->children[i].name);
         ct_module *r = NULL;
+        if (ct__q_is_observed(c) && ct__q_child_index(c, "activation_post_process") >= 0 &&
+            c->children[ct__q_child_index(c, "activation_post_process")].module->type == &ct__fqfix_type) {
+            /* Hardsigmoid, Sigmoid, Softmax, Tanh after prepare_qat: the module itself again
+               (PyTorch's convert keeps it and drops its activation_post_process) */
+            ct__q_observed *rec = (ct__q_observed *)c->type;
+            int ka = ct__q_child_index(c, "activation_post_process");
+            c->type = rec->orig;
+            CT_FREE(rec);
+            ct_module_free(c->children[ka].module);
+            CT_FREE(c->children[ka].name);
+            for (int j = ka; j + 1 < c->nchildren; j++) c->children[j] = c->children[j + 1];
+            c->nchildren--;
+            continue;
+        }
         if (ct__q_is_observed(c) && ((const ct__q_observed *)c->type)->orig == &ct__dropout_type) {
             /* Dropout -> QuantizedDropout (nn.quantized.Dropout: the same module, renamed) */
             ct__q_observed *rec = (ct__q_observed *)c->type;

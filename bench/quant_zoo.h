@@ -16,8 +16,8 @@
          dequant; each InvertedResidual's residual through FloatFunctional
          "skip_add", each SqueezeExcitation's scaling through "skip_mul"
      qz_mobilenet_v3_small(classes)   torchvision's MobileNetV3-Small configuration
-     qz_fuse(model)                   torchvision's fuse_model(): conv + bn (+ relu) of
-                                      every block, SE's fc1 + ReLU
+     qz_fuse(model), qz_fuse_qat      torchvision's fuse_model(is_qat): conv + bn (+ relu)
+                                      of every block, SE's fc1 + ReLU
      qz_init(model)                   random weights as torchvision's initialisation
                                       (kaiming normal convolutions, BatchNorm 1 / 0,
                                       Linear normal(0, 0.01)) but with mode "fan_in":
@@ -175,34 +175,39 @@ static inline ct_module *qz_mobilenet_v3_small(int64_t classes) {
 
 /* ---- fuse_model() ---- */
 static inline int qz__is(const ct_module *m, const char *name) { return m && !strcmp(m->type->name, name); }
-static inline ct_status qz__fuse_walk(ct_module *root, ct_module *m, const char *path) {
+static inline ct_status qz__fuse(ct_module *root, int qat, int n, const char *a, const char *b, const char *c) {
+    const char *names[3] = {a, b, c};
+    return qat ? ct_fuse_modules_qat_n(root, n, names) : ct_fuse_modules_n(root, n, names);
+}
+static inline ct_status qz__fuse_walk(ct_module *root, ct_module *m, const char *path, int qat) {
     char a[256], b[256], c[256];
 #define QZ__P(buf, nm) snprintf(buf, sizeof buf, "%s%s%s", path, path[0] ? "." : "", nm)
     ct_status st = CT_OK;
     if (qz__is(qz__c(m, "conv1"), "Conv2d") && qz__is(qz__c(m, "bn1"), "BatchNorm2d")) {   /* ResNet stem, BasicBlock */
         QZ__P(a, "conv1"); QZ__P(b, "bn1"); QZ__P(c, "relu");
-        st = ct_fuse_modules(root, a, b, c);
+        st = qz__fuse(root, qat, 3, a, b, c);
         if (st == CT_OK && qz__c(m, "conv2")) {
             QZ__P(a, "conv2"); QZ__P(b, "bn2");
-            st = ct_fuse_modules(root, a, b);
+            st = qz__fuse(root, qat, 2, a, b, NULL);
         }
     } else if (qz__is(m, "Sequential") && qz__is(qz__c(m, "0"), "Conv2d") && qz__is(qz__c(m, "1"), "BatchNorm2d")) {
         QZ__P(a, "0"); QZ__P(b, "1"); QZ__P(c, "2");
-        st = qz__is(qz__c(m, "2"), "ReLU") ? ct_fuse_modules(root, a, b, c) : ct_fuse_modules(root, a, b);
+        st = qz__fuse(root, qat, qz__is(qz__c(m, "2"), "ReLU") ? 3 : 2, a, b, c);
     } else if (qz__is(m, "QuantizableSqueezeExcitation")) {
         QZ__P(a, "fc1"); QZ__P(b, "activation");
-        st = ct_fuse_modules(root, a, b);
+        st = qz__fuse(root, qat, 2, a, b, NULL);
     }
     for (int i = 0; i < m->nchildren && st == CT_OK; i++) {
         ct_module *ch = m->children[i].module;
         if (!ch || ch->nchildren == 0) continue;
         QZ__P(a, m->children[i].name);
-        st = qz__fuse_walk(root, ch, a);
+        st = qz__fuse_walk(root, ch, a, qat);
     }
 #undef QZ__P
     return st;
 }
-static inline ct_status qz_fuse(ct_module *model) { return qz__fuse_walk(model, model, ""); }
+static inline ct_status qz_fuse(ct_module *model) { return qz__fuse_walk(model, model, "", 0); }
+static inline ct_status qz_fuse_qat(ct_module *model) { return qz__fuse_walk(model, model, "", 1); }
 
 /* ---- random weights (qz_init) ---- */
 static inline void qz_init(ct_module *m) {

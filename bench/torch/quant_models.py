@@ -134,9 +134,9 @@ class QuantizableMobileNetV3(nn.Module):
         return self.dequant(x)
 
 
-def fuse_model(net):
-    """torchvision's fuse_model(): conv + bn (+ relu) of every block, SE's fc1 + ReLU"""
-    fuse = torch.ao.quantization.fuse_modules
+def fuse_model(net, qat=False):
+    """torchvision's fuse_model(is_qat): conv + bn (+ relu) of every block, SE's fc1 + ReLU"""
+    fuse = torch.ao.quantization.fuse_modules_qat if qat else torch.ao.quantization.fuse_modules
     for m in net.modules():
         if isinstance(m, (QuantizableResNet, QuantizableBasicBlock)):
             fuse(m, ["conv1", "bn1", "relu"], inplace=True)

@@ -104,6 +104,45 @@ def ptq(tag, net, size):
                                          q.fc.zero_point if tag == "res" else q.classifier[3].zero_point], dtype=np.float64))
 
 
+def qat_mobilenet():
+    """prepare_qat of the small MobileNetV3 (Hardsigmoid gets PyTorch's fixed-parameter
+    fake quantization), two SGD steps, convert"""
+    torch.manual_seed(6)
+    net = QuantizableMobileNetV3([(16, 3, 16, 16, 1, 0, 1), (16, 5, 48, 24, 1, 1, 2), (24, 3, 72, 24, 0, 0, 1)], 16, 64, 32, 10)
+    for k, v in net.state_dict().items():
+        if v.dtype == torch.float32:
+            save("mq_in_" + k, v)
+    net.train()
+    fuse_model(net, qat=True)
+    net.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86", version=0)
+    torch.ao.quantization.prepare_qat(net, inplace=True)
+    net.classifier[2].eval()   # the Dropout off, so that the two libraries' steps agree
+    with open(os.path.join(OUT, "mdl_mq_prepared.txt"), "w") as f:
+        f.write(repr(net))
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    losses = []
+    for step in range(2):
+        x = torch.randn(4, 3, 32, 32)
+        t = torch.randn(4, 10)
+        save("mq_x%d" % step, x)
+        save("mq_t%d" % step, t)
+        loss = torch.nn.functional.mse_loss(net(x) * 10, t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    save("mq_losses", np.array(losses, dtype=np.float64))
+    net.eval()
+    q = torch.ao.quantization.convert(net)
+    with open(os.path.join(OUT, "mdl_mq_converted.txt"), "w") as f:
+        f.write(repr(q))
+    x = torch.randn(2, 3, 32, 32)
+    save("mq_xtest", x)
+    with torch.no_grad():
+        save("mq_ytest", q(x))
+    save("mq_fc_qparams", np.array([q.classifier[3].scale, q.classifier[3].zero_point], dtype=np.float64))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     torch.backends.quantized.engine = "onednn"
@@ -112,6 +151,7 @@ def main():
     ptq("res", QuantizableResNet(8, (8, 16), 10), 16)
     torch.manual_seed(4)
     ptq("mnv3", QuantizableMobileNetV3([(16, 3, 16, 16, 1, 0, 1), (16, 5, 48, 24, 1, 1, 2), (24, 3, 72, 24, 0, 0, 1)], 16, 64, 32, 10), 32)
+    qat_mobilenet()
 
 
 if __name__ == "__main__":
