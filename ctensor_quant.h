@@ -4342,6 +4342,60 @@ static void ct__qo_pool_run(void *ctx, int64_t lo, int64_t hi) {
             }
     }
 }
+/* The same for quint8 / qint8 in NHWC (channels contiguous in x, y and the indices):
+   rows [lo, hi) of the N * OH output rows, each output pixel's channels at once
+   (vectorizable), max and adaptive average pooling. The same codes and indices. */
+static void ct__qo_pool_nhwc_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__qo_pool_job *j = (const ct__qo_pool_job *)ctx;
+    const ct__pgeo *g = &j->g;
+    const int sgn = j->dt == CT_QINT8;
+    enum { CB = 256 };
+    int32_t acc[CB], idx[CB];
+    for (int64_t row = lo; row < hi; row++) {
+        const int64_t n = row / g->OH, oh = row % g->OH;
+        for (int64_t ow = 0; ow < g->OW; ow++)
+            for (int64_t c0 = 0; c0 < j->C; c0 += CB) {   /* channel blocks */
+                const int64_t nc = j->C - c0 < CB ? j->C - c0 : CB;
+                uint8_t *yo = (uint8_t *)j->y + n * j->ys[0] + oh * j->ys[2] + ow * j->ys[3] + c0;
+                if (j->kind == 0) {
+                    const int64_t hs = oh * g->sh - g->ph, ws = ow * g->sw - g->pw;
+                    for (int64_t c = 0; c < nc; c++) { acc[c] = INT32_MIN; idx[c] = -1; }
+                    for (int64_t i = 0; i < g->kh; i++) {
+                        const int64_t h = hs + i * g->dh;
+                        if (h < 0 || h >= g->H) continue;
+                        for (int64_t k = 0; k < g->kw; k++) {
+                            const int64_t w = ws + k * g->dw;
+                            if (w < 0 || w >= g->W) continue;
+                            const uint8_t *xp = (const uint8_t *)j->x + n * j->xs[0] + h * j->xs[2] + w * j->xs[3] + c0;
+                            const int32_t at = (int32_t)(h * g->W + w);
+                            for (int64_t c = 0; c < nc; c++) {   /* the first largest code, as the plane loop */
+                                const int32_t q = sgn ? (int32_t)(int8_t)xp[c] : (int32_t)xp[c];
+                                const int gt = q > acc[c];
+                                acc[c] = gt ? q : acc[c];
+                                idx[c] = gt ? at : idx[c];
+                            }
+                        }
+                    }
+                    int64_t *io = j->ind + n * j->is[0] + oh * j->is[2] + ow * j->is[3] + c0 * j->is[1];
+                    for (int64_t c = 0; c < nc; c++) {
+                        yo[c] = (uint8_t)(idx[c] < 0 ? j->qmin : acc[c]);
+                        io[c * j->is[1]] = idx[c];
+                    }
+                } else {
+                    const int64_t h0 = ct__qo_astart(oh, g->OH, g->H), h1 = ct__qo_aend(oh, g->OH, g->H);
+                    const int64_t w0 = ct__qo_astart(ow, g->OW, g->W), w1 = ct__qo_aend(ow, g->OW, g->W);
+                    for (int64_t c = 0; c < nc; c++) acc[c] = 0;
+                    for (int64_t h = h0; h < h1; h++)
+                        for (int64_t w = w0; w < w1; w++) {
+                            const uint8_t *xp = (const uint8_t *)j->x + n * j->xs[0] + h * j->xs[2] + w * j->xs[3] + c0;
+                            for (int64_t c = 0; c < nc; c++) acc[c] += sgn ? (int32_t)(int8_t)xp[c] : (int32_t)xp[c];
+                        }
+                    const float r = 1.0f / (float)(h1 - h0) / (float)(w1 - w0);
+                    for (int64_t c = 0; c < nc; c++) yo[c] = (uint8_t)(int32_t)nearbyintf((float)acc[c] * r);
+                }
+            }
+    }
+}
 static int ct__qo_k_pool(ct__call *c) {
     const ct_tensor *x = c->in[0];
     ct_tensor *y = c->out[0];
@@ -4362,7 +4416,13 @@ static int ct__qo_k_pool(ct__call *c) {
         j.ind = (int64_t *)ct__ptr(c->out[1]);
         for (int d = 0; d < 4; d++) j.is[d] = c->out[1]->strides[d];
     }
-    ct__nn_par_for(x->shape[0] * x->shape[1], 4, ct__qo_pool_run, &j);
+    /* 8-bit NHWC (channels contiguous in x and y; a window sum of 8-bit codes fits int32):
+       each output pixel's channels at once */
+    if (j.kind != 1 && j.dt != CT_QINT32 && j.xs[1] == 1 && j.ys[1] == 1 && j.C > 1 && j.g.H * j.g.W < (1 << 23)) {
+        int64_t rows = x->shape[0] * j.g.OH;
+        ct__nn_par_for(rows, 1, ct__qo_pool_nhwc_run, &j);
+    } else
+        ct__nn_par_for(x->shape[0] * x->shape[1], 4, ct__qo_pool_run, &j);
     return ct__qo_set_params(y, x, 0, 0);
 }
 

@@ -117,6 +117,20 @@ TEST(test_qops_pool) {
     QO_CHECK_PARAMS(ad, 0.05, 60);
     QO_CHECK_CODES(ct_adaptive_avg_pool2d(x, 1, 1), "qops_adapt_b", 0);
     QO_CHECK_CODES(ct_adaptive_avg_pool2d(ct_to_channels_last(x), 3, 4), "qops_adapt_a_cl", 1);
+    /* NHWC 8-bit inputs take the channels-at-once kernels: the same codes and indices
+       as the plane-wise ones, for quint8 and qint8, more than one channel block (300
+       channels), dilation, padding, ceil mode, adaptive windows that overlap */
+    for (int dt = 0; dt < 2; dt++) {
+        ct_tensor *xf = ct_mul_scalar(ct_randn(CT_FLOAT32, 2, 300, 9, 7), 3.0);
+        ct_tensor *xq = ct_quantize_per_tensor(xf, 0.05, dt ? -3 : 100, dt ? CT_QINT8 : CT_QUINT8), *xl = ct_to_channels_last(xq);
+        ct_tensor *i1 = NULL, *i2 = NULL;
+        memset(&o, 0, sizeof o);
+        o.stride = 2; o.padding = 1; o.dilation = 2; o.ceil_mode = 1;
+        ct_tensor *m1 = ct_max_pool2d_with_indices(xq, 3, &o, &i1), *m2 = ct_max_pool2d_with_indices(xl, 3, &o, &i2);
+        CHECK(m1 && m2 && ct_is_channels_last(m2) && ct_equal(ct_int_repr(m1), ct_int_repr(m2)) && ct_equal(i1, i2));
+        CHECK(ct_equal(ct_int_repr(ct_adaptive_avg_pool2d(xq, 4, 3)), ct_int_repr(ct_adaptive_avg_pool2d(xl, 4, 3))));
+        CHECK(ct_equal(ct_int_repr(ct_adaptive_avg_pool2d(xq, 1, 1)), ct_int_repr(ct_adaptive_avg_pool2d(xl, 1, 1))));
+    }
     /* 3-D input (no batch) */
     ct_tensor *x3 = ct_select(x, 0, 1);
     ct_tensor *y3 = ct_adaptive_avg_pool2d(x3, 3, 4);
