@@ -4989,17 +4989,23 @@ static char *ct__qa_copy_codes(ct_tensor *y, const ct_tensor *x) {
     if (xa) ct__decref(xa);
     return rc ? NULL : (char *)ct__ptr(y);
 }
-/* Rewrites the n codes at p through f (8-bit dtypes: a 256-entry table made once). */
-static void ct__qa_map(char *p, int64_t n, ct_dtype dt, int64_t (*f)(int64_t q, const void *ctx), const void *ctx) {
+/* The n codes at src, mapped through f, to p (src may be p; 8-bit dtypes: through a
+   256-entry table made once). */
+static void ct__qa_map_from(char *p, const char *src, int64_t n, ct_dtype dt, int64_t (*f)(int64_t q, const void *ctx), const void *ctx) {
     if (dt == CT_QINT32) {
         int32_t *v = (int32_t *)p;
-        for (int64_t e = 0; e < n; e++) v[e] = (int32_t)f(v[e], ctx);
+        const int32_t *u = (const int32_t *)src;
+        for (int64_t e = 0; e < n; e++) v[e] = (int32_t)f(u[e], ctx);
         return;
     }
     uint8_t lut[256];
     for (int q = 0; q < 256; q++) lut[q] = (uint8_t)f(dt == CT_QINT8 ? (int64_t)(int8_t)(uint8_t)q : (int64_t)q, ctx);
     uint8_t *v = (uint8_t *)p;
-    for (int64_t e = 0; e < n; e++) v[e] = lut[v[e]];
+    const uint8_t *u = (const uint8_t *)src;
+    for (int64_t e = 0; e < n; e++) v[e] = lut[u[e]];
+}
+static void ct__qa_map(char *p, int64_t n, ct_dtype dt, int64_t (*f)(int64_t q, const void *ctx), const void *ctx) {
+    ct__qa_map_from(p, p, n, dt, f, ctx);
 }
 typedef struct {
     float sx, inv_so, mult;
@@ -5032,9 +5038,13 @@ static int ct__qa_k_lut(ct__call *c) {
     k.zx = x->qparams->zero_point;
     k.inv_so = 1.0f / (float)so;
     ct_qdtype_range(x->dtype, &k.qmin, &k.qmax);
-    char *p = ct__qa_copy_codes(y, x);
-    if (!p) return -1;
-    ct__qa_map(p, ct_numel(y), x->dtype, ct__qa_one, &k);
+    if (ct__is_dense(x) && !memcmp(x->strides, y->strides, sizeof(int64_t) * (size_t)x->ndim)) {   /* one pass, x to y */
+        ct__qa_map_from((char *)ct__ptr(y), (const char *)ct__ptr(x), ct_numel(y), x->dtype, ct__qa_one, &k);
+    } else {
+        char *p = ct__qa_copy_codes(y, x);
+        if (!p) return -1;
+        ct__qa_map(p, ct_numel(y), x->dtype, ct__qa_one, &k);
+    }
     return ct__qo_set_params(y, NULL, so, k.zo);
 }
 /* add_scalar / mul_scalar: PyTorch's output parameters (qadd.cpp, qmul.cpp) */
