@@ -4124,6 +4124,48 @@ static void ct__qo_pool_run(void *ctx, int64_t lo, int64_t hi) {
             }
     }
 }
+/* max pooling of quint8 data whose channels are contiguous (channels-last, as the
+   quantized convs leave it): rows [lo, hi) of the N * OH output rows, the window's
+   pixels compared 64 channels at a time (a loop that vectorizes), the same first
+   largest code and its index as ct__qo_pool_run */
+static void ct__qo_maxpool_cl_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__qo_pool_job *j = (const ct__qo_pool_job *)ctx;
+    const ct__pgeo *g = &j->g;
+    const uint8_t *x = (const uint8_t *)j->x;
+    uint8_t *y = (uint8_t *)j->y;
+    int16_t m[64];
+    int64_t mi[64];
+    for (int64_t row = lo; row < hi; row++) {
+        int64_t n = row / g->OH, oh = row % g->OH, hs = oh * g->sh - g->ph;
+        for (int64_t ow = 0; ow < g->OW; ow++) {
+            int64_t ws = ow * g->sw - g->pw;
+            for (int64_t c0 = 0; c0 < j->C; c0 += 64) {
+                int64_t cn = j->C - c0 < 64 ? j->C - c0 : 64;
+                for (int64_t c = 0; c < cn; c++) { m[c] = -1; mi[c] = -1; }
+                for (int64_t i = 0; i < g->kh; i++) {
+                    int64_t h = hs + i * g->dh;
+                    if (h < 0 || h >= g->H) continue;
+                    for (int64_t k = 0; k < g->kw; k++) {
+                        int64_t w = ws + k * g->dw, idx = h * g->W + w;
+                        if (w < 0 || w >= g->W) continue;
+                        const uint8_t *xp = x + n * j->xs[0] + h * j->xs[2] + w * j->xs[3] + c0;
+                        for (int64_t c = 0; c < cn; c++) {
+                            int gt = xp[c] > m[c];
+                            m[c] = gt ? (int16_t)xp[c] : m[c];
+                            mi[c] = gt ? idx : mi[c];
+                        }
+                    }
+                }
+                uint8_t *yo = y + n * j->ys[0] + oh * j->ys[2] + ow * j->ys[3] + c0;
+                int64_t *io = j->ind + n * j->is[0] + oh * j->is[2] + ow * j->is[3] + c0 * j->is[1];
+                for (int64_t c = 0; c < cn; c++) {
+                    yo[c] = (uint8_t)(mi[c] < 0 ? j->qmin : m[c]);
+                    io[c * j->is[1]] = mi[c];
+                }
+            }
+        }
+    }
+}
 static int ct__qo_k_pool(ct__call *c) {
     const ct_tensor *x = c->in[0];
     ct_tensor *y = c->out[0];
@@ -4144,7 +4186,10 @@ static int ct__qo_k_pool(ct__call *c) {
         j.ind = (int64_t *)ct__ptr(c->out[1]);
         for (int d = 0; d < 4; d++) j.is[d] = c->out[1]->strides[d];
     }
-    ct__nn_par_for(x->shape[0] * x->shape[1], 4, ct__qo_pool_run, &j);
+    if (j.kind == 0 && j.dt == CT_QUINT8 && j.xs[1] == 1 && j.ys[1] == 1)
+        ct__nn_par_for(x->shape[0] * j.g.OH, 1, ct__qo_maxpool_cl_run, &j);
+    else
+        ct__nn_par_for(x->shape[0] * x->shape[1], 4, ct__qo_pool_run, &j);
     return ct__qo_set_params(y, x, 0, 0);
 }
 
@@ -4264,6 +4309,7 @@ typedef struct ct__qo_conv_job {
     const int32_t *zw;         /* [O] */
     int any_zw, relu, path;    /* path: the ct_q_gemm_path of the tile kernels */
     int direct;                /* 1x1, stride 1, no padding: x's NHWC rows are the GEMM's A rows */
+    int amx;                   /* the AMX tiles (see ct__qo_amx_tile) */
     int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G, Cg, Og, K;
     int64_t M, nmb, npg, npc, ntc;   /* pixels, their blocks; panels per group, per task, tasks per block and group */
     int32_t zx;
@@ -4296,11 +4342,20 @@ static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, cons
 }
 /* The im2col row of output pixel m (flat over N, OH, OW) for group g: col[(i, k, c)],
    the zero point off the edges. Undilated taps of an ungrouped conv are one run of x
-   per kernel row (one copy for the kw taps: the C = 3 stem conv's 21 bytes). */
+   per kernel row (one copy for the kw taps); runs of at most 32 bytes inside x (the
+   C = 3 stem conv's 21) are copied as 32 bytes, a move the compiler inlines: the
+   bytes past the run are overwritten by the next run or lie past K, where the packed
+   weight is zero (the column buffer has 32 bytes to spare). */
 static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_t *cp) {
     const int64_t Cg = j->Cg, kw = j->kw, P = j->OH * j->OW;
     const int zx = (int)j->zx;
-    int64_t n = m / P, oh = m % P / j->OW, ow = m % j->OW, w0 = ow * j->sw - j->pw;
+    int64_t n = m / P, oh = m % P / j->OW, ow = m % j->OW, w0 = ow * j->sw - j->pw, h0 = oh * j->sh - j->ph;
+    if (j->dw == 1 && Cg == j->C && kw * Cg <= 32 && w0 >= 0 && w0 + kw <= j->W && h0 >= 0 && h0 + (j->kh - 1) * j->dh < j->H &&
+        n * j->H * j->W * j->C + ((h0 + (j->kh - 1) * j->dh) * j->W + w0) * j->C + 32 <= j->N * j->H * j->W * j->C) {
+        const uint8_t *xr = j->x + ((n * j->H + h0) * j->W + w0) * j->C;
+        for (int64_t i = 0; i < j->kh; i++) memcpy(cp + i * kw * Cg, xr + i * j->dh * j->W * j->C, 32);
+        return;
+    }
     for (int64_t i = 0; i < j->kh; i++, cp += kw * Cg) {
         int64_t h = oh * j->sh - j->ph + i * j->dh;
         if (h < 0 || h >= j->H) {
@@ -4313,9 +4368,9 @@ static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_
             klo = klo < kw ? klo : kw;
             khi = khi < kw ? khi : kw;
             khi = khi > klo ? khi : klo;
-            memset(cp, zx, (size_t)(klo * Cg));
+            if (klo) memset(cp, zx, (size_t)(klo * Cg));
             if (khi > klo) memcpy(cp + klo * Cg, xr + (w0 + klo) * Cg, (size_t)((khi - klo) * Cg));
-            memset(cp + khi * Cg, zx, (size_t)((kw - khi) * Cg));
+            if (khi < kw) memset(cp + khi * Cg, zx, (size_t)((kw - khi) * Cg));
         } else {
             for (int64_t k = 0; k < kw; k++) {
                 int64_t w = w0 + k * j->dw;
@@ -4325,6 +4380,95 @@ static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_
         }
     }
 }
+#if defined(CT__QG_X86) && defined(__linux__) && ((defined(__clang__) && __clang_major__ >= 12) || (!defined(__clang__) && __GNUC__ >= 11))
+/* AMX (Sapphire Rapids and later): a 16-row tile of A against a 64-column panel in
+   tmul's int8 product (u8 x s8, int32 sums: the same sums as the other paths). The
+   panels' layout is already AMX's B layout: a tile is 16 k-groups of 16 columns,
+   rows 256 bytes apart. Tiles 0-3: the 16 x 64 sums; 4, 5: A and B of whole blocks
+   of 64 codes; 6, 7: A and B of the last K4 % 16 k-groups. Used by the conv when the
+   int8 GEMM runs its VNNI path unforced, the CPU has AMX-INT8 and Linux grants the
+   tile data (arch_prctl ARCH_REQ_XCOMP_PERM). */
+#  define CT__QO_AMX 1
+#  include <cpuid.h>
+#  define CT__QO_AMX_FN __attribute__((target("amx-tile,amx-int8")))
+static int ct__qo_amx_ok(void) {
+    static int ok = -1;
+    int v = CT__LOAD(&ok);
+    if (v < 0) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        v = 0;
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && ((d >> 24) & 3u) == 3u) {
+            long r;   /* arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) */
+            __asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
+            v = r == 0;
+        }
+        CT__STORE(&ok, v);
+    }
+    return v;
+}
+typedef struct ct__qo_amx_cfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} ct__qo_amx_cfg;
+CT__QO_AMX_FN static void ct__qo_amx_begin(int64_t K4) {
+    ct__qo_amx_cfg cfg;
+    int kt = (int)(K4 % 16);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 6; t++) {
+        cfg.rows[t] = 16;
+        cfg.colsb[t] = 64;
+    }
+    if (kt) {
+        cfg.rows[6] = 16;
+        cfg.colsb[6] = (uint16_t)(4 * kt);
+        cfg.rows[7] = (uint8_t)kt;
+        cfg.colsb[7] = 64;
+    }
+    /* gcc's _tile_loadconfig tells the compiler it reads 8 bytes: without the barrier the
+       rest of cfg's stores are dead to it (and ldtilecfg faults on the garbage) */
+    __asm__ volatile("" : : "r"(&cfg) : "memory");
+    _tile_loadconfig(&cfg);
+}
+CT__QO_AMX_FN static void ct__qo_amx_end(void) { _tile_release(); }
+/* acc[16][64] = a (16 rows, lda apart, 4 K4 readable bytes each) x panel p */
+CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const int8_t *p, int64_t K4, int32_t *acc) {
+    int64_t nkb = K4 / 16;
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (int64_t kb = 0; kb < nkb; kb++) {
+        const int8_t *b = p + kb * 16 * 4 * CT__QG_NP;
+        _tile_loadd(4, a + kb * 64, lda);
+        _tile_loadd(5, b, 256);
+        _tile_dpbusd(0, 4, 5);
+        _tile_loadd(5, b + 64, 256);
+        _tile_dpbusd(1, 4, 5);
+        _tile_loadd(5, b + 128, 256);
+        _tile_dpbusd(2, 4, 5);
+        _tile_loadd(5, b + 192, 256);
+        _tile_dpbusd(3, 4, 5);
+    }
+    if (K4 % 16) {
+        const int8_t *b = p + nkb * 16 * 4 * CT__QG_NP;
+        _tile_loadd(6, a + nkb * 64, lda);
+        _tile_loadd(7, b, 256);
+        _tile_dpbusd(0, 6, 7);
+        _tile_loadd(7, b + 64, 256);
+        _tile_dpbusd(1, 6, 7);
+        _tile_loadd(7, b + 128, 256);
+        _tile_dpbusd(2, 6, 7);
+        _tile_loadd(7, b + 192, 256);
+        _tile_dpbusd(3, 6, 7);
+    }
+    _tile_stored(0, acc, 4 * CT__QG_NP);
+    _tile_stored(1, acc + 16, 4 * CT__QG_NP);
+    _tile_stored(2, acc + 32, 4 * CT__QG_NP);
+    _tile_stored(3, acc + 48, 4 * CT__QG_NP);
+}
+#endif
 /* Tasks [lo, hi): task t is (pixel block, group, chunk of npc panels), t = (b G + g)
    ntc + chunk. A block's A rows (its pixels' im2col rows, or x's rows for the direct
    1x1 conv) are made once for its consecutive tasks; each panel runs the int8 GEMM's
@@ -4332,49 +4476,69 @@ static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_
 static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
     const int64_t K = j->K, K4 = (K + 3) / 4, base = j->M / j->nmb, rem = j->M % j->nmb, mbmax = base + (rem > 0);
+    /* AMX: tiles of 16 rows, each readable to 4 K4 bytes: im2col rows that far apart
+       (zero-padded), whole tiles of rows (the direct conv's last partial tile copied) */
+    const int amx = j->amx, tm = amx ? 16 : CT__QG_MR;
+    const int64_t la = amx ? 4 * K4 : K, crows = amx ? (j->direct ? 16 : (mbmax + 15) / 16 * 16) : (j->direct ? 0 : mbmax);
     uint8_t *col = NULL;
     int32_t *xs = NULL;
-    if (!j->direct || j->any_zw) {
-        xs = (int32_t *)CT_MALLOC((size_t)mbmax * (sizeof(int32_t) + (size_t)(j->direct ? 0 : K)) + 1);
+    if (crows || j->any_zw) {
+        xs = (int32_t *)CT_MALLOC((size_t)mbmax * sizeof(int32_t) + (size_t)(crows * la) + 32);
         if (!xs) {
             CT__STORE(&j->failed, 1);
             return;
         }
         col = (uint8_t *)(xs + mbmax);
+        memset(col, 0, (size_t)(crows * la) + 32);
     }
-    int32_t acc[CT__QG_MR * CT__QG_NP];
+    int32_t acc[16 * CT__QG_NP];
+#ifdef CT__QO_AMX
+    if (amx) ct__qo_amx_begin(K4);
+#endif
     int64_t have = -1;   /* the (block, group) whose rows col and xs hold */
     for (int64_t t = lo; t < hi; t++) {
         int64_t bg = t / j->ntc, b = bg / j->G, g = bg % j->G, chunk = t % j->ntc;
         int64_t m0 = b * base + (b < rem ? b : rem), rows = base + (b < rem);
         const uint8_t *a = j->direct ? j->x + m0 * j->C + g * j->Cg : col;
-        int64_t lda = j->direct ? j->C : K;
+        int64_t lda = j->direct ? j->C : la;
         if (have != bg) {
             for (int64_t r = 0; r < rows; r++) {
-                if (!j->direct) ct__qo_im2col(j, m0 + r, g, col + r * K);
+                if (!j->direct) ct__qo_im2col(j, m0 + r, g, col + r * la);
                 if (j->any_zw) {
                     int32_t s = 0;
                     for (int64_t k = 0; k < K; k++) s += a[r * lda + k];
                     xs[r] = s;
                 }
             }
+            if (amx && j->direct && rows % 16)   /* the last partial tile's rows, zero-padded to whole ones */
+                for (int64_t r = rows / 16 * 16; r < rows; r++) memcpy(col + (r % 16) * la, a + r * lda, (size_t)K);
             have = bg;
         }
-        /* the block's rows split evenly over its tiles (32 rows: 6 6 5 5 5 5) */
-        int64_t nt = (rows + CT__QG_MR - 1) / CT__QG_MR, tb = rows / nt, tr = rows % nt;
+        /* the block's rows split evenly over its tiles (32 rows with MR 6: 6 6 5 5 5 5) */
+        int64_t nt = (rows + tm - 1) / tm, tb = amx ? 16 : rows / nt, tr = amx ? 0 : rows % nt;
         int64_t p1 = (chunk + 1) * j->npc < j->npg ? (chunk + 1) * j->npc : j->npg;
         for (int64_t p = chunk * j->npc; p < p1; p++) {
             int64_t n0 = p * CT__QG_NP, nr = j->Og - n0 < CT__QG_NP ? j->Og - n0 : CT__QG_NP, o0 = g * j->Og + n0;
             const int8_t *pp = j->pk + (g * j->npg + p) * K4 * 4 * CT__QG_NP;
             for (int64_t i = 0, r0 = 0; i < nt; i++) {
                 int mr = (int)(tb + (i < tr));
-                ct__qg_tile(j->path, a + r0 * lda, lda, mr, pp, K, acc, j->wsum + o0, nr);
+                mr = mr < rows - r0 ? mr : (int)(rows - r0);
+#ifdef CT__QO_AMX
+                if (amx) {
+                    int part = j->direct && mr < 16;
+                    ct__qo_amx_tile(part ? col : a + r0 * lda, part ? la : lda, pp, K4, acc);
+                } else
+#endif
+                    ct__qg_tile(j->path, a + r0 * lda, lda, mr, pp, K, acc, j->wsum + o0, nr);
                 for (int r = 0; r < mr; r++)
                     ct__qo_requant(j, o0, nr, acc + r * CT__QG_NP, xs ? xs + r0 + r : NULL, 0, j->y + (m0 + r0 + r) * j->O + o0);
                 r0 += mr;
             }
         }
     }
+#ifdef CT__QO_AMX
+    if (amx) ct__qo_amx_end();
+#endif
     CT_FREE(xs);
 }
 /* depthwise: acc[c] = sum over taps t of pt[t][c] w[t][c] for c < C; pt: [2 T2] rows of
@@ -4414,25 +4578,35 @@ static void ct__qo_dwconv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
     const int64_t C = j->C, T = j->K, T2 = (T + 1) / 2;
     const int16_t *w = (const int16_t *)(const void *)j->pk;
-    const uint8_t **pt = (const uint8_t **)CT_MALLOC((size_t)(2 * T2) * sizeof(uint8_t *) + (size_t)C * (2 * sizeof(int32_t) + 1));
+    const uint8_t **pt = (const uint8_t **)CT_MALLOC((size_t)(2 * T2) * (sizeof(uint8_t *) + sizeof(int64_t)) +
+                                                     (size_t)C * (2 * sizeof(int32_t) + 1));
     if (!pt) {
         CT__STORE(&j->failed, 1);
         return;
     }
-    int32_t *acc = (int32_t *)(void *)(pt + 2 * T2), *xs = acc + C;
+    int64_t *off = (int64_t *)(void *)(pt + 2 * T2);   /* the taps' offsets from the window's corner, inside x */
+    int32_t *acc = (int32_t *)(void *)(off + 2 * T2), *xs = acc + C;
+    for (int64_t t = 0; t < T; t++) off[t] = ((t / j->kw) * j->dh * j->W + (t % j->kw) * j->dw) * C;
     uint8_t *zrow = (uint8_t *)(xs + C);
     memset(zrow, (int)j->zx, (size_t)C);
     pt[2 * T2 - 1] = zrow;   /* the odd tap's partner (weight 0) */
     for (int64_t row = lo; row < hi; row++) {
         int64_t n = row / j->OH, oh = row % j->OH;
+        int64_t h0 = oh * j->sh - j->ph;
+        int hin = h0 >= 0 && h0 + (j->kh - 1) * j->dh < j->H;
         for (int64_t ow = 0; ow < j->OW; ow++) {
-            for (int64_t i = 0; i < j->kh; i++) {
-                int64_t h = oh * j->sh - j->ph + i * j->dh;
-                for (int64_t k = 0; k < j->kw; k++) {
-                    int64_t ww = ow * j->sw - j->pw + k * j->dw;
-                    pt[i * j->kw + k] = h < 0 || h >= j->H || ww < 0 || ww >= j->W ? zrow : j->x + ((n * j->H + h) * j->W + ww) * C;
+            int64_t w0 = ow * j->sw - j->pw;
+            if (hin && w0 >= 0 && w0 + (j->kw - 1) * j->dw < j->W) {
+                const uint8_t *xb = j->x + ((n * j->H + h0) * j->W + w0) * C;
+                for (int64_t t = 0; t < T; t++) pt[t] = xb + off[t];
+            } else
+                for (int64_t i = 0; i < j->kh; i++) {
+                    int64_t h = h0 + i * j->dh;
+                    for (int64_t k = 0; k < j->kw; k++) {
+                        int64_t ww = w0 + k * j->dw;
+                        pt[i * j->kw + k] = h < 0 || h >= j->H || ww < 0 || ww >= j->W ? zrow : j->x + ((n * j->H + h) * j->W + ww) * C;
+                    }
                 }
-            }
 #ifdef CT__QG_X86
             if (j->path == CT_Q_GEMM_AVX2 || j->path == CT_Q_GEMM_AVX512_VNNI) ct__qo_dw_avx2(pt, T2, w, C, acc);
             else
@@ -4517,6 +4691,10 @@ static int ct__qo_k_conv(ct__call *c) {
                the panels are split too, so that every thread gets work */
             int64_t nth = ct_get_num_threads(), ntask;
             j.direct = j.kh == 1 && j.kw == 1 && j.sh == 1 && j.sw == 1 && j.ph == 0 && j.pw == 0;
+#ifdef CT__QO_AMX
+            /* AMX rows read 4 ceil(K / 4) bytes: the direct conv's rows only when K is a multiple of 4 */
+            j.amx = j.path == CT_Q_GEMM_AVX512_VNNI && !ct__qg_forced && ct__qo_amx_ok() && (!j.direct || j.K % 4 == 0);
+#endif
             j.M = j.N * j.OH * j.OW;
             j.nmb = (j.M + 47) / 48;
             j.npg = (j.Og + CT__QG_NP - 1) / CT__QG_NP;
