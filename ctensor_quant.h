@@ -3117,9 +3117,8 @@ static void ct__qg_tile(int path, const uint8_t *a, int64_t lda, int mr, const i
     }
 }
 /* Packs the codes c [N][K] into panels p (zeroed, np * K4 * 256 bytes, the layout
-   above) and their row sums into csum [N]. */
-static void ct__qg_pack(const int8_t *c, int64_t N, int64_t K, int8_t *p, int32_t *csum) {
-    int64_t K4 = (K + 3) / 4;
+   above; K4 >= ceil(K / 4) k-groups a panel, zero past K) and their row sums into csum [N]. */
+static void ct__qg_pack(const int8_t *c, int64_t N, int64_t K, int64_t K4, int8_t *p, int32_t *csum) {
     for (int64_t n = 0; n < N; n++) {
         int32_t sum = 0;
         int8_t *pn = p + (n / CT__QG_NP) * K4 * 4 * CT__QG_NP + (n % CT__QG_NP) * 4;
@@ -3253,7 +3252,7 @@ CTENSOR_API ct_q_linear_packed *ct_q_linear_prepack(const ct_tensor *weight, con
         ct_tensor *sc = ct_empty_n(CT_FLOAT32, 1, &n1), *zp = ct_empty_n(CT_INT32, 1, &n1);
         ct_tensor *b0 = bias ? ct_contiguous(bias) : ct_zeros_n(CT_FLOAT32, 1, &N);
         if (codes && pk && cs && sc && zp && b0) {
-            ct__qg_pack((const int8_t *)ct__ptr(codes), N, K, (int8_t *)ct__ptr(pk), (int32_t *)ct__ptr(cs));
+            ct__qg_pack((const int8_t *)ct__ptr(codes), N, K, w->K4, (int8_t *)ct__ptr(pk), (int32_t *)ct__ptr(cs));
             for (int i = 0; i < nsc; i++) {
                 ((float *)ct__ptr(sc))[i] = (float)(qp->nchannels ? qp->scales[i] : qp->scale);
                 ((int32_t *)ct__ptr(zp))[i] = (int32_t)(qp->nchannels ? qp->zero_points[i] : qp->zero_point);
@@ -4196,13 +4195,14 @@ static int ct__qo_k_pool(ct__call *c) {
 /* ---- the packed weight ----
    GEMM convs (all but depthwise): per group, the [Og][K] weight codes (K = kh kw Cg
    in (i, j, c) order, the channels-last weight's) in the int8 GEMM's panels
-   (ct__qg_pack): G ceil(Og / 64) ceil(K / 4) 256 bytes, the operand of the linear
-   section's tile kernels. Depthwise (Cg = Og = 1): the taps as int16 pairs,
+   (ct__qg_pack), each of K4 = ceil(K / 64) * 16 k-groups (zero past K, so that AMX
+   runs whole blocks of 64 codes): G ceil(Og / 64) K4 256 bytes, the operand of the
+   linear section's tile kernels (which read the first ceil(K / 4) k-groups). Depthwise (Cg = Og = 1): the taps as int16 pairs,
    [ceil(T / 2)][C][2] (T = kh kw taps; an odd last tap's partner 0), the operand of
    vpmaddwd against two taps' activations. wsum [O]: each channel's sum of codes. */
 static int64_t ct__qo_conv_pklen(int64_t O, int64_t G, int64_t K, int dw) {
     if (dw) return (K + 1) / 2 * O * 4;
-    return G * ((O / G + CT__QG_NP - 1) / CT__QG_NP) * ((K + 3) / 4) * 4 * CT__QG_NP;
+    return G * ((O / G + CT__QG_NP - 1) / CT__QG_NP) * ((K + 63) / 64 * 16) * 4 * CT__QG_NP;
 }
 static void ct__qo_conv_pack(const int8_t *w, int64_t O, int64_t G, int64_t K, int dw, int8_t *pk, int32_t *wsum) {
     memset(pk, 0, (size_t)ct__qo_conv_pklen(O, G, K, dw));
@@ -4219,7 +4219,7 @@ static void ct__qo_conv_pack(const int8_t *w, int64_t O, int64_t G, int64_t K, i
         return;
     }
     int64_t Og = O / G, gl = ct__qo_conv_pklen(Og, 1, K, 0);
-    for (int64_t g = 0; g < G; g++) ct__qg_pack(w + g * Og * K, Og, K, pk + g * gl, wsum + g * Og);
+    for (int64_t g = 0; g < G; g++) ct__qg_pack(w + g * Og * K, Og, K, (K + 63) / 64 * 16, pk + g * gl, wsum + g * Og);
 }
 /* The codes of a conv weight w, channels-last ([O][kh][kw][Cg] in memory): one
    reference (ct__decref it), NULL with the error set. */
@@ -4384,8 +4384,9 @@ static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_
 /* AMX (Sapphire Rapids and later): a 16-row tile of A against a 64-column panel in
    tmul's int8 product (u8 x s8, int32 sums: the same sums as the other paths). The
    panels' layout is already AMX's B layout: a tile is 16 k-groups of 16 columns,
-   rows 256 bytes apart. Tiles 0-3: the 16 x 64 sums; 4, 5: A and B of whole blocks
-   of 64 codes; 6, 7: A and B of the last K4 % 16 k-groups. Used by the conv when the
+   rows 256 bytes apart, and the conv's panels have whole blocks of 16 k-groups.
+   Tiles 0-3: the 16 x 64 sums; 4, 5: A, by turns from block to block; 6, 7: B, by
+   turns (a tile loaded again waits for the product that reads it). Used by the conv when the
    int8 GEMM runs its VNNI path unforced, the CPU has AMX-INT8 and Linux grants the
    tile data (arch_prctl ARCH_REQ_XCOMP_PERM). */
 #  define CT__QO_AMX 1
@@ -4411,20 +4412,13 @@ typedef struct ct__qo_amx_cfg {
     uint16_t colsb[16];
     uint8_t rows[16];
 } ct__qo_amx_cfg;
-CT__QO_AMX_FN static void ct__qo_amx_begin(int64_t K4) {
+CT__QO_AMX_FN static void ct__qo_amx_begin(void) {
     ct__qo_amx_cfg cfg;
-    int kt = (int)(K4 % 16);
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
-    for (int t = 0; t < 6; t++) {
+    for (int t = 0; t < 8; t++) {
         cfg.rows[t] = 16;
         cfg.colsb[t] = 64;
-    }
-    if (kt) {
-        cfg.rows[6] = 16;
-        cfg.colsb[6] = (uint16_t)(4 * kt);
-        cfg.rows[7] = (uint8_t)kt;
-        cfg.colsb[7] = 64;
     }
     /* gcc's _tile_loadconfig tells the compiler it reads 8 bytes: without the barrier the
        rest of cfg's stores are dead to it (and ldtilecfg faults on the garbage) */
@@ -4432,37 +4426,34 @@ CT__QO_AMX_FN static void ct__qo_amx_begin(int64_t K4) {
     _tile_loadconfig(&cfg);
 }
 CT__QO_AMX_FN static void ct__qo_amx_end(void) { _tile_release(); }
-/* acc[16][64] = a (16 rows, lda apart, 4 K4 readable bytes each) x panel p */
+/* acc[16][64] = a (16 rows, lda apart, 4 K4 readable bytes each) x panel p; K4 a multiple of 16 */
 CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const int8_t *p, int64_t K4, int32_t *acc) {
     int64_t nkb = K4 / 16;
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
-    for (int64_t kb = 0; kb < nkb; kb++) {
-        const int8_t *b = p + kb * 16 * 4 * CT__QG_NP;
-        _tile_loadd(4, a + kb * 64, lda);
-        _tile_loadd(5, b, 256);
-        _tile_dpbusd(0, 4, 5);
-        _tile_loadd(5, b + 64, 256);
-        _tile_dpbusd(1, 4, 5);
-        _tile_loadd(5, b + 128, 256);
-        _tile_dpbusd(2, 4, 5);
-        _tile_loadd(5, b + 192, 256);
-        _tile_dpbusd(3, 4, 5);
+    /* one block of k-groups: A in tile TA, the panel's four 16-column B tiles in TB, TC
+       (tile numbers are immediates, hence a macro) */
+#  define CT__QO_AMX_BLOCK(TA, TB, TC, ap, bp) \
+    do {                                       \
+        _tile_loadd(TA, ap, lda);              \
+        _tile_loadd(TB, bp, 256);              \
+        _tile_loadd(TC, (bp) + 64, 256);       \
+        _tile_dpbusd(0, TA, TB);               \
+        _tile_dpbusd(1, TA, TC);               \
+        _tile_loadd(TB, (bp) + 128, 256);      \
+        _tile_loadd(TC, (bp) + 192, 256);      \
+        _tile_dpbusd(2, TA, TB);               \
+        _tile_dpbusd(3, TA, TC);               \
+    } while (0)
+    int64_t kb = 0;
+    for (; kb + 2 <= nkb; kb += 2) {
+        CT__QO_AMX_BLOCK(4, 6, 7, a + kb * 64, p + kb * 16 * 4 * CT__QG_NP);
+        CT__QO_AMX_BLOCK(5, 6, 7, a + kb * 64 + 64, p + (kb + 1) * 16 * 4 * CT__QG_NP);
     }
-    if (K4 % 16) {
-        const int8_t *b = p + nkb * 16 * 4 * CT__QG_NP;
-        _tile_loadd(6, a + nkb * 64, lda);
-        _tile_loadd(7, b, 256);
-        _tile_dpbusd(0, 6, 7);
-        _tile_loadd(7, b + 64, 256);
-        _tile_dpbusd(1, 6, 7);
-        _tile_loadd(7, b + 128, 256);
-        _tile_dpbusd(2, 6, 7);
-        _tile_loadd(7, b + 192, 256);
-        _tile_dpbusd(3, 6, 7);
-    }
+    if (kb < nkb) CT__QO_AMX_BLOCK(4, 6, 7, a + kb * 64, p + kb * 16 * 4 * CT__QG_NP);
+#  undef CT__QO_AMX_BLOCK
     _tile_stored(0, acc, 4 * CT__QG_NP);
     _tile_stored(1, acc + 16, 4 * CT__QG_NP);
     _tile_stored(2, acc + 32, 4 * CT__QG_NP);
@@ -4475,7 +4466,7 @@ CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const i
    tile kernel over MR-row tiles, requantized straight into the NHWC output. */
 static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
-    const int64_t K = j->K, K4 = (K + 3) / 4, base = j->M / j->nmb, rem = j->M % j->nmb, mbmax = base + (rem > 0);
+    const int64_t K = j->K, K4 = (K + 63) / 64 * 16, base = j->M / j->nmb, rem = j->M % j->nmb, mbmax = base + (rem > 0);
     /* AMX: tiles of 16 rows, each readable to 4 K4 bytes: im2col rows that far apart
        (zero-padded), whole tiles of rows (the direct conv's last partial tile copied) */
     const int amx = j->amx, tm = amx ? 16 : CT__QG_MR;
@@ -4493,7 +4484,7 @@ static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
     }
     int32_t acc[16 * CT__QG_NP];
 #ifdef CT__QO_AMX
-    if (amx) ct__qo_amx_begin(K4);
+    if (amx) ct__qo_amx_begin();
 #endif
     int64_t have = -1;   /* the (block, group) whose rows col and xs hold */
     for (int64_t t = lo; t < hi; t++) {
@@ -4692,8 +4683,8 @@ static int ct__qo_k_conv(ct__call *c) {
             int64_t nth = ct_get_num_threads(), ntask;
             j.direct = j.kh == 1 && j.kw == 1 && j.sh == 1 && j.sw == 1 && j.ph == 0 && j.pw == 0;
 #ifdef CT__QO_AMX
-            /* AMX rows read 4 ceil(K / 4) bytes: the direct conv's rows only when K is a multiple of 4 */
-            j.amx = j.path == CT_Q_GEMM_AVX512_VNNI && !ct__qg_forced && ct__qo_amx_ok() && (!j.direct || j.K % 4 == 0);
+            /* AMX rows read 64 ceil(K / 64) bytes: the direct conv's rows only when K is a multiple of 64 */
+            j.amx = j.path == CT_Q_GEMM_AVX512_VNNI && !ct__qg_forced && ct__qo_amx_ok() && (!j.direct || j.K % 64 == 0);
 #endif
             j.M = j.N * j.OH * j.OW;
             j.nmb = (j.M + 47) / 48;
