@@ -97,6 +97,22 @@ TEST(test_qops_pool) {
     memset(&o, 0, sizeof o);
     o.kernel_size_hw[0] = 2; o.kernel_size_hw[1] = 3; o.stride = 2; o.ceil_mode = 1;
     QO_CHECK_CODES(ct_max_pool2d(x, 0, &o), "qops_maxpool_c", 0);
+    /* channels-last quint8 input (the loop over contiguous channels, 64 at a time: 70
+       channels): the same codes and indices as the NCHW input */
+    {
+        ct_tensor *xr = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 2, 70, 9, 11), 0.05, 60, CT_QUINT8), *xl = ct_to_channels_last(xr);
+        for (int g = 0; g < 3; g++) {
+            memset(&o, 0, sizeof o);
+            o.stride = g == 1 ? 1 : 2; o.padding = g == 0; o.dilation = g == 1 ? 2 : 1; o.ceil_mode = g == 2;
+            ct_tensor *ir = NULL, *il = NULL;
+            ct_tensor *yr = ct_max_pool2d_with_indices(xr, 3, &o, &ir), *yl = ct_max_pool2d_with_indices(xl, 3, &o, &il);
+            CHECK(yr && yl && ir && il && ct_is_channels_last(yl));
+            if (!yr || !yl || !ir || !il) continue;
+            CHECK(ct_item(ct_max(ct_abs(ct_sub(ct_dequantize(yr), ct_dequantize(yl))))) == 0);
+            CHECK(ct_item(ct_max(ct_abs(ct_sub(ir, il)))) == 0);
+            QO_CHECK_PARAMS(yl, 0.05, 60);
+        }
+    }
 
     memset(&o, 0, sizeof o);
     o.stride = 2; o.padding = 1;
