@@ -4755,6 +4755,19 @@ CTENSOR_API ct_tensor *ct_q_cat(int n, ct_tensor *const *ts, int dim, double sca
     a.i[1] = isnan(scale) ? 0 : zero_point;
     return ct__q_call(CT__QOP(QCAT), n, ts, &a);
 }
+/* Packs p->weight into p->packed and p->weight_sums (allocated) and notes the weight's
+   version. 0, or -1 with the error set. */
+static int ct__qo_conv_repack(ct_q_conv_packed *p) {
+    const ct_tensor *w = p->weight;
+    int64_t O = w->shape[0], K = w->shape[1] * w->shape[2] * w->shape[3];
+    ct_tensor *codes = ct__qo_conv_wcodes(w);
+    if (!codes) return -1;
+    ct__qo_conv_pack((const int8_t *)ct__ptr(codes), O, p->groups, K, w->shape[1] == 1 && O == p->groups, (int8_t *)ct__ptr(p->packed),
+                     (int32_t *)ct__ptr(p->weight_sums));
+    p->version = ct_version(w);
+    ct__decref(codes);
+    return 0;
+}
 CTENSOR_API ct_q_conv_packed *ct_q_conv2d_prepack(const ct_tensor *weight, const ct_tensor *bias, const ct_conv_options *o) {
     const char *op = "quantized::conv2d_prepack";
     if (!weight) { ct__null_arg(op, 0); return NULL; }
@@ -4791,25 +4804,24 @@ CTENSOR_API ct_q_conv_packed *ct_q_conv2d_prepack(const ct_tensor *weight, const
     ct_tensor *bc = bias ? ct_to(ct_detach(bias), CT_FLOAT32) : NULL;
     int64_t O = weight->shape[0], K = weight->shape[1] * weight->shape[2] * weight->shape[3];
     int64_t plen = ct__qo_conv_pklen(O, G, K, weight->shape[1] == 1 && O == G);
-    ct_tensor *codes = wc ? ct__qo_conv_wcodes(wc) : NULL;
-    ct_tensor *pk = codes ? ct_empty_n(CT_INT8, 1, &plen) : NULL, *ws = pk ? ct_empty_n(CT_INT32, 1, &O) : NULL;
+    ct_tensor *pk = wc ? ct_empty_n(CT_INT8, 1, &plen) : NULL, *ws = pk ? ct_empty_n(CT_INT32, 1, &O) : NULL;
+    p->groups = G;
     if (ws && (!bias || bc)) {
-        ct__qo_conv_pack((const int8_t *)ct__ptr(codes), O, G, K, weight->shape[1] == 1 && O == G, (int8_t *)ct__ptr(pk),
-                         (int32_t *)ct__ptr(ws));
         p->weight = ct_retain(wc);
         p->bias = bc ? ct_retain(bc) : NULL;
         p->packed = ct_retain(pk);
         p->weight_sums = ct_retain(ws);
-        p->version = ct_version(wc);
     }
-    if (codes) ct__decref(codes);
     ct_scope_end(s);
+    if (p->weight && ct__qo_conv_repack(p)) {
+        ct_q_conv_packed_free(p);
+        return NULL;
+    }
     if (!p->weight) {
-        CT_FREE(p);
+        ct_q_conv_packed_free(p);
         return NULL;
     }
     for (int q = 0; q < 2; q++) { p->stride[q] = st[q]; p->padding[q] = pd[q]; p->dilation[q] = dl[q]; }
-    p->groups = G;
     return p;
 }
 CTENSOR_API void ct_q_conv_packed_free(ct_q_conv_packed *p) {
@@ -4903,6 +4915,8 @@ static ct_tensor *ct__qo_conv_mod_forward(ct_module *m, int nin, ct_tensor *cons
     ct_tensor *z = ct_module_get(m, "zero_point");
     double s = ct__qo_conv_mod_scale(m);
     if (!z || isnan(s)) return NULL;
+    /* a weight changed in place since it was packed (load_state_dict copies into it): packed again, once */
+    if (c->p->packed && ct_version(c->p->weight) != c->p->version && ct__qo_conv_repack(c->p)) return NULL;
     return (c->relu ? ct_q_conv2d_relu : ct_q_conv2d)(in[0], c->p, s, ct_item_int(z));
 }
 static void ct__qo_conv_mod_free(ct_module *m) {

@@ -413,6 +413,31 @@ TEST(test_qops_conv2d_paths) {
         free(ref);
         ct_q_conv_packed_free(pw);
     }
+    /* a module's weight changed in place (as load_state_dict does) is packed again */
+    {
+        ct_tensor *sc = ct_full(CT_FLOAT32, 0.01, 8), *zp = ct_zeros(CT_INT64, 8);
+        ct_tensor *w1 = ct_quantize_per_channel(ct_randn(CT_FLOAT32, 8, 4, 3, 3), sc, zp, 0, CT_QINT8);
+        ct_tensor *w2 = ct_quantize_per_channel(ct_randn(CT_FLOAT32, 8, 4, 3, 3), sc, zp, 0, CT_QINT8);
+        ct_tensor *x = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, 4, 6, 6), 0.05, 64, CT_QUINT8);
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.padding = 1;
+        ct_module *m = ct_nnq_conv2d(ct_q_conv2d_prepack(w1, NULL, &o), 0.2, 70, 0);
+        ct_q_conv_packed *p2 = ct_q_conv2d_prepack(w2, NULL, &o);
+        CHECK(m && p2 && ct_forward(m, x));
+        /* w2's codes written into the module's (channels-last) weight and its version
+           bumped, as an in-place op would (ct_copy_ has no quantized kernel yet) */
+        ct_tensor *mw = m ? ct_module_get(m, "weight") : NULL, *c2 = ct_to_channels_last(w2);
+        CHECK(mw && c2 && ct_is_channels_last(mw) && ct_is_channels_last(c2));
+        if (mw && c2) {
+            memcpy(ct_data_ptr(mw), ct_data_ptr(c2), (size_t)ct_numel(mw));
+            mw->storage->version++;
+        }
+        ct_tensor *y = m ? ct_forward(m, x) : NULL, *ref = p2 ? ct_q_conv2d(x, p2, 0.2, 70) : NULL;
+        CHECK(y && ref && ct_item(ct_max(ct_abs(ct_sub(ct_dequantize(y), ct_dequantize(ref))))) == 0);
+        ct_module_free(m);
+        ct_q_conv_packed_free(p2);
+    }
 }
 
 static void run_quant_qops_tests(void) {
