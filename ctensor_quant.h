@@ -4321,7 +4321,26 @@ typedef struct ct__qo_conv_job {
    channel's taps and the sums xs[q * xs_step] of x over them: the sum of (x - zx)(w - zw)
    is acc - zx sum(w) - zw xs + K zx zw; times sx sw[o], plus the bias, requantized as
    PyTorch's conv output: zp + round(v / scale), clamped (at zp with the fused relu; a
-   NaN gives the lower bound), with the linear section's branch-free rounding. */
+   NaN gives the lower bound), with the linear section's branch-free rounding. The
+   product and the sum are separate statements: clang's default contraction would
+   fuse them within one expression, and the AVX-512 loop below does not. */
+#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
+/* the same steps as ct__qg_requant, 16 outputs a vector (a NaN: vmaxps gives -1024) */
+CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n16, const int32_t *acc, const int32_t *cz, const float *mu, const float *bi,
+                                                 float inv, float zo, float lo, uint8_t *y) {
+    const __m512 vinv = _mm512_set1_ps(inv), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
+    const __m512 big = _mm512_set1_ps(1024.0f), nbig = _mm512_set1_ps(-1024.0f), magic = _mm512_set1_ps(12582912.0f);
+    for (int64_t q = 0; q < n16; q += 16) {
+        __m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + q)), _mm512_loadu_si512((const void *)(cz + q)));
+        __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mu + q));
+        v = _mm512_add_ps(v, _mm512_loadu_ps(bi + q));
+        __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, vinv), nbig), big);
+        t = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(t, magic), magic), vzo);
+        t = _mm512_min_ps(_mm512_max_ps(t, vlo), vhi);
+        _mm_storeu_si128((__m128i *)(void *)(y + q), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(t)));
+    }
+}
+#endif
 static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, const int32_t *acc, const int32_t *xs,
                            int64_t xs_step, uint8_t *y) {
     const float lo = j->relu ? (float)j->zo : 0.0f, zo = (float)j->zo, inv = j->inv_so;
@@ -4331,13 +4350,23 @@ static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, cons
         /* |sum of (x - zx) w| < 255 * 128 * K: int32; a trip count that is a multiple of 16 vectorizes at -O2 */
         const int32_t *CT_RESTRICT cz = j->czw + o0;
         const int64_t n16 = n & ~(int64_t)15;
-        for (; q < n16; q++) y[q] = ct__qg_requant((float)(acc[q] + cz[q]) * mu[q] + bi[q], inv, zo, lo);
+#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
+        if (j->path == CT_Q_GEMM_AVX512_VNNI) {
+            ct__qo_requant_avx512(n16, acc, cz, mu, bi, inv, zo, lo, y);
+            q = n16;
+        }
+#endif
+        for (; q < n16; q++) {
+            float v = (float)(acc[q] + cz[q]) * mu[q];
+            y[q] = ct__qg_requant(v + bi[q], inv, zo, lo);
+        }
     }
     const int64_t zx = j->zx;
     for (; q < n; q++) {
         int64_t o = o0 + q, a = (int64_t)acc[q] - zx * j->wsum[o];
         if (j->any_zw) a += (int64_t)j->zw[o] * (j->K * zx - xs[q * xs_step]);
-        y[q] = ct__qg_requant((float)a * mu[q] + bi[q], inv, zo, lo);
+        float v = (float)a * mu[q];
+        y[q] = ct__qg_requant(v + bi[q], inv, zo, lo);
     }
 }
 /* The im2col row of output pixel m (flat over N, OH, OW) for group g: col[(i, k, c)],

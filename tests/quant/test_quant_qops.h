@@ -350,7 +350,8 @@ static void qconv_ref(const ct_tensor *x, const ct_tensor *w, const float *bias,
                                 acc += (xv - zx) * (wp[((o * Cg + c) * kh + i) * kw + k] - zw);
                             }
                     float m = (float)(ct_q_scale(x) * (wq->nchannels ? wq->scales[o] : wq->scale));
-                    float v = nearbyintf(((float)acc * m + (bias ? bias[o] : 0.0f)) * (1.0f / (float)so)) + (float)zo;
+                    float v = (float)acc * m;   /* unfused, as the kernel (clang contracts within an expression) */
+                    v = nearbyintf((v + (bias ? bias[o] : 0.0f)) * (1.0f / (float)so)) + (float)zo;
                     float lo = relu ? (float)zo : 0.0f;
                     v = v > lo ? v : lo;
                     v = v < 255.0f ? v : 255.0f;
