@@ -4325,19 +4325,21 @@ typedef struct ct__qo_conv_job {
    product and the sum are separate statements: clang's default contraction would
    fuse them within one expression, and the AVX-512 loop below does not. */
 #if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
-/* the same steps as ct__qg_requant, 16 outputs a vector (a NaN: vmaxps gives -1024) */
+/* the same steps as ct__qg_requant, 16 outputs a vector (a NaN: vmaxps gives -1024);
+   min, max and the conversions in their zero-masked forms: g++ 12 -O2 takes the plain
+   ones' undefined pass-through operand for an uninitialized read (-Wmaybe-uninitialized) */
 CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n16, const int32_t *acc, const int32_t *cz, const float *mu, const float *bi,
                                                  float inv, float zo, float lo, uint8_t *y) {
     const __m512 vinv = _mm512_set1_ps(inv), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
     const __m512 big = _mm512_set1_ps(1024.0f), nbig = _mm512_set1_ps(-1024.0f), magic = _mm512_set1_ps(12582912.0f);
     for (int64_t q = 0; q < n16; q += 16) {
         __m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + q)), _mm512_loadu_si512((const void *)(cz + q)));
-        __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(mu + q));
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), _mm512_loadu_ps(mu + q));
         v = _mm512_add_ps(v, _mm512_loadu_ps(bi + q));
-        __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, vinv), nbig), big);
+        __m512 t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, _mm512_mul_ps(v, vinv), nbig), big);
         t = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(t, magic), magic), vzo);
-        t = _mm512_min_ps(_mm512_max_ps(t, vlo), vhi);
-        _mm_storeu_si128((__m128i *)(void *)(y + q), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(t)));
+        t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
+        _mm_storeu_si128((__m128i *)(void *)(y + q), _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
     }
 }
 #endif
