@@ -500,6 +500,9 @@ typedef struct ct_q_conv_packed {
     ct_tensor *weight;        /* qint8, owned (one reference) */
     ct_tensor *bias;          /* float32 [out] or NULL, owned */
     int64_t stride[2], padding[2], dilation[2], groups;
+    ct_tensor *packed;        /* int8: the weight in the kernel's layout, made once here; owned */
+    ct_tensor *weight_sums;   /* int32 [out]: each output channel's sum of codes; owned */
+    uint32_t version;         /* the weight's version when packed: changed in place since, it is packed per call */
 } ct_q_conv_packed;
 /* (torch.ops.quantized.conv2d_prepack) weight: qint8 [out, in/groups, kH, kW];
    bias: float [out] or NULL; o: stride / padding / dilation / groups (NULL: the
@@ -3295,6 +3298,38 @@ static void ct__qg_minmax(const float *x, int64_t n, float *mn_out, float *mx_ou
     *mx_out = mx[0];
 }
 
+/* The tile kernel of `path` (a ct_q_gemm_path): acc[r][j], r < mr, j < 64, of rows a
+   (lda apart) times panel p; colsum: the panel's column sums (nr of them). */
+static void ct__qg_tile(int path, const uint8_t *a, int64_t lda, int mr, const int8_t *p, int64_t K, int32_t *acc,
+                        const int32_t *colsum, int64_t nr) {
+    (void)colsum;
+    (void)nr;
+    switch (path) {
+#ifdef CT__QG_X86
+    case CT_Q_GEMM_AVX512_VNNI: ct__qg_tile_vnni(a, lda, mr, p, K, acc); break;
+    case CT_Q_GEMM_AVX2: ct__qg_tile_avx2(a, lda, mr, p, K, acc); break;
+#endif
+#ifdef CT__QG_NEON
+    case CT_Q_GEMM_NEON_DOTPROD: ct__qg_tile_neon(a, lda, mr, p, K, acc, colsum, nr); break;
+#endif
+    default: ct__qg_tile_c(a, lda, mr, p, K, acc); break;
+    }
+}
+/* Packs the codes c [N][K] into panels p (zeroed, np * K4 * 256 bytes, the layout
+   above; K4 >= ceil(K / 4) k-groups a panel, zero past K) and their row sums into csum [N]. */
+static void ct__qg_pack(const int8_t *c, int64_t N, int64_t K, int64_t K4, int8_t *p, int32_t *csum) {
+    for (int64_t n = 0; n < N; n++) {
+        int32_t sum = 0;
+        int8_t *pn = p + (n / CT__QG_NP) * K4 * 4 * CT__QG_NP + (n % CT__QG_NP) * 4;
+        for (int64_t k = 0; k < K; k++) {
+            int8_t v = c[n * K + k];
+            sum += v;
+            pn[(k / 4) * 4 * CT__QG_NP + k % 4] = v;
+        }
+        csum[n] = sum;
+    }
+}
+
 /* ---- the GEMM driver: tiles of MR rows x one panel, spread over threads ---- */
 enum { CT__QG_OUT_S32 = 0, CT__QG_OUT_F32 = 1, CT__QG_OUT_U8 = 2 };
 typedef struct ct__qg_job {
@@ -3326,18 +3361,7 @@ static void ct__qg_run(void *ctx, int64_t lo, int64_t hi) {
         int64_t m0 = b * base + (b < rem ? b : rem);
         int mr = (int)(base + (b < rem));
         int64_t nr = j->N - n0 < CT__QG_NP ? j->N - n0 : CT__QG_NP;
-        const uint8_t *a = j->a + m0 * j->lda;
-        const int8_t *p = j->packed + pn * K4 * 4 * CT__QG_NP;
-        switch (j->path) {
-#ifdef CT__QG_X86
-        case CT_Q_GEMM_AVX512_VNNI: ct__qg_tile_vnni(a, j->lda, mr, p, j->K, acc); break;
-        case CT_Q_GEMM_AVX2: ct__qg_tile_avx2(a, j->lda, mr, p, j->K, acc); break;
-#endif
-#ifdef CT__QG_NEON
-        case CT_Q_GEMM_NEON_DOTPROD: ct__qg_tile_neon(a, j->lda, mr, p, j->K, acc, j->colsum + n0, nr); break;
-#endif
-        default: ct__qg_tile_c(a, j->lda, mr, p, j->K, acc); break;
-        }
+        ct__qg_tile(j->path, j->a + m0 * j->lda, j->lda, mr, j->packed + pn * K4 * 4 * CT__QG_NP, j->K, acc, j->colsum + n0, nr);
         if (j->out == CT__QG_OUT_S32) {
             for (int r = 0; r < mr; r++)
                 memcpy((int32_t *)j->c + (m0 + r) * j->ldc + n0, acc + r * CT__QG_NP, (size_t)nr * sizeof(int32_t));
@@ -3427,19 +3451,7 @@ CTENSOR_API ct_q_linear_packed *ct_q_linear_prepack(const ct_tensor *weight, con
         ct_tensor *sc = ct_empty_n(CT_FLOAT32, 1, &n1), *zp = ct_empty_n(CT_INT32, 1, &n1);
         ct_tensor *b0 = bias ? ct_contiguous(bias) : ct_zeros_n(CT_FLOAT32, 1, &N);
         if (codes && pk && cs && sc && zp && b0) {
-            const int8_t *c = (const int8_t *)ct__ptr(codes);
-            int8_t *p = (int8_t *)ct__ptr(pk);
-            int32_t *csum = (int32_t *)ct__ptr(cs);
-            for (int64_t n = 0; n < N; n++) {
-                int32_t sum = 0;
-                int8_t *pn = p + (n / CT__QG_NP) * w->K4 * 4 * CT__QG_NP + (n % CT__QG_NP) * 4;
-                for (int64_t k = 0; k < K; k++) {
-                    int8_t v = c[n * K + k];
-                    sum += v;
-                    pn[(k / 4) * 4 * CT__QG_NP + k % 4] = v;
-                }
-                csum[n] = sum;
-            }
+            ct__qg_pack((const int8_t *)ct__ptr(codes), N, K, w->K4, (int8_t *)ct__ptr(pk), (int32_t *)ct__ptr(cs));
             for (int i = 0; i < nsc; i++) {
                 ((float *)ct__ptr(sc))[i] = (float)(qp->nchannels ? qp->scales[i] : qp->scale);
                 ((int32_t *)ct__ptr(zp))[i] = (int32_t)(qp->nchannels ? qp->zero_points[i] : qp->zero_point);
@@ -4426,15 +4438,64 @@ static int ct__qo_k_pool(ct__call *c) {
     return ct__qo_set_params(y, x, 0, 0);
 }
 
+/* ---- the packed weight ----
+   GEMM convs (all but depthwise): per group, the [Og][K] weight codes (K = kh kw Cg
+   in (i, j, c) order, the channels-last weight's) in the int8 GEMM's panels
+   (ct__qg_pack), each of K4 = ceil(K / 64) * 16 k-groups (zero past K, so that AMX
+   runs whole blocks of 64 codes): G ceil(Og / 64) K4 256 bytes, the operand of the
+   linear section's tile kernels (which read the first ceil(K / 4) k-groups). Depthwise (Cg = Og = 1): the taps as int16 pairs,
+   [ceil(T / 2)][C][2] (T = kh kw taps; an odd last tap's partner 0), the operand of
+   vpmaddwd against two taps' activations. wsum [O]: each channel's sum of codes. */
+static int64_t ct__qo_conv_pklen(int64_t O, int64_t G, int64_t K, int dw) {
+    if (dw) return (K + 1) / 2 * O * 4;
+    return G * ((O / G + CT__QG_NP - 1) / CT__QG_NP) * ((K + 63) / 64 * 16) * 4 * CT__QG_NP;
+}
+static void ct__qo_conv_pack(const int8_t *w, int64_t O, int64_t G, int64_t K, int dw, int8_t *pk, int32_t *wsum) {
+    memset(pk, 0, (size_t)ct__qo_conv_pklen(O, G, K, dw));
+    if (dw) {
+        int16_t *p = (int16_t *)(void *)pk;
+        for (int64_t o = 0; o < O; o++) {
+            int32_t s = 0;
+            for (int64_t t = 0; t < K; t++) {
+                s += w[o * K + t];
+                p[((t / 2) * O + o) * 2 + t % 2] = w[o * K + t];
+            }
+            wsum[o] = s;
+        }
+        return;
+    }
+    int64_t Og = O / G, gl = ct__qo_conv_pklen(Og, 1, K, 0);
+    for (int64_t g = 0; g < G; g++) ct__qg_pack(w + g * Og * K, Og, K, (K + 63) / 64 * 16, pk + g * gl, wsum + g * Og);
+}
+/* The codes of a conv weight w, channels-last ([O][kh][kw][Cg] in memory): one
+   reference (ct__decref it), NULL with the error set. */
+static ct_tensor *ct__qo_conv_wcodes(const ct_tensor *w) {
+    ct_tensor *wa = ct__qo_codes(w), *wc = NULL;
+    if (!wa) return NULL;
+    int64_t st[4];
+    if (ct_is_channels_last(wa)) return wa;
+    ct__cl_strides(wa->shape, st);
+    wc = ct__alloc(CT_INT8, 4, wa->shape, st, ct__cpu_dev);
+    if (wc && ct__copy_into(wc, wa)) {
+        ct__decref(wc);
+        wc = NULL;
+    }
+    ct__decref(wa);
+    return wc;
+}
+
 /* ---- quantized conv2d (NHWC, int32 accumulation) ----
    Inputs: x quint8 [N, C, H, W], w qint8 [O, C/G, kh, kw] (per tensor or per channel
-   along 0), bias float32 [O] (optional). Attributes as aten::conv2d's plus the
-   output's scale and zero point. Output quint8 [N, O, OH, OW], channels-last. */
+   along 0), bias float32 [O] (optional), then optionally the weight as prepacking left
+   it: packed int8 (the kernel's layout, see ct__qo_conv_pack) and wsum int32 [O], so
+   that a packed weight is not packed again per call. Attributes as aten::conv2d's
+   plus the output's scale and zero point. Output quint8 [N, O, OH, OW], channels-last. */
 static int ct__qo_meta_conv(ct__call *c) {
     const char *op = ct__opdef_get(c->op)->sname;
     const ct__attrs *a = c->a;
-    if (c->nin != 2 && c->nin != 3) return ct__failed(CT_ERR_ARG, "%s: takes (input, weight[, bias]), got %d tensors", op, c->nin);
-    const ct_tensor *x = c->in[0], *w = c->in[1], *b = c->nin == 3 ? c->in[2] : NULL;
+    if (c->nin < 2 || c->nin > 5)
+        return ct__failed(CT_ERR_ARG, "%s: takes (input, weight[, bias][, packed, weight_sums]), got %d tensors", op, c->nin);
+    const ct_tensor *x = c->in[0], *w = c->in[1], *b = c->nin == 3 || c->nin == 5 ? c->in[2] : NULL;
     if (x->dtype != CT_QUINT8)
         return ct__failed(CT_ERR_DTYPE, "%s: expected a quint8 input (a quantized activation), got %s", op, CT__DTNAME(x->dtype));
     if (ct__qo_check_qt(op, x, 0)) return -1;
@@ -4470,57 +4531,33 @@ static int ct__qo_meta_conv(ct__call *c) {
                               CT__SHAPE(x), CT__SHAPE(w), (long long)os[q]);
     }
     if (ct__q_check_params(op, a->s[0], a->i[0], CT_QUINT8, -1)) return -1;
+    if (c->nin >= 4) {
+        const ct_tensor *pk = c->in[c->nin - 2], *ws = c->in[c->nin - 1];
+        int64_t K = w->shape[1] * w->shape[2] * w->shape[3];
+        if (pk->dtype != CT_INT8 || pk->ndim != 1 || pk->device.type != CT_CPU || !ct__is_contig(pk) ||
+            pk->shape[0] != ct__qo_conv_pklen(O, G, K, w->shape[1] == 1 && O == G) || ws->dtype != CT_INT32 || ws->ndim != 1 ||
+            ws->shape[0] != O || ws->device.type != CT_CPU || !ct__is_contig(ws))
+            return ct__failed(CT_ERR_ARG, "%s: malformed packed weight (make it with ct_q_conv2d_prepack)", op);
+    }
     int64_t shape[4] = {x->shape[0], O, os[0], os[1]};
     ct__nn_out(ct__out_new(c, CT_QUINT8, 4, shape), CT_QUINT8, 4, shape, 1);
     return 0;
 }
 
-/* C[m][n] = sum_k A[m][k] B[n][k]: A uint8 (M x K, rows lda apart), B int8 (N x K, ldb),
-   C int32 (ldc); K a multiple of CT__QO_KB (operands zero-padded). The conv's one inner
-   product (an u8s8s32 GEMM with B transposed): the place to route to an int8 GEMM
-   kernel. Written so that gcc -O2 vectorizes it: the trip count is visibly a multiple
-   of 64 (no scalar epilogue, which -O2's cost model refuses) and four columns share
-   each load of A; with AVX512-VNNI it becomes vpdpbusd, about 120 GMAC/s on one core
-   here for K = 576, against 3 for the plain loop (clang: about 13). */
-#define CT__QO_KB 64
-static void ct__qo_gemm_u8s8(int64_t M, int64_t N, int64_t K, const uint8_t *CT_RESTRICT A, int64_t lda,
-                             const int8_t *CT_RESTRICT B, int64_t ldb, int32_t *CT_RESTRICT C, int64_t ldc) {
-    const int64_t Kb = K & ~(int64_t)(CT__QO_KB - 1);
-    for (int64_t m = 0; m < M; m++) {
-        const uint8_t *a = A + m * lda;
-        int32_t *cr = C + m * ldc;
-        int64_t n = 0;
-        for (; n + 4 <= N; n += 4) {
-            const int8_t *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (int64_t k = 0; k < Kb; k++) {
-                int32_t x = a[k];
-                s0 += x * b0[k];
-                s1 += x * b1[k];
-                s2 += x * b2[k];
-                s3 += x * b3[k];
-            }
-            cr[n] = s0; cr[n + 1] = s1; cr[n + 2] = s2; cr[n + 3] = s3;
-        }
-        for (; n < N; n++) {
-            const int8_t *b0 = B + n * ldb;
-            int32_t s0 = 0;
-            for (int64_t k = 0; k < Kb; k++) s0 += (int32_t)a[k] * b0[k];
-            cr[n] = s0;
-        }
-    }
-}
 typedef struct ct__qo_conv_job {
     const uint8_t *x;          /* NHWC */
-    const int8_t *w;           /* GEMM: [O][Kp] ((i, k, c) order, zero past K); depthwise: [kh * kw][O] */
+    const int8_t *pk;          /* the packed weight */
+    const int32_t *wsum;       /* [O]: sum of w[o][.] */
     uint8_t *y;                /* NHWC */
     const float *bias;         /* [O] (zeros when the op has none) */
     const float *mult;         /* [O]: sx * sw[o] */
-    const int32_t *wsum;       /* [O]: sum of w[o][.] */
     const int32_t *czw;        /* [O]: -zx wsum[o] (used when K < 32768) */
     const int32_t *zw;         /* [O] */
-    int any_zw, relu;
-    int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G, Cg, Og, K, Kp;
+    int any_zw, relu, path;    /* path: the ct_q_gemm_path of the tile kernels */
+    int direct;                /* 1x1, stride 1, no padding: x's NHWC rows are the GEMM's A rows */
+    int amx;                   /* the AMX tiles (see ct__qo_amx_tile) */
+    int64_t N, C, H, W, O, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, G, Cg, Og, K;
+    int64_t M, nmb, npg, npc, ntc;   /* pixels, their blocks; panels per group, per task, tasks per block and group */
     int32_t zx;
     int64_t zo;
     float inv_so;
@@ -4530,121 +4567,337 @@ typedef struct ct__qo_conv_job {
    channel's taps and the sums xs[q * xs_step] of x over them: the sum of (x - zx)(w - zw)
    is acc - zx sum(w) - zw xs + K zx zw; times sx sw[o], plus the bias, requantized as
    PyTorch's conv output: zp + round(v / scale), clamped (at zp with the fused relu; a
-   NaN gives the lower bound). Branch-free float clamps: the loop is the conv's other
-   hot spot (one per output). */
+   NaN gives the lower bound), with the linear section's branch-free rounding. The
+   product and the sum are separate statements: clang's default contraction would
+   fuse them within one expression, and the AVX-512 loop below does not. */
+#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
+/* the same steps as ct__qg_requant, 16 outputs a vector (a NaN: vmaxps gives -1024);
+   min, max and the conversions in their zero-masked forms: g++ 12 -O2 takes the plain
+   ones' undefined pass-through operand for an uninitialized read (-Wmaybe-uninitialized) */
+CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n16, const int32_t *acc, const int32_t *cz, const float *mu, const float *bi,
+                                                 float inv, float zo, float lo, uint8_t *y) {
+    const __m512 vinv = _mm512_set1_ps(inv), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
+    const __m512 big = _mm512_set1_ps(1024.0f), nbig = _mm512_set1_ps(-1024.0f), magic = _mm512_set1_ps(12582912.0f);
+    for (int64_t q = 0; q < n16; q += 16) {
+        __m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + q)), _mm512_loadu_si512((const void *)(cz + q)));
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), _mm512_loadu_ps(mu + q));
+        v = _mm512_add_ps(v, _mm512_loadu_ps(bi + q));
+        __m512 t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, _mm512_mul_ps(v, vinv), nbig), big);
+        t = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(t, magic), magic), vzo);
+        t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
+        _mm_storeu_si128((__m128i *)(void *)(y + q), _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+    }
+}
+#endif
 static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, const int32_t *acc, const int32_t *xs,
                            int64_t xs_step, uint8_t *y) {
-    const float lo = j->relu ? (float)j->zo : 0.0f, hi = 255.0f, zo = (float)j->zo, inv = j->inv_so;
+    const float lo = j->relu ? (float)j->zo : 0.0f, zo = (float)j->zo, inv = j->inv_so;
     const float *CT_RESTRICT mu = j->mult + o0, *CT_RESTRICT bi = j->bias + o0;
     int64_t q = 0;
     if (!j->any_zw && j->K < 32768) {
         /* |sum of (x - zx) w| < 255 * 128 * K: int32; a trip count that is a multiple of 16 vectorizes at -O2 */
         const int32_t *CT_RESTRICT cz = j->czw + o0;
         const int64_t n16 = n & ~(int64_t)15;
+#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
+        if (j->path == CT_Q_GEMM_AVX512_VNNI) {
+            ct__qo_requant_avx512(n16, acc, cz, mu, bi, inv, zo, lo, y);
+            q = n16;
+        }
+#endif
         for (; q < n16; q++) {
-            float t = nearbyintf(((float)(acc[q] + cz[q]) * mu[q] + bi[q]) * inv) + zo;
-            t = t > lo ? t : lo;
-            t = t < hi ? t : hi;
-            y[q] = (uint8_t)t;
+            float v = (float)(acc[q] + cz[q]) * mu[q];
+            y[q] = ct__qg_requant(v + bi[q], inv, zo, lo);
         }
     }
     const int64_t zx = j->zx;
     for (; q < n; q++) {
         int64_t o = o0 + q, a = (int64_t)acc[q] - zx * j->wsum[o];
         if (j->any_zw) a += (int64_t)j->zw[o] * (j->K * zx - xs[q * xs_step]);
-        float t = nearbyintf(((float)a * mu[q] + bi[q]) * inv) + zo;
-        t = t > lo ? t : lo;
-        t = t < hi ? t : hi;
-        y[q] = (uint8_t)t;
+        float v = (float)a * mu[q];
+        y[q] = ct__qg_requant(v + bi[q], inv, zo, lo);
     }
 }
-/* rows [lo, hi) of the N * OH output rows: im2col of a row per group, then the GEMM */
+/* The im2col row of output pixel m (flat over N, OH, OW) for group g: col[(i, k, c)],
+   the zero point off the edges. Undilated taps of an ungrouped conv are one run of x
+   per kernel row (one copy for the kw taps); runs of at most 32 bytes inside x (the
+   C = 3 stem conv's 21) are copied as 32 bytes, a move the compiler inlines: the
+   bytes past the run are overwritten by the next run or lie past K, where the packed
+   weight is zero (the column buffer has 32 bytes to spare). */
+static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_t *cp) {
+    const int64_t Cg = j->Cg, kw = j->kw, P = j->OH * j->OW;
+    const int zx = (int)j->zx;
+    int64_t n = m / P, oh = m % P / j->OW, ow = m % j->OW, w0 = ow * j->sw - j->pw, h0 = oh * j->sh - j->ph;
+    if (j->dw == 1 && Cg == j->C && kw * Cg <= 32 && w0 >= 0 && w0 + kw <= j->W && h0 >= 0 && h0 + (j->kh - 1) * j->dh < j->H &&
+        n * j->H * j->W * j->C + ((h0 + (j->kh - 1) * j->dh) * j->W + w0) * j->C + 32 <= j->N * j->H * j->W * j->C) {
+        const uint8_t *xr = j->x + ((n * j->H + h0) * j->W + w0) * j->C;
+        for (int64_t i = 0; i < j->kh; i++) memcpy(cp + i * kw * Cg, xr + i * j->dh * j->W * j->C, 32);
+        return;
+    }
+    for (int64_t i = 0; i < j->kh; i++, cp += kw * Cg) {
+        int64_t h = oh * j->sh - j->ph + i * j->dh;
+        if (h < 0 || h >= j->H) {
+            memset(cp, zx, (size_t)(kw * Cg));
+            continue;
+        }
+        const uint8_t *xr = j->x + (n * j->H + h) * j->W * j->C + g * Cg;
+        if (j->dw == 1 && Cg == j->C) {
+            int64_t klo = w0 < 0 ? -w0 : 0, khi = j->W - w0;
+            klo = klo < kw ? klo : kw;
+            khi = khi < kw ? khi : kw;
+            khi = khi > klo ? khi : klo;
+            if (klo) memset(cp, zx, (size_t)(klo * Cg));
+            if (khi > klo) memcpy(cp + klo * Cg, xr + (w0 + klo) * Cg, (size_t)((khi - klo) * Cg));
+            if (khi < kw) memset(cp + khi * Cg, zx, (size_t)((kw - khi) * Cg));
+        } else {
+            for (int64_t k = 0; k < kw; k++) {
+                int64_t w = w0 + k * j->dw;
+                if (w < 0 || w >= j->W) memset(cp + k * Cg, zx, (size_t)Cg);
+                else memcpy(cp + k * Cg, xr + w * j->C, (size_t)Cg);
+            }
+        }
+    }
+}
+#if defined(CT__QG_X86) && defined(__linux__) && ((defined(__clang__) && __clang_major__ >= 12) || (!defined(__clang__) && __GNUC__ >= 11))
+/* AMX (Sapphire Rapids and later): a 16-row tile of A against a 64-column panel in
+   tmul's int8 product (u8 x s8, int32 sums: the same sums as the other paths). The
+   panels' layout is already AMX's B layout: a tile is 16 k-groups of 16 columns,
+   rows 256 bytes apart, and the conv's panels have whole blocks of 16 k-groups.
+   Tiles 0-3: the 16 x 64 sums; 4, 5: A, by turns from block to block; 6, 7: B, by
+   turns (a tile loaded again waits for the product that reads it). Used by the conv when the
+   int8 GEMM runs its VNNI path unforced, the CPU has AMX-INT8 and Linux grants the
+   tile data (arch_prctl ARCH_REQ_XCOMP_PERM). */
+#  define CT__QO_AMX 1
+#  include <cpuid.h>
+#  define CT__QO_AMX_FN __attribute__((target("amx-tile,amx-int8")))
+static int ct__qo_amx_ok(void) {
+    static int ok = -1;
+    int v = CT__LOAD(&ok);
+    if (v < 0) {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        v = 0;
+        if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && ((d >> 24) & 3u) == 3u) {
+            long r;   /* arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) */
+            __asm__ volatile("syscall" : "=a"(r) : "a"(158L), "D"(0x1023L), "S"(18L) : "rcx", "r11", "memory");
+            v = r == 0;
+        }
+        CT__STORE(&ok, v);
+    }
+    return v;
+}
+typedef struct ct__qo_amx_cfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} ct__qo_amx_cfg;
+CT__QO_AMX_FN static void ct__qo_amx_begin(void) {
+    ct__qo_amx_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.palette = 1;
+    for (int t = 0; t < 8; t++) {
+        cfg.rows[t] = 16;
+        cfg.colsb[t] = 64;
+    }
+    /* gcc's _tile_loadconfig tells the compiler it reads 8 bytes: without the barrier the
+       rest of cfg's stores are dead to it (and ldtilecfg faults on the garbage) */
+    __asm__ volatile("" : : "r"(&cfg) : "memory");
+    _tile_loadconfig(&cfg);
+}
+CT__QO_AMX_FN static void ct__qo_amx_end(void) { _tile_release(); }
+/* acc[16][64] = a (16 rows, lda apart, 4 K4 readable bytes each) x panel p; K4 a multiple of 16 */
+CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const int8_t *p, int64_t K4, int32_t *acc) {
+    int64_t nkb = K4 / 16;
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    /* one block of k-groups: A in tile TA, the panel's four 16-column B tiles in TB, TC
+       (tile numbers are immediates, hence a macro) */
+#  define CT__QO_AMX_BLOCK(TA, TB, TC, ap, bp) \
+    do {                                       \
+        _tile_loadd(TA, ap, lda);              \
+        _tile_loadd(TB, bp, 256);              \
+        _tile_loadd(TC, (bp) + 64, 256);       \
+        _tile_dpbusd(0, TA, TB);               \
+        _tile_dpbusd(1, TA, TC);               \
+        _tile_loadd(TB, (bp) + 128, 256);      \
+        _tile_loadd(TC, (bp) + 192, 256);      \
+        _tile_dpbusd(2, TA, TB);               \
+        _tile_dpbusd(3, TA, TC);               \
+    } while (0)
+    int64_t kb = 0;
+    for (; kb + 2 <= nkb; kb += 2) {
+        CT__QO_AMX_BLOCK(4, 6, 7, a + kb * 64, p + kb * 16 * 4 * CT__QG_NP);
+        CT__QO_AMX_BLOCK(5, 6, 7, a + kb * 64 + 64, p + (kb + 1) * 16 * 4 * CT__QG_NP);
+    }
+    if (kb < nkb) CT__QO_AMX_BLOCK(4, 6, 7, a + kb * 64, p + kb * 16 * 4 * CT__QG_NP);
+#  undef CT__QO_AMX_BLOCK
+    _tile_stored(0, acc, 4 * CT__QG_NP);
+    _tile_stored(1, acc + 16, 4 * CT__QG_NP);
+    _tile_stored(2, acc + 32, 4 * CT__QG_NP);
+    _tile_stored(3, acc + 48, 4 * CT__QG_NP);
+}
+#endif
+/* Tasks [lo, hi): task t is (pixel block, group, chunk of npc panels), t = (b G + g)
+   ntc + chunk. A block's A rows (its pixels' im2col rows, or x's rows for the direct
+   1x1 conv) are made once for its consecutive tasks; each panel runs the int8 GEMM's
+   tile kernel over MR-row tiles, requantized straight into the NHWC output. */
 static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
-    const int64_t K = j->K, Kp = j->Kp, OW = j->OW, Og = j->Og, Cg = j->Cg;
-    uint8_t *col = (uint8_t *)CT_MALLOC((size_t)(OW * Kp));
-    int32_t *acc = (int32_t *)CT_MALLOC((size_t)(OW * Og) * sizeof(int32_t));
-    int32_t *xsum = (int32_t *)CT_MALLOC((size_t)OW * sizeof(int32_t));
-    if (!col || !acc || !xsum) {
-        CT_FREE(col); CT_FREE(acc); CT_FREE(xsum);
-        CT__STORE(&j->failed, 1);
-        return;
+    const int64_t K = j->K, K4 = (K + 63) / 64 * 16, base = j->M / j->nmb, rem = j->M % j->nmb, mbmax = base + (rem > 0);
+    /* AMX: tiles of 16 rows, each readable to 4 K4 bytes: im2col rows that far apart
+       (zero-padded), whole tiles of rows (the direct conv's last partial tile copied) */
+    const int amx = j->amx, tm = amx ? 16 : CT__QG_MR;
+    const int64_t la = amx ? 4 * K4 : K, crows = amx ? (j->direct ? 16 : (mbmax + 15) / 16 * 16) : (j->direct ? 0 : mbmax);
+    uint8_t *col = NULL;
+    int32_t *xs = NULL;
+    if (crows || j->any_zw) {
+        xs = (int32_t *)CT_MALLOC((size_t)mbmax * sizeof(int32_t) + (size_t)(crows * la) + 32);
+        if (!xs) {
+            CT__STORE(&j->failed, 1);
+            return;
+        }
+        col = (uint8_t *)(xs + mbmax);
+        memset(col, 0, (size_t)(crows * la) + 32);
     }
-    memset(col, 0, (size_t)(OW * Kp));   /* the padding past K stays zero */
-    for (int64_t row = lo; row < hi; row++) {
-        int64_t n = row / j->OH, oh = row % j->OH;
-        uint8_t *yrow = j->y + (n * j->OH + oh) * OW * j->O;
-        for (int64_t g = 0; g < j->G; g++) {
-            /* im2col of one output row for group g: col[ow][(i, k, c)], the zero point off the edges */
-            for (int64_t ow = 0; ow < OW; ow++) {
-                uint8_t *cp = col + ow * Kp;
-                for (int64_t i = 0; i < j->kh; i++) {
-                    int64_t h = oh * j->sh - j->ph + i * j->dh;
-                    for (int64_t k = 0; k < j->kw; k++, cp += Cg) {
-                        int64_t w = ow * j->sw - j->pw + k * j->dw;
-                        if (h < 0 || h >= j->H || w < 0 || w >= j->W) memset(cp, (int)j->zx, (size_t)Cg);
-                        else memcpy(cp, j->x + ((n * j->H + h) * j->W + w) * j->C + g * Cg, (size_t)Cg);
-                    }
-                }
+    int32_t acc[16 * CT__QG_NP];
+#ifdef CT__QO_AMX
+    if (amx) ct__qo_amx_begin();
+#endif
+    int64_t have = -1;   /* the (block, group) whose rows col and xs hold */
+    for (int64_t t = lo; t < hi; t++) {
+        int64_t bg = t / j->ntc, b = bg / j->G, g = bg % j->G, chunk = t % j->ntc;
+        int64_t m0 = b * base + (b < rem ? b : rem), rows = base + (b < rem);
+        const uint8_t *a = j->direct ? j->x + m0 * j->C + g * j->Cg : col;
+        int64_t lda = j->direct ? j->C : la;
+        if (have != bg) {
+            for (int64_t r = 0; r < rows; r++) {
+                if (!j->direct) ct__qo_im2col(j, m0 + r, g, col + r * la);
                 if (j->any_zw) {
                     int32_t s = 0;
-                    for (int64_t k = 0; k < K; k++) s += col[ow * Kp + k];
-                    xsum[ow] = s;
+                    for (int64_t k = 0; k < K; k++) s += a[r * lda + k];
+                    xs[r] = s;
                 }
             }
-            ct__qo_gemm_u8s8(OW, Og, Kp, col, Kp, j->w + g * Og * Kp, Kp, acc, Og);
-            for (int64_t ow = 0; ow < OW; ow++)
-                ct__qo_requant(j, g * Og, Og, acc + ow * Og, xsum + ow, 0, yrow + ow * j->O + g * Og);
+            if (amx && j->direct && rows % 16)   /* the last partial tile's rows, zero-padded to whole ones */
+                for (int64_t r = rows / 16 * 16; r < rows; r++) memcpy(col + (r % 16) * la, a + r * lda, (size_t)K);
+            have = bg;
+        }
+        /* the block's rows split evenly over its tiles (32 rows with MR 6: 6 6 5 5 5 5) */
+        int64_t nt = (rows + tm - 1) / tm, tb = amx ? 16 : rows / nt, tr = amx ? 0 : rows % nt;
+        int64_t p1 = (chunk + 1) * j->npc < j->npg ? (chunk + 1) * j->npc : j->npg;
+        for (int64_t p = chunk * j->npc; p < p1; p++) {
+            int64_t n0 = p * CT__QG_NP, nr = j->Og - n0 < CT__QG_NP ? j->Og - n0 : CT__QG_NP, o0 = g * j->Og + n0;
+            const int8_t *pp = j->pk + (g * j->npg + p) * K4 * 4 * CT__QG_NP;
+            for (int64_t i = 0, r0 = 0; i < nt; i++) {
+                int mr = (int)(tb + (i < tr));
+                mr = mr < rows - r0 ? mr : (int)(rows - r0);
+#ifdef CT__QO_AMX
+                if (amx) {
+                    int part = j->direct && mr < 16;
+                    ct__qo_amx_tile(part ? col : a + r0 * lda, part ? la : lda, pp, K4, acc);
+                } else
+#endif
+                    ct__qg_tile(j->path, a + r0 * lda, lda, mr, pp, K, acc, j->wsum + o0, nr);
+                for (int r = 0; r < mr; r++)
+                    ct__qo_requant(j, o0, nr, acc + r * CT__QG_NP, xs ? xs + r0 + r : NULL, 0, j->y + (m0 + r0 + r) * j->O + o0);
+                r0 += mr;
+            }
         }
     }
-    CT_FREE(col);
-    CT_FREE(acc);
-    CT_FREE(xsum);
+#ifdef CT__QO_AMX
+    if (amx) ct__qo_amx_end();
+#endif
+    CT_FREE(xs);
 }
-/* depthwise (one input and one output channel per group): per output pixel, the taps
-   accumulate into int32 lanes over the channels, contiguous in NHWC */
-#define CT__QO_CB 16
+/* depthwise: acc[c] = sum over taps t of pt[t][c] w[t][c] for c < C; pt: [2 T2] rows of
+   the taps' activations (a row of the zero point off the edges and for the odd tap's
+   partner), w the int16 pairs */
+static void ct__qo_dw_c(const uint8_t *const *pt, int64_t T2, const int16_t *w, int64_t c0, int64_t C, int32_t *acc) {
+    for (int64_t c = c0; c < C; c++) acc[c] = 0;
+    for (int64_t tp = 0; tp < T2; tp++) {
+        const uint8_t *x0 = pt[2 * tp], *x1 = pt[2 * tp + 1];
+        const int16_t *wp = w + tp * C * 2;
+        for (int64_t c = c0; c < C; c++) acc[c] += x0[c] * wp[2 * c] + x1[c] * wp[2 * c + 1];
+    }
+}
+#ifdef CT__QG_X86
+/* AVX2: 16 channels at a time; two taps' codes interleaved (vpunpck*bw) and widened
+   to int16 meet the int16 weight pairs in vpmaddwd (exact: |x w| < 2^15) */
+CT__QG_AVX2_FN static void ct__qo_dw_avx2(const uint8_t *const *pt, int64_t T2, const int16_t *w, int64_t C, int32_t *acc) {
+    int64_t c = 0;
+    for (; c + 16 <= C; c += 16) {
+        __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+        for (int64_t tp = 0; tp < T2; tp++) {
+            __m128i x0 = _mm_loadu_si128((const __m128i *)(const void *)(pt[2 * tp] + c));
+            __m128i x1 = _mm_loadu_si128((const __m128i *)(const void *)(pt[2 * tp + 1] + c));
+            const int16_t *wp = w + (tp * C + c) * 2;
+            __m256i l = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(x0, x1)), h = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(x0, x1));
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(l, _mm256_loadu_si256((const __m256i *)(const void *)wp)));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(h, _mm256_loadu_si256((const __m256i *)(const void *)(wp + 16))));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(acc + c), a0);
+        _mm256_storeu_si256((__m256i *)(void *)(acc + c + 8), a1);
+    }
+    if (c < C) ct__qo_dw_c(pt, T2, w, c, C, acc);
+}
+#endif
+/* rows [lo, hi) of the N * OH output rows */
 static void ct__qo_dwconv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
-    const int64_t C = j->C;
-    int32_t *acc = (int32_t *)CT_MALLOC((size_t)C * 2 * sizeof(int32_t));
-    if (!acc) {
+    const int64_t C = j->C, T = j->K, T2 = (T + 1) / 2;
+    const int16_t *w = (const int16_t *)(const void *)j->pk;
+    const uint8_t **pt = (const uint8_t **)CT_MALLOC((size_t)(2 * T2) * (sizeof(uint8_t *) + sizeof(int64_t)) +
+                                                     (size_t)C * (2 * sizeof(int32_t) + 1));
+    if (!pt) {
         CT__STORE(&j->failed, 1);
         return;
     }
-    int32_t *xs = acc + C;
+    int64_t *off = (int64_t *)(void *)(pt + 2 * T2);   /* the taps' offsets from the window's corner, inside x */
+    int32_t *acc = (int32_t *)(void *)(off + 2 * T2), *xs = acc + C;
+    for (int64_t t = 0; t < T; t++) off[t] = ((t / j->kw) * j->dh * j->W + (t % j->kw) * j->dw) * C;
+    uint8_t *zrow = (uint8_t *)(xs + C);
+    memset(zrow, (int)j->zx, (size_t)C);
+    pt[2 * T2 - 1] = zrow;   /* the odd tap's partner (weight 0) */
     for (int64_t row = lo; row < hi; row++) {
         int64_t n = row / j->OH, oh = row % j->OH;
+        int64_t h0 = oh * j->sh - j->ph;
+        int hin = h0 >= 0 && h0 + (j->kh - 1) * j->dh < j->H;
         for (int64_t ow = 0; ow < j->OW; ow++) {
-            memset(acc, 0, (size_t)C * 2 * sizeof(int32_t));
-            for (int64_t i = 0; i < j->kh; i++) {
-                int64_t h = oh * j->sh - j->ph + i * j->dh;
-                for (int64_t k = 0; k < j->kw; k++) {
-                    int64_t w = ow * j->sw - j->pw + k * j->dw;
-                    const int8_t *wt = j->w + (i * j->kw + k) * C;
-                    if (h < 0 || h >= j->H || w < 0 || w >= j->W) {
-                        for (int64_t c = 0; c < C; c++) { acc[c] += j->zx * wt[c]; xs[c] += j->zx; }
-                        continue;
+            int64_t w0 = ow * j->sw - j->pw;
+            if (hin && w0 >= 0 && w0 + (j->kw - 1) * j->dw < j->W) {
+                const uint8_t *xb = j->x + ((n * j->H + h0) * j->W + w0) * C;
+                for (int64_t t = 0; t < T; t++) pt[t] = xb + off[t];
+            } else
+                for (int64_t i = 0; i < j->kh; i++) {
+                    int64_t h = h0 + i * j->dh;
+                    for (int64_t k = 0; k < j->kw; k++) {
+                        int64_t ww = w0 + k * j->dw;
+                        pt[i * j->kw + k] = h < 0 || h >= j->H || ww < 0 || ww >= j->W ? zrow : j->x + ((n * j->H + h) * j->W + ww) * C;
                     }
-                    const uint8_t *xp = j->x + ((n * j->H + h) * j->W + w) * C;
-                    int64_t c = 0;
-                    for (; c + CT__QO_CB <= C; c += CT__QO_CB)
-                        for (int t = 0; t < CT__QO_CB; t++) acc[c + t] += (int32_t)xp[c + t] * (int32_t)wt[c + t];
-                    for (; c < C; c++) acc[c] += (int32_t)xp[c] * (int32_t)wt[c];
-                    if (j->any_zw)
-                        for (c = 0; c < C; c++) xs[c] += xp[c];
                 }
-            }
-            uint8_t *yp = j->y + ((n * j->OH + oh) * j->OW + ow) * C;
-            ct__qo_requant(j, 0, C, acc, xs, 1, yp);
+#ifdef CT__QG_X86
+            if (j->path == CT_Q_GEMM_AVX2 || j->path == CT_Q_GEMM_AVX512_VNNI) ct__qo_dw_avx2(pt, T2, w, C, acc);
+            else
+#endif
+                ct__qo_dw_c(pt, T2, w, 0, C, acc);
+            if (j->any_zw)
+                for (int64_t c = 0; c < C; c++) {
+                    int32_t s = 0;
+                    for (int64_t t = 0; t < T; t++) s += pt[t][c];
+                    xs[c] = s;
+                }
+            ct__qo_requant(j, 0, C, acc, xs, 1, j->y + ((n * j->OH + oh) * j->OW + ow) * C);
         }
     }
-    CT_FREE(acc);
+    CT_FREE(pt);
 }
+/* inputs (x, w[, bias][, packed, wsum]): the packed form when ct_q_conv2d_prepack made
+   it (see ct__qo_conv), else packed here per call */
 static int ct__qo_k_conv(ct__call *c) {
     const char *op = ct__opdef_get(c->op)->sname;
     const ct__attrs *a = c->a;
-    const ct_tensor *x = c->in[0], *w = c->in[1], *b = c->nin == 3 ? c->in[2] : NULL;
+    const ct_tensor *x = c->in[0], *w = c->in[1], *b = c->nin == 3 || c->nin == 5 ? c->in[2] : NULL;
+    const ct_tensor *pkt = c->nin >= 4 ? c->in[c->nin - 2] : NULL, *wst = c->nin >= 4 ? c->in[c->nin - 1] : NULL;
     ct_tensor *y = c->out[0];
     ct__qo_conv_job j;
     memset(&j, 0, sizeof j);
@@ -4653,70 +4906,77 @@ static int ct__qo_k_conv(ct__call *c) {
     j.OH = y->shape[2]; j.OW = y->shape[3];
     j.sh = a->v[0]; j.sw = a->v[1]; j.ph = a->v[2]; j.pw = a->v[3]; j.dh = a->v[4]; j.dw = a->v[5];
     j.G = a->i[1]; j.Og = j.O / j.G; j.K = j.kh * j.kw * j.Cg;
-    j.Kp = j.K > 0 ? (j.K + CT__QO_KB - 1) / CT__QO_KB * CT__QO_KB : CT__QO_KB;
     j.zx = (int32_t)x->qparams->zero_point;
     j.zo = a->i[0];
     j.inv_so = 1.0f / (float)a->s[0];
     j.relu = c->op == CT__QOP(QCONV2D_RELU);
+    j.path = (int)ct_q_gemm_path_used();
     const int dw = j.Cg == 1 && j.Og == 1;
     if (ct_numel(y) == 0) return ct__qo_set_params(y, NULL, a->s[0], a->i[0]);
-    /* NHWC codes of x (a view when x already is), OHWI codes of w */
-    int64_t st[4];
-    ct_tensor *xa = ct__qo_codes(x), *wa = ct__qo_codes(w), *xc = NULL, *wc = NULL, *bc = NULL;
+    /* NHWC codes of x (a view when x already is) */
+    int64_t st[4], plen = pkt ? 0 : ct__qo_conv_pklen(j.O, j.G, j.K, dw);
+    ct_tensor *xa = ct__qo_codes(x), *xc = NULL, *wc = pkt ? NULL : ct__qo_conv_wcodes(w), *bc = b ? ct__contig_ref(b) : NULL;
     int rc = 0;
-    if (xa && wa) {
+    if (xa) {
         if (ct_is_channels_last(xa)) xc = ct__incref(xa);
         else if (ct__cl_strides(xa->shape, st), (xc = ct__alloc(CT_UINT8, 4, xa->shape, st, ct__cpu_dev)) != NULL && ct__copy_into(xc, xa)) rc = -1;
-        if (ct_is_channels_last(wa)) wc = ct__incref(wa);
-        else if (ct__cl_strides(wa->shape, st), (wc = ct__alloc(CT_INT8, 4, wa->shape, st, ct__cpu_dev)) != NULL && ct__copy_into(wc, wa)) rc = -1;
-        if (b) bc = ct__contig_ref(b);
     }
-    size_t wbytes = (size_t)(j.O * (dw ? j.K : j.Kp)) + 1;
-    float *mult = (float *)CT_MALLOC((size_t)j.O * sizeof(float));
-    int32_t *wsum = (int32_t *)CT_MALLOC((size_t)j.O * sizeof(int32_t)), *zw = (int32_t *)CT_MALLOC((size_t)j.O * sizeof(int32_t));
-    int32_t *czw = (int32_t *)CT_MALLOC((size_t)j.O * sizeof(int32_t));
-    int8_t *wpk = (int8_t *)CT_MALLOC(wbytes);
-    float *zbias = bc ? NULL : (float *)CT_MALLOC((size_t)j.O * sizeof(float));
-    if (!rc && (!xa || !wa || !xc || !wc || (b && !bc) || !mult || !wsum || !zw || !czw || !wpk || (!bc && !zbias))) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
+    /* per call: mult, bias, czw, zw [O] (they depend on x's parameters), and the packing without a packed weight */
+    float *f = (float *)CT_MALLOC((size_t)j.O * 4 * sizeof(float) + (size_t)(pkt ? 0 : plen + j.O * (int64_t)sizeof(int32_t)));
+    if (!rc && (!xa || !xc || (!pkt && !wc) || (b && !bc) || !f)) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
     if (!rc) {
         const ct_qparams *wq = w->qparams;
-        const int8_t *wp = (const int8_t *)ct__ptr(wc);
         double sx = x->qparams->scale;
-        memset(wpk, 0, wbytes);
+        float *mult = f, *bias = f + j.O;
+        int32_t *czw = (int32_t *)(void *)(f + 2 * j.O), *zw = czw + j.O, *wsum;
+        if (pkt) {
+            j.pk = (const int8_t *)ct__ptr(pkt);
+            wsum = (int32_t *)ct__ptr(wst);
+        } else {
+            wsum = (int32_t *)(void *)(f + 4 * j.O);
+            ct__qo_conv_pack((const int8_t *)ct__ptr(wc), j.O, j.G, j.K, dw, (int8_t *)(wsum + j.O), wsum);
+            j.pk = (const int8_t *)(wsum + j.O);
+        }
         for (int64_t o = 0; o < j.O; o++) {
             double sw = wq->nchannels ? wq->scales[o] : wq->scale;
             zw[o] = (int32_t)(wq->nchannels ? wq->zero_points[o] : wq->zero_point);
             j.any_zw |= zw[o] != 0;
             mult[o] = (float)(sx * sw);
-            int32_t s = 0;
-            for (int64_t k = 0; k < j.K; k++) {
-                s += wp[o * j.K + k];
-                if (dw) wpk[k * j.O + o] = wp[o * j.K + k];   /* taps-major: [kh * kw][O] */
-                else wpk[o * j.Kp + k] = wp[o * j.K + k];
-            }
-            wsum[o] = s;
-            czw[o] = j.K < 32768 ? -j.zx * s : 0;
+            czw[o] = j.K < 32768 ? -j.zx * wsum[o] : 0;
+            bias[o] = bc ? ((const float *)ct__ptr(bc))[o] : 0.0f;
         }
         j.x = (const uint8_t *)ct__ptr(xc);
-        j.w = wpk;
         j.y = (uint8_t *)ct__ptr(y);
-        if (zbias) memset(zbias, 0, (size_t)j.O * sizeof(float));
-        j.bias = bc ? (const float *)ct__ptr(bc) : zbias;
+        j.bias = bias;
         j.mult = mult;
         j.wsum = wsum;
         j.czw = czw;
         j.zw = zw;
-        ct__nn_par_for(j.N * j.OH, 1, dw ? ct__qo_dwconv_run : ct__qo_conv_run, &j);
+        if (dw) {
+            ct__nn_par_for(j.N * j.OH, 1, ct__qo_dwconv_run, &j);
+        } else {
+            /* blocks of about 48 pixels (8 tiles); with few blocks (late layers, batch 1)
+               the panels are split too, so that every thread gets work */
+            int64_t nth = ct_get_num_threads(), ntask;
+            j.direct = j.kh == 1 && j.kw == 1 && j.sh == 1 && j.sw == 1 && j.ph == 0 && j.pw == 0;
+#ifdef CT__QO_AMX
+            /* AMX rows read 64 ceil(K / 64) bytes: the direct conv's rows only when K is a multiple of 64 */
+            j.amx = j.path == CT_Q_GEMM_AVX512_VNNI && !ct__qg_forced && ct__qo_amx_ok() && (!j.direct || j.K % 64 == 0);
+#endif
+            j.M = j.N * j.OH * j.OW;
+            j.nmb = (j.M + 47) / 48;
+            j.npg = (j.Og + CT__QG_NP - 1) / CT__QG_NP;
+            j.ntc = j.nmb * j.G >= 2 * nth ? 1 : (2 * nth + j.nmb * j.G - 1) / (j.nmb * j.G);
+            j.ntc = j.ntc < j.npg ? j.ntc : j.npg;
+            j.npc = (j.npg + j.ntc - 1) / j.ntc;
+            j.ntc = (j.npg + j.npc - 1) / j.npc;
+            ntask = j.nmb * j.G * j.ntc;
+            ct__nn_par_for(ntask, 1, ct__qo_conv_run, &j);
+        }
         if (CT__LOAD(&j.failed)) rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", op);
     }
-    CT_FREE(mult);
-    CT_FREE(wsum);
-    CT_FREE(zw);
-    CT_FREE(czw);
-    CT_FREE(wpk);
-    CT_FREE(zbias);
+    CT_FREE(f);
     if (xa) ct__decref(xa);
-    if (wa) ct__decref(wa);
     if (xc) ct__decref(xc);
     if (wc) ct__decref(wc);
     if (bc) ct__decref(bc);
@@ -4772,6 +5032,19 @@ CTENSOR_API ct_tensor *ct_q_cat(int n, ct_tensor *const *ts, int dim, double sca
     a.i[1] = isnan(scale) ? 0 : zero_point;
     return ct__q_call(CT__QOP(QCAT), n, ts, &a);
 }
+/* Packs p->weight into p->packed and p->weight_sums (allocated) and notes the weight's
+   version. 0, or -1 with the error set. */
+static int ct__qo_conv_repack(ct_q_conv_packed *p) {
+    const ct_tensor *w = p->weight;
+    int64_t O = w->shape[0], K = w->shape[1] * w->shape[2] * w->shape[3];
+    ct_tensor *codes = ct__qo_conv_wcodes(w);
+    if (!codes) return -1;
+    ct__qo_conv_pack((const int8_t *)ct__ptr(codes), O, p->groups, K, w->shape[1] == 1 && O == p->groups, (int8_t *)ct__ptr(p->packed),
+                     (int32_t *)ct__ptr(p->weight_sums));
+    p->version = ct_version(w);
+    ct__decref(codes);
+    return 0;
+}
 CTENSOR_API ct_q_conv_packed *ct_q_conv2d_prepack(const ct_tensor *weight, const ct_tensor *bias, const ct_conv_options *o) {
     const char *op = "quantized::conv2d_prepack";
     if (!weight) { ct__null_arg(op, 0); return NULL; }
@@ -4806,23 +5079,34 @@ CTENSOR_API ct_q_conv_packed *ct_q_conv2d_prepack(const ct_tensor *weight, const
     int s = ct_scope_begin();
     ct_tensor *wc = ct_to_channels_last(weight);
     ct_tensor *bc = bias ? ct_to(ct_detach(bias), CT_FLOAT32) : NULL;
-    if (wc && (!bias || bc)) {
+    int64_t O = weight->shape[0], K = weight->shape[1] * weight->shape[2] * weight->shape[3];
+    int64_t plen = ct__qo_conv_pklen(O, G, K, weight->shape[1] == 1 && O == G);
+    ct_tensor *pk = wc ? ct_empty_n(CT_INT8, 1, &plen) : NULL, *ws = pk ? ct_empty_n(CT_INT32, 1, &O) : NULL;
+    p->groups = G;
+    if (ws && (!bias || bc)) {
         p->weight = ct_retain(wc);
         p->bias = bc ? ct_retain(bc) : NULL;
+        p->packed = ct_retain(pk);
+        p->weight_sums = ct_retain(ws);
     }
     ct_scope_end(s);
+    if (p->weight && ct__qo_conv_repack(p)) {
+        ct_q_conv_packed_free(p);
+        return NULL;
+    }
     if (!p->weight) {
-        CT_FREE(p);
+        ct_q_conv_packed_free(p);
         return NULL;
     }
     for (int q = 0; q < 2; q++) { p->stride[q] = st[q]; p->padding[q] = pd[q]; p->dilation[q] = dl[q]; }
-    p->groups = G;
     return p;
 }
 CTENSOR_API void ct_q_conv_packed_free(ct_q_conv_packed *p) {
     if (!p) return;
     if (p->weight) ct_release(p->weight);
     if (p->bias) ct_release(p->bias);
+    if (p->packed) ct_release(p->packed);
+    if (p->weight_sums) ct_release(p->weight_sums);
     CT_FREE(p);
 }
 static ct_tensor *ct__qo_conv(int op, const char *nm, const ct_tensor *x, const ct_q_conv_packed *p, double scale, int64_t zp) {
@@ -4833,8 +5117,14 @@ static ct_tensor *ct__qo_conv(int op, const char *nm, const ct_tensor *x, const 
     a.i[1] = p->groups;
     a.s[0] = scale;
     a.i[0] = zp;
-    ct_tensor *in[3] = {(ct_tensor *)x, p->weight, p->bias};
-    return ct__q_call(op, p->bias ? 3 : 2, in, &a);
+    /* the packing travels as two more inputs while it matches the weight */
+    ct_tensor *in[5] = {(ct_tensor *)x, p->weight, p->bias, NULL, NULL};
+    int n = p->bias ? 3 : 2;
+    if (p->packed && p->weight_sums && ct_version(p->weight) == p->version) {
+        in[n++] = p->packed;
+        in[n++] = p->weight_sums;
+    }
+    return ct__q_call(op, n, in, &a);
 }
 CTENSOR_API ct_tensor *ct_q_conv2d(const ct_tensor *x, const ct_q_conv_packed *w, double scale, int64_t zero_point) {
     return ct__qo_conv(CT__QOP(QCONV2D), "quantized::conv2d", x, w, scale, zero_point);
@@ -4904,6 +5194,8 @@ static ct_tensor *ct__qo_conv_mod_forward(ct_module *m, int nin, ct_tensor *cons
     ct_tensor *z = ct_module_get(m, "zero_point");
     double s = ct__qo_conv_mod_scale(m);
     if (!z || isnan(s)) return NULL;
+    /* a weight changed in place since it was packed (load_state_dict copies into it): packed again, once */
+    if (c->p->packed && ct_version(c->p->weight) != c->p->version && ct__qo_conv_repack(c->p)) return NULL;
     return (c->relu ? ct_q_conv2d_relu : ct_q_conv2d)(in[0], c->p, s, ct_item_int(z));
 }
 static void ct__qo_conv_mod_free(ct_module *m) {

@@ -15,6 +15,15 @@
                                                x86 qconfig, calibrated on random data), one
                                                1x3x64x64 image in, float out
      convnet_f32_1x3x64x64_t{1,2}              the same net in float32 (NCHW), no grad
+     qconv_<shape>_t{1,2}                      one quantized conv2d (ct_q_conv2d, no relu),
+                                               quint8 channels-last input, per-channel
+                                               symmetric qint8 weight, float bias, batch 1:
+                                               3x3_64_56 (ResNet-18 layer1: 64->64 at 56x56,
+                                               pad 1), 7x7s2_3_224 (its stem: 3->64 at 224,
+                                               pad 3), 3x3_512_7 (layer4), 1x1_256_64_28
+                                               (pointwise 256->64 at 28x28), dw5x5_576_14
+                                               (depthwise 5x5 at 14x14, pad 2), dw3x3s2_16_112
+                                               (depthwise 3x3 stride 2, 16 channels at 112)
    PyTorch twin: bench/torch/quant.py, which times the dynamic cases on each of its
    quantized engines (its own cases ..._qnnpack, ..._onednn), then its fastest engine
    again under the plain name that ctensor's case has, and the float32 ones with
@@ -56,6 +65,30 @@ static ct_module *convnet(void) {
                                  {"flat", ct_nn_flatten()}, {"fc", ct_nn_linear(128, 10)}, {"dequant", ct_nn_dequant_stub()});
 }
 typedef struct { ct_module *m; ct_tensor *x; } m_case;
+/* one quantized conv: weight N(0, 1) quantized per channel (symmetric, scale max|w| / 127) */
+typedef struct { ct_q_conv_packed *p; ct_tensor *x; } qconv_case;
+static void run_qconv(void *u) {
+    qconv_case *c = (qconv_case *)u;
+    CT_SCOPE { sink = ct_q_conv2d(c->x, c->p, 0.5, 64); }
+}
+static int qconv_make(qconv_case *c, int64_t C, int64_t O, int64_t k, int64_t s, int64_t pad, int64_t groups, int64_t hw) {
+    int ok = 0;
+    CT_SCOPE {
+        ct_tensor *w = ct_randn(CT_FLOAT32, O, C / groups, k, k);
+        int64_t d1 = 1;
+        ct_tensor *sc = ct_mul_scalar(ct_amax(ct_abs(ct_reshape(w, O, -1)), 1, &d1, 0), 1.0 / 127.0);
+        ct_tensor *q = ct_quantize_per_channel(w, sc, ct_zeros(CT_INT64, O), 0, CT_QINT8);
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.stride = s;
+        o.padding = pad;
+        o.groups = groups;
+        c->p = q ? ct_q_conv2d_prepack(q, ct_randn(CT_FLOAT32, O), &o) : NULL;
+        c->x = ct_retain(ct_to_channels_last(ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, C, hw, hw), 0.05, 64, CT_QUINT8)));
+        ok = c->p && c->x;
+    }
+    return ok ? 0 : -1;
+}
 static void run_model(void *u) {
     m_case *c = (m_case *)u;
     CT_SCOPE { sink = ct_forward(c->m, c->x); }
@@ -131,6 +164,31 @@ int main(void) {
         bench_run(name, params, run_model, &mf);
     }
     ct_release(img);
+    /* single quantized convs of ResNet-18 and MobileNetV3-Small shapes */
+    static const struct { const char *name; int64_t C, O, k, s, pad, groups, hw; } qconvs[] = {
+        {"3x3_64_56", 64, 64, 3, 1, 1, 1, 56},       {"7x7s2_3_224", 3, 64, 7, 2, 3, 1, 224},
+        {"3x3_512_7", 512, 512, 3, 1, 1, 1, 7},      {"1x1_256_64_28", 256, 64, 1, 1, 0, 1, 28},
+        {"dw5x5_576_14", 576, 576, 5, 1, 2, 576, 14}, {"dw3x3s2_16_112", 16, 16, 3, 2, 1, 16, 112},
+    };
+    for (size_t i = 0; i < sizeof qconvs / sizeof qconvs[0]; i++) {
+        qconv_case qv;
+        ct_manual_seed(2);
+        if (qconv_make(&qv, qconvs[i].C, qconvs[i].O, qconvs[i].k, qconvs[i].s, qconvs[i].pad, qconvs[i].groups, qconvs[i].hw)) {
+            fprintf(stderr, "quant: %s\n", ct_last_error());
+            return 1;
+        }
+        for (int t = 1; t <= 2; t++) {
+            bench_set_threads(t);
+            char name[64], params[96];
+            int64_t hw = qconvs[i].hw, oh = (hw + 2 * qconvs[i].pad - qconvs[i].k) / qconvs[i].s + 1;
+            bench_opts oc = {1, 0, 2.0 * oh * oh * qconvs[i].O * (qconvs[i].C / qconvs[i].groups) * qconvs[i].k * qconvs[i].k, NULL};
+            snprintf(name, sizeof name, "qconv_%s_t%d", qconvs[i].name, t);
+            snprintf(params, sizeof params, "1x%lldx%lldx%lld, threads=%d", (long long)qconvs[i].C, (long long)hw, (long long)hw, t);
+            bench_run_opts(name, params, run_qconv, &qv, &oc);
+        }
+        ct_q_conv_packed_free(qv.p);
+        ct_release(qv.x);
+    }
     ct_module_free(cf);
     ct_module_free(cq);
     ct_module_free(q1);

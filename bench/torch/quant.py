@@ -6,7 +6,9 @@ plain name, the one ctensor's int8 case has, the float32 Linear / MLP under
 torch.no_grad(), torch.quantize_per_tensor on 1M float32s, and the static PTQ conv
 net of quant.c (eager mode: fuse_modules, the x86 qconfig, prepare, calibration on
 random data, convert) on each engine, then the fastest under the plain name, and in
-float32. Same case names and line format as quant.c."""
+float32; single quantized convs (torch.ao.nn.quantized.Conv2d, per-channel symmetric
+qint8 weight, channels-last quint8 input) on each engine, then the fastest. Same
+case names and line format as quant.c."""
 import torch
 import torch.nn as nn
 from torch.ao.quantization import DeQuantStub, QuantStub
@@ -44,6 +46,23 @@ def static_convnet(engine):
     return torch.ao.quantization.convert(net)
 
 import ctbench
+
+
+# the single quantized convs of quant.c: name, in, out, kernel, stride, padding, groups, input size
+QCONVS = (("3x3_64_56", 64, 64, 3, 1, 1, 1, 56), ("7x7s2_3_224", 3, 64, 7, 2, 3, 1, 224),
+          ("3x3_512_7", 512, 512, 3, 1, 1, 1, 7), ("1x1_256_64_28", 256, 64, 1, 1, 0, 1, 28),
+          ("dw5x5_576_14", 576, 576, 5, 1, 2, 576, 14), ("dw3x3s2_16_112", 16, 16, 3, 2, 1, 16, 112))
+
+
+def qconv(engine, C, O, k, s, pad, groups):
+    torch.backends.quantized.engine = engine
+    w = torch.randn(O, C // groups, k, k)
+    sc = w.reshape(O, -1).abs().amax(1) / 127.0
+    qw = torch.quantize_per_channel(w, sc.double(), torch.zeros(O, dtype=torch.long), 0, torch.qint8)
+    m = torch.ao.nn.quantized.Conv2d(C, O, k, stride=s, padding=pad, groups=groups)
+    m.set_weight_bias(qw, torch.randn(O))
+    m.scale, m.zero_point = 0.5, 64
+    return m
 
 
 def main():
@@ -96,6 +115,22 @@ def main():
                 torch.backends.quantized.engine = best[1]
                 ctbench.run("convnet_static_1x3x64x64_t%d" % t, params + " engine=" + best[1], "m(x)", {"m": qnets[best[1]], "x": img})
             ctbench.run("convnet_f32_1x3x64x64_t%d" % t, params, "m(x)", {"m": fnet, "x": img})
+            for name, C, O, k, s, pad, groups, hw in QCONVS:
+                x = torch.quantize_per_tensor(torch.randn(1, C, hw, hw), 0.05, 64, torch.quint8)
+                x = x.contiguous(memory_format=torch.channels_last)
+                oh = (hw + 2 * pad - k) // s + 1
+                fl = 2.0 * oh * oh * O * (C // groups) * k * k
+                params = "1x%dx%dx%d, threads=%d" % (C, hw, hw, t)
+                best = None
+                for e in engines:
+                    m = qconv(e, C, O, k, s, pad, groups)
+                    us = ctbench.run("qconv_%s_t%d_%s" % (name, t, e), params, "m(x)", {"m": m, "x": x}, flops=fl)
+                    if us > 0 and (best is None or us < best[0]):
+                        best = (us, e, m)
+                if best:
+                    torch.backends.quantized.engine = best[1]
+                    ctbench.run("qconv_%s_t%d" % (name, t), params + " engine=" + best[1], "m(x)", {"m": best[2], "x": x},
+                                flops=fl)
             xq = torch.randn(1 << 20)
             ctbench.run("quantize_per_tensor_1M_t%d" % t, "1M float32 -> quint8, threads=%d" % t,
                         "torch.quantize_per_tensor(xq, 0.02, 120, torch.quint8)", {"torch": torch, "xq": xq},

@@ -179,6 +179,28 @@ TEST(test_load_converted_state_dict) {
     CHECK(yb2 && ct_equal(ya, yb2));
     CHECK(ct_q_scale(ct_module_get(b, "fc1.0.weight")) == ct_q_scale(ct_module_get(a, "fc1.0.weight")) ||
           ct_equal(ct_q_per_channel_scales(ct_module_get(b, "fc1.0.weight")), ct_q_per_channel_scales(ct_module_get(a, "fc1.0.weight"))));
+    /* the small ResNet: conv modules (packed weights), QFunctional, Quantize */
+    static const int64_t widths[2] = {8, 16};
+    ct_module *ra = NULL, *rb = NULL;
+    for (int k = 0; k < 2; k++) {
+        ct_module *r = ct_module_eval(qz_resnet(8, widths, 2, 10));
+        ct_qconfig qc = ct_qconfig_default_x86();
+        CHECK(r && qz_fuse(r) == CT_OK && ct_quant_prepare(r, &qc, NULL) > 0);
+        CT_NO_GRAD { ct_forward(r, ct_mul_scalar(ct_randn(CT_FLOAT32, 2, 3, 16, 16), k ? 4.0 : 1.0)); }
+        CHECK(ct_quant_convert(r) > 0);
+        if (k) rb = r;
+        else ra = r;
+    }
+    ct_tensor *xr = ct_randn(CT_FLOAT32, 2, 3, 16, 16);
+    ct_tensor *ra_y = ct_forward(ra, xr), *rb_y = ct_forward(rb, xr);
+    CHECK(ra_y && rb_y && !ct_equal(ra_y, rb_y));
+    CHECK(ct_module_state_dict(ra, &sd) == CT_OK);
+    CHECK_EQ_INT(ct_module_load_state_dict(rb, &sd, 1), CT_OK);
+    ct_state_dict_free(&sd);
+    rb_y = ct_forward(rb, xr);
+    CHECK(rb_y && ct_equal(ra_y, rb_y));
+    ct_module_free(ra);
+    ct_module_free(rb);
     /* copy_ between quantized tensors and its errors */
     ct_tensor *q1 = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 5), 0.1, 3, CT_QUINT8), *q2 = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 5), 0.2, 9, CT_QUINT8);
     CHECK(ct_copy_(q2, q1) == q2 && ct_q_scale(q2) == 0.1 && ct_q_zero_point(q2) == 3 && ct_equal(ct_int_repr(q1), ct_int_repr(q2)));

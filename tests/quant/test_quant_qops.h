@@ -97,6 +97,22 @@ TEST(test_qops_pool) {
     memset(&o, 0, sizeof o);
     o.kernel_size_hw[0] = 2; o.kernel_size_hw[1] = 3; o.stride = 2; o.ceil_mode = 1;
     QO_CHECK_CODES(ct_max_pool2d(x, 0, &o), "qops_maxpool_c", 0);
+    /* channels-last quint8 input (the loop over contiguous channels, 64 at a time: 70
+       channels): the same codes and indices as the NCHW input */
+    {
+        ct_tensor *xr = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 2, 70, 9, 11), 0.05, 60, CT_QUINT8), *xl = ct_to_channels_last(xr);
+        for (int g = 0; g < 3; g++) {
+            memset(&o, 0, sizeof o);
+            o.stride = g == 1 ? 1 : 2; o.padding = g == 0; o.dilation = g == 1 ? 2 : 1; o.ceil_mode = g == 2;
+            ct_tensor *ir = NULL, *il = NULL;
+            ct_tensor *yr = ct_max_pool2d_with_indices(xr, 3, &o, &ir), *yl = ct_max_pool2d_with_indices(xl, 3, &o, &il);
+            CHECK(yr && yl && ir && il && ct_is_channels_last(yl));
+            if (!yr || !yl || !ir || !il) continue;
+            CHECK(ct_item(ct_max(ct_abs(ct_sub(ct_dequantize(yr), ct_dequantize(yl))))) == 0);
+            CHECK(ct_item(ct_max(ct_abs(ct_sub(ir, il)))) == 0);
+            QO_CHECK_PARAMS(yl, 0.05, 60);
+        }
+    }
 
     memset(&o, 0, sizeof o);
     o.stride = 2; o.padding = 1;
@@ -325,6 +341,124 @@ TEST(test_qops_modules) {
     CHECK_ERR(ct_nnq_conv2d(ct_q_conv2d_prepack(w2, NULL, &o), 0.1, -1, 0), CT_ERR_ARG, "below lower bound");
 }
 
+/* The conv's kernels (GEMM tiles of every int8 GEMM path, AMX when unforced, the
+   direct 1x1 conv, im2col, depthwise) and the per-call packing (a packed weight
+   without its packing), each against the exact integer reference: the int32 sum of
+   (x - zx)(w - zw[o]) times (float)(sx sw[o]), plus the bias, rounded to nearest even
+   at 1 / scale, plus the zero point, clamped. */
+static void qconv_ref(const ct_tensor *x, const ct_tensor *w, const float *bias, int64_t s, int64_t pad, int64_t dil, int64_t G,
+                      double so, int64_t zo, int relu, uint8_t *ref /* NHWC */) {
+    ct_tensor *xc = ct_contiguous(ct_int_repr(x)), *wc = ct_contiguous(ct_int_repr(w));
+    const uint8_t *xp = (const uint8_t *)ct_data_ptr(xc);
+    const int8_t *wp = (const int8_t *)ct_data_ptr(wc);
+    const ct_qparams *wq = ct_get_qparams(w);
+    int64_t N = ct_size(x, 0), C = ct_size(x, 1), H = ct_size(x, 2), W = ct_size(x, 3), O = ct_size(w, 0), Cg = ct_size(w, 1);
+    int64_t kh = ct_size(w, 2), kw = ct_size(w, 3), OH = (H + 2 * pad - dil * (kh - 1) - 1) / s + 1, OW = (W + 2 * pad - dil * (kw - 1) - 1) / s + 1;
+    int64_t zx = ct_q_zero_point(x), Og = O / G;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++)
+                for (int64_t o = 0; o < O; o++) {
+                    int64_t zw = wq->nchannels ? wq->zero_points[o] : wq->zero_point, acc = 0, g = o / Og;
+                    for (int64_t c = 0; c < Cg; c++)
+                        for (int64_t i = 0; i < kh; i++)
+                            for (int64_t k = 0; k < kw; k++) {
+                                int64_t h = oh * s - pad + i * dil, ww = ow * s - pad + k * dil;
+                                int64_t xv = h < 0 || h >= H || ww < 0 || ww >= W ? zx : xp[((n * C + g * Cg + c) * H + h) * W + ww];
+                                acc += (xv - zx) * (wp[((o * Cg + c) * kh + i) * kw + k] - zw);
+                            }
+                    float m = (float)(ct_q_scale(x) * (wq->nchannels ? wq->scales[o] : wq->scale));
+                    float v = (float)acc * m;   /* unfused, as the kernel (clang contracts within an expression) */
+                    v = nearbyintf((v + (bias ? bias[o] : 0.0f)) * (1.0f / (float)so)) + (float)zo;
+                    float lo = relu ? (float)zo : 0.0f;
+                    v = v > lo ? v : lo;
+                    v = v < 255.0f ? v : 255.0f;
+                    ref[((n * OH + oh) * OW + ow) * O + o] = (uint8_t)v;
+                }
+}
+TEST(test_qops_conv2d_paths) {
+    static const struct { int64_t N, C, O, H, W, k, s, pad, dil, G; int pc_zp, relu; } cs[] = {
+        {2, 32, 70, 5, 7, 1, 1, 0, 1, 1, 0, 0},    /* 1x1 stride 1: x is the GEMM's A (70 rows, 2 panels) */
+        {1, 6, 20, 6, 5, 1, 1, 0, 1, 1, 1, 1},     /* direct with K = 6 (not a multiple of 4), weight zero points */
+        {1, 12, 16, 9, 9, 1, 2, 0, 1, 1, 0, 0},    /* 1x1 stride 2 (a downsample) */
+        {1, 3, 16, 17, 17, 3, 2, 1, 1, 1, 0, 1},   /* the C = 3 first conv */
+        {1, 3, 8, 20, 20, 7, 2, 3, 1, 1, 0, 0},    /* 7x7 stride 2 on C = 3: 32-byte im2col runs */
+        {2, 8, 12, 7, 8, 3, 1, 2, 2, 2, 1, 0},     /* groups = 2, dilation 2, weight zero points */
+        {1, 80, 130, 9, 9, 3, 1, 1, 1, 1, 0, 0},   /* K = 720: whole AMX blocks and a tail, 3 panels, 2 pixel blocks */
+        {1, 40, 40, 11, 11, 5, 2, 2, 1, 40, 0, 1}, /* depthwise 5x5 stride 2: 16-channel blocks and a tail */
+        {2, 24, 24, 6, 7, 3, 1, 1, 1, 24, 1, 0},   /* depthwise 3x3, weight zero points */
+        {1, 16, 16, 1, 1, 1, 1, 0, 1, 1, 0, 0},    /* an SE 1x1 conv on 1x1 */
+    };
+    static const ct_q_gemm_path paths[] = {CT_Q_GEMM_AUTO, CT_Q_GEMM_PORTABLE, CT_Q_GEMM_AVX2, CT_Q_GEMM_AVX512_VNNI,
+                                           CT_Q_GEMM_NEON_DOTPROD};
+    ct_manual_seed(7);
+    for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {
+        int64_t O = cs[ci].O, Cg = cs[ci].C / cs[ci].G, k = cs[ci].k;
+        ct_tensor *x = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, cs[ci].N, cs[ci].C, cs[ci].H, cs[ci].W), 2.0), 0.03, 70,
+                                              CT_QUINT8);
+        ct_tensor *wf = ct_randn(CT_FLOAT32, O, Cg, k, k), *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT32, O), 0.01), 0.005);
+        ct_tensor *zp = cs[ci].pc_zp ? ct_sub_scalar(ct_randint(0, 7, CT_INT64, O), 3) : ct_zeros(CT_INT64, O);
+        ct_tensor *w = ct_quantize_per_channel(ct_mul_scalar(wf, 0.3), sc, zp, 0, CT_QINT8);
+        ct_tensor *b = ct_mul_scalar(ct_randn(CT_FLOAT32, O), 0.5);
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.stride = cs[ci].s; o.padding = cs[ci].pad; o.dilation = cs[ci].dil; o.groups = cs[ci].G;
+        ct_q_conv_packed *pw = ct_q_conv2d_prepack(w, b, &o);
+        CHECK(pw != NULL && x != NULL);
+        if (!pw || !x) continue;
+        ct_q_conv_packed unpacked = *pw;
+        unpacked.packed = NULL;   /* packed per call */
+        int64_t OH = (cs[ci].H + 2 * cs[ci].pad - cs[ci].dil * (k - 1) - 1) / cs[ci].s + 1;
+        int64_t OW = (cs[ci].W + 2 * cs[ci].pad - cs[ci].dil * (k - 1) - 1) / cs[ci].s + 1, n = cs[ci].N * OH * OW * O;
+        uint8_t *ref = (uint8_t *)malloc((size_t)n);
+        qconv_ref(x, w, (const float *)ct_data_ptr(ct_contiguous(b)), cs[ci].s, cs[ci].pad, cs[ci].dil, cs[ci].G, 0.4, 60, cs[ci].relu, ref);
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            if (!ct_q_gemm_path_available(paths[p])) continue;
+            int old = ct_q_gemm_force_path(paths[p]);
+            for (int u = 0; u < 2; u++) {
+                const ct_q_conv_packed *pp = u ? &unpacked : pw;
+                ct_tensor *y = cs[ci].relu ? ct_q_conv2d_relu(x, pp, 0.4, 60) : ct_q_conv2d(x, pp, 0.4, 60);
+                /* NHWC codes: the output is channels-last */
+                ct_tensor *yc = y ? ct_contiguous(ct_permute(ct_int_repr(y), 0, 2, 3, 1)) : NULL;
+                const uint8_t *yp = yc ? (const uint8_t *)ct_data_ptr(yc) : NULL;
+                int64_t bad = yp ? -1 : 0;
+                for (int64_t i = 0; yp && i < n && bad < 0; i++)
+                    if (yp[i] != ref[i]) bad = i;
+                CT_T_REPORT(bad < 0, "q_conv2d case %d path %s%s: code %lld is %d, expected %d", (int)ci, ct_q_gemm_path_name(paths[p]),
+                            u ? " (packed per call)" : "", (long long)bad, yp && bad >= 0 ? yp[bad] : -1, bad >= 0 ? ref[bad] : -1);
+            }
+            ct_q_gemm_force_path((ct_q_gemm_path)old);
+        }
+        free(ref);
+        ct_q_conv_packed_free(pw);
+    }
+    /* a module's weight changed in place (as load_state_dict does) is packed again */
+    {
+        ct_tensor *sc = ct_full(CT_FLOAT32, 0.01, 8), *zp = ct_zeros(CT_INT64, 8);
+        ct_tensor *w1 = ct_quantize_per_channel(ct_randn(CT_FLOAT32, 8, 4, 3, 3), sc, zp, 0, CT_QINT8);
+        ct_tensor *w2 = ct_quantize_per_channel(ct_randn(CT_FLOAT32, 8, 4, 3, 3), sc, zp, 0, CT_QINT8);
+        ct_tensor *x = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, 4, 6, 6), 0.05, 64, CT_QUINT8);
+        ct_conv_options o;
+        memset(&o, 0, sizeof o);
+        o.padding = 1;
+        ct_module *m = ct_nnq_conv2d(ct_q_conv2d_prepack(w1, NULL, &o), 0.2, 70, 0);
+        ct_q_conv_packed *p2 = ct_q_conv2d_prepack(w2, NULL, &o);
+        CHECK(m && p2 && ct_forward(m, x));
+        /* w2's codes written into the module's (channels-last) weight and its version
+           bumped, as an in-place op would (ct_copy_ has no quantized kernel yet) */
+        ct_tensor *mw = m ? ct_module_get(m, "weight") : NULL, *c2 = ct_to_channels_last(w2);
+        CHECK(mw && c2 && ct_is_channels_last(mw) && ct_is_channels_last(c2));
+        if (mw && c2) {
+            memcpy(ct_data_ptr(mw), ct_data_ptr(c2), (size_t)ct_numel(mw));
+            mw->storage->version++;
+        }
+        ct_tensor *y = m ? ct_forward(m, x) : NULL, *ref = p2 ? ct_q_conv2d(x, p2, 0.2, 70) : NULL;
+        CHECK(y && ref && ct_item(ct_max(ct_abs(ct_sub(ct_dequantize(y), ct_dequantize(ref))))) == 0);
+        ct_module_free(m);
+        ct_q_conv_packed_free(p2);
+    }
+}
+
 static void run_quant_qops_tests(void) {
     RUN(test_qops_relu);
     RUN(test_qops_clone_contiguous_views);
@@ -332,5 +466,6 @@ static void run_quant_qops_tests(void) {
     RUN(test_qops_add_mul);
     RUN(test_qops_cat);
     RUN(test_qops_conv2d);
+    RUN(test_qops_conv2d_paths);
     RUN(test_qops_modules);
 }
