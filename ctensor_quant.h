@@ -665,7 +665,9 @@ CTENSOR_API int ct_quant_convert(ct_module *model);
    bias), scale (float32 0-d), zero_point (int64 0-d), the layout of the quantized
    conv modules (PyTorch's Linear keeps weight and bias in _packed_params); the
    module reads scale and zero_point at each call and the weight from its packed
-   form, so a new weight means a new module. */
+   form, packed again when the weight or bias buffer changed (ct_module_load_state_dict
+   of a converted model's state dict: PyTorch's deployment flow of build, fuse,
+   prepare, convert, load). */
 CTENSOR_API ct_module *ct_nnq_linear(ct_q_linear_packed *packed, double scale, int64_t zero_point, int relu);
 
 /* ============================================================================
