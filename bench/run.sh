@@ -58,6 +58,8 @@ targets_of() {
     # issue 12: the dynamic int8 Linear / MLP faster than PyTorch's best quantized engine; the
     # int8 Linear at batch 32 at least 2x ctensor's float32 Linear
     quant) echo "*_dyn_*>=1.0 convnet_static_*>=1.0 linear_dyn_1024_b32_t*:linear_f32_1024_b32_t{1}>=2 convnet_static_*:convnet_f32_{1}>=2" ;;
+    # issue 12: int8 ResNet-18 / MobileNetV3-Small faster than PyTorch's best quantized engine and 2x ctensor's float model
+    quant_models) echo "*_int8_1x3x224x224_t?>=1.0 resnet18_int8_*:resnet18_f32_{1}>=2 mobilenet_v3_small_int8_*:mobilenet_v3_small_f32_{1}>=2" ;;
     *) echo "" ;;
   esac
 }
