@@ -146,7 +146,7 @@ $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tsan
 	$(CC) $(BASE) $(TSAN) $< -o $@ -lm -lpthread
 
 # test_quant.c includes its parts from tests/quant/
-$(BUILD)/tests/test_quant $(BUILD)/asan/test_quant $(BUILD)/opt/test_quant: $(wildcard tests/quant/*.h) bench/quant_zoo.h
+$(BUILD)/tests/test_quant $(BUILD)/asan/test_quant $(BUILD)/opt/test_quant: $(wildcard tests/quant/*.h) bench/quant_zoo.h bench/zoo.h
 
 $(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/tests
 	$(CC) $(BASE) $(TESTFAST) $(CONF_SRC) -o $@ $(LIBS)

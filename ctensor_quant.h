@@ -2859,15 +2859,19 @@ static ct_tensor *ct__fqm_forward(ct_module *m, int nin, ct_tensor *const *in) {
     if (f->per_channel) return ct_fake_quantize_per_channel_affine(x, scale, zp, f->ch_axis, f->quant_min, f->quant_max);
     return ct_fake_quantize_per_tensor_affine(x, ct_item(scale), ct_item_int(zp), f->quant_min, f->quant_max);
 }
+/* the four buffers of a FakeQuantize (or FixedQParamsFakeQuantize) as PyTorch prints them */
+static void ct__fqm_buf_reprs(ct_module *mm, char fe[64], char oe[64], char sc[200], char zp[200]) {
+    ct_repr(ct_module_get(mm, "fake_quant_enabled"), fe, 64);
+    ct_repr(ct_module_get(mm, "observer_enabled"), oe, 64);
+    ct_repr(ct_module_get(mm, "scale"), sc, 200);
+    ct_repr(ct_module_get(mm, "zero_point"), zp, 200);
+}
 static int ct__fqm_repr(const ct_module *m, char *buf, size_t cap) {
     const ct__fqm *f = (const ct__fqm *)m->impl;
     ct_module *mm = (ct_module *)m;
     /* PyTorch's: the buffers as tensors, the observer's dtype and qscheme */
     char fe[64], oe[64], sc[200], zp[200];
-    ct_repr(ct_module_get(mm, "fake_quant_enabled"), fe, sizeof fe);
-    ct_repr(ct_module_get(mm, "observer_enabled"), oe, sizeof oe);
-    ct_repr(ct_module_get(mm, "scale"), sc, sizeof sc);
-    ct_repr(ct_module_get(mm, "zero_point"), zp, sizeof zp);
+    ct__fqm_buf_reprs(mm, fe, oe, sc, zp);
     ct_module *ob = mm->nchildren > 0 ? mm->children[0].module : NULL;
     ct_dtype dt = ob ? ct_observer_dtype(ob) : CT_QUINT8;
     ct_qscheme qs = ob ? ct_observer_qscheme(ob) : CT_PER_TENSOR_AFFINE;
@@ -5438,12 +5442,8 @@ static ct_tensor *ct__fqfix_forward(ct_module *m, int nin, ct_tensor *const *in)
 }
 static int ct__fqfix_repr(const ct_module *m, char *buf, size_t cap) {
     const ct__fqfix *f = (const ct__fqfix *)m->impl;
-    ct_module *mm = (ct_module *)m;
-    char fe[64], oe[64], sc[96], zp[96];
-    ct_repr(ct_module_get(mm, "fake_quant_enabled"), fe, sizeof fe);
-    ct_repr(ct_module_get(mm, "observer_enabled"), oe, sizeof oe);
-    ct_repr(ct_module_get(mm, "scale"), sc, sizeof sc);
-    ct_repr(ct_module_get(mm, "zero_point"), zp, sizeof zp);
+    char fe[64], oe[64], sc[200], zp[200];
+    ct__fqm_buf_reprs((ct_module *)m, fe, oe, sc, zp);
     return snprintf(buf, cap, "fake_quant_enabled=%s, observer_enabled=%s, scale=%s, zero_point=%s, dtype=torch.%s, quant_min=%lld, quant_max=%lld, "
                     "qscheme=torch.per_tensor_affine", fe, oe, sc, zp, ct_dtype_name(f->dtype), (long long)f->quant_min, (long long)f->quant_max);
 }

@@ -28,6 +28,7 @@
 #define CT_BENCH_QUANT_ZOO_H
 #include <stdio.h>
 #include <string.h>
+#include "zoo.h"
 
 /* the direct child `name` of m, NULL when absent (quietly: the forwards and qz_fuse probe) */
 static inline ct_module *qz__c(ct_module *m, const char *name) {
@@ -46,15 +47,11 @@ static inline ct_tensor *qz__block_forward(ct_module *m, int nin, ct_tensor *con
     return ct_ff_add_relu(qz__c(m, "add_relu"), out, ds ? ct_forward(ds, x) : x);
 }
 static const ct_module_type qz__block_type = {"QuantizableBasicBlock", qz__block_forward, NULL, NULL};
+/* bench/zoo.h's BasicBlock (its children and initialisation), with this forward and a
+   FloatFunctional "add_relu" */
 static inline ct_module *qz__block(int64_t in, int64_t out, int64_t stride) {
-    ct_module *b = ct_module_new(&qz__block_type, NULL);
-    ct_module_add_module(b, "conv1", ct_nn_conv2d_ex(in, out, 3, stride, 1, 1, 1, 0));
-    ct_module_add_module(b, "bn1", ct_nn_batch_norm2d(out));
-    ct_module_add_module(b, "relu", ct_nn_relu());
-    ct_module_add_module(b, "conv2", ct_nn_conv2d_ex(out, out, 3, 1, 1, 1, 1, 0));
-    ct_module_add_module(b, "bn2", ct_nn_batch_norm2d(out));
-    if (stride != 1 || in != out)
-        ct_module_add_module(b, "downsample", ct_nn_sequential(ct_nn_conv2d_ex(in, out, 1, stride, 0, 1, 1, 0), ct_nn_batch_norm2d(out)));
+    ct_module *b = bench__basic_block(in, out, stride);
+    b->type = &qz__block_type;
     ct_module_add_module(b, "add_relu", ct_nn_float_functional());
     return b;
 }
