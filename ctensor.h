@@ -5657,6 +5657,7 @@ static void ct__par_for(int64_t n, int64_t grain, ct__par_fn fn, void *ctx) {
                 int64_t chunk = (n + nchunks - 1) / nchunks;
                 nchunks = (n + chunk - 1) / chunk;
                 uint32_t g = p->gen + 1;
+                __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* after the previous job's closed counter (below) */
                 p->fn = fn;
                 p->ctx = ctx;
                 p->n = n;
@@ -5686,6 +5687,11 @@ static void ct__par_for(int64_t n, int64_t grain, ct__par_fn fn, void *ctx) {
                         break;
                     }
                 }
+                /* close the counter before the next job rewrites the fields: a worker that
+                   read it before the last claim and runs late must fail its CAS, not claim
+                   "chunk nchunks" against the next job's nchunks, fn and ctx (it then ran a
+                   stale chunk on freed memory while done counted it for the next job) */
+                __atomic_store_n(&p->claim, ((uint64_t)g << 32) | 0xFFFFFFFFu, __ATOMIC_SEQ_CST);
                 ct__kerr_tls |= __atomic_load_n(&p->kerr, __ATOMIC_RELAXED);
                 __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
                 return;
