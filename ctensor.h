@@ -5657,7 +5657,9 @@ static void ct__par_for(int64_t n, int64_t grain, ct__par_fn fn, void *ctx) {
                 int64_t chunk = (n + nchunks - 1) / nchunks;
                 nchunks = (n + chunk - 1) / chunk;
                 uint32_t g = p->gen + 1;
-                __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* after the previous job's closed counter (below) */
+                /* the previous job's counter closed (again; see below) before the fields change:
+                   the exchange's acquire keeps the writes after it */
+                (void)__atomic_exchange_n(&p->claim, ((uint64_t)(g - 1) << 32) | 0xFFFFFFFFu, __ATOMIC_ACQ_REL);
                 p->fn = fn;
                 p->ctx = ctx;
                 p->n = n;
