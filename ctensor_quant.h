@@ -4367,13 +4367,13 @@ static void ct__qo_pool_nhwc_run(void *ctx, int64_t lo, int64_t hi) {
     const ct__qo_pool_job *j = (const ct__qo_pool_job *)ctx;
     const ct__pgeo *g = &j->g;
     const int sgn = j->dt == CT_QINT8;
-    enum { CB = 256 };
-    int32_t acc[CB], idx[CB];
+#define CT__QO_POOL_CB 256
+    int32_t acc[CT__QO_POOL_CB], idx[CT__QO_POOL_CB];
     for (int64_t row = lo; row < hi; row++) {
         const int64_t n = row / g->OH, oh = row % g->OH;
         for (int64_t ow = 0; ow < g->OW; ow++)
-            for (int64_t c0 = 0; c0 < j->C; c0 += CB) {   /* channel blocks */
-                const int64_t nc = j->C - c0 < CB ? j->C - c0 : CB;
+            for (int64_t c0 = 0; c0 < j->C; c0 += CT__QO_POOL_CB) {   /* channel blocks */
+                const int64_t nc = j->C - c0 < CT__QO_POOL_CB ? j->C - c0 : CT__QO_POOL_CB;
                 uint8_t *yo = (uint8_t *)j->y + n * j->ys[0] + oh * j->ys[2] + ow * j->ys[3] + c0;
                 if (j->kind == 0) {
                     const int64_t hs = oh * g->sh - g->ph, ws = ow * g->sw - g->pw;
@@ -4938,12 +4938,18 @@ static int ct__qo_k_conv(ct__call *c) {
         if (pkt) {
             j.pk = (const int8_t *)ct__ptr(pkt);
             wsum = (int32_t *)ct__ptr(wst);
+            /* sums of K int8 codes lie in [-128 K, 127 K]; other values did not come from
+               ct_q_conv2d_prepack (and would overflow the int32 corrections) */
+            for (int64_t o = 0; o < j.O && !rc; o++)
+                if (wsum[o] < -128 * j.K || wsum[o] > 127 * j.K)
+                    rc = ct__failed(CT_ERR_ARG, "%s: the packed weight's sums are not its weight's (sum %lld for output channel %lld of %lld taps); "
+                                    "pack it with ct_q_conv2d_prepack", op, (long long)wsum[o], (long long)o, (long long)j.K);
         } else {
             wsum = (int32_t *)(void *)(f + 4 * j.O);
             ct__qo_conv_pack((const int8_t *)ct__ptr(wc), j.O, j.G, j.K, dw, (int8_t *)(wsum + j.O), wsum);
             j.pk = (const int8_t *)(wsum + j.O);
         }
-        for (int64_t o = 0; o < j.O; o++) {
+        for (int64_t o = 0; o < j.O && !rc; o++) {
             double sw = wq->nchannels ? wq->scales[o] : wq->scale;
             zw[o] = (int32_t)(wq->nchannels ? wq->zero_points[o] : wq->zero_point);
             j.any_zw |= zw[o] != 0;
@@ -4958,7 +4964,9 @@ static int ct__qo_k_conv(ct__call *c) {
         j.wsum = wsum;
         j.czw = czw;
         j.zw = zw;
-        if (dw) {
+        if (rc) {
+            /* inconsistent packed sums: nothing runs */
+        } else if (dw) {
             ct__nn_par_for(j.N * j.OH, 1, ct__qo_dwconv_run, &j);
         } else {
             /* blocks of about 48 pixels (8 tiles); with few blocks (late layers, batch 1)
@@ -5274,6 +5282,11 @@ static int ct__qa_meta(ct__call *c) {
     if (is_scalar && x->dtype == CT_QINT32)
         return ct__failed(CT_ERR_DTYPE, "%s: expected a quint8 or qint8 input, got qint32", op);
     if (is_scalar && !isfinite(c->a->s[0])) return ct__failed(CT_ERR_ARG, "%s: the scalar must be finite, got %g", op, c->a->s[0]);
+    /* add_scalar's shift round(c / scale) goes to PyTorch's kernel as an int32 (Scalar::to<int32_t>,
+       which refuses larger values) */
+    if (c->op == CT__QOP(QADD_SCALAR) && !(fabs(nearbyint(c->a->s[0] / x->qparams->scale)) <= 2147483647.0))
+        return ct__failed(CT_ERR_ARG, "%s: value cannot be converted to type int32_t without overflow (the scalar %g is %g steps of the input's scale %g)",
+                          op, c->a->s[0], nearbyint(c->a->s[0] / x->qparams->scale), x->qparams->scale);
     if (c->op == CT__QOP(QHARDSWISH) && ct__q_check_params(op, c->a->s[0], c->a->i[0], x->dtype, -1)) return -1;
     ct__outinfo *o = ct__out_new(c, x->dtype, x->ndim, x->shape);
     ct__layout_like(o, 1, c->in);

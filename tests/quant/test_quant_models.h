@@ -57,6 +57,7 @@ TEST(test_q_scalar_ops_vs_torch) {
     /* bad input */
     CHECK_ERR(ct_q_add_scalar(ct_dequantize(xs[0]), 1.0), CT_ERR_DTYPE, "expected a quantized tensor");
     CHECK_ERR(ct_q_mul_scalar(xs[0], NAN), CT_ERR_ARG, "quantized::mul_scalar: the scalar must be finite");
+    CHECK_ERR(ct_q_add_scalar(xs[0], 1e12), CT_ERR_ARG, "quantized::add_scalar: value cannot be converted to type int32_t without overflow");
     CHECK_ERR(ct_q_add_scalar(ct_quantize_per_tensor(ct_dequantize(xs[0]), 0.1, 0, CT_QINT32), 1.0), CT_ERR_DTYPE, "got qint32");
     CHECK_ERR(ct_q_hardswish(xs[0], 0.0, 0), CT_ERR_ARG, "quantized::hardswish");
     CHECK_ERR(ct_q_hardswish(NULL, 0.1, 0), CT_ERR_NULL, "quantized::hardswish");
