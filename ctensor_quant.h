@@ -1013,6 +1013,8 @@ typedef struct {
    anyway); a NaN, or a sum beyond the int64 range, fails the range test and gives
    qmin, as ct__q_round. */
 #if CT__VEC
+typedef uint8_t uint8_t_v16 __attribute__((vector_size(16)));
+typedef int8_t int8_t_v16 __attribute__((vector_size(16)));
 #define CT__Q_QUANT8_VEC(T)                                                                       \
     for (; e + 16 <= hi; e += 16) {                                                               \
         ct__v16f p, pc, t;                                                                        \
@@ -1027,7 +1029,8 @@ typedef struct {
         v = (v & ~(v < qlo)) | (qlo & (v < qlo));                                                 \
         v = (v & ~(v > qhi)) | (qhi & (v > qhi));                                                 \
         v = (v & ok) | (qlo & ~ok);                                                               \
-        for (int l = 0; l < 16; l++) q[e + l] = (T)v[l];                                          \
+        T##_v16 b8 = __builtin_convertvector(v, T##_v16);                                         \
+        memcpy(q + e, &b8, 16);                                                                   \
     }
 #else
 #define CT__Q_QUANT8_VEC(T)
@@ -3057,7 +3060,7 @@ static void ct__q_fake_backends(void) {}
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(CTENSOR_NO_SIMD) && defined(__x86_64__)
 #  define CT__QG_X86 1
 #  include <immintrin.h>
-#  define CT__QG_VNNI_FN __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#  define CT__QG_VNNI_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #  define CT__QG_AVX2_FN __attribute__((target("avx2")))
 #  define CT__QG_ALWAYS_INLINE __attribute__((always_inline)) inline
 #endif
@@ -3091,7 +3094,8 @@ CTENSOR_API int ct_q_gemm_path_available(ct_q_gemm_path p) {
 #ifdef CT__QG_X86
     case CT_Q_GEMM_AVX2: return __builtin_cpu_supports("avx2") != 0;
     case CT_Q_GEMM_AVX512_VNNI:
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512vnni");
 #endif
 #ifdef CT__QG_NEON
     case CT_Q_GEMM_NEON_DOTPROD: return 1;
@@ -4051,6 +4055,24 @@ CT__INLINE void ct__qo_st(char *p, ct_dtype dt, int64_t v) {
     if (s[1] && s[2]) { CT__QO_EW_U8(pa[e], pb[e], VAL) }                               \
     else if (s[2]) { CT__QO_EW_U8(pa[0], pb[e], VAL) }                                  \
     else { CT__QO_EW_U8(pa[e], pb[0], VAL) }
+#ifdef CT__QG_X86
+/* quint8 mul, both operands dense: the loop below's steps 16 lanes at a time (the last
+   1-15 masked), so that short rows (an SE block's 16 channels) need no scalar tail */
+CT__QG_VNNI_FN static void ct__qo_mul_u8_avx512(uint8_t *o, const uint8_t *pa, const uint8_t *pb, int64_t n,
+                                                                                   int32_t za, int32_t zb, float mult, float zo, float lo) {
+    const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
+    const __m512 vm = _mm512_set1_ps(mult), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
+    for (int64_t e = 0; e < n; e += 16) {
+        const __mmask16 m = (__mmask16)(n - e >= 16 ? 0xffff : (1u << (n - e)) - 1);
+        __m512i x = _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const void *)(pa + e))), vza);
+        __m512i y = _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const void *)(pb + e))), vzb);
+        __m512 t = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, _mm512_mullo_epi32(x, y)), vm);
+        t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
+        t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);   /* (zero-masked forms: see ct__qo_requant_avx512) */
+        _mm_mask_storeu_epi8((void *)(o + e), m, _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+    }
+}
+#endif
 static int ct__qo_ew_u8(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
     const int kind = a->mode;
     if (a->dtype != CT_QUINT8 || kind > CT__QO_MUL_RELU || s[0] != 1 || (s[1] | s[2]) & ~(int64_t)1 || !(s[1] | s[2])) return 0;
@@ -4060,6 +4082,12 @@ static int ct__qo_ew_u8(char **p, const int64_t *s, int64_t n, const ct__attrs *
     const int32_t za = (int32_t)a->i[0], zb = (int32_t)a->i[1];
     const float lo = kind == CT__QO_ADD_RELU || kind == CT__QO_MUL_RELU ? zo : 0.0f, hi = 255.0f;
     if (kind == CT__QO_MUL || kind == CT__QO_MUL_RELU) {
+#ifdef CT__QG_X86
+        if (s[1] && s[2] && ct_q_gemm_path_used() == CT_Q_GEMM_AVX512_VNNI) {
+            ct__qo_mul_u8_avx512(o, pa, pb, n, za, zb, mult, zo, lo);
+            return 1;
+        }
+#endif
         CT__QO_EW_U8_STRIDES(nearbyintf((float)(x * y) * mult) + zo)
     } else {
         CT__QO_EW_U8_STRIDES(zo + nearbyintf(((float)x * sa + (float)y * sb) * inv))
@@ -4259,12 +4287,50 @@ static int ct__qo_meta_binary(ct__call *c) {
     ct__layout_like(o, 2, order);
     return 0;
 }
+/* A [N, C, 1, 1] operand against a channels-last [N, C, H, W] one into a channels-last
+   output (the squeeze-excitation scale): the 8-bit loop over each pixel's C channels,
+   without the general iterator's steps between pixels */
+typedef struct {
+    const ct__attrs *a;
+    char *y;
+    const char *se, *x;
+    int se_first;
+    int64_t C, P;
+} ct__qo_se_job;
+static void ct__qo_se_run(void *ctx, int64_t lo, int64_t hi) {
+    const ct__qo_se_job *j = (const ct__qo_se_job *)ctx;
+    static const int64_t st[3] = {1, 1, 1};
+    for (int64_t r = lo; r < hi; r++) {
+        const char *se = j->se + r / j->P * j->C, *x = j->x + r * j->C;
+        char *p[3] = {j->y + r * j->C, (char *)(j->se_first ? se : x), (char *)(j->se_first ? x : se)};
+        ct__qo_ew_u8(p, st, j->C, j->a);
+    }
+}
+static int ct__qo_se_fast(ct__call *c, const ct__attrs *a) {
+    const ct_tensor *y = c->out[0], *i0 = c->in[0], *i1 = c->in[1];
+    if (y->dtype != CT_QUINT8 || y->ndim != 4 || i0->ndim != 4 || i1->ndim != 4 || !ct_is_channels_last(y) || !ct__is_dense(y)) return 0;
+    const int se_first = i0->shape[2] == 1 && i0->shape[3] == 1;
+    const ct_tensor *se = se_first ? i0 : i1, *x = se_first ? i1 : i0;
+    if (se->shape[2] != 1 || se->shape[3] != 1 || !ct_same_shape(x, y) || !ct_is_channels_last(x) || !ct__is_dense(x) ||
+        se->shape[0] != y->shape[0] || se->shape[1] != y->shape[1] || se->strides[1] != 1 || se->strides[0] != se->shape[1])
+        return 0;
+    ct__qo_se_job j;
+    j.a = a;
+    j.y = (char *)ct__ptr(y);
+    j.se = (const char *)ct__ptr(se);
+    j.x = (const char *)ct__ptr(x);
+    j.se_first = se_first;
+    j.C = y->shape[1];
+    j.P = y->shape[2] * y->shape[3];
+    ct__nn_par_for(y->shape[0] * j.P, (4096 + j.C - 1) / j.C, ct__qo_se_run, &j);
+    return 1;
+}
 static int ct__qo_k_binary(ct__call *c) {
     int kind = c->op == CT__QOP(QADD) ? CT__QO_ADD : c->op == CT__QOP(QADD_RELU) ? CT__QO_ADD_RELU
              : c->op == CT__QOP(QMUL) ? CT__QO_MUL : CT__QO_MUL_RELU;
     ct__attrs a;
     ct__qo_ew_attrs(&a, kind, c->in[0]->dtype, c->in[0], c->in[1], c->a->s[0], c->a->i[0]);
-    if (ct__qo_ew_run(c->out[0], 2, c->in, &a)) return -1;
+    if (!ct__qo_se_fast(c, &a) && ct__qo_ew_run(c->out[0], 2, c->in, &a)) return -1;
     return ct__qo_set_params(c->out[0], NULL, c->a->s[0], c->a->i[0]);
 }
 
@@ -4577,21 +4643,23 @@ typedef struct ct__qo_conv_job {
    product and the sum are separate statements: clang's default contraction would
    fuse them within one expression, and the AVX-512 loop below does not. */
 #if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
-/* the same steps as ct__qg_requant, 16 outputs a vector (a NaN: vmaxps gives -1024);
+/* the result of ct__qg_requant, 16 outputs a vector (the last 1-15 masked);
    min, max and the conversions in their zero-masked forms: g++ 12 -O2 takes the plain
    ones' undefined pass-through operand for an uninitialized read (-Wmaybe-uninitialized) */
-CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n16, const int32_t *acc, const int32_t *cz, const float *mu, const float *bi,
-                                                 float inv, float zo, float lo, uint8_t *y) {
+CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n, const int32_t *acc, const int32_t *cz,
+                                                                                    const float *mu, const float *bi, float inv, float zo,
+                                                                                    float lo, uint8_t *y) {
     const __m512 vinv = _mm512_set1_ps(inv), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
-    const __m512 big = _mm512_set1_ps(1024.0f), nbig = _mm512_set1_ps(-1024.0f), magic = _mm512_set1_ps(12582912.0f);
-    for (int64_t q = 0; q < n16; q += 16) {
-        __m512i a = _mm512_add_epi32(_mm512_loadu_si512((const void *)(acc + q)), _mm512_loadu_si512((const void *)(cz + q)));
-        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), _mm512_loadu_ps(mu + q));
-        v = _mm512_add_ps(v, _mm512_loadu_ps(bi + q));
-        __m512 t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, _mm512_mul_ps(v, vinv), nbig), big);
-        t = _mm512_add_ps(_mm512_sub_ps(_mm512_add_ps(t, magic), magic), vzo);
+    for (int64_t q = 0; q < n; q += 16) {
+        const __mmask16 m = (__mmask16)(n - q >= 16 ? 0xffff : (1u << (n - q)) - 1);   /* the last 1-15 outputs: masked */
+        __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, (const void *)(acc + q)), _mm512_maskz_loadu_epi32(m, (const void *)(cz + q)));
+        __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), _mm512_maskz_loadu_ps(m, mu + q));
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bi + q));
+        /* vrndscaleps rounds to nearest even as the scalar code's clamp and 1.5 * 2^23 do
+           (beyond +-1024 both end at the bounds; a NaN: vmaxps gives the lower bound) */
+        __m512 t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, _mm512_mul_ps(v, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
         t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
-        _mm_storeu_si128((__m128i *)(void *)(y + q), _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+        _mm_mask_storeu_epi8((void *)(y + q), m, _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
     }
 }
 #endif
@@ -4606,8 +4674,8 @@ static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, cons
         const int64_t n16 = n & ~(int64_t)15;
 #if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
         if (j->path == CT_Q_GEMM_AVX512_VNNI) {
-            ct__qo_requant_avx512(n16, acc, cz, mu, bi, inv, zo, lo, y);
-            q = n16;
+            ct__qo_requant_avx512(n, acc, cz, mu, bi, inv, zo, lo, y);
+            return;
         }
 #endif
         for (; q < n16; q++) {
@@ -4629,10 +4697,10 @@ static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, cons
    C = 3 stem conv's 21) are copied as 32 bytes, a move the compiler inlines: the
    bytes past the run are overwritten by the next run or lie past K, where the packed
    weight is zero (the column buffer has 32 bytes to spare). */
-static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t m, int64_t g, uint8_t *cp) {
-    const int64_t Cg = j->Cg, kw = j->kw, P = j->OH * j->OW;
+static void ct__qo_im2col(const ct__qo_conv_job *j, int64_t n, int64_t oh, int64_t ow, int64_t g, uint8_t *cp) {
+    const int64_t Cg = j->Cg, kw = j->kw;
     const int zx = (int)j->zx;
-    int64_t n = m / P, oh = m % P / j->OW, ow = m % j->OW, w0 = ow * j->sw - j->pw, h0 = oh * j->sh - j->ph;
+    int64_t w0 = ow * j->sw - j->pw, h0 = oh * j->sh - j->ph;
     if (j->dw == 1 && Cg == j->C && kw * Cg <= 32 && w0 >= 0 && w0 + kw <= j->W && h0 >= 0 && h0 + (j->kh - 1) * j->dh < j->H &&
         n * j->H * j->W * j->C + ((h0 + (j->kh - 1) * j->dh) * j->W + w0) * j->C + 32 <= j->N * j->H * j->W * j->C) {
         const uint8_t *xr = j->x + ((n * j->H + h0) * j->W + w0) * j->C;
@@ -4776,8 +4844,13 @@ static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
         const uint8_t *a = j->direct ? j->x + m0 * j->C + g * j->Cg : col;
         int64_t lda = j->direct ? j->C : la;
         if (have != bg) {
+            /* (image, row, column) of pixel m0, stepped along (no division per pixel) */
+            int64_t pn = m0 / (j->OH * j->OW), poh = m0 / j->OW % j->OH, pow_ = m0 % j->OW;
             for (int64_t r = 0; r < rows; r++) {
-                if (!j->direct) ct__qo_im2col(j, m0 + r, g, col + r * la);
+                if (!j->direct) {
+                    ct__qo_im2col(j, pn, poh, pow_, g, col + r * la);
+                    if (++pow_ == j->OW && (pow_ = 0, ++poh == j->OH)) poh = 0, pn++;
+                }
                 if (j->any_zw) {
                     int32_t s = 0;
                     for (int64_t k = 0; k < K; k++) s += a[r * lda + k];
@@ -4847,58 +4920,141 @@ CT__QG_AVX2_FN static void ct__qo_dw_avx2(const uint8_t *const *pt, int64_t T2, 
     if (c < C) ct__qo_dw_c(pt, T2, w, c, C, acc);
 }
 #endif
+#ifdef CT__QG_X86
+/* AVX-512 VNNI: one output row at a time, 32 channels a block, the block's weights
+   loaded once for the row. Two taps' 32 codes interleaved (vpunpck*bw: channels 0-7
+   and 16-23 in the low half, 8-15 and 24-31 in the high one) and widened to int16
+   meet the weight pairs permuted alike in vpdpwssd (exact: |x w| < 2^15, a pair's sum
+   < 2^16, T of them far from 2^31); the sums are put back in channel order when
+   stored. Channels past C: masked loads (zeros) and stores. pt: the row's pixels' tap
+   pointers, [OW][2 T2]; acc: [OW][C]. */
+CT__QG_VNNI_FN static void ct__qo_dw_avx512(const uint8_t *const *pt, int64_t OW, int64_t T2,
+                                                                              const int16_t *w, int64_t C, int32_t *acc) {
+    const __m512i plo = _mm512_set_epi32(23, 22, 21, 20, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i phi = _mm512_set_epi32(31, 30, 29, 28, 27, 26, 25, 24, 15, 14, 13, 12, 11, 10, 9, 8);
+    __m512i wl[13], wh[13];
+    for (int64_t c0 = 0; c0 < C; c0 += 32) {
+        const int64_t nc = C - c0 < 32 ? C - c0 : 32;
+        const __mmask32 mb = nc == 32 ? ~(__mmask32)0 : ((__mmask32)1 << nc) - 1;
+        const __mmask16 m0 = (__mmask16)(nc >= 16 ? 0xffff : (1u << nc) - 1), m1 = (__mmask16)(nc <= 16 ? 0 : nc == 32 ? 0xffff : (1u << (nc - 16)) - 1);
+        /* weights of up to 13 tap pairs in registers; more pairs (7x7 kernels) in chunks */
+        {
+            for (int64_t tq = 0; tq < T2; tq += 13) {
+                const int64_t nt = T2 - tq < 13 ? T2 - tq : 13;
+                for (int64_t k = 0; k < nt; k++) {
+                    const int16_t *wp = w + ((tq + k) * C + c0) * 2;
+                    __m512i a = _mm512_maskz_loadu_epi32(m0, (const void *)wp), b = _mm512_maskz_loadu_epi32(m1, (const void *)(wp + 32));
+                    wl[k] = _mm512_permutex2var_epi32(a, plo, b);
+                    wh[k] = _mm512_permutex2var_epi32(a, phi, b);
+                }
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    const uint8_t *const *pp = pt + ow * 2 * T2 + 2 * tq;
+                    int32_t *ac = acc + ow * C + c0;
+                    __m512i sl, sh;
+                    if (tq == 0) {
+                        sl = _mm512_setzero_si512();
+                        sh = _mm512_setzero_si512();
+                    } else {   /* continue the chunk before (stored in channel order) */
+                        __m512i a = _mm512_maskz_loadu_epi32(m0, (const void *)ac), b = _mm512_maskz_loadu_epi32(m1, (const void *)(ac + 16));
+                        sl = _mm512_permutex2var_epi32(a, plo, b);
+                        sh = _mm512_permutex2var_epi32(a, phi, b);
+                    }
+                    for (int64_t k = 0; k < nt; k++) {
+                        __m256i x0 = _mm256_maskz_loadu_epi8(mb, (const void *)(pp[2 * k] + c0));
+                        __m256i x1 = _mm256_maskz_loadu_epi8(mb, (const void *)(pp[2 * k + 1] + c0));
+                        sl = _mm512_dpwssd_epi32(sl, _mm512_cvtepu8_epi16(_mm256_unpacklo_epi8(x0, x1)), wl[k]);
+                        sh = _mm512_dpwssd_epi32(sh, _mm512_cvtepu8_epi16(_mm256_unpackhi_epi8(x0, x1)), wh[k]);
+                    }
+                    _mm512_mask_storeu_epi32((void *)ac, m0, _mm512_permutex2var_epi32(sl, plo, sh));
+                    _mm512_mask_storeu_epi32((void *)(ac + 16), m1, _mm512_permutex2var_epi32(sl, phi, sh));
+                }
+            }
+        }
+    }
+}
+#endif
 /* rows [lo, hi) of the N * OH output rows */
 static void ct__qo_dwconv_run(void *ctx, int64_t lo, int64_t hi) {
     ct__qo_conv_job *j = (ct__qo_conv_job *)ctx;
-    const int64_t C = j->C, T = j->K, T2 = (T + 1) / 2;
+    const int64_t C = j->C, T = j->K, T2 = (T + 1) / 2, OW = j->OW;
     const int16_t *w = (const int16_t *)(const void *)j->pk;
-    const uint8_t **pt = (const uint8_t **)CT_MALLOC((size_t)(2 * T2) * (sizeof(uint8_t *) + sizeof(int64_t)) +
-                                                     (size_t)C * (2 * sizeof(int32_t) + 1));
+    /* a row's tap pointers [OW][2 T2], the taps' offsets [T], the sums [OW][C], xs [C], the zero row [C] */
+    const uint8_t **pt = (const uint8_t **)CT_MALLOC((size_t)(OW * 2 * T2) * sizeof(uint8_t *) + (size_t)T * sizeof(int64_t) +
+                                                     (size_t)(OW * C + C) * sizeof(int32_t) + (size_t)C);
     if (!pt) {
         CT__STORE(&j->failed, 1);
         return;
     }
-    int64_t *off = (int64_t *)(void *)(pt + 2 * T2);   /* the taps' offsets from the window's corner, inside x */
-    int32_t *acc = (int32_t *)(void *)(off + 2 * T2), *xs = acc + C;
+    int64_t *off = (int64_t *)(void *)(pt + OW * 2 * T2);   /* the taps' offsets from the window's corner, inside x */
+    int32_t *acc = (int32_t *)(void *)(off + T), *xs = acc + OW * C;
     for (int64_t t = 0; t < T; t++) off[t] = ((t / j->kw) * j->dh * j->W + (t % j->kw) * j->dw) * C;
     uint8_t *zrow = (uint8_t *)(xs + C);
     memset(zrow, (int)j->zx, (size_t)C);
-    pt[2 * T2 - 1] = zrow;   /* the odd tap's partner (weight 0) */
+    for (int64_t ow = 0; ow < OW; ow++) pt[ow * 2 * T2 + 2 * T2 - 1] = zrow;   /* the odd tap's partner (weight 0) */
+#ifdef CT__QG_X86
+    const int v512 = j->path == CT_Q_GEMM_AVX512_VNNI;   /* (the path needs AVX-512 VL too) */
+#endif
     for (int64_t row = lo; row < hi; row++) {
         int64_t n = row / j->OH, oh = row % j->OH;
         int64_t h0 = oh * j->sh - j->ph;
         int hin = h0 >= 0 && h0 + (j->kh - 1) * j->dh < j->H;
-        for (int64_t ow = 0; ow < j->OW; ow++) {
+        for (int64_t ow = 0; ow < OW; ow++) {
             int64_t w0 = ow * j->sw - j->pw;
+            const uint8_t **p = pt + ow * 2 * T2;
             if (hin && w0 >= 0 && w0 + (j->kw - 1) * j->dw < j->W) {
                 const uint8_t *xb = j->x + ((n * j->H + h0) * j->W + w0) * C;
-                for (int64_t t = 0; t < T; t++) pt[t] = xb + off[t];
+                for (int64_t t = 0; t < T; t++) p[t] = xb + off[t];
             } else
                 for (int64_t i = 0; i < j->kh; i++) {
                     int64_t h = h0 + i * j->dh;
                     for (int64_t k = 0; k < j->kw; k++) {
                         int64_t ww = w0 + k * j->dw;
-                        pt[i * j->kw + k] = h < 0 || h >= j->H || ww < 0 || ww >= j->W ? zrow : j->x + ((n * j->H + h) * j->W + ww) * C;
+                        p[i * j->kw + k] = h < 0 || h >= j->H || ww < 0 || ww >= j->W ? zrow : j->x + ((n * j->H + h) * j->W + ww) * C;
                     }
                 }
+        }
 #ifdef CT__QG_X86
-            if (j->path == CT_Q_GEMM_AVX2 || j->path == CT_Q_GEMM_AVX512_VNNI) ct__qo_dw_avx2(pt, T2, w, C, acc);
-            else
+        if (v512) ct__qo_dw_avx512(pt, OW, T2, w, C, acc);
+        else if (j->path == CT_Q_GEMM_AVX2 || j->path == CT_Q_GEMM_AVX512_VNNI)
+            for (int64_t ow = 0; ow < OW; ow++) ct__qo_dw_avx2(pt + ow * 2 * T2, T2, w, C, acc + ow * C);
+        else
 #endif
-                ct__qo_dw_c(pt, T2, w, 0, C, acc);
+            for (int64_t ow = 0; ow < OW; ow++) ct__qo_dw_c(pt + ow * 2 * T2, T2, w, 0, C, acc + ow * C);
+        for (int64_t ow = 0; ow < OW; ow++) {
+            const uint8_t *const *p = pt + ow * 2 * T2;
             if (j->any_zw)
                 for (int64_t c = 0; c < C; c++) {
                     int32_t s = 0;
-                    for (int64_t t = 0; t < T; t++) s += pt[t][c];
+                    for (int64_t t = 0; t < T; t++) s += p[t][c];
                     xs[c] = s;
                 }
-            ct__qo_requant(j, 0, C, acc, xs, 1, j->y + ((n * j->OH + oh) * j->OW + ow) * C);
+            ct__qo_requant(j, 0, C, acc + ow * C, xs, 1, j->y + ((n * j->OH + oh) * OW + ow) * C);
         }
     }
     CT_FREE(pt);
 }
 /* inputs (x, w[, bias][, packed, wsum]): the packed form when ct_q_conv2d_prepack made
    it (see ct__qo_conv), else packed here per call */
+/* NCHW bytes to NHWC (the float model's input after the QuantStub): tiles of 16
+   channels x 64 pixels, read along the pixels, written along the channels */
+static void ct__qo_to_nhwc(const uint8_t *CT_RESTRICT x, uint8_t *CT_RESTRICT y, int64_t N, int64_t C, int64_t P) {
+    for (int64_t n = 0; n < N; n++, x += C * P, y += C * P)
+        for (int64_t p0 = 0; p0 < P; p0 += 64) {
+            const int64_t p1 = p0 + 64 < P ? p0 + 64 : P;
+            for (int64_t c0 = 0; c0 < C; c0 += 16) {
+                const int64_t c1 = c0 + 16 < C ? c0 + 16 : C;
+                if (C == 3)
+                    for (int64_t p = p0; p < p1; p++) {
+                        y[p * 3] = x[p];
+                        y[p * 3 + 1] = x[P + p];
+                        y[p * 3 + 2] = x[2 * P + p];
+                    }
+                else
+                    for (int64_t p = p0; p < p1; p++)
+                        for (int64_t c = c0; c < c1; c++) y[p * C + c] = x[c * P + p];
+            }
+        }
+}
 static int ct__qo_k_conv(ct__call *c) {
     const char *op = ct__opdef_get(c->op)->sname;
     const ct__attrs *a = c->a;
@@ -4925,7 +5081,9 @@ static int ct__qo_k_conv(ct__call *c) {
     int rc = 0;
     if (xa) {
         if (ct_is_channels_last(xa)) xc = ct__incref(xa);
-        else if (ct__cl_strides(xa->shape, st), (xc = ct__alloc(CT_UINT8, 4, xa->shape, st, ct__cpu_dev)) != NULL && ct__copy_into(xc, xa)) rc = -1;
+        else if (ct__cl_strides(xa->shape, st), (xc = ct__alloc(CT_UINT8, 4, xa->shape, st, ct__cpu_dev)) == NULL) rc = -1;
+        else if (ct__is_contig(xa)) ct__qo_to_nhwc((const uint8_t *)ct__ptr(xa), (uint8_t *)ct__ptr(xc), j.N, j.C, j.H * j.W);
+        else if (ct__copy_into(xc, xa)) rc = -1;
     }
     /* per call: mult, bias, czw, zw [O] (they depend on x's parameters), and the packing without a packed weight */
     float *f = (float *)CT_MALLOC((size_t)j.O * 4 * sizeof(float) + (size_t)(pkt ? 0 : plen + j.O * (int64_t)sizeof(int32_t)));
@@ -5300,6 +5458,21 @@ static char *ct__qa_copy_codes(ct_tensor *y, const ct_tensor *x) {
     if (xa) ct__decref(xa);
     return rc ? NULL : (char *)ct__ptr(y);
 }
+#ifdef CT__QG_X86
+/* v[e] = lut[u[e]] 64 bytes at a time: two 128-entry vpermi2b lookups, the code's
+   top bit picks one (AVX-512 VBMI; u may be v) */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void ct__qa_lut_vbmi(const uint8_t *lut, const uint8_t *u, uint8_t *v, int64_t n) {
+    const __m512i t0 = _mm512_loadu_si512((const void *)lut), t1 = _mm512_loadu_si512((const void *)(lut + 64));
+    const __m512i t2 = _mm512_loadu_si512((const void *)(lut + 128)), t3 = _mm512_loadu_si512((const void *)(lut + 192));
+    int64_t e = 0;
+    for (; e < n; e += 64) {
+        const __mmask64 m = n - e >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - e)) - 1;
+        const __m512i i = _mm512_maskz_loadu_epi8(m, (const void *)(u + e));
+        const __m512i lo = _mm512_permutex2var_epi8(t0, i, t1), hi = _mm512_permutex2var_epi8(t2, i, t3);
+        _mm512_mask_storeu_epi8((void *)(v + e), m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(i), lo, hi));
+    }
+}
+#endif
 /* The n codes at src, mapped through f, to p (src may be p; 8-bit dtypes: through a
    256-entry table made once). */
 static void ct__qa_map_from(char *p, const char *src, int64_t n, ct_dtype dt, int64_t (*f)(int64_t q, const void *ctx), const void *ctx) {
@@ -5313,6 +5486,12 @@ static void ct__qa_map_from(char *p, const char *src, int64_t n, ct_dtype dt, in
     for (int q = 0; q < 256; q++) lut[q] = (uint8_t)f(dt == CT_QINT8 ? (int64_t)(int8_t)(uint8_t)q : (int64_t)q, ctx);
     uint8_t *v = (uint8_t *)p;
     const uint8_t *u = (const uint8_t *)src;
+#ifdef CT__QG_X86
+    if (n >= 64 && !ct__qg_forced && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw")) {
+        ct__qa_lut_vbmi(lut, u, v, n);
+        return;
+    }
+#endif
     for (int64_t e = 0; e < n; e++) v[e] = lut[u[e]];
 }
 static void ct__qa_map(char *p, int64_t n, ct_dtype dt, int64_t (*f)(int64_t q, const void *ctx), const void *ctx) {

@@ -41,6 +41,16 @@ TEST(test_q_scalar_ops_vs_torch) {
     CT_T_REPORT(d <= 1, "hardswish quint8 differs by %d", d);
     d = md_code_diff(ct_q_hardswish(xs[1], 0.02, -100), "mdl_hswish_i");
     CT_T_REPORT(d <= 1, "hardswish qint8 differs by %d", d);
+    /* the 64-byte table lookup (AVX-512 VBMI where the CPU has it) against the byte loop
+       (forcing a GEMM path turns it off): every code, a tail of 41 */
+    {
+        ct_tensor *u = ct_make_per_tensor_quantized(ct_to(ct_arange(0, 1000, 1, CT_INT64), CT_UINT8), 1.0 / 16, 70);
+        ct_tensor *fast = ct_q_hardswish(u, 0.05, 9);
+        int old = ct_q_gemm_force_path(CT_Q_GEMM_PORTABLE);
+        ct_tensor *slow = ct_q_hardswish(u, 0.05, 9);
+        ct_q_gemm_force_path((ct_q_gemm_path)old);
+        CHECK(fast && slow && ct_equal(ct_int_repr(fast), ct_int_repr(slow)));
+    }
     ct_tensor *hs = ct_hardsigmoid(xs[0]), *hsi = ct_hardsigmoid(xs[1]);
     CHECK(hs && ct_q_scale(hs) == 1.0 / 256 && ct_q_zero_point(hs) == 0);
     CHECK(hsi && ct_q_scale(hsi) == 1.0 / 256 && ct_q_zero_point(hsi) == -128);
@@ -54,6 +64,14 @@ TEST(test_q_scalar_ops_vs_torch) {
     CHECK(ab && ct_ndim(ab) == 4 && ct_size(ab, 3) == 5);
     d = md_code_diff(ab, "mdl_bc_mul");
     CT_T_REPORT(d == 0, "broadcast mul differs by %d", d);
+    /* ... and into channels-last (the SE block's fast path, both operand orders), the
+       same codes as PyTorch's */
+    ct_tensor *bl = ct_to_channels_last(ct_reshape(b, 2, 3, 4, 5)), *ab2 = ct_q_mul(ct_reshape(a, 2, 3, 1, 1), bl, 0.02, 90);
+    CHECK(ab2 && ct_is_channels_last(ab2));
+    d = md_code_diff(ab2, "mdl_bc_mul");
+    CT_T_REPORT(d == 0, "channels-last broadcast mul differs by %d", d);
+    d = md_code_diff(ct_q_mul(bl, ct_reshape(a, 2, 3, 1, 1), 0.02, 90), "mdl_bc_mul");
+    CT_T_REPORT(d == 0, "channels-last broadcast mul (SE second) differs by %d", d);
     /* bad input */
     CHECK_ERR(ct_q_add_scalar(ct_dequantize(xs[0]), 1.0), CT_ERR_DTYPE, "expected a quantized tensor");
     CHECK_ERR(ct_q_mul_scalar(xs[0], NAN), CT_ERR_ARG, "quantized::mul_scalar: the scalar must be finite");

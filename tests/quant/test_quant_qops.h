@@ -388,6 +388,9 @@ TEST(test_qops_conv2d_paths) {
         {1, 40, 40, 11, 11, 5, 2, 2, 1, 40, 0, 1}, /* depthwise 5x5 stride 2: 16-channel blocks and a tail */
         {2, 24, 24, 6, 7, 3, 1, 1, 1, 24, 1, 0},   /* depthwise 3x3, weight zero points */
         {1, 16, 16, 1, 1, 1, 1, 0, 1, 1, 0, 0},    /* an SE 1x1 conv on 1x1 */
+        {1, 88, 88, 6, 5, 3, 1, 1, 1, 88, 0, 1},   /* depthwise 3x3: AVX-512's 32-channel blocks and a 24-channel tail */
+        {1, 33, 33, 9, 8, 7, 1, 5, 2, 33, 1, 0},   /* depthwise 7x7 dilation 2: 25 tap pairs in chunks of 13, a 1-channel tail */
+        {2, 72, 72, 7, 7, 3, 2, 1, 1, 72, 1, 1},   /* depthwise stride 2, weight zero points */
     };
     static const ct_q_gemm_path paths[] = {CT_Q_GEMM_AUTO, CT_Q_GEMM_PORTABLE, CT_Q_GEMM_AVX2, CT_Q_GEMM_AVX512_VNNI,
                                            CT_Q_GEMM_NEON_DOTPROD};
