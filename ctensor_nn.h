@@ -1060,7 +1060,7 @@ typedef struct ct_profiler_options {
     int record_shapes;                       /* input shapes per call (Input Shapes, trace args) */
     int profile_memory;                      /* allocator bytes per call (CPU Mem, Self CPU Mem) */
     int with_flops;                          /* FLOPs of mm, bmm, addmm, baddbmm, mv, addmv, conv2d, elementwise */
-    int with_bytes;                          /* bytes moved: inputs' and outputs' bytes */
+    int with_bytes;                          /* bytes moved: inputs' and outputs' bytes (0 for views) */
     const ct_profiler_schedule *schedule;    /* NULL: record from start to stop */
     ct_profiler_trace_ready_fn on_trace_ready; /* after each saved cycle, and at stop while recording */
     void *user_data;
@@ -13866,7 +13866,7 @@ static void ct__prof_listen(const ct_dispatch_event *e, void *u) {
             }
         }
     }
-    if (p->o.with_bytes) {
+    if (p->o.with_bytes && !(ct_op_flags(e->op) & CT_OP_VIEW)) {   /* a view moves no data */
         int64_t b = 0;
         for (int k = 0; k < e->nin; k++)
             if (e->inputs[k]) b += ct_numel(e->inputs[k]) * (int64_t)ct_dtype_size(e->inputs[k]->dtype);

@@ -93,6 +93,18 @@ TEST(test_counts_flops_bytes) {
     CHECK(e.flops == 0 && e.bytes == 0 && e.cpu_mem == 0);
     CHECK_EQ_INT(ct_profiler_event_shapes(0, shapes, sizeof shapes), 2);
     CHECK_STR(shapes, "[]");
+    /* a view moves no data */
+    ct_profiler_options ob = {0, 0, 0, 1, NULL, NULL, NULL};
+    CHECK_EQ_INT(ct_profiler_start(&ob), CT_OK);
+    ct_tensor *v = ct_transpose(a, 0, 1);
+    ct_neg(v);
+    CHECK_EQ_INT(ct_profiler_stop(), CT_OK);
+    CHECK_EQ_INT(ct_profiler_num_events(), 2);
+    CHECK_EQ_INT(ct_profiler_get_event(0, &e), CT_OK);
+    CHECK(e.bytes == 0 && e.flops == 0);
+    CHECK_EQ_INT(ct_profiler_get_event(1, &e), CT_OK);
+    CHECK_STR(e.name, "aten::neg");
+    CHECK_EQ_INT(e.bytes, 2 * 60);
 }
 
 /* Linear forward and backward: addmm forward (2 M N K), backward ops seen too */
