@@ -171,6 +171,38 @@ TEST(test_ranges_nest) {
     CHECK(self_le_total());
 }
 
+/* ops run inside another op's kernel (dispatch depth > 0) are recorded under it */
+static int square_kernel(ct_op_call *c) {   /* a CPU kernel for tanh made of ops: x * x */
+    int sc = ct_scope_begin();
+    ct_tensor *r = ct_copy_(ct_op_call_output(c, 0), ct_mul(ct_op_call_input(c, 0), ct_op_call_input(c, 0)));
+    ct_scope_end(sc);
+    return r ? 0 : -1;
+}
+TEST(test_nested_ops) {
+    ct_tensor *a = ct_randn(CT_FLOAT32, 3, 3);
+    CHECK_EQ_INT(ct_register_kernel("aten::tanh", CT_BACKEND_CPU, square_kernel), CT_OK);
+    CHECK_EQ_INT(ct_profiler_start(NULL), CT_OK);
+    ct_tensor *y = ct_tanh(a);
+    CHECK_EQ_INT(ct_profiler_stop(), CT_OK);
+    CHECK_EQ_INT(ct_register_kernel("aten::tanh", CT_BACKEND_CPU, NULL), CT_OK);
+    CHECK(y != NULL);
+    CHECK_EQ_INT(ct_profiler_num_events(), 3);
+    ct_profiler_event t, m, c;
+    ct_profiler_get_event(0, &t);
+    ct_profiler_get_event(1, &m);
+    ct_profiler_get_event(2, &c);
+    CHECK_STR(t.name, "aten::tanh");
+    CHECK_STR(m.name, "aten::mul");
+    CHECK_STR(c.name, "aten::copy_");
+    CHECK(t.depth == 0 && m.parent == 0 && m.depth == 1 && c.parent == 0 && c.depth == 1);
+    CHECK_CLOSE(t.self_us, t.total_us - m.total_us - c.total_us, 1e-6);
+    CHECK(t.total_us >= m.total_us + c.total_us);
+    /* the table: tanh's total includes its children, its self time does not */
+    ct_profiler_table_options o = {"name", 0, 0, 0};
+    char buf[4096];
+    CHECK(ct_profiler_table(buf, sizeof buf, &o) > 0 && strstr(buf, "aten::tanh"));
+}
+
 static int line_count(const char *s) {
     int n = 0;
     for (; *s; s++) n += *s == '\n';
@@ -435,6 +467,7 @@ int main(int argc, char **argv) {
     RUN(test_counts_flops_bytes);
     RUN(test_linear_forward_backward);
     RUN(test_ranges_nest);
+    RUN(test_nested_ops);
     RUN(test_table);
     RUN(test_chrome_trace);
     RUN(test_schedule);
