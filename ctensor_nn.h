@@ -1040,7 +1040,8 @@ extern "C" {
    What is captured: ops dispatched on the starting thread, at every depth (ops
    run inside other ops' kernels and in backward rules too); the intra-op thread
    pool's work is inside the op that started it. Other threads' ops are not seen
-   (the dispatch hook is per thread). matmul and linear are compositions here, so
+   (the dispatch hook is per thread), their ranges are no-ops, and step/stop
+   belong to the starting thread. matmul and linear are compositions here, so
    their time shows as aten::mm / aten::addmm / aten::bmm rows. One profiler at
    a time per process; off, it costs nothing (no listener: the dispatcher's one
    predictable branch).

@@ -8,6 +8,7 @@
 #endif
 #include "ct_test.h"
 #include "ctensor_nn.h"
+#include <pthread.h>
 
 static char trace_path[1024];
 
@@ -201,6 +202,32 @@ TEST(test_nested_ops) {
     ct_profiler_table_options o = {"name", 0, 0, 0};
     char buf[4096];
     CHECK(ct_profiler_table(buf, sizeof buf, &o) > 0 && strstr(buf, "aten::tanh"));
+}
+
+/* the hook is per thread: another thread's ops and ranges are not recorded */
+static void *other_thread(void *u) {
+    ct_tensor *a = (ct_tensor *)u;
+    int sc = ct_scope_begin();
+    ct_status st = ct_profiler_range_push("elsewhere");
+    ct_tensor *r = ct_mul(a, a);
+    ct_status st2 = ct_profiler_range_pop();
+    ct_status st3 = ct_profiler_step();   /* only the starting thread drives the profiler */
+    int ok = st == CT_OK && r && st2 == CT_OK && st3 == CT_ERR_STATE && strstr(ct_last_error(), "other than the one that started");
+    ct_scope_end(sc);
+    return ok ? u : NULL;
+}
+TEST(test_threads) {
+    ct_tensor *a = ct_randn(CT_FLOAT32, 3, 3);
+    CHECK_EQ_INT(ct_profiler_start(NULL), CT_OK);
+    ct_add(a, a);
+    pthread_t th;
+    void *ret = NULL;
+    CHECK(pthread_create(&th, NULL, other_thread, a) == 0 && pthread_join(th, &ret) == 0);
+    CHECK(ret == a);
+    ct_add(a, a);
+    CHECK_EQ_INT(ct_profiler_stop(), CT_OK);
+    CHECK_EQ_INT(ct_profiler_num_events(), 2);
+    CHECK_EQ_INT(count_named("aten::add"), 2);
 }
 
 static int line_count(const char *s) {
@@ -468,6 +495,7 @@ int main(int argc, char **argv) {
     RUN(test_linear_forward_backward);
     RUN(test_ranges_nest);
     RUN(test_nested_ops);
+    RUN(test_threads);
     RUN(test_table);
     RUN(test_chrome_trace);
     RUN(test_schedule);
