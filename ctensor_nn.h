@@ -1111,6 +1111,17 @@ typedef struct ct_profiler_table_options {
     int group_by_input_shape;    /* needs record_shapes */
     int max_name_width;          /* 0: 55, as PyTorch */
 } ct_profiler_table_options;
+/* key_averages() as data: the table's rows (same grouping, sorting and row
+   limit) into rows[0..cap); returns the number of rows there are (call with cap 0
+   to size), or -1 with an error. Names stay valid until the next start. */
+typedef struct ct_profiler_avg {
+    const char *name;
+    int count;                             /* # of Calls */
+    double self_us, total_us, avg_us;      /* Self CPU, CPU total, CPU time avg */
+    double self_percent;                   /* Self CPU % */
+    int64_t flops, bytes, cpu_mem, self_cpu_mem;
+} ct_profiler_avg;
+CTENSOR_API int ct_profiler_key_averages(ct_profiler_avg *rows, int cap, const ct_profiler_table_options *o);
 /* Writes the table into buf (always terminated when cap > 0); returns its full
    length as snprintf does, or 0 with an error (bad sort key, nothing recorded). */
 CTENSOR_API size_t ct_profiler_table(char *buf, size_t cap, const ct_profiler_table_options *o);
@@ -14183,29 +14194,32 @@ static void ct__prof_fmt_mem(char *s, size_t n, int64_t b) {
 static void ct__prof_cell(ct__prof_sb *b, const char *v, int w) {   /* right-aligned, cut to w */
     ct__prof_sbf(b, "%*.*s  ", w, w, v);
 }
-static size_t ct__prof_table_sb(ct__prof_sb *b, const ct_profiler_table_options *o) {
+static void ct__prof_groups_free(ct__prof_grp *g, int ng) {
+    for (int i = 0; g && i < ng; i++) CT_FREE(g[i].key);
+    CT_FREE(g);
+}
+/* key_averages(): the records grouped by name (and shapes), sorted; -1 with an error */
+static int ct__prof_groups(const char *api, const ct_profiler_table_options *o, ct__prof_grp **out, int *ngo, int64_t *self_allo) {
     static const char *keys[] = {"cpu_time_total", "self_cpu_time_total", "cpu_time", "count", "flops", "bytes",
                                  "cpu_memory_usage", "self_cpu_memory_usage", "name"};
     ct__prof *p = &ct__the_prof;
-    ct_profiler_table_options d = {NULL, 0, 0, 0};
-    if (!o) o = &d;
     int key = 0, nk = (int)(sizeof keys / sizeof keys[0]);
     if (o->sort_by) {
         for (key = 0; key < nk && strcmp(o->sort_by, keys[key]); key++) {}
         if (key == nk) {
-            ct_set_error(CT_ERR_ARG, "profiler_table: unknown sort_by '%s' (cpu_time_total, self_cpu_time_total, cpu_time, count, "
-                                     "flops, bytes, cpu_memory_usage, self_cpu_memory_usage or name)", o->sort_by);
-            return 0;
+            ct_set_error(CT_ERR_ARG, "%s: unknown sort_by '%s' (cpu_time_total, self_cpu_time_total, cpu_time, count, "
+                                     "flops, bytes, cpu_memory_usage, self_cpu_memory_usage or name)", api, o->sort_by);
+            return -1;
         }
     }
     if (o->row_limit < 0 || o->max_name_width < 0) {
-        ct_set_error(CT_ERR_ARG, "profiler_table: row_limit (%d) and max_name_width (%d) must be >= 0", o->row_limit, o->max_name_width);
-        return 0;
+        ct_set_error(CT_ERR_ARG, "%s: row_limit (%d) and max_name_width (%d) must be >= 0", api, o->row_limit, o->max_name_width);
+        return -1;
     }
-    if (p->nrecs == 0) { ct_set_error(CT_ERR_STATE, "profiler_table: no profiling data (nothing was recorded)"); return 0; }
+    if (p->nrecs == 0) { ct_set_error(CT_ERR_STATE, "%s: no profiling data (nothing was recorded)", api); return -1; }
     if (o->group_by_input_shape && !p->o.record_shapes) {
-        ct_set_error(CT_ERR_STATE, "profiler_table: group_by_input_shape needs the profiler started with record_shapes");
-        return 0;
+        ct_set_error(CT_ERR_STATE, "%s: group_by_input_shape needs the profiler started with record_shapes", api);
+        return -1;
     }
     /* group: an open-addressing table of group indices over the keys */
     int n = p->nrecs, ng = 0, hcap = 16;
@@ -14248,9 +14262,28 @@ static size_t ct__prof_table_sb(ct__prof_sb *b, const ct_profiler_table_options 
         q->self_mem += r->mem - r->child_mem;
         self_all += tot - r->child_ns;
     }
-    if (ok) {
-        ct__prof_sort_key = key;
-        qsort(g, (size_t)ng, sizeof *g, ct__prof_grp_cmp);
+    CT_FREE(h);
+    if (!ok) {
+        ct__prof_groups_free(g, ng);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api);
+        return -1;
+    }
+    ct__prof_sort_key = key;
+    qsort(g, (size_t)ng, sizeof *g, ct__prof_grp_cmp);
+    *out = g;
+    *ngo = ng;
+    *self_allo = self_all;
+    return 0;
+}
+static size_t ct__prof_table_sb(ct__prof_sb *b, const ct_profiler_table_options *o) {
+    ct__prof *p = &ct__the_prof;
+    ct_profiler_table_options d = {NULL, 0, 0, 0};
+    if (!o) o = &d;
+    ct__prof_grp *g = NULL;
+    int ng = 0;
+    int64_t self_all = 0;
+    if (ct__prof_groups("profiler_table", o, &g, &ng, &self_all)) return 0;
+    {
         int rows = o->row_limit > 0 && o->row_limit < ng ? o->row_limit : ng;
         int maxw = o->max_name_width ? o->max_name_width : 55, namew = 4, shapew = 4;
         int64_t minflops = 0;
@@ -14327,11 +14360,37 @@ static size_t ct__prof_table_sb(ct__prof_sb *b, const ct_profiler_table_options 
         CT_FREE(sep.s);
         if (sep.oom) b->oom = 1;
     }
-    for (int i = 0; g && i < ng; i++) CT_FREE(g[i].key);
-    CT_FREE(g);
-    CT_FREE(h);
-    if (!ok || b->oom) { ct_set_error(CT_ERR_MEMORY, "profiler_table: out of memory"); return 0; }
+    ct__prof_groups_free(g, ng);
+    if (b->oom) { ct_set_error(CT_ERR_MEMORY, "profiler_table: out of memory"); return 0; }
     return b->n;
+}
+CTENSOR_API int ct_profiler_key_averages(ct_profiler_avg *rows, int cap, const ct_profiler_table_options *o) {
+    ct_profiler_table_options d = {NULL, 0, 0, 0};
+    if (!o) o = &d;
+    if (cap < 0 || (cap > 0 && !rows)) {
+        ct_set_error(CT_ERR_ARG, "profiler_key_averages: rows is NULL or cap (%d) is negative", cap);
+        return -1;
+    }
+    ct__prof_grp *g = NULL;
+    int ng = 0;
+    int64_t self_all = 0;
+    if (ct__prof_groups("profiler_key_averages", o, &g, &ng, &self_all)) return -1;
+    int n = o->row_limit > 0 && o->row_limit < ng ? o->row_limit : ng;
+    for (int i = 0; i < n && i < cap; i++) {
+        ct_profiler_avg *r = &rows[i];
+        r->name = g[i].name;
+        r->count = g[i].count;
+        r->self_us = (double)g[i].self_ns / 1e3;
+        r->total_us = (double)g[i].total_ns / 1e3;
+        r->avg_us = r->total_us / g[i].count;
+        r->self_percent = self_all ? 100.0 * (double)g[i].self_ns / (double)self_all : 0.0;
+        r->flops = g[i].flops;
+        r->bytes = g[i].bytes;
+        r->cpu_mem = g[i].mem;
+        r->self_cpu_mem = g[i].self_mem;
+    }
+    ct__prof_groups_free(g, ng);
+    return n;
 }
 CTENSOR_API size_t ct_profiler_table(char *buf, size_t cap, const ct_profiler_table_options *o) {
     ct__prof_sb b = {NULL, 0, 0, 0};

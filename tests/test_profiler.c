@@ -299,6 +299,23 @@ TEST(test_table) {
     CHECK_EQ_INT(ct_profiler_table(small, sizeof small, &g), n);
     CHECK_EQ_INT(strlen(small), 15);
     free(t);
+    /* key_averages() as data */
+    ct_profiler_avg rows[8];
+    ct_profiler_table_options kc = {"count", 0, 0, 0};
+    CHECK_EQ_INT(ct_profiler_key_averages(NULL, 0, &kc), 3);
+    CHECK_EQ_INT(ct_profiler_key_averages(rows, 8, &kc), 3);
+    CHECK_STR(rows[0].name, "aten::add");
+    CHECK_EQ_INT(rows[0].count, 4);
+    CHECK_EQ_INT(rows[0].flops, 4141);
+    CHECK_EQ_INT(rows[0].cpu_mem, 3 * 60 + 16384);
+    CHECK_CLOSE(rows[0].avg_us, rows[0].total_us / 4, 1e-9);
+    CHECK_STR(rows[1].name, "aten::mm");
+    CHECK_EQ_INT(rows[1].flops, 524498);
+    CHECK(!strcmp(rows[2].name, "aten::sum") && rows[2].flops == 0 && rows[2].count == 1);
+    CHECK_CLOSE(rows[0].self_percent + rows[1].self_percent + rows[2].self_percent, 100.0, 1e-6);
+    kc.row_limit = 2;
+    CHECK_EQ_INT(ct_profiler_key_averages(rows, 1, &kc), 2);   /* two rows exist, one written */
+    CHECK_ERR(ct_profiler_key_averages(NULL, 2, NULL) >= 0, CT_ERR_ARG, "profiler_key_averages: rows is NULL or cap (2)");
     /* the Self CPU % column adds up to 100 */
     ct_profiler_event e;
     double self_all = 0;
@@ -466,6 +483,7 @@ TEST(test_errors) {
     CHECK_EQ_INT(ct_profiler_num_events(), 0);
     CHECK_ERR(ct_profiler_export_chrome_trace(trace_path) == CT_OK, CT_ERR_STATE, "export_chrome_trace: no profiling data");
     CHECK_ERR(ct_profiler_table(NULL, 0, NULL) > 0, CT_ERR_STATE, "profiler_table: no profiling data");
+    CHECK_ERR(ct_profiler_key_averages(NULL, 0, NULL) >= 0, CT_ERR_STATE, "profiler_key_averages: no profiling data");
     /* with data */
     CHECK_EQ_INT(ct_profiler_start(NULL), CT_OK);
     ct_add(a, a);
