@@ -28,6 +28,7 @@
        Data: datasets, data loaders, IDX files
        Attention and transformers (MultiheadAttention, encoder/decoder layers,
          fastpath, nested batches, KV cache)
+       Profiler (torch.profiler)
      Implementation
        The op table of this header
        Neural networks: modules
@@ -40,6 +41,7 @@
        Data: IDX files, datasets, data loaders
        Attention and transformers: modules (regular path)
        Transformer fastpath: fused kernels, nested batches, KV cache
+       Profiler (torch.profiler)
 
    REVISIONS
      0.2 (2026-11-24)  split from ctensor.h.
@@ -1024,6 +1026,109 @@ static inline ct_module *ct_nn_transformer_encoder_layer(int64_t d, int64_t h, c
 static inline ct_module *ct_nn_transformer_decoder_layer(int64_t d, int64_t h, const ct_transformer_layer_options &o) { return ct_nn_transformer_decoder_layer(d, h, &o); }
 static inline ct_module *ct_nn_transformer(int64_t d, int64_t h, const ct_transformer_options &o) { return ct_nn_transformer(d, h, &o); }
 extern "C" {
+#endif
+
+/* ============================================================================
+   Profiler (torch.profiler)
+   A dispatch listener (ct_add_dispatch_listener, with CT_LISTEN_ENTER and
+   CT_LISTEN_NESTED) records every op call of the thread that started the
+   profiler: its name, input shapes and dtype, start, total time (children
+   included) and self time (children excluded), and on request the bytes it
+   moved, a FLOP estimate and the allocator bytes it left allocated. User
+   ranges (record_function) nest into the same tree. Reports: the key-averages
+   table, the events one by one, and a Chrome trace (chrome://tracing, Perfetto).
+   What is captured: ops dispatched on the starting thread, at every depth (ops
+   run inside other ops' kernels and in backward rules too); the intra-op thread
+   pool's work is inside the op that started it. Other threads' ops are not seen
+   (the dispatch hook is per thread), their ranges are no-ops, and step/stop
+   belong to the starting thread. matmul and linear are compositions here, so
+   their time shows as aten::mm / aten::addmm / aten::bmm rows. One profiler at
+   a time per process; off, it costs nothing (no listener: the dispatcher's one
+   predictable branch).
+   ========================================================================== */
+/* torch.profiler.ProfilerAction */
+typedef enum ct_profiler_action {
+    CT_PROFILER_NONE = 0,            /* not recording */
+    CT_PROFILER_WARMUP = 1,          /* recording, results discarded */
+    CT_PROFILER_RECORD = 2,
+    CT_PROFILER_RECORD_AND_SAVE = 3  /* the last active step of a cycle: on_trace_ready follows */
+} ct_profiler_action;
+/* torch.profiler.schedule: skip skip_first steps, then cycles of wait, warmup and
+   active steps; repeat cycles (0: until stopped). active >= 1, the rest >= 0. */
+typedef struct ct_profiler_schedule { int wait, warmup, active, repeat, skip_first; } ct_profiler_schedule;
+typedef void (*ct_profiler_trace_ready_fn)(void *user_data);
+typedef struct ct_profiler_options {
+    int record_shapes;                       /* input shapes per call (Input Shapes, trace args) */
+    int profile_memory;                      /* allocator bytes per call (CPU Mem, Self CPU Mem) */
+    int with_flops;                          /* FLOPs of mm, bmm, addmm, baddbmm, mv, addmv, conv2d, elementwise */
+    int with_bytes;                          /* bytes moved: inputs' and outputs' bytes (0 for views) */
+    const ct_profiler_schedule *schedule;    /* NULL: record from start to stop */
+    ct_profiler_trace_ready_fn on_trace_ready; /* after each saved cycle, and at stop while recording */
+    void *user_data;
+} ct_profiler_options;
+/* Starts profiling the calling thread (NULL options: PyTorch's defaults, all off).
+   Errors: already running, bad schedule numbers. */
+CTENSOR_API ct_status ct_profiler_start(const ct_profiler_options *o);
+/* Stops; the results stay readable until the next start. Calls on_trace_ready when
+   the schedule was recording. From the starting thread only. */
+CTENSOR_API ct_status ct_profiler_stop(void);
+/* profiler.step(): the end of one training step; moves the schedule on. */
+CTENSOR_API ct_status ct_profiler_step(void);
+CTENSOR_API ct_profiler_action ct_profiler_current_action(void);   /* NONE when stopped */
+/* record_function: a named range, nesting with ops and other ranges. No-ops
+   (CT_OK) when the profiler is not recording; pop without push is an error. */
+CTENSOR_API ct_status ct_profiler_range_push(const char *name);
+CTENSOR_API ct_status ct_profiler_range_pop(void);
+
+/* The recorded events (profiler.events()), in start order. */
+typedef struct ct_profiler_event {
+    const char *name;          /* "aten::add" (the schema name without its overload) or the range's name */
+    const char *schema_name;   /* "aten::add.Tensor"; the name for a range */
+    int is_range;              /* a user range (record_function) */
+    int parent;                /* index of the enclosing event; -1 at top level */
+    int depth;                 /* nesting level: 0 at top level */
+    double start_us;           /* from ct_profiler_start */
+    double total_us, self_us;  /* self: total minus the direct children's totals */
+    ct_dtype dtype;            /* first input's (float32 when it has none) */
+    int ninputs;
+    int64_t flops, bytes;      /* 0 unless asked (with_flops, with_bytes) */
+    int64_t cpu_mem, self_cpu_mem;   /* allocator bytes left allocated (profile_memory) */
+} ct_profiler_event;
+CTENSOR_API int ct_profiler_num_events(void);
+CTENSOR_API ct_status ct_profiler_get_event(int i, ct_profiler_event *e);
+/* "[[3, 5], [3, 5]]" (record_shapes; "[]" without); returns the length, as snprintf. */
+CTENSOR_API size_t ct_profiler_event_shapes(int i, char *buf, size_t cap);
+
+/* key_averages().table(): one row per op name (and input shapes when grouped),
+   PyTorch's columns: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time
+   avg, [CPU Mem, Self CPU Mem], # of Calls, [Input Shapes], [Total FLOPs],
+   [Total Bytes]; sorted descending by sort_by: "cpu_time_total" (default),
+   "self_cpu_time_total", "cpu_time" (avg), "count", "flops", "bytes",
+   "cpu_memory_usage", "self_cpu_memory_usage", or ascending by "name". */
+typedef struct ct_profiler_table_options {
+    const char *sort_by;
+    int row_limit;               /* 0: every row */
+    int group_by_input_shape;    /* needs record_shapes */
+    int max_name_width;          /* 0: 55, as PyTorch */
+} ct_profiler_table_options;
+/* key_averages() as data: the table's rows (same grouping, sorting and row
+   limit) into rows[0..cap); returns the number of rows there are (call with cap 0
+   to size), or -1 with an error. Names stay valid until the next start. */
+typedef struct ct_profiler_avg {
+    const char *name;
+    int count;                             /* # of Calls */
+    double self_us, total_us, avg_us;      /* Self CPU, CPU total, CPU time avg */
+    double self_percent;                   /* Self CPU % */
+    int64_t flops, bytes, cpu_mem, self_cpu_mem;
+} ct_profiler_avg;
+CTENSOR_API int ct_profiler_key_averages(ct_profiler_avg *rows, int cap, const ct_profiler_table_options *o);
+/* Writes the table into buf (always terminated when cap > 0); returns its full
+   length as snprintf does, or 0 with an error (bad sort key, nothing recorded). */
+CTENSOR_API size_t ct_profiler_table(char *buf, size_t cap, const ct_profiler_table_options *o);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_profiler_print_table(FILE *f, const ct_profiler_table_options *o);
+/* export_chrome_trace: Trace Event JSON ("X" events, ts and dur in microseconds). */
+CTENSOR_API ct_status ct_profiler_export_chrome_trace(const char *path);
 #endif
 
 /* [section: data-api] */
@@ -13640,6 +13745,718 @@ CTENSOR_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *q, const
     ct_scope_end(s);
     return r;
 }
+
+/* ============================================================================
+   Profiler (torch.profiler)
+   One session per process, on the thread that started it. Records live in
+   growing arrays; the listener keeps a stack of the open ones (ops and ranges),
+   so a closing record adds its time and memory to its parent: self = total -
+   children. Shapes go to an int64 pool: nin, then per input ndim and dims.
+   ========================================================================== */
+#include <time.h>
+typedef struct ct__prof_rec {
+    int64_t t0, t1, child_ns;          /* ns from the start; t1 < 0 while open */
+    int64_t mem0, mem, child_mem;      /* live bytes at entry; bytes left allocated; children's */
+    int64_t flops, bytes;
+    int32_t op;                        /* op id; -1: a user range */
+    int32_t name;                      /* a range: its name's offset in names */
+    int32_t parent, depth, shapes, dtype, nin;
+} ct__prof_rec;
+#define CT__PROF_STACK 1024
+typedef struct ct__prof {
+    int running, has_sched, handle, nrecs, caprecs, nshp, capshp, nnames, capnames, ndisp;
+    int nstack, overflow, step_slot;
+    ct_profiler_action action;
+    ct_profiler_options o;
+    ct_profiler_schedule sched;
+    int64_t step, t_start;
+    ct__tls *tls;
+    ct__prof_rec *recs;
+    int64_t *shp;
+    char *names;
+    char (*disp)[64];                  /* display names per op id: "aten::add" */
+    int op_mm, op_bmm, op_addmm, op_baddbmm, op_mv, op_addmv, op_conv2d;
+    int32_t stack[CT__PROF_STACK];     /* open records; -1: opened while not recording */
+} ct__prof;
+static ct__prof ct__the_prof;
+
+static int64_t ct__prof_now(const ct__prof *p) {
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - p->t_start;
+}
+static int ct__prof_check(const char *api) {
+    ct__prof *p = &ct__the_prof;
+    if (!p->running) { ct_set_error(CT_ERR_STATE, "%s: the profiler is not running (call ct_profiler_start first)", api); return -1; }
+    if (ct__tls_get() != p->tls) { ct_set_error(CT_ERR_STATE, "%s: called from a thread other than the one that started the profiler", api); return -1; }
+    return 0;
+}
+static int32_t ct__prof_open(ct__prof *p, int op, int32_t name) {
+    if (p->nstack == CT__PROF_STACK) { p->overflow++; return -1; }
+    int32_t idx = -1;
+    if (!ct__grow((void **)&p->recs, &p->caprecs, p->nrecs + 1, sizeof(ct__prof_rec))) {
+        idx = p->nrecs++;
+        ct__prof_rec *r = &p->recs[idx];
+        memset(r, 0, sizeof *r);
+        r->op = op;
+        r->name = name;
+        r->shapes = -1;
+        r->dtype = CT_FLOAT32;
+        r->parent = p->nstack ? p->stack[p->nstack - 1] : -1;
+        r->depth = r->parent >= 0 ? p->recs[r->parent].depth + 1 : 0;
+        r->t1 = -1;
+        if (p->o.profile_memory) r->mem0 = CT__LOAD(&p->tls->live_bytes);
+    }
+    p->stack[p->nstack++] = idx;
+    if (idx >= 0) p->recs[idx].t0 = ct__prof_now(p);
+    return idx;
+}
+static void ct__prof_end(ct__prof *p, ct__prof_rec *r, int64_t now) {
+    r->t1 = now;
+    if (p->o.profile_memory) r->mem = CT__LOAD(&p->tls->live_bytes) - r->mem0;
+    if (r->parent >= 0) {
+        p->recs[r->parent].child_ns += r->t1 - r->t0;
+        p->recs[r->parent].child_mem += r->mem;
+    }
+}
+static ct__prof_rec *ct__prof_close_slot(ct__prof *p, int slot, int64_t now) {
+    int32_t idx = p->stack[slot];
+    memmove(&p->stack[slot], &p->stack[slot + 1], sizeof(int32_t) * (size_t)(p->nstack - slot - 1));
+    p->nstack--;
+    if (p->step_slot > slot) p->step_slot--;
+    else if (p->step_slot == slot) p->step_slot = -1;
+    if (idx < 0 || p->recs[idx].t1 >= 0) return NULL;
+    ct__prof_end(p, &p->recs[idx], now);
+    return &p->recs[idx];
+}
+static ct__prof_rec *ct__prof_close(ct__prof *p, int64_t now) {
+    if (p->overflow) { p->overflow--; return NULL; }
+    return p->nstack ? ct__prof_close_slot(p, p->nstack - 1, now) : NULL;
+}
+/* FLOPs as PyTorch's profiler counts them (2 M N K for a matrix product, a
+   convolution's multiply-adds times 2); elementwise ops: the output's numel
+   (PyTorch counts add and mul only, as numel). */
+static int64_t ct__prof_flops(const ct__prof *p, const ct_dispatch_event *e) {
+    ct_tensor *const *in = e->inputs;
+    int op = e->op, k = (op == p->op_addmm || op == p->op_baddbmm || op == p->op_addmv) ? 1 : 0;
+    if (op == p->op_mm || op == p->op_addmm)
+        return 2 * in[k]->shape[0] * in[k]->shape[1] * in[k + 1]->shape[1];
+    if (op == p->op_bmm || op == p->op_baddbmm)
+        return 2 * in[k]->shape[0] * in[k]->shape[1] * in[k]->shape[2] * in[k + 1]->shape[2];
+    if (op == p->op_mv || op == p->op_addmv) return 2 * in[k]->shape[0] * in[k]->shape[1];
+    if (op == p->op_conv2d && e->nin >= 2 && in[1] && in[1]->ndim == 4 && e->nout > 0 && e->outputs[0])
+        return 2 * ct_numel(e->outputs[0]) * in[1]->shape[1] * in[1]->shape[2] * in[1]->shape[3];
+    const ct__opdef *d = ct__opdef_get(op);
+    if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && e->nout > 0 && e->outputs[0]) return ct_numel(e->outputs[0]);
+    return 0;
+}
+static void ct__prof_listen(const ct_dispatch_event *e, void *u) {
+    ct__prof *p = (ct__prof *)u;
+    if (e->phase == CT_DISPATCH_ENTER) { ct__prof_open(p, e->op, -1); return; }
+    int64_t now = ct__prof_now(p);
+    ct__prof_rec *r = ct__prof_close(p, now);
+    if (!r || r->op != e->op) return;
+    r->nin = e->nin;
+    for (int k = 0; k < e->nin; k++)
+        if (e->inputs[k]) { r->dtype = (int32_t)e->inputs[k]->dtype; break; }
+    if (p->o.record_shapes) {
+        int need = 1;
+        for (int k = 0; k < e->nin; k++) need += 1 + (e->inputs[k] ? e->inputs[k]->ndim : 0);
+        if (!ct__grow((void **)&p->shp, &p->capshp, p->nshp + need, sizeof(int64_t))) {
+            int64_t *s = p->shp + p->nshp;
+            r->shapes = p->nshp;
+            p->nshp += need;
+            *s++ = e->nin;
+            for (int k = 0; k < e->nin; k++) {
+                const ct_tensor *t = e->inputs[k];
+                *s++ = t ? t->ndim : 0;
+                for (int d = 0; t && d < t->ndim; d++) *s++ = t->shape[d];
+            }
+        }
+    }
+    if (p->o.with_bytes && !(ct_op_flags(e->op) & CT_OP_VIEW)) {   /* a view moves no data */
+        int64_t b = 0;
+        for (int k = 0; k < e->nin; k++)
+            if (e->inputs[k]) b += ct_numel(e->inputs[k]) * (int64_t)ct_dtype_size(e->inputs[k]->dtype);
+        for (int k = 0; k < e->nout; k++)
+            if (e->outputs[k]) b += ct_numel(e->outputs[k]) * (int64_t)ct_dtype_size(e->outputs[k]->dtype);
+        r->bytes = b;
+    }
+    if (p->o.with_flops && e->phase == CT_DISPATCH_EXIT) r->flops = ct__prof_flops(p, e);
+}
+static void ct__prof_clear(ct__prof *p) {
+    p->nrecs = p->nshp = p->nnames = 0;
+    for (int k = 0; k < p->nstack; k++) p->stack[k] = -1;
+}
+/* Closes what is still open (a saved cycle's end), innermost first. */
+static void ct__prof_finish(ct__prof *p) {
+    int64_t now = ct__prof_now(p);
+    for (int k = p->nstack - 1; k >= 0; k--) {
+        int32_t idx = p->stack[k];
+        if (idx >= 0 && p->recs[idx].t1 < 0) ct__prof_end(p, &p->recs[idx], now);
+        p->stack[k] = -1;
+    }
+}
+static ct_profiler_action ct__prof_sched(const ct__prof *p, int64_t step) {
+    if (!p->has_sched) return CT_PROFILER_RECORD;
+    const ct_profiler_schedule *s = &p->sched;
+    if (step < s->skip_first) return CT_PROFILER_NONE;
+    step -= s->skip_first;
+    int64_t n = (int64_t)s->wait + s->warmup + s->active, m = step % n;
+    if (s->repeat > 0 && step / n >= s->repeat) return CT_PROFILER_NONE;
+    if (m < s->wait) return CT_PROFILER_NONE;
+    if (m < s->wait + s->warmup) return CT_PROFILER_WARMUP;
+    return m < n - 1 ? CT_PROFILER_RECORD : CT_PROFILER_RECORD_AND_SAVE;
+}
+/* profiler.py's _transit_action: a recording phase that ends saves (on_trace_ready);
+   warmup's records are dropped; the listener is on while warming up or recording. */
+static ct_status ct__prof_transit(ct__prof *p, ct_profiler_action prev, ct_profiler_action next, int stopping) {
+    int was_rec = prev == CT_PROFILER_RECORD || prev == CT_PROFILER_RECORD_AND_SAVE;
+    int saves = prev == CT_PROFILER_RECORD_AND_SAVE || (was_rec && (stopping || next == CT_PROFILER_NONE || next == CT_PROFILER_WARMUP));
+    if (saves) {
+        ct__prof_finish(p);
+        if (p->o.on_trace_ready) p->o.on_trace_ready(p->o.user_data);
+    }
+    if (stopping || next == CT_PROFILER_NONE) {
+        if (prev == CT_PROFILER_WARMUP) ct__prof_clear(p);
+        if (p->handle > 0) ct_remove_dispatch_listener(p->handle);
+        p->handle = 0;
+        return CT_OK;
+    }
+    if (prev == CT_PROFILER_NONE || saves || (prev == CT_PROFILER_WARMUP && next != CT_PROFILER_WARMUP)) ct__prof_clear(p);
+    if (p->handle <= 0) {
+        p->handle = ct_add_dispatch_listener(ct__prof_listen, p, CT_LISTEN_ENTER | CT_LISTEN_NESTED);
+        if (p->handle < 0) { p->handle = 0; return ct_last_error_code(); }
+    }
+    return CT_OK;
+}
+static void ct__prof_push_blank(ct__prof *p) {   /* a range that is not recorded */
+    if (p->nstack == CT__PROF_STACK) p->overflow++;
+    else p->stack[p->nstack++] = -1;
+}
+static ct_status ct__prof_push(ct__prof *p, const char *name) {
+    int len = (int)strlen(name) + 1;
+    if (ct__grow((void **)&p->names, &p->capnames, p->nnames + len, 1)) {
+        ct__prof_push_blank(p);
+        ct_set_error(CT_ERR_MEMORY, "profiler_range_push: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    memcpy(p->names + p->nnames, name, (size_t)len);
+    p->nnames += len;
+    ct__prof_open(p, -1, p->nnames - len);
+    return CT_OK;
+}
+static void ct__prof_step_range(ct__prof *p) {   /* "ProfilerStep#N", as profile.step() records */
+    if (!p->has_sched || p->action == CT_PROFILER_NONE || p->nstack == CT__PROF_STACK) return;
+    char nm[40];
+    snprintf(nm, sizeof nm, "ProfilerStep#%lld", (long long)p->step);
+    p->step_slot = p->nstack;
+    ct__prof_push(p, nm);
+}
+
+CTENSOR_API ct_status ct_profiler_start(const ct_profiler_options *o) {
+    ct__prof *p = &ct__the_prof;
+    if (p->running) {
+        ct_set_error(CT_ERR_STATE, "profiler_start: the profiler is already running (call ct_profiler_stop first)");
+        return CT_ERR_STATE;
+    }
+    const ct_profiler_schedule *s = o ? o->schedule : NULL;
+    if (s && (s->wait < 0 || s->warmup < 0 || s->active <= 0 || s->repeat < 0 || s->skip_first < 0)) {
+        ct_set_error(CT_ERR_ARG,
+                     "profiler_start: Invalid profiler schedule arguments (wait=%d, warmup=%d, active=%d, repeat=%d, skip_first=%d): "
+                     "active must be > 0 and the others >= 0", s->wait, s->warmup, s->active, s->repeat, s->skip_first);
+        return CT_ERR_ARG;
+    }
+    p->op_conv2d = ct_op_find("aten::conv2d");   /* also registers the companion headers' ops */
+    p->op_mm = ct_op_find("aten::mm");
+    p->op_bmm = ct_op_find("aten::bmm");
+    p->op_addmm = ct_op_find("aten::addmm");
+    p->op_baddbmm = ct_op_find("aten::baddbmm");
+    p->op_mv = ct_op_find("aten::mv");
+    p->op_addmv = ct_op_find("aten::addmv");
+    memset(&p->o, 0, sizeof p->o);
+    if (o) p->o = *o;
+    p->o.schedule = NULL;
+    p->has_sched = s != NULL;
+    if (s) p->sched = *s;
+    p->tls = ct__tls_get();
+    p->t_start = 0;
+    p->t_start = ct__prof_now(p);
+    p->step = 0;
+    p->nstack = p->overflow = 0;
+    p->step_slot = -1;
+    p->handle = 0;
+    ct__prof_clear(p);
+    p->running = 1;
+    p->action = ct__prof_sched(p, 0);
+    ct_status st = ct__prof_transit(p, CT_PROFILER_NONE, p->action, 0);
+    if (st != CT_OK) { p->running = 0; p->action = CT_PROFILER_NONE; return st; }
+    ct__prof_step_range(p);
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_profiler_stop(void) {
+    ct__prof *p = &ct__the_prof;
+    if (ct__prof_check("profiler_stop")) return CT_ERR_STATE;
+    if (p->step_slot >= 0) ct__prof_close_slot(p, p->step_slot, ct__prof_now(p));
+    ct__prof_transit(p, p->action, CT_PROFILER_NONE, 1);
+    p->running = 0;
+    p->action = CT_PROFILER_NONE;
+    p->nstack = p->overflow = 0;
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_profiler_step(void) {
+    ct__prof *p = &ct__the_prof;
+    if (ct__prof_check("profiler_step")) return CT_ERR_STATE;
+    if (p->step_slot >= 0) ct__prof_close_slot(p, p->step_slot, ct__prof_now(p));
+    ct_profiler_action prev = p->action;
+    p->action = ct__prof_sched(p, ++p->step);
+    ct_status st = ct__prof_transit(p, prev, p->action, 0);
+    ct__prof_step_range(p);
+    return st;
+}
+CTENSOR_API ct_profiler_action ct_profiler_current_action(void) {
+    return ct__the_prof.running ? ct__the_prof.action : CT_PROFILER_NONE;
+}
+CTENSOR_API ct_status ct_profiler_range_push(const char *name) {
+    ct__prof *p = &ct__the_prof;
+    if (!name) { ct_set_error(CT_ERR_ARG, "profiler_range_push: name is NULL"); return CT_ERR_ARG; }
+    if (!p->running || ct__tls_get() != p->tls) return CT_OK;
+    if (p->action == CT_PROFILER_NONE) {
+        ct__prof_push_blank(p);
+        return CT_OK;
+    }
+    return ct__prof_push(p, name);
+}
+CTENSOR_API ct_status ct_profiler_range_pop(void) {
+    ct__prof *p = &ct__the_prof;
+    if (!p->running || ct__tls_get() != p->tls) return CT_OK;
+    if (!p->overflow && (p->nstack == 0 || p->nstack - 1 == p->step_slot)) {
+        ct_set_error(CT_ERR_STATE, "profiler_range_pop: no range is open (pop without a matching push)");
+        return CT_ERR_STATE;
+    }
+    ct__prof_close(p, ct__prof_now(p));
+    return CT_OK;
+}
+
+/* ---- reading the records ---- */
+static const char *ct__prof_disp(ct__prof *p, const ct__prof_rec *r) {
+    if (r->op < 0) return r->name >= 0 ? p->names + r->name : "?";
+    if (r->op >= p->ndisp) {
+        int n = ct_num_ops();
+        void *nd = CT_REALLOC(p->disp, sizeof(*p->disp) * (size_t)n);
+        if (!nd) return ct_op_schema_name(r->op);
+        p->disp = (char (*)[64])nd;
+        for (int k = p->ndisp; k < n; k++) {
+            const char *s = ct_op_schema_name(k), *c = strstr(s, "::"), *dot = strchr(c ? c + 2 : s, '.');
+            size_t len = dot ? (size_t)(dot - s) : strlen(s);
+            if (len > 63) len = 63;
+            memcpy(p->disp[k], s, len);
+            p->disp[k][len] = 0;
+        }
+        p->ndisp = n;
+    }
+    return p->disp[r->op];
+}
+static int64_t ct__prof_total(const ct__prof *p, const ct__prof_rec *r) {
+    return (r->t1 >= 0 ? r->t1 : ct__prof_now(p)) - r->t0;
+}
+typedef struct ct__prof_sb { char *s; size_t n, cap; int oom; } ct__prof_sb;
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void ct__prof_sbf(ct__prof_sb *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || b->oom) return;
+    if (!b->s || b->n + (size_t)n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap : 1024;
+        while (nc < b->n + (size_t)n + 1) nc *= 2;
+        char *s = (char *)CT_REALLOC(b->s, nc);
+        if (!s) { b->oom = 1; return; }
+        b->s = s;
+        b->cap = nc;
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+    }
+    b->n += (size_t)n;
+}
+static void ct__prof_shapes_sb(const ct__prof *p, const ct__prof_rec *r, ct__prof_sb *b) {
+    ct__prof_sbf(b, "[");
+    if (r->shapes >= 0) {
+        const int64_t *s = p->shp + r->shapes;
+        int64_t nin = *s++;
+        for (int64_t k = 0; k < nin; k++) {
+            int64_t nd = *s++;
+            ct__prof_sbf(b, "%s[", k ? ", " : "");
+            for (int64_t d = 0; d < nd; d++) ct__prof_sbf(b, "%s%lld", d ? ", " : "", (long long)*s++);
+            ct__prof_sbf(b, "]");
+        }
+    }
+    ct__prof_sbf(b, "]");
+}
+static size_t ct__prof_sb_out(ct__prof_sb *b, char *buf, size_t cap) {
+    if (cap > 0) {
+        size_t m = b->n < cap - 1 ? b->n : cap - 1;
+        if (m) memcpy(buf, b->s, m);
+        buf[m] = 0;
+    }
+    CT_FREE(b->s);
+    return b->n;
+}
+CTENSOR_API int ct_profiler_num_events(void) { return ct__the_prof.nrecs; }
+CTENSOR_API ct_status ct_profiler_get_event(int i, ct_profiler_event *e) {
+    ct__prof *p = &ct__the_prof;
+    if (i < 0 || i >= p->nrecs || !e) {
+        ct_set_error(CT_ERR_INDEX, "profiler_get_event: index %d is out of range for %d events%s", i, p->nrecs, e ? "" : " (e is NULL)");
+        return CT_ERR_INDEX;
+    }
+    const ct__prof_rec *r = &p->recs[i];
+    e->name = ct__prof_disp(p, r);
+    e->schema_name = r->op >= 0 ? ct_op_schema_name(r->op) : e->name;
+    e->is_range = r->op < 0;
+    e->parent = r->parent;
+    e->depth = r->depth;
+    e->start_us = (double)r->t0 / 1e3;
+    e->total_us = (double)ct__prof_total(p, r) / 1e3;
+    e->self_us = (double)(ct__prof_total(p, r) - r->child_ns) / 1e3;
+    e->dtype = (ct_dtype)r->dtype;
+    e->ninputs = r->nin;
+    e->flops = r->flops;
+    e->bytes = r->bytes;
+    e->cpu_mem = r->mem;
+    e->self_cpu_mem = r->mem - r->child_mem;
+    return CT_OK;
+}
+CTENSOR_API size_t ct_profiler_event_shapes(int i, char *buf, size_t cap) {
+    ct__prof *p = &ct__the_prof;
+    if (i < 0 || i >= p->nrecs) {
+        ct_set_error(CT_ERR_INDEX, "profiler_event_shapes: index %d is out of range for %d events", i, p->nrecs);
+        if (buf && cap) buf[0] = 0;
+        return 0;
+    }
+    ct__prof_sb b = {NULL, 0, 0, 0};
+    ct__prof_shapes_sb(p, &p->recs[i], &b);
+    return ct__prof_sb_out(&b, buf, buf ? cap : 0);
+}
+
+/* ---- key averages ---- */
+typedef struct ct__prof_grp {
+    char *key;                 /* name, or name \x01 shapes */
+    const char *name;
+    int first, count;
+    int64_t self_ns, total_ns, flops, bytes, mem, self_mem;
+} ct__prof_grp;
+static int ct__prof_sort_key;
+static int ct__prof_grp_cmp(const void *a, const void *b) {
+    const ct__prof_grp *x = (const ct__prof_grp *)a, *y = (const ct__prof_grp *)b;
+    double u = 0, v = 0;
+    switch (ct__prof_sort_key) {
+    case 0: u = (double)x->total_ns; v = (double)y->total_ns; break;
+    case 1: u = (double)x->self_ns; v = (double)y->self_ns; break;
+    case 2: u = (double)x->total_ns / x->count; v = (double)y->total_ns / y->count; break;
+    case 3: u = x->count; v = y->count; break;
+    case 4: u = (double)x->flops; v = (double)y->flops; break;
+    case 5: u = (double)x->bytes; v = (double)y->bytes; break;
+    case 6: u = (double)x->mem; v = (double)y->mem; break;
+    case 7: u = (double)x->self_mem; v = (double)y->self_mem; break;
+    default: {
+        int c = strcmp(x->name, y->name);
+        if (c) return c;
+    }
+    }
+    if (u != v) return u > v ? -1 : 1;
+    return x->first - y->first;
+}
+static void ct__prof_fmt_time(char *s, size_t n, int64_t ns) {
+    double us = (double)ns / 1e3;
+    if (us >= 1e6) snprintf(s, n, "%.3fs", us / 1e6);
+    else if (us >= 1e3) snprintf(s, n, "%.3fms", us / 1e3);
+    else snprintf(s, n, "%.3fus", us);
+}
+static void ct__prof_fmt_share(char *s, size_t n, int64_t ns, int64_t all) {
+    if (all == 0) snprintf(s, n, "NaN");
+    else snprintf(s, n, "%.2f%%", (double)ns * 100.0 / (double)all);
+}
+static void ct__prof_fmt_mem(char *s, size_t n, int64_t b) {
+    double a = fabs((double)b);
+    if (a >= 1073741824.0) snprintf(s, n, "%.2f Gb", (double)b / 1073741824.0);
+    else if (a >= 1048576.0) snprintf(s, n, "%.2f Mb", (double)b / 1048576.0);
+    else if (a >= 1024.0) snprintf(s, n, "%.2f Kb", (double)b / 1024.0);
+    else snprintf(s, n, "%lld b", (long long)b);
+}
+static void ct__prof_cell(ct__prof_sb *b, const char *v, int w) {   /* right-aligned, cut to w */
+    ct__prof_sbf(b, "%*.*s  ", w, w, v);
+}
+static void ct__prof_groups_free(ct__prof_grp *g, int ng) {
+    for (int i = 0; g && i < ng; i++) CT_FREE(g[i].key);
+    CT_FREE(g);
+}
+/* key_averages(): the records grouped by name (and shapes), sorted; -1 with an error */
+static int ct__prof_groups(const char *api, const ct_profiler_table_options *o, ct__prof_grp **out, int *ngo, int64_t *self_allo) {
+    static const char *keys[] = {"cpu_time_total", "self_cpu_time_total", "cpu_time", "count", "flops", "bytes",
+                                 "cpu_memory_usage", "self_cpu_memory_usage", "name"};
+    ct__prof *p = &ct__the_prof;
+    int key = 0, nk = (int)(sizeof keys / sizeof keys[0]);
+    if (o->sort_by) {
+        for (key = 0; key < nk && strcmp(o->sort_by, keys[key]); key++) {}
+        if (key == nk) {
+            ct_set_error(CT_ERR_ARG, "%s: unknown sort_by '%s' (cpu_time_total, self_cpu_time_total, cpu_time, count, "
+                                     "flops, bytes, cpu_memory_usage, self_cpu_memory_usage or name)", api, o->sort_by);
+            return -1;
+        }
+    }
+    if (o->row_limit < 0 || o->max_name_width < 0) {
+        ct_set_error(CT_ERR_ARG, "%s: row_limit (%d) and max_name_width (%d) must be >= 0", api, o->row_limit, o->max_name_width);
+        return -1;
+    }
+    if (p->nrecs == 0) { ct_set_error(CT_ERR_STATE, "%s: no profiling data (nothing was recorded)", api); return -1; }
+    if (o->group_by_input_shape && !p->o.record_shapes) {
+        ct_set_error(CT_ERR_STATE, "%s: group_by_input_shape needs the profiler started with record_shapes", api);
+        return -1;
+    }
+    /* group: an open-addressing table of group indices over the keys */
+    int n = p->nrecs, ng = 0, hcap = 16;
+    while (hcap < 2 * n) hcap *= 2;
+    int *h = (int *)CT_MALLOC(sizeof(int) * (size_t)hcap);
+    ct__prof_grp *g = (ct__prof_grp *)CT_MALLOC(sizeof(ct__prof_grp) * (size_t)n);
+    int ok = h && g;
+    if (h) memset(h, -1, sizeof(int) * (size_t)hcap);
+    int64_t self_all = 0;
+    for (int i = 0; ok && i < n; i++) {
+        const ct__prof_rec *r = &p->recs[i];
+        ct__prof_sb k = {NULL, 0, 0, 0};
+        const char *nm = ct__prof_disp(p, r);
+        ct__prof_sbf(&k, "%s", nm);
+        if (o->group_by_input_shape) { ct__prof_sbf(&k, "\x01"); ct__prof_shapes_sb(p, r, &k); }
+        if (k.oom || !k.s) { CT_FREE(k.s); ok = 0; break; }
+        uint64_t hv = 1469598103934665603ull;
+        for (const char *c = k.s; *c; c++) hv = (hv ^ (unsigned char)*c) * 1099511628211ull;
+        int slot = (int)(hv & (uint64_t)(hcap - 1));
+        while (h[slot] >= 0 && strcmp(g[h[slot]].key, k.s)) slot = (slot + 1) & (hcap - 1);
+        ct__prof_grp *q;
+        if (h[slot] < 0) {
+            h[slot] = ng;
+            q = &g[ng++];
+            memset(q, 0, sizeof *q);
+            q->key = k.s;
+            q->name = nm;
+            q->first = i;
+        } else {
+            q = &g[h[slot]];
+            CT_FREE(k.s);
+        }
+        int64_t tot = ct__prof_total(p, r);
+        q->count++;
+        q->total_ns += tot;
+        q->self_ns += tot - r->child_ns;
+        q->flops += r->flops;
+        q->bytes += r->bytes;
+        q->mem += r->mem;
+        q->self_mem += r->mem - r->child_mem;
+        self_all += tot - r->child_ns;
+    }
+    CT_FREE(h);
+    if (!ok) {
+        ct__prof_groups_free(g, ng);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api);
+        return -1;
+    }
+    ct__prof_sort_key = key;
+    qsort(g, (size_t)ng, sizeof *g, ct__prof_grp_cmp);
+    *out = g;
+    *ngo = ng;
+    *self_allo = self_all;
+    return 0;
+}
+static size_t ct__prof_table_sb(ct__prof_sb *b, const ct_profiler_table_options *o) {
+    ct__prof *p = &ct__the_prof;
+    ct_profiler_table_options d = {NULL, 0, 0, 0};
+    if (!o) o = &d;
+    ct__prof_grp *g = NULL;
+    int ng = 0;
+    int64_t self_all = 0;
+    if (ct__prof_groups("profiler_table", o, &g, &ng, &self_all)) return 0;
+    {
+        int rows = o->row_limit > 0 && o->row_limit < ng ? o->row_limit : ng;
+        int maxw = o->max_name_width ? o->max_name_width : 55, namew = 4, shapew = 4;
+        int64_t minflops = 0;
+        for (int i = 0; i < ng; i++) {
+            int l = (int)strlen(g[i].name) + 4;
+            if (l > namew) namew = l;
+            if (o->group_by_input_shape) {
+                int sl = (int)strlen(strchr(g[i].key, '\x01') + 1) + 4;
+                if (sl > shapew) shapew = sl;
+            }
+            if (g[i].flops > 0 && (minflops == 0 || g[i].flops < minflops)) minflops = g[i].flops;
+        }
+        if (namew > maxw) namew = maxw;
+        if (shapew > 80) shapew = 80;
+        int with_flops = p->o.with_flops && minflops > 0;
+        static const char *fu[] = {"FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"};
+        int fl = 0;
+        if (with_flops) {
+            double lf = log10((double)minflops) / 3;
+            fl = lf < 0 ? 0 : lf > 5 ? 5 : (int)floor(lf);
+        }
+        /* header and separator */
+        const char *hd[16];
+        int wd[16], nc = 0;
+        hd[nc] = "Name"; wd[nc++] = namew;
+        hd[nc] = "Self CPU %"; wd[nc++] = 12;
+        hd[nc] = "Self CPU"; wd[nc++] = 12;
+        hd[nc] = "CPU total %"; wd[nc++] = 12;
+        hd[nc] = "CPU total"; wd[nc++] = 12;
+        hd[nc] = "CPU time avg"; wd[nc++] = 12;
+        if (p->o.profile_memory) { hd[nc] = "CPU Mem"; wd[nc++] = 12; hd[nc] = "Self CPU Mem"; wd[nc++] = 12; }
+        hd[nc] = "# of Calls"; wd[nc++] = 12;
+        if (o->group_by_input_shape) { hd[nc] = "Input Shapes"; wd[nc++] = shapew; }
+        char fh[32];
+        snprintf(fh, sizeof fh, "Total %s", fu[fl]);
+        if (with_flops) { hd[nc] = fh; wd[nc++] = 12; }
+        if (p->o.with_bytes) { hd[nc] = "Total Bytes"; wd[nc++] = 12; }
+        ct__prof_sb sep = {NULL, 0, 0, 0};
+        for (int c = 0; c < nc; c++) ct__prof_sbf(&sep, "%.*s  ", wd[c],
+            "--------------------------------------------------------------------------------------------------------");
+        const char *line = sep.s ? sep.s : "";
+        ct__prof_sbf(b, "%s\n", line);
+        for (int c = 0; c < nc; c++) ct__prof_cell(b, hd[c], wd[c]);
+        ct__prof_sbf(b, "\n%s\n", line);
+        for (int i = 0; i < rows; i++) {
+            const ct__prof_grp *q = &g[i];
+            char v[128], nm[128];
+            int c = 0;
+            if ((int)strlen(q->name) >= namew - 3 && namew == maxw) snprintf(nm, sizeof nm, "%.*s...", namew - 3 > 0 ? namew - 3 : 0, q->name);
+            else snprintf(nm, sizeof nm, "%s", q->name);
+            ct__prof_cell(b, nm, wd[c++]);
+            ct__prof_fmt_share(v, sizeof v, q->self_ns, self_all); ct__prof_cell(b, v, wd[c++]);
+            ct__prof_fmt_time(v, sizeof v, q->self_ns); ct__prof_cell(b, v, wd[c++]);
+            ct__prof_fmt_share(v, sizeof v, q->total_ns, self_all); ct__prof_cell(b, v, wd[c++]);
+            ct__prof_fmt_time(v, sizeof v, q->total_ns); ct__prof_cell(b, v, wd[c++]);
+            ct__prof_fmt_time(v, sizeof v, q->total_ns / q->count); ct__prof_cell(b, v, wd[c++]);
+            if (p->o.profile_memory) {
+                ct__prof_fmt_mem(v, sizeof v, q->mem); ct__prof_cell(b, v, wd[c++]);
+                ct__prof_fmt_mem(v, sizeof v, q->self_mem); ct__prof_cell(b, v, wd[c++]);
+            }
+            snprintf(v, sizeof v, "%d", q->count); ct__prof_cell(b, v, wd[c++]);
+            if (o->group_by_input_shape) ct__prof_cell(b, strchr(q->key, '\x01') + 1, wd[c++]);
+            if (with_flops) {
+                if (q->flops > 0) snprintf(v, sizeof v, "%8.3f", (double)q->flops * pow(10.0, -3.0 * fl));
+                else snprintf(v, sizeof v, "--");
+                ct__prof_cell(b, v, wd[c++]);
+            }
+            if (p->o.with_bytes) { ct__prof_fmt_mem(v, sizeof v, q->bytes); ct__prof_cell(b, v, wd[c++]); }
+            ct__prof_sbf(b, "\n");
+        }
+        char tt[64];
+        ct__prof_fmt_time(tt, sizeof tt, self_all);
+        ct__prof_sbf(b, "%s\nSelf CPU time total: %s\n", line, tt);
+        CT_FREE(sep.s);
+        if (sep.oom) b->oom = 1;
+    }
+    ct__prof_groups_free(g, ng);
+    if (b->oom) { ct_set_error(CT_ERR_MEMORY, "profiler_table: out of memory"); return 0; }
+    return b->n;
+}
+CTENSOR_API int ct_profiler_key_averages(ct_profiler_avg *rows, int cap, const ct_profiler_table_options *o) {
+    ct_profiler_table_options d = {NULL, 0, 0, 0};
+    if (!o) o = &d;
+    if (cap < 0 || (cap > 0 && !rows)) {
+        ct_set_error(CT_ERR_ARG, "profiler_key_averages: rows is NULL or cap (%d) is negative", cap);
+        return -1;
+    }
+    ct__prof_grp *g = NULL;
+    int ng = 0;
+    int64_t self_all = 0;
+    if (ct__prof_groups("profiler_key_averages", o, &g, &ng, &self_all)) return -1;
+    int n = o->row_limit > 0 && o->row_limit < ng ? o->row_limit : ng;
+    for (int i = 0; i < n && i < cap; i++) {
+        ct_profiler_avg *r = &rows[i];
+        r->name = g[i].name;
+        r->count = g[i].count;
+        r->self_us = (double)g[i].self_ns / 1e3;
+        r->total_us = (double)g[i].total_ns / 1e3;
+        r->avg_us = r->total_us / g[i].count;
+        r->self_percent = self_all ? 100.0 * (double)g[i].self_ns / (double)self_all : 0.0;
+        r->flops = g[i].flops;
+        r->bytes = g[i].bytes;
+        r->cpu_mem = g[i].mem;
+        r->self_cpu_mem = g[i].self_mem;
+    }
+    ct__prof_groups_free(g, ng);
+    return n;
+}
+CTENSOR_API size_t ct_profiler_table(char *buf, size_t cap, const ct_profiler_table_options *o) {
+    ct__prof_sb b = {NULL, 0, 0, 0};
+    if (!ct__prof_table_sb(&b, o)) {
+        CT_FREE(b.s);
+        if (buf && cap) buf[0] = 0;
+        return 0;
+    }
+    return ct__prof_sb_out(&b, buf, buf ? cap : 0);
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_profiler_print_table(FILE *f, const ct_profiler_table_options *o) {
+    if (!f) { ct_set_error(CT_ERR_ARG, "profiler_print_table: f is NULL"); return CT_ERR_ARG; }
+    ct__prof_sb b = {NULL, 0, 0, 0};
+    if (!ct__prof_table_sb(&b, o)) { CT_FREE(b.s); return ct_last_error_code(); }
+    fputs(b.s, f);
+    CT_FREE(b.s);
+    return CT_OK;
+}
+static void ct__prof_json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+CTENSOR_API ct_status ct_profiler_export_chrome_trace(const char *path) {
+    ct__prof *p = &ct__the_prof;
+    if (!path) { ct_set_error(CT_ERR_ARG, "export_chrome_trace: path is NULL"); return CT_ERR_ARG; }
+    if (p->nrecs == 0) {
+        ct_set_error(CT_ERR_STATE, "export_chrome_trace: no profiling data (nothing was recorded between ct_profiler_start and ct_profiler_stop)");
+        return CT_ERR_STATE;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) { ct_set_error(CT_ERR_IO, "export_chrome_trace: cannot open '%s' for writing", path); return CT_ERR_IO; }
+    fprintf(f, "{\n  \"schemaVersion\": 1,\n  \"traceEvents\": [\n");
+    for (int i = 0; i < p->nrecs; i++) {
+        const ct__prof_rec *r = &p->recs[i];
+        fprintf(f, "    {\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", r->op < 0 ? "user_annotation" : "cpu_op");
+        ct__prof_json_str(f, ct__prof_disp(p, r));
+        fprintf(f, ", \"pid\": 0, \"tid\": 1, \"ts\": %.3f, \"dur\": %.3f, \"args\": {", (double)(r->t0 + p->t_start) / 1e3,
+                (double)ct__prof_total(p, r) / 1e3);
+        if (r->op >= 0) {
+            fprintf(f, "\"Schema\": ");
+            ct__prof_json_str(f, ct_op_schema_name(r->op));
+            fprintf(f, ", \"dtype\": \"%s\"", ct_dtype_name((ct_dtype)r->dtype));
+            if (r->shapes >= 0) {
+                ct__prof_sb s = {NULL, 0, 0, 0};
+                ct__prof_shapes_sb(p, r, &s);
+                fprintf(f, ", \"Input Dims\": %s", s.s ? s.s : "[]");
+                CT_FREE(s.s);
+            }
+            if (p->o.with_flops) fprintf(f, ", \"FLOPs\": %lld", (long long)r->flops);
+            if (p->o.with_bytes) fprintf(f, ", \"Bytes\": %lld", (long long)r->bytes);
+            if (p->o.profile_memory) fprintf(f, ", \"CPU Mem\": %lld", (long long)r->mem);
+        }
+        fprintf(f, "}}%s\n", i + 1 < p->nrecs ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"displayTimeUnit\": \"ms\"\n}\n");
+    if (fclose(f) != 0) { ct_set_error(CT_ERR_IO, "export_chrome_trace: writing '%s' failed", path); return CT_ERR_IO; }
+    return CT_OK;
+}
+#endif
 
 /* [section: data-impl] */
 
