@@ -185,7 +185,7 @@ PREFIX      ?= /usr/local
 CT_VERSION  := 0.2.0
 LIB_OPT     ?= -O2 -fopenmp -DCTENSOR_OPENMP
 LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED
-LIB_DEPLIBS := $(BLAS_LIBS) $(LAPACK) $(if $(findstring -fopenmp,$(LIB_OPT)),-lgomp) -lm -lpthread
+LIB_DEPLIBS := $(if $(LAPACKLIB),-llapacke) $(if $(BLAS_LIBS)$(LAPACKLIB),-lopenblas) $(if $(findstring -fopenmp,$(LIB_OPT)),-lgomp) -lm -lpthread
 LIB_HEADERS := ctensor.h ctensor_nn.h ctensor_quant.h $(if $(LAPACKLIB),ctensor_linalg.h)
 LIBDIR_I    := $(PREFIX)/lib
 INCDIR_I    := $(PREFIX)/include
