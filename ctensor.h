@@ -17799,7 +17799,11 @@ CTENSOR_API DLManagedTensorVersioned *ct_to_dlpack_versioned(const ct_tensor *t,
     return &c->versioned;
 }
 
-static void ct__dl_release(void *data, void *m) { (void)data; DLManagedTensor *x = (DLManagedTensor *)m; if (x->deleter) x->deleter(x); }
+static void ct__dl_release(void *data, void *m) {
+    (void)data;
+    DLManagedTensor *x = (DLManagedTensor *)m;
+    if (x->deleter) x->deleter(x);
+}
 static void ct__dl_release_v(void *data, void *m) {
     (void)data;
     DLManagedTensorVersioned *x = (DLManagedTensorVersioned *)m;
@@ -17810,7 +17814,9 @@ static ct_tensor *ct__dl_import(const char *api, const DLTensor *d, void (*relea
     static char empty;   /* data of a tensor with no elements, which producers may give as NULL */
     const DLDataType t = d->dtype;
     int dt = 0;
-    while (dt < CT_NUM_DTYPES && (ct__dl_code[dt][0] != t.code || ct__dl_code[dt][1] != t.bits)) dt++;
+    while (dt < CT_NUM_DTYPES && (ct__dl_code[dt][0] == 255 || ct__dl_code[dt][0] != t.code ||
+                                  ct__dl_code[dt][1] != t.bits))
+        dt++;
     if (t.lanes != 1) return ct__fail(CT_ERR_DTYPE, "%s: vector dtypes are not supported (lanes %d)", api, (int)t.lanes);
     if (dt == CT_NUM_DTYPES)
         return ct__fail(CT_ERR_DTYPE, "%s: unsupported DLPack dtype (code %d, bits %d)", api, (int)t.code, (int)t.bits);

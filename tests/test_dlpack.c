@@ -260,6 +260,8 @@ TEST(test_errors) {
     CHECK_ERR(ct_from_dlpack(&h), CT_ERR_DTYPE, "from_dlpack: unsupported DLPack dtype (code 2, bits 24)");
     h = make_managed(buf, 2, shape, strides, kDLOpaqueHandle, 64);
     CHECK_ERR(ct_from_dlpack(&h), CT_ERR_DTYPE, "unsupported DLPack dtype (code 3, bits 64)");
+    h = make_managed(buf, 2, shape, strides, 255, 0);   /* the table's "no code" mark is no dtype */
+    CHECK_ERR(ct_from_dlpack(&h), CT_ERR_DTYPE, "unsupported DLPack dtype (code 255, bits 0)");
     h = make_managed(buf, 2, shape, strides, kDLFloat, 32);
     h.dl_tensor.device.device_type = kDLOpenCL;
     CHECK_ERR(ct_from_dlpack(&h), CT_ERR_DEVICE, "from_dlpack: unsupported device type 4");
