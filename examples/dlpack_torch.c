@@ -16,37 +16,41 @@
 #include "ctensor.h"
 #include <stdio.h>
 
-/* x *= s in place on the caller's memory; takes ownership of m (its deleter runs
-   before this returns, when the imported tensor is released). 0, or -1 (m still
-   the caller's) */
+/* The functions below take ownership of the tensors they are given, as
+   torch.utils.dlpack.from_dlpack does, even when they fail (ct_from_dlpack leaves a
+   tensor it refuses to its caller: here that is us, so we call its deleter). */
+static ct_tensor *take(DLManagedTensor *m) {
+    ct_tensor *x = ct_from_dlpack(m);
+    if (!x && m && m->deleter) m->deleter(m);
+    return x;
+}
+
+/* x *= s in place on the caller's memory; 0, or -1 */
 int ex_scale_(DLManagedTensor *m, double s) {
     int rc = -1;
     CT_SCOPE {
-        ct_tensor *x = ct_from_dlpack(m);
-        if (x && ct_mul_scalar_(x, s)) rc = 0;
+        if (ct_mul_scalar_(take(m), s)) rc = 0;
     }
     return rc;
 }
 
-/* the sum of a tensor of any dtype, as a double (torch.sum(t).item()); takes m */
+/* the sum of a tensor of any dtype, as a double (torch.sum(t).item()) */
 int ex_sum(DLManagedTensor *m, double *out) {
     int rc = -1;
     CT_SCOPE {
-        ct_tensor *s = ct_sum(ct_to(ct_from_dlpack(m), CT_FLOAT64));
+        ct_tensor *s = ct_sum(ct_to(take(m), CT_FLOAT64));
         if (s) { *out = ct_item(s); rc = 0; }
     }
     return rc;
 }
 
 /* a @ b, computed by ctensor on PyTorch's memory; the result is a new tensor that
-   PyTorch takes without a copy (NULL on error: then a and b are still the caller's) */
+   PyTorch takes without a copy (NULL on error) */
 DLManagedTensor *ex_matmul(DLManagedTensor *a, DLManagedTensor *b) {
     DLManagedTensor *out = NULL;
     CT_SCOPE {
-        ct_tensor *x = ct_from_dlpack(a);
-        ct_tensor *y = x ? ct_from_dlpack(b) : NULL;
-        if (x && !y) x->storage->deleter = NULL;   /* a failed: hand a back untouched */
-        if (y) out = ct_to_dlpack(ct_matmul(x, y));
+        ct_tensor *x = take(a), *y = take(b);
+        out = ct_to_dlpack(ct_matmul(x, y));
     }
     return out;
 }

@@ -2,8 +2,8 @@
 
 Loads build/lib/libdlpack_torch.so (examples/dlpack_torch.c on libctensor.so) with
 ctypes. A torch tensor goes to C as the pointer inside torch.utils.dlpack.to_dlpack's
-capsule; when C has taken it, the capsule is renamed "used_dltensor" (the DLPack
-protocol: the consumer now owns it, so the capsule must not free it). A tensor made
+capsule, and the capsule is renamed "used_dltensor" (the DLPack protocol: the consumer,
+C, now owns it and calls its deleter, even when it fails; the capsule must not). A tensor made
 in C comes back as a capsule named "dltensor" that torch.utils.dlpack.from_dlpack
 consumes. Checks values against PyTorch's and that no copy was made (same memory).
 Prints "N passed, N failed"; skips (passing) when torch is missing.
@@ -74,13 +74,11 @@ def _capsule_destructor(capsule):
 
 
 def to_c(t):
-    """(capsule, pointer): the capsule keeps ownership until mark_used is called."""
+    """The DLManagedTensor pointer of t's capsule, handed over to C."""
     cap = torch.utils.dlpack.to_dlpack(t)
-    return cap, api.PyCapsule_GetPointer(cap, b"dltensor")
-
-
-def mark_used(cap):
+    ptr = api.PyCapsule_GetPointer(cap, b"dltensor")
     api.PyCapsule_SetName(cap, b"used_dltensor")
+    return ptr
 
 
 def from_c(ptr):
@@ -106,13 +104,9 @@ base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
 view = base[:, 1:3]                   # shape (3, 2), strides (4, 1), offset 1
 want = base.clone()
 want[:, 1:3] *= 2.5
-cap, ptr = to_c(view)
-rc = lib.ex_scale_(ptr, 2.5)
-if rc == 0:
-    mark_used(cap)
+rc = lib.ex_scale_(to_c(view), 2.5)
 check(rc == 0, "ex_scale_ returned 0")
 check(torch.equal(base, want), "writes by C are seen by torch (zero copy, strides, offset)")
-del cap
 
 # 2. torch -> C for every dtype both know: the sum matches torch's
 for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.int16,
@@ -121,27 +115,18 @@ for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.in
     t = t.to(dt).t()                  # transposed: non-contiguous
     out = ctypes.c_double()
     try:
-        cap, ptr = to_c(t)
+        ptr = to_c(t)
     except RuntimeError as e:         # PyTorch 1.13 does not export bool ("Bool type is not supported by dlpack")
         print("note: torch %s cannot export %s: %s" % (torch.__version__, dt, e))
         continue
     rc = lib.ex_sum(ptr, ctypes.byref(out))
-    if rc == 0:
-        mark_used(cap)
     check(rc == 0 and out.value == t.double().sum().item(), "sum of %s: %s vs %s" % (dt, out.value, t.double().sum().item()))
-    del cap
 
 # 3. torch -> C -> torch: a @ b computed by ctensor, returned without a copy
 torch.manual_seed(0)
 a, b = torch.randn(5, 7), torch.randn(7, 3)
 live0 = lib.ex_live_bytes()
-ca, pa = to_c(a)
-cb, pb = to_c(b)
-p = lib.ex_matmul(pa, pb)
-if p:
-    mark_used(ca)
-    mark_used(cb)
-y, data = from_c(p)
+y, data = from_c(lib.ex_matmul(to_c(a), to_c(b)))
 check(y.shape == (5, 3) and torch.allclose(y, a @ b, rtol=1e-5, atol=1e-5), "ex_matmul equals a @ b")
 check(y.data_ptr() == data, "the result is ctensor's memory (no copy)")
 check(lib.ex_live_bytes() == live0 + 5 * 3 * 4, "ctensor holds the result's 60 bytes while torch uses it")
@@ -157,23 +142,25 @@ y[0, 1] = 100.0                       # torch writes into ctensor's storage
 check(ctypes.cast(data, ctypes.POINTER(ctypes.c_float))[4] == 100.0, "torch's write is in ctensor's memory")
 del y
 
-# 5. an unconsumed capsule frees its tensor itself; a refused tensor stays torch's
+# 5. an unconsumed capsule frees its tensor itself; a tensor C refuses is freed by C
 cap = api.PyCapsule_New(lib.ex_arange_t(2, 2), b"dltensor", _capsule_destructor)
 del cap
 gc.collect()
 check(lib.ex_live_bytes() == live0, "an unconsumed capsule ran the deleter")
+check(lib.ex_matmul(to_c(torch.ones(2, 3)), to_c(torch.ones(2, 3))) is None and
+      b"mat1 and mat2 shapes cannot be multiplied" in lib.ex_last_error(), "a failed matmul: PyTorch's message")
 with warnings.catch_warnings():      # "ComplexHalf support is experimental"
     warnings.simplefilter("ignore")
     g = torch.ones(3, dtype=torch.complex32) if hasattr(torch, "complex32") else None
 if g is not None:
     try:
-        cap, ptr = to_c(g)
+        ptr = to_c(g)
+    except RuntimeError:              # this torch cannot export complex32
+        ptr = None
+    if ptr:
         out = ctypes.c_double()
         check(lib.ex_sum(ptr, ctypes.byref(out)) == -1 and b"unsupported DLPack dtype" in lib.ex_last_error(),
               "complex32 is refused with a message")
-        del cap                       # still "dltensor": torch's deleter runs here, once
-    except RuntimeError:              # this torch cannot export complex32
-        pass
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
