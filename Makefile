@@ -2,6 +2,7 @@
 # the tests, the benchmarks and the examples.
 #   make demo    the main demo           make test   the whole test suite
 #   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
+#   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
