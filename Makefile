@@ -2,6 +2,7 @@
 # the tests, the benchmarks and the examples.
 #   make demo    the main demo           make test   the whole test suite
 #   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
+#   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
@@ -121,7 +122,7 @@ $(BUILD)/gpt/io.safetensors: examples/torch_interop/export_gpt.py examples/torch
 # Tests that use only the public API link one compiled copy of the implementation
 # per build kind (tests/ct_impl.c) instead of compiling it again each: the suite
 # builds in about half the time. The others compile the implementation themselves.
-SHARED_TESTS := $(filter test_core test_interop test_io test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_random test_reduce,$(TESTS))
+SHARED_TESTS := $(filter test_core test_dlpack test_interop test_io test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_random test_reduce,$(TESTS))
 BLAS_CFLAGS  := $(filter-out -l%,$(BLAS))
 BLAS_LIBS    := $(filter -l%,$(BLAS))
 $(BUILD)/tests/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/tests
@@ -170,6 +171,63 @@ test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
 
 test-compile:
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" BUILD=$(BUILD) sh tests/compile/run.sh
+
+# ---- library (make lib, make install) -----------------------------------------
+# make lib: $(BUILD)/lib/libctensor.so (soname libctensor.so.0) and libctensor.a from
+# src/ctensor_lib.c (the implementation of ctensor.h, ctensor_nn.h, ctensor_linalg.h
+# and ctensor_quant.h, compiled once), exporting only the CTENSOR_API functions
+# (-fvisibility=hidden -DCTENSOR_BUILD_SHARED), and $(BUILD)/lib/ctensor.pc.
+# make install [PREFIX=/usr/local] [DESTDIR=/staging]: headers to $(PREFIX)/include,
+# the libraries to $(PREFIX)/lib, ctensor.pc to $(PREFIX)/lib/pkgconfig. Then:
+#   cc app.c $$(pkg-config --cflags --libs ctensor)
+# LIB_OPT sets the optimization (no -march=native: the library may move to another
+# machine). tests/lib/check.sh (part of make test) installs into $(BUILD)/lib/stage.
+PREFIX      ?= /usr/local
+CT_VERSION  := 0.2.0
+LIB_OPT     ?= -O2 -fopenmp -DCTENSOR_OPENMP
+LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED
+LIB_DEPLIBS := $(if $(LAPACKLIB),-llapacke) $(if $(BLAS_LIBS)$(LAPACKLIB),-lopenblas) $(if $(findstring -fopenmp,$(LIB_OPT)),-lgomp) -lm -lpthread
+LIB_HEADERS := ctensor.h ctensor_nn.h ctensor_quant.h $(if $(LAPACKLIB),ctensor_linalg.h)
+LIBDIR_I    := $(PREFIX)/lib
+INCDIR_I    := $(PREFIX)/include
+.PHONY: lib install
+lib: $(BUILD)/lib/libctensor.so $(BUILD)/lib/libctensor.a $(BUILD)/lib/ctensor.pc
+$(BUILD)/lib:
+	@mkdir -p $@
+$(BUILD)/lib/ctensor.o: src/ctensor_lib.c $(LIB_HEADERS) | $(BUILD)/lib
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+$(BUILD)/lib/libctensor.so: $(BUILD)/lib/ctensor.o
+	$(CC) -shared -Wl,-soname,libctensor.so.0 $(LIB_OPT) $< -o $@.$(CT_VERSION) $(LIB_DEPLIBS)
+	ln -sf libctensor.so.$(CT_VERSION) $@.0 && ln -sf libctensor.so.0 $@
+$(BUILD)/lib/libctensor.a: $(BUILD)/lib/ctensor.o
+	rm -f $@ && ar rcs $@ $<
+# ctensor.pc for a prefix (the build's copy names PREFIX; install writes its own)
+define ct_pc
+	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: ctensor\nDescription: %s\nVersion: %s\nLibs: -L$${libdir} -lctensor\nLibs.private: %s\nCflags: -I$${includedir}\n' \
+	  '$(PREFIX)' "PyTorch's core in C: tensors, autograd, nn, linalg, quantization" '$(CT_VERSION)' '$(LIB_DEPLIBS)' > $(1)
+endef
+$(BUILD)/lib/ctensor.pc: Makefile | $(BUILD)/lib
+	@$(call ct_pc,$@)
+install: lib
+	install -d $(DESTDIR)$(INCDIR_I) $(DESTDIR)$(LIBDIR_I)/pkgconfig
+	install -m 644 $(LIB_HEADERS) $(DESTDIR)$(INCDIR_I)/
+	install -m 755 $(BUILD)/lib/libctensor.so.$(CT_VERSION) $(DESTDIR)$(LIBDIR_I)/
+	ln -sf libctensor.so.$(CT_VERSION) $(DESTDIR)$(LIBDIR_I)/libctensor.so.0
+	ln -sf libctensor.so.0 $(DESTDIR)$(LIBDIR_I)/libctensor.so
+	install -m 644 $(BUILD)/lib/libctensor.a $(DESTDIR)$(LIBDIR_I)/
+	@$(call ct_pc,$(DESTDIR)$(LIBDIR_I)/pkgconfig/ctensor.pc)
+test-run: $(BUILD)/lib/libctensor.so $(BUILD)/lib/libctensor.a
+
+# ---- DLPack with PyTorch ----------------------------------------------------------
+# make dlpack-torch: examples/dlpack_torch.c as a shared library on libctensor.so, loaded
+# by examples/torch_interop/dlpack_torch.py (ctypes) in one process with PyTorch; tensors
+# cross both ways through DLPack capsules without a copy. Skips when torch is missing.
+.PHONY: dlpack-torch
+$(BUILD)/lib/libdlpack_torch.so: examples/dlpack_torch.c $(BUILD)/lib/libctensor.so
+	$(CC) $(BASE) -O1 -fPIC -shared -DDLPACK_TORCH_LIB $< -o $@ -L$(BUILD)/lib -lctensor -Wl,-rpath,'$$ORIGIN'
+dlpack-torch: $(BUILD)/lib/libdlpack_torch.so
+	@$(TORCH_PY) examples/torch_interop/dlpack_torch.py $(BUILD)/lib/libdlpack_torch.so
+test-run: $(BUILD)/lib/libdlpack_torch.so
 
 # ---- benchmarks -------------------------------------------------------------
 # make bench [BENCH="overhead elementwise"] [CT_BENCH_SECONDS=0.05]: builds every

@@ -19,6 +19,8 @@
      CTENSOR_IMPLEMENTATION   emit the implementation in this translation unit
      CTENSOR_STATIC           make every function static (private to one file)
      CTENSOR_API              decoration of public functions (default: extern)
+     CTENSOR_BUILD_SHARED     building a shared library with -fvisibility=hidden: the
+                              public API gets default visibility (make lib does this)
      CT_MALLOC/CT_REALLOC/CT_FREE  allocator overrides; give all three or none
      CT_ASSERT(x)             internal invariant check (default: assert)
      CTENSOR_NO_STDIO         no stdio: no default error logger, no ct_print, no file io
@@ -71,7 +73,8 @@
        Shapes in call sites; Creation; Views; Elementwise (the unary op table);
        Reductions; Indexing and joining; Matrix products; Random numbers;
        Autograd; Ops from outside (schemas, typed attributes, the dispatch hook,
-       kernels per backend); Serialization (.npy, safetensors); Printing
+       kernels per backend); Serialization (.npy, safetensors); Interop: DLPack;
+       Printing
      Implementation
        Thread state; Errors; dtype traits; Half precision; Storage and tensor
        allocation; Scopes; Tensor queries; The spine (the op table, attribute
@@ -81,7 +84,7 @@
        thread pool; Elementwise inner loops; Elementwise ops; Creation and
        conversion; Views; Reductions; Indexing and joining; Matrix products
        and GEMM; Random numbers; Backward rules; Autograd API and gradcheck;
-       Serialization (.npy, safetensors); Printing
+       Serialization (.npy, safetensors); Interop: DLPack; Printing
      Companions: ctensor_nn.h (modules and training), ctensor_linalg.h
      (torch.linalg); docs/SPINE.md and docs/CONTRIBUTING.md for contributors.
 
@@ -118,6 +121,8 @@
 #    else
 #      define CTENSOR_API static
 #    endif
+#  elif defined(CTENSOR_BUILD_SHARED) && (defined(__GNUC__) || defined(__clang__))
+#    define CTENSOR_API extern __attribute__((visibility("default")))   /* with -fvisibility=hidden */
 #  else
 #    define CTENSOR_API extern
 #  endif
@@ -167,7 +172,7 @@ extern "C" {
 #define CT__ABI_STR(x) CT__ABI_STR2(x)
 #define CT__ABI_MAX_DIMS CT__ABI_CAT(ct_abi_max_dims_, CTENSOR_MAX_DIMS)
 #if !defined(CTENSOR_STATIC)
-extern const int CT__ABI_MAX_DIMS;
+CTENSOR_API const int CT__ABI_MAX_DIMS;
 #  if !defined(CTENSOR_IMPLEMENTATION)
 #    if defined(_MSC_VER) && !defined(__clang__)
 #      if defined(_M_IX86)
@@ -1386,6 +1391,70 @@ CTENSOR_API ct_safetensors *ct_safetensors_load(const char *path);
 CTENSOR_API ct_status ct_save_safetensors_n(const char *path, int n, const char *const *names, const ct_tensor *const *tensors,
                                             int nmeta, const char *const *meta_keys, const char *const *meta_values);
 #endif
+
+/* ============================================================================
+   Interop: DLPack (PyTorch's torch.utils.dlpack.to_dlpack / from_dlpack)
+   The DLPack 1.0 structs, declared here with dlpack.h's layout and names (Debian's
+   dlpack headers predate 1.0). Including dlpack.h before ctensor.h is fine: its
+   definitions are used (a pre-1.0 dlpack.h gets only the versioned parts added);
+   after ctensor.h, its include guard makes it a no-op.
+   Both directions are zero copy. ct_to_dlpack* hold a reference to the storage
+   until the consumer calls the deleter (once, on any thread); the data pointer is
+   the first element and byte_offset 0, as PyTorch exports (PyTorch 1.13's
+   from_dlpack ignores byte_offset). ct_from_dlpack* return a tensor on the foreign
+   memory (byte_offset honoured) whose last release calls the producer's deleter
+   once; on failure they return NULL and leave the managed tensor to the caller
+   (who still owns it and calls its deleter). A read-only import is copied and its
+   deleter called at once (ctensor tensors are writable). Devices: kDLCPU,
+   kDLCUDAHost (as CPU) and kDLCUDA (a CUDA tensor). Dtypes: every ct_dtype but
+   the quantized ones. Tensors that require grad are refused, as PyTorch does.
+   ========================================================================== */
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_
+#define DLPACK_MAJOR_VERSION 1
+#define DLPACK_MINOR_VERSION 0
+typedef enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLOpenCL = 4, kDLVulkan = 7, kDLMetal = 8, kDLVPI = 9,
+               kDLROCM = 10, kDLROCMHost = 11, kDLExtDev = 12, kDLCUDAManaged = 13, kDLOneAPI = 14, kDLWebGPU = 15,
+               kDLHexagon = 16 } DLDeviceType;
+typedef struct { DLDeviceType device_type; int32_t device_id; } DLDevice;
+typedef enum { kDLInt = 0U, kDLUInt = 1U, kDLFloat = 2U, kDLOpaqueHandle = 3U, kDLBfloat = 4U, kDLComplex = 5U,
+               kDLBool = 6U } DLDataTypeCode;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape;
+    int64_t *strides;       /* in elements; NULL: compact row-major */
+    uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+#endif
+#ifndef DLPACK_FLAG_BITMASK_READ_ONLY   /* ours, or a pre-1.0 dlpack.h: add the 1.0 parts */
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+typedef struct { uint32_t major; uint32_t minor; } DLPackVersion;
+typedef struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensorVersioned *self);
+    uint64_t flags;         /* DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED */
+    DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+#endif
+/* torch.utils.dlpack.to_dlpack(t): a new DLManagedTensor sharing t's memory. */
+CTENSOR_API DLManagedTensor *ct_to_dlpack(const ct_tensor *t);
+/* the DLPack 1.0 struct (version 1.0); flags: DLPACK_FLAG_BITMASK_READ_ONLY and/or
+   _IS_COPIED, passed on to the consumer */
+CTENSOR_API DLManagedTensorVersioned *ct_to_dlpack_versioned(const ct_tensor *t, uint64_t flags);
+/* torch.utils.dlpack.from_dlpack(capsule): takes ownership of m when it succeeds. */
+CTENSOR_API ct_tensor *ct_from_dlpack(DLManagedTensor *m);
+CTENSOR_API ct_tensor *ct_from_dlpack_versioned(DLManagedTensorVersioned *m);
 
 /* ============================================================================
    Printing
@@ -17655,6 +17724,146 @@ CTENSOR_API ct_status ct_save_safetensors_n(const char *path, int n, const char 
     return st;
 }
 #endif
+
+/* ============================================================================
+   Interop: DLPack
+   ========================================================================== */
+/* (code, bits) of each ct_dtype (DLDataTypeCode values); code 255: none (quantized) */
+static const uint8_t ct__dl_code[CT_NUM_DTYPES][2] = {
+    {2, 32}, {2, 64}, {2, 16}, {4, 16}, {0, 64}, {0, 32}, {0, 16}, {0, 8}, {1, 8}, {6, 8},
+    {255, 0}, {255, 0}, {255, 0}, {5, 64}, {5, 128}};
+/* what an exported tensor owns: its storage reference and its shape and strides */
+typedef struct ct__dl_ctx {
+    DLManagedTensor legacy;
+    DLManagedTensorVersioned versioned;
+    ct_storage *storage;
+    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+} ct__dl_ctx;
+static void ct__dl_ctx_free(void *p) {
+    ct__dl_ctx *c = (ct__dl_ctx *)p;
+    if (c->storage) ct__storage_decref(c->storage);
+    CT_FREE(c);
+}
+static void ct__dl_del(DLManagedTensor *m) { if (m) ct__dl_ctx_free(m->manager_ctx); }
+static void ct__dl_del_v(DLManagedTensorVersioned *m) { if (m) ct__dl_ctx_free(m->manager_ctx); }
+
+static ct__dl_ctx *ct__dl_export(const char *api, const ct_tensor *t) {
+    if (!t) { ct__null_arg(api, 0); return NULL; }
+    ct__dl_ctx *c = NULL;
+    if (ct__dl_code[t->dtype][0] == 255)
+        ct__failed(CT_ERR_DTYPE, "%s: dtype %s has no DLPack type code", api, ct__dt[t->dtype].name);
+    else if ((t->flags & CT__F_REQUIRES_GRAD) || t->grad_fn)
+        ct__failed(CT_ERR_AUTOGRAD, "%s: Can't export tensors that require gradient, use tensor.detach()", api);
+    else if (!(c = (ct__dl_ctx *)CT_MALLOC(sizeof(ct__dl_ctx))))
+        ct__failed(CT_ERR_MEMORY, "%s: out of memory", api);
+    if (!c) return NULL;
+    memset(c, 0, sizeof *c);
+    DLTensor *d = &c->legacy.dl_tensor;
+    d->data = t->storage->data ? (char *)t->storage->data + t->offset * (int64_t)ct__dt[t->dtype].size : NULL;
+    d->device.device_type = t->device.type == CT_CUDA ? (DLDeviceType)2 : (DLDeviceType)1;
+    d->device.device_id = t->device.index;
+    d->ndim = t->ndim;
+    d->dtype.code = ct__dl_code[t->dtype][0];
+    d->dtype.bits = ct__dl_code[t->dtype][1];
+    d->dtype.lanes = 1;
+    memcpy(c->shape, t->shape, sizeof c->shape);
+    memcpy(c->strides, t->strides, sizeof c->strides);
+    d->shape = c->shape;
+    d->strides = c->strides;
+    d->byte_offset = 0;
+    c->versioned.dl_tensor = *d;
+    c->legacy.manager_ctx = c->versioned.manager_ctx = c;
+    c->storage = t->storage;
+    ct__storage_incref(t->storage);
+    return c;
+}
+CTENSOR_API DLManagedTensor *ct_to_dlpack(const ct_tensor *t) {
+    ct__dl_ctx *c = ct__dl_export("to_dlpack", t);
+    if (!c) return NULL;
+    c->legacy.deleter = ct__dl_del;
+    return &c->legacy;
+}
+CTENSOR_API DLManagedTensorVersioned *ct_to_dlpack_versioned(const ct_tensor *t, uint64_t flags) {
+    const uint64_t known = DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_COPIED;
+    if (flags & ~known) {
+        ct__failed(CT_ERR_ARG, "to_dlpack_versioned: unknown flags 0x%llx (known: 0x%llx)", (unsigned long long)flags,
+                   (unsigned long long)known);
+        return NULL;
+    }
+    ct__dl_ctx *c = ct__dl_export("to_dlpack_versioned", t);
+    if (!c) return NULL;
+    c->versioned.version.major = 1;
+    c->versioned.version.minor = 0;
+    c->versioned.flags = flags;
+    c->versioned.deleter = ct__dl_del_v;
+    return &c->versioned;
+}
+
+static void ct__dl_release(void *data, void *m) {
+    (void)data;
+    DLManagedTensor *x = (DLManagedTensor *)m;
+    if (x->deleter) x->deleter(x);
+}
+static void ct__dl_release_v(void *data, void *m) {
+    (void)data;
+    DLManagedTensorVersioned *x = (DLManagedTensorVersioned *)m;
+    if (x->deleter) x->deleter(x);
+}
+/* Checks d and wraps its memory; NULL with an error (nothing released) on bad input. */
+static ct_tensor *ct__dl_import(const char *api, const DLTensor *d, void (*release)(void *, void *), void *m) {
+    static char empty;   /* data of a tensor with no elements, which producers may give as NULL */
+    const DLDataType t = d->dtype;
+    int dt = 0;
+    while (dt < CT_NUM_DTYPES && (ct__dl_code[dt][0] == 255 || ct__dl_code[dt][0] != t.code ||
+                                  ct__dl_code[dt][1] != t.bits))
+        dt++;
+    if (t.lanes != 1) return ct__fail(CT_ERR_DTYPE, "%s: vector dtypes are not supported (lanes %d)", api, (int)t.lanes);
+    if (dt == CT_NUM_DTYPES)
+        return ct__fail(CT_ERR_DTYPE, "%s: unsupported DLPack dtype (code %d, bits %d)", api, (int)t.code, (int)t.bits);
+    int dev = (int)d->device.device_type;
+    if (dev != 1 && dev != 2 && dev != 3)
+        return ct__fail(CT_ERR_DEVICE, "%s: unsupported device type %d (kDLCPU, kDLCUDA and kDLCUDAHost are)", api, dev);
+    if (dev == 2 && d->device.device_id < 0)
+        return ct__fail(CT_ERR_DEVICE, "%s: invalid CUDA device id %d", api, (int)d->device.device_id);
+    if (ct__check_shape(api, d->ndim, d->shape)) return NULL;
+    int64_t esz = (int64_t)ct__dt[dt].size, numel = ct__shape_numel(d->ndim, d->shape), reach = 1;
+    for (int i = 0; d->strides && numel && i < d->ndim; i++) {
+        int64_t s = d->strides[i], n = d->shape[i] - 1;
+        if (s < 0)
+            return ct__fail(CT_ERR_UNSUPPORTED, "%s: negative strides are not supported (stride %lld in dim %d)", api,
+                            (long long)s, i);
+        if (n && s > ((INT64_MAX >> 4) - reach) / n)
+            return ct__fail(CT_ERR_ARG, "%s: strides %s overflow the addressable range", api,
+                            ct__fmt_shape(d->ndim, d->strides).s);
+        reach += n * s;
+    }
+    if (!d->data && numel) return ct__fail(CT_ERR_ARG, "%s: data pointer is NULL", api);
+    if (d->byte_offset > (uint64_t)INT64_MAX || d->byte_offset % (uint64_t)esz)
+        return ct__fail(CT_ERR_ARG, "%s: byte_offset %llu is not a multiple of the element size %lld", api,
+                        (unsigned long long)d->byte_offset, (long long)esz);
+    char *p = d->data ? (char *)d->data + d->byte_offset : &empty;
+    ct_tensor *x = ct_from_blob(p, (ct_dtype)dt, d->ndim, d->shape, numel ? d->strides : NULL, release, m);
+    if (x && dev == 2) x->device = x->storage->device = ct_cuda(d->device.device_id);
+    return x;
+}
+CTENSOR_API ct_tensor *ct_from_dlpack(DLManagedTensor *m) {
+    if (!m) return ct__fail(CT_ERR_ARG, "from_dlpack: the managed tensor is NULL");
+    return ct__dl_import("from_dlpack", &m->dl_tensor, ct__dl_release, m);
+}
+CTENSOR_API ct_tensor *ct_from_dlpack_versioned(DLManagedTensorVersioned *m) {
+    if (!m) return ct__fail(CT_ERR_ARG, "from_dlpack_versioned: the managed tensor is NULL");
+    if (m->version.major != 1)
+        return ct__fail(CT_ERR_UNSUPPORTED, "from_dlpack_versioned: DLPack version %u.%u is not supported (1.x is)",
+                        (unsigned)m->version.major, (unsigned)m->version.minor);
+    ct_tensor *x = ct__dl_import("from_dlpack_versioned", &m->dl_tensor, ct__dl_release_v, m);
+    if (x && (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {   /* copy it: ours are writable; the deleter runs now */
+        ct_tensor *y = ct_clone(x);
+        if (!y) { x->storage->deleter = NULL; ct_release(x); return NULL; }   /* still the caller's */
+        ct_release(x);
+        return y;
+    }
+    return x;
+}
 
 /* ============================================================================
    Printing (PyTorch's torch/_tensor_str.py: the same formatter rules)

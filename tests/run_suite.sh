@@ -45,6 +45,11 @@ done
 # ctensor_cuda.h's tests (the Makefile's CUDA block sets CUDA_TESTS): the nvcc build
 # skips, passing, without a GPU; the emulated build runs the kernels on the host
 for t in ${CUDA_TESTS:-}; do run_part "$t" ./$B/cuda/$t; done
+# make lib: a staged make install, a program built with pkg-config's flags against the
+# shared and the static library, and the exported symbols (tests/lib/check.sh)
+run_part "make lib (install, pkg-config)" sh tests/lib/check.sh
+# DLPack with PyTorch in one process (make dlpack-torch); passes, skipping, without torch
+run_part "DLPack with PyTorch" sh -c "if command -v ${TORCH_PY:-/usr/bin/python3} >/dev/null; then ${TORCH_PY:-/usr/bin/python3} examples/torch_interop/dlpack_torch.py $B/lib/libdlpack_torch.so; else echo 'no python: skipped'; echo '0 passed, 0 failed'; fi"
 run_part "compile tests" sh tests/compile/run.sh
 run_part "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then

@@ -30,6 +30,11 @@ try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCT
 # build references pthread_key_create (in libc from glibc 2.34; older: -lpthread)
 try "CTENSOR_NO_THREADS, no -lpthread" sh -c "$CC -std=c11 $W -c tests/compile/nothreads.c -o $B/nothreads.o && ! nm -u $B/nothreads.o | grep -q pthread && $CC $B/nothreads.o -o $B/nothreads -lm && $B/nothreads"
 try "threads: pthread_key_create used" sh -c "$CC -std=c11 $W -c tests/compile/static.c -o $B/threads.o && nm -u $B/threads.o | grep -q pthread_key_create"
+# ctensor.h's DLPack structs beside a real dlpack.h (PyTorch's, DLPack 0.6), in either order
+if [ -f /usr/include/ATen/dlpack.h ]; then
+  try "dlpack.h before ctensor.h" sh -c "$CC -std=c11 $W -DDLPACK_FIRST -c tests/compile/dlpack_h.c -o $B/dlpack_first.o && $CXX -x c++ -std=c++17 $W -DDLPACK_FIRST -c tests/compile/dlpack_h.c -o $B/dlpack_first_cxx.o"
+  try "dlpack.h after ctensor.h" sh -c "$CC -std=c11 $W -c tests/compile/dlpack_h.c -o $B/dlpack_last.o && $CXX -x c++ -std=c++17 $W -c tests/compile/dlpack_h.c -o $B/dlpack_last_cxx.o"
+else echo "skip dlpack.h (no /usr/include/ATen/dlpack.h)"; fi
 # builds that must fail, with the message that says why: try_fail name, expected text, command...
 try_fail() {
   name=$1; want=$2; shift 2

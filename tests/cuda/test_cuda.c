@@ -1226,6 +1226,24 @@ static ct_tensor *gc_fn(ct_tensor *const *in, void *user) {
     (void)user;
     return ct_sum(ct_mul(ct_tanh(in[0]), ct_add(in[1], ct_t(in[0]))));
 }
+/* DLPack (ctensor.h): a device view leaves as kDLCUDA with its device pointer, and the
+   import is a device tensor on the same memory that a device kernel writes through */
+TEST(test_dlpack_device) {
+    ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(3, 4));
+    ct_tensor *d = dev(x);
+    ct_tensor *v = ct_slice(d, 1, 1, 4, 2);   /* strided, offset 1 */
+    DLManagedTensor *m = ct_to_dlpack(v);
+    CT_T_REPORT(m && m->dl_tensor.device.device_type == kDLCUDA && m->dl_tensor.device.device_id == GPU.index &&
+                    m->dl_tensor.data == ct_data_ptr(v) && m->dl_tensor.strides[0] == 4 && m->dl_tensor.strides[1] == 2,
+                "to_dlpack of a device view: %s", ct_last_error());
+    ct_tensor *y = ct_from_dlpack(m);
+    CT_T_REPORT(y && ct_device_eq(y->device, GPU) && ct_data_ptr(y) == ct_data_ptr(v), "from_dlpack: a device tensor");
+    CT_T_REPORT(ct_mul_scalar_(y, 3.0) != NULL, "mul_ on the import: %s", ct_last_error());
+    ct_tensor *want = ct_clone(x);
+    ct_mul_scalar_(ct_slice(want, 1, 1, 4, 2), 3.0);
+    CHECK_SAME(d, want, 0.0, 0.0);
+}
+
 TEST(test_host_reads) {
     ct_tensor *x = data(CT_FLOAT32, 0, CT_DIMS(4, 6)), *dx = dev(x);
     /* item, equal, allclose of device tensors: a copy of the values to the host */
@@ -2440,7 +2458,7 @@ static const test_case TESTS[] = {
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
     {"test_random", test_random}, {"test_scans", test_scans}, {"test_var_std", test_var_std}, {"test_sort_topk", test_sort_topk},
     {"test_index_ops", test_index_ops}, {"test_nonzero_masked_select", test_nonzero_masked_select},
-    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads},
+    {"test_matmul", test_matmul}, {"test_device_errors", test_device_errors}, {"test_host_reads", test_host_reads}, {"test_dlpack_device", test_dlpack_device},
     {"test_optimizers", test_optimizers}, {"test_two_devices", test_two_devices},
     {"test_mlp_step", test_mlp_step}, {"test_layer_norm", test_layer_norm}, {"test_batch_norm", test_batch_norm},
     {"test_embedding", test_embedding}, {"test_index_add", test_index_add}, {"test_cross_entropy", test_cross_entropy},
