@@ -3153,7 +3153,7 @@ static void ct__qg_tile_c(const uint8_t *a, int64_t lda, int mr, const int8_t *p
 /* AVX-512 VNNI: per k-group, 4 weight vectors (64 columns) and one broadcast word
    per row: MR x 4 vpdpbusd into 24 accumulators. */
 CT__QG_VNNI_FN static CT__QG_ALWAYS_INLINE void ct__qg_vnni_mr(const uint8_t *a, int64_t lda, const int mr, const int8_t *p,
-                                                             int64_t K, int32_t *acc) {
+                                                             int64_t K, int32_t *acc, const int nq) {
     __m512i c[CT__QG_MR][4];
     for (int r = 0; r < mr; r++)
         for (int q = 0; q < 4; q++) c[r][q] = _mm512_setzero_si512();
@@ -3168,24 +3168,35 @@ CT__QG_VNNI_FN static CT__QG_ALWAYS_INLINE void ct__qg_vnni_mr(const uint8_t *a,
             else v = ct__qg_a4(a + r * lda, g, K);
             __m512i b = _mm512_set1_epi32((int)v);
             c[r][0] = _mm512_dpbusd_epi32(c[r][0], b, w0);
-            c[r][1] = _mm512_dpbusd_epi32(c[r][1], b, w1);
-            c[r][2] = _mm512_dpbusd_epi32(c[r][2], b, w2);
-            c[r][3] = _mm512_dpbusd_epi32(c[r][3], b, w3);
+            if (nq > 1) c[r][1] = _mm512_dpbusd_epi32(c[r][1], b, w1);
+            if (nq > 2) c[r][2] = _mm512_dpbusd_epi32(c[r][2], b, w2);
+            if (nq > 2) c[r][3] = _mm512_dpbusd_epi32(c[r][3], b, w3);
         }
     }
     for (int r = 0; r < mr; r++)
-        for (int q = 0; q < 4; q++) _mm512_storeu_si512((void *)(acc + r * CT__QG_NP + 16 * q), c[r][q]);
+        for (int q = 0; q < nq; q++) _mm512_storeu_si512((void *)(acc + r * CT__QG_NP + 16 * q), c[r][q]);
 }
-CT__QG_VNNI_FN static void ct__qg_tile_vnni(const uint8_t *a, int64_t lda, int mr, const int8_t *p, int64_t K, int32_t *acc) {
-    switch (mr) {
-    case 1: ct__qg_vnni_mr(a, lda, 1, p, K, acc); break;
-    case 2: ct__qg_vnni_mr(a, lda, 2, p, K, acc); break;
-    case 3: ct__qg_vnni_mr(a, lda, 3, p, K, acc); break;
-    case 4: ct__qg_vnni_mr(a, lda, 4, p, K, acc); break;
-    case 5: ct__qg_vnni_mr(a, lda, 5, p, K, acc); break;
-    default: ct__qg_vnni_mr(a, lda, 6, p, K, acc); break;
+/* nq: 1, 2 or 4 quarters of 16 columns computed (a panel's first nr columns; the
+   rest of acc is not written) */
+#define CT__QG_VNNI_NQ(NQ)                                           \
+    switch (mr) {                                                    \
+    case 1: ct__qg_vnni_mr(a, lda, 1, p, K, acc, NQ); break;        \
+    case 2: ct__qg_vnni_mr(a, lda, 2, p, K, acc, NQ); break;        \
+    case 3: ct__qg_vnni_mr(a, lda, 3, p, K, acc, NQ); break;        \
+    case 4: ct__qg_vnni_mr(a, lda, 4, p, K, acc, NQ); break;        \
+    case 5: ct__qg_vnni_mr(a, lda, 5, p, K, acc, NQ); break;        \
+    default: ct__qg_vnni_mr(a, lda, 6, p, K, acc, NQ); break;       \
+    }
+CT__QG_VNNI_FN static void ct__qg_tile_vnni(const uint8_t *a, int64_t lda, int mr, const int8_t *p, int64_t K, int32_t *acc, int64_t nr) {
+    if (nr <= 16) {
+        CT__QG_VNNI_NQ(1)
+    } else if (nr <= 32) {
+        CT__QG_VNNI_NQ(2)
+    } else {
+        CT__QG_VNNI_NQ(4)
     }
 }
+#undef CT__QG_VNNI_NQ
 /* AVX2: the codes widened to 16 bits (vpmovsxbw / vpmovzxbw) and multiplied in
    pairs by vpmaddwd: exact for every u8 x s8 product, unlike vpmaddubsw whose
    int16 sum of two products saturates (255 * -128 * 2 < -32768). Each 32-bit lane
@@ -3316,7 +3327,7 @@ static void ct__qg_tile(int path, const uint8_t *a, int64_t lda, int mr, const i
     (void)nr;
     switch (path) {
 #ifdef CT__QG_X86
-    case CT_Q_GEMM_AVX512_VNNI: ct__qg_tile_vnni(a, lda, mr, p, K, acc); break;
+    case CT_Q_GEMM_AVX512_VNNI: ct__qg_tile_vnni(a, lda, mr, p, K, acc, nr); break;
     case CT_Q_GEMM_AVX2: ct__qg_tile_avx2(a, lda, mr, p, K, acc); break;
 #endif
 #ifdef CT__QG_NEON

@@ -26,6 +26,7 @@ TEST(test_qgemm_exact_all_paths) {
     /* M, N, K: odd K (not a multiple of 4 or 64), M = 1, N = 1, zero sizes, several panels and row blocks */
     static const int64_t shapes[][3] = {{1, 1, 1},  {1, 70, 37}, {7, 65, 5},  {13, 130, 131}, {6, 64, 64}, {2, 3, 1},
                                         {0, 5, 3},  {3, 0, 4},   {3, 5, 0},   {5, 129, 259},  {1, 1, 1030}, {12, 64, 3},
+                                        {9, 90, 23},   {4, 24, 10},   /* panels of 17-32 columns (two quarters of the VNNI tile) */
                                         {20, 300, 601}};   /* the last: large enough to run on several threads */
     int npaths = 0;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
