@@ -2,6 +2,7 @@
 # the tests, the benchmarks and the examples.
 #   make demo    the main demo           make test   the whole test suite
 #   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
+#   make test-aarch64   the unit tests cross-built for aarch64, run under qemu-aarch64
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
@@ -199,12 +200,12 @@ A64_OPT   ?= -O2
 A64_QEMU  ?= qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib -E CT_TEST_QEMU=1
 A64_PKGS  := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 A64_LAPACK_PKGS := libopenblas-dev:arm64 liblapacke-dev:arm64
-A64_APT   := apt-get install -y $(A64_PKGS) && dpkg --add-architecture arm64 && apt-get update && apt-get install -y $(A64_LAPACK_PKGS)
+A64_APT   := dpkg --add-architecture arm64 && apt-get update && apt-get install -y $(A64_PKGS) $(A64_LAPACK_PKGS)
 A64_OK    := $(shell command -v $(A64_CC) >/dev/null 2>&1 && command -v $(firstword $(A64_QEMU)) >/dev/null 2>&1 && echo yes)
 A64_LAPACK := $(shell [ -e /usr/lib/aarch64-linux-gnu/liblapacke.so ] && [ -e /usr/include/lapacke.h ] && echo yes)
 A64_LAPACK_TESTS := $(filter test_linalg test_schema,$(TESTS))
 A64_TESTS := $(if $(A64_LAPACK),$(TESTS),$(filter-out $(A64_LAPACK_TESTS),$(TESTS))) test_quant_armv8
-A64_SUITE_TESTS ?= $(filter test_core test_quant,$(TESTS))
+A64_SUITE_TESTS ?= $(SHARED_TESTS) $(filter test_quant,$(TESTS))
 A64_FLAGS := $(BASE) $(A64_OPT) $(A64_MARCH)
 A64_LIBS  := -lm -lpthread $(if $(A64_LAPACK),-llapacke -lopenblas)
 A64_SKIP  := aarch64: skipped: no $(A64_CC) or $(firstword $(A64_QEMU)); as root: $(A64_APT)
@@ -233,7 +234,7 @@ $(A64)/test_quant_armv8: tests/test_quant.c $(HEADERS) tests/ct_test.h tests/ct_
 	$(A64_CC) $(BASE) $(A64_OPT) -march=armv8-a $< -o $@ $(A64_LIBS)
 $(A64)/test_quant $(A64)/test_quant_armv8: $(wildcard tests/quant/*.h) bench/quant_zoo.h bench/zoo.h
 test-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_SUITE_TESTS)))
-test-aarch64: deps deps-aarch64
+test-aarch64: deps-aarch64
 	@$(MAKE) --no-print-directory test-aarch64-run
 test-aarch64-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_TESTS)))
 	@[ -n "$(A64_OK)" ] || { echo "$(A64_SKIP)"; exit 1; }

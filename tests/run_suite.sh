@@ -27,7 +27,7 @@ finish() {
 # make test a subset; A64_SKIP says why they cannot run here)
 run_aarch64() {
   if [ -n "$A64_SKIP" ]; then echo "$A64_SKIP"; return; fi
-  for t in ${A64_TESTS:-}; do run_part "$t (aarch64 qemu)" ${A64_QEMU:-qemu-aarch64} ./$B/aarch64/$t; done
+  for t in ${A64_TESTS:-}; do run_part "$t (aarch64 qemu)" ${A64_QEMU:-qemu-aarch64} "$B/aarch64/$t"; done
 }
 if [ -n "${A64_ONLY:-}" ]; then run_aarch64; finish; exit; fi
 for t in $TESTS; do run_part "$t" ./$B/tests/$t; done
