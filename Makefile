@@ -3,6 +3,7 @@
 #   make demo    the main demo           make test   the whole test suite
 #   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
 #   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
+#   make test-aarch64   the unit tests cross-built for aarch64, run under qemu-aarch64
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
@@ -15,14 +16,23 @@ BUILD    ?= build
 WARN     := -Wall -Wextra -pedantic -Werror
 CSTD     := -std=c11
 BASE     := $(CSTD) $(WARN) -I. -Itests
+# CC's target when it is not this machine's (a cross compiler: CC=aarch64-linux-gnu-gcc
+# gives aarch64-linux-gnu): no -march=native then, and that target's multiarch libraries
+CC_MACHINE := $(shell $(CC) -dumpmachine 2>/dev/null)
+CROSS    := $(if $(filter $(shell uname -m)%,$(CC_MACHINE)),,$(CC_MACHINE))
+# aarch64 builds: ARMv8.2-A with the dot-product instructions (Jetson Xavier and Orin;
+# A64_MARCH=-march=armv8-a for a Nano's Cortex-A57)
+A64_MARCH ?= -march=armv8.2-a+dotprod
+MARCH    := $(if $(CROSS),$(if $(filter aarch64%,$(CROSS)),$(A64_MARCH)),-march=native)
+MULTIARCH := $(if $(CROSS),$(CROSS),x86_64-linux-gnu)
 # the default build: optimized, OpenMP, OpenBLAS when present
-OPT      := -O2 -march=native -fopenmp -DCTENSOR_OPENMP
-BLASLIB  := $(shell [ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] || [ -e /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h ] && echo yes)
+OPT      := -O2 $(MARCH) -fopenmp -DCTENSOR_OPENMP
+BLASLIB  := $(shell [ -e /usr/include/$(MULTIARCH)/cblas.h ] || [ -z "$(CROSS)" -a -e /usr/include/cblas.h ] || [ -e /usr/include/$(MULTIARCH)/openblas-pthread/cblas.h ] && echo yes)
 ifeq ($(BLASLIB),yes)
-BLAS     := -DCTENSOR_BLAS -I/usr/include/x86_64-linux-gnu/openblas-pthread -lopenblas
+BLAS     := -DCTENSOR_BLAS -I/usr/include/$(MULTIARCH)/openblas-pthread -lopenblas
 endif
 # ctensor_linalg.h needs LAPACKE and CBLAS (liblapacke-dev, libopenblas-dev)
-LAPACKLIB := $(shell [ -e /usr/include/lapacke.h ] && echo yes)
+LAPACKLIB := $(shell [ -e /usr/include/lapacke.h ] && { [ -z "$(CROSS)" ] || [ -e /usr/lib/$(CROSS)/liblapacke.so ]; } && echo yes)
 ifeq ($(LAPACKLIB),yes)
 LAPACK   := -llapacke -lopenblas
 endif
@@ -160,11 +170,11 @@ conformance: $(BUILD)/tests/conformance
 
 # The suite: unit tests (plain, optimized+BLAS+OpenMP, ASan+UBSan), conformance,
 # compile tests, fuzz smoke runs. tests/run_suite.sh sums the "N passed, N failed" lines.
-test: deps
+test: deps deps-aarch64
 	@$(MAKE) --no-print-directory test-run
 test-run: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
       $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance
-	@BUILD=$(BUILD) TESTS="$(TESTS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
+	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
 	@for t in $(TESTS); do ./$(BUILD)/asan/$$t || exit 1; done; ./$(BUILD)/asan/conformance tests/fixtures
@@ -228,6 +238,66 @@ $(BUILD)/lib/libdlpack_torch.so: examples/dlpack_torch.c $(BUILD)/lib/libctensor
 dlpack-torch: $(BUILD)/lib/libdlpack_torch.so
 	@$(TORCH_PY) examples/torch_interop/dlpack_torch.py $(BUILD)/lib/libdlpack_torch.so
 test-run: $(BUILD)/lib/libdlpack_torch.so
+
+# ---- aarch64 (the CPU side of a Jetson) -------------------------------------
+# make test-aarch64: every unit test cross-compiled with Debian's aarch64-linux-gnu-gcc
+# (or CC, when CC is an aarch64 compiler: make CC=aarch64-linux-gnu-gcc test-aarch64),
+# -O2 $(A64_MARCH), the public-API tests linked to one compiled implementation as
+# above, and run under qemu-aarch64 (user mode) from the repository root;
+# test_quant_armv8 is test_quant again at plain -march=armv8-a (NEON without the
+# dot-product instructions). test_linalg and test_schema need arm64 LAPACKE/CBLAS
+# (multiarch libopenblas-dev:arm64 liblapacke-dev:arm64) and are skipped, saying so,
+# without them. make test runs the subset A64_SUITE_TESTS (it fits the CI's time).
+# qemu runs the cross toolchain's loader and libc (-L, LD_LIBRARY_PATH): the arm64
+# libc that multiarch OpenBLAS brings is a newer build, and the cross loader with
+# that libc hangs in the first pthread_create. CT_TEST_QEMU=1 skips the one test
+# qemu-user cannot run (threads started in a forked child: qemu's assertion fails).
+A64       := $(BUILD)/aarch64
+A64_CC    := $(if $(filter aarch64%,$(CC_MACHINE)),$(CC),aarch64-linux-gnu-gcc)
+A64_OPT   ?= -O2
+A64_QEMU  ?= qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib -E CT_TEST_QEMU=1
+A64_PKGS  := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+A64_LAPACK_PKGS := libopenblas-dev:arm64 liblapacke-dev:arm64
+A64_APT   := dpkg --add-architecture arm64 && apt-get update && apt-get install -y $(A64_PKGS) $(A64_LAPACK_PKGS)
+A64_OK    := $(shell command -v $(A64_CC) >/dev/null 2>&1 && command -v $(firstword $(A64_QEMU)) >/dev/null 2>&1 && echo yes)
+A64_LAPACK := $(shell [ -e /usr/lib/aarch64-linux-gnu/liblapacke.so ] && [ -e /usr/include/lapacke.h ] && echo yes)
+A64_LAPACK_TESTS := $(filter test_linalg test_schema,$(TESTS))
+A64_TESTS := $(if $(A64_LAPACK),$(TESTS),$(filter-out $(A64_LAPACK_TESTS),$(TESTS))) test_quant_armv8
+A64_SUITE_TESTS ?= $(SHARED_TESTS) $(filter test_quant,$(TESTS))
+A64_FLAGS := $(BASE) $(A64_OPT) $(A64_MARCH)
+A64_LIBS  := -lm -lpthread $(if $(A64_LAPACK),-llapacke -lopenblas)
+A64_SKIP  := aarch64: skipped: no $(A64_CC) or $(firstword $(A64_QEMU)); as root: $(A64_APT)
+A64_ENV    = BUILD=$(BUILD) A64_QEMU="$(A64_QEMU)" A64_SKIP="$(if $(A64_OK),,$(A64_SKIP))"
+.PHONY: deps-aarch64 test-aarch64 test-aarch64-run
+# installs what is missing when root (never fails: the aarch64 parts skip, saying why)
+deps-aarch64:
+	@missing=""; for p in $(A64_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	lmissing=""; for p in $(A64_LAPACK_PKGS); do dpkg -s $$p >/dev/null 2>&1 || lmissing="$$lmissing $$p"; done; \
+	if [ -n "$$missing$$lmissing" ] && [ "$$(id -u)" = 0 ]; then echo "installing:$$missing$$lmissing"; \
+	  if [ -n "$$missing" ]; then (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) >/dev/null 2>&1 || \
+	    echo "aarch64: could not install$$missing"; fi; \
+	  if [ -n "$$lmissing" ]; then ({ dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64; } && \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$lmissing) >/dev/null 2>&1 || \
+	    echo "aarch64: could not install$$lmissing (multiarch arm64)"; fi; \
+	elif [ -n "$$missing$$lmissing" ]; then echo "aarch64: missing packages; run: sudo sh -c '$(A64_APT)'"; fi
+$(A64):
+	@mkdir -p $@
+$(A64)/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(A64)
+	$(A64_CC) $(A64_FLAGS) -c $< -o $@
+$(addprefix $(A64)/,$(SHARED_TESTS)): $(A64)/%: tests/%.c $(A64)/ct_impl.o $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
+	$(A64_CC) $(A64_FLAGS) -DCT_TEST_SHARED_IMPL $< $(A64)/ct_impl.o -o $@ $(A64_LIBS)
+$(A64)/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h | $(A64)
+	$(A64_CC) $(A64_FLAGS) $< -o $@ $(A64_LIBS)
+$(A64)/test_quant_armv8: tests/test_quant.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h | $(A64)
+	$(A64_CC) $(BASE) $(A64_OPT) -march=armv8-a $< -o $@ $(A64_LIBS)
+$(A64)/test_quant $(A64)/test_quant_armv8: $(wildcard tests/quant/*.h) bench/quant_zoo.h bench/zoo.h
+test-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_SUITE_TESTS)))
+test-aarch64: deps-aarch64
+	@$(MAKE) --no-print-directory test-aarch64-run
+test-aarch64-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_TESTS)))
+	@[ -n "$(A64_OK)" ] || { echo "$(A64_SKIP)"; exit 1; }
+	@$(if $(A64_LAPACK),,echo "aarch64: $(A64_LAPACK_TESTS) skipped: no arm64 LAPACKE/CBLAS; as root: $(A64_APT)";) \
+	$(A64_ENV) A64_TESTS="$(A64_TESTS)" A64_ONLY=1 sh tests/run_suite.sh
 
 # ---- benchmarks -------------------------------------------------------------
 # make bench [BENCH="overhead elementwise"] [CT_BENCH_SECONDS=0.05]: builds every

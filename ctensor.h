@@ -6294,6 +6294,8 @@ CT__INLINE float ct__erff(float x) {
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#elif defined(__aarch64__) && defined(FP_FAST_FMAF)
+#include <arm_neon.h>
 #endif
 typedef float ct__vf __attribute__((vector_size(CT__VL * 4)));
 typedef int32_t ct__vi __attribute__((vector_size(CT__VL * 4)));
@@ -6318,6 +6320,8 @@ CT__INLINE ct__vf ct__vfma(ct__vf a, ct__vf b, ct__vf c) {
     return (ct__vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
 #elif defined(__AVX__) && defined(__FMA__)
     return (ct__vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#elif defined(__aarch64__) && defined(FP_FAST_FMAF)   /* fused, as the scalar CT__FMAF is there */
+    return (ct__vf)vfmaq_f32((float32x4_t)c, (float32x4_t)a, (float32x4_t)b);
 #else
     return a * b + c;
 #endif

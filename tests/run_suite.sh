@@ -17,6 +17,19 @@ run_part() {  # name, command...
   fi
   printf '%-28s %s\n' "$name" "${last:-no summary line (exit $rc)}"
 }
+finish() {
+  [ -n "$broken" ] && echo "failing parts:$broken"
+  echo "$total_pass passed, $total_fail failed"
+  [ "$total_fail" = 0 ]
+}
+# aarch64: the tests in A64_TESTS, cross-built in $B/aarch64, run under qemu-aarch64
+# (the Makefile's aarch64 block: make test-aarch64 runs them all with A64_ONLY=1,
+# make test a subset; A64_SKIP says why they cannot run here)
+run_aarch64() {
+  if [ -n "$A64_SKIP" ]; then echo "$A64_SKIP"; return; fi
+  for t in ${A64_TESTS:-}; do run_part "$t (aarch64 qemu)" ${A64_QEMU:-qemu-aarch64} "$B/aarch64/$t"; done
+}
+if [ -n "${A64_ONLY:-}" ]; then run_aarch64; finish; exit; fi
 for t in $TESTS; do run_part "$t" ./$B/tests/$t; done
 for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
 for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
@@ -50,11 +63,10 @@ for t in ${CUDA_TESTS:-}; do run_part "$t" ./$B/cuda/$t; done
 run_part "make lib (install, pkg-config)" sh tests/lib/check.sh
 # DLPack with PyTorch in one process (make dlpack-torch); passes, skipping, without torch
 run_part "DLPack with PyTorch" sh -c "if command -v ${TORCH_PY:-/usr/bin/python3} >/dev/null; then ${TORCH_PY:-/usr/bin/python3} examples/torch_interop/dlpack_torch.py $B/lib/libdlpack_torch.so; else echo 'no python: skipped'; echo '0 passed, 0 failed'; fi"
+run_aarch64
 run_part "compile tests" sh tests/compile/run.sh
 run_part "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
   run_part "fuzz smoke" sh tests/fuzz/smoke.sh
 fi
-[ -n "$broken" ] && echo "failing parts:$broken"
-echo "$total_pass passed, $total_fail failed"
-[ "$total_fail" = 0 ]
+finish
