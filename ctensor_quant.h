@@ -4674,6 +4674,33 @@ CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n, const int32_t *acc, 
     }
 }
 #endif
+#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
+/* ct__qo_requant_avx512 over the mr rows of a tile (acc rows lda apart, y rows ldy
+   apart) for n <= 64 outputs: the channels' corrections, multipliers and biases
+   loaded once for the tile */
+CT__QG_VNNI_FN static void ct__qo_requant_rows_avx512(int mr, int64_t n, const int32_t *acc, int64_t lda, const int32_t *cz, const float *mu,
+                                                      const float *bi, float inv, float zo, float lo, uint8_t *y, int64_t ldy) {
+    const __m512 vinv = _mm512_set1_ps(inv), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
+    __m512i vcz[4];
+    __m512 vmu[4], vbi[4];
+    __mmask16 m[4];
+    const int nq = (int)((n + 15) / 16);
+    for (int q = 0; q < nq; q++) {
+        m[q] = (__mmask16)(n - 16 * q >= 16 ? 0xffff : (1u << (n - 16 * q)) - 1);
+        vcz[q] = _mm512_maskz_loadu_epi32(m[q], (const void *)(cz + 16 * q));
+        vmu[q] = _mm512_maskz_loadu_ps(m[q], mu + 16 * q);
+        vbi[q] = _mm512_maskz_loadu_ps(m[q], bi + 16 * q);
+    }
+    for (int r = 0; r < mr; r++)
+        for (int q = 0; q < nq; q++) {
+            __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m[q], (const void *)(acc + r * lda + 16 * q)), vcz[q]);
+            __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), vmu[q]), vbi[q]);
+            __m512 t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, _mm512_mul_ps(v, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
+            t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
+            _mm_mask_storeu_epi8((void *)(y + r * ldy + 16 * q), m[q], _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+        }
+}
+#endif
 static void ct__qo_requant(const ct__qo_conv_job *j, int64_t o0, int64_t n, const int32_t *acc, const int32_t *xs,
                            int64_t xs_step, uint8_t *y) {
     const float lo = j->relu ? (float)j->zo : 0.0f, zo = (float)j->zo, inv = j->inv_so;
@@ -4789,25 +4816,28 @@ CT__QO_AMX_FN static void ct__qo_amx_begin(void) {
 }
 CT__QO_AMX_FN static void ct__qo_amx_end(void) { _tile_release(); }
 /* acc[16][64] = a (16 rows, lda apart, 4 K4 readable bytes each) x panel p; K4 a multiple of 16 */
-CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const int8_t *p, int64_t K4, int32_t *acc) {
+CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const int8_t *p, int64_t K4, int32_t *acc, int nq) {
     int64_t nkb = K4 / 16;
     _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
+    if (nq > 1) _tile_zero(1);
+    if (nq > 2) _tile_zero(2);
+    if (nq > 2) _tile_zero(3);
     /* one block of k-groups: A in tile TA, the panel's four 16-column B tiles in TB, TC
-       (tile numbers are immediates, hence a macro) */
+       (tile numbers are immediates, hence a macro); nq (1, 2 or 4): the 16-column
+       quarters the panel uses (the rest of acc is not written) */
 #  define CT__QO_AMX_BLOCK(TA, TB, TC, ap, bp) \
     do {                                       \
         _tile_loadd(TA, ap, lda);              \
         _tile_loadd(TB, bp, 256);              \
-        _tile_loadd(TC, (bp) + 64, 256);       \
+        if (nq > 1) _tile_loadd(TC, (bp) + 64, 256); \
         _tile_dpbusd(0, TA, TB);               \
-        _tile_dpbusd(1, TA, TC);               \
-        _tile_loadd(TB, (bp) + 128, 256);      \
-        _tile_loadd(TC, (bp) + 192, 256);      \
-        _tile_dpbusd(2, TA, TB);               \
-        _tile_dpbusd(3, TA, TC);               \
+        if (nq > 1) _tile_dpbusd(1, TA, TC);   \
+        if (nq > 2) {                          \
+            _tile_loadd(TB, (bp) + 128, 256);  \
+            _tile_loadd(TC, (bp) + 192, 256);  \
+            _tile_dpbusd(2, TA, TB);           \
+            _tile_dpbusd(3, TA, TC);           \
+        }                                      \
     } while (0)
     int64_t kb = 0;
     for (; kb + 2 <= nkb; kb += 2) {
@@ -4817,9 +4847,9 @@ CT__QO_AMX_FN static void ct__qo_amx_tile(const uint8_t *a, int64_t lda, const i
     if (kb < nkb) CT__QO_AMX_BLOCK(4, 6, 7, a + kb * 64, p + kb * 16 * 4 * CT__QG_NP);
 #  undef CT__QO_AMX_BLOCK
     _tile_stored(0, acc, 4 * CT__QG_NP);
-    _tile_stored(1, acc + 16, 4 * CT__QG_NP);
-    _tile_stored(2, acc + 32, 4 * CT__QG_NP);
-    _tile_stored(3, acc + 48, 4 * CT__QG_NP);
+    if (nq > 1) _tile_stored(1, acc + 16, 4 * CT__QG_NP);
+    if (nq > 2) _tile_stored(2, acc + 32, 4 * CT__QG_NP);
+    if (nq > 2) _tile_stored(3, acc + 48, 4 * CT__QG_NP);
 }
 #endif
 /* Tasks [lo, hi): task t is (pixel block, group, chunk of npc panels), t = (b G + g)
@@ -4884,12 +4914,18 @@ static void ct__qo_conv_run(void *ctx, int64_t lo, int64_t hi) {
 #ifdef CT__QO_AMX
                 if (amx) {
                     int part = j->direct && mr < 16;
-                    ct__qo_amx_tile(part ? col : a + r0 * lda, part ? la : lda, pp, K4, acc);
+                    ct__qo_amx_tile(part ? col : a + r0 * lda, part ? la : lda, pp, K4, acc, nr <= 16 ? 1 : nr <= 32 ? 2 : 4);
                 } else
 #endif
                     ct__qg_tile(j->path, a + r0 * lda, lda, mr, pp, K, acc, j->wsum + o0, nr);
-                for (int r = 0; r < mr; r++)
-                    ct__qo_requant(j, o0, nr, acc + r * CT__QG_NP, xs ? xs + r0 + r : NULL, 0, j->y + (m0 + r0 + r) * j->O + o0);
+#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
+                if (j->path == CT_Q_GEMM_AVX512_VNNI && !j->any_zw && K < 32768)
+                    ct__qo_requant_rows_avx512(mr, nr, acc, CT__QG_NP, j->czw + o0, j->mult + o0, j->bias + o0, j->inv_so, (float)j->zo,
+                                               j->relu ? (float)j->zo : 0.0f, j->y + (m0 + r0) * j->O + o0, j->O);
+                else
+#endif
+                    for (int r = 0; r < mr; r++)
+                        ct__qo_requant(j, o0, nr, acc + r * CT__QG_NP, xs ? xs + r0 + r : NULL, 0, j->y + (m0 + r0 + r) * j->O + o0);
                 r0 += mr;
             }
         }
