@@ -58,7 +58,8 @@ deps-data: PKGS = $(APT_PKGS) $(DATA_PKGS)
 deps-bench: PKGS = $(APT_PKGS) python3-torch python3-numpy
 deps: PKGS = $(APT_PKGS)
 deps deps-data deps-bench:
-	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@arch=$$(dpkg --print-architecture 2>/dev/null); missing=""; \
+	for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || dpkg -s $$p:$$arch >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "installing:$$missing"; \
 	    (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing) >/dev/null || exit 1; \
