@@ -4067,20 +4067,32 @@ CT__INLINE void ct__qo_st(char *p, ct_dtype dt, int64_t v) {
     else if (s[2]) { CT__QO_EW_U8(pa[0], pb[e], VAL) }                                  \
     else { CT__QO_EW_U8(pa[e], pb[0], VAL) }
 #ifdef CT__QG_X86
+/* The mask of the first min(rem, 16) lanes. */
+CT__QG_VNNI_FN static CT__QG_ALWAYS_INLINE __mmask16 ct__qo_mask16(int64_t rem) {
+    return (__mmask16)(rem >= 16 ? 0xffff : (1u << rem) - 1);
+}
+/* quint8 codes from t (the value over the output's scale): rounded to nearest even
+   (vrndscaleps, as the scalar code's clamp and 1.5 * 2^23: beyond +-1024 both end at
+   the bounds), plus zo, clamped to [lo, 255] (a NaN: vmaxps gives lo), the lanes of m
+   stored at y. min, max and the conversions in their zero-masked forms: g++ 12 -O2
+   takes the plain ones' undefined pass-through operand for an uninitialized read
+   (-Wmaybe-uninitialized). */
+CT__QG_VNNI_FN static CT__QG_ALWAYS_INLINE void ct__qo_u8_store(__m512 t, __m512 vzo, __m512 vlo, __m512 vhi, __mmask16 m, uint8_t *y) {
+    t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
+    t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
+    _mm_mask_storeu_epi8((void *)y, m, _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+}
 /* quint8 mul, both operands dense: the loop below's steps 16 lanes at a time (the last
    1-15 masked), so that short rows (an SE block's 16 channels) need no scalar tail */
-CT__QG_VNNI_FN static void ct__qo_mul_u8_avx512(uint8_t *o, const uint8_t *pa, const uint8_t *pb, int64_t n,
-                                                                                   int32_t za, int32_t zb, float mult, float zo, float lo) {
+CT__QG_VNNI_FN static void ct__qo_mul_u8_avx512(uint8_t *o, const uint8_t *pa, const uint8_t *pb, int64_t n, int32_t za, int32_t zb, float mult,
+                                                float zo, float lo) {
     const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
     const __m512 vm = _mm512_set1_ps(mult), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
     for (int64_t e = 0; e < n; e += 16) {
-        const __mmask16 m = (__mmask16)(n - e >= 16 ? 0xffff : (1u << (n - e)) - 1);
-        __m512i x = _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const void *)(pa + e))), vza);
-        __m512i y = _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const void *)(pb + e))), vzb);
-        __m512 t = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, _mm512_mullo_epi32(x, y)), vm);
-        t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
-        t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);   /* (zero-masked forms: see ct__qo_requant_avx512) */
-        _mm_mask_storeu_epi8((void *)(o + e), m, _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+        const __mmask16 m = ct__qo_mask16(n - e);
+        __m512i x = _mm512_sub_epi32(_mm512_maskz_cvtepu8_epi32(0xffff, _mm_maskz_loadu_epi8(m, (const void *)(pa + e))), vza);
+        __m512i y = _mm512_sub_epi32(_mm512_maskz_cvtepu8_epi32(0xffff, _mm_maskz_loadu_epi8(m, (const void *)(pb + e))), vzb);
+        ct__qo_u8_store(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, _mm512_mullo_epi32(x, y)), vm), vzo, vlo, vhi, m, o + e);
     }
 }
 #endif
@@ -4654,27 +4666,18 @@ typedef struct ct__qo_conv_job {
    product and the sum are separate statements: clang's default contraction would
    fuse them within one expression, and the AVX-512 loop below does not. */
 #if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
-/* the result of ct__qg_requant, 16 outputs a vector (the last 1-15 masked);
-   min, max and the conversions in their zero-masked forms: g++ 12 -O2 takes the plain
-   ones' undefined pass-through operand for an uninitialized read (-Wmaybe-uninitialized) */
-CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n, const int32_t *acc, const int32_t *cz,
-                                                                                    const float *mu, const float *bi, float inv, float zo,
-                                                                                    float lo, uint8_t *y) {
+/* the result of ct__qg_requant, 16 outputs a vector (the last 1-15 masked) */
+CT__QG_VNNI_FN static void ct__qo_requant_avx512(int64_t n, const int32_t *acc, const int32_t *cz, const float *mu, const float *bi, float inv,
+                                                 float zo, float lo, uint8_t *y) {
     const __m512 vinv = _mm512_set1_ps(inv), vzo = _mm512_set1_ps(zo), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(255.0f);
     for (int64_t q = 0; q < n; q += 16) {
-        const __mmask16 m = (__mmask16)(n - q >= 16 ? 0xffff : (1u << (n - q)) - 1);   /* the last 1-15 outputs: masked */
+        const __mmask16 m = ct__qo_mask16(n - q);
         __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, (const void *)(acc + q)), _mm512_maskz_loadu_epi32(m, (const void *)(cz + q)));
         __m512 v = _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), _mm512_maskz_loadu_ps(m, mu + q));
         v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bi + q));
-        /* vrndscaleps rounds to nearest even as the scalar code's clamp and 1.5 * 2^23 do
-           (beyond +-1024 both end at the bounds; a NaN: vmaxps gives the lower bound) */
-        __m512 t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, _mm512_mul_ps(v, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
-        t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
-        _mm_mask_storeu_epi8((void *)(y + q), m, _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+        ct__qo_u8_store(_mm512_mul_ps(v, vinv), vzo, vlo, vhi, m, y + q);
     }
 }
-#endif
-#if defined(CT__QG_X86) && !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0)
 /* ct__qo_requant_avx512 over the mr rows of a tile (acc rows lda apart, y rows ldy
    apart) for n <= 64 outputs: the channels' corrections, multipliers and biases
    loaded once for the tile */
@@ -4686,7 +4689,7 @@ CT__QG_VNNI_FN static void ct__qo_requant_rows_avx512(int mr, int64_t n, const i
     __mmask16 m[4];
     const int nq = (int)((n + 15) / 16);
     for (int q = 0; q < nq; q++) {
-        m[q] = (__mmask16)(n - 16 * q >= 16 ? 0xffff : (1u << (n - 16 * q)) - 1);
+        m[q] = ct__qo_mask16(n - 16 * q);
         vcz[q] = _mm512_maskz_loadu_epi32(m[q], (const void *)(cz + 16 * q));
         vmu[q] = _mm512_maskz_loadu_ps(m[q], mu + 16 * q);
         vbi[q] = _mm512_maskz_loadu_ps(m[q], bi + 16 * q);
@@ -4695,9 +4698,7 @@ CT__QG_VNNI_FN static void ct__qo_requant_rows_avx512(int mr, int64_t n, const i
         for (int q = 0; q < nq; q++) {
             __m512i a = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m[q], (const void *)(acc + r * lda + 16 * q)), vcz[q]);
             __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xffff, a), vmu[q]), vbi[q]);
-            __m512 t = _mm512_add_ps(_mm512_maskz_roundscale_ps(0xffff, _mm512_mul_ps(v, vinv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzo);
-            t = _mm512_maskz_min_ps(0xffff, _mm512_maskz_max_ps(0xffff, t, vlo), vhi);
-            _mm_mask_storeu_epi8((void *)(y + r * ldy + 16 * q), m[q], _mm512_maskz_cvtepi32_epi8(0xffff, _mm512_maskz_cvttps_epi32(0xffff, t)));
+            ct__qo_u8_store(_mm512_mul_ps(v, vinv), vzo, vlo, vhi, m[q], y + r * ldy + 16 * q);
         }
 }
 #endif
@@ -4975,46 +4976,43 @@ CT__QG_AVX2_FN static void ct__qo_dw_avx2(const uint8_t *const *pt, int64_t T2, 
    < 2^16, T of them far from 2^31); the sums are put back in channel order when
    stored. Channels past C: masked loads (zeros) and stores. pt: the row's pixels' tap
    pointers, [OW][2 T2]; acc: [OW][C]. */
-CT__QG_VNNI_FN static void ct__qo_dw_avx512(const uint8_t *const *pt, int64_t OW, int64_t T2,
-                                                                              const int16_t *w, int64_t C, int32_t *acc) {
+CT__QG_VNNI_FN static void ct__qo_dw_avx512(const uint8_t *const *pt, int64_t OW, int64_t T2, const int16_t *w, int64_t C, int32_t *acc) {
     const __m512i plo = _mm512_set_epi32(23, 22, 21, 20, 19, 18, 17, 16, 7, 6, 5, 4, 3, 2, 1, 0);
     const __m512i phi = _mm512_set_epi32(31, 30, 29, 28, 27, 26, 25, 24, 15, 14, 13, 12, 11, 10, 9, 8);
     __m512i wl[13], wh[13];
     for (int64_t c0 = 0; c0 < C; c0 += 32) {
         const int64_t nc = C - c0 < 32 ? C - c0 : 32;
         const __mmask32 mb = nc == 32 ? ~(__mmask32)0 : ((__mmask32)1 << nc) - 1;
-        const __mmask16 m0 = (__mmask16)(nc >= 16 ? 0xffff : (1u << nc) - 1), m1 = (__mmask16)(nc <= 16 ? 0 : nc == 32 ? 0xffff : (1u << (nc - 16)) - 1);
+        const __mmask16 m0 = ct__qo_mask16(nc), m1 = nc <= 16 ? 0 : ct__qo_mask16(nc - 16);
         /* weights of up to 13 tap pairs in registers; more pairs (7x7 kernels) in chunks */
-        {
-            for (int64_t tq = 0; tq < T2; tq += 13) {
-                const int64_t nt = T2 - tq < 13 ? T2 - tq : 13;
+        for (int64_t tq = 0; tq < T2; tq += 13) {
+            const int64_t nt = T2 - tq < 13 ? T2 - tq : 13;
+            for (int64_t k = 0; k < nt; k++) {
+                const int16_t *wp = w + ((tq + k) * C + c0) * 2;
+                __m512i a = _mm512_maskz_loadu_epi32(m0, (const void *)wp), b = _mm512_maskz_loadu_epi32(m1, (const void *)(wp + 32));
+                wl[k] = _mm512_permutex2var_epi32(a, plo, b);
+                wh[k] = _mm512_permutex2var_epi32(a, phi, b);
+            }
+            for (int64_t ow = 0; ow < OW; ow++) {
+                const uint8_t *const *pp = pt + ow * 2 * T2 + 2 * tq;
+                int32_t *ac = acc + ow * C + c0;
+                __m512i sl, sh;
+                if (tq == 0) {
+                    sl = _mm512_setzero_si512();
+                    sh = _mm512_setzero_si512();
+                } else {   /* continue the chunk before (stored in channel order) */
+                    __m512i a = _mm512_maskz_loadu_epi32(m0, (const void *)ac), b = _mm512_maskz_loadu_epi32(m1, (const void *)(ac + 16));
+                    sl = _mm512_permutex2var_epi32(a, plo, b);
+                    sh = _mm512_permutex2var_epi32(a, phi, b);
+                }
                 for (int64_t k = 0; k < nt; k++) {
-                    const int16_t *wp = w + ((tq + k) * C + c0) * 2;
-                    __m512i a = _mm512_maskz_loadu_epi32(m0, (const void *)wp), b = _mm512_maskz_loadu_epi32(m1, (const void *)(wp + 32));
-                    wl[k] = _mm512_permutex2var_epi32(a, plo, b);
-                    wh[k] = _mm512_permutex2var_epi32(a, phi, b);
+                    __m256i x0 = _mm256_maskz_loadu_epi8(mb, (const void *)(pp[2 * k] + c0));
+                    __m256i x1 = _mm256_maskz_loadu_epi8(mb, (const void *)(pp[2 * k + 1] + c0));
+                    sl = _mm512_dpwssd_epi32(sl, _mm512_cvtepu8_epi16(_mm256_unpacklo_epi8(x0, x1)), wl[k]);
+                    sh = _mm512_dpwssd_epi32(sh, _mm512_cvtepu8_epi16(_mm256_unpackhi_epi8(x0, x1)), wh[k]);
                 }
-                for (int64_t ow = 0; ow < OW; ow++) {
-                    const uint8_t *const *pp = pt + ow * 2 * T2 + 2 * tq;
-                    int32_t *ac = acc + ow * C + c0;
-                    __m512i sl, sh;
-                    if (tq == 0) {
-                        sl = _mm512_setzero_si512();
-                        sh = _mm512_setzero_si512();
-                    } else {   /* continue the chunk before (stored in channel order) */
-                        __m512i a = _mm512_maskz_loadu_epi32(m0, (const void *)ac), b = _mm512_maskz_loadu_epi32(m1, (const void *)(ac + 16));
-                        sl = _mm512_permutex2var_epi32(a, plo, b);
-                        sh = _mm512_permutex2var_epi32(a, phi, b);
-                    }
-                    for (int64_t k = 0; k < nt; k++) {
-                        __m256i x0 = _mm256_maskz_loadu_epi8(mb, (const void *)(pp[2 * k] + c0));
-                        __m256i x1 = _mm256_maskz_loadu_epi8(mb, (const void *)(pp[2 * k + 1] + c0));
-                        sl = _mm512_dpwssd_epi32(sl, _mm512_cvtepu8_epi16(_mm256_unpacklo_epi8(x0, x1)), wl[k]);
-                        sh = _mm512_dpwssd_epi32(sh, _mm512_cvtepu8_epi16(_mm256_unpackhi_epi8(x0, x1)), wh[k]);
-                    }
-                    _mm512_mask_storeu_epi32((void *)ac, m0, _mm512_permutex2var_epi32(sl, plo, sh));
-                    _mm512_mask_storeu_epi32((void *)(ac + 16), m1, _mm512_permutex2var_epi32(sl, phi, sh));
-                }
+                _mm512_mask_storeu_epi32((void *)ac, m0, _mm512_permutex2var_epi32(sl, plo, sh));
+                _mm512_mask_storeu_epi32((void *)(ac + 16), m1, _mm512_permutex2var_epi32(sl, phi, sh));
             }
         }
     }
