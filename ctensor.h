@@ -331,6 +331,8 @@ typedef struct ct_tensor {
     struct ct_tensor *base;           /* base of a view (for in-place on views) */
     ct__hook *hooks;
     struct ct_qparams *qparams;       /* quantized tensors: shared with views (ctensor_quant.h) */
+    const char **names;               /* named dims (ctensor_named.h): ndim interned names, NULL entries
+                                         unnamed; NULL for an unnamed tensor. Read with ct_dim_name. */
 } ct_tensor;
 
 CTENSOR_API int ct_ndim(const ct_tensor *t);
@@ -905,6 +907,9 @@ CTENSOR_API ct_tensor *ct_mode(const ct_tensor *x, int dim, int keepdim, ct_tens
 /* [section: index-api] */
 /* Dimension arguments that PyTorch allows to be None (repeat_interleave) take CT_DIM_NONE. */
 #define CT_DIM_NONE (-2147483647 - 1)
+/* What ct_dim_of (ctensor_named.h) returns for a name the tensor lacks: an op given it
+   fails keeping ct_dim_of's message ("Name 'X' not found in Tensor['N', 'C']."). */
+#define CT_DIM_NOT_FOUND (-2147483647)
 /* torch.index_select: int32 or int64 index (a vector or a scalar). */
 CTENSOR_API ct_tensor *ct_index_select(const ct_tensor *x, int dim, const ct_tensor *index);
 /* torch.gather / scatter family (int64 index with x's number of dims) */
@@ -1661,6 +1666,7 @@ typedef struct ct__tls {
     ct__listener listeners[CT__MAX_LISTENERS];
     int nlisteners;
     int listen_pause;                /* > 0 while listeners run */
+    int names_off;                   /* > 0: ops ignore dim names (backward passes, ctensor_named.h) */
     /* life cycle */
     int fallback;                    /* the thread's state could not be allocated (see ct__tls_create) */
     int dead;                        /* its thread has exited; the next new thread reuses it */
@@ -2368,6 +2374,7 @@ CT__INLINE ct_tensor *ct__header_init(ct_tensor *x, ct__tls *t) {
     x->base = NULL;
     x->hooks = NULL;
     x->qparams = NULL;
+    x->names = NULL;
     CT__STORE(&t->live_tensors, CT__LOAD(&t->live_tensors) + 1);
     return x;
 }
@@ -2720,6 +2727,8 @@ CT__INLINE int ct__wrap_dim(int dim, int ndim) { return dim < 0 ? dim + (ndim > 
 static int ct__dim(const char *op, int64_t dim, int ndim) {
     int lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
     if (dim < lo || dim > hi) {
+        /* ct_dim_of (ctensor_named.h) found no such name: keep its message */
+        if (dim == CT_DIM_NOT_FOUND && ct__tls_get()->err_code != CT_OK) return -1;
         ct_set_error(CT_ERR_INDEX, "%s: Dimension out of range (expected to be in range of [%d, %d], but got %lld)", op, lo, hi, (long long)dim);
         return -1;
     }
@@ -4123,8 +4132,10 @@ static void ct__remove_retain_hook(ct_tensor *x) {
 }
 
 static void ct__tensor_destroy(ct_tensor *x) {
-    if ((uintptr_t)x->qparams | (uintptr_t)x->grad_fn | (uintptr_t)x->grad | (uintptr_t)x->base | (uintptr_t)x->hooks) {
+    if ((uintptr_t)x->qparams | (uintptr_t)x->grad_fn | (uintptr_t)x->grad | (uintptr_t)x->base | (uintptr_t)x->hooks |
+        (uintptr_t)x->names) {
         if (x->qparams) { ct_qparams_release(x->qparams); x->qparams = NULL; }
+        if (x->names) { CT_FREE((void *)x->names); x->names = NULL; }
         if (x->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(x);
         if (x->grad_fn && !(x->flags & CT__F_WEAK_GRAD_FN)) ct__node_decref(x->grad_fn);
         if (x->grad) ct__decref(x->grad);
@@ -4247,6 +4258,44 @@ static const ct_tensor *ct__saved_peek(const ct__node *n, int which) {
 static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t);
 static ct_tensor *ct__clone_detached(const ct_tensor *x);
 static int ct__copyslices(ct_tensor *view, ct__node *fn);
+
+/* ---- named dims: the dispatcher's side (the rules live in ctensor_named.h) ----
+   ct__names_used turns on when a tensor first gets names; until then the checks
+   below cost one predictable branch. The rule computes every output's names
+   from the inputs' (or fails with PyTorch's message) before anything is
+   allocated or written; the dispatcher attaches them once the kernel has run.
+   Only top-level calls (dispatch depth 0) are named: a composite kernel's
+   inner ops are not. ct__names_comp serves public functions that are several
+   ops (squeeze, flatten, matmul, linear): their names are not those of parts. */
+static int ct__names_used;
+typedef int (*ct__names_rule_fn)(ct__call *c, const char *on[CT__MAX_OUT][CT_MAX_DIMS]);
+static ct__names_rule_fn ct__names_rule;
+enum { CT__NC_SQUEEZE, CT__NC_SQUEEZE_DIM, CT__NC_UNSQUEEZE, CT__NC_FLATTEN, CT__NC_MATMUL, CT__NC_LINEAR };
+typedef ct_tensor *(*ct__names_comp_fn)(int kind, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, int64_t i0,
+                                        int64_t i1);
+static ct__names_comp_fn ct__names_comp;
+#define CT__NAMED(x) (CT__UNLIKELY(CT__LOAD(&ct__names_used)) && (x) && (x)->names && ct__names_comp && !ct__tls_get()->names_off)
+/* sets x's names to n[0..ndim) (NULL: unnamed) */
+static int ct__names_set(ct_tensor *x, const char *const *n) {
+    int any = 0;
+    for (int d = 0; n && d < x->ndim; d++) any |= n[d] != NULL;
+    if (!any) {
+        if (x->names) CT_FREE((void *)x->names);
+        x->names = NULL;
+        return 0;
+    }
+    if (!x->names) {
+        x->names = (const char **)CT_MALLOC(sizeof(char *) * CT_MAX_DIMS);
+        if (!x->names) return ct__failed(CT_ERR_MEMORY, "out of memory (dim names)");
+    }
+    for (int d = 0; d < x->ndim; d++) x->names[d] = n[d];
+    return 0;
+}
+static CT__NOINLINE int ct__names_attach(ct__call *c, int mask, const char *on[CT__MAX_OUT][CT_MAX_DIMS]) {
+    for (int j = 0; j < c->nout && j < CT__MAX_OUT; j++)
+        if (ct__names_set(c->out[j], (mask >> j) & 1 ? on[j] : NULL)) return -1;
+    return 0;
+}
 
 static CT__NOINLINE int ct__dispatch_fail_null(ct__call *c) {
     for (int i = 0; i < c->nin; i++)
@@ -4382,6 +4431,13 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
         if (c->oi[j].kind < CT__OUT_INPLACE && CT__UNLIKELY(!ct__out_shape_ok(&c->oi[j])) && ct__out_shape_bad(d, &c->oi[j]))
             return -1;
     c->odev = odev;
+    int nmask = 0;
+    const char *onames[CT__MAX_OUT][CT_MAX_DIMS];
+    if (CT__UNLIKELY(CT__LOAD(&ct__names_used)) && ct__names_rule && t->dispatch_depth == 0 && !t->names_off) {
+        int any = 0;
+        for (int i = 0; i < nin; i++) any |= c->in[i]->names != NULL;
+        if (any && (nmask = ct__names_rule(c, onames)) < 0) return -1;
+    }
     for (int j = 0; j < nout; j++) {
         ct__outinfo *o = &c->oi[j];
         ct_tensor *x;
@@ -4444,6 +4500,11 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
                 if (c->oi[j].kind != CT__OUT_INPLACE) ct__decref(c->out[j]);
             return -1;
         }
+    }
+    if (CT__UNLIKELY(nmask) && ct__names_attach(c, nmask, onames)) {
+        for (int j = 0; j < nout; j++)
+            if (c->oi[j].kind != CT__OUT_INPLACE) ct__decref(c->out[j]);
+        return -1;
     }
     for (int j = 0; j < nout; j++) {
         if (c->oi[j].kind != CT__OUT_INPLACE && !ct__own(c->out[j])) {
@@ -4510,7 +4571,8 @@ static int ct__dispatch(ct__call *c) {
     ct__tls *t = ct__tls_get();
     if (CT__UNLIKELY(t->nlisteners)) return ct__dispatch_listened(c, t);
     const ct__opdef *d = ct__opdef_get(c->op);
-    if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && !c->inplace && c->nin == d->nin) {
+    if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && !c->inplace && c->nin == d->nin &&
+        !CT__LOAD(&ct__names_used)) {
         int n = ct__ew_lane(c, t, d);
         if (n != -2) return n;
     }
@@ -5236,6 +5298,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                       ct_tensor **captured, const char *api) {
     ct__gtask g;
     int min_topo = INT_MAX;
+    ct__tls_get()->names_off++;   /* gradients are unnamed, as PyTorch's */
     memset(&g, 0, sizeof g);
     g.create_graph = create_graph;
     g.keep_graph = keep_graph;
@@ -5452,6 +5515,7 @@ done:
     CT_FREE(held);
     CT_FREE(root_idx);
     CT_FREE(root_slot);
+    ct__tls_get()->names_off--;
     return rc;
 }
 
@@ -8506,6 +8570,7 @@ CTENSOR_API ct_tensor *ct_select(const ct_tensor *t, int dim, int64_t index) {
 }
 CTENSOR_API ct_tensor *ct_squeeze(const ct_tensor *t) {
     if (!t) { ct__null_arg("squeeze", 0); return NULL; }
+    if (CT__NAMED(t)) return ct__names_comp(CT__NC_SQUEEZE, t, NULL, NULL, 0, 0);
     int64_t shape[CT_MAX_DIMS];
     int n = 0;
     for (int d = 0; d < t->ndim; d++)
@@ -8514,6 +8579,7 @@ CTENSOR_API ct_tensor *ct_squeeze(const ct_tensor *t) {
 }
 CTENSOR_API ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim) {
     if (!t) { ct__null_arg("squeeze", 0); return NULL; }
+    if (CT__NAMED(t)) return ct__names_comp(CT__NC_SQUEEZE_DIM, t, NULL, NULL, dim, 0);
     int d = ct__dim("squeeze", dim, t->ndim);
     if (d < 0) return NULL;
     if (t->ndim == 0 || t->shape[d] != 1) return ct_alias(t);
@@ -8525,6 +8591,7 @@ CTENSOR_API ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim) {
 }
 CTENSOR_API ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim) {
     if (!t) { ct__null_arg("unsqueeze", 0); return NULL; }
+    if (CT__NAMED(t)) return ct__names_comp(CT__NC_UNSQUEEZE, t, NULL, NULL, dim, 0);
     int d = ct__dim("unsqueeze", dim, t->ndim + 1);
     if (d < 0) return NULL;
     if (t->ndim >= CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "unsqueeze: the result would have more than %d dimensions", CT_MAX_DIMS);
@@ -8538,6 +8605,7 @@ CTENSOR_API ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim) {
 }
 CTENSOR_API ct_tensor *ct_flatten(const ct_tensor *t, int start_dim, int end_dim) {
     if (!t) { ct__null_arg("flatten", 0); return NULL; }
+    if (CT__NAMED(t)) return ct__names_comp(CT__NC_FLATTEN, t, NULL, NULL, start_dim, end_dim);
     if (t->ndim == 0) return ct_reshape(t, 1);
     int s = ct__dim("flatten", start_dim, t->ndim), e;
     if (s < 0) return NULL;
@@ -8555,6 +8623,9 @@ CTENSOR_API ct_tensor *ct_flatten(const ct_tensor *t, int start_dim, int end_dim
 }
 CTENSOR_API ct_tensor *ct_unflatten_n(const ct_tensor *t, int dim, int nsizes, const int64_t *sizes) {
     if (!t) { ct__null_arg("unflatten", 0); return NULL; }
+    if (CT__NAMED(t))
+        return ct__fail(CT_ERR_ARG, "unflatten: input is a named tensor but no names were given for unflattened sizes "
+                        "(ct_unflatten_names takes them)");
     int d = ct__dim("unflatten", dim, t->ndim);
     if (d < 0) return NULL;
     if (nsizes <= 0) return ct__fail(CT_ERR_ARG, "unflatten: sizes must be non-empty");
@@ -14326,6 +14397,7 @@ static int ct__matmul_should_fold(const ct_tensor *t1, int dim2) {
 }
 CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
     if (!a || !b) { ct__null_arg("matmul", a ? 1 : 0); return NULL; }
+    if (CT__NAMED(a) || CT__NAMED(b)) return ct__names_comp(CT__NC_MATMUL, a, b, NULL, 0, 0);
     int da = a->ndim, db = b->ndim;
     if (da == 0 || db == 0)
         return ct__fail(CT_ERR_ARG, "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db);
@@ -14778,6 +14850,7 @@ CTENSOR_API ct_tensor *ct_outer(const ct_tensor *a, const ct_tensor *b) {
    more leading dims are flattened the same way when the bias is a vector. */
 CTENSOR_API ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *weight, const ct_tensor *bias) {
     if (!x || !weight) { ct__null_arg("linear", x ? 1 : 0); return NULL; }
+    if (CT__NAMED(x) || CT__NAMED(weight) || CT__NAMED(bias)) return ct__names_comp(CT__NC_LINEAR, x, weight, bias, 0, 0);
     if (x->ndim == 2 && bias) return ct_addmm(bias, x, ct_t(weight), 1.0, 1.0);
     if (bias && x->ndim >= 3 && ((bias->ndim == 1 && weight->ndim == 2) || (x->ndim == 3 && ct__is_contig(x)))) {
         int64_t shape[CT_MAX_DIMS], rows = 1, k = x->shape[x->ndim - 1];
@@ -16334,6 +16407,7 @@ CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
     ct_tensor *x = ct__view_header(t, t->ndim, t->shape, t->strides, t->offset);
     if (!x) return NULL;
     x->flags |= t->flags & CT__F_INFERENCE;
+    if (t->names && ct__names_set(x, t->names)) { ct__decref(x); return NULL; }   /* detach keeps names */
     return ct__own(x);
 }
 CTENSOR_API ct_tensor *ct_detach_(ct_tensor *t) {
@@ -18034,7 +18108,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     }
     const int indent = 7;
     int64_t numel = ct_numel(t);
-    char suffix[7][200];
+    char suffix[9][200];
     int nsuf = 0;
     int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
     if (quant) {   /* size=(..) first, whatever the shape */
@@ -18110,6 +18184,15 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         }
     }
     if (quant) nsuf = ct__repr_qparams(t->qparams, suffix, nsuf);
+    if (t->names) {   /* names=('N', None): PyTorch's suffix */
+        size_t o = 0, cap_s = sizeof suffix[0];
+        o += (size_t)snprintf(suffix[nsuf], cap_s, "names=(");
+        for (int d = 0; d < t->ndim && o < cap_s; d++)
+            o += (size_t)snprintf(suffix[nsuf] + o, cap_s - o, t->names[d] ? "%s'%s'%s" : "%sNone%.0s%s", d ? ", " : "",
+                                  t->names[d] ? t->names[d] : "", t->ndim == 1 ? "," : "");
+        if (o < cap_s) snprintf(suffix[nsuf] + o, cap_s - o, ")");
+        nsuf++;
+    }
     if (t->grad_fn) snprintf(suffix[nsuf++], sizeof suffix[0], "grad_fn=<%s>", ct__node_name(t->grad_fn));
     else if (t->flags & CT__F_REQUIRES_GRAD) snprintf(suffix[nsuf++], sizeof suffix[0], "requires_grad=True");
     /* suffixes go on the last line when they fit in the line width */

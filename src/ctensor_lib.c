@@ -12,3 +12,4 @@
 #include "ctensor_linalg.h"
 #endif
 #include "ctensor_quant.h"
+#include "ctensor_named.h"

@@ -6,3 +6,4 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#include "ctensor_named.h"

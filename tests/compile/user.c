@@ -7,6 +7,7 @@
 #include "ctensor_linalg.h"
 #include "ctensor_nn.h"
 #include "ctensor_quant.h"
+#include "ctensor_named.h"
 
 int main(void) {
     int bad = 0;
@@ -21,6 +22,9 @@ int main(void) {
         bad |= !l || ct_item(l) != 1.0;
         ct_tensor *q = ct_quantize_per_tensor(a, 0.5, 3, CT_QUINT8);                       /* ctensor_quant.h */
         bad |= !q || ct_item(ct_sum(ct_dequantize(q))) != 6.0;
+        static const char *const nc[2] = {"N", "C"};                                       /* ctensor_named.h */
+        ct_tensor *n = ct_sum_dim(ct_refine_names(a, 2, nc), 1, 0);
+        bad |= !n || !ct_dim_name(n, 0) || ct_dim_name(n, 0)[0] != 'N';
     }
     bad |= ct_live_tensors() != 0;
     return bad;
