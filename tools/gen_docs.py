@@ -210,6 +210,7 @@ def parse_header(path):
     macros = {}           # name -> (params, body) for every #define with parameters
     pending = None        # the comment block that documents the run of lines below it
     ended = None          # the run's comment after a declaration with its own comment ended it
+    cxx = []              # the #if stack: True where only C++ compiles the lines
     stmt, stmt_comments, stmt_line = [], [], 0
     depth = 0
     header_doc = None
@@ -235,9 +236,16 @@ def parse_header(path):
                 if m:                       # "Reductions. dims lists: ..." -> "Reductions"
                     title = m.group(1)
                     intro = "\n".join(lines).strip()
-                elif first.endswith(",") and ": " in first:   # a title line that runs on
-                    title = first.split(": ")[0]
-                    intro = "\n".join(lines).strip()
+                else:                       # a title line that runs on into the next
+                    nxt = lines[1] if len(lines) > 1 else ""
+                    runs_on = first.endswith((",", ".", ":")) or (nxt[:1].islower() and not first.endswith(")"))
+                    if first.count("(") > first.count(")"):
+                        title = first[: first.rindex("(")].strip()
+                    elif runs_on and ": " in first:
+                        title = first.split(": ")[0]
+                    title = title.rstrip(":").strip()
+                    if title != first:
+                        intro = "\n".join(lines).strip()
                 cur = {"title": title, "intro": intro, "items": []}
                 sections.append(cur)
                 pending = ended = None
@@ -247,6 +255,15 @@ def parse_header(path):
                 pending, ended = t, None
             continue
         if code.startswith("#"):
+            m = re.match(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", code)
+            if m:   # which declarations only C++ sees (its overloads, its form of a macro)
+                d, cond = m.group(1), m.group(2)
+                if d in ("if", "ifdef", "ifndef"):
+                    cxx.append(d != "ifndef" and "__cplusplus" in cond and "!" not in cond)
+                elif d in ("else", "elif") and cxx:
+                    cxx[-1] = False
+                elif d == "endif" and cxx:
+                    cxx.pop()
             m = re.match(r"#\s*define\s+(\w+)(\(([^)]*)\))?\s*(.*)$", code)
             if m:
                 name, params, body = m.group(1), m.group(3), m.group(4)
@@ -256,7 +273,7 @@ def parse_header(path):
                         and not name.startswith("CTENSOR_"):
                     shown = "#define %s%s" % (name, "(%s)" % params if params is not None else "")
                     doc = " ".join(texts) if texts else (pending or "")
-                    cur["items"].append({"kind": "macro", "name": name, "sig": shown, "body": body.strip(),
+                    cur["items"].append({"kind": "macro", "cxx": any(cxx), "name": name, "sig": shown, "body": body.strip(),
                                          "doc": doc, "own": bool(texts), "line": lineno})
                 elif not is_public(name):
                     pending = None if "CTENSOR_API" not in body else pending
@@ -278,7 +295,7 @@ def parse_header(path):
                         sig = norm_space(d) + ";"
                         name = func_name(sig)
                         extra = {"table": m.group(1), "row": args}
-                        cur["items"].append({"kind": "function", "name": name, "sig": sig,
+                        cur["items"].append({"kind": "function", "cxx": any(cxx), "name": name, "sig": sig,
                                              "doc": pending or "", "own": False, "line": lineno,
                                              "generated_by": m.group(1), "row": args, **({} if not extra else {})})
             continue
@@ -309,7 +326,7 @@ def parse_header(path):
             if not doc and name in INHERIT:
                 doc = ended or ""
             if is_public(name):
-                cur["items"].append({"kind": "function", "name": name, "sig": norm_space(s), "doc": doc,
+                cur["items"].append({"kind": "function", "cxx": any(cxx), "name": name, "sig": norm_space(s), "doc": doc,
                                      "own": bool(own), "line": stmt_line})
             if not is_public(name) or own:
                 # a private declaration, or one with a comment of its own, ends the run
@@ -320,7 +337,7 @@ def parse_header(path):
             name = func_name(s)
             if is_public(name):
                 sig = norm_space(s[: s.index("{")]) + ";"
-                cur["items"].append({"kind": "function", "name": name, "sig": sig, "doc": doc,
+                cur["items"].append({"kind": "function", "cxx": any(cxx), "name": name, "sig": sig, "doc": doc,
                                      "own": bool(own), "line": stmt_line})
         elif s.startswith(("typedef", "struct", "enum", "union")):
             m2 = re.search(r"\(\s*\*\s*(\w+)\s*\)", s) if s.startswith("typedef") and "(*" in s.replace(" ", "") \
@@ -337,7 +354,7 @@ def parse_header(path):
                 pending = None
             if is_public(name):
                 raw = "\n".join(raw_lines[stmt_line - 1:endline]).strip("\n")
-                cur["items"].append({"kind": "type", "name": name, "sig": s, "raw": raw, "doc": doc,
+                cur["items"].append({"kind": "type", "cxx": any(cxx), "name": name, "sig": s, "raw": raw, "doc": doc,
                                      "own": bool(own), "line": stmt_line})
     return header_doc, [s for s in sections if s["items"] or s["title"] != "Overview"]
 
@@ -353,8 +370,12 @@ def merge_duplicates(sections):
             key = (it["kind"], it["name"])
             if key in seen:
                 first = seen[key]
+                if first.get("cxx") and not it.get("cxx"):   # the C form is the main one
+                    for k in ("sig", "body", "raw", "cxx"):
+                        if k in it:
+                            first[k], it[k] = it[k], first.get(k)
                 if it["sig"] != first["sig"]:
-                    first.setdefault("also", []).append(it["sig"])
+                    first.setdefault("also", []).append(("/* C++: */ " if it.get("cxx") else "") + it["sig"])
                 if not first["doc"] and it["doc"]:
                     first["doc"], first["own"] = it["doc"], it["own"]
                 continue
@@ -473,7 +494,7 @@ def load_torch_names():
 # ---------------------------------------------------------------------------
 SUFFIXES = ["_n", "_on", "_scalar", "_dims", "_dim", "_tensor", "_alpha", "_mode", "_ex", "_opts", "_bias",
             "_padding", "_params", "_named", "_nonblocking", "_decimals", "_all", "_int", "_with_indices",
-            "_module", "_mem", "_"]
+            "_module", "_mem", "_value", "_"]
 
 
 def stem_forms(name):
@@ -689,7 +710,7 @@ def render_page(hm):
         for g in groups:
             first = g[0]
             doc = first["doc"]
-            show = doc and (doc != last_doc or first["kind"] == "function")
+            show = doc and doc != last_doc   # a comment shared with the block above is not repeated
             if doc:
                 last_doc = doc
             if first["kind"] == "type":
@@ -708,9 +729,9 @@ def render_page(hm):
             sigs = []
             for it in g:
                 sigs.append(it["sig"])
-                sigs += ["/* C++: */ " + a for a in it.get("also", [])]
+                sigs += it.get("also", [])
             out += ["```c"] + sigs + ["```", ""]
-            if doc:
+            if show:
                 out += [doc, ""]
             if len(g) == 1:
                 cp = first["cp"]
