@@ -4,6 +4,7 @@
 #   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
 #   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
 #   make test-aarch64   the unit tests cross-built for aarch64, run under qemu-aarch64
+#   make docs    regenerate docs/reference/ (the API reference) from the headers
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
@@ -412,6 +413,18 @@ $(BUILD)/bench/cuda_ops: bench/cuda/cuda_ops.c bench/bench.h $(HEADERS) | $(BUIL
 bench-cuda: $(BUILD)/bench/cuda_ops
 	@BUILD=$(BUILD) sh bench/run.sh cuda_ops
 # ---- end CUDA ------------------------------------------------------------------
+
+# ---- API reference -------------------------------------------------------------
+# make docs: docs/reference/<header>.md, one page per header, from the headers'
+# declarations and comments, each public function with its PyTorch counterpart
+# (tools/gen_docs.py, standard-library python3). make test runs
+# tools/gen_docs.py --check (tests/run_suite.sh): it fails on stale pages or a public
+# function without a description or a counterpart, and imports every named
+# counterpart with $(TORCH_PY) when that has torch.
+DOCS_PY ?= python3
+.PHONY: docs
+docs:
+	@$(DOCS_PY) tools/gen_docs.py
 
 clean:
 	rm -rf $(BUILD)

@@ -64,6 +64,9 @@ run_part "make lib (install, pkg-config)" sh tests/lib/check.sh
 # DLPack with PyTorch in one process (make dlpack-torch); passes, skipping, without torch
 run_part "DLPack with PyTorch" sh -c "if command -v ${TORCH_PY:-/usr/bin/python3} >/dev/null; then ${TORCH_PY:-/usr/bin/python3} examples/torch_interop/dlpack_torch.py $B/lib/libdlpack_torch.so; else echo 'no python: skipped'; echo '0 passed, 0 failed'; fi"
 run_aarch64
+# The API reference (make docs): docs/reference/ up to date, every public function with
+# a description and a PyTorch counterpart; the counterparts imported when torch is there
+run_part "API reference (docs/reference)" sh -c "py=\$(command -v ${DOCS_PY:-python3} || command -v /usr/bin/python3); if [ -n \"\$py\" ]; then TORCH_PY=${TORCH_PY:-/usr/bin/python3} \$py tools/gen_docs.py --check; else echo 'no python3: skipped'; echo '0 passed, 0 failed'; fi"
 run_part "compile tests" sh tests/compile/run.sh
 run_part "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
