@@ -45,6 +45,7 @@ HEADERS = [
     ("ctensor_nn.h", "ctensor_nn.h: modules, losses, optimizers, data, transformers, profiler"),
     ("ctensor_linalg.h", "ctensor_linalg.h: torch.linalg on LAPACKE"),
     ("ctensor_quant.h", "ctensor_quant.h: int8 quantization"),
+    ("ctensor_named.h", "ctensor_named.h: named tensors"),
     ("ctensor_cuda.h", "ctensor_cuda.h: CUDA devices, streams, memory, kernels"),
 ]
 NAMES_FILE = os.path.join(ROOT, "tools", "torch_names.txt")
@@ -922,6 +923,14 @@ SAFET = "none: safetensors files; PyTorch users call the safetensors package (sa
 NPY = "none: .npy files; PyTorch users call numpy.load / numpy.save with torch.from_numpy / Tensor.numpy"
 FREE = "none: C frees explicitly; in PyTorch the garbage collector frees the object"
 OVERRIDES = {
+    # ctensor_named.h
+    "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
+    "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",
+    "ct_dim_of": "torch.Tensor.names | tensor.names.index(name); ops take it where PyTorch takes a dimname",
+    "ct_transpose_names": "torch.Tensor.transpose | tensor.transpose('N', 'H')",
+    "ct_flatten_names": "torch.Tensor.flatten | tensor.flatten(dims, out_dim)",
+    "ct_unflatten_names": "torch.Tensor.unflatten | tensor.unflatten('F', (('N', 2), ('C', 3)))",
+    "ct_names_repr": "torch.Tensor.names | str(list(tensor.names))",
     # ctensor.h: dtypes, devices, errors
     "ct_cpu": "torch.device | torch.device('cpu')",
     "ct_cuda": "torch.device | torch.device('cuda', index)",
