@@ -4274,7 +4274,7 @@ enum { CT__NC_SQUEEZE, CT__NC_SQUEEZE_DIM, CT__NC_UNSQUEEZE, CT__NC_FLATTEN, CT_
 typedef ct_tensor *(*ct__names_comp_fn)(int kind, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, int64_t i0,
                                         int64_t i1);
 static ct__names_comp_fn ct__names_comp;
-#define CT__NAMED(x) (CT__UNLIKELY(CT__LOAD(&ct__names_used)) && (x) && (x)->names && ct__names_comp && !ct__tls_get()->names_off)
+#define CT__NAMED(x) (CT__UNLIKELY(CT__LOAD_ACQUIRE(&ct__names_used)) && (x) && (x)->names && ct__names_comp && !ct__tls_get()->names_off)
 /* sets x's names to n[0..ndim) (NULL: unnamed) */
 static int ct__names_set(ct_tensor *x, const char *const *n) {
     int any = 0;
@@ -4433,7 +4433,7 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
     c->odev = odev;
     int nmask = 0;
     const char *onames[CT__MAX_OUT][CT_MAX_DIMS];
-    if (CT__UNLIKELY(CT__LOAD(&ct__names_used)) && ct__names_rule && t->dispatch_depth == 0 && !t->names_off) {
+    if (CT__UNLIKELY(CT__LOAD_ACQUIRE(&ct__names_used)) && ct__names_rule && t->dispatch_depth == 0 && !t->names_off) {
         int any = 0;
         for (int i = 0; i < nin; i++) any |= c->in[i]->names != NULL;
         if (any && (nmask = ct__names_rule(c, onames)) < 0) return -1;
@@ -4572,7 +4572,7 @@ static int ct__dispatch(ct__call *c) {
     if (CT__UNLIKELY(t->nlisteners)) return ct__dispatch_listened(c, t);
     const ct__opdef *d = ct__opdef_get(c->op);
     if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && !c->inplace && c->nin == d->nin &&
-        !CT__LOAD(&ct__names_used)) {
+        !CT__LOAD_ACQUIRE(&ct__names_used)) {
         int n = ct__ew_lane(c, t, d);
         if (n != -2) return n;
     }

@@ -503,11 +503,17 @@ static ct_tensor *ct__nm_comp(int kind, const ct_tensor *a, const ct_tensor *b, 
     return out;
 }
 
+/* Once, under the lock: the rules are set before the flag that publishes them
+   (the dispatcher reads the flag with acquire). */
 static void ct__names_turn_on(void) {
     if (CT__LOAD_ACQUIRE(&ct__names_used)) return;
-    ct__names_rule = ct__nm_rule;
-    ct__names_comp = ct__nm_comp;
-    CT__STORE_RELEASE(&ct__names_used, 1);
+    ct__spin_lock(&ct__nm_lock);
+    if (!CT__LOAD_ACQUIRE(&ct__names_used)) {
+        ct__names_rule = ct__nm_rule;
+        ct__names_comp = ct__nm_comp;
+        CT__STORE_RELEASE(&ct__names_used, 1);
+    }
+    ct__spin_unlock(&ct__nm_lock);
 }
 
 /* ---- the API ------------------------------------------------------------- */

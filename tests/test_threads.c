@@ -15,6 +15,7 @@ static _Thread_local int t_fail_alloc;
 #define CT_FREE(p) free(p)
 #include "ct_test.h"
 #include "ctensor_nn.h"
+#include "ctensor_named.h"
 #include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -249,6 +250,31 @@ static void *pool_caller(void *arg) {
     return NULL;
 }
 
+/* ---- named tensors from two threads at once: the first naming turns the names
+   step on (published with release/acquire), names are interned under a lock ---- */
+static void *name_things(void *arg) {
+    int *bad = (int *)arg;
+    char nbuf[2][8];
+    for (int i = 0; i < 50 && !*bad; i++) {
+        int s = ct_scope_begin();
+        snprintf(nbuf[0], sizeof nbuf[0], "N%d", i % 7);
+        snprintf(nbuf[1], sizeof nbuf[1], "C%d", i % 5);
+        const char *nm[2] = {nbuf[0], nbuf[1]};
+        ct_tensor *x = ct_refine_names(ct_ones(CT_FLOAT32, 2, 3), 2, nm);
+        ct_tensor *y = ct_sum_dim(ct_mul(x, x), ct_dim_of(x, nbuf[1]), 0);
+        if (!y || !ct_dim_name(y, 0) || strcmp(ct_dim_name(y, 0), nbuf[0]) || ct_item(ct_sum(y)) != 6.0) *bad = 1;
+        ct_scope_end(s);
+    }
+    return NULL;
+}
+TEST(test_named_two_threads) {
+    pthread_t th[2];
+    int bad[2] = {0, 0};
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, name_things, &bad[i]) == 0);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    CHECK(!bad[0] && !bad[1]);
+}
+
 TEST(test_pool) {
     int *seen = (int *)calloc(NMARK, sizeof(int));
     CHECK(seen != NULL);
@@ -444,6 +470,7 @@ int main(void) {
     RUN(test_shared_module_inference);
     RUN(test_thread_exit_frees_state);
     RUN(test_pool);
+    RUN(test_named_two_threads);
     RUN(test_pool_ops_match_serial);
 #ifndef __SANITIZE_THREAD__   /* TSan refuses new threads in a child of a threaded fork */
     /* so does qemu-user 7.2 (its own assertion fails; make test-aarch64 sets CT_TEST_QEMU) */
