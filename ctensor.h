@@ -4291,6 +4291,11 @@ static int ct__names_set(ct_tensor *x, const char *const *n) {
     for (int d = 0; d < x->ndim; d++) x->names[d] = n[d];
     return 0;
 }
+static CT__NOINLINE int ct__any_named(const ct__call *c) {
+    for (int i = 0; i < c->nin; i++)
+        if (c->in[i] && c->in[i]->names) return 1;
+    return 0;
+}
 static CT__NOINLINE int ct__names_attach(ct__call *c, int mask, const char *on[CT__MAX_OUT][CT_MAX_DIMS]) {
     for (int j = 0; j < c->nout && j < CT__MAX_OUT; j++)
         if (ct__names_set(c->out[j], (mask >> j) & 1 ? on[j] : NULL)) return -1;
@@ -4572,7 +4577,7 @@ static int ct__dispatch(ct__call *c) {
     if (CT__UNLIKELY(t->nlisteners)) return ct__dispatch_listened(c, t);
     const ct__opdef *d = ct__opdef_get(c->op);
     if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && !c->inplace && c->nin == d->nin &&
-        !CT__LOAD_ACQUIRE(&ct__names_used)) {
+        (!CT__LOAD_ACQUIRE(&ct__names_used) || !ct__any_named(c))) {
         int n = ct__ew_lane(c, t, d);
         if (n != -2) return n;
     }
