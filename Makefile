@@ -300,6 +300,30 @@ test-aarch64-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_TESTS)))
 	@$(if $(A64_LAPACK),,echo "aarch64: $(A64_LAPACK_TESTS) skipped: no arm64 LAPACKE/CBLAS; as root: $(A64_APT)";) \
 	$(A64_ENV) A64_TESTS="$(A64_TESTS)" A64_ONLY=1 sh tests/run_suite.sh
 
+# ---- footprint ----------------------------------------------------------------
+# make footprint: examples/mlp_tiny.c (a 784-128-10 MLP, the selective build:
+# CTENSOR_SELECTED_OPS) size-optimized, static and stripped, then run; prints its
+# size as `<N> bytes`. Static with musl (musl-gcc, Debian's musl-tools, installed
+# when root) where there is one: glibc's static libc alone is about 670 KB (a
+# static printf program), so without musl it is static glibc, said so; a system
+# without a static libc gets a dynamic build, said so. FOOTPRINT_CC picks the compiler.
+FOOT_FLAGS := -std=c11 $(WARN) -I. -Os -ffunction-sections -fdata-sections -Wl,--gc-sections -s
+FOOTPRINT_CC ?= $(shell command -v musl-gcc 2>/dev/null)
+.PHONY: footprint footprint-run
+footprint:
+	@command -v musl-gcc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q musl-tools) >/dev/null 2>&1; } || \
+	  echo "footprint: no musl-gcc (sudo apt-get install musl-tools): building with $(CC)"
+	@$(MAKE) --no-print-directory footprint-run
+footprint-run: | $(BUILD)/examples
+	@fcc="$(FOOTPRINT_CC)"; [ -n "$$fcc" ] || fcc=$(CC); \
+	case "$$fcc" in *musl*) how="static, musl";; *) how="static, glibc";; esac; \
+	lc=$$($$fcc -print-file-name=libc.a); [ "$$lc" != libc.a ] && [ -e "$$lc" ] || how="dynamic (no static libc)"; \
+	static=-static; case "$$how" in dynamic*) static=;; esac; \
+	echo "$$fcc $(FOOT_FLAGS) $$static examples/mlp_tiny.c -o $(BUILD)/examples/mlp_tiny_small -lm"; \
+	$$fcc $(FOOT_FLAGS) $$static examples/mlp_tiny.c -o $(BUILD)/examples/mlp_tiny_small -lm && \
+	./$(BUILD)/examples/mlp_tiny_small && echo "mlp_tiny ($$how, -Os, gc-sections, stripped):" && \
+	echo "$$(wc -c < $(BUILD)/examples/mlp_tiny_small) bytes"
+
 # ---- benchmarks -------------------------------------------------------------
 # make bench [BENCH="overhead elementwise"] [CT_BENCH_SECONDS=0.05]: builds every
 # bench/*.c, runs the named ones (default all) and their PyTorch twins; tables

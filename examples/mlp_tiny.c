@@ -18,7 +18,6 @@
 #define CTENSOR_OP_SELECT 1    /* one row of the logits (a view) */
 /* subsystems this program never uses */
 #define CTENSOR_NO_AUTOGRAD 1
-#define CTENSOR_NO_IO 1
 #define CTENSOR_NO_THREADS 1
 #include "ctensor.h"
 #include <stdio.h>
