@@ -9014,6 +9014,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
    Horizontal rows use ct__hsum; vertical strips add rows into a double strip
    (when there are fewer strips than threads, the rows are split instead). */
 #define CT__VSUM_STRIP 4096   /* columns per strip: rows are read in runs of whole pages */
+#define CT__VSUM_SMALL 1024   /* strips up to this wide sum into a stack array (8 KB) */
 #define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
 typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * part; int64_t chunk; const T * xr; } fname##_c1;   \
 static void fname##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                                       \
@@ -9075,14 +9076,22 @@ static void fname##_b4(void *c_, int64_t lo_, int64_t hi_) {                    
     double scale = q_->scale; (void)scale;                                                                                        \
     int64_t W = q_->W; (void)W;                                                                                                   \
     int64_t nstrip = q_->nstrip; (void)nstrip;                                                                                    \
+    /* a strip's sums: on the stack when narrow, else on the heap (a 4096-double     \
+       array was a 32 KB frame); without memory, in parts of the small buffer */     \
+    double tsmall[CT__VSUM_SMALL], *tbig = W > CT__VSUM_SMALL ? CT__NEW_ARRAY(double, W) : NULL;  \
+    double *tot = tbig ? tbig : tsmall;                                                               \
+    int64_t cap = tbig ? W : CT__VSUM_SMALL;                                                          \
     for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
             int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
-            double tot[CT__VSUM_STRIP];                                                               \
-            for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
-            const T *xp = x + o * K * NI + i0;                                                        \
-            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
-            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
+            for (int64_t c0 = 0; c0 < w; c0 += cap) {                                                 \
+                int64_t wc = w - c0 < cap ? w - c0 : cap;                                             \
+                for (int64_t b = 0; b < wc; b++) tot[b] = 0.0;                                        \
+                const T *xp = x + o * K * NI + i0 + c0;                                               \
+                for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, wc);                           \
+                for (int64_t b = 0; b < wc; b++) out[o * NI + i0 + c0 + b] = (T)(tot[b] * scale);     \
+            }                                                                                         \
         }                                                                        \
+    if (tbig) CT_FREE(tbig);                                                                          \
 }                                                                                                                                 \
     static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
         if (NI == 1) {                                                                                 \
