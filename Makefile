@@ -184,6 +184,9 @@ test-compile:
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" BUILD=$(BUILD) sh tests/compile/run.sh
 
 # ---- library (make lib, make install) -----------------------------------------
+# The library's object is compiled with -fstack-usage: $(BUILD)/lib/ctensor.su lists
+# every function's frame; tests/lib/check.sh fails when one is over 16 KB (threads
+# of an RTOS have small stacks).
 # make lib: $(BUILD)/lib/libctensor.so (soname libctensor.so.0) and libctensor.a from
 # src/ctensor_lib.c (the implementation of ctensor.h, ctensor_nn.h, ctensor_linalg.h
 # and ctensor_quant.h, compiled once), exporting only the CTENSOR_API functions
@@ -196,7 +199,7 @@ test-compile:
 PREFIX      ?= /usr/local
 CT_VERSION  := 0.2.0
 LIB_OPT     ?= -O2 -fopenmp -DCTENSOR_OPENMP
-LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED
+LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED -fstack-usage
 LIB_DEPLIBS := $(if $(LAPACKLIB),-llapacke) $(if $(BLAS_LIBS)$(LAPACKLIB),-lopenblas) $(if $(findstring -fopenmp,$(LIB_OPT)),-lgomp) -lm -lpthread
 LIB_HEADERS := ctensor.h ctensor_nn.h ctensor_quant.h $(if $(LAPACKLIB),ctensor_linalg.h)
 LIBDIR_I    := $(PREFIX)/lib

@@ -4010,12 +4010,20 @@ static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
    inside, in four accumulators (the row of G stays in L1 over the taps); the
    channels left over after the last full vector take the loop above. */
 #ifdef CT__GEMM_SIMD
+#  define CT__DW_WG_STACK_TAPS 49
 #  define CT__DW_WG_DEF(SUF, T, V)                                                                      \
     static CT__NN_FPC int64_t ct__dw_wgvec_##SUF(const ct__dw_job *j, int64_t lo, int64_t hi) {         \
         const ct__cgeo *g = j->g;                                                                       \
         const int64_t C = g->C, OH = g->OH, OW = g->OW, H = g->H, W = g->W, KK = g->kh * g->kw,         \
                       NL = (int64_t)(sizeof(V) / sizeof(T)), xs = g->sw * C;                           \
-        V acc[CT__DW_MAXTAPS][4];                                                                       \
+        /* the accumulators: on the stack up to 7x7 taps (CT__DW_MAXTAPS of them made a  \
+           16.4 KB frame with AVX-512), above on the heap, aligned for V */             \
+        V acc_s[CT__DW_WG_STACK_TAPS][4], (*acc)[4] = acc_s;                                           \
+        char *raw = NULL;                                                                               \
+        if (KK > CT__DW_WG_STACK_TAPS) {                                                                \
+            if (!(raw = (char *)CT_MALLOC(sizeof(V) * 4 * (size_t)KK + sizeof(V)))) return lo;         \
+            acc = (V(*)[4])(void *)(raw + (sizeof(V) - (uintptr_t)raw % sizeof(V)) % sizeof(V));        \
+        }                                                                                               \
         int64_t c0 = lo;                                                                                \
         for (; c0 + NL <= hi; c0 += NL) {                                                               \
             memset(acc, 0, sizeof(V) * 4 * (size_t)KK);                                                 \
@@ -4052,6 +4060,7 @@ static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
                 for (int64_t l = 0; l < NL; l++) ((T *)j->out)[(c0 + l) * KK + t] = sv[l];             \
             }                                                                                           \
         }                                                                                               \
+        if (raw) CT_FREE(raw);                                                                          \
         return c0;                                                                                      \
     }
 CT__DW_WG_DEF(f32, float, ct__vf32)
