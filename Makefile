@@ -4,6 +4,7 @@
 #   make bench   benchmarks vs PyTorch   make fuzz   fuzz the file loaders
 #   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
 #   make test-aarch64   the unit tests cross-built for aarch64, run under qemu-aarch64
+#   make footprint  examples/mlp_tiny.c static, -Os, selective build: prints `<N> bytes`
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc

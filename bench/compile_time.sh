@@ -14,7 +14,8 @@ for h in ctensor.h ctensor_nn.h ctensor_linalg.h ctensor_quant.h; do
 "
   f=$D/$(basename $h .h).c
   printf '#define CTENSOR_IMPLEMENTATION\n%s' "$inc" > "$f"
-  t=$( { /usr/bin/time -f '%U %S' $CC -std=c11 -O2 -I. "$@" -c "$f" -o "$D/x.o" >/dev/null 2>/dev/null; } 2>&1 | tail -1 | awk '{ print $1 + $2 }')
+  /usr/bin/time -o "$D/time.txt" -f '%U %S' $CC -std=c11 -O2 -I. "$@" -c "$f" -o "$D/x.o" || exit 1
+  t=$(tail -1 "$D/time.txt" | awk '{ print $1 + $2 }')
   printf '%-18s %6.1f s   (file with it: %.1f s)\n' "$h" "$(echo "$t $prev" | awk '{ print $1 - $2 }')" "$t"
   prev=$t
 done
