@@ -9079,7 +9079,7 @@ static void fname##_b4(void *c_, int64_t lo_, int64_t hi_) {                    
     /* a strip's sums: on the stack when narrow, else on the heap (a 4096-double     \
        array was a 32 KB frame); without memory, in parts of the small buffer */     \
     double tsmall[CT__VSUM_SMALL], *tbig = W > CT__VSUM_SMALL ? CT__NEW_ARRAY(double, W) : NULL;  \
-    double *tot = tbig ? tbig : tsmall;                                                               \
+    double *CT_RESTRICT tot = tbig ? tbig : tsmall;                                                             \
     int64_t cap = tbig ? W : CT__VSUM_SMALL;                                                          \
     for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
             int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
