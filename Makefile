@@ -5,6 +5,7 @@
 #   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
 #   make test-aarch64   the unit tests cross-built for aarch64, run under qemu-aarch64
 #   make docs    regenerate docs/reference/ (the API reference) from the headers
+#   make footprint  examples/mlp_tiny.c static, -Os, selective build: prints `<N> bytes`
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
@@ -185,6 +186,9 @@ test-compile:
 	@CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" BUILD=$(BUILD) sh tests/compile/run.sh
 
 # ---- library (make lib, make install) -----------------------------------------
+# The library's object is compiled with -fstack-usage: $(BUILD)/lib/ctensor.su lists
+# every function's frame; tests/lib/check.sh fails when one is over 16 KB (threads
+# of an RTOS have small stacks).
 # make lib: $(BUILD)/lib/libctensor.so (soname libctensor.so.0) and libctensor.a from
 # src/ctensor_lib.c (the implementation of ctensor.h, ctensor_nn.h, ctensor_linalg.h
 # and ctensor_quant.h, compiled once), exporting only the CTENSOR_API functions
@@ -197,7 +201,7 @@ test-compile:
 PREFIX      ?= /usr/local
 CT_VERSION  := 0.2.0
 LIB_OPT     ?= -O2 -fopenmp -DCTENSOR_OPENMP
-LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED
+LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED -fstack-usage
 LIB_DEPLIBS := $(if $(LAPACKLIB),-llapacke) $(if $(BLAS_LIBS)$(LAPACKLIB),-lopenblas) $(if $(findstring -fopenmp,$(LIB_OPT)),-lgomp) -lm -lpthread
 LIB_HEADERS := ctensor.h ctensor_nn.h ctensor_quant.h ctensor_named.h $(if $(LAPACKLIB),ctensor_linalg.h)
 LIBDIR_I    := $(PREFIX)/lib
@@ -300,6 +304,30 @@ test-aarch64-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_TESTS)))
 	@[ -n "$(A64_OK)" ] || { echo "$(A64_SKIP)"; exit 1; }
 	@$(if $(A64_LAPACK),,echo "aarch64: $(A64_LAPACK_TESTS) skipped: no arm64 LAPACKE/CBLAS; as root: $(A64_APT)";) \
 	$(A64_ENV) A64_TESTS="$(A64_TESTS)" A64_ONLY=1 sh tests/run_suite.sh
+
+# ---- footprint ----------------------------------------------------------------
+# make footprint: examples/mlp_tiny.c (a 784-128-10 MLP, the selective build:
+# CTENSOR_SELECTED_OPS) size-optimized, static and stripped, then run; prints its
+# size as `<N> bytes`. Static with musl (musl-gcc, Debian's musl-tools, installed
+# when root) where there is one: glibc's static libc alone is about 670 KB (a
+# static printf program), so without musl it is static glibc, said so; a system
+# without a static libc gets a dynamic build, said so. FOOTPRINT_CC picks the compiler.
+FOOT_FLAGS := -std=c11 $(WARN) -I. -Os -ffunction-sections -fdata-sections -Wl,--gc-sections -s
+FOOTPRINT_CC ?= $(shell command -v musl-gcc 2>/dev/null)
+.PHONY: footprint footprint-run
+footprint:
+	@command -v musl-gcc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q musl-tools) >/dev/null 2>&1; } || \
+	  echo "footprint: no musl-gcc (sudo apt-get install musl-tools): building with $(CC)"
+	@$(MAKE) --no-print-directory footprint-run
+footprint-run: | $(BUILD)/examples
+	@fcc="$(FOOTPRINT_CC)"; [ -n "$$fcc" ] || fcc=$(CC); \
+	case "$$fcc" in *musl*) how="static, musl";; *) how="static, glibc";; esac; \
+	lc=$$($$fcc -print-file-name=libc.a); [ "$$lc" != libc.a ] && [ -e "$$lc" ] || how="dynamic (no static libc)"; \
+	static=-static; case "$$how" in dynamic*) static=;; esac; \
+	echo "$$fcc $(FOOT_FLAGS) $$static examples/mlp_tiny.c -o $(BUILD)/examples/mlp_tiny_small -lm"; \
+	$$fcc $(FOOT_FLAGS) $$static examples/mlp_tiny.c -o $(BUILD)/examples/mlp_tiny_small -lm && \
+	./$(BUILD)/examples/mlp_tiny_small && echo "mlp_tiny ($$how, -Os, gc-sections, stripped):" && \
+	echo "$$(wc -c < $(BUILD)/examples/mlp_tiny_small) bytes"
 
 # ---- benchmarks -------------------------------------------------------------
 # make bench [BENCH="overhead elementwise"] [CT_BENCH_SECONDS=0.05]: builds every

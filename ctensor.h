@@ -51,6 +51,18 @@
      CTENSOR_NO_CACHES        keep nothing freed for reuse (blocks, tensor headers,
                               autograd nodes): a use after free reaches the sanitizer.
                               Defined by itself under AddressSanitizer
+     CTENSOR_SELECTED_OPS     the selective build, for small static programs: only the
+                              ops named by CTENSOR_OP_<NAME> 1 (NAME as in the op lists,
+                              "Op lists" below: CTENSOR_OP_ADDMM, CTENSOR_OP_RELU, ...;
+                              companion headers' rows too) keep their meta, kernel,
+                              loops and backward; calling another op fails with "op X
+                              was not selected in this build (CTENSOR_SELECTED_OPS)".
+                              With -Os -ffunction-sections -fdata-sections
+                              -Wl,--gc-sections the rest is dropped (make footprint,
+                              examples/mlp_tiny.c). Unused static functions are not
+                              warned about in that file
+     CTENSOR_NO_AUTOGRAD      no backward rules linked: backward() on a graph fails
+                              with an error naming the op (forward ops are unchanged)
 
    OWNERSHIP IN ONE PARAGRAPH
      Every function that returns a tensor returns a new reference owned by the
@@ -2968,6 +2980,42 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
    ct__saved_peek: no history, hence no reference cycle through a view's base */
 #define CT__SAVE_GEOMETRY 0x80000000u
 
+/* ---- the selective build (CTENSOR_SELECTED_OPS, CTENSOR_NO_AUTOGRAD) ----
+   CT__SEL(E) is 1 when op E is in this build: always, or with CTENSOR_SELECTED_OPS
+   when CTENSOR_OP_<E> is defined as 1 (the probe: CT__SELP_1 adds an argument, so
+   the second one is 1; anything else leaves 0 second). CT__SEL_OR(E, f, g) is f
+   for a selected op, else g; CT__WHEN_SEL(E)(tokens) keeps the tokens only then.
+   An op left out keeps its row (ids, names, schemas stay), with the stubs below. */
+#define CT__SELP_1 ~, 1
+#define CT__SEL2_(a, b, ...) b
+#define CT__SEL2(...) CT__SEL2_(__VA_ARGS__)
+#ifdef CTENSOR_SELECTED_OPS
+#  if defined(CTENSOR_OP_BITWISE_NOT) && !defined(CTENSOR_OP_LOGICAL_NOT)
+#    define CTENSOR_OP_LOGICAL_NOT 1   /* ~ on bool tensors runs logical_not's loop */
+#  endif
+#  define CT__SEL(E) CT__SEL2(CT__CAT(CT__SELP_, CTENSOR_OP_##E), 0, ~)
+#  if defined(__GNUC__) || defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wunused-function"
+#  endif
+#else
+#  define CT__SEL(E) 1
+#endif
+#define CT__SEL_OR(E, f, g) CT__CAT(CT__SELOR_, CT__SEL(E))(f, g)
+#define CT__SELOR_1(f, g) f
+#define CT__SELOR_0(f, g) g
+#define CT__WHEN_SEL(E) CT__CAT(CT__WHEN_, CT__SEL(E))
+#define CT__WHEN_1(...) __VA_ARGS__
+#define CT__WHEN_0(...)
+#ifdef CTENSOR_NO_AUTOGRAD
+#  define CT__BW_OR(E, bw) ct__bw_unselected
+#else
+#  define CT__BW_OR(E, bw) CT__SEL_OR(E, bw, ct__bw_unselected)
+#endif
+static int ct__op_unselected(int op);
+static CT__UNUSED int ct__meta_unselected(ct__call *c) { return ct__op_unselected(c->op); }
+static CT__UNUSED int ct__k_unselected(ct__call *c) { return ct__op_unselected(c->op); }
+static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
+
 /* ----------------------------------------------------------------------------
    Op lists, one per family. Each family section below defines its functions.
    -------------------------------------------------------------------------- */
@@ -3193,7 +3241,8 @@ typedef struct ct__opdef {
 
 static const ct__opdef ct__ops[CT__NUM_OPS] = {
 #define CT__X_DEF(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
-    {sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save},
+    {sname, name, bw, nin, nout, flags, attrs, CT__SEL_OR(E, meta, ct__meta_unselected), \
+     CT__SEL_OR(E, kernel, ct__k_unselected), CT__BW_OR(E, backward), save},
     CT__OPS(CT__X_DEF)
 };
 
@@ -3221,6 +3270,25 @@ CT__INLINE const ct__opdef *ct__opdef_get(int op) {
 #endif
 CTENSOR_API int ct_num_ops(void) { return CT__NUM_OPS + CT__LOAD_ACQUIRE(&ct__n_ext_ops); }
 CT__INLINE int ct__op_valid(int op) { return op >= 0 && op < ct_num_ops(); }
+
+/* the stubs of ops a selective build left out (CTENSOR_SELECTED_OPS), and of
+   backward rules with CTENSOR_NO_AUTOGRAD */
+#ifdef CTENSOR_SELECTED_OPS
+static const char *const ct__op_enames[CT__NUM_OPS] = {
+#define CT__X_ENAME(E, ...) #E,
+    CT__OPS(CT__X_ENAME)
+#undef CT__X_ENAME
+};
+#endif
+static CT__NOINLINE int ct__op_unselected(int op) {
+    const ct__opdef *d = ct__opdef_get(op);
+#ifdef CTENSOR_SELECTED_OPS
+    if (op < CT__NUM_OPS)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: op %s was not selected in this build (CTENSOR_SELECTED_OPS): define CTENSOR_OP_%s 1",
+                          d->name, d->sname, ct__op_enames[op]);
+#endif
+    return ct__failed(CT_ERR_UNSUPPORTED, "%s: op %s was not selected in this build (CTENSOR_SELECTED_OPS)", d->name, d->sname);
+}
 
 /* ---- typed attribute schemas ----------------------------------------------
    A row's attribute schema lists `TYPE NAME=SLOT` entries, comma-separated.
@@ -4000,6 +4068,16 @@ struct ct__node {
     struct ct__node *free_next; /* deferred destruction list; the thread's node cache */
     int32_t pooled;             /* allocated at CT__NODE_SMALL bytes: goes back to a node cache */
 };
+/* the backward stub of the selective build (the rows' CT__BW_OR) */
+static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    (void)gout; (void)gin;
+    const ct__opdef *d = ct__opdef_get(n->op);
+#ifdef CTENSOR_NO_AUTOGRAD
+    return ct__failed(CT_ERR_AUTOGRAD, "%s: the derivative of %s is not in this build (CTENSOR_NO_AUTOGRAD)", d->name, d->sname);
+#else
+    return ct__failed(CT_ERR_AUTOGRAD, "%s: the derivative of %s is not in this build (CTENSOR_SELECTED_OPS)", d->name, d->sname);
+#endif
+}
 
 static void ct__node_decref(ct__node *n);
 
@@ -6629,7 +6707,8 @@ CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
 #define CT__UNARY_BOOL_LOOPS(UB) CT__UNARY_PREDICATES_TABLE(CT__UBLOOP_ROW, UB)
 
 #define CT__ULOOP_M(suffix, T, C, LD, ST, EXPR) CT__ULOOP(ct__u_##suffix, T, C, LD, ST, EXPR)
-#define CT__U_GEN(E, I, B, FX, DX, IX)                                                                  \
+#define CT__U_GEN(E, ...) CT__WHEN_SEL(E)(CT__U_GEN_(E, __VA_ARGS__))
+#define CT__U_GEN_(E, I, B, FX, DX, IX)                                                                 \
     CT__GEN_FLOAT(CT__ULOOP_M, E, FX, DX)                                                               \
     CT__GEN_INT_##I(CT__ULOOP_M, E, IX)                                                                 \
     CT__GEN_BOOL_##B(CT__ULOOP_M, E, IX)                                                                \
@@ -6637,7 +6716,8 @@ CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
 CT__UNARY_LOOPS(CT__U_GEN)
 
 #define CT__ULOOPB_M(suffix, T, C, LD, ST, EXPR) CT__ULOOPB(ct__ub_##suffix, T, C, LD, EXPR)
-#define CT__UB_GEN(E, FX, DX, IX)                                                                       \
+#define CT__UB_GEN(E, ...) CT__WHEN_SEL(E)(CT__UB_GEN_(E, __VA_ARGS__))
+#define CT__UB_GEN_(E, FX, DX, IX)                                                                      \
     CT__GEN_FLOAT(CT__ULOOPB_M, E, FX, DX)                                                              \
     CT__GEN_INT_Y(CT__ULOOPB_M, E, IX)                                                                  \
     CT__GEN_BOOL_Y(CT__ULOOPB_M, E, IX)                                                                 \
@@ -6648,13 +6728,13 @@ CT__UNARY_BOOL_LOOPS(CT__UB_GEN)
 static ct__loop_fn ct__unary_vec_f32(int op) {
 #ifdef CT__HAVE_VEC
     switch (op) {
-    case CT__OP_EXP: return ct__uv_exp;
-    case CT__OP_TANH: return ct__uv_tanh;
-    case CT__OP_SIGMOID: return ct__uv_sigmoid;
-    case CT__OP_ERF: return ct__uv_erf;
-    case CT__OP_ERFC: return ct__uv_erfc;
-    case CT__OP_SILU: return ct__uv_silu;
-    case CT__OP_GELU: return ct__uv_gelu;
+    CT__WHEN_SEL(EXP)(case CT__OP_EXP: return ct__uv_exp;)
+    CT__WHEN_SEL(TANH)(case CT__OP_TANH: return ct__uv_tanh;)
+    CT__WHEN_SEL(SIGMOID)(case CT__OP_SIGMOID: return ct__uv_sigmoid;)
+    CT__WHEN_SEL(ERF)(case CT__OP_ERF: return ct__uv_erf;)
+    CT__WHEN_SEL(ERFC)(case CT__OP_ERFC: return ct__uv_erfc;)
+    CT__WHEN_SEL(SILU)(case CT__OP_SILU: return ct__uv_silu;)
+    CT__WHEN_SEL(GELU)(case CT__OP_GELU: return ct__uv_gelu;)
     default: break;
     }
 #endif
@@ -6663,10 +6743,10 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
 }
 static const ct__loop_fn *ct__unary_table(int op) {
     switch (op) {
-#define CT__U_CASE(E, ...) case CT__OP_##E: return ct__u_##E##_tab;
+#define CT__U_CASE(E, ...) CT__WHEN_SEL(E)(case CT__OP_##E: return ct__u_##E##_tab;)
         CT__UNARY_LOOPS(CT__U_CASE)
 #undef CT__U_CASE
-#define CT__UB_CASE(E, ...) case CT__OP_##E: return ct__ub_##E##_tab;
+#define CT__UB_CASE(E, ...) CT__WHEN_SEL(E)(case CT__OP_##E: return ct__ub_##E##_tab;)
         CT__UNARY_BOOL_LOOPS(CT__UB_CASE)
 #undef CT__UB_CASE
     default: return NULL;
@@ -6778,7 +6858,8 @@ CT__INLINE int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 
     BB(LOGICAL_XOR, (x != 0) != (y != 0))
 
 #define CT__BLOOP_M(suffix, T, C, LD, ST, EXPR) CT__BLOOP(ct__b_##suffix, T, T, C, LD, ST, EXPR)
-#define CT__B_GEN(E, I, Bo, FX, DX, IX)                                                                 \
+#define CT__B_GEN(E, ...) CT__WHEN_SEL(E)(CT__B_GEN_(E, __VA_ARGS__))
+#define CT__B_GEN_(E, I, Bo, FX, DX, IX)                                                                \
     CT__GEN_FLOAT(CT__BLOOP_M, E, FX, DX)                                                               \
     CT__GEN_INT_##I(CT__BLOOP_M, E, IX)                                                                 \
     CT__GEN_BOOL_##Bo(CT__BLOOP_M, E, IX)                                                               \
@@ -6786,7 +6867,8 @@ CT__INLINE int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 
 CT__BINARY_LOOPS(CT__B_GEN)
 
 #define CT__BBLOOP_M(suffix, T, C, LD, ST, EXPR) CT__BLOOP(ct__bb_##suffix, T, uint8_t, C, LD, CT__TOB, EXPR)
-#define CT__BB_GEN(E, X)                                                                                \
+#define CT__BB_GEN(E, ...) CT__WHEN_SEL(E)(CT__BB_GEN_(E, __VA_ARGS__))
+#define CT__BB_GEN_(E, X)                                                                               \
     CT__GEN_FLOAT(CT__BBLOOP_M, E, X, X)                                                                \
     CT__GEN_INT_Y(CT__BBLOOP_M, E, X)                                                                   \
     CT__GEN_BOOL_Y(CT__BBLOOP_M, E, X)                                                                  \
@@ -6795,10 +6877,10 @@ CT__BINARY_BOOL_LOOPS(CT__BB_GEN)
 
 static const ct__loop_fn *ct__binary_table(int op) {
     switch (op) {
-#define CT__B_CASE(E, ...) case CT__OP_##E: return ct__b_##E##_tab;
+#define CT__B_CASE(E, ...) CT__WHEN_SEL(E)(case CT__OP_##E: return ct__b_##E##_tab;)
         CT__BINARY_LOOPS(CT__B_CASE)
 #undef CT__B_CASE
-#define CT__BB_CASE(E, ...) case CT__OP_##E: return ct__bb_##E##_tab;
+#define CT__BB_CASE(E, ...) CT__WHEN_SEL(E)(case CT__OP_##E: return ct__bb_##E##_tab;)
         CT__BINARY_BOOL_LOOPS(CT__BB_CASE)
 #undef CT__BB_CASE
     default: return NULL;
@@ -7252,7 +7334,7 @@ static int ct__k_unary(ct__call *c) {
     ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 1);
     ct__loop_fn fn = vec ? vec : tab ? tab[c->cdt] : NULL;
-    if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];  /* ~True == False */
+    CT__WHEN_SEL(BITWISE_NOT)(if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];)  /* ~True == False */
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want = c->cdt;
     return ct__ew_run(c, fn, 1, c->in, &want);
@@ -9008,6 +9090,7 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
    Horizontal rows use ct__hsum; vertical strips add rows into a double strip
    (when there are fewer strips than threads, the rows are split instead). */
 #define CT__VSUM_STRIP 4096   /* columns per strip: rows are read in runs of whole pages */
+#define CT__VSUM_SMALL 1024   /* strips up to this wide sum into a stack array (8 KB) */
 #define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
 typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * part; int64_t chunk; const T * xr; } fname##_c1;   \
 static void fname##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                                       \
@@ -9069,14 +9152,22 @@ static void fname##_b4(void *c_, int64_t lo_, int64_t hi_) {                    
     double scale = q_->scale; (void)scale;                                                                                        \
     int64_t W = q_->W; (void)W;                                                                                                   \
     int64_t nstrip = q_->nstrip; (void)nstrip;                                                                                    \
+    /* a strip's sums: on the stack when narrow, else on the heap (a 4096-double     \
+       array was a 32 KB frame); without memory, in parts of the small buffer */     \
+    double tsmall[CT__VSUM_SMALL], *tbig = W > CT__VSUM_SMALL ? CT__NEW_ARRAY(double, W) : NULL;  \
+    double *CT_RESTRICT tot = tbig ? tbig : tsmall;                                                             \
+    int64_t cap = tbig ? W : CT__VSUM_SMALL;                                                          \
     for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
             int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
-            double tot[CT__VSUM_STRIP];                                                               \
-            for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                             \
-            const T *xp = x + o * K * NI + i0;                                                        \
-            for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, w);                                \
-            for (int64_t b = 0; b < w; b++) out[o * NI + i0 + b] = (T)(tot[b] * scale);               \
+            for (int64_t c0 = 0; c0 < w; c0 += cap) {                                                 \
+                int64_t wc = w - c0 < cap ? w - c0 : cap;                                             \
+                for (int64_t b = 0; b < wc; b++) tot[b] = 0.0;                                        \
+                const T *xp = x + o * K * NI + i0 + c0;                                               \
+                for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, wc);                           \
+                for (int64_t b = 0; b < wc; b++) out[o * NI + i0 + c0 + b] = (T)(tot[b] * scale);     \
+            }                                                                                         \
         }                                                                        \
+    if (tbig) CT_FREE(tbig);                                                                          \
 }                                                                                                                                 \
     static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
         if (NI == 1) {                                                                                 \

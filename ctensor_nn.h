@@ -4010,15 +4010,20 @@ static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
    inside, in four accumulators (the row of G stays in L1 over the taps); the
    channels left over after the last full vector take the loop above. */
 #ifdef CT__GEMM_SIMD
+#  define CT__DW_WG_STACK_TAPS 49
 #  define CT__DW_WG_DEF(SUF, T, V)                                                                      \
     static CT__NN_FPC int64_t ct__dw_wgvec_##SUF(const ct__dw_job *j, int64_t lo, int64_t hi) {         \
         const ct__cgeo *g = j->g;                                                                       \
         const int64_t C = g->C, OH = g->OH, OW = g->OW, H = g->H, W = g->W, KK = g->kh * g->kw,         \
                       NL = (int64_t)(sizeof(V) / sizeof(T)), xs = g->sw * C;                           \
-        V acc[CT__DW_MAXTAPS][4];                                                                       \
+        /* accumulators for up to 7x7 taps (CT__DW_MAXTAPS of them made a 16.8 KB frame  \
+           with AVX-512); larger kernels take their taps in passes of that many */      \
+        V acc[CT__DW_WG_STACK_TAPS][4];                                                                 \
         int64_t c0 = lo;                                                                                \
-        for (; c0 + NL <= hi; c0 += NL) {                                                               \
-            memset(acc, 0, sizeof(V) * 4 * (size_t)KK);                                                 \
+        for (; c0 + NL <= hi; c0 += NL)                                                                 \
+          for (int64_t t0 = 0; t0 < KK; t0 += CT__DW_WG_STACK_TAPS) {                                   \
+            const int64_t t1 = KK - t0 < CT__DW_WG_STACK_TAPS ? KK : t0 + CT__DW_WG_STACK_TAPS;         \
+            memset(acc, 0, sizeof(V) * 4 * (size_t)(t1 - t0));                                          \
             for (int64_t n = 0; n < g->N; n++)                                                          \
                 for (int64_t oh = 0; oh < OH; oh++) {                                                   \
                     const T *gr = (const T *)j->b + (n * OH + oh) * OW * C + c0;                        \
@@ -4026,11 +4031,13 @@ static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
                         int64_t ih = oh * g->sh - g->ph + i * g->dh;                                    \
                         if (ih < 0 || ih >= H) continue;                                                \
                         for (int64_t q = 0; q < g->kw; q++) {                                           \
+                            const int64_t tap = i * g->kw + q;                                          \
+                            if (tap < t0 || tap >= t1) continue;                                        \
                             int64_t off = q * g->dw - g->pw, oa = 0, ob = OW;                           \
                             while (oa < OW && oa * g->sw + off < 0) oa++;                               \
                             while (ob > oa && (ob - 1) * g->sw + off >= W) ob--;                        \
                             const T *xr = (const T *)j->a + ((n * H + ih) * W + off) * C + c0;          \
-                            V *A = acc[i * g->kw + q], a0 = A[0], a1 = A[1], a2 = A[2], a3 = A[3], gv, xv; \
+                            V *A = acc[tap - t0], a0 = A[0], a1 = A[1], a2 = A[2], a3 = A[3], gv, xv; \
                             int64_t ow = oa;                                                            \
                             for (; ow + 4 <= ob; ow += 4) {                                             \
                                 memcpy(&gv, gr + ow * C, sizeof gv); memcpy(&xv, xr + ow * xs, sizeof xv); a0 += gv * xv; \
@@ -4045,8 +4052,8 @@ static CT__NN_FPC void ct__dw_wgrad_nhwc(void *ctx, int64_t lo, int64_t hi) {
                         }                                                                               \
                     }                                                                                   \
                 }                                                                                       \
-            for (int64_t t = 0; t < KK; t++) {                                                          \
-                V s = acc[t][0] + acc[t][1] + acc[t][2] + acc[t][3];                                    \
+            for (int64_t t = t0; t < t1; t++) {                                                         \
+                V s = acc[t - t0][0] + acc[t - t0][1] + acc[t - t0][2] + acc[t - t0][3];                \
                 T sv[sizeof(V) / sizeof(T)];                                                            \
                 memcpy(sv, &s, sizeof s);                                                               \
                 for (int64_t l = 0; l < NL; l++) ((T *)j->out)[(c0 + l) * KK + t] = sv[l];             \

@@ -116,6 +116,11 @@ TEST(test_depthwise) {
                             (ct_conv_options){.groups = 28, .padding = 2, .dilation = 2}, cl, 1e-4);
         check_against_dense(__LINE__, RND(D, 50, 1, 9, 6, 41), RND(D, 51, 9, 1, 5, 5), RND(D, 52, 9),
                             (ct_conv_options){.groups = 9, .padding_hw = {1, 3}, .stride_hw = {1, 3}}, cl, 1e-10);
+        /* 7x7 (the accumulators of the NHWC weight gradient on the stack) and 8x8 (on the heap) */
+        check_against_dense(__LINE__, RND(F, 81, 1, 20, 10, 10), RND(F, 82, 20, 1, 7, 7), RND(F, 83, 20),
+                            (ct_conv_options){.groups = 20, .padding = 3}, cl, 1e-4);
+        check_against_dense(__LINE__, RND(D, 84, 1, 10, 11, 9), RND(D, 85, 10, 1, 8, 8), RND(D, 86, 10),
+                            (ct_conv_options){.groups = 10, .padding = 4}, cl, 1e-10);
         /* float32 against float64 on a larger layer */
         ct_tensor *x = RND(F, 13, 1, 72, 28, 28), *w = RND(F, 14, 72, 1, 3, 3);
         ct_tensor *xx = cl ? ct_to_channels_last(x) : x;

@@ -30,6 +30,12 @@ try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCT
 # build references pthread_key_create (in libc from glibc 2.34; older: -lpthread)
 try "CTENSOR_NO_THREADS, no -lpthread" sh -c "$CC -std=c11 $W -c tests/compile/nothreads.c -o $B/nothreads.o && ! nm -u $B/nothreads.o | grep -q pthread && $CC $B/nothreads.o -o $B/nothreads -lm && $B/nothreads"
 try "threads: pthread_key_create used" sh -c "$CC -std=c11 $W -c tests/compile/static.c -o $B/threads.o && nm -u $B/threads.o | grep -q pthread_key_create"
+# the selective build: selected ops run (with autograd, and its error under
+# CTENSOR_NO_AUTOGRAD), an op left out fails naming CTENSOR_OP_<NAME>; with gc-sections
+# no kernel of an op left out is in the program
+SEL="-ffunction-sections -fdata-sections -Wl,--gc-sections"
+try "CTENSOR_SELECTED_OPS" sh -c "$CC -std=c11 $W $SEL tests/compile/selected.c -o $B/selected -lm && $B/selected && ! nm $B/selected | grep -qE 'ct__k_mm\$|ct__u_EXP_f32|ct__b_DIV_f32'"
+try "CTENSOR_SELECTED_OPS + CTENSOR_NO_AUTOGRAD, g++" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_NO_AUTOGRAD tests/compile/selected.c -o $B/selected_cxx -lm && $B/selected_cxx"
 # ctensor.h's DLPack structs beside a real dlpack.h (PyTorch's, DLPack 0.6), in either order
 if [ -f /usr/include/ATen/dlpack.h ]; then
   try "dlpack.h before ctensor.h" sh -c "$CC -std=c11 $W -DDLPACK_FIRST -c tests/compile/dlpack_h.c -o $B/dlpack_first.o && $CXX -x c++ -std=c++17 $W -DDLPACK_FIRST -c tests/compile/dlpack_h.c -o $B/dlpack_first_cxx.o"

@@ -5,7 +5,8 @@
 # the staging tree), runs it against libctensor.so and against libctensor.a, and checks
 # that libctensor.so exports only the public API: every dynamic symbol starts with
 # ct_, and the ct__ ones are the macro helpers the headers declare with CTENSOR_API
-# (CT_SCOPE's cleanup, the grad-mode blocks). Ends with "N passed, N failed".
+# (CT_SCOPE's cleanup, the grad-mode blocks), and that no stack frame of the library
+# is over 16 KB (its -fstack-usage file). Ends with "N passed, N failed".
 B=${BUILD:-build}
 CC=${CC:-gcc}
 MAKE=${MAKE:-make}
@@ -19,6 +20,13 @@ else bad "make install" "$out"; echo "$pass passed, $fail failed"; exit 1; fi
 for f in include/ctensor.h include/ctensor_nn.h include/ctensor_quant.h lib/libctensor.so lib/libctensor.so.0 lib/libctensor.a lib/pkgconfig/ctensor.pc; do
   [ -e "$S/usr/local/$f" ] || bad "installed $f"
 done
+# no stack frame over 16 KB (make lib compiles with -fstack-usage: ctensor.su)
+SU="$B/lib/ctensor.su"
+if [ -f "$SU" ]; then
+  big=$(awk -F'\t' '$2 + 0 > 16384 { print "  " $1 ": " $2 " bytes" }' "$SU")
+  max=$(awk -F'\t' '$2 + 0 > m { m = $2 + 0; f = $1 } END { print m " bytes (" f ")" }' "$SU")
+  [ -z "$big" ] && ok "stack frames at most 16 KB (largest $max)" || bad "stack frames over 16 KB" "$big"
+else bad "no $SU (make lib compiles with -fstack-usage)"; fi
 export PKG_CONFIG_PATH="$S/usr/local/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$S"
 want="0 4 40 48 2"
 cflags=$(pkg-config --cflags ctensor) && libs=$(pkg-config --libs ctensor) || bad "pkg-config ctensor"
