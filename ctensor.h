@@ -5934,7 +5934,7 @@ static int ct__dense_in_order(const ct_tensor *t, const int *ord) {
         int d = ord[k];
         if (t->shape[d] == 1) continue;
         if (t->strides[d] != s) return 0;
-        s *= t->shape[d];
+        s = ct__sat_mul(s, t->shape[d]);
     }
     return 1;
 }
@@ -8181,7 +8181,7 @@ CTENSOR_API ct_memory_format ct_suggest_memory_format(const ct_tensor *t) {
         if (t->shape[d] == 0 || t->strides[d] < min) return CT_CONTIGUOUS_FORMAT;
         if (d == 0 && min == t->strides[1]) return CT_CONTIGUOUS_FORMAT;
         min = t->strides[d];
-        if (t->shape[d] > 1) min *= t->shape[d];
+        if (t->shape[d] > 1) min = ct__sat_mul(min, t->shape[d]);
     }
     return t->ndim == 4 ? CT_CHANNELS_LAST : CT_CHANNELS_LAST_3D;
 }
