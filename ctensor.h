@@ -5151,6 +5151,23 @@ static int ct__run_hooks(ct__hook *h, int out_nr, ct_tensor **slot) {
     return 0;
 }
 
+/* PyTorch's layout contract for .grad (utils::obeys_layout_contract): a dense leaf's
+   gradient has the leaf's strides (size-1 dims aside), another leaf's is contiguous;
+   a gradient that does not is copied into that layout (a channels-last leaf gets a
+   channels-last .grad, a contiguous weight a contiguous one, whatever the op gave) */
+static int ct__grad_layout_ok(const ct_tensor *g, const ct_tensor *v) {
+    if (g->ndim != v->ndim || !ct__is_dense(v)) return ct__is_contig(g);
+    for (int d = 0; d < g->ndim; d++)
+        if (g->shape[d] != 1 ? g->strides[d] != v->strides[d] : g->strides[d] == 0) return 0;
+    return 1;
+}
+static int ct__copy_into(ct_tensor *dst, const ct_tensor *src);
+static ct_tensor *ct__grad_in_layout(const ct_tensor *g, const ct_tensor *v) {
+    int like = g->ndim == v->ndim && ct__is_dense(v);
+    ct_tensor *y = ct__alloc(g->dtype, g->ndim, g->shape, like ? v->strides : NULL, g->device);
+    if (y && ct__copy_into(y, g)) { ct__decref(y); return NULL; }
+    return y;
+}
 /* AccumulateGrad: leaf.grad = g, or leaf.grad += g (PyTorch: accumulate_grad.h). */
 static int ct__accumulate(ct__gtask *g, ct__node *n, ct_tensor *grad) {
     ct_tensor *leaf = n->leaf;
@@ -5160,13 +5177,14 @@ static int ct__accumulate(ct__gtask *g, ct__node *n, ct_tensor *grad) {
     ct_tensor *ng;
     if (!leaf->grad) {
         /* steal when nobody else can see it, else clone */
-        if (!g->create_graph && CT__LOAD(&grad->refcount) == 1 && CT__LOAD(&grad->storage->refcount) == 1 && !grad->grad_fn) {
+        int fits = ct__grad_layout_ok(grad, leaf);
+        if (!g->create_graph && fits && CT__LOAD(&grad->refcount) == 1 && CT__LOAD(&grad->storage->refcount) == 1 && !grad->grad_fn) {
             ng = ct__incref(grad);
         } else if (g->create_graph) {
             ng = CT__LOAD(&grad->refcount) == 1 ? ct__incref(grad) : ct_clone(grad);
             if (ng && ng != grad) ct__incref(ng);
         } else {
-            ng = ct__clone_detached(grad);
+            ng = ct__grad_in_layout(grad, leaf);
         }
         if (!ng) { ct_scope_end(s); return -1; }
         leaf->grad = ng;

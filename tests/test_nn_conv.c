@@ -530,13 +530,18 @@ TEST(test_memory_format) {
     for (int k = 1; k <= 4; k++) CHECK(mf_gradcheck(k, 1, ct_to_channels_last(RND(D, 94, 2, 3, 5, 6)), NULL, NULL));
     CHECK(mf_gradcheck(5, 3, x, RND(D, 95, 3, 1, 1), RND(D, 96, 1, 3, 1, 1)));
 
-    /* a channels-last graph gives channels-last gradients: the input's, and the weight's as PyTorch's */
-    ct_tensor *xl = leaf(x), *wl = leaf(w);
+    /* a channels-last graph gives channels-last gradients: the input's, and the weight's as
+       PyTorch's; .grad takes its leaf's layout (PyTorch's layout contract) */
+    ct_tensor *xl = leaf(x), *wl = leaf(w), *wcl = leaf(ct_to_channels_last(w));
     ct_tensor *y = ct_max_pool2d(ct_relu(ct_conv2d(xl, wl, NULL, &(ct_conv_options){.padding = 1})), 2, NULL);
     CHECK(is_cl_only(y));
-    ct_backward(ct_sum(ct_mul(y, ct_randn_like(y, NULL))));
-    CHECK(is_cl_only(ct_grad(xl)));
-    CHECK(is_cl_only(ct_grad(wl)));
+    ct_tensor *gy = ct_randn_like(y, NULL), *gr[2], *ins[2] = {xl, wl};
+    CHECK(ct_autograd_grad(1, &y, &gy, 2, ins, gr, &(ct_grad_options){.retain_graph = 1}) == CT_OK);
+    CHECK(is_cl_only(gr[0]) && is_cl_only(gr[1]));
+    ct_backward(ct_sum(ct_mul(y, gy)));
+    CHECK(is_cl_only(ct_grad(xl)) && ct_is_contiguous(ct_grad(wl)) && ct_allclose(ct_grad(wl), gr[1], 0, 0) == 1);
+    ct_backward(ct_sum(ct_conv2d(ct_contiguous(x), wcl, NULL, NULL)));
+    CHECK(is_cl_only(ct_grad(wcl)));
     /* a contiguous input with a channels-last weight: channels-last output, as PyTorch's */
     CHECK(is_cl_only(ct_conv2d(ct_contiguous(x), ct_to_channels_last(w), NULL, NULL)));
     /* conv_transpose2d returns contiguous tensors (PyTorch 1.13's CPU path) */
