@@ -287,7 +287,11 @@ CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path,
 /* ============================================================================
    Convolution and pooling (torch.nn.functional.conv*, *_pool*, and their modules)
    Inputs are (N, C, H, W) or unbatched (C, H, W); 1-d forms take (N, C, L) or (C, L).
-   A channels-last input (NHWC strides) gives a channels-last output, as in PyTorch.
+   Memory formats as PyTorch 1.13's CPU ops (ct_suggest_memory_format decides): a
+   channels-last input gives a channels-last output; conv2d also for a channels-last
+   weight, and its gradients come back channels-last (the weight's too, from
+   ct_autograd_grad; .grad keeps its leaf's layout); conv_transpose2d's output is
+   contiguous (slow_conv_transpose2d's).
    Options structs: a zero field means PyTorch's default; NULL means all defaults.
    The scalar fields (stride, padding, ...) apply to both spatial dims; the _hw
    arrays, when any entry is nonzero, give (H, W) separately.
