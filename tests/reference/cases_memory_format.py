@@ -67,6 +67,16 @@ def generate(w):
     case("add_nc11_cl_contig", "torch.add", torch.add, [r(2, 3, 1, 1), r(2, 3, 1, 1)], [CL, None])
     case("add_1chw_cl_contig", "torch.add", torch.add, [r(1, 3, 4, 5), r(1, 3, 4, 5)], [CL, None])
 
+    # three operands (where: the condition first, as TensorIterator's operands)
+    cond = r(2, 3, 4, 5) > 0
+    case("where_cond_contig_cl_contig", "torch.where", torch.where, [cond, a, b], [None, CL, None])
+    case("where_cond_cl_contig_cl", "torch.where", torch.where, [cond, a, b], [CL, None, CL])
+    case("lerp_contig_cl_scalar", "torch.lerp", lambda x, y: torch.lerp(x, y, 0.3), [a, b], [None, CL], {"weight": 0.3})
+    case("addcmul_cl_bias_cl", "torch.addcmul", torch.addcmul, [a, r(1, 3, 1, 1), b], [CL, None, CL])
+    case("clamp_cl", "torch.clamp", lambda x: torch.clamp(x, -0.5, 0.5), [a], [CL], {"min": -0.5, "max": 0.5})
+    case("hardswish_cl", "torch.nn.functional.hardswish", F.hardswish, [a], [CL])
+    case("softmax_dim1_cl", "torch.softmax", lambda x: torch.softmax(x, 1), [a], [CL], {"dim": 1})
+
     # ---- conv2d, conv_transpose2d ----
     def c2(**kw):
         return lambda x, wt, *bb: F.conv2d(x, wt, bb[0] if bb else None, **kw)
