@@ -5237,6 +5237,9 @@ static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     case CT__NN_MAX_POOL2D: {
         ct_tensor *ind = CT__SV_OUT(n, 1);
         if (!ind) return -1;
+        /* the input gradient in the input's memory format (the indices have it), whatever g's */
+        int cl = ct__suggest_cl(ind);
+        if (cl != ct__suggest_cl(g) && !(g = cl ? ct_to_channels_last(g) : ct_contiguous(g))) return -1;
         gin[0] = ct__op2(CT__NNOP(MAX_POOL2D_BACKWARD), g, ind, &a);
         break;
     }
@@ -7590,7 +7593,9 @@ static int ct__bw_bn_eval(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) 
         shape[d] = d == 1 ? x->shape[1] : 1;
         if (d != 1) dims[nd++] = d;
     }
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(g, ct_view_n(s, x->ndim, shape)))) return -1;
+    /* the input gradient in x's memory format, whatever g's (PyTorch's batch_norm_backward) */
+    ct_tensor *gl = ct__is_cl_input(x) && !ct__is_cl_input(g) ? ct_to_channels_last(g) : g;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gl, ct_view_n(s, x->ndim, shape)))) return -1;
     if (CT__NEEDS(n, 1) && !(gin[1] = ct_sum_dims(ct_mul(g, x), nd, dims, 0))) return -1;
     if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(g, nd, dims, 0))) return -1;
     return 0;

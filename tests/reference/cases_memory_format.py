@@ -6,7 +6,8 @@ The table: unary ops and activations, binary ops with broadcasting where both
 or one operand is channels-last (TensorIterator decides the output's layout:
 the first operand whose strides order the dims), conv2d / conv_transpose2d
 (channels-last input, or weight only), max / avg / adaptive avg pooling and
-batch_norm, and the ambiguous N,C,1,1 shape. Inputs are float32 unless the
+batch_norm, and the ambiguous N,C,1,1 shape. The upstream gradients have the outputs' layout
+(as a next channels-last layer's would), or are contiguous (_gout_contig). Inputs are float32 unless the
 name says f64; a channels-last input is a permute of a stored NHWC base
 (CL below), exactly what x.to(memory_format=torch.channels_last) gives."""
 import numpy as np
@@ -110,6 +111,13 @@ def generate(w):
     case("adaptive_avg_pool2d_cl_1", "torch.nn.functional.adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, 1),
          [r(2, 3, 4, 5)], [CL], {"output_size": 1})
 
+    # a contiguous upstream gradient (the other cases pass it in the output's layout)
+    case("max_pool2d_cl_gout_contig", "torch.nn.functional.max_pool2d", lambda x: F.max_pool2d(x, 2), [u(2, 3, 4, 6)], [CL],
+         {"kernel_size": 2}, gout_like_output=False)
+    case("conv2d_cl_gout_contig", conv, c2(padding=1), [r(2, 3, 5, 4), r(4, 3, 3, 3)], [CL, None], {"padding": 1},
+         gout_like_output=False)
+    case("relu_cl_gout_contig", "torch.relu", torch.relu, [r(2, 3, 4, 5)], [CL], gout_like_output=False)
+
     # ---- batch_norm ----
     def bn(training):
         def fn(x, m, v, wt, bb):
@@ -122,3 +130,7 @@ def generate(w):
                  [r(3, 4, 3, 5, dtype=dt), r(4, dtype=dt) * 0.1, torch.rand(4, dtype=torch.float64).to(dt) + 0.5,
                   r(4, dtype=dt), r(4, dtype=dt)], [CL, None, None, None, None],
                  {"training": training, "momentum": 0.1, "eps": 1e-5}, requires_grad=[True, False, False, True, True])
+        case("batch_norm_%s_cl_gout_contig" % ("train" if training else "eval"), "torch.nn.functional.batch_norm", bn(training),
+             [r(2, 4, 3, 5), r(4) * 0.1, torch.rand(4, dtype=torch.float64).float() + 0.5, r(4), r(4)],
+             [CL, None, None, None, None], {"training": training, "momentum": 0.1, "eps": 1e-5},
+             requires_grad=[True, False, False, True, True], gout_like_output=False)

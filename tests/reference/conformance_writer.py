@@ -73,7 +73,7 @@ class Writer:
 
     def case(self, family, name, op, fn, inputs, args=None, grad=True, requires_grad=None, rtol=None, atol=None,
              grad_rtol=None, grad_atol=None, note="", permute=None, named=None, expect_error=None, gout_scale=1.0,
-             optional=False, strides=False):
+             optional=False, strides=False, gout_like_output=True):
         """fn(*inputs) -> tensor or tuple. inputs: tensors (copied). permute: per-input list or None.
         optional: PyTorch may not implement this dtype on CPU; then no case is written."""
         if optional:
@@ -150,7 +150,7 @@ class Writer:
                 e["strides"] = list(o.stride())
             if grad and o.requires_grad and o.dtype.is_floating_point:
                 g = (torch.randn(o.shape, dtype=torch.float64) * gout_scale).to(o.dtype)
-                if strides:   # the upstream gradient in the output's layout, as a next layer's would be
+                if strides and gout_like_output:   # the upstream gradient in the output's layout, as a next layer's would be
                     g = torch.empty_like(o).copy_(g)
                     e["gout_strides"] = list(g.stride())
                 gname = "gout%d.npy" % j
