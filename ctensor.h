@@ -3976,7 +3976,9 @@ CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kern
    (PyTorch: torch/csrc/autograd/function.h, saved_variable.h)
    ========================================================================== */
 typedef struct ct__edge { ct__node *fn; int32_t input_nr; } ct__edge;
-typedef struct ct__tmeta { int32_t ndim; ct_dtype dtype; ct_device device; int64_t shape[CT_MAX_DIMS]; } ct__tmeta;
+/* cl: the tensor's suggest_memory_format was channels-last (a backward rule that saves no
+   input still gives its gradient in the input's memory format) */
+typedef struct ct__tmeta { int32_t ndim; ct_dtype dtype; ct_device device; int32_t cl; int64_t shape[CT_MAX_DIMS]; } ct__tmeta;
 typedef struct ct__saved { ct_tensor *t; uint32_t version; int32_t which; /* input i, or -1-j for output j */ } ct__saved;
 
 struct ct__hook {
@@ -4069,6 +4071,7 @@ CT__INLINE void ct__tmeta_of(ct__tmeta *m, const ct_tensor *t) {
     m->ndim = t->ndim;
     m->dtype = t->dtype;
     m->device = t->device;
+    m->cl = t->ndim == 4 && ct_suggest_memory_format(t) == CT_CHANNELS_LAST;
     for (int i = 0; i < t->ndim; i++) m->shape[i] = t->shape[i];
 }
 

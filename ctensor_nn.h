@@ -5251,13 +5251,17 @@ static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
         gin[0] = ct_reshape_n(ct_gather(ct_reshape_n(g, 3, s1), 2, ct_reshape_n(ind, 3, s2)), 4, s4);
         break;
     }
-    case CT__NN_AVG_POOL2D: gin[0] = ct__op1(CT__NNOP(AVG_POOL2D_BACKWARD), g, &a); break;
+    case CT__NN_AVG_POOL2D:   /* the input gradient in the input's memory format, whatever g's (PyTorch's) */
+        if (n->in_meta[0].cl != ct__suggest_cl(g) && !(g = n->in_meta[0].cl ? ct_to_channels_last(g) : ct_contiguous(g))) return -1;
+        gin[0] = ct__op1(CT__NNOP(AVG_POOL2D_BACKWARD), g, &a);
+        break;
     case CT__NN_AVG_POOL2D_BACKWARD: gin[0] = ct__op1(CT__NNOP(AVG_POOL2D), g, &a); break;
     case CT__NN_ADAPTIVE_AVG_POOL2D:
         if (g->shape[2] == 1 && g->shape[3] == 1) {   /* PyTorch's global pooling is mean(-1, -2): the gradient is its expand */
             const int64_t *s = n->in_meta[0].shape;
             gin[0] = ct_div_scalar(ct_expand_n(g, 4, s), (double)(s[2] * s[3]));
         } else {
+            if (n->in_meta[0].cl != ct__suggest_cl(g) && !(g = n->in_meta[0].cl ? ct_to_channels_last(g) : ct_contiguous(g))) return -1;
             gin[0] = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD), g, &a);
         }
         break;

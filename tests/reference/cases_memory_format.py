@@ -116,6 +116,12 @@ def generate(w):
          {"kernel_size": 2}, gout_like_output=False)
     case("conv2d_cl_gout_contig", conv, c2(padding=1), [r(2, 3, 5, 4), r(4, 3, 3, 3)], [CL, None], {"padding": 1},
          gout_like_output=False)
+    case("avg_pool2d_cl_gout_contig", "torch.nn.functional.avg_pool2d", lambda x: F.avg_pool2d(x, 2), [r(2, 3, 4, 6)], [CL],
+         {"kernel_size": 2}, gout_like_output=False)
+    case("adaptive_avg_pool2d_cl_gout_contig", "torch.nn.functional.adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
+         [r(2, 3, 5, 7)], [CL], {"output_size": [2, 3]}, gout_like_output=False)
+    case("adaptive_avg_pool2d_cl_1_gout_contig", "torch.nn.functional.adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, 1),
+         [r(2, 3, 4, 5)], [CL], {"output_size": 1}, gout_like_output=False)
     case("relu_cl_gout_contig", "torch.relu", torch.relu, [r(2, 3, 4, 5)], [CL], gout_like_output=False)
 
     # ---- batch_norm ----
