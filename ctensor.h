@@ -556,6 +556,26 @@ CTENSOR_API ct_tensor *ct_to_device_dtype(const ct_tensor *t, ct_device device, 
 CTENSOR_API ct_tensor *ct_to_device_nonblocking(const ct_tensor *t, ct_device device);
 CTENSOR_API ct_device ct_get_device(const ct_tensor *t);                /* ct_cpu() for NULL */
 CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t);         /* 4-D NHWC memory format */
+/* Memory formats (torch.memory_format; the values are the memory_format attribute of
+   clone and to). Channels-last is NHWC order for 4-D tensors, channels-last-3d NDHWC
+   for 5-D; conv, pooling, batch norm and elementwise ops keep a channels-last input's
+   format (elementwise: the layout PyTorch's TensorIterator picks from the operands). */
+typedef enum ct_memory_format {
+    CT_PRESERVE_FORMAT = 0,     /* torch.preserve_format */
+    CT_CHANNELS_LAST = 1,       /* torch.channels_last */
+    CT_CONTIGUOUS_FORMAT = 2,   /* torch.contiguous_format */
+    CT_CHANNELS_LAST_3D = 3     /* torch.channels_last_3d */
+} ct_memory_format;
+/* x.contiguous(memory_format=fmt): t itself (a new reference) when it already is
+   contiguous in fmt, else a copy in that format (differentiable) */
+CTENSOR_API ct_tensor *ct_contiguous_format(const ct_tensor *t, ct_memory_format fmt);
+/* x.is_contiguous(memory_format=fmt): dense in fmt's dim order (size-1 dims free);
+   preserve_format asks for plain contiguity, as PyTorch's does */
+CTENSOR_API int ct_is_contiguous_format(const ct_tensor *t, ct_memory_format fmt);
+/* x.suggest_memory_format(): CT_CHANNELS_LAST (CT_CHANNELS_LAST_3D) when a 4-D (5-D)
+   tensor's strides order its dims as NHWC (NDHWC), else CT_CONTIGUOUS_FORMAT; the
+   format conv and pooling compute in. Ambiguous shapes (N,C,1,1) follow the strides */
+CTENSOR_API ct_memory_format ct_suggest_memory_format(const ct_tensor *t);
 
 /* ============================================================================
    Views (share storage, no copy)
@@ -3023,8 +3043,8 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
 #define CT__OPS_CREATE(X)                                                                                     \
     X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "float value=s0", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
     X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format) memory_format=mode, bool non_blocking=f0", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
-    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode, bool non_blocking=f0", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
+    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
     X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
     X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
     X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int n=i0, int m=i1, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
@@ -4033,7 +4053,9 @@ CTENSOR_API ct_status ct_register_kernel(const char *name, ct_backend b, ct_kern
    (PyTorch: torch/csrc/autograd/function.h, saved_variable.h)
    ========================================================================== */
 typedef struct ct__edge { ct__node *fn; int32_t input_nr; } ct__edge;
-typedef struct ct__tmeta { int32_t ndim; ct_dtype dtype; ct_device device; int64_t shape[CT_MAX_DIMS]; } ct__tmeta;
+/* cl: the tensor's suggest_memory_format was channels-last (a backward rule that saves no
+   input still gives its gradient in the input's memory format) */
+typedef struct ct__tmeta { int32_t ndim; ct_dtype dtype; ct_device device; int32_t cl; int64_t shape[CT_MAX_DIMS]; } ct__tmeta;
 typedef struct ct__saved { ct_tensor *t; uint32_t version; int32_t which; /* input i, or -1-j for output j */ } ct__saved;
 
 struct ct__hook {
@@ -4136,6 +4158,7 @@ CT__INLINE void ct__tmeta_of(ct__tmeta *m, const ct_tensor *t) {
     m->ndim = t->ndim;
     m->dtype = t->dtype;
     m->device = t->device;
+    m->cl = t->ndim == 4 && ct_suggest_memory_format(t) == CT_CHANNELS_LAST;
     for (int i = 0; i < t->ndim; i++) m->shape[i] = t->shape[i];
 }
 
@@ -5276,6 +5299,23 @@ static int ct__run_hooks(ct__hook *h, int out_nr, ct_tensor **slot) {
     return 0;
 }
 
+/* PyTorch's layout contract for .grad (utils::obeys_layout_contract): a dense leaf's
+   gradient has the leaf's strides (size-1 dims aside), another leaf's is contiguous;
+   a gradient that does not is copied into that layout (a channels-last leaf gets a
+   channels-last .grad, a contiguous weight a contiguous one, whatever the op gave) */
+static int ct__grad_layout_ok(const ct_tensor *g, const ct_tensor *v) {
+    if (g->ndim != v->ndim || !ct__is_dense(v)) return ct__is_contig(g);
+    for (int d = 0; d < g->ndim; d++)
+        if (g->shape[d] != 1 ? g->strides[d] != v->strides[d] : g->strides[d] == 0) return 0;
+    return 1;
+}
+static int ct__copy_into(ct_tensor *dst, const ct_tensor *src);
+static ct_tensor *ct__grad_in_layout(const ct_tensor *g, const ct_tensor *v) {
+    int like = g->ndim == v->ndim && ct__is_dense(v);
+    ct_tensor *y = ct__alloc(g->dtype, g->ndim, g->shape, like ? v->strides : NULL, g->device);
+    if (y && ct__copy_into(y, g)) { ct__decref(y); return NULL; }
+    return y;
+}
 /* AccumulateGrad: leaf.grad = g, or leaf.grad += g (PyTorch: accumulate_grad.h). */
 static int ct__accumulate(ct__gtask *g, ct__node *n, ct_tensor *grad) {
     ct_tensor *leaf = n->leaf;
@@ -5285,13 +5325,14 @@ static int ct__accumulate(ct__gtask *g, ct__node *n, ct_tensor *grad) {
     ct_tensor *ng;
     if (!leaf->grad) {
         /* steal when nobody else can see it, else clone */
-        if (!g->create_graph && CT__LOAD(&grad->refcount) == 1 && CT__LOAD(&grad->storage->refcount) == 1 && !grad->grad_fn) {
+        int fits = ct__grad_layout_ok(grad, leaf);
+        if (!g->create_graph && fits && CT__LOAD(&grad->refcount) == 1 && CT__LOAD(&grad->storage->refcount) == 1 && !grad->grad_fn) {
             ng = ct__incref(grad);
         } else if (g->create_graph) {
             ng = CT__LOAD(&grad->refcount) == 1 ? ct__incref(grad) : ct_clone(grad);
             if (ng && ng != grad) ct__incref(ng);
         } else {
-            ng = ct__clone_detached(grad);
+            ng = ct__grad_in_layout(grad, leaf);
         }
         if (!ng) { ct_scope_end(s); return -1; }
         leaf->grad = ng;
@@ -6053,9 +6094,30 @@ static void ct__iter_run(const ct__iter *it, ct__loop_fn fn, const ct__attrs *a)
     ct__iter_run_work(it, fn, a, it->numel);
 }
 
-/* Output strides for an elementwise result: follow the memory order of the
-   first input that has the output's shape and is dense (so channels-last and
-   transposed inputs give outputs in the same layout, as PyTorch does). */
+/* dense in the dim order ord (outermost first), size-1 dims free (c10's
+   compute_channels_last_contiguous_2d / _3d) */
+static int ct__dense_in_order(const ct_tensor *t, const int *ord) {
+    int64_t s = 1;
+    for (int k = t->ndim - 1; k >= 0; k--) {
+        int d = ord[k];
+        if (t->shape[d] == 1) continue;
+        if (t->strides[d] != s) return 0;
+        s = ct__sat_mul(s, t->shape[d]);
+    }
+    return 1;
+}
+static const int ct__cl_ord[2][5] = {{0, 2, 3, 1, 0}, {0, 2, 3, 4, 1}};
+static int ct__fmt_ok(const char *op, const ct_tensor *t, ct_memory_format fmt) {
+    if ((unsigned)fmt > (unsigned)CT_CHANNELS_LAST_3D)
+        return ct__failed(CT_ERR_ARG, "%s: invalid memory format %d", op, (int)fmt);
+    if (t && fmt == CT_CHANNELS_LAST && t->ndim != 4)
+        return ct__failed(CT_ERR_ARG, "%s: required rank 4 tensor to use channels_last format (got rank %d)", op, t->ndim);
+    if (t && fmt == CT_CHANNELS_LAST_3D && t->ndim != 5)
+        return ct__failed(CT_ERR_ARG, "%s: required rank 5 tensor to use channels_last_3d format (got rank %d)", op, t->ndim);
+    return 0;
+}
+/* Output strides for an elementwise result (ct__layout_like, below): channels-last
+   and transposed inputs give outputs in their layout, as PyTorch does. */
 static int ct__is_dense(const ct_tensor *x) {
     /* non-overlapping and dense: strides are a permutation of contiguous ones */
     int idx[CT_MAX_DIMS], n = 0;
@@ -6076,40 +6138,63 @@ static int ct__is_dense(const ct_tensor *x) {
     }
     return 1;
 }
+/* x's stride along output dim d once broadcast to the output's shape (0 where it is) */
+static int64_t ct__bstride(const ct_tensor *x, const ct__outinfo *o, int d) {
+    int xd = d - (o->ndim - x->ndim);
+    if (xd < 0 || (x->shape[xd] == 1 && o->shape[d] != 1)) return 0;
+    return x->strides[xd];
+}
+/* PyTorch's TensorIterator (compute_fast_setup_type, reorder_dimensions): operands all
+   of the output's shape give a contiguous output when all are contiguous, channels-last
+   when all are, their strides when all are dense with the same strides; otherwise the
+   dims are ordered by the first operand whose broadcast strides order them (a broadcast
+   or equal stride defers to the next operand), and the output is dense in that order */
 static void ct__layout_like(ct__outinfo *o, int nin, ct_tensor *const *in) {
+    int nd = o->ndim, same = nin > 0, c = 1, cl = nd == 4, dense = 1;
     o->has_strides = 0;
-    if (nin > 0 && in[0]->ndim == o->ndim && !(in[0]->flags & CT__F_WRAPPED_NUMBER) && ct__is_contig(in[0])) return;
-    for (int i = 0; i < nin; i++) {
+    if (nd < 2) return;
+    for (int i = 0; i < nin && same; i++) {
         const ct_tensor *x = in[i];
-        if (x->ndim != o->ndim || (x->flags & CT__F_WRAPPED_NUMBER)) continue;
-        int same = 1;
-        for (int d = 0; d < x->ndim && same; d++) same = x->shape[d] == o->shape[d];
-        if (!same) continue;
-        if (ct__is_contig(x)) return;
-        if (!ct__is_dense(x)) {
-            /* a broadcast (expanded) operand does not decide the layout: the next one does, as in
-               PyTorch's TensorIterator (sum(y * g).backward() then keeps a channels-last g's layout) */
-            int bcast = 0;
-            for (int d = 0; d < x->ndim; d++) bcast |= x->strides[d] == 0 && x->shape[d] > 1;
-            if (bcast) continue;
+        same = x->ndim == nd && !(x->flags & CT__F_WRAPPED_NUMBER);
+        for (int d = 0; d < nd && same; d++) same = x->shape[d] == o->shape[d];
+        c = c && ct__is_contig(x);
+        cl = cl && same && ct__dense_in_order(x, ct__cl_ord[0]);
+        dense = dense && same && ct__is_dense(x);
+        for (int d = 0; d < nd && dense && i; d++) dense = x->strides[d] == in[0]->strides[d];
+    }
+    if (same && c) return;
+    int perm[CT_MAX_DIMS];   /* perm[0]: the fastest dim */
+    for (int k = 0; k < nd; k++) perm[k] = nd - 1 - k;
+    if (same && (cl || dense)) {
+        if (dense && !cl) {
+            for (int d = 0; d < nd; d++) o->strides[d] = in[nin - 1]->strides[d];
+            o->has_strides = 1;
             return;
         }
-        /* sort dims by x's strides, descending; build dense strides in that order */
-        int perm[CT_MAX_DIMS];
-        for (int d = 0; d < x->ndim; d++) perm[d] = d;
-        for (int a = 1; a < x->ndim; a++) {
-            int p = perm[a], j = a - 1;
-            while (j >= 0 && x->strides[perm[j]] < x->strides[p]) { perm[j + 1] = perm[j]; j--; }
-            perm[j + 1] = p;
+        for (int k = 0; k < 4; k++) perm[k] = ct__cl_ord[0][3 - k];
+    } else {
+        for (int k = 1; k < nd; k++) {   /* insertion sort, ambiguous pairs left in place */
+            for (int k0 = k - 1, k1 = k; k0 >= 0; k0--) {
+                int d0 = perm[k0], d1 = perm[k1], cmp = 0;
+                for (int i = 0; i < nin && !cmp; i++) {
+                    int64_t s0 = ct__bstride(in[i], o, d0), s1 = ct__bstride(in[i], o, d1);
+                    if (s0 == 0 || s1 == 0) continue;
+                    cmp = s0 < s1 ? -1 : s0 > s1 || o->shape[d0] > o->shape[d1];
+                }
+                if (cmp < 0) break;
+                if (cmp > 0) { perm[k0] = d1; perm[k1] = d0; k1 = k0; }
+            }
         }
-        int64_t s = 1;
-        for (int a = x->ndim - 1; a >= 0; a--) {
-            o->strides[perm[a]] = s;
-            s *= o->shape[perm[a]] > 1 ? o->shape[perm[a]] : 1;
-        }
-        o->has_strides = 1;
-        return;
+        int inverted = 1;
+        for (int k = 0; k < nd; k++) inverted &= perm[k] == nd - 1 - k;
+        if (inverted) return;
     }
+    int64_t s = 1;
+    for (int k = 0; k < nd; k++) {
+        o->strides[perm[k]] = s;
+        s = ct__sat_mul(s, o->shape[perm[k]] > 1 ? o->shape[perm[k]] : 1);
+    }
+    o->has_strides = 1;
 }
 
 /* Broadcast shapes (PyTorch's error wording). */
@@ -7925,26 +8010,28 @@ static int ct__k_copy(ct__call *c) {
     return ct__copy_into(x, src);
 }
 /* to (dtype from the attributes) and clone (the input's dtype); memory_format
-   in a->mode: 0 preserve, 1 channels-last, 2 contiguous */
+   in a->mode: a ct_memory_format */
 static int ct__meta_copy_as(ct__call *c, ct_dtype dt) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
     if (!CT__ISREAL(dt) || !CT__ISREAL(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(dt));
-    if (c->a->mode == 1 && x->ndim != 4)
-        return ct__failed(CT_ERR_ARG, "%s: required rank 4 tensor to use channels_last format (got rank %d)", ct__ops[c->op].name, x->ndim);
+    if (ct__fmt_ok(ct__ops[c->op].name, x, (ct_memory_format)c->a->mode)) return -1;
     c->nout = 1;
     o->kind = CT__OUT_NEW;
     o->dtype = dt;
     o->ndim = x->ndim;
     for (int d = 0; d < x->ndim; d++) o->shape[d] = x->shape[d];
-    if (c->a->mode == 1) {  /* channels-last */
+    if (c->a->mode == 1 || c->a->mode == 3) {  /* channels-last (3d) */
         int64_t s = 1;
-        const int order[4] = {1, 3, 2, 0};
-        for (int k = 0; k < 4; k++) { o->strides[order[k]] = s; s *= x->shape[order[k]] > 1 ? x->shape[order[k]] : 1; }
+        const int *ord = ct__cl_ord[c->a->mode == 3];
+        for (int k = x->ndim - 1; k >= 0; k--) { o->strides[ord[k]] = s; s *= x->shape[ord[k]] > 1 ? x->shape[ord[k]] : 1; }
         o->has_strides = 1;
     } else if (c->a->mode == 2) {  /* contiguous */
         o->has_strides = 0;
+    } else if (ct__is_dense(x)) {   /* empty_like's preserve_format: a dense input's strides */
+        for (int d = 0; d < x->ndim; d++) o->strides[d] = x->strides[d];
+        o->has_strides = 1;
     } else {
         ct__layout_like(o, 1, c->in);
     }
@@ -8243,6 +8330,42 @@ CTENSOR_API ct_tensor *ct_to_channels_last(const ct_tensor *t) {
     ct__attrs a;
     ct__attrs_init(&a);
     a.mode = 1;
+    return ct__op1(CT__OP_CLONE, t, &a);
+}
+CTENSOR_API int ct_is_contiguous_format(const ct_tensor *t, ct_memory_format fmt) {
+    if ((unsigned)fmt > (unsigned)CT_CHANNELS_LAST_3D) return ct__fmt_ok("is_contiguous", t, fmt), 0;
+    if (!t) return 0;
+    if (fmt == CT_CHANNELS_LAST || fmt == CT_CHANNELS_LAST_3D)
+        return t->ndim == (fmt == CT_CHANNELS_LAST ? 4 : 5) && ct__dense_in_order(t, ct__cl_ord[fmt == CT_CHANNELS_LAST_3D]);
+    return ct__is_contig(t);
+}
+CTENSOR_API ct_memory_format ct_suggest_memory_format(const ct_tensor *t) {
+    if (!t) { ct__null_arg("suggest_memory_format", 0); return CT_CONTIGUOUS_FORMAT; }
+    if (t->ndim != 4 && t->ndim != 5) return CT_CONTIGUOUS_FORMAT;
+    /* c10's is_channels_last_strides_2d / _3d: strides that do not decrease from C
+       outwards in (N)(D)HWC order; a zero C stride or an N stride equal to C's
+       (N,1,1,1 shapes) stays contiguous */
+    const int *ord = ct__cl_ord[t->ndim == 5];
+    int64_t min = 0;
+    if (t->strides[1] == 0) return CT_CONTIGUOUS_FORMAT;
+    for (int k = t->ndim - 1; k >= 0; k--) {
+        int d = ord[k];
+        if (t->shape[d] == 0 || t->strides[d] < min) return CT_CONTIGUOUS_FORMAT;
+        if (d == 0 && min == t->strides[1]) return CT_CONTIGUOUS_FORMAT;
+        min = t->strides[d];
+        if (t->shape[d] > 1) min = ct__sat_mul(min, t->shape[d]);
+    }
+    return t->ndim == 4 ? CT_CHANNELS_LAST : CT_CHANNELS_LAST_3D;
+}
+CTENSOR_API ct_tensor *ct_contiguous_format(const ct_tensor *t, ct_memory_format fmt) {
+    if (ct__fmt_ok("contiguous", t, fmt)) return NULL;
+    if (!t) { ct__null_arg("contiguous", 0); return NULL; }
+    if (ct_is_contiguous_format(t, fmt)) return ct_alias(t);
+    if (fmt == CT_PRESERVE_FORMAT)
+        return ct__fail(CT_ERR_ARG, "contiguous: preserve memory format is unsupported by the contiguous operator");
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.mode = (int)fmt;
     return ct__op1(CT__OP_CLONE, t, &a);
 }
 CTENSOR_API ct_tensor *ct_fill_(ct_tensor *x, double v) {

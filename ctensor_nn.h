@@ -287,7 +287,11 @@ CTENSOR_API ct_status ct_module_load_safetensors(ct_module *m, const char *path,
 /* ============================================================================
    Convolution and pooling (torch.nn.functional.conv*, *_pool*, and their modules)
    Inputs are (N, C, H, W) or unbatched (C, H, W); 1-d forms take (N, C, L) or (C, L).
-   A channels-last input (NHWC strides) gives a channels-last output, as in PyTorch.
+   Memory formats as PyTorch 1.13's CPU ops (ct_suggest_memory_format decides): a
+   channels-last input gives a channels-last output; conv2d also for a channels-last
+   weight, and its gradients come back channels-last (the weight's too, from
+   ct_autograd_grad; .grad keeps its leaf's layout); conv_transpose2d's output is
+   contiguous (slow_conv_transpose2d's).
    Options structs: a zero field means PyTorch's default; NULL means all defaults.
    The scalar fields (stride, padding, ...) apply to both spatial dims; the _hw
    arrays, when any entry is nonzero, give (H, W) separately.
@@ -2461,8 +2465,11 @@ static ct_tensor *ct__cl_ref(const ct_tensor *x) {
     if (ct__copy_into(y, x)) { ct__decref(y); return NULL; }
     return y;
 }
-/* PyTorch's suggest_memory_format: channels-last when the strides say so and not also contiguous */
+/* batch norm's (and resampling's) choice: channels-last when the strides say so and not also contiguous */
 static int ct__is_cl_input(const ct_tensor *x) { return x->ndim == 4 && ct_is_channels_last(x) && !ct__is_contig(x); }
+/* conv's and pooling's: PyTorch's suggest_memory_format (an N,C,1,1 tensor with channels-last strides
+   is channels-last; a strided view whose strides order the dims NHWC too) */
+static int ct__suggest_cl(const ct_tensor *x) { return x->ndim == 4 && ct_suggest_memory_format(x) == CT_CHANNELS_LAST; }
 /* a new output of the given shape, dense in NCHW order or, when cl, in NHWC order */
 static void ct__nn_out(ct__outinfo *o, ct_dtype dt, int ndim, const int64_t *shape, int cl) {
     o->kind = CT__OUT_NEW;
@@ -2513,7 +2520,8 @@ static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
                           nm, CT__SHAPE(x), (long long)g->OH, (long long)g->OW);
     if (c->op == CT__NNOP(CONV2D_WEIGHT) && (w->shape[0] != g->N || w->shape[2] != g->OH || w->shape[3] != g->OW))
         return ct__failed(CT_ERR_SHAPE, "%s: grad_output of size %s does not match input %s", nm, CT__SHAPE(w), CT__SHAPE(x));
-    g->cl = ct__is_cl_input(x);
+    /* as PyTorch's thnn/mkldnn_conv_use_channels_last: a channels-last weight makes conv2d channels-last too */
+    g->cl = ct__suggest_cl(x) || (c->op == CT__NNOP(CONV2D) && ct__suggest_cl(w));
     return 0;
 }
 
@@ -4696,11 +4704,24 @@ static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     if (n->op == CT__NNOP(CONV2D)) {   /* A = X, B = W */
         /* as PyTorch: grad_output in the input's memory format (the input gradient is then
            channels-last exactly when X is, and both gradients take X's layout's kernels) */
-        int acl = ct__is_cl_input(A);
-        if ((CT__NEEDS(n, 0) || CT__NEEDS(n, 1)) && acl != ct__is_cl_input(g) && !(g = acl ? ct_to_channels_last(g) : ct_contiguous(g)))
+        int acl = ct__suggest_cl(A) || ct__suggest_cl(B);
+        if ((CT__NEEDS(n, 0) || CT__NEEDS(n, 1)) && acl != ct__suggest_cl(g) && !(g = acl ? ct_to_channels_last(g) : ct_contiguous(g)))
             return -1;
         if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), g, B, NULL, a))) return -1;
         if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), A, g, NULL, a))) return -1;
+        /* PyTorch's weight gradient is in the convolution's memory format too */
+        if (CT__NEEDS(n, 1) && acl) {
+            int64_t st[4];
+            ct__cl_strides(gin[1]->shape, st);
+            /* (a 1x1 kernel's contiguous gradient is channels-last already: PyTorch's
+               slow path keeps it, as ct_contiguous_format would) */
+            int same = gin[1]->shape[2] == 1 && gin[1]->shape[3] == 1 && ct_is_channels_last(gin[1]);
+            if (!same) {
+                same = 1;
+                for (int d = 0; d < 4; d++) same &= gin[1]->strides[d] == st[d];
+            }
+            if (!same && !(gin[1] = ct_to_channels_last(gin[1]))) return -1;
+        }
     } else if (n->op == CT__NNOP(CONV_TRANSPOSE2D)) {   /* A = G, B = W */
         if (CT__NEEDS(n, 0) && !(gin[0] = ct__conv_op(CT__NNOP(CONV2D), g, B, NULL, a))) return -1;
         if (CT__NEEDS(n, 1) && !(gin[1] = ct__conv_op(CT__NNOP(CONV2D_WEIGHT), g, A, NULL, a))) return -1;
@@ -4809,6 +4830,9 @@ static ct_tensor *ct__conv_front(const char *nm, int transposed, int dims, const
     if (a.v[8] <= 0 || a.v[9] <= 0)   /* both sizes computed first: the message prints both */
         return ct__fail(CT_ERR_SHAPE, "%s: Given input size per channel: (%lld x %lld). Calculated output size per channel: (%lld x %lld). Output size is too small",
                         nm, (long long)x->shape[2], (long long)x->shape[3], (long long)a.v[8], (long long)a.v[9]);
+    /* PyTorch 1.13's CPU conv_transpose2d (slow_conv_transpose2d) computes and returns
+       contiguous tensors whatever the input's memory format */
+    if (dims == 2 && ct__suggest_cl(x)) x = ct_contiguous(x);
     return ct__conv_op(CT__NNOP(CONV_TRANSPOSE2D), x, w, bias, &a);
 }
 
@@ -4909,7 +4933,7 @@ static int ct__meta_pool(ct__call *c) {
         if (ix->dtype != CT_INT64 || !ct_same_shape(ix, x))
             return ct__failed(CT_ERR_SHAPE, "%s: indices must be int64 of the gradient's shape %s, got %s", nm, CT__SHAPE(x), CT__SHAPE(ix));
     }
-    int cl = ct__is_cl_input(x);
+    int cl = ct__suggest_cl(x);
     c->nout = c->op == CT__NNOP(MAX_POOL2D) ? 2 : 1;
     int64_t shape[4] = {x->shape[0], x->shape[1], bw ? H : osz[0], bw ? W : osz[1]};
     for (int j = 0; j < c->nout; j++) ct__nn_out(&c->oi[j], j ? CT_INT64 : x->dtype, 4, shape, cl);
@@ -5220,6 +5244,9 @@ static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     case CT__NN_MAX_POOL2D: {
         ct_tensor *ind = CT__SV_OUT(n, 1);
         if (!ind) return -1;
+        /* the input gradient in the input's memory format (the indices have it), whatever g's */
+        int cl = ct__suggest_cl(ind);
+        if (cl != ct__suggest_cl(g) && !(g = cl ? ct_to_channels_last(g) : ct_contiguous(g))) return -1;
         gin[0] = ct__op2(CT__NNOP(MAX_POOL2D_BACKWARD), g, ind, &a);
         break;
     }
@@ -5231,9 +5258,20 @@ static int ct__bw_pool(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
         gin[0] = ct_reshape_n(ct_gather(ct_reshape_n(g, 3, s1), 2, ct_reshape_n(ind, 3, s2)), 4, s4);
         break;
     }
-    case CT__NN_AVG_POOL2D: gin[0] = ct__op1(CT__NNOP(AVG_POOL2D_BACKWARD), g, &a); break;
+    case CT__NN_AVG_POOL2D:   /* the input gradient in the input's memory format, whatever g's (PyTorch's) */
+        if (n->in_meta[0].cl != ct__suggest_cl(g) && !(g = n->in_meta[0].cl ? ct_to_channels_last(g) : ct_contiguous(g))) return -1;
+        gin[0] = ct__op1(CT__NNOP(AVG_POOL2D_BACKWARD), g, &a);
+        break;
     case CT__NN_AVG_POOL2D_BACKWARD: gin[0] = ct__op1(CT__NNOP(AVG_POOL2D), g, &a); break;
-    case CT__NN_ADAPTIVE_AVG_POOL2D: gin[0] = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD), g, &a); break;
+    case CT__NN_ADAPTIVE_AVG_POOL2D:
+        if (g->shape[2] == 1 && g->shape[3] == 1) {   /* PyTorch's global pooling is mean(-1, -2): the gradient is its expand */
+            const int64_t *s = n->in_meta[0].shape;
+            gin[0] = ct_div_scalar(ct_expand_n(g, 4, s), (double)(s[2] * s[3]));
+        } else {
+            if (n->in_meta[0].cl != ct__suggest_cl(g) && !(g = n->in_meta[0].cl ? ct_to_channels_last(g) : ct_contiguous(g))) return -1;
+            gin[0] = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D_BACKWARD), g, &a);
+        }
+        break;
     default: gin[0] = ct__op1(CT__NNOP(ADAPTIVE_AVG_POOL2D), g, &a); break;
     }
     return gin[0] ? 0 : -1;
@@ -7566,7 +7604,9 @@ static int ct__bw_bn_eval(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) 
         shape[d] = d == 1 ? x->shape[1] : 1;
         if (d != 1) dims[nd++] = d;
     }
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(g, ct_view_n(s, x->ndim, shape)))) return -1;
+    /* the input gradient in x's memory format, whatever g's (PyTorch's batch_norm_backward) */
+    ct_tensor *gl = ct__is_cl_input(x) && !ct__is_cl_input(g) ? ct_to_channels_last(g) : g;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gl, ct_view_n(s, x->ndim, shape)))) return -1;
     if (CT__NEEDS(n, 1) && !(gin[1] = ct_sum_dims(ct_mul(g, x), nd, dims, 0))) return -1;
     if (CT__NEEDS(n, 2) && !(gin[2] = ct_sum_dims(g, nd, dims, 0))) return -1;
     return 0;

@@ -38,7 +38,7 @@ mkdir -p "$OUT"
 # and the targets checked under its table (compare.py --target 'GLOB>=RATIO')
 threads_of() {
   case "$1" in
-    overhead|autograd|linalg|optim|conv|norm|loss|modules|resample|profiler) echo 1 ;;   # their twins run torch.set_num_threads(1)
+    overhead|autograd|linalg|optim|conv|norm|loss|modules|resample|profiler|memory_format) echo 1 ;;   # their twins run torch.set_num_threads(1)
     *) echo "" ;;   # train, models, ...: the program and its twin set threads per case
   esac
 }

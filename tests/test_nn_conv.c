@@ -499,6 +499,92 @@ TEST(test_huge_geometry) {
     CHECK_ERR(ct_dispatch(op, 1, &xl, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_MEMORY, "avg_pool2d");
 }
 
+/* Memory formats (issue 17). The strides of outputs and gradients against PyTorch's are
+   the conformance fixtures' (tests/fixtures/memory_format); here: gradcheck with
+   channels-last leaves (the finite differences perturb the channels-last data), the
+   format of their gradients, and the public memory-format functions. */
+static ct_tensor *mf_fn(ct_tensor *const *in, void *user) {
+    ct_conv_options o = {.padding = 1};
+    switch (*(const int *)user) {
+    case 0: return ct_conv2d(in[0], in[1], in[2], &o);   /* channels-last input or weight */
+    case 1: return ct_max_pool2d(in[0], 2, NULL);
+    case 2: return ct_avg_pool2d(in[0], 3, &(ct_pool_options){.stride = 2, .padding = 1});
+    case 3: return ct_adaptive_avg_pool2d(in[0], 2, 3);
+    case 4: return ct_adaptive_avg_pool2d(in[0], 1, 1);
+    default: return ct_tanh(ct_add(ct_mul(in[0], in[1]), in[2]));   /* broadcasting with a channels-last operand */
+    }
+}
+static int mf_gradcheck(int kind, int n, ct_tensor *x, ct_tensor *w, ct_tensor *b) {
+    ct_tensor *in[3] = {leaf(x), w ? leaf(w) : NULL, b ? leaf(b) : NULL};
+    int ok = ct_gradcheck(mf_fn, &kind, n, in, NULL);
+    if (!ok) printf("memory format gradcheck %d: %s\n", kind, ct_last_error());
+    return ok;
+}
+static int is_cl_only(const ct_tensor *t) {
+    return t && ct_is_contiguous_format(t, CT_CHANNELS_LAST) && !ct_is_contiguous(t);
+}
+TEST(test_memory_format) {
+    ct_tensor *x = ct_to_channels_last(RND(D, 90, 2, 3, 5, 4)), *w = RND(D, 91, 4, 3, 3, 3), *b = RND(D, 92, 4);
+    CHECK(mf_gradcheck(0, 3, x, w, b));
+    CHECK(mf_gradcheck(0, 3, RND(D, 93, 2, 3, 4, 5), ct_to_channels_last(w), b));
+    for (int k = 1; k <= 4; k++) CHECK(mf_gradcheck(k, 1, ct_to_channels_last(RND(D, 94, 2, 3, 5, 6)), NULL, NULL));
+    CHECK(mf_gradcheck(5, 3, x, RND(D, 95, 3, 1, 1), RND(D, 96, 1, 3, 1, 1)));
+
+    /* a channels-last graph gives channels-last gradients: the input's, and the weight's as
+       PyTorch's; .grad takes its leaf's layout (PyTorch's layout contract) */
+    ct_tensor *xl = leaf(x), *wl = leaf(w), *wcl = leaf(ct_to_channels_last(w));
+    ct_tensor *y = ct_max_pool2d(ct_relu(ct_conv2d(xl, wl, NULL, &(ct_conv_options){.padding = 1})), 2, NULL);
+    CHECK(is_cl_only(y));
+    ct_tensor *gy = ct_randn_like(y, NULL), *gr[2], *ins[2] = {xl, wl};
+    CHECK(ct_autograd_grad(1, &y, &gy, 2, ins, gr, &(ct_grad_options){.retain_graph = 1}) == CT_OK);
+    CHECK(is_cl_only(gr[0]) && is_cl_only(gr[1]));
+    ct_backward(ct_sum(ct_mul(y, gy)));
+    CHECK(is_cl_only(ct_grad(xl)) && ct_is_contiguous(ct_grad(wl)) && ct_allclose(ct_grad(wl), gr[1], 0, 0) == 1);
+    ct_backward(ct_sum(ct_conv2d(ct_contiguous(x), wcl, NULL, NULL)));
+    CHECK(is_cl_only(ct_grad(wcl)));
+    /* a contiguous input with a channels-last weight: channels-last output, as PyTorch's */
+    CHECK(is_cl_only(ct_conv2d(ct_contiguous(x), ct_to_channels_last(w), NULL, NULL)));
+    /* conv_transpose2d returns contiguous tensors (PyTorch 1.13's CPU path) */
+    CHECK(ct_is_contiguous(ct_conv_transpose2d(x, RND(D, 97, 3, 2, 2, 2), NULL, NULL)));
+
+    /* suggest_memory_format: the strides decide, ambiguous shapes too */
+    CHECK(ct_suggest_memory_format(x) == CT_CHANNELS_LAST);
+    CHECK(ct_suggest_memory_format(w) == CT_CONTIGUOUS_FORMAT);
+    ct_tensor *nc11 = ct_to_channels_last(RND(D, 98, 2, 4, 1, 1));
+    CHECK(ct_stride(nc11, 2) == 4 && ct_is_contiguous(nc11) && ct_suggest_memory_format(nc11) == CT_CHANNELS_LAST);
+    CHECK(ct_suggest_memory_format(ct_ones(CT_FLOAT32, 2, 4, 1, 1)) == CT_CONTIGUOUS_FORMAT);
+    CHECK(ct_suggest_memory_format(ct_ones(CT_FLOAT32, 2, 1, 1, 1)) == CT_CONTIGUOUS_FORMAT);
+    ct_tensor *sl = ct_slice(ct_to_channels_last(RND(D, 100, 2, 3, 6, 4)), 2, 0, 6, 2);   /* strided, still NHWC-ordered */
+    CHECK(ct_suggest_memory_format(sl) == CT_CHANNELS_LAST && !ct_is_contiguous_format(sl, CT_CHANNELS_LAST));
+    CHECK(is_cl_only(ct_max_pool2d(sl, 1, NULL)) && is_cl_only(ct_relu(sl)));
+    CHECK(ct_suggest_memory_format(ct_ones(CT_FLOAT32, 2, 3)) == CT_CONTIGUOUS_FORMAT);
+
+    /* contiguous(memory_format=...): the same data when already in that format */
+    ct_tensor *c1 = ct_contiguous_format(x, CT_CHANNELS_LAST);
+    CHECK(c1 && ct_data_ptr(c1) == ct_data_ptr(x));
+    ct_tensor *c2 = ct_contiguous_format(x, CT_CONTIGUOUS_FORMAT);
+    CHECK(c2 && ct_is_contiguous(c2) && ct_data_ptr(c2) != ct_data_ptr(x) && ct_allclose(c2, x, 0, 0) == 1);
+    CHECK(ct_data_ptr(ct_contiguous_format(c2, CT_PRESERVE_FORMAT)) == ct_data_ptr(c2));
+    CHECK(is_cl_only(ct_contiguous_format(c2, CT_CHANNELS_LAST)));
+    ct_tensor *x5 = ct_contiguous_format(RND(D, 99, 2, 3, 4, 5, 6), CT_CHANNELS_LAST_3D);
+    CHECK(x5 && ct_stride(x5, 0) == 360 && ct_stride(x5, 1) == 1 && ct_stride(x5, 2) == 90 && ct_stride(x5, 3) == 18 && ct_stride(x5, 4) == 3);
+    CHECK(ct_is_contiguous_format(x5, CT_CHANNELS_LAST_3D) && !ct_is_contiguous_format(x5, CT_CHANNELS_LAST));
+    CHECK(ct_suggest_memory_format(x5) == CT_CHANNELS_LAST_3D);
+    CHECK(ct_is_contiguous_format(w, CT_PRESERVE_FORMAT) && !ct_is_contiguous_format(x, CT_PRESERVE_FORMAT));
+    CHECK(!ct_is_contiguous_format(NULL, CT_CONTIGUOUS_FORMAT));
+
+    /* bad input */
+    ct_tensor *x3 = ct_ones(CT_FLOAT32, 2, 3, 4);
+    CHECK_ERR(ct_contiguous_format(x3, CT_CHANNELS_LAST), CT_ERR_ARG, "contiguous: required rank 4 tensor to use channels_last format (got rank 3)");
+    CHECK_ERR(ct_contiguous_format(x, CT_CHANNELS_LAST_3D), CT_ERR_ARG, "contiguous: required rank 5 tensor to use channels_last_3d format (got rank 4)");
+    CHECK_ERR(ct_contiguous_format(ct_t(ct_ones(CT_FLOAT32, 2, 3)), CT_PRESERVE_FORMAT), CT_ERR_ARG,
+              "contiguous: preserve memory format is unsupported by the contiguous operator");
+    CHECK_ERR(ct_contiguous_format(x, (ct_memory_format)7), CT_ERR_ARG, "contiguous: invalid memory format 7");
+    CHECK_ERR(ct_contiguous_format(NULL, CT_CHANNELS_LAST), CT_ERR_NULL, "contiguous: argument 0 is NULL");
+    CHECK_ERR(ct_is_contiguous_format(x, (ct_memory_format)-1), CT_ERR_ARG, "is_contiguous: invalid memory format -1");
+    CHECK_ERR(ct_suggest_memory_format(NULL) != CT_CONTIGUOUS_FORMAT, CT_ERR_NULL, "suggest_memory_format: argument 0 is NULL");
+}
+
 int main(void) {
     ct_t_init();
     RUN(test_conv2d_values);
@@ -508,6 +594,7 @@ int main(void) {
     RUN(test_pool_ceil_mode);
     RUN(test_gradcheck_conv);
     RUN(test_gradcheck_pool);
+    RUN(test_memory_format);
     RUN(test_grad_fn_names);
     RUN(test_errors);
     RUN(test_modules);

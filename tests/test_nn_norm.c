@@ -119,6 +119,18 @@ TEST(test_batch_norm_grads) {
     c.cl = 1;   /* eval, channels-last */
     gcheck(c, 3, in, 1, __LINE__);
     c.cl = 0;
+    /* a channels-last leaf (the finite differences perturb NHWC data), train and eval;
+       a channels-last upstream gradient gives a channels-last input gradient (PyTorch's) */
+    ct_tensor *xcl = leaf(ct_to_channels_last(RND(9, 3, 3, 2, 4)));
+    for (c.training = 0; c.training < 2; c.training++) {
+        ct_tensor *inc[3] = {xcl, in[1], in[2]};
+        gcheck(c, 3, inc, 0, __LINE__);
+        ct_tensor *yc = fn_norm(inc, &c);
+        CHECK(ct_suggest_memory_format(yc) == CT_CHANNELS_LAST);
+        ct_tensor *gx = NULL, *gyc = ct_randn_like(yc, NULL);
+        CHECK(ct_autograd_grad(1, &yc, &gyc, 1, &xcl, &gx, NULL) == CT_OK);
+        CHECK(gx && ct_is_contiguous_format(gx, CT_CHANNELS_LAST) && !ct_is_contiguous(gx));
+    }
     in[0] = leaf(RND(4, 5, 3));   /* BatchNorm1d layout [N, C] */
     c.training = 1;
     gcheck(c, 3, in, 1, __LINE__);

@@ -52,6 +52,9 @@
    - inputs[i].dtype "bfloat16": the file holds float32 values to convert;
      outputs stored as float32 then accept a bfloat16 result.
    - grad_rtol / grad_atol: gradient tolerances when they differ from rtol/atol.
+   - outputs[j].strides / grads[k].strides: PyTorch's strides of that output or
+     input gradient, compared exactly (memory formats: tests/fixtures/memory_format);
+     outputs[j].gout_strides: the gout is passed with those (dense) strides.
    - optimizers (torch.optim.*) with several parameters, recognised by "steps"
      or "param_groups" in args: in<i> is parameter i's initial value, the named
      array grad_step<s>_p<i>.npy its .grad before step s+1 (absent: None),
@@ -444,6 +447,22 @@ static void report(const char *kind, const char *dir, const char *op, const char
     printf("%s %s [%s]: %s\n", kind, dir, op ? op : "?", msg);
 }
 
+/* 1 when t's strides are the entry's "strides" (or it has none); else 0 with why */
+static int same_strides(const ct_tensor *t, const json_value *entry, char *why, size_t cap) {
+    int64_t st[CT_MAX_DIMS];
+    const json_value *v = json_get(entry, "strides");
+    if (!v) return 1;
+    int n = json_ints(v, st, CT_MAX_DIMS), ok = n == ct_ndim(t);
+    for (int d = 0; ok && d < n; d++) ok = ct_stride(t, d) == st[d];
+    if (ok) return 1;
+    int k = snprintf(why, cap, "strides (");
+    for (int d = 0; d < ct_ndim(t) && k < (int)cap; d++) k += snprintf(why + k, cap - k, "%s%lld", d ? ", " : "", (long long)ct_stride(t, d));
+    if (k < (int)cap) k += snprintf(why + k, cap - k, "), PyTorch's (");
+    for (int d = 0; d < n && k < (int)cap; d++) k += snprintf(why + k, cap - k, "%s%lld", d ? ", " : "", (long long)st[d]);
+    if (k < (int)cap) snprintf(why + k, cap - k, ")");
+    return 0;
+}
+
 /* ---- strided inputs ---- */
 /* builds the view that strided_inputs describes for one input; NULL with why set
    (*skip = 1 when the description uses a view ctensor's runner does not know) */
@@ -659,12 +678,23 @@ static int run_loaded(run_state *r, const conf_op *op, int complex_ok) {
             snprintf(why, cap, "output %d: %s", k, w);
             return fail(r, why);
         }
+        if (!same_strides(out[k], outs->items[k], w, sizeof w)) {
+            snprintf(why, cap, "output %d: %s", k, w);
+            return fail(r, why);
+        }
         json_value *gf = json_get(outs->items[k], "gout");
         if (gf && gf->type == JSON_STRING) {
             ct_tensor *g = load_file(c->dir, gf->string, why, cap);
             if (!g) return fail(r, why);
             if (!ct_get_requires_grad(out[k])) { dead = k; continue; }   /* no graph: contributes nothing */
             if (out[k]->dtype != g->dtype) g = ct_to(g, out[k]->dtype);
+            int64_t gst[CT_MAX_DIMS];
+            json_value *gs = json_get(outs->items[k], "gout_strides");
+            if (gs && json_ints(gs, gst, CT_MAX_DIMS) == ct_ndim(g)) {   /* a dense layout of g's shape */
+                ct_tensor *t = ct_as_strided(ct_zeros(g->dtype, ct_numel(g)), ct_ndim(g), g->shape, gst, 0);
+                if (!t || !ct_copy_(t, g)) return fail(r, ct_last_error());
+                g = ct_detach(t);
+            }
             gouts[nroots] = g;
             roots[nroots++] = out[k];
         }
@@ -682,6 +712,7 @@ static int run_loaded(run_state *r, const conf_op *op, int complex_ok) {
     /* gradients */
     if (grads && grads->count > 0) {
         ct_tensor *wrt[CONF_MAX_IN], *res[CONF_MAX_IN], *expg[CONF_MAX_IN];
+        const json_value *gentry[CONF_MAX_IN];
         int nw = 0;
         for (int k = 0; k < grads->count && nw < CONF_MAX_IN; k++) {
             int idx = input_index(json_get(grads->items[k], "wrt")->string);
@@ -691,6 +722,7 @@ static int run_loaded(run_state *r, const conf_op *op, int complex_ok) {
             }
             expg[nw] = load_entry(c->dir, grads->items[k], why, cap);
             if (!expg[nw]) return fail(r, why);
+            gentry[nw] = grads->items[k];
             wrt[nw++] = c->in[idx];
         }
         if (nroots > 0) {
@@ -713,6 +745,10 @@ static int run_loaded(run_state *r, const conf_op *op, int complex_ok) {
                     snprintf(why, cap, "gradient %d: %s (output %d has a gout but ctensor recorded no graph for it)", k, w, dead);
                 else
                     snprintf(why, cap, "gradient %d: %s", k, w);
+                return fail(r, why);
+            }
+            if (!same_strides(res[k], gentry[k], w, sizeof w)) {
+                snprintf(why, cap, "gradient %d: %s", k, w);
                 return fail(r, why);
             }
         }

@@ -8,6 +8,8 @@ Extra keys this writer may add (the runner understands them):
                      (a non-contiguous view), so strided kernels are exercised.
   inputs[i].dtype "bfloat16": the file holds float32 values to convert.
   grad_rtol / grad_atol: tolerances for gradients when they differ from outputs'.
+  outputs[j].strides / grads[k].strides (case(..., strides=True)): PyTorch's strides
+                     of that output or input gradient, compared exactly (memory formats).
 """
 import hashlib
 import json
@@ -71,7 +73,7 @@ class Writer:
 
     def case(self, family, name, op, fn, inputs, args=None, grad=True, requires_grad=None, rtol=None, atol=None,
              grad_rtol=None, grad_atol=None, note="", permute=None, named=None, expect_error=None, gout_scale=1.0,
-             optional=False):
+             optional=False, strides=False, gout_like_output=True):
         """fn(*inputs) -> tensor or tuple. inputs: tensors (copied). permute: per-input list or None.
         optional: PyTorch may not implement this dtype on CPU; then no case is written."""
         if optional:
@@ -95,7 +97,9 @@ class Writer:
             t = t.detach().clone()
             p = permute[i]
             if p is not None:
-                base = t.permute(_inverse(p)).contiguous()
+                # a fresh contiguous base, size-1 dims included (what the runner loads), so that
+                # base.permute(p) has the strides to(memory_format=...) gives
+                base = t.permute(_inverse(p)).clone(memory_format=torch.contiguous_format)
                 x = base.permute(p)
                 stored = base
             else:
@@ -142,8 +146,13 @@ class Writer:
             e = {"file": fname, "dtype": np.lib.format.dtype_to_descr(_np(o).dtype), "shape": list(o.shape)}
             if o.dtype == torch.bfloat16:
                 e["dtype"] = "bfloat16"
+            if strides:
+                e["strides"] = list(o.stride())
             if grad and o.requires_grad and o.dtype.is_floating_point:
                 g = (torch.randn(o.shape, dtype=torch.float64) * gout_scale).to(o.dtype)
+                if strides and gout_like_output:   # the upstream gradient in the output's layout, as a next layer's would be
+                    g = torch.empty_like(o).copy_(g)
+                    e["gout_strides"] = list(g.stride())
                 gname = "gout%d.npy" % j
                 np.save(os.path.join(folder, gname), _np(g))
                 e["gout"] = gname
@@ -163,8 +172,11 @@ class Writer:
                 k += 1
                 fname = "grad_in%d.npy" % i
                 np.save(os.path.join(folder, fname), _np(gv))
-                gentries.append({"file": fname, "dtype": np.lib.format.dtype_to_descr(_np(gv).dtype),
-                                 "shape": list(gv.shape), "wrt": "in%d" % i})
+                ge = {"file": fname, "dtype": np.lib.format.dtype_to_descr(_np(gv).dtype),
+                      "shape": list(gv.shape), "wrt": "in%d" % i}
+                if strides and grads[k - 1] is not None:
+                    ge["strides"] = list(gv.stride())
+                gentries.append(ge)
             meta["grads"] = gentries
             gr, ga = GRAD_TOL.get(odt, (1e-5, 1e-6))
             meta["grad_rtol"] = grad_rtol if grad_rtol is not None else gr
