@@ -923,6 +923,9 @@ SAFET = "none: safetensors files; PyTorch users call the safetensors package (sa
 NPY = "none: .npy files; PyTorch users call numpy.load / numpy.save with torch.from_numpy / Tensor.numpy"
 FREE = "none: C frees explicitly; in PyTorch the garbage collector frees the object"
 OVERRIDES = {
+    # ctensor.h: memory formats
+    "ct_is_contiguous_format": "torch.Tensor.is_contiguous | tensor.is_contiguous(memory_format=...)",
+    "ct_suggest_memory_format": "none: PyTorch's internal c10::TensorImpl::suggest_memory_format (what its conv and pooling kernels choose by)",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
     "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",
