@@ -281,6 +281,17 @@ static int ct__nm_reduced(const ct__call *c, int ndim, int *keepdim) {
     }
     return all ? (1 << ndim) - 1 : mask;
 }
+/* a product's result names must be unique (PyTorch's message) */
+static int ct__nm_product_dups(const char *op, int da, const char *const *na, int db, const char *const *nb, int n,
+                               const char *const *r) {
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; r[i] && j < n; j++)
+            if (r[i] == r[j])
+                return ct__failed(CT_ERR_ARG, "%s: Matrix multiplying Tensor%s with Tensor%s would produce output tensor with "
+                                  "duplicate names %s. Please rename the input tensors with ct_rename to prevent this.", op,
+                                  ct__nm_list(da, na).s, ct__nm_list(db, nb).s, ct__nm_list(n, r).s);
+    return 0;
+}
 /* the rank of output j (an in-place output is its input) */
 static int ct__nm_ondim(const ct__call *c, int j) {
     return c->oi[j].kind == CT__OUT_INPLACE ? c->in[c->oi[j].src]->ndim : (int)c->oi[j].ndim;
@@ -308,12 +319,7 @@ static int ct__nm_rule(ct__call *c, const char *on[CT__MAX_OUT][CT_MAX_DIMS]) {
              op == CT__OP_COPY || op == CT__OP_CAT) {
         int n = ct__nm_unify_all(d->name, op == CT__OP_CAT ? "cat" : "broadcast", c->nin, c->in, r);
         if (n < 0) return -1;
-        if (op == CT__OP_CAT) {
-            /* legacy empty 1-D inputs aside, every input has the result's rank */
-            if (ct__nm_ondim(c, 0) != n) return ct__nm_unsupported(d);
-        } else if (ct__nm_ondim(c, 0) != n) {
-            return ct__nm_unsupported(d);
-        }
+        if (ct__nm_ondim(c, 0) != n) return ct__nm_unsupported(d);   /* e.g. cat's legacy empty 1-D inputs */
         for (int q = 0; q < n; q++) on[0][q] = r[q];
         return 1;
     } else {
@@ -369,12 +375,10 @@ static int ct__nm_rule(ct__call *c, const char *on[CT__MAX_OUT][CT_MAX_DIMS]) {
             }
             if (op != CT__OP_DOT && op != CT__OP_VDOT) r[n++] = CT__NM(a, a->ndim - 2);   /* the rows */
             if (op != CT__OP_DOT && op != CT__OP_VDOT && op != CT__OP_MV && op != CT__OP_ADDMV) r[n++] = CT__NM(b, b->ndim - 1);
-            for (int i = 0; i < n; i++)
-                for (int j = i + 1; r[i] && j < n; j++)
-                    if (r[i] == r[j])
-                        return ct__failed(CT_ERR_ARG, "%s: Matrix multiplying Tensor%s with Tensor%s would produce output tensor "
-                                          "with duplicate names %s. Please rename the input tensors with ct_rename to prevent "
-                                          "this.", d->name, ct__nm_of(a).s, ct__nm_of(b).s, ct__nm_list(n, r).s);
+            const char *na[CT_MAX_DIMS], *nb[CT_MAX_DIMS];
+            ct__nm_get(a, na);
+            ct__nm_get(b, nb);
+            if (ct__nm_product_dups(d->name, a->ndim, na, b->ndim, nb, n, r)) return -1;
             if (base) {   /* beta * input + ...: the input broadcasts to the product */
                 const char *in_nm[CT_MAX_DIMS], *u[CT_MAX_DIMS];
                 ct__nm_get(c->in[0], in_nm);
@@ -401,11 +405,9 @@ static int ct__nm_rule(ct__call *c, const char *on[CT__MAX_OUT][CT_MAX_DIMS]) {
 
 /* ---- public functions that are several ops (ctensor.h calls these for named
    inputs): names from the whole function's rule, the parts run unnamed ---- */
-static int ct__nm_matmul_names(const ct_tensor *a, const ct_tensor *b, const char **r) {
-    const char *na[CT_MAX_DIMS], *nb[CT_MAX_DIMS];
-    int da = a->ndim, db = b->ndim, n = 0;
-    ct__nm_get(a, na);
-    ct__nm_get(b, nb);
+/* matmul's result names from its operands' names (na: da entries, nb: db) */
+static int ct__nm_matmul_names(int da, const char *const *na, int db, const char *const *nb, const char **r) {
+    int n = 0;
     if (da == 0 || db == 0) return 0;   /* the function itself reports it */
     if (da == 1 && db == 1) return 0;
     if (db == 1) {
@@ -421,19 +423,13 @@ static int ct__nm_matmul_names(const ct_tensor *a, const ct_tensor *b, const cha
             const char *x = ia >= 0 ? na[ia] : NULL, *y = ib >= 0 ? nb[ib] : NULL;
             if (x && y && x != y)
                 return ct__failed(CT_ERR_ARG, "matmul: Expected '%s' (index %d of %s) to match '%s' (index %d of %s) but they do "
-                                  "not match.", x, ia, ct__nm_of(a).s, y, ib, ct__nm_of(b).s);
+                                  "not match.", x, ia, ct__nm_list(da, na).s, y, ib, ct__nm_list(db, nb).s);
             r[n - k] = x ? x : y;
         }
         r[n++] = na[da - 2];
         r[n++] = nb[db - 1];
     }
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; r[i] && j < n; j++)
-            if (r[i] == r[j])
-                return ct__failed(CT_ERR_ARG, "matmul: Matrix multiplying Tensor%s with Tensor%s would produce output tensor with "
-                                  "duplicate names %s. Please rename the input tensors with ct_rename to prevent this.",
-                                  ct__nm_of(a).s, ct__nm_of(b).s, ct__nm_list(n, r).s);
-    return n;
+    return ct__nm_product_dups("matmul", da, na, db, nb, n, r) ? -1 : n;
 }
 static ct_tensor *ct__nm_comp(int kind, const ct_tensor *a, const ct_tensor *b, const ct_tensor *bias, int64_t i0, int64_t i1) {
     const char *r[CT_MAX_DIMS];
@@ -459,18 +455,15 @@ static ct_tensor *ct__nm_comp(int kind, const ct_tensor *a, const ct_tensor *b, 
         break;
     }
     case CT__NC_MATMUL: case CT__NC_LINEAR: {
-        ct_tensor *bt = NULL;
-        if (kind == CT__NC_LINEAR) {
-            if (b->ndim == 2 || b->ndim == 1) {
-                ct__tls_get()->names_off++;
-                bt = ct_t(b);
-                ct__tls_get()->names_off--;
-                if (!bt) return NULL;
-                const char *nb[2] = {b->ndim == 2 ? CT__NM(b, 1) : CT__NM(b, 0), CT__NM(b, 0)};
-                if (ct__names_set(bt, b->ndim == 2 ? nb : nb + 0)) return NULL;
-            }
+        const char *na[CT_MAX_DIMS], *nb[CT_MAX_DIMS];
+        ct__nm_get(a, na);
+        ct__nm_get(b, nb);
+        if (kind == CT__NC_LINEAR && b->ndim == 2) {   /* x @ weight.t() */
+            const char *w0 = nb[0];
+            nb[0] = nb[1];
+            nb[1] = w0;
         }
-        n = ct__nm_matmul_names(a, bt ? bt : b, r);
+        n = ct__nm_matmul_names(a->ndim, na, b->ndim, nb, r);
         if (n < 0) return NULL;
         if (bias && bias->ndim) {
             const char *nbias[CT_MAX_DIMS], *u[CT_MAX_DIMS];

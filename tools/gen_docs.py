@@ -442,17 +442,12 @@ def torch_py():
     return os.environ.get("TORCH_PY", "/usr/bin/python3")
 
 
-def dump_torch_names():
-    """The public names of TORCH_NAMESPACES, from an installed torch (a child
-    python: TORCH_PY), or None when torch cannot be imported."""
-    script = r'''
-import importlib, sys, warnings
-warnings.simplefilter("ignore")
-import torch
-print("#version", torch.__version__)
-for ns in sys.argv[1:]:
-    parts = ns.split(".")
-    obj = None
+# The child python's lookup of a dotted torch name (both scripts below): the longest
+# importable module prefix, then attributes. (True, obj), or (False, None) when missing.
+RESOLVE_FN = r'''
+import importlib
+def resolve(name):
+    parts = name.split(".")
     for k in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:k]))
@@ -461,10 +456,36 @@ for ns in sys.argv[1:]:
         try:
             for p in parts[k:]:
                 obj = getattr(obj, p)
-        except AttributeError:
-            obj = None
-        break
-    if obj is None:
+        except Exception:
+            return False, None
+        return True, obj
+    return False, None
+'''
+RESOLVE_SRC = r'''
+import warnings
+warnings.simplefilter("ignore")
+import torch
+''' + RESOLVE_FN
+RESOLVE_SRC_OPTIONAL_TORCH = r'''
+import sys, warnings
+warnings.simplefilter("ignore")
+try:
+    import torch
+except ImportError:
+    print("NOTORCH")
+    sys.exit(0)
+''' + RESOLVE_FN
+
+
+def dump_torch_names():
+    """The public names of TORCH_NAMESPACES, from an installed torch (a child
+    python: TORCH_PY), or None when torch cannot be imported."""
+    script = RESOLVE_SRC + r'''
+import sys
+print("#version", torch.__version__)
+for ns in sys.argv[1:]:
+    found, obj = resolve(ns)
+    if not found:
         continue
     print(ns)
     for n in sorted(dir(obj)):
@@ -787,32 +808,8 @@ def problems(model):
 def verify_torch(model):
     """Imports each named counterpart with torch (TORCH_PY). None when torch is absent."""
     names = sorted({f["cp"]["name"] for hm in model for f in functions(hm) if f["cp"]["name"]})
-    script = r'''
-import importlib, sys, warnings
-warnings.simplefilter("ignore")
-try:
-    import torch
-except ImportError:
-    print("NOTORCH")
-    sys.exit(0)
-bad = []
-for n in sys.stdin.read().split():
-    parts = n.split(".")
-    ok = False
-    for k in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:k]))
-        except Exception:
-            continue
-        try:
-            for p in parts[k:]:
-                obj = getattr(obj, p)
-            ok = True
-        except Exception:
-            ok = False
-        break
-    if not ok:
-        bad.append(n)
+    script = RESOLVE_SRC_OPTIONAL_TORCH + r'''
+bad = [n for n in sys.stdin.read().split() if not resolve(n)[0]]
 print("\n".join(bad))
 '''
     try:
