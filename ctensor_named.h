@@ -375,7 +375,7 @@ static int ct__nm_rule(ct__call *c, const char *on[CT__MAX_OUT][CT_MAX_DIMS]) {
             }
             if (op != CT__OP_DOT && op != CT__OP_VDOT) r[n++] = CT__NM(a, a->ndim - 2);   /* the rows */
             if (op != CT__OP_DOT && op != CT__OP_VDOT && op != CT__OP_MV && op != CT__OP_ADDMV) r[n++] = CT__NM(b, b->ndim - 1);
-            const char *na[CT_MAX_DIMS], *nb[CT_MAX_DIMS];
+            const char *na[CT_MAX_DIMS] = {0}, *nb[CT_MAX_DIMS] = {0};
             ct__nm_get(a, na);
             ct__nm_get(b, nb);
             if (ct__nm_product_dups(d->name, a->ndim, na, b->ndim, nb, n, r)) return -1;
@@ -432,7 +432,7 @@ static int ct__nm_matmul_names(int da, const char *const *na, int db, const char
     return ct__nm_product_dups("matmul", da, na, db, nb, n, r) ? -1 : n;
 }
 static ct_tensor *ct__nm_comp(int kind, const ct_tensor *a, const ct_tensor *b, const ct_tensor *bias, int64_t i0, int64_t i1) {
-    const char *r[CT_MAX_DIMS];
+    const char *r[CT_MAX_DIMS] = {0};
     int n = 0;
     switch (kind) {
     case CT__NC_SQUEEZE:
@@ -455,7 +455,7 @@ static ct_tensor *ct__nm_comp(int kind, const ct_tensor *a, const ct_tensor *b, 
         break;
     }
     case CT__NC_MATMUL: case CT__NC_LINEAR: {
-        const char *na[CT_MAX_DIMS], *nb[CT_MAX_DIMS];
+        const char *na[CT_MAX_DIMS] = {0}, *nb[CT_MAX_DIMS] = {0};
         ct__nm_get(a, na);
         ct__nm_get(b, nb);
         if (kind == CT__NC_LINEAR && b->ndim == 2) {   /* x @ weight.t() */
