@@ -6286,11 +6286,16 @@ static void ct__unwrap(ct_tensor *w) {
 }
 
 /* ============================================================================
-   Elementwise inner loops, generated per dtype from one expression per op.
-   Floating types compute in their own type (f16/bf16 in float); integer types
-   compute in int64 with wrap-around (as C++ does in PyTorch, without UB).
-   Expressions see `x` (and `y`, `z`), and the op's arguments a0..a3 (scalars),
-   i0 (integer) and mo (mode).
+   Elementwise inner loops, generated from one expression per op for the compute
+   types only: float32, float64, int64 and bool. float16 and bfloat16 compute in
+   float32, the narrower integers in int64 with wrap-around (as C++ does in PyTorch,
+   without UB): ct__ew_loop runs the compute type's loop for them behind the adapter
+   below, which converts. Expressions see `x` (and `y`, `z`), and the op's arguments
+   a0..a3 (scalars), i0 (integer) and mo (mode).
+   A generated loop has bodies for dense rows only (and, binary ones, a broadcast
+   scalar operand); a row with other strides goes through the adapter too. One body
+   per loop and four compute types instead of ten dtypes keeps the compile time of
+   ctensor.h down (it was 40% of it), and the adapter's chunks are in cache.
    ========================================================================== */
 #define CT__ID(v) (v)
 #define CT__TOB(v) ((uint8_t)((v) != 0))
@@ -6305,33 +6310,176 @@ static void ct__unwrap(ct_tensor *w) {
     const int32_t mo = a->mode;                                                                    \
     (void)a0; (void)a1; (void)a2; (void)a3; (void)i0; (void)mo;
 
+/* ---- the adapter ----
+   Runs a loop written for dense rows of compute types over any row: the row is cut
+   into chunks of CT__EWB elements; each input is read into a dense buffer of its
+   compute type (float16/bfloat16 widened to float32, the narrower integers to
+   int64, otherwise gathered), the loop runs on the buffers, and the output chunk is
+   written back (narrowed, strided). An operand already dense and of its compute
+   type is used where it is. Operand 0 is the output; an input is read whole before
+   the chunk's output is written, so in-place calls see what a plain loop sees. */
+#define CT__EWB 256
+typedef struct ct__ewsig {
+    uint8_t nop;
+    uint8_t st[4];   /* storage dtype of each operand */
+    uint8_t ct[4];   /* compute dtype the loop reads/writes (st when no conversion) */
+} ct__ewsig;
+/* The conversion loops: dense rows in functions with restrict parameters and a full
+   chunk at its constant count, so that -O2's cheap vectorizer takes them; strided
+   rows as they are. */
+#define CT__EW_CONVFN(fname, TO, TI, CONV)                                                             \
+    static void fname(TO *CT_RESTRICT o, const TI *CT_RESTRICT in, int64_t m) {                        \
+        if (m == CT__EWB) for (int64_t k = 0; k < CT__EWB; k++) o[k] = CONV(in[k]);                    \
+        else for (int64_t k = 0; k < m; k++) o[k] = CONV(in[k]);                                       \
+    }
+#define CT__EW_I64(v) ((int64_t)(v))
+#define CT__EW_I32(v) ((int32_t)(v))
+#define CT__EW_I16(v) ((int16_t)(v))
+#define CT__EW_I8(v) ((int8_t)(v))
+#define CT__EW_U8(v) ((uint8_t)(v))
+CT__EW_CONVFN(ct__ewc_1, uint8_t, uint8_t, CT__ID)
+CT__EW_CONVFN(ct__ewc_2, uint16_t, uint16_t, CT__ID)
+CT__EW_CONVFN(ct__ewc_4, uint32_t, uint32_t, CT__ID)
+CT__EW_CONVFN(ct__ewc_8, uint64_t, uint64_t, CT__ID)
+CT__EW_CONVFN(ct__ewc_h2f, float, uint16_t, ct__h2f)
+CT__EW_CONVFN(ct__ewc_bf2f, float, uint16_t, ct__bf2f)
+CT__EW_CONVFN(ct__ewc_f2h, uint16_t, float, ct__f2h)
+CT__EW_CONVFN(ct__ewc_f2bf, uint16_t, float, ct__f2bf)
+CT__EW_CONVFN(ct__ewc_i32w, int64_t, int32_t, CT__EW_I64)
+CT__EW_CONVFN(ct__ewc_i16w, int64_t, int16_t, CT__EW_I64)
+CT__EW_CONVFN(ct__ewc_i8w, int64_t, int8_t, CT__EW_I64)
+CT__EW_CONVFN(ct__ewc_u8w, int64_t, uint8_t, CT__EW_I64)
+CT__EW_CONVFN(ct__ewc_i32n, int32_t, int64_t, CT__EW_I32)
+CT__EW_CONVFN(ct__ewc_i16n, int16_t, int64_t, CT__EW_I16)
+CT__EW_CONVFN(ct__ewc_i8n, int8_t, int64_t, CT__EW_I8)
+CT__EW_CONVFN(ct__ewc_u8n, uint8_t, int64_t, CT__EW_U8)
+#define CT__EW_CONV(FN, TO, TI, CONV)                                                                  \
+    do {                                                                                               \
+        if (dense) FN((TO *)dst, (const TI *)src, m);                                                  \
+        else if (load) for (k = 0; k < m; k++) ((TO *)dst)[k] = CONV(*(const TI *)(src + k * st));     \
+        else for (k = 0; k < m; k++) *(TO *)(dst + k * st) = CONV(((const TI *)src)[k]);               \
+    } while (0)
+/* load: a chunk of storage dtype sd at stride st into a dense buffer of compute dtype
+   cd; else store: a dense buffer of cd into storage sd at stride st */
+static void ct__ew_conv(int load, char *dst, const char *src, int sd, int cd, int64_t st, int64_t m) {
+    int64_t k;
+    const int dense = st == (int64_t)ct__dt[sd].size;
+    if (sd == cd) {
+        switch (ct__dt[sd].size) {
+        case 1: CT__EW_CONV(ct__ewc_1, uint8_t, uint8_t, CT__ID); break;
+        case 2: CT__EW_CONV(ct__ewc_2, uint16_t, uint16_t, CT__ID); break;
+        case 4: CT__EW_CONV(ct__ewc_4, uint32_t, uint32_t, CT__ID); break;
+        default: CT__EW_CONV(ct__ewc_8, uint64_t, uint64_t, CT__ID); break;
+        }
+    } else if (load) {
+        switch (sd) {
+        case CT_FLOAT16: CT__EW_CONV(ct__ewc_h2f, float, uint16_t, ct__h2f); break;
+        case CT_BFLOAT16: CT__EW_CONV(ct__ewc_bf2f, float, uint16_t, ct__bf2f); break;
+        case CT_INT32: CT__EW_CONV(ct__ewc_i32w, int64_t, int32_t, CT__EW_I64); break;
+        case CT_INT16: CT__EW_CONV(ct__ewc_i16w, int64_t, int16_t, CT__EW_I64); break;
+        case CT_INT8: CT__EW_CONV(ct__ewc_i8w, int64_t, int8_t, CT__EW_I64); break;
+        default: CT__EW_CONV(ct__ewc_u8w, int64_t, uint8_t, CT__EW_I64); break;
+        }
+    } else {
+        switch (sd) {
+        case CT_FLOAT16: CT__EW_CONV(ct__ewc_f2h, uint16_t, float, ct__f2h); break;
+        case CT_BFLOAT16: CT__EW_CONV(ct__ewc_f2bf, uint16_t, float, ct__f2bf); break;
+        case CT_INT32: CT__EW_CONV(ct__ewc_i32n, int32_t, int64_t, CT__EW_I32); break;
+        case CT_INT16: CT__EW_CONV(ct__ewc_i16n, int16_t, int64_t, CT__EW_I16); break;
+        case CT_INT8: CT__EW_CONV(ct__ewc_i8n, int8_t, int64_t, CT__EW_I8); break;
+        default: CT__EW_CONV(ct__ewc_u8n, uint8_t, int64_t, CT__EW_U8); break;
+        }
+    }
+}
+static CT__NOINLINE void ct__ew_adapt(char **p, const int64_t *s, int64_t n, const ct__attrs *a, ct__loop_fn fn, const ct__ewsig *g) {
+    int64_t buf[4][CT__EWB];   /* 8 KB */
+    char *q[4];
+    int64_t qs[4];
+    for (int64_t k0 = 0; k0 < n; k0 += CT__EWB) {
+        int64_t m = n - k0 < CT__EWB ? n - k0 : CT__EWB;
+        for (int j = 0; j < g->nop; j++) {
+            char *at = p[j] + k0 * s[j];
+            qs[j] = (int64_t)ct__dt[g->ct[j]].size;
+            if (g->st[j] == g->ct[j] && s[j] == qs[j]) { q[j] = at; continue; }
+            q[j] = (char *)buf[j];
+            if (j > 0) ct__ew_conv(1, q[j], at, g->st[j], g->ct[j], s[j], m);
+        }
+        fn(q, qs, m, a);
+        if (q[0] == (char *)buf[0]) ct__ew_conv(0, p[0] + k0 * s[0], q[0], g->st[0], g->ct[0], s[0], m);
+    }
+}
+/* A loop's own rows with strides it has no body for: gathered into dense chunks.
+   sz: each operand's element size. */
+static CT__NOINLINE void ct__ew_strided(char **p, const int64_t *s, int64_t n, const ct__attrs *a, ct__loop_fn fn, int nop,
+                                        int sz0, int sz1, int sz2, int sz3) {
+    static const uint8_t by_size[9] = {0, CT_UINT8, CT_INT16, 0, CT_INT32, 0, 0, 0, CT_INT64};
+    ct__ewsig g;
+    g.nop = (uint8_t)nop;
+    g.st[0] = g.ct[0] = by_size[sz0];
+    g.st[1] = g.ct[1] = by_size[sz1];
+    g.st[2] = g.ct[2] = by_size[sz2];
+    g.st[3] = g.ct[3] = by_size[sz3];
+    ct__ew_adapt(p, s, n, a, fn, &g);
+}
+/* the compute type of a storage dtype */
+CT__INLINE ct_dtype ct__ew_ctype(ct_dtype dt) {
+    return dt == CT_FLOAT16 || dt == CT_BFLOAT16 ? CT_FLOAT32 : CT__ISINT(dt) ? CT_INT64 : dt;
+}
+/* The loop of a generated table for dtype dt: the table's own, or its compute type's
+   behind the adapter, set up in *r (then *ap points into *r). NULL: neither exists.
+   nop: operands with the output; obool: the output is bool; cond: operand 1 is a bool
+   condition (where). */
+typedef struct ct__ewroute {
+    ct__attrs a;   /* first: the loop's attrs pointer is the route's */
+    ct__loop_fn fn;
+    ct__ewsig g;
+} ct__ewroute;
+static void ct__ew_routed(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    const ct__ewroute *r = (const ct__ewroute *)(const void *)a;
+    ct__ew_adapt(p, s, n, &r->a, r->fn, &r->g);
+}
+static ct__loop_fn ct__ew_loop(const ct__loop_fn *tab, ct_dtype dt, int nop, int obool, int cond, ct__ewroute *r, const ct__attrs **ap) {
+    if (!tab || (unsigned)dt >= 10) return NULL;
+    if (tab[dt]) return tab[dt];
+    ct_dtype cd = ct__ew_ctype(dt);
+    if (cd == dt || !tab[cd]) return NULL;
+    r->a = **ap;
+    r->fn = tab[cd];
+    r->g.nop = (uint8_t)nop;
+    for (int j = 0; j < nop; j++) {
+        int isbool = (j == 0 && obool) || (j == 1 && cond);
+        r->g.st[j] = (uint8_t)(isbool ? CT_BOOL : dt);
+        r->g.ct[j] = (uint8_t)(isbool ? CT_BOOL : cd);
+    }
+    *ap = &r->a;
+    return ct__ew_routed;
+}
+
 /* unary: out T, in T */
 #define CT__ULOOP(fname, T, C, LD, ST, EXPR)                                                       \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
         CT__LOOP_ARGS                                                                              \
-        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                            \
-            T *o = (T *)p[0];                                                                      \
-            const T *in = (const T *)p[1];                                                         \
-            for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = ST(EXPR); }                  \
-        } else {                                                                                   \
-            for (int64_t k = 0; k < n; k++) {                                                      \
-                C x = LD(*(const T *)(p[1] + k * s[1]));                                           \
-                (void)x;                                                                           \
-                *(T *)(p[0] + k * s[0]) = ST(EXPR);                                                \
-            }                                                                                      \
+        if (CT__UNLIKELY(s[0] != (int64_t)sizeof(T) || s[1] != (int64_t)sizeof(T))) {             \
+            ct__ew_strided(p, s, n, a, fname, 2, (int)sizeof(T), (int)sizeof(T), 0, 0);           \
+            return;                                                                                \
         }                                                                                          \
+        T *o = (T *)p[0];                                                                          \
+        const T *in = (const T *)p[1];                                                             \
+        for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = ST(EXPR); }             \
     }
 /* unary with bool output */
 #define CT__ULOOPB(fname, T, C, LD, EXPR)                                                          \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
         CT__LOOP_ARGS                                                                              \
-        for (int64_t k = 0; k < n; k++) {                                                          \
-            C x = LD(*(const T *)(p[1] + k * s[1]));                                               \
-            (void)x;                                                                               \
-            *(uint8_t *)(p[0] + k * s[0]) = (uint8_t)((EXPR) ? 1 : 0);                             \
+        if (CT__UNLIKELY(s[0] != 1 || s[1] != (int64_t)sizeof(T))) {                              \
+            ct__ew_strided(p, s, n, a, fname, 2, 1, (int)sizeof(T), 0, 0);                         \
+            return;                                                                                \
         }                                                                                          \
+        uint8_t *o = (uint8_t *)p[0];                                                              \
+        const T *in = (const T *)p[1];                                                             \
+        for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = (uint8_t)((EXPR) ? 1 : 0); } \
     }
-/* binary: out O, in T, T */
+/* binary: out O, in T, T (dense rows, or one input a broadcast scalar) */
 #define CT__BLOOP(fname, T, O, C, LD, ST, EXPR)                                                    \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
         CT__LOOP_ARGS                                                                              \
@@ -6347,34 +6495,24 @@ static void ct__unwrap(ct_tensor *w) {
             const C x = LD(xs[0]);                                                                 \
             for (int64_t k = 0; k < n; k++) { C y = LD(ys[k]); (void)x; (void)y; o[k] = ST(EXPR); }                  \
         } else {                                                                                   \
-            for (int64_t k = 0; k < n; k++) {                                                      \
-                C x = LD(*(const T *)(p[1] + k * s[1])), y = LD(*(const T *)(p[2] + k * s[2]));    \
-                (void)x; (void)y;                                                                  \
-                *(O *)(p[0] + k * s[0]) = ST(EXPR);                                                \
-            }                                                                                      \
+            ct__ew_strided(p, s, n, a, fname, 3, (int)sizeof(O), (int)sizeof(T), (int)sizeof(T), 0); \
         }                                                                                          \
     }
 
-/* dtype families: (suffix, storage type, compute type, load, store) */
+/* compute-type families: (suffix, storage type, compute type, load, store); the tables
+   hold NULL for the dtypes computed in another type (ct__ew_loop) */
 #define CT__GEN_FLOAT(M, E, FX, DX)                                                                \
     M(E##_f32, float, float, CT__ID, CT__ID, FX)                                                   \
-    M(E##_f64, double, double, CT__ID, CT__ID, DX)                                                 \
-    M(E##_f16, uint16_t, float, ct__h2f, ct__f2h, FX)                                              \
-    M(E##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, FX)
-#define CT__GEN_INT_Y(M, E, IX)                                                                    \
-    M(E##_i64, int64_t, int64_t, CT__ID, CT__ID, IX)                                               \
-    M(E##_i32, int32_t, int64_t, CT__ID, CT__ID, IX)                                               \
-    M(E##_i16, int16_t, int64_t, CT__ID, CT__ID, IX)                                               \
-    M(E##_i8, int8_t, int64_t, CT__ID, CT__ID, IX)                                                 \
-    M(E##_u8, uint8_t, int64_t, CT__ID, CT__ID, IX)
+    M(E##_f64, double, double, CT__ID, CT__ID, DX)
+#define CT__GEN_INT_Y(M, E, IX) M(E##_i64, int64_t, int64_t, CT__ID, CT__ID, IX)
 #define CT__GEN_INT_N(M, E, IX)
 #define CT__GEN_BOOL_Y(M, E, IX) M(E##_b8, uint8_t, int64_t, CT__LDB, CT__TOB, IX)
 #define CT__GEN_BOOL_N(M, E, IX)
-#define CT__TAB_INT_Y(P, E) P##E##_i64, P##E##_i32, P##E##_i16, P##E##_i8, P##E##_u8
+#define CT__TAB_INT_Y(P, E) P##E##_i64, NULL, NULL, NULL, NULL
 #define CT__TAB_INT_N(P, E) NULL, NULL, NULL, NULL, NULL
 #define CT__TAB_BOOL_Y(P, E) P##E##_b8
 #define CT__TAB_BOOL_N(P, E) NULL
-#define CT__TAB_FLOAT(P, E) P##E##_f32, P##E##_f64, P##E##_f16, P##E##_bf16
+#define CT__TAB_FLOAT(P, E) P##E##_f32, P##E##_f64, NULL, NULL
 
 /* ---- vectorizable float math ----
    libm's expf/tanhf/erff are scalar calls the compiler cannot vectorize. These
@@ -6669,7 +6807,7 @@ CT__INLINE ct__vf ct__v_gelu_tanh(ct__vf x) {   /* ct__gelu_tanhf */
 }
 CT__INLINE ct__vf ct__v_silu(ct__vf x) { return x / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
 /* contiguous float32 loop: CT__VL lanes at a time, the tail through a padded vector */
-#define CT__UVLOOP(fname, VEXPR, SEXPR)                                                              \
+#define CT__UVLOOP(fname, VEXPR)                                                              \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                   \
         CT__LOOP_ARGS                                                                                \
         if (s[0] == 4 && s[1] == 4) {                                                                \
@@ -6689,19 +6827,16 @@ CT__INLINE ct__vf ct__v_silu(ct__vf x) { return x / (CT__VSPLAT(1.0f) + ct__v_ex
                 memcpy(o + k, &r, sizeof(float) * (size_t)(n - k));                                  \
             }                                                                                        \
         } else {                                                                                     \
-            for (int64_t k = 0; k < n; k++) {                                                        \
-                float x = *(const float *)(p[1] + k * s[1]);                                         \
-                *(float *)(p[0] + k * s[0]) = SEXPR;                                                 \
-            }                                                                                        \
+            ct__ew_strided(p, s, n, a, fname, 2, 4, 4, 0, 0);                                        \
         }                                                                                            \
     }
-CT__UVLOOP(ct__uv_exp, ct__v_exp(v), ct__expf(x))
-CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v), ct__tanhf(x))
-CT__UVLOOP(ct__uv_sigmoid, ct__v_sigmoid(v), ct__sigmoidf_v(x))
-CT__UVLOOP(ct__uv_erf, ct__v_erf(v), ct__erff(x))
-CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v), ct__erfcf(x))
-CT__UVLOOP(ct__uv_silu, ct__v_silu(v), x / (1.0f + ct__expf(-x)))
-CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v), mo ? ct__gelu_tanhf(x) : ct__gelu_exactf(x))
+CT__UVLOOP(ct__uv_exp, ct__v_exp(v))
+CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v))
+CT__UVLOOP(ct__uv_sigmoid, ct__v_sigmoid(v))
+CT__UVLOOP(ct__uv_erf, ct__v_erf(v))
+CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v))
+CT__UVLOOP(ct__uv_silu, ct__v_silu(v))
+CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v))
 #endif
 
 /* ---- math helpers used by the expressions ---- */
@@ -6972,18 +7107,33 @@ static const ct__loop_fn *ct__binary_table(int op) {
     }
 }
 
-/* ---- casting copy: one loop per (destination, source) dtype pair ---- */
+/* ---- casting copy: a loop per pair of compute types and per hot pair (ct__cast_loop
+   routes the rest); a dtype to itself is a copy by element size (bits kept: NaN
+   payloads, -0.0), strided rows included (contiguous() of a transposed tensor); the
+   other loops have dense bodies only ---- */
 #define CT__CLOOP(fname, TO, TI, CONV)                                                                  \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                      \
+        if (CT__UNLIKELY(s[0] != (int64_t)sizeof(TO) || s[1] != (int64_t)sizeof(TI))) {               \
+            ct__ew_strided(p, s, n, a, fname, 2, (int)sizeof(TO), (int)sizeof(TI), 0, 0);               \
+            return;                                                                                     \
+        }                                                                                               \
+        TO *o = (TO *)p[0];                                                                             \
+        const TI *in = (const TI *)p[1];                                                                \
+        for (int64_t k = 0; k < n; k++) o[k] = CONV(in[k]);                                             \
+    }
+#define CT__COPYLOOP(fname, T)                                                                          \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                      \
         (void)a;                                                                                        \
-        if (s[0] == (int64_t)sizeof(TO) && s[1] == (int64_t)sizeof(TI)) {                               \
-            TO *o = (TO *)p[0];                                                                         \
-            const TI *in = (const TI *)p[1];                                                            \
-            for (int64_t k = 0; k < n; k++) o[k] = CONV(in[k]);                                         \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                                 \
+            memmove(p[0], p[1], (size_t)n * sizeof(T));                                                 \
         } else {                                                                                        \
-            for (int64_t k = 0; k < n; k++) *(TO *)(p[0] + k * s[0]) = CONV(*(const TI *)(p[1] + k * s[1])); \
+            for (int64_t k = 0; k < n; k++) *(T *)(p[0] + k * s[0]) = *(const T *)(p[1] + k * s[1]);   \
         }                                                                                               \
     }
+CT__COPYLOOP(ct__copy_1, uint8_t)
+CT__COPYLOOP(ct__copy_2, uint16_t)
+CT__COPYLOOP(ct__copy_4, uint32_t)
+CT__COPYLOOP(ct__copy_8, uint64_t)
 /* conversions through float/double/int64, as C++ static_cast would go (defined for out-of-range) */
 #define CT__CV_F2I(TO) (TO) ct__f2i64
 #define CT__TOF32(v) ((float)(v))
@@ -7000,18 +7150,6 @@ CT__INLINE uint8_t ct__f2b(double v) { return v != 0.0; }
 CT__INLINE uint8_t ct__h2b(uint16_t v) { return (v & 0x7fffu) != 0; }
 #define CT__C_ID(v) (v)
 #define CT__C_I(T) (T)
-/* source-type groups expanded for each destination */
-#define CT__CAST_ROW(D, TO, FROMF, FROMD, FROMH, FROMBF, FROMI, FROMB)                                  \
-    CT__CLOOP(ct__c_##D##_f32, TO, float, FROMF)                                                        \
-    CT__CLOOP(ct__c_##D##_f64, TO, double, FROMD)                                                       \
-    CT__CLOOP(ct__c_##D##_f16, TO, uint16_t, FROMH)                                                     \
-    CT__CLOOP(ct__c_##D##_bf16, TO, uint16_t, FROMBF)                                                   \
-    CT__CLOOP(ct__c_##D##_i64, TO, int64_t, FROMI)                                                      \
-    CT__CLOOP(ct__c_##D##_i32, TO, int32_t, FROMI)                                                      \
-    CT__CLOOP(ct__c_##D##_i16, TO, int16_t, FROMI)                                                      \
-    CT__CLOOP(ct__c_##D##_i8, TO, int8_t, FROMI)                                                        \
-    CT__CLOOP(ct__c_##D##_u8, TO, uint8_t, FROMI)                                                       \
-    CT__CLOOP(ct__c_##D##_b8, TO, uint8_t, FROMB)
 #define CT__TO_F32_FROM_H(v) ct__h2f(v)
 #define CT__TO_F32_FROM_BF(v) ct__bf2f(v)
 #define CT__TO_F64_FROM_H(v) ((double)ct__h2f(v))
@@ -7030,21 +7168,60 @@ CT__INLINE uint8_t ct__h2b(uint16_t v) { return (v & 0x7fffu) != 0; }
 #define CT__I8_FROM_BF(v) ((int8_t)ct__bf2i(v))
 #define CT__U8_FROM_BF(v) ((uint8_t)ct__bf2i(v))
 #define CT__BF_B(v) ((uint8_t)((v & 0x7fffu) != 0))
-CT__CAST_ROW(f32, float, CT__C_ID, CT__TOF32, CT__TO_F32_FROM_H, CT__TO_F32_FROM_BF, CT__TOF32, CT__TOF32)
-CT__CAST_ROW(f64, double, CT__TOF64, CT__C_ID, CT__TO_F64_FROM_H, CT__TO_F64_FROM_BF, CT__TOF64, CT__TOF64)
-CT__CAST_ROW(f16, uint16_t, ct__f2h, ct__d2h, CT__C_ID, ct__bf2h, ct__i2h, ct__i2h)
-CT__CAST_ROW(bf16, uint16_t, ct__f2bf, ct__d2bf, ct__h2bf, CT__C_ID, ct__i2bf, ct__i2bf)
-CT__CAST_ROW(i64, int64_t, CT__I64_FROM_F, CT__I64_FROM_F, ct__h2i, ct__bf2i, CT__C_I(int64_t), CT__C_I(int64_t))
-CT__CAST_ROW(i32, int32_t, CT__I32_FROM_F, CT__I32_FROM_F, CT__I32_FROM_H, CT__I32_FROM_BF, CT__C_I(int32_t), CT__C_I(int32_t))
-CT__CAST_ROW(i16, int16_t, CT__I16_FROM_F, CT__I16_FROM_F, CT__I16_FROM_H, CT__I16_FROM_BF, CT__C_I(int16_t), CT__C_I(int16_t))
-CT__CAST_ROW(i8, int8_t, CT__I8_FROM_F, CT__I8_FROM_F, CT__I8_FROM_H, CT__I8_FROM_BF, CT__C_I(int8_t), CT__C_I(int8_t))
-CT__CAST_ROW(u8, uint8_t, CT__U8_FROM_F, CT__U8_FROM_F, CT__U8_FROM_H, CT__U8_FROM_BF, CT__C_I(uint8_t), CT__C_I(uint8_t))
-CT__CAST_ROW(b8, uint8_t, ct__f2b, ct__f2b, ct__h2b, CT__BF_B, CT__TOB, CT__TOB)
-#define CT__CAST_TAB_ROW(D) {ct__c_##D##_f32, ct__c_##D##_f64, ct__c_##D##_f16, ct__c_##D##_bf16, ct__c_##D##_i64, \
-                              ct__c_##D##_i32, ct__c_##D##_i16, ct__c_##D##_i8, ct__c_##D##_u8, ct__c_##D##_b8}
+CT__CLOOP(ct__c_f32_f64, float, double, CT__TOF32)
+CT__CLOOP(ct__c_f32_f16, float, uint16_t, CT__TO_F32_FROM_H)
+CT__CLOOP(ct__c_f32_bf16, float, uint16_t, CT__TO_F32_FROM_BF)
+CT__CLOOP(ct__c_f32_i64, float, int64_t, CT__TOF32)
+CT__CLOOP(ct__c_f32_i32, float, int32_t, CT__TOF32)
+CT__CLOOP(ct__c_f32_u8, float, uint8_t, CT__TOF32)
+CT__CLOOP(ct__c_f32_b8, float, uint8_t, CT__TOF32)
+CT__CLOOP(ct__c_f64_f32, double, float, CT__TOF64)
+CT__CLOOP(ct__c_f64_i64, double, int64_t, CT__TOF64)
+CT__CLOOP(ct__c_f64_b8, double, uint8_t, CT__TOF64)
+CT__CLOOP(ct__c_f16_f32, uint16_t, float, ct__f2h)
+CT__CLOOP(ct__c_bf16_f32, uint16_t, float, ct__f2bf)
+CT__CLOOP(ct__c_i64_f32, int64_t, float, CT__I64_FROM_F)
+CT__CLOOP(ct__c_i64_f64, int64_t, double, CT__I64_FROM_F)
+CT__CLOOP(ct__c_i64_i32, int64_t, int32_t, CT__C_I(int64_t))
+CT__CLOOP(ct__c_i64_b8, int64_t, uint8_t, CT__C_I(int64_t))
+CT__CLOOP(ct__c_i32_f32, int32_t, float, CT__I32_FROM_F)
+CT__CLOOP(ct__c_i32_i64, int32_t, int64_t, CT__C_I(int32_t))
+CT__CLOOP(ct__c_u8_f32, uint8_t, float, CT__U8_FROM_F)
+CT__CLOOP(ct__c_b8_f32, uint8_t, float, ct__f2b)
+CT__CLOOP(ct__c_b8_f64, uint8_t, double, ct__f2b)
+CT__CLOOP(ct__c_b8_i64, uint8_t, int64_t, CT__TOB)
+CT__CLOOP(ct__c_b8_b8, uint8_t, uint8_t, CT__TOB)
 static const ct__loop_fn ct__cast_tab[10][10] = {
-    CT__CAST_TAB_ROW(f32), CT__CAST_TAB_ROW(f64), CT__CAST_TAB_ROW(f16), CT__CAST_TAB_ROW(bf16), CT__CAST_TAB_ROW(i64),
-    CT__CAST_TAB_ROW(i32), CT__CAST_TAB_ROW(i16), CT__CAST_TAB_ROW(i8), CT__CAST_TAB_ROW(u8), CT__CAST_TAB_ROW(b8)};
+    {ct__copy_4, ct__c_f32_f64, ct__c_f32_f16, ct__c_f32_bf16, ct__c_f32_i64, ct__c_f32_i32, NULL, NULL, ct__c_f32_u8, ct__c_f32_b8},
+    {ct__c_f64_f32, ct__copy_8, NULL, NULL, ct__c_f64_i64, NULL, NULL, NULL, NULL, ct__c_f64_b8},
+    {ct__c_f16_f32, NULL, ct__copy_2, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {ct__c_bf16_f32, NULL, NULL, ct__copy_2, NULL, NULL, NULL, NULL, NULL, NULL},
+    {ct__c_i64_f32, ct__c_i64_f64, NULL, NULL, ct__copy_8, ct__c_i64_i32, NULL, NULL, NULL, ct__c_i64_b8},
+    {ct__c_i32_f32, NULL, NULL, NULL, ct__c_i32_i64, ct__copy_4, NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, ct__copy_2, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__copy_1, NULL, NULL},
+    {ct__c_u8_f32, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__copy_1, NULL},
+    {ct__c_b8_f32, ct__c_b8_f64, NULL, NULL, ct__c_b8_i64, NULL, NULL, NULL, NULL, ct__c_b8_b8}};
+
+/* The loop of a cast: the table's own (every pair of float32, float64, int64 and
+   bool, the hot pairs, a dtype to itself), else through the compute types: the
+   adapter widens the source (float16/bfloat16 to float32, integers to int64), the
+   compute types' loop converts, and the adapter narrows into the destination. Each
+   step is the one the direct conversion makes, so the bits are the same. */
+static ct__loop_fn ct__cast_loop(ct_dtype dst, ct_dtype src, ct__ewroute *r, const ct__attrs **ap) {
+    ct__loop_fn f = ct__cast_tab[dst][src];
+    if (f) return f;
+    ct_dtype cd = ct__ew_ctype(dst), cs = ct__ew_ctype(src);
+    r->a = **ap;
+    r->fn = ct__cast_tab[cd][cs];
+    r->g.nop = 2;
+    r->g.st[0] = (uint8_t)dst;
+    r->g.st[1] = (uint8_t)src;
+    r->g.ct[0] = (uint8_t)cd;
+    r->g.ct[1] = (uint8_t)cs;
+    *ap = &r->a;
+    return ct__ew_routed;
+}
 
 /* A copy with a device tensor on either side runs on that backend's aten::copy_
    kernel (ctensor_cuda.h registers it): the CPU loop would read device memory
@@ -7088,7 +7265,10 @@ static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
     ct__iter_init(&it, 2, ops, dst->ndim, dst->shape);
     ct__attrs a;
     ct__attrs_init(&a);
-    ct__iter_run(&it, ct__cast_tab[dst->dtype][src->dtype], &a);
+    ct__ewroute r;
+    const ct__attrs *ap = &a;
+    ct__loop_fn fn = ct__cast_loop(dst->dtype, src->dtype, &r, &ap);   /* sets ap */
+    ct__iter_run(&it, fn, ap);
     return 0;
 }
 /* A new contiguous (or `like`-layout) copy of x in dtype dt, outside autograd and scopes. */
@@ -7327,12 +7507,11 @@ static int ct__meta_binary(ct__call *c) {
 
 /* Runs a loop over out + inputs, converting inputs to `cdt` when needed and
    writing through a temporary when the output's dtype differs (in-place). */
-static int ct__ew_run(ct__call *c, ct__loop_fn fn, int nin, ct_tensor *const *ins, const ct_dtype *want) {
+static int ct__ew_run(ct__call *c, ct__loop_fn fn, const ct__attrs *a, int nin, ct_tensor *const *ins, const ct_dtype *want) {
     ct_tensor *ops[CT__ITER_MAXOP], *tmp[CT__ITER_MAXOP];
     int ntmp = 0, rc = 0, kerr, fast;
     ct_tensor *out = c->out[0], *dst;
     ct_dtype odt;
-    const ct__attrs *a = c->a;
     int64_t n, st[CT__ITER_MAXOP];
     for (int i = 0; i < nin; i++) {
         ct_tensor *x = ins[i];
@@ -7415,23 +7594,27 @@ CT__INLINE int ct__ew_fast_body(ct__call *c, ct__loop_fn fn, int nin) {
 /* the kernels' call (inlined in them, it slowed the general path of in-place calls) */
 static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew_fast_body(c, fn, nin); }
 static int ct__k_unary(ct__call *c) {
-    const ct__loop_fn *tab = ct__unary_table(c->op);
-    ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 1);
-    ct__loop_fn fn = vec ? vec : tab ? tab[c->cdt] : NULL;
+    ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
+    ct__ewroute r;
+    const ct__attrs *a = c->a;
+    int obool = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) != 0;
+    ct__loop_fn fn = vec ? vec : ct__ew_loop(ct__unary_table(c->op), c->cdt, 2, obool, 0, &r, &a);
     CT__WHEN_SEL(BITWISE_NOT)(if (c->op == CT__OP_BITWISE_NOT && c->cdt == CT_BOOL) fn = ct__ub_LOGICAL_NOT_tab[CT_BOOL];)  /* ~True == False */
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want = c->cdt;
-    return ct__ew_run(c, fn, 1, c->in, &want);
+    return ct__ew_run(c, fn, a, 1, c->in, &want);
 }
 static int ct__k_binary(ct__call *c) {
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 2);
-    const ct__loop_fn *tab = ct__binary_table(c->op);
-    ct__loop_fn fn = tab ? tab[c->cdt] : NULL;
+    ct__ewroute r;
+    const ct__attrs *a = c->a;
+    int obool = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) != 0;
+    ct__loop_fn fn = ct__ew_loop(ct__binary_table(c->op), c->cdt, 3, obool, 0, &r, &a);
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want[2];
     want[0] = want[1] = c->cdt;
-    return ct__ew_run(c, fn, 2, c->in, want);
+    return ct__ew_run(c, fn, a, 2, c->in, want);
 }
 
 /* The dispatcher's lane for calls the metas above send down their fast branch
@@ -7482,15 +7665,22 @@ static int ct__ew_lane(ct__call *c, ct__tls *t, const ct__opdef *d) {
 #define CT__TLOOP(fname, T, C, LD, ST, EXPR)                                                             \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
         CT__LOOP_ARGS                                                                                    \
+        const int64_t es = (int64_t)sizeof(T);                                                           \
+        if (CT__UNLIKELY(s[0] != es || s[1] != es || s[2] != es || s[3] != es)) {                        \
+            ct__ew_strided(p, s, n, a, fname, 4, (int)es, (int)es, (int)es, (int)es);                    \
+            return;                                                                                      \
+        }                                                                                                \
+        T *o = (T *)p[0];                                                                                \
+        const T *xs = (const T *)p[1], *ys = (const T *)p[2], *zs = (const T *)p[3];                     \
         for (int64_t k = 0; k < n; k++) {                                                                \
-            C x = LD(*(const T *)(p[1] + k * s[1])), y = LD(*(const T *)(p[2] + k * s[2])),              \
-              z = LD(*(const T *)(p[3] + k * s[3]));                                                     \
+            C x = LD(xs[k]), y = LD(ys[k]), z = LD(zs[k]);                                               \
             (void)x; (void)y; (void)z;                                                                   \
-            *(T *)(p[0] + k * s[0]) = ST(EXPR);                                                          \
+            o[k] = ST(EXPR);                                                                             \
         }                                                                                                \
     }
-/* where-style: p[1] is a bool condition */
-#define CT__WLOOP(fname, T, C, LD, ST, EXPR)                                                             \
+/* where-style: p[1] is a bool condition; a select moves bits, so one loop per
+   element size serves every dtype */
+#define CT__WLOOP(fname, T)                                                                              \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
         (void)a;                                                                                         \
         if (s[0] == (int64_t)sizeof(T) && s[1] == 1 && s[2] == (int64_t)sizeof(T) &&                     \
@@ -7526,11 +7716,12 @@ CT__INLINE double ct__clamptd(double x, double lo, double hi) { return x != x ? 
     CT__GEN_INT_##I(CT__TLOOP_M, E, IX)                                                                  \
     static const ct__loop_fn ct__t_##E##_tab[10] = {CT__TAB_FLOAT(ct__t_, E), CT__TAB_INT_##I(ct__t_, E), NULL};
 CT__TERNARY_LOOPS(CT__T_GEN)
-#define CT__WLOOP_M(suffix, T, C, LD, ST, EXPR) CT__WLOOP(ct__w_##suffix, T, C, LD, ST, EXPR)
-CT__GEN_FLOAT(CT__WLOOP_M, WHERE, 0, 0)
-CT__GEN_INT_Y(CT__WLOOP_M, WHERE, 0)
-CT__GEN_BOOL_Y(CT__WLOOP_M, WHERE, 0)
-static const ct__loop_fn ct__w_WHERE_tab[10] = {CT__TAB_FLOAT(ct__w_, WHERE), CT__TAB_INT_Y(ct__w_, WHERE), CT__TAB_BOOL_Y(ct__w_, WHERE)};
+CT__WLOOP(ct__w_WHERE_1, uint8_t)
+CT__WLOOP(ct__w_WHERE_2, uint16_t)
+CT__WLOOP(ct__w_WHERE_4, uint32_t)
+CT__WLOOP(ct__w_WHERE_8, uint64_t)
+static const ct__loop_fn ct__w_WHERE_tab[10] = {ct__w_WHERE_4, ct__w_WHERE_8, ct__w_WHERE_2, ct__w_WHERE_2, ct__w_WHERE_8,
+                                                ct__w_WHERE_4, ct__w_WHERE_2, ct__w_WHERE_1, ct__w_WHERE_1, ct__w_WHERE_1};
 
 static int ct__meta_ternary(ct__call *c) {
     int ndim, ob = 0;
@@ -7586,6 +7777,8 @@ static int ct__k_ternary(ct__call *c) {
     ct_dtype want[3];
     ct_tensor *ins[3];
     ct__loop_fn fn = NULL;
+    ct__ewroute r;
+    const ct__attrs *a = c->a;
     switch (c->op) {
     case CT__OP_WHERE:
         fn = ct__w_WHERE_tab[c->cdt];
@@ -7600,13 +7793,13 @@ static int ct__k_ternary(ct__call *c) {
     default: {
         const ct__loop_fn *tab = c->op == CT__OP_LERP ? ct__t_LERP_tab : c->op == CT__OP_ADDCMUL ? ct__t_ADDCMUL_tab
                                  : c->op == CT__OP_ADDCDIV ? ct__t_ADDCDIV_tab : ct__t_CLAMP_T_tab;
-        fn = tab[c->cdt];
+        fn = ct__ew_loop(tab, c->cdt, 4, 0, 0, &r, &a);
         want[0] = want[1] = want[2] = c->cdt;
         ins[0] = c->in[0]; ins[1] = c->in[1]; ins[2] = c->in[2];
     }
     }
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
-    return ct__ew_run(c, fn, 3, ins, want);
+    return ct__ew_run(c, fn, a, 3, ins, want);
 }
 
 /* ---- public elementwise functions ---- */
@@ -11505,31 +11698,48 @@ static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__lo
             }                                                                                         \
         }                                                                                             \
     }
+/* the same loop with one body, for the dtypes scatter rarely meets (every row in one
+   order; rows of different k never share an output element, so the order between
+   them changes nothing) */
+#define CT__SC_LOOP1(fname, T, C, LD, ST, AL, NEEDV, EXPR)                                            \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];          \
+        const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                            \
+        const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                \
+        char *const p0 = p[0];                                                                        \
+        const char *const p1 = p[1], *const p2 = p[2];                                                \
+        const C al = AL(a->s[1]);                                                                     \
+        T fv;                                                                                         \
+        memcpy(&fv, &a->v[7], sizeof(T));                                                             \
+        (void)al; (void)fv;                                                                           \
+        for (int64_t j = 0; j < m; j++)                                                               \
+            for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                    \
+    }
 #define CT__SC_AL0(x) 0
 #define CT__SC_ALF(x) ((float)(x))
 #define CT__SC_ALD(x) (x)
 #define CT__SC_ALI(x) ct__f2i64(x)
 #define CT__SC_ALB(x) ((int64_t)((x) != 0))
-CT__SC_LOOP(ct__sc_set_1, uint8_t, uint8_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
-CT__SC_LOOP(ct__sc_set_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
+CT__SC_LOOP1(ct__sc_set_1, uint8_t, uint8_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
+CT__SC_LOOP1(ct__sc_set_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
 CT__SC_LOOP(ct__sc_set_4, uint32_t, uint32_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
 CT__SC_LOOP(ct__sc_set_8, uint64_t, uint64_t, CT__ID, CT__ID, CT__SC_AL0, 1, v)
-CT__SC_LOOP(ct__sc_fill_1, uint8_t, uint8_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
-CT__SC_LOOP(ct__sc_fill_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
+CT__SC_LOOP1(ct__sc_fill_1, uint8_t, uint8_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
+CT__SC_LOOP1(ct__sc_fill_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
 CT__SC_LOOP(ct__sc_fill_4, uint32_t, uint32_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
 CT__SC_LOOP(ct__sc_fill_8, uint64_t, uint64_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
 /* reductions: one expression per dtype family (floats, ints with wrap-around, bool) */
 #define CT__SC_GEN(OPN, FX, IX, BX)                                                                   \
     CT__SC_LOOP(ct__sc_##OPN##_f32, float, float, CT__ID, CT__ID, CT__SC_ALF, 1, FX)                  \
     CT__SC_LOOP(ct__sc_##OPN##_f64, double, double, CT__ID, CT__ID, CT__SC_ALD, 1, FX)                \
-    CT__SC_LOOP(ct__sc_##OPN##_f16, uint16_t, float, ct__h2f, ct__f2h, CT__SC_ALF, 1, FX)             \
-    CT__SC_LOOP(ct__sc_##OPN##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, CT__SC_ALF, 1, FX)          \
+    CT__SC_LOOP1(ct__sc_##OPN##_f16, uint16_t, float, ct__h2f, ct__f2h, CT__SC_ALF, 1, FX)             \
+    CT__SC_LOOP1(ct__sc_##OPN##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, CT__SC_ALF, 1, FX)          \
     CT__SC_LOOP(ct__sc_##OPN##_i64, int64_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
-    CT__SC_LOOP(ct__sc_##OPN##_i32, int32_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
-    CT__SC_LOOP(ct__sc_##OPN##_i16, int16_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
-    CT__SC_LOOP(ct__sc_##OPN##_i8, int8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)                \
-    CT__SC_LOOP(ct__sc_##OPN##_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)               \
-    CT__SC_LOOP(ct__sc_##OPN##_b8, uint8_t, int64_t, CT__LDB, CT__TOB, CT__SC_ALB, 1, BX)
+    CT__SC_LOOP1(ct__sc_##OPN##_i32, int32_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
+    CT__SC_LOOP1(ct__sc_##OPN##_i16, int16_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
+    CT__SC_LOOP1(ct__sc_##OPN##_i8, int8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)                \
+    CT__SC_LOOP1(ct__sc_##OPN##_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)               \
+    CT__SC_LOOP1(ct__sc_##OPN##_b8, uint8_t, int64_t, CT__LDB, CT__TOB, CT__SC_ALB, 1, BX)
 CT__SC_GEN(add, o + al * v, CT__IADD(o, CT__IMUL(al, v)), (o || (al && v)))
 CT__SC_GEN(mul, o * v, CT__IMUL(o, v), (o && v))
 CT__SC_GEN(max, ((v != v || v > o) ? v : o), (v > o ? v : o), (o || v))

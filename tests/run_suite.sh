@@ -1,11 +1,14 @@
 #!/bin/sh
 # Runs every part of the test suite and sums the "N passed, N failed" lines.
-# Each part prints its own failures; the last line is the total.
+# Each part prints its own failures, then one line: its name, its summary and the
+# seconds it ran (where the suite's time goes); the last line is the total.
 B=${BUILD:-build}
 total_pass=0; total_fail=0; broken=""
 run_part() {  # name, command...
   name=$1; shift
+  t0=$(date +%s)
   out=$("$@" 2>&1); rc=$?
+  secs=$(( $(date +%s) - t0 ))
   last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
   p=$(printf '%s' "$last" | sed -E 's/^([0-9]+) passed.*/\1/'); f=$(printf '%s' "$last" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
   [ -n "$p" ] || { p=0; f=1; }
@@ -15,7 +18,7 @@ run_part() {  # name, command...
     printf '%s\n' "$out" | grep -vE '^(ok|PASS) ' | tail -n 60
     broken="$broken $name"
   fi
-  printf '%-28s %s\n' "$name" "${last:-no summary line (exit $rc)}"
+  printf '%-34s %-36s %4ds\n' "$name" "${last:-no summary line (exit $rc)}" "$secs"
 }
 finish() {
   [ -n "$broken" ] && echo "failing parts:$broken"
