@@ -135,7 +135,7 @@ $(BUILD)/gpt/io.safetensors: examples/torch_interop/export_gpt.py examples/torch
 # Tests that use only the public API link one compiled copy of the implementation
 # per build kind (tests/ct_impl.c) instead of compiling it again each: the suite
 # builds in about half the time. The others compile the implementation themselves.
-SHARED_TESTS := $(filter test_core test_dlpack test_named test_interop test_io test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_random test_reduce,$(TESTS))
+SHARED_TESTS := $(filter test_core test_dlpack test_index test_named test_interop test_io test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce,$(TESTS))
 BLAS_CFLAGS  := $(filter-out -l%,$(BLAS))
 BLAS_LIBS    := $(filter -l%,$(BLAS))
 $(BUILD)/tests/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/tests
@@ -171,13 +171,15 @@ CASES ?= tests/fixtures
 conformance: $(BUILD)/tests/conformance
 	./$(BUILD)/tests/conformance $(CASES)
 
-# The suite: unit tests (plain, optimized+BLAS+OpenMP, ASan+UBSan), conformance,
+# The suite: unit tests (optimized+BLAS+OpenMP and ASan+UBSan; the plain -O1 -g
+# build too for the tests linked to tests/ct_impl.c: the others would compile the
+# implementation a third time for what the ASan build already runs), conformance,
 # compile tests, fuzz smoke runs. tests/run_suite.sh sums the "N passed, N failed" lines.
 test: deps deps-aarch64
 	@$(MAKE) --no-print-directory test-run
-test-run: $(addprefix $(BUILD)/tests/,$(TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
+test-run: $(addprefix $(BUILD)/tests/,$(SHARED_TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
       $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance
-	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
+	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
 	@for t in $(TESTS); do ./$(BUILD)/asan/$$t || exit 1; done; ./$(BUILD)/asan/conformance tests/fixtures
@@ -269,7 +271,7 @@ A64_OK    := $(shell command -v $(A64_CC) >/dev/null 2>&1 && command -v $(firstw
 A64_LAPACK := $(shell [ -e /usr/lib/aarch64-linux-gnu/liblapacke.so ] && [ -e /usr/include/lapacke.h ] && echo yes)
 A64_LAPACK_TESTS := $(filter test_linalg test_schema,$(TESTS))
 A64_TESTS := $(if $(A64_LAPACK),$(TESTS),$(filter-out $(A64_LAPACK_TESTS),$(TESTS))) test_quant_armv8
-A64_SUITE_TESTS ?= $(SHARED_TESTS) $(filter test_quant,$(TESTS))
+A64_SUITE_TESTS ?= $(SHARED_TESTS)
 A64_FLAGS := $(BASE) $(A64_OPT) $(A64_MARCH)
 A64_LIBS  := -lm -lpthread $(if $(A64_LAPACK),-llapacke -lopenblas)
 A64_SKIP  := aarch64: skipped: no $(A64_CC) or $(firstword $(A64_QEMU)); as root: $(A64_APT)

@@ -16,6 +16,12 @@
    The rate column is the minimum memory traffic (inputs read + output written)
    over the median time.
 
+   Other dtypes (1M, 1 thread, contig and mixed): add, mul (and exp, relu for the
+   floating types) on float16, bfloat16, int32, uint8 and int64 (the reference: an
+   integer compute type); ctensor computes float16/bfloat16 in float32 and the
+   narrower integers in int64, through the elementwise adapter. Line names
+   <op>_1M_<dtype>_<layout>_t1; inputs |randn| * 20 converted (integers truncate).
+
    softmax (ct_softmax(x, -1), the last dim of [N, N]) is compiled in when
    CT_BENCH_HAVE_SOFTMAX is defined; the Makefile defines it once ctensor.h
    declares ct_softmax. */
@@ -118,6 +124,40 @@ int main(void) {
                     if (!works(name, &j)) continue;
                     bench_run_opts(name, params, run_case, &j, &o);
                 }
+            }
+        }
+        sink = NULL;
+        ct_scope_end(tok);
+    }
+
+    static const struct { const char *label; ct_dtype dt; } dts[] = {
+        {"f16", CT_FLOAT16}, {"bf16", CT_BFLOAT16}, {"i32", CT_INT32}, {"u8", CT_UINT8}, {"i64", CT_INT64}};
+    static const op_kind dops[] = {OP_ADD, OP_MUL, OP_EXP, OP_RELU};
+    bench_set_threads(1);
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        int tok = ct_scope_begin();
+        const int64_t n = 1024;
+        int fl = dts[di].dt == CT_FLOAT16 || dts[di].dt == CT_BFLOAT16;
+        ct_tensor *a = ct_to(ct_mul(ct_abs(ct_randn(CT_FLOAT32, n, n)), ct_scalar_tensor(20.0, CT_FLOAT32)), dts[di].dt);
+        ct_tensor *b = ct_to(ct_mul(ct_abs(ct_randn(CT_FLOAT32, n, n)), ct_scalar_tensor(20.0, CT_FLOAT32)), dts[di].dt);
+        ct_tensor *bt = ct_t(b);
+        if (!a || !b || !bt) {
+            fprintf(stderr, "elementwise: setup failed: %s\n", ct_last_error());
+            return 1;
+        }
+        double es = dts[di].dt == CT_UINT8 ? 1.0 : dts[di].dt == CT_INT32 ? 4.0 : dts[di].dt == CT_INT64 ? 8.0 : 2.0;
+        for (size_t oi = 0; oi < sizeof dops / sizeof dops[0]; oi++) {
+            op_kind op = dops[oi];
+            int binary = op == OP_ADD || op == OP_MUL;
+            if (!binary && !fl) continue;   /* exp, relu: the floating types */
+            for (int li = 0; li < (binary ? 2 : 1); li++) {
+                job j = {op, a, binary ? (li == 0 ? b : bt) : NULL};
+                char name[96];
+                snprintf(name, sizeof name, "%s_1M_%s_%s_t1", op_names[op], dts[di].label, li == 0 ? "contig" : "mixed");
+                if (!bench_selected(name)) continue;
+                bench_opts o = {1, (binary ? 3.0 : 2.0) * (double)(n * n) * es, 0, NULL};
+                if (!works(name, &j)) continue;
+                bench_run_opts(name, li == 0 ? "[1024,1024]" : "[1024,1024] + [1024,1024].t()", run_case, &j, &o);
             }
         }
         sink = NULL;

@@ -9,6 +9,7 @@ run_part() {  # name, command...
   t0=$(date +%s)
   out=$("$@" 2>&1); rc=$?
   secs=$(( $(date +%s) - t0 ))
+  [ -n "$part_secs" ] && secs=$part_secs
   last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
   p=$(printf '%s' "$last" | sed -E 's/^([0-9]+) passed.*/\1/'); f=$(printf '%s' "$last" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
   [ -n "$p" ] || { p=0; f=1; }
@@ -19,6 +20,28 @@ run_part() {  # name, command...
     broken="$broken $name"
   fi
   printf '%-34s %-36s %4ds\n' "$name" "${last:-no summary line (exit $rc)}" "$secs"
+}
+# Parts that only compile and run programs (no shared state with the others) start in
+# the background at once and run beside the rest: the suite is otherwise one process
+# at a time on a 2-core machine. collect_bg waits and reports them like run_part.
+part_secs=""; nbg=0
+run_bg() {  # name, command...
+  nbg=$((nbg + 1)); f=$B/suite_part_$nbg
+  mkdir -p "$B"; printf '%s\n' "$1" > "$f.name"; shift
+  rm -f "$f.out" "$f.rc"
+  ( t0=$(date +%s); "$@" > "$f.out" 2>&1; echo "$? $(( $(date +%s) - t0 ))" > "$f.rc" ) &
+}
+collect_bg() {
+  wait
+  i=1
+  while [ "$i" -le "$nbg" ]; do
+    f=$B/suite_part_$i; rc=1; secs=0
+    [ -f "$f.rc" ] && read -r rc secs < "$f.rc"
+    part_secs=$secs
+    run_part "$(cat "$f.name")" sh -c 'cat "$1"; exit "$2"' sh "$f.out" "$rc"
+    part_secs=""
+    i=$((i + 1))
+  done
 }
 finish() {
   [ -n "$broken" ] && echo "failing parts:$broken"
@@ -33,7 +56,14 @@ run_aarch64() {
   for t in ${A64_TESTS:-}; do run_part "$t (aarch64 qemu)" ${A64_QEMU:-qemu-aarch64} "$B/aarch64/$t"; done
 }
 if [ -n "${A64_ONLY:-}" ]; then run_aarch64; finish; exit; fi
-for t in $TESTS; do run_part "$t" ./$B/tests/$t; done
+# compile tests, README examples and the fuzz smoke runs: compile-bound, in the background
+run_bg "compile tests" sh tests/compile/run.sh
+run_bg "README examples" sh tests/compile/readme.sh
+if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+  run_bg "fuzz smoke" sh tests/fuzz/smoke.sh
+fi
+# the plain -O1 -g build: PLAIN_TESTS (the Makefile: the tests linked to tests/ct_impl.c)
+for t in ${PLAIN_TESTS-$TESTS}; do run_part "$t" ./$B/tests/$t; done
 for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
 for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
 for t in $TSAN_TESTS; do run_part "$t (tsan)" env TSAN_OPTIONS=halt_on_error=1 ./$B/tsan/$t; done
@@ -46,7 +76,9 @@ run_part "conformance" ./$B/tests/conformance tests/fixtures
 # writes the same positions again), random fills and the schema API.
 run_part "conformance (replay)" env CT_TEST_REPLAY=1 ./$B/tests/conformance tests/fixtures
 for t in ${REPLAY_TESTS:-test_autograd test_index test_nn_norm test_nn_transformer test_optim test_random test_schema}; do
-  case " $TESTS " in *" $t "*) run_part "$t (replay)" env CT_TEST_REPLAY=1 ./$B/tests/$t ;; esac
+  # the plain build where there is one, else the optimized one
+  case " ${PLAIN_TESTS-$TESTS} " in *" $t "*) bin=./$B/tests/$t ;; *) bin=./$B/opt/$t ;; esac
+  case " $TESTS " in *" $t "*) run_part "$t (replay)" env CT_TEST_REPLAY=1 $bin ;; esac
 done
 run_part "conformance (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/conformance tests/fixtures
 # Huge sizes (tests/ct_huge.h): the first calls of every op each program makes run
@@ -70,9 +102,5 @@ run_aarch64
 # The API reference (make docs): docs/reference/ up to date, every public function with
 # a description and a PyTorch counterpart; the counterparts imported when torch is there
 run_part "API reference (docs/reference)" sh -c "py=\$(command -v ${DOCS_PY:-python3} || command -v /usr/bin/python3); if [ -n \"\$py\" ]; then TORCH_PY=${TORCH_PY:-/usr/bin/python3} \$py tools/gen_docs.py --check; else echo 'no python3: skipped'; echo '0 passed, 0 failed'; fi"
-run_part "compile tests" sh tests/compile/run.sh
-run_part "README examples" sh tests/compile/readme.sh
-if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
-  run_part "fuzz smoke" sh tests/fuzz/smoke.sh
-fi
+collect_bg
 finish

@@ -1,7 +1,9 @@
 /* test_index.c - indexing and joining: values, dtypes, errors, gradients (gradcheck,
    gradgradcheck), in-place ops under autograd, memory. PyTorch parity for many more
    cases lives in tests/fixtures/index (tests/reference/cases_index.py). */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include <stdlib.h>
 #include "ct_test.h"
 
@@ -33,7 +35,19 @@ static int shape_is(const ct_tensor *t, int ndim, const int64_t *shape) {
     for (int d = 0; d < ndim; d++) if (t->shape[d] != shape[d]) return 0;
     return 1;
 }
-#define CHECK_SHAPE(t, ...) CT_T_REPORT(shape_is((t), CT_DIMS(__VA_ARGS__)), "%s has shape %s", #t, (t) ? ct__fmt_shape((t)->ndim, (t)->shape).s : ct_last_error())
+/* "[2, 3]" (a message's buffer: one per report) */
+static const char *shape_str(const ct_tensor *t, char *buf, size_t n) {
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (int d = 0; d < t->ndim && k < n; d++) k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", (long long)t->shape[d]);
+    if (k < n) snprintf(buf + k, n - k, "]");
+    return buf;
+}
+#define CHECK_SHAPE(t, ...)                                                                            \
+    do {                                                                                               \
+        char sb_[160];                                                                                 \
+        CT_T_REPORT(shape_is((t), CT_DIMS(__VA_ARGS__)), "%s has shape %s", #t,                         \
+                    (t) ? shape_str((t), sb_, sizeof sb_) : ct_last_error());                          \
+    } while (0)
 #define GC(fn, n, ...) CT_T_REPORT(ct_gradcheck(fn, NULL, n, TS(__VA_ARGS__), NULL), "gradcheck %s: %s", #fn, ct_last_error())
 #define GGC(fn, n, ...) CT_T_REPORT(ct_gradgradcheck(fn, NULL, n, TS(__VA_ARGS__), NULL), "gradgradcheck %s: %s", #fn, ct_last_error())
 

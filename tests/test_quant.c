@@ -3,7 +3,9 @@
    linear (test_quant_gemm.h), the workflows (test_quant_workflow.h) and the numeric
    suite (test_quant_numeric.h). Values against PyTorch-made fixtures in
    tests/fixtures/quant (tests/reference/cases_quant*.py) and exact math. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ct_test.h"
 #include "ctensor_nn.h"
 #include "ctensor_quant.h"

@@ -3,6 +3,9 @@ on 1M ([1024, 1024]) and 16M ([4096, 4096]) float32 tensors, contiguous, transpo
 (a.t(), b.t()) and mixed (a + b.t()), at 1 and 2 threads (torch.set_num_threads),
 under torch.no_grad(). Same case names and operations as elementwise.c; softmax
 (last dim) is always included here (elementwise.c has it once ct_softmax exists).
+Then the other dtypes as elementwise.c: add, mul (and exp, relu for float16 and
+bfloat16) on 1M float16, bfloat16, int32, uint8 and int64 tensors, contig and mixed,
+1 thread; inputs |randn| * 20 converted.
 """
 import os
 import sys
@@ -57,6 +60,28 @@ def main():
                         ctbench.set_threads(t)
                         ctbench.run(name, params, stmt, env, bytes=nbytes)
             del a, b, at, bt
+        ctbench.set_threads(1)
+        n = 1024
+        for label, dt in (("f16", torch.float16), ("bf16", torch.bfloat16), ("i32", torch.int32),
+                          ("u8", torch.uint8), ("i64", torch.int64)):
+            a = (torch.randn(n, n).abs() * 20).to(dt)
+            b = (torch.randn(n, n).abs() * 20).to(dt)
+            bt = b.t()
+            fl = dt in (torch.float16, torch.bfloat16)
+            es = torch.tensor([], dtype=dt).element_size()
+            for op in ("add", "mul", "exp", "relu"):
+                stmt, binary = OPS[op]
+                if not binary and not fl:
+                    continue
+                for li, layout in enumerate(("contig", "mixed")):
+                    if li == 1 and not binary:
+                        continue
+                    name = "%s_1M_%s_%s_t1" % (op, label, layout)
+                    if not ctbench.selected(name):
+                        continue
+                    env = {"torch": torch, "F": F, "x": a, "y": (b if li == 0 else bt) if binary else None}
+                    params = "[1024,1024]" if li == 0 else "[1024,1024] + [1024,1024].t()"
+                    ctbench.run(name, params, stmt, env, bytes=(3.0 if binary else 2.0) * n * n * es)
 
 
 if __name__ == "__main__":
