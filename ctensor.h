@@ -6479,7 +6479,7 @@ static ct__loop_fn ct__ew_loop(const ct__loop_fn *tab, ct_dtype dt, int nop, int
         const T *in = (const T *)p[1];                                                             \
         for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = (uint8_t)((EXPR) ? 1 : 0); } \
     }
-/* binary: out O, in T, T (dense rows, or one input a broadcast scalar) */
+/* binary: out O, in T, T (dense rows, or the second input a broadcast scalar) */
 #define CT__BLOOP(fname, T, O, C, LD, ST, EXPR)                                                    \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
         CT__LOOP_ARGS                                                                              \
@@ -6491,10 +6491,7 @@ static ct__loop_fn ct__ew_loop(const ct__loop_fn *tab, ct_dtype dt, int nop, int
         } else if (s[0] == eo && s[1] == es && s[2] == 0) {                                        \
             const C y = LD(ys[0]);                                                                 \
             for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]); (void)x; (void)y; o[k] = ST(EXPR); }                  \
-        } else if (s[0] == eo && s[1] == 0 && s[2] == es) {                                        \
-            const C x = LD(xs[0]);                                                                 \
-            for (int64_t k = 0; k < n; k++) { C y = LD(ys[k]); (void)x; (void)y; o[k] = ST(EXPR); }                  \
-        } else {                                                                                   \
+        } else {   /* a scalar first operand (2 - t) too: its chunk is filled */                \
             ct__ew_strided(p, s, n, a, fname, 3, (int)sizeof(O), (int)sizeof(T), (int)sizeof(T), 0); \
         }                                                                                          \
     }
@@ -6807,27 +6804,27 @@ CT__INLINE ct__vf ct__v_gelu_tanh(ct__vf x) {   /* ct__gelu_tanhf */
 }
 CT__INLINE ct__vf ct__v_silu(ct__vf x) { return x / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
 /* contiguous float32 loop: CT__VL lanes at a time, the tail through a padded vector */
-#define CT__UVLOOP(fname, VEXPR)                                                              \
+#define CT__UVLOOP(fname, VEXPR)                                                                     \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                   \
         CT__LOOP_ARGS                                                                                \
-        if (s[0] == 4 && s[1] == 4) {                                                                \
-            float *o = (float *)p[0];                                                                \
-            const float *in = (const float *)p[1];                                                   \
-            int64_t k = 0;                                                                           \
-            for (; k + CT__VL <= n; k += CT__VL) {                                                   \
-                ct__vf v, r;                                                                         \
-                memcpy(&v, in + k, sizeof v);                                                        \
-                r = VEXPR;                                                                           \
-                memcpy(o + k, &r, sizeof r);                                                         \
-            }                                                                                        \
-            if (k < n) {                                                                             \
-                ct__vf v = CT__VSPLAT(0.0f), r;                                                      \
-                memcpy(&v, in + k, sizeof(float) * (size_t)(n - k));                                \
-                r = VEXPR;                                                                           \
-                memcpy(o + k, &r, sizeof(float) * (size_t)(n - k));                                  \
-            }                                                                                        \
-        } else {                                                                                     \
+        if (s[0] != 4 || s[1] != 4) {                                                                \
             ct__ew_strided(p, s, n, a, fname, 2, 4, 4, 0, 0);                                        \
+            return;                                                                                  \
+        }                                                                                            \
+        float *o = (float *)p[0];                                                                    \
+        const float *in = (const float *)p[1];                                                       \
+        int64_t k = 0;                                                                               \
+        for (; k + CT__VL <= n; k += CT__VL) {                                                       \
+            ct__vf v, r;                                                                             \
+            memcpy(&v, in + k, sizeof v);                                                            \
+            r = VEXPR;                                                                               \
+            memcpy(o + k, &r, sizeof r);                                                             \
+        }                                                                                            \
+        if (k < n) {                                                                                 \
+            ct__vf v = CT__VSPLAT(0.0f), r;                                                          \
+            memcpy(&v, in + k, sizeof(float) * (size_t)(n - k));                                    \
+            r = VEXPR;                                                                               \
+            memcpy(o + k, &r, sizeof(float) * (size_t)(n - k));                                      \
         }                                                                                            \
     }
 CT__UVLOOP(ct__uv_exp, ct__v_exp(v))

@@ -56,7 +56,11 @@ run_aarch64() {
   for t in ${A64_TESTS:-}; do run_part "$t (aarch64 qemu)" ${A64_QEMU:-qemu-aarch64} "$B/aarch64/$t"; done
 }
 if [ -n "${A64_ONLY:-}" ]; then run_aarch64; finish; exit; fi
-# compile tests, README examples and the fuzz smoke runs: compile-bound, in the background
+# compile tests, README examples and the fuzz smoke runs (compile-bound) and
+# ctensor_cuda.h's tests (the Makefile's CUDA block sets CUDA_TESTS: the nvcc build
+# skips, passing, without a GPU; the emulated build runs the kernels on the host, the
+# longest part) in the background
+for t in ${CUDA_TESTS:-}; do run_bg "$t" ./$B/cuda/$t; done
 run_bg "compile tests" sh tests/compile/run.sh
 run_bg "README examples" sh tests/compile/readme.sh
 if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
@@ -90,9 +94,6 @@ for t in $TESTS; do
   case "$t" in test_threads|test_nn_pool_property) continue ;; esac
   run_part "$t (huge, asan+ubsan)" env CT_TEST_HUGE=1 ./$B/asan/$t
 done
-# ctensor_cuda.h's tests (the Makefile's CUDA block sets CUDA_TESTS): the nvcc build
-# skips, passing, without a GPU; the emulated build runs the kernels on the host
-for t in ${CUDA_TESTS:-}; do run_part "$t" ./$B/cuda/$t; done
 # make lib: a staged make install, a program built with pkg-config's flags against the
 # shared and the static library, and the exported symbols (tests/lib/check.sh)
 run_part "make lib (install, pkg-config)" sh tests/lib/check.sh
