@@ -6298,6 +6298,7 @@ static void ct__unwrap(ct_tensor *w) {
    ctensor.h down (it was 40% of it), and the adapter's chunks are in cache.
    ========================================================================== */
 #define CT__ID(v) (v)
+#define CT__C_I(T) (T)   /* a cast as a conversion: CT__C_I(int32_t)(v) */
 #define CT__TOB(v) ((uint8_t)((v) != 0))
 #define CT__LDB(v) ((int64_t)((v) != 0))
 #define CT__IW(v) ((int64_t)(uint64_t)(v))                       /* wrap to int64 */
@@ -6332,11 +6333,6 @@ typedef struct ct__ewsig {
         if (m == CT__EWB) for (int64_t k = 0; k < CT__EWB; k++) o[k] = CONV(in[k]);                    \
         else for (int64_t k = 0; k < m; k++) o[k] = CONV(in[k]);                                       \
     }
-#define CT__EW_I64(v) ((int64_t)(v))
-#define CT__EW_I32(v) ((int32_t)(v))
-#define CT__EW_I16(v) ((int16_t)(v))
-#define CT__EW_I8(v) ((int8_t)(v))
-#define CT__EW_U8(v) ((uint8_t)(v))
 CT__EW_CONVFN(ct__ewc_1, uint8_t, uint8_t, CT__ID)
 CT__EW_CONVFN(ct__ewc_2, uint16_t, uint16_t, CT__ID)
 CT__EW_CONVFN(ct__ewc_4, uint32_t, uint32_t, CT__ID)
@@ -6345,14 +6341,14 @@ CT__EW_CONVFN(ct__ewc_h2f, float, uint16_t, ct__h2f)
 CT__EW_CONVFN(ct__ewc_bf2f, float, uint16_t, ct__bf2f)
 CT__EW_CONVFN(ct__ewc_f2h, uint16_t, float, ct__f2h)
 CT__EW_CONVFN(ct__ewc_f2bf, uint16_t, float, ct__f2bf)
-CT__EW_CONVFN(ct__ewc_i32w, int64_t, int32_t, CT__EW_I64)
-CT__EW_CONVFN(ct__ewc_i16w, int64_t, int16_t, CT__EW_I64)
-CT__EW_CONVFN(ct__ewc_i8w, int64_t, int8_t, CT__EW_I64)
-CT__EW_CONVFN(ct__ewc_u8w, int64_t, uint8_t, CT__EW_I64)
-CT__EW_CONVFN(ct__ewc_i32n, int32_t, int64_t, CT__EW_I32)
-CT__EW_CONVFN(ct__ewc_i16n, int16_t, int64_t, CT__EW_I16)
-CT__EW_CONVFN(ct__ewc_i8n, int8_t, int64_t, CT__EW_I8)
-CT__EW_CONVFN(ct__ewc_u8n, uint8_t, int64_t, CT__EW_U8)
+CT__EW_CONVFN(ct__ewc_i32w, int64_t, int32_t, CT__C_I(int64_t))
+CT__EW_CONVFN(ct__ewc_i16w, int64_t, int16_t, CT__C_I(int64_t))
+CT__EW_CONVFN(ct__ewc_i8w, int64_t, int8_t, CT__C_I(int64_t))
+CT__EW_CONVFN(ct__ewc_u8w, int64_t, uint8_t, CT__C_I(int64_t))
+CT__EW_CONVFN(ct__ewc_i32n, int32_t, int64_t, CT__C_I(int32_t))
+CT__EW_CONVFN(ct__ewc_i16n, int16_t, int64_t, CT__C_I(int16_t))
+CT__EW_CONVFN(ct__ewc_i8n, int8_t, int64_t, CT__C_I(int8_t))
+CT__EW_CONVFN(ct__ewc_u8n, uint8_t, int64_t, CT__C_I(uint8_t))
 #define CT__EW_CONV(FN, TO, TI, CONV)                                                                  \
     do {                                                                                               \
         if (dense) FN((TO *)dst, (const TI *)src, m);                                                  \
@@ -6375,19 +6371,19 @@ static void ct__ew_conv(int load, char *dst, const char *src, int sd, int cd, in
         switch (sd) {
         case CT_FLOAT16: CT__EW_CONV(ct__ewc_h2f, float, uint16_t, ct__h2f); break;
         case CT_BFLOAT16: CT__EW_CONV(ct__ewc_bf2f, float, uint16_t, ct__bf2f); break;
-        case CT_INT32: CT__EW_CONV(ct__ewc_i32w, int64_t, int32_t, CT__EW_I64); break;
-        case CT_INT16: CT__EW_CONV(ct__ewc_i16w, int64_t, int16_t, CT__EW_I64); break;
-        case CT_INT8: CT__EW_CONV(ct__ewc_i8w, int64_t, int8_t, CT__EW_I64); break;
-        default: CT__EW_CONV(ct__ewc_u8w, int64_t, uint8_t, CT__EW_I64); break;
+        case CT_INT32: CT__EW_CONV(ct__ewc_i32w, int64_t, int32_t, CT__C_I(int64_t)); break;
+        case CT_INT16: CT__EW_CONV(ct__ewc_i16w, int64_t, int16_t, CT__C_I(int64_t)); break;
+        case CT_INT8: CT__EW_CONV(ct__ewc_i8w, int64_t, int8_t, CT__C_I(int64_t)); break;
+        default: CT__EW_CONV(ct__ewc_u8w, int64_t, uint8_t, CT__C_I(int64_t)); break;
         }
     } else {
         switch (sd) {
         case CT_FLOAT16: CT__EW_CONV(ct__ewc_f2h, uint16_t, float, ct__f2h); break;
         case CT_BFLOAT16: CT__EW_CONV(ct__ewc_f2bf, uint16_t, float, ct__f2bf); break;
-        case CT_INT32: CT__EW_CONV(ct__ewc_i32n, int32_t, int64_t, CT__EW_I32); break;
-        case CT_INT16: CT__EW_CONV(ct__ewc_i16n, int16_t, int64_t, CT__EW_I16); break;
-        case CT_INT8: CT__EW_CONV(ct__ewc_i8n, int8_t, int64_t, CT__EW_I8); break;
-        default: CT__EW_CONV(ct__ewc_u8n, uint8_t, int64_t, CT__EW_U8); break;
+        case CT_INT32: CT__EW_CONV(ct__ewc_i32n, int32_t, int64_t, CT__C_I(int32_t)); break;
+        case CT_INT16: CT__EW_CONV(ct__ewc_i16n, int16_t, int64_t, CT__C_I(int16_t)); break;
+        case CT_INT8: CT__EW_CONV(ct__ewc_i8n, int8_t, int64_t, CT__C_I(int8_t)); break;
+        default: CT__EW_CONV(ct__ewc_u8n, uint8_t, int64_t, CT__C_I(uint8_t)); break;
         }
     }
 }
@@ -6395,17 +6391,21 @@ static CT__NOINLINE void ct__ew_adapt(char **p, const int64_t *s, int64_t n, con
     int64_t buf[4][CT__EWB];   /* 8 KB */
     char *q[4];
     int64_t qs[4];
+    int direct[4];   /* dense and of its compute type: used where it is */
+    for (int j = 0; j < g->nop; j++) {
+        qs[j] = (int64_t)ct__dt[g->ct[j]].size;
+        direct[j] = g->st[j] == g->ct[j] && s[j] == qs[j];
+        q[j] = (char *)buf[j];
+    }
     for (int64_t k0 = 0; k0 < n; k0 += CT__EWB) {
         int64_t m = n - k0 < CT__EWB ? n - k0 : CT__EWB;
         for (int j = 0; j < g->nop; j++) {
             char *at = p[j] + k0 * s[j];
-            qs[j] = (int64_t)ct__dt[g->ct[j]].size;
-            if (g->st[j] == g->ct[j] && s[j] == qs[j]) { q[j] = at; continue; }
-            q[j] = (char *)buf[j];
-            if (j > 0) ct__ew_conv(1, q[j], at, g->st[j], g->ct[j], s[j], m);
+            if (direct[j]) q[j] = at;
+            else if (j > 0) ct__ew_conv(1, q[j], at, g->st[j], g->ct[j], s[j], m);
         }
         fn(q, qs, m, a);
-        if (q[0] == (char *)buf[0]) ct__ew_conv(0, p[0] + k0 * s[0], q[0], g->st[0], g->ct[0], s[0], m);
+        if (!direct[0]) ct__ew_conv(0, p[0] + k0 * s[0], q[0], g->st[0], g->ct[0], s[0], m);
     }
 }
 /* A loop's own rows with strides it has no body for: gathered into dense chunks.
@@ -7132,39 +7132,14 @@ CT__COPYLOOP(ct__copy_2, uint16_t)
 CT__COPYLOOP(ct__copy_4, uint32_t)
 CT__COPYLOOP(ct__copy_8, uint64_t)
 /* conversions through float/double/int64, as C++ static_cast would go (defined for out-of-range) */
-#define CT__CV_F2I(TO) (TO) ct__f2i64
 #define CT__TOF32(v) ((float)(v))
 #define CT__TOF64(v) ((double)(v))
-CT__INLINE uint16_t ct__d2h(double v) { return ct__f2h((float)v); }
-CT__INLINE uint16_t ct__d2bf(double v) { return ct__f2bf((float)v); }
-CT__INLINE uint16_t ct__h2bf(uint16_t v) { return ct__f2bf(ct__h2f(v)); }
-CT__INLINE uint16_t ct__bf2h(uint16_t v) { return ct__f2h(ct__bf2f(v)); }
-CT__INLINE uint16_t ct__i2h(int64_t v) { return ct__f2h((float)v); }
-CT__INLINE uint16_t ct__i2bf(int64_t v) { return ct__f2bf((float)v); }
-CT__INLINE int64_t ct__h2i(uint16_t v) { return ct__f2i64(ct__h2f(v)); }
-CT__INLINE int64_t ct__bf2i(uint16_t v) { return ct__f2i64(ct__bf2f(v)); }
 CT__INLINE uint8_t ct__f2b(double v) { return v != 0.0; }
-CT__INLINE uint8_t ct__h2b(uint16_t v) { return (v & 0x7fffu) != 0; }
-#define CT__C_ID(v) (v)
-#define CT__C_I(T) (T)
 #define CT__TO_F32_FROM_H(v) ct__h2f(v)
 #define CT__TO_F32_FROM_BF(v) ct__bf2f(v)
-#define CT__TO_F64_FROM_H(v) ((double)ct__h2f(v))
-#define CT__TO_F64_FROM_BF(v) ((double)ct__bf2f(v))
 #define CT__I64_FROM_F(v) ct__f2i64(v)
 #define CT__I32_FROM_F(v) ((int32_t)ct__f2i64(v))
-#define CT__I16_FROM_F(v) ((int16_t)ct__f2i64(v))
-#define CT__I8_FROM_F(v) ((int8_t)ct__f2i64(v))
 #define CT__U8_FROM_F(v) ((uint8_t)ct__f2i64(v))
-#define CT__I32_FROM_H(v) ((int32_t)ct__h2i(v))
-#define CT__I16_FROM_H(v) ((int16_t)ct__h2i(v))
-#define CT__I8_FROM_H(v) ((int8_t)ct__h2i(v))
-#define CT__U8_FROM_H(v) ((uint8_t)ct__h2i(v))
-#define CT__I32_FROM_BF(v) ((int32_t)ct__bf2i(v))
-#define CT__I16_FROM_BF(v) ((int16_t)ct__bf2i(v))
-#define CT__I8_FROM_BF(v) ((int8_t)ct__bf2i(v))
-#define CT__U8_FROM_BF(v) ((uint8_t)ct__bf2i(v))
-#define CT__BF_B(v) ((uint8_t)((v & 0x7fffu) != 0))
 CT__CLOOP(ct__c_f32_f64, float, double, CT__TOF32)
 CT__CLOOP(ct__c_f32_f16, float, uint16_t, CT__TO_F32_FROM_H)
 CT__CLOOP(ct__c_f32_bf16, float, uint16_t, CT__TO_F32_FROM_BF)
@@ -11649,17 +11624,21 @@ static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__lo
         (void)o; (void)v;                                                                             \
         *q = ST(EXPR);                                                                                \
     }
+/* the loops' parameters, unpacked (see above) */
+#define CT__SC_PARAMS(T, C, AL)                                                                       \
+    const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];              \
+    const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                                \
+    const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                    \
+    char *const p0 = p[0];                                                                            \
+    const char *const p1 = p[1], *const p2 = p[2];                                                    \
+    const C al = AL(a->s[1]);                                                                         \
+    T fv;                                                                                             \
+    memcpy(&fv, &a->v[7], sizeof(T));                                                                 \
+    (void)al; (void)fv;
 #define CT__SC_LOOP(fname, T, C, LD, ST, AL, NEEDV, EXPR)                                             \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];          \
-        const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                            \
-        const int64_t es_ = (int64_t)sizeof(T), s0 = s[0], s1 = s[1], s2 = s[2];                      \
-        char *const p0 = p[0];                                                                        \
-        const char *const p1 = p[1], *const p2 = p[2];                                                \
-        const C al = AL(a->s[1]);                                                                     \
-        T fv;                                                                                         \
-        memcpy(&fv, &a->v[7], sizeof(T));                                                             \
-        (void)al; (void)fv;                                                                           \
+        CT__SC_PARAMS(T, C, AL)                                                                       \
+        const int64_t es_ = (int64_t)sizeof(T);                                                       \
         if (n > 1 && s1 == 0 && s0 == es_ && (!NEEDV || s2 == es_)) {                                 \
             /* one index per contiguous row (index_add / index_copy / index_fill) */                  \
             for (int64_t j = 0; j < m; j++) {                                                         \
@@ -11700,15 +11679,7 @@ static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__lo
    them changes nothing) */
 #define CT__SC_LOOP1(fname, T, C, LD, ST, AL, NEEDV, EXPR)                                            \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];          \
-        const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                            \
-        const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                \
-        char *const p0 = p[0];                                                                        \
-        const char *const p1 = p[1], *const p2 = p[2];                                                \
-        const C al = AL(a->s[1]);                                                                     \
-        T fv;                                                                                         \
-        memcpy(&fv, &a->v[7], sizeof(T));                                                             \
-        (void)al; (void)fv;                                                                           \
+        CT__SC_PARAMS(T, C, AL)                                                                       \
         for (int64_t j = 0; j < m; j++)                                                               \
             for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                    \
     }

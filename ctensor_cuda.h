@@ -1352,7 +1352,7 @@ static void ct__cu_host_scalar(const ct_tensor *x, ct_dtype cdt, double *sd, int
     *si = 0;
     if (CT__ISFLOAT(cdt)) {
         if (CT__ISFLOAT(x->dtype)) {
-            ct__store_f64(tmp, cdt, ct__load_f64(p, x->dtype));   /* f64 -> f16 goes through float, as ct__d2h */
+            ct__store_f64(tmp, cdt, ct__load_f64(p, x->dtype));   /* f64 -> f16 goes through float, as the CPU cast */
             *sd = ct__load_f64(tmp, cdt);
         } else {
             int64_t w = ct__load_i64(p, x->dtype);
