@@ -1,0 +1,1809 @@
+/* ctensor_jit.h - a tracing JIT for ctensor (PyTorch's torch.jit.trace, freeze and
+   optimize_for_inference, in C): trace to a graph, optimize it, run it, save it,
+   and export it as a standalone C file.                        v0.1 (2026-12-06)
+
+   HOW TO USE
+     #define CTENSOR_IMPLEMENTATION          (in exactly one file)
+     #include "ctensor.h"
+     #include "ctensor_nn.h"                 (optional: ct_trace_module)
+     #include "ctensor_jit.h"                (after them)
+     link with -lm
+
+     The implementation uses ctensor.h's internals (the dispatch hook, the
+     elementwise loops), so it is compiled in the translation unit that defines
+     CTENSOR_IMPLEMENTATION; there CTENSOR_JIT_IMPLEMENTATION is turned on.
+
+   THE FEEL (torch.jit.trace + torch.jit.freeze + torch.jit.save)
+       ct_graph *g = ct_trace_module(model, 1, &example);   // records every op
+       ct_jit_freeze(g);                                    // parameters -> constants, folded
+       ct_jit_optimize(g);                                  // DCE, CSE, conv-bn, fusion
+       ct_graph_print(g);                                   // TorchScript-like text
+       ct_tensor *y;
+       ct_graph_run(g, 1, &x, &y, 1);                       // y == ct_forward(model, x)
+       ct_graph_save(g, "model.ctjit");                     // graph + weights, one file
+       ct_jit_export_c(g, "model.c", "model_forward");      // plain C, no ctensor needed
+
+   TABLE OF CONTENTS
+     1. Declarations
+        1.1 Tracing                     ct_trace_begin / ct_trace_end / ct_trace_module
+        1.2 Graphs                      printing, verifying, inspecting, building by hand
+        1.3 Running                     ct_graph_run (the interpreter)
+        1.4 Passes                      DCE, CSE, constant propagation, freeze, conv-bn
+                                        folding, elementwise fusion, ct_jit_optimize
+        1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
+        1.6 Export to C                 ct_jit_export_c
+     2. Implementation
+        2.1 The graph store             values, nodes, liveness
+        2.2 The tracer                  a dispatch listener
+        2.3 Text: printing and parsing
+        2.4 The interpreter             dispatch per node, fused loops per block
+        2.5 Passes
+        2.6 Save and load
+        2.7 Export to C
+
+   WHAT TRACING MEANS (as torch.jit.trace)
+     - The graph is what ran: C control flow (if, for) is specialised to the
+       example inputs. A branch on tensor values, or an op whose output shape
+       depends on tensor values (nonzero, masked_select, ...), is recorded as it
+       ran for the example; such ops add a warning to the graph (ct_graph_warning),
+       as PyTorch's TracerWarning.
+     - Every tensor an op reads that is neither a graph input nor made by a traced
+       op becomes a constant captured by reference (a parameter when it requires
+       grad; ct_trace_module names parameters and buffers by their state-dict keys).
+       ct_jit_freeze turns parameters into constants and folds what depends only on
+       constants (the eval-mode batch-norm scale and shift, a weight's transpose).
+     - Shapes: the graph records the example's dtypes and shapes. Running checks
+       inputs against them; ct_graph_set_dynamic_batch lets dimension 0 of every
+       input vary (for graphs whose attributes do not bake the batch size in).
+     - In-place ops are recorded in place; writes through views to other tensors
+       are not tracked (as in PyTorch, avoid in-place ops on views in traced code).
+
+   THREADS
+     A graph is read-only while it runs: any number of threads may run one graph at
+     once (each run has its own values). Passes, save and export need the graph to
+     themselves. Tracing is per thread: the tracer sees only its own thread's ops.
+
+   Errors name the function and the values, come back as NULL / -1 / a ct_status
+   with ct_last_error() set, and leave the graph as it was.
+*/
+#ifndef CTENSOR_JIT_H_INCLUDED
+#define CTENSOR_JIT_H_INCLUDED
+#include "ctensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   1. Declarations
+   ========================================================================== */
+typedef struct ct_graph ct_graph;
+
+/* ---- 1.1 Tracing ---------------------------------------------------------- */
+/* Starts recording this thread's ops; inputs become the graph's inputs, in order.
+   One trace per thread at a time. */
+CTENSOR_API ct_status ct_trace_begin(int nin, ct_tensor *const *inputs);
+/* Stops recording and returns the graph computing `outputs` from the inputs
+   (dead ops removed), or NULL with an error (no trace running, an output the
+   trace never saw and that is not a constant...). */
+CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs);
+/* Stops recording and drops what was recorded (after an error). */
+CTENSOR_API void ct_trace_abort(void);
+/* 1 while this thread is tracing */
+CTENSOR_API int ct_is_tracing(void);
+
+/* ---- 1.2 Graphs ----------------------------------------------------------- */
+CTENSOR_API void ct_graph_free(ct_graph *g);              /* NULL is fine */
+CTENSOR_API ct_graph *ct_graph_clone(const ct_graph *g);  /* constants shared (read-only) */
+/* graph.graph printout, TorchScript style; returns the length (as snprintf) */
+CTENSOR_API size_t ct_graph_repr(const ct_graph *g, char *buf, size_t cap);
+CTENSOR_API void ct_graph_print(const ct_graph *g);       /* to stdout */
+/* Checks the graph's invariants (every use after its definition, arities match
+   each op's schema, attributes valid, outputs defined): CT_OK or CT_ERR_STATE
+   with the first problem named. Passes and loads keep graphs valid. */
+CTENSOR_API ct_status ct_graph_verify(const ct_graph *g);
+CTENSOR_API int ct_graph_num_inputs(const ct_graph *g);
+CTENSOR_API int ct_graph_num_outputs(const ct_graph *g);
+CTENSOR_API int ct_graph_num_nodes(const ct_graph *g);    /* a fused group counts once */
+/* Nodes running op `name` (a stable name such as "aten::relu", or
+   "prim::FusedElementwise"); -1 for a bad argument. */
+CTENSOR_API int ct_graph_count_op(const ct_graph *g, const char *name);
+/* The stable names of the ops the graph runs (fused groups listed by their
+   members), each once, sorted: the list a selective build keeps
+   (CTENSOR_SELECTED_OPS). Returns the count; writes up to cap names. */
+CTENSOR_API int ct_graph_ops_used(const ct_graph *g, const char **names, int cap);
+CTENSOR_API int ct_graph_num_warnings(const ct_graph *g);
+CTENSOR_API const char *ct_graph_warning(const ct_graph *g, int i);  /* NULL out of range */
+/* Lets dimension 0 of every input (and what follows from it) vary between runs. */
+CTENSOR_API ct_status ct_graph_set_dynamic_batch(ct_graph *g, int on);
+
+/* Building graphs by hand (the C counterpart of writing a TorchScript graph).
+   Values are numbered from 0; node outputs get their dtype and shape when
+   ct_graph_infer_shapes runs (ct_jit_export_c needs them). */
+CTENSOR_API ct_graph *ct_graph_new(void);
+/* an input: dtype and shape are what ct_graph_run checks (ndim < 0: unchecked) */
+CTENSOR_API int ct_graph_add_input(ct_graph *g, const char *name, ct_dtype dt, int ndim, const int64_t *shape);
+/* a constant (the graph keeps a reference to t; name NULL: a generated one) */
+CTENSOR_API int ct_graph_add_constant(ct_graph *g, const char *name, ct_tensor *t);
+/* a node running op `op` (stable or short name) on the given values; a NULL
+   attrs takes the op's defaults. Writes its nout output values to outputs and
+   returns 0, or -1 with an error. */
+CTENSOR_API int ct_graph_add_node(ct_graph *g, const char *op, int nin, const int *inputs, const ct_attrs *attrs,
+                                  int nout, int *outputs);
+CTENSOR_API ct_status ct_graph_set_outputs(ct_graph *g, int n, const int *values);
+/* Runs the graph once on example inputs and records every value's dtype and shape. */
+CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *const *inputs);
+
+/* ---- 1.3 Running ---------------------------------------------------------- */
+/* Runs the graph: writes up to max_out outputs (new references in the current
+   scope) and returns the graph's output count, or -1 with an error naming the
+   input or the node that failed. Intermediate values are freed after their last
+   use, so their blocks are reused within the run and by the next run. Autograd
+   records the run when an input requires grad (grad mode as the caller's). */
+CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *inputs, ct_tensor **outputs, int max_out);
+
+/* ---- 1.4 Passes: each rewrites the graph into an equivalent one ---------- */
+CTENSOR_API ct_status ct_jit_eliminate_dead_code(ct_graph *g);
+CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g);  /* not random or in-place ops */
+/* evaluates nodes whose inputs are all constants (not random ops) */
+CTENSOR_API ct_status ct_jit_constant_propagation(ct_graph *g);
+/* torch.jit.freeze: parameters become constants (a copy: later changes to the
+   model do not reach the graph), then constant propagation and DCE. */
+CTENSOR_API ct_status ct_jit_freeze(ct_graph *g);
+/* conv2d (constant weight and bias) followed by eval-mode batch norm (constant
+   scale and shift) becomes one conv2d; needs constants (freeze first). */
+CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g);
+/* Chains of float elementwise ops (unary, binary, with same-shape or scalar
+   operands) become one node that computes the whole chain per block of elements
+   in cache: the intermediates never reach memory. */
+CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
+/* torch.jit.optimize_for_inference: freeze, conv-bn folding, CSE, DCE, fusion. */
+CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
+
+/* ---- 1.5 Files ------------------------------------------------------------ */
+/* One file: the safetensors layout, the weights (constants and parameters) as its
+   tensors, the graph's text in its metadata ("ctensor.jit.graph", with
+   "ctensor.jit.version" = "1"). Loading validates the whole file and the graph. */
+CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *len);  /* free *data with ct_free */
+CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char *name);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_graph_save(const ct_graph *g, const char *path);
+CTENSOR_API ct_graph *ct_graph_load(const char *path);
+#endif
+
+/* ---- 1.6 Export to C ------------------------------------------------------ */
+/* Writes a standalone C99 file: the constants as const arrays and one function
+   `void <fn>(const float *in0, ..., float *out0, ...)` (inputs and outputs
+   contiguous, in order) that computes the graph with static shapes, fused loops
+   inlined, no allocation and no ctensor. float32 graphs of the ops listed in the
+   implementation (linear/addmm/mm, conv2d, pooling, batch norm, flatten/view,
+   elementwise and activations); anything else is an error naming the op. */
+CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name, char **text, size_t *len);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const char *fn_name);
+#endif
+
+#ifdef CTENSOR_NN_H_INCLUDED
+/* torch.jit.trace(module, example): traces ct_forward_n(m, nin, inputs); the
+   module's parameters and buffers are named by their state-dict keys. */
+CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CTENSOR_JIT_H_INCLUDED */
+
+/* ============================================================================
+   2. Implementation
+   ========================================================================== */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_JIT_NO_IMPLEMENTATION) && !defined(CTENSOR_JIT_IMPLEMENTATION)
+#define CTENSOR_JIT_IMPLEMENTATION
+#endif
+#ifdef CTENSOR_JIT_IMPLEMENTATION
+#ifndef CTENSOR_JIT_IMPLEMENTATION_DONE
+#define CTENSOR_JIT_IMPLEMENTATION_DONE
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#error "ctensor_jit.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <math.h>
+
+/* ---- 2.1 The graph store --------------------------------------------------
+   Values are SSA: each is a graph input, a parameter or constant (a tensor the
+   graph holds a reference to), or output k of one node. Nodes are in execution
+   order. A fused node (op CT__JIT_FUSED) carries a small program of elementwise
+   ops over its inputs. After every change, ct__jit_finish recomputes liveness:
+   which values a run may free after each node. */
+#define CT__JIT_FUSED (-2)
+enum { CT__JV_INPUT = 0, CT__JV_PARAM = 1, CT__JV_CONST = 2, CT__JV_NODE = 3 };
+
+typedef struct ct__jval {
+    int kind;
+    ct_dtype dtype;
+    int ndim;                          /* -1: not known (built by hand, not inferred) */
+    int64_t shape[CT_MAX_DIMS];
+    char *name;                        /* inputs, parameters, constants; NULL for node outputs */
+    ct_tensor *t;                      /* parameters and constants: a reference */
+    int node, idx;                     /* node outputs: producer and which output */
+    int alias;                         /* value whose tensor this one is (in-place outputs), else itself */
+} ct__jval;
+
+typedef struct ct__jfop {              /* one op of a fused program */
+    int op;
+    ct_attrs a;
+    int nin;
+    int src[2];                        /* >= 0: the fused node's input; < 0: -(k+1), op k's result */
+} ct__jfop;
+typedef struct ct__jfused {
+    int nops;
+    ct__jfop *ops;
+    int *slot;                         /* op k writes scratch slot slot[k], or -(j+1): the node's output j */
+    int nslots;
+} ct__jfused;
+
+typedef struct ct__jnode {
+    int op;                            /* op id, or CT__JIT_FUSED */
+    ct_attrs a;
+    int inplace;
+    int nin, nout;
+    int *in, *out;
+    ct__jfused *fz;
+    int *frees;                        /* values to free after this node (liveness), -1 terminated */
+} ct__jnode;
+
+struct ct_graph {
+    ct__jval *v;
+    int nv, cv;
+    ct__jnode *n;
+    int nn, cn;
+    int *in, nin;
+    int *out, nout;
+    char **warn;
+    int nwarn;
+    int dyn_batch;
+    int has_inplace;
+};
+
+static void *ct__jit_grow(void *p, int *cap, int need, size_t elem) {
+    if (need <= *cap) return p;
+    int nc = *cap ? *cap * 2 : 16;
+    while (nc < need) nc *= 2;
+    void *q = CT_REALLOC(p, (size_t)nc * elem);
+    if (!q) return NULL;
+    *cap = nc;
+    return q;
+}
+static char *ct__jit_strdup(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = (char *)CT_MALLOC(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+static int *ct__jit_idup(const int *a, int n) {
+    int *d = (int *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (d && n > 0) memcpy(d, a, (size_t)n * sizeof(int));
+    return d;
+}
+static void ct__jit_fused_free(ct__jfused *f) {
+    if (!f) return;
+    CT_FREE(f->ops);
+    CT_FREE(f->slot);
+    CT_FREE(f);
+}
+static ct__jfused *ct__jit_fused_dup(const ct__jfused *f) {
+    if (!f) return NULL;
+    ct__jfused *d = (ct__jfused *)CT_MALLOC(sizeof *d);
+    if (!d) return NULL;
+    *d = *f;
+    d->ops = (ct__jfop *)CT_MALLOC((size_t)f->nops * sizeof(ct__jfop));
+    d->slot = ct__jit_idup(f->slot, f->nops);
+    if (!d->ops || !d->slot) { ct__jit_fused_free(d); return NULL; }
+    memcpy(d->ops, f->ops, (size_t)f->nops * sizeof(ct__jfop));
+    return d;
+}
+static void ct__jit_node_clear(ct__jnode *n) {
+    CT_FREE(n->in);
+    CT_FREE(n->out);
+    CT_FREE(n->frees);
+    ct__jit_fused_free(n->fz);
+    memset(n, 0, sizeof *n);
+}
+static void ct__jit_val_clear(ct__jval *v) {
+    CT_FREE(v->name);
+    if (v->t) ct_release(v->t);
+    v->name = NULL;
+    v->t = NULL;
+}
+
+CTENSOR_API ct_graph *ct_graph_new(void) {
+    ct_graph *g = (ct_graph *)CT_MALLOC(sizeof *g);
+    if (!g) { ct_set_error(CT_ERR_MEMORY, "graph_new: out of memory"); return NULL; }
+    memset(g, 0, sizeof *g);
+    return g;
+}
+CTENSOR_API void ct_graph_free(ct_graph *g) {
+    if (!g) return;
+    for (int i = 0; i < g->nv; i++) ct__jit_val_clear(&g->v[i]);
+    for (int i = 0; i < g->nn; i++) ct__jit_node_clear(&g->n[i]);
+    for (int i = 0; i < g->nwarn; i++) CT_FREE(g->warn[i]);
+    CT_FREE(g->warn);
+    CT_FREE(g->v);
+    CT_FREE(g->n);
+    CT_FREE(g->in);
+    CT_FREE(g->out);
+    CT_FREE(g);
+}
+
+/* a new value; returns its id or -1 */
+static int ct__jit_new_val(ct_graph *g, int kind, const ct_tensor *like) {
+    ct__jval *nv = (ct__jval *)ct__jit_grow(g->v, &g->cv, g->nv + 1, sizeof(ct__jval));
+    if (!nv) return -1;
+    g->v = nv;
+    ct__jval *v = &g->v[g->nv];
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    v->ndim = -1;
+    v->node = -1;
+    v->alias = g->nv;
+    if (like) {
+        v->dtype = like->dtype;
+        v->ndim = like->ndim;
+        memcpy(v->shape, like->shape, sizeof(int64_t) * (size_t)like->ndim);
+    }
+    return g->nv++;
+}
+static int ct__jit_add_warning(ct_graph *g, const char *msg) {
+    char **w = (char **)CT_REALLOC(g->warn, (size_t)(g->nwarn + 1) * sizeof(char *));
+    if (!w) return -1;
+    g->warn = w;
+    g->warn[g->nwarn] = ct__jit_strdup(msg);
+    if (!g->warn[g->nwarn]) return -1;
+    g->nwarn++;
+    return 0;
+}
+/* appends a node; ins copied; outputs made as new values typed like outs (may be NULL) */
+static int ct__jit_add_node(ct_graph *g, int op, const ct_attrs *a, int inplace, int nin, const int *ins, int nout,
+                            ct_tensor *const *outs) {
+    ct__jnode *nn = (ct__jnode *)ct__jit_grow(g->n, &g->cn, g->nn + 1, sizeof(ct__jnode));
+    if (!nn) return -1;
+    g->n = nn;
+    ct__jnode *n = &g->n[g->nn];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    if (a) n->a = *a;
+    n->inplace = inplace;
+    n->nin = nin;
+    n->nout = nout;
+    n->in = ct__jit_idup(ins, nin);
+    n->out = (int *)CT_MALLOC((size_t)(nout > 0 ? nout : 1) * sizeof(int));
+    if (!n->in || !n->out) { ct__jit_node_clear(n); return -1; }
+    for (int k = 0; k < nout; k++) {
+        int id = ct__jit_new_val(g, CT__JV_NODE, outs ? outs[k] : NULL);
+        if (id < 0) { ct__jit_node_clear(n); return -1; }
+        g->v[id].node = g->nn;
+        g->v[id].idx = k;
+        if (inplace && k == 0 && nin > 0 && ins[0] >= 0) g->v[id].alias = g->v[ins[0]].alias;
+        n->out[k] = id;
+    }
+    if (inplace) g->has_inplace = 1;
+    return g->nn++;
+}
+
+/* Liveness: after node i, a run frees each tensor whose last reader is node i
+   (a value and its in-place aliases share one tensor), unless it is a graph
+   input, a constant or a graph output. Also renumbers producers after passes. */
+static ct_status ct__jit_finish(ct_graph *g) {
+    int *last = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    int *cnt = (int *)CT_MALLOC((size_t)(g->nn + 1) * sizeof(int));
+    if (!last || !cnt) { CT_FREE(last); CT_FREE(cnt); ct_set_error(CT_ERR_MEMORY, "jit: out of memory"); return CT_ERR_MEMORY; }
+    g->has_inplace = 0;
+    for (int i = 0; i < g->nv; i++) last[i] = -1;
+    for (int i = 0; i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->inplace) g->has_inplace = 1;
+        for (int k = 0; k < n->nout; k++) { g->v[n->out[k]].node = i; g->v[n->out[k]].idx = k; }
+        for (int k = 0; k < n->nin; k++) if (n->in[k] >= 0) last[g->v[n->in[k]].alias] = i;
+        for (int k = 0; k < n->nout; k++) {          /* a value never read dies where it is made */
+            int r = g->v[n->out[k]].alias;
+            if (last[r] < i) last[r] = i;
+        }
+    }
+    for (int k = 0; k < g->nout; k++) last[g->v[g->out[k]].alias] = g->nn;   /* outputs live on */
+    for (int i = 0; i <= g->nn; i++) cnt[i] = 0;
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].alias == v && g->v[v].kind == CT__JV_NODE && last[v] >= 0 && last[v] < g->nn) cnt[last[v]]++;
+    for (int i = 0; i < g->nn; i++) {
+        CT_FREE(g->n[i].frees);
+        g->n[i].frees = (int *)CT_MALLOC((size_t)(cnt[i] + 1) * sizeof(int));
+        if (!g->n[i].frees) { CT_FREE(last); CT_FREE(cnt); ct_set_error(CT_ERR_MEMORY, "jit: out of memory"); return CT_ERR_MEMORY; }
+        cnt[i] = 0;
+    }
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].alias == v && g->v[v].kind == CT__JV_NODE && last[v] >= 0 && last[v] < g->nn) {
+            int i = last[v];
+            g->n[i].frees[cnt[i]++] = v;
+        }
+    for (int i = 0; i < g->nn; i++) g->n[i].frees[cnt[i]] = -1;
+    CT_FREE(last);
+    CT_FREE(cnt);
+    return CT_OK;
+}
+
+/* Drops values no node, input list or output list refers to, and renumbers. */
+static ct_status ct__jit_compact(ct_graph *g) {
+    int *used = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!used) { ct_set_error(CT_ERR_MEMORY, "jit: out of memory"); return CT_ERR_MEMORY; }
+    memset(used, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nin; i++) used[g->in[i]] = 1;
+    for (int i = 0; i < g->nout; i++) used[g->out[i]] = 1;
+    for (int i = 0; i < g->nn; i++) {
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) used[g->n[i].in[k]] = 1;
+        for (int k = 0; k < g->n[i].nout; k++) used[g->n[i].out[k]] = 1;
+    }
+    for (int v = 0; v < g->nv; v++) if (used[v]) used[g->v[v].alias] = 1;
+    int m = 0;
+    for (int v = 0; v < g->nv; v++) {
+        if (used[v]) { used[v] = m; g->v[m++] = g->v[v]; }
+        else { ct__jit_val_clear(&g->v[v]); used[v] = -1; }
+    }
+    /* used[] now maps old -> new for kept values (aliases are kept with their values) */
+    for (int v = 0; v < m; v++) g->v[v].alias = used[g->v[v].alias];
+    for (int i = 0; i < g->nin; i++) g->in[i] = used[g->in[i]];
+    for (int i = 0; i < g->nout; i++) g->out[i] = used[g->out[i]];
+    for (int i = 0; i < g->nn; i++) {
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) g->n[i].in[k] = used[g->n[i].in[k]];
+        for (int k = 0; k < g->n[i].nout; k++) g->n[i].out[k] = used[g->n[i].out[k]];
+    }
+    g->nv = m;
+    CT_FREE(used);
+    return ct__jit_finish(g);
+}
+
+CTENSOR_API ct_graph *ct_graph_clone(const ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_clone: graph is NULL"); return NULL; }
+    ct_graph *d = ct_graph_new();
+    if (!d) return NULL;
+    d->v = (ct__jval *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(ct__jval));
+    d->n = (ct__jnode *)CT_MALLOC((size_t)(g->nn > 0 ? g->nn : 1) * sizeof(ct__jnode));
+    if (!d->v || !d->n) goto oom;
+    d->cv = g->nv > 0 ? g->nv : 1;
+    d->cn = g->nn > 0 ? g->nn : 1;
+    for (int i = 0; i < g->nv; i++) {
+        d->v[i] = g->v[i];
+        d->v[i].name = NULL;
+        d->v[i].t = NULL;
+        d->nv = i + 1;
+        if (g->v[i].name && !(d->v[i].name = ct__jit_strdup(g->v[i].name))) goto oom;
+        if (g->v[i].t) d->v[i].t = ct_retain(g->v[i].t);
+    }
+    for (int i = 0; i < g->nn; i++) {
+        ct__jnode *s = &g->n[i], *t = &d->n[i];
+        *t = *s;
+        t->in = t->out = t->frees = NULL;
+        t->fz = NULL;
+        d->nn = i + 1;
+        t->in = ct__jit_idup(s->in, s->nin);
+        t->out = ct__jit_idup(s->out, s->nout);
+        if (!t->in || !t->out) goto oom;
+        if (s->fz && !(t->fz = ct__jit_fused_dup(s->fz))) goto oom;
+    }
+    d->in = ct__jit_idup(g->in, g->nin);
+    d->out = ct__jit_idup(g->out, g->nout);
+    if (!d->in || !d->out) goto oom;
+    d->nin = g->nin;
+    d->nout = g->nout;
+    d->dyn_batch = g->dyn_batch;
+    for (int i = 0; i < g->nwarn; i++)
+        if (ct__jit_add_warning(d, g->warn[i])) goto oom;
+    if (ct__jit_finish(d)) { ct_graph_free(d); return NULL; }
+    return d;
+oom:
+    ct_graph_free(d);
+    ct_set_error(CT_ERR_MEMORY, "graph_clone: out of memory");
+    return NULL;
+}
+
+/* ---- 2.2 The tracer ---------------------------------------------------------
+   A dispatch listener on the tracing thread. Tensors map to values through an
+   open-addressing table keyed by address; every tensor the trace has seen is
+   retained until the trace ends, so no address is reused while it runs. */
+typedef struct ct__jtrace {
+    ct_graph *g;
+    int listener;
+    ct_tensor **keys;
+    int *vals;
+    int64_t cap, count;
+    ct_tensor **held;
+    int nheld, cheld;
+    int nconst, nparam;
+    int failed;
+    int nnamed;                        /* ct_trace_module: state-dict names of the module's tensors */
+    ct_tensor **named_t;
+    char **named_s;
+} ct__jtrace;
+static CT_THREAD_LOCAL ct__jtrace *ct__jit_tr;
+
+static uint64_t ct__jit_phash(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+static int ct__jit_map_get(const ct__jtrace *tr, const ct_tensor *t) {
+    if (!tr->cap) return -1;
+    uint64_t m = (uint64_t)tr->cap - 1, i = ct__jit_phash(t) & m;
+    while (tr->keys[i]) {
+        if (tr->keys[i] == t) return tr->vals[i];
+        i = (i + 1) & m;
+    }
+    return -1;
+}
+static int ct__jit_map_put(ct__jtrace *tr, ct_tensor *t, int v) {
+    if ((tr->count + 1) * 2 > tr->cap) {
+        int64_t nc = tr->cap ? tr->cap * 2 : 256;
+        ct_tensor **nk = (ct_tensor **)CT_MALLOC((size_t)nc * sizeof(ct_tensor *));
+        int *nvv = (int *)CT_MALLOC((size_t)nc * sizeof(int));
+        if (!nk || !nvv) { CT_FREE(nk); CT_FREE(nvv); return -1; }
+        memset(nk, 0, (size_t)nc * sizeof(ct_tensor *));
+        for (int64_t j = 0; j < tr->cap; j++)
+            if (tr->keys[j]) {
+                uint64_t i = ct__jit_phash(tr->keys[j]) & (uint64_t)(nc - 1);
+                while (nk[i]) i = (i + 1) & (uint64_t)(nc - 1);
+                nk[i] = tr->keys[j];
+                nvv[i] = tr->vals[j];
+            }
+        CT_FREE(tr->keys);
+        CT_FREE(tr->vals);
+        tr->keys = nk;
+        tr->vals = nvv;
+        tr->cap = nc;
+    }
+    uint64_t m = (uint64_t)tr->cap - 1, i = ct__jit_phash(t) & m;
+    while (tr->keys[i] && tr->keys[i] != t) i = (i + 1) & m;
+    if (!tr->keys[i]) {
+        tr->keys[i] = t;
+        tr->count++;
+        /* hold a reference so the address stays this tensor's until the trace ends */
+        ct_tensor **h = (ct_tensor **)ct__jit_grow(tr->held, &tr->cheld, tr->nheld + 1, sizeof(ct_tensor *));
+        if (!h) return -1;
+        tr->held = h;
+        tr->held[tr->nheld++] = ct_retain(t);
+    }
+    tr->vals[i] = v;
+    return 0;
+}
+static void ct__jit_trace_destroy(ct__jtrace *tr) {
+    if (!tr) return;
+    if (tr->listener > 0) ct_remove_dispatch_listener(tr->listener);
+    for (int i = 0; i < tr->nheld; i++) ct_release(tr->held[i]);
+    CT_FREE(tr->held);
+    CT_FREE(tr->keys);
+    CT_FREE(tr->vals);
+    for (int i = 0; i < tr->nnamed; i++) CT_FREE(tr->named_s[i]);
+    CT_FREE(tr->named_s);
+    CT_FREE(tr->named_t);
+    ct_graph_free(tr->g);
+    CT_FREE(tr);
+}
+/* a tensor the trace has not seen: a constant, or a parameter when it requires grad */
+static int ct__jit_capture(ct__jtrace *tr, ct_tensor *t) {
+    ct_graph *g = tr->g;
+    const char *nm = NULL;
+    for (int k = 0; k < tr->nnamed; k++)
+        if (tr->named_t[k] == t) { nm = tr->named_s[k]; break; }
+    int isparam = nm != NULL || ct_get_requires_grad(t);
+    int id = ct__jit_new_val(g, isparam ? CT__JV_PARAM : CT__JV_CONST, t);
+    if (id < 0) return -1;
+    char buf[48];
+    if (!nm) {
+        snprintf(buf, sizeof buf, isparam ? "p%d" : "c%d", isparam ? tr->nparam : tr->nconst);
+        nm = buf;
+    }
+    if (isparam) tr->nparam++; else tr->nconst++;
+    g->v[id].name = ct__jit_strdup(nm);
+    g->v[id].t = ct_retain(t);
+    if (!g->v[id].name || ct__jit_map_put(tr, t, id)) return -1;
+    return id;
+}
+static void ct__jit_on_op(const ct_dispatch_event *e, void *user) {
+    ct__jtrace *tr = (ct__jtrace *)user;
+    if (tr->failed || e->phase != CT_DISPATCH_EXIT || e->depth != 0) return;
+    ct_graph *g = tr->g;
+    int ins[64];
+    if (e->nin > 64) { tr->failed = 1; ct_set_error(CT_ERR_UNSUPPORTED, "trace: %s has %d inputs (at most 64 are traced)", ct_op_name(e->op), e->nin); return; }
+    for (int k = 0; k < e->nin; k++) {
+        ct_tensor *t = e->inputs[k];
+        if (!t) { ins[k] = -1; continue; }          /* an absent optional tensor (bias=None) */
+        int id = ct__jit_map_get(tr, t);
+        if (id < 0) id = ct__jit_capture(tr, t);
+        if (id < 0) { tr->failed = 1; return; }
+        ins[k] = id;
+    }
+    unsigned fl = ct_op_flags(e->op);
+    if (fl & CT_OP_DATA_SHAPE) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s: the output's shape depends on the input's values; the graph records the call, "
+                 "but shapes derived from this example may not hold for other inputs", ct_op_schema_name(e->op));
+        if (ct__jit_add_warning(g, msg)) { tr->failed = 1; return; }
+    }
+    int inplace = e->inplace || (fl & CT_OP_INPLACE);
+    int node = ct__jit_add_node(g, e->op, e->attrs, inplace, e->nin, ins, e->nout, e->outputs);
+    if (node < 0) { tr->failed = 1; return; }
+    for (int k = 0; k < e->nout; k++)
+        if (e->outputs[k] && ct__jit_map_put(tr, e->outputs[k], g->n[node].out[k])) { tr->failed = 1; return; }
+}
+
+static ct_status ct__jit_trace_start(int nin, ct_tensor *const *inputs, ct__jtrace **out) {
+    if (ct__jit_tr) { ct_set_error(CT_ERR_STATE, "trace_begin: this thread is already tracing (call ct_trace_end or ct_trace_abort first)"); return CT_ERR_STATE; }
+    if (nin < 0 || (nin > 0 && !inputs)) { ct_set_error(CT_ERR_ARG, "trace_begin: %d inputs with a NULL list", nin); return CT_ERR_ARG; }
+    for (int i = 0; i < nin; i++)
+        if (!inputs[i]) { ct_set_error(CT_ERR_NULL, "trace_begin: input %d is NULL", i); return CT_ERR_NULL; }
+    ct__jtrace *tr = (ct__jtrace *)CT_MALLOC(sizeof *tr);
+    if (!tr) { ct_set_error(CT_ERR_MEMORY, "trace_begin: out of memory"); return CT_ERR_MEMORY; }
+    memset(tr, 0, sizeof *tr);
+    tr->g = ct_graph_new();
+    if (!tr->g) { CT_FREE(tr); return CT_ERR_MEMORY; }
+    tr->g->in = (int *)CT_MALLOC((size_t)(nin > 0 ? nin : 1) * sizeof(int));
+    if (!tr->g->in) goto oom;
+    for (int i = 0; i < nin; i++) {
+        if (ct__jit_map_get(tr, inputs[i]) >= 0) {
+            ct_set_error(CT_ERR_ARG, "trace_begin: input %d is the same tensor as an earlier input", i);
+            ct__jit_trace_destroy(tr);
+            return CT_ERR_ARG;
+        }
+        int id = ct__jit_new_val(tr->g, CT__JV_INPUT, inputs[i]);
+        char nm[24];
+        snprintf(nm, sizeof nm, "x%d", i);
+        if (id < 0 || !(tr->g->v[id].name = ct__jit_strdup(nm)) || ct__jit_map_put(tr, inputs[i], id)) goto oom;
+        tr->g->in[tr->g->nin++] = id;
+    }
+    *out = tr;
+    return CT_OK;
+oom:
+    ct__jit_trace_destroy(tr);
+    ct_set_error(CT_ERR_MEMORY, "trace_begin: out of memory");
+    return CT_ERR_MEMORY;
+}
+static ct_status ct__jit_trace_listen(ct__jtrace *tr) {
+    tr->listener = ct_add_dispatch_listener(ct__jit_on_op, tr, 0);
+    if (tr->listener < 0) { ct__jit_trace_destroy(tr); return ct_last_error_code(); }
+    ct__jit_tr = tr;
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_trace_begin(int nin, ct_tensor *const *inputs) {
+    ct__jtrace *tr = NULL;
+    ct_status s = ct__jit_trace_start(nin, inputs, &tr);
+    return s ? s : ct__jit_trace_listen(tr);
+}
+CTENSOR_API int ct_is_tracing(void) { return ct__jit_tr != NULL; }
+CTENSOR_API void ct_trace_abort(void) {
+    ct__jtrace *tr = ct__jit_tr;
+    ct__jit_tr = NULL;
+    ct__jit_trace_destroy(tr);
+}
+CTENSOR_API ct_status ct_jit_eliminate_dead_code(ct_graph *g);
+CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs) {
+    ct__jtrace *tr = ct__jit_tr;
+    if (!tr) { ct_set_error(CT_ERR_STATE, "trace_end: this thread is not tracing (call ct_trace_begin first)"); return NULL; }
+    ct_remove_dispatch_listener(tr->listener);
+    tr->listener = 0;
+    ct__jit_tr = NULL;
+    ct_graph *g = tr->g;
+    if (tr->failed) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_MEMORY, "trace_end: out of memory while tracing");
+        ct__jit_trace_destroy(tr);
+        return NULL;
+    }
+    if (nout < 0 || (nout > 0 && !outputs)) {
+        ct_set_error(CT_ERR_ARG, "trace_end: %d outputs with a NULL list", nout);
+        ct__jit_trace_destroy(tr);
+        return NULL;
+    }
+    g->out = (int *)CT_MALLOC((size_t)(nout > 0 ? nout : 1) * sizeof(int));
+    if (!g->out) { ct__jit_trace_destroy(tr); ct_set_error(CT_ERR_MEMORY, "trace_end: out of memory"); return NULL; }
+    for (int i = 0; i < nout; i++) {
+        if (!outputs[i]) {
+            ct_set_error(CT_ERR_NULL, "trace_end: output %d is NULL (did an op fail while tracing? %s)", i, ct_last_error());
+            ct__jit_trace_destroy(tr);
+            return NULL;
+        }
+        int id = ct__jit_map_get(tr, outputs[i]);
+        if (id < 0) id = ct__jit_capture(tr, outputs[i]);
+        if (id < 0) { ct__jit_trace_destroy(tr); ct_set_error(CT_ERR_MEMORY, "trace_end: out of memory"); return NULL; }
+        g->out[g->nout++] = id;
+    }
+    tr->g = NULL;
+    ct__jit_trace_destroy(tr);
+    if (ct_jit_eliminate_dead_code(g)) { ct_graph_free(g); return NULL; }
+    for (int i = 0; i < g->nwarn; i++) {
+#ifndef CTENSOR_NO_STDIO
+        fprintf(stderr, "ctensor_jit: TracerWarning: %s\n", g->warn[i]);
+#endif
+    }
+    return g;
+}
+
+/* ---- 2.3 Text: printing and parsing ----------------------------------------
+   graph(%x0 : Float(*, 784)):
+     %0.weight : Float(128, 784) = prim::Param[name="0.weight"]()
+     %c0 : Float() = prim::Constant[value=<Tensor>]()
+     %3 : Float(784, 128) = aten::permute[dims=[1, 0]](%0.weight)
+     %4 : Float(64, 128) = aten::addmm[beta=1., alpha=1.](%0.bias, %x0, %3)
+     %5 : Float(64, 128) = aten::relu_(%4)                 (in place: PyTorch's _ name)
+     %9 : Float(64, 128) = prim::FusedElementwise(%5, %c0)
+       %f0 = aten::mul.Tensor(%i0, %i1)
+       %f1 = aten::tanh(%f0)
+       return (%f1)
+     return (%9)
+   Node outputs are numbered by value id; inputs, parameters and constants carry
+   names. Attributes are ct_attrs_repr's text. The file format stores this text. */
+typedef struct ct__jsb { char *p; size_t len, cap; int oom; } ct__jsb;
+static void ct__jsb_put(ct__jsb *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 1024;
+        while (nc < b->len + n + 1) nc *= 2;
+        char *q = (char *)CT_REALLOC(b->p, nc);
+        if (!q) { b->oom = 1; return; }
+        b->p = q;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+static void ct__jsb_printf(ct__jsb *b, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void ct__jsb_printf(ct__jsb *b, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) { ct__jsb_put(b, tmp, (size_t)n); return; }
+    char *big = (char *)CT_MALLOC((size_t)n + 1);
+    if (!big) { b->oom = 1; return; }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    ct__jsb_put(b, big, (size_t)n);
+    CT_FREE(big);
+}
+static const char *const ct__jit_tsnames[CT_NUM_DTYPES] = {
+    "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool",
+    "QInt8", "QUInt8", "QInt32", "ComplexFloat", "ComplexDouble"};
+static void ct__jit_put_val(ct__jsb *b, const ct_graph *g, int v) {
+    if (v < 0) ct__jsb_put(b, "None", 4);
+    else if (g->v[v].name) ct__jsb_printf(b, "%%%s", g->v[v].name);
+    else ct__jsb_printf(b, "%%%d", v);
+}
+static void ct__jit_put_type(ct__jsb *b, const ct_graph *g, int v, int star0) {
+    const ct__jval *x = &g->v[v];
+    if (x->ndim < 0 || (unsigned)x->dtype >= CT_NUM_DTYPES) { ct__jsb_put(b, "Tensor", 6); return; }
+    ct__jsb_printf(b, "%s(", ct__jit_tsnames[x->dtype]);
+    for (int d = 0; d < x->ndim; d++) {
+        if (d == 0 && star0) ct__jsb_put(b, "*", 1);
+        else ct__jsb_printf(b, "%lld", (long long)x->shape[d]);
+        if (d + 1 < x->ndim) ct__jsb_put(b, ", ", 2);
+    }
+    ct__jsb_put(b, ")", 1);
+}
+/* "aten::add.Tensor" in place -> "aten::add_.Tensor" (PyTorch's in-place names) */
+static void ct__jit_put_opname(ct__jsb *b, int op, int inplace) {
+    const char *s = ct_op_schema_name(op);
+    if (!inplace || (ct_op_flags(op) & CT_OP_INPLACE)) { ct__jsb_put(b, s, strlen(s)); return; }
+    const char *colon = strstr(s, "::");
+    const char *dot = strchr(colon ? colon + 2 : s, '.');
+    size_t k = dot ? (size_t)(dot - s) : strlen(s);
+    ct__jsb_put(b, s, k);
+    ct__jsb_put(b, "_", 1);
+    ct__jsb_put(b, s + k, strlen(s + k));
+}
+static void ct__jit_put_attrs(ct__jsb *b, int op, const ct_attrs *a) {
+    char tmp[1024];
+    size_t n = ct_attrs_repr(op, a, tmp, sizeof tmp);
+    if (n == 0) return;
+    if (n >= sizeof tmp) {
+        char *big = (char *)CT_MALLOC(n + 1);
+        if (!big) { b->oom = 1; return; }
+        ct_attrs_repr(op, a, big, n + 1);
+        ct__jsb_printf(b, "[%s]", big);
+        CT_FREE(big);
+        return;
+    }
+    ct__jsb_printf(b, "[%s]", tmp);
+}
+static void ct__jit_write_text(ct__jsb *b, const ct_graph *g) {
+    ct__jsb_put(b, "graph(", 6);
+    for (int i = 0; i < g->nin; i++) {
+        ct__jit_put_val(b, g, g->in[i]);
+        ct__jsb_put(b, " : ", 3);
+        ct__jit_put_type(b, g, g->in[i], g->dyn_batch);
+        if (i + 1 < g->nin) ct__jsb_put(b, ",\n      ", 8);
+    }
+    ct__jsb_put(b, "):\n", 3);
+    for (int v = 0; v < g->nv; v++) {
+        const ct__jval *x = &g->v[v];
+        if (x->kind != CT__JV_PARAM && x->kind != CT__JV_CONST) continue;
+        ct__jsb_put(b, "  ", 2);
+        ct__jit_put_val(b, g, v);
+        ct__jsb_put(b, " : ", 3);
+        ct__jit_put_type(b, g, v, 0);
+        if (x->kind == CT__JV_PARAM) ct__jsb_printf(b, " = prim::Param[name=\"%s\"]()\n", x->name);
+        else ct__jsb_put(b, " = prim::Constant[value=<Tensor>]()\n", 36);
+    }
+    for (int i = 0; i < g->nn; i++) {
+        const ct__jnode *n = &g->n[i];
+        ct__jsb_put(b, "  ", 2);
+        for (int k = 0; k < n->nout; k++) {
+            ct__jit_put_val(b, g, n->out[k]);
+            ct__jsb_put(b, " : ", 3);
+            ct__jit_put_type(b, g, n->out[k], 0);
+            if (k + 1 < n->nout) ct__jsb_put(b, ", ", 2);
+        }
+        ct__jsb_put(b, " = ", 3);
+        if (n->op == CT__JIT_FUSED) ct__jsb_put(b, "prim::FusedElementwise", 22);
+        else {
+            ct__jit_put_opname(b, n->op, n->inplace);
+            ct__jit_put_attrs(b, n->op, &n->a);
+        }
+        ct__jsb_put(b, "(", 1);
+        for (int k = 0; k < n->nin; k++) {
+            ct__jit_put_val(b, g, n->in[k]);
+            if (k + 1 < n->nin) ct__jsb_put(b, ", ", 2);
+        }
+        ct__jsb_put(b, ")\n", 2);
+        if (n->op == CT__JIT_FUSED) {
+            const ct__jfused *f = n->fz;
+            for (int k = 0; k < f->nops; k++) {
+                const ct__jfop *o = &f->ops[k];
+                ct__jsb_printf(b, "    %%f%d = ", k);
+                ct__jit_put_opname(b, o->op, 0);
+                ct__jit_put_attrs(b, o->op, &o->a);
+                ct__jsb_put(b, "(", 1);
+                for (int j = 0; j < o->nin; j++) {
+                    if (o->src[j] >= 0) ct__jsb_printf(b, "%%i%d", o->src[j]);
+                    else ct__jsb_printf(b, "%%f%d", -o->src[j] - 1);
+                    if (j + 1 < o->nin) ct__jsb_put(b, ", ", 2);
+                }
+                ct__jsb_put(b, ")\n", 2);
+            }
+            ct__jsb_put(b, "    return (", 12);
+            for (int j = 0; j < n->nout; j++) {
+                int src = -1;
+                for (int k = 0; k < f->nops; k++) if (f->slot[k] == -(j + 1)) src = k;
+                ct__jsb_printf(b, "%%f%d", src);
+                if (j + 1 < n->nout) ct__jsb_put(b, ", ", 2);
+            }
+            ct__jsb_put(b, ")\n", 2);
+        }
+    }
+    ct__jsb_put(b, "  return (", 10);
+    for (int k = 0; k < g->nout; k++) {
+        ct__jit_put_val(b, g, g->out[k]);
+        if (k + 1 < g->nout) ct__jsb_put(b, ", ", 2);
+    }
+    ct__jsb_put(b, ")\n", 2);
+}
+CTENSOR_API size_t ct_graph_repr(const ct_graph *g, char *buf, size_t cap) {
+    if (!g) { if (buf && cap) buf[0] = 0; ct_set_error(CT_ERR_NULL, "graph_repr: graph is NULL"); return 0; }
+    ct__jsb b = {NULL, 0, 0, 0};
+    ct__jit_write_text(&b, g);
+    if (b.oom) { CT_FREE(b.p); if (buf && cap) buf[0] = 0; ct_set_error(CT_ERR_MEMORY, "graph_repr: out of memory"); return 0; }
+    if (buf && cap) {
+        size_t k = b.len < cap - 1 ? b.len : cap - 1;
+        memcpy(buf, b.p, k);
+        buf[k] = 0;
+    }
+    size_t n = b.len;
+    CT_FREE(b.p);
+    return n;
+}
+CTENSOR_API void ct_graph_print(const ct_graph *g) {
+#ifndef CTENSOR_NO_STDIO
+    ct__jsb b = {NULL, 0, 0, 0};
+    if (!g) { puts("graph(NULL)"); return; }
+    ct__jit_write_text(&b, g);
+    if (!b.oom && b.p) fputs(b.p, stdout);
+    CT_FREE(b.p);
+#else
+    (void)g;
+#endif
+}
+
+/* ---- 2.4 The interpreter ----------------------------------------------------
+   Each node runs through ct_dispatch (checks, autograd, listeners: exactly what
+   the eager call does) inside its own scope; the run holds one reference per live
+   value and drops it after the value's last reader, so a block freed by one node
+   is reused by the next (the allocator's cache) and by the next run. */
+static int ct__jit_is_fusable_kernel(int op) {
+    if (op < 0 || op >= CT__NUM_OPS) return 0;
+    const ct__opdef *d = &ct__ops[op];
+    if (d->flags & (CT__OPF_OUT_BOOL | CT__OPF_INPLACE | CT__OPF_RANDOM | CT__OPF_INT_ONLY)) return 0;
+    if (d->kernel == ct__k_unary && d->nin == 1) return 1;
+    if (d->kernel == ct__k_binary && d->nin == 2) return 2;
+    return 0;
+}
+static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
+    int kind = ct__jit_is_fusable_kernel(op);
+    if (kind == 1) {
+        ct__loop_fn v = dt == CT_FLOAT32 ? ct__unary_vec_f32(op) : NULL;
+        const ct__loop_fn *tab = ct__unary_table(op);
+        return v ? v : (tab ? tab[dt] : NULL);
+    }
+    if (kind == 2) {
+        const ct__loop_fn *tab = ct__binary_table(op);
+        return tab ? tab[dt] : NULL;
+    }
+    return NULL;
+}
+
+/* the fused program, op by op through the dispatcher (autograd, odd shapes) */
+static int ct__jit_fused_unfused(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
+    const ct__jfused *f = n->fz;
+    ct_tensor *tmp[256];
+    if (f->nops > 256) { ct_set_error(CT_ERR_UNSUPPORTED, "graph_run: a fused group of %d ops (at most 256)", f->nops); return -1; }
+    for (int k = 0; k < f->nops; k++) {
+        const ct__jfop *o = &f->ops[k];
+        ct_tensor *a[2];
+        for (int j = 0; j < o->nin; j++) a[j] = o->src[j] >= 0 ? ins[o->src[j]] : tmp[-o->src[j] - 1];
+        if (ct_dispatch(o->op, o->nin, a, &o->a, NULL, 0, &tmp[k], 1) < 0) return -1;
+        if (f->slot[k] < 0) outs[-f->slot[k] - 1] = tmp[k];
+    }
+    return 0;
+}
+
+typedef struct ct__jfctx {
+    const ct__jfused *f;
+    int nin;
+    char *inp[64];
+    int64_t inst[64];
+    char *outp[16];
+    ct__loop_fn fn[256];
+    int64_t es, n, block;
+} ct__jfctx;
+static CT_THREAD_LOCAL char *ct__jit_scratch;
+static CT_THREAD_LOCAL size_t ct__jit_scratch_cap;
+static void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi) {
+    const ct__jfctx *c = (const ct__jfctx *)vctx;
+    const ct__jfused *f = c->f;
+    size_t need = (size_t)(f->nslots > 0 ? f->nslots : 1) * (size_t)c->block * (size_t)c->es;
+    if (need > ct__jit_scratch_cap) {
+        char *p = (char *)CT_REALLOC(ct__jit_scratch, need);
+        if (!p) return;                                /* the caller sees the flag below unset */
+        ct__jit_scratch = p;
+        ct__jit_scratch_cap = need;
+    }
+    char *scr = ct__jit_scratch;
+    char *res[256];
+    int64_t st[3];
+    char *p[3];
+    for (int64_t b = lo; b < hi; b++) {
+        int64_t s0 = b * c->block, len = c->n - s0 < c->block ? c->n - s0 : c->block;
+        for (int k = 0; k < f->nops; k++) {
+            const ct__jfop *o = &f->ops[k];
+            int sl = f->slot[k];
+            p[0] = sl < 0 ? c->outp[-sl - 1] + s0 * c->es : scr + (size_t)sl * (size_t)c->block * (size_t)c->es;
+            st[0] = c->es;
+            for (int j = 0; j < o->nin; j++) {
+                int s = o->src[j];
+                if (s >= 0) {
+                    st[1 + j] = c->inst[s];
+                    p[1 + j] = c->inp[s] + (c->inst[s] ? s0 * c->es : 0);
+                } else {
+                    st[1 + j] = c->es;
+                    p[1 + j] = res[-s - 1];
+                }
+            }
+            c->fn[k](p, st, len, &o->a);
+            res[k] = p[0];
+        }
+    }
+}
+static int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
+    const ct__jfused *f = n->fz;
+    ct_tensor *ref = NULL;
+    ct_dtype dt = ins[0]->dtype;
+    int fast = n->nin <= 64 && n->nout <= 16 && f->nops <= 256 && (dt == CT_FLOAT32 || dt == CT_FLOAT64);
+    int grad = ct_is_grad_enabled();
+    for (int k = 0; fast && k < n->nin; k++) {
+        ct_tensor *x = ins[k];
+        if (x->dtype != dt || !ct_device_eq(x->device, ct__cpu_dev) || (grad && ct_get_requires_grad(x)) || x->names) fast = 0;
+        else if (!ref || ct_numel(x) > ct_numel(ref)) ref = x;
+    }
+    for (int k = 0; fast && k < n->nin; k++) {
+        ct_tensor *x = ins[k];
+        if (ct_numel(x) != 1 && !ct_same_shape(x, ref)) fast = 0;
+        if (x->ndim > ref->ndim) fast = 0;
+    }
+    if (!fast) return ct__jit_fused_unfused(n, ins, outs);
+    ct__jfctx c;
+    c.f = f;
+    c.nin = n->nin;
+    c.es = (int64_t)ct__dt[dt].size;
+    c.n = ct_numel(ref);
+    c.block = dt == CT_FLOAT32 ? 1024 : 512;
+    for (int k = 0; k < f->nops; k++) {
+        c.fn[k] = ct__jit_loop_of(f->ops[k].op, dt);
+        if (!c.fn[k]) return ct__jit_fused_unfused(n, ins, outs);
+    }
+    for (int k = 0; k < n->nin; k++) {
+        ct_tensor *x = ins[k];
+        if (ct_numel(x) == 1 && c.n != 1) { c.inst[k] = 0; c.inp[k] = ct__ptr(x); continue; }
+        if (!ct__is_contig(x)) {
+            x = ct_contiguous(x);
+            if (!x) return -1;
+        }
+        c.inst[k] = c.es;
+        c.inp[k] = ct__ptr(x);
+    }
+    for (int j = 0; j < n->nout; j++) {
+        outs[j] = ct_empty_n(dt, ref->ndim, ref->shape);
+        if (!outs[j]) return -1;
+        c.outp[j] = ct__ptr(outs[j]);
+    }
+    int64_t nb = (c.n + c.block - 1) / c.block;
+    ct__par_for(nb, (CT__GRAIN + c.block - 1) / c.block, ct__jit_fused_blocks, &c);
+    /* a worker that could not get its scratch left its blocks unwritten */
+    if (ct__jit_scratch_cap < (size_t)(f->nslots > 0 ? f->nslots : 1) * (size_t)c.block * (size_t)c.es) {
+        ct_set_error(CT_ERR_MEMORY, "graph_run: out of memory (fused scratch)");
+        return -1;
+    }
+    return 0;
+}
+
+static int ct__jit_same_shape_rec(const ct__jval *v, const ct_tensor *t, int skip0) {
+    if (v->ndim < 0) return 1;
+    if (t->ndim != v->ndim) return 0;
+    for (int d = skip0 ? 1 : 0; d < t->ndim; d++)
+        if (t->shape[d] != v->shape[d]) return 0;
+    return 1;
+}
+static void ct__jit_shape_str(char *buf, size_t cap, int ndim, const int64_t *shape) {
+    size_t k = 0;
+    k += (size_t)snprintf(buf + k, cap - k, "[");
+    for (int d = 0; d < ndim && k < cap; d++) k += (size_t)snprintf(buf + k, cap - k, d ? ", %lld" : "%lld", (long long)shape[d]);
+    if (k < cap) snprintf(buf + k, cap - k, "]");
+}
+CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *inputs, ct_tensor **outputs, int max_out) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_run: graph is NULL"); return -1; }
+    if (nin != g->nin) { ct_set_error(CT_ERR_ARG, "graph_run: the graph takes %d inputs, got %d", g->nin, nin); return -1; }
+    if (max_out < 0 || (max_out > 0 && !outputs)) { ct_set_error(CT_ERR_ARG, "graph_run: max_out %d with a NULL output list", max_out); return -1; }
+    for (int i = 0; i < nin; i++) {
+        const ct_tensor *t = inputs ? inputs[i] : NULL;
+        const ct__jval *v = &g->v[g->in[i]];
+        if (!t) { ct_set_error(CT_ERR_NULL, "graph_run: input %d is NULL", i); return -1; }
+        if (v->ndim >= 0 && t->dtype != v->dtype) {
+            ct_set_error(CT_ERR_DTYPE, "graph_run: input %d (%%%s) has dtype %s, the graph expects %s", i, v->name ? v->name : "?",
+                         ct_dtype_name(t->dtype), ct_dtype_name(v->dtype));
+            return -1;
+        }
+        if (!ct__jit_same_shape_rec(v, t, g->dyn_batch)) {
+            char a[160], b[160];
+            ct__jit_shape_str(a, sizeof a, t->ndim, t->shape);
+            ct__jit_shape_str(b, sizeof b, v->ndim, v->shape);
+            ct_set_error(CT_ERR_SHAPE, "graph_run: input %d (%%%s) has shape %s, the graph was traced with %s%s", i,
+                         v->name ? v->name : "?", a, b, g->dyn_batch ? " (dimension 0 may vary)" : "");
+            return -1;
+        }
+    }
+    ct_tensor *stackenv[256];
+    ct_tensor **env = g->nv <= 256 ? stackenv : (ct_tensor **)CT_MALLOC((size_t)g->nv * sizeof(ct_tensor *));
+    if (!env) { ct_set_error(CT_ERR_MEMORY, "graph_run: out of memory"); return -1; }
+    for (int v = 0; v < g->nv; v++) env[v] = g->v[v].t;       /* parameters and constants */
+    for (int i = 0; i < nin; i++) env[g->in[i]] = inputs[i];
+    int rc = 0;
+    for (int i = 0; i < g->nn && !rc; i++) {
+        const ct__jnode *n = &g->n[i];
+        ct_tensor *ins[64], *outs[16];
+        if (n->nin > 64 || n->nout > 16) { ct_set_error(CT_ERR_UNSUPPORTED, "graph_run: node %d has %d inputs and %d outputs (at most 64 and 16)", i, n->nin, n->nout); rc = -1; break; }
+        for (int k = 0; k < n->nin; k++) ins[k] = n->in[k] >= 0 ? env[n->in[k]] : NULL;
+        for (int k = 0; k < n->nout; k++) outs[k] = NULL;
+        int tok = ct_scope_begin();
+        int r = n->op == CT__JIT_FUSED ? ct__jit_run_fused(n, ins, outs)
+                                        : ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout);
+        if (r < 0) {
+            char msg[768];
+            snprintf(msg, sizeof msg, "%s", ct_last_error());
+            ct_status code = ct_last_error_code();
+            ct_set_error(code == CT_OK ? CT_ERR_STATE : code, "graph_run: node %d (%s) failed: %s", i,
+                         n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op), msg);
+            rc = -1;
+        } else {
+            for (int k = 0; k < n->nout; k++) {
+                if (n->inplace && k == 0) { env[n->out[0]] = ins[0]; continue; }
+                env[n->out[k]] = ct_retain(outs[k]);
+            }
+        }
+        ct_scope_end(tok);
+        if (rc) {
+            for (int k = 0; k < n->nout; k++) env[n->out[k]] = NULL;
+            break;
+        }
+        for (const int *fr = n->frees; *fr >= 0; fr++) {
+            ct_release(env[*fr]);
+            env[*fr] = NULL;
+        }
+    }
+    for (int k = 0; !rc && k < g->nout && k < max_out; k++) outputs[k] = NULL;
+    for (int k = 0; !rc && k < g->nout && k < max_out; k++) {
+        int v = g->out[k], root = g->v[v].alias, dup = 0;
+        for (int j = 0; j < k; j++) if (g->v[g->out[j]].alias == root) dup = 1;
+        ct_tensor *t = env[v];
+        if (g->v[root].kind == CT__JV_NODE && !dup) {
+            outputs[k] = ct__own(ct_retain(t));       /* the caller's scope gets a reference */
+            if (!outputs[k]) rc = -1;
+        } else {
+            /* an input, a constant, or a value returned twice: a fresh alias, as a view */
+            if (ct_dispatch(CT__OP_ALIAS, 1, &t, NULL, NULL, 0, &outputs[k], 1) < 0) rc = -1;
+        }
+    }
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].kind == CT__JV_NODE && g->v[v].alias == v && env[v]) ct_release(env[v]);
+    if (env != stackenv) CT_FREE(env);
+    return rc ? -1 : g->nout;
+}
+
+/* ---- 2.5 Passes --------------------------------------------------------------
+   Each pass rewrites the graph in place and leaves it valid (ct__jit_compact
+   renumbers values and recomputes liveness). Uses are replaced with
+   ct__jit_replace; a removed node has op -1 until ct__jit_drop_nodes. */
+static void ct__jit_replace(ct_graph *g, int from, int to, int after_node) {
+    for (int i = after_node + 1; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++)
+            if (g->n[i].in[k] == from) g->n[i].in[k] = to;
+    for (int k = 0; k < g->nout; k++)
+        if (g->out[k] == from) g->out[k] = to;
+}
+static ct_status ct__jit_drop_nodes(ct_graph *g) {
+    int m = 0;
+    for (int i = 0; i < g->nn; i++) {
+        if (g->n[i].op == -1) { ct__jit_node_clear(&g->n[i]); continue; }
+        g->n[m++] = g->n[i];
+    }
+    g->nn = m;
+    return ct__jit_compact(g);
+}
+static int ct__jit_node_has_effect(const ct_graph *g, const ct__jnode *n) {
+    if (!n->inplace || n->nin == 0 || n->in[0] < 0) return 0;
+    return g->v[g->v[n->in[0]].alias].kind != CT__JV_NODE;   /* writes into an input or a constant */
+}
+CTENSOR_API ct_status ct_jit_eliminate_dead_code(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "eliminate_dead_code: graph is NULL"); return CT_ERR_NULL; }
+    char *live = (char *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1));
+    if (!live) { ct_set_error(CT_ERR_MEMORY, "eliminate_dead_code: out of memory"); return CT_ERR_MEMORY; }
+    memset(live, 0, (size_t)g->nv);
+    for (int k = 0; k < g->nout; k++) live[g->out[k]] = 1;
+    for (int i = g->nn - 1; i >= 0; i--) {
+        ct__jnode *n = &g->n[i];
+        int keep = ct__jit_node_has_effect(g, n);
+        for (int k = 0; k < n->nout && !keep; k++) keep = live[n->out[k]];
+        if (!keep) { n->op = -1; continue; }
+        for (int k = 0; k < n->nin; k++) if (n->in[k] >= 0) live[n->in[k]] = 1;
+    }
+    CT_FREE(live);
+    return ct__jit_drop_nodes(g);
+}
+
+CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "eliminate_common_subexpressions: graph is NULL"); return CT_ERR_NULL; }
+    if (g->has_inplace) return CT_OK;   /* in-place writes make equal-looking calls differ: left alone */
+    for (int i = 0; i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op < 0 || n->inplace || (ct_op_flags(n->op) & CT_OP_RANDOM)) continue;
+        uint64_t h = ct_attrs_hash(n->op, &n->a);
+        for (int j = 0; j < i; j++) {
+            ct__jnode *m = &g->n[j];
+            if (m->op != n->op || m->inplace || m->nin != n->nin || m->nout != n->nout) continue;
+            if (memcmp(m->in, n->in, (size_t)n->nin * sizeof(int))) continue;
+            if (ct_attrs_hash(m->op, &m->a) != h || !ct_attrs_equal(n->op, &m->a, &n->a)) continue;
+            for (int k = 0; k < n->nout; k++) ct__jit_replace(g, n->out[k], m->out[k], i);
+            n->op = -1;
+            break;
+        }
+    }
+    return ct__jit_drop_nodes(g);
+}
+
+static int ct__jit_const_name(ct_graph *g, int v) {
+    char buf[32];
+    for (int k = 0;; k++) {
+        snprintf(buf, sizeof buf, "c%d", k);
+        int clash = 0;
+        for (int u = 0; u < g->nv && !clash; u++) clash = g->v[u].name && !strcmp(g->v[u].name, buf);
+        if (!clash) break;
+    }
+    g->v[v].name = ct__jit_strdup(buf);
+    return g->v[v].name ? 0 : -1;
+}
+/* turns value v into a constant holding t (a new reference is taken) */
+static int ct__jit_make_const(ct_graph *g, int v, ct_tensor *t) {
+    ct__jval *x = &g->v[v];
+    x->kind = CT__JV_CONST;
+    x->node = -1;
+    x->alias = v;
+    x->dtype = t->dtype;
+    x->ndim = t->ndim;
+    memcpy(x->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+    x->t = ct_retain(t);
+    return ct__jit_const_name(g, v);
+}
+CTENSOR_API ct_status ct_jit_constant_propagation(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "constant_propagation: graph is NULL"); return CT_ERR_NULL; }
+    ct_status st = CT_OK;
+    for (int i = 0; i < g->nn && !st; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op < 0 || n->inplace || n->nout > 16 || n->nin > 64 || (ct_op_flags(n->op) & (CT_OP_RANDOM | CT_OP_INPLACE))) continue;
+        int allc = 1;
+        int64_t insz = 0;
+        for (int k = 0; k < n->nin && allc; k++) {
+            int v = n->in[k];
+            if (v < 0) continue;
+            allc = g->v[v].kind == CT__JV_CONST;
+            if (allc) insz += ct_numel(g->v[v].t);
+        }
+        if (!allc) continue;
+        ct_tensor *ins[64], *outs[16];
+        for (int k = 0; k < n->nin; k++) ins[k] = n->in[k] >= 0 ? g->v[n->in[k]].t : NULL;
+        int tok = ct_scope_begin();
+        int prev = ct_set_grad_enabled(0);
+        int r = ct_dispatch(n->op, n->nin, ins, &n->a, NULL, 0, outs, n->nout);
+        ct_set_grad_enabled(prev);
+        if (r >= 0) {
+            int64_t outsz = 0;
+            for (int k = 0; k < n->nout; k++) outsz += ct_numel(outs[k]);
+            if (outsz <= 4 * insz + 64) {                 /* no folding that materializes an expansion */
+                for (int k = 0; k < n->nout && !st; k++) {
+                    int nv = ct__jit_new_val(g, CT__JV_CONST, NULL);
+                    if (nv < 0 || ct__jit_make_const(g, nv, outs[k])) { st = CT_ERR_MEMORY; break; }
+                    ct__jit_replace(g, g->n[i].out[k], nv, i);
+                }
+                g->n[i].op = -1;
+            }
+        } else {
+            ct_clear_error();                             /* the run will report it */
+        }
+        ct_scope_end(tok);
+    }
+    if (st) { ct_set_error(CT_ERR_MEMORY, "constant_propagation: out of memory"); return st; }
+    return ct__jit_drop_nodes(g);
+}
+
+CTENSOR_API ct_status ct_jit_freeze(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "freeze: graph is NULL"); return CT_ERR_NULL; }
+    for (int v = 0; v < g->nv; v++) {
+        ct__jval *x = &g->v[v];
+        if (x->kind != CT__JV_PARAM) continue;
+        ct_tensor *c = NULL;
+        int tok = ct_scope_begin();
+        int prev = ct_set_grad_enabled(0);
+        c = ct_clone(ct_detach(x->t));
+        ct_set_grad_enabled(prev);
+        if (c) { ct_release(x->t); x->t = ct_retain(c); x->kind = CT__JV_CONST; }
+        ct_scope_end(tok);
+        if (!c) return ct_last_error_code();
+    }
+    ct_status s = ct_jit_constant_propagation(g);
+    return s ? s : ct_jit_eliminate_dead_code(g);
+}
+
+/* conv2d(x, W, b) -> batch_norm_eval(., scale, shift): W * scale[:, None, None, None],
+   b * scale + shift (the eval-mode batch norm is y = x * scale + shift per channel) */
+CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "fold_conv_bn: graph is NULL"); return CT_ERR_NULL; }
+    int conv = ct_op_find("aten::conv2d"), bn = ct_op_find("ct::batch_norm_eval");
+    if (conv < 0 || bn < 0) return CT_OK;   /* ctensor_nn.h not in this build */
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!uses) { ct_set_error(CT_ERR_MEMORY, "fold_conv_bn: out of memory"); return CT_ERR_MEMORY; }
+    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
+    for (int k = 0; k < g->nout; k++) uses[g->out[k]]++;
+    ct_status st = CT_OK;
+    for (int i = 0; i < g->nn && !st; i++) {
+        ct__jnode *b = &g->n[i];
+        if (b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) continue;
+        int cv = b->in[0];
+        if (g->v[cv].kind != CT__JV_NODE || uses[cv] != 1) continue;
+        ct__jnode *c = &g->n[g->v[cv].node];
+        if (c->op != conv || c->inplace || c->nin != 3 || c->in[1] < 0) continue;
+        int w = c->in[1], bias = c->in[2];
+        if (g->v[w].kind != CT__JV_CONST || (bias >= 0 && g->v[bias].kind != CT__JV_CONST)) continue;
+        if (g->v[b->in[1]].kind != CT__JV_CONST || g->v[b->in[2]].kind != CT__JV_CONST) continue;
+        ct_tensor *W = g->v[w].t, *scale = g->v[b->in[1]].t, *shift = g->v[b->in[2]].t;
+        if (W->ndim != 4 || scale->ndim != 1 || shift->ndim != 1 || scale->shape[0] != W->shape[0] || shift->shape[0] != W->shape[0]) continue;
+        int tok = ct_scope_begin();
+        int prev = ct_set_grad_enabled(0);
+        const int64_t col[4] = {-1, 1, 1, 1};
+        ct_tensor *W2 = ct_mul(W, ct_reshape_n(scale, 4, col));
+        ct_tensor *B2 = bias >= 0 ? ct_add(ct_mul(g->v[bias].t, scale), shift) : ct_clone(shift);
+        if (W2 && W->dtype != W2->dtype) W2 = ct_to(W2, W->dtype);
+        ct_set_grad_enabled(prev);
+        if (W2 && B2) {
+            int nw = ct__jit_new_val(g, CT__JV_CONST, NULL);
+            int nb = nw < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
+            if (nb < 0 || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) st = CT_ERR_MEMORY;
+            else {
+                c = &g->n[g->v[cv].node];
+                b = &g->n[i];
+                c->in[1] = nw;
+                c->in[2] = nb;
+                ct__jit_replace(g, b->out[0], cv, i);
+                b->op = -1;
+            }
+        } else {
+            ct_clear_error();
+        }
+        ct_scope_end(tok);
+    }
+    CT_FREE(uses);
+    if (st) { ct_set_error(CT_ERR_MEMORY, "fold_conv_bn: out of memory"); return st; }
+    return ct__jit_drop_nodes(g);
+}
+
+/* Elementwise fusion. A node joins an open group when it is a float unary or
+   binary elementwise op of the group's dtype and shape (its other operands: any
+   value of that shape, or a one-element value), and one of its inputs is made by
+   the group. A group closes when any node outside it reads one of its values,
+   so every outside reader comes after the group's last member: the fused node
+   takes that member's place. Values read outside (or returned) are its outputs. */
+static int ct__jit_fusable(const ct_graph *g, const ct__jnode *n) {
+    if (n->op < 0 || n->inplace || n->nout != 1 || !ct__jit_is_fusable_kernel(n->op)) return 0;
+    const ct__jval *o = &g->v[n->out[0]];
+    if (o->ndim < 0 || (o->dtype != CT_FLOAT32 && o->dtype != CT_FLOAT64)) return 0;
+    if (!ct__jit_loop_of(n->op, o->dtype)) return 0;
+    for (int k = 0; k < n->nin; k++) {
+        if (n->in[k] < 0) return 0;
+        const ct__jval *x = &g->v[n->in[k]];
+        if (x->ndim < 0 || x->dtype != o->dtype) return 0;
+        int64_t ne = 1;
+        for (int d = 0; d < x->ndim; d++) ne *= x->shape[d];
+        int same = x->ndim == o->ndim && !memcmp(x->shape, o->shape, sizeof(int64_t) * (size_t)o->ndim);
+        if (!same && !(ne == 1 && x->ndim <= o->ndim)) return 0;
+    }
+    return 1;
+}
+CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "fuse_elementwise: graph is NULL"); return CT_ERR_NULL; }
+    int nn = g->nn;
+    int *grp = (int *)CT_MALLOC((size_t)(nn > 0 ? nn : 1) * sizeof(int));       /* node -> group (its first node), -1 */
+    char *closed = (char *)CT_MALLOC((size_t)(nn > 0 ? nn : 1));
+    int *cnt = (int *)CT_MALLOC((size_t)(nn > 0 ? nn : 1) * sizeof(int));
+    int *last = (int *)CT_MALLOC((size_t)(nn > 0 ? nn : 1) * sizeof(int));
+    ct_status st = CT_OK;
+    if (!grp || !closed || !cnt || !last) { st = CT_ERR_MEMORY; goto done; }
+    for (int i = 0; i < nn; i++) { grp[i] = -1; closed[i] = 0; cnt[i] = 0; last[i] = -1; }
+    for (int i = 0; i < nn; i++) {
+        ct__jnode *n = &g->n[i];
+        int join = -1;
+        if (ct__jit_fusable(g, n)) {
+            for (int k = 0; k < n->nin && join < 0; k++) {
+                const ct__jval *x = &g->v[n->in[k]];
+                if (x->kind != CT__JV_NODE) continue;
+                int G = grp[x->node];
+                if (G < 0 || closed[G] || cnt[G] >= 200) continue;
+                const ct__jval *o = &g->v[n->out[0]], *go = &g->v[g->n[G].out[0]];
+                if (o->dtype == go->dtype && o->ndim == go->ndim && !memcmp(o->shape, go->shape, sizeof(int64_t) * (size_t)o->ndim))
+                    join = G;
+            }
+            if (join < 0) join = i;                       /* a new group */
+            grp[i] = join;
+            cnt[join]++;
+            last[join] = i;
+        }
+        /* readers outside a group close it */
+        for (int k = 0; k < n->nin; k++) {
+            if (n->in[k] < 0) continue;
+            const ct__jval *x = &g->v[n->in[k]];
+            if (x->kind != CT__JV_NODE) continue;
+            int G = grp[x->node];
+            if (G >= 0 && G != grp[i]) closed[G] = 1;
+        }
+    }
+    for (int G = 0; G < nn && !st; G++) {
+        if (cnt[G] < 2 || grp[G] != G) continue;
+        /* members, in order; external inputs; outputs (values read outside or returned) */
+        int nops = cnt[G], nin = 0, nout = 0, k = 0;
+        ct__jfused *f = (ct__jfused *)CT_MALLOC(sizeof *f);
+        int *mem = (int *)CT_MALLOC((size_t)nops * sizeof(int));
+        int ext[64], outs[16], outsrc[16];
+        if (!f || !mem) { CT_FREE(f); CT_FREE(mem); st = CT_ERR_MEMORY; break; }
+        memset(f, 0, sizeof *f);
+        for (int i = G; i < nn; i++) if (grp[i] == G) mem[k++] = i;
+        f->nops = nops;
+        f->ops = (ct__jfop *)CT_MALLOC((size_t)nops * sizeof(ct__jfop));
+        f->slot = (int *)CT_MALLOC((size_t)nops * sizeof(int));
+        if (!f->ops || !f->slot) { ct__jit_fused_free(f); CT_FREE(mem); st = CT_ERR_MEMORY; break; }
+        int ok = 1;
+        for (int m = 0; m < nops && ok; m++) {
+            const ct__jnode *n = &g->n[mem[m]];
+            ct__jfop *o = &f->ops[m];
+            o->op = n->op;
+            o->a = n->a;
+            o->nin = n->nin;
+            for (int j = 0; j < n->nin; j++) {
+                int v = n->in[j], src = 0, found = 0;
+                for (int q = 0; q < m && !found; q++) if (g->n[mem[q]].out[0] == v) { src = -(q + 1); found = 1; }
+                if (!found) {
+                    for (int q = 0; q < nin && !found; q++) if (ext[q] == v) { src = q; found = 1; }
+                    if (!found) {
+                        if (nin == 64) { ok = 0; break; }
+                        ext[nin] = v;
+                        src = nin++;
+                    }
+                }
+                o->src[j] = src;
+            }
+        }
+        /* which member values are read outside the group */
+        for (int m = 0; m < nops && ok; m++) {
+            int v = g->n[mem[m]].out[0], outside = 0;
+            for (int i = 0; i < nn && !outside; i++) {
+                if (grp[i] == G) continue;
+                for (int j = 0; j < g->n[i].nin; j++) if (g->n[i].in[j] == v) outside = 1;
+            }
+            for (int j = 0; j < g->nout; j++) if (g->out[j] == v) outside = 1;
+            if (outside) {
+                if (nout == 16) { ok = 0; break; }
+                outs[nout] = v;
+                outsrc[nout++] = m;
+            }
+        }
+        if (!ok || nout == 0) { ct__jit_fused_free(f); CT_FREE(mem); continue; }
+        /* scratch slots: an intermediate's slot is free again after its last reader */
+        int lastuse[256], slotfree[256], nslots = 0;
+        for (int m = 0; m < nops; m++) lastuse[m] = m;
+        for (int m = 0; m < nops; m++)
+            for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
+        for (int m = 0; m < nops; m++) {
+            int isout = -1;
+            for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
+            if (isout >= 0) f->slot[m] = -(isout + 1);
+            else {
+                int s = -1;
+                for (int q = 0; q < nslots && s < 0; q++) if (slotfree[q] < m) s = q;
+                if (s < 0) s = nslots++;
+                f->slot[m] = s;
+                slotfree[s] = lastuse[m];
+            }
+            /* a slot read by op m can't be written by op m itself: freed only after m */
+        }
+        f->nslots = nslots;
+        /* the fused node replaces the last member; the others go */
+        int at = mem[nops - 1];
+        ct__jnode *dst = &g->n[at];
+        CT_FREE(dst->in);
+        CT_FREE(dst->out);
+        dst->in = ct__jit_idup(ext, nin);
+        dst->out = ct__jit_idup(outs, nout);
+        if (!dst->in || !dst->out) { ct__jit_fused_free(f); CT_FREE(mem); st = CT_ERR_MEMORY; break; }
+        dst->op = CT__JIT_FUSED;
+        dst->nin = nin;
+        dst->nout = nout;
+        dst->inplace = 0;
+        memset(&dst->a, 0, sizeof dst->a);
+        dst->fz = f;
+        for (int m = 0; m < nops - 1; m++) g->n[mem[m]].op = -1;
+        CT_FREE(mem);
+    }
+done:
+    CT_FREE(grp);
+    CT_FREE(closed);
+    CT_FREE(cnt);
+    CT_FREE(last);
+    if (st) { ct_set_error(CT_ERR_MEMORY, "fuse_elementwise: out of memory"); return st; }
+    return ct__jit_drop_nodes(g);
+}
+
+CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "optimize: graph is NULL"); return CT_ERR_NULL; }
+    ct_status s = ct_jit_freeze(g);
+    if (!s) s = ct_jit_fold_conv_bn(g);
+    if (!s) s = ct_jit_eliminate_common_subexpressions(g);
+    if (!s) s = ct_jit_eliminate_dead_code(g);
+    if (!s) s = ct_jit_fuse_elementwise(g);
+    return s;
+}
+
+/* ---- inspecting, verifying, building -------------------------------------- */
+CTENSOR_API int ct_graph_num_inputs(const ct_graph *g) { return g ? g->nin : -1; }
+CTENSOR_API int ct_graph_num_outputs(const ct_graph *g) { return g ? g->nout : -1; }
+CTENSOR_API int ct_graph_num_nodes(const ct_graph *g) { return g ? g->nn : -1; }
+CTENSOR_API int ct_graph_num_warnings(const ct_graph *g) { return g ? g->nwarn : -1; }
+CTENSOR_API const char *ct_graph_warning(const ct_graph *g, int i) { return g && i >= 0 && i < g->nwarn ? g->warn[i] : NULL; }
+CTENSOR_API int ct_graph_count_op(const ct_graph *g, const char *name) {
+    if (!g || !name) { ct_set_error(CT_ERR_NULL, "graph_count_op: NULL argument"); return -1; }
+    int fused = !strcmp(name, "prim::FusedElementwise"), op = fused ? CT__JIT_FUSED : ct_op_find(name), c = 0;
+    if (!fused && op < 0) return 0;
+    for (int i = 0; i < g->nn; i++) c += g->n[i].op == op;
+    return c;
+}
+static int ct__jit_cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+CTENSOR_API int ct_graph_ops_used(const ct_graph *g, const char **names, int cap) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_ops_used: graph is NULL"); return -1; }
+    int nops = ct_num_ops(), c = 0;
+    char *seen = (char *)CT_MALLOC((size_t)nops + 1);
+    if (!seen) { ct_set_error(CT_ERR_MEMORY, "graph_ops_used: out of memory"); return -1; }
+    memset(seen, 0, (size_t)nops + 1);
+    for (int i = 0; i < g->nn; i++) {
+        const ct__jnode *n = &g->n[i];
+        int cnt = n->op == CT__JIT_FUSED ? n->fz->nops : 1;
+        for (int k = 0; k < cnt; k++) {
+            int op = n->op == CT__JIT_FUSED ? n->fz->ops[k].op : n->op;
+            if (op < 0 || op >= nops || seen[op]) continue;
+            seen[op] = 1;
+            if (names && c < cap) names[c] = ct_op_schema_name(op);
+            c++;
+        }
+    }
+    CT_FREE(seen);
+    if (names) qsort((void *)names, (size_t)(c < cap ? c : cap), sizeof(const char *), ct__jit_cmp_str);
+    return c;
+}
+CTENSOR_API ct_status ct_graph_set_dynamic_batch(ct_graph *g, int on) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_set_dynamic_batch: graph is NULL"); return CT_ERR_NULL; }
+    for (int i = 0; on && i < g->nin; i++)
+        if (g->v[g->in[i]].ndim == 0) {
+            ct_set_error(CT_ERR_ARG, "graph_set_dynamic_batch: input %d (%%%s) is 0-dimensional: it has no batch dimension", i, g->v[g->in[i]].name);
+            return CT_ERR_ARG;
+        }
+    g->dyn_batch = on != 0;
+    return CT_OK;
+}
+
+static ct_status ct__jit_bad(const char *what, int at, const char *msg) {
+    ct_set_error(CT_ERR_STATE, "graph_verify: %s %d: %s", what, at, msg);
+    return CT_ERR_STATE;
+}
+CTENSOR_API ct_status ct_graph_verify(const ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_verify: graph is NULL"); return CT_ERR_NULL; }
+    char *def = (char *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1));
+    if (!def) { ct_set_error(CT_ERR_MEMORY, "graph_verify: out of memory"); return CT_ERR_MEMORY; }
+    memset(def, 0, (size_t)g->nv);
+    ct_status st = CT_OK;
+    char msg[200];
+    for (int v = 0; v < g->nv && !st; v++) {
+        const ct__jval *x = &g->v[v];
+        if ((x->kind == CT__JV_PARAM || x->kind == CT__JV_CONST) && !x->t) st = ct__jit_bad("value", v, "a constant without a tensor");
+        else if (x->kind != CT__JV_NODE && !x->name) st = ct__jit_bad("value", v, "an input or constant without a name");
+        else if (x->alias < 0 || x->alias >= g->nv) st = ct__jit_bad("value", v, "alias out of range");
+        if (x->kind == CT__JV_PARAM || x->kind == CT__JV_CONST) def[v] = 1;
+    }
+    for (int i = 0; i < g->nin && !st; i++) {
+        int v = g->in[i];
+        if (v < 0 || v >= g->nv || g->v[v].kind != CT__JV_INPUT) st = ct__jit_bad("input", i, "not an input value");
+        else def[v] = 1;
+    }
+    for (int i = 0; i < g->nn && !st; i++) {
+        const ct__jnode *n = &g->n[i];
+        for (int k = 0; k < n->nin && !st; k++) {
+            int v = n->in[k];
+            if (v < -1 || v >= g->nv) st = ct__jit_bad("node", i, "an input value out of range");
+            else if (v >= 0 && !def[v]) {
+                snprintf(msg, sizeof msg, "input %d (value %d) is used before it is defined", k, v);
+                st = ct__jit_bad("node", i, msg);
+            }
+        }
+        if (st) break;
+        if (n->op == CT__JIT_FUSED) {
+            const ct__jfused *f = n->fz;
+            if (!f || f->nops < 1) { st = ct__jit_bad("node", i, "a fused node without a program"); break; }
+            int seen = 0;
+            for (int k = 0; k < f->nops && !st; k++) {
+                const ct__jfop *o = &f->ops[k];
+                if (ct__jit_is_fusable_kernel(o->op) != o->nin) st = ct__jit_bad("node", i, "a fused op that is not elementwise");
+                for (int j = 0; j < o->nin && !st; j++)
+                    if (o->src[j] >= n->nin || o->src[j] < -k) st = ct__jit_bad("node", i, "a fused operand out of range");
+                if (f->slot[k] < -n->nout || f->slot[k] >= f->nslots) st = ct__jit_bad("node", i, "a fused slot out of range");
+                if (f->slot[k] < 0) seen++;
+            }
+            if (!st && seen != n->nout) st = ct__jit_bad("node", i, "fused outputs do not match the node's");
+        } else if (n->op < 0 || n->op >= ct_num_ops()) {
+            st = ct__jit_bad("node", i, "an unknown op");
+        } else {
+            int want_in = ct_op_num_inputs(n->op), want_out = ct_op_num_outputs(n->op);
+            if ((want_in >= 0 && want_in != n->nin) || want_out != n->nout) {
+                snprintf(msg, sizeof msg, "%s takes %d inputs and %d outputs, the node has %d and %d", ct_op_schema_name(n->op),
+                         want_in, want_out, n->nin, n->nout);
+                st = ct__jit_bad("node", i, msg);
+            }
+        }
+        for (int k = 0; k < n->nout && !st; k++) {
+            int v = n->out[k];
+            if (v < 0 || v >= g->nv || g->v[v].kind != CT__JV_NODE || def[v]) st = ct__jit_bad("node", i, "an output value defined twice or out of range");
+            else def[v] = 1;
+        }
+    }
+    for (int k = 0; k < g->nout && !st; k++)
+        if (g->out[k] < 0 || g->out[k] >= g->nv || !def[g->out[k]]) st = ct__jit_bad("output", k, "not defined");
+    CT_FREE(def);
+    return st;
+}
+
+static int ct__jit_name_ok(const ct_graph *g, const char *name, const char *fn) {
+    if (!name || !*name) return 1;
+    int digits = 1;
+    for (const char *p = name; *p; p++) {
+        if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '.')) {
+            ct_set_error(CT_ERR_ARG, "%s: name '%s' has a character other than letters, digits, '_' and '.'", fn, name);
+            return 0;
+        }
+        if (!isdigit((unsigned char)*p)) digits = 0;
+    }
+    if (digits) { ct_set_error(CT_ERR_ARG, "%s: name '%s' is all digits (node values are numbered)", fn, name); return 0; }
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].name && !strcmp(g->v[v].name, name)) { ct_set_error(CT_ERR_ARG, "%s: name '%s' is already used", fn, name); return 0; }
+    return 1;
+}
+CTENSOR_API int ct_graph_add_input(ct_graph *g, const char *name, ct_dtype dt, int ndim, const int64_t *shape) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_add_input: graph is NULL"); return -1; }
+    if (ndim > CT_MAX_DIMS || (ndim > 0 && !shape)) { ct_set_error(CT_ERR_ARG, "graph_add_input: ndim %d (at most %d) with shape %p", ndim, CT_MAX_DIMS, (const void *)shape); return -1; }
+    if ((unsigned)dt >= CT_NUM_DTYPES) { ct_set_error(CT_ERR_DTYPE, "graph_add_input: invalid dtype %d", (int)dt); return -1; }
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] < 0) { ct_set_error(CT_ERR_SHAPE, "graph_add_input: dimension %d is %lld", d, (long long)shape[d]); return -1; }
+    if (!ct__jit_name_ok(g, name, "graph_add_input")) return -1;
+    int *ni = (int *)CT_REALLOC(g->in, (size_t)(g->nin + 1) * sizeof(int));
+    if (!ni) { ct_set_error(CT_ERR_MEMORY, "graph_add_input: out of memory"); return -1; }
+    g->in = ni;
+    int id = ct__jit_new_val(g, CT__JV_INPUT, NULL);
+    if (id < 0) { ct_set_error(CT_ERR_MEMORY, "graph_add_input: out of memory"); return -1; }
+    char buf[24];
+    snprintf(buf, sizeof buf, "x%d", g->nin);
+    g->v[id].name = ct__jit_strdup(name && *name ? name : buf);
+    g->v[id].dtype = dt;
+    g->v[id].ndim = ndim < 0 ? -1 : ndim;
+    for (int d = 0; d < ndim; d++) g->v[id].shape[d] = shape[d];
+    g->in[g->nin++] = id;
+    return ct__jit_finish(g) ? -1 : id;
+}
+CTENSOR_API int ct_graph_add_constant(ct_graph *g, const char *name, ct_tensor *t) {
+    if (!g || !t) { ct_set_error(CT_ERR_NULL, "graph_add_constant: %s is NULL", g ? "tensor" : "graph"); return -1; }
+    if (!ct__jit_name_ok(g, name, "graph_add_constant")) return -1;
+    int id = ct__jit_new_val(g, CT__JV_CONST, t);
+    if (id < 0) { ct_set_error(CT_ERR_MEMORY, "graph_add_constant: out of memory"); return -1; }
+    g->v[id].t = ct_retain(t);
+    if (name && *name) g->v[id].name = ct__jit_strdup(name);
+    else ct__jit_const_name(g, id);
+    if (!g->v[id].name) { ct_set_error(CT_ERR_MEMORY, "graph_add_constant: out of memory"); return -1; }
+    return id;
+}
+CTENSOR_API int ct_graph_add_node(ct_graph *g, const char *op, int nin, const int *inputs, const ct_attrs *attrs, int nout, int *outputs) {
+    if (!g || !op) { ct_set_error(CT_ERR_NULL, "graph_add_node: %s is NULL", g ? "op" : "graph"); return -1; }
+    int id = ct_op_find(op);
+    if (id < 0) { ct_set_error(CT_ERR_ARG, "graph_add_node: no op named '%s' in this build", op); return -1; }
+    int want_in = ct_op_num_inputs(id), want_out = ct_op_num_outputs(id);
+    if (nin < 0 || nin > 64 || (want_in >= 0 && nin != want_in) || (nin > 0 && !inputs)) {
+        ct_set_error(CT_ERR_ARG, "graph_add_node: %s takes %d inputs, got %d", ct_op_schema_name(id), want_in, nin);
+        return -1;
+    }
+    if (nout != want_out || (nout > 0 && !outputs)) {
+        ct_set_error(CT_ERR_ARG, "graph_add_node: %s has %d outputs, asked for %d", ct_op_schema_name(id), want_out, nout);
+        return -1;
+    }
+    for (int k = 0; k < nin; k++)
+        if (inputs[k] < -1 || inputs[k] >= g->nv || (inputs[k] >= 0 && g->v[inputs[k]].kind == CT__JV_NODE && g->v[inputs[k]].node < 0)) {
+            ct_set_error(CT_ERR_INDEX, "graph_add_node: %s input %d is value %d, which is not defined (the graph has %d values)",
+                         ct_op_schema_name(id), k, inputs[k], g->nv);
+            return -1;
+        }
+    ct_attrs a;
+    if (attrs) a = *attrs;
+    else if (ct_attrs_defaults(id, &a)) return -1;
+    char tmp[1024];
+    ct_attrs chk;
+    ct_attrs_repr(id, &a, tmp, sizeof tmp);      /* the schema's check: what text round-trips is valid */
+    if (ct_attrs_parse(id, tmp, &chk)) return -1;
+    int node = ct__jit_add_node(g, id, &a, (ct_op_flags(id) & CT_OP_INPLACE) != 0, nin, inputs, nout, NULL);
+    if (node < 0) { ct_set_error(CT_ERR_MEMORY, "graph_add_node: out of memory"); return -1; }
+    for (int k = 0; k < nout; k++) outputs[k] = g->n[node].out[k];
+    return ct__jit_finish(g) ? -1 : 0;
+}
+CTENSOR_API ct_status ct_graph_set_outputs(ct_graph *g, int n, const int *values) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_set_outputs: graph is NULL"); return CT_ERR_NULL; }
+    if (n < 0 || (n > 0 && !values)) { ct_set_error(CT_ERR_ARG, "graph_set_outputs: %d outputs with a NULL list", n); return CT_ERR_ARG; }
+    for (int k = 0; k < n; k++)
+        if (values[k] < 0 || values[k] >= g->nv) {
+            ct_set_error(CT_ERR_INDEX, "graph_set_outputs: output %d is value %d (the graph has %d values)", k, values[k], g->nv);
+            return CT_ERR_INDEX;
+        }
+    int *o = ct__jit_idup(values, n);
+    if (!o) { ct_set_error(CT_ERR_MEMORY, "graph_set_outputs: out of memory"); return CT_ERR_MEMORY; }
+    CT_FREE(g->out);
+    g->out = o;
+    g->nout = n;
+    return ct__jit_finish(g);
+}
+/* runs the graph on examples, recording every value's dtype and shape (a listener
+   would see fused nodes' members only unfused, so this walks the nodes itself) */
+CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *const *inputs) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "graph_infer_shapes: graph is NULL"); return CT_ERR_NULL; }
+    ct_status st = ct_graph_verify(g);
+    if (st) return st;
+    ct_graph *tmp = ct_graph_clone(g);
+    if (!tmp) return ct_last_error_code();
+    /* every node value becomes an output of the copy, so one run shows them all */
+    int cnt = 0;
+    for (int v = 0; v < tmp->nv; v++) cnt += tmp->v[v].kind == CT__JV_NODE;
+    int *outs = (int *)CT_MALLOC((size_t)(cnt > 0 ? cnt : 1) * sizeof(int));
+    ct_tensor **res = (ct_tensor **)CT_MALLOC((size_t)(cnt > 0 ? cnt : 1) * sizeof(ct_tensor *));
+    if (!outs || !res) { CT_FREE(outs); CT_FREE(res); ct_graph_free(tmp); ct_set_error(CT_ERR_MEMORY, "graph_infer_shapes: out of memory"); return CT_ERR_MEMORY; }
+    cnt = 0;
+    for (int v = 0; v < tmp->nv; v++) if (tmp->v[v].kind == CT__JV_NODE) outs[cnt++] = v;
+    int tok = ct_scope_begin();
+    int prev = ct_set_grad_enabled(0);
+    int dyn = tmp->dyn_batch;
+    tmp->dyn_batch = 1;                                  /* the shapes come from these inputs */
+    for (int i = 0; i < tmp->nin; i++) tmp->v[tmp->in[i]].ndim = -1;
+    if (!(st = ct_graph_set_outputs(tmp, cnt, outs)) && ct_graph_run(tmp, nin, inputs, res, cnt) >= 0) {
+        for (int k = 0; k < cnt; k++) {
+            ct__jval *x = &g->v[outs[k]];
+            x->dtype = res[k]->dtype;
+            x->ndim = res[k]->ndim;
+            memcpy(x->shape, res[k]->shape, sizeof(int64_t) * (size_t)res[k]->ndim);
+        }
+        for (int i = 0; i < g->nin; i++) {
+            ct__jval *x = &g->v[g->in[i]];
+            x->dtype = inputs[i]->dtype;
+            x->ndim = inputs[i]->ndim;
+            memcpy(x->shape, inputs[i]->shape, sizeof(int64_t) * (size_t)inputs[i]->ndim);
+        }
+    } else if (!st) {
+        st = ct_last_error_code();
+    }
+    (void)dyn;
+    ct_set_grad_enabled(prev);
+    ct_scope_end(tok);
+    CT_FREE(outs);
+    CT_FREE(res);
+    ct_graph_free(tmp);
+    return st;
+}
+
+#ifdef CTENSOR_NN_H_INCLUDED
+CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs) {
+    if (!m) { ct_set_error(CT_ERR_NULL, "trace_module: module is NULL"); return NULL; }
+    ct__jtrace *tr = NULL;
+    if (ct__jit_trace_start(nin, inputs, &tr)) return NULL;
+    ct_state_dict sd;
+    if (ct_module_state_dict(m, &sd)) { ct__jit_trace_destroy(tr); return NULL; }
+    tr->named_t = (ct_tensor **)CT_MALLOC((size_t)(sd.n > 0 ? sd.n : 1) * sizeof(ct_tensor *));
+    tr->named_s = (char **)CT_MALLOC((size_t)(sd.n > 0 ? sd.n : 1) * sizeof(char *));
+    if (!tr->named_t || !tr->named_s) { ct_state_dict_free(&sd); ct__jit_trace_destroy(tr); ct_set_error(CT_ERR_MEMORY, "trace_module: out of memory"); return NULL; }
+    for (int i = 0; i < sd.n; i++) {
+        tr->named_t[i] = sd.items[i].tensor;
+        tr->named_s[i] = sd.items[i].name;     /* the trace takes the strings */
+        sd.items[i].name = NULL;
+        tr->nnamed++;
+    }
+    ct_state_dict_free(&sd);
+    if (ct__jit_trace_listen(tr)) return NULL;
+    ct_tensor *y = NULL;
+    int tok = ct_scope_begin();
+    y = ct_forward_n(m, nin, inputs);
+    if (!y) {
+        char msg[768];
+        snprintf(msg, sizeof msg, "%s", ct_last_error());
+        ct_trace_abort();
+        ct_scope_end(tok);
+        ct_set_error(CT_ERR_STATE, "trace_module: the forward pass failed: %s", msg);
+        return NULL;
+    }
+    ct_graph *g = ct_trace_end(1, &y);
+    ct_scope_end(tok);
+    return g;
+}
+#endif
+
+#endif /* CTENSOR_JIT_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_JIT_IMPLEMENTATION */
