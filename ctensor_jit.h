@@ -1770,6 +1770,947 @@ CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *con
     return st;
 }
 
+/* ---- 2.6 Save and load -------------------------------------------------------
+   The file is a safetensors file: its tensors are the graph's parameters and
+   constants under their value names; its metadata holds "format" = "ctensor.jit",
+   "ctensor.jit.version" = "1" and "ctensor.jit.graph" = the text of section 2.3.
+   Loading parses that text line by line and validates every name, op, attribute,
+   type and arity, then runs ct_graph_verify. */
+#define CT__JIT_VERSION "1"
+CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *len) {
+    if (!g || !data || !len) { ct_set_error(CT_ERR_NULL, "graph_save: NULL argument"); return CT_ERR_NULL; }
+    *data = NULL;
+    *len = 0;
+    ct__jsb b = {NULL, 0, 0, 0};
+    ct__jit_write_text(&b, g);
+    int n = 0;
+    for (int v = 0; v < g->nv; v++) n += g->v[v].kind == CT__JV_PARAM || g->v[v].kind == CT__JV_CONST;
+    const char **names = (const char **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(char *));
+    const ct_tensor **ts = (const ct_tensor **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(ct_tensor *));
+    if (b.oom || !names || !ts) {
+        CT_FREE(b.p); CT_FREE((void *)names); CT_FREE((void *)ts);
+        ct_set_error(CT_ERR_MEMORY, "graph_save: out of memory");
+        return CT_ERR_MEMORY;
+    }
+    n = 0;
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].kind == CT__JV_PARAM || g->v[v].kind == CT__JV_CONST) { names[n] = g->v[v].name; ts[n++] = g->v[v].t; }
+    const char *keys[3] = {"format", "ctensor.jit.version", "ctensor.jit.graph"};
+    const char *vals[3] = {"ctensor.jit", CT__JIT_VERSION, b.p};
+    ct_status st = ct_save_safetensors_mem(n, names, ts, 3, keys, vals, data, len);
+    CT_FREE(b.p);
+    CT_FREE((void *)names);
+    CT_FREE((void *)ts);
+    return st;
+}
+
+typedef struct ct__jparse {
+    const char *p, *end, *file;
+    int line;
+    ct_graph *g;
+    ct_safetensors *st;
+    char **lab;                        /* label of each value as written in the file */
+    int nlab, clab;
+    int err;
+} ct__jparse;
+static int ct__jgp_fail(ct__jparse *P, const char *what) {
+    if (!P->err) {
+        char near[40];
+        int k = 0;
+        while (P->p + k < P->end && k < 30 && P->p[k] != '\n') { near[k] = P->p[k]; k++; }
+        near[k] = 0;
+        ct_set_error(CT_ERR_FORMAT, "graph_load: %s: line %d: %s (at '%s')", P->file, P->line, what, near);
+    }
+    P->err = 1;
+    return -1;
+}
+static void ct__jgp_ws(ct__jparse *P) { while (P->p < P->end && (*P->p == ' ' || *P->p == '\t')) P->p++; }
+static int ct__jgp_lit(ct__jparse *P, const char *s) {
+    ct__jgp_ws(P);
+    size_t n = strlen(s);
+    if ((size_t)(P->end - P->p) >= n && !memcmp(P->p, s, n)) { P->p += n; return 1; }
+    return 0;
+}
+static int ct__jgp_expect(ct__jparse *P, const char *s) {
+    if (ct__jgp_lit(P, s)) return 0;
+    char m[64];
+    snprintf(m, sizeof m, "expected '%s'", s);
+    return ct__jgp_fail(P, m);
+}
+static int ct__jgp_eol(ct__jparse *P) {
+    ct__jgp_ws(P);
+    if (P->p < P->end && *P->p == '\r') P->p++;
+    if (P->p < P->end && *P->p != '\n') return ct__jgp_fail(P, "expected the end of the line");
+    if (P->p < P->end) P->p++;
+    P->line++;
+    return 0;
+}
+/* an identifier-like word: letters, digits, _ . : */
+static int ct__jgp_word(ct__jparse *P, char *buf, size_t cap) {
+    ct__jgp_ws(P);
+    size_t k = 0;
+    while (P->p < P->end && (isalnum((unsigned char)*P->p) || *P->p == '_' || *P->p == '.' || *P->p == ':')) {
+        if (k + 1 >= cap) return ct__jgp_fail(P, "a name too long");
+        buf[k++] = *P->p++;
+    }
+    buf[k] = 0;
+    return k ? 0 : ct__jgp_fail(P, "expected a name");
+}
+static int ct__jgp_label(ct__jparse *P, char *buf, size_t cap) {
+    if (!ct__jgp_lit(P, "%")) return ct__jgp_fail(P, "expected a value (%name)");
+    if (P->p < P->end && !(isalnum((unsigned char)*P->p) || *P->p == '_')) return ct__jgp_fail(P, "expected a value name after %");
+    return ct__jgp_word(P, buf, cap);
+}
+static int ct__jgp_find(const ct__jparse *P, const char *lab) {
+    for (int i = P->nlab - 1; i >= 0; i--)
+        if (P->lab[i] && !strcmp(P->lab[i], lab)) return i;
+    return -1;
+}
+/* records the label of a new value (its id is P->g->nv - 1) */
+static int ct__jgp_define(ct__jparse *P, const char *lab) {
+    if (ct__jgp_find(P, lab) >= 0) {
+        char m[160];
+        snprintf(m, sizeof m, "value %%%s is defined twice", lab);
+        return ct__jgp_fail(P, m);
+    }
+    char **l = (char **)ct__jit_grow(P->lab, &P->clab, P->g->nv, sizeof(char *));
+    if (!l) return ct__jgp_fail(P, "out of memory");
+    P->lab = l;
+    while (P->nlab < P->g->nv) P->lab[P->nlab++] = NULL;
+    P->lab[P->g->nv - 1] = ct__jit_strdup(lab);
+    return P->lab[P->g->nv - 1] ? 0 : ct__jgp_fail(P, "out of memory");
+}
+static int ct__jgp_use(ct__jparse *P, int *v) {
+    char lab[256];
+    if (ct__jgp_lit(P, "None")) { *v = -1; return 0; }
+    if (ct__jgp_label(P, lab, sizeof lab)) return -1;
+    *v = ct__jgp_find(P, lab);
+    if (*v < 0) {
+        char m[320];
+        snprintf(m, sizeof m, "value %%%s is used before it is defined", lab);
+        return ct__jgp_fail(P, m);
+    }
+    return 0;
+}
+static int ct__jgp_type(ct__jparse *P, ct__jval *x, int *star0) {
+    int allow_star = *star0 == 0;
+    char w[32];
+    if (ct__jgp_word(P, w, sizeof w)) return -1;
+    x->ndim = -1;
+    if (!strcmp(w, "Tensor")) return 0;
+    int dt = -1;
+    for (int k = 0; k < CT_NUM_DTYPES; k++) if (!strcmp(w, ct__jit_tsnames[k])) dt = k;
+    if (dt < 0) return ct__jgp_fail(P, "an unknown dtype");
+    x->dtype = (ct_dtype)dt;
+    if (ct__jgp_expect(P, "(")) return -1;
+    x->ndim = 0;
+    if (ct__jgp_lit(P, ")")) return 0;
+    for (;;) {
+        if (x->ndim >= CT_MAX_DIMS) return ct__jgp_fail(P, "too many dimensions");
+        ct__jgp_ws(P);
+        if (ct__jgp_lit(P, "*")) {
+            if (x->ndim != 0 || !allow_star) return ct__jgp_fail(P, "'*' only as dimension 0 of an input");
+            *star0 = 1;
+            x->shape[x->ndim++] = 0;
+        } else {
+            int64_t d = 0;
+            int nd = 0;
+            while (P->p < P->end && isdigit((unsigned char)*P->p)) {
+                if (d > (INT64_MAX - 9) / 10) return ct__jgp_fail(P, "a dimension too large");
+                d = d * 10 + (*P->p++ - '0');
+                nd++;
+            }
+            if (!nd) return ct__jgp_fail(P, "expected a dimension");
+            x->shape[x->ndim++] = d;
+        }
+        if (ct__jgp_lit(P, ")")) return 0;
+        if (ct__jgp_expect(P, ",")) return -1;
+    }
+}
+/* [attrs] -> text between the brackets (quotes and nested brackets skipped) */
+static int ct__jgp_attrs(ct__jparse *P, int op, ct_attrs *a) {
+    if (!ct__jgp_lit(P, "[")) return ct_attrs_defaults(op, a) ? ct__jgp_fail(P, ct_last_error()) : 0;
+    const char *s = P->p;
+    int depth = 0;
+    char q = 0;
+    while (P->p < P->end && *P->p != '\n') {
+        char c = *P->p;
+        if (q) { if (c == q) q = 0; }
+        else if (c == '\'' || c == '"') q = c;
+        else if (c == '[') depth++;
+        else if (c == ']') { if (!depth) break; depth--; }
+        P->p++;
+    }
+    if (P->p >= P->end || *P->p != ']') return ct__jgp_fail(P, "an attribute list without its ']'");
+    size_t n = (size_t)(P->p - s);
+    char *t = (char *)CT_MALLOC(n + 1);
+    if (!t) return ct__jgp_fail(P, "out of memory");
+    memcpy(t, s, n);
+    t[n] = 0;
+    P->p++;
+    ct_status r = ct_attrs_parse(op, t, a);
+    CT_FREE(t);
+    if (r) {
+        char m[400];
+        snprintf(m, sizeof m, "bad attributes: %s", ct_last_error());
+        return ct__jgp_fail(P, m);
+    }
+    return 0;
+}
+/* an op name, PyTorch's in-place spelling included ("aten::add_.Tensor", "aten::relu_") */
+static int ct__jgp_op(ct__jparse *P, const char *w, int *inplace) {
+    *inplace = 0;
+    int op = ct_op_find(w);
+    if (op >= 0 && strchr(w, ':')) return op;
+    char base[256];
+    size_t n = strlen(w);
+    const char *colon = strstr(w, "::"), *dot = strchr(colon ? colon + 2 : w, '.');
+    size_t k = dot ? (size_t)(dot - w) : n;
+    if (k > 0 && k < sizeof base && w[k - 1] == '_' && colon) {
+        memcpy(base, w, k - 1);
+        memcpy(base + k - 1, w + k, n - k + 1);
+        op = ct_op_find(base);
+        if (op >= 0 && !(ct_op_flags(op) & CT_OP_INPLACE)) { *inplace = 1; return op; }
+    }
+    char m[320];
+    snprintf(m, sizeof m, "no op named '%s' in this build", w);
+    return ct__jgp_fail(P, m);
+}
+static int ct__jgp_fused_body(ct__jparse *P, ct__jnode *n) {
+    ct__jfop ops[256];
+    int nops = 0, outsrc[16], nret = 0;
+    for (;;) {
+        ct__jgp_ws(P);
+        if (ct__jgp_lit(P, "return")) break;
+        char lab[32], w[256];
+        if (nops == 256) return ct__jgp_fail(P, "a fused group of more than 256 ops");
+        if (ct__jgp_label(P, lab, sizeof lab)) return -1;
+        char want[16];
+        snprintf(want, sizeof want, "f%d", nops);
+        if (strcmp(lab, want)) return ct__jgp_fail(P, "fused ops must be numbered %f0, %f1, ... in order");
+        if (ct__jgp_expect(P, "=") || ct__jgp_word(P, w, sizeof w)) return -1;
+        ct__jfop *o = &ops[nops];
+        int inpl;
+        if ((o->op = ct__jgp_op(P, w, &inpl)) < 0) return -1;
+        if (inpl || !ct__jit_is_fusable_kernel(o->op)) return ct__jgp_fail(P, "a fused op must be a unary or binary elementwise op");
+        o->nin = ct__jit_is_fusable_kernel(o->op);
+        if (ct__jgp_attrs(P, o->op, &o->a) || ct__jgp_expect(P, "(")) return -1;
+        for (int j = 0; j < o->nin; j++) {
+            if (j && ct__jgp_expect(P, ",")) return -1;
+            if (ct__jgp_label(P, lab, sizeof lab)) return -1;
+            char *e = NULL;
+            long idx = (lab[0] == 'i' || lab[0] == 'f') ? strtol(lab + 1, &e, 10) : -1;
+            if (!e || *e || idx < 0 || (lab[0] == 'i' && idx >= n->nin) || (lab[0] == 'f' && idx >= nops))
+                return ct__jgp_fail(P, "a fused operand must be %iK (an input of the node) or %fK (an earlier op)");
+            o->src[j] = lab[0] == 'i' ? (int)idx : -(int)idx - 1;
+        }
+        if (ct__jgp_expect(P, ")") || ct__jgp_eol(P)) return -1;
+        nops++;
+    }
+    if (ct__jgp_expect(P, "(")) return -1;
+    for (;;) {
+        char lab[32];
+        if (nret == 16 || nret == n->nout) return ct__jgp_fail(P, "the fused return lists more values than the node has outputs");
+        if (ct__jgp_label(P, lab, sizeof lab)) return -1;
+        char *e = NULL;
+        long idx = lab[0] == 'f' ? strtol(lab + 1, &e, 10) : -1;
+        if (!e || *e || idx < 0 || idx >= nops) return ct__jgp_fail(P, "a fused return must name %fK");
+        for (int j = 0; j < nret; j++) if (outsrc[j] == idx) return ct__jgp_fail(P, "a fused op returned twice");
+        outsrc[nret++] = (int)idx;
+        if (ct__jgp_lit(P, ")")) break;
+        if (ct__jgp_expect(P, ",")) return -1;
+    }
+    if (nret != n->nout || nops == 0) return ct__jgp_fail(P, "the fused return must list one value per node output");
+    if (ct__jgp_eol(P)) return -1;
+    ct__jfused *f = (ct__jfused *)CT_MALLOC(sizeof *f);
+    if (!f) return ct__jgp_fail(P, "out of memory");
+    f->nops = nops;
+    f->ops = (ct__jfop *)CT_MALLOC((size_t)nops * sizeof(ct__jfop));
+    f->slot = (int *)CT_MALLOC((size_t)nops * sizeof(int));
+    if (!f->ops || !f->slot) { ct__jit_fused_free(f); return ct__jgp_fail(P, "out of memory"); }
+    memcpy(f->ops, ops, (size_t)nops * sizeof(ct__jfop));
+    int lastuse[256], slotfree[256], nslots = 0;
+    for (int m = 0; m < nops; m++) lastuse[m] = m;
+    for (int m = 0; m < nops; m++)
+        for (int j = 0; j < ops[m].nin; j++) if (ops[m].src[j] < 0) lastuse[-ops[m].src[j] - 1] = m;
+    for (int m = 0; m < nops; m++) {
+        int isout = -1;
+        for (int j = 0; j < nret; j++) if (outsrc[j] == m) isout = j;
+        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
+        int s = -1;
+        for (int q = 0; q < nslots && s < 0; q++) if (slotfree[q] < m) s = q;
+        if (s < 0) s = nslots++;
+        f->slot[m] = s;
+        slotfree[s] = lastuse[m];
+    }
+    f->nslots = nslots;
+    n->fz = f;
+    return 0;
+}
+static int ct__jgp_graph(ct__jparse *P) {
+    ct_graph *g = P->g;
+    int star = 0;
+    if (ct__jgp_expect(P, "graph") || ct__jgp_expect(P, "(")) return -1;
+    if (!ct__jgp_lit(P, ")")) {
+        for (;;) {
+            char lab[256];
+            ct__jgp_ws(P);
+            while (P->p < P->end && (*P->p == '\n' || *P->p == ' ')) { if (*P->p == '\n') P->line++; P->p++; }
+            if (ct__jgp_label(P, lab, sizeof lab) || ct__jgp_expect(P, ":")) return -1;
+            int id = ct__jit_new_val(g, CT__JV_INPUT, NULL);
+            int *ni = id < 0 ? NULL : (int *)CT_REALLOC(g->in, (size_t)(g->nin + 1) * sizeof(int));
+            if (!ni) return ct__jgp_fail(P, "out of memory");
+            g->in = ni;
+            g->in[g->nin++] = id;
+            int s0 = 0;
+            if (ct__jgp_type(P, &g->v[id], &s0)) return -1;
+            if (g->nin > 1 && s0 != star) return ct__jgp_fail(P, "either every input has a dynamic dimension 0 ('*') or none");
+            star = s0;
+            if (ct__jgp_define(P, lab) || !(g->v[id].name = ct__jit_strdup(lab))) return ct__jgp_fail(P, "out of memory");
+            if (ct__jgp_lit(P, ")")) break;
+            if (ct__jgp_expect(P, ",")) return -1;
+        }
+    }
+    g->dyn_batch = star;
+    if (ct__jgp_expect(P, ":") || ct__jgp_eol(P)) return -1;
+    for (;;) {
+        ct__jgp_ws(P);
+        if (P->p >= P->end) return ct__jgp_fail(P, "the graph ends without 'return'");
+        if (ct__jgp_lit(P, "return")) break;
+        /* outputs: %a : T, %b : T = op[attrs](args) */
+        int first = g->nv, nout = 0;
+        char labs[16][256];
+        for (;;) {
+            if (nout == 16) return ct__jgp_fail(P, "a node with more than 16 outputs");
+            if (ct__jgp_label(P, labs[nout], sizeof labs[0]) || ct__jgp_expect(P, ":")) return -1;
+            int id = ct__jit_new_val(g, CT__JV_NODE, NULL);
+            if (id < 0) return ct__jgp_fail(P, "out of memory");
+            int no = -1;                                   /* no '*' here */
+            if (ct__jgp_type(P, &g->v[id], &no)) return -1;
+            nout++;
+            if (ct__jgp_lit(P, "=")) break;
+            if (ct__jgp_expect(P, ",")) return -1;
+        }
+        char w[256];
+        if (ct__jgp_word(P, w, sizeof w)) return -1;
+        if (!strcmp(w, "prim::Param") || !strcmp(w, "prim::Constant")) {
+            if (nout != 1) return ct__jgp_fail(P, "a parameter or constant has one output");
+            ct__jval *x = &g->v[first];
+            x->kind = !strcmp(w, "prim::Param") ? CT__JV_PARAM : CT__JV_CONST;
+            if (x->kind == CT__JV_PARAM) {
+                char nm[256];
+                if (ct__jgp_expect(P, "[") || ct__jgp_expect(P, "name=\"")) return -1;
+                size_t k = 0;
+                while (P->p < P->end && *P->p != '"' && *P->p != '\n' && k + 1 < sizeof nm) nm[k++] = *P->p++;
+                nm[k] = 0;
+                if (ct__jgp_expect(P, "\"") || ct__jgp_expect(P, "]")) return -1;
+                if (strcmp(nm, labs[0])) return ct__jgp_fail(P, "a parameter's name must be its value's name");
+            } else if (ct__jgp_expect(P, "[value=<Tensor>]")) {
+                return -1;
+            }
+            if (ct__jgp_expect(P, "(") || ct__jgp_expect(P, ")") || ct__jgp_eol(P)) return -1;
+            if (ct__jgp_define(P, labs[0])) return -1;
+            ct_tensor *t = ct_safetensors_get(P->st, labs[0]);
+            if (!t) {
+                char m[320];
+                snprintf(m, sizeof m, "no tensor named '%s' in the file", labs[0]);
+                ct_clear_error();
+                return ct__jgp_fail(P, m);
+            }
+            if (x->ndim < 0 || t->dtype != x->dtype || t->ndim != x->ndim || memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)t->ndim))
+                return ct__jgp_fail(P, "the stored tensor's dtype or shape differs from the value's type");
+            x->t = ct_retain(t);
+            x->name = ct__jit_strdup(labs[0]);
+            if (!x->name) return ct__jgp_fail(P, "out of memory");
+            continue;
+        }
+        int fused = !strcmp(w, "prim::FusedElementwise"), inplace = 0, op = CT__JIT_FUSED;
+        ct_attrs a;
+        memset(&a, 0, sizeof a);
+        if (!fused) {
+            if ((op = ct__jgp_op(P, w, &inplace)) < 0) return -1;
+            if (ct__jgp_attrs(P, op, &a)) return -1;
+            if (ct_op_num_outputs(op) != nout) return ct__jgp_fail(P, "the number of outputs differs from the op's");
+        }
+        int ins[64], nin = 0;
+        if (ct__jgp_expect(P, "(")) return -1;
+        if (!ct__jgp_lit(P, ")")) {
+            for (;;) {
+                if (nin == 64) return ct__jgp_fail(P, "a node with more than 64 inputs");
+                if (ct__jgp_use(P, &ins[nin])) return -1;
+                if (ins[nin] >= first) return ct__jgp_fail(P, "a node reads its own output");
+                nin++;
+                if (ct__jgp_lit(P, ")")) break;
+                if (ct__jgp_expect(P, ",")) return -1;
+            }
+        }
+        if (ct__jgp_eol(P)) return -1;
+        if (!fused && ct_op_num_inputs(op) >= 0 && ct_op_num_inputs(op) != nin) return ct__jgp_fail(P, "the number of inputs differs from the op's");
+        if (fused && nin == 0) return ct__jgp_fail(P, "a fused node without inputs");
+        for (int k = 0; fused && k < nin; k++) if (ins[k] < 0) return ct__jgp_fail(P, "a fused node reads None");
+        /* the node: its outputs are the values made above */
+        ct__jnode *nn = (ct__jnode *)ct__jit_grow(g->n, &g->cn, g->nn + 1, sizeof(ct__jnode));
+        if (!nn) return ct__jgp_fail(P, "out of memory");
+        g->n = nn;
+        ct__jnode *n = &g->n[g->nn];
+        memset(n, 0, sizeof *n);
+        n->op = op;
+        n->a = a;
+        n->inplace = inplace || (!fused && (ct_op_flags(op) & CT_OP_INPLACE));
+        n->nin = nin;
+        n->nout = nout;
+        n->in = ct__jit_idup(ins, nin);
+        n->out = (int *)CT_MALLOC((size_t)nout * sizeof(int));
+        if (!n->in || !n->out) { ct__jit_node_clear(n); return ct__jgp_fail(P, "out of memory"); }
+        g->nn++;
+        for (int k = 0; k < nout; k++) {
+            n->out[k] = first + k;
+            g->v[first + k].node = g->nn - 1;
+            g->v[first + k].idx = k;
+        }
+        if (n->inplace && (nin == 0 || ins[0] < 0)) return ct__jgp_fail(P, "an in-place node without an input to write");
+        if (n->inplace) g->v[first].alias = g->v[ins[0]].alias;
+        /* labels, defined after the inputs were read */
+        for (int k = 0; k < nout; k++) {
+            int save = g->nv;
+            g->nv = first + k + 1;
+            int r = ct__jgp_define(P, labs[k]);
+            g->nv = save;
+            if (r) return -1;
+        }
+        if (fused && ct__jgp_fused_body(P, n)) return -1;
+    }
+    int outs[256], no = 0;
+    if (ct__jgp_expect(P, "(")) return -1;
+    if (!ct__jgp_lit(P, ")")) {
+        for (;;) {
+            if (no == 256) return ct__jgp_fail(P, "more than 256 graph outputs");
+            if (ct__jgp_use(P, &outs[no])) return -1;
+            if (outs[no] < 0) return ct__jgp_fail(P, "a graph output is None");
+            no++;
+            if (ct__jgp_lit(P, ")")) break;
+            if (ct__jgp_expect(P, ",")) return -1;
+        }
+    }
+    ct__jgp_ws(P);
+    while (P->p < P->end && (*P->p == '\n' || *P->p == ' ' || *P->p == '\r')) P->p++;
+    if (P->p != P->end) return ct__jgp_fail(P, "text after the graph's return");
+    g->out = ct__jit_idup(outs, no);
+    if (!g->out) return ct__jgp_fail(P, "out of memory");
+    g->nout = no;
+    return 0;
+}
+CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char *name) {
+    const char *file = name ? name : "<memory>";
+    if (!data) { ct_set_error(CT_ERR_NULL, "graph_load: %s: data is NULL", file); return NULL; }
+    ct_safetensors *st = ct_safetensors_load_mem(data, len, file);
+    if (!st) return NULL;
+    const char *fmt = ct_safetensors_metadata(st, "format"), *ver = ct_safetensors_metadata(st, "ctensor.jit.version");
+    const char *text = ct_safetensors_metadata(st, "ctensor.jit.graph");
+    if (!fmt || strcmp(fmt, "ctensor.jit") || !text) {
+        ct_set_error(CT_ERR_FORMAT, "graph_load: %s: not a ctensor graph file (safetensors metadata lacks format=ctensor.jit and ctensor.jit.graph)", file);
+        ct_safetensors_free(st);
+        return NULL;
+    }
+    if (!ver || strcmp(ver, CT__JIT_VERSION)) {
+        ct_set_error(CT_ERR_FORMAT, "graph_load: %s: graph file version '%s'; this build reads version " CT__JIT_VERSION, file, ver ? ver : "(none)");
+        ct_safetensors_free(st);
+        return NULL;
+    }
+    ct__jparse P;
+    memset(&P, 0, sizeof P);
+    P.p = text;
+    P.end = text + strlen(text);
+    P.file = file;
+    P.line = 1;
+    P.st = st;
+    P.g = ct_graph_new();
+    int r = P.g ? ct__jgp_graph(&P) : -1;
+    for (int i = 0; i < P.nlab; i++) CT_FREE(P.lab[i]);
+    CT_FREE(P.lab);
+    ct_safetensors_free(st);
+    if (r || ct__jit_finish(P.g) || ct_graph_verify(P.g)) {
+        if (!r && ct_last_error_code() == CT_ERR_STATE) {
+            char m[512];
+            snprintf(m, sizeof m, "%s", ct_last_error());
+            ct_set_error(CT_ERR_FORMAT, "graph_load: %s: %s", file, m);
+        }
+        ct_graph_free(P.g);
+        return NULL;
+    }
+    return P.g;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_graph_save(const ct_graph *g, const char *path) {
+    if (!path) { ct_set_error(CT_ERR_NULL, "graph_save: path is NULL"); return CT_ERR_NULL; }
+    void *data = NULL;
+    size_t len = 0;
+    ct_status st = ct_graph_save_mem(g, &data, &len);
+    if (st) return st;
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len) {
+        if (f) fclose(f);
+        ct_free(data);
+        ct_set_error(CT_ERR_IO, "graph_save: cannot write %s", path);
+        return CT_ERR_IO;
+    }
+    ct_free(data);
+    if (fclose(f)) { ct_set_error(CT_ERR_IO, "graph_save: cannot write %s", path); return CT_ERR_IO; }
+    return CT_OK;
+}
+CTENSOR_API ct_graph *ct_graph_load(const char *path) {
+    if (!path) { ct_set_error(CT_ERR_NULL, "graph_load: path is NULL"); return NULL; }
+    FILE *f = fopen(path, "rb");
+    if (!f) { ct_set_error(CT_ERR_IO, "graph_load: cannot open %s", path); return NULL; }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            size_t nc = cap ? cap * 2 : 65536;
+            char *q = (char *)CT_REALLOC(buf, nc);
+            if (!q) { CT_FREE(buf); fclose(f); ct_set_error(CT_ERR_MEMORY, "graph_load: out of memory reading %s", path); return NULL; }
+            buf = q;
+            cap = nc;
+        }
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (r == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) { CT_FREE(buf); ct_set_error(CT_ERR_IO, "graph_load: cannot read %s", path); return NULL; }
+    ct_graph *g = ct_graph_load_mem(buf, len, path);
+    CT_FREE(buf);
+    return g;
+}
+#endif
+
+/* ---- 2.7 Export to C -----------------------------------------------------------
+   Static shapes (the graph's types), float32. Every node value gets a static
+   array (no allocation; the function is not reentrant: give each thread its own
+   copy of the file, or a lock). Constants become static const arrays written as
+   hexadecimal float literals (exact). Elementwise ops and fused groups become one
+   loop each; broadcasting reads through per-operand strides. */
+typedef struct ct__jx { ct__jsb *b; const ct_graph *g; char err[256]; } ct__jx;
+static void ct__jx_name(const ct__jx *X, int v, char *buf, size_t cap) {
+    const ct__jval *x = &X->g->v[v];
+    if (x->kind == CT__JV_INPUT) {
+        for (int i = 0; i < X->g->nin; i++) if (X->g->in[i] == v) { snprintf(buf, cap, "in%d", i); return; }
+    }
+    snprintf(buf, cap, x->kind == CT__JV_NODE ? "v%d" : "w%d", v);
+}
+static int64_t ct__jx_numel(const ct__jval *x) {
+    int64_t n = 1;
+    for (int d = 0; d < x->ndim; d++) n *= x->shape[d];
+    return n;
+}
+/* the C expression of a unary or binary elementwise op, or NULL */
+static int ct__jx_expr(int op, const ct_attrs *at, const char *a, const char *b, char *out, size_t cap) {
+    const char *s = ct_op_schema_name(op);
+    ct_attr_value v;
+    double alpha = 1.0;
+    if ((!strcmp(s, "aten::add.Tensor") || !strcmp(s, "aten::sub.Tensor")) && ct_attrs_get(op, at, "alpha", &v) == CT_OK) alpha = v.f;
+#define CT__JX(name, ...) if (!strcmp(s, name)) { snprintf(out, cap, __VA_ARGS__); return 0; }
+    CT__JX("aten::relu", "(%s < 0.0f ? 0.0f : %s)", a, a)
+    CT__JX("aten::sigmoid", "(1.0f / (1.0f + expf(-%s)))", a)
+    CT__JX("aten::tanh", "tanhf(%s)", a)
+    CT__JX("aten::exp", "expf(%s)", a)
+    CT__JX("aten::log", "logf(%s)", a)
+    CT__JX("aten::neg", "(-%s)", a)
+    CT__JX("aten::abs", "fabsf(%s)", a)
+    CT__JX("aten::sqrt", "sqrtf(%s)", a)
+    CT__JX("aten::rsqrt", "(1.0f / sqrtf(%s))", a)
+    CT__JX("aten::reciprocal", "(1.0f / %s)", a)
+    CT__JX("aten::square", "(%s * %s)", a, a)
+    CT__JX("aten::sin", "sinf(%s)", a)
+    CT__JX("aten::cos", "cosf(%s)", a)
+    CT__JX("aten::silu", "(%s / (1.0f + expf(-%s)))", a, a)
+    CT__JX("aten::softplus", "(%s > 20.0f ? %s : log1pf(expf(%s)))", a, a, a)
+    CT__JX("aten::relu6", "fminf(fmaxf(%s, 0.0f), 6.0f)", a)
+    CT__JX("aten::hardsigmoid", "(fminf(fmaxf(%s + 3.0f, 0.0f), 6.0f) / 6.0f)", a)
+    CT__JX("aten::hardswish", "(%s * fminf(fmaxf(%s + 3.0f, 0.0f), 6.0f) / 6.0f)", a, a)
+    CT__JX("aten::mul.Tensor", "(%s * %s)", a, b)
+    CT__JX("aten::div.Tensor", "(%s / %s)", a, b)
+    CT__JX("aten::maximum", "fmaxf(%s, %s)", a, b)
+    CT__JX("aten::minimum", "fminf(%s, %s)", a, b)
+#undef CT__JX
+    if (!strcmp(s, "aten::add.Tensor") || !strcmp(s, "aten::sub.Tensor")) {
+        char sign = s[6] == 'a' ? '+' : '-';
+        if (alpha == 1.0) snprintf(out, cap, "(%s %c %s)", a, sign, b);
+        else snprintf(out, cap, "(%s %c %af * %s)", a, sign, alpha, b);
+        return 0;
+    }
+    if (!strcmp(s, "aten::gelu")) {
+        if (ct_attrs_get(op, at, "approximate", &v) == CT_OK && v.i == 1)
+            snprintf(out, cap, "(0.5f * %s * (1.0f + tanhf(0.7978845608f * (%s + 0.044715f * %s * %s * %s))))", a, a, a, a, a);
+        else snprintf(out, cap, "(0.5f * %s * (1.0f + erff(%s * 0.70710678118654752f)))", a, a);
+        return 0;
+    }
+    if (!strcmp(s, "aten::leaky_relu") && ct_attrs_get(op, at, "negative_slope", &v) == CT_OK) {
+        snprintf(out, cap, "(%s < 0.0f ? %af * %s : %s)", a, v.f, a, a);
+        return 0;
+    }
+    if (!strcmp(s, "aten::hardtanh")) {
+        ct_attr_value lo, hi;
+        if (ct_attrs_get(op, at, "min_val", &lo) || ct_attrs_get(op, at, "max_val", &hi)) return -1;
+        snprintf(out, cap, "fminf(fmaxf(%s, %af), %af)", a, lo.f, hi.f);
+        return 0;
+    }
+    return -1;
+}
+/* broadcast strides of value v read as shape (ndim, shape): static array text */
+static void ct__jx_bstrides(const ct__jval *x, int ndim, const int64_t *shape, int64_t *bs) {
+    int64_t st = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        int xd = d - (ndim - x->ndim);
+        if (xd < 0 || x->shape[xd] == 1) bs[d] = 0;
+        else { bs[d] = st; }
+        if (xd >= 0) st *= x->shape[xd];
+    }
+    (void)shape;
+}
+/* the operand access for element i of an output of shape (ndim, shape) */
+static void ct__jx_operand(ct__jx *X, int v, int ndim, const int64_t *shape, int tag, char *expr, size_t cap) {
+    const ct__jval *x = &X->g->v[v];
+    char nm[32];
+    ct__jx_name(X, v, nm, sizeof nm);
+    int same = x->ndim == ndim && !memcmp(x->shape, shape, sizeof(int64_t) * (size_t)ndim);
+    if (same) { snprintf(expr, cap, "%s[i]", nm); return; }
+    if (ct__jx_numel(x) == 1) { snprintf(expr, cap, "%s[0]", nm); return; }
+    int64_t bs[CT_MAX_DIMS];
+    ct__jx_bstrides(x, ndim, shape, bs);
+    ct__jsb_printf(X->b, "    static const long bs%d[%d] = {", tag, ndim > 0 ? ndim : 1);
+    for (int d = 0; d < ndim; d++) ct__jsb_printf(X->b, d ? ", %lld" : "%lld", (long long)bs[d]);
+    ct__jsb_put(X->b, "};\n", 3);
+    snprintf(expr, cap, "%s[ct_bcast(i, %d, shp, bs%d)]", nm, ndim, tag);
+}
+static void ct__jx_shape_decl(ct__jx *X, const ct__jval *o) {
+    ct__jsb_printf(X->b, "    static const long shp[%d] = {", o->ndim > 0 ? o->ndim : 1);
+    for (int d = 0; d < o->ndim; d++) ct__jsb_printf(X->b, d ? ", %lld" : "%lld", (long long)o->shape[d]);
+    if (o->ndim == 0) ct__jsb_put(X->b, "1", 1);
+    ct__jsb_put(X->b, "};\n    (void)shp;\n", 18);
+}
+static int ct__jx_fail(ct__jx *X, int node, const char *why) {
+    const ct__jnode *n = &X->g->n[node];
+    snprintf(X->err, sizeof X->err, "node %d (%s): %s", node, n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op), why);
+    return -1;
+}
+static int ct__jx_elementwise(ct__jx *X, int node) {
+    const ct__jnode *n = &X->g->n[node];
+    const ct__jval *o = &X->g->v[n->out[0]];
+    char ops[64][160], e[512], nm[32];
+    ct__jx_shape_decl(X, o);
+    int nin = n->nin;
+    if (nin > 64) return ct__jx_fail(X, node, "too many inputs");
+    for (int k = 0; k < nin; k++) ct__jx_operand(X, n->in[k], o->ndim, o->shape, k, ops[k], sizeof ops[k]);
+    ct__jsb_printf(X->b, "    for (long i = 0; i < %lldL; i++) {\n", (long long)ct__jx_numel(o));
+    if (n->op == CT__JIT_FUSED) {
+        const ct__jfused *f = n->fz;
+        for (int k = 0; k < f->nops; k++) {
+            const ct__jfop *q = &f->ops[k];
+            char a[160], b[160];
+            for (int j = 0; j < q->nin; j++) {
+                char *dst = j ? b : a;
+                if (q->src[j] >= 0) snprintf(dst, 160, "%s", ops[q->src[j]]);
+                else snprintf(dst, 160, "t%d", -q->src[j] - 1);
+            }
+            if (ct__jx_expr(q->op, &q->a, a, q->nin > 1 ? b : "", e, sizeof e)) return ct__jx_fail(X, node, "a fused op with no C form");
+            ct__jsb_printf(X->b, "        const float t%d = %s;\n", k, e);
+            if (f->slot[k] < 0) {
+                ct__jx_name(X, n->out[-f->slot[k] - 1], nm, sizeof nm);
+                ct__jsb_printf(X->b, "        %s[i] = t%d;\n", nm, k);
+            }
+        }
+    } else {
+        if (ct__jx_expr(n->op, &n->a, ops[0], nin > 1 ? ops[1] : "", e, sizeof e)) return ct__jx_fail(X, node, "no C form for this op");
+        ct__jx_name(X, n->out[0], nm, sizeof nm);
+        ct__jsb_printf(X->b, "        %s[i] = %s;\n", nm, e);
+    }
+    ct__jsb_put(X->b, "    }\n", 6);
+    return 0;
+}
+static int ct__jx_ints(const ct__jnode *n, const char *name, int64_t *out, int cnt) {
+    ct_attr_value v;
+    if (ct_attrs_get(n->op, &n->a, name, &v)) return -1;
+    for (int k = 0; k < cnt; k++) out[k] = v.count > k ? v.ints[k] : (v.count == 1 ? v.ints[0] : 0);
+    return 0;
+}
+static int ct__jx_node(ct__jx *X, int node) {
+    const ct_graph *g = X->g;
+    const ct__jnode *n = &g->n[node];
+    const char *s = n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op);
+    char o0[32], i0[32], i1[32], i2[32];
+    for (int k = 0; k < n->nin; k++)
+        if (n->in[k] >= 0 && (g->v[n->in[k]].ndim < 0 || g->v[n->in[k]].dtype != CT_FLOAT32))
+            return ct__jx_fail(X, node, "an input that is not float32 of known shape (run ct_graph_infer_shapes, or the op is outside the exported set)");
+    const ct__jval *o = &g->v[n->out[0]];
+    if (o->ndim < 0 || o->dtype != CT_FLOAT32) return ct__jx_fail(X, node, "an output that is not float32 of known shape");
+    ct__jx_name(X, n->out[0], o0, sizeof o0);
+    if (n->nin > 0 && n->in[0] >= 0) ct__jx_name(X, n->in[0], i0, sizeof i0); else i0[0] = 0;
+    if (n->nin > 1 && n->in[1] >= 0) ct__jx_name(X, n->in[1], i1, sizeof i1); else i1[0] = 0;
+    if (n->nin > 2 && n->in[2] >= 0) ct__jx_name(X, n->in[2], i2, sizeof i2); else i2[0] = 0;
+    ct__jsb_printf(X->b, "  { /* %s */\n", s);
+    int r = 0;
+    if (n->op == CT__JIT_FUSED || (ct__jit_is_fusable_kernel(n->op) && n->nout == 1)) {
+        r = ct__jx_elementwise(X, node);
+    } else if (!strcmp(s, "aten::view") || !strcmp(s, "aten::_unsafe_view") || !strcmp(s, "aten::alias") || !strcmp(s, "aten::clone") ||
+               !strcmp(s, "aten::_to_copy") || !strncmp(s, "aten::squeeze", 13) || !strcmp(s, "aten::unsqueeze") ||
+               !strcmp(s, "aten::contiguous") || !strncmp(s, "aten::flatten", 13) || !strcmp(s, "aten::reshape")) {
+        if (ct__jx_numel(&g->v[n->in[0]]) != ct__jx_numel(o)) r = ct__jx_fail(X, node, "a reshape that changes the element count");
+        else ct__jsb_printf(X->b, "    memcpy(%s, %s, sizeof(float) * %lld);\n", o0, i0, (long long)ct__jx_numel(o));
+    } else if (!strcmp(s, "aten::permute") || !strcmp(s, "aten::expand")) {
+        const ct__jval *x = &g->v[n->in[0]];
+        int64_t bs[CT_MAX_DIMS];
+        if (s[6] == 'p') {
+            int64_t dims[CT_MAX_DIMS], st[CT_MAX_DIMS], acc = 1;
+            if (ct__jx_ints(n, "dims", dims, o->ndim)) return ct__jx_fail(X, node, "no dims");
+            for (int d = x->ndim - 1; d >= 0; d--) { st[d] = acc; acc *= x->shape[d]; }
+            for (int d = 0; d < o->ndim; d++) { int64_t dd = dims[d] < 0 ? dims[d] + x->ndim : dims[d]; bs[d] = st[dd]; }
+        } else {
+            ct__jx_bstrides(x, o->ndim, o->shape, bs);
+        }
+        ct__jx_shape_decl(X, o);
+        ct__jsb_printf(X->b, "    static const long bs0[%d] = {", o->ndim > 0 ? o->ndim : 1);
+        for (int d = 0; d < o->ndim; d++) ct__jsb_printf(X->b, d ? ", %lld" : "%lld", (long long)bs[d]);
+        if (o->ndim == 0) ct__jsb_put(X->b, "0", 1);
+        ct__jsb_printf(X->b, "};\n    for (long i = 0; i < %lldL; i++) %s[i] = %s[ct_bcast(i, %d, shp, bs0)];\n",
+                       (long long)ct__jx_numel(o), o0, i0, o->ndim);
+    } else if (!strcmp(s, "aten::addmm") || !strcmp(s, "aten::mm")) {
+        int mm = s[6] == 'm';
+        const ct__jval *A = &g->v[n->in[mm ? 0 : 1]], *B = &g->v[n->in[mm ? 1 : 2]];
+        ct_attr_value be, al;
+        double beta = 1, alpha = 1;
+        if (!mm && !ct_attrs_get(n->op, &n->a, "beta", &be)) beta = be.f;
+        if (!mm && !ct_attrs_get(n->op, &n->a, "alpha", &al)) alpha = al.f;
+        int64_t M = A->shape[0], K = A->shape[1], N = B->shape[1];
+        char bias[200];
+        const char *a = mm ? i0 : i1, *b = mm ? i1 : i2;
+        if (!mm) { ct__jx_shape_decl(X, o); ct__jx_operand(X, n->in[0], o->ndim, o->shape, 9, bias, sizeof bias); }
+        ct__jsb_printf(X->b, "    for (long r = 0; r < %lldL; r++) {\n        for (long c = 0; c < %lldL; c++) %s[r * %lldL + c] = 0.0f;\n"
+                       "        for (long k = 0; k < %lldL; k++) {\n            const float av = %s[r * %lldL + k];\n"
+                       "            const float *br = %s + k * %lldL;\n            float *orow = %s + r * %lldL;\n"
+                       "            for (long c = 0; c < %lldL; c++) orow[c] += av * br[c];\n        }\n",
+                       (long long)M, (long long)N, o0, (long long)N, (long long)K, a, (long long)K, b, (long long)N, o0, (long long)N, (long long)N);
+        if (!mm) {
+            ct__jsb_printf(X->b, "        for (long c = 0; c < %lldL; c++) { const long i = r * %lldL + c; %s[i] = %af * %s + %af * %s[i]; }\n",
+                           (long long)N, (long long)N, o0, beta, bias, alpha, o0);
+        }
+        ct__jsb_put(X->b, "    }\n", 6);
+    } else if (!strcmp(s, "aten::conv2d")) {
+        const ct__jval *x = &g->v[n->in[0]], *w = &g->v[n->in[1]];
+        int64_t st[2], pd[2], dl[2], grp = 1;
+        ct_attr_value gv;
+        if (x->ndim != 4 || ct__jx_ints(n, "stride", st, 2) || ct__jx_ints(n, "padding", pd, 2) || ct__jx_ints(n, "dilation", dl, 2))
+            return ct__jx_fail(X, node, "only 4-D inputs with int padding");
+        if (!ct_attrs_get(n->op, &n->a, "groups", &gv)) grp = gv.i;
+        int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], O = w->shape[0], KH = w->shape[2], KW = w->shape[3];
+        int64_t OH = o->shape[2], OW = o->shape[3], CG = C / grp, OG = O / grp;
+        char binit[48];
+        if (i2[0]) snprintf(binit, sizeof binit, "%s[oc]", i2);
+        else snprintf(binit, sizeof binit, "0.0f");
+        ct__jsb_printf(X->b,
+            "    for (long nb = 0; nb < %lldL; nb++) for (long oc = 0; oc < %lldL; oc++) {\n"
+            "        const long gi = oc / %lldL;\n"
+            "        for (long oh = 0; oh < %lldL; oh++) for (long ow = 0; ow < %lldL; ow++) {\n"
+            "            float acc = %s;\n"
+            "            for (long ic = 0; ic < %lldL; ic++) for (long kh = 0; kh < %lldL; kh++) {\n"
+            "                const long ih = oh * %lldL - %lldL + kh * %lldL;\n"
+            "                if (ih < 0 || ih >= %lldL) continue;\n"
+            "                for (long kw = 0; kw < %lldL; kw++) {\n"
+            "                    const long iw = ow * %lldL - %lldL + kw * %lldL;\n"
+            "                    if (iw < 0 || iw >= %lldL) continue;\n"
+            "                    acc += %s[((nb * %lldL + gi * %lldL + ic) * %lldL + ih) * %lldL + iw] * %s[((oc * %lldL + ic) * %lldL + kh) * %lldL + kw];\n"
+            "                }\n            }\n"
+            "            %s[((nb * %lldL + oc) * %lldL + oh) * %lldL + ow] = acc;\n        }\n    }\n",
+            (long long)N, (long long)O, (long long)OG, (long long)OH, (long long)OW, binit, (long long)CG, (long long)KH,
+            (long long)st[0], (long long)pd[0], (long long)dl[0], (long long)H, (long long)KW, (long long)st[1], (long long)pd[1],
+            (long long)dl[1], (long long)W, i0, (long long)C, (long long)CG, (long long)H, (long long)W, i1, (long long)CG,
+            (long long)KH, (long long)KW, o0, (long long)O, (long long)OH, (long long)OW);
+    } else if (!strcmp(s, "aten::max_pool2d_with_indices") || !strcmp(s, "aten::avg_pool2d") || !strcmp(s, "aten::adaptive_avg_pool2d")) {
+        const ct__jval *x = &g->v[n->in[0]];
+        if (x->ndim != 4) return ct__jx_fail(X, node, "only 4-D inputs");
+        int64_t C = x->shape[0] * x->shape[1], H = x->shape[2], W = x->shape[3], OH = o->shape[2], OW = o->shape[3];
+        if (s[6] == 'a' && s[7] == 'd') {
+            ct__jsb_printf(X->b,
+                "    for (long c = 0; c < %lldL; c++) for (long oh = 0; oh < %lldL; oh++) for (long ow = 0; ow < %lldL; ow++) {\n"
+                "        const long h0 = oh * %lldL / %lldL, h1 = ((oh + 1) * %lldL + %lldL - 1) / %lldL;\n"
+                "        const long w0 = ow * %lldL / %lldL, w1 = ((ow + 1) * %lldL + %lldL - 1) / %lldL;\n"
+                "        float acc = 0.0f;\n"
+                "        for (long h = h0; h < h1; h++) for (long w = w0; w < w1; w++) acc += %s[(c * %lldL + h) * %lldL + w];\n"
+                "        %s[(c * %lldL + oh) * %lldL + ow] = acc / (float)((h1 - h0) * (w1 - w0));\n    }\n",
+                (long long)C, (long long)OH, (long long)OW, (long long)H, (long long)OH, (long long)H, (long long)OH, (long long)OH,
+                (long long)W, (long long)OW, (long long)W, (long long)OW, (long long)OW, i0, (long long)H, (long long)W, o0,
+                (long long)OH, (long long)OW);
+        } else {
+            int64_t k[2], st[2], pd[2], dl[2] = {1, 1};
+            int mx = s[6] == 'm';
+            if (ct__jx_ints(n, "kernel_size", k, 2) || ct__jx_ints(n, "stride", st, 2) || ct__jx_ints(n, "padding", pd, 2) ||
+                (mx && ct__jx_ints(n, "dilation", dl, 2)))
+                return ct__jx_fail(X, node, "pooling attributes");
+            if (st[0] == 0) { st[0] = k[0]; st[1] = k[1]; }
+            if (mx && n->nout > 1) {
+                for (int i = 0; i < g->nn; i++)
+                    for (int j = 0; j < g->n[i].nin; j++) if (g->n[i].in[j] == n->out[1]) return ct__jx_fail(X, node, "the indices output is read (only values are exported)");
+                for (int j = 0; j < g->nout; j++) if (g->out[j] == n->out[1]) return ct__jx_fail(X, node, "the indices output is returned");
+            }
+            ct_attr_value cip, dov;
+            int incl = mx || (ct_attrs_get(n->op, &n->a, "count_include_pad", &cip) == CT_OK && cip.i);
+            int64_t div = (!mx && ct_attrs_get(n->op, &n->a, "divisor_override", &dov) == CT_OK && !dov.is_none) ? dov.i : 0;
+            ct__jsb_printf(X->b,
+                "    for (long c = 0; c < %lldL; c++) for (long oh = 0; oh < %lldL; oh++) for (long ow = 0; ow < %lldL; ow++) {\n"
+                "        long hs = oh * %lldL - %lldL, ws = ow * %lldL - %lldL;\n"
+                "        long he = hs + (%lldL - 1) * %lldL + 1, we = ws + (%lldL - 1) * %lldL + 1;\n"
+                "        if (he > %lldL + %lldL) he = %lldL + %lldL;\n        if (we > %lldL + %lldL) we = %lldL + %lldL;\n"
+                "        const long pool = (he - hs) * (we - ws);\n"
+                "        float acc = %s;\n        long cnt = 0;\n"
+                "        for (long h = hs; h < he; h += %lldL) for (long w = ws; w < we; w += %lldL) {\n"
+                "            if (h < 0 || h >= %lldL || w < 0 || w >= %lldL) continue;\n"
+                "            const float x = %s[(c * %lldL + h) * %lldL + w];\n"
+                "            %s\n            cnt++;\n        }\n",
+                (long long)C, (long long)OH, (long long)OW, (long long)st[0], (long long)pd[0], (long long)st[1], (long long)pd[1],
+                (long long)k[0], (long long)dl[0], (long long)k[1], (long long)dl[1], (long long)H, (long long)pd[0], (long long)H,
+                (long long)pd[0], (long long)W, (long long)pd[1], (long long)W, (long long)pd[1], mx ? "-INFINITY" : "0.0f",
+                (long long)dl[0], (long long)dl[1], (long long)H, (long long)W, i0, (long long)H, (long long)W,
+                mx ? "if (x > acc || x != x) acc = x;" : "acc += x;");
+            if (mx) ct__jsb_printf(X->b, "        (void)pool; (void)cnt;\n        %s[(c * %lldL + oh) * %lldL + ow] = acc;\n    }\n", o0, (long long)OH, (long long)OW);
+            else if (div) ct__jsb_printf(X->b, "        (void)pool; (void)cnt;\n        %s[(c * %lldL + oh) * %lldL + ow] = acc / %lld.0f;\n    }\n", o0, (long long)OH, (long long)OW, (long long)div);
+            else ct__jsb_printf(X->b, "        %s[(c * %lldL + oh) * %lldL + ow] = acc / (float)(%s);\n    }\n", o0, (long long)OH, (long long)OW,
+                                incl ? "pool" : "cnt");
+        }
+    } else if (!strcmp(s, "ct::batch_norm_eval")) {
+        const ct__jval *x = &g->v[n->in[0]];
+        int64_t C = x->ndim > 1 ? x->shape[1] : 1, inner = 1;
+        for (int d = 2; d < x->ndim; d++) inner *= x->shape[d];
+        ct__jsb_printf(X->b, "    for (long i = 0; i < %lldL; i++) { const long c = (i / %lldL) %% %lldL; %s[i] = %s[i] * %s[c] + %s[c]; }\n",
+                       (long long)ct__jx_numel(o), (long long)inner, (long long)C, o0, i0, i1, i2);
+    } else if (!strcmp(s, "aten::_softmax") || !strcmp(s, "aten::_log_softmax")) {
+        ct_attr_value dv;
+        if (ct_attrs_get(n->op, &n->a, "dim", &dv)) return ct__jx_fail(X, node, "no dim");
+        int64_t d = dv.i < 0 ? dv.i + o->ndim : dv.i, outer = 1, len = o->ndim ? o->shape[d] : 1, inner = 1;
+        for (int q = 0; q < d; q++) outer *= o->shape[q];
+        for (int q = (int)d + 1; q < o->ndim; q++) inner *= o->shape[q];
+        int lg = s[7] == 'l';
+        ct__jsb_printf(X->b,
+            "    const long is = %lldL;\n"
+            "    for (long a = 0; a < %lldL; a++) for (long b = 0; b < is; b++) {\n"
+            "        const float *x = %s + a * %lldL * is + b;\n        float *y = %s + a * %lldL * is + b;\n"
+            "        float m = -INFINITY, s = 0.0f;\n"
+            "        for (long k = 0; k < %lldL; k++) if (x[k * is] > m) m = x[k * is];\n"
+            "        for (long k = 0; k < %lldL; k++) s += expf(x[k * is] - m);\n"
+            "        for (long k = 0; k < %lldL; k++) y[k * is] = %s;\n    }\n",
+            (long long)inner, (long long)outer, i0, (long long)len, o0, (long long)len, (long long)len, (long long)len,
+            (long long)len, lg ? "x[k * is] - m - logf(s)" : "expf(x[k * is] - m) / s");
+    } else {
+        r = ct__jx_fail(X, node, "no C form for this op (the exported set: elementwise and fused groups, addmm/mm, conv2d, "
+                                 "max/avg/adaptive-avg pooling, eval batch norm, softmax, view/reshape/permute/expand)");
+    }
+    ct__jsb_put(X->b, "  }\n", 4);
+    return r;
+}
+
+CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name, char **text, size_t *len) {
+    if (!g || !text || !len) { ct_set_error(CT_ERR_NULL, "jit_export_c: NULL argument"); return CT_ERR_NULL; }
+    *text = NULL;
+    *len = 0;
+    const char *fn = fn_name ? fn_name : "model_forward";
+    if (!isalpha((unsigned char)fn[0]) && fn[0] != '_') { ct_set_error(CT_ERR_ARG, "jit_export_c: '%s' is not a C identifier", fn); return CT_ERR_ARG; }
+    for (const char *q = fn; *q; q++)
+        if (!isalnum((unsigned char)*q) && *q != '_') { ct_set_error(CT_ERR_ARG, "jit_export_c: '%s' is not a C identifier", fn); return CT_ERR_ARG; }
+    if (g->dyn_batch) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: the graph has a dynamic batch dimension; the exported C has static shapes (ct_graph_set_dynamic_batch(g, 0))"); return CT_ERR_UNSUPPORTED; }
+    for (int i = 0; i < g->nin; i++) {
+        const ct__jval *x = &g->v[g->in[i]];
+        if (x->ndim < 0 || x->dtype != CT_FLOAT32) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: input %d (%%%s) is not float32 of known shape", i, x->name); return CT_ERR_UNSUPPORTED; }
+    }
+    for (int k = 0; k < g->nout; k++) {
+        const ct__jval *x = &g->v[g->out[k]];
+        if (x->ndim < 0 || x->dtype != CT_FLOAT32) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: output %d is not float32 of known shape", k); return CT_ERR_UNSUPPORTED; }
+    }
+    ct__jsb b = {NULL, 0, 0, 0};
+    ct__jx X;
+    X.b = &b;
+    X.g = g;
+    X.err[0] = 0;
+    ct__jsb_printf(&b, "/* Generated by ctensor_jit.h (ct_jit_export_c): %d nodes, %d inputs, %d outputs.\n"
+                       "   Standalone C99: no ctensor, no allocation; static buffers, so not reentrant.\n"
+                       "   Build: cc -std=c99 -O2 -c this_file.c (link with -lm). */\n"
+                       "#include <math.h>\n#include <string.h>\n\n"
+                       "/* the offset of element i of an output of shape shp in an operand read with strides bs (0: broadcast) */\n"
+                       "static long ct_bcast(long i, int nd, const long *shp, const long *bs) {\n"
+                       "    long off = 0;\n    for (int d = nd - 1; d >= 0; d--) { off += (i %% shp[d]) * bs[d]; i /= shp[d]; }\n    return off;\n}\n\n",
+                   g->nn, g->nin, g->nout);
+    /* constants: their logical (contiguous) values */
+    for (int v = 0; v < g->nv && !b.oom; v++) {
+        const ct__jval *x = &g->v[v];
+        if (x->kind != CT__JV_PARAM && x->kind != CT__JV_CONST) continue;
+        if (x->t->dtype != CT_FLOAT32) {
+            CT_FREE(b.p);
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: constant %%%s is %s (only float32 is exported)", x->name, ct_dtype_name(x->t->dtype));
+            return CT_ERR_UNSUPPORTED;
+        }
+        int tok = ct_scope_begin();
+        ct_tensor *c = ct_contiguous(ct_to_device(x->t, ct_cpu()));
+        if (!c) { ct_scope_end(tok); CT_FREE(b.p); return ct_last_error_code(); }
+        const float *d = (const float *)ct_data_ptr(c);
+        int64_t n = ct_numel(c);
+        ct__jsb_printf(&b, "/* %%%s */\nstatic const float w%d[%lld] = {", x->name, v, (long long)(n > 0 ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            if (i % 6 == 0) ct__jsb_put(&b, "\n   ", 4);
+            if (isfinite(d[i])) ct__jsb_printf(&b, " %af,", (double)d[i]);
+            else ct__jsb_printf(&b, " %s,", d[i] != d[i] ? "NAN" : d[i] > 0 ? "INFINITY" : "-INFINITY");
+        }
+        if (n == 0) ct__jsb_put(&b, "0", 1);
+        ct__jsb_put(&b, "\n};\n", 4);
+        ct_scope_end(tok);
+    }
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].kind == CT__JV_NODE && g->v[v].alias == v && g->v[v].ndim >= 0 && g->v[v].dtype == CT_FLOAT32)
+            ct__jsb_printf(&b, "static float v%d[%lld];\n", v, (long long)(ct__jx_numel(&g->v[v]) > 0 ? ct__jx_numel(&g->v[v]) : 1));
+    ct__jsb_printf(&b, "\nvoid %s(", fn);
+    for (int i = 0; i < g->nin; i++) ct__jsb_printf(&b, "%sconst float *in%d", i ? ", " : "", i);
+    for (int k = 0; k < g->nout; k++) ct__jsb_printf(&b, "%sfloat *out%d", (g->nin || k) ? ", " : "", k);
+    if (g->nin + g->nout == 0) ct__jsb_put(&b, "void", 4);
+    ct__jsb_put(&b, ") {\n", 4);
+    /* in-place aliases read the same array as their root */
+    for (int v = 0; v < g->nv; v++)
+        if (g->v[v].kind == CT__JV_NODE && g->v[v].alias != v) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: the graph has in-place ops (value %d); export a graph traced without them", v);
+            CT_FREE(b.p);
+            return CT_ERR_UNSUPPORTED;
+        }
+    int rc = 0;
+    for (int i = 0; i < g->nn && !rc; i++) rc = ct__jx_node(&X, i);
+    if (rc) {
+        CT_FREE(b.p);
+        ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: %s", X.err);
+        return CT_ERR_UNSUPPORTED;
+    }
+    for (int k = 0; k < g->nout; k++) {
+        char nm[32];
+        ct__jx_name(&X, g->out[k], nm, sizeof nm);
+        ct__jsb_printf(&b, "  memcpy(out%d, %s, sizeof(float) * %lld);\n", k, nm, (long long)ct__jx_numel(&g->v[g->out[k]]));
+    }
+    ct__jsb_put(&b, "}\n", 2);
+    if (b.oom) { CT_FREE(b.p); ct_set_error(CT_ERR_MEMORY, "jit_export_c: out of memory"); return CT_ERR_MEMORY; }
+    *text = b.p;
+    *len = b.len;
+    return CT_OK;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const char *fn_name) {
+    if (!path) { ct_set_error(CT_ERR_NULL, "jit_export_c: path is NULL"); return CT_ERR_NULL; }
+    char *text = NULL;
+    size_t len = 0;
+    ct_status st = ct_jit_export_c_mem(g, fn_name, &text, &len);
+    if (st) return st;
+    FILE *f = fopen(path, "wb");
+    int bad = !f || fwrite(text, 1, len, f) != len;
+    if (f && fclose(f)) bad = 1;
+    CT_FREE(text);
+    if (bad) { ct_set_error(CT_ERR_IO, "jit_export_c: cannot write %s", path); return CT_ERR_IO; }
+    return CT_OK;
+}
+#endif
+
 #ifdef CTENSOR_NN_H_INCLUDED
 CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs) {
     if (!m) { ct_set_error(CT_ERR_NULL, "trace_module: module is NULL"); return NULL; }
