@@ -1,0 +1,538 @@
+/* test_jit.c - ctensor_jit.h: tracing, the graph text, the interpreter, every
+   pass (each checked for equivalence against eager execution), save/load with a
+   corrupted-file sweep, the builder, export to standalone C (compiled with
+   `cc -std=c99` and run), autograd through a graph run (gradcheck), warnings,
+   dynamic batch, and bad input for every public function. Models: an MLP, the
+   Fashion-MNIST-style CNN with batch norm, a transformer encoder layer, and a
+   20-op elementwise chain. Eager execution is the reference: the interpreter
+   runs the same kernels, so unfused graphs match bit for bit; folded and fused
+   graphs within float tolerance. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
+#define CTENSOR_IMPLEMENTATION
+#endif
+#include "ct_test.h"
+#include "ctensor_nn.h"
+#include "ctensor_jit.h"
+#include <stdint.h>
+
+static double maxdiff(ct_tensor *a, ct_tensor *b) {
+    if (!a || !b || !ct_same_shape(a, b)) return INFINITY;
+    return ct_item(ct_amax(ct_abs(ct_sub(ct_to(a, CT_FLOAT64), ct_to(b, CT_FLOAT64))), 0, NULL, 0));
+}
+static int bit_equal(ct_tensor *a, ct_tensor *b) {
+    if (!a || !b || !ct_same_shape(a, b) || ct_get_dtype(a) != ct_get_dtype(b)) return 0;
+    ct_tensor *ca = ct_contiguous(a), *cb = ct_contiguous(b);
+    return !memcmp(ct_data_ptr(ca), ct_data_ptr(cb), (size_t)ct_numel(a) * ct_dtype_size(ct_get_dtype(a)));
+}
+static ct_tensor *param(ct_module *m, const char *name) {
+    ct_state_dict sd;
+    ct_tensor *t = NULL;
+    ct_module_state_dict(m, &sd);
+    for (int i = 0; i < sd.n; i++) if (!strcmp(sd.items[i].name, name)) t = sd.items[i].tensor;
+    ct_state_dict_free(&sd);
+    return t;
+}
+static ct_tensor *run1(const ct_graph *g, ct_tensor *x) {
+    ct_tensor *y = NULL;
+    return ct_graph_run(g, 1, &x, &y, 1) == 1 ? y : NULL;
+}
+static ct_module *make_cnn(void) {
+    ct_module *m = ct_nn_sequential(ct_nn_conv2d(1, 8, 3, 1, 1), ct_nn_batch_norm2d(8), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
+                                    ct_nn_conv2d(8, 16, 3, 1, 1), ct_nn_batch_norm2d(16), ct_nn_relu(), ct_nn_max_pool2d(2, 2),
+                                    ct_nn_flatten(), ct_nn_linear(16 * 7 * 7, 10));
+    /* running statistics that are not the defaults, so folding has work to do */
+    CT_NO_GRAD {
+        ct_state_dict sd;
+        ct_module_state_dict(m, &sd);
+        for (int i = 0; i < sd.n; i++) {
+            if (strstr(sd.items[i].name, "running_var")) ct_copy_(sd.items[i].tensor, ct_add_scalar(ct_rand_like(sd.items[i].tensor, NULL), 0.5));
+            if (strstr(sd.items[i].name, "running_mean")) ct_copy_(sd.items[i].tensor, ct_randn_like(sd.items[i].tensor, NULL));
+        }
+        ct_state_dict_free(&sd);
+    }
+    return ct_module_eval(m);
+}
+/* the 20-op chain the benchmark times */
+static ct_tensor *chain20(ct_tensor *x) {
+    ct_tensor *y = ct_mul_scalar(x, 0.5);
+    y = ct_add_scalar(y, 0.25);
+    y = ct_tanh(y);
+    y = ct_mul(y, x);
+    y = ct_sigmoid(y);
+    y = ct_sub(y, x);
+    y = ct_relu(y);
+    y = ct_add(y, x);
+    y = ct_exp(ct_neg(y));
+    y = ct_mul_scalar(y, 3.0);
+    y = ct_abs(y);
+    y = ct_sqrt(ct_add_scalar(y, 1.0));
+    y = ct_div(x, y);
+    y = ct_silu(y);
+    y = ct_mul(y, y);
+    y = ct_sub_scalar(y, 0.1);
+    y = ct_maximum(y, x);
+    y = ct_gelu(y, "none");
+    return y;
+}
+
+TEST(test_mlp_trace_run_optimize) {
+    ct_manual_seed(1);
+    ct_module *m = ct_nn_sequential(ct_nn_linear(12, 16), ct_nn_relu(), ct_nn_linear(16, 4));
+    ct_tensor *x = ct_randn(CT_FLOAT32, 5, 12);
+    ct_tensor *ref = ct_forward(m, x);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_num_inputs(g), 1);
+    CHECK_EQ_INT(ct_graph_num_outputs(g), 1);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::addmm"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::relu"), 1);
+    CHECK(bit_equal(run1(g, x), ref));             /* the same kernels: the same bits */
+    char text[4096];
+    ct_graph_repr(g, text, sizeof text);
+    CHECK(strstr(text, "graph(%x0 : Float(5, 12)):") != NULL);
+    CHECK(strstr(text, "%0.weight : Float(16, 12) = prim::Param[name=\"0.weight\"]()") != NULL);
+    CHECK(strstr(text, "aten::addmm[beta=1., alpha=1.](%0.bias, %x0, ") != NULL);
+    /* parameters are references: training the model changes the traced graph's result */
+    CT_NO_GRAD { ct_mul_scalar_(param(m, "2.bias"), 2.0); }
+    ct_tensor *ref2 = ct_forward(m, x);
+    CHECK(bit_equal(run1(g, x), ref2));
+    /* optimize: frozen (copies), transposes folded into constants */
+    CHECK_EQ_INT(ct_jit_optimize(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::permute"), 0);
+    CHECK(maxdiff(run1(g, x), ref2) <= 1e-6);
+    CT_NO_GRAD { ct_mul_scalar_(param(m, "2.bias"), 2.0); }
+    CHECK(maxdiff(run1(g, x), ref2) <= 1e-6);      /* frozen: the model's change does not reach it */
+    const char *ops[8];
+    int nops = ct_graph_ops_used(g, ops, 8);
+    CHECK_EQ_INT(nops, 2);
+    if (nops == 2) { CHECK_STR(ops[0], "aten::addmm"); CHECK_STR(ops[1], "aten::relu"); }
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+TEST(test_cnn_conv_bn_folding) {
+    ct_manual_seed(2);
+    ct_module *m = make_cnn();
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2, 1, 28, 28);
+    ct_tensor *ref = ct_forward(m, x);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK(bit_equal(run1(g, x), ref));
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    ct_graph *frozen = ct_graph_clone(g);
+    CHECK_EQ_INT(ct_jit_freeze(frozen), CT_OK);
+    CHECK(maxdiff(run1(frozen, x), ref) <= 1e-5);
+    CHECK_EQ_INT(ct_jit_fold_conv_bn(frozen), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(frozen, "ct::batch_norm_eval"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(frozen, "aten::conv2d"), 2);
+    CHECK(maxdiff(run1(frozen, x), ref) <= 1e-4);
+    /* folding needs constants: on the unfrozen graph it changes nothing */
+    CHECK_EQ_INT(ct_jit_fold_conv_bn(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    ct_graph_free(frozen);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+TEST(test_transformer_encoder_layer) {
+    ct_manual_seed(3);
+    ct_transformer_layer_options o = {0};
+    o.dim_feedforward = 32;
+    o.dropout = CT_ZERO;
+    o.batch_first = 1;
+    ct_module *m = ct_module_eval(ct_nn_transformer_encoder_layer(16, 2, &o));
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2, 5, 16);
+    ct_tensor *ref = ct_forward(m, x);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK(maxdiff(run1(g, x), ref) <= 1e-6);
+    CHECK_EQ_INT(ct_jit_optimize(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK(maxdiff(run1(g, x), ref) <= 1e-5);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+TEST(test_elementwise_fusion) {
+    ct_manual_seed(4);
+    /* large enough for the parallel path and several blocks; an odd size for the tail */
+    ct_tensor *x = ct_randn(CT_FLOAT32, 70001);
+    ct_tensor *ref = chain20(x);
+    CHECK(ct_trace_begin(1, &x) == CT_OK);
+    CHECK(ct_is_tracing());
+    ct_tensor *y = chain20(x);
+    ct_graph *g = ct_trace_end(1, &y);
+    CHECK(!ct_is_tracing());
+    CHECK(g != NULL);
+    int before = ct_graph_num_nodes(g);
+    CHECK(before >= 18);
+    CHECK_EQ_INT(ct_jit_fuse_elementwise(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_num_nodes(g), 1);
+    CHECK_EQ_INT(ct_graph_count_op(g, "prim::FusedElementwise"), 1);
+    CHECK(maxdiff(run1(g, x), ref) <= 1e-6);
+    /* float64 too, and an intermediate returned beside the result (two outputs) */
+    ct_tensor *xd = ct_randn(CT_FLOAT64, 3, 7);
+    ct_trace_begin(1, &xd);
+    ct_tensor *a = ct_tanh(ct_mul_scalar(xd, 2.0));
+    ct_tensor *b = ct_exp(ct_neg(a));
+    ct_tensor *outs[2] = {a, b};
+    ct_graph *g2 = ct_trace_end(2, outs);
+    CHECK_EQ_INT(ct_jit_fuse_elementwise(g2), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g2, "prim::FusedElementwise"), 1);
+    ct_tensor *r[2] = {NULL, NULL};
+    CHECK_EQ_INT(ct_graph_run(g2, 1, &xd, r, 2), 2);
+    CHECK(bit_equal(r[0], a));
+    CHECK(bit_equal(r[1], b));
+    /* a non-contiguous input of the traced shape still runs */
+    ct_tensor *xt = ct_transpose(ct_randn(CT_FLOAT64, 7, 3), 0, 1);
+    CHECK_EQ_INT(ct_graph_run(g2, 1, &xt, r, 2), 2);
+    CHECK(maxdiff(r[1], ct_exp(ct_neg(ct_tanh(ct_mul_scalar(xt, 2.0))))) <= 1e-12);
+    ct_graph_free(g2);
+    ct_graph_free(g);
+}
+
+TEST(test_dce_cse_constants) {
+    ct_tensor *x = ct_randn(CT_FLOAT32, 4, 4);
+    ct_tensor *w = ct_randn(CT_FLOAT32, 4, 4);
+    ct_trace_begin(1, &x);
+    ct_tensor *dead = ct_exp(x);                   /* unused: removed when the trace ends */
+    (void)dead;
+    ct_tensor *a = ct_sin(x), *b = ct_sin(x);      /* the same call twice */
+    ct_tensor *c = ct_add(ct_mul(a, b), ct_matmul(x, ct_transpose(w, 0, 1)));
+    ct_graph *g = ct_trace_end(1, &c);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::exp"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::sin"), 2);
+    CHECK_EQ_INT(ct_jit_eliminate_common_subexpressions(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::sin"), 1);
+    CHECK(bit_equal(run1(g, x), c));
+    /* w is a captured constant: its transpose folds */
+    int nodes = ct_graph_num_nodes(g);
+    CHECK_EQ_INT(ct_jit_constant_propagation(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_num_nodes(g), nodes - 1);
+    CHECK(bit_equal(run1(g, x), c));
+    CHECK_EQ_INT(ct_jit_eliminate_dead_code(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    ct_graph_free(g);
+}
+
+TEST(test_save_load_roundtrip_and_corruption) {
+    ct_manual_seed(5);
+    ct_module *m = make_cnn();
+    ct_tensor *x = ct_randn(CT_FLOAT32, 1, 1, 28, 28);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    ct_jit_optimize(g);
+    ct_tensor *y = run1(g, x);
+    void *data = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(ct_graph_save_mem(g, &data, &len), CT_OK);
+    ct_graph *h = ct_graph_load_mem(data, len, "cnn.ctjit");
+    CHECK(h != NULL);
+    CHECK(bit_equal(run1(h, x), y));
+    static char t1[16384], t2[16384];
+    ct_graph_repr(g, t1, sizeof t1);
+    ct_graph_repr(h, t2, sizeof t2);
+    CHECK_STR(t2, t1);                             /* the text survives save and load */
+    /* a graph with a fused node, in place ops and a dynamic batch, through a file */
+    ct_tensor *xe = ct_randn(CT_FLOAT32, 3, 6);
+    ct_trace_begin(1, &xe);
+    ct_tensor *e = ct_relu_(ct_sigmoid(ct_mul_scalar(ct_tanh(xe), 2.0)));
+    ct_graph *ge = ct_trace_end(1, &e);
+    ct_jit_fuse_elementwise(ge);
+    ct_graph_set_dynamic_batch(ge, 1);
+    CHECK_EQ_INT(ct_graph_save(ge, "build_test_jit.ctjit"), CT_OK);
+    ct_graph *he = ct_graph_load("build_test_jit.ctjit");
+    remove("build_test_jit.ctjit");
+    CHECK(he != NULL);
+    ct_tensor *x9 = ct_randn(CT_FLOAT32, 9, 6);
+    CHECK(bit_equal(run1(he, x9), run1(ge, x9)));
+    ct_graph_repr(ge, t1, sizeof t1);
+    ct_graph_repr(he, t2, sizeof t2);
+    CHECK_STR(t2, t1);
+    CHECK(strstr(t1, "graph(%x0 : Float(*, 6)):") != NULL);
+    CHECK(strstr(t1, "aten::relu_(") != NULL);
+    ct_graph_free(he);
+    ct_graph_free(ge);
+    /* corrupted files: clear errors, never a crash (ASan watches) */
+    CHECK_ERR(ct_graph_load_mem(data, len / 2, "half.ctjit"), CT_ERR_FORMAT, "half.ctjit");
+    CHECK_ERR(ct_graph_load("/nonexistent/model.ctjit"), CT_ERR_IO, "/nonexistent/model.ctjit");
+    char *bad = (char *)malloc(len);
+    const char *cases[][3] = {
+        {"aten::conv2d", "aten::conv9d", "no op named 'aten::conv9d'"},
+        {"ctensor.jit.version\":\"1", "ctensor.jit.version\":\"7", "graph file version '7'"},
+        {"return (%", "retvrn (%", "expected"},
+        {"groups=1", "groups=x", "bad attributes"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(bad, data, len);
+        char *at = NULL;
+        for (size_t i = 0; i + strlen(cases[k][0]) <= len && !at; i++)
+            if (!memcmp(bad + i, cases[k][0], strlen(cases[k][0]))) at = bad + i;
+        CHECK(at != NULL);
+        if (!at) continue;
+        memcpy(at, cases[k][1], strlen(cases[k][1]));
+        CHECK_ERR(ct_graph_load_mem(bad, len, "bad.ctjit"), CT_ERR_FORMAT, cases[k][2]);
+    }
+    /* a sweep of single-byte corruptions over the header and graph text */
+    uint32_t seed = 12345;
+    int loaded = 0, refused = 0;
+    size_t hdr = (size_t)(((const unsigned char *)data)[0] | ((const unsigned char *)data)[1] << 8) + 8;
+    for (int it = 0; it < 300; it++) {
+        memcpy(bad, data, len);
+        seed = seed * 1664525u + 1013904223u;
+        size_t pos = 8 + (seed >> 8) % (hdr - 8);
+        seed = seed * 1664525u + 1013904223u;
+        bad[pos] = (char)(seed >> 24);
+        ct_graph *q = ct_graph_load_mem(bad, len, "fuzz.ctjit");
+        if (q) {
+            loaded++;
+            ct_tensor *r = NULL;
+            ct_graph_run(q, 1, &x, &r, 1);         /* may fail (a changed shape), must not crash */
+            ct_graph_free(q);
+        } else {
+            refused++;
+            CHECK(ct_last_error_code() == CT_ERR_FORMAT || ct_last_error_code() == CT_ERR_MEMORY);
+        }
+    }
+    CHECK(refused > 0);
+    CHECK_EQ_INT(loaded + refused, 300);
+    free(bad);
+    ct_free(data);
+    ct_graph_free(h);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+TEST(test_builder) {
+    ct_graph *g = ct_graph_new();
+    int64_t shp[2] = {2, 3};
+    int x = ct_graph_add_input(g, "x", CT_FLOAT32, 2, shp);
+    int c = ct_graph_add_constant(g, "scale", ct_full(CT_FLOAT32, 3.0, 3));
+    int ins[2] = {x, c}, m = -1, r = -1;
+    CHECK(x >= 0 && c >= 0);
+    CHECK_EQ_INT(ct_graph_add_node(g, "aten::mul.Tensor", 2, ins, NULL, 1, &m), 0);
+    CHECK_EQ_INT(ct_graph_add_node(g, "relu", 1, &m, NULL, 1, &r), 0);   /* short names work too */
+    CHECK_EQ_INT(ct_graph_set_outputs(g, 1, &r), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    static const float xd[6] = {-1, 2, -3, 4, -5, 6};
+    ct_tensor *xv = ct_tensor_f32(xd, 2, 3);
+    ct_tensor *y = run1(g, xv);
+    CHECK_VALUES(y, ((double[]){0, 6, 0, 12, 0, 18}), 6, 0);
+    CHECK_EQ_INT(ct_graph_infer_shapes(g, 1, &xv), CT_OK);
+    char t[1024];
+    ct_graph_repr(g, t, sizeof t);
+    CHECK(strstr(t, "%1 : Float(2, 3) = aten::relu(%0)") != NULL || strstr(t, "= aten::relu(") != NULL);
+    CHECK(strstr(t, " : Tensor") == NULL);         /* every type known now */
+    /* bad builder calls */
+    CHECK_ERR(ct_graph_add_node(g, "aten::nosuch", 1, &x, NULL, 1, &m) == 0, CT_ERR_ARG, "no op named 'aten::nosuch'");
+    CHECK_ERR(ct_graph_add_node(g, "aten::relu", 2, ins, NULL, 1, &m) == 0, CT_ERR_ARG, "takes 1 inputs, got 2");
+    CHECK_ERR(ct_graph_add_node(g, "aten::relu", 1, (int[]){99}, NULL, 1, &m) == 0, CT_ERR_INDEX, "value 99");
+    CHECK_ERR(ct_graph_add_node(g, "aten::relu", 1, &x, NULL, 2, &m) == 0, CT_ERR_ARG, "has 1 outputs, asked for 2");
+    CHECK_ERR(ct_graph_add_input(g, "x", CT_FLOAT32, 2, shp) >= 0, CT_ERR_ARG, "name 'x' is already used");
+    CHECK_ERR(ct_graph_add_input(g, "12", CT_FLOAT32, 2, shp) >= 0, CT_ERR_ARG, "all digits");
+    CHECK_ERR(ct_graph_add_input(g, "a b", CT_FLOAT32, 2, shp) >= 0, CT_ERR_ARG, "a character other than");
+    CHECK_ERR(ct_graph_add_input(g, "y", CT_FLOAT32, 99, shp) >= 0, CT_ERR_ARG, "ndim 99");
+    CHECK_ERR(ct_graph_add_input(NULL, "y", CT_FLOAT32, 2, shp) >= 0, CT_ERR_NULL, "graph is NULL");
+    CHECK_ERR(ct_graph_add_constant(g, "k", NULL) >= 0, CT_ERR_NULL, "tensor is NULL");
+    CHECK_ERR(ct_graph_set_outputs(g, 1, (int[]){77}) == CT_OK, CT_ERR_INDEX, "value 77");
+    ct_graph_free(g);
+}
+
+/* the exported file, compiled with the system's C compiler, against the interpreter */
+TEST(test_export_c) {
+    if (system("cc --version > /dev/null 2>&1") != 0) { printf("skip test_export_c: no cc\n"); return; }
+    ct_manual_seed(6);
+    ct_module *m = make_cnn();
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2, 1, 28, 28);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    ct_jit_optimize(g);
+    ct_tensor *y = run1(g, x);
+    CHECK_EQ_INT(ct_jit_export_c(g, "build_test_jit_model.c", "model_forward"), CT_OK);
+    /* a chain graph too (a fused group inlined as one loop) */
+    ct_tensor *xc = ct_randn(CT_FLOAT32, 1000);
+    ct_trace_begin(1, &xc);
+    ct_tensor *yc = chain20(xc);
+    ct_graph *gc = ct_trace_end(1, &yc);
+    ct_jit_optimize(gc);
+    CHECK_EQ_INT(ct_jit_export_c(gc, "build_test_jit_chain.c", "chain_forward"), CT_OK);
+    FILE *f = fopen("build_test_jit_main.c", "w");
+    fputs("#include <stdio.h>\nvoid model_forward(const float *in0, float *out0);\n"
+          "void chain_forward(const float *in0, float *out0);\n"
+          "static float x[1568], y[20], xc[1000], yc[1000];\n"
+          "int main(void) {\n  FILE *f = fopen(\"build_test_jit_in.bin\", \"rb\");\n"
+          "  if (!f || fread(x, 4, 1568, f) != 1568 || fread(xc, 4, 1000, f) != 1000) return 2;\n  fclose(f);\n"
+          "  model_forward(x, y);\n  chain_forward(xc, yc);\n"
+          "  f = fopen(\"build_test_jit_out.bin\", \"wb\");\n  fwrite(y, 4, 20, f);\n  fwrite(yc, 4, 1000, f);\n  fclose(f);\n  return 0;\n}\n", f);
+    fclose(f);
+    f = fopen("build_test_jit_in.bin", "wb");
+    fwrite(ct_data_ptr(ct_contiguous(x)), 4, 1568, f);
+    fwrite(ct_data_ptr(xc), 4, 1000, f);
+    fclose(f);
+    int rc = system("cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 build_test_jit_model.c build_test_jit_chain.c "
+                    "build_test_jit_main.c -o build_test_jit_prog -lm && ./build_test_jit_prog");
+    CHECK_EQ_INT(rc, 0);
+    float out[1020];
+    f = fopen("build_test_jit_out.bin", "rb");
+    CHECK(f != NULL && fread(out, 4, 1020, f) == 1020);
+    if (f) fclose(f);
+    ct_tensor *ye = ct_tensor_f32(out, 2, 10), *yce = ct_tensor_f32(out + 20, 1000);
+    CHECK(maxdiff(ye, y) <= 1e-4);
+    CHECK(maxdiff(yce, run1(gc, xc)) <= 1e-5);
+    remove("build_test_jit_model.c"); remove("build_test_jit_chain.c"); remove("build_test_jit_main.c");
+    remove("build_test_jit_in.bin"); remove("build_test_jit_out.bin"); remove("build_test_jit_prog");
+    /* what cannot be exported says so */
+    ct_graph_set_dynamic_batch(g, 1);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK_ERR(ct_jit_export_c_mem(g, "f", &text, &len) == CT_OK, CT_ERR_UNSUPPORTED, "dynamic batch");
+    ct_graph_set_dynamic_batch(g, 0);
+    CHECK_ERR(ct_jit_export_c_mem(g, "9f", &text, &len) == CT_OK, CT_ERR_ARG, "not a C identifier");
+    ct_tensor *xs = ct_randn(CT_FLOAT32, 4, 4);
+    ct_trace_begin(1, &xs);
+    ct_tensor *ys = ct_cumsum(xs, 1);
+    ct_graph *gs = ct_trace_end(1, &ys);
+    CHECK_ERR(ct_jit_export_c_mem(gs, "f", &text, &len) == CT_OK, CT_ERR_UNSUPPORTED, "aten::cumsum");
+    ct_graph_free(gs);
+    ct_graph_free(gc);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+/* gradients flow through a graph run: gradcheck on float64 */
+static ct_tensor *through_graph(ct_tensor *const *in, void *user) {
+    ct_tensor *y = NULL;
+    ct_graph_run((const ct_graph *)user, 2, in, &y, 1);
+    return y;
+}
+TEST(test_autograd_through_graph) {
+    ct_tensor *a = ct_requires_grad(ct_randn(CT_FLOAT64, 3, 4)), *b = ct_requires_grad(ct_randn(CT_FLOAT64, 4));
+    ct_tensor *in[2] = {a, b};
+    ct_trace_begin(2, in);
+    ct_tensor *y = ct_sum(ct_tanh(ct_mul(ct_add(a, b), a)));
+    ct_graph *g = ct_trace_end(1, &y);
+    ct_jit_fuse_elementwise(g);
+    CHECK_EQ_INT(ct_graph_count_op(g, "prim::FusedElementwise"), 1);
+    CHECK(ct_gradcheck(through_graph, g, 2, in, NULL));
+    ct_graph_free(g);
+}
+
+TEST(test_warnings_and_dynamic_batch) {
+    ct_tensor *x = ct_randn(CT_FLOAT32, 6);
+    ct_set_logger(NULL, NULL);
+    ct_trace_begin(1, &x);
+    ct_tensor *nz = ct_nonzero(ct_gt_scalar(x, 0.0));
+    ct_graph *g = ct_trace_end(1, &nz);
+    ct_set_logger(ct_t_quiet, NULL);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_graph_num_warnings(g), 1);
+    CHECK(ct_graph_warning(g, 0) && strstr(ct_graph_warning(g, 0), "aten::nonzero"));
+    CHECK(ct_graph_warning(g, 1) == NULL);
+    ct_graph_free(g);
+    /* an MLP whose ops bake no batch size in */
+    ct_module *m = ct_nn_sequential(ct_nn_linear(3, 4), ct_nn_tanh());
+    ct_tensor *x2 = ct_randn(CT_FLOAT32, 2, 3), *x7 = ct_randn(CT_FLOAT32, 7, 3);
+    ct_graph *gm = ct_trace_module(m, 1, &x2);
+    CHECK_ERR(run1(gm, x7), CT_ERR_SHAPE, "input 0 (%x0) has shape [7, 3], the graph was traced with [2, 3]");
+    CHECK_EQ_INT(ct_graph_set_dynamic_batch(gm, 1), CT_OK);
+    CHECK(bit_equal(run1(gm, x7), ct_forward(m, x7)));
+    CHECK_ERR(run1(gm, ct_randn(CT_FLOAT32, 7, 4)), CT_ERR_SHAPE, "dimension 0 may vary");
+    CHECK_ERR(run1(gm, ct_randn(CT_FLOAT64, 2, 3)), CT_ERR_DTYPE, "has dtype float64, the graph expects float32");
+    ct_graph_free(gm);
+    ct_module_free(m);
+}
+
+TEST(test_bad_input) {
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2);
+    CHECK_ERR(ct_trace_end(1, &x), CT_ERR_STATE, "not tracing");
+    CHECK_ERR(ct_trace_begin(1, (ct_tensor *[]){NULL}) == CT_OK, CT_ERR_NULL, "input 0 is NULL");
+    CHECK_ERR(ct_trace_begin(2, (ct_tensor *[]){x, x}) == CT_OK, CT_ERR_ARG, "same tensor as an earlier input");
+    CHECK_EQ_INT(ct_trace_begin(1, &x), CT_OK);
+    CHECK_ERR(ct_trace_begin(1, &x) == CT_OK, CT_ERR_STATE, "already tracing");
+    ct_tensor *y = ct_relu(x);
+    CHECK_ERR(ct_trace_end(1, (ct_tensor *[]){NULL}), CT_ERR_NULL, "output 0 is NULL");
+    CHECK(!ct_is_tracing());
+    ct_trace_begin(1, &x);
+    ct_trace_abort();
+    CHECK(!ct_is_tracing());
+    ct_trace_begin(1, &x);
+    y = ct_relu(x);
+    ct_graph *g = ct_trace_end(1, &y);
+    CHECK_ERR(ct_graph_run(NULL, 1, &x, &y, 1) >= 0, CT_ERR_NULL, "graph is NULL");
+    CHECK_ERR(ct_graph_run(g, 2, &x, &y, 1) >= 0, CT_ERR_ARG, "takes 1 inputs, got 2");
+    CHECK_ERR(ct_graph_run(g, 1, (ct_tensor *[]){NULL}, &y, 1) >= 0, CT_ERR_NULL, "input 0 is NULL");
+    CHECK_ERR(ct_graph_run(g, 1, &x, NULL, 1) >= 0, CT_ERR_ARG, "NULL output list");
+    CHECK_EQ_INT(ct_graph_run(g, 1, &x, NULL, 0), 1);            /* outputs not wanted: fine */
+    CHECK_ERR(ct_graph_clone(NULL), CT_ERR_NULL, "graph is NULL");
+    CHECK_ERR(ct_graph_verify(NULL) == CT_OK, CT_ERR_NULL, "graph is NULL");
+    CHECK_ERR(ct_jit_eliminate_dead_code(NULL) == CT_OK, CT_ERR_NULL, "eliminate_dead_code");
+    CHECK_ERR(ct_jit_eliminate_common_subexpressions(NULL) == CT_OK, CT_ERR_NULL, "eliminate_common_subexpressions");
+    CHECK_ERR(ct_jit_constant_propagation(NULL) == CT_OK, CT_ERR_NULL, "constant_propagation");
+    CHECK_ERR(ct_jit_freeze(NULL) == CT_OK, CT_ERR_NULL, "freeze");
+    CHECK_ERR(ct_jit_fold_conv_bn(NULL) == CT_OK, CT_ERR_NULL, "fold_conv_bn");
+    CHECK_ERR(ct_jit_fuse_elementwise(NULL) == CT_OK, CT_ERR_NULL, "fuse_elementwise");
+    CHECK_ERR(ct_jit_optimize(NULL) == CT_OK, CT_ERR_NULL, "optimize");
+    CHECK_ERR(ct_graph_count_op(NULL, "aten::relu") >= 0, CT_ERR_NULL, "graph_count_op");
+    CHECK_ERR(ct_graph_ops_used(NULL, NULL, 0) >= 0, CT_ERR_NULL, "graph_ops_used");
+    CHECK_ERR(ct_graph_set_dynamic_batch(NULL, 1) == CT_OK, CT_ERR_NULL, "graph_set_dynamic_batch");
+    ct_tensor *s = ct_scalar_tensor(1.0, CT_FLOAT32);
+    ct_trace_begin(1, &s);
+    ct_tensor *sy = ct_exp(s);
+    ct_graph *gs = ct_trace_end(1, &sy);
+    CHECK_ERR(ct_graph_set_dynamic_batch(gs, 1) == CT_OK, CT_ERR_ARG, "0-dimensional");
+    ct_graph_free(gs);
+    void *d;
+    size_t n;
+    CHECK_ERR(ct_graph_save_mem(NULL, &d, &n) == CT_OK, CT_ERR_NULL, "graph_save");
+    CHECK_ERR(ct_graph_save(g, NULL) == CT_OK, CT_ERR_NULL, "path is NULL");
+    CHECK_ERR(ct_graph_save(g, "/nonexistent/dir/g.ctjit") == CT_OK, CT_ERR_IO, "cannot write");
+    CHECK_ERR(ct_graph_load_mem(NULL, 0, "z"), CT_ERR_NULL, "data is NULL");
+    CHECK_ERR(ct_graph_load(NULL), CT_ERR_NULL, "path is NULL");
+    /* a plain safetensors file is not a graph */
+    const char *nm = "t";
+    const ct_tensor *tt = x;
+    CHECK_EQ_INT(ct_save_safetensors_mem(1, &nm, &tt, 0, NULL, NULL, &d, &n), CT_OK);
+    CHECK_ERR(ct_graph_load_mem(d, n, "plain.safetensors"), CT_ERR_FORMAT, "not a ctensor graph file");
+    ct_free(d);
+    char *text;
+    CHECK_ERR(ct_jit_export_c_mem(NULL, "f", &text, &n) == CT_OK, CT_ERR_NULL, "jit_export_c");
+    CHECK_ERR(ct_jit_export_c(g, NULL, "f") == CT_OK, CT_ERR_NULL, "path is NULL");
+    CHECK_ERR(ct_graph_infer_shapes(NULL, 0, NULL) == CT_OK, CT_ERR_NULL, "graph_infer_shapes");
+    CHECK_ERR(ct_graph_add_node(NULL, "aten::relu", 0, NULL, NULL, 0, NULL) == 0, CT_ERR_NULL, "graph is NULL");
+    CHECK_ERR(ct_graph_set_outputs(NULL, 0, NULL) == CT_OK, CT_ERR_NULL, "graph is NULL");
+    CHECK_ERR(ct_graph_repr(NULL, NULL, 0) > 0, CT_ERR_NULL, "graph is NULL");
+    CHECK_EQ_INT(ct_graph_num_nodes(NULL), -1);
+    CHECK_EQ_INT(ct_graph_num_inputs(NULL), -1);
+    CHECK_EQ_INT(ct_graph_num_outputs(NULL), -1);
+    CHECK_EQ_INT(ct_graph_num_warnings(NULL), -1);
+    CHECK(ct_graph_warning(NULL, 0) == NULL);
+    ct_graph_print(NULL);
+    CHECK_ERR(ct_trace_module(NULL, 1, &x), CT_ERR_NULL, "module is NULL");
+    /* a module whose forward fails: the trace is dropped, the error says why */
+    ct_module *lin = ct_nn_linear(5, 2);
+    CHECK_ERR(ct_trace_module(lin, 1, &x), CT_ERR_STATE, "the forward pass failed");
+    CHECK(!ct_is_tracing());
+    ct_module_free(lin);
+    ct_graph_free(g);
+    ct_graph_free(NULL);
+}
+
+int main(void) {
+    ct_t_init();
+    int64_t live0 = ct_live_tensors();
+    RUN(test_mlp_trace_run_optimize);
+    RUN(test_cnn_conv_bn_folding);
+    RUN(test_transformer_encoder_layer);
+    RUN(test_elementwise_fusion);
+    RUN(test_dce_cse_constants);
+    RUN(test_save_load_roundtrip_and_corruption);
+    RUN(test_builder);
+    RUN(test_export_c);
+    RUN(test_autograd_through_graph);
+    RUN(test_warnings_and_dynamic_batch);
+    RUN(test_bad_input);
+    CHECK_EQ_INT(ct_live_tensors(), live0);
+    return ct_t_summary();
+}
