@@ -165,9 +165,12 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
    tensors, the graph's text in its metadata ("ctensor.jit.graph", with
    "ctensor.jit.version" = "1"). Loading validates the whole file and the graph. */
 CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *len);  /* free *data with ct_free */
+/* Loads a graph from memory (name is used in messages; may be NULL). */
 CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char *name);
 #ifndef CTENSOR_NO_STDIO
+/* Writes the graph file to path. */
 CTENSOR_API ct_status ct_graph_save(const ct_graph *g, const char *path);
+/* Reads a graph file; every error names the file and the line of the graph text. */
 CTENSOR_API ct_graph *ct_graph_load(const char *path);
 #endif
 
@@ -269,6 +272,14 @@ struct ct_graph {
     int has_inplace;
 };
 
+/* the current error message, copied (messages are rewrapped with context) */
+static void ct__jit_errcopy(char *dst, size_t cap) {
+    const char *m = ct_last_error();
+    size_t n = strlen(m);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, m, n);
+    dst[n] = 0;
+}
 static void *ct__jit_grow(void *p, int *cap, int need, size_t elem) {
     if (need <= *cap) return p;
     int nc = *cap ? *cap * 2 : 16;
@@ -710,7 +721,9 @@ CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs) {
     if (!g->out) { ct__jit_trace_destroy(tr); ct_set_error(CT_ERR_MEMORY, "trace_end: out of memory"); return NULL; }
     for (int i = 0; i < nout; i++) {
         if (!outputs[i]) {
-            ct_set_error(CT_ERR_NULL, "trace_end: output %d is NULL (did an op fail while tracing? %s)", i, ct_last_error());
+            char why[512];
+            ct__jit_errcopy(why, sizeof why);
+            ct_set_error(CT_ERR_NULL, "trace_end: output %d is NULL (did an op fail while tracing? %s)", i, why);
             ct__jit_trace_destroy(tr);
             return NULL;
         }
@@ -1129,7 +1142,7 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
                                         : ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout);
         if (r < 0) {
             char msg[768];
-            snprintf(msg, sizeof msg, "%s", ct_last_error());
+            ct__jit_errcopy(msg, sizeof msg);
             ct_status code = ct_last_error_code();
             ct_set_error(code == CT_OK ? CT_ERR_STATE : code, "graph_run: node %d (%s) failed: %s", i,
                          n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op), msg);
@@ -1756,7 +1769,6 @@ CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *con
     for (int v = 0; v < tmp->nv; v++) if (tmp->v[v].kind == CT__JV_NODE) outs[cnt++] = v;
     int tok = ct_scope_begin();
     int prev = ct_set_grad_enabled(0);
-    int dyn = tmp->dyn_batch;
     tmp->dyn_batch = 1;                                  /* the shapes come from these inputs */
     for (int i = 0; i < tmp->nin; i++) tmp->v[tmp->in[i]].ndim = -1;
     if (!(st = ct_graph_set_outputs(tmp, cnt, outs)) && ct_graph_run(tmp, nin, inputs, res, cnt) >= 0) {
@@ -1775,7 +1787,6 @@ CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *con
     } else if (!st) {
         st = ct_last_error_code();
     }
-    (void)dyn;
     ct_set_grad_enabled(prev);
     ct_scope_end(tok);
     CT_FREE(outs);
@@ -1943,7 +1954,12 @@ static int ct__jgp_type(ct__jparse *P, ct__jval *x, int *star0) {
 }
 /* [attrs] -> text between the brackets (quotes and nested brackets skipped) */
 static int ct__jgp_attrs(ct__jparse *P, int op, ct_attrs *a) {
-    if (!ct__jgp_lit(P, "[")) return ct_attrs_defaults(op, a) ? ct__jgp_fail(P, ct_last_error()) : 0;
+    if (!ct__jgp_lit(P, "[")) {
+        if (!ct_attrs_defaults(op, a)) return 0;
+        char m[400];
+        ct__jit_errcopy(m, sizeof m);
+        return ct__jgp_fail(P, m);
+    }
     const char *s = P->p;
     int depth = 0;
     char q = 0;
@@ -1966,7 +1982,8 @@ static int ct__jgp_attrs(ct__jparse *P, int op, ct_attrs *a) {
     CT_FREE(t);
     if (r) {
         char m[400];
-        snprintf(m, sizeof m, "bad attributes: %s", ct_last_error());
+        memcpy(m, "bad attributes: ", 16);
+        ct__jit_errcopy(m + 16, sizeof m - 16);
         return ct__jgp_fail(P, m);
     }
     return 0;
@@ -2246,7 +2263,7 @@ CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char
     if (r || ct__jit_finish(P.g) || ct_graph_verify(P.g)) {
         if (!r && ct_last_error_code() == CT_ERR_STATE) {
             char m[512];
-            snprintf(m, sizeof m, "%s", ct_last_error());
+            ct__jit_errcopy(m, sizeof m);
             ct_set_error(CT_ERR_FORMAT, "graph_load: %s: %s", file, m);
         }
         ct_graph_free(P.g);
@@ -2757,7 +2774,7 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
     y = ct_forward_n(m, nin, inputs);
     if (!y) {
         char msg[768];
-        snprintf(msg, sizeof msg, "%s", ct_last_error());
+        ct__jit_errcopy(msg, sizeof msg);
         ct_trace_abort();
         ct_scope_end(tok);
         ct_set_error(CT_ERR_STATE, "trace_module: the forward pass failed: %s", msg);

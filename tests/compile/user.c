@@ -8,6 +8,7 @@
 #include "ctensor_nn.h"
 #include "ctensor_quant.h"
 #include "ctensor_named.h"
+#include "ctensor_jit.h"
 
 int main(void) {
     int bad = 0;
@@ -25,6 +26,12 @@ int main(void) {
         static const char *const nc[2] = {"N", "C"};                                       /* ctensor_named.h */
         ct_tensor *n = ct_sum_dim(ct_refine_names(a, 2, nc), 1, 0);
         bad |= !n || !ct_dim_name(n, 0) || ct_dim_name(n, 0)[0] != 'N';
+        ct_trace_begin(1, &a);                                                              /* ctensor_jit.h */
+        ct_tensor *tr = ct_relu(ct_neg(a));
+        ct_graph *g = ct_trace_end(1, &tr);
+        ct_tensor *gy = NULL;
+        bad |= !g || ct_jit_fuse_elementwise(g) != CT_OK || ct_graph_run(g, 1, &a, &gy, 1) != 1 || ct_item(ct_sum(gy)) != 0.0;
+        ct_graph_free(g);
     }
     bad |= ct_live_tensors() != 0;
     return bad;
