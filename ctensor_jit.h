@@ -64,7 +64,8 @@
      themselves. Tracing is per thread: the tracer sees only its own thread's ops.
 
    Errors name the function and the values, come back as NULL / -1 / a ct_status
-   with ct_last_error() set, and leave the graph as it was.
+   with ct_last_error() set, and leave the graph as it was. Tracer warnings go to
+   the logger of ct_set_logger (with code CT_OK; NULL silences them), else stderr.
 */
 #ifndef CTENSOR_JIT_H_INCLUDED
 #define CTENSOR_JIT_H_INCLUDED
@@ -742,7 +743,16 @@ CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs) {
     tr->g = NULL;
     ct__jit_trace_destroy(tr);
     if (ct_jit_eliminate_dead_code(g)) { ct_graph_free(g); return NULL; }
+    /* warnings go where errors go: the logger (with code CT_OK), else stderr */
     for (int i = 0; i < g->nwarn; i++) {
+        if (ct__logger_set) {
+            if (ct__logger_fn) {
+                char m[600];
+                snprintf(m, sizeof m, "TracerWarning: %s", g->warn[i]);
+                ct__logger_fn(CT_OK, m, ct__logger_user);
+            }
+            continue;
+        }
 #ifndef CTENSOR_NO_STDIO
         fprintf(stderr, "ctensor_jit: TracerWarning: %s\n", g->warn[i]);
 #endif
@@ -1024,19 +1034,15 @@ typedef struct ct__jfctx {
     ct__loop_fn fn[256];
     int64_t es, n, block;
 } ct__jfctx;
-static CT_THREAD_LOCAL char *ct__jit_scratch;
-static CT_THREAD_LOCAL size_t ct__jit_scratch_cap;
+/* Scratch for a fused group's intermediates: nslots blocks, on the stack (at most
+   8 KB: the block shrinks when a group needs many slots), so nothing is allocated
+   and nothing stays behind per thread. */
+#define CT__JIT_SCRATCH 8192
 static void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi) {
     const ct__jfctx *c = (const ct__jfctx *)vctx;
     const ct__jfused *f = c->f;
-    size_t need = (size_t)(f->nslots > 0 ? f->nslots : 1) * (size_t)c->block * (size_t)c->es;
-    if (need > ct__jit_scratch_cap) {
-        char *p = (char *)CT_REALLOC(ct__jit_scratch, need);
-        if (!p) return;                                /* the caller sees the flag below unset */
-        ct__jit_scratch = p;
-        ct__jit_scratch_cap = need;
-    }
-    char *scr = ct__jit_scratch;
+    union { double d; char b[CT__JIT_SCRATCH]; } scratch;   /* aligned for doubles */
+    char *scr = scratch.b;
     char *res[256];
     int64_t st[3];
     char *p[3];
@@ -1084,7 +1090,11 @@ static int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tenso
     c.nin = n->nin;
     c.es = (int64_t)ct__dt[dt].size;
     c.n = ct_numel(ref);
-    c.block = dt == CT_FLOAT32 ? 1024 : 512;
+    /* 1024 floats (512 doubles) per block, fewer when the slots would not fit */
+    int64_t slots = f->nslots > 0 ? f->nslots : 1;
+    c.block = (int64_t)(CT__JIT_SCRATCH / (slots * c.es)) & ~(int64_t)15;
+    if (c.block > 4096 / c.es) c.block = 4096 / c.es;
+    if (c.block < 16) return ct__jit_fused_unfused(n, ins, outs);   /* a group this wide runs op by op */
     for (int k = 0; k < f->nops; k++) {
         c.fn[k] = ct__jit_loop_of(f->ops[k].op, dt);
         if (!c.fn[k]) return ct__jit_fused_unfused(n, ins, outs);
@@ -1106,11 +1116,6 @@ static int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tenso
     }
     int64_t nb = (c.n + c.block - 1) / c.block;
     ct__par_for(nb, (CT__GRAIN + c.block - 1) / c.block, ct__jit_fused_blocks, &c);
-    /* a worker that could not get its scratch left its blocks unwritten */
-    if (ct__jit_scratch_cap < (size_t)(f->nslots > 0 ? f->nslots : 1) * (size_t)c.block * (size_t)c.es) {
-        ct_set_error(CT_ERR_MEMORY, "graph_run: out of memory (fused scratch)");
-        return -1;
-    }
     return 0;
 }
 

@@ -14,6 +14,9 @@
 #include "ctensor_nn.h"
 #include "ctensor_jit.h"
 #include <stdint.h>
+#ifndef CTENSOR_NO_THREADS
+#include <pthread.h>
+#endif
 
 static double maxdiff(ct_tensor *a, ct_tensor *b) {
     if (!a || !b || !ct_same_shape(a, b)) return INFINITY;
@@ -419,13 +422,19 @@ TEST(test_autograd_through_graph) {
     ct_graph_free(g);
 }
 
+static int warnings_logged;
+static void count_warnings(ct_status code, const char *msg, void *user) {
+    (void)user;
+    if (code == CT_OK && strstr(msg, "TracerWarning: aten::nonzero")) warnings_logged++;
+}
 TEST(test_warnings_and_dynamic_batch) {
     ct_tensor *x = ct_randn(CT_FLOAT32, 6);
-    ct_set_logger(NULL, NULL);
+    ct_set_logger(count_warnings, NULL);
     ct_trace_begin(1, &x);
     ct_tensor *nz = ct_nonzero(ct_gt_scalar(x, 0.0));
     ct_graph *g = ct_trace_end(1, &nz);
     ct_set_logger(ct_t_quiet, NULL);
+    CHECK_EQ_INT(warnings_logged, 1);
     CHECK(g != NULL);
     CHECK_EQ_INT(ct_graph_num_warnings(g), 1);
     CHECK(ct_graph_warning(g, 0) && strstr(ct_graph_warning(g, 0), "aten::nonzero"));
@@ -519,6 +528,39 @@ TEST(test_bad_input) {
     ct_graph_free(NULL);
 }
 
+/* one graph, run by two threads at once (a graph is read-only while it runs) */
+#ifndef CTENSOR_NO_THREADS
+typedef struct job { const ct_graph *g; ct_tensor *x, *ref; int ok; } job;
+static void *run_many(void *u) {
+    job *j = (job *)u;
+    j->ok = 1;
+    for (int it = 0; it < 20; it++) CT_SCOPE {
+        ct_tensor *y = run1(j->g, j->x);
+        if (!bit_equal(y, j->ref)) j->ok = 0;
+    }
+    ct_thread_cleanup();
+    return NULL;
+}
+#endif
+TEST(test_threads_share_a_graph) {
+#ifndef CTENSOR_NO_THREADS
+    ct_tensor *x = ct_randn(CT_FLOAT32, 40000);
+    ct_trace_begin(1, &x);
+    ct_tensor *y = chain20(x);
+    ct_graph *g = ct_trace_end(1, &y);
+    ct_jit_fuse_elementwise(g);
+    ct_tensor *ref = run1(g, x);
+    job a = {g, x, ref, 0}, b = {g, x, ref, 0};
+    pthread_t ta, tb;
+    CHECK(pthread_create(&ta, NULL, run_many, &a) == 0);
+    CHECK(pthread_create(&tb, NULL, run_many, &b) == 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CHECK(a.ok && b.ok);
+    ct_graph_free(g);
+#endif
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -533,6 +575,7 @@ int main(void) {
     RUN(test_autograd_through_graph);
     RUN(test_warnings_and_dynamic_batch);
     RUN(test_bad_input);
+    RUN(test_threads_share_a_graph);
     CHECK_EQ_INT(ct_live_tensors(), live0);
     return ct_t_summary();
 }
