@@ -158,7 +158,12 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g);
    operands) become one node that computes the whole chain per block of elements
    in cache: the intermediates never reach memory. */
 CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
-/* torch.jit.optimize_for_inference: freeze, conv-bn folding, CSE, DCE, fusion. */
+/* conv2d / addmm / mm followed by an activation (relu, relu6, hardtanh, leaky_relu,
+   silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
+   in place on the product's buffer (no second buffer, one pass less of memory). */
+CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
+/* torch.jit.optimize_for_inference: freeze, conv-bn folding, CSE, DCE, elementwise
+   fusion, activation fusion. */
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
 
 /* ---- 1.5 Files ------------------------------------------------------------ */
@@ -1562,6 +1567,34 @@ done:
     return ct__jit_drop_nodes(g);
 }
 
+CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "fuse_activation: graph is NULL"); return CT_ERR_NULL; }
+    static const char *const prods[] = {"aten::conv2d", "aten::addmm", "aten::mm"};
+    static const char *const acts[] = {"aten::relu", "aten::relu6", "aten::hardtanh", "aten::leaky_relu",
+                                       "aten::silu", "aten::gelu", "aten::sigmoid", "aten::tanh"};
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!uses) { ct_set_error(CT_ERR_MEMORY, "fuse_activation: out of memory"); return CT_ERR_MEMORY; }
+    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
+    for (int k = 0; k < g->nout; k++) uses[g->out[k]] += 2;
+    for (int i = 0; i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op < 0 || n->inplace || n->nin != 1 || n->in[0] < 0) continue;
+        int isact = 0, isprod = 0;
+        for (size_t k = 0; k < sizeof acts / sizeof acts[0]; k++) isact |= n->op == ct_op_find(acts[k]);
+        const ct__jval *x = &g->v[n->in[0]];
+        if (!isact || x->kind != CT__JV_NODE || x->alias != n->in[0] || uses[n->in[0]] != 1) continue;
+        const ct__jnode *p = &g->n[x->node];
+        for (size_t k = 0; k < sizeof prods / sizeof prods[0]; k++) isprod |= p->op == ct_op_find(prods[k]);
+        if (!isprod || x->dtype != g->v[n->out[0]].dtype) continue;
+        n->inplace = 1;
+        g->v[n->out[0]].alias = n->in[0];
+    }
+    CT_FREE(uses);
+    return ct__jit_finish(g);
+}
+
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "optimize: graph is NULL"); return CT_ERR_NULL; }
     ct_status s = ct_jit_freeze(g);
@@ -1569,6 +1602,7 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!s) s = ct_jit_eliminate_common_subexpressions(g);
     if (!s) s = ct_jit_eliminate_dead_code(g);
     if (!s) s = ct_jit_fuse_elementwise(g);
+    if (!s) s = ct_jit_fuse_activation(g);
     return s;
 }
 
@@ -2357,7 +2391,7 @@ static void ct__jx_name(const ct__jx *X, int v, char *buf, size_t cap) {
     if (x->kind == CT__JV_INPUT) {
         for (int i = 0; i < X->g->nin; i++) if (X->g->in[i] == v) { snprintf(buf, cap, "in%d", i); return; }
     }
-    snprintf(buf, cap, x->kind == CT__JV_NODE ? "v%d" : "w%d", v);
+    snprintf(buf, cap, x->kind == CT__JV_NODE ? "v%d" : "w%d", x->kind == CT__JV_NODE ? x->alias : v);
 }
 static int64_t ct__jx_numel(const ct__jval *x) {
     int64_t n = 1;
@@ -2727,13 +2761,18 @@ CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name
     for (int k = 0; k < g->nout; k++) ct__jsb_printf(&b, "%sfloat *out%d", (g->nin || k) ? ", " : "", k);
     if (g->nin + g->nout == 0) ct__jsb_put(&b, "void", 4);
     ct__jsb_put(&b, ") {\n", 4);
-    /* in-place aliases read the same array as their root */
-    for (int v = 0; v < g->nv; v++)
-        if (g->v[v].kind == CT__JV_NODE && g->v[v].alias != v) {
-            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: the graph has in-place ops (value %d); export a graph traced without them", v);
+    /* in-place ops write their input's array: elementwise ones only (each element is
+       read before it is written), and never into an input or a constant */
+    for (int i = 0; i < g->nn; i++) {
+        const ct__jnode *n = &g->n[i];
+        if (!n->inplace) continue;
+        if (n->nout != 1 || !ct__jit_is_fusable_kernel(n->op) || g->v[g->v[n->out[0]].alias].kind != CT__JV_NODE) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: node %d (%s) writes in place into %s; export a graph traced without it", i,
+                         ct_op_schema_name(n->op), g->v[g->v[n->out[0]].alias].kind == CT__JV_NODE ? "a value" : "an input or constant");
             CT_FREE(b.p);
             return CT_ERR_UNSUPPORTED;
         }
+    }
     int rc = 0;
     for (int i = 0; i < g->nn && !rc; i++) rc = ct__jx_node(&X, i);
     if (rc) {

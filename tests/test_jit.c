@@ -131,6 +131,12 @@ TEST(test_cnn_conv_bn_folding) {
     CHECK_EQ_INT(ct_graph_count_op(frozen, "ct::batch_norm_eval"), 0);
     CHECK_EQ_INT(ct_graph_count_op(frozen, "aten::conv2d"), 2);
     CHECK(maxdiff(run1(frozen, x), ref) <= 1e-4);
+    /* the ReLUs run in place on the convolutions' buffers */
+    CHECK_EQ_INT(ct_jit_fuse_activation(frozen), CT_OK);
+    static char txt[8192];
+    ct_graph_repr(frozen, txt, sizeof txt);
+    CHECK(strstr(txt, "= aten::relu_(") != NULL);
+    CHECK(maxdiff(run1(frozen, x), ref) <= 1e-4);
     /* folding needs constants: on the unfrozen graph it changes nothing */
     CHECK_EQ_INT(ct_jit_fold_conv_bn(g), CT_OK);
     CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
@@ -483,6 +489,7 @@ TEST(test_bad_input) {
     CHECK_ERR(ct_jit_fold_conv_bn(NULL) == CT_OK, CT_ERR_NULL, "fold_conv_bn");
     CHECK_ERR(ct_jit_fuse_elementwise(NULL) == CT_OK, CT_ERR_NULL, "fuse_elementwise");
     CHECK_ERR(ct_jit_optimize(NULL) == CT_OK, CT_ERR_NULL, "optimize");
+    CHECK_ERR(ct_jit_fuse_activation(NULL) == CT_OK, CT_ERR_NULL, "fuse_activation");
     CHECK_ERR(ct_graph_count_op(NULL, "aten::relu") >= 0, CT_ERR_NULL, "graph_count_op");
     CHECK_ERR(ct_graph_ops_used(NULL, NULL, 0) >= 0, CT_ERR_NULL, "graph_ops_used");
     CHECK_ERR(ct_graph_set_dynamic_batch(NULL, 1) == CT_OK, CT_ERR_NULL, "graph_set_dynamic_batch");

@@ -952,6 +952,7 @@ OVERRIDES = {
     "ct_jit_fold_conv_bn": "none: torch._C._jit_pass_fold_frozen_conv_bn (run by torch.jit.freeze)",
     "ct_jit_fuse_elementwise": "none: TorchScript's fusers (NNC / nvFuser); on the CPU PyTorch 1.13 fuses nothing by default",
     "ct_jit_optimize": "none: torch.jit.optimize_for_inference",
+    "ct_jit_fuse_activation": "none: torch.jit.optimize_for_inference's conv/linear + activation fusion (done there by oneDNN prepacking, _jit_pass_fuse_frozen_conv_add_relu)",
     "ct_graph_save_mem": "none: torch.jit.save to a BytesIO", "ct_graph_load_mem": "none: torch.jit.load from a BytesIO",
     "ct_graph_save": "none: torch.jit.save", "ct_graph_load": "none: torch.jit.load",
     "ct_jit_export_c": "none: ctensor-specific: PyTorch has no export to standalone C (the nearest is AOTInductor, after 1.13)",
