@@ -132,6 +132,19 @@ CTENSOR_API int ct_graph_add_constant(ct_graph *g, const char *name, ct_tensor *
 CTENSOR_API int ct_graph_add_node(ct_graph *g, const char *op, int nin, const int *inputs, const ct_attrs *attrs,
                                   int nout, int *outputs);
 CTENSOR_API ct_status ct_graph_set_outputs(ct_graph *g, int n, const int *values);
+/* Control flow that lives in the graph (TorchScript's prim::If and prim::Loop; the
+   C counterpart of scripting). The subgraphs are copied into the node; they see
+   only their own inputs (pass what they need as inputs).
+   prim::If: `cond` is a one-element value (nonzero: true); then_g and else_g take
+   the nin `inputs` and both return nout values, which become the node's outputs.
+   prim::Loop: runs body while i < trip_count (a one-element integer value) and the
+   condition holds (`cond`: the initial one); body takes (i, carried...) as int64
+   0-d tensor and ncarried values and returns (condition, carried...); the node's
+   outputs are the final carried values. Both return 0, or -1 with an error. */
+CTENSOR_API int ct_graph_add_if(ct_graph *g, int cond, const ct_graph *then_g, const ct_graph *else_g, int nin,
+                                const int *inputs, int nout, int *outputs);
+CTENSOR_API int ct_graph_add_loop(ct_graph *g, int trip_count, int cond, const ct_graph *body, int ncarried,
+                                  const int *init, int *outputs);
 /* Runs the graph once on example inputs and records every value's dtype and shape. */
 CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *const *inputs);
 
@@ -236,6 +249,8 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
    ops over its inputs. After every change, ct__jit_finish recomputes liveness:
    which values a run may free after each node. */
 #define CT__JIT_FUSED (-2)
+#define CT__JIT_IF (-3)
+#define CT__JIT_LOOP (-4)
 enum { CT__JV_INPUT = 0, CT__JV_PARAM = 1, CT__JV_CONST = 2, CT__JV_NODE = 3 };
 
 typedef struct ct__jval {
@@ -269,6 +284,7 @@ typedef struct ct__jnode {
     int nin, nout;
     int *in, *out;
     ct__jfused *fz;
+    ct_graph *sub[2];                  /* prim::If: then, else; prim::Loop: body */
     int *frees;                        /* values to free after this node (liveness), -1 terminated */
 } ct__jnode;
 
@@ -285,6 +301,9 @@ struct ct_graph {
     int has_inplace;
 };
 
+static const char *ct__jit_node_name(int op) {
+    return op == CT__JIT_FUSED ? "prim::FusedElementwise" : op == CT__JIT_IF ? "prim::If" : op == CT__JIT_LOOP ? "prim::Loop" : ct_op_schema_name(op);
+}
 /* the current error message, copied (messages are rewrapped with context) */
 static void ct__jit_errcopy(char *dst, size_t cap) {
     const char *m = ct_last_error();
@@ -331,7 +350,10 @@ static ct__jfused *ct__jit_fused_dup(const ct__jfused *f) {
     memcpy(d->ops, f->ops, (size_t)f->nops * sizeof(ct__jfop));
     return d;
 }
+CTENSOR_API void ct_graph_free(ct_graph *g);
 static void ct__jit_node_clear(ct__jnode *n) {
+    ct_graph_free(n->sub[0]);
+    ct_graph_free(n->sub[1]);
     CT_FREE(n->in);
     CT_FREE(n->out);
     CT_FREE(n->frees);
@@ -511,11 +533,14 @@ CTENSOR_API ct_graph *ct_graph_clone(const ct_graph *g) {
         *t = *s;
         t->in = t->out = t->frees = NULL;
         t->fz = NULL;
+        t->sub[0] = t->sub[1] = NULL;
         d->nn = i + 1;
         t->in = ct__jit_idup(s->in, s->nin);
         t->out = ct__jit_idup(s->out, s->nout);
         if (!t->in || !t->out) goto oom;
         if (s->fz && !(t->fz = ct__jit_fused_dup(s->fz))) goto oom;
+        for (int b = 0; b < 2; b++)
+            if (s->sub[b] && !(t->sub[b] = ct_graph_clone(s->sub[b]))) goto oom;
     }
     d->in = ct__jit_idup(g->in, g->nin);
     d->out = ct__jit_idup(g->out, g->nout);
@@ -860,32 +885,37 @@ static void ct__jit_put_attrs(ct__jsb *b, int op, const ct_attrs *a) {
     }
     ct__jsb_printf(b, "[%s]", tmp);
 }
-static void ct__jit_write_text_body(ct__jsb *b, const ct_graph *g);
-static void ct__jit_write_text(ct__jsb *b, const ct_graph *g) {
+/* depth 0: the graph ("graph(...):" ... "return (...)"); depth d > 0: a block of a
+   control-flow node ("blockK(...):" ... "-> (...)"), indented 2 + 4 (d - 1) more */
+static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int blockno);
+static void ct__jit_write_text(ct__jsb *b, const ct_graph *g) { ct__jit_write_graph(b, g, 0, 0); }
+static void ct__jit_indent(ct__jsb *b, int n) {
+    static const char sp[] = "                                                                ";
+    while (n > 0) { int k = n > 64 ? 64 : n; ct__jsb_put(b, sp, (size_t)k); n -= k; }
+}
+static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int blockno) {
     int *lab = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
     if (!lab) { b->oom = 1; return; }
     int k = 0;
     for (int v = 0; v < g->nv; v++) lab[v] = v;
     for (int i = 0; i < g->nn; i++)
         for (int j = 0; j < g->n[i].nout; j++) lab[g->n[i].out[j]] = k++;
+    const int *saved = ct__jit_labels;
     ct__jit_labels = lab;
-    ct__jit_write_text_body(b, g);
-    ct__jit_labels = NULL;
-    CT_FREE(lab);
-}
-static void ct__jit_write_text_body(ct__jsb *b, const ct_graph *g) {
-    ct__jsb_put(b, "graph(", 6);
+    int ind = depth == 0 ? 2 : 2 + 4 * depth;        /* the lines of this graph */
+    if (depth == 0) ct__jsb_put(b, "graph(", 6);
+    else { ct__jit_indent(b, ind - 2); ct__jsb_printf(b, "block%d(", blockno); }
     for (int i = 0; i < g->nin; i++) {
         ct__jit_put_val(b, g, g->in[i]);
         ct__jsb_put(b, " : ", 3);
         ct__jit_put_type(b, g, g->in[i], g->dyn_batch);
-        if (i + 1 < g->nin) ct__jsb_put(b, ",\n      ", 8);
+        if (i + 1 < g->nin) ct__jsb_put(b, ", ", 2);
     }
     ct__jsb_put(b, "):\n", 3);
     for (int v = 0; v < g->nv; v++) {
         const ct__jval *x = &g->v[v];
         if (x->kind != CT__JV_PARAM && x->kind != CT__JV_CONST) continue;
-        ct__jsb_put(b, "  ", 2);
+        ct__jit_indent(b, ind);
         ct__jit_put_val(b, g, v);
         ct__jsb_put(b, " : ", 3);
         ct__jit_put_type(b, g, v, 0);
@@ -894,30 +924,31 @@ static void ct__jit_write_text_body(ct__jsb *b, const ct_graph *g) {
     }
     for (int i = 0; i < g->nn; i++) {
         const ct__jnode *n = &g->n[i];
-        ct__jsb_put(b, "  ", 2);
-        for (int k = 0; k < n->nout; k++) {
-            ct__jit_put_val(b, g, n->out[k]);
+        ct__jit_indent(b, ind);
+        for (int q = 0; q < n->nout; q++) {
+            ct__jit_put_val(b, g, n->out[q]);
             ct__jsb_put(b, " : ", 3);
-            ct__jit_put_type(b, g, n->out[k], 0);
-            if (k + 1 < n->nout) ct__jsb_put(b, ", ", 2);
+            ct__jit_put_type(b, g, n->out[q], 0);
+            if (q + 1 < n->nout) ct__jsb_put(b, ", ", 2);
         }
         ct__jsb_put(b, " = ", 3);
-        if (n->op == CT__JIT_FUSED) ct__jsb_put(b, "prim::FusedElementwise", 22);
+        if (n->op < 0) ct__jsb_put(b, ct__jit_node_name(n->op), strlen(ct__jit_node_name(n->op)));
         else {
             ct__jit_put_opname(b, n->op, n->inplace);
             ct__jit_put_attrs(b, n->op, &n->a);
         }
         ct__jsb_put(b, "(", 1);
-        for (int k = 0; k < n->nin; k++) {
-            ct__jit_put_val(b, g, n->in[k]);
-            if (k + 1 < n->nin) ct__jsb_put(b, ", ", 2);
+        for (int q = 0; q < n->nin; q++) {
+            ct__jit_put_val(b, g, n->in[q]);
+            if (q + 1 < n->nin) ct__jsb_put(b, ", ", 2);
         }
         ct__jsb_put(b, ")\n", 2);
         if (n->op == CT__JIT_FUSED) {
             const ct__jfused *f = n->fz;
-            for (int k = 0; k < f->nops; k++) {
-                const ct__jfop *o = &f->ops[k];
-                ct__jsb_printf(b, "    %%f%d = ", k);
+            for (int q = 0; q < f->nops; q++) {
+                const ct__jfop *o = &f->ops[q];
+                ct__jit_indent(b, ind + 2);
+                ct__jsb_printf(b, "%%f%d = ", q);
                 ct__jit_put_opname(b, o->op, 0);
                 ct__jit_put_attrs(b, o->op, &o->a);
                 ct__jsb_put(b, "(", 1);
@@ -928,22 +959,29 @@ static void ct__jit_write_text_body(ct__jsb *b, const ct_graph *g) {
                 }
                 ct__jsb_put(b, ")\n", 2);
             }
-            ct__jsb_put(b, "    return (", 12);
+            ct__jit_indent(b, ind + 2);
+            ct__jsb_put(b, "return (", 8);
             for (int j = 0; j < n->nout; j++) {
                 int src = -1;
-                for (int k = 0; k < f->nops; k++) if (f->slot[k] == -(j + 1)) src = k;
+                for (int q = 0; q < f->nops; q++) if (f->slot[q] == -(j + 1)) src = q;
                 ct__jsb_printf(b, "%%f%d", src);
                 if (j + 1 < n->nout) ct__jsb_put(b, ", ", 2);
             }
             ct__jsb_put(b, ")\n", 2);
         }
+        for (int q = 0; q < 2; q++)
+            if (n->sub[q]) ct__jit_write_graph(b, n->sub[q], depth + 1, q);
     }
-    ct__jsb_put(b, "  return (", 10);
-    for (int k = 0; k < g->nout; k++) {
-        ct__jit_put_val(b, g, g->out[k]);
-        if (k + 1 < g->nout) ct__jsb_put(b, ", ", 2);
+    ct__jit_indent(b, ind);
+    if (depth == 0) ct__jsb_put(b, "return (", 8);
+    else ct__jsb_put(b, "-> (", 4);
+    for (int q = 0; q < g->nout; q++) {
+        ct__jit_put_val(b, g, g->out[q]);
+        if (q + 1 < g->nout) ct__jsb_put(b, ", ", 2);
     }
     ct__jsb_put(b, ")\n", 2);
+    ct__jit_labels = saved;
+    CT_FREE(lab);
 }
 CTENSOR_API size_t ct_graph_repr(const ct_graph *g, char *buf, size_t cap) {
     if (!g) { if (buf && cap) buf[0] = 0; ct_set_error(CT_ERR_NULL, "graph_repr: graph is NULL"); return 0; }
@@ -1124,6 +1162,56 @@ static int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tenso
     return 0;
 }
 
+/* prim::If / prim::Loop: the subgraphs run through ct_graph_run */
+static int ct__jit_read_scalar(ct_tensor *t, const char *what, double *v) {
+    if (!t || ct_numel(t) != 1) {
+        ct_set_error(CT_ERR_SHAPE, "graph_run: the %s must have one element, got %lld", what, t ? (long long)ct_numel(t) : 0LL);
+        return -1;
+    }
+    *v = ct_item(t);
+    return 0;
+}
+static int ct__jit_run_cf(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
+    if (n->op == CT__JIT_IF) {
+        double c;
+        if (ct__jit_read_scalar(ins[0], "prim::If condition", &c)) return -1;
+        const ct_graph *b = n->sub[c != 0.0 ? 0 : 1];
+        return ct_graph_run(b, n->nin - 1, ins + 1, outs, n->nout) < 0 ? -1 : 0;
+    }
+    double trip, c;
+    if (ct__jit_read_scalar(ins[0], "prim::Loop trip count", &trip) || ct__jit_read_scalar(ins[1], "prim::Loop condition", &c)) return -1;
+    int nc = n->nout;
+    ct_tensor *cur[17], *res[18];
+    for (int k = 0; k < nc; k++) cur[k] = ins[2 + k];
+    for (int64_t i = 0; (double)i < trip && c != 0.0; i++) {
+        ct_tensor *bin[18];
+        bin[0] = ct_scalar_tensor((double)i, CT_INT64);
+        if (!bin[0]) return -1;
+        for (int k = 0; k < nc; k++) bin[1 + k] = cur[k];
+        if (ct_graph_run(n->sub[0], nc + 1, bin, res, nc + 1) < 0) return -1;
+        if (ct__jit_read_scalar(res[0], "prim::Loop body's condition", &c)) return -1;
+        /* what this iteration no longer needs goes now, so a long loop stays flat */
+        ct_tensor *drop[19];
+        int nd = 0;
+        drop[nd++] = bin[0];
+        drop[nd++] = res[0];
+        for (int k = 0; k < nc; k++) {
+            if (i > 0) drop[nd++] = cur[k];                 /* the previous iteration's values */
+            cur[k] = res[1 + k];
+        }
+        for (int k = 0; k < nd; k++)
+            if (CT__LOAD(&drop[k]->refcount) == 1 && drop[k]->scope_slot >= 0) ct_release(drop[k]);
+    }
+    /* the outputs: the final carried values (a fresh alias of an input carried through untouched) */
+    for (int k = 0; k < nc; k++) {
+        if (cur[k] == ins[2 + k]) {
+            if (ct_dispatch(CT__OP_ALIAS, 1, &cur[k], NULL, NULL, 0, &outs[k], 1) < 0) return -1;
+        } else {
+            outs[k] = cur[k];
+        }
+    }
+    return 0;
+}
 static int ct__jit_same_shape_rec(const ct__jval *v, const ct_tensor *t, int skip0) {
     if (v->ndim < 0) return 1;
     if (t->ndim != v->ndim) return 0;
@@ -1173,13 +1261,14 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
         for (int k = 0; k < n->nout; k++) outs[k] = NULL;
         int tok = ct_scope_begin();
         int r = n->op == CT__JIT_FUSED ? ct__jit_run_fused(n, ins, outs)
-                                        : ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout);
+              : n->op <= CT__JIT_IF    ? ct__jit_run_cf(n, ins, outs)
+                                       : ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout);
         if (r < 0) {
             char msg[768];
             ct__jit_errcopy(msg, sizeof msg);
             ct_status code = ct_last_error_code();
             ct_set_error(code == CT_OK ? CT_ERR_STATE : code, "graph_run: node %d (%s) failed: %s", i,
-                         n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op), msg);
+                         ct__jit_node_name(n->op), msg);
             rc = -1;
         } else {
             for (int k = 0; k < n->nout; k++) {
@@ -1237,6 +1326,8 @@ static ct_status ct__jit_drop_nodes(ct_graph *g) {
     return ct__jit_compact(g);
 }
 static int ct__jit_node_has_effect(const ct_graph *g, const ct__jnode *n) {
+    for (int q = 0; q < 2; q++)
+        if (n->sub[q] && n->sub[q]->has_inplace) return 1;   /* a block may write into what it was given */
     if (!n->inplace || n->nin == 0 || n->in[0] < 0) return 0;
     return g->v[g->v[n->in[0]].alias].kind != CT__JV_NODE;   /* writes into an input or a constant */
 }
@@ -1356,7 +1447,11 @@ CTENSOR_API ct_status ct_jit_freeze(ct_graph *g) {
         if (!c) return ct_last_error_code();
     }
     ct_status s = ct_jit_constant_propagation(g);
-    return s ? s : ct_jit_eliminate_dead_code(g);
+    if (!s) s = ct_jit_eliminate_dead_code(g);
+    for (int i = 0; i < g->nn && !s; i++)
+        for (int q = 0; q < 2 && !s; q++)
+            if (g->n[i].sub[q]) s = ct_jit_freeze(g->n[i].sub[q]);
+    return s;
 }
 
 /* conv2d(x, W, b) -> batch_norm_eval(., scale, shift): W * scale[:, None, None, None],
@@ -1603,6 +1698,9 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!s) s = ct_jit_eliminate_dead_code(g);
     if (!s) s = ct_jit_fuse_elementwise(g);
     if (!s) s = ct_jit_fuse_activation(g);
+    for (int i = 0; i < g->nn && !s; i++)          /* the blocks of control-flow nodes too */
+        for (int q = 0; q < 2 && !s; q++)
+            if (g->n[i].sub[q]) s = ct_jit_optimize(g->n[i].sub[q]);
     return s;
 }
 
@@ -1614,28 +1712,35 @@ CTENSOR_API int ct_graph_num_warnings(const ct_graph *g) { return g ? g->nwarn :
 CTENSOR_API const char *ct_graph_warning(const ct_graph *g, int i) { return g && i >= 0 && i < g->nwarn ? g->warn[i] : NULL; }
 CTENSOR_API int ct_graph_count_op(const ct_graph *g, const char *name) {
     if (!g || !name) { ct_set_error(CT_ERR_NULL, "graph_count_op: NULL argument"); return -1; }
-    int fused = !strcmp(name, "prim::FusedElementwise"), op = fused ? CT__JIT_FUSED : ct_op_find(name), c = 0;
-    if (!fused && op < 0) return 0;
+    int op = !strcmp(name, "prim::FusedElementwise") ? CT__JIT_FUSED : !strcmp(name, "prim::If") ? CT__JIT_IF
+           : !strcmp(name, "prim::Loop") ? CT__JIT_LOOP : ct_op_find(name), c = 0;
+    if (op == -1) return 0;
     for (int i = 0; i < g->nn; i++) c += g->n[i].op == op;
     return c;
 }
 static int ct__jit_cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+static void ct__jit_mark_ops(const ct_graph *g, char *seen, int nops) {
+    for (int i = 0; i < g->nn; i++) {
+        const ct__jnode *n = &g->n[i];
+        int cnt = n->op == CT__JIT_FUSED ? n->fz->nops : 1;
+        for (int k = 0; k < cnt; k++) {
+            int op = n->op == CT__JIT_FUSED ? n->fz->ops[k].op : n->op;
+            if (op >= 0 && op < nops) seen[op] = 1;
+        }
+        for (int q = 0; q < 2; q++) if (n->sub[q]) ct__jit_mark_ops(n->sub[q], seen, nops);
+    }
+}
 CTENSOR_API int ct_graph_ops_used(const ct_graph *g, const char **names, int cap) {
     if (!g) { ct_set_error(CT_ERR_NULL, "graph_ops_used: graph is NULL"); return -1; }
     int nops = ct_num_ops(), c = 0;
     char *seen = (char *)CT_MALLOC((size_t)nops + 1);
     if (!seen) { ct_set_error(CT_ERR_MEMORY, "graph_ops_used: out of memory"); return -1; }
     memset(seen, 0, (size_t)nops + 1);
-    for (int i = 0; i < g->nn; i++) {
-        const ct__jnode *n = &g->n[i];
-        int cnt = n->op == CT__JIT_FUSED ? n->fz->nops : 1;
-        for (int k = 0; k < cnt; k++) {
-            int op = n->op == CT__JIT_FUSED ? n->fz->ops[k].op : n->op;
-            if (op < 0 || op >= nops || seen[op]) continue;
-            seen[op] = 1;
-            if (names && c < cap) names[c] = ct_op_schema_name(op);
-            c++;
-        }
+    ct__jit_mark_ops(g, seen, nops);
+    for (int op = 0; op < nops; op++) {
+        if (!seen[op]) continue;
+        if (names && c < cap) names[c] = ct_op_schema_name(op);
+        c++;
     }
     CT_FREE(seen);
     if (names) qsort((void *)names, (size_t)(c < cap ? c : cap), sizeof(const char *), ct__jit_cmp_str);
@@ -1699,6 +1804,20 @@ CTENSOR_API ct_status ct_graph_verify(const ct_graph *g) {
                 if (f->slot[k] < 0) seen++;
             }
             if (!st && seen != n->nout) st = ct__jit_bad("node", i, "fused outputs do not match the node's");
+        } else if (n->op == CT__JIT_IF || n->op == CT__JIT_LOOP) {
+            int isif = n->op == CT__JIT_IF;
+            int want_in = isif ? n->nin - 1 : n->nout + 1, want_out = isif ? n->nout : n->nout + 1;
+            for (int q = 0; q < (isif ? 2 : 1) && !st; q++) {
+                const ct_graph *sub = n->sub[q];
+                if (!sub) st = ct__jit_bad("node", i, "a control-flow node without its block");
+                else if (sub->nin != want_in || sub->nout != want_out || (!isif && n->nin != n->nout + 2) || (isif && n->nin < 1))
+                    st = ct__jit_bad("node", i, "a block's inputs or outputs do not match its node");
+                else if (ct_graph_verify(sub)) {
+                    char m[160];
+                    ct__jit_errcopy(m, sizeof m);
+                    st = ct__jit_bad("node", i, m);
+                }
+            }
         } else if (n->op < 0 || n->op >= ct_num_ops()) {
             st = ct__jit_bad("node", i, "an unknown op");
         } else {
@@ -1814,6 +1933,84 @@ CTENSOR_API ct_status ct_graph_set_outputs(ct_graph *g, int n, const int *values
     g->nout = n;
     return ct__jit_finish(g);
 }
+/* a control-flow node: inputs checked, blocks copied, outputs typed like block 0's */
+static int ct__jit_add_cf(ct_graph *g, int kind, const char *fn, int nin, const int *ins, ct_graph *const *subs, int nsub,
+                          int nout, int *outputs) {
+    for (int k = 0; k < nin; k++)
+        if (ins[k] < 0 || ins[k] >= g->nv || (g->v[ins[k]].kind == CT__JV_NODE && g->v[ins[k]].node < 0)) {
+            ct_set_error(CT_ERR_INDEX, "%s: input %d is value %d, which is not defined (the graph has %d values)", fn, k, ins[k], g->nv);
+            return -1;
+        }
+    for (int q = 0; q < nsub; q++)
+        if (ct_graph_verify(subs[q])) {
+            char m[400];
+            ct__jit_errcopy(m, sizeof m);
+            ct_set_error(CT_ERR_ARG, "%s: block %d is not a valid graph: %s", fn, q, m);
+            return -1;
+        }
+    ct_graph *copies[2] = {NULL, NULL};
+    for (int q = 0; q < nsub; q++)
+        if (!(copies[q] = ct_graph_clone(subs[q]))) { ct_graph_free(copies[0]); return -1; }
+    int node = ct__jit_add_node(g, kind, NULL, 0, nin, ins, nout, NULL);
+    if (node < 0) {
+        ct_graph_free(copies[0]);
+        ct_graph_free(copies[1]);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", fn);
+        return -1;
+    }
+    ct__jnode *n = &g->n[node];
+    n->sub[0] = copies[0];
+    n->sub[1] = copies[1];
+    const ct_graph *b0 = copies[0];
+    int off = kind == CT__JIT_LOOP ? 1 : 0;         /* a loop body's output 0 is its condition */
+    for (int k = 0; k < nout; k++) {
+        ct__jval *o = &g->v[n->out[k]];
+        const ct__jval *src = &b0->v[b0->out[k + off]];
+        o->dtype = src->dtype;
+        o->ndim = src->ndim;
+        memcpy(o->shape, src->shape, sizeof o->shape);
+        outputs[k] = n->out[k];
+    }
+    return ct__jit_finish(g) ? -1 : 0;
+}
+CTENSOR_API int ct_graph_add_if(ct_graph *g, int cond, const ct_graph *then_g, const ct_graph *else_g, int nin,
+                                const int *inputs, int nout, int *outputs) {
+    if (!g || !then_g || !else_g) { ct_set_error(CT_ERR_NULL, "graph_add_if: %s is NULL", !g ? "graph" : "a block"); return -1; }
+    if (nin < 0 || nin > 63 || (nin > 0 && !inputs) || nout < 1 || nout > 16 || !outputs) {
+        ct_set_error(CT_ERR_ARG, "graph_add_if: %d inputs (0..63) and %d outputs (1..16)", nin, nout);
+        return -1;
+    }
+    if (then_g->nin != nin || else_g->nin != nin || then_g->nout != nout || else_g->nout != nout) {
+        ct_set_error(CT_ERR_ARG, "graph_add_if: the blocks take %d and %d inputs and return %d and %d values; the node passes %d and expects %d",
+                     then_g->nin, else_g->nin, then_g->nout, else_g->nout, nin, nout);
+        return -1;
+    }
+    int ins[64];
+    ins[0] = cond;
+    for (int k = 0; k < nin; k++) ins[1 + k] = inputs[k];
+    ct_graph *subs[2] = {(ct_graph *)then_g, (ct_graph *)else_g};
+    return ct__jit_add_cf(g, CT__JIT_IF, "graph_add_if", nin + 1, ins, subs, 2, nout, outputs);
+}
+CTENSOR_API int ct_graph_add_loop(ct_graph *g, int trip_count, int cond, const ct_graph *body, int ncarried,
+                                  const int *init, int *outputs) {
+    if (!g || !body) { ct_set_error(CT_ERR_NULL, "graph_add_loop: %s is NULL", !g ? "graph" : "the body"); return -1; }
+    if (ncarried < 1 || ncarried > 16 || !init || !outputs) {
+        ct_set_error(CT_ERR_ARG, "graph_add_loop: %d carried values (1..16)", ncarried);
+        return -1;
+    }
+    if (body->nin != ncarried + 1 || body->nout != ncarried + 1) {
+        ct_set_error(CT_ERR_ARG, "graph_add_loop: the body takes %d inputs and returns %d values; a loop carrying %d values needs %d and %d "
+                     "(the iteration number first; the condition first)", body->nin, body->nout, ncarried, ncarried + 1, ncarried + 1);
+        return -1;
+    }
+    int ins[18];
+    ins[0] = trip_count;
+    ins[1] = cond;
+    for (int k = 0; k < ncarried; k++) ins[2 + k] = init[k];
+    ct_graph *subs[1] = {(ct_graph *)body};
+    return ct__jit_add_cf(g, CT__JIT_LOOP, "graph_add_loop", ncarried + 2, ins, subs, 1, ncarried, outputs);
+}
+
 /* runs the graph on examples, recording every value's dtype and shape (a listener
    would see fused nodes' members only unfused, so this walks the nodes itself) */
 CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *const *inputs) {
@@ -1865,30 +2062,58 @@ CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *con
    Loading parses that text line by line and validates every name, op, attribute,
    type and arity, then runs ct_graph_verify. */
 #define CT__JIT_VERSION "1"
+/* the weights of g and of its blocks: top-level names as they are, a block's as
+   "n<node>b<block>/<name>" (the parser rebuilds the same path) */
+typedef struct ct__jwts { char **names; const ct_tensor **ts; int n, cap; int oom; } ct__jwts;
+static void ct__jit_collect(ct__jwts *w, const ct_graph *g, const char *path) {
+    for (int v = 0; v < g->nv && !w->oom; v++) {
+        if (g->v[v].kind != CT__JV_PARAM && g->v[v].kind != CT__JV_CONST) continue;
+        if (w->n == w->cap) {
+            int nc = w->cap ? w->cap * 2 : 16;
+            char **nn = (char **)CT_REALLOC(w->names, (size_t)nc * sizeof(char *));
+            if (!nn) { w->oom = 1; return; }
+            w->names = nn;
+            const ct_tensor **nt = (const ct_tensor **)CT_REALLOC((void *)w->ts, (size_t)nc * sizeof(ct_tensor *));
+            if (!nt) { w->oom = 1; return; }
+            w->ts = nt;
+            w->cap = nc;
+        }
+        size_t k = strlen(path) + strlen(g->v[v].name) + 1;
+        char *q = (char *)CT_MALLOC(k);
+        if (!q) { w->oom = 1; return; }
+        snprintf(q, k, "%s%s", path, g->v[v].name);
+        w->names[w->n] = q;
+        w->ts[w->n++] = g->v[v].t;
+    }
+    for (int i = 0; i < g->nn && !w->oom; i++)
+        for (int q = 0; q < 2; q++)
+            if (g->n[i].sub[q]) {
+                char sub[160];
+                snprintf(sub, sizeof sub, "%sn%db%d/", path, i, q);
+                ct__jit_collect(w, g->n[i].sub[q], sub);
+            }
+}
 CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *len) {
     if (!g || !data || !len) { ct_set_error(CT_ERR_NULL, "graph_save: NULL argument"); return CT_ERR_NULL; }
     *data = NULL;
     *len = 0;
     ct__jsb b = {NULL, 0, 0, 0};
     ct__jit_write_text(&b, g);
-    int n = 0;
-    for (int v = 0; v < g->nv; v++) n += g->v[v].kind == CT__JV_PARAM || g->v[v].kind == CT__JV_CONST;
-    const char **names = (const char **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(char *));
-    const ct_tensor **ts = (const ct_tensor **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(ct_tensor *));
-    if (b.oom || !names || !ts) {
-        CT_FREE(b.p); CT_FREE((void *)names); CT_FREE((void *)ts);
+    ct__jwts w;
+    memset(&w, 0, sizeof w);
+    ct__jit_collect(&w, g, "");
+    ct_status st = CT_ERR_MEMORY;
+    if (!b.oom && !w.oom) {
+        const char *keys[3] = {"format", "ctensor.jit.version", "ctensor.jit.graph"};
+        const char *vals[3] = {"ctensor.jit", CT__JIT_VERSION, b.p};
+        st = ct_save_safetensors_mem(w.n, (const char *const *)w.names, w.ts, 3, keys, vals, data, len);
+    } else {
         ct_set_error(CT_ERR_MEMORY, "graph_save: out of memory");
-        return CT_ERR_MEMORY;
     }
-    n = 0;
-    for (int v = 0; v < g->nv; v++)
-        if (g->v[v].kind == CT__JV_PARAM || g->v[v].kind == CT__JV_CONST) { names[n] = g->v[v].name; ts[n++] = g->v[v].t; }
-    const char *keys[3] = {"format", "ctensor.jit.version", "ctensor.jit.graph"};
-    const char *vals[3] = {"ctensor.jit", CT__JIT_VERSION, b.p};
-    ct_status st = ct_save_safetensors_mem(n, names, ts, 3, keys, vals, data, len);
+    for (int i = 0; i < w.n; i++) CT_FREE(w.names[i]);
+    CT_FREE(w.names);
+    CT_FREE((void *)w.ts);
     CT_FREE(b.p);
-    CT_FREE((void *)names);
-    CT_FREE((void *)ts);
     return st;
 }
 
@@ -1900,6 +2125,7 @@ typedef struct ct__jparse {
     char **lab;                        /* label of each value as written in the file */
     int nlab, clab;
     int err;
+    char path[128];                    /* where the graph being read sits: "" or "n3b0/" ... */
 } ct__jparse;
 static int ct__jgp_fail(ct__jparse *P, const char *what) {
     if (!P->err) {
@@ -2141,10 +2367,49 @@ static int ct__jgp_fused_body(ct__jparse *P, ct__jnode *n) {
     n->fz = f;
     return 0;
 }
-static int ct__jgp_graph(ct__jparse *P) {
+static ct_status ct__jit_finish(ct_graph *g);
+static int ct__jgp_graph(ct__jparse *P, int depth, int blockno);
+/* the blocks of a control-flow node: parsed as graphs of their own (own labels) */
+static int ct__jgp_blocks(ct__jparse *P, ct__jnode *n, int node_index, int depth) {
+    int nb = n->op == CT__JIT_IF ? 2 : 1;
+    if (depth >= 8) return ct__jgp_fail(P, "control flow nested deeper than 8 levels");
+    for (int q = 0; q < nb; q++) {
+        ct__jparse S = *P;                       /* the outer graph's state, restored below */
+        char path[128];
+        int np = snprintf(path, sizeof path, "%sn%db%d/", P->path, node_index, q);
+        if (np < 0 || (size_t)np >= sizeof path) return ct__jgp_fail(P, "control flow nested too deep");
+        P->g = ct_graph_new();
+        P->lab = NULL;
+        P->nlab = P->clab = 0;
+        memcpy(P->path, path, (size_t)np + 1);
+        int r = P->g ? ct__jgp_graph(P, depth + 1, q) : ct__jgp_fail(P, "out of memory");
+        ct_graph *sub = P->g;
+        for (int i = 0; i < P->nlab; i++) CT_FREE(P->lab[i]);
+        CT_FREE(P->lab);
+        S.p = P->p;
+        S.line = P->line;
+        S.err = P->err;
+        *P = S;
+        if (!r && (ct__jit_finish(sub) || ct_graph_verify(sub))) {
+            char m[400];
+            ct__jit_errcopy(m, sizeof m);
+            r = ct__jgp_fail(P, m);
+        }
+        n->sub[q] = sub;                         /* freed with the node on failure */
+        if (r) return -1;
+    }
+    return 0;
+}
+static int ct__jgp_graph(ct__jparse *P, int depth, int blockno) {
     ct_graph *g = P->g;
     int star = 0;
-    if (ct__jgp_expect(P, "graph") || ct__jgp_expect(P, "(")) return -1;
+    if (depth == 0) {
+        if (ct__jgp_expect(P, "graph") || ct__jgp_expect(P, "(")) return -1;
+    } else {
+        char hdr[24];
+        snprintf(hdr, sizeof hdr, "block%d(", blockno);
+        if (ct__jgp_expect(P, hdr)) return -1;
+    }
     if (!ct__jgp_lit(P, ")")) {
         for (;;) {
             char lab[256];
@@ -2156,8 +2421,9 @@ static int ct__jgp_graph(ct__jparse *P) {
             if (!ni) return ct__jgp_fail(P, "out of memory");
             g->in = ni;
             g->in[g->nin++] = id;
-            int s0 = 0;
+            int s0 = depth == 0 ? 0 : -1;               /* '*' only on the graph's own inputs */
             if (ct__jgp_type(P, &g->v[id], &s0)) return -1;
+            if (s0 < 0) s0 = 0;
             if (g->nin > 1 && s0 != star) return ct__jgp_fail(P, "either every input has a dynamic dimension 0 ('*') or none");
             star = s0;
             if (ct__jgp_define(P, lab) || !(g->v[id].name = ct__jit_strdup(lab))) return ct__jgp_fail(P, "out of memory");
@@ -2169,8 +2435,8 @@ static int ct__jgp_graph(ct__jparse *P) {
     if (ct__jgp_expect(P, ":") || ct__jgp_eol(P)) return -1;
     for (;;) {
         ct__jgp_ws(P);
-        if (P->p >= P->end) return ct__jgp_fail(P, "the graph ends without 'return'");
-        if (ct__jgp_lit(P, "return")) break;
+        if (P->p >= P->end) return ct__jgp_fail(P, depth ? "a block ends without '->'" : "the graph ends without 'return'");
+        if (ct__jgp_lit(P, depth ? "->" : "return")) break;
         /* outputs: %a : T, %b : T = op[attrs](args) */
         int first = g->nv, nout = 0;
         char labs[16][256];
@@ -2204,10 +2470,12 @@ static int ct__jgp_graph(ct__jparse *P) {
             }
             if (ct__jgp_expect(P, "(") || ct__jgp_expect(P, ")") || ct__jgp_eol(P)) return -1;
             if (ct__jgp_define(P, labs[0])) return -1;
-            ct_tensor *t = ct_safetensors_get(P->st, labs[0]);
+            char qual[400];
+            snprintf(qual, sizeof qual, "%s%s", P->path, labs[0]);
+            ct_tensor *t = ct_safetensors_get(P->st, qual);
             if (!t) {
-                char m[320];
-                snprintf(m, sizeof m, "no tensor named '%s' in the file", labs[0]);
+                char m[480];
+                snprintf(m, sizeof m, "no tensor named '%s' in the file", qual);
                 ct_clear_error();
                 return ct__jgp_fail(P, m);
             }
@@ -2219,9 +2487,11 @@ static int ct__jgp_graph(ct__jparse *P) {
             continue;
         }
         int fused = !strcmp(w, "prim::FusedElementwise"), inplace = 0, op = CT__JIT_FUSED;
+        int cf = !strcmp(w, "prim::If") ? CT__JIT_IF : !strcmp(w, "prim::Loop") ? CT__JIT_LOOP : 0;
         ct_attrs a;
         memset(&a, 0, sizeof a);
-        if (!fused) {
+        if (cf) op = cf;
+        if (!fused && !cf) {
             if ((op = ct__jgp_op(P, w, &inplace)) < 0) return -1;
             if (ct__jgp_attrs(P, op, &a)) return -1;
             if (ct_op_num_outputs(op) != nout) return ct__jgp_fail(P, "the number of outputs differs from the op's");
@@ -2241,6 +2511,9 @@ static int ct__jgp_graph(ct__jparse *P) {
         if (ct__jgp_eol(P)) return -1;
         if (!fused && ct_op_num_inputs(op) >= 0 && ct_op_num_inputs(op) != nin) return ct__jgp_fail(P, "the number of inputs differs from the op's");
         if (fused && nin == 0) return ct__jgp_fail(P, "a fused node without inputs");
+        if (cf == CT__JIT_IF && nin < 1) return ct__jgp_fail(P, "prim::If needs a condition");
+        if (cf == CT__JIT_LOOP && nin != nout + 2) return ct__jgp_fail(P, "prim::Loop takes a trip count, a condition and one initial value per output");
+        for (int k = 0; cf && k < nin; k++) if (ins[k] < 0) return ct__jgp_fail(P, "control flow reads None");
         for (int k = 0; fused && k < nin; k++) if (ins[k] < 0) return ct__jgp_fail(P, "a fused node reads None");
         /* the node: its outputs are the values made above */
         ct__jnode *nn = (ct__jnode *)ct__jit_grow(g->n, &g->cn, g->nn + 1, sizeof(ct__jnode));
@@ -2273,6 +2546,14 @@ static int ct__jgp_graph(ct__jparse *P) {
             if (r) return -1;
         }
         if (fused && ct__jgp_fused_body(P, n)) return -1;
+        if (cf) {
+            if (ct__jgp_blocks(P, n, g->nn - 1, depth)) return -1;
+            /* the blocks' interfaces must fit the node */
+            int want_in = cf == CT__JIT_IF ? nin - 1 : nout + 1, want_out = cf == CT__JIT_IF ? nout : nout + 1;
+            for (int q = 0; q < (cf == CT__JIT_IF ? 2 : 1); q++)
+                if (n->sub[q]->nin != want_in || n->sub[q]->nout != want_out)
+                    return ct__jgp_fail(P, "a block's inputs or outputs do not match its node");
+        }
     }
     int outs[256], no = 0;
     if (ct__jgp_expect(P, "(")) return -1;
@@ -2286,9 +2567,13 @@ static int ct__jgp_graph(ct__jparse *P) {
             if (ct__jgp_expect(P, ",")) return -1;
         }
     }
-    ct__jgp_ws(P);
-    while (P->p < P->end && (*P->p == '\n' || *P->p == ' ' || *P->p == '\r')) P->p++;
-    if (P->p != P->end) return ct__jgp_fail(P, "text after the graph's return");
+    if (depth) {
+        if (ct__jgp_eol(P)) return -1;
+    } else {
+        ct__jgp_ws(P);
+        while (P->p < P->end && (*P->p == '\n' || *P->p == ' ' || *P->p == '\r')) P->p++;
+        if (P->p != P->end) return ct__jgp_fail(P, "text after the graph's return");
+    }
     g->out = ct__jit_idup(outs, no);
     if (!g->out) return ct__jgp_fail(P, "out of memory");
     g->nout = no;
@@ -2319,7 +2604,7 @@ CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char
     P.line = 1;
     P.st = st;
     P.g = ct_graph_new();
-    int r = P.g ? ct__jgp_graph(&P) : -1;
+    int r = P.g ? ct__jgp_graph(&P, 0, 0) : -1;
     for (int i = 0; i < P.nlab; i++) CT_FREE(P.lab[i]);
     CT_FREE(P.lab);
     ct_safetensors_free(st);
@@ -2486,7 +2771,7 @@ static void ct__jx_shape_decl(ct__jx *X, const ct__jval *o) {
 }
 static int ct__jx_fail(ct__jx *X, int node, const char *why) {
     const ct__jnode *n = &X->g->n[node];
-    snprintf(X->err, sizeof X->err, "node %d (%s): %s", node, n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op), why);
+    snprintf(X->err, sizeof X->err, "node %d (%s): %s", node, ct__jit_node_name(n->op), why);
     return -1;
 }
 static int ct__jx_elementwise(ct__jx *X, int node) {
@@ -2532,8 +2817,10 @@ static int ct__jx_ints(const ct__jnode *n, const char *name, int64_t *out, int c
 static int ct__jx_node(ct__jx *X, int node) {
     const ct_graph *g = X->g;
     const ct__jnode *n = &g->n[node];
-    const char *s = n->op == CT__JIT_FUSED ? "prim::FusedElementwise" : ct_op_schema_name(n->op);
+    const char *s = ct__jit_node_name(n->op);
     char o0[32], i0[32], i1[32], i2[32];
+    if (n->op == CT__JIT_IF || n->op == CT__JIT_LOOP)
+        return ct__jx_fail(X, node, "control flow is not exported (the exported C is straight-line code with static shapes)");
     for (int k = 0; k < n->nin; k++)
         if (n->in[k] >= 0 && (g->v[n->in[k]].ndim < 0 || g->v[n->in[k]].dtype != CT_FLOAT32))
             return ct__jx_fail(X, node, "an input that is not float32 of known shape (run ct_graph_infer_shapes, or the op is outside the exported set)");
@@ -2710,6 +2997,12 @@ CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name
     if (!isalpha((unsigned char)fn[0]) && fn[0] != '_') { ct_set_error(CT_ERR_ARG, "jit_export_c: '%s' is not a C identifier", fn); return CT_ERR_ARG; }
     for (const char *q = fn; *q; q++)
         if (!isalnum((unsigned char)*q) && *q != '_') { ct_set_error(CT_ERR_ARG, "jit_export_c: '%s' is not a C identifier", fn); return CT_ERR_ARG; }
+    for (int i = 0; i < g->nn; i++)
+        if (g->n[i].op == CT__JIT_IF || g->n[i].op == CT__JIT_LOOP) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: node %d (%s): control flow is not exported (the exported C is straight-line code with static shapes)",
+                         i, ct__jit_node_name(g->n[i].op));
+            return CT_ERR_UNSUPPORTED;
+        }
     if (g->dyn_batch) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_c: the graph has a dynamic batch dimension; the exported C has static shapes (ct_graph_set_dynamic_batch(g, 0))"); return CT_ERR_UNSUPPORTED; }
     for (int i = 0; i < g->nin; i++) {
         const ct__jval *x = &g->v[g->in[i]];

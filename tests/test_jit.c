@@ -350,6 +350,120 @@ TEST(test_builder) {
     ct_graph_free(g);
 }
 
+/* prim::If and prim::Loop built by hand: run, print, save/load, optimize, errors */
+static ct_graph *unary_block(const char *op, double k) {
+    ct_graph *b = ct_graph_new();
+    int64_t n4 = 4;
+    int a = ct_graph_add_input(b, "a", CT_FLOAT32, 1, &n4);
+    int c = ct_graph_add_constant(b, "k", ct_scalar_tensor(k, CT_FLOAT32));
+    int ins[2] = {a, c}, y = -1;
+    ct_graph_add_node(b, op, 2, ins, NULL, 1, &y);
+    ct_graph_set_outputs(b, 1, &y);
+    return b;
+}
+TEST(test_control_flow) {
+    int64_t n4 = 4;
+    /* y = x * 2 if sum(x) > 0 else x - 1 */
+    ct_graph *tb = unary_block("aten::mul.Tensor", 2.0), *eb = unary_block("aten::sub.Tensor", 1.0);
+    ct_graph *g = ct_graph_new();
+    int x = ct_graph_add_input(g, "x", CT_FLOAT32, 1, &n4);
+    int zero = ct_graph_add_constant(g, "zero", ct_scalar_tensor(0.0, CT_FLOAT32));
+    int s = -1, c = -1, y = -1;
+    ct_attrs sa;
+    ct_attrs_defaults(ct_op_find("aten::sum.dim_IntList"), &sa);
+    sa.nv = 1;
+    sa.v[0] = 0;
+    CHECK_EQ_INT(ct_graph_add_node(g, "aten::sum.dim_IntList", 1, &x, &sa, 1, &s), 0);
+    int gi[2] = {s, zero};
+    CHECK_EQ_INT(ct_graph_add_node(g, "aten::gt.Tensor", 2, gi, NULL, 1, &c), 0);
+    CHECK_EQ_INT(ct_graph_add_if(g, c, tb, eb, 1, &x, 1, &y), 0);
+    CHECK_EQ_INT(ct_graph_set_outputs(g, 1, &y), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "prim::If"), 1);
+    static const float pos[4] = {1, 2, 3, -1}, neg[4] = {-1, -2, 0, 1};
+    ct_tensor *xp = ct_tensor_f32(pos, 4), *xn = ct_tensor_f32(neg, 4);
+    CHECK_VALUES(run1(g, xp), ((double[]){2, 4, 6, -2}), 4, 0);
+    CHECK_VALUES(run1(g, xn), ((double[]){-2, -3, -1, 0}), 4, 0);
+    /* a loop: y = y * 2 + i, n times (n is an input) */
+    ct_graph *body = ct_graph_new();
+    int bi = ct_graph_add_input(body, "i", CT_INT64, 0, NULL);
+    int by = ct_graph_add_input(body, "y", CT_FLOAT32, 1, &n4);
+    int btwo = ct_graph_add_constant(body, "two", ct_scalar_tensor(2.0, CT_FLOAT32));
+    int btrue = ct_graph_add_constant(body, "go", ct_scalar_tensor(1.0, CT_BOOL));
+    int m = -1, a2 = -1, mi[2] = {by, btwo};
+    ct_graph_add_node(body, "aten::mul.Tensor", 2, mi, NULL, 1, &m);
+    int ai[2] = {m, bi};
+    ct_graph_add_node(body, "aten::add.Tensor", 2, ai, NULL, 1, &a2);
+    int bo[2] = {btrue, a2};
+    ct_graph_set_outputs(body, 2, bo);
+    ct_graph *lg = ct_graph_new();
+    int ly = ct_graph_add_input(lg, "y0", CT_FLOAT32, 1, &n4);
+    int ln = ct_graph_add_input(lg, "n", CT_INT64, 0, NULL);
+    int lgo = ct_graph_add_constant(lg, "go", ct_scalar_tensor(1.0, CT_BOOL));
+    int lout = -1;
+    CHECK_EQ_INT(ct_graph_add_loop(lg, ln, lgo, body, 1, &ly, &lout), 0);
+    CHECK_EQ_INT(ct_graph_set_outputs(lg, 1, &lout), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(lg), CT_OK);
+    ct_tensor *lin[2] = {xp, ct_scalar_tensor(3.0, CT_INT64)}, *lres = NULL;
+    CHECK_EQ_INT(ct_graph_run(lg, 2, lin, &lres, 1), 1);
+    /* ((y*2 + 0)*2 + 1)*2 + 2 = 8y + 4 */
+    CHECK_VALUES(lres, ((double[]){12, 20, 28, -4}), 4, 0);
+    lin[1] = ct_scalar_tensor(0.0, CT_INT64);                  /* zero trips: the input comes back */
+    CHECK_EQ_INT(ct_graph_run(lg, 2, lin, &lres, 1), 1);
+    CHECK(bit_equal(lres, xp) && lres != xp);
+    /* the text, and save / load with the blocks' constants */
+    static char t1[8192], t2[8192];
+    ct_graph_repr(g, t1, sizeof t1);
+    CHECK(strstr(t1, "= prim::If(%1, %x)") != NULL);
+    CHECK(strstr(t1, "    block0(%a : Float(4)):") != NULL);
+    CHECK(strstr(t1, "      -> (%0)") != NULL);
+    void *d;
+    size_t n;
+    CHECK_EQ_INT(ct_graph_save_mem(lg, &d, &n), CT_OK);
+    ct_graph *lh = ct_graph_load_mem(d, n, "loop.ctjit");
+    ct_free(d);
+    CHECK(lh != NULL);
+    lin[1] = ct_scalar_tensor(3.0, CT_INT64);
+    CHECK_EQ_INT(ct_graph_run(lh, 2, lin, &lres, 1), 1);
+    CHECK_VALUES(lres, ((double[]){12, 20, 28, -4}), 4, 0);
+    ct_graph_repr(lg, t1, sizeof t1);
+    ct_graph_repr(lh, t2, sizeof t2);
+    CHECK_STR(t2, t1);
+    CHECK_EQ_INT(ct_graph_save_mem(g, &d, &n), CT_OK);
+    ct_graph *h = ct_graph_load_mem(d, n, "if.ctjit");
+    ct_free(d);
+    CHECK(h != NULL);
+    CHECK_VALUES(run1(h, xn), ((double[]){-2, -3, -1, 0}), 4, 0);
+    /* passes reach the blocks; the results stay */
+    CHECK_EQ_INT(ct_jit_optimize(g), CT_OK);
+    CHECK_VALUES(run1(g, xp), ((double[]){2, 4, 6, -2}), 4, 0);
+    const char *ops[16];
+    CHECK_EQ_INT(ct_graph_ops_used(g, ops, 16), 4);                 /* gt, mul, sub, sum */
+    /* errors */
+    int out1 = -1;
+    CHECK_ERR(ct_graph_add_if(g, c, tb, body, 1, &x, 1, &out1) == 0, CT_ERR_ARG, "the blocks take 1 and 2 inputs");
+    CHECK_ERR(ct_graph_add_if(g, 99, tb, eb, 1, &x, 1, &out1) == 0, CT_ERR_INDEX, "value 99");
+    CHECK_ERR(ct_graph_add_if(g, c, NULL, eb, 1, &x, 1, &out1) == 0, CT_ERR_NULL, "a block is NULL");
+    CHECK_ERR(ct_graph_add_loop(lg, ln, lgo, tb, 1, &ly, &out1) == 0, CT_ERR_ARG, "a loop carrying 1 values needs 2 and 2");
+    CHECK_ERR(ct_graph_add_loop(lg, ln, lgo, body, 0, &ly, &out1) == 0, CT_ERR_ARG, "0 carried values");
+    CHECK_ERR(ct_graph_add_loop(NULL, ln, lgo, body, 1, &ly, &out1) == 0, CT_ERR_NULL, "graph is NULL");
+    ct_graph *gx = ct_graph_new();
+    int xx = ct_graph_add_input(gx, "x", CT_FLOAT32, 1, &n4), yx = -1;
+    ct_graph_add_if(gx, xx, tb, eb, 1, &xx, 1, &yx);            /* a condition of 4 elements */
+    ct_graph_set_outputs(gx, 1, &yx);
+    CHECK_ERR(run1(gx, xp), CT_ERR_SHAPE, "prim::If condition must have one element, got 4");
+    ct_graph_free(gx);
+    char *text;
+    CHECK_ERR(ct_jit_export_c_mem(lg, "f", &text, &n) == CT_OK, CT_ERR_UNSUPPORTED, "control flow is not exported");
+    ct_graph_free(h);
+    ct_graph_free(lh);
+    ct_graph_free(lg);
+    ct_graph_free(body);
+    ct_graph_free(g);
+    ct_graph_free(tb);
+    ct_graph_free(eb);
+}
+
 /* the exported file, compiled with the system's C compiler, against the interpreter */
 TEST(test_export_c) {
     if (system("cc --version > /dev/null 2>&1") != 0) { printf("skip test_export_c: no cc\n"); return; }
@@ -578,6 +692,7 @@ int main(void) {
     RUN(test_dce_cse_constants);
     RUN(test_save_load_roundtrip_and_corruption);
     RUN(test_builder);
+    RUN(test_control_flow);
     RUN(test_export_c);
     RUN(test_autograd_through_graph);
     RUN(test_warnings_and_dynamic_batch);
