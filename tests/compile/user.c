@@ -8,6 +8,7 @@
 #include "ctensor_nn.h"
 #include "ctensor_quant.h"
 #include "ctensor_named.h"
+#include "ctensor_dist.h"
 
 int main(void) {
     int bad = 0;
@@ -25,6 +26,10 @@ int main(void) {
         static const char *const nc[2] = {"N", "C"};                                       /* ctensor_named.h */
         ct_tensor *n = ct_sum_dim(ct_refine_names(a, 2, nc), 1, 0);
         bad |= !n || !ct_dim_name(n, 0) || ct_dim_name(n, 0)[0] != 'N';
+        ct_process_group *pg = ct_dist_init_process_group("single", NULL);                /* ctensor_dist.h */
+        ct_tensor *d = ct_ones(CT_FLOAT32, 3);
+        bad |= !pg || ct_dist_all_reduce(d, CT_REDUCE_AVG, pg, NULL) != CT_OK || ct_item(ct_sum(d)) != 3.0;
+        bad |= ct_dist_destroy_process_group(pg) != CT_OK;
     }
     bad |= ct_live_tensors() != 0;
     return bad;
