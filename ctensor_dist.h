@@ -338,6 +338,17 @@ CTENSOR_API ct_status ct_dist_register_backend(const ct_dist_backend *b) {
     return CT_OK;
 }
 
+/* dst = a, or "a: b" when b is given, cut to cap (messages kept for later) */
+static void ct__dist_msg(char *dst, size_t cap, const char *a, const char *b) {
+    size_t k = 0;
+    for (const char *p = a; *p && k + 1 < cap; p++) dst[k++] = *p;
+    if (b) {
+        for (const char *p = ": "; *p && k + 1 < cap; p++) dst[k++] = *p;
+        for (const char *p = b; *p && k + 1 < cap; p++) dst[k++] = *p;
+    }
+    dst[k] = 0;
+}
+
 static double ct__dist_now(void) {
     struct timespec ts;
 #if defined(CLOCK_MONOTONIC)
@@ -413,7 +424,7 @@ static int ct__work_complete(ct_work *w) {
 static void ct__dist_break(ct_process_group *g, const char *msg) {
     if (g->broken) return;
     g->broken = 1;
-    snprintf(g->broken_msg, sizeof g->broken_msg, "%s", msg);
+    ct__dist_msg(g->broken_msg, sizeof g->broken_msg, msg, NULL);
 }
 
 /* 1 finished (completion done), 0 pending, -1 error (set) */
@@ -422,7 +433,7 @@ static int ct__work_poll(ct_work *w) {
         int done = 0;
         if (w->g->be->test(w->g->st, w->req, &done)) {
             char msg[300];
-            snprintf(msg, sizeof msg, "%s: %s", w->op, ct_last_error());
+            ct__dist_msg(msg, sizeof msg, w->op, ct_last_error());
             w->pending = 0;
             w->req = NULL;
             ct__dist_break(w->g, msg);
@@ -959,7 +970,7 @@ struct ct_ddp {
 static void ct__ddp_fail(ct_ddp *d) {
     if (d->err) return;
     d->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
-    snprintf(d->errmsg, sizeof d->errmsg, "%s", ct_last_error());
+    ct__dist_msg(d->errmsg, sizeof d->errmsg, ct_last_error(), NULL);
 }
 static void ct__ddp_launch_ready(ct_ddp *d) {
     while (d->next_launch < d->nb && d->bk[d->next_launch].pending == 0) {
@@ -1223,7 +1234,7 @@ CTENSOR_API ct_status ct_ddp_backward(ct_ddp *d, ct_tensor *loss) {
     if (st) {
         /* the other ranks wait for our buckets: still take part, then report */
         char msg[320];
-        snprintf(msg, sizeof msg, "%s", ct_last_error());
+        ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
         if (d->armed) ct_ddp_finish_gradients(d);
         ct_set_error(st, "%s", msg);
         return st;
@@ -1352,7 +1363,7 @@ CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z) {
     }
     ct_status st = ct_step(z->opt);
     char msg[320];
-    if (st) snprintf(msg, sizeof msg, "%s", ct_last_error());
+    if (st) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
     for (int k = 0; k < z->np; k++)
         if (stash[k]) {
             ct_set_grad(z->params[k], stash[k]);
