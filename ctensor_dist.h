@@ -289,6 +289,14 @@ CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i)
 #ifdef CTENSOR_DIST_IMPLEMENTATION
 #ifndef CTENSOR_DIST_IMPLEMENTATION_DONE
 #define CTENSOR_DIST_IMPLEMENTATION_DONE
+#include <string.h>
+#include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sched.h>
+#define CT__DIST_YIELD() sched_yield()
+#else
+#define CT__DIST_YIELD() ((void)0)
+#endif
 
 /* ============================================================================
    Groups, the backend registry, work handles and their completion
@@ -471,7 +479,7 @@ static ct_status ct__work_wait(ct_work *w, double timeout_s) {
         }
         /* spin briefly (the usual wait is short), then give the core away: ranks may
            share cores (mpirun --oversubscribe) */
-        if (++spins > 200) sched_yield();
+        if (++spins > 200) CT__DIST_YIELD();
     }
     ct_status st = r < 0 ? ct_last_error_code() : CT_OK;
     if (r < 0 && st == CT_OK) st = CT_ERR_STATE;

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     if (!ddp || !opt) { fprintf(stderr, "%s\n", ct_last_error()); return 1; }
 
     ct_manual_seed(99);                        /* the same data stream on every rank */
-    ct_tensor *centres = ct_keep(ct_mul_scalar(ct_randn(CT_FLOAT32, 10, 784), 0.5));
+    ct_tensor *centres = ct_keep(ct_mul_scalar(ct_randn(CT_FLOAT32, 10, 784), 0.05));
     double *times = (double *)malloc((size_t)steps * sizeof *times);
     int status = 0;
     if (rank == 0) printf("DDP on %d rank%s (%s backend), batch %lld per rank\n", world, world > 1 ? "s" : "",
