@@ -275,6 +275,55 @@ CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z);
 /* the rank that owns parameter i of group g (-1 + error when out of range) */
 CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i);
 
+/* ============================================================================
+   FullyShardedDataParallel (torch.distributed.fsdp), first part: flat parameters
+   per wrapped unit, the three sharding strategies, all-gather before a unit's
+   forward and (FULL_SHARD) again before its backward, gradients reduce-scattered
+   (averaged) to shards as each unit's backward ends, the optimizer on the local
+   shards only. Not yet: prefetch, CPU offload, mixed precision, activation
+   checkpointing, state dicts, the memory report.
+   Units: the root, and every submodule the policy wraps (bottom-up, as PyTorch's
+   size_based_auto_wrap_policy: a module whose parameters not already in a wrapped
+   descendant number at least min_num_params). Each unit's parameters become one
+   flat buffer, padded to a multiple of the world size; each rank keeps its 1/N
+   shard (NO_SHARD: the whole). The module's parameters are replaced by tensors over
+   the flat buffer, whose memory exists only between the all-gather and the free:
+   read them only inside forward/backward or after ct_fsdp_summon_full_params.
+   Build the optimizer over ct_fsdp_parameters (the shards). As with DDP, the end of
+   backward is one call: ct_fsdp_backward(fsdp, loss) or ct_fsdp_finish_gradients.
+   ========================================================================== */
+typedef enum ct_fsdp_strategy {
+    CT_FSDP_FULL_SHARD = 0,     /* params, grads, optimizer state sharded; params freed after forward */
+    CT_FSDP_SHARD_GRAD_OP = 1,  /* params kept from forward to the end of backward */
+    CT_FSDP_NO_SHARD = 2        /* DDP-like: everything whole, gradients all-reduced */
+} ct_fsdp_strategy;
+typedef struct ct_fsdp ct_fsdp;
+typedef struct ct_fsdp_options {
+    ct_fsdp_strategy sharding_strategy;   /* 0: FULL_SHARD (PyTorch's default) */
+    int64_t min_num_params;               /* auto-wrap threshold; 0: 1e8 (PyTorch's default);
+                                             -1: no auto-wrap (the root unit only) */
+} ct_fsdp_options;
+/* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
+   sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
+   module (free it after the FSDP: ct_fsdp_free gives it back its parameters, with
+   the values of the last ct_fsdp_summon_full_params). */
+CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *module, ct_process_group *group, const ct_fsdp_options *options);
+CTENSOR_API void ct_fsdp_free(ct_fsdp *f);
+/* fsdp.parameters(): the local flat shards, one per unit (for the optimizer) */
+CTENSOR_API int ct_fsdp_parameters(const ct_fsdp *f, ct_tensor **out, int max);
+/* how many units were made (the root's counts when it has parameters of its own) */
+CTENSOR_API int ct_fsdp_num_units(const ct_fsdp *f);
+/* fsdp(x) */
+CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x);
+/* loss.backward() under FSDP, then ct_fsdp_finish_gradients */
+CTENSOR_API ct_status ct_fsdp_backward(ct_fsdp *f, ct_tensor *loss);
+/* the end of backward: waits for the reduce-scatters and adds the averaged shard
+   gradients into the shards' .grad (accumulating across backwards, as .grad does) */
+CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f);
+/* FSDP.summon_full_params(): all-gathers every unit, so the module's parameters can
+   be read (or saved) until the next forward or backward frees them */
+CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1395,6 +1444,434 @@ CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z) {
     CT_FREE(ws);
     if (st) { ct_set_error(st, "%s: %s", OP, msg); return st; }
     return bst;
+}
+
+/* ============================================================================
+   FullyShardedDataParallel
+   ========================================================================== */
+typedef struct ct__fsdp_unit {
+    struct ct_fsdp *f;
+    ct_module *m;               /* the wrapped module */
+    const ct_module_type *orig; /* its type, given back by ct_fsdp_free */
+    ct_module_type wtype;       /* its type with the forward below */
+    int np;
+    ct_named_tensor **slots;    /* where its parameters live in the module tree */
+    ct_tensor **orig_params;    /* the module's own tensors, retained until free */
+    ct_tensor **params;         /* tensors over the flat buffer (retained) */
+    int64_t *off;               /* each one's offset in the flat buffer */
+    int64_t numel, padded, shard;
+    ct_dtype dt;
+    void *buf;                  /* the gathered flat parameter (NULL while freed) */
+    ct_tensor *local;           /* the local shard [shard] (retained; requires grad) */
+    ct_tensor *gfull;           /* this backward's full gradient [padded] (retained) */
+    ct_tensor *gred;            /* its reduced shard [shard] (retained) */
+    ct_work *work;
+    int ngot, launched;
+} ct__fsdp_unit;
+struct ct_fsdp {
+    ct_module *root;
+    ct_process_group *g;
+    ct_fsdp_strategy strategy;
+    int nu;
+    ct__fsdp_unit *u;
+    void *args;                 /* the gradient hooks' arguments (unit, parameter) */
+    ct_status err;
+    char errmsg[320];
+};
+#define CT__FSDP_MAX_UNITS 4096
+static ct__fsdp_unit *ct__fsdp_live[CT__FSDP_MAX_UNITS];   /* wrapped module -> unit, for the forward */
+static int ct__fsdp_nlive;
+
+static void ct__fsdp_fail(ct_fsdp *f) {
+    if (f->err) return;
+    f->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
+    ct__dist_msg(f->errmsg, sizeof f->errmsg, ct_last_error(), NULL);
+}
+/* points the unit's parameter tensors at buf (NULL: freed) */
+static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
+    size_t es = ct_dtype_size(u->dt);
+    for (int i = 0; i < u->np; i++) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
+}
+static void ct__fsdp_free_full(ct__fsdp_unit *u) {
+    if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
+    ct__fsdp_point(u, NULL);
+    CT_FREE(u->buf);
+    u->buf = NULL;
+}
+/* the all-gather of a unit's flat parameter */
+static int ct__fsdp_gather(ct__fsdp_unit *u) {
+    if (u->buf) return 0;
+    size_t es = ct_dtype_size(u->dt);
+    u->buf = CT_MALLOC((size_t)u->padded * es);
+    if (!u->buf) { ct_set_error(CT_ERR_MEMORY, "FSDP: out of memory gathering %lld parameters", (long long)u->padded); return -1; }
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    ct_tensor *full = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
+    int rc = !full || ct_dist_all_gather_into_tensor(full, ct_detach(u->local), u->f->g, NULL);
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    if (rc) { CT_FREE(u->buf); u->buf = NULL; return -1; }
+    ct__fsdp_point(u, u->buf);
+    return 0;
+}
+static ct__fsdp_unit *ct__fsdp_find(const ct_module *m) {
+    for (int i = 0; i < ct__fsdp_nlive; i++)
+        if (ct__fsdp_live[i]->m == m) return ct__fsdp_live[i];
+    return NULL;
+}
+/* before the unit's backward: its parameters again (FULL_SHARD freed them) */
+static ct_tensor *ct__fsdp_pre_backward(ct_tensor *grad, void *user) {
+    (void)grad;
+    ct__fsdp_unit *u = (ct__fsdp_unit *)user;
+    if (!u->f->err && ct__fsdp_gather(u)) ct__fsdp_fail(u->f);
+    return NULL;
+}
+static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    ct__fsdp_unit *u = ct__fsdp_find(m);
+    if (!u) return (ct_tensor *)(ct_set_error(CT_ERR_STATE, "FSDP: forward of a module that is no longer wrapped"), NULL);
+    if (ct__fsdp_gather(u)) return NULL;
+    m->type = u->orig;
+    ct_tensor *y = ct_forward_n(m, nin, in);
+    m->type = &u->wtype;
+    if (u->f->strategy == CT_FSDP_FULL_SHARD) {
+        if (y && ct_get_requires_grad(y) && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
+        ct__fsdp_free_full(u);
+    }
+    return y;
+}
+/* a parameter's gradient, before it is accumulated: into the unit's flat gradient */
+static void ct__fsdp_launch(ct__fsdp_unit *u) {
+    ct_fsdp *f = u->f;
+    u->launched = 1;
+    if (f->strategy == CT_FSDP_NO_SHARD) {
+        if (ct_dist_all_reduce(u->gfull, CT_REDUCE_AVG, f->g, &u->work)) ct__fsdp_fail(f);
+    } else if (ct_dist_reduce_scatter_tensor(u->gred, u->gfull, CT_REDUCE_AVG, f->g, &u->work)) ct__fsdp_fail(f);
+    /* FULL_SHARD: the unit's backward is over, its parameters can go */
+    if (f->strategy == CT_FSDP_FULL_SHARD) ct__fsdp_free_full(u);
+}
+static int ct__fsdp_grad_in(ct__fsdp_unit *u, int i, const ct_tensor *grad) {
+    ct_fsdp *f = u->f;
+    if (f->err) return 0;
+    int prev = ct_set_grad_enabled(0);
+    if (!u->gfull) {
+        int s = ct_scope_begin();
+        u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
+        if (f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
+        ct_scope_end(s);
+    }
+    int s = ct_scope_begin();
+    ct_tensor *slot = u->gfull ? ct_view_n(ct_narrow(u->gfull, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
+                                           u->params[i]->shape) : NULL;
+    if (!slot || !ct_copy_(slot, grad)) ct__fsdp_fail(f);
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    if (++u->ngot == u->np && !f->err) ct__fsdp_launch(u);
+    return 0;
+}
+typedef struct ct__fsdp_hookarg { ct__fsdp_unit *u; int i; } ct__fsdp_hookarg;
+static ct_tensor *ct__fsdp_grad_hook(ct_tensor *grad, void *user) {
+    ct__fsdp_hookarg *a = (ct__fsdp_hookarg *)user;
+    ct__fsdp_grad_in(a->u, a->i, grad);
+    return NULL;
+}
+
+/* the policy, bottom-up: returns the parameters of m's subtree that no wrapped
+   descendant holds; wraps m (not the root) when they are at least min */
+static int64_t ct__fsdp_plan(ct_module *m, int is_root, int64_t min, ct_module **wrapped, int *nw) {
+    int64_t own = 0;
+    for (int j = 0; j < m->nparams; j++)
+        if (m->params[j].tensor) own += ct_numel(m->params[j].tensor);
+    for (int c = 0; c < m->nchildren; c++) own += ct__fsdp_plan(m->children[c].module, 0, min, wrapped, nw);
+    if (!is_root && min >= 0 && own > 0 && own >= min && *nw < CT__FSDP_MAX_UNITS) {
+        wrapped[(*nw)++] = m;
+        return 0;
+    }
+    return own;
+}
+static int ct__fsdp_is_wrapped(const ct_module *m, ct_module *const *wrapped, int nw) {
+    for (int i = 0; i < nw; i++)
+        if (wrapped[i] == m) return 1;
+    return 0;
+}
+/* the parameter slots of unit um, in PyTorch's order, skipping wrapped descendants */
+static int ct__fsdp_collect(ct_module *m, const ct_module *um, ct_module *const *wrapped, int nw, ct_named_tensor **slots,
+                            int n) {
+    if (m != um && ct__fsdp_is_wrapped(m, wrapped, nw)) return n;
+    for (int j = 0; j < m->nparams; j++)
+        if (m->params[j].tensor) slots[n++] = &m->params[j];
+    for (int c = 0; c < m->nchildren; c++) n = ct__fsdp_collect(m->children[c].module, um, wrapped, nw, slots, n);
+    return n;
+}
+
+static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
+    if (u->work) { ct_work_wait(u->work); u->work = NULL; }
+    for (int i = 0; i < u->np; i++) {
+        if (u->slots && u->orig_params && u->orig_params[i]) {
+            /* the module gets its own tensor back, with the current values when there are some */
+            if (u->buf && u->params && u->params[i]) {
+                int prev = ct_set_grad_enabled(0);
+                ct_copy_(u->orig_params[i], u->params[i]);
+                ct_set_grad_enabled(prev);
+            }
+            u->slots[i]->tensor = u->orig_params[i];
+            if (u->params && u->params[i]) ct_release(u->params[i]);   /* the module's reference */
+        }
+        if (u->params && u->params[i]) ct_release(u->params[i]);
+    }
+    if (u->local) ct_release(u->local);
+    if (u->gfull) ct_release(u->gfull);
+    if (u->gred) ct_release(u->gred);
+    if (u->buf) CT_FREE(u->buf);
+    if (u->m && u->orig) u->m->type = u->orig;
+    for (int i = 0; i < ct__fsdp_nlive; i++)
+        if (ct__fsdp_live[i] == u) { ct__fsdp_live[i] = ct__fsdp_live[--ct__fsdp_nlive]; break; }
+    CT_FREE(u->slots);
+    CT_FREE(u->orig_params);
+    CT_FREE(u->params);
+    CT_FREE(u->off);
+}
+CTENSOR_API void ct_fsdp_free(ct_fsdp *f) {
+    if (!f) return;
+    for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i]);
+    CT_FREE(f->u);
+    CT_FREE(f->args);
+    CT_FREE(f);
+}
+
+/* every parameter from rank 0 (sync_module_states) */
+static ct_status ct__dist_broadcast_list(ct_process_group *g, int n, ct_tensor *const *ts) {
+    ct_status st = CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    for (int i = 0; i < n && !st; i++) {
+        int s = ct_scope_begin();
+        ct_tensor *c = ct_is_contiguous(ts[i]) ? ts[i] : ct_contiguous(ts[i]);
+        st = c ? ct_dist_broadcast(c, 0, g, NULL) : ct_last_error_code();
+        if (!st && c != ts[i] && !ct_copy_(ts[i], c)) st = ct_last_error_code();
+        ct_scope_end(s);
+    }
+    ct_set_grad_enabled(prev);
+    return st;
+}
+
+static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_module *const *wrapped, int nw, int maxp,
+                              ct__fsdp_hookarg *args) {
+    static const char *const OP = "FullyShardedDataParallel";
+    u->f = f;
+    u->slots = (ct_named_tensor **)CT_MALLOC((size_t)maxp * sizeof *u->slots);
+    if (!u->slots) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    u->np = ct__fsdp_collect(um, um, wrapped, nw, u->slots, 0);
+    u->orig_params = (ct_tensor **)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(ct_tensor *));
+    u->params = (ct_tensor **)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(ct_tensor *));
+    u->off = (int64_t *)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(int64_t));
+    if (!u->orig_params || !u->params || !u->off) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    for (int i = 0; i < u->np; i++) u->orig_params[i] = u->params[i] = NULL;
+    u->dt = u->slots[0]->tensor->dtype;
+    for (int i = 0; i < u->np; i++) {
+        ct_tensor *p = u->slots[i]->tensor;
+        if (ct__dist_check_tensor(OP, "a parameter", p)) return -1;
+        if (p->dtype != u->dt) {
+            ct_set_error(CT_ERR_DTYPE, "%s: the parameters of one unit must share a dtype (got %s and %s)", OP,
+                         ct_dtype_name(u->dt), ct_dtype_name(p->dtype));
+            return -1;
+        }
+        u->off[i] = u->numel;
+        u->numel += ct_numel(p);
+    }
+    int W = f->g->world;
+    u->padded = f->strategy == CT_FSDP_NO_SHARD ? u->numel : (u->numel + W - 1) / W * W;
+    u->shard = f->strategy == CT_FSDP_NO_SHARD ? u->numel : u->padded / W;
+    size_t es = ct_dtype_size(u->dt);
+    u->buf = CT_MALLOC((size_t)(u->padded ? u->padded : 1) * es);
+    if (!u->buf) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    memset(u->buf, 0, (size_t)u->padded * es);
+    int s = ct_scope_begin(), rc = 0;
+    for (int i = 0; i < u->np && !rc; i++) {
+        ct_tensor *orig = u->slots[i]->tensor;
+        ct_tensor *c = ct_contiguous(ct_detach(orig));
+        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * es, u->dt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
+        if (!p) { rc = -1; break; }
+        memcpy(ct_data_ptr(p), ct_data_ptr(c), (size_t)ct_numel(orig) * es);
+        ct_set_requires_grad(p, 1);
+        u->params[i] = ct_retain(p);
+        u->orig_params[i] = orig;              /* the module's reference, now ours */
+        u->slots[i]->tensor = ct_retain(p);    /* the module's reference to the new one */
+        args[i].u = u;
+        args[i].i = i;
+    }
+    if (!rc) {
+        ct_tensor *loc;
+        if (f->strategy == CT_FSDP_NO_SHARD) loc = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
+        else {
+            loc = ct_empty_n(u->dt, 1, &u->shard);
+            if (loc) memcpy(ct_data_ptr(loc), (char *)u->buf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
+        }
+        if (loc) u->local = ct_retain(ct_set_requires_grad(loc, 1));
+        rc = !u->local;
+    }
+    ct_scope_end(s);
+    if (rc) return -1;
+    for (int i = 0; i < u->np; i++)
+        if (ct_register_hook(u->params[i], ct__fsdp_grad_hook, &args[i]) < 0) return -1;
+    u->m = um;
+    u->orig = um->type;
+    u->wtype = *um->type;
+    u->wtype.forward = ct__fsdp_unit_forward;
+    um->type = &u->wtype;
+    ct__fsdp_live[ct__fsdp_nlive++] = u;
+    ct__fsdp_free_full(u);
+    return 0;
+}
+
+CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct_fsdp_options *o) {
+    static const char *const OP = "FullyShardedDataParallel";
+    if (!m) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the module is NULL", OP);
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g) return NULL;
+    ct_fsdp_strategy strat = o ? o->sharding_strategy : CT_FSDP_FULL_SHARD;
+    if ((int)strat < 0 || strat > CT_FSDP_NO_SHARD) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid sharding strategy %d", OP, (int)strat);
+        return NULL;
+    }
+    if (ct__fsdp_find(m)) {
+        ct_set_error(CT_ERR_STATE, "%s: the module is already wrapped by an FSDP", OP);
+        return NULL;
+    }
+    int64_t min = o && o->min_num_params ? o->min_num_params : 100000000;
+    int maxp = ct_module_parameters(m, NULL, 0);
+    ct_module **wrapped = (ct_module **)CT_MALLOC((size_t)(maxp + 1) * sizeof *wrapped);
+    ct_tensor **all = (ct_tensor **)CT_MALLOC((size_t)(maxp + 1) * sizeof *all);
+    ct_fsdp *f = (ct_fsdp *)CT_MALLOC(sizeof *f);
+    if (!wrapped || !all || !f) {
+        CT_FREE(wrapped); CT_FREE(all); CT_FREE(f);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
+        return NULL;
+    }
+    memset(f, 0, sizeof *f);
+    f->root = m;
+    f->g = g;
+    f->strategy = strat;
+    ct_module_parameters(m, all, maxp);
+    ct_status st = ct__dist_broadcast_list(g, maxp, all);
+    CT_FREE(all);
+    int nw = 0;
+    int64_t rootn = ct__fsdp_plan(m, 1, min, wrapped, &nw);
+    if (rootn > 0) wrapped[nw++] = m;   /* the root unit last: its children are wrapped first */
+    if (ct__fsdp_nlive + nw > CT__FSDP_MAX_UNITS) {
+        ct_set_error(CT_ERR_STATE, "%s: at most %d units can be live", OP, CT__FSDP_MAX_UNITS);
+        st = CT_ERR_STATE;
+    }
+    f->u = (ct__fsdp_unit *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof *f->u);
+    ct__fsdp_hookarg *args = (ct__fsdp_hookarg *)CT_MALLOC((size_t)(maxp ? maxp : 1) * sizeof *args);
+    f->args = args;
+    if (!f->u || !args) { if (!st) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; } }
+    if (!st) {
+        memset(f->u, 0, (size_t)(nw ? nw : 1) * sizeof *f->u);
+        int used = 0;
+        for (int i = 0; i < nw && !st; i++) {
+            f->nu = i + 1;
+            if (ct__fsdp_unit_init(f, &f->u[i], wrapped[i], wrapped, nw, maxp, args + used)) st = ct_last_error_code();
+            used += f->u[i].np;
+        }
+    }
+    CT_FREE(wrapped);
+    if (st) { ct_fsdp_free(f); return NULL; }
+    return f;
+}
+
+CTENSOR_API int ct_fsdp_num_units(const ct_fsdp *f) { return f ? f->nu : 0; }
+CTENSOR_API int ct_fsdp_parameters(const ct_fsdp *f, ct_tensor **out, int max) {
+    if (!f) return 0;
+    for (int i = 0; i < f->nu && i < max; i++) out[i] = f->u[i].local;
+    return f->nu;
+}
+CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "FullyShardedDataParallel forward: the FSDP is NULL");
+        return NULL;
+    }
+    for (int i = 0; i < f->nu; i++)
+        if (f->u[i].ngot) {
+            ct_set_error(CT_ERR_STATE, "FullyShardedDataParallel forward: the previous backward's gradients were not reduced: "
+                                       "call ct_fsdp_finish_gradients after ct_backward (ct_fsdp_backward does both)");
+            return NULL;
+        }
+    return ct_forward(f->root, x);
+}
+CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
+    static const char *const OP = "FullyShardedDataParallel";
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the FSDP is NULL", OP);
+        return ct_last_error_code();
+    }
+    int any = 0;
+    for (int i = 0; i < f->nu; i++) any |= f->u[i].ngot > 0;
+    if (any) {
+        /* units whose parameters got no gradient (or not all): zeros for the missing ones */
+        for (int i = 0; i < f->nu && !f->err; i++) {
+            ct__fsdp_unit *u = &f->u[i];
+            if (u->launched) continue;
+            if (!u->gfull) {
+                int s = ct_scope_begin();
+                u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
+                if (f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
+                ct_scope_end(s);
+            }
+            ct__fsdp_launch(u);
+        }
+        int prev = ct_set_grad_enabled(0);
+        for (int i = 0; i < f->nu; i++) {
+            ct__fsdp_unit *u = &f->u[i];
+            if (u->work) {
+                if (ct_work_wait(u->work)) ct__fsdp_fail(f);
+                u->work = NULL;
+            }
+            ct_tensor *g = f->strategy == CT_FSDP_NO_SHARD ? u->gfull : u->gred;
+            int s = ct_scope_begin();
+            if (!f->err && g) {
+                if (u->local->grad) { if (!ct_add_(u->local->grad, g)) ct__fsdp_fail(f); }
+                else if (ct_set_grad(u->local, ct_clone(g))) ct__fsdp_fail(f);
+            }
+            ct_scope_end(s);
+            for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
+            if (u->gfull) ct_release(u->gfull);
+            if (u->gred) ct_release(u->gred);
+            u->gfull = u->gred = NULL;
+            u->ngot = 0;
+            u->launched = 0;
+            ct__fsdp_free_full(u);
+        }
+        ct_set_grad_enabled(prev);
+    }
+    ct_status st = f->err;
+    if (st) ct_set_error(st, "%s: gradient reduction failed: %s", OP, f->errmsg);
+    f->err = CT_OK;
+    return st;
+}
+CTENSOR_API ct_status ct_fsdp_backward(ct_fsdp *f, ct_tensor *loss) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "FullyShardedDataParallel backward: the FSDP is NULL");
+        return ct_last_error_code();
+    }
+    ct_status st = ct_backward(loss);
+    if (st) {
+        char msg[320];
+        ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+        ct_fsdp_finish_gradients(f);
+        ct_set_error(st, "%s", msg);
+        return st;
+    }
+    return ct_fsdp_finish_gradients(f);
+}
+CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "summon_full_params: the FSDP is NULL");
+        return ct_last_error_code();
+    }
+    for (int i = 0; i < f->nu; i++)
+        if (ct__fsdp_gather(&f->u[i])) return ct_last_error_code();
+    return CT_OK;
 }
 
 #endif /* CTENSOR_DIST_IMPLEMENTATION_DONE */

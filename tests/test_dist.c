@@ -241,6 +241,63 @@ TEST(test_zero_single) {
     ct_module_free(net);
 }
 
+/* FSDP over one rank, each strategy, per-Linear units or the root alone: plain
+   training bit for bit (the optimizer steps the flat shards) */
+TEST(test_fsdp_single) {
+    const int64_t mins[2] = {20, -1};
+    for (int strat = 0; strat < 3; strat++)
+        for (int k = 0; k < 2; k++) {
+            ct_module *ref = mlp(13), *net = mlp(13);
+            ct_fsdp_options fo = {(ct_fsdp_strategy)strat, mins[k]};
+            ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
+            CHECK(f != NULL);
+            if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
+            CHECK_EQ_INT(ct_fsdp_num_units(f), k == 0 ? 2 : 1);
+            ct_tensor *shards[4];
+            int ns = ct_fsdp_parameters(f, shards, 4);
+            ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+            ct_optimizer *o2 = ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+            ct_manual_seed(9);
+            for (int step = 0; step < 3; step++) CT_SCOPE {
+                ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+                ct_zero_grad(o1);
+                ct_backward(ct_mse_loss(ct_forward(ref, x), y, NULL));
+                ct_step(o1);
+                ct_zero_grad(o2);
+                CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, x), y, NULL)), CT_OK);
+                ct_step(o2);
+            }
+            CHECK_EQ_INT(ct_fsdp_summon_full_params(f), CT_OK);
+            CHECK(same_params(ref, net));
+            ct_optim_free(o1);
+            ct_optim_free(o2);
+            ct_fsdp_free(f);
+            CHECK(same_params(ref, net));   /* the module's own tensors back, with the trained values */
+            ct_module_free(ref);
+            ct_module_free(net);
+        }
+    ct_module *m = mlp(1);
+    ct_fsdp_options bad = {(ct_fsdp_strategy)5, 0};
+    CHECK_ERR(ct_fsdp_new(m, NULL, &bad), CT_ERR_ARG, "FullyShardedDataParallel: invalid sharding strategy 5");
+    CHECK_ERR(ct_fsdp_new(NULL, NULL, NULL), CT_ERR_NULL, "FullyShardedDataParallel: the module is NULL");
+    ct_fsdp *f = ct_fsdp_new(m, NULL, NULL);
+    CHECK(f != NULL);
+    CHECK_ERR(ct_fsdp_new(m, NULL, NULL), CT_ERR_STATE, "FullyShardedDataParallel: the module is already wrapped by an FSDP");
+    CHECK_ERR(ct_fsdp_forward(NULL, NULL), CT_ERR_NULL, "FullyShardedDataParallel forward: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_finish_gradients(NULL) == CT_OK, CT_ERR_NULL, "FullyShardedDataParallel: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_backward(NULL, NULL) == CT_OK, CT_ERR_NULL, "FullyShardedDataParallel backward: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_summon_full_params(NULL) == CT_OK, CT_ERR_NULL, "summon_full_params: the FSDP is NULL");
+    CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, 2, 5);
+        ct_backward(ct_sum(ct_fsdp_forward(f, x)));
+        CHECK_ERR(ct_fsdp_forward(f, x), CT_ERR_STATE,
+                  "FullyShardedDataParallel forward: the previous backward's gradients were not reduced");
+        CHECK_EQ_INT(ct_fsdp_finish_gradients(f), CT_OK);
+    }
+    ct_fsdp_free(f);
+    ct_module_free(m);
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -251,6 +308,7 @@ int main(void) {
     RUN(test_bad_input);
     RUN(test_ddp_single);
     RUN(test_zero_single);
+    RUN(test_fsdp_single);
     CHECK_EQ_INT(ct_dist_destroy_process_group(pg), CT_OK);
     CHECK(!ct_dist_is_initialized());
     CHECK_EQ_INT(ct_live_tensors(), live0);

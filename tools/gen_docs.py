@@ -920,6 +920,8 @@ OPAPI = "none: ctensor's op table and dispatcher as a C API (PyTorch's are C++: 
 SAFET = "none: safetensors files; PyTorch users call the safetensors package (safetensors.torch.load / save)"
 NPY = "none: .npy files; PyTorch users call numpy.load / numpy.save with torch.from_numpy / Tensor.numpy"
 FREE = "none: C frees explicitly; in PyTorch the garbage collector frees the object"
+FSDP_NA = ("none: torch.distributed.fsdp.%s; PyTorch 1.13's FSDP cannot be imported on this machine's Python "
+           "(a dataclass error in torch.distributed._shard), so it is named here, not imported")
 OVERRIDES = {
     # ctensor.h: memory formats
     "ct_is_contiguous_format": "torch.Tensor.is_contiguous | tensor.is_contiguous(memory_format=...)",
@@ -1231,6 +1233,14 @@ OVERRIDES = {
     "ct_zero_redundancy_optimizer": "torch.distributed.optim.ZeroRedundancyOptimizer",
     "ct_zero_free": FREE,
     "ct_zero_step": "torch.distributed.optim.ZeroRedundancyOptimizer.step",
+    "ct_fsdp_new": FSDP_NA % "FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy, sync_module_states=True)",
+    "ct_fsdp_free": FREE,
+    "ct_fsdp_parameters": FSDP_NA % "FullyShardedDataParallel.parameters()",
+    "ct_fsdp_num_units": "none: how many units the wrap policy made (PyTorch: count the FullyShardedDataParallel instances in fsdp.modules())",
+    "ct_fsdp_forward": FSDP_NA % "FullyShardedDataParallel.forward",
+    "ct_fsdp_backward": "torch.Tensor.backward | loss.backward() on an FSDP model's loss",
+    "ct_fsdp_finish_gradients": "none: the end of FSDP's backward (its post-backward callback, queued on the autograd engine in PyTorch); ctensor's hooks run before accumulation, so a call finishes it",
+    "ct_fsdp_summon_full_params": FSDP_NA % "FullyShardedDataParallel.summon_full_params()",
     "ct_zero_param_rank": "none: which rank owns a parameter (PyTorch's ZeroRedundancyOptimizer keeps its partition in private fields)",
 }
 PATTERNS = [

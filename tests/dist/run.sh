@@ -34,7 +34,8 @@ run() {  # name, mpirun arguments...
 }
 run "collectives, 2 ranks" -np 2 "$BIN" collectives
 run "collectives, 4 ranks" -np 4 "$BIN" collectives
-run "DDP and ZeRO-1 vs one process, 2 ranks" -np 2 "$BIN" train
+run "DDP, ZeRO-1, FSDP vs one process, 2 ranks" -np 2 "$BIN" train
+run "DDP, ZeRO-1, FSDP vs one process, 3 ranks (padded shards)" -np 3 "$BIN" train
 run "a rank leaves early, 2 ranks" -np 2 "$BIN" exit
 run "a rank crashes (--enable-recovery), 2 ranks" --enable-recovery -np 2 "$BIN" crash
 echo "$pass passed, $fail failed"
