@@ -1,6 +1,7 @@
 /* ctensor_dist.h - torch.distributed for ctensor: process groups (Open MPI, a single
-   process), collectives with asynchronous handles and timeouts, DistributedDataParallel
-   and ZeroRedundancyOptimizer (ZeRO-1).                          v0.1 (2026-12-06)
+   process), collectives with asynchronous handles and timeouts, DistributedDataParallel,
+   ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (its first part).
+                                                                  v0.1 (2026-12-06)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
@@ -45,12 +46,14 @@
           reduce_scatter(_tensor), barrier, send/recv; async work (wait, test)
         DistributedDataParallel: buckets, gradient hooks, no_sync
         ZeroRedundancyOptimizer (ZeRO-1)
+        FullyShardedDataParallel: units, strategies, memory report
      2. Implementation
         Groups, the backend registry, work handles and their completion
         The single-process backend
         Collectives (checks, then the backend)
         DistributedDataParallel
         ZeroRedundancyOptimizer
+        FullyShardedDataParallel
         The MPI backend (CTENSOR_MPI or CTENSOR_DIST_MPI_IMPLEMENTATION)
 
    SEMANTICS (PyTorch 1.13's torch.distributed)
@@ -305,9 +308,11 @@ typedef struct ct_fsdp_options {
 } ct_fsdp_options;
 /* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
    sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
-   module (free it after the FSDP: ct_fsdp_free gives it back its parameters, with
-   the values of the last ct_fsdp_summon_full_params). */
+   module and replaces its parameters (their memory goes: the shards hold the
+   values). Free the module after the FSDP. */
 CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *module, ct_process_group *group, const ct_fsdp_options *options);
+/* Frees the FSDP; the module gets parameters of its own again with the trained
+   values: a collective (the units are all-gathered), every rank calls it. */
 CTENSOR_API void ct_fsdp_free(ct_fsdp *f);
 /* fsdp.parameters(): the local flat shards, one per unit (for the optimizer) */
 CTENSOR_API int ct_fsdp_parameters(const ct_fsdp *f, ct_tensor **out, int max);
@@ -320,6 +325,19 @@ CTENSOR_API ct_status ct_fsdp_backward(ct_fsdp *f, ct_tensor *loss);
 /* the end of backward: waits for the reduce-scatters and adds the averaged shard
    gradients into the shards' .grad (accumulating across backwards, as .grad does) */
 CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f);
+/* Per-rank memory (torch.cuda.max_memory_allocated's role, split by kind), in bytes:
+   since construction or the last ct_fsdp_reset_peak_memory. Peaks are sampled where
+   FSDP runs (each unit's forward, pre-backward, gradient hooks, the end of backward). */
+typedef struct ct_fsdp_memory_stats {
+    int64_t shard_param_bytes;        /* the local flat shards (what the optimizer steps) */
+    int64_t peak_full_param_bytes;    /* gathered flat parameters alive at once */
+    int64_t peak_grad_bytes;          /* flat gradients (whole and reduced) alive at once, and the
+                                         shards' .grad */
+    int64_t peak_live_bytes;          /* all of ctensor's storage plus FSDP's buffers: parameters,
+                                         gradients, optimizer state and activations */
+} ct_fsdp_memory_stats;
+CTENSOR_API ct_status ct_fsdp_memory(const ct_fsdp *f, ct_fsdp_memory_stats *out);
+CTENSOR_API void ct_fsdp_reset_peak_memory(ct_fsdp *f);
 /* FSDP.summon_full_params(): all-gathers every unit, so the module's parameters can
    be read (or saved) until the next forward or backward frees them */
 CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f);
@@ -1456,12 +1474,12 @@ typedef struct ct__fsdp_unit {
     ct_module_type wtype;       /* its type with the forward below */
     int np;
     ct_named_tensor **slots;    /* where its parameters live in the module tree */
-    ct_tensor **orig_params;    /* the module's own tensors, retained until free */
+    ct_tensor *fullt;           /* the gathered flat parameter's storage (retained; NULL while freed) */
     ct_tensor **params;         /* tensors over the flat buffer (retained) */
     int64_t *off;               /* each one's offset in the flat buffer */
     int64_t numel, padded, shard;
     ct_dtype dt;
-    void *buf;                  /* the gathered flat parameter (NULL while freed) */
+    void *buf;                  /* its data */
     ct_tensor *local;           /* the local shard [shard] (retained; requires grad) */
     ct_tensor *gfull;           /* this backward's full gradient [padded] (retained) */
     ct_tensor *gred;            /* its reduced shard [shard] (retained) */
@@ -1475,6 +1493,7 @@ struct ct_fsdp {
     int nu;
     ct__fsdp_unit *u;
     void *args;                 /* the gradient hooks' arguments (unit, parameter) */
+    int64_t full_bytes, peak_full, grad_bytes, peak_grad, peak_live;   /* ct_fsdp_memory */
     ct_status err;
     char errmsg[320];
 };
@@ -1487,6 +1506,33 @@ static void ct__fsdp_fail(ct_fsdp *f) {
     f->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
     ct__dist_msg(f->errmsg, sizeof f->errmsg, ct_last_error(), NULL);
 }
+static void ct__fsdp_sample(ct_fsdp *f) {
+    if (f->full_bytes > f->peak_full) f->peak_full = f->full_bytes;
+    if (f->grad_bytes > f->peak_grad) f->peak_grad = f->grad_bytes;
+    int64_t live = ct_live_bytes();
+    if (live > f->peak_live) f->peak_live = live;
+}
+static int64_t ct__fsdp_flatbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->dt); }
+/* the flat parameter's memory: a ctensor tensor (its block cache gives the same pages
+   back to the next unit's all-gather) */
+static int ct__fsdp_alloc_full(ct__fsdp_unit *u) {
+    int s = ct_scope_begin();
+    u->fullt = ct__dist_own(ct_empty_n(u->dt, 1, &u->padded));
+    ct_scope_end(s);
+    if (!u->fullt) return -1;
+    u->buf = ct_data_ptr(u->fullt);
+    u->f->full_bytes += ct__fsdp_flatbytes(u, u->padded);
+    return 0;
+}
+static void ct__fsdp_point(ct__fsdp_unit *u, void *buf);
+static void ct__fsdp_release_full(ct__fsdp_unit *u) {
+    if (!u->fullt) return;
+    ct__fsdp_point(u, NULL);
+    ct_release(u->fullt);
+    u->fullt = NULL;
+    u->buf = NULL;
+    u->f->full_bytes -= ct__fsdp_flatbytes(u, u->padded);
+}
 /* points the unit's parameter tensors at buf (NULL: freed) */
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
     size_t es = ct_dtype_size(u->dt);
@@ -1494,23 +1540,19 @@ static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
 }
 static void ct__fsdp_free_full(ct__fsdp_unit *u) {
     if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
-    ct__fsdp_point(u, NULL);
-    CT_FREE(u->buf);
-    u->buf = NULL;
+    ct__fsdp_release_full(u);
 }
 /* the all-gather of a unit's flat parameter */
 static int ct__fsdp_gather(ct__fsdp_unit *u) {
     if (u->buf) return 0;
-    size_t es = ct_dtype_size(u->dt);
-    u->buf = CT_MALLOC((size_t)u->padded * es);
-    if (!u->buf) { ct_set_error(CT_ERR_MEMORY, "FSDP: out of memory gathering %lld parameters", (long long)u->padded); return -1; }
+    if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-    ct_tensor *full = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
-    int rc = !full || ct_dist_all_gather_into_tensor(full, ct_detach(u->local), u->f->g, NULL);
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct_detach(u->local), u->f->g, NULL) != CT_OK;
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
-    if (rc) { CT_FREE(u->buf); u->buf = NULL; return -1; }
+    if (rc) { ct__fsdp_release_full(u); return -1; }
     ct__fsdp_point(u, u->buf);
+    ct__fsdp_sample(u->f);
     return 0;
 }
 static ct__fsdp_unit *ct__fsdp_find(const ct_module *m) {
@@ -1523,6 +1565,7 @@ static ct_tensor *ct__fsdp_pre_backward(ct_tensor *grad, void *user) {
     (void)grad;
     ct__fsdp_unit *u = (ct__fsdp_unit *)user;
     if (!u->f->err && ct__fsdp_gather(u)) ct__fsdp_fail(u->f);
+    ct__fsdp_sample(u->f);
     return NULL;
 }
 static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const *in) {
@@ -1532,6 +1575,7 @@ static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const 
     m->type = u->orig;
     ct_tensor *y = ct_forward_n(m, nin, in);
     m->type = &u->wtype;
+    ct__fsdp_sample(u->f);
     if (u->f->strategy == CT_FSDP_FULL_SHARD) {
         if (y && ct_get_requires_grad(y) && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
         ct__fsdp_free_full(u);
@@ -1545,19 +1589,43 @@ static void ct__fsdp_launch(ct__fsdp_unit *u) {
     if (f->strategy == CT_FSDP_NO_SHARD) {
         if (ct_dist_all_reduce(u->gfull, CT_REDUCE_AVG, f->g, &u->work)) ct__fsdp_fail(f);
     } else if (ct_dist_reduce_scatter_tensor(u->gred, u->gfull, CT_REDUCE_AVG, f->g, &u->work)) ct__fsdp_fail(f);
+    /* the gradients accumulated into the whole parameters are not needed (the one
+       being accumulated now goes at the end of backward) */
+    for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
     /* FULL_SHARD: the unit's backward is over, its parameters can go */
     if (f->strategy == CT_FSDP_FULL_SHARD) ct__fsdp_free_full(u);
+}
+/* reduce-scatters that finished: their whole flat gradient can go */
+static void ct__fsdp_poll(ct_fsdp *f) {
+    if (f->strategy == CT_FSDP_NO_SHARD) return;
+    for (int i = 0; i < f->nu; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        if (!u->work) continue;
+        int r = ct_work_test(u->work);
+        if (r == 0) continue;
+        if (ct_work_wait(u->work)) ct__fsdp_fail(f);
+        u->work = NULL;
+        if (u->gfull) {
+            f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded);
+            ct_release(u->gfull);
+            u->gfull = NULL;
+        }
+    }
+}
+/* this backward's flat gradient of a unit (and its reduced shard) */
+static void ct__fsdp_grad_bufs(ct__fsdp_unit *u) {
+    int s = ct_scope_begin();
+    u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
+    if (u->f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
+    ct_scope_end(s);
+    u->f->grad_bytes += ct__fsdp_flatbytes(u, u->padded + (u->gred ? u->shard : 0));
+    ct__fsdp_sample(u->f);
 }
 static int ct__fsdp_grad_in(ct__fsdp_unit *u, int i, const ct_tensor *grad) {
     ct_fsdp *f = u->f;
     if (f->err) return 0;
     int prev = ct_set_grad_enabled(0);
-    if (!u->gfull) {
-        int s = ct_scope_begin();
-        u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
-        if (f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
-        ct_scope_end(s);
-    }
+    if (!u->gfull) ct__fsdp_grad_bufs(u);
     int s = ct_scope_begin();
     ct_tensor *slot = u->gfull ? ct_view_n(ct_narrow(u->gfull, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
                                            u->params[i]->shape) : NULL;
@@ -1565,6 +1633,7 @@ static int ct__fsdp_grad_in(ct__fsdp_unit *u, int i, const ct_tensor *grad) {
     ct_scope_end(s);
     ct_set_grad_enabled(prev);
     if (++u->ngot == u->np && !f->err) ct__fsdp_launch(u);
+    ct__fsdp_poll(f);
     return 0;
 }
 typedef struct ct__fsdp_hookarg { ct__fsdp_unit *u; int i; } ct__fsdp_hookarg;
@@ -1604,38 +1673,43 @@ static int ct__fsdp_collect(ct_module *m, const ct_module *um, ct_module *const 
 
 static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
     if (u->work) { ct_work_wait(u->work); u->work = NULL; }
-    for (int i = 0; i < u->np; i++) {
-        if (u->slots && u->orig_params && u->orig_params[i]) {
-            /* the module gets its own tensor back, with the current values when there are some */
-            if (u->buf && u->params && u->params[i]) {
-                int prev = ct_set_grad_enabled(0);
-                ct_copy_(u->orig_params[i], u->params[i]);
-                ct_set_grad_enabled(prev);
-            }
-            u->slots[i]->tensor = u->orig_params[i];
-            if (u->params && u->params[i]) ct_release(u->params[i]);   /* the module's reference */
+    for (int i = 0; u->params && i < u->np; i++) {
+        if (!u->params[i]) continue;
+        /* the module gets parameters of its own again: copies of the gathered values
+           (zeros when they could not be gathered) */
+        int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+        ct_tensor *own = u->buf ? ct_clone(ct_detach(u->params[i])) : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
+        ct_set_grad_enabled(prev);
+        if (own) {
+            ct_set_requires_grad(own, 1);
+            u->slots[i]->tensor = ct_retain(own);
+            ct_release(u->params[i]);   /* the module's reference */
         }
-        if (u->params && u->params[i]) ct_release(u->params[i]);
+        ct_scope_end(s);
+        ct_release(u->params[i]);
     }
     if (u->local) ct_release(u->local);
     if (u->gfull) ct_release(u->gfull);
     if (u->gred) ct_release(u->gred);
-    if (u->buf) CT_FREE(u->buf);
+    ct__fsdp_release_full(u);
     if (u->m && u->orig) u->m->type = u->orig;
     for (int i = 0; i < ct__fsdp_nlive; i++)
         if (ct__fsdp_live[i] == u) { ct__fsdp_live[i] = ct__fsdp_live[--ct__fsdp_nlive]; break; }
     CT_FREE(u->slots);
-    CT_FREE(u->orig_params);
     CT_FREE(u->params);
     CT_FREE(u->off);
 }
-CTENSOR_API void ct_fsdp_free(ct_fsdp *f) {
+static void ct__fsdp_destroy(ct_fsdp *f, int gather) {
     if (!f) return;
+    /* the values for the module's own parameters again (a collective) */
+    for (int i = 0; gather && i < f->nu; i++)
+        if (ct__fsdp_gather(&f->u[i])) break;
     for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i]);
     CT_FREE(f->u);
     CT_FREE(f->args);
     CT_FREE(f);
 }
+CTENSOR_API void ct_fsdp_free(ct_fsdp *f) { ct__fsdp_destroy(f, 1); }
 
 /* every parameter from rank 0 (sync_module_states) */
 static ct_status ct__dist_broadcast_list(ct_process_group *g, int n, ct_tensor *const *ts) {
@@ -1659,11 +1733,10 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     u->slots = (ct_named_tensor **)CT_MALLOC((size_t)maxp * sizeof *u->slots);
     if (!u->slots) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
     u->np = ct__fsdp_collect(um, um, wrapped, nw, u->slots, 0);
-    u->orig_params = (ct_tensor **)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(ct_tensor *));
     u->params = (ct_tensor **)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(ct_tensor *));
     u->off = (int64_t *)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(int64_t));
-    if (!u->orig_params || !u->params || !u->off) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
-    for (int i = 0; i < u->np; i++) u->orig_params[i] = u->params[i] = NULL;
+    if (!u->params || !u->off) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    for (int i = 0; i < u->np; i++) u->params[i] = NULL;
     u->dt = u->slots[0]->tensor->dtype;
     for (int i = 0; i < u->np; i++) {
         ct_tensor *p = u->slots[i]->tensor;
@@ -1680,8 +1753,7 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     u->padded = f->strategy == CT_FSDP_NO_SHARD ? u->numel : (u->numel + W - 1) / W * W;
     u->shard = f->strategy == CT_FSDP_NO_SHARD ? u->numel : u->padded / W;
     size_t es = ct_dtype_size(u->dt);
-    u->buf = CT_MALLOC((size_t)(u->padded ? u->padded : 1) * es);
-    if (!u->buf) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    if (ct__fsdp_alloc_full(u)) return -1;
     memset(u->buf, 0, (size_t)u->padded * es);
     int s = ct_scope_begin(), rc = 0;
     for (int i = 0; i < u->np && !rc; i++) {
@@ -1692,8 +1764,8 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
         memcpy(ct_data_ptr(p), ct_data_ptr(c), (size_t)ct_numel(orig) * es);
         ct_set_requires_grad(p, 1);
         u->params[i] = ct_retain(p);
-        u->orig_params[i] = orig;              /* the module's reference, now ours */
-        u->slots[i]->tensor = ct_retain(p);    /* the module's reference to the new one */
+        u->slots[i]->tensor = ct_retain(p);    /* the module holds the new one ... */
+        ct_release(orig);                      /* ... and lets its own go */
         args[i].u = u;
         args[i].i = i;
     }
@@ -1717,7 +1789,6 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     u->wtype.forward = ct__fsdp_unit_forward;
     um->type = &u->wtype;
     ct__fsdp_live[ct__fsdp_nlive++] = u;
-    ct__fsdp_free_full(u);
     return 0;
 }
 
@@ -1776,7 +1847,8 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         }
     }
     CT_FREE(wrapped);
-    if (st) { ct_fsdp_free(f); return NULL; }
+    if (st) { ct__fsdp_destroy(f, 0); return NULL; }
+    for (int i = 0; i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);   /* now only shards */
     return f;
 }
 
@@ -1812,12 +1884,7 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
         for (int i = 0; i < f->nu && !f->err; i++) {
             ct__fsdp_unit *u = &f->u[i];
             if (u->launched) continue;
-            if (!u->gfull) {
-                int s = ct_scope_begin();
-                u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
-                if (f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
-                ct_scope_end(s);
-            }
+            if (!u->gfull) ct__fsdp_grad_bufs(u);
             ct__fsdp_launch(u);
         }
         int prev = ct_set_grad_enabled(0);
@@ -1835,8 +1902,9 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             }
             ct_scope_end(s);
             for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
-            if (u->gfull) ct_release(u->gfull);
-            if (u->gred) ct_release(u->gred);
+            ct__fsdp_sample(f);
+            if (u->gfull) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded); ct_release(u->gfull); }
+            if (u->gred) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->shard); ct_release(u->gred); }
             u->gfull = u->gred = NULL;
             u->ngot = 0;
             u->launched = 0;
@@ -1863,6 +1931,29 @@ CTENSOR_API ct_status ct_fsdp_backward(ct_fsdp *f, ct_tensor *loss) {
         return st;
     }
     return ct_fsdp_finish_gradients(f);
+}
+CTENSOR_API ct_status ct_fsdp_memory(const ct_fsdp *f, ct_fsdp_memory_stats *out) {
+    if (!f || !out) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "FSDP memory: the FSDP or the output is NULL");
+        return ct_last_error_code() ? ct_last_error_code() : CT_ERR_NULL;
+    }
+    memset(out, 0, sizeof *out);
+    int64_t shard_grads = 0;
+    for (int i = 0; i < f->nu; i++) {
+        const ct__fsdp_unit *u = &f->u[i];
+        if (f->strategy != CT_FSDP_NO_SHARD) out->shard_param_bytes += ct__fsdp_flatbytes(u, u->shard);
+        if (u->local && u->local->grad) shard_grads += ct__fsdp_flatbytes(u, u->shard);
+    }
+    out->peak_full_param_bytes = f->peak_full;
+    out->peak_grad_bytes = f->peak_grad + shard_grads;
+    out->peak_live_bytes = f->peak_live;
+    return CT_OK;
+}
+CTENSOR_API void ct_fsdp_reset_peak_memory(ct_fsdp *f) {
+    if (!f) return;
+    f->peak_full = f->full_bytes;
+    f->peak_grad = f->grad_bytes;
+    f->peak_live = ct_live_bytes();
 }
 CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
     if (!f) {

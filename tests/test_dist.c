@@ -267,6 +267,17 @@ TEST(test_fsdp_single) {
                 CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, x), y, NULL)), CT_OK);
                 ct_step(o2);
             }
+            if (k == 0) {   /* units of 48 and 27 float64 parameters */
+                ct_fsdp_memory_stats ms;
+                CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
+                CHECK_EQ_INT(ms.shard_param_bytes, strat == CT_FSDP_NO_SHARD ? 0 : 75 * 8);
+                /* FULL_SHARD: one unit gathered at a time; the others keep both */
+                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_FULL_SHARD ? 48 * 8 : 75 * 8);
+                CHECK(ms.peak_grad_bytes >= 48 * 8 && ms.peak_live_bytes > 0);
+                ct_fsdp_reset_peak_memory(f);
+                CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
+                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_NO_SHARD ? 75 * 8 : 0);
+            }
             CHECK_EQ_INT(ct_fsdp_summon_full_params(f), CT_OK);
             CHECK(same_params(ref, net));
             ct_optim_free(o1);
@@ -287,6 +298,7 @@ TEST(test_fsdp_single) {
     CHECK_ERR(ct_fsdp_finish_gradients(NULL) == CT_OK, CT_ERR_NULL, "FullyShardedDataParallel: the FSDP is NULL");
     CHECK_ERR(ct_fsdp_backward(NULL, NULL) == CT_OK, CT_ERR_NULL, "FullyShardedDataParallel backward: the FSDP is NULL");
     CHECK_ERR(ct_fsdp_summon_full_params(NULL) == CT_OK, CT_ERR_NULL, "summon_full_params: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_memory(f, NULL) == CT_OK, CT_ERR_NULL, "FSDP memory: the FSDP or the output is NULL");
     CT_SCOPE {
         ct_tensor *x = ct_randn(CT_FLOAT64, 2, 5);
         ct_backward(ct_sum(ct_fsdp_forward(f, x)));

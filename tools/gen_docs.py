@@ -1241,6 +1241,8 @@ OVERRIDES = {
     "ct_fsdp_backward": "torch.Tensor.backward | loss.backward() on an FSDP model's loss",
     "ct_fsdp_finish_gradients": "none: the end of FSDP's backward (its post-backward callback, queued on the autograd engine in PyTorch); ctensor's hooks run before accumulation, so a call finishes it",
     "ct_fsdp_summon_full_params": FSDP_NA % "FullyShardedDataParallel.summon_full_params()",
+    "ct_fsdp_memory": "torch.cuda.max_memory_allocated | per kind (parameters, gradients, everything), as FSDP's memory tracking",
+    "ct_fsdp_reset_peak_memory": "torch.cuda.reset_peak_memory_stats",
     "ct_zero_param_rank": "none: which rank owns a parameter (PyTorch's ZeroRedundancyOptimizer keeps its partition in private fields)",
 }
 PATTERNS = [
