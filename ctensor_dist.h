@@ -1597,12 +1597,11 @@ static void ct__fsdp_launch(ct__fsdp_unit *u) {
 }
 /* reduce-scatters that finished: their whole flat gradient can go */
 static void ct__fsdp_poll(ct_fsdp *f) {
-    if (f->strategy == CT_FSDP_NO_SHARD) return;
     for (int i = 0; i < f->nu; i++) {
         ct__fsdp_unit *u = &f->u[i];
         if (!u->work) continue;
-        int r = ct_work_test(u->work);
-        if (r == 0) continue;
+        int r = ct_work_test(u->work);   /* also moves the transfer on */
+        if (r == 0 || f->strategy == CT_FSDP_NO_SHARD) continue;
         if (ct_work_wait(u->work)) ct__fsdp_fail(f);
         u->work = NULL;
         if (u->gfull) {
@@ -1894,11 +1893,16 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
                 if (ct_work_wait(u->work)) ct__fsdp_fail(f);
                 u->work = NULL;
             }
-            ct_tensor *g = f->strategy == CT_FSDP_NO_SHARD ? u->gfull : u->gred;
+            ct_tensor **gp = f->strategy == CT_FSDP_NO_SHARD ? &u->gfull : &u->gred;
             int s = ct_scope_begin();
-            if (!f->err && g) {
-                if (u->local->grad) { if (!ct_add_(u->local->grad, g)) ct__fsdp_fail(f); }
-                else if (ct_set_grad(u->local, ct_clone(g))) ct__fsdp_fail(f);
+            if (!f->err && *gp) {
+                if (u->local->grad) { if (!ct_add_(u->local->grad, *gp)) ct__fsdp_fail(f); }
+                else if (ct_set_grad(u->local, *gp)) ct__fsdp_fail(f);
+                else {   /* the reduced gradient becomes .grad as it is, no copy */
+                    f->grad_bytes -= ct__fsdp_flatbytes(u, gp == &u->gfull ? u->padded : u->shard);
+                    ct_release(*gp);
+                    *gp = NULL;
+                }
             }
             ct_scope_end(s);
             for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);

@@ -12,8 +12,8 @@
      mlp50m_step_1proc, mlp50m_step_ddp2, mlp50m_step_fsdp2_{full_shard,shard_grad_op,
      no_shard} (every Linear a unit)
    with "# memory" lines per rank 0: the bytes held between steps (parameters,
-   gradients, optimizer state, DDP's buckets / FSDP's shards: ctensor's live storage
-   plus FSDP's gathered buffers) and, for FSDP, the peaks ct_fsdp_memory reports.
+   gradients, optimizer state, DDP's buckets / FSDP's shards: ctensor's live storage,
+   FSDP's flat buffers included) and, for FSDP, the peaks ct_fsdp_memory reports.
    The two cases are fixed step counts (every rank must run the same number of
    steps), 30 warm-up steps then 300 timed one by one: median and fastest step.
    Run alone, the program times the first case and then starts itself under
@@ -104,11 +104,9 @@ static int run_big(const char *name, ct_process_group *pg, int mode /* 0 one pro
         if (fsdp) {
             ct_fsdp_memory_stats ms;
             ct_fsdp_memory(fsdp, &ms);
-            /* NO_SHARD keeps its whole flat parameters outside ctensor's storage count */
-            int64_t extra = fo.sharding_strategy == CT_FSDP_NO_SHARD ? ms.peak_full_param_bytes : 0;
             printf("# memory %s rank 0: held between steps %.1f MB; peaks: gathered parameters %.1f MB, flat "
                    "gradients %.1f MB, everything (activations too) %.1f MB\n",
-                   name, (double)(held + extra) / 1e6, (double)ms.peak_full_param_bytes / 1e6,
+                   name, (double)held / 1e6, (double)ms.peak_full_param_bytes / 1e6,
                    (double)ms.peak_grad_bytes / 1e6, (double)ms.peak_live_bytes / 1e6);
         } else
             printf("# memory %s rank 0: held between steps %.1f MB (parameters, gradients, Adam's state%s)\n", name,
