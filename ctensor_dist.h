@@ -1536,7 +1536,8 @@ static void ct__fsdp_release_full(ct__fsdp_unit *u) {
 /* points the unit's parameter tensors at buf (NULL: freed) */
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
     size_t es = ct_dtype_size(u->dt);
-    for (int i = 0; i < u->np; i++) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
+    for (int i = 0; u->params && i < u->np; i++)
+        if (u->params[i]) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
 }
 static void ct__fsdp_free_full(ct__fsdp_unit *u) {
     if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
@@ -1685,12 +1686,13 @@ static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
             ct_release(u->params[i]);   /* the module's reference */
         }
         ct_scope_end(s);
-        ct_release(u->params[i]);
     }
+    ct__fsdp_release_full(u);   /* (it points the parameters away first) */
+    for (int i = 0; u->params && i < u->np; i++)
+        if (u->params[i]) ct_release(u->params[i]);
     if (u->local) ct_release(u->local);
     if (u->gfull) ct_release(u->gfull);
     if (u->gred) ct_release(u->gred);
-    ct__fsdp_release_full(u);
     if (u->m && u->orig) u->m->type = u->orig;
     for (int i = 0; i < ct__fsdp_nlive; i++)
         if (ct__fsdp_live[i] == u) { ct__fsdp_live[i] = ct__fsdp_live[--ct__fsdp_nlive]; break; }
