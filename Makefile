@@ -45,7 +45,7 @@ TSAN     := -O1 -g -fsanitize=thread
 # tests that start threads; make test also runs them under ThreadSanitizer
 TSAN_TESTS := test_threads
 
-APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev
+APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev libopenmpi-dev openmpi-bin
 DATA_PKGS := dataset-fashion-mnist
 
 HEADERS  := ctensor.h $(wildcard ctensor_*.h)
@@ -135,7 +135,7 @@ $(BUILD)/gpt/io.safetensors: examples/torch_interop/export_gpt.py examples/torch
 # Tests that use only the public API link one compiled copy of the implementation
 # per build kind (tests/ct_impl.c) instead of compiling it again each: the suite
 # builds in about half the time. The others compile the implementation themselves.
-SHARED_TESTS := $(filter test_core test_dlpack test_index test_named test_interop test_io test_jit test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce,$(TESTS))
+SHARED_TESTS := $(filter test_core test_dist test_dlpack test_index test_named test_interop test_io test_jit test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce,$(TESTS))
 BLAS_CFLAGS  := $(filter-out -l%,$(BLAS))
 BLAS_LIBS    := $(filter -l%,$(BLAS))
 $(BUILD)/tests/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/tests
@@ -162,6 +162,32 @@ $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tsan
 # test_quant.c includes its parts from tests/quant/
 $(BUILD)/tests/test_quant $(BUILD)/asan/test_quant $(BUILD)/opt/test_quant: $(wildcard tests/quant/*.h) bench/quant_zoo.h bench/zoo.h
 
+# ctensor_dist.h on Open MPI (libopenmpi-dev, openmpi-bin): tests/dist/test_dist_mpi.c,
+# compiled with mpicc's flags and linked to the shared implementation (built without
+# MPI: the test file brings the MPI backend), run by tests/dist/run.sh under mpirun
+# (-np 2 and 4, as root: OMPI_ALLOW_RUN_AS_ROOT; --oversubscribe) in the plain and
+# the ASan+UBSan builds. Without mpicc (not root, no packages) the part skips.
+MPICC      := $(if $(CROSS),,$(shell command -v mpicc 2>/dev/null))
+MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) -showme:compile 2>/dev/null))
+MPI_LIBS   := $(if $(MPICC),$(shell $(MPICC) -showme:link 2>/dev/null))
+DIST_BINS  := $(if $(MPICC),$(BUILD)/dist/test_dist_mpi $(BUILD)/asan/dist/test_dist_mpi)
+$(BUILD)/dist $(BUILD)/asan/dist:
+	@mkdir -p $@
+$(BUILD)/dist/test_dist_mpi: tests/dist/test_dist_mpi.c $(BUILD)/tests/ct_impl.o $(HEADERS) tests/ct_test.h | $(BUILD)/dist
+	$(CC) $(BASE) $(TESTFAST) $(MPI_CFLAGS) -DCT_TEST_SHARED_IMPL $< $(BUILD)/tests/ct_impl.o -o $@ $(LIBS) $(MPI_LIBS)
+$(BUILD)/asan/dist/test_dist_mpi: tests/dist/test_dist_mpi.c $(BUILD)/asan/ct_impl.o $(HEADERS) tests/ct_test.h | $(BUILD)/asan/dist
+	$(CC) $(BASE) $(ASAN) $(MPI_CFLAGS) -DCT_TEST_SHARED_IMPL $< $(BUILD)/asan/ct_impl.o -o $@ $(LIBS) $(MPI_LIBS)
+# examples/ddp_train.c with Open MPI when mpicc is here (mpirun -np 2 build/examples/ddp_train),
+# else the single-process build
+$(BUILD)/examples/ddp_train: examples/ddp_train.c $(HEADERS) | $(BUILD)/examples
+	$(CC) $(BASE) $(OPT) $(if $(MPICC),$(MPI_CFLAGS) -DCTENSOR_MPI) $< -o $@ $(BLAS) $(LIBS) $(MPI_LIBS)
+# bench/dist.c: with Open MPI it starts itself under mpirun -np 2 for the DDP case
+$(BUILD)/bench/dist: bench/dist.c $(HEADERS) bench/bench.h | $(BUILD)/bench
+	$(CC) $(BASE) $(BENCHOPT) $(if $(MPICC),$(MPI_CFLAGS) -DCTENSOR_MPI) $< -o $@ $(BLAS) $(LIBS) $(MPI_LIBS)
+.PHONY: test-dist
+test-dist: $(DIST_BINS)
+	@for b in $(DIST_BINS); do sh tests/dist/run.sh $$b || exit 1; done
+
 $(BUILD)/tests/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/tests
 	$(CC) $(BASE) $(TESTFAST) $(CONF_SRC) -o $@ $(LIBS)
 $(BUILD)/asan/conformance: $(CONF_SRC) $(wildcard tests/conformance/*.h) tests/ct_replay.h tests/ct_huge.h $(HEADERS) | $(BUILD)/asan
@@ -178,8 +204,8 @@ conformance: $(BUILD)/tests/conformance
 test: deps deps-aarch64
 	@$(MAKE) --no-print-directory test-run
 test-run: $(addprefix $(BUILD)/tests/,$(SHARED_TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
-      $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance
-	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
+      $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance $(DIST_BINS)
+	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" DIST_BINS="$(DIST_BINS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
 	@for t in $(TESTS); do ./$(BUILD)/asan/$$t || exit 1; done; ./$(BUILD)/asan/conformance tests/fixtures

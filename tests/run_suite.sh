@@ -72,6 +72,14 @@ for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
 for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
 for t in $TSAN_TESTS; do run_part "$t (tsan)" env TSAN_OPTIONS=halt_on_error=1 ./$B/tsan/$t; done
 run_part "conformance" ./$B/tests/conformance tests/fixtures
+# ctensor_dist.h on Open MPI: mpirun -np 2 and 4 on loopback (tests/dist/run.sh); the
+# Makefile's DIST_BINS (empty without mpicc: the part says it skipped)
+if [ -n "${DIST_BINS:-}" ]; then
+  for b in $DIST_BINS; do
+    case "$b" in */asan/*) k="asan+ubsan" ;; *) k="plain" ;; esac
+    run_part "dist, mpirun ($k)" sh tests/dist/run.sh "$b"
+  done
+else run_part "dist, mpirun" sh tests/dist/run.sh /nonexistent; fi
 # Replay (tests/ct_replay.h): every op call run again from its declared attributes
 # alone must give the same bits. The conformance cases cover most ops (backward
 # ops too); these unit tests add in-place views and double backward (autograd),

@@ -48,6 +48,7 @@ HEADERS = [
     ("ctensor_named.h", "ctensor_named.h: named tensors"),
     ("ctensor_jit.h", "ctensor_jit.h: tracing JIT, graph passes, save/load, export to C"),
     ("ctensor_cuda.h", "ctensor_cuda.h: CUDA devices, streams, memory, kernels"),
+    ("ctensor_dist.h", "ctensor_dist.h: process groups, collectives, DDP, ZeRO"),
 ]
 NAMES_FILE = os.path.join(ROOT, "tools", "torch_names.txt")
 # the torch namespaces whose public names tools/torch_names.txt lists
@@ -920,6 +921,8 @@ OPAPI = "none: ctensor's op table and dispatcher as a C API (PyTorch's are C++: 
 SAFET = "none: safetensors files; PyTorch users call the safetensors package (safetensors.torch.load / save)"
 NPY = "none: .npy files; PyTorch users call numpy.load / numpy.save with torch.from_numpy / Tensor.numpy"
 FREE = "none: C frees explicitly; in PyTorch the garbage collector frees the object"
+FSDP_NA = ("none: torch.distributed.fsdp.%s; PyTorch 1.13's FSDP cannot be imported on this machine's Python "
+           "(a dataclass error in torch.distributed._shard), so it is named here, not imported")
 OVERRIDES = {
     # ctensor.h: memory formats
     "ct_is_contiguous_format": "torch.Tensor.is_contiguous | tensor.is_contiguous(memory_format=...)",
@@ -1232,6 +1235,51 @@ OVERRIDES = {
     "ct_cuda_get_allow_fp16_reduced_precision_reduction": "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
     "ct_cuda_set_allow_bf16_reduced_precision_reduction": "none: PyTorch 1.13 has no switch for bfloat16 (torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction from 2.0)",
     "ct_cuda_get_allow_bf16_reduced_precision_reduction": "none: PyTorch 1.13 has no switch for bfloat16 (torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction from 2.0)",
+    # ctensor_dist.h
+    "ct_dist_init_process_group": "torch.distributed.init_process_group",
+    "ct_dist_destroy_process_group": "torch.distributed.destroy_process_group",
+    "ct_dist_is_initialized": "torch.distributed.is_initialized",
+    "ct_dist_get_rank": "torch.distributed.get_rank",
+    "ct_dist_get_world_size": "torch.distributed.get_world_size",
+    "ct_dist_get_backend": "torch.distributed.get_backend",
+    "ct_dist_register_backend": "torch.distributed.Backend.register_backend",
+    "ct_dist_mpi_register": "none: links the MPI backend in; PyTorch's is built into torch.distributed when compiled with MPI",
+    "ct_dist_all_reduce": "torch.distributed.all_reduce | all_reduce(tensor, op, group, async_op=work is not NULL)",
+    "ct_dist_broadcast": "torch.distributed.broadcast",
+    "ct_dist_all_gather": "torch.distributed.all_gather",
+    "ct_dist_all_gather_into_tensor": "torch.distributed.all_gather_into_tensor",
+    "ct_dist_reduce_scatter": "torch.distributed.reduce_scatter",
+    "ct_dist_reduce_scatter_tensor": "torch.distributed.reduce_scatter_tensor",
+    "ct_dist_barrier": "torch.distributed.barrier",
+    "ct_dist_send": "torch.distributed.send | send, or isend when work is not NULL",
+    "ct_dist_recv": "torch.distributed.recv | recv, or irecv when work is not NULL",
+    "ct_work_wait": "torch.distributed.Work.wait",
+    "ct_work_wait_timeout": "torch.distributed.Work.wait | work.wait(timeout)",
+    "ct_work_test": "torch.distributed.Work.is_completed",
+    "ct_ddp_new": "torch.nn.parallel.DistributedDataParallel",
+    "ct_ddp_free": FREE,
+    "ct_ddp_module": "torch.nn.parallel.DistributedDataParallel | ddp.module",
+    "ct_ddp_forward": "torch.nn.parallel.DistributedDataParallel.forward",
+    "ct_ddp_backward": "torch.Tensor.backward | loss.backward() on a DDP model's loss",
+    "ct_ddp_finish_gradients": "none: the end of DDP's backward (its reducer's finalize, queued on the autograd engine in PyTorch); ctensor's hooks run before accumulation, so a call finishes it",
+    "ct_ddp_set_require_sync": "torch.nn.parallel.DistributedDataParallel.no_sync | ddp.require_backward_grad_sync = flag",
+    "CT_DDP_NO_SYNC": "torch.nn.parallel.DistributedDataParallel.no_sync | with ddp.no_sync(): ...",
+    "ct_ddp_num_buckets": "none: DDP's bucket layout, for tests and tuning (PyTorch keeps it in its private reducer)",
+    "ct_ddp_bucket_params": "none: DDP's bucket layout, for tests and tuning (PyTorch keeps it in its private reducer)",
+    "ct_zero_redundancy_optimizer": "torch.distributed.optim.ZeroRedundancyOptimizer",
+    "ct_zero_free": FREE,
+    "ct_zero_step": "torch.distributed.optim.ZeroRedundancyOptimizer.step",
+    "ct_fsdp_new": FSDP_NA % "FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy, sync_module_states=True)",
+    "ct_fsdp_free": FREE,
+    "ct_fsdp_parameters": FSDP_NA % "FullyShardedDataParallel.parameters()",
+    "ct_fsdp_num_units": "none: how many units the wrap policy made (PyTorch: count the FullyShardedDataParallel instances in fsdp.modules())",
+    "ct_fsdp_forward": FSDP_NA % "FullyShardedDataParallel.forward",
+    "ct_fsdp_backward": "torch.Tensor.backward | loss.backward() on an FSDP model's loss",
+    "ct_fsdp_finish_gradients": "none: the end of FSDP's backward (its post-backward callback, queued on the autograd engine in PyTorch); ctensor's hooks run before accumulation, so a call finishes it",
+    "ct_fsdp_summon_full_params": FSDP_NA % "FullyShardedDataParallel.summon_full_params()",
+    "ct_fsdp_memory": "torch.cuda.max_memory_allocated | per kind (parameters, gradients, everything), as FSDP's memory tracking",
+    "ct_fsdp_reset_peak_memory": "torch.cuda.reset_peak_memory_stats",
+    "ct_zero_param_rank": "none: which rank owns a parameter (PyTorch's ZeroRedundancyOptimizer keeps its partition in private fields)",
 }
 PATTERNS = [
     (r"ct_(num_ops|op_|attrs_|op_call_|add_dispatch|remove_dispatch|backend_name|register_backend_op)", OPAPI),

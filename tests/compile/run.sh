@@ -17,6 +17,12 @@ if command -v "$CLANG" >/dev/null 2>&1; then
   try "clang -std=c11"    sh -c "$CLANG -std=c11 $W tests/compile/user.c -o $B/user_clang $LA && $B/user_clang"
 else echo "skip clang (not installed)"; fi
 try "g++ -x c++ -std=c++17" sh -c "$CXX -x c++ -std=c++17 $W tests/compile/user.c -o $B/user_cxx $LA && $B/user_cxx"
+# ctensor_dist.h with its MPI backend (Open MPI's mpicc flags), as C and as C++
+if command -v mpicc >/dev/null 2>&1; then
+  MPIF="$(mpicc -showme:compile) -DCTENSOR_MPI"; MPIL="$(mpicc -showme:link)"
+  try "gcc -std=c11 -DCTENSOR_MPI (ctensor_dist.h on MPI)" sh -c "$CC -std=c11 $W $MPIF tests/compile/user.c -o $B/user_mpi $LA $MPIL && $B/user_mpi"
+  try "g++ -x c++ -DCTENSOR_MPI" sh -c "$CXX -x c++ -std=c++17 $W $MPIF -c tests/compile/user.c -o $B/user_mpi_cxx.o"
+else echo "skip ctensor_dist.h with MPI (no mpicc)"; fi
 # CT_SCOPE's three forms: break/continue/return inside a scope (gcc cleanup, C++ guard, portable)
 try "CT_SCOPE gcc cleanup form"  sh -c "$CC -std=c11 $W tests/compile/scope.c -o $B/scope_gcc -lm && $B/scope_gcc"
 try "CT_SCOPE C++ guard form"    sh -c "$CXX -x c++ -std=c++17 $W tests/compile/scope.c -o $B/scope_cxx -lm && $B/scope_cxx"

@@ -9,6 +9,7 @@
 #include "ctensor_quant.h"
 #include "ctensor_named.h"
 #include "ctensor_jit.h"
+#include "ctensor_dist.h"
 
 int main(void) {
     int bad = 0;
@@ -32,6 +33,10 @@ int main(void) {
         ct_tensor *gy = NULL;
         bad |= !g || ct_jit_fuse_elementwise(g) != CT_OK || ct_graph_run(g, 1, &a, &gy, 1) != 1 || ct_item(ct_sum(gy)) != 0.0;
         ct_graph_free(g);
+        ct_process_group *pg = ct_dist_init_process_group("single", NULL);                /* ctensor_dist.h */
+        ct_tensor *d = ct_ones(CT_FLOAT32, 3);
+        bad |= !pg || ct_dist_all_reduce(d, CT_REDUCE_AVG, pg, NULL) != CT_OK || ct_item(ct_sum(d)) != 3.0;
+        bad |= ct_dist_destroy_process_group(pg) != CT_OK;
     }
     bad |= ct_live_tensors() != 0;
     return bad;

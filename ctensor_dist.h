@@ -1,0 +1,2152 @@
+/* ctensor_dist.h - torch.distributed for ctensor: process groups (Open MPI, a single
+   process), collectives with asynchronous handles and timeouts, DistributedDataParallel,
+   ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (its first part).
+                                                                  v0.1 (2026-12-06)
+
+   HOW TO USE
+     #define CTENSOR_IMPLEMENTATION          (in exactly one file)
+     #include "ctensor.h"
+     #include "ctensor_nn.h"
+     #include "ctensor_dist.h"               (after ctensor_nn.h)
+
+     Without CTENSOR_MPI only the single-process group ("single") exists: the header
+     needs nothing but ctensor.h and ctensor_nn.h, and a program written for N ranks
+     runs as one. With Open MPI (Debian: libopenmpi-dev, openmpi-bin):
+         mpicc -DCTENSOR_MPI -O2 train.c -o train -lm && mpirun -np 2 ./train
+     (as root, Open MPI also wants OMPI_ALLOW_RUN_AS_ROOT=1
+     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; more ranks than cores: --oversubscribe).
+
+     A program whose ctensor implementation was built without MPI (a prebuilt
+     libctensor, one shared implementation file) gets the MPI backend from one more
+     file, compiled with mpicc:
+         #define CTENSOR_DIST_MPI_IMPLEMENTATION
+         #include "ctensor.h"
+         #include "ctensor_nn.h"
+         #include "ctensor_dist.h"
+     It holds only the MPI backend and registers it when the program starts (gcc,
+     clang and C++; elsewhere call ct_dist_mpi_register() before
+     ct_dist_init_process_group).
+
+   THE FEEL (torch.distributed, torch.nn.parallel.DistributedDataParallel)
+       ct_process_group *pg = ct_dist_init_process_group("mpi", NULL);
+       ct_ddp *ddp = ct_ddp_new(model, pg, NULL);     // rank 0's parameters everywhere
+       ct_optimizer *opt = ct_optim_sgd(model, &(ct_sgd_options){ .lr = 0.1 });
+       for (...) CT_SCOPE {
+           ct_tensor *loss = ct_cross_entropy(ct_ddp_forward(ddp, x_local), y_local, NULL);
+           ct_zero_grad(opt);
+           ct_ddp_backward(ddp, loss);                // buckets all-reduced as grads appear
+           ct_step(opt);
+       }
+       ct_ddp_free(ddp); ct_dist_destroy_process_group(pg);
+
+   TABLE OF CONTENTS
+     1. Declarations
+        Process groups: init, rank, world size, destroy, backends
+        Collectives: all_reduce, broadcast, all_gather(_into_tensor),
+          reduce_scatter(_tensor), barrier, send/recv; async work (wait, test)
+        DistributedDataParallel: buckets, gradient hooks, no_sync
+        ZeroRedundancyOptimizer (ZeRO-1)
+        FullyShardedDataParallel: units, strategies, memory report
+     2. Implementation
+        Groups, the backend registry, work handles and their completion
+        The single-process backend
+        Collectives (checks, then the backend)
+        DistributedDataParallel
+        ZeroRedundancyOptimizer
+        FullyShardedDataParallel
+        The MPI backend (CTENSOR_MPI or CTENSOR_DIST_MPI_IMPLEMENTATION)
+
+   SEMANTICS (PyTorch 1.13's torch.distributed)
+     - Tensors are CPU tensors, contiguous, of a real dtype (float32/64, float16,
+       bfloat16, the integers, bool); collectives work in place on them (the
+       version counter is bumped as for any in-place op) and are not recorded by
+       autograd. Reductions of float16/bfloat16 run in float32 and round once.
+       ReduceOp.AVG needs a floating point dtype (sum, then divide by world size).
+       bool: SUM and MAX are logical or, PRODUCT and MIN logical and.
+     - Every collective takes `ct_work **work`: NULL runs it to completion (async_op=
+       False); else it starts it and *work is the handle (async_op=True): compute
+       overlaps the transfer until ct_work_wait (which also frees the handle).
+       The tensors involved stay alive until then (the handle holds references);
+       do not touch their data before the wait.
+     - Timeouts: every wait gives up after the group's timeout (options.timeout_s,
+       default 1800 s as PyTorch's) or ct_work_wait_timeout's, and returns an error
+       naming the op, the rank and the time: a peer that exited or hangs becomes an
+       error here, never a hang. The group is then broken: its later calls fail at
+       once with the first message (as NCCL's async error handling); destroy it.
+       Open MPI's own runtime kills the other ranks when one exits without
+       MPI_Finalize (a crash) unless mpirun is given --enable-recovery; a rank that
+       leaves cleanly (ct_dist_destroy_process_group, then exit) is caught here.
+     - Errors come back as a ct_status (NULL for constructors) with ct_last_error():
+       "all_gather_into_tensor: output tensor size must be equal to world_size times
+       input tensor size (output 5 elements, input 3, world_size 2)". A NULL tensor
+       argument keeps the error that made it NULL.
+*/
+#ifndef CTENSOR_DIST_H_INCLUDED
+#define CTENSOR_DIST_H_INCLUDED
+
+#ifndef CTENSOR_H_INCLUDED
+#error "include ctensor.h before ctensor_dist.h"
+#endif
+#ifndef CTENSOR_NN_H_INCLUDED
+#error "include ctensor_nn.h before ctensor_dist.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   Process groups (torch.distributed.init_process_group, ProcessGroup)
+   A group is a set of ranks 0..world_size-1 that run collectives together. The
+   first group made is the default one: functions given a NULL group use it.
+   ========================================================================== */
+/* torch.distributed.ReduceOp */
+typedef enum ct_reduce_op {
+    CT_REDUCE_SUM = 0,
+    CT_REDUCE_AVG = 1,
+    CT_REDUCE_MAX = 2,
+    CT_REDUCE_MIN = 3,
+    CT_REDUCE_PRODUCT = 4,
+    CT_REDUCE_NUM_OPS = 5
+} ct_reduce_op;
+
+typedef struct ct_process_group ct_process_group;
+typedef struct ct_work ct_work;
+typedef struct ct_dist_options {
+    double timeout_s;           /* 0: 1800 s (PyTorch's default timedelta(minutes=30)) */
+} ct_dist_options;
+
+/* torch.distributed.init_process_group(backend, timeout=...): "mpi" (built with
+   CTENSOR_MPI, started by mpirun), "single" (one process, rank 0 of 1), or a
+   registered backend's name. NULL backend: "mpi" when it is built in, else
+   "single". The first group becomes the default group. NULL + error when the
+   backend is unknown or cannot start. */
+CTENSOR_API ct_process_group *ct_dist_init_process_group(const char *backend, const ct_dist_options *options);
+/* torch.distributed.destroy_process_group(group): finishes the backend (MPI_Finalize
+   for the group that started MPI) and frees the group; NULL: the default group. */
+CTENSOR_API ct_status ct_dist_destroy_process_group(ct_process_group *group);
+/* torch.distributed.is_initialized(): a default group exists */
+CTENSOR_API int ct_dist_is_initialized(void);
+/* torch.distributed.get_rank(group) / get_world_size(group): -1 + error without a group */
+CTENSOR_API int ct_dist_get_rank(const ct_process_group *group);
+CTENSOR_API int ct_dist_get_world_size(const ct_process_group *group);
+/* torch.distributed.get_backend(group): "mpi", "single", ... (NULL + error without a group) */
+CTENSOR_API const char *ct_dist_get_backend(const ct_process_group *group);
+
+/* A backend, for its authors (an NCCL one, a test double). Every function works on
+   contiguous buffers of `count` elements of dt and starts an operation: 0 and *req
+   (NULL when it completed at once), or non-zero with the error set (ct_set_error).
+   all_reduce and reduce_scatter never get CT_REDUCE_AVG (the group divides) nor a
+   float16/bfloat16 buffer (the group reduces those in float32). test: *done = 1 when
+   the request finished (it is then freed); non-zero on an error. abandon: the
+   request will never be waited for again (a timeout). */
+typedef struct ct_dist_backend {
+    const char *name;
+    int (*init)(void **state, int *rank, int *world_size);
+    void (*shutdown)(void *state, int broken);
+    int (*all_reduce)(void *state, void *buf, int64_t count, ct_dtype dt, ct_reduce_op op, void **req);
+    int (*broadcast)(void *state, void *buf, int64_t count, ct_dtype dt, int root, void **req);
+    int (*all_gather)(void *state, const void *in, void *out, int64_t count, ct_dtype dt, void **req);
+    int (*reduce_scatter)(void *state, const void *in, void *out, int64_t count, ct_dtype dt, ct_reduce_op op,
+                          void **req);
+    int (*barrier)(void *state, void **req);
+    int (*send)(void *state, const void *buf, int64_t count, ct_dtype dt, int dst, int tag, void **req);
+    int (*recv)(void *state, void *buf, int64_t count, ct_dtype dt, int src, int tag, void **req);
+    int (*test)(void *state, void *req, int *done);
+    void (*abandon)(void *state, void *req);
+} ct_dist_backend;
+/* torch.distributed.Backend.register_backend: makes `b` (kept by pointer) available
+   to ct_dist_init_process_group under b->name; a second one of the same name
+   replaces the first. */
+CTENSOR_API ct_status ct_dist_register_backend(const ct_dist_backend *b);
+#if defined(CTENSOR_MPI) || defined(CTENSOR_DIST_MPI_IMPLEMENTATION)
+/* Registers the MPI backend ("mpi"); done by itself at program start with gcc, clang
+   and C++ compilers, so only needed elsewhere. */
+CTENSOR_API ct_status ct_dist_mpi_register(void);
+#endif
+
+/* ============================================================================
+   Collectives (torch.distributed.all_reduce, ...) and work handles
+   group NULL: the default group. work NULL: run to completion (waiting at most the
+   group's timeout); else start the operation and return its handle in *work.
+   ========================================================================== */
+/* torch.distributed.all_reduce(tensor, op): every rank's tensor becomes the
+   reduction of all ranks' tensors. */
+CTENSOR_API ct_status ct_dist_all_reduce(ct_tensor *tensor, ct_reduce_op op, ct_process_group *group, ct_work **work);
+/* torch.distributed.broadcast(tensor, src): every rank's tensor becomes src's. */
+CTENSOR_API ct_status ct_dist_broadcast(ct_tensor *tensor, int src, ct_process_group *group, ct_work **work);
+/* torch.distributed.all_gather(tensor_list, tensor): outputs[r] = rank r's input; n must
+   be the world size and every output the input's dtype and number of elements. */
+CTENSOR_API ct_status ct_dist_all_gather(int n, ct_tensor *const *outputs, const ct_tensor *input,
+                                         ct_process_group *group, ct_work **work);
+/* torch.distributed.all_gather_into_tensor(output, input): output (world_size times
+   the input's elements: [world*n0, ...] or [world, ...]) holds the inputs in rank order. */
+CTENSOR_API ct_status ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *input, ct_process_group *group,
+                                                     ct_work **work);
+/* torch.distributed.reduce_scatter(output, input_list, op): output = the reduction over
+   ranks of their input_list[rank]; n must be the world size. */
+CTENSOR_API ct_status ct_dist_reduce_scatter(ct_tensor *output, int n, ct_tensor *const *inputs, ct_reduce_op op,
+                                             ct_process_group *group, ct_work **work);
+/* torch.distributed.reduce_scatter_tensor(output, input, op): input holds world_size
+   chunks of output's size; output = the reduction over ranks of chunk [rank]. */
+CTENSOR_API ct_status ct_dist_reduce_scatter_tensor(ct_tensor *output, const ct_tensor *input, ct_reduce_op op,
+                                                    ct_process_group *group, ct_work **work);
+/* torch.distributed.barrier(): returns when every rank has entered it. */
+CTENSOR_API ct_status ct_dist_barrier(ct_process_group *group, ct_work **work);
+/* torch.distributed.send(tensor, dst, tag) / isend: to another rank (not this one). */
+CTENSOR_API ct_status ct_dist_send(const ct_tensor *tensor, int dst, ct_process_group *group, int tag, ct_work **work);
+/* torch.distributed.recv(tensor, src, tag) / irecv: from rank src, into tensor (its
+   dtype and number of elements must be the sender's). */
+CTENSOR_API ct_status ct_dist_recv(ct_tensor *tensor, int src, ct_process_group *group, int tag, ct_work **work);
+
+/* Work.wait(): waits (at most the group's timeout), finishes the operation (the AVG
+   division, copies into the outputs) and frees the handle, whatever the outcome. */
+CTENSOR_API ct_status ct_work_wait(ct_work *work);
+/* Work.wait(timeout): the same with its own timeout in seconds. */
+CTENSOR_API ct_status ct_work_wait_timeout(ct_work *work, double timeout_s);
+/* Work.is_completed(): drives the transfer on; 1 when it finished (its outputs are
+   ready; still call ct_work_wait to free the handle), 0 when not yet, -1 on an error. */
+CTENSOR_API int ct_work_test(ct_work *work);
+
+/* ============================================================================
+   DistributedDataParallel (torch.nn.parallel.DistributedDataParallel)
+   Construction broadcasts rank 0's parameters and buffers to every rank. Each
+   parameter gets a gradient hook (ct_register_hook); the parameters are laid out,
+   in reverse order, in flat buckets of one dtype (the first 1 MiB, the others
+   bucket_cap_mb, as PyTorch's). In a backward after ct_ddp_forward, each hook copies
+   its gradient (plus the .grad accumulated so far) into its bucket; a bucket whose
+   gradients are all in is all-reduced (averaged) at once, asynchronously, in bucket
+   order, while backward goes on to earlier layers.
+   ctensor's hooks run before a gradient is accumulated into .grad and none runs
+   after, so the averaged buckets are written back into .grad by one more call at
+   the end of backward: ct_ddp_backward(ddp, loss) does ct_backward then
+   ct_ddp_finish_gradients(ddp); a program that calls ct_backward itself must call
+   ct_ddp_finish_gradients before reading .grad or stepping (the next
+   ct_ddp_forward fails if it did not). Parameters that got no gradient are
+   reduced as zeros (find_unused_parameters=True's result).
+   ========================================================================== */
+typedef struct ct_ddp ct_ddp;
+typedef struct ct_ddp_options {
+    double bucket_cap_mb;       /* 0: 25 (PyTorch's default) */
+    int no_broadcast_buffers;   /* PyTorch's broadcast_buffers=False: buffers are not
+                                   broadcast from rank 0 at every forward */
+} ct_ddp_options;
+/* DistributedDataParallel(module, process_group=group, bucket_cap_mb=...): borrows
+   the module (free it after the DDP). NULL + error if the broadcast fails. */
+CTENSOR_API ct_ddp *ct_ddp_new(ct_module *module, ct_process_group *group, const ct_ddp_options *options);
+/* frees the wrapper and removes its hooks (not the module) */
+CTENSOR_API void ct_ddp_free(ct_ddp *ddp);
+/* ddp.module */
+CTENSOR_API ct_module *ct_ddp_module(const ct_ddp *ddp);
+/* ddp(x): the module's forward; arms gradient synchronization for the next backward
+   (when grad mode is on and not in no_sync). */
+CTENSOR_API ct_tensor *ct_ddp_forward(ct_ddp *ddp, ct_tensor *x);
+/* loss.backward() under DDP: ct_backward(loss), then ct_ddp_finish_gradients. */
+CTENSOR_API ct_status ct_ddp_backward(ct_ddp *ddp, ct_tensor *loss);
+/* The end of DDP's backward (PyTorch's reducer finalize): starts the buckets not
+   started yet, waits for all of them and writes the averaged gradients into .grad.
+   Nothing to do (CT_OK) when the last forward did not arm synchronization. */
+CTENSOR_API ct_status ct_ddp_finish_gradients(ct_ddp *ddp);
+/* ddp.require_backward_grad_sync = enabled; returns the previous setting. */
+CTENSOR_API int ct_ddp_set_require_sync(ct_ddp *ddp, int enabled);
+/* with ddp.no_sync(): ...  gradients accumulate locally in the block (a plain loop:
+   break leaves it and restores the setting; return and goto do not). */
+#define CT_DDP_NO_SYNC(ddp) \
+    for (int ct__ns_prev = ct_ddp_set_require_sync((ddp), 0), ct__ns_once = 1; ct__ns_once; \
+         ct__ns_once = 0, ct_ddp_set_require_sync((ddp), ct__ns_prev))
+/* how many buckets, and the parameters (indices in ct_module_parameters order) of each */
+CTENSOR_API int ct_ddp_num_buckets(const ct_ddp *ddp);
+CTENSOR_API int ct_ddp_bucket_params(const ct_ddp *ddp, int bucket, int *indices, int max);
+
+/* ============================================================================
+   ZeroRedundancyOptimizer (torch.distributed.optim.ZeroRedundancyOptimizer), ZeRO-1
+   Wraps an optimizer of any kind made over the whole model on every rank. Each
+   parameter belongs to one rank (greedy by size, largest first, to the rank with
+   the fewest elements so far, per group, as PyTorch's partition); a rank's step
+   updates only its own parameters, so optimizer state (momentum, Adam's moments)
+   exists for them only: about 1/world_size of it per rank. Then each parameter is
+   broadcast from its owner. The gradients must already be the same everywhere
+   (DDP's averaged .grad).
+   ========================================================================== */
+typedef struct ct_zero_optimizer ct_zero_optimizer;
+/* ZeroRedundancyOptimizer(params, optimizer_class, ...): borrows opt (free it after). */
+CTENSOR_API ct_zero_optimizer *ct_zero_redundancy_optimizer(ct_optimizer *opt, ct_process_group *group);
+CTENSOR_API void ct_zero_free(ct_zero_optimizer *z);
+/* optimizer.step(): the local partition's update, then the parameters broadcast from
+   their owners. */
+CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z);
+/* the rank that owns parameter i of group g (-1 + error when out of range) */
+CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i);
+
+/* ============================================================================
+   FullyShardedDataParallel (torch.distributed.fsdp), first part: flat parameters
+   per wrapped unit, the three sharding strategies, all-gather before a unit's
+   forward and (FULL_SHARD) again before its backward, gradients reduce-scattered
+   (averaged) to shards as each unit's backward ends, the optimizer on the local
+   shards only. Not yet: prefetch, CPU offload, mixed precision, activation
+   checkpointing, state dicts, the memory report.
+   Units: the root, and every submodule the policy wraps (bottom-up, as PyTorch's
+   size_based_auto_wrap_policy: a module whose parameters not already in a wrapped
+   descendant number at least min_num_params). Each unit's parameters become one
+   flat buffer, padded to a multiple of the world size; each rank keeps its 1/N
+   shard (NO_SHARD: the whole). The module's parameters are replaced by tensors over
+   the flat buffer, whose memory exists only between the all-gather and the free:
+   read them only inside forward/backward or after ct_fsdp_summon_full_params.
+   Build the optimizer over ct_fsdp_parameters (the shards). As with DDP, the end of
+   backward is one call: ct_fsdp_backward(fsdp, loss) or ct_fsdp_finish_gradients.
+   ========================================================================== */
+typedef enum ct_fsdp_strategy {
+    CT_FSDP_FULL_SHARD = 0,     /* params, grads, optimizer state sharded; params freed after forward */
+    CT_FSDP_SHARD_GRAD_OP = 1,  /* params kept from forward to the end of backward */
+    CT_FSDP_NO_SHARD = 2        /* DDP-like: everything whole, gradients all-reduced */
+} ct_fsdp_strategy;
+typedef struct ct_fsdp ct_fsdp;
+typedef struct ct_fsdp_options {
+    ct_fsdp_strategy sharding_strategy;   /* 0: FULL_SHARD (PyTorch's default) */
+    int64_t min_num_params;               /* auto-wrap threshold; 0: 1e8 (PyTorch's default);
+                                             -1: no auto-wrap (the root unit only) */
+} ct_fsdp_options;
+/* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
+   sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
+   module and replaces its parameters (their memory goes: the shards hold the
+   values). Free the module after the FSDP. */
+CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *module, ct_process_group *group, const ct_fsdp_options *options);
+/* Frees the FSDP; the module gets parameters of its own again with the trained
+   values: a collective (the units are all-gathered), every rank calls it. */
+CTENSOR_API void ct_fsdp_free(ct_fsdp *f);
+/* fsdp.parameters(): the local flat shards, one per unit (for the optimizer) */
+CTENSOR_API int ct_fsdp_parameters(const ct_fsdp *f, ct_tensor **out, int max);
+/* how many units were made (the root's counts when it has parameters of its own) */
+CTENSOR_API int ct_fsdp_num_units(const ct_fsdp *f);
+/* fsdp(x) */
+CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x);
+/* loss.backward() under FSDP, then ct_fsdp_finish_gradients */
+CTENSOR_API ct_status ct_fsdp_backward(ct_fsdp *f, ct_tensor *loss);
+/* the end of backward: waits for the reduce-scatters and adds the averaged shard
+   gradients into the shards' .grad (accumulating across backwards, as .grad does) */
+CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f);
+/* Per-rank memory (torch.cuda.max_memory_allocated's role, split by kind), in bytes:
+   since construction or the last ct_fsdp_reset_peak_memory. Peaks are sampled where
+   FSDP runs (each unit's forward, pre-backward, gradient hooks, the end of backward). */
+typedef struct ct_fsdp_memory_stats {
+    int64_t shard_param_bytes;        /* the local flat shards (what the optimizer steps) */
+    int64_t peak_full_param_bytes;    /* gathered flat parameters alive at once */
+    int64_t peak_grad_bytes;          /* flat gradients (whole and reduced) alive at once, and the
+                                         shards' .grad */
+    int64_t peak_live_bytes;          /* all of ctensor's storage plus FSDP's buffers: parameters,
+                                         gradients, optimizer state and activations */
+} ct_fsdp_memory_stats;
+CTENSOR_API ct_status ct_fsdp_memory(const ct_fsdp *f, ct_fsdp_memory_stats *out);
+CTENSOR_API void ct_fsdp_reset_peak_memory(ct_fsdp *f);
+/* FSDP.summon_full_params(): all-gathers every unit, so the module's parameters can
+   be read (or saved) until the next forward or backward frees them */
+CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CTENSOR_DIST_H_INCLUDED */
+
+/* ############################################################################
+   2. IMPLEMENTATION
+   ############################################################################ */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_DIST_NO_IMPLEMENTATION) && !defined(CTENSOR_DIST_IMPLEMENTATION)
+#define CTENSOR_DIST_IMPLEMENTATION
+#endif
+#ifdef CTENSOR_DIST_IMPLEMENTATION
+#ifndef CTENSOR_DIST_IMPLEMENTATION_DONE
+#define CTENSOR_DIST_IMPLEMENTATION_DONE
+#include <string.h>
+#include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sched.h>
+#define CT__DIST_YIELD() sched_yield()
+#else
+#define CT__DIST_YIELD() ((void)0)
+#endif
+
+/* ============================================================================
+   Groups, the backend registry, work handles and their completion
+   ========================================================================== */
+#define CT__DIST_MAX_BACKENDS 8
+static const ct_dist_backend *ct__dist_backends[CT__DIST_MAX_BACKENDS];
+static int ct__dist_nbackends;
+static ct_process_group *ct__dist_default;
+
+struct ct_process_group {
+    const ct_dist_backend *be;
+    void *st;
+    int rank, world;
+    double timeout_s;
+    int broken;                 /* an operation timed out or failed: later ones fail at once */
+    char broken_msg[320];
+    int nheld, capheld;         /* tensors of abandoned operations, kept until destroy */
+    ct_tensor **held;
+};
+#define CT__WORK_MAXT 4
+struct ct_work {
+    ct_process_group *g;
+    const char *op;
+    void *req;
+    int pending;                /* the backend request has not finished */
+    int avg;                    /* divide buf by the world size at completion */
+    int bump;                   /* buf is the caller's tensor written in place */
+    ct_tensor *buf;             /* what the backend writes (retained) */
+    ct_tensor *dst;             /* buf is copied into dst at completion (retained) */
+    int nouts;
+    ct_tensor **outs;           /* list forms: row r of buf -> outs[r] (retained) */
+    ct_tensor *keep[CT__WORK_MAXT];   /* inputs alive while in flight (retained) */
+};
+
+CTENSOR_API ct_status ct_dist_register_backend(const ct_dist_backend *b) {
+    if (!b || !b->name || !b->init || !b->test) {
+        ct_set_error(CT_ERR_ARG, "register_backend: the backend or its name, init or test function is NULL");
+        return CT_ERR_ARG;
+    }
+    for (int i = 0; i < ct__dist_nbackends; i++)
+        if (!strcmp(ct__dist_backends[i]->name, b->name)) { ct__dist_backends[i] = b; return CT_OK; }
+    if (ct__dist_nbackends == CT__DIST_MAX_BACKENDS) {
+        ct_set_error(CT_ERR_STATE, "register_backend: at most %d backends can be registered", CT__DIST_MAX_BACKENDS);
+        return CT_ERR_STATE;
+    }
+    ct__dist_backends[ct__dist_nbackends++] = b;
+    return CT_OK;
+}
+
+/* dst = a, or "a: b" when b is given, cut to cap (messages kept for later) */
+static void ct__dist_msg(char *dst, size_t cap, const char *a, const char *b) {
+    size_t k = 0;
+    for (const char *p = a; *p && k + 1 < cap; p++) dst[k++] = *p;
+    if (b) {
+        for (const char *p = ": "; *p && k + 1 < cap; p++) dst[k++] = *p;
+        for (const char *p = b; *p && k + 1 < cap; p++) dst[k++] = *p;
+    }
+    dst[k] = 0;
+}
+
+static double ct__dist_now(void) {
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* the group to use, or NULL + error naming op */
+static ct_process_group *ct__dist_group(const char *op, const ct_process_group *g) {
+    if (!g) g = ct__dist_default;
+    if (!g) {
+        ct_set_error(CT_ERR_STATE, "%s: the default process group has not been initialized (call ct_dist_init_process_group first)", op);
+        return NULL;
+    }
+    if (g->broken) {
+        ct_set_error(CT_ERR_STATE, "%s: the process group can no longer be used: %s", op, g->broken_msg);
+        return NULL;
+    }
+    return (ct_process_group *)g;
+}
+
+static void ct__dist_hold(ct_process_group *g, ct_tensor *t) {
+    if (!t) return;
+    if (g->nheld == g->capheld) {
+        int nc = g->capheld ? 2 * g->capheld : 16;
+        ct_tensor **nh = (ct_tensor **)CT_REALLOC(g->held, (size_t)nc * sizeof *nh);
+        if (!nh) return;   /* out of memory: the tensor leaks rather than being freed under the transfer */
+        g->held = nh;
+        g->capheld = nc;
+    }
+    g->held[g->nheld++] = t;
+}
+
+static void ct__work_release(ct_work *w, int abandon) {
+    ct_tensor *ts[3 + CT__WORK_MAXT];
+    int n = 0;
+    ts[n++] = w->buf;
+    ts[n++] = w->dst;
+    for (int i = 0; i < CT__WORK_MAXT; i++) ts[n++] = w->keep[i];
+    for (int i = 0; i < n; i++)
+        if (ts[i]) { if (abandon) ct__dist_hold(w->g, ts[i]); else ct_release(ts[i]); }
+    for (int i = 0; i < w->nouts; i++)
+        if (w->outs[i]) { if (abandon) ct__dist_hold(w->g, w->outs[i]); else ct_release(w->outs[i]); }
+    CT_FREE(w->outs);
+    CT_FREE(w);
+}
+
+static ct_work *ct__work_new(ct_process_group *g, const char *op) {
+    ct_work *w = (ct_work *)CT_MALLOC(sizeof *w);
+    if (!w) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", op); return NULL; }
+    memset(w, 0, sizeof *w);
+    w->g = g;
+    w->op = op;
+    return w;
+}
+
+/* the transfer finished: the AVG division, copies into the outputs, version bumps */
+static int ct__work_complete(ct_work *w) {
+    int rc = 0, prev = ct_set_grad_enabled(0), s = ct_scope_begin();
+    if (w->avg && !ct_div_(w->buf, ct_scalar_tensor((double)w->g->world, w->buf->dtype))) rc = -1;
+    if (!rc && w->dst && !ct_copy_(w->dst, ct_view_n(w->buf, w->dst->ndim, w->dst->shape))) rc = -1;
+    for (int r = 0; !rc && r < w->nouts; r++)
+        if (!ct_copy_(w->outs[r], ct_view_n(ct_select(w->buf, 0, r), w->outs[r]->ndim, w->outs[r]->shape))) rc = -1;
+    if (!rc && w->bump && !w->avg) CT__ATOMIC_INC(&w->buf->storage->version);
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    return rc;
+}
+
+static void ct__dist_break(ct_process_group *g, const char *msg) {
+    if (g->broken) return;
+    g->broken = 1;
+    ct__dist_msg(g->broken_msg, sizeof g->broken_msg, msg, NULL);
+}
+
+/* 1 finished (completion done), 0 pending, -1 error (set) */
+static int ct__work_poll(ct_work *w) {
+    if (w->pending) {
+        int done = 0;
+        if (w->g->be->test(w->g->st, w->req, &done)) {
+            char msg[300];
+            ct__dist_msg(msg, sizeof msg, w->op, ct_last_error());
+            w->pending = 0;
+            w->req = NULL;
+            ct__dist_break(w->g, msg);
+            ct_set_error(CT_ERR_STATE, "%s", msg);
+            return -1;
+        }
+        if (!done) return 0;
+        w->pending = 0;
+        w->req = NULL;
+        if (ct__work_complete(w)) return -1;
+    }
+    return 1;
+}
+
+static ct_status ct__work_wait(ct_work *w, double timeout_s) {
+    if (!w) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "wait: the work handle is NULL");
+        return ct_last_error_code();
+    }
+    double t0 = ct__dist_now();
+    int r;
+    long spins = 0;
+    while ((r = ct__work_poll(w)) == 0) {
+        if (ct__dist_now() - t0 > timeout_s) {
+            char msg[300];
+            snprintf(msg, sizeof msg,
+                     "%s: timed out after %.1f s waiting for the other ranks (rank %d of %d, %s backend): a peer may "
+                     "have exited or be stuck",
+                     w->op, timeout_s, w->g->rank, w->g->world, w->g->be->name);
+            ct__dist_break(w->g, msg);
+            if (w->g->be->abandon) w->g->be->abandon(w->g->st, w->req);
+            ct__work_release(w, 1);
+            ct_set_error(CT_ERR_STATE, "%s", msg);
+            return CT_ERR_STATE;
+        }
+        /* spin briefly (the usual wait is short), then give the core away: ranks may
+           share cores (mpirun --oversubscribe) */
+        if (++spins > 200) CT__DIST_YIELD();
+    }
+    ct_status st = r < 0 ? ct_last_error_code() : CT_OK;
+    if (r < 0 && st == CT_OK) st = CT_ERR_STATE;
+    ct__work_release(w, 0);
+    return st;
+}
+CTENSOR_API ct_status ct_work_wait(ct_work *work) { return ct__work_wait(work, work ? work->g->timeout_s : 0); }
+CTENSOR_API ct_status ct_work_wait_timeout(ct_work *work, double timeout_s) {
+    if (work && !(timeout_s >= 0)) {
+        ct_set_error(CT_ERR_ARG, "wait: timeout must be a non-negative number of seconds (got %g)", timeout_s);
+        return CT_ERR_ARG;
+    }
+    return ct__work_wait(work, timeout_s);
+}
+CTENSOR_API int ct_work_test(ct_work *work) {
+    if (!work) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "is_completed: the work handle is NULL");
+        return -1;
+    }
+    return ct__work_poll(work);
+}
+
+/* Starts w's backend call (already made: rc and req), then either hands the handle
+   out or waits for it. */
+static ct_status ct__work_start(ct_work *w, int rc, void *req, ct_work **out) {
+    if (rc) {
+        ct_status st = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
+        ct__work_release(w, 0);
+        return st;
+    }
+    w->req = req;
+    w->pending = req != NULL;
+    if (!w->pending && ct__work_complete(w)) {
+        ct__work_release(w, 0);
+        return ct_last_error_code();
+    }
+    if (out) { *out = w; return CT_OK; }
+    return ct__work_wait(w, w->g->timeout_s);
+}
+
+/* ============================================================================
+   The single-process backend: rank 0 of 1
+   ========================================================================== */
+static int ct__single_init(void **st, int *rank, int *world) { *st = NULL; *rank = 0; *world = 1; return 0; }
+static void ct__single_shutdown(void *st, int broken) { (void)st; (void)broken; }
+static int ct__single_all_reduce(void *st, void *buf, int64_t n, ct_dtype dt, ct_reduce_op op, void **req) {
+    (void)st; (void)buf; (void)n; (void)dt; (void)op; *req = NULL; return 0;
+}
+static int ct__single_broadcast(void *st, void *buf, int64_t n, ct_dtype dt, int root, void **req) {
+    (void)st; (void)buf; (void)n; (void)dt; (void)root; *req = NULL; return 0;
+}
+static int ct__single_all_gather(void *st, const void *in, void *out, int64_t n, ct_dtype dt, void **req) {
+    (void)st;
+    if (in != out) memmove(out, in, (size_t)n * ct_dtype_size(dt));
+    *req = NULL;
+    return 0;
+}
+static int ct__single_reduce_scatter(void *st, const void *in, void *out, int64_t n, ct_dtype dt, ct_reduce_op op, void **req) {
+    (void)op;
+    return ct__single_all_gather(st, in, out, n, dt, req);
+}
+static int ct__single_barrier(void *st, void **req) { (void)st; *req = NULL; return 0; }
+static int ct__single_p2p(void *st, const void *buf, int64_t n, ct_dtype dt, int peer, int tag, void **req) {
+    (void)st; (void)buf; (void)n; (void)dt; (void)tag; (void)req;
+    ct_set_error(CT_ERR_ARG, "the single-process group has no rank %d", peer);   /* the checks catch it first */
+    return -1;
+}
+static int ct__single_recv(void *st, void *buf, int64_t n, ct_dtype dt, int peer, int tag, void **req) {
+    return ct__single_p2p(st, buf, n, dt, peer, tag, req);
+}
+static int ct__single_test(void *st, void *req, int *done) { (void)st; (void)req; *done = 1; return 0; }
+static const ct_dist_backend ct__dist_single = {
+    "single", ct__single_init, ct__single_shutdown, ct__single_all_reduce, ct__single_broadcast,
+    ct__single_all_gather, ct__single_reduce_scatter, ct__single_barrier, ct__single_p2p, ct__single_recv,
+    ct__single_test, NULL};
+
+#if defined(CTENSOR_MPI)
+static const ct_dist_backend *ct__dist_mpi_backend(void);
+#endif
+
+CTENSOR_API ct_process_group *ct_dist_init_process_group(const char *backend, const ct_dist_options *o) {
+    if (o && !(o->timeout_s >= 0)) {
+        ct_set_error(CT_ERR_ARG, "init_process_group: timeout must be a non-negative number of seconds (got %g)", o->timeout_s);
+        return NULL;
+    }
+#if defined(CTENSOR_MPI)
+    ct_dist_register_backend(ct__dist_mpi_backend());
+#endif
+    const ct_dist_backend *be = NULL;
+    if (!backend) {
+        for (int i = 0; i < ct__dist_nbackends && !be; i++)
+            if (!strcmp(ct__dist_backends[i]->name, "mpi")) be = ct__dist_backends[i];
+        if (!be) be = &ct__dist_single;
+    } else if (!strcmp(backend, "single")) {
+        be = &ct__dist_single;
+    } else {
+        for (int i = 0; i < ct__dist_nbackends && !be; i++)
+            if (!strcmp(ct__dist_backends[i]->name, backend)) be = ct__dist_backends[i];
+    }
+    if (!be) {
+        if (!strcmp(backend, "mpi"))
+            ct_set_error(CT_ERR_UNSUPPORTED, "init_process_group: the mpi backend is not built in: compile the implementation "
+                                             "with -DCTENSOR_MPI (mpicc), or add a file with CTENSOR_DIST_MPI_IMPLEMENTATION");
+        else
+            ct_set_error(CT_ERR_ARG, "init_process_group: unknown backend '%s' (built in: single%s)", backend,
+                         ct__dist_nbackends ? ", and the registered ones" : "");
+        return NULL;
+    }
+    ct_process_group *g = (ct_process_group *)CT_MALLOC(sizeof *g);
+    if (!g) { ct_set_error(CT_ERR_MEMORY, "init_process_group: out of memory"); return NULL; }
+    memset(g, 0, sizeof *g);
+    g->be = be;
+    g->timeout_s = o && o->timeout_s > 0 ? o->timeout_s : 1800.0;
+    if (be->init(&g->st, &g->rank, &g->world)) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_STATE, "init_process_group: the %s backend failed to start", be->name);
+        CT_FREE(g);
+        return NULL;
+    }
+    if (!ct__dist_default) ct__dist_default = g;
+    return g;
+}
+
+CTENSOR_API ct_status ct_dist_destroy_process_group(ct_process_group *g) {
+    if (!g) g = ct__dist_default;
+    if (!g) {
+        ct_set_error(CT_ERR_STATE, "destroy_process_group: the default process group has not been initialized");
+        return CT_ERR_STATE;
+    }
+    g->be->shutdown(g->st, g->broken);
+    for (int i = 0; i < g->nheld; i++) ct_release(g->held[i]);
+    CT_FREE(g->held);
+    if (g == ct__dist_default) ct__dist_default = NULL;
+    CT_FREE(g);
+    return CT_OK;
+}
+CTENSOR_API int ct_dist_is_initialized(void) { return ct__dist_default != NULL; }
+CTENSOR_API int ct_dist_get_rank(const ct_process_group *g) {
+    if (!g) g = ct__dist_default;
+    if (!g) { ct_set_error(CT_ERR_STATE, "get_rank: the default process group has not been initialized"); return -1; }
+    return g->rank;
+}
+CTENSOR_API int ct_dist_get_world_size(const ct_process_group *g) {
+    if (!g) g = ct__dist_default;
+    if (!g) { ct_set_error(CT_ERR_STATE, "get_world_size: the default process group has not been initialized"); return -1; }
+    return g->world;
+}
+CTENSOR_API const char *ct_dist_get_backend(const ct_process_group *g) {
+    if (!g) g = ct__dist_default;
+    if (!g) { ct_set_error(CT_ERR_STATE, "get_backend: the default process group has not been initialized"); return NULL; }
+    return g->be->name;
+}
+
+/* ============================================================================
+   Collectives: checks, then the backend
+   ========================================================================== */
+
+/* "[3, 2]" */
+static const char *ct__dist_shape(const ct_tensor *t, char *buf, size_t cap) {
+    size_t k = 0;
+    k += (size_t)snprintf(buf + k, cap - k, "[");
+    for (int d = 0; d < t->ndim && k < cap; d++)
+        k += (size_t)snprintf(buf + k, cap - k, d ? ", %lld" : "%lld", (long long)t->shape[d]);
+    if (k < cap) snprintf(buf + k, cap - k, "]");
+    return buf;
+}
+
+/* a tensor a collective can use: present, CPU, a real dtype, contiguous */
+static int ct__dist_check_tensor(const char *op, const char *what, const ct_tensor *t) {
+    if (!t) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: %s is NULL", op, what);
+        return -1;
+    }
+    if (t->device.type != CT_CPU) {
+        char dev[32];
+        ct_device_str(t->device, dev, sizeof dev);
+        ct_set_error(CT_ERR_DEVICE, "%s: %s must be a CPU tensor (got one on %s)", op, what, dev);
+        return -1;
+    }
+    if (t->dtype > CT_BOOL) {
+        ct_set_error(CT_ERR_DTYPE, "%s: %s has dtype %s, which collectives do not support", op, what, ct_dtype_name(t->dtype));
+        return -1;
+    }
+    if (!ct_is_contiguous(t)) {
+        char s1[160], s2[160];
+        size_t k = 0;
+        k += (size_t)snprintf(s2 + k, sizeof s2 - k, "[");
+        for (int d = 0; d < t->ndim && k < sizeof s2; d++)
+            k += (size_t)snprintf(s2 + k, sizeof s2 - k, d ? ", %lld" : "%lld", (long long)t->strides[d]);
+        if (k < sizeof s2) snprintf(s2 + k, sizeof s2 - k, "]");
+        ct_set_error(CT_ERR_ARG, "%s: %s must be contiguous (got shape %s with strides %s)", op, what,
+                     ct__dist_shape(t, s1, sizeof s1), s2);
+        return -1;
+    }
+    return 0;
+}
+static int ct__dist_check_op(const char *op, ct_reduce_op r, ct_dtype dt) {
+    if ((int)r < 0 || r >= CT_REDUCE_NUM_OPS) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid reduce op %d", op, (int)r);
+        return -1;
+    }
+    if (r == CT_REDUCE_AVG && !ct_dtype_is_floating(dt)) {
+        ct_set_error(CT_ERR_DTYPE, "%s: ReduceOp.AVG needs a floating point tensor (got %s)", op, ct_dtype_name(dt));
+        return -1;
+    }
+    return 0;
+}
+static int ct__dist_check_rank(const char *op, const char *what, int r, const ct_process_group *g) {
+    if (r < 0 || r >= g->world) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid %s rank %d (the group's ranks are 0..%d)", op, what, r, g->world - 1);
+        return -1;
+    }
+    return 0;
+}
+static int ct__dist_half(ct_dtype dt) { return dt == CT_FLOAT16 || dt == CT_BFLOAT16; }
+static ct_reduce_op ct__dist_backend_op(ct_reduce_op r) { return r == CT_REDUCE_AVG ? CT_REDUCE_SUM : r; }
+/* a retained new tensor (no scope owns it) */
+static ct_tensor *ct__dist_own(ct_tensor *t) {
+    if (t) ct_retain(t);
+    return t;
+}
+
+CTENSOR_API ct_status ct_dist_all_reduce(ct_tensor *t, ct_reduce_op op, ct_process_group *group, ct_work **work) {
+    static const char *const OP = "all_reduce";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the tensor", t) || ct__dist_check_op(OP, op, t->dtype)) return ct_last_error_code();
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    int s = ct_scope_begin();
+    w->avg = op == CT_REDUCE_AVG;
+    if (ct__dist_half(t->dtype)) {      /* reduce in float32, round once */
+        w->buf = ct__dist_own(ct_to(t, CT_FLOAT32));
+        w->dst = ct_retain(t);
+    } else {
+        w->buf = ct_retain(t);
+        w->bump = 1;
+    }
+    ct_scope_end(s);
+    if (!w->buf) { ct__work_release(w, 0); return ct_last_error_code(); }
+    void *req = NULL;
+    int rc = g->be->all_reduce(g->st, ct_data_ptr(w->buf), ct_numel(w->buf), w->buf->dtype, ct__dist_backend_op(op), &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+CTENSOR_API ct_status ct_dist_broadcast(ct_tensor *t, int src, ct_process_group *group, ct_work **work) {
+    static const char *const OP = "broadcast";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the tensor", t) || ct__dist_check_rank(OP, "src", src, g)) return ct_last_error_code();
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    w->buf = ct_retain(t);
+    w->bump = g->rank != src;
+    void *req = NULL;
+    int rc = g->be->broadcast(g->st, ct_data_ptr(t), ct_numel(t), t->dtype, src, &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+/* the list forms' outputs / inputs: n == world, each of the reference's dtype and numel */
+static int ct__dist_check_list(const char *op, const char *what, int n, ct_tensor *const *ts, const ct_tensor *ref,
+                               const char *refname, const ct_process_group *g) {
+    if (n != g->world || !ts) {
+        ct_set_error(CT_ERR_ARG, "%s: %s must have world_size (%d) tensors, got %d", op, what, g->world, ts ? n : 0);
+        return -1;
+    }
+    for (int r = 0; r < n; r++) {
+        char nm[48];
+        snprintf(nm, sizeof nm, "%s[%d]", what, r);
+        if (!ts[r]) {
+            if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: %s is NULL", op, nm);
+            return -1;
+        }
+        if (ts[r]->device.type != CT_CPU || ts[r]->dtype > CT_BOOL) return ct__dist_check_tensor(op, nm, ts[r]);
+        if (ts[r]->dtype != ref->dtype) {
+            ct_set_error(CT_ERR_DTYPE, "%s: %s has dtype %s, but the %s has %s", op, nm, ct_dtype_name(ts[r]->dtype),
+                         refname, ct_dtype_name(ref->dtype));
+            return -1;
+        }
+        if (ct_numel(ts[r]) != ct_numel(ref)) {
+            char s1[160], s2[160];
+            ct_set_error(CT_ERR_SHAPE, "%s: %s has shape %s, but the %s has shape %s", op, nm,
+                         ct__dist_shape(ts[r], s1, sizeof s1), refname,
+                         ct__dist_shape(ref, s2, sizeof s2));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+CTENSOR_API ct_status ct_dist_all_gather(int n, ct_tensor *const *outs, const ct_tensor *in, ct_process_group *group,
+                                         ct_work **work) {
+    static const char *const OP = "all_gather";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the input", in) || ct__dist_check_list(OP, "tensor_list", n, outs, in, "input", g))
+        return ct_last_error_code();
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    w->outs = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *w->outs);
+    if (!w->outs) { ct__work_release(w, 0); ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return CT_ERR_MEMORY; }
+    w->nouts = n;
+    for (int r = 0; r < n; r++) w->outs[r] = ct_retain(outs[r]);
+    int s = ct_scope_begin();
+    int64_t shp[2] = {n, ct_numel(in)};
+    w->buf = ct__dist_own(ct_empty_n(in->dtype, 2, shp));
+    w->keep[0] = ct_retain((ct_tensor *)in);
+    ct_scope_end(s);
+    if (!w->buf) { ct__work_release(w, 0); return ct_last_error_code(); }
+    void *req = NULL;
+    int rc = g->be->all_gather(g->st, ct_data_ptr(in), ct_data_ptr(w->buf), ct_numel(in), in->dtype, &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+CTENSOR_API ct_status ct_dist_all_gather_into_tensor(ct_tensor *out, const ct_tensor *in, ct_process_group *group,
+                                                     ct_work **work) {
+    static const char *const OP = "all_gather_into_tensor";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the output", out) || ct__dist_check_tensor(OP, "the input", in))
+        return ct_last_error_code();
+    if (out->dtype != in->dtype) {
+        ct_set_error(CT_ERR_DTYPE, "%s: output tensor must have the same type as input tensor (output %s, input %s)", OP,
+                     ct_dtype_name(out->dtype), ct_dtype_name(in->dtype));
+        return CT_ERR_DTYPE;
+    }
+    if (ct_numel(out) != (int64_t)g->world * ct_numel(in)) {
+        ct_set_error(CT_ERR_SHAPE, "%s: output tensor size must be equal to world_size times input tensor size (output %lld "
+                                   "elements, input %lld, world_size %d)",
+                     OP, (long long)ct_numel(out), (long long)ct_numel(in), g->world);
+        return CT_ERR_SHAPE;
+    }
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    w->buf = ct_retain(out);
+    w->keep[0] = ct_retain((ct_tensor *)in);
+    w->bump = 1;
+    void *req = NULL;
+    int rc = g->be->all_gather(g->st, ct_data_ptr(in), ct_data_ptr(out), ct_numel(in), in->dtype, &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+/* reduce_scatter's common part: `in` is a contiguous [world, n] block of the input */
+static ct_status ct__dist_reduce_scatter(const char *OP, ct_process_group *g, ct_tensor *out, ct_tensor *in, ct_reduce_op op,
+                                         ct_work **work) {
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    w->avg = op == CT_REDUCE_AVG;
+    int s = ct_scope_begin();
+    if (ct__dist_half(out->dtype)) {
+        w->keep[0] = ct__dist_own(ct_contiguous(ct_to(in, CT_FLOAT32)));
+        int64_t n = ct_numel(out);
+        w->buf = ct__dist_own(ct_empty_n(CT_FLOAT32, 1, &n));
+        w->dst = ct_retain(out);
+    } else {
+        w->keep[0] = ct_retain(in);
+        w->buf = ct_retain(out);
+        w->bump = 1;
+    }
+    ct_scope_end(s);
+    if (!w->buf || !w->keep[0]) { ct__work_release(w, 0); return ct_last_error_code(); }
+    void *req = NULL;
+    int rc = g->be->reduce_scatter(g->st, ct_data_ptr(w->keep[0]), ct_data_ptr(w->buf), ct_numel(out), w->buf->dtype,
+                                   ct__dist_backend_op(op), &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+CTENSOR_API ct_status ct_dist_reduce_scatter(ct_tensor *out, int n, ct_tensor *const *ins, ct_reduce_op op,
+                                             ct_process_group *group, ct_work **work) {
+    static const char *const OP = "reduce_scatter";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the output", out) || ct__dist_check_op(OP, op, out->dtype) ||
+        ct__dist_check_list(OP, "input_list", n, ins, out, "output", g))
+        return ct_last_error_code();
+    int s = ct_scope_begin();
+    ct_tensor *flat[64];
+    ct_tensor **fl = n <= 64 ? flat : (ct_tensor **)CT_MALLOC((size_t)n * sizeof *fl);
+    ct_tensor *packed = NULL;
+    if (fl) {
+        for (int r = 0; r < n; r++) fl[r] = ct_reshape(ins[r], -1);
+        packed = ct_stack(n, fl, 0);      /* [world, numel], contiguous */
+        if (fl != flat) CT_FREE(fl);
+    } else ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
+    ct_status st = packed ? ct__dist_reduce_scatter(OP, g, out, packed, op, work) : ct_last_error_code();
+    ct_scope_end(s);
+    return st;
+}
+
+CTENSOR_API ct_status ct_dist_reduce_scatter_tensor(ct_tensor *out, const ct_tensor *in, ct_reduce_op op,
+                                                    ct_process_group *group, ct_work **work) {
+    static const char *const OP = "reduce_scatter_tensor";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the output", out) || ct__dist_check_tensor(OP, "the input", in) ||
+        ct__dist_check_op(OP, op, out->dtype))
+        return ct_last_error_code();
+    if (out->dtype != in->dtype) {
+        ct_set_error(CT_ERR_DTYPE, "%s: input tensor must have the same type as output tensor (output %s, input %s)", OP,
+                     ct_dtype_name(out->dtype), ct_dtype_name(in->dtype));
+        return CT_ERR_DTYPE;
+    }
+    if (ct_numel(in) != (int64_t)g->world * ct_numel(out)) {
+        ct_set_error(CT_ERR_SHAPE, "%s: input tensor size must be equal to world_size times output tensor size (input %lld "
+                                   "elements, output %lld, world_size %d)",
+                     OP, (long long)ct_numel(in), (long long)ct_numel(out), g->world);
+        return CT_ERR_SHAPE;
+    }
+    return ct__dist_reduce_scatter(OP, g, out, (ct_tensor *)in, op, work);
+}
+
+CTENSOR_API ct_status ct_dist_barrier(ct_process_group *group, ct_work **work) {
+    static const char *const OP = "barrier";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g) return ct_last_error_code();
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    void *req = NULL;
+    int rc = g->be->barrier(g->st, &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+static int ct__dist_check_peer(const char *op, const char *what, int peer, const ct_process_group *g) {
+    if (ct__dist_check_rank(op, what, peer, g)) return -1;
+    if (peer == g->rank) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid %s rank %d: it is the rank of this process", op, what, peer);
+        return -1;
+    }
+    return 0;
+}
+CTENSOR_API ct_status ct_dist_send(const ct_tensor *t, int dst, ct_process_group *group, int tag, ct_work **work) {
+    static const char *const OP = "send";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the tensor", t) || ct__dist_check_peer(OP, "destination", dst, g))
+        return ct_last_error_code();
+    if (tag < 0) { ct_set_error(CT_ERR_ARG, "%s: tag must be non-negative (got %d)", OP, tag); return CT_ERR_ARG; }
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    w->keep[0] = ct_retain((ct_tensor *)t);
+    void *req = NULL;
+    int rc = g->be->send(g->st, ct_data_ptr(t), ct_numel(t), t->dtype, dst, tag, &req);
+    return ct__work_start(w, rc, req, work);
+}
+CTENSOR_API ct_status ct_dist_recv(ct_tensor *t, int src, ct_process_group *group, int tag, ct_work **work) {
+    static const char *const OP = "recv";
+    if (work) *work = NULL;
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g || ct__dist_check_tensor(OP, "the tensor", t) || ct__dist_check_peer(OP, "source", src, g))
+        return ct_last_error_code();
+    if (tag < 0) { ct_set_error(CT_ERR_ARG, "%s: tag must be non-negative (got %d)", OP, tag); return CT_ERR_ARG; }
+    ct_work *w = ct__work_new(g, OP);
+    if (!w) return CT_ERR_MEMORY;
+    w->buf = ct_retain(t);
+    w->bump = 1;
+    void *req = NULL;
+    int rc = g->be->recv(g->st, ct_data_ptr(t), ct_numel(t), t->dtype, src, tag, &req);
+    return ct__work_start(w, rc, req, work);
+}
+
+/* ============================================================================
+   DistributedDataParallel
+   ========================================================================== */
+typedef struct ct__ddp_param {
+    struct ct_ddp *ddp;
+    ct_tensor *p;               /* borrowed from the module */
+    int index;                  /* in ct_module_parameters order */
+    int bucket;
+    int64_t offset;             /* in the bucket, elements */
+    int ready;                  /* its gradient is in the bucket (this backward) */
+    int hook;
+} ct__ddp_param;
+typedef struct ct__ddp_bucket {
+    ct_tensor *flat;            /* retained, 1-D */
+    int first, count;           /* its parameters: d->ps[first .. first+count-1] */
+    int pending;                /* parameters whose gradient has not come */
+    int launched;
+    ct_work *work;
+} ct__ddp_bucket;
+struct ct_ddp {
+    ct_module *m;
+    ct_process_group *g;
+    int np, nb, nbuf;
+    ct__ddp_param *ps;          /* bucket order: reverse of the module's */
+    ct__ddp_bucket *bk;
+    ct_tensor **bufs;           /* buffers (borrowed) broadcast at each forward */
+    int next_launch;            /* buckets start in order */
+    int armed;                  /* the next backward synchronizes */
+    int started;                /* a hook fired since arming */
+    int require_sync;
+    int broadcast_buffers;
+    ct_status err;              /* an error inside a hook, reported at finish */
+    char errmsg[320];
+};
+
+static void ct__ddp_fail(ct_ddp *d) {
+    if (d->err) return;
+    d->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
+    ct__dist_msg(d->errmsg, sizeof d->errmsg, ct_last_error(), NULL);
+}
+static void ct__ddp_launch_ready(ct_ddp *d) {
+    while (d->next_launch < d->nb && d->bk[d->next_launch].pending == 0) {
+        ct__ddp_bucket *b = &d->bk[d->next_launch++];
+        if (ct_dist_all_reduce(b->flat, CT_REDUCE_AVG, d->g, &b->work)) ct__ddp_fail(d);
+        b->launched = 1;
+    }
+    /* drive the started transfers on (MPI progresses non-blocking collectives inside its calls) */
+    for (int i = 0; i < d->next_launch; i++)
+        if (d->bk[i].work && ct_work_test(d->bk[i].work) < 0) ct__ddp_fail(d);
+}
+static ct_tensor *ct__ddp_param_slot(ct_ddp *d, const ct__ddp_param *pp) {
+    ct_tensor *flat = d->bk[pp->bucket].flat;
+    return ct_view_n(ct_narrow(flat, 0, pp->offset, ct_numel(pp->p)), pp->p->ndim, pp->p->shape);
+}
+/* the gradient hook: runs before grad is accumulated into .grad */
+static ct_tensor *ct__ddp_hook(ct_tensor *grad, void *user) {
+    ct__ddp_param *pp = (ct__ddp_param *)user;
+    ct_ddp *d = pp->ddp;
+    if (!d->armed || d->err) return NULL;
+    if (pp->ready) {
+        ct_set_error(CT_ERR_STATE, "DistributedDataParallel: parameter %d got a second gradient in one synchronized backward "
+                                   "(call ct_ddp_finish_gradients after each backward)", pp->index);
+        ct__ddp_fail(d);
+        return NULL;
+    }
+    d->started = 1;
+    int prev = ct_set_grad_enabled(0);
+    ct_tensor *slot = ct__ddp_param_slot(d, pp);
+    if (!slot || !ct_copy_(slot, grad) || (pp->p->grad && !ct_add_(slot, pp->p->grad))) ct__ddp_fail(d);
+    ct_set_grad_enabled(prev);
+    pp->ready = 1;
+    d->bk[pp->bucket].pending--;
+    ct__ddp_launch_ready(d);
+    return NULL;
+}
+
+static ct_status ct__ddp_broadcast_all(ct_ddp *d, int n, ct_tensor **ts) {
+    ct_status st = CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    for (int i = 0; i < n && !st; i++) {
+        int s = ct_scope_begin();
+        if (ct_is_contiguous(ts[i])) st = ct_dist_broadcast(ts[i], 0, d->g, NULL);
+        else {
+            ct_tensor *c = ct_contiguous(ts[i]);
+            st = c ? ct_dist_broadcast(c, 0, d->g, NULL) : ct_last_error_code();
+            if (!st && !ct_copy_(ts[i], c)) st = ct_last_error_code();
+        }
+        ct_scope_end(s);
+    }
+    ct_set_grad_enabled(prev);
+    return st;
+}
+
+CTENSOR_API void ct_ddp_free(ct_ddp *d) {
+    if (!d) return;
+    for (int i = 0; i < d->nb; i++) {
+        if (d->bk[i].work) ct_work_wait(d->bk[i].work);
+        if (d->bk[i].flat) ct_release(d->bk[i].flat);
+    }
+    for (int i = 0; i < d->np; i++)
+        if (d->ps[i].hook > 0) ct_remove_hook(d->ps[i].p, d->ps[i].hook);
+    CT_FREE(d->ps);
+    CT_FREE(d->bk);
+    CT_FREE(d->bufs);
+    CT_FREE(d);
+}
+
+CTENSOR_API ct_ddp *ct_ddp_new(ct_module *m, ct_process_group *group, const ct_ddp_options *o) {
+    static const char *const OP = "DistributedDataParallel";
+    if (!m) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the module is NULL", OP);
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g) return NULL;
+    double cap_mb = o && o->bucket_cap_mb != 0 ? o->bucket_cap_mb : 25.0;
+    if (!(cap_mb > 0)) {
+        ct_set_error(CT_ERR_ARG, "%s: bucket_cap_mb must be positive (got %g)", OP, cap_mb);
+        return NULL;
+    }
+    ct_ddp *d = (ct_ddp *)CT_MALLOC(sizeof *d);
+    if (!d) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return NULL; }
+    memset(d, 0, sizeof *d);
+    d->m = m;
+    d->g = g;
+    d->require_sync = 1;
+    d->broadcast_buffers = !(o && o->no_broadcast_buffers);
+    int np = ct_module_parameters(m, NULL, 0);
+    ct_tensor **params = (ct_tensor **)CT_MALLOC((size_t)(np ? np : 1) * sizeof *params);
+    d->ps = (ct__ddp_param *)CT_MALLOC((size_t)(np ? np : 1) * sizeof *d->ps);
+    d->bk = (ct__ddp_bucket *)CT_MALLOC((size_t)(np ? np : 1) * sizeof *d->bk);
+    if (!params || !d->ps || !d->bk) {
+        CT_FREE(params);
+        ct_ddp_free(d);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
+        return NULL;
+    }
+    memset(d->bk, 0, (size_t)(np ? np : 1) * sizeof *d->bk);
+    ct_module_parameters(m, params, np);
+    for (int i = 0; i < np; i++) {
+        if (ct__dist_check_tensor(OP, "a parameter", params[i])) {
+            CT_FREE(params);
+            ct_ddp_free(d);
+            return NULL;
+        }
+    }
+    /* buffers: the state dict's entries that are not parameters */
+    ct_state_dict sd = {0, NULL};
+    if (ct_module_state_dict(m, &sd) == CT_OK && sd.n) {
+        d->bufs = (ct_tensor **)CT_MALLOC((size_t)sd.n * sizeof *d->bufs);
+        for (int i = 0; d->bufs && i < sd.n; i++) {
+            int isp = 0;
+            for (int j = 0; j < np && !isp; j++) isp = params[j] == sd.items[i].tensor;
+            if (!isp && sd.items[i].tensor) d->bufs[d->nbuf++] = sd.items[i].tensor;
+        }
+    }
+    ct_state_dict_free(&sd);
+    /* rank 0's parameters and buffers everywhere */
+    if (ct__ddp_broadcast_all(d, np, params) || ct__ddp_broadcast_all(d, d->nbuf, d->bufs)) {
+        CT_FREE(params);
+        ct_ddp_free(d);
+        return NULL;
+    }
+    /* buckets over the parameters in reverse order; one dtype per bucket; the first
+       holds 1 MiB (PyTorch's _DEFAULT_FIRST_BUCKET_BYTES), the others cap_mb */
+    int64_t cap = (int64_t)(cap_mb * 1024 * 1024), first_cap = 1024 * 1024;
+    if (first_cap > cap) first_cap = cap;
+    int nb = 0;
+    int64_t bytes = 0;
+    for (int k = 0; k < np; k++) {
+        ct__ddp_param *pp = &d->ps[k];
+        pp->ddp = d;
+        pp->index = np - 1 - k;
+        pp->p = params[pp->index];
+        pp->ready = 0;
+        pp->hook = 0;
+        int64_t pb = ct_numel(pp->p) * (int64_t)ct_dtype_size(pp->p->dtype);
+        int newb = nb == 0 || d->ps[d->bk[nb - 1].first].p->dtype != pp->p->dtype ||
+                   (bytes > 0 && bytes + pb > (nb == 1 ? first_cap : cap));
+        if (newb) { d->bk[nb].first = k; d->bk[nb].count = 0; nb++; bytes = 0; }
+        pp->bucket = nb - 1;
+        pp->offset = 0;
+        for (int q = d->bk[nb - 1].first; q < k; q++) pp->offset += ct_numel(d->ps[q].p);
+        d->bk[nb - 1].count++;
+        bytes += pb;
+    }
+    d->np = np;
+    d->nb = nb;
+    CT_FREE(params);
+    for (int b = 0; b < nb; b++) {
+        ct__ddp_param *last = &d->ps[d->bk[b].first + d->bk[b].count - 1];
+        int64_t n = last->offset + ct_numel(last->p);
+        int s = ct_scope_begin();
+        d->bk[b].flat = ct__dist_own(ct_zeros_n(last->p->dtype, 1, &n));
+        ct_scope_end(s);
+        d->bk[b].pending = d->bk[b].count;
+        if (!d->bk[b].flat) { ct_ddp_free(d); return NULL; }
+    }
+    for (int k = 0; k < np; k++) {
+        d->ps[k].hook = ct_register_hook(d->ps[k].p, ct__ddp_hook, &d->ps[k]);
+        if (d->ps[k].hook < 0) { ct_ddp_free(d); return NULL; }
+    }
+    return d;
+}
+
+CTENSOR_API ct_module *ct_ddp_module(const ct_ddp *d) { return d ? d->m : NULL; }
+CTENSOR_API int ct_ddp_set_require_sync(ct_ddp *d, int enabled) {
+    if (!d) return 0;
+    int prev = d->require_sync;
+    d->require_sync = enabled != 0;
+    return prev;
+}
+CTENSOR_API int ct_ddp_num_buckets(const ct_ddp *d) { return d ? d->nb : 0; }
+CTENSOR_API int ct_ddp_bucket_params(const ct_ddp *d, int b, int *idx, int max) {
+    if (!d || b < 0 || b >= d->nb) {
+        ct_set_error(CT_ERR_INDEX, "DistributedDataParallel: bucket %d out of range (%d buckets)", b, d ? d->nb : 0);
+        return -1;
+    }
+    for (int i = 0; i < d->bk[b].count && i < max; i++) idx[i] = d->ps[d->bk[b].first + i].index;
+    return d->bk[b].count;
+}
+
+static void ct__ddp_reset(ct_ddp *d) {
+    for (int k = 0; k < d->np; k++) d->ps[k].ready = 0;
+    for (int b = 0; b < d->nb; b++) {
+        d->bk[b].pending = d->bk[b].count;
+        d->bk[b].launched = 0;
+        d->bk[b].work = NULL;
+    }
+    d->next_launch = 0;
+    d->armed = 0;
+    d->started = 0;
+}
+
+CTENSOR_API ct_tensor *ct_ddp_forward(ct_ddp *d, ct_tensor *x) {
+    if (!d) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "DistributedDataParallel forward: the DDP is NULL");
+        return NULL;
+    }
+    if (d->armed && d->started) {
+        ct_set_error(CT_ERR_STATE, "DistributedDataParallel forward: the previous backward's gradients were not synchronized: "
+                                   "call ct_ddp_finish_gradients after ct_backward (ct_ddp_backward does both)");
+        return NULL;
+    }
+    if (d->broadcast_buffers && d->nbuf && d->g->world > 1 && ct__ddp_broadcast_all(d, d->nbuf, d->bufs)) return NULL;
+    ct_tensor *y = ct_forward(d->m, x);
+    if (y && d->require_sync && ct_is_grad_enabled()) d->armed = 1;
+    return y;
+}
+
+CTENSOR_API ct_status ct_ddp_finish_gradients(ct_ddp *d) {
+    static const char *const OP = "DistributedDataParallel";
+    if (!d) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the DDP is NULL", OP);
+        return ct_last_error_code();
+    }
+    if (!d->armed) return CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    /* parameters that got no gradient: their .grad so far (or zeros) */
+    for (int k = 0; k < d->np && !d->err; k++) {
+        ct__ddp_param *pp = &d->ps[k];
+        if (pp->ready) continue;
+        int s = ct_scope_begin();
+        ct_tensor *slot = ct__ddp_param_slot(d, pp);
+        if (!slot || !(pp->p->grad ? ct_copy_(slot, pp->p->grad) : ct_zero_(slot))) ct__ddp_fail(d);
+        ct_scope_end(s);
+        pp->ready = 1;
+        d->bk[pp->bucket].pending--;
+    }
+    if (!d->err) ct__ddp_launch_ready(d);
+    for (int b = 0; b < d->nb; b++) {
+        if (!d->bk[b].work) continue;
+        if (ct_work_wait(d->bk[b].work)) ct__ddp_fail(d);
+        d->bk[b].work = NULL;
+    }
+    /* the averaged gradients into .grad */
+    for (int k = 0; k < d->np && !d->err; k++) {
+        ct__ddp_param *pp = &d->ps[k];
+        int s = ct_scope_begin();
+        ct_tensor *slot = ct__ddp_param_slot(d, pp);
+        if (!slot) ct__ddp_fail(d);
+        else if (pp->p->grad) { if (!ct_copy_(pp->p->grad, slot)) ct__ddp_fail(d); }
+        else if (ct_set_grad(pp->p, ct_clone(slot))) ct__ddp_fail(d);
+        ct_scope_end(s);
+    }
+    ct_set_grad_enabled(prev);
+    ct_status st = d->err;
+    if (st) ct_set_error(st, "%s: gradient synchronization failed: %s", OP, d->errmsg);
+    d->err = CT_OK;
+    ct__ddp_reset(d);
+    return st;
+}
+
+CTENSOR_API ct_status ct_ddp_backward(ct_ddp *d, ct_tensor *loss) {
+    if (!d) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "DistributedDataParallel backward: the DDP is NULL");
+        return ct_last_error_code();
+    }
+    ct_status st = ct_backward(loss);
+    if (st) {
+        /* the other ranks wait for our buckets: still take part, then report */
+        char msg[320];
+        ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+        if (d->armed) ct_ddp_finish_gradients(d);
+        ct_set_error(st, "%s", msg);
+        return st;
+    }
+    return ct_ddp_finish_gradients(d);
+}
+
+/* ============================================================================
+   ZeroRedundancyOptimizer (ZeRO-1)
+   ========================================================================== */
+struct ct_zero_optimizer {
+    ct_optimizer *opt;
+    ct_process_group *g;
+    int np;
+    ct_tensor **params;         /* borrowed, in group order */
+    int *rank;                  /* owner of each */
+    int *gstart;                /* first index of each group */
+    int ngroups;
+};
+
+CTENSOR_API void ct_zero_free(ct_zero_optimizer *z) {
+    if (!z) return;
+    CT_FREE(z->params);
+    CT_FREE(z->rank);
+    CT_FREE(z->gstart);
+    CT_FREE(z);
+}
+
+CTENSOR_API ct_zero_optimizer *ct_zero_redundancy_optimizer(ct_optimizer *opt, ct_process_group *group) {
+    static const char *const OP = "ZeroRedundancyOptimizer";
+    if (!opt) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the optimizer is NULL", OP);
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g) return NULL;
+    ct_zero_optimizer *z = (ct_zero_optimizer *)CT_MALLOC(sizeof *z);
+    if (!z) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return NULL; }
+    memset(z, 0, sizeof *z);
+    z->opt = opt;
+    z->g = g;
+    z->ngroups = ct_optim_num_groups(opt);
+    for (int gi = 0; gi < z->ngroups; gi++) z->np += ct_optim_group_size(opt, gi);
+    z->params = (ct_tensor **)CT_MALLOC((size_t)(z->np ? z->np : 1) * sizeof *z->params);
+    z->rank = (int *)CT_MALLOC((size_t)(z->np ? z->np : 1) * sizeof *z->rank);
+    z->gstart = (int *)CT_MALLOC((size_t)(z->ngroups + 1) * sizeof *z->gstart);
+    int64_t *load = (int64_t *)CT_MALLOC((size_t)g->world * sizeof *load);
+    int *order = (int *)CT_MALLOC((size_t)(z->np ? z->np : 1) * sizeof *order);
+    if (!z->params || !z->rank || !z->gstart || !load || !order) {
+        CT_FREE(load);
+        CT_FREE(order);
+        ct_zero_free(z);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
+        return NULL;
+    }
+    for (int r = 0; r < g->world; r++) load[r] = 0;
+    int k = 0;
+    for (int gi = 0; gi < z->ngroups; gi++) {
+        int n = ct_optim_group_size(opt, gi);
+        z->gstart[gi] = k;
+        for (int i = 0; i < n; i++) {
+            z->params[k + i] = ct_optim_param(opt, gi, i);
+            if (ct__dist_check_tensor(OP, "a parameter", z->params[k + i])) {
+                CT_FREE(load);
+                CT_FREE(order);
+                ct_zero_free(z);
+                return NULL;
+            }
+        }
+        /* PyTorch's partition: per group, the largest first, each to the rank with the
+           fewest elements so far (ties: the lowest rank) */
+        for (int i = 0; i < n; i++) order[i] = k + i;
+        for (int i = 1; i < n; i++) {       /* stable insertion sort by numel, descending */
+            int v = order[i], j = i - 1;
+            while (j >= 0 && ct_numel(z->params[order[j]]) < ct_numel(z->params[v])) { order[j + 1] = order[j]; j--; }
+            order[j + 1] = v;
+        }
+        for (int i = 0; i < n; i++) {
+            int best = 0;
+            for (int r = 1; r < g->world; r++)
+                if (load[r] < load[best]) best = r;
+            z->rank[order[i]] = best;
+            load[best] += ct_numel(z->params[order[i]]);
+        }
+        k += n;
+    }
+    z->gstart[z->ngroups] = k;
+    CT_FREE(load);
+    CT_FREE(order);
+    return z;
+}
+
+CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i) {
+    if (!z || group < 0 || group >= z->ngroups || i < 0 || i >= z->gstart[group + 1] - z->gstart[group]) {
+        ct_set_error(CT_ERR_INDEX, "ZeroRedundancyOptimizer: parameter %d of group %d out of range", i, group);
+        return -1;
+    }
+    return z->rank[z->gstart[group] + i];
+}
+
+CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z) {
+    static const char *const OP = "ZeroRedundancyOptimizer.step";
+    if (!z) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the optimizer is NULL", OP);
+        return ct_last_error_code();
+    }
+    ct_process_group *g = ct__dist_group(OP, z->g);
+    if (!g) return ct_last_error_code();
+    /* the others' parameters without .grad for this step: the optimizer skips them and
+       makes no state for them */
+    ct_tensor **stash = (ct_tensor **)CT_MALLOC((size_t)(z->np ? z->np : 1) * sizeof *stash);
+    ct_work **ws = (ct_work **)CT_MALLOC((size_t)(z->np ? z->np : 1) * sizeof *ws);
+    if (!stash || !ws) {
+        CT_FREE(stash);
+        CT_FREE(ws);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
+        return CT_ERR_MEMORY;
+    }
+    for (int k = 0; k < z->np; k++) {
+        stash[k] = NULL;
+        ws[k] = NULL;
+        if (z->rank[k] != g->rank && z->params[k]->grad) {
+            stash[k] = ct_retain(z->params[k]->grad);
+            ct_set_grad(z->params[k], NULL);
+        }
+    }
+    ct_status st = ct_step(z->opt);
+    char msg[320];
+    if (st) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+    for (int k = 0; k < z->np; k++)
+        if (stash[k]) {
+            ct_set_grad(z->params[k], stash[k]);
+            ct_release(stash[k]);
+        }
+    CT_FREE(stash);
+    if (st) {
+        /* still take part in the broadcasts the other ranks start (their updates) */
+        ct_set_error(st, "%s", msg);
+    }
+    /* every parameter from its owner, all started at once, then waited for */
+    ct_status bst = CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    for (int k = 0; k < z->np && !bst; k++) bst = ct_dist_broadcast(z->params[k], z->rank[k], g, &ws[k]);
+    for (int k = 0; k < z->np; k++)
+        if (ws[k]) {
+            ct_status s2 = ct_work_wait(ws[k]);
+            if (!bst) bst = s2;
+        }
+    ct_set_grad_enabled(prev);
+    CT_FREE(ws);
+    if (st) { ct_set_error(st, "%s: %s", OP, msg); return st; }
+    return bst;
+}
+
+/* ============================================================================
+   FullyShardedDataParallel
+   ========================================================================== */
+typedef struct ct__fsdp_unit {
+    struct ct_fsdp *f;
+    ct_module *m;               /* the wrapped module */
+    const ct_module_type *orig; /* its type, given back by ct_fsdp_free */
+    ct_module_type wtype;       /* its type with the forward below */
+    int np;
+    ct_named_tensor **slots;    /* where its parameters live in the module tree */
+    ct_tensor *fullt;           /* the gathered flat parameter's storage (retained; NULL while freed) */
+    ct_tensor **params;         /* tensors over the flat buffer (retained) */
+    int64_t *off;               /* each one's offset in the flat buffer */
+    int64_t numel, padded, shard;
+    ct_dtype dt;
+    void *buf;                  /* its data */
+    ct_tensor *local;           /* the local shard [shard] (retained; requires grad) */
+    ct_tensor *gfull;           /* this backward's full gradient [padded] (retained) */
+    ct_tensor *gred;            /* its reduced shard [shard] (retained) */
+    ct_work *work;
+    int ngot, launched;
+} ct__fsdp_unit;
+struct ct_fsdp {
+    ct_module *root;
+    ct_process_group *g;
+    ct_fsdp_strategy strategy;
+    int nu;
+    ct__fsdp_unit *u;
+    void *args;                 /* the gradient hooks' arguments (unit, parameter) */
+    int64_t full_bytes, peak_full, grad_bytes, peak_grad, peak_live;   /* ct_fsdp_memory */
+    ct_status err;
+    char errmsg[320];
+};
+#define CT__FSDP_MAX_UNITS 4096
+static ct__fsdp_unit *ct__fsdp_live[CT__FSDP_MAX_UNITS];   /* wrapped module -> unit, for the forward */
+static int ct__fsdp_nlive;
+
+static void ct__fsdp_fail(ct_fsdp *f) {
+    if (f->err) return;
+    f->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
+    ct__dist_msg(f->errmsg, sizeof f->errmsg, ct_last_error(), NULL);
+}
+static void ct__fsdp_sample(ct_fsdp *f) {
+    if (f->full_bytes > f->peak_full) f->peak_full = f->full_bytes;
+    if (f->grad_bytes > f->peak_grad) f->peak_grad = f->grad_bytes;
+    int64_t live = ct_live_bytes();
+    if (live > f->peak_live) f->peak_live = live;
+}
+static int64_t ct__fsdp_flatbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->dt); }
+/* the flat parameter's memory: a ctensor tensor (its block cache gives the same pages
+   back to the next unit's all-gather) */
+static int ct__fsdp_alloc_full(ct__fsdp_unit *u) {
+    int s = ct_scope_begin();
+    u->fullt = ct__dist_own(ct_empty_n(u->dt, 1, &u->padded));
+    ct_scope_end(s);
+    if (!u->fullt) return -1;
+    u->buf = ct_data_ptr(u->fullt);
+    u->f->full_bytes += ct__fsdp_flatbytes(u, u->padded);
+    return 0;
+}
+static void ct__fsdp_point(ct__fsdp_unit *u, void *buf);
+static void ct__fsdp_release_full(ct__fsdp_unit *u) {
+    if (!u->fullt) return;
+    ct__fsdp_point(u, NULL);
+    ct_release(u->fullt);
+    u->fullt = NULL;
+    u->buf = NULL;
+    u->f->full_bytes -= ct__fsdp_flatbytes(u, u->padded);
+}
+/* points the unit's parameter tensors at buf (NULL: freed) */
+static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
+    size_t es = ct_dtype_size(u->dt);
+    for (int i = 0; u->params && i < u->np; i++)
+        if (u->params[i]) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
+}
+static void ct__fsdp_free_full(ct__fsdp_unit *u) {
+    if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
+    ct__fsdp_release_full(u);
+}
+/* the all-gather of a unit's flat parameter */
+static int ct__fsdp_gather(ct__fsdp_unit *u) {
+    if (u->buf) return 0;
+    if (ct__fsdp_alloc_full(u)) return -1;
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct_detach(u->local), u->f->g, NULL) != CT_OK;
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    if (rc) { ct__fsdp_release_full(u); return -1; }
+    ct__fsdp_point(u, u->buf);
+    ct__fsdp_sample(u->f);
+    return 0;
+}
+static ct__fsdp_unit *ct__fsdp_find(const ct_module *m) {
+    for (int i = 0; i < ct__fsdp_nlive; i++)
+        if (ct__fsdp_live[i]->m == m) return ct__fsdp_live[i];
+    return NULL;
+}
+/* before the unit's backward: its parameters again (FULL_SHARD freed them) */
+static ct_tensor *ct__fsdp_pre_backward(ct_tensor *grad, void *user) {
+    (void)grad;
+    ct__fsdp_unit *u = (ct__fsdp_unit *)user;
+    if (!u->f->err && ct__fsdp_gather(u)) ct__fsdp_fail(u->f);
+    ct__fsdp_sample(u->f);
+    return NULL;
+}
+static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const *in) {
+    ct__fsdp_unit *u = ct__fsdp_find(m);
+    if (!u) return (ct_tensor *)(ct_set_error(CT_ERR_STATE, "FSDP: forward of a module that is no longer wrapped"), NULL);
+    if (ct__fsdp_gather(u)) return NULL;
+    m->type = u->orig;
+    ct_tensor *y = ct_forward_n(m, nin, in);
+    m->type = &u->wtype;
+    ct__fsdp_sample(u->f);
+    if (u->f->strategy == CT_FSDP_FULL_SHARD) {
+        if (y && ct_get_requires_grad(y) && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
+        ct__fsdp_free_full(u);
+    }
+    return y;
+}
+/* a parameter's gradient, before it is accumulated: into the unit's flat gradient */
+static void ct__fsdp_launch(ct__fsdp_unit *u) {
+    ct_fsdp *f = u->f;
+    u->launched = 1;
+    if (f->strategy == CT_FSDP_NO_SHARD) {
+        if (ct_dist_all_reduce(u->gfull, CT_REDUCE_AVG, f->g, &u->work)) ct__fsdp_fail(f);
+    } else if (ct_dist_reduce_scatter_tensor(u->gred, u->gfull, CT_REDUCE_AVG, f->g, &u->work)) ct__fsdp_fail(f);
+    /* the gradients accumulated into the whole parameters are not needed (the one
+       being accumulated now goes at the end of backward) */
+    for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
+    /* FULL_SHARD: the unit's backward is over, its parameters can go */
+    if (f->strategy == CT_FSDP_FULL_SHARD) ct__fsdp_free_full(u);
+}
+/* reduce-scatters that finished: their whole flat gradient can go */
+static void ct__fsdp_poll(ct_fsdp *f) {
+    for (int i = 0; i < f->nu; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        if (!u->work) continue;
+        int r = ct_work_test(u->work);   /* also moves the transfer on */
+        if (r == 0 || f->strategy == CT_FSDP_NO_SHARD) continue;
+        if (ct_work_wait(u->work)) ct__fsdp_fail(f);
+        u->work = NULL;
+        if (u->gfull) {
+            f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded);
+            ct_release(u->gfull);
+            u->gfull = NULL;
+        }
+    }
+}
+/* this backward's flat gradient of a unit (and its reduced shard) */
+static void ct__fsdp_grad_bufs(ct__fsdp_unit *u) {
+    int s = ct_scope_begin();
+    u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
+    if (u->f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
+    ct_scope_end(s);
+    u->f->grad_bytes += ct__fsdp_flatbytes(u, u->padded + (u->gred ? u->shard : 0));
+    ct__fsdp_sample(u->f);
+}
+static int ct__fsdp_grad_in(ct__fsdp_unit *u, int i, const ct_tensor *grad) {
+    ct_fsdp *f = u->f;
+    if (f->err) return 0;
+    int prev = ct_set_grad_enabled(0);
+    if (!u->gfull) ct__fsdp_grad_bufs(u);
+    int s = ct_scope_begin();
+    ct_tensor *slot = u->gfull ? ct_view_n(ct_narrow(u->gfull, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
+                                           u->params[i]->shape) : NULL;
+    if (!slot || !ct_copy_(slot, grad)) ct__fsdp_fail(f);
+    ct_scope_end(s);
+    ct_set_grad_enabled(prev);
+    if (++u->ngot == u->np && !f->err) ct__fsdp_launch(u);
+    ct__fsdp_poll(f);
+    return 0;
+}
+typedef struct ct__fsdp_hookarg { ct__fsdp_unit *u; int i; } ct__fsdp_hookarg;
+static ct_tensor *ct__fsdp_grad_hook(ct_tensor *grad, void *user) {
+    ct__fsdp_hookarg *a = (ct__fsdp_hookarg *)user;
+    ct__fsdp_grad_in(a->u, a->i, grad);
+    return NULL;
+}
+
+/* the policy, bottom-up: returns the parameters of m's subtree that no wrapped
+   descendant holds; wraps m (not the root) when they are at least min */
+static int64_t ct__fsdp_plan(ct_module *m, int is_root, int64_t min, ct_module **wrapped, int *nw) {
+    int64_t own = 0;
+    for (int j = 0; j < m->nparams; j++)
+        if (m->params[j].tensor) own += ct_numel(m->params[j].tensor);
+    for (int c = 0; c < m->nchildren; c++) own += ct__fsdp_plan(m->children[c].module, 0, min, wrapped, nw);
+    if (!is_root && min >= 0 && own > 0 && own >= min && *nw < CT__FSDP_MAX_UNITS) {
+        wrapped[(*nw)++] = m;
+        return 0;
+    }
+    return own;
+}
+static int ct__fsdp_is_wrapped(const ct_module *m, ct_module *const *wrapped, int nw) {
+    for (int i = 0; i < nw; i++)
+        if (wrapped[i] == m) return 1;
+    return 0;
+}
+/* the parameter slots of unit um, in PyTorch's order, skipping wrapped descendants */
+static int ct__fsdp_collect(ct_module *m, const ct_module *um, ct_module *const *wrapped, int nw, ct_named_tensor **slots,
+                            int n) {
+    if (m != um && ct__fsdp_is_wrapped(m, wrapped, nw)) return n;
+    for (int j = 0; j < m->nparams; j++)
+        if (m->params[j].tensor) slots[n++] = &m->params[j];
+    for (int c = 0; c < m->nchildren; c++) n = ct__fsdp_collect(m->children[c].module, um, wrapped, nw, slots, n);
+    return n;
+}
+
+static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
+    if (u->work) { ct_work_wait(u->work); u->work = NULL; }
+    for (int i = 0; u->params && i < u->np; i++) {
+        if (!u->params[i]) continue;
+        /* the module gets parameters of its own again: copies of the gathered values
+           (zeros when they could not be gathered) */
+        int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+        ct_tensor *own = u->buf ? ct_clone(ct_detach(u->params[i])) : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
+        ct_set_grad_enabled(prev);
+        if (own) {
+            ct_set_requires_grad(own, 1);
+            u->slots[i]->tensor = ct_retain(own);
+            ct_release(u->params[i]);   /* the module's reference */
+        }
+        ct_scope_end(s);
+    }
+    ct__fsdp_release_full(u);   /* (it points the parameters away first) */
+    for (int i = 0; u->params && i < u->np; i++)
+        if (u->params[i]) ct_release(u->params[i]);
+    if (u->local) ct_release(u->local);
+    if (u->gfull) ct_release(u->gfull);
+    if (u->gred) ct_release(u->gred);
+    if (u->m && u->orig) u->m->type = u->orig;
+    for (int i = 0; i < ct__fsdp_nlive; i++)
+        if (ct__fsdp_live[i] == u) { ct__fsdp_live[i] = ct__fsdp_live[--ct__fsdp_nlive]; break; }
+    CT_FREE(u->slots);
+    CT_FREE(u->params);
+    CT_FREE(u->off);
+}
+static void ct__fsdp_destroy(ct_fsdp *f, int gather) {
+    if (!f) return;
+    /* the values for the module's own parameters again (a collective) */
+    for (int i = 0; gather && i < f->nu; i++)
+        if (ct__fsdp_gather(&f->u[i])) break;
+    for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i]);
+    CT_FREE(f->u);
+    CT_FREE(f->args);
+    CT_FREE(f);
+}
+CTENSOR_API void ct_fsdp_free(ct_fsdp *f) { ct__fsdp_destroy(f, 1); }
+
+/* every parameter from rank 0 (sync_module_states) */
+static ct_status ct__dist_broadcast_list(ct_process_group *g, int n, ct_tensor *const *ts) {
+    ct_status st = CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    for (int i = 0; i < n && !st; i++) {
+        int s = ct_scope_begin();
+        ct_tensor *c = ct_is_contiguous(ts[i]) ? ts[i] : ct_contiguous(ts[i]);
+        st = c ? ct_dist_broadcast(c, 0, g, NULL) : ct_last_error_code();
+        if (!st && c != ts[i] && !ct_copy_(ts[i], c)) st = ct_last_error_code();
+        ct_scope_end(s);
+    }
+    ct_set_grad_enabled(prev);
+    return st;
+}
+
+static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_module *const *wrapped, int nw, int maxp,
+                              ct__fsdp_hookarg *args) {
+    static const char *const OP = "FullyShardedDataParallel";
+    u->f = f;
+    u->slots = (ct_named_tensor **)CT_MALLOC((size_t)maxp * sizeof *u->slots);
+    if (!u->slots) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    u->np = ct__fsdp_collect(um, um, wrapped, nw, u->slots, 0);
+    u->params = (ct_tensor **)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(ct_tensor *));
+    u->off = (int64_t *)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(int64_t));
+    if (!u->params || !u->off) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return -1; }
+    for (int i = 0; i < u->np; i++) u->params[i] = NULL;
+    u->dt = u->slots[0]->tensor->dtype;
+    for (int i = 0; i < u->np; i++) {
+        ct_tensor *p = u->slots[i]->tensor;
+        if (ct__dist_check_tensor(OP, "a parameter", p)) return -1;
+        if (p->dtype != u->dt) {
+            ct_set_error(CT_ERR_DTYPE, "%s: the parameters of one unit must share a dtype (got %s and %s)", OP,
+                         ct_dtype_name(u->dt), ct_dtype_name(p->dtype));
+            return -1;
+        }
+        u->off[i] = u->numel;
+        u->numel += ct_numel(p);
+    }
+    int W = f->g->world;
+    u->padded = f->strategy == CT_FSDP_NO_SHARD ? u->numel : (u->numel + W - 1) / W * W;
+    u->shard = f->strategy == CT_FSDP_NO_SHARD ? u->numel : u->padded / W;
+    size_t es = ct_dtype_size(u->dt);
+    if (ct__fsdp_alloc_full(u)) return -1;
+    memset(u->buf, 0, (size_t)u->padded * es);
+    int s = ct_scope_begin(), rc = 0;
+    for (int i = 0; i < u->np && !rc; i++) {
+        ct_tensor *orig = u->slots[i]->tensor;
+        ct_tensor *c = ct_contiguous(ct_detach(orig));
+        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * es, u->dt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
+        if (!p) { rc = -1; break; }
+        memcpy(ct_data_ptr(p), ct_data_ptr(c), (size_t)ct_numel(orig) * es);
+        ct_set_requires_grad(p, 1);
+        u->params[i] = ct_retain(p);
+        u->slots[i]->tensor = ct_retain(p);    /* the module holds the new one ... */
+        ct_release(orig);                      /* ... and lets its own go */
+        args[i].u = u;
+        args[i].i = i;
+    }
+    if (!rc) {
+        ct_tensor *loc;
+        if (f->strategy == CT_FSDP_NO_SHARD) loc = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
+        else {
+            loc = ct_empty_n(u->dt, 1, &u->shard);
+            if (loc) memcpy(ct_data_ptr(loc), (char *)u->buf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
+        }
+        if (loc) u->local = ct_retain(ct_set_requires_grad(loc, 1));
+        rc = !u->local;
+    }
+    ct_scope_end(s);
+    if (rc) return -1;
+    for (int i = 0; i < u->np; i++)
+        if (ct_register_hook(u->params[i], ct__fsdp_grad_hook, &args[i]) < 0) return -1;
+    u->m = um;
+    u->orig = um->type;
+    u->wtype = *um->type;
+    u->wtype.forward = ct__fsdp_unit_forward;
+    um->type = &u->wtype;
+    ct__fsdp_live[ct__fsdp_nlive++] = u;
+    return 0;
+}
+
+CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct_fsdp_options *o) {
+    static const char *const OP = "FullyShardedDataParallel";
+    if (!m) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the module is NULL", OP);
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group(OP, group);
+    if (!g) return NULL;
+    ct_fsdp_strategy strat = o ? o->sharding_strategy : CT_FSDP_FULL_SHARD;
+    if ((int)strat < 0 || strat > CT_FSDP_NO_SHARD) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid sharding strategy %d", OP, (int)strat);
+        return NULL;
+    }
+    if (ct__fsdp_find(m)) {
+        ct_set_error(CT_ERR_STATE, "%s: the module is already wrapped by an FSDP", OP);
+        return NULL;
+    }
+    int64_t min = o && o->min_num_params ? o->min_num_params : 100000000;
+    int maxp = ct_module_parameters(m, NULL, 0);
+    ct_module **wrapped = (ct_module **)CT_MALLOC((size_t)(maxp + 1) * sizeof *wrapped);
+    ct_tensor **all = (ct_tensor **)CT_MALLOC((size_t)(maxp + 1) * sizeof *all);
+    ct_fsdp *f = (ct_fsdp *)CT_MALLOC(sizeof *f);
+    if (!wrapped || !all || !f) {
+        CT_FREE(wrapped); CT_FREE(all); CT_FREE(f);
+        ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
+        return NULL;
+    }
+    memset(f, 0, sizeof *f);
+    f->root = m;
+    f->g = g;
+    f->strategy = strat;
+    ct_module_parameters(m, all, maxp);
+    ct_status st = ct__dist_broadcast_list(g, maxp, all);
+    CT_FREE(all);
+    int nw = 0;
+    int64_t rootn = ct__fsdp_plan(m, 1, min, wrapped, &nw);
+    if (rootn > 0) wrapped[nw++] = m;   /* the root unit last: its children are wrapped first */
+    if (ct__fsdp_nlive + nw > CT__FSDP_MAX_UNITS) {
+        ct_set_error(CT_ERR_STATE, "%s: at most %d units can be live", OP, CT__FSDP_MAX_UNITS);
+        st = CT_ERR_STATE;
+    }
+    f->u = (ct__fsdp_unit *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof *f->u);
+    ct__fsdp_hookarg *args = (ct__fsdp_hookarg *)CT_MALLOC((size_t)(maxp ? maxp : 1) * sizeof *args);
+    f->args = args;
+    if (!f->u || !args) { if (!st) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; } }
+    if (!st) {
+        memset(f->u, 0, (size_t)(nw ? nw : 1) * sizeof *f->u);
+        int used = 0;
+        for (int i = 0; i < nw && !st; i++) {
+            f->nu = i + 1;
+            if (ct__fsdp_unit_init(f, &f->u[i], wrapped[i], wrapped, nw, maxp, args + used)) st = ct_last_error_code();
+            used += f->u[i].np;
+        }
+    }
+    CT_FREE(wrapped);
+    if (st) { ct__fsdp_destroy(f, 0); return NULL; }
+    for (int i = 0; i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);   /* now only shards */
+    return f;
+}
+
+CTENSOR_API int ct_fsdp_num_units(const ct_fsdp *f) { return f ? f->nu : 0; }
+CTENSOR_API int ct_fsdp_parameters(const ct_fsdp *f, ct_tensor **out, int max) {
+    if (!f) return 0;
+    for (int i = 0; i < f->nu && i < max; i++) out[i] = f->u[i].local;
+    return f->nu;
+}
+CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "FullyShardedDataParallel forward: the FSDP is NULL");
+        return NULL;
+    }
+    for (int i = 0; i < f->nu; i++)
+        if (f->u[i].ngot) {
+            ct_set_error(CT_ERR_STATE, "FullyShardedDataParallel forward: the previous backward's gradients were not reduced: "
+                                       "call ct_fsdp_finish_gradients after ct_backward (ct_fsdp_backward does both)");
+            return NULL;
+        }
+    return ct_forward(f->root, x);
+}
+CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
+    static const char *const OP = "FullyShardedDataParallel";
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the FSDP is NULL", OP);
+        return ct_last_error_code();
+    }
+    int any = 0;
+    for (int i = 0; i < f->nu; i++) any |= f->u[i].ngot > 0;
+    if (any) {
+        /* units whose parameters got no gradient (or not all): zeros for the missing ones */
+        for (int i = 0; i < f->nu && !f->err; i++) {
+            ct__fsdp_unit *u = &f->u[i];
+            if (u->launched) continue;
+            if (!u->gfull) ct__fsdp_grad_bufs(u);
+            ct__fsdp_launch(u);
+        }
+        int prev = ct_set_grad_enabled(0);
+        for (int i = 0; i < f->nu; i++) {
+            ct__fsdp_unit *u = &f->u[i];
+            if (u->work) {
+                if (ct_work_wait(u->work)) ct__fsdp_fail(f);
+                u->work = NULL;
+            }
+            ct_tensor **gp = f->strategy == CT_FSDP_NO_SHARD ? &u->gfull : &u->gred;
+            int s = ct_scope_begin();
+            if (!f->err && *gp) {
+                if (u->local->grad) { if (!ct_add_(u->local->grad, *gp)) ct__fsdp_fail(f); }
+                else if (ct_set_grad(u->local, *gp)) ct__fsdp_fail(f);
+                else {   /* the reduced gradient becomes .grad as it is, no copy */
+                    f->grad_bytes -= ct__fsdp_flatbytes(u, gp == &u->gfull ? u->padded : u->shard);
+                    ct_release(*gp);
+                    *gp = NULL;
+                }
+            }
+            ct_scope_end(s);
+            for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
+            ct__fsdp_sample(f);
+            if (u->gfull) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded); ct_release(u->gfull); }
+            if (u->gred) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->shard); ct_release(u->gred); }
+            u->gfull = u->gred = NULL;
+            u->ngot = 0;
+            u->launched = 0;
+            ct__fsdp_free_full(u);
+        }
+        ct_set_grad_enabled(prev);
+    }
+    ct_status st = f->err;
+    if (st) ct_set_error(st, "%s: gradient reduction failed: %s", OP, f->errmsg);
+    f->err = CT_OK;
+    return st;
+}
+CTENSOR_API ct_status ct_fsdp_backward(ct_fsdp *f, ct_tensor *loss) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "FullyShardedDataParallel backward: the FSDP is NULL");
+        return ct_last_error_code();
+    }
+    ct_status st = ct_backward(loss);
+    if (st) {
+        char msg[320];
+        ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+        ct_fsdp_finish_gradients(f);
+        ct_set_error(st, "%s", msg);
+        return st;
+    }
+    return ct_fsdp_finish_gradients(f);
+}
+CTENSOR_API ct_status ct_fsdp_memory(const ct_fsdp *f, ct_fsdp_memory_stats *out) {
+    if (!f || !out) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "FSDP memory: the FSDP or the output is NULL");
+        return ct_last_error_code() ? ct_last_error_code() : CT_ERR_NULL;
+    }
+    memset(out, 0, sizeof *out);
+    int64_t shard_grads = 0;
+    for (int i = 0; i < f->nu; i++) {
+        const ct__fsdp_unit *u = &f->u[i];
+        if (f->strategy != CT_FSDP_NO_SHARD) out->shard_param_bytes += ct__fsdp_flatbytes(u, u->shard);
+        if (u->local && u->local->grad) shard_grads += ct__fsdp_flatbytes(u, u->shard);
+    }
+    out->peak_full_param_bytes = f->peak_full;
+    out->peak_grad_bytes = f->peak_grad + shard_grads;
+    out->peak_live_bytes = f->peak_live;
+    return CT_OK;
+}
+CTENSOR_API void ct_fsdp_reset_peak_memory(ct_fsdp *f) {
+    if (!f) return;
+    f->peak_full = f->full_bytes;
+    f->peak_grad = f->grad_bytes;
+    f->peak_live = ct_live_bytes();
+}
+CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "summon_full_params: the FSDP is NULL");
+        return ct_last_error_code();
+    }
+    for (int i = 0; i < f->nu; i++)
+        if (ct__fsdp_gather(&f->u[i])) return ct_last_error_code();
+    return CT_OK;
+}
+
+#endif /* CTENSOR_DIST_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_DIST_IMPLEMENTATION */
+
+/* ============================================================================
+   The MPI backend (Open MPI): non-blocking MPI-3 collectives on a duplicate of
+   MPI_COMM_WORLD with MPI_ERRORS_RETURN, polled with MPI_Test, so that a wait can
+   give up at its timeout. MPI is started here unless the program started it.
+   ========================================================================== */
+#if (defined(CTENSOR_MPI) && defined(CTENSOR_DIST_IMPLEMENTATION)) || defined(CTENSOR_DIST_MPI_IMPLEMENTATION)
+#ifndef CTENSOR_DIST_MPI_DONE
+#define CTENSOR_DIST_MPI_DONE
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1      /* Open MPI's deprecated C++ bindings: not used, and they warn */
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ct__mpi_state {
+    MPI_Comm comm;
+    int started_mpi;            /* this group called MPI_Init */
+} ct__mpi_state;
+
+static int ct__mpi_err(const char *call, int rc) {
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", rc);
+    ct_set_error(CT_ERR_STATE, "%s failed: %s", call, s);
+    return -1;
+}
+static MPI_Datatype ct__mpi_type(ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT32: return MPI_FLOAT;
+    case CT_FLOAT64: return MPI_DOUBLE;
+    case CT_FLOAT16: case CT_BFLOAT16: return MPI_UINT16_T;    /* moved, never reduced */
+    case CT_INT64: return MPI_INT64_T;
+    case CT_INT32: return MPI_INT32_T;
+    case CT_INT16: return MPI_INT16_T;
+    case CT_INT8: return MPI_INT8_T;
+    case CT_UINT8: case CT_BOOL: return MPI_UINT8_T;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+static MPI_Op ct__mpi_op(ct_reduce_op op, ct_dtype dt) {
+    if (dt == CT_BOOL) return op == CT_REDUCE_SUM || op == CT_REDUCE_MAX ? MPI_BOR : MPI_BAND;
+    switch (op) {
+    case CT_REDUCE_MAX: return MPI_MAX;
+    case CT_REDUCE_MIN: return MPI_MIN;
+    case CT_REDUCE_PRODUCT: return MPI_PROD;
+    default: return MPI_SUM;
+    }
+}
+static int ct__mpi_count(const char *op, int64_t n) {
+    if (n > INT_MAX) {
+        ct_set_error(CT_ERR_UNSUPPORTED, "%s: %lld elements exceed MPI's count limit of one message (%d)", op, (long long)n, INT_MAX);
+        return -1;
+    }
+    return 0;
+}
+/* a heap MPI_Request, the backend's request handle */
+static MPI_Request *ct__mpi_req(void) {
+    MPI_Request *r = (MPI_Request *)malloc(sizeof *r);
+    if (r) *r = MPI_REQUEST_NULL;
+    else ct_set_error(CT_ERR_MEMORY, "mpi: out of memory");
+    return r;
+}
+#define CT__MPI_START(call, expr)                                 \
+    MPI_Request *r = ct__mpi_req();                               \
+    if (!r) return -1;                                            \
+    int rc = (expr);                                              \
+    if (rc != MPI_SUCCESS) { free(r); return ct__mpi_err(call, rc); } \
+    *req = r;                                                     \
+    return 0;
+
+static int ct__mpi_init(void **state, int *rank, int *world) {
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        ct_set_error(CT_ERR_STATE, "init_process_group: MPI was already finalized in this process");
+        return -1;
+    }
+    ct__mpi_state *s = (ct__mpi_state *)malloc(sizeof *s);
+    if (!s) { ct_set_error(CT_ERR_MEMORY, "init_process_group: out of memory"); return -1; }
+    s->started_mpi = 0;
+    if (!inited) {
+        int provided = 0;
+        int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+        if (rc != MPI_SUCCESS) { free(s); return ct__mpi_err("init_process_group: MPI_Init_thread", rc); }
+        s->started_mpi = 1;
+    }
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &s->comm);
+    if (rc != MPI_SUCCESS) { free(s); return ct__mpi_err("init_process_group: MPI_Comm_dup", rc); }
+    MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(s->comm, rank);
+    MPI_Comm_size(s->comm, world);
+    *state = s;
+    return 0;
+}
+static void ct__mpi_shutdown(void *state, int broken) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (!s) return;
+    /* a broken group may have a peer gone: freeing the communicator could wait for it */
+    if (!broken) MPI_Comm_free(&s->comm);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (s->started_mpi && !finalized) MPI_Finalize();
+    free(s);
+}
+static int ct__mpi_all_reduce(void *state, void *buf, int64_t n, ct_dtype dt, ct_reduce_op op, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (ct__mpi_count("all_reduce", n)) return -1;
+    CT__MPI_START("all_reduce: MPI_Iallreduce",
+                  MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, ct__mpi_type(dt), ct__mpi_op(op, dt), s->comm, r))
+}
+static int ct__mpi_broadcast(void *state, void *buf, int64_t n, ct_dtype dt, int root, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (ct__mpi_count("broadcast", n)) return -1;
+    CT__MPI_START("broadcast: MPI_Ibcast", MPI_Ibcast(buf, (int)n, ct__mpi_type(dt), root, s->comm, r))
+}
+static int ct__mpi_all_gather(void *state, const void *in, void *out, int64_t n, ct_dtype dt, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (ct__mpi_count("all_gather", n)) return -1;
+    CT__MPI_START("all_gather: MPI_Iallgather",
+                  MPI_Iallgather(in, (int)n, ct__mpi_type(dt), out, (int)n, ct__mpi_type(dt), s->comm, r))
+}
+static int ct__mpi_reduce_scatter(void *state, const void *in, void *out, int64_t n, ct_dtype dt, ct_reduce_op op, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (ct__mpi_count("reduce_scatter", n)) return -1;
+    CT__MPI_START("reduce_scatter: MPI_Ireduce_scatter_block",
+                  MPI_Ireduce_scatter_block(in, out, (int)n, ct__mpi_type(dt), ct__mpi_op(op, dt), s->comm, r))
+}
+static int ct__mpi_barrier(void *state, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    CT__MPI_START("barrier: MPI_Ibarrier", MPI_Ibarrier(s->comm, r))
+}
+static int ct__mpi_send(void *state, const void *buf, int64_t n, ct_dtype dt, int dst, int tag, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (ct__mpi_count("send", n)) return -1;
+    CT__MPI_START("send: MPI_Isend", MPI_Isend(buf, (int)n, ct__mpi_type(dt), dst, tag, s->comm, r))
+}
+static int ct__mpi_recv(void *state, void *buf, int64_t n, ct_dtype dt, int src, int tag, void **req) {
+    ct__mpi_state *s = (ct__mpi_state *)state;
+    if (ct__mpi_count("recv", n)) return -1;
+    CT__MPI_START("recv: MPI_Irecv", MPI_Irecv(buf, (int)n, ct__mpi_type(dt), src, tag, s->comm, r))
+}
+static int ct__mpi_test(void *state, void *req, int *done) {
+    (void)state;
+    MPI_Request *r = (MPI_Request *)req;
+    int rc = MPI_Test(r, done, MPI_STATUS_IGNORE);   /* a receive of the wrong size fails here */
+    if (rc != MPI_SUCCESS) { free(r); *done = 1; return ct__mpi_err("MPI_Test", rc); }
+    if (*done) free(r);
+    return 0;
+}
+static void ct__mpi_abandon(void *state, void *req) {
+    (void)state;
+    /* the request stays with MPI (collectives cannot be cancelled); its handle is dropped */
+    free(req);
+}
+static const ct_dist_backend ct__dist_mpi = {
+    "mpi", ct__mpi_init, ct__mpi_shutdown, ct__mpi_all_reduce, ct__mpi_broadcast, ct__mpi_all_gather,
+    ct__mpi_reduce_scatter, ct__mpi_barrier, ct__mpi_send, ct__mpi_recv, ct__mpi_test, ct__mpi_abandon};
+#if defined(CTENSOR_MPI) && defined(CTENSOR_DIST_IMPLEMENTATION)
+static const ct_dist_backend *ct__dist_mpi_backend(void) { return &ct__dist_mpi; }
+#endif
+CTENSOR_API ct_status ct_dist_mpi_register(void) { return ct_dist_register_backend(&ct__dist_mpi); }
+/* registered at program start (the file that holds only the MPI backend needs it) */
+#if defined(__cplusplus)
+static const int ct__dist_mpi_registered = (ct_dist_mpi_register(), 1);
+#elif defined(__GNUC__) || defined(__clang__)
+__attribute__((constructor)) static void ct__dist_mpi_autoregister(void) { ct_dist_mpi_register(); }
+#endif
+#endif /* CTENSOR_DIST_MPI_DONE */
+#endif

@@ -1,0 +1,378 @@
+/* test_dist_mpi.c - ctensor_dist.h on Open MPI, run by tests/dist/run.sh under
+   mpirun --oversubscribe on loopback:
+     collectives  (-np 2 and -np 4) every collective, dtype and reduce op against the
+                  result computed here from every rank's input (integer-valued data:
+                  exact), async handles overlapping compute, send/recv in a ring
+     train        (-np 2) DDP (SGD with momentum; several buckets; no_sync
+                  accumulation) and DDP + ZeRO-1 (Adam) against one process training
+                  the same float64 model on the whole global batch: equal within
+                  1e-12 relative (not bit for bit: the global batch's mean is summed
+                  in another order); the ranks' parameters equal bit for bit; ZeRO's
+                  state exists only for a rank's own parameters
+     exit         (-np 2) rank 1 leaves early (destroys its group and returns): rank 0's
+                  all_reduce fails with the timeout error within the timeout, later
+                  calls fail at once
+                  FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD; three
+                  units; Adam on the flat shards) against the same, within 1e-12
+     crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
+                  the same on rank 0
+   Rank 0 prints the sum of all ranks' "N passed, N failed" (exit, crash: its own).
+   Built with mpicc flags and linked to tests/ct_impl.c's object (no MPI there): this
+   file brings the MPI backend (CTENSOR_DIST_MPI_IMPLEMENTATION). */
+#define CTENSOR_DIST_MPI_IMPLEMENTATION
+#include "ct_test.h"
+#include "ctensor_nn.h"
+#include "ctensor_dist.h"
+#include <unistd.h>
+
+static int R, W;   /* rank, world size */
+
+/* rank r's input: small integers (exact in every dtype and every reduction) */
+static double val(int op, int r, int i) {
+    if (op == CT_REDUCE_PRODUCT) return (double)((r + i) % 3 + 1);
+    if (op < 0) return (double)((r + i) % 2);       /* bool */
+    return (double)(r * 3 + i % 7 - 3);
+}
+static ct_tensor *input_of(ct_dtype dt, int op, int r, int64_t n) {
+    ct_tensor *t = ct_zeros(CT_FLOAT64, n);
+    double *p = (double *)ct_data_ptr(t);
+    for (int64_t i = 0; i < n; i++) p[i] = val(dt == CT_BOOL ? -1 : op, r, (int)i);
+    if (dt == CT_UINT8)
+        for (int64_t i = 0; i < n; i++) p[i] = p[i] < 0 ? -p[i] : p[i];
+    return ct_to(t, dt);
+}
+static double reduce_ref(ct_dtype dt, int op, int i) {
+    double acc = 0;
+    for (int r = 0; r < W; r++) {
+        double v = val(dt == CT_BOOL ? -1 : op, r, i);
+        if (dt == CT_UINT8 && v < 0) v = -v;
+        if (r == 0) { acc = v; continue; }
+        if (dt == CT_BOOL) acc = (op == CT_REDUCE_SUM || op == CT_REDUCE_MAX) ? (acc || v) : (acc && v);
+        else if (op == CT_REDUCE_SUM || op == CT_REDUCE_AVG) acc += v;
+        else if (op == CT_REDUCE_PRODUCT) acc *= v;
+        else if (op == CT_REDUCE_MAX) acc = v > acc ? v : acc;
+        else acc = v < acc ? v : acc;
+    }
+    return op == CT_REDUCE_AVG ? acc / W : acc;
+}
+
+TEST(test_collectives) {
+    const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT32, CT_INT16, CT_INT8, CT_UINT8, CT_BOOL};
+    const int ndt = (int)(sizeof dts / sizeof dts[0]);
+    enum { N = 6 };
+    double ref[64];
+    for (int k = 0; k < ndt; k++) {
+        ct_dtype dt = dts[k];
+        for (int op = 0; op < CT_REDUCE_NUM_OPS; op++) {
+            if (op == CT_REDUCE_AVG && !ct_dtype_is_floating(dt)) continue;
+            if (dt == CT_UINT8 && op == CT_REDUCE_PRODUCT) continue;
+            for (int i = 0; i < N; i++) ref[i] = reduce_ref(dt, op, i);
+            /* all_reduce */
+            ct_tensor *t = input_of(dt, op, R, N);
+            CHECK_EQ_INT(ct_dist_all_reduce(t, (ct_reduce_op)op, NULL, NULL), CT_OK);
+            CHECK_VALUES(t, ref, N, 1e-6);
+            /* reduce_scatter_tensor: input [W*N], the chunk of rank r is rank r's view */
+            ct_tensor *in = input_of(dt, op, R, (int64_t)W * N), *out = ct_zeros(dt, N);
+            CHECK_EQ_INT(ct_dist_reduce_scatter_tensor(out, in, (ct_reduce_op)op, NULL, NULL), CT_OK);
+            for (int i = 0; i < N; i++) ref[i] = reduce_ref(dt, op, R * N + i);
+            CHECK_VALUES(out, ref, N, 1e-6);
+            /* reduce_scatter (list) */
+            ct_tensor *lst[8];
+            for (int r = 0; r < W; r++) lst[r] = ct_narrow(in, 0, (int64_t)r * N, N);
+            ct_tensor *out2 = ct_zeros(dt, N);
+            CHECK_EQ_INT(ct_dist_reduce_scatter(out2, W, lst, (ct_reduce_op)op, NULL, NULL), CT_OK);
+            CHECK_VALUES(out2, ref, N, 1e-6);
+        }
+        /* broadcast from every rank */
+        for (int src = 0; src < W; src++) {
+            ct_tensor *t = input_of(dt, CT_REDUCE_SUM, R, N);
+            for (int i = 0; i < N; i++) ref[i] = ct_item(ct_select(input_of(dt, CT_REDUCE_SUM, src, N), 0, i));
+            CHECK_EQ_INT(ct_dist_broadcast(t, src, NULL, NULL), CT_OK);
+            CHECK_VALUES(t, ref, N, 0);
+        }
+        /* all_gather into one tensor [W, N] and into a list */
+        ct_tensor *in = input_of(dt, CT_REDUCE_SUM, R, N), *out = ct_zeros(dt, W, N), *lst[8];
+        CHECK_EQ_INT(ct_dist_all_gather_into_tensor(out, in, NULL, NULL), CT_OK);
+        for (int r = 0; r < W; r++) lst[r] = ct_zeros(dt, 2, 3);
+        CHECK_EQ_INT(ct_dist_all_gather(W, lst, in, NULL, NULL), CT_OK);
+        for (int r = 0; r < W; r++) {
+            ct_tensor *e = input_of(dt, CT_REDUCE_SUM, r, N);
+            CHECK(ct_equal(ct_select(out, 0, r), e) == 1);
+            CHECK(ct_equal(ct_reshape(lst[r], -1), e) == 1);
+        }
+    }
+    CHECK_EQ_INT(ct_dist_barrier(NULL, NULL), CT_OK);
+}
+
+/* async: a large all_reduce started, compute meanwhile, then wait */
+TEST(test_async_overlap) {
+    int64_t n = 1 << 20;
+    ct_tensor *big = ct_full(CT_FLOAT32, (double)(R + 1), n);
+    ct_work *w = NULL;
+    CHECK_EQ_INT(ct_dist_all_reduce(big, CT_REDUCE_SUM, NULL, &w), CT_OK);
+    ct_tensor *a = ct_randn(CT_FLOAT32, 128, 128);
+    int polls = 0;
+    for (int i = 0; i < 4; i++) {
+        a = ct_tanh(ct_matmul(a, a));
+        polls += ct_work_test(w) == 0;
+    }
+    CHECK(a != NULL);
+    CHECK_EQ_INT(ct_work_wait(w), CT_OK);
+    double s = (double)W * (W + 1) / 2;
+    CHECK_CLOSE(ct_item(ct_amin(big, 0, NULL, 0)), s, 0);
+    CHECK_CLOSE(ct_item(ct_amax(big, 0, NULL, 0)), s, 0);
+    /* several in flight at once, waited in reverse order */
+    ct_work *ws[4];
+    ct_tensor *ts[4];
+    for (int k = 0; k < 4; k++) {
+        ts[k] = ct_full(CT_FLOAT64, (double)(k + R), 1000);
+        CHECK_EQ_INT(ct_dist_all_reduce(ts[k], k % 2 ? CT_REDUCE_MAX : CT_REDUCE_SUM, NULL, &ws[k]), CT_OK);
+    }
+    for (int k = 3; k >= 0; k--) CHECK_EQ_INT(ct_work_wait(ws[k]), CT_OK);
+    for (int k = 0; k < 4; k++) {
+        double e = k % 2 ? (double)(k + W - 1) : (double)k * W + (double)W * (W - 1) / 2;
+        CHECK_CLOSE(ct_item(ct_sum(ts[k])), 1000 * e, 0);
+    }
+    (void)polls;
+}
+
+/* send/recv around a ring, async send and blocking receive */
+TEST(test_send_recv) {
+    int next = (R + 1) % W, prev = (R + W - 1) % W;
+    ct_tensor *mine = ct_full(CT_INT64, (double)(100 + R), 5), *got = ct_zeros(CT_INT64, 5);
+    ct_work *w = NULL;
+    CHECK_EQ_INT(ct_dist_send(mine, next, NULL, 7, &w), CT_OK);
+    CHECK_EQ_INT(ct_dist_recv(got, prev, NULL, 7, NULL), CT_OK);
+    CHECK_EQ_INT(ct_work_wait(w), CT_OK);
+    CHECK_EQ_INT(ct_item_int(ct_sum(got)), 5 * (100 + prev));
+    CHECK_ERR(ct_dist_send(mine, W, NULL, 0, NULL) == CT_OK, CT_ERR_ARG, "send: invalid destination rank");
+    CHECK_ERR(ct_dist_all_gather(W + 1, NULL, mine, NULL, NULL) == CT_OK, CT_ERR_ARG, "all_gather: tensor_list must have world_size");
+}
+
+/* ---- training: DDP and ZeRO-1 against one process on the global batch ---- */
+enum { B = 8, STEPS = 5 };
+static ct_module *mlp(uint64_t seed) {
+    ct_manual_seed(seed);
+    return ct_module_to_dtype(ct_nn_sequential(ct_nn_linear(10, 32), ct_nn_tanh(), ct_nn_linear(32, 16), ct_nn_relu(),
+                                               ct_nn_linear(16, 4)),
+                              CT_FLOAT64);
+}
+static int params_close(ct_module *a, ct_module *b, double rtol) {
+    ct_tensor *pa[16], *pb[16];
+    int n = ct_module_parameters(a, pa, 16), ok = n == ct_module_parameters(b, pb, 16);
+    for (int i = 0; ok && i < n; i++) ok = ct_allclose(pa[i], pb[i], rtol, 1e-14) == 1;
+    return ok;
+}
+/* every rank's parameters equal rank 0's, bit for bit */
+static int params_same_everywhere(ct_module *m) {
+    ct_tensor *ps[16];
+    int n = ct_module_parameters(m, ps, 16), ok = 1;
+    for (int i = 0; i < n; i++) {
+        ct_tensor *c = ct_clone(ps[i]);
+        if (ct_dist_broadcast(c, 0, NULL, NULL) || ct_equal(c, ps[i]) != 1) ok = 0;
+    }
+    ct_tensor *f = ct_scalar_tensor(ok, CT_INT64);
+    ct_dist_all_reduce(f, CT_REDUCE_MIN, NULL, NULL);
+    return (int)ct_item_int(f);
+}
+static ct_tensor *loss_of(ct_module *m, ct_ddp *d, ct_tensor *x, ct_tensor *y) {
+    return ct_mse_loss(d ? ct_ddp_forward(d, x) : ct_forward(m, x), y, NULL);
+}
+
+TEST(test_ddp) {
+    ct_module *ref = mlp(42), *net = mlp(42 + (uint64_t)R);   /* rank 1 starts elsewhere: DDP broadcasts rank 0's */
+    ct_ddp_options o = {0.002, 0};                            /* ~2 KB: several buckets, started during backward */
+    ct_ddp *ddp = ct_ddp_new(net, NULL, &o);
+    CHECK(ddp != NULL);
+    CHECK(ct_ddp_num_buckets(ddp) >= 3);
+    CHECK(params_close(ref, net, 0));
+    ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+    ct_optimizer *o2 = ct_optim_sgd(net, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+    ct_manual_seed(1000);   /* the same data on every rank; each takes its rows */
+    for (int step = 0; step < STEPS; step++) CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT64, (int64_t)W * B, 4);
+        ct_zero_grad(o1);
+        ct_backward(loss_of(ref, NULL, x, y));
+        ct_step(o1);
+        ct_zero_grad(o2);
+        CHECK_EQ_INT(ct_ddp_backward(ddp, loss_of(net, ddp, ct_narrow(x, 0, (int64_t)R * B, B), ct_narrow(y, 0, (int64_t)R * B, B))),
+                     CT_OK);
+        ct_step(o2);
+    }
+    CHECK(params_close(ref, net, 1e-12));
+    CHECK(params_same_everywhere(net));
+    /* gradient accumulation: three micro-batches, the first two under no_sync */
+    CT_SCOPE {
+        ct_zero_grad(o1);
+        ct_zero_grad(o2);
+        for (int micro = 0; micro < 3; micro++) {
+            ct_tensor *x = ct_randn(CT_FLOAT64, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT64, (int64_t)W * B, 4);
+            ct_backward(loss_of(ref, NULL, x, y));
+            ct_tensor *xl = ct_narrow(x, 0, (int64_t)R * B, B), *yl = ct_narrow(y, 0, (int64_t)R * B, B);
+            if (micro < 2) {
+                CT_DDP_NO_SYNC(ddp) { CHECK_EQ_INT(ct_ddp_backward(ddp, loss_of(net, ddp, xl, yl)), CT_OK); }
+            } else
+                CHECK_EQ_INT(ct_ddp_backward(ddp, loss_of(net, ddp, xl, yl)), CT_OK);
+        }
+        ct_step(o1);
+        ct_step(o2);
+    }
+    CHECK(params_close(ref, net, 1e-12));
+    CHECK(params_same_everywhere(net));
+    ct_optim_free(o1);
+    ct_optim_free(o2);
+    ct_ddp_free(ddp);
+    ct_module_free(ref);
+    ct_module_free(net);
+}
+
+TEST(test_zero) {
+    ct_module *ref = mlp(7), *net = mlp(7);
+    ct_ddp *ddp = ct_ddp_new(net, NULL, NULL);
+    ct_optimizer *o1 = ct_optim_adam(ref, &(ct_adam_options){.lr = 0.01});
+    ct_optimizer *o2 = ct_optim_adam(net, &(ct_adam_options){.lr = 0.01});
+    ct_zero_optimizer *z = ct_zero_redundancy_optimizer(o2, NULL);
+    CHECK(z != NULL);
+    int own = 0, n = ct_optim_group_size(o2, 0);
+    int64_t own_el = 0, all_el = 0, largest = 0;
+    for (int i = 0; i < n; i++) {
+        int r = ct_zero_param_rank(z, 0, i);
+        int64_t k = ct_numel(ct_optim_param(o2, 0, i));
+        CHECK(r >= 0 && r < W);
+        own += r == R;
+        all_el += k;
+        if (k > largest) largest = k;
+        if (r == R) own_el += k;
+    }
+    CHECK(own >= 1);
+    CHECK(own_el <= all_el / W + largest);   /* the greedy partition's bound */
+    ct_manual_seed(2000);
+    for (int step = 0; step < STEPS; step++) CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT64, (int64_t)W * B, 4);
+        ct_zero_grad(o1);
+        ct_backward(loss_of(ref, NULL, x, y));
+        ct_step(o1);
+        ct_zero_grad(o2);
+        CHECK_EQ_INT(ct_ddp_backward(ddp, loss_of(net, ddp, ct_narrow(x, 0, (int64_t)R * B, B), ct_narrow(y, 0, (int64_t)R * B, B))),
+                     CT_OK);
+        CHECK_EQ_INT(ct_zero_step(z), CT_OK);
+    }
+    CHECK(params_close(ref, net, 1e-12));
+    CHECK(params_same_everywhere(net));
+    /* the optimizer's state: only this rank's parameters */
+    CT_SCOPE {
+        ct_state_dict sd;
+        CHECK_EQ_INT(ct_optim_state_dict(o2, &sd), CT_OK);
+        int with_state = 0;
+        for (int i = 0; i < sd.n; i++)
+            if (strstr(sd.items[i].name, ".exp_avg_sq")) with_state++;
+        CHECK_EQ_INT(with_state, own);
+        ct_state_dict_free(&sd);
+    }
+    ct_zero_free(z);
+    ct_optim_free(o1);
+    ct_optim_free(o2);
+    ct_ddp_free(ddp);
+    ct_module_free(ref);
+    ct_module_free(net);
+}
+
+/* FSDP in each strategy against one process on the global batch */
+TEST(test_fsdp) {
+    for (int strat = 0; strat < 3; strat++) {
+        ct_module *ref = mlp(21), *net = mlp(21 + (uint64_t)R);   /* rank 0's weights win (sync_module_states) */
+        ct_fsdp_options fo = {(ct_fsdp_strategy)strat, 100};      /* two wrapped Linears and the root's */
+        ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
+        CHECK(f != NULL);
+        if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
+        CHECK_EQ_INT(ct_fsdp_num_units(f), 3);
+        ct_tensor *shards[8];
+        int ns = ct_fsdp_parameters(f, shards, 8);
+        int64_t total = 0;
+        for (int i = 0; i < ns; i++) total += ct_numel(shards[i]);
+        /* 352 + 528 + 68 elements: each unit padded to a multiple of W, 1/W of it here */
+        int64_t want = 0, sizes[3] = {352, 528, 68};
+        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;
+        CHECK_EQ_INT(total, want);
+        ct_optimizer *o1 = ct_optim_adam(ref, &(ct_adam_options){.lr = 0.01});
+        ct_optimizer *o2 = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
+        ct_manual_seed(3000);
+        for (int step = 0; step < STEPS; step++) CT_SCOPE {
+            ct_tensor *x = ct_randn(CT_FLOAT64, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT64, (int64_t)W * B, 4);
+            ct_zero_grad(o1);
+            ct_backward(loss_of(ref, NULL, x, y));
+            ct_step(o1);
+            ct_zero_grad(o2);
+            ct_tensor *xl = ct_narrow(x, 0, (int64_t)R * B, B), *yl = ct_narrow(y, 0, (int64_t)R * B, B);
+            CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, xl), yl, NULL)), CT_OK);
+            ct_step(o2);
+        }
+        CHECK_EQ_INT(ct_fsdp_summon_full_params(f), CT_OK);
+        CHECK(params_close(ref, net, 1e-12));
+        CHECK(params_same_everywhere(net));
+        ct_optim_free(o1);
+        ct_optim_free(o2);
+        ct_fsdp_free(f);
+        CHECK(params_close(ref, net, 1e-12));
+        ct_module_free(ref);
+        ct_module_free(net);
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "collectives";
+    int crash = !strcmp(mode, "crash"), leave = crash || !strcmp(mode, "exit");
+    ct_t_init();
+    int64_t live0 = ct_live_tensors();
+    ct_dist_options opt = {leave ? 2.0 : 60.0};
+    ct_process_group *pg = ct_dist_init_process_group("mpi", &opt);
+    if (!pg) { printf("FAIL init_process_group: %s\n0 passed, 1 failed\n", ct_last_error()); return 1; }
+    R = ct_dist_get_rank(pg);
+    W = ct_dist_get_world_size(pg);
+    CHECK_STR(ct_dist_get_backend(pg), "mpi");
+    if (leave) {
+        CHECK_EQ_INT(ct_dist_barrier(pg, NULL), CT_OK);
+        if (R == 1) {
+            if (crash) _exit(0);   /* no MPI_Finalize: a crash as far as MPI knows */
+            ct_dist_destroy_process_group(pg);
+            return 0;
+        }
+        ct_tensor *t = ct_ones(CT_FLOAT32, 4);
+        double t0 = MPI_Wtime();
+        ct_clear_error();
+        ct_status st = ct_dist_all_reduce(t, CT_REDUCE_SUM, pg, NULL);
+        double secs = MPI_Wtime() - t0;
+        CHECK_EQ_INT(st, CT_ERR_STATE);
+        CHECK(strstr(ct_last_error(), "all_reduce: timed out after 2.0 s waiting for the other ranks (rank 0 of 2, mpi backend)") != NULL);
+        CHECK(secs >= 1.9 && secs < 10);
+        CHECK_ERR(ct_dist_barrier(pg, NULL) == CT_OK, CT_ERR_STATE,
+                  "barrier: the process group can no longer be used: all_reduce: timed out after 2.0 s");
+        CHECK_EQ_INT(ct_dist_destroy_process_group(pg), CT_OK);
+        return ct_t_summary();
+    }
+    if (!strcmp(mode, "collectives")) {
+        RUN(test_collectives);
+        RUN(test_async_overlap);
+        RUN(test_send_recv);
+    } else if (!strcmp(mode, "train")) {
+        RUN(test_ddp);
+        RUN(test_zero);
+        RUN(test_fsdp);
+    } else {
+        printf("unknown mode %s\n", mode);
+        ct_t_fail++;
+    }
+    CHECK_EQ_INT(ct_live_tensors(), live0 + 0);
+    /* rank 0 reports the sum over ranks */
+    int64_t counts[2] = {ct_t_pass, ct_t_fail};
+    ct_tensor *c = ct_from_blob(counts, CT_INT64, 1, (int64_t[]){2}, NULL, NULL, NULL);
+    if (ct_dist_all_reduce(c, CT_REDUCE_SUM, pg, NULL)) {
+        printf("FAIL summing the ranks' counts: %s\n", ct_last_error());
+        counts[0] = ct_t_pass;
+        counts[1] = ct_t_fail + 1;
+    }
+    ct_release(c);
+    ct_dist_destroy_process_group(pg);
+    if (R == 0) printf("%lld passed, %lld failed\n", (long long)counts[0], (long long)counts[1]);
+    return counts[1] ? 1 : 0;
+}

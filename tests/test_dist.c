@@ -1,0 +1,328 @@
+/* test_dist.c - ctensor_dist.h in one process: the single-process group (every
+   collective against its exact result for a world of one, async handles), bad input
+   with its messages, DDP and ZeRO-1 over the single group against plain training
+   (bit for bit: averaging over one rank divides by 1), no_sync accumulation, the
+   bucket layout. The multi-process tests are tests/dist/ (mpirun). */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
+#define CTENSOR_IMPLEMENTATION
+#endif
+#include "ct_test.h"
+#include "ctensor_nn.h"
+#include "ctensor_dist.h"
+
+static ct_tensor *seq(ct_dtype dt, int64_t n, double start) { return ct_arange(start, start + (double)n, 1.0, dt); }
+
+TEST(test_not_initialized) {
+    CHECK(!ct_dist_is_initialized());
+    ct_tensor *t = seq(CT_FLOAT32, 4, 0);
+    CHECK_ERR(ct_dist_all_reduce(t, CT_REDUCE_SUM, NULL, NULL) == CT_OK, CT_ERR_STATE,
+              "all_reduce: the default process group has not been initialized (call ct_dist_init_process_group first)");
+    CHECK_ERR(ct_dist_get_rank(NULL) >= 0, CT_ERR_STATE, "get_rank: the default process group has not been initialized");
+    CHECK_ERR(ct_dist_get_world_size(NULL) >= 0, CT_ERR_STATE, "get_world_size:");
+    CHECK_ERR(ct_dist_get_backend(NULL), CT_ERR_STATE, "get_backend:");
+    CHECK_ERR(ct_dist_destroy_process_group(NULL) == CT_OK, CT_ERR_STATE, "destroy_process_group: the default process group");
+    CHECK_ERR(ct_dist_init_process_group("gloo", NULL), CT_ERR_ARG, "init_process_group: unknown backend 'gloo'");
+#ifndef CTENSOR_MPI
+    CHECK_ERR(ct_dist_init_process_group("mpi", NULL), CT_ERR_UNSUPPORTED,
+              "init_process_group: the mpi backend is not built in: compile the implementation with -DCTENSOR_MPI");
+#endif
+    ct_dist_options bad = {-1.0};
+    CHECK_ERR(ct_dist_init_process_group("single", &bad), CT_ERR_ARG,
+              "init_process_group: timeout must be a non-negative number of seconds (got -1)");
+    CHECK_ERR(ct_dist_register_backend(NULL) == CT_OK, CT_ERR_ARG, "register_backend: the backend");
+    CHECK(!ct_dist_is_initialized());
+}
+
+TEST(test_collectives) {
+    CHECK_STR(ct_dist_get_backend(NULL), "single");
+    CHECK_EQ_INT(ct_dist_get_rank(NULL), 0);
+    CHECK_EQ_INT(ct_dist_get_world_size(NULL), 1);
+    static const double v6[6] = {0, 1, 2, 3, 4, 5};
+    const ct_dtype dts[6] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT32};
+    for (int k = 0; k < 6; k++)
+        for (int op = 0; op < CT_REDUCE_NUM_OPS; op++) {
+            if (op == CT_REDUCE_AVG && !ct_dtype_is_floating(dts[k])) continue;
+            ct_tensor *t = ct_reshape(seq(dts[k], 6, 0), 2, 3);
+            uint32_t v0 = ct_version(t);
+            CHECK_EQ_INT(ct_dist_all_reduce(t, (ct_reduce_op)op, NULL, NULL), CT_OK);
+            CHECK_VALUES(t, v6, 6, 0);
+            CHECK(ct_version(t) > v0);   /* an in-place op */
+        }
+    ct_tensor *b = ct_tensor_f64(((double[]){1, 0, 1}), 3);
+    ct_tensor *bb = ct_to(b, CT_BOOL);
+    CHECK_EQ_INT(ct_dist_all_reduce(bb, CT_REDUCE_SUM, NULL, NULL), CT_OK);
+    CHECK_VALUES(bb, ((double[]){1, 0, 1}), 3, 0);
+
+    ct_tensor *t = seq(CT_INT64, 6, 0);
+    CHECK_EQ_INT(ct_dist_broadcast(t, 0, NULL, NULL), CT_OK);
+    CHECK_VALUES(t, v6, 6, 0);
+
+    ct_tensor *in = seq(CT_FLOAT32, 6, 0), *out = ct_zeros(CT_FLOAT32, 2, 3);
+    ct_tensor *outs[1] = {out};
+    CHECK_EQ_INT(ct_dist_all_gather(1, outs, in, NULL, NULL), CT_OK);
+    CHECK_VALUES(out, v6, 6, 0);
+    ct_tensor *o2 = ct_zeros(CT_FLOAT32, 1, 6);
+    CHECK_EQ_INT(ct_dist_all_gather_into_tensor(o2, in, NULL, NULL), CT_OK);
+    CHECK_VALUES(o2, v6, 6, 0);
+    ct_tensor *rs = ct_zeros(CT_FLOAT64, 6);
+    ct_tensor *ins[1] = {ct_reshape(seq(CT_FLOAT64, 6, 0), 3, 2)};
+    CHECK_EQ_INT(ct_dist_reduce_scatter(rs, 1, ins, CT_REDUCE_SUM, NULL, NULL), CT_OK);
+    CHECK_VALUES(rs, v6, 6, 0);
+    ct_tensor *rs16 = ct_zeros(CT_FLOAT16, 6);
+    CHECK_EQ_INT(ct_dist_reduce_scatter_tensor(rs16, seq(CT_FLOAT16, 6, 0), CT_REDUCE_AVG, NULL, NULL), CT_OK);
+    CHECK_VALUES(rs16, v6, 6, 0);
+    CHECK_EQ_INT(ct_dist_barrier(NULL, NULL), CT_OK);
+
+    /* async: a handle that is complete at once; wait frees it */
+    ct_work *w = NULL;
+    ct_tensor *a = seq(CT_FLOAT32, 6, 0);
+    CHECK_EQ_INT(ct_dist_all_reduce(a, CT_REDUCE_AVG, NULL, &w), CT_OK);
+    CHECK(w != NULL);
+    CHECK_EQ_INT(ct_work_test(w), 1);
+    CHECK_EQ_INT(ct_work_wait(w), CT_OK);
+    CHECK_VALUES(a, v6, 6, 0);
+    CHECK_EQ_INT(ct_dist_barrier(NULL, &w), CT_OK);
+    CHECK_EQ_INT(ct_work_wait_timeout(w, 1.0), CT_OK);
+}
+
+TEST(test_bad_input) {
+    ct_tensor *t = seq(CT_FLOAT32, 6, 0), *nc = ct_t(ct_reshape(seq(CT_FLOAT32, 6, 0), 2, 3));
+    CHECK_ERR(ct_dist_all_reduce(nc, CT_REDUCE_SUM, NULL, NULL) == CT_OK, CT_ERR_ARG,
+              "all_reduce: the tensor must be contiguous (got shape [3, 2] with strides [1, 3])");
+    CHECK_ERR(ct_dist_all_reduce(seq(CT_INT64, 3, 0), CT_REDUCE_AVG, NULL, NULL) == CT_OK, CT_ERR_DTYPE,
+              "all_reduce: ReduceOp.AVG needs a floating point tensor (got int64)");
+    CHECK_ERR(ct_dist_all_reduce(t, (ct_reduce_op)7, NULL, NULL) == CT_OK, CT_ERR_ARG, "all_reduce: invalid reduce op 7");
+    CHECK_ERR(ct_dist_all_reduce(NULL, CT_REDUCE_SUM, NULL, NULL) == CT_OK, CT_ERR_NULL, "all_reduce: the tensor is NULL");
+    CHECK_ERR(ct_dist_broadcast(t, 1, NULL, NULL) == CT_OK, CT_ERR_ARG, "broadcast: invalid src rank 1 (the group's ranks are 0..0)");
+    CHECK_ERR(ct_dist_send(t, 0, NULL, 0, NULL) == CT_OK, CT_ERR_ARG, "send: invalid destination rank 0: it is the rank of this process");
+    CHECK_ERR(ct_dist_recv(t, 2, NULL, 0, NULL) == CT_OK, CT_ERR_ARG, "recv: invalid source rank 2");
+    ct_tensor *outs2[2] = {ct_zeros(CT_FLOAT32, 6), ct_zeros(CT_FLOAT32, 6)};
+    CHECK_ERR(ct_dist_all_gather(2, outs2, t, NULL, NULL) == CT_OK, CT_ERR_ARG,
+              "all_gather: tensor_list must have world_size (1) tensors, got 2");
+    ct_tensor *o64[1] = {ct_zeros(CT_FLOAT64, 6)};
+    CHECK_ERR(ct_dist_all_gather(1, o64, t, NULL, NULL) == CT_OK, CT_ERR_DTYPE,
+              "all_gather: tensor_list[0] has dtype float64, but the input has float32");
+    ct_tensor *o5[1] = {ct_zeros(CT_FLOAT32, 5)};
+    CHECK_ERR(ct_dist_all_gather(1, o5, t, NULL, NULL) == CT_OK, CT_ERR_SHAPE,
+              "all_gather: tensor_list[0] has shape [5], but the input has shape [6]");
+    CHECK_ERR(ct_dist_all_gather_into_tensor(ct_zeros(CT_FLOAT32, 5), t, NULL, NULL) == CT_OK, CT_ERR_SHAPE,
+              "all_gather_into_tensor: output tensor size must be equal to world_size times input tensor size (output 5 "
+              "elements, input 6, world_size 1)");
+    CHECK_ERR(ct_dist_all_gather_into_tensor(ct_zeros(CT_FLOAT64, 6), t, NULL, NULL) == CT_OK, CT_ERR_DTYPE,
+              "all_gather_into_tensor: output tensor must have the same type as input tensor (output float64, input float32)");
+    CHECK_ERR(ct_dist_reduce_scatter_tensor(ct_zeros(CT_FLOAT32, 4), t, CT_REDUCE_SUM, NULL, NULL) == CT_OK, CT_ERR_SHAPE,
+              "reduce_scatter_tensor: input tensor size must be equal to world_size times output tensor size (input 6 "
+              "elements, output 4, world_size 1)");
+    CHECK_ERR(ct_dist_reduce_scatter_tensor(ct_zeros(CT_INT32, 6), seq(CT_INT32, 6, 0), CT_REDUCE_AVG, NULL, NULL) == CT_OK,
+              CT_ERR_DTYPE, "reduce_scatter_tensor: ReduceOp.AVG needs a floating point tensor (got int32)");
+    CHECK_ERR(ct_dist_reduce_scatter(t, 1, o64, CT_REDUCE_SUM, NULL, NULL) == CT_OK, CT_ERR_DTYPE,
+              "reduce_scatter: input_list[0] has dtype float64, but the output has float32");
+    CHECK_ERR(ct_dist_send(t, 0, NULL, -1, NULL) == CT_OK, CT_ERR_ARG, "send: invalid destination rank 0");
+    CHECK_ERR(ct_work_wait(NULL) == CT_OK, CT_ERR_NULL, "wait: the work handle is NULL");
+    CHECK_ERR(ct_work_test(NULL) >= 0, CT_ERR_NULL, "is_completed: the work handle is NULL");
+    ct_work *w = NULL;
+    CHECK_EQ_INT(ct_dist_barrier(NULL, &w), CT_OK);
+    CHECK_ERR(ct_work_wait_timeout(w, -1.0) == CT_OK, CT_ERR_ARG, "wait: timeout must be a non-negative number of seconds (got -1)");
+    CHECK_EQ_INT(ct_work_wait(w), CT_OK);
+    CHECK_ERR(ct_ddp_new(NULL, NULL, NULL), CT_ERR_NULL, "DistributedDataParallel: the module is NULL");
+    ct_ddp_options bo = {-1.0, 0};
+    ct_module *m = ct_nn_linear(2, 2);
+    CHECK_ERR(ct_ddp_new(m, NULL, &bo), CT_ERR_ARG, "DistributedDataParallel: bucket_cap_mb must be positive (got -1)");
+    ct_module_free(m);
+    CHECK_ERR(ct_ddp_forward(NULL, t), CT_ERR_NULL, "DistributedDataParallel forward: the DDP is NULL");
+    CHECK_ERR(ct_ddp_finish_gradients(NULL) == CT_OK, CT_ERR_NULL, "DistributedDataParallel: the DDP is NULL");
+    CHECK_ERR(ct_ddp_backward(NULL, t) == CT_OK, CT_ERR_NULL, "DistributedDataParallel backward: the DDP is NULL");
+    CHECK_ERR(ct_ddp_bucket_params(NULL, 0, NULL, 0) >= 0, CT_ERR_INDEX, "DistributedDataParallel: bucket 0 out of range");
+    CHECK_ERR(ct_zero_redundancy_optimizer(NULL, NULL), CT_ERR_NULL, "ZeroRedundancyOptimizer: the optimizer is NULL");
+    CHECK_ERR(ct_zero_step(NULL) == CT_OK, CT_ERR_NULL, "ZeroRedundancyOptimizer.step: the optimizer is NULL");
+    CHECK_ERR(ct_zero_param_rank(NULL, 0, 0) >= 0, CT_ERR_INDEX, "ZeroRedundancyOptimizer: parameter 0 of group 0 out of range");
+}
+
+/* a float64 MLP, the same weights for every seed */
+static ct_module *mlp(uint64_t seed) {
+    ct_manual_seed(seed);
+    return ct_module_to_dtype(ct_nn_sequential(ct_nn_linear(5, 8), ct_nn_relu(), ct_nn_linear(8, 3)), CT_FLOAT64);
+}
+static int same_params(ct_module *a, ct_module *b) {
+    ct_tensor *pa[8], *pb[8];
+    int n = ct_module_parameters(a, pa, 8);
+    if (n != ct_module_parameters(b, pb, 8)) return 0;
+    for (int i = 0; i < n; i++)
+        if (ct_equal(pa[i], pb[i]) != 1) return 0;
+    return 1;
+}
+
+/* DDP over one rank = plain training, bit for bit; no_sync accumulation too */
+TEST(test_ddp_single) {
+    ct_module *ref = mlp(7), *net = mlp(7);
+    ct_ddp_options o = {0.0001, 0};   /* ~100 bytes: one bucket per parameter or two */
+    ct_ddp *ddp = ct_ddp_new(net, NULL, &o);
+    CHECK(ddp != NULL);
+    CHECK(ct_ddp_module(ddp) == net);
+    int nb = ct_ddp_num_buckets(ddp);
+    CHECK(nb >= 3);
+    int idx[8];
+    CHECK_EQ_INT(ct_ddp_bucket_params(ddp, 0, idx, 8), 1);
+    CHECK_EQ_INT(idx[0], 3);             /* the last parameter first (reverse order) */
+    ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+    ct_optimizer *o2 = ct_optim_sgd(net, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+    ct_manual_seed(3);
+    for (int step = 0; step < 4; step++) CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+        ct_zero_grad(o1);
+        ct_backward(ct_mse_loss(ct_forward(ref, x), y, NULL));
+        ct_step(o1);
+        ct_zero_grad(o2);
+        CHECK_EQ_INT(ct_ddp_backward(ddp, ct_mse_loss(ct_ddp_forward(ddp, x), y, NULL)), CT_OK);
+        ct_step(o2);
+    }
+    CHECK(same_params(ref, net));
+    /* gradient accumulation: two micro-batches under no_sync, the third synchronized */
+    CT_SCOPE {
+        ct_zero_grad(o1);
+        ct_zero_grad(o2);
+        for (int micro = 0; micro < 3; micro++) {
+            ct_tensor *x = ct_randn(CT_FLOAT64, 4, 5), *y = ct_randn(CT_FLOAT64, 4, 3);
+            ct_backward(ct_mse_loss(ct_forward(ref, x), y, NULL));
+            if (micro < 2) {
+                CT_DDP_NO_SYNC(ddp) {
+                    CHECK_EQ_INT(ct_ddp_backward(ddp, ct_mse_loss(ct_ddp_forward(ddp, x), y, NULL)), CT_OK);
+                }
+            } else
+                CHECK_EQ_INT(ct_ddp_backward(ddp, ct_mse_loss(ct_ddp_forward(ddp, x), y, NULL)), CT_OK);
+        }
+        ct_step(o1);
+        ct_step(o2);
+    }
+    CHECK(same_params(ref, net));
+    CHECK_EQ_INT(ct_ddp_set_require_sync(ddp, 1), 1);
+    /* ct_backward without the finishing call: the next forward says so */
+    CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, 2, 5);
+        ct_backward(ct_sum(ct_ddp_forward(ddp, x)));
+        CHECK_ERR(ct_ddp_forward(ddp, x), CT_ERR_STATE,
+                  "DistributedDataParallel forward: the previous backward's gradients were not synchronized: call "
+                  "ct_ddp_finish_gradients after ct_backward");
+        CHECK_EQ_INT(ct_ddp_finish_gradients(ddp), CT_OK);
+        CHECK(ct_ddp_forward(ddp, x) != NULL);
+        CHECK_EQ_INT(ct_ddp_finish_gradients(ddp), CT_OK);   /* no backward ran: nothing to reduce but zeros */
+    }
+    ct_optim_free(o1);
+    ct_optim_free(o2);
+    ct_ddp_free(ddp);
+    ct_module_free(ref);
+    ct_module_free(net);
+}
+
+/* ZeRO-1 over one rank = the wrapped optimizer alone, bit for bit */
+TEST(test_zero_single) {
+    ct_module *ref = mlp(11), *net = mlp(11);
+    ct_optimizer *o1 = ct_optim_adam(ref, &(ct_adam_options){.lr = 0.01});
+    ct_optimizer *o2 = ct_optim_adam(net, &(ct_adam_options){.lr = 0.01});
+    ct_zero_optimizer *z = ct_zero_redundancy_optimizer(o2, NULL);
+    CHECK(z != NULL);
+    CHECK_EQ_INT(ct_zero_param_rank(z, 0, 3), 0);
+    CHECK_ERR(ct_zero_param_rank(z, 0, 4) >= 0, CT_ERR_INDEX, "ZeroRedundancyOptimizer: parameter 4 of group 0 out of range");
+    ct_manual_seed(5);
+    for (int step = 0; step < 3; step++) CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+        ct_zero_grad(o1);
+        ct_backward(ct_mse_loss(ct_forward(ref, x), y, NULL));
+        ct_step(o1);
+        ct_zero_grad(o2);
+        ct_backward(ct_mse_loss(ct_forward(net, x), y, NULL));
+        CHECK_EQ_INT(ct_zero_step(z), CT_OK);
+    }
+    CHECK(same_params(ref, net));
+    ct_zero_free(z);
+    ct_optim_free(o1);
+    ct_optim_free(o2);
+    ct_module_free(ref);
+    ct_module_free(net);
+}
+
+/* FSDP over one rank, each strategy, per-Linear units or the root alone: plain
+   training bit for bit (the optimizer steps the flat shards) */
+TEST(test_fsdp_single) {
+    const int64_t mins[2] = {20, -1};
+    for (int strat = 0; strat < 3; strat++)
+        for (int k = 0; k < 2; k++) {
+            ct_module *ref = mlp(13), *net = mlp(13);
+            ct_fsdp_options fo = {(ct_fsdp_strategy)strat, mins[k]};
+            ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
+            CHECK(f != NULL);
+            if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
+            CHECK_EQ_INT(ct_fsdp_num_units(f), k == 0 ? 2 : 1);
+            ct_tensor *shards[4];
+            int ns = ct_fsdp_parameters(f, shards, 4);
+            ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+            ct_optimizer *o2 = ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+            ct_manual_seed(9);
+            for (int step = 0; step < 3; step++) CT_SCOPE {
+                ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+                ct_zero_grad(o1);
+                ct_backward(ct_mse_loss(ct_forward(ref, x), y, NULL));
+                ct_step(o1);
+                ct_zero_grad(o2);
+                CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, x), y, NULL)), CT_OK);
+                ct_step(o2);
+            }
+            if (k == 0) {   /* units of 48 and 27 float64 parameters */
+                ct_fsdp_memory_stats ms;
+                CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
+                CHECK_EQ_INT(ms.shard_param_bytes, strat == CT_FSDP_NO_SHARD ? 0 : 75 * 8);
+                /* FULL_SHARD: one unit gathered at a time; the others keep both */
+                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_FULL_SHARD ? 48 * 8 : 75 * 8);
+                CHECK(ms.peak_grad_bytes >= 48 * 8 && ms.peak_live_bytes > 0);
+                ct_fsdp_reset_peak_memory(f);
+                CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
+                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_NO_SHARD ? 75 * 8 : 0);
+            }
+            CHECK_EQ_INT(ct_fsdp_summon_full_params(f), CT_OK);
+            CHECK(same_params(ref, net));
+            ct_optim_free(o1);
+            ct_optim_free(o2);
+            ct_fsdp_free(f);
+            CHECK(same_params(ref, net));   /* the module's own tensors back, with the trained values */
+            ct_module_free(ref);
+            ct_module_free(net);
+        }
+    ct_module *m = mlp(1);
+    ct_fsdp_options bad = {(ct_fsdp_strategy)5, 0};
+    CHECK_ERR(ct_fsdp_new(m, NULL, &bad), CT_ERR_ARG, "FullyShardedDataParallel: invalid sharding strategy 5");
+    CHECK_ERR(ct_fsdp_new(NULL, NULL, NULL), CT_ERR_NULL, "FullyShardedDataParallel: the module is NULL");
+    ct_fsdp *f = ct_fsdp_new(m, NULL, NULL);
+    CHECK(f != NULL);
+    CHECK_ERR(ct_fsdp_new(m, NULL, NULL), CT_ERR_STATE, "FullyShardedDataParallel: the module is already wrapped by an FSDP");
+    CHECK_ERR(ct_fsdp_forward(NULL, NULL), CT_ERR_NULL, "FullyShardedDataParallel forward: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_finish_gradients(NULL) == CT_OK, CT_ERR_NULL, "FullyShardedDataParallel: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_backward(NULL, NULL) == CT_OK, CT_ERR_NULL, "FullyShardedDataParallel backward: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_summon_full_params(NULL) == CT_OK, CT_ERR_NULL, "summon_full_params: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_memory(f, NULL) == CT_OK, CT_ERR_NULL, "FSDP memory: the FSDP or the output is NULL");
+    CT_SCOPE {
+        ct_tensor *x = ct_randn(CT_FLOAT64, 2, 5);
+        ct_backward(ct_sum(ct_fsdp_forward(f, x)));
+        CHECK_ERR(ct_fsdp_forward(f, x), CT_ERR_STATE,
+                  "FullyShardedDataParallel forward: the previous backward's gradients were not reduced");
+        CHECK_EQ_INT(ct_fsdp_finish_gradients(f), CT_OK);
+    }
+    ct_fsdp_free(f);
+    ct_module_free(m);
+}
+
+int main(void) {
+    ct_t_init();
+    int64_t live0 = ct_live_tensors();
+    RUN(test_not_initialized);
+    ct_process_group *pg = ct_dist_init_process_group("single", NULL);
+    CHECK(pg != NULL && ct_dist_is_initialized());
+    RUN(test_collectives);
+    RUN(test_bad_input);
+    RUN(test_ddp_single);
+    RUN(test_zero_single);
+    RUN(test_fsdp_single);
+    CHECK_EQ_INT(ct_dist_destroy_process_group(pg), CT_OK);
+    CHECK(!ct_dist_is_initialized());
+    CHECK_EQ_INT(ct_live_tensors(), live0);
+    return ct_t_summary();
+}
