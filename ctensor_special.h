@@ -1287,10 +1287,6 @@ static ct_tensor *ct__sp_call(int E, const ct_tensor *x, const ct_tensor *y, con
     ct_tensor *in[2];
     in[0] = (ct_tensor *)x;
     in[1] = (ct_tensor *)y;
-    if (!x || (ct__sp_defs[E].nin == 2 && !y)) {
-        if (!ct_last_error_code()) ct_set_error(CT_ERR_ARG, "%s: got a NULL tensor", ct__sp_defs[E].name);
-        return NULL;
-    }
     return ct__call1(ct__sp_base + E, ct__sp_defs[E].nin, in, a ? a : &ct__attrs_none);
 }
 #define CT__SP_PUB1(fname, E) \

@@ -1,5 +1,5 @@
-/* The implementation of ctensor.h (with ctensor_nn.h, ctensor_named.h and
-   ctensor_quant.h), compiled once per build kind and linked into
+/* The implementation of ctensor.h (with ctensor_nn.h, ctensor_named.h,
+   ctensor_quant.h and ctensor_special.h), compiled once per build kind and linked into
    the unit tests that use only the public API (they are built with
    -DCT_TEST_SHARED_IMPL and do not define CTENSOR_IMPLEMENTATION themselves).
    Tests that reach into internals (ct__...) or set implementation macros keep
@@ -9,3 +9,4 @@
 #include "ctensor_nn.h"
 #include "ctensor_named.h"
 #include "ctensor_quant.h"
+#include "ctensor_special.h"

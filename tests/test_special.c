@@ -110,7 +110,7 @@ static void check_case(const sp_case *c, int f64) {
     ct_tensor *got = c->b ? c->b(x, y) : c->u(x);
     CT_T_REPORT(got != NULL, "%s.%s: %s", c->name, tag, ct_last_error());
     if (!got) return;
-    CT_T_REPORT(got->dtype == x->dtype, "%s.%s: dtype %s", c->name, tag, ct_dtype_name(got->dtype));
+    CT_T_REPORT(ct_get_dtype(got) == ct_get_dtype(x), "%s.%s: dtype %s", c->name, tag, ct_dtype_name(ct_get_dtype(got)));
     ct_tensor *g64 = ct_contiguous(ct_to(got, CT_FLOAT64)), *w64 = ct_contiguous(ct_to(want, CT_FLOAT64));
     ct_tensor *x64 = ct_contiguous(ct_to(x, CT_FLOAT64)), *y64 = y ? ct_contiguous(ct_to(y, CT_FLOAT64)) : NULL;
     const double *g = (const double *)ct_data_ptr(g64), *w = (const double *)ct_data_ptr(w64);
@@ -147,6 +147,164 @@ TEST(test_fixtures) {
     }
 }
 
+/* ---- gradients ---- */
+static ct_tensor *call_u(ct_tensor *const *in, void *user) { return ((un_fn)(uintptr_t)user)(in[0]); }
+static ct_tensor *call_b(ct_tensor *const *in, void *user) { return ((bin_fn)(uintptr_t)user)(in[0], in[1]); }
+static ct_tensor *vec(const double *v, int64_t n) { return ct_from_data_n(v, CT_FLOAT64, 1, &n); }
+#define GC_U(fn, ...)                                                                                    \
+    do {                                                                                                 \
+        static const double v_[] = {__VA_ARGS__};                                                        \
+        ct_tensor *in_[1];                                                                               \
+        in_[0] = ct_requires_grad(vec(v_, (int64_t)(sizeof v_ / sizeof v_[0])));                        \
+        int ok_ = ct_gradcheck(call_u, (void *)(uintptr_t)(fn), 1, in_, NULL);                           \
+        CT_T_REPORT(ok_ == 1, "gradcheck %s: %s", #fn, ct_last_error());                                 \
+    } while (0)
+static ct_tensor *ggc_gammaln(ct_tensor *const *in, void *u) { (void)u; return ct_special_gammaln(in[0]); }
+static ct_tensor *ggc_erfcx(ct_tensor *const *in, void *u) { (void)u; return ct_special_erfcx(in[0]); }
+
+TEST(test_gradcheck) {
+    GC_U(ct_special_erfinv, -0.9, -0.3, 0.0, 0.2, 0.7, 0.95);
+    GC_U(ct_special_erfcx, -3.0, -0.5, 0.0, 0.4, 2.0, 30.0);
+    GC_U(ct_special_ndtr, -9.0, -1.5, 0.0, 0.7, 3.0);
+    GC_U(ct_special_ndtri, 0.01, 0.2, 0.5, 0.8, 0.99);
+    GC_U(ct_special_log_ndtr, -20.0, -2.0, -0.5, 0.0, 1.0, 5.0);
+    GC_U(logit_none, 0.1, 0.3, 0.5, 0.9);
+    GC_U(logit_eps, 0.001, 0.3, 0.5, 0.995);
+    GC_U(ct_special_entr, 0.01, 0.5, 1.0, 3.0);
+    GC_U(ct_special_sinc, -2.5, -0.3, 0.0, 0.4, 1.5, 7.2);
+    GC_U(ct_special_gammaln, -2.5, -0.5, 0.3, 1.0, 4.5, 30.0);
+    GC_U(ct_special_digamma, -2.5, -0.5, 0.3, 1.0, 4.5, 30.0);
+    GC_U(polygamma2, -1.5, 0.3, 1.0, 4.5, 12.0);
+    GC_U(multigammaln3, 1.2, 2.0, 5.5);
+    GC_U(ct_special_i0, -3.0, -0.2, 0.0, 1.0, 8.0, 22.0);
+    GC_U(ct_special_i0e, -3.0, -0.2, 0.5, 8.0, 22.0);
+    GC_U(ct_special_i1, -3.0, -0.2, 0.0, 1.0, 8.0, 22.0);
+    GC_U(ct_special_i1e, -3.0, -0.2, 0.0, 1.0, 8.0, 22.0);
+    {   /* xlog1py: both inputs */
+        static const double a[] = {0.5, -1.5, 2.0, 3.0}, b[] = {0.2, 4.0, -0.5, 10.0};
+        ct_tensor *in[2];
+        in[0] = ct_requires_grad(vec(a, 4));
+        in[1] = ct_requires_grad(vec(b, 4));
+        CT_T_REPORT(ct_gradcheck(call_b, (void *)(uintptr_t)ct_special_xlog1py, 2, in, NULL) == 1, "gradcheck xlog1py: %s", ct_last_error());
+    }
+    {   /* zeta, gammainc, gammaincc: the second input */
+        static const double a[] = {2.0, 3.5, 1.5, 4.0}, b[] = {0.5, 2.0, 3.0, 1.2};
+        bin_fn fns[3] = {ct_special_zeta, ct_special_gammainc, ct_special_gammaincc};
+        for (int k = 0; k < 3; k++) {
+            ct_tensor *in[2];
+            in[0] = vec(a, 4);
+            in[1] = ct_requires_grad(vec(b, 4));
+            CT_T_REPORT(ct_gradcheck(call_b, (void *)(uintptr_t)fns[k], 2, in, NULL) == 1, "gradcheck binary %d: %s", k, ct_last_error());
+        }
+    }
+    {   /* second order: gammaln -> digamma -> polygamma(1), erfcx's rule through itself */
+        static const double v[] = {0.7, 2.5, 6.0};
+        ct_tensor *in[1];
+        in[0] = ct_requires_grad(vec(v, 3));
+        CT_T_REPORT(ct_gradgradcheck(ggc_gammaln, NULL, 1, in, NULL) == 1, "gradgradcheck gammaln: %s", ct_last_error());
+        CT_T_REPORT(ct_gradgradcheck(ggc_erfcx, NULL, 1, in, NULL) == 1, "gradgradcheck erfcx: %s", ct_last_error());
+    }
+}
+
+/* PyTorch: the Bessel functions and the polynomials give results that do not
+   require grad; zeta and gammainc/gammaincc have no derivative in the first input */
+static const struct { const char *name; un_fn u; bin_fn b; } nondiff[] = {
+    {"bessel_j0", ct_special_bessel_j0, NULL}, {"bessel_j1", ct_special_bessel_j1, NULL},
+    {"bessel_y0", ct_special_bessel_y0, NULL}, {"bessel_y1", ct_special_bessel_y1, NULL},
+    {"modified_bessel_i0", ct_special_modified_bessel_i0, NULL}, {"modified_bessel_i1", ct_special_modified_bessel_i1, NULL},
+    {"modified_bessel_k0", ct_special_modified_bessel_k0, NULL}, {"modified_bessel_k1", ct_special_modified_bessel_k1, NULL},
+    {"scaled_modified_bessel_k0", ct_special_scaled_modified_bessel_k0, NULL},
+    {"scaled_modified_bessel_k1", ct_special_scaled_modified_bessel_k1, NULL},
+    {"spherical_bessel_j0", ct_special_spherical_bessel_j0, NULL},
+    {"chebyshev_polynomial_t", NULL, ct_special_chebyshev_polynomial_t}, {"chebyshev_polynomial_u", NULL, ct_special_chebyshev_polynomial_u},
+    {"chebyshev_polynomial_v", NULL, ct_special_chebyshev_polynomial_v}, {"chebyshev_polynomial_w", NULL, ct_special_chebyshev_polynomial_w},
+    {"shifted_chebyshev_polynomial_t", NULL, ct_special_shifted_chebyshev_polynomial_t},
+    {"shifted_chebyshev_polynomial_u", NULL, ct_special_shifted_chebyshev_polynomial_u},
+    {"shifted_chebyshev_polynomial_v", NULL, ct_special_shifted_chebyshev_polynomial_v},
+    {"shifted_chebyshev_polynomial_w", NULL, ct_special_shifted_chebyshev_polynomial_w},
+    {"hermite_polynomial_h", NULL, ct_special_hermite_polynomial_h}, {"hermite_polynomial_he", NULL, ct_special_hermite_polynomial_he},
+    {"laguerre_polynomial_l", NULL, ct_special_laguerre_polynomial_l}, {"legendre_polynomial_p", NULL, ct_special_legendre_polynomial_p},
+};
+TEST(test_no_gradient) {
+    static const double v[] = {0.3, 0.6, 2.0};
+    for (size_t k = 0; k < sizeof nondiff / sizeof nondiff[0]; k++) {
+        ct_tensor *x = ct_requires_grad(vec(v, 3));
+        ct_tensor *y = nondiff[k].u ? nondiff[k].u(x) : nondiff[k].b(x, ct_full_like(x, 3.0));
+        CT_T_REPORT(y && !ct_get_requires_grad(y), "%s: the result must not require grad", nondiff[k].name);
+        CHECK_ERR(ct_backward(ct_sum(y)) == CT_OK, CT_ERR_AUTOGRAD, "does not require grad");
+    }
+    {
+        ct_tensor *x = ct_requires_grad(vec(v, 3)), *q = vec(v, 3);
+        CHECK_ERR(ct_backward(ct_sum(ct_special_zeta(ct_add_scalar(x, 2.0), q))) == CT_OK, CT_ERR_AUTOGRAD,
+                  "the derivative for 'zeta' is not implemented.");
+        CHECK_ERR(ct_backward(ct_sum(ct_special_gammainc(x, q))) == CT_OK, CT_ERR_AUTOGRAD,
+                  "the derivative for 'igamma: input' is not implemented.");
+        CHECK_ERR(ct_backward(ct_sum(ct_special_gammaincc(x, q))) == CT_OK, CT_ERR_AUTOGRAD,
+                  "the derivative for 'igammac: input' is not implemented.");
+    }
+}
+
+/* the aliases give the core ops' results; dtypes promote as in PyTorch */
+TEST(test_aliases_and_dtypes) {
+    static const double v[] = {-1.5, -0.2, 0.0, 0.5, 2.5, 3.5};
+    ct_tensor *x = vec(v, 6), *y = ct_add_scalar(ct_abs(x), 0.5);
+    int64_t d0 = 0;
+    CHECK(ct_equal(ct_special_erf(x), ct_erf(x)) == 1);
+    CHECK(ct_equal(ct_special_erfc(x), ct_erfc(x)) == 1);
+    CHECK(ct_equal(ct_special_expit(x), ct_sigmoid(x)) == 1);
+    CHECK(ct_equal(ct_special_exp2(x), ct_exp2(x)) == 1);
+    CHECK(ct_equal(ct_special_expm1(x), ct_expm1(x)) == 1);
+    CHECK(ct_equal(ct_special_log1p(y), ct_log1p(y)) == 1);
+    CHECK(ct_equal(ct_special_xlogy(x, y), ct_xlogy(x, y)) == 1);
+    CHECK(ct_equal(ct_special_round(x), ct_round(x)) == 1);
+    CHECK(ct_equal(ct_special_logsumexp(x, 1, &d0, 0), ct_logsumexp(x, 1, &d0, 0)) == 1);
+    CHECK(ct_equal(ct_special_softmax(x, 0), ct_softmax(x, 0)) == 1);
+    CHECK(ct_equal(ct_special_log_softmax(x, 0), ct_log_softmax(x, 0)) == 1);
+    CHECK(ct_equal(ct_special_psi(y), ct_special_digamma(y)) == 1);
+    CHECK(ct_equal(ct_special_modified_bessel_i0(x), ct_special_i0(x)) == 1);
+    /* integers compute in the default dtype; float64 wins a binary promotion; broadcasting */
+    ct_tensor *xi = ct_arange(0, 4, 1, CT_INT64);
+    ct_tensor *r = ct_special_i0e(xi);
+    CHECK(r && ct_get_dtype(r) == CT_FLOAT32);
+    r = ct_special_xlog1py(xi, ct_scalar_tensor(0.5, CT_FLOAT64));
+    CHECK(r && ct_get_dtype(r) == CT_FLOAT64 && ct_numel(r) == 4);
+    r = ct_special_chebyshev_polynomial_t(ct_unsqueeze(ct_linspace(-1, 1, 3, CT_FLOAT32), 1), ct_arange(0, 4, 1, CT_INT64));
+    CHECK(r && ct_get_dtype(r) == CT_FLOAT32 && ct_ndim(r) == 2 && ct_size(r, 0) == 3 && ct_size(r, 1) == 4);
+    /* strided inputs go through the iterator */
+    ct_tensor *m = ct_reshape(ct_linspace(0.1, 2.4, 24, CT_FLOAT64), 4, 6);
+    CHECK(ct_allclose(ct_special_i1(ct_t(m)), ct_contiguous(ct_t(ct_special_i1(m))), 0, 0) == 1);
+}
+
+/* every public function refuses bad input with a message naming it */
+TEST(test_bad_input) {
+    ct_tensor *h = ct_to(ct_ones(CT_FLOAT32, 3), CT_FLOAT16), *f = ct_ones(CT_FLOAT32, 3);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const sp_case *c = &cases[k];
+        CHECK_ERR(c->b ? c->b(h, h) : c->u(h), CT_ERR_DTYPE, "not implemented for 'Half'");
+        if (c->b) CHECK_ERR(c->b(f, ct_ones(CT_FLOAT32, 4)), CT_ERR_SHAPE, "must match the size");
+    }
+    for (size_t k = 0; k < sizeof nondiff / sizeof nondiff[0]; k++)
+        CHECK_ERR(nondiff[k].u ? nondiff[k].u(NULL) : nondiff[k].b(f, NULL), CT_ERR_NULL, "is NULL");
+    CHECK_ERR(ct_special_psi(h), CT_ERR_DTYPE, "digamma: not implemented for 'Half'");
+    CHECK_ERR(ct_special_polygamma(-1, f), CT_ERR_ARG, "polygamma(n, x) does not support negative n (n=-1)");
+    CHECK_ERR(ct_special_multigammaln(f, 0), CT_ERR_ARG, "p has to be greater than or equal to 1 (p=0)");
+    CHECK_ERR(ct_special_multigammaln(f, 3), CT_ERR_ARG, "All elements must be greater than (p-1)/2 (p=3)");
+    CHECK_ERR(ct_special_erf(NULL), CT_ERR_NULL, "erf: argument 0 is NULL");
+    CHECK_ERR(ct_special_erfc(NULL), CT_ERR_NULL, "erfc: argument 0 is NULL");
+    CHECK_ERR(ct_special_expit(NULL), CT_ERR_NULL, "sigmoid: argument 0 is NULL");
+    CHECK_ERR(ct_special_exp2(NULL), CT_ERR_NULL, "exp2: argument 0 is NULL");
+    CHECK_ERR(ct_special_expm1(NULL), CT_ERR_NULL, "expm1: argument 0 is NULL");
+    CHECK_ERR(ct_special_log1p(NULL), CT_ERR_NULL, "log1p: argument 0 is NULL");
+    CHECK_ERR(ct_special_round(ct_ones(CT_BOOL, 2)), CT_ERR_DTYPE, "round");
+    CHECK_ERR(ct_special_xlogy(f, ct_ones(CT_FLOAT32, 4)), CT_ERR_SHAPE, "must match the size");
+    int64_t bad = 3;
+    CHECK_ERR(ct_special_logsumexp(f, 1, &bad, 0), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_special_softmax(f, 2), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_special_log_softmax(f, -3), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_special_logit(h, 0.1), CT_ERR_DTYPE, "logit: not implemented for 'Half'");
+    CHECK_ERR(ct_special_gammaln(NULL), CT_ERR_NULL, "lgamma: argument 0 is NULL");
+}
+
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "tests/fixtures/special/special.safetensors";
     ct_t_init();
@@ -154,6 +312,10 @@ int main(int argc, char **argv) {
     fx = ct_safetensors_load(path);
     CT_T_REPORT(fx != NULL, "cannot load %s: %s", path, ct_last_error());
     if (fx) RUN(test_fixtures);
+    RUN(test_gradcheck);
+    RUN(test_no_gradient);
+    RUN(test_aliases_and_dtypes);
+    RUN(test_bad_input);
     ct_safetensors_free(fx);
     return ct_t_summary();
 }

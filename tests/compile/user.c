@@ -8,6 +8,7 @@
 #include "ctensor_nn.h"
 #include "ctensor_quant.h"
 #include "ctensor_named.h"
+#include "ctensor_special.h"
 
 int main(void) {
     int bad = 0;
@@ -25,6 +26,8 @@ int main(void) {
         static const char *const nc[2] = {"N", "C"};                                       /* ctensor_named.h */
         ct_tensor *n = ct_sum_dim(ct_refine_names(a, 2, nc), 1, 0);
         bad |= !n || !ct_dim_name(n, 0) || ct_dim_name(n, 0)[0] != 'N';
+        ct_tensor *e = ct_special_i0e(ct_zeros(CT_FLOAT64, 2));                           /* ctensor_special.h */
+        bad |= !e || ct_item(ct_sum(e)) != 2.0;
     }
     bad |= ct_live_tensors() != 0;
     return bad;
