@@ -325,6 +325,92 @@ static double ct__sp_log_ndtr(double x) {
     return log1p(-erfc(t) / 2.0);
 }
 
+/* float32 versions on ctensor's float erfc (ct__erfcf: a Chebyshev fit
+   erfc(z) = t exp(-z^2 + P(t)), t = 1/(1 + z/2), relative error below 1.2e-7):
+   erfcx(z) = t exp(P(t)) for z >= 0 with no exp(z^2) at all; the rounding error of
+   x/sqrt(2) in float is corrected to first order in the tails (double arithmetic
+   on a float x is exact for these products). */
+/* exp(x^2) in float: x = xh + xl with xh of 12 bits, so xh^2 is exact and
+   x^2 = xh^2 + (2 xh + xl) xl loses nothing (ct__erfcf's split) */
+CT__INLINE float ct__sp_expsqf(float x) {
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b &= 0xfffff000u;
+    float xh, xl;
+    memcpy(&xh, &b, 4);
+    xl = x - xh;
+    return ct__expf(xh * xh) * ct__expf((2.0f * xh + xl) * xl);
+}
+CT__INLINE float ct__sp_erfcx_posf(float z) {   /* z >= 0 */
+    float t = 1.0f / (1.0f + 0.5f * z);
+    return t * ct__expf(ct__erfc_p(t));
+}
+static float ct__sp_erfcxf(float x) {
+    float pos = ct__sp_erfcx_posf(fabsf(x));
+    float neg = 2.0f * ct__sp_expsqf(x) - pos;
+    return x < 0.0f ? (x < -9.4f ? INFINITY : neg) : pos;
+}
+/* sqrt(1/2) = CT__SP_S_HI + CT__SP_S_LO in floats: a/sqrt(2) = x + d with d recovered */
+#define CT__SP_S_HI 0.707106769f
+#define CT__SP_S_LO 1.21016708e-08f
+/* the rounding error of a * CT__SP_S_HI, exactly (Dekker's product on 12-bit halves:
+   no fused multiply-add needed) */
+#define CT__SP_S_H 0.70703125f
+CT__INLINE float ct__sp_ndtr_d(float a, float x) {
+    uint32_t b;
+    memcpy(&b, &a, 4);
+    b &= 0xfffff000u;
+    float ah, al;
+    memcpy(&ah, &b, 4);
+    al = a - ah;
+    return (((ah * CT__SP_S_H - x) + ah * (CT__SP_S_HI - CT__SP_S_H)) + al * CT__SP_S_H) + al * (CT__SP_S_HI - CT__SP_S_H) + a * CT__SP_S_LO;
+}
+static float ct__sp_ndtrf(float a) {
+    float x = a * CT__SP_S_HI, d = ct__sp_ndtr_d(a, x);
+    float z = fabsf(x), ez = ct__erfcf(z), cx = ct__sp_erfcx_posf(z);
+    float small = 0.5f + 0.5f * ct__erff(x);
+    /* left tail: erfc(z - d) ~ erfc(z) (1 + d 2/(sqrt(pi) erfcx(z))), z = -x */
+    float y = 0.5f * ez * (x < -1.0f ? 1.0f + d * (float)CT__SP_2_SQRTPI / cx : 1.0f);
+    float r = z < (float)CT__SP_SQRT1_2 ? small : (x > 0.0f ? 1.0f - y : y);
+    return a == INFINITY ? 1.0f : a == -INFINITY ? 0.0f : r;
+}
+/* the same, 8 (or 4, 16) lanes at a time with ctensor's vector forms (ct__v_exp,
+   ct__v_erfc, ct__v_erf): the float32 loops of erfcx and ndtr use them */
+#ifdef CT__HAVE_VEC
+CT__INLINE ct__vf ct__sp_v_expsq(ct__vf x) {
+    ct__vf xh = (ct__vf)((ct__vi)x & CT__ISPLAT((int32_t)0xfffff000)), xl = x - xh;
+    return ct__v_exp(xh * xh) * ct__v_exp((CT__VSPLAT(2.0f) * xh + xl) * xl);
+}
+CT__INLINE ct__vf ct__sp_v_erfcx_pos(ct__vf z) {
+    ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
+    return t * ct__v_exp(ct__v_erfc_p(t));
+}
+CT__INLINE ct__vf ct__sp_v_erfcx(ct__vf x) {
+    ct__vf pos = ct__sp_v_erfcx_pos(ct__vabs(x));
+    ct__vf neg = CT__VSPLAT(2.0f) * ct__sp_v_expsq(x) - pos;
+    return ct__vsel(x < CT__VSPLAT(0.0f), ct__vsel(x < CT__VSPLAT(-9.4f), CT__VSPLAT(INFINITY), neg), pos);
+}
+CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a) {
+    ct__vf x = a * CT__VSPLAT(CT__SP_S_HI), sh = CT__VSPLAT(CT__SP_S_H), sl = CT__VSPLAT(CT__SP_S_HI - CT__SP_S_H);
+    ct__vf ah = (ct__vf)((ct__vi)a & CT__ISPLAT((int32_t)0xfffff000)), al = a - ah;
+    ct__vf d = (((ah * sh - x) + ah * sl) + al * sh) + al * sl + a * CT__VSPLAT(CT__SP_S_LO);
+    ct__vf z = ct__vabs(x), ez = ct__v_erfc(z), cx = ct__sp_v_erfcx_pos(z);
+    ct__vf small = CT__VSPLAT(0.5f) + CT__VSPLAT(0.5f) * ct__v_erf(x);
+    ct__vf f = ct__vsel(x < CT__VSPLAT(-1.0f), CT__VSPLAT(1.0f) + d * CT__VSPLAT((float)CT__SP_2_SQRTPI) / cx, CT__VSPLAT(1.0f));
+    ct__vf y = CT__VSPLAT(0.5f) * ez * f;
+    ct__vf r = ct__vsel(z < CT__VSPLAT((float)CT__SP_SQRT1_2), small, ct__vsel(x > CT__VSPLAT(0.0f), CT__VSPLAT(1.0f) - y, y));
+    r = ct__vsel(a == CT__VSPLAT(INFINITY), CT__VSPLAT(1.0f), r);
+    return ct__vsel(a == CT__VSPLAT(-INFINITY), CT__VSPLAT(0.0f), r);
+}
+#endif
+static float ct__sp_log_ndtrf(float x) {
+    if (isinf(x)) return x > 0.0f ? -0.0f : -INFINITY;
+    double td = (double)x * CT__SP_SQRT1_2;
+    float t = (float)td;
+    if (x < -1.0f) return (float)(log((double)ct__sp_erfcxf(-t) * 0.5) - td * td);
+    return log1pf(-ct__erfcf(t) * 0.5f);
+}
+
 /* digamma as PyTorch computes it (calc_digamma): reflection for x < 0, the
    recurrence up to 10, then the asymptotic series in 1/x^2. */
 static double ct__sp_digamma(double x) {
@@ -557,16 +643,19 @@ static double ct__sp_igammac(double a, double x) {
 /* ---- modified Bessel functions of the first kind ----
    |x| < 20: the power series (all terms positive); beyond: the asymptotic series
    e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k, a_k = prod (4nu^2 - (2j-1)^2) / (k! 8^k). */
-static double ct__sp_iseries(double ax, int nu) {   /* sum q^k / (k! (k+nu)!), q = x^2/4 */
+/* fl: float32's precision is enough (fewer terms, the asymptotic series sooner) */
+static double ct__sp_iseries(double ax, int nu, int fl) {   /* sum q^k / (k! (k+nu)!), q = x^2/4 */
+    const double tol = fl ? 1e-9 : 1e-17;
     double q = 0.25 * ax * ax, t = 1.0, s = 1.0;
     for (int k = 1; k < 200; k++) {
         t *= q / ((double)k * (double)(k + nu));
         s += t;
-        if (t < s * 1e-17) break;
+        if (t < s * tol) break;
     }
     return s;
 }
-static double ct__sp_iasym(double ax, int nu) {   /* sqrt(2 pi x) e^-x I_nu(x) */
+static double ct__sp_iasym(double ax, int nu, int fl) {   /* sqrt(2 pi x) e^-x I_nu(x) */
+    const double tol = fl ? 1e-9 : 1e-17;
     double mu = 4.0 * nu * nu, t = 1.0, s = 1.0, last = 2.0;
     for (int k = 1; k < 80; k++) {
         double f = (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * 8.0 * ax);
@@ -574,26 +663,28 @@ static double ct__sp_iasym(double ax, int nu) {   /* sqrt(2 pi x) e^-x I_nu(x) *
         if (fabs(t) >= last) break;
         s += t;
         last = fabs(t);
-        if (last < 1e-17 * fabs(s)) break;
+        if (last < tol * fabs(s)) break;
     }
     return s;
 }
 /* scaled: exp(-|x|) I_nu(x); else I_nu(x) */
-static double ct__sp_bessel_i(double x, int nu, int scaled) {
+static double ct__sp_bessel_i_p(double x, int nu, int scaled, int fl) {
     if (x != x) return x;
     double ax = fabs(x), r;
-    if (ax < 20.0) {
-        r = ct__sp_iseries(ax, nu);
+    if (ax < (fl ? 10.0 : 20.0)) {
+        r = ct__sp_iseries(ax, nu, fl);
         if (nu == 1) r *= 0.5 * ax;
         if (scaled) r *= exp(-ax);
     } else if (isinf(ax)) {
         r = scaled ? 0.0 : NAN;   /* PyTorch's I0(+-inf), I1(+-inf) are NaN */
     } else {
-        r = ct__sp_iasym(ax, nu) / sqrt(2.0 * CT__SP_PI * ax);
+        r = ct__sp_iasym(ax, nu, fl) / sqrt(2.0 * CT__SP_PI * ax);
         if (!scaled) { double e = exp(0.5 * ax); r = r * e * e; }
     }
     return (nu == 1 && x < 0.0) ? -r : r;
 }
+static double ct__sp_bessel_i(double x, int nu, int scaled) { return ct__sp_bessel_i_p(x, nu, scaled, 0); }
+static float ct__sp_bessel_if(float x, int nu, int scaled) { return (float)ct__sp_bessel_i_p(x, nu, scaled, 1); }
 
 /* ---- modified Bessel functions of the second kind, x > 0 ----
    x <= 1: the series around 0 (A&S 9.6.13 and 9.6.11 with n = 1).
@@ -609,7 +700,7 @@ static double ct__sp_k_series(double x, int nu) {
             s += t * H;
             if (t * H < 1e-17 * s) break;
         }
-        return -(L + CT__SP_EULER) * ct__sp_iseries(x, 0) + s;
+        return -(L + CT__SP_EULER) * ct__sp_iseries(x, 0, 0) + s;
     }
     double t = 1.0, Hk = 0.0, Hk1 = 1.0, s = t * (Hk + Hk1 - 2.0 * CT__SP_EULER);
     for (int k = 1; k < 60; k++) {
@@ -620,34 +711,43 @@ static double ct__sp_k_series(double x, int nu) {
         s += term;
         if (fabs(term) < 1e-17 * fabs(s)) break;
     }
-    return 1.0 / x + 0.5 * x * ct__sp_iseries(x, 1) * L - 0.25 * x * s;
+    return 1.0 / x + 0.5 * x * ct__sp_iseries(x, 1, 0) * L - 0.25 * x * s;
 }
-static double ct__sp_k_scaled_quad(double x, int nu) {
-    double h = 0.7 / sqrt(x);
-    if (h > 0.2) h = 0.2;
+static double ct__sp_k_scaled_quad(double x, int nu, int fl) {
+    /* the step: the error is about exp(-2 pi^2 / (h^2 x)) (a strip of width ~2 pi / (h x)) */
+    double h = (fl ? 0.97 : 0.7) / sqrt(x), stop = fl ? 1e-10 : 1e-18;
+    if (h > (fl ? 0.35 : 0.2)) h = fl ? 0.35 : 0.2;
     double s = 0.5;   /* f(0) / 2 */
+    /* sinh(j u), cosh(j u), u = h/2, by the addition theorem (j ulp of drift at most:
+       the terms that matter are the first ones) */
+    const double su = sinh(0.5 * h), cu = cosh(0.5 * h);
+    double sj = 0.0, cj = 1.0;
     for (int j = 1; j < 400; j++) {
-        double sh = sinh(0.5 * h * j), sh2 = 2.0 * sh * sh;   /* cosh t - 1 = 2 sinh^2(t/2) */
+        double sn = sj * cu + cj * su;
+        cj = cj * cu + sj * su;
+        sj = sn;
+        double sh = sj, sh2 = 2.0 * sh * sh;   /* cosh t - 1 = 2 sinh^2(t/2) */
         double f = exp(-x * sh2);
         if (nu) f *= 1.0 + sh2;
         s += f;
-        if (f < 1e-18 * s) break;
+        if (f < stop * s) break;
     }
     return s * h;
 }
 /* x >= 20: sqrt(2x/pi) e^x K_nu(x) ~ sum_k a_k(nu) / x^k (Hankel's, all terms of one sign for nu = 0, 1) */
-static double ct__sp_k_scaled_asym(double x, int nu) {
+static double ct__sp_k_scaled_asym(double x, int nu, int fl) {
+    const double tol = fl ? 1e-9 : 1e-17;
     double mu = 4.0 * nu * nu, t = 1.0, s = 1.0, last = 2.0;
     for (int k = 1; k < 80; k++) {
         t *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * 8.0 * x);
         if (fabs(t) >= last) break;
         s += t;
         last = fabs(t);
-        if (last < 1e-17 * s) break;
+        if (last < tol * s) break;
     }
     return s * sqrt(CT__SP_PI / (2.0 * x));
 }
-static double ct__sp_bessel_k(double x, int nu, int scaled) {
+static double ct__sp_bessel_k_p(double x, int nu, int scaled, int fl) {
     if (x != x) return x;
     if (x < 0.0) return NAN;
     if (x == 0.0) return INFINITY;
@@ -656,16 +756,18 @@ static double ct__sp_bessel_k(double x, int nu, int scaled) {
         double k = ct__sp_k_series(x, nu);
         return scaled ? k * exp(x) : k;
     }
-    double ks = x >= 20.0 ? ct__sp_k_scaled_asym(x, nu) : ct__sp_k_scaled_quad(x, nu);
+    double ks = x >= (fl ? 10.0 : 20.0) ? ct__sp_k_scaled_asym(x, nu, fl) : ct__sp_k_scaled_quad(x, nu, fl);
     return scaled ? ks : ks * exp(-x);
 }
+static double ct__sp_bessel_k(double x, int nu, int scaled) { return ct__sp_bessel_k_p(x, nu, scaled, 0); }
+static float ct__sp_bessel_kf(float x, int nu, int scaled) { return (float)ct__sp_bessel_k_p(x, nu, scaled, 1); }
 
 /* ---- Bessel functions of the first and second kind ----
    |x| <= 2: the power series; 2 < |x| < 25: Miller's backward recurrence for
    J_0..J_N, normalized by J_0 + 2 sum J_2k = 1, with Neumann's series for Y0 and
    its derivative for Y1; |x| >= 25: Hankel's asymptotic expansion, its phase
    from sin x and cos x (exactly reduced by the C library). */
-static void ct__sp_hankel(double ax, int nu, double *P, double *Q) {
+static void ct__sp_hankel(double ax, int nu, double *P, double *Q, double tol) {
     double mu = 4.0 * nu * nu, t = 1.0, p = 1.0, q = 0.0, last = 2.0;
     for (int k = 1; k < 80; k++) {
         t *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * 8.0 * ax);
@@ -677,13 +779,13 @@ static void ct__sp_hankel(double ax, int nu, double *P, double *Q) {
         case 3: q -= t; break;
         default: p += t; break;
         }
-        if (last < 1e-17) break;
+        if (last < tol) break;
     }
     *P = p;
     *Q = q;
 }
 /* which: 0 J0, 1 J1, 2 Y0, 3 Y1; x >= 0 here (J1 odd, Y undefined below 0) */
-static double ct__sp_bessel_jy(double x, int which) {
+static double ct__sp_bessel_jy(double x, int which, int fl) {
     const double L = log(0.5 * x) + CT__SP_EULER;
     if (x <= 2.0) {
         double q = -0.25 * x * x, t = 1.0, s0 = 1.0, s1 = 1.0, H = 0.0, sy0 = 0.0, t1 = 1.0, H1 = 1.0, Hk = 0.0;
@@ -698,7 +800,7 @@ static double ct__sp_bessel_jy(double x, int which) {
             H1 += 1.0 / (k + 1);
             s1 += t1;
             sy1 += t1 * (Hk + H1 - 2.0 * CT__SP_EULER);
-            if (fabs(t) < 1e-18 && fabs(t1) < 1e-18) break;
+            if (fabs(t) < (fl ? 1e-10 : 1e-18) && fabs(t1) < (fl ? 1e-10 : 1e-18)) break;
         }
         double j0 = s0, j1 = 0.5 * x * s1;
         switch (which) {
@@ -708,13 +810,15 @@ static double ct__sp_bessel_jy(double x, int which) {
         default: return -2.0 / (CT__SP_PI * x) + (2.0 / CT__SP_PI) * log(0.5 * x) * j1 - (0.5 * x / CT__SP_PI) * sy1;
         }
     }
-    if (x < 25.0) {
-        int N = 2 * (int)((x + 40.0) / 2.0);
+    if (x < (fl ? 9.0 : 25.0)) {
+        int N = 2 * (int)((x + (fl ? 18.0 : 40.0)) / 2.0);
         double jp = 0.0, jc = 1e-30, norm = 0.0, y0s = 0.0, y1s = 0.0, j0 = 0.0, j1 = 0.0;
         double jn[72];
+        jn[1] = 0.0;
+        const double ix2 = 2.0 / x;
         for (int n = N; n >= 1; n--) {   /* jc = J_n, jp = J_(n+1): J_(n-1) = (2n/x) J_n - J_(n+1) */
             jn[n] = jc;
-            double jm = (2.0 * n / x) * jc - jp;
+            double jm = (n * ix2) * jc - jp;
             jp = jc;
             jc = jm;
         }
@@ -739,7 +843,7 @@ static double ct__sp_bessel_jy(double x, int which) {
     }
     if (isinf(x)) return 0.0;
     double P, Q, s = sin(x), c = cos(x), amp = sqrt(2.0 / (CT__SP_PI * x)) * CT__SP_SQRT1_2;
-    ct__sp_hankel(x, which & 1, &P, &Q);
+    ct__sp_hankel(x, which & 1, &P, &Q, fl ? 1e-9 : 1e-17);
     if ((which & 1) == 0) {   /* chi = x - pi/4: cos chi = (c + s)/sqrt2, sin chi = (s - c)/sqrt2 */
         return which == 0 ? amp * (P * (c + s) - Q * (s - c)) : amp * (P * (s - c) + Q * (c + s));
     }
@@ -747,10 +851,16 @@ static double ct__sp_bessel_jy(double x, int which) {
     return which == 1 ? amp * (P * (s - c) + Q * (s + c)) : amp * (-P * (s + c) + Q * (s - c));
 }
 /* J and Y at +-inf are NaN in PyTorch (its rational approximations), here too */
-static double ct__sp_j0(double x) { return x != x || isinf(x) ? NAN : ct__sp_bessel_jy(fabs(x), 0); }
-static double ct__sp_j1(double x) { return x != x || isinf(x) ? NAN : x < 0.0 ? -ct__sp_bessel_jy(-x, 1) : ct__sp_bessel_jy(x, 1); }
-static double ct__sp_y0(double x) { return x != x || isinf(x) ? NAN : x < 0.0 ? NAN : x == 0.0 ? -INFINITY : ct__sp_bessel_jy(x, 2); }
-static double ct__sp_y1(double x) { return x != x || isinf(x) ? NAN : x < 0.0 ? NAN : x == 0.0 ? -INFINITY : ct__sp_bessel_jy(x, 3); }
+static double ct__sp_jy(double x, int which, int fl) {
+    if (x != x || isinf(x)) return NAN;
+    if (which == 0) return ct__sp_bessel_jy(fabs(x), 0, fl);
+    if (which == 1) return x < 0.0 ? -ct__sp_bessel_jy(-x, 1, fl) : ct__sp_bessel_jy(x, 1, fl);
+    return x < 0.0 ? NAN : x == 0.0 ? -INFINITY : ct__sp_bessel_jy(x, which, fl);
+}
+static double ct__sp_j0(double x) { return ct__sp_jy(x, 0, 0); }
+static double ct__sp_j1(double x) { return ct__sp_jy(x, 1, 0); }
+static double ct__sp_y0(double x) { return ct__sp_jy(x, 2, 0); }
+static double ct__sp_y1(double x) { return ct__sp_jy(x, 3, 0); }
 
 /* spherical_bessel_j0 (PyTorch's): a Taylor polynomial below 1/2, sin(x)/x above */
 static double ct__sp_sph_j0(double x) {
@@ -946,17 +1056,17 @@ static int64_t ct__sp_n(double n) {
    Binary rows: SP_B(... float expression, double expression) with x, y.
    ========================================================================== */
 #define CT__SP_NONDIFF (CT__OPF_NONDIFF)
-#define CT__SP_UNARY(U, X_)                                                                                                          \
+#define CT__SP_UNARY(U, UV, X_)                                                                                                          \
     U(X_, ERFINV, "aten::erfinv", "erfinv", "ErfinvBackward0", 0, CT__SAVE_OUT(0), "",                                               \
       ct__sp_erfinvf(x), ct__sp_erfinv(x))                                                                                       \
-    U(X_, ERFCX, "aten::special_erfcx", "special_erfcx", "SpecialErfcxBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",             \
-      (float)ct__sp_erfcx(x), ct__sp_erfcx(x))                                                                                   \
-    U(X_, NDTR, "aten::special_ndtr", "special_ndtr", "SpecialNdtrBackward0", 0, CT__SAVE_IN(0), "",                                 \
-      (float)ct__sp_ndtr(x), ct__sp_ndtr(x))                                                                                     \
+    UV(X_, ERFCX, "aten::special_erfcx", "special_erfcx", "SpecialErfcxBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",             \
+      ct__sp_erfcxf(x), ct__sp_erfcx(x))                                                                                   \
+    UV(X_, NDTR, "aten::special_ndtr", "special_ndtr", "SpecialNdtrBackward0", 0, CT__SAVE_IN(0), "",                                 \
+      ct__sp_ndtrf(x), ct__sp_ndtr(x))                                                                                     \
     U(X_, NDTRI, "aten::special_ndtri", "special_ndtri", "SpecialNdtriBackward0", 0, CT__SAVE_OUT(0), "",                            \
       ct__sp_ndtrif(x), ct__sp_ndtri(x))                                                                                         \
     U(X_, LOG_NDTR, "aten::special_log_ndtr", "special_log_ndtr", "SpecialLogNdtrBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "", \
-      (float)ct__sp_log_ndtr(x), ct__sp_log_ndtr(x))                                                                             \
+      ct__sp_log_ndtrf(x), ct__sp_log_ndtr(x))                                                                             \
     U(X_, LOGIT, "aten::logit", "logit", "LogitBackward0", 0, CT__SAVE_IN(0), "float? eps=s0",                                       \
       ct__sp_logitf(x, a->s[0]), ct__sp_logit(x, a->s[0]))                                                                       \
     U(X_, ENTR, "aten::special_entr", "special_entr", "SpecialEntrBackward0", 0, CT__SAVE_IN(0), "",                                 \
@@ -972,33 +1082,33 @@ static int64_t ct__sp_n(double n) {
     U(X_, MVLGAMMA, "aten::mvlgamma", "mvlgamma", "MvlgammaBackward0", 0, CT__SAVE_IN(0), "int p=i0",                                 \
       (float)ct__sp_mvlgamma_chk(x, a->i[0]), ct__sp_mvlgamma_chk(x, a->i[0]))                                                    \
     U(X_, I0, "aten::i0", "i0", "I0Backward0", 0, CT__SAVE_IN(0), "",                                                                \
-      (float)ct__sp_bessel_i(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
+      ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
     U(X_, I0E, "aten::special_i0e", "special_i0e", "SpecialI0EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
-      (float)ct__sp_bessel_i(x, 0, 1), ct__sp_bessel_i(x, 0, 1))                                                                 \
+      ct__sp_bessel_if(x, 0, 1), ct__sp_bessel_i(x, 0, 1))                                                                 \
     U(X_, I1, "aten::special_i1", "special_i1", "SpecialI1Backward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                       \
-      (float)ct__sp_bessel_i(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
+      ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
     U(X_, I1E, "aten::special_i1e", "special_i1e", "SpecialI1EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
-      (float)ct__sp_bessel_i(x, 1, 1), ct__sp_bessel_i(x, 1, 1))                                                                 \
+      ct__sp_bessel_if(x, 1, 1), ct__sp_bessel_i(x, 1, 1))                                                                 \
     U(X_, BESSEL_J0, "aten::special_bessel_j0", "special_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
-      (float)ct__sp_j0(x), ct__sp_j0(x))                                                                                         \
+      (float)ct__sp_jy(x, 0, 1), ct__sp_j0(x))                                                                                         \
     U(X_, BESSEL_J1, "aten::special_bessel_j1", "special_bessel_j1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
-      (float)ct__sp_j1(x), ct__sp_j1(x))                                                                                         \
+      (float)ct__sp_jy(x, 1, 1), ct__sp_j1(x))                                                                                         \
     U(X_, BESSEL_Y0, "aten::special_bessel_y0", "special_bessel_y0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
-      (float)ct__sp_y0(x), ct__sp_y0(x))                                                                                         \
+      (float)ct__sp_jy(x, 2, 1), ct__sp_y0(x))                                                                                         \
     U(X_, BESSEL_Y1, "aten::special_bessel_y1", "special_bessel_y1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
-      (float)ct__sp_y1(x), ct__sp_y1(x))                                                                                         \
+      (float)ct__sp_jy(x, 3, 1), ct__sp_y1(x))                                                                                         \
     U(X_, MOD_I0, "aten::special_modified_bessel_i0", "special_modified_bessel_i0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
-      (float)ct__sp_bessel_i(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
+      ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
     U(X_, MOD_I1, "aten::special_modified_bessel_i1", "special_modified_bessel_i1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
-      (float)ct__sp_bessel_i(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
+      ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
     U(X_, MOD_K0, "aten::special_modified_bessel_k0", "special_modified_bessel_k0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
-      (float)ct__sp_bessel_k(x, 0, 0), ct__sp_bessel_k(x, 0, 0))                                                                 \
+      ct__sp_bessel_kf(x, 0, 0), ct__sp_bessel_k(x, 0, 0))                                                                 \
     U(X_, MOD_K1, "aten::special_modified_bessel_k1", "special_modified_bessel_k1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
-      (float)ct__sp_bessel_k(x, 1, 0), ct__sp_bessel_k(x, 1, 0))                                                                 \
+      ct__sp_bessel_kf(x, 1, 0), ct__sp_bessel_k(x, 1, 0))                                                                 \
     U(X_, SCALED_K0, "aten::special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "", \
-      (float)ct__sp_bessel_k(x, 0, 1), ct__sp_bessel_k(x, 0, 1))                                                                 \
+      ct__sp_bessel_kf(x, 0, 1), ct__sp_bessel_k(x, 0, 1))                                                                 \
     U(X_, SCALED_K1, "aten::special_scaled_modified_bessel_k1", "special_scaled_modified_bessel_k1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "", \
-      (float)ct__sp_bessel_k(x, 1, 1), ct__sp_bessel_k(x, 1, 1))                                                                 \
+      ct__sp_bessel_kf(x, 1, 1), ct__sp_bessel_k(x, 1, 1))                                                                 \
     U(X_, SPH_J0, "aten::special_spherical_bessel_j0", "special_spherical_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",         \
       (float)ct__sp_sph_j0(x), ct__sp_sph_j0(x))
 
@@ -1062,7 +1172,7 @@ static double ct__sp_mvlgamma_chk(double x, int64_t p) {
     X(E, sname, name, bw, 1, 1, flags, attrs, ct__sp_meta_unary, ct__sp_k_##E, ct__sp_bw_##E, save)
 #define CT__SP_B_ROW(X, E, sname, name, bw, flags, save, FX, DX) \
     X(E, sname, name, bw, 2, 1, flags, "", ct__sp_meta_binary, ct__sp_k_##E, ct__sp_bw_##E, save)
-#define CT__SP_OPS(X) CT__SP_UNARY(CT__SP_U_ROW, X) CT__SP_BINARY(CT__SP_B_ROW, X)
+#define CT__SP_OPS(X) CT__SP_UNARY(CT__SP_U_ROW, CT__SP_U_ROW, X) CT__SP_BINARY(CT__SP_B_ROW, X)
 
 enum {
 #define CT__SP_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__SP_##E,
@@ -1167,6 +1277,32 @@ done:
             *(T *)(p[0] + i * s[0]) = (T)(EXPR);                                                         \
         }                                                                                                \
     }
+/* a float32 loop with a vector form: lanes of CT__VL for contiguous rows, the
+   scalar expression for the rest (the two agree: the same operations lane by lane) */
+#ifdef CT__HAVE_VEC
+#define CT__SP_VLOOP(E, VF, FX)                                                                          \
+    static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        int64_t i = 0;                                                                                   \
+        (void)a;                                                                                         \
+        if (s[0] == 4 && s[1] == 4) {                                                                    \
+            for (; i + CT__VL <= n; i += CT__VL) {                                                       \
+                ct__vf v;                                                                                \
+                memcpy(&v, p[1] + i * 4, sizeof v);                                                      \
+                v = VF(v);                                                                               \
+                memcpy(p[0] + i * 4, &v, sizeof v);                                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i < n; i++) {                                                                             \
+            const float x = *(const float *)(p[1] + i * s[1]);                                           \
+            *(float *)(p[0] + i * s[0]) = (FX);                                                          \
+        }                                                                                                \
+    }
+#else
+#define CT__SP_VLOOP(E, VF, FX) CT__SP_ULOOP(E, float, _f32, FX)
+#endif
+#define CT__SP_U_KERNEL_V(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                \
+    CT__SP_ULOOP(E, double, _f64, DX)                                                                    \
+    static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
 #define CT__SP_U_KERNEL(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                  \
     CT__SP_ULOOP(E, float, _f32, FX)                                                                     \
     CT__SP_ULOOP(E, double, _f64, DX)                                                                    \
@@ -1175,7 +1311,9 @@ done:
     CT__SP_BLOOP(E, float, _f32, FX)                                                                     \
     CT__SP_BLOOP(E, double, _f64, DX)                                                                    \
     static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
-CT__SP_UNARY(CT__SP_U_KERNEL, ~)
+CT__SP_VLOOP(ERFCX, ct__sp_v_erfcx, ct__sp_erfcxf(x))
+CT__SP_VLOOP(NDTR, ct__sp_v_ndtr, ct__sp_ndtrf(x))
+CT__SP_UNARY(CT__SP_U_KERNEL, CT__SP_U_KERNEL_V, ~)
 CT__SP_BINARY(CT__SP_B_KERNEL, ~)
 
 /* ============================================================================
