@@ -411,6 +411,47 @@ static float ct__sp_log_ndtrf(float x) {
     return log1pf(-ct__erfcf(t) * 0.5f);
 }
 
+#ifdef CT__HAVE_VEC
+CT__INLINE ct__vf ct__sp_vsqrt(ct__vf x) {
+    ct__vf r;
+    for (int l = 0; l < CT__VL; l++) r[l] = sqrtf(x[l]);
+    return r;
+}
+/* modified Bessel I0, I1 (scaled or not) for float32 lanes: below 10 the power
+   series (17 terms, in double lanes: no rounding build-up), from 10 on Hankel's
+   asymptotic series (10 terms); both computed, one selected. NaN and inf as the
+   scalar forms (I(+-inf) NaN, the scaled ones 0). */
+typedef double ct__sp_vd __attribute__((vector_size(CT__VL * 8)));
+CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
+    ct__vf ax = ct__vabs(x);
+    ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
+    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), t = one, sum = one;
+    for (int k = 1; k <= 17; k++) {
+        t = t * q * (1.0 / ((double)k * (double)(k + nu)));
+        sum += t;
+    }
+    if (nu) sum *= 0.5 * d;
+    ct__sp_vd a = one, asum = one, inv8x = 0.125 / d;
+    for (int k = 1; k <= 10; k++) {
+        a = -a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
+        asum += a;
+    }
+    ct__vf amp = CT__VSPLAT(1.0f) / ct__sp_vsqrt(CT__VSPLAT(2.0f * (float)CT__SP_PI) * ax);
+    ct__sp_vd big = asum * __builtin_convertvector(amp, ct__sp_vd);
+    ct__vf eh = ct__v_exp(CT__VSPLAT(0.5f) * ax);   /* e^|x| = eh^2: finite as far as I is */
+    ct__sp_vd e = __builtin_convertvector(eh, ct__sp_vd);
+    if (scaled) sum = sum / (e * e);
+    else big = big * e * e;
+    ct__vf r = ct__vsel(ax < CT__VSPLAT(10.0f), __builtin_convertvector(sum, ct__vf), __builtin_convertvector(big, ct__vf));
+    if (nu) r = (ct__vf)(((ct__vi)r & CT__ISPLAT(0x7fffffff)) | ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
+    return ct__vsel(x != x, x, r);
+}
+CT__INLINE ct__vf ct__sp_v_i0(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 0); }
+CT__INLINE ct__vf ct__sp_v_i0e(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 1); }
+CT__INLINE ct__vf ct__sp_v_i1(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 0); }
+CT__INLINE ct__vf ct__sp_v_i1e(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 1); }
+#endif
+
 /* digamma as PyTorch computes it (calc_digamma): reflection for x < 0, the
    recurrence up to 10, then the asymptotic series in 1/x^2. */
 static double ct__sp_digamma(double x) {
@@ -1081,13 +1122,13 @@ static int64_t ct__sp_n(double n) {
       ct__sp_polygammaf(a->i[0], x), ct__sp_polygamma(a->i[0], x))                                                          \
     U(X_, MVLGAMMA, "aten::mvlgamma", "mvlgamma", "MvlgammaBackward0", 0, CT__SAVE_IN(0), "int p=i0",                                 \
       (float)ct__sp_mvlgamma_chk(x, a->i[0]), ct__sp_mvlgamma_chk(x, a->i[0]))                                                    \
-    U(X_, I0, "aten::i0", "i0", "I0Backward0", 0, CT__SAVE_IN(0), "",                                                                \
+    UV(X_, I0, "aten::i0", "i0", "I0Backward0", 0, CT__SAVE_IN(0), "",                                                                \
       ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
-    U(X_, I0E, "aten::special_i0e", "special_i0e", "SpecialI0EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
+    UV(X_, I0E, "aten::special_i0e", "special_i0e", "SpecialI0EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
       ct__sp_bessel_if(x, 0, 1), ct__sp_bessel_i(x, 0, 1))                                                                 \
-    U(X_, I1, "aten::special_i1", "special_i1", "SpecialI1Backward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                       \
+    UV(X_, I1, "aten::special_i1", "special_i1", "SpecialI1Backward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                       \
       ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
-    U(X_, I1E, "aten::special_i1e", "special_i1e", "SpecialI1EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
+    UV(X_, I1E, "aten::special_i1e", "special_i1e", "SpecialI1EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
       ct__sp_bessel_if(x, 1, 1), ct__sp_bessel_i(x, 1, 1))                                                                 \
     U(X_, BESSEL_J0, "aten::special_bessel_j0", "special_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
       (float)ct__sp_jy(x, 0, 1), ct__sp_j0(x))                                                                                         \
@@ -1097,9 +1138,9 @@ static int64_t ct__sp_n(double n) {
       (float)ct__sp_jy(x, 2, 1), ct__sp_y0(x))                                                                                         \
     U(X_, BESSEL_Y1, "aten::special_bessel_y1", "special_bessel_y1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
       (float)ct__sp_jy(x, 3, 1), ct__sp_y1(x))                                                                                         \
-    U(X_, MOD_I0, "aten::special_modified_bessel_i0", "special_modified_bessel_i0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
+    UV(X_, MOD_I0, "aten::special_modified_bessel_i0", "special_modified_bessel_i0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
       ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
-    U(X_, MOD_I1, "aten::special_modified_bessel_i1", "special_modified_bessel_i1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
+    UV(X_, MOD_I1, "aten::special_modified_bessel_i1", "special_modified_bessel_i1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
       ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
     U(X_, MOD_K0, "aten::special_modified_bessel_k0", "special_modified_bessel_k0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
       ct__sp_bessel_kf(x, 0, 0), ct__sp_bessel_k(x, 0, 0))                                                                 \
@@ -1313,6 +1354,12 @@ done:
     static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
 CT__SP_VLOOP(ERFCX, ct__sp_v_erfcx, ct__sp_erfcxf(x))
 CT__SP_VLOOP(NDTR, ct__sp_v_ndtr, ct__sp_ndtrf(x))
+CT__SP_VLOOP(I0, ct__sp_v_i0, ct__sp_bessel_if(x, 0, 0))
+CT__SP_VLOOP(I0E, ct__sp_v_i0e, ct__sp_bessel_if(x, 0, 1))
+CT__SP_VLOOP(I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
+CT__SP_VLOOP(I1E, ct__sp_v_i1e, ct__sp_bessel_if(x, 1, 1))
+CT__SP_VLOOP(MOD_I0, ct__sp_v_i0, ct__sp_bessel_if(x, 0, 0))
+CT__SP_VLOOP(MOD_I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
 CT__SP_UNARY(CT__SP_U_KERNEL, CT__SP_U_KERNEL_V, ~)
 CT__SP_BINARY(CT__SP_B_KERNEL, ~)
 
