@@ -446,6 +446,66 @@ CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
     if (nu) r = (ct__vf)(((ct__vi)r & CT__ISPLAT(0x7fffffff)) | ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
     return ct__vsel(x != x, x, r);
 }
+/* a plain float log for the lanes' first guesses (Newton corrects them): x = 2^e m,
+   m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)) to s^9; x > 0 finite */
+CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
+    ct__vi b = (ct__vi)x;
+    ct__vi e = ((b >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
+    ct__vf m = (ct__vf)((b & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
+    ct__vi big = m > CT__VSPLAT(1.41421356f);
+    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    e = e - big;   /* big lanes are -1 */
+    ct__vf s = (m - CT__VSPLAT(1.0f)) / (m + CT__VSPLAT(1.0f)), s2 = s * s;
+    ct__vf p = CT__VSPLAT(2.0f / 9.0f);
+    p = p * s2 + CT__VSPLAT(2.0f / 7.0f);
+    p = p * s2 + CT__VSPLAT(2.0f / 5.0f);
+    p = p * s2 + CT__VSPLAT(2.0f / 3.0f);
+    p = p * s2 + CT__VSPLAT(2.0f);
+    return __builtin_convertvector(e, ct__vf) * CT__VSPLAT(0.693147182f) + s * p;
+}
+/* z with erf(z) = a, 0 <= a < 1, given q = 1 - a exactly where a > 1/2: Giles'
+   guess and two Newton steps on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
+   cancellation) with ctensor's float erf/erfc */
+CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
+    ct__vf w = -ct__sp_v_log(q * (CT__VSPLAT(2.0f) - q));
+    ct__vf w1 = w - CT__VSPLAT(2.5f), w2 = ct__sp_vsqrt(w) - CT__VSPLAT(3.0f);
+    ct__vf p1 = CT__VSPLAT(2.81022636e-08f), p2 = CT__VSPLAT(-0.000200214257f);
+#define CT__SP_G1(c) p1 = p1 * w1 + CT__VSPLAT(c);
+#define CT__SP_G2(c) p2 = p2 * w2 + CT__VSPLAT(c);
+    CT__SP_G1(3.43273939e-07f) CT__SP_G1(-3.5233877e-06f) CT__SP_G1(-4.39150654e-06f) CT__SP_G1(0.00021858087f)
+    CT__SP_G1(-0.00125372503f) CT__SP_G1(-0.00417768164f) CT__SP_G1(0.246640727f) CT__SP_G1(1.50140941f)
+    CT__SP_G2(0.000100950558f) CT__SP_G2(0.00134934322f) CT__SP_G2(-0.00367342844f) CT__SP_G2(0.00573950773f)
+    CT__SP_G2(-0.0076224613f) CT__SP_G2(0.00943887047f) CT__SP_G2(1.00167406f) CT__SP_G2(2.83297682f)
+#undef CT__SP_G1
+#undef CT__SP_G2
+    ct__vf z = ct__vsel(w < CT__VSPLAT(5.0f), p1, p2) * a;
+    ct__vi mid = a <= CT__VSPLAT(0.5f);
+    for (int k = 0; k < 2; k++) {   /* the guess is rough in the far tail: two steps */
+        ct__vf f = ct__vsel(mid, ct__v_erf(z) - a, q - ct__v_erfc(z));
+        z = z - f * CT__VSPLAT(0.886226925f) * ct__v_exp(z * z);
+    }
+    return z;
+}
+CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
+    ct__vf a = ct__vabs(y);
+    ct__vf z = ct__sp_v_erfinv_core(a, CT__VSPLAT(1.0f) - a);
+    z = ct__vsel(a == CT__VSPLAT(1.0f), CT__VSPLAT(INFINITY), z);
+    z = ct__vsel(a <= CT__VSPLAT(1.0f), z, CT__VSPLAT(NAN));   /* NaN too */
+    return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
+}
+/* ndtri(p) = -sqrt2 erfc^-1(2p) for p <= 1/2, +sqrt2 erfc^-1(2(1-p)) above (1 - p
+   exact there); q below 1e-8 (where the guess is too rough for two steps), p outside [0, 1] and NaN: the scalar form */
+CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
+    ct__vi upper = p > CT__VSPLAT(0.5f);
+    ct__vf q = CT__VSPLAT(2.0f) * ct__vsel(upper, CT__VSPLAT(1.0f) - p, p);
+    ct__vf z = ct__sp_v_erfinv_core(CT__VSPLAT(1.0f) - q, q) * CT__VSPLAT((float)CT__SP_SQRT2);
+    ct__vf r = ct__vsel(upper, z, -z);
+    ct__vi bad = ~(q >= CT__VSPLAT(1e-8f));
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = ct__sp_ndtrif(p[l]);
+    return r;
+}
 CT__INLINE ct__vf ct__sp_v_i0(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 0); }
 CT__INLINE ct__vf ct__sp_v_i0e(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 1); }
 CT__INLINE ct__vf ct__sp_v_i1(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 0); }
@@ -1098,13 +1158,13 @@ static int64_t ct__sp_n(double n) {
    ========================================================================== */
 #define CT__SP_NONDIFF (CT__OPF_NONDIFF)
 #define CT__SP_UNARY(U, UV, X_)                                                                                                          \
-    U(X_, ERFINV, "aten::erfinv", "erfinv", "ErfinvBackward0", 0, CT__SAVE_OUT(0), "",                                               \
+    UV(X_, ERFINV, "aten::erfinv", "erfinv", "ErfinvBackward0", 0, CT__SAVE_OUT(0), "",                                               \
       ct__sp_erfinvf(x), ct__sp_erfinv(x))                                                                                       \
     UV(X_, ERFCX, "aten::special_erfcx", "special_erfcx", "SpecialErfcxBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",             \
       ct__sp_erfcxf(x), ct__sp_erfcx(x))                                                                                   \
     UV(X_, NDTR, "aten::special_ndtr", "special_ndtr", "SpecialNdtrBackward0", 0, CT__SAVE_IN(0), "",                                 \
       ct__sp_ndtrf(x), ct__sp_ndtr(x))                                                                                     \
-    U(X_, NDTRI, "aten::special_ndtri", "special_ndtri", "SpecialNdtriBackward0", 0, CT__SAVE_OUT(0), "",                            \
+    UV(X_, NDTRI, "aten::special_ndtri", "special_ndtri", "SpecialNdtriBackward0", 0, CT__SAVE_OUT(0), "",                            \
       ct__sp_ndtrif(x), ct__sp_ndtri(x))                                                                                         \
     U(X_, LOG_NDTR, "aten::special_log_ndtr", "special_log_ndtr", "SpecialLogNdtrBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "", \
       ct__sp_log_ndtrf(x), ct__sp_log_ndtr(x))                                                                             \
@@ -1354,6 +1414,8 @@ done:
     static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
 CT__SP_VLOOP(ERFCX, ct__sp_v_erfcx, ct__sp_erfcxf(x))
 CT__SP_VLOOP(NDTR, ct__sp_v_ndtr, ct__sp_ndtrf(x))
+CT__SP_VLOOP(ERFINV, ct__sp_v_erfinv, ct__sp_erfinvf(x))
+CT__SP_VLOOP(NDTRI, ct__sp_v_ndtri, ct__sp_ndtrif(x))
 CT__SP_VLOOP(I0, ct__sp_v_i0, ct__sp_bessel_if(x, 0, 0))
 CT__SP_VLOOP(I0E, ct__sp_v_i0e, ct__sp_bessel_if(x, 0, 1))
 CT__SP_VLOOP(I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
