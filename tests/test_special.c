@@ -182,6 +182,12 @@ TEST(test_float32_sweep) {
     sweep("i0e", ct_special_i0e, -200.0, 200.0, 0);
     sweep("i1", ct_special_i1, -85.0, 85.0, 0);
     sweep("i1e", ct_special_i1e, -200.0, 200.0, 0);
+    sweep("k0", ct_special_modified_bessel_k0, 1e-30, 85.0, 1);
+    sweep("k1", ct_special_modified_bessel_k1, 1e-30, 85.0, 1);
+    sweep("k0e", ct_special_scaled_modified_bessel_k0, 1e-30, 1e6, 1);
+    sweep("k1e", ct_special_scaled_modified_bessel_k1, 1e-30, 1e6, 1);
+    sweep("k0 linear", ct_special_modified_bessel_k0, 0.0, 12.0, 0);
+    sweep("k1e linear", ct_special_scaled_modified_bessel_k1, 0.0, 12.0, 0);
 }
 
 /* ---- gradients ---- */
