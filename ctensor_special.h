@@ -425,24 +425,29 @@ typedef double ct__sp_vd __attribute__((vector_size(CT__VL * 8)));
 CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
     ct__vf ax = ct__vabs(x);
     ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
-    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), t = one, sum = one;
-    for (int k = 1; k <= 17; k++) {
-        t = t * q * (1.0 / ((double)k * (double)(k + nu)));
-        sum += t;
+    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), t = one, sum = one, big = one;
+    ct__vi sm = ax < CT__VSPLAT(10.0f);
+    if (ct__vany(sm)) {   /* (a branch no lane takes is skipped) */
+        for (int k = 1; k <= 17; k++) {
+            t = t * q * (1.0 / ((double)k * (double)(k + nu)));
+            sum += t;
+        }
+        if (nu) sum *= 0.5 * d;
     }
-    if (nu) sum *= 0.5 * d;
-    ct__sp_vd a = one, asum = one, inv8x = 0.125 / d;
-    for (int k = 1; k <= 10; k++) {
-        a = -a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
-        asum += a;
+    if (ct__vany(~sm)) {
+        ct__sp_vd a = one, inv8x = 0.125 / d;
+        for (int k = 1; k <= 10; k++) {
+            a = -a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
+            big += a;
+        }
+        ct__vf amp = CT__VSPLAT(1.0f) / ct__sp_vsqrt(CT__VSPLAT(2.0f * (float)CT__SP_PI) * ax);
+        big = big * __builtin_convertvector(amp, ct__sp_vd);
     }
-    ct__vf amp = CT__VSPLAT(1.0f) / ct__sp_vsqrt(CT__VSPLAT(2.0f * (float)CT__SP_PI) * ax);
-    ct__sp_vd big = asum * __builtin_convertvector(amp, ct__sp_vd);
     ct__vf eh = ct__v_exp(CT__VSPLAT(0.5f) * ax);   /* e^|x| = eh^2: finite as far as I is */
     ct__sp_vd e = __builtin_convertvector(eh, ct__sp_vd);
     if (scaled) sum = sum / (e * e);
     else big = big * e * e;
-    ct__vf r = ct__vsel(ax < CT__VSPLAT(10.0f), __builtin_convertvector(sum, ct__vf), __builtin_convertvector(big, ct__vf));
+    ct__vf r = ct__vsel(sm, __builtin_convertvector(sum, ct__vf), __builtin_convertvector(big, ct__vf));
     if (nu) r = (ct__vf)(((ct__vi)r & CT__ISPLAT(0x7fffffff)) | ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
     return ct__vsel(x != x, x, r);
 }
@@ -515,48 +520,57 @@ static float ct__sp_bessel_kf(float x, int nu, int scaled);
 CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
     ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd);
     /* x <= 1: the series (A&S 9.6.13, 9.6.11) */
-    ct__sp_vd q = d * d * 0.25, L = __builtin_convertvector(ct__sp_v_log(CT__VSPLAT(0.5f) * x), ct__sp_vd);
-    ct__sp_vd t = one, i0s = one, i1s = one, ser = q * 0.0;
-    double H = 0.0, Hk = 0.0, Hk1 = 1.0;
-    if (nu) ser = one * (1.0 - 2.0 * CT__SP_EULER);
-    for (int k = 1; k <= 9; k++) {
-        if (nu) {
-            t = t * q * (1.0 / ((double)k * (k + 1)));
-            Hk = Hk1;
-            Hk1 += 1.0 / (k + 1);
-            i1s += t;
-            ser += t * (Hk + Hk1 - 2.0 * CT__SP_EULER);
-        } else {
-            t = t * q * (1.0 / ((double)k * k));
-            H += 1.0 / k;
-            i0s += t;
-            ser += t * H;
+    ct__vi lo = x <= CT__VSPLAT(1.0f), hi = x >= CT__VSPLAT(10.0f), mid = ~lo & ~hi;
+    ct__sp_vd small = one, quad = one, big = one;
+    if (ct__vany(lo)) {   /* (a branch no lane takes is skipped) */
+        ct__sp_vd q = d * d * 0.25, L = __builtin_convertvector(ct__sp_v_log(CT__VSPLAT(0.5f) * x), ct__sp_vd);
+        ct__sp_vd t = one, i0s = one, i1s = one, ser = one * 0.0;
+        double H = 0.0, Hk = 0.0, Hk1 = 1.0;
+        if (nu) ser = one * (1.0 - 2.0 * CT__SP_EULER);
+        for (int k = 1; k <= 9; k++) {
+            if (nu) {
+                t = t * q * (1.0 / ((double)k * (k + 1)));
+                Hk = Hk1;
+                Hk1 += 1.0 / (k + 1);
+                i1s += t;
+                ser += t * (Hk + Hk1 - 2.0 * CT__SP_EULER);
+            } else {
+                t = t * q * (1.0 / ((double)k * k));
+                H += 1.0 / k;
+                i0s += t;
+                ser += t * H;
+            }
         }
+        small = nu ? one / d + 0.5 * d * i1s * L - 0.25 * d * ser : -(L + CT__SP_EULER) * i0s + ser;
     }
-    ct__sp_vd small = nu ? one / d + 0.5 * d * i1s * L - 0.25 * d * ser : -(L + CT__SP_EULER) * i0s + ser;
     /* 1 < x < 10: the trapezoidal rule (scaled) */
-    ct__vf hf = CT__VSPLAT(0.97f) / ct__sp_vsqrt(x);
-    hf = ct__vsel(hf > CT__VSPLAT(0.35f), CT__VSPLAT(0.35f), hf);
-    ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd), quad = one * 0.5;
-    for (int j = 1; j <= 12; j++) {
-        ct__vf u = CT__VSPLAT(0.5f * (float)j) * hf, eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
-        ct__vf sh2 = CT__VSPLAT(2.0f) * sh * sh, f = ct__v_exp(-x * sh2);
-        if (nu) f = f * (CT__VSPLAT(1.0f) + sh2);
-        quad += __builtin_convertvector(f, ct__sp_vd);
+    if (ct__vany(mid)) {
+        ct__vf hf = CT__VSPLAT(0.97f) / ct__sp_vsqrt(x);
+        hf = ct__vsel(hf > CT__VSPLAT(0.35f), CT__VSPLAT(0.35f), hf);
+        ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
+        quad = one * 0.5;
+        for (int j = 1; j <= 12; j++) {
+            ct__vf u = CT__VSPLAT(0.5f * (float)j) * hf, eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
+            ct__vf sh2 = CT__VSPLAT(2.0f) * sh * sh, f = ct__v_exp(-x * sh2);
+            if (nu) f = f * (CT__VSPLAT(1.0f) + sh2);
+            quad += __builtin_convertvector(f, ct__sp_vd);
+        }
+        quad *= h;
     }
-    quad *= h;
     /* x >= 10: Hankel (scaled) */
-    ct__sp_vd a = one, asum = one, inv8x = 0.125 / d;
-    for (int k = 1; k <= 10; k++) {
-        a = a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
-        asum += a;
+    if (ct__vany(hi)) {
+        ct__sp_vd a = one, inv8x = 0.125 / d;
+        for (int k = 1; k <= 10; k++) {
+            a = a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
+            big += a;
+        }
+        big = big * __builtin_convertvector(ct__sp_vsqrt(CT__VSPLAT((float)(CT__SP_PI / 2.0)) / x), ct__sp_vd);
     }
-    ct__sp_vd big = asum * __builtin_convertvector(ct__sp_vsqrt(CT__VSPLAT((float)(CT__SP_PI / 2.0)) / x), ct__sp_vd);
     ct__sp_vd e = __builtin_convertvector(ct__v_exp(scaled ? x : -x), ct__sp_vd);   /* e^x for the series, e^-x for the others */
     if (scaled) small *= e;
     else { quad *= e; big *= e; }
-    ct__vf r = ct__vsel(x <= CT__VSPLAT(1.0f), __builtin_convertvector(small, ct__vf),
-                        ct__vsel(x < CT__VSPLAT(10.0f), __builtin_convertvector(quad, ct__vf), __builtin_convertvector(big, ct__vf)));
+    ct__vf r = ct__vsel(lo, __builtin_convertvector(small, ct__vf),
+                        ct__vsel(mid, __builtin_convertvector(quad, ct__vf), __builtin_convertvector(big, ct__vf)));
     ct__vi bad = ~(x > CT__VSPLAT(0.0f)) | (x == CT__VSPLAT(INFINITY));
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
