@@ -413,7 +413,7 @@ static float ct__sp_log_ndtrf(float x) {
 
 #ifdef CT__HAVE_VEC
 CT__INLINE ct__vf ct__sp_vsqrt(ct__vf x) {
-    ct__vf r;
+    ct__vf r = x;
     for (int l = 0; l < CT__VL; l++) r[l] = sqrtf(x[l]);
     return r;
 }
@@ -550,7 +550,7 @@ CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
         ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
         quad = one * 0.5;
         for (int j = 1; j <= 12; j++) {
-            ct__vf u = CT__VSPLAT(0.5f * (float)j) * hf, eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
+            ct__vf u = hf * (0.5f * (float)j), eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
             ct__vf sh2 = CT__VSPLAT(2.0f) * sh * sh, f = ct__v_exp(-x * sh2);
             if (nu) f = f * (CT__VSPLAT(1.0f) + sh2);
             quad += __builtin_convertvector(f, ct__sp_vd);
