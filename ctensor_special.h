@@ -1510,7 +1510,7 @@ CT__SP_BINARY(CT__SP_B_KERNEL, ~)
 #define CT__SP_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__SP_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
 #define CT__SP_BW1(E, PRE, EXPR)                                                                         \
-    static int ct__sp_bw_##E(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
+    static CT__UNUSED int ct__sp_bw_##E(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
         ct_tensor *g = gout[0];                                                                          \
         PRE                                                                                              \
         gin[0] = (EXPR);                                                                                 \
@@ -1518,7 +1518,7 @@ CT__SP_BINARY(CT__SP_B_KERNEL, ~)
     }
 /* no gradient at all (the op is CT__OPF_NONDIFF: never reached through autograd) */
 #define CT__SP_BW_NONE(E)                                                                                \
-    static int ct__sp_bw_##E(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
+    static CT__UNUSED int ct__sp_bw_##E(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
         (void)gout; (void)gin;                                                                           \
         return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented.", ct__sp_name(n->op)); \
     }
@@ -1530,7 +1530,7 @@ CT__SP_BW1(NDTRI, CT__SP_Y, ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(ct_mul(
 CT__SP_BW1(LOG_NDTR, CT__SP_X CT__SP_Y,
            ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_add(Y, ct_mul_scalar(ct_mul(X, X), 0.5)))), CT__SP_1_SQRT2PI)))
 /* logit_backward: eps given: 0 outside [eps, 1 - eps]; None: NaN outside [0, 1] */
-static int ct__sp_bw_LOGIT(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+static CT__UNUSED int ct__sp_bw_LOGIT(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__SP_X
     double eps = n->attrs.s[0], lo = eps >= 0.0 ? eps : 0.0, hi = eps >= 0.0 ? 1.0 - eps : 1.0;
     ct_tensor *d = ct_div(gout[0], ct_mul(X, ct_rsub_scalar(1.0, X)));
@@ -1540,7 +1540,7 @@ static int ct__sp_bw_LOGIT(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
 }
 CT__SP_BW1(ENTR, CT__SP_X, ct_mul(g, ct_neg(ct_add_scalar(ct_log(X), 1.0))))
 /* sinc: (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0 */
-static int ct__sp_bw_SINC(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+static CT__UNUSED int ct__sp_bw_SINC(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__SP_X
     ct_tensor *px = ct_mul_scalar(X, CT__SP_PI);
     ct_tensor *d = ct_div(ct_sub(ct_mul(px, ct_cos(px)), ct_sin(px)), ct_mul(px, X));
@@ -1551,7 +1551,7 @@ CT__SP_BW1(LGAMMA, CT__SP_X, ct_mul(g, ct_special_digamma(X)))
 CT__SP_BW1(DIGAMMA, CT__SP_X, ct_mul(g, ct_special_polygamma(1, X)))
 CT__SP_BW1(POLYGAMMA, CT__SP_X, ct_mul(g, ct_special_polygamma(n->attrs.i[0] + 1, X)))
 /* mvlgamma: sum_j digamma(x - j/2) */
-static int ct__sp_bw_MVLGAMMA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+static CT__UNUSED int ct__sp_bw_MVLGAMMA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__SP_X
     ct_tensor *s = ct_special_digamma(X);
     for (int64_t j = 1; j < n->attrs.i[0] && s; j++) s = ct_add(s, ct_special_digamma(ct_sub_scalar(X, 0.5 * (double)j)));
@@ -1573,7 +1573,7 @@ CT__SP_BW_NONE(CHEB_T) CT__SP_BW_NONE(CHEB_U) CT__SP_BW_NONE(CHEB_V) CT__SP_BW_N
 CT__SP_BW_NONE(SCHEB_T) CT__SP_BW_NONE(SCHEB_U) CT__SP_BW_NONE(SCHEB_V) CT__SP_BW_NONE(SCHEB_W)
 CT__SP_BW_NONE(HERM_H) CT__SP_BW_NONE(HERM_HE) CT__SP_BW_NONE(LAGUERRE) CT__SP_BW_NONE(LEGENDRE)
 /* xlog1py: d/dx = xlog1py(g, y), 0 where x == 0 and y <= -1; d/dy = g x / (y + 1) */
-static int ct__sp_bw_XLOG1PY(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+static CT__UNUSED int ct__sp_bw_XLOG1PY(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_IN(n, 1);
     if (!X || !Y) return -1;
     if (CT__NEEDS(n, 0) &&
@@ -1584,7 +1584,7 @@ static int ct__sp_bw_XLOG1PY(ct__node *n, ct_tensor *const *gout, ct_tensor **gi
     return 0;
 }
 /* zeta: no derivative in x; d/dq = -x zeta(x + 1, q) */
-static int ct__sp_bw_ZETA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+static CT__UNUSED int ct__sp_bw_ZETA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *X = CT__SV_IN(n, 0), *Q = CT__SV_IN(n, 1);
     if (!X || !Q) return -1;
     if (CT__NEEDS(n, 0)) return ct__failed(CT_ERR_AUTOGRAD, "the derivative for 'zeta' is not implemented.");
@@ -1592,7 +1592,7 @@ static int ct__sp_bw_ZETA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) 
     return 0;
 }
 /* igamma / igammac: no derivative in a; d/dx = +-exp((a - 1) log x - x - lgamma(a)) */
-static int ct__sp_bw_igam(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, double sign, const char *what) {
+static CT__UNUSED int ct__sp_bw_igam(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, double sign, const char *what) {
     ct_tensor *A = CT__SV_IN(n, 0), *X = CT__SV_IN(n, 1);
     if (!A || !X) return -1;
     if (CT__NEEDS(n, 0)) return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented.", what);
@@ -1602,8 +1602,8 @@ static int ct__sp_bw_igam(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, 
     }
     return 0;
 }
-static int ct__sp_bw_IGAMMA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__sp_bw_igam(n, gout, gin, 1.0, "igamma: input"); }
-static int ct__sp_bw_IGAMMAC(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__sp_bw_igam(n, gout, gin, -1.0, "igammac: input"); }
+static CT__UNUSED int ct__sp_bw_IGAMMA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__sp_bw_igam(n, gout, gin, 1.0, "igamma: input"); }
+static CT__UNUSED int ct__sp_bw_IGAMMAC(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__sp_bw_igam(n, gout, gin, -1.0, "igammac: input"); }
 
 /* ============================================================================
    2.5 The public functions
