@@ -1081,7 +1081,7 @@ typedef struct ct__jfctx {
    8 KB: the block shrinks when a group needs many slots), so nothing is allocated
    and nothing stays behind per thread. */
 #define CT__JIT_SCRATCH 8192
-static void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi) {
+static CT__NOINLINE void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi) {
     const ct__jfctx *c = (const ct__jfctx *)vctx;
     const ct__jfused *f = c->f;
     union { double d; char b[CT__JIT_SCRATCH]; } scratch;   /* aligned for doubles */
@@ -1111,7 +1111,7 @@ static void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi) {
         }
     }
 }
-static int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
+static CT__NOINLINE int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
     const ct__jfused *f = n->fz;
     ct_tensor *ref = NULL;
     ct_dtype dt = ins[0]->dtype;
@@ -1171,7 +1171,7 @@ static int ct__jit_read_scalar(ct_tensor *t, const char *what, double *v) {
     *v = ct_item(t);
     return 0;
 }
-static int ct__jit_run_cf(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
+static CT__NOINLINE int ct__jit_run_cf(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
     if (n->op == CT__JIT_IF) {
         double c;
         if (ct__jit_read_scalar(ins[0], "prim::If condition", &c)) return -1;
@@ -2296,8 +2296,15 @@ static int ct__jgp_op(ct__jparse *P, const char *w, int *inplace) {
     snprintf(m, sizeof m, "no op named '%s' in this build", w);
     return ct__jgp_fail(P, m);
 }
+static int ct__jgp_fused_body2(ct__jparse *P, ct__jnode *n, ct__jfop *ops);
 static int ct__jgp_fused_body(ct__jparse *P, ct__jnode *n) {
-    ct__jfop ops[256];
+    ct__jfop *ops = (ct__jfop *)CT_MALLOC(256 * sizeof(ct__jfop));   /* 80 KB: not on the stack */
+    if (!ops) return ct__jgp_fail(P, "out of memory");
+    int r = ct__jgp_fused_body2(P, n, ops);
+    CT_FREE(ops);
+    return r;
+}
+static int ct__jgp_fused_body2(ct__jparse *P, ct__jnode *n, ct__jfop *ops) {
     int nops = 0, outsrc[16], nret = 0;
     for (;;) {
         ct__jgp_ws(P);
@@ -2774,7 +2781,7 @@ static int ct__jx_fail(ct__jx *X, int node, const char *why) {
     snprintf(X->err, sizeof X->err, "node %d (%s): %s", node, ct__jit_node_name(n->op), why);
     return -1;
 }
-static int ct__jx_elementwise(ct__jx *X, int node) {
+static CT__NOINLINE int ct__jx_elementwise(ct__jx *X, int node) {
     const ct__jnode *n = &X->g->n[node];
     const ct__jval *o = &X->g->v[n->out[0]];
     char ops[64][160], e[512], nm[32];

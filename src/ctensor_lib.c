@@ -13,3 +13,4 @@
 #endif
 #include "ctensor_quant.h"
 #include "ctensor_named.h"
+#include "ctensor_special.h"

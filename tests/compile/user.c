@@ -10,6 +10,7 @@
 #include "ctensor_named.h"
 #include "ctensor_jit.h"
 #include "ctensor_dist.h"
+#include "ctensor_special.h"
 
 int main(void) {
     int bad = 0;
@@ -37,6 +38,8 @@ int main(void) {
         ct_tensor *d = ct_ones(CT_FLOAT32, 3);
         bad |= !pg || ct_dist_all_reduce(d, CT_REDUCE_AVG, pg, NULL) != CT_OK || ct_item(ct_sum(d)) != 3.0;
         bad |= ct_dist_destroy_process_group(pg) != CT_OK;
+        ct_tensor *e = ct_special_i0e(ct_zeros(CT_FLOAT64, 2));                           /* ctensor_special.h */
+        bad |= !e || ct_item(ct_sum(e)) != 2.0;
     }
     bad |= ct_live_tensors() != 0;
     return bad;

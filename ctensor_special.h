@@ -1,0 +1,1705 @@
+/* ctensor_special.h - torch.special for ctensor: error functions, gamma family,
+   Bessel functions, orthogonal polynomials, zeta.               v0.1 (2026-12-06)
+
+   HOW TO USE
+     #define CTENSOR_IMPLEMENTATION          (in exactly one file)
+     #include "ctensor.h"
+     #include "ctensor_special.h"            (after ctensor.h)
+     link with -lm
+
+     The implementation registers its ops in ctensor.h's op table, so it is compiled
+     in the translation unit that defines CTENSOR_IMPLEMENTATION; there
+     CTENSOR_SPECIAL_IMPLEMENTATION is turned on automatically.
+
+   THE FEEL (torch.special.erfcx, torch.special.i0e, torch.special.zeta)
+       ct_tensor *x = ct_linspace(-3.0, 3.0, 7, CT_FLOAT64);
+       ct_print(ct_special_erfcx(x));          // tensor([1.6206e+04, ..., 1.7900e-01], dtype=torch.float64)
+       ct_print(ct_special_zeta(ct_full_like(x, 2.0), ct_add_scalar(ct_abs(x), 1.0)));
+
+   TABLE OF CONTENTS
+     1. Declarations: the functions of torch.special (PyTorch 1.13), real dtypes
+     2. Implementation
+        2.1 Scalar math: erfcx, erfinv / erfcinv / ndtri, digamma, trigamma, zeta,
+            incomplete gamma, modified Bessel I and K, Bessel J and Y, polynomials
+        2.2 The op table (rows: stable name, schema, meta, kernel, backward)
+        2.3 Metas and kernels (through ctensor's elementwise iterator)
+        2.4 Backward rules (written with ctensor ops)
+        2.5 The public functions
+
+   THE RULES (as PyTorch 1.13's torch.special on CPU)
+     - float32 and float64; integer and bool inputs compute in the default float
+       dtype; binary functions broadcast and promote like add. float16, bfloat16
+       and complex inputs are refused with an error naming the function.
+     - The functions PyTorch implements as aliases (erf, erfc, expit, exp2, expm1,
+       log1p, xlogy, round, logsumexp, softmax, log_softmax) call ctensor.h's ops;
+       the others are ops of this header with the stable names of PyTorch's
+       native_functions.yaml (aten::special_erfcx, aten::igamma, aten::lgamma, ...).
+     - Gradients where PyTorch defines them; the Bessel functions, the modified and
+       scaled modified Bessel functions and the polynomials have none (their results
+       do not require grad, as in PyTorch); gammainc/gammaincc and zeta have a
+       gradient for their second argument only ("the derivative for 'igamma: input'
+       is not implemented.").
+     - Accuracy: within 4 ulp of PyTorch 1.13's result or of the exact value (mpmath),
+       at extreme arguments too (tests/test_special.c; gammainc/gammaincc within 16 ulp,
+       the polynomials within 16 ulp or 16 eps absolute where terms cancel). Where
+       PyTorch 1.13 is less accurate (erfcx and erfinv far out, ndtr's left tail
+       underflowing to 0, i1/i1e in float32) the result is the accurate one.
+     - float32 runs float formulas, vectorized (8 or 16 lanes on ctensor's vector
+       exp/erf) for erfcx, erfinv, ndtr, ndtri and the I and K Bessel functions.
+     - CPU only: no CUDA kernels yet (a CUDA input fails with "Could not run").
+*/
+#ifndef CTENSOR_SPECIAL_H_INCLUDED
+#define CTENSOR_SPECIAL_H_INCLUDED
+#include "ctensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   1. Declarations
+   ========================================================================== */
+/* ---- error functions and the normal distribution ---- */
+/* torch.special.erf: the error function (alias of ct_erf) */
+CTENSOR_API ct_tensor *ct_special_erf(const ct_tensor *x);
+/* torch.special.erfc: 1 - erf(x) (alias of ct_erfc) */
+CTENSOR_API ct_tensor *ct_special_erfc(const ct_tensor *x);
+/* torch.special.erfcx: the scaled complementary error function exp(x^2) erfc(x) */
+CTENSOR_API ct_tensor *ct_special_erfcx(const ct_tensor *x);
+/* torch.special.erfinv: the inverse of erf on (-1, 1); +-inf at +-1, NaN outside */
+CTENSOR_API ct_tensor *ct_special_erfinv(const ct_tensor *x);
+/* torch.special.ndtr: the standard normal CDF */
+CTENSOR_API ct_tensor *ct_special_ndtr(const ct_tensor *x);
+/* torch.special.ndtri: the inverse of ndtr (the normal quantile) on (0, 1) */
+CTENSOR_API ct_tensor *ct_special_ndtri(const ct_tensor *x);
+/* torch.special.log_ndtr: log of the standard normal CDF, accurate far in the left tail */
+CTENSOR_API ct_tensor *ct_special_log_ndtr(const ct_tensor *x);
+
+/* ---- exponentials, logarithms, logistic ---- */
+/* torch.special.expit: the logistic sigmoid (alias of ct_sigmoid) */
+CTENSOR_API ct_tensor *ct_special_expit(const ct_tensor *x);
+/* torch.special.logit: log(x / (1 - x)); eps >= 0 clamps x to [eps, 1 - eps] first,
+   NAN (or a negative eps) means None */
+CTENSOR_API ct_tensor *ct_special_logit(const ct_tensor *x, double eps);
+/* torch.special.exp2: 2^x (alias of ct_exp2) */
+CTENSOR_API ct_tensor *ct_special_exp2(const ct_tensor *x);
+/* torch.special.expm1: exp(x) - 1 (alias of ct_expm1) */
+CTENSOR_API ct_tensor *ct_special_expm1(const ct_tensor *x);
+/* torch.special.log1p: log(1 + x) (alias of ct_log1p) */
+CTENSOR_API ct_tensor *ct_special_log1p(const ct_tensor *x);
+/* torch.special.xlogy: x * log(y), 0 where x == 0 (alias of ct_xlogy) */
+CTENSOR_API ct_tensor *ct_special_xlogy(const ct_tensor *x, const ct_tensor *y);
+/* torch.special.xlog1py: x * log1p(y), 0 where x == 0 (unless y is NaN) */
+CTENSOR_API ct_tensor *ct_special_xlog1py(const ct_tensor *x, const ct_tensor *y);
+/* torch.special.entr: -x log(x) for x > 0, 0 at 0, -inf for x < 0 */
+CTENSOR_API ct_tensor *ct_special_entr(const ct_tensor *x);
+/* torch.special.sinc: sin(pi x) / (pi x), 1 at 0 */
+CTENSOR_API ct_tensor *ct_special_sinc(const ct_tensor *x);
+/* torch.special.round: round half to even (alias of ct_round) */
+CTENSOR_API ct_tensor *ct_special_round(const ct_tensor *x);
+/* torch.special.logsumexp(x, dims, keepdim) (alias of ct_logsumexp) */
+CTENSOR_API ct_tensor *ct_special_logsumexp(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim);
+/* torch.special.softmax(x, dim) (alias of ct_softmax) */
+CTENSOR_API ct_tensor *ct_special_softmax(const ct_tensor *x, int dim);
+/* torch.special.log_softmax(x, dim) (alias of ct_log_softmax) */
+CTENSOR_API ct_tensor *ct_special_log_softmax(const ct_tensor *x, int dim);
+
+/* ---- the gamma family ---- */
+/* torch.special.gammaln: log|Gamma(x)| (aten::lgamma) */
+CTENSOR_API ct_tensor *ct_special_gammaln(const ct_tensor *x);
+/* torch.special.digamma: the logarithmic derivative of Gamma (aten::digamma) */
+CTENSOR_API ct_tensor *ct_special_digamma(const ct_tensor *x);
+/* torch.special.psi: the same as ct_special_digamma */
+CTENSOR_API ct_tensor *ct_special_psi(const ct_tensor *x);
+/* torch.special.polygamma(n, x): the n-th derivative of digamma, n >= 0 */
+CTENSOR_API ct_tensor *ct_special_polygamma(int64_t n, const ct_tensor *x);
+/* torch.special.multigammaln(x, p): the multivariate log-gamma of dimension p >= 1;
+   every element must be greater than (p - 1) / 2 */
+CTENSOR_API ct_tensor *ct_special_multigammaln(const ct_tensor *x, int64_t p);
+/* torch.special.gammainc(a, x): the regularized lower incomplete gamma P(a, x) */
+CTENSOR_API ct_tensor *ct_special_gammainc(const ct_tensor *a, const ct_tensor *x);
+/* torch.special.gammaincc(a, x): the regularized upper incomplete gamma Q(a, x) */
+CTENSOR_API ct_tensor *ct_special_gammaincc(const ct_tensor *a, const ct_tensor *x);
+/* torch.special.zeta(x, q): the Hurwitz zeta function sum_k (k + q)^-x */
+CTENSOR_API ct_tensor *ct_special_zeta(const ct_tensor *x, const ct_tensor *q);
+
+/* ---- modified Bessel functions ---- */
+/* torch.special.i0: the modified Bessel function of the first kind, order 0 (aten::i0) */
+CTENSOR_API ct_tensor *ct_special_i0(const ct_tensor *x);
+/* torch.special.i0e: exp(-|x|) i0(x) */
+CTENSOR_API ct_tensor *ct_special_i0e(const ct_tensor *x);
+/* torch.special.i1: the modified Bessel function of the first kind, order 1 */
+CTENSOR_API ct_tensor *ct_special_i1(const ct_tensor *x);
+/* torch.special.i1e: exp(-|x|) i1(x) */
+CTENSOR_API ct_tensor *ct_special_i1e(const ct_tensor *x);
+/* torch.special.modified_bessel_i0: I0(x) (no gradient, as in PyTorch) */
+CTENSOR_API ct_tensor *ct_special_modified_bessel_i0(const ct_tensor *x);
+/* torch.special.modified_bessel_i1: I1(x) (no gradient) */
+CTENSOR_API ct_tensor *ct_special_modified_bessel_i1(const ct_tensor *x);
+/* torch.special.modified_bessel_k0: K0(x), x > 0 (no gradient) */
+CTENSOR_API ct_tensor *ct_special_modified_bessel_k0(const ct_tensor *x);
+/* torch.special.modified_bessel_k1: K1(x), x > 0 (no gradient) */
+CTENSOR_API ct_tensor *ct_special_modified_bessel_k1(const ct_tensor *x);
+/* torch.special.scaled_modified_bessel_k0: exp(x) K0(x) (no gradient) */
+CTENSOR_API ct_tensor *ct_special_scaled_modified_bessel_k0(const ct_tensor *x);
+/* torch.special.scaled_modified_bessel_k1: exp(x) K1(x) (no gradient) */
+CTENSOR_API ct_tensor *ct_special_scaled_modified_bessel_k1(const ct_tensor *x);
+
+/* ---- Bessel functions ---- */
+/* torch.special.bessel_j0: J0(x) (no gradient) */
+CTENSOR_API ct_tensor *ct_special_bessel_j0(const ct_tensor *x);
+/* torch.special.bessel_j1: J1(x) (no gradient) */
+CTENSOR_API ct_tensor *ct_special_bessel_j1(const ct_tensor *x);
+/* torch.special.bessel_y0: Y0(x), x > 0 (no gradient) */
+CTENSOR_API ct_tensor *ct_special_bessel_y0(const ct_tensor *x);
+/* torch.special.bessel_y1: Y1(x), x > 0 (no gradient) */
+CTENSOR_API ct_tensor *ct_special_bessel_y1(const ct_tensor *x);
+/* torch.special.spherical_bessel_j0: sin(x) / x (no gradient) */
+CTENSOR_API ct_tensor *ct_special_spherical_bessel_j0(const ct_tensor *x);
+
+/* ---- orthogonal polynomials P_n(x): n is a tensor (broadcast with x; its values are
+   truncated to integers; n < 0 gives 0). No gradient, as in PyTorch. ---- */
+/* torch.special.chebyshev_polynomial_t: Chebyshev polynomials of the first kind */
+CTENSOR_API ct_tensor *ct_special_chebyshev_polynomial_t(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.chebyshev_polynomial_u: Chebyshev polynomials of the second kind */
+CTENSOR_API ct_tensor *ct_special_chebyshev_polynomial_u(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.chebyshev_polynomial_v: Chebyshev polynomials of the third kind */
+CTENSOR_API ct_tensor *ct_special_chebyshev_polynomial_v(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.chebyshev_polynomial_w: Chebyshev polynomials of the fourth kind */
+CTENSOR_API ct_tensor *ct_special_chebyshev_polynomial_w(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.shifted_chebyshev_polynomial_t: T*_n(x) = T_n(2x - 1) */
+CTENSOR_API ct_tensor *ct_special_shifted_chebyshev_polynomial_t(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.shifted_chebyshev_polynomial_u: U*_n(x) = U_n(2x - 1) */
+CTENSOR_API ct_tensor *ct_special_shifted_chebyshev_polynomial_u(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.shifted_chebyshev_polynomial_v: V*_n(x) = V_n(2x - 1) */
+CTENSOR_API ct_tensor *ct_special_shifted_chebyshev_polynomial_v(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.shifted_chebyshev_polynomial_w: W*_n(x) = W_n(2x - 1) */
+CTENSOR_API ct_tensor *ct_special_shifted_chebyshev_polynomial_w(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.hermite_polynomial_h: physicists' Hermite polynomials */
+CTENSOR_API ct_tensor *ct_special_hermite_polynomial_h(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.hermite_polynomial_he: probabilists' Hermite polynomials */
+CTENSOR_API ct_tensor *ct_special_hermite_polynomial_he(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.laguerre_polynomial_l: Laguerre polynomials */
+CTENSOR_API ct_tensor *ct_special_laguerre_polynomial_l(const ct_tensor *x, const ct_tensor *n);
+/* torch.special.legendre_polynomial_p: Legendre polynomials */
+CTENSOR_API ct_tensor *ct_special_legendre_polynomial_p(const ct_tensor *x, const ct_tensor *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CTENSOR_SPECIAL_H_INCLUDED */
+
+/* ############################################################################
+   2. IMPLEMENTATION
+   ############################################################################ */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_SPECIAL_NO_IMPLEMENTATION) && !defined(CTENSOR_SPECIAL_IMPLEMENTATION)
+#define CTENSOR_SPECIAL_IMPLEMENTATION
+#endif
+#ifdef CTENSOR_SPECIAL_IMPLEMENTATION
+#ifndef CTENSOR_SPECIAL_IMPLEMENTATION_DONE
+#define CTENSOR_SPECIAL_IMPLEMENTATION_DONE
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#error "ctensor_special.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+
+/* ============================================================================
+   2.1 Scalar math (double; float32 results are these rounded, except where
+   PyTorch computes in float and a float formula is what matches it: sinc, logit,
+   entr, xlog1py, lgamma, the polynomials)
+   ========================================================================== */
+#define CT__SP_PI 3.14159265358979323846
+#define CT__SP_SQRTPI 1.77245385090551602730
+#define CT__SP_EULER 0.57721566490153286061
+#define CT__SP_2_SQRTPI 1.12837916709551257390   /* 2 / sqrt(pi) */
+#define CT__SP_SQRT2 1.41421356237309504880
+#define CT__SP_SQRT1_2 0.70710678118654752440
+#define CT__SP_1_SQRT2PI 0.39894228040143267794  /* 1 / sqrt(2 pi) */
+
+/* exp(x^2) with x^2 split into its rounded value and the rounding error, so that
+   the result is accurate for large x (x^2 alone loses x^2 * 2^-53 in the exponent). */
+static double ct__sp_expsq(double x) {
+    double hi = x * x, lo = fma(x, x, -hi);
+    return exp(hi) * (1.0 + lo);
+}
+
+/* erfcx(x) = exp(x^2) erfc(x): the product where erfc does not underflow, the
+   asymptotic series 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(2x^2)^2 - ...) beyond. */
+static double ct__sp_erfcx(double x) {
+    if (x != x) return x;
+    if (x < 0.0) return x < -26.7 ? INFINITY : 2.0 * ct__sp_expsq(x) - ct__sp_erfcx(-x);
+    if (x < 26.0) {
+        double hi = x * x, lo = fma(x, x, -hi);
+        return exp(hi) * erfc(x) * (1.0 + lo);
+    }
+    if (x > 1e8) return 1.0 / (x * CT__SP_SQRTPI);
+    double z = 1.0 / (2.0 * x * x), t = 1.0, s = 1.0;
+    for (int k = 1; k <= 12; k++) {
+        t *= -(2.0 * k - 1.0) * z;
+        s += t;
+    }
+    return s / (x * CT__SP_SQRTPI);
+}
+
+/* Giles' single-precision approximation of erfinv ("Approximating the erfinv
+   function", GPU Computing Gems, 2011) as the first guess; w = -log((1-y)(1+y)). */
+static double ct__sp_giles(double w) {
+    double p;
+    if (w < 5.0) {
+        w -= 2.5;
+        p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w; p = -4.39150654e-06 + p * w;
+        p = 0.00021858087 + p * w;  p = -0.00125372503 + p * w; p = -0.00417768164 + p * w;
+        p = 0.246640727 + p * w;    p = 1.50140941 + p * w;
+    } else {
+        w = sqrt(w) - 3.0;
+        p = -0.000200214257;
+        p = 0.000100950558 + p * w; p = 0.00134934322 + p * w;  p = -0.00367342844 + p * w;
+        p = 0.00573950773 + p * w;  p = -0.0076224613 + p * w;  p = 0.00943887047 + p * w;
+        p = 1.00167406 + p * w;     p = 2.83297682 + p * w;
+    }
+    return p;
+}
+/* z with erf(z) = y for 0 <= y <= 0.5: Newton on erf from Giles' guess. */
+static double ct__sp_erfinv_mid(double y, int iters) {
+    double z = ct__sp_giles(-log1p(-y * y)) * y;
+    for (int k = 0; k < iters; k++) z -= (erf(z) - y) / (CT__SP_2_SQRTPI * exp(-z * z));
+    return z;
+}
+/* z with erfc(z) = q for 0 < q < 0.5: Newton on log erfc(z) = log erfcx(z) - z^2,
+   whose derivative -2 / (sqrt(pi) erfcx(z)) never underflows (q may be subnormal). */
+static double ct__sp_erfcinv_tail(double q, int iters) {
+    double w = -log(q * (2.0 - q)), z;
+    if (w <= 36.0) {
+        z = ct__sp_giles(w) * (1.0 - q);
+    } else {   /* erfc(z) ~ exp(-z^2) / (z sqrt(pi)) */
+        double L = -log(q);
+        z = sqrt(L);
+        z = sqrt(L - log(z * CT__SP_SQRTPI));
+    }
+    /* Newton until the step is below the precision asked for (iters 1: float32's),
+       at most 12 steps: Giles' guess is rough for q below about 1e-12 */
+    double lq = log(q), tol = iters > 1 ? 1e-16 : 1e-9;
+    for (int k = 0; k < 12; k++) {
+        double e = ct__sp_erfcx(z), hi = z * z, lo = fma(z, z, -hi);
+        double f = (log(e) - lq - hi) - lo;
+        double dz = f * 0.5 * CT__SP_SQRTPI * e;
+        z += dz;
+        if (fabs(dz) <= tol * z) break;
+    }
+    return z;
+}
+/* erfc^-1(q) for q in [0, 2] */
+static double ct__sp_erfcinv(double q, int iters) {
+    if (q != q || q < 0.0 || q > 2.0) return NAN;
+    if (q == 0.0) return INFINITY;
+    if (q == 2.0) return -INFINITY;
+    if (q > 1.0) return -ct__sp_erfcinv(2.0 - q, iters);   /* 2 - q is exact here */
+    if (q >= 0.5) return ct__sp_erfinv_mid(1.0 - q, iters);   /* 1 - q is exact here */
+    return ct__sp_erfcinv_tail(q, iters);
+}
+static double ct__sp_erfinv_it(double y, int iters) {
+    if (y != y || y < -1.0 || y > 1.0) return NAN;
+    if (y < 0.0) return -ct__sp_erfinv_it(-y, iters);
+    if (y == 1.0) return INFINITY;
+    if (y <= 0.5) return ct__sp_erfinv_mid(y, iters);
+    return ct__sp_erfcinv_tail(1.0 - y, iters);   /* 1 - y is exact here */
+}
+static double ct__sp_erfinv(double y) { return ct__sp_erfinv_it(y, 2); }
+static float ct__sp_erfinvf(float y) { return (float)ct__sp_erfinv_it((double)y, 1); }
+/* ndtri(p) = -sqrt(2) erfc^-1(2p) */
+static double ct__sp_ndtri_it(double p, int iters) {
+    if (p != p || p < 0.0 || p > 1.0) return NAN;
+    return -CT__SP_SQRT2 * ct__sp_erfcinv(2.0 * p, iters);
+}
+static double ct__sp_ndtri(double p) { return ct__sp_ndtri_it(p, 2); }
+static float ct__sp_ndtrif(float p) { return (float)ct__sp_ndtri_it((double)p, 1); }
+
+/* ndtr and log_ndtr as PyTorch writes them (calc_ndtr, calc_log_ndtr) */
+static double ct__sp_ndtr(double a) {
+    double x = a * CT__SP_SQRT1_2, z = fabs(x), y;
+    if (z < CT__SP_SQRT1_2) return 0.5 + 0.5 * erf(x);
+    y = 0.5 * erfc(z);
+    if (x < -1.0 && !isinf(x)) {
+        /* the rounding error d of a/sqrt(2) costs 2z|d| relatively in the left tail:
+           correct erfc(z + d) to first order (d from an exact product of the split constant) */
+        double d = -(fma(a, CT__SP_SQRT1_2, -x) + a * -4.8336466567264567e-17);
+        y *= 1.0 - d * CT__SP_2_SQRTPI / ct__sp_erfcx(z);
+    }
+    return x > 0.0 ? 1.0 - y : y;
+}
+static double ct__sp_log_ndtr(double x) {
+    double t = x * CT__SP_SQRT1_2;
+    if (x < -1.0) return log(ct__sp_erfcx(-t) / 2.0) - t * t;
+    return log1p(-erfc(t) / 2.0);
+}
+
+/* float32 versions on ctensor's float erfc (ct__erfcf: a Chebyshev fit
+   erfc(z) = t exp(-z^2 + P(t)), t = 1/(1 + z/2), relative error below 1.2e-7):
+   erfcx(z) = t exp(P(t)) for z >= 0 with no exp(z^2) at all; the rounding error of
+   x/sqrt(2) in float is corrected to first order in the tails (double arithmetic
+   on a float x is exact for these products). */
+/* exp(x^2) in float: x = xh + xl with xh of 12 bits, so xh^2 is exact and
+   x^2 = xh^2 + (2 xh + xl) xl loses nothing (ct__erfcf's split) */
+CT__INLINE float ct__sp_expsqf(float x) {
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    b &= 0xfffff000u;
+    float xh, xl;
+    memcpy(&xh, &b, 4);
+    xl = x - xh;
+    return ct__expf(xh * xh) * ct__expf((2.0f * xh + xl) * xl);
+}
+CT__INLINE float ct__sp_erfcx_posf(float z) {   /* z >= 0 */
+    float t = 1.0f / (1.0f + 0.5f * z);
+    return t * ct__expf(ct__erfc_p(t));
+}
+static float ct__sp_erfcxf(float x) {
+    float pos = ct__sp_erfcx_posf(fabsf(x));
+    float neg = 2.0f * ct__sp_expsqf(x) - pos;
+    return x < 0.0f ? (x < -9.4f ? INFINITY : neg) : pos;
+}
+/* sqrt(1/2) = CT__SP_S_HI + CT__SP_S_LO in floats: a/sqrt(2) = x + d with d recovered */
+#define CT__SP_S_HI 0.707106769f
+#define CT__SP_S_LO 1.21016708e-08f
+/* the rounding error of a * CT__SP_S_HI, exactly (Dekker's product on 12-bit halves:
+   no fused multiply-add needed) */
+#define CT__SP_S_H 0.70703125f
+CT__INLINE float ct__sp_ndtr_d(float a, float x) {
+    uint32_t b;
+    memcpy(&b, &a, 4);
+    b &= 0xfffff000u;
+    float ah, al;
+    memcpy(&ah, &b, 4);
+    al = a - ah;
+    return (((ah * CT__SP_S_H - x) + ah * (CT__SP_S_HI - CT__SP_S_H)) + al * CT__SP_S_H) + al * (CT__SP_S_HI - CT__SP_S_H) + a * CT__SP_S_LO;
+}
+static float ct__sp_ndtrf(float a) {
+    float x = a * CT__SP_S_HI, d = ct__sp_ndtr_d(a, x);
+    float z = fabsf(x), ez = ct__erfcf(z), cx = ct__sp_erfcx_posf(z);
+    float small = 0.5f + 0.5f * ct__erff(x);
+    /* left tail: erfc(z - d) ~ erfc(z) (1 + d 2/(sqrt(pi) erfcx(z))), z = -x */
+    float y = 0.5f * ez * (x < -1.0f ? 1.0f + d * (float)CT__SP_2_SQRTPI / cx : 1.0f);
+    float r = z < (float)CT__SP_SQRT1_2 ? small : (x > 0.0f ? 1.0f - y : y);
+    return a == INFINITY ? 1.0f : a == -INFINITY ? 0.0f : r;
+}
+/* the same, 8 (or 4, 16) lanes at a time with ctensor's vector forms (ct__v_exp,
+   ct__v_erfc, ct__v_erf): the float32 loops of erfcx and ndtr use them */
+#ifdef CT__HAVE_VEC
+CT__INLINE ct__vf ct__sp_v_expsq(ct__vf x) {
+    ct__vf xh = (ct__vf)((ct__vi)x & CT__ISPLAT((int32_t)0xfffff000)), xl = x - xh;
+    return ct__v_exp(xh * xh) * ct__v_exp((CT__VSPLAT(2.0f) * xh + xl) * xl);
+}
+CT__INLINE ct__vf ct__sp_v_erfcx_pos(ct__vf z) {
+    ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
+    return t * ct__v_exp(ct__v_erfc_p(t));
+}
+CT__INLINE ct__vf ct__sp_v_erfcx(ct__vf x) {
+    ct__vf pos = ct__sp_v_erfcx_pos(ct__vabs(x));
+    ct__vf neg = CT__VSPLAT(2.0f) * ct__sp_v_expsq(x) - pos;
+    return ct__vsel(x < CT__VSPLAT(0.0f), ct__vsel(x < CT__VSPLAT(-9.4f), CT__VSPLAT(INFINITY), neg), pos);
+}
+CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a) {
+    ct__vf x = a * CT__VSPLAT(CT__SP_S_HI), sh = CT__VSPLAT(CT__SP_S_H), sl = CT__VSPLAT(CT__SP_S_HI - CT__SP_S_H);
+    ct__vf ah = (ct__vf)((ct__vi)a & CT__ISPLAT((int32_t)0xfffff000)), al = a - ah;
+    ct__vf d = (((ah * sh - x) + ah * sl) + al * sh) + al * sl + a * CT__VSPLAT(CT__SP_S_LO);
+    ct__vf z = ct__vabs(x), ez = ct__v_erfc(z), cx = ct__sp_v_erfcx_pos(z);
+    ct__vf small = CT__VSPLAT(0.5f) + CT__VSPLAT(0.5f) * ct__v_erf(x);
+    ct__vf f = ct__vsel(x < CT__VSPLAT(-1.0f), CT__VSPLAT(1.0f) + d * CT__VSPLAT((float)CT__SP_2_SQRTPI) / cx, CT__VSPLAT(1.0f));
+    ct__vf y = CT__VSPLAT(0.5f) * ez * f;
+    ct__vf r = ct__vsel(z < CT__VSPLAT((float)CT__SP_SQRT1_2), small, ct__vsel(x > CT__VSPLAT(0.0f), CT__VSPLAT(1.0f) - y, y));
+    r = ct__vsel(a == CT__VSPLAT(INFINITY), CT__VSPLAT(1.0f), r);
+    return ct__vsel(a == CT__VSPLAT(-INFINITY), CT__VSPLAT(0.0f), r);
+}
+#endif
+static float ct__sp_log_ndtrf(float x) {
+    if (isinf(x)) return x > 0.0f ? -0.0f : -INFINITY;
+    double td = (double)x * CT__SP_SQRT1_2;
+    float t = (float)td;
+    if (x < -1.0f) return (float)(log((double)ct__sp_erfcxf(-t) * 0.5) - td * td);
+    return log1pf(-ct__erfcf(t) * 0.5f);
+}
+
+#ifdef CT__HAVE_VEC
+CT__INLINE ct__vf ct__sp_vsqrt(ct__vf x) {
+    ct__vf r = x;
+    for (int l = 0; l < CT__VL; l++) r[l] = sqrtf(x[l]);
+    return r;
+}
+/* modified Bessel I0, I1 (scaled or not) for float32 lanes: below 10 the power
+   series (17 terms, in double lanes: no rounding build-up), from 10 on Hankel's
+   asymptotic series (10 terms); both computed, one selected. NaN and inf as the
+   scalar forms (I(+-inf) NaN, the scaled ones 0). */
+typedef double ct__sp_vd __attribute__((vector_size(CT__VL * 8)));
+CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
+    ct__vf ax = ct__vabs(x);
+    ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
+    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), t = one, sum = one, big = one;
+    ct__vi sm = ax < CT__VSPLAT(10.0f);
+    if (ct__vany(sm)) {   /* (a branch no lane takes is skipped) */
+        for (int k = 1; k <= 17; k++) {
+            t = t * q * (1.0 / ((double)k * (double)(k + nu)));
+            sum += t;
+        }
+        if (nu) sum *= 0.5 * d;
+    }
+    if (ct__vany(~sm)) {
+        ct__sp_vd a = one, inv8x = 0.125 / d;
+        for (int k = 1; k <= 10; k++) {
+            a = -a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
+            big += a;
+        }
+        ct__vf amp = CT__VSPLAT(1.0f) / ct__sp_vsqrt(CT__VSPLAT(2.0f * (float)CT__SP_PI) * ax);
+        big = big * __builtin_convertvector(amp, ct__sp_vd);
+    }
+    ct__vf eh = ct__v_exp(CT__VSPLAT(0.5f) * ax);   /* e^|x| = eh^2: finite as far as I is */
+    ct__sp_vd e = __builtin_convertvector(eh, ct__sp_vd);
+    if (scaled) sum = sum / (e * e);
+    else big = big * e * e;
+    ct__vf r = ct__vsel(sm, __builtin_convertvector(sum, ct__vf), __builtin_convertvector(big, ct__vf));
+    if (nu) r = (ct__vf)(((ct__vi)r & CT__ISPLAT(0x7fffffff)) | ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
+    return ct__vsel(x != x, x, r);
+}
+/* a plain float log for the lanes' first guesses (Newton corrects them): x = 2^e m,
+   m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)) to s^9; x > 0 finite */
+CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
+    ct__vi b = (ct__vi)x;
+    ct__vi e = ((b >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
+    ct__vf m = (ct__vf)((b & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
+    ct__vi big = m > CT__VSPLAT(1.41421356f);
+    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    e = e - big;   /* big lanes are -1 */
+    ct__vf s = (m - CT__VSPLAT(1.0f)) / (m + CT__VSPLAT(1.0f)), s2 = s * s;
+    ct__vf p = CT__VSPLAT(2.0f / 9.0f);
+    p = p * s2 + CT__VSPLAT(2.0f / 7.0f);
+    p = p * s2 + CT__VSPLAT(2.0f / 5.0f);
+    p = p * s2 + CT__VSPLAT(2.0f / 3.0f);
+    p = p * s2 + CT__VSPLAT(2.0f);
+    return __builtin_convertvector(e, ct__vf) * CT__VSPLAT(0.693147182f) + s * p;
+}
+/* z with erf(z) = a, 0 <= a < 1, given q = 1 - a exactly where a > 1/2: Giles'
+   guess and two Newton steps on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
+   cancellation) with ctensor's float erf/erfc */
+CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
+    ct__vf w = -ct__sp_v_log(q * (CT__VSPLAT(2.0f) - q));
+    ct__vf w1 = w - CT__VSPLAT(2.5f), w2 = ct__sp_vsqrt(w) - CT__VSPLAT(3.0f);
+    ct__vf p1 = CT__VSPLAT(2.81022636e-08f), p2 = CT__VSPLAT(-0.000200214257f);
+#define CT__SP_G1(c) p1 = p1 * w1 + CT__VSPLAT(c);
+#define CT__SP_G2(c) p2 = p2 * w2 + CT__VSPLAT(c);
+    CT__SP_G1(3.43273939e-07f) CT__SP_G1(-3.5233877e-06f) CT__SP_G1(-4.39150654e-06f) CT__SP_G1(0.00021858087f)
+    CT__SP_G1(-0.00125372503f) CT__SP_G1(-0.00417768164f) CT__SP_G1(0.246640727f) CT__SP_G1(1.50140941f)
+    CT__SP_G2(0.000100950558f) CT__SP_G2(0.00134934322f) CT__SP_G2(-0.00367342844f) CT__SP_G2(0.00573950773f)
+    CT__SP_G2(-0.0076224613f) CT__SP_G2(0.00943887047f) CT__SP_G2(1.00167406f) CT__SP_G2(2.83297682f)
+#undef CT__SP_G1
+#undef CT__SP_G2
+    ct__vf z = ct__vsel(w < CT__VSPLAT(5.0f), p1, p2) * a;
+    ct__vi mid = a <= CT__VSPLAT(0.5f);
+    for (int k = 0; k < 2; k++) {   /* the guess is rough in the far tail: two steps */
+        ct__vf f = ct__vsel(mid, ct__v_erf(z) - a, q - ct__v_erfc(z));
+        z = z - f * CT__VSPLAT(0.886226925f) * ct__v_exp(z * z);
+    }
+    return z;
+}
+CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
+    ct__vf a = ct__vabs(y);
+    ct__vf z = ct__sp_v_erfinv_core(a, CT__VSPLAT(1.0f) - a);
+    z = ct__vsel(a == CT__VSPLAT(1.0f), CT__VSPLAT(INFINITY), z);
+    z = ct__vsel(a <= CT__VSPLAT(1.0f), z, CT__VSPLAT(NAN));   /* NaN too */
+    return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
+}
+/* ndtri(p) = -sqrt2 erfc^-1(2p) for p <= 1/2, +sqrt2 erfc^-1(2(1-p)) above (1 - p
+   exact there); q below 1e-8 (where the guess is too rough for two steps), p outside [0, 1] and NaN: the scalar form */
+CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
+    ct__vi upper = p > CT__VSPLAT(0.5f);
+    ct__vf q = CT__VSPLAT(2.0f) * ct__vsel(upper, CT__VSPLAT(1.0f) - p, p);
+    ct__vf z = ct__sp_v_erfinv_core(CT__VSPLAT(1.0f) - q, q) * CT__VSPLAT((float)CT__SP_SQRT2);
+    ct__vf r = ct__vsel(upper, z, -z);
+    ct__vi bad = ~(q >= CT__VSPLAT(1e-8f));
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = ct__sp_ndtrif(p[l]);
+    return r;
+}
+/* modified Bessel K0, K1 (scaled or not) for float32 lanes, the scalar form's three
+   methods in double lanes: the series below 1 (its log from ct__sp_v_log), 12
+   trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10
+   (h = min(0.35, 0.97/sqrt x): the last node's term is below 1e-10 of the sum),
+   Hankel's series (10 terms) from 10 on. NaN, x <= 0 and inf: the scalar form. */
+static float ct__sp_bessel_kf(float x, int nu, int scaled);
+CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
+    ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd);
+    /* x <= 1: the series (A&S 9.6.13, 9.6.11) */
+    ct__vi lo = x <= CT__VSPLAT(1.0f), hi = x >= CT__VSPLAT(10.0f), mid = ~lo & ~hi;
+    ct__sp_vd small = one, quad = one, big = one;
+    if (ct__vany(lo)) {   /* (a branch no lane takes is skipped) */
+        ct__sp_vd q = d * d * 0.25, L = __builtin_convertvector(ct__sp_v_log(CT__VSPLAT(0.5f) * x), ct__sp_vd);
+        ct__sp_vd t = one, i0s = one, i1s = one, ser = one * 0.0;
+        double H = 0.0, Hk = 0.0, Hk1 = 1.0;
+        if (nu) ser = one * (1.0 - 2.0 * CT__SP_EULER);
+        for (int k = 1; k <= 9; k++) {
+            if (nu) {
+                t = t * q * (1.0 / ((double)k * (k + 1)));
+                Hk = Hk1;
+                Hk1 += 1.0 / (k + 1);
+                i1s += t;
+                ser += t * (Hk + Hk1 - 2.0 * CT__SP_EULER);
+            } else {
+                t = t * q * (1.0 / ((double)k * k));
+                H += 1.0 / k;
+                i0s += t;
+                ser += t * H;
+            }
+        }
+        small = nu ? one / d + 0.5 * d * i1s * L - 0.25 * d * ser : -(L + CT__SP_EULER) * i0s + ser;
+    }
+    /* 1 < x < 10: the trapezoidal rule (scaled) */
+    if (ct__vany(mid)) {
+        ct__vf hf = CT__VSPLAT(0.97f) / ct__sp_vsqrt(x);
+        hf = ct__vsel(hf > CT__VSPLAT(0.35f), CT__VSPLAT(0.35f), hf);
+        ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
+        quad = one * 0.5;
+        for (int j = 1; j <= 12; j++) {
+            ct__vf u = hf * (0.5f * (float)j), eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
+            ct__vf sh2 = CT__VSPLAT(2.0f) * sh * sh, f = ct__v_exp(-x * sh2);
+            if (nu) f = f * (CT__VSPLAT(1.0f) + sh2);
+            quad += __builtin_convertvector(f, ct__sp_vd);
+        }
+        quad *= h;
+    }
+    /* x >= 10: Hankel (scaled) */
+    if (ct__vany(hi)) {
+        ct__sp_vd a = one, inv8x = 0.125 / d;
+        for (int k = 1; k <= 10; k++) {
+            a = a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
+            big += a;
+        }
+        big = big * __builtin_convertvector(ct__sp_vsqrt(CT__VSPLAT((float)(CT__SP_PI / 2.0)) / x), ct__sp_vd);
+    }
+    ct__sp_vd e = __builtin_convertvector(ct__v_exp(scaled ? x : -x), ct__sp_vd);   /* e^x for the series, e^-x for the others */
+    if (scaled) small *= e;
+    else { quad *= e; big *= e; }
+    ct__vf r = ct__vsel(lo, __builtin_convertvector(small, ct__vf),
+                        ct__vsel(mid, __builtin_convertvector(quad, ct__vf), __builtin_convertvector(big, ct__vf)));
+    ct__vi bad = ~(x > CT__VSPLAT(0.0f)) | (x == CT__VSPLAT(INFINITY));
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = ct__sp_bessel_kf(x[l], nu, scaled);
+    return r;
+}
+CT__INLINE ct__vf ct__sp_v_k0(ct__vf x) { return ct__sp_v_bessel_k(x, 0, 0); }
+CT__INLINE ct__vf ct__sp_v_k1(ct__vf x) { return ct__sp_v_bessel_k(x, 1, 0); }
+CT__INLINE ct__vf ct__sp_v_k0e(ct__vf x) { return ct__sp_v_bessel_k(x, 0, 1); }
+CT__INLINE ct__vf ct__sp_v_k1e(ct__vf x) { return ct__sp_v_bessel_k(x, 1, 1); }
+CT__INLINE ct__vf ct__sp_v_i0(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 0); }
+CT__INLINE ct__vf ct__sp_v_i0e(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 1); }
+CT__INLINE ct__vf ct__sp_v_i1(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 0); }
+CT__INLINE ct__vf ct__sp_v_i1e(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 1); }
+#endif
+
+/* digamma as PyTorch computes it (calc_digamma): reflection for x < 0, the
+   recurrence up to 10, then the asymptotic series in 1/x^2. */
+static double ct__sp_digamma(double x) {
+    static const double PSI_10 = 2.25175258906672110764;
+    if (x == 0.0) return copysign(INFINITY, -x);
+    if (x < 0.0) {
+        if (x == trunc(x)) return NAN;
+        double q, r = modf(x, &q);
+        return ct__sp_digamma(1.0 - x) - CT__SP_PI / tan(CT__SP_PI * r);
+    }
+    if (x == 10.0) return PSI_10;
+    double result = 0.0;
+    while (x < 10.0) { result -= 1.0 / x; x += 1.0; }
+    if (x == 10.0) return result + PSI_10;
+    double y = 0.0;
+    if (x < 1.0e17) {
+        double z = 1.0 / (x * x);
+        y = z * (1.0 / 12 + z * (-1.0 / 120 + z * (1.0 / 252 + z * (-1.0 / 240 + z * (1.0 / 132 + z * (-691.0 / 32760 + z / 12))))));
+    }
+    return result + log(x) - 0.5 / x - y;
+}
+/* trigamma (PyTorch's calc_trigamma): reflection below 1/2, six steps of the
+   recurrence, then the asymptotic series. */
+static double ct__sp_trigamma(double x) {
+    double sign = 1.0, result = 0.0;
+    if (x < 0.5) {
+        sign = -1.0;
+        double s = sin(CT__SP_PI * x);
+        result -= (CT__SP_PI * CT__SP_PI) / (s * s);
+        x = 1.0 - x;
+    }
+    for (int i = 0; i < 6; i++) { result += 1.0 / (x * x); x += 1.0; }
+    const double ixx = 1.0 / (x * x);
+    result += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x;
+    return sign * result;
+}
+/* the float versions PyTorch runs for float32 (float arithmetic, the same steps) */
+static float ct__sp_digammaf(float x) {
+    static const float PSI_10 = 2.25175258906672110764f;
+    if (x == 0) return copysignf(INFINITY, -x);
+    if (x < 0) {
+        if (x == truncf(x)) return NAN;
+        double q, r = modf((double)x, &q);
+        float pi_over_tan_pi_x = (float)(CT__SP_PI / tan(CT__SP_PI * r));
+        return ct__sp_digammaf(1 - x) - pi_over_tan_pi_x;
+    }
+    float result = 0;
+    while (x < 10) { result -= 1 / x; x += 1; }
+    if (x == 10) return result + PSI_10;
+    float y = 0;
+    if (x < 1.0e17f) {
+        float z = 1 / (x * x);
+        y = z * (8.33333333333333333333E-2f + z * (-8.33333333333333333333E-3f + z * (3.96825396825396825397E-3f +
+                z * (-4.16666666666666666667E-3f + z * (7.57575757575757575758E-3f + z * (-2.10927960927960927961E-2f +
+                z * 8.33333333333333333333E-2f))))));
+    }
+    return result + logf(x) - (0.5f / x) - y;
+}
+static float ct__sp_trigammaf(float x) {
+    float sign = +1, result = 0;
+    if (x < 0.5f) {
+        sign = -1;
+        const float sin_pi_x = sinf((float)CT__SP_PI * x);
+        result -= ((float)CT__SP_PI * (float)CT__SP_PI) / (sin_pi_x * sin_pi_x);
+        x = 1 - x;
+    }
+    for (int i = 0; i < 6; ++i) { result += 1 / (x * x); x += 1; }
+    const float ixx = 1 / (x * x);
+    result = (float)((double)result + (1 + 1 / (2 * x) + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x);
+    return sign * result;
+}
+/* Hurwitz zeta(x, q) by Euler-Maclaurin summation (Cephes' zeta, as PyTorch's
+   zeta): nine or more terms, then the tail integral and Bernoulli corrections.
+   The divisors are (2j)! / B_2j. */
+static double ct__sp_zeta(double x, double q) {
+    static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                                 7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                                 -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18};
+    const double MACHEP = 1.11022302462515654042e-16;
+    if (x == 1.0) return INFINITY;
+    if (x < 1.0) return NAN;
+    if (q <= 0.0) {
+        if (q == floor(q)) return INFINITY;
+        if (x != floor(x)) return NAN;   /* q^-x not real */
+    }
+    double s = pow(q, -x), a = q, b = 0.0;
+    int i = 0;
+    while (i < 9 || a <= 9.0) {
+        i += 1;
+        a += 1.0;
+        b = pow(a, -x);
+        s += b;
+        if (-MACHEP * s < b && b < MACHEP * s) return s;
+    }
+    double w = a;
+    s += b * w / (x - 1.0);
+    s -= 0.5 * b;
+    a = 1.0;
+    double k = 0.0;
+    for (int j = 0; j < 12; j++) {
+        a *= x + k;
+        b /= w;
+        double t = a * b / A[j];
+        s = s + t;
+        t = fabs(t / s);
+        if (t < MACHEP) return s;
+        k += 1.0;
+        a *= x + k;
+        b /= w;
+        k += 1.0;
+    }
+    return s;
+}
+/* polygamma(n, x) (PyTorch's): digamma, trigamma, then (-1)^(n+1) n! zeta(n+1, x) */
+static double ct__sp_polygamma(int64_t n, double x) {
+    if (n == 0) return ct__sp_digamma(x);
+    if (n == 1) return ct__sp_trigamma(x);
+    double nd = (double)n;
+    return ((n % 2) ? 1.0 : -1.0) * exp(lgamma(nd + 1.0)) * ct__sp_zeta(nd + 1.0, x);
+}
+static float ct__sp_polygammaf(int64_t n, float x) {
+    if (n == 0) return ct__sp_digammaf(x);
+    if (n == 1) return ct__sp_trigammaf(x);
+    return (float)ct__sp_polygamma(n, (double)x);
+}
+/* multigammaln: sum_j lgamma(x - j/2) + p(p-1)/4 log(pi) */
+static double ct__sp_mvlgamma(double x, int64_t p) {
+    double s = (double)p * (double)(p - 1) * 0.25 * 1.14472988584940017414;   /* log(pi) */
+    for (int64_t j = 0; j < p; j++) s += lgamma(x - 0.5 * (double)j);
+    return s;
+}
+
+/* ---- the regularized incomplete gamma functions P(a, x), Q(a, x) ----
+   x^a e^-x / Gamma(a): for a > 10 through Stirling's series, so that a log x - x
+   and lgamma(a) do not cancel: exp(a (log1p(t) - t)) sqrt(a / 2pi) exp(-corr(a)),
+   t = (x - a) / a. Then the power series of P for x < a + 1, Lentz's continued
+   fraction of Q otherwise (Numerical Recipes' gser / gcf). */
+static double ct__sp_log1pmx(double t) {   /* log(1 + t) - t */
+    if (fabs(t) > 0.25) return log1p(t) - t;
+    double tk = t, s = 0.0;
+    for (int k = 2; k < 60; k++) {
+        tk *= -t;
+        double term = tk / k;   /* (-1)^(k+1) t^k / k */
+        s += term;
+        if (fabs(term) < 1e-17 * fabs(s)) break;
+    }
+    return s;
+}
+static double ct__sp_gamma_prefix(double a, double x) {
+    if (a <= 10.0 || fabs(a - x) > 0.4 * a) return exp(a * log(x) - x - lgamma(a));
+    double ia = 1.0 / a, ia2 = ia * ia;
+    double corr = ia * (1.0 / 12 - ia2 * (1.0 / 360 - ia2 * (1.0 / 1260 - ia2 * (1.0 / 1680 - ia2 / 1188))));
+    return exp(a * ct__sp_log1pmx((x - a) / a) - corr) * sqrt(a / (2.0 * CT__SP_PI));
+}
+/* lgamma(1 + a) for |a| <= 1/2 by its Taylor series -euler a + sum zeta(k) (-a)^k / k
+   (1 + a would lose a's low bits), else through lgamma */
+static double ct__sp_lgam1p(double a) {
+    if (fabs(a) > 0.5) return lgamma(a + 1.0);
+    if (a == 0.0) return 0.0;
+    double res = -CT__SP_EULER * a, xfac = -a;
+    for (int k = 2; k < 60; k++) {
+        xfac *= -a;
+        double c = ct__sp_zeta((double)k, 1.0) * xfac / k;
+        res += c;
+        if (fabs(c) < 1.11e-16 * fabs(res)) break;
+    }
+    return res;
+}
+static double ct__sp_igam_series(double a, double x) {   /* P(a, x), x < a + 1 or x <= 1 */
+    double term = 1.0 / a, sum = term, ap = a;
+    for (int k = 0; k < 100000; k++) {
+        ap += 1.0;
+        term *= x / ap;
+        sum += term;
+        if (term < sum * 1e-17) break;
+    }
+    return sum * ct__sp_gamma_prefix(a, x);
+}
+/* Q(a, x) for small x and a: 1 - x^a / Gamma(a + 1) - x^a / Gamma(a) sum_n>=1 (-x)^n / (n! (a + n)),
+   without the cancellation of 1 - P */
+static double ct__sp_igamc_series(double a, double x) {
+    double fac = 1.0, sum = 0.0, logx = log(x);
+    for (int n = 1; n < 2000; n++) {
+        fac *= -x / n;
+        double term = fac / (a + n);
+        sum += term;
+        if (fabs(term) <= 1.11e-16 * fabs(sum)) break;
+    }
+    return -expm1(a * logx - ct__sp_lgam1p(a)) - exp(a * logx - lgamma(a)) * sum;
+}
+static double ct__sp_igamc_cf(double a, double x) {   /* Q(a, x), x > a */
+    const double tiny = 1e-300;
+    double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+    for (int i = 1; i < 100000; i++) {
+        double an = -i * (i - a);
+        b += 2.0;
+        d = an * d + b;
+        if (fabs(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1.0) < 1e-16) break;
+    }
+    return h * ct__sp_gamma_prefix(a, x);
+}
+/* edge cases and the choice of method as PyTorch's calc_igamma / calc_igammac */
+static double ct__sp_igammac(double a, double x);
+static double ct__sp_igamma(double a, double x) {
+    if (x != x || a != a || x < 0.0 || a < 0.0) return NAN;
+    if (a == 0.0) return x > 0.0 ? 1.0 : NAN;
+    if (x == 0.0) return 0.0;
+    if (isinf(a)) return isinf(x) ? NAN : 0.0;
+    if (isinf(x)) return 1.0;
+    if (x > 1.0 && x > a) return 1.0 - ct__sp_igammac(a, x);
+    return ct__sp_igam_series(a, x);
+}
+static double ct__sp_igammac(double a, double x) {
+    if (x != x || a != a || x < 0.0 || a < 0.0) return NAN;
+    if (a == 0.0) return x > 0.0 ? 0.0 : NAN;
+    if (x == 0.0) return 1.0;
+    if (isinf(a)) return isinf(x) ? NAN : 1.0;
+    if (isinf(x)) return 0.0;
+    if (x > 1.1) return x < a ? 1.0 - ct__sp_igam_series(a, x) : ct__sp_igamc_cf(a, x);
+    if (x <= 0.5) return -0.4 / log(x) < a ? 1.0 - ct__sp_igam_series(a, x) : ct__sp_igamc_series(a, x);
+    return x * 1.1 < a ? 1.0 - ct__sp_igam_series(a, x) : ct__sp_igamc_series(a, x);
+}
+
+/* ---- modified Bessel functions of the first kind ----
+   |x| < 20: the power series (all terms positive); beyond: the asymptotic series
+   e^x / sqrt(2 pi x) sum_k (-1)^k a_k(nu) / x^k, a_k = prod (4nu^2 - (2j-1)^2) / (k! 8^k). */
+/* fl: float32's precision is enough (fewer terms, the asymptotic series sooner) */
+static double ct__sp_iseries(double ax, int nu, int fl) {   /* sum q^k / (k! (k+nu)!), q = x^2/4 */
+    const double tol = fl ? 1e-9 : 1e-17;
+    double q = 0.25 * ax * ax, t = 1.0, s = 1.0;
+    for (int k = 1; k < 200; k++) {
+        t *= q / ((double)k * (double)(k + nu));
+        s += t;
+        if (t < s * tol) break;
+    }
+    return s;
+}
+static double ct__sp_iasym(double ax, int nu, int fl) {   /* sqrt(2 pi x) e^-x I_nu(x) */
+    const double tol = fl ? 1e-9 : 1e-17;
+    double mu = 4.0 * nu * nu, t = 1.0, s = 1.0, last = 2.0;
+    for (int k = 1; k < 80; k++) {
+        double f = (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * 8.0 * ax);
+        t *= -f;
+        if (fabs(t) >= last) break;
+        s += t;
+        last = fabs(t);
+        if (last < tol * fabs(s)) break;
+    }
+    return s;
+}
+/* scaled: exp(-|x|) I_nu(x); else I_nu(x) */
+static double ct__sp_bessel_i_p(double x, int nu, int scaled, int fl) {
+    if (x != x) return x;
+    double ax = fabs(x), r;
+    if (ax < (fl ? 10.0 : 20.0)) {
+        r = ct__sp_iseries(ax, nu, fl);
+        if (nu == 1) r *= 0.5 * ax;
+        if (scaled) r *= exp(-ax);
+    } else if (isinf(ax)) {
+        r = scaled ? 0.0 : NAN;   /* PyTorch's I0(+-inf), I1(+-inf) are NaN */
+    } else {
+        r = ct__sp_iasym(ax, nu, fl) / sqrt(2.0 * CT__SP_PI * ax);
+        if (!scaled) { double e = exp(0.5 * ax); r = r * e * e; }
+    }
+    return (nu == 1 && x < 0.0) ? -r : r;
+}
+static double ct__sp_bessel_i(double x, int nu, int scaled) { return ct__sp_bessel_i_p(x, nu, scaled, 0); }
+static float ct__sp_bessel_if(float x, int nu, int scaled) { return (float)ct__sp_bessel_i_p(x, nu, scaled, 1); }
+
+/* ---- modified Bessel functions of the second kind, x > 0 ----
+   x <= 1: the series around 0 (A&S 9.6.13 and 9.6.11 with n = 1).
+   x > 1: the trapezoidal rule on e^x K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt,
+   exponentially convergent for this integrand; the step shrinks like 1/sqrt(x). */
+static double ct__sp_k_series(double x, int nu) {
+    double q = 0.25 * x * x, L = log(0.5 * x);
+    if (nu == 0) {
+        double t = 1.0, H = 0.0, s = 0.0;
+        for (int k = 1; k < 60; k++) {
+            t *= q / ((double)k * k);
+            H += 1.0 / k;
+            s += t * H;
+            if (t * H < 1e-17 * s) break;
+        }
+        return -(L + CT__SP_EULER) * ct__sp_iseries(x, 0, 0) + s;
+    }
+    double t = 1.0, Hk = 0.0, Hk1 = 1.0, s = t * (Hk + Hk1 - 2.0 * CT__SP_EULER);
+    for (int k = 1; k < 60; k++) {
+        t *= q / ((double)k * (k + 1));
+        Hk = Hk1;
+        Hk1 += 1.0 / (k + 1);
+        double term = t * (Hk + Hk1 - 2.0 * CT__SP_EULER);
+        s += term;
+        if (fabs(term) < 1e-17 * fabs(s)) break;
+    }
+    return 1.0 / x + 0.5 * x * ct__sp_iseries(x, 1, 0) * L - 0.25 * x * s;
+}
+static double ct__sp_k_scaled_quad(double x, int nu, int fl) {
+    /* the step: the error is about exp(-2 pi^2 / (h^2 x)) (a strip of width ~2 pi / (h x)) */
+    double h = (fl ? 0.97 : 0.7) / sqrt(x), stop = fl ? 1e-10 : 1e-18;
+    if (h > (fl ? 0.35 : 0.2)) h = fl ? 0.35 : 0.2;
+    double s = 0.5;   /* f(0) / 2 */
+    /* sinh(j u), cosh(j u), u = h/2, by the addition theorem (j ulp of drift at most:
+       the terms that matter are the first ones) */
+    const double su = sinh(0.5 * h), cu = cosh(0.5 * h);
+    double sj = 0.0, cj = 1.0;
+    for (int j = 1; j < 400; j++) {
+        double sn = sj * cu + cj * su;
+        cj = cj * cu + sj * su;
+        sj = sn;
+        double sh = sj, sh2 = 2.0 * sh * sh;   /* cosh t - 1 = 2 sinh^2(t/2) */
+        double f = exp(-x * sh2);
+        if (nu) f *= 1.0 + sh2;
+        s += f;
+        if (f < stop * s) break;
+    }
+    return s * h;
+}
+/* x >= 20: sqrt(2x/pi) e^x K_nu(x) ~ sum_k a_k(nu) / x^k (Hankel's, all terms of one sign for nu = 0, 1) */
+static double ct__sp_k_scaled_asym(double x, int nu, int fl) {
+    const double tol = fl ? 1e-9 : 1e-17;
+    double mu = 4.0 * nu * nu, t = 1.0, s = 1.0, last = 2.0;
+    for (int k = 1; k < 80; k++) {
+        t *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * 8.0 * x);
+        if (fabs(t) >= last) break;
+        s += t;
+        last = fabs(t);
+        if (last < tol * s) break;
+    }
+    return s * sqrt(CT__SP_PI / (2.0 * x));
+}
+static double ct__sp_bessel_k_p(double x, int nu, int scaled, int fl) {
+    if (x != x) return x;
+    if (x < 0.0) return NAN;
+    if (x == 0.0) return INFINITY;
+    if (isinf(x)) return 0.0;
+    if (x <= 1.0) {
+        double k = ct__sp_k_series(x, nu);
+        return scaled ? k * exp(x) : k;
+    }
+    double ks = x >= (fl ? 10.0 : 20.0) ? ct__sp_k_scaled_asym(x, nu, fl) : ct__sp_k_scaled_quad(x, nu, fl);
+    return scaled ? ks : ks * exp(-x);
+}
+static double ct__sp_bessel_k(double x, int nu, int scaled) { return ct__sp_bessel_k_p(x, nu, scaled, 0); }
+static float ct__sp_bessel_kf(float x, int nu, int scaled) { return (float)ct__sp_bessel_k_p(x, nu, scaled, 1); }
+
+/* ---- Bessel functions of the first and second kind ----
+   |x| <= 2: the power series; 2 < |x| < 25: Miller's backward recurrence for
+   J_0..J_N, normalized by J_0 + 2 sum J_2k = 1, with Neumann's series for Y0 and
+   its derivative for Y1; |x| >= 25: Hankel's asymptotic expansion, its phase
+   from sin x and cos x (exactly reduced by the C library). */
+static void ct__sp_hankel(double ax, int nu, double *P, double *Q, double tol) {
+    double mu = 4.0 * nu * nu, t = 1.0, p = 1.0, q = 0.0, last = 2.0;
+    for (int k = 1; k < 80; k++) {
+        t *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (k * 8.0 * ax);
+        if (fabs(t) >= last) break;
+        last = fabs(t);
+        switch (k & 3) {
+        case 1: q += t; break;
+        case 2: p -= t; break;
+        case 3: q -= t; break;
+        default: p += t; break;
+        }
+        if (last < tol) break;
+    }
+    *P = p;
+    *Q = q;
+}
+/* which: 0 J0, 1 J1, 2 Y0, 3 Y1; x >= 0 here (J1 odd, Y undefined below 0) */
+static double ct__sp_bessel_jy(double x, int which, int fl) {
+    const double L = log(0.5 * x) + CT__SP_EULER;
+    if (x <= 2.0) {
+        double q = -0.25 * x * x, t = 1.0, s0 = 1.0, s1 = 1.0, H = 0.0, sy0 = 0.0, t1 = 1.0, H1 = 1.0, Hk = 0.0;
+        double sy1 = 1.0 - 2.0 * CT__SP_EULER;   /* k = 0: psi(1) + psi(2) */
+        for (int k = 1; k < 40; k++) {
+            t *= q / ((double)k * k);
+            H += 1.0 / k;
+            s0 += t;
+            sy0 -= t * H;                       /* (-1)^(k+1) H_k (x^2/4)^k / (k!)^2 */
+            t1 *= q / ((double)k * (k + 1));
+            Hk = H1;
+            H1 += 1.0 / (k + 1);
+            s1 += t1;
+            sy1 += t1 * (Hk + H1 - 2.0 * CT__SP_EULER);
+            if (fabs(t) < (fl ? 1e-10 : 1e-18) && fabs(t1) < (fl ? 1e-10 : 1e-18)) break;
+        }
+        double j0 = s0, j1 = 0.5 * x * s1;
+        switch (which) {
+        case 0: return j0;
+        case 1: return j1;
+        case 2: return (2.0 / CT__SP_PI) * (L * j0 + sy0);
+        default: return -2.0 / (CT__SP_PI * x) + (2.0 / CT__SP_PI) * log(0.5 * x) * j1 - (0.5 * x / CT__SP_PI) * sy1;
+        }
+    }
+    if (x < (fl ? 9.0 : 25.0)) {
+        int N = 2 * (int)((x + (fl ? 18.0 : 40.0)) / 2.0);
+        double jp = 0.0, jc = 1e-30, norm = 0.0, y0s = 0.0, y1s = 0.0, j0 = 0.0, j1 = 0.0;
+        double jn[72];
+        jn[1] = 0.0;
+        const double ix2 = 2.0 / x;
+        for (int n = N; n >= 1; n--) {   /* jc = J_n, jp = J_(n+1): J_(n-1) = (2n/x) J_n - J_(n+1) */
+            jn[n] = jc;
+            double jm = (n * ix2) * jc - jp;
+            jp = jc;
+            jc = jm;
+        }
+        jn[0] = jc;
+        j0 = jn[0];
+        j1 = jn[1];
+        norm = j0;
+        for (int k = 1; 2 * k <= N; k++) {
+            norm += 2.0 * jn[2 * k];
+            double sg = (k & 1) ? -1.0 : 1.0;
+            y0s += sg * jn[2 * k] / k;
+            y1s += sg * (jn[2 * k - 1] - (2 * k + 1 <= N ? jn[2 * k + 1] : 0.0)) / k;
+        }
+        j0 /= norm;
+        j1 /= norm;
+        switch (which) {
+        case 0: return j0;
+        case 1: return j1;
+        case 2: return (2.0 / CT__SP_PI) * (L * j0 - 2.0 * y0s / norm);
+        default: return (2.0 / CT__SP_PI) * (L * j1 - j0 / x + y1s / norm);
+        }
+    }
+    if (isinf(x)) return 0.0;
+    double P, Q, s = sin(x), c = cos(x), amp = sqrt(2.0 / (CT__SP_PI * x)) * CT__SP_SQRT1_2;
+    ct__sp_hankel(x, which & 1, &P, &Q, fl ? 1e-9 : 1e-17);
+    if ((which & 1) == 0) {   /* chi = x - pi/4: cos chi = (c + s)/sqrt2, sin chi = (s - c)/sqrt2 */
+        return which == 0 ? amp * (P * (c + s) - Q * (s - c)) : amp * (P * (s - c) + Q * (c + s));
+    }
+    /* chi = x - 3pi/4: cos chi = (s - c)/sqrt2, sin chi = -(s + c)/sqrt2 */
+    return which == 1 ? amp * (P * (s - c) + Q * (s + c)) : amp * (-P * (s + c) + Q * (s - c));
+}
+/* J and Y at +-inf are NaN in PyTorch (its rational approximations), here too */
+static double ct__sp_jy(double x, int which, int fl) {
+    if (x != x || isinf(x)) return NAN;
+    if (which == 0) return ct__sp_bessel_jy(fabs(x), 0, fl);
+    if (which == 1) return x < 0.0 ? -ct__sp_bessel_jy(-x, 1, fl) : ct__sp_bessel_jy(x, 1, fl);
+    return x < 0.0 ? NAN : x == 0.0 ? -INFINITY : ct__sp_bessel_jy(x, which, fl);
+}
+static double ct__sp_j0(double x) { return ct__sp_jy(x, 0, 0); }
+static double ct__sp_j1(double x) { return ct__sp_jy(x, 1, 0); }
+static double ct__sp_y0(double x) { return ct__sp_jy(x, 2, 0); }
+static double ct__sp_y1(double x) { return ct__sp_jy(x, 3, 0); }
+
+/* spherical_bessel_j0 (PyTorch's): a Taylor polynomial below 1/2, sin(x)/x above */
+static double ct__sp_sph_j0(double x) {
+    if (isinf(x)) return 0.0;
+    if (fabs(x) < 0.5) {
+        double z = x * x;
+        return 1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 + z * (-1.0 / 39916800 + z * (1.0 / 6227020800.0))))));
+    }
+    return sin(x) / x;
+}
+
+/* ---- orthogonal polynomials (PyTorch's *_forward(T x, int64_t n)), in the input's
+   precision as PyTorch computes them; the recurrences with fused multiply-adds, as
+   PyTorch's compiled kernels run them (and more accurate where terms cancel). Beyond 2^24 steps the recurrence is not run
+   (NaN), so a huge n cannot stall a call. ---- */
+#define CT__SP_NMAX ((int64_t)1 << 24)
+#define CT__SP_POLY_DEFS(T, SFX, ACOS, COS, SIN, FABS, FMA)                                                       \
+    static T ct__sp_cheb_t##SFX(T x, int64_t n) {                                                            \
+        if (n < 0) return 0;                                                                                 \
+        if (FABS(x) == 1) return (x > 0 || n % 2 == 0) ? (T)1 : (T)-1;                                       \
+        if (n > 6 && FABS(x) < 1) return COS((T)n * ACOS(x));                                                \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x;                                                                                \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x, r = 0;                                                                               \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x, q, -p); p = q; q = r; }                              \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_cheb_u##SFX(T x, int64_t n) {                                                            \
+        if (n < 0) return 0;                                                                                 \
+        if (FABS(x) == 1) return (x > 0 || n % 2 == 0) ? (T)(n + 1) : -(T)(n + 1);                           \
+        if (n > 8 && FABS(x) < 1) {                                                                          \
+            if (SIN(ACOS(x)) != 0) return SIN((T)(n + 1) * ACOS(x)) / SIN(ACOS(x));                          \
+            return (T)(n + 1) * COS((T)(n + 1) * ACOS(x)) / x;                                               \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x;                                                                            \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x, r = 0;                                                                           \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x, q, -p); p = q; q = r; }                              \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_cheb_v##SFX(T x, int64_t n) {                                                            \
+        if (n < 0) return 0;                                                                                 \
+        if (FABS(x) == 1) {                                                                                  \
+            if (x > 0) return 1;                                                                             \
+            return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                            \
+        }                                                                                                    \
+        if (n > 8 && FABS(x) < 1) {                                                                          \
+            if (SIN(ACOS(x) / 2) != 1) return COS(((T)n + (T)0.5) * ACOS(x)) / COS(ACOS(x) / 2);             \
+            return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                            \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x - 1;                                                                        \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x - 1, r = 0;                                                                       \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x, q, -p); p = q; q = r; }                              \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_cheb_w##SFX(T x, int64_t n) {                                                            \
+        if (n < 0) return 0;                                                                                 \
+        if (FABS(x) == 1) {                                                                                  \
+            if (x > 0) return (T)(n + n + 1);                                                                \
+            return n % 2 == 0 ? (T)1 : (T)-1;                                                                \
+        }                                                                                                    \
+        if (n > 8 && FABS(x) < 1) {                                                                          \
+            if (COS(ACOS(x) / 2) != 1) return SIN(((T)n + (T)0.5) * ACOS(x)) / SIN(ACOS(x) / 2);             \
+            if (x > 0) return (T)(n + n + 1);                                                                \
+            return n % 2 == 0 ? (T)1 : (T)-1;                                                                \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x + 1;                                                                        \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x + 1, r = 0;                                                                       \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x, q, -p); p = q; q = r; }                              \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_scheb_t##SFX(T x, int64_t n) {                                                           \
+        if (n < 0) return 0;                                                                                 \
+        if (x == 1) return 1;                                                                                \
+        if (x == 0) return n % 2 == 0 ? (T)1 : (T)-1;                                                        \
+        if (n > 6 && FABS(x + x - 1) < 1) return COS((T)n * ACOS(x + x - 1));                                \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x - 1;                                                                        \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x - 1, r = 0;                                                                       \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x - 1 + (x + x - 1), q, -p); p = q; q = r; }            \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_scheb_u##SFX(T x, int64_t n) {                                                           \
+        if (n < 0) return 0;                                                                                 \
+        if (x == 1) return (T)(n + 1);                                                                       \
+        if (x == 0) return n % 2 == 0 ? (T)(n + 1) : -(T)(n + 1);                                            \
+        if (n > 6 && FABS(x + x - 1) < 1) {                                                                  \
+            if (SIN(ACOS(x + x - 1)) != 0) return SIN((T)(n + 1) * ACOS(x + x - 1)) / SIN(ACOS(x + x - 1));  \
+            return (T)(n + 1) * COS((T)(n + 1) * ACOS(x + x - 1)) / (x + x - 1);                             \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x - 1 + (x + x - 1);                                                          \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x - 1 + (x + x - 1), r = 0;                                                         \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x - 1 + (x + x - 1), q, -p); p = q; q = r; }            \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_scheb_v##SFX(T x, int64_t n) {                                                           \
+        if (n < 0) return 0;                                                                                 \
+        if (x == 1) return 1;                                                                                \
+        if (x == 0) return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                    \
+        if (n > 6 && FABS(x + x - 1) < 1) {                                                                  \
+            if (SIN(ACOS(x + x - 1) / 2) != 1)                                                               \
+                return COS(((T)n + (T)0.5) * ACOS(x + x - 1)) / COS(ACOS(x + x - 1) / 2);                    \
+            return n % 2 == 0 ? (T)(n + n + 1) : -(T)(n + n + 1);                                            \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x - 1 + (x + x - 1) - 1;                                                      \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x - 1 + (x + x - 1) - 1, r = 0;                                                     \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x - 1 + (x + x - 1), q, -p); p = q; q = r; }            \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_scheb_w##SFX(T x, int64_t n) {                                                           \
+        if (n < 0) return 0;                                                                                 \
+        if (x == 1) return (T)(n + n + 1);                                                                   \
+        if (x == 0) return n % 2 == 0 ? (T)1 : (T)-1;                                                        \
+        if (n > 4 && FABS(x + x - 1) < 1) {                                                                  \
+            if (COS(ACOS(x + x - 1) / 2) != 1)                                                               \
+                return SIN(((T)n + (T)0.5) * ACOS(x + x - 1)) / SIN(ACOS(x + x - 1) / 2);                    \
+            return n % 2 == 0 ? (T)1 : (T)-1;                                                                \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x - 1 + (x + x - 1) + 1;                                                      \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x - 1 + (x + x - 1) + 1, r = 0;                                                     \
+        for (int64_t k = 2; k <= n; k++) { r = FMA(x + x - 1 + (x + x - 1), q, -p); p = q; q = r; }            \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_herm_h##SFX(T x, int64_t n) {                                                            \
+        if (n < 0) return 0;                                                                                 \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x + x;                                                                            \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x + x, r = 0;                                                                           \
+        for (int64_t k = 2; k < n + n; k += 2) { r = FMA(x + x, q, -(T)k * p); p = q; q = r; }                 \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_herm_he##SFX(T x, int64_t n) {                                                           \
+        if (n < 0) return 0;                                                                                 \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x;                                                                                \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x, r = 0;                                                                               \
+        for (int64_t k = 1; k < n; k++) { r = FMA(x, q, -(T)k * p); p = q; q = r; }                              \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_laguerre##SFX(T x, int64_t n) {                                                          \
+        if (n < 0) return 0;                                                                                 \
+        if (FABS(x) == 0) return 1;                                                                          \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return 1 - x;                                                                            \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = 1 - x, r = 0;                                                                           \
+        for (int64_t k = 1; k < n; k++) { r = FMA((T)(k + k) + (1 - x), q, -(T)k * p) / (T)(k + 1); p = q; q = r; } \
+        return r;                                                                                            \
+    }                                                                                                        \
+    static T ct__sp_legendre##SFX(T x, int64_t n) {                                                          \
+        if (n < 0) return 0;                                                                                 \
+        if (FABS(x) == 1) {                                                                                  \
+            if (x > 0 || n == 0) return 1;                                                                   \
+            return n % 2 == 0 ? (T)1 : (T)-1;                                                                \
+        }                                                                                                    \
+        if (n == 0) return 1;                                                                                \
+        if (n == 1) return x;                                                                                \
+        if (n > CT__SP_NMAX) return (T)NAN;                                                                  \
+        T p = 1, q = x, r = 0;                                                                               \
+        for (int64_t k = 1; k < n; k++) { r = FMA((T)(k + k + 1) * x, q, -(T)k * p) / (T)(k + 1); p = q; q = r; } \
+        return r;                                                                                            \
+    }
+CT__SP_POLY_DEFS(double, _d, acos, cos, sin, fabs, fma)
+CT__SP_POLY_DEFS(float, _f, acosf, cosf, sinf, fabsf, fmaf)
+/* n from the tensor (PyTorch: static_cast<int64_t>(n)); NaN and out-of-range
+   values, undefined there, are taken as -1 (result 0) and 2^62 here */
+static int64_t ct__sp_n(double n) {
+    if (n != n) return -1;
+    if (n >= 4.6e18) return (int64_t)1 << 62;
+    if (n <= -4.6e18) return -1;
+    return (int64_t)n;
+}
+
+/* ============================================================================
+   2.2 The op table
+   Unary rows: SP_U(ENUM, "stable name", "name", "Backward", flags, save, attrs,
+   float expression, double expression) with x the element and a the attributes.
+   Binary rows: SP_B(... float expression, double expression) with x, y.
+   ========================================================================== */
+#define CT__SP_NONDIFF (CT__OPF_NONDIFF)
+#define CT__SP_UNARY(U, UV, X_)                                                                                                          \
+    UV(X_, ERFINV, "aten::erfinv", "erfinv", "ErfinvBackward0", 0, CT__SAVE_OUT(0), "",                                               \
+      ct__sp_erfinvf(x), ct__sp_erfinv(x))                                                                                       \
+    UV(X_, ERFCX, "aten::special_erfcx", "special_erfcx", "SpecialErfcxBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",             \
+      ct__sp_erfcxf(x), ct__sp_erfcx(x))                                                                                   \
+    UV(X_, NDTR, "aten::special_ndtr", "special_ndtr", "SpecialNdtrBackward0", 0, CT__SAVE_IN(0), "",                                 \
+      ct__sp_ndtrf(x), ct__sp_ndtr(x))                                                                                     \
+    UV(X_, NDTRI, "aten::special_ndtri", "special_ndtri", "SpecialNdtriBackward0", 0, CT__SAVE_OUT(0), "",                            \
+      ct__sp_ndtrif(x), ct__sp_ndtri(x))                                                                                         \
+    U(X_, LOG_NDTR, "aten::special_log_ndtr", "special_log_ndtr", "SpecialLogNdtrBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "", \
+      ct__sp_log_ndtrf(x), ct__sp_log_ndtr(x))                                                                             \
+    U(X_, LOGIT, "aten::logit", "logit", "LogitBackward0", 0, CT__SAVE_IN(0), "float? eps=s0",                                       \
+      ct__sp_logitf(x, a->s[0]), ct__sp_logit(x, a->s[0]))                                                                       \
+    U(X_, ENTR, "aten::special_entr", "special_entr", "SpecialEntrBackward0", 0, CT__SAVE_IN(0), "",                                 \
+      x > 0 ? -x * logf(x) : x == 0 ? 0.0f : x < 0 ? -INFINITY : x, x > 0 ? -x * log(x) : x == 0 ? 0.0 : x < 0 ? -INFINITY : x)  \
+    U(X_, SINC, "aten::sinc", "sinc", "SincBackward0", 0, CT__SAVE_IN(0), "",                                                        \
+      x == 0 ? 1.0f : sinf((float)CT__SP_PI * x) / ((float)CT__SP_PI * x), x == 0 ? 1.0 : sin(CT__SP_PI * x) / (CT__SP_PI * x))  \
+    U(X_, LGAMMA, "aten::lgamma", "lgamma", "LgammaBackward0", 0, CT__SAVE_IN(0), "",                                                \
+      lgammaf(x), lgamma(x))                                                                                                     \
+    U(X_, DIGAMMA, "aten::digamma", "digamma", "DigammaBackward0", 0, CT__SAVE_IN(0), "",                                            \
+      ct__sp_digammaf(x), ct__sp_digamma(x))                                                                               \
+    U(X_, POLYGAMMA, "aten::polygamma", "polygamma", "PolygammaBackward0", 0, CT__SAVE_IN(0), "int n=i0",                             \
+      ct__sp_polygammaf(a->i[0], x), ct__sp_polygamma(a->i[0], x))                                                          \
+    U(X_, MVLGAMMA, "aten::mvlgamma", "mvlgamma", "MvlgammaBackward0", 0, CT__SAVE_IN(0), "int p=i0",                                 \
+      (float)ct__sp_mvlgamma_chk(x, a->i[0]), ct__sp_mvlgamma_chk(x, a->i[0]))                                                    \
+    UV(X_, I0, "aten::i0", "i0", "I0Backward0", 0, CT__SAVE_IN(0), "",                                                                \
+      ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
+    UV(X_, I0E, "aten::special_i0e", "special_i0e", "SpecialI0EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
+      ct__sp_bessel_if(x, 0, 1), ct__sp_bessel_i(x, 0, 1))                                                                 \
+    UV(X_, I1, "aten::special_i1", "special_i1", "SpecialI1Backward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                       \
+      ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
+    UV(X_, I1E, "aten::special_i1e", "special_i1e", "SpecialI1EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
+      ct__sp_bessel_if(x, 1, 1), ct__sp_bessel_i(x, 1, 1))                                                                 \
+    U(X_, BESSEL_J0, "aten::special_bessel_j0", "special_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+      (float)ct__sp_jy(x, 0, 1), ct__sp_j0(x))                                                                                         \
+    U(X_, BESSEL_J1, "aten::special_bessel_j1", "special_bessel_j1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+      (float)ct__sp_jy(x, 1, 1), ct__sp_j1(x))                                                                                         \
+    U(X_, BESSEL_Y0, "aten::special_bessel_y0", "special_bessel_y0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+      (float)ct__sp_jy(x, 2, 1), ct__sp_y0(x))                                                                                         \
+    U(X_, BESSEL_Y1, "aten::special_bessel_y1", "special_bessel_y1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+      (float)ct__sp_jy(x, 3, 1), ct__sp_y1(x))                                                                                         \
+    UV(X_, MOD_I0, "aten::special_modified_bessel_i0", "special_modified_bessel_i0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
+      ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
+    UV(X_, MOD_I1, "aten::special_modified_bessel_i1", "special_modified_bessel_i1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
+      ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
+    UV(X_, MOD_K0, "aten::special_modified_bessel_k0", "special_modified_bessel_k0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
+      ct__sp_bessel_kf(x, 0, 0), ct__sp_bessel_k(x, 0, 0))                                                                 \
+    UV(X_, MOD_K1, "aten::special_modified_bessel_k1", "special_modified_bessel_k1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
+      ct__sp_bessel_kf(x, 1, 0), ct__sp_bessel_k(x, 1, 0))                                                                 \
+    UV(X_, SCALED_K0, "aten::special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "", \
+      ct__sp_bessel_kf(x, 0, 1), ct__sp_bessel_k(x, 0, 1))                                                                 \
+    UV(X_, SCALED_K1, "aten::special_scaled_modified_bessel_k1", "special_scaled_modified_bessel_k1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "", \
+      ct__sp_bessel_kf(x, 1, 1), ct__sp_bessel_k(x, 1, 1))                                                                 \
+    U(X_, SPH_J0, "aten::special_spherical_bessel_j0", "special_spherical_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",         \
+      (float)ct__sp_sph_j0(x), ct__sp_sph_j0(x))
+
+#define CT__SP_BINARY(B, X_)                                                                                                         \
+    B(X_, XLOG1PY, "aten::special_xlog1py", "special_xlog1py", "SpecialXlog1PyBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),         \
+      (x == 0 && y == y) ? 0.0f : x * log1pf(y), (x == 0 && y == y) ? 0.0 : x * log1p(y))                                        \
+    B(X_, ZETA, "aten::special_zeta", "special_zeta", "SpecialZetaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                   \
+      (float)ct__sp_zeta(x, y), ct__sp_zeta(x, y))                                                                                \
+    B(X_, IGAMMA, "aten::igamma", "igamma", "IgammaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                                   \
+      (float)ct__sp_igamma(x, y), ct__sp_igamma(x, y))                                                                            \
+    B(X_, IGAMMAC, "aten::igammac", "igammac", "IgammacBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                               \
+      (float)ct__sp_igammac(x, y), ct__sp_igammac(x, y))                                                                          \
+    B(X_, CHEB_T, "aten::special_chebyshev_polynomial_t", "special_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      ct__sp_cheb_t_f(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
+    B(X_, CHEB_U, "aten::special_chebyshev_polynomial_u", "special_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      ct__sp_cheb_u_f(x, ct__sp_n(y)), ct__sp_cheb_u_d(x, ct__sp_n(y)))                                                           \
+    B(X_, CHEB_V, "aten::special_chebyshev_polynomial_v", "special_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      ct__sp_cheb_v_f(x, ct__sp_n(y)), ct__sp_cheb_v_d(x, ct__sp_n(y)))                                                           \
+    B(X_, CHEB_W, "aten::special_chebyshev_polynomial_w", "special_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      ct__sp_cheb_w_f(x, ct__sp_n(y)), ct__sp_cheb_w_d(x, ct__sp_n(y)))                                                           \
+    B(X_, SCHEB_T, "aten::special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      ct__sp_scheb_t_f(x, ct__sp_n(y)), ct__sp_scheb_t_d(x, ct__sp_n(y)))                                                         \
+    B(X_, SCHEB_U, "aten::special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      ct__sp_scheb_u_f(x, ct__sp_n(y)), ct__sp_scheb_u_d(x, ct__sp_n(y)))                                                         \
+    B(X_, SCHEB_V, "aten::special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      ct__sp_scheb_v_f(x, ct__sp_n(y)), ct__sp_scheb_v_d(x, ct__sp_n(y)))                                                         \
+    B(X_, SCHEB_W, "aten::special_shifted_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      ct__sp_scheb_w_f(x, ct__sp_n(y)), ct__sp_scheb_w_d(x, ct__sp_n(y)))                                                         \
+    B(X_, HERM_H, "aten::special_hermite_polynomial_h", "special_hermite_polynomial_h", "", CT__SP_NONDIFF, CT__SAVE_NONE,           \
+      ct__sp_herm_h_f(x, ct__sp_n(y)), ct__sp_herm_h_d(x, ct__sp_n(y)))                                                           \
+    B(X_, HERM_HE, "aten::special_hermite_polynomial_he", "special_hermite_polynomial_he", "", CT__SP_NONDIFF, CT__SAVE_NONE,        \
+      ct__sp_herm_he_f(x, ct__sp_n(y)), ct__sp_herm_he_d(x, ct__sp_n(y)))                                                         \
+    B(X_, LAGUERRE, "aten::special_laguerre_polynomial_l", "special_laguerre_polynomial_l", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      ct__sp_laguerre_f(x, ct__sp_n(y)), ct__sp_laguerre_d(x, ct__sp_n(y)))                                                       \
+    B(X_, LEGENDRE, "aten::special_legendre_polynomial_p", "special_legendre_polynomial_p", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      ct__sp_legendre_f(x, ct__sp_n(y)), ct__sp_legendre_d(x, ct__sp_n(y)))
+
+/* logit (PyTorch's logit kernel: eps < 0, or None, means no clamping), in the
+   input's precision as PyTorch computes it */
+static double ct__sp_logit(double x, double eps) {
+    if (eps >= 0.0) x = x < eps ? eps : x > 1.0 - eps ? 1.0 - eps : x;
+    return log(x / (1.0 - x));
+}
+static float ct__sp_logitf(float x, double eps) {
+    if (eps >= 0.0) {
+        float lo = (float)eps, hi = 1.0f - (float)eps;
+        x = x < lo ? lo : x > hi ? hi : x;
+    }
+    return logf(x / (1.0f - x));
+}
+/* mvlgamma's domain check is on the data (PyTorch: "All elements must be greater
+   than (p-1)/2"): a failing element raises the kernel error flag */
+#define CT__SP_KERR_MVLGAMMA 0x100
+static double ct__sp_mvlgamma_chk(double x, int64_t p) {
+    if (!(x > 0.5 * (double)(p - 1))) { ct__kerr_tls |= CT__SP_KERR_MVLGAMMA; return NAN; }
+    return ct__sp_mvlgamma(x, p);
+}
+
+/* the rows in ctensor's X-macro format */
+#define CT__SP_U_ROW(X, E, sname, name, bw, flags, save, attrs, FX, DX) \
+    X(E, sname, name, bw, 1, 1, flags, attrs, ct__sp_meta_unary, ct__sp_k_##E, ct__sp_bw_##E, save)
+#define CT__SP_B_ROW(X, E, sname, name, bw, flags, save, FX, DX) \
+    X(E, sname, name, bw, 2, 1, flags, "", ct__sp_meta_binary, ct__sp_k_##E, ct__sp_bw_##E, save)
+#define CT__SP_OPS(X) CT__SP_UNARY(CT__SP_U_ROW, CT__SP_U_ROW, X) CT__SP_BINARY(CT__SP_B_ROW, X)
+
+enum {
+#define CT__SP_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__SP_##E,
+    CT__SP_OPS(CT__SP_X_ENUM)
+#undef CT__SP_X_ENUM
+    CT__SP_NUM_OPS
+};
+CT__SP_OPS(CT__X_PROTO)
+static const ct__opdef ct__sp_defs[CT__SP_NUM_OPS] = {CT__SP_OPS(CT__X_DEF)};
+CT__OP_BLOCK(sp, ct__sp_defs, CT__SP_NUM_OPS, )
+/* Every public function starts with this: registers the ops once. */
+static int ct__sp_init(void) {
+    ct__sp_register_now();
+    if (ct__sp_base < 0) { ct_set_error(CT_ERR_STATE, "ctensor_special.h: its ops could not be registered"); return -1; }
+    return 0;
+}
+
+/* ============================================================================
+   2.3 Metas and kernels
+   ========================================================================== */
+/* PyTorch's name of a function in messages: "special_erfcx" -> "special.erfcx" */
+static const char *ct__sp_name(int op) { return ct__opdef_get(op)->name; }
+static ct_dtype ct__sp_dtype(int op, ct_dtype dt) {
+    if (dt == CT_FLOAT32 || dt == CT_FLOAT64) return dt;
+    if (dt == CT_BOOL || ct_dtype_is_integral(dt)) return ct__default_dtype;
+    ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s' (torch.special in ctensor takes float32 and float64; integer inputs compute in the default float dtype)",
+                 ct__sp_name(op), CT__DTNAME(dt));
+    return CT_NUM_DTYPES;
+}
+static int ct__sp_meta_unary(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    if (c->op == ct__sp_base + CT__SP_POLYGAMMA && c->a->i[0] < 0)
+        return ct__failed(CT_ERR_ARG, "polygamma: polygamma(n, x) does not support negative n (n=%lld).", (long long)c->a->i[0]);
+    if (c->op == ct__sp_base + CT__SP_MVLGAMMA && c->a->i[0] < 1)
+        return ct__failed(CT_ERR_ARG, "mvlgamma: p has to be greater than or equal to 1 (p=%lld)", (long long)c->a->i[0]);
+    ct_dtype dt = ct__sp_dtype(c->op, x->dtype);
+    if (dt == CT_NUM_DTYPES) return -1;
+    c->cdt = dt;
+    return ct__ew_out(c, dt, x->ndim, x->shape);
+}
+static int ct__sp_meta_binary(ct__call *c) {
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (ct__broadcast(ct__sp_name(c->op), 2, c->in, &ndim, shape)) return -1;
+    ct_dtype dt = ct__result_type(2, c->in);
+    if (dt == CT_NUM_DTYPES)
+        return ct__failed(CT_ERR_DTYPE, "%s: cannot promote %s and %s", ct__sp_name(c->op), CT__DTNAME(c->in[0]->dtype), CT__DTNAME(c->in[1]->dtype));
+    dt = ct__sp_dtype(c->op, dt);
+    if (dt == CT_NUM_DTYPES) return -1;
+    c->cdt = dt;
+    return ct__ew_out(c, dt, ndim, shape);
+}
+/* runs loop fn over the output and the inputs converted to the compute dtype;
+   special functions cost tens of flops an element, so threads start earlier */
+static int ct__sp_run(ct__call *c, ct__loop_fn f32, ct__loop_fn f64) {
+    ct_tensor *ops[3], *tmp[2];
+    int nin = c->nin, ntmp = 0, rc = 0;
+    ct_dtype dt = c->out[0]->dtype;
+    for (int i = 0; i < nin; i++) {
+        ct_tensor *x = c->in[i];
+        if (x->dtype != dt) {
+            if (!(x = ct__convert(x, dt))) { rc = -1; goto done; }
+            tmp[ntmp++] = x;
+        }
+        ops[1 + i] = x;
+    }
+    ops[0] = c->out[0];
+    {
+        ct__iter it;
+        ct__iter_init(&it, nin + 1, ops, c->out[0]->ndim, c->out[0]->shape);
+        ct__kerr_tls = 0;
+        ct__iter_run_work(&it, dt == CT_FLOAT32 ? f32 : f64, c->a, ct__sat_mul(it.numel, 16));
+        if (ct__kerr_tls & CT__SP_KERR_MVLGAMMA) {
+            ct__kerr_tls = 0;
+            rc = ct__failed(CT_ERR_ARG, "mvlgamma: All elements must be greater than (p-1)/2 (p=%lld)", (long long)c->a->i[0]);
+        }
+    }
+done:
+    for (int i = 0; i < ntmp; i++) ct__decref(tmp[i]);
+    return rc;
+}
+/* the loops: contiguous rows get a plain indexed loop the compiler can unroll */
+#define CT__SP_ULOOP(E, T, SFX, EXPR)                                                                    \
+    static void ct__sp_l_##E##SFX(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {           \
+        (void)a;                                                                                         \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                                  \
+            T *o = (T *)p[0];                                                                            \
+            const T *in = (const T *)p[1];                                                               \
+            for (int64_t i = 0; i < n; i++) { const T x = in[i]; o[i] = (T)(EXPR); }                     \
+            return;                                                                                      \
+        }                                                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                                \
+            const T x = *(const T *)(p[1] + i * s[1]);                                                   \
+            *(T *)(p[0] + i * s[0]) = (T)(EXPR);                                                         \
+        }                                                                                                \
+    }
+#define CT__SP_BLOOP(E, T, SFX, EXPR)                                                                    \
+    static void ct__sp_l_##E##SFX(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {           \
+        (void)a;                                                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                                \
+            const T x = *(const T *)(p[1] + i * s[1]), y = *(const T *)(p[2] + i * s[2]);               \
+            *(T *)(p[0] + i * s[0]) = (T)(EXPR);                                                         \
+        }                                                                                                \
+    }
+/* a float32 loop with a vector form: lanes of CT__VL for contiguous rows, the
+   scalar expression for the rest (the two agree: the same operations lane by lane) */
+#ifdef CT__HAVE_VEC
+#define CT__SP_VLOOP(E, VF, FX)                                                                          \
+    static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        int64_t i = 0;                                                                                   \
+        (void)a;                                                                                         \
+        if (s[0] == 4 && s[1] == 4) {                                                                    \
+            for (; i + CT__VL <= n; i += CT__VL) {                                                       \
+                ct__vf v;                                                                                \
+                memcpy(&v, p[1] + i * 4, sizeof v);                                                      \
+                v = VF(v);                                                                               \
+                memcpy(p[0] + i * 4, &v, sizeof v);                                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i < n; i++) {                                                                             \
+            const float x = *(const float *)(p[1] + i * s[1]);                                           \
+            *(float *)(p[0] + i * s[0]) = (FX);                                                          \
+        }                                                                                                \
+    }
+#else
+#define CT__SP_VLOOP(E, VF, FX) CT__SP_ULOOP(E, float, _f32, FX)
+#endif
+#define CT__SP_U_KERNEL_V(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                \
+    CT__SP_ULOOP(E, double, _f64, DX)                                                                    \
+    static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
+#define CT__SP_U_KERNEL(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                  \
+    CT__SP_ULOOP(E, float, _f32, FX)                                                                     \
+    CT__SP_ULOOP(E, double, _f64, DX)                                                                    \
+    static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
+#define CT__SP_B_KERNEL(X_, E, sname, name, bw, flags, save, FX, DX)                                         \
+    CT__SP_BLOOP(E, float, _f32, FX)                                                                     \
+    CT__SP_BLOOP(E, double, _f64, DX)                                                                    \
+    static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
+CT__SP_VLOOP(ERFCX, ct__sp_v_erfcx, ct__sp_erfcxf(x))
+CT__SP_VLOOP(NDTR, ct__sp_v_ndtr, ct__sp_ndtrf(x))
+CT__SP_VLOOP(ERFINV, ct__sp_v_erfinv, ct__sp_erfinvf(x))
+CT__SP_VLOOP(NDTRI, ct__sp_v_ndtri, ct__sp_ndtrif(x))
+CT__SP_VLOOP(MOD_K0, ct__sp_v_k0, ct__sp_bessel_kf(x, 0, 0))
+CT__SP_VLOOP(MOD_K1, ct__sp_v_k1, ct__sp_bessel_kf(x, 1, 0))
+CT__SP_VLOOP(SCALED_K0, ct__sp_v_k0e, ct__sp_bessel_kf(x, 0, 1))
+CT__SP_VLOOP(SCALED_K1, ct__sp_v_k1e, ct__sp_bessel_kf(x, 1, 1))
+CT__SP_VLOOP(I0, ct__sp_v_i0, ct__sp_bessel_if(x, 0, 0))
+CT__SP_VLOOP(I0E, ct__sp_v_i0e, ct__sp_bessel_if(x, 0, 1))
+CT__SP_VLOOP(I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
+CT__SP_VLOOP(I1E, ct__sp_v_i1e, ct__sp_bessel_if(x, 1, 1))
+CT__SP_VLOOP(MOD_I0, ct__sp_v_i0, ct__sp_bessel_if(x, 0, 0))
+CT__SP_VLOOP(MOD_I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
+CT__SP_UNARY(CT__SP_U_KERNEL, CT__SP_U_KERNEL_V, ~)
+CT__SP_BINARY(CT__SP_B_KERNEL, ~)
+
+/* ============================================================================
+   2.4 Backward rules (PyTorch's derivatives.yaml), written with ctensor ops
+   ========================================================================== */
+#define CT__SP_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
+#define CT__SP_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
+#define CT__SP_BW1(E, PRE, EXPR)                                                                         \
+    static CT__UNUSED int ct__sp_bw_##E(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
+        ct_tensor *g = gout[0];                                                                          \
+        PRE                                                                                              \
+        gin[0] = (EXPR);                                                                                 \
+        return gin[0] ? 0 : -1;                                                                          \
+    }
+/* no gradient at all (the op is CT__OPF_NONDIFF: never reached through autograd) */
+#define CT__SP_BW_NONE(E)                                                                                \
+    static CT__UNUSED int ct__sp_bw_##E(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
+        (void)gout; (void)gin;                                                                           \
+        return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented.", ct__sp_name(n->op)); \
+    }
+static ct_tensor *ct__sp_sgn(ct_tensor *x) { return ct_sign(x); }
+CT__SP_BW1(ERFINV, CT__SP_Y, ct_mul(g, ct_mul_scalar(ct_exp(ct_mul(Y, Y)), 0.5 * CT__SP_SQRTPI)))
+CT__SP_BW1(ERFCX, CT__SP_X CT__SP_Y, ct_mul(g, ct_sub_scalar(ct_mul_scalar(ct_mul(X, Y), 2.0), CT__SP_2_SQRTPI)))
+CT__SP_BW1(NDTR, CT__SP_X, ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(ct_mul(X, X), -0.5)), CT__SP_1_SQRT2PI)))
+CT__SP_BW1(NDTRI, CT__SP_Y, ct_mul(g, ct_mul_scalar(ct_exp(ct_mul_scalar(ct_mul(Y, Y), 0.5)), 2.50662827463100050242)))
+CT__SP_BW1(LOG_NDTR, CT__SP_X CT__SP_Y,
+           ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_add(Y, ct_mul_scalar(ct_mul(X, X), 0.5)))), CT__SP_1_SQRT2PI)))
+/* logit_backward: eps given: 0 outside [eps, 1 - eps]; None: NaN outside [0, 1] */
+static CT__UNUSED int ct__sp_bw_LOGIT(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__SP_X
+    double eps = n->attrs.s[0], lo = eps >= 0.0 ? eps : 0.0, hi = eps >= 0.0 ? 1.0 - eps : 1.0;
+    ct_tensor *d = ct_div(gout[0], ct_mul(X, ct_rsub_scalar(1.0, X)));
+    ct_tensor *inside = ct_logical_not(ct_logical_or(ct_lt_scalar(X, lo), ct_gt_scalar(X, hi)));
+    gin[0] = ct_where_scalar(inside, d, eps >= 0.0 ? 0.0 : NAN);
+    return gin[0] ? 0 : -1;
+}
+CT__SP_BW1(ENTR, CT__SP_X, ct_mul(g, ct_neg(ct_add_scalar(ct_log(X), 1.0))))
+/* sinc: (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0 */
+static CT__UNUSED int ct__sp_bw_SINC(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__SP_X
+    ct_tensor *px = ct_mul_scalar(X, CT__SP_PI);
+    ct_tensor *d = ct_div(ct_sub(ct_mul(px, ct_cos(px)), ct_sin(px)), ct_mul(px, X));
+    gin[0] = ct_mul(gout[0], ct_where_scalar(ct_ne_scalar(X, 0.0), d, 0.0));
+    return gin[0] ? 0 : -1;
+}
+CT__SP_BW1(LGAMMA, CT__SP_X, ct_mul(g, ct_special_digamma(X)))
+CT__SP_BW1(DIGAMMA, CT__SP_X, ct_mul(g, ct_special_polygamma(1, X)))
+CT__SP_BW1(POLYGAMMA, CT__SP_X, ct_mul(g, ct_special_polygamma(n->attrs.i[0] + 1, X)))
+/* mvlgamma: sum_j digamma(x - j/2) */
+static CT__UNUSED int ct__sp_bw_MVLGAMMA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__SP_X
+    ct_tensor *s = ct_special_digamma(X);
+    for (int64_t j = 1; j < n->attrs.i[0] && s; j++) s = ct_add(s, ct_special_digamma(ct_sub_scalar(X, 0.5 * (double)j)));
+    gin[0] = ct_mul(gout[0], s);
+    return gin[0] ? 0 : -1;
+}
+CT__SP_BW1(I0, CT__SP_X, ct_mul(g, ct_special_i1(X)))
+CT__SP_BW1(I0E, CT__SP_X CT__SP_Y, ct_mul(g, ct_sub(ct_special_i1e(X), ct_mul(ct__sp_sgn(X), Y))))
+/* i1: i0(x) - i1(x)/x, 1/2 at 0 */
+CT__SP_BW1(I1, CT__SP_X CT__SP_Y,
+           ct_mul(g, ct_where_scalar(ct_ne_scalar(X, 0.0), ct_sub(ct_special_i0(X), ct_div(Y, X)), 0.5)))
+/* i1e: i0e(x) - i1e(x) (sgn(x) + 1/x), 1/2 at 0 */
+CT__SP_BW1(I1E, CT__SP_X CT__SP_Y,
+           ct_mul(g, ct_where_scalar(ct_ne_scalar(X, 0.0), ct_sub(ct_special_i0e(X), ct_mul(Y, ct_add(ct__sp_sgn(X), ct_reciprocal(X)))), 0.5)))
+CT__SP_BW_NONE(BESSEL_J0) CT__SP_BW_NONE(BESSEL_J1) CT__SP_BW_NONE(BESSEL_Y0) CT__SP_BW_NONE(BESSEL_Y1)
+CT__SP_BW_NONE(MOD_I0) CT__SP_BW_NONE(MOD_I1) CT__SP_BW_NONE(MOD_K0) CT__SP_BW_NONE(MOD_K1)
+CT__SP_BW_NONE(SCALED_K0) CT__SP_BW_NONE(SCALED_K1) CT__SP_BW_NONE(SPH_J0)
+CT__SP_BW_NONE(CHEB_T) CT__SP_BW_NONE(CHEB_U) CT__SP_BW_NONE(CHEB_V) CT__SP_BW_NONE(CHEB_W)
+CT__SP_BW_NONE(SCHEB_T) CT__SP_BW_NONE(SCHEB_U) CT__SP_BW_NONE(SCHEB_V) CT__SP_BW_NONE(SCHEB_W)
+CT__SP_BW_NONE(HERM_H) CT__SP_BW_NONE(HERM_HE) CT__SP_BW_NONE(LAGUERRE) CT__SP_BW_NONE(LEGENDRE)
+/* xlog1py: d/dx = xlog1py(g, y), 0 where x == 0 and y <= -1; d/dy = g x / (y + 1) */
+static CT__UNUSED int ct__sp_bw_XLOG1PY(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *X = CT__SV_IN(n, 0), *Y = CT__SV_IN(n, 1);
+    if (!X || !Y) return -1;
+    if (CT__NEEDS(n, 0) &&
+        !(gin[0] = ct_where_scalar(ct_logical_not(ct_logical_and(ct_eq_scalar(X, 0.0), ct_le_scalar(Y, -1.0))),
+                                   ct_special_xlog1py(gout[0], Y), 0.0)))
+        return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_div(ct_mul(gout[0], X), ct_add_scalar(Y, 1.0)))) return -1;
+    return 0;
+}
+/* zeta: no derivative in x; d/dq = -x zeta(x + 1, q) */
+static CT__UNUSED int ct__sp_bw_ZETA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *X = CT__SV_IN(n, 0), *Q = CT__SV_IN(n, 1);
+    if (!X || !Q) return -1;
+    if (CT__NEEDS(n, 0)) return ct__failed(CT_ERR_AUTOGRAD, "the derivative for 'zeta' is not implemented.");
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct_neg(ct_mul(X, ct_special_zeta(ct_add_scalar(X, 1.0), Q)))))) return -1;
+    return 0;
+}
+/* igamma / igammac: no derivative in a; d/dx = +-exp((a - 1) log x - x - lgamma(a)) */
+static CT__UNUSED int ct__sp_bw_igam(ct__node *n, ct_tensor *const *gout, ct_tensor **gin, double sign, const char *what) {
+    ct_tensor *A = CT__SV_IN(n, 0), *X = CT__SV_IN(n, 1);
+    if (!A || !X) return -1;
+    if (CT__NEEDS(n, 0)) return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented.", what);
+    if (CT__NEEDS(n, 1)) {
+        ct_tensor *e = ct_exp(ct_sub(ct_sub(ct_mul(ct_sub_scalar(A, 1.0), ct_log(X)), X), ct_special_gammaln(A)));
+        if (!(gin[1] = ct_mul(gout[0], sign < 0 ? ct_neg(e) : e))) return -1;
+    }
+    return 0;
+}
+static CT__UNUSED int ct__sp_bw_IGAMMA(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__sp_bw_igam(n, gout, gin, 1.0, "igamma: input"); }
+static CT__UNUSED int ct__sp_bw_IGAMMAC(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__sp_bw_igam(n, gout, gin, -1.0, "igammac: input"); }
+
+/* ============================================================================
+   2.5 The public functions
+   ========================================================================== */
+static ct_tensor *ct__sp_call(int E, const ct_tensor *x, const ct_tensor *y, const ct__attrs *a) {
+    if (ct__sp_init()) return NULL;
+    ct_tensor *in[2];
+    in[0] = (ct_tensor *)x;
+    in[1] = (ct_tensor *)y;
+    return ct__call1(ct__sp_base + E, ct__sp_defs[E].nin, in, a ? a : &ct__attrs_none);
+}
+#define CT__SP_PUB1(fname, E) \
+    CTENSOR_API ct_tensor *ct_special_##fname(const ct_tensor *x) { return ct__sp_call(CT__SP_##E, x, NULL, NULL); }
+#define CT__SP_PUB2(fname, E) \
+    CTENSOR_API ct_tensor *ct_special_##fname(const ct_tensor *x, const ct_tensor *y) { return ct__sp_call(CT__SP_##E, x, y, NULL); }
+CT__SP_PUB1(erfcx, ERFCX)
+CT__SP_PUB1(erfinv, ERFINV)
+CT__SP_PUB1(ndtr, NDTR)
+CT__SP_PUB1(ndtri, NDTRI)
+CT__SP_PUB1(log_ndtr, LOG_NDTR)
+CT__SP_PUB1(entr, ENTR)
+CT__SP_PUB1(sinc, SINC)
+CT__SP_PUB1(gammaln, LGAMMA)
+CT__SP_PUB1(digamma, DIGAMMA)
+CT__SP_PUB1(i0, I0)
+CT__SP_PUB1(i0e, I0E)
+CT__SP_PUB1(i1, I1)
+CT__SP_PUB1(i1e, I1E)
+CT__SP_PUB1(bessel_j0, BESSEL_J0)
+CT__SP_PUB1(bessel_j1, BESSEL_J1)
+CT__SP_PUB1(bessel_y0, BESSEL_Y0)
+CT__SP_PUB1(bessel_y1, BESSEL_Y1)
+CT__SP_PUB1(modified_bessel_i0, MOD_I0)
+CT__SP_PUB1(modified_bessel_i1, MOD_I1)
+CT__SP_PUB1(modified_bessel_k0, MOD_K0)
+CT__SP_PUB1(modified_bessel_k1, MOD_K1)
+CT__SP_PUB1(scaled_modified_bessel_k0, SCALED_K0)
+CT__SP_PUB1(scaled_modified_bessel_k1, SCALED_K1)
+CT__SP_PUB1(spherical_bessel_j0, SPH_J0)
+CT__SP_PUB2(xlog1py, XLOG1PY)
+CT__SP_PUB2(zeta, ZETA)
+CT__SP_PUB2(gammainc, IGAMMA)
+CT__SP_PUB2(gammaincc, IGAMMAC)
+CT__SP_PUB2(chebyshev_polynomial_t, CHEB_T)
+CT__SP_PUB2(chebyshev_polynomial_u, CHEB_U)
+CT__SP_PUB2(chebyshev_polynomial_v, CHEB_V)
+CT__SP_PUB2(chebyshev_polynomial_w, CHEB_W)
+CT__SP_PUB2(shifted_chebyshev_polynomial_t, SCHEB_T)
+CT__SP_PUB2(shifted_chebyshev_polynomial_u, SCHEB_U)
+CT__SP_PUB2(shifted_chebyshev_polynomial_v, SCHEB_V)
+CT__SP_PUB2(shifted_chebyshev_polynomial_w, SCHEB_W)
+CT__SP_PUB2(hermite_polynomial_h, HERM_H)
+CT__SP_PUB2(hermite_polynomial_he, HERM_HE)
+CT__SP_PUB2(laguerre_polynomial_l, LAGUERRE)
+CT__SP_PUB2(legendre_polynomial_p, LEGENDRE)
+CTENSOR_API ct_tensor *ct_special_psi(const ct_tensor *x) { return ct_special_digamma(x); }
+CTENSOR_API ct_tensor *ct_special_logit(const ct_tensor *x, double eps) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.s[0] = eps >= 0.0 ? eps : NAN;
+    return ct__sp_call(CT__SP_LOGIT, x, NULL, &a);
+}
+CTENSOR_API ct_tensor *ct_special_polygamma(int64_t n, const ct_tensor *x) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = n;
+    return ct__sp_call(CT__SP_POLYGAMMA, x, NULL, &a);
+}
+CTENSOR_API ct_tensor *ct_special_multigammaln(const ct_tensor *x, int64_t p) {
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[0] = p;
+    return ct__sp_call(CT__SP_MVLGAMMA, x, NULL, &a);
+}
+/* the aliases (PyTorch's torch.special functions that call the core op) */
+CTENSOR_API ct_tensor *ct_special_erf(const ct_tensor *x) { return ct_erf(x); }
+CTENSOR_API ct_tensor *ct_special_erfc(const ct_tensor *x) { return ct_erfc(x); }
+CTENSOR_API ct_tensor *ct_special_expit(const ct_tensor *x) { return ct_sigmoid(x); }
+CTENSOR_API ct_tensor *ct_special_exp2(const ct_tensor *x) { return ct_exp2(x); }
+CTENSOR_API ct_tensor *ct_special_expm1(const ct_tensor *x) { return ct_expm1(x); }
+CTENSOR_API ct_tensor *ct_special_log1p(const ct_tensor *x) { return ct_log1p(x); }
+CTENSOR_API ct_tensor *ct_special_xlogy(const ct_tensor *x, const ct_tensor *y) { return ct_xlogy(x, y); }
+CTENSOR_API ct_tensor *ct_special_round(const ct_tensor *x) { return ct_round(x); }
+CTENSOR_API ct_tensor *ct_special_logsumexp(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    return ct_logsumexp(x, ndims, dims, keepdim);
+}
+CTENSOR_API ct_tensor *ct_special_softmax(const ct_tensor *x, int dim) { return ct_softmax(x, dim); }
+CTENSOR_API ct_tensor *ct_special_log_softmax(const ct_tensor *x, int dim) { return ct_log_softmax(x, dim); }
+
+#endif /* CTENSOR_SPECIAL_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_SPECIAL_IMPLEMENTATION */

@@ -1,0 +1,365 @@
+/* test_special.c - ctensor_special.h (torch.special): every function against
+   PyTorch 1.13's outputs (tests/fixtures/special/special.safetensors, written by
+   gen_special.py there) in float32 and float64, extreme arguments included;
+   gradcheck of every differentiable op; the functions without a gradient; the
+   aliases; bad input with its message for every public function.
+   CT_SPECIAL_VERBOSE=1 prints each function's worst deviation in ulp. */
+#ifndef CT_TEST_SHARED_IMPL
+#define CTENSOR_IMPLEMENTATION
+#endif
+#include "ct_test.h"
+#include "ctensor_special.h"
+#include <stdint.h>
+
+typedef ct_tensor *(*un_fn)(const ct_tensor *);
+typedef ct_tensor *(*bin_fn)(const ct_tensor *, const ct_tensor *);
+
+static ct_tensor *logit_none(const ct_tensor *x) { return ct_special_logit(x, NAN); }
+static ct_tensor *logit_eps(const ct_tensor *x) { return ct_special_logit(x, 0.01); }
+static ct_tensor *polygamma1(const ct_tensor *x) { return ct_special_polygamma(1, x); }
+static ct_tensor *polygamma2(const ct_tensor *x) { return ct_special_polygamma(2, x); }
+static ct_tensor *polygamma3(const ct_tensor *x) { return ct_special_polygamma(3, x); }
+static ct_tensor *polygamma5(const ct_tensor *x) { return ct_special_polygamma(5, x); }
+static ct_tensor *multigammaln3(const ct_tensor *x) { return ct_special_multigammaln(x, 3); }
+
+/* A fixture case: its name, the function, and the tolerance in ulp of the
+   result's magnitude (relative), plus an absolute floor in units of the dtype's
+   epsilon (for results near a zero of the function, where PyTorch's own
+   relative error is unbounded). Notes say where PyTorch's answer is less accurate. */
+typedef struct sp_case {
+    const char *name;
+    un_fn u;
+    bin_fn b;
+    double ulp, abs_eps;
+} sp_case;
+static const sp_case cases[] = {
+    {"erfcx", ct_special_erfcx, NULL, 4, 0},
+    {"erfinv", ct_special_erfinv, NULL, 4, 0},
+    {"ndtr", ct_special_ndtr, NULL, 4, 0},
+    {"ndtri", ct_special_ndtri, NULL, 4, 0},
+    {"log_ndtr", ct_special_log_ndtr, NULL, 4, 0},
+    {"logit", logit_none, NULL, 4, 0},
+    {"logit_eps", logit_eps, NULL, 4, 0},
+    {"entr", ct_special_entr, NULL, 4, 0},
+    {"sinc", ct_special_sinc, NULL, 4, 0},
+    {"gammaln", ct_special_gammaln, NULL, 4, 0},
+    {"digamma", ct_special_digamma, NULL, 4, 0},
+    {"polygamma1", polygamma1, NULL, 4, 0},
+    {"polygamma2", polygamma2, NULL, 4, 0},
+    {"polygamma3", polygamma3, NULL, 4, 0},
+    {"polygamma5", polygamma5, NULL, 4, 0},
+    {"multigammaln3", multigammaln3, NULL, 4, 0},
+    {"i0", ct_special_i0, NULL, 4, 0},
+    {"i0e", ct_special_i0e, NULL, 4, 0},
+    {"i1", ct_special_i1, NULL, 4, 0},
+    {"i1e", ct_special_i1e, NULL, 4, 0},
+    {"modified_bessel_i0", ct_special_modified_bessel_i0, NULL, 4, 0},
+    {"modified_bessel_i1", ct_special_modified_bessel_i1, NULL, 4, 0},
+    {"modified_bessel_k0", ct_special_modified_bessel_k0, NULL, 4, 0},
+    {"modified_bessel_k1", ct_special_modified_bessel_k1, NULL, 4, 0},
+    {"scaled_modified_bessel_k0", ct_special_scaled_modified_bessel_k0, NULL, 4, 0},
+    {"scaled_modified_bessel_k1", ct_special_scaled_modified_bessel_k1, NULL, 4, 0},
+    {"bessel_j0", ct_special_bessel_j0, NULL, 4, 4},
+    {"bessel_j1", ct_special_bessel_j1, NULL, 4, 4},
+    {"bessel_y0", ct_special_bessel_y0, NULL, 4, 4},
+    {"bessel_y1", ct_special_bessel_y1, NULL, 4, 4},
+    {"spherical_bessel_j0", ct_special_spherical_bessel_j0, NULL, 4, 0},
+    {"xlog1py", NULL, ct_special_xlog1py, 4, 0},
+    {"zeta", NULL, ct_special_zeta, 4, 0},
+    {"gammainc", NULL, ct_special_gammainc, 16, 0},
+    {"gammaincc", NULL, ct_special_gammaincc, 16, 0},
+    {"chebyshev_polynomial_t", NULL, ct_special_chebyshev_polynomial_t, 16, 16},
+    {"chebyshev_polynomial_u", NULL, ct_special_chebyshev_polynomial_u, 16, 16},
+    {"chebyshev_polynomial_v", NULL, ct_special_chebyshev_polynomial_v, 16, 16},
+    {"chebyshev_polynomial_w", NULL, ct_special_chebyshev_polynomial_w, 16, 16},
+    {"shifted_chebyshev_polynomial_t", NULL, ct_special_shifted_chebyshev_polynomial_t, 16, 16},
+    {"shifted_chebyshev_polynomial_u", NULL, ct_special_shifted_chebyshev_polynomial_u, 16, 16},
+    {"shifted_chebyshev_polynomial_v", NULL, ct_special_shifted_chebyshev_polynomial_v, 16, 16},
+    {"shifted_chebyshev_polynomial_w", NULL, ct_special_shifted_chebyshev_polynomial_w, 16, 16},
+    {"hermite_polynomial_h", NULL, ct_special_hermite_polynomial_h, 16, 16},
+    {"hermite_polynomial_he", NULL, ct_special_hermite_polynomial_he, 16, 16},
+    {"laguerre_polynomial_l", NULL, ct_special_laguerre_polynomial_l, 16, 16},
+    {"legendre_polynomial_p", NULL, ct_special_legendre_polynomial_p, 16, 16},
+};
+
+static ct_safetensors *fx;
+static int verbose;
+
+static ct_tensor *fixture(const char *fn, const char *tag, const char *part) {
+    char name[128];
+    snprintf(name, sizeof name, "%s.%s.%s", fn, tag, part);
+    return ct_safetensors_get(fx, name);
+}
+
+/* the deviation of a from b in ulp of b (of the dtype's epsilon), 0 when both are
+   the same NaN/inf; abs_eps: an absolute floor in units of epsilon */
+static double ulp_err(double a, double b, double eps, double tiny, double abs_eps) {
+    if (isnan(b) || isnan(a)) return (isnan(a) && isnan(b)) ? 0 : INFINITY;
+    if (isinf(b) || isinf(a)) return a == b ? 0 : INFINITY;
+    if (abs_eps > 0 && fabs(a - b) <= abs_eps * eps) return 0;
+    return fabs(a - b) / (eps * (fabs(b) > tiny ? fabs(b) : tiny));
+}
+/* Every element within tolerance of PyTorch's result, or of the exact value where
+   PyTorch's is less accurate (the fixture's .exact, NaN where there is none). */
+static void check_case(const sp_case *c, int f64) {
+    const char *tag = f64 ? "f64" : "f32";
+    ct_tensor *x = fixture(c->name, tag, "x"), *y = c->b ? fixture(c->name, tag, "y") : NULL;
+    ct_tensor *want = fixture(c->name, tag, "out"), *ex = fixture(c->name, tag, "exact");
+    CT_T_REPORT(x && want && ex && (!c->b || y), "fixture %s.%s missing: %s", c->name, tag, ct_last_error());
+    if (!x || !want || !ex || (c->b && !y)) return;
+    ct_tensor *got = c->b ? c->b(x, y) : c->u(x);
+    CT_T_REPORT(got != NULL, "%s.%s: %s", c->name, tag, ct_last_error());
+    if (!got) return;
+    CT_T_REPORT(ct_get_dtype(got) == ct_get_dtype(x), "%s.%s: dtype %s", c->name, tag, ct_dtype_name(ct_get_dtype(got)));
+    ct_tensor *g64 = ct_contiguous(ct_to(got, CT_FLOAT64)), *w64 = ct_contiguous(ct_to(want, CT_FLOAT64));
+    ct_tensor *x64 = ct_contiguous(ct_to(x, CT_FLOAT64)), *y64 = y ? ct_contiguous(ct_to(y, CT_FLOAT64)) : NULL;
+    const double *g = (const double *)ct_data_ptr(g64), *w = (const double *)ct_data_ptr(w64);
+    const double *e = (const double *)ct_data_ptr(ex);
+    const double *xv = (const double *)ct_data_ptr(x64), *yv = y64 ? (const double *)ct_data_ptr(y64) : NULL;
+    double eps = f64 ? 2.220446049250313e-16 : 1.1920928955078125e-07, tiny = f64 ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+    double worst = 0, worst_t = 0;
+    int64_t worst_i = -1, n = ct_numel(want), beyond_torch = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double et = ulp_err(g[i], w[i], eps, tiny, c->abs_eps), err = et;
+        if (!isnan(e[i])) {
+            double ee = ulp_err(g[i], f64 ? e[i] : (double)(float)e[i], eps, tiny, c->abs_eps);
+            if (ee < err) err = ee;
+            if (et > c->ulp && ee <= c->ulp) beyond_torch++;
+        }
+        if (et > worst_t) worst_t = et;
+        if (err > worst) { worst = err; worst_i = i; }
+    }
+    if (verbose) {
+        printf("%-32s %s %9.3g ulp (from PyTorch: %9.3g; %lld closer to exact)", c->name, tag, worst, worst_t, (long long)beyond_torch);
+        if (worst_i >= 0 && yv) printf(" at x=%.17g y=%.17g: %.17g, torch %.17g, exact %.17g", xv[worst_i], yv[worst_i], g[worst_i], w[worst_i], e[worst_i]);
+        else if (worst_i >= 0) printf(" at x=%.17g: %.17g, torch %.17g, exact %.17g", xv[worst_i], g[worst_i], w[worst_i], e[worst_i]);
+        printf("\n");
+    }
+    CT_T_REPORT(worst <= c->ulp, "%s.%s: element %lld (x=%.17g, y=%.17g): got %.17g, PyTorch %.17g, exact %.17g (%.3g ulp, tolerance %g)",
+                c->name, tag, (long long)worst_i, worst_i >= 0 ? xv[worst_i] : 0.0, yv && worst_i >= 0 ? yv[worst_i] : 0.0,
+                worst_i >= 0 ? g[worst_i] : 0.0, worst_i >= 0 ? w[worst_i] : 0.0, worst_i >= 0 ? e[worst_i] : 0.0, worst, c->ulp);
+}
+
+TEST(test_fixtures) {
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        check_case(&cases[k], 0);
+        check_case(&cases[k], 1);
+    }
+}
+
+/* float32 against float64 (accurate to an ulp or two, see the fixtures) on a dense
+   sweep: the float32 paths (vectorized in optimized builds) stay within 4 ulp */
+static void sweep(const char *name, un_fn f, double lo, double hi, int logscale) {
+    enum { N = 4001 };
+    static float v[N];
+    for (int i = 0; i < N; i++) {
+        double t = (double)i / (N - 1);
+        v[i] = (float)(logscale ? lo * pow(hi / lo, t) : lo + (hi - lo) * t);
+    }
+    int64_t n = N;
+    ct_tensor *x = ct_from_data_n(v, CT_FLOAT32, 1, &n);
+    ct_tensor *r32 = ct_to(f(x), CT_FLOAT64), *r64 = f(ct_to(x, CT_FLOAT64));
+    CT_T_REPORT(r32 && r64, "sweep %s: %s", name, ct_last_error());
+    if (!r32 || !r64) return;
+    const double *a = (const double *)ct_data_ptr(ct_contiguous(r32)), *b = (const double *)ct_data_ptr(ct_contiguous(r64));
+    double worst = 0;
+    int wi = 0;
+    for (int i = 0; i < N; i++) {
+        double e = ulp_err(a[i], (double)(float)b[i], 1.1920928955078125e-07, 1.1754943508222875e-38, 0);
+        if (e > worst) { worst = e; wi = i; }
+    }
+    if (verbose) printf("sweep %-20s worst %.3g ulp at x=%.9g\n", name, worst, (double)v[wi]);
+    CT_T_REPORT(worst <= 4, "sweep %s: %.3g ulp at x=%.9g (float32 %.9g, float64 %.17g)", name, worst, (double)v[wi], a[wi], b[wi]);
+}
+TEST(test_float32_sweep) {
+    sweep("erfinv", ct_special_erfinv, -0.99999994, 0.99999994, 0);
+    sweep("erfinv tail", ct_special_erfinv, 0.9, 0.99999994, 0);
+    sweep("ndtri", ct_special_ndtri, 1e-40, 0.5, 1);
+    sweep("ndtri upper", ct_special_ndtri, 0.5, 0.99999994, 0);
+    sweep("erfcx", ct_special_erfcx, -9.3, 40.0, 0);
+    sweep("ndtr", ct_special_ndtr, -13.0, 8.0, 0);
+    sweep("i0", ct_special_i0, -85.0, 85.0, 0);
+    sweep("i0e", ct_special_i0e, -200.0, 200.0, 0);
+    sweep("i1", ct_special_i1, -85.0, 85.0, 0);
+    sweep("i1e", ct_special_i1e, -200.0, 200.0, 0);
+    sweep("k0", ct_special_modified_bessel_k0, 1e-30, 85.0, 1);
+    sweep("k1", ct_special_modified_bessel_k1, 1e-30, 85.0, 1);
+    sweep("k0e", ct_special_scaled_modified_bessel_k0, 1e-30, 1e6, 1);
+    sweep("k1e", ct_special_scaled_modified_bessel_k1, 1e-30, 1e6, 1);
+    sweep("k0 linear", ct_special_modified_bessel_k0, 0.0, 12.0, 0);
+    sweep("k1e linear", ct_special_scaled_modified_bessel_k1, 0.0, 12.0, 0);
+}
+
+/* ---- gradients ---- */
+static ct_tensor *call_u(ct_tensor *const *in, void *user) { return ((un_fn)(uintptr_t)user)(in[0]); }
+static ct_tensor *call_b(ct_tensor *const *in, void *user) { return ((bin_fn)(uintptr_t)user)(in[0], in[1]); }
+static ct_tensor *vec(const double *v, int64_t n) { return ct_from_data_n(v, CT_FLOAT64, 1, &n); }
+#define GC_U(fn, ...)                                                                                    \
+    do {                                                                                                 \
+        static const double v_[] = {__VA_ARGS__};                                                        \
+        ct_tensor *in_[1];                                                                               \
+        in_[0] = ct_requires_grad(vec(v_, (int64_t)(sizeof v_ / sizeof v_[0])));                        \
+        int ok_ = ct_gradcheck(call_u, (void *)(uintptr_t)(fn), 1, in_, NULL);                           \
+        CT_T_REPORT(ok_ == 1, "gradcheck %s: %s", #fn, ct_last_error());                                 \
+    } while (0)
+static ct_tensor *ggc_gammaln(ct_tensor *const *in, void *u) { (void)u; return ct_special_gammaln(in[0]); }
+static ct_tensor *ggc_erfcx(ct_tensor *const *in, void *u) { (void)u; return ct_special_erfcx(in[0]); }
+
+TEST(test_gradcheck) {
+    GC_U(ct_special_erfinv, -0.9, -0.3, 0.0, 0.2, 0.7, 0.95);
+    GC_U(ct_special_erfcx, -3.0, -0.5, 0.0, 0.4, 2.0, 30.0);
+    GC_U(ct_special_ndtr, -9.0, -1.5, 0.0, 0.7, 3.0);
+    GC_U(ct_special_ndtri, 0.01, 0.2, 0.5, 0.8, 0.99);
+    GC_U(ct_special_log_ndtr, -20.0, -2.0, -0.5, 0.0, 1.0, 5.0);
+    GC_U(logit_none, 0.1, 0.3, 0.5, 0.9);
+    GC_U(logit_eps, 0.001, 0.3, 0.5, 0.995);
+    GC_U(ct_special_entr, 0.01, 0.5, 1.0, 3.0);
+    GC_U(ct_special_sinc, -2.5, -0.3, 0.0, 0.4, 1.5, 7.2);
+    GC_U(ct_special_gammaln, -2.5, -0.5, 0.3, 1.0, 4.5, 30.0);
+    GC_U(ct_special_digamma, -2.5, -0.5, 0.3, 1.0, 4.5, 30.0);
+    GC_U(polygamma2, -1.5, 0.3, 1.0, 4.5, 12.0);
+    GC_U(multigammaln3, 1.2, 2.0, 5.5);
+    GC_U(ct_special_i0, -3.0, -0.2, 0.0, 1.0, 8.0, 22.0);
+    GC_U(ct_special_i0e, -3.0, -0.2, 0.5, 8.0, 22.0);
+    GC_U(ct_special_i1, -3.0, -0.2, 0.0, 1.0, 8.0, 22.0);
+    GC_U(ct_special_i1e, -3.0, -0.2, 0.0, 1.0, 8.0, 22.0);
+    {   /* xlog1py: both inputs */
+        static const double a[] = {0.5, -1.5, 2.0, 3.0}, b[] = {0.2, 4.0, -0.5, 10.0};
+        ct_tensor *in[2];
+        in[0] = ct_requires_grad(vec(a, 4));
+        in[1] = ct_requires_grad(vec(b, 4));
+        CT_T_REPORT(ct_gradcheck(call_b, (void *)(uintptr_t)ct_special_xlog1py, 2, in, NULL) == 1, "gradcheck xlog1py: %s", ct_last_error());
+    }
+    {   /* zeta, gammainc, gammaincc: the second input */
+        static const double a[] = {2.0, 3.5, 1.5, 4.0}, b[] = {0.5, 2.0, 3.0, 1.2};
+        bin_fn fns[3] = {ct_special_zeta, ct_special_gammainc, ct_special_gammaincc};
+        for (int k = 0; k < 3; k++) {
+            ct_tensor *in[2];
+            in[0] = vec(a, 4);
+            in[1] = ct_requires_grad(vec(b, 4));
+            CT_T_REPORT(ct_gradcheck(call_b, (void *)(uintptr_t)fns[k], 2, in, NULL) == 1, "gradcheck binary %d: %s", k, ct_last_error());
+        }
+    }
+    {   /* second order: gammaln -> digamma -> polygamma(1), erfcx's rule through itself */
+        static const double v[] = {0.7, 2.5, 6.0};
+        ct_tensor *in[1];
+        in[0] = ct_requires_grad(vec(v, 3));
+        CT_T_REPORT(ct_gradgradcheck(ggc_gammaln, NULL, 1, in, NULL) == 1, "gradgradcheck gammaln: %s", ct_last_error());
+        CT_T_REPORT(ct_gradgradcheck(ggc_erfcx, NULL, 1, in, NULL) == 1, "gradgradcheck erfcx: %s", ct_last_error());
+    }
+}
+
+/* PyTorch: the Bessel functions and the polynomials give results that do not
+   require grad; zeta and gammainc/gammaincc have no derivative in the first input */
+static const struct { const char *name; un_fn u; bin_fn b; } nondiff[] = {
+    {"bessel_j0", ct_special_bessel_j0, NULL}, {"bessel_j1", ct_special_bessel_j1, NULL},
+    {"bessel_y0", ct_special_bessel_y0, NULL}, {"bessel_y1", ct_special_bessel_y1, NULL},
+    {"modified_bessel_i0", ct_special_modified_bessel_i0, NULL}, {"modified_bessel_i1", ct_special_modified_bessel_i1, NULL},
+    {"modified_bessel_k0", ct_special_modified_bessel_k0, NULL}, {"modified_bessel_k1", ct_special_modified_bessel_k1, NULL},
+    {"scaled_modified_bessel_k0", ct_special_scaled_modified_bessel_k0, NULL},
+    {"scaled_modified_bessel_k1", ct_special_scaled_modified_bessel_k1, NULL},
+    {"spherical_bessel_j0", ct_special_spherical_bessel_j0, NULL},
+    {"chebyshev_polynomial_t", NULL, ct_special_chebyshev_polynomial_t}, {"chebyshev_polynomial_u", NULL, ct_special_chebyshev_polynomial_u},
+    {"chebyshev_polynomial_v", NULL, ct_special_chebyshev_polynomial_v}, {"chebyshev_polynomial_w", NULL, ct_special_chebyshev_polynomial_w},
+    {"shifted_chebyshev_polynomial_t", NULL, ct_special_shifted_chebyshev_polynomial_t},
+    {"shifted_chebyshev_polynomial_u", NULL, ct_special_shifted_chebyshev_polynomial_u},
+    {"shifted_chebyshev_polynomial_v", NULL, ct_special_shifted_chebyshev_polynomial_v},
+    {"shifted_chebyshev_polynomial_w", NULL, ct_special_shifted_chebyshev_polynomial_w},
+    {"hermite_polynomial_h", NULL, ct_special_hermite_polynomial_h}, {"hermite_polynomial_he", NULL, ct_special_hermite_polynomial_he},
+    {"laguerre_polynomial_l", NULL, ct_special_laguerre_polynomial_l}, {"legendre_polynomial_p", NULL, ct_special_legendre_polynomial_p},
+};
+TEST(test_no_gradient) {
+    static const double v[] = {0.3, 0.6, 2.0};
+    for (size_t k = 0; k < sizeof nondiff / sizeof nondiff[0]; k++) {
+        ct_tensor *x = ct_requires_grad(vec(v, 3));
+        ct_tensor *y = nondiff[k].u ? nondiff[k].u(x) : nondiff[k].b(x, ct_full_like(x, 3.0));
+        CT_T_REPORT(y && !ct_get_requires_grad(y), "%s: the result must not require grad", nondiff[k].name);
+        CHECK_ERR(ct_backward(ct_sum(y)) == CT_OK, CT_ERR_AUTOGRAD, "does not require grad");
+    }
+    {
+        ct_tensor *x = ct_requires_grad(vec(v, 3)), *q = vec(v, 3);
+        CHECK_ERR(ct_backward(ct_sum(ct_special_zeta(ct_add_scalar(x, 2.0), q))) == CT_OK, CT_ERR_AUTOGRAD,
+                  "the derivative for 'zeta' is not implemented.");
+        CHECK_ERR(ct_backward(ct_sum(ct_special_gammainc(x, q))) == CT_OK, CT_ERR_AUTOGRAD,
+                  "the derivative for 'igamma: input' is not implemented.");
+        CHECK_ERR(ct_backward(ct_sum(ct_special_gammaincc(x, q))) == CT_OK, CT_ERR_AUTOGRAD,
+                  "the derivative for 'igammac: input' is not implemented.");
+    }
+}
+
+/* the aliases give the core ops' results; dtypes promote as in PyTorch */
+TEST(test_aliases_and_dtypes) {
+    static const double v[] = {-1.5, -0.2, 0.0, 0.5, 2.5, 3.5};
+    ct_tensor *x = vec(v, 6), *y = ct_add_scalar(ct_abs(x), 0.5);
+    int64_t d0 = 0;
+    CHECK(ct_equal(ct_special_erf(x), ct_erf(x)) == 1);
+    CHECK(ct_equal(ct_special_erfc(x), ct_erfc(x)) == 1);
+    CHECK(ct_equal(ct_special_expit(x), ct_sigmoid(x)) == 1);
+    CHECK(ct_equal(ct_special_exp2(x), ct_exp2(x)) == 1);
+    CHECK(ct_equal(ct_special_expm1(x), ct_expm1(x)) == 1);
+    CHECK(ct_equal(ct_special_log1p(y), ct_log1p(y)) == 1);
+    CHECK(ct_equal(ct_special_xlogy(x, y), ct_xlogy(x, y)) == 1);
+    CHECK(ct_equal(ct_special_round(x), ct_round(x)) == 1);
+    CHECK(ct_equal(ct_special_logsumexp(x, 1, &d0, 0), ct_logsumexp(x, 1, &d0, 0)) == 1);
+    CHECK(ct_equal(ct_special_softmax(x, 0), ct_softmax(x, 0)) == 1);
+    CHECK(ct_equal(ct_special_log_softmax(x, 0), ct_log_softmax(x, 0)) == 1);
+    CHECK(ct_equal(ct_special_psi(y), ct_special_digamma(y)) == 1);
+    CHECK(ct_equal(ct_special_modified_bessel_i0(x), ct_special_i0(x)) == 1);
+    /* integers compute in the default dtype; float64 wins a binary promotion; broadcasting */
+    ct_tensor *xi = ct_arange(0, 4, 1, CT_INT64);
+    ct_tensor *r = ct_special_i0e(xi);
+    CHECK(r && ct_get_dtype(r) == CT_FLOAT32);
+    r = ct_special_xlog1py(xi, ct_scalar_tensor(0.5, CT_FLOAT64));
+    CHECK(r && ct_get_dtype(r) == CT_FLOAT64 && ct_numel(r) == 4);
+    r = ct_special_chebyshev_polynomial_t(ct_unsqueeze(ct_linspace(-1, 1, 3, CT_FLOAT32), 1), ct_arange(0, 4, 1, CT_INT64));
+    CHECK(r && ct_get_dtype(r) == CT_FLOAT32 && ct_ndim(r) == 2 && ct_size(r, 0) == 3 && ct_size(r, 1) == 4);
+    /* strided inputs go through the iterator */
+    ct_tensor *m = ct_reshape(ct_linspace(0.1, 2.4, 24, CT_FLOAT64), 4, 6);
+    CHECK(ct_allclose(ct_special_i1(ct_t(m)), ct_contiguous(ct_t(ct_special_i1(m))), 0, 0) == 1);
+}
+
+/* every public function refuses bad input with a message naming it */
+TEST(test_bad_input) {
+    ct_tensor *h = ct_to(ct_ones(CT_FLOAT32, 3), CT_FLOAT16), *f = ct_ones(CT_FLOAT32, 3);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const sp_case *c = &cases[k];
+        CHECK_ERR(c->b ? c->b(h, h) : c->u(h), CT_ERR_DTYPE, "not implemented for 'Half'");
+        if (c->b) CHECK_ERR(c->b(f, ct_ones(CT_FLOAT32, 4)), CT_ERR_SHAPE, "must match the size");
+    }
+    for (size_t k = 0; k < sizeof nondiff / sizeof nondiff[0]; k++)
+        CHECK_ERR(nondiff[k].u ? nondiff[k].u(NULL) : nondiff[k].b(f, NULL), CT_ERR_NULL, "is NULL");
+    CHECK_ERR(ct_special_psi(h), CT_ERR_DTYPE, "digamma: not implemented for 'Half'");
+    CHECK_ERR(ct_special_polygamma(-1, f), CT_ERR_ARG, "polygamma(n, x) does not support negative n (n=-1)");
+    CHECK_ERR(ct_special_multigammaln(f, 0), CT_ERR_ARG, "p has to be greater than or equal to 1 (p=0)");
+    CHECK_ERR(ct_special_multigammaln(f, 3), CT_ERR_ARG, "All elements must be greater than (p-1)/2 (p=3)");
+    CHECK_ERR(ct_special_erf(NULL), CT_ERR_NULL, "erf: argument 0 is NULL");
+    CHECK_ERR(ct_special_erfc(NULL), CT_ERR_NULL, "erfc: argument 0 is NULL");
+    CHECK_ERR(ct_special_expit(NULL), CT_ERR_NULL, "sigmoid: argument 0 is NULL");
+    CHECK_ERR(ct_special_exp2(NULL), CT_ERR_NULL, "exp2: argument 0 is NULL");
+    CHECK_ERR(ct_special_expm1(NULL), CT_ERR_NULL, "expm1: argument 0 is NULL");
+    CHECK_ERR(ct_special_log1p(NULL), CT_ERR_NULL, "log1p: argument 0 is NULL");
+    CHECK_ERR(ct_special_round(ct_ones(CT_BOOL, 2)), CT_ERR_DTYPE, "round");
+    CHECK_ERR(ct_special_xlogy(f, ct_ones(CT_FLOAT32, 4)), CT_ERR_SHAPE, "must match the size");
+    int64_t bad = 3;
+    CHECK_ERR(ct_special_logsumexp(f, 1, &bad, 0), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_special_softmax(f, 2), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_special_log_softmax(f, -3), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_special_logit(h, 0.1), CT_ERR_DTYPE, "logit: not implemented for 'Half'");
+    CHECK_ERR(ct_special_gammaln(NULL), CT_ERR_NULL, "lgamma: argument 0 is NULL");
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "tests/fixtures/special/special.safetensors";
+    ct_t_init();
+    verbose = getenv("CT_SPECIAL_VERBOSE") != NULL;
+    fx = ct_safetensors_load(path);
+    CT_T_REPORT(fx != NULL, "cannot load %s: %s", path, ct_last_error());
+    if (fx) RUN(test_fixtures);
+    RUN(test_float32_sweep);
+    RUN(test_gradcheck);
+    RUN(test_no_gradient);
+    RUN(test_aliases_and_dtypes);
+    RUN(test_bad_input);
+    ct_safetensors_free(fx);
+    return ct_t_summary();
+}
