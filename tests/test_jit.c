@@ -7,6 +7,9 @@
    20-op elementwise chain. Eager execution is the reference: the interpreter
    runs the same kernels, so unfused graphs match bit for bit; folded and fused
    graphs within float tolerance. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L   /* mkdtemp */
+#endif
 #ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
 #define CTENSOR_IMPLEMENTATION
 #endif
@@ -17,6 +20,21 @@
 #ifndef CTENSOR_NO_THREADS
 #include <pthread.h>
 #endif
+#include <unistd.h>
+
+/* files go to a private temporary folder (the suite runs builds side by side) */
+static char tdir[64];
+static const char *tpath(const char *name) {
+    static char buf[4][256];
+    static int k;
+    if (!tdir[0]) {
+        snprintf(tdir, sizeof tdir, "/tmp/ct_test_jit_XXXXXX");
+        if (!mkdtemp(tdir)) snprintf(tdir, sizeof tdir, ".");
+    }
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tdir, name);
+    return buf[k];
+}
 
 static double maxdiff(ct_tensor *a, ct_tensor *b) {
     if (!a || !b || !ct_same_shape(a, b)) return INFINITY;
@@ -252,9 +270,9 @@ TEST(test_save_load_roundtrip_and_corruption) {
     ct_graph *ge = ct_trace_end(1, &e);
     ct_jit_fuse_elementwise(ge);
     ct_graph_set_dynamic_batch(ge, 1);
-    CHECK_EQ_INT(ct_graph_save(ge, "build_test_jit.ctjit"), CT_OK);
-    ct_graph *he = ct_graph_load("build_test_jit.ctjit");
-    remove("build_test_jit.ctjit");
+    CHECK_EQ_INT(ct_graph_save(ge, tpath("g.ctjit")), CT_OK);
+    ct_graph *he = ct_graph_load(tpath("g.ctjit"));
+    remove(tpath("g.ctjit"));
     CHECK(he != NULL);
     ct_tensor *x9 = ct_randn(CT_FLOAT32, 9, 6);
     CHECK(bit_equal(run1(he, x9), run1(ge, x9)));
@@ -473,39 +491,40 @@ TEST(test_export_c) {
     ct_graph *g = ct_trace_module(m, 1, &x);
     ct_jit_optimize(g);
     ct_tensor *y = run1(g, x);
-    CHECK_EQ_INT(ct_jit_export_c(g, "build_test_jit_model.c", "model_forward"), CT_OK);
+    CHECK_EQ_INT(ct_jit_export_c(g, tpath("model.c"), "model_forward"), CT_OK);
     /* a chain graph too (a fused group inlined as one loop) */
     ct_tensor *xc = ct_randn(CT_FLOAT32, 1000);
     ct_trace_begin(1, &xc);
     ct_tensor *yc = chain20(xc);
     ct_graph *gc = ct_trace_end(1, &yc);
     ct_jit_optimize(gc);
-    CHECK_EQ_INT(ct_jit_export_c(gc, "build_test_jit_chain.c", "chain_forward"), CT_OK);
-    FILE *f = fopen("build_test_jit_main.c", "w");
+    CHECK_EQ_INT(ct_jit_export_c(gc, tpath("chain.c"), "chain_forward"), CT_OK);
+    FILE *f = fopen(tpath("main.c"), "w");
     fputs("#include <stdio.h>\nvoid model_forward(const float *in0, float *out0);\n"
           "void chain_forward(const float *in0, float *out0);\n"
           "static float x[1568], y[20], xc[1000], yc[1000];\n"
-          "int main(void) {\n  FILE *f = fopen(\"build_test_jit_in.bin\", \"rb\");\n"
+          "int main(void) {\n  FILE *f = fopen(\"in.bin\", \"rb\");\n"
           "  if (!f || fread(x, 4, 1568, f) != 1568 || fread(xc, 4, 1000, f) != 1000) return 2;\n  fclose(f);\n"
           "  model_forward(x, y);\n  chain_forward(xc, yc);\n"
-          "  f = fopen(\"build_test_jit_out.bin\", \"wb\");\n  fwrite(y, 4, 20, f);\n  fwrite(yc, 4, 1000, f);\n  fclose(f);\n  return 0;\n}\n", f);
+          "  f = fopen(\"out.bin\", \"wb\");\n  fwrite(y, 4, 20, f);\n  fwrite(yc, 4, 1000, f);\n  fclose(f);\n  return 0;\n}\n", f);
     fclose(f);
-    f = fopen("build_test_jit_in.bin", "wb");
+    f = fopen(tpath("in.bin"), "wb");
     fwrite(ct_data_ptr(ct_contiguous(x)), 4, 1568, f);
     fwrite(ct_data_ptr(xc), 4, 1000, f);
     fclose(f);
-    int rc = system("cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 build_test_jit_model.c build_test_jit_chain.c "
-                    "build_test_jit_main.c -o build_test_jit_prog -lm && ./build_test_jit_prog");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cd %s && cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 model.c chain.c main.c -o prog -lm && ./prog", tdir);
+    int rc = system(cmd);
     CHECK_EQ_INT(rc, 0);
     float out[1020];
-    f = fopen("build_test_jit_out.bin", "rb");
+    f = fopen(tpath("out.bin"), "rb");
     CHECK(f != NULL && fread(out, 4, 1020, f) == 1020);
     if (f) fclose(f);
     ct_tensor *ye = ct_tensor_f32(out, 2, 10), *yce = ct_tensor_f32(out + 20, 1000);
     CHECK(maxdiff(ye, y) <= 1e-4);
     CHECK(maxdiff(yce, run1(gc, xc)) <= 1e-5);
-    remove("build_test_jit_model.c"); remove("build_test_jit_chain.c"); remove("build_test_jit_main.c");
-    remove("build_test_jit_in.bin"); remove("build_test_jit_out.bin"); remove("build_test_jit_prog");
+    static const char *const made[] = {"model.c", "chain.c", "main.c", "in.bin", "out.bin", "prog"};
+    for (int i = 0; i < 6; i++) remove(tpath(made[i]));
     /* what cannot be exported says so */
     ct_graph_set_dynamic_batch(g, 1);
     char *text = NULL;
@@ -699,5 +718,6 @@ int main(void) {
     RUN(test_bad_input);
     RUN(test_threads_share_a_graph);
     CHECK_EQ_INT(ct_live_tensors(), live0);
+    if (tdir[0] && strcmp(tdir, ".")) rmdir(tdir);
     return ct_t_summary();
 }
