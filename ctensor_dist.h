@@ -84,12 +84,8 @@
 #ifndef CTENSOR_DIST_H_INCLUDED
 #define CTENSOR_DIST_H_INCLUDED
 
-#ifndef CTENSOR_H_INCLUDED
-#error "include ctensor.h before ctensor_dist.h"
-#endif
-#ifndef CTENSOR_NN_H_INCLUDED
-#error "include ctensor_nn.h before ctensor_dist.h"
-#endif
+#include "ctensor.h"
+#include "ctensor_nn.h"     /* modules and optimizers (DDP, ZeRO, FSDP wrap them) */
 
 #ifdef __cplusplus
 extern "C" {
