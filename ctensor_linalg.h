@@ -97,9 +97,7 @@
 #ifndef CTENSOR_LINALG_H_INCLUDED
 #define CTENSOR_LINALG_H_INCLUDED
 
-#ifndef CTENSOR_H_INCLUDED
-#error "include ctensor.h before ctensor_linalg.h"
-#endif
+#include "ctensor.h"
 
 #ifdef __cplusplus
 extern "C" {

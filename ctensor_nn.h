@@ -49,9 +49,7 @@
 #ifndef CTENSOR_NN_H_INCLUDED
 #define CTENSOR_NN_H_INCLUDED
 
-#ifndef CTENSOR_H_INCLUDED
-#error "include ctensor.h before ctensor_nn.h"
-#endif
+#include "ctensor.h"
 
 #ifdef __cplusplus
 extern "C" {
