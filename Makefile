@@ -161,6 +161,7 @@ $(BUILD)/tsan/%: tests/%.c $(HEADERS) tests/ct_test.h | $(BUILD)/tsan
 
 # test_quant.c includes its parts from tests/quant/
 $(BUILD)/tests/test_quant $(BUILD)/asan/test_quant $(BUILD)/opt/test_quant: $(wildcard tests/quant/*.h) bench/quant_zoo.h bench/zoo.h
+$(BUILD)/tests/test_jit $(BUILD)/asan/test_jit $(BUILD)/opt/test_jit $(BUILD)/bench/jit: bench/jit_chain.h
 
 # ctensor_dist.h on Open MPI (libopenmpi-dev, openmpi-bin): tests/dist/test_dist_mpi.c,
 # compiled with mpicc's flags and linked to the shared implementation (built without
@@ -325,6 +326,7 @@ $(A64)/%: tests/%.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h
 $(A64)/test_quant_armv8: tests/test_quant.c $(HEADERS) tests/ct_test.h tests/ct_replay.h tests/ct_huge.h | $(A64)
 	$(A64_CC) $(BASE) $(A64_OPT) -march=armv8-a $< -o $@ $(A64_LIBS)
 $(A64)/test_quant $(A64)/test_quant_armv8: $(wildcard tests/quant/*.h) bench/quant_zoo.h bench/zoo.h
+$(A64)/test_jit: bench/jit_chain.h
 test-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_SUITE_TESTS)))
 test-aarch64: deps-aarch64
 	@$(MAKE) --no-print-directory test-aarch64-run

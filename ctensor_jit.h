@@ -1514,6 +1514,26 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
    the group. A group closes when any node outside it reads one of its values,
    so every outside reader comes after the group's last member: the fused node
    takes that member's place. Values read outside (or returned) are its outputs. */
+/* Scratch slots of a fused program: op k's result goes to the node's output j when
+   outsrc[j] == k, else to a slot, which is free again after its last reader (a slot
+   read by op m is never the one op m writes). */
+static void ct__jit_assign_slots(ct__jfused *f, const int *outsrc, int nout) {
+    int lastuse[256], slotfree[256], nslots = 0;
+    for (int m = 0; m < f->nops; m++) lastuse[m] = m;
+    for (int m = 0; m < f->nops; m++)
+        for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
+    for (int m = 0; m < f->nops; m++) {
+        int isout = -1;
+        for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
+        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
+        int sl = -1;
+        for (int q = 0; q < nslots && sl < 0; q++) if (slotfree[q] < m) sl = q;
+        if (sl < 0) sl = nslots++;
+        f->slot[m] = sl;
+        slotfree[sl] = lastuse[m];
+    }
+    f->nslots = nslots;
+}
 static int ct__jit_fusable(const ct_graph *g, const ct__jnode *n) {
     if (n->op < 0 || n->inplace || n->nout != 1 || !ct__jit_is_fusable_kernel(n->op)) return 0;
     const ct__jval *o = &g->v[n->out[0]];
@@ -1536,10 +1556,9 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g) {
     int *grp = (int *)CT_MALLOC((size_t)(nn > 0 ? nn : 1) * sizeof(int));       /* node -> group (its first node), -1 */
     char *closed = (char *)CT_MALLOC((size_t)(nn > 0 ? nn : 1));
     int *cnt = (int *)CT_MALLOC((size_t)(nn > 0 ? nn : 1) * sizeof(int));
-    int *last = (int *)CT_MALLOC((size_t)(nn > 0 ? nn : 1) * sizeof(int));
     ct_status st = CT_OK;
-    if (!grp || !closed || !cnt || !last) { st = CT_ERR_MEMORY; goto done; }
-    for (int i = 0; i < nn; i++) { grp[i] = -1; closed[i] = 0; cnt[i] = 0; last[i] = -1; }
+    if (!grp || !closed || !cnt) { st = CT_ERR_MEMORY; goto done; }
+    for (int i = 0; i < nn; i++) { grp[i] = -1; closed[i] = 0; cnt[i] = 0; }
     for (int i = 0; i < nn; i++) {
         ct__jnode *n = &g->n[i];
         int join = -1;
@@ -1556,7 +1575,6 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g) {
             if (join < 0) join = i;                       /* a new group */
             grp[i] = join;
             cnt[join]++;
-            last[join] = i;
         }
         /* readers outside a group close it */
         for (int k = 0; k < n->nin; k++) {
@@ -1617,25 +1635,7 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g) {
             }
         }
         if (!ok || nout == 0) { ct__jit_fused_free(f); CT_FREE(mem); continue; }
-        /* scratch slots: an intermediate's slot is free again after its last reader */
-        int lastuse[256], slotfree[256], nslots = 0;
-        for (int m = 0; m < nops; m++) lastuse[m] = m;
-        for (int m = 0; m < nops; m++)
-            for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
-        for (int m = 0; m < nops; m++) {
-            int isout = -1;
-            for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
-            if (isout >= 0) f->slot[m] = -(isout + 1);
-            else {
-                int s = -1;
-                for (int q = 0; q < nslots && s < 0; q++) if (slotfree[q] < m) s = q;
-                if (s < 0) s = nslots++;
-                f->slot[m] = s;
-                slotfree[s] = lastuse[m];
-            }
-            /* a slot read by op m can't be written by op m itself: freed only after m */
-        }
-        f->nslots = nslots;
+        ct__jit_assign_slots(f, outsrc, nout);
         /* the fused node replaces the last member; the others go */
         int at = mem[nops - 1];
         ct__jnode *dst = &g->n[at];
@@ -1657,16 +1657,18 @@ done:
     CT_FREE(grp);
     CT_FREE(closed);
     CT_FREE(cnt);
-    CT_FREE(last);
     if (st) { ct_set_error(CT_ERR_MEMORY, "fuse_elementwise: out of memory"); return st; }
     return ct__jit_drop_nodes(g);
 }
 
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "fuse_activation: graph is NULL"); return CT_ERR_NULL; }
-    static const char *const prods[] = {"aten::conv2d", "aten::addmm", "aten::mm"};
-    static const char *const acts[] = {"aten::relu", "aten::relu6", "aten::hardtanh", "aten::leaky_relu",
-                                       "aten::silu", "aten::gelu", "aten::sigmoid", "aten::tanh"};
+    static const char *const names[] = {"aten::conv2d", "aten::addmm", "aten::mm",            /* products */
+                                        "aten::relu", "aten::relu6", "aten::hardtanh", "aten::leaky_relu",
+                                        "aten::silu", "aten::gelu", "aten::sigmoid", "aten::tanh"};
+    enum { NPROD = 3, NNAMES = sizeof names / sizeof names[0] };
+    int ids[NNAMES];
+    for (int k = 0; k < NNAMES; k++) ids[k] = ct_op_find(names[k]);   /* -1 without ctensor_nn.h's conv2d */
     int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
     if (!uses) { ct_set_error(CT_ERR_MEMORY, "fuse_activation: out of memory"); return CT_ERR_MEMORY; }
     memset(uses, 0, (size_t)g->nv * sizeof(int));
@@ -1677,11 +1679,11 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
         ct__jnode *n = &g->n[i];
         if (n->op < 0 || n->inplace || n->nin != 1 || n->in[0] < 0) continue;
         int isact = 0, isprod = 0;
-        for (size_t k = 0; k < sizeof acts / sizeof acts[0]; k++) isact |= n->op == ct_op_find(acts[k]);
+        for (int k = NPROD; k < NNAMES; k++) isact |= n->op == ids[k];
         const ct__jval *x = &g->v[n->in[0]];
         if (!isact || x->kind != CT__JV_NODE || x->alias != n->in[0] || uses[n->in[0]] != 1) continue;
         const ct__jnode *p = &g->n[x->node];
-        for (size_t k = 0; k < sizeof prods / sizeof prods[0]; k++) isprod |= p->op == ct_op_find(prods[k]);
+        for (int k = 0; k < NPROD; k++) isprod |= ids[k] >= 0 && p->op == ids[k];
         if (!isprod || x->dtype != g->v[n->out[0]].dtype) continue;
         n->inplace = 1;
         g->v[n->out[0]].alias = n->in[0];
@@ -2356,21 +2358,7 @@ static int ct__jgp_fused_body2(ct__jparse *P, ct__jnode *n, ct__jfop *ops) {
     f->slot = (int *)CT_MALLOC((size_t)nops * sizeof(int));
     if (!f->ops || !f->slot) { ct__jit_fused_free(f); return ct__jgp_fail(P, "out of memory"); }
     memcpy(f->ops, ops, (size_t)nops * sizeof(ct__jfop));
-    int lastuse[256], slotfree[256], nslots = 0;
-    for (int m = 0; m < nops; m++) lastuse[m] = m;
-    for (int m = 0; m < nops; m++)
-        for (int j = 0; j < ops[m].nin; j++) if (ops[m].src[j] < 0) lastuse[-ops[m].src[j] - 1] = m;
-    for (int m = 0; m < nops; m++) {
-        int isout = -1;
-        for (int j = 0; j < nret; j++) if (outsrc[j] == m) isout = j;
-        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
-        int s = -1;
-        for (int q = 0; q < nslots && s < 0; q++) if (slotfree[q] < m) s = q;
-        if (s < 0) s = nslots++;
-        f->slot[m] = s;
-        slotfree[s] = lastuse[m];
-    }
-    f->nslots = nslots;
+    ct__jit_assign_slots(f, outsrc, nret);
     n->fz = f;
     return 0;
 }

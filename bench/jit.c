@@ -22,30 +22,10 @@ static void *bench_realloc(void *p, size_t n) { bench_allocs++; return realloc(p
 #include "ctensor_nn.h"
 #include "ctensor_jit.h"
 
-static ct_tensor *chain20(ct_tensor *x) {
-    ct_tensor *y = ct_mul_scalar(x, 0.5);
-    y = ct_add_scalar(y, 0.25);
-    y = ct_tanh(y);
-    y = ct_mul(y, x);
-    y = ct_sigmoid(y);
-    y = ct_sub(y, x);
-    y = ct_relu(y);
-    y = ct_add(y, x);
-    y = ct_exp(ct_neg(y));
-    y = ct_mul_scalar(y, 3.0);
-    y = ct_abs(y);
-    y = ct_sqrt(ct_add_scalar(y, 1.0));
-    y = ct_div(x, y);
-    y = ct_silu(y);
-    y = ct_mul(y, y);
-    y = ct_sub_scalar(y, 0.1);
-    y = ct_maximum(y, x);
-    y = ct_gelu(y, "none");
-    return y;
-}
+#include "jit_chain.h"
 typedef struct st { ct_module *m; ct_graph *g; ct_tensor *x; } st;
 static ct_tensor *volatile sink;
-static void chain_eager(void *u) { st *s = (st *)u; CT_SCOPE { sink = chain20(s->x); } }
+static void chain_eager(void *u) { st *s = (st *)u; CT_SCOPE { sink = jit_chain20(s->x); } }
 static void module_eager(void *u) { st *s = (st *)u; CT_SCOPE { sink = ct_forward(s->m, s->x); } }
 static void graph_run(void *u) {
     st *s = (st *)u;
@@ -59,7 +39,7 @@ static ct_graph *optimized(ct_module *m, ct_tensor *x) {
     ct_graph *g = m ? ct_trace_module(m, 1, &x) : NULL;
     if (!m) {
         ct_trace_begin(1, &x);
-        ct_tensor *y = chain20(x);
+        ct_tensor *y = jit_chain20(x);
         g = ct_trace_end(1, &y);
     }
     if (!g || ct_jit_optimize(g)) { fprintf(stderr, "jit bench: %s\n", ct_last_error()); exit(1); }

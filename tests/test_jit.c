@@ -16,6 +16,7 @@
 #include "ct_test.h"
 #include "ctensor_nn.h"
 #include "ctensor_jit.h"
+#include "bench/jit_chain.h"   /* the 20-op chain bench/jit.c times */
 #include <stdint.h>
 #ifndef CTENSOR_NO_THREADS
 #include <pthread.h>
@@ -72,28 +73,6 @@ static ct_module *make_cnn(void) {
         ct_state_dict_free(&sd);
     }
     return ct_module_eval(m);
-}
-/* the 20-op chain the benchmark times */
-static ct_tensor *chain20(ct_tensor *x) {
-    ct_tensor *y = ct_mul_scalar(x, 0.5);
-    y = ct_add_scalar(y, 0.25);
-    y = ct_tanh(y);
-    y = ct_mul(y, x);
-    y = ct_sigmoid(y);
-    y = ct_sub(y, x);
-    y = ct_relu(y);
-    y = ct_add(y, x);
-    y = ct_exp(ct_neg(y));
-    y = ct_mul_scalar(y, 3.0);
-    y = ct_abs(y);
-    y = ct_sqrt(ct_add_scalar(y, 1.0));
-    y = ct_div(x, y);
-    y = ct_silu(y);
-    y = ct_mul(y, y);
-    y = ct_sub_scalar(y, 0.1);
-    y = ct_maximum(y, x);
-    y = ct_gelu(y, "none");
-    return y;
 }
 
 TEST(test_mlp_trace_run_optimize) {
@@ -186,10 +165,10 @@ TEST(test_elementwise_fusion) {
     ct_manual_seed(4);
     /* large enough for the parallel path and several blocks; an odd size for the tail */
     ct_tensor *x = ct_randn(CT_FLOAT32, 70001);
-    ct_tensor *ref = chain20(x);
+    ct_tensor *ref = jit_chain20(x);
     CHECK(ct_trace_begin(1, &x) == CT_OK);
     CHECK(ct_is_tracing());
-    ct_tensor *y = chain20(x);
+    ct_tensor *y = jit_chain20(x);
     ct_graph *g = ct_trace_end(1, &y);
     CHECK(!ct_is_tracing());
     CHECK(g != NULL);
@@ -495,7 +474,7 @@ TEST(test_export_c) {
     /* a chain graph too (a fused group inlined as one loop) */
     ct_tensor *xc = ct_randn(CT_FLOAT32, 1000);
     ct_trace_begin(1, &xc);
-    ct_tensor *yc = chain20(xc);
+    ct_tensor *yc = jit_chain20(xc);
     ct_graph *gc = ct_trace_end(1, &yc);
     ct_jit_optimize(gc);
     CHECK_EQ_INT(ct_jit_export_c(gc, tpath("chain.c"), "chain_forward"), CT_OK);
@@ -686,7 +665,7 @@ TEST(test_threads_share_a_graph) {
 #ifndef CTENSOR_NO_THREADS
     ct_tensor *x = ct_randn(CT_FLOAT32, 40000);
     ct_trace_begin(1, &x);
-    ct_tensor *y = chain20(x);
+    ct_tensor *y = jit_chain20(x);
     ct_graph *g = ct_trace_end(1, &y);
     ct_jit_fuse_elementwise(g);
     ct_tensor *ref = run1(g, x);
