@@ -610,6 +610,21 @@ CTENSOR_API ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1,
 CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t *shape,
                                      const int64_t *strides, int64_t storage_offset);
 CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t);                    /* a new view of the whole tensor */
+/* Complex tensors (complex64, complex128: interleaved re, im, as C99 float _Complex).
+   The core creates, converts, prints, saves and views them, and runs add, sub, mul,
+   div, neg, sum, mean and these, with autograd (PyTorch's conjugate Wirtinger
+   convention: a real loss's gradient is dL/dre + i dL/dim). Other ops say
+   "not implemented for 'ComplexFloat'". */
+CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *t);     /* complex [...] -> real [..., 2] view */
+CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *t);  /* real [..., 2] (last stride 1) -> complex view */
+CTENSOR_API ct_tensor *ct_real(const ct_tensor *t);             /* view of the real parts (t itself if real) */
+CTENSOR_API ct_tensor *ct_imag(const ct_tensor *t);             /* view of the imaginary parts */
+CTENSOR_API ct_tensor *ct_complex(const ct_tensor *re, const ct_tensor *im);      /* torch.complex */
+CTENSOR_API ct_tensor *ct_polar(const ct_tensor *abs, const ct_tensor *angle);    /* abs * (cos + i sin) */
+CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t);             /* a conjugated copy (a view of t if real) */
+CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t);    /* the same; PyTorch's name for the copy */
+CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im);
+#define ct_full_complex(dt, re, im, ...) ct_full_complex_n(dt, CT_DIMS(__VA_ARGS__), re, im)
 
 /* ============================================================================
    Elementwise (broadcasting, PyTorch type promotion)
@@ -2105,6 +2120,8 @@ static double ct__load_f64(const void *p, ct_dtype dt) {
     case CT_QINT8: return *(const int8_t *)p;
     case CT_QINT32: return *(const int32_t *)p;
     case CT_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
+    case CT_COMPLEX64: return *(const float *)p;    /* the real part, as PyTorch's cast */
+    case CT_COMPLEX128: return *(const double *)p;
     default: return 0.0;
     }
 }
@@ -2140,8 +2157,22 @@ static void ct__store_f64(void *p, ct_dtype dt, double v) {
     case CT_UINT8: case CT_QUINT8: *(uint8_t *)p = (uint8_t)ct__f2i64(v); break;
     case CT_QINT32: *(int32_t *)p = (int32_t)ct__f2i64(v); break;
     case CT_BOOL: *(uint8_t *)p = v != 0.0; break;
+    case CT_COMPLEX64: ((float *)p)[0] = (float)v; ((float *)p)[1] = 0.0f; break;
+    case CT_COMPLEX128: ((double *)p)[0] = v; ((double *)p)[1] = 0.0; break;
     default: break;
     }
+}
+/* one element of any non-quantized dtype as (re, im), and back (complex dtypes keep
+   both parts; a real dtype reads im 0 and stores the real part) */
+static void ct__cx_load(const void *p, ct_dtype dt, double *re, double *im) {
+    if (dt == CT_COMPLEX64) { *re = ((const float *)p)[0]; *im = ((const float *)p)[1]; }
+    else if (dt == CT_COMPLEX128) { *re = ((const double *)p)[0]; *im = ((const double *)p)[1]; }
+    else { *re = ct__load_f64(p, dt); *im = 0.0; }
+}
+static void ct__cx_store(void *p, ct_dtype dt, double re, double im) {
+    if (dt == CT_COMPLEX64) { ((float *)p)[0] = (float)re; ((float *)p)[1] = (float)im; }
+    else if (dt == CT_COMPLEX128) { ((double *)p)[0] = re; ((double *)p)[1] = im; }
+    else ct__store_f64(p, dt, re);
 }
 static void ct__store_i64(void *p, ct_dtype dt, int64_t v) {
     switch (dt) {
@@ -3048,7 +3079,10 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
     X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
     X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int n=i0, int m=i1, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
-    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int[] size=v, float fill_value=s0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
+    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int[] size=v, float fill_value=s0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE) \
+    X(CONJ, "aten::conj_physical", "conj_physical", "ConjPhysicalBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_conj, CT__SAVE_NONE) \
+    X(COMPLEX, "aten::complex", "complex", "ComplexBackward0", 2, 1, 0, "", ct__meta_complex, ct__k_complex, ct__bw_complex, CT__SAVE_NONE) \
+    X(POLAR, "aten::polar", "polar", "PolarBackward0", 2, 1, 0, "", ct__meta_complex, ct__k_complex, ct__bw_polar, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* views: outputs share storage with input 0 */
 #define CT__OPS_VIEW(X)                                                                                                      \
@@ -3060,6 +3094,10 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int index=i1", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
     X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
     X(ALIAS, "aten::alias", "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
+    X(VIEW_AS_REAL, "aten::view_as_real", "view_as_real", "ViewAsRealBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(VIEW_AS_COMPLEX, "aten::view_as_complex", "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(REAL, "aten::real", "real", "RealBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(IMAG, "aten::imag", "imag", "ImagBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
     X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 2, 1, 0, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
@@ -7175,6 +7213,57 @@ static const ct__loop_fn ct__cast_tab[10][10] = {
     {ct__c_u8_f32, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__copy_1, NULL},
     {ct__c_b8_f32, ct__c_b8_f64, NULL, NULL, ct__c_b8_i64, NULL, NULL, NULL, NULL, ct__c_b8_b8}};
 
+/* ---- complex loops (interleaved re, im; c10::complex's formulas) ---- */
+static void ct__cx_cast(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    double re, im;
+    for (int64_t k = 0; k < n; k++) {
+        ct__cx_load(p[1] + k * s[1], (ct_dtype)a->i[1], &re, &im);
+        ct__cx_store(p[0] + k * s[0], (ct_dtype)a->i[0], re, im);
+    }
+}
+/* x / y as c10::complex (numpy's scaled division; 0/0 gives nan, x/0 inf) */
+#define CT__CX_DIV(T, ABS, a_, b_, c_, d_, o)                                              \
+    do {                                                                                    \
+        T ac_ = ABS(c_), ad_ = ABS(d_);                                                     \
+        if (ac_ >= ad_) {                                                                   \
+            if (ac_ == 0 && ad_ == 0) { o[0] = a_ / ac_; o[1] = b_ / ad_; }                 \
+            else { T r_ = d_ / c_, s_ = (T)1 / (c_ + d_ * r_); o[0] = (a_ + b_ * r_) * s_; o[1] = (b_ - a_ * r_) * s_; } \
+        } else { T r_ = c_ / d_, s_ = (T)1 / (d_ + c_ * r_); o[0] = (a_ * r_ + b_) * s_; o[1] = (b_ * r_ - a_) * s_; } \
+    } while (0)
+#define CT__CXBIN(fname, T, ABS)                                                                \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int op = a->i[3];                                                                      \
+        T al = (T)a->s[0];                                                                     \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            T *o = (T *)(p[0] + k * s[0]);                                                     \
+            const T *x = (const T *)(p[1] + k * s[1]), *y = (const T *)(p[2] + k * s[2]);      \
+            T xr = x[0], xi = x[1], yr = y[0], yi = y[1];                                      \
+            if (op == CT__OP_ADD) { o[0] = xr + al * yr; o[1] = xi + al * yi; }               \
+            else if (op == CT__OP_SUB) { o[0] = xr - al * yr; o[1] = xi - al * yi; }          \
+            else if (op == CT__OP_MUL) { T r_ = xr * yr - xi * yi; o[1] = xr * yi + xi * yr; o[0] = r_; } \
+            else CT__CX_DIV(T, ABS, xr, xi, yr, yi, o);                                        \
+        }                                                                                      \
+    }
+CT__CXBIN(ct__cx_bin_c64, float, fabsf)
+CT__CXBIN(ct__cx_bin_c128, double, fabs)
+#define CT__CXUN(fname, T)                                                                      \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int conj = a->i[3] == CT__OP_CONJ;                                                     \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            T *o = (T *)(p[0] + k * s[0]);                                                     \
+            const T *x = (const T *)(p[1] + k * s[1]);                                         \
+            T xr = x[0], xi = x[1];                                                            \
+            o[0] = conj ? xr : -xr;                                                            \
+            o[1] = -xi;                                                                        \
+        }                                                                                      \
+    }
+CT__CXUN(ct__cx_un_c64, float)
+CT__CXUN(ct__cx_un_c128, double)
+/* the complex elementwise ops of the core (others come from companion headers) */
+static int ct__cx_op(int op) {
+    return op == CT__OP_ADD || op == CT__OP_SUB || op == CT__OP_MUL || op == CT__OP_DIV || op == CT__OP_NEG || op == CT__OP_CONJ;
+}
+
 /* The loop of a cast: the table's own (every pair of float32, float64, int64 and
    bool, the hot pairs, a dtype to itself), else through the compute types: the
    adapter widens the source (float16/bfloat16 to float32, integers to int64), the
@@ -7227,7 +7316,7 @@ static CT__NOINLINE int ct__copy_into_backend(ct_tensor *dst, const ct_tensor *s
    The helpers built on it (ct__convert, ct__clone_detached, ct__contig_ref) serve
    every device through it. */
 static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
-    if (!CT__ISREAL(dst->dtype) || !CT__ISREAL(src->dtype))
+    if (CT__ISQUANT(dst->dtype) || CT__ISQUANT(src->dtype))
         return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
     if (CT__UNLIKELY(dst->device.type != CT_CPU || src->device.type != CT_CPU)) return ct__copy_into_backend(dst, src);
     ct_tensor *ops[2];
@@ -7239,7 +7328,14 @@ static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
     ct__attrs_init(&a);
     ct__ewroute r;
     const ct__attrs *ap = &a;
-    ct__loop_fn fn = ct__cast_loop(dst->dtype, src->dtype, &r, &ap);   /* sets ap */
+    ct__loop_fn fn;
+    if (CT__ISCOMPLEX(dst->dtype) || CT__ISCOMPLEX(src->dtype)) {   /* complex on a side: through (re, im) */
+        a.i[0] = dst->dtype;
+        a.i[1] = src->dtype;
+        fn = ct__cx_cast;
+    } else {
+        fn = ct__cast_loop(dst->dtype, src->dtype, &r, &ap);   /* sets ap */
+    }
     ct__iter_run(&it, fn, ap);
     return 0;
 }
@@ -7293,6 +7389,7 @@ static const char *ct__bool_msg(int op) {
 /* dtype rules shared by the elementwise metas: returns the compute dtype or NUM on error */
 static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     const ct__opdef *d = &ct__ops[op];
+    if (ct__dt_ok(cdt) && CT__ISCOMPLEX(cdt) && ct__cx_op(op)) return *out_bool = 0, cdt;
     if (!CT__ISREAL(cdt))
         return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
     if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
@@ -7565,8 +7662,19 @@ CT__INLINE int ct__ew_fast_body(ct__call *c, ct__loop_fn fn, int nin) {
 }
 /* the kernels' call (inlined in them, it slowed the general path of in-place calls) */
 static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew_fast_body(c, fn, nin); }
+/* complex calls of the ops ct__cx_op names: the op rides in attribute slot i[3] */
+static CT__NOINLINE int ct__k_cx(ct__call *c, int nin) {
+    ct__attrs a = *c->a;
+    a.i[3] = c->op;
+    ct_dtype want[2];
+    want[0] = want[1] = c->cdt;
+    ct__loop_fn fn = nin == 2 ? (c->cdt == CT_COMPLEX64 ? ct__cx_bin_c64 : ct__cx_bin_c128)
+                              : (c->cdt == CT_COMPLEX64 ? ct__cx_un_c64 : ct__cx_un_c128);
+    return ct__ew_run(c, fn, &a, nin, c->in, want);
+}
 static int ct__k_unary(ct__call *c) {
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 1);
+    if (CT__ISCOMPLEX(c->cdt)) return ct__k_cx(c, 1);
     ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
     ct__ewroute r;
     const ct__attrs *a = c->a;
@@ -7579,6 +7687,7 @@ static int ct__k_unary(ct__call *c) {
 }
 static int ct__k_binary(ct__call *c) {
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 2);
+    if (CT__ISCOMPLEX(c->cdt)) return ct__k_cx(c, 2);
     ct__ewroute r;
     const ct__attrs *a = c->a;
     int obool = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) != 0;
@@ -8132,6 +8241,7 @@ static void ct__fill_raw(ct_tensor *x, double v) {
         case 1: memset(p, one[0], (size_t)n); return;
         case 2: { uint16_t w; memcpy(&w, one, 2); for (int64_t k = 0; k < n; k++) ((uint16_t *)p)[k] = w; return; }
         case 4: { uint32_t w; memcpy(&w, one, 4); for (int64_t k = 0; k < n; k++) ((uint32_t *)p)[k] = w; return; }
+        case 16: for (int64_t k = 0; k < n; k++) memcpy(p + 16 * k, one, 16); return;
         default: { uint64_t w; memcpy(&w, one, 8); for (int64_t k = 0; k < n; k++) ((uint64_t *)p)[k] = w; return; }
         }
     }
@@ -8146,7 +8256,7 @@ static void ct__fill_raw(ct_tensor *x, double v) {
     ct__copy_into(x, &src);
 }
 static int ct__k_fill(ct__call *c) {
-    if (!CT__ISREAL(c->in[0]->dtype)) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
+    if (!CT__ISREAL(c->in[0]->dtype) && !ct_dtype_is_complex(c->in[0]->dtype)) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
     ct__fill_raw(c->in[0], c->a->s[0]);
     return 0;
 }
@@ -8179,7 +8289,7 @@ static int ct__k_copy(ct__call *c) {
 static int ct__meta_copy_as(ct__call *c, ct_dtype dt) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
-    if (!CT__ISREAL(dt) || !CT__ISREAL(x->dtype))
+    if (!ct__dt_ok(dt) || CT__ISQUANT(dt) || CT__ISQUANT(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(dt));
     if (ct__fmt_ok(ct__ops[c->op].name, x, (ct_memory_format)c->a->mode)) return -1;
     c->nout = 1;
@@ -8212,7 +8322,7 @@ static int ct__meta_factory(ct__call *c) {
     const ct__attrs *a = c->a;
     ct__outinfo *o = &c->oi[0];
     const char *name = ct__ops[c->op].name;
-    if (!CT__ISREAL(a->dtype))
+    if (!CT__ISREAL(a->dtype) && !(ct__dt_ok(a->dtype) && CT__ISCOMPLEX(a->dtype) && (c->op == CT__OP_FULL || c->op == CT__OP_EYE)))
         return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", name, ct_dtype_name(a->dtype));
     c->nout = 1;
     o->kind = CT__OUT_NEW;
@@ -8325,7 +8435,8 @@ static int ct__check_device_arg(const char *api, ct_device dev) {
     return 0;
 }
 static ct_tensor *ct__factory(const char *api, int op, ct_device dev, ct_dtype dt, ct__attrs *a) {
-    if (ct__check_dtype_arg(api, dt) || ct__check_device_arg(api, dev)) return NULL;
+    int cx = ct__dt_ok(dt) && CT__ISCOMPLEX(dt) && (op == CT__OP_FULL || op == CT__OP_EYE);   /* complex: fill, eye */
+    if ((!cx && ct__check_dtype_arg(api, dt)) || ct__check_device_arg(api, dev)) return NULL;
     if (op == CT__OP_FULL && (ct__check_shape(api, a->nv, a->v) || ct__check_value_arg(api, dt, a->s[0]))) return NULL;
     a->dtype = dt;
     a->device = dev;
@@ -8627,6 +8738,83 @@ static int ct__meta_view(ct__call *c) {
 static int ct__meta_alias(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct__out_view(c, x->ndim, x->shape, x->strides, x->offset);
+    return 0;
+}
+/* view_as_real, view_as_complex, real, imag: views that change the dtype between a
+   complex dtype and its real one (a complex element is two real ones, re then im) */
+static ct_dtype ct__cx_part(ct_dtype dt) { return dt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64; }
+static int ct__meta_cxview(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int64_t sh[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int nd = x->ndim, cx = ct__dt_ok(x->dtype) && CT__ISCOMPLEX(x->dtype);
+    if (c->op == CT__OP_VIEW_AS_COMPLEX) {
+        if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+            return ct__failed(CT_ERR_DTYPE, "view_as_complex: view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", CT__DTNAME(x->dtype));
+        if (nd == 0 || x->shape[nd - 1] != 2)
+            return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension of size 2 (got shape %s)", CT__SHAPE(x));
+        if (x->strides[nd - 1] != 1) return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension with stride 1");
+        for (int d = 0; d < nd - 1; d++)
+            if (x->strides[d] % 2) return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a stride divisible by 2 for all but last dimension");
+        if (x->offset % 2) return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a storage_offset divisible by 2");
+        for (int d = 0; d < nd - 1; d++) { sh[d] = x->shape[d]; st[d] = x->strides[d] / 2; }
+        ct__out_view(c, nd - 1, sh, st, x->offset / 2);
+        c->oi[0].dtype = x->dtype == CT_FLOAT32 ? CT_COMPLEX64 : CT_COMPLEX128;
+        return 0;
+    }
+    if (!cx && c->op == CT__OP_REAL) return ct__meta_alias(c);   /* real of a real tensor: itself */
+    if (!cx) {
+        if (c->op == CT__OP_IMAG) return ct__failed(CT_ERR_DTYPE, "imag: imag is not implemented for tensors with non-complex dtypes.");
+        return ct__failed(CT_ERR_DTYPE, "view_as_real: view_as_real is only supported for complex tensors (got %s)", CT__DTNAME(x->dtype));
+    }
+    for (int d = 0; d < nd; d++) { sh[d] = x->shape[d]; st[d] = x->strides[d] * 2; }
+    if (c->op == CT__OP_VIEW_AS_REAL) {
+        if (nd == CT_MAX_DIMS) return ct__failed(CT_ERR_SHAPE, "view_as_real: a tensor of %d dims has no room for one more (CTENSOR_MAX_DIMS)", nd);
+        sh[nd] = 2;
+        st[nd++] = 1;
+    }
+    ct__out_view(c, nd, sh, st, x->offset * 2 + (c->op == CT__OP_IMAG));
+    c->oi[0].dtype = ct__cx_part(x->dtype);
+    return 0;
+}
+static int ct__k_cxview(ct__call *c) { c->out[0]->dtype = c->oi[0].dtype; return 0; }
+/* complex(real, imag) and polar(abs, angle): float inputs of one dtype, broadcast */
+static int ct__meta_complex(ct__call *c) {
+    const ct_tensor *x = c->in[0], *y = c->in[1];
+    const char *nm = ct__ops[c->op].name;
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: Expected both inputs to be Float or Double tensors but got %s and %s", nm, CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
+    if (x->dtype != y->dtype)
+        return ct__failed(CT_ERR_DTYPE, "%s: Expected object of scalar type %s but got scalar type %s for second argument", nm, CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
+    if (ct__broadcast(nm, 2, c->in, &ndim, shape)) return -1;
+    c->cdt = x->dtype == CT_FLOAT32 ? CT_COMPLEX64 : CT_COMPLEX128;
+    ct__out_new(c, c->cdt, ndim, shape);
+    return 0;
+}
+#define CT__CXMAKE(fname, T, COS, SIN)                                                          \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int polar = a->i[3] == CT__OP_POLAR;                                                   \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            T *o = (T *)(p[0] + k * s[0]);                                                     \
+            T u = *(const T *)(p[1] + k * s[1]), v = *(const T *)(p[2] + k * s[2]);            \
+            o[0] = polar ? u * COS(v) : u;                                                     \
+            o[1] = polar ? u * SIN(v) : v;                                                     \
+        }                                                                                      \
+    }
+CT__CXMAKE(ct__cx_make_f32, float, cosf, sinf)
+CT__CXMAKE(ct__cx_make_f64, double, cos, sin)
+static int ct__k_complex(ct__call *c) {
+    ct_tensor *ops[3];
+    ops[0] = c->out[0];
+    ops[1] = c->in[0];
+    ops[2] = c->in[1];
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[3] = c->op;
+    ct__iter it;
+    ct__iter_init(&it, 3, ops, ops[0]->ndim, ops[0]->shape);
+    ct__iter_run(&it, c->in[0]->dtype == CT_FLOAT32 ? ct__cx_make_f32 : ct__cx_make_f64, &a);
     return 0;
 }
 static int ct__meta_permute(ct__call *c) {
@@ -9040,6 +9228,30 @@ CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t) {
     ct__attrs_init(&a);
     return ct__op1(CT__OP_ALIAS, t, &a);
 }
+CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *t) { return ct__op1(CT__OP_VIEW_AS_REAL, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *t) { return ct__op1(CT__OP_VIEW_AS_COMPLEX, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_real(const ct_tensor *t) { return ct__op1(CT__OP_REAL, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_imag(const ct_tensor *t) { return ct__op1(CT__OP_IMAG, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_complex(const ct_tensor *re, const ct_tensor *im) { return ct__op2(CT__OP_COMPLEX, re, im, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_polar(const ct_tensor *abs, const ct_tensor *angle) { return ct__op2(CT__OP_POLAR, abs, angle, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t) {
+    if (t && !CT__ISCOMPLEX(t->dtype)) return ct_clone(t);
+    return ct__op1(CT__OP_CONJ, t, &ct__attrs_none);
+}
+CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t) {
+    if (t && !CT__ISCOMPLEX(t->dtype)) return ct_alias(t);
+    return ct__op1(CT__OP_CONJ, t, &ct__attrs_none);
+}
+CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im) {
+    if (ct__dt_ok(dt) && !CT__ISCOMPLEX(dt))
+        return ct__fail(CT_ERR_DTYPE, "full_complex: dtype must be complex64 or complex128 (got %s)", ct_dtype_name(dt));
+    ct_tensor *x = ct__full_api("full", ct__cpu_dev, dt, ndim, shape, re);
+    if (x && im != 0.0) {
+        int64_t n = ct_numel(x);
+        for (int64_t k = 0; k < n; k++) ct__cx_store(ct__ptr(x) + k * (int64_t)ct__dt[dt].size, dt, re, im);
+    }
+    return x;
+}
 /* gradient helper: zeros of `shape` with g added at a view given relative to a
    contiguous tensor of that shape (vshape is g's shape) */
 static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
@@ -9110,6 +9322,12 @@ static int ct__meta_reduce(ct__call *c) {
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
+    if (CT__ISCOMPLEX(x->dtype) && (c->op == CT__OP_SUM || c->op == CT__OP_MEAN) &&
+        (!(c->a->flags & CT__RF_DTYPE) || c->a->dtype == x->dtype)) {   /* complex sum, mean: over the parts */
+        if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
+        o->dtype = c->cdt = x->dtype;
+        return 0;
+    }
     if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if ((c->a->flags & CT__RF_DTYPE) && !ct__dt_ok(c->a->dtype))
         return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d", name, (int)c->a->dtype);
@@ -9571,6 +9789,37 @@ static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_
 }
 
 /* sum, mean, nansum, prod */
+/* a header viewing complex x as real [..., 2] (no dispatch, no autograd) */
+static ct_tensor *ct__cx_parts(const ct_tensor *x) {
+    int64_t sh[CT_MAX_DIMS + 1], st[CT_MAX_DIMS + 1];
+    for (int d = 0; d < x->ndim; d++) { sh[d] = x->shape[d]; st[d] = x->strides[d] * 2; }
+    sh[x->ndim] = 2;
+    st[x->ndim] = 1;
+    ct_tensor *v = ct__view_header(x, x->ndim + 1, sh, st, x->offset * 2);
+    if (v) v->dtype = x->dtype == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64;
+    return v;
+}
+static int ct__k_sum(ct__call *c);
+/* complex sum and mean: the real kernel over [..., 2] views, the last dim kept */
+static CT__NOINLINE int ct__k_sum_cx(ct__call *c, uint32_t mask) {
+    const ct_tensor *x = c->in[0];
+    if (x->ndim >= CT_MAX_DIMS) return ct__failed(CT_ERR_SHAPE, "%s: complex input of %d dims (CTENSOR_MAX_DIMS)", ct__ops[c->op].name, x->ndim);
+    if (!mask) return ct__copy_into(c->out[0], x);
+    ct_tensor *in[1], *xo = ct__cx_parts(c->out[0]);
+    in[0] = ct__cx_parts(x);
+    ct__attrs a = *c->a;
+    a.nv = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (mask & (1u << d)) a.v[a.nv++] = d;
+    ct__call c2;
+    ct__call_init(&c2, c->op, 1, in, &a);
+    c2.out[0] = xo;
+    c2.cdt = xo ? xo->dtype : CT_FLOAT32;
+    int rc = in[0] && xo ? ct__k_sum(&c2) : -1;
+    if (in[0]) ct__decref(in[0]);
+    if (xo) ct__decref(xo);
+    return rc;
+}
 static int ct__k_sum(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     ct_dtype adt = c->cdt;
@@ -9578,6 +9827,7 @@ static int ct__k_sum(ct__call *c) {
     ct__outinfo tmp;
     int op = c->op, rc = 0;
     if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    if (CT__ISCOMPLEX(adt)) return ct__k_sum_cx(c, mask);
     /* dtype=: PyTorch casts the input to dtype first */
     ct_tensor *xc = (ct_tensor *)x;
     if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != adt && !(xc = ct__convert(x, c->a->dtype))) return -1;
@@ -16498,16 +16748,41 @@ static int ct__bw_sub(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return 0;
 }
 #define CT__BW2_AB ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1); if (!A || !B) return -1;
+/* conj(t) for complex t, t itself otherwise (PyTorch's formulas conjugate; free for real) */
+static ct_tensor *ct__cj(ct_tensor *t) { return t && CT__ISCOMPLEX(t->dtype) ? ct_conj_physical(t) : t; }
 static int ct__bw_mul(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], B))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], A))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct__cj(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct__cj(A)))) return -1;
     return 0;
 }
 static int ct__bw_div(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_div(gout[0], B))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_div(ct_mul(gout[0], A), ct_mul(B, B))))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_div(gout[0], ct__cj(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_div(ct_mul(gout[0], ct__cj(A)), ct__cj(ct_mul(B, B)))))) return -1;
+    return 0;
+}
+static int ct__bw_conj(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; CT__BW_RET(ct_conj_physical(gout[0])); }
+static int ct__bw_cxview(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = gout[0];
+    const ct__tmeta *m = &n->in_meta[0];
+    if (n->op == CT__OP_VIEW_AS_REAL) CT__BW_RET(ct_view_as_complex(ct_contiguous(g)));
+    if (n->op == CT__OP_VIEW_AS_COMPLEX) CT__BW_RET(ct_view_as_real(g));
+    if (!CT__ISCOMPLEX(m->dtype)) CT__BW_RET(g);   /* real() of a real tensor */
+    ct_tensor *z = ct_zeros_like(g);
+    CT__BW_RET(n->op == CT__OP_REAL ? ct_complex(g, z) : ct_complex(z, g));
+}
+static int ct__bw_complex(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_real(gout[0]))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_imag(gout[0]))) return -1;
+    return 0;
+}
+/* PyTorch's polar_backward: abs gets re(conj(g) sgn(z)), angle re(conj(g) i z) */
+static int ct__bw_polar(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    ct_tensor *gr = ct_real(gout[0]), *gi = ct_imag(gout[0]), *c = ct_cos(B), *s = ct_sin(B);
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_add(ct_mul(gr, c), ct_mul(gi, s)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(A, ct_sub(ct_mul(gi, c), ct_mul(gr, s))))) return -1;
     return 0;
 }
 static int ct__bw_remainder(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -18379,14 +18654,70 @@ static void ct__collect(const ct_tensor *t, int dim, int64_t off, int summarize,
             ct__collect(t, dim + 1, o, summarize, vals, nv);
     }
 }
-static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off, int indent, int summarize, const ct__fmt *f) {
+/* PyTorch's _Formatter over the values of real tensor v (summarized as printed) */
+static void ct__fmt_of(const ct_tensor *v, int summarize, ct__fmt *f) {
+    f->floating = CT__ISFLOAT(v->dtype);
+    f->is_bool = v->dtype == CT_BOOL;
+    f->int_mode = 1;
+    f->sci_mode = 0;
+    f->width = 1;
+    double *vals = CT__NEW_ARRAY(double, ct_numel(v) ? ct_numel(v) : 1);
+    int64_t nv = 0;
+    if (vals) ct__collect(v, 0, v->offset, summarize, vals, &nv);
+    char tmp[64];
+    if (!f->floating) {
+        for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(f, vals[i], tmp, sizeof tmp); if (l > f->width) f->width = l; }
+    } else {
+        double mn = INFINITY, mx = 0;
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < nv; i++) {
+            double v = vals[i];
+            if (!isfinite(v) || v == 0) continue;
+            double a = fabs(v);
+            if (a < mn) mn = a;
+            if (a > mx) mx = a;
+            if (v != ceil(v)) f->int_mode = 0;
+            cnt++;
+        }
+        if (cnt) {
+            if (f->int_mode) f->sci_mode = mx / mn > 1000.0 || mx > 1e8;
+            else f->sci_mode = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
+            for (int64_t i = 0; i < nv; i++) {
+                double v = vals[i];
+                if (!isfinite(v) || v == 0) continue;
+                int l;
+                if (f->sci_mode) l = snprintf(tmp, sizeof tmp, "%.*e", ct__popt.precision, v);
+                else if (f->int_mode) l = snprintf(tmp, sizeof tmp, "%.0f", v) + 1;
+                else l = snprintf(tmp, sizeof tmp, "%.*f", ct__popt.precision, v);
+                if (l > f->width) f->width = l;
+            }
+        }
+        if (ct__popt.sci_mode >= 0) f->sci_mode = ct__popt.sci_mode;
+    }
+    CT_FREE(vals);
+}
+/* one complex element as PyTorch: re padded, then im with its sign, then j */
+static void ct__fmt_cx(ct__sbuf *b, const ct__fmt *f, const ct__fmt *f2, const char *p, ct_dtype dt) {
+    char tmp[64], t2[72];
+    double re, im;
+    ct__cx_load(p, dt, &re, &im);
+    int len = ct__fmt_value(f, re, tmp, sizeof tmp);
+    ct__spad(b, f->width - len);
+    ct__sputs(b, tmp);
+    len = ct__fmt_value(f2, im, tmp, sizeof tmp);
+    if (tmp[0] != '-' && tmp[0] != '+') ct__sputs(b, "+");
+    snprintf(t2, sizeof t2, "%sj", tmp);
+    ct__sputs(b, t2);
+}
+static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off, int indent, int summarize, const ct__fmt *f,
+                          const ct__fmt *f2) {
     char tmp[64];
     int ei = ct__popt.edgeitems;
     size_t es = ct__dt[t->dtype].size;
     int64_t n = t->shape[dim];
     ct__sputs(b, "[");
     if (dim == t->ndim - 1) {
-        int elen = f->width + 2;
+        int elen = f->width + 2 + (f2 ? f2->width + 1 : 0);
         int per_line = (ct__popt.linewidth - indent) / elen;
         if (per_line < 1) per_line = 1;
         int col = 0;
@@ -18401,7 +18732,11 @@ static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off,
                 i = n - ei - 1;
                 continue;
             }
-            double v = ct__load_f64((char *)t->storage->data + (off + i * t->strides[dim]) * (int64_t)es, t->dtype);
+            const char *ep = (char *)t->storage->data + (off + i * t->strides[dim]) * (int64_t)es;
+            col++;
+            if (f2) { ct__fmt_cx(b, f, f2, ep, t->dtype); continue; }
+            col--;
+            double v = ct__load_f64(ep, t->dtype);
             int len = ct__fmt_value(f, v, tmp, sizeof tmp);
             ct__spad(b, f->width - len);
             ct__sputs(b, tmp);
@@ -18420,7 +18755,7 @@ static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off,
                 i = n - ei - 1;
                 continue;
             }
-            ct__print_rec(b, t, dim + 1, off + i * t->strides[dim], indent + 1, summarize, f);
+            ct__print_rec(b, t, dim + 1, off + i * t->strides[dim], indent + 1, summarize, f, f2);
         }
     }
     ct__sputs(b, "]");
@@ -18496,7 +18831,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         vscope = ct_scope_begin();
         v = ct__repr_dequant(t);
     }
-    if (!v || !(CT__ISREAL(t->dtype) || quant) || v->device.type != CT_CPU) {
+    if (!v || !(CT__ISREAL(t->dtype) || CT__ISCOMPLEX(t->dtype) || quant) || v->device.type != CT_CPU) {
         char tmp[300], dn[24];
         snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), ct_device_str(t->device, dn, sizeof dn));
         ct__sputs(&b, tmp);
@@ -18507,7 +18842,8 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     int64_t numel = ct_numel(t);
     char suffix[9][200];
     int nsuf = 0;
-    int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
+    int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL ||
+                     t->dtype == (ct__default_dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64);
     if (quant) {   /* size=(..) first, whatever the shape */
         char *sz = suffix[nsuf++];
         size_t k = (size_t)snprintf(sz, 200, "size=(");
@@ -18532,52 +18868,34 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     } else {
         if (!default_dt) snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=%s", ct__dt[t->dtype].torch_name);
         int summarize = numel > ct__popt.threshold;
-        ct__fmt f;
-        f.floating = CT__ISFLOAT(v->dtype);
-        f.is_bool = t->dtype == CT_BOOL;
-        f.int_mode = 1;
-        f.sci_mode = 0;
-        f.width = 1;
-        double *vals = CT__NEW_ARRAY(double, numel);
-        int64_t nv = 0;
-        if (vals) ct__collect(v, 0, v->offset, summarize, vals, &nv);
-        char tmp[64];
-        if (!f.floating) {
-            for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(&f, vals[i], tmp, sizeof tmp); if (l > f.width) f.width = l; }
+        ct__fmt f, f2;
+        const ct__fmt *pf2 = NULL;
+        if (CT__ISCOMPLEX(v->dtype)) {   /* a formatter for the real parts and one for the imaginary parts */
+            int64_t st[CT_MAX_DIMS];
+            for (int d = 0; d < v->ndim; d++) st[d] = v->strides[d] * 2;
+            ct_tensor *re = ct__view_header(v, v->ndim, v->shape, st, v->offset * 2), *ip = ct__view_header(v, v->ndim, v->shape, st, v->offset * 2 + 1);
+            if (re && ip) {
+                re->dtype = ip->dtype = ct__cx_part(v->dtype);
+                ct__fmt_of(re, summarize, &f);
+                ct__fmt_of(ip, summarize, &f2);
+                pf2 = &f2;
+            } else {
+                ct__fmt_of(v, summarize, &f);
+            }
+            if (re) ct__decref(re);
+            if (ip) ct__decref(ip);
         } else {
-            double mn = INFINITY, mx = 0;
-            int64_t cnt = 0;
-            for (int64_t i = 0; i < nv; i++) {
-                double v = vals[i];
-                if (!isfinite(v) || v == 0) continue;
-                double a = fabs(v);
-                if (a < mn) mn = a;
-                if (a > mx) mx = a;
-                if (v != ceil(v)) f.int_mode = 0;
-                cnt++;
-            }
-            if (cnt) {
-                if (f.int_mode) f.sci_mode = mx / mn > 1000.0 || mx > 1e8;
-                else f.sci_mode = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
-                for (int64_t i = 0; i < nv; i++) {
-                    double v = vals[i];
-                    if (!isfinite(v) || v == 0) continue;
-                    int l;
-                    if (f.sci_mode) l = snprintf(tmp, sizeof tmp, "%.*e", ct__popt.precision, v);
-                    else if (f.int_mode) l = snprintf(tmp, sizeof tmp, "%.0f", v) + 1;
-                    else l = snprintf(tmp, sizeof tmp, "%.*f", ct__popt.precision, v);
-                    if (l > f.width) f.width = l;
-                }
-            }
-            if (ct__popt.sci_mode >= 0) f.sci_mode = ct__popt.sci_mode;
+            ct__fmt_of(v, summarize, &f);
         }
-        CT_FREE(vals);
-        if (t->ndim == 0) {
+        char tmp[64];
+        if (t->ndim == 0 && pf2) {
+            ct__fmt_cx(&b, &f, pf2, ct__ptr(v), v->dtype);
+        } else if (t->ndim == 0) {
             int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(v), v->dtype), tmp, sizeof tmp);
             ct__spad(&b, f.width - l);
             ct__sputs(&b, tmp);
         } else {
-            ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f);
+            ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f, pf2);
         }
     }
     if (quant) nsuf = ct__repr_qparams(t->qparams, suffix, nsuf);
