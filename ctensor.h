@@ -623,7 +623,7 @@ CTENSOR_API ct_tensor *ct_complex(const ct_tensor *re, const ct_tensor *im);    
 CTENSOR_API ct_tensor *ct_polar(const ct_tensor *abs, const ct_tensor *angle);    /* abs * (cos + i sin) */
 CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t);             /* a conjugated copy (a view of t if real) */
 CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t);    /* the same; PyTorch's name for the copy */
-CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im);
+CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im);  /* filled with re + im i */
 #define ct_full_complex(dt, re, im, ...) ct_full_complex_n(dt, CT_DIMS(__VA_ARGS__), re, im)
 
 /* ============================================================================
@@ -648,10 +648,16 @@ CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *s
       , ct_neg(g)) \
     OP_(ARG_, abs, ABS, "aten::abs", "AbsBackward0", CT__OPF_NO_BOOL, CT__SAVE_IN(0), Y, N, \
       fabsf(x), fabs(x), ct__iabs(x), \
-      CT__BW_X, ct_mul(g, ct_sign(X))) \
+      CT__BW_X, ct_mul(g, ct_dtype_is_complex(X->dtype) ? ct_sgn(X) : ct_sign(X))) \
     OP_(ARG_, sign, SIGN, "aten::sign", "SignBackward0", 0, CT__SAVE_NONE, Y, Y, \
       (float)((0.0f < x) - (x < 0.0f)), (double)((0.0 < x) - (x < 0.0)), (int64_t)((0 < x) - (x < 0)), \
       , CT__GRAD_ZERO) \
+    OP_(ARG_, sgn, SGN, "aten::sgn", "SgnBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), Y, Y, \
+      (float)((0.0f < x) - (x < 0.0f)), (double)((0.0 < x) - (x < 0.0)), (int64_t)((0 < x) - (x < 0)), \
+      CT__BW_X CT__BW_Y, ct__sgn_bw(g, X, Y)) \
+    OP_(ARG_, angle, ANGLE, "aten::angle", "AngleBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      isnan(x) ? x : x < 0 ? 3.14159265358979323846f : 0.0f, isnan(x) ? x : x < 0 ? 3.14159265358979323846 : 0.0, 0, \
+      CT__BW_X, ct__angle_bw(g, X)) \
     OP_(ARG_, exp, EXP, "aten::exp", "ExpBackward0", CT__OPF_FLOAT, CT__SAVE_OUT(0), N, N, \
       ct__expf(x), exp(x), 0, \
       CT__BW_Y, ct_mul(g, Y)) \
@@ -1414,7 +1420,10 @@ CTENSOR_API ct_status ct_save_npy(const char *path, const ct_tensor *t);        
    8-byte little-endian header length N, N bytes of JSON
    {"__metadata__": {"k": "v"}, "name": {"dtype": "F32", "shape": [2, 3],
    "data_offsets": [begin, end]}, ...}, then the data buffer, which the tensors
-   must cover exactly. dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL.
+   must cover exactly. dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL, and
+   C64 (complex64 as safetensors 0.7 stores it: F32 pairs, real part first) and
+   C128 (complex128 by the same rule: ctensor's own; other readers reject it, so
+   to share one save ct_view_as_real(t), an F64 [..., 2]).
    A loaded file is an opaque handle; ct_safetensors_get returns a tensor (in the
    current scope) that views the handle's buffer without a copy when the data is
    aligned: the buffer is reference-counted, so tensors stay valid after
@@ -1551,6 +1560,32 @@ CTENSOR_API void ct_set_printoptions(const ct_print_options *opt);   /* 0 fields
 #include <string.h>
 #include <math.h>
 #include <float.h>
+/* complex math: C99 <complex.h> in C, <complex> in C++ (the same libm functions) */
+#ifdef __cplusplus
+#  include <complex>
+typedef std::complex<float> ct__zf;
+typedef std::complex<double> ct__zd;
+#  define CT__ZC(fn, z) CT__ZCPP_##fn(z)
+#  define CT__ZCPP_cexp std::exp
+#  define CT__ZCPP_clog std::log
+#  define CT__ZCPP_csqrt std::sqrt
+#  define CT__ZCPP_csin std::sin
+#  define CT__ZCPP_ccos std::cos
+#  define CT__ZCPP_ctan std::tan
+#  define CT__ZCPP_casin std::asin
+#  define CT__ZCPP_cacos std::acos
+#  define CT__ZCPP_catan std::atan
+#  define CT__ZCPP_csinh std::sinh
+#  define CT__ZCPP_ccosh std::cosh
+#  define CT__ZCPP_ctanh std::tanh
+#  define CT__ZCPP_cabs std::abs
+#  define CT__ZCPP_carg std::arg
+#else
+#  include <complex.h>
+typedef float _Complex ct__zf;
+typedef double _Complex ct__zd;
+#  define CT__ZC(fn, z) _Generic((z), ct__zf: fn##f, default: fn)(z)
+#endif
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>   /* snprintf for messages; CTENSOR_NO_STDIO removes FILE use only */
@@ -1699,6 +1734,7 @@ typedef struct ct__tls {
     int nfree_nodes;
     void *free_blocks[CT__NUM_CLASSES];
     void *big_blocks[CT__BIG_CACHE_SLOTS];   /* freed large storages (beyond the classes) */
+    uint64_t big_stamp[CT__BIG_CACHE_SLOTS], big_clock;   /* when each was cached: the oldest goes first */
     int64_t big_bytes;
     int nfree_blocks[CT__NUM_CLASSES];
     ct_tensor *free_pairs[CT__PAIR_CLASSES];   /* headers still holding their storage, through ->grad */
@@ -1965,7 +2001,7 @@ static const ct__dtype_traits ct__dt[CT_NUM_DTYPES] = {
     {"quint8", "torch.quint8", "QUInt8", "", "", 1, CT__KIND_QUANT, 0, "c10::quint8"},
     {"qint32", "torch.qint32", "QInt32", "", "", 4, CT__KIND_QUANT, 1, "c10::qint32"},
     {"complex64", "torch.complex64", "ComplexFloat", "<c8", "C64", 8, CT__KIND_COMPLEX, 1, "c10::complex<float>"},
-    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "", 16, CT__KIND_COMPLEX, 1, "c10::complex<double>"},
+    {"complex128", "torch.complex128", "ComplexDouble", "<c16", "C128", 16, CT__KIND_COMPLEX, 1, "c10::complex<double>"},
 };
 CT_STATIC_ASSERT(sizeof(ct__dt) / sizeof(ct__dt[0]) == CT_NUM_DTYPES, "dtype traits must cover every dtype");
 
@@ -2374,13 +2410,12 @@ static void ct__storage_free(ct_storage *s) {
     if (cls == -1 && s->ct__cap <= (int64_t)CTENSOR_BLOCK_CACHE_MB << 20) {
         /* keep it for the next large result: evict the oldest blocks over the budget */
         int slot = -1;
-        for (int k = 0; k < CT__BIG_CACHE_SLOTS && slot < 0; k++)
-            if (!t->big_blocks[k]) slot = k;
-        if (slot < 0) slot = 0;
+        for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)   /* a free slot, else the oldest block's */
+            if (slot < 0 || (t->big_blocks[slot] && (!t->big_blocks[k] || t->big_stamp[k] < t->big_stamp[slot]))) slot = k;
         while (t->big_bytes + s->ct__cap > ((int64_t)CTENSOR_BLOCK_CACHE_MB << 20) || t->big_blocks[slot]) {
             int victim = t->big_blocks[slot] ? slot : -1;
-            for (int k = 0; k < CT__BIG_CACHE_SLOTS && victim < 0; k++)
-                if (t->big_blocks[k]) victim = k;
+            for (int k = 0; k < CT__BIG_CACHE_SLOTS; k++)
+                if (t->big_blocks[k] && (victim < 0 || t->big_stamp[k] < t->big_stamp[victim])) victim = k;
             if (victim < 0) break;
             ct_storage *v = (ct_storage *)t->big_blocks[victim];
             t->big_blocks[victim] = NULL;
@@ -2389,6 +2424,7 @@ static void ct__storage_free(ct_storage *s) {
         }
         if (t->big_bytes + s->ct__cap <= ((int64_t)CTENSOR_BLOCK_CACHE_MB << 20)) {
             t->big_blocks[slot] = s;
+            t->big_stamp[slot] = ++t->big_clock;
             t->big_bytes += s->ct__cap;
             return;
         }
@@ -3059,6 +3095,9 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__WHEN_0(...)
 #ifdef CTENSOR_NO_AUTOGRAD
 #  define CT__BW_OR(E, bw) ct__bw_unselected
+#  if defined(__GNUC__) || defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wunused-function"   /* the backward rules nothing refers to */
+#  endif
 #else
 #  define CT__BW_OR(E, bw) CT__SEL_OR(E, bw, ct__bw_unselected)
 #endif
@@ -4921,7 +4960,7 @@ static int ct__record(ct__call *c, const ct__opdef *d, ct__tls *t) {
             if (!al) { ct__node_destroy_now(n); return -1; }
             al->grad_fn = n;
             al->out_nr = j;
-            al->flags |= CT__F_WEAK_GRAD_FN | (CT__ISFLOAT(o->dtype) ? CT__F_REQUIRES_GRAD : 0);
+            al->flags |= CT__F_WEAK_GRAD_FN | (CT__ISFLOAT(o->dtype) || CT__ISCOMPLEX(o->dtype) ? CT__F_REQUIRES_GRAD : 0);
             n->saved[k].t = al;
             n->saved[k].version = CT__LOAD(&o->storage->version);
             n->saved[k].which = -1 - j;
@@ -5611,7 +5650,7 @@ static int ct__engine(int nroots, ct_tensor *const *roots, ct_tensor *const *gra
                     for (int j = 0; j < n->nout; j++) {
                         if (!in->buf[j]) {
                             ct__tmeta *m = &n->out_meta[j];
-                            if (!CT__ISFLOAT(m->dtype)) continue;
+                            if (!CT__ISFLOAT(m->dtype) && !CT__ISCOMPLEX(m->dtype)) continue;
                             ct_tensor *z = ct_zeros_on_n(m->device, m->dtype, m->ndim, m->shape);
                             if (!z) break;
                             in->buf[j] = ct__incref(z);
@@ -7221,31 +7260,52 @@ static void ct__cx_cast(char **p, const int64_t *s, int64_t n, const ct__attrs *
         ct__cx_store(p[0] + k * s[0], (ct_dtype)a->i[0], re, im);
     }
 }
-/* x / y as c10::complex (numpy's scaled division; 0/0 gives nan, x/0 inf) */
-#define CT__CX_DIV(T, ABS, a_, b_, c_, d_, o) \
-    do { \
-        T ac_ = ABS(c_), ad_ = ABS(d_); \
-        if (ac_ >= ad_) { \
-            if (ac_ == 0 && ad_ == 0) { o[0] = a_ / ac_; o[1] = b_ / ad_; } \
-            else { T r_ = d_ / c_, s_ = (T)1 / (c_ + d_ * r_); o[0] = (a_ + b_ * r_) * s_; o[1] = (b_ - a_ * r_) * s_; } \
-        } else { T r_ = c_ / d_, s_ = (T)1 / (d_ + c_ * r_); o[0] = (a_ * r_ + b_) * s_; o[1] = (b_ * r_ - a_) * s_; } \
+/* x / y as PyTorch 1.13 divides (c10::complex and its vectorized kernel alike):
+   ((ac + bd) + (bc - ad) i) / (c^2 + d^2), so x / 0 is nan + nan i. */
+/* one loop per op (the compiler vectorizes the contiguous ones); y may be a
+   broadcast scalar (stride 0) */
+#define CT__CXBIN_LOOP(T, EXPR)                                                                  \
+    do {                                                                                         \
+        if (s[0] == 2 * (int64_t)sizeof(T) && s[1] == s[0] && s[2] == s[0]) {                     \
+            T *o = (T *)p[0];                                                                    \
+            const T *x = (const T *)p[1], *y = (const T *)p[2];                                  \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                T xr = x[2 * k], xi = x[2 * k + 1], yr = y[2 * k], yi = y[2 * k + 1], r0, r1;    \
+                EXPR;                                                                            \
+                o[2 * k] = r0;                                                                   \
+                o[2 * k + 1] = r1;                                                               \
+            }                                                                                    \
+        } else if (s[0] == 2 * (int64_t)sizeof(T) && s[1] == s[0] && s[2] == 0) {                \
+            T *o = (T *)p[0];                                                                    \
+            const T *x = (const T *)p[1], yr = ((const T *)p[2])[0], yi = ((const T *)p[2])[1];  \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                T xr = x[2 * k], xi = x[2 * k + 1], r0, r1;                                      \
+                EXPR;                                                                            \
+                o[2 * k] = r0;                                                                   \
+                o[2 * k + 1] = r1;                                                               \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                T *o = (T *)(p[0] + k * s[0]);                                                   \
+                const T *x = (const T *)(p[1] + k * s[1]), *y = (const T *)(p[2] + k * s[2]);    \
+                T xr = x[0], xi = x[1], yr = y[0], yi = y[1], r0, r1;                            \
+                EXPR;                                                                            \
+                o[0] = r0;                                                                       \
+                o[1] = r1;                                                                       \
+            }                                                                                    \
+        }                                                                                        \
     } while (0)
-#define CT__CXBIN(fname, T, ABS) \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
-        int op = a->i[3]; \
-        T al = (T)a->s[0]; \
-        for (int64_t k = 0; k < n; k++) { \
-            T *o = (T *)(p[0] + k * s[0]); \
-            const T *x = (const T *)(p[1] + k * s[1]), *y = (const T *)(p[2] + k * s[2]); \
-            T xr = x[0], xi = x[1], yr = y[0], yi = y[1]; \
-            if (op == CT__OP_ADD) { o[0] = xr + al * yr; o[1] = xi + al * yi; } \
-            else if (op == CT__OP_SUB) { o[0] = xr - al * yr; o[1] = xi - al * yi; } \
-            else if (op == CT__OP_MUL) { T r_ = xr * yr - xi * yi; o[1] = xr * yi + xi * yr; o[0] = r_; } \
-            else CT__CX_DIV(T, ABS, xr, xi, yr, yi, o); \
-        } \
+#define CT__CXBIN(fname, T)                                                                      \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int op = (int)a->i[3];                                                                   \
+        T al = (T)a->s[0];                                                                       \
+        if (op == CT__OP_ADD) CT__CXBIN_LOOP(T, (r0 = xr + al * yr, r1 = xi + al * yi));         \
+        else if (op == CT__OP_SUB) CT__CXBIN_LOOP(T, (r0 = xr - al * yr, r1 = xi - al * yi));    \
+        else if (op == CT__OP_MUL) CT__CXBIN_LOOP(T, (r0 = xr * yr - xi * yi, r1 = xr * yi + xi * yr)); \
+        else CT__CXBIN_LOOP(T, (r0 = (xr * yr + xi * yi) / (yr * yr + yi * yi), r1 = (xi * yr - xr * yi) / (yr * yr + yi * yi))); \
     }
-CT__CXBIN(ct__cx_bin_c64, float, fabsf)
-CT__CXBIN(ct__cx_bin_c128, double, fabs)
+CT__CXBIN(ct__cx_bin_c64, float)
+CT__CXBIN(ct__cx_bin_c128, double)
 #define CT__CXUN(fname, T) \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
         int conj = a->i[3] == CT__OP_CONJ; \
@@ -7259,9 +7319,103 @@ CT__CXBIN(ct__cx_bin_c128, double, fabs)
     }
 CT__CXUN(ct__cx_un_c64, float)
 CT__CXUN(ct__cx_un_c128, double)
+/* complex unary math in the element type (std::complex / C99 functions, as
+   PyTorch's CPU kernels map them); abs and angle store (value, 0) */
+/* the ops PyTorch 1.13 computes with its own formulas (so inf/nan come out as its
+   do): square and integral powers by the schoolbook product, reciprocal as
+   conj(z) / |z|^2, rsqrt as reciprocal(sqrt), sigmoid as reciprocal(1 + e^-z) with
+   e^(a+bi) = e^a (cos b + i sin b), sgn as z / sqrt(a^2 + b^2) (0 where that is 0) */
+#define CT__CX_PT(fname, T, Z, SQRT, EXP, COS, SIN)                                              \
+    static void fname(int op, T e, const char *px, T *o) {                                     \
+        T x[2], v[2];                                                                          \
+        memcpy(x, px, sizeof x);                                                               \
+        if (op == CT__OP_SGN) {                                                                \
+            T m = SQRT(x[0] * x[0] + x[1] * x[1]);                                             \
+            v[0] = m == 0 ? 0 : x[0] / m;                                                      \
+            v[1] = m == 0 ? 0 : x[1] / m;                                                      \
+        } else if (op == CT__OP_SQUARE || (op == CT__OP_POW_SCALAR && (e == 2 || e == 3))) {   \
+            v[0] = x[0] * x[0] - x[1] * x[1];                                                  \
+            v[1] = x[0] * x[1] + x[1] * x[0];                                                  \
+            if (op == CT__OP_POW_SCALAR && e == 3) {                                           \
+                T r0 = v[0] * x[0] - v[1] * x[1];                                              \
+                v[1] = v[0] * x[1] + v[1] * x[0];                                              \
+                v[0] = r0;                                                                     \
+            }                                                                                  \
+        } else if (op == CT__OP_POW_SCALAR && e != -1) {                                       \
+            Z z, w;                                                                            \
+            memcpy(&z, x, sizeof z);                                                           \
+            w = e == 0.5 ? CT__ZC(csqrt, z) : ct__cpow_##T(z, e);                              \
+            memcpy(v, &w, sizeof v);                                                           \
+        } else {                                                                               \
+            if (op == CT__OP_RSQRT) {                                                          \
+                Z z, w;                                                                        \
+                memcpy(&z, x, sizeof z);                                                       \
+                w = CT__ZC(csqrt, z);                                                          \
+                memcpy(x, &w, sizeof x);                                                       \
+            } else if (op == CT__OP_SIGMOID) {                                                 \
+                T m = EXP(-x[0]);                                                              \
+                T b = -x[1];                                                                   \
+                x[0] = 1 + m * COS(b);                                                         \
+                x[1] = m * SIN(b);                                                             \
+            }                                                                                  \
+            T q = x[0] * x[0] + x[1] * x[1];                                                   \
+            v[0] = x[0] / q;                                                                   \
+            v[1] = -x[1] / q;                                                                  \
+        }                                                                                      \
+        memcpy(o, v, sizeof v);                                                                \
+    }
+#ifdef __cplusplus
+static ct__zf ct__cpow_float(ct__zf z, float e) { return std::pow(z, ct__zf(e, 0.0f)); }
+static ct__zd ct__cpow_double(ct__zd z, double e) { return std::pow(z, ct__zd(e, 0.0)); }
+#else
+static ct__zf ct__cpow_float(ct__zf z, float e) { return cpowf(z, e); }
+static ct__zd ct__cpow_double(ct__zd z, double e) { return cpow(z, e); }
+#endif
+CT__CX_PT(ct__cx_pt_float, float, ct__zf, sqrtf, expf, cosf, sinf)
+CT__CX_PT(ct__cx_pt_double, double, ct__zd, sqrt, exp, cos, sin)
+#define CT__CXMATH(fname, T, Z)                                                                 \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int op = (int)a->i[3];                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            T *o = (T *)(p[0] + k * s[0]), v[2];                                              \
+            Z z, r;                                                                            \
+            memcpy(&z, p[1] + k * s[1], sizeof z);                                             \
+            switch (op) {                                                                      \
+            case CT__OP_EXP: r = CT__ZC(cexp, z); break;                                       \
+            case CT__OP_LOG: r = CT__ZC(clog, z); break;                                       \
+            case CT__OP_LOG2: r = CT__ZC(clog, z) / (T)0.693147180559945309417232121458176568; break; \
+            case CT__OP_LOG10: r = CT__ZC(clog, z) / (T)2.30258509299404568401799145468436421; break; \
+            case CT__OP_SQRT: r = CT__ZC(csqrt, z); break;                                     \
+            case CT__OP_SIN: r = CT__ZC(csin, z); break;                                       \
+            case CT__OP_COS: r = CT__ZC(ccos, z); break;                                       \
+            case CT__OP_TAN: r = CT__ZC(ctan, z); break;                                       \
+            case CT__OP_ASIN: r = CT__ZC(casin, z); break;                                     \
+            case CT__OP_ACOS: r = CT__ZC(cacos, z); break;                                     \
+            case CT__OP_ATAN: r = CT__ZC(catan, z); break;                                     \
+            case CT__OP_SINH: r = CT__ZC(csinh, z); break;                                     \
+            case CT__OP_COSH: r = CT__ZC(ccosh, z); break;                                     \
+            case CT__OP_TANH: r = CT__ZC(ctanh, z); break;                                     \
+            case CT__OP_SQUARE: case CT__OP_POW_SCALAR: case CT__OP_SIGMOID: case CT__OP_RSQRT:   \
+            case CT__OP_RECIPROCAL: case CT__OP_SGN: ct__cx_pt_##T(op, (T)a->s[0], p[1] + k * s[1], o); continue; \
+            case CT__OP_ABS: v[0] = CT__ZC(cabs, z); v[1] = 0; memcpy(o, v, sizeof v); continue; \
+            case CT__OP_ANGLE: v[0] = CT__ZC(carg, z); v[1] = 0; memcpy(o, v, sizeof v); continue; \
+            default: r = z; break;                                                             \
+            }                                                                                  \
+            memcpy(o, &r, sizeof r);                                                           \
+        }                                                                                      \
+    }
+CT__CXMATH(ct__cx_math_c64, float, ct__zf)
+CT__CXMATH(ct__cx_math_c128, double, ct__zd)
 /* the complex elementwise ops of the core (others come from companion headers) */
 static int ct__cx_op(int op) {
-    return op == CT__OP_ADD || op == CT__OP_SUB || op == CT__OP_MUL || op == CT__OP_DIV || op == CT__OP_NEG || op == CT__OP_CONJ;
+    switch (op) {
+    case CT__OP_ADD: case CT__OP_SUB: case CT__OP_MUL: case CT__OP_DIV: case CT__OP_NEG: case CT__OP_CONJ:
+    case CT__OP_EXP: case CT__OP_LOG: case CT__OP_LOG2: case CT__OP_LOG10: case CT__OP_SQRT: case CT__OP_RSQRT:
+    case CT__OP_SIN: case CT__OP_COS: case CT__OP_TAN: case CT__OP_ASIN: case CT__OP_ACOS: case CT__OP_ATAN:
+    case CT__OP_SINH: case CT__OP_COSH: case CT__OP_TANH: case CT__OP_SIGMOID: case CT__OP_SQUARE:
+    case CT__OP_ABS: case CT__OP_ANGLE: case CT__OP_SGN: case CT__OP_RECIPROCAL: case CT__OP_POW_SCALAR: return 1;
+    default: return 0;
+    }
 }
 
 /* The loop of a cast: the table's own (every pair of float32, float64, int64 and
@@ -7531,6 +7685,8 @@ static int ct__meta_unary(ct__call *c) {
     if (cdt == CT_NUM_DTYPES) return -1;
     if (ob) cdt = x->dtype;  /* bool-output ops read the input as it is */
     c->cdt = cdt;
+    if (CT__ISCOMPLEX(cdt) && (c->op == CT__OP_ABS || c->op == CT__OP_ANGLE))   /* complex -> its real dtype */
+        return ct__ew_out(c, cdt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64, x->ndim, x->shape);
     return ct__ew_out(c, ob ? CT_BOOL : cdt, x->ndim, x->shape);
 }
 
@@ -7662,14 +7818,52 @@ CT__INLINE int ct__ew_fast_body(ct__call *c, ct__loop_fn fn, int nin) {
 }
 /* the kernels' call (inlined in them, it slowed the general path of in-place calls) */
 static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew_fast_body(c, fn, nin); }
+/* |z| and arg z into a real output: complex64 through double (no overflow, no
+   underflow, and a loop the compiler vectorizes), complex128 with hypot where the
+   squares would leave the double range */
+#define CT__CXABS(fname, T, DIRECT)                                                              \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int angle = a->i[3] == CT__OP_ANGLE;                                                   \
+        if (!angle && s[0] == (int64_t)sizeof(T) && s[1] == 2 * (int64_t)sizeof(T)) {            \
+            T *o = (T *)p[0];                                                                  \
+            const T *x = (const T *)p[1];                                                      \
+            for (int64_t k = 0; k < n; k++) o[k] = DIRECT(x[2 * k], x[2 * k + 1]);             \
+            return;                                                                            \
+        }                                                                                      \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            const T *x = (const T *)(p[1] + k * s[1]);                                         \
+            *(T *)(p[0] + k * s[0]) = angle ? (T)atan2((double)x[1], (double)x[0]) : DIRECT(x[0], x[1]); \
+        }                                                                                      \
+    }
+CT__INLINE float ct__abs_c64(float re, float im) { return (float)sqrt((double)re * re + (double)im * im); }
+CT__INLINE double ct__abs_c128(double re, double im) {
+    double m = fabs(re) > fabs(im) ? fabs(re) : fabs(im);
+    return m > 1e-150 && m < 1e150 ? sqrt(re * re + im * im) : hypot(re, im);
+}
+CT__CXABS(ct__cx_abs_c64, float, ct__abs_c64)
+CT__CXABS(ct__cx_abs_c128, double, ct__abs_c128)
 /* complex calls of the ops ct__cx_op names: the op rides in attribute slot i[3] */
 static CT__NOINLINE int ct__k_cx(ct__call *c, int nin) {
+    if (c->op == CT__OP_ABS || c->op == CT__OP_ANGLE) {   /* straight into the real output */
+        ct_tensor *ops[2];
+        ops[0] = c->out[0];
+        ops[1] = c->in[0];
+        ct__attrs a;
+        ct__attrs_init(&a);
+        a.i[3] = c->op;
+        ct__iter it;
+        ct__iter_init(&it, 2, ops, ops[0]->ndim, ops[0]->shape);
+        ct__iter_run(&it, c->cdt == CT_COMPLEX64 ? ct__cx_abs_c64 : ct__cx_abs_c128, &a);
+        return 0;
+    }
     ct__attrs a = *c->a;
     a.i[3] = c->op;
     ct_dtype want[2];
     want[0] = want[1] = c->cdt;
+    int simple = c->op == CT__OP_NEG || c->op == CT__OP_CONJ;
     ct__loop_fn fn = nin == 2 ? (c->cdt == CT_COMPLEX64 ? ct__cx_bin_c64 : ct__cx_bin_c128)
-                              : (c->cdt == CT_COMPLEX64 ? ct__cx_un_c64 : ct__cx_un_c128);
+                     : simple ? (c->cdt == CT_COMPLEX64 ? ct__cx_un_c64 : ct__cx_un_c128)
+                              : (c->cdt == CT_COMPLEX64 ? ct__cx_math_c64 : ct__cx_math_c128);
     return ct__ew_run(c, fn, &a, nin, c->in, want);
 }
 static int ct__k_unary(ct__call *c) {
@@ -9827,7 +10021,30 @@ static int ct__k_sum(ct__call *c) {
     ct__outinfo tmp;
     int op = c->op, rc = 0;
     if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
-    if (CT__ISCOMPLEX(adt)) return ct__k_sum_cx(c, mask);
+    if (CT__ISCOMPLEX(adt)) {
+        if (mask == (1u << x->ndim) - 1u && ct__is_contig(x) && x->ndim > 0) {   /* everything, contiguous: one pass */
+            int64_t n = ct_numel(x);
+            double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};   /* 4 complex lanes, in double */
+            if (adt == CT_COMPLEX64) {
+                const float *v = (const float *)ct__ptr(x);
+                int64_t k = 0;
+                for (; k + 4 <= n; k += 4)
+                    for (int l = 0; l < 8; l++) acc[l] += v[2 * k + l];
+                for (; k < n; k++) { acc[0] += v[2 * k]; acc[1] += v[2 * k + 1]; }
+            } else {
+                const double *v = (const double *)ct__ptr(x);
+                int64_t k = 0;
+                for (; k + 4 <= n; k += 4)
+                    for (int l = 0; l < 8; l++) acc[l] += v[2 * k + l];
+                for (; k < n; k++) { acc[0] += v[2 * k]; acc[1] += v[2 * k + 1]; }
+            }
+            double re = (acc[0] + acc[2]) + (acc[4] + acc[6]), im = (acc[1] + acc[3]) + (acc[5] + acc[7]);
+            if (op == CT__OP_MEAN) { re /= (double)n; im /= (double)n; }
+            ct__cx_store(ct__ptr(out), adt, re, im);
+            return 0;
+        }
+        return ct__k_sum_cx(c, mask);
+    }
     /* dtype=: PyTorch casts the input to dtype first */
     ct_tensor *xc = (ct_tensor *)x;
     if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != adt && !(xc = ct__convert(x, c->a->dtype))) return -1;
@@ -13983,7 +14200,19 @@ static ct_tensor *ct__ix_op(int op, int inplace, int nin, const ct_tensor *x, in
     in[2] = (ct_tensor *)src;
     return inplace ? ct__call1_(op, nin, in, &a) : ct__call1(op, nin, in, &a);
 }
+/* Complex inputs of the data-movement ops (flip, roll, index_select, repeat, cat,
+   stack) run on their view_as_real, whose last dim holds the parts: dims are made
+   non-negative first, and the result is viewed back (autograd follows the views). */
+static int ct__cx_dims(const char *op, const ct_tensor *x, int n, const int64_t *dims, int64_t *out) {
+    if (!x || !ct_dtype_is_complex(x->dtype) || n > CT_MAX_DIMS) return 0;
+    for (int k = 0; k < n; k++)
+        if ((out[k] = ct__dim(op, dims[k], x->ndim)) < 0) return -1;
+    return 1;
+}
 CTENSOR_API ct_tensor *ct_index_select(const ct_tensor *x, int dim, const ct_tensor *index) {
+    int64_t d = dim;
+    int cx = ct__cx_dims("index_select", x, 1, &d, &d);
+    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_index_select(ct_view_as_real(x), (int)d, index));
     return ct__ix_op(CT__OP_INDEX_SELECT, 0, 2, x, dim, index, NULL, 0.0);
 }
 CTENSOR_API ct_tensor *ct_gather(const ct_tensor *x, int dim, const ct_tensor *index) {
@@ -14177,10 +14406,34 @@ CTENSOR_API int ct_nonzero_tuple(const ct_tensor *x, ct_tensor **out, int max_ou
         if (!(out[j] = ct_select(nz, 1, j))) return -1;
     return x1->ndim;
 }
+/* cat/stack with a complex input: every input in the common complex dtype, as parts */
+static ct_tensor *ct__cx_join(int n, ct_tensor *const *ts, int dim, int stack) {
+    ct_dtype dt = CT_NUM_DTYPES;
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ts[i] || CT__ISQUANT(ts[i]->dtype)) return NULL;
+        any |= CT__ISCOMPLEX(ts[i]->dtype);
+        dt = i ? ct_promote_types(dt, ts[i]->dtype) : ts[i]->dtype;
+    }
+    int64_t d = dim, nd = ts[0]->ndim + stack;
+    if (!any || n > 256 || d < -nd || d >= nd) return NULL;
+    if (d < 0) d += nd;
+    ct_tensor *parts[256];
+    for (int i = 0; i < n; i++)
+        if (!(parts[i] = ct_view_as_real(ct_to(ts[i], dt)))) return NULL;
+    ct_tensor *r = stack ? ct_stack(n, parts, (int)d) : ct_cat(n, parts, (int)d);
+    return r ? ct_view_as_complex(r) : NULL;
+}
 CTENSOR_API ct_tensor *ct_cat(int n, ct_tensor *const *ts, int dim) {
     ct__attrs a;
     ct__attrs_init(&a);
     if (n <= 0 || !ts) return ct__fail(CT_ERR_ARG, "torch.cat(): expected a non-empty list of Tensors");
+    for (int i = 0; i < n; i++)
+        if (ts[i] && CT__ISCOMPLEX(ts[i]->dtype)) {
+            ct_tensor *r = ct__cx_join(n, ts, dim, 0);
+            if (r) return r;
+            break;
+        }
     a.i[0] = dim;
     return ct__call1(CT__OP_CAT, n, ts, &a);
 }
@@ -14188,6 +14441,12 @@ CTENSOR_API ct_tensor *ct_stack(int n, ct_tensor *const *ts, int dim) {
     ct__attrs a;
     ct__attrs_init(&a);
     if (n <= 0 || !ts) return ct__fail(CT_ERR_ARG, "stack expects a non-empty TensorList");
+    for (int i = 0; i < n; i++)
+        if (ts[i] && CT__ISCOMPLEX(ts[i]->dtype)) {
+            ct_tensor *r = ct__cx_join(n, ts, dim, 1);
+            if (r) return r;
+            break;
+        }
     a.i[0] = dim;
     return ct__call1(CT__OP_STACK, n, ts, &a);
 }
@@ -14268,6 +14527,9 @@ CTENSOR_API ct_tensor *ct_flip(const ct_tensor *x, int ndims, const int64_t *dim
     ct__attrs_init(&a);
     if (ndims < 0 || ndims > CT_MAX_DIMS || (ndims > 0 && !dims))
         return ct__fail(CT_ERR_ARG, "flip: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
+    int64_t cd[CT_MAX_DIMS];
+    int cx = ct__cx_dims("flip", x, ndims, dims, cd);
+    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_flip(ct_view_as_real(x), ndims, cd));
     a.nv = ndims;
     for (int k = 0; k < ndims; k++) a.v[k] = dims[k];
     return ct__op1(CT__OP_FLIP, x, &a);
@@ -14286,6 +14548,9 @@ CTENSOR_API ct_tensor *ct_roll(const ct_tensor *x, int nshifts, const int64_t *s
     }
     if (nshifts != ndims) return ct__fail(CT_ERR_ARG, "roll: shifts and dimensions must align. shifts: %d, dims:%d", nshifts, ndims);
     if (ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "roll: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
+    int64_t cd[CT_MAX_DIMS];
+    int cx = ct__cx_dims("roll", x, ndims, dims, cd);
+    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_roll(ct_view_as_real(x), nshifts, shifts, ndims, cd));
     a.nv = ndims;
     for (int k = 0; k < ndims; k++) { a.v[k] = shifts[k]; a.v[ndims + k] = dims[k]; }
     return ct__op1(CT__OP_ROLL, x, &a);
@@ -14294,6 +14559,12 @@ CTENSOR_API ct_tensor *ct_repeat(const ct_tensor *x, int n, const int64_t *repea
     ct__attrs a;
     ct__attrs_init(&a);
     if (n < 0 || n > CT_MAX_DIMS || (n > 0 && !repeats)) return ct__fail(CT_ERR_ARG, "repeat: expected at most %d repeats (got %d)", CT_MAX_DIMS, n);
+    if (x && ct_dtype_is_complex(x->dtype) && n >= x->ndim && n < CT_MAX_DIMS) {
+        int64_t r2[CT_MAX_DIMS];
+        for (int k = 0; k < n; k++) r2[k] = repeats[k];
+        r2[n] = 1;
+        return ct_view_as_complex(ct_repeat(ct_view_as_real(x), n + 1, r2));
+    }
     a.nv = n;
     for (int k = 0; k < n; k++) a.v[k] = repeats[k];
     return ct__op1(CT__OP_REPEAT, x, &a);
@@ -14609,7 +14880,9 @@ CT__GEMM_UKR(f64, double, CT__GEMM_NR_F64)
         int64_t kc = CT__MIN(CT__GEMM_KC, K); \
         int64_t na = CT__MIN(CT__GEMM_MC, (M + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR) * kc; \
         int64_t nb = CT__MIN(CT__GEMM_NC, (N + NR - 1) / NR * NR) * kc; \
-        char *raw = (char *)CT_MALLOC(sizeof(T) * (size_t)(na + nb) + 128); \
+        /* from the thread's block cache: a repeated product allocates nothing */ \
+        ct_storage *st_ = ct__storage_new((int64_t)(sizeof(T) * (size_t)(na + nb) + 128), ct__cpu_dev); \
+        char *raw = st_ ? (char *)st_->data : NULL; \
         if (!raw) { \
             ct__gemm_small_##SUF(M, N, K, (T)j->alpha, A, j->rsa, j->csa, B, j->rsb, j->csb, (T)j->beta, C, j->ldc); \
             return; \
@@ -14617,7 +14890,7 @@ CT__GEMM_UKR(f64, double, CT__GEMM_NR_F64)
         T *pa = (T *)(((uintptr_t)raw + 63) & ~(uintptr_t)63); \
         T *pb = (T *)(((uintptr_t)(pa + na) + 63) & ~(uintptr_t)63); \
         ct__gemm_blocked_##SUF(M, N, K, (T)j->alpha, A, j->rsa, j->csa, B, j->rsb, j->csb, (T)j->beta, C, j->ldc, pa, pb); \
-        CT_FREE(raw); \
+        ct__storage_decref(st_); \
     } \
     /* C = alpha A B + beta C with the built-in kernels (serial or OpenMP) */ \
     static void ct__gemm_builtin_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
@@ -14901,10 +15174,63 @@ static ct_dtype ct__mm_compute_dtype(ct_dtype dt) {
 }
 /* PyTorch's integer ops read Scalar alpha/beta as integers (truncation) */
 static int64_t ct__scalar_i64(double v) { return ct__f2i64(v); }
-/* One product C = alpha A B + beta C in compute dtype cd (f32, f64 or i64). */
+/* complex GEMM, C = alpha A B + beta C (alpha, beta real; strides in complex
+   elements): cblas_cgemm/zgemm with CTENSOR_BLAS when the layouts allow, else a
+   row-at-a-time kernel (C's rows stay in cache; B is read by rows) */
+#define CT__GEMM_CX(fname, T)                                                                    \
+    static void fname(int64_t M, int64_t N, int64_t K, T al, const T *A, int64_t rsa, int64_t csa, \
+                      const T *B, int64_t rsb, int64_t csb, T be, T *C, int64_t ldc) {             \
+        for (int64_t i = 0; i < M; i++) {                                                        \
+            T *c = C + 2 * i * ldc;                                                              \
+            for (int64_t j = 0; j < 2 * N; j++) c[j] = be == 0 ? (T)0 : be * c[j];               \
+            for (int64_t k = 0; k < K; k++) {                                                    \
+                const T *a = A + 2 * (i * rsa + k * csa), *b = B + 2 * k * rsb;                 \
+                T ar = al * a[0], ai = al * a[1];                                                \
+                if (csb == 1)                                                                    \
+                    for (int64_t j = 0; j < N; j++) {                                            \
+                        T br = b[2 * j], bi = b[2 * j + 1];                                      \
+                        c[2 * j] += ar * br - ai * bi;                                           \
+                        c[2 * j + 1] += ar * bi + ai * br;                                       \
+                    }                                                                            \
+                else                                                                             \
+                    for (int64_t j = 0; j < N; j++) {                                            \
+                        T br = b[2 * j * csb], bi = b[2 * j * csb + 1];                          \
+                        c[2 * j] += ar * br - ai * bi;                                           \
+                        c[2 * j + 1] += ar * bi + ai * br;                                       \
+                    }                                                                            \
+            }                                                                                    \
+        }                                                                                        \
+    }
+CT__GEMM_CX(ct__gemm_c64, float)
+CT__GEMM_CX(ct__gemm_c128, double)
+static void ct__gemm_cx(ct_dtype cd, int64_t M, int64_t N, int64_t K, double alpha, const char *A, int64_t rsa, int64_t csa,
+                        const char *B, int64_t rsb, int64_t csb, double beta, char *C, int64_t ldc) {
+#ifdef CTENSOR_BLAS
+    int64_t lda = 0, ldb = 0;
+    int la = ct__blas_layout(M, K, rsa, csa, &lda), lb = ct__blas_layout(K, N, rsb, csb, &ldb);
+    if (la && lb && M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && ldc <= INT_MAX && K > 0) {
+        CBLAS_TRANSPOSE ta = la != 1 ? CblasTrans : CblasNoTrans, tb = lb != 1 ? CblasTrans : CblasNoTrans;
+        if (cd == CT_COMPLEX64) {
+            float a2[2] = {(float)alpha, 0}, b2[2] = {(float)beta, 0};
+            cblas_cgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, a2, A, (int)lda, B, (int)ldb, b2, C, (int)ldc);
+        } else {
+            double a2[2] = {alpha, 0}, b2[2] = {beta, 0};
+            cblas_zgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, a2, A, (int)lda, B, (int)ldb, b2, C, (int)ldc);
+        }
+        return;
+    }
+#endif
+    if (cd == CT_COMPLEX64)
+        ct__gemm_c64(M, N, K, (float)alpha, (const float *)A, rsa, csa, (const float *)B, rsb, csb, (float)beta, (float *)C, ldc);
+    else
+        ct__gemm_c128(M, N, K, alpha, (const double *)A, rsa, csa, (const double *)B, rsb, csb, beta, (double *)C, ldc);
+}
+/* One product C = alpha A B + beta C in compute dtype cd (f32, f64, i64, complex). */
 static void ct__gemm_cd(ct_dtype cd, int64_t M, int64_t N, int64_t K, double alpha, const char *A, int64_t rsa, int64_t csa,
                         const char *B, int64_t rsb, int64_t csb, double beta, char *C, int64_t ldc) {
-    if (cd == CT_FLOAT32)
+    if (CT__ISCOMPLEX(cd))
+        ct__gemm_cx(cd, M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc);
+    else if (cd == CT_FLOAT32)
         ct__gemm_f32(M, N, K, (float)alpha, (const float *)A, rsa, csa, (const float *)B, rsb, csb, (float)beta, (float *)C, ldc);
     else if (cd == CT_FLOAT64)
         ct__gemm_f64(M, N, K, alpha, (const double *)A, rsa, csa, (const double *)B, rsb, csb, beta, (double *)C, ldc);
@@ -14966,7 +15292,7 @@ done:
     return rc;
 }
 static int ct__mm_dtype_ok(const char *op, ct_dtype dt) {
-    if (dt == CT_BOOL || !(CT__ISFLOAT(dt) || CT__ISINT(dt)))
+    if (dt == CT_BOOL || !(CT__ISFLOAT(dt) || CT__ISINT(dt) || CT__ISCOMPLEX(dt)))
         return ct__failed(CT_ERR_DTYPE, "%s: \"%s\" not implemented for '%s'", op, op, CT__DTNAME(dt));
     return 0;
 }
@@ -15048,6 +15374,10 @@ CTENSOR_API ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b) {
     int da = a->ndim, db = b->ndim;
     if (da == 0 || db == 0)
         return ct__fail(CT_ERR_ARG, "matmul: both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db);
+    if (CT__ISCOMPLEX(a->dtype) || CT__ISCOMPLEX(b->dtype)) {   /* complex: dot and mv as products of matrices */
+        if (da == 1 && db == 1) return ct_reshape_n(ct_mm(ct_unsqueeze(a, 0), ct_unsqueeze(b, 1)), 0, NULL);
+        if (da == 2 && db == 1) return ct_squeeze_dim(ct_mm(a, ct_unsqueeze(b, 1)), 1);
+    }
     if (da == 1 && db == 1) return ct_dot(a, b);
     if (da == 2 && db == 1) return ct_mv(a, b);
     if (da == 1 && db == 2) return ct_squeeze_dim(ct_mm(ct_unsqueeze(a, 0), b), 0);
@@ -16631,6 +16961,8 @@ CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std
 #define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
 #define CT__BW_RET(expr) do { gin[0] = (expr); return gin[0] ? 0 : -1; } while (0)
+/* conj(t) for complex t, t itself otherwise (PyTorch's formulas conjugate; free for real) */
+static ct_tensor *ct__cj(ct_tensor *t) { return t && CT__ISCOMPLEX(t->dtype) ? ct_conj_physical(t) : t; }
 #define CT__BW1(name, PRE, EXPR) \
     static int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { \
         ct_tensor *g = gout[0]; \
@@ -16638,6 +16970,24 @@ CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std
         PRE \
         CT__BW_RET(EXPR); \
     }
+/* 1 / |x| (1 / |x|^2 with sq), 0 where x is 0 */
+static ct_tensor *ct__inv_abs(ct_tensor *X, int sq) {
+    ct_tensor *a = ct_abs(X);
+    if (sq) a = ct_mul(a, a);
+    return ct_where(ct_logical_not(a), ct_zeros_like(a), ct_reciprocal(a));
+}
+/* PyTorch's sgn_backward (complex): g/|x| - re(g/|x| conj(sgn)) sgn, 0 at x = 0 */
+static ct_tensor *ct__sgn_bw(ct_tensor *g, ct_tensor *X, ct_tensor *Y) {
+    if (!ct_dtype_is_complex(X->dtype)) return ct_zeros_like(g);
+    ct_tensor *h = ct_mul(g, ct__inv_abs(X, 0));
+    return ct_sub(h, ct_mul(ct_real(ct_mul(h, ct_conj_physical(Y))), Y));
+}
+/* PyTorch's angle_backward: g i x / |x|^2 (0 at x = 0); zeros for real x */
+static ct_tensor *ct__angle_bw(ct_tensor *g, ct_tensor *X) {
+    if (!ct_dtype_is_complex(X->dtype)) return ct_zeros_like(X);
+    ct_tensor *w = ct_mul(ct_mul(g, X), ct__inv_abs(X, 1));
+    return ct_complex(ct_neg(ct_imag(w)), ct_real(w));
+}
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     (void)gout; (void)gin;
     return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__opdef_get(n->op)->name);
@@ -16673,14 +17023,19 @@ static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 #define CT__GRAD_ZERO ct_zeros_on_n(n->in_meta[0].device, n->in_meta[0].dtype, n->in_meta[0].ndim, n->in_meta[0].shape)
 #define CT__GRAD_NONE (ct__bw_none(n, gout, gin), (ct_tensor *)NULL)
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
-/* the backward rules of the unary table */
+/* the backward rules of the unary table. A holomorphic op's rule g * f'(x) serves
+   complex inputs as conj(conj(g) f'(x)) = g conj(f'(x)), PyTorch's convention;
+   abs, sgn and angle (not holomorphic) write theirs out. */
 #define CT__UNARY_BW(ARG_, name, E, sn, bw, fl, sv, IOK, BOK, FX, DX, IX, PRE, EXPR) \
     static CT__UNUSED int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { \
         ct_tensor *g = gout[0]; \
-        (void)n; \
+        int cz_ = n->in_meta && CT__ISCOMPLEX(n->in_meta[0].dtype) && n->op != CT__OP_ABS && n->op != CT__OP_SGN && n->op != CT__OP_ANGLE; \
         (void)g; \
+        if (cz_ && !(g = ct_conj_physical(g))) return -1; \
         PRE \
-        CT__BW_RET(EXPR); \
+        gin[0] = (EXPR); \
+        if (cz_ && gin[0]) gin[0] = ct_conj_physical(gin[0]); \
+        return gin[0] ? 0 : -1; \
     }
 CT__UNARY_OPS_TABLE(CT__UNARY_BW, ~)
 CT__BW1(hardtanh, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, n->attrs.s[0]), ct_lt_scalar(X, n->attrs.s[1])), g, 0.0))
@@ -16722,7 +17077,7 @@ static int ct__bw_pow_scalar(ct__node *n, ct_tensor *const *gout, ct_tensor **gi
     CT__BW_X
     double e = n->attrs.s[0];
     if (e == 0.0) CT__BW_RET(ct_zeros_like(gout[0]));
-    CT__BW_RET(ct_mul(gout[0], ct_mul_scalar(ct_pow_scalar(X, e - 1.0), e)));
+    CT__BW_RET(ct_mul(gout[0], ct__cj(ct_mul_scalar(ct_pow_scalar(X, e - 1.0), e))));
 }
 static int ct__bw_rpow_scalar(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW_Y
@@ -16748,8 +17103,6 @@ static int ct__bw_sub(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return 0;
 }
 #define CT__BW2_AB ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1); if (!A || !B) return -1;
-/* conj(t) for complex t, t itself otherwise (PyTorch's formulas conjugate; free for real) */
-static ct_tensor *ct__cj(ct_tensor *t) { return t && CT__ISCOMPLEX(t->dtype) ? ct_conj_physical(t) : t; }
 static int ct__bw_mul(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
     if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct__cj(B)))) return -1;
@@ -17025,14 +17378,14 @@ static int ct__bw_mean(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { r
 /* ---- matrix products ---- */
 static int ct__bw_mm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct__mm_like(A, gout[0], ct_t(B)))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct__mm_like(B, ct_t(A), gout[0]))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct__mm_like(A, gout[0], ct__cj(ct_t(B))))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct__mm_like(B, ct__cj(ct_t(A)), gout[0]))) return -1;
     return 0;
 }
 static int ct__bw_bmm(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_bmm(gout[0], ct_mT(B)))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_bmm(ct_mT(A), gout[0]))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_bmm(gout[0], ct__cj(ct_mT(B))))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_bmm(ct__cj(ct_mT(A)), gout[0]))) return -1;
     return 0;
 }
 
@@ -18407,13 +18760,15 @@ CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, c
             if (!c) { rc = ct_last_error_code(); goto done; }
             memcpy(q, ct__ptr(c), nb);
             ct__decref(c);
-            if (es > 1 && !ct__host_le())
+            if (es > 1 && !ct__host_le()) {
+                if (CT__ISCOMPLEX(t->dtype)) es /= 2;   /* each part on its own */
                 for (size_t k = 0; k < nb; k += es)
                     for (size_t b = 0; b < es / 2; b++) {
                         unsigned char tb = q[k + b];
                         q[k + b] = q[k + es - 1 - b];
                         q[k + es - 1 - b] = tb;
                     }
+            }
             q += nb;
         }
         *data = buf;
@@ -18918,7 +19273,8 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         for (size_t i = 0; i < lim; i++) if (buf[i] == '\n') { last_nl = i; have_nl = 1; }
     }
     (void)line_start;
-    int64_t last_len = have_nl ? (int64_t)(b.len - last_nl) + 1 : (int64_t)b.len + 1;
+    /* PyTorch: len - rfind("\\n") + 1, so a one-line printout counts len + 2 */
+    int64_t last_len = have_nl ? (int64_t)(b.len - last_nl) + 1 : (int64_t)b.len + 2;
     for (int k = 0; k < nsuf; k++) {
         int64_t sl = (int64_t)strlen(suffix[k]);
         if (last_len + sl + 2 > ct__popt.linewidth) {

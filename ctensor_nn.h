@@ -10522,8 +10522,8 @@ CTENSOR_API ct_status ct_step(ct_optimizer *opt) {
                              nm, idx, CT__SHAPE(gr), CT__SHAPE(p));
                 return CT_ERR_SHAPE;
             }
-            if (!CT__ISFLOAT(gr->dtype) || !CT__ISFLOAT(p->dtype)) {
-                ct_set_error(CT_ERR_DTYPE, "%s.step: parameter %d (%s) and its gradient (%s) must be floating point", nm, idx,
+            if (!(CT__ISFLOAT(gr->dtype) && CT__ISFLOAT(p->dtype)) && !(CT__ISCOMPLEX(p->dtype) && gr->dtype == p->dtype)) {
+                ct_set_error(CT_ERR_DTYPE, "%s.step: parameter %d (%s) and its gradient (%s) must be floating point or complex", nm, idx,
                              ct_dtype_name(p->dtype), ct_dtype_name(gr->dtype));
                 return CT_ERR_DTYPE;
             }
@@ -10538,12 +10538,30 @@ CTENSOR_API ct_status ct_step(ct_optimizer *opt) {
         for (int i = 0; i < G->n && !rc; i++) {
             if (!G->params[i]->grad) continue;
             int s = ct_scope_begin();
-            switch (opt->kind) {
+            /* a complex parameter steps as its view_as_real, with its gradient and state
+               viewed the same way: PyTorch's optimizers do this (each part on its own) */
+            ct_tensor *orig = G->params[i], *obuf[3] = {NULL, NULL, NULL}, *vbuf[3] = {NULL, NULL, NULL};
+            if (CT__ISCOMPLEX(orig->dtype)) {
+                ct_tensor *pr = ct_view_as_real(orig), *gr = pr ? ct_view_as_real(orig->grad) : NULL;
+                if (!gr) { rc = -1; ct_scope_end(s); break; }
+                pr->grad = ct_retain(gr);
+                G->params[i] = pr;
+                for (int b = 0; b < 3; b++)
+                    if (G->st[i].buf[b] && CT__ISCOMPLEX(G->st[i].buf[b]->dtype)) {
+                        obuf[b] = G->st[i].buf[b];
+                        if (!(vbuf[b] = ct_view_as_real(obuf[b]))) rc = -1;
+                        else G->st[i].buf[b] = vbuf[b];
+                    }
+            }
+            if (!rc) switch (opt->kind) {
             case CT__OPT_SGD: rc = ct__step_sgd(G, i); break;
             case CT__OPT_ADAM: case CT__OPT_ADAMW: rc = ct__step_adam(opt, G, i); break;
             case CT__OPT_RMSPROP: rc = ct__step_rmsprop(G, i); break;
             default: rc = ct__step_adagrad(G, i); break;
             }
+            G->params[i] = orig;
+            for (int b = 0; b < 3; b++)
+                if (obuf[b] && G->st[i].buf[b] == vbuf[b]) G->st[i].buf[b] = obuf[b];
             ct_scope_end(s);
         }
     }

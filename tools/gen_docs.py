@@ -926,6 +926,8 @@ FREE = "none: C frees explicitly; in PyTorch the garbage collector frees the obj
 FSDP_NA = ("none: torch.distributed.fsdp.%s; PyTorch 1.13's FSDP cannot be imported on this machine's Python "
            "(a dataclass error in torch.distributed._shard), so it is named here, not imported")
 OVERRIDES = {
+    # ctensor.h: complex
+    "ct_full_complex_n": "torch.full | torch.full(size, complex(re, im), dtype=dtype)",
     # ctensor.h: memory formats
     "ct_is_contiguous_format": "torch.Tensor.is_contiguous | tensor.is_contiguous(memory_format=...)",
     "ct_suggest_memory_format": "none: PyTorch's internal c10::TensorImpl::suggest_memory_format (what its conv and pooling kernels choose by)",
@@ -1302,7 +1304,9 @@ INHERIT = {
 }
 
 UNARY = {
-    "neg": "-x", "abs": "|x|", "sign": "the sign of x: -1, 0 or 1", "exp": "e^x", "exp2": "2^x",
+    "neg": "-x", "abs": "|x| (the modulus of a complex x, as a real tensor)", "sign": "the sign of x: -1, 0 or 1",
+    "sgn": "x / |x| (0 at 0); the sign for real x", "angle": "the argument of x in (-pi, pi] (as a real tensor; pi for negative real x, 0 otherwise)",
+    "exp": "e^x", "exp2": "2^x",
     "expm1": "e^x - 1 (exact near 0)", "log": "the natural logarithm", "log2": "the base-2 logarithm",
     "log10": "the base-10 logarithm", "log1p": "log(1 + x) (exact near 0)", "sqrt": "the square root",
     "rsqrt": "1 / sqrt(x)", "reciprocal": "1 / x", "square": "x * x", "sin": "sine", "cos": "cosine",

@@ -1,0 +1,503 @@
+/* test_complex.c - complex64/complex128 in ctensor.h: creation, conversion,
+   printing, views (view_as_real, view_as_complex, real, imag), complex(), polar(),
+   conj, elementwise arithmetic and math, sum/mean, .npy and safetensors I/O, and
+   autograd with PyTorch's conjugate Wirtinger convention. Values and gradients are
+   PyTorch 1.13's (tests/fixtures/complex/complex.safetensors, written by
+   gen_complex.py there); special values (inf, nan, signed zeros on the branch
+   cuts) may match either PyTorch or C99 Annex G (numpy's result), because PyTorch's
+   vectorized kernels do not follow Annex G on inf/nan inputs. */
+#define _POSIX_C_SOURCE 200809L   /* mkdtemp */
+#include <unistd.h>               /* rmdir */
+#ifndef CT_TEST_SHARED_IMPL
+#define CTENSOR_IMPLEMENTATION
+#endif
+#include "ct_test.h"
+#include "ctensor_nn.h"
+#include "../examples/signal_fit.h"
+#include <stdint.h>
+
+static ct_safetensors *fx;
+
+/* a fixture; complex ones are stored as their view_as_real */
+static ct_tensor *fix(const char *name) {
+    ct_tensor *t = ct_safetensors_get(fx, name);
+    if (!t) CT_T_REPORT(0, "fixture %s missing: %s", name, ct_last_error());
+    return t;
+}
+static ct_tensor *fixc(const char *name) {
+    ct_tensor *t = fix(name);
+    return t ? ct_view_as_complex(t) : NULL;
+}
+
+/* one value against PyTorch's: NaN with NaN, inf with the same inf, else within
+   tol of the element's magnitude (scale: the larger part, at least 1e-300) */
+static int near(double g, double w, double tol, double scale) {
+    if (isnan(w) || isnan(g)) return isnan(w) && isnan(g);
+    if (isinf(w) || isinf(g)) return g == w;
+    return fabs(g - w) <= tol * (scale > 1e-300 ? scale : 1e-300);
+}
+/* got (complex or real) against want/alt (real views of the expected values, alt
+   may be NULL): element i passes when it is near want's or alt's; returns the
+   number of mismatches (the first few are printed) */
+static int compare(const char *what, const ct_tensor *got, const ct_tensor *want, const ct_tensor *alt, double tol) {
+    if (!got || !want) { CT_T_REPORT(0, "%s: %s", what, got ? "no expected values" : ct_last_error()); return 1; }
+    ct_tensor *g = ct_dtype_is_complex(ct_get_dtype(got)) ? ct_view_as_real(got) : (ct_tensor *)got;
+    g = ct_contiguous(ct_to(g, CT_FLOAT64));
+    ct_tensor *w = ct_contiguous(ct_to(want, CT_FLOAT64)), *a = alt ? ct_contiguous(ct_to(alt, CT_FLOAT64)) : NULL;
+    int cx = ct_dtype_is_complex(ct_get_dtype(got)), bad = 0;
+    if (ct_numel(g) != ct_numel(w)) {
+        CT_T_REPORT(0, "%s: %lld values, expected %lld", what, (long long)ct_numel(g), (long long)ct_numel(w));
+        return 1;
+    }
+    const double *pg = (const double *)ct_data_ptr(g), *pw = (const double *)ct_data_ptr(w), *pa = a ? (const double *)ct_data_ptr(a) : NULL;
+    int64_t n = ct_numel(g), step = cx ? 2 : 1;
+    for (int64_t i = 0; i < n; i += step) {
+        int ok = 1, ok2 = pa != NULL;
+        double sw = fabs(pw[i]), sa = pa ? fabs(pa[i]) : 0;
+        if (cx && fabs(pw[i + 1]) > sw) sw = fabs(pw[i + 1]);
+        if (cx && pa && fabs(pa[i + 1]) > sa) sa = fabs(pa[i + 1]);
+        for (int k = 0; k < step; k++) {
+            ok &= near(pg[i + k], pw[i + k], tol, sw);
+            if (pa) ok2 &= near(pg[i + k], pa[i + k], tol, sa);
+        }
+        if (!ok && !ok2) {
+            if (bad++ < 4)
+                CT_T_REPORT(0, "%s: element %lld got (%.17g, %.17g) expected (%.17g, %.17g)%s", what, (long long)(i / step),
+                            pg[i], cx ? pg[i + 1] : 0.0, pw[i], cx ? pw[i + 1] : 0.0, pa ? " or numpy's" : "");
+        }
+    }
+    CT_T_REPORT(bad == 0 || bad > 4, "%s: %d mismatches", what, bad);
+    return bad;
+}
+
+typedef ct_tensor *(*un_fn)(const ct_tensor *);
+typedef ct_tensor *(*bin_fn)(const ct_tensor *, const ct_tensor *);
+static const struct { const char *name; un_fn f; } UN[] = {
+    {"exp", ct_exp}, {"log", ct_log}, {"log2", ct_log2}, {"log10", ct_log10}, {"sqrt", ct_sqrt},
+    {"rsqrt", ct_rsqrt}, {"sin", ct_sin}, {"cos", ct_cos}, {"tan", ct_tan}, {"asin", ct_asin},
+    {"acos", ct_acos}, {"atan", ct_atan}, {"sinh", ct_sinh}, {"cosh", ct_cosh}, {"tanh", ct_tanh},
+    {"sigmoid", ct_sigmoid}, {"square", ct_square}, {"abs", ct_abs}, {"angle", ct_angle}, {"sgn", ct_sgn},
+    {"reciprocal", ct_reciprocal}, {"neg", ct_neg}, {"conj_physical", ct_conj_physical},
+};
+#define NUN ((int)(sizeof UN / sizeof UN[0]))
+static const struct { const char *name; bin_fn f; } BIN[] = {{"add", ct_add}, {"sub", ct_sub}, {"mul", ct_mul}, {"div", ct_div}};
+
+TEST(test_unary_fixtures) {
+    const char *tags[2] = {"c64", "c128"};
+    for (int t = 0; t < 2; t++) {
+        char nm[96];
+        snprintf(nm, sizeof nm, "un.x.%s", tags[t]);
+        ct_tensor *x = fixc(nm);
+        for (int k = 0; k < NUN; k++) {
+            char wn[96], an[96], what[96];
+            snprintf(wn, sizeof wn, "un.%s.%s.out", UN[k].name, tags[t]);
+            snprintf(an, sizeof an, "un.%s.%s.c99", UN[k].name, tags[t]);
+            snprintf(what, sizeof what, "%s %s", UN[k].name, tags[t]);
+            ct_tensor *got = x ? UN[k].f(x) : NULL;
+            ct_tensor *want = fix(wn), *alt = ct_safetensors_get(fx, an);
+            ct_clear_error();
+            /* the expected dtype: complex unless abs/angle (real parts) */
+            int real_out = !strcmp(UN[k].name, "abs") || !strcmp(UN[k].name, "angle");
+            ct_dtype edt = real_out ? (t ? CT_FLOAT64 : CT_FLOAT32) : (t ? CT_COMPLEX128 : CT_COMPLEX64);
+            CT_T_REPORT(got && ct_get_dtype(got) == edt, "%s: dtype %s", what, got ? ct_dtype_name(ct_get_dtype(got)) : ct_last_error());
+            compare(what, got, want, alt, t ? 1e-13 : 4e-6);
+        }
+    }
+}
+
+/* binary cases: which inputs were complex (the others are real, stored as they are) */
+static const struct { const char *name; int xc, yc; } BCASES[] = {
+    {"same_c128", 1, 1}, {"same_c64", 1, 1}, {"bcast_c128", 1, 1}, {"c64_f64", 1, 0}, {"c64_f32", 1, 0},
+    {"f32_c128", 0, 1}, {"c64_c128", 1, 1}, {"i64_c64", 0, 1}, {"specials", 1, 1},
+};
+TEST(test_binary_fixtures) {
+    for (int c = 0; c < (int)(sizeof BCASES / sizeof BCASES[0]); c++) {
+        for (int o = 0; o < 4; o++) {
+            char nm[96], what[96];
+            snprintf(nm, sizeof nm, "bin.%s.%s.x", BIN[o].name, BCASES[c].name);
+            ct_tensor *x = BCASES[c].xc ? fixc(nm) : fix(nm);
+            snprintf(nm, sizeof nm, "bin.%s.%s.y", BIN[o].name, BCASES[c].name);
+            ct_tensor *y = BCASES[c].yc ? fixc(nm) : fix(nm);
+            snprintf(nm, sizeof nm, "bin.%s.%s.out", BIN[o].name, BCASES[c].name);
+            ct_tensor *want = fix(nm), *got = x && y ? BIN[o].f(x, y) : NULL;
+            snprintf(what, sizeof what, "%s %s", BIN[o].name, BCASES[c].name);
+            ct_dtype edt = want && ct_get_dtype(want) == CT_FLOAT32 ? CT_COMPLEX64 : CT_COMPLEX128;
+            CT_T_REPORT(got && ct_get_dtype(got) == edt && ct_ndim(got) == ct_ndim(want) - 1, "%s: dtype %s (want %s)", what,
+                        got ? ct_dtype_name(ct_get_dtype(got)) : ct_last_error(), ct_dtype_name(edt));
+            /* (1e300+1e300i)^2: PyTorch's re is 1e600 - 1e600 = nan; where the compiler fuses
+               the product into an FMA (gcc's vectorized complex multiply does), -inf */
+            ct_tensor *alt = NULL;
+            if (!strcmp(BCASES[c].name, "specials") && !strcmp(BIN[o].name, "mul") && want) {
+                alt = ct_clone(want);
+                ct_fill_(ct_select(ct_select(alt, 0, 2), 0, 0), -INFINITY);
+            }
+            compare(what, got, want, alt, edt == CT_COMPLEX64 ? 2e-6 : 1e-14);
+        }
+    }
+    /* in place: x += y, x *= y on complex x */
+    ct_tensor *x = ct_clone(fixc("bin.mul.same_c128.x")), *y = fixc("bin.mul.same_c128.y");
+    CHECK(ct_mul_(x, y) == x);
+    compare("mul_", x, fix("bin.mul.same_c128.out"), NULL, 1e-14);
+    ct_tensor *x2 = ct_clone(fixc("bin.add.same_c128.x"));
+    CHECK(ct_add_(x2, fixc("bin.add.same_c128.y")) == x2);
+    compare("add_", x2, fix("bin.add.same_c128.out"), NULL, 1e-14);
+    /* a complex result cannot be written into a real tensor (PyTorch's can't-cast rule) */
+    ct_tensor *r = ct_randn(CT_FLOAT64, 3, 4);
+    CHECK_ERR(ct_add_(r, fixc("bin.add.same_c128.y")), CT_ERR_DTYPE, "can't be cast");
+}
+
+TEST(test_scalars_and_reductions) {
+    ct_tensor *x = fixc("scal.x");
+    int64_t d0 = 0;
+    compare("add alpha", ct_add_alpha(x, ct_flip(x, 1, &d0), 2.5), fix("scal.add_alpha"), NULL, 1e-14);
+    compare("mul_scalar", ct_mul_scalar(x, 2.5), fix("scal.mul_2_5"), NULL, 1e-14);
+    compare("add_scalar", ct_add_scalar(x, 1.5), fix("scal.add_1_5"), NULL, 1e-14);
+    compare("div by a 0-d tensor", ct_div(x, ct_scalar_tensor(3, CT_FLOAT64)), fix("scal.div_3"), NULL, 1e-14);
+    compare("rsub_scalar", ct_rsub_scalar(2, x), fix("scal.rsub_2"), NULL, 1e-14);
+    compare("rdiv_scalar", ct_rdiv_scalar(2, x), fix("scal.rdiv_2"), NULL, 1e-14);
+    ct_tensor *r = fixc("red.x");
+    int64_t d1 = 1, d02[2] = {0, 2}, d2 = 2;
+    compare("sum all", ct_sum(r), fix("red.sum_all"), NULL, 1e-13);
+    compare("sum 1", ct_sum_dim(r, 1, 0), fix("red.sum_1"), NULL, 1e-13);
+    ct_tensor *s02 = ct_sum_dims(r, 2, d02, 1);
+    CHECK(s02 && ct_ndim(s02) == 3 && ct_size(s02, 0) == 1 && ct_size(s02, 1) == 4);
+    compare("sum 0,2 keepdim", s02, fix("red.sum_02_keep"), NULL, 1e-13);
+    compare("mean all", ct_mean(r), fix("red.mean_all"), NULL, 1e-13);
+    compare("mean 2", ct_mean_dim(r, 2, 0), fix("red.mean_2"), NULL, 1e-13);
+    (void)d1; (void)d2;
+    ct_tensor *r64 = fixc("red.x64"), *s = ct_sum_dim(r64, 0, 0);
+    CHECK(s && ct_get_dtype(s) == CT_COMPLEX64);
+    compare("sum c64", s, fix("red.sum_x64_0"), NULL, 1e-6);
+    /* a strided input: the sum of a transposed view */
+    compare("sum of a transpose", ct_sum_dim(ct_t(r64), 1, 0), fix("red.sum_x64_0"), NULL, 1e-6);
+    /* dtype= another dtype is not supported for complex inputs: PyTorch's message */
+    CHECK_ERR(ct_prod(r), CT_ERR_DTYPE, "not implemented for 'ComplexDouble'");
+}
+
+/* d/dx sum(view_as_real(f(x)) * w), x complex128 (through a real parameter) */
+static ct_tensor *grad_of(un_fn f, const ct_tensor *x, const ct_tensor *w, int real_out) {
+    ct_tensor *p = ct_requires_grad(ct_clone(ct_view_as_real(x)));
+    ct_tensor *y = f(ct_view_as_complex(p));
+    ct_tensor *L = ct_sum(ct_mul(real_out ? y : ct_view_as_real(y), w));
+    if (!L || ct_backward(L)) return NULL;
+    return ct_view_as_complex(ct_grad(p));
+}
+TEST(test_gradients) {
+    for (int k = 0; k < NUN; k++) {
+        char nm[96];
+        int real_out = !strcmp(UN[k].name, "abs") || !strcmp(UN[k].name, "angle");
+        snprintf(nm, sizeof nm, "grad.%s.x", UN[k].name);
+        ct_tensor *x = fixc(nm);
+        snprintf(nm, sizeof nm, "grad.%s.w", UN[k].name);
+        ct_tensor *w = fix(nm);
+        snprintf(nm, sizeof nm, "grad.%s.gx", UN[k].name);
+        ct_tensor *want = fix(nm), *got = x && w ? grad_of(UN[k].f, x, w, real_out) : NULL;
+        char what[96];
+        snprintf(what, sizeof what, "grad %s", UN[k].name);
+        compare(what, got, want, NULL, 1e-11);
+    }
+    for (int o = 0; o < 4; o++) {
+        char nm[96], what[96];
+        snprintf(nm, sizeof nm, "grad2.%s.x", BIN[o].name);
+        ct_tensor *px = ct_requires_grad(ct_clone(fix(nm)));
+        snprintf(nm, sizeof nm, "grad2.%s.y", BIN[o].name);
+        ct_tensor *py = ct_requires_grad(ct_clone(fix(nm)));
+        snprintf(nm, sizeof nm, "grad2.%s.w", BIN[o].name);
+        ct_tensor *w = fix(nm);
+        ct_tensor *L = ct_sum(ct_mul(ct_view_as_real(BIN[o].f(ct_view_as_complex(px), ct_view_as_complex(py))), w));
+        CT_T_REPORT(L && ct_backward(L) == 0, "backward %s: %s", BIN[o].name, ct_last_error());
+        snprintf(nm, sizeof nm, "grad2.%s.gx", BIN[o].name);
+        snprintf(what, sizeof what, "grad x %s", BIN[o].name);
+        compare(what, ct_grad(px), fix(nm), NULL, 1e-11);
+        snprintf(nm, sizeof nm, "grad2.%s.gy", BIN[o].name);
+        snprintf(what, sizeof what, "grad y %s", BIN[o].name);
+        compare(what, ct_grad(py), fix(nm), NULL, 1e-11);
+    }
+    const char *mk[2] = {"complex", "polar"};
+    for (int o = 0; o < 2; o++) {
+        char nm[96], what[96];
+        snprintf(nm, sizeof nm, "mk.%s.x", mk[o]);
+        ct_tensor *x = ct_requires_grad(ct_clone(fix(nm)));
+        snprintf(nm, sizeof nm, "mk.%s.y", mk[o]);
+        ct_tensor *y = ct_requires_grad(ct_clone(fix(nm)));
+        ct_tensor *r = o ? ct_polar(x, y) : ct_complex(x, y);
+        snprintf(nm, sizeof nm, "mk.%s.out", mk[o]);
+        snprintf(what, sizeof what, "%s values", mk[o]);
+        compare(what, r, fix(nm), NULL, 1e-14);
+        snprintf(nm, sizeof nm, "mk.%s.w", mk[o]);
+        ct_tensor *L = ct_sum(ct_mul(ct_view_as_real(r), fix(nm)));
+        CT_T_REPORT(L && ct_backward(L) == 0, "backward %s: %s", mk[o], ct_last_error());
+        snprintf(nm, sizeof nm, "mk.%s.gx", mk[o]);
+        snprintf(what, sizeof what, "%s grad 0", mk[o]);
+        compare(what, ct_grad(x), fix(nm), NULL, 1e-12);
+        snprintf(nm, sizeof nm, "mk.%s.gy", mk[o]);
+        snprintf(what, sizeof what, "%s grad 1", mk[o]);
+        compare(what, ct_grad(y), fix(nm), NULL, 1e-12);
+    }
+    /* real * complex: the real input's gradient is real (the real part) */
+    ct_tensor *xr = ct_requires_grad(ct_clone(fix("mixed.x"))), *py = ct_requires_grad(ct_clone(fix("mixed.y")));
+    ct_tensor *L = ct_sum(ct_mul(ct_view_as_real(ct_mul(xr, ct_view_as_complex(py))), fix("mixed.w")));
+    CT_T_REPORT(L && ct_backward(L) == 0, "backward mixed: %s", ct_last_error());
+    CHECK(ct_grad(xr) && ct_get_dtype(ct_grad(xr)) == CT_FLOAT64);
+    compare("mixed grad real", ct_grad(xr), fix("mixed.gx"), NULL, 1e-12);
+    compare("mixed grad complex", ct_grad(py), fix("mixed.gy"), NULL, 1e-12);
+    /* sum and mean: broadcast gradients */
+    ct_tensor *px = ct_requires_grad(ct_clone(fix("redgrad.x")));
+    ct_tensor *z = ct_view_as_complex(px);
+    ct_tensor *L2 = ct_sum(ct_mul(ct_view_as_real(ct_add(ct_sum_dim(z, 0, 0), ct_sum(ct_mean_dim(z, 1, 0)))), fix("redgrad.w")));
+    CT_T_REPORT(L2 && ct_backward(L2) == 0, "backward sum/mean: %s", ct_last_error());
+    compare("sum/mean grad", ct_view_as_complex(ct_grad(px)), fix("redgrad.gx"), NULL, 1e-12);
+}
+
+/* matmul (mm, mv, vm, dot, batched, bmm): values and gradients */
+TEST(test_matmul) {
+    const char *cases[7] = {"mm_c128", "mm_c64", "mv", "vm", "dot", "batched", "bmm"};
+    for (int c = 0; c < 7; c++) {
+        char nm[96], what[96];
+        snprintf(nm, sizeof nm, "mm.%s.a", cases[c]);
+        ct_tensor *pa = ct_requires_grad(ct_clone(fix(nm)));
+        snprintf(nm, sizeof nm, "mm.%s.b", cases[c]);
+        ct_tensor *pb = ct_requires_grad(ct_clone(fix(nm)));
+        ct_tensor *r = pa && pb ? ct_matmul(ct_view_as_complex(pa), ct_view_as_complex(pb)) : NULL;
+        snprintf(nm, sizeof nm, "mm.%s.out", cases[c]);
+        snprintf(what, sizeof what, "matmul %s", cases[c]);
+        compare(what, r, fix(nm), NULL, c == 1 ? 1e-5 : 1e-13);
+        if (c == 1) continue;   /* gradients: complex128 cases */
+        snprintf(nm, sizeof nm, "mm.%s.w", cases[c]);
+        ct_tensor *L = r ? ct_sum(ct_mul(ct_view_as_real(r), fix(nm))) : NULL;
+        CT_T_REPORT(L && ct_backward(L) == 0, "backward %s: %s", what, ct_last_error());
+        snprintf(nm, sizeof nm, "mm.%s.ga", cases[c]);
+        snprintf(what, sizeof what, "matmul %s grad a", cases[c]);
+        compare(what, ct_view_as_complex(ct_grad(pa)), fix(nm), NULL, 1e-12);
+        snprintf(nm, sizeof nm, "mm.%s.gb", cases[c]);
+        snprintf(what, sizeof what, "matmul %s grad b", cases[c]);
+        compare(what, ct_view_as_complex(ct_grad(pb)), fix(nm), NULL, 1e-12);
+    }
+    /* a transposed operand is read in place */
+    ct_tensor *a = fixc("mm.mm_c128.a"), *b = fixc("mm.mm_c128.b");
+    compare("mm of transposed operands", ct_t(ct_mm(ct_t(b), ct_t(a))), fix("mm.mm_c128.out"), NULL, 1e-13);
+    CHECK_ERR(ct_mm(a, ct_real(b)), CT_ERR_DTYPE, "mm: expected scalar type ComplexDouble but found Double");
+}
+
+/* examples/signal.c's fit: the loss at every step and the final taps equal
+   PyTorch's (Adam on complex parameters steps each part on its own) */
+TEST(test_signal_fit) {
+    double losses[300];
+    ct_tensor *h = signal_fit(300, losses);
+    CT_T_REPORT(h != NULL, "signal_fit: %s", ct_last_error());
+    ct_tensor *want = fix("signal.losses");
+    if (h && want) {
+        compare("signal losses", ct_from_data(losses, CT_FLOAT64, 300), want, NULL, 1e-9);
+        compare("signal taps", h, fix("signal.taps"), NULL, 1e-8);
+    }
+    /* SGD and RMSprop step complex parameters too (through their real views) */
+    ct_tensor *E, *T;
+    signal_problem(&E, &T);
+    ct_tensor *p = ct_retain(ct_requires_grad(ct_zeros(CT_COMPLEX128, SIGNAL_TAPS)));
+    ct_optimizer *o = ct_optim_sgd_params(1, &p, &(ct_sgd_options){.lr = 0.1, .momentum = 0.5});
+    double l0 = 0, l1 = 0;
+    for (int s = 0; o && s < 20; s++) {
+        ct_zero_grad(o);
+        ct_tensor *L = signal_loss(E, T, p);
+        if (!L || ct_backward(L) || ct_step(o)) break;
+        if (s == 0) l0 = ct_item(L);
+        l1 = ct_item(L);
+    }
+    CT_T_REPORT(o && l1 < 0.5 * l0, "sgd on complex taps: loss %g -> %g (%s)", l0, l1, ct_last_error());
+    ct_optim_free(o);
+    ct_release(p);
+}
+
+/* gradcheck through a real parameterization (PyTorch's gradcheck perturbs the
+   real and the imaginary part of a complex input: the same thing) */
+static int gc_which;
+static ct_tensor *gc_fn(ct_tensor *const *in, void *user) {
+    (void)user;
+    ct_tensor *z = ct_view_as_complex(in[0]), *w = ct_view_as_complex(in[1]);
+    switch (gc_which) {
+    case 0: return ct_view_as_real(ct_div(ct_mul(ct_exp(z), ct_log(w)), ct_add_scalar(z, 3.0)));
+    case 1: return ct_add(ct_abs(ct_mul(z, w)), ct_angle(ct_sub(z, w)));
+    case 2: return ct_view_as_real(ct_mul(ct_sgn(z), ct_sqrt(ct_mul(w, w))));
+    case 3: return ct_view_as_real(ct_tanh(ct_mean_dim(ct_mul(z, ct_conj(w)), 0, 1)));
+    default: return ct_view_as_real(ct_polar(ct_abs(z), ct_real(w)));
+    }
+}
+TEST(test_gradcheck) {
+    ct_manual_seed(5);
+    for (gc_which = 0; gc_which < 5; gc_which++) {
+        ct_tensor *in[2];
+        in[0] = ct_requires_grad(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 2), 0.2));
+        in[1] = ct_requires_grad(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 2), 0.3));
+        CT_T_REPORT(ct_gradcheck(gc_fn, NULL, 2, in, NULL) == 1, "gradcheck %d: %s", gc_which, ct_last_error());
+        CT_T_REPORT(gc_which == 1 || ct_gradgradcheck(gc_fn, NULL, 2, in, NULL) == 1, "gradgradcheck %d: %s", gc_which, ct_last_error());
+    }
+}
+
+TEST(test_views_and_creation) {
+    static const double d[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    ct_tensor *r = ct_clone(ct_from_data(d, CT_FLOAT64, 2, 2, 2));
+    ct_tensor *z = ct_view_as_complex(r);
+    CHECK(z && ct_get_dtype(z) == CT_COMPLEX128 && ct_ndim(z) == 2 && ct_size(z, 1) == 2);
+    CHECK(ct_data_ptr(z) == ct_data_ptr(r));
+    /* writes through: imag(z) = 0 changes r */
+    ct_tensor *im = ct_imag(z), *re = ct_real(z);
+    CHECK(im && ct_get_dtype(im) == CT_FLOAT64 && ct_stride(im, 1) == 2);
+    CHECK(ct_fill_(im, 0.0) != NULL);
+    CHECK_CLOSE(ct_item(ct_sum(r)), 1 + 3 + 5 + 7, 0);
+    CHECK_CLOSE(ct_item(ct_sum(re)), 16, 0);
+    /* the imaginary parts of a slice: offset 2 * 1 + 1 */
+    ct_tensor *row = ct_select(z, 0, 1);
+    CHECK((char *)ct_data_ptr(ct_imag(row)) - (char *)ct_data_ptr(r) == 5 * 8);
+    ct_tensor *back = ct_view_as_real(row);
+    CHECK(back && ct_ndim(back) == 2 && ct_size(back, 1) == 2 && (char *)ct_data_ptr(back) - (char *)ct_data_ptr(r) == 4 * 8);
+    /* real() of a real tensor is itself (a view); conj() of a real tensor too */
+    CHECK(ct_data_ptr(ct_real(r)) == ct_data_ptr(r));
+    CHECK(ct_data_ptr(ct_conj(r)) == ct_data_ptr(r));
+    /* creation */
+    ct_tensor *o = ct_ones(CT_COMPLEX64, 2, 3), *e = ct_eye(3, 3, CT_COMPLEX128), *f = ct_full_complex(CT_COMPLEX64, 1.5, -2, 4);
+    CHECK_REPR(o, "tensor([[1.+0.j, 1.+0.j, 1.+0.j],\n        [1.+0.j, 1.+0.j, 1.+0.j]])");
+    CHECK(e && ct_get_dtype(e) == CT_COMPLEX128);
+    CHECK_CLOSE(ct_item(ct_real(ct_sum(e))), 3, 0);
+    CHECK_REPR(f, "tensor([1.5000-2.j, 1.5000-2.j, 1.5000-2.j, 1.5000-2.j])");
+    /* conversions: int/bool/half to complex, complex to real keeps the real part,
+       complex64 <-> complex128 */
+    ct_tensor *i = ct_to(ct_arange(0, 3, 1, CT_INT64), CT_COMPLEX64);
+    CHECK_REPR(i, "tensor([0.+0.j, 1.+0.j, 2.+0.j])");
+    CHECK_REPR(ct_to(ct_ones(CT_BOOL, 2), CT_COMPLEX128), "tensor([1.+0.j, 1.+0.j], dtype=torch.complex128)");
+    CHECK_REPR(ct_to(ct_full_complex(CT_COMPLEX128, 2.5, 7, 2), CT_FLOAT32), "tensor([2.5000, 2.5000])");
+    CHECK_REPR(ct_to(ct_full_complex(CT_COMPLEX128, 2.5, 7, 1), CT_INT64), "tensor([2])");
+    ct_tensor *c64 = ct_to(ct_full_complex(CT_COMPLEX128, 1.0 / 3, -1e-3, 2), CT_COMPLEX64);
+    CHECK(c64 && ct_get_dtype(c64) == CT_COMPLEX64);
+    CHECK_CLOSE(ct_item(ct_imag(ct_select(c64, 0, 1))), (float)-1e-3, 0);
+    CHECK_REPR(ct_to(ct_ones(CT_FLOAT16, 1), CT_COMPLEX64), "tensor([1.+0.j])");
+    /* clone/contiguous of a strided complex view */
+    ct_tensor *big = ct_complex(ct_arange(0, 12, 1, CT_FLOAT32), ct_neg(ct_arange(0, 12, 1, CT_FLOAT32)));
+    ct_tensor *tv = ct_contiguous(ct_t(ct_reshape(big, 3, 4)));
+    CHECK(tv && ct_is_contiguous(tv));
+    CHECK_CLOSE(ct_item(ct_imag(ct_select(ct_select(tv, 0, 0), 0, 1))), -4, 0);
+}
+
+/* the data-movement ops on complex tensors equal the same ops on the parts */
+TEST(test_data_movement) {
+    ct_manual_seed(11);
+    ct_tensor *a = ct_randn(CT_FLOAT64, 3, 4), *b = ct_randn(CT_FLOAT64, 3, 4), *z = ct_complex(a, b);
+    int64_t d1 = -1, sh = 2, d0 = 0, reps[3] = {2, 1, 2};
+    ct_tensor *idx = ct_arange(0, 3, 2, CT_INT64);
+    CHECK(ct_equal(ct_flip(z, 1, &d1), ct_complex(ct_flip(a, 1, &d1), ct_flip(b, 1, &d1))));
+    CHECK(ct_equal(ct_roll(z, 1, &sh, 1, &d0), ct_complex(ct_roll(a, 1, &sh, 1, &d0), ct_roll(b, 1, &sh, 1, &d0))));
+    CHECK(ct_equal(ct_index_select(z, 0, idx), ct_complex(ct_index_select(a, 0, idx), ct_index_select(b, 0, idx))));
+    CHECK(ct_equal(ct_repeat(z, 3, reps), ct_complex(ct_repeat(a, 3, reps), ct_repeat(b, 3, reps))));
+    ct_tensor *zs[2], *as[2], *bs[2];
+    zs[0] = z; zs[1] = ct_to(a, CT_COMPLEX64);   /* complex128 with complex64: complex128 */
+    as[0] = a; as[1] = a;
+    bs[0] = b; bs[1] = ct_zeros_like(b);
+    ct_tensor *c = ct_cat(2, zs, -1), *st = ct_stack(2, zs, 1);
+    CHECK(c && ct_get_dtype(c) == CT_COMPLEX128 && ct_equal(c, ct_complex(ct_cat(2, as, -1), ct_cat(2, bs, -1))));
+    CHECK(st && ct_ndim(st) == 3 && ct_equal(st, ct_complex(ct_stack(2, as, 1), ct_stack(2, bs, 1))));
+    /* gradients flow back through them */
+    ct_tensor *p = ct_requires_grad(ct_clone(ct_view_as_real(z)));
+    ct_tensor *L = ct_sum(ct_view_as_real(ct_mul(ct_flip(ct_view_as_complex(p), 1, &d1), ct_view_as_complex(p))));
+    CHECK(L && ct_backward(L) == 0 && ct_grad(p));
+    CHECK_ERR(ct_flip(z, 1, (int64_t[]){2}), CT_ERR_INDEX, "flip");
+}
+
+TEST(test_printing) {
+    for (int i = 0; i < 9; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "repr.%d", i);
+        const char *want = ct_safetensors_metadata(fx, key);
+        ct_tensor *t = fix(key);
+        if (t && ct_ndim(t) > 0 && ct_size(t, ct_ndim(t) - 1) == 2) t = ct_view_as_complex(ct_contiguous(t));
+        else if (t && ct_numel(t) == 0) t = ct_empty(CT_COMPLEX64, 0);
+        else if (t && ct_ndim(t) == 1) t = ct_view_as_complex(t);
+        CT_T_REPORT(want != NULL, "metadata %s missing", key);
+        if (want && t) CHECK_REPR(t, want);
+    }
+}
+
+TEST(test_io) {
+    char dir[] = "/tmp/ct_complex_XXXXXX", path[256];
+    CT_T_REPORT(mkdtemp(dir) != NULL, "mkdtemp");
+    ct_tensor *z = fixc("grad.exp.x"), *z64 = ct_to(z, CT_COMPLEX64);
+    snprintf(path, sizeof path, "%s/z.npy", dir);
+    CHECK(ct_save_npy(path, z) == CT_OK);
+    ct_tensor *b = ct_load_npy(path);
+    CHECK(b && ct_get_dtype(b) == CT_COMPLEX128 && ct_equal(b, z));
+    void *mem = NULL;
+    size_t len = 0;
+    CHECK(ct_save_npy_mem(z64, &mem, &len) == CT_OK && mem && strstr((const char *)mem + 10, "'<c8'"));
+    ct_tensor *b64 = mem ? ct_load_npy_mem(mem, len, "mem") : NULL;
+    CHECK(b64 && ct_get_dtype(b64) == CT_COMPLEX64 && ct_equal(b64, z64));
+    ct_free(mem);
+    remove(path);
+    /* safetensors: complex64 as C64, complex128 as C128 (ctensor's; F64 pairs) */
+    const char *names[2] = {"z", "z64"};
+    const ct_tensor *ts[2] = {z, z64};
+    snprintf(path, sizeof path, "%s/z.safetensors", dir);
+    CHECK(ct_save_safetensors_n(path, 2, names, ts, 0, NULL, NULL) == CT_OK);
+    ct_safetensors *st = ct_safetensors_load(path);
+    CHECK(st != NULL);
+    if (st) {
+        ct_tensor *a = ct_safetensors_get(st, "z"), *a64 = ct_safetensors_get(st, "z64");
+        CHECK(a && ct_get_dtype(a) == CT_COMPLEX128 && ct_equal(a, z));
+        CHECK(a64 && ct_get_dtype(a64) == CT_COMPLEX64 && ct_equal(a64, z64));
+        ct_safetensors_free(st);
+    }
+    /* the header names them C128 and C64 */
+    FILE *fp = fopen(path, "rb");
+    char head[512] = {0};
+    if (fp) { CHECK(fread(head, 1, sizeof head - 1, fp) > 8); fclose(fp); }
+    CHECK(strstr(head + 8, "\"dtype\":\"C128\"") && strstr(head + 8, "\"dtype\":\"C64\""));
+    remove(path);
+    rmdir(dir);
+}
+
+TEST(test_bad_input) {
+    ct_tensor *f = ct_randn(CT_FLOAT32, 4), *d = ct_randn(CT_FLOAT64, 4), *z = ct_to(f, CT_COMPLEX64);
+    CHECK_ERR(ct_view_as_real(f), CT_ERR_DTYPE, "view_as_real: view_as_real is only supported for complex tensors (got Float)");
+    CHECK_ERR(ct_view_as_real(NULL), CT_ERR_NULL, "view_as_real");
+    CHECK_ERR(ct_view_as_complex(ct_randn(CT_FLOAT32, 4, 3)), CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension of size 2 (got shape [4, 3])");
+    CHECK_ERR(ct_view_as_complex(ct_t(ct_randn(CT_FLOAT32, 2, 2))), CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension with stride 1");
+    int64_t sh[2] = {3, 2}, st[2] = {2, 1};
+    CHECK_ERR(ct_view_as_complex(ct_as_strided(ct_randn(CT_FLOAT32, 8), 2, sh, st, 1)), CT_ERR_SHAPE, "storage_offset divisible by 2");
+    CHECK_ERR(ct_view_as_complex(ct_ones(CT_INT64, 2)), CT_ERR_DTYPE, "only supported for float and double tensors, but got a tensor of scalar type: Long");
+    CHECK_ERR(ct_imag(f), CT_ERR_DTYPE, "imag: imag is not implemented for tensors with non-complex dtypes.");
+    CHECK_ERR(ct_real(NULL), CT_ERR_NULL, "real");
+    CHECK_ERR(ct_complex(f, d), CT_ERR_DTYPE, "complex: Expected object of scalar type Float but got scalar type Double for second argument");
+    CHECK_ERR(ct_complex(ct_ones(CT_INT64, 2), ct_ones(CT_INT64, 2)), CT_ERR_DTYPE, "complex: Expected both inputs to be Float or Double tensors but got Long and Long");
+    CHECK_ERR(ct_complex(f, ct_randn(CT_FLOAT32, 3)), CT_ERR_SHAPE, "complex");
+    CHECK_ERR(ct_polar(f, ct_randn(CT_FLOAT32, 3)), CT_ERR_SHAPE, "polar");
+    CHECK_ERR(ct_polar(z, z), CT_ERR_DTYPE, "polar: Expected both inputs to be Float or Double tensors but got ComplexFloat");
+    CHECK_ERR(ct_conj(NULL), CT_ERR_NULL, "conj");
+    CHECK_ERR(ct_conj_physical(NULL), CT_ERR_NULL, "conj");
+    CHECK_ERR(ct_full_complex(CT_FLOAT32, 1, 2, 3), CT_ERR_DTYPE, "full_complex: dtype must be complex64 or complex128 (got float32)");
+    CHECK_ERR(ct_full_complex(CT_COMPLEX64, 1, 2, -3), CT_ERR_ARG, "full");
+    CHECK_ERR(ct_relu(z), CT_ERR_DTYPE, "relu: not implemented for 'ComplexFloat'");
+    CHECK_ERR(ct_arange(0, 3, 1, CT_COMPLEX64), CT_ERR_DTYPE, "arange: not implemented for 'ComplexFloat'");
+    CHECK_ERR(ct_sgn(NULL), CT_ERR_NULL, "sgn");
+    CHECK_ERR(ct_angle(NULL), CT_ERR_NULL, "angle");
+    CHECK_ERR(ct_sign(z), CT_ERR_DTYPE, "sign: not implemented for 'ComplexFloat'");
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "tests/fixtures/complex/complex.safetensors";
+    ct_t_init();
+    fx = ct_safetensors_load(path);
+    CT_T_REPORT(fx != NULL, "cannot load %s: %s", path, ct_last_error());
+    if (fx) {
+        RUN(test_unary_fixtures);
+        RUN(test_binary_fixtures);
+        RUN(test_scalars_and_reductions);
+        RUN(test_gradients);
+        RUN(test_printing);
+        RUN(test_data_movement);
+        RUN(test_matmul);
+        RUN(test_signal_fit);
+        RUN(test_io);
+    }
+    RUN(test_gradcheck);
+    RUN(test_views_and_creation);
+    RUN(test_bad_input);
+    ct_safetensors_free(fx);
+    return ct_t_summary();
+}
