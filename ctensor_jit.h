@@ -13,6 +13,15 @@
      elementwise loops), so it is compiled in the translation unit that defines
      CTENSOR_IMPLEMENTATION; there CTENSOR_JIT_IMPLEMENTATION is turned on.
 
+   CONFIGURATION (define before including, in the implementation file)
+     CTENSOR_JIT_LITE       the interpreter-only runtime (PyTorch's lite interpreter):
+                            loading, running, inspecting and building graphs; no
+                            tracer, no passes, no export. With ctensor.h's selective
+                            build (the CTENSOR_OP_* lines ct_jit_export_selected_ops
+                            writes for a graph) and CTENSOR_NO_AUTOGRAD, a program
+                            that loads and runs a saved model links only the kernels
+                            the model runs (examples/jit_lite.c; make footprint)
+
    THE FEEL (torch.jit.trace + torch.jit.freeze + torch.jit.save)
        ct_graph *g = ct_trace_module(model, 1, &example);   // records every op
        ct_jit_freeze(g);                                    // parameters -> constants, folded
@@ -31,7 +40,8 @@
         1.4 Passes                      DCE, CSE, constant propagation, freeze, conv-bn
                                         folding, elementwise fusion, ct_jit_optimize
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
-        1.6 Export to C                 ct_jit_export_c
+        1.6 Export to C                 ct_jit_export_c; the selective build's op list
+                                        (ct_jit_export_selected_ops)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
         2.2 The tracer                  a dispatch listener
@@ -39,7 +49,7 @@
         2.4 The interpreter             dispatch per node, fused loops per block
         2.5 Passes
         2.6 Save and load
-        2.7 Export to C
+        2.7 Export to C, and the op list of a selective build
 
    WHAT TRACING MEANS (as torch.jit.trace)
      - The graph is what ran: C control flow (if, for) is specialised to the
@@ -81,6 +91,7 @@ extern "C" {
 typedef struct ct_graph ct_graph;
 
 /* ---- 1.1 Tracing ---------------------------------------------------------- */
+#ifndef CTENSOR_JIT_LITE
 /* Starts recording this thread's ops; inputs become the graph's inputs, in order.
    One trace per thread at a time. */
 CTENSOR_API ct_status ct_trace_begin(int nin, ct_tensor *const *inputs);
@@ -92,6 +103,7 @@ CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs);
 CTENSOR_API void ct_trace_abort(void);
 /* 1 while this thread is tracing */
 CTENSOR_API int ct_is_tracing(void);
+#endif
 
 /* ---- 1.2 Graphs ----------------------------------------------------------- */
 CTENSOR_API void ct_graph_free(ct_graph *g);              /* NULL is fine */
@@ -157,6 +169,7 @@ CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *con
 CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *inputs, ct_tensor **outputs, int max_out);
 
 /* ---- 1.4 Passes: each rewrites the graph into an equivalent one ---------- */
+#ifndef CTENSOR_JIT_LITE
 CTENSOR_API ct_status ct_jit_eliminate_dead_code(ct_graph *g);
 CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g);  /* not random or in-place ops */
 /* evaluates nodes whose inputs are all constants (not random ops) */
@@ -178,6 +191,7 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
 /* torch.jit.optimize_for_inference: freeze, conv-bn folding, CSE, DCE, elementwise
    fusion, activation fusion. */
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
+#endif
 
 /* ---- 1.5 Files ------------------------------------------------------------ */
 /* One file: the safetensors layout, the weights (constants and parameters) as its
@@ -193,7 +207,8 @@ CTENSOR_API ct_status ct_graph_save(const ct_graph *g, const char *path);
 CTENSOR_API ct_graph *ct_graph_load(const char *path);
 #endif
 
-/* ---- 1.6 Export to C ------------------------------------------------------ */
+/* ---- 1.6 Export to C, and the selective build ---------------------------- */
+#ifndef CTENSOR_JIT_LITE
 /* Writes a standalone C99 file: the constants as const arrays and one function
    `void <fn>(const float *in0, ..., float *out0, ...)` (inputs and outputs
    contiguous, in order) that computes the graph with static shapes, fused loops
@@ -204,12 +219,27 @@ CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const char *fn_name);
 #endif
+/* The selective build of a graph (torch.jit.export_opnames, for PyTorch Mobile's
+   selective build): C text that defines CTENSOR_SELECTED_OPS and one
+   `#define CTENSOR_OP_<NAME> 1` line for every op the graph runs (fused groups by
+   their members, blocks of prim::If / prim::Loop too), plus the ops the
+   interpreter itself may call for it (aten::alias for outputs that are inputs or
+   constants, aten::clone for a fused group's strided input, aten::full for loop
+   counters). Ops of a companion header also get `#define CTENSOR_JIT_USES_NN 1`
+   (_LINALG, _QUANT, _SPECIAL): include that header. Include the text before
+   ctensor.h in the file that defines CTENSOR_IMPLEMENTATION (examples/jit_lite.c).
+   The _mem form returns the text (free with ct_free). */
+CTENSOR_API ct_status ct_jit_export_selected_ops_mem(const ct_graph *g, char **text, size_t *len);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *path);
+#endif
 
 #ifdef CTENSOR_NN_H_INCLUDED
 /* torch.jit.trace(module, example): traces ct_forward_n(m, nin, inputs); the
    module's parameters and buffers are named by their state-dict keys. */
 CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs);
 #endif
+#endif /* !CTENSOR_JIT_LITE */
 
 #ifdef __cplusplus
 }
@@ -481,6 +511,7 @@ static ct_status ct__jit_finish(ct_graph *g) {
     return CT_OK;
 }
 
+#ifndef CTENSOR_JIT_LITE
 /* Drops values no node, input list or output list refers to, and renumbers. */
 static ct_status ct__jit_compact(ct_graph *g) {
     int *used = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
@@ -510,6 +541,7 @@ static ct_status ct__jit_compact(ct_graph *g) {
     CT_FREE(used);
     return ct__jit_finish(g);
 }
+#endif
 
 CTENSOR_API ct_graph *ct_graph_clone(const ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "graph_clone: graph is NULL"); return NULL; }
@@ -558,6 +590,40 @@ oom:
     return NULL;
 }
 
+/* a fresh constant name %cK for value v */
+static int ct__jit_const_name(ct_graph *g, int v) {
+    char buf[32];
+    for (int k = 0;; k++) {
+        snprintf(buf, sizeof buf, "c%d", k);
+        int clash = 0;
+        for (int u = 0; u < g->nv && !clash; u++) clash = g->v[u].name && !strcmp(g->v[u].name, buf);
+        if (!clash) break;
+    }
+    g->v[v].name = ct__jit_strdup(buf);
+    return g->v[v].name ? 0 : -1;
+}
+/* Scratch slots of a fused program: op k's result goes to the node's output j when
+   outsrc[j] == k, else to a slot, which is free again after its last reader (a slot
+   read by op m is never the one op m writes). */
+static void ct__jit_assign_slots(ct__jfused *f, const int *outsrc, int nout) {
+    int lastuse[256], slotfree[256], nslots = 0;
+    for (int m = 0; m < f->nops; m++) lastuse[m] = m;
+    for (int m = 0; m < f->nops; m++)
+        for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
+    for (int m = 0; m < f->nops; m++) {
+        int isout = -1;
+        for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
+        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
+        int sl = -1;
+        for (int q = 0; q < nslots && sl < 0; q++) if (slotfree[q] < m) sl = q;
+        if (sl < 0) sl = nslots++;
+        f->slot[m] = sl;
+        slotfree[sl] = lastuse[m];
+    }
+    f->nslots = nslots;
+}
+
+#ifndef CTENSOR_JIT_LITE
 /* ---- 2.2 The tracer ---------------------------------------------------------
    A dispatch listener on the tracing thread. Tensors map to values through an
    open-addressing table keyed by address; every tensor the trace has seen is
@@ -789,6 +855,8 @@ CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs) {
     }
     return g;
 }
+
+#endif /* !CTENSOR_JIT_LITE: the tracer */
 
 /* ---- 2.3 Text: printing and parsing ----------------------------------------
    graph(%x0 : Float(*, 784)):
@@ -1023,7 +1091,10 @@ static int ct__jit_is_fusable_kernel(int op) {
     return 0;
 }
 /* float32 sqrt for fused groups: C's sqrtf may set errno, so compilers do not
-   vectorize it unless -fno-math-errno; the vector instructions round the same */
+   vectorize it unless -fno-math-errno; the vector instructions round the same
+   (not in a selective build without sqrt) */
+#if CT__SEL(SQRT)
+#define CT__JIT_HAVE_SQRT_F32 1
 static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
     if (s[0] != 4 || s[1] != 4) { ct__u_SQRT_tab[CT_FLOAT32](p, s, n, a); return; }
     float *o = (float *)p[0];
@@ -1038,9 +1109,12 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
 #endif
     for (; k < n; k++) o[k] = sqrtf(x[k]);
 }
+#endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
+#ifdef CT__JIT_HAVE_SQRT_F32
     if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
+#endif
     if (kind == 1) {
         ct__loop_fn v = dt == CT_FLOAT32 ? ct__unary_vec_f32(op) : NULL;
         const ct__loop_fn *tab = ct__unary_table(op);
@@ -1305,6 +1379,7 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
     return rc ? -1 : g->nout;
 }
 
+#ifndef CTENSOR_JIT_LITE
 /* ---- 2.5 Passes --------------------------------------------------------------
    Each pass rewrites the graph in place and leaves it valid (ct__jit_compact
    renumbers values and recomputes liveness). Uses are replaced with
@@ -1368,17 +1443,6 @@ CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g) {
     return ct__jit_drop_nodes(g);
 }
 
-static int ct__jit_const_name(ct_graph *g, int v) {
-    char buf[32];
-    for (int k = 0;; k++) {
-        snprintf(buf, sizeof buf, "c%d", k);
-        int clash = 0;
-        for (int u = 0; u < g->nv && !clash; u++) clash = g->v[u].name && !strcmp(g->v[u].name, buf);
-        if (!clash) break;
-    }
-    g->v[v].name = ct__jit_strdup(buf);
-    return g->v[v].name ? 0 : -1;
-}
 /* turns value v into a constant holding t (a new reference is taken) */
 static int ct__jit_make_const(ct_graph *g, int v, ct_tensor *t) {
     ct__jval *x = &g->v[v];
@@ -1514,26 +1578,6 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
    the group. A group closes when any node outside it reads one of its values,
    so every outside reader comes after the group's last member: the fused node
    takes that member's place. Values read outside (or returned) are its outputs. */
-/* Scratch slots of a fused program: op k's result goes to the node's output j when
-   outsrc[j] == k, else to a slot, which is free again after its last reader (a slot
-   read by op m is never the one op m writes). */
-static void ct__jit_assign_slots(ct__jfused *f, const int *outsrc, int nout) {
-    int lastuse[256], slotfree[256], nslots = 0;
-    for (int m = 0; m < f->nops; m++) lastuse[m] = m;
-    for (int m = 0; m < f->nops; m++)
-        for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
-    for (int m = 0; m < f->nops; m++) {
-        int isout = -1;
-        for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
-        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
-        int sl = -1;
-        for (int q = 0; q < nslots && sl < 0; q++) if (slotfree[q] < m) sl = q;
-        if (sl < 0) sl = nslots++;
-        f->slot[m] = sl;
-        slotfree[sl] = lastuse[m];
-    }
-    f->nslots = nslots;
-}
 static int ct__jit_fusable(const ct_graph *g, const ct__jnode *n) {
     if (n->op < 0 || n->inplace || n->nout != 1 || !ct__jit_is_fusable_kernel(n->op)) return 0;
     const ct__jval *o = &g->v[n->out[0]];
@@ -1705,6 +1749,8 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
             if (g->n[i].sub[q]) s = ct_jit_optimize(g->n[i].sub[q]);
     return s;
 }
+
+#endif /* !CTENSOR_JIT_LITE: the passes */
 
 /* ---- inspecting, verifying, building -------------------------------------- */
 CTENSOR_API int ct_graph_num_inputs(const ct_graph *g) { return g ? g->nin : -1; }
@@ -2659,6 +2705,7 @@ CTENSOR_API ct_graph *ct_graph_load(const char *path) {
 }
 #endif
 
+#ifndef CTENSOR_JIT_LITE
 /* ---- 2.7 Export to C -----------------------------------------------------------
    Static shapes (the graph's types), float32. Every node value gets a static
    array (no allocation; the function is not reentrant: give each thread its own
@@ -3107,6 +3154,110 @@ CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const
 }
 #endif
 
+/* ---- the op list of a selective build (ct_jit_export_selected_ops) ----------
+   Op table rows by stable name: ctensor.h's, and those of the companion headers
+   whose implementation came before this one (their X-macro lists are visible);
+   NAME is the row's first field, the CTENSOR_OP_<NAME> switch of CT__SEL. */
+typedef struct ct__jopname { const char *sname, *ename, *header; } ct__jopname;
+#define CT__JIT_X_NAME(E, sname, ...) {sname, #E, NULL},
+#define CT__JIT_X_NAME_NN(E, sname, ...) {sname, #E, "NN"},
+#define CT__JIT_X_NAME_LA(E, sname, ...) {sname, #E, "LINALG"},
+#define CT__JIT_X_NAME_Q(E, sname, ...) {sname, #E, "QUANT"},
+#define CT__JIT_X_NAME_SP(E, sname, ...) {sname, #E, "SPECIAL"},
+static const ct__jopname ct__jit_opnames[] = {
+    CT__OPS(CT__JIT_X_NAME)
+#ifdef CT__NN_OPS
+    CT__NN_OPS(CT__JIT_X_NAME_NN)
+#endif
+#ifdef CT__LA_OPS
+    CT__LA_OPS(CT__JIT_X_NAME_LA)
+#endif
+#ifdef CT__Q_OPS
+    CT__Q_OPS(CT__JIT_X_NAME_Q)
+#endif
+#ifdef CT__SP_OPS
+    CT__SP_OPS(CT__JIT_X_NAME_SP)
+#endif
+};
+#undef CT__JIT_X_NAME
+#undef CT__JIT_X_NAME_NN
+#undef CT__JIT_X_NAME_LA
+#undef CT__JIT_X_NAME_Q
+#undef CT__JIT_X_NAME_SP
+static void ct__jit_mark_runtime(const ct_graph *g, int *fused, int *loop) {
+    for (int i = 0; i < g->nn; i++) {
+        *fused |= g->n[i].op == CT__JIT_FUSED;
+        *loop |= g->n[i].op == CT__JIT_LOOP;
+        for (int q = 0; q < 2; q++) if (g->n[i].sub[q]) ct__jit_mark_runtime(g->n[i].sub[q], fused, loop);
+    }
+}
+CTENSOR_API ct_status ct_jit_export_selected_ops_mem(const ct_graph *g, char **text, size_t *len) {
+    if (!g || !text || !len) { ct_set_error(CT_ERR_NULL, "jit_export_selected_ops: NULL argument"); return CT_ERR_NULL; }
+    *text = NULL;
+    *len = 0;
+    int n = ct_graph_ops_used(g, NULL, 0);
+    if (n < 0) return ct_last_error_code();
+    const char **names = (const char **)CT_MALLOC((size_t)(n + 3) * sizeof(char *));
+    if (!names) { ct_set_error(CT_ERR_MEMORY, "jit_export_selected_ops: out of memory"); return CT_ERR_MEMORY; }
+    ct_graph_ops_used(g, names, n);
+    int fused = 0, loop = 0, nrt = 0;
+    ct__jit_mark_runtime(g, &fused, &loop);
+    const char *rt[3], *why[3];
+    rt[nrt] = "aten::alias"; why[nrt++] = "graph outputs that are inputs or constants";
+    if (fused) { rt[nrt] = "aten::clone"; why[nrt++] = "a fused group's strided input made contiguous"; }
+    if (loop) { rt[nrt] = "aten::full"; why[nrt++] = "prim::Loop's counter"; }
+    ct__jsb b = {NULL, 0, 0, 0};
+    const char *headers[4] = {"NN", "LINALG", "QUANT", "SPECIAL"};
+    int need[4] = {0, 0, 0, 0};
+    ct__jsb_printf(&b, "/* The selective build of a ctensor_jit graph (ct_jit_export_selected_ops): %d op%s.\n"
+                       "   Include before ctensor.h in the file that defines CTENSOR_IMPLEMENTATION. */\n"
+                       "#define CTENSOR_SELECTED_OPS 1\n", n, n == 1 ? "" : "s");
+    ct_status st = CT_OK;
+    for (int k = 0; k < n + nrt && !st; k++) {
+        const char *sn = k < n ? names[k] : rt[k - n];
+        if (k >= n) {   /* the interpreter's own, unless the graph runs it already */
+            int dup = 0;
+            for (int j = 0; j < n; j++) dup |= !strcmp(names[j], sn);
+            if (dup) continue;
+        }
+        const ct__jopname *row = NULL;
+        for (size_t r = 0; r < sizeof ct__jit_opnames / sizeof ct__jit_opnames[0] && !row; r++)
+            if (!strcmp(ct__jit_opnames[r].sname, sn)) row = &ct__jit_opnames[r];
+        if (!row) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_selected_ops: op %s is not in the op lists of the headers this file was compiled with "
+                         "(include its header before ctensor_jit.h)", sn);
+            st = CT_ERR_UNSUPPORTED;
+            break;
+        }
+        for (int h = 0; h < 4; h++) need[h] |= row->header && !strcmp(row->header, headers[h]);
+        ct__jsb_printf(&b, "#define CTENSOR_OP_%s 1   /* %s%s%s */\n", row->ename, sn, k < n ? "" : ": the interpreter, ", k < n ? "" : why[k - n]);
+    }
+    for (int h = 0; h < 4 && !st; h++)
+        if (need[h]) ct__jsb_printf(&b, "#define CTENSOR_JIT_USES_%s 1   /* ops of ctensor_%s.h: include it */\n", headers[h],
+                                    h == 0 ? "nn" : h == 1 ? "linalg" : h == 2 ? "quant" : "special");
+    CT_FREE((void *)names);
+    if (!st && b.oom) { ct_set_error(CT_ERR_MEMORY, "jit_export_selected_ops: out of memory"); st = CT_ERR_MEMORY; }
+    if (st) { CT_FREE(b.p); return st; }
+    *text = b.p;
+    *len = b.len;
+    return CT_OK;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *path) {
+    if (!path) { ct_set_error(CT_ERR_NULL, "jit_export_selected_ops: path is NULL"); return CT_ERR_NULL; }
+    char *text = NULL;
+    size_t len = 0;
+    ct_status st = ct_jit_export_selected_ops_mem(g, &text, &len);
+    if (st) return st;
+    FILE *f = fopen(path, "wb");
+    int bad = !f || fwrite(text, 1, len, f) != len;
+    if (f && fclose(f)) bad = 1;
+    CT_FREE(text);
+    if (bad) { ct_set_error(CT_ERR_IO, "jit_export_selected_ops: cannot write %s", path); return CT_ERR_IO; }
+    return CT_OK;
+}
+#endif
+
 #ifdef CTENSOR_NN_H_INCLUDED
 CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs) {
     if (!m) { ct_set_error(CT_ERR_NULL, "trace_module: module is NULL"); return NULL; }
@@ -3141,6 +3292,8 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
     return g;
 }
 #endif
+
+#endif /* !CTENSOR_JIT_LITE: export, the op list, ct_trace_module */
 
 #endif /* CTENSOR_JIT_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_JIT_IMPLEMENTATION */
