@@ -108,6 +108,20 @@ TEST(test_mlp_trace_run_optimize) {
     int nops = ct_graph_ops_used(g, ops, 8);
     CHECK_EQ_INT(nops, 2);
     if (nops == 2) { CHECK_STR(ops[0], "aten::addmm"); CHECK_STR(ops[1], "aten::relu"); }
+    /* the selective build of the graph: its ops, then the interpreter's alias */
+    char *sel = NULL;
+    size_t sellen = 0;
+    CHECK_EQ_INT(ct_jit_export_selected_ops_mem(g, &sel, &sellen), CT_OK);
+    if (sel) {
+        CHECK_EQ_INT((int)strlen(sel), (int)sellen);
+        const char *want[] = {"\n#define CTENSOR_SELECTED_OPS 1\n", "\n#define CTENSOR_OP_ADDMM 1   /* aten::addmm */\n",
+                              "\n#define CTENSOR_OP_RELU 1   /* aten::relu */\n", "\n#define CTENSOR_OP_ALIAS 1   /* aten::alias: the interpreter"};
+        const char *at = sel;
+        for (int k = 0; k < 4; k++) { const char *f = strstr(at, want[k]); CHECK(f != NULL); if (f) at = f; }
+        CHECK(strstr(sel, "CTENSOR_JIT_USES_") == NULL);   /* ctensor.h's ops only */
+        CHECK(strstr(sel, "CTENSOR_OP_CLONE") == NULL);    /* no fused group */
+        ct_free(sel);
+    }
     ct_graph_free(g);
     ct_module_free(m);
 }
@@ -137,6 +151,20 @@ TEST(test_cnn_conv_bn_folding) {
     /* folding needs constants: on the unfrozen graph it changes nothing */
     CHECK_EQ_INT(ct_jit_fold_conv_bn(g), CT_OK);
     CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    /* the selective build names ctensor_nn.h's rows and asks for the header */
+    CHECK_EQ_INT(ct_jit_export_selected_ops(frozen, tpath("cnn_ops.h")), CT_OK);
+    FILE *f = fopen(tpath("cnn_ops.h"), "rb");
+    CHECK(f != NULL);
+    if (f) {
+        size_t n = fread(txt, 1, sizeof txt - 1, f);
+        txt[n] = 0;
+        fclose(f);
+        CHECK(strstr(txt, "#define CTENSOR_OP_CONV2D 1   /* aten::conv2d */") != NULL);
+        CHECK(strstr(txt, "#define CTENSOR_OP_MAX_POOL2D 1   /* aten::max_pool2d_with_indices */") != NULL);
+        CHECK(strstr(txt, "#define CTENSOR_JIT_USES_NN 1") != NULL);
+        CHECK(strstr(txt, "BATCH_NORM") == NULL);          /* folded away */
+        remove(tpath("cnn_ops.h"));
+    }
     ct_graph_free(frozen);
     ct_graph_free(g);
     ct_module_free(m);
@@ -179,6 +207,16 @@ TEST(test_elementwise_fusion) {
     CHECK_EQ_INT(ct_graph_num_nodes(g), 1);
     CHECK_EQ_INT(ct_graph_count_op(g, "prim::FusedElementwise"), 1);
     CHECK(maxdiff(run1(g, x), ref) <= 1e-6);
+    /* the selective build lists the fused members, and clone for strided inputs */
+    char *sel = NULL;
+    size_t sellen = 0;
+    CHECK_EQ_INT(ct_jit_export_selected_ops_mem(g, &sel, &sellen), CT_OK);
+    if (sel) {
+        CHECK(strstr(sel, "#define CTENSOR_OP_GELU 1") != NULL);
+        CHECK(strstr(sel, "#define CTENSOR_OP_MAXIMUM 1") != NULL);
+        CHECK(strstr(sel, "#define CTENSOR_OP_CLONE 1   /* aten::clone: the interpreter") != NULL);
+        ct_free(sel);
+    }
     /* float64 too, and an intermediate returned beside the result (two outputs) */
     ct_tensor *xd = ct_randn(CT_FLOAT64, 3, 7);
     ct_trace_begin(1, &xd);
@@ -627,6 +665,10 @@ TEST(test_bad_input) {
     char *text;
     CHECK_ERR(ct_jit_export_c_mem(NULL, "f", &text, &n) == CT_OK, CT_ERR_NULL, "jit_export_c");
     CHECK_ERR(ct_jit_export_c(g, NULL, "f") == CT_OK, CT_ERR_NULL, "path is NULL");
+    CHECK_ERR(ct_jit_export_selected_ops_mem(NULL, &text, &n) == CT_OK, CT_ERR_NULL, "jit_export_selected_ops: NULL argument");
+    CHECK_ERR(ct_jit_export_selected_ops_mem(g, NULL, &n) == CT_OK, CT_ERR_NULL, "jit_export_selected_ops: NULL argument");
+    CHECK_ERR(ct_jit_export_selected_ops(g, NULL) == CT_OK, CT_ERR_NULL, "jit_export_selected_ops: path is NULL");
+    CHECK_ERR(ct_jit_export_selected_ops(g, "/nonexistent/dir/ops.h") == CT_OK, CT_ERR_IO, "cannot write /nonexistent/dir/ops.h");
     CHECK_ERR(ct_graph_infer_shapes(NULL, 0, NULL) == CT_OK, CT_ERR_NULL, "graph_infer_shapes");
     CHECK_ERR(ct_graph_add_node(NULL, "aten::relu", 0, NULL, NULL, 0, NULL) == 0, CT_ERR_NULL, "graph is NULL");
     CHECK_ERR(ct_graph_set_outputs(NULL, 0, NULL) == CT_OK, CT_ERR_NULL, "graph is NULL");

@@ -964,6 +964,8 @@ OVERRIDES = {
     "ct_graph_save": "none: torch.jit.save", "ct_graph_load": "none: torch.jit.load",
     "ct_jit_export_c": "none: ctensor-specific: PyTorch has no export to standalone C (the nearest is AOTInductor, after 1.13)",
     "ct_jit_export_c_mem": "none: ctensor-specific: PyTorch has no export to standalone C (the nearest is AOTInductor, after 1.13)",
+    "ct_jit_export_selected_ops": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
+    "ct_jit_export_selected_ops_mem": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
     "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",
