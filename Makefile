@@ -208,7 +208,7 @@ test: deps deps-aarch64
 	@$(MAKE) --no-print-directory test-run
 test-run: $(addprefix $(BUILD)/tests/,$(SHARED_TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
       $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance $(DIST_BINS) \
-      $(BUILD)/jit_lite/jit_lite
+      $(BUILD)/jit_lite/jit_lite $(BUILD)/jit_lite/allocs
 	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" DIST_BINS="$(DIST_BINS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
@@ -383,6 +383,10 @@ $(JIT_LITE)/mlp.ctjit: $(JIT_LITE)/export
 	$< $(JIT_LITE) > /dev/null
 $(JIT_LITE)/jit_lite: examples/jit_lite.c $(JIT_LITE)/mlp.ctjit $(HEADERS)
 	$(CC) $(FOOT_FLAGS) $(JIT_LITE_FLAGS) $< -o $@ -lm
+# allocator calls of a graph run after the first (malloc wrapped at link time)
+$(JIT_LITE)/allocs: tests/jit_lite/allocs.c $(BUILD)/tests/ct_impl.o $(HEADERS) bench/jit_chain.h | $(JIT_LITE)
+	$(CC) $(BASE) $(TESTFAST) -DCT_TEST_SHARED_IMPL $< $(BUILD)/tests/ct_impl.o -o $@ \
+	  -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc $(LIBS)
 
 # ---- benchmarks -------------------------------------------------------------
 # make bench [BENCH="overhead elementwise"] [CT_BENCH_SECONDS=0.05]: builds every

@@ -38,7 +38,8 @@
         1.2 Graphs                      printing, verifying, inspecting, building by hand
         1.3 Running                     ct_graph_run (the interpreter)
         1.4 Passes                      DCE, CSE, constant propagation, freeze, conv-bn
-                                        folding, elementwise fusion, ct_jit_optimize
+                                        and linear-bn folding, elementwise fusion,
+                                        ct_jit_optimize
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
         1.6 Export to C                 ct_jit_export_c; the selective build's op list
                                         (ct_jit_export_selected_ops)
@@ -180,6 +181,10 @@ CTENSOR_API ct_status ct_jit_freeze(ct_graph *g);
 /* conv2d (constant weight and bias) followed by eval-mode batch norm (constant
    scale and shift) becomes one conv2d; needs constants (freeze first). */
 CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g);
+/* addmm / mm with a constant weight (a frozen linear layer) followed by eval-mode
+   batch norm over its features (BatchNorm1d on [N, C]) becomes one addmm with the
+   scaled weight and bias; needs constants (freeze first). */
+CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g);
 /* Chains of float elementwise ops (unary, binary, with same-shape or scalar
    operands) become one node that computes the whole chain per block of elements
    in cache: the intermediates never reach memory. */
@@ -188,8 +193,8 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
    in place on the product's buffer (no second buffer, one pass less of memory). */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
-/* torch.jit.optimize_for_inference: freeze, conv-bn folding, CSE, DCE, elementwise
-   fusion, activation fusion. */
+/* torch.jit.optimize_for_inference: freeze, conv-bn and linear-bn folding, CSE, DCE,
+   elementwise fusion, activation fusion. */
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
 #endif
 
@@ -1537,8 +1542,8 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
         int cv = b->in[0];
         if (g->v[cv].kind != CT__JV_NODE || uses[cv] != 1) continue;
         ct__jnode *c = &g->n[g->v[cv].node];
-        if (c->op != conv || c->inplace || c->nin != 3 || c->in[1] < 0) continue;
-        int w = c->in[1], bias = c->in[2];
+        if (c->op != conv || c->inplace || (c->nin != 3 && c->nin != 2) || c->in[1] < 0) continue;
+        int w = c->in[1], bias = c->nin == 3 ? c->in[2] : -1;   /* a conv without bias traces with two inputs */
         if (g->v[w].kind != CT__JV_CONST || (bias >= 0 && g->v[bias].kind != CT__JV_CONST)) continue;
         if (g->v[b->in[1]].kind != CT__JV_CONST || g->v[b->in[2]].kind != CT__JV_CONST) continue;
         ct_tensor *W = g->v[w].t, *scale = g->v[b->in[1]].t, *shift = g->v[b->in[2]].t;
@@ -1553,7 +1558,11 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
         if (W2 && B2) {
             int nw = ct__jit_new_val(g, CT__JV_CONST, NULL);
             int nb = nw < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
-            if (nb < 0 || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) st = CT_ERR_MEMORY;
+            c = &g->n[g->v[cv].node];
+            int *in3 = c->nin == 3 ? c->in : (int *)CT_REALLOC(c->in, 3 * sizeof(int));
+            if (in3 && c->nin == 2) in3[2] = -1;                  /* None until the folded bias goes in */
+            if (in3) { c->in = in3; c->nin = 3; }
+            if (nb < 0 || !in3 || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) st = CT_ERR_MEMORY;
             else {
                 c = &g->n[g->v[cv].node];
                 b = &g->n[i];
@@ -1569,6 +1578,80 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
     }
     CT_FREE(uses);
     if (st) { ct_set_error(CT_ERR_MEMORY, "fold_conv_bn: out of memory"); return st; }
+    return ct__jit_drop_nodes(g);
+}
+
+/* addmm(b, x, Wt) or mm(x, Wt) (a linear layer: Wt is the frozen, transposed
+   weight [in, out]) followed by eval-mode batch norm over its columns:
+   addmm(b * scale + shift, x, Wt * scale[None, :]) (beta 1; alpha kept). */
+CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "fold_linear_bn: graph is NULL"); return CT_ERR_NULL; }
+    int addmm = ct_op_find("aten::addmm"), mm = ct_op_find("aten::mm"), bn = ct_op_find("ct::batch_norm_eval");
+    if (addmm < 0 || mm < 0 || bn < 0) return CT_OK;   /* ctensor_nn.h not in this build */
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!uses) { ct_set_error(CT_ERR_MEMORY, "fold_linear_bn: out of memory"); return CT_ERR_MEMORY; }
+    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
+    for (int k = 0; k < g->nout; k++) uses[g->out[k]]++;
+    ct_status st = CT_OK;
+    for (int i = 0; i < g->nn && !st; i++) {
+        ct__jnode *b = &g->n[i];
+        if (b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) continue;
+        int pv = b->in[0];
+        if (g->v[pv].kind != CT__JV_NODE || uses[pv] != 1) continue;
+        ct__jnode *p = &g->n[g->v[pv].node];
+        int isaddmm = p->op == addmm && p->nin == 3, ismm = p->op == mm && p->nin == 2;
+        if ((!isaddmm && !ismm) || p->inplace) continue;
+        int w = p->in[isaddmm ? 2 : 1], bias = isaddmm ? p->in[0] : -1;
+        if (w < 0 || g->v[w].kind != CT__JV_CONST || (isaddmm && (bias < 0 || g->v[bias].kind != CT__JV_CONST))) continue;
+        if (g->v[b->in[1]].kind != CT__JV_CONST || g->v[b->in[2]].kind != CT__JV_CONST) continue;
+        ct_tensor *Wt = g->v[w].t, *scale = g->v[b->in[1]].t, *shift = g->v[b->in[2]].t;
+        int64_t O = Wt->ndim == 2 ? Wt->shape[1] : -1;
+        if (O < 0 || scale->ndim != 1 || shift->ndim != 1 || scale->shape[0] != O || shift->shape[0] != O) continue;
+        if (isaddmm) {
+            ct_attr_value beta;
+            ct_tensor *B = g->v[bias].t;
+            if (ct_attrs_get(p->op, &p->a, "beta", &beta) || beta.f != 1.0) { ct_clear_error(); continue; }
+            if (B->ndim != 1 || B->shape[0] != O) continue;
+        }
+        int tok = ct_scope_begin();
+        int prev = ct_set_grad_enabled(0);
+        ct_tensor *W2 = ct_mul(Wt, scale);                        /* scale broadcasts over the rows */
+        ct_tensor *B2 = isaddmm ? ct_add(ct_mul(g->v[bias].t, scale), shift) : ct_clone(shift);
+        if (W2 && Wt->dtype != W2->dtype) W2 = ct_to(W2, Wt->dtype);
+        if (B2 && Wt->dtype != B2->dtype) B2 = ct_to(B2, Wt->dtype);
+        ct_set_grad_enabled(prev);
+        if (W2 && B2) {
+            int nw = ct__jit_new_val(g, CT__JV_CONST, NULL);
+            int nb = nw < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
+            int *nin = nb < 0 || !ismm ? NULL : (int *)CT_MALLOC(3 * sizeof(int));
+            if (nb < 0 || (ismm && !nin) || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) {
+                CT_FREE(nin);
+                st = CT_ERR_MEMORY;
+            } else {
+                p = &g->n[g->v[pv].node];
+                b = &g->n[i];
+                if (ismm) {                                       /* mm becomes addmm with the shift as its bias */
+                    nin[1] = p->in[0];
+                    CT_FREE(p->in);
+                    p->in = nin;
+                    p->nin = 3;
+                    p->op = addmm;
+                    ct_attrs_defaults(addmm, &p->a);
+                }
+                p->in[0] = nb;
+                p->in[2] = nw;
+                ct__jit_replace(g, b->out[0], pv, i);
+                b->op = -1;
+            }
+        } else {
+            ct_clear_error();
+        }
+        ct_scope_end(tok);
+    }
+    CT_FREE(uses);
+    if (st) { ct_set_error(CT_ERR_MEMORY, "fold_linear_bn: out of memory"); return st; }
     return ct__jit_drop_nodes(g);
 }
 
@@ -1740,6 +1823,7 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "optimize: graph is NULL"); return CT_ERR_NULL; }
     ct_status s = ct_jit_freeze(g);
     if (!s) s = ct_jit_fold_conv_bn(g);
+    if (!s) s = ct_jit_fold_linear_bn(g);
     if (!s) s = ct_jit_eliminate_common_subexpressions(g);
     if (!s) s = ct_jit_eliminate_dead_code(g);
     if (!s) s = ct_jit_fuse_elementwise(g);

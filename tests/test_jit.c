@@ -151,6 +151,23 @@ TEST(test_cnn_conv_bn_folding) {
     /* folding needs constants: on the unfrozen graph it changes nothing */
     CHECK_EQ_INT(ct_jit_fold_conv_bn(g), CT_OK);
     CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    /* a conv without bias (traced with two inputs) folds too, and gains the shift as its bias */
+    ct_module *nb = ct_module_eval(ct_nn_sequential(ct_nn_conv2d_ex(3, 4, 3, 1, 1, 1, 1, 0), ct_nn_batch_norm2d(4), ct_nn_relu()));
+    CT_NO_GRAD {
+        ct_copy_(param(nb, "1.running_mean"), ct_randn(CT_FLOAT32, 4));
+        ct_copy_(param(nb, "1.bias"), ct_randn(CT_FLOAT32, 4));
+    }
+    ct_tensor *xnb = ct_randn(CT_FLOAT32, 2, 3, 9, 9);
+    ct_tensor *refnb = ct_forward(nb, xnb);
+    ct_graph *gnb = ct_trace_module(nb, 1, &xnb);
+    CHECK_EQ_INT(ct_jit_optimize(gnb), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(gnb), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(gnb, "ct::batch_norm_eval"), 0);
+    ct_graph_repr(gnb, txt, sizeof txt);
+    CHECK(strstr(txt, "= aten::relu_(") != NULL);          /* and the ReLU runs in the conv's buffer */
+    CHECK(maxdiff(run1(gnb, xnb), refnb) <= 1e-5);
+    ct_graph_free(gnb);
+    ct_module_free(nb);
     /* the selective build names ctensor_nn.h's rows and asks for the header */
     CHECK_EQ_INT(ct_jit_export_selected_ops(frozen, tpath("cnn_ops.h")), CT_OK);
     FILE *f = fopen(tpath("cnn_ops.h"), "rb");
@@ -166,6 +183,57 @@ TEST(test_cnn_conv_bn_folding) {
         remove(tpath("cnn_ops.h"));
     }
     ct_graph_free(frozen);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+/* Linear + BatchNorm1d (eval) folds into one addmm; a bias-free Linear (mm) too */
+TEST(test_linear_bn_folding) {
+    ct_manual_seed(12);
+    ct_module *m = ct_nn_sequential(ct_nn_linear(12, 16), ct_nn_batch_norm1d(16), ct_nn_relu(), ct_nn_linear_bias(16, 8, 0),
+                                    ct_nn_batch_norm1d(8));
+    CT_NO_GRAD {   /* statistics and affine parameters that are not the defaults */
+        ct_state_dict sd;
+        ct_module_state_dict(m, &sd);
+        for (int i = 0; i < sd.n; i++) {
+            const char *nm = sd.items[i].name;
+            if (strstr(nm, "running_var")) ct_copy_(sd.items[i].tensor, ct_add_scalar(ct_rand_like(sd.items[i].tensor, NULL), 0.5));
+            else if (strstr(nm, "running_mean") || (strstr(nm, "bias") && !strstr(nm, "0.")))
+                ct_copy_(sd.items[i].tensor, ct_randn_like(sd.items[i].tensor, NULL));
+            else if (strstr(nm, "1.weight") || strstr(nm, "4.weight"))
+                ct_copy_(sd.items[i].tensor, ct_add_scalar(ct_rand_like(sd.items[i].tensor, NULL), 0.5));
+        }
+        ct_state_dict_free(&sd);
+    }
+    ct_module_eval(m);
+    ct_tensor *x = ct_randn(CT_FLOAT32, 6, 12);
+    ct_tensor *ref = ct_forward(m, x);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::mm"), 1);
+    /* needs constants: the unfrozen graph is left alone */
+    CHECK_EQ_INT(ct_jit_fold_linear_bn(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    CHECK_EQ_INT(ct_jit_freeze(g), CT_OK);
+    CHECK_EQ_INT(ct_jit_fold_linear_bn(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::mm"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::addmm"), 2);
+    CHECK(maxdiff(run1(g, x), ref) <= 1e-5);
+    /* through a file, and ct_jit_optimize folds it as well */
+    CHECK_EQ_INT(ct_graph_save(g, tpath("lbn.ctjit")), CT_OK);
+    ct_graph *l = ct_graph_load(tpath("lbn.ctjit"));
+    CHECK(l != NULL);
+    CHECK(maxdiff(run1(l, x), ref) <= 1e-5);
+    ct_graph_free(l);
+    remove(tpath("lbn.ctjit"));
+    ct_graph *g2 = ct_trace_module(m, 1, &x);
+    CHECK_EQ_INT(ct_jit_optimize(g2), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g2, "ct::batch_norm_eval"), 0);
+    CHECK(maxdiff(run1(g2, x), ref) <= 1e-5);
+    ct_graph_free(g2);
     ct_graph_free(g);
     ct_module_free(m);
 }
@@ -637,6 +705,7 @@ TEST(test_bad_input) {
     CHECK_ERR(ct_jit_constant_propagation(NULL) == CT_OK, CT_ERR_NULL, "constant_propagation");
     CHECK_ERR(ct_jit_freeze(NULL) == CT_OK, CT_ERR_NULL, "freeze");
     CHECK_ERR(ct_jit_fold_conv_bn(NULL) == CT_OK, CT_ERR_NULL, "fold_conv_bn");
+    CHECK_ERR(ct_jit_fold_linear_bn(NULL) == CT_OK, CT_ERR_NULL, "fold_linear_bn: graph is NULL");
     CHECK_ERR(ct_jit_fuse_elementwise(NULL) == CT_OK, CT_ERR_NULL, "fuse_elementwise");
     CHECK_ERR(ct_jit_optimize(NULL) == CT_OK, CT_ERR_NULL, "optimize");
     CHECK_ERR(ct_jit_fuse_activation(NULL) == CT_OK, CT_ERR_NULL, "fuse_activation");
@@ -727,6 +796,7 @@ int main(void) {
     int64_t live0 = ct_live_tensors();
     RUN(test_mlp_trace_run_optimize);
     RUN(test_cnn_conv_bn_folding);
+    RUN(test_linear_bn_folding);
     RUN(test_transformer_encoder_layer);
     RUN(test_elementwise_fusion);
     RUN(test_dce_cse_constants);
