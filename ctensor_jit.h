@@ -217,7 +217,9 @@ CTENSOR_API ct_graph *ct_graph_load(const char *path);
 /* Writes a standalone C99 file: the constants as const arrays and one function
    `void <fn>(const float *in0, ..., float *out0, ...)` (inputs and outputs
    contiguous, in order) that computes the graph with static shapes, fused loops
-   inlined, no allocation and no ctensor. float32 graphs of the ops listed in the
+   inlined, no allocation and no ctensor. Its values share one static arena,
+   planned from their lifetimes (a value's memory is reused once its last reader
+   has run), as large as the peak of live values. float32 graphs of the ops listed in the
    implementation (linear/addmm/mm, conv2d, pooling, batch norm, flatten/view,
    elementwise and activations); anything else is an error naming the op. */
 CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name, char **text, size_t *len);
@@ -2940,6 +2942,68 @@ static int ct__jx_ints(const ct__jnode *n, const char *name, int64_t *out, int c
     for (int k = 0; k < cnt; k++) out[k] = v.count > k ? v.ints[k] : (v.count == 1 ? v.ints[0] : 0);
     return 0;
 }
+/* The exported function's memory plan: one static arena. Each float32 node value
+   (with its in-place aliases) lives from the node that makes it through its last
+   reader, inclusive (a node reads its inputs while it writes its outputs); graph
+   outputs to the end. Values are placed largest first, each at the lowest offset
+   (a multiple of 16 floats) that overlaps no placed value whose lifetime overlaps
+   its own (greedy by size, as TFLite's planner). off[v] gets the offset of each
+   planned value (-1 for the others); returns the arena's size in floats, or -1. */
+static int64_t ct__jx_plan(const ct_graph *g, int64_t *off, int64_t *naive) {
+    int nv = g->nv > 0 ? g->nv : 1;
+    int *first = (int *)CT_MALLOC((size_t)nv * sizeof(int)), *last = (int *)CT_MALLOC((size_t)nv * sizeof(int));
+    int *order = (int *)CT_MALLOC((size_t)nv * sizeof(int));
+    int64_t *size = (int64_t *)CT_MALLOC((size_t)nv * sizeof(int64_t));
+    if (!first || !last || !order || !size) { CT_FREE(first); CT_FREE(last); CT_FREE(order); CT_FREE(size); return -1; }
+    int np = 0;
+    *naive = 0;
+    for (int v = 0; v < g->nv; v++) {
+        const ct__jval *x = &g->v[v];
+        off[v] = -1;
+        size[v] = 0;
+        if (x->kind != CT__JV_NODE || x->alias != v || x->ndim < 0 || x->dtype != CT_FLOAT32) continue;
+        size[v] = ((ct__jx_numel(x) > 0 ? ct__jx_numel(x) : 1) + 15) / 16 * 16;
+        first[v] = last[v] = x->node;
+        order[np++] = v;
+        *naive += size[v];
+    }
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) {
+            int r = g->n[i].in[k] >= 0 ? g->v[g->n[i].in[k]].alias : -1;
+            if (r >= 0 && size[r] && last[r] < i) last[r] = i;
+        }
+    for (int i = 0; i < g->nn; i++)   /* an in-place alias made later extends its root */
+        for (int k = 0; k < g->n[i].nout; k++) {
+            int r = g->v[g->n[i].out[k]].alias;
+            if (size[r] && last[r] < i) last[r] = i;
+        }
+    for (int k = 0; k < g->nout; k++) {
+        int r = g->v[g->out[k]].alias;
+        if (size[r]) last[r] = g->nn;
+    }
+    for (int a = 1; a < np; a++)      /* largest first (insertion sort: graphs are small) */
+        for (int b = a; b > 0 && size[order[b]] > size[order[b - 1]]; b--) { int t = order[b]; order[b] = order[b - 1]; order[b - 1] = t; }
+    int64_t total = 0;
+    for (int a = 0; a < np; a++) {
+        int v = order[a];
+        int64_t o = 0;
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (int b = 0; b < a; b++) {
+                int u = order[b];
+                if (first[u] > last[v] || first[v] > last[u]) continue;       /* lifetimes apart */
+                if (o < off[u] + size[u] && off[u] < o + size[v]) { o = off[u] + size[u]; moved = 1; }
+            }
+        }
+        off[v] = o;
+        if (o + size[v] > total) total = o + size[v];
+    }
+    CT_FREE(first);
+    CT_FREE(last);
+    CT_FREE(order);
+    CT_FREE(size);
+    return total;
+}
 static int ct__jx_node(ct__jx *X, int node) {
     const ct_graph *g = X->g;
     const ct__jnode *n = &g->n[node];
@@ -3172,9 +3236,14 @@ CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name
         ct__jsb_put(&b, "\n};\n", 4);
         ct_scope_end(tok);
     }
+    int64_t *off = (int64_t *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int64_t)), naive = 0;
+    int64_t arena = off ? ct__jx_plan(g, off, &naive) : -1;
+    if (arena < 0) { CT_FREE(off); CT_FREE(b.p); ct_set_error(CT_ERR_MEMORY, "jit_export_c: out of memory"); return CT_ERR_MEMORY; }
+    ct__jsb_printf(&b, "\n/* memory plan: the values share one arena of %lld floats (%lld without reuse) */\n"
+                       "static float ct_arena[%lld];\n", (long long)arena, (long long)naive, (long long)(arena > 0 ? arena : 1));
     for (int v = 0; v < g->nv; v++)
-        if (g->v[v].kind == CT__JV_NODE && g->v[v].alias == v && g->v[v].ndim >= 0 && g->v[v].dtype == CT_FLOAT32)
-            ct__jsb_printf(&b, "static float v%d[%lld];\n", v, (long long)(ct__jx_numel(&g->v[v]) > 0 ? ct__jx_numel(&g->v[v]) : 1));
+        if (off[v] >= 0) ct__jsb_printf(&b, "static float *const v%d = ct_arena + %lld;\n", v, (long long)off[v]);
+    CT_FREE(off);
     ct__jsb_printf(&b, "\nvoid %s(", fn);
     for (int i = 0; i < g->nin; i++) ct__jsb_printf(&b, "%sconst float *in%d", i ? ", " : "", i);
     for (int k = 0; k < g->nout; k++) ct__jsb_printf(&b, "%sfloat *out%d", (g->nin || k) ? ", " : "", k);

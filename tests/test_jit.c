@@ -584,6 +584,17 @@ TEST(test_export_c) {
     ct_graph *gc = ct_trace_end(1, &yc);
     ct_jit_optimize(gc);
     CHECK_EQ_INT(ct_jit_export_c(gc, tpath("chain.c"), "chain_forward"), CT_OK);
+    /* the memory plan: one arena as large as the peak of live values: the first conv's
+       output (2x8x28x28, the ReLU in place) and the pooling's (2x8x14x14) while the
+       pooling runs; a buffer per value would take 25120 floats */
+    char *etext = NULL;
+    size_t elen = 0;
+    CHECK_EQ_INT(ct_jit_export_c_mem(g, "f", &etext, &elen), CT_OK);
+    long long arena = -1, naive = -1;
+    const char *mp = etext ? strstr(etext, "memory plan: the values share one arena of ") : NULL;
+    CHECK(mp != NULL && sscanf(mp, "memory plan: the values share one arena of %lld floats (%lld without reuse)", &arena, &naive) == 2);
+    CHECK(arena == 2 * 8 * 28 * 28 + 2 * 8 * 14 * 14 && naive == 25120);
+    ct_free(etext);
     FILE *f = fopen(tpath("main.c"), "w");
     fputs("#include <stdio.h>\nvoid model_forward(const float *in0, float *out0);\n"
           "void chain_forward(const float *in0, float *out0);\n"
