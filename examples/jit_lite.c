@@ -12,8 +12,8 @@
        cc -std=c11 -Os -ffunction-sections -fdata-sections -I. -DJIT_LITE_OPS='"mlp_ops.h"' \
           examples/jit_lite.c -o jit_lite -static -Wl,--gc-sections -s -lm
    (tests/jit_lite/export.c makes the 784-512-256-10 MLP's files; make footprint
-   builds both and prints the size.) Without JIT_LITE_OPS every kernel is linked
-   (any graph runs, the binary is large).
+   builds both and prints the size.) Without JIT_LITE_OPS every kernel of ctensor.h
+   is linked (the binary is large; add -DCTENSOR_JIT_USES_NN for ctensor_nn.h's ops).
 
        ./jit_lite model.ctjit input.npy [expected.npy]
    runs the graph on the input (float32 .npy) and prints the output's shape and
