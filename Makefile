@@ -5,7 +5,9 @@
 #   make lib     libctensor.so/.a, ctensor.pc   make install PREFIX=... [DESTDIR=...]
 #   make test-aarch64   the unit tests cross-built for aarch64, run under qemu-aarch64
 #   make docs    regenerate docs/reference/ (the API reference) from the headers
-#   make footprint  examples/mlp_tiny.c static, -Os, selective build: prints `<N> bytes`
+#   make footprint  examples/mlp_tiny.c static, -Os, selective build: prints `<N> bytes`;
+#                   the same for examples/jit_lite.c (the lite JIT interpreter running
+#                   a saved 784-512-256-10 MLP)
 # Missing Debian packages are installed with apt-get when run as root.
 
 CC       ?= gcc
@@ -205,7 +207,8 @@ conformance: $(BUILD)/tests/conformance
 test: deps deps-aarch64
 	@$(MAKE) --no-print-directory test-run
 test-run: $(addprefix $(BUILD)/tests/,$(SHARED_TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
-      $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance $(DIST_BINS)
+      $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance $(DIST_BINS) \
+      $(BUILD)/jit_lite/jit_lite $(BUILD)/jit_lite/allocs
 	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" DIST_BINS="$(DIST_BINS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
@@ -344,12 +347,13 @@ test-aarch64-run: $(if $(A64_OK),$(addprefix $(A64)/,$(A64_TESTS)))
 # without a static libc gets a dynamic build, said so. FOOTPRINT_CC picks the compiler.
 FOOT_FLAGS := -std=c11 $(WARN) -I. -Os -ffunction-sections -fdata-sections -Wl,--gc-sections -s
 FOOTPRINT_CC ?= $(shell command -v musl-gcc 2>/dev/null)
+JIT_LITE := $(BUILD)/jit_lite
 .PHONY: footprint footprint-run
 footprint:
 	@command -v musl-gcc >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q musl-tools) >/dev/null 2>&1; } || \
 	  echo "footprint: no musl-gcc (sudo apt-get install musl-tools): building with $(CC)"
 	@$(MAKE) --no-print-directory footprint-run
-footprint-run: | $(BUILD)/examples
+footprint-run: $(JIT_LITE)/mlp.ctjit | $(BUILD)/examples
 	@fcc="$(FOOTPRINT_CC)"; [ -n "$$fcc" ] || fcc=$(CC); \
 	case "$$fcc" in *musl*) how="static, musl";; *) how="static, glibc";; esac; \
 	lc=$$($$fcc -print-file-name=libc.a); [ "$$lc" != libc.a ] && [ -e "$$lc" ] || how="dynamic (no static libc)"; \
@@ -357,7 +361,32 @@ footprint-run: | $(BUILD)/examples
 	echo "$$fcc $(FOOT_FLAGS) $$static examples/mlp_tiny.c -o $(BUILD)/examples/mlp_tiny_small -lm"; \
 	$$fcc $(FOOT_FLAGS) $$static examples/mlp_tiny.c -o $(BUILD)/examples/mlp_tiny_small -lm && \
 	./$(BUILD)/examples/mlp_tiny_small && echo "mlp_tiny ($$how, -Os, gc-sections, stripped):" && \
-	echo "$$(wc -c < $(BUILD)/examples/mlp_tiny_small) bytes"
+	echo "$$(wc -c < $(BUILD)/examples/mlp_tiny_small) bytes" && \
+	echo "$$fcc $(FOOT_FLAGS) $$static $(JIT_LITE_FLAGS) examples/jit_lite.c -o $(BUILD)/examples/jit_lite_small -lm"; \
+	$$fcc $(FOOT_FLAGS) $$static $(JIT_LITE_FLAGS) examples/jit_lite.c -o $(BUILD)/examples/jit_lite_small -lm && \
+	./$(BUILD)/examples/jit_lite_small $(JIT_LITE)/mlp.ctjit $(JIT_LITE)/x.npy $(JIT_LITE)/y.npy && \
+	echo "jit_lite: the lite JIT interpreter running the saved 784-512-256-10 MLP ($$how, -Os, gc-sections, stripped, the graph's selective build, no autograd):" && \
+	echo "$$(wc -c < $(BUILD)/examples/jit_lite_small) bytes"
+
+# The lite JIT interpreter (ctensor_jit.h's CTENSOR_JIT_LITE): tests/jit_lite/export.c
+# (linked to tests/ct_impl.o) traces and optimizes the 784-512-256-10 MLP and writes its
+# graph file, its op list (ct_jit_export_selected_ops), an input and the full
+# interpreter's output to $(JIT_LITE); examples/jit_lite.c built with that op list
+# (selective build, no autograd, -Os, gc-sections, stripped) must reproduce the output:
+# a part of make test (dynamic, $(CC)); make footprint builds it static.
+JIT_LITE_FLAGS = -DJIT_LITE_OPS='"$(JIT_LITE)/mlp_ops.h"'
+$(JIT_LITE):
+	@mkdir -p $@
+$(JIT_LITE)/export: tests/jit_lite/export.c $(BUILD)/tests/ct_impl.o $(HEADERS) | $(JIT_LITE)
+	$(CC) $(BASE) $(TESTFAST) -DCT_TEST_SHARED_IMPL $< $(BUILD)/tests/ct_impl.o -o $@ $(LIBS)
+$(JIT_LITE)/mlp.ctjit: $(JIT_LITE)/export
+	$< $(JIT_LITE) > /dev/null
+$(JIT_LITE)/jit_lite: examples/jit_lite.c $(JIT_LITE)/mlp.ctjit $(HEADERS)
+	$(CC) $(FOOT_FLAGS) $(JIT_LITE_FLAGS) $< -o $@ -lm
+# allocator calls of a graph run after the first (malloc wrapped at link time)
+$(JIT_LITE)/allocs: tests/jit_lite/allocs.c $(BUILD)/tests/ct_impl.o $(HEADERS) bench/jit_chain.h | $(JIT_LITE)
+	$(CC) $(BASE) $(TESTFAST) -DCT_TEST_SHARED_IMPL $< $(BUILD)/tests/ct_impl.o -o $@ \
+	  -Wl,--wrap=malloc -Wl,--wrap=realloc -Wl,--wrap=calloc $(LIBS)
 
 # ---- benchmarks -------------------------------------------------------------
 # make bench [BENCH="overhead elementwise"] [CT_BENCH_SECONDS=0.05]: builds every

@@ -13,6 +13,15 @@
      elementwise loops), so it is compiled in the translation unit that defines
      CTENSOR_IMPLEMENTATION; there CTENSOR_JIT_IMPLEMENTATION is turned on.
 
+   CONFIGURATION (define before including, in the implementation file)
+     CTENSOR_JIT_LITE       the interpreter-only runtime (PyTorch's lite interpreter):
+                            loading, running, inspecting and building graphs; no
+                            tracer, no passes, no export. With ctensor.h's selective
+                            build (the CTENSOR_OP_* lines ct_jit_export_selected_ops
+                            writes for a graph) and CTENSOR_NO_AUTOGRAD, a program
+                            that loads and runs a saved model links only the kernels
+                            the model runs (examples/jit_lite.c; make footprint)
+
    THE FEEL (torch.jit.trace + torch.jit.freeze + torch.jit.save)
        ct_graph *g = ct_trace_module(model, 1, &example);   // records every op
        ct_jit_freeze(g);                                    // parameters -> constants, folded
@@ -29,9 +38,11 @@
         1.2 Graphs                      printing, verifying, inspecting, building by hand
         1.3 Running                     ct_graph_run (the interpreter)
         1.4 Passes                      DCE, CSE, constant propagation, freeze, conv-bn
-                                        folding, elementwise fusion, ct_jit_optimize
+                                        and linear-bn folding, elementwise fusion,
+                                        ct_jit_optimize
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
-        1.6 Export to C                 ct_jit_export_c
+        1.6 Export to C                 ct_jit_export_c; the selective build's op list
+                                        (ct_jit_export_selected_ops)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
         2.2 The tracer                  a dispatch listener
@@ -39,7 +50,7 @@
         2.4 The interpreter             dispatch per node, fused loops per block
         2.5 Passes
         2.6 Save and load
-        2.7 Export to C
+        2.7 Export to C, and the op list of a selective build
 
    WHAT TRACING MEANS (as torch.jit.trace)
      - The graph is what ran: C control flow (if, for) is specialised to the
@@ -81,6 +92,7 @@ extern "C" {
 typedef struct ct_graph ct_graph;
 
 /* ---- 1.1 Tracing ---------------------------------------------------------- */
+#ifndef CTENSOR_JIT_LITE
 /* Starts recording this thread's ops; inputs become the graph's inputs, in order.
    One trace per thread at a time. */
 CTENSOR_API ct_status ct_trace_begin(int nin, ct_tensor *const *inputs);
@@ -92,6 +104,7 @@ CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs);
 CTENSOR_API void ct_trace_abort(void);
 /* 1 while this thread is tracing */
 CTENSOR_API int ct_is_tracing(void);
+#endif
 
 /* ---- 1.2 Graphs ----------------------------------------------------------- */
 CTENSOR_API void ct_graph_free(ct_graph *g);              /* NULL is fine */
@@ -157,6 +170,7 @@ CTENSOR_API ct_status ct_graph_infer_shapes(ct_graph *g, int nin, ct_tensor *con
 CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *inputs, ct_tensor **outputs, int max_out);
 
 /* ---- 1.4 Passes: each rewrites the graph into an equivalent one ---------- */
+#ifndef CTENSOR_JIT_LITE
 CTENSOR_API ct_status ct_jit_eliminate_dead_code(ct_graph *g);
 CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g);  /* not random or in-place ops */
 /* evaluates nodes whose inputs are all constants (not random ops) */
@@ -167,6 +181,10 @@ CTENSOR_API ct_status ct_jit_freeze(ct_graph *g);
 /* conv2d (constant weight and bias) followed by eval-mode batch norm (constant
    scale and shift) becomes one conv2d; needs constants (freeze first). */
 CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g);
+/* addmm / mm with a constant weight (a frozen linear layer) followed by eval-mode
+   batch norm over its features (BatchNorm1d on [N, C]) becomes one addmm with the
+   scaled weight and bias; needs constants (freeze first). */
+CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g);
 /* Chains of float elementwise ops (unary, binary, with same-shape or scalar
    operands) become one node that computes the whole chain per block of elements
    in cache: the intermediates never reach memory. */
@@ -175,9 +193,10 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
    in place on the product's buffer (no second buffer, one pass less of memory). */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
-/* torch.jit.optimize_for_inference: freeze, conv-bn folding, CSE, DCE, elementwise
-   fusion, activation fusion. */
+/* torch.jit.optimize_for_inference: freeze, conv-bn and linear-bn folding, CSE, DCE,
+   elementwise fusion, activation fusion. */
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
+#endif
 
 /* ---- 1.5 Files ------------------------------------------------------------ */
 /* One file: the safetensors layout, the weights (constants and parameters) as its
@@ -193,16 +212,33 @@ CTENSOR_API ct_status ct_graph_save(const ct_graph *g, const char *path);
 CTENSOR_API ct_graph *ct_graph_load(const char *path);
 #endif
 
-/* ---- 1.6 Export to C ------------------------------------------------------ */
+/* ---- 1.6 Export to C, and the selective build ---------------------------- */
+#ifndef CTENSOR_JIT_LITE
 /* Writes a standalone C99 file: the constants as const arrays and one function
    `void <fn>(const float *in0, ..., float *out0, ...)` (inputs and outputs
    contiguous, in order) that computes the graph with static shapes, fused loops
-   inlined, no allocation and no ctensor. float32 graphs of the ops listed in the
+   inlined, no allocation and no ctensor. Its values share one static arena,
+   planned from their lifetimes (a value's memory is reused once its last reader
+   has run), as large as the peak of live values. float32 graphs of the ops listed in the
    implementation (linear/addmm/mm, conv2d, pooling, batch norm, flatten/view,
    elementwise and activations); anything else is an error naming the op. */
 CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name, char **text, size_t *len);
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const char *fn_name);
+#endif
+/* The selective build of a graph (torch.jit.export_opnames, for PyTorch Mobile's
+   selective build): C text that defines CTENSOR_SELECTED_OPS and one
+   `#define CTENSOR_OP_<NAME> 1` line for every op the graph runs (fused groups by
+   their members, blocks of prim::If / prim::Loop too), plus the ops the
+   interpreter itself may call for it (aten::alias for outputs that are inputs or
+   constants, aten::clone for a fused group's strided input, aten::full for loop
+   counters). Ops of a companion header also get `#define CTENSOR_JIT_USES_NN 1`
+   (_LINALG, _QUANT, _SPECIAL): include that header. Include the text before
+   ctensor.h in the file that defines CTENSOR_IMPLEMENTATION (examples/jit_lite.c).
+   The _mem form returns the text (free with ct_free). */
+CTENSOR_API ct_status ct_jit_export_selected_ops_mem(const ct_graph *g, char **text, size_t *len);
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *path);
 #endif
 
 #ifdef CTENSOR_NN_H_INCLUDED
@@ -210,6 +246,7 @@ CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const
    module's parameters and buffers are named by their state-dict keys. */
 CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs);
 #endif
+#endif /* !CTENSOR_JIT_LITE */
 
 #ifdef __cplusplus
 }
@@ -481,6 +518,7 @@ static ct_status ct__jit_finish(ct_graph *g) {
     return CT_OK;
 }
 
+#ifndef CTENSOR_JIT_LITE
 /* Drops values no node, input list or output list refers to, and renumbers. */
 static ct_status ct__jit_compact(ct_graph *g) {
     int *used = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
@@ -510,6 +548,7 @@ static ct_status ct__jit_compact(ct_graph *g) {
     CT_FREE(used);
     return ct__jit_finish(g);
 }
+#endif
 
 CTENSOR_API ct_graph *ct_graph_clone(const ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "graph_clone: graph is NULL"); return NULL; }
@@ -558,6 +597,40 @@ oom:
     return NULL;
 }
 
+/* a fresh constant name %cK for value v */
+static int ct__jit_const_name(ct_graph *g, int v) {
+    char buf[32];
+    for (int k = 0;; k++) {
+        snprintf(buf, sizeof buf, "c%d", k);
+        int clash = 0;
+        for (int u = 0; u < g->nv && !clash; u++) clash = g->v[u].name && !strcmp(g->v[u].name, buf);
+        if (!clash) break;
+    }
+    g->v[v].name = ct__jit_strdup(buf);
+    return g->v[v].name ? 0 : -1;
+}
+/* Scratch slots of a fused program: op k's result goes to the node's output j when
+   outsrc[j] == k, else to a slot, which is free again after its last reader (a slot
+   read by op m is never the one op m writes). */
+static void ct__jit_assign_slots(ct__jfused *f, const int *outsrc, int nout) {
+    int lastuse[256], slotfree[256], nslots = 0;
+    for (int m = 0; m < f->nops; m++) lastuse[m] = m;
+    for (int m = 0; m < f->nops; m++)
+        for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
+    for (int m = 0; m < f->nops; m++) {
+        int isout = -1;
+        for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
+        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
+        int sl = -1;
+        for (int q = 0; q < nslots && sl < 0; q++) if (slotfree[q] < m) sl = q;
+        if (sl < 0) sl = nslots++;
+        f->slot[m] = sl;
+        slotfree[sl] = lastuse[m];
+    }
+    f->nslots = nslots;
+}
+
+#ifndef CTENSOR_JIT_LITE
 /* ---- 2.2 The tracer ---------------------------------------------------------
    A dispatch listener on the tracing thread. Tensors map to values through an
    open-addressing table keyed by address; every tensor the trace has seen is
@@ -789,6 +862,8 @@ CTENSOR_API ct_graph *ct_trace_end(int nout, ct_tensor *const *outputs) {
     }
     return g;
 }
+
+#endif /* !CTENSOR_JIT_LITE: the tracer */
 
 /* ---- 2.3 Text: printing and parsing ----------------------------------------
    graph(%x0 : Float(*, 784)):
@@ -1023,7 +1098,10 @@ static int ct__jit_is_fusable_kernel(int op) {
     return 0;
 }
 /* float32 sqrt for fused groups: C's sqrtf may set errno, so compilers do not
-   vectorize it unless -fno-math-errno; the vector instructions round the same */
+   vectorize it unless -fno-math-errno; the vector instructions round the same
+   (not in a selective build without sqrt) */
+#if CT__SEL(SQRT)
+#define CT__JIT_HAVE_SQRT_F32 1
 static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
     if (s[0] != 4 || s[1] != 4) { ct__u_SQRT_tab[CT_FLOAT32](p, s, n, a); return; }
     float *o = (float *)p[0];
@@ -1038,9 +1116,12 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
 #endif
     for (; k < n; k++) o[k] = sqrtf(x[k]);
 }
+#endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
+#ifdef CT__JIT_HAVE_SQRT_F32
     if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
+#endif
     if (kind == 1) {
         ct__loop_fn v = dt == CT_FLOAT32 ? ct__unary_vec_f32(op) : NULL;
         const ct__loop_fn *tab = ct__unary_table(op);
@@ -1305,6 +1386,7 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
     return rc ? -1 : g->nout;
 }
 
+#ifndef CTENSOR_JIT_LITE
 /* ---- 2.5 Passes --------------------------------------------------------------
    Each pass rewrites the graph in place and leaves it valid (ct__jit_compact
    renumbers values and recomputes liveness). Uses are replaced with
@@ -1368,17 +1450,6 @@ CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g) {
     return ct__jit_drop_nodes(g);
 }
 
-static int ct__jit_const_name(ct_graph *g, int v) {
-    char buf[32];
-    for (int k = 0;; k++) {
-        snprintf(buf, sizeof buf, "c%d", k);
-        int clash = 0;
-        for (int u = 0; u < g->nv && !clash; u++) clash = g->v[u].name && !strcmp(g->v[u].name, buf);
-        if (!clash) break;
-    }
-    g->v[v].name = ct__jit_strdup(buf);
-    return g->v[v].name ? 0 : -1;
-}
 /* turns value v into a constant holding t (a new reference is taken) */
 static int ct__jit_make_const(ct_graph *g, int v, ct_tensor *t) {
     ct__jval *x = &g->v[v];
@@ -1473,8 +1544,8 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
         int cv = b->in[0];
         if (g->v[cv].kind != CT__JV_NODE || uses[cv] != 1) continue;
         ct__jnode *c = &g->n[g->v[cv].node];
-        if (c->op != conv || c->inplace || c->nin != 3 || c->in[1] < 0) continue;
-        int w = c->in[1], bias = c->in[2];
+        if (c->op != conv || c->inplace || (c->nin != 3 && c->nin != 2) || c->in[1] < 0) continue;
+        int w = c->in[1], bias = c->nin == 3 ? c->in[2] : -1;   /* a conv without bias traces with two inputs */
         if (g->v[w].kind != CT__JV_CONST || (bias >= 0 && g->v[bias].kind != CT__JV_CONST)) continue;
         if (g->v[b->in[1]].kind != CT__JV_CONST || g->v[b->in[2]].kind != CT__JV_CONST) continue;
         ct_tensor *W = g->v[w].t, *scale = g->v[b->in[1]].t, *shift = g->v[b->in[2]].t;
@@ -1489,7 +1560,11 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
         if (W2 && B2) {
             int nw = ct__jit_new_val(g, CT__JV_CONST, NULL);
             int nb = nw < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
-            if (nb < 0 || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) st = CT_ERR_MEMORY;
+            c = &g->n[g->v[cv].node];
+            int *in3 = c->nin == 3 ? c->in : (int *)CT_REALLOC(c->in, 3 * sizeof(int));
+            if (in3 && c->nin == 2) in3[2] = -1;                  /* None until the folded bias goes in */
+            if (in3) { c->in = in3; c->nin = 3; }
+            if (nb < 0 || !in3 || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) st = CT_ERR_MEMORY;
             else {
                 c = &g->n[g->v[cv].node];
                 b = &g->n[i];
@@ -1508,32 +1583,86 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g) {
     return ct__jit_drop_nodes(g);
 }
 
+/* addmm(b, x, Wt) or mm(x, Wt) (a linear layer: Wt is the frozen, transposed
+   weight [in, out]) followed by eval-mode batch norm over its columns:
+   addmm(b * scale + shift, x, Wt * scale[None, :]) (beta 1; alpha kept). */
+CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "fold_linear_bn: graph is NULL"); return CT_ERR_NULL; }
+    int addmm = ct_op_find("aten::addmm"), mm = ct_op_find("aten::mm"), bn = ct_op_find("ct::batch_norm_eval");
+    if (addmm < 0 || mm < 0 || bn < 0) return CT_OK;   /* ctensor_nn.h not in this build */
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!uses) { ct_set_error(CT_ERR_MEMORY, "fold_linear_bn: out of memory"); return CT_ERR_MEMORY; }
+    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
+    for (int k = 0; k < g->nout; k++) uses[g->out[k]]++;
+    ct_status st = CT_OK;
+    for (int i = 0; i < g->nn && !st; i++) {
+        ct__jnode *b = &g->n[i];
+        if (b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) continue;
+        int pv = b->in[0];
+        if (g->v[pv].kind != CT__JV_NODE || uses[pv] != 1) continue;
+        ct__jnode *p = &g->n[g->v[pv].node];
+        int isaddmm = p->op == addmm && p->nin == 3, ismm = p->op == mm && p->nin == 2;
+        if ((!isaddmm && !ismm) || p->inplace) continue;
+        int w = p->in[isaddmm ? 2 : 1], bias = isaddmm ? p->in[0] : -1;
+        if (w < 0 || g->v[w].kind != CT__JV_CONST || (isaddmm && (bias < 0 || g->v[bias].kind != CT__JV_CONST))) continue;
+        if (g->v[b->in[1]].kind != CT__JV_CONST || g->v[b->in[2]].kind != CT__JV_CONST) continue;
+        ct_tensor *Wt = g->v[w].t, *scale = g->v[b->in[1]].t, *shift = g->v[b->in[2]].t;
+        int64_t O = Wt->ndim == 2 ? Wt->shape[1] : -1;
+        if (O < 0 || scale->ndim != 1 || shift->ndim != 1 || scale->shape[0] != O || shift->shape[0] != O) continue;
+        if (isaddmm) {
+            ct_attr_value beta;
+            ct_tensor *B = g->v[bias].t;
+            if (ct_attrs_get(p->op, &p->a, "beta", &beta) || beta.f != 1.0) { ct_clear_error(); continue; }
+            if (B->ndim != 1 || B->shape[0] != O) continue;
+        }
+        int tok = ct_scope_begin();
+        int prev = ct_set_grad_enabled(0);
+        ct_tensor *W2 = ct_mul(Wt, scale);                        /* scale broadcasts over the rows */
+        ct_tensor *B2 = isaddmm ? ct_add(ct_mul(g->v[bias].t, scale), shift) : ct_clone(shift);
+        if (W2 && Wt->dtype != W2->dtype) W2 = ct_to(W2, Wt->dtype);
+        if (B2 && Wt->dtype != B2->dtype) B2 = ct_to(B2, Wt->dtype);
+        ct_set_grad_enabled(prev);
+        if (W2 && B2) {
+            int nw = ct__jit_new_val(g, CT__JV_CONST, NULL);
+            int nb = nw < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
+            int *nin = nb < 0 || !ismm ? NULL : (int *)CT_MALLOC(3 * sizeof(int));
+            if (nb < 0 || (ismm && !nin) || ct__jit_make_const(g, nw, W2) || ct__jit_make_const(g, nb, B2)) {
+                CT_FREE(nin);
+                st = CT_ERR_MEMORY;
+            } else {
+                p = &g->n[g->v[pv].node];
+                b = &g->n[i];
+                if (ismm) {                                       /* mm becomes addmm with the shift as its bias */
+                    nin[1] = p->in[0];
+                    CT_FREE(p->in);
+                    p->in = nin;
+                    p->nin = 3;
+                    p->op = addmm;
+                    ct_attrs_defaults(addmm, &p->a);
+                }
+                p->in[0] = nb;
+                p->in[2] = nw;
+                ct__jit_replace(g, b->out[0], pv, i);
+                b->op = -1;
+            }
+        } else {
+            ct_clear_error();
+        }
+        ct_scope_end(tok);
+    }
+    CT_FREE(uses);
+    if (st) { ct_set_error(CT_ERR_MEMORY, "fold_linear_bn: out of memory"); return st; }
+    return ct__jit_drop_nodes(g);
+}
+
 /* Elementwise fusion. A node joins an open group when it is a float unary or
    binary elementwise op of the group's dtype and shape (its other operands: any
    value of that shape, or a one-element value), and one of its inputs is made by
    the group. A group closes when any node outside it reads one of its values,
    so every outside reader comes after the group's last member: the fused node
    takes that member's place. Values read outside (or returned) are its outputs. */
-/* Scratch slots of a fused program: op k's result goes to the node's output j when
-   outsrc[j] == k, else to a slot, which is free again after its last reader (a slot
-   read by op m is never the one op m writes). */
-static void ct__jit_assign_slots(ct__jfused *f, const int *outsrc, int nout) {
-    int lastuse[256], slotfree[256], nslots = 0;
-    for (int m = 0; m < f->nops; m++) lastuse[m] = m;
-    for (int m = 0; m < f->nops; m++)
-        for (int j = 0; j < f->ops[m].nin; j++) if (f->ops[m].src[j] < 0) lastuse[-f->ops[m].src[j] - 1] = m;
-    for (int m = 0; m < f->nops; m++) {
-        int isout = -1;
-        for (int j = 0; j < nout; j++) if (outsrc[j] == m) isout = j;
-        if (isout >= 0) { f->slot[m] = -(isout + 1); continue; }
-        int sl = -1;
-        for (int q = 0; q < nslots && sl < 0; q++) if (slotfree[q] < m) sl = q;
-        if (sl < 0) sl = nslots++;
-        f->slot[m] = sl;
-        slotfree[sl] = lastuse[m];
-    }
-    f->nslots = nslots;
-}
 static int ct__jit_fusable(const ct_graph *g, const ct__jnode *n) {
     if (n->op < 0 || n->inplace || n->nout != 1 || !ct__jit_is_fusable_kernel(n->op)) return 0;
     const ct__jval *o = &g->v[n->out[0]];
@@ -1696,6 +1825,7 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "optimize: graph is NULL"); return CT_ERR_NULL; }
     ct_status s = ct_jit_freeze(g);
     if (!s) s = ct_jit_fold_conv_bn(g);
+    if (!s) s = ct_jit_fold_linear_bn(g);
     if (!s) s = ct_jit_eliminate_common_subexpressions(g);
     if (!s) s = ct_jit_eliminate_dead_code(g);
     if (!s) s = ct_jit_fuse_elementwise(g);
@@ -1705,6 +1835,8 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
             if (g->n[i].sub[q]) s = ct_jit_optimize(g->n[i].sub[q]);
     return s;
 }
+
+#endif /* !CTENSOR_JIT_LITE: the passes */
 
 /* ---- inspecting, verifying, building -------------------------------------- */
 CTENSOR_API int ct_graph_num_inputs(const ct_graph *g) { return g ? g->nin : -1; }
@@ -2659,6 +2791,7 @@ CTENSOR_API ct_graph *ct_graph_load(const char *path) {
 }
 #endif
 
+#ifndef CTENSOR_JIT_LITE
 /* ---- 2.7 Export to C -----------------------------------------------------------
    Static shapes (the graph's types), float32. Every node value gets a static
    array (no allocation; the function is not reentrant: give each thread its own
@@ -2808,6 +2941,68 @@ static int ct__jx_ints(const ct__jnode *n, const char *name, int64_t *out, int c
     if (ct_attrs_get(n->op, &n->a, name, &v)) return -1;
     for (int k = 0; k < cnt; k++) out[k] = v.count > k ? v.ints[k] : (v.count == 1 ? v.ints[0] : 0);
     return 0;
+}
+/* The exported function's memory plan: one static arena. Each float32 node value
+   (with its in-place aliases) lives from the node that makes it through its last
+   reader, inclusive (a node reads its inputs while it writes its outputs); graph
+   outputs to the end. Values are placed largest first, each at the lowest offset
+   (a multiple of 16 floats) that overlaps no placed value whose lifetime overlaps
+   its own (greedy by size, as TFLite's planner). off[v] gets the offset of each
+   planned value (-1 for the others); returns the arena's size in floats, or -1. */
+static int64_t ct__jx_plan(const ct_graph *g, int64_t *off, int64_t *naive) {
+    int nv = g->nv > 0 ? g->nv : 1;
+    int *first = (int *)CT_MALLOC((size_t)nv * sizeof(int)), *last = (int *)CT_MALLOC((size_t)nv * sizeof(int));
+    int *order = (int *)CT_MALLOC((size_t)nv * sizeof(int));
+    int64_t *size = (int64_t *)CT_MALLOC((size_t)nv * sizeof(int64_t));
+    if (!first || !last || !order || !size) { CT_FREE(first); CT_FREE(last); CT_FREE(order); CT_FREE(size); return -1; }
+    int np = 0;
+    *naive = 0;
+    for (int v = 0; v < g->nv; v++) {
+        const ct__jval *x = &g->v[v];
+        off[v] = -1;
+        size[v] = 0;
+        if (x->kind != CT__JV_NODE || x->alias != v || x->ndim < 0 || x->dtype != CT_FLOAT32) continue;
+        size[v] = ((ct__jx_numel(x) > 0 ? ct__jx_numel(x) : 1) + 15) / 16 * 16;
+        first[v] = last[v] = x->node;
+        order[np++] = v;
+        *naive += size[v];
+    }
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) {
+            int r = g->n[i].in[k] >= 0 ? g->v[g->n[i].in[k]].alias : -1;
+            if (r >= 0 && size[r] && last[r] < i) last[r] = i;
+        }
+    for (int i = 0; i < g->nn; i++)   /* an in-place alias made later extends its root */
+        for (int k = 0; k < g->n[i].nout; k++) {
+            int r = g->v[g->n[i].out[k]].alias;
+            if (size[r] && last[r] < i) last[r] = i;
+        }
+    for (int k = 0; k < g->nout; k++) {
+        int r = g->v[g->out[k]].alias;
+        if (size[r]) last[r] = g->nn;
+    }
+    for (int a = 1; a < np; a++)      /* largest first (insertion sort: graphs are small) */
+        for (int b = a; b > 0 && size[order[b]] > size[order[b - 1]]; b--) { int t = order[b]; order[b] = order[b - 1]; order[b - 1] = t; }
+    int64_t total = 0;
+    for (int a = 0; a < np; a++) {
+        int v = order[a];
+        int64_t o = 0;
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (int b = 0; b < a; b++) {
+                int u = order[b];
+                if (first[u] > last[v] || first[v] > last[u]) continue;       /* lifetimes apart */
+                if (o < off[u] + size[u] && off[u] < o + size[v]) { o = off[u] + size[u]; moved = 1; }
+            }
+        }
+        off[v] = o;
+        if (o + size[v] > total) total = o + size[v];
+    }
+    CT_FREE(first);
+    CT_FREE(last);
+    CT_FREE(order);
+    CT_FREE(size);
+    return total;
 }
 static int ct__jx_node(ct__jx *X, int node) {
     const ct_graph *g = X->g;
@@ -3041,9 +3236,14 @@ CTENSOR_API ct_status ct_jit_export_c_mem(const ct_graph *g, const char *fn_name
         ct__jsb_put(&b, "\n};\n", 4);
         ct_scope_end(tok);
     }
+    int64_t *off = (int64_t *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int64_t)), naive = 0;
+    int64_t arena = off ? ct__jx_plan(g, off, &naive) : -1;
+    if (arena < 0) { CT_FREE(off); CT_FREE(b.p); ct_set_error(CT_ERR_MEMORY, "jit_export_c: out of memory"); return CT_ERR_MEMORY; }
+    ct__jsb_printf(&b, "\n/* memory plan: the values share one arena of %lld floats (%lld without reuse) */\n"
+                       "static float ct_arena[%lld];\n", (long long)arena, (long long)naive, (long long)(arena > 0 ? arena : 1));
     for (int v = 0; v < g->nv; v++)
-        if (g->v[v].kind == CT__JV_NODE && g->v[v].alias == v && g->v[v].ndim >= 0 && g->v[v].dtype == CT_FLOAT32)
-            ct__jsb_printf(&b, "static float v%d[%lld];\n", v, (long long)(ct__jx_numel(&g->v[v]) > 0 ? ct__jx_numel(&g->v[v]) : 1));
+        if (off[v] >= 0) ct__jsb_printf(&b, "static float *const v%d = ct_arena + %lld;\n", v, (long long)off[v]);
+    CT_FREE(off);
     ct__jsb_printf(&b, "\nvoid %s(", fn);
     for (int i = 0; i < g->nin; i++) ct__jsb_printf(&b, "%sconst float *in%d", i ? ", " : "", i);
     for (int k = 0; k < g->nout; k++) ct__jsb_printf(&b, "%sfloat *out%d", (g->nin || k) ? ", " : "", k);
@@ -3107,6 +3307,110 @@ CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const
 }
 #endif
 
+/* ---- the op list of a selective build (ct_jit_export_selected_ops) ----------
+   Op table rows by stable name: ctensor.h's, and those of the companion headers
+   whose implementation came before this one (their X-macro lists are visible);
+   NAME is the row's first field, the CTENSOR_OP_<NAME> switch of CT__SEL. */
+typedef struct ct__jopname { const char *sname, *ename, *header; } ct__jopname;
+#define CT__JIT_X_NAME(E, sname, ...) {sname, #E, NULL},
+#define CT__JIT_X_NAME_NN(E, sname, ...) {sname, #E, "NN"},
+#define CT__JIT_X_NAME_LA(E, sname, ...) {sname, #E, "LINALG"},
+#define CT__JIT_X_NAME_Q(E, sname, ...) {sname, #E, "QUANT"},
+#define CT__JIT_X_NAME_SP(E, sname, ...) {sname, #E, "SPECIAL"},
+static const ct__jopname ct__jit_opnames[] = {
+    CT__OPS(CT__JIT_X_NAME)
+#ifdef CT__NN_OPS
+    CT__NN_OPS(CT__JIT_X_NAME_NN)
+#endif
+#ifdef CT__LA_OPS
+    CT__LA_OPS(CT__JIT_X_NAME_LA)
+#endif
+#ifdef CT__Q_OPS
+    CT__Q_OPS(CT__JIT_X_NAME_Q)
+#endif
+#ifdef CT__SP_OPS
+    CT__SP_OPS(CT__JIT_X_NAME_SP)
+#endif
+};
+#undef CT__JIT_X_NAME
+#undef CT__JIT_X_NAME_NN
+#undef CT__JIT_X_NAME_LA
+#undef CT__JIT_X_NAME_Q
+#undef CT__JIT_X_NAME_SP
+static void ct__jit_mark_runtime(const ct_graph *g, int *fused, int *loop) {
+    for (int i = 0; i < g->nn; i++) {
+        *fused |= g->n[i].op == CT__JIT_FUSED;
+        *loop |= g->n[i].op == CT__JIT_LOOP;
+        for (int q = 0; q < 2; q++) if (g->n[i].sub[q]) ct__jit_mark_runtime(g->n[i].sub[q], fused, loop);
+    }
+}
+CTENSOR_API ct_status ct_jit_export_selected_ops_mem(const ct_graph *g, char **text, size_t *len) {
+    if (!g || !text || !len) { ct_set_error(CT_ERR_NULL, "jit_export_selected_ops: NULL argument"); return CT_ERR_NULL; }
+    *text = NULL;
+    *len = 0;
+    int n = ct_graph_ops_used(g, NULL, 0);
+    if (n < 0) return ct_last_error_code();
+    const char **names = (const char **)CT_MALLOC((size_t)(n + 3) * sizeof(char *));
+    if (!names) { ct_set_error(CT_ERR_MEMORY, "jit_export_selected_ops: out of memory"); return CT_ERR_MEMORY; }
+    ct_graph_ops_used(g, names, n);
+    int fused = 0, loop = 0, nrt = 0;
+    ct__jit_mark_runtime(g, &fused, &loop);
+    const char *rt[3], *why[3];
+    rt[nrt] = "aten::alias"; why[nrt++] = "graph outputs that are inputs or constants";
+    if (fused) { rt[nrt] = "aten::clone"; why[nrt++] = "a fused group's strided input made contiguous"; }
+    if (loop) { rt[nrt] = "aten::full"; why[nrt++] = "prim::Loop's counter"; }
+    ct__jsb b = {NULL, 0, 0, 0};
+    const char *headers[4] = {"NN", "LINALG", "QUANT", "SPECIAL"};
+    int need[4] = {0, 0, 0, 0};
+    ct__jsb_printf(&b, "/* The selective build of a ctensor_jit graph (ct_jit_export_selected_ops): %d op%s.\n"
+                       "   Include before ctensor.h in the file that defines CTENSOR_IMPLEMENTATION. */\n"
+                       "#define CTENSOR_SELECTED_OPS 1\n", n, n == 1 ? "" : "s");
+    ct_status st = CT_OK;
+    for (int k = 0; k < n + nrt && !st; k++) {
+        const char *sn = k < n ? names[k] : rt[k - n];
+        if (k >= n) {   /* the interpreter's own, unless the graph runs it already */
+            int dup = 0;
+            for (int j = 0; j < n; j++) dup |= !strcmp(names[j], sn);
+            if (dup) continue;
+        }
+        const ct__jopname *row = NULL;
+        for (size_t r = 0; r < sizeof ct__jit_opnames / sizeof ct__jit_opnames[0] && !row; r++)
+            if (!strcmp(ct__jit_opnames[r].sname, sn)) row = &ct__jit_opnames[r];
+        if (!row) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_export_selected_ops: op %s is not in the op lists of the headers this file was compiled with "
+                         "(include its header before ctensor_jit.h)", sn);
+            st = CT_ERR_UNSUPPORTED;
+            break;
+        }
+        for (int h = 0; h < 4; h++) need[h] |= row->header && !strcmp(row->header, headers[h]);
+        ct__jsb_printf(&b, "#define CTENSOR_OP_%s 1   /* %s%s%s */\n", row->ename, sn, k < n ? "" : ": the interpreter, ", k < n ? "" : why[k - n]);
+    }
+    for (int h = 0; h < 4 && !st; h++)
+        if (need[h]) ct__jsb_printf(&b, "#define CTENSOR_JIT_USES_%s 1   /* ops of ctensor_%s.h: include it */\n", headers[h],
+                                    h == 0 ? "nn" : h == 1 ? "linalg" : h == 2 ? "quant" : "special");
+    CT_FREE((void *)names);
+    if (!st && b.oom) { ct_set_error(CT_ERR_MEMORY, "jit_export_selected_ops: out of memory"); st = CT_ERR_MEMORY; }
+    if (st) { CT_FREE(b.p); return st; }
+    *text = b.p;
+    *len = b.len;
+    return CT_OK;
+}
+#ifndef CTENSOR_NO_STDIO
+CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *path) {
+    if (!path) { ct_set_error(CT_ERR_NULL, "jit_export_selected_ops: path is NULL"); return CT_ERR_NULL; }
+    char *text = NULL;
+    size_t len = 0;
+    ct_status st = ct_jit_export_selected_ops_mem(g, &text, &len);
+    if (st) return st;
+    FILE *f = fopen(path, "wb");
+    int bad = !f || fwrite(text, 1, len, f) != len;
+    if (f && fclose(f)) bad = 1;
+    CT_FREE(text);
+    if (bad) { ct_set_error(CT_ERR_IO, "jit_export_selected_ops: cannot write %s", path); return CT_ERR_IO; }
+    return CT_OK;
+}
+#endif
+
 #ifdef CTENSOR_NN_H_INCLUDED
 CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *inputs) {
     if (!m) { ct_set_error(CT_ERR_NULL, "trace_module: module is NULL"); return NULL; }
@@ -3141,6 +3445,8 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
     return g;
 }
 #endif
+
+#endif /* !CTENSOR_JIT_LITE: export, the op list, ct_trace_module */
 
 #endif /* CTENSOR_JIT_IMPLEMENTATION_DONE */
 #endif /* CTENSOR_JIT_IMPLEMENTATION */

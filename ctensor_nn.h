@@ -4573,23 +4573,26 @@ static int ct__conv_wino_run(int kind, const float *a, const float *b, const flo
     if (ct__par_threads() > 1 && P * j.Opad * j.Ci * j.nblk * NR >= CT__GEMM_PAR)
         j.nt = CT__MIN((int64_t)2 * ct__par_threads(), j.nblk);
     size_t usz = (sizeof(float) * (size_t)(P * j.Opad * j.Ci) + 63) / 64 * 64;
-    char *mem = (char *)CT_MALLOC(64 + usz + sizeof(float) * (size_t)(j.nt * j.wsz));
-    float *tw = (float *)CT_MALLOC(sizeof(float) * (size_t)(P * j.Co * j.Ci));
-    if (!mem || !tw) {
-        CT_FREE(mem);
-        CT_FREE(tw);
+    /* the scratch comes from the thread's block cache (as tensor storage does): a
+       run after the first allocates nothing (ctensor_jit.h's graph runs) */
+    ct_storage *smem = ct__storage_new((int64_t)(64 + usz + sizeof(float) * (size_t)(j.nt * j.wsz)), ct__cpu_dev);
+    ct_storage *stw = smem ? ct__storage_new((int64_t)(sizeof(float) * (size_t)(P * j.Co * j.Ci)), ct__cpu_dev) : NULL;
+    if (!smem || !stw) {
+        if (smem) ct__storage_decref(smem);
         ct_set_error(CT_ERR_MEMORY, "%s: out of memory", nm);
         return -1;
     }
+    char *mem = (char *)smem->data;
+    float *tw = (float *)stw->data;
     float *pu = (float *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
     j.pu = pu;
     j.ws = (float *)((char *)pu + usz);
     wj.pu = pu; wj.t = tw; wj.w = b; wj.Co = j.Co; wj.Ci = j.Ci; wj.Opad = j.Opad;
     ct__nn_par_for(j.Co, CT__MAX((int64_t)1, 4096 / j.Ci), j.TM == 2 ? ct__wino_weight_2 : ct__wino_weight_4, &wj);
     ct__nn_par_for(P, 1, ct__wino_pack, &wj);
-    CT_FREE(tw);
+    ct__storage_decref(stw);
     ct__nn_par_for(j.nt, 1, ct__wino_slots, &j);
-    CT_FREE(mem);
+    ct__storage_decref(smem);
     return 0;
 #else
     (void)kind; (void)a; (void)b; (void)bias; (void)out; (void)g; (void)nm;

@@ -68,6 +68,13 @@ if [ -d tests/fuzz ] && command -v "${CLANG:-clang}" >/dev/null 2>&1; then
 fi
 # the plain -O1 -g build: PLAIN_TESTS (the Makefile: the tests linked to tests/ct_impl.c)
 for t in ${PLAIN_TESTS-$TESTS}; do run_part "$t" ./$B/tests/$t; done
+# the lite JIT interpreter (examples/jit_lite.c with the MLP's selective build, the
+# Makefile's jit_lite block) against the full interpreter's output
+if [ -x "$B/jit_lite/jit_lite" ]; then
+  run_part "jit_lite (selective build)" ./$B/jit_lite/jit_lite $B/jit_lite/mlp.ctjit $B/jit_lite/x.npy $B/jit_lite/y.npy
+fi
+# allocator calls per graph run after the first (tests/jit_lite/allocs.c)
+if [ -x "$B/jit_lite/allocs" ]; then run_part "jit allocations per run" ./$B/jit_lite/allocs; fi
 for t in $TESTS; do run_part "$t (opt+blas+omp)" ./$B/opt/$t; done
 for t in $TESTS; do run_part "$t (asan+ubsan)" env ASAN_OPTIONS=detect_leaks=1 ./$B/asan/$t; done
 for t in $TSAN_TESTS; do run_part "$t (tsan)" env TSAN_OPTIONS=halt_on_error=1 ./$B/tsan/$t; done

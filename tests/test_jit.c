@@ -108,6 +108,20 @@ TEST(test_mlp_trace_run_optimize) {
     int nops = ct_graph_ops_used(g, ops, 8);
     CHECK_EQ_INT(nops, 2);
     if (nops == 2) { CHECK_STR(ops[0], "aten::addmm"); CHECK_STR(ops[1], "aten::relu"); }
+    /* the selective build of the graph: its ops, then the interpreter's alias */
+    char *sel = NULL;
+    size_t sellen = 0;
+    CHECK_EQ_INT(ct_jit_export_selected_ops_mem(g, &sel, &sellen), CT_OK);
+    if (sel) {
+        CHECK_EQ_INT((int)strlen(sel), (int)sellen);
+        const char *want[] = {"\n#define CTENSOR_SELECTED_OPS 1\n", "\n#define CTENSOR_OP_ADDMM 1   /* aten::addmm */\n",
+                              "\n#define CTENSOR_OP_RELU 1   /* aten::relu */\n", "\n#define CTENSOR_OP_ALIAS 1   /* aten::alias: the interpreter"};
+        const char *at = sel;
+        for (int k = 0; k < 4; k++) { const char *f = strstr(at, want[k]); CHECK(f != NULL); if (f) at = f; }
+        CHECK(strstr(sel, "CTENSOR_JIT_USES_") == NULL);   /* ctensor.h's ops only */
+        CHECK(strstr(sel, "CTENSOR_OP_CLONE") == NULL);    /* no fused group */
+        ct_free(sel);
+    }
     ct_graph_free(g);
     ct_module_free(m);
 }
@@ -137,7 +151,89 @@ TEST(test_cnn_conv_bn_folding) {
     /* folding needs constants: on the unfrozen graph it changes nothing */
     CHECK_EQ_INT(ct_jit_fold_conv_bn(g), CT_OK);
     CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    /* a conv without bias (traced with two inputs) folds too, and gains the shift as its bias */
+    ct_module *nb = ct_module_eval(ct_nn_sequential(ct_nn_conv2d_ex(3, 4, 3, 1, 1, 1, 1, 0), ct_nn_batch_norm2d(4), ct_nn_relu()));
+    CT_NO_GRAD {
+        ct_copy_(param(nb, "1.running_mean"), ct_randn(CT_FLOAT32, 4));
+        ct_copy_(param(nb, "1.bias"), ct_randn(CT_FLOAT32, 4));
+    }
+    ct_tensor *xnb = ct_randn(CT_FLOAT32, 2, 3, 9, 9);
+    ct_tensor *refnb = ct_forward(nb, xnb);
+    ct_graph *gnb = ct_trace_module(nb, 1, &xnb);
+    CHECK_EQ_INT(ct_jit_optimize(gnb), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(gnb), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(gnb, "ct::batch_norm_eval"), 0);
+    ct_graph_repr(gnb, txt, sizeof txt);
+    CHECK(strstr(txt, "= aten::relu_(") != NULL);          /* and the ReLU runs in the conv's buffer */
+    CHECK(maxdiff(run1(gnb, xnb), refnb) <= 1e-5);
+    ct_graph_free(gnb);
+    ct_module_free(nb);
+    /* the selective build names ctensor_nn.h's rows and asks for the header */
+    CHECK_EQ_INT(ct_jit_export_selected_ops(frozen, tpath("cnn_ops.h")), CT_OK);
+    FILE *f = fopen(tpath("cnn_ops.h"), "rb");
+    CHECK(f != NULL);
+    if (f) {
+        size_t n = fread(txt, 1, sizeof txt - 1, f);
+        txt[n] = 0;
+        fclose(f);
+        CHECK(strstr(txt, "#define CTENSOR_OP_CONV2D 1   /* aten::conv2d */") != NULL);
+        CHECK(strstr(txt, "#define CTENSOR_OP_MAX_POOL2D 1   /* aten::max_pool2d_with_indices */") != NULL);
+        CHECK(strstr(txt, "#define CTENSOR_JIT_USES_NN 1") != NULL);
+        CHECK(strstr(txt, "BATCH_NORM") == NULL);          /* folded away */
+        remove(tpath("cnn_ops.h"));
+    }
     ct_graph_free(frozen);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+/* Linear + BatchNorm1d (eval) folds into one addmm; a bias-free Linear (mm) too */
+TEST(test_linear_bn_folding) {
+    ct_manual_seed(12);
+    ct_module *m = ct_nn_sequential(ct_nn_linear(12, 16), ct_nn_batch_norm1d(16), ct_nn_relu(), ct_nn_linear_bias(16, 8, 0),
+                                    ct_nn_batch_norm1d(8));
+    CT_NO_GRAD {   /* statistics and affine parameters that are not the defaults */
+        ct_state_dict sd;
+        ct_module_state_dict(m, &sd);
+        for (int i = 0; i < sd.n; i++) {
+            const char *nm = sd.items[i].name;
+            if (strstr(nm, "running_var")) ct_copy_(sd.items[i].tensor, ct_add_scalar(ct_rand_like(sd.items[i].tensor, NULL), 0.5));
+            else if (strstr(nm, "running_mean") || (strstr(nm, "bias") && !strstr(nm, "0.")))
+                ct_copy_(sd.items[i].tensor, ct_randn_like(sd.items[i].tensor, NULL));
+            else if (strstr(nm, "1.weight") || strstr(nm, "4.weight"))
+                ct_copy_(sd.items[i].tensor, ct_add_scalar(ct_rand_like(sd.items[i].tensor, NULL), 0.5));
+        }
+        ct_state_dict_free(&sd);
+    }
+    ct_module_eval(m);
+    ct_tensor *x = ct_randn(CT_FLOAT32, 6, 12);
+    ct_tensor *ref = ct_forward(m, x);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::mm"), 1);
+    /* needs constants: the unfrozen graph is left alone */
+    CHECK_EQ_INT(ct_jit_fold_linear_bn(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 2);
+    CHECK_EQ_INT(ct_jit_freeze(g), CT_OK);
+    CHECK_EQ_INT(ct_jit_fold_linear_bn(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::batch_norm_eval"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::mm"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::addmm"), 2);
+    CHECK(maxdiff(run1(g, x), ref) <= 1e-5);
+    /* through a file, and ct_jit_optimize folds it as well */
+    CHECK_EQ_INT(ct_graph_save(g, tpath("lbn.ctjit")), CT_OK);
+    ct_graph *l = ct_graph_load(tpath("lbn.ctjit"));
+    CHECK(l != NULL);
+    CHECK(maxdiff(run1(l, x), ref) <= 1e-5);
+    ct_graph_free(l);
+    remove(tpath("lbn.ctjit"));
+    ct_graph *g2 = ct_trace_module(m, 1, &x);
+    CHECK_EQ_INT(ct_jit_optimize(g2), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g2, "ct::batch_norm_eval"), 0);
+    CHECK(maxdiff(run1(g2, x), ref) <= 1e-5);
+    ct_graph_free(g2);
     ct_graph_free(g);
     ct_module_free(m);
 }
@@ -179,6 +275,16 @@ TEST(test_elementwise_fusion) {
     CHECK_EQ_INT(ct_graph_num_nodes(g), 1);
     CHECK_EQ_INT(ct_graph_count_op(g, "prim::FusedElementwise"), 1);
     CHECK(maxdiff(run1(g, x), ref) <= 1e-6);
+    /* the selective build lists the fused members, and clone for strided inputs */
+    char *sel = NULL;
+    size_t sellen = 0;
+    CHECK_EQ_INT(ct_jit_export_selected_ops_mem(g, &sel, &sellen), CT_OK);
+    if (sel) {
+        CHECK(strstr(sel, "#define CTENSOR_OP_GELU 1") != NULL);
+        CHECK(strstr(sel, "#define CTENSOR_OP_MAXIMUM 1") != NULL);
+        CHECK(strstr(sel, "#define CTENSOR_OP_CLONE 1   /* aten::clone: the interpreter") != NULL);
+        ct_free(sel);
+    }
     /* float64 too, and an intermediate returned beside the result (two outputs) */
     ct_tensor *xd = ct_randn(CT_FLOAT64, 3, 7);
     ct_trace_begin(1, &xd);
@@ -478,6 +584,17 @@ TEST(test_export_c) {
     ct_graph *gc = ct_trace_end(1, &yc);
     ct_jit_optimize(gc);
     CHECK_EQ_INT(ct_jit_export_c(gc, tpath("chain.c"), "chain_forward"), CT_OK);
+    /* the memory plan: one arena as large as the peak of live values: the first conv's
+       output (2x8x28x28, the ReLU in place) and the pooling's (2x8x14x14) while the
+       pooling runs; a buffer per value would take 25120 floats */
+    char *etext = NULL;
+    size_t elen = 0;
+    CHECK_EQ_INT(ct_jit_export_c_mem(g, "f", &etext, &elen), CT_OK);
+    long long arena = -1, naive = -1;
+    const char *mp = etext ? strstr(etext, "memory plan: the values share one arena of ") : NULL;
+    CHECK(mp != NULL && sscanf(mp, "memory plan: the values share one arena of %lld floats (%lld without reuse)", &arena, &naive) == 2);
+    CHECK(arena == 2 * 8 * 28 * 28 + 2 * 8 * 14 * 14 && naive == 25120);
+    ct_free(etext);
     FILE *f = fopen(tpath("main.c"), "w");
     fputs("#include <stdio.h>\nvoid model_forward(const float *in0, float *out0);\n"
           "void chain_forward(const float *in0, float *out0);\n"
@@ -599,6 +716,7 @@ TEST(test_bad_input) {
     CHECK_ERR(ct_jit_constant_propagation(NULL) == CT_OK, CT_ERR_NULL, "constant_propagation");
     CHECK_ERR(ct_jit_freeze(NULL) == CT_OK, CT_ERR_NULL, "freeze");
     CHECK_ERR(ct_jit_fold_conv_bn(NULL) == CT_OK, CT_ERR_NULL, "fold_conv_bn");
+    CHECK_ERR(ct_jit_fold_linear_bn(NULL) == CT_OK, CT_ERR_NULL, "fold_linear_bn: graph is NULL");
     CHECK_ERR(ct_jit_fuse_elementwise(NULL) == CT_OK, CT_ERR_NULL, "fuse_elementwise");
     CHECK_ERR(ct_jit_optimize(NULL) == CT_OK, CT_ERR_NULL, "optimize");
     CHECK_ERR(ct_jit_fuse_activation(NULL) == CT_OK, CT_ERR_NULL, "fuse_activation");
@@ -627,6 +745,10 @@ TEST(test_bad_input) {
     char *text;
     CHECK_ERR(ct_jit_export_c_mem(NULL, "f", &text, &n) == CT_OK, CT_ERR_NULL, "jit_export_c");
     CHECK_ERR(ct_jit_export_c(g, NULL, "f") == CT_OK, CT_ERR_NULL, "path is NULL");
+    CHECK_ERR(ct_jit_export_selected_ops_mem(NULL, &text, &n) == CT_OK, CT_ERR_NULL, "jit_export_selected_ops: NULL argument");
+    CHECK_ERR(ct_jit_export_selected_ops_mem(g, NULL, &n) == CT_OK, CT_ERR_NULL, "jit_export_selected_ops: NULL argument");
+    CHECK_ERR(ct_jit_export_selected_ops(g, NULL) == CT_OK, CT_ERR_NULL, "jit_export_selected_ops: path is NULL");
+    CHECK_ERR(ct_jit_export_selected_ops(g, "/nonexistent/dir/ops.h") == CT_OK, CT_ERR_IO, "cannot write /nonexistent/dir/ops.h");
     CHECK_ERR(ct_graph_infer_shapes(NULL, 0, NULL) == CT_OK, CT_ERR_NULL, "graph_infer_shapes");
     CHECK_ERR(ct_graph_add_node(NULL, "aten::relu", 0, NULL, NULL, 0, NULL) == 0, CT_ERR_NULL, "graph is NULL");
     CHECK_ERR(ct_graph_set_outputs(NULL, 0, NULL) == CT_OK, CT_ERR_NULL, "graph is NULL");
@@ -685,6 +807,7 @@ int main(void) {
     int64_t live0 = ct_live_tensors();
     RUN(test_mlp_trace_run_optimize);
     RUN(test_cnn_conv_bn_folding);
+    RUN(test_linear_bn_folding);
     RUN(test_transformer_encoder_layer);
     RUN(test_elementwise_fusion);
     RUN(test_dce_cse_constants);

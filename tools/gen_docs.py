@@ -959,6 +959,7 @@ OVERRIDES = {
     "ct_jit_constant_propagation": "none: torch._C._jit_pass_constant_propagation",
     "ct_jit_freeze": "none: torch.jit.freeze",
     "ct_jit_fold_conv_bn": "none: torch._C._jit_pass_fold_frozen_conv_bn (run by torch.jit.freeze)",
+    "ct_jit_fold_linear_bn": "none: torch._C._jit_pass_fold_frozen_linear_bn (run by torch.jit.freeze; eager: torch.nn.utils.fusion.fuse_linear_bn_eval)",
     "ct_jit_fuse_elementwise": "none: TorchScript's fusers (NNC / nvFuser); on the CPU PyTorch 1.13 fuses nothing by default",
     "ct_jit_optimize": "none: torch.jit.optimize_for_inference",
     "ct_jit_fuse_activation": "none: torch.jit.optimize_for_inference's conv/linear + activation fusion (done there by oneDNN prepacking, _jit_pass_fuse_frozen_conv_add_relu)",
@@ -966,6 +967,8 @@ OVERRIDES = {
     "ct_graph_save": "none: torch.jit.save", "ct_graph_load": "none: torch.jit.load",
     "ct_jit_export_c": "none: ctensor-specific: PyTorch has no export to standalone C (the nearest is AOTInductor, after 1.13)",
     "ct_jit_export_c_mem": "none: ctensor-specific: PyTorch has no export to standalone C (the nearest is AOTInductor, after 1.13)",
+    "ct_jit_export_selected_ops": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
+    "ct_jit_export_selected_ops_mem": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
     "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",

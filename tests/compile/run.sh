@@ -42,6 +42,13 @@ try "threads: pthread_key_create used" sh -c "$CC -std=c11 $W -c tests/compile/s
 SEL="-ffunction-sections -fdata-sections -Wl,--gc-sections"
 try "CTENSOR_SELECTED_OPS" sh -c "$CC -std=c11 $W $SEL tests/compile/selected.c -o $B/selected -lm && $B/selected && ! nm $B/selected | grep -qE 'ct__k_mm\$|ct__u_EXP_f32|ct__b_DIV_f32'"
 try "CTENSOR_SELECTED_OPS + CTENSOR_NO_AUTOGRAD, g++" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_NO_AUTOGRAD tests/compile/selected.c -o $B/selected_cxx -lm && $B/selected_cxx"
+# ctensor_jit.h's lite interpreter (CTENSOR_JIT_LITE) with a graph's op list and no
+# autograd (the suite's jit_lite part builds and runs it with gcc)
+JL="-DJIT_LITE_OPS=\"tests/compile/jit_lite_ops.h\""
+if command -v "$CLANG" >/dev/null 2>&1; then
+  try "CTENSOR_JIT_LITE + selected ops, clang" sh -c "$CLANG -std=c11 $W $JL -c examples/jit_lite.c -o $B/jit_lite_clang.o"
+fi
+try "CTENSOR_JIT_LITE + selected ops, g++" sh -c "$CXX -x c++ -std=c++17 $W $JL -c examples/jit_lite.c -o $B/jit_lite_cxx.o"
 # ctensor.h's DLPack structs beside a real dlpack.h (PyTorch's, DLPack 0.6), in either order
 if [ -f /usr/include/ATen/dlpack.h ]; then
   try "dlpack.h before ctensor.h" sh -c "$CC -std=c11 $W -DDLPACK_FIRST -c tests/compile/dlpack_h.c -o $B/dlpack_first.o && $CXX -x c++ -std=c++17 $W -DDLPACK_FIRST -c tests/compile/dlpack_h.c -o $B/dlpack_first_cxx.o"
