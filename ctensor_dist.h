@@ -337,6 +337,41 @@ CTENSOR_API void ct_fsdp_reset_peak_memory(ct_fsdp *f);
 /* FSDP.summon_full_params(): all-gathers every unit, so the module's parameters can
    be read (or saved) until the next forward or backward frees them */
 CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f);
+/* State dicts (FSDP.state_dict_type(model, StateDictType...); model.state_dict()):
+     CT_FSDP_FULL_STATE_DICT     FULL_STATE_DICT with FullStateDictConfig(rank0_only=True,
+                                 offload_to_cpu=True): every unit is all-gathered (a
+                                 collective: every rank calls it); rank 0 gets the whole
+                                 model's state dict under the module's own key names
+                                 ("0.weight", "0.bias", ...: PyTorch's names, which FSDP's
+                                 hooks strip of "_fsdp_wrapped_module."), so a model that is
+                                 not distributed loads it (ct_module_load_state_dict,
+                                 ct_module_load_safetensors); the other ranks get an empty
+                                 dict (n = 0).
+     CT_FSDP_SHARDED_STATE_DICT  each rank's own shards, no communication: per unit the
+                                 local flat shard under "<unit's module path>.flat_param"
+                                 ("flat_param" for the root unit; the layout of PyTorch's
+                                 LOCAL_STATE_DICT), then the module's persistent buffers
+                                 under their names. It loads back only into the same model
+                                 wrapped the same way at the same world size (the shard
+                                 shapes are checked).
+   The tensors are new tensors of the current scope (copies: later steps do not change
+   them); free the list with ct_state_dict_free. The optimizer over the shards saves
+   its per-rank state with ct_optim_state_dict. Error when a backward's gradients are
+   still being reduced (call ct_fsdp_finish_gradients first). */
+typedef enum ct_fsdp_state_dict_type {
+    CT_FSDP_FULL_STATE_DICT = 0,
+    CT_FSDP_SHARDED_STATE_DICT = 1
+} ct_fsdp_state_dict_type;
+CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, ct_state_dict *out);
+/* model.load_state_dict(sd) under the same state-dict type (strict):
+     FULL: a collective; rank 0's sd is loaded (the other ranks' sd is ignored and may be
+       NULL, as a rank0_only dict is empty there) and broadcast: every rank's shards get
+       their part. rank 0's missing, unexpected or mis-shaped keys fail on every rank (rank
+       0 with ct_module_load_state_dict's report, the others with "FSDP load_state_dict:
+       rank 0 could not load the state dict").
+     SHARDED: this rank's own dict (from ct_fsdp_state_dict on the same rank); every key
+       and shape is checked before anything changes. */
+CTENSOR_API ct_status ct_fsdp_load_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, const ct_state_dict *sd);
 
 #ifdef __cplusplus
 }
@@ -1965,6 +2000,225 @@ CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
     for (int i = 0; i < f->nu; i++)
         if (ct__fsdp_gather(&f->u[i])) return ct_last_error_code();
     return CT_OK;
+}
+
+/* ---- state dicts ---- */
+/* the dotted path of module t under m ("" for m itself); 1 when found */
+static int ct__fsdp_path(const ct_module *m, const ct_module *t, char *buf, size_t cap, size_t len) {
+    if (m == t) { buf[len] = 0; return 1; }
+    for (int c = 0; c < m->nchildren; c++) {
+        size_t n = strlen(m->children[c].name);
+        if (len + n + 2 > cap) continue;
+        size_t l2 = len;
+        if (l2) buf[l2++] = '.';
+        memcpy(buf + l2, m->children[c].name, n);
+        if (ct__fsdp_path(m->children[c].module, t, buf, cap, l2 + n)) return 1;
+    }
+    buf[len] = 0;
+    return 0;
+}
+static char *ct__fsdp_flat_key(const ct_fsdp *f, const ct__fsdp_unit *u) {
+    char path[512];
+    ct__fsdp_path(f->root, u->m, path, sizeof path, 0);
+    size_t len = strlen(path) + sizeof ".flat_param";
+    char *k = (char *)CT_MALLOC(len);
+    if (k) snprintf(k, len, "%s%sflat_param", path, path[0] ? "." : "");
+    return k;
+}
+/* 1 when t is one of the units' parameter tensors */
+static int ct__fsdp_is_param(const ct_fsdp *f, const ct_tensor *t) {
+    for (int i = 0; i < f->nu; i++)
+        for (int k = 0; k < f->u[i].np; k++)
+            if (f->u[i].params[k] == t) return 1;
+    return 0;
+}
+static ct_status ct__fsdp_sd_push(ct_state_dict *sd, int cap, char *name, ct_tensor *t) {
+    if (!name || !t || sd->n >= cap) {
+        CT_FREE(name);
+        if (ct_last_error_code() == CT_OK || !t) ct_set_error(CT_ERR_MEMORY, "FSDP state_dict: out of memory");
+        return ct_last_error_code();
+    }
+    sd->items[sd->n].name = name;
+    sd->items[sd->n].tensor = t;
+    sd->items[sd->n].persistent = 1;
+    sd->n++;
+    return CT_OK;
+}
+static char *ct__fsdp_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)CT_MALLOC(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+static ct_status ct__fsdp_sd_check(const char *op, ct_fsdp *f, int type) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the FSDP is NULL", op);
+        return ct_last_error_code();
+    }
+    if (type != CT_FSDP_FULL_STATE_DICT && type != CT_FSDP_SHARDED_STATE_DICT) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid state dict type %d", op, type);
+        return CT_ERR_ARG;
+    }
+    for (int i = 0; i < f->nu; i++)
+        if (f->u[i].ngot) {
+            ct_set_error(CT_ERR_STATE, "%s: a backward's gradients are still being reduced: call ct_fsdp_finish_gradients first", op);
+            return CT_ERR_STATE;
+        }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, ct_state_dict *out) {
+    static const char *const OP = "FSDP state_dict";
+    if (!out) { ct_set_error(CT_ERR_NULL, "%s: the output is NULL", OP); return CT_ERR_NULL; }
+    out->n = 0;
+    out->items = NULL;
+    ct_status st = ct__fsdp_sd_check(OP, f, (int)type);
+    if (st) return st;
+    ct_state_dict mine;
+    if (type == CT_FSDP_FULL_STATE_DICT) {
+        int *was = (int *)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof(int));
+        if (!was) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return CT_ERR_MEMORY; }
+        for (int i = 0; i < f->nu; i++) was[i] = f->u[i].buf != NULL;
+        for (int i = 0; i < f->nu && !st; i++)
+            if (ct__fsdp_gather(&f->u[i])) st = ct_last_error_code();
+        if (!st && f->g->rank == 0 && !(st = ct_module_state_dict(f->root, &mine))) {
+            out->items = (ct_named_tensor *)CT_MALLOC((size_t)(mine.n ? mine.n : 1) * sizeof *out->items);
+            int prev = ct_set_grad_enabled(0);
+            for (int i = 0; i < mine.n && !st; i++)
+                st = ct__fsdp_sd_push(out, mine.n, ct__fsdp_strdup(mine.items[i].name),
+                                      out->items ? ct_clone(ct_detach(mine.items[i].tensor)) : NULL);
+            ct_set_grad_enabled(prev);
+            ct_state_dict_free(&mine);
+        }
+        for (int i = 0; i < f->nu; i++)
+            if (!was[i]) ct__fsdp_free_full(&f->u[i]);
+        CT_FREE(was);
+    } else {
+        if ((st = ct_module_state_dict(f->root, &mine))) return st;
+        int cap = f->nu + mine.n;
+        out->items = (ct_named_tensor *)CT_MALLOC((size_t)(cap ? cap : 1) * sizeof *out->items);
+        int prev = ct_set_grad_enabled(0);
+        for (int i = 0; i < f->nu && !st; i++)
+            st = ct__fsdp_sd_push(out, cap, ct__fsdp_flat_key(f, &f->u[i]), out->items ? ct_clone(ct_detach(f->u[i].local)) : NULL);
+        for (int i = 0; i < mine.n && !st; i++)
+            if (!ct__fsdp_is_param(f, mine.items[i].tensor))
+                st = ct__fsdp_sd_push(out, cap, ct__fsdp_strdup(mine.items[i].name), ct_clone(mine.items[i].tensor));
+        ct_set_grad_enabled(prev);
+        ct_state_dict_free(&mine);
+    }
+    if (st) ct_state_dict_free(out);
+    return st;
+}
+static const ct_tensor *ct__fsdp_sd_find(const ct_state_dict *sd, const char *name) {
+    for (int i = 0; sd && i < sd->n; i++)
+        if (sd->items[i].name && !strcmp(sd->items[i].name, name)) return sd->items[i].tensor;
+    return NULL;
+}
+/* SHARDED: every key and shape checked, then the copies */
+static ct_status ct__fsdp_load_sharded(ct_fsdp *f, const ct_state_dict *sd) {
+    static const char *const OP = "FSDP load_state_dict (SHARDED_STATE_DICT)";
+    ct_state_dict mine;
+    if (ct_module_state_dict(f->root, &mine)) return ct_last_error_code();
+    int total = f->nu, nbuf = 0;
+    for (int i = 0; i < mine.n; i++) nbuf += !ct__fsdp_is_param(f, mine.items[i].tensor);
+    total += nbuf;
+    char **keys = (char **)CT_MALLOC((size_t)(total ? total : 1) * sizeof(char *));
+    ct_tensor **dst = (ct_tensor **)CT_MALLOC((size_t)(total ? total : 1) * sizeof(ct_tensor *));
+    ct_status st = CT_OK;
+    int nk = 0;
+    if (!keys || !dst) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+    for (int i = 0; !st && i < f->nu; i++, nk++) {
+        keys[nk] = ct__fsdp_flat_key(f, &f->u[i]);
+        dst[nk] = f->u[i].local;
+        if (!keys[nk]) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+    }
+    for (int i = 0; !st && i < mine.n; i++)
+        if (!ct__fsdp_is_param(f, mine.items[i].tensor)) {
+            keys[nk] = ct__fsdp_strdup(mine.items[i].name);
+            dst[nk] = mine.items[i].tensor;
+            if (!keys[nk++]) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+        }
+    /* the checks: every key present with its shape and dtype, none unexpected */
+    for (int k = 0; !st && k < nk; k++) {
+        const ct_tensor *t = ct__fsdp_sd_find(sd, keys[k]);
+        if (!t) { ct_set_error(CT_ERR_ARG, "%s: missing key '%s'", OP, keys[k]); st = CT_ERR_ARG; break; }
+        if (t->ndim != dst[k]->ndim || ct_numel(t) != ct_numel(dst[k]) ||
+            (t->ndim && memcmp(t->shape, dst[k]->shape, (size_t)t->ndim * sizeof(int64_t)))) {
+            ct_set_error(CT_ERR_SHAPE, "%s: '%s' has %lld elements in the state dict and %lld here (saved by another "
+                         "wrapping or world size?)", OP, keys[k], (long long)ct_numel(t), (long long)ct_numel(dst[k]));
+            st = CT_ERR_SHAPE;
+        }
+    }
+    for (int i = 0; !st && i < sd->n; i++) {
+        int known = 0;
+        for (int k = 0; k < nk && !known; k++) known = sd->items[i].name && !strcmp(sd->items[i].name, keys[k]);
+        if (!known) {
+            ct_set_error(CT_ERR_ARG, "%s: unexpected key '%s'", OP, sd->items[i].name ? sd->items[i].name : "(null)");
+            st = CT_ERR_ARG;
+        }
+    }
+    int prev = ct_set_grad_enabled(0);
+    for (int k = 0; !st && k < nk; k++) {
+        int s = ct_scope_begin();
+        if (!ct_copy_(ct_detach(dst[k]), ct__fsdp_sd_find(sd, keys[k]))) st = ct_last_error_code();
+        ct_scope_end(s);
+    }
+    ct_set_grad_enabled(prev);
+    /* gathered parameters of the sharded strategies are stale now */
+    for (int i = 0; !st && i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);
+    for (int k = 0; keys && k < nk; k++) CT_FREE(keys[k]);
+    CT_FREE(keys);
+    CT_FREE(dst);
+    ct_state_dict_free(&mine);
+    return st;
+}
+/* FULL: rank 0 loads into the gathered parameters, then everything from rank 0 */
+static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
+    ct_status st = CT_OK;
+    for (int i = 0; i < f->nu && !st; i++)
+        if (ct__fsdp_gather(&f->u[i])) st = ct_last_error_code();
+    if (st) return st;
+    int64_t code = 0;
+    char msg[320] = "";
+    if (f->g->rank == 0) {
+        if (!sd) ct_set_error(CT_ERR_NULL, "FSDP load_state_dict: the state dict is NULL on rank 0");
+        code = sd ? ct_module_load_state_dict(f->root, sd, 1) : CT_ERR_NULL;
+        if (code) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+    }
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    ct_tensor *flag = ct_scalar_tensor((double)code, CT_INT64);
+    st = flag ? ct_dist_broadcast(flag, 0, f->g, NULL) : ct_last_error_code();
+    if (!st) code = ct_item_int(flag);
+    ct_state_dict mine = {0, NULL};
+    if (!st && code) {
+        st = (ct_status)code;
+        if (f->g->rank == 0) ct_set_error(st, "%s", msg);
+        else ct_set_error(st, "FSDP load_state_dict: rank 0 could not load the state dict");
+    }
+    if (!st) st = ct_module_state_dict(f->root, &mine);
+    /* the units' whole flat parameters, then the buffers */
+    for (int i = 0; i < f->nu && !st; i++) st = ct_dist_broadcast(f->u[i].fullt, 0, f->g, NULL);
+    for (int i = 0; i < mine.n && !st; i++)
+        if (!ct__fsdp_is_param(f, mine.items[i].tensor)) st = ct__dist_broadcast_list(f->g, 1, &mine.items[i].tensor);
+    for (int i = 0; i < f->nu && !st; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        if (f->strategy != CT_FSDP_NO_SHARD)   /* (NO_SHARD's local is the flat parameter itself) */
+            memcpy(ct_data_ptr(u->local), (char *)u->buf + (size_t)(f->g->rank * u->shard) * ct_dtype_size(u->dt),
+                   (size_t)u->shard * ct_dtype_size(u->dt));
+        CT__ATOMIC_INC(&u->local->storage->version);
+    }
+    ct_state_dict_free(&mine);
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    for (int i = 0; i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);
+    return st;
+}
+CTENSOR_API ct_status ct_fsdp_load_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, const ct_state_dict *sd) {
+    static const char *const OP = "FSDP load_state_dict";
+    ct_status st = ct__fsdp_sd_check(OP, f, (int)type);
+    if (st) return st;
+    if (type == CT_FSDP_FULL_STATE_DICT) return ct__fsdp_load_full(f, sd);
+    if (!sd) { ct_set_error(CT_ERR_NULL, "%s: the state dict is NULL", OP); return CT_ERR_NULL; }
+    return ct__fsdp_load_sharded(f, sd);
 }
 
 #endif /* CTENSOR_DIST_IMPLEMENTATION_DONE */

@@ -310,6 +310,166 @@ TEST(test_fsdp_single) {
     ct_module_free(m);
 }
 
+/* ---- FSDP checkpoints: save, "kill" (free everything), resume ---- */
+/* a state dict as a safetensors file in memory (free with ct_free) */
+static void *sd_save(const ct_state_dict *sd, size_t *len) {
+    const char *names[32];
+    const ct_tensor *ts[32];
+    for (int i = 0; i < sd->n && i < 32; i++) {
+        names[i] = sd->items[i].name;
+        ts[i] = sd->items[i].tensor;
+    }
+    void *data = NULL;
+    if (ct_save_safetensors_mem(sd->n, names, ts, 0, NULL, NULL, &data, len)) return NULL;
+    return data;
+}
+/* the file's tensors as a state dict (in the current scope; names borrowed from st) */
+static ct_state_dict sd_read(ct_safetensors *st) {
+    ct_state_dict sd = {ct_safetensors_count(st), NULL};
+    sd.items = (ct_named_tensor *)calloc((size_t)(sd.n > 0 ? sd.n : 1), sizeof *sd.items);
+    for (int i = 0; i < sd.n; i++) {
+        sd.items[i].name = (char *)ct_safetensors_name(st, i);
+        sd.items[i].tensor = ct_safetensors_get(st, sd.items[i].name);
+        sd.items[i].persistent = 1;
+    }
+    return sd;
+}
+/* one training step on step-seeded data; the loss before the update */
+static double ckpt_step(ct_fsdp *f, ct_optimizer *o, int step) {
+    double l = 0;
+    CT_SCOPE {
+        ct_manual_seed(500 + (uint64_t)step);
+        ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+        ct_zero_grad(o);
+        ct_tensor *loss = ct_mse_loss(ct_fsdp_forward(f, x), y, NULL);
+        l = ct_item(loss);
+        if (ct_fsdp_backward(f, loss) || ct_step(o)) l = -1;
+    }
+    return l;
+}
+typedef struct ckpt_run { ct_module *m; ct_fsdp *f; ct_optimizer *o; } ckpt_run;
+static ckpt_run ckpt_start(uint64_t seed, int strat) {
+    ckpt_run r;
+    r.m = mlp(seed);
+    r.f = ct_fsdp_new(r.m, NULL, &(ct_fsdp_options){(ct_fsdp_strategy)strat, 20});
+    ct_tensor *shards[4];
+    int ns = ct_fsdp_parameters(r.f, shards, 4);
+    r.o = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
+    return r;
+}
+static void ckpt_end(ckpt_run *r) {
+    ct_optim_free(r->o);
+    ct_fsdp_free(r->f);
+    ct_module_free(r->m);
+}
+/* resume from the files: the losses of steps 3..5 equal the uninterrupted run's bit for bit */
+static int ckpt_resume(int strat, int full, const void *model, size_t mlen, const void *optim, size_t olen, const double *want) {
+    int ok = 1;
+    ckpt_run r = ckpt_start(77, strat);   /* other initial values: the checkpoint must set them */
+    CT_SCOPE {
+        ct_safetensors *ms = ct_safetensors_load_mem(model, mlen, "model"), *os = ct_safetensors_load_mem(optim, olen, "optim");
+        ct_state_dict msd = sd_read(ms), osd = sd_read(os);
+        ok = ct_fsdp_load_state_dict(r.f, full ? CT_FSDP_FULL_STATE_DICT : CT_FSDP_SHARDED_STATE_DICT, &msd) == CT_OK &&
+             ct_optim_load_state_dict(r.o, &osd) == CT_OK;
+        free(msd.items);
+        free(osd.items);
+        ct_safetensors_free(ms);
+        ct_safetensors_free(os);
+    }
+    for (int step = 3; ok && step < 6; step++) ok = ckpt_step(r.f, r.o, step) == want[step];
+    ckpt_end(&r);
+    return ok;
+}
+TEST(test_fsdp_checkpoint_single) {
+    for (int strat = 0; strat < 3; strat++) {
+        double want[6];
+        void *shard = NULL, *full = NULL, *optim = NULL;
+        size_t slen = 0, flen = 0, olen = 0;
+        ckpt_run r = ckpt_start(31, strat);
+        CHECK_EQ_INT(ct_fsdp_num_units(r.f), 2);
+        for (int step = 0; step < 6; step++) {
+            if (step == 3) CT_SCOPE {
+                ct_state_dict sd;
+                CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n, 2);   /* the units' flat shards: the two Linears (the root has none) */
+                CHECK_STR(sd.items[0].name, "0.flat_param");
+                CHECK_STR(sd.items[1].name, "2.flat_param");
+                CHECK_EQ_INT(ct_numel(sd.items[0].tensor), 48);
+                shard = sd_save(&sd, &slen);
+                ct_state_dict_free(&sd);
+                CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n, 4);   /* PyTorch's names */
+                CHECK_STR(sd.items[0].name, "0.weight");
+                CHECK_STR(sd.items[3].name, "2.bias");
+                CHECK_EQ_INT(sd.items[0].tensor->shape[0], 8);
+                full = sd_save(&sd, &flen);
+                ct_state_dict_free(&sd);
+                CHECK_EQ_INT(ct_optim_state_dict(r.o, &sd), CT_OK);
+                optim = sd_save(&sd, &olen);
+                ct_state_dict_free(&sd);
+            }
+            want[step] = ckpt_step(r.f, r.o, step);
+        }
+        ckpt_end(&r);
+        CHECK(shard && full && optim);
+        if (!shard || !full || !optim) continue;
+        CHECK(ckpt_resume(strat, 0, shard, slen, optim, olen, want));
+        CHECK(ckpt_resume(strat, 1, full, flen, optim, olen, want));
+        /* the full checkpoint in a model that is not distributed: the loss at step 3 */
+        ct_module *plain = mlp(78);
+        CHECK_EQ_INT(ct_module_load_safetensors_mem(plain, full, flen, 1), CT_OK);
+        CT_SCOPE {
+            ct_manual_seed(503);
+            ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+            CHECK(ct_item(ct_mse_loss(ct_forward(plain, x), y, NULL)) == want[3]);
+        }
+        ct_module_free(plain);
+        ct_free(shard);
+        ct_free(full);
+        ct_free(optim);
+    }
+    /* bad input */
+    ckpt_run r = ckpt_start(5, CT_FSDP_FULL_SHARD);
+    ct_state_dict sd, empty = {0, NULL};
+    CHECK_ERR(ct_fsdp_state_dict(NULL, CT_FSDP_FULL_STATE_DICT, &sd) == CT_OK, CT_ERR_NULL, "FSDP state_dict: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, NULL) == CT_OK, CT_ERR_NULL, "FSDP state_dict: the output is NULL");
+    CHECK_ERR(ct_fsdp_state_dict(r.f, (ct_fsdp_state_dict_type)7, &sd) == CT_OK, CT_ERR_ARG,
+              "FSDP state_dict: invalid state dict type 7");
+    CHECK_ERR(ct_fsdp_load_state_dict(NULL, CT_FSDP_FULL_STATE_DICT, &empty) == CT_OK, CT_ERR_NULL,
+              "FSDP load_state_dict: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, NULL) == CT_OK, CT_ERR_NULL,
+              "FSDP load_state_dict: the state dict is NULL");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, NULL) == CT_OK, CT_ERR_NULL,
+              "FSDP load_state_dict: the state dict is NULL on rank 0");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &empty) == CT_OK, CT_ERR_ARG,
+              "FSDP load_state_dict (SHARDED_STATE_DICT): missing key '0.flat_param'");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &empty) == CT_OK, CT_ERR_ARG,
+              "Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict: \"0.weight\"");
+    CT_SCOPE {
+        CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd), CT_OK);
+        ct_tensor *keep = sd.items[1].tensor;
+        sd.items[1].tensor = ct_zeros(CT_FLOAT64, 5);
+        CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd) == CT_OK, CT_ERR_SHAPE,
+                  "FSDP load_state_dict (SHARDED_STATE_DICT): '2.flat_param' has 5 elements in the state dict and 27 here");
+        sd.items[1].tensor = keep;
+        char *name = sd.items[0].name;
+        sd.items[0].name = (char *)"0.flat_parm";
+        CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd) == CT_OK, CT_ERR_ARG,
+                  "FSDP load_state_dict (SHARDED_STATE_DICT): missing key '0.flat_param'");
+        sd.items[0].name = name;
+        ct_named_tensor more[3] = {sd.items[0], sd.items[1], {(char *)"junk", keep, 1}};
+        ct_state_dict extra = {3, more};
+        CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &extra) == CT_OK, CT_ERR_ARG,
+                  "FSDP load_state_dict (SHARDED_STATE_DICT): unexpected key 'junk'");
+        ct_state_dict_free(&sd);
+        ct_backward(ct_sum(ct_fsdp_forward(r.f, ct_randn(CT_FLOAT64, 2, 5))));
+        CHECK_ERR(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd) == CT_OK, CT_ERR_STATE,
+                  "FSDP state_dict: a backward's gradients are still being reduced: call ct_fsdp_finish_gradients first");
+        CHECK_EQ_INT(ct_fsdp_finish_gradients(r.f), CT_OK);
+    }
+    ckpt_end(&r);
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -321,6 +481,7 @@ int main(void) {
     RUN(test_ddp_single);
     RUN(test_zero_single);
     RUN(test_fsdp_single);
+    RUN(test_fsdp_checkpoint_single);
     CHECK_EQ_INT(ct_dist_destroy_process_group(pg), CT_OK);
     CHECK(!ct_dist_is_initialized());
     CHECK_EQ_INT(ct_live_tensors(), live0);
