@@ -297,10 +297,21 @@ typedef enum ct_fsdp_strategy {
     CT_FSDP_NO_SHARD = 2        /* DDP-like: everything whole, gradients all-reduced */
 } ct_fsdp_strategy;
 typedef struct ct_fsdp ct_fsdp;
+/* backward_prefetch (torch.distributed.fsdp.BackwardPrefetch) */
+typedef enum ct_fsdp_backward_prefetch {
+    CT_FSDP_BACKWARD_PRE = 0,   /* the next unit's all-gather starts before this unit's gradients are computed */
+    CT_FSDP_BACKWARD_NONE = -1  /* no prefetch: each unit gathers when its backward begins */
+} ct_fsdp_backward_prefetch;
 typedef struct ct_fsdp_options {
     ct_fsdp_strategy sharding_strategy;   /* 0: FULL_SHARD (PyTorch's default) */
     int64_t min_num_params;               /* auto-wrap threshold; 0: 1e8 (PyTorch's default);
-                                             -1: no auto-wrap (the root unit only) */
+                                             -1: no auto-wrap (the root unit only, plus wrap_modules) */
+    ct_fsdp_backward_prefetch backward_prefetch;   /* 0: BACKWARD_PRE (PyTorch 1.13's default) */
+    int forward_prefetch;                 /* 1: the next unit's all-gather starts as this unit's forward
+                                             begins (order: the first forward's); 0: off (PyTorch's default) */
+    ct_module *const *wrap_modules;       /* manual wrap (wrap() / nested FSDP instances): these submodules
+                                             become units too, with or without the size policy */
+    int num_wrap_modules;
 } ct_fsdp_options;
 /* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
    sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
@@ -1515,6 +1526,7 @@ typedef struct ct__fsdp_unit {
     ct_tensor *gfull;           /* this backward's full gradient [padded] (retained) */
     ct_tensor *gred;            /* its reduced shard [shard] (retained) */
     ct_work *work;
+    ct_work *gwork;             /* a prefetched all-gather in flight (buf allocated, parameters not yet pointed) */
     int ngot, launched;
 } ct__fsdp_unit;
 struct ct_fsdp {
@@ -1524,6 +1536,10 @@ struct ct_fsdp {
     int nu;
     ct__fsdp_unit *u;
     void *args;                 /* the gradient hooks' arguments (unit, parameter) */
+    int *order, norder;         /* units in the order their forward began (the first forward's) */
+    int *done, ndone;           /* ... and in the order it ended: reversed, the backward order */
+    int recorded;               /* a whole forward has been recorded */
+    int fwd_prefetch, bwd_prefetch;
     int64_t full_bytes, peak_full, grad_bytes, peak_grad, peak_live;   /* ct_fsdp_memory */
     ct_status err;
     char errmsg[320];
@@ -1532,6 +1548,7 @@ struct ct_fsdp {
 static ct__fsdp_unit *ct__fsdp_live[CT__FSDP_MAX_UNITS];   /* wrapped module -> unit, for the forward */
 static int ct__fsdp_nlive;
 
+static int ct__fsdp_path(const ct_module *m, const ct_module *t, char *buf, size_t cap, size_t len);
 static void ct__fsdp_fail(ct_fsdp *f) {
     if (f->err) return;
     f->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
@@ -1557,6 +1574,10 @@ static int ct__fsdp_alloc_full(ct__fsdp_unit *u) {
 }
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf);
 static void ct__fsdp_release_full(ct__fsdp_unit *u) {
+    if (u->gwork) {   /* a prefetch in flight: it must land before its buffer goes */
+        ct_work_wait(u->gwork);
+        u->gwork = NULL;
+    }
     if (!u->fullt) return;
     ct__fsdp_point(u, NULL);
     ct_release(u->fullt);
@@ -1574,8 +1595,32 @@ static void ct__fsdp_free_full(ct__fsdp_unit *u) {
     if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
     ct__fsdp_release_full(u);
 }
-/* the all-gather of a unit's flat parameter */
+/* the all-gather of a unit's flat parameter, started (prefetch): the parameters are
+   pointed at it when ct__fsdp_gather waits for it */
+static int ct__fsdp_start_gather(ct__fsdp_unit *u) {
+    if (u->buf || u->f->err) return 0;
+    if (ct__fsdp_alloc_full(u)) return -1;
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct_detach(u->local), u->f->g, &u->gwork) != CT_OK;
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    if (rc) {
+        u->gwork = NULL;
+        ct__fsdp_release_full(u);
+        return -1;
+    }
+    ct__fsdp_sample(u->f);
+    return 0;
+}
+/* the all-gather of a unit's flat parameter (or the wait for its prefetch) */
 static int ct__fsdp_gather(ct__fsdp_unit *u) {
+    if (u->gwork) {
+        ct_work *w = u->gwork;
+        u->gwork = NULL;
+        if (ct_work_wait(w)) { ct__fsdp_release_full(u); return -1; }
+        ct__fsdp_point(u, u->buf);
+        return 0;
+    }
     if (u->buf) return 0;
     if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
@@ -1596,17 +1641,40 @@ static ct__fsdp_unit *ct__fsdp_find(const ct_module *m) {
 static ct_tensor *ct__fsdp_pre_backward(ct_tensor *grad, void *user) {
     (void)grad;
     ct__fsdp_unit *u = (ct__fsdp_unit *)user;
-    if (!u->f->err && ct__fsdp_gather(u)) ct__fsdp_fail(u->f);
-    ct__fsdp_sample(u->f);
+    ct_fsdp *f = u->f;
+    if (!f->err && ct__fsdp_gather(u)) ct__fsdp_fail(f);
+    /* BACKWARD_PRE: the unit whose backward comes next (the one whose forward ended
+       before this one's) starts gathering while this one's gradients are computed */
+    if (!f->err && f->bwd_prefetch) {
+        int idx = (int)(u - f->u);
+        for (int q = f->ndone - 1; q > 0; q--)
+            if (f->done[q] == idx) {
+                ct__fsdp_unit *next = &f->u[f->done[q - 1]];
+                if (!next->launched && ct__fsdp_start_gather(next)) ct__fsdp_fail(f);
+                break;
+            }
+    }
+    ct__fsdp_sample(f);
     return NULL;
 }
 static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const *in) {
     ct__fsdp_unit *u = ct__fsdp_find(m);
     if (!u) return (ct_tensor *)(ct_set_error(CT_ERR_STATE, "FSDP: forward of a module that is no longer wrapped"), NULL);
+    ct_fsdp *f = u->f;
+    int idx = (int)(u - f->u);
+    if (!f->recorded && f->norder < f->nu) f->order[f->norder++] = idx;
     if (ct__fsdp_gather(u)) return NULL;
+    /* forward_prefetch: the next unit of the recorded order starts gathering now */
+    if (f->fwd_prefetch && f->recorded && !f->err)
+        for (int p = 0; p + 1 < f->norder; p++)
+            if (f->order[p] == idx) {
+                if (ct__fsdp_start_gather(&f->u[f->order[p + 1]])) return NULL;
+                break;
+            }
     m->type = u->orig;
     ct_tensor *y = ct_forward_n(m, nin, in);
     m->type = &u->wtype;
+    if (!f->recorded && f->ndone < f->nu) f->done[f->ndone++] = idx;
     ct__fsdp_sample(u->f);
     if (u->f->strategy == CT_FSDP_FULL_SHARD) {
         if (y && ct_get_requires_grad(y) && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
@@ -1676,12 +1744,14 @@ static ct_tensor *ct__fsdp_grad_hook(ct_tensor *grad, void *user) {
 
 /* the policy, bottom-up: returns the parameters of m's subtree that no wrapped
    descendant holds; wraps m (not the root) when they are at least min */
-static int64_t ct__fsdp_plan(ct_module *m, int is_root, int64_t min, ct_module **wrapped, int *nw) {
+static int64_t ct__fsdp_plan(ct_module *m, int is_root, int64_t min, const ct_fsdp_options *o, ct_module **wrapped, int *nw) {
     int64_t own = 0;
     for (int j = 0; j < m->nparams; j++)
         if (m->params[j].tensor) own += ct_numel(m->params[j].tensor);
-    for (int c = 0; c < m->nchildren; c++) own += ct__fsdp_plan(m->children[c].module, 0, min, wrapped, nw);
-    if (!is_root && min >= 0 && own > 0 && own >= min && *nw < CT__FSDP_MAX_UNITS) {
+    for (int c = 0; c < m->nchildren; c++) own += ct__fsdp_plan(m->children[c].module, 0, min, o, wrapped, nw);
+    int manual = 0;
+    for (int i = 0; o && i < o->num_wrap_modules && !manual; i++) manual = o->wrap_modules[i] == m;
+    if (!is_root && own > 0 && (manual || (min >= 0 && own >= min)) && *nw < CT__FSDP_MAX_UNITS) {
         wrapped[(*nw)++] = m;
         return 0;
     }
@@ -1739,6 +1809,8 @@ static void ct__fsdp_destroy(ct_fsdp *f, int gather) {
     for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i]);
     CT_FREE(f->u);
     CT_FREE(f->args);
+    CT_FREE(f->order);
+    CT_FREE(f->done);
     CT_FREE(f);
 }
 CTENSOR_API void ct_fsdp_free(ct_fsdp *f) { ct__fsdp_destroy(f, 1); }
@@ -1841,6 +1913,22 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         ct_set_error(CT_ERR_STATE, "%s: the module is already wrapped by an FSDP", OP);
         return NULL;
     }
+    if (o && o->backward_prefetch != CT_FSDP_BACKWARD_PRE && o->backward_prefetch != CT_FSDP_BACKWARD_NONE) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid backward_prefetch %d", OP, (int)o->backward_prefetch);
+        return NULL;
+    }
+    if (o && (o->num_wrap_modules < 0 || (o->num_wrap_modules > 0 && !o->wrap_modules))) {
+        ct_set_error(CT_ERR_ARG, "%s: wrap_modules is NULL with num_wrap_modules %d", OP, o->num_wrap_modules);
+        return NULL;
+    }
+    for (int i = 0; o && i < o->num_wrap_modules; i++) {
+        char path[512];
+        if (!o->wrap_modules[i] || o->wrap_modules[i] == m || !ct__fsdp_path(m, o->wrap_modules[i], path, sizeof path, 0)) {
+            ct_set_error(CT_ERR_ARG, "%s: wrap_modules[%d] is %s", OP, i,
+                         !o->wrap_modules[i] ? "NULL" : o->wrap_modules[i] == m ? "the root module itself" : "not a submodule of the module");
+            return NULL;
+        }
+    }
     int64_t min = o && o->min_num_params ? o->min_num_params : 100000000;
     int maxp = ct_module_parameters(m, NULL, 0);
     ct_module **wrapped = (ct_module **)CT_MALLOC((size_t)(maxp + 1) * sizeof *wrapped);
@@ -1855,20 +1943,24 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
     f->root = m;
     f->g = g;
     f->strategy = strat;
+    f->fwd_prefetch = o && o->forward_prefetch && strat != CT_FSDP_NO_SHARD;
+    f->bwd_prefetch = (!o || o->backward_prefetch == CT_FSDP_BACKWARD_PRE) && strat == CT_FSDP_FULL_SHARD;
     ct_module_parameters(m, all, maxp);
     ct_status st = ct__dist_broadcast_list(g, maxp, all);
     CT_FREE(all);
     int nw = 0;
-    int64_t rootn = ct__fsdp_plan(m, 1, min, wrapped, &nw);
+    int64_t rootn = ct__fsdp_plan(m, 1, min, o, wrapped, &nw);
     if (rootn > 0) wrapped[nw++] = m;   /* the root unit last: its children are wrapped first */
     if (ct__fsdp_nlive + nw > CT__FSDP_MAX_UNITS) {
         ct_set_error(CT_ERR_STATE, "%s: at most %d units can be live", OP, CT__FSDP_MAX_UNITS);
         st = CT_ERR_STATE;
     }
     f->u = (ct__fsdp_unit *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof *f->u);
+    f->order = (int *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof(int));
+    f->done = (int *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof(int));
     ct__fsdp_hookarg *args = (ct__fsdp_hookarg *)CT_MALLOC((size_t)(maxp ? maxp : 1) * sizeof *args);
     f->args = args;
-    if (!f->u || !args) { if (!st) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; } }
+    if (!f->u || !args || !f->order || !f->done) { if (!st) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; } }
     if (!st) {
         memset(f->u, 0, (size_t)(nw ? nw : 1) * sizeof *f->u);
         int used = 0;
@@ -1901,7 +1993,10 @@ CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x) {
                                        "call ct_fsdp_finish_gradients after ct_backward (ct_fsdp_backward does both)");
             return NULL;
         }
-    return ct_forward(f->root, x);
+    if (!f->recorded) f->norder = f->ndone = 0;
+    ct_tensor *y = ct_forward(f->root, x);
+    if (y && f->norder == f->nu) f->recorded = 1;
+    return y;
 }
 CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
     static const char *const OP = "FullyShardedDataParallel";

@@ -244,15 +244,19 @@ TEST(test_zero_single) {
 /* FSDP over one rank, each strategy, per-Linear units or the root alone: plain
    training bit for bit (the optimizer steps the flat shards) */
 TEST(test_fsdp_single) {
-    const int64_t mins[2] = {20, -1};
+    /* k: 0 per-Linear units (backward prefetch, PyTorch's default), 1 the root alone, 2 per-Linear
+       without prefetch, 3 per-Linear with forward prefetch only */
+    const int64_t mins[4] = {20, -1, 20, 20};
     for (int strat = 0; strat < 3; strat++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 4; k++) {
             ct_module *ref = mlp(13), *net = mlp(13);
-            ct_fsdp_options fo = {(ct_fsdp_strategy)strat, mins[k]};
+            ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = mins[k],
+                                  .backward_prefetch = k >= 2 ? CT_FSDP_BACKWARD_NONE : CT_FSDP_BACKWARD_PRE,
+                                  .forward_prefetch = k == 3};
             ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
             CHECK(f != NULL);
             if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
-            CHECK_EQ_INT(ct_fsdp_num_units(f), k == 0 ? 2 : 1);
+            CHECK_EQ_INT(ct_fsdp_num_units(f), k == 1 ? 1 : 2);
             ct_tensor *shards[4];
             int ns = ct_fsdp_parameters(f, shards, 4);
             ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
@@ -267,12 +271,13 @@ TEST(test_fsdp_single) {
                 CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, x), y, NULL)), CT_OK);
                 ct_step(o2);
             }
-            if (k == 0) {   /* units of 48 and 27 float64 parameters */
+            if (k != 1) {   /* units of 48 and 27 float64 parameters */
                 ct_fsdp_memory_stats ms;
                 CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
                 CHECK_EQ_INT(ms.shard_param_bytes, strat == CT_FSDP_NO_SHARD ? 0 : 75 * 8);
-                /* FULL_SHARD: one unit gathered at a time; the others keep both */
-                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_FULL_SHARD ? 48 * 8 : 75 * 8);
+                /* FULL_SHARD without prefetch: one unit gathered at a time; with prefetch the
+                   next one too; the others keep both */
+                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_FULL_SHARD && k == 2 ? 48 * 8 : 75 * 8);
                 CHECK(ms.peak_grad_bytes >= 48 * 8 && ms.peak_live_bytes > 0);
                 ct_fsdp_reset_peak_memory(f);
                 CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
@@ -288,8 +293,30 @@ TEST(test_fsdp_single) {
             ct_module_free(net);
         }
     ct_module *m = mlp(1);
-    ct_fsdp_options bad = {(ct_fsdp_strategy)5, 0};
+    ct_fsdp_options bad = {.sharding_strategy = (ct_fsdp_strategy)5};
     CHECK_ERR(ct_fsdp_new(m, NULL, &bad), CT_ERR_ARG, "FullyShardedDataParallel: invalid sharding strategy 5");
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.backward_prefetch = (ct_fsdp_backward_prefetch)3}), CT_ERR_ARG,
+              "FullyShardedDataParallel: invalid backward_prefetch 3");
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.num_wrap_modules = 1}), CT_ERR_ARG,
+              "FullyShardedDataParallel: wrap_modules is NULL with num_wrap_modules 1");
+    ct_module *other = mlp(2);
+    ct_module *wm[2] = {ct_module_child(m, "2"), other};
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.wrap_modules = wm, .num_wrap_modules = 2}), CT_ERR_ARG,
+              "FullyShardedDataParallel: wrap_modules[1] is not a submodule of the module");
+    wm[1] = m;
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.wrap_modules = wm, .num_wrap_modules = 2}), CT_ERR_ARG,
+              "FullyShardedDataParallel: wrap_modules[1] is the root module itself");
+    ct_module_free(other);
+    /* manual wrap: the last Linear a unit, the rest the root's (no auto-wrap) */
+    ct_fsdp *mw = ct_fsdp_new(m, NULL, &(ct_fsdp_options){.min_num_params = -1, .wrap_modules = wm, .num_wrap_modules = 1});
+    CHECK(mw != NULL);
+    CHECK_EQ_INT(ct_fsdp_num_units(mw), 2);
+    CT_SCOPE {
+        ct_tensor *shards[2];
+        CHECK_EQ_INT(ct_fsdp_parameters(mw, shards, 2), 2);
+        CHECK_EQ_INT(ct_numel(shards[0]) * 10 + ct_numel(shards[1]), 27 * 10 + 48);   /* the Linear's, then the root's */
+    }
+    ct_fsdp_free(mw);
     CHECK_ERR(ct_fsdp_new(NULL, NULL, NULL), CT_ERR_NULL, "FullyShardedDataParallel: the module is NULL");
     ct_fsdp *f = ct_fsdp_new(m, NULL, NULL);
     CHECK(f != NULL);
@@ -351,7 +378,7 @@ typedef struct ckpt_run { ct_module *m; ct_fsdp *f; ct_optimizer *o; } ckpt_run;
 static ckpt_run ckpt_start(uint64_t seed, int strat) {
     ckpt_run r;
     r.m = mlp(seed);
-    r.f = ct_fsdp_new(r.m, NULL, &(ct_fsdp_options){(ct_fsdp_strategy)strat, 20});
+    r.f = ct_fsdp_new(r.m, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 20});
     ct_tensor *shards[4];
     int ns = ct_fsdp_parameters(r.f, shards, 4);
     r.o = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});

@@ -12,7 +12,8 @@
      exit         (-np 2) rank 1 leaves early (destroys its group and returns): rank 0's
                   all_reduce fails with the timeout error within the timeout, later
                   calls fail at once
-                  FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD; three
+                  FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, and FULL_SHARD with
+                  forward prefetch; backward prefetch is on by default; three
                   units; Adam on the flat shards) against the same, within 1e-12
      ckpt_save DIR, ckpt_resume DIR  (-np 2, two mpiruns) FSDP checkpoints in each strategy:
                   the first run trains, saving SHARDED, FULL and the optimizer's state at
@@ -284,9 +285,10 @@ TEST(test_zero) {
 
 /* FSDP in each strategy against one process on the global batch */
 TEST(test_fsdp) {
-    for (int strat = 0; strat < 3; strat++) {
+    for (int strat = 0; strat < 4; strat++) {   /* 3: FULL_SHARD with forward prefetch too */
         ct_module *ref = mlp(21), *net = mlp(21 + (uint64_t)R);   /* rank 0's weights win (sync_module_states) */
-        ct_fsdp_options fo = {(ct_fsdp_strategy)strat, 100};      /* two wrapped Linears and the root's */
+        /* two wrapped Linears and the root's */
+        ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)(strat % 3), .min_num_params = 100, .forward_prefetch = strat == 3};
         ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
         CHECK(f != NULL);
         if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
@@ -297,7 +299,7 @@ TEST(test_fsdp) {
         for (int i = 0; i < ns; i++) total += ct_numel(shards[i]);
         /* 352 + 528 + 68 elements: each unit padded to a multiple of W, 1/W of it here */
         int64_t want = 0, sizes[3] = {352, 528, 68};
-        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;
+        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;   /* (3: FULL_SHARD) */
         CHECK_EQ_INT(total, want);
         ct_optimizer *o1 = ct_optim_adam(ref, &(ct_adam_options){.lr = 0.01});
         ct_optimizer *o2 = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
@@ -367,7 +369,7 @@ static double ckpt_step(ct_fsdp *f, ct_optimizer *o, int step) {
 }
 typedef struct ckpt_run { ct_module *m; ct_fsdp *f; ct_optimizer *o; } ckpt_run;
 static ckpt_run ckpt_start(ct_module *m, int strat) {
-    ckpt_run r = {m, ct_fsdp_new(m, NULL, &(ct_fsdp_options){(ct_fsdp_strategy)strat, 100}), NULL};
+    ckpt_run r = {m, ct_fsdp_new(m, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 100}), NULL};
     ct_tensor *shards[8];
     int ns = ct_fsdp_parameters(r.f, shards, 8);
     r.o = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
