@@ -302,6 +302,14 @@ typedef enum ct_fsdp_backward_prefetch {
     CT_FSDP_BACKWARD_PRE = 0,   /* the next unit's all-gather starts before this unit's gradients are computed */
     CT_FSDP_BACKWARD_NONE = -1  /* no prefetch: each unit gathers when its backward begins */
 } ct_fsdp_backward_prefetch;
+/* torch.distributed.fsdp.MixedPrecision: the gathered parameters (and so forward and
+   backward, and the forward's floating point input) in param_dtype, the gradients
+   reduce-scattered in reduce_dtype; the shards the optimizer steps stay in the
+   parameters' own dtype (float32 master shards), and so do their .grad. */
+typedef struct ct_fsdp_mixed_precision {
+    ct_dtype param_dtype;       /* CT_BFLOAT16, CT_FLOAT16 (or CT_FLOAT32, CT_FLOAT64) */
+    ct_dtype reduce_dtype;      /* the same choices (0 = CT_FLOAT32: full precision reduction) */
+} ct_fsdp_mixed_precision;
 typedef struct ct_fsdp_options {
     ct_fsdp_strategy sharding_strategy;   /* 0: FULL_SHARD (PyTorch's default) */
     int64_t min_num_params;               /* auto-wrap threshold; 0: 1e8 (PyTorch's default);
@@ -312,6 +320,12 @@ typedef struct ct_fsdp_options {
     ct_module *const *wrap_modules;       /* manual wrap (wrap() / nested FSDP instances): these submodules
                                              become units too, with or without the size policy */
     int num_wrap_modules;
+    const ct_fsdp_mixed_precision *mixed_precision;   /* NULL: none; FULL_SHARD and SHARD_GRAD_OP only */
+    int offload_params;                   /* CPUOffload(offload_params=True): accepted, and nothing to do on
+                                             a CPU-only build, where the shards and their gradients already
+                                             live in host memory and the optimizer steps there (PyTorch keeps
+                                             them in CPU memory and copies each shard to the GPU for the
+                                             all-gather) */
 } ct_fsdp_options;
 /* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
    sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
@@ -1520,7 +1534,8 @@ typedef struct ct__fsdp_unit {
     ct_tensor **params;         /* tensors over the flat buffer (retained) */
     int64_t *off;               /* each one's offset in the flat buffer */
     int64_t numel, padded, shard;
-    ct_dtype dt;
+    ct_dtype dt;                /* the parameters' (and the shards') dtype */
+    ct_dtype cdt, rdt;          /* the gathered parameters' and the flat gradients' (mixed precision) */
     void *buf;                  /* its data */
     ct_tensor *local;           /* the local shard [shard] (retained; requires grad) */
     ct_tensor *gfull;           /* this backward's full gradient [padded] (retained) */
@@ -1540,6 +1555,8 @@ struct ct_fsdp {
     int *done, ndone;           /* ... and in the order it ended: reversed, the backward order */
     int recorded;               /* a whole forward has been recorded */
     int fwd_prefetch, bwd_prefetch;
+    const ct_fsdp_mixed_precision *mp;   /* &mpv or NULL */
+    ct_fsdp_mixed_precision mpv;
     int64_t full_bytes, peak_full, grad_bytes, peak_grad, peak_live;   /* ct_fsdp_memory */
     ct_status err;
     char errmsg[320];
@@ -1561,15 +1578,17 @@ static void ct__fsdp_sample(ct_fsdp *f) {
     if (live > f->peak_live) f->peak_live = live;
 }
 static int64_t ct__fsdp_flatbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->dt); }
+static int64_t ct__fsdp_cbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->cdt); }
+static int64_t ct__fsdp_rbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->rdt); }
 /* the flat parameter's memory: a ctensor tensor (its block cache gives the same pages
    back to the next unit's all-gather) */
 static int ct__fsdp_alloc_full(ct__fsdp_unit *u) {
     int s = ct_scope_begin();
-    u->fullt = ct__dist_own(ct_empty_n(u->dt, 1, &u->padded));
+    u->fullt = ct__dist_own(ct_empty_n(u->cdt, 1, &u->padded));
     ct_scope_end(s);
     if (!u->fullt) return -1;
     u->buf = ct_data_ptr(u->fullt);
-    u->f->full_bytes += ct__fsdp_flatbytes(u, u->padded);
+    u->f->full_bytes += ct__fsdp_cbytes(u, u->padded);
     return 0;
 }
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf);
@@ -1583,11 +1602,11 @@ static void ct__fsdp_release_full(ct__fsdp_unit *u) {
     ct_release(u->fullt);
     u->fullt = NULL;
     u->buf = NULL;
-    u->f->full_bytes -= ct__fsdp_flatbytes(u, u->padded);
+    u->f->full_bytes -= ct__fsdp_cbytes(u, u->padded);
 }
 /* points the unit's parameter tensors at buf (NULL: freed) */
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
-    size_t es = ct_dtype_size(u->dt);
+    size_t es = ct_dtype_size(u->cdt);
     for (int i = 0; u->params && i < u->np; i++)
         if (u->params[i]) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
 }
@@ -1595,13 +1614,17 @@ static void ct__fsdp_free_full(ct__fsdp_unit *u) {
     if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
     ct__fsdp_release_full(u);
 }
+/* the all-gather's input: the shard, in param_dtype (a copy under mixed precision) */
+static ct_tensor *ct__fsdp_shard_in(ct__fsdp_unit *u) {
+    return u->cdt == u->dt ? ct_detach(u->local) : ct_to(ct_detach(u->local), u->cdt);
+}
 /* the all-gather of a unit's flat parameter, started (prefetch): the parameters are
    pointed at it when ct__fsdp_gather waits for it */
 static int ct__fsdp_start_gather(ct__fsdp_unit *u) {
     if (u->buf || u->f->err) return 0;
     if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct_detach(u->local), u->f->g, &u->gwork) != CT_OK;
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, &u->gwork) != CT_OK;
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
     if (rc) {
@@ -1624,7 +1647,7 @@ static int ct__fsdp_gather(ct__fsdp_unit *u) {
     if (u->buf) return 0;
     if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct_detach(u->local), u->f->g, NULL) != CT_OK;
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, NULL) != CT_OK;
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
     if (rc) { ct__fsdp_release_full(u); return -1; }
@@ -1705,7 +1728,7 @@ static void ct__fsdp_poll(ct_fsdp *f) {
         if (ct_work_wait(u->work)) ct__fsdp_fail(f);
         u->work = NULL;
         if (u->gfull) {
-            f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded);
+            f->grad_bytes -= ct__fsdp_rbytes(u, u->padded);
             ct_release(u->gfull);
             u->gfull = NULL;
         }
@@ -1714,10 +1737,10 @@ static void ct__fsdp_poll(ct_fsdp *f) {
 /* this backward's flat gradient of a unit (and its reduced shard) */
 static void ct__fsdp_grad_bufs(ct__fsdp_unit *u) {
     int s = ct_scope_begin();
-    u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
-    if (u->f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
+    u->gfull = ct__dist_own(ct_zeros_n(u->rdt, 1, &u->padded));
+    if (u->f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->rdt, 1, &u->shard));
     ct_scope_end(s);
-    u->f->grad_bytes += ct__fsdp_flatbytes(u, u->padded + (u->gred ? u->shard : 0));
+    u->f->grad_bytes += ct__fsdp_rbytes(u, u->padded + (u->gred ? u->shard : 0));
     ct__fsdp_sample(u->f);
 }
 static int ct__fsdp_grad_in(ct__fsdp_unit *u, int i, const ct_tensor *grad) {
@@ -1772,14 +1795,17 @@ static int ct__fsdp_collect(ct_module *m, const ct_module *um, ct_module *const 
     return n;
 }
 
-static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
+static void ct__fsdp_unit_release(ct__fsdp_unit *u, ct_tensor *master) {
     if (u->work) { ct_work_wait(u->work); u->work = NULL; }
     for (int i = 0; u->params && i < u->np; i++) {
         if (!u->params[i]) continue;
         /* the module gets parameters of its own again: copies of the gathered values
-           (zeros when they could not be gathered) */
+           in full precision (zeros when they could not be gathered) */
         int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-        ct_tensor *own = u->buf ? ct_clone(ct_detach(u->params[i])) : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
+        ct_tensor *own = master ? ct_clone(ct_view_n(ct_narrow(master, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
+                                                     u->params[i]->shape))
+                   : u->buf && !u->gwork ? ct_to(ct_clone(ct_detach(u->params[i])), u->dt)   /* (a failed construction) */
+                                : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
         ct_set_grad_enabled(prev);
         if (own) {
             ct_set_requires_grad(own, 1);
@@ -1801,12 +1827,18 @@ static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
     CT_FREE(u->params);
     CT_FREE(u->off);
 }
+static ct_status ct__fsdp_masters(ct_fsdp *f, ct_tensor **m);
 static void ct__fsdp_destroy(ct_fsdp *f, int gather) {
     if (!f) return;
     /* the values for the module's own parameters again (a collective) */
-    for (int i = 0; gather && i < f->nu; i++)
-        if (ct__fsdp_gather(&f->u[i])) break;
-    for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i]);
+    int s = ct_scope_begin();
+    ct_tensor **m = (ct_tensor **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *m);
+    for (int i = 0; m && i < f->nu; i++) m[i] = NULL;
+    if (m && gather && f->u && ct__fsdp_masters(f, m))
+        for (int i = 0; i < f->nu; i++) m[i] = NULL;
+    for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i], m ? m[i] : NULL);
+    CT_FREE(m);
+    ct_scope_end(s);
     CT_FREE(f->u);
     CT_FREE(f->args);
     CT_FREE(f->order);
@@ -1856,16 +1888,24 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     int W = f->g->world;
     u->padded = f->strategy == CT_FSDP_NO_SHARD ? u->numel : (u->numel + W - 1) / W * W;
     u->shard = f->strategy == CT_FSDP_NO_SHARD ? u->numel : u->padded / W;
-    size_t es = ct_dtype_size(u->dt);
+    const ct_fsdp_mixed_precision *mp = f->mp;
+    u->cdt = mp ? mp->param_dtype : u->dt;
+    u->rdt = mp ? mp->reduce_dtype : u->dt;
+    size_t es = ct_dtype_size(u->dt), ces = ct_dtype_size(u->cdt);
     if (ct__fsdp_alloc_full(u)) return -1;
-    memset(u->buf, 0, (size_t)u->padded * es);
     int s = ct_scope_begin(), rc = 0;
+    /* the values, flat, in the parameters' dtype (the flat parameter itself unless
+       mixed precision gathers another dtype) */
+    ct_tensor *stage = u->cdt == u->dt ? NULL : ct_empty_n(u->dt, 1, &u->padded);
+    char *sbuf = stage ? (char *)ct_data_ptr(stage) : (char *)u->buf;
+    if (u->cdt != u->dt && !stage) rc = -1;
+    else memset(sbuf, 0, (size_t)u->padded * es);
     for (int i = 0; i < u->np && !rc; i++) {
         ct_tensor *orig = u->slots[i]->tensor;
         ct_tensor *c = ct_contiguous(ct_detach(orig));
-        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * es, u->dt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
+        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * ces, u->cdt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
         if (!p) { rc = -1; break; }
-        memcpy(ct_data_ptr(p), ct_data_ptr(c), (size_t)ct_numel(orig) * es);
+        memcpy(sbuf + (size_t)u->off[i] * es, ct_data_ptr(c), (size_t)ct_numel(orig) * es);
         ct_set_requires_grad(p, 1);
         u->params[i] = ct_retain(p);
         u->slots[i]->tensor = ct_retain(p);    /* the module holds the new one ... */
@@ -1873,12 +1913,13 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
         args[i].u = u;
         args[i].i = i;
     }
+    if (!rc && stage && !ct_copy_(u->fullt, stage)) rc = -1;   /* (the values in param_dtype too) */
     if (!rc) {
         ct_tensor *loc;
         if (f->strategy == CT_FSDP_NO_SHARD) loc = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
         else {
             loc = ct_empty_n(u->dt, 1, &u->shard);
-            if (loc) memcpy(ct_data_ptr(loc), (char *)u->buf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
+            if (loc) memcpy(ct_data_ptr(loc), sbuf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
         }
         if (loc) u->local = ct_retain(ct_set_requires_grad(loc, 1));
         rc = !u->local;
@@ -1921,6 +1962,20 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         ct_set_error(CT_ERR_ARG, "%s: wrap_modules is NULL with num_wrap_modules %d", OP, o->num_wrap_modules);
         return NULL;
     }
+    if (o && o->mixed_precision) {
+        const ct_fsdp_mixed_precision *mp = o->mixed_precision;
+        ct_dtype bad = (mp->param_dtype != CT_FLOAT32 && mp->param_dtype != CT_FLOAT64 && mp->param_dtype != CT_FLOAT16 &&
+                        mp->param_dtype != CT_BFLOAT16) ? mp->param_dtype : mp->reduce_dtype;
+        if (bad != CT_FLOAT32 && bad != CT_FLOAT64 && bad != CT_FLOAT16 && bad != CT_BFLOAT16) {
+            ct_set_error(CT_ERR_DTYPE, "%s: mixed precision needs floating point dtypes (got %s)", OP,
+                         (int)bad >= 0 && bad < CT_NUM_DTYPES ? ct_dtype_name(bad) : "an invalid dtype");
+            return NULL;
+        }
+        if (strat == CT_FSDP_NO_SHARD) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "%s: mixed precision with NO_SHARD is not supported (use FULL_SHARD or SHARD_GRAD_OP)", OP);
+            return NULL;
+        }
+    }
     for (int i = 0; o && i < o->num_wrap_modules; i++) {
         char path[512];
         if (!o->wrap_modules[i] || o->wrap_modules[i] == m || !ct__fsdp_path(m, o->wrap_modules[i], path, sizeof path, 0)) {
@@ -1944,6 +1999,10 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
     f->g = g;
     f->strategy = strat;
     f->fwd_prefetch = o && o->forward_prefetch && strat != CT_FSDP_NO_SHARD;
+    if (o && o->mixed_precision) {
+        f->mpv = *o->mixed_precision;
+        f->mp = &f->mpv;
+    }
     f->bwd_prefetch = (!o || o->backward_prefetch == CT_FSDP_BACKWARD_PRE) && strat == CT_FSDP_FULL_SHARD;
     ct_module_parameters(m, all, maxp);
     ct_status st = ct__dist_broadcast_list(g, maxp, all);
@@ -1994,6 +2053,10 @@ CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x) {
             return NULL;
         }
     if (!f->recorded) f->norder = f->ndone = 0;
+    /* mixed precision: a floating point input in param_dtype (the root's cast_forward_inputs) */
+    if (f->mp && x && x->dtype != f->mp->param_dtype &&
+        (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64 || x->dtype == CT_FLOAT16 || x->dtype == CT_BFLOAT16))
+        x = ct_to(x, f->mp->param_dtype);
     ct_tensor *y = ct_forward(f->root, x);
     if (y && f->norder == f->nu) f->recorded = 1;
     return y;
@@ -2024,10 +2087,13 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             ct_tensor **gp = f->strategy == CT_FSDP_NO_SHARD ? &u->gfull : &u->gred;
             int s = ct_scope_begin();
             if (!f->err && *gp) {
-                if (u->local->grad) { if (!ct_add_(u->local->grad, *gp)) ct__fsdp_fail(f); }
-                else if (ct_set_grad(u->local, *gp)) ct__fsdp_fail(f);
-                else {   /* the reduced gradient becomes .grad as it is, no copy */
-                    f->grad_bytes -= ct__fsdp_flatbytes(u, gp == &u->gfull ? u->padded : u->shard);
+                /* (mixed precision: the shard's .grad in the shard's own dtype) */
+                ct_tensor *g = u->rdt == u->dt ? *gp : ct_to(*gp, u->dt);
+                if (!g) ct__fsdp_fail(f);
+                else if (u->local->grad) { if (!ct_add_(u->local->grad, g)) ct__fsdp_fail(f); }
+                else if (ct_set_grad(u->local, g)) ct__fsdp_fail(f);
+                else if (g == *gp) {   /* the reduced gradient becomes .grad as it is, no copy */
+                    f->grad_bytes -= ct__fsdp_rbytes(u, gp == &u->gfull ? u->padded : u->shard);
                     ct_release(*gp);
                     *gp = NULL;
                 }
@@ -2035,8 +2101,8 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             ct_scope_end(s);
             for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
             ct__fsdp_sample(f);
-            if (u->gfull) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded); ct_release(u->gfull); }
-            if (u->gred) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->shard); ct_release(u->gred); }
+            if (u->gfull) { f->grad_bytes -= ct__fsdp_rbytes(u, u->padded); ct_release(u->gfull); }
+            if (u->gred) { f->grad_bytes -= ct__fsdp_rbytes(u, u->shard); ct_release(u->gred); }
             u->gfull = u->gred = NULL;
             u->ngot = 0;
             u->launched = 0;
@@ -2098,6 +2164,41 @@ CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
 }
 
 /* ---- state dicts ---- */
+/* every unit's whole flat parameter in the parameters' own dtype ([padded]; float32
+   under mixed precision), all-gathered from the shards: a collective; new tensors
+   of the current scope (NO_SHARD: views of the flat parameter itself) */
+static ct_status ct__fsdp_masters(ct_fsdp *f, ct_tensor **m) {
+    ct_status st = CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    for (int i = 0; i < f->nu; i++) m[i] = NULL;
+    for (int i = 0; i < f->nu && !st; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        if (f->strategy == CT_FSDP_NO_SHARD) m[i] = ct_detach(u->local);
+        else {
+            m[i] = ct_empty_n(u->dt, 1, &u->padded);
+            if (m[i]) st = ct_dist_all_gather_into_tensor(m[i], ct_detach(u->local), f->g, NULL);
+        }
+        if (!m[i] && !st) st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+    }
+    ct_set_grad_enabled(prev);
+    return st;
+}
+/* on: the module's parameter slots hold views of the masters (for the module's own
+   state-dict functions); off: the units' parameters again */
+static ct_status ct__fsdp_swap(ct_fsdp *f, ct_tensor *const *m, int on) {
+    ct_status st = CT_OK;
+    for (int i = 0; i < f->nu; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        for (int k = 0; k < u->np; k++) {
+            ct_tensor *v = on ? ct_view_n(ct_narrow(m[i], 0, u->off[k], ct_numel(u->params[k])), u->params[k]->ndim, u->params[k]->shape)
+                              : u->params[k];
+            if (!v) { st = ct_last_error_code(); v = u->params[k]; }
+            u->slots[k]->tensor = v;
+        }
+    }
+    if (st) ct__fsdp_swap(f, m, 0);
+    return st;
+}
 /* the dotted path of module t under m ("" for m itself); 1 when found */
 static int ct__fsdp_path(const ct_module *m, const ct_module *t, char *buf, size_t cap, size_t len) {
     if (m == t) { buf[len] = 0; return 1; }
@@ -2170,23 +2271,25 @@ CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type typ
     if (st) return st;
     ct_state_dict mine;
     if (type == CT_FSDP_FULL_STATE_DICT) {
-        int *was = (int *)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof(int));
-        if (!was) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return CT_ERR_MEMORY; }
-        for (int i = 0; i < f->nu; i++) was[i] = f->u[i].buf != NULL;
-        for (int i = 0; i < f->nu && !st; i++)
-            if (ct__fsdp_gather(&f->u[i])) st = ct_last_error_code();
-        if (!st && f->g->rank == 0 && !(st = ct_module_state_dict(f->root, &mine))) {
-            out->items = (ct_named_tensor *)CT_MALLOC((size_t)(mine.n ? mine.n : 1) * sizeof *out->items);
-            int prev = ct_set_grad_enabled(0);
-            for (int i = 0; i < mine.n && !st; i++)
-                st = ct__fsdp_sd_push(out, mine.n, ct__fsdp_strdup(mine.items[i].name),
-                                      out->items ? ct_clone(ct_detach(mine.items[i].tensor)) : NULL);
-            ct_set_grad_enabled(prev);
-            ct_state_dict_free(&mine);
+        ct_tensor **m = (ct_tensor **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *m);
+        if (!m) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return CT_ERR_MEMORY; }
+        int s = ct_scope_begin();
+        st = ct__fsdp_masters(f, m);
+        if (!st && f->g->rank == 0 && !(st = ct__fsdp_swap(f, m, 1))) {
+            st = ct_module_state_dict(f->root, &mine);
+            if (!st) {
+                out->items = (ct_named_tensor *)CT_MALLOC((size_t)(mine.n ? mine.n : 1) * sizeof *out->items);
+                int prev = ct_set_grad_enabled(0);
+                for (int i = 0; i < mine.n && !st; i++)
+                    st = ct__fsdp_sd_push(out, mine.n, ct__fsdp_strdup(mine.items[i].name),
+                                          out->items ? ct_keep(ct_clone(ct_detach(mine.items[i].tensor))) : NULL);
+                ct_set_grad_enabled(prev);
+                ct_state_dict_free(&mine);
+            }
+            ct__fsdp_swap(f, m, 0);
         }
-        for (int i = 0; i < f->nu; i++)
-            if (!was[i]) ct__fsdp_free_full(&f->u[i]);
-        CT_FREE(was);
+        ct_scope_end(s);
+        CT_FREE(m);
     } else {
         if ((st = ct_module_state_dict(f->root, &mine))) return st;
         int cap = f->nu + mine.n;
@@ -2268,18 +2371,28 @@ static ct_status ct__fsdp_load_sharded(ct_fsdp *f, const ct_state_dict *sd) {
 }
 /* FULL: rank 0 loads into the gathered parameters, then everything from rank 0 */
 static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
-    ct_status st = CT_OK;
-    for (int i = 0; i < f->nu && !st; i++)
-        if (ct__fsdp_gather(&f->u[i])) st = ct_last_error_code();
-    if (st) return st;
+    ct_tensor **m = (ct_tensor **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *m);
+    if (!m) { ct_set_error(CT_ERR_MEMORY, "FSDP load_state_dict: out of memory"); return CT_ERR_MEMORY; }
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    /* the masters hold the values: rank 0 loads into them */
+    ct_status st = ct__fsdp_masters(f, m);
     int64_t code = 0;
     char msg[320] = "";
-    if (f->g->rank == 0) {
+    if (!st && f->g->rank == 0) {
         if (!sd) ct_set_error(CT_ERR_NULL, "FSDP load_state_dict: the state dict is NULL on rank 0");
-        code = sd ? ct_module_load_state_dict(f->root, sd, 1) : CT_ERR_NULL;
+        code = !sd ? CT_ERR_NULL : ct__fsdp_swap(f, m, 1);
+        if (!code) {
+            code = ct_module_load_state_dict(f->root, sd, 1);
+            ct__fsdp_swap(f, m, 0);
+        }
         if (code) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
     }
-    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    if (st) {
+        ct_set_grad_enabled(prev);
+        ct_scope_end(s);
+        CT_FREE(m);
+        return st;
+    }
     ct_tensor *flag = ct_scalar_tensor((double)code, CT_INT64);
     st = flag ? ct_dist_broadcast(flag, 0, f->g, NULL) : ct_last_error_code();
     if (!st) code = ct_item_int(flag);
@@ -2291,19 +2404,21 @@ static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
     }
     if (!st) st = ct_module_state_dict(f->root, &mine);
     /* the units' whole flat parameters, then the buffers */
-    for (int i = 0; i < f->nu && !st; i++) st = ct_dist_broadcast(f->u[i].fullt, 0, f->g, NULL);
+    for (int i = 0; i < f->nu && !st; i++) st = ct_dist_broadcast(m[i], 0, f->g, NULL);
     for (int i = 0; i < mine.n && !st; i++)
         if (!ct__fsdp_is_param(f, mine.items[i].tensor)) st = ct__dist_broadcast_list(f->g, 1, &mine.items[i].tensor);
     for (int i = 0; i < f->nu && !st; i++) {
         ct__fsdp_unit *u = &f->u[i];
-        if (f->strategy != CT_FSDP_NO_SHARD)   /* (NO_SHARD's local is the flat parameter itself) */
-            memcpy(ct_data_ptr(u->local), (char *)u->buf + (size_t)(f->g->rank * u->shard) * ct_dtype_size(u->dt),
+        if (f->strategy != CT_FSDP_NO_SHARD)   /* (NO_SHARD's master is the flat parameter itself) */
+            memcpy(ct_data_ptr(u->local), (char *)ct_data_ptr(m[i]) + (size_t)(f->g->rank * u->shard) * ct_dtype_size(u->dt),
                    (size_t)u->shard * ct_dtype_size(u->dt));
         CT__ATOMIC_INC(&u->local->storage->version);
     }
     ct_state_dict_free(&mine);
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
+    CT_FREE(m);
+    /* gathered parameters of the sharded strategies are stale now */
     for (int i = 0; i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);
     return st;
 }

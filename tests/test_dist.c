@@ -337,6 +337,73 @@ TEST(test_fsdp_single) {
     ct_module_free(m);
 }
 
+/* ---- FSDP mixed precision: bfloat16 parameters and gradient reduction, float32
+   master shards; against the same emulated by hand on a bfloat16 copy of a float32
+   model (bit for bit over one rank); CPU offload changes nothing on the CPU ---- */
+static ct_module *mlp32(uint64_t seed) {
+    ct_manual_seed(seed);
+    return ct_nn_sequential(ct_nn_linear(5, 8), ct_nn_relu(), ct_nn_linear(8, 3));
+}
+TEST(test_fsdp_mixed_precision_single) {
+    ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
+    for (int strat = 0; strat < 2; strat++) {
+        ct_module *ref = mlp32(13), *low = ct_module_to_dtype(mlp32(13), CT_BFLOAT16), *net = mlp32(13);
+        ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 20,
+                                                               .mixed_precision = &mp, .offload_params = strat == 1});
+        CHECK(f != NULL);
+        if (!f) { ct_module_free(ref); ct_module_free(low); ct_module_free(net); continue; }
+        ct_tensor *shards[4], *rp[4], *lp[4];
+        int ns = ct_fsdp_parameters(f, shards, 4), np = ct_module_parameters(ref, rp, 4);
+        ct_module_parameters(low, lp, 4);
+        CHECK(shards[0]->dtype == CT_FLOAT32);   /* the master shards */
+        ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+        ct_optimizer *o2 = ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+        ct_manual_seed(9);
+        for (int step = 0; step < 3; step++) CT_SCOPE {
+            ct_tensor *x = ct_randn(CT_FLOAT32, 6, 5), *y = ct_randn(CT_FLOAT32, 6, 3);
+            /* by hand: the bfloat16 copy computes, its gradients step the float32 model */
+            ct_set_grad_enabled(0);
+            for (int i = 0; i < np; i++) ct_copy_(lp[i], rp[i]);
+            ct_set_grad_enabled(1);
+            for (int i = 0; i < np; i++) ct_set_grad(lp[i], NULL);
+            ct_backward(ct_mse_loss(ct_to(ct_forward(low, ct_to(x, CT_BFLOAT16)), CT_FLOAT32), y, NULL));
+            ct_zero_grad(o1);
+            for (int i = 0; i < np; i++) ct_set_grad(rp[i], ct_to(ct_grad(lp[i]), CT_FLOAT32));
+            ct_step(o1);
+            ct_zero_grad(o2);
+            ct_tensor *out = ct_fsdp_forward(f, x);
+            CHECK(out && out->dtype == CT_BFLOAT16);
+            CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_to(out, CT_FLOAT32), y, NULL)), CT_OK);
+            CHECK(shards[0]->grad && shards[0]->grad->dtype == CT_FLOAT32);
+            ct_step(o2);
+        }
+        ct_fsdp_memory_stats ms;
+        CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
+        CHECK_EQ_INT(ms.shard_param_bytes, 75 * 4);      /* float32 shards ... */
+        CHECK_EQ_INT(ms.peak_full_param_bytes, 75 * 2);  /* ... bfloat16 gathered */
+        CT_SCOPE {   /* the FULL state dict in float32 */
+            ct_state_dict sd;
+            CHECK_EQ_INT(ct_fsdp_state_dict(f, CT_FSDP_FULL_STATE_DICT, &sd), CT_OK);
+            CHECK(sd.n == 4 && sd.items[0].tensor->dtype == CT_FLOAT32 && ct_equal(sd.items[0].tensor, rp[0]) == 1);
+            ct_state_dict_free(&sd);
+        }
+        ct_optim_free(o1);
+        ct_optim_free(o2);
+        ct_fsdp_free(f);
+        CHECK(same_params(ref, net));   /* float32 again, with the master values */
+        ct_module_free(ref);
+        ct_module_free(low);
+        ct_module_free(net);
+    }
+    ct_module *m = mlp32(1);
+    ct_fsdp_mixed_precision bad = {CT_INT64, CT_BFLOAT16};
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.mixed_precision = &bad}), CT_ERR_DTYPE,
+              "FullyShardedDataParallel: mixed precision needs floating point dtypes (got int64)");
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.sharding_strategy = CT_FSDP_NO_SHARD, .mixed_precision = &mp}),
+              CT_ERR_UNSUPPORTED, "FullyShardedDataParallel: mixed precision with NO_SHARD is not supported");
+    ct_module_free(m);
+}
+
 /* ---- FSDP checkpoints: save, "kill" (free everything), resume ---- */
 /* a state dict as a safetensors file in memory (free with ct_free) */
 static void *sd_save(const ct_state_dict *sd, size_t *len) {
@@ -509,6 +576,7 @@ int main(void) {
     RUN(test_zero_single);
     RUN(test_fsdp_single);
     RUN(test_fsdp_checkpoint_single);
+    RUN(test_fsdp_mixed_precision_single);
     CHECK_EQ_INT(ct_dist_destroy_process_group(pg), CT_OK);
     CHECK(!ct_dist_is_initialized());
     CHECK_EQ_INT(ct_live_tensors(), live0);

@@ -14,7 +14,8 @@
                   calls fail at once
                   FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, and FULL_SHARD with
                   forward prefetch; backward prefetch is on by default; three
-                  units; Adam on the flat shards) against the same, within 1e-12
+                  units; Adam on the flat shards) against the same, within 1e-12;
+                  FSDP with bfloat16 mixed precision against the same by hand
      ckpt_save DIR, ckpt_resume DIR  (-np 2, two mpiruns) FSDP checkpoints in each strategy:
                   the first run trains, saving SHARDED, FULL and the optimizer's state at
                   step 3, and records its losses; the second, a new job, resumes from the
@@ -326,6 +327,61 @@ TEST(test_fsdp) {
     }
 }
 
+/* FSDP with bfloat16 mixed precision (float32 master shards), FULL_SHARD and
+   SHARD_GRAD_OP (with offload_params, a no-op on the CPU), against the same by hand in
+   one process: each rank's half batch through a bfloat16 copy of a float32 model, the
+   two gradients averaged as the bfloat16 reduce-scatter does (in float32, rounded to
+   bfloat16 once), the float32 model stepped */
+TEST(test_fsdp_mixed) {
+    ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
+    for (int strat = 0; strat < 2; strat++) {
+        ct_module *ref = ct_module_to_dtype(mlp(23), CT_FLOAT32), *low = ct_module_to_dtype(mlp(23), CT_BFLOAT16);
+        ct_module *net = ct_module_to_dtype(mlp(23), CT_FLOAT32);
+        ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 100,
+                                                               .mixed_precision = &mp, .offload_params = strat == 1});
+        CHECK(f != NULL);
+        if (!f) { ct_module_free(ref); ct_module_free(low); ct_module_free(net); continue; }
+        ct_tensor *shards[8], *rp[16], *lp[16];
+        int ns = ct_fsdp_parameters(f, shards, 8), np = ct_module_parameters(ref, rp, 16);
+        ct_module_parameters(low, lp, 16);
+        ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+        ct_optimizer *o2 = ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+        ct_manual_seed(4000);
+        for (int step = 0; step < STEPS; step++) CT_SCOPE {
+            ct_tensor *x = ct_randn(CT_FLOAT32, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT32, (int64_t)W * B, 4);
+            ct_set_grad_enabled(0);
+            for (int i = 0; i < np; i++) ct_copy_(lp[i], rp[i]);
+            ct_set_grad_enabled(1);
+            ct_tensor *sum[16] = {0};
+            for (int r = 0; r < W; r++) {
+                for (int i = 0; i < np; i++) ct_set_grad(lp[i], NULL);
+                ct_tensor *xr = ct_to(ct_narrow(x, 0, (int64_t)r * B, B), CT_BFLOAT16);
+                ct_backward(ct_mse_loss(ct_to(ct_forward(low, xr), CT_FLOAT32), ct_narrow(y, 0, (int64_t)r * B, B), NULL));
+                for (int i = 0; i < np; i++) {
+                    ct_tensor *g = ct_to(ct_grad(lp[i]), CT_FLOAT32);
+                    sum[i] = r ? ct_add(sum[i], g) : g;
+                }
+            }
+            ct_zero_grad(o1);
+            for (int i = 0; i < np; i++) ct_set_grad(rp[i], ct_to(ct_to(ct_div_scalar(sum[i], W), CT_BFLOAT16), CT_FLOAT32));
+            ct_step(o1);
+            ct_zero_grad(o2);
+            ct_tensor *out = ct_fsdp_forward(f, ct_narrow(x, 0, (int64_t)R * B, B));
+            CHECK(out && out->dtype == CT_BFLOAT16);
+            CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_to(out, CT_FLOAT32), ct_narrow(y, 0, (int64_t)R * B, B), NULL)), CT_OK);
+            ct_step(o2);
+        }
+        ct_optim_free(o1);
+        ct_optim_free(o2);
+        ct_fsdp_free(f);   /* the module: float32 parameters with the master values */
+        CHECK(params_close(ref, net, 1e-6));
+        CHECK(params_same_everywhere(net));
+        ct_module_free(ref);
+        ct_module_free(low);
+        ct_module_free(net);
+    }
+}
+
 /* ---- FSDP checkpoints across runs: ckpt_save trains 6 steps, saving at step 3
    (SHARDED: a file per rank; FULL: rank 0's file; the optimizer's state per rank)
    and recording every rank's losses; ckpt_resume is a new mpirun: it loads them
@@ -501,6 +557,7 @@ int main(int argc, char **argv) {
         RUN(test_ddp);
         RUN(test_zero);
         RUN(test_fsdp);
+        RUN(test_fsdp_mixed);
     } else if (!strcmp(mode, "ckpt_save") || !strcmp(mode, "ckpt_resume")) {
         ckpt_dir = argc > 2 ? argv[2] : ".";
         if (mode[5] == 's') RUN(test_ckpt_save);
