@@ -42,19 +42,27 @@ static ct_tensor *gpt_no_forward(ct_module *m, int nin, ct_tensor *const *in) {
 }
 static const ct_module_type gpt_dict_type = {"ModuleDict", gpt_no_forward, NULL, NULL};
 
+/* a LayerNorm; in float32 when the input is bfloat16 (mixed precision: ctensor's
+   layer_norm has no bfloat16 kernel), the result back in the input's dtype */
+static ct_tensor *gpt_ln(ct_module *ln, ct_tensor *x) {
+    if (x->dtype == CT_FLOAT32) return ct_forward(ln, x);
+    int64_t d = gpt_cfg.n_embd;
+    ct_tensor *w = ct_module_get(ln, "weight"), *b = ct_module_get(ln, "bias");
+    return ct_to(ct_layer_norm(ct_to(x, CT_FLOAT32), 1, &d, ct_to(w, CT_FLOAT32), ct_to(b, CT_FLOAT32), 1e-5), x->dtype);
+}
 /* a block: x + attn(ln_1(x)), then x + mlp(ln_2(x)) */
 static ct_tensor *gpt_block_forward(ct_module *m, int nin, ct_tensor *const *in) {
     if (nin != 1) { ct_set_error(CT_ERR_ARG, "Block: forward takes 1 input, got %d", nin); return NULL; }
     ct_tensor *x = in[0];
     int64_t B = ct_size(x, 0), T = ct_size(x, 1), C = gpt_cfg.n_embd, H = gpt_cfg.n_head;
-    ct_tensor *qkv = ct_forward(ct_module_child(m, "attn.c_attn"), ct_forward(ct_module_child(m, "ln_1"), x));
+    ct_tensor *qkv = ct_forward(ct_module_child(m, "attn.c_attn"), gpt_ln(ct_module_child(m, "ln_1"), x));
     ct_tensor *hd[3];
     for (int i = 0; i < 3; i++)   /* q, k, v: [B, H, T, C / H] */
         hd[i] = ct_transpose(ct_view_n(ct_narrow(qkv, 2, (int64_t)i * C, C), 4, (int64_t[]){B, T, H, C / H}), 1, 2);
     ct_tensor *y = ct_scaled_dot_product_attention(hd[0], hd[1], hd[2], NULL, 0.0, 1);
     y = ct_reshape_n(ct_transpose(y, 1, 2), 3, (int64_t[]){B, T, C});
     x = ct_add(x, ct_forward(ct_module_child(m, "attn.c_proj"), y));
-    ct_tensor *h = ct_gelu(ct_forward(ct_module_child(m, "mlp.c_fc"), ct_forward(ct_module_child(m, "ln_2"), x)), "none");
+    ct_tensor *h = ct_gelu(ct_forward(ct_module_child(m, "mlp.c_fc"), gpt_ln(ct_module_child(m, "ln_2"), x)), "none");
     return ct_add(x, ct_forward(ct_module_child(m, "mlp.c_proj"), h));
 }
 static const ct_module_type gpt_block_type = {"Block", gpt_block_forward, NULL, NULL};
@@ -67,7 +75,7 @@ static ct_tensor *gpt_forward(ct_module *m, int nin, ct_tensor *const *in) {
     ct_tensor *x = ct_add(ct_forward(ct_module_child(tr, "wte"), in[0]),
                           ct_forward(ct_module_child(tr, "wpe"), ct_arange(0, (double)T, 1, CT_INT64)));
     for (int i = 0; i < ct_nn_module_list_len(h); i++) x = ct_forward(ct_nn_module_list_get(h, i), x);
-    return ct_forward(ct_module_child(m, "lm_head"), ct_forward(ct_module_child(tr, "ln_f"), x));
+    return ct_forward(ct_module_child(m, "lm_head"), gpt_ln(ct_module_child(tr, "ln_f"), x));
 }
 static const ct_module_type gpt_type = {"GPT", gpt_forward, NULL, NULL};
 
@@ -206,7 +214,10 @@ static int fsdp_train_run(int argc, char **argv, ct_process_group *pg, int quiet
         CT_SCOPE {
             int64_t mine[4] = {ms.shard_param_bytes, ms.peak_full_param_bytes, ms.peak_grad_bytes, ms.peak_live_bytes};
             ct_tensor *all = ct_zeros(CT_INT64, 4 * (int64_t)world);
-            if (ct_dist_all_gather_into_tensor(all, ct_from_data_n(mine, CT_INT64, 1, (int64_t[]){4}), pg, NULL)) status = 1;
+            if (ct_dist_all_gather_into_tensor(all, ct_from_data_n(mine, CT_INT64, 1, (int64_t[]){4}), pg, NULL)) {
+                fprintf(stderr, "rank %d: %s\n", rank, ct_last_error());
+                status = 1;
+            }
             const int64_t *a = (const int64_t *)ct_data_ptr(all);
             if (rank == 0 && !quiet && !status) {
                 printf("median step time %.1f ms (forward, backward with the all-gathers and reduce-scatters, AdamW on the shards)\n",

@@ -21,16 +21,21 @@
                   step 3, and records its losses; the second, a new job, resumes from the
                   files three ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
                   model) and must see the same losses bit for bit
+   gpt          (-np 2) examples/fsdp_train.c (minGPT under FSDP) in a tiny configuration,
+                  with and without bfloat16 mixed precision: its loss falls
    crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
                   the same on rank 0
    Rank 0 prints the sum of all ranks' "N passed, N failed" (exit, crash: its own).
    Built with mpicc flags and linked to tests/ct_impl.c's object (no MPI there): this
    file brings the MPI backend (CTENSOR_DIST_MPI_IMPLEMENTATION). */
+#define _POSIX_C_SOURCE 200809L   /* (clock_gettime in examples/fsdp_train.c) */
 #define CTENSOR_DIST_MPI_IMPLEMENTATION
 #include "ct_test.h"
 #include "ctensor_nn.h"
 #include "ctensor_dist.h"
 #include <unistd.h>
+#define FSDP_TRAIN_NO_MAIN   /* examples/fsdp_train.c's model and training loop, for the gpt mode */
+#include "../../examples/fsdp_train.c"
 
 static int R, W;   /* rank, world size */
 
@@ -513,6 +518,20 @@ TEST(test_ckpt_resume) {
     ckpt_end(&r);
 }
 
+/* examples/fsdp_train.c in a tiny configuration: trains, the loss falls */
+TEST(test_gpt_example) {
+    char *args[] = {(char *)"fsdp_train", (char *)"4", (char *)"--layers", (char *)"2", (char *)"--embd", (char *)"32", NULL};
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        if (bf16) args[6] = (char *)"--bf16";
+        fsdp_train_result res = {0, 0, 0, 0};
+        CHECK_EQ_INT(fsdp_train_run(6 + bf16, args, NULL, 1, &res), 0);
+        CHECK_EQ_INT(res.steps, 4);
+        CHECK(res.first_loss > 3.0 && res.first_loss < 6.0);   /* about log(96) at the start */
+        CHECK(res.last_loss < res.first_loss - 0.2);
+        if (R == 0) printf("# gpt%s: loss %.4f -> %.4f\n", bf16 ? " bf16" : "", res.first_loss, res.last_loss);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "collectives";
     int crash = !strcmp(mode, "crash"), leave = crash || !strcmp(mode, "exit");
@@ -558,6 +577,8 @@ int main(int argc, char **argv) {
         RUN(test_zero);
         RUN(test_fsdp);
         RUN(test_fsdp_mixed);
+    } else if (!strcmp(mode, "gpt")) {
+        RUN(test_gpt_example);
     } else if (!strcmp(mode, "ckpt_save") || !strcmp(mode, "ckpt_resume")) {
         ckpt_dir = argc > 2 ? argv[2] : ".";
         if (mode[5] == 's') RUN(test_ckpt_save);
