@@ -1,6 +1,7 @@
 /* ctensor_dist.h - torch.distributed for ctensor: process groups (Open MPI, a single
    process), collectives with asynchronous handles and timeouts, DistributedDataParallel,
-   ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (its first part).
+   ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (prefetch, mixed
+   precision, FULL and SHARDED state dicts).
                                                                   v0.1 (2026-12-06)
 
    HOW TO USE
@@ -46,14 +47,16 @@
           reduce_scatter(_tensor), barrier, send/recv; async work (wait, test)
         DistributedDataParallel: buckets, gradient hooks, no_sync
         ZeroRedundancyOptimizer (ZeRO-1)
-        FullyShardedDataParallel: units, strategies, memory report
+        FullyShardedDataParallel: units (auto and manual wrap), strategies, prefetch,
+          mixed precision, CPU offload, memory report, state dicts
      2. Implementation
         Groups, the backend registry, work handles and their completion
         The single-process backend
         Collectives (checks, then the backend)
         DistributedDataParallel
         ZeroRedundancyOptimizer
-        FullyShardedDataParallel
+        FullyShardedDataParallel (units, gathers and prefetch, gradient reduction,
+          the state dicts)
         The MPI backend (CTENSOR_MPI or CTENSOR_DIST_MPI_IMPLEMENTATION)
 
    SEMANTICS (PyTorch 1.13's torch.distributed)
@@ -275,15 +278,22 @@ CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z);
 CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i);
 
 /* ============================================================================
-   FullyShardedDataParallel (torch.distributed.fsdp), first part: flat parameters
-   per wrapped unit, the three sharding strategies, all-gather before a unit's
-   forward and (FULL_SHARD) again before its backward, gradients reduce-scattered
+   FullyShardedDataParallel (torch.distributed.fsdp): flat parameters per wrapped
+   unit, the three sharding strategies, all-gather before a unit's forward and
+   (FULL_SHARD) again before its backward, with backward prefetch (and optionally
+   forward prefetch) of the next unit's all-gather, gradients reduce-scattered
    (averaged) to shards as each unit's backward ends, the optimizer on the local
-   shards only. Not yet: prefetch, CPU offload, mixed precision, activation
-   checkpointing, state dicts, the memory report.
+   shards only, mixed precision with float32 master shards, FULL and SHARDED state
+   dicts, a per-rank memory report. Not yet: activation checkpointing of units,
+   mixed precision with NO_SHARD, the full optimizer state dict
+   (FSDP.full_optim_state_dict: save the per-rank ct_optim_state_dict instead), NCCL.
    Units: the root, and every submodule the policy wraps (bottom-up, as PyTorch's
    size_based_auto_wrap_policy: a module whose parameters not already in a wrapped
-   descendant number at least min_num_params). Each unit's parameters become one
+   descendant number at least min_num_params) or wrap_modules names (manual wrap).
+   Under mixed precision the module's parameters are param_dtype tensors (the
+   gathered compute copies, also after summon_full_params); the float32 values are
+   the shards, the FULL state dict, and the module's own parameters after
+   ct_fsdp_free. Each unit's parameters become one
    flat buffer, padded to a multiple of the world size; each rank keeps its 1/N
    shard (NO_SHARD: the whole). The module's parameters are replaced by tensors over
    the flat buffer, whose memory exists only between the all-gather and the free:
