@@ -21,8 +21,9 @@
                   step 3, and records its losses; the second, a new job, resumes from the
                   files three ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
                   model) and must see the same losses bit for bit
-   gpt          (-np 2) examples/fsdp_train.c (minGPT under FSDP) in a tiny configuration,
-                  with and without bfloat16 mixed precision: its loss falls
+   gpt          (-np 2; also run by ckpt_save) examples/fsdp_train.c (minGPT under FSDP)
+                  in a tiny configuration, with and without bfloat16 mixed precision:
+                  its loss falls
    crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
                   the same on rank 0
    Rank 0 prints the sum of all ranks' "N passed, N failed" (exit, crash: its own).
@@ -581,8 +582,10 @@ int main(int argc, char **argv) {
         RUN(test_gpt_example);
     } else if (!strcmp(mode, "ckpt_save") || !strcmp(mode, "ckpt_resume")) {
         ckpt_dir = argc > 2 ? argv[2] : ".";
-        if (mode[5] == 's') RUN(test_ckpt_save);
-        else RUN(test_ckpt_resume);
+        if (mode[5] == 's') {
+            RUN(test_ckpt_save);
+            RUN(test_gpt_example);   /* (here: one mpirun less for the suite) */
+        } else RUN(test_ckpt_resume);
     } else {
         printf("unknown mode %s\n", mode);
         ct_t_fail++;
