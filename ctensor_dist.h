@@ -1710,8 +1710,11 @@ static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const 
     if (!f->recorded && f->ndone < f->nu) f->done[f->ndone++] = idx;
     ct__fsdp_sample(u->f);
     if (u->f->strategy == CT_FSDP_FULL_SHARD) {
-        if (y && ct_get_requires_grad(y) && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
-        ct__fsdp_free_full(u);
+        int bwd = y && ct_get_requires_grad(y);
+        if (bwd && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
+        /* the root unit keeps its parameters when a backward follows: its backward
+           comes first (PyTorch does not reshard the root after forward either) */
+        if (!bwd || u->m != f->root) ct__fsdp_free_full(u);
     }
     return y;
 }
@@ -2241,7 +2244,7 @@ static int ct__fsdp_is_param(const ct_fsdp *f, const ct_tensor *t) {
 static ct_status ct__fsdp_sd_push(ct_state_dict *sd, int cap, char *name, ct_tensor *t) {
     if (!name || !t || sd->n >= cap) {
         CT_FREE(name);
-        if (ct_last_error_code() == CT_OK || !t) ct_set_error(CT_ERR_MEMORY, "FSDP state_dict: out of memory");
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_MEMORY, "FSDP state_dict: out of memory");
         return ct_last_error_code();
     }
     sd->items[sd->n].name = name;
