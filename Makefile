@@ -184,6 +184,9 @@ $(BUILD)/asan/dist/test_dist_mpi: tests/dist/test_dist_mpi.c $(BUILD)/asan/ct_im
 # else the single-process build
 $(BUILD)/examples/ddp_train: examples/ddp_train.c $(HEADERS) | $(BUILD)/examples
 	$(CC) $(BASE) $(OPT) $(if $(MPICC),$(MPI_CFLAGS) -DCTENSOR_MPI) $< -o $@ $(BLAS) $(LIBS) $(MPI_LIBS)
+# examples/fsdp_train.c (minGPT under FSDP) the same way: mpirun -np 2 build/examples/fsdp_train
+$(BUILD)/examples/fsdp_train: examples/fsdp_train.c $(HEADERS) | $(BUILD)/examples
+	$(CC) $(BASE) $(OPT) $(if $(MPICC),$(MPI_CFLAGS) -DCTENSOR_MPI) $< -o $@ $(BLAS) $(LIBS) $(MPI_LIBS)
 # bench/dist.c: with Open MPI it starts itself under mpirun -np 2 for the DDP case
 $(BUILD)/bench/dist: bench/dist.c $(HEADERS) bench/bench.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) $(if $(MPICC),$(MPI_CFLAGS) -DCTENSOR_MPI) $< -o $@ $(BLAS) $(LIBS) $(MPI_LIBS)

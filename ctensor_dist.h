@@ -1,6 +1,7 @@
 /* ctensor_dist.h - torch.distributed for ctensor: process groups (Open MPI, a single
    process), collectives with asynchronous handles and timeouts, DistributedDataParallel,
-   ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (its first part).
+   ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (prefetch, mixed
+   precision, FULL and SHARDED state dicts).
                                                                   v0.1 (2026-12-06)
 
    HOW TO USE
@@ -46,14 +47,16 @@
           reduce_scatter(_tensor), barrier, send/recv; async work (wait, test)
         DistributedDataParallel: buckets, gradient hooks, no_sync
         ZeroRedundancyOptimizer (ZeRO-1)
-        FullyShardedDataParallel: units, strategies, memory report
+        FullyShardedDataParallel: units (auto and manual wrap), strategies, prefetch,
+          mixed precision, CPU offload, memory report, state dicts
      2. Implementation
         Groups, the backend registry, work handles and their completion
         The single-process backend
         Collectives (checks, then the backend)
         DistributedDataParallel
         ZeroRedundancyOptimizer
-        FullyShardedDataParallel
+        FullyShardedDataParallel (units, gathers and prefetch, gradient reduction,
+          the state dicts)
         The MPI backend (CTENSOR_MPI or CTENSOR_DIST_MPI_IMPLEMENTATION)
 
    SEMANTICS (PyTorch 1.13's torch.distributed)
@@ -275,15 +278,22 @@ CTENSOR_API ct_status ct_zero_step(ct_zero_optimizer *z);
 CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i);
 
 /* ============================================================================
-   FullyShardedDataParallel (torch.distributed.fsdp), first part: flat parameters
-   per wrapped unit, the three sharding strategies, all-gather before a unit's
-   forward and (FULL_SHARD) again before its backward, gradients reduce-scattered
+   FullyShardedDataParallel (torch.distributed.fsdp): flat parameters per wrapped
+   unit, the three sharding strategies, all-gather before a unit's forward and
+   (FULL_SHARD) again before its backward, with backward prefetch (and optionally
+   forward prefetch) of the next unit's all-gather, gradients reduce-scattered
    (averaged) to shards as each unit's backward ends, the optimizer on the local
-   shards only. Not yet: prefetch, CPU offload, mixed precision, activation
-   checkpointing, state dicts, the memory report.
+   shards only, mixed precision with float32 master shards, FULL and SHARDED state
+   dicts, a per-rank memory report. Not yet: activation checkpointing of units,
+   mixed precision with NO_SHARD, the full optimizer state dict
+   (FSDP.full_optim_state_dict: save the per-rank ct_optim_state_dict instead), NCCL.
    Units: the root, and every submodule the policy wraps (bottom-up, as PyTorch's
    size_based_auto_wrap_policy: a module whose parameters not already in a wrapped
-   descendant number at least min_num_params). Each unit's parameters become one
+   descendant number at least min_num_params) or wrap_modules names (manual wrap).
+   Under mixed precision the module's parameters are param_dtype tensors (the
+   gathered compute copies, also after summon_full_params); the float32 values are
+   the shards, the FULL state dict, and the module's own parameters after
+   ct_fsdp_free. Each unit's parameters become one
    flat buffer, padded to a multiple of the world size; each rank keeps its 1/N
    shard (NO_SHARD: the whole). The module's parameters are replaced by tensors over
    the flat buffer, whose memory exists only between the all-gather and the free:
@@ -297,10 +307,35 @@ typedef enum ct_fsdp_strategy {
     CT_FSDP_NO_SHARD = 2        /* DDP-like: everything whole, gradients all-reduced */
 } ct_fsdp_strategy;
 typedef struct ct_fsdp ct_fsdp;
+/* backward_prefetch (torch.distributed.fsdp.BackwardPrefetch) */
+typedef enum ct_fsdp_backward_prefetch {
+    CT_FSDP_BACKWARD_PRE = 0,   /* the next unit's all-gather starts before this unit's gradients are computed */
+    CT_FSDP_BACKWARD_NONE = -1  /* no prefetch: each unit gathers when its backward begins */
+} ct_fsdp_backward_prefetch;
+/* torch.distributed.fsdp.MixedPrecision: the gathered parameters (and so forward and
+   backward, and the forward's floating point input) in param_dtype, the gradients
+   reduce-scattered in reduce_dtype; the shards the optimizer steps stay in the
+   parameters' own dtype (float32 master shards), and so do their .grad. */
+typedef struct ct_fsdp_mixed_precision {
+    ct_dtype param_dtype;       /* CT_BFLOAT16, CT_FLOAT16 (or CT_FLOAT32, CT_FLOAT64) */
+    ct_dtype reduce_dtype;      /* the same choices (0 = CT_FLOAT32: full precision reduction) */
+} ct_fsdp_mixed_precision;
 typedef struct ct_fsdp_options {
     ct_fsdp_strategy sharding_strategy;   /* 0: FULL_SHARD (PyTorch's default) */
     int64_t min_num_params;               /* auto-wrap threshold; 0: 1e8 (PyTorch's default);
-                                             -1: no auto-wrap (the root unit only) */
+                                             -1: no auto-wrap (the root unit only, plus wrap_modules) */
+    ct_fsdp_backward_prefetch backward_prefetch;   /* 0: BACKWARD_PRE (PyTorch 1.13's default) */
+    int forward_prefetch;                 /* 1: the next unit's all-gather starts as this unit's forward
+                                             begins (order: the first forward's); 0: off (PyTorch's default) */
+    ct_module *const *wrap_modules;       /* manual wrap (wrap() / nested FSDP instances): these submodules
+                                             become units too, with or without the size policy */
+    int num_wrap_modules;
+    const ct_fsdp_mixed_precision *mixed_precision;   /* NULL: none; FULL_SHARD and SHARD_GRAD_OP only */
+    int offload_params;                   /* CPUOffload(offload_params=True): accepted, and nothing to do on
+                                             a CPU-only build, where the shards and their gradients already
+                                             live in host memory and the optimizer steps there (PyTorch keeps
+                                             them in CPU memory and copies each shard to the GPU for the
+                                             all-gather) */
 } ct_fsdp_options;
 /* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
    sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
@@ -337,6 +372,41 @@ CTENSOR_API void ct_fsdp_reset_peak_memory(ct_fsdp *f);
 /* FSDP.summon_full_params(): all-gathers every unit, so the module's parameters can
    be read (or saved) until the next forward or backward frees them */
 CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f);
+/* State dicts (FSDP.state_dict_type(model, StateDictType...); model.state_dict()):
+     CT_FSDP_FULL_STATE_DICT     FULL_STATE_DICT with FullStateDictConfig(rank0_only=True,
+                                 offload_to_cpu=True): every unit is all-gathered (a
+                                 collective: every rank calls it); rank 0 gets the whole
+                                 model's state dict under the module's own key names
+                                 ("0.weight", "0.bias", ...: PyTorch's names, which FSDP's
+                                 hooks strip of "_fsdp_wrapped_module."), so a model that is
+                                 not distributed loads it (ct_module_load_state_dict,
+                                 ct_module_load_safetensors); the other ranks get an empty
+                                 dict (n = 0).
+     CT_FSDP_SHARDED_STATE_DICT  each rank's own shards, no communication: per unit the
+                                 local flat shard under "<unit's module path>.flat_param"
+                                 ("flat_param" for the root unit; the layout of PyTorch's
+                                 LOCAL_STATE_DICT), then the module's persistent buffers
+                                 under their names. It loads back only into the same model
+                                 wrapped the same way at the same world size (the shard
+                                 shapes are checked).
+   The tensors are new tensors of the current scope (copies: later steps do not change
+   them); free the list with ct_state_dict_free. The optimizer over the shards saves
+   its per-rank state with ct_optim_state_dict. Error when a backward's gradients are
+   still being reduced (call ct_fsdp_finish_gradients first). */
+typedef enum ct_fsdp_state_dict_type {
+    CT_FSDP_FULL_STATE_DICT = 0,
+    CT_FSDP_SHARDED_STATE_DICT = 1
+} ct_fsdp_state_dict_type;
+CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, ct_state_dict *out);
+/* model.load_state_dict(sd) under the same state-dict type (strict):
+     FULL: a collective; rank 0's sd is loaded (the other ranks' sd is ignored and may be
+       NULL, as a rank0_only dict is empty there) and broadcast: every rank's shards get
+       their part. rank 0's missing, unexpected or mis-shaped keys fail on every rank (rank
+       0 with ct_module_load_state_dict's report, the others with "FSDP load_state_dict:
+       rank 0 could not load the state dict").
+     SHARDED: this rank's own dict (from ct_fsdp_state_dict on the same rank); every key
+       and shape is checked before anything changes. */
+CTENSOR_API ct_status ct_fsdp_load_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, const ct_state_dict *sd);
 
 #ifdef __cplusplus
 }
@@ -1474,12 +1544,14 @@ typedef struct ct__fsdp_unit {
     ct_tensor **params;         /* tensors over the flat buffer (retained) */
     int64_t *off;               /* each one's offset in the flat buffer */
     int64_t numel, padded, shard;
-    ct_dtype dt;
+    ct_dtype dt;                /* the parameters' (and the shards') dtype */
+    ct_dtype cdt, rdt;          /* the gathered parameters' and the flat gradients' (mixed precision) */
     void *buf;                  /* its data */
     ct_tensor *local;           /* the local shard [shard] (retained; requires grad) */
     ct_tensor *gfull;           /* this backward's full gradient [padded] (retained) */
     ct_tensor *gred;            /* its reduced shard [shard] (retained) */
     ct_work *work;
+    ct_work *gwork;             /* a prefetched all-gather in flight (buf allocated, parameters not yet pointed) */
     int ngot, launched;
 } ct__fsdp_unit;
 struct ct_fsdp {
@@ -1489,6 +1561,12 @@ struct ct_fsdp {
     int nu;
     ct__fsdp_unit *u;
     void *args;                 /* the gradient hooks' arguments (unit, parameter) */
+    int *order, norder;         /* units in the order their forward began (the first forward's) */
+    int *done, ndone;           /* ... and in the order it ended: reversed, the backward order */
+    int recorded;               /* a whole forward has been recorded */
+    int fwd_prefetch, bwd_prefetch;
+    const ct_fsdp_mixed_precision *mp;   /* &mpv or NULL */
+    ct_fsdp_mixed_precision mpv;
     int64_t full_bytes, peak_full, grad_bytes, peak_grad, peak_live;   /* ct_fsdp_memory */
     ct_status err;
     char errmsg[320];
@@ -1497,6 +1575,7 @@ struct ct_fsdp {
 static ct__fsdp_unit *ct__fsdp_live[CT__FSDP_MAX_UNITS];   /* wrapped module -> unit, for the forward */
 static int ct__fsdp_nlive;
 
+static int ct__fsdp_path(const ct_module *m, const ct_module *t, char *buf, size_t cap, size_t len);
 static void ct__fsdp_fail(ct_fsdp *f) {
     if (f->err) return;
     f->err = ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_STATE;
@@ -1509,29 +1588,35 @@ static void ct__fsdp_sample(ct_fsdp *f) {
     if (live > f->peak_live) f->peak_live = live;
 }
 static int64_t ct__fsdp_flatbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->dt); }
+static int64_t ct__fsdp_cbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->cdt); }
+static int64_t ct__fsdp_rbytes(const ct__fsdp_unit *u, int64_t n) { return n * (int64_t)ct_dtype_size(u->rdt); }
 /* the flat parameter's memory: a ctensor tensor (its block cache gives the same pages
    back to the next unit's all-gather) */
 static int ct__fsdp_alloc_full(ct__fsdp_unit *u) {
     int s = ct_scope_begin();
-    u->fullt = ct__dist_own(ct_empty_n(u->dt, 1, &u->padded));
+    u->fullt = ct__dist_own(ct_empty_n(u->cdt, 1, &u->padded));
     ct_scope_end(s);
     if (!u->fullt) return -1;
     u->buf = ct_data_ptr(u->fullt);
-    u->f->full_bytes += ct__fsdp_flatbytes(u, u->padded);
+    u->f->full_bytes += ct__fsdp_cbytes(u, u->padded);
     return 0;
 }
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf);
 static void ct__fsdp_release_full(ct__fsdp_unit *u) {
+    if (u->gwork) {   /* a prefetch in flight: it must land before its buffer goes */
+        ct_work_wait(u->gwork);
+        u->gwork = NULL;
+    }
     if (!u->fullt) return;
     ct__fsdp_point(u, NULL);
     ct_release(u->fullt);
     u->fullt = NULL;
     u->buf = NULL;
-    u->f->full_bytes -= ct__fsdp_flatbytes(u, u->padded);
+    u->f->full_bytes -= ct__fsdp_cbytes(u, u->padded);
 }
 /* points the unit's parameter tensors at buf (NULL: freed) */
 static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
-    size_t es = ct_dtype_size(u->dt);
+    size_t es = ct_dtype_size(u->cdt);
     for (int i = 0; u->params && i < u->np; i++)
         if (u->params[i]) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
 }
@@ -1539,12 +1624,40 @@ static void ct__fsdp_free_full(ct__fsdp_unit *u) {
     if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
     ct__fsdp_release_full(u);
 }
-/* the all-gather of a unit's flat parameter */
+/* the all-gather's input: the shard, in param_dtype (a copy under mixed precision) */
+static ct_tensor *ct__fsdp_shard_in(ct__fsdp_unit *u) {
+    return u->cdt == u->dt ? ct_detach(u->local) : ct_to(ct_detach(u->local), u->cdt);
+}
+/* the all-gather of a unit's flat parameter, started (prefetch): the parameters are
+   pointed at it when ct__fsdp_gather waits for it */
+static int ct__fsdp_start_gather(ct__fsdp_unit *u) {
+    if (u->buf || u->f->err) return 0;
+    if (ct__fsdp_alloc_full(u)) return -1;
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, &u->gwork) != CT_OK;
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    if (rc) {
+        u->gwork = NULL;
+        ct__fsdp_release_full(u);
+        return -1;
+    }
+    ct__fsdp_sample(u->f);
+    return 0;
+}
+/* the all-gather of a unit's flat parameter (or the wait for its prefetch) */
 static int ct__fsdp_gather(ct__fsdp_unit *u) {
+    if (u->gwork) {
+        ct_work *w = u->gwork;
+        u->gwork = NULL;
+        if (ct_work_wait(w)) { ct__fsdp_release_full(u); return -1; }
+        ct__fsdp_point(u, u->buf);
+        return 0;
+    }
     if (u->buf) return 0;
     if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct_detach(u->local), u->f->g, NULL) != CT_OK;
+    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, NULL) != CT_OK;
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
     if (rc) { ct__fsdp_release_full(u); return -1; }
@@ -1561,21 +1674,47 @@ static ct__fsdp_unit *ct__fsdp_find(const ct_module *m) {
 static ct_tensor *ct__fsdp_pre_backward(ct_tensor *grad, void *user) {
     (void)grad;
     ct__fsdp_unit *u = (ct__fsdp_unit *)user;
-    if (!u->f->err && ct__fsdp_gather(u)) ct__fsdp_fail(u->f);
-    ct__fsdp_sample(u->f);
+    ct_fsdp *f = u->f;
+    if (!f->err && ct__fsdp_gather(u)) ct__fsdp_fail(f);
+    /* BACKWARD_PRE: the unit whose backward comes next (the one whose forward ended
+       before this one's) starts gathering while this one's gradients are computed */
+    if (!f->err && f->bwd_prefetch) {
+        int idx = (int)(u - f->u);
+        for (int q = f->ndone - 1; q > 0; q--)
+            if (f->done[q] == idx) {
+                ct__fsdp_unit *next = &f->u[f->done[q - 1]];
+                if (!next->launched && ct__fsdp_start_gather(next)) ct__fsdp_fail(f);
+                break;
+            }
+    }
+    ct__fsdp_sample(f);
     return NULL;
 }
 static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const *in) {
     ct__fsdp_unit *u = ct__fsdp_find(m);
     if (!u) return (ct_tensor *)(ct_set_error(CT_ERR_STATE, "FSDP: forward of a module that is no longer wrapped"), NULL);
+    ct_fsdp *f = u->f;
+    int idx = (int)(u - f->u);
+    if (!f->recorded && f->norder < f->nu) f->order[f->norder++] = idx;
     if (ct__fsdp_gather(u)) return NULL;
+    /* forward_prefetch: the next unit of the recorded order starts gathering now */
+    if (f->fwd_prefetch && f->recorded && !f->err)
+        for (int p = 0; p + 1 < f->norder; p++)
+            if (f->order[p] == idx) {
+                if (ct__fsdp_start_gather(&f->u[f->order[p + 1]])) return NULL;
+                break;
+            }
     m->type = u->orig;
     ct_tensor *y = ct_forward_n(m, nin, in);
     m->type = &u->wtype;
+    if (!f->recorded && f->ndone < f->nu) f->done[f->ndone++] = idx;
     ct__fsdp_sample(u->f);
     if (u->f->strategy == CT_FSDP_FULL_SHARD) {
-        if (y && ct_get_requires_grad(y) && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
-        ct__fsdp_free_full(u);
+        int bwd = y && ct_get_requires_grad(y);
+        if (bwd && ct_register_hook(y, ct__fsdp_pre_backward, u) < 0) y = NULL;
+        /* the root unit keeps its parameters when a backward follows: its backward
+           comes first (PyTorch does not reshard the root after forward either) */
+        if (!bwd || u->m != f->root) ct__fsdp_free_full(u);
     }
     return y;
 }
@@ -1602,7 +1741,7 @@ static void ct__fsdp_poll(ct_fsdp *f) {
         if (ct_work_wait(u->work)) ct__fsdp_fail(f);
         u->work = NULL;
         if (u->gfull) {
-            f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded);
+            f->grad_bytes -= ct__fsdp_rbytes(u, u->padded);
             ct_release(u->gfull);
             u->gfull = NULL;
         }
@@ -1611,10 +1750,10 @@ static void ct__fsdp_poll(ct_fsdp *f) {
 /* this backward's flat gradient of a unit (and its reduced shard) */
 static void ct__fsdp_grad_bufs(ct__fsdp_unit *u) {
     int s = ct_scope_begin();
-    u->gfull = ct__dist_own(ct_zeros_n(u->dt, 1, &u->padded));
-    if (u->f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->dt, 1, &u->shard));
+    u->gfull = ct__dist_own(ct_zeros_n(u->rdt, 1, &u->padded));
+    if (u->f->strategy != CT_FSDP_NO_SHARD) u->gred = ct__dist_own(ct_zeros_n(u->rdt, 1, &u->shard));
     ct_scope_end(s);
-    u->f->grad_bytes += ct__fsdp_flatbytes(u, u->padded + (u->gred ? u->shard : 0));
+    u->f->grad_bytes += ct__fsdp_rbytes(u, u->padded + (u->gred ? u->shard : 0));
     ct__fsdp_sample(u->f);
 }
 static int ct__fsdp_grad_in(ct__fsdp_unit *u, int i, const ct_tensor *grad) {
@@ -1641,12 +1780,14 @@ static ct_tensor *ct__fsdp_grad_hook(ct_tensor *grad, void *user) {
 
 /* the policy, bottom-up: returns the parameters of m's subtree that no wrapped
    descendant holds; wraps m (not the root) when they are at least min */
-static int64_t ct__fsdp_plan(ct_module *m, int is_root, int64_t min, ct_module **wrapped, int *nw) {
+static int64_t ct__fsdp_plan(ct_module *m, int is_root, int64_t min, const ct_fsdp_options *o, ct_module **wrapped, int *nw) {
     int64_t own = 0;
     for (int j = 0; j < m->nparams; j++)
         if (m->params[j].tensor) own += ct_numel(m->params[j].tensor);
-    for (int c = 0; c < m->nchildren; c++) own += ct__fsdp_plan(m->children[c].module, 0, min, wrapped, nw);
-    if (!is_root && min >= 0 && own > 0 && own >= min && *nw < CT__FSDP_MAX_UNITS) {
+    for (int c = 0; c < m->nchildren; c++) own += ct__fsdp_plan(m->children[c].module, 0, min, o, wrapped, nw);
+    int manual = 0;
+    for (int i = 0; o && i < o->num_wrap_modules && !manual; i++) manual = o->wrap_modules[i] == m;
+    if (!is_root && own > 0 && (manual || (min >= 0 && own >= min)) && *nw < CT__FSDP_MAX_UNITS) {
         wrapped[(*nw)++] = m;
         return 0;
     }
@@ -1667,14 +1808,17 @@ static int ct__fsdp_collect(ct_module *m, const ct_module *um, ct_module *const 
     return n;
 }
 
-static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
+static void ct__fsdp_unit_release(ct__fsdp_unit *u, ct_tensor *master) {
     if (u->work) { ct_work_wait(u->work); u->work = NULL; }
     for (int i = 0; u->params && i < u->np; i++) {
         if (!u->params[i]) continue;
         /* the module gets parameters of its own again: copies of the gathered values
-           (zeros when they could not be gathered) */
+           in full precision (zeros when they could not be gathered) */
         int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-        ct_tensor *own = u->buf ? ct_clone(ct_detach(u->params[i])) : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
+        ct_tensor *own = master ? ct_clone(ct_view_n(ct_narrow(master, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
+                                                     u->params[i]->shape))
+                   : u->buf && !u->gwork ? ct_to(ct_clone(ct_detach(u->params[i])), u->dt)   /* (a failed construction) */
+                                : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
         ct_set_grad_enabled(prev);
         if (own) {
             ct_set_requires_grad(own, 1);
@@ -1696,14 +1840,22 @@ static void ct__fsdp_unit_release(ct__fsdp_unit *u) {
     CT_FREE(u->params);
     CT_FREE(u->off);
 }
+static ct_status ct__fsdp_masters(ct_fsdp *f, ct_tensor **m);
 static void ct__fsdp_destroy(ct_fsdp *f, int gather) {
     if (!f) return;
     /* the values for the module's own parameters again (a collective) */
-    for (int i = 0; gather && i < f->nu; i++)
-        if (ct__fsdp_gather(&f->u[i])) break;
-    for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i]);
+    int s = ct_scope_begin();
+    ct_tensor **m = (ct_tensor **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *m);
+    for (int i = 0; m && i < f->nu; i++) m[i] = NULL;
+    if (m && gather && f->u && ct__fsdp_masters(f, m))
+        for (int i = 0; i < f->nu; i++) m[i] = NULL;
+    for (int i = 0; i < f->nu; i++) ct__fsdp_unit_release(&f->u[i], m ? m[i] : NULL);
+    CT_FREE(m);
+    ct_scope_end(s);
     CT_FREE(f->u);
     CT_FREE(f->args);
+    CT_FREE(f->order);
+    CT_FREE(f->done);
     CT_FREE(f);
 }
 CTENSOR_API void ct_fsdp_free(ct_fsdp *f) { ct__fsdp_destroy(f, 1); }
@@ -1749,16 +1901,24 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     int W = f->g->world;
     u->padded = f->strategy == CT_FSDP_NO_SHARD ? u->numel : (u->numel + W - 1) / W * W;
     u->shard = f->strategy == CT_FSDP_NO_SHARD ? u->numel : u->padded / W;
-    size_t es = ct_dtype_size(u->dt);
+    const ct_fsdp_mixed_precision *mp = f->mp;
+    u->cdt = mp ? mp->param_dtype : u->dt;
+    u->rdt = mp ? mp->reduce_dtype : u->dt;
+    size_t es = ct_dtype_size(u->dt), ces = ct_dtype_size(u->cdt);
     if (ct__fsdp_alloc_full(u)) return -1;
-    memset(u->buf, 0, (size_t)u->padded * es);
     int s = ct_scope_begin(), rc = 0;
+    /* the values, flat, in the parameters' dtype (the flat parameter itself unless
+       mixed precision gathers another dtype) */
+    ct_tensor *stage = u->cdt == u->dt ? NULL : ct_empty_n(u->dt, 1, &u->padded);
+    char *sbuf = stage ? (char *)ct_data_ptr(stage) : (char *)u->buf;
+    if (u->cdt != u->dt && !stage) rc = -1;
+    else memset(sbuf, 0, (size_t)u->padded * es);
     for (int i = 0; i < u->np && !rc; i++) {
         ct_tensor *orig = u->slots[i]->tensor;
         ct_tensor *c = ct_contiguous(ct_detach(orig));
-        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * es, u->dt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
+        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * ces, u->cdt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
         if (!p) { rc = -1; break; }
-        memcpy(ct_data_ptr(p), ct_data_ptr(c), (size_t)ct_numel(orig) * es);
+        memcpy(sbuf + (size_t)u->off[i] * es, ct_data_ptr(c), (size_t)ct_numel(orig) * es);
         ct_set_requires_grad(p, 1);
         u->params[i] = ct_retain(p);
         u->slots[i]->tensor = ct_retain(p);    /* the module holds the new one ... */
@@ -1766,12 +1926,13 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
         args[i].u = u;
         args[i].i = i;
     }
+    if (!rc && stage && !ct_copy_(u->fullt, stage)) rc = -1;   /* (the values in param_dtype too) */
     if (!rc) {
         ct_tensor *loc;
         if (f->strategy == CT_FSDP_NO_SHARD) loc = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
         else {
             loc = ct_empty_n(u->dt, 1, &u->shard);
-            if (loc) memcpy(ct_data_ptr(loc), (char *)u->buf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
+            if (loc) memcpy(ct_data_ptr(loc), sbuf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
         }
         if (loc) u->local = ct_retain(ct_set_requires_grad(loc, 1));
         rc = !u->local;
@@ -1806,6 +1967,36 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         ct_set_error(CT_ERR_STATE, "%s: the module is already wrapped by an FSDP", OP);
         return NULL;
     }
+    if (o && o->backward_prefetch != CT_FSDP_BACKWARD_PRE && o->backward_prefetch != CT_FSDP_BACKWARD_NONE) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid backward_prefetch %d", OP, (int)o->backward_prefetch);
+        return NULL;
+    }
+    if (o && (o->num_wrap_modules < 0 || (o->num_wrap_modules > 0 && !o->wrap_modules))) {
+        ct_set_error(CT_ERR_ARG, "%s: wrap_modules is NULL with num_wrap_modules %d", OP, o->num_wrap_modules);
+        return NULL;
+    }
+    if (o && o->mixed_precision) {
+        const ct_fsdp_mixed_precision *mp = o->mixed_precision;
+        ct_dtype bad = (mp->param_dtype != CT_FLOAT32 && mp->param_dtype != CT_FLOAT64 && mp->param_dtype != CT_FLOAT16 &&
+                        mp->param_dtype != CT_BFLOAT16) ? mp->param_dtype : mp->reduce_dtype;
+        if (bad != CT_FLOAT32 && bad != CT_FLOAT64 && bad != CT_FLOAT16 && bad != CT_BFLOAT16) {
+            ct_set_error(CT_ERR_DTYPE, "%s: mixed precision needs floating point dtypes (got %s)", OP,
+                         (int)bad >= 0 && bad < CT_NUM_DTYPES ? ct_dtype_name(bad) : "an invalid dtype");
+            return NULL;
+        }
+        if (strat == CT_FSDP_NO_SHARD) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "%s: mixed precision with NO_SHARD is not supported (use FULL_SHARD or SHARD_GRAD_OP)", OP);
+            return NULL;
+        }
+    }
+    for (int i = 0; o && i < o->num_wrap_modules; i++) {
+        char path[512];
+        if (!o->wrap_modules[i] || o->wrap_modules[i] == m || !ct__fsdp_path(m, o->wrap_modules[i], path, sizeof path, 0)) {
+            ct_set_error(CT_ERR_ARG, "%s: wrap_modules[%d] is %s", OP, i,
+                         !o->wrap_modules[i] ? "NULL" : o->wrap_modules[i] == m ? "the root module itself" : "not a submodule of the module");
+            return NULL;
+        }
+    }
     int64_t min = o && o->min_num_params ? o->min_num_params : 100000000;
     int maxp = ct_module_parameters(m, NULL, 0);
     ct_module **wrapped = (ct_module **)CT_MALLOC((size_t)(maxp + 1) * sizeof *wrapped);
@@ -1820,20 +2011,28 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
     f->root = m;
     f->g = g;
     f->strategy = strat;
+    f->fwd_prefetch = o && o->forward_prefetch && strat != CT_FSDP_NO_SHARD;
+    if (o && o->mixed_precision) {
+        f->mpv = *o->mixed_precision;
+        f->mp = &f->mpv;
+    }
+    f->bwd_prefetch = (!o || o->backward_prefetch == CT_FSDP_BACKWARD_PRE) && strat == CT_FSDP_FULL_SHARD;
     ct_module_parameters(m, all, maxp);
     ct_status st = ct__dist_broadcast_list(g, maxp, all);
     CT_FREE(all);
     int nw = 0;
-    int64_t rootn = ct__fsdp_plan(m, 1, min, wrapped, &nw);
+    int64_t rootn = ct__fsdp_plan(m, 1, min, o, wrapped, &nw);
     if (rootn > 0) wrapped[nw++] = m;   /* the root unit last: its children are wrapped first */
     if (ct__fsdp_nlive + nw > CT__FSDP_MAX_UNITS) {
         ct_set_error(CT_ERR_STATE, "%s: at most %d units can be live", OP, CT__FSDP_MAX_UNITS);
         st = CT_ERR_STATE;
     }
     f->u = (ct__fsdp_unit *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof *f->u);
+    f->order = (int *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof(int));
+    f->done = (int *)CT_MALLOC((size_t)(nw ? nw : 1) * sizeof(int));
     ct__fsdp_hookarg *args = (ct__fsdp_hookarg *)CT_MALLOC((size_t)(maxp ? maxp : 1) * sizeof *args);
     f->args = args;
-    if (!f->u || !args) { if (!st) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; } }
+    if (!f->u || !args || !f->order || !f->done) { if (!st) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; } }
     if (!st) {
         memset(f->u, 0, (size_t)(nw ? nw : 1) * sizeof *f->u);
         int used = 0;
@@ -1866,7 +2065,14 @@ CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x) {
                                        "call ct_fsdp_finish_gradients after ct_backward (ct_fsdp_backward does both)");
             return NULL;
         }
-    return ct_forward(f->root, x);
+    if (!f->recorded) f->norder = f->ndone = 0;
+    /* mixed precision: a floating point input in param_dtype (the root's cast_forward_inputs) */
+    if (f->mp && x && x->dtype != f->mp->param_dtype &&
+        (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64 || x->dtype == CT_FLOAT16 || x->dtype == CT_BFLOAT16))
+        x = ct_to(x, f->mp->param_dtype);
+    ct_tensor *y = ct_forward(f->root, x);
+    if (y && f->norder == f->nu) f->recorded = 1;
+    return y;
 }
 CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
     static const char *const OP = "FullyShardedDataParallel";
@@ -1894,10 +2100,13 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             ct_tensor **gp = f->strategy == CT_FSDP_NO_SHARD ? &u->gfull : &u->gred;
             int s = ct_scope_begin();
             if (!f->err && *gp) {
-                if (u->local->grad) { if (!ct_add_(u->local->grad, *gp)) ct__fsdp_fail(f); }
-                else if (ct_set_grad(u->local, *gp)) ct__fsdp_fail(f);
-                else {   /* the reduced gradient becomes .grad as it is, no copy */
-                    f->grad_bytes -= ct__fsdp_flatbytes(u, gp == &u->gfull ? u->padded : u->shard);
+                /* (mixed precision: the shard's .grad in the shard's own dtype) */
+                ct_tensor *g = u->rdt == u->dt ? *gp : ct_to(*gp, u->dt);
+                if (!g) ct__fsdp_fail(f);
+                else if (u->local->grad) { if (!ct_add_(u->local->grad, g)) ct__fsdp_fail(f); }
+                else if (ct_set_grad(u->local, g)) ct__fsdp_fail(f);
+                else if (g == *gp) {   /* the reduced gradient becomes .grad as it is, no copy */
+                    f->grad_bytes -= ct__fsdp_rbytes(u, gp == &u->gfull ? u->padded : u->shard);
                     ct_release(*gp);
                     *gp = NULL;
                 }
@@ -1905,8 +2114,8 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             ct_scope_end(s);
             for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
             ct__fsdp_sample(f);
-            if (u->gfull) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->padded); ct_release(u->gfull); }
-            if (u->gred) { f->grad_bytes -= ct__fsdp_flatbytes(u, u->shard); ct_release(u->gred); }
+            if (u->gfull) { f->grad_bytes -= ct__fsdp_rbytes(u, u->padded); ct_release(u->gfull); }
+            if (u->gred) { f->grad_bytes -= ct__fsdp_rbytes(u, u->shard); ct_release(u->gred); }
             u->gfull = u->gred = NULL;
             u->ngot = 0;
             u->launched = 0;
@@ -1965,6 +2174,274 @@ CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
     for (int i = 0; i < f->nu; i++)
         if (ct__fsdp_gather(&f->u[i])) return ct_last_error_code();
     return CT_OK;
+}
+
+/* ---- state dicts ---- */
+/* every unit's whole flat parameter in the parameters' own dtype ([padded]; float32
+   under mixed precision), all-gathered from the shards: a collective; new tensors
+   of the current scope (NO_SHARD: views of the flat parameter itself) */
+static ct_status ct__fsdp_masters(ct_fsdp *f, ct_tensor **m) {
+    ct_status st = CT_OK;
+    int prev = ct_set_grad_enabled(0);
+    for (int i = 0; i < f->nu; i++) m[i] = NULL;
+    for (int i = 0; i < f->nu && !st; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        if (f->strategy == CT_FSDP_NO_SHARD) m[i] = ct_detach(u->local);
+        else {
+            m[i] = ct_empty_n(u->dt, 1, &u->padded);
+            if (m[i]) st = ct_dist_all_gather_into_tensor(m[i], ct_detach(u->local), f->g, NULL);
+        }
+        if (!m[i] && !st) st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
+    }
+    ct_set_grad_enabled(prev);
+    return st;
+}
+/* on: the module's parameter slots hold views of the masters (for the module's own
+   state-dict functions); off: the units' parameters again */
+static ct_status ct__fsdp_swap(ct_fsdp *f, ct_tensor *const *m, int on) {
+    ct_status st = CT_OK;
+    for (int i = 0; i < f->nu; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        for (int k = 0; k < u->np; k++) {
+            ct_tensor *v = on ? ct_view_n(ct_narrow(m[i], 0, u->off[k], ct_numel(u->params[k])), u->params[k]->ndim, u->params[k]->shape)
+                              : u->params[k];
+            if (!v) { st = ct_last_error_code(); v = u->params[k]; }
+            u->slots[k]->tensor = v;
+        }
+    }
+    if (st) ct__fsdp_swap(f, m, 0);
+    return st;
+}
+/* the dotted path of module t under m ("" for m itself); 1 when found */
+static int ct__fsdp_path(const ct_module *m, const ct_module *t, char *buf, size_t cap, size_t len) {
+    if (m == t) { buf[len] = 0; return 1; }
+    for (int c = 0; c < m->nchildren; c++) {
+        size_t n = strlen(m->children[c].name);
+        if (len + n + 2 > cap) continue;
+        size_t l2 = len;
+        if (l2) buf[l2++] = '.';
+        memcpy(buf + l2, m->children[c].name, n);
+        if (ct__fsdp_path(m->children[c].module, t, buf, cap, l2 + n)) return 1;
+    }
+    buf[len] = 0;
+    return 0;
+}
+static char *ct__fsdp_flat_key(const ct_fsdp *f, const ct__fsdp_unit *u) {
+    char path[512];
+    ct__fsdp_path(f->root, u->m, path, sizeof path, 0);
+    size_t len = strlen(path) + sizeof ".flat_param";
+    char *k = (char *)CT_MALLOC(len);
+    if (k) snprintf(k, len, "%s%sflat_param", path, path[0] ? "." : "");
+    return k;
+}
+/* 1 when t is one of the units' parameter tensors */
+static int ct__fsdp_is_param(const ct_fsdp *f, const ct_tensor *t) {
+    for (int i = 0; i < f->nu; i++)
+        for (int k = 0; k < f->u[i].np; k++)
+            if (f->u[i].params[k] == t) return 1;
+    return 0;
+}
+static ct_status ct__fsdp_sd_push(ct_state_dict *sd, int cap, char *name, ct_tensor *t) {
+    if (!name || !t || sd->n >= cap) {
+        CT_FREE(name);
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_MEMORY, "FSDP state_dict: out of memory");
+        return ct_last_error_code();
+    }
+    sd->items[sd->n].name = name;
+    sd->items[sd->n].tensor = t;
+    sd->items[sd->n].persistent = 1;
+    sd->n++;
+    return CT_OK;
+}
+static char *ct__fsdp_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)CT_MALLOC(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+static ct_status ct__fsdp_sd_check(const char *op, ct_fsdp *f, int type) {
+    if (!f) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the FSDP is NULL", op);
+        return ct_last_error_code();
+    }
+    if (type != CT_FSDP_FULL_STATE_DICT && type != CT_FSDP_SHARDED_STATE_DICT) {
+        ct_set_error(CT_ERR_ARG, "%s: invalid state dict type %d", op, type);
+        return CT_ERR_ARG;
+    }
+    for (int i = 0; i < f->nu; i++)
+        if (f->u[i].ngot) {
+            ct_set_error(CT_ERR_STATE, "%s: a backward's gradients are still being reduced: call ct_fsdp_finish_gradients first", op);
+            return CT_ERR_STATE;
+        }
+    return CT_OK;
+}
+CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, ct_state_dict *out) {
+    static const char *const OP = "FSDP state_dict";
+    if (!out) { ct_set_error(CT_ERR_NULL, "%s: the output is NULL", OP); return CT_ERR_NULL; }
+    out->n = 0;
+    out->items = NULL;
+    ct_status st = ct__fsdp_sd_check(OP, f, (int)type);
+    if (st) return st;
+    ct_state_dict mine;
+    if (type == CT_FSDP_FULL_STATE_DICT) {
+        ct_tensor **m = (ct_tensor **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *m);
+        if (!m) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); return CT_ERR_MEMORY; }
+        int s = ct_scope_begin();
+        st = ct__fsdp_masters(f, m);
+        if (!st && f->g->rank == 0 && !(st = ct__fsdp_swap(f, m, 1))) {
+            st = ct_module_state_dict(f->root, &mine);
+            if (!st) {
+                out->items = (ct_named_tensor *)CT_MALLOC((size_t)(mine.n ? mine.n : 1) * sizeof *out->items);
+                int prev = ct_set_grad_enabled(0);
+                for (int i = 0; i < mine.n && !st; i++)
+                    st = ct__fsdp_sd_push(out, mine.n, ct__fsdp_strdup(mine.items[i].name),
+                                          out->items ? ct_keep(ct_clone(ct_detach(mine.items[i].tensor))) : NULL);
+                ct_set_grad_enabled(prev);
+                ct_state_dict_free(&mine);
+            }
+            ct__fsdp_swap(f, m, 0);
+        }
+        ct_scope_end(s);
+        CT_FREE(m);
+    } else {
+        if ((st = ct_module_state_dict(f->root, &mine))) return st;
+        int cap = f->nu + mine.n;
+        out->items = (ct_named_tensor *)CT_MALLOC((size_t)(cap ? cap : 1) * sizeof *out->items);
+        int prev = ct_set_grad_enabled(0);
+        for (int i = 0; i < f->nu && !st; i++)
+            st = ct__fsdp_sd_push(out, cap, ct__fsdp_flat_key(f, &f->u[i]), out->items ? ct_clone(ct_detach(f->u[i].local)) : NULL);
+        for (int i = 0; i < mine.n && !st; i++)
+            if (!ct__fsdp_is_param(f, mine.items[i].tensor))
+                st = ct__fsdp_sd_push(out, cap, ct__fsdp_strdup(mine.items[i].name), ct_clone(mine.items[i].tensor));
+        ct_set_grad_enabled(prev);
+        ct_state_dict_free(&mine);
+    }
+    if (st) ct_state_dict_free(out);
+    return st;
+}
+static const ct_tensor *ct__fsdp_sd_find(const ct_state_dict *sd, const char *name) {
+    for (int i = 0; sd && i < sd->n; i++)
+        if (sd->items[i].name && !strcmp(sd->items[i].name, name)) return sd->items[i].tensor;
+    return NULL;
+}
+/* SHARDED: every key and shape checked, then the copies */
+static ct_status ct__fsdp_load_sharded(ct_fsdp *f, const ct_state_dict *sd) {
+    static const char *const OP = "FSDP load_state_dict (SHARDED_STATE_DICT)";
+    ct_state_dict mine;
+    if (ct_module_state_dict(f->root, &mine)) return ct_last_error_code();
+    int total = f->nu, nbuf = 0;
+    for (int i = 0; i < mine.n; i++) nbuf += !ct__fsdp_is_param(f, mine.items[i].tensor);
+    total += nbuf;
+    char **keys = (char **)CT_MALLOC((size_t)(total ? total : 1) * sizeof(char *));
+    ct_tensor **dst = (ct_tensor **)CT_MALLOC((size_t)(total ? total : 1) * sizeof(ct_tensor *));
+    ct_status st = CT_OK;
+    int nk = 0;
+    if (!keys || !dst) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+    for (int i = 0; !st && i < f->nu; i++, nk++) {
+        keys[nk] = ct__fsdp_flat_key(f, &f->u[i]);
+        dst[nk] = f->u[i].local;
+        if (!keys[nk]) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+    }
+    for (int i = 0; !st && i < mine.n; i++)
+        if (!ct__fsdp_is_param(f, mine.items[i].tensor)) {
+            keys[nk] = ct__fsdp_strdup(mine.items[i].name);
+            dst[nk] = mine.items[i].tensor;
+            if (!keys[nk++]) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+        }
+    /* the checks: every key present with its shape and dtype, none unexpected */
+    for (int k = 0; !st && k < nk; k++) {
+        const ct_tensor *t = ct__fsdp_sd_find(sd, keys[k]);
+        if (!t) { ct_set_error(CT_ERR_ARG, "%s: missing key '%s'", OP, keys[k]); st = CT_ERR_ARG; break; }
+        if (t->ndim != dst[k]->ndim || ct_numel(t) != ct_numel(dst[k]) ||
+            (t->ndim && memcmp(t->shape, dst[k]->shape, (size_t)t->ndim * sizeof(int64_t)))) {
+            ct_set_error(CT_ERR_SHAPE, "%s: '%s' has %lld elements in the state dict and %lld here (saved by another "
+                         "wrapping or world size?)", OP, keys[k], (long long)ct_numel(t), (long long)ct_numel(dst[k]));
+            st = CT_ERR_SHAPE;
+        }
+    }
+    for (int i = 0; !st && i < sd->n; i++) {
+        int known = 0;
+        for (int k = 0; k < nk && !known; k++) known = sd->items[i].name && !strcmp(sd->items[i].name, keys[k]);
+        if (!known) {
+            ct_set_error(CT_ERR_ARG, "%s: unexpected key '%s'", OP, sd->items[i].name ? sd->items[i].name : "(null)");
+            st = CT_ERR_ARG;
+        }
+    }
+    int prev = ct_set_grad_enabled(0);
+    for (int k = 0; !st && k < nk; k++) {
+        int s = ct_scope_begin();
+        if (!ct_copy_(ct_detach(dst[k]), ct__fsdp_sd_find(sd, keys[k]))) st = ct_last_error_code();
+        ct_scope_end(s);
+    }
+    ct_set_grad_enabled(prev);
+    /* gathered parameters of the sharded strategies are stale now */
+    for (int i = 0; !st && i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);
+    for (int k = 0; keys && k < nk; k++) CT_FREE(keys[k]);
+    CT_FREE(keys);
+    CT_FREE(dst);
+    ct_state_dict_free(&mine);
+    return st;
+}
+/* FULL: rank 0 loads into the gathered parameters, then everything from rank 0 */
+static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
+    ct_tensor **m = (ct_tensor **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *m);
+    if (!m) { ct_set_error(CT_ERR_MEMORY, "FSDP load_state_dict: out of memory"); return CT_ERR_MEMORY; }
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+    /* the masters hold the values: rank 0 loads into them */
+    ct_status st = ct__fsdp_masters(f, m);
+    int64_t code = 0;
+    char msg[320] = "";
+    if (!st && f->g->rank == 0) {
+        if (!sd) ct_set_error(CT_ERR_NULL, "FSDP load_state_dict: the state dict is NULL on rank 0");
+        code = !sd ? CT_ERR_NULL : ct__fsdp_swap(f, m, 1);
+        if (!code) {
+            code = ct_module_load_state_dict(f->root, sd, 1);
+            ct__fsdp_swap(f, m, 0);
+        }
+        if (code) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+    }
+    if (st) {
+        ct_set_grad_enabled(prev);
+        ct_scope_end(s);
+        CT_FREE(m);
+        return st;
+    }
+    ct_tensor *flag = ct_scalar_tensor((double)code, CT_INT64);
+    st = flag ? ct_dist_broadcast(flag, 0, f->g, NULL) : ct_last_error_code();
+    if (!st) code = ct_item_int(flag);
+    ct_state_dict mine = {0, NULL};
+    if (!st && code) {
+        st = (ct_status)code;
+        if (f->g->rank == 0) ct_set_error(st, "%s", msg);
+        else ct_set_error(st, "FSDP load_state_dict: rank 0 could not load the state dict");
+    }
+    if (!st) st = ct_module_state_dict(f->root, &mine);
+    /* the units' whole flat parameters, then the buffers */
+    for (int i = 0; i < f->nu && !st; i++) st = ct_dist_broadcast(m[i], 0, f->g, NULL);
+    for (int i = 0; i < mine.n && !st; i++)
+        if (!ct__fsdp_is_param(f, mine.items[i].tensor)) st = ct__dist_broadcast_list(f->g, 1, &mine.items[i].tensor);
+    for (int i = 0; i < f->nu && !st; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        if (f->strategy != CT_FSDP_NO_SHARD)   /* (NO_SHARD's master is the flat parameter itself) */
+            memcpy(ct_data_ptr(u->local), (char *)ct_data_ptr(m[i]) + (size_t)(f->g->rank * u->shard) * ct_dtype_size(u->dt),
+                   (size_t)u->shard * ct_dtype_size(u->dt));
+        CT__ATOMIC_INC(&u->local->storage->version);
+    }
+    ct_state_dict_free(&mine);
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    CT_FREE(m);
+    /* gathered parameters of the sharded strategies are stale now */
+    for (int i = 0; i < f->nu; i++) ct__fsdp_free_full(&f->u[i]);
+    return st;
+}
+CTENSOR_API ct_status ct_fsdp_load_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, const ct_state_dict *sd) {
+    static const char *const OP = "FSDP load_state_dict";
+    ct_status st = ct__fsdp_sd_check(OP, f, (int)type);
+    if (st) return st;
+    if (type == CT_FSDP_FULL_STATE_DICT) return ct__fsdp_load_full(f, sd);
+    if (!sd) { ct_set_error(CT_ERR_NULL, "%s: the state dict is NULL", OP); return CT_ERR_NULL; }
+    return ct__fsdp_load_sharded(f, sd);
 }
 
 #endif /* CTENSOR_DIST_IMPLEMENTATION_DONE */

@@ -72,7 +72,9 @@ static int run_big(const char *name, ct_process_group *pg, int mode /* 0 one pro
     ct_manual_seed(5);
     ct_module *model = make_big();
     ct_ddp *ddp = mode == 1 ? ct_ddp_new(model, pg, NULL) : NULL;
-    ct_fsdp_options fo = {(ct_fsdp_strategy)(mode - 2), 1000000};
+    ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)(mode - 2), .min_num_params = 1000000,
+                          .forward_prefetch = getenv("CT_BENCH_FSDP_NO_PREFETCH") == NULL,
+                          .backward_prefetch = getenv("CT_BENCH_FSDP_NO_PREFETCH") ? CT_FSDP_BACKWARD_NONE : CT_FSDP_BACKWARD_PRE};
     ct_fsdp *fsdp = mode >= 2 ? ct_fsdp_new(model, pg, &fo) : NULL;
     ct_tensor *shards[BIG_L + 1];
     int ns = fsdp ? ct_fsdp_parameters(fsdp, shards, BIG_L + 1) : 0;

@@ -244,15 +244,19 @@ TEST(test_zero_single) {
 /* FSDP over one rank, each strategy, per-Linear units or the root alone: plain
    training bit for bit (the optimizer steps the flat shards) */
 TEST(test_fsdp_single) {
-    const int64_t mins[2] = {20, -1};
+    /* k: 0 per-Linear units (backward prefetch, PyTorch's default), 1 the root alone, 2 per-Linear
+       without prefetch, 3 per-Linear with forward prefetch only */
+    const int64_t mins[4] = {20, -1, 20, 20};
     for (int strat = 0; strat < 3; strat++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 4; k++) {
             ct_module *ref = mlp(13), *net = mlp(13);
-            ct_fsdp_options fo = {(ct_fsdp_strategy)strat, mins[k]};
+            ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = mins[k],
+                                  .backward_prefetch = k >= 2 ? CT_FSDP_BACKWARD_NONE : CT_FSDP_BACKWARD_PRE,
+                                  .forward_prefetch = k == 3};
             ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
             CHECK(f != NULL);
             if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
-            CHECK_EQ_INT(ct_fsdp_num_units(f), k == 0 ? 2 : 1);
+            CHECK_EQ_INT(ct_fsdp_num_units(f), k == 1 ? 1 : 2);
             ct_tensor *shards[4];
             int ns = ct_fsdp_parameters(f, shards, 4);
             ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
@@ -267,12 +271,13 @@ TEST(test_fsdp_single) {
                 CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, x), y, NULL)), CT_OK);
                 ct_step(o2);
             }
-            if (k == 0) {   /* units of 48 and 27 float64 parameters */
+            if (k != 1) {   /* units of 48 and 27 float64 parameters */
                 ct_fsdp_memory_stats ms;
                 CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
                 CHECK_EQ_INT(ms.shard_param_bytes, strat == CT_FSDP_NO_SHARD ? 0 : 75 * 8);
-                /* FULL_SHARD: one unit gathered at a time; the others keep both */
-                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_FULL_SHARD ? 48 * 8 : 75 * 8);
+                /* FULL_SHARD without prefetch: one unit gathered at a time; with prefetch the
+                   next one too; the others keep both */
+                CHECK_EQ_INT(ms.peak_full_param_bytes, strat == CT_FSDP_FULL_SHARD && k == 2 ? 48 * 8 : 75 * 8);
                 CHECK(ms.peak_grad_bytes >= 48 * 8 && ms.peak_live_bytes > 0);
                 ct_fsdp_reset_peak_memory(f);
                 CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
@@ -288,8 +293,30 @@ TEST(test_fsdp_single) {
             ct_module_free(net);
         }
     ct_module *m = mlp(1);
-    ct_fsdp_options bad = {(ct_fsdp_strategy)5, 0};
+    ct_fsdp_options bad = {.sharding_strategy = (ct_fsdp_strategy)5};
     CHECK_ERR(ct_fsdp_new(m, NULL, &bad), CT_ERR_ARG, "FullyShardedDataParallel: invalid sharding strategy 5");
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.backward_prefetch = (ct_fsdp_backward_prefetch)3}), CT_ERR_ARG,
+              "FullyShardedDataParallel: invalid backward_prefetch 3");
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.num_wrap_modules = 1}), CT_ERR_ARG,
+              "FullyShardedDataParallel: wrap_modules is NULL with num_wrap_modules 1");
+    ct_module *other = mlp(2);
+    ct_module *wm[2] = {ct_module_child(m, "2"), other};
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.wrap_modules = wm, .num_wrap_modules = 2}), CT_ERR_ARG,
+              "FullyShardedDataParallel: wrap_modules[1] is not a submodule of the module");
+    wm[1] = m;
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.wrap_modules = wm, .num_wrap_modules = 2}), CT_ERR_ARG,
+              "FullyShardedDataParallel: wrap_modules[1] is the root module itself");
+    ct_module_free(other);
+    /* manual wrap: the last Linear a unit, the rest the root's (no auto-wrap) */
+    ct_fsdp *mw = ct_fsdp_new(m, NULL, &(ct_fsdp_options){.min_num_params = -1, .wrap_modules = wm, .num_wrap_modules = 1});
+    CHECK(mw != NULL);
+    CHECK_EQ_INT(ct_fsdp_num_units(mw), 2);
+    CT_SCOPE {
+        ct_tensor *shards[2];
+        CHECK_EQ_INT(ct_fsdp_parameters(mw, shards, 2), 2);
+        CHECK_EQ_INT(ct_numel(shards[0]) * 10 + ct_numel(shards[1]), 27 * 10 + 48);   /* the Linear's, then the root's */
+    }
+    ct_fsdp_free(mw);
     CHECK_ERR(ct_fsdp_new(NULL, NULL, NULL), CT_ERR_NULL, "FullyShardedDataParallel: the module is NULL");
     ct_fsdp *f = ct_fsdp_new(m, NULL, NULL);
     CHECK(f != NULL);
@@ -310,6 +337,233 @@ TEST(test_fsdp_single) {
     ct_module_free(m);
 }
 
+/* ---- FSDP mixed precision: bfloat16 parameters and gradient reduction, float32
+   master shards; against the same emulated by hand on a bfloat16 copy of a float32
+   model (bit for bit over one rank); CPU offload changes nothing on the CPU ---- */
+static ct_module *mlp32(uint64_t seed) {
+    ct_manual_seed(seed);
+    return ct_nn_sequential(ct_nn_linear(5, 8), ct_nn_relu(), ct_nn_linear(8, 3));
+}
+TEST(test_fsdp_mixed_precision_single) {
+    ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
+    for (int strat = 0; strat < 2; strat++) {
+        ct_module *ref = mlp32(13), *low = ct_module_to_dtype(mlp32(13), CT_BFLOAT16), *net = mlp32(13);
+        ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 20,
+                                                               .mixed_precision = &mp, .offload_params = strat == 1});
+        CHECK(f != NULL);
+        if (!f) { ct_module_free(ref); ct_module_free(low); ct_module_free(net); continue; }
+        ct_tensor *shards[4], *rp[4], *lp[4];
+        int ns = ct_fsdp_parameters(f, shards, 4), np = ct_module_parameters(ref, rp, 4);
+        ct_module_parameters(low, lp, 4);
+        CHECK(shards[0]->dtype == CT_FLOAT32);   /* the master shards */
+        ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+        ct_optimizer *o2 = ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.1, .momentum = 0.9});
+        ct_manual_seed(9);
+        for (int step = 0; step < 3; step++) CT_SCOPE {
+            ct_tensor *x = ct_randn(CT_FLOAT32, 6, 5), *y = ct_randn(CT_FLOAT32, 6, 3);
+            /* by hand: the bfloat16 copy computes, its gradients step the float32 model */
+            ct_set_grad_enabled(0);
+            for (int i = 0; i < np; i++) ct_copy_(lp[i], rp[i]);
+            ct_set_grad_enabled(1);
+            for (int i = 0; i < np; i++) ct_set_grad(lp[i], NULL);
+            ct_backward(ct_mse_loss(ct_to(ct_forward(low, ct_to(x, CT_BFLOAT16)), CT_FLOAT32), y, NULL));
+            ct_zero_grad(o1);
+            for (int i = 0; i < np; i++) ct_set_grad(rp[i], ct_to(ct_grad(lp[i]), CT_FLOAT32));
+            ct_step(o1);
+            ct_zero_grad(o2);
+            ct_tensor *out = ct_fsdp_forward(f, x);
+            CHECK(out && out->dtype == CT_BFLOAT16);
+            CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_to(out, CT_FLOAT32), y, NULL)), CT_OK);
+            CHECK(shards[0]->grad && shards[0]->grad->dtype == CT_FLOAT32);
+            ct_step(o2);
+        }
+        ct_fsdp_memory_stats ms;
+        CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
+        CHECK_EQ_INT(ms.shard_param_bytes, 75 * 4);      /* float32 shards ... */
+        CHECK_EQ_INT(ms.peak_full_param_bytes, 75 * 2);  /* ... bfloat16 gathered */
+        CT_SCOPE {   /* the FULL state dict in float32 */
+            ct_state_dict sd;
+            CHECK_EQ_INT(ct_fsdp_state_dict(f, CT_FSDP_FULL_STATE_DICT, &sd), CT_OK);
+            CHECK(sd.n == 4 && sd.items[0].tensor->dtype == CT_FLOAT32 && ct_equal(sd.items[0].tensor, rp[0]) == 1);
+            ct_state_dict_free(&sd);
+        }
+        ct_optim_free(o1);
+        ct_optim_free(o2);
+        ct_fsdp_free(f);
+        CHECK(same_params(ref, net));   /* float32 again, with the master values */
+        ct_module_free(ref);
+        ct_module_free(low);
+        ct_module_free(net);
+    }
+    ct_module *m = mlp32(1);
+    ct_fsdp_mixed_precision bad = {CT_INT64, CT_BFLOAT16};
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.mixed_precision = &bad}), CT_ERR_DTYPE,
+              "FullyShardedDataParallel: mixed precision needs floating point dtypes (got int64)");
+    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.sharding_strategy = CT_FSDP_NO_SHARD, .mixed_precision = &mp}),
+              CT_ERR_UNSUPPORTED, "FullyShardedDataParallel: mixed precision with NO_SHARD is not supported");
+    ct_module_free(m);
+}
+
+/* ---- FSDP checkpoints: save, "kill" (free everything), resume ---- */
+/* a state dict as a safetensors file in memory (free with ct_free) */
+static void *sd_save(const ct_state_dict *sd, size_t *len) {
+    const char *names[32];
+    const ct_tensor *ts[32];
+    for (int i = 0; i < sd->n && i < 32; i++) {
+        names[i] = sd->items[i].name;
+        ts[i] = sd->items[i].tensor;
+    }
+    void *data = NULL;
+    if (ct_save_safetensors_mem(sd->n, names, ts, 0, NULL, NULL, &data, len)) return NULL;
+    return data;
+}
+/* the file's tensors as a state dict (in the current scope; names borrowed from st) */
+static ct_state_dict sd_read(ct_safetensors *st) {
+    ct_state_dict sd = {ct_safetensors_count(st), NULL};
+    sd.items = (ct_named_tensor *)calloc((size_t)(sd.n > 0 ? sd.n : 1), sizeof *sd.items);
+    for (int i = 0; i < sd.n; i++) {
+        sd.items[i].name = (char *)ct_safetensors_name(st, i);
+        sd.items[i].tensor = ct_safetensors_get(st, sd.items[i].name);
+        sd.items[i].persistent = 1;
+    }
+    return sd;
+}
+/* one training step on step-seeded data; the loss before the update */
+static double ckpt_step(ct_fsdp *f, ct_optimizer *o, int step) {
+    double l = 0;
+    CT_SCOPE {
+        ct_manual_seed(500 + (uint64_t)step);
+        ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+        ct_zero_grad(o);
+        ct_tensor *loss = ct_mse_loss(ct_fsdp_forward(f, x), y, NULL);
+        l = ct_item(loss);
+        if (ct_fsdp_backward(f, loss) || ct_step(o)) l = -1;
+    }
+    return l;
+}
+typedef struct ckpt_run { ct_module *m; ct_fsdp *f; ct_optimizer *o; } ckpt_run;
+static ckpt_run ckpt_start(uint64_t seed, int strat) {
+    ckpt_run r;
+    r.m = mlp(seed);
+    r.f = ct_fsdp_new(r.m, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 20});
+    ct_tensor *shards[4];
+    int ns = ct_fsdp_parameters(r.f, shards, 4);
+    r.o = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
+    return r;
+}
+static void ckpt_end(ckpt_run *r) {
+    ct_optim_free(r->o);
+    ct_fsdp_free(r->f);
+    ct_module_free(r->m);
+}
+/* resume from the files: the losses of steps 3..5 equal the uninterrupted run's bit for bit */
+static int ckpt_resume(int strat, int full, const void *model, size_t mlen, const void *optim, size_t olen, const double *want) {
+    int ok = 1;
+    ckpt_run r = ckpt_start(77, strat);   /* other initial values: the checkpoint must set them */
+    CT_SCOPE {
+        ct_safetensors *ms = ct_safetensors_load_mem(model, mlen, "model"), *os = ct_safetensors_load_mem(optim, olen, "optim");
+        ct_state_dict msd = sd_read(ms), osd = sd_read(os);
+        ok = ct_fsdp_load_state_dict(r.f, full ? CT_FSDP_FULL_STATE_DICT : CT_FSDP_SHARDED_STATE_DICT, &msd) == CT_OK &&
+             ct_optim_load_state_dict(r.o, &osd) == CT_OK;
+        free(msd.items);
+        free(osd.items);
+        ct_safetensors_free(ms);
+        ct_safetensors_free(os);
+    }
+    for (int step = 3; ok && step < 6; step++) ok = ckpt_step(r.f, r.o, step) == want[step];
+    ckpt_end(&r);
+    return ok;
+}
+TEST(test_fsdp_checkpoint_single) {
+    for (int strat = 0; strat < 3; strat++) {
+        double want[6];
+        void *shard = NULL, *full = NULL, *optim = NULL;
+        size_t slen = 0, flen = 0, olen = 0;
+        ckpt_run r = ckpt_start(31, strat);
+        CHECK_EQ_INT(ct_fsdp_num_units(r.f), 2);
+        for (int step = 0; step < 6; step++) {
+            if (step == 3) CT_SCOPE {
+                ct_state_dict sd;
+                CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n, 2);   /* the units' flat shards: the two Linears (the root has none) */
+                CHECK_STR(sd.items[0].name, "0.flat_param");
+                CHECK_STR(sd.items[1].name, "2.flat_param");
+                CHECK_EQ_INT(ct_numel(sd.items[0].tensor), 48);
+                shard = sd_save(&sd, &slen);
+                ct_state_dict_free(&sd);
+                CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n, 4);   /* PyTorch's names */
+                CHECK_STR(sd.items[0].name, "0.weight");
+                CHECK_STR(sd.items[3].name, "2.bias");
+                CHECK_EQ_INT(sd.items[0].tensor->shape[0], 8);
+                full = sd_save(&sd, &flen);
+                ct_state_dict_free(&sd);
+                CHECK_EQ_INT(ct_optim_state_dict(r.o, &sd), CT_OK);
+                optim = sd_save(&sd, &olen);
+                ct_state_dict_free(&sd);
+            }
+            want[step] = ckpt_step(r.f, r.o, step);
+        }
+        ckpt_end(&r);
+        CHECK(shard && full && optim);
+        if (!shard || !full || !optim) continue;
+        CHECK(ckpt_resume(strat, 0, shard, slen, optim, olen, want));
+        CHECK(ckpt_resume(strat, 1, full, flen, optim, olen, want));
+        /* the full checkpoint in a model that is not distributed: the loss at step 3 */
+        ct_module *plain = mlp(78);
+        CHECK_EQ_INT(ct_module_load_safetensors_mem(plain, full, flen, 1), CT_OK);
+        CT_SCOPE {
+            ct_manual_seed(503);
+            ct_tensor *x = ct_randn(CT_FLOAT64, 6, 5), *y = ct_randn(CT_FLOAT64, 6, 3);
+            CHECK(ct_item(ct_mse_loss(ct_forward(plain, x), y, NULL)) == want[3]);
+        }
+        ct_module_free(plain);
+        ct_free(shard);
+        ct_free(full);
+        ct_free(optim);
+    }
+    /* bad input */
+    ckpt_run r = ckpt_start(5, CT_FSDP_FULL_SHARD);
+    ct_state_dict sd, empty = {0, NULL};
+    CHECK_ERR(ct_fsdp_state_dict(NULL, CT_FSDP_FULL_STATE_DICT, &sd) == CT_OK, CT_ERR_NULL, "FSDP state_dict: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, NULL) == CT_OK, CT_ERR_NULL, "FSDP state_dict: the output is NULL");
+    CHECK_ERR(ct_fsdp_state_dict(r.f, (ct_fsdp_state_dict_type)7, &sd) == CT_OK, CT_ERR_ARG,
+              "FSDP state_dict: invalid state dict type 7");
+    CHECK_ERR(ct_fsdp_load_state_dict(NULL, CT_FSDP_FULL_STATE_DICT, &empty) == CT_OK, CT_ERR_NULL,
+              "FSDP load_state_dict: the FSDP is NULL");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, NULL) == CT_OK, CT_ERR_NULL,
+              "FSDP load_state_dict: the state dict is NULL");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, NULL) == CT_OK, CT_ERR_NULL,
+              "FSDP load_state_dict: the state dict is NULL on rank 0");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &empty) == CT_OK, CT_ERR_ARG,
+              "FSDP load_state_dict (SHARDED_STATE_DICT): missing key '0.flat_param'");
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &empty) == CT_OK, CT_ERR_ARG,
+              "Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict: \"0.weight\"");
+    CT_SCOPE {
+        CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd), CT_OK);
+        ct_tensor *keep = sd.items[1].tensor;
+        sd.items[1].tensor = ct_zeros(CT_FLOAT64, 5);
+        CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd) == CT_OK, CT_ERR_SHAPE,
+                  "FSDP load_state_dict (SHARDED_STATE_DICT): '2.flat_param' has 5 elements in the state dict and 27 here");
+        sd.items[1].tensor = keep;
+        char *name = sd.items[0].name;
+        sd.items[0].name = (char *)"0.flat_parm";
+        CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd) == CT_OK, CT_ERR_ARG,
+                  "FSDP load_state_dict (SHARDED_STATE_DICT): missing key '0.flat_param'");
+        sd.items[0].name = name;
+        ct_named_tensor more[3] = {sd.items[0], sd.items[1], {(char *)"junk", keep, 1}};
+        ct_state_dict extra = {3, more};
+        CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &extra) == CT_OK, CT_ERR_ARG,
+                  "FSDP load_state_dict (SHARDED_STATE_DICT): unexpected key 'junk'");
+        ct_state_dict_free(&sd);
+        ct_backward(ct_sum(ct_fsdp_forward(r.f, ct_randn(CT_FLOAT64, 2, 5))));
+        CHECK_ERR(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd) == CT_OK, CT_ERR_STATE,
+                  "FSDP state_dict: a backward's gradients are still being reduced: call ct_fsdp_finish_gradients first");
+        CHECK_EQ_INT(ct_fsdp_finish_gradients(r.f), CT_OK);
+    }
+    ckpt_end(&r);
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -321,6 +575,8 @@ int main(void) {
     RUN(test_ddp_single);
     RUN(test_zero_single);
     RUN(test_fsdp_single);
+    RUN(test_fsdp_checkpoint_single);
+    RUN(test_fsdp_mixed_precision_single);
     CHECK_EQ_INT(ct_dist_destroy_process_group(pg), CT_OK);
     CHECK(!ct_dist_is_initialized());
     CHECK_EQ_INT(ct_live_tensors(), live0);

@@ -1286,6 +1286,8 @@ OVERRIDES = {
     "ct_fsdp_summon_full_params": FSDP_NA % "FullyShardedDataParallel.summon_full_params()",
     "ct_fsdp_memory": "torch.cuda.max_memory_allocated | per kind (parameters, gradients, everything), as FSDP's memory tracking",
     "ct_fsdp_reset_peak_memory": "torch.cuda.reset_peak_memory_stats",
+    "ct_fsdp_state_dict": FSDP_NA % "FullyShardedDataParallel.state_dict_type(model, StateDictType.FULL_STATE_DICT / LOCAL_STATE_DICT); model.state_dict()",
+    "ct_fsdp_load_state_dict": FSDP_NA % "FullyShardedDataParallel.state_dict_type(model, ...); model.load_state_dict(sd)",
     "ct_zero_param_rank": "none: which rank owns a parameter (PyTorch's ZeroRedundancyOptimizer keeps its partition in private fields)",
 }
 PATTERNS = [

@@ -39,6 +39,10 @@ run "collectives, 2 ranks" -np 2 "$BIN" collectives
 run "collectives, 4 ranks" -np 4 "$BIN" collectives
 run "DDP, ZeRO-1, FSDP vs one process, 2 ranks" -np 2 "$BIN" train
 run "DDP, ZeRO-1, FSDP vs one process, 3 ranks (padded shards)" -np 3 "$BIN" train
+ck=$(mktemp -d)
+run "FSDP checkpoints: train and save; examples/fsdp_train.c (minGPT), tiny; 2 ranks" -np 2 "$BIN" ckpt_save "$ck"
+run "FSDP checkpoints: a new job resumes, 2 ranks" -np 2 "$BIN" ckpt_resume "$ck"
+rm -rf "$ck"
 run "a rank leaves early, 2 ranks" -np 2 "$BIN" exit
 run "a rank crashes (--enable-recovery), 2 ranks" --enable-recovery -np 2 "$BIN" crash
 echo "$pass passed, $fail failed"

@@ -12,18 +12,31 @@
      exit         (-np 2) rank 1 leaves early (destroys its group and returns): rank 0's
                   all_reduce fails with the timeout error within the timeout, later
                   calls fail at once
-                  FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD; three
-                  units; Adam on the flat shards) against the same, within 1e-12
-     crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
+                  FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, and FULL_SHARD with
+                  forward prefetch; backward prefetch is on by default; three
+                  units; Adam on the flat shards) against the same, within 1e-12;
+                  FSDP with bfloat16 mixed precision against the same by hand
+     ckpt_save DIR, ckpt_resume DIR  (-np 2, two mpiruns) FSDP checkpoints in each strategy:
+                  the first run trains, saving SHARDED, FULL and the optimizer's state at
+                  step 3, and records its losses; the second, a new job, resumes from the
+                  files three ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
+                  model) and must see the same losses bit for bit
+   gpt          (-np 2; also run by ckpt_save) examples/fsdp_train.c (minGPT under FSDP)
+                  in a tiny configuration, with and without bfloat16 mixed precision:
+                  its loss falls
+   crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
                   the same on rank 0
    Rank 0 prints the sum of all ranks' "N passed, N failed" (exit, crash: its own).
    Built with mpicc flags and linked to tests/ct_impl.c's object (no MPI there): this
    file brings the MPI backend (CTENSOR_DIST_MPI_IMPLEMENTATION). */
+#define _POSIX_C_SOURCE 200809L   /* (clock_gettime in examples/fsdp_train.c) */
 #define CTENSOR_DIST_MPI_IMPLEMENTATION
 #include "ct_test.h"
 #include "ctensor_nn.h"
 #include "ctensor_dist.h"
 #include <unistd.h>
+#define FSDP_TRAIN_NO_MAIN   /* examples/fsdp_train.c's model and training loop, for the gpt mode */
+#include "../../examples/fsdp_train.c"
 
 static int R, W;   /* rank, world size */
 
@@ -279,9 +292,10 @@ TEST(test_zero) {
 
 /* FSDP in each strategy against one process on the global batch */
 TEST(test_fsdp) {
-    for (int strat = 0; strat < 3; strat++) {
+    for (int strat = 0; strat < 4; strat++) {   /* 3: FULL_SHARD with forward prefetch too */
         ct_module *ref = mlp(21), *net = mlp(21 + (uint64_t)R);   /* rank 0's weights win (sync_module_states) */
-        ct_fsdp_options fo = {(ct_fsdp_strategy)strat, 100};      /* two wrapped Linears and the root's */
+        /* two wrapped Linears and the root's */
+        ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)(strat % 3), .min_num_params = 100, .forward_prefetch = strat == 3};
         ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
         CHECK(f != NULL);
         if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
@@ -292,7 +306,7 @@ TEST(test_fsdp) {
         for (int i = 0; i < ns; i++) total += ct_numel(shards[i]);
         /* 352 + 528 + 68 elements: each unit padded to a multiple of W, 1/W of it here */
         int64_t want = 0, sizes[3] = {352, 528, 68};
-        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;
+        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;   /* (3: FULL_SHARD) */
         CHECK_EQ_INT(total, want);
         ct_optimizer *o1 = ct_optim_adam(ref, &(ct_adam_options){.lr = 0.01});
         ct_optimizer *o2 = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
@@ -316,6 +330,206 @@ TEST(test_fsdp) {
         CHECK(params_close(ref, net, 1e-12));
         ct_module_free(ref);
         ct_module_free(net);
+    }
+}
+
+/* FSDP with bfloat16 mixed precision (float32 master shards), FULL_SHARD and
+   SHARD_GRAD_OP (with offload_params, a no-op on the CPU), against the same by hand in
+   one process: each rank's half batch through a bfloat16 copy of a float32 model, the
+   two gradients averaged as the bfloat16 reduce-scatter does (in float32, rounded to
+   bfloat16 once), the float32 model stepped */
+TEST(test_fsdp_mixed) {
+    ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
+    for (int strat = 0; strat < 2; strat++) {
+        ct_module *ref = ct_module_to_dtype(mlp(23), CT_FLOAT32), *low = ct_module_to_dtype(mlp(23), CT_BFLOAT16);
+        ct_module *net = ct_module_to_dtype(mlp(23), CT_FLOAT32);
+        ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 100,
+                                                               .mixed_precision = &mp, .offload_params = strat == 1});
+        CHECK(f != NULL);
+        if (!f) { ct_module_free(ref); ct_module_free(low); ct_module_free(net); continue; }
+        ct_tensor *shards[8], *rp[16], *lp[16];
+        int ns = ct_fsdp_parameters(f, shards, 8), np = ct_module_parameters(ref, rp, 16);
+        ct_module_parameters(low, lp, 16);
+        ct_optimizer *o1 = ct_optim_sgd(ref, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+        ct_optimizer *o2 = ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.05, .momentum = 0.9});
+        ct_manual_seed(4000);
+        for (int step = 0; step < STEPS; step++) CT_SCOPE {
+            ct_tensor *x = ct_randn(CT_FLOAT32, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT32, (int64_t)W * B, 4);
+            ct_set_grad_enabled(0);
+            for (int i = 0; i < np; i++) ct_copy_(lp[i], rp[i]);
+            ct_set_grad_enabled(1);
+            ct_tensor *sum[16] = {0};
+            for (int r = 0; r < W; r++) {
+                for (int i = 0; i < np; i++) ct_set_grad(lp[i], NULL);
+                ct_tensor *xr = ct_to(ct_narrow(x, 0, (int64_t)r * B, B), CT_BFLOAT16);
+                ct_backward(ct_mse_loss(ct_to(ct_forward(low, xr), CT_FLOAT32), ct_narrow(y, 0, (int64_t)r * B, B), NULL));
+                for (int i = 0; i < np; i++) {
+                    ct_tensor *g = ct_to(ct_grad(lp[i]), CT_FLOAT32);
+                    sum[i] = r ? ct_add(sum[i], g) : g;
+                }
+            }
+            ct_zero_grad(o1);
+            for (int i = 0; i < np; i++) ct_set_grad(rp[i], ct_to(ct_to(ct_div_scalar(sum[i], W), CT_BFLOAT16), CT_FLOAT32));
+            ct_step(o1);
+            ct_zero_grad(o2);
+            ct_tensor *out = ct_fsdp_forward(f, ct_narrow(x, 0, (int64_t)R * B, B));
+            CHECK(out && out->dtype == CT_BFLOAT16);
+            CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_to(out, CT_FLOAT32), ct_narrow(y, 0, (int64_t)R * B, B), NULL)), CT_OK);
+            ct_step(o2);
+        }
+        ct_optim_free(o1);
+        ct_optim_free(o2);
+        ct_fsdp_free(f);   /* the module: float32 parameters with the master values */
+        CHECK(params_close(ref, net, 1e-6));
+        CHECK(params_same_everywhere(net));
+        ct_module_free(ref);
+        ct_module_free(low);
+        ct_module_free(net);
+    }
+}
+
+/* ---- FSDP checkpoints across runs: ckpt_save trains 6 steps, saving at step 3
+   (SHARDED: a file per rank; FULL: rank 0's file; the optimizer's state per rank)
+   and recording every rank's losses; ckpt_resume is a new mpirun: it loads them
+   into differently initialized models and must see the same losses bit for bit ---- */
+static const char *ckpt_dir;
+static char *ckpt_path(char *buf, size_t cap, const char *what, int strat, int rank) {
+    snprintf(buf, cap, "%s/%s_s%d_r%d.safetensors", ckpt_dir, what, strat, rank);
+    return buf;
+}
+static ct_status sd_write(const char *path, const ct_state_dict *sd) {
+    const char *names[64];
+    const ct_tensor *ts[64];
+    for (int i = 0; i < sd->n && i < 64; i++) {
+        names[i] = sd->items[i].name;
+        ts[i] = sd->items[i].tensor;
+    }
+    return ct_save_safetensors_n(path, sd->n, names, ts, 0, NULL, NULL);
+}
+/* the file's tensors as a state dict (current scope; names borrowed from st); free items */
+static ct_state_dict sd_read(ct_safetensors *st) {
+    ct_state_dict sd = {st ? ct_safetensors_count(st) : 0, NULL};
+    sd.items = (ct_named_tensor *)calloc((size_t)(sd.n > 0 ? sd.n : 1), sizeof *sd.items);
+    for (int i = 0; i < sd.n; i++) {
+        sd.items[i].name = (char *)ct_safetensors_name(st, i);
+        sd.items[i].tensor = ct_safetensors_get(st, sd.items[i].name);
+        sd.items[i].persistent = 1;
+    }
+    return sd;
+}
+static double ckpt_step(ct_fsdp *f, ct_optimizer *o, int step) {
+    double l = 0;
+    CT_SCOPE {
+        ct_manual_seed(700 + (uint64_t)step);
+        ct_tensor *x = ct_randn(CT_FLOAT64, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT64, (int64_t)W * B, 4);
+        ct_zero_grad(o);
+        ct_tensor *loss = ct_mse_loss(ct_fsdp_forward(f, ct_narrow(x, 0, (int64_t)R * B, B)), ct_narrow(y, 0, (int64_t)R * B, B), NULL);
+        l = ct_item(loss);
+        if (ct_fsdp_backward(f, loss) || ct_step(o)) l = -1;
+    }
+    return l;
+}
+typedef struct ckpt_run { ct_module *m; ct_fsdp *f; ct_optimizer *o; } ckpt_run;
+static ckpt_run ckpt_start(ct_module *m, int strat) {
+    ckpt_run r = {m, ct_fsdp_new(m, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 100}), NULL};
+    ct_tensor *shards[8];
+    int ns = ct_fsdp_parameters(r.f, shards, 8);
+    r.o = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
+    return r;
+}
+static void ckpt_end(ckpt_run *r) {
+    ct_optim_free(r->o);
+    ct_fsdp_free(r->f);
+    ct_module_free(r->m);
+}
+TEST(test_ckpt_save) {
+    char path[512];
+    for (int strat = 0; strat < 3; strat++) {
+        ckpt_run r = ckpt_start(mlp(51), strat);
+        CHECK(r.f != NULL);
+        if (!r.f) { ct_module_free(r.m); continue; }
+        FILE *lf = fopen(ckpt_path(path, sizeof path, "losses", strat, R), "w");
+        CHECK(lf != NULL);
+        for (int step = 0; step < 6; step++) {
+            if (step == 3) CT_SCOPE {
+                ct_state_dict sd;
+                CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_SHARDED_STATE_DICT, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n, 3);
+                CHECK_STR(sd.items[0].name, "0.flat_param");
+                CHECK_EQ_INT(sd_write(ckpt_path(path, sizeof path, "sharded", strat, R), &sd), CT_OK);
+                ct_state_dict_free(&sd);
+                CHECK_EQ_INT(ct_fsdp_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n, R == 0 ? 6 : 0);   /* rank 0 only */
+                if (R == 0) CHECK_EQ_INT(sd_write(ckpt_path(path, sizeof path, "full", strat, 0), &sd), CT_OK);
+                ct_state_dict_free(&sd);
+                CHECK_EQ_INT(ct_optim_state_dict(r.o, &sd), CT_OK);
+                CHECK_EQ_INT(sd_write(ckpt_path(path, sizeof path, "optim", strat, R), &sd), CT_OK);
+                ct_state_dict_free(&sd);
+            }
+            double l = ckpt_step(r.f, r.o, step);
+            if (lf) fprintf(lf, "%a\n", l);
+        }
+        if (lf) fclose(lf);
+        ckpt_end(&r);
+    }
+}
+/* one way of resuming (0: sharded files, 1: FULL through ct_fsdp_load_state_dict, 2: FULL
+   into a plain model on rank 0, which FSDP then broadcasts): steps 3..5 as recorded */
+static void ckpt_resume_one(int strat, int how) {
+    char path[512];
+    double want[6] = {0};
+    FILE *lf = fopen(ckpt_path(path, sizeof path, "losses", strat, R), "r");
+    CHECK(lf != NULL);
+    for (int i = 0; lf && i < 6; i++) CHECK(fscanf(lf, "%la", &want[i]) == 1);
+    if (lf) fclose(lf);
+    ct_module *m = mlp(90 + (uint64_t)R);   /* other initial values everywhere */
+    if (how == 2 && R == 0) CHECK_EQ_INT(ct_module_load_safetensors(m, ckpt_path(path, sizeof path, "full", strat, 0), 1), CT_OK);
+    ckpt_run r = ckpt_start(m, strat);
+    CHECK(r.f != NULL);
+    if (!r.f) { ct_module_free(m); return; }
+    CT_SCOPE {
+        ct_safetensors *ms = NULL;
+        if (how == 0) ms = ct_safetensors_load(ckpt_path(path, sizeof path, "sharded", strat, R));
+        if (how == 1 && R == 0) ms = ct_safetensors_load(ckpt_path(path, sizeof path, "full", strat, 0));
+        ct_safetensors *os = ct_safetensors_load(ckpt_path(path, sizeof path, "optim", strat, R));
+        CHECK(os != NULL && (ms != NULL || how == 2 || (how == 1 && R != 0)));
+        ct_state_dict msd = sd_read(ms), osd = sd_read(os);
+        if (how < 2)
+            CHECK_EQ_INT(ct_fsdp_load_state_dict(r.f, how ? CT_FSDP_FULL_STATE_DICT : CT_FSDP_SHARDED_STATE_DICT, ms ? &msd : NULL), CT_OK);
+        CHECK_EQ_INT(ct_optim_load_state_dict(r.o, &osd), CT_OK);
+        free(msd.items);
+        free(osd.items);
+        ct_safetensors_free(ms);
+        ct_safetensors_free(os);
+    }
+    int same = 1;
+    for (int step = 3; step < 6; step++) same &= ckpt_step(r.f, r.o, step) == want[step];
+    CHECK(same);
+    if (!same) printf("FAIL strategy %d, resume %d: another loss trajectory\n", strat, how);
+    ckpt_end(&r);
+}
+TEST(test_ckpt_resume) {
+    for (int strat = 0; strat < 3; strat++)
+        for (int how = 0; how < 3; how++) ckpt_resume_one(strat, how);
+    /* rank 0's load fails: every rank gets an error, none hangs */
+    ckpt_run r = ckpt_start(mlp(3), CT_FSDP_FULL_SHARD);
+    ct_state_dict empty = {0, NULL};
+    CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &empty) == CT_OK, CT_ERR_ARG,
+              R == 0 ? "Missing key(s) in state_dict" : "FSDP load_state_dict: rank 0 could not load the state dict");
+    ckpt_end(&r);
+}
+
+/* examples/fsdp_train.c in a tiny configuration: trains, the loss falls */
+TEST(test_gpt_example) {
+    char *args[] = {(char *)"fsdp_train", (char *)"4", (char *)"--layers", (char *)"2", (char *)"--embd", (char *)"32", NULL};
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        if (bf16) args[6] = (char *)"--bf16";
+        fsdp_train_result res = {0, 0, 0, 0};
+        CHECK_EQ_INT(fsdp_train_run(6 + bf16, args, NULL, 1, &res), 0);
+        CHECK_EQ_INT(res.steps, 4);
+        CHECK(res.first_loss > 3.0 && res.first_loss < 6.0);   /* about log(96) at the start */
+        CHECK(res.last_loss < res.first_loss - 0.2);
+        if (R == 0) printf("# gpt%s: loss %.4f -> %.4f\n", bf16 ? " bf16" : "", res.first_loss, res.last_loss);
     }
 }
 
@@ -363,6 +577,15 @@ int main(int argc, char **argv) {
         RUN(test_ddp);
         RUN(test_zero);
         RUN(test_fsdp);
+        RUN(test_fsdp_mixed);
+    } else if (!strcmp(mode, "gpt")) {
+        RUN(test_gpt_example);
+    } else if (!strcmp(mode, "ckpt_save") || !strcmp(mode, "ckpt_resume")) {
+        ckpt_dir = argc > 2 ? argv[2] : ".";
+        if (mode[5] == 's') {
+            RUN(test_ckpt_save);
+            RUN(test_gpt_example);   /* (here: one mpirun less for the suite) */
+        } else RUN(test_ckpt_resume);
     } else {
         printf("unknown mode %s\n", mode);
         ct_t_fail++;
