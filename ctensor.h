@@ -1217,9 +1217,11 @@ CTENSOR_API int ct_register_hook(ct_tensor *t, ct_hook_fn fn, void *user_data);
 CTENSOR_API void ct_remove_hook(ct_tensor *t, int handle);
 
 /* gradcheck: compares the analytic vector-Jacobian products of fn with
-   central finite differences in float64. Inputs must be float64 (those that
-   require grad are checked). Returns 1 when all match; otherwise 0 and the
-   worst element is described by ct_last_error(). */
+   central finite differences in float64. Inputs must be float64 or complex128
+   (those that require grad are checked); as PyTorch's, a complex input has its
+   real and imaginary parts perturbed and a complex output is checked part by
+   part. Returns 1 when all match; otherwise 0 and the worst element is
+   described by ct_last_error(). */
 typedef ct_tensor *(*ct_grad_fn_t)(ct_tensor *const *inputs, void *user_data);
 typedef struct ct_gradcheck_options { double eps, atol, rtol; } ct_gradcheck_options;   /* 0: 1e-6, 1e-5, 1e-3 */
 CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_tensor *const *inputs,
@@ -17684,9 +17686,61 @@ done:
     ct_scope_end(s);
     return ok;
 }
+/* Complex inputs and outputs, as PyTorch's gradcheck takes them: the check runs on
+   the real function of the real parts that view_as_real gives (each complex input
+   becomes a float64 [..., 2] leaf; a complex output is compared part by part), so
+   the real and the imaginary part of every element are perturbed. */
+#define CT__CXGC_MAX 64
+typedef struct ct__cxgc { ct_grad_fn_t fn; void *user; int nin; unsigned char cx[CT__CXGC_MAX]; } ct__cxgc;
+static ct_tensor *ct__cxgc_fn(ct_tensor *const *in, void *user) {
+    const ct__cxgc *c = (const ct__cxgc *)user;
+    ct_tensor *args[CT__CXGC_MAX];
+    for (int i = 0; i < c->nin; i++)
+        if (!(args[i] = c->cx[i] ? ct_view_as_complex(in[i]) : in[i])) return NULL;
+    ct_tensor *y = c->fn(args, c->user);
+    return y && CT__ISCOMPLEX(y->dtype) ? ct_view_as_real(y) : y;
+}
+/* 1: run on real parts (ctx and real set), 0: not complex, -1: error */
+static int ct__cxgc_setup(const char *api, ct_grad_fn_t fn, void *user, int nin, ct_tensor *const *inputs, ct__cxgc *c,
+                          ct_tensor **real) {
+    int any = 0;
+    for (int i = 0; i < nin; i++) {
+        if (!inputs[i]) { ct__null_arg(api, i); return -1; }
+        any |= CT__ISCOMPLEX(inputs[i]->dtype);
+    }
+    if (!any) {   /* real inputs: is the output complex? */
+        ct_tensor *y = fn(inputs, user);
+        if (!y) return -1;
+        if (!CT__ISCOMPLEX(y->dtype)) return 0;
+    }
+    if (nin > CT__CXGC_MAX) return ct__failed(CT_ERR_ARG, "%s: at most %d inputs with complex tensors", api, CT__CXGC_MAX);
+    c->fn = fn;
+    c->user = user;
+    c->nin = nin;
+    for (int i = 0; i < nin; i++) {
+        ct_tensor *x = inputs[i];
+        c->cx[i] = (unsigned char)CT__ISCOMPLEX(x->dtype);
+        if (c->cx[i] && (x->flags & CT__F_REQUIRES_GRAD) && x->dtype != CT_COMPLEX128)
+            return ct__failed(CT_ERR_DTYPE, "%s: input %d requires grad but is %s; gradcheck needs float64 or complex128 inputs", api, i,
+                              ct_dtype_name(x->dtype));
+        real[i] = x;
+        if (c->cx[i]) {
+            real[i] = ct_clone(ct_view_as_real(ct_detach(x)));
+            if (!real[i]) return -1;
+            if (x->flags & CT__F_REQUIRES_GRAD) ct_requires_grad(real[i]);
+        }
+    }
+    return 1;
+}
 CTENSOR_API int ct_gradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, ct_tensor *const *inputs, const ct_gradcheck_options *opt) {
     if (!fn || ninputs <= 0 || !inputs) { ct_set_error(CT_ERR_ARG, "gradcheck: function and inputs must be given"); return 0; }
-    return ct__gradcheck_impl(fn, user_data, ninputs, inputs, opt, "gradcheck");
+    ct__cxgc c;
+    ct_tensor *real[CT__CXGC_MAX];
+    int s = ct_scope_begin(), cx = ct__cxgc_setup("gradcheck", fn, user_data, ninputs, inputs, &c, real);
+    int ok = cx < 0 ? 0 : cx ? ct__gradcheck_impl(ct__cxgc_fn, &c, ninputs, real, opt, "gradcheck")
+                             : ct__gradcheck_impl(fn, user_data, ninputs, inputs, opt, "gradcheck");
+    ct_scope_end(s);
+    return ok;
 }
 /* gradgradcheck: gradcheck of x -> concat(d<fn(x), v>/dx) for a fixed random v */
 typedef struct ct__gg_ctx { ct_grad_fn_t fn; void *user; int nin; ct_tensor *v; } ct__gg_ctx;
@@ -17730,6 +17784,14 @@ CTENSOR_API int ct_gradgradcheck(ct_grad_fn_t fn, void *user_data, int ninputs, 
     if (!fn || ninputs <= 0 || !inputs) { ct_set_error(CT_ERR_ARG, "gradgradcheck: function and inputs must be given"); return 0; }
     int s = ct_scope_begin();
     int ok = 0;
+    ct__cxgc cc;
+    ct_tensor *real[CT__CXGC_MAX];
+    int cx = ct__cxgc_setup("gradgradcheck", fn, user_data, ninputs, inputs, &cc, real);
+    if (cx) {   /* complex: the real function of the parts (or an error) */
+        ok = cx > 0 && ct_gradgradcheck(ct__cxgc_fn, &cc, ninputs, real, opt);
+        ct_scope_end(s);
+        return ok;
+    }
     ct_tensor *y = fn(inputs, user_data);
     if (y) {
         ct_generator g;

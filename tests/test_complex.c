@@ -322,6 +322,34 @@ static ct_tensor *gc_fn(ct_tensor *const *in, void *user) {
     default: return ct_view_as_real(ct_polar(ct_abs(z), ct_real(w)));
     }
 }
+/* ct_gradcheck with complex inputs and outputs directly */
+static ct_tensor *gc_direct(ct_tensor *const *in, void *user) {
+    (void)user;
+    switch (gc_which) {
+    case 0: return ct_mul(ct_exp(in[0]), ct_conj(in[1]));          /* complex -> complex */
+    case 1: return ct_abs(ct_div(in[0], ct_add_scalar(in[1], 2)));  /* complex -> real */
+    default: return ct_polar(in[0], in[1]);                           /* real -> complex */
+    }
+}
+TEST(test_gradcheck_complex_inputs) {
+    ct_manual_seed(9);
+    for (gc_which = 0; gc_which < 3; gc_which++) {
+        ct_tensor *in[2];
+        for (int i = 0; i < 2; i++) {
+            ct_tensor *r = ct_add_scalar(ct_rand(CT_FLOAT64, 4), 0.5);
+            in[i] = ct_requires_grad(gc_which == 2 ? r : ct_complex(r, ct_rand(CT_FLOAT64, 4)));
+        }
+        CT_T_REPORT(ct_gradcheck(gc_direct, NULL, 2, in, NULL) == 1, "gradcheck complex %d: %s", gc_which, ct_last_error());
+        CT_T_REPORT(ct_gradgradcheck(gc_direct, NULL, 2, in, NULL) == 1, "gradgradcheck complex %d: %s", gc_which, ct_last_error());
+    }
+    /* complex64 inputs: not precise enough for finite differences, as in PyTorch */
+    ct_tensor *z = ct_requires_grad(ct_complex(ct_rand(CT_FLOAT64, 3), ct_rand(CT_FLOAT64, 3)));
+    ct_tensor *z64[2];
+    z64[0] = ct_requires_grad(ct_to(z, CT_COMPLEX64));
+    z64[1] = z64[0];
+    CHECK_ERR(ct_gradcheck(gc_direct, NULL, 2, z64, NULL) ? (ct_tensor *)z : NULL, CT_ERR_DTYPE, "gradcheck: input 0 requires grad but is complex64; gradcheck needs float64 or complex128 inputs");
+}
+
 TEST(test_gradcheck) {
     ct_manual_seed(5);
     for (gc_which = 0; gc_which < 5; gc_which++) {
@@ -496,6 +524,7 @@ int main(int argc, char **argv) {
         RUN(test_io);
     }
     RUN(test_gradcheck);
+    RUN(test_gradcheck_complex_inputs);
     RUN(test_views_and_creation);
     RUN(test_bad_input);
     ct_safetensors_free(fx);

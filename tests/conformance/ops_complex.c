@@ -1,8 +1,8 @@
-/* Conformance handlers: the ops that take complex tensors (ctensor_linalg.h's
-   complex views). Being in this table is what lets a case with a complex
-   input or output run; complex cases of every other op are skipped, since
-   ctensor has no complex elementwise support yet. Gradients follow PyTorch's
-   convention for a complex leaf, dL/dRe + i dL/dIm (CONFORMANCE.md). */
+/* Conformance handlers: the complex views (ctensor.h's view_as_real,
+   view_as_complex, real, imag). Complex cases of other ops run through their
+   own handlers; one whose op refuses the complex dtype is skipped with the
+   op's message (runner.c). Gradients follow PyTorch's convention for a complex
+   leaf, dL/dRe + i dL/dIm (CONFORMANCE.md). */
 #include "conf.h"
 #include "ctensor_linalg.h"
 
