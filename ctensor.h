@@ -7415,7 +7415,8 @@ static int ct__cx_op(int op) {
     case CT__OP_EXP: case CT__OP_LOG: case CT__OP_LOG2: case CT__OP_LOG10: case CT__OP_SQRT: case CT__OP_RSQRT:
     case CT__OP_SIN: case CT__OP_COS: case CT__OP_TAN: case CT__OP_ASIN: case CT__OP_ACOS: case CT__OP_ATAN:
     case CT__OP_SINH: case CT__OP_COSH: case CT__OP_TANH: case CT__OP_SIGMOID: case CT__OP_SQUARE:
-    case CT__OP_ABS: case CT__OP_ANGLE: case CT__OP_SGN: case CT__OP_RECIPROCAL: case CT__OP_POW_SCALAR: return 1;
+    case CT__OP_ABS: case CT__OP_ANGLE: case CT__OP_SGN: case CT__OP_RECIPROCAL: case CT__OP_POW_SCALAR:
+    case CT__OP_EQ: case CT__OP_NE: case CT__OP_ISNAN: case CT__OP_ISINF: case CT__OP_ISFINITE: return 1;
     default: return 0;
     }
 }
@@ -7545,7 +7546,7 @@ static const char *ct__bool_msg(int op) {
 /* dtype rules shared by the elementwise metas: returns the compute dtype or NUM on error */
 static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     const ct__opdef *d = &ct__ops[op];
-    if (ct__dt_ok(cdt) && CT__ISCOMPLEX(cdt) && ct__cx_op(op)) return *out_bool = 0, cdt;
+    if (ct__dt_ok(cdt) && CT__ISCOMPLEX(cdt) && ct__cx_op(op)) return *out_bool = (d->flags & CT__OPF_OUT_BOOL) != 0, cdt;
     if (!CT__ISREAL(cdt))
         return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
     if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
@@ -7844,8 +7845,37 @@ CT__INLINE double ct__abs_c128(double re, double im) {
 }
 CT__CXABS(ct__cx_abs_c64, float, ct__abs_c64)
 CT__CXABS(ct__cx_abs_c128, double, ct__abs_c128)
+/* eq, ne (both parts), isnan, isinf (either part), isfinite (both parts) into bool */
+#define CT__CXPRED(fname, T)                                                                     \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
+        int op = (int)a->i[3];                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            const T *x = (const T *)(p[1] + k * s[1]);                                         \
+            uint8_t r;                                                                         \
+            if (op == CT__OP_EQ || op == CT__OP_NE) {                                          \
+                const T *y = (const T *)(p[2] + k * s[2]);                                     \
+                r = (uint8_t)((x[0] == y[0] && x[1] == y[1]) == (op == CT__OP_EQ));            \
+            } else if (op == CT__OP_ISNAN) {                                                   \
+                r = x[0] != x[0] || x[1] != x[1];                                              \
+            } else if (op == CT__OP_ISINF) {                                                   \
+                r = fabs((double)x[0]) == INFINITY || fabs((double)x[1]) == INFINITY;          \
+            } else {                                                                           \
+                r = fabs((double)x[0]) < INFINITY && fabs((double)x[1]) < INFINITY;            \
+            }                                                                                  \
+            *(uint8_t *)(p[0] + k * s[0]) = r;                                                 \
+        }                                                                                      \
+    }
+CT__CXPRED(ct__cx_pred_c64, float)
+CT__CXPRED(ct__cx_pred_c128, double)
 /* complex calls of the ops ct__cx_op names: the op rides in attribute slot i[3] */
 static CT__NOINLINE int ct__k_cx(ct__call *c, int nin) {
+    if (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) {
+        ct__attrs a = *c->a;
+        a.i[3] = c->op;
+        ct_dtype want[2];
+        want[0] = want[1] = c->cdt;
+        return ct__ew_run(c, c->cdt == CT_COMPLEX64 ? ct__cx_pred_c64 : ct__cx_pred_c128, &a, nin, c->in, want);
+    }
     if (c->op == CT__OP_ABS || c->op == CT__OP_ANGLE) {   /* straight into the real output */
         ct_tensor *ops[2];
         ops[0] = c->out[0];

@@ -70,6 +70,9 @@ static int compare(const char *what, const ct_tensor *got, const ct_tensor *want
     return bad;
 }
 
+/* torch.equal, 1 only when it says equal (-1, an error, is not) */
+static int eq1(const ct_tensor *a, const ct_tensor *b) { return ct_equal(a, b) == 1; }
+
 typedef ct_tensor *(*un_fn)(const ct_tensor *);
 typedef ct_tensor *(*bin_fn)(const ct_tensor *, const ct_tensor *);
 static const struct { const char *name; un_fn f; } UN[] = {
@@ -411,22 +414,38 @@ TEST(test_data_movement) {
     ct_tensor *a = ct_randn(CT_FLOAT64, 3, 4), *b = ct_randn(CT_FLOAT64, 3, 4), *z = ct_complex(a, b);
     int64_t d1 = -1, sh = 2, d0 = 0, reps[3] = {2, 1, 2};
     ct_tensor *idx = ct_arange(0, 3, 2, CT_INT64);
-    CHECK(ct_equal(ct_flip(z, 1, &d1), ct_complex(ct_flip(a, 1, &d1), ct_flip(b, 1, &d1))));
-    CHECK(ct_equal(ct_roll(z, 1, &sh, 1, &d0), ct_complex(ct_roll(a, 1, &sh, 1, &d0), ct_roll(b, 1, &sh, 1, &d0))));
-    CHECK(ct_equal(ct_index_select(z, 0, idx), ct_complex(ct_index_select(a, 0, idx), ct_index_select(b, 0, idx))));
-    CHECK(ct_equal(ct_repeat(z, 3, reps), ct_complex(ct_repeat(a, 3, reps), ct_repeat(b, 3, reps))));
+    CHECK(eq1(ct_flip(z, 1, &d1), ct_complex(ct_flip(a, 1, &d1), ct_flip(b, 1, &d1))));
+    CHECK(eq1(ct_roll(z, 1, &sh, 1, &d0), ct_complex(ct_roll(a, 1, &sh, 1, &d0), ct_roll(b, 1, &sh, 1, &d0))));
+    CHECK(eq1(ct_index_select(z, 0, idx), ct_complex(ct_index_select(a, 0, idx), ct_index_select(b, 0, idx))));
+    CHECK(eq1(ct_repeat(z, 3, reps), ct_complex(ct_repeat(a, 3, reps), ct_repeat(b, 3, reps))));
     ct_tensor *zs[2], *as[2], *bs[2];
     zs[0] = z; zs[1] = ct_to(a, CT_COMPLEX64);   /* complex128 with complex64: complex128 */
-    as[0] = a; as[1] = a;
+    as[0] = a; as[1] = ct_to(ct_to(a, CT_FLOAT32), CT_FLOAT64);
     bs[0] = b; bs[1] = ct_zeros_like(b);
     ct_tensor *c = ct_cat(2, zs, -1), *st = ct_stack(2, zs, 1);
-    CHECK(c && ct_get_dtype(c) == CT_COMPLEX128 && ct_equal(c, ct_complex(ct_cat(2, as, -1), ct_cat(2, bs, -1))));
-    CHECK(st && ct_ndim(st) == 3 && ct_equal(st, ct_complex(ct_stack(2, as, 1), ct_stack(2, bs, 1))));
+    CHECK(c && ct_get_dtype(c) == CT_COMPLEX128 && eq1(c, ct_complex(ct_cat(2, as, -1), ct_cat(2, bs, -1))));
+    CHECK(st && ct_ndim(st) == 3 && eq1(st, ct_complex(ct_stack(2, as, 1), ct_stack(2, bs, 1))));
     /* gradients flow back through them */
     ct_tensor *p = ct_requires_grad(ct_clone(ct_view_as_real(z)));
     ct_tensor *L = ct_sum(ct_view_as_real(ct_mul(ct_flip(ct_view_as_complex(p), 1, &d1), ct_view_as_complex(p))));
     CHECK(L && ct_backward(L) == 0 && ct_grad(p));
     CHECK_ERR(ct_flip(z, 1, (int64_t[]){2}), CT_ERR_INDEX, "flip");
+}
+
+/* eq, ne, isnan, isinf, isfinite: PyTorch's rules (both parts equal; either part
+   nan / inf; both finite); lt and friends are not defined for complex */
+TEST(test_predicates) {
+    static const double d[12] = {1, 2, 1, 2, NAN, 0, 0, INFINITY, 3, -1, 3, 1};
+    ct_tensor *z = ct_view_as_complex(ct_from_data(d, CT_FLOAT64, 6, 2));
+    ct_tensor *w = ct_view_as_complex(ct_from_data(d + 2, CT_FLOAT64, 5, 2));
+    ct_tensor *z5 = ct_narrow(z, 0, 0, 5);
+    CHECK_REPR(ct_eq(z5, w), "tensor([ True, False, False, False, False])");
+    CHECK_REPR(ct_ne(z5, w), "tensor([False,  True,  True,  True,  True])");
+    CHECK_REPR(ct_isnan(z), "tensor([False, False,  True, False, False, False])");
+    CHECK_REPR(ct_isinf(z), "tensor([False, False, False,  True, False, False])");
+    CHECK_REPR(ct_isfinite(z), "tensor([ True,  True, False, False,  True,  True])");
+    CHECK_REPR(ct_eq(ct_to(z, CT_COMPLEX64), ct_to(z, CT_COMPLEX128)), "tensor([ True,  True, False,  True,  True,  True])");
+    CHECK_ERR(ct_lt(z, z), CT_ERR_DTYPE, "lt: not implemented for 'ComplexDouble'");
 }
 
 TEST(test_printing) {
@@ -450,12 +469,12 @@ TEST(test_io) {
     snprintf(path, sizeof path, "%s/z.npy", dir);
     CHECK(ct_save_npy(path, z) == CT_OK);
     ct_tensor *b = ct_load_npy(path);
-    CHECK(b && ct_get_dtype(b) == CT_COMPLEX128 && ct_equal(b, z));
+    CHECK(b && ct_get_dtype(b) == CT_COMPLEX128 && eq1(b, z));
     void *mem = NULL;
     size_t len = 0;
     CHECK(ct_save_npy_mem(z64, &mem, &len) == CT_OK && mem && strstr((const char *)mem + 10, "'<c8'"));
     ct_tensor *b64 = mem ? ct_load_npy_mem(mem, len, "mem") : NULL;
-    CHECK(b64 && ct_get_dtype(b64) == CT_COMPLEX64 && ct_equal(b64, z64));
+    CHECK(b64 && ct_get_dtype(b64) == CT_COMPLEX64 && eq1(b64, z64));
     ct_free(mem);
     remove(path);
     /* safetensors: complex64 as C64, complex128 as C128 (ctensor's; F64 pairs) */
@@ -467,8 +486,8 @@ TEST(test_io) {
     CHECK(st != NULL);
     if (st) {
         ct_tensor *a = ct_safetensors_get(st, "z"), *a64 = ct_safetensors_get(st, "z64");
-        CHECK(a && ct_get_dtype(a) == CT_COMPLEX128 && ct_equal(a, z));
-        CHECK(a64 && ct_get_dtype(a64) == CT_COMPLEX64 && ct_equal(a64, z64));
+        CHECK(a && ct_get_dtype(a) == CT_COMPLEX128 && eq1(a, z));
+        CHECK(a64 && ct_get_dtype(a64) == CT_COMPLEX64 && eq1(a64, z64));
         ct_safetensors_free(st);
     }
     /* the header names them C128 and C64 */
@@ -518,6 +537,7 @@ int main(int argc, char **argv) {
         RUN(test_scalars_and_reductions);
         RUN(test_gradients);
         RUN(test_printing);
+        RUN(test_predicates);
         RUN(test_data_movement);
         RUN(test_matmul);
         RUN(test_signal_fit);
