@@ -669,11 +669,12 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
     static void ct__fft_lines_##S(void *ctx, int64_t lo, int64_t hi) {                                    \
         ct__fftpass *p = (ct__fftpass *)ctx;                                                              \
         const int64_t N = p->n, h = p->h, B = p->B;                                                       \
-        int64_t scr_n = (p->cp ? p->cp->scratch : 0) + (p->rp ? p->rp->scratch : 0) + N + 2;              \
-        T *G = (T *)CT_MALLOC((size_t)(B * N + scr_n) * 2 * sizeof(T));                                   \
+        const int64_t scr_n = p->rp ? p->rp->scratch : p->cp->scratch;                                   \
+        const int64_t tmp_n = p->rp ? N / 2 + 1 : 0;                                                     \
+        T *G = (T *)CT_MALLOC((size_t)(B * N + scr_n + tmp_n) * 2 * sizeof(T));                           \
         int64_t so[64], dof[64];                                                                          \
         if (!G) { p->fail = 1; return; }                                                                  \
-        T *scr = G + 2 * B * N, *tmp = scr + 2 * ((p->cp ? p->cp->scratch : 0) + (p->rp ? p->rp->scratch : 0)); \
+        T *scr = G + 2 * B * N, *tmp = scr + 2 * scr_n;                                                   \
         const int realpath = p->sreal && !p->herm;                                                        \
         const int64_t mincnt = (p->hin || p->herm) ? h : N;                                               \
         const int64_t ncopy = p->lin < mincnt ? p->lin : mincnt;                                          \
@@ -844,9 +845,9 @@ static int ct__fft_kernel(ct__call *c) {
             p.scale = 1.0;
         }
         int want_real = p.n % 2 == 0 && p.n >= 2 && ((sreal && !p.herm) || p.herm);
-        p.cp = ct__fft_plan_get(p.n, sign, prec, 0);
         p.rp = want_real ? ct__fft_plan_get(p.n, sign, prec, 1) : NULL;
-        if (!p.cp || (want_real && !p.rp)) {
+        p.cp = want_real ? NULL : ct__fft_plan_get(p.n, sign, prec, 0);
+        if (!(p.cp || p.rp)) {
             if (p.cp) ct__fft_plan_put(p.cp);
             if (p.rp) ct__fft_plan_put(p.rp);
             CT_FREE(buf);
@@ -865,7 +866,7 @@ static int ct__fft_kernel(ct__call *c) {
             if (grain < p.B) grain = p.B;
             ct__par_for(lines, grain, prec ? ct__fft_lines_d : ct__fft_lines_f, &p);
         }
-        ct__fft_plan_put(p.cp);
+        if (p.cp) ct__fft_plan_put(p.cp);
         if (p.rp) ct__fft_plan_put(p.rp);
         CT_FREE(prev);
         prev = buf;
