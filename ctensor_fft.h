@@ -886,7 +886,7 @@ static int ct__fft_kernel(ct__call *c) {
    with the points that stand for two doubled). The swapped flags do exactly that.
    ========================================================================== */
 static ct_tensor *ct__fft_call(const ct_tensor *x, const ct__attrs *a) {
-    int row = !ct_dtype_is_complex(x->dtype) ? CT__FFT_R2C : (a->flags & CT__FFTF_REAL_OUT) ? CT__FFT_C2R : CT__FFT_C2C;
+    int row = (a->flags & CT__FFTF_REAL_OUT) ? CT__FFT_C2R : !ct_dtype_is_complex(x->dtype) ? CT__FFT_R2C : CT__FFT_C2C;
     ct_tensor *in[1];
     in[0] = (ct_tensor *)x;
     return ct__call1(ct__fft_base + row, 1, in, a);
@@ -952,8 +952,6 @@ static ct_tensor *ct__fft_1d(const char *fname, int kind, const ct_tensor *x0, i
         if (N < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)N);
         L = N;
         fl |= CT__FFTF_HERM_IN | CT__FFTF_REAL_OUT;
-        if (!ct_dtype_is_complex(x->dtype)) x = ct_to(x, ct__fft_complex_of(x->dtype));
-        if (!x) return NULL;
     } else {
         N = n != -1 ? n : x->shape[d];
         if (N < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)N);
@@ -1043,8 +1041,6 @@ static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, con
         a.v[2 * k - 1] = last;
         a.v[3 * k - 1] = last;
         fl |= CT__FFTF_HERM_IN | CT__FFTF_REAL_OUT;
-        if (!ct_dtype_is_complex(x->dtype)) x = ct_to(x, ct__fft_complex_of(x->dtype));
-        if (!x) return NULL;
     }
     a.flags = fl;
     a.nv = 3 * k;
