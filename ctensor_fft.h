@@ -537,6 +537,152 @@ static void ct__fft_plan_put(ct__fftplan *p) {
 CT__FFT_ENGINE(float, f)
 CT__FFT_ENGINE(double, d)
 
+/* The same passes on V lines at once (the lines of a multi-dimensional pass):
+   point e of the V lines is V real parts then V imaginary parts at x + 2 V e, so
+   every butterfly is a loop over the lanes that the compiler vectorizes. */
+#define CT__FFT_LANES(V) for (int v = 0; v < (V); v++)
+#define CT__FFT_VENGINE(T, S, V)                                                                          \
+    static void ct__fft_vpass2_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw) {            \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 2 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];                               \
+                CT__FFT_LANES(V) {                                                                        \
+                    T ar = a[v], ai = a[V + v], br = a[s + v], bi = a[s + V + v];                         \
+                    o[v] = ar + br; o[V + v] = ai + bi;                                                   \
+                    T dr = ar - br, di = ai - bi;                                                         \
+                    o[so + v] = dr * wr - di * wi; o[so + V + v] = dr * wi + di * wr;                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass4_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        const T sg = sign < 0 ? (T)1 : (T)-1;                                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 4 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
+                const T w1r = w1[0], w1i = w1[1], w2r = w2[0], w2i = w2[1], w3r = w3[0], w3i = w3[1];     \
+                CT__FFT_LANES(V) {                                                                        \
+                    T t0r = a[v] + a[2 * s + v], t0i = a[V + v] + a[2 * s + V + v];                       \
+                    T t1r = a[v] - a[2 * s + v], t1i = a[V + v] - a[2 * s + V + v];                       \
+                    T t2r = a[s + v] + a[3 * s + v], t2i = a[s + V + v] + a[3 * s + V + v];               \
+                    T t3r = a[s + v] - a[3 * s + v], t3i = a[s + V + v] - a[3 * s + V + v];               \
+                    T jr = sg * t3i, ji = -sg * t3r;                                                      \
+                    T y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                     \
+                    T y2r = t0r - t2r, y2i = t0i - t2i;                                                   \
+                    o[v] = t0r + t2r; o[V + v] = t0i + t2i;                                               \
+                    o[so + v] = y1r * w1r - y1i * w1i; o[so + V + v] = y1r * w1i + y1i * w1r;             \
+                    o[2 * so + v] = y2r * w2r - y2i * w2i; o[2 * so + V + v] = y2r * w2i + y2i * w2r;     \
+                    o[3 * so + v] = y3r * w3r - y3i * w3i; o[3 * so + V + v] = y3r * w3i + y3i * w3r;     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass3_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const T c = (T)-0.5, sn = (T)(sign * 0.86602540378443864676);                                     \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 3 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i);                           \
+                const T w1r = w1[0], w1i = w1[1], w2r = w2[0], w2i = w2[1];                               \
+                CT__FFT_LANES(V) {                                                                        \
+                    T tr = a[s + v] + a[2 * s + v], ti = a[s + V + v] + a[2 * s + V + v];                 \
+                    T dr = a[s + v] - a[2 * s + v], di = a[s + V + v] - a[2 * s + V + v];                 \
+                    T mr = a[v] + c * tr, mi = a[V + v] + c * ti;                                         \
+                    T er = -sn * di, ei = sn * dr;                                                        \
+                    T y1r = mr + er, y1i = mi + ei, y2r = mr - er, y2i = mi - ei;                         \
+                    o[v] = a[v] + tr; o[V + v] = a[V + v] + ti;                                           \
+                    o[so + v] = y1r * w1r - y1i * w1i; o[so + V + v] = y1r * w1i + y1i * w1r;             \
+                    o[2 * so + v] = y2r * w2r - y2i * w2i; o[2 * so + V + v] = y2r * w2i + y2i * w2r;     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass5_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const T c1 = (T)0.30901699437494742410, c2 = (T)-0.80901699437494742410;                          \
+        const T s1 = (T)(sign * 0.95105651629515357212), s2 = (T)(sign * 0.58778525229247312917);         \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 5 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                T w[10];                                                                                  \
+                for (int u = 1; u < 5; u++) { w[2 * u] = tw[2 * (u * ido + i)]; w[2 * u + 1] = tw[2 * (u * ido + i) + 1]; } \
+                CT__FFT_LANES(V) {                                                                        \
+                    T t1r = a[s + v] + a[4 * s + v], t1i = a[s + V + v] + a[4 * s + V + v];               \
+                    T t2r = a[2 * s + v] + a[3 * s + v], t2i = a[2 * s + V + v] + a[3 * s + V + v];       \
+                    T t3r = a[s + v] - a[4 * s + v], t3i = a[s + V + v] - a[4 * s + V + v];               \
+                    T t4r = a[2 * s + v] - a[3 * s + v], t4i = a[2 * s + V + v] - a[3 * s + V + v];       \
+                    T b1r = a[v] + c1 * t1r + c2 * t2r, b1i = a[V + v] + c1 * t1i + c2 * t2i;             \
+                    T b2r = a[v] + c2 * t1r + c1 * t2r, b2i = a[V + v] + c2 * t1i + c1 * t2i;             \
+                    T e1r = s1 * t3r + s2 * t4r, e1i = s1 * t3i + s2 * t4i;                               \
+                    T e2r = s2 * t3r - s1 * t4r, e2i = s2 * t3i - s1 * t4i;                               \
+                    T yr[5], yi[5];                                                                       \
+                    yr[1] = b1r - e1i; yi[1] = b1i + e1r; yr[4] = b1r + e1i; yi[4] = b1i - e1r;           \
+                    yr[2] = b2r - e2i; yi[2] = b2i + e2r; yr[3] = b2r + e2i; yi[3] = b2i - e2r;           \
+                    o[v] = a[v] + t1r + t2r; o[V + v] = a[V + v] + t1i + t2i;                             \
+                    for (int u = 1; u < 5; u++) {                                                         \
+                        o[u * so + v] = yr[u] * w[2 * u] - yi[u] * w[2 * u + 1];                          \
+                        o[u * so + V + v] = yr[u] * w[2 * u + 1] + yi[u] * w[2 * u];                      \
+                    }                                                                                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpassg_##S(int64_t ido, int64_t l1, int64_t p, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw,   \
+                                   const T *rt) {                                                         \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * p * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                for (int64_t u = 0; u < p; u++) {                                                         \
+                    T yr[V], yi[V];                                                                       \
+                    CT__FFT_LANES(V) { yr[v] = a[v]; yi[v] = a[V + v]; }                                  \
+                    int64_t e = 0;                                                                        \
+                    for (int64_t j = 1; j < p; j++) {                                                     \
+                        e += u;                                                                           \
+                        if (e >= p) e -= p;                                                               \
+                        const T wr = rt[2 * e], wi = rt[2 * e + 1];                                       \
+                        CT__FFT_LANES(V) {                                                                \
+                            T xr = a[j * s + v], xi = a[j * s + V + v];                                   \
+                            yr[v] += xr * wr - xi * wi; yi[v] += xr * wi + xi * wr;                       \
+                        }                                                                                 \
+                    }                                                                                     \
+                    const T wr = tw[2 * (u * ido + i)], wi = tw[2 * (u * ido + i) + 1];                   \
+                    CT__FFT_LANES(V) {                                                                    \
+                        o[u * so + v] = yr[v] * wr - yi[v] * wi; o[u * so + V + v] = yr[v] * wi + yi[v] * wr; \
+                    }                                                                                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    /* V lines in place (a Stockham plan: no Bluestein); scr: V n complex */                             \
+    static void ct__fft_vexec_##S(const ct__fftplan *p, T *x, T *scr) {                                   \
+        int64_t n = p->n;                                                                                 \
+        if (n <= 1) return;                                                                               \
+        T *src = x, *dst = scr;                                                                           \
+        int64_t l1 = 1;                                                                                   \
+        for (int f = 0; f < p->nf; f++) {                                                                 \
+            int64_t ip = p->fct[f], ido = n / (l1 * ip);                                                  \
+            const T *tw = (const T *)p->tw[f];                                                            \
+            if (ip == 4) ct__fft_vpass4_##S(ido, l1, src, dst, tw, p->sign);                              \
+            else if (ip == 2) ct__fft_vpass2_##S(ido, l1, src, dst, tw);                                  \
+            else if (ip == 3) ct__fft_vpass3_##S(ido, l1, src, dst, tw, p->sign);                         \
+            else if (ip == 5) ct__fft_vpass5_##S(ido, l1, src, dst, tw, p->sign);                         \
+            else ct__fft_vpassg_##S(ido, l1, ip, src, dst, tw, (const T *)p->roots[f]);                   \
+            T *t = src; src = dst; dst = t;                                                               \
+            l1 *= ip;                                                                                     \
+        }                                                                                                 \
+        if (src != x) memcpy(x, src, (size_t)n * 2 * V * sizeof(T));                                      \
+    }
+#define CT__FFT_Vf 8
+#define CT__FFT_Vd 4
+CT__FFT_VENGINE(float, f, 8)
+CT__FFT_VENGINE(double, d, 4)
+
 /* ============================================================================
    2.3 The op table
    One kernel for every transform. Attributes: v = [dims (k), transform lengths
@@ -669,13 +815,17 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
     static void ct__fft_lines_##S(void *ctx, int64_t lo, int64_t hi) {                                    \
         ct__fftpass *p = (ct__fftpass *)ctx;                                                              \
         const int64_t N = p->n, h = p->h, B = p->B;                                                       \
+        const int64_t LP = N + 8; /* line pitch: lines a power of two apart would share cache sets */     \
         const int64_t scr_n = p->rp ? p->rp->scratch : p->cp->scratch;                                   \
         const int64_t tmp_n = p->rp ? N / 2 + 1 : 0;                                                     \
-        T *G = (T *)CT_MALLOC((size_t)(B * N + scr_n + tmp_n) * 2 * sizeof(T));                           \
+        const int realpath = p->sreal && !p->herm;                                                        \
+        const int64_t VL = CT__FFT_V##S;                                                                  \
+        const int vec = !realpath && !p->herm && p->cp && !p->cp->m && B >= VL && N > 1;                  \
+        const int64_t v_n = vec ? 2 * VL * N : 0;                                                         \
+        T *G = (T *)CT_MALLOC((size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T));                     \
         int64_t so[64], dof[64];                                                                          \
         if (!G) { p->fail = 1; return; }                                                                  \
-        T *scr = G + 2 * B * N, *tmp = scr + 2 * scr_n;                                                   \
-        const int realpath = p->sreal && !p->herm;                                                        \
+        T *scr = G + 2 * B * LP, *tmp = scr + 2 * scr_n, *vb = tmp + 2 * tmp_n, *vs = vb + 2 * VL * N;      \
         const int64_t mincnt = (p->hin || p->herm) ? h : N;                                               \
         const int64_t ncopy = p->lin < mincnt ? p->lin : mincnt;                                          \
         const int64_t mout = p->herm ? N : p->hout ? h : N;                                               \
@@ -690,22 +840,37 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
             if (realpath) {                                                                               \
                 for (int64_t i = 0; i < ncopy; i++)                                                       \
                     for (int64_t b = 0; b < nb; b++)                                                      \
-                        G[2 * b * N + i] = *(const T *)(p->src + so[b] + i * ss);                         \
+                        G[2 * b * LP + i] = *(const T *)(p->src + so[b] + i * ss);                         \
                 for (int64_t b = 0; b < nb; b++)                                                          \
-                    for (int64_t i = ncopy; i < N; i++) G[2 * b * N + i] = 0;                             \
+                    for (int64_t i = ncopy; i < N; i++) G[2 * b * LP + i] = 0;                             \
             } else {                                                                                      \
                 for (int64_t i = 0; i < ncopy; i++)                                                       \
                     for (int64_t b = 0; b < nb; b++) {                                                    \
                         const T *e = (const T *)(p->src + so[b] + i * ss);                                \
-                        G[2 * (b * N + i)] = e[0];                                                        \
-                        G[2 * (b * N + i) + 1] = p->sreal ? (T)0 : e[1];                                  \
+                        G[2 * (b * LP + i)] = e[0];                                                        \
+                        G[2 * (b * LP + i) + 1] = p->sreal ? (T)0 : e[1];                                  \
                     }                                                                                     \
                 for (int64_t b = 0; b < nb; b++)                                                          \
-                    memset(G + 2 * (b * N + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
+                    memset(G + 2 * (b * LP + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
             }                                                                                             \
-            /* transform each line */                                                                     \
-            for (int64_t b = 0; b < nb; b++) {                                                            \
-                T *L = G + 2 * b * N;                                                                     \
+            /* transform each line: V lines at once where the block allows, then one by one */           \
+            int64_t b1 = 0;                                                                               \
+            if (vec)                                                                                      \
+                for (; b1 + VL <= nb; b1 += VL) {                                                         \
+                    for (int64_t v = 0; v < VL; v++) {                                                    \
+                        T *L = G + 2 * (b1 + v) * LP;                                                      \
+                        if (p->din) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
+                        for (int64_t i = 0; i < N; i++) { vb[2 * VL * i + v] = L[2 * i]; vb[2 * VL * i + VL + v] = L[2 * i + 1]; } \
+                    }                                                                                     \
+                    ct__fft_vexec_##S(p->cp, vb, vs);                                                     \
+                    for (int64_t v = 0; v < VL; v++) {                                                    \
+                        T *L = G + 2 * (b1 + v) * LP;                                                      \
+                        for (int64_t i = 0; i < N; i++) { L[2 * i] = vb[2 * VL * i + v]; L[2 * i + 1] = vb[2 * VL * i + VL + v]; } \
+                        if (p->dout) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
+                    }                                                                                     \
+                }                                                                                         \
+            for (int64_t b = b1; b < nb; b++) {                                                           \
+                T *L = G + 2 * b * LP;                                                                     \
                 if (realpath) {                                                                           \
                     if (p->din) for (int64_t i = 1; i <= ndbl; i++) L[i] *= 2;                            \
                     if (p->rp) {                                                                          \
@@ -737,7 +902,7 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
             /* scatter */                                                                                 \
             for (int64_t i = 0; i < p->lout; i++)                                                         \
                 for (int64_t b = 0; b < nb; b++) {                                                        \
-                    const T *L = G + 2 * b * N;                                                           \
+                    const T *L = G + 2 * b * LP;                                                           \
                     T re = 0, im = 0;                                                                     \
                     if (i < nwrite) {                                                                     \
                         if (p->herm) re = L[i] * sc;                                                      \
@@ -857,8 +1022,11 @@ static int ct__fft_kernel(ct__call *c) {
         int64_t lines = 1;
         for (int e = 0; e < nd; e++)
             if (e != d) lines *= shape[e];
-        p.B = 65536 / p.n;
-        if (p.B > 16) p.B = 16;
+        /* lines per block: neighbours share the cache lines (and pages) of a strided
+           dim, so strided passes take more of them */
+        int strided = p.sst[d] != (int64_t)ts * (sreal ? 1 : 2) || p.dstr[d] != (int64_t)ts * (p.dreal ? 1 : 2);
+        p.B = (strided ? 131072 : 65536) / p.n;
+        if (p.B > (strided ? 32 : 16)) p.B = strided ? 32 : 16;
         if (p.B < 1) p.B = 1;
         if (p.B > lines) p.B = lines;
         if (lines > 0) {
