@@ -261,20 +261,20 @@ CTENSOR_API ct_dtype ct_get_default_dtype(void);
    Errors
    One X-macro gives the codes and their short descriptions.
    ========================================================================== */
-#define CT_ERRORS(X)                                                              \
-    X(CT_OK, 0, "no error")                                                       \
-    X(CT_ERR_NULL, 1, "a NULL tensor was passed (an earlier call failed)")       \
-    X(CT_ERR_SHAPE, 2, "shapes do not match")                                     \
-    X(CT_ERR_DTYPE, 3, "dtype not supported or not matching")                     \
-    X(CT_ERR_ARG, 4, "invalid argument")                                          \
-    X(CT_ERR_INDEX, 5, "index out of range")                                      \
-    X(CT_ERR_MEMORY, 6, "out of memory")                                          \
-    X(CT_ERR_IO, 7, "file could not be read or written")                          \
-    X(CT_ERR_FORMAT, 8, "malformed file contents")                                \
-    X(CT_ERR_AUTOGRAD, 9, "autograd error")                                       \
+#define CT_ERRORS(X) \
+    X(CT_OK, 0, "no error") \
+    X(CT_ERR_NULL, 1, "a NULL tensor was passed (an earlier call failed)") \
+    X(CT_ERR_SHAPE, 2, "shapes do not match") \
+    X(CT_ERR_DTYPE, 3, "dtype not supported or not matching") \
+    X(CT_ERR_ARG, 4, "invalid argument") \
+    X(CT_ERR_INDEX, 5, "index out of range") \
+    X(CT_ERR_MEMORY, 6, "out of memory") \
+    X(CT_ERR_IO, 7, "file could not be read or written") \
+    X(CT_ERR_FORMAT, 8, "malformed file contents") \
+    X(CT_ERR_AUTOGRAD, 9, "autograd error") \
     X(CT_ERR_NUMERIC, 10, "numerical failure (singular, not definite, no convergence)") \
-    X(CT_ERR_DEVICE, 11, "device mismatch or unavailable")                        \
-    X(CT_ERR_UNSUPPORTED, 12, "operation not supported for these inputs")         \
+    X(CT_ERR_DEVICE, 11, "device mismatch or unavailable") \
+    X(CT_ERR_UNSUPPORTED, 12, "operation not supported for these inputs") \
     X(CT_ERR_STATE, 13, "invalid state")
 
 typedef enum ct_status {
@@ -447,7 +447,7 @@ CTENSOR_API void ct_free(void *p);
 #define CT__CAT2(a, b) a##b
 #define CT__CAT(a, b) CT__CAT2(a, b)
 #if defined(CTENSOR_PORTABLE_SCOPE) || !(defined(__cplusplus) || defined(__GNUC__) || defined(__clang__))
-#  define CT_SCOPE                                                                                  \
+#  define CT_SCOPE \
     for (int CT__CAT(ct__sg_, __LINE__) = ct_scope_begin_at(__FILE__, __LINE__), CT__CAT(ct__once_, __LINE__) = 1; \
          CT__CAT(ct__once_, __LINE__); CT__CAT(ct__once_, __LINE__) = 0, ct_scope_end(CT__CAT(ct__sg_, __LINE__))) \
         for (int CT__CAT(ct__in_, __LINE__) = 1; CT__CAT(ct__in_, __LINE__); CT__CAT(ct__in_, __LINE__) = 0)
@@ -610,6 +610,21 @@ CTENSOR_API ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1,
 CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t *shape,
                                      const int64_t *strides, int64_t storage_offset);
 CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t);                    /* a new view of the whole tensor */
+/* Complex tensors (complex64, complex128: interleaved re, im, as C99 float _Complex).
+   The core creates, converts, prints, saves and views them, and runs add, sub, mul,
+   div, neg, sum, mean and these, with autograd (PyTorch's conjugate Wirtinger
+   convention: a real loss's gradient is dL/dre + i dL/dim). Other ops say
+   "not implemented for 'ComplexFloat'". */
+CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *t);     /* complex [...] -> real [..., 2] view */
+CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *t);  /* real [..., 2] (last stride 1) -> complex view */
+CTENSOR_API ct_tensor *ct_real(const ct_tensor *t);             /* view of the real parts (t itself if real) */
+CTENSOR_API ct_tensor *ct_imag(const ct_tensor *t);             /* view of the imaginary parts */
+CTENSOR_API ct_tensor *ct_complex(const ct_tensor *re, const ct_tensor *im);      /* torch.complex */
+CTENSOR_API ct_tensor *ct_polar(const ct_tensor *abs, const ct_tensor *angle);    /* abs * (cos + i sin) */
+CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t);             /* a conjugated copy (a view of t if real) */
+CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t);    /* the same; PyTorch's name for the copy */
+CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im);
+#define ct_full_complex(dt, re, im, ...) ct_full_complex_n(dt, CT_DIMS(__VA_ARGS__), re, im)
 
 /* ============================================================================
    Elementwise (broadcasting, PyTorch type promotion)
@@ -775,13 +790,13 @@ CTENSOR_API ct_tensor *ct_round_decimals(const ct_tensor *x, int decimals);
 CTENSOR_API ct_tensor *ct_pow_scalar(const ct_tensor *x, double exponent);
 CTENSOR_API ct_tensor *ct_rpow_scalar(double base, const ct_tensor *x);           /* base ** x */
 
-#define CT__BINARY_PUBLIC(X)                                                            \
-    X(mul) X(div) X(floor_divide) X(remainder) X(fmod) X(pow) X(atan2) X(maximum)       \
-    X(minimum) X(hypot) X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and)             \
-    X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor)          \
+#define CT__BINARY_PUBLIC(X) \
+    X(mul) X(div) X(floor_divide) X(remainder) X(fmod) X(pow) X(atan2) X(maximum) \
+    X(minimum) X(hypot) X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(logical_and) \
+    X(logical_or) X(logical_xor) X(bitwise_and) X(bitwise_or) X(bitwise_xor) \
     X(bitwise_left_shift) X(bitwise_right_shift) X(fmax) X(fmin) X(copysign) X(xlogy)
-#define CT__BINARY_DECL(name)                                                     \
-    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b);     \
+#define CT__BINARY_DECL(name) \
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b); \
     CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *a, double b);
 CT__BINARY_PUBLIC(CT__BINARY_DECL)
 CTENSOR_API ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b);
@@ -1160,9 +1175,9 @@ CTENSOR_API int ct_set_inference_mode(int enabled);
 CTENSOR_API void ct__restore_grad_mode(int *prev);
 CTENSOR_API void ct__restore_inference_mode(int *prev);
 #if defined(CTENSOR_PORTABLE_SCOPE) || !(defined(__cplusplus) || defined(__GNUC__) || defined(__clang__))
-#  define CT__MODE_BLOCK(setfn, restorefn, val, n)                                                  \
-    for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n);          \
-         CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n)))                                    \
+#  define CT__MODE_BLOCK(setfn, restorefn, val, n) \
+    for (int CT__CAT(ct__m_, n) = setfn(val), CT__CAT(ct__mo_, n) = 1; CT__CAT(ct__mo_, n); \
+         CT__CAT(ct__mo_, n) = 0, restorefn(&CT__CAT(ct__m_, n))) \
         for (int CT__CAT(ct__mi_, n) = 1; CT__CAT(ct__mi_, n); CT__CAT(ct__mi_, n) = 0)
 #elif defined(__cplusplus)
 }  /* extern "C" */
@@ -2105,6 +2120,8 @@ static double ct__load_f64(const void *p, ct_dtype dt) {
     case CT_QINT8: return *(const int8_t *)p;
     case CT_QINT32: return *(const int32_t *)p;
     case CT_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0;
+    case CT_COMPLEX64: return *(const float *)p;    /* the real part, as PyTorch's cast */
+    case CT_COMPLEX128: return *(const double *)p;
     default: return 0.0;
     }
 }
@@ -2140,8 +2157,22 @@ static void ct__store_f64(void *p, ct_dtype dt, double v) {
     case CT_UINT8: case CT_QUINT8: *(uint8_t *)p = (uint8_t)ct__f2i64(v); break;
     case CT_QINT32: *(int32_t *)p = (int32_t)ct__f2i64(v); break;
     case CT_BOOL: *(uint8_t *)p = v != 0.0; break;
+    case CT_COMPLEX64: ((float *)p)[0] = (float)v; ((float *)p)[1] = 0.0f; break;
+    case CT_COMPLEX128: ((double *)p)[0] = v; ((double *)p)[1] = 0.0; break;
     default: break;
     }
+}
+/* one element of any non-quantized dtype as (re, im), and back (complex dtypes keep
+   both parts; a real dtype reads im 0 and stores the real part) */
+static void ct__cx_load(const void *p, ct_dtype dt, double *re, double *im) {
+    if (dt == CT_COMPLEX64) { *re = ((const float *)p)[0]; *im = ((const float *)p)[1]; }
+    else if (dt == CT_COMPLEX128) { *re = ((const double *)p)[0]; *im = ((const double *)p)[1]; }
+    else { *re = ct__load_f64(p, dt); *im = 0.0; }
+}
+static void ct__cx_store(void *p, ct_dtype dt, double re, double im) {
+    if (dt == CT_COMPLEX64) { ((float *)p)[0] = (float)re; ((float *)p)[1] = (float)im; }
+    else if (dt == CT_COMPLEX128) { ((double *)p)[0] = re; ((double *)p)[1] = im; }
+    else ct__store_f64(p, dt, re);
 }
 static void ct__store_i64(void *p, ct_dtype dt, int64_t v) {
     switch (dt) {
@@ -3040,26 +3071,33 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
    Op lists, one per family. Each family section below defines its functions.
    -------------------------------------------------------------------------- */
 /* creation and conversion */
-#define CT__OPS_CREATE(X)                                                                                     \
+#define CT__OPS_CREATE(X) \
     X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "float value=s0", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
-    X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE)        \
-    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode, bool non_blocking=f0", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE)                              \
-    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE)               \
-    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE)            \
-    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE)      \
-    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int n=i0, int m=i1, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE)                     \
-    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int[] size=v, float fill_value=s0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE)
+    X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE) \
+    X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode, bool non_blocking=f0", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE) \
+    X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE) \
+    X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE) \
+    X(LINSPACE, "aten::linspace", "linspace", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, int steps=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_linspace, ct__bw_none, CT__SAVE_NONE) \
+    X(EYE, "aten::eye.m", "eye", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int n=i0, int m=i1, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_eye, ct__bw_none, CT__SAVE_NONE) \
+    X(FULL, "aten::full", "full", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "int[] size=v, float fill_value=s0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_full, ct__bw_none, CT__SAVE_NONE) \
+    X(CONJ, "aten::conj_physical", "conj_physical", "ConjPhysicalBackward0", 1, 1, 0, "", ct__meta_unary, ct__k_unary, ct__bw_conj, CT__SAVE_NONE) \
+    X(COMPLEX, "aten::complex", "complex", "ComplexBackward0", 2, 1, 0, "", ct__meta_complex, ct__k_complex, ct__bw_complex, CT__SAVE_NONE) \
+    X(POLAR, "aten::polar", "polar", "PolarBackward0", 2, 1, 0, "", ct__meta_complex, ct__k_complex, ct__bw_polar, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* views: outputs share storage with input 0 */
-#define CT__OPS_VIEW(X)                                                                                                      \
+#define CT__OPS_VIEW(X) \
     X(AS_STRIDED, "aten::as_strided", "as_strided", "AsStridedBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_as_strided, ct__k_view, ct__bw_as_strided, CT__SAVE_IN(0) | CT__SAVE_GEOMETRY) \
-    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE)                    \
-    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "int[] dims=v", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE)     \
-    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE)          \
-    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int start=i1, int end=i2, int step=i3", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE)               \
-    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int index=i1", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE)          \
+    X(VIEW, "aten::view", "view", "ViewBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_view, ct__k_view, ct__bw_view, CT__SAVE_NONE) \
+    X(PERMUTE, "aten::permute", "permute", "PermuteBackward0", 1, 1, CT__OPF_VIEW, "int[] dims=v", ct__meta_permute, ct__k_view, ct__bw_permute, CT__SAVE_NONE) \
+    X(EXPAND, "aten::expand", "expand", "ExpandBackward0", 1, 1, CT__OPF_VIEW, "int[] size=v", ct__meta_expand, ct__k_view, ct__bw_expand, CT__SAVE_NONE) \
+    X(SLICE, "aten::slice.Tensor", "slice", "SliceBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int start=i1, int end=i2, int step=i3", ct__meta_slice, ct__k_view, ct__bw_slice, CT__SAVE_NONE) \
+    X(SELECT, "aten::select.int", "select", "SelectBackward0", 1, 1, CT__OPF_VIEW, "int dim=i0, int index=i1", ct__meta_select, ct__k_view, ct__bw_select, CT__SAVE_NONE) \
     X(DIAGONAL, "aten::diagonal", "diagonal", "DiagonalBackward0", 1, 1, CT__OPF_VIEW, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diagonal, ct__k_view, ct__bw_diagonal, CT__SAVE_NONE) \
     X(ALIAS, "aten::alias", "alias", "AliasBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_alias, ct__k_view, ct__bw_identity, CT__SAVE_NONE) \
+    X(VIEW_AS_REAL, "aten::view_as_real", "view_as_real", "ViewAsRealBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(VIEW_AS_COMPLEX, "aten::view_as_complex", "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(REAL, "aten::real", "real", "RealBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(IMAG, "aten::imag", "imag", "ImagBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
     X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 2, 1, 0, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
@@ -3067,7 +3105,7 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
 #define CT__UROW(X, name, E, sn, bw, fl, sv, ...) \
     X(E, sn, #name, bw, 1, 1, fl, "", ct__meta_unary, ct__k_unary, ct__bw_##name, sv)
 #define CT__UPROW(X, name, E, sn, fl, ...) X(E, sn, #name, "", 1, 1, fl, "", ct__meta_unary, ct__k_unary, ct__bw_none, CT__SAVE_NONE)
-#define CT__OPS_UNARY(X)                                                                                          \
+#define CT__OPS_UNARY(X) \
     CT__UNARY_OPS_TABLE(CT__UROW, X) CT__UNARY_PREDICATES_TABLE(CT__UPROW, X) \
     X(LEAKY_RELU, "aten::leaky_relu", "leaky_relu", "LeakyReluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float negative_slope=s0:0.01", ct__meta_unary, ct__k_unary, ct__bw_leaky_relu, CT__SAVE_IN(0)) \
     X(ELU, "aten::elu", "elu", "EluBackward0", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "float alpha=s0:1, float scale=s1:1, float input_scale=s2:1", ct__meta_unary, ct__k_unary, ct__bw_elu, CT__SAVE_IN(0)) \
@@ -3083,9 +3121,9 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(ROUND_DECIMALS, "aten::round.decimals", "round", "RoundBackward1", 1, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "int decimals=i0", ct__meta_unary, ct__k_unary, ct__bw_zeros, CT__SAVE_NONE)
 
 /* elementwise binary with broadcasting: loops in CT__BINARY_LOOPS */
-#define CT__OPS_BINARY(X)                                                                                             \
-    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "float alpha=s0:1", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE)                   \
-    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "float alpha=s0:1", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE)     \
+#define CT__OPS_BINARY(X) \
+    X(ADD, "aten::add.Tensor", "add", "AddBackward0", 2, 1, 0, "float alpha=s0:1", ct__meta_binary, ct__k_binary, ct__bw_add, CT__SAVE_NONE) \
+    X(SUB, "aten::sub.Tensor", "sub", "SubBackward0", 2, 1, CT__OPF_NO_BOOL, "float alpha=s0:1", ct__meta_binary, ct__k_binary, ct__bw_sub, CT__SAVE_NONE) \
     X(MUL, "aten::mul.Tensor", "mul", "MulBackward0", 2, 1, 0, "", ct__meta_binary, ct__k_binary, ct__bw_mul, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV, "aten::div.Tensor", "div", "DivBackward0", 2, 1, CT__OPF_FLOAT, "", ct__meta_binary, ct__k_binary, ct__bw_div, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(DIV_TRUNC, "ct::div_trunc", "div", "DivBackward2", 2, 1, CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_zeros2, CT__SAVE_NONE) \
@@ -3117,8 +3155,8 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(RSHIFT, "aten::bitwise_right_shift.Tensor", "bitwise_right_shift", "", 2, 1, CT__OPF_NONDIFF | CT__OPF_INT_ONLY | CT__OPF_NO_BOOL, "", ct__meta_binary, ct__k_binary, ct__bw_none, CT__SAVE_NONE)
 
 /* elementwise with three or more inputs */
-#define CT__OPS_TERNARY(X)                                                                                            \
-    X(WHERE, "aten::where.self", "where", "WhereBackward0", 3, 1, 0, "", ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0))          \
+#define CT__OPS_TERNARY(X) \
+    X(WHERE, "aten::where.self", "where", "WhereBackward0", 3, 1, 0, "", ct__meta_where, ct__k_ternary, ct__bw_where, CT__SAVE_IN(0)) \
     X(LERP, "aten::lerp.Tensor", "lerp", "LerpBackward1", 3, 1, CT__OPF_NO_INT | CT__OPF_NO_BOOL, "", ct__meta_ternary, ct__k_ternary, ct__bw_lerp, CT__SAVE_ALL_IN) \
     X(ADDCMUL, "aten::addcmul", "addcmul", "AddcmulBackward0", 3, 1, CT__OPF_NO_BOOL, "float value=s0:1", ct__meta_ternary, ct__k_ternary, ct__bw_addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(ADDCDIV, "aten::addcdiv", "addcdiv", "AddcdivBackward0", 3, 1, CT__OPF_NO_BOOL, "float value=s0:1", ct__meta_ternary, ct__k_ternary, ct__bw_addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
@@ -3126,8 +3164,8 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(MASKED_FILL, "aten::masked_fill.Tensor", "masked_fill", "MaskedFillBackward0", 3, 1, 0, "", ct__meta_masked_fill, ct__k_ternary, ct__bw_masked_fill, CT__SAVE_IN(1))
 
 /* reductions */
-#define CT__OPS_REDUCE(X)                                                                                          \
-    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE)                   \
+#define CT__OPS_REDUCE(X) \
+    X(SUM, "aten::sum.dim_IntList", "sum", "SumBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_sum, CT__SAVE_NONE) \
     X(MEAN, "aten::mean.dim", "mean", "MeanBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_mean, CT__SAVE_NONE) \
     X(NANSUM, "aten::nansum", "nansum", "NansumBackward0", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_nansum, CT__SAVE_IN(0)) \
     X(PROD, "aten::prod.dim_int", "prod", "ProdBackward1", 1, 1, 0, "int[] dim=v, bool keepdim=f0, dtype? dtype=dt?f1", ct__meta_reduce, ct__k_sum, ct__bw_prod, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
@@ -3164,33 +3202,33 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(MEDIAN, "aten::median", "median", "MedianBackward0", 1, 1, 0, "", ct__meta_sort, ct__k_sort, ct__bw_evenly, CT__SAVE_IN(0) | CT__SAVE_OUT(0))
 
 /* indexing and joining */
-#define CT__OPS_INDEX(X)                                                                                            \
+#define CT__OPS_INDEX(X) \
     X(INDEX_SELECT, "aten::index_select", "index_select", "IndexSelectBackward0", 2, 1, 0, "int dim=i0", ct__meta_index_select, ct__k_index_select, ct__bw_index_select, CT__SAVE_IN(1)) \
-    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "int dim=i0", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1))        \
-    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1))  \
+    X(GATHER, "aten::gather", "gather", "GatherBackward0", 2, 1, 0, "int dim=i0", ct__meta_gather, ct__k_gather, ct__bw_gather, CT__SAVE_IN(1)) \
+    X(SCATTER, "aten::scatter.src", "scatter", "ScatterBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
     X(SCATTER_VALUE, "aten::scatter.value", "scatter", "ScatterBackward1", 2, 1, 0, "int dim=i0, float value=s0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter, CT__SAVE_IN(1)) \
     X(SCATTER_ADD, "aten::scatter_add", "scatter_add", "ScatterAddBackward0", 3, 1, 0, "int dim=i0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_add, CT__SAVE_IN(1)) \
     X(SCATTER_REDUCE, "aten::scatter_reduce.two", "scatter_reduce", "ScatterReduceBackward0", 3, 1, 0, "int dim=i0, enum(sum|prod|mean|amax|amin) reduce=mode, bool include_self=f0", ct__meta_scatter, ct__k_scatter, ct__bw_scatter_reduce, \
-      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0))                                          \
+      CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0)) \
     X(INDEX_ADD, "aten::index_add", "index_add", "IndexAddBackward0", 3, 1, 0, "int dim=i0, float alpha=s0:1", ct__meta_index_add, ct__k_index_add, ct__bw_index_add, CT__SAVE_IN(1)) \
     X(INDEX_COPY, "aten::index_copy", "index_copy", "IndexCopyBackward0", 3, 1, 0, "int dim=i0", ct__meta_index_add, ct__k_index_add, ct__bw_index_copy, CT__SAVE_IN(1)) \
     X(INDEX_FILL, "aten::index_fill.int_Scalar", "index_fill", "IndexFillBackward0", 2, 1, 0, "int dim=i0, float value=s0", ct__meta_index_add, ct__k_index_add, ct__bw_index_fill, CT__SAVE_IN(1)) \
-    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "int indexed_dims=i1", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu)             \
+    X(INDEX, "aten::index.Tensor", "index", "IndexBackward0", -1, 1, 0, "int indexed_dims=i1", ct__meta_index, ct__k_index, ct__bw_index, 0xfffeu) \
     X(INDEX_PUT, "aten::index_put", "index_put", "IndexPutBackward0", -1, 1, 0, "int indexed_dims=i1, bool accumulate=f0", ct__meta_index, ct__k_index_put, ct__bw_index_put, 0xfffcu) \
     X(MASKED_SELECT, "aten::masked_select", "masked_select", "MaskedSelectBackward0", 2, 1, CT__OPF_DATA_SHAPE, "", ct__meta_masked_select, ct__k_masked_select, ct__bw_masked_select, CT__SAVE_IN(1)) \
     X(MASKED_SCATTER, "aten::masked_scatter", "masked_scatter", "MaskedScatterBackward0", 3, 1, 0, "", ct__meta_masked_scatter, ct__k_masked_scatter, ct__bw_masked_scatter, CT__SAVE_IN(1)) \
-    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE)     \
-    X(TAKE, "aten::take", "take", "TakeBackward0", 2, 1, 0, "", ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1))                \
-    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE)                       \
-    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE)               \
-    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "int[] dims=v", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE)                  \
-    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "int[] shifts=v, int[] dims=v#1", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE)                  \
-    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "int[] repeats=v", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE)      \
+    X(NONZERO, "aten::nonzero", "nonzero", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_nonzero, ct__k_nonzero, ct__bw_none, CT__SAVE_NONE) \
+    X(TAKE, "aten::take", "take", "TakeBackward0", 2, 1, 0, "", ct__meta_take, ct__k_take, ct__bw_take, CT__SAVE_IN(1)) \
+    X(CAT, "aten::cat", "cat", "CatBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_cat, CT__SAVE_NONE) \
+    X(STACK, "aten::stack", "stack", "StackBackward0", -1, 1, 0, "int dim=i0", ct__meta_cat, ct__k_cat, ct__bw_stack, CT__SAVE_NONE) \
+    X(FLIP, "aten::flip", "flip", "FlipBackward0", 1, 1, 0, "int[] dims=v", ct__meta_flip, ct__k_flip, ct__bw_flip, CT__SAVE_NONE) \
+    X(ROLL, "aten::roll", "roll", "RollBackward0", 1, 1, 0, "int[] shifts=v, int[] dims=v#1", ct__meta_roll, ct__k_roll, ct__bw_roll, CT__SAVE_NONE) \
+    X(REPEAT, "aten::repeat", "repeat", "RepeatBackward0", 1, 1, 0, "int[] repeats=v", ct__meta_repeat, ct__k_repeat, ct__bw_repeat, CT__SAVE_NONE) \
     X(REPEAT_INTERLEAVE, "aten::repeat_interleave.self_int", "repeat_interleave", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "", ct__meta_repeat_interleave, ct__k_repeat_interleave, ct__bw_none, CT__SAVE_NONE) \
-    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
-    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE)                    \
+    X(TRIL, "aten::tril", "tril", "TrilBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE) \
+    X(TRIU, "aten::triu", "triu", "TriuBackward0", 1, 1, 0, "int diagonal=i0", ct__meta_tri, ct__k_tri, ct__bw_tri, CT__SAVE_NONE) \
     X(DIAG_EMBED, "aten::diag_embed", "diag_embed", "DiagEmbedBackward0", 1, 1, 0, "int offset=i0, int dim1=i1, int dim2=i2", ct__meta_diag_embed, ct__k_diag_embed, ct__bw_diag_embed, CT__SAVE_NONE) \
-    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "int num_classes=i0", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE)     \
+    X(ONE_HOT, "aten::one_hot", "one_hot", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_DATA_SHAPE, "int num_classes=i0", ct__meta_one_hot, ct__k_one_hot, ct__bw_none, CT__SAVE_NONE) \
     X(CONSTANT_PAD, "aten::constant_pad_nd", "constant_pad_nd", "ConstantPadNdBackward0", 1, 1, 0, "int[] pad=v, float value=s0", ct__meta_pad, ct__k_pad, ct__bw_constant_pad, CT__SAVE_NONE) \
     X(REFLECTION_PAD, "ct::reflection_pad", "reflection_pad", "ReflectionPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
     X(REPLICATION_PAD, "ct::replication_pad", "replication_pad", "ReplicationPadBackward0", 1, 1, 0, "int[] pad=v", ct__meta_pad, ct__k_pad, ct__bw_pad, CT__SAVE_NONE) \
@@ -3198,18 +3236,18 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(PAD_BACKWARD, "ct::pad_backward", "pad_backward", "PadBackwardBackward0", 1, 1, 0, "int[] pad=v, enum(reflect|replicate|circular) mode=mode", ct__meta_pad_backward, ct__k_pad_backward, ct__bw_pad_backward, CT__SAVE_NONE)
 
 /* matrix products */
-#define CT__OPS_BLAS(X)                                                                                            \
-    X(MM, "aten::mm", "mm", "MmBackward0", 2, 1, 0, "", ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1))          \
-    X(BMM, "aten::bmm", "bmm", "BmmBackward0", 2, 1, 0, "", ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1))        \
+#define CT__OPS_BLAS(X) \
+    X(MM, "aten::mm", "mm", "MmBackward0", 2, 1, 0, "", ct__meta_mm, ct__k_mm, ct__bw_mm, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(BMM, "aten::bmm", "bmm", "BmmBackward0", 2, 1, 0, "", ct__meta_bmm, ct__k_bmm, ct__bw_bmm, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(ADDMM, "aten::addmm", "addmm", "AddmmBackward0", 3, 1, 0, "float beta=s0:1, float alpha=s1:1", ct__meta_addmm, ct__k_addmm, ct__bw_addmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(BADDBMM, "aten::baddbmm", "baddbmm", "BaddbmmBackward0", 3, 1, 0, "float beta=s0:1, float alpha=s1:1", ct__meta_baddbmm, ct__k_baddbmm, ct__bw_baddbmm, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
     X(ADDMV, "aten::addmv", "addmv", "AddmvBackward0", 3, 1, 0, "float beta=s0:1, float alpha=s1:1", ct__meta_addmv, ct__k_addmv, ct__bw_addmv, CT__SAVE_IN(1) | CT__SAVE_IN(2)) \
-    X(MV, "aten::mv", "mv", "MvBackward0", 2, 1, 0, "", ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1))           \
-    X(DOT, "aten::dot", "dot", "DotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))      \
+    X(MV, "aten::mv", "mv", "MvBackward0", 2, 1, 0, "", ct__meta_mv, ct__k_mv, ct__bw_mv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(DOT, "aten::dot", "dot", "DotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(VDOT, "aten::vdot", "vdot", "VdotBackward0", 2, 1, 0, "", ct__meta_dot, ct__k_dot, ct__bw_dot, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 
 /* random fills (in place, not differentiable) */
-#define CT__OPS_RANDOM(X)                                                                                          \
+#define CT__OPS_RANDOM(X) \
     X(UNIFORM_, "aten::uniform_", "uniform_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float from=s0, float to=s1:1", ct__meta_inplace_self, ct__k_uniform, ct__bw_none, CT__SAVE_NONE) \
     X(NORMAL_, "aten::normal_", "normal_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "float mean=s0, float std=s1:1", ct__meta_inplace_self, ct__k_normal, ct__bw_none, CT__SAVE_NONE) \
     X(RANDOM_, "aten::random_.from", "random_", "", 1, 1, CT__OPF_INPLACE | CT__OPF_NONDIFF | CT__OPF_RANDOM, "int? from=i0?f0, int to=i1", ct__meta_random, ct__k_random, ct__bw_none, CT__SAVE_NONE) \
@@ -3219,15 +3257,15 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(RANDPERM, "aten::randperm", "randperm", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM | CT__OPF_DEVICE_ATTR, "int n=i0, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_randperm, ct__bw_none, CT__SAVE_NONE) \
     X(MULTINOMIAL, "aten::multinomial", "multinomial", "", 1, 1, CT__OPF_NONDIFF | CT__OPF_RANDOM, "int num_samples=i1, bool replacement=f0", ct__meta_multinomial, ct__k_multinomial, ct__bw_none, CT__SAVE_NONE)
 
-#define CT__OPS(X)      \
-    CT__OPS_CREATE(X)   \
-    CT__OPS_VIEW(X)     \
-    CT__OPS_UNARY(X)    \
-    CT__OPS_BINARY(X)   \
-    CT__OPS_TERNARY(X)  \
-    CT__OPS_REDUCE(X)   \
-    CT__OPS_INDEX(X)    \
-    CT__OPS_BLAS(X)     \
+#define CT__OPS(X) \
+    CT__OPS_CREATE(X) \
+    CT__OPS_VIEW(X) \
+    CT__OPS_UNARY(X) \
+    CT__OPS_BINARY(X) \
+    CT__OPS_TERNARY(X) \
+    CT__OPS_REDUCE(X) \
+    CT__OPS_INDEX(X) \
+    CT__OPS_BLAS(X) \
     CT__OPS_RANDOM(X)
 
 enum {
@@ -3241,8 +3279,8 @@ enum {
    defined, as CT__X_DEF below: companion headers expand their row lists with them
    (CT__OP_BLOCK). */
 #define CT__X_PROTO(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) \
-    static int meta(ct__call *c);                                                  \
-    static int kernel(ct__call *c);                                                \
+    static int meta(ct__call *c); \
+    static int kernel(ct__call *c); \
     static int backward(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
 CT__OPS(CT__X_PROTO)
 
@@ -3505,13 +3543,13 @@ static CT__UNUSED void ct__once(int *state, void (*init)(void)) {
    call it first in every public function; its op ids are ct__p_base + local).
    `then`: statements run once the block is registered (kernels for other
    backends: ct_register_kernel, ct_register_backend_op), or nothing. */
-#define CT__OP_BLOCK(p, defs, n, then)                                                         \
-    static int ct__##p##_base = -1;                                                            \
-    static int ct__##p##_once_state;                                                           \
-    static void ct__##p##_register_all(void) {                                                 \
-        ct__##p##_base = ct__register_ops(defs, n);                                            \
-        if (ct__##p##_base >= 0) { then }                                                      \
-    }                                                                                          \
+#define CT__OP_BLOCK(p, defs, n, then) \
+    static int ct__##p##_base = -1; \
+    static int ct__##p##_once_state; \
+    static void ct__##p##_register_all(void) { \
+        ct__##p##_base = ct__register_ops(defs, n); \
+        if (ct__##p##_base >= 0) { then } \
+    } \
     static void ct__##p##_register_now(void) { ct__once(&ct__##p##_once_state, ct__##p##_register_all); } \
     CT__AT_LOAD(ct__##p##_register_now)
 
@@ -4954,15 +4992,15 @@ static int ct__logical_geometry(const ct_tensor *base, const ct_tensor *view, in
         while (j >= 0 && base->strides[order[j]] < base->strides[p]) { order[j + 1] = order[j]; j--; }
         order[j + 1] = p;
     }
-#define CT__DECOMPOSE(value, out)                                       \
-    do {                                                                \
-        int64_t r_ = (value), o_ = 0;                                   \
-        for (int k_ = 0; k_ < n; k_++) {                                \
-            int64_t q_ = r_ / base->strides[order[k_]];                 \
-            r_ -= q_ * base->strides[order[k_]];                        \
-            o_ += q_ * cs[order[k_]];                                   \
-        }                                                               \
-        (out) = o_;                                                     \
+#define CT__DECOMPOSE(value, out) \
+    do { \
+        int64_t r_ = (value), o_ = 0; \
+        for (int k_ = 0; k_ < n; k_++) { \
+            int64_t q_ = r_ / base->strides[order[k_]]; \
+            r_ -= q_ * base->strides[order[k_]]; \
+            o_ += q_ * cs[order[k_]]; \
+        } \
+        (out) = o_; \
     } while (0)
     CT__DECOMPOSE(view->offset - base->offset, *loff);
     for (int k = 0; k < view->ndim; k++) {
@@ -6305,10 +6343,10 @@ static void ct__unwrap(ct_tensor *w) {
 #define CT__IADD(x, y) CT__IW((uint64_t)(x) + (uint64_t)(y))
 #define CT__ISUB(x, y) CT__IW((uint64_t)(x) - (uint64_t)(y))
 #define CT__IMUL(x, y) CT__IW((uint64_t)(x) * (uint64_t)(y))
-#define CT__LOOP_ARGS                                                                              \
-    const double a0 = a->s[0], a1 = a->s[1], a2 = a->s[2], a3 = a->s[3];                           \
-    const int64_t i0 = a->i[0];                                                                    \
-    const int32_t mo = a->mode;                                                                    \
+#define CT__LOOP_ARGS \
+    const double a0 = a->s[0], a1 = a->s[1], a2 = a->s[2], a3 = a->s[3]; \
+    const int64_t i0 = a->i[0]; \
+    const int32_t mo = a->mode; \
     (void)a0; (void)a1; (void)a2; (void)a3; (void)i0; (void)mo;
 
 /* ---- the adapter ----
@@ -6328,10 +6366,10 @@ typedef struct ct__ewsig {
 /* The conversion loops: dense rows in functions with restrict parameters and a full
    chunk at its constant count, so that -O2's cheap vectorizer takes them; strided
    rows as they are. */
-#define CT__EW_CONVFN(fname, TO, TI, CONV)                                                             \
-    static void fname(TO *CT_RESTRICT o, const TI *CT_RESTRICT in, int64_t m) {                        \
-        if (m == CT__EWB) for (int64_t k = 0; k < CT__EWB; k++) o[k] = CONV(in[k]);                    \
-        else for (int64_t k = 0; k < m; k++) o[k] = CONV(in[k]);                                       \
+#define CT__EW_CONVFN(fname, TO, TI, CONV) \
+    static void fname(TO *CT_RESTRICT o, const TI *CT_RESTRICT in, int64_t m) { \
+        if (m == CT__EWB) for (int64_t k = 0; k < CT__EWB; k++) o[k] = CONV(in[k]); \
+        else for (int64_t k = 0; k < m; k++) o[k] = CONV(in[k]); \
     }
 CT__EW_CONVFN(ct__ewc_1, uint8_t, uint8_t, CT__ID)
 CT__EW_CONVFN(ct__ewc_2, uint16_t, uint16_t, CT__ID)
@@ -6349,11 +6387,11 @@ CT__EW_CONVFN(ct__ewc_i32n, int32_t, int64_t, CT__C_I(int32_t))
 CT__EW_CONVFN(ct__ewc_i16n, int16_t, int64_t, CT__C_I(int16_t))
 CT__EW_CONVFN(ct__ewc_i8n, int8_t, int64_t, CT__C_I(int8_t))
 CT__EW_CONVFN(ct__ewc_u8n, uint8_t, int64_t, CT__C_I(uint8_t))
-#define CT__EW_CONV(FN, TO, TI, CONV)                                                                  \
-    do {                                                                                               \
-        if (dense) FN((TO *)dst, (const TI *)src, m);                                                  \
-        else if (load) for (k = 0; k < m; k++) ((TO *)dst)[k] = CONV(*(const TI *)(src + k * st));     \
-        else for (k = 0; k < m; k++) *(TO *)(dst + k * st) = CONV(((const TI *)src)[k]);               \
+#define CT__EW_CONV(FN, TO, TI, CONV) \
+    do { \
+        if (dense) FN((TO *)dst, (const TI *)src, m); \
+        else if (load) for (k = 0; k < m; k++) ((TO *)dst)[k] = CONV(*(const TI *)(src + k * st)); \
+        else for (k = 0; k < m; k++) *(TO *)(dst + k * st) = CONV(((const TI *)src)[k]); \
     } while (0)
 /* load: a chunk of storage dtype sd at stride st into a dense buffer of compute dtype
    cd; else store: a dense buffer of cd into storage sd at stride st */
@@ -6456,50 +6494,50 @@ static ct__loop_fn ct__ew_loop(const ct__loop_fn *tab, ct_dtype dt, int nop, int
 }
 
 /* unary: out T, in T */
-#define CT__ULOOP(fname, T, C, LD, ST, EXPR)                                                       \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
-        CT__LOOP_ARGS                                                                              \
-        if (CT__UNLIKELY(s[0] != (int64_t)sizeof(T) || s[1] != (int64_t)sizeof(T))) {             \
-            ct__ew_strided(p, s, n, a, fname, 2, (int)sizeof(T), (int)sizeof(T), 0, 0);           \
-            return;                                                                                \
-        }                                                                                          \
-        T *o = (T *)p[0];                                                                          \
-        const T *in = (const T *)p[1];                                                             \
-        for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = ST(EXPR); }             \
+#define CT__ULOOP(fname, T, C, LD, ST, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__LOOP_ARGS \
+        if (CT__UNLIKELY(s[0] != (int64_t)sizeof(T) || s[1] != (int64_t)sizeof(T))) { \
+            ct__ew_strided(p, s, n, a, fname, 2, (int)sizeof(T), (int)sizeof(T), 0, 0); \
+            return; \
+        } \
+        T *o = (T *)p[0]; \
+        const T *in = (const T *)p[1]; \
+        for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = ST(EXPR); } \
     }
 /* unary with bool output */
-#define CT__ULOOPB(fname, T, C, LD, EXPR)                                                          \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
-        CT__LOOP_ARGS                                                                              \
-        if (CT__UNLIKELY(s[0] != 1 || s[1] != (int64_t)sizeof(T))) {                              \
-            ct__ew_strided(p, s, n, a, fname, 2, 1, (int)sizeof(T), 0, 0);                         \
-            return;                                                                                \
-        }                                                                                          \
-        uint8_t *o = (uint8_t *)p[0];                                                              \
-        const T *in = (const T *)p[1];                                                             \
+#define CT__ULOOPB(fname, T, C, LD, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__LOOP_ARGS \
+        if (CT__UNLIKELY(s[0] != 1 || s[1] != (int64_t)sizeof(T))) { \
+            ct__ew_strided(p, s, n, a, fname, 2, 1, (int)sizeof(T), 0, 0); \
+            return; \
+        } \
+        uint8_t *o = (uint8_t *)p[0]; \
+        const T *in = (const T *)p[1]; \
         for (int64_t k = 0; k < n; k++) { C x = LD(in[k]); (void)x; o[k] = (uint8_t)((EXPR) ? 1 : 0); } \
     }
 /* binary: out O, in T, T (dense rows, or the second input a broadcast scalar) */
-#define CT__BLOOP(fname, T, O, C, LD, ST, EXPR)                                                    \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                 \
-        CT__LOOP_ARGS                                                                              \
-        const int64_t es = (int64_t)sizeof(T), eo = (int64_t)sizeof(O);                            \
-        O *o = (O *)p[0];                                                                          \
-        const T *xs = (const T *)p[1], *ys = (const T *)p[2];                                      \
-        if (s[0] == eo && s[1] == es && s[2] == es) {                                              \
-            for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]), y = LD(ys[k]); (void)x; (void)y; o[k] = ST(EXPR); }   \
-        } else if (s[0] == eo && s[1] == es && s[2] == 0) {                                        \
-            const C y = LD(ys[0]);                                                                 \
-            for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]); (void)x; (void)y; o[k] = ST(EXPR); }                  \
-        } else {   /* a scalar first operand (2 - t) too: its chunk is filled */                \
+#define CT__BLOOP(fname, T, O, C, LD, ST, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__LOOP_ARGS \
+        const int64_t es = (int64_t)sizeof(T), eo = (int64_t)sizeof(O); \
+        O *o = (O *)p[0]; \
+        const T *xs = (const T *)p[1], *ys = (const T *)p[2]; \
+        if (s[0] == eo && s[1] == es && s[2] == es) { \
+            for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]), y = LD(ys[k]); (void)x; (void)y; o[k] = ST(EXPR); } \
+        } else if (s[0] == eo && s[1] == es && s[2] == 0) { \
+            const C y = LD(ys[0]); \
+            for (int64_t k = 0; k < n; k++) { C x = LD(xs[k]); (void)x; (void)y; o[k] = ST(EXPR); } \
+        } else {   /* a scalar first operand (2 - t) too: its chunk is filled */ \
             ct__ew_strided(p, s, n, a, fname, 3, (int)sizeof(O), (int)sizeof(T), (int)sizeof(T), 0); \
-        }                                                                                          \
+        } \
     }
 
 /* compute-type families: (suffix, storage type, compute type, load, store); the tables
    hold NULL for the dtypes computed in another type (ct__ew_loop) */
-#define CT__GEN_FLOAT(M, E, FX, DX)                                                                \
-    M(E##_f32, float, float, CT__ID, CT__ID, FX)                                                   \
+#define CT__GEN_FLOAT(M, E, FX, DX) \
+    M(E##_f32, float, float, CT__ID, CT__ID, FX) \
     M(E##_f64, double, double, CT__ID, CT__ID, DX)
 #define CT__GEN_INT_Y(M, E, IX) M(E##_i64, int64_t, int64_t, CT__ID, CT__ID, IX)
 #define CT__GEN_INT_N(M, E, IX)
@@ -6804,28 +6842,28 @@ CT__INLINE ct__vf ct__v_gelu_tanh(ct__vf x) {   /* ct__gelu_tanhf */
 }
 CT__INLINE ct__vf ct__v_silu(ct__vf x) { return x / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
 /* contiguous float32 loop: CT__VL lanes at a time, the tail through a padded vector */
-#define CT__UVLOOP(fname, VEXPR)                                                                     \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                   \
-        CT__LOOP_ARGS                                                                                \
-        if (s[0] != 4 || s[1] != 4) {                                                                \
-            ct__ew_strided(p, s, n, a, fname, 2, 4, 4, 0, 0);                                        \
-            return;                                                                                  \
-        }                                                                                            \
-        float *o = (float *)p[0];                                                                    \
-        const float *in = (const float *)p[1];                                                       \
-        int64_t k = 0;                                                                               \
-        for (; k + CT__VL <= n; k += CT__VL) {                                                       \
-            ct__vf v, r;                                                                             \
-            memcpy(&v, in + k, sizeof v);                                                            \
-            r = VEXPR;                                                                               \
-            memcpy(o + k, &r, sizeof r);                                                             \
-        }                                                                                            \
-        if (k < n) {                                                                                 \
-            ct__vf v = CT__VSPLAT(0.0f), r;                                                          \
-            memcpy(&v, in + k, sizeof(float) * (size_t)(n - k));                                    \
-            r = VEXPR;                                                                               \
-            memcpy(o + k, &r, sizeof(float) * (size_t)(n - k));                                      \
-        }                                                                                            \
+#define CT__UVLOOP(fname, VEXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__LOOP_ARGS \
+        if (s[0] != 4 || s[1] != 4) { \
+            ct__ew_strided(p, s, n, a, fname, 2, 4, 4, 0, 0); \
+            return; \
+        } \
+        float *o = (float *)p[0]; \
+        const float *in = (const float *)p[1]; \
+        int64_t k = 0; \
+        for (; k + CT__VL <= n; k += CT__VL) { \
+            ct__vf v, r; \
+            memcpy(&v, in + k, sizeof v); \
+            r = VEXPR; \
+            memcpy(o + k, &r, sizeof r); \
+        } \
+        if (k < n) { \
+            ct__vf v = CT__VSPLAT(0.0f), r; \
+            memcpy(&v, in + k, sizeof(float) * (size_t)(n - k)); \
+            r = VEXPR; \
+            memcpy(o + k, &r, sizeof(float) * (size_t)(n - k)); \
+        } \
     }
 CT__UVLOOP(ct__uv_exp, ct__v_exp(v))
 CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v))
@@ -6900,23 +6938,23 @@ CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
 
 /* ---- unary ops: U(ENUM, int?, bool?, float expr, double expr, int expr) ---- */
 #define CT__ULOOP_ROW(U, name, E, sn, bw, fl, sv, IOK, BOK, FX, DX, IX, ...) U(E, IOK, BOK, FX, DX, IX)
-#define CT__UNARY_LOOPS(U)                                                                              \
+#define CT__UNARY_LOOPS(U) \
     CT__UNARY_OPS_TABLE(CT__ULOOP_ROW, U) \
-    U(LEAKY_RELU, N, N, x > 0.0f ? x : x * (float)a0, x > 0.0 ? x : x * a0, 0)                          \
-    U(ELU, N, N, x > 0.0f ? (float)a1 * x : (float)(a1 * a0) * expm1f(x * (float)a2),                   \
-      x > 0.0 ? a1 * x : a1 * a0 * expm1(x * a2), 0)                                                    \
-    U(CELU, N, N, x > 0.0f ? x : (float)a0 * (expf(x * (float)(1.0 / a0)) - 1.0f),                      \
-      x > 0.0 ? x : a0 * (exp(x * (1.0 / a0)) - 1.0), 0)                                                \
-    U(GELU, N, N, ct__geluf(x, mo), ct__gelu(x, mo), 0)                                                 \
-    U(SOFTPLUS, N, N, ct__softplusf(x, (float)a0, (float)a1), ct__softplus(x, a0, a1), 0)               \
-    U(HARDTANH, Y, N, ct__clampf(x, (float)a0, (float)a1), ct__clampd(x, a0, a1),                       \
-      ct__clampi(x, ct__d2i_sat(a0), ct__d2i_sat(a1)))                                                  \
+    U(LEAKY_RELU, N, N, x > 0.0f ? x : x * (float)a0, x > 0.0 ? x : x * a0, 0) \
+    U(ELU, N, N, x > 0.0f ? (float)a1 * x : (float)(a1 * a0) * expm1f(x * (float)a2), \
+      x > 0.0 ? a1 * x : a1 * a0 * expm1(x * a2), 0) \
+    U(CELU, N, N, x > 0.0f ? x : (float)a0 * (expf(x * (float)(1.0 / a0)) - 1.0f), \
+      x > 0.0 ? x : a0 * (exp(x * (1.0 / a0)) - 1.0), 0) \
+    U(GELU, N, N, ct__geluf(x, mo), ct__gelu(x, mo), 0) \
+    U(SOFTPLUS, N, N, ct__softplusf(x, (float)a0, (float)a1), ct__softplus(x, a0, a1), 0) \
+    U(HARDTANH, Y, N, ct__clampf(x, (float)a0, (float)a1), ct__clampd(x, a0, a1), \
+      ct__clampi(x, ct__d2i_sat(a0), ct__d2i_sat(a1))) \
     U(THRESHOLD, Y, N, x > (float)a0 ? x : (float)a1, x > a0 ? x : a1, (double)x > a0 ? x : ct__d2i_sat(a1)) \
-    U(NAN_TO_NUM, Y, Y, ct__nan2numf(x, a0, a1, a2), ct__nan2num(x, a0, a1, a2), x)                     \
-    U(CLAMP, Y, N, ct__clampf(x, (float)a0, (float)a1), ct__clampd(x, a0, a1),                          \
-      ct__clampi(x, ct__d2i_sat(a0), ct__d2i_sat(a1)))                                                  \
-    U(POW_SCALAR, Y, N, ct__powf_s(x, a0), ct__pow_s(x, a0), ct__ipow(x, (int64_t)a0))                  \
-    U(RPOW_SCALAR, Y, N, powf((float)a0, x), pow(a0, x), ct__ipow((int64_t)a0, x))                      \
+    U(NAN_TO_NUM, Y, Y, ct__nan2numf(x, a0, a1, a2), ct__nan2num(x, a0, a1, a2), x) \
+    U(CLAMP, Y, N, ct__clampf(x, (float)a0, (float)a1), ct__clampd(x, a0, a1), \
+      ct__clampi(x, ct__d2i_sat(a0), ct__d2i_sat(a1))) \
+    U(POW_SCALAR, Y, N, ct__powf_s(x, a0), ct__pow_s(x, a0), ct__ipow(x, (int64_t)a0)) \
+    U(RPOW_SCALAR, Y, N, powf((float)a0, x), pow(a0, x), ct__ipow((int64_t)a0, x)) \
     U(ROUND_DECIMALS, N, N, ct__round_decf(x, i0), ct__round_dec(x, i0), 0)
 
 /* bool-output unary ops: UB(ENUM, float expr, double expr, int expr) */
@@ -6925,19 +6963,19 @@ CT__INLINE int64_t ct__iabs(int64_t x) { return x < 0 ? CT__ISUB(0, x) : x; }
 
 #define CT__ULOOP_M(suffix, T, C, LD, ST, EXPR) CT__ULOOP(ct__u_##suffix, T, C, LD, ST, EXPR)
 #define CT__U_GEN(E, ...) CT__WHEN_SEL(E)(CT__U_GEN_(E, __VA_ARGS__))
-#define CT__U_GEN_(E, I, B, FX, DX, IX)                                                                 \
-    CT__GEN_FLOAT(CT__ULOOP_M, E, FX, DX)                                                               \
-    CT__GEN_INT_##I(CT__ULOOP_M, E, IX)                                                                 \
-    CT__GEN_BOOL_##B(CT__ULOOP_M, E, IX)                                                                \
+#define CT__U_GEN_(E, I, B, FX, DX, IX) \
+    CT__GEN_FLOAT(CT__ULOOP_M, E, FX, DX) \
+    CT__GEN_INT_##I(CT__ULOOP_M, E, IX) \
+    CT__GEN_BOOL_##B(CT__ULOOP_M, E, IX) \
     static const ct__loop_fn ct__u_##E##_tab[10] = {CT__TAB_FLOAT(ct__u_, E), CT__TAB_INT_##I(ct__u_, E), CT__TAB_BOOL_##B(ct__u_, E)};
 CT__UNARY_LOOPS(CT__U_GEN)
 
 #define CT__ULOOPB_M(suffix, T, C, LD, ST, EXPR) CT__ULOOPB(ct__ub_##suffix, T, C, LD, EXPR)
 #define CT__UB_GEN(E, ...) CT__WHEN_SEL(E)(CT__UB_GEN_(E, __VA_ARGS__))
-#define CT__UB_GEN_(E, FX, DX, IX)                                                                      \
-    CT__GEN_FLOAT(CT__ULOOPB_M, E, FX, DX)                                                              \
-    CT__GEN_INT_Y(CT__ULOOPB_M, E, IX)                                                                  \
-    CT__GEN_BOOL_Y(CT__ULOOPB_M, E, IX)                                                                 \
+#define CT__UB_GEN_(E, FX, DX, IX) \
+    CT__GEN_FLOAT(CT__ULOOPB_M, E, FX, DX) \
+    CT__GEN_INT_Y(CT__ULOOPB_M, E, IX) \
+    CT__GEN_BOOL_Y(CT__ULOOPB_M, E, IX) \
     static const ct__loop_fn ct__ub_##E##_tab[10] = {CT__TAB_FLOAT(ct__ub_, E), CT__TAB_INT_Y(ct__ub_, E), CT__TAB_BOOL_Y(ct__ub_, E)};
 CT__UNARY_BOOL_LOOPS(CT__UB_GEN)
 
@@ -7038,57 +7076,57 @@ CT__INLINE int64_t ct__ishr(int64_t x, int64_t y) { return (y < 0 || y >= 64) ? 
 
 #define CT__KERR (&ct__kerr_tls)
 
-#define CT__BINARY_LOOPS(B)                                                                             \
-    B(ADD, Y, Y, x + (float)a0 * y, x + a0 * y, CT__IADD(x, CT__IMUL((int64_t)a0, y)))                  \
-    B(SUB, Y, N, x - (float)a0 * y, x - a0 * y, CT__ISUB(x, CT__IMUL((int64_t)a0, y)))                  \
-    B(MUL, Y, Y, x * y, x * y, CT__IMUL(x, y))                                                          \
-    B(DIV, N, N, x / y, x / y, 0)                                                                       \
-    B(DIV_TRUNC, Y, N, truncf(x / y), trunc(x / y), ct__idiv_trunc(x, y, CT__KERR))                     \
-    B(DIV_FLOOR, Y, N, ct__floordivf(x, y), ct__floordiv(x, y), ct__idiv_floor(x, y, CT__KERR))         \
-    B(REMAINDER, Y, N, ct__remf(x, y), ct__rem(x, y), ct__irem(x, y, CT__KERR))                         \
-    B(FMOD, Y, N, fmodf(x, y), fmod(x, y), ct__ifmod(x, y, CT__KERR))                                   \
-    B(POW, Y, N, powf(x, y), pow(x, y), ct__ipow_t(x, y, CT__KERR))                                     \
-    B(ATAN2, N, N, atan2f(x, y), atan2(x, y), 0)                                                        \
-    B(MAXIMUM, Y, Y, ct__maxf(x, y), ct__maxd(x, y), (x > y ? x : y))                                   \
-    B(MINIMUM, Y, Y, ct__minf(x, y), ct__mind(x, y), (x < y ? x : y))                                   \
-    B(FMAX, Y, Y, fmaxf(x, y), fmax(x, y), (x > y ? x : y))                                             \
-    B(FMIN, Y, Y, fminf(x, y), fmin(x, y), (x < y ? x : y))                                             \
-    B(HYPOT, N, N, hypotf(x, y), hypot(x, y), 0)                                                        \
-    B(COPYSIGN, N, N, copysignf(x, y), copysign(x, y), 0)                                               \
-    B(XLOGY, N, N, ct__xlogyf(x, y), ct__xlogy(x, y), 0)                                                \
-    B(BITWISE_AND, Y, Y, x, x, x & y)                                                                   \
-    B(BITWISE_OR, Y, Y, x, x, x | y)                                                                    \
-    B(BITWISE_XOR, Y, Y, x, x, x ^ y)                                                                   \
-    B(LSHIFT, Y, N, x, x, ct__ishl(x, y))                                                               \
+#define CT__BINARY_LOOPS(B) \
+    B(ADD, Y, Y, x + (float)a0 * y, x + a0 * y, CT__IADD(x, CT__IMUL((int64_t)a0, y))) \
+    B(SUB, Y, N, x - (float)a0 * y, x - a0 * y, CT__ISUB(x, CT__IMUL((int64_t)a0, y))) \
+    B(MUL, Y, Y, x * y, x * y, CT__IMUL(x, y)) \
+    B(DIV, N, N, x / y, x / y, 0) \
+    B(DIV_TRUNC, Y, N, truncf(x / y), trunc(x / y), ct__idiv_trunc(x, y, CT__KERR)) \
+    B(DIV_FLOOR, Y, N, ct__floordivf(x, y), ct__floordiv(x, y), ct__idiv_floor(x, y, CT__KERR)) \
+    B(REMAINDER, Y, N, ct__remf(x, y), ct__rem(x, y), ct__irem(x, y, CT__KERR)) \
+    B(FMOD, Y, N, fmodf(x, y), fmod(x, y), ct__ifmod(x, y, CT__KERR)) \
+    B(POW, Y, N, powf(x, y), pow(x, y), ct__ipow_t(x, y, CT__KERR)) \
+    B(ATAN2, N, N, atan2f(x, y), atan2(x, y), 0) \
+    B(MAXIMUM, Y, Y, ct__maxf(x, y), ct__maxd(x, y), (x > y ? x : y)) \
+    B(MINIMUM, Y, Y, ct__minf(x, y), ct__mind(x, y), (x < y ? x : y)) \
+    B(FMAX, Y, Y, fmaxf(x, y), fmax(x, y), (x > y ? x : y)) \
+    B(FMIN, Y, Y, fminf(x, y), fmin(x, y), (x < y ? x : y)) \
+    B(HYPOT, N, N, hypotf(x, y), hypot(x, y), 0) \
+    B(COPYSIGN, N, N, copysignf(x, y), copysign(x, y), 0) \
+    B(XLOGY, N, N, ct__xlogyf(x, y), ct__xlogy(x, y), 0) \
+    B(BITWISE_AND, Y, Y, x, x, x & y) \
+    B(BITWISE_OR, Y, Y, x, x, x | y) \
+    B(BITWISE_XOR, Y, Y, x, x, x ^ y) \
+    B(LSHIFT, Y, N, x, x, ct__ishl(x, y)) \
     B(RSHIFT, Y, N, x, x, ct__ishr(x, y))
 
 /* bool-output binary ops: every dtype */
-#define CT__BINARY_BOOL_LOOPS(BB)                                                                       \
-    BB(EQ, x == y)                                                                                      \
-    BB(NE, x != y)                                                                                      \
-    BB(LT, x < y)                                                                                       \
-    BB(LE, x <= y)                                                                                      \
-    BB(GT, x > y)                                                                                       \
-    BB(GE, x >= y)                                                                                      \
-    BB(LOGICAL_AND, (x != 0) && (y != 0))                                                               \
-    BB(LOGICAL_OR, (x != 0) || (y != 0))                                                                \
+#define CT__BINARY_BOOL_LOOPS(BB) \
+    BB(EQ, x == y) \
+    BB(NE, x != y) \
+    BB(LT, x < y) \
+    BB(LE, x <= y) \
+    BB(GT, x > y) \
+    BB(GE, x >= y) \
+    BB(LOGICAL_AND, (x != 0) && (y != 0)) \
+    BB(LOGICAL_OR, (x != 0) || (y != 0)) \
     BB(LOGICAL_XOR, (x != 0) != (y != 0))
 
 #define CT__BLOOP_M(suffix, T, C, LD, ST, EXPR) CT__BLOOP(ct__b_##suffix, T, T, C, LD, ST, EXPR)
 #define CT__B_GEN(E, ...) CT__WHEN_SEL(E)(CT__B_GEN_(E, __VA_ARGS__))
-#define CT__B_GEN_(E, I, Bo, FX, DX, IX)                                                                \
-    CT__GEN_FLOAT(CT__BLOOP_M, E, FX, DX)                                                               \
-    CT__GEN_INT_##I(CT__BLOOP_M, E, IX)                                                                 \
-    CT__GEN_BOOL_##Bo(CT__BLOOP_M, E, IX)                                                               \
+#define CT__B_GEN_(E, I, Bo, FX, DX, IX) \
+    CT__GEN_FLOAT(CT__BLOOP_M, E, FX, DX) \
+    CT__GEN_INT_##I(CT__BLOOP_M, E, IX) \
+    CT__GEN_BOOL_##Bo(CT__BLOOP_M, E, IX) \
     static const ct__loop_fn ct__b_##E##_tab[10] = {CT__TAB_FLOAT(ct__b_, E), CT__TAB_INT_##I(ct__b_, E), CT__TAB_BOOL_##Bo(ct__b_, E)};
 CT__BINARY_LOOPS(CT__B_GEN)
 
 #define CT__BBLOOP_M(suffix, T, C, LD, ST, EXPR) CT__BLOOP(ct__bb_##suffix, T, uint8_t, C, LD, CT__TOB, EXPR)
 #define CT__BB_GEN(E, ...) CT__WHEN_SEL(E)(CT__BB_GEN_(E, __VA_ARGS__))
-#define CT__BB_GEN_(E, X)                                                                               \
-    CT__GEN_FLOAT(CT__BBLOOP_M, E, X, X)                                                                \
-    CT__GEN_INT_Y(CT__BBLOOP_M, E, X)                                                                   \
-    CT__GEN_BOOL_Y(CT__BBLOOP_M, E, X)                                                                  \
+#define CT__BB_GEN_(E, X) \
+    CT__GEN_FLOAT(CT__BBLOOP_M, E, X, X) \
+    CT__GEN_INT_Y(CT__BBLOOP_M, E, X) \
+    CT__GEN_BOOL_Y(CT__BBLOOP_M, E, X) \
     static const ct__loop_fn ct__bb_##E##_tab[10] = {CT__TAB_FLOAT(ct__bb_, E), CT__TAB_INT_Y(ct__bb_, E), CT__TAB_BOOL_Y(ct__bb_, E)};
 CT__BINARY_BOOL_LOOPS(CT__BB_GEN)
 
@@ -7108,24 +7146,24 @@ static const ct__loop_fn *ct__binary_table(int op) {
    routes the rest); a dtype to itself is a copy by element size (bits kept: NaN
    payloads, -0.0), strided rows included (contiguous() of a transposed tensor); the
    other loops have dense bodies only ---- */
-#define CT__CLOOP(fname, TO, TI, CONV)                                                                  \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                      \
-        if (CT__UNLIKELY(s[0] != (int64_t)sizeof(TO) || s[1] != (int64_t)sizeof(TI))) {               \
-            ct__ew_strided(p, s, n, a, fname, 2, (int)sizeof(TO), (int)sizeof(TI), 0, 0);               \
-            return;                                                                                     \
-        }                                                                                               \
-        TO *o = (TO *)p[0];                                                                             \
-        const TI *in = (const TI *)p[1];                                                                \
-        for (int64_t k = 0; k < n; k++) o[k] = CONV(in[k]);                                             \
+#define CT__CLOOP(fname, TO, TI, CONV) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        if (CT__UNLIKELY(s[0] != (int64_t)sizeof(TO) || s[1] != (int64_t)sizeof(TI))) { \
+            ct__ew_strided(p, s, n, a, fname, 2, (int)sizeof(TO), (int)sizeof(TI), 0, 0); \
+            return; \
+        } \
+        TO *o = (TO *)p[0]; \
+        const TI *in = (const TI *)p[1]; \
+        for (int64_t k = 0; k < n; k++) o[k] = CONV(in[k]); \
     }
-#define CT__COPYLOOP(fname, T)                                                                          \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                      \
-        (void)a;                                                                                        \
-        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                                 \
-            memmove(p[0], p[1], (size_t)n * sizeof(T));                                                 \
-        } else {                                                                                        \
-            for (int64_t k = 0; k < n; k++) *(T *)(p[0] + k * s[0]) = *(const T *)(p[1] + k * s[1]);   \
-        }                                                                                               \
+#define CT__COPYLOOP(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        (void)a; \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) { \
+            memmove(p[0], p[1], (size_t)n * sizeof(T)); \
+        } else { \
+            for (int64_t k = 0; k < n; k++) *(T *)(p[0] + k * s[0]) = *(const T *)(p[1] + k * s[1]); \
+        } \
     }
 CT__COPYLOOP(ct__copy_1, uint8_t)
 CT__COPYLOOP(ct__copy_2, uint16_t)
@@ -7174,6 +7212,57 @@ static const ct__loop_fn ct__cast_tab[10][10] = {
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__copy_1, NULL, NULL},
     {ct__c_u8_f32, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__copy_1, NULL},
     {ct__c_b8_f32, ct__c_b8_f64, NULL, NULL, ct__c_b8_i64, NULL, NULL, NULL, NULL, ct__c_b8_b8}};
+
+/* ---- complex loops (interleaved re, im; c10::complex's formulas) ---- */
+static void ct__cx_cast(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    double re, im;
+    for (int64_t k = 0; k < n; k++) {
+        ct__cx_load(p[1] + k * s[1], (ct_dtype)a->i[1], &re, &im);
+        ct__cx_store(p[0] + k * s[0], (ct_dtype)a->i[0], re, im);
+    }
+}
+/* x / y as c10::complex (numpy's scaled division; 0/0 gives nan, x/0 inf) */
+#define CT__CX_DIV(T, ABS, a_, b_, c_, d_, o) \
+    do { \
+        T ac_ = ABS(c_), ad_ = ABS(d_); \
+        if (ac_ >= ad_) { \
+            if (ac_ == 0 && ad_ == 0) { o[0] = a_ / ac_; o[1] = b_ / ad_; } \
+            else { T r_ = d_ / c_, s_ = (T)1 / (c_ + d_ * r_); o[0] = (a_ + b_ * r_) * s_; o[1] = (b_ - a_ * r_) * s_; } \
+        } else { T r_ = c_ / d_, s_ = (T)1 / (d_ + c_ * r_); o[0] = (a_ * r_ + b_) * s_; o[1] = (b_ * r_ - a_) * s_; } \
+    } while (0)
+#define CT__CXBIN(fname, T, ABS) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int op = a->i[3]; \
+        T al = (T)a->s[0]; \
+        for (int64_t k = 0; k < n; k++) { \
+            T *o = (T *)(p[0] + k * s[0]); \
+            const T *x = (const T *)(p[1] + k * s[1]), *y = (const T *)(p[2] + k * s[2]); \
+            T xr = x[0], xi = x[1], yr = y[0], yi = y[1]; \
+            if (op == CT__OP_ADD) { o[0] = xr + al * yr; o[1] = xi + al * yi; } \
+            else if (op == CT__OP_SUB) { o[0] = xr - al * yr; o[1] = xi - al * yi; } \
+            else if (op == CT__OP_MUL) { T r_ = xr * yr - xi * yi; o[1] = xr * yi + xi * yr; o[0] = r_; } \
+            else CT__CX_DIV(T, ABS, xr, xi, yr, yi, o); \
+        } \
+    }
+CT__CXBIN(ct__cx_bin_c64, float, fabsf)
+CT__CXBIN(ct__cx_bin_c128, double, fabs)
+#define CT__CXUN(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int conj = a->i[3] == CT__OP_CONJ; \
+        for (int64_t k = 0; k < n; k++) { \
+            T *o = (T *)(p[0] + k * s[0]); \
+            const T *x = (const T *)(p[1] + k * s[1]); \
+            T xr = x[0], xi = x[1]; \
+            o[0] = conj ? xr : -xr; \
+            o[1] = -xi; \
+        } \
+    }
+CT__CXUN(ct__cx_un_c64, float)
+CT__CXUN(ct__cx_un_c128, double)
+/* the complex elementwise ops of the core (others come from companion headers) */
+static int ct__cx_op(int op) {
+    return op == CT__OP_ADD || op == CT__OP_SUB || op == CT__OP_MUL || op == CT__OP_DIV || op == CT__OP_NEG || op == CT__OP_CONJ;
+}
 
 /* The loop of a cast: the table's own (every pair of float32, float64, int64 and
    bool, the hot pairs, a dtype to itself), else through the compute types: the
@@ -7227,7 +7316,7 @@ static CT__NOINLINE int ct__copy_into_backend(ct_tensor *dst, const ct_tensor *s
    The helpers built on it (ct__convert, ct__clone_detached, ct__contig_ref) serve
    every device through it. */
 static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
-    if (!CT__ISREAL(dst->dtype) || !CT__ISREAL(src->dtype))
+    if (CT__ISQUANT(dst->dtype) || CT__ISQUANT(src->dtype))
         return ct__failed(CT_ERR_DTYPE, "copy_: dtype %s to %s is not supported here", ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
     if (CT__UNLIKELY(dst->device.type != CT_CPU || src->device.type != CT_CPU)) return ct__copy_into_backend(dst, src);
     ct_tensor *ops[2];
@@ -7239,7 +7328,14 @@ static int ct__copy_into(ct_tensor *dst, const ct_tensor *src) {
     ct__attrs_init(&a);
     ct__ewroute r;
     const ct__attrs *ap = &a;
-    ct__loop_fn fn = ct__cast_loop(dst->dtype, src->dtype, &r, &ap);   /* sets ap */
+    ct__loop_fn fn;
+    if (CT__ISCOMPLEX(dst->dtype) || CT__ISCOMPLEX(src->dtype)) {   /* complex on a side: through (re, im) */
+        a.i[0] = dst->dtype;
+        a.i[1] = src->dtype;
+        fn = ct__cx_cast;
+    } else {
+        fn = ct__cast_loop(dst->dtype, src->dtype, &r, &ap);   /* sets ap */
+    }
     ct__iter_run(&it, fn, ap);
     return 0;
 }
@@ -7293,6 +7389,7 @@ static const char *ct__bool_msg(int op) {
 /* dtype rules shared by the elementwise metas: returns the compute dtype or NUM on error */
 static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     const ct__opdef *d = &ct__ops[op];
+    if (ct__dt_ok(cdt) && CT__ISCOMPLEX(cdt) && ct__cx_op(op)) return *out_bool = 0, cdt;
     if (!CT__ISREAL(cdt))
         return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
     if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
@@ -7565,8 +7662,19 @@ CT__INLINE int ct__ew_fast_body(ct__call *c, ct__loop_fn fn, int nin) {
 }
 /* the kernels' call (inlined in them, it slowed the general path of in-place calls) */
 static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew_fast_body(c, fn, nin); }
+/* complex calls of the ops ct__cx_op names: the op rides in attribute slot i[3] */
+static CT__NOINLINE int ct__k_cx(ct__call *c, int nin) {
+    ct__attrs a = *c->a;
+    a.i[3] = c->op;
+    ct_dtype want[2];
+    want[0] = want[1] = c->cdt;
+    ct__loop_fn fn = nin == 2 ? (c->cdt == CT_COMPLEX64 ? ct__cx_bin_c64 : ct__cx_bin_c128)
+                              : (c->cdt == CT_COMPLEX64 ? ct__cx_un_c64 : ct__cx_un_c128);
+    return ct__ew_run(c, fn, &a, nin, c->in, want);
+}
 static int ct__k_unary(ct__call *c) {
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 1);
+    if (CT__ISCOMPLEX(c->cdt)) return ct__k_cx(c, 1);
     ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__unary_vec_f32(c->op) : NULL;
     ct__ewroute r;
     const ct__attrs *a = c->a;
@@ -7579,6 +7687,7 @@ static int ct__k_unary(ct__call *c) {
 }
 static int ct__k_binary(ct__call *c) {
     if (c->fast) return ct__ew_fast_run(c, c->fast_fn, 2);
+    if (CT__ISCOMPLEX(c->cdt)) return ct__k_cx(c, 2);
     ct__ewroute r;
     const ct__attrs *a = c->a;
     int obool = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) != 0;
@@ -7634,42 +7743,42 @@ static int ct__ew_lane(ct__call *c, ct__tls *t, const ct__opdef *d) {
 }
 
 /* ---- ternary: where, lerp, addcmul, addcdiv, clamp(tensor bounds), masked_fill ---- */
-#define CT__TLOOP(fname, T, C, LD, ST, EXPR)                                                             \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
-        CT__LOOP_ARGS                                                                                    \
-        const int64_t es = (int64_t)sizeof(T);                                                           \
-        if (CT__UNLIKELY(s[0] != es || s[1] != es || s[2] != es || s[3] != es)) {                        \
-            ct__ew_strided(p, s, n, a, fname, 4, (int)es, (int)es, (int)es, (int)es);                    \
-            return;                                                                                      \
-        }                                                                                                \
-        T *o = (T *)p[0];                                                                                \
-        const T *xs = (const T *)p[1], *ys = (const T *)p[2], *zs = (const T *)p[3];                     \
-        for (int64_t k = 0; k < n; k++) {                                                                \
-            C x = LD(xs[k]), y = LD(ys[k]), z = LD(zs[k]);                                               \
-            (void)x; (void)y; (void)z;                                                                   \
-            o[k] = ST(EXPR);                                                                             \
-        }                                                                                                \
+#define CT__TLOOP(fname, T, C, LD, ST, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__LOOP_ARGS \
+        const int64_t es = (int64_t)sizeof(T); \
+        if (CT__UNLIKELY(s[0] != es || s[1] != es || s[2] != es || s[3] != es)) { \
+            ct__ew_strided(p, s, n, a, fname, 4, (int)es, (int)es, (int)es, (int)es); \
+            return; \
+        } \
+        T *o = (T *)p[0]; \
+        const T *xs = (const T *)p[1], *ys = (const T *)p[2], *zs = (const T *)p[3]; \
+        for (int64_t k = 0; k < n; k++) { \
+            C x = LD(xs[k]), y = LD(ys[k]), z = LD(zs[k]); \
+            (void)x; (void)y; (void)z; \
+            o[k] = ST(EXPR); \
+        } \
     }
 /* where-style: p[1] is a bool condition; a select moves bits, so one loop per
    element size serves every dtype */
-#define CT__WLOOP(fname, T)                                                                              \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                       \
-        (void)a;                                                                                         \
-        if (s[0] == (int64_t)sizeof(T) && s[1] == 1 && s[2] == (int64_t)sizeof(T) &&                     \
-            (s[3] == 0 || s[3] == (int64_t)sizeof(T))) {                                                 \
-            /* dense rows (relu's backward: where(y > 0, g, 0)): a select that vectorizes */             \
-            T *CT_RESTRICT o = (T *)p[0];                                                                \
-            const uint8_t *CT_RESTRICT m = (const uint8_t *)p[1];                                        \
-            const T *CT_RESTRICT x = (const T *)p[2], *CT_RESTRICT y = (const T *)p[3];                  \
-            if (s[3] == 0) {                                                                             \
-                const T z = *y;                                                                          \
-                for (int64_t k = 0; k < n; k++) o[k] = m[k] ? x[k] : z;                                  \
-            } else {                                                                                     \
-                for (int64_t k = 0; k < n; k++) o[k] = m[k] ? x[k] : y[k];                               \
-            }                                                                                            \
-            return;                                                                                      \
-        }                                                                                                \
-        for (int64_t k = 0; k < n; k++)                                                                  \
+#define CT__WLOOP(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        (void)a; \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == 1 && s[2] == (int64_t)sizeof(T) && \
+            (s[3] == 0 || s[3] == (int64_t)sizeof(T))) { \
+            /* dense rows (relu's backward: where(y > 0, g, 0)): a select that vectorizes */ \
+            T *CT_RESTRICT o = (T *)p[0]; \
+            const uint8_t *CT_RESTRICT m = (const uint8_t *)p[1]; \
+            const T *CT_RESTRICT x = (const T *)p[2], *CT_RESTRICT y = (const T *)p[3]; \
+            if (s[3] == 0) { \
+                const T z = *y; \
+                for (int64_t k = 0; k < n; k++) o[k] = m[k] ? x[k] : z; \
+            } else { \
+                for (int64_t k = 0; k < n; k++) o[k] = m[k] ? x[k] : y[k]; \
+            } \
+            return; \
+        } \
+        for (int64_t k = 0; k < n; k++) \
             *(T *)(p[0] + k * s[0]) = *(const uint8_t *)(p[1] + k * s[1]) ? *(const T *)(p[2] + k * s[2]) \
                                                                           : *(const T *)(p[3] + k * s[3]); \
     }
@@ -7677,15 +7786,15 @@ CT__INLINE float ct__lerpf(float s, float e, float w) { return fabsf(w) < 0.5f ?
 CT__INLINE double ct__lerp(double s, double e, double w) { return fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w); }
 CT__INLINE float ct__clamptf(float x, float lo, float hi) { return x != x ? x : fminf(fmaxf(x, lo), hi); }
 CT__INLINE double ct__clamptd(double x, double lo, double hi) { return x != x ? x : fmin(fmax(x, lo), hi); }
-#define CT__TERNARY_LOOPS(TL)                                                                            \
-    TL(LERP, N, N, ct__lerpf(x, y, z), ct__lerp(x, y, z), 0)                                             \
+#define CT__TERNARY_LOOPS(TL) \
+    TL(LERP, N, N, ct__lerpf(x, y, z), ct__lerp(x, y, z), 0) \
     TL(ADDCMUL, Y, N, x + (float)a0 * y * z, x + a0 * y * z, CT__IADD(x, CT__IMUL(CT__IMUL((int64_t)a0, y), z))) \
-    TL(ADDCDIV, N, N, x + (float)a0 * y / z, x + a0 * y / z, 0)                                          \
+    TL(ADDCDIV, N, N, x + (float)a0 * y / z, x + a0 * y / z, 0) \
     TL(CLAMP_T, Y, N, ct__clamptf(x, y, z), ct__clamptd(x, y, z), (x < y ? y : x) > z ? z : (x < y ? y : x))
 #define CT__TLOOP_M(suffix, T, C, LD, ST, EXPR) CT__TLOOP(ct__t_##suffix, T, C, LD, ST, EXPR)
-#define CT__T_GEN(E, I, Bo, FX, DX, IX)                                                                  \
-    CT__GEN_FLOAT(CT__TLOOP_M, E, FX, DX)                                                                \
-    CT__GEN_INT_##I(CT__TLOOP_M, E, IX)                                                                  \
+#define CT__T_GEN(E, I, Bo, FX, DX, IX) \
+    CT__GEN_FLOAT(CT__TLOOP_M, E, FX, DX) \
+    CT__GEN_INT_##I(CT__TLOOP_M, E, IX) \
     static const ct__loop_fn ct__t_##E##_tab[10] = {CT__TAB_FLOAT(ct__t_, E), CT__TAB_INT_##I(ct__t_, E), NULL};
 CT__TERNARY_LOOPS(CT__T_GEN)
 CT__WLOOP(ct__w_WHERE_1, uint8_t)
@@ -7776,7 +7885,7 @@ static int ct__k_ternary(ct__call *c) {
 
 /* ---- public elementwise functions ---- */
 /* the public functions of the unary tables */
-#define CT__UNARY_DEF(ARG_, name, E, ...)                                                                \
+#define CT__UNARY_DEF(ARG_, name, E, ...) \
     CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x) { return ct__op1(CT__OP_##E, x, &ct__attrs_none); }
 CT__UNARY_OPS_TABLE(CT__UNARY_DEF, ~)
 CT__UNARY_PREDICATES_TABLE(CT__UNARY_DEF, ~)
@@ -7889,12 +7998,12 @@ static ct_tensor *ct__binary_scalar(int op, const ct_tensor *x, double v, const 
     ct__unwrap(w);
     return r;
 }
-#define CT__BINARY_DEF(name, OP)                                                                         \
-    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x, const ct_tensor *y) {                           \
-        return ct__op2(CT__OP_##OP, x, y, &ct__attrs_none);                                              \
-    }                                                                                                    \
-    CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *x, double y) {                            \
-        return ct__binary_scalar(CT__OP_##OP, x, y, &ct__attrs_none, 0, 0);                              \
+#define CT__BINARY_DEF(name, OP) \
+    CTENSOR_API ct_tensor *ct_##name(const ct_tensor *x, const ct_tensor *y) { \
+        return ct__op2(CT__OP_##OP, x, y, &ct__attrs_none); \
+    } \
+    CTENSOR_API ct_tensor *ct_##name##_scalar(const ct_tensor *x, double y) { \
+        return ct__binary_scalar(CT__OP_##OP, x, y, &ct__attrs_none, 0, 0); \
     }
 CT__BINARY_DEF(mul, MUL) CT__BINARY_DEF(div, DIV) CT__BINARY_DEF(floor_divide, DIV_FLOOR)
 CT__BINARY_DEF(remainder, REMAINDER) CT__BINARY_DEF(fmod, FMOD) CT__BINARY_DEF(atan2, ATAN2)
@@ -8132,6 +8241,7 @@ static void ct__fill_raw(ct_tensor *x, double v) {
         case 1: memset(p, one[0], (size_t)n); return;
         case 2: { uint16_t w; memcpy(&w, one, 2); for (int64_t k = 0; k < n; k++) ((uint16_t *)p)[k] = w; return; }
         case 4: { uint32_t w; memcpy(&w, one, 4); for (int64_t k = 0; k < n; k++) ((uint32_t *)p)[k] = w; return; }
+        case 16: for (int64_t k = 0; k < n; k++) memcpy(p + 16 * k, one, 16); return;
         default: { uint64_t w; memcpy(&w, one, 8); for (int64_t k = 0; k < n; k++) ((uint64_t *)p)[k] = w; return; }
         }
     }
@@ -8146,7 +8256,7 @@ static void ct__fill_raw(ct_tensor *x, double v) {
     ct__copy_into(x, &src);
 }
 static int ct__k_fill(ct__call *c) {
-    if (!CT__ISREAL(c->in[0]->dtype)) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
+    if (!CT__ISREAL(c->in[0]->dtype) && !ct_dtype_is_complex(c->in[0]->dtype)) return ct__failed(CT_ERR_DTYPE, "fill_: not implemented for '%s'", CT__DTNAME(c->in[0]->dtype));
     ct__fill_raw(c->in[0], c->a->s[0]);
     return 0;
 }
@@ -8179,7 +8289,7 @@ static int ct__k_copy(ct__call *c) {
 static int ct__meta_copy_as(ct__call *c, ct_dtype dt) {
     ct_tensor *x = c->in[0];
     ct__outinfo *o = &c->oi[0];
-    if (!CT__ISREAL(dt) || !CT__ISREAL(x->dtype))
+    if (!ct__dt_ok(dt) || CT__ISQUANT(dt) || CT__ISQUANT(x->dtype))
         return ct__failed(CT_ERR_DTYPE, "to: conversion from %s to %s is not supported", ct_dtype_name(x->dtype), ct_dtype_name(dt));
     if (ct__fmt_ok(ct__ops[c->op].name, x, (ct_memory_format)c->a->mode)) return -1;
     c->nout = 1;
@@ -8212,7 +8322,7 @@ static int ct__meta_factory(ct__call *c) {
     const ct__attrs *a = c->a;
     ct__outinfo *o = &c->oi[0];
     const char *name = ct__ops[c->op].name;
-    if (!CT__ISREAL(a->dtype))
+    if (!CT__ISREAL(a->dtype) && !(ct__dt_ok(a->dtype) && CT__ISCOMPLEX(a->dtype) && (c->op == CT__OP_FULL || c->op == CT__OP_EYE)))
         return ct__failed(CT_ERR_DTYPE, "%s: dtype %s is not supported", name, ct_dtype_name(a->dtype));
     c->nout = 1;
     o->kind = CT__OUT_NEW;
@@ -8325,7 +8435,8 @@ static int ct__check_device_arg(const char *api, ct_device dev) {
     return 0;
 }
 static ct_tensor *ct__factory(const char *api, int op, ct_device dev, ct_dtype dt, ct__attrs *a) {
-    if (ct__check_dtype_arg(api, dt) || ct__check_device_arg(api, dev)) return NULL;
+    int cx = ct__dt_ok(dt) && CT__ISCOMPLEX(dt) && (op == CT__OP_FULL || op == CT__OP_EYE);   /* complex: fill, eye */
+    if ((!cx && ct__check_dtype_arg(api, dt)) || ct__check_device_arg(api, dev)) return NULL;
     if (op == CT__OP_FULL && (ct__check_shape(api, a->nv, a->v) || ct__check_value_arg(api, dt, a->s[0]))) return NULL;
     a->dtype = dt;
     a->device = dev;
@@ -8627,6 +8738,83 @@ static int ct__meta_view(ct__call *c) {
 static int ct__meta_alias(ct__call *c) {
     ct_tensor *x = c->in[0];
     ct__out_view(c, x->ndim, x->shape, x->strides, x->offset);
+    return 0;
+}
+/* view_as_real, view_as_complex, real, imag: views that change the dtype between a
+   complex dtype and its real one (a complex element is two real ones, re then im) */
+static ct_dtype ct__cx_part(ct_dtype dt) { return dt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64; }
+static int ct__meta_cxview(ct__call *c) {
+    ct_tensor *x = c->in[0];
+    int64_t sh[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int nd = x->ndim, cx = ct__dt_ok(x->dtype) && CT__ISCOMPLEX(x->dtype);
+    if (c->op == CT__OP_VIEW_AS_COMPLEX) {
+        if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+            return ct__failed(CT_ERR_DTYPE, "view_as_complex: view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", CT__DTNAME(x->dtype));
+        if (nd == 0 || x->shape[nd - 1] != 2)
+            return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension of size 2 (got shape %s)", CT__SHAPE(x));
+        if (x->strides[nd - 1] != 1) return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension with stride 1");
+        for (int d = 0; d < nd - 1; d++)
+            if (x->strides[d] % 2) return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a stride divisible by 2 for all but last dimension");
+        if (x->offset % 2) return ct__failed(CT_ERR_SHAPE, "view_as_complex: Tensor must have a storage_offset divisible by 2");
+        for (int d = 0; d < nd - 1; d++) { sh[d] = x->shape[d]; st[d] = x->strides[d] / 2; }
+        ct__out_view(c, nd - 1, sh, st, x->offset / 2);
+        c->oi[0].dtype = x->dtype == CT_FLOAT32 ? CT_COMPLEX64 : CT_COMPLEX128;
+        return 0;
+    }
+    if (!cx && c->op == CT__OP_REAL) return ct__meta_alias(c);   /* real of a real tensor: itself */
+    if (!cx) {
+        if (c->op == CT__OP_IMAG) return ct__failed(CT_ERR_DTYPE, "imag: imag is not implemented for tensors with non-complex dtypes.");
+        return ct__failed(CT_ERR_DTYPE, "view_as_real: view_as_real is only supported for complex tensors (got %s)", CT__DTNAME(x->dtype));
+    }
+    for (int d = 0; d < nd; d++) { sh[d] = x->shape[d]; st[d] = x->strides[d] * 2; }
+    if (c->op == CT__OP_VIEW_AS_REAL) {
+        if (nd == CT_MAX_DIMS) return ct__failed(CT_ERR_SHAPE, "view_as_real: a tensor of %d dims has no room for one more (CTENSOR_MAX_DIMS)", nd);
+        sh[nd] = 2;
+        st[nd++] = 1;
+    }
+    ct__out_view(c, nd, sh, st, x->offset * 2 + (c->op == CT__OP_IMAG));
+    c->oi[0].dtype = ct__cx_part(x->dtype);
+    return 0;
+}
+static int ct__k_cxview(ct__call *c) { c->out[0]->dtype = c->oi[0].dtype; return 0; }
+/* complex(real, imag) and polar(abs, angle): float inputs of one dtype, broadcast */
+static int ct__meta_complex(ct__call *c) {
+    const ct_tensor *x = c->in[0], *y = c->in[1];
+    const char *nm = ct__ops[c->op].name;
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_DTYPE, "%s: Expected both inputs to be Float or Double tensors but got %s and %s", nm, CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
+    if (x->dtype != y->dtype)
+        return ct__failed(CT_ERR_DTYPE, "%s: Expected object of scalar type %s but got scalar type %s for second argument", nm, CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
+    if (ct__broadcast(nm, 2, c->in, &ndim, shape)) return -1;
+    c->cdt = x->dtype == CT_FLOAT32 ? CT_COMPLEX64 : CT_COMPLEX128;
+    ct__out_new(c, c->cdt, ndim, shape);
+    return 0;
+}
+#define CT__CXMAKE(fname, T, COS, SIN) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        int polar = a->i[3] == CT__OP_POLAR; \
+        for (int64_t k = 0; k < n; k++) { \
+            T *o = (T *)(p[0] + k * s[0]); \
+            T u = *(const T *)(p[1] + k * s[1]), v = *(const T *)(p[2] + k * s[2]); \
+            o[0] = polar ? u * COS(v) : u; \
+            o[1] = polar ? u * SIN(v) : v; \
+        } \
+    }
+CT__CXMAKE(ct__cx_make_f32, float, cosf, sinf)
+CT__CXMAKE(ct__cx_make_f64, double, cos, sin)
+static int ct__k_complex(ct__call *c) {
+    ct_tensor *ops[3];
+    ops[0] = c->out[0];
+    ops[1] = c->in[0];
+    ops[2] = c->in[1];
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.i[3] = c->op;
+    ct__iter it;
+    ct__iter_init(&it, 3, ops, ops[0]->ndim, ops[0]->shape);
+    ct__iter_run(&it, c->in[0]->dtype == CT_FLOAT32 ? ct__cx_make_f32 : ct__cx_make_f64, &a);
     return 0;
 }
 static int ct__meta_permute(ct__call *c) {
@@ -9040,6 +9228,30 @@ CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t) {
     ct__attrs_init(&a);
     return ct__op1(CT__OP_ALIAS, t, &a);
 }
+CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *t) { return ct__op1(CT__OP_VIEW_AS_REAL, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *t) { return ct__op1(CT__OP_VIEW_AS_COMPLEX, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_real(const ct_tensor *t) { return ct__op1(CT__OP_REAL, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_imag(const ct_tensor *t) { return ct__op1(CT__OP_IMAG, t, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_complex(const ct_tensor *re, const ct_tensor *im) { return ct__op2(CT__OP_COMPLEX, re, im, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_polar(const ct_tensor *abs, const ct_tensor *angle) { return ct__op2(CT__OP_POLAR, abs, angle, &ct__attrs_none); }
+CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t) {
+    if (t && !CT__ISCOMPLEX(t->dtype)) return ct_clone(t);
+    return ct__op1(CT__OP_CONJ, t, &ct__attrs_none);
+}
+CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t) {
+    if (t && !CT__ISCOMPLEX(t->dtype)) return ct_alias(t);
+    return ct__op1(CT__OP_CONJ, t, &ct__attrs_none);
+}
+CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im) {
+    if (ct__dt_ok(dt) && !CT__ISCOMPLEX(dt))
+        return ct__fail(CT_ERR_DTYPE, "full_complex: dtype must be complex64 or complex128 (got %s)", ct_dtype_name(dt));
+    ct_tensor *x = ct__full_api("full", ct__cpu_dev, dt, ndim, shape, re);
+    if (x && im != 0.0) {
+        int64_t n = ct_numel(x);
+        for (int64_t k = 0; k < n; k++) ct__cx_store(ct__ptr(x) + k * (int64_t)ct__dt[dt].size, dt, re, im);
+    }
+    return x;
+}
 /* gradient helper: zeros of `shape` with g added at a view given relative to a
    contiguous tensor of that shape (vshape is g's shape) */
 static ct_tensor *ct__strided_scatter(const ct_tensor *g, int ndim, const int64_t *shape, int vndim, const int64_t *vshape,
@@ -9110,6 +9322,12 @@ static int ct__meta_reduce(ct__call *c) {
     uint32_t mask;
     ct__outinfo *o = &c->oi[0];
     c->nout = 1;
+    if (CT__ISCOMPLEX(x->dtype) && (c->op == CT__OP_SUM || c->op == CT__OP_MEAN) &&
+        (!(c->a->flags & CT__RF_DTYPE) || c->a->dtype == x->dtype)) {   /* complex sum, mean: over the parts */
+        if (ct__reduce_shape(name, x, c->a, &mask, o)) return -1;
+        o->dtype = c->cdt = x->dtype;
+        return 0;
+    }
     if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", name, CT__DTNAME(x->dtype));
     if ((c->a->flags & CT__RF_DTYPE) && !ct__dt_ok(c->a->dtype))
         return ct__failed(CT_ERR_DTYPE, "%s: invalid dtype %d", name, (int)c->a->dtype);
@@ -9268,50 +9486,50 @@ typedef int64_t ct__v8l __attribute__((vector_size(64)));
    (at least as accurate as PyTorch's cascade sum). NAN_ skips NaN (nansum). */
 #define CT__HSUM_BLOCK 8192
 #if CT__VEC
-#define CT__HSUM_DEF(fname, T, VT, VI, VL, NAN_)                                                       \
-    static double fname(const T *x, int64_t n) {                                                      \
-        double total = 0.0;                                                                           \
-        int64_t k = 0;                                                                                \
-        while (k < n) {                                                                               \
-            int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;                              \
-            VT a0, a1, a2, a3, v0, v1, v2, v3;                                                        \
-            memset(&a0, 0, 64); a1 = a0; a2 = a0; a3 = a0;                                            \
-            for (; k + 4 * VL <= e; k += 4 * VL) {                                                    \
+#define CT__HSUM_DEF(fname, T, VT, VI, VL, NAN_) \
+    static double fname(const T *x, int64_t n) { \
+        double total = 0.0; \
+        int64_t k = 0; \
+        while (k < n) { \
+            int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n; \
+            VT a0, a1, a2, a3, v0, v1, v2, v3; \
+            memset(&a0, 0, 64); a1 = a0; a2 = a0; a3 = a0; \
+            for (; k + 4 * VL <= e; k += 4 * VL) { \
                 CT__VLD(v0, x + k); CT__VLD(v1, x + k + VL); CT__VLD(v2, x + k + 2 * VL); CT__VLD(v3, x + k + 3 * VL); \
-                if (NAN_) {                                                                           \
-                    v0 = (VT)((VI)v0 & (VI)(v0 == v0)); v1 = (VT)((VI)v1 & (VI)(v1 == v1));                   \
-                    v2 = (VT)((VI)v2 & (VI)(v2 == v2)); v3 = (VT)((VI)v3 & (VI)(v3 == v3));                   \
-                }                                                                                     \
-                a0 += v0; a1 += v1; a2 += v2; a3 += v3;                                               \
-            }                                                                                         \
-            a0 = (a0 + a1) + (a2 + a3);                                                               \
-            T lanes[VL], t = 0;                                                                       \
-            CT__VST(lanes, a0);                                                                       \
-            for (; k < e; k++) t += (NAN_ && x[k] != x[k]) ? (T)0 : x[k];                             \
-            for (int w = VL / 2; w >= 1; w /= 2)                                                      \
-                for (int l = 0; l < w; l++) lanes[l] += lanes[l + w];                                 \
-            total += (double)lanes[0] + (double)t;                                                    \
-        }                                                                                             \
-        return total;                                                                                 \
+                if (NAN_) { \
+                    v0 = (VT)((VI)v0 & (VI)(v0 == v0)); v1 = (VT)((VI)v1 & (VI)(v1 == v1)); \
+                    v2 = (VT)((VI)v2 & (VI)(v2 == v2)); v3 = (VT)((VI)v3 & (VI)(v3 == v3)); \
+                } \
+                a0 += v0; a1 += v1; a2 += v2; a3 += v3; \
+            } \
+            a0 = (a0 + a1) + (a2 + a3); \
+            T lanes[VL], t = 0; \
+            CT__VST(lanes, a0); \
+            for (; k < e; k++) t += (NAN_ && x[k] != x[k]) ? (T)0 : x[k]; \
+            for (int w = VL / 2; w >= 1; w /= 2) \
+                for (int l = 0; l < w; l++) lanes[l] += lanes[l + w]; \
+            total += (double)lanes[0] + (double)t; \
+        } \
+        return total; \
     }
 CT__HSUM_DEF(ct__hsum_f32, float, ct__v16f, ct__v16i, 16, 0)
 CT__HSUM_DEF(ct__hsum_f64, double, ct__v8d, ct__v8l, 8, 0)
 CT__HSUM_DEF(ct__hsumnan_f32, float, ct__v16f, ct__v16i, 16, 1)
 CT__HSUM_DEF(ct__hsumnan_f64, double, ct__v8d, ct__v8l, 8, 1)
 #else
-#define CT__HSUM_DEF(fname, T, NAN_)                                                                   \
-    static double fname(const T *x, int64_t n) {                                                      \
-        double total = 0.0;                                                                           \
-        int64_t k = 0;                                                                                \
-        while (k < n) {                                                                               \
-            int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;                              \
-            T r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, t = 0;                                                 \
-            for (; k + 8 <= e; k += 8)                                                                \
+#define CT__HSUM_DEF(fname, T, NAN_) \
+    static double fname(const T *x, int64_t n) { \
+        double total = 0.0; \
+        int64_t k = 0; \
+        while (k < n) { \
+            int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n; \
+            T r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, t = 0; \
+            for (; k + 8 <= e; k += 8) \
                 for (int l = 0; l < 8; l++) r[l] += (NAN_ && x[k + l] != x[k + l]) ? (T)0 : x[k + l]; \
-            for (; k < e; k++) t += (NAN_ && x[k] != x[k]) ? (T)0 : x[k];                             \
+            for (; k < e; k++) t += (NAN_ && x[k] != x[k]) ? (T)0 : x[k]; \
             total += (double)(((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7]))) + (double)t; \
-        }                                                                                             \
-        return total;                                                                                 \
+        } \
+        return total; \
     }
 CT__HSUM_DEF(ct__hsum_f32, float, 0)
 CT__HSUM_DEF(ct__hsum_f64, double, 0)
@@ -9320,20 +9538,20 @@ CT__HSUM_DEF(ct__hsumnan_f64, double, 1)
 #endif
 
 /* acc[0..n) += x[0..n) (NaN as zero with skip) */
-#define CT__VADD_DEF(fname, T, VT, VI, VL, NAN_)                                                       \
-    static void fname(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) {                        \
-        int64_t b = 0;                                                                                \
-        CT__VADD_BODY(T, VT, VI, VL, NAN_)                                                            \
-        for (; b < n; b++) acc[b] += (NAN_ && x[b] != x[b]) ? (T)0 : x[b];                            \
+#define CT__VADD_DEF(fname, T, VT, VI, VL, NAN_) \
+    static void fname(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) { \
+        int64_t b = 0; \
+        CT__VADD_BODY(T, VT, VI, VL, NAN_) \
+        for (; b < n; b++) acc[b] += (NAN_ && x[b] != x[b]) ? (T)0 : x[b]; \
     }
 #if CT__VEC
-#define CT__VADD_BODY(T, VT, VI, VL, NAN_)                                                             \
-    for (; b + VL <= n; b += VL) {                                                                    \
-        VT va, vx;                                                                                    \
-        CT__VLD(va, acc + b); CT__VLD(vx, x + b);                                                     \
-        if (NAN_) vx = (VT)((VI)vx & (VI)(vx == vx));                                                     \
-        va += vx;                                                                                     \
-        CT__VST(acc + b, va);                                                                         \
+#define CT__VADD_BODY(T, VT, VI, VL, NAN_) \
+    for (; b + VL <= n; b += VL) { \
+        VT va, vx; \
+        CT__VLD(va, acc + b); CT__VLD(vx, x + b); \
+        if (NAN_) vx = (VT)((VI)vx & (VI)(vx == vx)); \
+        va += vx; \
+        CT__VST(acc + b, va); \
     }
 CT__VADD_DEF(ct__vadd_f64, double, ct__v8d, ct__v8l, 8, 0)
 CT__VADD_DEF(ct__vaddnan_f64, double, ct__v8d, ct__v8l, 8, 1)
@@ -9348,23 +9566,23 @@ CT__VADD_DEF(ct__vaddnan_f64, double, 0, 0, 8, 1)
 typedef float ct__v8f __attribute__((vector_size(32)));
 typedef int32_t ct__v8i __attribute__((vector_size(32)));
 #endif
-#define CT__VACCD_DEF(fname, NAN_)                                                                     \
-    static void fname(double *CT_RESTRICT tot, const float *CT_RESTRICT x, int64_t n) {               \
-        int64_t b = 0;                                                                                \
-        CT__VACCD_BODY(NAN_)                                                                          \
-        for (; b < n; b++) tot[b] += (NAN_ && x[b] != x[b]) ? 0.0 : (double)x[b];                     \
+#define CT__VACCD_DEF(fname, NAN_) \
+    static void fname(double *CT_RESTRICT tot, const float *CT_RESTRICT x, int64_t n) { \
+        int64_t b = 0; \
+        CT__VACCD_BODY(NAN_) \
+        for (; b < n; b++) tot[b] += (NAN_ && x[b] != x[b]) ? 0.0 : (double)x[b]; \
     }
 #if CT__VEC
-#define CT__VACCD_BODY(NAN_)                                                                           \
-    for (; b + 16 <= n; b += 16) {                                                                    \
-        ct__v8f h0, h1;                                                                               \
-        ct__v8d t0, t1, d0, d1;                                                                       \
-        memcpy(&h0, x + b, 32); memcpy(&h1, x + b + 8, 32);                                           \
+#define CT__VACCD_BODY(NAN_) \
+    for (; b + 16 <= n; b += 16) { \
+        ct__v8f h0, h1; \
+        ct__v8d t0, t1, d0, d1; \
+        memcpy(&h0, x + b, 32); memcpy(&h1, x + b + 8, 32); \
         if (NAN_) { h0 = (ct__v8f)((ct__v8i)h0 & (ct__v8i)(h0 == h0)); h1 = (ct__v8f)((ct__v8i)h1 & (ct__v8i)(h1 == h1)); } \
-        d0 = __builtin_convertvector(h0, ct__v8d); d1 = __builtin_convertvector(h1, ct__v8d);         \
-        CT__VLD(t0, tot + b); CT__VLD(t1, tot + b + 8);                                               \
-        t0 += d0; t1 += d1;                                                                           \
-        CT__VST(tot + b, t0); CT__VST(tot + b + 8, t1);                                               \
+        d0 = __builtin_convertvector(h0, ct__v8d); d1 = __builtin_convertvector(h1, ct__v8d); \
+        CT__VLD(t0, tot + b); CT__VLD(t1, tot + b + 8); \
+        t0 += d0; t1 += d1; \
+        CT__VST(tot + b, t0); CT__VST(tot + b + 8, t1); \
     }
 #else
 #define CT__VACCD_BODY(NAN_)
@@ -9379,133 +9597,133 @@ CT__VACCD_DEF(ct__vaccdnan_f32, 1)
    (when there are fewer strips than threads, the rows are split instead). */
 #define CT__VSUM_STRIP 4096   /* columns per strip: rows are read in runs of whole pages */
 #define CT__VSUM_SMALL 1024   /* strips up to this wide sum into a stack array (8 KB) */
-#define CT__FSUM_DEF(fname, T, HSUM, VACC)                                                             \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * part; int64_t chunk; const T * xr; } fname##_c1;   \
-static void fname##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                                       \
-    const fname##_c1 *q_ = (const fname##_c1 *)c_;                                                                                                 \
-    const T * x = q_->x; (void)x;                                                                                                                  \
-    T * out = q_->out; (void)out;                                                                                                                  \
-    int64_t O = q_->O; (void)O;                                                                                                                    \
-    int64_t K = q_->K; (void)K;                                                                                                                    \
-    int64_t NI = q_->NI; (void)NI;                                                                                                                 \
-    double scale = q_->scale; (void)scale;                                                                                                         \
-    double * part = q_->part; (void)part;                                                                                                          \
-    int64_t chunk = q_->chunk; (void)chunk;                                                                                                        \
-    const T * xr = q_->xr; (void)xr;                                                                                                               \
-    for (int p = (int)lo_; p < hi_; p++) {                                                    \
-                        int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;            \
-                        part[p] = b < e ? HSUM(xr + b, e - b) : 0.0;                                  \
-                    }                                                                                                 \
-}                                                                                                                                                  \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; } fname##_c2;   \
-static void fname##_b2(void *c_, int64_t lo_, int64_t hi_) {                                           \
-    const fname##_c2 *q_ = (const fname##_c2 *)c_;                                                     \
-    const T * x = q_->x; (void)x;                                                                      \
-    T * out = q_->out; (void)out;                                                                      \
-    int64_t O = q_->O; (void)O;                                                                        \
-    int64_t K = q_->K; (void)K;                                                                        \
-    int64_t NI = q_->NI; (void)NI;                                                                     \
-    double scale = q_->scale; (void)scale;                                                             \
-    for (int64_t o = (int64_t)lo_; o < hi_; o++) out[o] = (T)(HSUM(x + o * K, K) * scale);                                             \
-}                                                                                                      \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * parts; int64_t W; int64_t chunk; int64_t w; const T * xp; } fname##_c3;   \
-static void fname##_b3(void *c_, int64_t lo_, int64_t hi_) {                                                                                                              \
-    const fname##_c3 *q_ = (const fname##_c3 *)c_;                                                                                                                        \
-    const T * x = q_->x; (void)x;                                                                                                                                         \
-    T * out = q_->out; (void)out;                                                                                                                                         \
-    int64_t O = q_->O; (void)O;                                                                                                                                           \
-    int64_t K = q_->K; (void)K;                                                                                                                                           \
-    int64_t NI = q_->NI; (void)NI;                                                                                                                                        \
-    double scale = q_->scale; (void)scale;                                                                                                                                \
-    double * parts = q_->parts; (void)parts;                                                                                                                              \
-    int64_t W = q_->W; (void)W;                                                                                                                                           \
-    int64_t chunk = q_->chunk; (void)chunk;                                                                                                                               \
-    int64_t w = q_->w; (void)w;                                                                                                                                           \
-    const T * xp = q_->xp; (void)xp;                                                                                                                                      \
-    for (int p = (int)lo_; p < hi_; p++) {                                                        \
-                    double *tot = parts + (int64_t)p * W;                                             \
-                    int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K;                           \
-                    for (int64_t b = 0; b < w; b++) tot[b] = 0.0;                                     \
-                    for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w);      \
-                }                                                                                                                        \
-}                                                                                                                                                                         \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; int64_t W; int64_t nstrip; } fname##_c4;   \
-static void fname##_b4(void *c_, int64_t lo_, int64_t hi_) {                                                                      \
-    const fname##_c4 *q_ = (const fname##_c4 *)c_;                                                                                \
-    const T * x = q_->x; (void)x;                                                                                                 \
-    T * out = q_->out; (void)out;                                                                                                 \
-    int64_t O = q_->O; (void)O;                                                                                                   \
-    int64_t K = q_->K; (void)K;                                                                                                   \
-    int64_t NI = q_->NI; (void)NI;                                                                                                \
-    double scale = q_->scale; (void)scale;                                                                                        \
-    int64_t W = q_->W; (void)W;                                                                                                   \
-    int64_t nstrip = q_->nstrip; (void)nstrip;                                                                                    \
-    /* a strip's sums: on the stack when narrow, else on the heap (a 4096-double     \
-       array was a 32 KB frame); without memory, in parts of the small buffer */     \
-    double tsmall[CT__VSUM_SMALL], *tbig = W > CT__VSUM_SMALL ? CT__NEW_ARRAY(double, W) : NULL;  \
-    double *CT_RESTRICT tot = tbig ? tbig : tsmall;                                                             \
-    int64_t cap = tbig ? W : CT__VSUM_SMALL;                                                          \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
-            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
-            for (int64_t c0 = 0; c0 < w; c0 += cap) {                                                 \
-                int64_t wc = w - c0 < cap ? w - c0 : cap;                                             \
-                for (int64_t b = 0; b < wc; b++) tot[b] = 0.0;                                        \
-                const T *xp = x + o * K * NI + i0 + c0;                                               \
-                for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, wc);                           \
-                for (int64_t b = 0; b < wc; b++) out[o * NI + i0 + c0 + b] = (T)(tot[b] * scale);     \
-            }                                                                                         \
-        }                                                                        \
-    if (tbig) CT_FREE(tbig);                                                                          \
-}                                                                                                                                 \
-    static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) {             \
-        if (NI == 1) {                                                                                 \
-            int nt = ct__rthreads();                                                                  \
-            if (O < 2 * nt && ct__rpar(K)) {                                                          \
-                /* few long rows: split each row over the threads */                                  \
-                for (int64_t o = 0; o < O; o++) {                                                     \
-                    double part[256];                                                                 \
-                    int np = nt < 256 ? nt : 256;                                                     \
-                    int64_t chunk = (K + np - 1) / np;                                                \
-                    chunk = (chunk + 63) & ~(int64_t)63;                                              \
-                    const T *xr = x + o * K;                                                          \
-                    int ct__par = 1;                                                                  \
-                    (void)ct__par;                                                                    \
-                    fname##_c1 q1_ = {x, out, O, K, NI, scale, part, chunk, xr}; ct__rrun(np, ct__par, fname##_b1, &q1_);                                                                                 \
-                    double t = 0.0;                                                                   \
-                    for (int p = 0; p < np; p++) t += part[p];                                        \
-                    out[o] = (T)(t * scale);                                                          \
-                }                                                                                     \
-                return;                                                                               \
-            }                                                                                         \
-            int ct__par = ct__rpar(O * K);                                                            \
-            (void)ct__par;                                                                            \
-            fname##_c2 q2_ = {x, out, O, K, NI, scale}; ct__rrun(O, ct__par, fname##_b2, &q2_);                 \
-            return;                                                                                   \
-        }                                                                                             \
-        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
-        int nt = ct__rthreads(), par = ct__rpar(O * K * NI);                                          \
+#define CT__FSUM_DEF(fname, T, HSUM, VACC) \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * part; int64_t chunk; const T * xr; } fname##_c1; \
+static void fname##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const fname##_c1 *q_ = (const fname##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    double scale = q_->scale; (void)scale; \
+    double * part = q_->part; (void)part; \
+    int64_t chunk = q_->chunk; (void)chunk; \
+    const T * xr = q_->xr; (void)xr; \
+    for (int p = (int)lo_; p < hi_; p++) { \
+                        int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K; \
+                        part[p] = b < e ? HSUM(xr + b, e - b) : 0.0; \
+                    } \
+} \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; } fname##_c2; \
+static void fname##_b2(void *c_, int64_t lo_, int64_t hi_) { \
+    const fname##_c2 *q_ = (const fname##_c2 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    double scale = q_->scale; (void)scale; \
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) out[o] = (T)(HSUM(x + o * K, K) * scale); \
+} \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; double * parts; int64_t W; int64_t chunk; int64_t w; const T * xp; } fname##_c3; \
+static void fname##_b3(void *c_, int64_t lo_, int64_t hi_) { \
+    const fname##_c3 *q_ = (const fname##_c3 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    double scale = q_->scale; (void)scale; \
+    double * parts = q_->parts; (void)parts; \
+    int64_t W = q_->W; (void)W; \
+    int64_t chunk = q_->chunk; (void)chunk; \
+    int64_t w = q_->w; (void)w; \
+    const T * xp = q_->xp; (void)xp; \
+    for (int p = (int)lo_; p < hi_; p++) { \
+                    double *tot = parts + (int64_t)p * W; \
+                    int64_t k1 = (p + 1) * chunk < K ? (p + 1) * chunk : K; \
+                    for (int64_t b = 0; b < w; b++) tot[b] = 0.0; \
+                    for (int64_t k = (int64_t)p * chunk; k < k1; k++) VACC(tot, xp + k * NI, w); \
+                } \
+} \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double scale; int64_t W; int64_t nstrip; } fname##_c4; \
+static void fname##_b4(void *c_, int64_t lo_, int64_t hi_) { \
+    const fname##_c4 *q_ = (const fname##_c4 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    double scale = q_->scale; (void)scale; \
+    int64_t W = q_->W; (void)W; \
+    int64_t nstrip = q_->nstrip; (void)nstrip; \
+    /* a strip's sums: on the stack when narrow, else on the heap (a 4096-double \
+       array was a 32 KB frame); without memory, in parts of the small buffer */ \
+    double tsmall[CT__VSUM_SMALL], *tbig = W > CT__VSUM_SMALL ? CT__NEW_ARRAY(double, W) : NULL; \
+    double *CT_RESTRICT tot = tbig ? tbig : tsmall; \
+    int64_t cap = tbig ? W : CT__VSUM_SMALL; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W; \
+            for (int64_t c0 = 0; c0 < w; c0 += cap) { \
+                int64_t wc = w - c0 < cap ? w - c0 : cap; \
+                for (int64_t b = 0; b < wc; b++) tot[b] = 0.0; \
+                const T *xp = x + o * K * NI + i0 + c0; \
+                for (int64_t k = 0; k < K; k++) VACC(tot, xp + k * NI, wc); \
+                for (int64_t b = 0; b < wc; b++) out[o * NI + i0 + c0 + b] = (T)(tot[b] * scale); \
+            } \
+        } \
+    if (tbig) CT_FREE(tbig); \
+} \
+    static void fname(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double scale) { \
+        if (NI == 1) { \
+            int nt = ct__rthreads(); \
+            if (O < 2 * nt && ct__rpar(K)) { \
+                /* few long rows: split each row over the threads */ \
+                for (int64_t o = 0; o < O; o++) { \
+                    double part[256]; \
+                    int np = nt < 256 ? nt : 256; \
+                    int64_t chunk = (K + np - 1) / np; \
+                    chunk = (chunk + 63) & ~(int64_t)63; \
+                    const T *xr = x + o * K; \
+                    int ct__par = 1; \
+                    (void)ct__par; \
+                    fname##_c1 q1_ = {x, out, O, K, NI, scale, part, chunk, xr}; ct__rrun(np, ct__par, fname##_b1, &q1_); \
+                    double t = 0.0; \
+                    for (int p = 0; p < np; p++) t += part[p]; \
+                    out[o] = (T)(t * scale); \
+                } \
+                return; \
+            } \
+            int ct__par = ct__rpar(O * K); \
+            (void)ct__par; \
+            fname##_c2 q2_ = {x, out, O, K, NI, scale}; ct__rrun(O, ct__par, fname##_b2, &q2_); \
+            return; \
+        } \
+        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W; \
+        int nt = ct__rthreads(), par = ct__rpar(O * K * NI); \
         double *parts = par && O * nstrip < nt && K >= 4 * nt ? CT__NEW_ARRAY(double, (int64_t)nt * W) : NULL; \
-        if (parts) {                                                                                  \
-            /* few strips: the rows are split over the threads, one double row each */               \
-            for (int64_t t = 0; t < O * nstrip; t++) {                                                \
-                int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;         \
-                int64_t chunk = (K + nt - 1) / nt;                                                    \
-                const T *xp = x + o * K * NI + i0;                                                    \
-                int ct__par = 1;                                                                      \
-                (void)ct__par;                                                                        \
-                fname##_c3 q3_ = {x, out, O, K, NI, scale, parts, W, chunk, w, xp}; ct__rrun(nt, ct__par, fname##_b3, &q3_);                                                                                     \
-                for (int64_t b = 0; b < w; b++) {                                                     \
-                    double sum = 0.0;                                                                 \
-                    for (int p = 0; p < nt; p++) sum += parts[(int64_t)p * W + b];                    \
-                    out[o * NI + i0 + b] = (T)(sum * scale);                                          \
-                }                                                                                     \
-            }                                                                                         \
-            CT_FREE(parts);                                                                           \
-            return;                                                                                   \
-        }                                                                                             \
-        int ct__par = par && O * nstrip > 1;                                                          \
-        (void)ct__par;                                                                                \
-        fname##_c4 q4_ = {x, out, O, K, NI, scale, W, nstrip}; ct__rrun(O * nstrip, ct__par, fname##_b4, &q4_);                                                                                             \
+        if (parts) { \
+            /* few strips: the rows are split over the threads, one double row each */ \
+            for (int64_t t = 0; t < O * nstrip; t++) { \
+                int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W; \
+                int64_t chunk = (K + nt - 1) / nt; \
+                const T *xp = x + o * K * NI + i0; \
+                int ct__par = 1; \
+                (void)ct__par; \
+                fname##_c3 q3_ = {x, out, O, K, NI, scale, parts, W, chunk, w, xp}; ct__rrun(nt, ct__par, fname##_b3, &q3_); \
+                for (int64_t b = 0; b < w; b++) { \
+                    double sum = 0.0; \
+                    for (int p = 0; p < nt; p++) sum += parts[(int64_t)p * W + b]; \
+                    out[o * NI + i0 + b] = (T)(sum * scale); \
+                } \
+            } \
+            CT_FREE(parts); \
+            return; \
+        } \
+        int ct__par = par && O * nstrip > 1; \
+        (void)ct__par; \
+        fname##_c4 q4_ = {x, out, O, K, NI, scale, W, nstrip}; ct__rrun(O * nstrip, ct__par, fname##_b4, &q4_); \
     }
 CT__FSUM_DEF(ct__fsum_f32, float, ct__hsum_f32, ct__vaccd_f32)
 CT__FSUM_DEF(ct__fsum_f64, double, ct__hsum_f64, ct__vaccd_f64)
@@ -9571,6 +9789,37 @@ static void ct__fprod(const double *x, double *out, int64_t O, int64_t K, int64_
 }
 
 /* sum, mean, nansum, prod */
+/* a header viewing complex x as real [..., 2] (no dispatch, no autograd) */
+static ct_tensor *ct__cx_parts(const ct_tensor *x) {
+    int64_t sh[CT_MAX_DIMS + 1], st[CT_MAX_DIMS + 1];
+    for (int d = 0; d < x->ndim; d++) { sh[d] = x->shape[d]; st[d] = x->strides[d] * 2; }
+    sh[x->ndim] = 2;
+    st[x->ndim] = 1;
+    ct_tensor *v = ct__view_header(x, x->ndim + 1, sh, st, x->offset * 2);
+    if (v) v->dtype = x->dtype == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64;
+    return v;
+}
+static int ct__k_sum(ct__call *c);
+/* complex sum and mean: the real kernel over [..., 2] views, the last dim kept */
+static CT__NOINLINE int ct__k_sum_cx(ct__call *c, uint32_t mask) {
+    const ct_tensor *x = c->in[0];
+    if (x->ndim >= CT_MAX_DIMS) return ct__failed(CT_ERR_SHAPE, "%s: complex input of %d dims (CTENSOR_MAX_DIMS)", ct__ops[c->op].name, x->ndim);
+    if (!mask) return ct__copy_into(c->out[0], x);
+    ct_tensor *in[1], *xo = ct__cx_parts(c->out[0]);
+    in[0] = ct__cx_parts(x);
+    ct__attrs a = *c->a;
+    a.nv = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (mask & (1u << d)) a.v[a.nv++] = d;
+    ct__call c2;
+    ct__call_init(&c2, c->op, 1, in, &a);
+    c2.out[0] = xo;
+    c2.cdt = xo ? xo->dtype : CT_FLOAT32;
+    int rc = in[0] && xo ? ct__k_sum(&c2) : -1;
+    if (in[0]) ct__decref(in[0]);
+    if (xo) ct__decref(xo);
+    return rc;
+}
 static int ct__k_sum(ct__call *c) {
     ct_tensor *x = c->in[0], *out = c->out[0];
     ct_dtype adt = c->cdt;
@@ -9578,6 +9827,7 @@ static int ct__k_sum(ct__call *c) {
     ct__outinfo tmp;
     int op = c->op, rc = 0;
     if (ct__reduce_shape(ct__ops[op].name, x, c->a, &mask, &tmp)) return -1;
+    if (CT__ISCOMPLEX(adt)) return ct__k_sum_cx(c, mask);
     /* dtype=: PyTorch casts the input to dtype first */
     ct_tensor *xc = (ct_tensor *)x;
     if ((c->a->flags & CT__RF_DTYPE) && x->dtype != c->a->dtype && c->a->dtype != adt && !(xc = ct__convert(x, c->a->dtype))) return -1;
@@ -9784,45 +10034,45 @@ static int ct__meta_var(ct__call *c) {
     c->cdt = x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
 }
-#define CT__VAR_DEF(S, T)                                                                              \
-typedef struct { const T * x; T * vout; T * mout; int64_t O; int64_t K; int64_t NI; double corr; int sq; int64_t nblk; double dof; } ct__var_##S##_c1;   \
-static void ct__var_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                                       \
-    const ct__var_##S##_c1 *q_ = (const ct__var_##S##_c1 *)c_;                                                                                           \
-    const T * x = q_->x; (void)x;                                                                                                                        \
-    T * vout = q_->vout; (void)vout;                                                                                                                     \
-    T * mout = q_->mout; (void)mout;                                                                                                                     \
-    int64_t O = q_->O; (void)O;                                                                                                                          \
-    int64_t K = q_->K; (void)K;                                                                                                                          \
-    int64_t NI = q_->NI; (void)NI;                                                                                                                       \
-    double corr = q_->corr; (void)corr;                                                                                                                  \
-    int sq = q_->sq; (void)sq;                                                                                                                           \
-    int64_t nblk = q_->nblk; (void)nblk;                                                                                                                 \
-    double dof = q_->dof; (void)dof;                                                                                                                     \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
-            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
-            double mean[CT__RBLK], m2[CT__RBLK];                                                                  \
-            const T *xp = x + o * K * NI + i0;                                                         \
-            for (int b = 0; b < nb; b++) { mean[b] = 0.0; m2[b] = 0.0; }                              \
-            for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) mean[b] += (double)xp[k * NI + b];                        \
-            for (int b = 0; b < nb; b++) mean[b] /= (double)K;                                        \
-            for (int64_t k = 0; k < K; k++)                                                           \
+#define CT__VAR_DEF(S, T) \
+typedef struct { const T * x; T * vout; T * mout; int64_t O; int64_t K; int64_t NI; double corr; int sq; int64_t nblk; double dof; } ct__var_##S##_c1; \
+static void ct__var_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__var_##S##_c1 *q_ = (const ct__var_##S##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * vout = q_->vout; (void)vout; \
+    T * mout = q_->mout; (void)mout; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    double corr = q_->corr; (void)corr; \
+    int sq = q_->sq; (void)sq; \
+    int64_t nblk = q_->nblk; (void)nblk; \
+    double dof = q_->dof; (void)dof; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK; \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK); \
+            double mean[CT__RBLK], m2[CT__RBLK]; \
+            const T *xp = x + o * K * NI + i0; \
+            for (int b = 0; b < nb; b++) { mean[b] = 0.0; m2[b] = 0.0; } \
+            for (int64_t k = 0; k < K; k++) \
+                for (int b = 0; b < nb; b++) mean[b] += (double)xp[k * NI + b]; \
+            for (int b = 0; b < nb; b++) mean[b] /= (double)K; \
+            for (int64_t k = 0; k < K; k++) \
                 for (int b = 0; b < nb; b++) { double d = (double)xp[k * NI + b] - mean[b]; m2[b] += d * d; } \
-            for (int b = 0; b < nb; b++) {                                                            \
-                double v = m2[b] / dof;                                                               \
-                vout[o * NI + i0 + b] = (T)(sq ? sqrt(v) : v);                                         \
-                if (mout) mout[o * NI + i0 + b] = (T)mean[b];                                          \
-            }                                                                                         \
-        }                                                                                               \
-}                                                                                                                                                        \
+            for (int b = 0; b < nb; b++) { \
+                double v = m2[b] / dof; \
+                vout[o * NI + i0 + b] = (T)(sq ? sqrt(v) : v); \
+                if (mout) mout[o * NI + i0 + b] = (T)mean[b]; \
+            } \
+        } \
+} \
     static void ct__var_##S(const T *x, T *vout, T *mout, int64_t O, int64_t K, int64_t NI, double corr, int sq) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        double dof = (double)K - corr;                                                                \
-        if (dof < 0) dof = 0;                                                                         \
-        (void)ct__par;                                                                                \
-        ct__var_##S##_c1 q1_ = {x, vout, mout, O, K, NI, corr, sq, nblk, dof}; ct__rrun(O * nblk, ct__par, ct__var_##S##_b1, &q1_);                                                                                             \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK; \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1; \
+        double dof = (double)K - corr; \
+        if (dof < 0) dof = 0; \
+        (void)ct__par; \
+        ct__var_##S##_c1 q1_ = {x, vout, mout, O, K, NI, corr, sq, nblk, dof}; ct__rrun(O * nblk, ct__par, ct__var_##S##_b1, &q1_); \
     }
 CT__VAR_DEF(f32, float)
 CT__VAR_DEF(f64, double)
@@ -9899,46 +10149,46 @@ static int ct__meta_minmax(ct__call *c) {
     return 0;
 }
 /* values and first index of the max (min); a NaN wins and stays */
-#define CT__MINMAX_DEF(S, T)                                                                           \
-typedef struct { const T * x; T * vout; int64_t * iout; int64_t O; int64_t K; int64_t NI; int ismax; int64_t nblk; } ct__minmax_##S##_c1;   \
-static void ct__minmax_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                       \
-    const ct__minmax_##S##_c1 *q_ = (const ct__minmax_##S##_c1 *)c_;                                                                        \
-    const T * x = q_->x; (void)x;                                                                                                           \
-    T * vout = q_->vout; (void)vout;                                                                                                        \
-    int64_t * iout = q_->iout; (void)iout;                                                                                                  \
-    int64_t O = q_->O; (void)O;                                                                                                             \
-    int64_t K = q_->K; (void)K;                                                                                                             \
-    int64_t NI = q_->NI; (void)NI;                                                                                                          \
-    int ismax = q_->ismax; (void)ismax;                                                                                                     \
-    int64_t nblk = q_->nblk; (void)nblk;                                                                                                    \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
-            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
-            T best[CT__RBLK];                                                                               \
-            int64_t bi[CT__RBLK];                                                                           \
-            const T *xp = x + o * K * NI + i0;                                                         \
-            for (int b = 0; b < nb; b++) { best[b] = xp[b]; bi[b] = 0; }                              \
-            for (int64_t k = 1; k < K; k++) {                                                         \
-                xp += NI;                                                                              \
-                for (int b = 0; b < nb; b++) {                                                        \
-                    T v = xp[b];                                                                      \
+#define CT__MINMAX_DEF(S, T) \
+typedef struct { const T * x; T * vout; int64_t * iout; int64_t O; int64_t K; int64_t NI; int ismax; int64_t nblk; } ct__minmax_##S##_c1; \
+static void ct__minmax_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__minmax_##S##_c1 *q_ = (const ct__minmax_##S##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * vout = q_->vout; (void)vout; \
+    int64_t * iout = q_->iout; (void)iout; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    int ismax = q_->ismax; (void)ismax; \
+    int64_t nblk = q_->nblk; (void)nblk; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK; \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK); \
+            T best[CT__RBLK]; \
+            int64_t bi[CT__RBLK]; \
+            const T *xp = x + o * K * NI + i0; \
+            for (int b = 0; b < nb; b++) { best[b] = xp[b]; bi[b] = 0; } \
+            for (int64_t k = 1; k < K; k++) { \
+                xp += NI; \
+                for (int b = 0; b < nb; b++) { \
+                    T v = xp[b]; \
                     if (!CT__RNAN_##S(best[b]) && (CT__RNAN_##S(v) || (ismax ? v > best[b] : v < best[b]))) { \
-                        best[b] = v;                                                                  \
-                        bi[b] = k;                                                                    \
-                    }                                                                                 \
-                }                                                                                     \
-            }                                                                                         \
-            for (int b = 0; b < nb; b++) {                                                            \
-                vout[o * NI + i0 + b] = best[b];                                                       \
-                if (iout) iout[o * NI + i0 + b] = bi[b];                                               \
-            }                                                                                         \
-        }                                                                                  \
-}                                                                                                                                           \
+                        best[b] = v; \
+                        bi[b] = k; \
+                    } \
+                } \
+            } \
+            for (int b = 0; b < nb; b++) { \
+                vout[o * NI + i0 + b] = best[b]; \
+                if (iout) iout[o * NI + i0 + b] = bi[b]; \
+            } \
+        } \
+} \
     static void ct__minmax_##S(const T *x, T *vout, int64_t *iout, int64_t O, int64_t K, int64_t NI, int ismax) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        ct__minmax_##S##_c1 q1_ = {x, vout, iout, O, K, NI, ismax, nblk}; ct__rrun(O * nblk, ct__par, ct__minmax_##S##_b1, &q1_);                                                                                             \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK; \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1; \
+        (void)ct__par; \
+        ct__minmax_##S##_c1 q1_ = {x, vout, iout, O, K, NI, ismax, nblk}; ct__rrun(O * nblk, ct__par, ct__minmax_##S##_b1, &q1_); \
     }
 CT__MINMAX_DEF(f32, float)
 CT__MINMAX_DEF(f64, double)
@@ -9948,112 +10198,112 @@ CT__MINMAX_DEF(i64, int64_t)
 #define CT__EXT_COMBINE(m, v, OP) do { if ((m) == (m) && ((v) != (v) || (v) OP (m))) (m) = (v); } while (0)
 #if CT__VEC
 #define CT__EXT_VSTEP(VT, VI, SEL, a, v, OP) ((a) = SEL((VI)((v) OP (a)) | (VI)((v) != (v)), (v), (a)))
-#define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)                                                          \
-    if (n >= 2 * VL) {                                                                                \
-        VT a, v;                                                                                      \
-        CT__VLD(a, x);                                                                                \
+#define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP) \
+    if (n >= 2 * VL) { \
+        VT a, v; \
+        CT__VLD(a, x); \
         for (k = VL; k + VL <= n; k += VL) { CT__VLD(v, x + k); CT__EXT_VSTEP(VT, VI, SEL, a, v, OP); } \
-        T l[VL];                                                                                      \
-        CT__VST(l, a);                                                                                \
-        m = l[0];                                                                                     \
-        for (int i = 1; i < VL; i++) CT__EXT_COMBINE(m, l[i], OP);                                    \
+        T l[VL]; \
+        CT__VST(l, a); \
+        m = l[0]; \
+        for (int i = 1; i < VL; i++) CT__EXT_COMBINE(m, l[i], OP); \
     }
-#define CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                             \
-    for (; b + VL <= n; b += VL) {                                                                    \
-        VT a, v;                                                                                      \
-        CT__VLD(a, acc + b);                                                                          \
-        CT__VLD(v, x + b);                                                                            \
-        CT__EXT_VSTEP(VT, VI, SEL, a, v, OP);                                                         \
-        CT__VST(acc + b, a);                                                                          \
+#define CT__EXT_VBODY(VT, VI, VL, SEL, OP) \
+    for (; b + VL <= n; b += VL) { \
+        VT a, v; \
+        CT__VLD(a, acc + b); \
+        CT__VLD(v, x + b); \
+        CT__EXT_VSTEP(VT, VI, SEL, a, v, OP); \
+        CT__VST(acc + b, a); \
     }
 #else
 #define CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)
 #define CT__EXT_VBODY(VT, VI, VL, SEL, OP)
 #endif
-#define CT__EXT_DEF(NAME, T, VT, VI, VL, SEL, OP)                                                      \
-    static T ct__h##NAME(const T *x, int64_t n) {                                                     \
-        T m = x[0];                                                                                   \
-        int64_t k = 1;                                                                                \
-        CT__EXT_HBODY(T, VT, VI, VL, SEL, OP)                                                         \
-        for (; k < n; k++) CT__EXT_COMBINE(m, x[k], OP);                                              \
-        return m;                                                                                     \
-    }                                                                                                 \
-    static void ct__v##NAME(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) {                  \
-        int64_t b = 0;                                                                                \
-        CT__EXT_VBODY(VT, VI, VL, SEL, OP)                                                            \
-        for (; b < n; b++) CT__EXT_COMBINE(acc[b], x[b], OP);                                         \
-    }                                                                                                 \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; T * part; int64_t chunk; const T * xr; } ct__f##NAME##_c1;   \
-static void ct__f##NAME##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                    \
-    const ct__f##NAME##_c1 *q_ = (const ct__f##NAME##_c1 *)c_;                                                                        \
-    const T * x = q_->x; (void)x;                                                                                                     \
-    T * out = q_->out; (void)out;                                                                                                     \
-    int64_t O = q_->O; (void)O;                                                                                                       \
-    int64_t K = q_->K; (void)K;                                                                                                       \
-    int64_t NI = q_->NI; (void)NI;                                                                                                    \
-    T * part = q_->part; (void)part;                                                                                                  \
-    int64_t chunk = q_->chunk; (void)chunk;                                                                                           \
-    const T * xr = q_->xr; (void)xr;                                                                                                  \
-    for (int p = (int)lo_; p < hi_; p++) {                                                        \
-                    int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K;                \
-                    part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1);                   \
-                }                                                                                    \
-}                                                                                                                                     \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; } ct__f##NAME##_c2;   \
-static void ct__f##NAME##_b2(void *c_, int64_t lo_, int64_t hi_) {                             \
-    const ct__f##NAME##_c2 *q_ = (const ct__f##NAME##_c2 *)c_;                                 \
-    const T * x = q_->x; (void)x;                                                              \
-    T * out = q_->out; (void)out;                                                              \
-    int64_t O = q_->O; (void)O;                                                                \
-    int64_t K = q_->K; (void)K;                                                                \
-    int64_t NI = q_->NI; (void)NI;                                                             \
-    for (int64_t o = (int64_t)lo_; o < hi_; o++) out[o] = ct__h##NAME(x + o * K, K);                                     \
-}                                                                                              \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; int64_t W; int64_t nstrip; } ct__f##NAME##_c3;   \
-static void ct__f##NAME##_b3(void *c_, int64_t lo_, int64_t hi_) {                                                        \
-    const ct__f##NAME##_c3 *q_ = (const ct__f##NAME##_c3 *)c_;                                                            \
-    const T * x = q_->x; (void)x;                                                                                         \
-    T * out = q_->out; (void)out;                                                                                         \
-    int64_t O = q_->O; (void)O;                                                                                           \
-    int64_t K = q_->K; (void)K;                                                                                           \
-    int64_t NI = q_->NI; (void)NI;                                                                                        \
-    int64_t W = q_->W; (void)W;                                                                                           \
-    int64_t nstrip = q_->nstrip; (void)nstrip;                                                                            \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                    \
-            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W;             \
-            const T *xp = x + o * K * NI + i0;                                                        \
-            T *acc = out + o * NI + i0;                                                               \
-            memcpy(acc, xp, sizeof(T) * (size_t)w);                                                   \
-            for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w);                         \
-        }                                                                \
-}                                                                                                                         \
-    static void ct__f##NAME(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                   \
-        int nt = ct__rthreads();                                                                      \
-        if (NI == 1 && O < nt && ct__rpar(K)) {                                                       \
-            for (int64_t o = 0; o < O; o++) {                                                         \
-                T part[256];                                                                          \
-                int np = nt < 256 ? nt : 256;                                                         \
-                int64_t chunk = (K + np - 1) / np;                                                    \
-                const T *xr = x + o * K;                                                              \
-                int ct__par = 1;                                                                      \
-                (void)ct__par;                                                                        \
-                ct__f##NAME##_c1 q1_ = {x, out, O, K, NI, part, chunk, xr}; ct__rrun(np, ct__par, ct__f##NAME##_b1, &q1_);                                                                                     \
-                T m = part[0];                                                                        \
-                for (int p = 1; p < np; p++) CT__EXT_COMBINE(m, part[p], OP);                         \
-                out[o] = m;                                                                           \
-            }                                                                                         \
-            return;                                                                                   \
-        }                                                                                             \
-        if (NI == 1) {                                                                                \
-            int ct__par = ct__rpar(O * K) && O > 1;                                                   \
-            (void)ct__par;                                                                            \
-            ct__f##NAME##_c2 q2_ = {x, out, O, K, NI}; ct__rrun(O, ct__par, ct__f##NAME##_b2, &q2_);                       \
-            return;                                                                                   \
-        }                                                                                             \
-        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W;           \
-        int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1;                                         \
-        (void)ct__par;                                                                                \
-        ct__f##NAME##_c3 q3_ = {x, out, O, K, NI, W, nstrip}; ct__rrun(O * nstrip, ct__par, ct__f##NAME##_b3, &q3_);                                                                                             \
+#define CT__EXT_DEF(NAME, T, VT, VI, VL, SEL, OP) \
+    static T ct__h##NAME(const T *x, int64_t n) { \
+        T m = x[0]; \
+        int64_t k = 1; \
+        CT__EXT_HBODY(T, VT, VI, VL, SEL, OP) \
+        for (; k < n; k++) CT__EXT_COMBINE(m, x[k], OP); \
+        return m; \
+    } \
+    static void ct__v##NAME(T *CT_RESTRICT acc, const T *CT_RESTRICT x, int64_t n) { \
+        int64_t b = 0; \
+        CT__EXT_VBODY(VT, VI, VL, SEL, OP) \
+        for (; b < n; b++) CT__EXT_COMBINE(acc[b], x[b], OP); \
+    } \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; T * part; int64_t chunk; const T * xr; } ct__f##NAME##_c1; \
+static void ct__f##NAME##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__f##NAME##_c1 *q_ = (const ct__f##NAME##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    T * part = q_->part; (void)part; \
+    int64_t chunk = q_->chunk; (void)chunk; \
+    const T * xr = q_->xr; (void)xr; \
+    for (int p = (int)lo_; p < hi_; p++) { \
+                    int64_t b = (int64_t)p * chunk, e = b + chunk < K ? b + chunk : K; \
+                    part[p] = ct__h##NAME(xr + (b < e ? b : 0), b < e ? e - b : 1); \
+                } \
+} \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; } ct__f##NAME##_c2; \
+static void ct__f##NAME##_b2(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__f##NAME##_c2 *q_ = (const ct__f##NAME##_c2 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    for (int64_t o = (int64_t)lo_; o < hi_; o++) out[o] = ct__h##NAME(x + o * K, K); \
+} \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; int64_t W; int64_t nstrip; } ct__f##NAME##_c3; \
+static void ct__f##NAME##_b3(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__f##NAME##_c3 *q_ = (const ct__f##NAME##_c3 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    int64_t W = q_->W; (void)W; \
+    int64_t nstrip = q_->nstrip; (void)nstrip; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nstrip, i0 = (t % nstrip) * W, w = NI - i0 < W ? NI - i0 : W; \
+            const T *xp = x + o * K * NI + i0; \
+            T *acc = out + o * NI + i0; \
+            memcpy(acc, xp, sizeof(T) * (size_t)w); \
+            for (int64_t k = 1; k < K; k++) ct__v##NAME(acc, xp + k * NI, w); \
+        } \
+} \
+    static void ct__f##NAME(const T *x, T *out, int64_t O, int64_t K, int64_t NI) { \
+        int nt = ct__rthreads(); \
+        if (NI == 1 && O < nt && ct__rpar(K)) { \
+            for (int64_t o = 0; o < O; o++) { \
+                T part[256]; \
+                int np = nt < 256 ? nt : 256; \
+                int64_t chunk = (K + np - 1) / np; \
+                const T *xr = x + o * K; \
+                int ct__par = 1; \
+                (void)ct__par; \
+                ct__f##NAME##_c1 q1_ = {x, out, O, K, NI, part, chunk, xr}; ct__rrun(np, ct__par, ct__f##NAME##_b1, &q1_); \
+                T m = part[0]; \
+                for (int p = 1; p < np; p++) CT__EXT_COMBINE(m, part[p], OP); \
+                out[o] = m; \
+            } \
+            return; \
+        } \
+        if (NI == 1) { \
+            int ct__par = ct__rpar(O * K) && O > 1; \
+            (void)ct__par; \
+            ct__f##NAME##_c2 q2_ = {x, out, O, K, NI}; ct__rrun(O, ct__par, ct__f##NAME##_b2, &q2_); \
+            return; \
+        } \
+        int64_t W = NI < CT__VSUM_STRIP ? NI : CT__VSUM_STRIP, nstrip = (NI + W - 1) / W; \
+        int ct__par = ct__rpar(O * K * NI) && O * nstrip > 1; \
+        (void)ct__par; \
+        ct__f##NAME##_c3 q3_ = {x, out, O, K, NI, W, nstrip}; ct__rrun(O * nstrip, ct__par, ct__f##NAME##_b3, &q3_); \
     }
 CT__EXT_DEF(max_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, >)
 CT__EXT_DEF(min_f32, float, ct__v16f, ct__v16i, 16, CT__VSELF, <)
@@ -10124,38 +10374,38 @@ static int ct__meta_lse(ct__call *c) {
     c->nout = 1;
     return 0;
 }
-#define CT__LSE_DEF(S, T)                                                                              \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; int64_t nblk; } ct__lse_##S##_c1;   \
-static void ct__lse_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                           \
-    const ct__lse_##S##_c1 *q_ = (const ct__lse_##S##_c1 *)c_;                                               \
-    const T * x = q_->x; (void)x;                                                                            \
-    T * out = q_->out; (void)out;                                                                            \
-    int64_t O = q_->O; (void)O;                                                                              \
-    int64_t K = q_->K; (void)K;                                                                              \
-    int64_t NI = q_->NI; (void)NI;                                                                           \
-    int64_t nblk = q_->nblk; (void)nblk;                                                                     \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
-            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
-            double m[CT__RBLK], s[CT__RBLK];                                                                      \
-            const T *xp = x + o * K * NI + i0;                                                         \
-            for (int b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; }                            \
-            for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) {                                                        \
-                    double v = (double)xp[k * NI + b];                                                 \
-                    if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v;                               \
-                }                                                                                     \
-            for (int b = 0; b < nb; b++) if (isinf(m[b])) m[b] = 0.0;                                 \
-            for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * NI + b] - m[b]);               \
-            for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = (T)(log(s[b]) + m[b]);                 \
-        }                                                   \
-}                                                                                                            \
-    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) {                    \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        ct__lse_##S##_c1 q1_ = {x, out, O, K, NI, nblk}; ct__rrun(O * nblk, ct__par, ct__lse_##S##_b1, &q1_);                                                                                             \
+#define CT__LSE_DEF(S, T) \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; int64_t nblk; } ct__lse_##S##_c1; \
+static void ct__lse_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__lse_##S##_c1 *q_ = (const ct__lse_##S##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    int64_t nblk = q_->nblk; (void)nblk; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK; \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK); \
+            double m[CT__RBLK], s[CT__RBLK]; \
+            const T *xp = x + o * K * NI + i0; \
+            for (int b = 0; b < nb; b++) { m[b] = -INFINITY; s[b] = 0.0; } \
+            for (int64_t k = 0; k < K; k++) \
+                for (int b = 0; b < nb; b++) { \
+                    double v = (double)xp[k * NI + b]; \
+                    if (m[b] == m[b] && (v != v || v > m[b])) m[b] = v; \
+                } \
+            for (int b = 0; b < nb; b++) if (isinf(m[b])) m[b] = 0.0; \
+            for (int64_t k = 0; k < K; k++) \
+                for (int b = 0; b < nb; b++) s[b] += exp((double)xp[k * NI + b] - m[b]); \
+            for (int b = 0; b < nb; b++) out[o * NI + i0 + b] = (T)(log(s[b]) + m[b]); \
+        } \
+} \
+    static void ct__lse_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK; \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1; \
+        (void)ct__par; \
+        ct__lse_##S##_c1 q1_ = {x, out, O, K, NI, nblk}; ct__rrun(O * nblk, ct__par, ct__lse_##S##_b1, &q1_); \
     }
 CT__LSE_DEF(f32, float)
 CT__LSE_DEF(f64, double)
@@ -10265,51 +10515,51 @@ static int ct__meta_norm(ct__call *c) {
     c->nout = 1;
     return 0;
 }
-#define CT__NORM_DEF(S, T)                                                                             \
-typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double p; int64_t nblk; int mode; } ct__norm_##S##_c1;   \
-static void ct__norm_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                               \
-    const ct__norm_##S##_c1 *q_ = (const ct__norm_##S##_c1 *)c_;                                                                  \
-    const T * x = q_->x; (void)x;                                                                                                 \
-    T * out = q_->out; (void)out;                                                                                                 \
-    int64_t O = q_->O; (void)O;                                                                                                   \
-    int64_t K = q_->K; (void)K;                                                                                                   \
-    int64_t NI = q_->NI; (void)NI;                                                                                                \
-    double p = q_->p; (void)p;                                                                                                    \
-    int64_t nblk = q_->nblk; (void)nblk;                                                                                          \
-    int mode = q_->mode; (void)mode;                                                                                              \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK;                                               \
-            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK);                                                \
-            double acc[CT__RBLK];                                                                           \
-            const T *xp = x + o * K * NI + i0;                                                         \
-            for (int b = 0; b < nb; b++) acc[b] = mode == 2 ? INFINITY : 0.0;                         \
-            for (int64_t k = 0; k < K; k++)                                                           \
-                for (int b = 0; b < nb; b++) {                                                        \
-                    double v = (double)xp[k * NI + b], av = fabs(v);                                   \
-                    switch (mode) {                                                                   \
-                    case 0: acc[b] += v != 0; break;                                                  \
-                    case 1: if (acc[b] == acc[b] && (av != av || av > acc[b])) acc[b] = av; break;    \
-                    case 2: if (acc[b] == acc[b] && (av != av || av < acc[b])) acc[b] = av; break;    \
-                    case 3: acc[b] += av; break;                                                      \
-                    case 4: acc[b] += v * v; break;                                                   \
-                    default: acc[b] += pow(av, p); break;                                             \
-                    }                                                                                 \
-                }                                                                                     \
-            for (int b = 0; b < nb; b++) {                                                            \
-                double r = acc[b];                                                                    \
-                if (K == 0) r = 0.0;                                                                  \
-                else if (mode == 4) r = sqrt(r);                                                      \
-                else if (mode == 5) r = pow(r, 1.0 / p);                                              \
-                out[o * NI + i0 + b] = (T)r;                                                           \
-            }                                                                                         \
-        }                                                                        \
-}                                                                                                                                 \
-    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) {         \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
+#define CT__NORM_DEF(S, T) \
+typedef struct { const T * x; T * out; int64_t O; int64_t K; int64_t NI; double p; int64_t nblk; int mode; } ct__norm_##S##_c1; \
+static void ct__norm_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__norm_##S##_c1 *q_ = (const ct__norm_##S##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    double p = q_->p; (void)p; \
+    int64_t nblk = q_->nblk; (void)nblk; \
+    int mode = q_->mode; (void)mode; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK; \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK); \
+            double acc[CT__RBLK]; \
+            const T *xp = x + o * K * NI + i0; \
+            for (int b = 0; b < nb; b++) acc[b] = mode == 2 ? INFINITY : 0.0; \
+            for (int64_t k = 0; k < K; k++) \
+                for (int b = 0; b < nb; b++) { \
+                    double v = (double)xp[k * NI + b], av = fabs(v); \
+                    switch (mode) { \
+                    case 0: acc[b] += v != 0; break; \
+                    case 1: if (acc[b] == acc[b] && (av != av || av > acc[b])) acc[b] = av; break; \
+                    case 2: if (acc[b] == acc[b] && (av != av || av < acc[b])) acc[b] = av; break; \
+                    case 3: acc[b] += av; break; \
+                    case 4: acc[b] += v * v; break; \
+                    default: acc[b] += pow(av, p); break; \
+                    } \
+                } \
+            for (int b = 0; b < nb; b++) { \
+                double r = acc[b]; \
+                if (K == 0) r = 0.0; \
+                else if (mode == 4) r = sqrt(r); \
+                else if (mode == 5) r = pow(r, 1.0 / p); \
+                out[o * NI + i0 + b] = (T)r; \
+            } \
+        } \
+} \
+    static void ct__norm_##S(const T *x, T *out, int64_t O, int64_t K, int64_t NI, double p) { \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK; \
         int mode = p == 0 ? 0 : p == INFINITY ? 1 : p == -INFINITY ? 2 : p == 1 ? 3 : p == 2 ? 4 : 5;\
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        ct__norm_##S##_c1 q1_ = {x, out, O, K, NI, p, nblk, mode}; ct__rrun(O * nblk, ct__par, ct__norm_##S##_b1, &q1_);                                                                                             \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1; \
+        (void)ct__par; \
+        ct__norm_##S##_c1 q1_ = {x, out, O, K, NI, p, nblk, mode}; ct__rrun(O * nblk, ct__par, ct__norm_##S##_b1, &q1_); \
     }
 CT__NORM_DEF(f32, float)
 CT__NORM_DEF(f64, double)
@@ -10366,26 +10616,26 @@ static float ct__expf_c(float x) {
 }
 #if CT__VEC
 typedef uint32_t ct__v16u __attribute__((vector_size(64)));
-#define CT__VEXP16(y, x0)                                                                              \
-    do {                                                                                               \
-        ct__v16f x_ = (x0), z_, t_, n_, r_, p_, s1_, s2_;                                              \
-        memset(&z_, 0, sizeof z_);                                                                     \
-        x_ = CT__VSELF((ct__v16i)(x_ < -104.0f), z_ - 104.0f, x_);                                     \
-        x_ = CT__VSELF((ct__v16i)(x_ > 89.0f), z_ + 89.0f, x_);                                        \
-        t_ = x_ * 1.44269504088896341f + 12582912.0f;                                                  \
-        n_ = t_ - 12582912.0f;                                                                         \
-        ct__v16i ni_ = (ct__v16i)((ct__v16u)t_ - 0x4B400000u), h_ = ni_ >> 1;                          \
-        r_ = x_ - n_ * 0.693359375f;                                                                   \
-        r_ = r_ + n_ * 2.12194440e-4f;                                                                 \
-        p_ = r_ * 1.9875691500E-4f + 1.3981999507E-3f;                                                 \
-        p_ = p_ * r_ + 8.3334519073E-3f;                                                               \
-        p_ = p_ * r_ + 4.1665795894E-2f;                                                               \
-        p_ = p_ * r_ + 1.6666665459E-1f;                                                               \
-        p_ = p_ * r_ + 5.0000001201E-1f;                                                               \
-        p_ = p_ * (r_ * r_) + r_ + 1.0f;                                                               \
-        s1_ = (ct__v16f)(((ct__v16u)h_ + 127u) << 23);                                                 \
-        s2_ = (ct__v16f)(((ct__v16u)(ni_ - h_) + 127u) << 23);                                         \
-        (y) = (p_ * s1_) * s2_;                                                                        \
+#define CT__VEXP16(y, x0) \
+    do { \
+        ct__v16f x_ = (x0), z_, t_, n_, r_, p_, s1_, s2_; \
+        memset(&z_, 0, sizeof z_); \
+        x_ = CT__VSELF((ct__v16i)(x_ < -104.0f), z_ - 104.0f, x_); \
+        x_ = CT__VSELF((ct__v16i)(x_ > 89.0f), z_ + 89.0f, x_); \
+        t_ = x_ * 1.44269504088896341f + 12582912.0f; \
+        n_ = t_ - 12582912.0f; \
+        ct__v16i ni_ = (ct__v16i)((ct__v16u)t_ - 0x4B400000u), h_ = ni_ >> 1; \
+        r_ = x_ - n_ * 0.693359375f; \
+        r_ = r_ + n_ * 2.12194440e-4f; \
+        p_ = r_ * 1.9875691500E-4f + 1.3981999507E-3f; \
+        p_ = p_ * r_ + 8.3334519073E-3f; \
+        p_ = p_ * r_ + 4.1665795894E-2f; \
+        p_ = p_ * r_ + 1.6666665459E-1f; \
+        p_ = p_ * r_ + 5.0000001201E-1f; \
+        p_ = p_ * (r_ * r_) + r_ + 1.0f; \
+        s1_ = (ct__v16f)(((ct__v16u)h_ + 127u) << 23); \
+        s2_ = (ct__v16f)(((ct__v16u)(ni_ - h_) + 127u) << 23); \
+        (y) = (p_ * s1_) * s2_; \
     } while (0)
 #endif
 /* max of a row, NaN if the row holds one */
@@ -10646,40 +10896,40 @@ static int ct__meta_softmax_bw(ct__call *c) {
     c->cdt = y->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     return 0;
 }
-#define CT__SMXBW_DEF(S, T)                                                                            \
-typedef struct { const T * g; const T * y; T * out; int64_t O; int64_t K; int64_t NI; int logsm; int64_t nblk; } ct__smxbw_##S##_c1;   \
-static void ct__smxbw_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                   \
-    const ct__smxbw_##S##_c1 *q_ = (const ct__smxbw_##S##_c1 *)c_;                                                                     \
-    const T * g = q_->g; (void)g;                                                                                                      \
-    const T * y = q_->y; (void)y;                                                                                                      \
-    T * out = q_->out; (void)out;                                                                                                      \
-    int64_t O = q_->O; (void)O;                                                                                                        \
-    int64_t K = q_->K; (void)K;                                                                                                        \
-    int64_t NI = q_->NI; (void)NI;                                                                                                     \
-    int logsm = q_->logsm; (void)logsm;                                                                                                \
-    int64_t nblk = q_->nblk; (void)nblk;                                                                                               \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
-            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
-            double s[CT__RBLK];                                                                             \
-            for (b = 0; b < nb; b++) s[b] = 0.0;                                                      \
-            for (int64_t k = 0; k < K; k++)                                                           \
-                for (b = 0; b < nb; b++) {                                                            \
-                    int64_t q = base + k * NI + b;                                                     \
-                    s[b] += logsm ? (double)g[q] : (double)g[q] * (double)y[q];                       \
-                }                                                                                     \
-            for (int64_t k = 0; k < K; k++)                                                           \
-                for (b = 0; b < nb; b++) {                                                            \
-                    int64_t q = base + k * NI + b;                                                     \
+#define CT__SMXBW_DEF(S, T) \
+typedef struct { const T * g; const T * y; T * out; int64_t O; int64_t K; int64_t NI; int logsm; int64_t nblk; } ct__smxbw_##S##_c1; \
+static void ct__smxbw_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__smxbw_##S##_c1 *q_ = (const ct__smxbw_##S##_c1 *)c_; \
+    const T * g = q_->g; (void)g; \
+    const T * y = q_->y; (void)y; \
+    T * out = q_->out; (void)out; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    int logsm = q_->logsm; (void)logsm; \
+    int64_t nblk = q_->nblk; (void)nblk; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0; \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b; \
+            double s[CT__RBLK]; \
+            for (b = 0; b < nb; b++) s[b] = 0.0; \
+            for (int64_t k = 0; k < K; k++) \
+                for (b = 0; b < nb; b++) { \
+                    int64_t q = base + k * NI + b; \
+                    s[b] += logsm ? (double)g[q] : (double)g[q] * (double)y[q]; \
+                } \
+            for (int64_t k = 0; k < K; k++) \
+                for (b = 0; b < nb; b++) { \
+                    int64_t q = base + k * NI + b; \
                     out[q] = logsm ? (T)((double)g[q] - exp((double)y[q]) * s[b]) : (T)((double)y[q] * ((double)g[q] - s[b])); \
-                }                                                                                     \
-        }                                                                             \
-}                                                                                                                                      \
+                } \
+        } \
+} \
     static void ct__smxbw_##S(const T *g, const T *y, T *out, int64_t O, int64_t K, int64_t NI, int logsm) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        ct__smxbw_##S##_c1 q1_ = {g, y, out, O, K, NI, logsm, nblk}; ct__rrun(O * nblk, ct__par, ct__smxbw_##S##_b1, &q1_);                                                                                             \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK; \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1; \
+        (void)ct__par; \
+        ct__smxbw_##S##_c1 q1_ = {g, y, out, O, K, NI, logsm, nblk}; ct__rrun(O * nblk, ct__par, ct__smxbw_##S##_b1, &q1_); \
     }
 CT__SMXBW_DEF(f32, float)
 CT__SMXBW_DEF(f64, double)
@@ -10740,50 +10990,50 @@ static int ct__meta_scan(ct__call *c) {
     c->cdt = o->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT__ISFLOAT(o->dtype) ? CT_FLOAT32 : CT_INT64;
     return 0;
 }
-#define CT__SCAN_DEF(S, T, A, OUTV)                                                                    \
-typedef struct { const T * x; T * y; int64_t * yi; int64_t O; int64_t K; int64_t NI; int kind; int rev; int64_t nblk; } ct__scan_##S##_c1;   \
-static void ct__scan_##S##_b1(void *c_, int64_t lo_, int64_t hi_) {                                                                          \
-    const ct__scan_##S##_c1 *q_ = (const ct__scan_##S##_c1 *)c_;                                                                             \
-    const T * x = q_->x; (void)x;                                                                                                            \
-    T * y = q_->y; (void)y;                                                                                                                  \
-    int64_t * yi = q_->yi; (void)yi;                                                                                                         \
-    int64_t O = q_->O; (void)O;                                                                                                              \
-    int64_t K = q_->K; (void)K;                                                                                                              \
-    int64_t NI = q_->NI; (void)NI;                                                                                                           \
-    int kind = q_->kind; (void)kind;                                                                                                         \
-    int rev = q_->rev; (void)rev;                                                                                                            \
-    int64_t nblk = q_->nblk; (void)nblk;                                                                                                     \
-    for (int64_t t = (int64_t)lo_; t < hi_; t++) {                                                      \
-            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0;                        \
-            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b;                                             \
-            A acc[CT__RBLK];                                                                                \
-            T best[CT__RBLK];                                                                               \
-            int64_t bi[CT__RBLK];                                                                           \
-            for (b = 0; b < nb; b++) { acc[b] = (A)(kind == 1 ? 1 : 0); best[b] = 0; bi[b] = 0; }     \
-            for (int64_t kk = 0; kk < K; kk++) {                                                      \
-                int64_t k = rev ? K - 1 - kk : kk;                                                    \
-                const T *xp = x + base + k * NI;                                                       \
-                T *yp = y + base + k * NI;                                                             \
+#define CT__SCAN_DEF(S, T, A, OUTV) \
+typedef struct { const T * x; T * y; int64_t * yi; int64_t O; int64_t K; int64_t NI; int kind; int rev; int64_t nblk; } ct__scan_##S##_c1; \
+static void ct__scan_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
+    const ct__scan_##S##_c1 *q_ = (const ct__scan_##S##_c1 *)c_; \
+    const T * x = q_->x; (void)x; \
+    T * y = q_->y; (void)y; \
+    int64_t * yi = q_->yi; (void)yi; \
+    int64_t O = q_->O; (void)O; \
+    int64_t K = q_->K; (void)K; \
+    int64_t NI = q_->NI; (void)NI; \
+    int kind = q_->kind; (void)kind; \
+    int rev = q_->rev; (void)rev; \
+    int64_t nblk = q_->nblk; (void)nblk; \
+    for (int64_t t = (int64_t)lo_; t < hi_; t++) { \
+            int64_t o = t / nblk, i0 = (t % nblk) * CT__RBLK, base = o * K * NI + i0; \
+            int nb = (int)(NI - i0 < CT__RBLK ? NI - i0 : CT__RBLK), b; \
+            A acc[CT__RBLK]; \
+            T best[CT__RBLK]; \
+            int64_t bi[CT__RBLK]; \
+            for (b = 0; b < nb; b++) { acc[b] = (A)(kind == 1 ? 1 : 0); best[b] = 0; bi[b] = 0; } \
+            for (int64_t kk = 0; kk < K; kk++) { \
+                int64_t k = rev ? K - 1 - kk : kk; \
+                const T *xp = x + base + k * NI; \
+                T *yp = y + base + k * NI; \
                 if (kind == 0) for (b = 0; b < nb; b++) { acc[b] += (A)xp[b]; yp[b] = OUTV(acc[b]); } \
                 else if (kind == 1) for (b = 0; b < nb; b++) { acc[b] *= (A)xp[b]; yp[b] = OUTV(acc[b]); } \
-                else {                                                                                \
-                    int64_t *ip = yi + base + k * NI;                                                  \
-                    for (b = 0; b < nb; b++) {                                                        \
-                        T v = xp[b];                                                                  \
-                        if (kk == 0 || CT__RNAN_##S(v) ||                                             \
+                else { \
+                    int64_t *ip = yi + base + k * NI; \
+                    for (b = 0; b < nb; b++) { \
+                        T v = xp[b]; \
+                        if (kk == 0 || CT__RNAN_##S(v) || \
                             (!CT__RNAN_##S(best[b]) && (kind == 2 ? v >= best[b] : v <= best[b]))) { best[b] = v; bi[b] = k; } \
-                        yp[b] = best[b];                                                              \
-                        ip[b] = bi[b];                                                                \
-                    }                                                                                 \
-                }                                                                                     \
-            }                                                                                         \
-        }                                                                                   \
-}                                                                                                                                            \
+                        yp[b] = best[b]; \
+                        ip[b] = bi[b]; \
+                    } \
+                } \
+            } \
+        } \
+} \
     static void ct__scan_##S(const T *x, T *y, int64_t *yi, int64_t O, int64_t K, int64_t NI, int kind, int rev) { \
-        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK;                                                                 \
-        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1;                                            \
-        (void)ct__par;                                                                                \
-        ct__scan_##S##_c1 q1_ = {x, y, yi, O, K, NI, kind, rev, nblk}; ct__rrun(O * nblk, ct__par, ct__scan_##S##_b1, &q1_);                                                                                             \
+        int64_t nblk = (NI + CT__RBLK - 1) / CT__RBLK; \
+        int ct__par = ct__rpar(O * K * NI) && O * nblk > 1; \
+        (void)ct__par; \
+        ct__scan_##S##_c1 q1_ = {x, y, yi, O, K, NI, kind, rev, nblk}; ct__rrun(O * nblk, ct__par, ct__scan_##S##_b1, &q1_); \
     }
 #define CT__SCAN_OUTF(v) (v)
 CT__SCAN_DEF(f32, float, double, (float)CT__SCAN_OUTF)
@@ -10834,94 +11084,94 @@ CTENSOR_API ct_tensor *ct_cummin(const ct_tensor *x, int dim, ct_tensor **indice
    first NaN when the row holds one; mode gives the smallest most frequent value
    and its last index. Sorts are merge sorts of index arrays (insertion-sorted
    runs of 16); kthvalue, median and topk select in O(n) first (introselect). */
-#define CT__SORT_DEF(S, T)                                                                             \
-    CT__INLINE int ct__before_##S(T a, T b, int desc) {                                               \
-        return desc ? ((CT__RNAN_##S(a) && !CT__RNAN_##S(b)) || a > b)                                \
-                    : ((!CT__RNAN_##S(a) && CT__RNAN_##S(b)) || a < b);                               \
-    }                                                                                                  \
-    CT__INLINE int ct__tbefore_##S(const T *v, int64_t a, int64_t b, int desc) {                      \
-        return ct__before_##S(v[a], v[b], desc) || (!ct__before_##S(v[b], v[a], desc) && a < b);      \
-    }                                                                                                  \
-    static void ct__isort_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int desc) {           \
-        for (int64_t s = 0; s < n; s += 16) {                                                         \
-            int64_t e = s + 16 < n ? s + 16 : n;                                                      \
-            for (int64_t i = s + 1; i < e; i++) {                                                     \
-                int64_t cur = idx[i], j = i - 1;                                                      \
+#define CT__SORT_DEF(S, T) \
+    CT__INLINE int ct__before_##S(T a, T b, int desc) { \
+        return desc ? ((CT__RNAN_##S(a) && !CT__RNAN_##S(b)) || a > b) \
+                    : ((!CT__RNAN_##S(a) && CT__RNAN_##S(b)) || a < b); \
+    } \
+    CT__INLINE int ct__tbefore_##S(const T *v, int64_t a, int64_t b, int desc) { \
+        return ct__before_##S(v[a], v[b], desc) || (!ct__before_##S(v[b], v[a], desc) && a < b); \
+    } \
+    static void ct__isort_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int desc) { \
+        for (int64_t s = 0; s < n; s += 16) { \
+            int64_t e = s + 16 < n ? s + 16 : n; \
+            for (int64_t i = s + 1; i < e; i++) { \
+                int64_t cur = idx[i], j = i - 1; \
                 while (j >= s && ct__tbefore_##S(v, cur, idx[j], desc)) { idx[j + 1] = idx[j]; j--; } \
-                idx[j + 1] = cur;                                                                     \
-            }                                                                                         \
-        }                                                                                             \
-        int64_t *src = idx, *dst = tmp;                                                               \
-        for (int64_t w = 16; w < n; w *= 2) {                                                         \
-            for (int64_t s = 0; s < n; s += 2 * w) {                                                  \
+                idx[j + 1] = cur; \
+            } \
+        } \
+        int64_t *src = idx, *dst = tmp; \
+        for (int64_t w = 16; w < n; w *= 2) { \
+            for (int64_t s = 0; s < n; s += 2 * w) { \
                 int64_t m = s + w < n ? s + w : n, e = s + 2 * w < n ? s + 2 * w : n, i = s, j = m, k = s; \
                 while (i < m && j < e) dst[k++] = ct__tbefore_##S(v, src[j], src[i], desc) ? src[j++] : src[i++]; \
-                while (i < m) dst[k++] = src[i++];                                                    \
-                while (j < e) dst[k++] = src[j++];                                                    \
-            }                                                                                         \
-            int64_t *sw = src; src = dst; dst = sw;                                                   \
-        }                                                                                             \
-        if (src != idx) memcpy(idx, src, sizeof(int64_t) * (size_t)n);                                \
-    }                                                                                                  \
-    /* idx[kth] becomes the kth in order, with the ones before it in front */                         \
+                while (i < m) dst[k++] = src[i++]; \
+                while (j < e) dst[k++] = src[j++]; \
+            } \
+            int64_t *sw = src; src = dst; dst = sw; \
+        } \
+        if (src != idx) memcpy(idx, src, sizeof(int64_t) * (size_t)n); \
+    } \
+    /* idx[kth] becomes the kth in order, with the ones before it in front */ \
     static void ct__select_##S(const T *v, int64_t *idx, int64_t *tmp, int64_t n, int64_t kth, int desc) { \
-        int64_t lo = 0, hi = n - 1;                                                                   \
-        int depth = 0;                                                                                \
-        while (hi > lo) {                                                                             \
+        int64_t lo = 0, hi = n - 1; \
+        int depth = 0; \
+        while (hi > lo) { \
             if (hi - lo < 32 || ++depth > 128) { ct__isort_##S(v, idx + lo, tmp, hi - lo + 1, desc); return; } \
-            int64_t mid = lo + (hi - lo) / 2, t, i = lo, j = hi;                                      \
+            int64_t mid = lo + (hi - lo) / 2, t, i = lo, j = hi; \
             if (ct__tbefore_##S(v, idx[mid], idx[lo], desc)) { t = idx[mid]; idx[mid] = idx[lo]; idx[lo] = t; } \
             if (ct__tbefore_##S(v, idx[hi], idx[lo], desc)) { t = idx[hi]; idx[hi] = idx[lo]; idx[lo] = t; } \
             if (ct__tbefore_##S(v, idx[hi], idx[mid], desc)) { t = idx[hi]; idx[hi] = idx[mid]; idx[mid] = t; } \
-            int64_t p = idx[mid];                                                                     \
-            while (i <= j) {                                                                          \
-                while (ct__tbefore_##S(v, idx[i], p, desc)) i++;                                      \
-                while (ct__tbefore_##S(v, p, idx[j], desc)) j--;                                      \
-                if (i <= j) { t = idx[i]; idx[i] = idx[j]; idx[j] = t; i++; j--; }                    \
-            }                                                                                         \
-            if (kth <= j) hi = j;                                                                     \
-            else if (kth >= i) lo = i;                                                                \
-            else return;                                                                              \
-        }                                                                                             \
-    }                                                                                                  \
-    /* rows [r0, r1) of [M][K] -> values/indices [M][kout]; k: topk's k or kthvalue's k-1 */         \
+            int64_t p = idx[mid]; \
+            while (i <= j) { \
+                while (ct__tbefore_##S(v, idx[i], p, desc)) i++; \
+                while (ct__tbefore_##S(v, p, idx[j], desc)) j--; \
+                if (i <= j) { t = idx[i]; idx[i] = idx[j]; idx[j] = t; i++; j--; } \
+            } \
+            if (kth <= j) hi = j; \
+            else if (kth >= i) lo = i; \
+            else return; \
+        } \
+    } \
+    /* rows [r0, r1) of [M][K] -> values/indices [M][kout]; k: topk's k or kthvalue's k-1 */ \
     static void ct__sortrows_##S(const T *x, T *vo, int64_t *io, int64_t r0, int64_t r1, int64_t K, int op, int64_t k, \
-                                  int desc, int64_t *scratch) {                                        \
-        int64_t *idx = scratch, *tmp = scratch + K;                                                   \
-        for (int64_t row = r0; row < r1; row++) {                                                     \
-            const T *v = x + row * K;                                                                 \
-            for (int64_t i = 0; i < K; i++) idx[i] = i;                                               \
-            if (op == CT__OP_MEDIAN_DIM || op == CT__OP_MEDIAN) {                                     \
-                int64_t nan_at = -1;                                                                  \
-                for (int64_t i = 0; i < K && nan_at < 0; i++) if (CT__RNAN_##S(v[i])) nan_at = i;     \
-                if (nan_at >= 0) { vo[row] = v[nan_at]; io[row] = nan_at; continue; }                 \
-            }                                                                                         \
-            if (op == CT__OP_SORT) {                                                                  \
-                ct__isort_##S(v, idx, tmp, K, desc);                                                  \
+                                  int desc, int64_t *scratch) { \
+        int64_t *idx = scratch, *tmp = scratch + K; \
+        for (int64_t row = r0; row < r1; row++) { \
+            const T *v = x + row * K; \
+            for (int64_t i = 0; i < K; i++) idx[i] = i; \
+            if (op == CT__OP_MEDIAN_DIM || op == CT__OP_MEDIAN) { \
+                int64_t nan_at = -1; \
+                for (int64_t i = 0; i < K && nan_at < 0; i++) if (CT__RNAN_##S(v[i])) nan_at = i; \
+                if (nan_at >= 0) { vo[row] = v[nan_at]; io[row] = nan_at; continue; } \
+            } \
+            if (op == CT__OP_SORT) { \
+                ct__isort_##S(v, idx, tmp, K, desc); \
                 for (int64_t i = 0; i < K; i++) { vo[row * K + i] = v[idx[i]]; io[row * K + i] = idx[i]; } \
-            } else if (op == CT__OP_TOPK) {                                                           \
-                if (k > 0 && k < K) ct__select_##S(v, idx, tmp, K, k - 1, desc);                     \
-                ct__isort_##S(v, idx, tmp, k, desc);                                                  \
+            } else if (op == CT__OP_TOPK) { \
+                if (k > 0 && k < K) ct__select_##S(v, idx, tmp, K, k - 1, desc); \
+                ct__isort_##S(v, idx, tmp, k, desc); \
                 for (int64_t i = 0; i < k; i++) { vo[row * k + i] = v[idx[i]]; io[row * k + i] = idx[i]; } \
-            } else if (op == CT__OP_MODE) {                                                           \
-                int64_t best = 0, bestn = 0, run = 0;                                                 \
-                ct__isort_##S(v, idx, tmp, K, 0);                                                     \
-                for (int64_t i = 0; i < K; i++) {                                                     \
-                    run++;                                                                            \
-                    if (i == K - 1 || v[idx[i]] != v[idx[i + 1]]) {                                   \
-                        if (run > bestn) { bestn = run; best = i; }                                   \
-                        run = 0;                                                                      \
-                    }                                                                                 \
-                }                                                                                     \
-                vo[row] = v[idx[best]];                                                               \
-                io[row] = idx[best];                                                                  \
-            } else {                                                                                  \
-                int64_t at = op == CT__OP_KTHVALUE ? k : (K - 1) / 2;                                 \
-                ct__select_##S(v, idx, tmp, K, at, 0);                                                \
-                vo[row] = v[idx[at]];                                                                 \
-                io[row] = idx[at];                                                                    \
-            }                                                                                         \
-        }                                                                                             \
+            } else if (op == CT__OP_MODE) { \
+                int64_t best = 0, bestn = 0, run = 0; \
+                ct__isort_##S(v, idx, tmp, K, 0); \
+                for (int64_t i = 0; i < K; i++) { \
+                    run++; \
+                    if (i == K - 1 || v[idx[i]] != v[idx[i + 1]]) { \
+                        if (run > bestn) { bestn = run; best = i; } \
+                        run = 0; \
+                    } \
+                } \
+                vo[row] = v[idx[best]]; \
+                io[row] = idx[best]; \
+            } else { \
+                int64_t at = op == CT__OP_KTHVALUE ? k : (K - 1) / 2; \
+                ct__select_##S(v, idx, tmp, K, at, 0); \
+                vo[row] = v[idx[at]]; \
+                io[row] = idx[at]; \
+            } \
+        } \
     }
 CT__SORT_DEF(f32, float)
 CT__SORT_DEF(f64, double)
@@ -11429,11 +11679,11 @@ static void ct__ix_memcpy(char *dst, const char *src, size_t bytes) {
 }
 /* n copies of the element `one` (es bytes) */
 static void ct__ix_fill(char *dst, const unsigned char *one, int64_t n, size_t es) {
-#define CT__FILL_ROW(T)                                                                               \
-    {                                                                                                 \
-        T v, *d = (T *)dst;                                                                           \
-        memcpy(&v, one, sizeof(T));                                                                   \
-        for (int64_t k = 0; k < n; k++) d[k] = v;                                                     \
+#define CT__FILL_ROW(T) \
+    { \
+        T v, *d = (T *)dst; \
+        memcpy(&v, one, sizeof(T)); \
+        for (int64_t k = 0; k < n; k++) d[k] = v; \
     }
     switch (es) {
     case 1: memset(dst, one[0], (size_t)(n > 0 ? n : 0)); break;
@@ -11517,74 +11767,74 @@ static int64_t ct__mask_count(const ct_tensor *mask, int nd, const int64_t *shap
 /* ---- gather-style loops: out[k] = x[k + index[k] * stride] ------------------
    p[0] out, p[1] x (stride 0 along the indexed dim), p[2] index; a->v: 0 byte
    stride of the indexed dim, 1 its size, 2 wrap negative indices, 3 int32 index. */
-#define CT__GATHER_LOOP(fname, T)                                                                     \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        const int64_t xs = a->v[0], size = a->v[1], s0 = s[0], s1 = s[1], s2 = s[2];                 \
-        const int wrap = (int)a->v[2], i32 = (int)a->v[3];                                            \
-        char *const o = p[0];                                                                         \
-        const char *const x = p[1], *const ip = p[2];                                                 \
-        if (!i32) {  /* int64 indices (negative ones wrap for take) */                                \
-            const int64_t add = wrap ? size : 0;                                                      \
-            if (s0 == (int64_t)sizeof(T) && s1 == 0 && s2 == 8 && xs == (int64_t)sizeof(T)) {         \
-                T *CT_RESTRICT ov = (T *)o;                                                           \
-                const T *CT_RESTRICT xv = (const T *)x;                                               \
-                const int64_t *CT_RESTRICT iv = (const int64_t *)ip;                                  \
-                int64_t nbad = 0;                                                                     \
-                /* check the row first, then gather it without branches */                           \
-                CT__IX_SIMD                                                                           \
-                for (int64_t k = 0; k < n; k++) {                                                     \
-                    int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                              \
-                    nbad += (uint64_t)ix >= (uint64_t)size;                                           \
-                }                                                                                     \
-                if (CT__UNLIKELY(nbad)) {                                                             \
-                    for (int64_t k = 0; k < n; k++) {                                                 \
-                        int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw;                          \
-                        if ((uint64_t)ix >= (uint64_t)size) { ct__ix_bad(a, raw); return; }           \
-                    }                                                                                 \
-                }                                                                                     \
-                CT__IX_SIMD                                                                           \
-                for (int64_t k = 0; k < n; k++) {                                                     \
-                    int64_t raw = iv[k];                                                              \
-                    ov[k] = xv[raw < 0 ? raw + add : raw];                                            \
-                }                                                                                     \
-                return;                                                                               \
-            }                                                                                         \
-            for (int64_t k = 0; k < n; k++) {                                                         \
-                int64_t raw = *(const int64_t *)(ip + k * s2), ix = raw < 0 ? raw + add : raw;        \
-                if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, raw); return; }     \
-                *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs);                              \
-            }                                                                                         \
-            return;                                                                                   \
-        }                                                                                             \
-        for (int64_t k = 0; k < n; k++) {                                                             \
-            int64_t raw = ct__ixld(ip + k * s2, i32), ix = raw < 0 && wrap ? raw + size : raw;        \
-            if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }                   \
-            *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs);                                  \
-        }                                                                                             \
+#define CT__GATHER_LOOP(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        const int64_t xs = a->v[0], size = a->v[1], s0 = s[0], s1 = s[1], s2 = s[2]; \
+        const int wrap = (int)a->v[2], i32 = (int)a->v[3]; \
+        char *const o = p[0]; \
+        const char *const x = p[1], *const ip = p[2]; \
+        if (!i32) {  /* int64 indices (negative ones wrap for take) */ \
+            const int64_t add = wrap ? size : 0; \
+            if (s0 == (int64_t)sizeof(T) && s1 == 0 && s2 == 8 && xs == (int64_t)sizeof(T)) { \
+                T *CT_RESTRICT ov = (T *)o; \
+                const T *CT_RESTRICT xv = (const T *)x; \
+                const int64_t *CT_RESTRICT iv = (const int64_t *)ip; \
+                int64_t nbad = 0; \
+                /* check the row first, then gather it without branches */ \
+                CT__IX_SIMD \
+                for (int64_t k = 0; k < n; k++) { \
+                    int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw; \
+                    nbad += (uint64_t)ix >= (uint64_t)size; \
+                } \
+                if (CT__UNLIKELY(nbad)) { \
+                    for (int64_t k = 0; k < n; k++) { \
+                        int64_t raw = iv[k], ix = raw < 0 ? raw + add : raw; \
+                        if ((uint64_t)ix >= (uint64_t)size) { ct__ix_bad(a, raw); return; } \
+                    } \
+                } \
+                CT__IX_SIMD \
+                for (int64_t k = 0; k < n; k++) { \
+                    int64_t raw = iv[k]; \
+                    ov[k] = xv[raw < 0 ? raw + add : raw]; \
+                } \
+                return; \
+            } \
+            for (int64_t k = 0; k < n; k++) { \
+                int64_t raw = *(const int64_t *)(ip + k * s2), ix = raw < 0 ? raw + add : raw; \
+                if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, raw); return; } \
+                *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs); \
+            } \
+            return; \
+        } \
+        for (int64_t k = 0; k < n; k++) { \
+            int64_t raw = ct__ixld(ip + k * s2, i32), ix = raw < 0 && wrap ? raw + size : raw; \
+            if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; } \
+            *(T *)(o + k * s0) = *(const T *)(x + k * s1 + ix * xs); \
+        } \
     }
 CT__GATHER_LOOP(ct__gather_1, uint8_t)
 CT__GATHER_LOOP(ct__gather_2, uint16_t)
 CT__GATHER_LOOP(ct__gather_4, uint32_t)
 CT__GATHER_LOOP(ct__gather_8, uint64_t)
 /* offset loops (advanced indexing): p[2] holds element offsets already checked */
-#define CT__OFFGET_LOOP(fname, T)                                                                     \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        (void)a;                                                                                      \
-        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
-            memcpy(p[0], (const T *)p[1] + *(const int64_t *)p[2], (size_t)n * sizeof(T));            \
-            return;                                                                                   \
-        }                                                                                             \
-        for (int64_t k = 0; k < n; k++)                                                               \
+#define CT__OFFGET_LOOP(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        (void)a; \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) { \
+            memcpy(p[0], (const T *)p[1] + *(const int64_t *)p[2], (size_t)n * sizeof(T)); \
+            return; \
+        } \
+        for (int64_t k = 0; k < n; k++) \
             *(T *)(p[0] + k * s[0]) = ((const T *)(p[1] + k * s[1]))[*(const int64_t *)(p[2] + k * s[2])]; \
     }
-#define CT__OFFSET_LOOP(fname, T)                                                                     \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        (void)a;                                                                                      \
-        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
-            memcpy((T *)p[0] + *(const int64_t *)p[2], p[1], (size_t)n * sizeof(T));                  \
-            return;                                                                                   \
-        }                                                                                             \
-        for (int64_t k = 0; k < n; k++)                                                               \
+#define CT__OFFSET_LOOP(fname, T) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        (void)a; \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) { \
+            memcpy((T *)p[0] + *(const int64_t *)p[2], p[1], (size_t)n * sizeof(T)); \
+            return; \
+        } \
+        for (int64_t k = 0; k < n; k++) \
             ((T *)(p[0] + k * s[0]))[*(const int64_t *)(p[2] + k * s[2])] = *(const T *)(p[1] + k * s[1]); \
     }
 CT__OFFGET_LOOP(ct__offget_1, uint8_t)
@@ -11606,82 +11856,82 @@ static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__lo
    5 wrap negative indices, 6 int32 index, 7 bits of a fill value; a->s[1] alpha.
    A row's writes stay in that row's output elements, so rows may run on several
    threads (as PyTorch's cpu_scatter_gather_base_kernel does). */
-#define CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                                                        \
-    {                                                                                                 \
-        int64_t raw = ct__ixld(p1 + k * s1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw;   \
-        if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }                       \
-        T *q = (T *)(p0 + k * s0 + ix * os);                                                          \
-        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0;                      \
-        (void)o; (void)v;                                                                             \
-        *q = ST(EXPR);                                                                                \
+#define CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR) \
+    { \
+        int64_t raw = ct__ixld(p1 + k * s1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw; \
+        if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; } \
+        T *q = (T *)(p0 + k * s0 + ix * os); \
+        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0; \
+        (void)o; (void)v; \
+        *q = ST(EXPR); \
     }
-#define CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)                                                      \
-    {                                                                                                 \
-        int64_t ix = *(const int64_t *)(p1 + k * s1 + j * is);                                        \
-        if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, ix); return; }              \
-        T *q = (T *)(p0 + k * s0 + ix * os);                                                          \
-        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0;                      \
-        (void)o; (void)v;                                                                             \
-        *q = ST(EXPR);                                                                                \
+#define CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR) \
+    { \
+        int64_t ix = *(const int64_t *)(p1 + k * s1 + j * is); \
+        if (CT__UNLIKELY((uint64_t)ix >= (uint64_t)size)) { ct__ix_bad(a, ix); return; } \
+        T *q = (T *)(p0 + k * s0 + ix * os); \
+        C o = LD(*q), v = NEEDV ? LD(*(const T *)(p2 + k * s2 + j * ss)) : (C)0; \
+        (void)o; (void)v; \
+        *q = ST(EXPR); \
     }
 /* the loops' parameters, unpacked (see above) */
-#define CT__SC_PARAMS(T, C, AL)                                                                       \
-    const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4];              \
-    const int wrap = (int)a->v[5], i32 = (int)a->v[6];                                                \
-    const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                    \
-    char *const p0 = p[0];                                                                            \
-    const char *const p1 = p[1], *const p2 = p[2];                                                    \
-    const C al = AL(a->s[1]);                                                                         \
-    T fv;                                                                                             \
-    memcpy(&fv, &a->v[7], sizeof(T));                                                                 \
+#define CT__SC_PARAMS(T, C, AL) \
+    const int64_t m = a->v[0], is = a->v[1], ss = a->v[2], os = a->v[3], size = a->v[4]; \
+    const int wrap = (int)a->v[5], i32 = (int)a->v[6]; \
+    const int64_t s0 = s[0], s1 = s[1], s2 = s[2]; \
+    char *const p0 = p[0]; \
+    const char *const p1 = p[1], *const p2 = p[2]; \
+    const C al = AL(a->s[1]); \
+    T fv; \
+    memcpy(&fv, &a->v[7], sizeof(T)); \
     (void)al; (void)fv;
-#define CT__SC_LOOP(fname, T, C, LD, ST, AL, NEEDV, EXPR)                                             \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        CT__SC_PARAMS(T, C, AL)                                                                       \
-        const int64_t es_ = (int64_t)sizeof(T);                                                       \
-        if (n > 1 && s1 == 0 && s0 == es_ && (!NEEDV || s2 == es_)) {                                 \
-            /* one index per contiguous row (index_add / index_copy / index_fill) */                  \
-            for (int64_t j = 0; j < m; j++) {                                                         \
-                int64_t raw = ct__ixld(p1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw;    \
-                if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; }               \
-                T *CT_RESTRICT qr = (T *)(p0 + ix * os);                                              \
-                const T *CT_RESTRICT sr = (const T *)(p2 + j * ss);                                   \
-                (void)sr;                                                                             \
-                CT__IX_SIMD                                                                           \
-                for (int64_t k = 0; k < n; k++) {                                                     \
-                    C o = LD(qr[k]), v = NEEDV ? LD(sr[k]) : (C)0;                                    \
-                    (void)o; (void)v;                                                                 \
-                    qr[k] = ST(EXPR);                                                                 \
-                }                                                                                     \
-            }                                                                                         \
-            return;                                                                                   \
-        }                                                                                             \
-        if (n > 1 && (s0 < 0 ? -s0 : s0) < (os < 0 ? -os : os)) {                                     \
-            if (!wrap && !i32) {                                                                      \
-                for (int64_t j = 0; j < m; j++)                                                       \
-                    for (int64_t k = 0; k < n; k++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)          \
-            } else {                                                                                  \
-                for (int64_t j = 0; j < m; j++)                                                       \
-                    for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)            \
-            }                                                                                         \
-        } else {                                                                                      \
-            if (!wrap && !i32) {                                                                      \
-                for (int64_t k = 0; k < n; k++)                                                       \
-                    for (int64_t j = 0; j < m; j++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR)          \
-            } else {                                                                                  \
-                for (int64_t k = 0; k < n; k++)                                                       \
-                    for (int64_t j = 0; j < m; j++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)            \
-            }                                                                                         \
-        }                                                                                             \
+#define CT__SC_LOOP(fname, T, C, LD, ST, AL, NEEDV, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__SC_PARAMS(T, C, AL) \
+        const int64_t es_ = (int64_t)sizeof(T); \
+        if (n > 1 && s1 == 0 && s0 == es_ && (!NEEDV || s2 == es_)) { \
+            /* one index per contiguous row (index_add / index_copy / index_fill) */ \
+            for (int64_t j = 0; j < m; j++) { \
+                int64_t raw = ct__ixld(p1 + j * is, i32), ix = raw < 0 && wrap ? raw + size : raw; \
+                if (CT__UNLIKELY(ix < 0 || ix >= size)) { ct__ix_bad(a, raw); return; } \
+                T *CT_RESTRICT qr = (T *)(p0 + ix * os); \
+                const T *CT_RESTRICT sr = (const T *)(p2 + j * ss); \
+                (void)sr; \
+                CT__IX_SIMD \
+                for (int64_t k = 0; k < n; k++) { \
+                    C o = LD(qr[k]), v = NEEDV ? LD(sr[k]) : (C)0; \
+                    (void)o; (void)v; \
+                    qr[k] = ST(EXPR); \
+                } \
+            } \
+            return; \
+        } \
+        if (n > 1 && (s0 < 0 ? -s0 : s0) < (os < 0 ? -os : os)) { \
+            if (!wrap && !i32) { \
+                for (int64_t j = 0; j < m; j++) \
+                    for (int64_t k = 0; k < n; k++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR) \
+            } else { \
+                for (int64_t j = 0; j < m; j++) \
+                    for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR) \
+            } \
+        } else { \
+            if (!wrap && !i32) { \
+                for (int64_t k = 0; k < n; k++) \
+                    for (int64_t j = 0; j < m; j++) CT__SC_BODY64(T, C, LD, ST, NEEDV, EXPR) \
+            } else { \
+                for (int64_t k = 0; k < n; k++) \
+                    for (int64_t j = 0; j < m; j++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR) \
+            } \
+        } \
     }
 /* the same loop with one body, for the dtypes scatter rarely meets (every row in one
    order; rows of different k never share an output element, so the order between
    them changes nothing) */
-#define CT__SC_LOOP1(fname, T, C, LD, ST, AL, NEEDV, EXPR)                                            \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        CT__SC_PARAMS(T, C, AL)                                                                       \
-        for (int64_t j = 0; j < m; j++)                                                               \
-            for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR)                    \
+#define CT__SC_LOOP1(fname, T, C, LD, ST, AL, NEEDV, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__SC_PARAMS(T, C, AL) \
+        for (int64_t j = 0; j < m; j++) \
+            for (int64_t k = 0; k < n; k++) CT__SC_BODY(T, C, LD, ST, NEEDV, EXPR) \
     }
 #define CT__SC_AL0(x) 0
 #define CT__SC_ALF(x) ((float)(x))
@@ -11697,16 +11947,16 @@ CT__SC_LOOP1(ct__sc_fill_2, uint16_t, uint16_t, CT__ID, CT__ID, CT__SC_AL0, 0, f
 CT__SC_LOOP(ct__sc_fill_4, uint32_t, uint32_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
 CT__SC_LOOP(ct__sc_fill_8, uint64_t, uint64_t, CT__ID, CT__ID, CT__SC_AL0, 0, fv)
 /* reductions: one expression per dtype family (floats, ints with wrap-around, bool) */
-#define CT__SC_GEN(OPN, FX, IX, BX)                                                                   \
-    CT__SC_LOOP(ct__sc_##OPN##_f32, float, float, CT__ID, CT__ID, CT__SC_ALF, 1, FX)                  \
-    CT__SC_LOOP(ct__sc_##OPN##_f64, double, double, CT__ID, CT__ID, CT__SC_ALD, 1, FX)                \
-    CT__SC_LOOP1(ct__sc_##OPN##_f16, uint16_t, float, ct__h2f, ct__f2h, CT__SC_ALF, 1, FX)             \
-    CT__SC_LOOP1(ct__sc_##OPN##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, CT__SC_ALF, 1, FX)          \
-    CT__SC_LOOP(ct__sc_##OPN##_i64, int64_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
-    CT__SC_LOOP1(ct__sc_##OPN##_i32, int32_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
-    CT__SC_LOOP1(ct__sc_##OPN##_i16, int16_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)              \
-    CT__SC_LOOP1(ct__sc_##OPN##_i8, int8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)                \
-    CT__SC_LOOP1(ct__sc_##OPN##_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX)               \
+#define CT__SC_GEN(OPN, FX, IX, BX) \
+    CT__SC_LOOP(ct__sc_##OPN##_f32, float, float, CT__ID, CT__ID, CT__SC_ALF, 1, FX) \
+    CT__SC_LOOP(ct__sc_##OPN##_f64, double, double, CT__ID, CT__ID, CT__SC_ALD, 1, FX) \
+    CT__SC_LOOP1(ct__sc_##OPN##_f16, uint16_t, float, ct__h2f, ct__f2h, CT__SC_ALF, 1, FX) \
+    CT__SC_LOOP1(ct__sc_##OPN##_bf16, uint16_t, float, ct__bf2f, ct__f2bf, CT__SC_ALF, 1, FX) \
+    CT__SC_LOOP(ct__sc_##OPN##_i64, int64_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX) \
+    CT__SC_LOOP1(ct__sc_##OPN##_i32, int32_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX) \
+    CT__SC_LOOP1(ct__sc_##OPN##_i16, int16_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX) \
+    CT__SC_LOOP1(ct__sc_##OPN##_i8, int8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX) \
+    CT__SC_LOOP1(ct__sc_##OPN##_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__SC_ALI, 1, IX) \
     CT__SC_LOOP1(ct__sc_##OPN##_b8, uint8_t, int64_t, CT__LDB, CT__TOB, CT__SC_ALB, 1, BX)
 CT__SC_GEN(add, o + al * v, CT__IADD(o, CT__IMUL(al, v)), (o || (al && v)))
 CT__SC_GEN(mul, o * v, CT__IMUL(o, v), (o && v))
@@ -11978,16 +12228,16 @@ static void ct__reduce_identity(ct_dtype dt, int mode, unsigned char *bits) {
     }
 }
 /* out /= count (count 0 -> 1); integers divide with floor, as PyTorch's mean does */
-#define CT__DIVCNT_LOOP(fname, T, C, LD, ST, EXPR)                                                    \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        (void)a;                                                                                      \
-        for (int64_t k = 0; k < n; k++) {                                                             \
-            T *q = (T *)(p[0] + k * s[0]);                                                            \
-            int64_t cn = *(const int64_t *)(p[1] + k * s[1]);                                         \
-            C o = LD(*q);                                                                             \
-            if (cn == 0) cn = 1;                                                                      \
-            *q = ST(EXPR);                                                                            \
-        }                                                                                             \
+#define CT__DIVCNT_LOOP(fname, T, C, LD, ST, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        (void)a; \
+        for (int64_t k = 0; k < n; k++) { \
+            T *q = (T *)(p[0] + k * s[0]); \
+            int64_t cn = *(const int64_t *)(p[1] + k * s[1]); \
+            C o = LD(*q); \
+            if (cn == 0) cn = 1; \
+            *q = ST(EXPR); \
+        } \
     }
 CT__INLINE int64_t ct__floordiv64(int64_t a, int64_t b) {
     if (b == -1) return CT__IW(0u - (uint64_t)a);
@@ -12402,24 +12652,24 @@ static int ct__k_index(ct__call *c) {
     return 0;
 }
 /* accumulate: out[off] += v, per dtype (serial: offsets may repeat) */
-#define CT__OFFADD_LOOP(fname, T, C, LD, ST, EXPR)                                                    \
-    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
-        (void)a;                                                                                      \
-        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                  \
-            T *CT_RESTRICT q = (T *)p[0] + *(const int64_t *)p[2];                                    \
-            const T *CT_RESTRICT vp = (const T *)p[1];                                                \
-            CT__IX_SIMD                                                                               \
-            for (int64_t k = 0; k < n; k++) { C o = LD(q[k]), v = LD(vp[k]); q[k] = ST(EXPR); }       \
-            return;                                                                                   \
-        }                                                                                             \
-        char *const p0 = p[0];                                                                        \
-        const char *const p1 = p[1], *const p2 = p[2];                                                \
-        const int64_t s0 = s[0], s1 = s[1], s2 = s[2];                                                \
-        for (int64_t k = 0; k < n; k++) {                                                             \
-            T *q = (T *)(p0 + k * s0) + *(const int64_t *)(p2 + k * s2);                              \
-            C o = LD(*q), v = LD(*(const T *)(p1 + k * s1));                                          \
-            *q = ST(EXPR);                                                                            \
-        }                                                                                             \
+#define CT__OFFADD_LOOP(fname, T, C, LD, ST, EXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        (void)a; \
+        if (s[2] == 0 && s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) { \
+            T *CT_RESTRICT q = (T *)p[0] + *(const int64_t *)p[2]; \
+            const T *CT_RESTRICT vp = (const T *)p[1]; \
+            CT__IX_SIMD \
+            for (int64_t k = 0; k < n; k++) { C o = LD(q[k]), v = LD(vp[k]); q[k] = ST(EXPR); } \
+            return; \
+        } \
+        char *const p0 = p[0]; \
+        const char *const p1 = p[1], *const p2 = p[2]; \
+        const int64_t s0 = s[0], s1 = s[1], s2 = s[2]; \
+        for (int64_t k = 0; k < n; k++) { \
+            T *q = (T *)(p0 + k * s0) + *(const int64_t *)(p2 + k * s2); \
+            C o = LD(*q), v = LD(*(const T *)(p1 + k * s1)); \
+            *q = ST(EXPR); \
+        } \
     }
 CT__OFFADD_LOOP(ct__offadd_f32, float, float, CT__ID, CT__ID, o + v)
 CT__OFFADD_LOOP(ct__offadd_f64, double, double, CT__ID, CT__ID, o + v)
@@ -12509,14 +12759,14 @@ static int ct__k_masked_select(ct__call *c) {
     char *o = ct__ptr(out);
     int64_t cnt = ct_numel(out), k = 0;
     /* branch-free: write every element at the next slot, advance the slot when selected */
-#define CT__MSEL_ROW(T)                                                                               \
-    {                                                                                                 \
-        T *ov = (T *)o;                                                                               \
-        for (int64_t j = 0; j < inner; j++) {                                                         \
-            T v = *(const T *)(xp + j * sx);                                                          \
-            if (CT__LIKELY(k < cnt)) ov[k] = v;                                                       \
-            k += mp[j * sm] != 0;                                                                     \
-        }                                                                                             \
+#define CT__MSEL_ROW(T) \
+    { \
+        T *ov = (T *)o; \
+        for (int64_t j = 0; j < inner; j++) { \
+            T v = *(const T *)(xp + j * sx); \
+            if (CT__LIKELY(k < cnt)) ov[k] = v; \
+            k += mp[j * sm] != 0; \
+        } \
     }
     do {
         const uint8_t *mp = (const uint8_t *)w.p[0];
@@ -12807,12 +13057,12 @@ static void ct__k_flip_b1(void *c_, int64_t lo_, int64_t hi_) {
             const char *s = xp + (size_t)src * es;
             char *dst = op + (size_t)(r * inner) * es;
             if (!rev) { memcpy(dst, s, (size_t)inner * es); continue; }
-#define CT__REV_ROW(T)                                                                                \
-    {                                                                                                 \
-        const T *CT_RESTRICT sv = (const T *)s + (inner - 1);                                         \
-        T *CT_RESTRICT dv = (T *)dst;                                                                 \
-        CT__IX_SIMD                                                                                   \
-        for (int64_t k = 0; k < inner; k++) dv[k] = sv[-k];                                           \
+#define CT__REV_ROW(T) \
+    { \
+        const T *CT_RESTRICT sv = (const T *)s + (inner - 1); \
+        T *CT_RESTRICT dv = (T *)dst; \
+        CT__IX_SIMD \
+        for (int64_t k = 0; k < inner; k++) dv[k] = sv[-k]; \
     }
             switch (es) {
             case 1: CT__REV_ROW(uint8_t) break;
@@ -14226,51 +14476,51 @@ typedef double ct__vf64 __attribute__((vector_size(CT__VBYTES)));
 #  endif
 #  define CT__UK_DECL(i) __typeof__(vz) c##i##_0 = vz, c##i##_1 = vz;
 #  define CT__UK_FMA(i) av = a[i]; c##i##_0 += b0 * av; c##i##_1 += b1 * av;
-#  define CT__UK_STORE(i)                                                                      \
-    {                                                                                          \
-        char *cr_ = (char *)(c + (i) * ldc);                                                   \
-        __typeof__(vz) x0_ = c##i##_0 * alpha, x1_ = c##i##_1 * alpha;                         \
-        if (beta != 0) {                                                                       \
-            __typeof__(vz) y0_, y1_;                                                           \
-            memcpy(&y0_, cr_, sizeof y0_);                                                     \
-            memcpy(&y1_, cr_ + sizeof y0_, sizeof y1_);                                        \
-            x0_ += y0_ * beta;                                                                 \
-            x1_ += y1_ * beta;                                                                 \
-        }                                                                                      \
-        memcpy(cr_, &x0_, sizeof x0_);                                                         \
-        memcpy(cr_ + sizeof x0_, &x1_, sizeof x1_);                                            \
+#  define CT__UK_STORE(i) \
+    { \
+        char *cr_ = (char *)(c + (i) * ldc); \
+        __typeof__(vz) x0_ = c##i##_0 * alpha, x1_ = c##i##_1 * alpha; \
+        if (beta != 0) { \
+            __typeof__(vz) y0_, y1_; \
+            memcpy(&y0_, cr_, sizeof y0_); \
+            memcpy(&y1_, cr_ + sizeof y0_, sizeof y1_); \
+            x0_ += y0_ * beta; \
+            x1_ += y1_ * beta; \
+        } \
+        memcpy(cr_, &x0_, sizeof x0_); \
+        memcpy(cr_ + sizeof x0_, &x1_, sizeof x1_); \
     }
 /* c[MR x NR] = alpha * a-sliver @ b-sliver + beta * c; a: [kc][MR], b: [kc][NR = 2 vectors] */
-#  define CT__GEMM_UKR(SUF, T, V)                                                              \
+#  define CT__GEMM_UKR(SUF, T, V) \
     static CT__GEMM_FPC void ct__gemm_ukr_##SUF(int64_t kc, const T *CT_RESTRICT a, const T *CT_RESTRICT b, \
                                                 T *CT_RESTRICT c, int64_t ldc, T alpha, T beta) { \
-        V vz = {0};                                                                            \
-        CT__GEMM_ROWS(CT__UK_DECL)                                                             \
-        for (int64_t k = 0; k < kc; k++) {                                                     \
-            V b0, b1;                                                                          \
-            T av;                                                                              \
-            memcpy(&b0, b, sizeof b0);                                                         \
-            memcpy(&b1, b + sizeof(V) / sizeof(T), sizeof b1);                                 \
-            CT__GEMM_ROWS(CT__UK_FMA)                                                          \
-            a += CT__GEMM_MR;                                                                  \
-            b += 2 * sizeof(V) / sizeof(T);                                                    \
-        }                                                                                      \
-        CT__GEMM_ROWS(CT__UK_STORE)                                                            \
+        V vz = {0}; \
+        CT__GEMM_ROWS(CT__UK_DECL) \
+        for (int64_t k = 0; k < kc; k++) { \
+            V b0, b1; \
+            T av; \
+            memcpy(&b0, b, sizeof b0); \
+            memcpy(&b1, b + sizeof(V) / sizeof(T), sizeof b1); \
+            CT__GEMM_ROWS(CT__UK_FMA) \
+            a += CT__GEMM_MR; \
+            b += 2 * sizeof(V) / sizeof(T); \
+        } \
+        CT__GEMM_ROWS(CT__UK_STORE) \
     }
 CT__GEMM_UKR(f32, float, ct__vf32)
 CT__GEMM_UKR(f64, double, ct__vf64)
 #else
 /* plain C: the compiler may vectorize the NR loop */
-#  define CT__GEMM_UKR(SUF, T, NR)                                                             \
-    static void ct__gemm_ukr_##SUF(int64_t kc, const T *CT_RESTRICT a, const T *CT_RESTRICT b,  \
-                                   T *CT_RESTRICT c, int64_t ldc, T alpha, T beta) {           \
-        T acc[CT__GEMM_MR][NR];                                                                \
-        memset(acc, 0, sizeof acc);                                                            \
-        for (int64_t k = 0; k < kc; k++, a += CT__GEMM_MR, b += NR)                            \
-            for (int i = 0; i < CT__GEMM_MR; i++)                                              \
-                for (int j = 0; j < NR; j++) acc[i][j] += a[i] * b[j];                         \
-        for (int i = 0; i < CT__GEMM_MR; i++)                                                  \
-            for (int j = 0; j < NR; j++)                                                       \
+#  define CT__GEMM_UKR(SUF, T, NR) \
+    static void ct__gemm_ukr_##SUF(int64_t kc, const T *CT_RESTRICT a, const T *CT_RESTRICT b, \
+                                   T *CT_RESTRICT c, int64_t ldc, T alpha, T beta) { \
+        T acc[CT__GEMM_MR][NR]; \
+        memset(acc, 0, sizeof acc); \
+        for (int64_t k = 0; k < kc; k++, a += CT__GEMM_MR, b += NR) \
+            for (int i = 0; i < CT__GEMM_MR; i++) \
+                for (int j = 0; j < NR; j++) acc[i][j] += a[i] * b[j]; \
+        for (int i = 0; i < CT__GEMM_MR; i++) \
+            for (int j = 0; j < NR; j++) \
                 c[i * ldc + j] = beta != 0 ? alpha * acc[i][j] + beta * c[i * ldc + j] : alpha * acc[i][j]; \
     }
 CT__GEMM_UKR(f32, float, CT__GEMM_NR_F32)
@@ -14278,130 +14528,130 @@ CT__GEMM_UKR(f64, double, CT__GEMM_NR_F64)
 #endif
 
 /* Packing, the blocked loops on one block of C, and the small-product loop. */
-#define CT__GEMM_DRIVER(SUF, T, NR)                                                                \
-    /* A block (mc x kc) -> MR-row slivers laid out [sliver][k][r], zero-padded */                 \
+#define CT__GEMM_DRIVER(SUF, T, NR) \
+    /* A block (mc x kc) -> MR-row slivers laid out [sliver][k][r], zero-padded */ \
     static void ct__gemm_pack_a_##SUF(int64_t mc, int64_t kc, const T *A, int64_t rsa, int64_t csa, T *CT_RESTRICT p) { \
-        const int64_t MR = CT__GEMM_MR;                                                            \
-        for (int64_t i0 = 0; i0 < mc; i0 += MR, p += MR * kc) {                                    \
-            int64_t mr = CT__MIN(MR, mc - i0);                                                     \
-            const T *a = A + i0 * rsa;                                                             \
-            if (mr == MR && csa == 1) {                                                            \
-                for (int64_t r = 0; r < MR; r++)                                                   \
-                    for (int64_t k = 0; k < kc; k++) p[k * MR + r] = a[r * rsa + k];               \
-            } else if (mr == MR && rsa == 1) {                                                     \
-                for (int64_t k = 0; k < kc; k++)                                                   \
-                    for (int64_t r = 0; r < MR; r++) p[k * MR + r] = a[k * csa + r];               \
-            } else {                                                                               \
-                for (int64_t k = 0; k < kc; k++)                                                   \
+        const int64_t MR = CT__GEMM_MR; \
+        for (int64_t i0 = 0; i0 < mc; i0 += MR, p += MR * kc) { \
+            int64_t mr = CT__MIN(MR, mc - i0); \
+            const T *a = A + i0 * rsa; \
+            if (mr == MR && csa == 1) { \
+                for (int64_t r = 0; r < MR; r++) \
+                    for (int64_t k = 0; k < kc; k++) p[k * MR + r] = a[r * rsa + k]; \
+            } else if (mr == MR && rsa == 1) { \
+                for (int64_t k = 0; k < kc; k++) \
+                    for (int64_t r = 0; r < MR; r++) p[k * MR + r] = a[k * csa + r]; \
+            } else { \
+                for (int64_t k = 0; k < kc; k++) \
                     for (int64_t r = 0; r < MR; r++) p[k * MR + r] = r < mr ? a[r * rsa + k * csa] : (T)0; \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    /* B panel (kc x nc) -> NR-column slivers laid out [sliver][k][j], zero-padded */              \
+            } \
+        } \
+    } \
+    /* B panel (kc x nc) -> NR-column slivers laid out [sliver][k][j], zero-padded */ \
     static void ct__gemm_pack_b_##SUF(int64_t kc, int64_t nc, const T *B, int64_t rsb, int64_t csb, T *CT_RESTRICT p) { \
-        for (int64_t j0 = 0; j0 < nc; j0 += NR, p += NR * kc) {                                    \
-            int64_t nr = CT__MIN(NR, nc - j0);                                                     \
-            const T *b = B + j0 * csb;                                                             \
-            if (nr == NR && csb == 1) {                                                            \
-                for (int64_t k = 0; k < kc; k++) memcpy(p + k * NR, b + k * rsb, sizeof(T) * NR);  \
-            } else if (nr == NR && rsb == 1) {                                                     \
-                for (int64_t j = 0; j < NR; j++)                                                   \
-                    for (int64_t k = 0; k < kc; k++) p[k * NR + j] = b[j * csb + k];               \
-            } else {                                                                               \
-                for (int64_t k = 0; k < kc; k++)                                                   \
+        for (int64_t j0 = 0; j0 < nc; j0 += NR, p += NR * kc) { \
+            int64_t nr = CT__MIN(NR, nc - j0); \
+            const T *b = B + j0 * csb; \
+            if (nr == NR && csb == 1) { \
+                for (int64_t k = 0; k < kc; k++) memcpy(p + k * NR, b + k * rsb, sizeof(T) * NR); \
+            } else if (nr == NR && rsb == 1) { \
+                for (int64_t j = 0; j < NR; j++) \
+                    for (int64_t k = 0; k < kc; k++) p[k * NR + j] = b[j * csb + k]; \
+            } else { \
+                for (int64_t k = 0; k < kc; k++) \
                     for (int64_t j = 0; j < NR; j++) p[k * NR + j] = j < nr ? b[k * rsb + j * csb] : (T)0; \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    /* the blocked loops over one M x N block of C, with packing buffers pa, pb */                 \
+            } \
+        } \
+    } \
+    /* the blocked loops over one M x N block of C, with packing buffers pa, pb */ \
     static void ct__gemm_blocked_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
                                        int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C, \
-                                       int64_t ldc, T *pa, T *pb) {                                \
-        const int64_t MR = CT__GEMM_MR;                                                            \
-        T tile[CT__GEMM_MR * NR];                                                                  \
-        for (int64_t jc = 0; jc < N; jc += CT__GEMM_NC) {                                          \
-            int64_t nc = CT__MIN(CT__GEMM_NC, N - jc);                                             \
-            for (int64_t pc = 0; pc < K; pc += CT__GEMM_KC) {                                      \
-                int64_t kc = CT__MIN(CT__GEMM_KC, K - pc);                                         \
-                T bet = pc == 0 ? beta : (T)1;                                                     \
-                ct__gemm_pack_b_##SUF(kc, nc, B + pc * rsb + jc * csb, rsb, csb, pb);              \
-                for (int64_t ic = 0; ic < M; ic += CT__GEMM_MC) {                                  \
-                    int64_t mc = CT__MIN(CT__GEMM_MC, M - ic);                                     \
-                    ct__gemm_pack_a_##SUF(mc, kc, A + ic * rsa + pc * csa, rsa, csa, pa);          \
-                    for (int64_t jr = 0; jr < nc; jr += NR) {                                      \
-                        int64_t nr = CT__MIN(NR, nc - jr);                                         \
-                        const T *bp = pb + jr * kc;                                                \
-                        for (int64_t ir = 0; ir < mc; ir += MR) {                                  \
-                            int64_t mr = CT__MIN(MR, mc - ir);                                     \
-                            T *c = C + (ic + ir) * ldc + jc + jr;                                  \
-                            if (mr == MR && nr == NR) {                                            \
-                                ct__gemm_ukr_##SUF(kc, pa + ir * kc, bp, c, ldc, alpha, bet);      \
-                            } else {                                                               \
-                                ct__gemm_ukr_##SUF(kc, pa + ir * kc, bp, tile, NR, alpha, (T)0);   \
-                                for (int64_t i = 0; i < mr; i++)                                   \
-                                    for (int64_t j = 0; j < nr; j++)                               \
+                                       int64_t ldc, T *pa, T *pb) { \
+        const int64_t MR = CT__GEMM_MR; \
+        T tile[CT__GEMM_MR * NR]; \
+        for (int64_t jc = 0; jc < N; jc += CT__GEMM_NC) { \
+            int64_t nc = CT__MIN(CT__GEMM_NC, N - jc); \
+            for (int64_t pc = 0; pc < K; pc += CT__GEMM_KC) { \
+                int64_t kc = CT__MIN(CT__GEMM_KC, K - pc); \
+                T bet = pc == 0 ? beta : (T)1; \
+                ct__gemm_pack_b_##SUF(kc, nc, B + pc * rsb + jc * csb, rsb, csb, pb); \
+                for (int64_t ic = 0; ic < M; ic += CT__GEMM_MC) { \
+                    int64_t mc = CT__MIN(CT__GEMM_MC, M - ic); \
+                    ct__gemm_pack_a_##SUF(mc, kc, A + ic * rsa + pc * csa, rsa, csa, pa); \
+                    for (int64_t jr = 0; jr < nc; jr += NR) { \
+                        int64_t nr = CT__MIN(NR, nc - jr); \
+                        const T *bp = pb + jr * kc; \
+                        for (int64_t ir = 0; ir < mc; ir += MR) { \
+                            int64_t mr = CT__MIN(MR, mc - ir); \
+                            T *c = C + (ic + ir) * ldc + jc + jr; \
+                            if (mr == MR && nr == NR) { \
+                                ct__gemm_ukr_##SUF(kc, pa + ir * kc, bp, c, ldc, alpha, bet); \
+                            } else { \
+                                ct__gemm_ukr_##SUF(kc, pa + ir * kc, bp, tile, NR, alpha, (T)0); \
+                                for (int64_t i = 0; i < mr; i++) \
+                                    for (int64_t j = 0; j < nr; j++) \
                                         c[i * ldc + j] = bet != 0 ? tile[i * NR + j] + bet * c[i * ldc + j] \
-                                                                  : tile[i * NR + j];              \
-                            }                                                                      \
-                        }                                                                          \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    /* one block of C with its own packing buffers; plain loops when they cannot be had */        \
+                                                                  : tile[i * NR + j]; \
+                            } \
+                        } \
+                    } \
+                } \
+            } \
+        } \
+    } \
+    /* one block of C with its own packing buffers; plain loops when they cannot be had */ \
     static void ct__gemm_part_##SUF(const ct__gemm_job *j, int64_t m0, int64_t m1, int64_t n0, int64_t n1) { \
-        const T *A = (const T *)j->A + m0 * j->rsa;                                                \
-        const T *B = (const T *)j->B + n0 * j->csb;                                                \
-        T *C = (T *)j->C + m0 * j->ldc + n0;                                                       \
-        int64_t M = m1 - m0, N = n1 - n0, K = j->K;                                                \
-        if (M <= 0 || N <= 0) return;                                                              \
-        int64_t kc = CT__MIN(CT__GEMM_KC, K);                                                      \
+        const T *A = (const T *)j->A + m0 * j->rsa; \
+        const T *B = (const T *)j->B + n0 * j->csb; \
+        T *C = (T *)j->C + m0 * j->ldc + n0; \
+        int64_t M = m1 - m0, N = n1 - n0, K = j->K; \
+        if (M <= 0 || N <= 0) return; \
+        int64_t kc = CT__MIN(CT__GEMM_KC, K); \
         int64_t na = CT__MIN(CT__GEMM_MC, (M + CT__GEMM_MR - 1) / CT__GEMM_MR * CT__GEMM_MR) * kc; \
-        int64_t nb = CT__MIN(CT__GEMM_NC, (N + NR - 1) / NR * NR) * kc;                            \
-        char *raw = (char *)CT_MALLOC(sizeof(T) * (size_t)(na + nb) + 128);                        \
-        if (!raw) {                                                                                \
+        int64_t nb = CT__MIN(CT__GEMM_NC, (N + NR - 1) / NR * NR) * kc; \
+        char *raw = (char *)CT_MALLOC(sizeof(T) * (size_t)(na + nb) + 128); \
+        if (!raw) { \
             ct__gemm_small_##SUF(M, N, K, (T)j->alpha, A, j->rsa, j->csa, B, j->rsb, j->csb, (T)j->beta, C, j->ldc); \
-            return;                                                                                \
-        }                                                                                          \
-        T *pa = (T *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);                                     \
-        T *pb = (T *)(((uintptr_t)(pa + na) + 63) & ~(uintptr_t)63);                               \
+            return; \
+        } \
+        T *pa = (T *)(((uintptr_t)raw + 63) & ~(uintptr_t)63); \
+        T *pb = (T *)(((uintptr_t)(pa + na) + 63) & ~(uintptr_t)63); \
         ct__gemm_blocked_##SUF(M, N, K, (T)j->alpha, A, j->rsa, j->csa, B, j->rsb, j->csb, (T)j->beta, C, j->ldc, pa, pb); \
-        CT_FREE(raw);                                                                              \
-    }                                                                                              \
-    /* C = alpha A B + beta C with the built-in kernels (serial or OpenMP) */                      \
+        CT_FREE(raw); \
+    } \
+    /* C = alpha A B + beta C with the built-in kernels (serial or OpenMP) */ \
     static void ct__gemm_builtin_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
                                        int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C, \
-                                       int64_t ldc) {                                              \
-        if (M <= 0 || N <= 0) return;                                                              \
-        if (K <= 0 || alpha == 0) {                                                                \
-            for (int64_t i = 0; i < M; i++)                                                        \
+                                       int64_t ldc) { \
+        if (M <= 0 || N <= 0) return; \
+        if (K <= 0 || alpha == 0) { \
+            for (int64_t i = 0; i < M; i++) \
                 for (int64_t jj = 0; jj < N; jj++) C[i * ldc + jj] = beta != 0 ? beta * C[i * ldc + jj] : (T)0; \
-            return;                                                                                \
-        }                                                                                          \
-        if (M * N * K <= CT__GEMM_SMALL) {                                                         \
-            ct__gemm_small_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc);          \
-            return;                                                                                \
-        }                                                                                          \
-        ct__gemm_job job;                                                                          \
-        job.M = M; job.N = N; job.K = K;                                                           \
-        job.alpha = alpha; job.beta = beta;                                                        \
-        job.A = A; job.rsa = rsa; job.csa = csa;                                                   \
-        job.B = B; job.rsb = rsb; job.csb = csb;                                                   \
-        job.C = C; job.ldc = ldc;                                                                  \
-        ct__gemm_threads(&job, ct__gemm_part_##SUF, NR);                                              \
+            return; \
+        } \
+        if (M * N * K <= CT__GEMM_SMALL) { \
+            ct__gemm_small_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc); \
+            return; \
+        } \
+        ct__gemm_job job; \
+        job.M = M; job.N = N; job.K = K; \
+        job.alpha = alpha; job.beta = beta; \
+        job.A = A; job.rsa = rsa; job.csa = csa; \
+        job.B = B; job.rsb = rsb; job.csb = csb; \
+        job.C = C; job.ldc = ldc; \
+        ct__gemm_threads(&job, ct__gemm_part_##SUF, NR); \
     }
 
 /* the plain triple loop: tiny products, and the fallback when no buffer can be had */
-#define CT__GEMM_SMALL_DEF(SUF, T)                                                                 \
+#define CT__GEMM_SMALL_DEF(SUF, T) \
     static void ct__gemm_small_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, \
                                      int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) { \
-        for (int64_t i = 0; i < M; i++)                                                            \
-            for (int64_t j = 0; j < N; j++) {                                                      \
-                T acc = 0;                                                                         \
+        for (int64_t i = 0; i < M; i++) \
+            for (int64_t j = 0; j < N; j++) { \
+                T acc = 0; \
                 for (int64_t k = 0; k < K; k++) acc += A[i * rsa + k * csa] * B[k * rsb + j * csb]; \
-                C[i * ldc + j] = beta != 0 ? alpha * acc + beta * C[i * ldc + j] : alpha * acc;    \
-            }                                                                                      \
+                C[i * ldc + j] = beta != 0 ? alpha * acc + beta * C[i * ldc + j] : alpha * acc; \
+            } \
     }
 
 typedef struct ct__gemm_job {
@@ -14547,64 +14797,64 @@ static int ct__blas_plan(ct__blas_grid *g) {
     return 0;
 #endif
 }
-#define CT__GEMM_BLAS(SUF, T, CBLAS_FN)                                                           \
-    /* blocks [lo, hi) of the grid; lo == -1: the whole product */                               \
-    static void ct__gemm_blas_blk_##SUF(void *c, int64_t lo, int64_t hi) {                          \
-        const ct__blas_grid *g = (const ct__blas_grid *)c;                                         \
-        for (int64_t id = lo; id < hi || lo < 0; id++) {                                           \
-            int64_t m0 = 0, n0 = 0, m1 = g->M, n1 = g->N;                                          \
-            if (lo >= 0) {                                                                         \
-                m0 = (id % g->tm) * g->mstep, n0 = (id / g->tm) * g->nstep;                        \
-                m1 = CT__MIN(g->M, m0 + g->mstep), n1 = CT__MIN(g->N, n0 + g->nstep);              \
-                if (m0 >= m1 || n0 >= n1) continue;                                                \
-            }                                                                                      \
-            const T *a = (const T *)g->A + (g->ta ? m0 : m0 * g->lda);                             \
-            const T *b = (const T *)g->B + (g->tb ? n0 * g->ldb : n0);                             \
+#define CT__GEMM_BLAS(SUF, T, CBLAS_FN) \
+    /* blocks [lo, hi) of the grid; lo == -1: the whole product */ \
+    static void ct__gemm_blas_blk_##SUF(void *c, int64_t lo, int64_t hi) { \
+        const ct__blas_grid *g = (const ct__blas_grid *)c; \
+        for (int64_t id = lo; id < hi || lo < 0; id++) { \
+            int64_t m0 = 0, n0 = 0, m1 = g->M, n1 = g->N; \
+            if (lo >= 0) { \
+                m0 = (id % g->tm) * g->mstep, n0 = (id / g->tm) * g->nstep; \
+                m1 = CT__MIN(g->M, m0 + g->mstep), n1 = CT__MIN(g->N, n0 + g->nstep); \
+                if (m0 >= m1 || n0 >= n1) continue; \
+            } \
+            const T *a = (const T *)g->A + (g->ta ? m0 : m0 * g->lda); \
+            const T *b = (const T *)g->B + (g->tb ? n0 * g->ldb : n0); \
             CBLAS_FN(CblasRowMajor, g->ta ? CblasTrans : CblasNoTrans, g->tb ? CblasTrans : CblasNoTrans, (int)(m1 - m0), \
                      (int)(n1 - n0), (int)g->K, (T)g->alpha, a, (int)g->lda, b, (int)g->ldb, (T)g->beta, \
-                     (T *)g->C + m0 * g->ldc + n0, (int)g->ldc);                                    \
-            if (lo < 0) break;                                                                     \
-        }                                                                                          \
-    }                                                                                              \
+                     (T *)g->C + m0 * g->ldc + n0, (int)g->ldc); \
+            if (lo < 0) break; \
+        } \
+    } \
     static int ct__gemm_blas_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
                                    const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) { \
-        if (M > INT_MAX || N > INT_MAX || K > INT_MAX || ldc > INT_MAX) return 0;                  \
-        int64_t lda = 0, ldb = 0;                                                                  \
+        if (M > INT_MAX || N > INT_MAX || K > INT_MAX || ldc > INT_MAX) return 0; \
+        int64_t lda = 0, ldb = 0; \
         int la = ct__blas_layout(M, K, rsa, csa, &lda), lb = ct__blas_layout(K, N, rsb, csb, &ldb); \
-        T *tmp = NULL;                                                                             \
-        if (!la || !lb) {                                                                          \
-            tmp = (T *)CT_MALLOC(sizeof(T) * (size_t)((la ? 0 : M * K) + (lb ? 0 : K * N) + 1));   \
-            if (!tmp) return 0;                                                                    \
-            T *q = tmp;                                                                            \
-            if (!la) {                                                                             \
-                for (int64_t i = 0; i < M; i++)                                                    \
-                    for (int64_t k = 0; k < K; k++) q[i * K + k] = A[i * rsa + k * csa];           \
-                A = q; q += M * K; la = 1; lda = K;                                                \
-            }                                                                                      \
-            if (!lb) {                                                                             \
-                for (int64_t k = 0; k < K; k++)                                                    \
-                    for (int64_t j = 0; j < N; j++) q[k * N + j] = B[k * rsb + j * csb];           \
-                B = q; lb = 1; ldb = N;                                                            \
-            }                                                                                      \
-        }                                                                                          \
+        T *tmp = NULL; \
+        if (!la || !lb) { \
+            tmp = (T *)CT_MALLOC(sizeof(T) * (size_t)((la ? 0 : M * K) + (lb ? 0 : K * N) + 1)); \
+            if (!tmp) return 0; \
+            T *q = tmp; \
+            if (!la) { \
+                for (int64_t i = 0; i < M; i++) \
+                    for (int64_t k = 0; k < K; k++) q[i * K + k] = A[i * rsa + k * csa]; \
+                A = q; q += M * K; la = 1; lda = K; \
+            } \
+            if (!lb) { \
+                for (int64_t k = 0; k < K; k++) \
+                    for (int64_t j = 0; j < N; j++) q[k * N + j] = B[k * rsb + j * csb]; \
+                B = q; lb = 1; ldb = N; \
+            } \
+        } \
         ct__blas_grid g = {la != 1, lb != 1, 1, M, N, K, lda, ldb, ldc, 0, 0, (double)alpha, (double)beta, A, B, C}; \
-        int nb = ct__blas_plan(&g);                                                                \
-        if (nb) ct__par_for(nb, 1, ct__gemm_blas_blk_##SUF, &g);                                   \
-        else ct__gemm_blas_blk_##SUF(&g, -1, 0);                                                   \
-        CT_FREE(tmp);                                                                              \
-        return 1;                                                                                  \
+        int nb = ct__blas_plan(&g); \
+        if (nb) ct__par_for(nb, 1, ct__gemm_blas_blk_##SUF, &g); \
+        else ct__gemm_blas_blk_##SUF(&g, -1, 0); \
+        CT_FREE(tmp); \
+        return 1; \
     }
 CT__GEMM_BLAS(f32, float, cblas_sgemm)
 CT__GEMM_BLAS(f64, double, cblas_dgemm)
 #endif
 
 /* The entry points the ops use. */
-#define CT__GEMM_ENTRY(SUF, T)                                                                     \
+#define CT__GEMM_ENTRY(SUF, T) \
     static void ct__gemm_##SUF(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
-                               const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) {  \
-        if (M <= 0 || N <= 0) return;                                                              \
-        CT__GEMM_TRY_BLAS(SUF)                                                                     \
-        ct__gemm_builtin_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc);             \
+                               const T *B, int64_t rsb, int64_t csb, T beta, T *C, int64_t ldc) { \
+        if (M <= 0 || N <= 0) return; \
+        CT__GEMM_TRY_BLAS(SUF) \
+        ct__gemm_builtin_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc); \
     }
 #ifdef CTENSOR_BLAS
 /* Which GEMM is faster here. The built-in kernel is compiled for the build's vectors;
@@ -14633,8 +14883,8 @@ static int ct__blas_gemm_ok(int64_t M, int64_t N) {
 #else
 static int ct__blas_gemm_ok(int64_t M, int64_t N) { (void)M; (void)N; return 1; }
 #endif
-#  define CT__GEMM_TRY_BLAS(SUF)                                                                   \
-    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL && ct__blas_gemm_ok(M, N) &&                 \
+#  define CT__GEMM_TRY_BLAS(SUF) \
+    if (K > 0 && alpha != 0 && M * N * K > CT__GEMM_SMALL && ct__blas_gemm_ok(M, N) && \
         ct__gemm_blas_##SUF(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, ldc)) return;
 #else
 #  define CT__GEMM_TRY_BLAS(SUF)
@@ -14864,75 +15114,75 @@ typedef struct ct__gemv_job {
     void *y;
     double alpha, beta;
 } ct__gemv_job;
-#define CT__GEMV_DEF(SUF, T)                                                                       \
-    static void ct__gemv_rows_##SUF(void *c, int64_t lo, int64_t hi) {                             \
-        const ct__gemv_job *j = (const ct__gemv_job *)c;                                           \
-        const T *A = (const T *)j->A, *x = (const T *)j->x;                                        \
-        T *y = (T *)j->y, alpha = (T)j->alpha, beta = (T)j->beta;                                  \
-        int64_t K = j->K, rsa = j->rsa, csa = j->csa, incx = j->incx;                              \
-        for (int64_t i = lo; i < hi; i++) {                                                        \
-            const T *a = A + i * rsa;                                                              \
-            T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                      \
-            int64_t k = 0;                                                                         \
-            for (; k + 4 <= K; k += 4) {                                                           \
-                s0 += a[k * csa] * x[k * incx];                                                    \
-                s1 += a[(k + 1) * csa] * x[(k + 1) * incx];                                        \
-                s2 += a[(k + 2) * csa] * x[(k + 2) * incx];                                        \
-                s3 += a[(k + 3) * csa] * x[(k + 3) * incx];                                        \
-            }                                                                                      \
-            for (; k < K; k++) s0 += a[k * csa] * x[k * incx];                                     \
-            T acc = (s0 + s1) + (s2 + s3);                                                         \
-            y[i] = beta != 0 ? alpha * acc + beta * y[i] : alpha * acc;                            \
-        }                                                                                          \
-    }                                                                                              \
+#define CT__GEMV_DEF(SUF, T) \
+    static void ct__gemv_rows_##SUF(void *c, int64_t lo, int64_t hi) { \
+        const ct__gemv_job *j = (const ct__gemv_job *)c; \
+        const T *A = (const T *)j->A, *x = (const T *)j->x; \
+        T *y = (T *)j->y, alpha = (T)j->alpha, beta = (T)j->beta; \
+        int64_t K = j->K, rsa = j->rsa, csa = j->csa, incx = j->incx; \
+        for (int64_t i = lo; i < hi; i++) { \
+            const T *a = A + i * rsa; \
+            T s0 = 0, s1 = 0, s2 = 0, s3 = 0; \
+            int64_t k = 0; \
+            for (; k + 4 <= K; k += 4) { \
+                s0 += a[k * csa] * x[k * incx]; \
+                s1 += a[(k + 1) * csa] * x[(k + 1) * incx]; \
+                s2 += a[(k + 2) * csa] * x[(k + 2) * incx]; \
+                s3 += a[(k + 3) * csa] * x[(k + 3) * incx]; \
+            } \
+            for (; k < K; k++) s0 += a[k * csa] * x[k * incx]; \
+            T acc = (s0 + s1) + (s2 + s3); \
+            y[i] = beta != 0 ? alpha * acc + beta * y[i] : alpha * acc; \
+        } \
+    } \
     static void ct__gemv_builtin_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
-                                       const T *x, int64_t incx, T beta, T *y) {                   \
-        if (csa == 1 || rsa != 1) {                                                                \
-            ct__gemv_job j = {K, rsa, csa, incx, A, x, y, (double)alpha, (double)beta};            \
-            /* rows in chunks of >= 2^17 multiply-adds, from 2^18 and 64 rows on */                 \
+                                       const T *x, int64_t incx, T beta, T *y) { \
+        if (csa == 1 || rsa != 1) { \
+            ct__gemv_job j = {K, rsa, csa, incx, A, x, y, (double)alpha, (double)beta}; \
+            /* rows in chunks of >= 2^17 multiply-adds, from 2^18 and 64 rows on */ \
             int64_t grain = M * K >= ((int64_t)1 << 18) && M >= 64 ? CT__MAX(((int64_t)1 << 17) / CT__MAX(K, 1), 32) : M; \
-            ct__par_for(M, grain, ct__gemv_rows_##SUF, &j);                                        \
-        } else {                                                                                   \
-            /* columns are contiguous: accumulate column by column */                              \
-            for (int64_t i = 0; i < M; i++) y[i] = beta != 0 ? beta * y[i] : (T)0;                 \
-            for (int64_t k = 0; k < K; k++) {                                                      \
-                T t = alpha * x[k * incx];                                                         \
-                const T *a = A + k * csa;                                                          \
-                for (int64_t i = 0; i < M; i++) y[i] += t * a[i];                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    static T ct__dot_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) {        \
-        T s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                                          \
-        int64_t k = 0;                                                                             \
-        for (; k + 4 <= n; k += 4) {                                                               \
-            s0 += x[k * incx] * y[k * incy];                                                       \
-            s1 += x[(k + 1) * incx] * y[(k + 1) * incy];                                           \
-            s2 += x[(k + 2) * incx] * y[(k + 2) * incy];                                           \
-            s3 += x[(k + 3) * incx] * y[(k + 3) * incy];                                           \
-        }                                                                                          \
-        for (; k < n; k++) s0 += x[k * incx] * y[k * incy];                                        \
-        return (s0 + s1) + (s2 + s3);                                                              \
+            ct__par_for(M, grain, ct__gemv_rows_##SUF, &j); \
+        } else { \
+            /* columns are contiguous: accumulate column by column */ \
+            for (int64_t i = 0; i < M; i++) y[i] = beta != 0 ? beta * y[i] : (T)0; \
+            for (int64_t k = 0; k < K; k++) { \
+                T t = alpha * x[k * incx]; \
+                const T *a = A + k * csa; \
+                for (int64_t i = 0; i < M; i++) y[i] += t * a[i]; \
+            } \
+        } \
+    } \
+    static T ct__dot_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) { \
+        T s0 = 0, s1 = 0, s2 = 0, s3 = 0; \
+        int64_t k = 0; \
+        for (; k + 4 <= n; k += 4) { \
+            s0 += x[k * incx] * y[k * incy]; \
+            s1 += x[(k + 1) * incx] * y[(k + 1) * incy]; \
+            s2 += x[(k + 2) * incx] * y[(k + 2) * incy]; \
+            s3 += x[(k + 3) * incx] * y[(k + 3) * incy]; \
+        } \
+        for (; k < n; k++) s0 += x[k * incx] * y[k * incy]; \
+        return (s0 + s1) + (s2 + s3); \
     }
 CT__GEMV_DEF(f32, float)
 CT__GEMV_DEF(f64, double)
 
 #ifdef CTENSOR_BLAS
-#  define CT__GEMV_BLAS(SUF, T, GEMV, DOT)                                                         \
+#  define CT__GEMV_BLAS(SUF, T, GEMV, DOT) \
     static int ct__gemv_blas_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, \
-                                   const T *x, int64_t incx, T beta, T *y) {                       \
-        int64_t ld = 0;                                                                            \
-        int l = ct__blas_layout(M, K, rsa, csa, &ld);                                              \
+                                   const T *x, int64_t incx, T beta, T *y) { \
+        int64_t ld = 0; \
+        int l = ct__blas_layout(M, K, rsa, csa, &ld); \
         if (!l || M > INT_MAX || K > INT_MAX || incx <= 0 || incx > INT_MAX || M * K < 4096) return 0; \
-        if (beta == 0) memset(y, 0, sizeof(T) * (size_t)M);                                        \
+        if (beta == 0) memset(y, 0, sizeof(T) * (size_t)M); \
         if (l == 1) GEMV(CblasRowMajor, CblasNoTrans, (int)M, (int)K, alpha, A, (int)ld, x, (int)incx, beta, y, 1); \
         else GEMV(CblasRowMajor, CblasTrans, (int)K, (int)M, alpha, A, (int)ld, x, (int)incx, beta, y, 1); \
-        return 1;                                                                                  \
-    }                                                                                              \
+        return 1; \
+    } \
     static int ct__dot_blas_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy, T *r) { \
         if (n > INT_MAX || incx <= 0 || incy <= 0 || incx > INT_MAX || incy > INT_MAX || n < 64) return 0; \
-        *r = DOT((int)n, x, (int)incx, y, (int)incy);                                              \
-        return 1;                                                                                  \
+        *r = DOT((int)n, x, (int)incx, y, (int)incy); \
+        return 1; \
     }
 CT__GEMV_BLAS(f32, float, cblas_sgemv, cblas_sdot)
 CT__GEMV_BLAS(f64, double, cblas_dgemv, cblas_ddot)
@@ -14942,15 +15192,15 @@ CT__GEMV_BLAS(f64, double, cblas_dgemv, cblas_ddot)
 #  define CT__GEMV_TRY_BLAS(SUF)
 #  define CT__DOT_TRY_BLAS(SUF, T)
 #endif
-#define CT__GEMV_ENTRY(SUF, T)                                                                     \
+#define CT__GEMV_ENTRY(SUF, T) \
     static void ct__gemv_##SUF(int64_t M, int64_t K, T alpha, const T *A, int64_t rsa, int64_t csa, const T *x, \
-                               int64_t incx, T beta, T *y) {                                       \
-        CT__GEMV_TRY_BLAS(SUF)                                                                     \
-        ct__gemv_builtin_##SUF(M, K, alpha, A, rsa, csa, x, incx, beta, y);                        \
-    }                                                                                              \
-    static T ct__vdot_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) {       \
-        CT__DOT_TRY_BLAS(SUF, T)                                                                   \
-        return ct__dot_##SUF(n, x, incx, y, incy);                                                 \
+                               int64_t incx, T beta, T *y) { \
+        CT__GEMV_TRY_BLAS(SUF) \
+        ct__gemv_builtin_##SUF(M, K, alpha, A, rsa, csa, x, incx, beta, y); \
+    } \
+    static T ct__vdot_##SUF(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy) { \
+        CT__DOT_TRY_BLAS(SUF, T) \
+        return ct__dot_##SUF(n, x, incx, y, incy); \
     }
 CT__GEMV_ENTRY(f32, float)
 CT__GEMV_ENTRY(f64, double)
@@ -16381,12 +16631,12 @@ CTENSOR_API ct_tensor *ct_normal_scalar_tensor(double mean, const ct_tensor *std
 #define CT__BW_X ct_tensor *X = CT__SV_IN(n, 0); if (!X) return -1;
 #define CT__BW_Y ct_tensor *Y = CT__SV_OUT(n, 0); if (!Y) return -1;
 #define CT__BW_RET(expr) do { gin[0] = (expr); return gin[0] ? 0 : -1; } while (0)
-#define CT__BW1(name, PRE, EXPR)                                                                         \
-    static int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {                     \
-        ct_tensor *g = gout[0];                                                                          \
-        (void)n;                                                                                         \
-        PRE                                                                                              \
-        CT__BW_RET(EXPR);                                                                                \
+#define CT__BW1(name, PRE, EXPR) \
+    static int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { \
+        ct_tensor *g = gout[0]; \
+        (void)n; \
+        PRE \
+        CT__BW_RET(EXPR); \
     }
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     (void)gout; (void)gin;
@@ -16424,13 +16674,13 @@ static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 #define CT__GRAD_NONE (ct__bw_none(n, gout, gin), (ct_tensor *)NULL)
 static int ct__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
 /* the backward rules of the unary table */
-#define CT__UNARY_BW(ARG_, name, E, sn, bw, fl, sv, IOK, BOK, FX, DX, IX, PRE, EXPR)                       \
-    static CT__UNUSED int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {          \
-        ct_tensor *g = gout[0];                                                                          \
-        (void)n;                                                                                         \
-        (void)g;                                                                                         \
-        PRE                                                                                              \
-        CT__BW_RET(EXPR);                                                                                \
+#define CT__UNARY_BW(ARG_, name, E, sn, bw, fl, sv, IOK, BOK, FX, DX, IX, PRE, EXPR) \
+    static CT__UNUSED int ct__bw_##name(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { \
+        ct_tensor *g = gout[0]; \
+        (void)n; \
+        (void)g; \
+        PRE \
+        CT__BW_RET(EXPR); \
     }
 CT__UNARY_OPS_TABLE(CT__UNARY_BW, ~)
 CT__BW1(hardtanh, CT__BW_X, ct_where_scalar(ct_logical_and(ct_gt_scalar(X, n->attrs.s[0]), ct_lt_scalar(X, n->attrs.s[1])), g, 0.0))
@@ -16498,16 +16748,41 @@ static int ct__bw_sub(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return 0;
 }
 #define CT__BW2_AB ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1); if (!A || !B) return -1;
+/* conj(t) for complex t, t itself otherwise (PyTorch's formulas conjugate; free for real) */
+static ct_tensor *ct__cj(ct_tensor *t) { return t && CT__ISCOMPLEX(t->dtype) ? ct_conj_physical(t) : t; }
 static int ct__bw_mul(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], B))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], A))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_mul(gout[0], ct__cj(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(gout[0], ct__cj(A)))) return -1;
     return 0;
 }
 static int ct__bw_div(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_div(gout[0], B))) return -1;
-    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_div(ct_mul(gout[0], A), ct_mul(B, B))))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_div(gout[0], ct__cj(B)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_neg(ct_div(ct_mul(gout[0], ct__cj(A)), ct__cj(ct_mul(B, B)))))) return -1;
+    return 0;
+}
+static int ct__bw_conj(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; CT__BW_RET(ct_conj_physical(gout[0])); }
+static int ct__bw_cxview(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    ct_tensor *g = gout[0];
+    const ct__tmeta *m = &n->in_meta[0];
+    if (n->op == CT__OP_VIEW_AS_REAL) CT__BW_RET(ct_view_as_complex(ct_contiguous(g)));
+    if (n->op == CT__OP_VIEW_AS_COMPLEX) CT__BW_RET(ct_view_as_real(g));
+    if (!CT__ISCOMPLEX(m->dtype)) CT__BW_RET(g);   /* real() of a real tensor */
+    ct_tensor *z = ct_zeros_like(g);
+    CT__BW_RET(n->op == CT__OP_REAL ? ct_complex(g, z) : ct_complex(z, g));
+}
+static int ct__bw_complex(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_real(gout[0]))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_imag(gout[0]))) return -1;
+    return 0;
+}
+/* PyTorch's polar_backward: abs gets re(conj(g) sgn(z)), angle re(conj(g) i z) */
+static int ct__bw_polar(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    CT__BW2_AB
+    ct_tensor *gr = ct_real(gout[0]), *gi = ct_imag(gout[0]), *c = ct_cos(B), *s = ct_sin(B);
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_add(ct_mul(gr, c), ct_mul(gi, s)))) return -1;
+    if (CT__NEEDS(n, 1) && !(gin[1] = ct_mul(A, ct_sub(ct_mul(gi, c), ct_mul(gr, s))))) return -1;
     return 0;
 }
 static int ct__bw_remainder(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
@@ -18379,14 +18654,70 @@ static void ct__collect(const ct_tensor *t, int dim, int64_t off, int summarize,
             ct__collect(t, dim + 1, o, summarize, vals, nv);
     }
 }
-static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off, int indent, int summarize, const ct__fmt *f) {
+/* PyTorch's _Formatter over the values of real tensor v (summarized as printed) */
+static void ct__fmt_of(const ct_tensor *v, int summarize, ct__fmt *f) {
+    f->floating = CT__ISFLOAT(v->dtype);
+    f->is_bool = v->dtype == CT_BOOL;
+    f->int_mode = 1;
+    f->sci_mode = 0;
+    f->width = 1;
+    double *vals = CT__NEW_ARRAY(double, ct_numel(v) ? ct_numel(v) : 1);
+    int64_t nv = 0;
+    if (vals) ct__collect(v, 0, v->offset, summarize, vals, &nv);
+    char tmp[64];
+    if (!f->floating) {
+        for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(f, vals[i], tmp, sizeof tmp); if (l > f->width) f->width = l; }
+    } else {
+        double mn = INFINITY, mx = 0;
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < nv; i++) {
+            double v = vals[i];
+            if (!isfinite(v) || v == 0) continue;
+            double a = fabs(v);
+            if (a < mn) mn = a;
+            if (a > mx) mx = a;
+            if (v != ceil(v)) f->int_mode = 0;
+            cnt++;
+        }
+        if (cnt) {
+            if (f->int_mode) f->sci_mode = mx / mn > 1000.0 || mx > 1e8;
+            else f->sci_mode = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
+            for (int64_t i = 0; i < nv; i++) {
+                double v = vals[i];
+                if (!isfinite(v) || v == 0) continue;
+                int l;
+                if (f->sci_mode) l = snprintf(tmp, sizeof tmp, "%.*e", ct__popt.precision, v);
+                else if (f->int_mode) l = snprintf(tmp, sizeof tmp, "%.0f", v) + 1;
+                else l = snprintf(tmp, sizeof tmp, "%.*f", ct__popt.precision, v);
+                if (l > f->width) f->width = l;
+            }
+        }
+        if (ct__popt.sci_mode >= 0) f->sci_mode = ct__popt.sci_mode;
+    }
+    CT_FREE(vals);
+}
+/* one complex element as PyTorch: re padded, then im with its sign, then j */
+static void ct__fmt_cx(ct__sbuf *b, const ct__fmt *f, const ct__fmt *f2, const char *p, ct_dtype dt) {
+    char tmp[64], t2[72];
+    double re, im;
+    ct__cx_load(p, dt, &re, &im);
+    int len = ct__fmt_value(f, re, tmp, sizeof tmp);
+    ct__spad(b, f->width - len);
+    ct__sputs(b, tmp);
+    len = ct__fmt_value(f2, im, tmp, sizeof tmp);
+    if (tmp[0] != '-' && tmp[0] != '+') ct__sputs(b, "+");
+    snprintf(t2, sizeof t2, "%sj", tmp);
+    ct__sputs(b, t2);
+}
+static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off, int indent, int summarize, const ct__fmt *f,
+                          const ct__fmt *f2) {
     char tmp[64];
     int ei = ct__popt.edgeitems;
     size_t es = ct__dt[t->dtype].size;
     int64_t n = t->shape[dim];
     ct__sputs(b, "[");
     if (dim == t->ndim - 1) {
-        int elen = f->width + 2;
+        int elen = f->width + 2 + (f2 ? f2->width + 1 : 0);
         int per_line = (ct__popt.linewidth - indent) / elen;
         if (per_line < 1) per_line = 1;
         int col = 0;
@@ -18401,7 +18732,11 @@ static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off,
                 i = n - ei - 1;
                 continue;
             }
-            double v = ct__load_f64((char *)t->storage->data + (off + i * t->strides[dim]) * (int64_t)es, t->dtype);
+            const char *ep = (char *)t->storage->data + (off + i * t->strides[dim]) * (int64_t)es;
+            col++;
+            if (f2) { ct__fmt_cx(b, f, f2, ep, t->dtype); continue; }
+            col--;
+            double v = ct__load_f64(ep, t->dtype);
             int len = ct__fmt_value(f, v, tmp, sizeof tmp);
             ct__spad(b, f->width - len);
             ct__sputs(b, tmp);
@@ -18420,7 +18755,7 @@ static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, int64_t off,
                 i = n - ei - 1;
                 continue;
             }
-            ct__print_rec(b, t, dim + 1, off + i * t->strides[dim], indent + 1, summarize, f);
+            ct__print_rec(b, t, dim + 1, off + i * t->strides[dim], indent + 1, summarize, f, f2);
         }
     }
     ct__sputs(b, "]");
@@ -18496,7 +18831,7 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
         vscope = ct_scope_begin();
         v = ct__repr_dequant(t);
     }
-    if (!v || !(CT__ISREAL(t->dtype) || quant) || v->device.type != CT_CPU) {
+    if (!v || !(CT__ISREAL(t->dtype) || CT__ISCOMPLEX(t->dtype) || quant) || v->device.type != CT_CPU) {
         char tmp[300], dn[24];
         snprintf(tmp, sizeof tmp, "tensor(<%s %s on %s>)", ct_dtype_name(t->dtype), CT__SHAPE(t), ct_device_str(t->device, dn, sizeof dn));
         ct__sputs(&b, tmp);
@@ -18507,7 +18842,8 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     int64_t numel = ct_numel(t);
     char suffix[9][200];
     int nsuf = 0;
-    int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL;
+    int default_dt = t->dtype == ct__default_dtype || t->dtype == CT_INT64 || t->dtype == CT_BOOL ||
+                     t->dtype == (ct__default_dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64);
     if (quant) {   /* size=(..) first, whatever the shape */
         char *sz = suffix[nsuf++];
         size_t k = (size_t)snprintf(sz, 200, "size=(");
@@ -18532,52 +18868,34 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     } else {
         if (!default_dt) snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=%s", ct__dt[t->dtype].torch_name);
         int summarize = numel > ct__popt.threshold;
-        ct__fmt f;
-        f.floating = CT__ISFLOAT(v->dtype);
-        f.is_bool = t->dtype == CT_BOOL;
-        f.int_mode = 1;
-        f.sci_mode = 0;
-        f.width = 1;
-        double *vals = CT__NEW_ARRAY(double, numel);
-        int64_t nv = 0;
-        if (vals) ct__collect(v, 0, v->offset, summarize, vals, &nv);
-        char tmp[64];
-        if (!f.floating) {
-            for (int64_t i = 0; i < nv; i++) { int l = ct__fmt_value(&f, vals[i], tmp, sizeof tmp); if (l > f.width) f.width = l; }
+        ct__fmt f, f2;
+        const ct__fmt *pf2 = NULL;
+        if (CT__ISCOMPLEX(v->dtype)) {   /* a formatter for the real parts and one for the imaginary parts */
+            int64_t st[CT_MAX_DIMS];
+            for (int d = 0; d < v->ndim; d++) st[d] = v->strides[d] * 2;
+            ct_tensor *re = ct__view_header(v, v->ndim, v->shape, st, v->offset * 2), *ip = ct__view_header(v, v->ndim, v->shape, st, v->offset * 2 + 1);
+            if (re && ip) {
+                re->dtype = ip->dtype = ct__cx_part(v->dtype);
+                ct__fmt_of(re, summarize, &f);
+                ct__fmt_of(ip, summarize, &f2);
+                pf2 = &f2;
+            } else {
+                ct__fmt_of(v, summarize, &f);
+            }
+            if (re) ct__decref(re);
+            if (ip) ct__decref(ip);
         } else {
-            double mn = INFINITY, mx = 0;
-            int64_t cnt = 0;
-            for (int64_t i = 0; i < nv; i++) {
-                double v = vals[i];
-                if (!isfinite(v) || v == 0) continue;
-                double a = fabs(v);
-                if (a < mn) mn = a;
-                if (a > mx) mx = a;
-                if (v != ceil(v)) f.int_mode = 0;
-                cnt++;
-            }
-            if (cnt) {
-                if (f.int_mode) f.sci_mode = mx / mn > 1000.0 || mx > 1e8;
-                else f.sci_mode = mx / mn > 1000.0 || mx > 1e8 || mn < 1e-4;
-                for (int64_t i = 0; i < nv; i++) {
-                    double v = vals[i];
-                    if (!isfinite(v) || v == 0) continue;
-                    int l;
-                    if (f.sci_mode) l = snprintf(tmp, sizeof tmp, "%.*e", ct__popt.precision, v);
-                    else if (f.int_mode) l = snprintf(tmp, sizeof tmp, "%.0f", v) + 1;
-                    else l = snprintf(tmp, sizeof tmp, "%.*f", ct__popt.precision, v);
-                    if (l > f.width) f.width = l;
-                }
-            }
-            if (ct__popt.sci_mode >= 0) f.sci_mode = ct__popt.sci_mode;
+            ct__fmt_of(v, summarize, &f);
         }
-        CT_FREE(vals);
-        if (t->ndim == 0) {
+        char tmp[64];
+        if (t->ndim == 0 && pf2) {
+            ct__fmt_cx(&b, &f, pf2, ct__ptr(v), v->dtype);
+        } else if (t->ndim == 0) {
             int l = ct__fmt_value(&f, ct__load_f64(ct__ptr(v), v->dtype), tmp, sizeof tmp);
             ct__spad(&b, f.width - l);
             ct__sputs(&b, tmp);
         } else {
-            ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f);
+            ct__print_rec(&b, v, 0, v->offset, indent, summarize, &f, pf2);
         }
     }
     if (quant) nsuf = ct__repr_qparams(t->qparams, suffix, nsuf);

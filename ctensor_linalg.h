@@ -66,9 +66,8 @@
 
    LIMITATIONS
      - Complex inputs are not supported (complex tensors are outputs of eig/eigvals,
-       readable through ct_view_as_real/ct_real/ct_imag). Autograd through eig works
-       when each complex output reaches the loss through one ct_view_as_real/ct_real/
-       ct_imag (ctensor's elementwise ops do not add complex gradients).
+       readable through ct_view_as_real/ct_real/ct_imag and ctensor.h's complex
+       arithmetic, which autograd follows).
      - svd/eigh/eig gradients assume distinct singular values / eigenvalues (PyTorch's
        assumption); gradients of eigenvectors are not gauge-checked.
      - lu_factor(pivot=0) is not implemented on the CPU (PyTorch's behaviour).
@@ -199,14 +198,8 @@ CTENSOR_API ct_tensor *ct_linalg_diagonal(const ct_tensor *A, int64_t offset, in
 CTENSOR_API ct_tensor *ct_linalg_vecdot(const ct_tensor *x, const ct_tensor *y, int dim);  /* dim -1 */
 CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N);      /* N < 0: None (x.shape[-1]) */
 
-/* ============================================================================
-   Complex views (what eig/eigvals return): torch.view_as_real, view_as_complex,
-   real, imag. They share storage and are differentiable.
-   ========================================================================== */
-CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *x);     /* (*) complex -> (*, 2) real */
-CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *x);  /* (*, 2) real -> (*) complex */
-CTENSOR_API ct_tensor *ct_real(const ct_tensor *x);
-CTENSOR_API ct_tensor *ct_imag(const ct_tensor *x);
+/* Complex views (what eig/eigvals return): ct_view_as_real, ct_view_as_complex,
+   ct_real, ct_imag are ctensor.h's. */
 
 #ifdef __cplusplus
 }  /* extern "C" */
@@ -306,8 +299,6 @@ typedef int ct__la_int;            /* lapack_int (LP64) */
     X(TENSORSOLVE, "linalg.tensorsolve") \
     X(MULTI_DOT, "linalg.multi_dot") \
     X(VECDOT, "linalg.vecdot") \
-    X(VIEW_AS_REAL, "view_as_real") \
-    X(VIEW_AS_COMPLEX, "view_as_complex") \
     X(DIAGONAL, "linalg.diagonal") \
     X(TRACE, "trace")
 enum {
@@ -353,9 +344,7 @@ static const char *ct__la_fn(const ct__call *c) {
     X(VECTOR_NORM, "aten::linalg_vector_norm", "linalg_vector_norm", "LinalgVectorNormBackward0", 1, 1, 0, "float ord=s0, int[] dim=v, bool keepdim=f9", ct__la_meta_vector_norm, ct__la_k_vector_norm, ct__la_bw_vector_norm, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(CROSS, "aten::linalg_cross", "linalg_cross", "LinalgCrossBackward0", 2, 1, 0, "int dim=i0", ct__la_meta_cross, ct__la_k_cross, ct__la_bw_cross, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(VANDER, "aten::linalg_vander", "linalg_vander", "LinalgVanderBackward0", 1, 1, 0, "int? N=i0?f11", ct__la_meta_vander, ct__la_k_vander, ct__la_bw_vander, CT__SAVE_OUT(0))     \
-    X(PROD_OTHERS, "ct::linalg_prod_others", "linalg_prod_others", "LinalgProdOthersBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_same, ct__la_k_prod_others, ct__la_bw_prod_others, CT__SAVE_IN(0)) \
-    X(VIEW_AS_REAL, "aten::view_as_real", "view_as_real", "ViewAsRealBackward0", 1, 1, CT__OPF_VIEW, "", ct__la_meta_view_as_real, ct__la_k_view_as_real, ct__la_bw_view_as_real, CT__SAVE_NONE) \
-    X(VIEW_AS_COMPLEX, "aten::view_as_complex", "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, "", ct__la_meta_view_as_complex, ct__la_k_view_as_complex, ct__la_bw_view_as_complex, CT__SAVE_NONE)
+    X(PROD_OTHERS, "ct::linalg_prod_others", "linalg_prod_others", "LinalgProdOthersBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_same, ct__la_k_prod_others, ct__la_bw_prod_others, CT__SAVE_IN(0))
 
 enum {
 #define CT__LA_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__LA_##E,
@@ -3793,95 +3782,6 @@ CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N) {
     ct_tensor *in[1], *out[1];
     in[0] = (ct_tensor *)x;
     return ct__la_dispatch(CT__LA_VANDER, 1, in, &a, out) < 0 ? NULL : out[0];
-}
-
-/* ============================================================================
-   Complex views: torch.view_as_real, view_as_complex, real, imag
-   A view op whose output has another dtype: meta describes the geometry in
-   elements of the output dtype, the kernel sets the dtype.
-   ========================================================================== */
-static int ct__la_meta_view_as_real(ct__call *c) {
-    const ct_tensor *x = c->in[0];
-    if (!ct_dtype_is_complex(x->dtype)) return ct__failed(CT_ERR_DTYPE, "view_as_real is only supported for complex tensors");
-    if (x->ndim + 1 > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "view_as_real: too many dimensions");
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_VIEW;
-    o->src = 0;
-    o->ndim = x->ndim + 1;
-    for (int d = 0; d < x->ndim; d++) { o->shape[d] = x->shape[d]; o->strides[d] = 2 * x->strides[d]; }
-    o->shape[x->ndim] = 2;
-    o->strides[x->ndim] = 1;
-    o->offset = 2 * x->offset;
-    o->dtype = x->dtype == CT_COMPLEX128 ? CT_FLOAT64 : CT_FLOAT32;
-    return 0;
-}
-static int ct__la_k_view_as_real(ct__call *c) {
-    ct_tensor *y = c->out[0];
-    y->dtype = c->in[0]->dtype == CT_COMPLEX128 ? CT_FLOAT64 : CT_FLOAT32;
-    if (ct__is_contig(y)) y->flags |= CT__F_CONTIG; else y->flags &= ~CT__F_CONTIG;
-    return 0;
-}
-static int ct__la_bw_view_as_real(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
-    (void)nd;
-    gin[0] = ct_view_as_complex(ct_contiguous(gout[0]));
-    return gin[0] ? 0 : -1;
-}
-static int ct__la_meta_view_as_complex(ct__call *c) {
-    const ct_tensor *x = c->in[0];
-    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
-        return ct__failed(CT_ERR_DTYPE, "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: %s", CT__DTNAME(x->dtype));
-    if (x->ndim < 1 || x->shape[x->ndim - 1] != 2) return ct__failed(CT_ERR_SHAPE, "Tensor must have a last dimension of size 2");
-    if (x->strides[x->ndim - 1] != 1) return ct__failed(CT_ERR_SHAPE, "Tensor must have a last dimension with stride 1");
-    for (int d = 0; d < x->ndim - 1; d++)
-        if (x->strides[d] % 2) return ct__failed(CT_ERR_SHAPE, "Tensor must have a stride divisible by 2 for all but last dimension");
-    if (x->offset % 2) return ct__failed(CT_ERR_SHAPE, "Tensor must have a storage_offset divisible by 2");
-    ct__outinfo *o = &c->oi[0];
-    c->nout = 1;
-    o->kind = CT__OUT_VIEW;
-    o->src = 0;
-    o->ndim = x->ndim - 1;
-    for (int d = 0; d < o->ndim; d++) { o->shape[d] = x->shape[d]; o->strides[d] = x->strides[d] / 2; }
-    o->offset = x->offset / 2;
-    o->dtype = x->dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
-    return 0;
-}
-static int ct__la_k_view_as_complex(ct__call *c) {
-    ct_tensor *y = c->out[0];
-    y->dtype = c->in[0]->dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
-    if (ct__is_contig(y)) y->flags |= CT__F_CONTIG; else y->flags &= ~CT__F_CONTIG;
-    return 0;
-}
-static int ct__la_bw_view_as_complex(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
-    (void)nd;
-    gin[0] = ct_view_as_real(gout[0]);
-    return gin[0] ? 0 : -1;
-}
-CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *x) {
-    CT__LA_INIT_OR(NULL);
-    ct__attrs a;
-    ct__attrs_init(&a);
-    ct_tensor *in[1], *out[1];
-    in[0] = (ct_tensor *)x;
-    return ct__la_dispatch(CT__LA_VIEW_AS_REAL, 1, in, &a, out) < 0 ? NULL : out[0];
-}
-CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *x) {
-    CT__LA_INIT_OR(NULL);
-    ct__attrs a;
-    ct__attrs_init(&a);
-    ct_tensor *in[1], *out[1];
-    in[0] = (ct_tensor *)x;
-    return ct__la_dispatch(CT__LA_VIEW_AS_COMPLEX, 1, in, &a, out) < 0 ? NULL : out[0];
-}
-CTENSOR_API ct_tensor *ct_real(const ct_tensor *x) {
-    if (!x) { ct__null_arg("real", 0); return NULL; }
-    if (!ct_dtype_is_complex(x->dtype)) return ct_alias(x);
-    return ct_select(ct_view_as_real(x), -1, 0);
-}
-CTENSOR_API ct_tensor *ct_imag(const ct_tensor *x) {
-    if (!x) { ct__null_arg("imag", 0); return NULL; }
-    if (!ct_dtype_is_complex(x->dtype)) return ct__fail(CT_ERR_DTYPE, "imag is not implemented for tensors with non-complex dtypes.");
-    return ct_select(ct_view_as_real(x), -1, 1);
 }
 
 /* ============================================================================

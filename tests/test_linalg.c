@@ -250,9 +250,9 @@ TEST(test_eig_identities) {
     CHECK(re && ct_get_dtype(re) == CT_FLOAT32 && ct_ndim(re) == 2 && ct_size(re, 1) == 2);
     ct_tensor *back = ct_view_as_complex(re);
     CHECK(back && ct_get_dtype(back) == CT_COMPLEX64 && ct_data_ptr(back) == ct_data_ptr(rf.eigenvalues));
-    CHECK_ERR(ct_imag(RANDN(1, 3)), CT_ERR_DTYPE, "imag is not implemented for tensors with non-complex dtypes.");
+    CHECK_ERR(ct_imag(RANDN(1, 3)), CT_ERR_DTYPE, "imag: imag is not implemented for tensors with non-complex dtypes.");
     CHECK_ERR(ct_view_as_real(RANDN(1, 3)), CT_ERR_DTYPE, "view_as_real is only supported for complex tensors");
-    CHECK_ERR(ct_view_as_complex(RANDN(1, 3)), CT_ERR_SHAPE, "Tensor must have a last dimension of size 2");
+    CHECK_ERR(ct_view_as_complex(RANDN(1, 3)), CT_ERR_SHAPE, "view_as_complex: Tensor must have a last dimension of size 2");
 }
 TEST(test_pinv_lstsq_identities) {
     int64_t shapes[4][2] = {{6, 4}, {4, 6}, {30, 20}, {20, 30}};
