@@ -45,8 +45,8 @@
        transform, with the one-sided gradients of fft_r2c_backward and
        fft_c2r_backward); gradients of complex tensors follow PyTorch's conjugate
        Wirtinger convention.
-     - fftshift / ifftshift are rolls (ct_roll); fftfreq / rfftfreq are arange
-       divided by n d.
+     - fftshift / ifftshift are rolls (ct_roll; complex tensors roll as their
+       view_as_real); fftfreq / rfftfreq are arange divided by n d.
      - The ops: three rows (ct::fft_c2c, ct::fft_r2c, ct::fft_c2r) of one kernel
        whose attributes say, per transformed dim, the transform length and the
        output length (so padding, trimming, one-sided outputs and their adjoints
@@ -1285,6 +1285,8 @@ static ct_tensor *ct__fft_shift(const char *fname, const ct_tensor *x, int ndims
         int64_t m = x->shape[dd[j]];
         sh[j] = inverse ? (m + 1) / 2 : m / 2;
     }
+    if (ct_dtype_is_complex(x->dtype))   /* rolled as its real view: the trailing (re, im) dim stays */
+        return ct_view_as_complex(ct_roll(ct_view_as_real(x), k, sh, k, dd));
     return ct_roll(x, k, sh, k, dd);
 }
 CTENSOR_API ct_tensor *ct_fft_fftshift(const ct_tensor *x, int ndims, const int64_t *dims) {

@@ -283,6 +283,39 @@ static ct_tensor *chain_fn(ct_tensor *const *in, void *user) {
         }
     }
 }
+/* ---- gradcheck with complex tensors, as PyTorch's gradcheck treats them: real
+   parameters [..., 2] viewed as complex, the complex result viewed as real ---- */
+static ct_tensor *cplx_fn(ct_tensor *const *in, void *user) {
+    int kind = *(const int *)user;
+    ct_tensor *z = ct_view_as_complex(in[0]);
+    int64_t s[2] = {5, 3};
+    switch (kind) {
+    case 0: return ct_view_as_real(ct_fft_fft(z, 7, -1, "ortho"));
+    case 1: return ct_view_as_real(ct_fft_ifft2(z, s, NULL, NULL));
+    case 2: return ct_fft_irfft(z, 7, -1, NULL);
+    case 3: return ct_fft_hfft(z, -1, 0, "forward");
+    case 4: return ct_view_as_real(ct_fft_fftn(ct_transpose(z, 0, 1), 0, NULL, 0, NULL, "backward"));
+    default: return ct_view_as_real(ct_fft_fftshift(ct_fft_ifft(z, -1, -1, NULL), 0, NULL));
+    }
+}
+static ct_tensor *real_to_cplx_fn(ct_tensor *const *in, void *user) {
+    (void)user;
+    return ct_view_as_real(ct_fft_rfftn(in[0], 0, NULL, 0, NULL, "ortho"));
+}
+TEST(test_gradcheck_complex) {
+    for (int k = 0; k < 6; k++) CT_SCOPE {
+        ct_tensor *x = ct_requires_grad(ct_randn(CT_FLOAT64, 3, 4, 2));
+        CT_T_REPORT(ct_gradcheck(cplx_fn, &k, 1, &x, NULL) == 1, "gradcheck complex %d: %s", k, ct_last_error());
+        if (k == 0 || k == 2)
+            CT_T_REPORT(ct_gradgradcheck(cplx_fn, &k, 1, &x, NULL) == 1, "gradgradcheck complex %d: %s", k, ct_last_error());
+    }
+    CT_SCOPE {
+        ct_tensor *x = ct_requires_grad(ct_randn(CT_FLOAT64, 3, 6));
+        CT_T_REPORT(ct_gradcheck(real_to_cplx_fn, NULL, 1, &x, NULL) == 1, "gradcheck rfftn: %s", ct_last_error());
+        CT_T_REPORT(ct_gradgradcheck(real_to_cplx_fn, NULL, 1, &x, NULL) == 1, "gradgradcheck rfftn: %s", ct_last_error());
+    }
+}
+
 TEST(test_gradcheck) {
     static const int64_t shapes[6][2] = {{2, 6}, {3, 7}, {2, 9}, {3, 6}, {4, 3}, {4, 5}};
     for (int k = 0; k < 6; k++) CT_SCOPE {
@@ -389,6 +422,7 @@ int main(int argc, char **argv) {
     if (fx) RUN(test_fixtures);
     RUN(test_direct_dft);
     RUN(test_gradcheck);
+    RUN(test_gradcheck_complex);
     RUN(test_misc);
     RUN(test_bad_input);
     ct_safetensors_free(fx);
