@@ -542,45 +542,6 @@ CT__FFT_ENGINE(double, d)
    every butterfly is a loop over the lanes that the compiler vectorizes. */
 #define CT__FFT_LANES(V) for (int v = 0; v < (V); v++)
 #define CT__FFT_VENGINE(T, S, V)                                                                          \
-    static void ct__fft_vpass2_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw) {            \
-        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
-        for (int64_t k = 0; k < l1; k++)                                                                  \
-            for (int64_t i = 0; i < ido; i++) {                                                           \
-                const T *a = cc + 2 * V * (i + ido * 2 * k);                                              \
-                T *o = ch + 2 * V * (i + ido * k);                                                        \
-                const T wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];                               \
-                CT__FFT_LANES(V) {                                                                        \
-                    T ar = a[v], ai = a[V + v], br = a[s + v], bi = a[s + V + v];                         \
-                    o[v] = ar + br; o[V + v] = ai + bi;                                                   \
-                    T dr = ar - br, di = ai - bi;                                                         \
-                    o[so + v] = dr * wr - di * wi; o[so + V + v] = dr * wi + di * wr;                     \
-                }                                                                                         \
-            }                                                                                             \
-    }                                                                                                     \
-    static void ct__fft_vpass4_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
-        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
-        const T sg = sign < 0 ? (T)1 : (T)-1;                                                             \
-        for (int64_t k = 0; k < l1; k++)                                                                  \
-            for (int64_t i = 0; i < ido; i++) {                                                           \
-                const T *a = cc + 2 * V * (i + ido * 4 * k);                                              \
-                T *o = ch + 2 * V * (i + ido * k);                                                        \
-                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
-                const T w1r = w1[0], w1i = w1[1], w2r = w2[0], w2i = w2[1], w3r = w3[0], w3i = w3[1];     \
-                CT__FFT_LANES(V) {                                                                        \
-                    T t0r = a[v] + a[2 * s + v], t0i = a[V + v] + a[2 * s + V + v];                       \
-                    T t1r = a[v] - a[2 * s + v], t1i = a[V + v] - a[2 * s + V + v];                       \
-                    T t2r = a[s + v] + a[3 * s + v], t2i = a[s + V + v] + a[3 * s + V + v];               \
-                    T t3r = a[s + v] - a[3 * s + v], t3i = a[s + V + v] - a[3 * s + V + v];               \
-                    T jr = sg * t3i, ji = -sg * t3r;                                                      \
-                    T y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                     \
-                    T y2r = t0r - t2r, y2i = t0i - t2i;                                                   \
-                    o[v] = t0r + t2r; o[V + v] = t0i + t2i;                                               \
-                    o[so + v] = y1r * w1r - y1i * w1i; o[so + V + v] = y1r * w1i + y1i * w1r;             \
-                    o[2 * so + v] = y2r * w2r - y2i * w2i; o[2 * so + V + v] = y2r * w2i + y2i * w2r;     \
-                    o[3 * so + v] = y3r * w3r - y3i * w3i; o[3 * so + V + v] = y3r * w3i + y3i * w3r;     \
-                }                                                                                         \
-            }                                                                                             \
-    }                                                                                                     \
     static void ct__fft_vpass3_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
         const T c = (T)-0.5, sn = (T)(sign * 0.86602540378443864676);                                     \
         const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
@@ -678,6 +639,101 @@ CT__FFT_ENGINE(double, d)
         }                                                                                                 \
         if (src != x) memcpy(x, src, (size_t)n * 2 * V * sizeof(T));                                      \
     }
+#define CT__FFT_VP24(T, S, V)                                                                          \
+    static void ct__fft_vpass2_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw) {            \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 2 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];                               \
+                CT__FFT_LANES(V) {                                                                        \
+                    T ar = a[v], ai = a[V + v], br = a[s + v], bi = a[s + V + v];                         \
+                    o[v] = ar + br; o[V + v] = ai + bi;                                                   \
+                    T dr = ar - br, di = ai - bi;                                                         \
+                    o[so + v] = dr * wr - di * wi; o[so + V + v] = dr * wi + di * wr;                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass4_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        const T sg = sign < 0 ? (T)1 : (T)-1;                                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 4 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
+                const T w1r = w1[0], w1i = w1[1], w2r = w2[0], w2i = w2[1], w3r = w3[0], w3i = w3[1];     \
+                CT__FFT_LANES(V) {                                                                        \
+                    T t0r = a[v] + a[2 * s + v], t0i = a[V + v] + a[2 * s + V + v];                       \
+                    T t1r = a[v] - a[2 * s + v], t1i = a[V + v] - a[2 * s + V + v];                       \
+                    T t2r = a[s + v] + a[3 * s + v], t2i = a[s + V + v] + a[3 * s + V + v];               \
+                    T t3r = a[s + v] - a[3 * s + v], t3i = a[s + V + v] - a[3 * s + V + v];               \
+                    T jr = sg * t3i, ji = -sg * t3r;                                                      \
+                    T y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                     \
+                    T y2r = t0r - t2r, y2i = t0i - t2i;                                                   \
+                    o[v] = t0r + t2r; o[V + v] = t0i + t2i;                                               \
+                    o[so + v] = y1r * w1r - y1i * w1i; o[so + V + v] = y1r * w1i + y1i * w1r;             \
+                    o[2 * so + v] = y2r * w2r - y2i * w2i; o[2 * so + V + v] = y2r * w2i + y2i * w2r;     \
+                    o[3 * so + v] = y3r * w3r - y3i * w3i; o[3 * so + V + v] = y3r * w3i + y3i * w3r;     \
+                }                                                                                         \
+            }                                                                                             \
+    }
+/* radix 4 and 2 with GCC/clang vector types (the lane loops above are not
+   reliably vectorized): one vector holds the V lanes of a real or imaginary part */
+#define CT__FFT_ST(VT, p, e) do { VT st_ = (e); memcpy((p), &st_, sizeof st_); } while (0)
+#define CT__FFT_GVP24(T, S, VT)                                                                           \
+    static void ct__fft_vpass2_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch,   \
+                                   const T *tw) {                                                         \
+        const int64_t V = (int64_t)(sizeof(VT) / sizeof(T)), s = 2 * V * ido, so = 2 * V * ido * l1;     \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 2 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];                               \
+                VT ar, ai; memcpy(&ar, a, sizeof ar); memcpy(&ai, a + V, sizeof ai);                                    \
+                VT br, bi; memcpy(&br, a + s, sizeof br); memcpy(&bi, a + s + V, sizeof bi);                            \
+                CT__FFT_ST(VT, o, ar + br); CT__FFT_ST(VT, o + V, ai + bi);                               \
+                VT dr = ar - br, di = ai - bi;                                                            \
+                CT__FFT_ST(VT, o + so, dr * wr - di * wi); CT__FFT_ST(VT, o + so + V, dr * wi + di * wr); \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass4_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch,   \
+                                   const T *tw, int sign) {                                               \
+        const int64_t V = (int64_t)(sizeof(VT) / sizeof(T)), s = 2 * V * ido, so = 2 * V * ido * l1;     \
+        const T sg = sign < 0 ? (T)1 : (T)-1;                                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 4 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
+                VT a0r, a0i; memcpy(&a0r, a, sizeof a0r); memcpy(&a0i, a + V, sizeof a0i);                                  \
+                VT a1r, a1i; memcpy(&a1r, a + s, sizeof a1r); memcpy(&a1i, a + s + V, sizeof a1i);                          \
+                VT a2r, a2i; memcpy(&a2r, a + 2 * s, sizeof a2r); memcpy(&a2i, a + 2 * s + V, sizeof a2i);                  \
+                VT a3r, a3i; memcpy(&a3r, a + 3 * s, sizeof a3r); memcpy(&a3i, a + 3 * s + V, sizeof a3i);                  \
+                VT t0r = a0r + a2r, t0i = a0i + a2i, t1r = a0r - a2r, t1i = a0i - a2i;                    \
+                VT t2r = a1r + a3r, t2i = a1i + a3i, t3r = a1r - a3r, t3i = a1i - a3i;                    \
+                VT jr = sg * t3i, ji = -sg * t3r;                                                         \
+                VT y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                        \
+                VT y2r = t0r - t2r, y2i = t0i - t2i;                                                      \
+                CT__FFT_ST(VT, o, t0r + t2r); CT__FFT_ST(VT, o + V, t0i + t2i);                           \
+                CT__FFT_ST(VT, o + so, y1r * w1[0] - y1i * w1[1]);                                        \
+                CT__FFT_ST(VT, o + so + V, y1r * w1[1] + y1i * w1[0]);                                    \
+                CT__FFT_ST(VT, o + 2 * so, y2r * w2[0] - y2i * w2[1]);                                    \
+                CT__FFT_ST(VT, o + 2 * so + V, y2r * w2[1] + y2i * w2[0]);                                \
+                CT__FFT_ST(VT, o + 3 * so, y3r * w3[0] - y3i * w3[1]);                                    \
+                CT__FFT_ST(VT, o + 3 * so + V, y3r * w3[1] + y3i * w3[0]);                                \
+            }                                                                                             \
+    }
+#ifdef CT__HAVE_VEC
+typedef float ct__fft_v8f __attribute__((vector_size(32)));
+typedef double ct__fft_v4d __attribute__((vector_size(32)));
+CT__FFT_GVP24(float, f, ct__fft_v8f)
+CT__FFT_GVP24(double, d, ct__fft_v4d)
+#else
+CT__FFT_VP24(float, f, 8)
+CT__FFT_VP24(double, d, 4)
+#endif
 #define CT__FFT_Vf 8
 #define CT__FFT_Vd 4
 CT__FFT_VENGINE(float, f, 8)
@@ -833,7 +889,34 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
         const int64_t ss = p->sst[p->d], ds = p->dstr[p->d];                                              \
         const T sc = (T)p->scale;                                                                         \
         const int64_t ndbl = N - h; /* points 1 .. N - h are doubled */                                   \
-        for (int64_t l0 = lo; l0 < hi; l0 += B) {                                                         \
+        int64_t l0 = lo;                                                                                  \
+        /* V lines at once, gathered straight into lanes and written straight back */                     \
+        if (vec)                                                                                          \
+            for (; l0 + VL <= hi; l0 += VL) {                                                             \
+                for (int64_t v = 0; v < VL; v++) ct__fft_line_off(p, l0 + v, &so[v], &dof[v]);            \
+                for (int64_t i = 0; i < ncopy; i++) {                                                     \
+                    T *q = vb + 2 * VL * i;                                                               \
+                    for (int64_t v = 0; v < VL; v++) {                                                    \
+                        const T *e = (const T *)(p->src + so[v] + i * ss);                                \
+                        q[v] = e[0];                                                                      \
+                        q[VL + v] = e[1];                                                                 \
+                    }                                                                                     \
+                }                                                                                         \
+                if (N > ncopy) memset(vb + 2 * VL * ncopy, 0, (size_t)(N - ncopy) * 2 * VL * sizeof(T));   \
+                if (p->din) for (int64_t i = 2 * VL; i < 2 * VL * (ndbl + 1); i++) vb[i] *= 2;           \
+                ct__fft_vexec_##S(p->cp, vb, vs);                                                         \
+                if (p->dout) for (int64_t i = 2 * VL; i < 2 * VL * (ndbl + 1); i++) vb[i] *= 2;          \
+                for (int64_t i = 0; i < p->lout; i++) {                                                   \
+                    const T *q = vb + 2 * VL * i;                                                         \
+                    const int in = i < nwrite;                                                            \
+                    for (int64_t v = 0; v < VL; v++) {                                                    \
+                        T *e = (T *)(p->dst + dof[v] + i * ds);                                           \
+                        e[0] = in ? q[v] * sc : (T)0;                                                     \
+                        if (!p->dreal) e[1] = in ? q[VL + v] * sc : (T)0;                                 \
+                    }                                                                                     \
+                }                                                                                         \
+            }                                                                                             \
+        for (; l0 < hi; l0 += B) {                                                                        \
             int64_t nb = hi - l0 < B ? hi - l0 : B;                                                       \
             for (int64_t b = 0; b < nb; b++) ct__fft_line_off(p, l0 + b, &so[b], &dof[b]);                \
             /* gather: real lines as T[N] (real path), else complex T[2N] */                              \
@@ -853,23 +936,8 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                 for (int64_t b = 0; b < nb; b++)                                                          \
                     memset(G + 2 * (b * LP + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
             }                                                                                             \
-            /* transform each line: V lines at once where the block allows, then one by one */           \
-            int64_t b1 = 0;                                                                               \
-            if (vec)                                                                                      \
-                for (; b1 + VL <= nb; b1 += VL) {                                                         \
-                    for (int64_t v = 0; v < VL; v++) {                                                    \
-                        T *L = G + 2 * (b1 + v) * LP;                                                      \
-                        if (p->din) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
-                        for (int64_t i = 0; i < N; i++) { vb[2 * VL * i + v] = L[2 * i]; vb[2 * VL * i + VL + v] = L[2 * i + 1]; } \
-                    }                                                                                     \
-                    ct__fft_vexec_##S(p->cp, vb, vs);                                                     \
-                    for (int64_t v = 0; v < VL; v++) {                                                    \
-                        T *L = G + 2 * (b1 + v) * LP;                                                      \
-                        for (int64_t i = 0; i < N; i++) { L[2 * i] = vb[2 * VL * i + v]; L[2 * i + 1] = vb[2 * VL * i + VL + v]; } \
-                        if (p->dout) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
-                    }                                                                                     \
-                }                                                                                         \
-            for (int64_t b = b1; b < nb; b++) {                                                           \
+            /* transform each line */                                                                     \
+            for (int64_t b = 0; b < nb; b++) {                                                           \
                 T *L = G + 2 * b * LP;                                                                     \
                 if (realpath) {                                                                           \
                     if (p->din) for (int64_t i = 1; i <= ndbl; i++) L[i] *= 2;                            \
