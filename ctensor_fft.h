@@ -160,6 +160,9 @@ typedef struct ct__fftplan {
     void *chirp, *bk;               /* Bluestein: n chirp values, m transformed kernel values / m */
     struct ct__fftplan *half;       /* real plans: the n/2-point complex plan */
     void *rtw;                      /* real plans: w_n^k, k < n/2 */
+    int64_t n1, n2;                 /* four-step plans (long lengths): n = n1 n2 */
+    struct ct__fftplan *c1, *c2;    /* four-step: the n1- and n2-point plans */
+    void *tw4;                      /* four-step: w_n^{k1 j2} at k1 n2 + j2 */
     int64_t scratch;                /* complex elements of scratch an execution needs */
     int refs;
 } ct__fftplan;
@@ -173,6 +176,9 @@ static void ct__fft_plan_free(ct__fftplan *p) {
     CT_FREE(p->chirp);
     CT_FREE(p->bk);
     CT_FREE(p->rtw);
+    CT_FREE(p->tw4);
+    if (p->c1) ct__fft_plan_put(p->c1);
+    if (p->c2) ct__fft_plan_put(p->c2);
     if (p->bf) ct__fft_plan_put(p->bf);
     if (p->bb) ct__fft_plan_put(p->bb);
     if (p->half) ct__fft_plan_put(p->half);
@@ -225,7 +231,12 @@ static int64_t ct__fft_good_size(int64_t n) {
             }
     return best;
 }
+#define CT__FFT_FOURSTEP 32768
 static void ct__fft_exec_f(const ct__fftplan *p, float *x, float *scr);
+static void ct__fft_vexec_f(const ct__fftplan *p, float *x, float *scr);
+static void ct__fft_vexec_d(const ct__fftplan *p, double *x, double *scr);
+static void ct__fft_exec4_f(const ct__fftplan *p, float *x, float *scr);
+static void ct__fft_exec4_d(const ct__fftplan *p, double *x, double *scr);
 static void ct__fft_exec_d(const ct__fftplan *p, double *x, double *scr);
 
 static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
@@ -305,6 +316,29 @@ static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
         l1 *= ip;
     }
     p->scratch = n;
+    /* long lengths: the four-step form (n1-point transforms down the columns of an
+       n1 x n2 matrix, twiddles, n2-point transforms along its rows), both in
+       vector lanes; n1 and n2 multiples of 8 near sqrt(n) */
+    if (n >= CT__FFT_FOURSTEP) {
+        int64_t best = 0;
+        for (int64_t a = 8; a * a <= n; a += 8)
+            if (n % a == 0 && (n / a) % 8 == 0) best = a;
+        if (best) {
+            p->n1 = best;
+            p->n2 = n / best;
+            p->c1 = ct__fft_plan_get(p->n1, sign, prec, 0);
+            p->c2 = ct__fft_plan_get(p->n2, sign, prec, 0);
+            p->tw4 = ct__fft_table(prec, n);
+            if (!p->c1 || !p->c2 || !p->tw4) { ct__fft_plan_free(p); return NULL; }
+            for (int64_t k1 = 0; k1 < p->n1; k1++)
+                for (int64_t j2 = 0; j2 < p->n2; j2++) {
+                    double re, im;
+                    ct__fft_root(k1 * j2, n, sign, &re, &im);
+                    ct__fft_tset(p->tw4, prec, k1 * p->n2 + j2, re, im);
+                }
+            p->scratch = n + 2 * 8 * (p->n1 > p->n2 ? p->n1 : p->n2);
+        }
+    }
     return p;
 }
 
@@ -463,6 +497,7 @@ static void ct__fft_plan_put(ct__fftplan *p) {
     static void ct__fft_exec_##S(const ct__fftplan *p, T *x, T *scr) {                                    \
         int64_t n = p->n;                                                                                 \
         if (n <= 1) return;                                                                               \
+        if (p->n1) { ct__fft_exec4_##S(p, x, scr); return; }                                             \
         if (p->m) {                                                                                       \
             int64_t m = p->m;                                                                             \
             T *A = scr, *sub = scr + 2 * m;                                                               \
@@ -738,6 +773,45 @@ CT__FFT_VP24(double, d, 4)
 #define CT__FFT_Vd 4
 CT__FFT_VENGINE(float, f, 8)
 CT__FFT_VENGINE(double, d, 4)
+/* the four-step form of a long transform, in place; scr: p->scratch complex */
+#define CT__FFT_EXEC4(T, S)                                                                               \
+    static void ct__fft_exec4_##S(const ct__fftplan *p, T *x, T *scr) {                                   \
+        const int64_t n1 = p->n1, n2 = p->n2, n = p->n, V = CT__FFT_V##S;                                 \
+        const int64_t mx = n1 > n2 ? n1 : n2;                                                             \
+        T *out = scr, *vb = scr + 2 * n, *vs = vb + 2 * V * mx;                                           \
+        const T *tw = (const T *)p->tw4;                                                                  \
+        for (int64_t c0 = 0; c0 < n2; c0 += V) {          /* columns: n1-point transforms */            \
+            for (int64_t r = 0; r < n1; r++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    vb[2 * V * r + v] = x[2 * (r * n2 + c0 + v)];                                         \
+                    vb[2 * V * r + V + v] = x[2 * (r * n2 + c0 + v) + 1];                                 \
+                }                                                                                         \
+            ct__fft_vexec_##S(p->c1, vb, vs);                                                             \
+            for (int64_t k = 0; k < n1; k++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    const T *w = tw + 2 * (k * n2 + c0 + v);                                              \
+                    T re = vb[2 * V * k + v], im = vb[2 * V * k + V + v];                                 \
+                    x[2 * (k * n2 + c0 + v)] = re * w[0] - im * w[1];                                     \
+                    x[2 * (k * n2 + c0 + v) + 1] = re * w[1] + im * w[0];                                 \
+                }                                                                                         \
+        }                                                                                                 \
+        for (int64_t r0 = 0; r0 < n1; r0 += V) {          /* rows: n2-point transforms */               \
+            for (int64_t c = 0; c < n2; c++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    vb[2 * V * c + v] = x[2 * ((r0 + v) * n2 + c)];                                       \
+                    vb[2 * V * c + V + v] = x[2 * ((r0 + v) * n2 + c) + 1];                               \
+                }                                                                                         \
+            ct__fft_vexec_##S(p->c2, vb, vs);                                                             \
+            for (int64_t k = 0; k < n2; k++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    out[2 * (r0 + v + n1 * k)] = vb[2 * V * k + v];                                       \
+                    out[2 * (r0 + v + n1 * k) + 1] = vb[2 * V * k + V + v];                               \
+                }                                                                                         \
+        }                                                                                                 \
+        memcpy(x, out, (size_t)n * 2 * sizeof(T));                                                        \
+    }
+CT__FFT_EXEC4(float, f)
+CT__FFT_EXEC4(double, d)
 
 /* ============================================================================
    2.3 The op table

@@ -255,6 +255,42 @@ TEST(test_direct_dft) {
     }
 }
 
+/* ---- long lengths (the four-step form): a sum of tones has an exact transform ---- */
+TEST(test_long_tones) {
+    static const int64_t lens[] = {32768, 40000, 65536 * 3};
+    static const int64_t bins[4] = {0, 1, 777, 12345};
+    static const double amp[4][2] = {{0.5, -1.0}, {2.0, 0.25}, {-0.75, 1.5}, {1.0, 1.0}};
+    for (unsigned li = 0; li < sizeof lens / sizeof *lens; li++)
+        for (int prec = 0; prec < 2; prec++) CT_SCOPE {
+            int64_t n = lens[li];
+            ct_tensor *x = ct_empty(prec ? CT_COMPLEX128 : CT_COMPLEX64, n);
+            for (int64_t j = 0; j < n; j++) {
+                double re = 0, im = 0;
+                for (int t = 0; t < 4; t++) {
+                    double a = 2 * 3.14159265358979323846 * (double)((bins[t] * j) % n) / (double)n;
+                    re += amp[t][0] * cos(a) - amp[t][1] * sin(a);
+                    im += amp[t][0] * sin(a) + amp[t][1] * cos(a);
+                }
+                if (prec) { ((double *)ct_data_ptr(x))[2 * j] = re; ((double *)ct_data_ptr(x))[2 * j + 1] = im; }
+                else { ((float *)ct_data_ptr(x))[2 * j] = (float)re; ((float *)ct_data_ptr(x))[2 * j + 1] = (float)im; }
+            }
+            ct_tensor *y = ct_fft_fft(x, -1, -1, "forward");   /* 1/n: the amplitudes at the tones' bins */
+            int64_t m;
+            double *v = y ? values(y, &m) : NULL, worst = 0;
+            for (int64_t k = 0; v && k < n; k++) {
+                double er = 0, ei = 0;
+                for (int t = 0; t < 4; t++)
+                    if (bins[t] == k) { er = amp[t][0]; ei = amp[t][1]; }
+                worst = fmax(worst, fmax(fabs(v[2 * k] - er), fabs(v[2 * k + 1] - ei)));
+            }
+            CT_T_REPORT(v && worst < (prec ? 1e-12 : 2e-5), "n=%lld %s: error %.3g", (long long)n, prec ? "complex128" : "complex64", worst);
+            free(v);
+            /* and back: ifft(fft(x)) == x */
+            ct_tensor *b = ct_fft_ifft(y, -1, -1, "forward");
+            CHECK(b && ct_allclose(ct_view_as_real(b), ct_view_as_real(x), 0, prec ? 1e-12 : 2e-5));
+        }
+}
+
 /* ---- gradcheck: chains from real to real through every transform kind ---- */
 typedef struct chain { int kind; } chain;
 static ct_tensor *chain_fn(ct_tensor *const *in, void *user) {
@@ -421,6 +457,7 @@ int main(int argc, char **argv) {
     CT_T_REPORT(fx != NULL, "cannot load %s: %s", path, ct_last_error());
     if (fx) RUN(test_fixtures);
     RUN(test_direct_dft);
+    RUN(test_long_tones);
     RUN(test_gradcheck);
     RUN(test_gradcheck_complex);
     RUN(test_misc);
