@@ -55,7 +55,9 @@
      - Any length: radix 4, 2, 3, 5 passes and a direct pass for other primes up
        to 47; lengths with a larger prime factor use Bluestein's algorithm over a
        2^a 3^b 5^c length. Real transforms of even length run one complex transform
-       of half the length. Plans (twiddles) are cached, up to 32 lengths.
+       of half the length. Lines of n-D passes run 8 (float) or 4 (double) at a
+       time in vector lanes; lengths from 32768 up run in the four-step form.
+       Plans (twiddles) are cached, up to 32 lengths.
      - CPU only; lines of a multi-dimensional transform run on ctensor's threads.
 */
 #ifndef CTENSOR_FFT_H_INCLUDED
