@@ -23,7 +23,8 @@
      2. Implementation
         2.1 Plans: factorization, twiddles, Bluestein chirps; a small plan cache
         2.2 The 1-D engine (float and double): Stockham passes of radix 2, 3, 4, 5
-            and any small prime, Bluestein for large prime factors, real halving
+            and any small prime, Bluestein for large prime factors, real halving;
+            the same passes on 8 or 4 lines in vector lanes; the four-step form
         2.3 The op table: one kernel, three rows (c2c, r2c, c2r), one backward
         2.4 The n-dimensional driver: one pass per transformed dim over strided lines
         2.5 Backward rules (PyTorch's fft_r2c_backward / fft_c2r_backward)
