@@ -891,6 +891,12 @@ static int ct__fft_meta(ct__call *c) {
         if (n < 1) return ct__failed(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", name, (long long)n);
         if (n > CT__FFT_MAXN) return ct__failed(CT_ERR_ARG, "%s: %lld data points are more than this build transforms (2^36)", name, (long long)n);
         if (l < 0) return ct__failed(CT_ERR_ARG, "%s: negative output length %lld", name, (long long)l);
+        /* every call the functions and the backward rules make transforms at most about
+           twice its longer side: a longer transform (plans and buffers of n points) is refused */
+        int64_t side = x->shape[d] > l ? x->shape[d] : l;
+        if (n > ct__sat_add(ct__sat_mul(side, 2), 2))
+            return ct__failed(CT_ERR_ARG, "%s: transform length %lld is more than twice the input (%lld) and output (%lld) lengths", name,
+                              (long long)n, (long long)x->shape[d], (long long)l);
         shape[d] = l;
     }
     int fl = a->flags;
@@ -1097,10 +1103,22 @@ static int ct__fft_kernel(ct__call *c) {
     int xreal = !ct_dtype_is_complex(x->dtype);
     /* pass order: a real input's last dim first (real halving), a Hermitian
        input's last dim last, the others as listed */
-    int order[CT_MAX_DIMS], no = 0;
+    int order[CT_MAX_DIMS], no = 0, first_free;
     if (xreal && !(fl & CT__FFTF_HERM_IN)) order[no++] = k - 1;
+    first_free = no;
     for (int j = 0; j < k - 1; j++) order[no++] = j;
-    if (!(xreal && !(fl & CT__FFTF_HERM_IN))) order[no++] = k - 1;
+    if (!(xreal && !(fl & CT__FFTF_HERM_IN)) && !(fl & CT__FFTF_HERM_IN)) order[no++] = k - 1;
+    /* the dims that shrink most first: intermediate buffers stay small */
+    for (int q = first_free + 1; q < no; q++)
+        for (int r = q; r > first_free; r--) {
+            int ja = order[r - 1], jb = order[r];
+            double ra = (double)a->v[2 * k + ja] / (double)(x->shape[a->v[ja]] > 0 ? x->shape[a->v[ja]] : 1);
+            double rb = (double)a->v[2 * k + jb] / (double)(x->shape[a->v[jb]] > 0 ? x->shape[a->v[jb]] : 1);
+            if (rb >= ra) break;
+            order[r - 1] = jb;
+            order[r] = ja;
+        }
+    if (no < k) order[no++] = k - 1;   /* a Hermitian input's last dim: last */
     double prodn = 1.0;
     for (int j = 0; j < k; j++) prodn *= (double)a->v[k + j];
     double scale = a->mode == 1 ? 1.0 / sqrt(prodn) : a->mode == 2 ? 1.0 / prodn : 1.0;
@@ -1145,7 +1163,11 @@ static int ct__fft_kernel(ct__call *c) {
             p.scale = scale;
         } else {
             int64_t cnt = 1;
-            for (int e = 0; e < nd; e++) cnt *= shape[e];
+            for (int e = 0; e < nd; e++) cnt = ct__sat_mul(cnt, shape[e]);
+            if (cnt > ((int64_t)1 << 40) / (int64_t)(2 * ts)) {
+                rc = ct__failed(CT_ERR_MEMORY, "%s: an intermediate of %lld elements is too large", ct__opdef_get(c->op)->name, (long long)cnt);
+                break;
+            }
             buf = (char *)CT_MALLOC((size_t)(cnt > 0 ? cnt : 1) * 2 * ts);
             if (!buf) { rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name); break; }
             p.dst = buf;
