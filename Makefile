@@ -137,7 +137,7 @@ $(BUILD)/gpt/io.safetensors: examples/torch_interop/export_gpt.py examples/torch
 # Tests that use only the public API link one compiled copy of the implementation
 # per build kind (tests/ct_impl.c) instead of compiling it again each: the suite
 # builds in about half the time. The others compile the implementation themselves.
-SHARED_TESTS := $(filter test_complex test_core test_dist test_dlpack test_index test_named test_interop test_io test_jit test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce test_special,$(TESTS))
+SHARED_TESTS := $(filter test_complex test_core test_dist test_dlpack test_index test_named test_interop test_io test_jit test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce test_special test_fft,$(TESTS))
 BLAS_CFLAGS  := $(filter-out -l%,$(BLAS))
 BLAS_LIBS    := $(filter -l%,$(BLAS))
 $(BUILD)/tests/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/tests

@@ -45,6 +45,7 @@ threads_of() {
 targets_of() {
   case "$1" in
     overhead) echo "add_4x4_f32>=30" ;;   # issue 10: a 4x4 add at most 1/30 of PyTorch eager (1/20 before)
+    fft) echo "*>=1.0" ;;   # issue 18: torch.fft at least as fast as PyTorch's pocketfft
     autograd) echo "chain_125ops_4x4_f32_fwd_bwd>=20" ;;   # issue 10: the 125-op chain, forward + backward
     linalg) echo "announcement_prod_diag_cholesky_4x4>=10 *_n64>=0.95 *_n256>=0.95 *_n1024>=0.95 batched_*>=2" ;;   # issue 4
     conv) echo "conv2d_*>=1.0" ;;   # issue 10: conv2d fwd and fwd+bwd, NCHW and channels-last, >= 1.0x PyTorch

@@ -14,3 +14,4 @@
 #include "ctensor_quant.h"
 #include "ctensor_named.h"
 #include "ctensor_special.h"
+#include "ctensor_fft.h"

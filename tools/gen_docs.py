@@ -48,6 +48,7 @@ HEADERS = [
     ("ctensor_named.h", "ctensor_named.h: named tensors"),
     ("ctensor_jit.h", "ctensor_jit.h: tracing JIT, graph passes, save/load, export to C"),
     ("ctensor_special.h", "ctensor_special.h: torch.special"),
+    ("ctensor_fft.h", "ctensor_fft.h: torch.fft"),
     ("ctensor_cuda.h", "ctensor_cuda.h: CUDA devices, streams, memory, kernels"),
     ("ctensor_dist.h", "ctensor_dist.h: process groups, collectives, DDP, ZeRO"),
 ]
@@ -589,6 +590,7 @@ class Resolver:
         prefixes = [
             ("linalg_", lambda r: self.first(["torch.linalg." + f for f in stem_forms(r)])),
             ("special_", lambda r: self.first(["torch.special." + f for f in stem_forms(r)])),
+            ("fft_", lambda r: self.first(["torch.fft." + f for f in stem_forms(r)])),
             ("nn_init_", lambda r: self.first(["torch.nn.init." + f for f in stem_forms(r)])),
             ("nn_", lambda r: self.first([self.camel("torch.nn", f) for f in stem_forms(r)])),
             ("nnq_dynamic_", lambda r: self.first([self.camel("torch.ao.nn.quantized.dynamic", f) for f in stem_forms(r)])),

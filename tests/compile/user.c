@@ -11,6 +11,7 @@
 #include "ctensor_jit.h"
 #include "ctensor_dist.h"
 #include "ctensor_special.h"
+#include "ctensor_fft.h"
 
 int main(void) {
     int bad = 0;
@@ -40,6 +41,8 @@ int main(void) {
         bad |= ct_dist_destroy_process_group(pg) != CT_OK;
         ct_tensor *e = ct_special_i0e(ct_zeros(CT_FLOAT64, 2));                           /* ctensor_special.h */
         bad |= !e || ct_item(ct_sum(e)) != 2.0;
+        ct_tensor *f = ct_fft_irfft(ct_fft_rfft(ct_ones(CT_FLOAT64, 8), -1, -1, NULL), 8, -1, NULL); /* ctensor_fft.h */
+        bad |= !f || fabs(ct_item(ct_sum(f)) - 8.0) > 1e-12;
     }
     bad |= ct_live_tensors() != 0;
     return bad;

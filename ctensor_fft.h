@@ -1,0 +1,1467 @@
+/* ctensor_fft.h - torch.fft for ctensor: discrete Fourier transforms of any
+   length, real-input halving, n-dimensional and strided, with autograd.
+                                                                    v0.1 (2026-12-06)
+   HOW TO USE
+     #define CTENSOR_IMPLEMENTATION          (in exactly one file)
+     #include "ctensor.h"
+     #include "ctensor_fft.h"                (after ctensor.h)
+     link with -lm
+
+     The implementation registers its ops in ctensor.h's op table, so it is compiled
+     in the translation unit that defines CTENSOR_IMPLEMENTATION; there
+     CTENSOR_FFT_IMPLEMENTATION is turned on automatically. No other dependency.
+
+   THE FEEL (torch.fft.rfft, torch.fft.irfft, torch.fft.fftfreq)
+       ct_tensor *t = ct_linspace(0.0, 1.0, 64, CT_FLOAT64);
+       ct_tensor *x = ct_sin(ct_mul_scalar(t, 2 * M_PI * 5));
+       ct_tensor *X = ct_fft_rfft(x, -1, -1, NULL);      // complex128, 33 bins; n=-1: None
+       ct_tensor *y = ct_fft_irfft(X, 64, -1, "backward"); // back to x
+       ct_print(ct_fft_rfftfreq(64, 1.0 / 64, CT_FLOAT64)); // tensor([0., 1., ..., 32.])
+
+   TABLE OF CONTENTS
+     1. Declarations: the functions of torch.fft (PyTorch 1.13)
+     2. Implementation
+        2.1 Plans: factorization, twiddles, Bluestein chirps; a small plan cache
+        2.2 The 1-D engine (float and double): Stockham passes of radix 2, 3, 4, 5
+            and any small prime, Bluestein for large prime factors, real halving;
+            the same passes on 8 or 4 lines in vector lanes; the four-step form
+        2.3 The op table: one kernel, three rows (c2c, r2c, c2r), one backward
+        2.4 The n-dimensional driver: one pass per transformed dim over strided lines
+        2.5 Backward rules (PyTorch's fft_r2c_backward / fft_c2r_backward)
+        2.6 The public functions (argument handling, errors in PyTorch's words)
+
+   THE RULES (as PyTorch 1.13's torch.fft on CPU)
+     - Arguments in PyTorch's order. An optional length `n` is -1 for None; an
+       optional shape `s` or dim list is NULL for None (entries of s may be -1:
+       that dim's input size). norm is NULL (= "backward"), "backward", "ortho" or
+       "forward".
+     - float32 and complex64 give complex64 (or float32 for irfft, hfft, irfftn);
+       float64 and complex128 give complex128 (or float64). Integer and bool inputs
+       compute in the default float dtype; float16 and bfloat16 are refused
+       ("Unsupported dtype Half").
+     - n pads with zeros or trims the input along the transformed dim first;
+       irfft/hfft take n/2 + 1 input points (default output length 2 (m - 1)), and
+       ignore the imaginary parts of the zero-frequency (and Nyquist) bins.
+     - Every transform is differentiable (PyTorch's formulas: the adjoint
+       transform, with the one-sided gradients of fft_r2c_backward and
+       fft_c2r_backward); gradients of complex tensors follow PyTorch's conjugate
+       Wirtinger convention.
+     - fftshift / ifftshift are rolls (ct_roll; complex tensors roll as their
+       view_as_real); fftfreq / rfftfreq are arange divided by n d.
+     - The ops: three rows (ct::fft_c2c, ct::fft_r2c, ct::fft_c2r) of one kernel
+       whose attributes say, per transformed dim, the transform length and the
+       output length (so padding, trimming, one-sided outputs and their adjoints
+       are one op), the normalization and the direction. Backward nodes are named
+       as PyTorch's (FftC2CBackward0, FftR2CBackward0, FftC2RBackward0).
+     - Any length: radix 4, 2, 3, 5 passes and a direct pass for other primes up
+       to 47; lengths with a larger prime factor use Bluestein's algorithm over a
+       2^a 3^b 5^c length. Real transforms of even length run one complex transform
+       of half the length. Lines of n-D passes run 8 (float) or 4 (double) at a
+       time in vector lanes; lengths from 32768 up run in the four-step form.
+       Plans (twiddles) are cached, up to 32 lengths.
+     - CPU only; lines of a multi-dimensional transform run on ctensor's threads.
+*/
+#ifndef CTENSOR_FFT_H_INCLUDED
+#define CTENSOR_FFT_H_INCLUDED
+#include "ctensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================
+   1. Declarations
+   ========================================================================== */
+/* ---- one-dimensional transforms: n = -1 is None (the input's size along dim) ---- */
+/* torch.fft.fft(input, n, dim, norm): the discrete Fourier transform along dim */
+CTENSOR_API ct_tensor *ct_fft_fft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm);
+/* torch.fft.ifft(input, n, dim, norm): the inverse transform along dim */
+CTENSOR_API ct_tensor *ct_fft_ifft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm);
+/* torch.fft.rfft(input, n, dim, norm): the transform of a real input, n/2 + 1 bins */
+CTENSOR_API ct_tensor *ct_fft_rfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm);
+/* torch.fft.irfft(input, n, dim, norm): the inverse of rfft, a real output of length
+   n (None: 2 (m - 1) for m input bins) */
+CTENSOR_API ct_tensor *ct_fft_irfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm);
+/* torch.fft.hfft(input, n, dim, norm): the transform of a Hermitian-symmetric signal
+   given by its first half, a real output of length n (None: 2 (m - 1)) */
+CTENSOR_API ct_tensor *ct_fft_hfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm);
+/* torch.fft.ihfft(input, n, dim, norm): the inverse of hfft, n/2 + 1 bins of a real input */
+CTENSOR_API ct_tensor *ct_fft_ihfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm);
+
+/* ---- two-dimensional transforms: s NULL or 2 lengths (-1: the input's size),
+        dim NULL (= the last two) or 2 dims ---- */
+/* torch.fft.fft2(input, s, dim, norm) */
+CTENSOR_API ct_tensor *ct_fft_fft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.ifft2(input, s, dim, norm) */
+CTENSOR_API ct_tensor *ct_fft_ifft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.rfft2(input, s, dim, norm): real input, one-sided along the last dim */
+CTENSOR_API ct_tensor *ct_fft_rfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.irfft2(input, s, dim, norm): the inverse of rfft2, a real output */
+CTENSOR_API ct_tensor *ct_fft_irfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+
+/* ---- n-dimensional transforms: s NULL (None) or ns lengths; dim NULL (None: the
+        last ns dims when s is given, else all) or ndims dims ---- */
+/* torch.fft.fftn(input, s, dim, norm) */
+CTENSOR_API ct_tensor *ct_fft_fftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.ifftn(input, s, dim, norm) */
+CTENSOR_API ct_tensor *ct_fft_ifftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.rfftn(input, s, dim, norm): real input, one-sided along the last dim */
+CTENSOR_API ct_tensor *ct_fft_rfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.irfftn(input, s, dim, norm): the inverse of rfftn, a real output */
+CTENSOR_API ct_tensor *ct_fft_irfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+
+/* ---- helpers ---- */
+/* torch.fft.fftfreq(n, d, dtype): the sample frequencies [0, 1, ..., -1] / (n d) */
+CTENSOR_API ct_tensor *ct_fft_fftfreq(int64_t n, double d, ct_dtype dtype);
+/* torch.fft.rfftfreq(n, d, dtype): the non-negative frequencies [0, ..., n/2] / (n d) */
+CTENSOR_API ct_tensor *ct_fft_rfftfreq(int64_t n, double d, ct_dtype dtype);
+/* torch.fft.fftshift(input, dim): the zero frequency to the centre (a roll by n/2);
+   dims NULL: every dim */
+CTENSOR_API ct_tensor *ct_fft_fftshift(const ct_tensor *x, int ndims, const int64_t *dims);
+/* torch.fft.ifftshift(input, dim): the inverse of fftshift (a roll by -(n/2)) */
+CTENSOR_API ct_tensor *ct_fft_ifftshift(const ct_tensor *x, int ndims, const int64_t *dims);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CTENSOR_FFT_H_INCLUDED */
+
+/* ============================================================================
+   2. IMPLEMENTATION
+   ========================================================================== */
+#if defined(CTENSOR_IMPLEMENTATION) && !defined(CTENSOR_FFT_NO_IMPLEMENTATION) && !defined(CTENSOR_FFT_IMPLEMENTATION)
+#define CTENSOR_FFT_IMPLEMENTATION
+#endif
+#ifdef CTENSOR_FFT_IMPLEMENTATION
+#ifndef CTENSOR_FFT_IMPLEMENTATION_DONE
+#define CTENSOR_FFT_IMPLEMENTATION_DONE
+#ifndef CTENSOR_IMPLEMENTATION_DONE
+#error "ctensor_fft.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+
+/* ============================================================================
+   2.1 Plans
+   A plan is one length n, one direction (sign -1: forward, +1: inverse) and one
+   precision. Complex plans: the factors and, per Stockham pass, p*ido twiddles
+   w_{ido p}^{i u}; a direct pass of prime p keeps the p roots w_p^k. Lengths with
+   a prime factor over CT__FFT_MAXP run Bluestein: a chirp c_k = exp(s i pi k^2/n)
+   and the transform of the conjugate chirp over m >= 2n - 1 (a 2^a 3^b 5^c length).
+   Real plans (n even): the complex plan of n/2 and the twiddles w_n^k, k < n/2.
+   ========================================================================== */
+#define CT__FFT_MAXP 47
+#define CT__FFT_MAXF 64
+#define CT__FFT_CACHE 32
+typedef struct ct__fftplan {
+    int64_t n;
+    int sign, prec, real;           /* prec 0: float, 1: double; real: a real-halving plan */
+    int nf;
+    int64_t fct[CT__FFT_MAXF];
+    void *tw[CT__FFT_MAXF];         /* per pass: p * ido complex twiddles */
+    void *roots[CT__FFT_MAXF];      /* direct passes of primes > 5: p roots */
+    int64_t m;                      /* Bluestein: the convolution length (0: none) */
+    struct ct__fftplan *bf, *bb;    /* Bluestein: the m-point plans of both directions */
+    void *chirp, *bk;               /* Bluestein: n chirp values, m transformed kernel values / m */
+    struct ct__fftplan *half;       /* real plans: the n/2-point complex plan */
+    void *rtw;                      /* real plans: w_n^k, k < n/2 */
+    int64_t n1, n2;                 /* four-step plans (long lengths): n = n1 n2 */
+    struct ct__fftplan *c1, *c2;    /* four-step: the n1- and n2-point plans */
+    void *tw4;                      /* four-step: w_n^{k1 j2} at k1 n2 + j2 */
+    int64_t scratch;                /* complex elements of scratch an execution needs */
+    int refs;
+} ct__fftplan;
+
+static ct__fftplan *ct__fft_plan_get(int64_t n, int sign, int prec, int real);
+static void ct__fft_plan_put(ct__fftplan *p);
+
+static void ct__fft_plan_free(ct__fftplan *p) {
+    if (!p) return;
+    for (int i = 0; i < p->nf; i++) { CT_FREE(p->tw[i]); CT_FREE(p->roots[i]); }
+    CT_FREE(p->chirp);
+    CT_FREE(p->bk);
+    CT_FREE(p->rtw);
+    CT_FREE(p->tw4);
+    if (p->c1) ct__fft_plan_put(p->c1);
+    if (p->c2) ct__fft_plan_put(p->c2);
+    if (p->bf) ct__fft_plan_put(p->bf);
+    if (p->bb) ct__fft_plan_put(p->bb);
+    if (p->half) ct__fft_plan_put(p->half);
+    CT_FREE(p);
+}
+/* a table of complex values exp(sign 2 pi i k / den) for k = num(j), stored in the precision */
+static void *ct__fft_table(int prec, int64_t cnt) {
+    return CT_MALLOC((size_t)(cnt > 0 ? cnt : 1) * (prec ? 2 * sizeof(double) : 2 * sizeof(float)));
+}
+static void ct__fft_tset(void *t, int prec, int64_t i, double re, double im) {
+    if (prec) { ((double *)t)[2 * i] = re; ((double *)t)[2 * i + 1] = im; }
+    else { ((float *)t)[2 * i] = (float)re; ((float *)t)[2 * i + 1] = (float)im; }
+}
+/* exp(sign 2 pi i k / den), k reduced into [0, den) and by symmetry for accuracy */
+static void ct__fft_root(int64_t k, int64_t den, int sign, double *re, double *im) {
+    k %= den;
+    if (k < 0) k += den;
+    /* angle 2 pi k / den with k folded into the first octant where possible */
+    int neg = 0;
+    if (2 * k > den) { k = den - k; neg = 1; }
+    double a = 2.0 * 3.14159265358979323846 * (double)k / (double)den;
+    double c, s;
+    if (8 * k <= den) { c = cos(a); s = sin(a); }
+    else if (8 * k <= 3 * den) {             /* near pi/2: use the complement */
+        double b = 2.0 * 3.14159265358979323846 * (double)(den - 4 * k) / (4.0 * (double)den);
+        c = sin(b); s = cos(b);
+    } else {                                  /* near pi */
+        double b = 2.0 * 3.14159265358979323846 * (double)(den - 2 * k) / (2.0 * (double)den);
+        c = -cos(b); s = sin(b);
+    }
+    *re = c;
+    *im = (neg ? -s : s) * (double)sign;
+}
+static int ct__fft_factor(int64_t n, int64_t *f) {
+    int nf = 0;
+    while (n % 4 == 0) { f[nf++] = 4; n /= 4; }
+    if (n % 2 == 0) { f[nf++] = 2; n /= 2; }
+    for (int64_t p = 3; p * p <= n; p += 2)
+        while (n % p == 0) { f[nf++] = p; n /= p; }
+    if (n > 1) f[nf++] = n;
+    /* the 2 first (with 4s after it), as larger radices do better late */
+    return nf;
+}
+static int64_t ct__fft_good_size(int64_t n) {
+    int64_t best = INT64_MAX;
+    for (int64_t a = 1; a < 2 * n + 8 && a > 0; a *= 2)
+        for (int64_t b = a; b < 2 * n + 8 && b > 0; b *= 3)
+            for (int64_t c = b; c > 0; c *= 5) {
+                if (c >= n) { if (c < best) best = c; break; }
+            }
+    return best;
+}
+#define CT__FFT_FOURSTEP 32768
+static void ct__fft_exec_f(const ct__fftplan *p, float *x, float *scr);
+static void ct__fft_vexec_f(const ct__fftplan *p, float *x, float *scr);
+static void ct__fft_vexec_d(const ct__fftplan *p, double *x, double *scr);
+static void ct__fft_exec4_f(const ct__fftplan *p, float *x, float *scr);
+static void ct__fft_exec4_d(const ct__fftplan *p, double *x, double *scr);
+static void ct__fft_exec_d(const ct__fftplan *p, double *x, double *scr);
+
+static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
+    ct__fftplan *p = (ct__fftplan *)CT_MALLOC(sizeof(ct__fftplan));
+    if (!p) return NULL;
+    memset(p, 0, sizeof *p);
+    p->n = n; p->sign = sign; p->prec = prec; p->real = real; p->refs = 1;
+    if (real) {
+        /* n even: the complex plan of n/2 and w_n^k */
+        p->half = ct__fft_plan_get(n / 2, sign, prec, 0);
+        p->rtw = ct__fft_table(prec, n / 2);
+        if (!p->half || !p->rtw) { ct__fft_plan_free(p); return NULL; }
+        for (int64_t k = 0; k < n / 2; k++) {
+            double re, im;
+            ct__fft_root(k, n, sign, &re, &im);
+            ct__fft_tset(p->rtw, prec, k, re, im);
+        }
+        p->scratch = n / 2 + p->half->scratch;
+        return p;
+    }
+    int64_t f[CT__FFT_MAXF];
+    int nf = ct__fft_factor(n, f);
+    if (n > 1 && f[nf - 1] > CT__FFT_MAXP) {
+        /* Bluestein */
+        int64_t m = ct__fft_good_size(2 * n - 1);
+        p->m = m;
+        p->bf = ct__fft_plan_get(m, -1, prec, 0);
+        p->bb = ct__fft_plan_get(m, 1, prec, 0);
+        p->chirp = ct__fft_table(prec, n);
+        double *b = (double *)CT_MALLOC((size_t)m * 2 * sizeof(double));
+        p->bk = ct__fft_table(prec, m);
+        if (!p->bf || !p->bb || !p->chirp || !b || !p->bk) { CT_FREE(b); ct__fft_plan_free(p); return NULL; }
+        memset(b, 0, (size_t)m * 2 * sizeof(double));
+        for (int64_t k = 0; k < n; k++) {
+            double re, im;
+            /* exp(s i pi k^2 / n) = exp(s 2 pi i (k^2 mod 2n) / (2n)) */
+            int64_t q = (int64_t)(((uint64_t)k * (uint64_t)k) % (uint64_t)(2 * n));
+            ct__fft_root(q, 2 * n, sign, &re, &im);
+            ct__fft_tset(p->chirp, prec, k, re, im);
+            b[2 * k] = re; b[2 * k + 1] = -im;
+            if (k) { b[2 * (m - k)] = re; b[2 * (m - k) + 1] = -im; }
+        }
+        /* the kernel's transform, in double, scaled by 1/m */
+        ct__fftplan *bd = prec ? p->bf : ct__fft_plan_get(m, -1, 1, 0);
+        double *s = bd ? (double *)CT_MALLOC((size_t)(bd->scratch > 0 ? bd->scratch : 1) * 2 * sizeof(double)) : NULL;
+        if (!bd || !s) { CT_FREE(b); CT_FREE(s); if (bd && bd != p->bf) ct__fft_plan_put(bd); ct__fft_plan_free(p); return NULL; }
+        ct__fft_exec_d(bd, b, s);
+        for (int64_t k = 0; k < m; k++) ct__fft_tset(p->bk, prec, k, b[2 * k] / (double)m, b[2 * k + 1] / (double)m);
+        CT_FREE(s);
+        CT_FREE(b);
+        if (bd != p->bf) ct__fft_plan_put(bd);
+        p->scratch = 2 * m + p->bf->scratch;
+        return p;
+    }
+    p->nf = nf;
+    int64_t l1 = 1;
+    for (int i = 0; i < nf; i++) {
+        int64_t ip = f[i], ido = n / (l1 * ip), big = ido * ip;
+        p->fct[i] = ip;
+        p->tw[i] = ct__fft_table(prec, ip * ido);
+        if (!p->tw[i]) { ct__fft_plan_free(p); return NULL; }
+        for (int64_t u = 0; u < ip; u++)
+            for (int64_t j = 0; j < ido; j++) {
+                double re, im;
+                ct__fft_root(u * j, big, sign, &re, &im);
+                ct__fft_tset(p->tw[i], prec, u * ido + j, re, im);
+            }
+        if (ip > 5) {
+            p->roots[i] = ct__fft_table(prec, ip);
+            if (!p->roots[i]) { ct__fft_plan_free(p); return NULL; }
+            for (int64_t k = 0; k < ip; k++) {
+                double re, im;
+                ct__fft_root(k, ip, sign, &re, &im);
+                ct__fft_tset(p->roots[i], prec, k, re, im);
+            }
+        }
+        l1 *= ip;
+    }
+    p->scratch = n;
+    /* long lengths: the four-step form (n1-point transforms down the columns of an
+       n1 x n2 matrix, twiddles, n2-point transforms along its rows), both in
+       vector lanes; n1 and n2 multiples of 8 near sqrt(n) */
+    if (n >= CT__FFT_FOURSTEP) {
+        int64_t best = 0;
+        for (int64_t a = 8; a * a <= n; a += 8)
+            if (n % a == 0 && (n / a) % 8 == 0) best = a;
+        if (best) {
+            p->n1 = best;
+            p->n2 = n / best;
+            p->c1 = ct__fft_plan_get(p->n1, sign, prec, 0);
+            p->c2 = ct__fft_plan_get(p->n2, sign, prec, 0);
+            p->tw4 = ct__fft_table(prec, n);
+            if (!p->c1 || !p->c2 || !p->tw4) { ct__fft_plan_free(p); return NULL; }
+            for (int64_t k1 = 0; k1 < p->n1; k1++)
+                for (int64_t j2 = 0; j2 < p->n2; j2++) {
+                    double re, im;
+                    ct__fft_root(k1 * j2, n, sign, &re, &im);
+                    ct__fft_tset(p->tw4, prec, k1 * p->n2 + j2, re, im);
+                }
+            p->scratch = n + 2 * 8 * (p->n1 > p->n2 ? p->n1 : p->n2);
+        }
+    }
+    return p;
+}
+
+/* the cache: plans shared by reference count; a plan in the cache holds one */
+static ct__fftplan *ct__fft_cache[CT__FFT_CACHE];
+static int ct__fft_cache_next;
+static int ct__fft_cache_lock;
+static ct__fftplan *ct__fft_plan_get(int64_t n, int sign, int prec, int real) {
+    ct__spin_lock(&ct__fft_cache_lock);
+    for (int i = 0; i < CT__FFT_CACHE; i++) {
+        ct__fftplan *p = ct__fft_cache[i];
+        if (p && p->n == n && p->sign == sign && p->prec == prec && p->real == real) {
+            p->refs++;
+            ct__spin_unlock(&ct__fft_cache_lock);
+            return p;
+        }
+    }
+    ct__spin_unlock(&ct__fft_cache_lock);
+    ct__fftplan *p = ct__fft_plan_make(n, sign, prec, real);
+    if (!p) return NULL;
+    ct__fftplan *old;
+    ct__spin_lock(&ct__fft_cache_lock);
+    old = ct__fft_cache[ct__fft_cache_next];
+    ct__fft_cache[ct__fft_cache_next] = p;
+    ct__fft_cache_next = (ct__fft_cache_next + 1) % CT__FFT_CACHE;
+    p->refs++;
+    int drop = old && --old->refs == 0;
+    ct__spin_unlock(&ct__fft_cache_lock);
+    if (drop) ct__fft_plan_free(old);
+    return p;
+}
+static void ct__fft_plan_put(ct__fftplan *p) {
+    ct__spin_lock(&ct__fft_cache_lock);
+    int drop = --p->refs == 0;
+    ct__spin_unlock(&ct__fft_cache_lock);
+    if (drop) ct__fft_plan_free(p);
+}
+
+/* ============================================================================
+   2.2 The 1-D engine, once per precision (T: float or double, S: f or d).
+   Stockham autosort, decimation in frequency: pass (ido, l1, p) maps
+   cc[i + ido (j + p k)] to ch[i + ido (k + l1 u)] = w^{i u} sum_j cc(i, j, k) w_p^{j u}.
+   ========================================================================== */
+#define CT__FFT_ENGINE(T, S)                                                                              \
+    static void ct__fft_pass2_##S(int64_t ido, int64_t l1, const T *cc, T *ch, const T *tw) {             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * (i + ido * 2 * k);                                                  \
+                T ar = a[0], ai = a[1], br = a[2 * ido], bi = a[2 * ido + 1];                             \
+                T *o = ch + 2 * (i + ido * k);                                                            \
+                o[0] = ar + br; o[1] = ai + bi;                                                           \
+                T dr = ar - br, di = ai - bi, wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];         \
+                o += 2 * ido * l1;                                                                        \
+                o[0] = dr * wr - di * wi; o[1] = dr * wi + di * wr;                                       \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_pass4_##S(int64_t ido, int64_t l1, const T *cc, T *ch, const T *tw, int sign) {   \
+        const int64_t so = 2 * ido * l1;                                                                  \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * (i + ido * 4 * k);                                                  \
+                const int64_t s = 2 * ido;                                                                \
+                T t0r = a[0] + a[2 * s], t0i = a[1] + a[2 * s + 1];                                       \
+                T t1r = a[0] - a[2 * s], t1i = a[1] - a[2 * s + 1];                                       \
+                T t2r = a[s] + a[3 * s], t2i = a[s + 1] + a[3 * s + 1];                                   \
+                T t3r = a[s] - a[3 * s], t3i = a[s + 1] - a[3 * s + 1];                                   \
+                /* (s i) t3 */                                                                            \
+                T jr = sign < 0 ? t3i : -t3i, ji = sign < 0 ? -t3r : t3r;                                 \
+                T y0r = t0r + t2r, y0i = t0i + t2i, y2r = t0r - t2r, y2i = t0i - t2i;                     \
+                T y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                         \
+                T *o = ch + 2 * (i + ido * k);                                                            \
+                o[0] = y0r; o[1] = y0i;                                                                   \
+                if (i == 0) {                                                                             \
+                    o[so] = y1r; o[so + 1] = y1i;                                                         \
+                    o[2 * so] = y2r; o[2 * so + 1] = y2i;                                                 \
+                    o[3 * so] = y3r; o[3 * so + 1] = y3i;                                                 \
+                } else {                                                                                  \
+                    const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
+                    o[so] = y1r * w1[0] - y1i * w1[1]; o[so + 1] = y1r * w1[1] + y1i * w1[0];             \
+                    o[2 * so] = y2r * w2[0] - y2i * w2[1]; o[2 * so + 1] = y2r * w2[1] + y2i * w2[0];     \
+                    o[3 * so] = y3r * w3[0] - y3i * w3[1]; o[3 * so + 1] = y3r * w3[1] + y3i * w3[0];     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_pass3_##S(int64_t ido, int64_t l1, const T *cc, T *ch, const T *tw, int sign) {   \
+        const T c = (T)-0.5, sn = (T)(sign * 0.86602540378443864676);                                     \
+        const int64_t so = 2 * ido * l1, s = 2 * ido;                                                     \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * (i + ido * 3 * k);                                                  \
+                T tr = a[s] + a[2 * s], ti = a[s + 1] + a[2 * s + 1];                                     \
+                T dr = a[s] - a[2 * s], di = a[s + 1] - a[2 * s + 1];                                     \
+                T mr = a[0] + c * tr, mi = a[1] + c * ti;                                                 \
+                T er = -sn * di, ei = sn * dr;                                                            \
+                T y1r = mr + er, y1i = mi + ei, y2r = mr - er, y2i = mi - ei;                             \
+                T *o = ch + 2 * (i + ido * k);                                                            \
+                o[0] = a[0] + tr; o[1] = a[1] + ti;                                                       \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i);                           \
+                o[so] = y1r * w1[0] - y1i * w1[1]; o[so + 1] = y1r * w1[1] + y1i * w1[0];                 \
+                o[2 * so] = y2r * w2[0] - y2i * w2[1]; o[2 * so + 1] = y2r * w2[1] + y2i * w2[0];         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_pass5_##S(int64_t ido, int64_t l1, const T *cc, T *ch, const T *tw, int sign) {   \
+        const T c1 = (T)0.30901699437494742410, c2 = (T)-0.80901699437494742410;                          \
+        const T s1 = (T)(sign * 0.95105651629515357212), s2 = (T)(sign * 0.58778525229247312917);         \
+        const int64_t so = 2 * ido * l1, s = 2 * ido;                                                     \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * (i + ido * 5 * k);                                                  \
+                T t1r = a[s] + a[4 * s], t1i = a[s + 1] + a[4 * s + 1];                                   \
+                T t2r = a[2 * s] + a[3 * s], t2i = a[2 * s + 1] + a[3 * s + 1];                           \
+                T t3r = a[s] - a[4 * s], t3i = a[s + 1] - a[4 * s + 1];                                   \
+                T t4r = a[2 * s] - a[3 * s], t4i = a[2 * s + 1] - a[3 * s + 1];                           \
+                T b1r = a[0] + c1 * t1r + c2 * t2r, b1i = a[1] + c1 * t1i + c2 * t2i;                     \
+                T b2r = a[0] + c2 * t1r + c1 * t2r, b2i = a[1] + c2 * t1i + c1 * t2i;                     \
+                T e1r = s1 * t3r + s2 * t4r, e1i = s1 * t3i + s2 * t4i; /* d1 = i e1 */                   \
+                T e2r = s2 * t3r - s1 * t4r, e2i = s2 * t3i - s1 * t4i; /* d2 = i e2 */                   \
+                T y[10];                                                                                  \
+                y[0] = a[0] + t1r + t2r; y[1] = a[1] + t1i + t2i;                                         \
+                y[2] = b1r - e1i; y[3] = b1i + e1r;                                                       \
+                y[8] = b1r + e1i; y[9] = b1i - e1r;                                                       \
+                y[4] = b2r - e2i; y[5] = b2i + e2r;                                                       \
+                y[6] = b2r + e2i; y[7] = b2i - e2r;                                                       \
+                T *o = ch + 2 * (i + ido * k);                                                            \
+                o[0] = y[0]; o[1] = y[1];                                                                 \
+                for (int u = 1; u < 5; u++) {                                                             \
+                    const T *w = tw + 2 * (u * ido + i);                                                  \
+                    o[u * so] = y[2 * u] * w[0] - y[2 * u + 1] * w[1];                                    \
+                    o[u * so + 1] = y[2 * u] * w[1] + y[2 * u + 1] * w[0];                                \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    /* a prime p > 5: the direct p-point sum with the roots table */                                     \
+    static void ct__fft_passg_##S(int64_t ido, int64_t l1, int64_t p, const T *cc, T *ch, const T *tw,    \
+                                  const T *rt) {                                                          \
+        const int64_t so = 2 * ido * l1, s = 2 * ido;                                                     \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * (i + ido * p * k);                                                  \
+                T *o = ch + 2 * (i + ido * k);                                                            \
+                for (int64_t u = 0; u < p; u++) {                                                         \
+                    T yr = a[0], yi = a[1];                                                               \
+                    int64_t e = 0;                                                                        \
+                    for (int64_t j = 1; j < p; j++) {                                                     \
+                        e += u;                                                                           \
+                        if (e >= p) e -= p;                                                               \
+                        T xr = a[j * s], xi = a[j * s + 1], wr = rt[2 * e], wi = rt[2 * e + 1];           \
+                        yr += xr * wr - xi * wi; yi += xr * wi + xi * wr;                                 \
+                    }                                                                                     \
+                    const T *w = tw + 2 * (u * ido + i);                                                  \
+                    o[u * so] = yr * w[0] - yi * w[1]; o[u * so + 1] = yr * w[1] + yi * w[0];             \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    /* in place on x (n complex); scr: p->scratch complex */                                              \
+    static void ct__fft_exec_##S(const ct__fftplan *p, T *x, T *scr) {                                    \
+        int64_t n = p->n;                                                                                 \
+        if (n <= 1) return;                                                                               \
+        if (p->n1) { ct__fft_exec4_##S(p, x, scr); return; }                                             \
+        if (p->m) {                                                                                       \
+            int64_t m = p->m;                                                                             \
+            T *A = scr, *sub = scr + 2 * m;                                                               \
+            const T *c = (const T *)p->chirp, *bk = (const T *)p->bk;                                     \
+            for (int64_t j = 0; j < n; j++) {                                                             \
+                T xr = x[2 * j], xi = x[2 * j + 1];                                                       \
+                A[2 * j] = xr * c[2 * j] - xi * c[2 * j + 1];                                             \
+                A[2 * j + 1] = xr * c[2 * j + 1] + xi * c[2 * j];                                         \
+            }                                                                                             \
+            memset(A + 2 * n, 0, (size_t)(m - n) * 2 * sizeof(T));                                        \
+            ct__fft_exec_##S(p->bf, A, sub);                                                              \
+            for (int64_t j = 0; j < m; j++) {                                                             \
+                T ar = A[2 * j], ai = A[2 * j + 1];                                                       \
+                A[2 * j] = ar * bk[2 * j] - ai * bk[2 * j + 1];                                           \
+                A[2 * j + 1] = ar * bk[2 * j + 1] + ai * bk[2 * j];                                       \
+            }                                                                                             \
+            ct__fft_exec_##S(p->bb, A, sub);                                                              \
+            for (int64_t k = 0; k < n; k++) {                                                             \
+                T ar = A[2 * k], ai = A[2 * k + 1];                                                       \
+                x[2 * k] = ar * c[2 * k] - ai * c[2 * k + 1];                                             \
+                x[2 * k + 1] = ar * c[2 * k + 1] + ai * c[2 * k];                                         \
+            }                                                                                             \
+            return;                                                                                       \
+        }                                                                                                 \
+        T *src = x, *dst = scr;                                                                           \
+        int64_t l1 = 1;                                                                                   \
+        for (int f = 0; f < p->nf; f++) {                                                                 \
+            int64_t ip = p->fct[f], ido = n / (l1 * ip);                                                  \
+            const T *tw = (const T *)p->tw[f];                                                            \
+            if (ip == 4) ct__fft_pass4_##S(ido, l1, src, dst, tw, p->sign);                               \
+            else if (ip == 2) ct__fft_pass2_##S(ido, l1, src, dst, tw);                                   \
+            else if (ip == 3) ct__fft_pass3_##S(ido, l1, src, dst, tw, p->sign);                          \
+            else if (ip == 5) ct__fft_pass5_##S(ido, l1, src, dst, tw, p->sign);                          \
+            else ct__fft_passg_##S(ido, l1, ip, src, dst, tw, (const T *)p->roots[f]);                    \
+            T *t = src; src = dst; dst = t;                                                               \
+            l1 *= ip;                                                                                     \
+        }                                                                                                 \
+        if (src != x) memcpy(x, src, (size_t)n * 2 * sizeof(T));                                          \
+    }                                                                                                     \
+    /* real input r[0, n) (n even, plan rp) -> X[0, n/2] in out; scr: rp->scratch */                     \
+    static void ct__fft_r2c_##S(const ct__fftplan *rp, const T *r, T *out, T *scr) {                      \
+        int64_t M = rp->n / 2;                                                                            \
+        T *z = scr, *sub = scr + 2 * M;                                                                   \
+        const T *w = (const T *)rp->rtw;                                                                  \
+        memcpy(z, r, (size_t)M * 2 * sizeof(T));                                                          \
+        ct__fft_exec_##S(rp->half, z, sub);                                                               \
+        for (int64_t k = 0; k <= M; k++) {                                                                \
+            int64_t k1 = k < M ? k : 0, k2 = k ? M - k : 0;                                               \
+            T ar = z[2 * k1], ai = z[2 * k1 + 1], br = z[2 * k2], bi = -z[2 * k2 + 1]; /* z_k, conj(z_{M-k}) */ \
+            T er = (ar + br) / 2, ei = (ai + bi) / 2;                                                     \
+            T or_ = (ai - bi) / 2, oi = (br - ar) / 2; /* (a - b) / (2i) */                               \
+            T wr = k < M ? w[2 * k] : (T)-1, wi = k < M ? w[2 * k + 1] : (T)0;                            \
+            out[2 * k] = er + or_ * wr - oi * wi;                                                         \
+            out[2 * k + 1] = ei + or_ * wi + oi * wr;                                                     \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* Hermitian half X[0, n/2] (imaginary parts of X[0], X[n/2] ignored) -> real r[0, n) */               \
+    static void ct__fft_c2r_##S(const ct__fftplan *rp, const T *X, T *r, T *scr) {                        \
+        int64_t M = rp->n / 2;                                                                            \
+        T *z = scr, *sub = scr + 2 * M;                                                                   \
+        const T *w = (const T *)rp->rtw;                                                                  \
+        for (int64_t k = 0; k < M; k++) {                                                                 \
+            T ar = X[2 * k], ai = k ? X[2 * k + 1] : (T)0;                                                \
+            T br = X[2 * (M - k)], bi = (M - k == M) ? (T)0 : -X[2 * (M - k) + 1];                        \
+            T er = ar + br, ei = ai + bi, dr = ar - br, di = ai - bi;                                     \
+            T orr = dr * w[2 * k] - di * w[2 * k + 1], oii = dr * w[2 * k + 1] + di * w[2 * k];           \
+            z[2 * k] = er - oii; z[2 * k + 1] = ei + orr;                                                 \
+        }                                                                                                 \
+        ct__fft_exec_##S(rp->half, z, sub);                                                               \
+        memcpy(r, z, (size_t)M * 2 * sizeof(T));                                                          \
+    }
+CT__FFT_ENGINE(float, f)
+CT__FFT_ENGINE(double, d)
+
+/* The same passes on V lines at once (the lines of a multi-dimensional pass):
+   point e of the V lines is V real parts then V imaginary parts at x + 2 V e, so
+   every butterfly is a loop over the lanes that the compiler vectorizes. */
+#define CT__FFT_LANES(V) for (int v = 0; v < (V); v++)
+#define CT__FFT_VENGINE(T, S, V)                                                                          \
+    static void ct__fft_vpass3_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const T c = (T)-0.5, sn = (T)(sign * 0.86602540378443864676);                                     \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 3 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i);                           \
+                const T w1r = w1[0], w1i = w1[1], w2r = w2[0], w2i = w2[1];                               \
+                CT__FFT_LANES(V) {                                                                        \
+                    T tr = a[s + v] + a[2 * s + v], ti = a[s + V + v] + a[2 * s + V + v];                 \
+                    T dr = a[s + v] - a[2 * s + v], di = a[s + V + v] - a[2 * s + V + v];                 \
+                    T mr = a[v] + c * tr, mi = a[V + v] + c * ti;                                         \
+                    T er = -sn * di, ei = sn * dr;                                                        \
+                    T y1r = mr + er, y1i = mi + ei, y2r = mr - er, y2i = mi - ei;                         \
+                    o[v] = a[v] + tr; o[V + v] = a[V + v] + ti;                                           \
+                    o[so + v] = y1r * w1r - y1i * w1i; o[so + V + v] = y1r * w1i + y1i * w1r;             \
+                    o[2 * so + v] = y2r * w2r - y2i * w2i; o[2 * so + V + v] = y2r * w2i + y2i * w2r;     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass5_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const T c1 = (T)0.30901699437494742410, c2 = (T)-0.80901699437494742410;                          \
+        const T s1 = (T)(sign * 0.95105651629515357212), s2 = (T)(sign * 0.58778525229247312917);         \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 5 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                T w[10];                                                                                  \
+                for (int u = 1; u < 5; u++) { w[2 * u] = tw[2 * (u * ido + i)]; w[2 * u + 1] = tw[2 * (u * ido + i) + 1]; } \
+                CT__FFT_LANES(V) {                                                                        \
+                    T t1r = a[s + v] + a[4 * s + v], t1i = a[s + V + v] + a[4 * s + V + v];               \
+                    T t2r = a[2 * s + v] + a[3 * s + v], t2i = a[2 * s + V + v] + a[3 * s + V + v];       \
+                    T t3r = a[s + v] - a[4 * s + v], t3i = a[s + V + v] - a[4 * s + V + v];               \
+                    T t4r = a[2 * s + v] - a[3 * s + v], t4i = a[2 * s + V + v] - a[3 * s + V + v];       \
+                    T b1r = a[v] + c1 * t1r + c2 * t2r, b1i = a[V + v] + c1 * t1i + c2 * t2i;             \
+                    T b2r = a[v] + c2 * t1r + c1 * t2r, b2i = a[V + v] + c2 * t1i + c1 * t2i;             \
+                    T e1r = s1 * t3r + s2 * t4r, e1i = s1 * t3i + s2 * t4i;                               \
+                    T e2r = s2 * t3r - s1 * t4r, e2i = s2 * t3i - s1 * t4i;                               \
+                    T yr[5], yi[5];                                                                       \
+                    yr[1] = b1r - e1i; yi[1] = b1i + e1r; yr[4] = b1r + e1i; yi[4] = b1i - e1r;           \
+                    yr[2] = b2r - e2i; yi[2] = b2i + e2r; yr[3] = b2r + e2i; yi[3] = b2i - e2r;           \
+                    o[v] = a[v] + t1r + t2r; o[V + v] = a[V + v] + t1i + t2i;                             \
+                    for (int u = 1; u < 5; u++) {                                                         \
+                        o[u * so + v] = yr[u] * w[2 * u] - yi[u] * w[2 * u + 1];                          \
+                        o[u * so + V + v] = yr[u] * w[2 * u + 1] + yi[u] * w[2 * u];                      \
+                    }                                                                                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpassg_##S(int64_t ido, int64_t l1, int64_t p, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw,   \
+                                   const T *rt) {                                                         \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * p * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                for (int64_t u = 0; u < p; u++) {                                                         \
+                    T yr[V], yi[V];                                                                       \
+                    CT__FFT_LANES(V) { yr[v] = a[v]; yi[v] = a[V + v]; }                                  \
+                    int64_t e = 0;                                                                        \
+                    for (int64_t j = 1; j < p; j++) {                                                     \
+                        e += u;                                                                           \
+                        if (e >= p) e -= p;                                                               \
+                        const T wr = rt[2 * e], wi = rt[2 * e + 1];                                       \
+                        CT__FFT_LANES(V) {                                                                \
+                            T xr = a[j * s + v], xi = a[j * s + V + v];                                   \
+                            yr[v] += xr * wr - xi * wi; yi[v] += xr * wi + xi * wr;                       \
+                        }                                                                                 \
+                    }                                                                                     \
+                    const T wr = tw[2 * (u * ido + i)], wi = tw[2 * (u * ido + i) + 1];                   \
+                    CT__FFT_LANES(V) {                                                                    \
+                        o[u * so + v] = yr[v] * wr - yi[v] * wi; o[u * so + V + v] = yr[v] * wi + yi[v] * wr; \
+                    }                                                                                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    /* V lines in place (a Stockham plan: no Bluestein); scr: V n complex */                             \
+    static void ct__fft_vexec_##S(const ct__fftplan *p, T *x, T *scr) {                                   \
+        int64_t n = p->n;                                                                                 \
+        if (n <= 1) return;                                                                               \
+        T *src = x, *dst = scr;                                                                           \
+        int64_t l1 = 1;                                                                                   \
+        for (int f = 0; f < p->nf; f++) {                                                                 \
+            int64_t ip = p->fct[f], ido = n / (l1 * ip);                                                  \
+            const T *tw = (const T *)p->tw[f];                                                            \
+            if (ip == 4) ct__fft_vpass4_##S(ido, l1, src, dst, tw, p->sign);                              \
+            else if (ip == 2) ct__fft_vpass2_##S(ido, l1, src, dst, tw);                                  \
+            else if (ip == 3) ct__fft_vpass3_##S(ido, l1, src, dst, tw, p->sign);                         \
+            else if (ip == 5) ct__fft_vpass5_##S(ido, l1, src, dst, tw, p->sign);                         \
+            else ct__fft_vpassg_##S(ido, l1, ip, src, dst, tw, (const T *)p->roots[f]);                   \
+            T *t = src; src = dst; dst = t;                                                               \
+            l1 *= ip;                                                                                     \
+        }                                                                                                 \
+        if (src != x) memcpy(x, src, (size_t)n * 2 * V * sizeof(T));                                      \
+    }
+#define CT__FFT_VP24(T, S, V)                                                                          \
+    static void ct__fft_vpass2_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw) {            \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 2 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];                               \
+                CT__FFT_LANES(V) {                                                                        \
+                    T ar = a[v], ai = a[V + v], br = a[s + v], bi = a[s + V + v];                         \
+                    o[v] = ar + br; o[V + v] = ai + bi;                                                   \
+                    T dr = ar - br, di = ai - bi;                                                         \
+                    o[so + v] = dr * wr - di * wi; o[so + V + v] = dr * wi + di * wr;                     \
+                }                                                                                         \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass4_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch, const T *tw, int sign) {  \
+        const int64_t s = 2 * V * ido, so = 2 * V * ido * l1;                                             \
+        const T sg = sign < 0 ? (T)1 : (T)-1;                                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 4 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
+                const T w1r = w1[0], w1i = w1[1], w2r = w2[0], w2i = w2[1], w3r = w3[0], w3i = w3[1];     \
+                CT__FFT_LANES(V) {                                                                        \
+                    T t0r = a[v] + a[2 * s + v], t0i = a[V + v] + a[2 * s + V + v];                       \
+                    T t1r = a[v] - a[2 * s + v], t1i = a[V + v] - a[2 * s + V + v];                       \
+                    T t2r = a[s + v] + a[3 * s + v], t2i = a[s + V + v] + a[3 * s + V + v];               \
+                    T t3r = a[s + v] - a[3 * s + v], t3i = a[s + V + v] - a[3 * s + V + v];               \
+                    T jr = sg * t3i, ji = -sg * t3r;                                                      \
+                    T y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                     \
+                    T y2r = t0r - t2r, y2i = t0i - t2i;                                                   \
+                    o[v] = t0r + t2r; o[V + v] = t0i + t2i;                                               \
+                    o[so + v] = y1r * w1r - y1i * w1i; o[so + V + v] = y1r * w1i + y1i * w1r;             \
+                    o[2 * so + v] = y2r * w2r - y2i * w2i; o[2 * so + V + v] = y2r * w2i + y2i * w2r;     \
+                    o[3 * so + v] = y3r * w3r - y3i * w3i; o[3 * so + V + v] = y3r * w3i + y3i * w3r;     \
+                }                                                                                         \
+            }                                                                                             \
+    }
+/* radix 4 and 2 with GCC/clang vector types (the lane loops above are not
+   reliably vectorized): one vector holds the V lanes of a real or imaginary part */
+#define CT__FFT_ST(VT, p, e) do { VT st_ = (e); memcpy((p), &st_, sizeof st_); } while (0)
+#define CT__FFT_GVP24(T, S, VT)                                                                           \
+    static void ct__fft_vpass2_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch,   \
+                                   const T *tw) {                                                         \
+        const int64_t V = (int64_t)(sizeof(VT) / sizeof(T)), s = 2 * V * ido, so = 2 * V * ido * l1;     \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 2 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T wr = tw[2 * (ido + i)], wi = tw[2 * (ido + i) + 1];                               \
+                VT ar, ai; memcpy(&ar, a, sizeof ar); memcpy(&ai, a + V, sizeof ai);                                    \
+                VT br, bi; memcpy(&br, a + s, sizeof br); memcpy(&bi, a + s + V, sizeof bi);                            \
+                CT__FFT_ST(VT, o, ar + br); CT__FFT_ST(VT, o + V, ai + bi);                               \
+                VT dr = ar - br, di = ai - bi;                                                            \
+                CT__FFT_ST(VT, o + so, dr * wr - di * wi); CT__FFT_ST(VT, o + so + V, dr * wi + di * wr); \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__fft_vpass4_##S(int64_t ido, int64_t l1, const T *CT_RESTRICT cc, T *CT_RESTRICT ch,   \
+                                   const T *tw, int sign) {                                               \
+        const int64_t V = (int64_t)(sizeof(VT) / sizeof(T)), s = 2 * V * ido, so = 2 * V * ido * l1;     \
+        const T sg = sign < 0 ? (T)1 : (T)-1;                                                             \
+        for (int64_t k = 0; k < l1; k++)                                                                  \
+            for (int64_t i = 0; i < ido; i++) {                                                           \
+                const T *a = cc + 2 * V * (i + ido * 4 * k);                                              \
+                T *o = ch + 2 * V * (i + ido * k);                                                        \
+                const T *w1 = tw + 2 * (ido + i), *w2 = tw + 2 * (2 * ido + i), *w3 = tw + 2 * (3 * ido + i); \
+                VT a0r, a0i; memcpy(&a0r, a, sizeof a0r); memcpy(&a0i, a + V, sizeof a0i);                                  \
+                VT a1r, a1i; memcpy(&a1r, a + s, sizeof a1r); memcpy(&a1i, a + s + V, sizeof a1i);                          \
+                VT a2r, a2i; memcpy(&a2r, a + 2 * s, sizeof a2r); memcpy(&a2i, a + 2 * s + V, sizeof a2i);                  \
+                VT a3r, a3i; memcpy(&a3r, a + 3 * s, sizeof a3r); memcpy(&a3i, a + 3 * s + V, sizeof a3i);                  \
+                VT t0r = a0r + a2r, t0i = a0i + a2i, t1r = a0r - a2r, t1i = a0i - a2i;                    \
+                VT t2r = a1r + a3r, t2i = a1i + a3i, t3r = a1r - a3r, t3i = a1i - a3i;                    \
+                VT jr = sg * t3i, ji = -sg * t3r;                                                         \
+                VT y1r = t1r + jr, y1i = t1i + ji, y3r = t1r - jr, y3i = t1i - ji;                        \
+                VT y2r = t0r - t2r, y2i = t0i - t2i;                                                      \
+                CT__FFT_ST(VT, o, t0r + t2r); CT__FFT_ST(VT, o + V, t0i + t2i);                           \
+                CT__FFT_ST(VT, o + so, y1r * w1[0] - y1i * w1[1]);                                        \
+                CT__FFT_ST(VT, o + so + V, y1r * w1[1] + y1i * w1[0]);                                    \
+                CT__FFT_ST(VT, o + 2 * so, y2r * w2[0] - y2i * w2[1]);                                    \
+                CT__FFT_ST(VT, o + 2 * so + V, y2r * w2[1] + y2i * w2[0]);                                \
+                CT__FFT_ST(VT, o + 3 * so, y3r * w3[0] - y3i * w3[1]);                                    \
+                CT__FFT_ST(VT, o + 3 * so + V, y3r * w3[1] + y3i * w3[0]);                                \
+            }                                                                                             \
+    }
+#ifdef CT__HAVE_VEC
+typedef float ct__fft_v8f __attribute__((vector_size(32)));
+typedef double ct__fft_v4d __attribute__((vector_size(32)));
+CT__FFT_GVP24(float, f, ct__fft_v8f)
+CT__FFT_GVP24(double, d, ct__fft_v4d)
+#else
+CT__FFT_VP24(float, f, 8)
+CT__FFT_VP24(double, d, 4)
+#endif
+#define CT__FFT_Vf 8
+#define CT__FFT_Vd 4
+CT__FFT_VENGINE(float, f, 8)
+CT__FFT_VENGINE(double, d, 4)
+/* the four-step form of a long transform, in place; scr: p->scratch complex */
+#define CT__FFT_EXEC4(T, S)                                                                               \
+    static void ct__fft_exec4_##S(const ct__fftplan *p, T *x, T *scr) {                                   \
+        const int64_t n1 = p->n1, n2 = p->n2, n = p->n, V = CT__FFT_V##S;                                 \
+        const int64_t mx = n1 > n2 ? n1 : n2;                                                             \
+        T *out = scr, *vb = scr + 2 * n, *vs = vb + 2 * V * mx;                                           \
+        const T *tw = (const T *)p->tw4;                                                                  \
+        for (int64_t c0 = 0; c0 < n2; c0 += V) {          /* columns: n1-point transforms */            \
+            for (int64_t r = 0; r < n1; r++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    vb[2 * V * r + v] = x[2 * (r * n2 + c0 + v)];                                         \
+                    vb[2 * V * r + V + v] = x[2 * (r * n2 + c0 + v) + 1];                                 \
+                }                                                                                         \
+            ct__fft_vexec_##S(p->c1, vb, vs);                                                             \
+            for (int64_t k = 0; k < n1; k++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    const T *w = tw + 2 * (k * n2 + c0 + v);                                              \
+                    T re = vb[2 * V * k + v], im = vb[2 * V * k + V + v];                                 \
+                    x[2 * (k * n2 + c0 + v)] = re * w[0] - im * w[1];                                     \
+                    x[2 * (k * n2 + c0 + v) + 1] = re * w[1] + im * w[0];                                 \
+                }                                                                                         \
+        }                                                                                                 \
+        for (int64_t r0 = 0; r0 < n1; r0 += V) {          /* rows: n2-point transforms */               \
+            for (int64_t c = 0; c < n2; c++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    vb[2 * V * c + v] = x[2 * ((r0 + v) * n2 + c)];                                       \
+                    vb[2 * V * c + V + v] = x[2 * ((r0 + v) * n2 + c) + 1];                               \
+                }                                                                                         \
+            ct__fft_vexec_##S(p->c2, vb, vs);                                                             \
+            for (int64_t k = 0; k < n2; k++)                                                              \
+                for (int64_t v = 0; v < V; v++) {                                                         \
+                    out[2 * (r0 + v + n1 * k)] = vb[2 * V * k + v];                                       \
+                    out[2 * (r0 + v + n1 * k) + 1] = vb[2 * V * k + V + v];                               \
+                }                                                                                         \
+        }                                                                                                 \
+        memcpy(x, out, (size_t)n * 2 * sizeof(T));                                                        \
+    }
+CT__FFT_EXEC4(float, f)
+CT__FFT_EXEC4(double, d)
+
+/* ============================================================================
+   2.3 The op table
+   One kernel for every transform. Attributes: v = [dims (k), transform lengths
+   N (k), output lengths (k)]; mode: the normalization (none, 1/sqrt(prod N),
+   1/prod N); flags: forward (sign -1), and for the last listed dim only:
+     half_in       the input is taken as n/2 + 1 points, zero-padded to n
+     half_out      the output keeps n/2 + 1 points (one-sided)
+     hermitian_in  the input is n/2 + 1 points of a Hermitian signal (c2r)
+     double_in/out points 1 .. n - (n/2 + 1) doubled before / after the transform
+     real_out      the real part of the result is the output
+   Along each dim the input (length m) is resized (zero-padded or trimmed) to the
+   transform length, transformed, then resized to the output length: its adjoint
+   is the same op in the other direction with the lengths swapped.
+   ========================================================================== */
+#define CT__FFTF_FORWARD 0x01
+#define CT__FFTF_HALF_IN 0x02
+#define CT__FFTF_HALF_OUT 0x04
+#define CT__FFTF_HERM_IN 0x08
+#define CT__FFTF_DOUBLE_IN 0x10
+#define CT__FFTF_DOUBLE_OUT 0x20
+#define CT__FFTF_REAL_OUT 0x40
+#define CT__FFT_SCHEMA                                                                                   \
+    "int[] dims_sizes_lengths=v, enum(none|by_root_n|by_n) normalization=mode, bool forward=f0, "         \
+    "bool half_in=f1, bool half_out=f2, bool hermitian_in=f3, bool double_in=f4, bool double_out=f5, "    \
+    "bool real_out=f6"
+#define CT__FFT_OPS(X)                                                                                    \
+    X(C2C, "ct::fft_c2c", "fft_c2c", "FftC2CBackward0", 1, 1, 0, CT__FFT_SCHEMA, ct__fft_meta, ct__fft_kernel, ct__fft_bw, CT__SAVE_NONE) \
+    X(R2C, "ct::fft_r2c", "fft_r2c", "FftR2CBackward0", 1, 1, 0, CT__FFT_SCHEMA, ct__fft_meta, ct__fft_kernel, ct__fft_bw, CT__SAVE_NONE) \
+    X(C2R, "ct::fft_c2r", "fft_c2r", "FftC2RBackward0", 1, 1, 0, CT__FFT_SCHEMA, ct__fft_meta, ct__fft_kernel, ct__fft_bw, CT__SAVE_NONE)
+enum {
+#define CT__FFT_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__FFT_##E,
+    CT__FFT_OPS(CT__FFT_X_ENUM)
+#undef CT__FFT_X_ENUM
+    CT__FFT_NUM_OPS
+};
+static int ct__fft_meta(ct__call *c);
+static int ct__fft_kernel(ct__call *c);
+static int ct__fft_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin);
+static const ct__opdef ct__fft_defs[CT__FFT_NUM_OPS] = {CT__FFT_OPS(CT__X_DEF)};
+CT__OP_BLOCK(fft, ct__fft_defs, CT__FFT_NUM_OPS, )
+/* Every public function starts with this: registers the ops once. */
+static int ct__fft_init(void) {
+    ct__fft_register_now();
+    if (ct__fft_base < 0) { ct_set_error(CT_ERR_STATE, "ctensor_fft.h: its ops could not be registered"); return -1; }
+    return 0;
+}
+/* the transform lengths are limited so that plans stay allocatable */
+#define CT__FFT_MAXN ((int64_t)1 << 36)
+
+static ct_dtype ct__fft_complex_of(ct_dtype dt) { return dt == CT_FLOAT64 || dt == CT_COMPLEX128 ? CT_COMPLEX128 : CT_COMPLEX64; }
+static ct_dtype ct__fft_real_of(ct_dtype dt) { return dt == CT_FLOAT64 || dt == CT_COMPLEX128 ? CT_FLOAT64 : CT_FLOAT32; }
+static int ct__fft_meta(ct__call *c) {
+    const ct__attrs *a = c->a;
+    const char *name = ct__opdef_get(c->op)->name;
+    ct_tensor *x = c->in[0];
+    ct_dtype dt = x->dtype;
+    if (!(dt == CT_FLOAT32 || dt == CT_FLOAT64 || dt == CT_COMPLEX64 || dt == CT_COMPLEX128))
+        return ct__failed(CT_ERR_DTYPE, "%s: Unsupported dtype %s", name, CT__DTNAME(dt));
+    if (a->nv < 0 || a->nv % 3)
+        return ct__failed(CT_ERR_ARG, "%s: dims_sizes_lengths holds 3 entries per dim, got %d", name, (int)a->nv);
+    int k = a->nv / 3;
+    if (k > x->ndim) return ct__failed(CT_ERR_ARG, "%s: %d dims given for a %d-d input", name, k, (int)x->ndim);
+    int seen[CT_MAX_DIMS] = {0};
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) shape[d] = x->shape[d];
+    for (int j = 0; j < k; j++) {
+        int64_t d = a->v[j], n = a->v[k + j], l = a->v[2 * k + j];
+        if (d < 0 || d >= x->ndim)
+            return ct__failed(CT_ERR_INDEX, "%s: Dimension out of range (expected to be in range of [0, %d], but got %lld)", name,
+                              (int)x->ndim - 1, (long long)d);
+        if (seen[d]) return ct__failed(CT_ERR_ARG, "%s: FFT dims must be unique", name);
+        seen[d] = 1;
+        if (n < 1) return ct__failed(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", name, (long long)n);
+        if (n > CT__FFT_MAXN) return ct__failed(CT_ERR_ARG, "%s: %lld data points are more than this build transforms (2^36)", name, (long long)n);
+        if (l < 0) return ct__failed(CT_ERR_ARG, "%s: negative output length %lld", name, (long long)l);
+        /* every call the functions and the backward rules make transforms at most about
+           twice its longer side: a longer transform (plans and buffers of n points) is refused */
+        int64_t side = x->shape[d] > l ? x->shape[d] : l;
+        if (n > ct__sat_add(ct__sat_mul(side, 2), 2))
+            return ct__failed(CT_ERR_ARG, "%s: transform length %lld is more than twice the input (%lld) and output (%lld) lengths", name,
+                              (long long)n, (long long)x->shape[d], (long long)l);
+        shape[d] = l;
+    }
+    int fl = a->flags;
+    if ((fl & CT__FFTF_HERM_IN) && !(fl & CT__FFTF_REAL_OUT))
+        return ct__failed(CT_ERR_ARG, "%s: a Hermitian input gives a real output (hermitian_in needs real_out)", name);
+    if ((fl & (CT__FFTF_HERM_IN | CT__FFTF_HALF_IN | CT__FFTF_HALF_OUT | CT__FFTF_DOUBLE_IN | CT__FFTF_DOUBLE_OUT)) && k == 0)
+        return ct__failed(CT_ERR_ARG, "%s: one-sided flags need a transformed dim", name);
+    if (a->mode < 0 || a->mode > 2) return ct__failed(CT_ERR_ARG, "%s: normalization %d out of range", name, (int)a->mode);
+    c->cdt = ct__fft_complex_of(dt);
+    ct__out_new(c, (fl & CT__FFTF_REAL_OUT) ? ct__fft_real_of(dt) : ct__fft_complex_of(dt), x->ndim, shape);
+    return 0;
+}
+
+/* ============================================================================
+   2.4 The n-dimensional driver: one pass per transformed dim. A pass reads lines
+   along its dim from the source (the input with its strides, then the previous
+   pass's contiguous complex buffer), B lines at a time (neighbours in the
+   fastest other dim, so strided lines are read in cache lines), transforms each
+   line in a private buffer and writes it to the destination (the output tensor
+   for the last pass, scaled there).
+   ========================================================================== */
+typedef struct ct__fftpass {
+    int prec;
+    const char *src;
+    int sreal;
+    int64_t sst[CT_MAX_DIMS];       /* bytes */
+    char *dst;
+    int dreal;
+    int64_t dstr[CT_MAX_DIMS];      /* bytes */
+    int ndim, d;
+    int64_t shape[CT_MAX_DIMS];     /* the destination's shape (the other dims as the source's) */
+    int64_t lin, n, lout, h;
+    int hin, herm, din, dout, hout;
+    double scale;
+    ct__fftplan *cp, *rp;
+    int64_t B;
+    int fail;
+} ct__fftpass;
+
+/* the offsets (bytes) of line l in source and destination */
+static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64_t *dof) {
+    int64_t s = 0, o = 0;
+    for (int q = p->ndim - 1; q >= 0; q--) {
+        if (q == p->d) continue;
+        int64_t i = l % p->shape[q];
+        l /= p->shape[q];
+        s += i * p->sst[q];
+        o += i * p->dstr[q];
+    }
+    *so = s;
+    *dof = o;
+}
+
+#define CT__FFT_DRIVER(T, S)                                                                              \
+    static void ct__fft_lines_##S(void *ctx, int64_t lo, int64_t hi) {                                    \
+        ct__fftpass *p = (ct__fftpass *)ctx;                                                              \
+        const int64_t N = p->n, h = p->h, B = p->B;                                                       \
+        const int64_t LP = N + 8; /* line pitch: lines a power of two apart would share cache sets */     \
+        const int64_t scr_n = p->rp ? p->rp->scratch : p->cp->scratch;                                   \
+        const int64_t tmp_n = p->rp ? N / 2 + 1 : 0;                                                     \
+        const int realpath = p->sreal && !p->herm;                                                        \
+        const int64_t VL = CT__FFT_V##S;                                                                  \
+        const int vec = !realpath && !p->herm && p->cp && !p->cp->m && B >= VL && N > 1;                  \
+        const int64_t v_n = vec ? 2 * VL * N : 0;                                                         \
+        T *G = (T *)CT_MALLOC((size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T));                     \
+        int64_t so[64], dof[64];                                                                          \
+        if (!G) { p->fail = 1; return; }                                                                  \
+        T *scr = G + 2 * B * LP, *tmp = scr + 2 * scr_n, *vb = tmp + 2 * tmp_n, *vs = vb + 2 * VL * N;      \
+        const int64_t mincnt = (p->hin || p->herm) ? h : N;                                               \
+        const int64_t ncopy = p->lin < mincnt ? p->lin : mincnt;                                          \
+        const int64_t mout = p->herm ? N : p->hout ? h : N;                                               \
+        const int64_t nwrite = p->lout < mout ? p->lout : mout;                                           \
+        const int64_t ss = p->sst[p->d], ds = p->dstr[p->d];                                              \
+        const T sc = (T)p->scale;                                                                         \
+        const int64_t ndbl = N - h; /* points 1 .. N - h are doubled */                                   \
+        int64_t l0 = lo;                                                                                  \
+        /* V lines at once, gathered straight into lanes and written straight back */                     \
+        if (vec)                                                                                          \
+            for (; l0 + VL <= hi; l0 += VL) {                                                             \
+                for (int64_t v = 0; v < VL; v++) ct__fft_line_off(p, l0 + v, &so[v], &dof[v]);            \
+                for (int64_t i = 0; i < ncopy; i++) {                                                     \
+                    T *q = vb + 2 * VL * i;                                                               \
+                    for (int64_t v = 0; v < VL; v++) {                                                    \
+                        const T *e = (const T *)(p->src + so[v] + i * ss);                                \
+                        q[v] = e[0];                                                                      \
+                        q[VL + v] = e[1];                                                                 \
+                    }                                                                                     \
+                }                                                                                         \
+                if (N > ncopy) memset(vb + 2 * VL * ncopy, 0, (size_t)(N - ncopy) * 2 * VL * sizeof(T));   \
+                if (p->din) for (int64_t i = 2 * VL; i < 2 * VL * (ndbl + 1); i++) vb[i] *= 2;           \
+                ct__fft_vexec_##S(p->cp, vb, vs);                                                         \
+                if (p->dout) for (int64_t i = 2 * VL; i < 2 * VL * (ndbl + 1); i++) vb[i] *= 2;          \
+                for (int64_t i = 0; i < p->lout; i++) {                                                   \
+                    const T *q = vb + 2 * VL * i;                                                         \
+                    const int in = i < nwrite;                                                            \
+                    for (int64_t v = 0; v < VL; v++) {                                                    \
+                        T *e = (T *)(p->dst + dof[v] + i * ds);                                           \
+                        e[0] = in ? q[v] * sc : (T)0;                                                     \
+                        if (!p->dreal) e[1] = in ? q[VL + v] * sc : (T)0;                                 \
+                    }                                                                                     \
+                }                                                                                         \
+            }                                                                                             \
+        for (; l0 < hi; l0 += B) {                                                                        \
+            int64_t nb = hi - l0 < B ? hi - l0 : B;                                                       \
+            for (int64_t b = 0; b < nb; b++) ct__fft_line_off(p, l0 + b, &so[b], &dof[b]);                \
+            /* gather: real lines as T[N] (real path), else complex T[2N] */                              \
+            if (realpath) {                                                                               \
+                for (int64_t i = 0; i < ncopy; i++)                                                       \
+                    for (int64_t b = 0; b < nb; b++)                                                      \
+                        G[2 * b * LP + i] = *(const T *)(p->src + so[b] + i * ss);                         \
+                for (int64_t b = 0; b < nb; b++)                                                          \
+                    for (int64_t i = ncopy; i < N; i++) G[2 * b * LP + i] = 0;                             \
+            } else {                                                                                      \
+                for (int64_t i = 0; i < ncopy; i++)                                                       \
+                    for (int64_t b = 0; b < nb; b++) {                                                    \
+                        const T *e = (const T *)(p->src + so[b] + i * ss);                                \
+                        G[2 * (b * LP + i)] = e[0];                                                        \
+                        G[2 * (b * LP + i) + 1] = p->sreal ? (T)0 : e[1];                                  \
+                    }                                                                                     \
+                for (int64_t b = 0; b < nb; b++)                                                          \
+                    memset(G + 2 * (b * LP + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
+            }                                                                                             \
+            /* transform each line */                                                                     \
+            for (int64_t b = 0; b < nb; b++) {                                                           \
+                T *L = G + 2 * b * LP;                                                                     \
+                if (realpath) {                                                                           \
+                    if (p->din) for (int64_t i = 1; i <= ndbl; i++) L[i] *= 2;                            \
+                    if (p->rp) {                                                                          \
+                        ct__fft_r2c_##S(p->rp, L, tmp, scr);                                              \
+                        memcpy(L, tmp, (size_t)(N / 2 + 1) * 2 * sizeof(T));                              \
+                        if (!p->hout)                                                                     \
+                            for (int64_t i = 1; i < N / 2; i++) { L[2 * (N - i)] = L[2 * i]; L[2 * (N - i) + 1] = -L[2 * i + 1]; } \
+                    } else {                                                                              \
+                        for (int64_t i = N - 1; i >= 0; i--) { L[2 * i] = L[i]; L[2 * i + 1] = 0; }       \
+                        ct__fft_exec_##S(p->cp, L, scr);                                                  \
+                    }                                                                                     \
+                } else if (p->herm) {                                                                     \
+                    if (p->din) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
+                    if (p->rp) {                                                                          \
+                        ct__fft_c2r_##S(p->rp, L, tmp, scr);                                              \
+                        memcpy(L, tmp, (size_t)N * sizeof(T));                                            \
+                    } else {                                                                              \
+                        L[1] = 0;                                                                         \
+                        for (int64_t i = 1; i < h; i++) { L[2 * (N - i)] = L[2 * i]; L[2 * (N - i) + 1] = -L[2 * i + 1]; } \
+                        ct__fft_exec_##S(p->cp, L, scr);                                                  \
+                        for (int64_t i = 0; i < N; i++) L[i] = L[2 * i];                                  \
+                    }                                                                                     \
+                } else {                                                                                  \
+                    if (p->din) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
+                    ct__fft_exec_##S(p->cp, L, scr);                                                      \
+                }                                                                                         \
+                if (p->dout && !p->herm) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
+            }                                                                                             \
+            /* scatter */                                                                                 \
+            for (int64_t i = 0; i < p->lout; i++)                                                         \
+                for (int64_t b = 0; b < nb; b++) {                                                        \
+                    const T *L = G + 2 * b * LP;                                                           \
+                    T re = 0, im = 0;                                                                     \
+                    if (i < nwrite) {                                                                     \
+                        if (p->herm) re = L[i] * sc;                                                      \
+                        else { re = L[2 * i] * sc; im = L[2 * i + 1] * sc; }                              \
+                    }                                                                                     \
+                    T *e = (T *)(p->dst + dof[b] + i * ds);                                               \
+                    e[0] = re;                                                                            \
+                    if (!p->dreal) e[1] = im;                                                             \
+                }                                                                                         \
+        }                                                                                                 \
+        CT_FREE(G);                                                                                       \
+    }
+CT__FFT_DRIVER(float, f)
+CT__FFT_DRIVER(double, d)
+
+/* elementwise copy (no transformed dim): real or complex in, complex (or real) out */
+static void ct__fft_copy(ct_tensor *x, ct_tensor *y, int prec) {
+    int64_t n = ct_numel(y), idx[CT_MAX_DIMS] = {0};
+    size_t ts = prec ? sizeof(double) : sizeof(float);
+    int xr = !ct_dtype_is_complex(x->dtype), yr = !ct_dtype_is_complex(y->dtype);
+    const char *xb = ct__ptr(x);
+    char *yb = ct__ptr(y);
+    for (int64_t e = 0; e < n; e++) {
+        int64_t xo = 0, yo = 0;
+        for (int d = 0; d < x->ndim; d++) { xo += idx[d] * x->strides[d]; yo += idx[d] * y->strides[d]; }
+        char *o = yb + yo * (int64_t)ts * (yr ? 1 : 2);
+        const char *i = xb + xo * (int64_t)ts * (xr ? 1 : 2);
+        memcpy(o, i, ts);
+        if (!yr) {
+            if (xr) memset(o + ts, 0, ts);
+            else memcpy(o + ts, i + ts, ts);
+        }
+        for (int d = x->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < x->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static int ct__fft_kernel(ct__call *c) {
+    const ct__attrs *a = c->a;
+    ct_tensor *x = c->in[0], *y = c->out[0];
+    int prec = c->cdt == CT_COMPLEX128, k = a->nv / 3, fl = a->flags, nd = x->ndim;
+    size_t ts = prec ? sizeof(double) : sizeof(float);
+    if (ct_numel(y) == 0) return 0;
+    if (k == 0) { ct__fft_copy(x, y, prec); return 0; }
+    int xreal = !ct_dtype_is_complex(x->dtype);
+    /* pass order: a real input's last dim first (real halving), a Hermitian
+       input's last dim last, the others as listed */
+    int order[CT_MAX_DIMS], no = 0, first_free;
+    if (xreal && !(fl & CT__FFTF_HERM_IN)) order[no++] = k - 1;
+    first_free = no;
+    for (int j = 0; j < k - 1; j++) order[no++] = j;
+    if (!(xreal && !(fl & CT__FFTF_HERM_IN)) && !(fl & CT__FFTF_HERM_IN)) order[no++] = k - 1;
+    /* the dims that shrink most first: intermediate buffers stay small */
+    for (int q = first_free + 1; q < no; q++)
+        for (int r = q; r > first_free; r--) {
+            int ja = order[r - 1], jb = order[r];
+            double ra = (double)a->v[2 * k + ja] / (double)(x->shape[a->v[ja]] > 0 ? x->shape[a->v[ja]] : 1);
+            double rb = (double)a->v[2 * k + jb] / (double)(x->shape[a->v[jb]] > 0 ? x->shape[a->v[jb]] : 1);
+            if (rb >= ra) break;
+            order[r - 1] = jb;
+            order[r] = ja;
+        }
+    if (no < k) order[no++] = k - 1;   /* a Hermitian input's last dim: last */
+    double prodn = 1.0;
+    for (int j = 0; j < k; j++) prodn *= (double)a->v[k + j];
+    double scale = a->mode == 1 ? 1.0 / sqrt(prodn) : a->mode == 2 ? 1.0 / prodn : 1.0;
+    int sign = (fl & CT__FFTF_FORWARD) ? -1 : 1;
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) shape[d] = x->shape[d];
+    const char *src = ct__ptr(x);
+    int sreal = xreal;
+    int64_t sst[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) sst[d] = x->strides[d] * (int64_t)ts * (xreal ? 1 : 2);
+    char *prev = NULL;
+    int rc = 0;
+    for (int q = 0; q < k; q++) {
+        int j = order[q], last = j == k - 1, final = q == k - 1;
+        int d = (int)a->v[j];
+        ct__fftpass p;
+        memset(&p, 0, sizeof p);
+        p.prec = prec;
+        p.src = src;
+        p.sreal = sreal;
+        p.ndim = nd;
+        p.d = d;
+        for (int e = 0; e < nd; e++) p.sst[e] = sst[e];
+        p.lin = shape[d];
+        p.n = a->v[k + j];
+        p.lout = a->v[2 * k + j];
+        p.h = p.n / 2 + 1;
+        if (last) {
+            p.hin = (fl & CT__FFTF_HALF_IN) != 0;
+            p.hout = (fl & CT__FFTF_HALF_OUT) != 0;
+            p.herm = (fl & CT__FFTF_HERM_IN) != 0;
+            p.din = (fl & CT__FFTF_DOUBLE_IN) != 0;
+            p.dout = (fl & CT__FFTF_DOUBLE_OUT) != 0;
+        }
+        shape[d] = p.lout;
+        for (int e = 0; e < nd; e++) p.shape[e] = shape[e];
+        char *buf = NULL;
+        if (final) {
+            p.dst = ct__ptr(y);
+            p.dreal = !ct_dtype_is_complex(y->dtype);
+            for (int e = 0; e < nd; e++) p.dstr[e] = y->strides[e] * (int64_t)ts * (p.dreal ? 1 : 2);
+            p.scale = scale;
+        } else {
+            int64_t cnt = 1;
+            for (int e = 0; e < nd; e++) cnt = ct__sat_mul(cnt, shape[e]);
+            if (cnt > ((int64_t)1 << 40) / (int64_t)(2 * ts)) {
+                rc = ct__failed(CT_ERR_MEMORY, "%s: an intermediate of %lld elements is too large", ct__opdef_get(c->op)->name, (long long)cnt);
+                break;
+            }
+            buf = (char *)CT_MALLOC((size_t)(cnt > 0 ? cnt : 1) * 2 * ts);
+            if (!buf) { rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name); break; }
+            p.dst = buf;
+            p.dreal = 0;
+            int64_t st = 2 * (int64_t)ts;
+            for (int e = nd - 1; e >= 0; e--) { p.dstr[e] = st; st *= shape[e]; }
+            p.scale = 1.0;
+        }
+        int want_real = p.n % 2 == 0 && p.n >= 2 && ((sreal && !p.herm) || p.herm);
+        p.rp = want_real ? ct__fft_plan_get(p.n, sign, prec, 1) : NULL;
+        p.cp = want_real ? NULL : ct__fft_plan_get(p.n, sign, prec, 0);
+        if (!(p.cp || p.rp)) {
+            if (p.cp) ct__fft_plan_put(p.cp);
+            if (p.rp) ct__fft_plan_put(p.rp);
+            CT_FREE(buf);
+            rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory planning a transform of %lld points", ct__opdef_get(c->op)->name, (long long)p.n);
+            break;
+        }
+        int64_t lines = 1;
+        for (int e = 0; e < nd; e++)
+            if (e != d) lines *= shape[e];
+        /* lines per block: neighbours share the cache lines (and pages) of a strided
+           dim, so strided passes take more of them */
+        int strided = p.sst[d] != (int64_t)ts * (sreal ? 1 : 2) || p.dstr[d] != (int64_t)ts * (p.dreal ? 1 : 2);
+        p.B = (strided ? 131072 : 65536) / p.n;
+        if (p.B > (strided ? 32 : 16)) p.B = strided ? 32 : 16;
+        if (p.B < 1) p.B = 1;
+        if (p.B > lines) p.B = lines;
+        if (lines > 0) {
+            int64_t grain = 32768 / p.n;
+            if (grain < p.B) grain = p.B;
+            ct__par_for(lines, grain, prec ? ct__fft_lines_d : ct__fft_lines_f, &p);
+        }
+        if (p.cp) ct__fft_plan_put(p.cp);
+        if (p.rp) ct__fft_plan_put(p.rp);
+        CT_FREE(prev);
+        prev = buf;
+        if (p.fail) { rc = ct__failed(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name); break; }
+        src = buf;
+        sreal = 0;
+        for (int e = 0; e < nd; e++) sst[e] = p.dstr[e];
+    }
+    CT_FREE(prev);
+    return rc;
+}
+
+/* ============================================================================
+   2.5 Backward: the adjoint transform (PyTorch's derivatives.yaml: _fft_c2c's
+   gradient is _fft_c2c in the other direction; fft_r2c_backward zero-fills the
+   missing half and takes the real part; fft_c2r_backward is the one-sided r2c
+   with the points that stand for two doubled). The swapped flags do exactly that.
+   ========================================================================== */
+static ct_tensor *ct__fft_call(const ct_tensor *x, const ct__attrs *a) {
+    int row = (a->flags & CT__FFTF_REAL_OUT) ? CT__FFT_C2R : !ct_dtype_is_complex(x->dtype) ? CT__FFT_R2C : CT__FFT_C2C;
+    ct_tensor *in[1];
+    in[0] = (ct_tensor *)x;
+    return ct__call1(ct__fft_base + row, 1, in, a);
+}
+static int ct__fft_bw(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    const ct__attrs *a = &n->attrs;
+    ct__attrs b = *a;
+    int k = a->nv / 3, fl = a->flags, nf = 0;
+    if (!(fl & CT__FFTF_FORWARD)) nf |= CT__FFTF_FORWARD;
+    if (fl & CT__FFTF_HERM_IN) nf |= CT__FFTF_HALF_OUT | CT__FFTF_DOUBLE_OUT;
+    if (fl & CT__FFTF_HALF_OUT) nf |= CT__FFTF_HALF_IN;
+    if (fl & CT__FFTF_HALF_IN) nf |= CT__FFTF_HALF_OUT;
+    if (fl & CT__FFTF_DOUBLE_OUT) nf |= CT__FFTF_DOUBLE_IN;
+    if (fl & CT__FFTF_DOUBLE_IN) nf |= CT__FFTF_DOUBLE_OUT;
+    if (!ct_dtype_is_complex(n->in_meta[0].dtype)) nf |= CT__FFTF_REAL_OUT;
+    b.flags = nf;
+    for (int j = 0; j < k; j++) b.v[2 * k + j] = n->in_meta[0].shape[a->v[j]];
+    gin[0] = ct__fft_call(gout[0], &b);
+    return gin[0] ? 0 : -1;
+}
+
+/* ============================================================================
+   2.6 The public functions
+   ========================================================================== */
+enum { CT__FFT_K_FFT, CT__FFT_K_IFFT, CT__FFT_K_RFFT, CT__FFT_K_IRFFT, CT__FFT_K_HFFT, CT__FFT_K_IHFFT };
+/* PyTorch's norm_from_string: the scaling of a transform in its direction */
+static int ct__fft_norm(const char *fname, const char *norm, int forward, int32_t *mode) {
+    if (!norm || !strcmp(norm, "backward")) *mode = forward ? 0 : 2;
+    else if (!strcmp(norm, "forward")) *mode = forward ? 2 : 0;
+    else if (!strcmp(norm, "ortho")) *mode = 1;
+    else return ct__failed(CT_ERR_ARG, "%s: Invalid normalization mode: \"%s\"", fname, norm);
+    return 0;
+}
+/* the input as a float or complex tensor (integers and bool: the default float
+   dtype); NULL with PyTorch's error for the others. *owned: a new reference. */
+static ct_tensor *ct__fft_input(const char *fname, const ct_tensor *x, int want_real, const char *realname) {
+    if (!x) { ct__null_arg(fname, 0); return NULL; }
+    ct_dtype dt = x->dtype;
+    if (want_real && ct_dtype_is_complex(dt))
+        return ct__fail(CT_ERR_DTYPE, "%s: %s expects a real%s input tensor, but got %s", fname, realname,
+                        want_real == 2 ? "-valued" : "", CT__DTNAME(dt));
+    if (dt == CT_FLOAT32 || dt == CT_FLOAT64 || dt == CT_COMPLEX64 || dt == CT_COMPLEX128) return (ct_tensor *)x;
+    if (dt == CT_BOOL || ct_dtype_is_integral(dt)) return ct_to(x, ct_get_default_dtype());
+    return ct__fail(CT_ERR_DTYPE, "%s: Unsupported dtype %s", fname, CT__DTNAME(dt));
+}
+static ct_tensor *ct__fft_1d(const char *fname, int kind, const ct_tensor *x0, int64_t n, int64_t dim, const char *norm) {
+    if (ct__fft_init()) return NULL;
+    int real_in = kind == CT__FFT_K_RFFT || kind == CT__FFT_K_IHFFT;
+    ct_tensor *x = ct__fft_input(fname, x0, real_in, fname);
+    if (!x) return NULL;
+    if (x->ndim == 0) return ct__fail(CT_ERR_INDEX, "%s: Dimension specified as %lld but tensor has no dimensions", fname, (long long)dim);
+    int d = ct__dim(fname, dim, x->ndim);
+    if (d < 0) return NULL;
+    if (n != -1 && n < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)n);
+    int forward = kind == CT__FFT_K_FFT || kind == CT__FFT_K_RFFT || kind == CT__FFT_K_HFFT;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ct__fft_norm(fname, norm, forward, &a.mode)) return NULL;
+    int64_t N, L;
+    int fl = forward ? CT__FFTF_FORWARD : 0;
+    if (kind == CT__FFT_K_IRFFT || kind == CT__FFT_K_HFFT) {
+        N = n != -1 ? n : 2 * (x->shape[d] - 1);
+        if (N < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)N);
+        L = N;
+        fl |= CT__FFTF_HERM_IN | CT__FFTF_REAL_OUT;
+    } else {
+        N = n != -1 ? n : x->shape[d];
+        if (N < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)N);
+        L = real_in ? N / 2 + 1 : N;
+        if (real_in) fl |= CT__FFTF_HALF_OUT;
+    }
+    a.flags = fl;
+    a.nv = 3;
+    a.v[0] = d;
+    a.v[1] = N;
+    a.v[2] = L;
+    return ct__fft_call(x, &a);
+}
+CTENSOR_API ct_tensor *ct_fft_fft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm) {
+    return ct__fft_1d("fft", CT__FFT_K_FFT, x, n, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ifft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm) {
+    return ct__fft_1d("ifft", CT__FFT_K_IFFT, x, n, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_rfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm) {
+    return ct__fft_1d("rfft", CT__FFT_K_RFFT, x, n, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_irfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm) {
+    return ct__fft_1d("irfft", CT__FFT_K_IRFFT, x, n, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_hfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm) {
+    return ct__fft_1d("hfft", CT__FFT_K_HFFT, x, n, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ihfft(const ct_tensor *x, int64_t n, int64_t dim, const char *norm) {
+    return ct__fft_1d("ihfft", CT__FFT_K_IHFFT, x, n, dim, norm);
+}
+
+/* n-dimensional: PyTorch's canonicalize_fft_shape_and_dim_args, then one op */
+static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, const ct_tensor *x0, int ns, const int64_t *s,
+                             int ndims, const int64_t *dim, const char *norm) {
+    if (ct__fft_init()) return NULL;
+    int real_in = kind == CT__FFT_K_RFFT;
+    ct_tensor *x = ct__fft_input(fname, x0, real_in ? 2 : 0, pname);
+    if (!x) return NULL;
+    int nd = x->ndim, k;
+    int64_t dims[CT_MAX_DIMS], sz[CT_MAX_DIMS];
+    if (s && ns < 0) return ct__fail(CT_ERR_ARG, "%s: negative length of s (%d)", fname, ns);
+    if (dim && ndims < 0) return ct__fail(CT_ERR_ARG, "%s: negative number of dims (%d)", fname, ndims);
+    if (dim) {
+        if (ndims > nd && ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "%s: FFT dims must be unique", fname);
+        k = ndims;
+        for (int j = 0; j < k; j++) {
+            int d = ct__dim(fname, dim[j], nd);
+            if (d < 0) return NULL;
+            for (int i = 0; i < j; i++)
+                if (dims[i] == d) return ct__fail(CT_ERR_ARG, "%s: FFT dims must be unique", fname);
+            dims[j] = d;
+        }
+        if (s && ns != k) return ct__fail(CT_ERR_ARG, "%s: When given, dim and shape arguments must have the same length", fname);
+    } else if (s) {
+        if (ns > nd)
+            return ct__fail(CT_ERR_ARG, "%s: Got shape with %d values but input tensor only has %d dimensions.", fname, ns, nd);
+        k = ns;
+        for (int j = 0; j < k; j++) dims[j] = nd - k + j;
+    } else {
+        k = nd;
+        for (int j = 0; j < k; j++) dims[j] = j;
+    }
+    for (int j = 0; j < k; j++) {
+        if (s && s[j] != -1 && s[j] < 1)
+            return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)s[j]);
+        sz[j] = s && s[j] != -1 ? s[j] : x->shape[dims[j]];
+    }
+    if ((kind == CT__FFT_K_RFFT || kind == CT__FFT_K_IRFFT) && k == 0)
+        return ct__fail(CT_ERR_ARG, "%s: %s must transform at least one axis", fname, kind == CT__FFT_K_RFFT ? "rfftn" : "irfftn");
+    int forward = kind == CT__FFT_K_FFT || kind == CT__FFT_K_RFFT;
+    ct__attrs a;
+    ct__attrs_init(&a);
+    if (ct__fft_norm(fname, norm, forward, &a.mode)) return NULL;
+    int fl = forward ? CT__FFTF_FORWARD : 0;
+    for (int j = 0; j < k; j++) {
+        a.v[j] = dims[j];
+        a.v[k + j] = sz[j];
+        a.v[2 * k + j] = sz[j];
+    }
+    if (kind == CT__FFT_K_RFFT) {
+        fl |= CT__FFTF_HALF_OUT;
+        a.v[3 * k - 1] = sz[k - 1] / 2 + 1;
+    } else if (kind == CT__FFT_K_IRFFT) {
+        int64_t last = s && s[k - 1] != -1 ? s[k - 1] : 2 * (x->shape[dims[k - 1]] - 1);
+        if (last < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)last);
+        a.v[2 * k - 1] = last;
+        a.v[3 * k - 1] = last;
+        fl |= CT__FFTF_HERM_IN | CT__FFTF_REAL_OUT;
+    }
+    a.flags = fl;
+    a.nv = 3 * k;
+    return ct__fft_call(x, &a);
+}
+CTENSOR_API ct_tensor *ct_fft_fftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("fftn", "fftn", CT__FFT_K_FFT, x, ns, s, ndims, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ifftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("ifftn", "ifftn", CT__FFT_K_IFFT, x, ns, s, ndims, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_rfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("rfftn", "rfftn", CT__FFT_K_RFFT, x, ns, s, ndims, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_irfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("irfftn", "irfftn", CT__FFT_K_IRFFT, x, ns, s, ndims, dim, norm);
+}
+static const int64_t ct__fft_last2[2] = {-2, -1};
+CTENSOR_API ct_tensor *ct_fft_fft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("fft2", "fftn", CT__FFT_K_FFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ifft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("ifft2", "ifftn", CT__FFT_K_IFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_rfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("rfft2", "rfftn", CT__FFT_K_RFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_irfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("irfft2", "irfftn", CT__FFT_K_IRFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
+
+/* fftfreq / rfftfreq: PyTorch's arange, the upper half moved below zero, / (n d) */
+static ct_tensor *ct__fft_freq(const char *fname, int64_t n, int64_t len, double d, ct_dtype dt, int wrap) {
+    if (len < 0) return ct__fail(CT_ERR_ARG, "%s: Trying to create tensor with negative dimension %lld: [%lld]", fname, (long long)len, (long long)len);
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
+        return ct__fail(CT_ERR_DTYPE, "%s: not implemented for '%s' (fftfreq in ctensor gives float32 or float64)", fname, CT__DTNAME(dt));
+    int64_t shape[1];
+    shape[0] = len;
+    ct_tensor *t = ct_empty_n(dt, 1, shape);
+    if (!t) return NULL;
+    double den = (double)n * d;
+    for (int64_t i = 0; i < len; i++) {
+        int64_t v = wrap && i >= (n + 1) / 2 ? i - n : i;
+        double f = (double)v / den;
+        if (dt == CT_FLOAT32) ((float *)ct_data_ptr(t))[i] = (float)((float)v / (float)den);
+        else ((double *)ct_data_ptr(t))[i] = f;
+    }
+    return t;
+}
+CTENSOR_API ct_tensor *ct_fft_fftfreq(int64_t n, double d, ct_dtype dtype) {
+    return ct__fft_freq("fftfreq", n, n, d, dtype, 1);
+}
+CTENSOR_API ct_tensor *ct_fft_rfftfreq(int64_t n, double d, ct_dtype dtype) {
+    /* Python's n // 2 + 1 (floor division) */
+    int64_t h = (n >= 0 ? n / 2 : -((-n + 1) / 2)) + 1;
+    return ct__fft_freq("rfftfreq", n, h, d, dtype, 0);
+}
+static ct_tensor *ct__fft_shift(const char *fname, const ct_tensor *x, int ndims, const int64_t *dims, int inverse) {
+    if (!x) { ct__null_arg(fname, 0); return NULL; }
+    int64_t dd[CT_MAX_DIMS], sh[CT_MAX_DIMS];
+    int k = 0;
+    if (dims) {
+        if (ndims < 0 || ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "%s: %d dims given", fname, ndims);
+        for (int j = 0; j < ndims; j++) {
+            int d = ct__dim(fname, dims[j], x->ndim);
+            if (d < 0) return NULL;
+            dd[k++] = d;
+        }
+    } else {
+        for (int d = 0; d < x->ndim; d++) dd[k++] = d;
+    }
+    if (k == 0) return ct_clone(x);
+    for (int j = 0; j < k; j++) {
+        int64_t m = x->shape[dd[j]];
+        sh[j] = inverse ? (m + 1) / 2 : m / 2;
+    }
+    if (ct_dtype_is_complex(x->dtype))   /* rolled as its real view: the trailing (re, im) dim stays */
+        return ct_view_as_complex(ct_roll(ct_view_as_real(x), k, sh, k, dd));
+    return ct_roll(x, k, sh, k, dd);
+}
+CTENSOR_API ct_tensor *ct_fft_fftshift(const ct_tensor *x, int ndims, const int64_t *dims) {
+    return ct__fft_shift("fftshift", x, ndims, dims, 0);
+}
+CTENSOR_API ct_tensor *ct_fft_ifftshift(const ct_tensor *x, int ndims, const int64_t *dims) {
+    return ct__fft_shift("ifftshift", x, ndims, dims, 1);
+}
+
+#endif /* CTENSOR_FFT_IMPLEMENTATION_DONE */
+#endif /* CTENSOR_FFT_IMPLEMENTATION */
