@@ -7330,9 +7330,9 @@ static int64_t ct__cx_muldiv_avx(int div, const float *x, const float *y, float 
     }
 #ifdef CT__CX_AVX
 #define CT__CX_AVX_TRY(T)                                                                       \
+        char *q_[3];   /* the rest after the vector steps (lives as long as p points at it) */ \
         if (sizeof(T) == 4 && (op == CT__OP_MUL || op == CT__OP_DIV) && s[0] == 8 && s[1] == 8 && s[2] == 8) { \
             int64_t done_ = ct__cx_muldiv_avx(op == CT__OP_DIV, (const float *)p[1], (const float *)p[2], (float *)p[0], n); \
-            char *q_[3];                                                                        \
             for (int j_ = 0; j_ < 3; j_++) q_[j_] = p[j_] + done_ * 8;                          \
             p = q_;                                                                             \
             n -= done_;                                                                         \
