@@ -82,7 +82,8 @@
      Declarations
        Configuration and portability; dtypes and devices; Errors; Tensors (and
        quantization parameters); Memory: scopes, references, counters, allocators;
-       Shapes in call sites; Creation; Views; Elementwise (the unary op table);
+       Shapes in call sites; Creation; Views (and complex tensors: view_as_real,
+       complex, polar, conj); Elementwise (the unary op table);
        Reductions; Indexing and joining; Matrix products; Random numbers;
        Autograd; Ops from outside (schemas, typed attributes, the dispatch hook,
        kernels per backend); Serialization (.npy, safetensors); Interop: DLPack;
@@ -101,6 +102,9 @@
      (torch.linalg); docs/SPINE.md and docs/CONTRIBUTING.md for contributors.
 
    REVISIONS
+     0.3 (2026-12-06)  complex64 and complex128: creation, conversion, printing, I/O,
+                       views, arithmetic and math, sum/mean, matmul, autograd with
+                       PyTorch's conjugate Wirtinger convention, gradcheck.
      0.2 (2026-11-24)  spine v2: stable op names and typed attribute schemas, the
                        dispatch hook, kernel slots per backend, devices with an
                        index, owned qparams, output shape checks; nn, optim and
