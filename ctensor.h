@@ -1,4 +1,4 @@
-/* ctensor.h - PyTorch's core as a header-only C library.        v0.2 (2026-11-24)
+/* ctensor.h - PyTorch's core as a header-only C library.        v0.3 (2026-12-06)
 
    HOW TO USE
      In exactly one C or C++ file:
