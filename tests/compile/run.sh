@@ -44,7 +44,7 @@ try "CTENSOR_SELECTED_OPS" sh -c "$CC -std=c11 $W $SEL tests/compile/selected.c 
 try "CTENSOR_SELECTED_OPS + CTENSOR_NO_AUTOGRAD, g++" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_NO_AUTOGRAD tests/compile/selected.c -o $B/selected_cxx -lm && $B/selected_cxx"
 # ctensor_jit.h's lite interpreter (CTENSOR_JIT_LITE) with a graph's op list and no
 # autograd (the suite's jit_lite part builds and runs it with gcc)
-JL="-DJIT_LITE_OPS=\"tests/compile/jit_lite_ops.h\""
+JL='-DJIT_LITE_OPS=\"tests/compile/jit_lite_ops.h\"'   # quoted again for the sh -c below
 if command -v "$CLANG" >/dev/null 2>&1; then
   try "CTENSOR_JIT_LITE + selected ops, clang" sh -c "$CLANG -std=c11 $W $JL -c examples/jit_lite.c -o $B/jit_lite_clang.o"
 fi

@@ -164,6 +164,9 @@ TEST(test_kernel_coverage) {
         /* the fused transformer fastpath runs on the CPU; a device input takes the
            regular path of ct ops (ct_transformer_fastpath_why_not says so): issue 16 */
         "ct::transformer_encoder_layer_fwd", "ct::multi_head_self_attention_fwd",
+        /* complex tensors are CPU-only so far (issue 18 built them on the CPU; the
+           CUDA header has no complex kernels yet) */
+        "aten::conj_physical", "aten::complex", "aten::polar",
     };
     int missing = 0;
     for (int op = 0; op < ct_num_ops(); op++) {
