@@ -615,18 +615,27 @@ CTENSOR_API ct_tensor *ct_as_strided(const ct_tensor *t, int ndim, const int64_t
                                      const int64_t *strides, int64_t storage_offset);
 CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t);                    /* a new view of the whole tensor */
 /* Complex tensors (complex64, complex128: interleaved re, im, as C99 float _Complex).
-   The core creates, converts, prints, saves and views them, and runs add, sub, mul,
-   div, neg, sum, mean and these, with autograd (PyTorch's conjugate Wirtinger
-   convention: a real loss's gradient is dL/dre + i dL/dim). Other ops say
-   "not implemented for 'ComplexFloat'". */
+   The core creates, converts, prints, saves and views them and runs what PyTorch
+   1.13 runs for complex: arithmetic and math, comparisons for equality, sum, mean,
+   prod, var, std, norm, cumsum, cumprod, matmul, where, masked_fill, gather,
+   scatter, index, index_put, take, masked_select, nonzero, tril, triu, diag_embed,
+   pad, lerp, addcmul, addcdiv, isclose, ..., with autograd (PyTorch's conjugate
+   Wirtinger convention: a real loss's gradient is dL/dre + i dL/dim). Ops that need
+   an order (max, sort, relu...) say "not implemented for 'ComplexFloat'".
+   ct_conj is PyTorch's lazy conjugate: a view whose conjugate bit is set (no copy;
+   ct_is_conj says so). Ops read it as its conjugated values and views keep the bit;
+   ct_data_ptr gives its memory as it is, ct_resolve_conj a tensor holding the
+   values. Writing into a conjugate view (in-place ops) is refused. */
 CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *t);     /* complex [...] -> real [..., 2] view */
 CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *t);  /* real [..., 2] (last stride 1) -> complex view */
 CTENSOR_API ct_tensor *ct_real(const ct_tensor *t);             /* view of the real parts (t itself if real) */
 CTENSOR_API ct_tensor *ct_imag(const ct_tensor *t);             /* view of the imaginary parts */
 CTENSOR_API ct_tensor *ct_complex(const ct_tensor *re, const ct_tensor *im);      /* torch.complex */
 CTENSOR_API ct_tensor *ct_polar(const ct_tensor *abs, const ct_tensor *angle);    /* abs * (cos + i sin) */
-CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t);             /* a conjugated copy (a view of t if real) */
-CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t);    /* the same; PyTorch's name for the copy */
+CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t);             /* a lazily conjugated view (a view of t if real) */
+CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t);    /* a conjugated copy */
+CTENSOR_API int ct_is_conj(const ct_tensor *t);                 /* 1 if t is a lazy conjugate (torch.is_conj) */
+CTENSOR_API ct_tensor *ct_resolve_conj(const ct_tensor *t);     /* a lazy conjugate's values in a new tensor, else a view of t */
 CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im);  /* filled with re + im i */
 #define ct_full_complex(dt, re, im, ...) ct_full_complex_n(dt, CT_DIMS(__VA_ARGS__), re, im)
 
@@ -1689,6 +1698,7 @@ static void *ct__calloc1(size_t sz) {
 #define CT__F_IS_VIEW         0x0040u   /* shares storage with `base` */
 #define CT__F_SCALAR_INT      0x0080u   /* wrapped number came from an integral value */
 #define CT__F_CONTIG          0x0100u   /* C-contiguous (set when the geometry is made; it never changes) */
+#define CT__F_CONJ            0x0200u   /* complex: reads as the conjugate of its memory (ct_conj's lazy view) */
 
 /* ============================================================================
    Thread state: errors, modes, scopes, caches, counters
@@ -2976,6 +2986,11 @@ static int ct__item_bits(const ct_tensor *t, unsigned char *buf) {
         return ct__failed(CT_ERR_ARG, "item: a Tensor with %lld elements cannot be converted to Scalar", (long long)ct_numel(t));
     if (t->device.type == CT_CPU) {
         memcpy(buf, ct__ptr(t), ct__dt[t->dtype].size);
+        if (t->flags & CT__F_CONJ) {   /* a lazy conjugate: negate the imaginary part */
+            double re, im;
+            ct__cx_load(buf, t->dtype, &re, &im);
+            ct__cx_store(buf, t->dtype, re, -im);
+        }
         return 0;
     }
     ct_tensor *h = ct__host_copy(t, t->dtype);
@@ -3143,6 +3158,8 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
     X(VIEW_AS_COMPLEX, "aten::view_as_complex", "view_as_complex", "ViewAsComplexBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
     X(REAL, "aten::real", "real", "RealBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
     X(IMAG, "aten::imag", "imag", "ImagBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_cxview, ct__k_cxview, ct__bw_cxview, CT__SAVE_NONE) \
+    X(CONJ_VIEW, "aten::_conj", "conj", "ConjBackward0", 1, 1, CT__OPF_VIEW, "", ct__meta_alias, ct__k_conjview, ct__bw_conjview, CT__SAVE_NONE) \
+    X(RESOLVE_CONJ, "aten::resolve_conj", "resolve_conj", "ResolveConjBackward0", 1, 1, 0, "", ct__meta_resolve_conj, ct__k_resolve_conj, ct__bw_identity, CT__SAVE_NONE) \
     X(STRIDED_SCATTER, "aten::as_strided_scatter", "as_strided_scatter", "AsStridedScatterBackward0", 2, 1, 0, "int[] size=v, int[] stride=v#1, int storage_offset=i0", ct__meta_strided_scatter, ct__k_strided_scatter, ct__bw_strided_scatter, CT__SAVE_NONE)
 
 /* elementwise unary: loops in CT__UNARY_LOOPS (same ENUM names) */
@@ -4756,8 +4773,19 @@ static int ct__meta_unary(ct__call *c);
 static int ct__meta_binary(ct__call *c);
 static int ct__ew_lane(ct__call *c, ct__tls *t, const ct__opdef *d);
 static CT__NOINLINE int ct__dispatch_general(ct__call *c, ct__tls *t) { return ct__dispatch_run(c, t); }
+static int ct__conj_used;   /* set once a lazily conjugated view exists: calls check their inputs */
+static int ct__dispatch_conj(ct__call *c);
+static int ct__dispatch_main(ct__call *c, ct__tls *t);
 static int ct__dispatch(ct__call *c) {
     ct__tls *t = ct__tls_get();
+    if (CT__UNLIKELY(CT__LOAD(&ct__conj_used)) && c->op != CT__OP_RESOLVE_CONJ && c->op != CT__OP_CONJ_VIEW) {
+        int any = 0;
+        for (int i = 0; i < c->nin; i++) any |= c->in[i] && (c->in[i]->flags & CT__F_CONJ);
+        if (any) return ct__dispatch_conj(c);
+    }
+    return ct__dispatch_main(c, t);
+}
+static int ct__dispatch_main(ct__call *c, ct__tls *t) {
     if (CT__UNLIKELY(t->nlisteners)) return ct__dispatch_listened(c, t);
     const ct__opdef *d = ct__opdef_get(c->op);
     if ((d->meta == ct__meta_binary || d->meta == ct__meta_unary) && !c->inplace && c->nin == d->nin &&
@@ -4766,6 +4794,48 @@ static int ct__dispatch(ct__call *c) {
         if (n != -2) return n;
     }
     return ct__dispatch_general(c, t);
+}
+/* A call with a lazily conjugated input (ct_conj): views keep the bit (view_as_real
+   refuses it, imag reads a resolved copy), in-place writes into one are refused,
+   and every other op reads resolved copies (ct_resolve_conj, recorded for autograd
+   with an identity backward), so kernels never see the bit. */
+static CT__NOINLINE int ct__dispatch_conj(ct__call *c) {
+    const ct__opdef *d = ct__opdef_get(c->op);
+    const char *name = ct__ops[c->op].name;
+    if (c->op == CT__OP_VIEW_AS_REAL)
+        return ct__failed(CT_ERR_ARG, "view_as_real: view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can view it as real, use self.resolve_conj()");
+    if ((d->flags & CT__OPF_VIEW) && c->op != CT__OP_IMAG) {
+        int n = ct__dispatch_main(c, ct__tls_get());
+        for (int j = 0; j < n; j++)
+            if (c->oi[j].kind == CT__OUT_VIEW && CT__ISCOMPLEX(c->out[j]->dtype) && (c->in[c->oi[j].src]->flags & CT__F_CONJ))
+                c->out[j]->flags |= CT__F_CONJ;
+        return n;
+    }
+    ct__tls *t = ct__tls_get();
+    int into = ((d->flags & CT__OPF_INPLACE) || c->inplace) && (c->in[0]->flags & CT__F_CONJ);
+    if (into && t->grad_enabled && !t->inference_mode)
+        for (int i = 0; i < c->nin; i++)
+            if (c->in[i] && ((c->in[i]->flags & CT__F_REQUIRES_GRAD) || c->in[i]->grad_fn))
+                return ct__failed(CT_ERR_AUTOGRAD, "%s: an in-place op on a lazily conjugated tensor (ct_conj) with autograd is not supported; use ct_resolve_conj", name);
+    ct_tensor *rin[64];
+    for (int i = 0; i < c->nin && i < 64; i++) {
+        rin[i] = c->in[i];
+        if (rin[i] && (rin[i]->flags & CT__F_CONJ) && !(rin[i] = ct_resolve_conj(rin[i]))) return -1;
+    }
+    ct_tensor *const *saved = c->in;
+    c->in = rin;
+    int n = ct__dispatch_main(c, t);
+    c->in = saved;
+    if (n > 0 && into) {
+        /* in place into a conjugate view: the op ran on its values; their conjugate
+           goes back into its memory, and the call's output is the view itself */
+        ct_tensor *dst = saved[0], *raw = ct__view_header(dst, dst->ndim, dst->shape, dst->strides, dst->offset);
+        int prev = ct_set_grad_enabled(0), bad = !raw || !ct_copy_(ct__own(raw), ct_conj_physical(rin[0]));
+        ct_set_grad_enabled(prev);
+        if (bad) return -1;
+        c->out[0] = dst;
+    }
+    return n;
 }
 CTENSOR_API int ct_add_dispatch_listener(ct_dispatch_listener_fn fn, void *user_data, unsigned flags) {
     ct__tls *t = ct__tls_get();
@@ -5406,6 +5476,7 @@ static int ct__accumulate(ct__gtask *g, ct__node *n, ct_tensor *grad) {
     if (leaf->hooks && ct__run_hooks(leaf->hooks, 0, &grad)) return -1;
     int s = ct_scope_begin();
     ct_tensor *ng;
+    if (grad && (grad->flags & CT__F_CONJ) && !(grad = ct_resolve_conj(grad))) { ct_scope_end(s); return -1; }   /* .grad holds values */
     if (!leaf->grad) {
         /* steal when nobody else can see it, else clone */
         int fits = ct__grad_layout_ok(grad, leaf);
@@ -8065,8 +8136,11 @@ CT__WLOOP(ct__w_WHERE_1, uint8_t)
 CT__WLOOP(ct__w_WHERE_2, uint16_t)
 CT__WLOOP(ct__w_WHERE_4, uint32_t)
 CT__WLOOP(ct__w_WHERE_8, uint64_t)
-static const ct__loop_fn ct__w_WHERE_tab[10] = {ct__w_WHERE_4, ct__w_WHERE_8, ct__w_WHERE_2, ct__w_WHERE_2, ct__w_WHERE_8,
-                                                ct__w_WHERE_4, ct__w_WHERE_2, ct__w_WHERE_1, ct__w_WHERE_1, ct__w_WHERE_1};
+typedef struct ct__u128 { uint64_t w[2]; } ct__u128;   /* complex128's element where a loop only moves elements */
+CT__WLOOP(ct__w_WHERE_16, ct__u128)
+static const ct__loop_fn ct__w_WHERE_tab[CT_NUM_DTYPES] = {ct__w_WHERE_4, ct__w_WHERE_8, ct__w_WHERE_2, ct__w_WHERE_2, ct__w_WHERE_8,
+                                                ct__w_WHERE_4, ct__w_WHERE_2, ct__w_WHERE_1, ct__w_WHERE_1, ct__w_WHERE_1,
+                                                NULL, NULL, NULL, ct__w_WHERE_8, ct__w_WHERE_16};
 
 static int ct__meta_ternary(ct__call *c) {
     int ndim, ob = 0;
@@ -8100,7 +8174,7 @@ static int ct__meta_where(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "where: expected condition to be a boolean tensor, but got a tensor with dtype %s", CT__DTNAME(c->in[0]->dtype));
     if (ct__broadcast("where", 3, c->in, &ndim, shape)) return -1;
     ct_dtype cdt = ct__result_type(2, c->in + 1);
-    if (!CT__ISREAL(cdt)) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
+    if (!CT__ISREAL(cdt) && !ct_dtype_is_complex(cdt)) return ct__failed(CT_ERR_DTYPE, "where: not implemented for '%s'", CT__DTNAME(cdt));
     c->cdt = cdt;
     return ct__ew_out(c, cdt, ndim, shape);
 }
@@ -8113,7 +8187,8 @@ static int ct__meta_masked_fill(ct__call *c) {
         return ct__failed(CT_ERR_DTYPE, "masked_fill_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
     if (v->ndim != 0)
         return ct__failed(CT_ERR_ARG, "masked_fill_: only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->ndim);
-    if (!CT__ISREAL(x->dtype)) return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
+    if (!CT__ISREAL(x->dtype) && !ct_dtype_is_complex(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "masked_fill: not implemented for '%s'", CT__DTNAME(x->dtype));
     if (ct__broadcast("masked_fill", 2, c->in, &ndim, shape)) return -1;
     c->cdt = x->dtype;
     return ct__ew_out(c, x->dtype, ndim, shape);
@@ -8418,9 +8493,28 @@ CTENSOR_API ct_tensor *ct_masked_fill_(ct_tensor *x, const ct_tensor *mask, doub
     ct__unwrap(w);
     return r;
 }
+/* complex lerp / addcmul / addcdiv are composed of complex ops (lerp: PyTorch's two
+   forms, chosen by |weight| < 0.5) */
+static int ct__cx3(const ct_tensor *x, const ct_tensor *y, const ct_tensor *z) {
+    return x && y && z && (CT__ISCOMPLEX(x->dtype) || CT__ISCOMPLEX(y->dtype) || CT__ISCOMPLEX(z->dtype));
+}
+static ct_tensor *ct__cx_ternary(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *z, double v) {
+    int sc = ct_scope_begin();
+    ct_tensor *r;
+    if (op == CT__OP_LERP) {
+        ct_tensor *d = ct_sub(y, x);
+        r = ct_where(ct_lt_scalar(ct_abs(z), 0.5), ct_add(x, ct_mul(z, d)), ct_sub(y, ct_mul(d, ct_rsub_scalar(1.0, z))));
+    } else {
+        r = ct_add(x, ct_mul_scalar(op == CT__OP_ADDCMUL ? ct_mul(y, z) : ct_div(y, z), v));
+    }
+    ct_keep(r);
+    ct_scope_end(sc);
+    return r;
+}
 CTENSOR_API ct_tensor *ct_lerp(const ct_tensor *s, const ct_tensor *e, const ct_tensor *w) {
     ct__attrs a;
     ct__attrs_init(&a);
+    if (ct__cx3(s, e, w)) return ct__cx_ternary(CT__OP_LERP, s, e, w, 0.0);
     return ct__op3(CT__OP_LERP, s, e, w, &a);
 }
 static ct_tensor *ct__lerp_scalar(ct_tensor *s, const ct_tensor *e, double weight, int inplace) {
@@ -8443,10 +8537,12 @@ CTENSOR_API ct_tensor *ct_lerp_scalar(const ct_tensor *s, const ct_tensor *e, do
 CTENSOR_API ct_tensor *ct_lerp_scalar_(ct_tensor *s, const ct_tensor *e, double weight) { return ct__lerp_scalar(s, e, weight, 1); }
 CTENSOR_API ct_tensor *ct_addcmul(const ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
     ct__attrs a = ct__attrs_s(value);
+    if (ct__cx3(x, t1, t2)) return ct__cx_ternary(CT__OP_ADDCMUL, x, t1, t2, value);
     return ct__op3(CT__OP_ADDCMUL, x, t1, t2, &a);
 }
 CTENSOR_API ct_tensor *ct_addcdiv(const ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
     ct__attrs a = ct__attrs_s(value);
+    if (ct__cx3(x, t1, t2)) return ct__cx_ternary(CT__OP_ADDCDIV, x, t1, t2, value);
     return ct__op3(CT__OP_ADDCDIV, x, t1, t2, &a);
 }
 CTENSOR_API ct_tensor *ct_addcmul_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
@@ -8468,7 +8564,7 @@ CTENSOR_API ct_tensor *ct_isclose(const ct_tensor *x, const ct_tensor *y, double
         return ct__fail(CT_ERR_DTYPE, "isclose: %s did not match %s", ct_dtype_name(x->dtype), ct_dtype_name(y->dtype));
     int s = ct_scope_begin();
     ct_tensor *r = ct_eq(x, y);
-    if (CT__ISFLOAT(x->dtype)) {
+    if (CT__ISFLOAT(x->dtype) || CT__ISCOMPLEX(x->dtype)) {
         ct_tensor *diff = ct_abs(ct_sub(x, y));
         ct_tensor *tol = ct_add_scalar(ct_mul_scalar(ct_abs(y), rtol), atol);
         r = ct_logical_or(r, ct_logical_and(ct_isfinite(diff), ct_le(diff, tol)));
@@ -9263,9 +9359,11 @@ static int ct__k_strided_scatter(ct__call *c) {
     const ct__attrs *a = c->a;
     ct_tensor *out = c->out[0], *base = c->in[0], *g = c->in[1];
     /* self is usually a stride-0 zero (the gradient helper below) */
-    int zero = ct__shape_numel(base->ndim, base->shape) > 0 && base->dtype < 10;
+    int cx = CT__ISCOMPLEX(out->dtype), zero = ct__shape_numel(base->ndim, base->shape) > 0 && (base->dtype < 10 || cx);
     for (int d = 0; d < base->ndim; d++) zero &= base->strides[d] == 0 || base->shape[d] == 1;
-    zero = zero && ct__load_f64(ct__ptr(base), base->dtype) == 0.0;
+    double re0 = 0.0, im0 = 0.0;
+    if (zero) ct__cx_load(ct__ptr(base), base->dtype, &re0, &im0);
+    zero = zero && re0 == 0.0 && im0 == 0.0;
     if (zero) ct__fill_raw(out, 0.0);
     else if (ct__copy_into(out, base)) return -1;
     /* add g into the view of out (overlapping positions accumulate) */
@@ -9279,7 +9377,7 @@ static int ct__k_strided_scatter(ct__call *c) {
     } else {
         /* element by element accumulation (rare: overlapping as_strided) */
         int64_t n = ct__shape_numel(g->ndim, g->shape), idx[CT_MAX_DIMS] = {0};
-        ct_tensor *gc = ct__convert(g, CT_FLOAT64);
+        ct_tensor *gc = ct__convert(g, cx ? CT_COMPLEX128 : CT_FLOAT64);
         if (gc && !ct__is_contig(gc)) { ct_tensor *t = ct__contig_ref(gc); ct__decref(gc); gc = t; }  /* read in logical order */
         if (!gc) { ct__decref(view); return -1; }
         size_t es = ct__dt[out->dtype].size;
@@ -9288,7 +9386,13 @@ static int ct__k_strided_scatter(ct__call *c) {
             int64_t off = view->offset;
             for (int d = 0; d < view->ndim; d++) off += idx[d] * view->strides[d];
             char *p = (char *)out->storage->data + off * (int64_t)es;
-            ct__store_f64(p, out->dtype, ct__load_f64(p, out->dtype) + gd[k]);
+            if (cx) {
+                double re, im;
+                ct__cx_load(p, out->dtype, &re, &im);
+                ct__cx_store(p, out->dtype, re + gd[2 * k], im + gd[2 * k + 1]);
+            } else {
+                ct__store_f64(p, out->dtype, ct__load_f64(p, out->dtype) + gd[k]);
+            }
             for (int d = view->ndim - 1; d >= 0; d--) { if (++idx[d] < view->shape[d]) break; idx[d] = 0; }
         }
         ct__decref(gc);
@@ -9504,7 +9608,38 @@ CTENSOR_API ct_tensor *ct_conj_physical(const ct_tensor *t) {
 }
 CTENSOR_API ct_tensor *ct_conj(const ct_tensor *t) {
     if (t && !CT__ISCOMPLEX(t->dtype)) return ct_alias(t);
-    return ct__op1(CT__OP_CONJ, t, &ct__attrs_none);
+    return ct__op1(CT__OP_CONJ_VIEW, t, &ct__attrs_none);
+}
+CTENSOR_API int ct_is_conj(const ct_tensor *t) { return t && (t->flags & CT__F_CONJ) ? 1 : 0; }
+CTENSOR_API ct_tensor *ct_resolve_conj(const ct_tensor *t) {
+    if (t && !(t->flags & CT__F_CONJ)) return ct_alias(t);
+    return ct__op1(CT__OP_RESOLVE_CONJ, t, &ct__attrs_none);
+}
+/* The lazy conjugate: conj is a view with the bit flipped; resolve_conj writes the
+   conjugated values into a new tensor (the imaginary parts negated). */
+static int ct__k_conjview(ct__call *c) {
+    c->out[0]->flags = (c->out[0]->flags & ~CT__F_CONJ) | ((c->in[0]->flags & CT__F_CONJ) ^ CT__F_CONJ);
+    CT__STORE(&ct__conj_used, 1);
+    return 0;
+}
+static int ct__meta_resolve_conj(ct__call *c) {
+    ct__out_new(c, c->in[0]->dtype, c->in[0]->ndim, c->in[0]->shape);
+    return 0;
+}
+static int ct__k_resolve_conj(ct__call *c) {
+    ct_tensor raw = *c->in[0], *out = c->out[0];
+    raw.flags &= ~CT__F_CONJ;
+    if (ct__copy_into(out, &raw)) return -1;
+    if (!(c->in[0]->flags & CT__F_CONJ) || !CT__ISCOMPLEX(out->dtype)) return 0;
+    int64_t n = ct_numel(out);
+    if (out->dtype == CT_COMPLEX64) {
+        float *p = (float *)ct__ptr(out);
+        for (int64_t k = 0; k < n; k++) p[2 * k + 1] = -p[2 * k + 1];
+    } else {
+        double *p = (double *)ct__ptr(out);
+        for (int64_t k = 0; k < n; k++) p[2 * k + 1] = -p[2 * k + 1];
+    }
+    return 0;
 }
 CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *shape, double re, double im) {
     if (ct__dt_ok(dt) && !CT__ISCOMPLEX(dt))
@@ -10137,11 +10272,82 @@ static int ct__k_sum(ct__call *c) {
     return rc;
 }
 
+/* Complex reductions and scans that the kernels do not run are composed of complex
+   ops (so autograd follows them): prod multiplies halves of the reduced elements
+   pairwise until one is left, cumprod is a log-step scan of products, cumsum sums the
+   parts apart. x's dims `dims` (none: all) go last, flattened into one. */
+static ct_tensor *ct__cx_lastdim(const ct_tensor *x, const char *name, int ndims, const int64_t *dims, uint32_t *maskp) {
+    int64_t perm[CT_MAX_DIMS], shape[CT_MAX_DIMS], n = 1;
+    uint32_t mask = 0;
+    int k = 0, nd = x->ndim;
+    for (int j = 0; j < ndims; j++) {
+        int d = ct__dim(name, dims[j], nd ? nd : 1);
+        if (d < 0) return NULL;
+        if (mask & (1u << d)) return ct__fail(CT_ERR_ARG, "%s: dim %d appears multiple times in the list of dims", name, d);
+        mask |= 1u << d;
+    }
+    if (ndims == 0) mask = nd ? (1u << nd) - 1 : 1;
+    *maskp = mask;
+    for (int d = 0; d < nd; d++) if (!((mask >> d) & 1u)) { shape[k] = x->shape[d]; perm[k++] = d; }
+    int kept = k;
+    for (int d = 0; d < nd; d++) if ((mask >> d) & 1u) { n *= x->shape[d]; perm[k++] = d; }
+    shape[kept] = n;
+    return ct_reshape_n(ct_permute_n(x, nd, perm), kept + 1, shape);
+}
+static ct_tensor *ct__cx_prod(const ct_tensor *x, int ndims, const int64_t *dims, int keepdim) {
+    uint32_t mask = 0;
+    ct_tensor *t = ct__cx_lastdim(x, "prod", ndims, dims, &mask);
+    if (!t) return NULL;
+    int nd = t->ndim;
+    int64_t n = t->shape[nd - 1];
+    if (n == 0) return ct_add_scalar(ct_sum_dim(t, -1, 0), 1.0);
+    while (t && n > 1) {
+        int64_t h = n / 2;
+        ct_tensor *p = ct_mul(ct_narrow(t, nd - 1, 0, h), ct_narrow(t, nd - 1, h, h));
+        if (n & 1) {
+            ct_tensor *parts[2];
+            parts[0] = p;
+            parts[1] = ct_narrow(t, nd - 1, 2 * h, 1);
+            p = ct_cat(2, parts, nd - 1);
+        }
+        t = p;
+        n = h + (n & 1);
+    }
+    t = ct_squeeze_dim(t, -1);
+    if (t && keepdim && x->ndim) {
+        int64_t shape[CT_MAX_DIMS];
+        for (int d = 0; d < x->ndim; d++) shape[d] = ((mask >> d) & 1u) ? 1 : x->shape[d];
+        t = ct_reshape_n(t, x->ndim, shape);
+    }
+    return t;
+}
+static ct_tensor *ct__cx_cumprod(const ct_tensor *x, int64_t dim) {
+    int d = ct__dim("cumprod", dim, x->ndim ? x->ndim : 1);
+    if (d < 0) return NULL;
+    if (x->ndim == 0) return ct_clone(x);
+    ct_tensor *t = ct_transpose(x, d, x->ndim - 1);
+    int nd = x->ndim;
+    int64_t n = x->shape[d];
+    for (int64_t s = 1; t && s < n; s *= 2) {
+        ct_tensor *parts[2];
+        parts[0] = ct_narrow(t, nd - 1, 0, s);
+        parts[1] = ct_mul(ct_narrow(t, nd - 1, s, n - s), ct_narrow(t, nd - 1, 0, n - s));
+        t = ct_cat(2, parts, nd - 1);
+    }
+    return ct_contiguous(ct_transpose(t, d, nd - 1));
+}
 static ct_tensor *ct__reduce_call(int op, const ct_tensor *x, int ndims, const int64_t *dims, int keepdim, int has_dtype, ct_dtype dt) {
     ct__attrs a;
     ct__attrs_init(&a);
     if (ndims < 0 || ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "%s: too many dims (%d)", ct__ops[op].name, ndims);
     if (ndims > 0 && !dims) return ct__fail(CT_ERR_ARG, "%s: dims pointer is NULL", ct__ops[op].name);
+    if (op == CT__OP_PROD && x && (CT__ISCOMPLEX(x->dtype) || (has_dtype && CT__ISCOMPLEX(dt)))) {
+        int s = ct_scope_begin();
+        ct_tensor *r = ct__cx_prod(has_dtype ? ct_to(x, dt) : x, ndims, dims, keepdim);
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     a.nv = ndims;
     for (int k = 0; k < ndims; k++) a.v[k] = dims[k];
     a.flags = (keepdim ? CT__RF_KEEPDIM : 0) | (has_dtype ? CT__RF_DTYPE : 0);
@@ -10384,6 +10590,21 @@ static int ct__k_var(ct__call *c) {
     return rc;
 }
 static ct_tensor *ct__var_call(int op, const ct_tensor *x, int ndims, const int64_t *dims, double correction, int keepdim, ct_tensor **mean) {
+    if (x && CT__ISCOMPLEX(x->dtype)) {
+        /* PyTorch: the variance of the real parts plus that of the imaginary parts (a
+           real result); std is its root; the mean of var_mean/std_mean is complex */
+        int s = ct_scope_begin(), sd = op == CT__OP_STD || op == CT__OP_STD_MEAN;
+        ct_tensor *v = ct_add(ct__var_call(CT__OP_VAR, ct_real(x), ndims, dims, correction, keepdim, NULL),
+                              ct__var_call(CT__OP_VAR, ct_imag(x), ndims, dims, correction, keepdim, NULL));
+        if (sd) v = ct_sqrt(v);
+        ct_tensor *m = v && mean ? ct__reduce_call(CT__OP_MEAN, x, ndims, dims, keepdim, 0, CT_FLOAT32) : NULL;
+        if (mean && !m) v = NULL;
+        ct_keep(v);
+        ct_keep(m);
+        ct_scope_end(s);
+        if (mean) *mean = v ? m : NULL;
+        return v;
+    }
     ct__attrs a;
     if (ct__rattrs(&a, ct__ops[op].name, ndims, dims, keepdim)) { if (mean) *mean = NULL; return NULL; }
     a.s[0] = correction;
@@ -10786,7 +11007,16 @@ CTENSOR_API ct_tensor *ct_any_dim(const ct_tensor *x, int dim, int keepdim) {
     ct__attrs a = ct__rattrs_dim(dim, keepdim);
     return ct__rcall(CT__OP_ANY, x, &a, NULL);
 }
+/* a complex element is nonzero when either part is */
+static ct_tensor *ct__cx_nz(const ct_tensor *x) { return ct_logical_or(ct_ne_scalar(ct_real(x), 0.0), ct_ne_scalar(ct_imag(x), 0.0)); }
 CTENSOR_API ct_tensor *ct_count_nonzero(const ct_tensor *x, int ndims, const int64_t *dims) {
+    if (x && CT__ISCOMPLEX(x->dtype)) {
+        int s = ct_scope_begin();
+        ct_tensor *r = ct_count_nonzero(ct__cx_nz(x), ndims, dims);
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     return ct__minmax_call(CT__OP_COUNT_NONZERO, x, ndims, dims, 0);
 }
 
@@ -10868,6 +11098,13 @@ static int ct__k_norm(ct__call *c) {
     return rc;
 }
 CTENSOR_API ct_tensor *ct_norm(const ct_tensor *x, double p, int ndims, const int64_t *dims, int keepdim) {
+    if (x && CT__ISCOMPLEX(x->dtype)) {   /* the norm of the magnitudes, as PyTorch's */
+        int s = ct_scope_begin();
+        ct_tensor *r = ct_norm(ct_abs(x), p, ndims, dims, keepdim);
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     ct__attrs a;
     if (ct__rattrs(&a, "norm", ndims, dims, keepdim)) return NULL;
     if (p != p) return ct__fail(CT_ERR_ARG, "norm: p must not be NaN");
@@ -11353,6 +11590,15 @@ static int ct__k_scan(ct__call *c) {
 static ct_tensor *ct__scan_call(int op, const ct_tensor *x, int64_t dim, int has_dtype, ct_dtype dtype, int reverse, ct_tensor **indices) {
     ct__attrs a;
     ct__attrs_init(&a);
+    if ((op == CT__OP_CUMSUM || op == CT__OP_CUMPROD) && x && !reverse && (CT__ISCOMPLEX(x->dtype) || (has_dtype && CT__ISCOMPLEX(dtype)))) {
+        int s = ct_scope_begin();
+        const ct_tensor *xc = has_dtype ? ct_to(x, dtype) : x;
+        ct_tensor *r = !xc ? NULL : op == CT__OP_CUMPROD ? ct__cx_cumprod(xc, dim)
+                                  : ct_complex(ct_cumsum(ct_real(xc), (int)dim), ct_cumsum(ct_imag(xc), (int)dim));
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     a.i[0] = dim;
     a.flags = (has_dtype ? CT__RF_DTYPE : 0) | (reverse ? CT__RF_REVERSE : 0);
     a.dtype = dtype;
@@ -11899,6 +12145,18 @@ static int ct__ix_real(const char *op, ct_dtype dt) {
     if (!CT__ISREAL(dt)) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", op, CT__DTNAME(dt));
     return 0;
 }
+/* the ops that move elements (and add them: scatter_add, index_add, index_put's
+   accumulate) take complex dtypes too */
+static int ct__ix_move(const char *op, ct_dtype dt) { return ct_dtype_is_complex(dt) ? 0 : ct__ix_real(op, dt); }
+/* one part of a complex tensor as a real tensor header (h 0 real, 1 imaginary) */
+static ct_tensor ct__cx_half(const ct_tensor *t, int h) {
+    ct_tensor v = *t;
+    v.dtype = ct__cx_part(t->dtype);
+    v.flags &= ~CT__F_CONTIG;
+    for (int d = 0; d < t->ndim; d++) v.strides[d] = 2 * t->strides[d];
+    v.offset = 2 * t->offset + h;
+    return v;
+}
 /* output of an op that updates a copy of input 0 (or input 0 itself when in place) */
 static void ct__ix_out_self(ct__call *c) {
     if (c->inplace) {
@@ -11976,7 +12234,8 @@ static void ct__ix_fill(char *dst, const unsigned char *one, int64_t n, size_t e
     case 1: memset(dst, one[0], (size_t)(n > 0 ? n : 0)); break;
     case 2: CT__FILL_ROW(uint16_t) break;
     case 4: CT__FILL_ROW(uint32_t) break;
-    default: CT__FILL_ROW(uint64_t) break;
+    case 8: CT__FILL_ROW(uint64_t) break;
+    default: CT__FILL_ROW(ct__u128) break;
     }
 #undef CT__FILL_ROW
 }
@@ -11985,7 +12244,8 @@ CT__INLINE void ct__elcp(char *d, const char *s, size_t es) {
     case 1: *(uint8_t *)d = *(const uint8_t *)s; break;
     case 2: *(uint16_t *)d = *(const uint16_t *)s; break;
     case 4: *(uint32_t *)d = *(const uint32_t *)s; break;
-    default: *(uint64_t *)d = *(const uint64_t *)s; break;
+    case 8: *(uint64_t *)d = *(const uint64_t *)s; break;
+    default: *(ct__u128 *)d = *(const ct__u128 *)s; break;
     }
 }
 /* Walks a broadcast shape in C order (PyTorch's order for masked_select, nonzero...):
@@ -12103,6 +12363,7 @@ CT__GATHER_LOOP(ct__gather_1, uint8_t)
 CT__GATHER_LOOP(ct__gather_2, uint16_t)
 CT__GATHER_LOOP(ct__gather_4, uint32_t)
 CT__GATHER_LOOP(ct__gather_8, uint64_t)
+CT__GATHER_LOOP(ct__gather_16, ct__u128)
 /* offset loops (advanced indexing): p[2] holds element offsets already checked */
 #define CT__OFFGET_LOOP(fname, T) \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
@@ -12128,13 +12389,16 @@ CT__OFFGET_LOOP(ct__offget_1, uint8_t)
 CT__OFFGET_LOOP(ct__offget_2, uint16_t)
 CT__OFFGET_LOOP(ct__offget_4, uint32_t)
 CT__OFFGET_LOOP(ct__offget_8, uint64_t)
+CT__OFFGET_LOOP(ct__offget_16, ct__u128)
 CT__OFFSET_LOOP(ct__offset_1, uint8_t)
 CT__OFFSET_LOOP(ct__offset_2, uint16_t)
 CT__OFFSET_LOOP(ct__offset_4, uint32_t)
 CT__OFFSET_LOOP(ct__offset_8, uint64_t)
-static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__loop_fn f4, ct__loop_fn f8) {
-    return es == 1 ? f1 : es == 2 ? f2 : es == 4 ? f4 : f8;
+CT__OFFSET_LOOP(ct__offset_16, ct__u128)
+static ct__loop_fn ct__by_size(size_t es, ct__loop_fn f1, ct__loop_fn f2, ct__loop_fn f4, ct__loop_fn f8, ct__loop_fn f16) {
+    return es == 1 ? f1 : es == 2 ? f2 : es == 4 ? f4 : es == 8 ? f8 : f16;
 }
+#define CT__BY_SIZE(es, f) ct__by_size(es, f##_1, f##_2, f##_4, f##_8, f##_16)
 
 /* ---- scatter-style loops ------------------------------------------------------
    The scattered dim is walked inside the loop: p[0] out, p[1] index, p[2] source,
@@ -12261,6 +12525,18 @@ enum { CT__SC_SET = -2, CT__SC_FILL = -1, CT__SC_ADD = 0, CT__SC_MUL = 1, CT__SC
 static int ct__sc_run(ct_tensor *out, int dim, const ct_tensor *idxv, const ct_tensor *srcv, int op, double alpha,
                       const void *fill, int wrap, ct__ixerr *e) {
     int nd = idxv->ndim;
+    if (ct_dtype_is_complex(out->dtype)) {
+        /* set, fill and add act on each part alone: the real loop runs on the real
+           parts, then on the imaginary parts */
+        if (op != CT__SC_SET && op != CT__SC_FILL && op != CT__SC_ADD)
+            return ct__failed(CT_ERR_DTYPE, "scatter_reduce: not implemented for '%s'", CT__DTNAME(out->dtype));
+        for (int h = 0; h < 2; h++) {
+            ct_tensor oh = ct__cx_half(out, h), sh = srcv ? ct__cx_half(srcv, h) : oh;
+            if (ct__sc_run(&oh, dim, idxv, srcv ? &sh : NULL, op, alpha, fill ? (const char *)fill + h * ct__dt[oh.dtype].size : NULL, wrap, e))
+                return -1;
+        }
+        return 0;
+    }
     ct__geo go = ct__geo_ne(out);
     int64_t sq[CT_MAX_DIMS], ost[CT_MAX_DIMS];
     size_t es = ct__dt[out->dtype].size;
@@ -12290,8 +12566,8 @@ static int ct__sc_run(ct_tensor *out, int dim, const ct_tensor *idxv, const ct_t
     xa.a.s[1] = alpha;
     xa.err = e;
     ct__loop_fn fn;
-    if (op == CT__SC_SET) fn = ct__by_size(es, ct__sc_set_1, ct__sc_set_2, ct__sc_set_4, ct__sc_set_8);
-    else if (op == CT__SC_FILL) fn = ct__by_size(es, ct__sc_fill_1, ct__sc_fill_2, ct__sc_fill_4, ct__sc_fill_8);
+    if (op == CT__SC_SET) fn = ct__by_size(es, ct__sc_set_1, ct__sc_set_2, ct__sc_set_4, ct__sc_set_8, NULL);
+    else if (op == CT__SC_FILL) fn = ct__by_size(es, ct__sc_fill_1, ct__sc_fill_2, ct__sc_fill_4, ct__sc_fill_8, NULL);
     else fn = ct__sc_tab[op][out->dtype];
     ct__ix_run(&it, fn, &xa.a, ct__shape_numel(nd, idxv->shape));
     return e->flag ? -1 : 0;
@@ -12414,7 +12690,7 @@ static int ct__k_index_select(ct__call *c) {
         xa.a.v[2] = 0;
         xa.a.v[3] = idx->dtype == CT_INT32;
         xa.err = &e;
-        ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &xa.a, it.numel);
+        ct__ix_run(&it, CT__BY_SIZE(es, ct__gather), &xa.a, it.numel);
     }
     return 0;
 }
@@ -12423,7 +12699,7 @@ static int ct__k_index_select(ct__call *c) {
    0-d tensors act as [1]. The index may be smaller than self (and src) in every dim. */
 static int ct__meta_gather(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1];
-    if (ct__ix_real("gather", x->dtype)) return -1;
+    if (ct__ix_move("gather", x->dtype)) return -1;
     int dim = ct__dim("gather", c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "gather(): Expected dtype int64 for index");
@@ -12461,7 +12737,7 @@ static int ct__k_gather(ct__call *c) {
     xa.a.v[2] = 0;
     xa.a.v[3] = 0;
     xa.err = &e;
-    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &xa.a, it.numel);
+    ct__ix_run(&it, CT__BY_SIZE(es, ct__gather), &xa.a, it.numel);
     if (e.flag)
         return ct__failed(CT_ERR_INDEX, "gather: index %lld is out of bounds for dimension %d with size %lld", (long long)e.bad, dim, (long long)gx.sh[dim]);
     return 0;
@@ -12473,13 +12749,16 @@ static const char *const ct__reduce_names[5] = {"sum", "prod", "mean", "amax", "
 static int ct__meta_scatter(ct__call *c) {
     const char *name = ct__ops[c->op].name;
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->nin > 2 ? c->in[2] : NULL;
-    if (ct__ix_real(name, x->dtype)) return -1;
+    if (ct__ix_move(name, x->dtype)) return -1;
     int dim = ct__dim(name, c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != x->dtype) return ct__failed(CT_ERR_DTYPE, "scatter(): Expected self.dtype to be equal to src.dtype");
     if (c->op == CT__OP_SCATTER_REDUCE && (c->a->mode < 0 || c->a->mode > 4))
         return ct__failed(CT_ERR_ARG, "scatter_reduce: reduce argument must be either sum, prod, mean, amax or amin, got %d", (int)c->a->mode);
+    if (c->op == CT__OP_SCATTER_REDUCE && c->a->mode != 0 && ct_dtype_is_complex(x->dtype))
+        return ct__failed(CT_ERR_DTYPE, "scatter_reduce: \"scatter_gather_tensor_cpu_reduce_%s\" not implemented for '%s'", ct__reduce_names[c->a->mode],
+                          CT__DTNAME(x->dtype));
     if (c->op == CT__OP_SCATTER_REDUCE && c->a->mode == 2 && x->dtype == CT_BOOL)
         return ct__failed(CT_ERR_DTYPE, "scatter_reduce: \"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
     ct__geo gx = ct__geo_ne(x), gi = ct__geo_ne(idx), gs = src ? ct__geo_ne(src) : gi;
@@ -12557,7 +12836,7 @@ static int ct__k_scatter(ct__call *c) {
     ct_tensor iv = ct__ix_view(idx, gi.nd, gi.sh, gi.st, idx->offset);
     ct_tensor sv = src ? ct__ix_view(src, gi.nd, gi.sh, gs.st, src->offset) : iv;
     const ct_tensor *svp = src ? &sv : NULL;
-    unsigned char bits[8];
+    unsigned char bits[16];
     switch (c->op) {
     case CT__OP_SCATTER: rc = ct__sc_run(out, dim, &iv, svp, CT__SC_SET, 1.0, NULL, 0, &e); break;
     case CT__OP_SCATTER_VALUE:
@@ -12571,6 +12850,7 @@ static int ct__k_scatter(ct__call *c) {
         static const int ops[5] = {CT__SC_ADD, CT__SC_MUL, CT__SC_ADD, CT__SC_MAX, CT__SC_MIN};
         int mode = c->a->mode, include_self = c->a->flags & 1;
         if (!include_self) {
+            memset(bits, 0, sizeof bits);
             ct__reduce_identity(out->dtype, mode, bits);
             rc = ct__sc_run(out, dim, &iv, NULL, CT__SC_FILL, 1.0, bits, 0, &e);
         }
@@ -12621,7 +12901,7 @@ static int ct__slice_dims(const ct_tensor *t, int dim, int64_t *out) {
 static int ct__meta_index_add(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1], *src = c->op != CT__OP_INDEX_FILL ? c->in[2] : NULL;
     const char *name = ct__ops[c->op].name;
-    if (ct__ix_real(name, x->dtype)) return -1;
+    if (ct__ix_move(name, x->dtype)) return -1;
     int dim = ct__dim(name, c->a->i[0], x->ndim);
     if (dim < 0) return -1;
     int64_t n = ct_numel(idx), xs[CT_MAX_DIMS] = {0}, ss[CT_MAX_DIMS] = {0};   /* zeroed: the GPU machine's host gcc under nvcc -O2 reports them maybe uninitialized */
@@ -12725,7 +13005,7 @@ static int ct__k_index_add(ct__call *c) {
     } else if (c->op == CT__OP_INDEX_COPY) {
         rc = ct__sc_run(out, dim, &iv, &sv, CT__SC_SET, 1.0, NULL, 0, &e);
     } else {
-        unsigned char bits[8];
+        unsigned char bits[16];
         memset(bits, 0, sizeof bits);
         ct__store_f64(bits, out->dtype, c->a->s[0]);
         rc = ct__sc_run(out, dim, &iv, NULL, CT__SC_FILL, 1.0, bits, 1, &e);
@@ -12737,7 +13017,7 @@ static int ct__k_index_add(ct__call *c) {
 /* ---- take: x.flatten()[index] (negative indices count from the end) ---- */
 static int ct__meta_take(ct__call *c) {
     ct_tensor *x = c->in[0], *idx = c->in[1];
-    if (ct__ix_real("take", x->dtype)) return -1;
+    if (ct__ix_move("take", x->dtype)) return -1;
     if (idx->dtype != CT_INT64) return ct__failed(CT_ERR_DTYPE, "take(): Expected a long tensor for index, but got %s", CT__DTNAME(idx->dtype));
     if (ct_numel(x) == 0 && ct_numel(idx) > 0) return ct__failed(CT_ERR_INDEX, "take(): tried to take from an empty tensor");
     ct__out_new(c, x->dtype, idx->ndim, idx->shape);
@@ -12766,7 +13046,7 @@ static int ct__k_take(ct__call *c) {
     xa.a.v[2] = 1;
     xa.a.v[3] = 0;
     xa.err = &e;
-    ct__ix_run(&it, ct__by_size(es, ct__gather_1, ct__gather_2, ct__gather_4, ct__gather_8), &xa.a, it.numel);
+    ct__ix_run(&it, CT__BY_SIZE(es, ct__gather), &xa.a, it.numel);
     ct__decref(xc);
     if (e.flag)
         return ct__failed(CT_ERR_INDEX, "take(): out of range: tried to access index %lld on a tensor of %lld elements.", (long long)e.bad, (long long)numel);
@@ -12872,7 +13152,7 @@ static int ct__meta_index(ct__call *c) {
     ct_tensor *x = c->in[0], *values = put ? c->in[1] : NULL;
     uint32_t mask = (uint32_t)c->a->i[1];
     int bits = 0;
-    if (ct__ix_real(name, x->dtype)) return -1;
+    if (ct__ix_move(name, x->dtype)) return -1;
     for (int d = 0; d < CT_MAX_DIMS; d++) bits += (mask >> d) & 1u;
     if (nidx <= 0 || bits != nidx || (x->ndim < 32 && (mask >> x->ndim) != 0))
         return ct__failed(CT_ERR_ARG, "%s: the index list does not match the %d index tensors given", name, nidx);
@@ -12933,7 +13213,7 @@ static int ct__k_index(ct__call *c) {
         ct__attrs a;
         ct__attrs_init(&a);
         size_t es = ct__dt[x->dtype].size;
-        ct__ix_run(&it, ct__by_size(es, ct__offget_1, ct__offget_2, ct__offget_4, ct__offget_8), &a, it.numel);
+        ct__ix_run(&it, CT__BY_SIZE(es, ct__offget), &a, it.numel);
     }
     ct__decref(off);
     return 0;
@@ -12968,8 +13248,15 @@ CT__OFFADD_LOOP(ct__offadd_i16, int16_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v)
 CT__OFFADD_LOOP(ct__offadd_i8, int8_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
 CT__OFFADD_LOOP(ct__offadd_u8, uint8_t, int64_t, CT__ID, CT__ID, CT__IADD(o, v))
 CT__OFFADD_LOOP(ct__offadd_b8, uint8_t, int64_t, CT__LDB, CT__TOB, (o || v))
-static const ct__loop_fn ct__offadd_tab[10] = {ct__offadd_f32, ct__offadd_f64, ct__offadd_f16, ct__offadd_bf16, ct__offadd_i64,
-                                               ct__offadd_i32, ct__offadd_i16, ct__offadd_i8, ct__offadd_u8, ct__offadd_b8};
+typedef struct ct__c8 { float v[2]; } ct__c8;      /* complex64 / complex128 elements for index_put's accumulate */
+typedef struct ct__c16 { double v[2]; } ct__c16;
+CT__INLINE ct__c8 ct__c8_add(ct__c8 x, ct__c8 y) { x.v[0] += y.v[0]; x.v[1] += y.v[1]; return x; }
+CT__INLINE ct__c16 ct__c16_add(ct__c16 x, ct__c16 y) { x.v[0] += y.v[0]; x.v[1] += y.v[1]; return x; }
+CT__OFFADD_LOOP(ct__offadd_c8, ct__c8, ct__c8, CT__ID, CT__ID, ct__c8_add(o, v))
+CT__OFFADD_LOOP(ct__offadd_c16, ct__c16, ct__c16, CT__ID, CT__ID, ct__c16_add(o, v))
+static const ct__loop_fn ct__offadd_tab[CT_NUM_DTYPES] = {ct__offadd_f32, ct__offadd_f64, ct__offadd_f16, ct__offadd_bf16, ct__offadd_i64,
+                                               ct__offadd_i32, ct__offadd_i16, ct__offadd_i8, ct__offadd_u8, ct__offadd_b8,
+                                               NULL, NULL, NULL, ct__offadd_c8, ct__offadd_c16};
 static int ct__k_index_put(ct__call *c) {
     ct_tensor *x = c->in[0], *values = c->in[1], *out = c->out[0], *tmp = NULL;
     int nidx = c->nin - 2, bad = 0, accumulate = c->a->flags & 1;
@@ -13003,7 +13290,7 @@ static int ct__k_index_put(ct__call *c) {
         ct__attrs_init(&a);
         size_t es = ct__dt[out->dtype].size;
         if (accumulate) ct__iter_range(&it, ct__offadd_tab[out->dtype], &a, 0, it.numel);
-        else ct__ix_run(&it, ct__by_size(es, ct__offset_1, ct__offset_2, ct__offset_4, ct__offset_8), &a, it.numel);
+        else ct__ix_run(&it, CT__BY_SIZE(es, ct__offset), &a, it.numel);
     }
     if (tmp) ct__decref(tmp);
     ct__decref(off);
@@ -13019,7 +13306,7 @@ static int ct__meta_masked_select(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *bin[2];
     int nd;
     int64_t shape[CT_MAX_DIMS] = {0};
-    if (ct__ix_real("masked_select", x->dtype) || ct__ix_cpu("masked_select", x)) return -1;
+    if (ct__ix_move("masked_select", x->dtype) || ct__ix_cpu("masked_select", x)) return -1;
     if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_select: expected BoolTensor or ByteTensor for mask");
     bin[0] = mask;
     bin[1] = x;
@@ -13062,7 +13349,8 @@ static int ct__k_masked_select(ct__call *c) {
         case 1: CT__MSEL_ROW(uint8_t) break;
         case 2: CT__MSEL_ROW(uint16_t) break;
         case 4: CT__MSEL_ROW(uint32_t) break;
-        default: CT__MSEL_ROW(uint64_t) break;
+        case 8: CT__MSEL_ROW(uint64_t) break;
+        default: CT__MSEL_ROW(ct__u128) break;
         }
     } while (ct__cw_next(&w));
 #undef CT__MSEL_ROW
@@ -13073,7 +13361,7 @@ static int ct__meta_masked_scatter_any(ct__call *c) {
     ct_tensor *x = c->in[0], *mask = c->in[1], *src = c->in[2], *bin[2];
     int nd;
     int64_t shape[CT_MAX_DIMS] = {0};
-    if (ct__ix_real("masked_scatter", x->dtype)) return -1;
+    if (ct__ix_move("masked_scatter", x->dtype)) return -1;
     if (mask->dtype != CT_BOOL) return ct__failed(CT_ERR_DTYPE, "masked_scatter_: only supports boolean masks, but got mask with dtype %s", ct_dtype_name(mask->dtype));
     if (src->dtype != x->dtype)
         return ct__failed(CT_ERR_DTYPE, "masked_scatter: expected self and source to have same dtypes but got %s and %s", CT__DTNAME(x->dtype), CT__DTNAME(src->dtype));
@@ -13100,7 +13388,7 @@ static int ct__meta_masked_scatter_any(ct__call *c) {
     return 0;
 }
 static int ct__meta_masked_scatter(ct__call *c) {
-    if (ct__ix_real("masked_scatter", c->in[0]->dtype) || ct__ix_cpu("masked_scatter", c->in[0])) return -1;
+    if (ct__ix_move("masked_scatter", c->in[0]->dtype) || ct__ix_cpu("masked_scatter", c->in[0])) return -1;
     return ct__meta_masked_scatter_any(c);
 }
 static int ct__k_masked_scatter(ct__call *c) {
@@ -13551,7 +13839,7 @@ static int ct__k_repeat_interleave(ct__call *c) {
 static int ct__meta_tri(ct__call *c) {
     ct_tensor *x = c->in[0];
     const char *name = ct__ops[c->op].name;
-    if (ct__ix_real(name, x->dtype)) return -1;
+    if (ct__ix_move(name, x->dtype)) return -1;
     if (x->ndim == 0) return ct__failed(CT_ERR_INDEX, "%s: Dimension specified as -2 but tensor has no dimensions", name);
     if (x->ndim < 2) return ct__dim(name, -2, x->ndim) < 0 ? -1 : ct__failed(CT_ERR_ARG, "%s: input tensor must have at least 2 dimensions", name);
     ct__out_new(c, x->dtype, x->ndim, x->shape);
@@ -13604,7 +13892,7 @@ static int ct__k_tri(ct__call *c) {
 static int ct__meta_diag_embed(ct__call *c) {
     ct_tensor *x = c->in[0];
     const ct__attrs *a = c->a;
-    if (ct__ix_real("diag_embed", x->dtype)) return -1;
+    if (ct__ix_move("diag_embed", x->dtype)) return -1;
     int nd = x->ndim + 1;
     if (x->ndim == 0) return ct__failed(CT_ERR_ARG, "diag_embed: the input must have at least 1 dimension, got a 0-d tensor");
     if (nd > CT_MAX_DIMS) return ct__failed(CT_ERR_ARG, "diag_embed: the result would have more than %d dimensions", CT_MAX_DIMS);
@@ -13693,7 +13981,7 @@ static int ct__meta_pad(ct__call *c) {
     int k = a->nv / 2, nd = x->ndim;
     int64_t shape[CT_MAX_DIMS] = {0};
     const char *name = ct__ops[c->op].name;
-    if (ct__ix_real("pad", x->dtype)) return -1;
+    if (ct__ix_move("pad", x->dtype)) return -1;
     if (a->nv % 2) return ct__failed(CT_ERR_ARG, "pad: Padding length must be divisible by 2");
     if (k > nd) return ct__failed(CT_ERR_ARG, "pad: Padding length too large");
     if (c->op != CT__OP_CONSTANT_PAD && (k < 1 || k > 3 || (nd != k + 1 && nd != k + 2)))
@@ -14273,6 +14561,8 @@ static ct_tensor *ct__ix_op(int op, int inplace, int nin, const ct_tensor *x, in
 /* Complex inputs of the data-movement ops (flip, roll, index_select, repeat, cat,
    stack) run on their view_as_real, whose last dim holds the parts: dims are made
    non-negative first, and the result is viewed back (autograd follows the views). */
+/* view_as_real of x's values (a lazy conjugate is resolved first) */
+static ct_tensor *ct__vr(const ct_tensor *x) { return ct_view_as_real(x && (x->flags & CT__F_CONJ) ? ct_resolve_conj(x) : x); }
 static int ct__cx_dims(const char *op, const ct_tensor *x, int n, const int64_t *dims, int64_t *out) {
     if (!x || !ct_dtype_is_complex(x->dtype) || n > CT_MAX_DIMS) return 0;
     for (int k = 0; k < n; k++)
@@ -14282,7 +14572,7 @@ static int ct__cx_dims(const char *op, const ct_tensor *x, int n, const int64_t 
 CTENSOR_API ct_tensor *ct_index_select(const ct_tensor *x, int dim, const ct_tensor *index) {
     int64_t d = dim;
     int cx = ct__cx_dims("index_select", x, 1, &d, &d);
-    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_index_select(ct_view_as_real(x), (int)d, index));
+    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_index_select(ct__vr(x), (int)d, index));
     return ct__ix_op(CT__OP_INDEX_SELECT, 0, 2, x, dim, index, NULL, 0.0);
 }
 CTENSOR_API ct_tensor *ct_gather(const ct_tensor *x, int dim, const ct_tensor *index) {
@@ -14465,6 +14755,13 @@ CTENSOR_API ct_tensor *ct_masked_scatter_(ct_tensor *x, const ct_tensor *mask, c
 CTENSOR_API ct_tensor *ct_nonzero(const ct_tensor *x) {
     ct__attrs a;
     ct__attrs_init(&a);
+    if (x && CT__ISCOMPLEX(x->dtype)) {
+        int s = ct_scope_begin();
+        ct_tensor *r = ct_nonzero(ct__cx_nz(x));
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     return ct__op1(CT__OP_NONZERO, x, &a);
 }
 CTENSOR_API int ct_nonzero_tuple(const ct_tensor *x, ct_tensor **out, int max_out) {
@@ -14490,7 +14787,7 @@ static ct_tensor *ct__cx_join(int n, ct_tensor *const *ts, int dim, int stack) {
     if (d < 0) d += nd;
     ct_tensor *parts[256];
     for (int i = 0; i < n; i++)
-        if (!(parts[i] = ct_view_as_real(ct_to(ts[i], dt)))) return NULL;
+        if (!(parts[i] = ct__vr(ct_to(ts[i], dt)))) return NULL;
     ct_tensor *r = stack ? ct_stack(n, parts, (int)d) : ct_cat(n, parts, (int)d);
     return r ? ct_view_as_complex(r) : NULL;
 }
@@ -14599,7 +14896,7 @@ CTENSOR_API ct_tensor *ct_flip(const ct_tensor *x, int ndims, const int64_t *dim
         return ct__fail(CT_ERR_ARG, "flip: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
     int64_t cd[CT_MAX_DIMS];
     int cx = ct__cx_dims("flip", x, ndims, dims, cd);
-    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_flip(ct_view_as_real(x), ndims, cd));
+    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_flip(ct__vr(x), ndims, cd));
     a.nv = ndims;
     for (int k = 0; k < ndims; k++) a.v[k] = dims[k];
     return ct__op1(CT__OP_FLIP, x, &a);
@@ -14620,7 +14917,7 @@ CTENSOR_API ct_tensor *ct_roll(const ct_tensor *x, int nshifts, const int64_t *s
     if (ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "roll: expected at most %d dims (got %d)", CT_MAX_DIMS, ndims);
     int64_t cd[CT_MAX_DIMS];
     int cx = ct__cx_dims("roll", x, ndims, dims, cd);
-    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_roll(ct_view_as_real(x), nshifts, shifts, ndims, cd));
+    if (cx) return cx < 0 ? NULL : ct_view_as_complex(ct_roll(ct__vr(x), nshifts, shifts, ndims, cd));
     a.nv = ndims;
     for (int k = 0; k < ndims; k++) { a.v[k] = shifts[k]; a.v[ndims + k] = dims[k]; }
     return ct__op1(CT__OP_ROLL, x, &a);
@@ -14633,7 +14930,7 @@ CTENSOR_API ct_tensor *ct_repeat(const ct_tensor *x, int n, const int64_t *repea
         int64_t r2[CT_MAX_DIMS];
         for (int k = 0; k < n; k++) r2[k] = repeats[k];
         r2[n] = 1;
-        return ct_view_as_complex(ct_repeat(ct_view_as_real(x), n + 1, r2));
+        return ct_view_as_complex(ct_repeat(ct__vr(x), n + 1, r2));
     }
     a.nv = n;
     for (int k = 0; k < n; k++) a.v[k] = repeats[k];
@@ -15875,15 +16172,27 @@ CTENSOR_API ct_tensor *ct_mv(const ct_tensor *mat, const ct_tensor *vec) {
     ct__attrs_init(&at);
     return ct__op2(CT__OP_MV, mat, vec, &at);
 }
+/* complex dot / vdot: the sum of products (of conj(a) and b for vdot) once the
+   operands pass dot's checks (1-D, equal lengths, one dtype) */
+static ct_tensor *ct__cx_dot(const ct_tensor *a, const ct_tensor *b, int conj) {
+    if (a->ndim != 1 || b->ndim != 1 || a->shape[0] != b->shape[0] || a->dtype != b->dtype) return NULL;
+    int s = ct_scope_begin();
+    ct_tensor *r = ct_sum(ct_mul(conj ? ct_conj(a) : a, b));
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
 CTENSOR_API ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs at;
     ct__attrs_init(&at);
-    return ct__op2(CT__OP_DOT, a, b, &at);
+    ct_tensor *r = a && b && CT__ISCOMPLEX(a->dtype) ? ct__cx_dot(a, b, 0) : NULL;
+    return r ? r : ct__op2(CT__OP_DOT, a, b, &at);
 }
 CTENSOR_API ct_tensor *ct_vdot(const ct_tensor *a, const ct_tensor *b) {
     ct__attrs at;
     ct__attrs_init(&at);
-    return ct__op2(CT__OP_VDOT, a, b, &at);
+    ct_tensor *r = a && b && CT__ISCOMPLEX(a->dtype) ? ct__cx_dot(a, b, 1) : NULL;
+    return r ? r : ct__op2(CT__OP_VDOT, a, b, &at);
 }
 /* torch.outer: self.reshape({n, 1}) * vec2 (so it promotes dtypes as mul does) */
 CTENSOR_API ct_tensor *ct_outer(const ct_tensor *a, const ct_tensor *b) {
@@ -17186,11 +17495,12 @@ static int ct__bw_div(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     return 0;
 }
 static int ct__bw_conj(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; CT__BW_RET(ct_conj_physical(gout[0])); }
+static int ct__bw_conjview(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { (void)n; CT__BW_RET(ct_conj(gout[0])); }
 static int ct__bw_cxview(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *g = gout[0];
     const ct__tmeta *m = &n->in_meta[0];
     if (n->op == CT__OP_VIEW_AS_REAL) CT__BW_RET(ct_view_as_complex(ct_contiguous(g)));
-    if (n->op == CT__OP_VIEW_AS_COMPLEX) CT__BW_RET(ct_view_as_real(g));
+    if (n->op == CT__OP_VIEW_AS_COMPLEX) CT__BW_RET(ct__vr(g));
     if (!CT__ISCOMPLEX(m->dtype)) CT__BW_RET(g);   /* real() of a real tensor */
     ct_tensor *z = ct_zeros_like(g);
     CT__BW_RET(n->op == CT__OP_REAL ? ct_complex(g, z) : ct_complex(z, g));
@@ -17501,7 +17811,7 @@ CTENSOR_API ct_tensor *ct_detach(const ct_tensor *t) {
     if (!t) { ct__null_arg("detach", 0); return NULL; }
     ct_tensor *x = ct__view_header(t, t->ndim, t->shape, t->strides, t->offset);
     if (!x) return NULL;
-    x->flags |= t->flags & CT__F_INFERENCE;
+    x->flags |= t->flags & (CT__F_INFERENCE | CT__F_CONJ);
     if (t->names && ct__names_set(x, t->names)) { ct__decref(x); return NULL; }   /* detach keeps names */
     return ct__own(x);
 }
@@ -17767,7 +18077,7 @@ static ct_tensor *ct__cxgc_fn(ct_tensor *const *in, void *user) {
     for (int i = 0; i < c->nin; i++)
         if (!(args[i] = c->cx[i] ? ct_view_as_complex(in[i]) : in[i])) return NULL;
     ct_tensor *y = c->fn(args, c->user);
-    return y && CT__ISCOMPLEX(y->dtype) ? ct_view_as_real(y) : y;
+    return y && CT__ISCOMPLEX(y->dtype) ? ct__vr(y) : y;
 }
 /* 1: run on real parts (ctx and real set), 0: no complex input (and not forced:
    the output is complex), -1: error */
@@ -17791,7 +18101,7 @@ static int ct__cxgc_setup(const char *api, ct_grad_fn_t fn, void *user, int nin,
                               ct_dtype_name(x->dtype));
         real[i] = x;
         if (c->cx[i]) {
-            real[i] = ct_clone(ct_view_as_real(ct_detach(x)));
+            real[i] = ct_clone(ct__vr(ct_detach(x)));
             if (!real[i]) return -1;
             if (x->flags & CT__F_REQUIRES_GRAD) ct_requires_grad(real[i]);
         }
@@ -18062,6 +18372,13 @@ CTENSOR_API ct_status ct_save_npy_mem(const ct_tensor *t, void **data, size_t *l
     *data = NULL;
     *len = 0;
     if (!t) { ct__null_arg("save_npy", 0); return ct_last_error_code(); }
+    if (t->flags & CT__F_CONJ) {   /* a lazy conjugate saves its values */
+        int sc = ct_scope_begin();
+        ct_tensor *r = ct_resolve_conj(t);
+        ct_status st = r ? ct_save_npy_mem(r, data, len) : ct_last_error_code();
+        ct_scope_end(sc);
+        return st;
+    }
     if (!ct__dt[t->dtype].npy[0]) {
         ct_set_error(CT_ERR_DTYPE, "save_npy: dtype %s has no .npy equivalent", ct_dtype_name(t->dtype));
         return CT_ERR_DTYPE;
@@ -18805,6 +19122,18 @@ CTENSOR_API ct_status ct_save_safetensors_mem(int n, const char *const *names, c
     if (!data || !len) { ct_set_error(CT_ERR_ARG, "%s: output pointers are NULL", api); return CT_ERR_ARG; }
     *data = NULL;
     *len = 0;
+    for (int i = 0; tensors && i < n; i++) {
+        if (!tensors[i] || !(tensors[i]->flags & CT__F_CONJ)) continue;
+        /* lazy conjugates save their values: the call again with resolved copies */
+        const ct_tensor **rs = (const ct_tensor **)CT_MALLOC(sizeof(ct_tensor *) * (size_t)n);
+        if (!rs) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", api); return CT_ERR_MEMORY; }
+        int sc = ct_scope_begin(), ok = 1;
+        for (int k = 0; k < n; k++) ok &= (rs[k] = tensors[k] && (tensors[k]->flags & CT__F_CONJ) ? ct_resolve_conj(tensors[k]) : tensors[k]) != NULL;
+        ct_status st = ok ? ct_save_safetensors_mem(n, names, rs, nmeta, meta_keys, meta_values, data, len) : ct_last_error_code();
+        ct_scope_end(sc);
+        CT_FREE((void *)rs);
+        return st;
+    }
     if (n < 0 || nmeta < 0) { ct_set_error(CT_ERR_ARG, "%s: negative count (%d tensors, %d metadata pairs)", api, n, nmeta); return CT_ERR_ARG; }
     if ((n > 0 && (!names || !tensors)) || (nmeta > 0 && (!meta_keys || !meta_values))) {
         ct_set_error(CT_ERR_ARG, "%s: a names, tensors or metadata array is NULL", api);
@@ -18991,6 +19320,8 @@ static ct__dl_ctx *ct__dl_export(const char *api, const ct_tensor *t) {
         ct__failed(CT_ERR_DTYPE, "%s: dtype %s has no DLPack type code", api, ct__dt[t->dtype].name);
     else if ((t->flags & CT__F_REQUIRES_GRAD) || t->grad_fn)
         ct__failed(CT_ERR_AUTOGRAD, "%s: Can't export tensors that require gradient, use tensor.detach()", api);
+    else if (t->flags & CT__F_CONJ)
+        ct__failed(CT_ERR_ARG, "%s: Can't export tensors with the conjugate bit set (ct_conj); use ct_resolve_conj", api);
     else if (!(c = (ct__dl_ctx *)CT_MALLOC(sizeof(ct__dl_ctx))))
         ct__failed(CT_ERR_MEMORY, "%s: out of memory", api);
     if (!c) return NULL;
@@ -19306,6 +19637,10 @@ CTENSOR_API size_t ct_repr(const ct_tensor *t, char *buf, size_t cap) {
     const ct_tensor *v = t;
     int vscope = -1;
     char devsuf[40] = "";
+    if (t->flags & CT__F_CONJ) {   /* a lazy conjugate prints its values */
+        vscope = ct_scope_begin();
+        v = ct_resolve_conj(t);
+    }
     if (CT__ISREAL(t->dtype) && t->device.type != CT_CPU) {
         char dn[24];
         vscope = ct_scope_begin();

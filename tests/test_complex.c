@@ -173,8 +173,8 @@ TEST(test_scalars_and_reductions) {
     compare("sum c64", s, fix("red.sum_x64_0"), NULL, 1e-6);
     /* a strided input: the sum of a transposed view */
     compare("sum of a transpose", ct_sum_dim(ct_t(r64), 1, 0), fix("red.sum_x64_0"), NULL, 1e-6);
-    /* dtype= another dtype is not supported for complex inputs: PyTorch's message */
-    CHECK_ERR(ct_prod(r), CT_ERR_DTYPE, "not implemented for 'ComplexDouble'");
+    /* complex has no order: PyTorch's message */
+    CHECK_ERR(ct_amax(r, 0, NULL, 0), CT_ERR_DTYPE, "not implemented for 'ComplexDouble'");
 }
 
 /* d/dx sum(view_as_real(f(x)) * w), x complex128 (through a real parameter) */
@@ -334,6 +334,22 @@ static ct_tensor *gc_direct(ct_tensor *const *in, void *user) {
     default: return ct_polar(in[0], in[1]);                           /* real -> complex */
     }
 }
+static ct_tensor *gc_ops(ct_tensor *const *in, void *user) {
+    (void)user;
+    int64_t ix[4] = {2, 0, 1, 2}, d1 = 1;
+    ct_tensor *idx = ct_from_data_n(ix, CT_INT64, 1, &(int64_t){4}), *m = ct_gt_scalar(ct_real(in[1]), 1.0);
+    switch (gc_which) {
+    case 0: return ct_prod_dim(in[0], 1, 0);
+    case 1: return ct_cumprod(in[0], 1);
+    case 2: return ct_var_dims(in[0], 1, &d1, 1.0, 0);
+    case 3: return ct_where(m, in[0], in[1]);
+    case 4: return ct_gather(in[0], 1, ct_expand(ct_narrow(idx, 0, 0, 3), 3, 3));
+    case 5: return ct_index_put(in[0], 1, &idx, ct_narrow(ct_cat(2, in, 0), 0, 0, 4), 1);
+    case 6: return ct_lerp(in[0], in[1], ct_mul_scalar(in[1], 0.3));
+    case 7: return ct_addcdiv(in[0], in[1], ct_add_scalar(in[0], 1.0), 0.5);
+    default: return ct_norm(ct_masked_select(in[0], m), 2.0, 0, NULL, 0);
+    }
+}
 TEST(test_gradcheck_complex_inputs) {
     ct_manual_seed(9);
     for (gc_which = 0; gc_which < 3; gc_which++) {
@@ -344,6 +360,14 @@ TEST(test_gradcheck_complex_inputs) {
         }
         CT_T_REPORT(ct_gradcheck(gc_direct, NULL, 2, in, NULL) == 1, "gradcheck complex %d: %s", gc_which, ct_last_error());
         CT_T_REPORT(ct_gradgradcheck(gc_direct, NULL, 2, in, NULL) == 1, "gradgradcheck complex %d: %s", gc_which, ct_last_error());
+    }
+    /* the indexing, reduction, scan and ternary ops on complex inputs */
+    ct_tensor *in2[2];
+    in2[0] = ct_requires_grad(ct_complex(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 4), 0.5), ct_rand(CT_FLOAT64, 3, 4)));
+    in2[1] = ct_requires_grad(ct_complex(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 4), 0.5), ct_rand(CT_FLOAT64, 3, 4)));
+    for (gc_which = 0; gc_which < 9; gc_which++) {
+        CT_T_REPORT(ct_gradcheck(gc_ops, NULL, 2, in2, NULL) == 1, "gradcheck op %d: %s", gc_which, ct_last_error());
+        CT_T_REPORT(ct_gradgradcheck(gc_ops, NULL, 2, in2, NULL) == 1, "gradgradcheck op %d: %s", gc_which, ct_last_error());
     }
     /* complex64 inputs: not precise enough for finite differences, as in PyTorch */
     ct_tensor *z = ct_requires_grad(ct_complex(ct_rand(CT_FLOAT64, 3), ct_rand(CT_FLOAT64, 3)));
@@ -448,6 +472,167 @@ TEST(test_predicates) {
     CHECK_ERR(ct_lt(z, z), CT_ERR_DTYPE, "lt: not implemented for 'ComplexDouble'");
 }
 
+/* ---- indexing, masks, reductions, scans and ternaries (op2.* fixtures) ---- */
+typedef ct_tensor *(*op2_fn)(ct_tensor **in);
+static ct_tensor *B(ct_tensor *t) { return ct_to(t, CT_BOOL); }
+static ct_tensor *o_where(ct_tensor **in) { return ct_where(B(in[0]), in[1], in[2]); }
+static ct_tensor *o_masked_fill(ct_tensor **in) { return ct_masked_fill(in[0], B(in[1]), 2.5); }
+static ct_tensor *o_gather(ct_tensor **in) { return ct_gather(in[0], 1, in[1]); }
+static ct_tensor *o_scatter(ct_tensor **in) { return ct_scatter(in[0], 1, in[1], in[2]); }
+static ct_tensor *o_scatter_add(ct_tensor **in) { return ct_scatter_add(in[0], 1, in[1], in[2]); }
+static ct_tensor *o_index_add(ct_tensor **in) { return ct_index_add(in[0], 0, in[1], in[2], 2.0); }
+static ct_tensor *o_index_copy(ct_tensor **in) { return ct_index_copy(in[0], 0, in[1], in[2]); }
+static ct_tensor *o_index_fill(ct_tensor **in) { return ct_index_fill(in[0], 1, in[1], -1.5); }
+static ct_tensor *o_take(ct_tensor **in) { return ct_take(in[0], in[1]); }
+static ct_tensor *o_masked_select(ct_tensor **in) { return ct_masked_select(in[0], B(in[1])); }
+static ct_tensor *o_index(ct_tensor **in) { return ct_index(in[0], 1, in + 1); }
+static ct_tensor *o_index_put(ct_tensor **in) { return ct_index_put(in[0], 1, in + 1, in[2], 0); }
+static ct_tensor *o_index_put_acc(ct_tensor **in) { return ct_index_put(in[0], 1, in + 1, in[2], 1); }
+static ct_tensor *o_nonzero(ct_tensor **in) { return ct_nonzero(in[0]); }
+static ct_tensor *o_count_nonzero(ct_tensor **in) { int64_t d = 1; return ct_count_nonzero(in[0], 1, &d); }
+static ct_tensor *o_prod(ct_tensor **in) { return ct_prod(in[0]); }
+static ct_tensor *o_prod_dim(ct_tensor **in) { return ct_prod_dim(in[0], 1, 1); }
+static ct_tensor *o_prod_zero(ct_tensor **in) { return ct_prod_dim(in[0], 1, 0); }
+static ct_tensor *o_prod0(ct_tensor **in) { return ct_prod_dim(in[0], 0, 0); }
+static ct_tensor *o_cumsum(ct_tensor **in) { return ct_cumsum(in[0], 1); }
+static ct_tensor *o_cumprod(ct_tensor **in) { return ct_cumprod(in[0], 1); }
+static ct_tensor *o_cumprod0(ct_tensor **in) { return ct_cumprod(in[0], 0); }
+static ct_tensor *o_var(ct_tensor **in) { return ct_var(in[0]); }
+static ct_tensor *o_var_dim(ct_tensor **in) { int64_t d = 0; return ct_var_dims(in[0], 1, &d, 0.0, 0); }
+static ct_tensor *o_std_dim(ct_tensor **in) { int64_t d = 1; return ct_std_dims(in[0], 1, &d, 1.0, 1); }
+static ct_tensor *o_norm2(ct_tensor **in) { return ct_norm(in[0], 2.0, 0, NULL, 0); }
+static ct_tensor *o_norm1_dim(ct_tensor **in) { int64_t d = 1; return ct_norm(in[0], 1.0, 1, &d, 0); }
+static ct_tensor *o_norminf_dim(ct_tensor **in) { int64_t d = 0; return ct_norm(in[0], INFINITY, 1, &d, 0); }
+static ct_tensor *o_dot(ct_tensor **in) { return ct_dot(in[0], in[1]); }
+static ct_tensor *o_vdot(ct_tensor **in) { return ct_vdot(in[0], in[1]); }
+static ct_tensor *o_lerp(ct_tensor **in) { return ct_lerp(in[0], in[1], in[2]); }
+static ct_tensor *o_addcmul(ct_tensor **in) { return ct_addcmul(in[0], in[1], in[2], -0.5); }
+static ct_tensor *o_addcdiv(ct_tensor **in) { return ct_addcdiv(in[0], in[1], in[2], 2.0); }
+static ct_tensor *o_isclose(ct_tensor **in) { return ct_isclose(in[0], in[1], 1e-3, 1e-5, 0); }
+static ct_tensor *o_tril(ct_tensor **in) { return ct_tril(in[0], 0); }
+static ct_tensor *o_triu1(ct_tensor **in) { return ct_triu(in[0], 1); }
+static ct_tensor *o_diag(ct_tensor **in) { return ct_diag(in[0], 1); }
+static ct_tensor *o_diag_embed(ct_tensor **in) { return ct_diag_embed(in[0], 0, -2, -1); }
+static ct_tensor *o_pad(ct_tensor **in) { int64_t p[2] = {1, 2}; return ct_pad(in[0], 2, p, "constant", 1.5); }
+/* name, function, inputs, which inputs are complex (bit i) */
+static const struct { const char *name; op2_fn f; int nin; unsigned cx; } OP2[] = {
+    {"where", o_where, 3, 6}, {"where_mixed", o_where, 3, 2}, {"masked_fill", o_masked_fill, 2, 1}, {"gather", o_gather, 2, 1},
+    {"scatter", o_scatter, 3, 5}, {"scatter_add", o_scatter_add, 3, 5}, {"index_add", o_index_add, 3, 5},
+    {"index_copy", o_index_copy, 3, 5}, {"index_fill", o_index_fill, 2, 1}, {"take", o_take, 2, 1},
+    {"masked_select", o_masked_select, 2, 1}, {"index", o_index, 2, 1}, {"index_put", o_index_put, 3, 5},
+    {"index_put_acc", o_index_put_acc, 3, 5}, {"nonzero", o_nonzero, 1, 1}, {"count_nonzero", o_count_nonzero, 1, 1},
+    {"prod", o_prod, 1, 1}, {"prod_dim", o_prod_dim, 1, 1}, {"prod_zero", o_prod_zero, 1, 1}, {"cumsum", o_cumsum, 1, 1},
+    {"cumprod", o_cumprod, 1, 1}, {"cumprod0", o_cumprod0, 1, 1}, {"var", o_var, 1, 1}, {"var_dim", o_var_dim, 1, 1},
+    {"std_dim", o_std_dim, 1, 1}, {"norm2", o_norm2, 1, 1}, {"norm1_dim", o_norm1_dim, 1, 1}, {"norminf_dim", o_norminf_dim, 1, 1},
+    {"dot", o_dot, 2, 3}, {"vdot", o_vdot, 2, 3}, {"lerp", o_lerp, 3, 7}, {"addcmul", o_addcmul, 3, 7}, {"addcdiv", o_addcdiv, 3, 7},
+    {"isclose", o_isclose, 2, 3}, {"tril", o_tril, 1, 1}, {"triu1", o_triu1, 1, 1}, {"diag", o_diag, 1, 1},
+    {"diag_embed", o_diag_embed, 1, 1}, {"pad", o_pad, 1, 1}, {"where_c64", o_where, 3, 6}, {"gather_c64", o_gather, 2, 1},
+    {"prod_c64", o_prod0, 1, 1}, {"index_put_acc_c64", o_index_put_acc, 3, 5},
+};
+TEST(test_ops_fixtures) {
+    for (size_t k = 0; k < sizeof OP2 / sizeof OP2[0]; k++) {
+        char nm[96];
+        ct_tensor *in[3] = {NULL, NULL, NULL};
+        int diff[3] = {0, 0, 0}, ok = 1;
+        for (int i = 0; i < OP2[k].nin; i++) {
+            snprintf(nm, sizeof nm, "op2.%s.in%d", OP2[k].name, i);
+            in[i] = (OP2[k].cx >> i) & 1u ? fixc(nm) : fix(nm);
+            ok &= in[i] != NULL;
+            snprintf(nm, sizeof nm, "op2.%s.g%d", OP2[k].name, i);
+            diff[i] = ct_safetensors_get(fx, nm) != NULL;
+            if (in[i] && diff[i]) in[i] = ct_requires_grad(ct_clone(in[i]));
+        }
+        ct_clear_error();
+        if (!ok) continue;
+        snprintf(nm, sizeof nm, "op2.%s.out", OP2[k].name);
+        ct_tensor *want = fix(nm), *got = OP2[k].f(in);
+        CT_T_REPORT(got != NULL, "%s: %s", OP2[k].name, ct_last_error());
+        if (!got || !want) continue;
+        int c64 = strstr(OP2[k].name, "c64") != NULL;
+        if (ct_get_dtype(want) == CT_INT64) {
+            CT_T_REPORT(eq1(ct_to(got, CT_INT64), want), "%s: values differ from PyTorch's", OP2[k].name);
+            continue;
+        }
+        CHECK(ct_dtype_is_complex(ct_get_dtype(got)) == (ct_ndim(want) > 0 && ct_numel(want) == 2 * ct_numel(got)));
+        compare(OP2[k].name, got, want, NULL, c64 ? 2e-6 : 1e-12);
+        snprintf(nm, sizeof nm, "op2.%s.w", OP2[k].name);
+        ct_tensor *w = ct_safetensors_get(fx, nm);
+        if (!w) { ct_clear_error(); continue; }
+        ct_tensor *L = ct_sum(ct_mul(ct_dtype_is_complex(ct_get_dtype(got)) ? ct_view_as_real(got) : got, w));
+        CT_T_REPORT(L && ct_backward(L) == 0, "%s backward: %s", OP2[k].name, ct_last_error());
+        for (int i = 0; i < OP2[k].nin; i++) {
+            if (!diff[i]) continue;
+            char what[96];
+            snprintf(nm, sizeof nm, "op2.%s.g%d", OP2[k].name, i);
+            snprintf(what, sizeof what, "%s grad %d", OP2[k].name, i);
+            ct_tensor *gw = fix(nm), *gg = ct_grad(in[i]);
+            CHECK(gg && ct_get_dtype(gg) == ct_get_dtype(in[i]));
+            compare(what, gg, gw, NULL, 1e-11);
+        }
+    }
+    /* errors keep PyTorch's messages */
+    ct_tensor *z = fixc("op2.gather.in0"), *ix = fix("op2.gather.in1");
+    CHECK_ERR(ct_gather(z, 1, ct_add_scalar(ix, 4)), CT_ERR_INDEX, "gather: index 4 is out of bounds for dimension 1 with size 4");
+    CHECK_ERR(ct_gather(z, 1, ct_unsqueeze(ix, 0)), CT_ERR_SHAPE, "gather: Index tensor must have the same number of dimensions");
+    CHECK_ERR(ct_scatter_reduce(z, 1, ix, z, "amax", 1), CT_ERR_DTYPE, "scatter_reduce");
+    CHECK_ERR(ct_where(ct_ones(CT_FLOAT32, 3, 4), z, z), CT_ERR_DTYPE, "where: expected condition to be a boolean tensor");
+    CHECK_ERR(ct_dot(z, z), CT_ERR_SHAPE, "dot");
+    CHECK_ERR(ct_vdot(ct_select(z, 0, 0), ct_select(ct_to(z, CT_COMPLEX64), 0, 0)), CT_ERR_DTYPE, "vdot");
+    CHECK_ERR(ct_cumprod(z, 2), CT_ERR_INDEX, "cumprod: Dimension out of range");
+    int64_t d22[2] = {1, 1};
+    CHECK_ERR(ct_prod_dtype(z, 2, d22, 0, CT_COMPLEX128), CT_ERR_ARG, "dim 1 appears multiple times");
+    CHECK_ERR(ct_take(z, ct_full(CT_INT64, 12.0, 1)), CT_ERR_INDEX, "take");
+    /* complex64 keeps its dtype through every one */
+    ct_tensor *z64 = ct_to(z, CT_COMPLEX64);
+    CHECK(ct_get_dtype(ct_prod(z64)) == CT_COMPLEX64 && ct_get_dtype(ct_cumsum(z64, 0)) == CT_COMPLEX64);
+    CHECK(ct_get_dtype(ct_var(z64)) == CT_FLOAT32 && ct_get_dtype(ct_norm(z64, 2.0, 0, NULL, 0)) == CT_FLOAT32);
+}
+
+/* ct_conj: PyTorch's lazy conjugate (a view with the conjugate bit) */
+TEST(test_lazy_conj) {
+    double re[6] = {1, 2, 3, 4, 5, 6}, im[6] = {-1, 0.5, 2, 0, 1, -3};
+    ct_tensor *a = ct_complex(ct_from_data(re, CT_FLOAT64, 2, 3), ct_from_data(im, CT_FLOAT64, 2, 3));
+    ct_tensor *c = ct_conj(a), *want = ct_conj_physical(a);
+    CHECK(ct_is_conj(c) == 1 && ct_is_conj(a) == 0 && ct_is_conj(want) == 0);
+    CHECK(ct_data_ptr(c) == ct_data_ptr(a));                  /* a view: no copy */
+    CHECK(eq1(c, want) && eq1(ct_resolve_conj(c), want) && !ct_is_conj(ct_resolve_conj(c)));
+    CHECK(ct_is_conj(ct_conj(c)) == 0 && eq1(ct_conj(c), a));  /* conj of conj: the memory again */
+    ct_tensor *tc = ct_t(c);                                   /* views keep the bit */
+    CHECK(ct_is_conj(tc) == 1 && eq1(tc, ct_t(want)) && ct_is_conj(ct_select(c, 0, 1)) == 1);
+    CHECK(eq1(ct_real(c), ct_real(a)) && eq1(ct_imag(c), ct_neg(ct_imag(a))));
+    CHECK(eq1(ct_mul(c, a), ct_mul(want, a)) && eq1(ct_matmul(c, ct_t(a)), ct_matmul(want, ct_t(a))));
+    int64_t one = 1;
+    CHECK(eq1(ct_flip(c, 1, &one), ct_flip(want, 1, &one)) && eq1(ct_cat(2, (ct_tensor *[]){c, a}, 0), ct_cat(2, (ct_tensor *[]){want, a}, 0)));
+    CHECK(ct_item(ct_imag(ct_select(ct_select(c, 0, 0), 0, 0))) == 1.0);
+    CHECK(ct_equal(ct_detach(c), want) == 1 && ct_is_conj(ct_detach(c)));
+    char buf[512];
+    ct_repr(c, buf, sizeof buf);
+    CHECK(strstr(buf, "[1.+1.0000j, 2.-0.5000j, 3.-2.0000j]") != NULL);
+    ct_tensor *r = ct_randn(CT_FLOAT32, 3);
+    CHECK(ct_is_conj(ct_conj(r)) == 0 && ct_data_ptr(ct_conj(r)) == ct_data_ptr(r));   /* real: a plain view */
+    /* PyTorch's refusals: view_as_real, DLPack */
+    CHECK_ERR(ct_view_as_real(c), CT_ERR_ARG, "view_as_real doesn't work on unresolved conjugated tensors");
+    CHECK_ERR(ct_to_dlpack(c) ? c : NULL, CT_ERR_ARG, "conjugate bit");
+    /* in place into a conjugate view writes conj(result) into the memory, as PyTorch */
+    ct_tensor *b = ct_clone(a), *cb = ct_conj(b);
+    CHECK(ct_add_(cb, a) == cb && ct_is_conj(cb));
+    CHECK(eq1(cb, ct_add(want, a)) && eq1(b, ct_conj_physical(ct_add(want, a))));
+    CHECK(ct_fill_(cb, 2.0) == cb && eq1(b, ct_full_complex(CT_COMPLEX128, 2.0, -0.0, 2, 3)));
+    ct_tensor *g = ct_requires_grad(ct_clone(a)), *cg = ct_conj(g);
+    CHECK_ERR(ct_mul_(cg, a), CT_ERR_AUTOGRAD, "in-place op on a lazily conjugated tensor");
+    /* autograd: d/dx sum(re(conj(x) * w)) = conj(conj(w)) = w, as PyTorch */
+    ct_tensor *w = ct_full_complex(CT_COMPLEX128, 1.0, 2.0, 2, 3);
+    ct_tensor *L = ct_sum(ct_real(ct_mul(ct_conj(g), w)));
+    CHECK(L && ct_backward(L) == 0 && ct_grad(g) && !ct_is_conj(ct_grad(g)) && eq1(ct_grad(g), w));
+    /* saving a conjugate view saves its values */
+    void *mem = NULL;
+    size_t len = 0;
+    CHECK(ct_save_npy_mem(c, &mem, &len) == CT_OK);
+    ct_tensor *back = mem ? ct_load_npy_mem(mem, len, "mem") : NULL;
+    CHECK(back && eq1(back, want));
+    ct_free(mem);
+}
+
 TEST(test_printing) {
     for (int i = 0; i < 9; i++) {
         char key[32];
@@ -540,12 +725,14 @@ int main(int argc, char **argv) {
         RUN(test_predicates);
         RUN(test_data_movement);
         RUN(test_matmul);
+        RUN(test_ops_fixtures);
         RUN(test_signal_fit);
         RUN(test_io);
     }
     RUN(test_gradcheck);
     RUN(test_gradcheck_complex_inputs);
     RUN(test_views_and_creation);
+    RUN(test_lazy_conj);
     RUN(test_bad_input);
     ct_safetensors_free(fx);
     return ct_t_summary();
