@@ -103,8 +103,9 @@
 
    REVISIONS
      0.3 (2026-12-06)  complex64 and complex128: creation, conversion, printing, I/O,
-                       views, arithmetic and math, sum/mean, matmul, autograd with
-                       PyTorch's conjugate Wirtinger convention, gradcheck.
+                       views, arithmetic and math, reductions, scans, indexing and
+                       masks, matmul, autograd with PyTorch's conjugate Wirtinger
+                       convention, gradcheck; ct_conj is a lazy conjugate view.
      0.2 (2026-11-24)  spine v2: stable op names and typed attribute schemas, the
                        dispatch hook, kernel slots per backend, devices with an
                        index, owned qparams, output shape checks; nn, optim and
@@ -7334,6 +7335,7 @@ static void ct__cx_cast(char **p, const int64_t *s, int64_t n, const ct__attrs *
     double re, im;
     for (int64_t k = 0; k < n; k++) {
         ct__cx_load(p[1] + k * s[1], (ct_dtype)a->i[1], &re, &im);
+        if (a->i[0] == CT_BOOL) re = re != 0 || im != 0;   /* a complex value is true when either part is */
         ct__cx_store(p[0] + k * s[0], (ct_dtype)a->i[0], re, im);
     }
 }
@@ -7393,6 +7395,26 @@ static int64_t ct__cx_muldiv_avx(int div, const float *x, const float *y, float 
     return k;
 }
 #endif
+/* complex pow(x, y): the C library's cpow (std::pow in C++, the same function) */
+#define CT__CXPOW(T, Z, CPOW)                                                                    \
+    static void ct__cxpow_##T(T xr, T xi, T yr, T yi, T *r0, T *r1) {                            \
+        T xv[2], yv[2], rv[2];                                                                   \
+        Z x, y, r;                                                                               \
+        xv[0] = xr; xv[1] = xi; yv[0] = yr; yv[1] = yi;                                          \
+        memcpy(&x, xv, sizeof x);                                                                \
+        memcpy(&y, yv, sizeof y);                                                                \
+        r = CPOW(x, y);                                                                          \
+        memcpy(rv, &r, sizeof rv);                                                               \
+        *r0 = rv[0];                                                                             \
+        *r1 = rv[1];                                                                             \
+    }
+#ifdef __cplusplus
+CT__CXPOW(float, ct__zf, std::pow)
+CT__CXPOW(double, ct__zd, std::pow)
+#else
+CT__CXPOW(float, ct__zf, cpowf)
+CT__CXPOW(double, ct__zd, cpow)
+#endif
 #define CT__CXBIN(fname, T)                                                                      \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
         int op = (int)a->i[3];                                                                   \
@@ -7401,6 +7423,7 @@ static int64_t ct__cx_muldiv_avx(int div, const float *x, const float *y, float 
         if (op == CT__OP_ADD) CT__CXBIN_LOOP(T, (r0 = xr + al * yr, r1 = xi + al * yi));         \
         else if (op == CT__OP_SUB) CT__CXBIN_LOOP(T, (r0 = xr - al * yr, r1 = xi - al * yi));    \
         else if (op == CT__OP_MUL) CT__CXBIN_LOOP(T, (r0 = xr * yr - xi * yi, r1 = xr * yi + xi * yr)); \
+        else if (op == CT__OP_POW) CT__CXBIN_LOOP(T, ct__cxpow_##T(xr, xi, yr, yi, &r0, &r1));   \
         else CT__CXBIN_LOOP(T, (r0 = (xr * yr + xi * yi) / (yr * yr + yi * yi), r1 = (xi * yr - xr * yi) / (yr * yr + yi * yi))); \
     }
 #ifdef CT__CX_AVX
@@ -7520,7 +7543,7 @@ CT__CXMATH(ct__cx_math_c128, double, ct__zd)
 /* the complex elementwise ops of the core (others come from companion headers) */
 static int ct__cx_op(int op) {
     switch (op) {
-    case CT__OP_ADD: case CT__OP_SUB: case CT__OP_MUL: case CT__OP_DIV: case CT__OP_NEG: case CT__OP_CONJ:
+    case CT__OP_ADD: case CT__OP_SUB: case CT__OP_MUL: case CT__OP_DIV: case CT__OP_NEG: case CT__OP_CONJ: case CT__OP_POW:
     case CT__OP_EXP: case CT__OP_LOG: case CT__OP_LOG2: case CT__OP_LOG10: case CT__OP_SQRT: case CT__OP_RSQRT:
     case CT__OP_SIN: case CT__OP_COS: case CT__OP_TAN: case CT__OP_ASIN: case CT__OP_ACOS: case CT__OP_ATAN:
     case CT__OP_SINH: case CT__OP_COSH: case CT__OP_TANH: case CT__OP_SIGMOID: case CT__OP_SQUARE:
@@ -7656,6 +7679,7 @@ static const char *ct__bool_msg(int op) {
 static ct_dtype ct__ew_dtype(int op, ct_dtype cdt, int *out_bool) {
     const ct__opdef *d = &ct__ops[op];
     if (ct__dt_ok(cdt) && CT__ISCOMPLEX(cdt) && ct__cx_op(op)) return *out_bool = (d->flags & CT__OPF_OUT_BOOL) != 0, cdt;
+    if (ct__dt_ok(cdt) && CT__ISCOMPLEX(cdt) && (d->flags & CT__OPF_LOGICAL)) return *out_bool = 1, CT_BOOL;   /* truth values: either part nonzero */
     if (!CT__ISREAL(cdt))
         return (ct_set_error(CT_ERR_DTYPE, "%s: not implemented for '%s'", d->name, CT__DTNAME(cdt)), CT_NUM_DTYPES);
     if (cdt == CT_BOOL && (d->flags & CT__OPF_NO_BOOL)) {
@@ -7795,7 +7819,7 @@ static int ct__meta_unary(ct__call *c) {
     if (c->op == CT__OP_SQUARE && cdt == CT_BOOL) cdt = CT_INT64;   /* square is pow(x, 2): bool promotes to int64 */
     cdt = ct__ew_dtype(c->op, cdt, &ob);
     if (cdt == CT_NUM_DTYPES) return -1;
-    if (ob) cdt = x->dtype;  /* bool-output ops read the input as it is */
+    if (ob && !(CT__ISCOMPLEX(x->dtype) && cdt == CT_BOOL)) cdt = x->dtype;  /* bool-output ops read the input as it is (complex logical_not: its truth values) */
     c->cdt = cdt;
     if (CT__ISCOMPLEX(cdt) && (c->op == CT__OP_ABS || c->op == CT__OP_ANGLE))   /* complex -> its real dtype */
         return ct__ew_out(c, cdt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64, x->ndim, x->shape);
@@ -7933,13 +7957,30 @@ static int ct__ew_fast_run(ct__call *c, ct__loop_fn fn, int nin) { return ct__ew
 /* |z| and arg z into a real output: complex64 through double (no overflow, no
    underflow, and a loop the compiler vectorizes), complex128 with hypot where the
    squares would leave the double range */
+#ifdef CT__CX_AVX
+/* |z| of contiguous complex64, 4 per step: the scalar loop's operations (squares and
+   their sum in double, the root, one rounding to float), so the same bits */
+static int64_t ct__cx_abs_avx(const float *x, float *o, int64_t n) {
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m256d u = _mm256_cvtps_pd(_mm_loadu_ps(x + 2 * k)), v = _mm256_cvtps_pd(_mm_loadu_ps(x + 2 * k + 4));
+        __m256d h = _mm256_hadd_pd(_mm256_mul_pd(u, u), _mm256_mul_pd(v, v));   /* |z0|^2 |z2|^2 |z1|^2 |z3|^2 */
+        __m128 r = _mm256_cvtpd_ps(_mm256_sqrt_pd(h));
+        _mm_storeu_ps(o + k, _mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 1, 2, 0)));
+    }
+    return k;
+}
+#define CT__CXABS_AVX(T, x, o, n) (sizeof(T) == 4 ? ct__cx_abs_avx((const float *)(x), (float *)(o), n) : 0)
+#else
+#define CT__CXABS_AVX(T, x, o, n) 0
+#endif
 #define CT__CXABS(fname, T, DIRECT)                                                              \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
         int angle = a->i[3] == CT__OP_ANGLE;                                                   \
         if (!angle && s[0] == (int64_t)sizeof(T) && s[1] == 2 * (int64_t)sizeof(T)) {            \
             T *o = (T *)p[0];                                                                  \
             const T *x = (const T *)p[1];                                                      \
-            for (int64_t k = 0; k < n; k++) o[k] = DIRECT(x[2 * k], x[2 * k + 1]);             \
+            for (int64_t k = CT__CXABS_AVX(T, x, o, n); k < n; k++) o[k] = DIRECT(x[2 * k], x[2 * k + 1]); \
             return;                                                                            \
         }                                                                                      \
         for (int64_t k = 0; k < n; k++) {                                                      \
@@ -8281,6 +8322,13 @@ static void ct__finite_range(ct_dtype dt, double *lo, double *hi) {
 }
 CTENSOR_API ct_tensor *ct_nan_to_num(const ct_tensor *x, double nan, double posinf, double neginf) {
     if (!x) return ct__op1(CT__OP_NAN_TO_NUM, x, NULL);
+    if (CT__ISCOMPLEX(x->dtype)) {   /* PyTorch: each part on its own */
+        int s = ct_scope_begin();
+        ct_tensor *r = ct_complex(ct_nan_to_num(ct_real(x), nan, posinf, neginf), ct_nan_to_num(ct_imag(x), nan, posinf, neginf));
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     double lo, hi;
     ct__finite_range(x->dtype, &lo, &hi);
     ct__attrs a = ct__attrs_s(isnan(nan) ? 0.0 : nan);
@@ -10229,21 +10277,24 @@ static int ct__k_sum(ct__call *c) {
     if (CT__ISCOMPLEX(adt)) {
         if (mask == (1u << x->ndim) - 1u && ct__is_contig(x) && x->ndim > 0) {   /* everything, contiguous: one pass */
             int64_t n = ct_numel(x);
-            double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};   /* 4 complex lanes, in double */
+            double acc[32];   /* 16 complex lanes, in double: independent chains that vectorize */
+            memset(acc, 0, sizeof acc);
             if (adt == CT_COMPLEX64) {
                 const float *v = (const float *)ct__ptr(x);
                 int64_t k = 0;
-                for (; k + 4 <= n; k += 4)
-                    for (int l = 0; l < 8; l++) acc[l] += v[2 * k + l];
+                for (; k + 16 <= n; k += 16)
+                    for (int l = 0; l < 32; l++) acc[l] += v[2 * k + l];
                 for (; k < n; k++) { acc[0] += v[2 * k]; acc[1] += v[2 * k + 1]; }
             } else {
                 const double *v = (const double *)ct__ptr(x);
                 int64_t k = 0;
-                for (; k + 4 <= n; k += 4)
-                    for (int l = 0; l < 8; l++) acc[l] += v[2 * k + l];
+                for (; k + 16 <= n; k += 16)
+                    for (int l = 0; l < 32; l++) acc[l] += v[2 * k + l];
                 for (; k < n; k++) { acc[0] += v[2 * k]; acc[1] += v[2 * k + 1]; }
             }
-            double re = (acc[0] + acc[2]) + (acc[4] + acc[6]), im = (acc[1] + acc[3]) + (acc[5] + acc[7]);
+            for (int w = 16; w >= 2; w /= 2)   /* pairwise: lanes l and l + w */
+                for (int l = 0; l < w; l++) acc[l] += acc[l + w];
+            double re = acc[0], im = acc[1];
             if (op == CT__OP_MEAN) { re /= (double)n; im /= (double)n; }
             ct__cx_store(ct__ptr(out), adt, re, im);
             return 0;
@@ -10997,14 +11048,29 @@ static int ct__k_logic(ct__call *c) {
     ct__decref(r.t);
     return 0;
 }
-CTENSOR_API ct_tensor *ct_all(const ct_tensor *x) { return ct__minmax_call(CT__OP_ALL, x, 0, NULL, 0); }
-CTENSOR_API ct_tensor *ct_any(const ct_tensor *x) { return ct__minmax_call(CT__OP_ANY, x, 0, NULL, 0); }
+/* all / any of complex inputs: of their truth values (either part nonzero) */
+static ct_tensor *ct__cx_anyall(int op, const ct_tensor *x, int dim, int hasdim, int keepdim) {
+    int s = ct_scope_begin();
+    ct_tensor *b = ct_to(x, CT_BOOL);
+    ct_tensor *r = !hasdim ? (op == CT__OP_ALL ? ct_all(b) : ct_any(b)) : op == CT__OP_ALL ? ct_all_dim(b, dim, keepdim) : ct_any_dim(b, dim, keepdim);
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+CTENSOR_API ct_tensor *ct_all(const ct_tensor *x) {
+    return x && CT__ISCOMPLEX(x->dtype) ? ct__cx_anyall(CT__OP_ALL, x, 0, 0, 0) : ct__minmax_call(CT__OP_ALL, x, 0, NULL, 0);
+}
+CTENSOR_API ct_tensor *ct_any(const ct_tensor *x) {
+    return x && CT__ISCOMPLEX(x->dtype) ? ct__cx_anyall(CT__OP_ANY, x, 0, 0, 0) : ct__minmax_call(CT__OP_ANY, x, 0, NULL, 0);
+}
 CTENSOR_API ct_tensor *ct_all_dim(const ct_tensor *x, int dim, int keepdim) {
     ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    if (x && CT__ISCOMPLEX(x->dtype)) return ct__cx_anyall(CT__OP_ALL, x, dim, 1, keepdim);
     return ct__rcall(CT__OP_ALL, x, &a, NULL);
 }
 CTENSOR_API ct_tensor *ct_any_dim(const ct_tensor *x, int dim, int keepdim) {
     ct__attrs a = ct__rattrs_dim(dim, keepdim);
+    if (x && CT__ISCOMPLEX(x->dtype)) return ct__cx_anyall(CT__OP_ANY, x, dim, 1, keepdim);
     return ct__rcall(CT__OP_ANY, x, &a, NULL);
 }
 /* a complex element is nonzero when either part is */
@@ -16154,6 +16220,15 @@ static int ct__bw_dot(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static ct_tensor *ct__op3_ba(int op, const ct_tensor *x, const ct_tensor *a, const ct_tensor *b, double beta, double alpha) {
     ct__attrs at;
     ct__attrs_init(&at);
+    if (x && a && b && (CT__ISCOMPLEX(x->dtype) || CT__ISCOMPLEX(a->dtype) || CT__ISCOMPLEX(b->dtype))) {
+        /* complex: beta * input + alpha * (a @ b) of complex ops (input ignored when beta is 0, as PyTorch) */
+        int s = ct_scope_begin();
+        ct_tensor *r = ct_mul_scalar(op == CT__OP_BADDBMM ? ct_bmm(a, b) : ct_matmul(a, b), alpha);
+        if (r && beta != 0.0) r = ct_add(ct_mul_scalar(x, beta), r);
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     at.s[0] = beta;
     at.s[1] = alpha;
     return ct__op3(op, x, a, b, &at);
@@ -16170,6 +16245,7 @@ CTENSOR_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, co
 CTENSOR_API ct_tensor *ct_mv(const ct_tensor *mat, const ct_tensor *vec) {
     ct__attrs at;
     ct__attrs_init(&at);
+    if (mat && vec && mat->ndim == 2 && vec->ndim == 1 && (CT__ISCOMPLEX(mat->dtype) || CT__ISCOMPLEX(vec->dtype))) return ct_matmul(mat, vec);
     return ct__op2(CT__OP_MV, mat, vec, &at);
 }
 /* complex dot / vdot: the sum of products (of conj(a) and b for vdot) once the
@@ -16855,22 +16931,34 @@ CTENSOR_API ct_tensor *ct_uniform_(ct_tensor *x, double from, double to, ct_gene
                         ct__fmt_double(to).s);
     ct__attrs a = ct__attrs_s(from);
     a.s[1] = to;
+    if (x && CT__ISCOMPLEX(x->dtype)) {   /* PyTorch: both parts, through view_as_real */
+        int sc = ct_scope_begin();
+        ct_tensor *r = ct_uniform_(ct_view_as_real(x), from, to, g);
+        ct_scope_end(sc);
+        return r ? x : NULL;
+    }
     return ct__opg1(CT__OP_UNIFORM_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_generator *g) {
     if (!(std >= 0)) return ct__fail(CT_ERR_ARG, "normal expects std >= 0.0, but found std %s", ct__fmt_double(std).s);
     ct__attrs a = ct__attrs_s(mean);
     a.s[1] = std;
+    if (x && CT__ISCOMPLEX(x->dtype)) {   /* PyTorch: both parts with std / sqrt(2), through view_as_real */
+        int sc = ct_scope_begin();
+        ct_tensor *r = ct_normal_(ct_view_as_real(x), mean, std / sqrt(2.0), g);
+        ct_scope_end(sc);
+        return r ? x : NULL;
+    }
     return ct__opg1(CT__OP_NORMAL_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_rand_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
-    if (ct__check_dtype_arg("rand", dt)) return NULL;
-    if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
+    if ((!ct__dt_ok(dt) || !CT__ISCOMPLEX(dt)) && ct__check_dtype_arg("rand", dt)) return NULL;
+    if (!ct_dtype_is_floating(dt) && !CT__ISCOMPLEX(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
     return ct_uniform_(ct__empty_on("rand", dev, dt, ndim, shape), 0.0, 1.0, NULL);
 }
 CTENSOR_API ct_tensor *ct_randn_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
-    if (ct__check_dtype_arg("randn", dt)) return NULL;
-    if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
+    if ((!ct__dt_ok(dt) || !CT__ISCOMPLEX(dt)) && ct__check_dtype_arg("randn", dt)) return NULL;
+    if (!ct_dtype_is_floating(dt) && !CT__ISCOMPLEX(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
     return ct_normal_(ct__empty_on("randn", dev, dt, ndim, shape), 0.0, 1.0, NULL);
 }
 CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_rand_on_n(ct__cpu_dev, dt, ndim, shape); }
@@ -17533,15 +17621,15 @@ static int ct__bw_fmod(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_pow(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     CT__BW2_AB
     ct_tensor *g = gout[0];
-    if (CT__NEEDS(n, 0)) {
-        ct_tensor *d = ct_mul(g, ct_mul(B, ct_pow(A, ct_sub_scalar(B, 1.0))));
+    if (CT__NEEDS(n, 0)) {   /* (complex: times the conjugate derivative) */
+        ct_tensor *d = ct_mul(g, ct__cj(ct_mul(B, ct_pow(A, ct_sub_scalar(B, 1.0)))));
         if (!(gin[0] = ct_where(ct_eq_scalar(B, 0.0), ct_zeros_like(d), d))) return -1;
     }
     if (CT__NEEDS(n, 1)) {
         ct_tensor *Y = CT__SV_OUT(n, 0);
         if (!Y) return -1;
-        ct_tensor *d = ct_mul(g, ct_mul(Y, ct_log(A)));
-        ct_tensor *cond = ct_logical_and(ct_eq_scalar(A, 0.0), ct_ge_scalar(B, 0.0));
+        ct_tensor *d = ct_mul(g, ct__cj(ct_mul(Y, ct_log(A))));
+        ct_tensor *cond = ct_logical_and(ct_eq_scalar(A, 0.0), ct_ge_scalar(ct_real(B), 0.0));
         if (!(gin[1] = ct_where(cond, ct_zeros_like(d), d))) return -1;
     }
     return 0;

@@ -514,6 +514,14 @@ static ct_tensor *o_triu1(ct_tensor **in) { return ct_triu(in[0], 1); }
 static ct_tensor *o_diag(ct_tensor **in) { return ct_diag(in[0], 1); }
 static ct_tensor *o_diag_embed(ct_tensor **in) { return ct_diag_embed(in[0], 0, -2, -1); }
 static ct_tensor *o_pad(ct_tensor **in) { int64_t p[2] = {1, 2}; return ct_pad(in[0], 2, p, "constant", 1.5); }
+static ct_tensor *o_pow(ct_tensor **in) { return ct_pow(in[0], in[1]); }
+static ct_tensor *o_logical_not(ct_tensor **in) { return ct_logical_not(in[0]); }
+static ct_tensor *o_logical_xor(ct_tensor **in) { return ct_logical_xor(in[0], in[1]); }
+static ct_tensor *o_any_dim(ct_tensor **in) { return ct_any_dim(in[0], 1, 0); }
+static ct_tensor *o_all(ct_tensor **in) { return ct_all(in[0]); }
+static ct_tensor *o_addmm(ct_tensor **in) { return ct_addmm(in[0], in[1], in[2], 0.5, 2.0); }
+static ct_tensor *o_mv(ct_tensor **in) { return ct_mv(in[0], in[1]); }
+static ct_tensor *o_baddbmm(ct_tensor **in) { return ct_baddbmm(in[0], in[1], in[2], 0.0, -1.0); }
 /* name, function, inputs, which inputs are complex (bit i) */
 static const struct { const char *name; op2_fn f; int nin; unsigned cx; } OP2[] = {
     {"where", o_where, 3, 6}, {"where_mixed", o_where, 3, 2}, {"masked_fill", o_masked_fill, 2, 1}, {"gather", o_gather, 2, 1},
@@ -527,7 +535,9 @@ static const struct { const char *name; op2_fn f; int nin; unsigned cx; } OP2[] 
     {"dot", o_dot, 2, 3}, {"vdot", o_vdot, 2, 3}, {"lerp", o_lerp, 3, 7}, {"addcmul", o_addcmul, 3, 7}, {"addcdiv", o_addcdiv, 3, 7},
     {"isclose", o_isclose, 2, 3}, {"tril", o_tril, 1, 1}, {"triu1", o_triu1, 1, 1}, {"diag", o_diag, 1, 1},
     {"diag_embed", o_diag_embed, 1, 1}, {"pad", o_pad, 1, 1}, {"where_c64", o_where, 3, 6}, {"gather_c64", o_gather, 2, 1},
-    {"prod_c64", o_prod0, 1, 1}, {"index_put_acc_c64", o_index_put_acc, 3, 5},
+    {"prod_c64", o_prod0, 1, 1}, {"index_put_acc_c64", o_index_put_acc, 3, 5}, {"pow", o_pow, 2, 3}, {"pow_zero", o_pow, 2, 3},
+    {"logical_not", o_logical_not, 1, 1}, {"logical_xor", o_logical_xor, 2, 3}, {"any_dim", o_any_dim, 1, 1}, {"all", o_all, 1, 1},
+    {"addmm", o_addmm, 3, 7}, {"mv", o_mv, 2, 3}, {"baddbmm", o_baddbmm, 3, 7},
 };
 TEST(test_ops_fixtures) {
     for (size_t k = 0; k < sizeof OP2 / sizeof OP2[0]; k++) {
@@ -582,6 +592,15 @@ TEST(test_ops_fixtures) {
     int64_t d22[2] = {1, 1};
     CHECK_ERR(ct_prod_dtype(z, 2, d22, 0, CT_COMPLEX128), CT_ERR_ARG, "dim 1 appears multiple times");
     CHECK_ERR(ct_take(z, ct_full(CT_INT64, 12.0, 1)), CT_ERR_INDEX, "take");
+    /* nan_to_num on each part (PyTorch 2's; 1.13 refuses complex) */
+    double sp[8] = {NAN, INFINITY, -INFINITY, 1, 2, 0, 1, NAN}, ex[8] = {0.5, 9, -9, 1, 2, 0, 1, 0.5};
+    CHECK(eq1(ct_nan_to_num(ct_view_as_complex(ct_from_data(sp, CT_FLOAT64, 4, 2)), 0.5, 9.0, -9.0), ct_view_as_complex(ct_from_data(ex, CT_FLOAT64, 4, 2))));
+    /* torch.randn / torch.rand of complex dtypes: PyTorch's numbers for a seed */
+    ct_manual_seed(3);
+    ct_tensor *rn = ct_randn(CT_COMPLEX64, 2, 3), *ru = ct_rand(CT_COMPLEX128, 2, 3);
+    CHECK(rn && ct_get_dtype(rn) == CT_COMPLEX64 && ru && ct_get_dtype(ru) == CT_COMPLEX128);
+    compare("randn complex64", rn, fix("rnd.randn_c64"), NULL, 1e-6);
+    compare("rand complex128", ru, fix("rnd.rand_c128"), NULL, 1e-15);
     /* complex64 keeps its dtype through every one */
     ct_tensor *z64 = ct_to(z, CT_COMPLEX64);
     CHECK(ct_get_dtype(ct_prod(z64)) == CT_COMPLEX64 && ct_get_dtype(ct_cumsum(z64, 0)) == CT_COMPLEX64);
