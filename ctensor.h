@@ -601,6 +601,8 @@ CTENSOR_API ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *other)
 CTENSOR_API ct_tensor *ct_transpose(const ct_tensor *t, int dim0, int dim1);
 CTENSOR_API ct_tensor *ct_t(const ct_tensor *t);                        /* <= 2-D transpose */
 CTENSOR_API ct_tensor *ct_mT(const ct_tensor *t);                       /* swap last two dims */
+CTENSOR_API ct_tensor *ct_mH(const ct_tensor *t);                       /* conjugate transpose (a lazy view; mT if real) */
+CTENSOR_API ct_tensor *ct_adjoint(const ct_tensor *t);                  /* torch.adjoint: the same as ct_mH */
 /* t[start:end:step] along dim; end is clamped like Python; step must be > 0. */
 CTENSOR_API ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int64_t step);
 CTENSOR_API ct_tensor *ct_narrow(const ct_tensor *t, int dim, int64_t start, int64_t length);
@@ -9517,6 +9519,14 @@ CTENSOR_API ct_tensor *ct_t(const ct_tensor *t) {
 CTENSOR_API ct_tensor *ct_mT(const ct_tensor *t) {
     if (t && t->ndim < 2) return ct__fail(CT_ERR_ARG, "tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor.", t->ndim);
     return ct_transpose(t, -2, -1);
+}
+CTENSOR_API ct_tensor *ct_mH(const ct_tensor *t) {
+    if (t && t->ndim < 2) return ct__fail(CT_ERR_ARG, "tensor.mH is only supported on matrices or batches of matrices. Got %d-D tensor.", t->ndim);
+    return ct_conj(ct_mT(t));
+}
+CTENSOR_API ct_tensor *ct_adjoint(const ct_tensor *t) {
+    if (t && t->ndim < 2) return ct__fail(CT_ERR_ARG, "adjoint: tensor.adjoint() is only supported on matrices or batches of matrices. Got %d-D tensor.", t->ndim);
+    return ct_conj(ct_mT(t));
 }
 CTENSOR_API ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int64_t step) {
     ct__attrs a;

@@ -619,6 +619,11 @@ TEST(test_lazy_conj) {
     ct_tensor *tc = ct_t(c);                                   /* views keep the bit */
     CHECK(ct_is_conj(tc) == 1 && eq1(tc, ct_t(want)) && ct_is_conj(ct_select(c, 0, 1)) == 1);
     CHECK(eq1(ct_real(c), ct_real(a)) && eq1(ct_imag(c), ct_neg(ct_imag(a))));
+    ct_tensor *h = ct_mH(a);                                   /* the conjugate transpose: a lazy view */
+    CHECK(h && ct_is_conj(h) && ct_data_ptr(h) == ct_data_ptr(a) && eq1(h, ct_t(want)) && eq1(ct_adjoint(a), h));
+    CHECK(ct_mH(ct_randn(CT_FLOAT64, 2, 3)) && !ct_is_conj(ct_mH(ct_randn(CT_FLOAT64, 2, 3))));
+    CHECK_ERR(ct_mH(ct_randn(CT_FLOAT64, 3)), CT_ERR_ARG, "tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor.");
+    CHECK_ERR(ct_adjoint(a ? ct_select(a, 0, 0) : NULL), CT_ERR_ARG, "adjoint() is only supported on matrices");
     CHECK(eq1(ct_mul(c, a), ct_mul(want, a)) && eq1(ct_matmul(c, ct_t(a)), ct_matmul(want, ct_t(a))));
     int64_t one = 1;
     CHECK(eq1(ct_flip(c, 1, &one), ct_flip(want, 1, &one)) && eq1(ct_cat(2, (ct_tensor *[]){c, a}, 0), ct_cat(2, (ct_tensor *[]){want, a}, 0)));
