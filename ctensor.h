@@ -4804,7 +4804,7 @@ static int ct__dispatch_main(ct__call *c, ct__tls *t) {
    with an identity backward), so kernels never see the bit. */
 static CT__NOINLINE int ct__dispatch_conj(ct__call *c) {
     const ct__opdef *d = ct__opdef_get(c->op);
-    const char *name = ct__ops[c->op].name;
+    const char *name = d->name;
     if (c->op == CT__OP_VIEW_AS_REAL)
         return ct__failed(CT_ERR_ARG, "view_as_real: view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can view it as real, use self.resolve_conj()");
     if ((d->flags & CT__OPF_VIEW) && c->op != CT__OP_IMAG) {
@@ -16962,13 +16962,15 @@ CTENSOR_API ct_tensor *ct_normal_(ct_tensor *x, double mean, double std, ct_gene
     return ct__opg1(CT__OP_NORMAL_, x, &a, g);
 }
 CTENSOR_API ct_tensor *ct_rand_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
-    if ((!ct__dt_ok(dt) || !CT__ISCOMPLEX(dt)) && ct__check_dtype_arg("rand", dt)) return NULL;
-    if (!ct_dtype_is_floating(dt) && !CT__ISCOMPLEX(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
+    if (ct_dtype_is_complex(dt)) return ct_uniform_(ct__empty_on("rand", dev, dt, ndim, shape), 0.0, 1.0, NULL);   /* each part, as PyTorch */
+    if (ct__check_dtype_arg("rand", dt)) return NULL;
+    if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "rand: not implemented for '%s'", CT__DTNAME(dt));
     return ct_uniform_(ct__empty_on("rand", dev, dt, ndim, shape), 0.0, 1.0, NULL);
 }
 CTENSOR_API ct_tensor *ct_randn_on_n(ct_device dev, ct_dtype dt, int ndim, const int64_t *shape) {
-    if ((!ct__dt_ok(dt) || !CT__ISCOMPLEX(dt)) && ct__check_dtype_arg("randn", dt)) return NULL;
-    if (!ct_dtype_is_floating(dt) && !CT__ISCOMPLEX(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
+    if (ct_dtype_is_complex(dt)) return ct_normal_(ct__empty_on("randn", dev, dt, ndim, shape), 0.0, 1.0, NULL);   /* each part, as PyTorch */
+    if (ct__check_dtype_arg("randn", dt)) return NULL;
+    if (!ct_dtype_is_floating(dt)) return ct__fail(CT_ERR_DTYPE, "randn: not implemented for '%s'", CT__DTNAME(dt));
     return ct_normal_(ct__empty_on("randn", dev, dt, ndim, shape), 0.0, 1.0, NULL);
 }
 CTENSOR_API ct_tensor *ct_rand_n(ct_dtype dt, int ndim, const int64_t *shape) { return ct_rand_on_n(ct__cpu_dev, dt, ndim, shape); }
