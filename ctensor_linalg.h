@@ -330,7 +330,7 @@ static const char *ct__la_fn(const ct__call *c) {
     X(LU_FACTOR, "aten::linalg_lu_factor_ex", "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, "bool pivot=f10, bool check_errors=f3, " CT__LA_API, ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
     X(LU_SOLVE, "aten::linalg_lu_solve", "linalg_lu_solve", "LinalgLuSolveBackward0", 3, 1, 0, "bool left=f1, bool adjoint=f4, " CT__LA_API, ct__la_meta_lu_solve, ct__la_k_lu_solve, ct__la_bw_lu_solve, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
     X(DET, "aten::linalg_det", "linalg_det", "LinalgDetBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_det, ct__la_k_det, ct__la_bw_det, CT__SAVE_IN(0) | CT__SAVE_OUT(0))        \
-    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, CT__LA_API, ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0)) \
+    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, CT__LA_API, ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(CHOL_SOLVE, "aten::cholesky_solve", "cholesky_solve", "CholeskySolveBackward0", 2, 1, 0, "bool upper=f0, " CT__LA_API, ct__la_meta_chol_solve, ct__la_k_chol_solve, ct__la_bw_chol_solve, CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
     X(CHOL_INV, "aten::cholesky_inverse", "cholesky_inverse", "CholeskyInverseBackward0", 1, 1, 0, "bool upper=f0, " CT__LA_API, ct__la_meta_chol_inv, ct__la_k_chol_inv, ct__la_bw_chol_inv, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(QR, "aten::linalg_qr", "linalg_qr", "LinalgQrBackward0", 1, 2, 0, "enum(reduced|complete|r) mode=mode, " CT__LA_API, ct__la_meta_qr, ct__la_k_qr, ct__la_bw_qr, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))             \
@@ -379,13 +379,28 @@ static int ct__la_init(void) {
 #define CT__LAF_HAS_N      0x800  /* vander: N given (else the size of x's last dim) */
 
 /* ---- argument checks with PyTorch's messages ---- */
+/* the functions that take complex64 / complex128 inputs (by the name they report) */
+static int ct__la_cx_ok(const char *fn) {
+    static const char *const ok[] = {
+        "linalg.cholesky", "linalg.cholesky_ex", "linalg_cholesky_ex", "linalg.inv", "linalg.inv_ex", "linalg_inv_ex",
+        "linalg.solve", "linalg.solve_ex", "linalg_solve_ex", "linalg.solve_triangular", "linalg_solve_triangular",
+        "linalg.det", "linalg_det", "linalg.slogdet", "linalg_slogdet", "logdet",
+        "linalg.eigh", "linalg.eigvalsh", "linalg_eigh", "linalg.eig", "linalg.eigvals", "linalg_eig",
+        "linalg.svd", "linalg.svdvals", "linalg_svd", "linalg.qr", "linalg_qr",
+        "linalg.vector_norm", "linalg_vector_norm", "linalg.matrix_norm", "linalg.norm", "linalg.cond",
+        "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (!strcmp(fn, ok[i])) return 1;
+    return 0;
+}
 static int ct__la_check_dtype(const char *fn, const ct_tensor *A) {
     ct_dtype dt = A->dtype;
     if (dt == CT_FLOAT32 || dt == CT_FLOAT64) return 0;
+    if (ct_dtype_is_complex(dt) && ct__la_cx_ok(fn)) return 0;
     if (dt == CT_FLOAT16 || dt == CT_BFLOAT16)
         return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' (linalg works in float32 and float64)", fn, CT__DTNAME(dt));
     if (ct_dtype_is_complex(dt))
-        return ct__failed(CT_ERR_UNSUPPORTED, "%s: complex inputs are not supported (ctensor_linalg.h works on float32 and float64)", fn);
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: complex inputs are not supported yet (ctensor_linalg.h's complex functions are listed in its header comment)", fn);
     return ct__failed(CT_ERR_DTYPE, "%s: Expected a floating point or complex tensor as input. Got %s", fn, CT__DTNAME(dt));
 }
 static int ct__la_check_matrix(const char *fn, const ct_tensor *A, int square) {
@@ -605,6 +620,93 @@ static void ct__la_gemm_d(int ta, int tb, int64_t m, int64_t n, int64_t k, doubl
     if (!m || !n) return;
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, alpha, a,
                 (int)(lda > 0 ? lda : 1), b, (int)(ldb > 0 ? ldb : 1), beta, c, (int)(ldc > 0 ? ldc : 1));
+}
+
+/* ---- complex64 / complex128: LAPACKE's c and z routines, column-major ----
+   Complex matrices take one path at every size: a column-major copy (conjugated
+   where the math asks), the c/z routine, a strided copy into the output. */
+#define CT__LA_CX(dt) ((dt) == CT_COMPLEX64 || (dt) == CT_COMPLEX128)
+#define CT__LA_Z(dt) ((dt) == CT_COMPLEX128)
+#define CT__LA_ZD(p) ((ct__lapack_cd *)(void *)(p))
+#define CT__LA_ZF(p) ((ct__lapack_cf *)(void *)(p))
+static ct_dtype ct__la_real_of(ct_dtype dt) { return dt == CT_COMPLEX64 ? CT_FLOAT32 : dt == CT_COMPLEX128 ? CT_FLOAT64 : dt; }
+/* the conjugate transpose (mH); the transpose for real tensors */
+static ct_tensor *ct__la_mH(const ct_tensor *x) {
+    if (!x) return NULL;
+    return CT__LA_CX(x->dtype) ? ct_conj(ct_mT(x)) : ct_mT(x);
+}
+/* dst[i*dr + j*dc] = src[i*sr + j*sc] (conjugated when conj), strides in complex elements */
+static void ct__la_zcopy(ct_dtype dt, void *dst, int64_t dr, int64_t dc, const void *src, int64_t sr, int64_t sc, int64_t m,
+                         int64_t n, int conj) {
+    if (CT__LA_Z(dt)) {
+        double *d = (double *)dst;
+        const double *s = (const double *)src;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const double *p = s + 2 * (i * sr + j * sc);
+                double *q = d + 2 * (i * dr + j * dc);
+                q[0] = p[0];
+                q[1] = conj ? -p[1] : p[1];
+            }
+    } else {
+        float *d = (float *)dst;
+        const float *s = (const float *)src;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const float *p = s + 2 * (i * sr + j * sc);
+                float *q = d + 2 * (i * dr + j * dc);
+                q[0] = p[0];
+                q[1] = conj ? -p[1] : p[1];
+            }
+    }
+}
+/* matrix of t at element offset off -> column-major dst with leading dimension ld */
+static void ct__la_zload(void *dst, int64_t ld, const ct_tensor *t, int64_t off) {
+    int nd = t->ndim;
+    ct__la_zcopy(t->dtype, dst, 1, ld, ct__la_at(t, off), t->strides[nd - 2], t->strides[nd - 1], t->shape[nd - 2], t->shape[nd - 1], 0);
+}
+/* column-major src (m x n, leading dimension ld) -> the matrix of t at offset off */
+static void ct__la_zstore(ct_tensor *t, int64_t off, const void *src, int64_t ld, int64_t m, int64_t n) {
+    int nd = t->ndim;
+    ct__la_zcopy(t->dtype, ct__la_at(t, off), t->strides[nd - 2], t->strides[nd - 1], src, 1, ld, m, n, 0);
+}
+/* element i of a complex buffer as (re, im), and back */
+static void ct__la_zget(ct_dtype dt, const void *p, int64_t i, double *re, double *im) {
+    if (CT__LA_Z(dt)) { *re = ((const double *)p)[2 * i]; *im = ((const double *)p)[2 * i + 1]; }
+    else { *re = ((const float *)p)[2 * i]; *im = ((const float *)p)[2 * i + 1]; }
+}
+static void ct__la_zset(ct_dtype dt, void *p, int64_t i, double re, double im) {
+    if (CT__LA_Z(dt)) { ((double *)p)[2 * i] = re; ((double *)p)[2 * i + 1] = im; }
+    else { ((float *)p)[2 * i] = (float)re; ((float *)p)[2 * i + 1] = (float)im; }
+}
+#define CT__LA_LD(x) ((ct__la_int)((x) > 0 ? (x) : 1))
+static ct__la_int ct__la_zpotrf(ct_dtype dt, char uplo, int64_t n, void *a) {
+    return CT__LA_Z(dt) ? LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, (ct__la_int)n, CT__LA_ZD(a), CT__LA_LD(n))
+                        : LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, uplo, (ct__la_int)n, CT__LA_ZF(a), CT__LA_LD(n));
+}
+static ct__la_int ct__la_zgetrf(ct_dtype dt, int64_t m, int64_t n, void *a, ct__la_int *ipiv) {
+    return CT__LA_Z(dt) ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), CT__LA_LD(m), ipiv)
+                        : LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), CT__LA_LD(m), ipiv);
+}
+static ct__la_int ct__la_zgetrs(ct_dtype dt, char trans, int64_t n, int64_t k, const void *a, const ct__la_int *ipiv, void *b) {
+    return CT__LA_Z(dt) ? LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, trans, (ct__la_int)n, (ct__la_int)k, CT__LA_ZD(a), CT__LA_LD(n), ipiv, CT__LA_ZD(b), CT__LA_LD(n))
+                        : LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, trans, (ct__la_int)n, (ct__la_int)k, CT__LA_ZF(a), CT__LA_LD(n), ipiv, CT__LA_ZF(b), CT__LA_LD(n));
+}
+static ct__la_int ct__la_zgetri(ct_dtype dt, int64_t n, void *a, const ct__la_int *ipiv) {
+    return CT__LA_Z(dt) ? LAPACKE_zgetri(LAPACK_COL_MAJOR, (ct__la_int)n, CT__LA_ZD(a), CT__LA_LD(n), ipiv)
+                        : LAPACKE_cgetri(LAPACK_COL_MAJOR, (ct__la_int)n, CT__LA_ZF(a), CT__LA_LD(n), ipiv);
+}
+/* column-major triangular solve op(A) X = B (left) or X op(A) = B; B is m x n */
+static void ct__la_ztrsm(ct_dtype dt, int left, int upper, int unit, int64_t m, int64_t n, const void *a, int64_t lda, void *b, int64_t ldb) {
+    static const double one_d[2] = {1.0, 0.0};
+    static const float one_f[2] = {1.0f, 0.0f};
+    if (!m || !n) return;
+    if (CT__LA_Z(dt))
+        cblas_ztrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+                    (int)m, (int)n, one_d, a, (int)(lda > 0 ? lda : 1), b, (int)(ldb > 0 ? ldb : 1));
+    else
+        cblas_ctrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+                    (int)m, (int)n, one_f, a, (int)(lda > 0 ? lda : 1), b, (int)(ldb > 0 ? ldb : 1));
 }
 
 /* ============================================================================
@@ -1201,7 +1303,8 @@ static ct_tensor *ct__la_cat2(const ct_tensor *a, const ct_tensor *b, int dim) {
    for an unused output: backward rules treat it as absent, as PyTorch's do) */
 static int ct__la_all_zero(const ct_tensor *g) {
     if (!g) return 1;
-    if (g->dtype != CT_FLOAT32 && g->dtype != CT_FLOAT64) return 0;
+    if (CT__LA_CX(g->dtype)) g = ct_view_as_real(g);
+    if (!g || (g->dtype != CT_FLOAT32 && g->dtype != CT_FLOAT64)) return 0;
     ct_tensor *c = ct__contig_ref(g);
     if (!c) return 0;
     int64_t n = ct_numel(c);
@@ -1250,7 +1353,21 @@ static int ct__la_k_cholesky(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
     char *Lp = ct__ptr(L);
-    if (n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {
+        /* potrf on the column-major copy; the other triangle zeroed */
+        char *w = (char *)ct__la_scratch(es * (size_t)(nn ? nn : 1));
+        if (!w) return -1;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(w, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = n ? ct__la_zpotrf(dt, upper ? 'U' : 'L', n, w) : 0;
+            info[b] = r > 0 ? r : 0;
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < n; i++)
+                    if (upper ? i > j : i < j) ct__la_zset(dt, w, i + j * n, 0.0, 0.0);
+            ct__la_zcopy(dt, Lp + (size_t)(b * nn) * es, n, 1, w, 1, n, n, n, 0);
+        }
+        CT_FREE(w);
+    } else if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int64_t sr = A->strides[nd - 2], sc = A->strides[nd - 1];
         if (upper) { int64_t t = sr; sr = sc; sc = t; }   /* the upper triangle of A is the lower one of A^T */
@@ -1306,10 +1423,10 @@ static int ct__la_k_cholesky(ct__call *c) {
 static int ct__la_bw_cholesky(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *L = CT__SV_OUT(n, 0), *gL = gout[0];
     if (!L) return -1;
-    if (n->attrs.flags & CT__LAF_UPPER) { L = ct_mT(L); gL = ct_mT(gL); }
-    ct_tensor *gA = ct__la_tril(ct_matmul(ct_mT(L), gL), 0);
-    gA = ct_mul_scalar(ct_add(gA, ct_mT(ct__la_tril(gA, -1))), 0.5);
-    gA = ct_linalg_solve_triangular(ct_mT(L), gA, 1, 1, 0);
+    if (n->attrs.flags & CT__LAF_UPPER) { L = ct__la_mH(L); gL = ct__la_mH(gL); }
+    ct_tensor *gA = ct__la_tril(ct_matmul(ct__la_mH(L), gL), 0);
+    gA = ct_mul_scalar(ct_add(gA, ct__la_mH(ct__la_tril(gA, -1))), 0.5);
+    gA = ct_linalg_solve_triangular(ct__la_mH(L), gA, 1, 1, 0);
     gA = ct_linalg_solve_triangular(L, gA, 0, 0, 0);
     gin[0] = gA;
     return gA ? 0 : -1;
@@ -1343,7 +1460,21 @@ static int ct__la_k_inv(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
     char *Xp = ct__ptr(X);
-    if (n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {
+        /* getrf + getri on the column-major copy */
+        char *w = (char *)ct__la_scratch(es * (size_t)(nn ? nn : 1));
+        ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+        if (!w || !ipiv) { CT_FREE(w); CT_FREE(ipiv); return -1; }
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(w, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = n ? ct__la_zgetrf(dt, n, n, w, ipiv) : 0;
+            info[b] = r > 0 ? r : 0;
+            if (!info[b] && n) ct__la_zgetri(dt, n, w, ipiv);
+            ct__la_zcopy(dt, Xp + (size_t)(b * nn) * es, n, 1, w, 1, n, n, n, 0);
+        }
+        CT_FREE(w);
+        CT_FREE(ipiv);
+    } else if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL], e[CT__LA_SMALL * CT__LA_SMALL];
         int piv[CT__LA_SMALL];
         int64_t nfull = B.count / CT__LA_W * CT__LA_W;   /* whole groups in lock-step; the rest one by one */
@@ -1407,7 +1538,7 @@ static int ct__la_k_inv(ct__call *c) {
 static int ct__la_bw_inv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *X = CT__SV_OUT(n, 0);
     if (!X) return -1;
-    ct_tensor *Xt = ct_mT(X);
+    ct_tensor *Xt = ct__la_mH(X);
     gin[0] = ct_neg(ct_matmul(Xt, ct_matmul(gout[0], Xt)));
     return gin[0] ? 0 : -1;
 }
@@ -1474,7 +1605,23 @@ static int ct__la_k_solve(ct__call *c) {
     /* B's matrix strides (a vector is an n x 1 matrix) */
     int64_t bsr = vec ? Bt->strides[Bt->ndim - 1] : Bt->strides[Bt->ndim - 2], bsc = vec ? 0 : Bt->strides[Bt->ndim - 1];
     int64_t xsr = vec ? X->strides[xd - 1] : X->strides[xd - 2], xsc = vec ? 0 : X->strides[xd - 1];
-    if (n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {
+        /* getrf + getrs('N') on column-major copies */
+        char *lu = (char *)ct__la_scratch(es * (size_t)(nn + n * k + 1));
+        ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+        if (!lu || !ipiv) { CT_FREE(lu); CT_FREE(ipiv); return -1; }
+        char *rhs = lu + (size_t)nn * es;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(lu, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = n ? ct__la_zgetrf(dt, n, n, lu, ipiv) : 0;
+            info[b] = r > 0 ? r : 0;
+            ct__la_zcopy(dt, rhs, 1, n, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, b)), bsr, bsc, n, k, 0);
+            if (!info[b] && n && k) ct__la_zgetrs(dt, 'N', n, k, lu, ipiv, rhs);
+            ct__la_zcopy(dt, ct__la_at(X, ct__bat_off(&B, X, bmd, b)), xsr, xsc, rhs, 1, n, n, k, 0);
+        }
+        CT_FREE(lu);
+        CT_FREE(ipiv);
+    } else if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int piv[CT__LA_SMALL];
         double *rhs = (double *)ct__la_scratch(sizeof(double) * (size_t)(n * k));
@@ -1537,9 +1684,9 @@ static int ct__la_bw_solve(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
     int vec = ct__la_vector_rhs_of(n->in_meta[0].ndim, n->in_meta[0].shape, n->in_meta[1].ndim, n->in_meta[1].shape);
     ct_tensor *gX = vec ? ct_unsqueeze(gout[0], -1) : gout[0];
     ct_tensor *Xm = vec ? ct_unsqueeze(X, -1) : X;
-    ct_tensor *gB = ct_linalg_solve(ct_mT(A), gX);
+    ct_tensor *gB = ct_linalg_solve(ct__la_mH(A), gX);
     if (!gB) return -1;
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_neg(ct_matmul(gB, ct_mT(Xm))))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_neg(ct_matmul(gB, ct__la_mH(Xm))))) return -1;
     if (CT__NEEDS(n, 1) && !(gin[1] = vec ? ct_squeeze_dim(gB, -1) : gB)) return -1;
     return 0;
 }
@@ -1606,9 +1753,22 @@ static int ct__la_k_solve_tri(ct__call *c) {
     ct__bat_of(&B, X, 2);
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
+    char *Xp = ct__ptr(X);
+    if (CT__LA_CX(dt)) {   /* trsm on column-major copies */
+        char *a = (char *)ct__la_scratch(es * (size_t)(n * n + r * k + 1)), *xb;
+        if (!a) return -1;
+        xb = a + (size_t)(n * n) * es;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_zload(xb, r, Bt, ct__bat_off(&B, Bt, 2, b));
+            ct__la_ztrsm(dt, left, upper, unit, r, k, a, n, xb, r);
+            ct__la_zcopy(dt, Xp + (size_t)(b * r * k) * es, k, 1, xb, 1, r, r, k, 0);
+        }
+        CT_FREE(a);
+        return 0;
+    }
     void *scratch = ct__la_scratch(es * (size_t)(n * n));
     if (!scratch) return -1;
-    char *Xp = ct__ptr(X);
     for (int64_t b = 0; b < B.count; b++) {
         char *xp = Xp + (size_t)(b * r * k) * es;
         ct__la_load(xp, dt, k, 1, Bt, ct__bat_off(&B, Bt, 2, b));
@@ -1626,10 +1786,10 @@ static int ct__la_bw_solve_tri(ct__node *n, ct_tensor *const *gout, ct_tensor **
     ct_tensor *A = CT__SV_IN(n, 0), *X = CT__SV_OUT(n, 0);
     if (!A || !X) return -1;
     int fl = n->attrs.flags, left = (fl & CT__LAF_LEFT) != 0, upper = (fl & CT__LAF_UPPER) != 0, unit = (fl & CT__LAF_UNIT) != 0;
-    ct_tensor *gB = ct_linalg_solve_triangular(ct_mT(A), gout[0], !upper, left, unit);
+    ct_tensor *gB = ct_linalg_solve_triangular(ct__la_mH(A), gout[0], !upper, left, unit);
     if (!gB) return -1;
     if (CT__NEEDS(n, 0)) {
-        ct_tensor *gA = left ? ct_neg(ct_matmul(gB, ct_mT(X))) : ct_neg(ct_matmul(ct_mT(X), gB));
+        ct_tensor *gA = left ? ct_neg(ct_matmul(gB, ct__la_mH(X))) : ct_neg(ct_matmul(ct__la_mH(X), gB));
         gA = upper ? ct__la_triu(gA, unit) : ct__la_tril(gA, -unit);
         if (!(gin[0] = gA)) return -1;
     }
@@ -1955,11 +2115,50 @@ static int ct__la_meta_slogdet(ct__call *c) {
     if (ct__la_meta_det(c)) return -1;
     c->nout = 2;
     c->oi[1] = c->oi[0];
+    c->oi[1].dtype = ct__la_real_of(c->oi[0].dtype);   /* complex A: a complex sign, a real log|det| */
+    return 0;
+}
+/* complex det (mode 0) or sign and log|det| (mode 1): getrf of the column-major copy */
+static int ct__la_det_run_cx(ct__call *c, int logmode) {
+    const ct_tensor *A = c->in[0];
+    int64_t n = A->shape[A->ndim - 1];
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype, rdt = ct__la_real_of(dt);
+    size_t es = ct__dt[dt].size;
+    char *o0 = ct__ptr(c->out[0]), *o1 = logmode ? ct__ptr(c->out[1]) : NULL;
+    char *w = (char *)ct__la_scratch(es * (size_t)(n * n + 1));
+    ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+    if (!w || !ipiv) { CT_FREE(w); CT_FREE(ipiv); return -1; }
+    for (int64_t b = 0; b < B.count; b++) {
+        double dr = 1.0, di = 0.0, logabs = 0.0;
+        ct__la_zload(w, n, A, ct__bat_off(&B, A, 2, b));
+        if (n) ct__la_zgetrf(dt, n, n, w, ipiv);
+        for (int64_t k = 0; k < n; k++) {
+            double ur, ui, tr;
+            ct__la_zget(dt, w, k + k * n, &ur, &ui);
+            if (ipiv[k] != k + 1) { dr = -dr; di = -di; }
+            if (logmode) {
+                double a = hypot(ur, ui);
+                logabs += log(a);
+                if (a > 0) { ur /= a; ui /= a; }
+            }
+            tr = dr * ur - di * ui;
+            di = dr * ui + di * ur;
+            dr = tr;
+        }
+        if (logmode && logabs == -INFINITY) dr = di = 0.0;
+        ct__la_zset(dt, o0, b, dr, di);
+        if (logmode) ct__store_f64(o1 + (size_t)b * ct__dt[rdt].size, rdt, logabs);
+    }
+    CT_FREE(w);
+    CT_FREE(ipiv);
     return 0;
 }
 /* det (mode 0) or sign and log|det| (mode 1) of every matrix of A */
 static int ct__la_det_run(ct__call *c, int logmode) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_det_run_cx(c, logmode);
     int nd = A->ndim;
     int64_t n = A->shape[nd - 1];
     ct__bat B;
@@ -2083,21 +2282,24 @@ static ct_tensor *ct__la_prod_others(const ct_tensor *x) {
 static int ct__la_bw_det(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(n, 0), *d = CT__SV_OUT(n, 0);
     if (!A || !d) return -1;
-    int singular = 0;
+    int singular = 0, cx = CT__LA_CX(d->dtype);
     {
-        ct_tensor *dc = ct__contig_ref(d);
+        ct_tensor *dc = ct__contig_ref(cx ? ct_abs(d) : d);
         if (!dc) return -1;
         int64_t cnt = ct_numel(dc);
         for (int64_t i = 0; i < cnt && !singular; i++) singular = ct__load_f64(ct__ptr(dc) + (size_t)i * ct__dt[dc->dtype].size, dc->dtype) == 0.0;
         ct__decref(dc);
     }
-    ct_tensor *gd = ct_mul(gout[0], d);
+    ct_tensor *gd = ct_mul(gout[0], cx ? ct_conj(d) : d);   /* conjugate Wirtinger: g conj(det) A^{-H} */
     if (!singular) {
-        gin[0] = ct_mul(ct__la_unsq2(gd), ct_mT(ct_linalg_inv(A)));
+        gin[0] = ct_mul(ct__la_unsq2(gd), ct__la_mH(ct_linalg_inv(A)));
     } else {
         ct_linalg_svd_result s = ct_linalg_svd(A, 0);
         ct_tensor *alpha = NULL;
-        CT_NO_GRAD { alpha = ct_mul(ct_linalg_det(s.U), ct_linalg_det(s.Vh)); }
+        CT_NO_GRAD {
+            alpha = ct_mul(ct_linalg_det(s.U), ct_linalg_det(s.Vh));
+            if (cx) alpha = ct_conj(alpha);
+        }
         ct_tensor *D = ct_mul(ct_unsqueeze(ct_mul(gout[0], alpha), -1), ct__la_prod_others(s.S));
         gin[0] = ct_matmul(ct_mul(s.U, ct_unsqueeze(D, -2)), s.Vh);
     }
@@ -2113,9 +2315,15 @@ CTENSOR_API ct_tensor *ct_linalg_det(const ct_tensor *A) {
 }
 /* gA = g_logabsdet A^{-H} (the sign is not differentiable) */
 static int ct__la_bw_slogdet(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    ct_tensor *A = CT__SV_IN(n, 0);
+    ct_tensor *A = CT__SV_IN(n, 0), *g = gout[1];
     if (!A) return -1;
-    gin[0] = ct_mul(ct__la_unsq2(gout[1]), ct_mT(ct_linalg_inv(A)));
+    if (CT__LA_CX(A->dtype)) {
+        /* complex: g = g_logabsdet - i imag(g_sign conj(sign)) (PyTorch's slogdet_backward) */
+        ct_tensor *sign = CT__SV_OUT(n, 0);
+        if (!sign) return -1;
+        g = ct_complex(g, ct_neg(ct_imag(ct_mul(gout[0], ct_conj(sign)))));
+    }
+    gin[0] = ct_mul(ct__la_unsq2(g), ct__la_mH(ct_linalg_inv(A)));
     return gin[0] ? 0 : -1;
 }
 static ct_linalg_slogdet_result ct__la_slogdet(const ct_tensor *A, int fname) {
@@ -2135,6 +2343,7 @@ CTENSOR_API ct_linalg_slogdet_result ct_linalg_slogdet(const ct_tensor *A) { ret
 CTENSOR_API ct_tensor *ct_logdet(const ct_tensor *A) {
     ct_linalg_slogdet_result r = ct__la_slogdet(A, CT__LAN_LOGDET);
     if (!r.sign) return NULL;
+    if (CT__LA_CX(r.sign->dtype)) return ct_add(ct_log(r.sign), r.logabsdet);   /* log det = log(sign) + log|det| */
     return ct_where_scalar(ct_ge_scalar(r.sign, 0.0), r.logabsdet, NAN);
 }
 CTENSOR_API ct_tensor *ct_trace(const ct_tensor *A) {
@@ -2299,8 +2508,46 @@ static int ct__la_meta_qr(ct__call *c) {
     ct__la_out_b(c, 1, A->dtype, nb, A->shape, 2, mode == CT__LA_QR_COMPLETE ? m : k, n);
     return 0;
 }
+/* complex: geqrf + ungqr on the column-major copy */
+static int ct__la_k_qr_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *Q = c->out[0], *R = c->out[1];
+    int nd = A->ndim, mode = c->a->mode;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    int64_t qc = mode == CT__LA_QR_COMPLETE ? m : k, rr = R->shape[R->ndim - 2];
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size;
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + k + m * qc + 1));
+    if (!a) return -1;
+    char *tau = a + (size_t)(m * n) * es, *q = tau + (size_t)k * es;
+    for (int64_t b = 0; b < B.count; b++) {
+        ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
+        if (m && n) {
+            if (CT__LA_Z(dt)) LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)m, CT__LA_ZD(tau));
+            else LAPACKE_cgeqrf(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)m, CT__LA_ZF(tau));
+        }
+        char *rp = ct__ptr(R) + (size_t)(b * rr * n) * es;
+        for (int64_t i = 0; i < rr; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double re = 0.0, im = 0.0;
+                if (j >= i && i < k) ct__la_zget(dt, a, i + j * m, &re, &im);
+                ct__la_zset(dt, rp, i * n + j, re, im);
+            }
+        if (mode == CT__LA_QR_R || !m || !qc) continue;
+        int64_t cp = qc < n ? qc : n;
+        memcpy(q, a, (size_t)(m * cp) * es);
+        if (CT__LA_Z(dt)) LAPACKE_zungqr(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)qc, (ct__la_int)k, CT__LA_ZD(q), (ct__la_int)m, CT__LA_ZD(tau));
+        else LAPACKE_cungqr(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)qc, (ct__la_int)k, CT__LA_ZF(q), (ct__la_int)m, CT__LA_ZF(tau));
+        ct__la_zstore(Q, ct__bat_off(&B, Q, 2, b), q, m, m, qc);
+    }
+    CT_FREE(a);
+    return 0;
+}
 static int ct__la_k_qr(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_qr_cx(c);
     ct_tensor *Q = c->out[0], *R = c->out[1];
     int nd = A->ndim, mode = c->a->mode;
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
@@ -2336,7 +2583,13 @@ static int ct__la_k_qr(ct__call *c) {
     return 0;
 }
 /* symmetric matrix from the lower triangle of X */
-static ct_tensor *ct__la_copyltu(const ct_tensor *X) { return ct_add(ct__la_tril(X, 0), ct_mT(ct__la_tril(X, -1))); }
+static ct_tensor *ct__la_copyltu(const ct_tensor *X) {
+    if (X && CT__LA_CX(X->dtype)) {   /* Hermitian, with the real part of X's diagonal (PyTorch's syminvadj) */
+        ct_tensor *l = ct__la_tril(X, -1);
+        return ct_add(ct_add(l, ct__la_mH(l)), ct__la_diag_embed(ct_real(ct_diagonal(X, 0, -2, -1))));
+    }
+    return ct_add(ct__la_tril(X, 0), ct_mT(ct__la_tril(X, -1)));
+}
 /* QR backward (real case; as PyTorch's linalg_qr_backward):
    m >= n: M = R gR^T - gQ^T Q, gA = (gQ + Q copyltu(M)) R^{-T}
    m <  n: A = Q [X | Y], R = [U | V]: gQ' = gQ + Y gV^T, then the square rule for X, gY = Q gV */
@@ -2350,15 +2603,15 @@ static int ct__la_bw_qr(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     if (mode == CT__LA_QR_COMPLETE && m > n)
         return ct__failed(CT_ERR_AUTOGRAD, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
     if (m >= n) {
-        ct_tensor *M = ct_sub(ct_matmul(R, ct_mT(gR)), ct_matmul(ct_mT(gQ), Q));
+        ct_tensor *M = ct_sub(ct_matmul(R, ct__la_mH(gR)), ct_matmul(ct__la_mH(gQ), Q));
         ct_tensor *gA = ct_add(gQ, ct_matmul(Q, ct__la_copyltu(M)));
-        gin[0] = ct_linalg_solve_triangular(ct_mT(R), gA, 0, 0, 0);
+        gin[0] = ct_linalg_solve_triangular(ct__la_mH(R), gA, 0, 0, 0);
     } else {
         ct_tensor *U = ct_narrow(R, -1, 0, m), *gU = ct_narrow(gR, -1, 0, m), *gV = ct_narrow(gR, -1, m, n - m);
         ct_tensor *Y = ct_matmul(Q, ct_narrow(R, -1, m, n - m));
-        ct_tensor *gQ2 = ct_add(gQ, ct_matmul(Y, ct_mT(gV)));
-        ct_tensor *M = ct_sub(ct_matmul(U, ct_mT(gU)), ct_matmul(ct_mT(gQ2), Q));
-        ct_tensor *gX = ct_linalg_solve_triangular(ct_mT(U), ct_add(gQ2, ct_matmul(Q, ct__la_copyltu(M))), 0, 0, 0);
+        ct_tensor *gQ2 = ct_add(gQ, ct_matmul(Y, ct__la_mH(gV)));
+        ct_tensor *M = ct_sub(ct_matmul(U, ct__la_mH(gU)), ct_matmul(ct__la_mH(gQ2), Q));
+        ct_tensor *gX = ct_linalg_solve_triangular(ct__la_mH(U), ct_add(gQ2, ct_matmul(Q, ct__la_copyltu(M))), 0, 0, 0);
         gin[0] = ct__la_cat2(gX, ct_matmul(Q, gV), -1);
     }
     return gin[0] ? 0 : -1;
@@ -2400,7 +2653,7 @@ static int ct__la_meta_eigh(ct__call *c) {
     int nb = A->ndim - 2;
     int64_t n = A->shape[nb + 1];
     c->nout = 2;
-    ct__la_out_b(c, 0, A->dtype, nb, A->shape, 1, n, 0);
+    ct__la_out_b(c, 0, ct__la_real_of(A->dtype), nb, A->shape, 1, n, 0);   /* real eigenvalues */
     if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_colmajor(c, 1, A->dtype, nb, A->shape, n, n);
     else { int64_t z = 0; ct__la_out(c, 1, A->dtype, 1, &z); }
     return 0;
@@ -2419,8 +2672,38 @@ static int ct__la_evws_alloc(ct__la_evws *ws, ct_dtype dt, char jobz, int64_t n)
     ws->iwork = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)ws->liwork);
     return ws->work && ws->iwork ? 0 : -1;
 }
+/* complex Hermitian: heevd on the column-major copy (reads the UPLO triangle) */
+static int ct__la_k_eigh_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *W = c->out[0], *V = c->out[1];
+    int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, up = (c->a->flags & CT__LAF_UPPER) != 0;
+    int64_t n = A->shape[nd - 1];
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size, rs = es / 2;
+    char *a = (char *)ct__la_scratch(es * (size_t)(n * n + 1));
+    if (!a) return -1;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc && n; b++) {
+        char *wp = ct__ptr(W) + (size_t)(b * n) * rs;
+        ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
+        ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zheevd(LAPACK_COL_MAJOR, wantv ? 'V' : 'N', up ? 'U' : 'L', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, (double *)(void *)wp)
+                                    : LAPACKE_cheevd(LAPACK_COL_MAJOR, wantv ? 'V' : 'N', up ? 'U' : 'L', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n, (float *)(void *)wp);
+        if (r < 0)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c),
+                            ct__la_batch_prefix(nd > 2, b).s);
+        else if (r > 0)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+        else if (wantv) ct__la_zstore(V, ct__bat_off(&B, V, 2, b), a, n, n, n);
+    }
+    CT_FREE(a);
+    return rc;
+}
 static int ct__la_k_eigh(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_eigh_cx(c);
     ct_tensor *W = c->out[0], *V = c->out[1];
     int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, up = (c->a->flags & CT__LAF_UPPER) != 0;
     int64_t n = A->shape[nd - 1], nn = n * n;
@@ -2507,13 +2790,15 @@ static int ct__la_bw_eigh(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin)
     if (!w || !V) return -1;
     ct_tensor *inner = ct__la_diag_embed(gw);
     if (!ct__la_all_zero(gV)) {
-        ct_tensor *K = ct_matmul(ct_mT(V), gV);
-        ct_tensor *S = ct_mul_scalar(ct_sub(K, ct_mT(K)), 0.5);
+        ct_tensor *K = ct_matmul(ct__la_mH(V), gV);
+        ct_tensor *S = ct_mul_scalar(ct_sub(K, ct__la_mH(K)), 0.5);
         ct_tensor *E = ct_sub(ct_unsqueeze(w, -2), ct_unsqueeze(w, -1));
         E = ct_add(E, ct__la_eye_like(E));
+        if (S && CT__LA_CX(S->dtype))   /* the diagonal (i im(V^H gV)_ii) is gL's place: dropped, as PyTorch's */
+            S = ct_mul(S, ct_rsub_scalar(1.0, ct__la_eye_like(E)));
         inner = ct_add(inner, ct_div(S, E));
     }
-    gin[0] = ct_matmul(V, ct_matmul(inner, ct_mT(V)));
+    gin[0] = ct_matmul(V, ct_matmul(inner, ct__la_mH(V)));
     return gin[0] ? 0 : -1;
 }
 static int ct__la_uplo(const char *UPLO, int *upper) {
@@ -2550,15 +2835,46 @@ static int ct__la_meta_eig(ct__call *c) {
     if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     int nb = A->ndim - 2;
     int64_t n = A->shape[nb + 1];
-    ct_dtype cdt = A->dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
+    ct_dtype cdt = A->dtype == CT_FLOAT64 || A->dtype == CT_COMPLEX128 ? CT_COMPLEX128 : CT_COMPLEX64;
     c->nout = 2;
     ct__la_out_b(c, 0, cdt, nb, A->shape, 1, n, 0);
     if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_b(c, 1, cdt, nb, A->shape, 2, n, n);
     else { int64_t z = 0; ct__la_out(c, 1, cdt, 1, &z); }
     return 0;
 }
+/* complex input: geev on the column-major copy */
+static int ct__la_k_eig_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *L = c->out[0], *V = c->out[1];
+    int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
+    int64_t n = A->shape[nd - 1], nn = n * n;
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size;
+    char *a = (char *)ct__la_scratch(es * (size_t)(2 * nn + 1)), *vr;
+    if (!a) return -1;
+    vr = a + (size_t)nn * es;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc && n; b++) {
+        char *lp = ct__ptr(L) + (size_t)(b * n) * es;
+        ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
+        ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, CT__LA_ZD(lp), NULL, 1,
+                                                    CT__LA_ZD(vr), (ct__la_int)n)
+                                    : LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n, CT__LA_ZF(lp), NULL, 1,
+                                                    CT__LA_ZF(vr), (ct__la_int)n);
+        if (r < 0) rc = ct__failed(CT_ERR_NUMERIC, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+        else if (r > 0)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+        else if (wantv) ct__la_zcopy(dt, ct__ptr(V) + (size_t)(b * nn) * es, n, 1, vr, 1, n, n, n, 0);
+    }
+    CT_FREE(a);
+    return rc;
+}
 static int ct__la_k_eig(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_eig_cx(c);
     ct_tensor *L = c->out[0], *V = c->out[1];
     int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
     int64_t n = A->shape[nd - 1], nn = n * n;
@@ -2642,7 +2958,8 @@ static int ct__la_bw_eig(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) 
     if (!L || !V) return -1;
     int64_t n = L->shape[L->ndim - 1], nn = n * n, count = n ? ct_numel(L) / n : 0;
     ct__tmeta *am = &nd->in_meta[0];
-    ct_tensor *gA = ct_zeros_n(CT_FLOAT64, am->ndim, am->shape);
+    int cxin = CT__LA_CX(am->dtype);   /* complex input: the whole complex gradient; real: its real part */
+    ct_tensor *gA = ct_zeros_n(cxin ? CT_COMPLEX128 : CT_FLOAT64, am->ndim, am->shape);
     double *lp = ct__la_cload(L, count * n), *vp = ct__la_cload(V, count * nn);
     double *glp = ct__la_cload(gout[0], count * n), *gvp = ct__la_cload(gout[1], count * nn);
     ct__cd *w = (ct__cd *)ct__la_scratch(sizeof(ct__cd) * (size_t)(3 * nn + n + 1));
@@ -2708,9 +3025,12 @@ static int ct__la_bw_eig(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) 
         ct__la_int r = n ? LAPACKE_zgesv_work(LAPACK_COL_MAJOR, (ct__la_int)n, (ct__la_int)n, (ct__lapack_cd *)VH, (ct__la_int)n, ipiv,
                                               (ct__lapack_cd *)M, (ct__la_int)n) : 0;
         if (r > 0) { rc = ct__failed(CT_ERR_NUMERIC, "linalg.eig backward: the eigenvector matrix is singular"); break; }
-        double *gp = (double *)ct__ptr(gA) + b * nn;
+        double *gp = (double *)ct__ptr(gA) + b * nn * (cxin ? 2 : 1);
         for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++) gp[i * n + j] = M[i + j * n].re;
+            for (int64_t j = 0; j < n; j++) {
+                if (cxin) { gp[2 * (i * n + j)] = M[i + j * n].re; gp[2 * (i * n + j) + 1] = M[i + j * n].im; }
+                else gp[i * n + j] = M[i + j * n].re;
+            }
     }
     CT_FREE(lp); CT_FREE(vp); CT_FREE(glp); CT_FREE(gvp); CT_FREE(w); CT_FREE(ipiv);
     if (rc) return -1;
@@ -2751,7 +3071,7 @@ static int ct__la_meta_svd(ct__call *c) {
     int nb = A->ndim - 2, full = (c->a->flags & CT__LAF_FULL) != 0;
     int64_t m = A->shape[nb], n = A->shape[nb + 1], k = m < n ? m : n, z = 0;
     c->nout = 3;
-    ct__la_out_b(c, 1, A->dtype, nb, A->shape, 1, k, 0);
+    ct__la_out_b(c, 1, ct__la_real_of(A->dtype), nb, A->shape, 1, k, 0);   /* real singular values */
     if (c->a->flags & CT__LAF_COMPUTE_V) {
         ct__la_out_b(c, 0, A->dtype, nb, A->shape, 2, m, full ? m : k);
         ct__la_out_b(c, 2, A->dtype, nb, A->shape, 2, full ? n : k, n);
@@ -2778,8 +3098,50 @@ static int ct__la_svdws_alloc(ct__la_svdws *ws, ct_dtype dt, char jobz, int64_t 
     ws->iwork = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(8 * k + 1));
     return ws->work && ws->iwork ? 0 : -1;
 }
+/* complex: gesdd on the column-major copy, U and V^H copied out */
+static int ct__la_k_svd_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *U = c->out[0], *S = c->out[1], *Vh = c->out[2];
+    int nd = A->ndim, full = (c->a->flags & CT__LAF_FULL) != 0, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    int64_t uc = full ? m : k, vr = full ? n : k;
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size, rs = es / 2;
+    char jobz = wantv ? (full ? 'A' : 'S') : 'N';
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + (wantv ? m * uc + vr * n : 0) + 1));
+    if (!a) return -1;
+    char *u = a + (size_t)(m * n) * es, *vt = u + (size_t)(wantv ? m * uc : 0) * es;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc; b++) {
+        char *sp = ct__ptr(S) + (size_t)(b * k) * rs;
+        if (k) {
+            ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int ldu = (ct__la_int)m, ldvt = CT__LA_LD(vr);
+            ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zgesdd(LAPACK_COL_MAJOR, jobz, (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), ldu, (double *)(void *)sp,
+                                                         CT__LA_ZD(u), ldu, CT__LA_ZD(vt), ldvt)
+                                        : LAPACKE_cgesdd(LAPACK_COL_MAJOR, jobz, (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), ldu, (float *)(void *)sp,
+                                                         CT__LA_ZF(u), ldu, CT__LA_ZF(vt), ldvt);
+            if (r != 0) {
+                rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c));
+                break;
+            }
+        }
+        if (!wantv) continue;
+        if (m && uc) ct__la_zstore(U, ct__bat_off(&B, U, 2, b), u, m, m, uc);
+        if (vr && n) ct__la_zstore(Vh, ct__bat_off(&B, Vh, 2, b), vt, vr > 0 ? vr : 1, vr, n);
+        if (!k) {   /* empty: U and V^H are identities (full_matrices) */
+            for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < uc; j++) ct__la_zset(dt, ct__la_at(U, ct__bat_off(&B, U, 2, b)), i * U->strides[nd - 2] + j * U->strides[nd - 1], i == j, 0.0);
+            for (int64_t i = 0; i < vr; i++) for (int64_t j = 0; j < n; j++) ct__la_zset(dt, ct__la_at(Vh, ct__bat_off(&B, Vh, 2, b)), i * Vh->strides[nd - 2] + j * Vh->strides[nd - 1], i == j, 0.0);
+        }
+    }
+    CT_FREE(a);
+    return rc;
+}
 static int ct__la_k_svd(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_svd_cx(c);
     ct_tensor *U = c->out[0], *S = c->out[1], *Vh = c->out[2];
     int nd = A->ndim, full = (c->a->flags & CT__LAF_FULL) != 0, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
@@ -2903,9 +3265,9 @@ static ct_tensor *ct__la_svd_backward(ct_tensor *gU, ct_tensor *gS, ct_tensor *g
     int hasU = !ct__la_all_zero(gU), hasV = !ct__la_all_zero(gVh);
     if (!hasU && !hasV)
         return m >= n ? ct_matmul(U, ct_mul(ct_unsqueeze(gS, -1), Vh)) : ct_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
-    ct_tensor *UhgU = hasU ? ct_matmul(ct_mT(U), gU) : NULL, *VhgV = hasV ? ct_matmul(Vh, ct_mT(gVh)) : NULL;
-    if (UhgU) UhgU = ct_sub(UhgU, ct_mT(UhgU));
-    if (VhgV) VhgV = ct_sub(VhgV, ct_mT(VhgV));
+    ct_tensor *UhgU = hasU ? ct_matmul(ct__la_mH(U), gU) : NULL, *VhgV = hasV ? ct_matmul(Vh, ct__la_mH(gVh)) : NULL;
+    if (UhgU) UhgU = ct_sub(UhgU, ct__la_mH(UhgU));
+    if (VhgV) VhgV = ct_sub(VhgV, ct__la_mH(VhgV));
     ct_tensor *S2 = ct_mul(S, S);
     ct_tensor *E = ct_sub(ct_unsqueeze(S2, -2), ct_unsqueeze(S2, -1));
     E = ct_add(E, ct__la_eye_like(E));
@@ -2914,15 +3276,17 @@ static ct_tensor *ct__la_svd_backward(ct_tensor *gU, ct_tensor *gS, ct_tensor *g
     else if (hasU) gA = ct_mul(UhgU, ct_div(ct_unsqueeze(S, -2), E));
     else gA = ct_mul(ct_unsqueeze(S, -1), ct_div(VhgV, E));
     gA = ct_add(gA, ct__la_diag_embed(gS));
+    if (hasU && CT__LA_CX(U->dtype))   /* complex: + diag(im part of U^H gU) / S (PyTorch's svd_backward) */
+        gA = ct_add(gA, ct__la_diag_embed(ct_div(ct_diagonal(UhgU, 0, -2, -1), ct_mul_scalar(S, 2.0))));
     if (m > n && hasU) {
         gA = ct_matmul(U, gA);
         ct_tensor *gUSinv = ct_div(gU, ct_unsqueeze(S, -2));
-        gA = ct_add(gA, ct_sub(gUSinv, ct_matmul(U, ct_matmul(ct_mT(U), gUSinv))));
+        gA = ct_add(gA, ct_sub(gUSinv, ct_matmul(U, ct_matmul(ct__la_mH(U), gUSinv))));
         gA = ct_matmul(gA, Vh);
     } else if (m < n && hasV) {
         gA = ct_matmul(gA, Vh);
         ct_tensor *SinvgVh = ct_div(gVh, ct_unsqueeze(S, -1));
-        gA = ct_add(gA, ct_sub(SinvgVh, ct_matmul(ct_matmul(SinvgVh, ct_mT(Vh)), Vh)));
+        gA = ct_add(gA, ct_sub(SinvgVh, ct_matmul(ct_matmul(SinvgVh, ct__la_mH(Vh)), Vh)));
         gA = ct_matmul(U, gA);
     } else {
         gA = m >= n ? ct_matmul(U, ct_matmul(gA, Vh)) : ct_matmul(ct_matmul(U, gA), Vh);
@@ -3625,6 +3989,10 @@ static int ct__la_bw_vector_norm(ct__node *nd, ct_tensor *const *gout, ct_tensor
 }
 CTENSOR_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, int ndims, const int64_t *dims, int keepdim) {
     CT__LA_INIT_OR(NULL);
+    if (x && CT__LA_CX(x->dtype)) {   /* complex: the norm of |x| (real; autograd through abs: g sgn(x)) */
+        x = ct_abs(x);
+        if (!x) return NULL;
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     a.flags = keepdim ? CT__LAF_KEEPDIM : 0;
@@ -3796,7 +4164,7 @@ CTENSOR_API ct_tensor *ct_linalg_vecdot(const ct_tensor *x, const ct_tensor *y, 
     if (x->dtype != y->dtype)
         return ct__fail(CT_ERR_DTYPE, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
                         CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
-    return ct_sum_dim(ct_mul(x, y), dim, 0);
+    return ct_sum_dim(ct_mul(CT__LA_CX(x->dtype) ? ct_conj(x) : x, y), dim, 0);   /* complex: conj(x) . y */
 }
 /* A with dims d0, d1 moved to the end (torch.movedim) */
 static ct_tensor *ct__la_movedims_last(const ct_tensor *A, int d0, int d1) {
@@ -3828,7 +4196,7 @@ static ct_tensor *ct__la_matrix_norm(const ct_tensor *A, const char *ord, const 
     int kind;
     if (ct__la_parse_ord(ord, &p, &kind) || (kind == 0 && !(fabs(p) == 1.0 || fabs(p) == 2.0 || isinf(p))))
         return ct__fail(CT_ERR_ARG, "%s: Order %s not supported.", fn, ord);
-    if (!CT__ISFLOAT(A->dtype))
+    if (!CT__ISFLOAT(A->dtype) && !CT__LA_CX(A->dtype))
         return ct__fail(CT_ERR_DTYPE, "%s: Expected a floating point or complex tensor as input. Got %s", fn, CT__DTNAME(A->dtype));
     if (A->ndim < 2) return ct__fail(CT_ERR_SHAPE, "%s: The input tensor A must have at least 2 dimensions.", fn);
     int d0 = ct__dim(fn, dim ? (int)dim[0] : -2, A->ndim), d1 = d0 < 0 ? -1 : ct__dim(fn, dim ? (int)dim[1] : -1, A->ndim);
@@ -3936,7 +4304,7 @@ CTENSOR_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n) {
     if (n == 0) return ct_copy_(ct_clone(A), ct_eye(m, m, A->dtype));   /* in A's graph with a zero gradient, as PyTorch */
     const ct_tensor *a = A;
     if (n < 0) {
-        if (!CT__ISFLOAT(A->dtype))
+        if (!CT__ISFLOAT(A->dtype) && !CT__LA_CX(A->dtype))
             return ct__fail(CT_ERR_DTYPE, "%s: inverse of a matrix of integer dtype is not supported (negative power %lld)", fn, (long long)n);
         a = ct_linalg_inv(A);
         if (!a) return NULL;
