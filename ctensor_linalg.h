@@ -1272,6 +1272,7 @@ static ct_tensor *ct__la_trimask(const ct_tensor *x, int64_t k, int lower) {
     ct_tensor *ci = ct_arange(0, (double)n, 1, CT_INT64);
     ct_tensor *d = ct_sub(ci, ri);   /* j - i */
     ct_tensor *mask = lower ? ct_le_scalar(d, (double)k) : ct_ge_scalar(d, (double)k);
+    if (ct_dtype_is_complex(x->dtype)) return ct_mul(x, ct_to(mask, x->dtype == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64));
     return ct_where_scalar(mask, x, 0.0);
 }
 static ct_tensor *ct__la_tril(const ct_tensor *x, int64_t k) { return ct__la_trimask(x, k, 1); }
@@ -2318,10 +2319,10 @@ static int ct__la_bw_slogdet(ct__node *n, ct_tensor *const *gout, ct_tensor **gi
     ct_tensor *A = CT__SV_IN(n, 0), *g = gout[1];
     if (!A) return -1;
     if (CT__LA_CX(A->dtype)) {
-        /* complex: g = g_logabsdet - i imag(g_sign conj(sign)) (PyTorch's slogdet_backward) */
+        /* complex: g = g_logabsdet - i imag(conj(g_sign) sign) (PyTorch's slogdet_backward) */
         ct_tensor *sign = CT__SV_OUT(n, 0);
         if (!sign) return -1;
-        g = ct_complex(g, ct_neg(ct_imag(ct_mul(gout[0], ct_conj(sign)))));
+        g = ct_complex(g, ct_imag(ct_mul(gout[0], ct_conj(sign))));
     }
     gin[0] = ct_mul(ct__la_unsq2(g), ct__la_mH(ct_linalg_inv(A)));
     return gin[0] ? 0 : -1;
@@ -2798,6 +2799,7 @@ static int ct__la_bw_eigh(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin)
             S = ct_mul(S, ct_rsub_scalar(1.0, ct__la_eye_like(E)));
         inner = ct_add(inner, ct_div(S, E));
     }
+    if (inner && CT__LA_CX(V->dtype) && !CT__LA_CX(inner->dtype)) inner = ct_to(inner, V->dtype);
     gin[0] = ct_matmul(V, ct_matmul(inner, ct__la_mH(V)));
     return gin[0] ? 0 : -1;
 }
