@@ -388,7 +388,9 @@ static int ct__la_cx_ok(const char *fn) {
         "linalg.eigh", "linalg.eigvalsh", "linalg_eigh", "linalg.eig", "linalg.eigvals", "linalg_eig",
         "linalg.svd", "linalg.svdvals", "linalg_svd", "linalg.qr", "linalg_qr",
         "linalg.vector_norm", "linalg_vector_norm", "linalg.matrix_norm", "linalg.norm", "linalg.cond",
-        "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace"};
+        "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace",
+        "linalg.lu_factor", "linalg.lu_factor_ex", "linalg_lu_factor_ex", "linalg.lu", "linalg.lu_solve", "linalg_lu_solve",
+        "cholesky_solve", "cholesky_inverse"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(fn, ok[i])) return 1;
     return 0;
@@ -1838,7 +1840,14 @@ static int ct__la_k_lu_factor(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
     char *LUp = ct__ptr(LU);
-    if (m <= CT__LA_SMALL && n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {   /* getrf in place on the column-major copy */
+        for (int64_t b = 0; b < B.count; b++) {
+            char *dst = LUp + (size_t)(b * m * n) * es;
+            ct__la_zload(dst, m, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = m && n ? ct__la_zgetrf(dt, m, n, dst, piv + b * k) : 0;
+            info[b] = r > 0 ? r : 0;
+        }
+    } else if (m <= CT__LA_SMALL && n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int p[CT__LA_SMALL];
         int64_t nfull = m == n ? B.count / CT__LA_W * CT__LA_W : 0;   /* square: whole groups in lock-step */
@@ -1911,10 +1920,21 @@ static ct_tensor *ct__la_perm_matrix(const ct_tensor *pivots, int64_t m, ct_dtyp
     return P;
 }
 /* L (*, m, k) unit lower and U (*, k, n) upper from LU, as differentiable views */
+/* x[..., :k] (last = 1) or x[..., :k, :] in a graph: ct_narrow, except for complex x,
+   whose narrow backward (ctensor.h's strided scatter) keeps only the real parts; a
+   product with the first k columns of the identity is exact and differentiable */
+static ct_tensor *ct__la_head(const ct_tensor *x, int last, int64_t k) {
+    if (!x) return NULL;
+    int64_t size = x->shape[x->ndim - (last ? 1 : 2)];
+    if (!CT__LA_CX(x->dtype)) return ct_narrow(x, last ? -1 : -2, 0, k);
+    if (k == size) return ct_alias(x);
+    ct_tensor *E = ct_eye(size, k, x->dtype);
+    return last ? ct_matmul(x, E) : ct_matmul(ct_mT(E), x);
+}
 static void ct__la_lu_unpack_LU(const ct_tensor *LU, ct_tensor **L, ct_tensor **U) {
     int64_t m = LU->shape[LU->ndim - 2], n = LU->shape[LU->ndim - 1], k = m < n ? m : n;
-    *L = ct_add(ct__la_tril(ct_narrow(LU, -1, 0, k), -1), ct_eye(m, k, LU->dtype));
-    *U = ct__la_triu(ct_narrow(LU, -2, 0, k), 0);
+    *L = ct_add(ct__la_tril(ct__la_head(LU, 1, k), -1), ct_eye(m, k, LU->dtype));
+    *U = ct__la_triu(ct__la_head(LU, 0, k), 0);
 }
 /* PyTorch's linalg_lu_backward: gradient of A = P L U from gL, gU */
 static ct_tensor *ct__la_lu_backward(ct_tensor *gL, ct_tensor *gU, ct_tensor *P, ct_tensor *L, ct_tensor *U) {
@@ -1922,21 +1942,21 @@ static ct_tensor *ct__la_lu_backward(ct_tensor *gL, ct_tensor *gU, ct_tensor *P,
     int64_t m = L->shape[L->ndim - 2], n = U->shape[U->ndim - 1], k = m < n ? m : n;
     ct_tensor *gA;
     if (m == n) {
-        ct_tensor *gR = ct_add(ct__la_tril(ct_matmul(ct_mT(L), gL), -1), ct__la_triu(ct_matmul(gU, ct_mT(U)), 0));
-        gA = ct_linalg_solve_triangular(ct_mT(L), gR, 1, 1, 1);
-        gA = ct_linalg_solve_triangular(ct_mT(U), gA, 0, 0, 0);
+        ct_tensor *gR = ct_add(ct__la_tril(ct_matmul(ct__la_mH(L), gL), -1), ct__la_triu(ct_matmul(gU, ct__la_mH(U)), 0));
+        gA = ct_linalg_solve_triangular(ct__la_mH(L), gR, 1, 1, 1);
+        gA = ct_linalg_solve_triangular(ct__la_mH(U), gA, 0, 0, 0);
     } else if (m < n) {
         ct_tensor *U1 = ct_narrow(U, -1, 0, k), *gU1 = ct_narrow(gU, -1, 0, k), *gU2 = ct_narrow(gU, -1, k, n - k);
-        gA = ct_sub(ct_matmul(ct_mT(L), gL), ct_matmul(ct__la_triu(gU, 0), ct_mT(U)));
-        gA = ct_linalg_solve_triangular(ct_mT(U1), ct__la_tril(gA, -1), 0, 0, 0);
+        gA = ct_sub(ct_matmul(ct__la_mH(L), gL), ct_matmul(ct__la_triu(gU, 0), ct__la_mH(U)));
+        gA = ct_linalg_solve_triangular(ct__la_mH(U1), ct__la_tril(gA, -1), 0, 0, 0);
         gA = ct__la_cat2(ct_add(gA, ct__la_triu(gU1, 0)), gU2, -1);
-        gA = ct_linalg_solve_triangular(ct_mT(L), gA, 1, 1, 1);
+        gA = ct_linalg_solve_triangular(ct__la_mH(L), gA, 1, 1, 1);
     } else {
         ct_tensor *L1 = ct_narrow(L, -2, 0, k), *gL1 = ct_narrow(gL, -2, 0, k), *gL2 = ct_narrow(gL, -2, k, m - k);
-        gA = ct_sub(ct_matmul(gU, ct_mT(U)), ct_matmul(ct_mT(L), gL));
-        gA = ct_linalg_solve_triangular(ct_mT(L1), ct__la_triu(gA, 0), 1, 1, 1);
+        gA = ct_sub(ct_matmul(gU, ct__la_mH(U)), ct_matmul(ct__la_mH(L), gL));
+        gA = ct_linalg_solve_triangular(ct__la_mH(L1), ct__la_triu(gA, 0), 1, 1, 1);
         gA = ct__la_cat2(ct_add(gA, ct__la_tril(gL1, -1)), gL2, -2);
-        gA = ct_linalg_solve_triangular(ct_mT(U), gA, 0, 0, 0);
+        gA = ct_linalg_solve_triangular(ct__la_mH(U), gA, 0, 0, 0);
     }
     return ct_matmul(P, gA);
 }
@@ -2009,6 +2029,45 @@ static int ct__la_meta_lu_solve(ct__call *c) {
     else ct__la_out_b(c, 0, LU->dtype, nb, bs, 2, br, bc);            /* X row-major = (X^T) column-major */
     return 0;
 }
+/* complex: getrs on column-major copies. left: op(A) X = B with op A or A^H ('N' / 'C');
+   right, X A = B: A^T X^T = B^T ('T'); right adjoint, X A^H = B: A X^H = B^H ('N' on
+   conjugated copies) */
+static int ct__la_k_lu_solve_cx(ct__call *c) {
+    const ct_tensor *LU = c->in[0], *pv = c->in[1], *Bt = c->in[2];
+    ct_tensor *X = c->out[0];
+    int left = (c->a->flags & CT__LAF_LEFT) != 0, adj = (c->a->flags & CT__LAF_ADJOINT) != 0;
+    int conj = !left && adj;
+    char trans = left ? (adj ? 'C' : 'N') : (adj ? 'N' : 'T');
+    int xd = X->ndim;
+    int64_t n = LU->shape[LU->ndim - 1], k = left ? X->shape[xd - 1] : X->shape[xd - 2];
+    ct__bat B;
+    ct__bat_of(&B, X, 2);
+    ct_dtype dt = LU->dtype;
+    size_t es = ct__dt[dt].size;
+    int64_t bsr = Bt->strides[Bt->ndim - 2], bsc = Bt->strides[Bt->ndim - 1], xsr = X->strides[xd - 2], xsc = X->strides[xd - 1];
+    if (!left) { int64_t t = bsr; bsr = bsc; bsc = t; t = xsr; xsr = xsc; xsc = t; }
+    int64_t psr = pv->strides[pv->ndim - 1];
+    ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n > 0 ? n : 1));
+    char *lu = (char *)ct__la_scratch(es * (size_t)(n * n + n * k + 1)), *rhs;
+    if (!ipiv || !lu) { CT_FREE(ipiv); CT_FREE(lu); return -1; }
+    rhs = lu + (size_t)(n * n) * es;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc; b++) {
+        const int32_t *pp = (const int32_t *)ct__la_at(pv, ct__bat_off(&B, pv, 1, b));
+        for (int64_t i = 0; i < n; i++) {
+            ipiv[i] = pp[i * psr];
+            if (ipiv[i] < 1 || ipiv[i] > n) { rc = ct__failed(CT_ERR_ARG, "%s: pivots[%lld] = %d is out of range for a %lldx%lld LU", ct__la_fn(c), (long long)i, (int)ipiv[i], (long long)n, (long long)n); break; }
+        }
+        if (rc) break;
+        ct__la_zload(lu, n, LU, ct__bat_off(&B, LU, 2, b));
+        ct__la_zcopy(dt, rhs, 1, n, ct__la_at(Bt, ct__bat_off(&B, Bt, 2, b)), bsr, bsc, n, k, conj);
+        if (n && k) ct__la_zgetrs(dt, trans, n, k, lu, ipiv, rhs);
+        ct__la_zcopy(dt, ct__la_at(X, ct__bat_off(&B, X, 2, b)), xsr, xsc, rhs, 1, n, n, k, conj);
+    }
+    CT_FREE(ipiv);
+    CT_FREE(lu);
+    return rc;
+}
 static int ct__la_k_lu_solve(ct__call *c) {
     const ct_tensor *LU = c->in[0], *pv = c->in[1], *Bt = c->in[2];
     ct_tensor *X = c->out[0];
@@ -2024,6 +2083,7 @@ static int ct__la_k_lu_solve(ct__call *c) {
     int64_t bsr = Bt->strides[Bt->ndim - 2], bsc = Bt->strides[Bt->ndim - 1];
     if (!left) { int64_t t = bsr; bsr = bsc; bsc = t; }
     int64_t psr = pv->strides[pv->ndim - 1];
+    if (CT__LA_CX(dt)) return ct__la_k_lu_solve_cx(c);
     ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n > 0 ? n : 1));
     void *lu = ct__la_scratch(es * (size_t)(n * n));
     double *w = (double *)ct__la_scratch(sizeof(double) * (size_t)(n * n + n * k));
@@ -2074,17 +2134,17 @@ static int ct__la_bw_lu_solve(ct__node *n, ct_tensor *const *gout, ct_tensor **g
         ct__la_lu_unpack_LU(LU, &L, &U);
         if (left != adj) {
             /* gR = U^{-H} op2(-gX) op2(X)^H; gL = (L^{-H} gR U^H).tril(-1); gU = gR.triu() */
-            ct_tensor *prod = left ? ct_matmul(ct_neg(gX), ct_mT(X)) : ct_matmul(ct_neg(ct_mT(gX)), X);
-            ct_tensor *gR = ct_linalg_solve_triangular(ct_mT(U), prod, 0, 1, 0);
-            ct_tensor *gL = ct__la_tril(ct_linalg_solve_triangular(ct_mT(L), ct_matmul(gR, ct_mT(U)), 1, 1, 1), -1);
+            ct_tensor *prod = left ? ct_matmul(ct_neg(gX), ct__la_mH(X)) : ct_matmul(ct_neg(ct__la_mH(gX)), X);
+            ct_tensor *gR = ct_linalg_solve_triangular(ct__la_mH(U), prod, 0, 1, 0);
+            ct_tensor *gL = ct__la_tril(ct_linalg_solve_triangular(ct__la_mH(L), ct_matmul(gR, ct__la_mH(U)), 1, 1, 1), -1);
             gLU = ct_add(gL, ct__la_triu(gR, 0));
         } else {
             /* gR = -P^T op3(X) op1(op2(gX)) P; gR = gR L^{-H}; gU = (L^H gR U^{-H}).triu(); gL = gR.tril(-1) */
             ct_tensor *P = ct__la_perm_matrix(piv, LU->shape[LU->ndim - 1], LU->dtype);
-            ct_tensor *gR = ct_matmul(ct_matmul(ct_neg(ct_mT(P)), left ? X : ct_mT(X)), left ? ct_mT(gX) : gX);
+            ct_tensor *gR = ct_matmul(ct_matmul(ct_neg(ct__la_mH(P)), left ? X : ct__la_mH(X)), left ? ct__la_mH(gX) : gX);
             gR = ct_matmul(gR, P);
-            gR = ct_linalg_solve_triangular(ct_mT(L), gR, 1, 0, 1);
-            ct_tensor *gU = ct__la_triu(ct_linalg_solve_triangular(ct_mT(U), ct_matmul(ct_mT(L), gR), 0, 0, 0), 0);
+            gR = ct_linalg_solve_triangular(ct__la_mH(L), gR, 1, 0, 1);
+            ct_tensor *gU = ct__la_triu(ct_linalg_solve_triangular(ct__la_mH(U), ct_matmul(ct__la_mH(L), gR), 0, 0, 0), 0);
             gLU = ct_add(ct__la_tril(gR, -1), gU);
         }
         if (!(gin[0] = gLU)) return -1;
@@ -2385,6 +2445,22 @@ static int ct__la_k_chol_solve(ct__call *c) {
     ct__bat_of(&B, X, 2);
     ct_dtype dt = L->dtype;
     size_t es = ct__dt[dt].size;
+    if (CT__LA_CX(dt)) {   /* potrs on column-major copies */
+        char *a = (char *)ct__la_scratch(es * (size_t)(n * n + n * k + 1)), *rhs;
+        if (!a) return -1;
+        rhs = a + (size_t)(n * n) * es;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(a, n, L, ct__bat_off(&B, L, 2, b));
+            ct__la_zload(rhs, n, Bt, ct__bat_off(&B, Bt, 2, b));
+            if (n && k) {
+                if (CT__LA_Z(dt)) LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, (ct__la_int)k, CT__LA_ZD(a), (ct__la_int)n, CT__LA_ZD(rhs), (ct__la_int)n);
+                else LAPACKE_cpotrs_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, (ct__la_int)k, CT__LA_ZF(a), (ct__la_int)n, CT__LA_ZF(rhs), (ct__la_int)n);
+            }
+            ct__la_zcopy(dt, ct__ptr(X) + (size_t)(b * n * k) * es, k, 1, rhs, 1, n, n, k, 0);
+        }
+        CT_FREE(a);
+        return 0;
+    }
     void *scratch = ct__la_scratch(es * (size_t)(n * n));
     if (!scratch) return -1;
     for (int64_t b = 0; b < B.count; b++) {
@@ -2410,8 +2486,8 @@ static int ct__la_bw_chol_solve(ct__node *n, ct_tensor *const *gout, ct_tensor *
     if (!gB) return -1;
     if (CT__NEEDS(n, 0)) gin[0] = gB;
     if (CT__NEEDS(n, 1)) {
-        ct_tensor *common = ct_matmul(gB, ct_mT(X));
-        common = ct_add(common, ct_mT(common));
+        ct_tensor *common = ct_matmul(gB, ct__la_mH(X));
+        common = ct_add(common, ct__la_mH(common));
         gin[1] = upper ? ct_neg(ct_matmul(L, common)) : ct_neg(ct_matmul(common, L));
         if (!gin[1]) return -1;
     }
@@ -2446,6 +2522,30 @@ static int ct__la_k_chol_inv(ct__call *c) {
     ct__bat_of(&B, L, 2);
     ct_dtype dt = L->dtype;
     size_t es = ct__dt[dt].size;
+    if (CT__LA_CX(dt)) {   /* potri on the column-major copy; the other triangle by conjugation */
+        char *a = (char *)ct__la_scratch(es * (size_t)(n * n + 1));
+        if (!a) return -1;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(a, n, L, ct__bat_off(&B, L, 2, b));
+            ct__la_int r = !n ? 0 : CT__LA_Z(dt) ? LAPACKE_zpotri_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n)
+                                                 : LAPACKE_cpotri_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n);
+            if (r > 0) {
+                CT_FREE(a);
+                return ct__failed(CT_ERR_NUMERIC, "cholesky_inverse: %sThe diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.",
+                                  ct__la_batch_prefix(nd > 2, b).s, (int)r);
+            }
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = j + 1; i < n; i++) {   /* (i, j) below the diagonal, column-major */
+                    double re, im;
+                    int64_t src = upper ? j + i * n : i + j * n, dst = upper ? i + j * n : j + i * n;
+                    ct__la_zget(dt, a, src, &re, &im);
+                    ct__la_zset(dt, a, dst, re, -im);
+                }
+            ct__la_zcopy(dt, ct__ptr(X) + (size_t)(b * n * n) * es, n, 1, a, 1, n, n, n, 0);
+        }
+        CT_FREE(a);
+        return 0;
+    }
     for (int64_t b = 0; b < B.count; b++) {
         char *xp = ct__ptr(X) + (size_t)(b * n * n) * es;
         ct__la_load(xp, dt, n, 1, L, ct__bat_off(&B, L, 2, b));
@@ -2469,7 +2569,7 @@ static int ct__la_bw_chol_inv(ct__node *n, ct_tensor *const *gout, ct_tensor **g
     ct_tensor *L = CT__SV_IN(n, 0), *X = CT__SV_OUT(n, 0);
     if (!L || !X) return -1;
     int upper = (n->attrs.flags & CT__LAF_UPPER) != 0;
-    ct_tensor *common = ct_add(gout[0], ct_mT(gout[0]));
+    ct_tensor *common = ct_add(gout[0], ct__la_mH(gout[0]));
     common = ct_matmul(X, ct_matmul(common, X));
     gin[0] = upper ? ct_neg(ct_matmul(L, common)) : ct_neg(ct_matmul(common, L));
     return gin[0] ? 0 : -1;

@@ -923,6 +923,18 @@ CXF(mpow3, y[0] = ct_linalg_matrix_power(x[0], 3); return 1;)
 CXF(mpowm2, y[0] = ct_linalg_matrix_power(x[0], -2); return 1;)
 CXF(multi_dot, y[0] = ct_linalg_multi_dot(3, x); return 1;)
 CXF(vecdot, y[0] = ct_linalg_vecdot(x[0], x[1], -1); return 1;)
+CXF(lu_factor, y[0] = ct_linalg_lu_factor(x[0], 1).LU; return 1;)
+CXF(lu, ct_linalg_lu_result r = ct_linalg_lu(x[0], 1); y[0] = r.P; y[1] = r.L; y[2] = r.U; return 3;)
+#define CX_LU_SOLVE(l, a) CXF(lu_solve_##l##a, ct_linalg_lu_factor_result f = ct_linalg_lu_factor(x[0], 1); \
+                              y[0] = ct_linalg_lu_solve(f.LU, f.pivots, x[1], l, a); return 1;)
+CX_LU_SOLVE(1, 0)
+CX_LU_SOLVE(1, 1)
+CX_LU_SOLVE(0, 0)
+CX_LU_SOLVE(0, 1)
+CXF(chol_solve, y[0] = ct_cholesky_solve(x[1], ct_linalg_cholesky(x[0]), 0); return 1;)
+CXF(chol_solve_upper, y[0] = ct_cholesky_solve(x[1], ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
+CXF(chol_inv, y[0] = ct_cholesky_inverse(ct_linalg_cholesky(x[0]), 0); return 1;)
+CXF(chol_inv_upper, y[0] = ct_cholesky_inverse(ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
 static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase; } cxcases[] = {
     {"cholesky", 1, cx_cholesky, 0}, {"cholesky_c64", 1, cx_cholesky, 0}, {"cholesky_upper_batched", 1, cx_cholesky_upper, 0},
     {"cholesky_n20", 1, cx_cholesky, 0}, {"inv", 1, cx_inv, 0}, {"inv_c64", 1, cx_inv, 0}, {"inv_batched_n20", 1, cx_inv, 0},
@@ -938,6 +950,11 @@ static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase;
     {"matrix_norm_nuc", 1, cx_mn_nuc, 0}, {"matrix_norm_2", 1, cx_mn_2, 0}, {"matrix_norm_1", 1, cx_mn_1, 0},
     {"matrix_norm_inf", 1, cx_mn_inf, 0}, {"norm_default", 1, cx_norm, 0}, {"cond", 1, cx_cond, 0}, {"matrix_power_3", 1, cx_mpow3, 0},
     {"matrix_power_m2", 1, cx_mpowm2, 0}, {"multi_dot", 3, cx_multi_dot, 0}, {"vecdot", 2, cx_vecdot, 0},
+    {"lu_factor", 1, cx_lu_factor, 0}, {"lu_factor_tall_c64", 1, cx_lu_factor, 0}, {"lu_square", 1, cx_lu, 0}, {"lu_wide", 1, cx_lu, 0},
+    {"lu_solve_left1_adj0", 2, cx_lu_solve_10, 0}, {"lu_solve_left1_adj1", 2, cx_lu_solve_11, 0},
+    {"lu_solve_left0_adj0", 2, cx_lu_solve_00, 0}, {"lu_solve_left0_adj1", 2, cx_lu_solve_01, 0},
+    {"cholesky_solve", 2, cx_chol_solve, 0}, {"cholesky_solve_upper_n20", 2, cx_chol_solve_upper, 0},
+    {"cholesky_inverse", 1, cx_chol_inv, 0}, {"cholesky_inverse_upper", 1, cx_chol_inv_upper, 0},
 };
 TEST(test_complex_fixtures) {
     if (!cfx) { CT_T_REPORT(0, "no complex fixtures: %s", ct_last_error()); return; }
