@@ -390,7 +390,7 @@ static int ct__la_cx_ok(const char *fn) {
         "linalg.vector_norm", "linalg_vector_norm", "linalg.matrix_norm", "linalg.norm", "linalg.cond",
         "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace",
         "linalg.lu_factor", "linalg.lu_factor_ex", "linalg_lu_factor_ex", "linalg.lu", "linalg.lu_solve", "linalg_lu_solve",
-        "cholesky_solve", "cholesky_inverse"};
+        "cholesky_solve", "cholesky_inverse", "linalg.pinv", "linalg_pinv", "linalg.matrix_rank", "linalg.matrix_exp", "linalg_matrix_exp"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(fn, ok[i])) return 1;
     return 0;
@@ -3480,7 +3480,7 @@ static int ct__la_eigh_d(double *a, int64_t n, double *w, double *V) {
     ct__la_mcopy(V, CT_FLOAT64, n, 1, a, CT_FLOAT64, 1, n, n, n);   /* column-major result -> row-major */
     return r > 0 ? 1 : 0;
 }
-static double ct__la_eps(ct_dtype dt) { return dt == CT_FLOAT64 ? DBL_EPSILON : (double)FLT_EPSILON; }
+static double ct__la_eps(ct_dtype dt) { return dt == CT_FLOAT64 || dt == CT_COMPLEX128 ? DBL_EPSILON : (double)FLT_EPSILON; }
 
 /* ============================================================================
    Pseudo-inverse: torch.linalg.pinv (SVD, or eigh when hermitian)
@@ -3508,8 +3508,65 @@ static double ct__la_tol(double atol, double rtol, double smax, ct_dtype dt, int
     double t = rtol * smax;
     return atol > t ? atol : t;
 }
+/* complex: P = V diag(1/s) U^H from gesdd (or V diag(1/w) V^H from heevd), zgemm */
+static int ct__la_k_pinv_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *P = c->out[0];
+    int nd = A->ndim, herm = (c->a->flags & CT__LAF_HERMITIAN) != 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size;
+    int z = CT__LA_Z(dt);
+    static const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+    static const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + m * k + k * n + n * m + 1));
+    double *s = (double *)ct__la_scratch(sizeof(double) * (size_t)(k + 1));
+    if (!a || !s) { CT_FREE(a); CT_FREE(s); return -1; }
+    char *u = a + (size_t)(m * n) * es, *vt = u + (size_t)(m * k) * es, *res = vt + (size_t)(k * n) * es;
+    float *sf = (float *)(void *)s;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc; b++) {
+        char *pp = ct__ptr(P) + (size_t)(b * n * m) * es;
+        if (!k) continue;
+        ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
+        ct__la_int r;
+        if (herm) {   /* eigh of the lower triangle: a <- V, then u <- V diag(1/w) */
+            r = z ? LAPACKE_zheevd(LAPACK_COL_MAJOR, 'V', 'L', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, s)
+                  : LAPACKE_cheevd(LAPACK_COL_MAJOR, 'V', 'L', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n, sf);
+        } else {
+            r = z ? LAPACKE_zgesdd(LAPACK_COL_MAJOR, 'S', (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)m, s, CT__LA_ZD(u), (ct__la_int)m, CT__LA_ZD(vt), (ct__la_int)k)
+                  : LAPACKE_cgesdd(LAPACK_COL_MAJOR, 'S', (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)m, sf, CT__LA_ZF(u), (ct__la_int)m, CT__LA_ZF(vt), (ct__la_int)k);
+        }
+        if (r) { rc = ct__failed(CT_ERR_NUMERIC, "linalg.pinv: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values"); break; }
+        double smax = 0.0;
+        for (int64_t l = 0; l < k; l++) { double v = fabs(z ? s[l] : (double)sf[l]); if (v > smax) smax = v; }
+        double tol = ct__la_tol(c->a->s[0], c->a->s[1], smax, dt, m, n);
+        for (int64_t l = 0; l < k; l++) {
+            double sv = z ? s[l] : (double)sf[l], inv = fabs(sv) > tol ? 1.0 / sv : 0.0;
+            for (int64_t j = 0; j < n; j++) {   /* herm: column l of V into u, scaled; else row l of V^H, scaled */
+                double re, im;
+                if (herm) { ct__la_zget(dt, a, j + l * n, &re, &im); ct__la_zset(dt, u, j + l * n, re * inv, im * inv); }
+                else { ct__la_zget(dt, vt, l + j * k, &re, &im); ct__la_zset(dt, vt, l + j * k, re * inv, im * inv); }
+            }
+        }
+        if (herm) {   /* res (n x n) = (V diag(1/w)) V^H */
+            if (z) cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, one_d, u, (int)n, a, (int)n, zero_d, res, (int)n);
+            else cblas_cgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, one_f, u, (int)n, a, (int)n, zero_f, res, (int)n);
+        } else {      /* res (n x m) = (diag(1/s) V^H)^H U^H */
+            if (z) cblas_zgemm(CblasColMajor, CblasConjTrans, CblasConjTrans, (int)n, (int)m, (int)k, one_d, vt, (int)k, u, (int)m, zero_d, res, (int)n);
+            else cblas_cgemm(CblasColMajor, CblasConjTrans, CblasConjTrans, (int)n, (int)m, (int)k, one_f, vt, (int)k, u, (int)m, zero_f, res, (int)n);
+        }
+        ct__la_zcopy(dt, pp, m, 1, res, 1, n, n, m, 0);
+    }
+    CT_FREE(a);
+    CT_FREE(s);
+    return rc;
+}
 static int ct__la_k_pinv(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_pinv_cx(c);
     ct_tensor *P = c->out[0];
     int nd = A->ndim, herm = (c->a->flags & CT__LAF_HERMITIAN) != 0;
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
@@ -3557,18 +3614,18 @@ static int ct__la_k_pinv(ct__call *c) {
 /* PyTorch's pinv_backward */
 static ct_tensor *ct__la_pinv_backward(ct_tensor *grad, ct_tensor *pinvA, ct_tensor *A) {
     int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1];
-    ct_tensor *pinvAh = ct_mT(pinvA), *gradh = ct_mT(grad);
+    ct_tensor *pinvAh = ct__la_mH(pinvA), *gradh = ct__la_mH(grad);
     if (m <= n) {
         ct_tensor *K = ct_matmul(gradh, pinvA);
         ct_tensor *KpinvAh = ct_matmul(K, pinvAh);
-        ct_tensor *r = ct_neg(ct_mT(ct_matmul(pinvA, K)));
+        ct_tensor *r = ct_neg(ct__la_mH(ct_matmul(pinvA, K)));
         r = ct_add(r, KpinvAh);
         r = ct_sub(r, ct_matmul(ct_matmul(A, pinvA), KpinvAh));
         return ct_add(r, ct_matmul(ct_matmul(pinvAh, pinvA), ct_sub(gradh, ct_matmul(K, A))));
     }
     ct_tensor *K = ct_matmul(pinvA, gradh);
     ct_tensor *pinvAhK = ct_matmul(pinvAh, K);
-    ct_tensor *r = ct_neg(ct_mT(ct_matmul(K, pinvA)));
+    ct_tensor *r = ct_neg(ct__la_mH(ct_matmul(K, pinvA)));
     r = ct_add(r, ct_matmul(ct_matmul(ct_sub(gradh, ct_matmul(A, K)), pinvA), pinvAh));
     r = ct_add(r, pinvAhK);
     return ct_sub(r, ct_matmul(ct_matmul(pinvAhK, pinvA), A));
@@ -3971,6 +4028,22 @@ static int ct__la_bw_matrix_exp(ct__node *nd, ct_tensor *const *gout, ct_tensor 
 }
 CTENSOR_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A) {
     CT__LA_INIT_OR(NULL);
+    if (A && CT__LA_CX(A->dtype) && A->ndim >= 2 && A->shape[A->ndim - 1] == A->shape[A->ndim - 2]) {
+        /* complex X + iY: exp of the real 2n x 2n matrix [[X, -Y], [Y, X]] is
+           [[Re, -Im], [Im, Re]] of exp(A); autograd follows the real ops */
+        int64_t n = A->shape[A->ndim - 1];
+        ct_tensor *X = ct_real(A), *Y = ct_imag(A), *top[2], *bot[2], *rows[2];
+        top[0] = X;
+        top[1] = ct_neg(Y);
+        bot[0] = Y;
+        bot[1] = X;
+        rows[0] = ct_cat(2, top, -1);
+        rows[1] = ct_cat(2, bot, -1);
+        ct_tensor *E = ct_linalg_matrix_exp(ct_cat(2, rows, -2));
+        if (!E) return NULL;
+        ct_tensor *left = ct_narrow(E, -1, 0, n);
+        return ct_complex(ct_narrow(left, -2, 0, n), ct_narrow(left, -2, n, n));
+    }
     ct__attrs a;
     ct__la_attrs(&a, CT__LAN_MATRIX_EXP, 0);
     ct_tensor *in[1], *out[1];

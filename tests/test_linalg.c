@@ -934,6 +934,9 @@ CX_LU_SOLVE(0, 1)
 CXF(chol_solve, y[0] = ct_cholesky_solve(x[1], ct_linalg_cholesky(x[0]), 0); return 1;)
 CXF(chol_solve_upper, y[0] = ct_cholesky_solve(x[1], ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
 CXF(chol_inv, y[0] = ct_cholesky_inverse(ct_linalg_cholesky(x[0]), 0); return 1;)
+CXF(pinv, y[0] = ct_linalg_pinv(x[0], NAN, NAN, 0); return 1;)
+CXF(pinv_herm, y[0] = ct_linalg_pinv(x[0], NAN, NAN, 1); return 1;)
+CXF(mexp, y[0] = ct_linalg_matrix_exp(x[0]); return 1;)
 CXF(chol_inv_upper, y[0] = ct_cholesky_inverse(ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
 static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase; } cxcases[] = {
     {"cholesky", 1, cx_cholesky, 0}, {"cholesky_c64", 1, cx_cholesky, 0}, {"cholesky_upper_batched", 1, cx_cholesky_upper, 0},
@@ -955,6 +958,8 @@ static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase;
     {"lu_solve_left0_adj0", 2, cx_lu_solve_00, 0}, {"lu_solve_left0_adj1", 2, cx_lu_solve_01, 0},
     {"cholesky_solve", 2, cx_chol_solve, 0}, {"cholesky_solve_upper_n20", 2, cx_chol_solve_upper, 0},
     {"cholesky_inverse", 1, cx_chol_inv, 0}, {"cholesky_inverse_upper", 1, cx_chol_inv_upper, 0},
+    {"pinv_tall", 1, cx_pinv, 0}, {"pinv_wide_c64", 1, cx_pinv, 0}, {"pinv_hermitian", 1, cx_pinv_herm, 0},
+    {"matrix_exp", 1, cx_mexp, 0}, {"matrix_exp_batched_c64", 1, cx_mexp, 0}, {"matrix_exp_n20", 1, cx_mexp, 0},
 };
 TEST(test_complex_fixtures) {
     if (!cfx) { CT_T_REPORT(0, "no complex fixtures: %s", ct_last_error()); return; }
@@ -1068,6 +1073,18 @@ TEST(test_complex_gradcheck) {
     CHECK_GC(ggc1(ct_linalg_inv, A));
     CHECK_GC(ggc1(ct_linalg_det, A));
 }
+TEST(test_complex_rank) {
+    /* a rank-2 complex 4 x 4 matrix: u1 v1^H + u2 v2^H */
+    ct_tensor *U = CRANDN(950, 4, 2), *V = CRANDN(951, 4, 2);
+    ct_tensor *A = ct_matmul(U, ct_conj(ct_mT(V)));
+    CHECK(ct_item(ct_linalg_matrix_rank(A, NAN, NAN, 0)) == 2.0);
+    CHECK(ct_item(ct_linalg_matrix_rank(ct_matmul(A, ct_conj(ct_mT(A))), NAN, NAN, 1)) == 2.0);
+    CHECK(ct_item(ct_linalg_matrix_rank(ct_to(A, CT_COMPLEX64), NAN, NAN, 0)) == 2.0);
+    /* identities: A pinv(A) A = A; det(exp(A)) = exp(trace(A)) */
+    CHECK_SMALL(maxdiff(ct_matmul(ct_matmul(A, ct_linalg_pinv(A, NAN, NAN, 0)), A), A), 1e-12);
+    ct_tensor *B = CRANDN(952, 3, 3);
+    CHECK_SMALL(maxdiff(ct_view_as_real(ct_linalg_det(ct_linalg_matrix_exp(B))), ct_view_as_real(ct_exp(ct_sum(ct_diagonal(B, 0, 0, 1))))), 1e-12);
+}
 TEST(test_complex_errors) {
     ct_tensor *npd = ct_mul_scalar(ct_eye(3, 3, CT_COMPLEX128), -1.0), *sing = ct_zeros(CT_COMPLEX64, 3, 3);
     CHECK_ERR(ct_linalg_cholesky(npd), CT_ERR_NUMERIC, "linalg.cholesky: The factorization could not be completed because the input is not positive-definite (the leading minor of order 1 is not positive-definite).");
@@ -1086,6 +1103,13 @@ TEST(test_complex_errors) {
     CHECK_ERR(ct_linalg_vector_norm(npd, 2.0, 1, (const int64_t[]){5}, 0), CT_ERR_INDEX, "out of range");
     CHECK_ERR(ct_linalg_matrix_norm(npd, "3", NULL, 0), CT_ERR_ARG, "Order 3 not supported.");
     CHECK_ERR(ct_linalg_vecdot(npd, ct_ones(CT_COMPLEX64, 3, 3), -1), CT_ERR_DTYPE, "Expected x and y to have the same dtype");
+    CHECK_ERR(ct_linalg_lu_factor(ct_zeros(CT_COMPLEX128, 3, 3), 1).LU, CT_ERR_NUMERIC, "torch.linalg.lu_factor: U[0,0] is zero");
+    CHECK_ERR(ct_linalg_lu_solve(ct_linalg_lu_factor(npd, 1).LU, ct_linalg_lu_factor(npd, 1).pivots, ct_ones(CT_COMPLEX128, 2, 2), 1, 0),
+              CT_ERR_SHAPE, "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x2)");
+    CHECK_ERR(ct_cholesky_solve(ct_ones(CT_COMPLEX128, 3, 2), ct_ones(CT_COMPLEX64, 3, 3), 0), CT_ERR_DTYPE, "Expected b and A to have the same dtype");
+    CHECK_ERR(ct_cholesky_inverse(ct_zeros(CT_COMPLEX128, 3, 3), 0), CT_ERR_NUMERIC, "cholesky_inverse: The diagonal element 1 is zero");
+    CHECK_ERR(ct_linalg_pinv(ct_ones(CT_COMPLEX128, 3), NAN, NAN, 0), CT_ERR_SHAPE, "linalg.pinv(ComplexDouble{[3]}): expected a tensor with 2 or more dimensions");
+    CHECK_ERR(ct_linalg_matrix_exp(ct_ones(CT_COMPLEX128, 2, 3)), CT_ERR_SHAPE, "linalg.matrix_exp: A must be batches of square matrices");
     /* not yet complex: a clear message */
     CHECK_ERR(ct_linalg_lstsq(npd, npd, NAN, NULL).solution, CT_ERR_UNSUPPORTED, "linalg.lstsq: complex inputs are not supported yet");
 }
@@ -1113,6 +1137,7 @@ int main(int argc, char **argv) {
     RUN(test_memory_flat);
     RUN(test_complex_fixtures);
     RUN(test_complex_gradcheck);
+    RUN(test_complex_rank);
     RUN(test_complex_errors);
     ct_safetensors_free(cfx);
     return ct_t_summary();
