@@ -390,7 +390,8 @@ static int ct__la_cx_ok(const char *fn) {
         "linalg.vector_norm", "linalg_vector_norm", "linalg.matrix_norm", "linalg.norm", "linalg.cond",
         "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace",
         "linalg.lu_factor", "linalg.lu_factor_ex", "linalg_lu_factor_ex", "linalg.lu", "linalg.lu_solve", "linalg_lu_solve",
-        "cholesky_solve", "cholesky_inverse", "linalg.pinv", "linalg_pinv", "linalg.matrix_rank", "linalg.matrix_exp", "linalg_matrix_exp"};
+        "cholesky_solve", "cholesky_inverse", "linalg.pinv", "linalg_pinv", "linalg.matrix_rank", "linalg.matrix_exp", "linalg_matrix_exp",
+        "torch.linalg.lstsq"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(fn, ok[i])) return 1;
     return 0;
@@ -3673,13 +3674,14 @@ static int ct__la_meta_lstsq(ct__call *c) {
     c->nout = 4;
     if (vec) ct__la_out_b(c, 0, A->dtype, nb, bs, 1, n, 0);
     else ct__la_out_b(c, 0, A->dtype, nb, bs, 2, n, k);
-    if (m > n && drv != CT__LA_GELSY) ct__la_out_b(c, 1, A->dtype, nb, bs, vec ? 0 : 1, k, 0);
-    else ct__la_out(c, 1, A->dtype, 1, &z);
+    ct_dtype rdt = ct__la_real_of(A->dtype);   /* residuals and singular values are real */
+    if (m > n && drv != CT__LA_GELSY) ct__la_out_b(c, 1, rdt, nb, bs, vec ? 0 : 1, k, 0);
+    else ct__la_out(c, 1, rdt, 1, &z);
     /* rank and singular values have A's batch shape (PyTorch) */
     if (drv != CT__LA_GELS) ct__la_out_b(c, 2, CT_INT64, nb0, A->shape, 0, 0, 0);
     else ct__la_out(c, 2, CT_INT64, 1, &z);
-    if (drv == CT__LA_GELSD || drv == CT__LA_GELSS) ct__la_out_b(c, 3, A->dtype, nb0, A->shape, 1, m < n ? m : n, 0);
-    else ct__la_out(c, 3, A->dtype, 1, &z);
+    if (drv == CT__LA_GELSD || drv == CT__LA_GELSS) ct__la_out_b(c, 3, rdt, nb0, A->shape, 1, m < n ? m : n, 0);
+    else ct__la_out(c, 3, rdt, 1, &z);
     return 0;
 }
 static ct__la_int ct__la_lstsq_call(int drv, ct__la_int m, ct__la_int n, ct__la_int k, double *a, ct__la_int lda, double *b, ct__la_int ldb,
@@ -3691,8 +3693,88 @@ static ct__la_int ct__la_lstsq_call(int drv, ct__la_int m, ct__la_int n, ct__la_
     default: return LAPACKE_dgelss_work(LAPACK_COL_MAJOR, m, n, k, a, lda, b, ldb, s, rcond, rank, work, lwork);
     }
 }
+/* complex: LAPACKE's c/z gels, gelsy, gelsd, gelss on column-major copies (computed
+   in the input's precision), gelsy first with fixed columns as the real kernel */
+static ct__la_int ct__la_zlstsq_call(ct_dtype dt, int drv, int64_t m, int64_t n, int64_t k, void *a, void *b, ct__la_int ldb, double *s,
+                                     double rcond, ct__la_int *rank, ct__la_int *jpvt) {
+    ct__la_int M = (ct__la_int)m, N = (ct__la_int)n, K = (ct__la_int)k, lda = CT__LA_LD(m);
+    float *sf = (float *)(void *)s;
+    if (CT__LA_Z(dt)) switch (drv) {
+        case CT__LA_GELS: return LAPACKE_zgels(LAPACK_COL_MAJOR, 'N', M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb);
+        case CT__LA_GELSY: return LAPACKE_zgelsy(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb, jpvt, rcond, rank);
+        case CT__LA_GELSD: return LAPACKE_zgelsd(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb, s, rcond, rank);
+        default: return LAPACKE_zgelss(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb, s, rcond, rank);
+        }
+    switch (drv) {
+    case CT__LA_GELS: return LAPACKE_cgels(LAPACK_COL_MAJOR, 'N', M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb);
+    case CT__LA_GELSY: return LAPACKE_cgelsy(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb, jpvt, (float)rcond, rank);
+    case CT__LA_GELSD: return LAPACKE_cgelsd(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb, sf, (float)rcond, rank);
+    default: return LAPACKE_cgelss(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb, sf, (float)rcond, rank);
+    }
+}
+static int ct__la_k_lstsq_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    ct_tensor *X = c->out[0], *R = c->out[1], *Rk = c->out[2], *SV = c->out[3];
+    int vec = Bt->ndim == A->ndim - 1, drv = c->a->mode, bmd = vec ? 1 : 2;
+    int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], k = vec ? 1 : X->shape[X->ndim - 1], mn = m < n ? m : n;
+    ct_dtype dt = A->dtype, rdt = ct__la_real_of(dt);
+    size_t es = ct__dt[dt].size, rs = ct__dt[rdt].size;
+    ct__bat B;
+    ct__bat_of(&B, X, bmd);
+    double rcond = isnan(c->a->s[0]) ? ct__la_eps(dt) * (double)(m > n ? m : n) : c->a->s[0];
+    ct__la_int ldb = (ct__la_int)(m > n ? (m > 0 ? m : 1) : (n > 0 ? n : 1)), rank = 0;
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + ldb * k + 1)), *b;
+    double *s = (double *)ct__la_scratch(sizeof(double) * (size_t)(mn + 1));
+    ct__la_int *jpvt = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+    if (!a || !s || !jpvt) { CT_FREE(a); CT_FREE(s); CT_FREE(jpvt); return -1; }
+    b = a + (size_t)(m * n) * es;
+    int64_t bsr = vec ? Bt->strides[Bt->ndim - 1] : Bt->strides[Bt->ndim - 2], bsc = vec ? 0 : Bt->strides[Bt->ndim - 1];
+    int64_t xsr = vec ? X->strides[X->ndim - 1] : X->strides[X->ndim - 2], xsc = vec ? 0 : X->strides[X->ndim - 1];
+    int rc = 0, res = ct_numel(R) > 0;
+    for (int64_t bi = 0; bi < B.count && !rc; bi++) {
+        int fixed = drv == CT__LA_GELSY;
+        ct__la_int r = 0;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, bi));
+            memset(b, 0, es * (size_t)(ldb * k));
+            ct__la_zcopy(dt, b, 1, ldb, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, bi)), bsr, bsc, m, k, 0);
+            for (int64_t j = 0; j < n; j++) jpvt[j] = fixed;
+            rank = (ct__la_int)mn;
+            r = m && n && k ? ct__la_zlstsq_call(dt, drv, m, n, k, a, b, ldb, s, rcond, &rank, jpvt) : 0;
+            if (!(fixed && r == 0 && rank < (ct__la_int)mn)) break;
+            fixed = 0;   /* rank-deficient: the pivoted, rank-revealing factorization */
+        }
+        if (r != 0) {
+            rc = ct__failed(CT_ERR_NUMERIC, drv == CT__LA_GELS ? "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix does not have full rank (error code: %d)."
+                                                                : "torch.linalg.lstsq: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values (error code: %d).",
+                            ct__la_batch_prefix(B.nb > 0, bi).s, (int)r);
+            break;
+        }
+        if (!(m && n && k)) {
+            if (m == 0 || n == 0) { rank = 0; for (int64_t i = 0; i < mn; i++) s[i] = 0.0; }
+            if (m == 0) memset(b, 0, es * (size_t)(ldb * k));
+        }
+        ct__la_zcopy(dt, ct__la_at(X, ct__bat_off(&B, X, bmd, bi)), xsr, xsc, b, 1, ldb, n, k, 0);
+        if (res)
+            for (int64_t j = 0; j < k; j++) {
+                double acc = 0.0, re, im;
+                for (int64_t i = n; i < m; i++) { ct__la_zget(dt, b, i + j * ldb, &re, &im); acc += re * re + im * im; }
+                ct__store_f64(ct__ptr(R) + (size_t)(bi * k + j) * rs, rdt, acc);
+            }
+        int64_t ai = ct__bat_lin(&B, A, 2, bi);
+        if (drv != CT__LA_GELS) ((int64_t *)ct__ptr(Rk))[ai] = rank;
+        if (drv == CT__LA_GELSD || drv == CT__LA_GELSS)
+            for (int64_t i = 0; i < mn; i++)
+                ct__store_f64(ct__ptr(SV) + (size_t)(ai * mn + i) * rs, rdt, CT__LA_Z(dt) ? s[i] : (double)((float *)(void *)s)[i]);
+    }
+    CT_FREE(a);
+    CT_FREE(s);
+    CT_FREE(jpvt);
+    return rc;
+}
 static int ct__la_k_lstsq(ct__call *c) {
     const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_lstsq_cx(c);
     ct_tensor *X = c->out[0], *R = c->out[1], *Rk = c->out[2], *SV = c->out[3];
     int vec = Bt->ndim == A->ndim - 1, drv = c->a->mode, bmd = vec ? 1 : 2;
     int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], k = vec ? 1 : X->shape[X->ndim - 1], mn = m < n ? m : n;
@@ -3773,9 +3855,9 @@ static int ct__la_bw_lstsq(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin
     ct_tensor *gX = vec ? ct_unsqueeze(gout[0], -1) : gout[0], *Bm = vec ? ct_unsqueeze(Bt, -1) : Bt;
     ct_tensor *pinvA = ct_linalg_pinv(A, NAN, NAN, 0);
     if (!pinvA) return -1;
-    if (CT__NEEDS(nd, 0) && !(gin[0] = ct__la_pinv_backward(ct_matmul(gX, ct_mT(Bm)), pinvA, A))) return -1;
+    if (CT__NEEDS(nd, 0) && !(gin[0] = ct__la_pinv_backward(ct_matmul(gX, ct__la_mH(Bm)), pinvA, A))) return -1;
     if (CT__NEEDS(nd, 1)) {
-        ct_tensor *gB = ct_matmul(ct_mT(pinvA), gX);
+        ct_tensor *gB = ct_matmul(ct__la_mH(pinvA), gX);
         if (!(gin[1] = vec ? ct_squeeze_dim(gB, -1) : gB)) return -1;
     }
     return 0;
@@ -3807,7 +3889,7 @@ CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_
         const int64_t *rk = (const int64_t *)ct__ptr(out[2]);
         int full = 1;
         for (int64_t i = 0; i < cnt && full; i++) full = rk[i] == nn;
-        if (!full) { int64_t z = 0; res = ct_zeros_n(A->dtype, 1, &z); }
+        if (!full) { int64_t z = 0; res = ct_zeros_n(ct__la_real_of(A->dtype), 1, &z); }
     }
     if (!res) return r;
     r.solution = out[0];
