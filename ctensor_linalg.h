@@ -2941,7 +2941,8 @@ static int ct__la_meta_eig(ct__call *c) {
     ct_dtype cdt = A->dtype == CT_FLOAT64 || A->dtype == CT_COMPLEX128 ? CT_COMPLEX128 : CT_COMPLEX64;
     c->nout = 2;
     ct__la_out_b(c, 0, cdt, nb, A->shape, 1, n, 0);
-    if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_b(c, 1, cdt, nb, A->shape, 2, n, n);
+    if ((c->a->flags & CT__LAF_COMPUTE_V) && CT__LA_CX(A->dtype)) ct__la_out_colmajor(c, 1, cdt, nb, A->shape, n, n);   /* geev writes it */
+    else if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_b(c, 1, cdt, nb, A->shape, 2, n, n);
     else { int64_t z = 0; ct__la_out(c, 1, cdt, 1, &z); }
     return 0;
 }
@@ -2955,12 +2956,12 @@ static int ct__la_k_eig_cx(ct__call *c) {
     ct__bat_of(&B, A, 2);
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
-    char *a = (char *)ct__la_scratch(es * (size_t)(2 * nn + 1)), *vr;
+    char *a = (char *)ct__la_scratch(es * (size_t)(nn + 1)), *vr;
     if (!a) return -1;
-    vr = a + (size_t)nn * es;
     int rc = 0;
     for (int64_t b = 0; b < B.count && !rc && n; b++) {
         char *lp = ct__ptr(L) + (size_t)(b * n) * es;
+        vr = wantv ? ct__la_at(V, ct__bat_off(&B, V, 2, b)) : a;   /* column-major per matrix */
         ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
         ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, CT__LA_ZD(lp), NULL, 1,
                                                     CT__LA_ZD(vr), (ct__la_int)n)
@@ -2970,7 +2971,6 @@ static int ct__la_k_eig_cx(ct__call *c) {
         else if (r > 0)
             rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
                             ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
-        else if (wantv) ct__la_zcopy(dt, ct__ptr(V) + (size_t)(b * nn) * es, n, 1, vr, 1, n, n, n, 0);
     }
     CT_FREE(a);
     return rc;
@@ -3175,7 +3175,10 @@ static int ct__la_meta_svd(ct__call *c) {
     int64_t m = A->shape[nb], n = A->shape[nb + 1], k = m < n ? m : n, z = 0;
     c->nout = 3;
     ct__la_out_b(c, 1, ct__la_real_of(A->dtype), nb, A->shape, 1, k, 0);   /* real singular values */
-    if (c->a->flags & CT__LAF_COMPUTE_V) {
+    if ((c->a->flags & CT__LAF_COMPUTE_V) && CT__LA_CX(A->dtype)) {   /* complex: gesdd writes U and V^H in place */
+        ct__la_out_colmajor(c, 0, A->dtype, nb, A->shape, m, full ? m : k);
+        ct__la_out_colmajor(c, 2, A->dtype, nb, A->shape, full ? n : k, n);
+    } else if (c->a->flags & CT__LAF_COMPUTE_V) {
         ct__la_out_b(c, 0, A->dtype, nb, A->shape, 2, m, full ? m : k);
         ct__la_out_b(c, 2, A->dtype, nb, A->shape, 2, full ? n : k, n);
     } else {
@@ -3213,12 +3216,14 @@ static int ct__la_k_svd_cx(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size, rs = es / 2;
     char jobz = wantv ? (full ? 'A' : 'S') : 'N';
-    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + (wantv ? m * uc + vr * n : 0) + 1));
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + 2));
     if (!a) return -1;
-    char *u = a + (size_t)(m * n) * es, *vt = u + (size_t)(wantv ? m * uc : 0) * es;
     int rc = 0;
     for (int64_t b = 0; b < B.count && !rc; b++) {
         char *sp = ct__ptr(S) + (size_t)(b * k) * rs;
+        /* U and V^H are column-major per matrix (the meta's layout): LAPACK writes them */
+        char *u = wantv ? ct__la_at(U, ct__bat_off(&B, U, 2, b)) : a + (size_t)(m * n) * es;
+        char *vt = wantv ? ct__la_at(Vh, ct__bat_off(&B, Vh, 2, b)) : u;
         if (k) {
             ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
             ct__la_int ldu = (ct__la_int)m, ldvt = CT__LA_LD(vr);
@@ -3232,8 +3237,6 @@ static int ct__la_k_svd_cx(ct__call *c) {
             }
         }
         if (!wantv) continue;
-        if (m && uc) ct__la_zstore(U, ct__bat_off(&B, U, 2, b), u, m, m, uc);
-        if (vr && n) ct__la_zstore(Vh, ct__bat_off(&B, Vh, 2, b), vt, vr > 0 ? vr : 1, vr, n);
         if (!k) {   /* empty: U and V^H are identities (full_matrices) */
             for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < uc; j++) ct__la_zset(dt, ct__la_at(U, ct__bat_off(&B, U, 2, b)), i * U->strides[nd - 2] + j * U->strides[nd - 1], i == j, 0.0);
             for (int64_t i = 0; i < vr; i++) for (int64_t j = 0; j < n; j++) ct__la_zset(dt, ct__la_at(Vh, ct__bat_off(&B, Vh, 2, b)), i * Vh->strides[nd - 2] + j * Vh->strides[nd - 1], i == j, 0.0);
