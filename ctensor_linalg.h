@@ -1,4 +1,4 @@
-/* ctensor_linalg.h - torch.linalg for ctensor, on LAPACKE + CBLAS, with autograd.   v0.3 (2026-11-24)
+/* ctensor_linalg.h - torch.linalg for ctensor, on LAPACKE + CBLAS, with autograd.   v0.4 (2026-12-06)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
@@ -18,10 +18,11 @@
        if (!sample || !r.S) fprintf(stderr, "%s\n", ct_last_error());
 
    CONVENTIONS
-     - Names and semantics are torch.linalg's (PyTorch 1.13). Inputs are float32 or
-       float64 (integer inputs are an error, as in PyTorch); eig/eigvals return
-       complex64/complex128 tensors. Every function works on batches over any
-       leading dimensions; solve-like functions broadcast the batch dimensions.
+     - Names and semantics are torch.linalg's (PyTorch 1.13). Inputs are float32,
+       float64, complex64 or complex128 (integer inputs are an error, as in PyTorch;
+       see COMPLEX below); eig/eigvals return complex64/complex128 tensors. Every
+       function works on batches over any leading dimensions; solve-like functions
+       broadcast the batch dimensions.
      - Functions returning several tensors return a struct named after PyTorch's
        named tuple (ct_linalg_svd_result{U, S, Vh}, ...); on failure every field
        is NULL. The *_ex functions return the info tensor (int32) through a pointer.
@@ -64,10 +65,28 @@
      LAPACK documents), so full-rank problems cost what PyTorch's do and
      rank-deficient ones get the documented minimum-norm answer and rank.
 
+   COMPLEX
+     complex64 / complex128 inputs go through LAPACKE's c/z routines (potrf, getrf,
+     getrs, getri, potrs, potri, trsm, geqrf + ungqr, heevd, gesdd, geev, gels,
+     gelsy, gelsd, gelss) on a column-major copy of each matrix, at every size (no
+     small-matrix kernels), in the input's precision: cholesky(_ex), inv(_ex),
+     solve(_ex), solve_triangular, lu_factor(_ex), lu, lu_solve (adjoint: A^H),
+     cholesky_solve, cholesky_inverse, det, slogdet (a complex sign, a real
+     logabsdet), logdet (log det), qr, eigh / eigvalsh (Hermitian: real eigenvalues),
+     eig / eigvals, svd / svdvals (real S), pinv, lstsq (real residuals and singular
+     values), matrix_exp (exp of the real 2n x 2n embedding [[X, -Y], [Y, X]]),
+     vector_norm / matrix_norm / norm / cond (real results), matrix_rank,
+     matrix_power, multi_dot, vecdot (conj(x) . y), tensorinv, tensorsolve, diagonal,
+     trace.
+     Backward rules are PyTorch's complex ones (conjugate Wirtinger gradients, as
+     ctensor.h's autograd): conjugate transposes where the real rules transpose,
+     g conj(det) A^{-H} for det, slogdet's g_logabsdet - i im(conj(g_sign) sign)
+     term, svd's diag(im(U^H gU)) / S term, eigh without the diagonal of V^H gV.
+     Not yet complex (an error saying so): householder_product, cross, vander.
+
    LIMITATIONS
-     - Complex inputs are not supported (complex tensors are outputs of eig/eigvals,
-       readable through ct_view_as_real/ct_real/ct_imag and ctensor.h's complex
-       arithmetic, which autograd follows).
+     - Complex backward rules do not check gauge invariance (PyTorch raises when a
+       loss depends on the phases of eigenvectors / singular vectors).
      - svd/eigh/eig gradients assume distinct singular values / eigenvalues (PyTorch's
        assumption); gradients of eigenvectors are not gauge-checked.
      - lu_factor(pivot=0) is not implemented on the CPU (PyTorch's behaviour).
@@ -82,9 +101,14 @@
        inverse; linear systems; triangular systems; LU; determinants; from a
        Cholesky factor; QR; eigh; eig; SVD; pseudo-inverse; least squares;
        Householder products; matrix exponential; vector norms; cross products and
-       Vandermonde matrices; complex views; composite functions.
+       Vandermonde matrices; complex views; composite functions. Complex kernels sit
+       beside the real ones of each function (ct__la_k_<op>_cx, or a CT__LA_CX branch);
+       their helpers follow "LAPACK / CBLAS by dtype".
 
    REVISIONS
+     0.4 (2026-12-06)  complex64/complex128 inputs (LAPACKE c/z) with complex backward
+                       rules for every function but householder_product, cross,
+                       vander.
      0.3 (2026-11-24)  n <= 16: groups of 8 matrices in lock-step for cholesky, inv,
                        solve, lu_factor, eigh, svd; lstsq's gelsy tries without column
                        pivoting first (as PyTorch's runs in practice); tiled
