@@ -76,13 +76,13 @@
      eig / eigvals, svd / svdvals (real S), pinv, lstsq (real residuals and singular
      values), matrix_exp (exp of the real 2n x 2n embedding [[X, -Y], [Y, X]]),
      vector_norm / matrix_norm / norm / cond (real results), matrix_rank,
-     matrix_power, multi_dot, vecdot (conj(x) . y), tensorinv, tensorsolve, diagonal,
-     trace.
+     matrix_power, multi_dot, vecdot (conj(x) . y), cross and vander (composed of
+     real crosses / products), tensorinv, tensorsolve, diagonal, trace.
      Backward rules are PyTorch's complex ones (conjugate Wirtinger gradients, as
      ctensor.h's autograd): conjugate transposes where the real rules transpose,
      g conj(det) A^{-H} for det, slogdet's g_logabsdet - i im(conj(g_sign) sign)
      term, svd's diag(im(U^H gU)) / S term, eigh without the diagonal of V^H gV.
-     Not yet complex (an error saying so): householder_product, cross, vander.
+     Not yet complex (an error saying so): householder_product.
 
    LIMITATIONS
      - Complex backward rules do not check gauge invariance (PyTorch raises when a
@@ -107,8 +107,7 @@
 
    REVISIONS
      0.4 (2026-12-06)  complex64/complex128 inputs (LAPACKE c/z) with complex backward
-                       rules for every function but householder_product, cross,
-                       vander.
+                       rules for every function but householder_product.
      0.3 (2026-11-24)  n <= 16: groups of 8 matrices in lock-step for cholesky, inv,
                        solve, lu_factor, eigh, svd; lstsq's gelsy tries without column
                        pivoting first (as PyTorch's runs in practice); tiled
@@ -4368,6 +4367,12 @@ static int ct__la_bw_cross(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin
 }
 CTENSOR_API ct_tensor *ct_linalg_cross(const ct_tensor *x, const ct_tensor *y, int dim) {
     CT__LA_INIT_OR(NULL);
+    if (x && y && x->dtype == y->dtype && CT__LA_CX(x->dtype)) {
+        /* complex: bilinear in the parts; the real op checks the shapes */
+        ct_tensor *xr = ct_real(x), *xi = ct_imag(x), *yr = ct_real(y), *yi = ct_imag(y);
+        ct_tensor *re = ct_sub(ct_linalg_cross(xr, yr, dim), ct_linalg_cross(xi, yi, dim));
+        return re ? ct_complex(re, ct_add(ct_linalg_cross(xr, yi, dim), ct_linalg_cross(xi, yr, dim))) : NULL;
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     a.i[0] = dim;
@@ -4427,6 +4432,19 @@ static int ct__la_bw_vander(ct__node *nd, ct_tensor *const *gout, ct_tensor **gi
 }
 CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N) {
     CT__LA_INIT_OR(NULL);
+    if (x && CT__LA_CX(x->dtype) && x->ndim >= 1 && x->ndim < CT_MAX_DIMS) {
+        /* complex: the columns 1, x, x^2, ... as running products (autograd through mul) */
+        int64_t n = N < 0 ? x->shape[x->ndim - 1] : N;
+        if (n <= 1) return ct__fail(CT_ERR_ARG, "N must be greater than 1.");
+        ct_tensor **cols = (ct_tensor **)ct__la_scratch(sizeof(ct_tensor *) * (size_t)n), *r = NULL;
+        if (!cols) return NULL;
+        cols[0] = ct_ones_like(x);
+        int64_t k = 1;
+        for (; k < n && cols[k - 1]; k++) cols[k] = ct_mul(cols[k - 1], x);
+        if (k == n && cols[n - 1]) r = ct_stack((int)n, cols, -1);
+        CT_FREE(cols);
+        return r;
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     a.flags = N < 0 ? 0 : CT__LAF_HAS_N;
