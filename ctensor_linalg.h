@@ -77,12 +77,12 @@
      values), matrix_exp (exp of the real 2n x 2n embedding [[X, -Y], [Y, X]]),
      vector_norm / matrix_norm / norm / cond (real results), matrix_rank,
      matrix_power, multi_dot, vecdot (conj(x) . y), cross and vander (composed of
-     real crosses / products), tensorinv, tensorsolve, diagonal, trace.
+     real crosses / products), householder_product (the product of the reflectors
+     as ctensor ops), tensorinv, tensorsolve, diagonal, trace: every function.
      Backward rules are PyTorch's complex ones (conjugate Wirtinger gradients, as
      ctensor.h's autograd): conjugate transposes where the real rules transpose,
      g conj(det) A^{-H} for det, slogdet's g_logabsdet - i im(conj(g_sign) sign)
      term, svd's diag(im(U^H gU)) / S term, eigh without the diagonal of V^H gV.
-     Not yet complex (an error saying so): householder_product.
 
    LIMITATIONS
      - Complex backward rules do not check gauge invariance (PyTorch raises when a
@@ -107,7 +107,7 @@
 
    REVISIONS
      0.4 (2026-12-06)  complex64/complex128 inputs (LAPACKE c/z) with complex backward
-                       rules for every function but householder_product.
+                       rules for every function.
      0.3 (2026-11-24)  n <= 16: groups of 8 matrices in lock-step for cholesky, inv,
                        solve, lu_factor, eigh, svd; lstsq's gelsy tries without column
                        pivoting first (as PyTorch's runs in practice); tiled
@@ -414,7 +414,7 @@ static int ct__la_cx_ok(const char *fn) {
         "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace",
         "linalg.lu_factor", "linalg.lu_factor_ex", "linalg_lu_factor_ex", "linalg.lu", "linalg.lu_solve", "linalg_lu_solve",
         "cholesky_solve", "cholesky_inverse", "linalg.pinv", "linalg_pinv", "linalg.matrix_rank", "linalg.matrix_exp", "linalg_matrix_exp",
-        "torch.linalg.lstsq"};
+        "torch.linalg.lstsq", "torch.linalg.householder_product"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (!strcmp(fn, ok[i])) return 1;
     return 0;
@@ -3928,8 +3928,7 @@ CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_
 /* ============================================================================
    Householder products: torch.linalg.householder_product (orgqr)
    ========================================================================== */
-static int ct__la_meta_householder(ct__call *c) {
-    const ct_tensor *A = c->in[0], *tau = c->in[1];
+static int ct__la_hh_check(const ct_tensor *A, const ct_tensor *tau) {
     const char *fn = "torch.linalg.householder_product";
     if (ct__la_check_dtype(fn, A)) return -1;
     if (A->ndim < 2) return ct__failed(CT_ERR_SHAPE, "%s: input must have at least 2 dimensions.", fn);
@@ -3946,8 +3945,14 @@ static int ct__la_meta_householder(ct__call *c) {
             return ct__failed(CT_ERR_SHAPE, "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %s", fn, CT__SHAPE(tau));
     if (tau->dtype != A->dtype)
         return ct__failed(CT_ERR_DTYPE, "%s: tau dtype %s does not match input dtype %s", fn, CT__DTNAME(tau->dtype), CT__DTNAME(A->dtype));
+    return 0;
+}
+static int ct__la_meta_householder(ct__call *c) {
+    const ct_tensor *A = c->in[0], *tau = c->in[1];
+    if (ct__la_hh_check(A, tau)) return -1;
+    int nb = A->ndim - 2;
     c->nout = 1;
-    ct__la_out_colmajor(c, 0, A->dtype, nb, A->shape, m, n);
+    ct__la_out_colmajor(c, 0, A->dtype, nb, A->shape, A->shape[nb], A->shape[nb + 1]);
     return 0;
 }
 static int ct__la_k_householder(ct__call *c) {
@@ -4008,6 +4013,24 @@ static int ct__la_bw_householder(ct__node *nd, ct_tensor *const *gout, ct_tensor
 }
 CTENSOR_API ct_tensor *ct_linalg_householder_product(const ct_tensor *A, const ct_tensor *tau) {
     CT__LA_INIT_OR(NULL);
+    if (A && tau && CT__LA_CX(A->dtype)) {
+        /* complex: Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H, as ctensor ops (autograd
+           through them); v_i: column i of the unit lower trapezoid of A */
+        if (ct__la_hh_check(A, tau)) return NULL;
+        ct_dtype dt = A->dtype;
+        int nd = A->ndim;
+        int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = tau->shape[tau->ndim - 1], shape[CT_MAX_DIMS];
+        for (int d = 0; d < nd - 1; d++) shape[d] = A->shape[d];
+        shape[nd - 1] = m;
+        ct_tensor *V = ct__la_head(ct_add(ct__la_tril(A, -1), ct_eye(m, n, dt)), 1, k), *Ik = ct_eye(k, k, dt);
+        ct_tensor *Q = ct_contiguous(ct_expand_n(ct_eye(m, m, dt), nd, shape)), *tr = ct_unsqueeze(tau, -2);
+        for (int64_t i = 0; i < k && Q; i++) {
+            ct_tensor *ei = ct_narrow(Ik, 1, i, 1);   /* a constant: picks column i */
+            ct_tensor *v = ct_matmul(V, ei), *t = ct_matmul(tr, ei);
+            Q = ct_sub(Q, ct_mul(t, ct_matmul(ct_matmul(Q, v), ct__la_mH(v))));
+        }
+        return ct__la_head(Q, 1, n);
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     ct_tensor *in[2], *out[1];

@@ -945,6 +945,7 @@ CXF(tensorinv, y[0] = ct_linalg_tensorinv(x[0], 1); return 1;)
 CXF(tensorsolve, y[0] = ct_linalg_tensorsolve(x[0], x[1], 0, NULL); return 1;)
 CXF(cross, y[0] = ct_linalg_cross(x[0], x[1], 0); return 1;)
 CXF(vander, y[0] = ct_linalg_vander(x[0], 4); return 1;)
+CXF(householder, y[0] = ct_linalg_householder_product(x[0], x[1]); return 1;)
 CXF(chol_inv_upper, y[0] = ct_cholesky_inverse(ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
 static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase; } cxcases[] = {
     {"cholesky", 1, cx_cholesky, 0}, {"cholesky_c64", 1, cx_cholesky, 0}, {"cholesky_upper_batched", 1, cx_cholesky_upper, 0},
@@ -970,7 +971,8 @@ static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase;
     {"matrix_exp", 1, cx_mexp, 0}, {"matrix_exp_batched_c64", 1, cx_mexp, 0}, {"matrix_exp_n20", 1, cx_mexp, 0},
     {"lstsq_gelsy", 2, cx_lstsq_gelsy, 0}, {"lstsq_gelsd", 2, cx_lstsq_gelsd, 0}, {"lstsq_gelss_wide", 2, cx_lstsq_gelss, 0},
     {"lstsq_gels_vector_c64", 2, cx_lstsq_gels, 0}, {"tensorinv", 1, cx_tensorinv, 0}, {"tensorsolve", 2, cx_tensorsolve, 0},
-    {"cross", 2, cx_cross, 0}, {"vander", 1, cx_vander, 0},
+    {"cross", 2, cx_cross, 0}, {"vander", 1, cx_vander, 0}, {"householder_product", 2, cx_householder, 0},
+    {"householder_product_fewer_tau_batched", 2, cx_householder, 0},
 };
 TEST(test_complex_fixtures) {
     if (!cfx) { CT_T_REPORT(0, "no complex fixtures: %s", ct_last_error()); return; }
@@ -1122,8 +1124,8 @@ TEST(test_complex_errors) {
     CHECK_ERR(ct_linalg_pinv(ct_ones(CT_COMPLEX128, 3), NAN, NAN, 0), CT_ERR_SHAPE, "linalg.pinv(ComplexDouble{[3]}): expected a tensor with 2 or more dimensions");
     CHECK_ERR(ct_linalg_matrix_exp(ct_ones(CT_COMPLEX128, 2, 3)), CT_ERR_SHAPE, "linalg.matrix_exp: A must be batches of square matrices");
     CHECK_ERR(ct_linalg_lstsq(npd, ct_ones(CT_COMPLEX128, 4, 2), NAN, NULL).solution, CT_ERR_SHAPE, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
-    /* not yet complex: a clear message */
-    CHECK_ERR(ct_linalg_householder_product(npd, ct_ones(CT_COMPLEX128, 2)), CT_ERR_UNSUPPORTED, "complex inputs are not supported yet");
+    CHECK_ERR(ct_linalg_householder_product(npd, ct_ones(CT_COMPLEX128, 4)), CT_ERR_SHAPE, "input.shape[-1] must be greater than or equal to tau.shape[-1]");
+    CHECK_ERR(ct_linalg_householder_product(npd, ct_ones(CT_COMPLEX64, 2)), CT_ERR_DTYPE, "tau dtype ComplexFloat does not match input dtype ComplexDouble");
     CHECK_ERR(ct_linalg_cross(npd, ct_ones(CT_COMPLEX128, 3, 4), -1), CT_ERR_SHAPE, "linalg.cross: inputs dimension -1 must have length 3. Got 3 and 4");
     CHECK_ERR(ct_linalg_vander(ct_ones(CT_COMPLEX128, 3), 1), CT_ERR_ARG, "N must be greater than 1.");
 }
