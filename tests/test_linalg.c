@@ -1085,6 +1085,9 @@ TEST(test_complex_gradcheck) {
     CHECK_GC(ct_gradcheck(cx_svd_of, NULL, 1, in, NULL));
     CHECK_GC(ggc1(ct_linalg_inv, A));
     CHECK_GC(ggc1(ct_linalg_det, A));
+    CHECK_GC(ggc2(ct_linalg_solve, A, B));
+    in[0] = A;
+    CHECK_GC(ct_gradgradcheck(cx_hpd_of, NULL, 1, in, NULL));
 }
 TEST(test_complex_rank) {
     /* a rank-2 complex 4 x 4 matrix: u1 v1^H + u2 v2^H */
