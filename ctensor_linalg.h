@@ -1,4 +1,4 @@
-/* ctensor_linalg.h - torch.linalg for ctensor, on LAPACKE + CBLAS, with autograd.   v0.3 (2026-11-24)
+/* ctensor_linalg.h - torch.linalg for ctensor, on LAPACKE + CBLAS, with autograd.   v0.4 (2026-12-06)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
@@ -18,10 +18,11 @@
        if (!sample || !r.S) fprintf(stderr, "%s\n", ct_last_error());
 
    CONVENTIONS
-     - Names and semantics are torch.linalg's (PyTorch 1.13). Inputs are float32 or
-       float64 (integer inputs are an error, as in PyTorch); eig/eigvals return
-       complex64/complex128 tensors. Every function works on batches over any
-       leading dimensions; solve-like functions broadcast the batch dimensions.
+     - Names and semantics are torch.linalg's (PyTorch 1.13). Inputs are float32,
+       float64, complex64 or complex128 (integer inputs are an error, as in PyTorch;
+       see COMPLEX below); eig/eigvals return complex64/complex128 tensors. Every
+       function works on batches over any leading dimensions; solve-like functions
+       broadcast the batch dimensions.
      - Functions returning several tensors return a struct named after PyTorch's
        named tuple (ct_linalg_svd_result{U, S, Vh}, ...); on failure every field
        is NULL. The *_ex functions return the info tensor (int32) through a pointer.
@@ -64,10 +65,28 @@
      LAPACK documents), so full-rank problems cost what PyTorch's do and
      rank-deficient ones get the documented minimum-norm answer and rank.
 
+   COMPLEX
+     complex64 / complex128 inputs go through LAPACKE's c/z routines (potrf, getrf,
+     getrs, getri, potrs, potri, trsm, geqrf + ungqr, heevd, gesdd, geev, gels,
+     gelsy, gelsd, gelss) on a column-major copy of each matrix, at every size (no
+     small-matrix kernels), in the input's precision: cholesky(_ex), inv(_ex),
+     solve(_ex), solve_triangular, lu_factor(_ex), lu, lu_solve (adjoint: A^H),
+     cholesky_solve, cholesky_inverse, det, slogdet (a complex sign, a real
+     logabsdet), logdet (log det), qr, eigh / eigvalsh (Hermitian: real eigenvalues),
+     eig / eigvals, svd / svdvals (real S), pinv, lstsq (real residuals and singular
+     values), matrix_exp (exp of the real 2n x 2n embedding [[X, -Y], [Y, X]]),
+     vector_norm / matrix_norm / norm / cond (real results), matrix_rank,
+     matrix_power, multi_dot, vecdot (conj(x) . y), cross and vander (composed of
+     real crosses / products), householder_product (the product of the reflectors
+     as ctensor ops), tensorinv, tensorsolve, diagonal, trace: every function.
+     Backward rules are PyTorch's complex ones (conjugate Wirtinger gradients, as
+     ctensor.h's autograd): conjugate transposes where the real rules transpose,
+     g conj(det) A^{-H} for det, slogdet's g_logabsdet - i im(conj(g_sign) sign)
+     term, svd's diag(im(U^H gU)) / S term, eigh without the diagonal of V^H gV.
+
    LIMITATIONS
-     - Complex inputs are not supported (complex tensors are outputs of eig/eigvals,
-       readable through ct_view_as_real/ct_real/ct_imag and ctensor.h's complex
-       arithmetic, which autograd follows).
+     - Complex backward rules do not check gauge invariance (PyTorch raises when a
+       loss depends on the phases of eigenvectors / singular vectors).
      - svd/eigh/eig gradients assume distinct singular values / eigenvalues (PyTorch's
        assumption); gradients of eigenvectors are not gauge-checked.
      - lu_factor(pivot=0) is not implemented on the CPU (PyTorch's behaviour).
@@ -82,9 +101,13 @@
        inverse; linear systems; triangular systems; LU; determinants; from a
        Cholesky factor; QR; eigh; eig; SVD; pseudo-inverse; least squares;
        Householder products; matrix exponential; vector norms; cross products and
-       Vandermonde matrices; complex views; composite functions.
+       Vandermonde matrices; complex views; composite functions. Complex kernels sit
+       beside the real ones of each function (ct__la_k_<op>_cx, or a CT__LA_CX branch);
+       their helpers follow "LAPACK / CBLAS by dtype".
 
    REVISIONS
+     0.4 (2026-12-06)  complex64/complex128 inputs (LAPACKE c/z) with complex backward
+                       rules for every function.
      0.3 (2026-11-24)  n <= 16: groups of 8 matrices in lock-step for cholesky, inv,
                        solve, lu_factor, eigh, svd; lstsq's gelsy tries without column
                        pivoting first (as PyTorch's runs in practice); tiled
@@ -330,7 +353,7 @@ static const char *ct__la_fn(const ct__call *c) {
     X(LU_FACTOR, "aten::linalg_lu_factor_ex", "linalg_lu_factor_ex", "LinalgLuFactorExBackward0", 1, 3, 0, "bool pivot=f10, bool check_errors=f3, " CT__LA_API, ct__la_meta_lu_factor, ct__la_k_lu_factor, ct__la_bw_lu_factor, CT__SAVE_OUT(0) | CT__SAVE_OUT(1)) \
     X(LU_SOLVE, "aten::linalg_lu_solve", "linalg_lu_solve", "LinalgLuSolveBackward0", 3, 1, 0, "bool left=f1, bool adjoint=f4, " CT__LA_API, ct__la_meta_lu_solve, ct__la_k_lu_solve, ct__la_bw_lu_solve, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
     X(DET, "aten::linalg_det", "linalg_det", "LinalgDetBackward0", 1, 1, 0, CT__LA_API, ct__la_meta_det, ct__la_k_det, ct__la_bw_det, CT__SAVE_IN(0) | CT__SAVE_OUT(0))        \
-    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, CT__LA_API, ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0)) \
+    X(SLOGDET, "aten::linalg_slogdet", "linalg_slogdet", "LinalgSlogdetBackward0", 1, 2, 0, CT__LA_API, ct__la_meta_slogdet, ct__la_k_slogdet, ct__la_bw_slogdet, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(CHOL_SOLVE, "aten::cholesky_solve", "cholesky_solve", "CholeskySolveBackward0", 2, 1, 0, "bool upper=f0, " CT__LA_API, ct__la_meta_chol_solve, ct__la_k_chol_solve, ct__la_bw_chol_solve, CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
     X(CHOL_INV, "aten::cholesky_inverse", "cholesky_inverse", "CholeskyInverseBackward0", 1, 1, 0, "bool upper=f0, " CT__LA_API, ct__la_meta_chol_inv, ct__la_k_chol_inv, ct__la_bw_chol_inv, CT__SAVE_IN(0) | CT__SAVE_OUT(0)) \
     X(QR, "aten::linalg_qr", "linalg_qr", "LinalgQrBackward0", 1, 2, 0, "enum(reduced|complete|r) mode=mode, " CT__LA_API, ct__la_meta_qr, ct__la_k_qr, ct__la_bw_qr, CT__SAVE_OUT(0) | CT__SAVE_OUT(1))             \
@@ -379,13 +402,31 @@ static int ct__la_init(void) {
 #define CT__LAF_HAS_N      0x800  /* vander: N given (else the size of x's last dim) */
 
 /* ---- argument checks with PyTorch's messages ---- */
+/* the functions that take complex64 / complex128 inputs (by the name they report) */
+static int ct__la_cx_ok(const char *fn) {
+    static const char *const ok[] = {
+        "linalg.cholesky", "linalg.cholesky_ex", "linalg_cholesky_ex", "linalg.inv", "linalg.inv_ex", "linalg_inv_ex",
+        "linalg.solve", "linalg.solve_ex", "linalg_solve_ex", "linalg.solve_triangular", "linalg_solve_triangular",
+        "linalg.det", "linalg_det", "linalg.slogdet", "linalg_slogdet", "logdet",
+        "linalg.eigh", "linalg.eigvalsh", "linalg_eigh", "linalg.eig", "linalg.eigvals", "linalg_eig",
+        "linalg.svd", "linalg.svdvals", "linalg_svd", "linalg.qr", "linalg_qr",
+        "linalg.vector_norm", "linalg_vector_norm", "linalg.matrix_norm", "linalg.norm", "linalg.cond",
+        "linalg.matrix_power", "linalg.multi_dot", "linalg.vecdot", "linalg.diagonal", "trace",
+        "linalg.lu_factor", "linalg.lu_factor_ex", "linalg_lu_factor_ex", "linalg.lu", "linalg.lu_solve", "linalg_lu_solve",
+        "cholesky_solve", "cholesky_inverse", "linalg.pinv", "linalg_pinv", "linalg.matrix_rank", "linalg.matrix_exp", "linalg_matrix_exp",
+        "torch.linalg.lstsq", "torch.linalg.householder_product"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (!strcmp(fn, ok[i])) return 1;
+    return 0;
+}
 static int ct__la_check_dtype(const char *fn, const ct_tensor *A) {
     ct_dtype dt = A->dtype;
     if (dt == CT_FLOAT32 || dt == CT_FLOAT64) return 0;
+    if (ct_dtype_is_complex(dt) && ct__la_cx_ok(fn)) return 0;
     if (dt == CT_FLOAT16 || dt == CT_BFLOAT16)
         return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s' (linalg works in float32 and float64)", fn, CT__DTNAME(dt));
     if (ct_dtype_is_complex(dt))
-        return ct__failed(CT_ERR_UNSUPPORTED, "%s: complex inputs are not supported (ctensor_linalg.h works on float32 and float64)", fn);
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: complex inputs are not supported yet (ctensor_linalg.h's complex functions are listed in its header comment)", fn);
     return ct__failed(CT_ERR_DTYPE, "%s: Expected a floating point or complex tensor as input. Got %s", fn, CT__DTNAME(dt));
 }
 static int ct__la_check_matrix(const char *fn, const ct_tensor *A, int square) {
@@ -605,6 +646,93 @@ static void ct__la_gemm_d(int ta, int tb, int64_t m, int64_t n, int64_t k, doubl
     if (!m || !n) return;
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, alpha, a,
                 (int)(lda > 0 ? lda : 1), b, (int)(ldb > 0 ? ldb : 1), beta, c, (int)(ldc > 0 ? ldc : 1));
+}
+
+/* ---- complex64 / complex128: LAPACKE's c and z routines, column-major ----
+   Complex matrices take one path at every size: a column-major copy (conjugated
+   where the math asks), the c/z routine, a strided copy into the output. */
+#define CT__LA_CX(dt) ((dt) == CT_COMPLEX64 || (dt) == CT_COMPLEX128)
+#define CT__LA_Z(dt) ((dt) == CT_COMPLEX128)
+#define CT__LA_ZD(p) ((ct__lapack_cd *)(void *)(p))
+#define CT__LA_ZF(p) ((ct__lapack_cf *)(void *)(p))
+static ct_dtype ct__la_real_of(ct_dtype dt) { return dt == CT_COMPLEX64 ? CT_FLOAT32 : dt == CT_COMPLEX128 ? CT_FLOAT64 : dt; }
+/* the conjugate transpose (mH); the transpose for real tensors */
+static ct_tensor *ct__la_mH(const ct_tensor *x) {
+    if (!x) return NULL;
+    return CT__LA_CX(x->dtype) ? ct_conj(ct_mT(x)) : ct_mT(x);
+}
+/* dst[i*dr + j*dc] = src[i*sr + j*sc] (conjugated when conj), strides in complex elements */
+static void ct__la_zcopy(ct_dtype dt, void *dst, int64_t dr, int64_t dc, const void *src, int64_t sr, int64_t sc, int64_t m,
+                         int64_t n, int conj) {
+    if (CT__LA_Z(dt)) {
+        double *d = (double *)dst;
+        const double *s = (const double *)src;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const double *p = s + 2 * (i * sr + j * sc);
+                double *q = d + 2 * (i * dr + j * dc);
+                q[0] = p[0];
+                q[1] = conj ? -p[1] : p[1];
+            }
+    } else {
+        float *d = (float *)dst;
+        const float *s = (const float *)src;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const float *p = s + 2 * (i * sr + j * sc);
+                float *q = d + 2 * (i * dr + j * dc);
+                q[0] = p[0];
+                q[1] = conj ? -p[1] : p[1];
+            }
+    }
+}
+/* matrix of t at element offset off -> column-major dst with leading dimension ld */
+static void ct__la_zload(void *dst, int64_t ld, const ct_tensor *t, int64_t off) {
+    int nd = t->ndim;
+    ct__la_zcopy(t->dtype, dst, 1, ld, ct__la_at(t, off), t->strides[nd - 2], t->strides[nd - 1], t->shape[nd - 2], t->shape[nd - 1], 0);
+}
+/* column-major src (m x n, leading dimension ld) -> the matrix of t at offset off */
+static void ct__la_zstore(ct_tensor *t, int64_t off, const void *src, int64_t ld, int64_t m, int64_t n) {
+    int nd = t->ndim;
+    ct__la_zcopy(t->dtype, ct__la_at(t, off), t->strides[nd - 2], t->strides[nd - 1], src, 1, ld, m, n, 0);
+}
+/* element i of a complex buffer as (re, im), and back */
+static void ct__la_zget(ct_dtype dt, const void *p, int64_t i, double *re, double *im) {
+    if (CT__LA_Z(dt)) { *re = ((const double *)p)[2 * i]; *im = ((const double *)p)[2 * i + 1]; }
+    else { *re = ((const float *)p)[2 * i]; *im = ((const float *)p)[2 * i + 1]; }
+}
+static void ct__la_zset(ct_dtype dt, void *p, int64_t i, double re, double im) {
+    if (CT__LA_Z(dt)) { ((double *)p)[2 * i] = re; ((double *)p)[2 * i + 1] = im; }
+    else { ((float *)p)[2 * i] = (float)re; ((float *)p)[2 * i + 1] = (float)im; }
+}
+#define CT__LA_LD(x) ((ct__la_int)((x) > 0 ? (x) : 1))
+static ct__la_int ct__la_zpotrf(ct_dtype dt, char uplo, int64_t n, void *a) {
+    return CT__LA_Z(dt) ? LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, uplo, (ct__la_int)n, CT__LA_ZD(a), CT__LA_LD(n))
+                        : LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, uplo, (ct__la_int)n, CT__LA_ZF(a), CT__LA_LD(n));
+}
+static ct__la_int ct__la_zgetrf(ct_dtype dt, int64_t m, int64_t n, void *a, ct__la_int *ipiv) {
+    return CT__LA_Z(dt) ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), CT__LA_LD(m), ipiv)
+                        : LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), CT__LA_LD(m), ipiv);
+}
+static ct__la_int ct__la_zgetrs(ct_dtype dt, char trans, int64_t n, int64_t k, const void *a, const ct__la_int *ipiv, void *b) {
+    return CT__LA_Z(dt) ? LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, trans, (ct__la_int)n, (ct__la_int)k, CT__LA_ZD(a), CT__LA_LD(n), ipiv, CT__LA_ZD(b), CT__LA_LD(n))
+                        : LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, trans, (ct__la_int)n, (ct__la_int)k, CT__LA_ZF(a), CT__LA_LD(n), ipiv, CT__LA_ZF(b), CT__LA_LD(n));
+}
+static ct__la_int ct__la_zgetri(ct_dtype dt, int64_t n, void *a, const ct__la_int *ipiv) {
+    return CT__LA_Z(dt) ? LAPACKE_zgetri(LAPACK_COL_MAJOR, (ct__la_int)n, CT__LA_ZD(a), CT__LA_LD(n), ipiv)
+                        : LAPACKE_cgetri(LAPACK_COL_MAJOR, (ct__la_int)n, CT__LA_ZF(a), CT__LA_LD(n), ipiv);
+}
+/* column-major triangular solve op(A) X = B (left) or X op(A) = B; B is m x n */
+static void ct__la_ztrsm(ct_dtype dt, int left, int upper, int unit, int64_t m, int64_t n, const void *a, int64_t lda, void *b, int64_t ldb) {
+    static const double one_d[2] = {1.0, 0.0};
+    static const float one_f[2] = {1.0f, 0.0f};
+    if (!m || !n) return;
+    if (CT__LA_Z(dt))
+        cblas_ztrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+                    (int)m, (int)n, one_d, a, (int)(lda > 0 ? lda : 1), b, (int)(ldb > 0 ? ldb : 1));
+    else
+        cblas_ctrsm(CblasColMajor, left ? CblasLeft : CblasRight, upper ? CblasUpper : CblasLower, CblasNoTrans, unit ? CblasUnit : CblasNonUnit,
+                    (int)m, (int)n, one_f, a, (int)(lda > 0 ? lda : 1), b, (int)(ldb > 0 ? ldb : 1));
 }
 
 /* ============================================================================
@@ -1170,6 +1298,7 @@ static ct_tensor *ct__la_trimask(const ct_tensor *x, int64_t k, int lower) {
     ct_tensor *ci = ct_arange(0, (double)n, 1, CT_INT64);
     ct_tensor *d = ct_sub(ci, ri);   /* j - i */
     ct_tensor *mask = lower ? ct_le_scalar(d, (double)k) : ct_ge_scalar(d, (double)k);
+    if (ct_dtype_is_complex(x->dtype)) return ct_mul(x, ct_to(mask, x->dtype == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64));
     return ct_where_scalar(mask, x, 0.0);
 }
 static ct_tensor *ct__la_tril(const ct_tensor *x, int64_t k) { return ct__la_trimask(x, k, 1); }
@@ -1201,7 +1330,8 @@ static ct_tensor *ct__la_cat2(const ct_tensor *a, const ct_tensor *b, int dim) {
    for an unused output: backward rules treat it as absent, as PyTorch's do) */
 static int ct__la_all_zero(const ct_tensor *g) {
     if (!g) return 1;
-    if (g->dtype != CT_FLOAT32 && g->dtype != CT_FLOAT64) return 0;
+    if (CT__LA_CX(g->dtype)) g = ct_view_as_real(g);
+    if (!g || (g->dtype != CT_FLOAT32 && g->dtype != CT_FLOAT64)) return 0;
     ct_tensor *c = ct__contig_ref(g);
     if (!c) return 0;
     int64_t n = ct_numel(c);
@@ -1250,7 +1380,21 @@ static int ct__la_k_cholesky(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
     char *Lp = ct__ptr(L);
-    if (n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {
+        /* potrf on the column-major copy; the other triangle zeroed */
+        char *w = (char *)ct__la_scratch(es * (size_t)(nn ? nn : 1));
+        if (!w) return -1;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(w, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = n ? ct__la_zpotrf(dt, upper ? 'U' : 'L', n, w) : 0;
+            info[b] = r > 0 ? r : 0;
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < n; i++)
+                    if (upper ? i > j : i < j) ct__la_zset(dt, w, i + j * n, 0.0, 0.0);
+            ct__la_zcopy(dt, Lp + (size_t)(b * nn) * es, n, 1, w, 1, n, n, n, 0);
+        }
+        CT_FREE(w);
+    } else if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int64_t sr = A->strides[nd - 2], sc = A->strides[nd - 1];
         if (upper) { int64_t t = sr; sr = sc; sc = t; }   /* the upper triangle of A is the lower one of A^T */
@@ -1306,10 +1450,10 @@ static int ct__la_k_cholesky(ct__call *c) {
 static int ct__la_bw_cholesky(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *L = CT__SV_OUT(n, 0), *gL = gout[0];
     if (!L) return -1;
-    if (n->attrs.flags & CT__LAF_UPPER) { L = ct_mT(L); gL = ct_mT(gL); }
-    ct_tensor *gA = ct__la_tril(ct_matmul(ct_mT(L), gL), 0);
-    gA = ct_mul_scalar(ct_add(gA, ct_mT(ct__la_tril(gA, -1))), 0.5);
-    gA = ct_linalg_solve_triangular(ct_mT(L), gA, 1, 1, 0);
+    if (n->attrs.flags & CT__LAF_UPPER) { L = ct__la_mH(L); gL = ct__la_mH(gL); }
+    ct_tensor *gA = ct__la_tril(ct_matmul(ct__la_mH(L), gL), 0);
+    gA = ct_mul_scalar(ct_add(gA, ct__la_mH(ct__la_tril(gA, -1))), 0.5);
+    gA = ct_linalg_solve_triangular(ct__la_mH(L), gA, 1, 1, 0);
     gA = ct_linalg_solve_triangular(L, gA, 0, 0, 0);
     gin[0] = gA;
     return gA ? 0 : -1;
@@ -1343,7 +1487,21 @@ static int ct__la_k_inv(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
     char *Xp = ct__ptr(X);
-    if (n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {
+        /* getrf + getri on the column-major copy */
+        char *w = (char *)ct__la_scratch(es * (size_t)(nn ? nn : 1));
+        ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+        if (!w || !ipiv) { CT_FREE(w); CT_FREE(ipiv); return -1; }
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(w, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = n ? ct__la_zgetrf(dt, n, n, w, ipiv) : 0;
+            info[b] = r > 0 ? r : 0;
+            if (!info[b] && n) ct__la_zgetri(dt, n, w, ipiv);
+            ct__la_zcopy(dt, Xp + (size_t)(b * nn) * es, n, 1, w, 1, n, n, n, 0);
+        }
+        CT_FREE(w);
+        CT_FREE(ipiv);
+    } else if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL], e[CT__LA_SMALL * CT__LA_SMALL];
         int piv[CT__LA_SMALL];
         int64_t nfull = B.count / CT__LA_W * CT__LA_W;   /* whole groups in lock-step; the rest one by one */
@@ -1407,7 +1565,7 @@ static int ct__la_k_inv(ct__call *c) {
 static int ct__la_bw_inv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *X = CT__SV_OUT(n, 0);
     if (!X) return -1;
-    ct_tensor *Xt = ct_mT(X);
+    ct_tensor *Xt = ct__la_mH(X);
     gin[0] = ct_neg(ct_matmul(Xt, ct_matmul(gout[0], Xt)));
     return gin[0] ? 0 : -1;
 }
@@ -1474,7 +1632,23 @@ static int ct__la_k_solve(ct__call *c) {
     /* B's matrix strides (a vector is an n x 1 matrix) */
     int64_t bsr = vec ? Bt->strides[Bt->ndim - 1] : Bt->strides[Bt->ndim - 2], bsc = vec ? 0 : Bt->strides[Bt->ndim - 1];
     int64_t xsr = vec ? X->strides[xd - 1] : X->strides[xd - 2], xsc = vec ? 0 : X->strides[xd - 1];
-    if (n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {
+        /* getrf + getrs('N') on column-major copies */
+        char *lu = (char *)ct__la_scratch(es * (size_t)(nn + n * k + 1));
+        ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+        if (!lu || !ipiv) { CT_FREE(lu); CT_FREE(ipiv); return -1; }
+        char *rhs = lu + (size_t)nn * es;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(lu, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = n ? ct__la_zgetrf(dt, n, n, lu, ipiv) : 0;
+            info[b] = r > 0 ? r : 0;
+            ct__la_zcopy(dt, rhs, 1, n, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, b)), bsr, bsc, n, k, 0);
+            if (!info[b] && n && k) ct__la_zgetrs(dt, 'N', n, k, lu, ipiv, rhs);
+            ct__la_zcopy(dt, ct__la_at(X, ct__bat_off(&B, X, bmd, b)), xsr, xsc, rhs, 1, n, n, k, 0);
+        }
+        CT_FREE(lu);
+        CT_FREE(ipiv);
+    } else if (n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int piv[CT__LA_SMALL];
         double *rhs = (double *)ct__la_scratch(sizeof(double) * (size_t)(n * k));
@@ -1537,9 +1711,9 @@ static int ct__la_bw_solve(ct__node *n, ct_tensor *const *gout, ct_tensor **gin)
     int vec = ct__la_vector_rhs_of(n->in_meta[0].ndim, n->in_meta[0].shape, n->in_meta[1].ndim, n->in_meta[1].shape);
     ct_tensor *gX = vec ? ct_unsqueeze(gout[0], -1) : gout[0];
     ct_tensor *Xm = vec ? ct_unsqueeze(X, -1) : X;
-    ct_tensor *gB = ct_linalg_solve(ct_mT(A), gX);
+    ct_tensor *gB = ct_linalg_solve(ct__la_mH(A), gX);
     if (!gB) return -1;
-    if (CT__NEEDS(n, 0) && !(gin[0] = ct_neg(ct_matmul(gB, ct_mT(Xm))))) return -1;
+    if (CT__NEEDS(n, 0) && !(gin[0] = ct_neg(ct_matmul(gB, ct__la_mH(Xm))))) return -1;
     if (CT__NEEDS(n, 1) && !(gin[1] = vec ? ct_squeeze_dim(gB, -1) : gB)) return -1;
     return 0;
 }
@@ -1606,9 +1780,22 @@ static int ct__la_k_solve_tri(ct__call *c) {
     ct__bat_of(&B, X, 2);
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
+    char *Xp = ct__ptr(X);
+    if (CT__LA_CX(dt)) {   /* trsm on column-major copies */
+        char *a = (char *)ct__la_scratch(es * (size_t)(n * n + r * k + 1)), *xb;
+        if (!a) return -1;
+        xb = a + (size_t)(n * n) * es;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
+            ct__la_zload(xb, r, Bt, ct__bat_off(&B, Bt, 2, b));
+            ct__la_ztrsm(dt, left, upper, unit, r, k, a, n, xb, r);
+            ct__la_zcopy(dt, Xp + (size_t)(b * r * k) * es, k, 1, xb, 1, r, r, k, 0);
+        }
+        CT_FREE(a);
+        return 0;
+    }
     void *scratch = ct__la_scratch(es * (size_t)(n * n));
     if (!scratch) return -1;
-    char *Xp = ct__ptr(X);
     for (int64_t b = 0; b < B.count; b++) {
         char *xp = Xp + (size_t)(b * r * k) * es;
         ct__la_load(xp, dt, k, 1, Bt, ct__bat_off(&B, Bt, 2, b));
@@ -1626,10 +1813,10 @@ static int ct__la_bw_solve_tri(ct__node *n, ct_tensor *const *gout, ct_tensor **
     ct_tensor *A = CT__SV_IN(n, 0), *X = CT__SV_OUT(n, 0);
     if (!A || !X) return -1;
     int fl = n->attrs.flags, left = (fl & CT__LAF_LEFT) != 0, upper = (fl & CT__LAF_UPPER) != 0, unit = (fl & CT__LAF_UNIT) != 0;
-    ct_tensor *gB = ct_linalg_solve_triangular(ct_mT(A), gout[0], !upper, left, unit);
+    ct_tensor *gB = ct_linalg_solve_triangular(ct__la_mH(A), gout[0], !upper, left, unit);
     if (!gB) return -1;
     if (CT__NEEDS(n, 0)) {
-        ct_tensor *gA = left ? ct_neg(ct_matmul(gB, ct_mT(X))) : ct_neg(ct_matmul(ct_mT(X), gB));
+        ct_tensor *gA = left ? ct_neg(ct_matmul(gB, ct__la_mH(X))) : ct_neg(ct_matmul(ct__la_mH(X), gB));
         gA = upper ? ct__la_triu(gA, unit) : ct__la_tril(gA, -unit);
         if (!(gin[0] = gA)) return -1;
     }
@@ -1677,7 +1864,14 @@ static int ct__la_k_lu_factor(ct__call *c) {
     ct_dtype dt = A->dtype;
     size_t es = ct__dt[dt].size;
     char *LUp = ct__ptr(LU);
-    if (m <= CT__LA_SMALL && n <= CT__LA_SMALL) {
+    if (CT__LA_CX(dt)) {   /* getrf in place on the column-major copy */
+        for (int64_t b = 0; b < B.count; b++) {
+            char *dst = LUp + (size_t)(b * m * n) * es;
+            ct__la_zload(dst, m, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int r = m && n ? ct__la_zgetrf(dt, m, n, dst, piv + b * k) : 0;
+            info[b] = r > 0 ? r : 0;
+        }
+    } else if (m <= CT__LA_SMALL && n <= CT__LA_SMALL) {
         double w[CT__LA_SMALL * CT__LA_SMALL];
         int p[CT__LA_SMALL];
         int64_t nfull = m == n ? B.count / CT__LA_W * CT__LA_W : 0;   /* square: whole groups in lock-step */
@@ -1750,10 +1944,21 @@ static ct_tensor *ct__la_perm_matrix(const ct_tensor *pivots, int64_t m, ct_dtyp
     return P;
 }
 /* L (*, m, k) unit lower and U (*, k, n) upper from LU, as differentiable views */
+/* x[..., :k] (last = 1) or x[..., :k, :] in a graph: ct_narrow, except for complex x,
+   whose narrow backward (ctensor.h's strided scatter) keeps only the real parts; a
+   product with the first k columns of the identity is exact and differentiable */
+static ct_tensor *ct__la_head(const ct_tensor *x, int last, int64_t k) {
+    if (!x) return NULL;
+    int64_t size = x->shape[x->ndim - (last ? 1 : 2)];
+    if (!CT__LA_CX(x->dtype)) return ct_narrow(x, last ? -1 : -2, 0, k);
+    if (k == size) return ct_alias(x);
+    ct_tensor *E = ct_eye(size, k, x->dtype);
+    return last ? ct_matmul(x, E) : ct_matmul(ct_mT(E), x);
+}
 static void ct__la_lu_unpack_LU(const ct_tensor *LU, ct_tensor **L, ct_tensor **U) {
     int64_t m = LU->shape[LU->ndim - 2], n = LU->shape[LU->ndim - 1], k = m < n ? m : n;
-    *L = ct_add(ct__la_tril(ct_narrow(LU, -1, 0, k), -1), ct_eye(m, k, LU->dtype));
-    *U = ct__la_triu(ct_narrow(LU, -2, 0, k), 0);
+    *L = ct_add(ct__la_tril(ct__la_head(LU, 1, k), -1), ct_eye(m, k, LU->dtype));
+    *U = ct__la_triu(ct__la_head(LU, 0, k), 0);
 }
 /* PyTorch's linalg_lu_backward: gradient of A = P L U from gL, gU */
 static ct_tensor *ct__la_lu_backward(ct_tensor *gL, ct_tensor *gU, ct_tensor *P, ct_tensor *L, ct_tensor *U) {
@@ -1761,21 +1966,21 @@ static ct_tensor *ct__la_lu_backward(ct_tensor *gL, ct_tensor *gU, ct_tensor *P,
     int64_t m = L->shape[L->ndim - 2], n = U->shape[U->ndim - 1], k = m < n ? m : n;
     ct_tensor *gA;
     if (m == n) {
-        ct_tensor *gR = ct_add(ct__la_tril(ct_matmul(ct_mT(L), gL), -1), ct__la_triu(ct_matmul(gU, ct_mT(U)), 0));
-        gA = ct_linalg_solve_triangular(ct_mT(L), gR, 1, 1, 1);
-        gA = ct_linalg_solve_triangular(ct_mT(U), gA, 0, 0, 0);
+        ct_tensor *gR = ct_add(ct__la_tril(ct_matmul(ct__la_mH(L), gL), -1), ct__la_triu(ct_matmul(gU, ct__la_mH(U)), 0));
+        gA = ct_linalg_solve_triangular(ct__la_mH(L), gR, 1, 1, 1);
+        gA = ct_linalg_solve_triangular(ct__la_mH(U), gA, 0, 0, 0);
     } else if (m < n) {
         ct_tensor *U1 = ct_narrow(U, -1, 0, k), *gU1 = ct_narrow(gU, -1, 0, k), *gU2 = ct_narrow(gU, -1, k, n - k);
-        gA = ct_sub(ct_matmul(ct_mT(L), gL), ct_matmul(ct__la_triu(gU, 0), ct_mT(U)));
-        gA = ct_linalg_solve_triangular(ct_mT(U1), ct__la_tril(gA, -1), 0, 0, 0);
+        gA = ct_sub(ct_matmul(ct__la_mH(L), gL), ct_matmul(ct__la_triu(gU, 0), ct__la_mH(U)));
+        gA = ct_linalg_solve_triangular(ct__la_mH(U1), ct__la_tril(gA, -1), 0, 0, 0);
         gA = ct__la_cat2(ct_add(gA, ct__la_triu(gU1, 0)), gU2, -1);
-        gA = ct_linalg_solve_triangular(ct_mT(L), gA, 1, 1, 1);
+        gA = ct_linalg_solve_triangular(ct__la_mH(L), gA, 1, 1, 1);
     } else {
         ct_tensor *L1 = ct_narrow(L, -2, 0, k), *gL1 = ct_narrow(gL, -2, 0, k), *gL2 = ct_narrow(gL, -2, k, m - k);
-        gA = ct_sub(ct_matmul(gU, ct_mT(U)), ct_matmul(ct_mT(L), gL));
-        gA = ct_linalg_solve_triangular(ct_mT(L1), ct__la_triu(gA, 0), 1, 1, 1);
+        gA = ct_sub(ct_matmul(gU, ct__la_mH(U)), ct_matmul(ct__la_mH(L), gL));
+        gA = ct_linalg_solve_triangular(ct__la_mH(L1), ct__la_triu(gA, 0), 1, 1, 1);
         gA = ct__la_cat2(ct_add(gA, ct__la_tril(gL1, -1)), gL2, -2);
-        gA = ct_linalg_solve_triangular(ct_mT(U), gA, 0, 0, 0);
+        gA = ct_linalg_solve_triangular(ct__la_mH(U), gA, 0, 0, 0);
     }
     return ct_matmul(P, gA);
 }
@@ -1848,6 +2053,45 @@ static int ct__la_meta_lu_solve(ct__call *c) {
     else ct__la_out_b(c, 0, LU->dtype, nb, bs, 2, br, bc);            /* X row-major = (X^T) column-major */
     return 0;
 }
+/* complex: getrs on column-major copies. left: op(A) X = B with op A or A^H ('N' / 'C');
+   right, X A = B: A^T X^T = B^T ('T'); right adjoint, X A^H = B: A X^H = B^H ('N' on
+   conjugated copies) */
+static int ct__la_k_lu_solve_cx(ct__call *c) {
+    const ct_tensor *LU = c->in[0], *pv = c->in[1], *Bt = c->in[2];
+    ct_tensor *X = c->out[0];
+    int left = (c->a->flags & CT__LAF_LEFT) != 0, adj = (c->a->flags & CT__LAF_ADJOINT) != 0;
+    int conj = !left && adj;
+    char trans = left ? (adj ? 'C' : 'N') : (adj ? 'N' : 'T');
+    int xd = X->ndim;
+    int64_t n = LU->shape[LU->ndim - 1], k = left ? X->shape[xd - 1] : X->shape[xd - 2];
+    ct__bat B;
+    ct__bat_of(&B, X, 2);
+    ct_dtype dt = LU->dtype;
+    size_t es = ct__dt[dt].size;
+    int64_t bsr = Bt->strides[Bt->ndim - 2], bsc = Bt->strides[Bt->ndim - 1], xsr = X->strides[xd - 2], xsc = X->strides[xd - 1];
+    if (!left) { int64_t t = bsr; bsr = bsc; bsc = t; t = xsr; xsr = xsc; xsc = t; }
+    int64_t psr = pv->strides[pv->ndim - 1];
+    ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n > 0 ? n : 1));
+    char *lu = (char *)ct__la_scratch(es * (size_t)(n * n + n * k + 1)), *rhs;
+    if (!ipiv || !lu) { CT_FREE(ipiv); CT_FREE(lu); return -1; }
+    rhs = lu + (size_t)(n * n) * es;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc; b++) {
+        const int32_t *pp = (const int32_t *)ct__la_at(pv, ct__bat_off(&B, pv, 1, b));
+        for (int64_t i = 0; i < n; i++) {
+            ipiv[i] = pp[i * psr];
+            if (ipiv[i] < 1 || ipiv[i] > n) { rc = ct__failed(CT_ERR_ARG, "%s: pivots[%lld] = %d is out of range for a %lldx%lld LU", ct__la_fn(c), (long long)i, (int)ipiv[i], (long long)n, (long long)n); break; }
+        }
+        if (rc) break;
+        ct__la_zload(lu, n, LU, ct__bat_off(&B, LU, 2, b));
+        ct__la_zcopy(dt, rhs, 1, n, ct__la_at(Bt, ct__bat_off(&B, Bt, 2, b)), bsr, bsc, n, k, conj);
+        if (n && k) ct__la_zgetrs(dt, trans, n, k, lu, ipiv, rhs);
+        ct__la_zcopy(dt, ct__la_at(X, ct__bat_off(&B, X, 2, b)), xsr, xsc, rhs, 1, n, n, k, conj);
+    }
+    CT_FREE(ipiv);
+    CT_FREE(lu);
+    return rc;
+}
 static int ct__la_k_lu_solve(ct__call *c) {
     const ct_tensor *LU = c->in[0], *pv = c->in[1], *Bt = c->in[2];
     ct_tensor *X = c->out[0];
@@ -1863,6 +2107,7 @@ static int ct__la_k_lu_solve(ct__call *c) {
     int64_t bsr = Bt->strides[Bt->ndim - 2], bsc = Bt->strides[Bt->ndim - 1];
     if (!left) { int64_t t = bsr; bsr = bsc; bsc = t; }
     int64_t psr = pv->strides[pv->ndim - 1];
+    if (CT__LA_CX(dt)) return ct__la_k_lu_solve_cx(c);
     ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n > 0 ? n : 1));
     void *lu = ct__la_scratch(es * (size_t)(n * n));
     double *w = (double *)ct__la_scratch(sizeof(double) * (size_t)(n * n + n * k));
@@ -1913,17 +2158,17 @@ static int ct__la_bw_lu_solve(ct__node *n, ct_tensor *const *gout, ct_tensor **g
         ct__la_lu_unpack_LU(LU, &L, &U);
         if (left != adj) {
             /* gR = U^{-H} op2(-gX) op2(X)^H; gL = (L^{-H} gR U^H).tril(-1); gU = gR.triu() */
-            ct_tensor *prod = left ? ct_matmul(ct_neg(gX), ct_mT(X)) : ct_matmul(ct_neg(ct_mT(gX)), X);
-            ct_tensor *gR = ct_linalg_solve_triangular(ct_mT(U), prod, 0, 1, 0);
-            ct_tensor *gL = ct__la_tril(ct_linalg_solve_triangular(ct_mT(L), ct_matmul(gR, ct_mT(U)), 1, 1, 1), -1);
+            ct_tensor *prod = left ? ct_matmul(ct_neg(gX), ct__la_mH(X)) : ct_matmul(ct_neg(ct__la_mH(gX)), X);
+            ct_tensor *gR = ct_linalg_solve_triangular(ct__la_mH(U), prod, 0, 1, 0);
+            ct_tensor *gL = ct__la_tril(ct_linalg_solve_triangular(ct__la_mH(L), ct_matmul(gR, ct__la_mH(U)), 1, 1, 1), -1);
             gLU = ct_add(gL, ct__la_triu(gR, 0));
         } else {
             /* gR = -P^T op3(X) op1(op2(gX)) P; gR = gR L^{-H}; gU = (L^H gR U^{-H}).triu(); gL = gR.tril(-1) */
             ct_tensor *P = ct__la_perm_matrix(piv, LU->shape[LU->ndim - 1], LU->dtype);
-            ct_tensor *gR = ct_matmul(ct_matmul(ct_neg(ct_mT(P)), left ? X : ct_mT(X)), left ? ct_mT(gX) : gX);
+            ct_tensor *gR = ct_matmul(ct_matmul(ct_neg(ct__la_mH(P)), left ? X : ct__la_mH(X)), left ? ct__la_mH(gX) : gX);
             gR = ct_matmul(gR, P);
-            gR = ct_linalg_solve_triangular(ct_mT(L), gR, 1, 0, 1);
-            ct_tensor *gU = ct__la_triu(ct_linalg_solve_triangular(ct_mT(U), ct_matmul(ct_mT(L), gR), 0, 0, 0), 0);
+            gR = ct_linalg_solve_triangular(ct__la_mH(L), gR, 1, 0, 1);
+            ct_tensor *gU = ct__la_triu(ct_linalg_solve_triangular(ct__la_mH(U), ct_matmul(ct__la_mH(L), gR), 0, 0, 0), 0);
             gLU = ct_add(ct__la_tril(gR, -1), gU);
         }
         if (!(gin[0] = gLU)) return -1;
@@ -1955,11 +2200,50 @@ static int ct__la_meta_slogdet(ct__call *c) {
     if (ct__la_meta_det(c)) return -1;
     c->nout = 2;
     c->oi[1] = c->oi[0];
+    c->oi[1].dtype = ct__la_real_of(c->oi[0].dtype);   /* complex A: a complex sign, a real log|det| */
+    return 0;
+}
+/* complex det (mode 0) or sign and log|det| (mode 1): getrf of the column-major copy */
+static int ct__la_det_run_cx(ct__call *c, int logmode) {
+    const ct_tensor *A = c->in[0];
+    int64_t n = A->shape[A->ndim - 1];
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype, rdt = ct__la_real_of(dt);
+    size_t es = ct__dt[dt].size;
+    char *o0 = ct__ptr(c->out[0]), *o1 = logmode ? ct__ptr(c->out[1]) : NULL;
+    char *w = (char *)ct__la_scratch(es * (size_t)(n * n + 1));
+    ct__la_int *ipiv = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+    if (!w || !ipiv) { CT_FREE(w); CT_FREE(ipiv); return -1; }
+    for (int64_t b = 0; b < B.count; b++) {
+        double dr = 1.0, di = 0.0, logabs = 0.0;
+        ct__la_zload(w, n, A, ct__bat_off(&B, A, 2, b));
+        if (n) ct__la_zgetrf(dt, n, n, w, ipiv);
+        for (int64_t k = 0; k < n; k++) {
+            double ur, ui, tr;
+            ct__la_zget(dt, w, k + k * n, &ur, &ui);
+            if (ipiv[k] != k + 1) { dr = -dr; di = -di; }
+            if (logmode) {
+                double a = hypot(ur, ui);
+                logabs += log(a);
+                if (a > 0) { ur /= a; ui /= a; }
+            }
+            tr = dr * ur - di * ui;
+            di = dr * ui + di * ur;
+            dr = tr;
+        }
+        if (logmode && logabs == -INFINITY) dr = di = 0.0;
+        ct__la_zset(dt, o0, b, dr, di);
+        if (logmode) ct__store_f64(o1 + (size_t)b * ct__dt[rdt].size, rdt, logabs);
+    }
+    CT_FREE(w);
+    CT_FREE(ipiv);
     return 0;
 }
 /* det (mode 0) or sign and log|det| (mode 1) of every matrix of A */
 static int ct__la_det_run(ct__call *c, int logmode) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_det_run_cx(c, logmode);
     int nd = A->ndim;
     int64_t n = A->shape[nd - 1];
     ct__bat B;
@@ -2083,21 +2367,24 @@ static ct_tensor *ct__la_prod_others(const ct_tensor *x) {
 static int ct__la_bw_det(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(n, 0), *d = CT__SV_OUT(n, 0);
     if (!A || !d) return -1;
-    int singular = 0;
+    int singular = 0, cx = CT__LA_CX(d->dtype);
     {
-        ct_tensor *dc = ct__contig_ref(d);
+        ct_tensor *dc = ct__contig_ref(cx ? ct_abs(d) : d);
         if (!dc) return -1;
         int64_t cnt = ct_numel(dc);
         for (int64_t i = 0; i < cnt && !singular; i++) singular = ct__load_f64(ct__ptr(dc) + (size_t)i * ct__dt[dc->dtype].size, dc->dtype) == 0.0;
         ct__decref(dc);
     }
-    ct_tensor *gd = ct_mul(gout[0], d);
+    ct_tensor *gd = ct_mul(gout[0], cx ? ct_conj(d) : d);   /* conjugate Wirtinger: g conj(det) A^{-H} */
     if (!singular) {
-        gin[0] = ct_mul(ct__la_unsq2(gd), ct_mT(ct_linalg_inv(A)));
+        gin[0] = ct_mul(ct__la_unsq2(gd), ct__la_mH(ct_linalg_inv(A)));
     } else {
         ct_linalg_svd_result s = ct_linalg_svd(A, 0);
         ct_tensor *alpha = NULL;
-        CT_NO_GRAD { alpha = ct_mul(ct_linalg_det(s.U), ct_linalg_det(s.Vh)); }
+        CT_NO_GRAD {
+            alpha = ct_mul(ct_linalg_det(s.U), ct_linalg_det(s.Vh));
+            if (cx) alpha = ct_conj(alpha);
+        }
         ct_tensor *D = ct_mul(ct_unsqueeze(ct_mul(gout[0], alpha), -1), ct__la_prod_others(s.S));
         gin[0] = ct_matmul(ct_mul(s.U, ct_unsqueeze(D, -2)), s.Vh);
     }
@@ -2113,9 +2400,15 @@ CTENSOR_API ct_tensor *ct_linalg_det(const ct_tensor *A) {
 }
 /* gA = g_logabsdet A^{-H} (the sign is not differentiable) */
 static int ct__la_bw_slogdet(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
-    ct_tensor *A = CT__SV_IN(n, 0);
+    ct_tensor *A = CT__SV_IN(n, 0), *g = gout[1];
     if (!A) return -1;
-    gin[0] = ct_mul(ct__la_unsq2(gout[1]), ct_mT(ct_linalg_inv(A)));
+    if (CT__LA_CX(A->dtype)) {
+        /* complex: g = g_logabsdet - i imag(conj(g_sign) sign) (PyTorch's slogdet_backward) */
+        ct_tensor *sign = CT__SV_OUT(n, 0);
+        if (!sign) return -1;
+        g = ct_complex(g, ct_imag(ct_mul(gout[0], ct_conj(sign))));
+    }
+    gin[0] = ct_mul(ct__la_unsq2(g), ct__la_mH(ct_linalg_inv(A)));
     return gin[0] ? 0 : -1;
 }
 static ct_linalg_slogdet_result ct__la_slogdet(const ct_tensor *A, int fname) {
@@ -2135,6 +2428,7 @@ CTENSOR_API ct_linalg_slogdet_result ct_linalg_slogdet(const ct_tensor *A) { ret
 CTENSOR_API ct_tensor *ct_logdet(const ct_tensor *A) {
     ct_linalg_slogdet_result r = ct__la_slogdet(A, CT__LAN_LOGDET);
     if (!r.sign) return NULL;
+    if (CT__LA_CX(r.sign->dtype)) return ct_add(ct_log(r.sign), r.logabsdet);   /* log det = log(sign) + log|det| */
     return ct_where_scalar(ct_ge_scalar(r.sign, 0.0), r.logabsdet, NAN);
 }
 CTENSOR_API ct_tensor *ct_trace(const ct_tensor *A) {
@@ -2175,6 +2469,22 @@ static int ct__la_k_chol_solve(ct__call *c) {
     ct__bat_of(&B, X, 2);
     ct_dtype dt = L->dtype;
     size_t es = ct__dt[dt].size;
+    if (CT__LA_CX(dt)) {   /* potrs on column-major copies */
+        char *a = (char *)ct__la_scratch(es * (size_t)(n * n + n * k + 1)), *rhs;
+        if (!a) return -1;
+        rhs = a + (size_t)(n * n) * es;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(a, n, L, ct__bat_off(&B, L, 2, b));
+            ct__la_zload(rhs, n, Bt, ct__bat_off(&B, Bt, 2, b));
+            if (n && k) {
+                if (CT__LA_Z(dt)) LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, (ct__la_int)k, CT__LA_ZD(a), (ct__la_int)n, CT__LA_ZD(rhs), (ct__la_int)n);
+                else LAPACKE_cpotrs_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, (ct__la_int)k, CT__LA_ZF(a), (ct__la_int)n, CT__LA_ZF(rhs), (ct__la_int)n);
+            }
+            ct__la_zcopy(dt, ct__ptr(X) + (size_t)(b * n * k) * es, k, 1, rhs, 1, n, n, k, 0);
+        }
+        CT_FREE(a);
+        return 0;
+    }
     void *scratch = ct__la_scratch(es * (size_t)(n * n));
     if (!scratch) return -1;
     for (int64_t b = 0; b < B.count; b++) {
@@ -2200,8 +2510,8 @@ static int ct__la_bw_chol_solve(ct__node *n, ct_tensor *const *gout, ct_tensor *
     if (!gB) return -1;
     if (CT__NEEDS(n, 0)) gin[0] = gB;
     if (CT__NEEDS(n, 1)) {
-        ct_tensor *common = ct_matmul(gB, ct_mT(X));
-        common = ct_add(common, ct_mT(common));
+        ct_tensor *common = ct_matmul(gB, ct__la_mH(X));
+        common = ct_add(common, ct__la_mH(common));
         gin[1] = upper ? ct_neg(ct_matmul(L, common)) : ct_neg(ct_matmul(common, L));
         if (!gin[1]) return -1;
     }
@@ -2236,6 +2546,30 @@ static int ct__la_k_chol_inv(ct__call *c) {
     ct__bat_of(&B, L, 2);
     ct_dtype dt = L->dtype;
     size_t es = ct__dt[dt].size;
+    if (CT__LA_CX(dt)) {   /* potri on the column-major copy; the other triangle by conjugation */
+        char *a = (char *)ct__la_scratch(es * (size_t)(n * n + 1));
+        if (!a) return -1;
+        for (int64_t b = 0; b < B.count; b++) {
+            ct__la_zload(a, n, L, ct__bat_off(&B, L, 2, b));
+            ct__la_int r = !n ? 0 : CT__LA_Z(dt) ? LAPACKE_zpotri_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n)
+                                                 : LAPACKE_cpotri_work(LAPACK_COL_MAJOR, upper ? 'U' : 'L', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n);
+            if (r > 0) {
+                CT_FREE(a);
+                return ct__failed(CT_ERR_NUMERIC, "cholesky_inverse: %sThe diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.",
+                                  ct__la_batch_prefix(nd > 2, b).s, (int)r);
+            }
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = j + 1; i < n; i++) {   /* (i, j) below the diagonal, column-major */
+                    double re, im;
+                    int64_t src = upper ? j + i * n : i + j * n, dst = upper ? i + j * n : j + i * n;
+                    ct__la_zget(dt, a, src, &re, &im);
+                    ct__la_zset(dt, a, dst, re, -im);
+                }
+            ct__la_zcopy(dt, ct__ptr(X) + (size_t)(b * n * n) * es, n, 1, a, 1, n, n, n, 0);
+        }
+        CT_FREE(a);
+        return 0;
+    }
     for (int64_t b = 0; b < B.count; b++) {
         char *xp = ct__ptr(X) + (size_t)(b * n * n) * es;
         ct__la_load(xp, dt, n, 1, L, ct__bat_off(&B, L, 2, b));
@@ -2259,7 +2593,7 @@ static int ct__la_bw_chol_inv(ct__node *n, ct_tensor *const *gout, ct_tensor **g
     ct_tensor *L = CT__SV_IN(n, 0), *X = CT__SV_OUT(n, 0);
     if (!L || !X) return -1;
     int upper = (n->attrs.flags & CT__LAF_UPPER) != 0;
-    ct_tensor *common = ct_add(gout[0], ct_mT(gout[0]));
+    ct_tensor *common = ct_add(gout[0], ct__la_mH(gout[0]));
     common = ct_matmul(X, ct_matmul(common, X));
     gin[0] = upper ? ct_neg(ct_matmul(L, common)) : ct_neg(ct_matmul(common, L));
     return gin[0] ? 0 : -1;
@@ -2299,8 +2633,46 @@ static int ct__la_meta_qr(ct__call *c) {
     ct__la_out_b(c, 1, A->dtype, nb, A->shape, 2, mode == CT__LA_QR_COMPLETE ? m : k, n);
     return 0;
 }
+/* complex: geqrf + ungqr on the column-major copy */
+static int ct__la_k_qr_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *Q = c->out[0], *R = c->out[1];
+    int nd = A->ndim, mode = c->a->mode;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    int64_t qc = mode == CT__LA_QR_COMPLETE ? m : k, rr = R->shape[R->ndim - 2];
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size;
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + k + m * qc + 1));
+    if (!a) return -1;
+    char *tau = a + (size_t)(m * n) * es, *q = tau + (size_t)k * es;
+    for (int64_t b = 0; b < B.count; b++) {
+        ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
+        if (m && n) {
+            if (CT__LA_Z(dt)) LAPACKE_zgeqrf(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)m, CT__LA_ZD(tau));
+            else LAPACKE_cgeqrf(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)m, CT__LA_ZF(tau));
+        }
+        char *rp = ct__ptr(R) + (size_t)(b * rr * n) * es;
+        for (int64_t i = 0; i < rr; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double re = 0.0, im = 0.0;
+                if (j >= i && i < k) ct__la_zget(dt, a, i + j * m, &re, &im);
+                ct__la_zset(dt, rp, i * n + j, re, im);
+            }
+        if (mode == CT__LA_QR_R || !m || !qc) continue;
+        int64_t cp = qc < n ? qc : n;
+        memcpy(q, a, (size_t)(m * cp) * es);
+        if (CT__LA_Z(dt)) LAPACKE_zungqr(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)qc, (ct__la_int)k, CT__LA_ZD(q), (ct__la_int)m, CT__LA_ZD(tau));
+        else LAPACKE_cungqr(LAPACK_COL_MAJOR, (ct__la_int)m, (ct__la_int)qc, (ct__la_int)k, CT__LA_ZF(q), (ct__la_int)m, CT__LA_ZF(tau));
+        ct__la_zstore(Q, ct__bat_off(&B, Q, 2, b), q, m, m, qc);
+    }
+    CT_FREE(a);
+    return 0;
+}
 static int ct__la_k_qr(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_qr_cx(c);
     ct_tensor *Q = c->out[0], *R = c->out[1];
     int nd = A->ndim, mode = c->a->mode;
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
@@ -2336,7 +2708,13 @@ static int ct__la_k_qr(ct__call *c) {
     return 0;
 }
 /* symmetric matrix from the lower triangle of X */
-static ct_tensor *ct__la_copyltu(const ct_tensor *X) { return ct_add(ct__la_tril(X, 0), ct_mT(ct__la_tril(X, -1))); }
+static ct_tensor *ct__la_copyltu(const ct_tensor *X) {
+    if (X && CT__LA_CX(X->dtype)) {   /* Hermitian, with the real part of X's diagonal (PyTorch's syminvadj) */
+        ct_tensor *l = ct__la_tril(X, -1);
+        return ct_add(ct_add(l, ct__la_mH(l)), ct__la_diag_embed(ct_real(ct_diagonal(X, 0, -2, -1))));
+    }
+    return ct_add(ct__la_tril(X, 0), ct_mT(ct__la_tril(X, -1)));
+}
 /* QR backward (real case; as PyTorch's linalg_qr_backward):
    m >= n: M = R gR^T - gQ^T Q, gA = (gQ + Q copyltu(M)) R^{-T}
    m <  n: A = Q [X | Y], R = [U | V]: gQ' = gQ + Y gV^T, then the square rule for X, gY = Q gV */
@@ -2350,15 +2728,15 @@ static int ct__la_bw_qr(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     if (mode == CT__LA_QR_COMPLETE && m > n)
         return ct__failed(CT_ERR_AUTOGRAD, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
     if (m >= n) {
-        ct_tensor *M = ct_sub(ct_matmul(R, ct_mT(gR)), ct_matmul(ct_mT(gQ), Q));
+        ct_tensor *M = ct_sub(ct_matmul(R, ct__la_mH(gR)), ct_matmul(ct__la_mH(gQ), Q));
         ct_tensor *gA = ct_add(gQ, ct_matmul(Q, ct__la_copyltu(M)));
-        gin[0] = ct_linalg_solve_triangular(ct_mT(R), gA, 0, 0, 0);
+        gin[0] = ct_linalg_solve_triangular(ct__la_mH(R), gA, 0, 0, 0);
     } else {
         ct_tensor *U = ct_narrow(R, -1, 0, m), *gU = ct_narrow(gR, -1, 0, m), *gV = ct_narrow(gR, -1, m, n - m);
         ct_tensor *Y = ct_matmul(Q, ct_narrow(R, -1, m, n - m));
-        ct_tensor *gQ2 = ct_add(gQ, ct_matmul(Y, ct_mT(gV)));
-        ct_tensor *M = ct_sub(ct_matmul(U, ct_mT(gU)), ct_matmul(ct_mT(gQ2), Q));
-        ct_tensor *gX = ct_linalg_solve_triangular(ct_mT(U), ct_add(gQ2, ct_matmul(Q, ct__la_copyltu(M))), 0, 0, 0);
+        ct_tensor *gQ2 = ct_add(gQ, ct_matmul(Y, ct__la_mH(gV)));
+        ct_tensor *M = ct_sub(ct_matmul(U, ct__la_mH(gU)), ct_matmul(ct__la_mH(gQ2), Q));
+        ct_tensor *gX = ct_linalg_solve_triangular(ct__la_mH(U), ct_add(gQ2, ct_matmul(Q, ct__la_copyltu(M))), 0, 0, 0);
         gin[0] = ct__la_cat2(gX, ct_matmul(Q, gV), -1);
     }
     return gin[0] ? 0 : -1;
@@ -2400,7 +2778,7 @@ static int ct__la_meta_eigh(ct__call *c) {
     int nb = A->ndim - 2;
     int64_t n = A->shape[nb + 1];
     c->nout = 2;
-    ct__la_out_b(c, 0, A->dtype, nb, A->shape, 1, n, 0);
+    ct__la_out_b(c, 0, ct__la_real_of(A->dtype), nb, A->shape, 1, n, 0);   /* real eigenvalues */
     if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_colmajor(c, 1, A->dtype, nb, A->shape, n, n);
     else { int64_t z = 0; ct__la_out(c, 1, A->dtype, 1, &z); }
     return 0;
@@ -2419,8 +2797,38 @@ static int ct__la_evws_alloc(ct__la_evws *ws, ct_dtype dt, char jobz, int64_t n)
     ws->iwork = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)ws->liwork);
     return ws->work && ws->iwork ? 0 : -1;
 }
+/* complex Hermitian: heevd on the column-major copy (reads the UPLO triangle) */
+static int ct__la_k_eigh_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *W = c->out[0], *V = c->out[1];
+    int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, up = (c->a->flags & CT__LAF_UPPER) != 0;
+    int64_t n = A->shape[nd - 1];
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size, rs = es / 2;
+    char *a = (char *)ct__la_scratch(es * (size_t)(n * n + 1));
+    if (!a) return -1;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc && n; b++) {
+        char *wp = ct__ptr(W) + (size_t)(b * n) * rs;
+        ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
+        ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zheevd(LAPACK_COL_MAJOR, wantv ? 'V' : 'N', up ? 'U' : 'L', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, (double *)(void *)wp)
+                                    : LAPACKE_cheevd(LAPACK_COL_MAJOR, wantv ? 'V' : 'N', up ? 'U' : 'L', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n, (float *)(void *)wp);
+        if (r < 0)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c),
+                            ct__la_batch_prefix(nd > 2, b).s);
+        else if (r > 0)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+        else if (wantv) ct__la_zstore(V, ct__bat_off(&B, V, 2, b), a, n, n, n);
+    }
+    CT_FREE(a);
+    return rc;
+}
 static int ct__la_k_eigh(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_eigh_cx(c);
     ct_tensor *W = c->out[0], *V = c->out[1];
     int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, up = (c->a->flags & CT__LAF_UPPER) != 0;
     int64_t n = A->shape[nd - 1], nn = n * n;
@@ -2507,13 +2915,16 @@ static int ct__la_bw_eigh(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin)
     if (!w || !V) return -1;
     ct_tensor *inner = ct__la_diag_embed(gw);
     if (!ct__la_all_zero(gV)) {
-        ct_tensor *K = ct_matmul(ct_mT(V), gV);
-        ct_tensor *S = ct_mul_scalar(ct_sub(K, ct_mT(K)), 0.5);
+        ct_tensor *K = ct_matmul(ct__la_mH(V), gV);
+        ct_tensor *S = ct_mul_scalar(ct_sub(K, ct__la_mH(K)), 0.5);
         ct_tensor *E = ct_sub(ct_unsqueeze(w, -2), ct_unsqueeze(w, -1));
         E = ct_add(E, ct__la_eye_like(E));
+        if (S && CT__LA_CX(S->dtype))   /* the diagonal (i im(V^H gV)_ii) is gL's place: dropped, as PyTorch's */
+            S = ct_mul(S, ct_rsub_scalar(1.0, ct__la_eye_like(E)));
         inner = ct_add(inner, ct_div(S, E));
     }
-    gin[0] = ct_matmul(V, ct_matmul(inner, ct_mT(V)));
+    if (inner && CT__LA_CX(V->dtype) && !CT__LA_CX(inner->dtype)) inner = ct_to(inner, V->dtype);
+    gin[0] = ct_matmul(V, ct_matmul(inner, ct__la_mH(V)));
     return gin[0] ? 0 : -1;
 }
 static int ct__la_uplo(const char *UPLO, int *upper) {
@@ -2550,15 +2961,46 @@ static int ct__la_meta_eig(ct__call *c) {
     if (ct__la_check_matrix(ct__la_fn(c), A, 1)) return -1;
     int nb = A->ndim - 2;
     int64_t n = A->shape[nb + 1];
-    ct_dtype cdt = A->dtype == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64;
+    ct_dtype cdt = A->dtype == CT_FLOAT64 || A->dtype == CT_COMPLEX128 ? CT_COMPLEX128 : CT_COMPLEX64;
     c->nout = 2;
     ct__la_out_b(c, 0, cdt, nb, A->shape, 1, n, 0);
-    if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_b(c, 1, cdt, nb, A->shape, 2, n, n);
+    if ((c->a->flags & CT__LAF_COMPUTE_V) && CT__LA_CX(A->dtype)) ct__la_out_colmajor(c, 1, cdt, nb, A->shape, n, n);   /* geev writes it */
+    else if (c->a->flags & CT__LAF_COMPUTE_V) ct__la_out_b(c, 1, cdt, nb, A->shape, 2, n, n);
     else { int64_t z = 0; ct__la_out(c, 1, cdt, 1, &z); }
     return 0;
 }
+/* complex input: geev on the column-major copy */
+static int ct__la_k_eig_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *L = c->out[0], *V = c->out[1];
+    int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
+    int64_t n = A->shape[nd - 1], nn = n * n;
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size;
+    char *a = (char *)ct__la_scratch(es * (size_t)(nn + 1)), *vr;
+    if (!a) return -1;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc && n; b++) {
+        char *lp = ct__ptr(L) + (size_t)(b * n) * es;
+        vr = wantv ? ct__la_at(V, ct__bat_off(&B, V, 2, b)) : a;   /* column-major per matrix */
+        ct__la_zload(a, n, A, ct__bat_off(&B, A, 2, b));
+        ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, CT__LA_ZD(lp), NULL, 1,
+                                                    CT__LA_ZD(vr), (ct__la_int)n)
+                                    : LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n, CT__LA_ZF(lp), NULL, 1,
+                                                    CT__LA_ZF(vr), (ct__la_int)n);
+        if (r < 0) rc = ct__failed(CT_ERR_NUMERIC, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+        else if (r > 0)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                            ct__la_fn(c), ct__la_batch_prefix(nd > 2, b).s, (int)r);
+    }
+    CT_FREE(a);
+    return rc;
+}
 static int ct__la_k_eig(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_eig_cx(c);
     ct_tensor *L = c->out[0], *V = c->out[1];
     int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
     int64_t n = A->shape[nd - 1], nn = n * n;
@@ -2642,7 +3084,8 @@ static int ct__la_bw_eig(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) 
     if (!L || !V) return -1;
     int64_t n = L->shape[L->ndim - 1], nn = n * n, count = n ? ct_numel(L) / n : 0;
     ct__tmeta *am = &nd->in_meta[0];
-    ct_tensor *gA = ct_zeros_n(CT_FLOAT64, am->ndim, am->shape);
+    int cxin = CT__LA_CX(am->dtype);   /* complex input: the whole complex gradient; real: its real part */
+    ct_tensor *gA = ct_zeros_n(cxin ? CT_COMPLEX128 : CT_FLOAT64, am->ndim, am->shape);
     double *lp = ct__la_cload(L, count * n), *vp = ct__la_cload(V, count * nn);
     double *glp = ct__la_cload(gout[0], count * n), *gvp = ct__la_cload(gout[1], count * nn);
     ct__cd *w = (ct__cd *)ct__la_scratch(sizeof(ct__cd) * (size_t)(3 * nn + n + 1));
@@ -2708,9 +3151,12 @@ static int ct__la_bw_eig(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) 
         ct__la_int r = n ? LAPACKE_zgesv_work(LAPACK_COL_MAJOR, (ct__la_int)n, (ct__la_int)n, (ct__lapack_cd *)VH, (ct__la_int)n, ipiv,
                                               (ct__lapack_cd *)M, (ct__la_int)n) : 0;
         if (r > 0) { rc = ct__failed(CT_ERR_NUMERIC, "linalg.eig backward: the eigenvector matrix is singular"); break; }
-        double *gp = (double *)ct__ptr(gA) + b * nn;
+        double *gp = (double *)ct__ptr(gA) + b * nn * (cxin ? 2 : 1);
         for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++) gp[i * n + j] = M[i + j * n].re;
+            for (int64_t j = 0; j < n; j++) {
+                if (cxin) { gp[2 * (i * n + j)] = M[i + j * n].re; gp[2 * (i * n + j) + 1] = M[i + j * n].im; }
+                else gp[i * n + j] = M[i + j * n].re;
+            }
     }
     CT_FREE(lp); CT_FREE(vp); CT_FREE(glp); CT_FREE(gvp); CT_FREE(w); CT_FREE(ipiv);
     if (rc) return -1;
@@ -2751,8 +3197,11 @@ static int ct__la_meta_svd(ct__call *c) {
     int nb = A->ndim - 2, full = (c->a->flags & CT__LAF_FULL) != 0;
     int64_t m = A->shape[nb], n = A->shape[nb + 1], k = m < n ? m : n, z = 0;
     c->nout = 3;
-    ct__la_out_b(c, 1, A->dtype, nb, A->shape, 1, k, 0);
-    if (c->a->flags & CT__LAF_COMPUTE_V) {
+    ct__la_out_b(c, 1, ct__la_real_of(A->dtype), nb, A->shape, 1, k, 0);   /* real singular values */
+    if ((c->a->flags & CT__LAF_COMPUTE_V) && CT__LA_CX(A->dtype)) {   /* complex: gesdd writes U and V^H in place */
+        ct__la_out_colmajor(c, 0, A->dtype, nb, A->shape, m, full ? m : k);
+        ct__la_out_colmajor(c, 2, A->dtype, nb, A->shape, full ? n : k, n);
+    } else if (c->a->flags & CT__LAF_COMPUTE_V) {
         ct__la_out_b(c, 0, A->dtype, nb, A->shape, 2, m, full ? m : k);
         ct__la_out_b(c, 2, A->dtype, nb, A->shape, 2, full ? n : k, n);
     } else {
@@ -2778,8 +3227,50 @@ static int ct__la_svdws_alloc(ct__la_svdws *ws, ct_dtype dt, char jobz, int64_t 
     ws->iwork = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(8 * k + 1));
     return ws->work && ws->iwork ? 0 : -1;
 }
+/* complex: gesdd on the column-major copy, U and V^H copied out */
+static int ct__la_k_svd_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *U = c->out[0], *S = c->out[1], *Vh = c->out[2];
+    int nd = A->ndim, full = (c->a->flags & CT__LAF_FULL) != 0, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    int64_t uc = full ? m : k, vr = full ? n : k;
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size, rs = es / 2;
+    char jobz = wantv ? (full ? 'A' : 'S') : 'N';
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + 2));
+    if (!a) return -1;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc; b++) {
+        char *sp = ct__ptr(S) + (size_t)(b * k) * rs;
+        /* U and V^H are column-major per matrix (the meta's layout): LAPACK writes them */
+        char *u = wantv ? ct__la_at(U, ct__bat_off(&B, U, 2, b)) : a + (size_t)(m * n) * es;
+        char *vt = wantv ? ct__la_at(Vh, ct__bat_off(&B, Vh, 2, b)) : u;
+        if (k) {
+            ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
+            ct__la_int ldu = (ct__la_int)m, ldvt = CT__LA_LD(vr);
+            ct__la_int r = CT__LA_Z(dt) ? LAPACKE_zgesdd(LAPACK_COL_MAJOR, jobz, (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), ldu, (double *)(void *)sp,
+                                                         CT__LA_ZD(u), ldu, CT__LA_ZD(vt), ldvt)
+                                        : LAPACKE_cgesdd(LAPACK_COL_MAJOR, jobz, (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), ldu, (float *)(void *)sp,
+                                                         CT__LA_ZF(u), ldu, CT__LA_ZF(vt), ldvt);
+            if (r != 0) {
+                rc = ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", ct__la_fn(c));
+                break;
+            }
+        }
+        if (!wantv) continue;
+        if (!k) {   /* empty: U and V^H are identities (full_matrices) */
+            for (int64_t i = 0; i < m; i++) for (int64_t j = 0; j < uc; j++) ct__la_zset(dt, ct__la_at(U, ct__bat_off(&B, U, 2, b)), i * U->strides[nd - 2] + j * U->strides[nd - 1], i == j, 0.0);
+            for (int64_t i = 0; i < vr; i++) for (int64_t j = 0; j < n; j++) ct__la_zset(dt, ct__la_at(Vh, ct__bat_off(&B, Vh, 2, b)), i * Vh->strides[nd - 2] + j * Vh->strides[nd - 1], i == j, 0.0);
+        }
+    }
+    CT_FREE(a);
+    return rc;
+}
 static int ct__la_k_svd(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_svd_cx(c);
     ct_tensor *U = c->out[0], *S = c->out[1], *Vh = c->out[2];
     int nd = A->ndim, full = (c->a->flags & CT__LAF_FULL) != 0, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0;
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
@@ -2903,9 +3394,9 @@ static ct_tensor *ct__la_svd_backward(ct_tensor *gU, ct_tensor *gS, ct_tensor *g
     int hasU = !ct__la_all_zero(gU), hasV = !ct__la_all_zero(gVh);
     if (!hasU && !hasV)
         return m >= n ? ct_matmul(U, ct_mul(ct_unsqueeze(gS, -1), Vh)) : ct_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
-    ct_tensor *UhgU = hasU ? ct_matmul(ct_mT(U), gU) : NULL, *VhgV = hasV ? ct_matmul(Vh, ct_mT(gVh)) : NULL;
-    if (UhgU) UhgU = ct_sub(UhgU, ct_mT(UhgU));
-    if (VhgV) VhgV = ct_sub(VhgV, ct_mT(VhgV));
+    ct_tensor *UhgU = hasU ? ct_matmul(ct__la_mH(U), gU) : NULL, *VhgV = hasV ? ct_matmul(Vh, ct__la_mH(gVh)) : NULL;
+    if (UhgU) UhgU = ct_sub(UhgU, ct__la_mH(UhgU));
+    if (VhgV) VhgV = ct_sub(VhgV, ct__la_mH(VhgV));
     ct_tensor *S2 = ct_mul(S, S);
     ct_tensor *E = ct_sub(ct_unsqueeze(S2, -2), ct_unsqueeze(S2, -1));
     E = ct_add(E, ct__la_eye_like(E));
@@ -2914,15 +3405,17 @@ static ct_tensor *ct__la_svd_backward(ct_tensor *gU, ct_tensor *gS, ct_tensor *g
     else if (hasU) gA = ct_mul(UhgU, ct_div(ct_unsqueeze(S, -2), E));
     else gA = ct_mul(ct_unsqueeze(S, -1), ct_div(VhgV, E));
     gA = ct_add(gA, ct__la_diag_embed(gS));
+    if (hasU && CT__LA_CX(U->dtype))   /* complex: + diag(im part of U^H gU) / S (PyTorch's svd_backward) */
+        gA = ct_add(gA, ct__la_diag_embed(ct_div(ct_diagonal(UhgU, 0, -2, -1), ct_mul_scalar(S, 2.0))));
     if (m > n && hasU) {
         gA = ct_matmul(U, gA);
         ct_tensor *gUSinv = ct_div(gU, ct_unsqueeze(S, -2));
-        gA = ct_add(gA, ct_sub(gUSinv, ct_matmul(U, ct_matmul(ct_mT(U), gUSinv))));
+        gA = ct_add(gA, ct_sub(gUSinv, ct_matmul(U, ct_matmul(ct__la_mH(U), gUSinv))));
         gA = ct_matmul(gA, Vh);
     } else if (m < n && hasV) {
         gA = ct_matmul(gA, Vh);
         ct_tensor *SinvgVh = ct_div(gVh, ct_unsqueeze(S, -1));
-        gA = ct_add(gA, ct_sub(SinvgVh, ct_matmul(ct_matmul(SinvgVh, ct_mT(Vh)), Vh)));
+        gA = ct_add(gA, ct_sub(SinvgVh, ct_matmul(ct_matmul(SinvgVh, ct__la_mH(Vh)), Vh)));
         gA = ct_matmul(U, gA);
     } else {
         gA = m >= n ? ct_matmul(U, ct_matmul(gA, Vh)) : ct_matmul(ct_matmul(U, gA), Vh);
@@ -3014,7 +3507,7 @@ static int ct__la_eigh_d(double *a, int64_t n, double *w, double *V) {
     ct__la_mcopy(V, CT_FLOAT64, n, 1, a, CT_FLOAT64, 1, n, n, n);   /* column-major result -> row-major */
     return r > 0 ? 1 : 0;
 }
-static double ct__la_eps(ct_dtype dt) { return dt == CT_FLOAT64 ? DBL_EPSILON : (double)FLT_EPSILON; }
+static double ct__la_eps(ct_dtype dt) { return dt == CT_FLOAT64 || dt == CT_COMPLEX128 ? DBL_EPSILON : (double)FLT_EPSILON; }
 
 /* ============================================================================
    Pseudo-inverse: torch.linalg.pinv (SVD, or eigh when hermitian)
@@ -3042,8 +3535,65 @@ static double ct__la_tol(double atol, double rtol, double smax, ct_dtype dt, int
     double t = rtol * smax;
     return atol > t ? atol : t;
 }
+/* complex: P = V diag(1/s) U^H from gesdd (or V diag(1/w) V^H from heevd), zgemm */
+static int ct__la_k_pinv_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *P = c->out[0];
+    int nd = A->ndim, herm = (c->a->flags & CT__LAF_HERMITIAN) != 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    ct__bat B;
+    ct__bat_of(&B, A, 2);
+    ct_dtype dt = A->dtype;
+    size_t es = ct__dt[dt].size;
+    int z = CT__LA_Z(dt);
+    static const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+    static const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + m * k + k * n + n * m + 1));
+    double *s = (double *)ct__la_scratch(sizeof(double) * (size_t)(k + 1));
+    if (!a || !s) { CT_FREE(a); CT_FREE(s); return -1; }
+    char *u = a + (size_t)(m * n) * es, *vt = u + (size_t)(m * k) * es, *res = vt + (size_t)(k * n) * es;
+    float *sf = (float *)(void *)s;
+    int rc = 0;
+    for (int64_t b = 0; b < B.count && !rc; b++) {
+        char *pp = ct__ptr(P) + (size_t)(b * n * m) * es;
+        if (!k) continue;
+        ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, b));
+        ct__la_int r;
+        if (herm) {   /* eigh of the lower triangle: a <- V, then u <- V diag(1/w) */
+            r = z ? LAPACKE_zheevd(LAPACK_COL_MAJOR, 'V', 'L', (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)n, s)
+                  : LAPACKE_cheevd(LAPACK_COL_MAJOR, 'V', 'L', (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)n, sf);
+        } else {
+            r = z ? LAPACKE_zgesdd(LAPACK_COL_MAJOR, 'S', (ct__la_int)m, (ct__la_int)n, CT__LA_ZD(a), (ct__la_int)m, s, CT__LA_ZD(u), (ct__la_int)m, CT__LA_ZD(vt), (ct__la_int)k)
+                  : LAPACKE_cgesdd(LAPACK_COL_MAJOR, 'S', (ct__la_int)m, (ct__la_int)n, CT__LA_ZF(a), (ct__la_int)m, sf, CT__LA_ZF(u), (ct__la_int)m, CT__LA_ZF(vt), (ct__la_int)k);
+        }
+        if (r) { rc = ct__failed(CT_ERR_NUMERIC, "linalg.pinv: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values"); break; }
+        double smax = 0.0;
+        for (int64_t l = 0; l < k; l++) { double v = fabs(z ? s[l] : (double)sf[l]); if (v > smax) smax = v; }
+        double tol = ct__la_tol(c->a->s[0], c->a->s[1], smax, dt, m, n);
+        for (int64_t l = 0; l < k; l++) {
+            double sv = z ? s[l] : (double)sf[l], inv = fabs(sv) > tol ? 1.0 / sv : 0.0;
+            for (int64_t j = 0; j < n; j++) {   /* herm: column l of V into u, scaled; else row l of V^H, scaled */
+                double re, im;
+                if (herm) { ct__la_zget(dt, a, j + l * n, &re, &im); ct__la_zset(dt, u, j + l * n, re * inv, im * inv); }
+                else { ct__la_zget(dt, vt, l + j * k, &re, &im); ct__la_zset(dt, vt, l + j * k, re * inv, im * inv); }
+            }
+        }
+        if (herm) {   /* res (n x n) = (V diag(1/w)) V^H */
+            if (z) cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, one_d, u, (int)n, a, (int)n, zero_d, res, (int)n);
+            else cblas_cgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, (int)n, (int)n, (int)n, one_f, u, (int)n, a, (int)n, zero_f, res, (int)n);
+        } else {      /* res (n x m) = (diag(1/s) V^H)^H U^H */
+            if (z) cblas_zgemm(CblasColMajor, CblasConjTrans, CblasConjTrans, (int)n, (int)m, (int)k, one_d, vt, (int)k, u, (int)m, zero_d, res, (int)n);
+            else cblas_cgemm(CblasColMajor, CblasConjTrans, CblasConjTrans, (int)n, (int)m, (int)k, one_f, vt, (int)k, u, (int)m, zero_f, res, (int)n);
+        }
+        ct__la_zcopy(dt, pp, m, 1, res, 1, n, n, m, 0);
+    }
+    CT_FREE(a);
+    CT_FREE(s);
+    return rc;
+}
 static int ct__la_k_pinv(ct__call *c) {
     const ct_tensor *A = c->in[0];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_pinv_cx(c);
     ct_tensor *P = c->out[0];
     int nd = A->ndim, herm = (c->a->flags & CT__LAF_HERMITIAN) != 0;
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
@@ -3091,18 +3641,18 @@ static int ct__la_k_pinv(ct__call *c) {
 /* PyTorch's pinv_backward */
 static ct_tensor *ct__la_pinv_backward(ct_tensor *grad, ct_tensor *pinvA, ct_tensor *A) {
     int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1];
-    ct_tensor *pinvAh = ct_mT(pinvA), *gradh = ct_mT(grad);
+    ct_tensor *pinvAh = ct__la_mH(pinvA), *gradh = ct__la_mH(grad);
     if (m <= n) {
         ct_tensor *K = ct_matmul(gradh, pinvA);
         ct_tensor *KpinvAh = ct_matmul(K, pinvAh);
-        ct_tensor *r = ct_neg(ct_mT(ct_matmul(pinvA, K)));
+        ct_tensor *r = ct_neg(ct__la_mH(ct_matmul(pinvA, K)));
         r = ct_add(r, KpinvAh);
         r = ct_sub(r, ct_matmul(ct_matmul(A, pinvA), KpinvAh));
         return ct_add(r, ct_matmul(ct_matmul(pinvAh, pinvA), ct_sub(gradh, ct_matmul(K, A))));
     }
     ct_tensor *K = ct_matmul(pinvA, gradh);
     ct_tensor *pinvAhK = ct_matmul(pinvAh, K);
-    ct_tensor *r = ct_neg(ct_mT(ct_matmul(K, pinvA)));
+    ct_tensor *r = ct_neg(ct__la_mH(ct_matmul(K, pinvA)));
     r = ct_add(r, ct_matmul(ct_matmul(ct_sub(gradh, ct_matmul(A, K)), pinvA), pinvAh));
     r = ct_add(r, pinvAhK);
     return ct_sub(r, ct_matmul(ct_matmul(pinvAhK, pinvA), A));
@@ -3150,13 +3700,14 @@ static int ct__la_meta_lstsq(ct__call *c) {
     c->nout = 4;
     if (vec) ct__la_out_b(c, 0, A->dtype, nb, bs, 1, n, 0);
     else ct__la_out_b(c, 0, A->dtype, nb, bs, 2, n, k);
-    if (m > n && drv != CT__LA_GELSY) ct__la_out_b(c, 1, A->dtype, nb, bs, vec ? 0 : 1, k, 0);
-    else ct__la_out(c, 1, A->dtype, 1, &z);
+    ct_dtype rdt = ct__la_real_of(A->dtype);   /* residuals and singular values are real */
+    if (m > n && drv != CT__LA_GELSY) ct__la_out_b(c, 1, rdt, nb, bs, vec ? 0 : 1, k, 0);
+    else ct__la_out(c, 1, rdt, 1, &z);
     /* rank and singular values have A's batch shape (PyTorch) */
     if (drv != CT__LA_GELS) ct__la_out_b(c, 2, CT_INT64, nb0, A->shape, 0, 0, 0);
     else ct__la_out(c, 2, CT_INT64, 1, &z);
-    if (drv == CT__LA_GELSD || drv == CT__LA_GELSS) ct__la_out_b(c, 3, A->dtype, nb0, A->shape, 1, m < n ? m : n, 0);
-    else ct__la_out(c, 3, A->dtype, 1, &z);
+    if (drv == CT__LA_GELSD || drv == CT__LA_GELSS) ct__la_out_b(c, 3, rdt, nb0, A->shape, 1, m < n ? m : n, 0);
+    else ct__la_out(c, 3, rdt, 1, &z);
     return 0;
 }
 static ct__la_int ct__la_lstsq_call(int drv, ct__la_int m, ct__la_int n, ct__la_int k, double *a, ct__la_int lda, double *b, ct__la_int ldb,
@@ -3168,8 +3719,88 @@ static ct__la_int ct__la_lstsq_call(int drv, ct__la_int m, ct__la_int n, ct__la_
     default: return LAPACKE_dgelss_work(LAPACK_COL_MAJOR, m, n, k, a, lda, b, ldb, s, rcond, rank, work, lwork);
     }
 }
+/* complex: LAPACKE's c/z gels, gelsy, gelsd, gelss on column-major copies (computed
+   in the input's precision), gelsy first with fixed columns as the real kernel */
+static ct__la_int ct__la_zlstsq_call(ct_dtype dt, int drv, int64_t m, int64_t n, int64_t k, void *a, void *b, ct__la_int ldb, double *s,
+                                     double rcond, ct__la_int *rank, ct__la_int *jpvt) {
+    ct__la_int M = (ct__la_int)m, N = (ct__la_int)n, K = (ct__la_int)k, lda = CT__LA_LD(m);
+    float *sf = (float *)(void *)s;
+    if (CT__LA_Z(dt)) switch (drv) {
+        case CT__LA_GELS: return LAPACKE_zgels(LAPACK_COL_MAJOR, 'N', M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb);
+        case CT__LA_GELSY: return LAPACKE_zgelsy(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb, jpvt, rcond, rank);
+        case CT__LA_GELSD: return LAPACKE_zgelsd(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb, s, rcond, rank);
+        default: return LAPACKE_zgelss(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZD(a), lda, CT__LA_ZD(b), ldb, s, rcond, rank);
+        }
+    switch (drv) {
+    case CT__LA_GELS: return LAPACKE_cgels(LAPACK_COL_MAJOR, 'N', M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb);
+    case CT__LA_GELSY: return LAPACKE_cgelsy(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb, jpvt, (float)rcond, rank);
+    case CT__LA_GELSD: return LAPACKE_cgelsd(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb, sf, (float)rcond, rank);
+    default: return LAPACKE_cgelss(LAPACK_COL_MAJOR, M, N, K, CT__LA_ZF(a), lda, CT__LA_ZF(b), ldb, sf, (float)rcond, rank);
+    }
+}
+static int ct__la_k_lstsq_cx(ct__call *c) {
+    const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    ct_tensor *X = c->out[0], *R = c->out[1], *Rk = c->out[2], *SV = c->out[3];
+    int vec = Bt->ndim == A->ndim - 1, drv = c->a->mode, bmd = vec ? 1 : 2;
+    int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], k = vec ? 1 : X->shape[X->ndim - 1], mn = m < n ? m : n;
+    ct_dtype dt = A->dtype, rdt = ct__la_real_of(dt);
+    size_t es = ct__dt[dt].size, rs = ct__dt[rdt].size;
+    ct__bat B;
+    ct__bat_of(&B, X, bmd);
+    double rcond = isnan(c->a->s[0]) ? ct__la_eps(dt) * (double)(m > n ? m : n) : c->a->s[0];
+    ct__la_int ldb = (ct__la_int)(m > n ? (m > 0 ? m : 1) : (n > 0 ? n : 1)), rank = 0;
+    char *a = (char *)ct__la_scratch(es * (size_t)(m * n + ldb * k + 1)), *b;
+    double *s = (double *)ct__la_scratch(sizeof(double) * (size_t)(mn + 1));
+    ct__la_int *jpvt = (ct__la_int *)ct__la_scratch(sizeof(ct__la_int) * (size_t)(n + 1));
+    if (!a || !s || !jpvt) { CT_FREE(a); CT_FREE(s); CT_FREE(jpvt); return -1; }
+    b = a + (size_t)(m * n) * es;
+    int64_t bsr = vec ? Bt->strides[Bt->ndim - 1] : Bt->strides[Bt->ndim - 2], bsc = vec ? 0 : Bt->strides[Bt->ndim - 1];
+    int64_t xsr = vec ? X->strides[X->ndim - 1] : X->strides[X->ndim - 2], xsc = vec ? 0 : X->strides[X->ndim - 1];
+    int rc = 0, res = ct_numel(R) > 0;
+    for (int64_t bi = 0; bi < B.count && !rc; bi++) {
+        int fixed = drv == CT__LA_GELSY;
+        ct__la_int r = 0;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            ct__la_zload(a, m, A, ct__bat_off(&B, A, 2, bi));
+            memset(b, 0, es * (size_t)(ldb * k));
+            ct__la_zcopy(dt, b, 1, ldb, ct__la_at(Bt, ct__bat_off(&B, Bt, bmd, bi)), bsr, bsc, m, k, 0);
+            for (int64_t j = 0; j < n; j++) jpvt[j] = fixed;
+            rank = (ct__la_int)mn;
+            r = m && n && k ? ct__la_zlstsq_call(dt, drv, m, n, k, a, b, ldb, s, rcond, &rank, jpvt) : 0;
+            if (!(fixed && r == 0 && rank < (ct__la_int)mn)) break;
+            fixed = 0;   /* rank-deficient: the pivoted, rank-revealing factorization */
+        }
+        if (r != 0) {
+            rc = ct__failed(CT_ERR_NUMERIC, drv == CT__LA_GELS ? "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix does not have full rank (error code: %d)."
+                                                                : "torch.linalg.lstsq: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values (error code: %d).",
+                            ct__la_batch_prefix(B.nb > 0, bi).s, (int)r);
+            break;
+        }
+        if (!(m && n && k)) {
+            if (m == 0 || n == 0) { rank = 0; for (int64_t i = 0; i < mn; i++) s[i] = 0.0; }
+            if (m == 0) memset(b, 0, es * (size_t)(ldb * k));
+        }
+        ct__la_zcopy(dt, ct__la_at(X, ct__bat_off(&B, X, bmd, bi)), xsr, xsc, b, 1, ldb, n, k, 0);
+        if (res)
+            for (int64_t j = 0; j < k; j++) {
+                double acc = 0.0, re, im;
+                for (int64_t i = n; i < m; i++) { ct__la_zget(dt, b, i + j * ldb, &re, &im); acc += re * re + im * im; }
+                ct__store_f64(ct__ptr(R) + (size_t)(bi * k + j) * rs, rdt, acc);
+            }
+        int64_t ai = ct__bat_lin(&B, A, 2, bi);
+        if (drv != CT__LA_GELS) ((int64_t *)ct__ptr(Rk))[ai] = rank;
+        if (drv == CT__LA_GELSD || drv == CT__LA_GELSS)
+            for (int64_t i = 0; i < mn; i++)
+                ct__store_f64(ct__ptr(SV) + (size_t)(ai * mn + i) * rs, rdt, CT__LA_Z(dt) ? s[i] : (double)((float *)(void *)s)[i]);
+    }
+    CT_FREE(a);
+    CT_FREE(s);
+    CT_FREE(jpvt);
+    return rc;
+}
 static int ct__la_k_lstsq(ct__call *c) {
     const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    if (CT__LA_CX(A->dtype)) return ct__la_k_lstsq_cx(c);
     ct_tensor *X = c->out[0], *R = c->out[1], *Rk = c->out[2], *SV = c->out[3];
     int vec = Bt->ndim == A->ndim - 1, drv = c->a->mode, bmd = vec ? 1 : 2;
     int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], k = vec ? 1 : X->shape[X->ndim - 1], mn = m < n ? m : n;
@@ -3250,9 +3881,9 @@ static int ct__la_bw_lstsq(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin
     ct_tensor *gX = vec ? ct_unsqueeze(gout[0], -1) : gout[0], *Bm = vec ? ct_unsqueeze(Bt, -1) : Bt;
     ct_tensor *pinvA = ct_linalg_pinv(A, NAN, NAN, 0);
     if (!pinvA) return -1;
-    if (CT__NEEDS(nd, 0) && !(gin[0] = ct__la_pinv_backward(ct_matmul(gX, ct_mT(Bm)), pinvA, A))) return -1;
+    if (CT__NEEDS(nd, 0) && !(gin[0] = ct__la_pinv_backward(ct_matmul(gX, ct__la_mH(Bm)), pinvA, A))) return -1;
     if (CT__NEEDS(nd, 1)) {
-        ct_tensor *gB = ct_matmul(ct_mT(pinvA), gX);
+        ct_tensor *gB = ct_matmul(ct__la_mH(pinvA), gX);
         if (!(gin[1] = vec ? ct_squeeze_dim(gB, -1) : gB)) return -1;
     }
     return 0;
@@ -3284,7 +3915,7 @@ CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_
         const int64_t *rk = (const int64_t *)ct__ptr(out[2]);
         int full = 1;
         for (int64_t i = 0; i < cnt && full; i++) full = rk[i] == nn;
-        if (!full) { int64_t z = 0; res = ct_zeros_n(A->dtype, 1, &z); }
+        if (!full) { int64_t z = 0; res = ct_zeros_n(ct__la_real_of(A->dtype), 1, &z); }
     }
     if (!res) return r;
     r.solution = out[0];
@@ -3297,8 +3928,7 @@ CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_
 /* ============================================================================
    Householder products: torch.linalg.householder_product (orgqr)
    ========================================================================== */
-static int ct__la_meta_householder(ct__call *c) {
-    const ct_tensor *A = c->in[0], *tau = c->in[1];
+static int ct__la_hh_check(const ct_tensor *A, const ct_tensor *tau) {
     const char *fn = "torch.linalg.householder_product";
     if (ct__la_check_dtype(fn, A)) return -1;
     if (A->ndim < 2) return ct__failed(CT_ERR_SHAPE, "%s: input must have at least 2 dimensions.", fn);
@@ -3315,8 +3945,14 @@ static int ct__la_meta_householder(ct__call *c) {
             return ct__failed(CT_ERR_SHAPE, "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %s", fn, CT__SHAPE(tau));
     if (tau->dtype != A->dtype)
         return ct__failed(CT_ERR_DTYPE, "%s: tau dtype %s does not match input dtype %s", fn, CT__DTNAME(tau->dtype), CT__DTNAME(A->dtype));
+    return 0;
+}
+static int ct__la_meta_householder(ct__call *c) {
+    const ct_tensor *A = c->in[0], *tau = c->in[1];
+    if (ct__la_hh_check(A, tau)) return -1;
+    int nb = A->ndim - 2;
     c->nout = 1;
-    ct__la_out_colmajor(c, 0, A->dtype, nb, A->shape, m, n);
+    ct__la_out_colmajor(c, 0, A->dtype, nb, A->shape, A->shape[nb], A->shape[nb + 1]);
     return 0;
 }
 static int ct__la_k_householder(ct__call *c) {
@@ -3377,6 +4013,24 @@ static int ct__la_bw_householder(ct__node *nd, ct_tensor *const *gout, ct_tensor
 }
 CTENSOR_API ct_tensor *ct_linalg_householder_product(const ct_tensor *A, const ct_tensor *tau) {
     CT__LA_INIT_OR(NULL);
+    if (A && tau && CT__LA_CX(A->dtype)) {
+        /* complex: Q = H_1 ... H_k, H_i = I - tau_i v_i v_i^H, as ctensor ops (autograd
+           through them); v_i: column i of the unit lower trapezoid of A */
+        if (ct__la_hh_check(A, tau)) return NULL;
+        ct_dtype dt = A->dtype;
+        int nd = A->ndim;
+        int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = tau->shape[tau->ndim - 1], shape[CT_MAX_DIMS];
+        for (int d = 0; d < nd - 1; d++) shape[d] = A->shape[d];
+        shape[nd - 1] = m;
+        ct_tensor *V = ct__la_head(ct_add(ct__la_tril(A, -1), ct_eye(m, n, dt)), 1, k), *Ik = ct_eye(k, k, dt);
+        ct_tensor *Q = ct_contiguous(ct_expand_n(ct_eye(m, m, dt), nd, shape)), *tr = ct_unsqueeze(tau, -2);
+        for (int64_t i = 0; i < k && Q; i++) {
+            ct_tensor *ei = ct_narrow(Ik, 1, i, 1);   /* a constant: picks column i */
+            ct_tensor *v = ct_matmul(V, ei), *t = ct_matmul(tr, ei);
+            Q = ct_sub(Q, ct_mul(t, ct_matmul(ct_matmul(Q, v), ct__la_mH(v))));
+        }
+        return ct__la_head(Q, 1, n);
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     ct_tensor *in[2], *out[1];
@@ -3505,6 +4159,22 @@ static int ct__la_bw_matrix_exp(ct__node *nd, ct_tensor *const *gout, ct_tensor 
 }
 CTENSOR_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A) {
     CT__LA_INIT_OR(NULL);
+    if (A && CT__LA_CX(A->dtype) && A->ndim >= 2 && A->shape[A->ndim - 1] == A->shape[A->ndim - 2]) {
+        /* complex X + iY: exp of the real 2n x 2n matrix [[X, -Y], [Y, X]] is
+           [[Re, -Im], [Im, Re]] of exp(A); autograd follows the real ops */
+        int64_t n = A->shape[A->ndim - 1];
+        ct_tensor *X = ct_real(A), *Y = ct_imag(A), *top[2], *bot[2], *rows[2];
+        top[0] = X;
+        top[1] = ct_neg(Y);
+        bot[0] = Y;
+        bot[1] = X;
+        rows[0] = ct_cat(2, top, -1);
+        rows[1] = ct_cat(2, bot, -1);
+        ct_tensor *E = ct_linalg_matrix_exp(ct_cat(2, rows, -2));
+        if (!E) return NULL;
+        ct_tensor *left = ct_narrow(E, -1, 0, n);
+        return ct_complex(ct_narrow(left, -2, 0, n), ct_narrow(left, -2, n, n));
+    }
     ct__attrs a;
     ct__la_attrs(&a, CT__LAN_MATRIX_EXP, 0);
     ct_tensor *in[1], *out[1];
@@ -3625,6 +4295,10 @@ static int ct__la_bw_vector_norm(ct__node *nd, ct_tensor *const *gout, ct_tensor
 }
 CTENSOR_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, int ndims, const int64_t *dims, int keepdim) {
     CT__LA_INIT_OR(NULL);
+    if (x && CT__LA_CX(x->dtype)) {   /* complex: the norm of |x| (real; autograd through abs: g sgn(x)) */
+        x = ct_abs(x);
+        if (!x) return NULL;
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     a.flags = keepdim ? CT__LAF_KEEPDIM : 0;
@@ -3716,6 +4390,12 @@ static int ct__la_bw_cross(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin
 }
 CTENSOR_API ct_tensor *ct_linalg_cross(const ct_tensor *x, const ct_tensor *y, int dim) {
     CT__LA_INIT_OR(NULL);
+    if (x && y && x->dtype == y->dtype && CT__LA_CX(x->dtype)) {
+        /* complex: bilinear in the parts; the real op checks the shapes */
+        ct_tensor *xr = ct_real(x), *xi = ct_imag(x), *yr = ct_real(y), *yi = ct_imag(y);
+        ct_tensor *re = ct_sub(ct_linalg_cross(xr, yr, dim), ct_linalg_cross(xi, yi, dim));
+        return re ? ct_complex(re, ct_add(ct_linalg_cross(xr, yi, dim), ct_linalg_cross(xi, yr, dim))) : NULL;
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     a.i[0] = dim;
@@ -3775,6 +4455,19 @@ static int ct__la_bw_vander(ct__node *nd, ct_tensor *const *gout, ct_tensor **gi
 }
 CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N) {
     CT__LA_INIT_OR(NULL);
+    if (x && CT__LA_CX(x->dtype) && x->ndim >= 1 && x->ndim < CT_MAX_DIMS) {
+        /* complex: the columns 1, x, x^2, ... as running products (autograd through mul) */
+        int64_t n = N < 0 ? x->shape[x->ndim - 1] : N;
+        if (n <= 1) return ct__fail(CT_ERR_ARG, "N must be greater than 1.");
+        ct_tensor **cols = (ct_tensor **)ct__la_scratch(sizeof(ct_tensor *) * (size_t)n), *r = NULL;
+        if (!cols) return NULL;
+        cols[0] = ct_ones_like(x);
+        int64_t k = 1;
+        for (; k < n && cols[k - 1]; k++) cols[k] = ct_mul(cols[k - 1], x);
+        if (k == n && cols[n - 1]) r = ct_stack((int)n, cols, -1);
+        CT_FREE(cols);
+        return r;
+    }
     ct__attrs a;
     ct__attrs_init(&a);
     a.flags = N < 0 ? 0 : CT__LAF_HAS_N;
@@ -3796,7 +4489,7 @@ CTENSOR_API ct_tensor *ct_linalg_vecdot(const ct_tensor *x, const ct_tensor *y, 
     if (x->dtype != y->dtype)
         return ct__fail(CT_ERR_DTYPE, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
                         CT__DTNAME(x->dtype), CT__DTNAME(y->dtype));
-    return ct_sum_dim(ct_mul(x, y), dim, 0);
+    return ct_sum_dim(ct_mul(CT__LA_CX(x->dtype) ? ct_conj(x) : x, y), dim, 0);   /* complex: conj(x) . y */
 }
 /* A with dims d0, d1 moved to the end (torch.movedim) */
 static ct_tensor *ct__la_movedims_last(const ct_tensor *A, int d0, int d1) {
@@ -3828,7 +4521,7 @@ static ct_tensor *ct__la_matrix_norm(const ct_tensor *A, const char *ord, const 
     int kind;
     if (ct__la_parse_ord(ord, &p, &kind) || (kind == 0 && !(fabs(p) == 1.0 || fabs(p) == 2.0 || isinf(p))))
         return ct__fail(CT_ERR_ARG, "%s: Order %s not supported.", fn, ord);
-    if (!CT__ISFLOAT(A->dtype))
+    if (!CT__ISFLOAT(A->dtype) && !CT__LA_CX(A->dtype))
         return ct__fail(CT_ERR_DTYPE, "%s: Expected a floating point or complex tensor as input. Got %s", fn, CT__DTNAME(A->dtype));
     if (A->ndim < 2) return ct__fail(CT_ERR_SHAPE, "%s: The input tensor A must have at least 2 dimensions.", fn);
     int d0 = ct__dim(fn, dim ? (int)dim[0] : -2, A->ndim), d1 = d0 < 0 ? -1 : ct__dim(fn, dim ? (int)dim[1] : -1, A->ndim);
@@ -3936,7 +4629,7 @@ CTENSOR_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n) {
     if (n == 0) return ct_copy_(ct_clone(A), ct_eye(m, m, A->dtype));   /* in A's graph with a zero gradient, as PyTorch */
     const ct_tensor *a = A;
     if (n < 0) {
-        if (!CT__ISFLOAT(A->dtype))
+        if (!CT__ISFLOAT(A->dtype) && !CT__LA_CX(A->dtype))
             return ct__fail(CT_ERR_DTYPE, "%s: inverse of a matrix of integer dtype is not supported (negative power %lld)", fn, (long long)n);
         a = ct_linalg_inv(A);
         if (!a) return NULL;

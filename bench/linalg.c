@@ -6,6 +6,8 @@
      <op>_n64 / _n256 / _n1024  cholesky, inv, solve (B: n x n), qr (reduced),
                                 svd (full_matrices=False), eigh, lstsq (B: n x 1, gelsy), det
      batched_1000x8x8_<op>      cholesky, inv, solve (B: 8 x 8), eigh, svd on 1000 matrices
+     complex128_<op>_n256       eig (eigenvalues and vectors, zgeev) and svd (full_matrices=False,
+                                zgesdd) of a 256 x 256 complex128 matrix (real and imaginary parts randn)
    Targets: the announcement's Cholesky path >= 10x PyTorch's; sizes 64..1024 >= 0.95x;
    the batched 8x8 cases >= 2x. */
 #include "bench.h"
@@ -16,7 +18,7 @@
 void openblas_set_num_threads(int num_threads);   /* OpenBLAS (linked for LAPACKE in every build) */
 
 static ct_tensor *SIGMA, *SPD[3], *WELL[3], *RND[3], *SYM[3], *BM[3], *BV[3];
-static ct_tensor *SPD8, *WELL8, *B8, *SYM8, *RND8;
+static ct_tensor *SPD8, *WELL8, *B8, *SYM8, *RND8, *CRND;
 static int cur;
 
 static ct_tensor *prod_all(const ct_tensor *d) {   /* torch.prod of a 4-vector */
@@ -37,6 +39,8 @@ static void b8_inv(void *u) { (void)u; CT_SCOPE { ct_linalg_inv(WELL8); } }
 static void b8_solve(void *u) { (void)u; CT_SCOPE { ct_linalg_solve(WELL8, B8); } }
 static void b8_eigh(void *u) { (void)u; CT_SCOPE { ct_linalg_eigh(SYM8, "L"); } }
 static void b8_svd(void *u) { (void)u; CT_SCOPE { ct_linalg_svd(RND8, 0); } }
+static void bc_eig(void *u) { (void)u; CT_SCOPE { ct_linalg_eig(CRND); } }
+static void bc_svd(void *u) { (void)u; CT_SCOPE { ct_linalg_svd(CRND, 0); } }
 
 static ct_tensor *keep_spd(int64_t b, int64_t n) {
     ct_tensor *x = b ? ct_randn(CT_FLOAT64, b, n, n) : ct_randn(CT_FLOAT64, n, n);
@@ -78,6 +82,7 @@ int main(void) {
         SYM8 = keep_sym(1000, 8);
         RND8 = ct_keep(ct_randn(CT_FLOAT64, 1000, 8, 8));
         B8 = ct_keep(ct_randn(CT_FLOAT64, 1000, 8, 8));
+        CRND = ct_keep(ct_complex(ct_randn(CT_FLOAT64, 256, 256), ct_randn(CT_FLOAT64, 256, 256)));
     }
     CT_NO_GRAD {
         bench_run("announcement_sqrt_det_4x4", "torch.sqrt(torch.linalg.det(sigma)) f64", b_sqrt_det, NULL);
@@ -97,6 +102,8 @@ int main(void) {
         bench_run("batched_1000x8x8_solve", "1000x8x8 f64, B 1000x8x8, 1 thread", b8_solve, NULL);
         bench_run("batched_1000x8x8_eigh", "1000x8x8 f64, 1 thread", b8_eigh, NULL);
         bench_run("batched_1000x8x8_svd", "1000x8x8 f64, 1 thread", b8_svd, NULL);
+        bench_run("complex128_eig_n256", "256x256 complex128, 1 thread", bc_eig, NULL);
+        bench_run("complex128_svd_n256", "256x256 complex128, 1 thread", bc_svd, NULL);
     }
     return 0;
 }

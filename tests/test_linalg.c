@@ -860,8 +860,282 @@ TEST(test_memory_flat) {
     CHECK_EQ_INT(ct_live_bytes(), b0);
 }
 
-int main(void) {
+/* ---- complex inputs (complex64 / complex128) against PyTorch 1.13 ----
+   tests/fixtures/linalg_complex/linalg_complex.safetensors, written by
+   gen_linalg_complex.py beside it: inputs, gauge-free outputs, loss weights and
+   PyTorch's gradients (complex arrays stored as their view_as_real). */
+static ct_safetensors *cfx;
+static ct_tensor *cfix(const char *c, const char *part) {
+    char name[128];
+    snprintf(name, sizeof name, "%s.%s", c, part);
+    ct_tensor *t = cfx ? ct_safetensors_get(cfx, name) : NULL;
+    ct_clear_error();
+    return t;
+}
+/* a fixture array as PyTorch's tensor: complex when stored as (re, im) pairs of a complex case */
+static ct_tensor *cfixc(const char *c, const char *part) {
+    ct_tensor *t = cfix(c, part);
+    return t && ct_ndim(t) >= 1 && ct_size(t, -1) == 2 ? ct_view_as_complex(t) : t;
+}
+/* max |got - want| / max(1, max |want|), on the real views */
+static double relerr(const ct_tensor *got, const ct_tensor *want) {
+    if (!got || !want) return INFINITY;
+    const ct_tensor *g = ct_dtype_is_complex(ct_get_dtype(got)) ? ct_view_as_real(got) : got;
+    const ct_tensor *w = ct_dtype_is_complex(ct_get_dtype(want)) ? ct_view_as_real(want) : want;
+    if (ct_numel(g) != ct_numel(w)) return INFINITY;
+    if (!ct_numel(g)) return 0.0;
+    double scale = ct_item(ct_linalg_vector_norm(ct_to(w, CT_FLOAT64), INFINITY, 0, NULL, 0));
+    double d = maxdiff(ct_reshape(g, -1), ct_reshape(w, -1));
+    return d / (scale > 1.0 ? scale : 1.0);
+}
+typedef int (*cxfn)(ct_tensor *const *x, ct_tensor **y);   /* the outputs; returns their count, or -1 */
+#define CXF(name, body) static int cx_##name(ct_tensor *const *x, ct_tensor **y) { body }
+CXF(cholesky, y[0] = ct_linalg_cholesky(x[0]); return 1;)
+CXF(cholesky_upper, ct_tensor *info = NULL; y[0] = ct_linalg_cholesky_ex(x[0], 1, 1, &info); return 1;)
+CXF(inv, y[0] = ct_linalg_inv(x[0]); return 1;)
+CXF(solve, y[0] = ct_linalg_solve(x[0], x[1]); return 1;)
+CXF(solve_right, y[0] = ct_linalg_solve_ex(x[0], x[1], 0, 1, NULL); return 1;)
+CXF(tri_upper, y[0] = ct_linalg_solve_triangular(x[0], x[1], 1, 1, 0); return 1;)
+CXF(tri_lower_right_unit, y[0] = ct_linalg_solve_triangular(x[0], x[1], 0, 0, 1); return 1;)
+CXF(det, y[0] = ct_linalg_det(x[0]); return 1;)
+CXF(slogdet, ct_linalg_slogdet_result r = ct_linalg_slogdet(x[0]); y[0] = r.sign; y[1] = r.logabsdet; return 2;)
+CXF(eigh, ct_linalg_eig_result r = ct_linalg_eigh(x[0], "L"); y[0] = r.eigenvalues; y[1] = r.eigenvectors; return 2;)
+CXF(eigh_upper, ct_linalg_eig_result r = ct_linalg_eigh(x[0], "U"); y[0] = r.eigenvalues; y[1] = r.eigenvectors; return 2;)
+CXF(eigvalsh, y[0] = ct_linalg_eigvalsh(x[0], NULL); return 1;)
+CXF(svd, ct_linalg_svd_result r = ct_linalg_svd(x[0], 0); y[0] = r.U; y[1] = r.S; y[2] = r.Vh; return 3;)
+CXF(svdvals, y[0] = ct_linalg_svdvals(x[0]); return 1;)
+CXF(eig, ct_linalg_eig_result r = ct_linalg_eig(x[0]); y[0] = r.eigenvalues; y[1] = r.eigenvectors; return 2;)
+CXF(eigvals, y[0] = ct_linalg_eigvals(x[0]); return 1;)
+CXF(qr, ct_linalg_qr_result r = ct_linalg_qr(x[0], NULL); y[0] = r.Q; y[1] = r.R; return 2;)
+CXF(qr_complete, ct_linalg_qr_result r = ct_linalg_qr(x[0], "complete"); y[0] = r.Q; y[1] = r.R; return 2;)
+CXF(vn2, y[0] = ct_linalg_vector_norm(x[0], 2.0, 0, NULL, 0); return 1;)
+CXF(vn1_dim1, int64_t d = 1; y[0] = ct_linalg_vector_norm(x[0], 1.0, 1, &d, 0); return 1;)
+CXF(vninf_dim0, int64_t d = 0; y[0] = ct_linalg_vector_norm(x[0], INFINITY, 1, &d, 0); return 1;)
+CXF(vn3_last, int64_t d = -1; y[0] = ct_linalg_vector_norm(x[0], 3.0, 1, &d, 0); return 1;)
+CXF(mn_fro, y[0] = ct_linalg_matrix_norm(x[0], NULL, NULL, 0); return 1;)
+CXF(mn_nuc, y[0] = ct_linalg_matrix_norm(x[0], "nuc", NULL, 0); return 1;)
+CXF(mn_2, y[0] = ct_linalg_matrix_norm(x[0], "2", NULL, 0); return 1;)
+CXF(mn_1, y[0] = ct_linalg_matrix_norm(x[0], "1", NULL, 0); return 1;)
+CXF(mn_inf, y[0] = ct_linalg_matrix_norm(x[0], "inf", NULL, 0); return 1;)
+CXF(norm, y[0] = ct_linalg_norm(x[0], NULL, 0, NULL, 0); return 1;)
+CXF(cond, y[0] = ct_linalg_cond(x[0], NULL); return 1;)
+CXF(mpow3, y[0] = ct_linalg_matrix_power(x[0], 3); return 1;)
+CXF(mpowm2, y[0] = ct_linalg_matrix_power(x[0], -2); return 1;)
+CXF(multi_dot, y[0] = ct_linalg_multi_dot(3, x); return 1;)
+CXF(vecdot, y[0] = ct_linalg_vecdot(x[0], x[1], -1); return 1;)
+CXF(lu_factor, y[0] = ct_linalg_lu_factor(x[0], 1).LU; return 1;)
+CXF(lu, ct_linalg_lu_result r = ct_linalg_lu(x[0], 1); y[0] = r.P; y[1] = r.L; y[2] = r.U; return 3;)
+#define CX_LU_SOLVE(l, a) CXF(lu_solve_##l##a, ct_linalg_lu_factor_result f = ct_linalg_lu_factor(x[0], 1); \
+                              y[0] = ct_linalg_lu_solve(f.LU, f.pivots, x[1], l, a); return 1;)
+CX_LU_SOLVE(1, 0)
+CX_LU_SOLVE(1, 1)
+CX_LU_SOLVE(0, 0)
+CX_LU_SOLVE(0, 1)
+CXF(chol_solve, y[0] = ct_cholesky_solve(x[1], ct_linalg_cholesky(x[0]), 0); return 1;)
+CXF(chol_solve_upper, y[0] = ct_cholesky_solve(x[1], ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
+CXF(chol_inv, y[0] = ct_cholesky_inverse(ct_linalg_cholesky(x[0]), 0); return 1;)
+CXF(pinv, y[0] = ct_linalg_pinv(x[0], NAN, NAN, 0); return 1;)
+CXF(pinv_herm, y[0] = ct_linalg_pinv(x[0], NAN, NAN, 1); return 1;)
+CXF(mexp, y[0] = ct_linalg_matrix_exp(x[0]); return 1;)
+CXF(lstsq_gelsy, y[0] = ct_linalg_lstsq(x[0], x[1], NAN, NULL).solution; return 1;)
+CXF(lstsq_gelsd, ct_linalg_lstsq_result r = ct_linalg_lstsq(x[0], x[1], NAN, "gelsd"); y[0] = r.solution; y[1] = r.residuals; y[2] = r.singular_values; return 3;)
+CXF(lstsq_gelss, y[0] = ct_linalg_lstsq(x[0], x[1], NAN, "gelss").solution; return 1;)
+CXF(lstsq_gels, ct_linalg_lstsq_result r = ct_linalg_lstsq(x[0], x[1], NAN, "gels"); y[0] = r.solution; y[1] = r.residuals; return 2;)
+CXF(tensorinv, y[0] = ct_linalg_tensorinv(x[0], 1); return 1;)
+CXF(tensorsolve, y[0] = ct_linalg_tensorsolve(x[0], x[1], 0, NULL); return 1;)
+CXF(cross, y[0] = ct_linalg_cross(x[0], x[1], 0); return 1;)
+CXF(vander, y[0] = ct_linalg_vander(x[0], 4); return 1;)
+CXF(householder, y[0] = ct_linalg_householder_product(x[0], x[1]); return 1;)
+CXF(chol_inv_upper, y[0] = ct_cholesky_inverse(ct_linalg_cholesky_ex(x[0], 1, 1, NULL), 1); return 1;)
+static const struct cxcase { const char *name; int nin; cxfn fn; unsigned phase; } cxcases[] = {
+    {"cholesky", 1, cx_cholesky, 0}, {"cholesky_c64", 1, cx_cholesky, 0}, {"cholesky_upper_batched", 1, cx_cholesky_upper, 0},
+    {"cholesky_n20", 1, cx_cholesky, 0}, {"inv", 1, cx_inv, 0}, {"inv_c64", 1, cx_inv, 0}, {"inv_batched_n20", 1, cx_inv, 0},
+    {"solve", 2, cx_solve, 0}, {"solve_vector_batched", 2, cx_solve, 0}, {"solve_left_false", 2, cx_solve_right, 0},
+    {"solve_n20_c64", 2, cx_solve, 0}, {"solve_triangular_upper", 2, cx_tri_upper, 0},
+    {"solve_triangular_lower_right_unit", 2, cx_tri_lower_right_unit, 0}, {"det", 1, cx_det, 0}, {"det_batched_c64", 1, cx_det, 0},
+    {"slogdet", 1, cx_slogdet, 0}, {"slogdet_batched", 1, cx_slogdet, 0}, {"eigh", 1, cx_eigh, 2}, {"eigh_upper_batched", 1, cx_eigh_upper, 2},
+    {"eigh_n20", 1, cx_eigh, 2}, {"eigvalsh", 1, cx_eigvalsh, 0}, {"svd_tall", 1, cx_svd, 5}, {"svd_wide", 1, cx_svd, 5},
+    {"svd_square_c64", 1, cx_svd, 5}, {"svdvals", 1, cx_svdvals, 0}, {"svdvals_n20", 1, cx_svdvals, 0}, {"eig", 1, cx_eig, 2},
+    {"eigvals_c64", 1, cx_eigvals, 0}, {"eig_n20", 1, cx_eig, 2}, {"qr_tall", 1, cx_qr, 0}, {"qr_wide", 1, cx_qr, 0},
+    {"qr_complete_square", 1, cx_qr_complete, 0}, {"vector_norm_2", 1, cx_vn2, 0}, {"vector_norm_1_dim", 1, cx_vn1_dim1, 0},
+    {"vector_norm_inf_dim", 1, cx_vninf_dim0, 0}, {"vector_norm_p3_c64", 1, cx_vn3_last, 0}, {"matrix_norm_fro", 1, cx_mn_fro, 0},
+    {"matrix_norm_nuc", 1, cx_mn_nuc, 0}, {"matrix_norm_2", 1, cx_mn_2, 0}, {"matrix_norm_1", 1, cx_mn_1, 0},
+    {"matrix_norm_inf", 1, cx_mn_inf, 0}, {"norm_default", 1, cx_norm, 0}, {"cond", 1, cx_cond, 0}, {"matrix_power_3", 1, cx_mpow3, 0},
+    {"matrix_power_m2", 1, cx_mpowm2, 0}, {"multi_dot", 3, cx_multi_dot, 0}, {"vecdot", 2, cx_vecdot, 0},
+    {"lu_factor", 1, cx_lu_factor, 0}, {"lu_factor_tall_c64", 1, cx_lu_factor, 0}, {"lu_square", 1, cx_lu, 0}, {"lu_wide", 1, cx_lu, 0},
+    {"lu_solve_left1_adj0", 2, cx_lu_solve_10, 0}, {"lu_solve_left1_adj1", 2, cx_lu_solve_11, 0},
+    {"lu_solve_left0_adj0", 2, cx_lu_solve_00, 0}, {"lu_solve_left0_adj1", 2, cx_lu_solve_01, 0},
+    {"cholesky_solve", 2, cx_chol_solve, 0}, {"cholesky_solve_upper_n20", 2, cx_chol_solve_upper, 0},
+    {"cholesky_inverse", 1, cx_chol_inv, 0}, {"cholesky_inverse_upper", 1, cx_chol_inv_upper, 0},
+    {"pinv_tall", 1, cx_pinv, 0}, {"pinv_wide_c64", 1, cx_pinv, 0}, {"pinv_hermitian", 1, cx_pinv_herm, 0},
+    {"matrix_exp", 1, cx_mexp, 0}, {"matrix_exp_batched_c64", 1, cx_mexp, 0}, {"matrix_exp_n20", 1, cx_mexp, 0},
+    {"lstsq_gelsy", 2, cx_lstsq_gelsy, 0}, {"lstsq_gelsd", 2, cx_lstsq_gelsd, 0}, {"lstsq_gelss_wide", 2, cx_lstsq_gelss, 0},
+    {"lstsq_gels_vector_c64", 2, cx_lstsq_gels, 0}, {"tensorinv", 1, cx_tensorinv, 0}, {"tensorsolve", 2, cx_tensorsolve, 0},
+    {"cross", 2, cx_cross, 0}, {"vander", 1, cx_vander, 0}, {"householder_product", 2, cx_householder, 0},
+    {"householder_product_fewer_tau_batched", 2, cx_householder, 0},
+};
+TEST(test_complex_fixtures) {
+    if (!cfx) { CT_T_REPORT(0, "no complex fixtures: %s", ct_last_error()); return; }
+    for (size_t ci = 0; ci < sizeof cxcases / sizeof cxcases[0]; ci++) {
+        const struct cxcase *cc = &cxcases[ci];
+        int c64 = strstr(cc->name, "_c64") != NULL;
+        double tol = c64 ? 2e-4 : 1e-9;
+        CT_SCOPE {
+            ct_tensor *x[3] = {NULL, NULL, NULL}, *y[3] = {NULL, NULL, NULL};
+            char part[16];
+            int ok = 1;
+            for (int i = 0; i < cc->nin; i++) {
+                snprintf(part, sizeof part, "x%d", i);
+                x[i] = cfixc(cc->name, part);
+                if (!x[i]) { CT_T_REPORT(0, "%s: fixture %s missing", cc->name, part); ok = 0; break; }
+                x[i] = ct_requires_grad(ct_clone(x[i]));
+            }
+            int ny = ok ? cc->fn(x, y) : -1;
+            for (int k = 0; k < ny; k++)
+                if (!y[k]) { CT_T_REPORT(0, "%s: output %d: %s", cc->name, k, ct_last_error()); ny = -1; break; }
+            ct_tensor *loss = NULL;
+            for (int k = 0; k < ny; k++) {
+                snprintf(part, sizeof part, "w%d", k);
+                ct_tensor *w = cfix(cc->name, part);
+                if (!w) continue;
+                ct_tensor *v = (cc->phase >> k) & 1 ? ct_square(ct_abs(y[k])) : ct_dtype_is_complex(ct_get_dtype(y[k])) ? ct_view_as_real(y[k]) : y[k];
+                ct_tensor *term = ct_sum(ct_mul(v, w));
+                loss = loss ? ct_add(loss, term) : term;
+                snprintf(part, sizeof part, "y%d", k);
+                ct_tensor *want = ct_dtype_is_complex(ct_get_dtype(y[k])) ? cfixc(cc->name, part) : cfix(cc->name, part);
+                if (!want) continue;
+                CT_T_REPORT(ct_get_dtype(y[k]) == ct_get_dtype(want), "%s: output %d is %s, PyTorch's %s", cc->name, k,
+                            ct_dtype_name(ct_get_dtype(y[k])), ct_dtype_name(ct_get_dtype(want)));
+                double e = relerr(y[k], want);
+                CT_T_REPORT(e <= tol, "%s: output %d differs from PyTorch's by %g", cc->name, k, e);
+            }
+            if (ny > 0 && loss) {
+                CT_T_REPORT(ct_backward(loss) == CT_OK, "%s: backward: %s", cc->name, ct_last_error());
+                for (int i = 0; i < cc->nin; i++) {
+                    snprintf(part, sizeof part, "g%d", i);
+                    ct_tensor *want = cfixc(cc->name, part);
+                    if (!want) continue;
+                    double e = relerr(ct_grad(x[i]), want);
+                    CT_T_REPORT(e <= tol * 10, "%s: gradient %d differs from PyTorch's by %g", cc->name, i, e);
+                }
+            }
+        }
+        ct_clear_error();
+    }
+    /* the _ex functions' infos */
+    CT_SCOPE {
+        ct_tensor *info = NULL;
+        ct_linalg_cholesky_ex(cfixc("cholesky_ex_info", "x0"), 0, 0, &info);
+        CHECK(info && ct_item(info) == ct_item(cfix("cholesky_ex_info", "info")));
+        info = NULL;
+        ct_linalg_inv_ex(cfixc("inv_ex_info", "x0"), 0, &info);
+        CHECK(info && ct_item(info) == ct_item(cfix("inv_ex_info", "info")));
+    }
+}
+/* complex random matrices (complex128) */
+static ct_tensor *crandn_(uint64_t seed, int ndim, const int64_t *shape) {
+    return ct_complex(randn_(seed, ndim, shape), randn_(seed + 1000, ndim, shape));
+}
+#define CRANDN(seed, ...) crandn_(seed, CT_DIMS(__VA_ARGS__))
+static ct_tensor *cx_hpd_of(ct_tensor *const *in, void *u) { (void)u; return ct_linalg_cholesky(ct_add(ct_matmul(in[0], ct_conj(ct_mT(in[0]))), ct_eye(3, 3, CT_COMPLEX128))); }
+static ct_tensor *cx_eigh_of(ct_tensor *const *in, void *u) {
+    (void)u;
+    ct_linalg_eig_result r = ct_linalg_eigh(ct_add(in[0], ct_conj(ct_mT(in[0]))), "L");
+    return ct_add(ct_sum(r.eigenvalues), ct_sum(ct_mul(ct_square(ct_abs(r.eigenvectors)), ct_arange(1, 4, 1, CT_FLOAT64))));
+}
+static ct_tensor *cx_svd_of(ct_tensor *const *in, void *u) {
+    (void)u;
+    ct_linalg_svd_result r = ct_linalg_svd(in[0], 0);
+    if (!r.U) return NULL;
+    int64_t m = ct_size(r.U, 0), k = ct_size(r.U, 1);   /* |U|^2 is free of the phase of each vector */
+    ct_tensor *w = ct_reshape(ct_arange(1, (double)(m * k + 1), 1, CT_FLOAT64), m, k);
+    return ct_add(ct_sum(ct_mul(r.S, ct_arange(1, 4, 1, CT_FLOAT64))), ct_sum(ct_mul(ct_square(ct_abs(r.U)), w)));
+}
+static ct_tensor *cx_slogdet_of(ct_tensor *const *in, void *u) {
+    (void)u;
+    ct_linalg_slogdet_result r = ct_linalg_slogdet(in[0]);
+    return ct_add(ct_view_as_real(r.sign), ct_unsqueeze(r.logabsdet, -1));
+}
+static ct_tensor *cx_qr_of(ct_tensor *const *in, void *u) { (void)u; ct_linalg_qr_result r = ct_linalg_qr(in[0], NULL); return ct_add(ct_sum(r.Q), ct_sum(r.R)); }
+static ct_tensor *cx_eig_of(ct_tensor *const *in, void *u) {
+    (void)u;
+    ct_linalg_eig_result r = ct_linalg_eig(in[0]);
+    return ct_add(ct_view_as_real(r.eigenvalues), ct_unsqueeze(ct_sum_dim(ct_square(ct_abs(r.eigenvectors)), -2, 0), -1));
+}
+static ct_tensor *cx_tri_of(ct_tensor *const *in, void *u) { (void)u; return ct_linalg_solve_triangular(in[0], in[1], 1, 1, 0); }
+static ct_tensor *cx_nuc_of(ct_tensor *const *in, void *u) { (void)u; return ct_linalg_matrix_norm(in[0], "nuc", NULL, 0); }
+TEST(test_complex_gradcheck) {
+    ct_tensor *A = leaf(ct_add(CRANDN(900, 3, 3), ct_mul_scalar(ct_eye(3, 3, CT_COMPLEX128), 4.0)));
+    ct_tensor *B = leaf(CRANDN(901, 3, 2)), *W = leaf(CRANDN(902, 4, 3)), *T = leaf(CRANDN(903, 3, 5));
+    CHECK_GC(gc1(ct_linalg_inv, A));
+    CHECK_GC(gc1(ct_linalg_det, A));
+    CHECK_GC(gc2(ct_linalg_solve, A, B));
+    ct_tensor *in[2] = {A, B};
+    CHECK_GC(ct_gradcheck(cx_hpd_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_eigh_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_slogdet_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_eig_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_tri_of, NULL, 2, in, NULL));
+    in[0] = W;
+    CHECK_GC(ct_gradcheck(cx_svd_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_qr_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_nuc_of, NULL, 1, in, NULL));
+    in[0] = T;
+    CHECK_GC(ct_gradcheck(cx_qr_of, NULL, 1, in, NULL));
+    CHECK_GC(ct_gradcheck(cx_svd_of, NULL, 1, in, NULL));
+    CHECK_GC(ggc1(ct_linalg_inv, A));
+    CHECK_GC(ggc1(ct_linalg_det, A));
+    CHECK_GC(ggc2(ct_linalg_solve, A, B));
+    in[0] = A;
+    CHECK_GC(ct_gradgradcheck(cx_hpd_of, NULL, 1, in, NULL));
+}
+TEST(test_complex_rank) {
+    /* a rank-2 complex 4 x 4 matrix: u1 v1^H + u2 v2^H */
+    ct_tensor *U = CRANDN(950, 4, 2), *V = CRANDN(951, 4, 2);
+    ct_tensor *A = ct_matmul(U, ct_conj(ct_mT(V)));
+    CHECK(ct_item(ct_linalg_matrix_rank(A, NAN, NAN, 0)) == 2.0);
+    CHECK(ct_item(ct_linalg_matrix_rank(ct_matmul(A, ct_conj(ct_mT(A))), NAN, NAN, 1)) == 2.0);
+    CHECK(ct_item(ct_linalg_matrix_rank(ct_to(A, CT_COMPLEX64), NAN, NAN, 0)) == 2.0);
+    /* identities: A pinv(A) A = A; det(exp(A)) = exp(trace(A)) */
+    CHECK_SMALL(maxdiff(ct_matmul(ct_matmul(A, ct_linalg_pinv(A, NAN, NAN, 0)), A), A), 1e-12);
+    ct_tensor *B = CRANDN(952, 3, 3);
+    CHECK_SMALL(maxdiff(ct_view_as_real(ct_linalg_det(ct_linalg_matrix_exp(B))), ct_view_as_real(ct_exp(ct_sum(ct_diagonal(B, 0, 0, 1))))), 1e-12);
+}
+TEST(test_complex_errors) {
+    ct_tensor *npd = ct_mul_scalar(ct_eye(3, 3, CT_COMPLEX128), -1.0), *sing = ct_zeros(CT_COMPLEX64, 3, 3);
+    CHECK_ERR(ct_linalg_cholesky(npd), CT_ERR_NUMERIC, "linalg.cholesky: The factorization could not be completed because the input is not positive-definite (the leading minor of order 1 is not positive-definite).");
+    CHECK_ERR(ct_linalg_inv(sing), CT_ERR_NUMERIC, "linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular.");
+    CHECK_ERR(ct_linalg_solve(sing, ct_ones(CT_COMPLEX64, 3)), CT_ERR_NUMERIC, "The solver failed because the input matrix is singular.");
+    CHECK_ERR(ct_linalg_solve(npd, ct_ones(CT_FLOAT64, 3)), CT_ERR_DTYPE, "Expected A and B to have the same dtype, but found A of type ComplexDouble and B of type Double instead");
+    CHECK_ERR(ct_linalg_solve_triangular(npd, ct_ones(CT_COMPLEX128, 2, 2), 1, 1, 0), CT_ERR_SHAPE, "Incompatible shapes of A and B");
+    CHECK_ERR(ct_linalg_det(ct_zeros(CT_COMPLEX128, 2, 3)), CT_ERR_SHAPE, "linalg.det: A must be batches of square matrices, but they are 2 by 3 matrices");
+    CHECK_ERR(ct_linalg_slogdet(ct_zeros(CT_COMPLEX128, 3)).sign, CT_ERR_SHAPE, "linalg.slogdet: The input tensor A must have at least 2 dimensions.");
+    CHECK_ERR(ct_linalg_eigh(npd, "X").eigenvalues, CT_ERR_ARG, "Expected UPLO argument to be 'L' or 'U', but got X");
+    ct_tensor *nan = ct_full(CT_COMPLEX128, NAN, 3, 3);
+    CHECK_ERR(ct_linalg_eigh(nan, "L").eigenvalues, CT_ERR_NUMERIC, "linalg.eigh: The algorithm failed to converge because the input matrix contained non-finite values.");
+    CHECK_ERR(ct_linalg_svd(nan, 0).S, CT_ERR_NUMERIC, "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+    CHECK_ERR(ct_linalg_eig(nan).eigenvalues, CT_ERR_NUMERIC, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+    CHECK_ERR(ct_linalg_qr(ct_zeros(CT_COMPLEX64, 3), NULL).R, CT_ERR_SHAPE, "linalg.qr: The input tensor A must have at least 2 dimensions.");
+    CHECK_ERR(ct_linalg_vector_norm(npd, 2.0, 1, (const int64_t[]){5}, 0), CT_ERR_INDEX, "out of range");
+    CHECK_ERR(ct_linalg_matrix_norm(npd, "3", NULL, 0), CT_ERR_ARG, "Order 3 not supported.");
+    CHECK_ERR(ct_linalg_vecdot(npd, ct_ones(CT_COMPLEX64, 3, 3), -1), CT_ERR_DTYPE, "Expected x and y to have the same dtype");
+    CHECK_ERR(ct_linalg_lu_factor(ct_zeros(CT_COMPLEX128, 3, 3), 1).LU, CT_ERR_NUMERIC, "torch.linalg.lu_factor: U[0,0] is zero");
+    CHECK_ERR(ct_linalg_lu_solve(ct_linalg_lu_factor(npd, 1).LU, ct_linalg_lu_factor(npd, 1).pivots, ct_ones(CT_COMPLEX128, 2, 2), 1, 0),
+              CT_ERR_SHAPE, "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x2)");
+    CHECK_ERR(ct_cholesky_solve(ct_ones(CT_COMPLEX128, 3, 2), ct_ones(CT_COMPLEX64, 3, 3), 0), CT_ERR_DTYPE, "Expected b and A to have the same dtype");
+    CHECK_ERR(ct_cholesky_inverse(ct_zeros(CT_COMPLEX128, 3, 3), 0), CT_ERR_NUMERIC, "cholesky_inverse: The diagonal element 1 is zero");
+    CHECK_ERR(ct_linalg_pinv(ct_ones(CT_COMPLEX128, 3), NAN, NAN, 0), CT_ERR_SHAPE, "linalg.pinv(ComplexDouble{[3]}): expected a tensor with 2 or more dimensions");
+    CHECK_ERR(ct_linalg_matrix_exp(ct_ones(CT_COMPLEX128, 2, 3)), CT_ERR_SHAPE, "linalg.matrix_exp: A must be batches of square matrices");
+    CHECK_ERR(ct_linalg_lstsq(npd, ct_ones(CT_COMPLEX128, 4, 2), NAN, NULL).solution, CT_ERR_SHAPE, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+    CHECK_ERR(ct_linalg_householder_product(npd, ct_ones(CT_COMPLEX128, 4)), CT_ERR_SHAPE, "input.shape[-1] must be greater than or equal to tau.shape[-1]");
+    CHECK_ERR(ct_linalg_householder_product(npd, ct_ones(CT_COMPLEX64, 2)), CT_ERR_DTYPE, "tau dtype ComplexFloat does not match input dtype ComplexDouble");
+    CHECK_ERR(ct_linalg_cross(npd, ct_ones(CT_COMPLEX128, 3, 4), -1), CT_ERR_SHAPE, "linalg.cross: inputs dimension -1 must have length 3. Got 3 and 4");
+    CHECK_ERR(ct_linalg_vander(ct_ones(CT_COMPLEX128, 3), 1), CT_ERR_ARG, "N must be greater than 1.");
+}
+
+int main(int argc, char **argv) {
     ct_t_init();
+    cfx = ct_safetensors_load(argc > 1 ? argv[1] : "tests/fixtures/linalg_complex/linalg_complex.safetensors");
     RUN(test_announcement_mvn);
     RUN(test_announcement_inv_backward);
     RUN(test_cholesky_identities);
@@ -880,5 +1154,10 @@ int main(void) {
     RUN(test_errors);
     RUN(test_ops_registered);
     RUN(test_memory_flat);
+    RUN(test_complex_fixtures);
+    RUN(test_complex_gradcheck);
+    RUN(test_complex_rank);
+    RUN(test_complex_errors);
+    ct_safetensors_free(cfx);
     return ct_t_summary();
 }

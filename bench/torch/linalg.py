@@ -68,6 +68,9 @@ def main():
         ctbench.run("batched_1000x8x8_solve", "1000x8x8 f64, B 1000x8x8, 1 thread", "c = L.solve(well8, b8)", e8)
         ctbench.run("batched_1000x8x8_eigh", "1000x8x8 f64, 1 thread", "c = L.eigh(sym8)", e8)
         ctbench.run("batched_1000x8x8_svd", "1000x8x8 f64, 1 thread", "c = L.svd(rnd8, full_matrices=False)", e8)
+        ec = dict(env, crnd=torch.complex(torch.randn(256, 256, dtype=torch.float64), torch.randn(256, 256, dtype=torch.float64)))
+        ctbench.run("complex128_eig_n256", "256x256 complex128, 1 thread", "c = L.eig(crnd)", ec)
+        ctbench.run("complex128_svd_n256", "256x256 complex128, 1 thread", "c = L.svd(crnd, full_matrices=False)", ec)
 
 
 if __name__ == "__main__":
