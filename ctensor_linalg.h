@@ -83,12 +83,13 @@
      ctensor.h's autograd): conjugate transposes where the real rules transpose,
      g conj(det) A^{-H} for det, slogdet's g_logabsdet - i im(conj(g_sign) sign)
      term, svd's diag(im(U^H gU)) / S term, eigh without the diagonal of V^H gV.
+     As PyTorch's, the backward of eigh, eig and svd refuses a loss that depends
+     on the phases of complex eigen- or singular vectors (im(diag(V^H gV)) must
+     vanish: "... specified up to multiplication by e^{i phi} ...").
 
    LIMITATIONS
-     - Complex backward rules do not check gauge invariance (PyTorch raises when a
-       loss depends on the phases of eigenvectors / singular vectors).
      - svd/eigh/eig gradients assume distinct singular values / eigenvalues (PyTorch's
-       assumption); gradients of eigenvectors are not gauge-checked.
+       assumption).
      - lu_factor(pivot=0) is not implemented on the CPU (PyTorch's behaviour).
 
    CONTENTS (search for the banner titles)
@@ -2908,6 +2909,21 @@ static int ct__la_k_eigh(ct__call *c) {
 }
 /* gA = V (diag(gw) + ((V^T gV - gV^T V) / 2) / E) V^T, E_ij = w_j - w_i (PyTorch's
    linalg_eig_backward, Hermitian case); the result is symmetric */
+/* PyTorch's check that a loss of complex eigen- or singular vectors does not
+   depend on their phases (each is defined up to a factor e^{i phi}): im(diag(a))
+   equals -im(diag(b)) (b NULL: 0), as allclose with rtol = atol = 1e-2 */
+static int ct__la_phase_ok(const char *api, const char *msg, const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !CT__LA_CX(a->dtype)) return a ? 0 : -1;
+    int sc = ct_scope_begin();
+    ct_tensor *x = ct_contiguous(ct_imag(ct_diagonal(a, 0, -2, -1)));
+    ct_tensor *y = b ? ct_neg(ct_imag(ct_diagonal(b, 0, -2, -1))) : ct_zeros_like(x);
+    int ok = x && y ? ct_allclose(x, y, 1e-2, 1e-2) : -1;
+    ct_scope_end(sc);
+    if (ok == 0) return ct__failed(CT_ERR_AUTOGRAD, "%s: %s", api, msg);
+    return ok < 0 ? -1 : 0;
+}
+#define CT__LA_PHASE_EIG "The eigenvectors in the complex case are specified up to multiplication by e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined."
+#define CT__LA_PHASE_SVD "The singular vectors in the complex case are specified up to multiplication by e^{i phi}. The specified loss function depends on this phase term, making it ill-defined."
 static int ct__la_bw_eigh(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) {
     if (!(nd->attrs.flags & CT__LAF_COMPUTE_V))
         return ct__failed(CT_ERR_AUTOGRAD, "linalg.eigh: the eigenvectors were not computed; differentiate linalg.eigh or call eigvalsh with grad mode on");
@@ -2916,6 +2932,7 @@ static int ct__la_bw_eigh(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin)
     ct_tensor *inner = ct__la_diag_embed(gw);
     if (!ct__la_all_zero(gV)) {
         ct_tensor *K = ct_matmul(ct__la_mH(V), gV);
+        if (ct__la_phase_ok("linalg_eigh_backward", CT__LA_PHASE_EIG, K, NULL)) return -1;
         ct_tensor *S = ct_mul_scalar(ct_sub(K, ct__la_mH(K)), 0.5);
         ct_tensor *E = ct_sub(ct_unsqueeze(w, -2), ct_unsqueeze(w, -1));
         E = ct_add(E, ct__la_eye_like(E));
@@ -3108,6 +3125,9 @@ static int ct__la_bw_eig(ct__node *nd, ct_tensor *const *gout, ct_tensor **gin) 
                 }
                 K[i * n + j] = s;
             }
+        for (int64_t j = 0; j < n && !rc; j++)   /* PyTorch's phase check: im(diag(V^H gV)) ~ 0 (allclose, 1e-2) */
+            if (!(fabs(K[j * n + j].im) <= 1e-2)) rc = ct__failed(CT_ERR_AUTOGRAD, "linalg_eig_backward: %s", CT__LA_PHASE_EIG);
+        if (rc) break;
         for (int64_t j = 0; j < n; j++) dre[j] = K[j * n + j].re;
         for (int64_t i = 0; i < n; i++)                 /* K -= V^H V diag(re(diag K)) */
             for (int64_t j = 0; j < n; j++) {
@@ -3395,6 +3415,7 @@ static ct_tensor *ct__la_svd_backward(ct_tensor *gU, ct_tensor *gS, ct_tensor *g
     if (!hasU && !hasV)
         return m >= n ? ct_matmul(U, ct_mul(ct_unsqueeze(gS, -1), Vh)) : ct_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
     ct_tensor *UhgU = hasU ? ct_matmul(ct__la_mH(U), gU) : NULL, *VhgV = hasV ? ct_matmul(Vh, ct__la_mH(gVh)) : NULL;
+    if (CT__LA_CX(U->dtype) && ct__la_phase_ok("svd_backward", CT__LA_PHASE_SVD, hasU ? UhgU : VhgV, hasU ? VhgV : NULL)) return NULL;
     if (UhgU) UhgU = ct_sub(UhgU, ct__la_mH(UhgU));
     if (VhgV) VhgV = ct_sub(VhgV, ct__la_mH(VhgV));
     ct_tensor *S2 = ct_mul(S, S);

@@ -1133,6 +1133,33 @@ TEST(test_complex_errors) {
     CHECK_ERR(ct_linalg_vander(ct_ones(CT_COMPLEX128, 3), 1), CT_ERR_ARG, "N must be greater than 1.");
 }
 
+/* A loss of complex eigen- or singular vectors must not depend on their phases
+   (each is defined up to e^{i phi}): PyTorch's backward refuses one that does,
+   and takes one that does not (|v|^2) */
+static int phase_loss_fails(int which, int phase_free) {
+    ct_manual_seed(11);
+    ct_tensor *X = ct_complex(ct_randn(CT_FLOAT64, 4, 4), ct_randn(CT_FLOAT64, 4, 4));
+    ct_tensor *A = ct_requires_grad(which == 0 ? ct_add(X, ct_mH(X)) : X), *V = NULL;
+    if (which == 0) V = ct_linalg_eigh(A, "L").eigenvectors;
+    else if (which == 1) V = ct_linalg_eig(A).eigenvectors;
+    else V = ct_linalg_svd(A, 0).U;
+    if (!V) return -1;
+    ct_tensor *L = phase_free ? ct_sum(ct_mul(ct_square(ct_abs(V)), ct_arange(0, 16, 1, CT_FLOAT64) ? ct_reshape(ct_arange(0, 16, 1, CT_FLOAT64), 4, 4) : NULL))
+                              : ct_sum(ct_real(V));
+    ct_clear_error();
+    return ct_backward(L) != CT_OK;
+}
+TEST(test_complex_phase_check) {
+    const char *who[3] = {"linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication by e^{i phi}",
+                          "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by e^{i phi}",
+                          "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i phi}"};
+    for (int w = 0; w < 3; w++) {
+        CT_T_REPORT(phase_loss_fails(w, 0) == 1 && ct_last_error_code() == CT_ERR_AUTOGRAD && strstr(ct_last_error(), who[w]),
+                    "phase-dependent loss %d: got \"%s\"", w, ct_last_error());
+        CT_T_REPORT(phase_loss_fails(w, 1) == 0, "phase-free loss %d: %s", w, ct_last_error());
+    }
+}
+
 int main(int argc, char **argv) {
     ct_t_init();
     cfx = ct_safetensors_load(argc > 1 ? argv[1] : "tests/fixtures/linalg_complex/linalg_complex.safetensors");
@@ -1158,6 +1185,7 @@ int main(int argc, char **argv) {
     RUN(test_complex_gradcheck);
     RUN(test_complex_rank);
     RUN(test_complex_errors);
+    RUN(test_complex_phase_check);
     ct_safetensors_free(cfx);
     return ct_t_summary();
 }
