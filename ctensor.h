@@ -7509,10 +7509,25 @@ static ct__zd ct__cpow_double(ct__zd z, double e) { return cpow(z, e); }
 #endif
 CT__CX_PT(ct__cx_pt_float, float, ct__zf, sqrtf, expf, cosf, sinf)
 CT__CX_PT(ct__cx_pt_double, double, ct__zd, sqrt, exp, cos, sin)
+static int64_t ct__cx_exp_vec(const float *x, float *o, int64_t n);
 #define CT__CXMATH(fname, T, Z)                                                                 \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {               \
         int op = (int)a->i[3];                                                                 \
-        for (int64_t k = 0; k < n; k++) {                                                      \
+        int64_t k = 0;                                                                         \
+        if (sizeof(T) == 4 && op == CT__OP_EXP && s[0] == 8 && s[1] == 8) {                    \
+            /* contiguous complex64 exp: 16 lanes at once; the lanes it leaves (huge or       \
+               non-finite parts) are redone by the C library below */                          \
+            int64_t done = ct__cx_exp_vec((const float *)p[1], (float *)p[0], n);            \
+            for (; k < done; k++) {                                                            \
+                const float *xk = (const float *)p[1] + 2 * k;                                 \
+                if (fabsf(xk[0]) <= 88.0f && fabsf(xk[1]) <= 8192.0f) continue;                \
+                Z z, r;                                                                        \
+                memcpy((void *)&z, (const void *)xk, sizeof z);                                \
+                r = CT__ZC(cexp, z);                                                           \
+                memcpy(p[0] + k * 8, &r, sizeof r);                                            \
+            }                                                                                  \
+        }                                                                                      \
+        for (; k < n; k++) {                                                                   \
             T *o = (T *)(p[0] + k * s[0]), v[2];                                              \
             Z z, r;                                                                            \
             memcpy(&z, p[1] + k * s[1], sizeof z);                                             \
@@ -11238,6 +11253,50 @@ typedef uint32_t ct__v16u __attribute__((vector_size(64)));
         (y) = (p_ * s1_) * s2_; \
     } while (0)
 #endif
+/* exp of contiguous complex64, 16 per step: e^re by the vector exp above times
+   Cephes' sin and cos of im (argument reduction by pi/4 in three parts, valid
+   for |im| <= 8192). Lanes with |re| > 88 or |im| > 8192 (inf and NaN too) get
+   placeholders: the caller redoes them with cexpf. Returns how many were done. */
+static int64_t ct__cx_exp_vec(const float *x, float *o, int64_t n) {
+    int64_t k = 0;
+#if CT__VEC
+    for (; k + 16 <= n; k += 16) {
+        float re[16], im[16], ro[16], io[16];
+        for (int l = 0; l < 16; l++) { re[l] = x[2 * (k + l)]; im[l] = x[2 * (k + l) + 1]; }
+        ct__v16f a, b, e, z0;
+        CT__VLD(a, re);
+        CT__VLD(b, im);
+        memset(&z0, 0, sizeof z0);
+        ct__v16i ok = (ct__v16i)(a <= 88.0f) & (ct__v16i)(a >= -88.0f) & (ct__v16i)(b <= 8192.0f) & (ct__v16i)(b >= -8192.0f);
+        a = CT__VSELF(ok, a, z0);
+        b = CT__VSELF(ok, b, z0);
+        CT__VEXP16(e, a);
+        ct__v16i neg = (ct__v16i)(b < 0.0f);
+        ct__v16f ax = CT__VSELF(neg, z0 - b, b);
+        ct__v16i j = __builtin_convertvector(ax * 1.27323954473516f, ct__v16i);
+        j = j + (j & 1);
+        ct__v16f yj = __builtin_convertvector(j, ct__v16f);
+        j = j & 7;
+        ct__v16i hi = (ct__v16i)(j > 3);
+        j = j - (hi & 4);
+        ct__v16i swap = (ct__v16i)(j == 2);
+        ct__v16f zr = ((ax - yj * 0.78515625f) - yj * 2.4187564849853515625e-4f) - yj * 3.77489497744594108e-8f, zz = zr * zr;
+        ct__v16f ps = ((zz * -1.9515295891E-4f + 8.3321608736E-3f) * zz - 1.6666654611E-1f) * zz * zr + zr;
+        ct__v16f pc = ((zz * 2.443315711809948E-5f - 1.388731625493765E-3f) * zz + 4.166664568298827E-2f) * zz * zz - zz * 0.5f + 1.0f;
+        ct__v16f sn = CT__VSELF(swap, pc, ps), cs = CT__VSELF(swap, ps, pc);
+        sn = CT__VSELF(neg ^ hi, z0 - sn, sn);
+        cs = CT__VSELF(hi ^ swap, z0 - cs, cs);
+        sn = CT__VSELF((ct__v16i)(b == 0.0f), b, sn);   /* sin(+-0) = +-0 */
+        ct__v16f vr = e * cs, vi = e * sn;
+        CT__VST(ro, vr);
+        CT__VST(io, vi);
+        for (int l = 0; l < 16; l++) { o[2 * (k + l)] = ro[l]; o[2 * (k + l) + 1] = io[l]; }
+    }
+#else
+    (void)x; (void)o; (void)n;
+#endif
+    return k;
+}
 /* max of a row, NaN if the row holds one */
 static float ct__rowmax_f32(const float *x, int64_t n) {
     float m = -INFINITY;
