@@ -98,6 +98,12 @@ CTENSOR_API ct_tensor *ct_fft_ifft2(const ct_tensor *x, const int64_t *s, const 
 CTENSOR_API ct_tensor *ct_fft_rfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
 /* torch.fft.irfft2(input, s, dim, norm): the inverse of rfft2, a real output */
 CTENSOR_API ct_tensor *ct_fft_irfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.hfft2(input, s, dim, norm): the transform of a Hermitian-symmetric 2-D
+   signal given by its half along the last dim, a real output */
+CTENSOR_API ct_tensor *ct_fft_hfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.ihfft2(input, s, dim, norm): the inverse of hfft2, one-sided along the
+   last dim, of a real input */
+CTENSOR_API ct_tensor *ct_fft_ihfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
 
 /* ---- n-dimensional transforms: s NULL (None) or ns lengths; dim NULL (None: the
         last ns dims when s is given, else all) or ndims dims ---- */
@@ -109,6 +115,13 @@ CTENSOR_API ct_tensor *ct_fft_ifftn(const ct_tensor *x, int ns, const int64_t *s
 CTENSOR_API ct_tensor *ct_fft_rfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
 /* torch.fft.irfftn(input, s, dim, norm): the inverse of rfftn, a real output */
 CTENSOR_API ct_tensor *ct_fft_irfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.hfftn(input, s, dim, norm): the n-D transform of a Hermitian-symmetric
+   signal given by its half along the last dim, a real output (last length None:
+   2 (m - 1)) */
+CTENSOR_API ct_tensor *ct_fft_hfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.ihfftn(input, s, dim, norm): the inverse of hfftn, one-sided along the
+   last dim, of a real input */
+CTENSOR_API ct_tensor *ct_fft_ihfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
 
 /* ---- helpers ---- */
 /* torch.fft.fftfreq(n, d, dtype): the sample frequencies [0, 1, ..., -1] / (n d) */
@@ -1323,7 +1336,8 @@ CTENSOR_API ct_tensor *ct_fft_ihfft(const ct_tensor *x, int64_t n, int64_t dim, 
 static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, const ct_tensor *x0, int ns, const int64_t *s,
                              int ndims, const int64_t *dim, const char *norm) {
     if (ct__fft_init()) return NULL;
-    int real_in = kind == CT__FFT_K_RFFT;
+    int real_in = kind == CT__FFT_K_RFFT || kind == CT__FFT_K_IHFFT;
+    int herm = kind == CT__FFT_K_IRFFT || kind == CT__FFT_K_HFFT;
     ct_tensor *x = ct__fft_input(fname, x0, real_in ? 2 : 0, pname);
     if (!x) return NULL;
     int nd = x->ndim, k;
@@ -1355,9 +1369,8 @@ static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, con
             return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)s[j]);
         sz[j] = s && s[j] != -1 ? s[j] : x->shape[dims[j]];
     }
-    if ((kind == CT__FFT_K_RFFT || kind == CT__FFT_K_IRFFT) && k == 0)
-        return ct__fail(CT_ERR_ARG, "%s: %s must transform at least one axis", fname, kind == CT__FFT_K_RFFT ? "rfftn" : "irfftn");
-    int forward = kind == CT__FFT_K_FFT || kind == CT__FFT_K_RFFT;
+    if ((real_in || herm) && k == 0) return ct__fail(CT_ERR_ARG, "%s: %s must transform at least one axis", fname, pname);
+    int forward = kind == CT__FFT_K_FFT || kind == CT__FFT_K_RFFT || kind == CT__FFT_K_HFFT;
     ct__attrs a;
     ct__attrs_init(&a);
     if (ct__fft_norm(fname, norm, forward, &a.mode)) return NULL;
@@ -1367,10 +1380,10 @@ static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, con
         a.v[k + j] = sz[j];
         a.v[2 * k + j] = sz[j];
     }
-    if (kind == CT__FFT_K_RFFT) {
+    if (real_in) {
         fl |= CT__FFTF_HALF_OUT;
         a.v[3 * k - 1] = sz[k - 1] / 2 + 1;
-    } else if (kind == CT__FFT_K_IRFFT) {
+    } else if (herm) {
         int64_t last = s && s[k - 1] != -1 ? s[k - 1] : 2 * (x->shape[dims[k - 1]] - 1);
         if (last < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)last);
         a.v[2 * k - 1] = last;
@@ -1393,7 +1406,23 @@ CTENSOR_API ct_tensor *ct_fft_rfftn(const ct_tensor *x, int ns, const int64_t *s
 CTENSOR_API ct_tensor *ct_fft_irfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
     return ct__fft_nd("irfftn", "irfftn", CT__FFT_K_IRFFT, x, ns, s, ndims, dim, norm);
 }
+/* hfftn (PyTorch's fft_hfftn_impl: c2c forward over the other dims, then c2r of
+   the conjugate along the last: one pass each, all in the forward direction) and
+   ihfftn (r2c along the last dim, conjugated, then c2c backward over the others:
+   all in the backward direction, one-sided along the last) */
+CTENSOR_API ct_tensor *ct_fft_hfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("hfftn", "hfftn", CT__FFT_K_HFFT, x, ns, s, ndims, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ihfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("ihfftn", "ihfftn", CT__FFT_K_IHFFT, x, ns, s, ndims, dim, norm);
+}
 static const int64_t ct__fft_last2[2] = {-2, -1};
+CTENSOR_API ct_tensor *ct_fft_hfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("hfft2", "hfftn", CT__FFT_K_HFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ihfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("ihfft2", "ihfftn", CT__FFT_K_IHFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
 CTENSOR_API ct_tensor *ct_fft_fft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
     return ct__fft_nd("fft2", "fftn", CT__FFT_K_FFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
 }
