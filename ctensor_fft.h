@@ -1,6 +1,6 @@
 /* ctensor_fft.h - torch.fft for ctensor: discrete Fourier transforms of any
-   length, real-input halving, n-dimensional and strided, with autograd.
-                                                                    v0.1 (2026-12-06)
+   length, real-input halving, n-dimensional and strided, with autograd; an
+   opt-in FFTW backend.                                             v0.2 (2026-12-06)
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
      #include "ctensor.h"
@@ -10,6 +10,13 @@
      The implementation registers its ops in ctensor.h's op table, so it is compiled
      in the translation unit that defines CTENSOR_IMPLEMENTATION; there
      CTENSOR_FFT_IMPLEMENTATION is turned on automatically. No other dependency.
+
+     Opt-in: -DCTENSOR_FFTW (where the implementation is compiled) plans every
+     transform with FFTW 3 instead of the built-in engine; link -lfftw3 -lfftw3f
+     (Debian: libfftw3-dev). FFTW is GPL: a program linking it is bound by the GPL,
+     which is why it stays the user's choice. Same API, results within rounding.
+     -DCTENSOR_FFTW_FLAGS=... sets the planner flags (default FFTW_ESTIMATE;
+     FFTW_MEASURE plans slower, once per length, and runs faster).
 
    THE FEEL (torch.fft.rfft, torch.fft.irfft, torch.fft.fftfreq)
        ct_tensor *t = ct_linspace(0.0, 1.0, 64, CT_FLOAT64);
@@ -21,7 +28,8 @@
    TABLE OF CONTENTS
      1. Declarations: the functions of torch.fft (PyTorch 1.13)
      2. Implementation
-        2.1 Plans: factorization, twiddles, Bluestein chirps; a small plan cache
+        2.1 Plans: factorization, twiddles, Bluestein chirps; a small plan cache;
+            with CTENSOR_FFTW, FFTW's plans (made under a mutex) in their place
         2.2 The 1-D engine (float and double): Stockham passes of radix 2, 3, 4, 5
             and any small prime, Bluestein for large prime factors, real halving;
             the same passes on 8 or 4 lines in vector lanes; the four-step form
@@ -35,7 +43,8 @@
        optional shape `s` or dim list is NULL for None (entries of s may be -1:
        that dim's input size). norm is NULL (= "backward"), "backward", "ortho" or
        "forward".
-     - float32 and complex64 give complex64 (or float32 for irfft, hfft, irfftn);
+     - float32 and complex64 give complex64 (or float32 for irfft, hfft, irfftn,
+       hfft2, hfftn);
        float64 and complex128 give complex128 (or float64). Integer and bool inputs
        compute in the default float dtype; float16 and bfloat16 are refused
        ("Unsupported dtype Half").
@@ -59,6 +68,18 @@
        of half the length. Lines of n-D passes run 8 (float) or 4 (double) at a
        time in vector lanes; lengths from 32768 up run in the four-step form.
        Plans (twiddles) are cached, up to 32 lengths.
+     - hfftn / hfft2 as PyTorch's fft_hfftn: c2c (forward) over all but the last
+       dim, then c2r of the conjugate along the last (one op: every dim in the
+       forward direction, Hermitian along the last); ihfftn / ihfft2: r2c along
+       the last dim, conjugated, then c2c backward over the others (one op in the
+       backward direction, one-sided along the last). Errors as PyTorch's, but a
+       complex input to ihfftn says "ihfftn expects a real-valued input tensor"
+       (PyTorch 1.13: "Expected self.is_floating_point() to be true").
+     - CTENSOR_FFTW: each line transform is an FFTW plan (guru64, unit stride; one
+       for aligned and one for unaligned arrays, chosen by fftw_alignment_of), in
+       the same 32-length cache; FFTW's planner runs under a mutex, executions run
+       at once on ctensor's threads. The built-in vector-lane and four-step paths
+       are then unused.
      - CPU only; lines of a multi-dimensional transform run on ctensor's threads.
 */
 #ifndef CTENSOR_FFT_H_INCLUDED
