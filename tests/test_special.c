@@ -202,6 +202,8 @@ TEST(test_float32_sweep) {
     sweep("spherical_bessel_j0", ct_special_spherical_bessel_j0, -100.0, 100.0, 0);
     sweep("airy_ai", ct_special_airy_ai, -30.0, 30.0, 0);
     sweep_abs_eps = 0;
+    sweep("airy_ai right (no zeros: relative)", ct_special_airy_ai, -2.0, 30.0, 0);
+    sweep("airy_ai right, log scale", ct_special_airy_ai, 1e-30, 30.0, 1);
 }
 
 /* ---- gradients ---- */
