@@ -47,13 +47,14 @@ TSAN     := -O1 -g -fsanitize=thread
 # tests that start threads; make test also runs them under ThreadSanitizer
 TSAN_TESTS := test_threads
 
-APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev libopenmpi-dev openmpi-bin
+APT_PKGS := build-essential clang libclang-rt-dev libopenblas-dev liblapacke-dev zlib1g-dev libopenmpi-dev openmpi-bin libfftw3-dev
 DATA_PKGS := dataset-fashion-mnist
 
 HEADERS  := ctensor.h $(wildcard ctensor_*.h)
 TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 CONF_SRC := $(wildcard tests/conformance/*.c)
-BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin
+FFTWLIB  := $(shell [ -e /usr/include/fftw3.h ] && echo yes)
+BENCHES  := $(patsubst bench/%.c,%,$(wildcard bench/*.c)) gemm_builtin $(if $(FFTWLIB),fft_fftw)
 
 .PHONY: deps-bench all demo demo-run fashion fashion-run bert bert-run gpt gpt-run deps-data test test-run test-unit test-asan test-compile conformance bench bench-run fuzz fuzz-run examples examples-run deps clean
 all: demo
@@ -403,6 +404,9 @@ $(BUILD)/bench/%: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h bench/quant_zoo
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(BLAS) $(LIBS)
 $(BUILD)/bench/%_builtin: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h bench/quant_zoo.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(LIBS)
+# bench/fft.c on ctensor_fft.h's FFTW backend (libfftw3-dev), run beside the built-in engine
+$(BUILD)/bench/fft_fftw: bench/fft.c $(HEADERS) bench/bench.h | $(BUILD)/bench
+	$(CC) $(BASE) $(BENCHOPT) -DCTENSOR_FFTW $< -o $@ $(LIBS) -lfftw3 -lfftw3f
 
 bench: deps-bench
 	@$(MAKE) --no-print-directory bench-run

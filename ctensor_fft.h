@@ -1,6 +1,6 @@
 /* ctensor_fft.h - torch.fft for ctensor: discrete Fourier transforms of any
-   length, real-input halving, n-dimensional and strided, with autograd.
-                                                                    v0.1 (2026-12-06)
+   length, real-input halving, n-dimensional and strided, with autograd; an
+   opt-in FFTW backend.                                             v0.2 (2026-12-06)
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
      #include "ctensor.h"
@@ -10,6 +10,13 @@
      The implementation registers its ops in ctensor.h's op table, so it is compiled
      in the translation unit that defines CTENSOR_IMPLEMENTATION; there
      CTENSOR_FFT_IMPLEMENTATION is turned on automatically. No other dependency.
+
+     Opt-in: -DCTENSOR_FFTW (where the implementation is compiled) plans every
+     transform with FFTW 3 instead of the built-in engine; link -lfftw3 -lfftw3f
+     (Debian: libfftw3-dev). FFTW is GPL: a program linking it is bound by the GPL,
+     which is why it stays the user's choice. Same API, results within rounding.
+     -DCTENSOR_FFTW_FLAGS=... sets the planner flags (default FFTW_ESTIMATE;
+     FFTW_MEASURE plans slower, once per length, and runs faster).
 
    THE FEEL (torch.fft.rfft, torch.fft.irfft, torch.fft.fftfreq)
        ct_tensor *t = ct_linspace(0.0, 1.0, 64, CT_FLOAT64);
@@ -21,7 +28,8 @@
    TABLE OF CONTENTS
      1. Declarations: the functions of torch.fft (PyTorch 1.13)
      2. Implementation
-        2.1 Plans: factorization, twiddles, Bluestein chirps; a small plan cache
+        2.1 Plans: factorization, twiddles, Bluestein chirps; a small plan cache;
+            with CTENSOR_FFTW, FFTW's plans (made under a mutex) in their place
         2.2 The 1-D engine (float and double): Stockham passes of radix 2, 3, 4, 5
             and any small prime, Bluestein for large prime factors, real halving;
             the same passes on 8 or 4 lines in vector lanes; the four-step form
@@ -35,7 +43,8 @@
        optional shape `s` or dim list is NULL for None (entries of s may be -1:
        that dim's input size). norm is NULL (= "backward"), "backward", "ortho" or
        "forward".
-     - float32 and complex64 give complex64 (or float32 for irfft, hfft, irfftn);
+     - float32 and complex64 give complex64 (or float32 for irfft, hfft, irfftn,
+       hfft2, hfftn);
        float64 and complex128 give complex128 (or float64). Integer and bool inputs
        compute in the default float dtype; float16 and bfloat16 are refused
        ("Unsupported dtype Half").
@@ -59,6 +68,18 @@
        of half the length. Lines of n-D passes run 8 (float) or 4 (double) at a
        time in vector lanes; lengths from 32768 up run in the four-step form.
        Plans (twiddles) are cached, up to 32 lengths.
+     - hfftn / hfft2 as PyTorch's fft_hfftn: c2c (forward) over all but the last
+       dim, then c2r of the conjugate along the last (one op: every dim in the
+       forward direction, Hermitian along the last); ihfftn / ihfft2: r2c along
+       the last dim, conjugated, then c2c backward over the others (one op in the
+       backward direction, one-sided along the last). Errors as PyTorch's, but a
+       complex input to ihfftn says "ihfftn expects a real-valued input tensor"
+       (PyTorch 1.13: "Expected self.is_floating_point() to be true").
+     - CTENSOR_FFTW: each line transform is an FFTW plan (guru64, unit stride; one
+       for aligned and one for unaligned arrays, chosen by fftw_alignment_of), in
+       the same 32-length cache; FFTW's planner runs under a mutex, executions run
+       at once on ctensor's threads. The built-in vector-lane and four-step paths
+       are then unused.
      - CPU only; lines of a multi-dimensional transform run on ctensor's threads.
 */
 #ifndef CTENSOR_FFT_H_INCLUDED
@@ -98,6 +119,12 @@ CTENSOR_API ct_tensor *ct_fft_ifft2(const ct_tensor *x, const int64_t *s, const 
 CTENSOR_API ct_tensor *ct_fft_rfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
 /* torch.fft.irfft2(input, s, dim, norm): the inverse of rfft2, a real output */
 CTENSOR_API ct_tensor *ct_fft_irfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.hfft2(input, s, dim, norm): the transform of a Hermitian-symmetric 2-D
+   signal given by its half along the last dim, a real output */
+CTENSOR_API ct_tensor *ct_fft_hfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
+/* torch.fft.ihfft2(input, s, dim, norm): the inverse of hfft2, one-sided along the
+   last dim, of a real input */
+CTENSOR_API ct_tensor *ct_fft_ihfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm);
 
 /* ---- n-dimensional transforms: s NULL (None) or ns lengths; dim NULL (None: the
         last ns dims when s is given, else all) or ndims dims ---- */
@@ -109,6 +136,13 @@ CTENSOR_API ct_tensor *ct_fft_ifftn(const ct_tensor *x, int ns, const int64_t *s
 CTENSOR_API ct_tensor *ct_fft_rfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
 /* torch.fft.irfftn(input, s, dim, norm): the inverse of rfftn, a real output */
 CTENSOR_API ct_tensor *ct_fft_irfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.hfftn(input, s, dim, norm): the n-D transform of a Hermitian-symmetric
+   signal given by its half along the last dim, a real output (last length None:
+   2 (m - 1)) */
+CTENSOR_API ct_tensor *ct_fft_hfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
+/* torch.fft.ihfftn(input, s, dim, norm): the inverse of hfftn, one-sided along the
+   last dim, of a real input */
+CTENSOR_API ct_tensor *ct_fft_ihfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm);
 
 /* ---- helpers ---- */
 /* torch.fft.fftfreq(n, d, dtype): the sample frequencies [0, 1, ..., -1] / (n d) */
@@ -168,13 +202,21 @@ typedef struct ct__fftplan {
     void *tw4;                      /* four-step: w_n^{k1 j2} at k1 n2 + j2 */
     int64_t scratch;                /* complex elements of scratch an execution needs */
     int refs;
+    void *fw[4];                    /* CTENSOR_FFTW: FFTW plans (complex: [aligned, unaligned];
+                                       real: r2c [aligned, unaligned], c2r [aligned, unaligned]) */
 } ct__fftplan;
 
 static ct__fftplan *ct__fft_plan_get(int64_t n, int sign, int prec, int real);
 static void ct__fft_plan_put(ct__fftplan *p);
 
+#ifdef CTENSOR_FFTW
+static void ct__fftw_free(ct__fftplan *p);
+#endif
 static void ct__fft_plan_free(ct__fftplan *p) {
     if (!p) return;
+#ifdef CTENSOR_FFTW
+    ct__fftw_free(p);
+#endif
     for (int i = 0; i < p->nf; i++) { CT_FREE(p->tw[i]); CT_FREE(p->roots[i]); }
     CT_FREE(p->chirp);
     CT_FREE(p->bk);
@@ -235,6 +277,11 @@ static int64_t ct__fft_good_size(int64_t n) {
     return best;
 }
 #define CT__FFT_FOURSTEP 32768
+#ifdef CTENSOR_FFTW
+#define CT__FFTW_HOOK(...) __VA_ARGS__
+#else
+#define CT__FFTW_HOOK(...)
+#endif
 static void ct__fft_exec_f(const ct__fftplan *p, float *x, float *scr);
 static void ct__fft_vexec_f(const ct__fftplan *p, float *x, float *scr);
 static void ct__fft_vexec_d(const ct__fftplan *p, double *x, double *scr);
@@ -242,11 +289,116 @@ static void ct__fft_exec4_f(const ct__fftplan *p, float *x, float *scr);
 static void ct__fft_exec4_d(const ct__fftplan *p, double *x, double *scr);
 static void ct__fft_exec_d(const ct__fftplan *p, double *x, double *scr);
 
+/* ---- CTENSOR_FFTW: the plans are FFTW's (fftw3 and fftw3f, 64-bit guru interface,
+   one line of n points, unit stride). The planner is not thread-safe: plans are made
+   and destroyed under one mutex; executions (fftw_execute_dft and its kin on new
+   arrays) run on ctensor's threads at once. Each transform gets two plans, one for
+   arrays of FFTW's SIMD alignment and one made with FFTW_UNALIGNED for the others;
+   an execution picks by fftw_alignment_of. CTENSOR_FFTW_FLAGS: the planner flags
+   (default FFTW_ESTIMATE: no measurement, plans in microseconds; FFTW_MEASURE
+   plans slower and runs faster). ---- */
+#ifdef CTENSOR_FFTW
+#include <fftw3.h>
+#include <pthread.h>
+#ifndef CTENSOR_FFTW_FLAGS
+#define CTENSOR_FFTW_FLAGS FFTW_ESTIMATE
+#endif
+static pthread_mutex_t ct__fftw_mu = PTHREAD_MUTEX_INITIALIZER;
+static void ct__fftw_free(ct__fftplan *p) {
+    pthread_mutex_lock(&ct__fftw_mu);
+    for (int i = 0; i < 4; i++)
+        if (p->fw[i]) {
+            if (p->prec) fftw_destroy_plan((fftw_plan)p->fw[i]);
+            else fftwf_destroy_plan((fftwf_plan)p->fw[i]);
+            p->fw[i] = NULL;
+        }
+    pthread_mutex_unlock(&ct__fftw_mu);
+}
+/* 0 when the plans are made */
+static int ct__fftw_make(ct__fftplan *p) {
+    const int64_t n = p->n;
+    const size_t cs = p->prec ? sizeof(fftw_complex) : sizeof(fftwf_complex);
+    void *a = p->prec ? fftw_malloc(cs * (size_t)(n + 2)) : fftwf_malloc(cs * (size_t)(n + 2));
+    void *b = p->prec ? fftw_malloc(cs * (size_t)(n + 2)) : fftwf_malloc(cs * (size_t)(n + 2));
+    int ok = a && b;
+    if (ok) {
+        fftw_iodim64 d;
+        d.n = n; d.is = 1; d.os = 1;
+        pthread_mutex_lock(&ct__fftw_mu);
+        for (int u = 0; u < 2; u++) {
+            unsigned fl = (unsigned)(CTENSOR_FFTW_FLAGS) | (u ? FFTW_UNALIGNED : 0u);
+            if (!p->real) {
+                p->fw[u] = p->prec ? (void *)fftw_plan_guru64_dft(1, &d, 0, NULL, (fftw_complex *)a, (fftw_complex *)a, p->sign, fl)
+                                   : (void *)fftwf_plan_guru64_dft(1, &d, 0, NULL, (fftwf_complex *)a, (fftwf_complex *)a, p->sign, fl);
+                ok = ok && p->fw[u];
+            } else {
+                p->fw[u] = p->prec ? (void *)fftw_plan_guru64_dft_r2c(1, &d, 0, NULL, (double *)a, (fftw_complex *)b, fl)
+                                   : (void *)fftwf_plan_guru64_dft_r2c(1, &d, 0, NULL, (float *)a, (fftwf_complex *)b, fl);
+                p->fw[2 + u] = p->prec ? (void *)fftw_plan_guru64_dft_c2r(1, &d, 0, NULL, (fftw_complex *)a, (double *)b, fl)
+                                       : (void *)fftwf_plan_guru64_dft_c2r(1, &d, 0, NULL, (fftwf_complex *)a, (float *)b, fl);
+                ok = ok && p->fw[u] && p->fw[2 + u];
+            }
+        }
+        pthread_mutex_unlock(&ct__fftw_mu);
+    }
+    if (p->prec) { fftw_free(a); fftw_free(b); }
+    else { fftwf_free(a); fftwf_free(b); }
+    /* real plans: c2r reads a copy of its input in the scratch (n/2 + 1 points) */
+    p->scratch = p->real ? n / 2 + 2 : 1;
+    return ok ? 0 : -1;
+}
+static int ct__fftw_aligned(int prec, const void *x, const void *y) {
+    return prec ? fftw_alignment_of((double *)(uintptr_t)x) == 0 && fftw_alignment_of((double *)(uintptr_t)y) == 0
+                : fftwf_alignment_of((float *)(uintptr_t)x) == 0 && fftwf_alignment_of((float *)(uintptr_t)y) == 0;
+}
+/* in place on x (n complex) */
+static void ct__fftw_c2c(const ct__fftplan *p, void *x) {
+    void *pl = p->fw[ct__fftw_aligned(p->prec, x, x) ? 0 : 1];
+    if (p->prec) fftw_execute_dft((fftw_plan)pl, (fftw_complex *)x, (fftw_complex *)x);
+    else fftwf_execute_dft((fftwf_plan)pl, (fftwf_complex *)x, (fftwf_complex *)x);
+}
+/* real r[0, n) -> X[0, n/2] (FFTW's r2c is the forward sign: conjugated for sign +1) */
+static void ct__fftw_r2c(const ct__fftplan *p, const void *r, void *out) {
+    void *pl = p->fw[ct__fftw_aligned(p->prec, r, out) ? 0 : 1];
+    int64_t h = p->n / 2 + 1;
+    if (p->prec) {
+        fftw_execute_dft_r2c((fftw_plan)pl, (double *)(uintptr_t)r, (fftw_complex *)out);
+        if (p->sign > 0) for (int64_t k = 0; k < h; k++) ((double *)out)[2 * k + 1] = -((double *)out)[2 * k + 1];
+    } else {
+        fftwf_execute_dft_r2c((fftwf_plan)pl, (float *)(uintptr_t)r, (fftwf_complex *)out);
+        if (p->sign > 0) for (int64_t k = 0; k < h; k++) ((float *)out)[2 * k + 1] = -((float *)out)[2 * k + 1];
+    }
+}
+/* Hermitian half X[0, n/2] -> real r[0, n): the half copied to scr (conjugated for
+   sign -1, FFTW's c2r being the backward sign; imaginary parts of the first and
+   last points zero), then FFTW's c2r, which overwrites its input */
+static void ct__fftw_c2r(const ct__fftplan *p, const void *X, void *r, void *scr) {
+    int64_t h = p->n / 2 + 1;
+    if (p->prec) {
+        double *z = (double *)scr;
+        const double *x = (const double *)X;
+        for (int64_t k = 0; k < h; k++) { z[2 * k] = x[2 * k]; z[2 * k + 1] = p->sign < 0 ? -x[2 * k + 1] : x[2 * k + 1]; }
+        z[1] = 0; z[2 * (h - 1) + 1] = 0;
+        fftw_execute_dft_c2r((fftw_plan)p->fw[ct__fftw_aligned(1, scr, r) ? 2 : 3], (fftw_complex *)z, (double *)r);
+    } else {
+        float *z = (float *)scr;
+        const float *x = (const float *)X;
+        for (int64_t k = 0; k < h; k++) { z[2 * k] = x[2 * k]; z[2 * k + 1] = p->sign < 0 ? -x[2 * k + 1] : x[2 * k + 1]; }
+        z[1] = 0; z[2 * (h - 1) + 1] = 0;
+        fftwf_execute_dft_c2r((fftwf_plan)p->fw[ct__fftw_aligned(0, scr, r) ? 2 : 3], (fftwf_complex *)z, (float *)r);
+    }
+}
+#endif
+
 static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
     ct__fftplan *p = (ct__fftplan *)CT_MALLOC(sizeof(ct__fftplan));
     if (!p) return NULL;
     memset(p, 0, sizeof *p);
     p->n = n; p->sign = sign; p->prec = prec; p->real = real; p->refs = 1;
+#ifdef CTENSOR_FFTW
+    if (ct__fftw_make(p)) { ct__fft_plan_free(p); return NULL; }
+    return p;
+#endif
     if (real) {
         /* n even: the complex plan of n/2 and w_n^k */
         p->half = ct__fft_plan_get(n / 2, sign, prec, 0);
@@ -500,6 +652,7 @@ static void ct__fft_plan_put(ct__fftplan *p) {
     static void ct__fft_exec_##S(const ct__fftplan *p, T *x, T *scr) {                                    \
         int64_t n = p->n;                                                                                 \
         if (n <= 1) return;                                                                               \
+        CT__FFTW_HOOK(if (p->fw[0]) { ct__fftw_c2c(p, x); return; })                                      \
         if (p->n1) { ct__fft_exec4_##S(p, x, scr); return; }                                             \
         if (p->m) {                                                                                       \
             int64_t m = p->m;                                                                             \
@@ -542,6 +695,7 @@ static void ct__fft_plan_put(ct__fftplan *p) {
     }                                                                                                     \
     /* real input r[0, n) (n even, plan rp) -> X[0, n/2] in out; scr: rp->scratch */                     \
     static void ct__fft_r2c_##S(const ct__fftplan *rp, const T *r, T *out, T *scr) {                      \
+        CT__FFTW_HOOK(if (rp->fw[0]) { ct__fftw_r2c(rp, r, out); return; })                               \
         int64_t M = rp->n / 2;                                                                            \
         T *z = scr, *sub = scr + 2 * M;                                                                   \
         const T *w = (const T *)rp->rtw;                                                                  \
@@ -559,6 +713,7 @@ static void ct__fft_plan_put(ct__fftplan *p) {
     }                                                                                                     \
     /* Hermitian half X[0, n/2] (imaginary parts of X[0], X[n/2] ignored) -> real r[0, n) */               \
     static void ct__fft_c2r_##S(const ct__fftplan *rp, const T *X, T *r, T *scr) {                        \
+        CT__FFTW_HOOK(if (rp->fw[0]) { ct__fftw_c2r(rp, X, r, scr); return; })                            \
         int64_t M = rp->n / 2;                                                                            \
         T *z = scr, *sub = scr + 2 * M;                                                                   \
         const T *w = (const T *)rp->rtw;                                                                  \
@@ -954,16 +1109,19 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
     static void ct__fft_lines_##S(void *ctx, int64_t lo, int64_t hi) {                                    \
         ct__fftpass *p = (ct__fftpass *)ctx;                                                              \
         const int64_t N = p->n, h = p->h, B = p->B;                                                       \
-        const int64_t LP = N + 8; /* line pitch: lines a power of two apart would share cache sets */     \
-        const int64_t scr_n = p->rp ? p->rp->scratch : p->cp->scratch;                                   \
-        const int64_t tmp_n = p->rp ? N / 2 + 1 : 0;                                                     \
+        /* line pitch: lines a power of two apart would share cache sets; lines, scratch       \
+           and tmp start 64-byte aligned (FFTW's aligned plans take them) */                     \
+        const int64_t LP = (N + 15) & ~(int64_t)7;                                                        \
+        const int64_t scr_n = ((p->rp ? p->rp->scratch : p->cp->scratch) + 7) & ~(int64_t)7;              \
+        const int64_t tmp_n = p->rp ? ((N / 2 + 8) & ~(int64_t)7) : 0;                                    \
         const int realpath = p->sreal && !p->herm;                                                        \
         const int64_t VL = CT__FFT_V##S;                                                                  \
-        const int vec = !realpath && !p->herm && p->cp && !p->cp->m && B >= VL && N > 1;                  \
+        const int vec = !realpath && !p->herm && p->cp && !p->cp->m && !p->cp->fw[0] && B >= VL && N > 1; \
         const int64_t v_n = vec ? 2 * VL * N : 0;                                                         \
-        T *G = (T *)CT_MALLOC((size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T));                     \
+        char *G0 = (char *)CT_MALLOC((size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T) + 64);         \
         int64_t so[64], dof[64];                                                                          \
-        if (!G) { p->fail = 1; return; }                                                                  \
+        if (!G0) { p->fail = 1; return; }                                                                 \
+        T *G = (T *)(void *)(G0 + (64 - (uintptr_t)G0 % 64) % 64);                                        \
         T *scr = G + 2 * B * LP, *tmp = scr + 2 * scr_n, *vb = tmp + 2 * tmp_n, *vs = vb + 2 * VL * N;      \
         const int64_t mincnt = (p->hin || p->herm) ? h : N;                                               \
         const int64_t ncopy = p->lin < mincnt ? p->lin : mincnt;                                          \
@@ -1064,7 +1222,7 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                     if (!p->dreal) e[1] = im;                                                             \
                 }                                                                                         \
         }                                                                                                 \
-        CT_FREE(G);                                                                                       \
+        CT_FREE(G0);                                                                                      \
     }
 CT__FFT_DRIVER(float, f)
 CT__FFT_DRIVER(double, d)
@@ -1323,7 +1481,8 @@ CTENSOR_API ct_tensor *ct_fft_ihfft(const ct_tensor *x, int64_t n, int64_t dim, 
 static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, const ct_tensor *x0, int ns, const int64_t *s,
                              int ndims, const int64_t *dim, const char *norm) {
     if (ct__fft_init()) return NULL;
-    int real_in = kind == CT__FFT_K_RFFT;
+    int real_in = kind == CT__FFT_K_RFFT || kind == CT__FFT_K_IHFFT;
+    int herm = kind == CT__FFT_K_IRFFT || kind == CT__FFT_K_HFFT;
     ct_tensor *x = ct__fft_input(fname, x0, real_in ? 2 : 0, pname);
     if (!x) return NULL;
     int nd = x->ndim, k;
@@ -1355,9 +1514,8 @@ static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, con
             return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)s[j]);
         sz[j] = s && s[j] != -1 ? s[j] : x->shape[dims[j]];
     }
-    if ((kind == CT__FFT_K_RFFT || kind == CT__FFT_K_IRFFT) && k == 0)
-        return ct__fail(CT_ERR_ARG, "%s: %s must transform at least one axis", fname, kind == CT__FFT_K_RFFT ? "rfftn" : "irfftn");
-    int forward = kind == CT__FFT_K_FFT || kind == CT__FFT_K_RFFT;
+    if ((real_in || herm) && k == 0) return ct__fail(CT_ERR_ARG, "%s: %s must transform at least one axis", fname, pname);
+    int forward = kind == CT__FFT_K_FFT || kind == CT__FFT_K_RFFT || kind == CT__FFT_K_HFFT;
     ct__attrs a;
     ct__attrs_init(&a);
     if (ct__fft_norm(fname, norm, forward, &a.mode)) return NULL;
@@ -1367,10 +1525,10 @@ static ct_tensor *ct__fft_nd(const char *fname, const char *pname, int kind, con
         a.v[k + j] = sz[j];
         a.v[2 * k + j] = sz[j];
     }
-    if (kind == CT__FFT_K_RFFT) {
+    if (real_in) {
         fl |= CT__FFTF_HALF_OUT;
         a.v[3 * k - 1] = sz[k - 1] / 2 + 1;
-    } else if (kind == CT__FFT_K_IRFFT) {
+    } else if (herm) {
         int64_t last = s && s[k - 1] != -1 ? s[k - 1] : 2 * (x->shape[dims[k - 1]] - 1);
         if (last < 1) return ct__fail(CT_ERR_ARG, "%s: Invalid number of data points (%lld) specified", fname, (long long)last);
         a.v[2 * k - 1] = last;
@@ -1393,7 +1551,23 @@ CTENSOR_API ct_tensor *ct_fft_rfftn(const ct_tensor *x, int ns, const int64_t *s
 CTENSOR_API ct_tensor *ct_fft_irfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
     return ct__fft_nd("irfftn", "irfftn", CT__FFT_K_IRFFT, x, ns, s, ndims, dim, norm);
 }
+/* hfftn (PyTorch's fft_hfftn_impl: c2c forward over the other dims, then c2r of
+   the conjugate along the last: one pass each, all in the forward direction) and
+   ihfftn (r2c along the last dim, conjugated, then c2c backward over the others:
+   all in the backward direction, one-sided along the last) */
+CTENSOR_API ct_tensor *ct_fft_hfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("hfftn", "hfftn", CT__FFT_K_HFFT, x, ns, s, ndims, dim, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ihfftn(const ct_tensor *x, int ns, const int64_t *s, int ndims, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("ihfftn", "ihfftn", CT__FFT_K_IHFFT, x, ns, s, ndims, dim, norm);
+}
 static const int64_t ct__fft_last2[2] = {-2, -1};
+CTENSOR_API ct_tensor *ct_fft_hfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("hfft2", "hfftn", CT__FFT_K_HFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
+CTENSOR_API ct_tensor *ct_fft_ihfft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
+    return ct__fft_nd("ihfft2", "ihfftn", CT__FFT_K_IHFFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
+}
 CTENSOR_API ct_tensor *ct_fft_fft2(const ct_tensor *x, const int64_t *s, const int64_t *dim, const char *norm) {
     return ct__fft_nd("fft2", "fftn", CT__FFT_K_FFT, x, 2, s, 2, dim ? dim : ct__fft_last2, norm);
 }

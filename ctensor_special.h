@@ -1,5 +1,5 @@
 /* ctensor_special.h - torch.special for ctensor: error functions, gamma family,
-   Bessel functions, orthogonal polynomials, zeta.               v0.1 (2026-12-06)
+   Bessel functions, Airy's Ai, orthogonal polynomials, zeta.    v0.2 (2026-12-06)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
@@ -20,7 +20,8 @@
      1. Declarations: the functions of torch.special (PyTorch 1.13), real dtypes
      2. Implementation
         2.1 Scalar math: erfcx, erfinv / erfcinv / ndtri, digamma, trigamma, zeta,
-            incomplete gamma, modified Bessel I and K, Bessel J and Y, polynomials
+            incomplete gamma, modified Bessel I and K, Bessel J and Y (and their
+            float32 lanes in double), Airy's Ai, polynomials
         2.2 The op table (rows: stable name, schema, meta, kernel, backward)
         2.3 Metas and kernels (through ctensor's elementwise iterator)
         2.4 Backward rules (written with ctensor ops)
@@ -35,7 +36,7 @@
        the others are ops of this header with the stable names of PyTorch's
        native_functions.yaml (aten::special_erfcx, aten::igamma, aten::lgamma, ...).
      - Gradients where PyTorch defines them; the Bessel functions, the modified and
-       scaled modified Bessel functions and the polynomials have none (their results
+       scaled modified Bessel functions, airy_ai and the polynomials have none (their results
        do not require grad, as in PyTorch); gammainc/gammaincc and zeta have a
        gradient for their second argument only ("the derivative for 'igamma: input'
        is not implemented.").
@@ -45,7 +46,14 @@
        PyTorch 1.13 is less accurate (erfcx and erfinv far out, ndtr's left tail
        underflowing to 0, i1/i1e in float32) the result is the accurate one.
      - float32 runs float formulas, vectorized (8 or 16 lanes on ctensor's vector
-       exp/erf) for erfcx, erfinv, ndtr, ndtri and the I and K Bessel functions.
+       exp/erf) for erfcx, erfinv, ndtr, ndtri and the I and K Bessel functions;
+       J0, J1, Y0, Y1, spherical_bessel_j0, sinc and entr run their float32 lanes
+       in double (power series below 10, Hankel's series with a vector sin/cos
+       above; a double log); gammainc/gammaincc stop float32's series and
+       continued fractions at 1e-10 relative.
+     - airy_ai: a Taylor expansion about tabulated nodes for |x| <= 16 (float32:
+       in double lanes), the asymptotic series beyond (its phase in
+       double-double); NaN at +-inf and 0 above 103.892, as PyTorch's.
      - CPU only: no CUDA kernels yet (a CUDA input fails with "Could not run").
 */
 #ifndef CTENSOR_SPECIAL_H_INCLUDED
@@ -156,6 +164,8 @@ CTENSOR_API ct_tensor *ct_special_bessel_y0(const ct_tensor *x);
 CTENSOR_API ct_tensor *ct_special_bessel_y1(const ct_tensor *x);
 /* torch.special.spherical_bessel_j0: sin(x) / x (no gradient) */
 CTENSOR_API ct_tensor *ct_special_spherical_bessel_j0(const ct_tensor *x);
+/* torch.special.airy_ai: Airy's function Ai(x) (no gradient) */
+CTENSOR_API ct_tensor *ct_special_airy_ai(const ct_tensor *x);
 
 /* ---- orthogonal polynomials P_n(x): n is a tensor (broadcast with x; its values are
    truncated to integers; n < 0 gives 0). No gradient, as in PyTorch. ---- */
@@ -419,6 +429,139 @@ static float ct__sp_log_ndtrf(float x) {
     return log1pf(-ct__erfcf(t) * 0.5f);
 }
 
+/* Airy's Ai and Ai' at the nodes of its Taylor expansions (section "Airy's Ai" below;
+   printed by tools/gen_airy_table.py) */
+static const double ct__sp_airy_tab[129][2] = {   /* (Ai(x0), Ai'(x0)), x0 = -16 + j/4 */
+    {-1.43057931669099692e-01, -9.74764441621272737e-01},
+    {-2.82942429318129351e-01, -5.25974593125172543e-02},
+    {-1.66447954090419764e-01, 9.04937935430212170e-01},
+    {9.92224596813958415e-02, 1.04706560505768365e+00},
+    {2.78217490870828921e-01, 2.72374204308642009e-01},
+    {2.16296562097007206e-01, -7.26004576749122776e-01},
+    {-3.05974189395514240e-02, -1.09532127288053927e+00},
+    {-2.52444959425007498e-01, -5.46119033635100282e-01},
+    {-2.65983482784077796e-01, 4.43024877002843653e-01},
+    {-6.30061301488254732e-02, 1.05989422975510861e+00},
+    {1.90981243296220293e-01, 8.26432751425254186e-01},
+    {2.95338930766366969e-01, -4.78693793274135027e-02},
+    {1.71510439370537032e-01, -8.71519677879953325e-01},
+    {-8.30090349460380628e-02, -1.02574216052844180e+00},
+    {-2.76274561381160244e-01, -4.19331330419505155e-01},
+    {-2.67644698827142313e-01, 4.80871368427004453e-01},
+    {-6.65551750543731252e-02, 1.02311045336797068e+00},
+    {1.82025201205215009e-01, 8.41621538942453729e-01},
+    {3.05422970043592645e-01, 8.77241543217844449e-02},
+    {2.22189340043426053e-01, -7.10780671748721504e-01},
+    {-8.75958925570238106e-03, -1.02732787366457945e+00},
+    {-2.34647500931595143e-01, -6.77570436420927624e-01},
+    {-3.11926035051050599e-01, 9.09574873906816711e-02},
+    {-1.95401044112007816e-01, 7.87552561733652512e-01},
+    {4.02412384864431899e-02, 9.96265044132790045e-01},
+    {2.52624762596343366e-01, 6.16095785168524479e-01},
+    {3.19103247719128180e-01, -1.08095318811871233e-01},
+    {2.05239808760355413e-01, -7.55049768267893273e-01},
+    {-2.21337215473414034e-02, -9.75663980926331553e-01},
+    {-2.38230038459635501e-01, -6.73856186120668554e-01},
+    {-3.30290237630208872e-01, -3.23133482846391373e-02},
+    {-2.54536320996560650e-01, 6.08518296887413879e-01},
+    {-5.27050503563862016e-02, 9.35560938198306546e-01},
+    {1.74977900796765146e-01, 8.11232735506528302e-01},
+    {3.21775716380647892e-01, 3.18809506698554623e-01},
+    {3.23740573211186156e-01, -3.00228995047354064e-01},
+    {1.84280835250505648e-01, -7.71008168410126538e-01},
+    {-3.33847905887649579e-02, -9.06704051692128088e-01},
+    {-2.38020301997115796e-01, -6.74952492513202218e-01},
+    {-3.49612051610890484e-01, -1.91086259523417151e-01},
+    {-3.29145173629823096e-01, 3.45935487281342879e-01},
+    {-1.88842098999447372e-01, 7.39165687086684398e-01},
+    {1.77815412765749761e-02, 8.64197217771398352e-01},
+    {2.19009447845013222e-01, 7.01566726175189004e-01},
+    {3.50761009024114334e-01, 3.27192818554443154e-01},
+    {3.75932034329142128e-01, -1.27099606206420274e-01},
+    {2.92152781055959487e-01, -5.23362532315747697e-01},
+    {1.27782927228267285e-01, -7.59267412057374025e-01},
+    {-7.02655329492895137e-02, -7.90628575368581332e-01},
+    {-2.51612703014222727e-01, -6.32453966261176337e-01},
+    {-3.75533823140431933e-01, -3.43443433454048153e-01},
+    {-4.19013266805230822e-01, -2.45384818794818632e-03},
+    {-3.78814293677658065e-01, 3.14583769216598808e-01},
+    {-2.68490545912597078e-01, 5.51338074262977540e-01},
+    {-1.12325067692966088e-01, 6.78852734264794311e-01},
+    {6.15986587770052801e-02, 6.95016206701528638e-01},
+    {2.27407428201685580e-01, 6.18259020741691034e-01},
+    {3.65483252214231558e-01, 4.78651571667306319e-01},
+    {4.64256577748869415e-01, 3.09186967202410401e-01},
+    {5.20045477435299164e-01, 1.39079563351917762e-01},
+    {5.35560883292352075e-01, -1.01605671166452097e-02},
+    {5.17772575151583592e-01, -1.25990547337954201e-01},
+    {4.75728091610539583e-01, -2.04081670339547383e-01},
+    {4.18724614275452933e-01, -2.46389189920175972e-01},
+    {3.55028053887817219e-01, -2.58819403792806824e-01},
+    {2.91163954348545195e-01, -2.49062112004897140e-01},
+    {2.31693606480833481e-01, -2.24910532664683888e-01},
+    {1.79336305478645236e-01, -1.93175208104376467e-01},
+    {1.35292416312881414e-01, -1.59147441296793202e-01},
+    {9.96445447569166698e-02, -1.26486620685389378e-01},
+    {7.17494970081054145e-02, -9.73820128423013159e-02},
+    {5.05698808057948729e-02, -7.28537137620283853e-02},
+    {3.49241304232743785e-02, -5.30903844336536312e-02},
+    {2.36546585577474475e-02, -3.77585709920185142e-02},
+    {1.57259233804704912e-02, -2.62508810359032320e-02},
+    {1.02692098550119879e-02, -1.78640937722944759e-02},
+    {6.59113935746071921e-03, -1.19129767059513187e-02},
+    {4.16045461811725623e-03, -7.79268792679072096e-03},
+    {2.58409878698963487e-03, -5.00441396795258276e-03},
+    {1.58007171792101317e-03, -3.15751475323978407e-03},
+    {9.51563851204801844e-04, -1.95864095020417900e-03},
+    {5.64639835342501360e-04, -1.19520513454491424e-03},
+    {3.30250323514308961e-04, -7.17866567557508858e-04},
+    {1.90461459268160508e-04, -4.24592689456562103e-04},
+    {1.08344428136074422e-04, -2.47413890868462480e-04},
+    {6.08101145224236510e-05, -1.42094617197268145e-04},
+    {3.36853119085998124e-05, -8.04633913055651450e-05},
+    {1.84212461977302446e-05, -4.49406212229834821e-05},
+    {9.94769436025288882e-06, -2.47652003970349555e-05},
+    {5.30586174875208144e-06, -1.34691134514509833e-05},
+    {2.79588234320491357e-06, -7.23193146660179294e-06},
+    {1.45581274457887583e-06, -3.83445574094993416e-06},
+    {7.49212886399716658e-07, -2.00815089473879194e-06},
+    {3.81156301833737741e-07, -1.03904629462802573e-06},
+    {1.91725606751343085e-07, -5.31271395972054478e-07},
+    {9.53703896164158474e-08, -2.68492886795326169e-07},
+    {4.69220761609923157e-08, -1.34143929790678648e-07},
+    {2.28371394448222830e-08, -6.62695266698763090e-08},
+    {1.09970097551955063e-08, -3.23772544044760209e-08},
+    {5.24011423189175259e-09, -1.56467620275779482e-08},
+    {2.47116843087248994e-09, -7.48064138965894611e-09},
+    {1.15350415572834018e-09, -3.53876331046563480e-09},
+    {5.33026370461749206e-10, -1.65663945937406669e-09},
+    {2.43863213572284686e-10, -7.67593065186179267e-10},
+    {1.10475325528986860e-10, -3.52063367673892370e-10},
+    {4.95629475832072028e-11, -1.59865669309087061e-10},
+    {2.20227451928340149e-11, -7.18769678145156651e-11},
+    {9.69295587966877093e-12, -3.20020614105363296e-11},
+    {4.22627586496035955e-12, -1.41114412466285171e-11},
+    {1.82566517433546931e-12, -6.16339070651222944e-12},
+    {7.81429018396285446e-13, -2.66667996750453124e-12},
+    {3.31440157305155698e-13, -1.14306596797140150e-12},
+    {1.39318468887536074e-13, -4.85473655498530890e-13},
+    {5.80416563052713764e-14, -2.04313627353862251e-13},
+    {2.39682782607805007e-14, -8.52134656467385617e-14},
+    {9.81153834601053987e-15, -3.52240243515848815e-14},
+    {3.98177607883333517e-15, -1.44320805739726253e-14},
+    {1.60210599791143223e-15, -5.86160219375088612e-15},
+    {6.39167387674186668e-16, -2.36014254392431130e-15},
+    {2.52860073992681488e-16, -9.42172935868170957e-16},
+    {9.92020549119237682e-17, -3.72931011001790086e-16},
+    {3.85982355834015323e-17, -1.46374648858816633e-16},
+    {1.48953745496592711e-17, -5.69738820618578110e-17},
+    {5.70167735318433625e-18, -2.19933069113348133e-17},
+    {2.16496252073799249e-18, -8.42056795401777230e-18},
+    {8.15498659431440156e-19, -3.19785600111186945e-18},
+    {3.04753815245601273e-19, -1.20468320445344366e-18},
+    {1.12993986591434733e-19, -4.50207018980517783e-19},
+    {4.15688882891702441e-20, -1.66918867683818094e-19},
+};
 #ifdef CT__HAVE_VEC
 CT__INLINE ct__vf ct__sp_vsqrt(ct__vf x) {
     ct__vf r = x;
@@ -593,6 +736,276 @@ CT__INLINE ct__vf ct__sp_v_i0(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 0); }
 CT__INLINE ct__vf ct__sp_v_i0e(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 1); }
 CT__INLINE ct__vf ct__sp_v_i1(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 0); }
 CT__INLINE ct__vf ct__sp_v_i1e(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 1); }
+
+/* Bessel J0, J1, Y0, Y1 for float32 lanes, in double lanes: below 10 the power
+   series in x^2 (28 terms, as four interleaved Horner chains; the largest term
+   near x = 10 is about 1e3, so the double sum is good to 1e-12 absolute), Y's
+   log(x/2) from the float's exponent and an atanh series; from 10 on Hankel's
+   series (7 + 7 terms in 1/x^2, the truncation near 1e-9 relative) with sin x and cos x from a three-part pi/2 reduction
+   and Taylor polynomials. Lanes with NaN, inf, |x| >= 2^19 (a longer reduction),
+   tiny or (Y) non-positive x take the scalar form. Coefficients: exact rationals
+   rounded to double, printed by tools/gen_bessel_tables.py. */
+static const double ct__sp_vj0_c[31] = {
+    1.00000000000000000e+00, -2.50000000000000000e-01, 1.56250000000000000e-02,
+    -4.34027777777777754e-04, 6.78168402777777740e-06, -6.78168402777777777e-08,
+    4.70950279706790135e-10, -2.40280754952443954e-12, 9.38596699032984197e-15,
+    -2.89690339207711179e-17, 7.24225848019277894e-20, -1.49633439673404534e-22,
+    2.59780277210771739e-25, -3.84290350903508478e-28, 4.90166263907536350e-31,
+    -5.44629182119484851e-34, 5.31864435663559425e-37, -4.60090342269515038e-40,
+    3.55007980146230734e-43, -2.45850401763317694e-46, 1.53656501102073564e-49,
+    -8.71068600351890949e-53, 4.49932128280935425e-56, -2.12633330945621657e-59,
+    9.22887721118149507e-63, -3.69155088447259786e-66, 1.36521852236412657e-69,
+    -4.68181934967121571e-73, 1.49292708854311726e-76, -4.43795210625183460e-80,
+    1.23276447395884292e-83,
+};
+static const double ct__sp_vj1_c[31] = {
+    5.00000000000000000e-01, -6.25000000000000000e-02, 2.60416666666666652e-03,
+    -5.42534722222222192e-05, 6.78168402777777804e-07, -5.65140335648148120e-09,
+    3.36393056933421488e-11, -1.50175471845277472e-13, 5.21442610573880109e-16,
+    -1.44845169603855574e-18, 3.29193567281489955e-21, -6.23472665305852175e-24,
+    9.99154912349122141e-27, -1.37246553894110175e-29, 1.63388754635845450e-32,
+    -1.70196619412339016e-35, 1.56430716371635108e-38, -1.27802872852643069e-41,
+    9.34231526700607207e-45, -6.14626004408294212e-48, 3.65848812147794172e-51,
+    -1.97970136443611569e-54, 9.78113322349859545e-58, -4.42986106136711763e-61,
+    1.84577544223629905e-64, -7.09913631629345767e-68, 2.52818244882245639e-71,
+    -8.36039169584145592e-75, 2.57401222162606418e-78, -7.39658684375305845e-82,
+    1.98832979670781118e-85,
+};
+static const double ct__sp_vy0_c[31] = {
+    0.00000000000000000e+00, 2.50000000000000000e-01, -2.34375000000000000e-02,
+    7.95717592592592548e-04, -1.41285083912037038e-05, 1.54848451967592582e-07,
+    -1.15382818528163578e-09, 6.23013671769551099e-12, -2.55097174272893181e-14,
+    8.19524773099909841e-17, -2.12123451755170239e-19, 4.51874634505785200e-22,
+    -8.06152930228996965e-25, 1.22209471668044284e-27, -1.59380615747355211e-30,
+    1.80720434266746826e-33, -1.79808951811517187e-36, 1.58250489739576021e-39,
+    -1.24079125923324754e-42, 8.72213220060429105e-46, -5.52816087592871906e-49,
+    3.17535750473825278e-52, -1.66061546075773516e-55, 7.94034842724353576e-59,
+    -3.48478543770437442e-62, 1.40868037861964016e-65, -5.26212518954225956e-69,
+    1.82190975257843240e-72, -5.86298002541490816e-76, 1.75816298152420637e-79,
+    -4.92487820892142333e-83,
+};
+static const double ct__sp_vy1_c[31] = {
+    1.00000000000000000e+00, -3.12500000000000000e-01, 1.73611111111111119e-02,
+    -4.24985532407407397e-04, 5.92267071759259233e-06, -5.34999517746913608e-08,
+    3.39276425992850867e-10, -1.59507804738519705e-12, 5.78470223063626671e-15,
+    -1.66801858012059078e-17, 3.91664340778154828e-20, -7.63515601931406210e-23,
+    1.25560689131152022e-25, -1.76545624581407713e-28, 2.14686004391618229e-31,
+    -2.28028000576087745e-34, 2.13380304676745332e-37, -1.77253909409002731e-40,
+    1.31593007842131961e-43, -8.78359480104512082e-47, 5.29975786394618927e-50,
+    -2.90468592580237647e-53, 1.45251877737498583e-56, -6.65387253154767295e-60,
+    2.80259455370138983e-63, -1.08906116533533356e-66, 3.91659778817072924e-70,
+    -1.30733581733876706e-73, 4.06118630871115105e-77, -1.17703971224530614e-80,
+    3.19016871412161382e-84,
+};
+static const double ct__sp_vh0_p[7] = {
+    1.00000000000000000e+00, -7.03125000000000000e-02, 1.12152099609375000e-01,
+    -5.72501420974731445e-01, 6.07404200127348304e+00, -1.10017140269246738e+02,
+    3.03809051092238406e+03,
+};
+static const double ct__sp_vh0_q[7] = {
+    -1.25000000000000000e-01, 7.32421875000000000e-02, -2.27108001708984375e-01,
+    1.72772750258445740e+00, -2.43805296995560639e+01, 5.51335896122020586e+02,
+    -1.82577554742931752e+04,
+};
+static const double ct__sp_vh1_p[7] = {
+    1.00000000000000000e+00, 1.17187500000000000e-01, -1.44195556640625000e-01,
+    6.76592588424682617e-01, -6.88391426810994744e+00, 1.21597891876535869e+02,
+    -3.30227229448085245e+03,
+};
+static const double ct__sp_vh1_q[7] = {
+    3.75000000000000000e-01, -1.02539062500000000e-01, 2.77576446533203125e-01,
+    -1.99353173375129700e+00, 2.72488273112685420e+01, -6.03844076705070165e+02,
+    1.97183759122366282e+04,
+};
+#define CT__SP_PIO2_1 1.57079632580280304e+00
+#define CT__SP_PIO2_2 9.92093579163522143e-10
+#define CT__SP_PIO2_3 5.17018298179410514e-19
+typedef long long ct__sp_vl __attribute__((vector_size(CT__VL * 8)));
+/* (double lanes are twice the native vector: they pass by pointer, not by value,
+   so that no function's ABI depends on the ISA; inlined, the pointers vanish) */
+#define CT__SP_VDSEL(m, a, b) ((ct__sp_vd)(((m) & (ct__sp_vl)(a)) | (~(m) & (ct__sp_vl)(b))))
+CT__INLINE void ct__sp_vdhorner(const double *c, int n, const ct__sp_vd *up, ct__sp_vd *out) {
+    const ct__sp_vd u = *up;
+    ct__sp_vd r = u * 0.0 + c[n - 1];
+    for (int k = n - 2; k >= 0; k--) r = r * u + c[k];
+    *out = r;
+}
+/* sum c[k] u^k, k < n (n a multiple of 4): four Horner chains in u^4, interleaved */
+CT__INLINE void ct__sp_vdpoly4(const double *c, int n, const ct__sp_vd *up, ct__sp_vd *out) {
+    const ct__sp_vd u = *up;
+    ct__sp_vd u2 = u * u, v = u2 * u2, z = u * 0.0;
+    ct__sp_vd a = z + c[n - 4], b = z + c[n - 3], e = z + c[n - 2], f = z + c[n - 1];
+    for (int k = n - 8; k >= 0; k -= 4) {
+        a = a * v + c[k];
+        b = b * v + c[k + 1];
+        e = e * v + c[k + 2];
+        f = f * v + c[k + 3];
+    }
+    *out = (a + u * b) + u2 * (e + u * f);
+}
+/* log(x) in double lanes for positive normal float lanes */
+CT__INLINE void ct__sp_vdlog(ct__vf x, ct__sp_vd *out) {
+    ct__vi b = (ct__vi)x;
+    ct__vi e = ((b >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
+    ct__vf m = (ct__vf)((b & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
+    ct__vi big = m > CT__VSPLAT(1.41421356f);
+    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    e = e - big;   /* big lanes are -1 */
+    ct__sp_vd md = __builtin_convertvector(m, ct__sp_vd), ed = __builtin_convertvector(e, ct__sp_vd);
+    ct__sp_vd sv = (md - 1.0) / (md + 1.0), s2 = sv * sv, t = s2 * 0.0 + 1.0 / 21.0;
+    for (int k = 9; k >= 0; k--) t = t * s2 + 1.0 / (2.0 * k + 1.0);
+    *out = ed * 0.69314718055994530942 + 2.0 * sv * t;
+}
+/* sin d and cos d in double lanes, |d| < 2^19: d = k pi/2 + r (three-part pi/2, the
+   first two parts of 30 bits: k times them is exact), Taylor polynomials on |r| <= pi/4 */
+CT__INLINE void ct__sp_vdsincos(const ct__sp_vd *dp, ct__sp_vd *sp, ct__sp_vd *cp) {
+    const ct__sp_vd d = *dp;
+    ct__sp_vd k = d * 0.63661977236758134308;
+    k = (k + 6755399441055744.0) - 6755399441055744.0;   /* round to nearest */
+    ct__sp_vd r = ((d - k * CT__SP_PIO2_1) - k * CT__SP_PIO2_2) - k * CT__SP_PIO2_3, r2 = r * r;
+    ct__sp_vd sn = r2 * 0.0 + 2.8114572543455208e-15;   /* 1/17! */
+    static const double sc[7] = {-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800.0, -1.0 / 1307674368000.0};
+    static const double cc[8] = {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600, -1.0 / 87178291200.0, 1.0 / 20922789888000.0};
+    for (int j = 6; j >= 0; j--) sn = sn * r2 + sc[j];
+    sn = r + r * r2 * sn;
+    ct__sp_vd cs = r2 * 0.0 + cc[7];
+    for (int j = 6; j >= 0; j--) cs = cs * r2 + cc[j];
+    cs = 1.0 + r2 * cs;
+    ct__sp_vl qd = __builtin_convertvector(k, ct__sp_vl);
+    ct__sp_vl swap = (qd & 1) != 0, nsin = (qd & 2) != 0, ncos = ((qd + 1) & 2) != 0;
+    ct__sp_vd s0 = CT__SP_VDSEL(swap, cs, sn), c0 = CT__SP_VDSEL(swap, sn, cs);
+    s0 = CT__SP_VDSEL(nsin, -s0, s0);
+    c0 = CT__SP_VDSEL(ncos, -c0, c0);
+    *sp = s0;
+    *cp = c0;
+}
+static double ct__sp_jy(double x, int which, int fl);
+CT__INLINE ct__vf ct__sp_v_bessel_jy(ct__vf x, int which) {
+    const ct__vf ax = ct__vabs(x);
+    const ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
+    ct__vi bad = ~(ax < CT__VSPLAT(524288.0f)) | (ax < CT__VSPLAT(1e-30f));
+    if (which >= 2) bad |= ~(x > CT__VSPLAT(0.0f));
+    const ct__vi sm = ax < CT__VSPLAT(10.0f);
+    ct__sp_vd small = d * 0.0, big = small;
+    if (ct__vany(sm & ~bad)) {   /* (a branch no lane takes is skipped) */
+        ct__sp_vd u = d * d, pj, py, L;
+        ct__sp_vdpoly4(which & 1 ? ct__sp_vj1_c : ct__sp_vj0_c, 28, &u, &pj);
+        if (which == 0) small = pj;
+        else if (which == 1) small = d * pj;
+        else {
+            ct__vf safe = ct__vsel(bad, CT__VSPLAT(1.0f), ax);
+            ct__sp_vdlog(safe, &L);
+            L = L + (CT__SP_EULER - 0.69314718055994530942);   /* log(x/2) + gamma */
+            ct__sp_vdpoly4(which == 2 ? ct__sp_vy0_c : ct__sp_vy1_c, 28, &u, &py);
+            if (which == 2) small = (2.0 / CT__SP_PI) * (L * pj + py);
+            else small = -2.0 / (CT__SP_PI * d) + (2.0 / CT__SP_PI) * L * d * pj - (0.5 / CT__SP_PI) * d * py;
+        }
+    }
+    if (ct__vany(~sm & ~bad)) {
+        ct__sp_vd s0, c0;
+        ct__sp_vdsincos(&d, &s0, &c0);
+        /* Hankel: P, Q; amplitude 1/sqrt(pi x) (the 1/sqrt 2 of the pi/4 shifts folded in) */
+        ct__sp_vd iw = 1.0 / d, w = iw * iw;
+        int nu = which & 1;
+        ct__sp_vd P, Q;
+        ct__sp_vdhorner(nu ? ct__sp_vh1_p : ct__sp_vh0_p, 7, &w, &P);
+        ct__sp_vdhorner(nu ? ct__sp_vh1_q : ct__sp_vh0_q, 7, &w, &Q);
+        Q = iw * Q;
+        ct__sp_vd amp = (1.0 / sqrt(CT__SP_PI)) / __builtin_convertvector(ct__sp_vsqrt(ax), ct__sp_vd);
+        if (which == 0) big = amp * (P * (c0 + s0) - Q * (s0 - c0));
+        else if (which == 2) big = amp * (P * (s0 - c0) + Q * (c0 + s0));
+        else if (which == 1) big = amp * (P * (s0 - c0) + Q * (s0 + c0));
+        else big = amp * (-P * (s0 + c0) + Q * (s0 - c0));
+    }
+    ct__vf r = ct__vsel(sm, __builtin_convertvector(small, ct__vf), __builtin_convertvector(big, ct__vf));
+    if (which == 1) r = (ct__vf)((ct__vi)r ^ ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = (float)ct__sp_jy(x[l], which, 1);
+    return r;
+}
+CT__INLINE ct__vf ct__sp_v_j0(ct__vf x) { return ct__sp_v_bessel_jy(x, 0); }
+CT__INLINE ct__vf ct__sp_v_j1(ct__vf x) { return ct__sp_v_bessel_jy(x, 1); }
+CT__INLINE ct__vf ct__sp_v_y0(ct__vf x) { return ct__sp_v_bessel_jy(x, 2); }
+CT__INLINE ct__vf ct__sp_v_y1(ct__vf x) { return ct__sp_v_bessel_jy(x, 3); }
+/* airy_ai for float32 lanes, |x| <= 16: the scalar form's Taylor expansion about the
+   nearest tabulated node (per lane: x0, Ai(x0), Ai'(x0)) to h^17 in double lanes
+   (|h| <= 1/8: the next term is below 1e-13 of the sum); other lanes (the
+   asymptotic tails, inf, NaN) take the scalar form */
+static double ct__sp_airy_ai(double x);
+CT__INLINE ct__vf ct__sp_v_airy_ai(ct__vf x) {
+    static const double ik[18] = {0, 0, 1.0 / 2, 1.0 / 6, 1.0 / 12, 1.0 / 20, 1.0 / 30, 1.0 / 42, 1.0 / 56, 1.0 / 72, 1.0 / 90,
+                                  1.0 / 110, 1.0 / 132, 1.0 / 156, 1.0 / 182, 1.0 / 210, 1.0 / 240, 1.0 / 272};   /* 1 / (k (k - 1)) */
+    const ct__vi bad = ~(ct__vabs(x) <= CT__VSPLAT(16.0f));
+    const ct__sp_vd xd = __builtin_convertvector(x, ct__sp_vd);
+    ct__sp_vd x0 = xd * 0.0, c2 = x0, c1 = x0;
+    for (int l = 0; l < CT__VL; l++) {
+        int j = bad[l] ? 64 : (int)floorf((x[l] + 16.0f) * 4.0f + 0.5f);
+        if (j > 128) j = 128;
+        x0[l] = -16.0 + 0.25 * j;
+        c2[l] = ct__sp_airy_tab[j][0];
+        c1[l] = ct__sp_airy_tab[j][1];
+    }
+    const ct__sp_vd h = xd - x0;
+    ct__sp_vd c3 = xd * 0.0, s = c2 + c1 * h, hk = h;
+    for (int k = 2; k < 18; k++) {
+        ct__sp_vd c = (x0 * c2 + c3) * ik[k];
+        hk = hk * h;
+        s = s + c * hk;
+        c3 = c2;
+        c2 = c1;
+        c1 = c;
+    }
+    ct__vf r = __builtin_convertvector(s, ct__vf);
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = (float)ct__sp_airy_ai(x[l]);
+    return r;
+}
+/* sinc as PyTorch's float kernel: t = pi x rounded to float, then sin(t) / t (here
+   in double lanes, rounded once); entr: -x log x (log in double lanes). Lanes
+   outside (|t| >= 2^19, x = 0, NaN, inf; entr: x <= 0 or subnormal) take the
+   scalar form. */
+CT__INLINE ct__vf ct__sp_v_sinc(ct__vf x) {
+    const ct__vf t = CT__VSPLAT((float)CT__SP_PI) * x;
+    const ct__sp_vd d = __builtin_convertvector(t, ct__sp_vd);
+    ct__sp_vd sn, cs;
+    ct__sp_vdsincos(&d, &sn, &cs);
+    ct__vf r = __builtin_convertvector(sn / d, ct__vf);
+    ct__vi bad = ~(ct__vabs(t) < CT__VSPLAT(524288.0f)) | (x == CT__VSPLAT(0.0f));
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = x[l] == 0 ? 1.0f : sinf((float)CT__SP_PI * x[l]) / ((float)CT__SP_PI * x[l]);
+    return r;
+}
+CT__INLINE ct__vf ct__sp_v_entr(ct__vf x) {
+    ct__vi bad = ~(x >= CT__VSPLAT(1.17549435e-38f)) | (x == CT__VSPLAT(INFINITY));
+    ct__sp_vd L;
+    ct__sp_vdlog(ct__vsel(bad, CT__VSPLAT(1.0f), x), &L);
+    ct__vf r = __builtin_convertvector(-__builtin_convertvector(x, ct__sp_vd) * L, ct__vf);
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = x[l] > 0 ? -x[l] * logf(x[l]) : x[l] == 0 ? 0.0f : x[l] < 0 ? -INFINITY : x[l];
+    return r;
+}
+/* spherical_bessel_j0 for float32 lanes (PyTorch's: a Taylor polynomial below 1/2,
+   sin(x)/x above), in double lanes; |x| >= 2^19, inf and NaN: the scalar form */
+static double ct__sp_sph_j0(double x);
+CT__INLINE ct__vf ct__sp_v_sph_j0(ct__vf x) {
+    const ct__vf ax = ct__vabs(x);
+    const ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), z = d * d;
+    ct__sp_vd sn, cs;
+    ct__sp_vdsincos(&d, &sn, &cs);
+    ct__sp_vd big = sn / d;
+    ct__sp_vd small = 1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 + z * (-1.0 / 39916800 + z * (1.0 / 6227020800.0))))));
+    ct__vi lo = ax < CT__VSPLAT(0.5f);
+    ct__vf r = ct__vsel(lo, __builtin_convertvector(small, ct__vf), __builtin_convertvector(big, ct__vf));
+    ct__vi bad = ~(ax < CT__VSPLAT(524288.0f));
+    if (ct__vany(bad))
+        for (int l = 0; l < CT__VL; l++)
+            if (bad[l]) r[l] = (float)ct__sp_sph_j0(x[l]);
+    return r;
+}
 #endif
 
 /* digamma as PyTorch computes it (calc_digamma): reflection for x < 0, the
@@ -763,29 +1176,31 @@ static double ct__sp_lgam1p(double a) {
     }
     return res;
 }
-static double ct__sp_igam_series(double a, double x) {   /* P(a, x), x < a + 1 or x <= 1 */
+/* tol: the relative size of the last term kept (1e-17 for float64; float32 results
+   stop at 1e-10, half the terms or fewer) */
+static double ct__sp_igam_series(double a, double x, double tol) {   /* P(a, x), x < a + 1 or x <= 1 */
     double term = 1.0 / a, sum = term, ap = a;
     for (int k = 0; k < 100000; k++) {
         ap += 1.0;
         term *= x / ap;
         sum += term;
-        if (term < sum * 1e-17) break;
+        if (term < sum * tol) break;
     }
     return sum * ct__sp_gamma_prefix(a, x);
 }
 /* Q(a, x) for small x and a: 1 - x^a / Gamma(a + 1) - x^a / Gamma(a) sum_n>=1 (-x)^n / (n! (a + n)),
    without the cancellation of 1 - P */
-static double ct__sp_igamc_series(double a, double x) {
+static double ct__sp_igamc_series(double a, double x, double tol) {
     double fac = 1.0, sum = 0.0, logx = log(x);
     for (int n = 1; n < 2000; n++) {
         fac *= -x / n;
         double term = fac / (a + n);
         sum += term;
-        if (fabs(term) <= 1.11e-16 * fabs(sum)) break;
+        if (fabs(term) <= tol * 11.1 * fabs(sum)) break;
     }
     return -expm1(a * logx - ct__sp_lgam1p(a)) - exp(a * logx - lgamma(a)) * sum;
 }
-static double ct__sp_igamc_cf(double a, double x) {   /* Q(a, x), x > a */
+static double ct__sp_igamc_cf(double a, double x, double tol) {   /* Q(a, x), x > a */
     const double tiny = 1e-300;
     double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
     for (int i = 1; i < 100000; i++) {
@@ -798,31 +1213,35 @@ static double ct__sp_igamc_cf(double a, double x) {   /* Q(a, x), x > a */
         d = 1.0 / d;
         double del = d * c;
         h *= del;
-        if (fabs(del - 1.0) < 1e-16) break;
+        if (fabs(del - 1.0) < tol * 10.0) break;
     }
     return h * ct__sp_gamma_prefix(a, x);
 }
 /* edge cases and the choice of method as PyTorch's calc_igamma / calc_igammac */
-static double ct__sp_igammac(double a, double x);
-static double ct__sp_igamma(double a, double x) {
+static double ct__sp_igammac_p(double a, double x, double tol);
+static double ct__sp_igamma_p(double a, double x, double tol) {
     if (x != x || a != a || x < 0.0 || a < 0.0) return NAN;
     if (a == 0.0) return x > 0.0 ? 1.0 : NAN;
     if (x == 0.0) return 0.0;
     if (isinf(a)) return isinf(x) ? NAN : 0.0;
     if (isinf(x)) return 1.0;
-    if (x > 1.0 && x > a) return 1.0 - ct__sp_igammac(a, x);
-    return ct__sp_igam_series(a, x);
+    if (x > 1.0 && x > a) return 1.0 - ct__sp_igammac_p(a, x, tol);
+    return ct__sp_igam_series(a, x, tol);
 }
-static double ct__sp_igammac(double a, double x) {
+static double ct__sp_igammac_p(double a, double x, double tol) {
     if (x != x || a != a || x < 0.0 || a < 0.0) return NAN;
     if (a == 0.0) return x > 0.0 ? 0.0 : NAN;
     if (x == 0.0) return 1.0;
     if (isinf(a)) return isinf(x) ? NAN : 1.0;
     if (isinf(x)) return 0.0;
-    if (x > 1.1) return x < a ? 1.0 - ct__sp_igam_series(a, x) : ct__sp_igamc_cf(a, x);
-    if (x <= 0.5) return -0.4 / log(x) < a ? 1.0 - ct__sp_igam_series(a, x) : ct__sp_igamc_series(a, x);
-    return x * 1.1 < a ? 1.0 - ct__sp_igam_series(a, x) : ct__sp_igamc_series(a, x);
+    if (x > 1.1) return x < a ? 1.0 - ct__sp_igam_series(a, x, tol) : ct__sp_igamc_cf(a, x, tol);
+    if (x <= 0.5) return -0.4 / log(x) < a ? 1.0 - ct__sp_igam_series(a, x, tol) : ct__sp_igamc_series(a, x, tol);
+    return x * 1.1 < a ? 1.0 - ct__sp_igam_series(a, x, tol) : ct__sp_igamc_series(a, x, tol);
 }
+static double ct__sp_igamma(double a, double x) { return ct__sp_igamma_p(a, x, 1e-17); }
+static double ct__sp_igammac(double a, double x) { return ct__sp_igammac_p(a, x, 1e-17); }
+static float ct__sp_igammaf(float a, float x) { return (float)ct__sp_igamma_p(a, x, 1e-10); }
+static float ct__sp_igammacf(float a, float x) { return (float)ct__sp_igammac_p(a, x, 1e-10); }
 
 /* ---- modified Bessel functions of the first kind ----
    |x| < 20: the power series (all terms positive); beyond: the asymptotic series
@@ -1056,6 +1475,62 @@ static double ct__sp_sph_j0(double x) {
     return sin(x) / x;
 }
 
+/* ---- Airy's Ai (torch.special.airy_ai) ----
+   |x| <= 16: the Taylor expansion of Ai about the nearest of the nodes x0 = -16 + j/4
+   (Ai and Ai' there from tools/gen_airy_table.py, mpmath at 30 digits), its
+   coefficients by Ai'' = x Ai: c_k = (x0 c_(k-2) + c_(k-3)) / (k (k - 1)), |x - x0| <= 1/8.
+   x > 16: the asymptotic series e^-z / (2 sqrt(pi) x^(1/4)) sum (-1)^k u_k z^-k,
+   z = 2/3 x^(3/2); x < -16: its oscillating form (DLMF 9.7.5, 9.7.9). As PyTorch's:
+   NaN at +-inf, 0 above 103.892 (where Ai underflows). */
+static double ct__sp_airy_ai(double x) {
+    if (x != x || isinf(x)) return NAN;
+    if (x > 103.892) return 0.0;
+    if (x > 16.0 || x < -16.0) {
+        /* z = 2/3 |x|^(3/2) as z + zl (double-double): the phase and e^-z need it to the last
+           bit (z is up to 706 here, and near 2e4 at x = -1000) */
+        double ax = fabs(x), r = sqrt(ax), dr = fma(-r, r, ax) / (2.0 * r);
+        double ph = ax * r, pl = fma(ax, r, -ph) + ax * dr;
+        const double th = 0.66666666666666663, tl = 3.7007434154171883e-17;   /* 2/3 = th + tl */
+        double z = ph * th, zl = fma(ph, th, -z) + ph * tl + pl * th;
+        double iz = 1.0 / z, izk = 1.0, u = 1.0, t = 1.0, last = 2.0;
+        double se = 1.0, so = 0.0, sa = 1.0;   /* even and odd terms (x < 0), alternating sum (x > 0) */
+        for (int k = 1; k < 60; k++) {
+            u *= (6.0 * k - 5.0) * (6.0 * k - 3.0) * (6.0 * k - 1.0) / (216.0 * k * (2.0 * k - 1.0));
+            izk *= iz;
+            t = u * izk;
+            if (t >= last) break;
+            last = t;
+            sa += (k & 1) ? -t : t;
+            if (k & 1) so += ((k >> 1) & 1) ? -t : t;
+            else se += ((k >> 1) & 1) ? -t : t;
+            if (t < 1e-18) break;
+        }
+        double q = sqrt(sqrt(ax));
+        if (x > 0.0) return exp(-z) * (1.0 - zl) / (2.0 * CT__SP_SQRTPI * q) * sa;
+        /* cos(z - pi/4) = (cos z + sin z) / sqrt 2, sin(z - pi/4) = (sin z - cos z) / sqrt 2 */
+        double sn0 = sin(z), cs0 = cos(z), sn = sn0 + cs0 * zl, cs = cs0 - sn0 * zl;
+        return CT__SP_SQRT1_2 * ((cs + sn) * se + (sn - cs) * so) / (CT__SP_SQRTPI * q);
+    }
+    int j = (int)floor((x + 16.0) * 4.0 + 0.5);
+    if (j > 128) j = 128;
+    const double x0 = -16.0 + 0.25 * j, h = x - x0;
+    double c3 = 0.0, c2 = ct__sp_airy_tab[j][0], c1 = ct__sp_airy_tab[j][1];   /* c_(k-3), c_(k-2), c_(k-1) */
+    double hk = h, s = c2 + c1 * h, prev = INFINITY;
+    for (int k = 2; k < 60; k++) {
+        double c = (x0 * c2 + c3) / ((double)k * (double)(k - 1));
+        hk *= h;
+        double t = c * hk;
+        s += t;
+        double m = fabs(t);
+        if (m + prev <= 1e-18 * fabs(s) || (m == 0.0 && prev == 0.0)) break;
+        prev = m;
+        c3 = c2;
+        c2 = c1;
+        c1 = c;
+    }
+    return s;
+}
+
 /* ---- orthogonal polynomials (PyTorch's *_forward(T x, int64_t n)), in the input's
    precision as PyTorch computes them; the recurrences with fused multiply-adds, as
    PyTorch's compiled kernels run them (and more accurate where terms cancel). Beyond 2^24 steps the recurrence is not run
@@ -1253,9 +1728,9 @@ static int64_t ct__sp_n(double n) {
       ct__sp_log_ndtrf(x), ct__sp_log_ndtr(x))                                                                             \
     U(X_, LOGIT, "aten::logit", "logit", "LogitBackward0", 0, CT__SAVE_IN(0), "float? eps=s0",                                       \
       ct__sp_logitf(x, a->s[0]), ct__sp_logit(x, a->s[0]))                                                                       \
-    U(X_, ENTR, "aten::special_entr", "special_entr", "SpecialEntrBackward0", 0, CT__SAVE_IN(0), "",                                 \
+    UV(X_, ENTR, "aten::special_entr", "special_entr", "SpecialEntrBackward0", 0, CT__SAVE_IN(0), "",                                 \
       x > 0 ? -x * logf(x) : x == 0 ? 0.0f : x < 0 ? -INFINITY : x, x > 0 ? -x * log(x) : x == 0 ? 0.0 : x < 0 ? -INFINITY : x)  \
-    U(X_, SINC, "aten::sinc", "sinc", "SincBackward0", 0, CT__SAVE_IN(0), "",                                                        \
+    UV(X_, SINC, "aten::sinc", "sinc", "SincBackward0", 0, CT__SAVE_IN(0), "",                                                        \
       x == 0 ? 1.0f : sinf((float)CT__SP_PI * x) / ((float)CT__SP_PI * x), x == 0 ? 1.0 : sin(CT__SP_PI * x) / (CT__SP_PI * x))  \
     U(X_, LGAMMA, "aten::lgamma", "lgamma", "LgammaBackward0", 0, CT__SAVE_IN(0), "",                                                \
       lgammaf(x), lgamma(x))                                                                                                     \
@@ -1273,13 +1748,13 @@ static int64_t ct__sp_n(double n) {
       ct__sp_bessel_if(x, 1, 0), ct__sp_bessel_i(x, 1, 0))                                                                 \
     UV(X_, I1E, "aten::special_i1e", "special_i1e", "SpecialI1EBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "",                   \
       ct__sp_bessel_if(x, 1, 1), ct__sp_bessel_i(x, 1, 1))                                                                 \
-    U(X_, BESSEL_J0, "aten::special_bessel_j0", "special_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+    UV(X_, BESSEL_J0, "aten::special_bessel_j0", "special_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
       (float)ct__sp_jy(x, 0, 1), ct__sp_j0(x))                                                                                         \
-    U(X_, BESSEL_J1, "aten::special_bessel_j1", "special_bessel_j1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+    UV(X_, BESSEL_J1, "aten::special_bessel_j1", "special_bessel_j1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
       (float)ct__sp_jy(x, 1, 1), ct__sp_j1(x))                                                                                         \
-    U(X_, BESSEL_Y0, "aten::special_bessel_y0", "special_bessel_y0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+    UV(X_, BESSEL_Y0, "aten::special_bessel_y0", "special_bessel_y0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
       (float)ct__sp_jy(x, 2, 1), ct__sp_y0(x))                                                                                         \
-    U(X_, BESSEL_Y1, "aten::special_bessel_y1", "special_bessel_y1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
+    UV(X_, BESSEL_Y1, "aten::special_bessel_y1", "special_bessel_y1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                          \
       (float)ct__sp_jy(x, 3, 1), ct__sp_y1(x))                                                                                         \
     UV(X_, MOD_I0, "aten::special_modified_bessel_i0", "special_modified_bessel_i0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",           \
       ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
@@ -1293,8 +1768,10 @@ static int64_t ct__sp_n(double n) {
       ct__sp_bessel_kf(x, 0, 1), ct__sp_bessel_k(x, 0, 1))                                                                 \
     UV(X_, SCALED_K1, "aten::special_scaled_modified_bessel_k1", "special_scaled_modified_bessel_k1", "", CT__SP_NONDIFF, CT__SAVE_NONE, "", \
       ct__sp_bessel_kf(x, 1, 1), ct__sp_bessel_k(x, 1, 1))                                                                 \
-    U(X_, SPH_J0, "aten::special_spherical_bessel_j0", "special_spherical_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",         \
-      (float)ct__sp_sph_j0(x), ct__sp_sph_j0(x))
+    UV(X_, SPH_J0, "aten::special_spherical_bessel_j0", "special_spherical_bessel_j0", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",         \
+      (float)ct__sp_sph_j0(x), ct__sp_sph_j0(x))                                                                                 \
+    UV(X_, AIRY_AI, "aten::special_airy_ai", "special_airy_ai", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                                \
+      (float)ct__sp_airy_ai(x), ct__sp_airy_ai(x))
 
 #define CT__SP_BINARY(B, X_)                                                                                                         \
     B(X_, XLOG1PY, "aten::special_xlog1py", "special_xlog1py", "SpecialXlog1PyBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),         \
@@ -1302,9 +1779,9 @@ static int64_t ct__sp_n(double n) {
     B(X_, ZETA, "aten::special_zeta", "special_zeta", "SpecialZetaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                   \
       (float)ct__sp_zeta(x, y), ct__sp_zeta(x, y))                                                                                \
     B(X_, IGAMMA, "aten::igamma", "igamma", "IgammaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                                   \
-      (float)ct__sp_igamma(x, y), ct__sp_igamma(x, y))                                                                            \
+      ct__sp_igammaf(x, y), ct__sp_igamma(x, y))                                                                            \
     B(X_, IGAMMAC, "aten::igammac", "igammac", "IgammacBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                               \
-      (float)ct__sp_igammac(x, y), ct__sp_igammac(x, y))                                                                          \
+      ct__sp_igammacf(x, y), ct__sp_igammac(x, y))                                                                          \
     B(X_, CHEB_T, "aten::special_chebyshev_polynomial_t", "special_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
       ct__sp_cheb_t_f(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
     B(X_, CHEB_U, "aten::special_chebyshev_polynomial_u", "special_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
@@ -1496,6 +1973,14 @@ done:
     CT__SP_BLOOP(E, double, _f64, DX)                                                                    \
     static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
 CT__SP_VLOOP(ERFCX, ct__sp_v_erfcx, ct__sp_erfcxf(x))
+CT__SP_VLOOP(BESSEL_J0, ct__sp_v_j0, (float)ct__sp_jy(x, 0, 1))
+CT__SP_VLOOP(BESSEL_J1, ct__sp_v_j1, (float)ct__sp_jy(x, 1, 1))
+CT__SP_VLOOP(BESSEL_Y0, ct__sp_v_y0, (float)ct__sp_jy(x, 2, 1))
+CT__SP_VLOOP(BESSEL_Y1, ct__sp_v_y1, (float)ct__sp_jy(x, 3, 1))
+CT__SP_VLOOP(SPH_J0, ct__sp_v_sph_j0, (float)ct__sp_sph_j0(x))
+CT__SP_VLOOP(AIRY_AI, ct__sp_v_airy_ai, (float)ct__sp_airy_ai(x))
+CT__SP_VLOOP(SINC, ct__sp_v_sinc, x == 0 ? 1.0f : sinf((float)CT__SP_PI * x) / ((float)CT__SP_PI * x))
+CT__SP_VLOOP(ENTR, ct__sp_v_entr, x > 0 ? -x * logf(x) : x == 0 ? 0.0f : x < 0 ? -INFINITY : x)
 CT__SP_VLOOP(NDTR, ct__sp_v_ndtr, ct__sp_ndtrf(x))
 CT__SP_VLOOP(ERFINV, ct__sp_v_erfinv, ct__sp_erfinvf(x))
 CT__SP_VLOOP(NDTRI, ct__sp_v_ndtri, ct__sp_ndtrif(x))
@@ -1576,7 +2061,7 @@ CT__SP_BW1(I1E, CT__SP_X CT__SP_Y,
            ct_mul(g, ct_where_scalar(ct_ne_scalar(X, 0.0), ct_sub(ct_special_i0e(X), ct_mul(Y, ct_add(ct__sp_sgn(X), ct_reciprocal(X)))), 0.5)))
 CT__SP_BW_NONE(BESSEL_J0) CT__SP_BW_NONE(BESSEL_J1) CT__SP_BW_NONE(BESSEL_Y0) CT__SP_BW_NONE(BESSEL_Y1)
 CT__SP_BW_NONE(MOD_I0) CT__SP_BW_NONE(MOD_I1) CT__SP_BW_NONE(MOD_K0) CT__SP_BW_NONE(MOD_K1)
-CT__SP_BW_NONE(SCALED_K0) CT__SP_BW_NONE(SCALED_K1) CT__SP_BW_NONE(SPH_J0)
+CT__SP_BW_NONE(SCALED_K0) CT__SP_BW_NONE(SCALED_K1) CT__SP_BW_NONE(SPH_J0) CT__SP_BW_NONE(AIRY_AI)
 CT__SP_BW_NONE(CHEB_T) CT__SP_BW_NONE(CHEB_U) CT__SP_BW_NONE(CHEB_V) CT__SP_BW_NONE(CHEB_W)
 CT__SP_BW_NONE(SCHEB_T) CT__SP_BW_NONE(SCHEB_U) CT__SP_BW_NONE(SCHEB_V) CT__SP_BW_NONE(SCHEB_W)
 CT__SP_BW_NONE(HERM_H) CT__SP_BW_NONE(HERM_HE) CT__SP_BW_NONE(LAGUERRE) CT__SP_BW_NONE(LEGENDRE)
@@ -1651,6 +2136,7 @@ CT__SP_PUB1(modified_bessel_k1, MOD_K1)
 CT__SP_PUB1(scaled_modified_bessel_k0, SCALED_K0)
 CT__SP_PUB1(scaled_modified_bessel_k1, SCALED_K1)
 CT__SP_PUB1(spherical_bessel_j0, SPH_J0)
+CT__SP_PUB1(airy_ai, AIRY_AI)
 CT__SP_PUB2(xlog1py, XLOG1PY)
 CT__SP_PUB2(zeta, ZETA)
 CT__SP_PUB2(gammainc, IGAMMA)

@@ -3,7 +3,10 @@
    at 2 threads too. Twin: bench/torch/fft.py (the same cases, names and inputs).
    Inputs: element i (real and imaginary parts interleaved, i over the floats) is
    frac((i + 0.5) * 0.6180339887498949) - 0.5, rounded to float32.
-   Line names: <fn>_<dtype>_<size>_t<threads>. Target: >= 1.0x PyTorch (pocketfft). */
+   Line names: <fn>_<dtype>_<size>_t<threads>. Target: >= 1.0x PyTorch (pocketfft).
+   The same source built with -DCTENSOR_FFTW (make build/bench/fft_fftw, where
+   libfftw3-dev is installed) runs the cases on FFTW's plans; bench/run.sh fft runs
+   it after the built-in engine, against the same PyTorch twin. */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"

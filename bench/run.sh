@@ -6,7 +6,8 @@
 #   NAME.ct.tsv     ctensor's lines       NAME.torch.tsv  PyTorch's lines
 #   NAME.md         the markdown table (with the target lines)
 # and prints the side-by-side table. A NAME_builtin program (the same source built
-# without BLAS: make build/bench/NAME_builtin) is run too when it has been built.
+# without BLAS: make build/bench/NAME_builtin) is run too when it has been built, and
+# so is NAME_fftw (bench/fft.c on ctensor_fft.h's CTENSOR_FFTW backend: make build/bench/fft_fftw).
 # Environment:
 #   CT_BENCH_SECONDS   seconds per case (default 0.5; 0.05 for a quick run)
 #   CT_BENCH_FILTER    only cases whose name contains this (see bench/bench.h)
@@ -121,7 +122,7 @@ for name in $names; do
   set --
   for t in $tg; do set -- "$@" --target "$t"; done
   ran=0
-  for exe in "$OUT/$name" "$OUT/${name}_builtin"; do
+  for exe in "$OUT/$name" "$OUT/${name}_builtin" "$OUT/${name}_fftw"; do
     [ -x "$exe" ] || continue
     ran=1
     load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)

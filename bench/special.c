@@ -40,7 +40,7 @@ static const sp_case cases[] = {
     U(modified_bessel_i0, -10, 10), U(modified_bessel_i1, -10, 10), U(modified_bessel_k0, 0, 10),
     U(modified_bessel_k1, 0, 10), U(scaled_modified_bessel_k0, 0, 10), U(scaled_modified_bessel_k1, 0, 10),
     U(bessel_j0, -10, 10), U(bessel_j1, -10, 10), U(bessel_y0, 0, 10), U(bessel_y1, 0, 10),
-    U(spherical_bessel_j0, -10, 10),
+    U(spherical_bessel_j0, -10, 10), U(airy_ai, -10, 10),
     {"xlogy", -10, 10, NULL, ct_special_xlogy, 0, 10, 0}, {"xlog1py", -10, 10, NULL, ct_special_xlog1py, 0, 10, 0},
     {"zeta", 1.5, 6, NULL, ct_special_zeta, 0, 10, 0}, {"gammainc", 0, 10, NULL, ct_special_gammainc, 0, 10, 0},
     {"gammaincc", 0, 10, NULL, ct_special_gammaincc, 0, 10, 0},

@@ -26,7 +26,7 @@ CASES = [
     U("modified_bessel_i0", -10, 10), U("modified_bessel_i1", -10, 10), U("modified_bessel_k0", 0, 10),
     U("modified_bessel_k1", 0, 10), U("scaled_modified_bessel_k0", 0, 10), U("scaled_modified_bessel_k1", 0, 10),
     U("bessel_j0", -10, 10), U("bessel_j1", -10, 10), U("bessel_y0", 0, 10), U("bessel_y1", 0, 10),
-    U("spherical_bessel_j0", -10, 10),
+    U("spherical_bessel_j0", -10, 10), U("airy_ai", -10, 10),
     B("xlogy", -10, 10, 0, 10), B("xlog1py", -10, 10, 0, 10), B("zeta", 1.5, 6, 0, 10),
     B("gammainc", 0, 10, 0, 10), B("gammaincc", 0, 10, 0, 10),
     P("chebyshev_polynomial_t"), P("chebyshev_polynomial_u"), P("hermite_polynomial_h"), P("hermite_polynomial_he"),

@@ -23,6 +23,11 @@ if command -v mpicc >/dev/null 2>&1; then
   try "gcc -std=c11 -DCTENSOR_MPI (ctensor_dist.h on MPI)" sh -c "$CC -std=c11 $W $MPIF tests/compile/user.c -o $B/user_mpi $LA $MPIL && $B/user_mpi"
   try "g++ -x c++ -DCTENSOR_MPI" sh -c "$CXX -x c++ -std=c++17 $W $MPIF -c tests/compile/user.c -o $B/user_mpi_cxx.o"
 else echo "skip ctensor_dist.h with MPI (no mpicc)"; fi
+# ctensor_fft.h's FFTW backend (libfftw3-dev): tests/test_fft.c built with -DCTENSOR_FFTW
+# (at -O0: about 5 s) and run, its PyTorch fixtures and every other check on FFTW's plans
+if [ -f /usr/include/fftw3.h ]; then
+  try "gcc -DCTENSOR_FFTW: test_fft on FFTW" sh -c "$CC -std=c11 $W -Itests -O0 -DCTENSOR_FFTW tests/test_fft.c -o $B/test_fft_fftw -lfftw3 -lfftw3f -lm -lpthread && $B/test_fft_fftw tests/fixtures/fft/fft.safetensors | tail -1 | grep -q ' 0 failed'"
+else echo "skip ctensor_fft.h with FFTW (no /usr/include/fftw3.h: apt-get install libfftw3-dev)"; fi
 # CT_SCOPE's three forms: break/continue/return inside a scope (gcc cleanup, C++ guard, portable)
 try "CT_SCOPE gcc cleanup form"  sh -c "$CC -std=c11 $W tests/compile/scope.c -o $B/scope_gcc -lm && $B/scope_gcc"
 try "CT_SCOPE C++ guard form"    sh -c "$CXX -x c++ -std=c++17 $W tests/compile/scope.c -o $B/scope_cxx -lm && $B/scope_cxx"
