@@ -10993,6 +10993,7 @@ static void ct__lse_##S##_b1(void *c_, int64_t lo_, int64_t hi_) { \
     }
 CT__LSE_DEF(f32, float)
 CT__LSE_DEF(f64, double)
+static void ct__lse_rows_f32(const float *x, float *out, int64_t O, int64_t K);
 static int ct__k_lse(ct__call *c) {
     ct_tensor *x = c->in[0];
     uint32_t mask;
@@ -11003,7 +11004,8 @@ static int ct__k_lse(ct__call *c) {
     if (ct__rl_make(&r, x, mask, dt, CT__RL_ANYORDER)) return -1;
     ct_tensor *b = ct__rl_obuf(c->out[0], dt);
     if (b) {
-        if (dt == CT_FLOAT32) ct__lse_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI);
+        if (dt == CT_FLOAT32 && r.NI == 1) ct__lse_rows_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K);
+        else if (dt == CT_FLOAT32) ct__lse_f32(CT__RL_P(&r, float), (float *)ct__ptr(b), r.O, r.K, r.NI);
         else ct__lse_f64(CT__RL_P(&r, double), (double *)ct__ptr(b), r.O, r.K, r.NI);
     }
     int rc = ct__rl_odone(c->out[0], b, 0);
@@ -11318,6 +11320,42 @@ static float ct__rowmax_f32(const float *x, int64_t n) {
     for (; k < n; k++)
         if (m == m && (x[k] != x[k] || x[k] > m)) m = x[k];
     return m;
+}
+/* float32 logsumexp of contiguous rows: the row's max, then exp(x - max) 16 lanes
+   at a time by the vector exp (as PyTorch's float kernel), the lanes summed in
+   double, log in double */
+typedef struct { const float *x; float *out; int64_t K; } ct__lse_rows_c;
+static void ct__lse_rows_b(void *c_, int64_t lo, int64_t hi) {
+    const ct__lse_rows_c *q = (const ct__lse_rows_c *)c_;
+    int64_t K = q->K;
+    for (int64_t o = lo; o < hi; o++) {
+        const float *xr = q->x + o * K;
+        float m = ct__rowmax_f32(xr, K);
+        if (isinf(m)) m = 0.0f;
+        double sum = 0.0;
+        int64_t k = 0;
+#if CT__VEC
+        if (K >= 16) {
+            ct__v16f acc, v, e;
+            memset(&acc, 0, sizeof acc);
+            for (; k + 16 <= K; k += 16) {
+                CT__VLD(v, xr + k);
+                v = v - m;
+                CT__VEXP16(e, v);
+                acc += e;
+            }
+            float l[16];
+            CT__VST(l, acc);
+            for (int i = 0; i < 16; i++) sum += (double)l[i];
+        }
+#endif
+        for (; k < K; k++) sum += exp((double)xr[k] - (double)m);
+        q->out[o] = (float)(log(sum) + (double)m);
+    }
+}
+static void ct__lse_rows_f32(const float *x, float *out, int64_t O, int64_t K) {
+    ct__lse_rows_c q = {x, out, K};
+    ct__rrun(O, ct__rpar(O * K) && O > 1, ct__lse_rows_b, &q);
 }
 /* y = exp(x - m) (y may be NULL); returns the sum */
 static double ct__expsum_f32(float *y, const float *x, float m, int64_t n) {
