@@ -1,11 +1,12 @@
 /* ctensor_jit.h - a tracing JIT for ctensor (PyTorch's torch.jit.trace, freeze and
    optimize_for_inference, in C): trace to a graph, optimize it, run it, save it,
-   and export it as a standalone C file.                        v0.1 (2026-12-06)
+   export it as a standalone C file, and quantize it in graph mode.  v0.2 (2026-12-06)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
      #include "ctensor.h"
      #include "ctensor_nn.h"                 (optional: ct_trace_module)
+     #include "ctensor_quant.h"              (optional: graph-mode quantization)
      #include "ctensor_jit.h"                (after them)
      link with -lm
 
@@ -31,6 +32,9 @@
        ct_graph_run(g, 1, &x, &y, 1);                       // y == ct_forward(model, x)
        ct_graph_save(g, "model.ctjit");                     // graph + weights, one file
        ct_jit_export_c(g, "model.c", "model_forward");      // plain C, no ctensor needed
+       ct_graph *p = ct_jit_quant_prepare(g, &qconfig);     // prepare_fx (ctensor_quant.h)
+       ct_graph_run(p, 1, &calib, &y, 1);                   // calibrate
+       ct_graph *q = ct_jit_quant_convert(p);               // convert_fx: an int8 graph
 
    TABLE OF CONTENTS
      1. Declarations
@@ -43,6 +47,8 @@
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
         1.6 Export to C                 ct_jit_export_c; the selective build's op list
                                         (ct_jit_export_selected_ops)
+        1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert
+                                        (with ctensor_quant.h: FX's prepare_fx / convert_fx)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
         2.2 The tracer                  a dispatch listener
@@ -51,6 +57,7 @@
         2.5 Passes
         2.6 Save and load
         2.7 Export to C, and the op list of a selective build
+        2.8 Graph-mode quantization     pattern matching, observers, convert by tracing
 
    WHAT TRACING MEANS (as torch.jit.trace)
      - The graph is what ran: C control flow (if, for) is specialised to the
@@ -201,7 +208,11 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
 /* ---- 1.5 Files ------------------------------------------------------------ */
 /* One file: the safetensors layout, the weights (constants and parameters) as its
    tensors, the graph's text in its metadata ("ctensor.jit.graph", with
-   "ctensor.jit.version" = "1"). Loading validates the whole file and the graph. */
+   "ctensor.jit.version" = "1"). Quantized constants (a converted graph's weights)
+   are stored as ctensor_quant.h's files store them: their codes, and their scales
+   and zero points in a "qparams:<name>" entry (saving and loading them needs
+   ctensor_quant.h's implementation in the build). A prepared graph (observers)
+   cannot be saved. Loading validates the whole file and the graph. */
 CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *len);  /* free *data with ct_free */
 /* Loads a graph from memory (name is used in messages; may be NULL). */
 CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char *name);
