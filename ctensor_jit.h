@@ -1174,10 +1174,78 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
     for (; k < n; k++) o[k] = sqrtf(x[k]);
 }
 #endif
+/* float32 exp, sigmoid, silu and tanh for fused groups on AVX-512: ctensor.h's
+   formulas (the same polynomial, reduction and operation order as ct__v_exp and its
+   users), with the range checks done by min/max clamps instead of compare-and-
+   select lanes (a NaN passes through the clamps). That halves exp's instruction
+   count; the results are the eager kernels' bits, but for exp below -87.34, where
+   this exp gives the subnormal result and the eager kernel 0. */
+#if defined(__AVX512F__) && defined(CT__HAVE_VEC)
+#define CT__JIT_HAVE_EXP_F32 1
+static inline __m512 ct__jit_exp16(__m512 x) {
+    const __m512 hi = _mm512_set1_ps(88.72283f);
+    __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(_mm512_set1_ps(-104.0f), x));   /* NaN stays NaN */
+    __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
+    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), xc));
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+    __m512 y = _mm512_scalef_ps(p, n);
+    return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
+}
+static inline __m512 ct__jit_tanh16(__m512 x) {   /* ct__v_tanh, with ct__jit_exp16 */
+    __m512 a = _mm512_abs_ps(x), z = _mm512_mul_ps(x, x);
+    __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
+    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(2.06390887954e-2f));
+    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(5.37397155531e-2f));
+    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(1.33314422036e-1f));
+    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(3.33332819422e-1f));
+    __m512 small = _mm512_add_ps(x, _mm512_mul_ps(_mm512_mul_ps(x, z), p));
+    __m512 e = ct__jit_exp16(_mm512_mul_ps(_mm512_set1_ps(2.0f), a));
+    __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(big), _mm512_set1_epi32(0x7fffffff)),
+                                              _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
+    return _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.625f), _CMP_LT_OQ), small);
+}
+#define CT__JIT_VLOOP(fname, EXPR, FALLBACK)                                                          \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        if (s[0] != 4 || s[1] != 4) { FALLBACK(p, s, n, a); return; }                               \
+        float *o = (float *)p[0];                                                                   \
+        const float *in = (const float *)p[1];                                                      \
+        int64_t k = 0;                                                                              \
+        for (; k + 16 <= n; k += 16) {                                                              \
+            __m512 v = _mm512_loadu_ps(in + k);                                                     \
+            _mm512_storeu_ps(o + k, EXPR);                                                          \
+        }                                                                                           \
+        if (k < n) {                                                                                \
+            __mmask16 m = (__mmask16)((1u << (unsigned)(n - k)) - 1u);                              \
+            __m512 v = _mm512_maskz_loadu_ps(m, in + k);                                            \
+            _mm512_mask_storeu_ps(o + k, m, EXPR);                                                  \
+        }                                                                                           \
+    }
+CT__JIT_VLOOP(ct__jit_exp_f32, ct__jit_exp16(v), ct__uv_exp)
+CT__JIT_VLOOP(ct__jit_sigmoid_f32, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_sigmoid)
+CT__JIT_VLOOP(ct__jit_silu_f32, _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_silu)
+CT__JIT_VLOOP(ct__jit_tanh_f32, ct__jit_tanh16(v), ct__uv_tanh)
+#endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
 #ifdef CT__JIT_HAVE_SQRT_F32
     if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
+#endif
+#ifdef CT__JIT_HAVE_EXP_F32
+    if (kind == 1 && dt == CT_FLOAT32) {
+        ct__loop_fn v = ct__unary_vec_f32(op);        /* NULL when the op is not in a selective build */
+        if (v && v == ct__unary_vec_f32(CT__OP_EXP)) return ct__jit_exp_f32;
+        if (v && v == ct__unary_vec_f32(CT__OP_SIGMOID)) return ct__jit_sigmoid_f32;
+        if (v && v == ct__unary_vec_f32(CT__OP_SILU)) return ct__jit_silu_f32;
+        if (v && v == ct__unary_vec_f32(CT__OP_TANH)) return ct__jit_tanh_f32;
+    }
 #endif
     if (kind == 1) {
         ct__loop_fn v = dt == CT_FLOAT32 ? ct__unary_vec_f32(op) : NULL;
