@@ -269,7 +269,8 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    observer of the qconfig's activation factory sits on every edge that enters a
    pattern from float (graph inputs) and on every pattern's output. Running the
    prepared graph (ct_graph_run) computes in float and feeds the observers: that
-   is calibration. A prepared graph's observers are not thread-safe (run it from
+   is calibration. Its printout names each observer after the line of the value it
+   watches ("# observed by HistogramObserver: %3"). A prepared graph's observers are not thread-safe (run it from
    one thread), are dropped by ct_graph_clone, and it cannot be saved or exported;
    run no passes on it. ct_jit_quant_convert returns a new graph: inputs quantized
    (quantize_per_tensor with the input observer's scale and zero point), each
@@ -390,6 +391,7 @@ struct ct_graph {
        one on a value, and how to free them */
     void **qobs;
     int (*qobserve)(void *obs, ct_tensor *t);
+    const char *(*qobsname)(void *obs);
     void (*qfree)(ct_graph *g);
     void *qcfg;
 };
@@ -1025,6 +1027,17 @@ static void ct__jit_indent(ct__jsb *b, int n) {
     static const char sp[] = "                                                                ";
     while (n > 0) { int k = n > 64 ? 64 : n; ct__jsb_put(b, sp, (size_t)k); n -= k; }
 }
+/* a prepared graph's observer on value v, as a comment line (FX prints call_module nodes) */
+static void ct__jit_put_observer(ct__jsb *b, const ct_graph *g, int v, int ind) {
+    if (!g->qobs[v]) return;
+    ct__jit_indent(b, ind);
+    ct__jsb_put(b, "# observed by ", 14);
+    const char *nm = g->qobsname ? g->qobsname(g->qobs[v]) : "an observer";
+    ct__jsb_put(b, nm, strlen(nm));
+    ct__jsb_put(b, ": ", 2);
+    ct__jit_put_val(b, g, v);
+    ct__jsb_put(b, "\n", 1);
+}
 static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int blockno) {
     int *lab = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
     if (!lab) { b->oom = 1; return; }
@@ -1044,6 +1057,7 @@ static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int bl
         if (i + 1 < g->nin) ct__jsb_put(b, ", ", 2);
     }
     ct__jsb_put(b, "):\n", 3);
+    for (int i = 0; g->qobs && i < g->nin; i++) ct__jit_put_observer(b, g, g->in[i], ind);
     for (int v = 0; v < g->nv; v++) {
         const ct__jval *x = &g->v[v];
         if (x->kind != CT__JV_PARAM && x->kind != CT__JV_CONST) continue;
@@ -1075,6 +1089,7 @@ static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int bl
             if (q + 1 < n->nin) ct__jsb_put(b, ", ", 2);
         }
         ct__jsb_put(b, ")\n", 2);
+        for (int q = 0; g->qobs && q < n->nout; q++) ct__jit_put_observer(b, g, n->out[q], ind);
         if (n->op == CT__JIT_FUSED) {
             const ct__jfused *f = n->fz;
             for (int q = 0; q < f->nops; q++) {
@@ -3743,6 +3758,7 @@ static ct_status ct__jq_fold_bn_exact(ct_graph *g) {
     if (st) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare: out of memory"); return st; }
     return ct__jit_drop_nodes(g);
 }
+static const char *ct__jq_obsname(void *obs) { return ((ct_module *)obs)->type->name; }
 static int ct__jq_observe(void *obs, ct_tensor *t) {
     int prev = ct_set_grad_enabled(0);
     ct_tensor *r = ct_forward((ct_module *)obs, t);
@@ -3801,6 +3817,7 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig 
     g->qcfg = CT_MALLOC(sizeof(ct_qconfig));
     g->qfree = ct__jq_free;
     g->qobserve = ct__jq_observe;
+    g->qobsname = ct__jq_obsname;
     if (!g->qobs || !g->qcfg) { ct_graph_free(g); ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare: out of memory"); return NULL; }
     memset(g->qobs, 0, (size_t)(g->nv > 0 ? g->nv : 1) * sizeof(void *));
     memcpy(g->qcfg, qc, sizeof *qc);

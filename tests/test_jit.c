@@ -975,6 +975,10 @@ TEST(test_quant_graph_mode_bad_input) {
     size_t len = 0;
     CHECK_ERR(ct_graph_save_mem(p, &buf, &len) == CT_OK, CT_ERR_STATE, "graph_save: the graph is prepared for quantization");
     CHECK_ERR(ct_jit_quant_prepare(p, &qc) != NULL, CT_ERR_STATE, "already prepared");
+    /* the printout shows the observers, as FX's GraphModule shows its observer modules */
+    char txt[4096];
+    ct_graph_repr(p, txt, sizeof txt);
+    CHECK(strstr(txt, "\n  # observed by HistogramObserver: %") != NULL);
     /* a clone drops the observers; the prepared graph computes what the float one does */
     ct_graph *c = ct_graph_clone(p);
     CHECK(c && ct_jit_quant_num_observers(c) == 0);
