@@ -3685,7 +3685,7 @@ static int ct__jq_relu_of(const ct_graph *g, const ct__jq_ops *o, int i) {
     int r;
     if (ct__jq_readers(g, g->n[i].out[0], &r) != 1 || r < 0) return -1;
     const ct__jnode *n = &g->n[r];
-    return n->op == o->relu && !n->inplace && n->nin == 1 && n->nout == 1 ? r : -1;
+    return n->op == o->relu && n->nin == 1 && n->nout == 1 ? r : -1;   /* relu_ too (ct_jit_fuse_activation makes it) */
 }
 /* the node making value v when it runs op `op` (a name), else -1 */
 static int ct__jq_def(const ct_graph *g, int v, const char *op) {

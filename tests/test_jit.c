@@ -986,6 +986,16 @@ TEST(test_quant_graph_mode_bad_input) {
     CHECK(maxdiff(run1(p, x), ct_forward(m, x)) < 1e-5);
     ct_graph *q = ct_jit_quant_convert(p);   /* calibrated by that run */
     CHECK(q != NULL);
+    /* a graph whose relu already runs in place (ct_jit_fuse_activation) matches too */
+    ct_graph *g2 = ct_graph_clone(g);
+    CHECK(g2 && ct_jit_freeze(g2) == CT_OK && ct_jit_fuse_activation(g2) == CT_OK);
+    ct_graph *p2 = g2 ? ct_jit_quant_prepare(g2, &qc) : NULL;
+    CHECK(p2 && run1(p2, x) != NULL);
+    ct_graph *q2 = p2 ? ct_jit_quant_convert(p2) : NULL;
+    CHECK(q2 && ct_graph_count_op(q2, "quantized::linear_relu") == 2 && bit_equal(run1(q2, x), run1(q, x)));
+    ct_graph_free(q2);
+    ct_graph_free(p2);
+    ct_graph_free(g2);
     ct_graph_free(q);
     ct_graph_free(p);
     ct_graph_free(g);
