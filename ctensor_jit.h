@@ -3974,6 +3974,11 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
                     ins[k] = ct__jq_deq(ins[k]);
                     if (n->in[k] >= 0 && !ins[k]) bad = 1;
                 }
+            /* a view traced on a contiguous float tensor may meet an int8 one in another
+               layout (quantized conv2d writes channels-last): made contiguous first */
+            if (anyq && n->nin >= 1 && ins[0] && CT__DT_QUANT(ins[0]->dtype) && !ct_is_contiguous(ins[0]) &&
+                (n->op == ct_op_find("aten::view") || n->op == ct_op_find("aten::_unsafe_view")) && !(ins[0] = ct_contiguous(ins[0])))
+                bad = 1;
             if (bad || ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout) < 0) { bad = 1; break; }
             for (int k = 0; k < n->nout; k++) env[n->out[k]] = n->inplace && k == 0 ? ins[0] : outs[k];
         }

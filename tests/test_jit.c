@@ -945,6 +945,40 @@ TEST(test_quant_graph_mode_mlp) {
     double sq = ct_q_sqnr(jqfix("jit_quant", "jq_mlp_y_float"), y);
     CT_T_REPORT(sq > 20, "SQNR against the float model %.1f dB", sq);
 }
+/* conv -> relu -> flatten -> linear: the int8 conv output is channels-last, so the
+   traced view needs a contiguous copy first; equal to eager static quantization */
+static ct_module *jq_convflat(int stubs) {
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    return ct_nn_sequential_dict({"q", q}, {"conv", ct_nn_conv2d(2, 4, 3, 1, 1)}, {"relu", ct_nn_relu()}, {"flat", ct_nn_flatten()},
+                                 {"fc", ct_nn_linear(4 * 5 * 5, 3)}, {"dq", dq});
+}
+TEST(test_quant_graph_mode_conv_flatten) {
+    ct_manual_seed(21);
+    ct_module *fm = ct_module_eval(jq_convflat(0)), *em = ct_module_eval(jq_convflat(1));
+    ct_state_dict sd;
+    ct_module_state_dict(fm, &sd);
+    CHECK_EQ_INT(ct_module_load_state_dict(em, &sd, 0), CT_OK);
+    ct_state_dict_free(&sd);
+    ct_tensor *cal[3], *y = NULL;
+    for (int i = 0; i < 3; i++) cal[i] = ct_randn(CT_FLOAT32, 2, 2, 5, 5);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_graph *g = ct_trace_module(fm, 1, &cal[0]);
+    ct_graph *p = g ? ct_jit_quant_prepare(g, &qc) : NULL;
+    CHECK(p != NULL);
+    for (int i = 0; p && i < 3; i++) CHECK(run1(p, cal[i]) != NULL);
+    ct_graph *q = p ? ct_jit_quant_convert(p) : NULL;
+    CHECK(q != NULL);
+    CHECK_EQ_INT(ct_fuse_modules(em, "conv", "relu"), CT_OK);
+    CHECK(ct_quant_prepare(em, &qc, NULL) > 0);
+    for (int i = 0; i < 3; i++) CT_NO_GRAD { ct_forward(em, cal[i]); }
+    CHECK(ct_quant_convert(em) > 0);
+    CHECK(q && (y = run1(q, cal[1])) != NULL && bit_equal(y, ct_forward(em, cal[1])));
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_module_free(em);
+}
 TEST(test_quant_graph_mode_bad_input) {
     ct_manual_seed(3);
     ct_qconfig qc = ct_qconfig_default_x86();
@@ -1021,6 +1055,7 @@ int main(void) {
     RUN(test_threads_share_a_graph);
     RUN(test_quant_graph_mode_cnn);
     RUN(test_quant_graph_mode_mlp);
+    RUN(test_quant_graph_mode_conv_flatten);
     RUN(test_quant_graph_mode_bad_input);
     CHECK_EQ_INT(ct_live_tensors(), live0);
     if (tdir[0] && strcmp(tdir, ".")) rmdir(tdir);
