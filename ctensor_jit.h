@@ -1,11 +1,12 @@
 /* ctensor_jit.h - a tracing JIT for ctensor (PyTorch's torch.jit.trace, freeze and
    optimize_for_inference, in C): trace to a graph, optimize it, run it, save it,
-   and export it as a standalone C file.                        v0.1 (2026-12-06)
+   export it as a standalone C file, and quantize it in graph mode.  v0.2 (2026-12-06)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
      #include "ctensor.h"
      #include "ctensor_nn.h"                 (optional: ct_trace_module)
+     #include "ctensor_quant.h"              (optional: graph-mode quantization)
      #include "ctensor_jit.h"                (after them)
      link with -lm
 
@@ -31,6 +32,9 @@
        ct_graph_run(g, 1, &x, &y, 1);                       // y == ct_forward(model, x)
        ct_graph_save(g, "model.ctjit");                     // graph + weights, one file
        ct_jit_export_c(g, "model.c", "model_forward");      // plain C, no ctensor needed
+       ct_graph *p = ct_jit_quant_prepare(g, &qconfig);     // prepare_fx (ctensor_quant.h)
+       ct_graph_run(p, 1, &calib, &y, 1);                   // calibrate
+       ct_graph *q = ct_jit_quant_convert(p);               // convert_fx: an int8 graph
 
    TABLE OF CONTENTS
      1. Declarations
@@ -43,6 +47,8 @@
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
         1.6 Export to C                 ct_jit_export_c; the selective build's op list
                                         (ct_jit_export_selected_ops)
+        1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert
+                                        (with ctensor_quant.h: FX's prepare_fx / convert_fx)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
         2.2 The tracer                  a dispatch listener
@@ -51,6 +57,7 @@
         2.5 Passes
         2.6 Save and load
         2.7 Export to C, and the op list of a selective build
+        2.8 Graph-mode quantization     pattern matching, observers, convert by tracing
 
    WHAT TRACING MEANS (as torch.jit.trace)
      - The graph is what ran: C control flow (if, for) is specialised to the
@@ -201,7 +208,11 @@ CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
 /* ---- 1.5 Files ------------------------------------------------------------ */
 /* One file: the safetensors layout, the weights (constants and parameters) as its
    tensors, the graph's text in its metadata ("ctensor.jit.graph", with
-   "ctensor.jit.version" = "1"). Loading validates the whole file and the graph. */
+   "ctensor.jit.version" = "1"). Quantized constants (a converted graph's weights)
+   are stored as ctensor_quant.h's files store them: their codes, and their scales
+   and zero points in a "qparams:<name>" entry (saving and loading them needs
+   ctensor_quant.h's implementation in the build). A prepared graph (observers)
+   cannot be saved. Loading validates the whole file and the graph. */
 CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *len);  /* free *data with ct_free */
 /* Loads a graph from memory (name is used in messages; may be NULL). */
 CTENSOR_API ct_graph *ct_graph_load_mem(const void *data, size_t len, const char *name);
@@ -239,6 +250,46 @@ CTENSOR_API ct_status ct_jit_export_c(const ct_graph *g, const char *path, const
 CTENSOR_API ct_status ct_jit_export_selected_ops_mem(const ct_graph *g, char **text, size_t *len);
 #ifndef CTENSOR_NO_STDIO
 CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *path);
+#endif
+
+#ifdef CTENSOR_QUANT_H_INCLUDED
+/* ---- 1.7 Graph-mode quantization (torch.ao.quantization.quantize_fx) --------
+   Needs ctensor_quant.h included before this header (and its implementation in
+   the same translation unit). The flow of PyTorch's prepare_fx / convert_fx:
+       ct_qconfig qc = ct_qconfig_default_x86();
+       ct_graph *p = ct_jit_quant_prepare(g, &qc);       // fuse, insert observers
+       for (...) ct_graph_run(p, 1, &calib_batch, &y, 1); // calibrate
+       ct_graph *q = ct_jit_quant_convert(p);            // int8 graph
+   ct_jit_quant_prepare returns a new graph (g is not changed): frozen, batch norms
+   folded into the convolutions before them, then these patterns found by graph
+   matching, as FX's fusion patterns (each becomes one quantized op):
+     conv2d (constant weight) [+ relu]                 -> quantized::conv2d[_relu]
+     linear (addmm / mm with a constant weight) [+ relu] -> quantized::linear[_relu]
+   (conv + batch norm + relu is conv + relu once the batch norm is folded). An
+   observer of the qconfig's activation factory sits on every edge that enters a
+   pattern from float (graph inputs) and on every pattern's output. Running the
+   prepared graph (ct_graph_run) computes in float and feeds the observers: that
+   is calibration. Its printout names each observer after the line of the value it
+   watches ("# observed by HistogramObserver: %3"). A prepared graph's observers are not thread-safe (run it from
+   one thread), are dropped by ct_graph_clone, and it cannot be saved or exported;
+   run no passes on it. ct_jit_quant_convert returns a new graph: inputs quantized
+   (quantize_per_tensor with the input observer's scale and zero point), each
+   pattern a quantized op (the weight quantized by the qconfig's weight observer,
+   per channel or per tensor, packed once; output scale and zero point from its
+   observer), relu / pooling / flatten / view between patterns run on the int8
+   tensors (they keep their input's parameters), any other op runs in float on
+   dequantized inputs, and quantized outputs are dequantized. The converted graph
+   runs, saves (quantized constants carry their parameters) and loads like any
+   graph; its int8 results equal ctensor_quant.h's eager static quantization
+   (ct_fuse_modules, ct_quant_prepare, ct_quant_convert) of the same model with
+   the same calibration data.
+   Both return NULL with an error: a NULL graph or qconfig, control flow in the
+   graph, no pattern to quantize, a graph not prepared, an observer that has seen
+   no data (convert before calibrating). */
+CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g, const ct_qconfig *qconfig);
+CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *prepared);
+/* The observers of a prepared graph (0 for other graphs, -1 for NULL). */
+CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
 #endif
 
 #ifdef CTENSOR_NN_H_INCLUDED
@@ -336,6 +387,13 @@ struct ct_graph {
     int nwarn;
     int dyn_batch;
     int has_inplace;
+    /* a prepared graph (2.8): an observer module per value (NULL: none), how to run
+       one on a value, and how to free them */
+    void **qobs;
+    int (*qobserve)(void *obs, ct_tensor *t);
+    const char *(*qobsname)(void *obs);
+    void (*qfree)(ct_graph *g);
+    void *qcfg;
 };
 
 static const char *ct__jit_node_name(int op) {
@@ -412,6 +470,7 @@ CTENSOR_API ct_graph *ct_graph_new(void) {
 }
 CTENSOR_API void ct_graph_free(ct_graph *g) {
     if (!g) return;
+    if (g->qfree) g->qfree(g);
     for (int i = 0; i < g->nv; i++) ct__jit_val_clear(&g->v[i]);
     for (int i = 0; i < g->nn; i++) ct__jit_node_clear(&g->n[i]);
     for (int i = 0; i < g->nwarn; i++) CT_FREE(g->warn[i]);
@@ -968,6 +1027,17 @@ static void ct__jit_indent(ct__jsb *b, int n) {
     static const char sp[] = "                                                                ";
     while (n > 0) { int k = n > 64 ? 64 : n; ct__jsb_put(b, sp, (size_t)k); n -= k; }
 }
+/* a prepared graph's observer on value v, as a comment line (FX prints call_module nodes) */
+static void ct__jit_put_observer(ct__jsb *b, const ct_graph *g, int v, int ind) {
+    if (!g->qobs[v]) return;
+    ct__jit_indent(b, ind);
+    ct__jsb_put(b, "# observed by ", 14);
+    const char *nm = g->qobsname ? g->qobsname(g->qobs[v]) : "an observer";
+    ct__jsb_put(b, nm, strlen(nm));
+    ct__jsb_put(b, ": ", 2);
+    ct__jit_put_val(b, g, v);
+    ct__jsb_put(b, "\n", 1);
+}
 static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int blockno) {
     int *lab = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
     if (!lab) { b->oom = 1; return; }
@@ -987,6 +1057,7 @@ static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int bl
         if (i + 1 < g->nin) ct__jsb_put(b, ", ", 2);
     }
     ct__jsb_put(b, "):\n", 3);
+    for (int i = 0; g->qobs && i < g->nin; i++) ct__jit_put_observer(b, g, g->in[i], ind);
     for (int v = 0; v < g->nv; v++) {
         const ct__jval *x = &g->v[v];
         if (x->kind != CT__JV_PARAM && x->kind != CT__JV_CONST) continue;
@@ -1018,6 +1089,7 @@ static void ct__jit_write_graph(ct__jsb *b, const ct_graph *g, int depth, int bl
             if (q + 1 < n->nin) ct__jsb_put(b, ", ", 2);
         }
         ct__jsb_put(b, ")\n", 2);
+        for (int q = 0; g->qobs && q < n->nout; q++) ct__jit_put_observer(b, g, n->out[q], ind);
         if (n->op == CT__JIT_FUSED) {
             const ct__jfused *f = n->fz;
             for (int q = 0; q < f->nops; q++) {
@@ -1117,10 +1189,78 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
     for (; k < n; k++) o[k] = sqrtf(x[k]);
 }
 #endif
+/* float32 exp, sigmoid, silu and tanh for fused groups on AVX-512: ctensor.h's
+   formulas (the same polynomial, reduction and operation order as ct__v_exp and its
+   users), with the range checks done by min/max clamps instead of compare-and-
+   select lanes (a NaN passes through the clamps). That halves exp's instruction
+   count; the results are the eager kernels' bits, but for exp below -87.34, where
+   this exp gives the subnormal result and the eager kernel 0. */
+#if defined(__AVX512F__) && defined(CT__HAVE_VEC)
+#define CT__JIT_HAVE_EXP_F32 1
+static inline __m512 ct__jit_exp16(__m512 x) {
+    const __m512 hi = _mm512_set1_ps(88.72283f);
+    __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(_mm512_set1_ps(-104.0f), x));   /* NaN stays NaN */
+    __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
+    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), xc));
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+    __m512 y = _mm512_scalef_ps(p, n);
+    return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
+}
+static inline __m512 ct__jit_tanh16(__m512 x) {   /* ct__v_tanh, with ct__jit_exp16 */
+    __m512 a = _mm512_abs_ps(x), z = _mm512_mul_ps(x, x);
+    __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
+    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(2.06390887954e-2f));
+    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(5.37397155531e-2f));
+    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(1.33314422036e-1f));
+    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(3.33332819422e-1f));
+    __m512 small = _mm512_add_ps(x, _mm512_mul_ps(_mm512_mul_ps(x, z), p));
+    __m512 e = ct__jit_exp16(_mm512_mul_ps(_mm512_set1_ps(2.0f), a));
+    __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(big), _mm512_set1_epi32(0x7fffffff)),
+                                              _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
+    return _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.625f), _CMP_LT_OQ), small);
+}
+#define CT__JIT_VLOOP(fname, EXPR, FALLBACK)                                                          \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
+        if (s[0] != 4 || s[1] != 4) { FALLBACK(p, s, n, a); return; }                               \
+        float *o = (float *)p[0];                                                                   \
+        const float *in = (const float *)p[1];                                                      \
+        int64_t k = 0;                                                                              \
+        for (; k + 16 <= n; k += 16) {                                                              \
+            __m512 v = _mm512_loadu_ps(in + k);                                                     \
+            _mm512_storeu_ps(o + k, EXPR);                                                          \
+        }                                                                                           \
+        if (k < n) {                                                                                \
+            __mmask16 m = (__mmask16)((1u << (unsigned)(n - k)) - 1u);                              \
+            __m512 v = _mm512_maskz_loadu_ps(m, in + k);                                            \
+            _mm512_mask_storeu_ps(o + k, m, EXPR);                                                  \
+        }                                                                                           \
+    }
+CT__JIT_VLOOP(ct__jit_exp_f32, ct__jit_exp16(v), ct__uv_exp)
+CT__JIT_VLOOP(ct__jit_sigmoid_f32, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_sigmoid)
+CT__JIT_VLOOP(ct__jit_silu_f32, _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_silu)
+CT__JIT_VLOOP(ct__jit_tanh_f32, ct__jit_tanh16(v), ct__uv_tanh)
+#endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
 #ifdef CT__JIT_HAVE_SQRT_F32
     if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
+#endif
+#ifdef CT__JIT_HAVE_EXP_F32
+    if (kind == 1 && dt == CT_FLOAT32) {
+        ct__loop_fn v = ct__unary_vec_f32(op);        /* NULL when the op is not in a selective build */
+        if (v && v == ct__unary_vec_f32(CT__OP_EXP)) return ct__jit_exp_f32;
+        if (v && v == ct__unary_vec_f32(CT__OP_SIGMOID)) return ct__jit_sigmoid_f32;
+        if (v && v == ct__unary_vec_f32(CT__OP_SILU)) return ct__jit_silu_f32;
+        if (v && v == ct__unary_vec_f32(CT__OP_TANH)) return ct__jit_tanh_f32;
+    }
 #endif
     if (kind == 1) {
         ct__loop_fn v = dt == CT_FLOAT32 ? ct__unary_vec_f32(op) : NULL;
@@ -1333,7 +1473,13 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
     if (!env) { ct_set_error(CT_ERR_MEMORY, "graph_run: out of memory"); return -1; }
     for (int v = 0; v < g->nv; v++) env[v] = g->v[v].t;       /* parameters and constants */
     for (int i = 0; i < nin; i++) env[g->in[i]] = inputs[i];
-    int rc = 0;
+    int rc = 0, obsfail = 0;
+    if (g->qobs) {                                            /* a prepared graph: its inputs' observers */
+        int tok = ct_scope_begin();
+        for (int i = 0; i < nin && !rc; i++)
+            if (g->qobs[g->in[i]] && g->qobserve(g->qobs[g->in[i]], inputs[i]) < 0) rc = -1;
+        ct_scope_end(tok);
+    }
     for (int i = 0; i < g->nn && !rc; i++) {
         const ct__jnode *n = &g->n[i];
         ct_tensor *ins[64], *outs[16];
@@ -1356,10 +1502,16 @@ CTENSOR_API int ct_graph_run(const ct_graph *g, int nin, ct_tensor *const *input
                 if (n->inplace && k == 0) { env[n->out[0]] = ins[0]; continue; }
                 env[n->out[k]] = ct_retain(outs[k]);
             }
+            for (int k = 0; g->qobs && k < n->nout && !obsfail; k++)   /* calibration */
+                if (g->qobs[n->out[k]] && g->qobserve(g->qobs[n->out[k]], env[n->out[k]]) < 0) obsfail = 1;
         }
         ct_scope_end(tok);
         if (rc) {
             for (int k = 0; k < n->nout; k++) env[n->out[k]] = NULL;
+            break;
+        }
+        if (obsfail) {                                        /* the outputs are in env: freed below */
+            rc = -1;
             break;
         }
         for (const int *fr = n->frees; *fr >= 0; fr++) {
@@ -2237,10 +2389,44 @@ CTENSOR_API ct_status ct_graph_save_mem(const ct_graph *g, void **data, size_t *
     memset(&w, 0, sizeof w);
     ct__jit_collect(&w, g, "");
     ct_status st = CT_ERR_MEMORY;
-    if (!b.oom && !w.oom) {
-        const char *keys[3] = {"format", "ctensor.jit.version", "ctensor.jit.graph"};
-        const char *vals[3] = {"ctensor.jit", CT__JIT_VERSION, b.p};
-        st = ct_save_safetensors_mem(w.n, (const char *const *)w.names, w.ts, 3, keys, vals, data, len);
+    if (g->qobs) {
+        st = CT_ERR_STATE;
+        ct_set_error(st, "graph_save: the graph is prepared for quantization (observers): convert it first (ct_jit_quant_convert)");
+    } else if (!b.oom && !w.oom) {
+        /* quantized constants (a converted graph): their codes, and their parameters
+           in "qparams:<name>" entries, as ctensor_quant.h's files */
+        int nk = 3, tok = ct_scope_begin();
+        const char **keys = (const char **)CT_MALLOC((size_t)(3 + w.n) * sizeof(char *));
+        char **vals = (char **)CT_MALLOC((size_t)(3 + w.n) * sizeof(char *));
+        st = keys && vals ? CT_OK : CT_ERR_MEMORY;
+        if (st == CT_OK) {
+            keys[0] = "format"; keys[1] = "ctensor.jit.version"; keys[2] = "ctensor.jit.graph";
+            vals[0] = (char *)"ctensor.jit"; vals[1] = (char *)CT__JIT_VERSION; vals[2] = b.p;
+        }
+        for (int i = 0; i < w.n && st == CT_OK; i++) {
+            if (!CT__DT_QUANT(w.ts[i]->dtype)) continue;
+#ifdef CTENSOR_QUANT_IMPLEMENTATION
+            size_t kl = strlen(w.names[i]) + 9;
+            char *k = (char *)CT_MALLOC(kl);
+            char *v = ct__q_meta_value(w.ts[i]);
+            const ct_tensor *c = ct_int_repr(w.ts[i]);
+            if (!k || !v || !c) { CT_FREE(k); CT_FREE(v); st = CT_ERR_MEMORY; break; }
+            snprintf(k, kl, "qparams:%s", w.names[i]);
+            keys[nk] = k;
+            vals[nk++] = v;
+            w.ts[i] = c;
+#else
+            st = CT_ERR_DTYPE;
+            ct_set_error(st, "graph_save: constant '%s' is quantized (%s): saving it needs ctensor_quant.h's implementation in this build",
+                         w.names[i], ct_dtype_name(w.ts[i]->dtype));
+#endif
+        }
+        if (st == CT_OK) st = ct_save_safetensors_mem(w.n, (const char *const *)w.names, w.ts, nk, keys, (const char *const *)vals, data, len);
+        else if (st == CT_ERR_MEMORY) ct_set_error(CT_ERR_MEMORY, "graph_save: out of memory");
+        for (int k = 3; k < nk; k++) { CT_FREE((void *)keys[k]); CT_FREE(vals[k]); }
+        CT_FREE((void *)keys);
+        CT_FREE(vals);
+        ct_scope_end(tok);
     } else {
         ct_set_error(CT_ERR_MEMORY, "graph_save: out of memory");
     }
@@ -2599,7 +2785,11 @@ static int ct__jgp_graph(ct__jparse *P, int depth, int blockno) {
             if (ct__jgp_define(P, labs[0])) return -1;
             char qual[400];
             snprintf(qual, sizeof qual, "%s%s", P->path, labs[0]);
+#ifdef CTENSOR_QUANT_IMPLEMENTATION
+            ct_tensor *t = ct_q_safetensors_get(P->st, qual);    /* quantized when the file has its parameters */
+#else
             ct_tensor *t = ct_safetensors_get(P->st, qual);
+#endif
             if (!t) {
                 char m[480];
                 snprintf(m, sizeof m, "no tensor named '%s' in the file", qual);
@@ -3445,6 +3635,380 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
     return g;
 }
 #endif
+
+/* ---- 2.8 Graph-mode quantization ----------------------------------------------
+   prepare: clone, freeze, fold batch norms, CSE and DCE, then match the patterns
+   (a head: conv2d or addmm / mm with a constant weight; its relu when the relu is
+   the head's only reader) and hang observers on values (g->qobs). convert: the
+   weights are quantized and packed first, then the prepared graph is walked once
+   under the tracer, calling ctensor_quant.h's ops on example inputs: the trace is
+   the converted graph (the packed weights its constants). */
+#if defined(CTENSOR_QUANT_IMPLEMENTATION) && defined(CTENSOR_QUANT_H_INCLUDED)
+enum { CT__JQ_CONV = 1, CT__JQ_ADDMM = 2, CT__JQ_MM = 3 };
+typedef struct ct__jq_ops { int conv, addmm, mm, relu; } ct__jq_ops;
+static void ct__jq_find_ops(ct__jq_ops *o) {
+    o->conv = ct_op_find("aten::conv2d");
+    o->addmm = ct_op_find("aten::addmm");
+    o->mm = ct_op_find("aten::mm");
+    o->relu = ct_op_find("aten::relu");
+}
+static int ct__jq_const(const ct_graph *g, int v, int ndim) {
+    return v >= 0 && v < g->nv && g->v[v].kind == CT__JV_CONST && g->v[v].t && g->v[v].t->ndim == ndim &&
+           g->v[v].t->dtype == CT_FLOAT32;
+}
+/* the pattern node i heads (0: none) */
+static int ct__jq_head(const ct_graph *g, const ct__jq_ops *o, int i) {
+    const ct__jnode *n = &g->n[i];
+    if (n->inplace || n->nout != 1 || n->nin < 2 || n->in[0] < 0) return 0;
+    if (n->op == o->conv && (n->nin == 2 || n->nin == 3) && ct__jq_const(g, n->in[1], 4) &&
+        (n->nin == 2 || n->in[2] < 0 || ct__jq_const(g, n->in[2], 1)))
+        return CT__JQ_CONV;
+    if (n->op == o->addmm && n->nin == 3 && n->a.s[0] == 1.0 && n->a.s[1] == 1.0 && ct__jq_const(g, n->in[0], 1) &&
+        ct__jq_const(g, n->in[2], 2) && g->v[n->in[0]].t->shape[0] == g->v[n->in[2]].t->shape[1])
+        return CT__JQ_ADDMM;
+    if (n->op == o->mm && n->nin == 2 && ct__jq_const(g, n->in[1], 2)) return CT__JQ_MM;
+    return 0;
+}
+/* readers of value v (graph outputs count) and the last reading node */
+static int ct__jq_readers(const ct_graph *g, int v, int *reader) {
+    int c = 0;
+    *reader = -1;
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++)
+            if (g->n[i].in[k] == v) { c++; *reader = i; }
+    for (int k = 0; k < g->nout; k++)
+        if (g->out[k] == v) { c++; *reader = -1; }
+    return c;
+}
+/* the relu node fused with head i, or -1 */
+static int ct__jq_relu_of(const ct_graph *g, const ct__jq_ops *o, int i) {
+    int r;
+    if (ct__jq_readers(g, g->n[i].out[0], &r) != 1 || r < 0) return -1;
+    const ct__jnode *n = &g->n[r];
+    return n->op == o->relu && n->nin == 1 && n->nout == 1 ? r : -1;   /* relu_ too (ct_jit_fuse_activation makes it) */
+}
+/* the node making value v when it runs op `op` (a name), else -1 */
+static int ct__jq_def(const ct_graph *g, int v, const char *op) {
+    if (v < 0 || v >= g->nv || g->v[v].kind != CT__JV_NODE) return -1;
+    int i = g->v[v].node;
+    return i >= 0 && g->n[i].op == ct_op_find(op) ? i : -1;
+}
+/* a parameter or constant, directly or through a dtype copy (_to_copy) */
+static ct_tensor *ct__jq_leaf(const ct_graph *g, int v) {
+    int i = ct__jq_def(g, v, "aten::_to_copy");
+    if (i >= 0) v = g->n[i].in[0];
+    if (v < 0 || v >= g->nv || (g->v[v].kind != CT__JV_PARAM && g->v[v].kind != CT__JV_CONST)) return NULL;
+    return g->v[v].t && g->v[v].t->dtype == CT_FLOAT32 ? g->v[v].t : NULL;
+}
+/* conv2d -> traced eval-mode batch norm, folded before freezing with the formula
+   (and the rounding) of ctensor_quant.h's fuse_modules / PyTorch's fuse_conv_bn:
+   w * (gamma * rsqrt(var + eps)), ((b - mean) * rsqrt(var + eps)) * gamma + beta.
+   The batch norm's scale and shift were traced as
+   scale = rsqrt(var + eps) * gamma, shift = beta - mean * scale. */
+static ct_status ct__jq_fold_bn_exact(ct_graph *g) {
+    int bn = ct_op_find("ct::batch_norm_eval"), conv = ct_op_find("aten::conv2d");
+    if (bn < 0 || conv < 0) return CT_OK;
+    ct_status st = CT_OK;
+    for (int i = 0; i < g->nn && !st; i++) {
+        ct__jnode *b = &g->n[i];
+        if (b->op != bn || b->nin != 3 || b->in[0] < 0 || b->in[1] < 0 || b->in[2] < 0) continue;
+        int cv = b->in[0], r;
+        int c = ct__jq_def(g, cv, "aten::conv2d");
+        if (c < 0 || ct__jq_readers(g, cv, &r) != 1 || g->n[c].inplace || g->n[c].nin < 2) continue;
+        int wv = g->n[c].in[1], bv = g->n[c].nin == 3 ? g->n[c].in[2] : -1;
+        if (wv < 0 || (g->v[wv].kind != CT__JV_PARAM && g->v[wv].kind != CT__JV_CONST) ||
+            (bv >= 0 && g->v[bv].kind != CT__JV_PARAM && g->v[bv].kind != CT__JV_CONST))
+            continue;
+        int sm = ct__jq_def(g, b->in[1], "aten::mul.Tensor"), ta = ct__jq_def(g, b->in[2], "aten::add.Tensor");
+        if (sm < 0 || ta < 0) continue;
+        int rq = ct__jq_def(g, g->n[sm].in[0], "aten::rsqrt");
+        int ad = rq >= 0 ? ct__jq_def(g, g->n[rq].in[0], "aten::add.Tensor") : -1;
+        int ng = ct__jq_def(g, g->n[ta].in[0], "aten::neg");
+        int mm = ng >= 0 ? ct__jq_def(g, g->n[ng].in[0], "aten::mul.Tensor") : -1;
+        if (ad < 0 || mm < 0 || g->n[mm].in[1] != b->in[1] || g->n[ad].a.s[0] != 1.0 || g->n[ta].a.s[0] != 1.0) continue;
+        ct_tensor *gamma = ct__jq_leaf(g, g->n[sm].in[1]), *beta = ct__jq_leaf(g, g->n[ta].in[1]);
+        ct_tensor *rv = ct__jq_leaf(g, g->n[ad].in[0]), *epst = ct__jq_leaf(g, g->n[ad].in[1]), *rm = ct__jq_leaf(g, g->n[mm].in[0]);
+        ct_tensor *W = g->v[wv].t, *B = bv >= 0 ? g->v[bv].t : NULL;
+        if (!gamma || !beta || !rv || !epst || !rm || ct_numel(epst) != 1 || !W || W->ndim != 4 || W->dtype != CT_FLOAT32) continue;
+        int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+        const int64_t col[4] = {-1, 1, 1, 1};
+        ct_tensor *rs = ct_rsqrt(ct_add_scalar(rv, ct_item(epst)));
+        ct_tensor *bias = B ? ct_detach(B) : ct_zeros_like(rm);
+        ct_tensor *nw = ct_contiguous(ct_mul(ct_detach(W), ct_view_n(ct_mul(gamma, rs), 4, col)));
+        ct_tensor *nb = ct_contiguous(ct_add(ct_mul(ct_mul(ct_sub(bias, rm), rs), gamma), beta));
+        ct_set_grad_enabled(prev);
+        if (nw && nb && ct_numel(nb) == W->shape[0]) {
+            int nwv = ct__jit_new_val(g, CT__JV_CONST, NULL);
+            int nbv = nwv < 0 ? -1 : ct__jit_new_val(g, CT__JV_CONST, NULL);
+            ct__jnode *cn = &g->n[c];
+            int *in3 = cn->nin == 3 ? cn->in : (int *)CT_REALLOC(cn->in, 3 * sizeof(int));
+            if (in3) { cn->in = in3; cn->nin = 3; }
+            if (nbv < 0 || !in3 || ct__jit_make_const(g, nwv, nw) || ct__jit_make_const(g, nbv, nb)) st = CT_ERR_MEMORY;
+            else {
+                g->n[c].in[1] = nwv;
+                g->n[c].in[2] = nbv;
+                ct__jit_replace(g, g->n[i].out[0], cv, i);
+                g->n[i].op = -1;
+            }
+        } else {
+            ct_clear_error();
+        }
+        ct_scope_end(tok);
+    }
+    if (st) { ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare: out of memory"); return st; }
+    return ct__jit_drop_nodes(g);
+}
+static const char *ct__jq_obsname(void *obs) { return ((ct_module *)obs)->type->name; }
+static int ct__jq_observe(void *obs, ct_tensor *t) {
+    int prev = ct_set_grad_enabled(0);
+    ct_tensor *r = ct_forward((ct_module *)obs, t);
+    ct_set_grad_enabled(prev);
+    return r ? 0 : -1;
+}
+static void ct__jq_free(ct_graph *g) {
+    for (int v = 0; g->qobs && v < g->nv; v++) ct_module_free((ct_module *)g->qobs[v]);
+    CT_FREE(g->qobs);
+    CT_FREE(g->qcfg);
+    g->qobs = NULL;
+    g->qcfg = NULL;
+}
+static ct_status ct__jq_add_observer(ct_graph *g, const ct_qconfig *qc, int v) {
+    if (g->qobs[v]) return CT_OK;
+    ct_module *m = ct_observer_factory_make(&qc->activation);
+    if (!m) return ct_last_error_code() ? ct_last_error_code() : CT_ERR_ARG;
+    g->qobs[v] = m;
+    return CT_OK;
+}
+CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_num_observers: graph is NULL"); return -1; }
+    int c = 0;
+    for (int v = 0; g->qobs && v < g->nv; v++) c += g->qobs[v] != NULL;
+    return c;
+}
+CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig *qc) {
+    if (!g0 || !qc) { ct_set_error(CT_ERR_NULL, "jit_quant_prepare: %s is NULL", g0 ? "qconfig" : "graph"); return NULL; }
+    if (g0->qobs) { ct_set_error(CT_ERR_STATE, "jit_quant_prepare: the graph is already prepared"); return NULL; }
+    for (int i = 0; i < g0->nn; i++)
+        if (g0->n[i].op == CT__JIT_IF || g0->n[i].op == CT__JIT_LOOP || g0->n[i].op == CT__JIT_FUSED) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_prepare: node %d is %s: graph-mode quantization takes straight-line graphs (prepare before ct_jit_optimize)",
+                         i, ct__jit_node_name(g0->n[i].op));
+            return NULL;
+        }
+    for (int k = 0; k < g0->nin; k++) {
+        const ct__jval *x = &g0->v[g0->in[k]];
+        if (x->ndim < 0 || x->dtype != CT_FLOAT32) {
+            ct_set_error(CT_ERR_DTYPE, "jit_quant_prepare: input %d (%%%s) must be float32 with a known shape (a traced graph), got %s%s", k,
+                         x->name ? x->name : "?", ct_dtype_name(x->dtype), x->ndim < 0 ? " of unknown shape" : "");
+            return NULL;
+        }
+    }
+    ct__jq_ops o;
+    ct__jq_find_ops(&o);
+    ct_graph *g = ct_graph_clone(g0);
+    if (!g) return NULL;
+    ct_status st = ct__jq_fold_bn_exact(g);
+    if (!st) st = ct_jit_freeze(g);
+    if (!st) st = ct_jit_fold_conv_bn(g);
+    if (!st) st = ct_jit_fold_linear_bn(g);
+    if (!st) st = ct_jit_eliminate_common_subexpressions(g);
+    if (!st) st = ct_jit_eliminate_dead_code(g);
+    if (st) { ct_graph_free(g); return NULL; }
+    g->qobs = (void **)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(void *));
+    g->qcfg = CT_MALLOC(sizeof(ct_qconfig));
+    g->qfree = ct__jq_free;
+    g->qobserve = ct__jq_observe;
+    g->qobsname = ct__jq_obsname;
+    if (!g->qobs || !g->qcfg) { ct_graph_free(g); ct_set_error(CT_ERR_MEMORY, "jit_quant_prepare: out of memory"); return NULL; }
+    memset(g->qobs, 0, (size_t)(g->nv > 0 ? g->nv : 1) * sizeof(void *));
+    memcpy(g->qcfg, qc, sizeof *qc);
+    int heads = 0;
+    for (int i = 0; i < g->nn && !st; i++) {
+        if (!ct__jq_head(g, &o, i)) continue;
+        heads++;
+        int r = ct__jq_relu_of(g, &o, i);
+        int in = g->n[i].in[ct__jq_head(g, &o, i) == CT__JQ_ADDMM ? 1 : 0], out = r >= 0 ? g->n[r].out[0] : g->n[i].out[0];
+        /* an input that comes from float (not from a pattern or what keeps its parameters) */
+        st = ct__jq_add_observer(g, qc, in);
+        if (!st) st = ct__jq_add_observer(g, qc, out);
+    }
+    if (!st && !heads) {
+        ct_set_error(CT_ERR_ARG, "jit_quant_prepare: the graph has no conv2d or linear layer with constant weights to quantize (%d nodes)", g->nn);
+        st = CT_ERR_ARG;
+    }
+    if (st) { ct_graph_free(g); return NULL; }
+    return g;
+}
+
+/* ops that run on int8 tensors and keep their input's parameters */
+static int ct__jq_passthrough(int op) {
+    static const char *const names[] = {"aten::relu", "aten::max_pool2d_with_indices", "aten::max_pool2d", "aten::adaptive_avg_pool2d",
+                                        "aten::avg_pool2d", "aten::view", "aten::reshape", "aten::flatten", "aten::_unsafe_view",
+                                        "aten::clone", "aten::contiguous", "aten::alias", "aten::squeeze", "aten::unsqueeze"};
+    const char *nm = ct_op_schema_name(op);
+    for (size_t k = 0; nm && k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(nm, names[k])) return 1;
+    return 0;
+}
+typedef struct ct__jq_prep {
+    int kind, relu;
+    double scale;
+    int64_t zp;
+    ct_q_linear_packed *lin;
+    ct_q_conv_packed *conv;
+} ct__jq_prep;
+static int ct__jq_calibrated(ct_module *obs) {
+    ct_tensor *mn = ct_module_get(obs, "min_val");
+    if (!mn) return 1;                           /* an observer without statistics (placeholder) */
+    if (ct_numel(mn) == 0) return 0;
+    int tok = ct_scope_begin();
+    double v = ct_item(ct_amin(ct_to(mn, CT_FLOAT64), 0, NULL, 0));
+    ct_scope_end(tok);
+    return isfinite(v);
+}
+static ct_tensor *ct__jq_deq(ct_tensor *t) { return t && CT__DT_QUANT(t->dtype) ? ct_dequantize(t) : t; }
+CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
+    if (!p) { ct_set_error(CT_ERR_NULL, "jit_quant_convert: graph is NULL"); return NULL; }
+    if (!p->qobs) { ct_set_error(CT_ERR_STATE, "jit_quant_convert: the graph is not prepared (make it with ct_jit_quant_prepare and calibrate it)"); return NULL; }
+    if (ct_is_tracing()) { ct_set_error(CT_ERR_STATE, "jit_quant_convert: this thread is tracing"); return NULL; }
+    const ct_qconfig *qc = (const ct_qconfig *)p->qcfg;
+    for (int v = 0; v < p->nv; v++) {
+        if (!p->qobs[v] || ct__jq_calibrated((ct_module *)p->qobs[v])) continue;
+        char lab[64];
+        if (p->v[v].name) snprintf(lab, sizeof lab, "%s", p->v[v].name);
+        else snprintf(lab, sizeof lab, "%d", v);
+        ct_set_error(CT_ERR_STATE, "jit_quant_convert: the observer of %%%s has seen no data: run the prepared graph on calibration inputs first", lab);
+        return NULL;
+    }
+    ct__jq_ops o;
+    ct__jq_find_ops(&o);
+    ct__jq_prep *pr = (ct__jq_prep *)CT_MALLOC((size_t)(p->nn > 0 ? p->nn : 1) * sizeof(ct__jq_prep));
+    ct_tensor **env = (ct_tensor **)CT_MALLOC((size_t)(p->nv > 0 ? p->nv : 1) * sizeof(ct_tensor *));
+    char *skip = (char *)CT_MALLOC((size_t)(p->nn > 0 ? p->nn : 1));
+    if (!pr || !env || !skip) {
+        CT_FREE(pr); CT_FREE(env); CT_FREE(skip);
+        ct_set_error(CT_ERR_MEMORY, "jit_quant_convert: out of memory");
+        return NULL;
+    }
+    memset(pr, 0, (size_t)(p->nn > 0 ? p->nn : 1) * sizeof(ct__jq_prep));
+    memset(skip, 0, (size_t)(p->nn > 0 ? p->nn : 1));
+    int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0), bad = 0;
+    ct_graph *q = NULL;
+    /* 1. weights quantized and packed, output parameters read (not traced) */
+    for (int i = 0; i < p->nn && !bad; i++) {
+        int kind = ct__jq_head(p, &o, i);
+        if (!kind) continue;
+        const ct__jnode *n = &p->n[i];
+        int r = ct__jq_relu_of(p, &o, i);
+        int out = r >= 0 ? p->n[r].out[0] : n->out[0];
+        ct__jq_prep *e = &pr[i];
+        e->kind = kind;
+        e->relu = r;
+        if (r >= 0) skip[r] = 1;
+        if (!p->qobs[out] || ct__q_act_qparams((ct_module *)p->qobs[out], &e->scale, &e->zp) < 0) { bad = 1; break; }
+        e->scale = (double)(float)e->scale;    /* a float32 scale, as the quantized modules keep it */
+        if (kind == CT__JQ_CONV) {
+            ct_tensor *qw = ct__q_quantize_weight(qc, p->v[n->in[1]].t);
+            ct_conv_options co;
+            memset(&co, 0, sizeof co);
+            for (int d = 0; d < 2; d++) {
+                co.stride_hw[d] = n->a.v[d];
+                co.padding_hw[d] = n->a.v[2 + d];
+                co.dilation_hw[d] = n->a.v[4 + d];
+            }
+            co.groups = n->a.i[0];
+            ct_tensor *b = n->nin == 3 && n->in[2] >= 0 ? p->v[n->in[2]].t : NULL;
+            e->conv = qw ? ct_q_conv2d_prepack(qw, b, &co) : NULL;
+            if (!e->conv) bad = 1;
+        } else {
+            ct_tensor *wt = p->v[n->in[kind == CT__JQ_ADDMM ? 2 : 1]].t;
+            ct_tensor *w = ct_contiguous(ct_transpose(wt, 0, 1));
+            ct_tensor *qw = w ? ct__q_quantize_weight(qc, w) : NULL;
+            e->lin = qw ? ct_q_linear_prepack(qw, kind == CT__JQ_ADDMM ? p->v[n->in[0]].t : NULL) : NULL;
+            if (!e->lin) bad = 1;
+        }
+    }
+    /* 2. the walk, traced */
+    ct_tensor *xs[64];
+    if (!bad && p->nin > 64) {
+        ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_convert: %d inputs (at most 64)", p->nin);
+        bad = 1;
+    }
+    for (int k = 0; k < p->nin && !bad; k++) {
+        const ct__jval *x = &p->v[p->in[k]];
+        xs[k] = ct_zeros_n(x->dtype, x->ndim, x->shape);
+        if (!xs[k]) bad = 1;
+    }
+    if (!bad && ct_trace_begin(p->nin, xs) != CT_OK) bad = 1;
+    if (!bad) {
+        for (int v = 0; v < p->nv; v++) env[v] = p->v[v].t;
+        for (int k = 0; k < p->nin; k++) env[p->in[k]] = xs[k];
+        ct_tensor *outs[64];
+        for (int i = 0; i < p->nn && !bad; i++) {
+            const ct__jnode *n = &p->n[i];
+            if (skip[i]) continue;
+            ct_tensor *ins[64];
+            if (n->nin > 64 || n->nout > 16) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_convert: node %d has too many inputs or outputs", i); bad = 1; break; }
+            for (int k = 0; k < n->nin; k++) ins[k] = n->in[k] >= 0 ? env[n->in[k]] : NULL;
+            if (pr[i].kind) {
+                const ct__jq_prep *e = &pr[i];
+                int xi = e->kind == CT__JQ_ADDMM ? 1 : 0;
+                ct_tensor *x = ins[xi];
+                if (!CT__DT_QUANT(x->dtype)) {      /* from float: its observer's parameters */
+                    double s;
+                    int64_t zp;
+                    ct_module *ob = (ct_module *)p->qobs[n->in[xi]];
+                    x = ob && ct__q_act_qparams(ob, &s, &zp) == 0
+                            ? ct_quantize_per_tensor(x, (double)(float)s, zp, ct_observer_dtype(ct__q_observer_of(ob))) : NULL;
+                }
+                ct_tensor *y = !x ? NULL
+                             : e->conv ? (e->relu >= 0 ? ct_q_conv2d_relu : ct_q_conv2d)(x, e->conv, e->scale, e->zp)
+                                       : (e->relu >= 0 ? ct_q_linear_relu : ct_q_linear)(x, e->lin, e->scale, e->zp);
+                if (!y) { bad = 1; break; }
+                env[e->relu >= 0 ? p->n[e->relu].out[0] : n->out[0]] = y;
+                continue;
+            }
+            int anyq = 0;
+            for (int k = 0; k < n->nin; k++) anyq |= ins[k] && CT__DT_QUANT(ins[k]->dtype);
+            if (anyq && !ct__jq_passthrough(n->op))
+                for (int k = 0; k < n->nin; k++) {
+                    ins[k] = ct__jq_deq(ins[k]);
+                    if (n->in[k] >= 0 && !ins[k]) bad = 1;
+                }
+            /* a view traced on a contiguous float tensor may meet an int8 one in another
+               layout (quantized conv2d writes channels-last): made contiguous first */
+            if (anyq && n->nin >= 1 && ins[0] && CT__DT_QUANT(ins[0]->dtype) && !ct_is_contiguous(ins[0]) &&
+                (n->op == ct_op_find("aten::view") || n->op == ct_op_find("aten::_unsafe_view")) && !(ins[0] = ct_contiguous(ins[0])))
+                bad = 1;
+            if (bad || ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout) < 0) { bad = 1; break; }
+            for (int k = 0; k < n->nout; k++) env[n->out[k]] = n->inplace && k == 0 ? ins[0] : outs[k];
+        }
+        ct_tensor *ys[64];
+        for (int k = 0; k < p->nout && !bad; k++) {
+            ys[k] = ct__jq_deq(env[p->out[k]]);
+            if (!ys[k]) bad = 1;
+        }
+        if (bad || p->nout > 64) {
+            char msg[768];
+            ct__jit_errcopy(msg, sizeof msg);
+            ct_trace_abort();
+            ct_set_error(ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE, "jit_quant_convert: %s", msg);
+        } else {
+            q = ct_trace_end(p->nout, ys);
+            if (q) q->dyn_batch = p->dyn_batch;
+        }
+    }
+    ct_set_grad_enabled(prev);
+    for (int i = 0; i < p->nn; i++) {
+        ct_q_linear_packed_free(pr[i].lin);
+        ct_q_conv_packed_free(pr[i].conv);
+    }
+    ct_scope_end(tok);
+    CT_FREE(pr);
+    CT_FREE(env);
+    CT_FREE(skip);
+    return q;
+}
+#endif /* quantization */
 
 #endif /* !CTENSOR_JIT_LITE: export, the op list, ct_trace_module */
 

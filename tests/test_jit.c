@@ -15,6 +15,7 @@
 #endif
 #include "ct_test.h"
 #include "ctensor_nn.h"
+#include "ctensor_quant.h"   /* graph-mode quantization */
 #include "ctensor_jit.h"
 #include "bench/jit_chain.h"   /* the 20-op chain bench/jit.c times */
 #include <stdint.h>
@@ -802,6 +803,239 @@ TEST(test_threads_share_a_graph) {
 #endif
 }
 
+/* ---- graph-mode quantization (ct_jit_quant_prepare / convert) ----------------
+   Against ctensor_quant.h's eager static quantization of the same model with the
+   same calibration data (equal int8 results), and against PyTorch 1.13's FX graph
+   mode (tests/reference/jit_quant_fixtures.py). */
+#ifndef CT_JIT_QUANT_FIXTURES
+#define CT_JIT_QUANT_FIXTURES "tests/fixtures"
+#endif
+static ct_tensor *jqfix(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/%s.npy", CT_JIT_QUANT_FIXTURES, dir, name);
+    ct_tensor *t = ct_load_npy(path);
+    CT_T_REPORT(t != NULL, "fixture %s: %s", path, ct_last_error());
+    return t;
+}
+/* copies fixtures <dir>/<prefix><key> into m's float32 state (missing keys are skipped) */
+static int jq_load(ct_module *m, const char *dir, const char *prefix) {
+    ct_state_dict sd;
+    if (ct_module_state_dict(m, &sd) != CT_OK) return -1;
+    int bad = 0;
+    for (int i = 0; i < sd.n; i++) {
+        if (ct_get_dtype(sd.items[i].tensor) != CT_FLOAT32) continue;
+        char nm[160];
+        snprintf(nm, sizeof nm, "%s%s", prefix, sd.items[i].name);
+        ct_tensor *v = jqfix(dir, nm);
+        CT_NO_GRAD { bad |= !v || !ct_copy_(sd.items[i].tensor, v); }
+    }
+    ct_state_dict_free(&sd);
+    return bad ? -1 : 0;
+}
+static ct_module *jq_cnn(int stubs) {
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    return ct_nn_sequential_dict({"quant", q}, {"conv1", ct_nn_conv2d(3, 8, 3, 1, 1)}, {"bn1", ct_nn_batch_norm2d(8)},
+                                 {"relu1", ct_nn_relu()}, {"pool", ct_nn_max_pool2d(2, 2)}, {"conv2", ct_nn_conv2d(8, 16, 3, 1, 0)},
+                                 {"relu2", ct_nn_relu()}, {"avg", ct_nn_adaptive_avg_pool2d(1, 1)}, {"flat", ct_nn_flatten()},
+                                 {"fc1", ct_nn_linear(16, 12)}, {"relu3", ct_nn_relu()}, {"fc2", ct_nn_linear(12, 5)},
+                                 {"dequant", dq});
+}
+static ct_module *jq_mlp(int stubs) {
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    return ct_nn_sequential_dict({"q", q}, {"0", ct_nn_linear(20, 32)}, {"1", ct_nn_relu()}, {"2", ct_nn_linear(32, 16)},
+                                 {"3", ct_nn_relu()}, {"4", ct_nn_linear(16, 5)}, {"dq", dq});
+}
+/* the graph on x; B rows at a time (the last window overlapping the one before)
+   when x has more rows than the traced batch B (flatten bakes B in) */
+static ct_tensor *jq_run_rows(const ct_graph *g, ct_tensor *x, int64_t B) {
+    int64_t n = ct_size(x, 0);
+    if (n <= B) return run1(g, x);              /* a dynamic batch, or the traced one */
+    ct_tensor *parts[16];
+    int k = 0;
+    for (int64_t s = 0; s < n && k < 16; s += B) {
+        int64_t st = s + B <= n ? s : n - B;
+        ct_tensor *y = run1(g, ct_contiguous(ct_narrow(x, 0, st, B)));
+        if (!y) return NULL;
+        parts[k++] = ct_narrow(y, 0, s - st, B - (s - st));
+    }
+    return ct_cat(k, parts, 0);
+}
+/* one model both ways: graph mode on its trace, eager static quantization on a copy
+   with stubs; calibration on the same batches. Returns 0 when the two agree bit for
+   bit on x (y: the graph's output); checks save -> load -> run too. */
+static int jq_both_ways(ct_module *(*make)(int), const char *dir, const char *prefix, const char *calib_fmt, ct_tensor *x,
+                        const ct_qconfig *qc, int nfuse, const char *const (*fuse)[3], ct_tensor **y) {
+    ct_module *fm = make(0), *em = make(1);
+    int rc = -1;
+    *y = NULL;
+    if (!fm || !em || jq_load(fm, dir, prefix) || jq_load(em, dir, prefix)) goto done;
+    ct_module_eval(fm);
+    ct_module_eval(em);
+    ct_tensor *cal[4];
+    for (int i = 0; i < 4; i++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, calib_fmt, i);
+        cal[i] = jqfix(dir, nm);
+        if (!cal[i]) goto done;
+    }
+    ct_graph *g = ct_trace_module(fm, 1, &cal[0]);
+    CHECK(g != NULL);
+    int64_t B = ct_size(cal[0], 0);
+    ct_graph_set_dynamic_batch(g, 1);              /* kept by prepare and convert */
+    ct_graph *p = ct_jit_quant_prepare(g, qc);
+    CHECK(p != NULL);
+    ct_graph_free(g);
+    if (!p) goto done;
+    CHECK(ct_jit_quant_num_observers(p) >= 3);
+    CHECK_EQ_INT(ct_graph_count_op(p, "ct::batch_norm_eval"), 0);   /* folded */
+    for (int i = 0; i < 4; i++) CT_NO_GRAD { CHECK(run1(p, cal[i]) != NULL); }
+    ct_graph *q = ct_jit_quant_convert(p);
+    CHECK(q != NULL);
+    ct_graph_free(p);
+    if (!q) goto done;
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::quantize_per_tensor"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::addmm") + ct_graph_count_op(q, "aten::conv2d") + ct_graph_count_op(q, "aten::relu"), 0);
+    CHECK_EQ_INT(ct_graph_verify(q), CT_OK);
+    /* eager: fuse, prepare, calibrate, convert */
+    for (int k = 0; k < nfuse; k++) CHECK_EQ_INT(ct_fuse_modules_n(em, fuse[k][2] ? 3 : 2, fuse[k]), CT_OK);
+    CHECK(ct_quant_prepare(em, qc, NULL) > 0);
+    for (int i = 0; i < 4; i++) CT_NO_GRAD { CHECK(ct_forward(em, cal[i]) != NULL); }
+    CHECK(ct_quant_convert(em) > 0);
+    ct_tensor *ye = ct_forward(em, x);
+    *y = jq_run_rows(q, x, B);
+    rc = bit_equal(*y, ye) ? 0 : -1;
+    if (rc) printf("  graph mode vs eager: max diff %g\n", maxdiff(*y, ye));
+    /* the converted graph saves (quantized weights with their parameters) and loads */
+    ct_graph *l = NULL;
+    CHECK_EQ_INT(ct_graph_save(q, tpath("q.ctjit")), CT_OK);
+    CHECK((l = ct_graph_load(tpath("q.ctjit"))) != NULL);
+    CHECK(l && bit_equal(jq_run_rows(l, x, B), *y));
+    ct_graph_free(l);
+    ct_graph_free(q);
+done:
+    ct_module_free(fm);
+    ct_module_free(em);
+    return rc;
+}
+TEST(test_quant_graph_mode_cnn) {
+    static const char *const fuse[3][3] = {{"conv1", "bn1", "relu1"}, {"conv2", "relu2", NULL}, {"fc1", "relu3", NULL}};
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_tensor *x = jqfix("quant", "wf_st_x"), *y = NULL;
+    if (!x) return;
+    CHECK_EQ_INT(jq_both_ways(jq_cnn, "quant", "wf_st_in_", "wf_st_calib%d", x, &qc, 3, fuse, &y), 0);
+    /* PyTorch: its eager static quantization (the same fixtures) and its FX graph mode,
+       which dequantizes before nn.Flatten and quantizes again with an observer of its
+       own (1.13 does not treat Flatten as a shape op): within two output quanta */
+    ct_tensor *qp = jqfix("jit_quant", "jq_cnn_qparams");
+    double quantum = qp ? ((const double *)ct_data_ptr(qp))[0] : 0;
+    double de = maxdiff(y, jqfix("quant", "wf_st_y_quant")), dfx = maxdiff(y, jqfix("jit_quant", "jq_cnn_y"));
+    CT_T_REPORT(de <= quantum * 1.0001, "graph mode vs PyTorch's eager static quantization: %g (quantum %g)", de, quantum);
+    CT_T_REPORT(dfx <= 2 * quantum * 1.0001, "graph mode vs PyTorch's FX graph mode: %g (quantum %g)", dfx, quantum);
+}
+TEST(test_quant_graph_mode_mlp) {
+    static const char *const fuse[2][3] = {{"0", "1", NULL}, {"2", "3", NULL}};
+    ct_qconfig qc = ct_qconfig_default_arm();        /* qnnpack */
+    ct_tensor *x = jqfix("jit_quant", "jq_mlp_x"), *y = NULL;
+    if (!x) return;
+    CHECK_EQ_INT(jq_both_ways(jq_mlp, "jit_quant", "jq_mlp_", "jq_mlp_calib%d", x, &qc, 2, fuse, &y), 0);
+    ct_tensor *qp = jqfix("jit_quant", "jq_mlp_qparams");
+    double quantum = qp ? ((const double *)ct_data_ptr(qp))[0] : 0;
+    double dfx = maxdiff(y, jqfix("jit_quant", "jq_mlp_y"));
+    CT_T_REPORT(dfx <= quantum * 1.0001, "graph mode vs PyTorch's FX graph mode (qnnpack): %g (quantum %g)", dfx, quantum);
+    double sq = ct_q_sqnr(jqfix("jit_quant", "jq_mlp_y_float"), y);
+    CT_T_REPORT(sq > 20, "SQNR against the float model %.1f dB", sq);
+}
+/* conv -> relu -> flatten -> linear: the int8 conv output is channels-last, so the
+   traced view needs a contiguous copy first; equal to eager static quantization */
+static ct_module *jq_convflat(int stubs) {
+    ct_module *q = stubs ? ct_nn_quant_stub() : ct_nn_identity(), *dq = stubs ? ct_nn_dequant_stub() : ct_nn_identity();
+    return ct_nn_sequential_dict({"q", q}, {"conv", ct_nn_conv2d(2, 4, 3, 1, 1)}, {"relu", ct_nn_relu()}, {"flat", ct_nn_flatten()},
+                                 {"fc", ct_nn_linear(4 * 5 * 5, 3)}, {"dq", dq});
+}
+TEST(test_quant_graph_mode_conv_flatten) {
+    ct_manual_seed(21);
+    ct_module *fm = ct_module_eval(jq_convflat(0)), *em = ct_module_eval(jq_convflat(1));
+    ct_state_dict sd;
+    ct_module_state_dict(fm, &sd);
+    CHECK_EQ_INT(ct_module_load_state_dict(em, &sd, 0), CT_OK);
+    ct_state_dict_free(&sd);
+    ct_tensor *cal[3], *y = NULL;
+    for (int i = 0; i < 3; i++) cal[i] = ct_randn(CT_FLOAT32, 2, 2, 5, 5);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_graph *g = ct_trace_module(fm, 1, &cal[0]);
+    ct_graph *p = g ? ct_jit_quant_prepare(g, &qc) : NULL;
+    CHECK(p != NULL);
+    for (int i = 0; p && i < 3; i++) CHECK(run1(p, cal[i]) != NULL);
+    ct_graph *q = p ? ct_jit_quant_convert(p) : NULL;
+    CHECK(q != NULL);
+    CHECK_EQ_INT(ct_fuse_modules(em, "conv", "relu"), CT_OK);
+    CHECK(ct_quant_prepare(em, &qc, NULL) > 0);
+    for (int i = 0; i < 3; i++) CT_NO_GRAD { ct_forward(em, cal[i]); }
+    CHECK(ct_quant_convert(em) > 0);
+    CHECK(q && (y = run1(q, cal[1])) != NULL && bit_equal(y, ct_forward(em, cal[1])));
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_module_free(em);
+}
+TEST(test_quant_graph_mode_bad_input) {
+    ct_manual_seed(3);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_module *m = ct_module_eval(jq_mlp(0));
+    ct_tensor *x = ct_randn(CT_FLOAT32, 4, 20);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK_ERR(ct_jit_quant_prepare(NULL, &qc) != NULL, CT_ERR_NULL, "jit_quant_prepare: graph is NULL");
+    CHECK_ERR(ct_jit_quant_prepare(g, NULL) != NULL, CT_ERR_NULL, "jit_quant_prepare: qconfig is NULL");
+    CHECK_ERR(ct_jit_quant_convert(NULL) != NULL, CT_ERR_NULL, "jit_quant_convert: graph is NULL");
+    CHECK_ERR(ct_jit_quant_num_observers(NULL) >= 0, CT_ERR_NULL, "jit_quant_num_observers: graph is NULL");
+    CHECK_EQ_INT(ct_jit_quant_num_observers(g), 0);
+    /* a graph not prepared; a graph with nothing to quantize (the elementwise chain) */
+    CHECK_ERR(ct_jit_quant_convert(g) != NULL, CT_ERR_STATE, "is not prepared");
+    ct_tensor *cx = ct_randn(CT_FLOAT32, 64);
+    CHECK(ct_trace_begin(1, &cx) == CT_OK);
+    ct_tensor *cy = jit_chain20(cx);
+    ct_graph *chain = ct_trace_end(1, &cy);
+    CHECK_ERR(ct_jit_quant_prepare(chain, &qc) != NULL, CT_ERR_ARG, "no conv2d or linear layer with constant weights");
+    ct_jit_fuse_elementwise(chain);
+    CHECK_ERR(ct_jit_quant_prepare(chain, &qc) != NULL, CT_ERR_UNSUPPORTED, "prim::FusedElementwise");
+    ct_graph_free(chain);
+    /* convert before calibration; a prepared graph cannot be saved or prepared again */
+    ct_graph *p = ct_jit_quant_prepare(g, &qc);
+    CHECK(p != NULL);
+    CHECK_ERR(ct_jit_quant_convert(p) != NULL, CT_ERR_STATE, "has seen no data: run the prepared graph on calibration inputs first");
+    void *buf = NULL;
+    size_t len = 0;
+    CHECK_ERR(ct_graph_save_mem(p, &buf, &len) == CT_OK, CT_ERR_STATE, "graph_save: the graph is prepared for quantization");
+    CHECK_ERR(ct_jit_quant_prepare(p, &qc) != NULL, CT_ERR_STATE, "already prepared");
+    /* the printout shows the observers, as FX's GraphModule shows its observer modules */
+    char txt[4096];
+    ct_graph_repr(p, txt, sizeof txt);
+    CHECK(strstr(txt, "\n  # observed by HistogramObserver: %") != NULL);
+    /* a clone drops the observers; the prepared graph computes what the float one does */
+    ct_graph *c = ct_graph_clone(p);
+    CHECK(c && ct_jit_quant_num_observers(c) == 0);
+    ct_graph_free(c);
+    CHECK(maxdiff(run1(p, x), ct_forward(m, x)) < 1e-5);
+    ct_graph *q = ct_jit_quant_convert(p);   /* calibrated by that run */
+    CHECK(q != NULL);
+    /* a graph whose relu already runs in place (ct_jit_fuse_activation) matches too */
+    ct_graph *g2 = ct_graph_clone(g);
+    CHECK(g2 && ct_jit_freeze(g2) == CT_OK && ct_jit_fuse_activation(g2) == CT_OK);
+    ct_graph *p2 = g2 ? ct_jit_quant_prepare(g2, &qc) : NULL;
+    CHECK(p2 && run1(p2, x) != NULL);
+    ct_graph *q2 = p2 ? ct_jit_quant_convert(p2) : NULL;
+    CHECK(q2 && ct_graph_count_op(q2, "quantized::linear_relu") == 2 && bit_equal(run1(q2, x), run1(q, x)));
+    ct_graph_free(q2);
+    ct_graph_free(p2);
+    ct_graph_free(g2);
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -819,6 +1053,10 @@ int main(void) {
     RUN(test_warnings_and_dynamic_batch);
     RUN(test_bad_input);
     RUN(test_threads_share_a_graph);
+    RUN(test_quant_graph_mode_cnn);
+    RUN(test_quant_graph_mode_mlp);
+    RUN(test_quant_graph_mode_conv_flatten);
+    RUN(test_quant_graph_mode_bad_input);
     CHECK_EQ_INT(ct_live_tensors(), live0);
     if (tdir[0] && strcmp(tdir, ".")) rmdir(tdir);
     return ct_t_summary();

@@ -971,6 +971,9 @@ OVERRIDES = {
     "ct_jit_export_c_mem": "none: ctensor-specific: PyTorch has no export to standalone C (the nearest is AOTInductor, after 1.13)",
     "ct_jit_export_selected_ops": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
     "ct_jit_export_selected_ops_mem": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
+    "ct_jit_quant_prepare": "torch.ao.quantization.quantize_fx.prepare_fx",
+    "ct_jit_quant_convert": "torch.ao.quantization.quantize_fx.convert_fx",
+    "ct_jit_quant_num_observers": "none: the number of observer modules a prepare_fx GraphModule holds",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
     "ct_dim_name": "torch.Tensor.names | tensor.names[dim]",

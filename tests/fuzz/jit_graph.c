@@ -7,6 +7,7 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#include "ctensor_quant.h"   /* quantized constants (a converted graph's weights and their qparams entries) */
 #include "ctensor_jit.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""Fixtures of ctensor_jit.h's graph-mode quantization (tests/test_jit.c), made with
+PyTorch 1.13's FX graph mode (torch.ao.quantization.quantize_fx: prepare_fx,
+calibration, convert_fx):
+
+    /usr/bin/python3 tests/reference/jit_quant_fixtures.py
+
+Two models, each quantized with a default qconfig mapping and calibrated on four
+batches:
+  cnn: the conv-bn-relu net of the eager static workflow fixtures (wf_st_*, without
+       its QuantStub / DeQuantStub: FX quantizes the graph's edges), its weights,
+       calibration batches and input read from tests/fixtures/quant, the "x86"
+       qconfig mapping on the onednn engine (this build's x86 engine);
+  mlp: Linear(20, 32)-ReLU-Linear(32, 16)-ReLU-Linear(16, 5), the "qnnpack" qconfig
+       mapping on the qnnpack engine.
+Writes tests/fixtures/jit_quant/jq_*.npy: weights (mlp), calibration batches and
+input (mlp), the FX-converted model's output and the output layer's scale and
+zero point."""
+import os
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(HERE, "fixtures", "jit_quant")
+QF = os.path.join(HERE, "fixtures", "quant")
+
+
+def save(name, t):
+    a = t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
+    np.save(os.path.join(OUT, "jq_" + name + ".npy"), np.ascontiguousarray(a))
+
+
+def qload(name):
+    return torch.from_numpy(np.load(os.path.join(QF, "wf_" + name + ".npy")))
+
+
+class Cnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu1 = nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(8, 16, 3, stride=1)
+        self.relu2 = nn.ReLU()
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.flat = nn.Flatten()
+        self.fc1 = nn.Linear(16, 12)
+        self.relu3 = nn.ReLU()
+        self.fc2 = nn.Linear(12, 5)
+
+    def forward(self, x):
+        for m in self.children():
+            x = m(x)
+        return x
+
+
+def last_layer_qparams(q, name):
+    m = getattr(q, name)
+    return np.array([float(m.scale), int(m.zero_point)], dtype=np.float64)
+
+
+def cnn():
+    net = Cnn()
+    sd = {k: qload("st_in_" + k) for k, v in net.state_dict().items() if v.dtype == torch.float32}
+    net.load_state_dict(sd, strict=False)
+    net.eval()
+    calib = [qload("st_calib%d" % i) for i in range(4)]
+    x = qload("st_x")
+    torch.backends.quantized.engine = "onednn"
+    p = prepare_fx(net, get_default_qconfig_mapping("x86"), example_inputs=(calib[0],))
+    with torch.no_grad():
+        for c in calib:
+            p(c)
+    q = convert_fx(p)
+    with torch.no_grad():
+        save("cnn_y", q(x))
+    save("cnn_qparams", last_layer_qparams(q, "fc2"))
+    with open(os.path.join(OUT, "jq_cnn_converted.txt"), "w") as f:
+        f.write(str(q.graph))
+
+
+def mlp():
+    torch.manual_seed(5)
+    net = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 16), nn.ReLU(), nn.Linear(16, 5)).eval()
+    for k, v in net.state_dict().items():
+        save("mlp_" + k, v)
+    calib = [torch.randn(8, 20) for _ in range(4)]
+    x = torch.randn(6, 20)
+    for i, c in enumerate(calib):
+        save("mlp_calib%d" % i, c)
+    save("mlp_x", x)
+    torch.backends.quantized.engine = "qnnpack"
+    p = prepare_fx(net, get_default_qconfig_mapping("qnnpack"), example_inputs=(calib[0],))
+    with torch.no_grad():
+        for c in calib:
+            p(c)
+    q = convert_fx(p)
+    with torch.no_grad():
+        save("mlp_y", q(x))
+        save("mlp_y_float", net(x))
+    save("mlp_qparams", last_layer_qparams(q, "4"))
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    cnn()
+    mlp()
