@@ -6902,6 +6902,28 @@ CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     return ct__vsel(a < CT__VSPLAT(0.625f), small, big);
 }
 CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
+/* expm1: x = n ln2 + r as in exp; expm1(r) = r + r^2 P(r) (exp's polynomial without
+   its 1), then 2^n expm1(r) + (2^n - 1) in one fma; -1 below -17, exp(x) - 1 above 88 */
+CT__INLINE ct__vf ct__v_expm1(ct__vf x) {
+    const ct__vf lo = CT__VSPLAT(-17.0f), hi = CT__VSPLAT(88.0f);
+    ct__vi below = x < lo, above = x > hi, keep = (x != x) | (x == CT__VSPLAT(0.0f));
+    ct__vf xc = ct__vsel(below, lo, ct__vsel(above, hi, x));
+    ct__vf t = ct__vfma(xc, CT__VSPLAT(1.44269504088896341f), CT__VSPLAT(12582912.0f));
+    ct__vf n = t - CT__VSPLAT(12582912.0f);
+    ct__vf r = ct__vfma(n, CT__VSPLAT(2.12194440e-4f), ct__vfma(n, CT__VSPLAT(-0.693359375f), xc));
+    ct__vf p = CT__VSPLAT(1.9875691500e-4f);
+    p = ct__vfma(p, r, CT__VSPLAT(1.3981999507e-3f));
+    p = ct__vfma(p, r, CT__VSPLAT(8.3334519073e-3f));
+    p = ct__vfma(p, r, CT__VSPLAT(4.1665795894e-2f));
+    p = ct__vfma(p, r, CT__VSPLAT(1.6666665459e-1f));
+    p = ct__vfma(p, r, CT__VSPLAT(5.0000001201e-1f));
+    ct__vf em = ct__vfma(p, r * r, r);
+    ct__vf s2 = (ct__vf)(((ct__vi)t - CT__ISPLAT(0x4b400000) + CT__ISPLAT(127)) << 23);
+    ct__vf y = ct__vfma(s2, em, s2 - CT__VSPLAT(1.0f));
+    y = ct__vsel(above, ct__v_exp(x) - CT__VSPLAT(1.0f), y);
+    y = ct__vsel(below, CT__VSPLAT(-1.0f), y);
+    return ct__vsel(keep, x, y);   /* NaN, and zero with its sign */
+}
 CT__INLINE ct__vf ct__v_erfc_p(ct__vf t) {   /* ct__erfc_p, lane by lane */
     ct__vf p = CT__VSPLAT(CT__ERFC_P_FIRST);
 #define CT__ERFC_STEP(c) p = p * t + CT__VSPLAT(c);
@@ -6987,6 +7009,7 @@ CT__INLINE ct__vf ct__v_silu(ct__vf x) { return x / (CT__VSPLAT(1.0f) + ct__v_ex
 CT__UVLOOP(ct__uv_exp, ct__v_exp(v))
 CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v))
 CT__UVLOOP(ct__uv_sigmoid, ct__v_sigmoid(v))
+CT__UVLOOP(ct__uv_expm1, ct__v_expm1(v))
 CT__UVLOOP(ct__uv_erf, ct__v_erf(v))
 CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v))
@@ -7105,6 +7128,7 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(EXP)(case CT__OP_EXP: return ct__uv_exp;)
     CT__WHEN_SEL(TANH)(case CT__OP_TANH: return ct__uv_tanh;)
     CT__WHEN_SEL(SIGMOID)(case CT__OP_SIGMOID: return ct__uv_sigmoid;)
+    CT__WHEN_SEL(EXPM1)(case CT__OP_EXPM1: return ct__uv_expm1;)
     CT__WHEN_SEL(ERF)(case CT__OP_ERF: return ct__uv_erf;)
     CT__WHEN_SEL(ERFC)(case CT__OP_ERFC: return ct__uv_erfc;)
     CT__WHEN_SEL(SILU)(case CT__OP_SILU: return ct__uv_silu;)
