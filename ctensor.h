@@ -6902,6 +6902,35 @@ CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     return ct__vsel(a < CT__VSPLAT(0.625f), small, big);
 }
 CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + ct__v_exp(-x)); }
+/* log1p: u = 1 + x rounded, log(u) by Cephes' logf (u = m 2^e, m in [sqrt(1/2),
+   sqrt(2)), a polynomial in m - 1), plus (x - (u - 1)) / u, the first-order term
+   of what the rounding of 1 + x lost */
+CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
+    ct__vf one = CT__VSPLAT(1.0f), u = x + one;
+    ct__vf c = (x - (u - one)) / u;
+    ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
+    ct__vf m = (ct__vf)((ub & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
+    ct__vi big = m > CT__VSPLAT(1.41421356237f);
+    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    e = e + (big & CT__ISPLAT(1));
+    ct__vf ef = __builtin_convertvector(e, ct__vf), f = m - one, z = f * f;
+    ct__vf p = CT__VSPLAT(7.0376836292e-2f);
+    p = ct__vfma(p, f, CT__VSPLAT(-1.1514610310e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(1.1676998740e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(-1.2420140846e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(1.4249322787e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(-1.6668057665e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(2.0000714765e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(-2.4999993993e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(3.3333331174e-1f));
+    ct__vf y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), f * z * p);
+    y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
+    ct__vf r = ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
+    r = ct__vsel(u == CT__VSPLAT(INFINITY), u, r);                 /* x = inf */
+    r = ct__vsel(u == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);  /* x = -1 */
+    r = ct__vsel(u < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);         /* x < -1 */
+    return ct__vsel((x != x) | (ct__vabs(x) < CT__VSPLAT(1e-8f)), x, r);   /* NaN; tiny x (and -0) is its own log1p */
+}
 /* expm1: x = n ln2 + r as in exp; expm1(r) = r + r^2 P(r) (exp's polynomial without
    its 1), then 2^n expm1(r) + (2^n - 1) in one fma; -1 below -17, exp(x) - 1 above 88 */
 CT__INLINE ct__vf ct__v_expm1(ct__vf x) {
@@ -7010,6 +7039,7 @@ CT__UVLOOP(ct__uv_exp, ct__v_exp(v))
 CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v))
 CT__UVLOOP(ct__uv_sigmoid, ct__v_sigmoid(v))
 CT__UVLOOP(ct__uv_expm1, ct__v_expm1(v))
+CT__UVLOOP(ct__uv_log1p, ct__v_log1p(v))
 CT__UVLOOP(ct__uv_erf, ct__v_erf(v))
 CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v))
@@ -7129,6 +7159,7 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(TANH)(case CT__OP_TANH: return ct__uv_tanh;)
     CT__WHEN_SEL(SIGMOID)(case CT__OP_SIGMOID: return ct__uv_sigmoid;)
     CT__WHEN_SEL(EXPM1)(case CT__OP_EXPM1: return ct__uv_expm1;)
+    CT__WHEN_SEL(LOG1P)(case CT__OP_LOG1P: return ct__uv_log1p;)
     CT__WHEN_SEL(ERF)(case CT__OP_ERF: return ct__uv_erf;)
     CT__WHEN_SEL(ERFC)(case CT__OP_ERFC: return ct__uv_erfc;)
     CT__WHEN_SEL(SILU)(case CT__OP_SILU: return ct__uv_silu;)
