@@ -726,6 +726,9 @@ TEST(test_bad_input) {
     CHECK_ERR(ct_polar(z, z), CT_ERR_DTYPE, "polar: Expected both inputs to be Float or Double tensors but got ComplexFloat");
     CHECK_ERR(ct_conj(NULL), CT_ERR_NULL, "conj");
     CHECK_ERR(ct_conj_physical(NULL), CT_ERR_NULL, "conj");
+    CHECK_ERR(ct_resolve_conj(NULL), CT_ERR_NULL, "resolve_conj");
+    CHECK_ERR(ct_mH(NULL), CT_ERR_NULL, "transpose");
+    CHECK(ct_is_conj(NULL) == 0);
     CHECK_ERR(ct_full_complex(CT_FLOAT32, 1, 2, 3), CT_ERR_DTYPE, "full_complex: dtype must be complex64 or complex128 (got float32)");
     CHECK_ERR(ct_full_complex(CT_COMPLEX64, 1, 2, -3), CT_ERR_ARG, "full");
     CHECK_ERR(ct_relu(z), CT_ERR_DTYPE, "relu: not implemented for 'ComplexFloat'");
