@@ -162,16 +162,18 @@
        and broadcast right-hand sides, left=False), lu_factor / lu_factor_ex
        (getrf), lu_solve (getrs; left, adjoint), det, slogdet, logdet (getrf and
        a kernel), eigh / eigvalsh (syevd), qr in every mode (geqrf + orgqr), svd
-       / svdvals (gesvd), solve_triangular (cuBLAS trsm); float32 and float64;
+       / svdvals (gesvd), solve_triangular (cuBLAS trsm), vector_norm (the
+       core norm's reduction kernel); float32 and float64;
        the _ex infos are cuSOLVER's devInfo (LAPACK's codes, as on the CPU), and
        the checked functions read them back and raise the CPU's messages. The
-       functions composed of these (lu, matrix_rank through svdvals, cond,
-       matrix_norm "nuc"/"2", tensorinv, tensorsolve, multi_dot, ...) and their
+       functions composed of these (logdet, lu, matrix_power, matrix_rank,
+       cond, matrix_norm, tensorinv, multi_dot, ...) and their
        gradients (the CPU's backward rules are ctensor ops) run on the device.
        Not yet: eig/eigvals, lstsq, householder_product, matrix_exp, pinv,
-       vector_norm, cross, vander, cholesky_solve, cholesky_inverse (each fails
-       naming its op); batched getrf/getrs, syevjBatched and gesvdjBatched (a
-       batch loops over one cuSOLVER call per matrix, except potrfBatched).
+       cross, vander, cholesky_solve, cholesky_inverse (each fails
+       naming its op); syevjBatched and gesvdjBatched (eigh, qr, svd and
+       solve_triangular loop over one call per matrix; cholesky and the LU
+       family batch through potrfBatched and cuBLAS's getrfBatched/getrsBatched).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
        "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend."
      Every op of ctensor.h's and ctensor_nn.h's tables has one (checked by
@@ -7257,7 +7259,8 @@ static void ct__cu_optim_register(void) {
    identity), linalg_solve_ex (getrf + getrs), linalg_lu_factor_ex (getrf),
    linalg_lu_solve (getrs), linalg_det and linalg_slogdet (getrf and a kernel
    over the diagonals and pivots), linalg_eigh (syevd), linalg_qr (geqrf +
-   orgqr), linalg_svd (gesvd), linalg_solve_triangular (cuBLAS trsm). Their
+   orgqr), linalg_svd (gesvd), linalg_solve_triangular (cuBLAS trsm), and
+   linalg_vector_norm (the core norm's reduction kernel). Their
    metas are the CPU's, so shapes, dtypes, layouts and argument errors are too;
    the infos are cuSOLVER's devInfo written straight into the info tensors (the
    codes are LAPACK's, as the CPU's), and the errors of the checked functions
@@ -7266,10 +7269,13 @@ static void ct__cu_optim_register(void) {
    (the CPU path computes small matrices in double). A row-major matrix is its
    transpose in column-major order, so most ops hand cuSOLVER a row-major copy
    and use the transposed problem, as the CPU path does with LAPACK. Batches
-   loop over the matrices (one cuSOLVER call each), except potrfBatched.
+   of square matrices up to 128 x 128 (CT__CU_LA_BATCHED_MAX) go through one
+   call: potrfBatched (cholesky), cuBLAS's getrfBatched / getrsBatched (inv,
+   solve, det, slogdet, lu_factor, lu_solve); other batches loop over the
+   matrices, one cuSOLVER call each (eigh, qr, svd, solve_triangular).
    The autograd rules of these ops are ctensor ops, so gradients run on the
    device. The rest of ctensor_linalg.h's ops (eig, lstsq, householder_product,
-   matrix_exp, pinv's kernel, vector_norm's, cross, vander, cholesky_solve,
+   matrix_exp, pinv's kernel, cross, vander, cholesky_solve,
    cholesky_inverse, prod_others) have no CUDA kernel yet: they fail cleanly
    naming the op (test_kernel_coverage lists them).
    Compiled warning-free by nvcc; run only on the emulator (tests/cuda/emu/
@@ -7338,6 +7344,13 @@ static const char *ct__cu_sol_msg(cusolverStatus_t s) {
     static cusolverStatus_t ct__cu_gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T *A, int lda, T *S, T *U,  \
                                          int ldu, T *VT, int ldvt, T *W, int lw, int *info) {                                              \
         return cusolverDn##P##gesvd(h, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, W, lw, NULL, info);                                      \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_getrf_batched(cublasHandle_t h, int n, T *const *A, int lda, int *piv, int *info, int b) {                 \
+        return cublas##P##getrfBatched(h, n, A, lda, piv, info, b);                                                                        \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int k, const T *const *A, int lda,          \
+                                               const int *piv, T *const *B, int ldb, int *info, int b) {                                   \
+        return cublas##P##getrsBatched(h, t, n, k, A, lda, piv, B, ldb, info, b);                                                          \
     }                                                                                                                                      \
     static cublasStatus_t ct__cu_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t u, cublasOperation_t t,                \
                                       cublasDiagType_t d, int m, int n, const T *alpha, const T *A, int lda, T *B, int ldb) {              \
@@ -7552,6 +7565,9 @@ static int ct__cu_la_cholesky(ct__call *c, const char *fn, int dev) {
 /* ---- LU-based ops: inv, solve, det, slogdet (a row-major copy W of A is A^T
    column-major: getrf factors A^T, getrs with CUBLAS_OP_T solves A X = B,
    det(A^T) = det(A)), lu_factor (A copied column-major into LU), lu_solve ---- */
+#ifndef CT__CU_LA_BATCHED_MAX
+#  define CT__CU_LA_BATCHED_MAX 128   /* batches of n x n up to this: cuBLAS's batched LU */
+#endif
 enum { CT__CU_LU_INV, CT__CU_LU_SOLVE, CT__CU_LU_DET, CT__CU_LU_SLOGDET, CT__CU_LU_FACTOR, CT__CU_LU_SOLVE_LU };
 /* getrf on count matrices m x n (lda m) at a + b * m * n, pivots at piv + b * min(m, n), infos at info + b;
    under the lock */
@@ -7671,7 +7687,31 @@ static int ct__cu_la_lu(ct__call *c, const char *fn, int dev, int kind) {
     x = X ? (T *)ct__ptr(X) : NULL;
     ct__cu_solst st;
     ct__cu_solst_init(&st);
-    if (!rc) {
+    /* batches of small square matrices: cuBLAS's getrfBatched / getrsBatched (one call) */
+    int batched = B.count > 1 && m == n && n <= CT__CU_LA_BATCHED_MAX;
+    ct_tensor *pa = NULL, *px = NULL;
+    if (!rc && batched && (!(pa = ct__cu_la_ptrs<T>(fn, a, m * n, B.count, D)) || (x && !(px = ct__cu_la_ptrs<T>(fn, x, n * k, B.count, D))))) rc = -1;
+    if (!rc && batched) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+            int stage = 0, hinfo = 0;
+            cublasStatus_t bs = ct__cu_blas_ready(dev, sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F, &stage);
+            if (bs != CUBLAS_STATUS_SUCCESS) st.what = stage == 1 ? "cublasCreate" : "cublas settings";
+            if (bs == CUBLAS_STATUS_SUCCESS && kind != CT__CU_LU_SOLVE_LU &&
+                (bs = ct__cu_getrf_batched(ct__cu_blas[dev], (int)n, (T *const *)ct__ptr(pa), (int)n, pp, ip, (int)B.count)) != CUBLAS_STATUS_SUCCESS)
+                st.what = "getrfBatched";
+            if (bs == CUBLAS_STATUS_SUCCESS && x &&
+                (bs = ct__cu_getrs_batched(ct__cu_blas[dev], tr, (int)n, (int)k, (const T *const *)ct__ptr(pa), (int)n, pp, (T *const *)ct__ptr(px), (int)n,
+                                           &hinfo, (int)B.count)) != CUBLAS_STATUS_SUCCESS)
+                st.what = "getrsBatched";
+            st.bs = bs;
+        }
+    }
+    ct__cu_la_free(pa);
+    ct__cu_la_free(px);
+    if (!rc && !batched) {
         ct__cu_guard guard(dev, fn);
         if (!guard.ok) rc = -1;
         else {
@@ -7981,9 +8021,7 @@ static int ct__cu_la_solve_tri(ct__call *c, const char *fn, int dev) {
     if (!W) return -1;
     ct_tensor av = ct__cu_la_bview(A, &B, 2, 2, n, n, A->strides[ad - 2], A->strides[ad - 1]);
     if (ct__cu_copy_dev(fn, W, &av)) { ct__decref(W); return -1; }
-    cudaDataType_t ty;
-    cublasComputeType_t ctype;
-    ct__cu_blas_types(A->dtype, &ty, &ctype);
+    cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;   /* (the math mode's type) */
     int stage = 0;
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     {
@@ -8015,7 +8053,6 @@ static int ct__cu_k_linalg(ct__call *c) {
     for (int i = 0; i < c->nin; i++)
         if (c->in[i]->device.type != CT_CUDA)
             return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, cuda:%d and cpu!", fn, dev);
-#define CT__CU_LA_T(call) (d ? call<double> : call<float>)
     switch (op) {
     case CT__LA_CHOLESKY: return d ? ct__cu_la_cholesky<double>(c, fn, dev) : ct__cu_la_cholesky<float>(c, fn, dev);
     case CT__LA_INV: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_INV) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_INV);
@@ -8030,7 +8067,16 @@ static int ct__cu_k_linalg(ct__call *c) {
     case CT__LA_SOLVE_TRI: return d ? ct__cu_la_solve_tri<double>(c, fn, dev) : ct__cu_la_solve_tri<float>(c, fn, dev);
     default: return ct__failed(CT_ERR_UNSUPPORTED, "%s: no CUDA kernel", fn);
     }
-#undef CT__CU_LA_T
+}
+/* linalg.vector_norm: the core norm's reduction kernel (its keepdim does not
+   change the output's memory) */
+static int ct__cu_k_la_vector_norm(ct__call *c) {
+    ct__call cc = *c;
+    ct__attrs a = *c->a;
+    a.flags = 0;
+    cc.a = &a;
+    cc.cdt = c->in[0]->dtype;
+    return ct__cu_k_pnorm(&cc);
 }
 static const int ct__cu_la_ops[] = {CT__LA_CHOLESKY, CT__LA_INV, CT__LA_SOLVE, CT__LA_DET, CT__LA_SLOGDET, CT__LA_LU_FACTOR,
                                     CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI};
@@ -8042,6 +8088,7 @@ static void ct__cu_la_register(void) {
     if (ct__la_base < 0) return;
     for (size_t k = 0; k < sizeof ct__cu_la_ops / sizeof ct__cu_la_ops[0]; k++)
         ct_register_kernel(ct__opdef_get(ct__la_base + ct__cu_la_ops[k])->sname, CT_BACKEND_CUDA, ct__cu_k_linalg);
+    ct_register_kernel(ct__opdef_get(ct__la_base + CT__LA_VECTOR_NORM)->sname, CT_BACKEND_CUDA, ct__cu_k_la_vector_norm);
 #endif
 }
 

@@ -2482,7 +2482,7 @@ static const test_case TESTS[] = {
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
 #ifndef CT_TEST_NO_LINALG
     {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
-    {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors},
+    {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},
 #endif
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);

@@ -106,6 +106,10 @@ TEST(test_la_lu_family) {
             LA_SAME(label, ct_linalg_solve(dev(Ab), dev(Bm)), ct_linalg_solve(Ab, Bm), dt);
             LA_SAME(label, ct_linalg_solve(dev(A), dev(bv)), ct_linalg_solve(A, bv), dt);
             LA_SAME(label, ct_linalg_solve(dev(ct_mT(A)), dev(bv)), ct_linalg_solve(ct_mT(A), bv), dt);
+            ct_tensor *A1 = ct_select(ct_select(A, 0, 1), 0, 0);   /* one matrix: getrf + getrs (no batched call) */
+            LA_SAME(label, ct_linalg_solve(dev(A1), dev(ct_select(ct_select(Bm, 0, 0), 0, 1))), ct_linalg_solve(A1, ct_select(ct_select(Bm, 0, 0), 0, 1)), dt);
+            LA_SAME(label, ct_linalg_inv(dev(A1)), ct_linalg_inv(A1), dt);
+            LA_SAME(label, ct_linalg_det(dev(A1)), ct_linalg_det(A1), dt);
             ct_tensor *Br = ct_to(ct_randn(CT_FLOAT64, 3, 2, n), dt);
             LA_SAME(label, ct_linalg_solve_ex(dev(A), dev(Br), 0, 0, &id), ct_linalg_solve_ex(A, Br, 0, 0, &ic), dt);
             CHECK_SAME_AT(label, id, ic, 0, 0);
@@ -240,12 +244,12 @@ TEST(test_la_grads) {
             case 4: y = ct_sum(ct_linalg_slogdet(a).logabsdet); break;
             case 5: {
                 ct_linalg_eig_result e = ct_linalg_eigh(a, "L");
-                y = ct_add(ct_sum(ct_mul(e.eigenvalues, ct_arange(0, 5, 1, dt))), ct_sum(ct_abs(e.eigenvectors)));
+                y = ct_add(ct_sum(ct_mul(e.eigenvalues, ct_arange_on(s ? GPU : ct_cpu(), 0, 5, 1, dt))), ct_sum(ct_abs(e.eigenvectors)));
                 break;
             }
             case 6: {
                 ct_linalg_svd_result sv = ct_linalg_svd(a, 0);
-                y = ct_add(ct_sum(ct_mul(sv.S, ct_arange(1, 5, 1, dt))), ct_sum(ct_abs(sv.U)));
+                y = ct_add(ct_sum(ct_mul(sv.S, ct_arange_on(s ? GPU : ct_cpu(), 1, 5, 1, dt))), ct_sum(ct_abs(sv.U)));
                 break;
             }
             case 7: {
@@ -290,4 +294,30 @@ TEST(test_la_errors) {
     LA_SAME("det 0x0", ct_linalg_det(dev(E)), ct_linalg_det(E), CT_FLOAT32);
     LA_SAME("inv empty batch", ct_linalg_inv(dev(Eb)), ct_linalg_inv(Eb), CT_FLOAT32);
     LA_SAME("svdvals empty batch", ct_linalg_svdvals(dev(Eb)), ct_linalg_svdvals(Eb), CT_FLOAT32);
+}
+
+/* functions composed of the ops above (no kernel of their own) on the device */
+TEST(test_la_composites) {
+    ct_dtype dt = CT_FLOAT64;
+    int64_t bs[1] = {2};
+    ct_tensor *A = la_gen(dt, 1, bs, 6, 6), *S = la_spd(dt, 1, bs, 6), *R = ct_randn(CT_FLOAT64, 6, 4);
+    LA_SAME("logdet", ct_logdet(dev(S)), ct_logdet(S), dt);
+    ct_linalg_lu_result lc = ct_linalg_lu(A, 1), ld = ct_linalg_lu(dev(A), 1);
+    LA_SAME("lu P", ld.P, lc.P, dt);
+    LA_SAME("lu L", ld.L, lc.L, dt);
+    LA_SAME("lu U", ld.U, lc.U, dt);
+    LA_SAME("matrix_power -2", ct_linalg_matrix_power(dev(A), -2), ct_linalg_matrix_power(A, -2), dt);
+    LA_SAME("matrix_rank", ct_linalg_matrix_rank(dev(A), NAN, NAN, 0), ct_linalg_matrix_rank(A, NAN, NAN, 0), dt);
+    LA_SAME("cond", ct_linalg_cond(dev(A), NULL), ct_linalg_cond(A, NULL), dt);
+    LA_SAME("matrix_norm nuc", ct_linalg_matrix_norm(dev(A), "nuc", NULL, 0), ct_linalg_matrix_norm(A, "nuc", NULL, 0), dt);
+    LA_SAME("matrix_norm 2", ct_linalg_matrix_norm(dev(A), "2", NULL, 0), ct_linalg_matrix_norm(A, "2", NULL, 0), dt);
+    ct_tensor *ms[3] = {ct_select(A, 0, 0), ct_select(A, 0, 1), R}, *md[3] = {dev(ms[0]), dev(ms[1]), dev(R)};
+    LA_SAME("multi_dot", ct_linalg_multi_dot(3, md), ct_linalg_multi_dot(3, ms), dt);
+    const int64_t d1[1] = {-1}, d2[2] = {0, 2};
+    LA_SAME("vector_norm 2", ct_linalg_vector_norm(dev(A), 2.0, 1, d1, 0), ct_linalg_vector_norm(A, 2.0, 1, d1, 0), dt);
+    LA_SAME("vector_norm inf", ct_linalg_vector_norm(dev(A), INFINITY, 2, d2, 1), ct_linalg_vector_norm(A, INFINITY, 2, d2, 1), dt);
+    LA_SAME("vector_norm 0.5", ct_linalg_vector_norm(dev(A), 0.5, 0, NULL, 0), ct_linalg_vector_norm(A, 0.5, 0, NULL, 0), dt);
+    LA_SAME("vector_norm f32", ct_linalg_vector_norm(dev(ct_to(A, CT_FLOAT32)), 3.0, 1, d1, 0), ct_linalg_vector_norm(ct_to(A, CT_FLOAT32), 3.0, 1, d1, 0), CT_FLOAT32);
+    ct_tensor *T4 = ct_reshape(ct_select(A, 0, 0), 2, 3, 6);
+    LA_SAME("tensorinv", ct_linalg_tensorinv(dev(T4), 2), ct_linalg_tensorinv(T4, 2), dt);
 }

@@ -2,7 +2,8 @@
    uses (for ctensor_linalg.h's ops), emulated on the host for the CUDA emulator
    (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, getrf, getrs,
    syevd, geqrf, orgqr, gesvd (float and double), their workspace-size queries,
-   a handle and its stream. The signatures are cuSOLVER's; the rules a GPU
+   a handle and its stream; and cuBLAS's getrfBatched / getrsBatched (which
+   need LAPACKE too, so they live here rather than in cublas_v2.h). The signatures are cuSOLVER's; the rules a GPU
    enforces are checked: the matrices, the workspace, the pivots and devInfo are
    device memory (a host pointer there aborts the test, as it would fault on a
    GPU), the workspace holds at least Lwork elements, the leading dimensions and
@@ -235,6 +236,64 @@ template <typename T> inline cusolverStatus_t gesvd(cusolverDnHandle_t h, signed
     return CUSOLVER_STATUS_SUCCESS;
 }
 }  // namespace ct_emu
+
+/* ---- cuBLAS's batched LU (cublas_api.h declares them; emulated here, beside
+   the LAPACKE-backed routines): getrfBatched (square, pivoting; pivots and infos
+   device arrays), getrsBatched (info: a host int, argument errors only) ---- */
+namespace ct_emu {
+template <typename T> inline cublasStatus_t getrf_batched(cublasHandle_t h, int n, T *const A[], int lda, int *P, int *info, int batch) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < mx1(n) || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    opened open_;
+    check_side(A, sizeof(T *) * (size_t)batch, true, "cublas getrfBatched Aarray");
+    check_side(info, sizeof(int) * (size_t)batch, true, "cublas getrfBatched info");
+    if (!P) { fprintf(stderr, "cuda emulator: getrfBatched without pivoting is not emulated\n"); abort(); }
+    check_side(P, sizeof(int) * (size_t)n * (size_t)batch, true, "cublas getrfBatched P");
+    for (int b = 0; b < batch; b++) {
+        dev_mat(A[b], n, n, lda, sizeof(T), "cublas getrfBatched A");
+        info[b] = n ? pos(sizeof(T) == 8 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, (double *)A[b], lda, P + (size_t)b * n)
+                                         : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, (float *)A[b], lda, P + (size_t)b * n)) : 0;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+template <typename T> inline cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t trans, int n, int nrhs, const T *const A[], int lda, const int *P,
+                                                          T *const B[], int ldb, int *info, int batch) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    check_side(info, sizeof(int), false, "cublas getrsBatched info (a host pointer)");
+    *info = 0;
+    if (n < 0) { *info = -2; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (nrhs < 0) { *info = -3; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (lda < mx1(n)) { *info = -5; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (ldb < mx1(n)) { *info = -8; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (batch < 0) { *info = -10; return CUBLAS_STATUS_INVALID_VALUE; }
+    opened open_;
+    check_side(A, sizeof(T *) * (size_t)batch, true, "cublas getrsBatched Aarray");
+    check_side(B, sizeof(T *) * (size_t)batch, true, "cublas getrsBatched Barray");
+    check_side(P, sizeof(int) * (size_t)n * (size_t)batch, true, "cublas getrsBatched devIpiv");
+    char t = trans == CUBLAS_OP_N ? 'N' : 'T';
+    for (int b = 0; b < batch && n && nrhs; b++) {
+        dev_mat(A[b], n, n, lda, sizeof(T), "cublas getrsBatched A");
+        dev_mat(B[b], n, nrhs, ldb, sizeof(T), "cublas getrsBatched B");
+        if (sizeof(T) == 8) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const double *)A[b], lda, P + (size_t)b * n, (double *)B[b], ldb);
+        else LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const float *)A[b], lda, P + (size_t)b * n, (float *)B[b], ldb);
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+inline cublasStatus_t cublasSgetrfBatched(cublasHandle_t h, int n, float *const A[], int lda, int *P, int *info, int batch) {
+    return ct_emu::getrf_batched<float>(h, n, A, lda, P, info, batch);
+}
+inline cublasStatus_t cublasDgetrfBatched(cublasHandle_t h, int n, double *const A[], int lda, int *P, int *info, int batch) {
+    return ct_emu::getrf_batched<double>(h, n, A, lda, P, info, batch);
+}
+inline cublasStatus_t cublasSgetrsBatched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const float *const A[], int lda, const int *P,
+                                          float *const B[], int ldb, int *info, int batch) {
+    return ct_emu::getrs_batched<float>(h, t, n, nrhs, A, lda, P, B, ldb, info, batch);
+}
+inline cublasStatus_t cublasDgetrsBatched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const double *const A[], int lda, const int *P,
+                                          double *const B[], int ldb, int *info, int batch) {
+    return ct_emu::getrs_batched<double>(h, t, n, nrhs, A, lda, P, B, ldb, info, batch);
+}
 
 /* ---- cuSOLVER's names (S: float, D: double) ---- */
 #define CT_EMU_SOLVER_PAIR(P, T)                                                                                                                    \
