@@ -7451,7 +7451,8 @@ static int ct__cu_la_band(const char *op, int dev, T *a, int64_t count, int64_t 
 static int32_t *ct__cu_la_infos(const char *op, const ct_tensor *info, int64_t count) {
     int32_t *h = (int32_t *)ct__la_scratch(sizeof(int32_t) * (size_t)(count > 0 ? count : 1));
     if (!h) return NULL;
-    if (count && ct__cu_memcpy(op, h, ct__ptr(info), sizeof(int32_t) * (size_t)count, cudaMemcpyDeviceToHost)) { CT_FREE(h); return NULL; }
+    ct__cu_guard guard(info->device.index, op);   /* the current stream of the infos' device */
+    if (!guard.ok || (count && ct__cu_memcpy(op, h, ct__ptr(info), sizeof(int32_t) * (size_t)count, cudaMemcpyDeviceToHost))) { CT_FREE(h); return NULL; }
     return h;
 }
 /* a cuSOLVER / cuBLAS failure, reported after the lock is released */
@@ -7498,7 +7499,11 @@ static ct_tensor *ct__cu_la_ptrs(const char *op, T *base, int64_t stride, int64_
     T **h = (T **)ct__la_scratch(sizeof(T *) * (size_t)(count > 0 ? count : 1));
     if (!d || !h) { ct__cu_la_free(d); CT_FREE(h); return NULL; }
     for (int64_t b = 0; b < count; b++) h[b] = base + b * stride;
-    int rc = ct__cu_memcpy(op, ct__ptr(d), h, sizeof(T *) * (size_t)count, cudaMemcpyHostToDevice);
+    int rc;
+    {
+        ct__cu_guard guard(dev.index, op);
+        rc = guard.ok ? ct__cu_memcpy(op, ct__ptr(d), h, sizeof(T *) * (size_t)count, cudaMemcpyHostToDevice) : -1;
+    }
     CT_FREE(h);
     if (rc) { ct__decref(d); return NULL; }
     return d;
