@@ -45,7 +45,7 @@ static ct_tensor *la_signfix(ct_tensor *t, int rows) {
     do {                                                                                             \
         char cm_[512];                                                                               \
         ct_tensor *c_ = (cexpr);                                                                     \
-        snprintf(cm_, sizeof cm_, "%s", ct_last_error());                                            \
+        snprintf(cm_, sizeof cm_, "%.500s", ct_last_error());                                        \
         int cc_ = ct_last_error_code();                                                              \
         ct_clear_error();                                                                            \
         ct_tensor *d_ = (dexpr);                                                                     \
