@@ -475,9 +475,9 @@ export CUDA_TESTS := test_cuda_emu $(if $(NVCC_FOUND),test_cuda)
 $(BUILD)/cuda:
 	@mkdir -p $@
 $(BUILD)/cuda/test_cuda: $(CUDA_SRC) | $(BUILD)/cuda
-	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcublas -lpthread
+	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcusolver -lcublas -lpthread -llapacke -lopenblas
 $(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) | $(BUILD)/cuda
-	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread
+	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread -llapacke -lopenblas
 test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 	@for t in $(CUDA_TESTS); do echo "== $$t"; out=$$(./$(BUILD)/cuda/$$t 2>&1); rc=$$?; \
@@ -503,7 +503,7 @@ $(BUILD)/cuda/fashion_mnist_emu: examples/fashion_mnist.c $(HEADERS) $(wildcard 
 .PHONY: bench-cuda
 $(BUILD)/bench/cuda_ops: bench/cuda/cuda_ops.c bench/bench.h $(HEADERS) | $(BUILD)/bench
 	@[ -n "$(NVCC_FOUND)" ] || { echo "bench-cuda: nvcc not found (install the CUDA toolkit, or set NVCC=/path/to/nvcc)"; exit 1; }
-	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -I. -Ibench -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcublas
+	$(NVCC_FOUND) -O2 -x cu -DCTENSOR_CUDA -I. -Ibench -Werror all-warnings -Xcompiler -Wall,-Wextra $(CUDA_ARCH) $< -o $@ -lcusolver -lcublas -llapacke -lopenblas
 bench-cuda: $(BUILD)/bench/cuda_ops
 	@BUILD=$(BUILD) sh bench/run.sh cuda_ops
 # ---- end CUDA ------------------------------------------------------------------

@@ -1,5 +1,6 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
-   kernels for the core and nn ops, cuBLAS matrix products.  v0.3 (2026-11-27)
+   kernels for the core and nn ops, cuBLAS matrix products, cuSOLVER for
+   ctensor_linalg.h.  v0.4 (2026-12-06)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
@@ -16,6 +17,12 @@
      host emulation of the CUDA runtime (tests/cuda/emu: the kernels' logic on
      the CPU, with device memory unreadable by host code as on a GPU), not yet
      on a GPU. No GPU benchmarks have been taken yet (make bench-cuda).
+     Issue 16 (part): cuSOLVER / cuBLAS kernels for ctensor_linalg.h's cholesky,
+     inv, solve, lu_factor, lu_solve, det, slogdet, eigh, qr, svd and
+     solve_triangular (float32/float64, the CPU's infos and errors, gradients
+     through the CPU's backward rules) compile warning-free under nvcc and pass
+     against the CPU path on the emulator (tests/cuda/emu/cusolverDn.h, LAPACKE
+     behind cuSOLVER's signatures); they have never run on a GPU.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -26,6 +33,7 @@
                                          companions included before it)
      and the program builds with one line:
          nvcc -O2 -x cu -DCTENSOR_CUDA main.c -lcublas
+     (with ctensor_linalg.h before this header: add -lcusolver -llapacke -lopenblas)
      (add -arch=native, or the GPU's architecture: -arch=sm_90 for an H100,
      -arch=sm_87 for a Jetson Orin; Xavier sm_72, TX2 sm_62 and Nano sm_53 need a
      CUDA toolkit before 13, which dropped them: the code uses nothing newer).
@@ -148,13 +156,32 @@
        without: p / Exponential(1) keys + topk), from the device generator;
        the CPU's errors for invalid weights (a flag read back); not the CPU's
        numbers
+     - ctensor_linalg.h's ops, when it is included before this header (link
+       -lcusolver): cholesky / cholesky_ex (potrf; potrfBatched for batches),
+       inv / inv_ex (getrf + getrs), solve / solve_ex (getrf + getrs, vector
+       and broadcast right-hand sides, left=False), lu_factor / lu_factor_ex
+       (getrf), lu_solve (getrs; left, adjoint), det, slogdet, logdet (getrf and
+       a kernel), eigh / eigvalsh (syevd), qr in every mode (geqrf + orgqr), svd
+       / svdvals (gesvd), solve_triangular (cuBLAS trsm), vector_norm (the
+       core norm's reduction kernel); float32 and float64;
+       the _ex infos are cuSOLVER's devInfo (LAPACK's codes, as on the CPU), and
+       the checked functions read them back and raise the CPU's messages. The
+       functions composed of these (logdet, lu, matrix_power, matrix_rank,
+       cond, matrix_norm, tensorinv, multi_dot, ...) and their
+       gradients (the CPU's backward rules are ctensor ops) run on the device.
+       Not yet: eig/eigvals, lstsq, householder_product, matrix_exp, pinv,
+       cross, vander, cholesky_solve, cholesky_inverse (each fails
+       naming its op); syevjBatched and gesvdjBatched (eigh, qr, svd and
+       solve_triangular loop over one call per matrix; cholesky and the LU
+       family batch through potrfBatched and cuBLAS's getrfBatched/getrsBatched).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
        "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend."
      Every op of ctensor.h's and ctensor_nn.h's tables has one (checked by
      test_kernel_coverage), except ct::transformer_encoder_layer_fwd and
      ct::multi_head_self_attention_fwd: the fused transformer fastpath runs on
      the CPU, and device inputs take the regular path (issue 16 brings fused
-     attention to the GPU, with cuSOLVER for ctensor_linalg.h).
+     attention to the GPU). test_kernel_coverage also lists the linalg ops above
+     that have no kernel yet.
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -215,7 +242,8 @@
      repeat, tril, triu, diag_embed, pads, take, one_hot, repeat_interleave);
      Scans, variance and sorting along dims; Indexing along a dim, advanced
      indexing, nonzero and masked_select; Fused optimizer steps,
-     scatter_reduce, randperm and multinomial; Registration and the public API
+     scatter_reduce, randperm and multinomial; Linear algebra: cuSOLVER and
+     cuBLAS for ctensor_linalg.h's ops; Registration and the public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -233,6 +261,10 @@
                        resampling, the fused optimizers, scatter_reduce,
                        randperm, multinomial; layer_norm and batch_norm in
                        float16/bfloat16 (emulator only so far).
+     0.4 (2026-12-06)  cuSOLVER / cuBLAS kernels for ctensor_linalg.h's
+                       cholesky, inv, solve, lu_factor, lu_solve, det,
+                       slogdet, eigh, qr, svd, solve_triangular (emulator
+                       only so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -7220,6 +7252,852 @@ static void ct__cu_optim_register(void) {
 }
 
 /* ============================================================================
+   Linear algebra: cuSOLVER and cuBLAS for ctensor_linalg.h's ops (when
+   ctensor_linalg.h is included before this header)
+   The ops of ctensor_linalg.h's table with a kernel here: linalg_cholesky_ex
+   (potrf; potrfBatched for batches), linalg_inv_ex (getrf + getrs on the
+   identity), linalg_solve_ex (getrf + getrs), linalg_lu_factor_ex (getrf),
+   linalg_lu_solve (getrs), linalg_det and linalg_slogdet (getrf and a kernel
+   over the diagonals and pivots), linalg_eigh (syevd), linalg_qr (geqrf +
+   orgqr), linalg_svd (gesvd), linalg_solve_triangular (cuBLAS trsm), and
+   linalg_vector_norm (the core norm's reduction kernel). Their
+   metas are the CPU's, so shapes, dtypes, layouts and argument errors are too;
+   the infos are cuSOLVER's devInfo written straight into the info tensors (the
+   codes are LAPACK's, as the CPU's), and the errors of the checked functions
+   (cholesky, inv, solve, lu_factor, eigh, svd) read the infos back and raise
+   the CPU's messages. float32 computes in float32 and float64 in float64
+   (the CPU path computes small matrices in double). A row-major matrix is its
+   transpose in column-major order, so most ops hand cuSOLVER a row-major copy
+   and use the transposed problem, as the CPU path does with LAPACK. Batches
+   of square matrices up to 128 x 128 (CT__CU_LA_BATCHED_MAX) go through one
+   call: potrfBatched (cholesky), cuBLAS's getrfBatched / getrsBatched (inv,
+   solve, det, slogdet, lu_factor, lu_solve); other batches loop over the
+   matrices, one cuSOLVER call each (eigh, qr, svd, solve_triangular).
+   The autograd rules of these ops are ctensor ops, so gradients run on the
+   device. The rest of ctensor_linalg.h's ops (eig, lstsq, householder_product,
+   matrix_exp, pinv's kernel, cross, vander, cholesky_solve,
+   cholesky_inverse, prod_others) have no CUDA kernel yet: they fail cleanly
+   naming the op (test_kernel_coverage lists them).
+   Compiled warning-free by nvcc; run only on the emulator (tests/cuda/emu/
+   cusolverDn.h), not yet on a GPU.
+   ========================================================================== */
+#ifdef CTENSOR_LINALG_IMPLEMENTATION_DONE
+#include <cusolverDn.h>
+static cusolverDnHandle_t ct__cu_sol[CTENSOR_CUDA_MAX_DEVICES];
+static std::mutex ct__cu_sol_mutex;   /* one handle per device; calls are serialized */
+static const char *ct__cu_sol_msg(cusolverStatus_t s) {
+    switch (s) {
+    case CUSOLVER_STATUS_SUCCESS: return "success";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    default: return "cuSOLVER error";
+    }
+}
+/* The overloads by element type (S: float, D: double). */
+#define CT__CU_SOL_FNS(P, T)                                                                                                               \
+    static cusolverStatus_t ct__cu_potrf_ws(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *A, int lda, int *lw) {                   \
+        return cusolverDn##P##potrf_bufferSize(h, u, n, A, lda, lw);                                                                       \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *A, int lda, T *W, int lw, int *info) {      \
+        return cusolverDn##P##potrf(h, u, n, A, lda, W, lw, info);                                                                         \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T **A, int lda, int *info, int b) {    \
+        return cusolverDn##P##potrfBatched(h, u, n, A, lda, info, b);                                                                      \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_getrf_ws(cusolverDnHandle_t h, int m, int n, T *A, int lda, int *lw) {                                \
+        return cusolverDn##P##getrf_bufferSize(h, m, n, A, lda, lw);                                                                       \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_getrf(cusolverDnHandle_t h, int m, int n, T *A, int lda, T *W, int *ipiv, int *info) {                \
+        return cusolverDn##P##getrf(h, m, n, A, lda, W, ipiv, info);                                                                       \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int k, const T *A, int lda, const int *ipiv,  \
+                                         T *B, int ldb, int *info) {                                                                       \
+        return cusolverDn##P##getrs(h, t, n, k, A, lda, ipiv, B, ldb, info);                                                               \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_syevd_ws(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const T *A, int lda,   \
+                                            const T *w, int *lw) {                                                                         \
+        return cusolverDn##P##syevd_bufferSize(h, j, u, n, A, lda, w, lw);                                                                 \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_syevd(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T *A, int lda, T *w,      \
+                                         T *W, int lw, int *info) {                                                                        \
+        return cusolverDn##P##syevd(h, j, u, n, A, lda, w, W, lw, info);                                                                   \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_geqrf_ws(cusolverDnHandle_t h, int m, int n, T *A, int lda, int *lw) {                                \
+        return cusolverDn##P##geqrf_bufferSize(h, m, n, A, lda, lw);                                                                       \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_geqrf(cusolverDnHandle_t h, int m, int n, T *A, int lda, T *tau, T *W, int lw, int *info) {           \
+        return cusolverDn##P##geqrf(h, m, n, A, lda, tau, W, lw, info);                                                                    \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_orgqr_ws(cusolverDnHandle_t h, int m, int n, int k, const T *A, int lda, const T *tau, int *lw) {     \
+        return cusolverDn##P##orgqr_bufferSize(h, m, n, k, A, lda, tau, lw);                                                               \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_orgqr(cusolverDnHandle_t h, int m, int n, int k, T *A, int lda, const T *tau, T *W, int lw,           \
+                                         int *info) {                                                                                      \
+        return cusolverDn##P##orgqr(h, m, n, k, A, lda, tau, W, lw, info);                                                                 \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_gesvd_ws(cusolverDnHandle_t h, int m, int n, T *, int *lw) {                                          \
+        return cusolverDn##P##gesvd_bufferSize(h, m, n, lw);                                                                               \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T *A, int lda, T *S, T *U,  \
+                                         int ldu, T *VT, int ldvt, T *W, int lw, int *info) {                                              \
+        return cusolverDn##P##gesvd(h, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, W, lw, NULL, info);                                      \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_getrf_batched(cublasHandle_t h, int n, T *const *A, int lda, int *piv, int *info, int b) {                 \
+        return cublas##P##getrfBatched(h, n, A, lda, piv, info, b);                                                                        \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_getrs_batched(cublasHandle_t h, cublasOperation_t t, int n, int k, const T *const *A, int lda,          \
+                                               const int *piv, T *const *B, int ldb, int *info, int b) {                                   \
+        return cublas##P##getrsBatched(h, t, n, k, A, lda, piv, B, ldb, info, b);                                                          \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t u, cublasOperation_t t,                \
+                                      cublasDiagType_t d, int m, int n, const T *alpha, const T *A, int lda, T *B, int ldb) {              \
+        return cublas##P##trsm(h, side, u, t, d, m, n, alpha, A, lda, B, ldb);                                                             \
+    }
+CT__CU_SOL_FNS(S, float)
+CT__CU_SOL_FNS(D, double)
+#undef CT__CU_SOL_FNS
+
+/* ---- small kernels: triangles and identities, determinants, finiteness ---- */
+/* count contiguous row-major rows x cols matrices: mode 0 zeroes the entries
+   with j - i outside [lo, hi]; mode 1 writes the identity */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_band_kernel(T *a, int64_t count, int64_t rows, int64_t cols, int64_t lo, int64_t hi, int mode) {
+    const int64_t mn = rows * cols, total = count * mn;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t e = i % mn, r = e / cols, c = e % cols;
+        if (mode == 1) a[i] = r == c ? (T)1 : (T)0;
+        else if (c - r < lo || c - r > hi) a[i] = (T)0;
+    }
+}
+/* det (logmode 0) or sign and log|det| (1) of count n x n LU factors (getrf's,
+   1-based pivots), computed in double as the CPU path */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_det_kernel(const T *lu, const int *piv, int64_t count, int64_t n, T *o0, T *o1, int logmode) {
+    for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < count; b += (int64_t)gridDim.x * blockDim.x) {
+        double sign = 1.0, logabs = 0.0, det = 1.0;
+        const T *w = lu + b * n * n;
+        for (int64_t k = 0; k < n; k++) {
+            double u = (double)w[k * n + k];
+            if (piv[b * n + k] != k + 1) sign = -sign;
+            det *= u;
+            if (logmode) { if (u < 0) sign = -sign; logabs += log(fabs(u)); }
+        }
+        if (!logmode) {
+            o0[b] = (T)(sign * det);
+        } else {
+            if (logabs == -INFINITY) sign = 0.0;
+            o0[b] = (T)sign;
+            o1[b] = (T)logabs;
+        }
+    }
+}
+/* *flag = 1 when an element of a[0..n) is not finite */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_finite_kernel(const T *a, int64_t n, int *flag) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        if (!isfinite((double)a[i])) *flag = 1;
+}
+
+/* ---- helpers ---- */
+/* The batch of a call: shape bs (nb dims) and count. */
+typedef struct ct__cu_lab { int nb; int64_t bs[CT_MAX_DIMS], count; } ct__cu_lab;
+static void ct__cu_lab_of(ct__cu_lab *B, int nb, const int64_t *bs) {
+    B->nb = nb;
+    B->count = 1;
+    for (int d = 0; d < nb; d++) { B->bs[d] = bs[d]; B->count *= bs[d]; }
+}
+/* A view of t (whose last tmd dims are not batch dims) broadcast to the batch B,
+   with ne (1 or 2) trailing dims of sizes e0, e1 and strides s0, s1 */
+static ct_tensor ct__cu_la_bview(const ct_tensor *t, const ct__cu_lab *B, int tmd, int ne, int64_t e0, int64_t e1, int64_t s0, int64_t s1) {
+    int64_t sh[CT_MAX_DIMS], st[CT_MAX_DIMS];
+    int tb = t->ndim - tmd;
+    for (int d = 0; d < B->nb; d++) {
+        int td = d - (B->nb - tb);
+        sh[d] = B->bs[d];
+        st[d] = td >= 0 && t->shape[td] != 1 ? t->strides[td] : 0;
+    }
+    sh[B->nb] = e0;
+    st[B->nb] = s0;
+    sh[B->nb + 1] = e1;
+    st[B->nb + 1] = s1;
+    return ct__ix_view(t, B->nb + ne, sh, st, t->offset);
+}
+/* A new contiguous device tensor: the batch B + (e0, e1) of dtype dt on dev (e1 < 0: one trailing dim) */
+static ct_tensor *ct__cu_la_new(ct_dtype dt, const ct__cu_lab *B, int64_t e0, int64_t e1, ct_device dev) {
+    int64_t sh[CT_MAX_DIMS];
+    for (int d = 0; d < B->nb; d++) sh[d] = B->bs[d];
+    sh[B->nb] = e0;
+    if (e1 >= 0) sh[B->nb + 1] = e1;
+    return ct__alloc(dt, B->nb + (e1 >= 0 ? 2 : 1), sh, NULL, dev);
+}
+/* A flat device buffer of n elements of dt (workspaces, pivots, infos) */
+static ct_tensor *ct__cu_la_buf(ct_dtype dt, int64_t n, ct_device dev) {
+    int64_t s = n > 0 ? n : 1;
+    return ct__alloc(dt, 1, &s, NULL, dev);
+}
+static void ct__cu_la_free(ct_tensor *t) { if (t) ct__decref(t); }
+template <typename T> static ct_dtype ct__cu_la_dt(void) { return sizeof(T) == 8 ? CT_FLOAT64 : CT_FLOAT32; }
+template <typename T>
+static int ct__cu_la_band(const char *op, int dev, T *a, int64_t count, int64_t rows, int64_t cols, int64_t lo, int64_t hi, int mode) {
+    int64_t total = count * rows * cols;
+    if (total == 0) return 0;
+    CT__CU_LAUNCH(ct__cu_blocks(total, CT__CU_THREADS, dev), CT__CU_THREADS, (a, count, rows, cols, lo, hi, mode), ct__cu_la_band_kernel<T>);
+    return ct__cu_launched(op);
+}
+/* reads count int32 infos back (waits for the current stream) */
+static int32_t *ct__cu_la_infos(const char *op, const ct_tensor *info, int64_t count) {
+    int32_t *h = (int32_t *)ct__la_scratch(sizeof(int32_t) * (size_t)(count > 0 ? count : 1));
+    if (!h) return NULL;
+    ct__cu_guard guard(info->device.index, op);   /* the current stream of the infos' device */
+    if (!guard.ok || (count && ct__cu_memcpy(op, h, ct__ptr(info), sizeof(int32_t) * (size_t)count, cudaMemcpyDeviceToHost))) { CT_FREE(h); return NULL; }
+    return h;
+}
+/* a cuSOLVER / cuBLAS failure, reported after the lock is released */
+typedef struct ct__cu_solst { cusolverStatus_t s; cublasStatus_t bs; cudaError_t launch; int stage; const char *what; } ct__cu_solst;
+static void ct__cu_solst_init(ct__cu_solst *st) {
+    st->s = CUSOLVER_STATUS_SUCCESS;
+    st->bs = CUBLAS_STATUS_SUCCESS;
+    st->launch = cudaSuccess;
+    st->stage = 0;
+    st->what = "";
+}
+static int ct__cu_solst_report(const char *op, const ct__cu_solst *st) {
+    if (st->s != CUSOLVER_STATUS_SUCCESS) return ct__failed(CT_ERR_DEVICE, "%s: cuSOLVER error: %s (%s)", op, ct__cu_sol_msg(st->s), st->what);
+    if (st->bs != CUBLAS_STATUS_SUCCESS) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (%s)", op, ct__cu_blas_msg(st->bs), st->what);
+    if (st->launch != cudaSuccess) return ct__cu_fail(op, st->launch);
+    return 0;
+}
+/* under ct__cu_sol_mutex, on device dev: its handle (made on first use), on the current stream */
+static cusolverDnHandle_t ct__cu_sol_ready(int dev, ct__cu_solst *st) {
+    if (!ct__cu_sol[dev] && (st->s = cusolverDnCreate(&ct__cu_sol[dev])) != CUSOLVER_STATUS_SUCCESS) {
+        ct__cu_sol[dev] = NULL;
+        st->what = "cusolverDnCreate";
+        return NULL;
+    }
+    if ((st->s = cusolverDnSetStream(ct__cu_sol[dev], ct__cu_stream_of(dev))) != CUSOLVER_STATUS_SUCCESS) {
+        st->what = "cusolverDnSetStream";
+        return NULL;
+    }
+    return ct__cu_sol[dev];
+}
+#define CT__CU_SOL_CALL(st, name, call)                                                  \
+    do {                                                                                 \
+        if ((st).s == CUSOLVER_STATUS_SUCCESS && ((st).s = (call)) != CUSOLVER_STATUS_SUCCESS) (st).what = (name); \
+    } while (0)
+static int ct__cu_la_int_ok(const char *op, int64_t a, int64_t b) {
+    if (a <= INT32_MAX && b <= INT32_MAX) return 1;
+    ct__failed(CT_ERR_UNSUPPORTED, "%s: a matrix dimension larger than 2^31-1 (%lld, %lld) is not supported on CUDA", op, (long long)a, (long long)b);
+    return 0;
+}
+/* A batch of device pointers base + b * stride (elements), b < count, on the device */
+template <typename T>
+static ct_tensor *ct__cu_la_ptrs(const char *op, T *base, int64_t stride, int64_t count, ct_device dev) {
+    ct_tensor *d = ct__cu_la_buf(CT_INT64, count, dev);
+    T **h = (T **)ct__la_scratch(sizeof(T *) * (size_t)(count > 0 ? count : 1));
+    if (!d || !h) { ct__cu_la_free(d); CT_FREE(h); return NULL; }
+    for (int64_t b = 0; b < count; b++) h[b] = base + b * stride;
+    int rc;
+    {
+        ct__cu_guard guard(dev.index, op);
+        rc = guard.ok ? ct__cu_memcpy(op, ct__ptr(d), h, sizeof(T *) * (size_t)count, cudaMemcpyHostToDevice) : -1;
+    }
+    CT_FREE(h);
+    if (rc) { ct__decref(d); return NULL; }
+    return d;
+}
+
+/* ---- cholesky: a row-major copy of A is A^T column-major, whose upper triangle
+   is A's lower one: potrf(UPPER) leaves L row-major in place (potrf(LOWER) gives
+   U for upper=True); the other triangle is zeroed ---- */
+template <typename T>
+static int ct__cu_la_cholesky(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *L = c->out[0], *info = c->out[1];
+    int upper = (c->a->flags & CT__LAF_UPPER) != 0, nd = A->ndim;
+    int64_t n = A->shape[nd - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, n, B.count)) return -1;
+    if (B.count == 0) return 0;
+    if (n == 0) return ct__cu_fill(fn, info, 0.0);
+    if (ct__cu_copy_dev(fn, L, (ct_tensor *)A)) return -1;
+    cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    T *Lp = (T *)ct__ptr(L);
+    int *ip = (int *)ct__ptr(info);
+    ct_tensor *ws = NULL, *ptrs = NULL;
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    int rc = 0;
+    if (B.count > 1 && !(ptrs = ct__cu_la_ptrs<T>(fn, Lp, n * n, B.count, L->device))) return -1;
+    {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            if (h && ptrs) {
+                CT__CU_SOL_CALL(st, "potrfBatched", ct__cu_potrf_batched(h, fill, (int)n, (T **)ct__ptr(ptrs), (int)n, ip, (int)B.count));
+            } else if (h) {
+                int lw = 0;
+                CT__CU_SOL_CALL(st, "potrf_bufferSize", ct__cu_potrf_ws(h, fill, (int)n, Lp, (int)n, &lw));
+                if (st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, L->device))) rc = -1;
+                if (ws) CT__CU_SOL_CALL(st, "potrf", ct__cu_potrf(h, fill, (int)n, Lp, (int)n, (T *)ct__ptr(ws), lw, ip));
+            }
+        }
+    }
+    ct__cu_la_free(ptrs);
+    ct__cu_la_free(ws);
+    if (rc || ct__cu_solst_report(fn, &st)) return -1;
+    ct__cu_guard guard(dev, fn);
+    if (!guard.ok) return -1;
+    if (ct__cu_la_band<T>(fn, dev, Lp, B.count, n, n, upper ? 0 : -n, upper ? n : 0, 0)) return -1;
+    if (c->a->flags & CT__LAF_CHECK) {
+        int32_t *hi = ct__cu_la_infos(fn, info, B.count);
+        if (!hi) return -1;
+        int64_t bad = 0;
+        int v = ct__la_first_bad(hi, B.count, &bad);
+        CT_FREE(hi);
+        if (v)
+            return ct__failed(CT_ERR_NUMERIC, "%s: %sThe factorization could not be completed because the input is not positive-definite (the leading minor of order %d is not positive-definite).",
+                              fn, ct__la_batch_prefix(nd > 2, bad).s, v);
+    }
+    return 0;
+}
+
+/* ---- LU-based ops: inv, solve, det, slogdet (a row-major copy W of A is A^T
+   column-major: getrf factors A^T, getrs with CUBLAS_OP_T solves A X = B,
+   det(A^T) = det(A)), lu_factor (A copied column-major into LU), lu_solve ---- */
+#ifndef CT__CU_LA_BATCHED_MAX
+#  define CT__CU_LA_BATCHED_MAX 128   /* batches of n x n up to this: cuBLAS's batched LU */
+#endif
+enum { CT__CU_LU_INV, CT__CU_LU_SOLVE, CT__CU_LU_DET, CT__CU_LU_SLOGDET, CT__CU_LU_FACTOR, CT__CU_LU_SOLVE_LU };
+/* getrf on count matrices m x n (lda m) at a + b * m * n, pivots at piv + b * min(m, n), infos at info + b;
+   under the lock */
+template <typename T>
+static void ct__cu_la_getrf_all(cusolverDnHandle_t h, ct__cu_solst *st, T *a, int64_t m, int64_t n, int64_t count, int *piv, int *info, ct_device dev,
+                                int *oom) {
+    int lw = 0;
+    CT__CU_SOL_CALL(*st, "getrf_bufferSize", ct__cu_getrf_ws(h, (int)m, (int)n, a, (int)(m > 1 ? m : 1), &lw));
+    if (st->s != CUSOLVER_STATUS_SUCCESS) return;
+    ct_tensor *ws = ct__cu_la_buf(ct__cu_la_dt<T>(), lw, dev);
+    if (!ws) { *oom = 1; return; }
+    int64_t k = m < n ? m : n;
+    for (int64_t b = 0; b < count && st->s == CUSOLVER_STATUS_SUCCESS; b++)
+        CT__CU_SOL_CALL(*st, "getrf", ct__cu_getrf(h, (int)m, (int)n, a + b * m * n, (int)(m > 1 ? m : 1), (T *)ct__ptr(ws), piv + b * k, info + b));
+    ct__decref(ws);
+}
+/* getrs on count systems (A at a + b * n * n, pivots at piv + b * n, B at x + b * n * k, ld n); under the lock */
+template <typename T>
+static void ct__cu_la_getrs_all(cusolverDnHandle_t h, ct__cu_solst *st, cublasOperation_t tr, const T *a, const int *piv, T *x, int64_t n, int64_t k,
+                                int64_t count, int *sinfo) {
+    int ld = (int)(n > 1 ? n : 1);
+    for (int64_t b = 0; b < count && st->s == CUSOLVER_STATUS_SUCCESS; b++)
+        CT__CU_SOL_CALL(*st, "getrs", ct__cu_getrs(h, tr, (int)n, (int)k, a + b * n * n, ld, piv + b * n, x + b * n * k, ld, sinfo));
+}
+template <typename T>
+static int ct__cu_la_lu(ct__call *c, const char *fn, int dev, int kind) {
+    const ct_tensor *A = c->in[0];
+    ct_device D = c->out[0]->device;
+    int nd = A->ndim, rc = 0, oom = 0;
+    ct__cu_lab B;
+    ct_tensor *W = NULL, *X = NULL, *piv = NULL, *info = NULL, *sinfo = NULL;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = 0;
+    cublasOperation_t tr = CUBLAS_OP_N;
+    T *a = NULL, *x = NULL;
+    int *pp = NULL, *ip = NULL;
+    /* the batch, the factor W (count matrices m x n, column-major) and the right-hand sides X (n x k column-major) */
+    if (kind == CT__CU_LU_FACTOR) {
+        ct__cu_lab_of(&B, nd - 2, A->shape);
+        if (!ct__cu_la_int_ok(fn, m, n) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+        if (B.count == 0) return 0;
+        if (m == 0 || n == 0) return ct__cu_fill(fn, c->out[2], 0.0);
+        W = ct__incref(c->out[0]);   /* column-major (the meta's layout): A copied in */
+        if (ct__cu_copy_dev(fn, W, (ct_tensor *)A)) { ct__decref(W); return -1; }
+        pp = (int *)ct__ptr(c->out[1]);
+        ip = (int *)ct__ptr(c->out[2]);
+    } else if (kind == CT__CU_LU_SOLVE_LU) {
+        const ct_tensor *pv = c->in[1], *Bt = c->in[2];
+        ct_tensor *Xo = c->out[0];
+        int left = (c->a->flags & CT__LAF_LEFT) != 0, adj = (c->a->flags & CT__LAF_ADJOINT) != 0, xd = Xo->ndim, bd = Bt->ndim;
+        ct__cu_lab_of(&B, xd - 2, Xo->shape);
+        k = left ? Xo->shape[xd - 1] : Xo->shape[xd - 2];
+        if (!ct__cu_la_int_ok(fn, n, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+        if (B.count == 0 || n == 0 || k == 0) return 0;
+        W = ct__cu_la_new(A->dtype, &B, n, n, D);
+        piv = ct__cu_la_new(CT_INT32, &B, n, -1, D);
+        X = left ? ct__cu_la_new(A->dtype, &B, k, n, D) : ct__cu_la_new(A->dtype, &B, k, n, D);
+        if (!W || !piv || !X) rc = -1;
+        if (!rc) {   /* LU column-major (its transpose row-major), the pivots, B column-major */
+            ct_tensor v = ct__cu_la_bview(A, &B, 2, 2, n, n, A->strides[nd - 1], A->strides[nd - 2]);
+            ct_tensor pvv = ct__cu_la_bview(pv, &B, 1, 1, n, 0, pv->strides[pv->ndim - 1], 0);
+            ct_tensor bv = left ? ct__cu_la_bview(Bt, &B, 2, 2, k, n, Bt->strides[bd - 1], Bt->strides[bd - 2])
+                                : ct__cu_la_bview(Bt, &B, 2, 2, k, n, Bt->strides[bd - 2], Bt->strides[bd - 1]);
+            rc = ct__cu_copy_dev(fn, W, &v) || ct__cu_copy_dev(fn, piv, &pvv) || ct__cu_copy_dev(fn, X, &bv) ? -1 : 0;
+        }
+        tr = left ? (adj ? CUBLAS_OP_T : CUBLAS_OP_N) : (adj ? CUBLAS_OP_N : CUBLAS_OP_T);
+        pp = piv ? (int *)ct__ptr(piv) : NULL;
+    } else {
+        if (kind == CT__CU_LU_SOLVE) {
+            const ct_tensor *Bt = c->in[1];
+            ct_tensor *Xo = c->out[0];
+            int vec = ct__la_vector_rhs(A, Bt), bd = Bt->ndim;
+            ct__cu_lab_of(&B, Xo->ndim - (vec ? 1 : 2), Xo->shape);
+            k = vec ? 1 : Xo->shape[Xo->ndim - 1];
+            if (!ct__cu_la_int_ok(fn, n, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+            if (B.count == 0) return 0;
+            if (n == 0) return ct__cu_fill(fn, c->out[1], 0.0);
+            if (k > 0) {
+                if (!(X = ct__cu_la_new(A->dtype, &B, k, n, D))) return -1;
+                ct_tensor bv = vec ? ct__cu_la_bview(Bt, &B, 1, 2, 1, n, 0, Bt->strides[bd - 1])
+                                   : ct__cu_la_bview(Bt, &B, 2, 2, k, n, Bt->strides[bd - 1], Bt->strides[bd - 2]);
+                if (ct__cu_copy_dev(fn, X, &bv)) rc = -1;
+            }
+            tr = CUBLAS_OP_T;   /* W holds A^T */
+        } else {
+            ct__cu_lab_of(&B, nd - 2, A->shape);
+            if (!ct__cu_la_int_ok(fn, n, n) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+            if (B.count == 0) return 0;
+            if (kind == CT__CU_LU_INV) {
+                if (n == 0) return ct__cu_fill(fn, c->out[1], 0.0);
+                k = n;
+                X = ct__incref(c->out[0]);   /* contiguous: the identity, then A^{-T} column-major = A^{-1} row-major */
+                ct__cu_guard guard(dev, fn);
+                if (!guard.ok || ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(X), B.count, n, n, 0, 0, 1)) rc = -1;
+                tr = CUBLAS_OP_N;
+            } else if (n == 0) {
+                if (ct__cu_fill(fn, c->out[0], 1.0)) return -1;
+                return kind == CT__CU_LU_SLOGDET ? ct__cu_fill(fn, c->out[1], 0.0) : 0;
+            }
+        }
+        if (!rc && !(W = ct__cu_la_new(A->dtype, &B, n, n, D))) rc = -1;
+        if (!rc) {   /* A (broadcast) row-major: A^T column-major */
+            ct_tensor v = ct__cu_la_bview(A, &B, 2, 2, n, n, A->strides[nd - 2], A->strides[nd - 1]);
+            rc = ct__cu_copy_dev(fn, W, &v);
+        }
+        m = n;
+        if (!rc && !(piv = ct__cu_la_buf(CT_INT32, B.count * n, D))) rc = -1;
+        pp = piv ? (int *)ct__ptr(piv) : NULL;
+        if (kind == CT__CU_LU_DET || kind == CT__CU_LU_SLOGDET) {
+            if (!rc && !(info = ct__cu_la_buf(CT_INT32, B.count, D))) rc = -1;
+            ip = info ? (int *)ct__ptr(info) : NULL;
+        } else {
+            ip = (int *)ct__ptr(c->out[1]);
+        }
+    }
+    if (!rc && !(sinfo = ct__cu_la_buf(CT_INT32, 1, D))) rc = -1;
+    a = W ? (T *)ct__ptr(W) : NULL;
+    x = X ? (T *)ct__ptr(X) : NULL;
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    /* batches of small square matrices: cuBLAS's getrfBatched / getrsBatched (one call) */
+    int batched = B.count > 1 && m == n && n <= CT__CU_LA_BATCHED_MAX;
+    ct_tensor *pa = NULL, *px = NULL;
+    if (!rc && batched && (!(pa = ct__cu_la_ptrs<T>(fn, a, m * n, B.count, D)) || (x && !(px = ct__cu_la_ptrs<T>(fn, x, n * k, B.count, D))))) rc = -1;
+    if (!rc && batched) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+            int stage = 0, hinfo = 0;
+            cublasStatus_t bs = ct__cu_blas_ready(dev, sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F, &stage);
+            if (bs != CUBLAS_STATUS_SUCCESS) st.what = stage == 1 ? "cublasCreate" : "cublas settings";
+            if (bs == CUBLAS_STATUS_SUCCESS && kind != CT__CU_LU_SOLVE_LU &&
+                (bs = ct__cu_getrf_batched(ct__cu_blas[dev], (int)n, (T *const *)ct__ptr(pa), (int)n, pp, ip, (int)B.count)) != CUBLAS_STATUS_SUCCESS)
+                st.what = "getrfBatched";
+            if (bs == CUBLAS_STATUS_SUCCESS && x &&
+                (bs = ct__cu_getrs_batched(ct__cu_blas[dev], tr, (int)n, (int)k, (const T *const *)ct__ptr(pa), (int)n, pp, (T *const *)ct__ptr(px), (int)n,
+                                           &hinfo, (int)B.count)) != CUBLAS_STATUS_SUCCESS)
+                st.what = "getrsBatched";
+            st.bs = bs;
+        }
+    }
+    ct__cu_la_free(pa);
+    ct__cu_la_free(px);
+    if (!rc && !batched) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            if (h && kind != CT__CU_LU_SOLVE_LU) ct__cu_la_getrf_all<T>(h, &st, a, m, n, B.count, pp, ip, D, &oom);
+            if (h && !oom && x) ct__cu_la_getrs_all<T>(h, &st, tr, a, pp, x, n, k, B.count, (int *)ct__ptr(sinfo));
+        }
+    }
+    if (oom) rc = -1;
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && (kind == CT__CU_LU_DET || kind == CT__CU_LU_SLOGDET)) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            int lg = kind == CT__CU_LU_SLOGDET;
+            CT__CU_LAUNCH(ct__cu_blocks(B.count, CT__CU_THREADS, dev), CT__CU_THREADS,
+                          (a, pp, B.count, n, (T *)ct__ptr(c->out[0]), lg ? (T *)ct__ptr(c->out[1]) : (T *)NULL, lg), ct__cu_la_det_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    if (!rc && X && kind == CT__CU_LU_SOLVE) {   /* X (n x k column-major) into the output */
+        ct_tensor *Xo = c->out[0];
+        int xd = Xo->ndim, vec = ct__la_vector_rhs(A, c->in[1]);
+        ct_tensor ov = vec ? ct__cu_la_bview(Xo, &B, 1, 2, 1, n, 0, Xo->strides[xd - 1])
+                           : ct__cu_la_bview(Xo, &B, 2, 2, k, n, Xo->strides[xd - 1], Xo->strides[xd - 2]);
+        rc = ct__cu_copy_dev(fn, &ov, X);
+    } else if (!rc && X && kind == CT__CU_LU_SOLVE_LU) {
+        ct_tensor *Xo = c->out[0];
+        int xd = Xo->ndim, left = (c->a->flags & CT__LAF_LEFT) != 0;
+        ct_tensor ov = left ? ct__cu_la_bview(Xo, &B, 2, 2, k, n, Xo->strides[xd - 1], Xo->strides[xd - 2])
+                            : ct__cu_la_bview(Xo, &B, 2, 2, k, n, Xo->strides[xd - 2], Xo->strides[xd - 1]);
+        rc = ct__cu_copy_dev(fn, &ov, X);
+    }
+    ct__cu_la_free(W);
+    ct__cu_la_free(X);
+    ct__cu_la_free(piv);
+    ct__cu_la_free(info);
+    ct__cu_la_free(sinfo);
+    if (rc || !(c->a->flags & CT__LAF_CHECK) || kind == CT__CU_LU_DET || kind == CT__CU_LU_SLOGDET || kind == CT__CU_LU_SOLVE_LU) return rc;
+    /* the checked functions: the CPU's messages */
+    const ct_tensor *io = kind == CT__CU_LU_FACTOR ? c->out[2] : c->out[1];
+    int32_t *hi = ct__cu_la_infos(fn, io, B.count);
+    if (!hi) return -1;
+    int64_t bad = 0;
+    int v = ct__la_first_bad(hi, B.count, &bad);
+    CT_FREE(hi);
+    if (!v) return 0;
+    if (kind == CT__CU_LU_INV)
+        return ct__failed(CT_ERR_NUMERIC, "%s: %sThe diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.",
+                          fn, ct__la_batch_prefix(nd > 2, bad).s, v);
+    if (kind == CT__CU_LU_SOLVE)
+        return ct__failed(CT_ERR_NUMERIC, "torch.%s: %sThe solver failed because the input matrix is singular.", fn, ct__la_batch_prefix(B.nb > 0, bad).s);
+    return ct__failed(CT_ERR_NUMERIC, "torch.linalg.lu_factor: %sU[%d,%d] is zero and using it on lu_solve would result in a division by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+                      ct__la_batch_prefix(nd > 2, bad).s, v - 1, v - 1);
+}
+
+/* ---- eigh: A copied column-major (into V's column-major memory when the
+   eigenvectors are wanted), syevd on the triangle UPLO names ---- */
+template <typename T>
+static int ct__cu_la_eigh(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *Wv = c->out[0], *V = c->out[1];
+    int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, up = (c->a->flags & CT__LAF_UPPER) != 0, rc = 0;
+    int64_t n = A->shape[nd - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, n, B.count)) return -1;
+    if (B.count == 0 || n == 0) return 0;
+    ct_device D = Wv->device;
+    ct_tensor *M = wantv ? ct__incref(V) : ct__cu_la_new(A->dtype, &B, n, n, D), *info = ct__cu_la_buf(CT_INT32, B.count, D), *ws = NULL;
+    if (!M || !info) rc = -1;
+    if (!rc) {
+        if (wantv) rc = ct__cu_copy_dev(fn, M, (ct_tensor *)A);   /* V's layout is column-major */
+        else {
+            ct_tensor v = ct__cu_la_bview(A, &B, 2, 2, n, n, A->strides[nd - 1], A->strides[nd - 2]);
+            rc = ct__cu_copy_dev(fn, M, &v);
+        }
+    }
+    cusolverEigMode_t job = wantv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    cublasFillMode_t fill = up ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            T *m = (T *)ct__ptr(M), *w = (T *)ct__ptr(Wv);
+            int lw = 0;
+            if (h) CT__CU_SOL_CALL(st, "syevd_bufferSize", ct__cu_syevd_ws(h, job, fill, (int)n, m, (int)n, w, &lw));
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "syevd", ct__cu_syevd(h, job, fill, (int)n, m + b * n * n, (int)n, w + b * n, (T *)ct__ptr(ws), lw, (int *)ct__ptr(info) + b));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count);
+    if (!rc && !hi) rc = -1;
+    ct__cu_la_free(M);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    if (rc) return rc;
+    int64_t bad = 0;
+    int v = ct__la_first_bad(hi, B.count, &bad);
+    CT_FREE(hi);
+    if (v)
+        return ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                          fn, ct__la_batch_prefix(nd > 2, bad).s, v);
+    return 0;
+}
+
+/* ---- qr: A column-major in a buffer of max(n, Q's columns) columns, geqrf;
+   R is its upper triangle (row-major out), Q is orgqr's (column-major out) ---- */
+template <typename T>
+static int ct__cu_la_qr(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *Q = c->out[0], *R = c->out[1];
+    int nd = A->ndim, mode = c->a->mode, rc = 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n;
+    int64_t qc = mode == CT__LA_QR_COMPLETE ? m : k, rr = R->shape[R->ndim - 2], cw = n > qc ? n : qc;
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, m, cw) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0) return 0;
+    ct_device D = R->device;
+    if (k == 0) {   /* R is zeros, Q the identity */
+        if (ct__cu_fill(fn, R, 0.0)) return -1;
+        if (mode == CT__LA_QR_R || m * qc == 0) return 0;
+        ct__cu_guard guard(dev, fn);
+        return guard.ok ? ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(Q), B.count, qc, m, 0, 0, 1) : -1;
+    }
+    ct_tensor *Wq = ct__cu_la_new(A->dtype, &B, cw, m, D), *tau = ct__cu_la_buf(A->dtype, B.count * k, D), *info = ct__cu_la_buf(CT_INT32, 1, D), *ws = NULL;
+    if (!Wq || !tau || !info) rc = -1;
+    int64_t sh[CT_MAX_DIMS], stv[CT_MAX_DIMS];
+    if (!rc) {
+        for (int d = 0; d < B.nb; d++) { sh[d] = B.bs[d]; stv[d] = Wq->strides[d]; }
+        sh[B.nb] = n;
+        sh[B.nb + 1] = m;
+        stv[B.nb] = m;
+        stv[B.nb + 1] = 1;
+        ct_tensor dst = ct__ix_view(Wq, B.nb + 2, sh, stv, 0);
+        ct_tensor v = ct__cu_la_bview(A, &B, 2, 2, n, m, A->strides[nd - 1], A->strides[nd - 2]);
+        rc = ct__cu_copy_dev(fn, &dst, &v);
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            T *a = (T *)ct__ptr(Wq), *tp = (T *)ct__ptr(tau);
+            int lw1 = 0, lw2 = 0;
+            if (h) CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)m, (int)n, a, (int)m, &lw1));
+            if (h && mode != CT__LA_QR_R) CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)qc, (int)k, a, (int)m, tp, &lw2));
+            int lw = lw1 > lw2 ? lw1 : lw2;
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            int *ip = (int *)ct__ptr(info);
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "geqrf", ct__cu_geqrf(h, (int)m, (int)n, a + b * cw * m, (int)m, tp + b * k, (T *)ct__ptr(ws), lw, ip));
+            if (ws && st.s == CUSOLVER_STATUS_SUCCESS) {   /* R before orgqr overwrites the factor */
+                for (int d = 0; d < B.nb; d++) sh[d] = B.bs[d];
+                sh[B.nb] = rr;
+                sh[B.nb + 1] = n;
+                stv[B.nb] = 1;
+                stv[B.nb + 1] = m;
+                ct_tensor src = ct__ix_view(Wq, B.nb + 2, sh, stv, 0);
+                if (rr > m) {   /* complete with m < rr cannot happen: rr <= m */
+                    rc = -1;
+                } else if (ct__cu_copy_dev(fn, R, &src) || ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(R), B.count, rr, n, 0, n, 0)) {
+                    rc = -1;
+                }
+            }
+            for (int64_t b = 0; !rc && ws && mode != CT__LA_QR_R && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "orgqr", ct__cu_orgqr(h, (int)m, (int)qc, (int)k, a + b * cw * m, (int)m, tp + b * k, (T *)ct__ptr(ws), lw, ip));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && mode != CT__LA_QR_R) {   /* Q: the first qc columns, column-major */
+        for (int d = 0; d < B.nb; d++) sh[d] = B.bs[d];
+        sh[B.nb] = m;
+        sh[B.nb + 1] = qc;
+        stv[B.nb] = 1;
+        stv[B.nb + 1] = m;
+        ct_tensor src = ct__ix_view(Wq, B.nb + 2, sh, stv, 0);
+        rc = ct__cu_copy_dev(fn, Q, &src);
+    }
+    ct__cu_la_free(Wq);
+    ct__cu_la_free(tau);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    return rc;
+}
+
+/* ---- svd: gesvd takes m >= n only. A tall A is copied column-major:
+   A = U S VT, U and VT column-major are transposed into the row-major outputs.
+   A wide A's row-major copy is A^T column-major (n x m, n > m): A^T = U' S V'^T,
+   so U = V' and Vh = U'^T, whose column-major buffers are U's and Vh's row-major
+   memory. Non-finite inputs raise the CPU's error. ---- */
+template <typename T>
+static int ct__cu_la_svd(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *U = c->out[0], *S = c->out[1], *Vh = c->out[2];
+    int nd = A->ndim, full = (c->a->flags & CT__LAF_FULL) != 0, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, rc = 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = m < n ? m : n, uc = full ? m : k, vr = full ? n : k;
+    int tall = m >= n;
+    int64_t M = tall ? m : n, N = tall ? n : m;   /* gesvd's problem, M >= N */
+    int64_t gu = full ? M : k, gv = full ? N : k;  /* its U: M x gu, its VT: gv x N */
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, M, N) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0) return 0;
+    ct_device D = S->device;
+    if (k == 0) {   /* full: identities; else empty */
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) return -1;
+        if (wantv && uc && ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(U), B.count, m, uc, 0, 0, 1)) return -1;
+        if (wantv && vr && ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(Vh), B.count, vr, n, 0, 0, 1)) return -1;
+        return 0;
+    }
+    signed char job = wantv ? (full ? 'A' : 'S') : 'N';
+    ct_tensor *Wa = ct__cu_la_new(A->dtype, &B, N, M, D), *Ub = NULL, *Vb = NULL, *info = ct__cu_la_buf(CT_INT32, B.count + 1, D), *ws = NULL;
+    if (!Wa || !info) rc = -1;
+    if (!rc && wantv && (!(Ub = ct__cu_la_new(A->dtype, &B, gu, M, D)) || !(Vb = ct__cu_la_new(A->dtype, &B, N, gv, D)))) rc = -1;
+    if (!rc) {
+        ct_tensor v = tall ? ct__cu_la_bview(A, &B, 2, 2, n, m, A->strides[nd - 1], A->strides[nd - 2])
+                           : ct__cu_la_bview(A, &B, 2, 2, m, n, A->strides[nd - 2], A->strides[nd - 1]);
+        rc = ct__cu_copy_dev(fn, Wa, &v);
+    }
+    int *ip = info ? (int *)ct__ptr(info) : NULL;   /* ip[count]: the non-finite flag */
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok || ct__cu_fill(fn, info, 0.0)) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count * m * n, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)ct__ptr(Wa), B.count * m * n, ip + B.count),
+                          ct__cu_la_finite_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            T *a = (T *)ct__ptr(Wa), *s = (T *)ct__ptr(S), *u = Ub ? (T *)ct__ptr(Ub) : NULL, *vt = Vb ? (T *)ct__ptr(Vb) : NULL;
+            int lw = 0;
+            if (h) CT__CU_SOL_CALL(st, "gesvd_bufferSize", ct__cu_gesvd_ws(h, (int)M, (int)N, a, &lw));
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "gesvd", ct__cu_gesvd(h, job, job, (int)M, (int)N, a + b * M * N, (int)M, s + b * k, u ? u + b * M * gu : NULL, (int)M,
+                                                          vt ? vt + b * gv * N : NULL, (int)(gv > 1 ? gv : 1), (T *)ct__ptr(ws), lw, ip + b));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && wantv) {
+        if (tall) {   /* U (m x uc) = Ub column-major, Vh (vr x n) = Vb column-major */
+            ct_tensor uv = ct__cu_la_bview(U, &B, 2, 2, uc, m, U->strides[nd - 1], U->strides[nd - 2]);
+            ct_tensor vv = ct__cu_la_bview(Vh, &B, 2, 2, n, vr, Vh->strides[nd - 1], Vh->strides[nd - 2]);
+            rc = ct__cu_copy_dev(fn, &uv, Ub) || ct__cu_copy_dev(fn, &vv, Vb) ? -1 : 0;
+        } else {      /* U row-major = Vb's memory (m x m), Vh row-major = Ub's memory (vr x n) */
+            rc = ct__cu_copy_dev(fn, U, Vb) || ct__cu_copy_dev(fn, Vh, Ub) ? -1 : 0;
+        }
+    }
+    int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count + 1);
+    if (!rc && !hi) rc = -1;
+    ct__cu_la_free(Wa);
+    ct__cu_la_free(Ub);
+    ct__cu_la_free(Vb);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    if (rc) return rc;
+    int64_t bad = 0;
+    int nonfinite = hi[B.count], v = ct__la_first_bad(hi, B.count, &bad);
+    CT_FREE(hi);
+    if (nonfinite)
+        return ct__failed(CT_ERR_NUMERIC, "%s: The algorithm failed to converge because the input matrix contained non-finite values.", fn);
+    if (v)
+        return ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values (error code: %d).",
+                          fn, ct__la_batch_prefix(nd > 2, bad).s, v);
+    return 0;
+}
+
+/* ---- solve_triangular: X row-major (r x k) is X^T column-major, A's row-major
+   copy is A^T column-major: left (A X = B) is X^T A^T = B^T (trsm from the
+   right), right (X A = B) is A^T X^T = B^T (from the left); the triangle flips ---- */
+template <typename T>
+static int ct__cu_la_solve_tri(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    ct_tensor *X = c->out[0];
+    int fl = c->a->flags, left = (fl & CT__LAF_LEFT) != 0, upper = (fl & CT__LAF_UPPER) != 0, unit = (fl & CT__LAF_UNIT) != 0, rc = 0;
+    int xd = X->ndim, ad = A->ndim, bd = Bt->ndim;
+    int64_t r = X->shape[xd - 2], k = X->shape[xd - 1], n = A->shape[ad - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, xd - 2, X->shape);
+    if (!ct__cu_la_int_ok(fn, r, k) || !ct__cu_la_int_ok(fn, n, B.count)) return -1;
+    if (B.count == 0 || r == 0 || k == 0) return 0;
+    ct_tensor bv = ct__cu_la_bview(Bt, &B, 2, 2, r, k, Bt->strides[bd - 2], Bt->strides[bd - 1]);
+    if (ct__cu_copy_dev(fn, X, &bv)) return -1;
+    if (n == 0) return 0;
+    ct_tensor *W = ct__cu_la_new(A->dtype, &B, n, n, X->device);
+    if (!W) return -1;
+    ct_tensor av = ct__cu_la_bview(A, &B, 2, 2, n, n, A->strides[ad - 2], A->strides[ad - 1]);
+    if (ct__cu_copy_dev(fn, W, &av)) { ct__decref(W); return -1; }
+    cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;   /* (the math mode's type) */
+    int stage = 0;
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+            if ((s = ct__cu_blas_ready(dev, ty, &stage)) == CUBLAS_STATUS_SUCCESS) {
+                const T one = (T)1;
+                T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(X);
+                for (int64_t b = 0; b < B.count && s == CUBLAS_STATUS_SUCCESS; b++)
+                    s = ct__cu_trsm(ct__cu_blas[dev], left ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT, upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER,
+                                    CUBLAS_OP_N, unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, (int)k, (int)r, &one, a + b * n * n, (int)n, x + b * r * k, (int)k);
+                stage = 2;
+            }
+        }
+    }
+    ct__decref(W);
+    if (rc) return rc;
+    if (stage == 1) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", fn, ct__cu_blas_msg(s));
+    if (s != CUBLAS_STATUS_SUCCESS) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (trsm)", fn, ct__cu_blas_msg(s));
+    return 0;
+}
+
+/* one kernel for the ops of ctensor_linalg.h that run here: by op and dtype */
+static int ct__cu_k_linalg(ct__call *c) {
+    const char *fn = ct__la_fn(c);
+    int dev = ct__cu_call_device(c), op = c->op - ct__la_base, d = c->in[0]->dtype == CT_FLOAT64;
+    for (int i = 0; i < c->nin; i++)
+        if (c->in[i]->device.type != CT_CUDA)
+            return ct__failed(CT_ERR_DEVICE, "%s: Expected all tensors to be on the same device, but found at least two devices, cuda:%d and cpu!", fn, dev);
+    switch (op) {
+    case CT__LA_CHOLESKY: return d ? ct__cu_la_cholesky<double>(c, fn, dev) : ct__cu_la_cholesky<float>(c, fn, dev);
+    case CT__LA_INV: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_INV) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_INV);
+    case CT__LA_SOLVE: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_SOLVE) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_SOLVE);
+    case CT__LA_DET: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_DET) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_DET);
+    case CT__LA_SLOGDET: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_SLOGDET) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_SLOGDET);
+    case CT__LA_LU_FACTOR: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_FACTOR) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_FACTOR);
+    case CT__LA_LU_SOLVE: return d ? ct__cu_la_lu<double>(c, fn, dev, CT__CU_LU_SOLVE_LU) : ct__cu_la_lu<float>(c, fn, dev, CT__CU_LU_SOLVE_LU);
+    case CT__LA_EIGH: return d ? ct__cu_la_eigh<double>(c, fn, dev) : ct__cu_la_eigh<float>(c, fn, dev);
+    case CT__LA_QR: return d ? ct__cu_la_qr<double>(c, fn, dev) : ct__cu_la_qr<float>(c, fn, dev);
+    case CT__LA_SVD: return d ? ct__cu_la_svd<double>(c, fn, dev) : ct__cu_la_svd<float>(c, fn, dev);
+    case CT__LA_SOLVE_TRI: return d ? ct__cu_la_solve_tri<double>(c, fn, dev) : ct__cu_la_solve_tri<float>(c, fn, dev);
+    default: return ct__failed(CT_ERR_UNSUPPORTED, "%s: no CUDA kernel", fn);
+    }
+}
+/* linalg.vector_norm: the core norm's reduction kernel (its keepdim does not
+   change the output's memory) */
+static int ct__cu_k_la_vector_norm(ct__call *c) {
+    ct__call cc = *c;
+    ct__attrs a = *c->a;
+    a.flags = 0;
+    cc.a = &a;
+    cc.cdt = c->in[0]->dtype;
+    return ct__cu_k_pnorm(&cc);
+}
+static const int ct__cu_la_ops[] = {CT__LA_CHOLESKY, CT__LA_INV, CT__LA_SOLVE, CT__LA_DET, CT__LA_SLOGDET, CT__LA_LU_FACTOR,
+                                    CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI};
+#endif /* CTENSOR_LINALG_IMPLEMENTATION_DONE */
+/* this section's kernels (from ct__cu_register_all) */
+static void ct__cu_la_register(void) {
+#ifdef CTENSOR_LINALG_IMPLEMENTATION_DONE
+    ct__la_register_now();   /* the linalg block first: its ids */
+    if (ct__la_base < 0) return;
+    for (size_t k = 0; k < sizeof ct__cu_la_ops / sizeof ct__cu_la_ops[0]; k++)
+        ct_register_kernel(ct__opdef_get(ct__la_base + ct__cu_la_ops[k])->sname, CT_BACKEND_CUDA, ct__cu_k_linalg);
+    ct_register_kernel(ct__opdef_get(ct__la_base + CT__LA_VECTOR_NORM)->sname, CT_BACKEND_CUDA, ct__cu_k_la_vector_norm);
+#endif
+}
+
+/* ============================================================================
    Registration and the public API
    The kernels go into the dispatcher's CUDA slots by the ops' stable names
    (ct_register_kernel), the allocator into ct_set_allocator(CT_CUDA): once, at
@@ -7264,6 +8142,7 @@ static void ct__cu_register_all(void) {
     ct__cu_shape_register();
     ct__cu_upsample_register();
     ct__cu_optim_register();
+    ct__cu_la_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

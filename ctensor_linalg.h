@@ -40,8 +40,12 @@
      Each op is registered at run time in ctensor's one op table (names as
      PyTorch's: "linalg_cholesky_ex", "linalg_svd", ...; ct_op_name/ct_num_ops list
      them), so tracing, profiling and autograd see them like built-in ops. Kernels
-     are CPU kernels; a device header (cuSOLVER) registers its own per op name with
-     ct_register_kernel("aten::linalg_cholesky_ex", CT_BACKEND_CUDA, fn) (docs/SPINE.md).
+     here are CPU kernels; a device header registers its own per op name with
+     ct_register_kernel("aten::linalg_cholesky_ex", CT_BACKEND_CUDA, fn) (docs/SPINE.md):
+     ctensor_cuda.h, included after this header, gives cholesky, inv, solve,
+     lu_factor, lu_solve, det, slogdet, eigh, qr, svd and solve_triangular cuSOLVER /
+     cuBLAS kernels (link -lcusolver -lcublas). The backward rules make their helper
+     tensors (masks, identities) on their operands' device, so they run there too.
 
    PERFORMANCE
      Matrices with n <= 16 use hand-written kernels (Cholesky, LU with partial
@@ -241,6 +245,9 @@ CTENSOR_API ct_tensor *ct_linalg_vander(const ct_tensor *x, int64_t N);      /* 
 #define CTENSOR_LINALG_IMPLEMENTATION_DONE
 #ifndef CTENSOR_IMPLEMENTATION_DONE
 #error "ctensor_linalg.h: the implementation needs ctensor.h's implementation in the same translation unit (define CTENSOR_IMPLEMENTATION before including ctensor.h)"
+#endif
+#ifdef CTENSOR_CUDA_IMPLEMENTATION_DONE
+#error "ctensor_linalg.h: include ctensor_linalg.h before ctensor_cuda.h (ctensor_cuda.h's implementation registers the cuSOLVER kernels of ctensor_linalg.h's ops when it comes after ctensor_linalg.h's)"
 #endif
 
 /* LAPACKE with our own complex types: no <complex.h> (which defines `I`), and the
@@ -1295,8 +1302,8 @@ static const void *ct__la_rm_view(const ct_tensor *t, int64_t off, void *scratch
 static ct_tensor *ct__la_trimask(const ct_tensor *x, int64_t k, int lower) {
     if (!x) return NULL;
     int64_t m = x->shape[x->ndim - 2], n = x->shape[x->ndim - 1];
-    ct_tensor *ri = ct_unsqueeze(ct_arange(0, (double)m, 1, CT_INT64), 1);
-    ct_tensor *ci = ct_arange(0, (double)n, 1, CT_INT64);
+    ct_tensor *ri = ct_unsqueeze(ct_arange_on(x->device, 0, (double)m, 1, CT_INT64), 1);   /* on x's device (a GPU's too) */
+    ct_tensor *ci = ct_arange_on(x->device, 0, (double)n, 1, CT_INT64);
     ct_tensor *d = ct_sub(ci, ri);   /* j - i */
     ct_tensor *mask = lower ? ct_le_scalar(d, (double)k) : ct_ge_scalar(d, (double)k);
     if (ct_dtype_is_complex(x->dtype)) return ct_mul(x, ct_to(mask, x->dtype == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64));
@@ -1307,10 +1314,10 @@ static ct_tensor *ct__la_triu(const ct_tensor *x, int64_t k) { return ct__la_tri
 static ct_tensor *ct__la_diag_embed(const ct_tensor *v) {
     if (!v) return NULL;
     int64_t n = v->shape[v->ndim - 1];
-    return ct_mul(ct_unsqueeze(v, -1), ct_eye(n, n, v->dtype));
+    return ct_mul(ct_unsqueeze(v, -1), ct_eye_on(v->device, n, n, v->dtype));
 }
 static ct_tensor *ct__la_eye_like(const ct_tensor *A) {
-    return A ? ct_eye(A->shape[A->ndim - 2], A->shape[A->ndim - 1], A->dtype) : NULL;
+    return A ? ct_eye_on(A->device, A->shape[A->ndim - 2], A->shape[A->ndim - 1], A->dtype) : NULL;
 }
 /* x[..., None, None] */
 static ct_tensor *ct__la_unsq2(const ct_tensor *x) { return ct_unsqueeze(ct_unsqueeze(x, -1), -1); }
@@ -1321,7 +1328,7 @@ static ct_tensor *ct__la_cat2(const ct_tensor *a, const ct_tensor *b, int dim) {
     int64_t shape[CT_MAX_DIMS];
     for (int k = 0; k < nd; k++) shape[k] = a->shape[k];
     shape[d] += b->shape[d];
-    ct_tensor *out = ct_zeros_n(a->dtype, nd, shape);
+    ct_tensor *out = ct_zeros_on_n(a->device, a->dtype, nd, shape);
     if (!out) return NULL;
     if (!ct_copy_(ct_narrow(out, d, 0, a->shape[d]), a)) return NULL;
     if (!ct_copy_(ct_narrow(out, d, a->shape[d], b->shape[d]), b)) return NULL;
@@ -1331,8 +1338,13 @@ static ct_tensor *ct__la_cat2(const ct_tensor *a, const ct_tensor *b, int dim) {
    for an unused output: backward rules treat it as absent, as PyTorch's do) */
 static int ct__la_all_zero(const ct_tensor *g) {
     if (!g) return 1;
-    if (CT__LA_CX(g->dtype)) g = ct_view_as_real(g);
+    if (CT__LA_CX(g->dtype)) g = ct_view_as_real(ct_is_conj(g) ? ct_resolve_conj(g) : g);
     if (!g || (g->dtype != CT_FLOAT32 && g->dtype != CT_FLOAT64)) return 0;
+    if (g->device.type != CT_CPU) {   /* a device tensor: any() there, one value read back */
+        ct_tensor *a = ct_any(g);
+        double v = a ? ct_item(a) : 1.0;
+        return v == 0.0;
+    }
     ct_tensor *c = ct__contig_ref(g);
     if (!c) return 0;
     int64_t n = ct_numel(c);
@@ -1916,8 +1928,15 @@ static int ct__la_k_lu_factor(ct__call *c) {
     }
     return 0;
 }
-/* P (*, m, m) from LAPACK pivots (*, k): A = P L U. Not differentiable. */
+/* P (*, m, m) from LAPACK pivots (*, k): A = P L U. Not differentiable. Built on
+   the host; device pivots are read back and P goes to their device. */
+static ct_tensor *ct__la_perm_matrix_host(const ct_tensor *pivots, int64_t m, ct_dtype dt);
 static ct_tensor *ct__la_perm_matrix(const ct_tensor *pivots, int64_t m, ct_dtype dt) {
+    if (!pivots || pivots->device.type == CT_CPU) return ct__la_perm_matrix_host(pivots, m, dt);
+    return ct_to_device(ct__la_perm_matrix_host(ct_to_device(pivots, ct_cpu()), m, dt), pivots->device);
+}
+static ct_tensor *ct__la_perm_matrix_host(const ct_tensor *pivots, int64_t m, ct_dtype dt) {
+    if (!pivots) return NULL;
     ct_tensor *pv = ct_contiguous(ct_to(pivots, CT_INT64));
     if (!pv) return NULL;
     int nb = pv->ndim - 1;
@@ -1958,8 +1977,8 @@ static ct_tensor *ct__la_head(const ct_tensor *x, int last, int64_t k) {
 }
 static void ct__la_lu_unpack_LU(const ct_tensor *LU, ct_tensor **L, ct_tensor **U) {
     int64_t m = LU->shape[LU->ndim - 2], n = LU->shape[LU->ndim - 1], k = m < n ? m : n;
-    *L = ct_add(ct__la_tril(ct__la_head(LU, 1, k), -1), ct_eye(m, k, LU->dtype));
-    *U = ct__la_triu(ct__la_head(LU, 0, k), 0);
+    *L = ct_add(ct__la_tril(ct_narrow(LU, -1, 0, k), -1), ct_eye_on(LU->device, m, k, LU->dtype));
+    *U = ct__la_triu(ct_narrow(LU, -2, 0, k), 0);
 }
 /* PyTorch's linalg_lu_backward: gradient of A = P L U from gL, gU */
 static ct_tensor *ct__la_lu_backward(ct_tensor *gL, ct_tensor *gU, ct_tensor *P, ct_tensor *L, ct_tensor *U) {
@@ -2369,7 +2388,11 @@ static int ct__la_bw_det(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(n, 0), *d = CT__SV_OUT(n, 0);
     if (!A || !d) return -1;
     int singular = 0, cx = CT__LA_CX(d->dtype);
-    {
+    if (d->device.type != CT_CPU) {   /* a device det: is any zero? (one value read back) */
+        ct_tensor *z = ct_any(ct_eq_scalar(d, 0.0));
+        if (!z) return -1;
+        singular = ct_item(z) != 0.0;
+    } else {
         ct_tensor *dc = ct__contig_ref(cx ? ct_abs(d) : d);
         if (!dc) return -1;
         int64_t cnt = ct_numel(dc);

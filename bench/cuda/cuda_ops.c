@@ -14,17 +14,26 @@
      cnn_train_step_b64              one training step of examples/fashion_mnist.c's
                                      CNN (conv-bn-relu-pool x2, linear x2), batch 64,
                                      SGD with momentum
+   and of issue 16 (ctensor_linalg.h on cuSOLVER), float32:
+     cholesky_4096_f32               linalg.cholesky of a 4096 x 4096 SPD matrix (potrf)
+     cholesky_b10000_32_f32          a batch of 10000 SPD 32 x 32 (potrfBatched)
+     solve_4096_f32                  linalg.solve, A 4096 x 4096, B 4096 x 128 (getrf+getrs)
+     solve_b10000_32_f32             a batch of 10000 32 x 32 systems, one right-hand side
+     eigh_1024_f32                   linalg.eigh of a 1024 x 1024 symmetric matrix (syevd)
+     svd_b1000_32_f32                linalg.svd(full_matrices=False) of 1000 32 x 32 (gesvd)
    Every batch of repetitions ends with a device synchronize inside the timing
    (bench_opts.sync / ctbench.run(sync=...)): kernels are asynchronous. Results
    are fresh tensors per op (a CT_SCOPE per op), as `c = a + b` in PyTorch.
 
    Build and run (a machine with a GPU and PyTorch with CUDA): make bench-cuda
-   (nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Ibench bench/cuda/cuda_ops.c -lcublas).
+   (nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Ibench bench/cuda/cuda_ops.c -lcusolver -lcublas
+   -llapacke -lopenblas).
    Without a GPU it prints a comment line and exits 0. */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#include "ctensor_linalg.h"
 #include "ctensor_cuda.h"
 
 static ct_device GPU;
@@ -35,7 +44,7 @@ typedef struct job {
     int op;
     ct_tensor *a, *b;
 } job;
-enum { OP_MM, OP_CLONE, OP_ADD, OP_MUL, OP_GELU, OP_SOFTMAX, OP_CHAIN10 };
+enum { OP_MM, OP_CLONE, OP_ADD, OP_MUL, OP_GELU, OP_SOFTMAX, OP_CHAIN10, OP_CHOL, OP_SOLVE, OP_EIGH, OP_SVD };
 
 static void run_op(void *u) {
     const job *j = (const job *)u;
@@ -47,6 +56,10 @@ static void run_op(void *u) {
         case OP_MUL: sink = ct_mul(j->a, j->b); break;
         case OP_GELU: sink = ct_gelu(j->a, "none"); break;
         case OP_SOFTMAX: sink = ct_softmax(j->a, -1); break;
+        case OP_CHOL: sink = ct_linalg_cholesky(j->a); break;
+        case OP_SOLVE: sink = ct_linalg_solve(j->a, j->b); break;
+        case OP_EIGH: sink = ct_linalg_eigh(j->a, "L").eigenvectors; break;
+        case OP_SVD: sink = ct_linalg_svd(j->a, 0).U; break;
         case OP_CHAIN10: {
             ct_tensor *x = j->a;
             x = ct_mul_scalar(x, 0.5);
@@ -68,6 +81,18 @@ static void run_op(void *u) {
 static ct_tensor *on_gpu(ct_dtype dt, int64_t rows, int64_t cols) {
     ct_tensor *r = NULL;
     CT_SCOPE { r = ct_retain(ct_to_device(ct_to(ct_randn(CT_FLOAT32, rows, cols), dt), GPU)); }
+    if (!r) { fprintf(stderr, "cuda_ops: setup failed: %s\n", ct_last_error()); exit(1); }
+    return r;
+}
+/* batch x n x n on the device: symmetric positive-definite (X X^T + n I) when spd,
+   else randn + n I (well conditioned) */
+static ct_tensor *mats_gpu(int64_t batch, int64_t n, int spd) {
+    ct_tensor *r = NULL;
+    CT_SCOPE {
+        ct_tensor *x = ct_randn_on(GPU, CT_FLOAT32, batch, n, n), *eye = ct_mul_scalar(ct_eye_on(GPU, n, n, CT_FLOAT32), (double)n);
+        ct_tensor *t = spd ? ct_add(ct_matmul(x, ct_mT(x)), eye) : ct_add(x, eye);
+        r = t ? ct_retain(batch == 1 ? ct_contiguous(ct_select(t, 0, 0)) : t) : NULL;
+    }
     if (!r) { fprintf(stderr, "cuda_ops: setup failed: %s\n", ct_last_error()); exit(1); }
     return r;
 }
@@ -165,6 +190,40 @@ int main(void) {
         o.ops_per_call = 64;
         bench_run_opts("alloc_loop_64", "64 tensors, 4 KiB - 1 MiB (per tensor)", alloc_loop, NULL, &o);
         o.ops_per_call = 0;
+    }
+
+    /* linear algebra (issue 16): cuSOLVER */
+    {
+        job j = {OP_CHOL, NULL, NULL};
+        if (bench_selected("cholesky_4096_f32")) {
+            j.a = mats_gpu(1, 4096, 1);
+            o.flops = 4096.0 * 4096.0 * 4096.0 / 3.0;
+            checked("cholesky_4096_f32", "linalg.cholesky, 4096 x 4096", &j, &o);
+            j.op = OP_SOLVE;
+            j.b = on_gpu(CT_FLOAT32, 4096, 128);
+            o.flops = 2.0 * 4096.0 * 4096.0 * 4096.0 / 3.0 + 2.0 * 4096.0 * 4096.0 * 128.0;
+            checked("solve_4096_f32", "linalg.solve, A 4096 x 4096, B 4096 x 128", &j, &o);
+            ct_release(j.a);
+            ct_release(j.b);
+        }
+        o.flops = 0;
+        j.op = OP_CHOL;
+        j.a = mats_gpu(10000, 32, 1);
+        checked("cholesky_b10000_32_f32", "linalg.cholesky, 10000 x 32 x 32", &j, &o);
+        j.op = OP_SOLVE;
+        CT_SCOPE { j.b = ct_retain(ct_randn_on(GPU, CT_FLOAT32, 10000, 32, 1)); }
+        checked("solve_b10000_32_f32", "linalg.solve, 10000 x 32 x 32, B 10000 x 32 x 1", &j, &o);
+        ct_release(j.a);
+        ct_release(j.b);
+        j.op = OP_EIGH;
+        j.a = mats_gpu(1, 1024, 1);
+        j.b = NULL;
+        checked("eigh_1024_f32", "linalg.eigh, 1024 x 1024", &j, &o);
+        ct_release(j.a);
+        j.op = OP_SVD;
+        j.a = mats_gpu(1000, 32, 0);
+        checked("svd_b1000_32_f32", "linalg.svd(full_matrices=False), 1000 x 32 x 32", &j, &o);
+        ct_release(j.a);
     }
 
     /* the Fashion-MNIST CNN's training step */

@@ -60,6 +60,31 @@ def main():
     ctbench.run("alloc_loop_64", "64 tensors, 4 KiB - 1 MiB (per tensor)", loop,
                 {"torch": torch, "sizes": sizes, "dev": dev}, ops_per_call=64, sync=sync)
 
+    # linear algebra (issue 16): PyTorch's cuSOLVER / MAGMA paths
+    def mats_gpu(batch, n, spd):
+        x = torch.randn(batch, n, n, device=dev)
+        eye = torch.eye(n, device=dev) * n
+        r = x @ x.mT + eye if spd else x + eye
+        return r[0] if batch == 1 else r
+
+    la = {"torch": torch}
+    if ctbench.selected("cholesky_4096_f32") or ctbench.selected("solve_4096_f32"):
+        la.update(a=mats_gpu(1, 4096, True), b=torch.randn(4096, 128, device=dev))
+        ctbench.run("cholesky_4096_f32", "linalg.cholesky, 4096 x 4096", "c = torch.linalg.cholesky(a)", la,
+                    flops=4096.0 ** 3 / 3.0, sync=sync)
+        ctbench.run("solve_4096_f32", "linalg.solve, A 4096 x 4096, B 4096 x 128", "c = torch.linalg.solve(a, b)", la,
+                    flops=2.0 * 4096.0 ** 3 / 3.0 + 2.0 * 4096.0 * 4096.0 * 128.0, sync=sync)
+    la.update(a=mats_gpu(10000, 32, True), b=torch.randn(10000, 32, 1, device=dev))
+    ctbench.run("cholesky_b10000_32_f32", "linalg.cholesky, 10000 x 32 x 32", "c = torch.linalg.cholesky(a)", la, sync=sync)
+    ctbench.run("solve_b10000_32_f32", "linalg.solve, 10000 x 32 x 32, B 10000 x 32 x 1", "c = torch.linalg.solve(a, b)", la,
+                sync=sync)
+    la.update(a=mats_gpu(1, 1024, True))
+    ctbench.run("eigh_1024_f32", "linalg.eigh, 1024 x 1024", "c = torch.linalg.eigh(a)", la, sync=sync)
+    la.update(a=mats_gpu(1000, 32, False))
+    ctbench.run("svd_b1000_32_f32", "linalg.svd(full_matrices=False), 1000 x 32 x 32",
+                "c = torch.linalg.svd(a, full_matrices=False)", la, sync=sync)
+    del la
+
     if ctbench.selected("cnn_train_step_b64"):
         model = nn.Sequential(nn.Conv2d(1, 32, 3, 1, 1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2, 2),
                               nn.Conv2d(32, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2, 2),

@@ -86,7 +86,14 @@ FLAGS="-O1 --split-compile 0 -x cu -DCTENSOR_CUDA -I. -Itests -Xcompiler -Wall,-
 echo "== build: $NVCC $FLAGS $ARCH tests/cuda/test_cuda.c (log $OUTD/build.log)"
 bstart=$(date +%s)
 rm -f $BIN   # never a stale binary
-timeout -k 5 "$(min 200 "$(left)")" "$NVCC" $FLAGS $ARCH tests/cuda/test_cuda.c -o $BIN -lcublas -lpthread > "$OUTD/build.log" 2>&1 &
+# ctensor_linalg.h's tests (cuSOLVER) need LAPACKE and OpenBLAS on the host too
+# (the CPU reference path); without them the program is built without those tests
+LALIBS="-lcusolver -llapacke -lopenblas"
+if [ ! -e /usr/include/lapacke.h ] && [ ! -e /usr/local/include/lapacke.h ]; then
+  FLAGS="$FLAGS -DCT_TEST_NO_LINALG"; LALIBS=""
+  note "NOTE no lapacke.h: test_cuda is built without the linalg (cuSOLVER) tests (apt-get install liblapacke-dev libopenblas-dev)"
+fi
+timeout -k 5 "$(min 200 "$(left)")" "$NVCC" $FLAGS $ARCH tests/cuda/test_cuda.c -o $BIN $LALIBS -lcublas -lpthread > "$OUTD/build.log" 2>&1 &
 bpid=$!
 echo "== nvidia-smi"
 timeout 20 nvidia-smi 2>&1 | tee "$OUTD/nvidia-smi.txt"

@@ -1,6 +1,6 @@
 /* test_cuda.c - ctensor_cuda.h against ctensor's own CPU path.
    Built by nvcc as CUDA (make cuda-test, or tests/cuda/gpu_check.sh):
-       nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Itests tests/cuda/test_cuda.c -o build/cuda/test_cuda -lcublas
+       nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Itests tests/cuda/test_cuda.c -o build/cuda/test_cuda -lcusolver -lcublas -llapacke -lopenblas
    Every op runs on the GPU and on the CPU from the same inputs and the results
    (values; gradients for the differentiable ops) are compared: several dtypes,
    broadcasting, non-contiguous inputs. Also: the caching allocator (statistics,
@@ -12,6 +12,9 @@
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 #include "ctensor_nn.h"
+#ifndef CT_TEST_NO_LINALG   /* (gpu_check.sh on a machine without LAPACKE) */
+#include "ctensor_linalg.h"
+#endif
 #include "ctensor_cuda.h"
 #include "ct_test.h"
 #include <signal.h>
@@ -2452,6 +2455,9 @@ TEST(test_pinned_reuse) {
 #include "test_cuda_shape.h"
 #include "test_cuda_upsample.h"
 #include "test_cuda_optim.h"
+#ifndef CT_TEST_NO_LINALG
+#include "test_cuda_linalg.h"
+#endif
 static const test_case TESTS[] = {
     {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
@@ -2474,6 +2480,10 @@ static const test_case TESTS[] = {
     {"test_upsample", test_upsample}, {"test_grid_sample", test_grid_sample},
     {"test_fused_optim", test_fused_optim}, {"test_scatter_reduce", test_scatter_reduce}, {"test_randperm", test_randperm},
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
+#ifndef CT_TEST_NO_LINALG
+    {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
+    {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},
+#endif
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);
    CT_CUDA_SKIP=name,name leaves those out (gpu_check.sh: the tests that crashed) */

@@ -1,5 +1,5 @@
-/* tests/cuda/emu/cublas_v2.h - cublasGemmEx and cublasGemmStridedBatchedEx
-   emulated on the host for the CUDA emulator (see cuda_runtime.h here): column-
+/* tests/cuda/emu/cublas_v2.h - cublasGemmEx, cublasGemmStridedBatchedEx and
+   cublasStrsm / cublasDtrsm emulated on the host for the CUDA emulator (see cuda_runtime.h here): column-
    major, op N / T, device memory readable only while a gemm runs (the
    emulator's guard), leading dimensions checked as cuBLAS checks them (an invalid
    one is CUBLAS_STATUS_INVALID_VALUE), alpha and beta read as float for the
@@ -16,6 +16,9 @@ typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
 typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType_t;
 typedef enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70 } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
+typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 } cublasFillMode_t;
+typedef enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
+typedef enum { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 } cublasDiagType_t;
 typedef enum { CUBLAS_DEFAULT_MATH = 0, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16 } cublasMath_t;
 namespace ct_emu {
 inline int &blas_math_mode() { static int m = 0; return m; }   /* the last mode set (tests read it) */
@@ -107,5 +110,68 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperati
                                                  int ldc, long long sc, int batch, cublasComputeType_t comp, cublasGemmAlgo_t) {
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
     return ct_emu::gemm(ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb, beta, C, ct, ldc, sc, batch, comp);
+}
+namespace ct_emu {
+/* op(A) X = alpha B (side left, A m x m) or X op(A) = alpha B (right, A n x n),
+   B m x n column-major, overwritten by X; A triangular (uplo; unit diagonal:
+   its diagonal is not read), the other triangle not read. Sums in double. */
+template <typename T>
+inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t ta, cublasDiagType_t diag, int m, int n,
+                           const T *alpha, const T *A, int lda, T *B, int ldb) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    int na = side == CUBLAS_SIDE_LEFT ? m : n;
+    if (m < 0 || n < 0 || lda < (na > 1 ? na : 1) || ldb < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (!m || !n) return CUBLAS_STATUS_SUCCESS;
+    opened open_;
+    check_side(A, ((size_t)(na - 1) * lda + na) * sizeof(T), true, "cublas trsm A");
+    check_side(B, ((size_t)(n - 1) * ldb + m) * sizeof(T), true, "cublas trsm B");
+    /* the dense op(A) */
+    std::vector<double> t((size_t)na * na, 0.0);
+    for (int j = 0; j < na; j++)
+        for (int i = 0; i < na; i++) {
+            bool in = uplo == CUBLAS_FILL_MODE_UPPER ? i <= j : i >= j;
+            double v = i == j && diag == CUBLAS_DIAG_UNIT ? 1.0 : in ? (double)A[i + (size_t)j * lda] : 0.0;
+            if (ta == CUBLAS_OP_N) t[i + (size_t)j * na] = v;
+            else t[j + (size_t)i * na] = v;
+        }
+    bool lower = (uplo == CUBLAS_FILL_MODE_LOWER) == (ta == CUBLAS_OP_N);   /* op(A) lower triangular */
+    double al = (double)*alpha;
+    std::vector<double> x((size_t)m * n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) x[i + (size_t)j * m] = al * (double)B[i + (size_t)j * ldb];
+    if (side == CUBLAS_SIDE_LEFT) {   /* each column: T x = b */
+        for (int j = 0; j < n; j++) {
+            double *c = &x[(size_t)j * m];
+            for (int s = 0; s < m; s++) {
+                int i = lower ? s : m - 1 - s;
+                double v = c[i];
+                for (int l = 0; l < m; l++)
+                    if (lower ? l < i : l > i) v -= t[i + (size_t)l * na] * c[l];
+                c[i] = v / t[i + (size_t)i * na];
+            }
+        }
+    } else {                          /* each row: x T = b, i.e. T^T x^T = b^T */
+        for (int i = 0; i < m; i++) {
+            for (int s = 0; s < n; s++) {
+                int j = lower ? n - 1 - s : s;
+                double v = x[i + (size_t)j * m];
+                for (int l = 0; l < n; l++)
+                    if (lower ? l > j : l < j) v -= x[i + (size_t)l * m] * t[l + (size_t)j * na];
+                x[i + (size_t)j * m] = v / t[j + (size_t)j * na];
+            }
+        }
+    }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) B[i + (size_t)j * ldb] = (T)x[i + (size_t)j * m];
+    return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+inline cublasStatus_t cublasStrsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n,
+                                  const float *alpha, const float *A, int lda, float *B, int ldb) {
+    return ct_emu::trsm<float>(h, s, u, t, d, m, n, alpha, A, lda, B, ldb);
+}
+inline cublasStatus_t cublasDtrsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n,
+                                  const double *alpha, const double *A, int lda, double *B, int ldb) {
+    return ct_emu::trsm<double>(h, s, u, t, d, m, n, alpha, A, lda, B, ldb);
 }
 #endif

@@ -1,0 +1,361 @@
+/* tests/cuda/emu/cusolverDn.h - the cuSOLVER dense routines that ctensor_cuda.h
+   uses (for ctensor_linalg.h's ops), emulated on the host for the CUDA emulator
+   (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, getrf, getrs,
+   syevd, geqrf, orgqr, gesvd (float and double), their workspace-size queries,
+   a handle and its stream; and cuBLAS's getrfBatched / getrsBatched (which
+   need LAPACKE too, so they live here rather than in cublas_v2.h). The signatures are cuSOLVER's; the rules a GPU
+   enforces are checked: the matrices, the workspace, the pivots and devInfo are
+   device memory (a host pointer there aborts the test, as it would fault on a
+   GPU), the workspace holds at least Lwork elements, the leading dimensions and
+   sizes are valid (else CUSOLVER_STATUS_INVALID_VALUE, as cuSOLVER returns), and
+   gesvd takes m >= n only (cuSOLVER's restriction). devInfo gets LAPACK's info
+   (0, or the positive code: the failing minor, the zero pivot, the number of
+   off-diagonals that did not converge), as cuSOLVER's. Device memory is readable
+   only while a routine runs (the emulator's guard). The emulated workspace sizes
+   are LAPACK's queries, so a wrong size computed by the caller shows up. */
+#ifndef CT_EMU_CUSOLVERDN_H
+#define CT_EMU_CUSOLVERDN_H
+#include "cuda_runtime.h"
+#include "cublas_v2.h"
+#include <lapacke.h>
+
+typedef enum {
+    CUSOLVER_STATUS_SUCCESS = 0,
+    CUSOLVER_STATUS_NOT_INITIALIZED = 1,
+    CUSOLVER_STATUS_ALLOC_FAILED = 2,
+    CUSOLVER_STATUS_INVALID_VALUE = 3,
+    CUSOLVER_STATUS_EXECUTION_FAILED = 6,
+    CUSOLVER_STATUS_INTERNAL_ERROR = 7
+} cusolverStatus_t;
+typedef enum { CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1 } cusolverEigMode_t;
+typedef struct ct_emu_solver { int device; } *cusolverDnHandle_t;
+
+inline cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *h) {
+    *h = new ct_emu_solver;
+    (*h)->device = ct_emu::cur_device;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t h) {
+    delete h;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* the stream must be a live one of the handle's device */
+inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t h, cudaStream_t s) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (s && ct_emu::stream_device(s, "cusolverDnSetStream") != h->device) {
+        fprintf(stderr, "cuda emulator: cusolverDnSetStream: a stream of device %d for a handle of device %d\n",
+                ct_emu::stream_device(s, "cusolverDnSetStream"), h->device);
+        abort();
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+namespace ct_emu {
+inline size_t col_bytes(int rows, int cols, int ld, size_t es) { return rows && cols ? ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * es : 0; }
+inline void dev_mat(const void *p, int rows, int cols, int ld, size_t es, const char *what) { check_side(p, col_bytes(rows, cols, ld, es), true, what); }
+inline void dev_ws(const void *w, int lwork, int need, size_t es, const char *what) {
+    if (lwork < need) {
+        fprintf(stderr, "cuda emulator: %s: Lwork %d is smaller than the %d elements the workspace query gives\n", what, lwork, need);
+        abort();
+    }
+    check_side(w, (size_t)(need > 0 ? need : 0) * es, true, what);
+}
+inline void dev_info(const int *info, const char *what) { check_side(info, sizeof(int), true, what); }
+inline int mx1(int n) { return n > 1 ? n : 1; }
+/* workspace sizes: LAPACK's own queries (at least 1) */
+template <typename T> inline int potrf_ws(int) { return 1; }
+template <typename T> inline int getrf_ws(int m, int n) { return mx1(m < n ? m : n); }
+template <typename T> inline int syevd_ws(int jobv, int n) {
+    T q = 0;
+    lapack_int qi = 0;
+    if (sizeof(T) == 8) LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, jobv ? 'V' : 'N', 'L', n, NULL, mx1(n), NULL, (double *)&q, -1, &qi, -1);
+    else LAPACKE_ssyevd_work(LAPACK_COL_MAJOR, jobv ? 'V' : 'N', 'L', n, NULL, mx1(n), NULL, (float *)&q, -1, &qi, -1);
+    return (int)q + 1 + qi + 1;   /* the integer workspace rides at its end */
+}
+template <typename T> inline int geqrf_ws(int m, int n) {
+    T q = 0, dummy = 0;
+    if (sizeof(T) == 8) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)&dummy, mx1(m), (double *)&dummy, (double *)&q, -1);
+    else LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)&dummy, mx1(m), (float *)&dummy, (float *)&q, -1);
+    return mx1((int)q);
+}
+template <typename T> inline int orgqr_ws(int m, int n, int k) {
+    T q = 0, dummy = 0;
+    if (sizeof(T) == 8) LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, m, n, k, (double *)&dummy, mx1(m), (double *)&dummy, (double *)&q, -1);
+    else LAPACKE_sorgqr_work(LAPACK_COL_MAJOR, m, n, k, (float *)&dummy, mx1(m), (float *)&dummy, (float *)&q, -1);
+    return mx1((int)q);
+}
+template <typename T> inline int gesvd_ws(int m, int n) {
+    T q = 0, dummy = 0;
+    if (sizeof(T) == 8)
+        LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', m, n, (double *)&dummy, mx1(m), (double *)&dummy, (double *)&dummy, mx1(m), (double *)&dummy,
+                            mx1(n), (double *)&q, -1);
+    else
+        LAPACKE_sgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', m, n, (float *)&dummy, mx1(m), (float *)&dummy, (float *)&dummy, mx1(m), (float *)&dummy,
+                            mx1(n), (float *)&q, -1);
+    return mx1((int)q);
+}
+inline int pos(lapack_int r) { return r > 0 ? (int)r : 0; }
+
+template <typename T> inline cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T *A, int lda, T *W, int lw, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < mx1(n)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    dev_mat(A, n, n, lda, sizeof(T), "cusolverDn potrf A");
+    dev_ws(W, lw, potrf_ws<T>(n), sizeof(T), "cusolverDn potrf workspace");
+    dev_info(info, "cusolverDn potrf devInfo");
+    char u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';
+    *info = n ? pos(sizeof(T) == 8 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, u, n, (double *)A, lda) : LAPACKE_spotrf_work(LAPACK_COL_MAJOR, u, n, (float *)A, lda)) : 0;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* Aarray: a device array of batch device pointers */
+template <typename T> inline cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T *Aarray[], int lda, int *info, int batch) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < mx1(n) || batch < 0) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    check_side(Aarray, sizeof(T *) * (size_t)batch, true, "cusolverDn potrfBatched Aarray");
+    check_side(info, sizeof(int) * (size_t)batch, true, "cusolverDn potrfBatched infoArray");
+    char u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';
+    for (int b = 0; b < batch; b++) {
+        T *A = Aarray[b];
+        dev_mat(A, n, n, lda, sizeof(T), "cusolverDn potrfBatched A");
+        info[b] = n ? pos(sizeof(T) == 8 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, u, n, (double *)A, lda) : LAPACKE_spotrf_work(LAPACK_COL_MAJOR, u, n, (float *)A, lda)) : 0;
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+template <typename T> inline cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T *A, int lda, T *W, int *ipiv, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (m < 0 || n < 0 || lda < mx1(m)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    dev_mat(A, m, n, lda, sizeof(T), "cusolverDn getrf A");
+    check_side(W, sizeof(T), true, "cusolverDn getrf workspace");
+    if (ipiv) check_side(ipiv, sizeof(int) * (size_t)(m < n ? m : n), true, "cusolverDn getrf devIpiv");
+    dev_info(info, "cusolverDn getrf devInfo");
+    if (!ipiv) { fprintf(stderr, "cuda emulator: getrf without pivoting is not emulated\n"); abort(); }
+    *info = m && n ? pos(sizeof(T) == 8 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, (double *)A, lda, ipiv) : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, (float *)A, lda, ipiv)) : 0;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+template <typename T> inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t trans, int n, int nrhs, const T *A, int lda, const int *ipiv, T *B,
+                                                    int ldb, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || nrhs < 0 || lda < mx1(n) || ldb < mx1(n)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    dev_mat(A, n, n, lda, sizeof(T), "cusolverDn getrs A");
+    dev_mat(B, n, nrhs, ldb, sizeof(T), "cusolverDn getrs B");
+    check_side(ipiv, sizeof(int) * (size_t)n, true, "cusolverDn getrs devIpiv");
+    dev_info(info, "cusolverDn getrs devInfo");
+    char t = trans == CUBLAS_OP_N ? 'N' : 'T';
+    *info = 0;
+    if (n && nrhs) {
+        if (sizeof(T) == 8) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const double *)A, lda, ipiv, (double *)B, ldb);
+        else LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const float *)A, lda, ipiv, (float *)B, ldb);
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+template <typename T> inline cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, T *A, int lda, T *Wv, T *W,
+                                                    int lw, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < mx1(n)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    int need = syevd_ws<T>(jobz == CUSOLVER_EIG_MODE_VECTOR, n);
+    dev_mat(A, n, n, lda, sizeof(T), "cusolverDn syevd A");
+    check_side(Wv, sizeof(T) * (size_t)n, true, "cusolverDn syevd W");
+    dev_ws(W, lw, need, sizeof(T), "cusolverDn syevd workspace");
+    dev_info(info, "cusolverDn syevd devInfo");
+    *info = 0;
+    if (!n) return CUSOLVER_STATUS_SUCCESS;
+    T q = 0;
+    lapack_int qi = 0;
+    char jv = jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';
+    if (sizeof(T) == 8) LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, jv, u, n, NULL, lda, NULL, (double *)&q, -1, &qi, -1);
+    else LAPACKE_ssyevd_work(LAPACK_COL_MAJOR, jv, u, n, NULL, lda, NULL, (float *)&q, -1, &qi, -1);
+    std::vector<lapack_int> iw((size_t)qi + 1);
+    lapack_int r = sizeof(T) == 8 ? LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, jv, u, n, (double *)A, lda, (double *)Wv, (double *)W, (lapack_int)q, iw.data(), qi)
+                                  : LAPACKE_ssyevd_work(LAPACK_COL_MAJOR, jv, u, n, (float *)A, lda, (float *)Wv, (float *)W, (lapack_int)q, iw.data(), qi);
+    *info = pos(r);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+template <typename T> inline cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, T *A, int lda, T *tau, T *W, int lw, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (m < 0 || n < 0 || lda < mx1(m)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    int need = geqrf_ws<T>(m, n);
+    dev_mat(A, m, n, lda, sizeof(T), "cusolverDn geqrf A");
+    check_side(tau, sizeof(T) * (size_t)(m < n ? m : n), true, "cusolverDn geqrf tau");
+    dev_ws(W, lw, need, sizeof(T), "cusolverDn geqrf workspace");
+    dev_info(info, "cusolverDn geqrf devInfo");
+    *info = 0;
+    if (m && n) {
+        if (sizeof(T) == 8) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)A, lda, (double *)tau, (double *)W, lw);
+        else LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)A, lda, (float *)tau, (float *)W, lw);
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+template <typename T> inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T *A, int lda, const T *tau, T *W, int lw, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (m < 0 || n < 0 || n > m || k < 0 || k > n || lda < mx1(m)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    int need = orgqr_ws<T>(m, n, k);
+    dev_mat(A, m, n, lda, sizeof(T), "cusolverDn orgqr A");
+    check_side(tau, sizeof(T) * (size_t)k, true, "cusolverDn orgqr tau");
+    dev_ws(W, lw, need, sizeof(T), "cusolverDn orgqr workspace");
+    dev_info(info, "cusolverDn orgqr devInfo");
+    *info = 0;
+    if (m && n) {
+        if (sizeof(T) == 8) LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, m, n, k, (double *)A, lda, (const double *)tau, (double *)W, lw);
+        else LAPACKE_sorgqr_work(LAPACK_COL_MAJOR, m, n, k, (float *)A, lda, (const float *)tau, (float *)W, lw);
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* jobu / jobvt: 'A', 'S' or 'N' ('O' is not used here); m >= n, as cuSOLVER requires */
+template <typename T> inline cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T *A, int lda, T *S, T *U, int ldu,
+                                                    T *VT, int ldvt, T *W, int lw, T *rwork, int *info) {
+    (void)rwork;
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    int k = m < n ? m : n, ucols = ju == 'A' ? m : k, vrows = jv == 'A' ? n : k;
+    if (m < n || n < 0 || lda < mx1(m) || (ju != 'N' && ldu < mx1(m)) || (jv != 'N' && ldvt < mx1(vrows)) || (ju != 'A' && ju != 'S' && ju != 'N') ||
+        (jv != 'A' && jv != 'S' && jv != 'N'))
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    int need = gesvd_ws<T>(m, n);
+    dev_mat(A, m, n, lda, sizeof(T), "cusolverDn gesvd A");
+    check_side(S, sizeof(T) * (size_t)k, true, "cusolverDn gesvd S");
+    if (ju != 'N') dev_mat(U, m, ucols, ldu, sizeof(T), "cusolverDn gesvd U");
+    if (jv != 'N') dev_mat(VT, vrows, n, ldvt, sizeof(T), "cusolverDn gesvd VT");
+    dev_ws(W, lw, need, sizeof(T), "cusolverDn gesvd workspace");
+    dev_info(info, "cusolverDn gesvd devInfo");
+    *info = 0;
+    if (!m || !n) return CUSOLVER_STATUS_SUCCESS;
+    T one = 0;
+    T *u = ju == 'N' ? &one : U, *vt = jv == 'N' ? &one : VT;
+    int lu = ju == 'N' ? 1 : ldu, lv = jv == 'N' ? 1 : ldvt;
+    lapack_int r = sizeof(T) == 8 ? LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, (char)ju, (char)jv, m, n, (double *)A, lda, (double *)S, (double *)u, lu,
+                                                        (double *)vt, lv, (double *)W, lw)
+                                  : LAPACKE_sgesvd_work(LAPACK_COL_MAJOR, (char)ju, (char)jv, m, n, (float *)A, lda, (float *)S, (float *)u, lu,
+                                                        (float *)vt, lv, (float *)W, lw);
+    *info = pos(r);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+
+/* ---- cuBLAS's batched LU (cublas_api.h declares them; emulated here, beside
+   the LAPACKE-backed routines): getrfBatched (square, pivoting; pivots and infos
+   device arrays), getrsBatched (info: a host int, argument errors only) ---- */
+namespace ct_emu {
+template <typename T> inline cublasStatus_t getrf_batched(cublasHandle_t h, int n, T *const A[], int lda, int *P, int *info, int batch) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < mx1(n) || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    opened open_;
+    check_side(A, sizeof(T *) * (size_t)batch, true, "cublas getrfBatched Aarray");
+    check_side(info, sizeof(int) * (size_t)batch, true, "cublas getrfBatched info");
+    if (!P) { fprintf(stderr, "cuda emulator: getrfBatched without pivoting is not emulated\n"); abort(); }
+    check_side(P, sizeof(int) * (size_t)n * (size_t)batch, true, "cublas getrfBatched P");
+    for (int b = 0; b < batch; b++) {
+        dev_mat(A[b], n, n, lda, sizeof(T), "cublas getrfBatched A");
+        info[b] = n ? pos(sizeof(T) == 8 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, (double *)A[b], lda, P + (size_t)b * n)
+                                         : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, (float *)A[b], lda, P + (size_t)b * n)) : 0;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+template <typename T> inline cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t trans, int n, int nrhs, const T *const A[], int lda, const int *P,
+                                                          T *const B[], int ldb, int *info, int batch) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    check_side(info, sizeof(int), false, "cublas getrsBatched info (a host pointer)");
+    *info = 0;
+    if (n < 0) { *info = -2; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (nrhs < 0) { *info = -3; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (lda < mx1(n)) { *info = -5; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (ldb < mx1(n)) { *info = -8; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (batch < 0) { *info = -10; return CUBLAS_STATUS_INVALID_VALUE; }
+    opened open_;
+    check_side(A, sizeof(T *) * (size_t)batch, true, "cublas getrsBatched Aarray");
+    check_side(B, sizeof(T *) * (size_t)batch, true, "cublas getrsBatched Barray");
+    check_side(P, sizeof(int) * (size_t)n * (size_t)batch, true, "cublas getrsBatched devIpiv");
+    char t = trans == CUBLAS_OP_N ? 'N' : 'T';
+    for (int b = 0; b < batch && n && nrhs; b++) {
+        dev_mat(A[b], n, n, lda, sizeof(T), "cublas getrsBatched A");
+        dev_mat(B[b], n, nrhs, ldb, sizeof(T), "cublas getrsBatched B");
+        if (sizeof(T) == 8) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const double *)A[b], lda, P + (size_t)b * n, (double *)B[b], ldb);
+        else LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const float *)A[b], lda, P + (size_t)b * n, (float *)B[b], ldb);
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+inline cublasStatus_t cublasSgetrfBatched(cublasHandle_t h, int n, float *const A[], int lda, int *P, int *info, int batch) {
+    return ct_emu::getrf_batched<float>(h, n, A, lda, P, info, batch);
+}
+inline cublasStatus_t cublasDgetrfBatched(cublasHandle_t h, int n, double *const A[], int lda, int *P, int *info, int batch) {
+    return ct_emu::getrf_batched<double>(h, n, A, lda, P, info, batch);
+}
+inline cublasStatus_t cublasSgetrsBatched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const float *const A[], int lda, const int *P,
+                                          float *const B[], int ldb, int *info, int batch) {
+    return ct_emu::getrs_batched<float>(h, t, n, nrhs, A, lda, P, B, ldb, info, batch);
+}
+inline cublasStatus_t cublasDgetrsBatched(cublasHandle_t h, cublasOperation_t t, int n, int nrhs, const double *const A[], int lda, const int *P,
+                                          double *const B[], int ldb, int *info, int batch) {
+    return ct_emu::getrs_batched<double>(h, t, n, nrhs, A, lda, P, B, ldb, info, batch);
+}
+
+/* ---- cuSOLVER's names (S: float, D: double) ---- */
+#define CT_EMU_SOLVER_PAIR(P, T)                                                                                                                    \
+    inline cusolverStatus_t cusolverDn##P##potrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t, int n, T *, int, int *lw) {                    \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::potrf_ws<T>(n);                                                                                                               \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *A, int lda, T *W, int lw, int *info) {        \
+        return ct_emu::potrf<T>(h, u, n, A, lda, W, lw, info);                                                                                      \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##potrfBatched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *Aarray[], int lda, int *info, int b) { \
+        return ct_emu::potrf_batched<T>(h, u, n, Aarray, lda, info, b);                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##getrf_bufferSize(cusolverDnHandle_t h, int m, int n, T *, int, int *lw) {                               \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::getrf_ws<T>(m, n);                                                                                                            \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##getrf(cusolverDnHandle_t h, int m, int n, T *A, int lda, T *W, int *ipiv, int *info) {                  \
+        return ct_emu::getrf<T>(h, m, n, A, lda, W, ipiv, info);                                                                                    \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int nrhs, const T *A, int lda, const int *ipiv, \
+                                                 T *B, int ldb, int *info) {                                                                        \
+        return ct_emu::getrs<T>(h, t, n, nrhs, A, lda, ipiv, B, ldb, info);                                                                         \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##syevd_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t, int n, const T *, int,    \
+                                                            const T *, int *lw) {                                                                   \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::syevd_ws<T>(j == CUSOLVER_EIG_MODE_VECTOR, n);                                                                                \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##syevd(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T *A, int lda, T *Wv,       \
+                                                 T *W, int lw, int *info) {                                                                         \
+        return ct_emu::syevd<T>(h, j, u, n, A, lda, Wv, W, lw, info);                                                                               \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##geqrf_bufferSize(cusolverDnHandle_t h, int m, int n, T *, int, int *lw) {                               \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::geqrf_ws<T>(m, n);                                                                                                            \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##geqrf(cusolverDnHandle_t h, int m, int n, T *A, int lda, T *tau, T *W, int lw, int *info) {            \
+        return ct_emu::geqrf<T>(h, m, n, A, lda, tau, W, lw, info);                                                                                 \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##orgqr_bufferSize(cusolverDnHandle_t h, int m, int n, int k, const T *, int, const T *, int *lw) {      \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::orgqr_ws<T>(m, n, k);                                                                                                         \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##orgqr(cusolverDnHandle_t h, int m, int n, int k, T *A, int lda, const T *tau, T *W, int lw, int *info) { \
+        return ct_emu::orgqr<T>(h, m, n, k, A, lda, tau, W, lw, info);                                                                              \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##gesvd_bufferSize(cusolverDnHandle_t h, int m, int n, int *lw) {                                         \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::gesvd_ws<T>(m, n);                                                                                                            \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T *A, int lda, T *S, T *U,    \
+                                                 int ldu, T *VT, int ldvt, T *W, int lw, T *rwork, int *info) {                                     \
+        return ct_emu::gesvd<T>(h, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, W, lw, rwork, info);                                                  \
+    }
+CT_EMU_SOLVER_PAIR(S, float)
+CT_EMU_SOLVER_PAIR(D, double)
+#undef CT_EMU_SOLVER_PAIR
+#endif

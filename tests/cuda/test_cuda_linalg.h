@@ -1,0 +1,323 @@
+/* tests/cuda/test_cuda_linalg.h - part of tests/cuda/test_cuda.c (included by it):
+   ctensor_linalg.h's ops with cuSOLVER / cuBLAS kernels (cholesky, inv, solve,
+   lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular) against
+   the CPU path on the same inputs: values, the _ex infos, the errors of the
+   checked functions (the same messages), and gradients (the CPU's backward
+   rules, which are ctensor ops, run on the device). float32 and float64, one
+   matrix, batches (potrfBatched), broadcasting, non-contiguous inputs; small
+   matrices (the CPU's hand-written n <= 16 kernels) and n > 16 (LAPACK).
+   Factors with a sign freedom (eigenvectors, Q, singular vectors) are compared
+   up to the signs of their columns (rows of Vh), and by reconstruction. */
+
+/* symmetric positive-definite: X X^T + n I */
+static ct_tensor *la_spd(ct_dtype dt, int nb, const int64_t *bs, int64_t n) {
+    int64_t sh[8];
+    for (int d = 0; d < nb; d++) sh[d] = bs[d];
+    sh[nb] = n;
+    sh[nb + 1] = n;
+    ct_tensor *x = ct_randn_n(CT_FLOAT64, nb + 2, sh);
+    return ct_to(ct_add(ct_matmul(x, ct_mT(x)), ct_mul_scalar(ct_eye(n, n, CT_FLOAT64), (double)n)), dt);
+}
+/* general: randn + 2 I (well conditioned) */
+static ct_tensor *la_gen(ct_dtype dt, int nb, const int64_t *bs, int64_t m, int64_t n) {
+    int64_t sh[8];
+    for (int d = 0; d < nb; d++) sh[d] = bs[d];
+    sh[nb] = m;
+    sh[nb + 1] = n;
+    return ct_to(ct_add(ct_randn_n(CT_FLOAT64, nb + 2, sh), ct_mul_scalar(ct_eye(m, n, CT_FLOAT64), 2.0)), dt);
+}
+static double la_rtol(ct_dtype dt) { return dt == CT_FLOAT64 ? 1e-9 : 2e-4; }
+static double la_atol(ct_dtype dt) { return dt == CT_FLOAT64 ? 1e-10 : 2e-4; }
+/* the columns of t (... x r x c) multiplied by the sign of their largest-magnitude
+   element (rows when rows != 0): a sign-free form of factors */
+static ct_tensor *la_signfix(ct_tensor *t, int rows) {
+    if (!t) return NULL;
+    ct_tensor *h = ct_to_device(t, ct_cpu());
+    if (rows) h = ct_mT(h);
+    ct_tensor *idx = ct_argmax_dim(ct_abs(h), -2, 1);
+    ct_tensor *s = ct_sign(ct_gather(h, -2, idx));
+    ct_tensor *r = ct_mul(h, s);
+    return rows ? ct_mT(r) : r;
+}
+#define LA_SAME(label, d, c, dt) CHECK_SAME_AT(label, (d), (c), la_rtol(dt), la_atol(dt))
+/* the device error's message equals the CPU's */
+#define LA_SAME_ERR(label, dexpr, cexpr)                                                             \
+    do {                                                                                             \
+        char cm_[512];                                                                               \
+        ct_tensor *c_ = (cexpr);                                                                     \
+        snprintf(cm_, sizeof cm_, "%.500s", ct_last_error());                                        \
+        int cc_ = ct_last_error_code();                                                              \
+        ct_clear_error();                                                                            \
+        ct_tensor *d_ = (dexpr);                                                                     \
+        CT_T_REPORT(!c_ && !d_ && cc_ == ct_last_error_code() && strcmp(cm_, ct_last_error()) == 0, \
+                    "%s: device error '%s', CPU error '%s'", (label), ct_last_error(), cm_);         \
+        ct_clear_error();                                                                            \
+    } while (0)
+
+TEST(test_la_cholesky) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        const int64_t ns[3] = {5, 20, 1};
+        for (int ci = 0; ci < 3; ci++) {
+            for (int up = 0; up < 2; up++) {
+                char label[96];
+                snprintf(label, sizeof label, "cholesky %s n=%lld upper=%d", ct_dtype_name(dt), (long long)ns[ci], up);
+                int64_t bs[2] = {2, 3};
+                ct_tensor *A = la_spd(dt, ci == 2 ? 0 : 2, bs, ns[ci]);   /* batched: potrfBatched */
+                ct_tensor *ic = NULL, *id = NULL;
+                ct_tensor *Lc = ct_linalg_cholesky_ex(A, up, 0, &ic), *Ld = ct_linalg_cholesky_ex(dev(A), up, 0, &id);
+                LA_SAME(label, Ld, Lc, dt);
+                CHECK_SAME_AT(label, id, ic, 0, 0);
+            }
+        }
+        /* a transposed (non-contiguous) input, one matrix: potrf */
+        ct_tensor *A = ct_mT(la_spd(dt, 0, NULL, 24));
+        LA_SAME("cholesky transposed", ct_linalg_cholesky(dev(A)), ct_linalg_cholesky(A), dt);
+        /* not positive-definite: infos, and the checked function's message */
+        int64_t bs[1] = {4};
+        ct_tensor *B = la_spd(dt, 1, bs, 18);
+        CHECK(ct_copy_(ct_select(ct_select(ct_select(B, 0, 2), 0, 3), 0, 3), ct_scalar_tensor(-100.0, dt)) != NULL);
+        ct_tensor *ic = NULL, *id = NULL;
+        ct_linalg_cholesky_ex(B, 0, 0, &ic);
+        ct_linalg_cholesky_ex(dev(B), 0, 0, &id);
+        CHECK_SAME_AT("cholesky_ex info", id, ic, 0, 0);
+        LA_SAME_ERR("cholesky not positive-definite", ct_linalg_cholesky(dev(B)), ct_linalg_cholesky(B));
+        LA_SAME_ERR("cholesky_ex check_errors", ct_linalg_cholesky_ex(dev(B), 1, 1, NULL), ct_linalg_cholesky_ex(B, 1, 1, NULL));
+    }
+}
+
+TEST(test_la_lu_family) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        const int64_t ns[2] = {6, 19};
+        for (int ci = 0; ci < 2; ci++) {
+            int64_t n = ns[ci], bs[2] = {3, 1}, bs2[1] = {4};
+            char label[96];
+            ct_tensor *A = la_gen(dt, 1, bs, n, n), *Ab = la_gen(dt, 2, bs, n, n);
+            snprintf(label, sizeof label, "inv %s n=%lld", ct_dtype_name(dt), (long long)n);
+            ct_tensor *ic = NULL, *id = NULL;
+            LA_SAME(label, ct_linalg_inv_ex(dev(A), 0, &id), ct_linalg_inv_ex(A, 0, &ic), dt);
+            CHECK_SAME_AT(label, id, ic, 0, 0);
+            /* solve: a matrix right-hand side broadcast over the batch, a vector one, a transposed A, left = 0 */
+            ct_tensor *Bm = ct_to(ct_randn(CT_FLOAT64, 1, 4, n, 3), dt), *bv = ct_to(ct_randn(CT_FLOAT64, n), dt);
+            snprintf(label, sizeof label, "solve %s n=%lld", ct_dtype_name(dt), (long long)n);
+            LA_SAME(label, ct_linalg_solve(dev(Ab), dev(Bm)), ct_linalg_solve(Ab, Bm), dt);
+            LA_SAME(label, ct_linalg_solve(dev(A), dev(bv)), ct_linalg_solve(A, bv), dt);
+            LA_SAME(label, ct_linalg_solve(dev(ct_mT(A)), dev(bv)), ct_linalg_solve(ct_mT(A), bv), dt);
+            ct_tensor *A1 = ct_select(A, 0, 1);   /* one matrix: getrf + getrs (no batched call) */
+            LA_SAME(label, ct_linalg_solve(dev(A1), dev(ct_select(ct_select(Bm, 0, 0), 0, 1))), ct_linalg_solve(A1, ct_select(ct_select(Bm, 0, 0), 0, 1)), dt);
+            LA_SAME(label, ct_linalg_inv(dev(A1)), ct_linalg_inv(A1), dt);
+            LA_SAME(label, ct_linalg_det(dev(A1)), ct_linalg_det(A1), dt);
+            ct_tensor *Br = ct_to(ct_randn(CT_FLOAT64, 3, 2, n), dt);
+            LA_SAME(label, ct_linalg_solve_ex(dev(A), dev(Br), 0, 0, &id), ct_linalg_solve_ex(A, Br, 0, 0, &ic), dt);
+            CHECK_SAME_AT(label, id, ic, 0, 0);
+            /* det, slogdet */
+            snprintf(label, sizeof label, "det %s n=%lld", ct_dtype_name(dt), (long long)n);
+            ct_tensor *As = ct_mul_scalar(Ab, 0.7);
+            LA_SAME(label, ct_linalg_det(dev(As)), ct_linalg_det(As), dt);
+            ct_linalg_slogdet_result sc = ct_linalg_slogdet(As), sd = ct_linalg_slogdet(dev(As));
+            LA_SAME(label, sd.sign, sc.sign, dt);
+            LA_SAME(label, sd.logabsdet, sc.logabsdet, dt);
+            /* lu_factor (square, tall, wide), lu_solve (left / right, adjoint) */
+            snprintf(label, sizeof label, "lu_factor %s n=%lld", ct_dtype_name(dt), (long long)n);
+            for (int shp = 0; shp < 3; shp++) {
+                ct_tensor *M = shp == 0 ? A : shp == 1 ? la_gen(dt, 1, bs2, n + 3, n) : la_gen(dt, 1, bs2, n, n + 2);
+                ct_linalg_lu_factor_result fc = ct_linalg_lu_factor_ex(M, 1, 0), fd = ct_linalg_lu_factor_ex(dev(M), 1, 0);
+                LA_SAME(label, fd.LU, fc.LU, dt);
+                CHECK_SAME_AT(label, fd.pivots, fc.pivots, 0, 0);
+                CHECK_SAME_AT(label, fd.info, fc.info, 0, 0);
+            }
+            ct_linalg_lu_factor_result fc = ct_linalg_lu_factor(Ab, 1), fd = ct_linalg_lu_factor(dev(Ab), 1);
+            snprintf(label, sizeof label, "lu_solve %s n=%lld", ct_dtype_name(dt), (long long)n);
+            for (int mode = 0; mode < 4; mode++) {
+                int left = mode & 1, adj = mode >> 1;
+                ct_tensor *Bs = left ? ct_to(ct_randn(CT_FLOAT64, n, 2), dt) : ct_to(ct_randn(CT_FLOAT64, 3, 1, 5, n), dt);
+                LA_SAME(label, ct_linalg_lu_solve(fd.LU, fd.pivots, dev(Bs), left, adj), ct_linalg_lu_solve(fc.LU, fc.pivots, Bs, left, adj), dt);
+            }
+        }
+        /* singular matrices: infos, the checked functions' messages, det 0 */
+        int64_t bs[1] = {3};
+        ct_tensor *S = la_gen(dt, 1, bs, 5, 5);
+        CHECK(ct_copy_(ct_select(S, 0, 1), ct_zeros(dt, 5, 5)) != NULL);
+        ct_tensor *ic = NULL, *id = NULL;
+        ct_linalg_inv_ex(S, 0, &ic);
+        ct_linalg_inv_ex(dev(S), 0, &id);
+        CHECK_SAME_AT("inv_ex singular info", id, ic, 0, 0);
+        LA_SAME_ERR("inv singular", ct_linalg_inv(dev(S)), ct_linalg_inv(S));
+        LA_SAME_ERR("solve singular", ct_linalg_solve(dev(S), dev(ct_ones(dt, 5))), ct_linalg_solve(S, ct_ones(dt, 5)));
+        LA_SAME_ERR("lu_factor singular", ct_linalg_lu_factor(dev(S), 1).LU, ct_linalg_lu_factor(S, 1).LU);
+        LA_SAME("det singular", ct_linalg_det(dev(S)), ct_linalg_det(S), dt);
+        ct_linalg_slogdet_result sc = ct_linalg_slogdet(S), sd = ct_linalg_slogdet(dev(S));
+        LA_SAME("slogdet singular", sd.sign, sc.sign, dt);
+        LA_SAME("slogdet singular", sd.logabsdet, sc.logabsdet, dt);
+        /* solve_triangular: upper / lower, left / right, unit, broadcasting */
+        int64_t bt[2] = {2, 1};
+        ct_tensor *T = la_gen(dt, 2, bt, 7, 7), *Bt = ct_to(ct_randn(CT_FLOAT64, 3, 7, 4), dt), *Br = ct_to(ct_randn(CT_FLOAT64, 4, 7), dt);
+        for (int mode = 0; mode < 8; mode++) {
+            int upper = mode & 1, left = (mode >> 1) & 1, unit = mode >> 2;
+            char label[96];
+            snprintf(label, sizeof label, "solve_triangular %s upper=%d left=%d unit=%d", ct_dtype_name(dt), upper, left, unit);
+            ct_tensor *Bx = left ? Bt : Br;
+            LA_SAME(label, ct_linalg_solve_triangular(dev(T), dev(Bx), upper, left, unit), ct_linalg_solve_triangular(T, Bx, upper, left, unit), dt);
+        }
+    }
+}
+
+TEST(test_la_decompositions) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        const int64_t ns[2] = {6, 18};
+        for (int ci = 0; ci < 2; ci++) {
+            int64_t n = ns[ci], bs[1] = {3};
+            char label[96];
+            /* eigh, eigvalsh: both triangles */
+            ct_tensor *X = la_gen(dt, 1, bs, n, n), *A = ct_add(X, ct_mT(X));
+            for (int up = 0; up < 2; up++) {
+                snprintf(label, sizeof label, "eigh %s n=%lld %s", ct_dtype_name(dt), (long long)n, up ? "U" : "L");
+                ct_tensor *Ah = ct_add(A, ct_mul_scalar(ct_triu(X, 1), up ? 0.0 : 5.0));   /* the other triangle is not read */
+                ct_linalg_eig_result ec = ct_linalg_eigh(Ah, up ? "U" : "L"), ed = ct_linalg_eigh(dev(Ah), up ? "U" : "L");
+                LA_SAME(label, ed.eigenvalues, ec.eigenvalues, dt);
+                CHECK_SAME_AT(label, dev(la_signfix(ed.eigenvectors, 0)), la_signfix(ec.eigenvectors, 0), la_rtol(dt) * 10, la_atol(dt) * 10);
+                LA_SAME(label, ct_linalg_eigvalsh(dev(Ah), up ? "U" : "L"), ct_linalg_eigvalsh(Ah, up ? "U" : "L"), dt);
+            }
+            /* qr: tall, wide; reduced, complete, r */
+            const char *modes[3] = {"reduced", "complete", "r"};
+            for (int shp = 0; shp < 2; shp++)
+                for (int mi = 0; mi < 3; mi++) {
+                    snprintf(label, sizeof label, "qr %s %s %s n=%lld", ct_dtype_name(dt), shp ? "wide" : "tall", modes[mi], (long long)n);
+                    ct_tensor *M = shp ? la_gen(dt, 1, bs, n - 2, n) : la_gen(dt, 1, bs, n + 3, n);
+                    ct_linalg_qr_result qc = ct_linalg_qr(M, modes[mi]), qd = ct_linalg_qr(dev(M), modes[mi]);
+                    CHECK_SAME_AT(label, dev(la_signfix(qd.R, 1)), la_signfix(qc.R, 1), la_rtol(dt) * 10, la_atol(dt) * 10);
+                    if (mi == 2) {
+                        CHECK(qd.Q && ct_numel(qd.Q) == 0);
+                        continue;
+                    }
+                    CHECK_SAME_AT(label, dev(la_signfix(qd.Q, 0)), la_signfix(qc.Q, 0), la_rtol(dt) * 10, la_atol(dt) * 10);
+                    LA_SAME(label, ct_matmul(qd.Q, qd.R), M, dt);
+                }
+            /* svd: tall, wide; full_matrices; svdvals */
+            for (int shp = 0; shp < 2; shp++)
+                for (int full = 0; full < 2; full++) {
+                    snprintf(label, sizeof label, "svd %s %s full=%d n=%lld", ct_dtype_name(dt), shp ? "wide" : "tall", full, (long long)n);
+                    ct_tensor *M = shp ? la_gen(dt, 1, bs, n - 2, n) : la_gen(dt, 1, bs, n + 3, n);
+                    ct_linalg_svd_result sc = ct_linalg_svd(M, full), sd = ct_linalg_svd(dev(M), full);
+                    LA_SAME(label, sd.S, sc.S, dt);
+                    if (!full) {
+                        CHECK_SAME_AT(label, dev(la_signfix(sd.U, 0)), la_signfix(sc.U, 0), la_rtol(dt) * 10, la_atol(dt) * 10);
+                        CHECK_SAME_AT(label, dev(la_signfix(sd.Vh, 1)), la_signfix(sc.Vh, 1), la_rtol(dt) * 10, la_atol(dt) * 10);
+                        LA_SAME(label, ct_matmul(ct_mul(sd.U, ct_unsqueeze(sd.S, -2)), sd.Vh), M, dt);
+                    } else if (sd.U && sd.Vh && sc.U && sc.Vh) {   /* orthogonal, of the full sizes */
+                        CHECK(ct_same_shape(sd.U, sc.U) && ct_same_shape(sd.Vh, sc.Vh));
+                        int64_t mm = sd.U->shape[1], nn = sd.Vh->shape[1];
+                        LA_SAME(label, ct_matmul(ct_mT(sd.U), sd.U), ct_expand(ct_eye(mm, mm, dt), 3, mm, mm), dt);
+                        LA_SAME(label, ct_matmul(sd.Vh, ct_mT(sd.Vh)), ct_expand(ct_eye(nn, nn, dt), 3, nn, nn), dt);
+                    }
+                    LA_SAME(label, ct_linalg_svdvals(dev(M)), ct_linalg_svdvals(M), dt);
+                }
+        }
+    }
+    /* non-finite input to svd: the CPU's error */
+    ct_tensor *M = ct_randn(CT_FLOAT64, 20, 20);
+    CHECK(ct_copy_(ct_select(ct_select(M, 0, 3), 0, 4), ct_scalar_tensor(NAN, CT_FLOAT64)) != NULL);
+    LA_SAME_ERR("svd non-finite", ct_linalg_svd(dev(M), 0).S, ct_linalg_svd(M, 0).S);
+}
+
+/* the CPU's backward rules on device tensors: gradients against the CPU's */
+TEST(test_la_grads) {
+    ct_dtype dt = CT_FLOAT64;
+    int64_t bs[1] = {2};
+    ct_tensor *Sp = la_spd(dt, 1, bs, 5), *G = la_gen(dt, 1, bs, 5, 5), *R = ct_randn(CT_FLOAT64, 2, 5, 5), *Bv = ct_randn(CT_FLOAT64, 2, 5, 3);
+    ct_tensor *X = la_gen(dt, 1, bs, 5, 5), *Sym = ct_add(X, ct_mT(X)), *T = la_gen(dt, 1, bs, 7, 4);
+    for (int f = 0; f < 9; f++) {
+        ct_tensor *g[2];
+        for (int s = 0; s < 2; s++) {
+            ct_tensor *in = f == 0 ? Sp : f == 5 ? Sym : f >= 6 ? T : G;
+            ct_tensor *a = ct_requires_grad(ct_detach(s ? dev(in) : in)), *r = s ? dev(R) : R, *y = NULL;
+            switch (f) {
+            case 0: y = ct_sum(ct_mul(ct_linalg_cholesky(a), r)); break;
+            case 1: y = ct_sum(ct_mul(ct_linalg_inv(a), r)); break;
+            case 2: y = ct_sum(ct_linalg_solve(a, s ? dev(Bv) : Bv)); break;
+            case 3: y = ct_sum(ct_linalg_det(a)); break;
+            case 4: y = ct_sum(ct_linalg_slogdet(a).logabsdet); break;
+            case 5: {
+                ct_linalg_eig_result e = ct_linalg_eigh(a, "L");
+                y = ct_add(ct_sum(ct_mul(e.eigenvalues, ct_arange_on(s ? GPU : ct_cpu(), 0, 5, 1, dt))), ct_sum(ct_abs(e.eigenvectors)));
+                break;
+            }
+            case 6: {
+                ct_linalg_svd_result sv = ct_linalg_svd(a, 0);
+                y = ct_add(ct_sum(ct_mul(sv.S, ct_arange_on(s ? GPU : ct_cpu(), 1, 5, 1, dt))), ct_sum(ct_abs(sv.U)));
+                break;
+            }
+            case 7: {
+                ct_linalg_qr_result q = ct_linalg_qr(a, "reduced");
+                y = ct_add(ct_sum(ct_abs(q.R)), ct_sum(ct_abs(q.Q)));
+                break;
+            }
+            default: {
+                ct_linalg_lu_factor_result lf = ct_linalg_lu_factor(ct_narrow(a, -2, 0, 4), 1);
+                y = ct_sum(ct_mul(lf.LU, ct_narrow(ct_narrow(r, -1, 0, 4), -2, 0, 4)));
+                ct_tensor *ys = ct_sum(ct_linalg_lu_solve(lf.LU, lf.pivots, ct_narrow(s ? dev(Bv) : Bv, -2, 0, 4), 1, 0));
+                y = ct_add(y, ys);
+                break;
+            }
+            }
+            CHECK(y != NULL && ct_backward(y) == CT_OK);
+            g[s] = ct_grad(a);
+        }
+        char label[64];
+        snprintf(label, sizeof label, "linalg gradient %d", f);
+        CHECK_SAME_AT(label, g[1], g[0], 1e-8, 1e-9);
+    }
+}
+
+/* argument errors and devices: the CPU's messages */
+TEST(test_la_errors) {
+    ct_tensor *I = ct_ones(CT_INT64, 3, 3), *NS = ct_randn(CT_FLOAT32, 3, 4), *A = ct_randn(CT_FLOAT32, 3, 3);
+    LA_SAME_ERR("cholesky int64", ct_linalg_cholesky(dev(I)), ct_linalg_cholesky(I));
+    LA_SAME_ERR("inv not square", ct_linalg_inv(dev(NS)), ct_linalg_inv(NS));
+    LA_SAME_ERR("det not square", ct_linalg_det(dev(NS)), ct_linalg_det(NS));
+    LA_SAME_ERR("eigh not square", ct_linalg_eigh(dev(NS), NULL).eigenvalues, ct_linalg_eigh(NS, NULL).eigenvalues);
+    LA_SAME_ERR("solve shapes", ct_linalg_solve(dev(A), dev(ct_ones(CT_FLOAT32, 4))), ct_linalg_solve(A, ct_ones(CT_FLOAT32, 4)));
+    LA_SAME_ERR("solve dtypes", ct_linalg_solve(dev(A), dev(ct_ones(CT_FLOAT64, 3))), ct_linalg_solve(A, ct_ones(CT_FLOAT64, 3)));
+    /* a device A with a CPU B: the dispatcher's device error */
+    CHECK(ct_linalg_solve(dev(A), ct_ones(CT_FLOAT32, 3)) == NULL && ct_last_error_code() == CT_ERR_DEVICE);
+    ct_clear_error();
+    /* empty matrices and batches */
+    ct_tensor *E = ct_zeros(CT_FLOAT32, 2, 0, 0), *Eb = ct_zeros(CT_FLOAT32, 0, 4, 4);
+    ct_tensor *ic = NULL, *id = NULL;
+    LA_SAME("cholesky 0x0", ct_linalg_cholesky_ex(dev(E), 0, 0, &id), ct_linalg_cholesky_ex(E, 0, 0, &ic), CT_FLOAT32);
+    CHECK_SAME_AT("cholesky 0x0 info", id, ic, 0, 0);
+    LA_SAME("det 0x0", ct_linalg_det(dev(E)), ct_linalg_det(E), CT_FLOAT32);
+    LA_SAME("inv empty batch", ct_linalg_inv(dev(Eb)), ct_linalg_inv(Eb), CT_FLOAT32);
+    LA_SAME("svdvals empty batch", ct_linalg_svdvals(dev(Eb)), ct_linalg_svdvals(Eb), CT_FLOAT32);
+}
+
+/* functions composed of the ops above (no kernel of their own) on the device */
+TEST(test_la_composites) {
+    ct_dtype dt = CT_FLOAT64;
+    int64_t bs[1] = {2};
+    ct_tensor *A = la_gen(dt, 1, bs, 6, 6), *S = la_spd(dt, 1, bs, 6), *R = ct_randn(CT_FLOAT64, 6, 4);
+    LA_SAME("logdet", ct_logdet(dev(S)), ct_logdet(S), dt);
+    ct_linalg_lu_result lc = ct_linalg_lu(A, 1), ld = ct_linalg_lu(dev(A), 1);
+    LA_SAME("lu P", ld.P, lc.P, dt);
+    LA_SAME("lu L", ld.L, lc.L, dt);
+    LA_SAME("lu U", ld.U, lc.U, dt);
+    LA_SAME("matrix_power -2", ct_linalg_matrix_power(dev(A), -2), ct_linalg_matrix_power(A, -2), dt);
+    LA_SAME("matrix_rank", ct_linalg_matrix_rank(dev(A), NAN, NAN, 0), ct_linalg_matrix_rank(A, NAN, NAN, 0), dt);
+    LA_SAME("cond", ct_linalg_cond(dev(A), NULL), ct_linalg_cond(A, NULL), dt);
+    LA_SAME("matrix_norm nuc", ct_linalg_matrix_norm(dev(A), "nuc", NULL, 0), ct_linalg_matrix_norm(A, "nuc", NULL, 0), dt);
+    LA_SAME("matrix_norm 2", ct_linalg_matrix_norm(dev(A), "2", NULL, 0), ct_linalg_matrix_norm(A, "2", NULL, 0), dt);
+    ct_tensor *ms[3] = {ct_select(A, 0, 0), ct_select(A, 0, 1), R}, *md[3] = {dev(ms[0]), dev(ms[1]), dev(R)};
+    LA_SAME("multi_dot", ct_linalg_multi_dot(3, md), ct_linalg_multi_dot(3, ms), dt);
+    const int64_t d1[1] = {-1}, d2[2] = {0, 2};
+    LA_SAME("vector_norm 2", ct_linalg_vector_norm(dev(A), 2.0, 1, d1, 0), ct_linalg_vector_norm(A, 2.0, 1, d1, 0), dt);
+    LA_SAME("vector_norm inf", ct_linalg_vector_norm(dev(A), INFINITY, 2, d2, 1), ct_linalg_vector_norm(A, INFINITY, 2, d2, 1), dt);
+    LA_SAME("vector_norm 0.5", ct_linalg_vector_norm(dev(A), 0.5, 0, NULL, 0), ct_linalg_vector_norm(A, 0.5, 0, NULL, 0), dt);
+    LA_SAME("vector_norm f32", ct_linalg_vector_norm(dev(ct_to(A, CT_FLOAT32)), 3.0, 1, d1, 0), ct_linalg_vector_norm(ct_to(A, CT_FLOAT32), 3.0, 1, d1, 0), CT_FLOAT32);
+    ct_tensor *T4 = ct_reshape(ct_select(A, 0, 0), 2, 3, 6);
+    LA_SAME("tensorinv", ct_linalg_tensorinv(dev(T4), 2), ct_linalg_tensorinv(T4, 2), dt);
+}
