@@ -86,7 +86,8 @@ if [ -n "$NVCC" ]; then
   try "nvcc, a file without the implementation" sh -c "cp tests/compile/tu_b.c $B/tu_b_nvcc.cu && $NVCC -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c $B/tu_b_nvcc.cu -o $B/tu_b_nvcc.o"
   try_fail "nvcc, ctensor_nn.h after ctensor_cuda.h" "include ctensor_nn.h before ctensor_cuda.h" $NVCC -x cu -DCTENSOR_CUDA -I. -E tests/cuda/compile_order.c -o $B/cuda_order.i
   try_fail "nvcc, ctensor_linalg.h after ctensor_cuda.h" "include ctensor_linalg.h before ctensor_cuda.h" $NVCC -x cu -DCTENSOR_CUDA -I. -E tests/cuda/compile_order_linalg.c -o $B/cuda_order_la.i
-  try "nvcc ctensor_linalg.h + ctensor_cuda.h (cuSOLVER), -Werror all-warnings" sh -c "$NVCC -O2 -x cu -DCTENSOR_CUDA -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror tests/cuda/compile_linalg.c -o $B/cuda_linalg -lcusolver -lcublas -lpthread -llapacke -lopenblas && $B/cuda_linalg"
+  # (ctensor_linalg.h + ctensor_cuda.h under nvcc with -Werror all-warnings, linked to cuSOLVER:
+  #  the Makefile's nvcc build of tests/cuda/test_cuda.c, which includes both)
   try_fail "nvcc --default-stream per-thread" "per-thread is not supported" $NVCC -x cu --default-stream per-thread -DCTENSOR_CUDA -I. -E tests/cuda/compile_user.c -o $B/cuda_pt.i
   try "nvcc ctensor_cuda.h, -Werror all-warnings, linked with a C file" sh -c "$NVCC -O2 -x cu -DCTENSOR_CUDA -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c tests/cuda/compile_user.c -o $B/cuda_user.o && $NVCC $B/cuda_user.o $B/cuda_decl.o -o $B/cuda_user -lcublas -lpthread && $B/cuda_user"
 else echo "skip nvcc (not installed)"; fi
