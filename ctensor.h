@@ -4821,7 +4821,8 @@ static CT__NOINLINE int ct__dispatch_conj(ct__call *c) {
             if (c->in[i] && ((c->in[i]->flags & CT__F_REQUIRES_GRAD) || c->in[i]->grad_fn))
                 return ct__failed(CT_ERR_AUTOGRAD, "%s: an in-place op on a lazily conjugated tensor (ct_conj) with autograd is not supported; use ct_resolve_conj", name);
     ct_tensor *rin[64];
-    for (int i = 0; i < c->nin && i < 64; i++) {
+    if (c->nin > 64) return ct__failed(CT_ERR_ARG, "%s: %d inputs, one of them a lazily conjugated tensor: resolve it first (ct_resolve_conj)", name, c->nin);
+    for (int i = 0; i < c->nin; i++) {
         rin[i] = c->in[i];
         if (rin[i] && (rin[i]->flags & CT__F_CONJ) && !(rin[i] = ct_resolve_conj(rin[i]))) return -1;
     }
