@@ -6865,10 +6865,9 @@ CT__INLINE int ct__vany(ct__vi m) {
     return r;
 #endif
 }
-CT__INLINE ct__vf ct__v_exp(ct__vf x) {
-    const ct__vf lo = CT__VSPLAT(-87.33654f), hi = CT__VSPLAT(88.72283f);
-    ct__vi below = x < lo, above = x > hi, nan = x != x;
-    ct__vf xc = ct__vsel(below, lo, ct__vsel(above, hi, x));
+/* exp's reduction: xc = n ln2 + r (t holds n in its low mantissa bits); returns
+   expm1(r) = r + r^2 P(r), Cephes' expf polynomial */
+CT__INLINE ct__vf ct__v_exp_red(ct__vf xc, ct__vf *t_out, ct__vf *n_out) {
     ct__vf t = ct__vfma(xc, CT__VSPLAT(1.44269504088896341f), CT__VSPLAT(12582912.0f));
     ct__vf n = t - CT__VSPLAT(12582912.0f);
     ct__vf r = ct__vfma(n, CT__VSPLAT(2.12194440e-4f), ct__vfma(n, CT__VSPLAT(-0.693359375f), xc));
@@ -6878,7 +6877,15 @@ CT__INLINE ct__vf ct__v_exp(ct__vf x) {
     p = ct__vfma(p, r, CT__VSPLAT(4.1665795894e-2f));
     p = ct__vfma(p, r, CT__VSPLAT(1.6666665459e-1f));
     p = ct__vfma(p, r, CT__VSPLAT(5.0000001201e-1f));
-    p = ct__vfma(p, r * r, r) + CT__VSPLAT(1.0f);
+    *t_out = t;
+    *n_out = n;
+    return ct__vfma(p, r * r, r);
+}
+CT__INLINE ct__vf ct__v_exp(ct__vf x) {
+    const ct__vf lo = CT__VSPLAT(-87.33654f), hi = CT__VSPLAT(88.72283f);
+    ct__vi below = x < lo, above = x > hi, nan = x != x;
+    ct__vf xc = ct__vsel(below, lo, ct__vsel(above, hi, x)), t, n;
+    ct__vf p = ct__v_exp_red(xc, &t, &n) + CT__VSPLAT(1.0f);
 #if defined(__AVX512F__)
     ct__vf y = (ct__vf)_mm512_maskz_scalef_ps((__mmask16)0xffff, (__m512)p, (__m512)n);   /* p 2^n, one rounding, as below */
 #else
@@ -6937,17 +6944,9 @@ CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
 CT__INLINE ct__vf ct__v_expm1(ct__vf x) {
     const ct__vf lo = CT__VSPLAT(-17.0f), hi = CT__VSPLAT(88.0f);
     ct__vi below = x < lo, above = x > hi, keep = (x != x) | (x == CT__VSPLAT(0.0f));
-    ct__vf xc = ct__vsel(below, lo, ct__vsel(above, hi, x));
-    ct__vf t = ct__vfma(xc, CT__VSPLAT(1.44269504088896341f), CT__VSPLAT(12582912.0f));
-    ct__vf n = t - CT__VSPLAT(12582912.0f);
-    ct__vf r = ct__vfma(n, CT__VSPLAT(2.12194440e-4f), ct__vfma(n, CT__VSPLAT(-0.693359375f), xc));
-    ct__vf p = CT__VSPLAT(1.9875691500e-4f);
-    p = ct__vfma(p, r, CT__VSPLAT(1.3981999507e-3f));
-    p = ct__vfma(p, r, CT__VSPLAT(8.3334519073e-3f));
-    p = ct__vfma(p, r, CT__VSPLAT(4.1665795894e-2f));
-    p = ct__vfma(p, r, CT__VSPLAT(1.6666665459e-1f));
-    p = ct__vfma(p, r, CT__VSPLAT(5.0000001201e-1f));
-    ct__vf em = ct__vfma(p, r * r, r);
+    ct__vf xc = ct__vsel(below, lo, ct__vsel(above, hi, x)), t, n;
+    ct__vf em = ct__v_exp_red(xc, &t, &n);
+    (void)n;
     ct__vf s2 = (ct__vf)(((ct__vi)t - CT__ISPLAT(0x4b400000) + CT__ISPLAT(127)) << 23);
     ct__vf y = ct__vfma(s2, em, s2 - CT__VSPLAT(1.0f));
     y = ct__vsel(above, ct__v_exp(x) - CT__VSPLAT(1.0f), y);
