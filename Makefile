@@ -422,8 +422,11 @@ bench-run: $(addprefix $(BUILD)/bench/,$(BENCHES))
 # target's extra compiler flags (idx: -DCTENSOR_ZLIB -lz).
 FUZZ_SECONDS ?= 60
 FUZZ ?= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c))
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h tests/fuzz/*.flags) $(HEADERS) | $(BUILD)/fuzz
-	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@ -lm $(shell cat tests/fuzz/$*.flags 2>/dev/null)
+# (every target links one implementation object, tests/fuzz/shared/impl.c)
+$(BUILD)/fuzz/impl.o: tests/fuzz/shared/impl.c $(HEADERS) | $(BUILD)/fuzz
+	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -c $< -o $@
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/fuzz/impl.o $(wildcard tests/fuzz/*.h tests/fuzz/*.flags) $(HEADERS) | $(BUILD)/fuzz
+	$(CLANG) -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -DCT_FUZZ_SHARED_IMPL $< $(BUILD)/fuzz/impl.o -o $@ -lm -lz $(shell cat tests/fuzz/$*.flags 2>/dev/null)
 fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-run
 fuzz-run: $(addprefix $(BUILD)/fuzz/,$(FUZZ))

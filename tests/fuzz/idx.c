@@ -14,10 +14,13 @@
    "decompresses to more than ..." at once: had it inflated past the declared
    size it would have met the corrupt data and reported that instead; a header
    declaring more than the compressed bytes could hold fails before allocating. */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include "ctensor_nn.h"
 #include <stdio.h>
+#include <zlib.h>   /* the gzip regression inputs are made with zlib */
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,9 @@
    A loaded graph must verify, print, save and load back to the same text; a refused
    file must leave an error naming it; everything is freed. (Loaded graphs are not
    run here: a valid graph may ask a factory op for any size.) */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include "ctensor_nn.h"
 #include "ctensor_quant.h"   /* quantized constants (a converted graph's weights and their qparams entries) */

@@ -6,7 +6,9 @@
    not strictly: a failed load leaves an error and the module's bytes as they
    were; a successful one saves to bytes that load back to the same state;
    nothing leaks. */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include "ctensor_nn.h"
 #include <stdlib.h>
@@ -51,11 +53,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
             size_t ng;
             snapshot(m2, &again, &ng);
             if (ng != na || memcmp(again, after, na)) __builtin_trap();
-            CT_FREE(again);
+            ct_free(again);
             ct_module_free(m2);
         }
-        CT_FREE(before);
-        CT_FREE(after);
+        ct_free(before);
+        ct_free(after);
     }
     ct_clear_error();
     if (ct_live_tensors() != live0) __builtin_trap();

@@ -3,7 +3,9 @@
    clang -std=c11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined tests/fuzz/npy.c -lm
    Each input loads inside a scope; a loaded array must save and load back to
    the same bytes, a failure must leave an error, and everything is freed. */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,9 @@
    steps of each optimizer, written by this file built as a program:
      cc -std=c11 -I. -DCT_FUZZ_WRITE_SEEDS tests/fuzz/optim_state.c -o /tmp/seeds -lm -lpthread
      /tmp/seeds tests/fuzz/corpus/optim_state        (tests/fuzz/make_corpus.py does this) */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include "ctensor_nn.h"
 #include "state_dict_bytes.h"
@@ -88,7 +90,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
             size_t ng;
             state_bytes(s2.opt, &again, &ng);
             if (ng != na || memcmp(again, after, na)) __builtin_trap();
-            CT_FREE(again);
+            ct_free(again);
             free(sd2.items);
             ct_safetensors_free(st2);
             setup_free(&s2);
@@ -96,8 +98,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
             ct_step(s.opt);
             ct_step(s.opt);
         }
-        CT_FREE(before);
-        CT_FREE(after);
+        ct_free(before);
+        ct_free(after);
     }
     free(sd.items);
     ct_safetensors_free(st);
@@ -123,7 +125,7 @@ int main(int argc, char **argv) {
             char file[128];
             snprintf(file, sizeof file, "%s_%d.st", names[c], steps);
             write_seed(argv[1], file, (unsigned char)c, d, n);
-            CT_FREE(d);
+            ct_free(d);
         }
         setup_free(&s);
     }

@@ -5,7 +5,9 @@
    a loaded file is written again, and writing what that loads gives the same
    bytes (the writer is canonical); a failure must leave an error naming the
    file; everything is freed. */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,9 @@
    steps of each scheduler, written by this file built as a program:
      cc -std=c11 -I. -DCT_FUZZ_WRITE_SEEDS tests/fuzz/sched_state.c -o /tmp/seeds -lm -lpthread
      /tmp/seeds tests/fuzz/corpus/sched_state        (tests/fuzz/make_corpus.py does this) */
+#ifndef CT_FUZZ_SHARED_IMPL   /* the smoke run and make fuzz link tests/fuzz/shared/impl.c instead */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include "ctensor_nn.h"
 #include "state_dict_bytes.h"
@@ -104,8 +106,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
             if (!st2 || sd_from_safetensors(st2, &sd2) || ct_sched_load_state_dict(s2.sched, &sd2) != CT_OK) __builtin_trap();
             sched_bytes(s2.sched, &again, &ng);
             if (ng != nm || memcmp(again, mine, nm)) __builtin_trap();
-            CT_FREE(mine);
-            CT_FREE(again);
+            ct_free(mine);
+            ct_free(again);
             free(sd2.items);
             ct_safetensors_free(st2);
             setup_free(&s2);
@@ -114,8 +116,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
                 (void)ct_sched_get_last_lr(s.sched, 1);
             }
         }
-        CT_FREE(before);
-        CT_FREE(after);
+        ct_free(before);
+        ct_free(after);
     }
     free(sd.items);
     ct_safetensors_free(st);
@@ -141,7 +143,7 @@ int main(int argc, char **argv) {
             char file[128];
             snprintf(file, sizeof file, "%s_%d.st", names[c], steps);
             write_seed(argv[1], file, (unsigned char)c, d, n);
-            CT_FREE(d);
+            ct_free(d);
         }
         setup_free(&s);
     }

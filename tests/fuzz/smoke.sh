@@ -2,6 +2,7 @@
 # Fuzz smoke test (part of make test): builds every tests/fuzz/<name>.c as a
 # libFuzzer target (clang, ASan+UBSan) and runs it briefly and deterministically
 # over tests/fuzz/corpus/<name>. Longer runs: make fuzz FUZZ_SECONDS=600.
+# The targets share one implementation object (tests/fuzz/shared/impl.c).
 # tests/fuzz/<name>.flags holds a target's extra compiler flags (idx: zlib).
 # Each target's line gives libFuzzer's final statistics (runs, coverage, corpus).
 # Last line: "N passed, N failed" (a target that builds and runs clean passes).
@@ -19,10 +20,16 @@ if ! "$CLANG" -fsanitize=fuzzer,address,undefined "$B/probe.c" -o "$B/probe" >/d
   echo "0 passed, 0 failed"; exit 0
 fi
 pass=0; fail=0
+# the implementation is compiled once (tests/fuzz/shared/impl.c) and linked by every
+# target, which then compiles only its own code (CT_FUZZ_SHARED_IMPL)
+if ! "$CLANG" $(echo "$FLAGS" | sed 's/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,/') -c tests/fuzz/shared/impl.c \
+     -o "$B/impl.o" > "$B/impl.build.log" 2>&1; then
+  echo "FAIL tests/fuzz/shared/impl.c (build)"; tail -20 "$B/impl.build.log"; echo "0 passed, 1 failed"; exit 1
+fi
 for src in tests/fuzz/*.c; do
   name=$(basename "$src" .c)
   extra=""; [ -f "tests/fuzz/$name.flags" ] && extra=$(cat "tests/fuzz/$name.flags")
-  if ! "$CLANG" $FLAGS "$src" -o "$B/$name" -lm $extra > "$B/$name.build.log" 2>&1; then
+  if ! "$CLANG" $FLAGS -DCT_FUZZ_SHARED_IMPL "$src" "$B/impl.o" -o "$B/$name" -lm -lz $extra > "$B/$name.build.log" 2>&1; then
     fail=$((fail + 1)); echo "FAIL $name (build)"; tail -20 "$B/$name.build.log"; continue
   fi
   rm -rf "$B/smoke_$name"; mkdir -p "$B/smoke_$name"
