@@ -628,7 +628,8 @@ CTENSOR_API ct_tensor *ct_alias(const ct_tensor *t);                    /* a new
    ct_conj is PyTorch's lazy conjugate: a view whose conjugate bit is set (no copy;
    ct_is_conj says so). Ops read it as its conjugated values and views keep the bit;
    ct_data_ptr gives its memory as it is, ct_resolve_conj a tensor holding the
-   values. Writing into a conjugate view (in-place ops) is refused. */
+   values. In-place ops into a conjugate view write the conjugate of their result
+   into its memory, with autograd as for any view (the base's history is rebased). */
 CTENSOR_API ct_tensor *ct_view_as_real(const ct_tensor *t);     /* complex [...] -> real [..., 2] view */
 CTENSOR_API ct_tensor *ct_view_as_complex(const ct_tensor *t);  /* real [..., 2] (last stride 1) -> complex view */
 CTENSOR_API ct_tensor *ct_real(const ct_tensor *t);             /* view of the real parts (t itself if real) */
@@ -4799,8 +4800,8 @@ static int ct__dispatch_main(ct__call *c, ct__tls *t) {
     return ct__dispatch_general(c, t);
 }
 /* A call with a lazily conjugated input (ct_conj): views keep the bit (view_as_real
-   refuses it, imag reads a resolved copy), in-place writes into one are refused,
-   and every other op reads resolved copies (ct_resolve_conj, recorded for autograd
+   refuses it, imag reads a resolved copy), in-place writes into one write back the
+   conjugate of the result, and every other op reads resolved copies (ct_resolve_conj, recorded for autograd
    with an identity backward), so kernels never see the bit. */
 static CT__NOINLINE int ct__dispatch_conj(ct__call *c) {
     const ct__opdef *d = ct__opdef_get(c->op);
@@ -4815,11 +4816,12 @@ static CT__NOINLINE int ct__dispatch_conj(ct__call *c) {
         return n;
     }
     ct__tls *t = ct__tls_get();
-    int into = ((d->flags & CT__OPF_INPLACE) || c->inplace) && (c->in[0]->flags & CT__F_CONJ);
-    if (into && t->grad_enabled && !t->inference_mode)
-        for (int i = 0; i < c->nin; i++)
-            if (c->in[i] && ((c->in[i]->flags & CT__F_REQUIRES_GRAD) || c->in[i]->grad_fn))
-                return ct__failed(CT_ERR_AUTOGRAD, "%s: an in-place op on a lazily conjugated tensor (ct_conj) with autograd is not supported; use ct_resolve_conj", name);
+    int into = ((d->flags & CT__OPF_INPLACE) || c->inplace) && (c->in[0]->flags & CT__F_CONJ), rec = 0;
+    if (into && t->grad_enabled && !t->inference_mode) {
+        for (int i = 0; i < c->nin; i++) rec |= c->in[i] && ((c->in[i]->flags & CT__F_REQUIRES_GRAD) || c->in[i]->grad_fn);
+        if (c->in[0]->base && (c->in[0]->base->flags & CT__F_REQUIRES_GRAD)) rec = 1;
+        if (rec && ct__check_inplace(c, d, t)) return -1;
+    }
     ct_tensor *rin[64];
     if (c->nin > 64) return ct__failed(CT_ERR_ARG, "%s: %d inputs, one of them a lazily conjugated tensor: resolve it first (ct_resolve_conj)", name, c->nin);
     for (int i = 0; i < c->nin; i++) {
@@ -4831,12 +4833,23 @@ static CT__NOINLINE int ct__dispatch_conj(ct__call *c) {
     int n = ct__dispatch_main(c, t);
     c->in = saved;
     if (n > 0 && into) {
-        /* in place into a conjugate view: the op ran on its values; their conjugate
-           goes back into its memory, and the call's output is the view itself */
-        ct_tensor *dst = saved[0], *raw = ct__view_header(dst, dst->ndim, dst->shape, dst->strides, dst->offset);
-        int prev = ct_set_grad_enabled(0), bad = !raw || !ct_copy_(ct__own(raw), ct_conj_physical(rin[0]));
-        ct_set_grad_enabled(prev);
-        if (bad) return -1;
+        /* in place into a conjugate view: the op ran on its values (a resolved copy);
+           their conjugate goes back into its memory, and the call's output is the view
+           itself. With autograd, the write-back is a recorded copy_ into the memory's
+           plain view (conj of the view), so the base's history becomes CopySlices as for
+           any in-place op on a view, and the view's own history is regenerated from the
+           base's (ct__regen_view_grad_fn keeps the conjugate) */
+        ct_tensor *dst = saved[0];
+        if (rec) {
+            ct_tensor *raw = ct_conj(dst);
+            if (!raw || !ct_copy_(raw, ct_conj_physical(rin[0]))) return -1;
+            if ((dst->flags & CT__F_IS_VIEW) && dst->base && ct__regen_view_grad_fn(dst)) return -1;
+        } else {
+            ct_tensor *raw = ct__view_header(dst, dst->ndim, dst->shape, dst->strides, dst->offset);
+            int prev = ct_set_grad_enabled(0), bad = !raw || !ct_copy_(ct__own(raw), ct_conj_physical(rin[0]));
+            ct_set_grad_enabled(prev);
+            if (bad) return -1;
+        }
         c->out[0] = dst;
     }
     return n;
@@ -5136,6 +5149,7 @@ static int ct__regen_view_grad_fn(ct_tensor *v) {
     int s = ct_scope_begin();
     int prev = ct_set_grad_enabled(1);
     ct_tensor *tmp = ct_as_strided(base, v->ndim, v->shape, v->strides, v->offset);
+    if (tmp && (v->flags & CT__F_CONJ)) tmp = ct_conj(tmp);   /* a lazily conjugated view (ct_conj) */
     ct_set_grad_enabled(prev);
     if (!tmp) { ct_scope_end(s); return -1; }
     if (v->flags & CT__F_RETAINS_GRAD) ct__remove_retain_hook(v);
