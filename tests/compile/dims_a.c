@@ -1,6 +1,6 @@
-/* CTENSOR_MAX_DIMS mismatch (tests/compile/run.sh): the implementation is built with
-   the default (8), dims_b.c with 4; linking the two must fail and name
-   ct_abi_max_dims_4. Built alone with its own implementation, dims_b.c links. */
+/* CTENSOR_MAX_DIMS (tests/compile/run.sh): this implementation built with
+   -DCTENSOR_MAX_DIMS=4 links to dims_b.c (4) and runs; the mismatch case (an
+   implementation built with the default, 8) is tu_a.c against tu_b.c built with 4. */
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
 int dims_b_rank(void);

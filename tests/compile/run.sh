@@ -16,31 +16,37 @@ try "gcc -std=c11"        sh -c "$CC -std=c11 $W tests/compile/user.c -o $B/user
 if command -v "$CLANG" >/dev/null 2>&1; then
   try "clang -std=c11"    sh -c "$CLANG -std=c11 $W tests/compile/user.c -o $B/user_clang $LA && $B/user_clang"
 else echo "skip clang (not installed)"; fi
-try "g++ -x c++ -std=c++17" sh -c "$CXX -x c++ -std=c++17 $W tests/compile/user.c -o $B/user_cxx $LA && $B/user_cxx"
-# ctensor_dist.h with its MPI backend (Open MPI's mpicc flags), as C and as C++
+# ctensor_dist.h with its MPI backend (Open MPI's mpicc flags) in the C++ build and the
+# -O2 OpenMP build below (gcc and clang above build it without MPI: its single-process
+# group); each build of every header is a minute of the suite, so one build checks two things
+MPIF=""; MPIL=""; MPIN=""
 if command -v mpicc >/dev/null 2>&1; then
-  MPIF="$(mpicc -showme:compile) -DCTENSOR_MPI"; MPIL="$(mpicc -showme:link)"
-  try "gcc -std=c11 -DCTENSOR_MPI (ctensor_dist.h on MPI)" sh -c "$CC -std=c11 $W $MPIF tests/compile/user.c -o $B/user_mpi $LA $MPIL && $B/user_mpi"
-  try "g++ -x c++ -DCTENSOR_MPI" sh -c "$CXX -x c++ -std=c++17 $W $MPIF -c tests/compile/user.c -o $B/user_mpi_cxx.o"
-else echo "skip ctensor_dist.h with MPI (no mpicc)"; fi
+  MPIF="$(mpicc -showme:compile) -DCTENSOR_MPI"; MPIL="$(mpicc -showme:link)"; MPIN=" -DCTENSOR_MPI"
+else echo "skip ctensor_dist.h with MPI (no mpicc): the builds below leave it out"; fi
+try "g++ -x c++ -std=c++17$MPIN" sh -c "$CXX -x c++ -std=c++17 $W $MPIF -c tests/compile/user.c -o $B/user_cxx.o && $CXX $B/user_cxx.o -o $B/user_cxx $LA $MPIL && $B/user_cxx"
 # ctensor_fft.h's FFTW backend (libfftw3-dev): tests/test_fft.c built with -DCTENSOR_FFTW
 # (at -O0: about 5 s) and run, its PyTorch fixtures and every other check on FFTW's plans
 if [ -f /usr/include/fftw3.h ]; then
   try "gcc -DCTENSOR_FFTW: test_fft on FFTW" sh -c "$CC -std=c11 $W -Itests -O0 -DCTENSOR_FFTW tests/test_fft.c -o $B/test_fft_fftw -lfftw3 -lfftw3f -lm -lpthread && $B/test_fft_fftw tests/fixtures/fft/fft.safetensors | tail -1 | grep -q ' 0 failed'"
 else echo "skip ctensor_fft.h with FFTW (no /usr/include/fftw3.h: apt-get install libfftw3-dev)"; fi
-# CT_SCOPE's three forms: break/continue/return inside a scope (gcc cleanup, C++ guard, portable)
-try "CT_SCOPE gcc cleanup form"  sh -c "$CC -std=c11 $W tests/compile/scope.c -o $B/scope_gcc -lm && $B/scope_gcc"
-try "CT_SCOPE C++ guard form"    sh -c "$CXX -x c++ -std=c++17 $W tests/compile/scope.c -o $B/scope_cxx -lm && $B/scope_cxx"
-try "CT_SCOPE portable form (C)" sh -c "$CC -std=c11 $W -DCTENSOR_PORTABLE_SCOPE tests/compile/scope.c -o $B/scope_portable -lm && $B/scope_portable"
-try "CT_SCOPE portable form (C++)" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_PORTABLE_SCOPE tests/compile/scope.c -o $B/scope_portable_cxx -lm && $B/scope_portable_cxx"
-try "two translation units" sh -c "$CC -std=c11 $W tests/compile/tu_a.c tests/compile/tu_b.c -o $B/tu -lm && $B/tu"
-try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W tests/compile/static.c -o $B/static -lm && $B/static"
+# CT_SCOPE's three forms: break/continue/return inside a scope (gcc cleanup, C++ guard,
+# portable). The forms are macros in the user's file, so the four builds of scope.c
+# link one implementation object (ctensor.h's alone, built by gcc)
+try "two translation units" sh -c "$CC -std=c11 $W -c tests/compile/tu_a.c -o $B/tu_a.o && $CC -std=c11 $W -c tests/compile/tu_b.c -o $B/tu_b.o && $CC $B/tu_a.o $B/tu_b.o -o $B/tu -lm && $B/tu"
+printf '#define CTENSOR_IMPLEMENTATION\n#include "ctensor.h"\n' > "$B/impl_core.c"
+try "ctensor.h implementation object" $CC -std=c11 $W -c "$B/impl_core.c" -o "$B/impl_core.o"
+SC="-DCT_SCOPE_SHARED_IMPL tests/compile/scope.c -x none $B/impl_core.o -lm"
+try "CT_SCOPE gcc cleanup form"  sh -c "$CC -std=c11 $W $SC -o $B/scope_gcc && $B/scope_gcc"
+try "CT_SCOPE C++ guard form"    sh -c "$CXX -x c++ -std=c++17 $W $SC -o $B/scope_cxx && $B/scope_cxx"
+try "CT_SCOPE portable form (C)" sh -c "$CC -std=c11 $W -DCTENSOR_PORTABLE_SCOPE $SC -o $B/scope_portable && $B/scope_portable"
+try "CT_SCOPE portable form (C++)" sh -c "$CXX -x c++ -std=c++17 $W -DCTENSOR_PORTABLE_SCOPE $SC -o $B/scope_portable_cxx && $B/scope_portable_cxx"
+try "CTENSOR_STATIC"      sh -c "$CC -std=c11 $W -c tests/compile/static.c -o $B/static.o && $CC $B/static.o -o $B/static -lm && $B/static"
 try "CTENSOR_NO_STDIO + allocator" sh -c "$CC -std=c11 $W tests/compile/nostdio.c -o $B/nostdio -lm && $B/nostdio"
-try "gcc -O2 -fopenmp -DCTENSOR_OPENMP" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP tests/compile/user.c -o $B/user_omp $LA && $B/user_omp"
+try "gcc -O2 -fopenmp -DCTENSOR_OPENMP$MPIN" sh -c "$CC -std=c11 $W -O2 -fopenmp -DCTENSOR_OPENMP $MPIF tests/compile/user.c -o $B/user_omp $LA $MPIL && $B/user_omp"
 # CTENSOR_NO_THREADS: no pthread symbol referenced, links without -lpthread; the default
 # build references pthread_key_create (in libc from glibc 2.34; older: -lpthread)
 try "CTENSOR_NO_THREADS, no -lpthread" sh -c "$CC -std=c11 $W -c tests/compile/nothreads.c -o $B/nothreads.o && ! nm -u $B/nothreads.o | grep -q pthread && $CC $B/nothreads.o -o $B/nothreads -lm && $B/nothreads"
-try "threads: pthread_key_create used" sh -c "$CC -std=c11 $W -c tests/compile/static.c -o $B/threads.o && nm -u $B/threads.o | grep -q pthread_key_create"
+try "threads: pthread_key_create used" sh -c "nm -u $B/static.o | grep -q pthread_key_create"
 # the selective build: selected ops run (with autograd, and its error under
 # CTENSOR_NO_AUTOGRAD), an op left out fails naming CTENSOR_OP_<NAME>; with gc-sections
 # no kernel of an op left out is in the program
@@ -66,12 +72,16 @@ try_fail() {
   elif printf '%s' "$out" | grep -qF -- "$want"; then pass=$((pass + 1)); echo "ok   $name"
   else fail=$((fail + 1)); echo "FAIL $name (failed without \"$want\")"; printf '%s\n' "$out" | head -20; fi
 }
+# (the refusal is an #error: preprocessing shows it, -E saves compiling the rest)
 FM="must not be compiled with -ffast-math"
-try_fail "-ffast-math refused"        "$FM" $CC -std=c11 $W -O2 -ffast-math -c tests/compile/static.c -o $B/fastmath.o
-try_fail "-Ofast refused"            "$FM" $CC -std=c11 $W -Ofast -c tests/compile/static.c -o $B/ofast.o
-try_fail "-ffinite-math-only refused" "$FM" $CXX -x c++ -std=c++17 $W -O2 -ffinite-math-only -c tests/compile/static.c -o $B/finite.o
-try "-ffast-math in a user file"  sh -c "$CC -std=c11 $W -O2 -ffast-math -c tests/compile/tu_b.c -o $B/tu_b_fast.o && $CC -std=c11 $W -c tests/compile/tu_a.c -o $B/tu_a.o && $CC $B/tu_a.o $B/tu_b_fast.o -o $B/tu_fast -lm && $B/tu_fast"
-try_fail "CTENSOR_MAX_DIMS mismatch fails to link" "ct_abi_max_dims_4" $CC -std=c11 $W tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_mismatch -lm
+try_fail "-ffast-math refused"        "$FM" $CC -std=c11 $W -O2 -ffast-math -E tests/compile/static.c -o $B/fastmath.i
+try_fail "-Ofast refused"            "$FM" $CC -std=c11 $W -Ofast -E tests/compile/static.c -o $B/ofast.i
+try_fail "-ffinite-math-only refused" "$FM" $CXX -x c++ -std=c++17 $W -O2 -ffinite-math-only -E tests/compile/static.c -o $B/finite.i
+try "-ffast-math in a user file"  sh -c "$CC -std=c11 $W -O2 -ffast-math -c tests/compile/tu_b.c -o $B/tu_b_fast.o && $CC $B/tu_a.o $B/tu_b_fast.o -o $B/tu_fast -lm && $B/tu_fast"
+# CTENSOR_MAX_DIMS: tu_b.c built with 4 does not link to tu_a.o's implementation (the
+# default, 8) and the error names ct_abi_max_dims_4; dims_a.c's implementation built
+# with 4 links to dims_b.c (4) and runs
+try_fail "CTENSOR_MAX_DIMS mismatch fails to link" "ct_abi_max_dims_4" sh -c "$CC -std=c11 $W -DCTENSOR_MAX_DIMS=4 -c tests/compile/tu_b.c -o $B/tu_b4.o && $CC $B/tu_a.o $B/tu_b4.o -o $B/dims_mismatch -lm"
 try "CTENSOR_MAX_DIMS the same everywhere" sh -c "$CC -std=c11 $W -DCTENSOR_MAX_DIMS=4 tests/compile/dims_a.c tests/compile/dims_b.c -o $B/dims_same -lm && $B/dims_same"
 try "CTENSOR_MAX_DIMS check in a C++ file" sh -c "$CXX -x c++ -std=c++17 $W -c tests/compile/tu_b.c -o $B/tu_b_cxx.o && nm $B/tu_b_cxx.o | grep -q ' U ct_abi_max_dims_8\$'"
 NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)

@@ -2,7 +2,9 @@
    builds this as C with gcc and clang, as C++, and with -DCTENSOR_PORTABLE_SCOPE):
    break and continue leave the block and close it; 1000 of each leave no tensor,
    no scope and no changed mode behind. Prints "N passed, N failed". */
+#ifndef CT_SCOPE_SHARED_IMPL   /* run.sh links one implementation object to all four builds */
 #define CTENSOR_IMPLEMENTATION
+#endif
 #include "ctensor.h"
 #include <stdio.h>
 

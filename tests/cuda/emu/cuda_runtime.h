@@ -6,9 +6,12 @@
    This is a test of the logic (indexing, strides, dtype conversions, reduction
    and softmax groups, the allocator, cuBLAS argument mapping, error paths), NOT
    of a GPU: there is no memory model, no data race, no timing. Kernels run
-   block after block; the threads of a block are fibers (ucontext) that switch
-   only at __syncthreads and warp shuffles, which are emulated as barriers of
-   the block and of the warp.
+   block after block; the threads of a block are fibers that switch only at
+   __syncthreads and warp shuffles, which are emulated as barriers of the block
+   and of the warp. On x86-64 a fiber switch is a few instructions (ct_emu_switch
+   below: the callee-saved registers and the stack pointer); elsewhere, or with
+   -DCT_EMU_UCONTEXT, it is ucontext's swapcontext, which also saves the signal
+   mask with a system call per switch (that alone was half the run's time).
    Device memory is GUARDED, as a GPU's is from the host: cudaMalloc returns
    page-aligned mmap'd memory that stays PROT_NONE except while an emulated
    kernel runs, a cudaMemcpy moves data, or the emulated cuBLAS gemm runs. So
@@ -49,10 +52,33 @@ struct ct_emu_uint3 { unsigned x, y, z; };
 inline ct_emu_uint3 threadIdx, blockIdx, blockDim, gridDim;
 
 /* ---- fibers: the threads of one block ---- */
+#if defined(__x86_64__) && !defined(CT_EMU_UCONTEXT)
+#define CT_EMU_ASM_SWITCH 1
+/* ct_emu_switch(&save, to): pushes the System V callee-saved registers, stores the
+   stack pointer in save, takes `to` as the stack pointer, pops that side's registers
+   and returns into it. The floating-point control words are not switched: no kernel
+   changes them. (weak: the header may be included by more than one file) */
+extern "C" void ct_emu_switch(void **save, void *to);
+__asm__(".text\n"
+        ".weak ct_emu_switch\n"
+        ".type ct_emu_switch, @function\n"
+        "ct_emu_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".size ct_emu_switch, .-ct_emu_switch\n");
+#endif
 namespace ct_emu {
 enum { READY, WAIT_BLOCK, WAIT_WARP, DONE };
+#ifdef CT_EMU_ASM_SWITCH
+struct fiber { void *sp; int state; };
+inline void *main_sp;
+#else
 struct fiber { ucontext_t ctx; int state; };
 inline ucontext_t main_ctx;
+#endif
 inline std::vector<fiber> fibers;
 inline std::vector<char> stacks;
 inline const size_t stack_size = 128 << 10;
@@ -61,6 +87,31 @@ inline const std::function<void()> *body;
 inline unsigned long long slots[1024];   /* warp shuffles */
 inline long launches;
 
+#ifdef CT_EMU_ASM_SWITCH
+/* a fiber's first switch returns here, on its own stack; it never returns */
+inline void fiber_entry() {
+    (*body)();
+    fibers[(size_t)current].state = DONE;
+    void *dead;
+    ct_emu_switch(&dead, main_sp);
+    abort();
+}
+/* a new fiber's stack: six zero registers, then fiber_entry as the return address,
+   then a zero return address for fiber_entry itself (so it starts, as any function
+   does, with the stack pointer 8 past a multiple of 16) */
+inline void fiber_init(fiber &fb, char *stack, size_t size) {
+    uintptr_t top = ((uintptr_t)(stack + size)) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = NULL;
+    *--sp = (void *)&fiber_entry;
+    for (int k = 0; k < 6; k++) *--sp = NULL;
+    fb.sp = sp;
+}
+inline void yield(int state) {
+    fibers[(size_t)current].state = state;
+    ct_emu_switch(&fibers[(size_t)current].sp, main_sp);
+}
+#else
 inline void trampoline(int t) {
     (*body)();
     fibers[(size_t)t].state = DONE;   /* uc_link resumes the scheduler */
@@ -69,6 +120,7 @@ inline void yield(int state) {
     fibers[(size_t)current].state = state;
     swapcontext(&fibers[(size_t)current].ctx, &main_ctx);
 }
+#endif
 /* device memory is readable for the life of an `opened` (nested ones count) */
 struct opened {
     opened();
@@ -97,11 +149,15 @@ inline void run_grid(dim3 grid, dim3 block, std::function<void()> f) {
                 blockIdx = {bx, by, bz};
                 for (int t = 0; t < n; t++) {
                     fiber &fb = fibers[(size_t)t];
+#ifdef CT_EMU_ASM_SWITCH
+                    fiber_init(fb, &stacks[(size_t)t * stack_size], stack_size);
+#else
                     getcontext(&fb.ctx);
                     fb.ctx.uc_stack.ss_sp = &stacks[(size_t)t * stack_size];
                     fb.ctx.uc_stack.ss_size = stack_size;
                     fb.ctx.uc_link = &main_ctx;
                     makecontext(&fb.ctx, (void (*)())trampoline, 1, t);
+#endif
                     fb.state = READY;
                 }
                 for (;;) {
@@ -109,7 +165,11 @@ inline void run_grid(dim3 grid, dim3 block, std::function<void()> f) {
                         if (fibers[(size_t)t].state != READY) continue;
                         current = t;
                         threadIdx = {(unsigned)t % block.x, ((unsigned)t / block.x) % block.y, (unsigned)t / (block.x * block.y)};
+#ifdef CT_EMU_ASM_SWITCH
+                        ct_emu_switch(&main_sp, fibers[(size_t)t].sp);
+#else
                         swapcontext(&main_ctx, &fibers[(size_t)t].ctx);
+#endif
                     }
                     current = -1;
                     int alive = 0, released = 0;
