@@ -15,15 +15,20 @@
                   FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, and FULL_SHARD with
                   forward prefetch; backward prefetch is on by default; three
                   units; Adam on the flat shards) against the same, within 1e-12;
-                  FSDP with bfloat16 mixed precision against the same by hand
+                  FSDP with bfloat16 mixed precision against the same by hand; every
+                  strategy with and without offload_params; activation checkpointing of
+                  units against the same without it (same parameters bit for bit, a
+                  lower activation peak)
      ckpt_save DIR, ckpt_resume DIR  (-np 2, two mpiruns) FSDP checkpoints in each strategy:
                   the first run trains, saving SHARDED, FULL and the optimizer's state at
                   step 3, and records its losses; the second, a new job, resumes from the
-                  files three ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
-                  model) and must see the same losses bit for bit
+                  files four ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
+                  model; FULL model and full optimizer state dicts loaded by FSDP) and must
+                  see the same losses bit for bit; a plain model and optimizer that load the
+                  FULL model and full optimizer state dicts see the ranks' mean loss
    gpt          (-np 2; also run by ckpt_save) examples/fsdp_train.c (minGPT under FSDP)
-                  in a tiny configuration, with and without bfloat16 mixed precision:
-                  its loss falls
+                  in a tiny configuration, as it is and with bfloat16 mixed precision and
+                  activation checkpointing: its loss falls
    crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
                   the same on rank 0
    Rank 0 prints the sum of all ranks' "N passed, N failed" (exit, crash: its own).
@@ -649,17 +654,21 @@ TEST(test_ckpt_resume) {
     ckpt_end(&r);
 }
 
-/* examples/fsdp_train.c in a tiny configuration: trains, the loss falls */
+/* examples/fsdp_train.c in a tiny configuration: trains, the loss falls (the second run
+   with bfloat16 mixed precision and activation checkpointing of the blocks) */
 TEST(test_gpt_example) {
-    char *args[] = {(char *)"fsdp_train", (char *)"4", (char *)"--layers", (char *)"2", (char *)"--embd", (char *)"32", NULL};
+    char *args[] = {(char *)"fsdp_train", (char *)"4", (char *)"--layers", (char *)"2", (char *)"--embd", (char *)"32", NULL, NULL};
     for (int bf16 = 0; bf16 < 2; bf16++) {
-        if (bf16) args[6] = (char *)"--bf16";
+        if (bf16) {
+            args[6] = (char *)"--bf16";
+            args[7] = (char *)"--checkpoint";
+        }
         fsdp_train_result res = {0, 0, 0, 0};
-        CHECK_EQ_INT(fsdp_train_run(6 + bf16, args, NULL, 1, &res), 0);
+        CHECK_EQ_INT(fsdp_train_run(6 + 2 * bf16, args, NULL, 1, &res), 0);
         CHECK_EQ_INT(res.steps, 4);
         CHECK(res.first_loss > 3.0 && res.first_loss < 6.0);   /* about log(96) at the start */
         CHECK(res.last_loss < res.first_loss - 0.2);
-        if (R == 0) printf("# gpt%s: loss %.4f -> %.4f\n", bf16 ? " bf16" : "", res.first_loss, res.last_loss);
+        if (R == 0) printf("# gpt%s: loss %.4f -> %.4f\n", bf16 ? " bf16, checkpointing" : "", res.first_loss, res.last_loss);
     }
 }
 
