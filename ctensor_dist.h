@@ -48,15 +48,16 @@
         DistributedDataParallel: buckets, gradient hooks, no_sync
         ZeroRedundancyOptimizer (ZeRO-1)
         FullyShardedDataParallel: units (auto and manual wrap), strategies, prefetch,
-          mixed precision, CPU offload, memory report, state dicts
+          mixed precision, CPU offload, activation checkpointing, memory report,
+          state dicts, optimizer state dicts (full and sharded)
      2. Implementation
         Groups, the backend registry, work handles and their completion
         The single-process backend
         Collectives (checks, then the backend)
         DistributedDataParallel
         ZeroRedundancyOptimizer
-        FullyShardedDataParallel (units, gathers and prefetch, gradient reduction,
-          the state dicts)
+        FullyShardedDataParallel (units, gathers and prefetch, activation
+          checkpointing, gradient reduction, the state dicts, the optimizer state dicts)
         The MPI backend (CTENSOR_MPI or CTENSOR_DIST_MPI_IMPLEMENTATION)
 
    SEMANTICS (PyTorch 1.13's torch.distributed)
@@ -283,10 +284,9 @@ CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i)
    (FULL_SHARD) again before its backward, with backward prefetch (and optionally
    forward prefetch) of the next unit's all-gather, gradients reduce-scattered
    (averaged) to shards as each unit's backward ends, the optimizer on the local
-   shards only, mixed precision with float32 master shards, FULL and SHARDED state
-   dicts, a per-rank memory report. Not yet: activation checkpointing of units,
-   mixed precision with NO_SHARD, the full optimizer state dict
-   (FSDP.full_optim_state_dict: save the per-rank ct_optim_state_dict instead), NCCL.
+   shards only, mixed precision with float32 master shards (every strategy), activation
+   checkpointing of units, FULL and SHARDED state dicts, the full optimizer state dict,
+   a per-rank memory report. Not yet: NCCL.
    Units: the root, and every submodule the policy wraps (bottom-up, as PyTorch's
    size_based_auto_wrap_policy: a module whose parameters not already in a wrapped
    descendant number at least min_num_params) or wrap_modules names (manual wrap).
@@ -330,12 +330,20 @@ typedef struct ct_fsdp_options {
     ct_module *const *wrap_modules;       /* manual wrap (wrap() / nested FSDP instances): these submodules
                                              become units too, with or without the size policy */
     int num_wrap_modules;
-    const ct_fsdp_mixed_precision *mixed_precision;   /* NULL: none; FULL_SHARD and SHARD_GRAD_OP only */
+    const ct_fsdp_mixed_precision *mixed_precision;   /* NULL: none (every strategy) */
     int offload_params;                   /* CPUOffload(offload_params=True): accepted, and nothing to do on
                                              a CPU-only build, where the shards and their gradients already
                                              live in host memory and the optimizer steps there (PyTorch keeps
                                              them in CPU memory and copies each shard to the GPU for the
                                              all-gather) */
+    int activation_checkpointing;         /* 1: every unit but the root is checkpointed (PyTorch's
+                                             apply_activation_checkpointing over the wrapped units, reentrant
+                                             checkpoint with preserve_rng_state): its forward keeps no
+                                             activations, only its inputs; its backward all-gathers the unit
+                                             again (FULL_SHARD), recomputes the forward with the forward's
+                                             random state and backpropagates through it. Same gradients, less
+                                             activation memory, one more forward per unit. One backward per
+                                             forward (no retain_graph through a checkpointed unit). */
 } ct_fsdp_options;
 /* FullyShardedDataParallel(module, process_group, sharding_strategy, auto_wrap_policy,
    sync_module_states=True): rank 0's parameters are used everywhere. Borrows the
@@ -360,7 +368,9 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f);
    since construction or the last ct_fsdp_reset_peak_memory. Peaks are sampled where
    FSDP runs (each unit's forward, pre-backward, gradient hooks, the end of backward). */
 typedef struct ct_fsdp_memory_stats {
-    int64_t shard_param_bytes;        /* the local flat shards (what the optimizer steps) */
+    int64_t shard_param_bytes;        /* the local flat shards (what the optimizer steps; NO_SHARD: its float
+                                         master copy under mixed precision, else 0: the flat parameter
+                                         counts as gathered) */
     int64_t peak_full_param_bytes;    /* gathered flat parameters alive at once */
     int64_t peak_grad_bytes;          /* flat gradients (whole and reduced) alive at once, and the
                                          shards' .grad */
@@ -407,6 +417,29 @@ CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type typ
      SHARDED: this rank's own dict (from ct_fsdp_state_dict on the same rank); every key
        and shape is checked before anything changes. */
 CTENSOR_API ct_status ct_fsdp_load_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type type, const ct_state_dict *sd);
+/* Optimizer state dicts of an optimizer built over ct_fsdp_parameters (any of ctensor's
+   optimizers; each of its parameters one unit's shard).
+   SHARDED (FSDP.sharded_optim_state_dict's role): each rank's ct_optim_state_dict(opt),
+     loaded back by ct_optim_load_state_dict on the same rank of the same wrapping.
+   FULL, FSDP.full_optim_state_dict(model, optim, rank0_only=True): a collective (each
+     state buffer is all-gathered and cut back into the module's own parameters); rank 0
+     gets the state dict of the same optimizer built over ct_module_parameters(module) in
+     the same groups, in ct_optim_state_dict's layout: "state.<i>.<key>" with i the
+     parameter's index among the module's parameters (the keys of PyTorch's
+     optimizer.state_dict(), which FSDP.rekey_optim_state_dict(sd, PARAM_ID, model)
+     gives from PyTorch's name-keyed full dict), "param_groups.<g>.<setting>" and
+     "param_groups.<g>.params" (each group's parameter indices, ascending). An optimizer
+     that is not distributed, over the unwrapped module, loads it with
+     ct_optim_load_state_dict. The other ranks get n = 0. The tensors are new tensors of
+     the current scope; free the list with ct_state_dict_free. */
+CTENSOR_API ct_status ct_fsdp_full_optim_state_dict(ct_fsdp *f, const ct_optimizer *opt, ct_state_dict *out);
+/* FSDP.scatter_full_optim_state_dict + optim.load_state_dict: rank 0's FULL optimizer
+   state dict (the other ranks' sd is ignored and may be NULL) is cut into every rank's
+   shards and loaded into opt (built over ct_fsdp_parameters as the saving one was): a
+   collective. An error on rank 0 (a missing or mis-shaped entry, another optimizer)
+   fails every rank ("FSDP load_full_optim_state_dict: rank 0 could not load the state
+   dict" on the others), and nothing changes. */
+CTENSOR_API ct_status ct_fsdp_load_full_optim_state_dict(ct_fsdp *f, ct_optimizer *opt, const ct_state_dict *sd);
 
 #ifdef __cplusplus
 }
@@ -1553,6 +1586,8 @@ typedef struct ct__fsdp_unit {
     ct_work *work;
     ct_work *gwork;             /* a prefetched all-gather in flight (buf allocated, parameters not yet pointed) */
     int ngot, launched;
+    int ckpt;                   /* activation checkpointing: forward without saved activations, recomputed in backward */
+    ct_tensor *anchor;          /* (checkpointing) a 0-d zero leaf that joins the unit's output to the graph */
 } ct__fsdp_unit;
 struct ct_fsdp {
     ct_module *root;
@@ -1620,8 +1655,10 @@ static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
     for (int i = 0; u->params && i < u->np; i++)
         if (u->params[i]) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
 }
+/* NO_SHARD in the parameters' own dtype: the flat parameter is the local one, never freed */
+static int ct__fsdp_flat_is_local(const ct__fsdp_unit *u) { return u->f->strategy == CT_FSDP_NO_SHARD && u->cdt == u->dt; }
 static void ct__fsdp_free_full(ct__fsdp_unit *u) {
-    if (u->f->strategy == CT_FSDP_NO_SHARD || !u->buf) return;
+    if (ct__fsdp_flat_is_local(u) || !u->buf) return;
     ct__fsdp_release_full(u);
 }
 /* the all-gather's input: the shard, in param_dtype (a copy under mixed precision) */
@@ -1657,7 +1694,9 @@ static int ct__fsdp_gather(ct__fsdp_unit *u) {
     if (u->buf) return 0;
     if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-    int rc = ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, NULL) != CT_OK;
+    /* (NO_SHARD under mixed precision: the whole local parameter, cast; no communication) */
+    int rc = u->f->strategy == CT_FSDP_NO_SHARD ? !ct_copy_(u->fullt, ct_detach(u->local))
+                                                : ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, NULL) != CT_OK;
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
     if (rc) { ct__fsdp_release_full(u); return -1; }
@@ -1690,6 +1729,131 @@ static ct_tensor *ct__fsdp_pre_backward(ct_tensor *grad, void *user) {
     ct__fsdp_sample(f);
     return NULL;
 }
+
+/* ---- activation checkpointing of a unit (torch.utils.checkpoint's reentrant form, as
+   FSDP's apply_activation_checkpointing wraps units): the forward runs without grad,
+   so the unit keeps none of its activations, only its inputs; the output y is joined
+   to the graph as y + 0 (a zero that depends on the unit's inputs and on the anchor
+   leaf). When y's gradient g arrives, a hook gathers the unit again (FULL_SHARD),
+   recomputes the forward with grad from the saved inputs and the saved random state,
+   and runs backward(y_recomputed, g): the parameters' hooks reduce their gradients as
+   usual, and the inputs' gradients are handed to the outer graph by a hook on the
+   input side of the zero. The record lives in the storage of a 0-d tensor (the value
+   1 that multiplies the inputs) saved by those multiplications, so it goes with the
+   graph: after the backward, or unused when the graph is dropped. ---- */
+#define CT__FSDP_CKPT_MAXIN 4
+typedef struct ct__fsdp_ckpt ct__fsdp_ckpt;
+typedef struct ct__fsdp_ckpt_in { ct__fsdp_ckpt *rec; int i; } ct__fsdp_ckpt_in;
+struct ct__fsdp_ckpt {
+    float one;                  /* the holder tensor's value (first: the blob's data) */
+    ct__fsdp_unit *u;
+    int nin, ran;
+    ct_tensor *in[CT__FSDP_CKPT_MAXIN];   /* the inputs, detached (retained); requires grad where the input did */
+    ct_tensor *dx[CT__FSDP_CKPT_MAXIN];   /* their gradients from the recomputation (retained until handed on) */
+    ct__fsdp_ckpt_in arg[CT__FSDP_CKPT_MAXIN];
+    ct_generator rng;           /* the default generator as the forward found it (preserve_rng_state) */
+};
+static void ct__fsdp_ckpt_free(void *data, void *user) {
+    (void)data;
+    ct__fsdp_ckpt *r = (ct__fsdp_ckpt *)user;
+    for (int i = 0; i < r->nin; i++) {
+        if (r->in[i]) ct_release(r->in[i]);
+        if (r->dx[i]) ct_release(r->dx[i]);
+    }
+    CT_FREE(r);
+}
+static void ct__fsdp_fail(ct_fsdp *f);
+static int ct__fsdp_gather(ct__fsdp_unit *u);
+/* y's gradient has arrived: recompute the unit and run its backward */
+static ct_tensor *ct__fsdp_ckpt_recompute(ct_tensor *grad, void *user) {
+    ct__fsdp_ckpt *r = (ct__fsdp_ckpt *)user;
+    ct__fsdp_unit *u = r->u;
+    ct_fsdp *f = u->f;
+    if (f->err) return NULL;
+    if (r->ran) {
+        ct_set_error(CT_ERR_AUTOGRAD, "FSDP activation checkpointing: a checkpointed unit's backward ran twice (one backward per forward)");
+        ct__fsdp_fail(f);
+        return NULL;
+    }
+    r->ran = 1;
+    if (ct__fsdp_gather(u)) { ct__fsdp_fail(f); return NULL; }
+    ct_generator *gen = ct_default_generator(), now = *gen;
+    *gen = r->rng;
+    int prev = ct_set_grad_enabled(1);
+    const ct_module_type *wt = u->m->type;
+    u->m->type = u->orig;
+    ct_tensor *y = ct_forward_n(u->m, r->nin, r->in);
+    u->m->type = wt;
+    *gen = now;
+    if (!y || !ct_get_requires_grad(y) || ct_backward_ex(1, &y, &grad, NULL)) {
+        if (y && !ct_get_requires_grad(y) && ct_last_error_code() == CT_OK)
+            ct_set_error(CT_ERR_AUTOGRAD, "FSDP activation checkpointing: the recomputed output does not require grad");
+        ct__fsdp_fail(f);
+    } else
+        for (int i = 0; i < r->nin; i++)
+            if (r->in[i] && r->in[i]->grad) {
+                r->dx[i] = ct_retain(r->in[i]->grad);
+                ct_set_grad(r->in[i], NULL);
+            }
+    ct_set_grad_enabled(prev);
+    return NULL;
+}
+/* the zero's input side: its gradient becomes the recomputed input gradient */
+static ct_tensor *ct__fsdp_ckpt_hand(ct_tensor *grad, void *user) {
+    ct__fsdp_ckpt_in *a = (ct__fsdp_ckpt_in *)user;
+    ct__fsdp_ckpt *r = a->rec;
+    ct_tensor *dx = r->dx[a->i];
+    if (!dx) return NULL;   /* (the recomputation failed: the error is the FSDP's) */
+    r->dx[a->i] = NULL;
+    ct_tensor *out = ct_reshape_n(dx, grad->ndim, grad->shape);
+    if (out && out->dtype != grad->dtype) out = ct_to(out, grad->dtype);
+    ct_release(dx);
+    return out;
+}
+/* the unit's forward without activations; *rec: the record (to hook on y once the
+   FSDP's pre-backward hook is in place). NULL *rec: it ran as a plain forward. */
+static ct_tensor *ct__fsdp_ckpt_forward(ct__fsdp_unit *u, int nin, ct_tensor *const *in, ct__fsdp_ckpt **rec) {
+    *rec = NULL;
+    ct__fsdp_ckpt *r = (ct__fsdp_ckpt *)CT_MALLOC(sizeof *r);
+    if (!r) return (ct_tensor *)(ct_set_error(CT_ERR_MEMORY, "FSDP activation checkpointing: out of memory"), NULL);
+    memset(r, 0, sizeof *r);
+    r->one = 1.0f;
+    r->u = u;
+    r->rng = *ct_default_generator();
+    int s = ct_scope_begin();
+    ct_tensor *holder = ct_from_blob(&r->one, CT_FLOAT32, 0, NULL, NULL, ct__fsdp_ckpt_free, r);
+    if (!holder) { CT_FREE(r); ct_scope_end(s); return NULL; }
+    r->nin = nin;
+    int prev = ct_set_grad_enabled(0);
+    for (int i = 0; i < nin; i++) {
+        r->arg[i].rec = r;
+        r->arg[i].i = i;
+        if (!in[i]) continue;
+        ct_tensor *d = ct_detach(in[i]);
+        if (d && ct_get_requires_grad(in[i]) && ct_dtype_is_floating(in[i]->dtype)) ct_set_requires_grad(d, 1);
+        r->in[i] = d ? ct_retain(d) : NULL;
+    }
+    ct_tensor *y0 = ct_forward_n(u->m, nin, r->in);
+    ct_set_grad_enabled(prev);
+    ct_tensor *y = NULL;
+    if (y0 && ct_dtype_is_floating(y0->dtype)) {
+        /* y = y0 + (anchor * 1 + sum over the inputs of sum((x * 1)[:0])): zero, exactly */
+        ct_tensor *z = ct_mul(u->anchor, holder);
+        for (int i = 0; i < nin && z; i++) {
+            if (!in[i] || !ct_get_requires_grad(in[i]) || !ct_dtype_is_floating(in[i]->dtype)) continue;
+            ct_tensor *x1 = ct_mul(ct_flatten(in[i], 0, -1), holder);
+            if (!x1 || ct_register_hook(x1, ct__fsdp_ckpt_hand, &r->arg[i]) < 0) { z = NULL; break; }
+            ct_tensor *e = ct_sum(ct_narrow(x1, 0, 0, 0));
+            z = e ? ct_add(z, ct_to(e, z->dtype)) : NULL;
+        }
+        y = z ? ct_add(y0, ct_to(z, y0->dtype)) : NULL;
+        if (y) *rec = r;
+    } else y = y0;   /* (nothing to differentiate: the output as it is) */
+    if (y) ct_keep(y);
+    ct_scope_end(s);   /* r goes with the holder unless the graph keeps it */
+    return y;
+}
+
 static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const *in) {
     ct__fsdp_unit *u = ct__fsdp_find(m);
     if (!u) return (ct_tensor *)(ct_set_error(CT_ERR_STATE, "FSDP: forward of a module that is no longer wrapped"), NULL);
@@ -1705,7 +1869,9 @@ static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const 
                 break;
             }
     m->type = u->orig;
-    ct_tensor *y = ct_forward_n(m, nin, in);
+    ct__fsdp_ckpt *rec = NULL;
+    ct_tensor *y = u->ckpt && ct_is_grad_enabled() && nin <= CT__FSDP_CKPT_MAXIN ? ct__fsdp_ckpt_forward(u, nin, in, &rec)
+                                                                              : ct_forward_n(m, nin, in);
     m->type = &u->wtype;
     if (!f->recorded && f->ndone < f->nu) f->done[f->ndone++] = idx;
     ct__fsdp_sample(u->f);
@@ -1716,6 +1882,9 @@ static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const 
            comes first (PyTorch does not reshard the root after forward either) */
         if (!bwd || u->m != f->root) ct__fsdp_free_full(u);
     }
+    /* (after the pre-backward hook: the unit is gathered, and the next one prefetched,
+       before the recomputation) */
+    if (y && rec && ct_register_hook(y, ct__fsdp_ckpt_recompute, rec) < 0) y = NULL;
     return y;
 }
 /* a parameter's gradient, before it is accumulated: into the unit's flat gradient */
@@ -1833,6 +2002,7 @@ static void ct__fsdp_unit_release(ct__fsdp_unit *u, ct_tensor *master) {
     if (u->local) ct_release(u->local);
     if (u->gfull) ct_release(u->gfull);
     if (u->gred) ct_release(u->gred);
+    if (u->anchor) ct_release(u->anchor);
     if (u->m && u->orig) u->m->type = u->orig;
     for (int i = 0; i < ct__fsdp_nlive; i++)
         if (ct__fsdp_live[i] == u) { ct__fsdp_live[i] = ct__fsdp_live[--ct__fsdp_nlive]; break; }
@@ -1929,7 +2099,8 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     if (!rc && stage && !ct_copy_(u->fullt, stage)) rc = -1;   /* (the values in param_dtype too) */
     if (!rc) {
         ct_tensor *loc;
-        if (f->strategy == CT_FSDP_NO_SHARD) loc = ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
+        if (f->strategy == CT_FSDP_NO_SHARD)   /* the flat parameter itself, or (mixed precision) its float copy */
+            loc = stage ? ct_clone(stage) : ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
         else {
             loc = ct_empty_n(u->dt, 1, &u->shard);
             if (loc) memcpy(ct_data_ptr(loc), sbuf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
@@ -1941,6 +2112,13 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     if (rc) return -1;
     for (int i = 0; i < u->np; i++)
         if (ct_register_hook(u->params[i], ct__fsdp_grad_hook, &args[i]) < 0) return -1;
+    if (u->ckpt) {
+        s = ct_scope_begin();
+        ct_tensor *a = ct_zeros_n(CT_FLOAT32, 0, NULL);
+        if (a) u->anchor = ct_retain(ct_set_requires_grad(a, 1));
+        ct_scope_end(s);
+        if (!u->anchor) return -1;
+    }
     u->m = um;
     u->orig = um->type;
     u->wtype = *um->type;
@@ -1982,10 +2160,6 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         if (bad != CT_FLOAT32 && bad != CT_FLOAT64 && bad != CT_FLOAT16 && bad != CT_BFLOAT16) {
             ct_set_error(CT_ERR_DTYPE, "%s: mixed precision needs floating point dtypes (got %s)", OP,
                          (int)bad >= 0 && bad < CT_NUM_DTYPES ? ct_dtype_name(bad) : "an invalid dtype");
-            return NULL;
-        }
-        if (strat == CT_FSDP_NO_SHARD) {
-            ct_set_error(CT_ERR_UNSUPPORTED, "%s: mixed precision with NO_SHARD is not supported (use FULL_SHARD or SHARD_GRAD_OP)", OP);
             return NULL;
         }
     }
@@ -2038,6 +2212,7 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         int used = 0;
         for (int i = 0; i < nw && !st; i++) {
             f->nu = i + 1;
+            f->u[i].ckpt = o && o->activation_checkpointing && wrapped[i] != m;
             if (ct__fsdp_unit_init(f, &f->u[i], wrapped[i], wrapped, nw, maxp, args + used)) st = ct_last_error_code();
             used += f->u[i].np;
         }
@@ -2113,6 +2288,7 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             }
             ct_scope_end(s);
             for (int k = 0; k < u->np; k++) ct_set_grad(u->params[k], NULL);
+            if (u->anchor) ct_set_grad(u->anchor, NULL);
             ct__fsdp_sample(f);
             if (u->gfull) { f->grad_bytes -= ct__fsdp_rbytes(u, u->padded); ct_release(u->gfull); }
             if (u->gred) { f->grad_bytes -= ct__fsdp_rbytes(u, u->shard); ct_release(u->gred); }
@@ -2152,7 +2328,7 @@ CTENSOR_API ct_status ct_fsdp_memory(const ct_fsdp *f, ct_fsdp_memory_stats *out
     int64_t shard_grads = 0;
     for (int i = 0; i < f->nu; i++) {
         const ct__fsdp_unit *u = &f->u[i];
-        if (f->strategy != CT_FSDP_NO_SHARD) out->shard_param_bytes += ct__fsdp_flatbytes(u, u->shard);
+        if (!ct__fsdp_flat_is_local(u)) out->shard_param_bytes += ct__fsdp_flatbytes(u, u->shard);
         if (u->local && u->local->grad) shard_grads += ct__fsdp_flatbytes(u, u->shard);
     }
     out->peak_full_param_bytes = f->peak_full;
@@ -2442,6 +2618,346 @@ CTENSOR_API ct_status ct_fsdp_load_state_dict(ct_fsdp *f, ct_fsdp_state_dict_typ
     if (type == CT_FSDP_FULL_STATE_DICT) return ct__fsdp_load_full(f, sd);
     if (!sd) { ct_set_error(CT_ERR_NULL, "%s: the state dict is NULL", OP); return CT_ERR_NULL; }
     return ct__fsdp_load_sharded(f, sd);
+}
+
+
+/* ---- optimizer state dicts ---- */
+/* the unit whose shard is the optimizer's parameter t (NULL: none) */
+static ct__fsdp_unit *ct__fsdp_unit_of_shard(ct_fsdp *f, const ct_tensor *t) {
+    for (int i = 0; i < f->nu; i++)
+        if (f->u[i].local == t) return &f->u[i];
+    return NULL;
+}
+/* idx[unit][k]: the index of the unit's k-th parameter among the module's parameters */
+static int **ct__fsdp_param_ids(ct_fsdp *f) {
+    int n = ct_module_parameters(f->root, NULL, 0);
+    ct_tensor **all = (ct_tensor **)CT_MALLOC((size_t)(n ? n : 1) * sizeof *all);
+    int **ids = (int **)CT_MALLOC((size_t)(f->nu ? f->nu : 1) * sizeof *ids);
+    int ok = all && ids;
+    for (int i = 0; ids && i < f->nu; i++) ids[i] = NULL;
+    if (ok) ct_module_parameters(f->root, all, n);
+    for (int i = 0; ok && i < f->nu; i++) {
+        ct__fsdp_unit *u = &f->u[i];
+        ids[i] = (int *)CT_MALLOC((size_t)(u->np ? u->np : 1) * sizeof(int));
+        if (!ids[i]) { ok = 0; break; }
+        for (int k = 0; k < u->np; k++) {
+            ids[i][k] = -1;
+            for (int j = 0; j < n; j++)
+                if (all[j] == u->params[k]) { ids[i][k] = j; break; }
+        }
+    }
+    CT_FREE(all);
+    if (!ok) {
+        for (int i = 0; ids && i < f->nu; i++) CT_FREE(ids[i]);
+        CT_FREE(ids);
+        ct_set_error(CT_ERR_MEMORY, "FSDP optimizer state dict: out of memory");
+        return NULL;
+    }
+    return ids;
+}
+static void ct__fsdp_free_ids(ct_fsdp *f, int **ids) {
+    for (int i = 0; ids && i < f->nu; i++) CT_FREE(ids[i]);
+    CT_FREE(ids);
+}
+/* checks that opt's parameters are f's shards; returns the total count (-1: error) */
+static int ct__fsdp_optim_check(const char *op, ct_fsdp *f, const ct_optimizer *opt) {
+    if (!f || !opt) {
+        if (ct_last_error_code() == CT_OK) ct_set_error(CT_ERR_NULL, "%s: the FSDP or the optimizer is NULL", op);
+        return -1;
+    }
+    int total = 0;
+    for (int g = 0; g < ct_optim_num_groups(opt); g++)
+        for (int i = 0; i < ct_optim_group_size(opt, g); i++, total++)
+            if (!ct__fsdp_unit_of_shard(f, ct_optim_param(opt, g, i))) {
+                ct_set_error(CT_ERR_ARG, "%s: the optimizer's parameter %d (group %d) is not one of this FSDP's shards "
+                             "(build the optimizer over ct_fsdp_parameters)", op, i, g);
+                return -1;
+            }
+    return total;
+}
+/* "state.<j>.<key>" -> j and key (0 when not of that form) */
+static int ct__fsdp_osd_state(const char *name, int *j, const char **key) {
+    if (!name || strncmp(name, "state.", 6)) return 0;
+    const char *q = name + 6;
+    long v = 0;
+    if (*q < '0' || *q > '9') return 0;
+    while (*q >= '0' && *q <= '9' && v < 100000000L) v = v * 10 + (*q++ - '0');
+    if (*q != '.' || !q[1]) return 0;
+    *j = (int)v;
+    *key = q + 1;
+    return 1;
+}
+static char *ct__fsdp_fmt(const char *fmt, int a, const char *b) {
+    char buf[256];
+    snprintf(buf, sizeof buf, fmt, a, b);
+    return ct__fsdp_strdup(buf);
+}
+typedef struct ct__fsdp_osd_item { int pid, order; } ct__fsdp_osd_item;
+static int ct__fsdp_osd_cmp(const void *a, const void *b) {
+    const ct__fsdp_osd_item *x = (const ct__fsdp_osd_item *)a, *y = (const ct__fsdp_osd_item *)b;
+    return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : (x->order < y->order ? -1 : x->order > y->order);
+}
+CTENSOR_API ct_status ct_fsdp_full_optim_state_dict(ct_fsdp *f, const ct_optimizer *opt, ct_state_dict *out) {
+    static const char *const OP = "FSDP full_optim_state_dict";
+    if (!out) { ct_set_error(CT_ERR_NULL, "%s: the output is NULL", OP); return CT_ERR_NULL; }
+    out->n = 0;
+    out->items = NULL;
+    int total = ct__fsdp_optim_check(OP, f, opt);
+    if (total < 0) return ct_last_error_code();
+    ct_status st = ct__fsdp_sd_check(OP, f, CT_FSDP_FULL_STATE_DICT);
+    if (st) return st;
+    ct_state_dict mine;
+    if ((st = ct_optim_state_dict(opt, &mine))) return st;
+    int **ids = ct__fsdp_param_ids(f);
+    if (!ids) { ct_state_dict_free(&mine); return CT_ERR_MEMORY; }
+    int r0 = f->g->rank == 0, cap = 0;
+    int nparams = ct_module_parameters(f->root, NULL, 0);
+    for (int e = 0; e < mine.n; e++) {
+        int j;
+        const char *key;
+        if (ct__fsdp_osd_state(mine.items[e].name, &j, &key)) cap += 64;   /* (at most a unit's parameters each; grown below) */
+        else cap++;
+    }
+    cap += nparams * 8 + 16;
+    ct_state_dict full = {0, NULL};
+    ct__fsdp_osd_item *ord = NULL;
+    if (r0) {
+        full.items = (ct_named_tensor *)CT_MALLOC((size_t)cap * sizeof *full.items);
+        ord = (ct__fsdp_osd_item *)CT_MALLOC((size_t)cap * sizeof *ord);
+        if (!full.items || !ord) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+    }
+    int prev = ct_set_grad_enabled(0), sc = ct_scope_begin();   /* (what rank 0 returns is kept) */
+    /* the per-parameter state: each entry of shard j, in the optimizer's order (the same
+       on every rank: every rank stepped its shard of every unit) */
+    for (int e = 0; e < mine.n && !st; e++) {
+        int j, g = 0, i = 0;
+        const char *key;
+        if (!ct__fsdp_osd_state(mine.items[e].name, &j, &key)) continue;
+        for (int t = j; g < ct_optim_num_groups(opt) && t >= ct_optim_group_size(opt, g); g++) t -= ct_optim_group_size(opt, g);
+        i = j;
+        for (int h = 0; h < g; h++) i -= ct_optim_group_size(opt, h);
+        ct__fsdp_unit *u = ct__fsdp_unit_of_shard(f, ct_optim_param(opt, g, i));
+        int ui = (int)(u - f->u);
+        ct_tensor *t = mine.items[e].tensor, *whole = NULL;
+        if (ct_numel(t) == u->shard && t->ndim == 1) {   /* a buffer shaped as the shard: gathered whole */
+            if (f->strategy == CT_FSDP_NO_SHARD) whole = t;
+            else {
+                whole = ct_empty_n(t->dtype, 1, &u->padded);
+                if (!whole) st = ct_last_error_code();
+                else st = ct_dist_all_gather_into_tensor(whole, ct_contiguous(t), f->g, NULL);
+            }
+        }
+        if (st || !r0) continue;
+        if (full.n + u->np > cap) {   /* (more state entries than guessed) */
+            int nc = 2 * cap + u->np;
+            ct_named_tensor *ni = (ct_named_tensor *)CT_REALLOC(full.items, (size_t)nc * sizeof *ni);
+            ct__fsdp_osd_item *no = ni ? (ct__fsdp_osd_item *)CT_REALLOC(ord, (size_t)nc * sizeof *no) : NULL;
+            if (ni) full.items = ni;
+            if (no) { ord = no; cap = nc; }
+            else { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; break; }
+        }
+        for (int k = 0; k < u->np && !st; k++) {
+            ct_tensor *v = whole ? ct_clone(ct_view_n(ct_narrow(whole, 0, u->off[k], ct_numel(u->params[k])), u->params[k]->ndim,
+                                                      u->params[k]->shape))
+                                 : ct_clone(t);   /* (step and other per-parameter scalars) */
+            ord[full.n].pid = ids[ui][k];
+            ord[full.n].order = full.n;
+            st = ct__fsdp_sd_push(&full, cap, ct__fsdp_fmt("state.%d.%s", ids[ui][k], key), v ? ct_keep(v) : NULL);
+        }
+    }
+    /* the groups: settings as they are, params: the module's indices of the group's units */
+    for (int e = 0; e < mine.n && !st && r0; e++) {
+        const char *nm = mine.items[e].name, *dot;
+        int j;
+        const char *key;
+        if (ct__fsdp_osd_state(nm, &j, &key)) continue;
+        if (full.n >= cap) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; break; }
+        ord[full.n].pid = 1 << 30;
+        ord[full.n].order = full.n;
+        dot = strrchr(nm, '.');
+        if (!dot || strcmp(dot, ".params") || strncmp(nm, "param_groups.", 13)) {
+            ct_tensor *v = ct_clone(mine.items[e].tensor);
+            st = ct__fsdp_sd_push(&full, cap, ct__fsdp_strdup(nm), v ? ct_keep(v) : NULL);
+            continue;
+        }
+        int g = atoi(nm + 13), n = 0;
+        int64_t cnt = 0;
+        for (int i = 0; i < ct_optim_group_size(opt, g); i++) cnt += ct__fsdp_unit_of_shard(f, ct_optim_param(opt, g, i))->np;
+        ct_tensor *p = ct_empty_n(CT_INT64, 1, &cnt);
+        if (!p) { st = ct_last_error_code(); break; }
+        int64_t *pd = (int64_t *)ct_data_ptr(p);
+        for (int i = 0; i < ct_optim_group_size(opt, g); i++) {
+            ct__fsdp_unit *u = ct__fsdp_unit_of_shard(f, ct_optim_param(opt, g, i));
+            for (int k = 0; k < u->np; k++) pd[n++] = ids[u - f->u][k];
+        }
+        for (int a = 1; a < n; a++)   /* ascending: the module's order */
+            for (int b = a; b > 0 && pd[b - 1] > pd[b]; b--) { int64_t x = pd[b]; pd[b] = pd[b - 1]; pd[b - 1] = x; }
+        st = ct__fsdp_sd_push(&full, cap, ct__fsdp_strdup(nm), ct_keep(p));
+    }
+    ct_scope_end(sc);
+    ct_set_grad_enabled(prev);
+    if (!st && r0) {   /* state entries by parameter index, as ct_optim_state_dict lists them */
+        ct_named_tensor *sorted = (ct_named_tensor *)CT_MALLOC((size_t)(full.n ? full.n : 1) * sizeof *sorted);
+        if (!sorted) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+        else {
+            qsort(ord, (size_t)full.n, sizeof *ord, ct__fsdp_osd_cmp);
+            for (int e = 0; e < full.n; e++) sorted[e] = full.items[ord[e].order];
+            CT_FREE(full.items);
+            full.items = sorted;
+        }
+    }
+    CT_FREE(ord);
+    ct__fsdp_free_ids(f, ids);
+    ct_state_dict_free(&mine);
+    if (st) { ct_state_dict_free(&full); return st; }
+    *out = full;
+    return CT_OK;
+}
+
+/* a string from rank 0 to every rank (as a uint8 tensor); *s: CT_MALLOC'd */
+static ct_status ct__fsdp_bcast_str(ct_process_group *g, const char *mine, char **s) {
+    *s = NULL;
+    ct_tensor *len = ct_scalar_tensor(g->rank == 0 && mine ? (double)strlen(mine) : 0.0, CT_INT64);
+    ct_status st = len ? ct_dist_broadcast(len, 0, g, NULL) : ct_last_error_code();
+    if (st) return st;
+    int64_t n = ct_item_int(len) + 1;
+    ct_tensor *b = ct_zeros_n(CT_UINT8, 1, &n);
+    if (!b) return ct_last_error_code();
+    if (g->rank == 0 && mine) memcpy(ct_data_ptr(b), mine, (size_t)n - 1);
+    if ((st = ct_dist_broadcast(b, 0, g, NULL))) return st;
+    *s = (char *)CT_MALLOC((size_t)n);
+    if (!*s) { ct_set_error(CT_ERR_MEMORY, "FSDP load_full_optim_state_dict: out of memory"); return CT_ERR_MEMORY; }
+    memcpy(*s, ct_data_ptr(b), (size_t)n);
+    (*s)[n - 1] = 0;
+    return CT_OK;
+}
+static const ct_tensor *ct__fsdp_osd_find(const ct_state_dict *sd, const char *fmt, int a, const char *b) {
+    char name[256];
+    snprintf(name, sizeof name, fmt, a, b);
+    return ct__fsdp_sd_find(sd, name);
+}
+CTENSOR_API ct_status ct_fsdp_load_full_optim_state_dict(ct_fsdp *f, ct_optimizer *opt, const ct_state_dict *sd) {
+    static const char *const OP = "FSDP load_full_optim_state_dict";
+    int total = ct__fsdp_optim_check(OP, f, opt);
+    if (total < 0) return ct_last_error_code();
+    ct_status st = ct__fsdp_sd_check(OP, f, CT_FSDP_FULL_STATE_DICT);
+    if (st) return st;
+    int r0 = f->g->rank == 0;
+    int **ids = ct__fsdp_param_ids(f);
+    if (!ids) return CT_ERR_MEMORY;
+    ct_state_dict mine = {0, NULL}, local = {0, NULL};
+    int s = ct_scope_begin(), prev = ct_set_grad_enabled(0), cap = 0;
+    char msg[320] = "", *keys = NULL;
+    /* rank 0: the state keys of the first parameter that has state ("" when none has:
+       an optimizer that never stepped), checked for every parameter */
+    int64_t code = 0;
+    char klist[512] = "";
+    if (r0) {
+        if (!sd) code = (ct_set_error(CT_ERR_NULL, "%s: the state dict is NULL on rank 0", OP), CT_ERR_NULL);
+        for (int e = 0; !code && e < sd->n && !klist[0]; e++) {
+            int j;
+            const char *key;
+            if (!ct__fsdp_osd_state(sd->items[e].name, &j, &key)) continue;
+            for (int q = e; q < sd->n; q++) {
+                int j2;
+                const char *k2;
+                if (ct__fsdp_osd_state(sd->items[q].name, &j2, &k2) && j2 == j && strlen(klist) + strlen(k2) + 2 < sizeof klist) {
+                    if (klist[0]) strcat(klist, ",");
+                    strcat(klist, k2);
+                }
+            }
+        }
+        for (int i = 0; !code && i < f->nu; i++)
+            for (int k = 0; !code && k < f->u[i].np; k++) {
+                const char *p = klist;
+                while (!code && *p) {
+                    char key[128];
+                    size_t n = strcspn(p, ",");
+                    snprintf(key, sizeof key, "%.*s", (int)(n < 127 ? n : 127), p);
+                    const ct_tensor *t = ct__fsdp_osd_find(sd, "state.%d.%s", ids[i][k], key);
+                    if (!t) code = (ct_set_error(CT_ERR_ARG, "%s: missing key 'state.%d.%s'", OP, ids[i][k], key), CT_ERR_ARG);
+                    else if (strcmp(key, "step") && ct_numel(t) != ct_numel(f->u[i].params[k]))
+                        code = (ct_set_error(CT_ERR_SHAPE, "%s: 'state.%d.%s' has %lld elements, the parameter %lld", OP, ids[i][k], key,
+                                             (long long)ct_numel(t), (long long)ct_numel(f->u[i].params[k])), CT_ERR_SHAPE);
+                    p += n + (p[n] == ',');
+                }
+            }
+        if (code) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
+    }
+    ct_tensor *flag = ct_scalar_tensor((double)code, CT_INT64);
+    st = flag ? ct_dist_broadcast(flag, 0, f->g, NULL) : ct_last_error_code();
+    if (!st && (code = ct_item_int(flag))) {
+        st = (ct_status)code;
+        if (r0) ct_set_error(st, "%s", msg);
+        else ct_set_error(st, "%s: rank 0 could not load the state dict", OP);
+    }
+    if (!st) st = ct__fsdp_bcast_str(f->g, klist, &keys);
+    /* this rank's own state dict: the groups' settings from rank 0 (this optimizer's own
+       keys, its own params lists), the state cut from rank 0's parameters */
+    if (!st) st = ct_optim_state_dict(opt, &mine);
+    if (!st) {
+        cap = mine.n + total * 8 + 8;
+        local.items = (ct_named_tensor *)CT_MALLOC((size_t)cap * sizeof *local.items);
+        if (!local.items) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; }
+    }
+    for (int e = 0; e < mine.n && !st; e++) {
+        int j;
+        const char *key, *nm = mine.items[e].name, *dot = strrchr(nm, '.');
+        if (ct__fsdp_osd_state(nm, &j, &key)) continue;
+        ct_tensor *v = ct_clone(mine.items[e].tensor);
+        if (!v) { st = ct_last_error_code(); break; }
+        if (!(dot && !strcmp(dot, ".params"))) {
+            const ct_tensor *src = r0 ? ct__fsdp_sd_find(sd, nm) : NULL;
+            int64_t ok = !r0 || (src && ct_numel(src) == ct_numel(v));
+            ct_tensor *okt = ct_scalar_tensor((double)ok, CT_INT64);
+            if (!okt || (st = ct_dist_broadcast(okt, 0, f->g, NULL))) { if (!st) st = ct_last_error_code(); break; }
+            if (!ct_item_int(okt)) {
+                st = CT_ERR_ARG;
+                if (r0) ct_set_error(st, "%s: missing or mis-shaped key '%s' (another optimizer?)", OP, nm);
+                else ct_set_error(st, "%s: rank 0 could not load the state dict", OP);
+                break;
+            }
+            if (r0 && !ct_copy_(v, src)) { st = ct_last_error_code(); break; }
+            if ((st = ct_dist_broadcast(v, 0, f->g, NULL))) break;
+        }
+        st = ct__fsdp_sd_push(&local, cap, ct__fsdp_strdup(nm), v);
+    }
+    for (int j = 0, g = 0; g < ct_optim_num_groups(opt) && !st; g++)
+        for (int i = 0; i < ct_optim_group_size(opt, g) && !st; i++, j++) {
+            ct__fsdp_unit *u = ct__fsdp_unit_of_shard(f, ct_optim_param(opt, g, i));
+            int ui = (int)(u - f->u);
+            const char *p = keys;
+            while (*p && !st) {
+                char key[128];
+                size_t n = strcspn(p, ",");
+                snprintf(key, sizeof key, "%.*s", (int)(n < 127 ? n : 127), p);
+                p += n + (p[n] == ',');
+                ct_tensor *v;
+                if (!strcmp(key, "step")) {   /* a scalar: rank 0's first parameter's */
+                    v = ct_zeros_n(CT_FLOAT64, 0, NULL);
+                    if (v && r0) ct_copy_(v, ct__fsdp_osd_find(sd, "state.%d.%s", ids[ui][0], key));
+                } else {   /* the unit's flat buffer, from rank 0's parameters; then this rank's shard */
+                    v = ct_zeros_n(u->dt, 1, &u->padded);
+                    for (int k = 0; v && r0 && k < u->np; k++)
+                        if (!ct_copy_(ct_narrow(v, 0, u->off[k], ct_numel(u->params[k])),
+                                      ct_flatten(ct__fsdp_osd_find(sd, "state.%d.%s", ids[ui][k], key), 0, -1)))
+                            v = NULL;
+                }
+                if (!v) { st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY; break; }
+                if ((st = ct_dist_broadcast(v, 0, f->g, NULL))) break;
+                if (strcmp(key, "step") && f->strategy != CT_FSDP_NO_SHARD) v = ct_narrow(v, 0, (int64_t)f->g->rank * u->shard, u->shard);
+                if (local.n >= cap) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; break; }
+                st = ct__fsdp_sd_push(&local, cap, ct__fsdp_fmt("state.%d.%s", j, key), v);
+            }
+        }
+    if (!st) st = ct_optim_load_state_dict(opt, &local);
+    CT_FREE(keys);
+    ct_state_dict_free(&local);
+    ct_state_dict_free(&mine);
+    ct_set_grad_enabled(prev);
+    ct_scope_end(s);
+    ct__fsdp_free_ids(f, ids);
+    return st;
 }
 
 #endif /* CTENSOR_DIST_IMPLEMENTATION_DONE */

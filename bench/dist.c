@@ -71,7 +71,9 @@ static int run_big(const char *name, ct_process_group *pg, int mode /* 0 one pro
     int rank = pg ? ct_dist_get_rank(pg) : 0;
     ct_manual_seed(5);
     ct_module *model = make_big();
-    ct_ddp *ddp = mode == 1 ? ct_ddp_new(model, pg, NULL) : NULL;
+    /* CT_BENCH_DDP_BUCKET_MB: DDP's bucket_cap_mb (default 25, PyTorch's) */
+    ct_ddp_options dopt = {getenv("CT_BENCH_DDP_BUCKET_MB") ? atof(getenv("CT_BENCH_DDP_BUCKET_MB")) : 0, 0};
+    ct_ddp *ddp = mode == 1 ? ct_ddp_new(model, pg, &dopt) : NULL;
     ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)(mode - 2), .min_num_params = 1000000,
                           .forward_prefetch = getenv("CT_BENCH_FSDP_NO_PREFETCH") == NULL,
                           .backward_prefetch = getenv("CT_BENCH_FSDP_NO_PREFETCH") ? CT_FSDP_BACKWARD_NONE : CT_FSDP_BACKWARD_PRE};

@@ -12,6 +12,8 @@
 
    Options: [steps (default 60)] [--layers N] [--embd N] [--strategy full|grad_op|no_shard]
             [--bf16] (mixed precision: bfloat16 compute and reduction, float32 master shards)
+            [--checkpoint] (activation checkpointing of the blocks: each block's forward keeps
+            no activations and is recomputed in backward; compare the memory line)
             [--save PATH] (the FULL state dict, gathered to rank 0, as safetensors with
             minGPT's key names: a plain ctensor or PyTorch model loads it)
    The model (minGPT's GPT): token and position embeddings, n_layer pre-norm blocks
@@ -127,7 +129,7 @@ typedef struct fsdp_train_result { double first_loss, last_loss, median_ms; int 
 
 /* trains; every rank calls it. quiet: no printing (the tests). */
 static int fsdp_train_run(int argc, char **argv, ct_process_group *pg, int quiet, fsdp_train_result *res) {
-    int steps = 60, bf16 = 0;
+    int steps = 60, bf16 = 0, ckpt = 0;
     gpt_config c = {96, 32, 4, 4, 128};
     ct_fsdp_strategy strat = CT_FSDP_FULL_SHARD;
     const char *save = NULL;
@@ -135,6 +137,7 @@ static int fsdp_train_run(int argc, char **argv, ct_process_group *pg, int quiet
         if (!strcmp(argv[i], "--layers") && i + 1 < argc) c.n_layer = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--embd") && i + 1 < argc) c.n_embd = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bf16")) bf16 = 1;
+        else if (!strcmp(argv[i], "--checkpoint")) ckpt = 1;
         else if (!strcmp(argv[i], "--save") && i + 1 < argc) save = argv[++i];
         else if (!strcmp(argv[i], "--strategy") && i + 1 < argc) {
             i++;
@@ -153,7 +156,8 @@ static int fsdp_train_run(int argc, char **argv, ct_process_group *pg, int quiet
     for (int i = 0; i < c.n_layer; i++) blocks[i] = ct_nn_module_list_get(ct_module_child(gpt, "transformer.h"), i);
     ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
     ct_fsdp_options fo = {.sharding_strategy = strat, .min_num_params = -1, .wrap_modules = blocks, .num_wrap_modules = (int)c.n_layer,
-                          .forward_prefetch = 1, .mixed_precision = bf16 ? &mp : NULL};
+                          .forward_prefetch = 1, .mixed_precision = bf16 ? &mp : NULL,
+                          .activation_checkpointing = ckpt};
     ct_fsdp *fsdp = ct_fsdp_new(gpt, pg, &fo);
     ct_tensor *shards[97];
     int ns = fsdp ? ct_fsdp_parameters(fsdp, shards, 97) : 0;
@@ -166,11 +170,11 @@ static int fsdp_train_run(int argc, char **argv, ct_process_group *pg, int quiet
     }
     if (rank == 0 && !quiet)
         printf("minGPT: %lld layers, %lld heads, embedding %lld, %lld parameters; FSDP %s on %d rank%s (%s backend), "
-               "%d units, batch %lld x %lld characters per rank%s\n",
+               "%d units, batch %lld x %lld characters per rank%s%s\n",
                (long long)c.n_layer, (long long)c.n_head, (long long)c.n_embd, (long long)ct_module_num_elements(gpt),
                strat == CT_FSDP_FULL_SHARD ? "FULL_SHARD" : strat == CT_FSDP_SHARD_GRAD_OP ? "SHARD_GRAD_OP" : "NO_SHARD", world,
                world > 1 ? "s" : "", ct_dist_get_backend(pg), ct_fsdp_num_units(fsdp), (long long)B, (long long)T,
-               bf16 ? ", bfloat16 mixed precision" : "");
+               bf16 ? ", bfloat16 mixed precision" : "", ckpt ? ", activation checkpointing" : "");
     double *times = (double *)malloc((size_t)steps * sizeof *times);
     int status = !times;
     ct_manual_seed(99);   /* the same batches everywhere; each rank takes its rows */

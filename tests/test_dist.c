@@ -346,10 +346,11 @@ static ct_module *mlp32(uint64_t seed) {
 }
 TEST(test_fsdp_mixed_precision_single) {
     ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
-    for (int strat = 0; strat < 2; strat++) {
+    for (int c = 0; c < 6; c++) {   /* each strategy, without and with offload_params */
+        int strat = c % 3;
         ct_module *ref = mlp32(13), *low = ct_module_to_dtype(mlp32(13), CT_BFLOAT16), *net = mlp32(13);
         ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 20,
-                                                               .mixed_precision = &mp, .offload_params = strat == 1});
+                                                               .mixed_precision = &mp, .offload_params = c >= 3});
         CHECK(f != NULL);
         if (!f) { ct_module_free(ref); ct_module_free(low); ct_module_free(net); continue; }
         ct_tensor *shards[4], *rp[4], *lp[4];
@@ -379,7 +380,7 @@ TEST(test_fsdp_mixed_precision_single) {
         }
         ct_fsdp_memory_stats ms;
         CHECK_EQ_INT(ct_fsdp_memory(f, &ms), CT_OK);
-        CHECK_EQ_INT(ms.shard_param_bytes, 75 * 4);      /* float32 shards ... */
+        CHECK_EQ_INT(ms.shard_param_bytes, 75 * 4);      /* float32 shards (NO_SHARD: the whole) ... */
         CHECK_EQ_INT(ms.peak_full_param_bytes, 75 * 2);  /* ... bfloat16 gathered */
         CT_SCOPE {   /* the FULL state dict in float32 */
             ct_state_dict sd;
@@ -399,8 +400,6 @@ TEST(test_fsdp_mixed_precision_single) {
     ct_fsdp_mixed_precision bad = {CT_INT64, CT_BFLOAT16};
     CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.mixed_precision = &bad}), CT_ERR_DTYPE,
               "FullyShardedDataParallel: mixed precision needs floating point dtypes (got int64)");
-    CHECK_ERR(ct_fsdp_new(m, NULL, &(ct_fsdp_options){.sharding_strategy = CT_FSDP_NO_SHARD, .mixed_precision = &mp}),
-              CT_ERR_UNSUPPORTED, "FullyShardedDataParallel: mixed precision with NO_SHARD is not supported");
     ct_module_free(m);
 }
 

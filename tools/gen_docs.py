@@ -1293,6 +1293,8 @@ OVERRIDES = {
     "ct_fsdp_reset_peak_memory": "torch.cuda.reset_peak_memory_stats",
     "ct_fsdp_state_dict": FSDP_NA % "FullyShardedDataParallel.state_dict_type(model, StateDictType.FULL_STATE_DICT / LOCAL_STATE_DICT); model.state_dict()",
     "ct_fsdp_load_state_dict": FSDP_NA % "FullyShardedDataParallel.state_dict_type(model, ...); model.load_state_dict(sd)",
+    "ct_fsdp_full_optim_state_dict": FSDP_NA % "FullyShardedDataParallel.full_optim_state_dict(model, optim) with rekey_optim_state_dict(..., OptimStateKeyType.PARAM_ID, model)",
+    "ct_fsdp_load_full_optim_state_dict": FSDP_NA % "FullyShardedDataParallel.scatter_full_optim_state_dict(full_osd, model); optim.load_state_dict(...)",
     "ct_zero_param_rank": "none: which rank owns a parameter (PyTorch's ZeroRedundancyOptimizer keeps its partition in private fields)",
 }
 PATTERNS = [

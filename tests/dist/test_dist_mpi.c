@@ -15,15 +15,20 @@
                   FSDP in each strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, and FULL_SHARD with
                   forward prefetch; backward prefetch is on by default; three
                   units; Adam on the flat shards) against the same, within 1e-12;
-                  FSDP with bfloat16 mixed precision against the same by hand
+                  FSDP with bfloat16 mixed precision against the same by hand; every
+                  strategy with and without offload_params; activation checkpointing of
+                  units against the same without it (same parameters bit for bit, a
+                  lower activation peak)
      ckpt_save DIR, ckpt_resume DIR  (-np 2, two mpiruns) FSDP checkpoints in each strategy:
                   the first run trains, saving SHARDED, FULL and the optimizer's state at
                   step 3, and records its losses; the second, a new job, resumes from the
-                  files three ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
-                  model) and must see the same losses bit for bit
+                  files four ways (sharded; FULL loaded by FSDP; FULL loaded by a plain
+                  model; FULL model and full optimizer state dicts loaded by FSDP) and must
+                  see the same losses bit for bit; a plain model and optimizer that load the
+                  FULL model and full optimizer state dicts see the ranks' mean loss
    gpt          (-np 2; also run by ckpt_save) examples/fsdp_train.c (minGPT under FSDP)
-                  in a tiny configuration, with and without bfloat16 mixed precision:
-                  its loss falls
+                  in a tiny configuration, as it is and with bfloat16 mixed precision and
+                  activation checkpointing: its loss falls
    crash        (-np 2, mpirun --enable-recovery) rank 1 dies without MPI_Finalize:
                   the same on rank 0
    Rank 0 prints the sum of all ranks' "N passed, N failed" (exit, crash: its own).
@@ -290,12 +295,15 @@ TEST(test_zero) {
     ct_module_free(net);
 }
 
-/* FSDP in each strategy against one process on the global batch */
+/* FSDP in each strategy, with and without CPU offload, against one process on the
+   global batch */
 TEST(test_fsdp) {
-    for (int strat = 0; strat < 4; strat++) {   /* 3: FULL_SHARD with forward prefetch too */
+    for (int c = 0; c < 7; c++) {   /* strategy c % 3; 3..5: offload_params; 6: FULL_SHARD with forward prefetch too */
+        int strat = c % 3;
         ct_module *ref = mlp(21), *net = mlp(21 + (uint64_t)R);   /* rank 0's weights win (sync_module_states) */
         /* two wrapped Linears and the root's */
-        ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)(strat % 3), .min_num_params = 100, .forward_prefetch = strat == 3};
+        ct_fsdp_options fo = {.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 100, .forward_prefetch = c == 6,
+                              .offload_params = c >= 3 && c < 6};
         ct_fsdp *f = ct_fsdp_new(net, NULL, &fo);
         CHECK(f != NULL);
         if (!f) { ct_module_free(ref); ct_module_free(net); continue; }
@@ -306,7 +314,7 @@ TEST(test_fsdp) {
         for (int i = 0; i < ns; i++) total += ct_numel(shards[i]);
         /* 352 + 528 + 68 elements: each unit padded to a multiple of W, 1/W of it here */
         int64_t want = 0, sizes[3] = {352, 528, 68};
-        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;   /* (3: FULL_SHARD) */
+        for (int i = 0; i < 3; i++) want += strat == CT_FSDP_NO_SHARD ? sizes[i] : (sizes[i] + W - 1) / W;
         CHECK_EQ_INT(total, want);
         ct_optimizer *o1 = ct_optim_adam(ref, &(ct_adam_options){.lr = 0.01});
         ct_optimizer *o2 = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
@@ -333,18 +341,19 @@ TEST(test_fsdp) {
     }
 }
 
-/* FSDP with bfloat16 mixed precision (float32 master shards), FULL_SHARD and
-   SHARD_GRAD_OP (with offload_params, a no-op on the CPU), against the same by hand in
+/* FSDP with bfloat16 mixed precision (float32 master shards), in each strategy, with and
+   without offload_params (a no-op on the CPU), against the same by hand in
    one process: each rank's half batch through a bfloat16 copy of a float32 model, the
    two gradients averaged as the bfloat16 reduce-scatter does (in float32, rounded to
    bfloat16 once), the float32 model stepped */
 TEST(test_fsdp_mixed) {
     ct_fsdp_mixed_precision mp = {CT_BFLOAT16, CT_BFLOAT16};
-    for (int strat = 0; strat < 2; strat++) {
+    for (int c = 0; c < 6; c++) {
+        int strat = c % 3;
         ct_module *ref = ct_module_to_dtype(mlp(23), CT_FLOAT32), *low = ct_module_to_dtype(mlp(23), CT_BFLOAT16);
         ct_module *net = ct_module_to_dtype(mlp(23), CT_FLOAT32);
         ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = 100,
-                                                               .mixed_precision = &mp, .offload_params = strat == 1});
+                                                               .mixed_precision = &mp, .offload_params = c >= 3});
         CHECK(f != NULL);
         if (!f) { ct_module_free(ref); ct_module_free(low); ct_module_free(net); continue; }
         ct_tensor *shards[8], *rp[16], *lp[16];
@@ -385,6 +394,60 @@ TEST(test_fsdp_mixed) {
         ct_module_free(ref);
         ct_module_free(low);
         ct_module_free(net);
+    }
+}
+
+/* FSDP with activation checkpointing of its units, in each strategy: the same parameters
+   bit for bit as without it after a few Adam steps (dropout in the units: the
+   recomputation replays the forward's random numbers), and a lower activation peak
+   (four units: without checkpointing all four units' activations are alive when the
+   first unit's backward runs; with it, one unit's recomputed ones) */
+static ct_module *blocks(uint64_t seed, ct_module **b) {
+    ct_manual_seed(seed);
+    for (int i = 0; i < 4; i++) b[i] = ct_nn_sequential(ct_nn_linear(10, 48), ct_nn_tanh(), ct_nn_dropout(0.25), ct_nn_linear(48, 10));
+    return ct_module_to_dtype(ct_nn_sequential(b[0], b[1], b[2], b[3]), CT_FLOAT64);
+}
+TEST(test_fsdp_ckpt) {
+    for (int strat = 0; strat < 3; strat++) {
+        ct_tensor *want[2] = {NULL, NULL};
+        int64_t peak[2] = {0, 0};
+        for (int ck = 0; ck < 2; ck++) {
+            ct_module *b[4], *net = blocks(61, b);
+            ct_fsdp *f = ct_fsdp_new(net, NULL, &(ct_fsdp_options){.sharding_strategy = (ct_fsdp_strategy)strat, .min_num_params = -1,
+                                                                   .wrap_modules = b, .num_wrap_modules = 4,
+                                                                   .activation_checkpointing = ck});
+            CHECK(f != NULL);
+            if (!f) { ct_module_free(net); continue; }
+            CHECK_EQ_INT(ct_fsdp_num_units(f), 4);
+            ct_tensor *shards[4];
+            int ns = ct_fsdp_parameters(f, shards, 4);
+            ct_optimizer *o = ct_optim_adam_params(ns, shards, &(ct_adam_options){.lr = 0.01});
+            ct_manual_seed(5000 + (uint64_t)R);
+            for (int step = 0; step < 3; step++) CT_SCOPE {
+                ct_tensor *x = ct_randn(CT_FLOAT64, 64, 10), *y = ct_randn(CT_FLOAT64, 64, 10);
+                ct_zero_grad(o);
+                int64_t base = ct_live_bytes();
+                ct_fsdp_reset_peak_memory(f);
+                CHECK_EQ_INT(ct_fsdp_backward(f, ct_mse_loss(ct_fsdp_forward(f, x), y, NULL)), CT_OK);
+                ct_fsdp_memory_stats ms;
+                ct_fsdp_memory(f, &ms);
+                if (ms.peak_live_bytes - base > peak[ck]) peak[ck] = ms.peak_live_bytes - base;
+                ct_step(o);
+            }
+            CHECK_EQ_INT(ct_fsdp_summon_full_params(f), CT_OK);
+            ct_tensor *ps[16];
+            int np = ct_module_parameters(net, ps, 16);
+            CHECK_EQ_INT(np, 16);
+            ct_tensor *flat[16];
+            for (int i = 0; i < np; i++) flat[i] = ct_flatten(ps[i], 0, -1);
+            want[ck] = ct_cat(np, flat, 0);
+            ct_optim_free(o);
+            ct_fsdp_free(f);
+            ct_module_free(net);
+        }
+        CHECK(want[0] && want[1] && ct_equal(want[0], want[1]) == 1);
+        CHECK(peak[1] > 0 && peak[1] < peak[0]);
+        if (R == 0) printf("# checkpointing, strategy %d: activation peak %lld -> %lld bytes\n", strat, (long long)peak[0], (long long)peak[1]);
     }
 }
 
@@ -465,6 +528,20 @@ TEST(test_ckpt_save) {
                 CHECK_EQ_INT(ct_optim_state_dict(r.o, &sd), CT_OK);
                 CHECK_EQ_INT(sd_write(ckpt_path(path, sizeof path, "optim", strat, R), &sd), CT_OK);
                 ct_state_dict_free(&sd);
+                /* the full optimizer state dict: rank 0, the module's parameters' indices */
+                CHECK_EQ_INT(ct_fsdp_full_optim_state_dict(r.f, r.o, &sd), CT_OK);
+                CHECK_EQ_INT(sd.n > 0, R == 0);
+                if (R == 0) {
+                    CHECK_STR(sd.items[0].name, "state.0.step");
+                    CHECK_STR(sd.items[1].name, "state.0.exp_avg");
+                    CHECK(sd.items[1].tensor->ndim == 2 && sd.items[1].tensor->shape[0] == 32 && sd.items[1].tensor->shape[1] == 10);
+                    CHECK_STR(sd.items[3 * 5 + 1].name, "state.5.exp_avg");
+                    CHECK(sd.items[3 * 5 + 1].tensor->ndim == 1 && sd.items[3 * 5 + 1].tensor->shape[0] == 4);
+                    CHECK_STR(sd.items[sd.n - 1].name, "param_groups.0.params");
+                    CHECK_EQ_INT(ct_numel(sd.items[sd.n - 1].tensor), 6);
+                    CHECK_EQ_INT(sd_write(ckpt_path(path, sizeof path, "foptim", strat, 0), &sd), CT_OK);
+                }
+                ct_state_dict_free(&sd);
             }
             double l = ckpt_step(r.f, r.o, step);
             if (lf) fprintf(lf, "%a\n", l);
@@ -473,8 +550,52 @@ TEST(test_ckpt_save) {
         ckpt_end(&r);
     }
 }
+/* every rank, with no FSDP: a plain model and a plain Adam load rank 0's FULL model and
+   full optimizer state dicts and train on the global batch: the loss of steps 3..5 is
+   the mean of the ranks' recorded losses */
+static void ckpt_resume_plain(int strat) {
+    char path[512];
+    double want[6] = {0};
+    for (int r = 0; r < W; r++) {
+        FILE *lf = fopen(ckpt_path(path, sizeof path, "losses", strat, r), "r");
+        CHECK(lf != NULL);
+        for (int i = 0; lf && i < 6; i++) {
+            double l = 0;
+            CHECK(fscanf(lf, "%la", &l) == 1);
+            want[i] += l / W;
+        }
+        if (lf) fclose(lf);
+    }
+    ct_module *m = mlp(95);
+    CHECK_EQ_INT(ct_module_load_safetensors(m, ckpt_path(path, sizeof path, "full", strat, 0), 1), CT_OK);
+    ct_optimizer *o = ct_optim_adam(m, &(ct_adam_options){.lr = 0.01});
+    CT_SCOPE {
+        ct_safetensors *os = ct_safetensors_load(ckpt_path(path, sizeof path, "foptim", strat, 0));
+        CHECK(os != NULL);
+        ct_state_dict osd = sd_read(os);
+        CHECK_EQ_INT(ct_optim_load_state_dict(o, &osd), CT_OK);
+        free(osd.items);
+        ct_safetensors_free(os);
+    }
+    int same = 1;
+    for (int step = 3; step < 6; step++) CT_SCOPE {
+        ct_manual_seed(700 + (uint64_t)step);
+        ct_tensor *x = ct_randn(CT_FLOAT64, (int64_t)W * B, 10), *y = ct_randn(CT_FLOAT64, (int64_t)W * B, 4);
+        ct_zero_grad(o);
+        ct_tensor *loss = ct_mse_loss(ct_forward(m, x), y, NULL);
+        double l = ct_item(loss);
+        same &= fabs(l - want[step]) <= 1e-12 * fabs(want[step]);
+        ct_backward(loss);
+        ct_step(o);
+    }
+    CHECK(same);
+    if (!same) printf("FAIL strategy %d: the plain model's losses are not the FSDP run's\n", strat);
+    ct_optim_free(o);
+    ct_module_free(m);
+}
 /* one way of resuming (0: sharded files, 1: FULL through ct_fsdp_load_state_dict, 2: FULL
-   into a plain model on rank 0, which FSDP then broadcasts): steps 3..5 as recorded */
+   into a plain model on rank 0, which FSDP then broadcasts; 3: FULL model and full optimizer
+   state dict through FSDP): steps 3..5 as recorded */
 static void ckpt_resume_one(int strat, int how) {
     char path[512];
     double want[6] = {0};
@@ -490,13 +611,15 @@ static void ckpt_resume_one(int strat, int how) {
     CT_SCOPE {
         ct_safetensors *ms = NULL;
         if (how == 0) ms = ct_safetensors_load(ckpt_path(path, sizeof path, "sharded", strat, R));
-        if (how == 1 && R == 0) ms = ct_safetensors_load(ckpt_path(path, sizeof path, "full", strat, 0));
-        ct_safetensors *os = ct_safetensors_load(ckpt_path(path, sizeof path, "optim", strat, R));
-        CHECK(os != NULL && (ms != NULL || how == 2 || (how == 1 && R != 0)));
+        if ((how == 1 || how == 3) && R == 0) ms = ct_safetensors_load(ckpt_path(path, sizeof path, "full", strat, 0));
+        ct_safetensors *os = how == 3 ? (R == 0 ? ct_safetensors_load(ckpt_path(path, sizeof path, "foptim", strat, 0)) : NULL)
+                                      : ct_safetensors_load(ckpt_path(path, sizeof path, "optim", strat, R));
+        CHECK((os != NULL || (how == 3 && R != 0)) && (ms != NULL || how == 2 || R != 0));
         ct_state_dict msd = sd_read(ms), osd = sd_read(os);
-        if (how < 2)
+        if (how != 2)
             CHECK_EQ_INT(ct_fsdp_load_state_dict(r.f, how ? CT_FSDP_FULL_STATE_DICT : CT_FSDP_SHARDED_STATE_DICT, ms ? &msd : NULL), CT_OK);
-        CHECK_EQ_INT(ct_optim_load_state_dict(r.o, &osd), CT_OK);
+        if (how == 3) CHECK_EQ_INT(ct_fsdp_load_full_optim_state_dict(r.f, r.o, os ? &osd : NULL), CT_OK);
+        else CHECK_EQ_INT(ct_optim_load_state_dict(r.o, &osd), CT_OK);
         free(msd.items);
         free(osd.items);
         ct_safetensors_free(ms);
@@ -509,27 +632,43 @@ static void ckpt_resume_one(int strat, int how) {
     ckpt_end(&r);
 }
 TEST(test_ckpt_resume) {
-    for (int strat = 0; strat < 3; strat++)
-        for (int how = 0; how < 3; how++) ckpt_resume_one(strat, how);
+    for (int strat = 0; strat < 3; strat++) {
+        for (int how = 0; how < 4; how++) ckpt_resume_one(strat, how);
+        ckpt_resume_plain(strat);
+    }
     /* rank 0's load fails: every rank gets an error, none hangs */
     ckpt_run r = ckpt_start(mlp(3), CT_FSDP_FULL_SHARD);
     ct_state_dict empty = {0, NULL};
     CHECK_ERR(ct_fsdp_load_state_dict(r.f, CT_FSDP_FULL_STATE_DICT, &empty) == CT_OK, CT_ERR_ARG,
               R == 0 ? "Missing key(s) in state_dict" : "FSDP load_state_dict: rank 0 could not load the state dict");
+    /* the same for the full optimizer state dict; an optimizer over other parameters */
+    CHECK_ERR(ct_fsdp_load_full_optim_state_dict(r.f, r.o, &empty) == CT_OK, CT_ERR_ARG,
+              R == 0 ? "FSDP load_full_optim_state_dict: missing or mis-shaped key 'param_groups.0.lr'"
+                     : "FSDP load_full_optim_state_dict: rank 0 could not load the state dict");
+    ct_module *other = mlp(4);
+    ct_optimizer *oo = ct_optim_adam(other, &(ct_adam_options){.lr = 0.01});
+    CHECK_ERR(ct_fsdp_full_optim_state_dict(r.f, oo, &empty) == CT_OK, CT_ERR_ARG,
+              "FSDP full_optim_state_dict: the optimizer's parameter 0 (group 0) is not one of this FSDP's shards");
+    ct_optim_free(oo);
+    ct_module_free(other);
     ckpt_end(&r);
 }
 
-/* examples/fsdp_train.c in a tiny configuration: trains, the loss falls */
+/* examples/fsdp_train.c in a tiny configuration: trains, the loss falls (the second run
+   with bfloat16 mixed precision and activation checkpointing of the blocks) */
 TEST(test_gpt_example) {
-    char *args[] = {(char *)"fsdp_train", (char *)"4", (char *)"--layers", (char *)"2", (char *)"--embd", (char *)"32", NULL};
+    char *args[] = {(char *)"fsdp_train", (char *)"4", (char *)"--layers", (char *)"2", (char *)"--embd", (char *)"32", NULL, NULL};
     for (int bf16 = 0; bf16 < 2; bf16++) {
-        if (bf16) args[6] = (char *)"--bf16";
+        if (bf16) {
+            args[6] = (char *)"--bf16";
+            args[7] = (char *)"--checkpoint";
+        }
         fsdp_train_result res = {0, 0, 0, 0};
-        CHECK_EQ_INT(fsdp_train_run(6 + bf16, args, NULL, 1, &res), 0);
+        CHECK_EQ_INT(fsdp_train_run(6 + 2 * bf16, args, NULL, 1, &res), 0);
         CHECK_EQ_INT(res.steps, 4);
         CHECK(res.first_loss > 3.0 && res.first_loss < 6.0);   /* about log(96) at the start */
         CHECK(res.last_loss < res.first_loss - 0.2);
-        if (R == 0) printf("# gpt%s: loss %.4f -> %.4f\n", bf16 ? " bf16" : "", res.first_loss, res.last_loss);
+        if (R == 0) printf("# gpt%s: loss %.4f -> %.4f\n", bf16 ? " bf16, checkpointing" : "", res.first_loss, res.last_loss);
     }
 }
 
@@ -578,6 +717,7 @@ int main(int argc, char **argv) {
         RUN(test_zero);
         RUN(test_fsdp);
         RUN(test_fsdp_mixed);
+        RUN(test_fsdp_ckpt);
     } else if (!strcmp(mode, "gpt")) {
         RUN(test_gpt_example);
     } else if (!strcmp(mode, "ckpt_save") || !strcmp(mode, "ckpt_resume")) {
