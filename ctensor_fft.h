@@ -202,6 +202,8 @@ typedef struct ct__fftplan {
     void *tw4;                      /* four-step: w_n^{k1 j2} at k1 n2 + j2 */
     int64_t scratch;                /* complex elements of scratch an execution needs */
     int refs;
+    void *ws;                       /* a kept workspace of ws_bytes (under the cache lock) */
+    size_t ws_bytes;
     void *fw[4];                    /* CTENSOR_FFTW: FFTW plans (complex: [aligned, unaligned];
                                        real: r2c [aligned, unaligned], c2r [aligned, unaligned]) */
 } ct__fftplan;
@@ -227,6 +229,7 @@ static void ct__fft_plan_free(ct__fftplan *p) {
     if (p->bf) ct__fft_plan_put(p->bf);
     if (p->bb) ct__fft_plan_put(p->bb);
     if (p->half) ct__fft_plan_put(p->half);
+    CT_FREE(p->ws);
     CT_FREE(p);
 }
 /* a table of complex values exp(sign 2 pi i k / den) for k = num(j), stored in the precision */
@@ -267,16 +270,37 @@ static int ct__fft_factor(int64_t n, int64_t *f) {
     /* the 2 first (with 4s after it), as larger radices do better late */
     return nf;
 }
+#define CT__FFT_FOURSTEP 32768
+/* the four-step split of a long length: n1, the largest multiple of 8 with n1^2 <= n
+   and n / n1 a multiple of 8 (0: none, the length then runs single passes) */
+static int64_t ct__fft_split4(int64_t n) {
+    int64_t best = 0;
+    if (n < CT__FFT_FOURSTEP) return 0;
+    for (int64_t a = 8; a * a <= n; a += 8)
+        if (n % a == 0 && (n / a) % 8 == 0) best = a;
+    return best;
+}
+/* Bluestein's convolution length: the 2^a 3^b 5^c length >= n (n = 2 n0 - 1) of the
+   least estimated cost, m times a per-point weight: log2 of each radix, radix 3
+   and 5 passes weighted 1.1 and 1.2 (more work per point than radix 4), and long
+   lengths that have no four-step split (they run single passes, out of cache)
+   tripled. 2 * 1000003 - 1 = 2000005: 2^21 (four-step 1024 x 2048), not the
+   smallest 2025000 = 2^3 3^4 5^5 (no split: 4x slower) */
 static int64_t ct__fft_good_size(int64_t n) {
     int64_t best = INT64_MAX;
-    for (int64_t a = 1; a < 2 * n + 8 && a > 0; a *= 2)
-        for (int64_t b = a; b < 2 * n + 8 && b > 0; b *= 3)
-            for (int64_t c = b; c > 0; c *= 5) {
-                if (c >= n) { if (c < best) best = c; break; }
+    double bcost = 0;
+    for (int64_t a = 1, ea = 0; a < 2 * n + 8 && a > 0; a *= 2, ea++)
+        for (int64_t b = a, eb = 0; b < 2 * n + 8 && b > 0; b *= 3, eb++)
+            for (int64_t c = b, ec = 0; c > 0; c *= 5, ec++) {
+                if (c >= n) {
+                    double w = (double)ea + 1.1 * 1.58496 * (double)eb + 1.2 * 2.32193 * (double)ec;
+                    double cost = (double)c * (w > 1 ? w : 1) * (c >= CT__FFT_FOURSTEP && !ct__fft_split4(c) ? 3 : 1);
+                    if (best == INT64_MAX || cost < bcost) { best = c; bcost = cost; }
+                    break;
+                }
             }
     return best;
 }
-#define CT__FFT_FOURSTEP 32768
 #ifdef CTENSOR_FFTW
 #define CT__FFTW_HOOK(...) __VA_ARGS__
 #else
@@ -475,9 +499,7 @@ static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
        n1 x n2 matrix, twiddles, n2-point transforms along its rows), both in
        vector lanes; n1 and n2 multiples of 8 near sqrt(n) */
     if (n >= CT__FFT_FOURSTEP) {
-        int64_t best = 0;
-        for (int64_t a = 8; a * a <= n; a += 8)
-            if (n % a == 0 && (n / a) % 8 == 0) best = a;
+        int64_t best = ct__fft_split4(n);
         if (best) {
             p->n1 = best;
             p->n2 = n / best;
@@ -530,6 +552,30 @@ static void ct__fft_plan_put(ct__fftplan *p) {
     int drop = --p->refs == 0;
     ct__spin_unlock(&ct__fft_cache_lock);
     if (drop) ct__fft_plan_free(p);
+}
+/* workspaces of 1 MiB and more are kept in their plan between calls: a fresh one
+   of tens of MiB comes from mmap, and its first touch of every page faults (a
+   third of a 1,000,003-point transform's time). One per plan: a call that finds
+   it taken (another thread) allocates its own, and gives it back or frees it. */
+#define CT__FFT_WS_KEEP ((size_t)1 << 20)
+static void *ct__fft_ws_take(ct__fftplan *p, size_t bytes) {
+    void *w = NULL;
+    if (bytes >= CT__FFT_WS_KEEP) {
+        ct__spin_lock(&ct__fft_cache_lock);
+        if (p->ws && p->ws_bytes >= bytes) { w = p->ws; p->ws = NULL; }
+        ct__spin_unlock(&ct__fft_cache_lock);
+    }
+    return w ? w : CT_MALLOC(bytes);
+}
+static void ct__fft_ws_give(ct__fftplan *p, void *w, size_t bytes) {
+    if (w && bytes >= CT__FFT_WS_KEEP) {
+        void *old = NULL;
+        ct__spin_lock(&ct__fft_cache_lock);
+        if (!p->ws || p->ws_bytes < bytes) { old = p->ws; p->ws = w; p->ws_bytes = bytes; w = NULL; }
+        ct__spin_unlock(&ct__fft_cache_lock);
+        CT_FREE(old);
+    }
+    CT_FREE(w);
 }
 
 /* ============================================================================
@@ -1118,7 +1164,9 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
         const int64_t VL = CT__FFT_V##S;                                                                  \
         const int vec = !realpath && !p->herm && p->cp && !p->cp->m && !p->cp->fw[0] && B >= VL && N > 1; \
         const int64_t v_n = vec ? 2 * VL * N : 0;                                                         \
-        char *G0 = (char *)CT_MALLOC((size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T) + 64);         \
+        ct__fftplan *wsp = p->rp ? p->rp : p->cp;                                                         \
+        const size_t g0b = (size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T) + 64;                   \
+        char *G0 = (char *)ct__fft_ws_take(wsp, g0b);                                                     \
         int64_t so[64], dof[64];                                                                          \
         if (!G0) { p->fail = 1; return; }                                                                 \
         T *G = (T *)(void *)(G0 + (64 - (uintptr_t)G0 % 64) % 64);                                        \
@@ -1222,7 +1270,7 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                     if (!p->dreal) e[1] = im;                                                             \
                 }                                                                                         \
         }                                                                                                 \
-        CT_FREE(G0);                                                                                      \
+        ct__fft_ws_give(wsp, G0, g0b);                                                                    \
     }
 CT__FFT_DRIVER(float, f)
 CT__FFT_DRIVER(double, d)
