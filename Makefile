@@ -404,15 +404,6 @@ $(BUILD)/bench/%: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h bench/quant_zoo
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(BLAS) $(LIBS)
 $(BUILD)/bench/%_builtin: bench/%.c $(HEADERS) bench/bench.h bench/zoo.h bench/quant_zoo.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) $< -o $@ $(LIBS)
-# make test-fftw: tests/test_fft.c on ctensor_fft.h's CTENSOR_FFTW backend (libfftw3-dev):
-# every fixture through FFTW's plans, FFTW's whole-transform plans against the built-in
-# engine in the same program. Opt-in (one more compile of the implementation, about a
-# minute: not part of make test)
-.PHONY: test-fftw
-$(BUILD)/tests/test_fft_fftw: tests/test_fft.c $(HEADERS) tests/ct_test.h | $(BUILD)/tests
-	$(CC) $(BASE) $(TESTFAST) -DCTENSOR_FFTW $< -o $@ $(LIBS) -lfftw3 -lfftw3f
-test-fftw: $(if $(FFTWLIB),$(BUILD)/tests/test_fft_fftw)
-	@$(if $(FFTWLIB),$(BUILD)/tests/test_fft_fftw,echo "test-fftw: skipped: no /usr/include/fftw3.h (apt-get install libfftw3-dev)")
 # bench/fft.c on ctensor_fft.h's FFTW backend (libfftw3-dev), run beside the built-in engine
 $(BUILD)/bench/fft_fftw: bench/fft.c $(HEADERS) bench/bench.h | $(BUILD)/bench
 	$(CC) $(BASE) $(BENCHOPT) -DCTENSOR_FFTW $< -o $@ $(LIBS) -lfftw3 -lfftw3f

@@ -1174,6 +1174,12 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
     *dof = o;
 }
 
+/* offsets o[0..nb) one element (es bytes) apart: neighbour lines */
+static int ct__fft_adjacent(const int64_t *o, int64_t nb, size_t es) {
+    for (int64_t b = 1; b < nb; b++)
+        if (o[b] != o[0] + b * (int64_t)es) return 0;
+    return 1;
+}
 #define CT__FFT_DRIVER(T, S)                                                                              \
     static void ct__fft_lines_##S(void *ctx, int64_t lo, int64_t hi) {                                    \
         ct__fftpass *p = (ct__fftpass *)ctx;                                                              \
@@ -1242,6 +1248,10 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                         G[2 * b * LP + i] = *(const T *)(p->src + so[b] + i * ss);                         \
                 for (int64_t b = 0; b < nb; b++)                                                          \
                     for (int64_t i = ncopy; i < N; i++) G[2 * b * LP + i] = 0;                             \
+            } else if (vl && ct__fft_adjacent(so, nb, 2 * sizeof(T))) {   /* FFTW blocks, neighbour lines */ \
+                for (int64_t i = 0; i < ncopy; i++)                                                       \
+                    memcpy(G + 2 * i * nb, p->src + so[0] + i * ss, (size_t)nb * 2 * sizeof(T));           \
+                if (N > ncopy) memset(G + 2 * ncopy * nb, 0, (size_t)((N - ncopy) * nb) * 2 * sizeof(T));    \
             } else if (vl) {       /* FFTW blocks of a strided dim: point i of line b at i nb + b */     \
                 for (int64_t i = 0; i < ncopy; i++)                                                       \
                     for (int64_t b = 0; b < nb; b++) {                                                    \
@@ -1250,6 +1260,11 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                         G[2 * (i * nb + b) + 1] = p->sreal ? (T)0 : e[1];                                  \
                     }                                                                                     \
                 if (N > ncopy) memset(G + 2 * ncopy * nb, 0, (size_t)((N - ncopy) * nb) * 2 * sizeof(T));    \
+            } else if (fwb && ss == (int64_t)(2 * sizeof(T))) {    /* FFTW blocks of unit-stride lines */ \
+                for (int64_t b = 0; b < nb; b++) {                                                        \
+                    memcpy(G + 2 * b * LP, p->src + so[b], (size_t)ncopy * 2 * sizeof(T));                 \
+                    memset(G + 2 * (b * LP + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
+                }                                                                                         \
             } else {                                                                                      \
                 for (int64_t i = 0; i < ncopy; i++)                                                       \
                     for (int64_t b = 0; b < nb; b++) {                                                    \
@@ -1292,7 +1307,18 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                 }                                                                                         \
                 if (p->dout && !p->herm) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
             }                                                                                             \
-            /* scatter */                                                                                 \
+            /* scatter (FFTW blocks to neighbour lines or along unit-stride lines: row copies) */          \
+            if (fwb && !p->dreal && (vl ? ct__fft_adjacent(dof, nb, 2 * sizeof(T)) : ds == (int64_t)(2 * sizeof(T)))) { \
+                const int64_t rows = vl ? p->lout : nb, len = vl ? 2 * nb : 2 * nwrite;                   \
+                for (int64_t r = 0; r < rows; r++) {                                                      \
+                    T *e = vl ? (T *)(p->dst + dof[0] + r * ds) : (T *)(p->dst + dof[r]);                 \
+                    const T *q = vl ? G + 2 * r * nb : G + 2 * r * LP;                                    \
+                    if (vl && r >= nwrite) memset(e, 0, (size_t)len * sizeof(T));                         \
+                    else if (sc == (T)1) memcpy(e, q, (size_t)len * sizeof(T));                           \
+                    else for (int64_t j = 0; j < len; j++) e[j] = q[j] * sc;                              \
+                    if (!vl && p->lout > nwrite) memset(e + 2 * nwrite, 0, (size_t)(p->lout - nwrite) * 2 * sizeof(T)); \
+                }                                                                                         \
+            } else                                                                                        \
             for (int64_t i = 0; i < p->lout; i++)                                                         \
                 for (int64_t b = 0; b < nb; b++) {                                                        \
                     const T *L = G + 2 * b * LP;                                                           \
