@@ -1,6 +1,9 @@
 /* ctensor_fft.h - torch.fft for ctensor: discrete Fourier transforms of any
    length, real-input halving, n-dimensional and strided, with autograd; an
-   opt-in FFTW backend.                                             v0.2 (2026-12-06)
+   opt-in FFTW backend.                                             v0.3 (2026-12-06)
+     v0.3: Bluestein pads to the cheapest four-step length (1,000,003 points: 2^21);
+           large workspaces kept in their plan; CTENSOR_FFTW runs whole transforms
+           (fft2, fftn, batched 1-D, rfftn) as one FFTW guru plan, cached
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
      #include "ctensor.h"
@@ -34,7 +37,8 @@
             and any small prime, Bluestein for large prime factors, real halving;
             the same passes on 8 or 4 lines in vector lanes; the four-step form
         2.3 The op table: one kernel, three rows (c2c, r2c, c2r), one backward
-        2.4 The n-dimensional driver: one pass per transformed dim over strided lines
+        2.4 The n-dimensional driver: one pass per transformed dim over strided lines;
+            with CTENSOR_FFTW, whole transforms as one cached guru plan first
         2.5 Backward rules (PyTorch's fft_r2c_backward / fft_c2r_backward)
         2.6 The public functions (argument handling, errors in PyTorch's words)
 
@@ -64,7 +68,9 @@
        as PyTorch's (FftC2CBackward0, FftR2CBackward0, FftC2RBackward0).
      - Any length: radix 4, 2, 3, 5 passes and a direct pass for other primes up
        to 47; lengths with a larger prime factor use Bluestein's algorithm over a
-       2^a 3^b 5^c length. Real transforms of even length run one complex transform
+       2^a 3^b 5^c length, the one of least estimated cost (long ones: with a
+       four-step split). Workspaces of 1 MiB and more stay in their plan between
+       calls (one per plan; a concurrent call allocates its own). Real transforms of even length run one complex transform
        of half the length. Lines of n-D passes run 8 (float) or 4 (double) at a
        time in vector lanes; lengths from 32768 up run in the four-step form.
        Plans (twiddles) are cached, up to 32 lengths.
@@ -75,11 +81,19 @@
        backward direction, one-sided along the last). Errors as PyTorch's, but a
        complex input to ihfftn says "ihfftn expects a real-valued input tensor"
        (PyTorch 1.13: "Expected self.is_floating_point() to be true").
-     - CTENSOR_FFTW: each line transform is an FFTW plan (guru64, unit stride; one
-       for aligned and one for unaligned arrays, chosen by fftw_alignment_of), in
-       the same 32-length cache; FFTW's planner runs under a mutex, executions run
-       at once on ctensor's threads. The built-in vector-lane and four-step paths
-       are then unused.
+     - CTENSOR_FFTW: FFTW's advanced (guru64) plans with howmany, cached (16 keyed
+       on precision, direction, lengths, strides, alignment, in-place), not one
+       plan per line: a 1-D c2c transform along a unit-stride dim (or a forward
+       r2c of even length, one-sided), without padding or trimming, is one plan
+       over all its lines straight from the input to the output; the passes of
+       fft2 / fftn and of strided or padded c2c transforms run each block of lines
+       that the driver gathers (16 to 32 lines) as one plan of that many
+       transforms, a strided dim's block with its points interleaved (FFTW's
+       vector loop). Real-halving and Hermitian lines keep one FFTW plan per line
+       (one for aligned and one for unaligned arrays, chosen by
+       fftw_alignment_of), in the same 32-length cache. FFTW's planner runs under
+       a mutex; executions run at once on ctensor's threads. The built-in
+       vector-lane and four-step paths are then unused.
      - CPU only; lines of a multi-dimensional transform run on ctensor's threads.
 */
 #ifndef CTENSOR_FFT_H_INCLUDED
@@ -202,12 +216,19 @@ typedef struct ct__fftplan {
     void *tw4;                      /* four-step: w_n^{k1 j2} at k1 n2 + j2 */
     int64_t scratch;                /* complex elements of scratch an execution needs */
     int refs;
+    void *ws;                       /* a kept workspace of ws_bytes (under the cache lock) */
+    int builtin;                    /* CTENSOR_FFTW: made by the built-in engine (ct__fft_builtin) */
+    size_t ws_bytes;
     void *fw[4];                    /* CTENSOR_FFTW: FFTW plans (complex: [aligned, unaligned];
                                        real: r2c [aligned, unaligned], c2r [aligned, unaligned]) */
 } ct__fftplan;
 
 static ct__fftplan *ct__fft_plan_get(int64_t n, int sign, int prec, int real);
 static void ct__fft_plan_put(ct__fftplan *p);
+/* 1: plan with the built-in engine even under CTENSOR_FFTW (a switch for tests and
+   benchmarks that set it between calls, never during one: the FFTW path against the
+   built-in in one program); plans of both kinds share the cache */
+static int ct__fft_builtin;
 
 #ifdef CTENSOR_FFTW
 static void ct__fftw_free(ct__fftplan *p);
@@ -227,6 +248,7 @@ static void ct__fft_plan_free(ct__fftplan *p) {
     if (p->bf) ct__fft_plan_put(p->bf);
     if (p->bb) ct__fft_plan_put(p->bb);
     if (p->half) ct__fft_plan_put(p->half);
+    CT_FREE(p->ws);
     CT_FREE(p);
 }
 /* a table of complex values exp(sign 2 pi i k / den) for k = num(j), stored in the precision */
@@ -267,16 +289,37 @@ static int ct__fft_factor(int64_t n, int64_t *f) {
     /* the 2 first (with 4s after it), as larger radices do better late */
     return nf;
 }
+#define CT__FFT_FOURSTEP 32768
+/* the four-step split of a long length: n1, the largest multiple of 8 with n1^2 <= n
+   and n / n1 a multiple of 8 (0: none, the length then runs single passes) */
+static int64_t ct__fft_split4(int64_t n) {
+    int64_t best = 0;
+    if (n < CT__FFT_FOURSTEP) return 0;
+    for (int64_t a = 8; a * a <= n; a += 8)
+        if (n % a == 0 && (n / a) % 8 == 0) best = a;
+    return best;
+}
+/* Bluestein's convolution length: the 2^a 3^b 5^c length >= n (n = 2 n0 - 1) of the
+   least estimated cost, m times a per-point weight: log2 of each radix, radix 3
+   and 5 passes weighted 1.1 and 1.2 (more work per point than radix 4), and long
+   lengths that have no four-step split (they run single passes, out of cache)
+   tripled. 2 * 1000003 - 1 = 2000005: 2^21 (four-step 1024 x 2048), not the
+   smallest 2025000 = 2^3 3^4 5^5 (no split: 4x slower) */
 static int64_t ct__fft_good_size(int64_t n) {
     int64_t best = INT64_MAX;
-    for (int64_t a = 1; a < 2 * n + 8 && a > 0; a *= 2)
-        for (int64_t b = a; b < 2 * n + 8 && b > 0; b *= 3)
-            for (int64_t c = b; c > 0; c *= 5) {
-                if (c >= n) { if (c < best) best = c; break; }
+    double bcost = 0;
+    for (int64_t a = 1, ea = 0; a < 2 * n + 8 && a > 0; a *= 2, ea++)
+        for (int64_t b = a, eb = 0; b < 2 * n + 8 && b > 0; b *= 3, eb++)
+            for (int64_t c = b, ec = 0; c > 0; c *= 5, ec++) {
+                if (c >= n) {
+                    double w = (double)ea + 1.1 * 1.58496 * (double)eb + 1.2 * 2.32193 * (double)ec;
+                    double cost = (double)c * (w > 1 ? w : 1) * (c >= CT__FFT_FOURSTEP && !ct__fft_split4(c) ? 3 : 1);
+                    if (best == INT64_MAX || cost < bcost) { best = c; bcost = cost; }
+                    break;
+                }
             }
     return best;
 }
-#define CT__FFT_FOURSTEP 32768
 #ifdef CTENSOR_FFTW
 #define CT__FFTW_HOOK(...) __VA_ARGS__
 #else
@@ -304,6 +347,7 @@ static void ct__fft_exec_d(const ct__fftplan *p, double *x, double *scr);
 #define CTENSOR_FFTW_FLAGS FFTW_ESTIMATE
 #endif
 static pthread_mutex_t ct__fftw_mu = PTHREAD_MUTEX_INITIALIZER;
+static int ct__fftw_block(const struct ct__fftplan *p, void *G, int64_t nb, int64_t LP, int vl);
 static void ct__fftw_free(ct__fftplan *p) {
     pthread_mutex_lock(&ct__fftw_mu);
     for (int i = 0; i < 4; i++)
@@ -396,8 +440,11 @@ static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
     memset(p, 0, sizeof *p);
     p->n = n; p->sign = sign; p->prec = prec; p->real = real; p->refs = 1;
 #ifdef CTENSOR_FFTW
-    if (ct__fftw_make(p)) { ct__fft_plan_free(p); return NULL; }
-    return p;
+    p->builtin = ct__fft_builtin;
+    if (!p->builtin) {
+        if (ct__fftw_make(p)) { ct__fft_plan_free(p); return NULL; }
+        return p;
+    }
 #endif
     if (real) {
         /* n even: the complex plan of n/2 and w_n^k */
@@ -475,9 +522,7 @@ static ct__fftplan *ct__fft_plan_make(int64_t n, int sign, int prec, int real) {
        n1 x n2 matrix, twiddles, n2-point transforms along its rows), both in
        vector lanes; n1 and n2 multiples of 8 near sqrt(n) */
     if (n >= CT__FFT_FOURSTEP) {
-        int64_t best = 0;
-        for (int64_t a = 8; a * a <= n; a += 8)
-            if (n % a == 0 && (n / a) % 8 == 0) best = a;
+        int64_t best = ct__fft_split4(n);
         if (best) {
             p->n1 = best;
             p->n2 = n / best;
@@ -505,7 +550,7 @@ static ct__fftplan *ct__fft_plan_get(int64_t n, int sign, int prec, int real) {
     ct__spin_lock(&ct__fft_cache_lock);
     for (int i = 0; i < CT__FFT_CACHE; i++) {
         ct__fftplan *p = ct__fft_cache[i];
-        if (p && p->n == n && p->sign == sign && p->prec == prec && p->real == real) {
+        if (p && p->n == n && p->sign == sign && p->prec == prec && p->real == real && p->builtin == ct__fft_builtin) {
             p->refs++;
             ct__spin_unlock(&ct__fft_cache_lock);
             return p;
@@ -530,6 +575,30 @@ static void ct__fft_plan_put(ct__fftplan *p) {
     int drop = --p->refs == 0;
     ct__spin_unlock(&ct__fft_cache_lock);
     if (drop) ct__fft_plan_free(p);
+}
+/* workspaces of 1 MiB and more are kept in their plan between calls: a fresh one
+   of tens of MiB comes from mmap, and its first touch of every page faults (a
+   third of a 1,000,003-point transform's time). One per plan: a call that finds
+   it taken (another thread) allocates its own, and gives it back or frees it. */
+#define CT__FFT_WS_KEEP ((size_t)1 << 20)
+static void *ct__fft_ws_take(ct__fftplan *p, size_t bytes) {
+    void *w = NULL;
+    if (bytes >= CT__FFT_WS_KEEP) {
+        ct__spin_lock(&ct__fft_cache_lock);
+        if (p->ws && p->ws_bytes >= bytes) { w = p->ws; p->ws = NULL; }
+        ct__spin_unlock(&ct__fft_cache_lock);
+    }
+    return w ? w : CT_MALLOC(bytes);
+}
+static void ct__fft_ws_give(ct__fftplan *p, void *w, size_t bytes) {
+    if (w && bytes >= CT__FFT_WS_KEEP) {
+        void *old = NULL;
+        ct__spin_lock(&ct__fft_cache_lock);
+        if (!p->ws || p->ws_bytes < bytes) { old = p->ws; p->ws = w; p->ws_bytes = bytes; w = NULL; }
+        ct__spin_unlock(&ct__fft_cache_lock);
+        CT_FREE(old);
+    }
+    CT_FREE(w);
 }
 
 /* ============================================================================
@@ -1105,6 +1174,12 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
     *dof = o;
 }
 
+/* offsets o[0..nb) one element (es bytes) apart: neighbour lines */
+static int ct__fft_adjacent(const int64_t *o, int64_t nb, size_t es) {
+    for (int64_t b = 1; b < nb; b++)
+        if (o[b] != o[0] + b * (int64_t)es) return 0;
+    return 1;
+}
 #define CT__FFT_DRIVER(T, S)                                                                              \
     static void ct__fft_lines_##S(void *ctx, int64_t lo, int64_t hi) {                                    \
         ct__fftpass *p = (ct__fftpass *)ctx;                                                              \
@@ -1118,7 +1193,13 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
         const int64_t VL = CT__FFT_V##S;                                                                  \
         const int vec = !realpath && !p->herm && p->cp && !p->cp->m && !p->cp->fw[0] && B >= VL && N > 1; \
         const int64_t v_n = vec ? 2 * VL * N : 0;                                                         \
-        char *G0 = (char *)CT_MALLOC((size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T) + 64);         \
+        /* CTENSOR_FFTW, plain c2c lines: a block is one plan of nb transforms, lines in place
+           (unit-stride dims) or, for a strided dim, points interleaved (vl: FFTW's vector loop) */ \
+        const int fwb = !realpath && !p->herm && p->cp && p->cp->fw[0] && !p->din && !p->dout;            \
+        const int vl = fwb && p->sst[p->d] != (int64_t)(2 * sizeof(T));                                  \
+        ct__fftplan *wsp = p->rp ? p->rp : p->cp;                                                         \
+        const size_t g0b = (size_t)(B * LP + scr_n + tmp_n + v_n) * 2 * sizeof(T) + 64;                   \
+        char *G0 = (char *)ct__fft_ws_take(wsp, g0b);                                                     \
         int64_t so[64], dof[64];                                                                          \
         if (!G0) { p->fail = 1; return; }                                                                 \
         T *G = (T *)(void *)(G0 + (64 - (uintptr_t)G0 % 64) % 64);                                        \
@@ -1167,6 +1248,23 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                         G[2 * b * LP + i] = *(const T *)(p->src + so[b] + i * ss);                         \
                 for (int64_t b = 0; b < nb; b++)                                                          \
                     for (int64_t i = ncopy; i < N; i++) G[2 * b * LP + i] = 0;                             \
+            } else if (vl && ct__fft_adjacent(so, nb, 2 * sizeof(T))) {   /* FFTW blocks, neighbour lines */ \
+                for (int64_t i = 0; i < ncopy; i++)                                                       \
+                    memcpy(G + 2 * i * nb, p->src + so[0] + i * ss, (size_t)nb * 2 * sizeof(T));           \
+                if (N > ncopy) memset(G + 2 * ncopy * nb, 0, (size_t)((N - ncopy) * nb) * 2 * sizeof(T));    \
+            } else if (vl) {       /* FFTW blocks of a strided dim: point i of line b at i nb + b */     \
+                for (int64_t i = 0; i < ncopy; i++)                                                       \
+                    for (int64_t b = 0; b < nb; b++) {                                                    \
+                        const T *e = (const T *)(p->src + so[b] + i * ss);                                \
+                        G[2 * (i * nb + b)] = e[0];                                                        \
+                        G[2 * (i * nb + b) + 1] = p->sreal ? (T)0 : e[1];                                  \
+                    }                                                                                     \
+                if (N > ncopy) memset(G + 2 * ncopy * nb, 0, (size_t)((N - ncopy) * nb) * 2 * sizeof(T));    \
+            } else if (fwb && ss == (int64_t)(2 * sizeof(T))) {    /* FFTW blocks of unit-stride lines */ \
+                for (int64_t b = 0; b < nb; b++) {                                                        \
+                    memcpy(G + 2 * b * LP, p->src + so[b], (size_t)ncopy * 2 * sizeof(T));                 \
+                    memset(G + 2 * (b * LP + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
+                }                                                                                         \
             } else {                                                                                      \
                 for (int64_t i = 0; i < ncopy; i++)                                                       \
                     for (int64_t b = 0; b < nb; b++) {                                                    \
@@ -1177,8 +1275,9 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                 for (int64_t b = 0; b < nb; b++)                                                          \
                     memset(G + 2 * (b * LP + ncopy), 0, (size_t)(N - ncopy) * 2 * sizeof(T));              \
             }                                                                                             \
-            /* transform each line */                                                                     \
-            for (int64_t b = 0; b < nb; b++) {                                                           \
+            /* transform each line (FFTW: the block as one plan of nb transforms) */                      \
+            if (fwb) { CT__FFTW_HOOK(if (ct__fftw_block(p->cp, G, nb, LP, vl)) p->fail = 1;) }             \
+            else for (int64_t b = 0; b < nb; b++) {                                                      \
                 T *L = G + 2 * b * LP;                                                                     \
                 if (realpath) {                                                                           \
                     if (p->din) for (int64_t i = 1; i <= ndbl; i++) L[i] *= 2;                            \
@@ -1208,13 +1307,25 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                 }                                                                                         \
                 if (p->dout && !p->herm) for (int64_t i = 1; i <= ndbl; i++) { L[2 * i] *= 2; L[2 * i + 1] *= 2; } \
             }                                                                                             \
-            /* scatter */                                                                                 \
+            /* scatter (FFTW blocks to neighbour lines or along unit-stride lines: row copies) */          \
+            if (fwb && !p->dreal && (vl ? ct__fft_adjacent(dof, nb, 2 * sizeof(T)) : ds == (int64_t)(2 * sizeof(T)))) { \
+                const int64_t rows = vl ? p->lout : nb, len = vl ? 2 * nb : 2 * nwrite;                   \
+                for (int64_t r = 0; r < rows; r++) {                                                      \
+                    T *e = vl ? (T *)(p->dst + dof[0] + r * ds) : (T *)(p->dst + dof[r]);                 \
+                    const T *q = vl ? G + 2 * r * nb : G + 2 * r * LP;                                    \
+                    if (vl && r >= nwrite) memset(e, 0, (size_t)len * sizeof(T));                         \
+                    else if (sc == (T)1) memcpy(e, q, (size_t)len * sizeof(T));                           \
+                    else for (int64_t j = 0; j < len; j++) e[j] = q[j] * sc;                              \
+                    if (!vl && p->lout > nwrite) memset(e + 2 * nwrite, 0, (size_t)(p->lout - nwrite) * 2 * sizeof(T)); \
+                }                                                                                         \
+            } else                                                                                        \
             for (int64_t i = 0; i < p->lout; i++)                                                         \
                 for (int64_t b = 0; b < nb; b++) {                                                        \
                     const T *L = G + 2 * b * LP;                                                           \
                     T re = 0, im = 0;                                                                     \
                     if (i < nwrite) {                                                                     \
                         if (p->herm) re = L[i] * sc;                                                      \
+                        else if (vl) { re = G[2 * (i * nb + b)] * sc; im = G[2 * (i * nb + b) + 1] * sc; }  \
                         else { re = L[2 * i] * sc; im = L[2 * i + 1] * sc; }                              \
                     }                                                                                     \
                     T *e = (T *)(p->dst + dof[b] + i * ds);                                               \
@@ -1222,7 +1333,7 @@ static void ct__fft_line_off(const ct__fftpass *p, int64_t l, int64_t *so, int64
                     if (!p->dreal) e[1] = im;                                                             \
                 }                                                                                         \
         }                                                                                                 \
-        CT_FREE(G0);                                                                                      \
+        ct__fft_ws_give(wsp, G0, g0b);                                                                    \
     }
 CT__FFT_DRIVER(float, f)
 CT__FFT_DRIVER(double, d)
@@ -1251,6 +1362,158 @@ static void ct__fft_copy(ct_tensor *x, ct_tensor *y, int prec) {
     }
 }
 
+#ifdef CTENSOR_FFTW
+/* ---- CTENSOR_FFTW: whole transforms as one plan. A c2c transform (or a forward r2c
+   one-sided along its last dim) without padding, trimming or doubling runs as one
+   guru plan: rank = the transformed dims, howmany = the others, the input's and the
+   output's own strides, so fft2 / fftn and batched 1-D transforms are FFTW's
+   multi-dimensional and vector loops, not one plan run per line. Plans are cached
+   (16, keyed on precision, kind, sign, every dim's length and strides, and
+   whether both arrays have FFTW's SIMD alignment), made under the planner mutex on
+   scratch arrays of the same extent (FFTW_MEASURE writes them) and run on the
+   call's arrays by fftw_execute_dft / _r2c (new-array execution; the input is
+   preserved, as c2c and r2c plans do). A cached plan is counted while it runs: an
+   evicted one is destroyed by its last user. ---- */
+#define CT__FFTW_WHOLE 16
+typedef struct ct__fftw_whole {
+    int prec, kind, sign, rank, hrank, aligned, inplace, refs;
+    fftw_iodim64 dims[CT_MAX_DIMS], hdims[CT_MAX_DIMS];
+    void *plan;
+} ct__fftw_whole;
+static ct__fftw_whole *ct__fftw_wcache[CT__FFTW_WHOLE];
+static int ct__fftw_wnext;
+static void ct__fftw_wdrop(ct__fftw_whole *w) {   /* under ct__fftw_mu */
+    if (--w->refs > 0) return;
+    if (w->prec) fftw_destroy_plan((fftw_plan)w->plan);
+    else fftwf_destroy_plan((fftwf_plan)w->plan);
+    CT_FREE(w);
+}
+static int ct__fftw_wsame(const ct__fftw_whole *a, const ct__fftw_whole *b) {
+    if (a->prec != b->prec || a->kind != b->kind || a->sign != b->sign || a->rank != b->rank || a->hrank != b->hrank ||
+        a->aligned != b->aligned || a->inplace != b->inplace)
+        return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i].n != b->dims[i].n || a->dims[i].is != b->dims[i].is || a->dims[i].os != b->dims[i].os) return 0;
+    for (int i = 0; i < a->hrank; i++)
+        if (a->hdims[i].n != b->hdims[i].n || a->hdims[i].is != b->hdims[i].is || a->hdims[i].os != b->hdims[i].os) return 0;
+    return 1;
+}
+/* the plan for key k (made when missing), counted; NULL when FFTW cannot plan it */
+static ct__fftw_whole *ct__fftw_wget(const ct__fftw_whole *k, int64_t iext, int64_t oext) {
+    pthread_mutex_lock(&ct__fftw_mu);
+    for (int i = 0; i < CT__FFTW_WHOLE; i++) {
+        ct__fftw_whole *w = ct__fftw_wcache[i];
+        if (w && ct__fftw_wsame(w, k)) { w->refs++; pthread_mutex_unlock(&ct__fftw_mu); return w; }
+    }
+    ct__fftw_whole *w = (ct__fftw_whole *)CT_MALLOC(sizeof *w);
+    const size_t es = k->prec ? sizeof(double) : sizeof(float);
+    const size_t ib = (size_t)iext * es * (k->kind ? 1 : 2), ob = (size_t)oext * es * 2;
+    void *a = k->prec ? fftw_malloc(ib) : fftwf_malloc(ib);
+    void *b = k->inplace ? a : k->prec ? fftw_malloc(ob) : fftwf_malloc(ob);
+    if (w && a && b) {
+        *w = *k;
+        unsigned fl = (unsigned)(CTENSOR_FFTW_FLAGS) | (k->aligned ? 0u : FFTW_UNALIGNED);
+        if (k->kind == 0)
+            w->plan = k->prec ? (void *)fftw_plan_guru64_dft(k->rank, k->dims, k->hrank, k->hdims, (fftw_complex *)a, (fftw_complex *)b, k->sign, fl)
+                              : (void *)fftwf_plan_guru64_dft(k->rank, k->dims, k->hrank, k->hdims, (fftwf_complex *)a, (fftwf_complex *)b, k->sign, fl);
+        else
+            w->plan = k->prec ? (void *)fftw_plan_guru64_dft_r2c(k->rank, k->dims, k->hrank, k->hdims, (double *)a, (fftw_complex *)b, fl)
+                              : (void *)fftwf_plan_guru64_dft_r2c(k->rank, k->dims, k->hrank, k->hdims, (float *)a, (fftwf_complex *)b, fl);
+    }
+    if (k->inplace) b = NULL;
+    if (k->prec) { if (a) fftw_free(a); if (b) fftw_free(b); }
+    else { if (a) fftwf_free(a); if (b) fftwf_free(b); }
+    if (w && !w->plan) { CT_FREE(w); w = NULL; }
+    if (w) {
+        w->refs = 2;   /* the cache's and the caller's */
+        ct__fftw_whole *old = ct__fftw_wcache[ct__fftw_wnext];
+        ct__fftw_wcache[ct__fftw_wnext] = w;
+        ct__fftw_wnext = (ct__fftw_wnext + 1) % CT__FFTW_WHOLE;
+        if (old) ct__fftw_wdrop(old);
+    }
+    pthread_mutex_unlock(&ct__fftw_mu);
+    return w;
+}
+static void ct__fftw_wput(ct__fftw_whole *w) {
+    pthread_mutex_lock(&ct__fftw_mu);
+    ct__fftw_wdrop(w);
+    pthread_mutex_unlock(&ct__fftw_mu);
+}
+/* the driver's block of nb lines of plan p's length in G (64-byte aligned), in place:
+   line b at G + b LP (vl 0) or point i of line b at i nb + b (vl 1); 0 when done */
+static int ct__fftw_block(const ct__fftplan *p, void *G, int64_t nb, int64_t LP, int vl) {
+    ct__fftw_whole key;
+    memset(&key, 0, sizeof key);
+    key.prec = p->prec; key.sign = p->sign; key.rank = 1; key.hrank = 1; key.inplace = 1;
+    key.dims[0].n = p->n; key.dims[0].is = key.dims[0].os = vl ? nb : 1;
+    key.hdims[0].n = nb; key.hdims[0].is = key.hdims[0].os = vl ? 1 : LP;
+    key.aligned = ct__fftw_aligned(p->prec, G, G);
+    ct__fftw_whole *w = ct__fftw_wget(&key, vl ? nb * p->n : (nb - 1) * LP + p->n, 0);
+    if (!w) return -1;
+    if (p->prec) fftw_execute_dft((fftw_plan)w->plan, (fftw_complex *)G, (fftw_complex *)G);
+    else fftwf_execute_dft((fftwf_plan)w->plan, (fftwf_complex *)G, (fftwf_complex *)G);
+    ct__fftw_wput(w);
+    return 0;
+}
+/* 0: done, -1: failed (the error set), 1: not this path's case (the per-line path runs) */
+static int ct__fftw_whole_run(ct__call *c, int k, int prec, int sign, double scale) {
+    const ct__attrs *a = c->a;
+    const ct_tensor *x = c->in[0];
+    ct_tensor *y = c->out[0];
+    const int fl = a->flags, xreal = !ct_dtype_is_complex(x->dtype);
+    const ct_dtype want = xreal ? (prec ? CT_FLOAT64 : CT_FLOAT32) : (prec ? CT_COMPLEX128 : CT_COMPLEX64);
+    if (x->dtype != want || y->dtype != (prec ? CT_COMPLEX128 : CT_COMPLEX64) || !ct_is_contiguous(y)) return 1;
+    if (fl & (CT__FFTF_HALF_IN | CT__FFTF_HERM_IN | CT__FFTF_DOUBLE_IN | CT__FFTF_DOUBLE_OUT | CT__FFTF_REAL_OUT)) return 1;
+    if (xreal && (!(fl & CT__FFTF_HALF_OUT) || sign > 0)) return 1;   /* r2c: forward, one-sided */
+    if (!xreal && (fl & CT__FFTF_HALF_OUT)) return 1;
+    if (x->ndim != y->ndim || x->ndim > CT_MAX_DIMS) return 1;
+    ct__fftw_whole key;
+    memset(&key, 0, sizeof key);
+    key.prec = prec; key.kind = xreal; key.sign = sign; key.rank = k;
+    int tr[CT_MAX_DIMS] = {0};
+    int64_t iext = 1, oext = 1;
+    for (int j = 0; j < k; j++) {
+        int d = (int)a->v[j];
+        int64_t n = a->v[k + j], lout = a->v[2 * k + j];
+        if (d < 0 || d >= x->ndim || tr[d] || n < 1 || x->shape[d] != n) return 1;
+        if (lout != (xreal && j == k - 1 ? n / 2 + 1 : n) || y->shape[d] != lout) return 1;
+        tr[d] = 1;
+        key.dims[j].n = n; key.dims[j].is = x->strides[d]; key.dims[j].os = y->strides[d];
+    }
+    /* one transformed dim of unit stride in both (batched rows, one long line; r2c of
+       even length): FFTW_ESTIMATE's plans of strided and multi-dimensional transforms
+       run their columns in place, far slower than the driver's blocks (fft2 1024^2:
+       58 ms against 6), and its r2c of odd lengths is slower than its c2c */
+    if (k != 1 || key.dims[0].is != 1 || key.dims[0].os != 1 || (xreal && key.dims[0].n % 2)) return 1;
+    for (int d = 0; d < x->ndim; d++) {
+        if (x->strides[d] < 0 || y->strides[d] < 0) return 1;
+        if (x->shape[d] != y->shape[d] && !tr[d]) return 1;
+        iext += (x->shape[d] - 1) * x->strides[d];
+        oext += (y->shape[d] - 1) * y->strides[d];
+        if (tr[d] || x->shape[d] == 1) continue;
+        key.hdims[key.hrank].n = x->shape[d]; key.hdims[key.hrank].is = x->strides[d]; key.hdims[key.hrank].os = y->strides[d];
+        key.hrank++;
+    }
+    void *in = ct__ptr(x), *out = ct__ptr(y);
+    key.aligned = ct__fftw_aligned(prec, in, out);
+    ct__fftw_whole *w = ct__fftw_wget(&key, iext, oext);
+    if (!w) return 1;
+    if (xreal) {
+        if (prec) fftw_execute_dft_r2c((fftw_plan)w->plan, (double *)in, (fftw_complex *)out);
+        else fftwf_execute_dft_r2c((fftwf_plan)w->plan, (float *)in, (fftwf_complex *)out);
+    } else {
+        if (prec) fftw_execute_dft((fftw_plan)w->plan, (fftw_complex *)in, (fftw_complex *)out);
+        else fftwf_execute_dft((fftwf_plan)w->plan, (fftwf_complex *)in, (fftwf_complex *)out);
+    }
+    ct__fftw_wput(w);
+    if (scale != 1.0) {
+        int64_t cnt = 2 * ct_numel(y);
+        if (prec) { double *o = (double *)out; for (int64_t i = 0; i < cnt; i++) o[i] *= scale; }
+        else { float *o = (float *)out; const float sc = (float)scale; for (int64_t i = 0; i < cnt; i++) o[i] *= sc; }
+    }
+    return 0;
+}
+#endif
 static int ct__fft_kernel(ct__call *c) {
     const ct__attrs *a = c->a;
     ct_tensor *x = c->in[0], *y = c->out[0];
@@ -1281,6 +1544,12 @@ static int ct__fft_kernel(ct__call *c) {
     for (int j = 0; j < k; j++) prodn *= (double)a->v[k + j];
     double scale = a->mode == 1 ? 1.0 / sqrt(prodn) : a->mode == 2 ? 1.0 / prodn : 1.0;
     int sign = (fl & CT__FFTF_FORWARD) ? -1 : 1;
+#ifdef CTENSOR_FFTW
+    if (!ct__fft_builtin) {
+        int wr = ct__fftw_whole_run(c, k, prec, sign, scale);
+        if (wr <= 0) return wr;
+    }
+#endif
     int64_t shape[CT_MAX_DIMS];
     for (int d = 0; d < nd; d++) shape[d] = x->shape[d];
     const char *src = ct__ptr(x);
