@@ -1213,19 +1213,27 @@ static inline __m512 ct__jit_exp16(__m512 x) {
     __m512 y = _mm512_scalef_ps(p, n);
     return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
 }
-static inline __m512 ct__jit_tanh16(__m512 x) {   /* ct__v_tanh, with ct__jit_exp16 */
-    __m512 a = _mm512_abs_ps(x), z = _mm512_mul_ps(x, x);
-    __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
-    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(2.06390887954e-2f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(5.37397155531e-2f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(1.33314422036e-1f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(3.33332819422e-1f));
-    __m512 small = _mm512_add_ps(x, _mm512_mul_ps(_mm512_mul_ps(x, z), p));
-    __m512 e = ct__jit_exp16(_mm512_mul_ps(_mm512_set1_ps(2.0f), a));
-    __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
-    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(big), _mm512_set1_epi32(0x7fffffff)),
-                                              _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
-    return _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.625f), _CMP_LT_OQ), small);
+/* tanh |x| = e / (e + 2), e = expm1(2 |x|) (ct__v_expm1's reduction and polynomial,
+   |x| clamped to 9, where tanh rounds to 1): one exp-sized polynomial and a division
+   for every lane, where ct__v_tanh computes both its small-x polynomial and exp.
+   Not the eager kernel's bits: within 3 ulp of tanh over every float (tests/test_jit.c
+   sweeps it against double tanh); the sign of x (and -0, NaN) kept. */
+static inline __m512 ct__jit_tanh16(__m512 x) {
+    __m512 z = _mm512_add_ps(_mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)));
+    __m512 t = _mm512_fmadd_ps(z, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
+    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), z));
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    __m512 em = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
+    __m512 s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23));
+    __m512 e = _mm512_fmadd_ps(s2, em, _mm512_sub_ps(s2, _mm512_set1_ps(1.0f)));
+    __m512 y = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.0f)));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
 }
 #define CT__JIT_VLOOP(fname, EXPR, FALLBACK)                                                          \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
@@ -1247,6 +1255,135 @@ CT__JIT_VLOOP(ct__jit_exp_f32, ct__jit_exp16(v), ct__uv_exp)
 CT__JIT_VLOOP(ct__jit_sigmoid_f32, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_sigmoid)
 CT__JIT_VLOOP(ct__jit_silu_f32, _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_silu)
 CT__JIT_VLOOP(ct__jit_tanh_f32, ct__jit_tanh16(v), ct__uv_tanh)
+/* gelu (approximate='none') on AVX-512: ct__v_gelu's operations (the same fits, the
+   same order, so the same bits), lanes below -5.5 and NaN through its erfc tail */
+#if CT__SEL(GELU)
+static inline __m512 ct__jit_gelu16(__m512 x) {
+    __m512 u = _mm512_min_ps(_mm512_abs_ps(x), _mm512_set1_ps(5.5f));
+    __m512 q = _mm512_set1_ps(CT__GELU_Q_FIRST);
+#define CT__JIT_GSTEP(c) q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(c));
+    CT__GELU_Q_REST(CT__JIT_GSTEP)
+#undef CT__JIT_GSTEP
+    __m512 t = _mm512_add_ps(q, _mm512_set1_ps(12582912.0f));
+    __m512 f = _mm512_sub_ps(q, _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f)));
+    __m512 p = _mm512_set1_ps(CT__EXP2_P_FIRST);
+#define CT__JIT_ESTEP(c) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(c));
+    CT__EXP2_P_REST(CT__JIT_ESTEP)
+#undef CT__JIT_ESTEP
+    __m512 h = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23)));
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    __m512 y = _mm512_mul_ps(x, _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), h), neg, h));
+    __mmask16 fast = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-5.5f), _CMP_GE_OQ);
+    if (fast != 0xffff) y = _mm512_mask_mov_ps((__m512)ct__v_gelu_tail((ct__vf)x), fast, y);
+    return y;
+}
+static void ct__jit_gelu_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    if (s[0] != 4 || s[1] != 4 || a->mode) { ct__uv_gelu(p, s, n, a); return; }
+    float *o = (float *)p[0];
+    const float *in = (const float *)p[1];
+    int64_t k = 0;
+    for (; k + 16 <= n; k += 16) _mm512_storeu_ps(o + k, ct__jit_gelu16(_mm512_loadu_ps(in + k)));
+    if (k < n) {
+        __mmask16 m = (__mmask16)((1u << (unsigned)(n - k)) - 1u);
+        _mm512_mask_storeu_ps(o + k, m, ct__jit_gelu16(_mm512_maskz_loadu_ps(m, in + k)));
+    }
+}
+#endif
+/* The cheap ops of fused groups, 16 lanes at a time with masked tails: the eager
+   loops are auto-vectorized for 8 lanes (gcc prefers 256-bit vectors) and take a
+   generic path for a stride-0 (scalar) operand. Same operations, same bits: add and
+   sub with alpha 1 (else the eager loop), maximum / minimum return x when x is NaN,
+   else y when y is NaN, else the larger / smaller (y on ties), as ct__maxf. */
+#define CT__JIT_BBODY(EXPR)                                                                         \
+    do {                                                                                            \
+        int64_t k = 0;                                                                              \
+        for (; k + 16 <= n; k += 16) {                                                              \
+            __m512 x = sx ? _mm512_loadu_ps(xp + k) : xb, y = sy ? _mm512_loadu_ps(yp + k) : yb;    \
+            _mm512_storeu_ps(o + k, EXPR);                                                          \
+        }                                                                                           \
+        if (k < n) {                                                                                \
+            __mmask16 m = (__mmask16)((1u << (unsigned)(n - k)) - 1u);                              \
+            __m512 x = sx ? _mm512_maskz_loadu_ps(m, xp + k) : xb;                                  \
+            __m512 y = sy ? _mm512_maskz_loadu_ps(m, yp + k) : yb;                                  \
+            _mm512_mask_storeu_ps(o + k, m, EXPR);                                                  \
+        }                                                                                           \
+    } while (0)
+#define CT__JIT_BLOOP(fname, OPE, ALPHA, EXPR)                                                      \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                  \
+        if (s[0] != 4 || (s[1] != 4 && s[1] != 0) || (s[2] != 4 && s[2] != 0) || (ALPHA && a->s[0] != 1.0)) { \
+            ct__binary_table(OPE)[CT_FLOAT32](p, s, n, a);                                          \
+            return;                                                                                 \
+        }                                                                                           \
+        float *o = (float *)p[0];                                                                   \
+        const float *xp = (const float *)p[1], *yp = (const float *)p[2];                           \
+        const __m512 xb = _mm512_set1_ps(*xp), yb = _mm512_set1_ps(*yp);                           \
+        if (s[1] && s[2]) { const int sx = 1, sy = 1; CT__JIT_BBODY(EXPR); }                        \
+        else if (s[1]) { const int sx = 1, sy = 0; CT__JIT_BBODY(EXPR); }                           \
+        else { const int sx = 0, sy = 1; CT__JIT_BBODY(EXPR); }                                     \
+    }
+#define CT__JIT_MAXMIN(x, y, F) \
+    _mm512_mask_mov_ps(_mm512_mask_mov_ps(F(y, x), _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
+#if CT__SEL(ADD)
+CT__JIT_BLOOP(ct__jit_add_f32, CT__OP_ADD, 1, _mm512_add_ps(x, y))
+#endif
+#if CT__SEL(SUB)
+CT__JIT_BLOOP(ct__jit_sub_f32, CT__OP_SUB, 1, _mm512_sub_ps(x, y))
+#endif
+#if CT__SEL(MUL)
+CT__JIT_BLOOP(ct__jit_mul_f32, CT__OP_MUL, 0, _mm512_mul_ps(x, y))
+#endif
+#if CT__SEL(DIV)
+CT__JIT_BLOOP(ct__jit_div_f32, CT__OP_DIV, 0, _mm512_div_ps(x, y))
+#endif
+#if CT__SEL(MAXIMUM)
+CT__JIT_BLOOP(ct__jit_maximum_f32, CT__OP_MAXIMUM, 0, CT__JIT_MAXMIN(x, y, _mm512_max_ps))
+#endif
+#if CT__SEL(MINIMUM)
+CT__JIT_BLOOP(ct__jit_minimum_f32, CT__OP_MINIMUM, 0, CT__JIT_MAXMIN(x, y, _mm512_min_ps))
+#endif
+#define CT__JIT_ULOOP(fname, OPE, EXPR) CT__JIT_VLOOP(fname, EXPR, ct__unary_table(OPE)[CT_FLOAT32])
+#if CT__SEL(NEG)
+CT__JIT_ULOOP(ct__jit_neg_f32, CT__OP_NEG, _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u))))
+#endif
+#if CT__SEL(ABS)
+CT__JIT_ULOOP(ct__jit_abs_f32, CT__OP_ABS, _mm512_abs_ps(v))
+#endif
+#if CT__SEL(RELU)
+CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps()))
+#endif
+/* the fused loop of a cheap op (NULL: none) */
+static ct__loop_fn ct__jit_cheap_f32(int op) {
+    switch (op) {
+#if CT__SEL(ADD)
+    case CT__OP_ADD: return ct__binary_table(op) ? ct__jit_add_f32 : NULL;
+#endif
+#if CT__SEL(SUB)
+    case CT__OP_SUB: return ct__binary_table(op) ? ct__jit_sub_f32 : NULL;
+#endif
+#if CT__SEL(MUL)
+    case CT__OP_MUL: return ct__binary_table(op) ? ct__jit_mul_f32 : NULL;
+#endif
+#if CT__SEL(DIV)
+    case CT__OP_DIV: return ct__binary_table(op) ? ct__jit_div_f32 : NULL;
+#endif
+#if CT__SEL(MAXIMUM)
+    case CT__OP_MAXIMUM: return ct__binary_table(op) ? ct__jit_maximum_f32 : NULL;
+#endif
+#if CT__SEL(MINIMUM)
+    case CT__OP_MINIMUM: return ct__binary_table(op) ? ct__jit_minimum_f32 : NULL;
+#endif
+#if CT__SEL(NEG)
+    case CT__OP_NEG: return ct__unary_table(op) ? ct__jit_neg_f32 : NULL;
+#endif
+#if CT__SEL(ABS)
+    case CT__OP_ABS: return ct__unary_table(op) ? ct__jit_abs_f32 : NULL;
+#endif
+#if CT__SEL(RELU)
+    case CT__OP_RELU: return ct__unary_table(op) ? ct__jit_relu_f32 : NULL;
+#endif
+    default: return NULL;
+    }
+}
 #endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
@@ -1254,12 +1391,16 @@ static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
 #endif
 #ifdef CT__JIT_HAVE_EXP_F32
+    if (kind && dt == CT_FLOAT32 && ct__jit_cheap_f32(op)) return ct__jit_cheap_f32(op);
     if (kind == 1 && dt == CT_FLOAT32) {
         ct__loop_fn v = ct__unary_vec_f32(op);        /* NULL when the op is not in a selective build */
         if (v && v == ct__unary_vec_f32(CT__OP_EXP)) return ct__jit_exp_f32;
         if (v && v == ct__unary_vec_f32(CT__OP_SIGMOID)) return ct__jit_sigmoid_f32;
         if (v && v == ct__unary_vec_f32(CT__OP_SILU)) return ct__jit_silu_f32;
         if (v && v == ct__unary_vec_f32(CT__OP_TANH)) return ct__jit_tanh_f32;
+#if CT__SEL(GELU)
+        if (v && v == ct__unary_vec_f32(CT__OP_GELU)) return ct__jit_gelu_f32;
+#endif
     }
 #endif
     if (kind == 1) {
