@@ -26,7 +26,7 @@
    THE FEEL (torch.jit.trace + torch.jit.freeze + torch.jit.save)
        ct_graph *g = ct_trace_module(model, 1, &example);   // records every op
        ct_jit_freeze(g);                                    // parameters -> constants, folded
-       ct_jit_optimize(g);                                  // DCE, CSE, conv-bn, fusion
+       ct_jit_optimize(g);                                  // DCE, CSE, conv-bn, simplify, fusion
        ct_graph_print(g);                                   // TorchScript-like text
        ct_tensor *y;
        ct_graph_run(g, 1, &x, &y, 1);                       // y == ct_forward(model, x)
@@ -41,7 +41,7 @@
         1.1 Tracing                     ct_trace_begin / ct_trace_end / ct_trace_module
         1.2 Graphs                      printing, verifying, inspecting, building by hand
         1.3 Running                     ct_graph_run (the interpreter)
-        1.4 Passes                      DCE, CSE, constant propagation, freeze, conv-bn
+        1.4 Passes                      DCE, CSE, simplification, constant propagation, freeze, conv-bn
                                         and linear-bn folding, elementwise fusion,
                                         ct_jit_optimize
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
@@ -200,8 +200,18 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
    in place on the product's buffer (no second buffer, one pass less of memory). */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
-/* torch.jit.optimize_for_inference: freeze, conv-bn and linear-bn folding, CSE, DCE,
-   elementwise fusion, activation fusion. */
+/* Algebraic simplification (then DCE): x * 1, 1 * x, x / 1, x + (-0), x - (+0) and
+   neg(neg(x)) become x where the result has x's dtype and shape (these hold for every
+   float, NaN and signed zeros included; x + (+0) does not: -0 + 0 is +0), and a float
+   x / sqrt(y) whose sqrt has no other reader becomes x * rsqrt(y) (two ops that the
+   fused loop runs as one multiply and one reciprocal square root estimate refined by
+   a Newton step: within 2 ulp of the division's result instead of exact). Not done,
+   because they do not hold for every input: exp(log x) (x < 0 gives NaN), log(exp x)
+   (overflow), folding (x * c1) * c2 (rounding, overflow). Graphs with in-place ops are
+   left alone. */
+CTENSOR_API ct_status ct_jit_simplify(ct_graph *g);
+/* torch.jit.optimize_for_inference: freeze, conv-bn and linear-bn folding, CSE,
+   simplification, DCE, elementwise fusion, activation fusion. */
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
 #endif
 
@@ -1351,6 +1361,20 @@ CT__JIT_ULOOP(ct__jit_abs_f32, CT__OP_ABS, _mm512_abs_ps(v))
 #if CT__SEL(RELU)
 CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps()))
 #endif
+/* rsqrt: rsqrt14 and one Newton step, r + r (1 - b r^2) / 2 (within 2 ulp of
+   1 / sqrt over a sweep, tests/test_jit.c); lanes that are not normal and finite
+   (0, -0, negative, subnormal, inf, NaN) take 1 / sqrt(b) as eager does */
+#if CT__SEL(RSQRT)
+static inline __m512 ct__jit_rsqrt16(__m512 b) {
+    __m512 r = _mm512_rsqrt14_ps(b);
+    __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(b, r), r, _mm512_set1_ps(1.0f));
+    __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)), e, r);
+    __mmask16 ok = _mm512_cmp_ps_mask(b, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(b, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+    if (ok != 0xffff) y = _mm512_mask_mov_ps(_mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(b)), ok, y);
+    return y;
+}
+CT__JIT_ULOOP(ct__jit_rsqrt_f32, CT__OP_RSQRT, ct__jit_rsqrt16(v))
+#endif
 /* the fused loop of a cheap op (NULL: none) */
 static ct__loop_fn ct__jit_cheap_f32(int op) {
     switch (op) {
@@ -1380,6 +1404,9 @@ static ct__loop_fn ct__jit_cheap_f32(int op) {
 #endif
 #if CT__SEL(RELU)
     case CT__OP_RELU: return ct__unary_table(op) ? ct__jit_relu_f32 : NULL;
+#endif
+#if CT__SEL(RSQRT)
+    case CT__OP_RSQRT: return ct__unary_table(op) ? ct__jit_rsqrt_f32 : NULL;
 #endif
     default: return NULL;
     }
@@ -2114,13 +2141,78 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
     return ct__jit_finish(g);
 }
 
+/* algebraic simplification: identities that hold for every float (NaN and signed
+   zeros included), and x / sqrt(y) as x * rsqrt(y) */
+static int ct__jit_const_scalar(const ct_graph *g, int v, double *val) {
+    if (v < 0 || g->v[v].kind != CT__JV_CONST || !g->v[v].t || ct_numel(g->v[v].t) != 1) return 0;
+    ct_tensor *t = g->v[v].t;
+    if (t->dtype != CT_FLOAT32 && t->dtype != CT_FLOAT64) return 0;
+    *val = ct_item(t);
+    return 1;
+}
+/* whether value a has value r's dtype and shape (so r can be replaced by a) */
+static int ct__jit_same_type(const ct_graph *g, int a, int r) {
+    const ct__jval *x = &g->v[a], *y = &g->v[r];
+    if (x->ndim < 0 || y->ndim < 0 || x->dtype != y->dtype || x->ndim != y->ndim) return 0;
+    return !memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim);
+}
+CTENSOR_API ct_status ct_jit_simplify(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "simplify: graph is NULL"); return CT_ERR_NULL; }
+    if (g->has_inplace) return CT_OK;   /* in-place writes make aliases observable: left alone */
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!uses) { ct_set_error(CT_ERR_MEMORY, "simplify: out of memory"); return CT_ERR_MEMORY; }
+    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
+    for (int k = 0; k < g->nout; k++) uses[g->out[k]]++;
+    for (int i = 0; i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op < 0 || n->inplace || n->nout != 1 || n->sub[0]) continue;
+        int o = n->out[0], keep = -1;
+        double c;
+        if (n->op == CT__OP_MUL && n->nin == 2) {                       /* x * 1, 1 * x */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 1.0) keep = n->in[0];
+            else if (ct__jit_const_scalar(g, n->in[0], &c) && c == 1.0) keep = n->in[1];
+        } else if (n->op == CT__OP_DIV && n->nin == 2) {                /* x / 1 */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 1.0) keep = n->in[0];
+        } else if (n->op == CT__OP_ADD && n->nin == 2 && n->a.s[0] == 1.0) {   /* x + (-0), (-0) + x */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 0.0 && signbit(c)) keep = n->in[0];
+            else if (ct__jit_const_scalar(g, n->in[0], &c) && c == 0.0 && signbit(c)) keep = n->in[1];
+        } else if (n->op == CT__OP_SUB && n->nin == 2 && n->a.s[0] == 1.0) {   /* x - (+0) */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 0.0 && !signbit(c)) keep = n->in[0];
+        } else if (n->op == CT__OP_NEG && n->nin == 1 && n->in[0] >= 0 && g->v[n->in[0]].kind == CT__JV_NODE) {
+            const ct__jnode *m = &g->n[g->v[n->in[0]].node];                /* neg(neg(x)) */
+            if (m->op == CT__OP_NEG && !m->inplace) keep = m->in[0];
+        }
+        if (keep >= 0 && ct__jit_same_type(g, keep, o)) {
+            ct__jit_replace(g, o, keep, i);
+            uses[keep] += uses[o];
+            n->op = -1;
+            for (int k = 0; k < n->nin; k++) if (n->in[k] >= 0) uses[n->in[k]]--;
+            continue;
+        }
+        /* x / sqrt(y) -> x * rsqrt(y), the sqrt's only reader being this division */
+        if (n->op == CT__OP_DIV && n->nin == 2 && n->in[1] >= 0 && g->v[n->in[1]].kind == CT__JV_NODE && uses[n->in[1]] == 1 &&
+            (g->v[o].dtype == CT_FLOAT32 || g->v[o].dtype == CT_FLOAT64)) {
+            ct__jnode *m = &g->n[g->v[n->in[1]].node];
+            if (m->op == CT__OP_SQRT && !m->inplace && m->nin == 1) {
+                m->op = CT__OP_RSQRT;
+                ct_attrs_defaults(CT__OP_RSQRT, &m->a);
+                n->op = CT__OP_MUL;
+                ct_attrs_defaults(CT__OP_MUL, &n->a);
+            }
+        }
+    }
+    CT_FREE(uses);
+    return ct_jit_eliminate_dead_code(g);
+}
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "optimize: graph is NULL"); return CT_ERR_NULL; }
     ct_status s = ct_jit_freeze(g);
     if (!s) s = ct_jit_fold_conv_bn(g);
     if (!s) s = ct_jit_fold_linear_bn(g);
     if (!s) s = ct_jit_eliminate_common_subexpressions(g);
-    if (!s) s = ct_jit_eliminate_dead_code(g);
+    if (!s) s = ct_jit_simplify(g);
     if (!s) s = ct_jit_fuse_elementwise(g);
     if (!s) s = ct_jit_fuse_activation(g);
     for (int i = 0; i < g->nn && !s; i++)          /* the blocks of control-flow nodes too */
