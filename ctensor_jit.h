@@ -135,7 +135,9 @@ CTENSOR_API int ct_graph_count_op(const ct_graph *g, const char *name);
 CTENSOR_API int ct_graph_ops_used(const ct_graph *g, const char **names, int cap);
 CTENSOR_API int ct_graph_num_warnings(const ct_graph *g);
 CTENSOR_API const char *ct_graph_warning(const ct_graph *g, int i);  /* NULL out of range */
-/* Lets dimension 0 of every input (and what follows from it) vary between runs. */
+/* Lets dimension 0 of every input (and what follows from it) vary between runs.
+   Views that keep dimension 0 and flatten or split the rest (a traced nn.Flatten,
+   x.view(N, -1)) get -1 as their first size, so the batch size is not baked in. */
 CTENSOR_API ct_status ct_graph_set_dynamic_batch(ct_graph *g, int on);
 
 /* Building graphs by hand (the C counterpart of writing a TorchScript graph).
@@ -2273,6 +2275,19 @@ CTENSOR_API ct_status ct_graph_set_dynamic_batch(ct_graph *g, int on) {
             return CT_ERR_ARG;
         }
     g->dyn_batch = on != 0;
+    /* a view whose size keeps dimension 0 as it is and the rest's product (what a
+       traced flatten(x, 1) or x.view(N, -1) records, with N baked in) takes -1 there:
+       the same result for the traced batch, the batch's size for any other */
+    for (int i = 0; on && i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op != CT__OP_VIEW || n->nin != 1 || n->in[0] < 0 || n->a.nv < 1) continue;
+        const ct__jval *x = &g->v[n->in[0]];
+        if (x->ndim < 1 || n->a.v[0] != x->shape[0]) continue;
+        int64_t p = 1, q = 1;
+        for (int d = 1; d < x->ndim; d++) p *= x->shape[d];
+        for (int d = 1; d < n->a.nv; d++) q = n->a.v[d] < 0 ? -1 : q * n->a.v[d];
+        if (p == q && p > 0) n->a.v[0] = -1;
+    }
     return CT_OK;
 }
 

@@ -687,6 +687,24 @@ TEST(test_warnings_and_dynamic_batch) {
     CHECK_ERR(run1(gm, ct_randn(CT_FLOAT64, 2, 3)), CT_ERR_DTYPE, "has dtype float64, the graph expects float32");
     ct_graph_free(gm);
     ct_module_free(m);
+    /* a traced nn.Flatten records view(2, 48): dynamic batch makes it view(-1, 48) */
+    ct_module *mf = ct_nn_sequential(ct_nn_flatten(), ct_nn_linear(48, 4));
+    ct_tensor *f2 = ct_randn(CT_FLOAT32, 2, 3, 4, 4), *f5 = ct_randn(CT_FLOAT32, 5, 3, 4, 4);
+    ct_graph *gf = ct_trace_module(mf, 1, &f2);
+    CHECK(gf != NULL);
+    CHECK_EQ_INT(ct_graph_set_dynamic_batch(gf, 1), CT_OK);
+    CHECK(bit_equal(run1(gf, f5), ct_forward(mf, f5)));
+    CHECK(bit_equal(run1(gf, f2), ct_forward(mf, f2)));
+    ct_graph_free(gf);
+    ct_module_free(mf);
+    /* a view that mixes the batch with other dimensions keeps its sizes: an error */
+    ct_tensor *v2 = ct_randn(CT_FLOAT32, 2, 6);
+    CHECK(ct_trace_begin(1, &v2) == CT_OK);
+    ct_tensor *vv = ct_relu(ct_view(v2, 3, 4));
+    ct_graph *gv = ct_trace_end(1, &vv);
+    CHECK_EQ_INT(ct_graph_set_dynamic_batch(gv, 1), CT_OK);
+    CHECK_ERR(run1(gv, ct_randn(CT_FLOAT32, 5, 6)), CT_ERR_SHAPE, "view");
+    ct_graph_free(gv);
 }
 
 TEST(test_bad_input) {
