@@ -26,7 +26,7 @@
    THE FEEL (torch.jit.trace + torch.jit.freeze + torch.jit.save)
        ct_graph *g = ct_trace_module(model, 1, &example);   // records every op
        ct_jit_freeze(g);                                    // parameters -> constants, folded
-       ct_jit_optimize(g);                                  // DCE, CSE, conv-bn, fusion
+       ct_jit_optimize(g);                                  // DCE, CSE, conv-bn, simplify, fusion
        ct_graph_print(g);                                   // TorchScript-like text
        ct_tensor *y;
        ct_graph_run(g, 1, &x, &y, 1);                       // y == ct_forward(model, x)
@@ -41,7 +41,7 @@
         1.1 Tracing                     ct_trace_begin / ct_trace_end / ct_trace_module
         1.2 Graphs                      printing, verifying, inspecting, building by hand
         1.3 Running                     ct_graph_run (the interpreter)
-        1.4 Passes                      DCE, CSE, constant propagation, freeze, conv-bn
+        1.4 Passes                      DCE, CSE, simplification, constant propagation, freeze, conv-bn
                                         and linear-bn folding, elementwise fusion,
                                         ct_jit_optimize
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
@@ -135,7 +135,9 @@ CTENSOR_API int ct_graph_count_op(const ct_graph *g, const char *name);
 CTENSOR_API int ct_graph_ops_used(const ct_graph *g, const char **names, int cap);
 CTENSOR_API int ct_graph_num_warnings(const ct_graph *g);
 CTENSOR_API const char *ct_graph_warning(const ct_graph *g, int i);  /* NULL out of range */
-/* Lets dimension 0 of every input (and what follows from it) vary between runs. */
+/* Lets dimension 0 of every input (and what follows from it) vary between runs.
+   Views that keep dimension 0 and flatten or split the rest (a traced nn.Flatten,
+   x.view(N, -1)) get -1 as their first size, so the batch size is not baked in. */
 CTENSOR_API ct_status ct_graph_set_dynamic_batch(ct_graph *g, int on);
 
 /* Building graphs by hand (the C counterpart of writing a TorchScript graph).
@@ -200,8 +202,18 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
    in place on the product's buffer (no second buffer, one pass less of memory). */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
-/* torch.jit.optimize_for_inference: freeze, conv-bn and linear-bn folding, CSE, DCE,
-   elementwise fusion, activation fusion. */
+/* Algebraic simplification (then DCE): x * 1, 1 * x, x / 1, x + (-0), x - (+0) and
+   neg(neg(x)) become x where the result has x's dtype and shape (these hold for every
+   float, NaN and signed zeros included; x + (+0) does not: -0 + 0 is +0), and a float
+   x / sqrt(y) whose sqrt has no other reader becomes x * rsqrt(y) (two ops that the
+   fused loop runs as one multiply and one reciprocal square root estimate refined by
+   a Newton step: within 2 ulp of the division's result instead of exact). Not done,
+   because they do not hold for every input: exp(log x) (x < 0 gives NaN), log(exp x)
+   (overflow), folding (x * c1) * c2 (rounding, overflow). Graphs with in-place ops are
+   left alone. */
+CTENSOR_API ct_status ct_jit_simplify(ct_graph *g);
+/* torch.jit.optimize_for_inference: freeze, conv-bn and linear-bn folding, CSE,
+   simplification, DCE, elementwise fusion, activation fusion. */
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g);
 #endif
 
@@ -1213,19 +1225,27 @@ static inline __m512 ct__jit_exp16(__m512 x) {
     __m512 y = _mm512_scalef_ps(p, n);
     return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
 }
-static inline __m512 ct__jit_tanh16(__m512 x) {   /* ct__v_tanh, with ct__jit_exp16 */
-    __m512 a = _mm512_abs_ps(x), z = _mm512_mul_ps(x, x);
-    __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
-    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(2.06390887954e-2f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(5.37397155531e-2f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(1.33314422036e-1f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, z), _mm512_set1_ps(3.33332819422e-1f));
-    __m512 small = _mm512_add_ps(x, _mm512_mul_ps(_mm512_mul_ps(x, z), p));
-    __m512 e = ct__jit_exp16(_mm512_mul_ps(_mm512_set1_ps(2.0f), a));
-    __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
-    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(big), _mm512_set1_epi32(0x7fffffff)),
-                                              _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
-    return _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.625f), _CMP_LT_OQ), small);
+/* tanh |x| = e / (e + 2), e = expm1(2 |x|) (ct__v_expm1's reduction and polynomial,
+   |x| clamped to 9, where tanh rounds to 1): one exp-sized polynomial and a division
+   for every lane, where ct__v_tanh computes both its small-x polynomial and exp.
+   Not the eager kernel's bits: within 2 ulp of double tanh over a sweep of 613M float
+   bit patterns (tests/test_jit.c checks 131,072 of them); the sign of x (and -0, NaN) kept. */
+static inline __m512 ct__jit_tanh16(__m512 x) {
+    __m512 z = _mm512_add_ps(_mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)));
+    __m512 t = _mm512_fmadd_ps(z, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
+    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), z));
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    __m512 em = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
+    __m512 s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23));
+    __m512 e = _mm512_fmadd_ps(s2, em, _mm512_sub_ps(s2, _mm512_set1_ps(1.0f)));
+    __m512 y = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.0f)));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
 }
 #define CT__JIT_VLOOP(fname, EXPR, FALLBACK)                                                          \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
@@ -1247,6 +1267,152 @@ CT__JIT_VLOOP(ct__jit_exp_f32, ct__jit_exp16(v), ct__uv_exp)
 CT__JIT_VLOOP(ct__jit_sigmoid_f32, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_sigmoid)
 CT__JIT_VLOOP(ct__jit_silu_f32, _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), ct__jit_exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))), ct__uv_silu)
 CT__JIT_VLOOP(ct__jit_tanh_f32, ct__jit_tanh16(v), ct__uv_tanh)
+/* gelu (approximate='none') on AVX-512: ct__v_gelu's operations (the same fits, the
+   same order, so the same bits), lanes below -5.5 and NaN through its erfc tail */
+#if CT__SEL(GELU)
+static inline __m512 ct__jit_gelu16(__m512 x) {
+    __m512 u = _mm512_min_ps(_mm512_abs_ps(x), _mm512_set1_ps(5.5f));
+    __m512 q = _mm512_set1_ps(CT__GELU_Q_FIRST);
+#define CT__JIT_GSTEP(c) q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(c));
+    CT__GELU_Q_REST(CT__JIT_GSTEP)
+#undef CT__JIT_GSTEP
+    __m512 t = _mm512_add_ps(q, _mm512_set1_ps(12582912.0f));
+    __m512 f = _mm512_sub_ps(q, _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f)));
+    __m512 p = _mm512_set1_ps(CT__EXP2_P_FIRST);
+#define CT__JIT_ESTEP(c) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(c));
+    CT__EXP2_P_REST(CT__JIT_ESTEP)
+#undef CT__JIT_ESTEP
+    __m512 h = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23)));
+    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
+    __m512 y = _mm512_mul_ps(x, _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), h), neg, h));
+    __mmask16 fast = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-5.5f), _CMP_GE_OQ);
+    if (fast != 0xffff) y = _mm512_mask_mov_ps((__m512)ct__v_gelu_tail((ct__vf)x), fast, y);
+    return y;
+}
+static void ct__jit_gelu_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {
+    if (s[0] != 4 || s[1] != 4 || a->mode) { ct__uv_gelu(p, s, n, a); return; }
+    float *o = (float *)p[0];
+    const float *in = (const float *)p[1];
+    int64_t k = 0;
+    for (; k + 16 <= n; k += 16) _mm512_storeu_ps(o + k, ct__jit_gelu16(_mm512_loadu_ps(in + k)));
+    if (k < n) {
+        __mmask16 m = (__mmask16)((1u << (unsigned)(n - k)) - 1u);
+        _mm512_mask_storeu_ps(o + k, m, ct__jit_gelu16(_mm512_maskz_loadu_ps(m, in + k)));
+    }
+}
+#endif
+/* The cheap ops of fused groups, 16 lanes at a time with masked tails: the eager
+   loops are auto-vectorized for 8 lanes (gcc prefers 256-bit vectors) and take a
+   generic path for a stride-0 (scalar) operand. Same operations, same bits: add and
+   sub with alpha 1 (else the eager loop), maximum / minimum return x when x is NaN,
+   else y when y is NaN, else the larger / smaller (y on ties), as ct__maxf. */
+#define CT__JIT_BBODY(EXPR)                                                                         \
+    do {                                                                                            \
+        int64_t k = 0;                                                                              \
+        for (; k + 16 <= n; k += 16) {                                                              \
+            __m512 x = sx ? _mm512_loadu_ps(xp + k) : xb, y = sy ? _mm512_loadu_ps(yp + k) : yb;    \
+            _mm512_storeu_ps(o + k, EXPR);                                                          \
+        }                                                                                           \
+        if (k < n) {                                                                                \
+            __mmask16 m = (__mmask16)((1u << (unsigned)(n - k)) - 1u);                              \
+            __m512 x = sx ? _mm512_maskz_loadu_ps(m, xp + k) : xb;                                  \
+            __m512 y = sy ? _mm512_maskz_loadu_ps(m, yp + k) : yb;                                  \
+            _mm512_mask_storeu_ps(o + k, m, EXPR);                                                  \
+        }                                                                                           \
+    } while (0)
+#define CT__JIT_BLOOP(fname, OPE, ALPHA, EXPR)                                                      \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                  \
+        if (s[0] != 4 || (s[1] != 4 && s[1] != 0) || (s[2] != 4 && s[2] != 0) || (ALPHA && a->s[0] != 1.0)) { \
+            ct__binary_table(OPE)[CT_FLOAT32](p, s, n, a);                                          \
+            return;                                                                                 \
+        }                                                                                           \
+        float *o = (float *)p[0];                                                                   \
+        const float *xp = (const float *)p[1], *yp = (const float *)p[2];                           \
+        const __m512 xb = _mm512_set1_ps(*xp), yb = _mm512_set1_ps(*yp);                           \
+        if (s[1] && s[2]) { const int sx = 1, sy = 1; CT__JIT_BBODY(EXPR); }                        \
+        else if (s[1]) { const int sx = 1, sy = 0; CT__JIT_BBODY(EXPR); }                           \
+        else { const int sx = 0, sy = 1; CT__JIT_BBODY(EXPR); }                                     \
+    }
+#define CT__JIT_MAXMIN(x, y, F) \
+    _mm512_mask_mov_ps(_mm512_mask_mov_ps(F(y, x), _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
+#if CT__SEL(ADD)
+CT__JIT_BLOOP(ct__jit_add_f32, CT__OP_ADD, 1, _mm512_add_ps(x, y))
+#endif
+#if CT__SEL(SUB)
+CT__JIT_BLOOP(ct__jit_sub_f32, CT__OP_SUB, 1, _mm512_sub_ps(x, y))
+#endif
+#if CT__SEL(MUL)
+CT__JIT_BLOOP(ct__jit_mul_f32, CT__OP_MUL, 0, _mm512_mul_ps(x, y))
+#endif
+#if CT__SEL(DIV)
+CT__JIT_BLOOP(ct__jit_div_f32, CT__OP_DIV, 0, _mm512_div_ps(x, y))
+#endif
+#if CT__SEL(MAXIMUM)
+CT__JIT_BLOOP(ct__jit_maximum_f32, CT__OP_MAXIMUM, 0, CT__JIT_MAXMIN(x, y, _mm512_max_ps))
+#endif
+#if CT__SEL(MINIMUM)
+CT__JIT_BLOOP(ct__jit_minimum_f32, CT__OP_MINIMUM, 0, CT__JIT_MAXMIN(x, y, _mm512_min_ps))
+#endif
+#define CT__JIT_ULOOP(fname, OPE, EXPR) CT__JIT_VLOOP(fname, EXPR, ct__unary_table(OPE)[CT_FLOAT32])
+#if CT__SEL(NEG)
+CT__JIT_ULOOP(ct__jit_neg_f32, CT__OP_NEG, _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u))))
+#endif
+#if CT__SEL(ABS)
+CT__JIT_ULOOP(ct__jit_abs_f32, CT__OP_ABS, _mm512_abs_ps(v))
+#endif
+#if CT__SEL(RELU)
+CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps()))
+#endif
+/* rsqrt: rsqrt14 and one Newton step, r + r (1 - b r^2) / 2 (within 2 ulp of
+   1 / sqrt over a sweep, tests/test_jit.c); lanes that are not normal and finite
+   (0, -0, negative, subnormal, inf, NaN) take 1 / sqrt(b) as eager does */
+#if CT__SEL(RSQRT)
+static inline __m512 ct__jit_rsqrt16(__m512 b) {
+    __m512 r = _mm512_rsqrt14_ps(b);
+    __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(b, r), r, _mm512_set1_ps(1.0f));
+    __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)), e, r);
+    __mmask16 ok = _mm512_cmp_ps_mask(b, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(b, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
+    if (ok != 0xffff) y = _mm512_mask_mov_ps(_mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(b)), ok, y);
+    return y;
+}
+CT__JIT_ULOOP(ct__jit_rsqrt_f32, CT__OP_RSQRT, ct__jit_rsqrt16(v))
+#endif
+/* the fused loop of a cheap op (NULL: none) */
+static ct__loop_fn ct__jit_cheap_f32(int op) {
+    switch (op) {
+#if CT__SEL(ADD)
+    case CT__OP_ADD: return ct__binary_table(op) ? ct__jit_add_f32 : NULL;
+#endif
+#if CT__SEL(SUB)
+    case CT__OP_SUB: return ct__binary_table(op) ? ct__jit_sub_f32 : NULL;
+#endif
+#if CT__SEL(MUL)
+    case CT__OP_MUL: return ct__binary_table(op) ? ct__jit_mul_f32 : NULL;
+#endif
+#if CT__SEL(DIV)
+    case CT__OP_DIV: return ct__binary_table(op) ? ct__jit_div_f32 : NULL;
+#endif
+#if CT__SEL(MAXIMUM)
+    case CT__OP_MAXIMUM: return ct__binary_table(op) ? ct__jit_maximum_f32 : NULL;
+#endif
+#if CT__SEL(MINIMUM)
+    case CT__OP_MINIMUM: return ct__binary_table(op) ? ct__jit_minimum_f32 : NULL;
+#endif
+#if CT__SEL(NEG)
+    case CT__OP_NEG: return ct__unary_table(op) ? ct__jit_neg_f32 : NULL;
+#endif
+#if CT__SEL(ABS)
+    case CT__OP_ABS: return ct__unary_table(op) ? ct__jit_abs_f32 : NULL;
+#endif
+#if CT__SEL(RELU)
+    case CT__OP_RELU: return ct__unary_table(op) ? ct__jit_relu_f32 : NULL;
+#endif
+#if CT__SEL(RSQRT)
+    case CT__OP_RSQRT: return ct__unary_table(op) ? ct__jit_rsqrt_f32 : NULL;
+#endif
+    default: return NULL;
+    }
+}
 #endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
@@ -1254,12 +1420,16 @@ static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     if (kind == 1 && op == CT__OP_SQRT && dt == CT_FLOAT32) return ct__jit_sqrt_f32;
 #endif
 #ifdef CT__JIT_HAVE_EXP_F32
+    if (kind && dt == CT_FLOAT32 && ct__jit_cheap_f32(op)) return ct__jit_cheap_f32(op);
     if (kind == 1 && dt == CT_FLOAT32) {
         ct__loop_fn v = ct__unary_vec_f32(op);        /* NULL when the op is not in a selective build */
         if (v && v == ct__unary_vec_f32(CT__OP_EXP)) return ct__jit_exp_f32;
         if (v && v == ct__unary_vec_f32(CT__OP_SIGMOID)) return ct__jit_sigmoid_f32;
         if (v && v == ct__unary_vec_f32(CT__OP_SILU)) return ct__jit_silu_f32;
         if (v && v == ct__unary_vec_f32(CT__OP_TANH)) return ct__jit_tanh_f32;
+#if CT__SEL(GELU)
+        if (v && v == ct__unary_vec_f32(CT__OP_GELU)) return ct__jit_gelu_f32;
+#endif
     }
 #endif
     if (kind == 1) {
@@ -1973,13 +2143,78 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
     return ct__jit_finish(g);
 }
 
+/* algebraic simplification: identities that hold for every float (NaN and signed
+   zeros included), and x / sqrt(y) as x * rsqrt(y) */
+static int ct__jit_const_scalar(const ct_graph *g, int v, double *val) {
+    if (v < 0 || g->v[v].kind != CT__JV_CONST || !g->v[v].t || ct_numel(g->v[v].t) != 1) return 0;
+    ct_tensor *t = g->v[v].t;
+    if (t->dtype != CT_FLOAT32 && t->dtype != CT_FLOAT64) return 0;
+    *val = ct_item(t);
+    return 1;
+}
+/* whether value a has value r's dtype and shape (so r can be replaced by a) */
+static int ct__jit_same_type(const ct_graph *g, int a, int r) {
+    const ct__jval *x = &g->v[a], *y = &g->v[r];
+    if (x->ndim < 0 || y->ndim < 0 || x->dtype != y->dtype || x->ndim != y->ndim) return 0;
+    return !memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim);
+}
+CTENSOR_API ct_status ct_jit_simplify(ct_graph *g) {
+    if (!g) { ct_set_error(CT_ERR_NULL, "simplify: graph is NULL"); return CT_ERR_NULL; }
+    if (g->has_inplace) return CT_OK;   /* in-place writes make aliases observable: left alone */
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    if (!uses) { ct_set_error(CT_ERR_MEMORY, "simplify: out of memory"); return CT_ERR_MEMORY; }
+    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    for (int i = 0; i < g->nn; i++)
+        for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
+    for (int k = 0; k < g->nout; k++) uses[g->out[k]]++;
+    for (int i = 0; i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op < 0 || n->inplace || n->nout != 1 || n->sub[0]) continue;
+        int o = n->out[0], keep = -1;
+        double c;
+        if (n->op == CT__OP_MUL && n->nin == 2) {                       /* x * 1, 1 * x */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 1.0) keep = n->in[0];
+            else if (ct__jit_const_scalar(g, n->in[0], &c) && c == 1.0) keep = n->in[1];
+        } else if (n->op == CT__OP_DIV && n->nin == 2) {                /* x / 1 */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 1.0) keep = n->in[0];
+        } else if (n->op == CT__OP_ADD && n->nin == 2 && n->a.s[0] == 1.0) {   /* x + (-0), (-0) + x */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 0.0 && signbit(c)) keep = n->in[0];
+            else if (ct__jit_const_scalar(g, n->in[0], &c) && c == 0.0 && signbit(c)) keep = n->in[1];
+        } else if (n->op == CT__OP_SUB && n->nin == 2 && n->a.s[0] == 1.0) {   /* x - (+0) */
+            if (ct__jit_const_scalar(g, n->in[1], &c) && c == 0.0 && !signbit(c)) keep = n->in[0];
+        } else if (n->op == CT__OP_NEG && n->nin == 1 && n->in[0] >= 0 && g->v[n->in[0]].kind == CT__JV_NODE) {
+            const ct__jnode *m = &g->n[g->v[n->in[0]].node];                /* neg(neg(x)) */
+            if (m->op == CT__OP_NEG && !m->inplace) keep = m->in[0];
+        }
+        if (keep >= 0 && ct__jit_same_type(g, keep, o)) {
+            ct__jit_replace(g, o, keep, i);
+            uses[keep] += uses[o];
+            n->op = -1;
+            for (int k = 0; k < n->nin; k++) if (n->in[k] >= 0) uses[n->in[k]]--;
+            continue;
+        }
+        /* x / sqrt(y) -> x * rsqrt(y), the sqrt's only reader being this division */
+        if (n->op == CT__OP_DIV && n->nin == 2 && n->in[1] >= 0 && g->v[n->in[1]].kind == CT__JV_NODE && uses[n->in[1]] == 1 &&
+            (g->v[o].dtype == CT_FLOAT32 || g->v[o].dtype == CT_FLOAT64)) {
+            ct__jnode *m = &g->n[g->v[n->in[1]].node];
+            if (m->op == CT__OP_SQRT && !m->inplace && m->nin == 1) {
+                m->op = CT__OP_RSQRT;
+                ct_attrs_defaults(CT__OP_RSQRT, &m->a);
+                n->op = CT__OP_MUL;
+                ct_attrs_defaults(CT__OP_MUL, &n->a);
+            }
+        }
+    }
+    CT_FREE(uses);
+    return ct_jit_eliminate_dead_code(g);
+}
 CTENSOR_API ct_status ct_jit_optimize(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "optimize: graph is NULL"); return CT_ERR_NULL; }
     ct_status s = ct_jit_freeze(g);
     if (!s) s = ct_jit_fold_conv_bn(g);
     if (!s) s = ct_jit_fold_linear_bn(g);
     if (!s) s = ct_jit_eliminate_common_subexpressions(g);
-    if (!s) s = ct_jit_eliminate_dead_code(g);
+    if (!s) s = ct_jit_simplify(g);
     if (!s) s = ct_jit_fuse_elementwise(g);
     if (!s) s = ct_jit_fuse_activation(g);
     for (int i = 0; i < g->nn && !s; i++)          /* the blocks of control-flow nodes too */
@@ -2040,6 +2275,19 @@ CTENSOR_API ct_status ct_graph_set_dynamic_batch(ct_graph *g, int on) {
             return CT_ERR_ARG;
         }
     g->dyn_batch = on != 0;
+    /* a view whose size keeps dimension 0 as it is and the rest's product (what a
+       traced flatten(x, 1) or x.view(N, -1) records, with N baked in) takes -1 there:
+       the same result for the traced batch, the batch's size for any other */
+    for (int i = 0; on && i < g->nn; i++) {
+        ct__jnode *n = &g->n[i];
+        if (n->op != CT__OP_VIEW || n->nin != 1 || n->in[0] < 0 || n->a.nv < 1) continue;
+        const ct__jval *x = &g->v[n->in[0]];
+        if (x->ndim < 1 || n->a.v[0] != x->shape[0]) continue;
+        int64_t p = 1, q = 1;
+        for (int d = 1; d < x->ndim; d++) p *= x->shape[d];
+        for (int d = 1; d < n->a.nv; d++) q = n->a.v[d] < 0 ? -1 : q * n->a.v[d];
+        if (p == q && p > 0) n->a.v[0] = -1;
+    }
     return CT_OK;
 }
 

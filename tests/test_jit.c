@@ -687,6 +687,24 @@ TEST(test_warnings_and_dynamic_batch) {
     CHECK_ERR(run1(gm, ct_randn(CT_FLOAT64, 2, 3)), CT_ERR_DTYPE, "has dtype float64, the graph expects float32");
     ct_graph_free(gm);
     ct_module_free(m);
+    /* a traced nn.Flatten records view(2, 48): dynamic batch makes it view(-1, 48) */
+    ct_module *mf = ct_nn_sequential(ct_nn_flatten(), ct_nn_linear(48, 4));
+    ct_tensor *f2 = ct_randn(CT_FLOAT32, 2, 3, 4, 4), *f5 = ct_randn(CT_FLOAT32, 5, 3, 4, 4);
+    ct_graph *gf = ct_trace_module(mf, 1, &f2);
+    CHECK(gf != NULL);
+    CHECK_EQ_INT(ct_graph_set_dynamic_batch(gf, 1), CT_OK);
+    CHECK(bit_equal(run1(gf, f5), ct_forward(mf, f5)));
+    CHECK(bit_equal(run1(gf, f2), ct_forward(mf, f2)));
+    ct_graph_free(gf);
+    ct_module_free(mf);
+    /* a view that mixes the batch with other dimensions keeps its sizes: an error */
+    ct_tensor *v2 = ct_randn(CT_FLOAT32, 2, 6);
+    CHECK(ct_trace_begin(1, &v2) == CT_OK);
+    ct_tensor *vv = ct_relu(ct_view(v2, 3, 4));
+    ct_graph *gv = ct_trace_end(1, &vv);
+    CHECK_EQ_INT(ct_graph_set_dynamic_batch(gv, 1), CT_OK);
+    CHECK_ERR(run1(gv, ct_randn(CT_FLOAT32, 5, 6)), CT_ERR_SHAPE, "view");
+    ct_graph_free(gv);
 }
 
 TEST(test_bad_input) {
@@ -1036,6 +1054,156 @@ TEST(test_quant_graph_mode_bad_input) {
     ct_module_free(m);
 }
 
+/* float32 bits in an order where neighbours differ by one ulp */
+static int64_t ulp_key(float f) {
+    int32_t i;
+    memcpy(&i, &f, sizeof i);
+    return i < 0 ? (int64_t)INT32_MIN - i : i;
+}
+/* same bits, or both NaN (a NaN's payload is not specified) */
+static int same_or_nan(ct_tensor *a, ct_tensor *b) {
+    if (!a || !b || !ct_same_shape(a, b) || ct_get_dtype(a) != CT_FLOAT32 || ct_get_dtype(b) != CT_FLOAT32) return 0;
+    const float *p = (const float *)ct_data_ptr(ct_contiguous(a)), *q = (const float *)ct_data_ptr(ct_contiguous(b));
+    for (int64_t i = 0; i < ct_numel(a); i++)
+        if (!(isnan(p[i]) && isnan(q[i])) && memcmp(&p[i], &q[i], sizeof(float))) return 0;
+    return 1;
+}
+/* x with special values (NaN, signed zeros, infinities, gelu's tail, a subnormal) */
+static ct_tensor *with_specials(ct_tensor *x, int shift) {
+    static const float sp[] = {NAN, 0.0f, -0.0f, INFINITY, -INFINITY, -5.6f, -7.0f, -12.0f, 1e-40f, 3.0f, -3.0f};
+    ct_tensor *c = ct_contiguous(ct_clone(x));
+    float *p = (float *)ct_data_ptr(c);
+    for (int k = 0; k < (int)(sizeof sp / sizeof sp[0]); k++) p[(size_t)(k * 37 + shift) % (size_t)ct_numel(c)] = sp[k];
+    return c;
+}
+static ct_tensor *fk_outputs(ct_tensor *x, ct_tensor *y, ct_tensor **o) {
+    ct_tensor *two = ct_scalar_tensor(2.5, CT_FLOAT32);
+    o[0] = ct_add(x, y);
+    o[1] = ct_sub(x, y);
+    o[2] = ct_mul(ct_mul_scalar(x, 3.0), y);
+    o[3] = ct_div(x, ct_add(y, two));          /* a scalar as the second operand */
+    o[4] = ct_maximum(x, y);
+    o[5] = ct_minimum(ct_sub(two, x), y);      /* and as the first */
+    o[6] = ct_neg(ct_abs(x));
+    o[7] = ct_relu(ct_div(y, x));
+    o[8] = ct_gelu(ct_mul(x, y), "none");
+    o[9] = ct_sigmoid(ct_exp(ct_neg(x)));
+    o[10] = ct_silu(ct_add(x, two));
+    return o[0];
+}
+TEST(test_fused_kernels) {
+    /* the fused group's own loops (16 lanes on AVX-512) against the eager kernels:
+       the same bits for the cheap ops and gelu, on a size with a tail, with NaN,
+       signed zeros, infinities and scalar operands on either side */
+    ct_manual_seed(11);
+    ct_tensor *x = with_specials(ct_mul_scalar(ct_randn(CT_FLOAT32, 1003), 4.0), 0);
+    ct_tensor *y = with_specials(ct_randn(CT_FLOAT32, 1003), 5);
+    ct_tensor *ref[11], *got[11], *tr[11];
+    fk_outputs(x, y, ref);
+    ct_tensor *xy[2] = {x, y};
+    CHECK(ct_trace_begin(2, xy) == CT_OK);
+    fk_outputs(x, y, tr);
+    ct_graph *g = ct_trace_end(11, tr);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_jit_fuse_elementwise(g), CT_OK);
+    CHECK(ct_graph_count_op(g, "prim::FusedElementwise") >= 1);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::gelu"), 0);   /* in a fused group */
+    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 11), 11);
+    for (int k = 0; k < 11; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
+    ct_graph_free(g);
+    /* tanh and rsqrt have their own approximations in fused groups: within 2 ulp of
+       double over a sweep of float bit patterns (both signs, subnormals to huge) */
+    const int64_t n = 1 << 17;
+    ct_tensor *s = ct_empty(CT_FLOAT32, n);
+    float *sp = (float *)ct_data_ptr(s);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u = (uint32_t)(i * 32768 + 12345);   /* every 32768th pattern of both halves */
+        memcpy(&sp[i], &u, sizeof u);
+        if (isnan(sp[i])) sp[i] = (float)i;
+    }
+    for (int which = 0; which < 2; which++) {
+        CHECK(ct_trace_begin(1, &s) == CT_OK);
+        ct_tensor *t = ct_neg(which ? ct_rsqrt(s) : ct_tanh(s));
+        ct_graph *gu = ct_trace_end(1, &t);
+        CHECK_EQ_INT(ct_jit_fuse_elementwise(gu), CT_OK);
+        CHECK_EQ_INT(ct_graph_count_op(gu, "prim::FusedElementwise"), 1);
+        ct_tensor *r = run1(gu, s);
+        CHECK(r != NULL);
+        int64_t worst = 0, bad = 0;
+        for (int64_t i = 0; r && i < n; i++) {
+            double xv = sp[i];
+            float want = which ? (xv < 0 ? NAN : (float)(1.0 / sqrt(xv))) : (float)tanh(xv);
+            float have = -((const float *)ct_data_ptr(r))[i];
+            if (isnan(want) || isnan(have)) { bad += isnan(want) != isnan(have); continue; }
+            int64_t d = ulp_key(have) - ulp_key(want);
+            if (d < 0) d = -d;
+            if (d > worst) worst = d;
+        }
+        CT_T_REPORT(worst <= 2 && bad == 0, "fused %s: %lld ulp at worst, %lld NaN mismatches", which ? "rsqrt" : "tanh", (long long)worst, (long long)bad);
+        ct_graph_free(gu);
+    }
+}
+
+static void simp_f(ct_tensor *x, ct_tensor *y, ct_tensor **o) {
+    ct_tensor *a = ct_mul_scalar(x, 1.0);
+    a = ct_div_scalar(a, 1.0);
+    a = ct_add_scalar(a, -0.0);
+    a = ct_sub_scalar(a, 0.0);
+    a = ct_neg(ct_neg(a));
+    o[0] = a;
+    o[1] = ct_div(a, ct_sqrt(y));
+    o[2] = ct_add_scalar(x, 0.0);          /* not an identity: -0 + 0 is +0 */
+}
+TEST(test_simplify) {
+    ct_manual_seed(12);
+    ct_tensor *x = with_specials(ct_randn(CT_FLOAT32, 300), 1);
+    ct_tensor *y = ct_add_scalar(ct_abs(ct_randn(CT_FLOAT32, 300)), 0.01);
+    ((float *)ct_data_ptr(y))[2] = 0.0f;   /* x / sqrt(0), 0 / sqrt(0) */
+    ((float *)ct_data_ptr(y))[1] = 0.0f;
+    ct_tensor *ref[3], *tr[3], *got[3];
+    simp_f(x, y, ref);
+    ct_tensor *xy[2] = {x, y};
+    CHECK(ct_trace_begin(2, xy) == CT_OK);
+    simp_f(x, y, tr);
+    ct_graph *g = ct_trace_end(3, tr);
+    CHECK(g != NULL);
+    int before = ct_graph_num_nodes(g);
+    CHECK_EQ_INT(ct_jit_simplify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    /* left: x * rsqrt(y) (two nodes) and x + 0 */
+    CT_T_REPORT(ct_graph_num_nodes(g) == 3, "%d nodes before, %d after", before, ct_graph_num_nodes(g));
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::rsqrt"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::sqrt") + ct_graph_count_op(g, "aten::neg") + ct_graph_count_op(g, "aten::div.Tensor"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::add.Tensor"), 1);
+    for (int pass = 0; pass < 2; pass++) {   /* as it is, and fused */
+        CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 3), 3);
+        CHECK(same_or_nan(got[0], x));
+        CHECK(same_or_nan(got[2], ref[2]));
+        const float *h = (const float *)ct_data_ptr(got[1]), *w = (const float *)ct_data_ptr(ref[1]);
+        int64_t worst = 0;
+        for (int i = 0; i < 300; i++) {
+            if (isnan(w[i]) || isnan(h[i])) { if (isnan(w[i]) != isnan(h[i])) worst = 99; continue; }
+            int64_t d = ulp_key(h[i]) - ulp_key(w[i]);
+            if (d < 0) d = -d;
+            if (d > worst) worst = d;
+        }
+        CT_T_REPORT(worst <= 3, "x * rsqrt(y): %lld ulp from x / sqrt(y) (pass %d)", (long long)worst, pass);
+        CHECK_EQ_INT(ct_jit_fuse_elementwise(g), CT_OK);
+    }
+    ct_graph_free(g);
+    /* a graph with in-place ops is left as it is */
+    ct_tensor *z = ct_clone(x);
+    CHECK(ct_trace_begin(1, &z) == CT_OK);
+    ct_tensor *w = ct_mul_scalar(ct_relu_(z), 1.0);
+    ct_graph *gi = ct_trace_end(1, &w);
+    CHECK(gi != NULL);
+    int ni = ct_graph_num_nodes(gi);
+    CHECK_EQ_INT(ct_jit_simplify(gi), CT_OK);
+    CHECK_EQ_INT(ct_graph_num_nodes(gi), ni);
+    ct_graph_free(gi);
+    CHECK_ERR(ct_jit_simplify(NULL) == CT_OK, CT_ERR_NULL, "simplify: graph is NULL");
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -1044,6 +1212,8 @@ int main(void) {
     RUN(test_linear_bn_folding);
     RUN(test_transformer_encoder_layer);
     RUN(test_elementwise_fusion);
+    RUN(test_fused_kernels);
+    RUN(test_simplify);
     RUN(test_dce_cse_constants);
     RUN(test_save_load_roundtrip_and_corruption);
     RUN(test_builder);

@@ -962,6 +962,7 @@ OVERRIDES = {
     "ct_jit_freeze": "none: torch.jit.freeze",
     "ct_jit_fold_conv_bn": "none: torch._C._jit_pass_fold_frozen_conv_bn (run by torch.jit.freeze)",
     "ct_jit_fold_linear_bn": "none: torch._C._jit_pass_fold_frozen_linear_bn (run by torch.jit.freeze; eager: torch.nn.utils.fusion.fuse_linear_bn_eval)",
+    "ct_jit_simplify": "none: torch._C._jit_pass_peephole (TorchScript's peephole/algebraic simplification; x * rsqrt is ctensor's)",
     "ct_jit_fuse_elementwise": "none: TorchScript's fusers (NNC / nvFuser); on the CPU PyTorch 1.13 fuses nothing by default",
     "ct_jit_optimize": "none: torch.jit.optimize_for_inference",
     "ct_jit_fuse_activation": "none: torch.jit.optimize_for_inference's conv/linear + activation fusion (done there by oneDNN prepacking, _jit_pass_fuse_frozen_conv_add_relu)",
