@@ -44,13 +44,20 @@
        at extreme arguments too (tests/test_special.c; gammainc/gammaincc within 16 ulp,
        the polynomials within 16 ulp or 16 eps absolute where terms cancel). Where
        PyTorch 1.13 is less accurate (erfcx and erfinv far out, ndtr's left tail
-       underflowing to 0, i1/i1e in float32) the result is the accurate one.
+       underflowing to 0, i1/i1e in float32; in float32 also logit near 1/2,
+       log_ndtr's right tail, digamma near its root, the polynomials where the
+       float recurrence cancels or overflows) the result is the accurate one.
      - float32 runs float formulas, vectorized (8 or 16 lanes on ctensor's vector
-       exp/erf) for erfcx, erfinv, ndtr, ndtri and the I and K Bessel functions;
-       J0, J1, Y0, Y1, spherical_bessel_j0, sinc and entr run their float32 lanes
-       in double (power series below 10, Hankel's series with a vector sin/cos
-       above; a double log); gammainc/gammaincc stop float32's series and
-       continued fractions at 1e-10 relative.
+       exp/erf) for erfcx, erfinv, ndtr, ndtri, log_ndtr, xlog1py and the I and K
+       Bessel functions; J0, J1, Y0, Y1, spherical_bessel_j0, sinc, entr, logit,
+       gammaln, digamma, polygamma(1, x), multigammaln and the polynomials (n up
+       to 256) run their float32 lanes in double (power series below 10, Hankel's
+       series with a vector sin/cos above; a double log; the gamma family's
+       recurrence and Stirling's series, its Taylor series about 2 on [1/2, 5/2);
+       the polynomials' recurrences); lanes outside a function's lane domain
+       (negative x for the gamma family, ...) take the scalar form;
+       gammainc/gammaincc stop float32's series and continued fractions at 1e-10
+       relative.
      - airy_ai: a Taylor expansion about tabulated nodes for |x| <= 16 (float32:
        in double lanes), the asymptotic series beyond (its phase in
        double-double); NaN at +-inf and 0 above 103.892, as PyTorch's.
@@ -426,6 +433,7 @@ static float ct__sp_log_ndtrf(float x) {
     double td = (double)x * CT__SP_SQRT1_2;
     float t = (float)td;
     if (x < -1.0f) return (float)(log((double)ct__sp_erfcxf(-t) * 0.5) - td * td);
+    if (x > 1.0f) return log1pf(-ct__sp_ndtrf(-x));   /* (the rounding of t corrected: see the lanes) */
     return log1pf(-ct__erfcf(t) * 0.5f);
 }
 
@@ -1531,8 +1539,10 @@ static double ct__sp_airy_ai(double x) {
     return s;
 }
 
-/* ---- orthogonal polynomials (PyTorch's *_forward(T x, int64_t n)), in the input's
-   precision as PyTorch computes them; the recurrences with fused multiply-adds, as
+/* ---- orthogonal polynomials (PyTorch's *_forward(T x, int64_t n)), in double as
+   PyTorch computes them for float64 (float32 runs them in double too and rounds once:
+   the float recurrence overflows to NaN where the value is only past float's range,
+   and loses ulps where terms cancel; section 2.1's lanes do the same); the recurrences with fused multiply-adds, as
    PyTorch's compiled kernels run them (and more accurate where terms cancel). Beyond 2^24 steps the recurrence is not run
    (NaN), so a huge n cannot stall a call. ---- */
 #define CT__SP_NMAX ((int64_t)1 << 24)
@@ -1698,7 +1708,6 @@ static double ct__sp_airy_ai(double x) {
         return r;                                                                                            \
     }
 CT__SP_POLY_DEFS(double, _d, acos, cos, sin, fabs, fma)
-CT__SP_POLY_DEFS(float, _f, acosf, cosf, sinf, fabsf, fmaf)
 /* n from the tensor (PyTorch: static_cast<int64_t>(n)); NaN and out-of-range
    values, undefined there, are taken as -1 (result 0) and 2^62 here */
 static int64_t ct__sp_n(double n) {
@@ -1713,6 +1722,13 @@ static int64_t ct__sp_n(double n) {
    the lanes it marks bad take the scalar form) ---- */
 #ifdef CT__HAVE_VEC
 #define CT__SP_VD1 (__builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd))
+/* fixed-count loops over double lanes (twice the native width) unrolled, so that
+   gcc keeps their vectors in registers instead of the stack */
+#if defined(__clang__)
+#define CT__SP_UNROLL _Pragma("unroll")
+#else
+#define CT__SP_UNROLL _Pragma("GCC unroll 16")
+#endif
 /* log(x) for float lanes (Cephes' logf as ct__v_log1p runs it: x = 2^e m, m in
    [sqrt(1/2), sqrt(2)), a polynomial in m - 1; within an ulp); subnormals are
    scaled first; 0 -> -inf, inf -> inf, x < 0 -> NaN, NaN -> NaN */
@@ -1753,6 +1769,7 @@ CT__INLINE void ct__sp_vdlogd(const ct__sp_vd *zp, ct__sp_vd *out) {
     ct__sp_vd m = (ct__sp_vd)((b & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL);
     ct__sp_vd ed = __builtin_convertvector(e, ct__sp_vd);
     ct__sp_vd sv = (m - 1.0) / (m + 1.0), s2 = sv * sv, t = s2 * 0.0 + 1.0 / 23.0;
+    CT__SP_UNROLL
     for (int k = 10; k >= 0; k--) t = t * s2 + 1.0 / (2.0 * k + 1.0);
     *out = ed * 0.693147180369123816490 + (2.0 * sv * t + ed * 1.90821492927058770002e-10);
 }
@@ -1787,9 +1804,10 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
     /* x = xf - off (exact); the masks compare xf, in float lanes */
     const ct__sp_vd one = CT__SP_VD1, x = __builtin_convertvector(xf, ct__sp_vd) - (double)off;
     ct__sp_vd z = x, num = one * 0.0, den = one, r, lz;
-    const float top = deriv ? 10.0f : 12.0f;
-    for (int j = 0; j < 12; j++) {
-        ct__sp_vl m = CT__SP_VDMASK(xf < CT__VSPLAT(top - (float)j + off));
+    ct__vf thr = CT__VSPLAT(deriv ? 10.0f : 12.0f) + off;   /* z = x + j < top: xf < top - j + off, exactly */
+    CT__SP_UNROLL
+    for (int j = 0; j < 12; j++, thr = thr - CT__VSPLAT(1.0f)) {
+        ct__sp_vl m = CT__SP_VDMASK(xf < thr);
         num = CT__SP_VDSEL(m, num * z + den, num);   /* deriv: sum 1/(x+j) = num/den; lgamma: den is the product */
         den = CT__SP_VDSEL(m, den * z, den);
         z = CT__SP_VDSEL(m, z + 1.0, z);
@@ -1804,9 +1822,10 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
         ct__sp_vdlogd(&den, &ld);
         r = ((z - 0.5) * lz - z + 0.91893853320467274178) + s - ld;
     }
-    ct__vi nearf = (xf >= CT__VSPLAT(0.5f + off)) & (xf < CT__VSPLAT(2.5f + off));
+    const ct__vf offv = CT__VSPLAT(1.0f) * off;
+    ct__vi nearf = (xf >= CT__VSPLAT(0.5f) + offv) & (xf < CT__VSPLAT(2.5f) + offv);
     if (ct__vany(nearf)) {
-        ct__sp_vl near = CT__SP_VDMASK(nearf), lo = CT__SP_VDMASK(xf < CT__VSPLAT(1.5f + off));
+        ct__sp_vl near = CT__SP_VDMASK(nearf), lo = CT__SP_VDMASK(xf < CT__VSPLAT(1.5f) + offv);
         ct__sp_vd t = CT__SP_VDSEL(lo, x - 1.0, x - 2.0), s, corr;
         if (deriv) {
             ct__sp_vdpoly4(ct__sp_dg2_c, 32, &t, &s);
@@ -1825,8 +1844,10 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
    1/(x+j)^2 as one fraction), then the asymptotic series */
 CT__INLINE void ct__sp_vdtrigamma(ct__vf xf, ct__sp_vd *out) {
     ct__sp_vd z = __builtin_convertvector(xf, ct__sp_vd), num = z * 0.0, den = CT__SP_VD1;
-    for (int j = 0; j < 6; j++) {
-        ct__sp_vl m = CT__SP_VDMASK(xf < CT__VSPLAT(6.0f - (float)j));
+    ct__vf thr = CT__VSPLAT(6.0f);
+    CT__SP_UNROLL
+    for (int j = 0; j < 6; j++, thr = thr - CT__VSPLAT(1.0f)) {
+        ct__sp_vl m = CT__SP_VDMASK(xf < thr);
         ct__sp_vd z2 = z * z;
         num = CT__SP_VDSEL(m, num * z2 + den, num);
         den = CT__SP_VDSEL(m, den * z2, den);
@@ -1874,25 +1895,35 @@ CT__INLINE ct__vf ct__sp_v_mvlgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     }
     return __builtin_convertvector(s, ct__vf);
 }
-/* logit: the clamp, x / (1 - x) in float as PyTorch, then the float log lanes */
+/* logit: the clamp in float as PyTorch, then log(x / (1 - x)), on [1/4, 3/4] as
+   log1p((2x - 1) / (1 - x)) (2x - 1 exact: PyTorch's float quotient loses up to
+   hundreds of ulp near x = 1/2, where the result is near 0) */
 CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     const double eps = a->s[0];
-    *bad = CT__ISPLAT(0);
+    const ct__vf one = CT__VSPLAT(1.0f);
     if (eps >= 0.0) {
         const ct__vf lo = CT__VSPLAT((float)eps), hi = CT__VSPLAT(1.0f - (float)eps);
         x = ct__vsel(x < lo, lo, ct__vsel(x > hi, hi, x));
     }
-    return ct__sp_v_logf(x / (CT__VSPLAT(1.0f) - x));
+    *bad = CT__ISPLAT(0);
+    ct__vi mid = (x >= CT__VSPLAT(0.25f)) & (x <= CT__VSPLAT(0.75f));
+    ct__vf r = ct__sp_v_logf(x / (one - x));
+    if (ct__vany(mid)) r = ct__vsel(mid, ct__v_log1p((x + x - one) / (one - x)), r);
+    return r;
 }
-/* log_ndtr as ct__sp_log_ndtrf: log1p(-erfc(t)/2) from -1 on, log(erfcx(-t)/2) - t^2
-   (t^2 and the sum in double) below; x <= -1e15, inf and NaN take the scalar form */
+/* log_ndtr as ct__sp_log_ndtrf: log1p(-erfc(t)/2) on [-1, 1], log(erfcx(-t)/2) - t^2
+   (t^2 and the sum in double) below, log1p(-ndtr(-x)) above (ndtr's lanes correct
+   the rounding of x/sqrt(2), which costs erfc 2t^2 times its relative error: 65
+   ulp at x = 11.5 in PyTorch's float formula); x <= -1e15, inf and NaN take the
+   scalar form */
 CT__INLINE ct__vf ct__sp_v_log_ndtr(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     (void)a;
     *bad = ~(x > CT__VSPLAT(-1e15f)) | (x == CT__VSPLAT(INFINITY));
     const ct__sp_vd td = __builtin_convertvector(x, ct__sp_vd) * CT__SP_SQRT1_2;
     const ct__vf t = __builtin_convertvector(td, ct__vf);
     ct__vf right = ct__v_log1p(CT__VSPLAT(-0.5f) * ct__v_erfc(t));
-    ct__vi left = x < CT__VSPLAT(-1.0f);
+    ct__vi tail = x > CT__VSPLAT(1.0f), left = x < CT__VSPLAT(-1.0f);
+    if (ct__vany(tail)) right = ct__vsel(tail, ct__v_log1p(-ct__sp_v_ndtr(-x)), right);
     if (!ct__vany(left)) return right;
     ct__vf c = CT__VSPLAT(0.5f) * ct__sp_v_erfcx_pos(ct__vsel(left, -t, CT__VSPLAT(1.0f)));
     ct__sp_vd L;
@@ -1909,28 +1940,30 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
    float's rounding, so at least as accurate as the float recurrence or
    cos(n acos x) PyTorch runs; lanes with n outside take the scalar form */
 #define CT__SP_VPOLY_MAXN 256
+typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
+typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
 #define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX)                                                             \
     static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
         int64_t i = 0, nb;                                                                               \
         (void)a;                                                                                         \
         if (s[2] == 0 && (nb = ct__sp_n(*(const float *)p[2])) >= 2 && nb <= CT__SP_VPOLY_MAXN) {        \
-            for (; i + CT__VL <= n; i += CT__VL) {   /* one n for all: no per-lane selection */          \
-                ct__vf xf, r;                                                                            \
+            for (; i + CT__VL / 2 <= n; i += CT__VL / 2) {   /* one n for all, native-width halves */    \
+                ct__sp_vfh xf, r;                                                                        \
                 if (s[1] == 4) memcpy(&xf, p[1] + i * 4, sizeof xf);                                     \
-                else for (int l = 0; l < CT__VL; l++) xf[l] = *(const float *)(p[1] + (i + l) * s[1]);   \
-                const ct__sp_vd one = CT__SP_VD1, x0 = __builtin_convertvector(xf, ct__sp_vd);            \
-                const ct__sp_vd x = SHIFT;                                                               \
-                ct__sp_vd P = one, Q = Q1;                                                               \
+                else for (int l = 0; l < CT__VL / 2; l++) xf[l] = *(const float *)(p[1] + (i + l) * s[1]); \
+                const ct__sp_vdh zero = {0}, one = zero + 1.0, x0 = __builtin_convertvector(xf, ct__sp_vdh); \
+                const ct__sp_vdh x = SHIFT;                                                              \
+                ct__sp_vdh P = one, Q = Q1;                                                              \
                 for (int k = 1; k < (int)nb; k++) {                                                      \
                     const double kd = (double)k;                                                         \
                     (void)kd;                                                                            \
-                    ct__sp_vd N = STEP;                                                                  \
+                    ct__sp_vdh N = STEP;                                                                \
                     P = Q;                                                                               \
                     Q = N;                                                                               \
                 }                                                                                        \
-                r = __builtin_convertvector(Q, ct__vf);                                                  \
+                r = __builtin_convertvector(Q, ct__sp_vfh);                                              \
                 if (s[0] == 4) memcpy(p[0] + i * 4, &r, sizeof r);                                       \
-                else for (int l = 0; l < CT__VL; l++) *(float *)(p[0] + (i + l) * s[0]) = r[l];          \
+                else for (int l = 0; l < CT__VL / 2; l++) *(float *)(p[0] + (i + l) * s[0]) = r[l];      \
             }                                                                                            \
         }                                                                                                \
         for (; i + CT__VL <= n; i += CT__VL) {                                                           \
@@ -2046,42 +2079,42 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
     B(X_, IGAMMAC, "aten::igammac", "igammac", "IgammacBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                               \
       ct__sp_igammacf(x, y), ct__sp_igammac(x, y))                                                                          \
     BV(X_, CHEB_T, "aten::special_chebyshev_polynomial_t", "special_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_t_f(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
+      (float)ct__sp_cheb_t_d(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
     BV(X_, CHEB_U, "aten::special_chebyshev_polynomial_u", "special_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_u_f(x, ct__sp_n(y)), ct__sp_cheb_u_d(x, ct__sp_n(y)))                                                           \
+      (float)ct__sp_cheb_u_d(x, ct__sp_n(y)), ct__sp_cheb_u_d(x, ct__sp_n(y)))                                                           \
     BV(X_, CHEB_V, "aten::special_chebyshev_polynomial_v", "special_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_v_f(x, ct__sp_n(y)), ct__sp_cheb_v_d(x, ct__sp_n(y)))                                                           \
+      (float)ct__sp_cheb_v_d(x, ct__sp_n(y)), ct__sp_cheb_v_d(x, ct__sp_n(y)))                                                           \
     BV(X_, CHEB_W, "aten::special_chebyshev_polynomial_w", "special_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_w_f(x, ct__sp_n(y)), ct__sp_cheb_w_d(x, ct__sp_n(y)))                                                           \
+      (float)ct__sp_cheb_w_d(x, ct__sp_n(y)), ct__sp_cheb_w_d(x, ct__sp_n(y)))                                                           \
     BV(X_, SCHEB_T, "aten::special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_t_f(x, ct__sp_n(y)), ct__sp_scheb_t_d(x, ct__sp_n(y)))                                                         \
+      (float)ct__sp_scheb_t_d(x, ct__sp_n(y)), ct__sp_scheb_t_d(x, ct__sp_n(y)))                                                         \
     BV(X_, SCHEB_U, "aten::special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_u_f(x, ct__sp_n(y)), ct__sp_scheb_u_d(x, ct__sp_n(y)))                                                         \
+      (float)ct__sp_scheb_u_d(x, ct__sp_n(y)), ct__sp_scheb_u_d(x, ct__sp_n(y)))                                                         \
     BV(X_, SCHEB_V, "aten::special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_v_f(x, ct__sp_n(y)), ct__sp_scheb_v_d(x, ct__sp_n(y)))                                                         \
+      (float)ct__sp_scheb_v_d(x, ct__sp_n(y)), ct__sp_scheb_v_d(x, ct__sp_n(y)))                                                         \
     BV(X_, SCHEB_W, "aten::special_shifted_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_w_f(x, ct__sp_n(y)), ct__sp_scheb_w_d(x, ct__sp_n(y)))                                                         \
+      (float)ct__sp_scheb_w_d(x, ct__sp_n(y)), ct__sp_scheb_w_d(x, ct__sp_n(y)))                                                         \
     BV(X_, HERM_H, "aten::special_hermite_polynomial_h", "special_hermite_polynomial_h", "", CT__SP_NONDIFF, CT__SAVE_NONE,           \
-      ct__sp_herm_h_f(x, ct__sp_n(y)), ct__sp_herm_h_d(x, ct__sp_n(y)))                                                           \
+      (float)ct__sp_herm_h_d(x, ct__sp_n(y)), ct__sp_herm_h_d(x, ct__sp_n(y)))                                                           \
     BV(X_, HERM_HE, "aten::special_hermite_polynomial_he", "special_hermite_polynomial_he", "", CT__SP_NONDIFF, CT__SAVE_NONE,        \
-      ct__sp_herm_he_f(x, ct__sp_n(y)), ct__sp_herm_he_d(x, ct__sp_n(y)))                                                         \
+      (float)ct__sp_herm_he_d(x, ct__sp_n(y)), ct__sp_herm_he_d(x, ct__sp_n(y)))                                                         \
     BV(X_, LAGUERRE, "aten::special_laguerre_polynomial_l", "special_laguerre_polynomial_l", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_laguerre_f(x, ct__sp_n(y)), ct__sp_laguerre_d(x, ct__sp_n(y)))                                                       \
+      (float)ct__sp_laguerre_d(x, ct__sp_n(y)), ct__sp_laguerre_d(x, ct__sp_n(y)))                                                       \
     BV(X_, LEGENDRE, "aten::special_legendre_polynomial_p", "special_legendre_polynomial_p", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_legendre_f(x, ct__sp_n(y)), ct__sp_legendre_d(x, ct__sp_n(y)))
+      (float)ct__sp_legendre_d(x, ct__sp_n(y)), ct__sp_legendre_d(x, ct__sp_n(y)))
 
-/* logit (PyTorch's logit kernel: eps < 0, or None, means no clamping), in the
-   input's precision as PyTorch computes it */
+/* logit (PyTorch's logit kernel: eps < 0, or None, means no clamping); float32
+   clamps in float as PyTorch and takes the quotient and log in double */
 static double ct__sp_logit(double x, double eps) {
     if (eps >= 0.0) x = x < eps ? eps : x > 1.0 - eps ? 1.0 - eps : x;
     return log(x / (1.0 - x));
 }
-static float ct__sp_logitf(float x, double eps) {
+static float ct__sp_logitf(float x, double eps) {   /* the clamp in float, the rest in double (the lanes: in float, as accurate) */
     if (eps >= 0.0) {
         float lo = (float)eps, hi = 1.0f - (float)eps;
         x = x < lo ? lo : x > hi ? hi : x;
     }
-    return logf(x / (1.0f - x));
+    return (float)log((double)x / (1.0 - (double)x));
 }
 /* mvlgamma's domain check is on the data (PyTorch: "All elements must be greater
    than (p-1)/2"): a failing element raises the kernel error flag */
@@ -2312,18 +2345,18 @@ CT__SP_VLOOPX(POLYGAMMA, ct__sp_v_polygamma, ct__sp_polygammaf(a->i[0], x))
 CT__SP_VLOOPX(MVLGAMMA, ct__sp_v_mvlgamma, (float)ct__sp_mvlgamma_chk(x, a->i[0]))
 CT__SP_VBLOOP(XLOG1PY, ct__sp_v_xlog1py, (x == 0 && y == y) ? 0.0f : x * log1pf(y))
 #define CT__SP_CHEB_STEP ((x + x) * Q - P)
-CT__SP_VPOLY(CHEB_T, x0, x, CT__SP_CHEB_STEP, ct__sp_cheb_t_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(CHEB_U, x0, x + x, CT__SP_CHEB_STEP, ct__sp_cheb_u_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(CHEB_V, x0, x + x - 1.0, CT__SP_CHEB_STEP, ct__sp_cheb_v_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(CHEB_W, x0, x + x + 1.0, CT__SP_CHEB_STEP, ct__sp_cheb_w_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(SCHEB_T, x0 + x0 - 1.0, x, CT__SP_CHEB_STEP, ct__sp_scheb_t_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(SCHEB_U, x0 + x0 - 1.0, x + x, CT__SP_CHEB_STEP, ct__sp_scheb_u_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(SCHEB_V, x0 + x0 - 1.0, x + x - 1.0, CT__SP_CHEB_STEP, ct__sp_scheb_v_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(SCHEB_W, x0 + x0 - 1.0, x + x + 1.0, CT__SP_CHEB_STEP, ct__sp_scheb_w_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(HERM_H, x0, x + x, (x + x) * Q - (kd + kd) * P, ct__sp_herm_h_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(HERM_HE, x0, x, x * Q - kd * P, ct__sp_herm_he_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(LAGUERRE, x0, 1.0 - x, ((kd + kd + 1.0 - x) * Q - kd * P) * (1.0 / (kd + 1.0)), ct__sp_laguerre_f(x, ct__sp_n(y)))
-CT__SP_VPOLY(LEGENDRE, x0, x, ((kd + kd + 1.0) * x * Q - kd * P) * (1.0 / (kd + 1.0)), ct__sp_legendre_f(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_T, x0, x, CT__SP_CHEB_STEP, (float)ct__sp_cheb_t_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_U, x0, x + x, CT__SP_CHEB_STEP, (float)ct__sp_cheb_u_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_V, x0, x + x - 1.0, CT__SP_CHEB_STEP, (float)ct__sp_cheb_v_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_W, x0, x + x + 1.0, CT__SP_CHEB_STEP, (float)ct__sp_cheb_w_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_T, x0 + x0 - 1.0, x, CT__SP_CHEB_STEP, (float)ct__sp_scheb_t_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_U, x0 + x0 - 1.0, x + x, CT__SP_CHEB_STEP, (float)ct__sp_scheb_u_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_V, x0 + x0 - 1.0, x + x - 1.0, CT__SP_CHEB_STEP, (float)ct__sp_scheb_v_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_W, x0 + x0 - 1.0, x + x + 1.0, CT__SP_CHEB_STEP, (float)ct__sp_scheb_w_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(HERM_H, x0, x + x, (x + x) * Q - (kd + kd) * P, (float)ct__sp_herm_h_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(HERM_HE, x0, x, x * Q - kd * P, (float)ct__sp_herm_he_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(LAGUERRE, x0, 1.0 - x, ((kd + kd + 1.0 - x) * Q - kd * P) * (1.0 / (kd + 1.0)), (float)ct__sp_laguerre_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(LEGENDRE, x0, x, ((kd + kd + 1.0) * x * Q - kd * P) * (1.0 / (kd + 1.0)), (float)ct__sp_legendre_d(x, ct__sp_n(y)))
 #undef CT__SP_CHEB_STEP
 CT__SP_UNARY(CT__SP_U_KERNEL, CT__SP_U_KERNEL_V, ~)
 CT__SP_BINARY(CT__SP_B_KERNEL, CT__SP_B_KERNEL_V, ~)
