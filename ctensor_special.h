@@ -1794,9 +1794,9 @@ static const double ct__sp_dg2_c[32] = {
     -4.76932986787806446824e-07, 2.38450502727733004353e-07, -1.19219925965311063718e-07, 5.96081890512594800969e-08,
     -2.98035035146522792822e-08, 1.49015548283650426809e-08, -7.45071178983543006094e-09, 3.72533402478845728320e-09,
     -1.86265972351304914216e-09, 9.31327432419668165620e-10, -4.65662906503378365753e-10, 0.00000000000000000000e+00};
-/* lgamma (deriv = 0) or digamma (deriv = 1) in double lanes, 0 < x < 1e30: on
-   [1/2, 5/2) the Taylor series about 2 (below 3/2 through x + 1 and log x or 1/x:
-   no cancellation at lgamma's zeros 1 and 2 and digamma's near 1.4616); elsewhere
+/* lgamma (deriv = 0) or digamma (deriv = 1) in double lanes, 0 < x < 1e30: near
+   lgamma's zeros 1 and 2 and digamma's root 1.4616 the Taylor series about 2 (below
+   3/2 through x + 1 and log x or 1/x: no cancellation); elsewhere
    the recurrence up to 12 (lgamma: a product, one log) or 10 (digamma: a sum of
    1/(x+j) as one fraction) and Stirling's series */
 #define CT__SP_VDMASK(m) __builtin_convertvector((m), ct__sp_vl)
@@ -1822,8 +1822,11 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
         ct__sp_vdlogd(&den, &ld);
         r = ((z - 0.5) * lz - z + 0.91893853320467274178) + s - ld;
     }
-    const ct__vf offv = CT__VSPLAT(1.0f) * off;
-    ct__vi nearf = (xf >= CT__VSPLAT(0.5f) + offv) & (xf < CT__VSPLAT(2.5f) + offv);
+    /* the series where the recurrence's result cancels: within 1/8 of lgamma's zeros
+       1 and 2 (16 terms), on [1.34, 1.59] about digamma's root 1.4616 (32 terms) */
+    const ct__vf offv = CT__VSPLAT(1.0f) * off, dx = xf - offv;   /* (near the zeros, xf - off is exact) */
+    ct__vi nearf = deriv ? (dx >= CT__VSPLAT(1.34f)) & (dx <= CT__VSPLAT(1.59f))
+                         : (ct__vabs(dx - CT__VSPLAT(1.0f)) < CT__VSPLAT(0.125f)) | (ct__vabs(dx - CT__VSPLAT(2.0f)) < CT__VSPLAT(0.125f));
     if (ct__vany(nearf)) {
         ct__sp_vl near = CT__SP_VDMASK(nearf), lo = CT__SP_VDMASK(xf < CT__VSPLAT(1.5f) + offv);
         ct__sp_vd t = CT__SP_VDSEL(lo, x - 1.0, x - 2.0), s, corr;
@@ -1831,7 +1834,7 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
             ct__sp_vdpoly4(ct__sp_dg2_c, 32, &t, &s);
             corr = 1.0 / x;
         } else {
-            ct__sp_vdpoly4(ct__sp_lg2_c, 32, &t, &s);
+            ct__sp_vdpoly4(ct__sp_lg2_c, 16, &t, &s);   /* |t| < 1/8: 16 terms leave 1e-21 */
             s = s * t;
             ct__sp_vdlogd(&x, &corr);
         }
@@ -1943,27 +1946,34 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
 typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
 typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
 #define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX)                                                             \
+    CT__INLINE void ct__sp_vpoly_##E(const ct__sp_vdh *x0p, int nb, ct__sp_vdh *out) {                     \
+        const ct__sp_vdh zero = {0}, one = zero + 1.0, x0 = *x0p, x = SHIFT;                               \
+        ct__sp_vdh P = one, Q = Q1;                                                                      \
+        for (int k = 1; k < nb; k++) {                                                                   \
+            const double kd = (double)k;                                                                 \
+            ct__sp_vdh N = STEP;                                                                         \
+            (void)kd;                                                                                    \
+            P = Q;                                                                                       \
+            Q = N;                                                                                       \
+        }                                                                                                \
+        *out = Q;                                                                                        \
+    }                                                                                                    \
     static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
         int64_t i = 0, nb;                                                                               \
         (void)a;                                                                                         \
         if (s[2] == 0 && (nb = ct__sp_n(*(const float *)p[2])) >= 2 && nb <= CT__SP_VPOLY_MAXN) {        \
             for (; i + CT__VL / 2 <= n; i += CT__VL / 2) {   /* one n for all, native-width halves */    \
-                ct__sp_vfh xf, r;                                                                        \
-                if (s[1] == 4) memcpy(&xf, p[1] + i * 4, sizeof xf);                                     \
-                else for (int l = 0; l < CT__VL / 2; l++) xf[l] = *(const float *)(p[1] + (i + l) * s[1]); \
-                const ct__sp_vdh zero = {0}, one = zero + 1.0, x0 = __builtin_convertvector(xf, ct__sp_vdh); \
-                const ct__sp_vdh x = SHIFT;                                                              \
-                ct__sp_vdh P = one, Q = Q1;                                                              \
-                for (int k = 1; k < (int)nb; k++) {                                                      \
-                    const double kd = (double)k;                                                         \
-                    (void)kd;                                                                            \
-                    ct__sp_vdh N = STEP;                                                                \
-                    P = Q;                                                                               \
-                    Q = N;                                                                               \
-                }                                                                                        \
-                r = __builtin_convertvector(Q, ct__sp_vfh);                                              \
-                if (s[0] == 4) memcpy(p[0] + i * 4, &r, sizeof r);                                       \
-                else for (int l = 0; l < CT__VL / 2; l++) *(float *)(p[0] + (i + l) * s[0]) = r[l];      \
+                float tmp[CT__VL / 2];                                                                   \
+                ct__sp_vfh xf;                                                                           \
+                if (s[1] == 4) memcpy(tmp, p[1] + i * 4, sizeof tmp);                                    \
+                else for (int l = 0; l < CT__VL / 2; l++) tmp[l] = *(const float *)(p[1] + (i + l) * s[1]); \
+                memcpy(&xf, tmp, sizeof xf);                                                             \
+                ct__sp_vdh x0 = __builtin_convertvector(xf, ct__sp_vdh), r;                              \
+                ct__sp_vpoly_##E(&x0, (int)nb, &r);                                                      \
+                xf = __builtin_convertvector(r, ct__sp_vfh);                                             \
+                memcpy(tmp, &xf, sizeof tmp);                                                            \
+                if (s[0] == 4) memcpy(p[0] + i * 4, tmp, sizeof tmp);                                    \
+                else for (int l = 0; l < CT__VL / 2; l++) *(float *)(p[0] + (i + l) * s[0]) = tmp[l];   \
             }                                                                                            \
         }                                                                                                \
         for (; i + CT__VL <= n; i += CT__VL) {                                                           \
@@ -1979,14 +1989,14 @@ typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its dou
             if (ok) {                                                                                    \
                 const ct__sp_vd one = CT__SP_VD1, x0 = __builtin_convertvector(xf, ct__sp_vd);            \
                 const ct__sp_vd x = SHIFT;                                                               \
-                ct__sp_vd P = one, Q = Q1, R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT(0.0f)), one, Q);    \
+                ct__sp_vd P = one, Q = Q1, R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT(0.0f)), one, Q); \
                 for (int k = 1; k < nmax; k++) {                                                         \
                     const double kd = (double)k;                                                         \
                     (void)kd;                                                                            \
                     ct__sp_vd N = STEP;                                                                  \
                     P = Q;                                                                               \
                     Q = N;                                                                               \
-                    R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT((float)(k + 1))), Q, R);                                              \
+                    R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT((float)(k + 1))), Q, R);             \
                 }                                                                                        \
                 ct__vf r = __builtin_convertvector(R, ct__vf);                                           \
                 for (int l = 0; l < CT__VL; l++) *(float *)(p[0] + (i + l) * s[0]) = r[l];               \
