@@ -1729,10 +1729,10 @@ static int64_t ct__sp_n(double n) {
 #else
 #define CT__SP_UNROLL _Pragma("GCC unroll 16")
 #endif
-/* log(x) for float lanes (Cephes' logf as ct__v_log1p runs it: x = 2^e m, m in
+/* log(x) + c for float lanes (Cephes' logf as ct__v_log1p runs it: x = 2^e m, m in
    [sqrt(1/2), sqrt(2)), a polynomial in m - 1; within an ulp); subnormals are
    scaled first; 0 -> -inf, inf -> inf, x < 0 -> NaN, NaN -> NaN */
-CT__INLINE ct__vf ct__sp_v_logf(ct__vf x) {
+CT__INLINE ct__vf ct__sp_v_logfc(ct__vf x, ct__vf c) {   /* log(x) + c, c a small correction */
     const ct__vf one = CT__VSPLAT(1.0f);
     ct__vi sub = x < CT__VSPLAT(1.17549435e-38f);
     ct__vf u = ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x);
@@ -1753,7 +1753,7 @@ CT__INLINE ct__vf ct__sp_v_logf(ct__vf x) {
     p = ct__vfma(p, f, CT__VSPLAT(3.3333331174e-1f));
     ct__vf y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), f * z * p);
     y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
-    ct__vf r = ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y);
+    ct__vf r = ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
     r = ct__vsel(x == CT__VSPLAT(INFINITY), x, r);
     r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);
     r = ct__vsel(x < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);
@@ -1909,10 +1909,12 @@ CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
         x = ct__vsel(x < lo, lo, ct__vsel(x > hi, hi, x));
     }
     *bad = CT__ISPLAT(0);
+    /* one log: of u = x / (1 - x) outside, of u = 1 + q rounded inside, q = (2x - 1) / (1 - x),
+       plus log1p's first-order term for what the rounding of 1 + q lost */
+    const ct__vf d = one - x, q = (x + x - one) / d, u1 = one + q;
     ct__vi mid = (x >= CT__VSPLAT(0.25f)) & (x <= CT__VSPLAT(0.75f));
-    ct__vf r = ct__sp_v_logf(x / (one - x));
-    if (ct__vany(mid)) r = ct__vsel(mid, ct__v_log1p((x + x - one) / (one - x)), r);
-    return r;
+    ct__vf u = ct__vsel(mid, u1, x / d), c = ct__vsel(mid, (q - (u1 - one)) / u1, CT__VSPLAT(0.0f));
+    return ct__sp_v_logfc(u, c);
 }
 /* log_ndtr as ct__sp_log_ndtrf: log1p(-erfc(t)/2) on [-1, 1], log(erfcx(-t)/2) - t^2
    (t^2 and the sum in double) below, log1p(-ndtr(-x)) above (ndtr's lanes correct
