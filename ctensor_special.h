@@ -44,13 +44,20 @@
        at extreme arguments too (tests/test_special.c; gammainc/gammaincc within 16 ulp,
        the polynomials within 16 ulp or 16 eps absolute where terms cancel). Where
        PyTorch 1.13 is less accurate (erfcx and erfinv far out, ndtr's left tail
-       underflowing to 0, i1/i1e in float32) the result is the accurate one.
+       underflowing to 0, i1/i1e in float32; in float32 also logit near 1/2,
+       log_ndtr's right tail, digamma near its root, the polynomials where the
+       float recurrence cancels or overflows) the result is the accurate one.
      - float32 runs float formulas, vectorized (8 or 16 lanes on ctensor's vector
-       exp/erf) for erfcx, erfinv, ndtr, ndtri and the I and K Bessel functions;
-       J0, J1, Y0, Y1, spherical_bessel_j0, sinc and entr run their float32 lanes
-       in double (power series below 10, Hankel's series with a vector sin/cos
-       above; a double log); gammainc/gammaincc stop float32's series and
-       continued fractions at 1e-10 relative.
+       exp/erf) for erfcx, erfinv, ndtr, ndtri, log_ndtr, xlog1py and the I and K
+       Bessel functions; J0, J1, Y0, Y1, spherical_bessel_j0, sinc, entr, logit,
+       gammaln, digamma, polygamma(1, x), multigammaln and the polynomials (n up
+       to 256) run their float32 lanes in double (power series below 10, Hankel's
+       series with a vector sin/cos above; a double log; the gamma family's
+       recurrence and Stirling's series, its Taylor series about 2 on [1/2, 5/2);
+       the polynomials' recurrences); lanes outside a function's lane domain
+       (negative x for the gamma family, ...) take the scalar form;
+       gammainc/gammaincc stop float32's series and continued fractions at 1e-10
+       relative.
      - airy_ai: a Taylor expansion about tabulated nodes for |x| <= 16 (float32:
        in double lanes), the asymptotic series beyond (its phase in
        double-double); NaN at +-inf and 0 above 103.892, as PyTorch's.
@@ -426,6 +433,7 @@ static float ct__sp_log_ndtrf(float x) {
     double td = (double)x * CT__SP_SQRT1_2;
     float t = (float)td;
     if (x < -1.0f) return (float)(log((double)ct__sp_erfcxf(-t) * 0.5) - td * td);
+    if (x > 1.0f) return log1pf(-ct__sp_ndtrf(-x));   /* (the rounding of t corrected: see the lanes) */
     return log1pf(-ct__erfcf(t) * 0.5f);
 }
 
@@ -1531,8 +1539,10 @@ static double ct__sp_airy_ai(double x) {
     return s;
 }
 
-/* ---- orthogonal polynomials (PyTorch's *_forward(T x, int64_t n)), in the input's
-   precision as PyTorch computes them; the recurrences with fused multiply-adds, as
+/* ---- orthogonal polynomials (PyTorch's *_forward(T x, int64_t n)), in double as
+   PyTorch computes them for float64 (float32 runs them in double too and rounds once:
+   the float recurrence overflows to NaN where the value is only past float's range,
+   and loses ulps where terms cancel; section 2.1's lanes do the same); the recurrences with fused multiply-adds, as
    PyTorch's compiled kernels run them (and more accurate where terms cancel). Beyond 2^24 steps the recurrence is not run
    (NaN), so a huge n cannot stall a call. ---- */
 #define CT__SP_NMAX ((int64_t)1 << 24)
@@ -1698,7 +1708,6 @@ static double ct__sp_airy_ai(double x) {
         return r;                                                                                            \
     }
 CT__SP_POLY_DEFS(double, _d, acos, cos, sin, fabs, fma)
-CT__SP_POLY_DEFS(float, _f, acosf, cosf, sinf, fabsf, fmaf)
 /* n from the tensor (PyTorch: static_cast<int64_t>(n)); NaN and out-of-range
    values, undefined there, are taken as -1 (result 0) and 2^62 here */
 static int64_t ct__sp_n(double n) {
@@ -1707,6 +1716,305 @@ static int64_t ct__sp_n(double n) {
     if (n <= -4.6e18) return -1;
     return (int64_t)n;
 }
+
+/* ---- float32 lanes for logit, log_ndtr, xlog1py, the gamma family and the
+   polynomials (section 2.3's VLOOPX / VBLOOPX loops: a lane block computes, and
+   the lanes it marks bad take the scalar form) ---- */
+#ifdef CT__HAVE_VEC
+#define CT__SP_VD1 (__builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd))
+/* fixed-count loops over double lanes (twice the native width) unrolled, so that
+   gcc keeps their vectors in registers instead of the stack */
+#if defined(__clang__)
+#define CT__SP_UNROLL _Pragma("unroll")
+#else
+#define CT__SP_UNROLL _Pragma("GCC unroll 16")
+#endif
+/* log(x) + c for float lanes (Cephes' logf as ct__v_log1p runs it: x = 2^e m, m in
+   [sqrt(1/2), sqrt(2)), a polynomial in m - 1; within an ulp); subnormals are
+   scaled first; 0 -> -inf, inf -> inf, x < 0 -> NaN, NaN -> NaN */
+CT__INLINE ct__vf ct__sp_v_logfc(ct__vf x, ct__vf c) {   /* log(x) + c, c a small correction */
+    const ct__vf one = CT__VSPLAT(1.0f);
+    ct__vi sub = x < CT__VSPLAT(1.17549435e-38f);
+    ct__vf u = ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x);
+    ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127) - (sub & CT__ISPLAT(24));
+    ct__vf m = (ct__vf)((ub & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
+    ct__vi big = m > CT__VSPLAT(1.41421356237f);
+    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    e = e + (big & CT__ISPLAT(1));
+    ct__vf ef = __builtin_convertvector(e, ct__vf), f = m - one, z = f * f;
+    ct__vf p = CT__VSPLAT(7.0376836292e-2f);
+    p = ct__vfma(p, f, CT__VSPLAT(-1.1514610310e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(1.1676998740e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(-1.2420140846e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(1.4249322787e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(-1.6668057665e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(2.0000714765e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(-2.4999993993e-1f));
+    p = ct__vfma(p, f, CT__VSPLAT(3.3333331174e-1f));
+    ct__vf y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), f * z * p);
+    y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
+    ct__vf r = ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
+    r = ct__vsel(x == CT__VSPLAT(INFINITY), x, r);
+    r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);
+    r = ct__vsel(x < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);
+    return ct__vsel(x != x, x, r);
+}
+/* log(z) in double lanes for positive normal double lanes (ct__sp_vdlog's atanh
+   series on the double's own mantissa, m in [sqrt(1/2), sqrt(2)); ln 2 in two parts) */
+CT__INLINE void ct__sp_vdlogd(const ct__sp_vd *zp, ct__sp_vd *out) {
+    /* (no comparisons: on double lanes twice the native width gcc splits them into
+       scalar code) the offset moves mantissas from sqrt(2) up into the next binade */
+    ct__sp_vl b = (ct__sp_vl)*zp + (0x3ff0000000000000LL - 0x3fe6a09e667f3bcdLL);
+    ct__sp_vl e = (b >> 52) - 1023;
+    ct__sp_vd m = (ct__sp_vd)((b & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL);
+    ct__sp_vd ed = __builtin_convertvector(e, ct__sp_vd);
+    ct__sp_vd sv = (m - 1.0) / (m + 1.0), s2 = sv * sv, t = s2 * 0.0 + 1.0 / 23.0;
+    CT__SP_UNROLL
+    for (int k = 10; k >= 0; k--) t = t * s2 + 1.0 / (2.0 * k + 1.0);
+    *out = ed * 0.693147180369123816490 + (2.0 * sv * t + ed * 1.90821492927058770002e-10);
+}
+/* the Taylor coefficients of lgamma(2 + t) (t^1 to t^31; the last is 0):
+   c[0] = 1 - Euler's gamma, c[k-1] = (-1)^k (zeta(k) - 1) / k, and of digamma(2 + t)
+   (t^0 to t^31: k c[k-1]); for |t| <= 1/2 they leave 1e-19 */
+static const double ct__sp_lg2_c[32] = {
+    4.22784335098467134451e-01, 3.22467033424113203033e-01, -6.73523010531981020099e-02, 2.05808084277845464161e-02,
+    -7.38555102867398567679e-03, 2.89051033074152335933e-03, -1.19275391170326101886e-03, 5.09669524743042450139e-04,
+    -2.23154758453579385793e-04, 9.94575127818085309803e-05, -4.49262367381331420460e-05, 2.05072127756706910667e-05,
+    -9.43948827526839671519e-06, 4.37486678990748817440e-06, -2.03921575380136618969e-06, 9.55141213040741935301e-07,
+    -4.49246919876456618549e-07, 2.12071848055546646449e-07, -1.00432248239680990840e-07, 4.76981016936398039829e-08,
+    -2.27110946089431635043e-08, 1.08386592148969545929e-08, -5.18347504197004664423e-09, 2.48367454380247847524e-09,
+    -1.19214014058609115474e-09, 5.73136724167886225144e-10, -2.75952288512423335590e-10, 1.33047643742444888200e-10,
+    -6.42296456383809959886e-11, 3.10442477473222756339e-11, -1.50213840807541416646e-11, 0.0};
+static const double ct__sp_dg2_c[32] = {
+    4.22784335098467134451e-01, 6.44934066848226406066e-01, -2.02056903159594292152e-01, 8.23232337111381856642e-02,
+    -3.69277551433699266492e-02, 1.73430619844491401560e-02, -8.34927738192282713203e-03, 4.07735619794433960111e-03,
+    -2.00839282608221425530e-03, 9.94575127818085255593e-04, -4.94188604119464528625e-04, 2.46086553308048319906e-04,
+    -1.22713347578489145439e-04, 6.12481350587048276653e-05, -3.05882363070204932689e-05, 1.52822594086518709648e-05,
+    -7.63719763789976256827e-06, 3.81729326499984021842e-06, -1.90821271655393897155e-06, 9.53962033872796212006e-07,
+    -4.76932986787806446824e-07, 2.38450502727733004353e-07, -1.19219925965311063718e-07, 5.96081890512594800969e-08,
+    -2.98035035146522792822e-08, 1.49015548283650426809e-08, -7.45071178983543006094e-09, 3.72533402478845728320e-09,
+    -1.86265972351304914216e-09, 9.31327432419668165620e-10, -4.65662906503378365753e-10, 0.00000000000000000000e+00};
+/* lgamma (deriv = 0) or digamma (deriv = 1) in double lanes, 0 < x < 1e30: near
+   lgamma's zeros 1 and 2 and digamma's root 1.4616 the Taylor series about 2 (below
+   3/2 through x + 1 and log x or 1/x: no cancellation); elsewhere
+   the recurrence up to 12 (lgamma: a product, one log) or 10 (digamma: a sum of
+   1/(x+j) as one fraction) and Stirling's series */
+#define CT__SP_VDMASK(m) __builtin_convertvector((m), ct__sp_vl)
+CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) {
+    /* x = xf - off (exact); the masks compare xf, in float lanes */
+    const ct__sp_vd one = CT__SP_VD1, x = __builtin_convertvector(xf, ct__sp_vd) - (double)off;
+    ct__sp_vd z = x, num = one * 0.0, den = one, r, lz;
+    ct__vf thr = CT__VSPLAT(deriv ? 10.0f : 12.0f) + off;   /* z = x + j < top: xf < top - j + off, exactly */
+    CT__SP_UNROLL
+    for (int j = 0; j < 12; j++, thr = thr - CT__VSPLAT(1.0f)) {
+        ct__sp_vl m = CT__SP_VDMASK(xf < thr);
+        num = CT__SP_VDSEL(m, num * z + den, num);   /* deriv: sum 1/(x+j) = num/den; lgamma: den is the product */
+        den = CT__SP_VDSEL(m, den * z, den);
+        z = CT__SP_VDSEL(m, z + 1.0, z);
+    }
+    ct__sp_vdlogd(&z, &lz);
+    ct__sp_vd iz = 1.0 / z, iz2 = iz * iz;
+    if (deriv) {
+        ct__sp_vd y = iz2 * (1.0 / 12 + iz2 * (-1.0 / 120 + iz2 * (1.0 / 252 + iz2 * (-1.0 / 240 + iz2 * (1.0 / 132 + iz2 * (-691.0 / 32760 + iz2 * (1.0 / 12)))))));
+        r = lz - 0.5 * iz - y - num / den;
+    } else {
+        ct__sp_vd ld, s = iz * (1.0 / 12 + iz2 * (-1.0 / 360 + iz2 * (1.0 / 1260 + iz2 * (-1.0 / 1680 + iz2 * (1.0 / 1188 + iz2 * (-691.0 / 360360 + iz2 * (1.0 / 156)))))));
+        ct__sp_vdlogd(&den, &ld);
+        r = ((z - 0.5) * lz - z + 0.91893853320467274178) + s - ld;
+    }
+    /* the series where the recurrence's result cancels: within 1/8 of lgamma's zeros
+       1 and 2 (16 terms), on [1.34, 1.59] about digamma's root 1.4616 (32 terms) */
+    const ct__vf offv = CT__VSPLAT(1.0f) * off, dx = xf - offv;   /* (near the zeros, xf - off is exact) */
+    ct__vi nearf = deriv ? (dx >= CT__VSPLAT(1.34f)) & (dx <= CT__VSPLAT(1.59f))
+                         : (ct__vabs(dx - CT__VSPLAT(1.0f)) < CT__VSPLAT(0.125f)) | (ct__vabs(dx - CT__VSPLAT(2.0f)) < CT__VSPLAT(0.125f));
+    if (ct__vany(nearf)) {
+        ct__sp_vl near = CT__SP_VDMASK(nearf), lo = CT__SP_VDMASK(xf < CT__VSPLAT(1.5f) + offv);
+        ct__sp_vd t = CT__SP_VDSEL(lo, x - 1.0, x - 2.0), s, corr;
+        if (deriv) {
+            ct__sp_vdpoly4(ct__sp_dg2_c, 32, &t, &s);
+            corr = 1.0 / x;
+        } else {
+            ct__sp_vdpoly4(ct__sp_lg2_c, 16, &t, &s);   /* |t| < 1/8: 16 terms leave 1e-21 */
+            s = s * t;
+            ct__sp_vdlogd(&x, &corr);
+        }
+        s = CT__SP_VDSEL(lo, s - corr, s);
+        r = CT__SP_VDSEL(near, s, r);
+    }
+    *out = r;
+}
+/* trigamma in double lanes, 1/2 <= x < 1e30: the recurrence up to 6 (the sum of
+   1/(x+j)^2 as one fraction), then the asymptotic series */
+CT__INLINE void ct__sp_vdtrigamma(ct__vf xf, ct__sp_vd *out) {
+    ct__sp_vd z = __builtin_convertvector(xf, ct__sp_vd), num = z * 0.0, den = CT__SP_VD1;
+    ct__vf thr = CT__VSPLAT(6.0f);
+    CT__SP_UNROLL
+    for (int j = 0; j < 6; j++, thr = thr - CT__VSPLAT(1.0f)) {
+        ct__sp_vl m = CT__SP_VDMASK(xf < thr);
+        ct__sp_vd z2 = z * z;
+        num = CT__SP_VDSEL(m, num * z2 + den, num);
+        den = CT__SP_VDSEL(m, den * z2, den);
+        z = CT__SP_VDSEL(m, z + 1.0, z);
+    }
+    ct__sp_vd iz = 1.0 / z, iz2 = iz * iz;
+    ct__sp_vd a = iz * (1.0 + iz * (0.5 + iz * (1.0 / 6 + iz2 * (-1.0 / 30 + iz2 * (1.0 / 42 + iz2 * (-1.0 / 30 + iz2 * (5.0 / 66 + iz2 * (-691.0 / 2730))))))));
+    *out = a + num / den;
+}
+CT__INLINE ct__vf ct__sp_v_lgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
+    ct__sp_vd r;
+    (void)a;
+    *bad = ~((x > CT__VSPLAT(0.0f)) & (x < CT__VSPLAT(1e30f)));
+    ct__sp_vdgamma(ct__vsel(*bad, CT__VSPLAT(1.0f), x), 0.0f, 0, &r);
+    return __builtin_convertvector(r, ct__vf);
+}
+CT__INLINE ct__vf ct__sp_v_digamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
+    ct__sp_vd r;
+    (void)a;
+    *bad = ~((x > CT__VSPLAT(0.0f)) & (x < CT__VSPLAT(1e30f)));
+    ct__sp_vdgamma(ct__vsel(*bad, CT__VSPLAT(1.0f), x), 0.0f, 1, &r);
+    return __builtin_convertvector(r, ct__vf);
+}
+/* polygamma: n = 0 digamma's lanes, n = 1 trigamma's (x >= 1/2), others scalar */
+CT__INLINE ct__vf ct__sp_v_polygamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
+    if (a->i[0] == 0) return ct__sp_v_digamma(x, a, bad);
+    *bad = CT__ISPLAT(-1);
+    if (a->i[0] != 1) return x;
+    ct__sp_vd r;
+    *bad = ~((x >= CT__VSPLAT(0.5f)) & (x < CT__VSPLAT(1e30f)));
+    ct__sp_vdtrigamma(ct__vsel(*bad, CT__VSPLAT(1.0f), x), &r);
+    return __builtin_convertvector(r, ct__vf);
+}
+/* multigammaln: p lgamma lanes (x - j/2 is exact in double); lanes at or below
+   (p-1)/2 take the scalar form, which raises the domain error */
+CT__INLINE ct__vf ct__sp_v_mvlgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
+    const int64_t p = a->i[0];
+    *bad = ~((x > CT__VSPLAT(0.5f * (float)(p - 1))) & (x < CT__VSPLAT(1e30f)));
+    if (p > 64 || ct__vany(*bad)) { *bad = CT__ISPLAT(-1); return x; }
+    ct__sp_vd s = CT__SP_VD1 * ((double)p * (double)(p - 1) * 0.25 * 1.14472988584940017414);
+    for (int64_t j = 0; j < p; j++) {
+        ct__sp_vd r;
+        ct__sp_vdgamma(x, 0.5f * (float)j, 0, &r);
+        s += r;
+    }
+    return __builtin_convertvector(s, ct__vf);
+}
+/* logit: the clamp in float as PyTorch, then log(x / (1 - x)), on [1/4, 3/4] as
+   log1p((2x - 1) / (1 - x)) (2x - 1 exact: PyTorch's float quotient loses up to
+   hundreds of ulp near x = 1/2, where the result is near 0) */
+CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
+    const double eps = a->s[0];
+    const ct__vf one = CT__VSPLAT(1.0f);
+    if (eps >= 0.0) {
+        const ct__vf lo = CT__VSPLAT((float)eps), hi = CT__VSPLAT(1.0f - (float)eps);
+        x = ct__vsel(x < lo, lo, ct__vsel(x > hi, hi, x));
+    }
+    *bad = CT__ISPLAT(0);
+    /* one log: of u = x / (1 - x) outside, of u = 1 + q rounded inside, q = (2x - 1) / (1 - x),
+       plus log1p's first-order term for what the rounding of 1 + q lost */
+    const ct__vf d = one - x, q = (x + x - one) / d, u1 = one + q;
+    ct__vi mid = (x >= CT__VSPLAT(0.25f)) & (x <= CT__VSPLAT(0.75f));
+    ct__vf u = ct__vsel(mid, u1, x / d), c = ct__vsel(mid, (q - (u1 - one)) / u1, CT__VSPLAT(0.0f));
+    return ct__sp_v_logfc(u, c);
+}
+/* log_ndtr as ct__sp_log_ndtrf: log1p(-erfc(t)/2) on [-1, 1], log(erfcx(-t)/2) - t^2
+   (t^2 and the sum in double) below, log1p(-ndtr(-x)) above (ndtr's lanes correct
+   the rounding of x/sqrt(2), which costs erfc 2t^2 times its relative error: 65
+   ulp at x = 11.5 in PyTorch's float formula); x <= -1e15, inf and NaN take the
+   scalar form */
+CT__INLINE ct__vf ct__sp_v_log_ndtr(ct__vf x, const ct__attrs *a, ct__vi *bad) {
+    (void)a;
+    *bad = ~(x > CT__VSPLAT(-1e15f)) | (x == CT__VSPLAT(INFINITY));
+    const ct__sp_vd td = __builtin_convertvector(x, ct__sp_vd) * CT__SP_SQRT1_2;
+    const ct__vf t = __builtin_convertvector(td, ct__vf);
+    ct__vf right = ct__v_log1p(CT__VSPLAT(-0.5f) * ct__v_erfc(t));
+    ct__vi tail = x > CT__VSPLAT(1.0f), left = x < CT__VSPLAT(-1.0f);
+    if (ct__vany(tail)) right = ct__vsel(tail, ct__v_log1p(-ct__sp_v_ndtr(-x)), right);
+    if (!ct__vany(left)) return right;
+    ct__vf c = CT__VSPLAT(0.5f) * ct__sp_v_erfcx_pos(ct__vsel(left, -t, CT__VSPLAT(1.0f)));
+    ct__sp_vd L;
+    ct__sp_vdlog(c, &L);
+    return ct__vsel(left, __builtin_convertvector(L - td * td, ct__vf), right);
+}
+/* xlog1py: x log1p(y) with ctensor's vector log1p; 0 where x = 0 and y is a number */
+CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
+    ct__vf r = x * ct__v_log1p(y);
+    return ct__vsel((x == CT__VSPLAT(0.0f)) & (y == y), CT__VSPLAT(0.0f), r);
+}
+/* the polynomials in double lanes (their recurrences, any n from 0 to 256 per lane:
+   run to the block's largest n, each lane keeps its own step): exact to far below
+   float's rounding, so at least as accurate as the float recurrence or
+   cos(n acos x) PyTorch runs; lanes with n outside take the scalar form */
+#define CT__SP_VPOLY_MAXN 256
+typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
+typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
+#define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX)                                                             \
+    CT__INLINE void ct__sp_vpoly_##E(const ct__sp_vdh *x0p, int nb, ct__sp_vdh *out) {                     \
+        const ct__sp_vdh zero = {0}, one = zero + 1.0, x0 = *x0p, x = SHIFT;                               \
+        ct__sp_vdh P = one, Q = Q1;                                                                      \
+        for (int k = 1; k < nb; k++) {                                                                   \
+            const double kd = (double)k;                                                                 \
+            ct__sp_vdh N = STEP;                                                                         \
+            (void)kd;                                                                                    \
+            P = Q;                                                                                       \
+            Q = N;                                                                                       \
+        }                                                                                                \
+        *out = Q;                                                                                        \
+    }                                                                                                    \
+    static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        int64_t i = 0, nb;                                                                               \
+        (void)a;                                                                                         \
+        if (s[2] == 0 && (nb = ct__sp_n(*(const float *)p[2])) >= 2 && nb <= CT__SP_VPOLY_MAXN) {        \
+            for (; i + CT__VL / 2 <= n; i += CT__VL / 2) {   /* one n for all, native-width halves */    \
+                float tmp[CT__VL / 2];                                                                   \
+                ct__sp_vfh xf;                                                                           \
+                if (s[1] == 4) memcpy(tmp, p[1] + i * 4, sizeof tmp);                                    \
+                else for (int l = 0; l < CT__VL / 2; l++) tmp[l] = *(const float *)(p[1] + (i + l) * s[1]); \
+                memcpy(&xf, tmp, sizeof xf);                                                             \
+                ct__sp_vdh x0 = __builtin_convertvector(xf, ct__sp_vdh), r;                              \
+                ct__sp_vpoly_##E(&x0, (int)nb, &r);                                                      \
+                xf = __builtin_convertvector(r, ct__sp_vfh);                                             \
+                memcpy(tmp, &xf, sizeof tmp);                                                            \
+                if (s[0] == 4) memcpy(p[0] + i * 4, tmp, sizeof tmp);                                    \
+                else for (int l = 0; l < CT__VL / 2; l++) *(float *)(p[0] + (i + l) * s[0]) = tmp[l];   \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i + CT__VL <= n; i += CT__VL) {                                                           \
+            ct__vf xf, nf;                                                                               \
+            int nmax = 0, ok = 1;                                                                        \
+            for (int l = 0; l < CT__VL; l++) {                                                           \
+                xf[l] = *(const float *)(p[1] + (i + l) * s[1]);                                         \
+                int64_t k = ct__sp_n(*(const float *)(p[2] + (i + l) * s[2]));                           \
+                ok &= k >= 0 && k <= CT__SP_VPOLY_MAXN;                                                  \
+                nf[l] = (float)k;                                                                        \
+                if (k > nmax) nmax = (int)k;                                                             \
+            }                                                                                            \
+            if (ok) {                                                                                    \
+                const ct__sp_vd one = CT__SP_VD1, x0 = __builtin_convertvector(xf, ct__sp_vd);            \
+                const ct__sp_vd x = SHIFT;                                                               \
+                ct__sp_vd P = one, Q = Q1, R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT(0.0f)), one, Q); \
+                for (int k = 1; k < nmax; k++) {                                                         \
+                    const double kd = (double)k;                                                         \
+                    (void)kd;                                                                            \
+                    ct__sp_vd N = STEP;                                                                  \
+                    P = Q;                                                                               \
+                    Q = N;                                                                               \
+                    R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT((float)(k + 1))), Q, R);             \
+                }                                                                                        \
+                ct__vf r = __builtin_convertvector(R, ct__vf);                                           \
+                for (int l = 0; l < CT__VL; l++) *(float *)(p[0] + (i + l) * s[0]) = r[l];               \
+                continue;                                                                                \
+            }                                                                                            \
+            for (int l = 0; l < CT__VL; l++) {                                                           \
+                const float x = xf[l], y = *(const float *)(p[2] + (i + l) * s[2]);                      \
+                *(float *)(p[0] + (i + l) * s[0]) = (FX);                                                \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i < n; i++) {                                                                             \
+            const float x = *(const float *)(p[1] + i * s[1]), y = *(const float *)(p[2] + i * s[2]);    \
+            *(float *)(p[0] + i * s[0]) = (FX);                                                          \
+        }                                                                                                \
+    }
+#endif
 
 /* ============================================================================
    2.2 The op table
@@ -1724,21 +2032,21 @@ static int64_t ct__sp_n(double n) {
       ct__sp_ndtrf(x), ct__sp_ndtr(x))                                                                                     \
     UV(X_, NDTRI, "aten::special_ndtri", "special_ndtri", "SpecialNdtriBackward0", 0, CT__SAVE_OUT(0), "",                            \
       ct__sp_ndtrif(x), ct__sp_ndtri(x))                                                                                         \
-    U(X_, LOG_NDTR, "aten::special_log_ndtr", "special_log_ndtr", "SpecialLogNdtrBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "", \
+    UV(X_, LOG_NDTR, "aten::special_log_ndtr", "special_log_ndtr", "SpecialLogNdtrBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_OUT(0), "", \
       ct__sp_log_ndtrf(x), ct__sp_log_ndtr(x))                                                                             \
-    U(X_, LOGIT, "aten::logit", "logit", "LogitBackward0", 0, CT__SAVE_IN(0), "float? eps=s0",                                       \
+    UV(X_, LOGIT, "aten::logit", "logit", "LogitBackward0", 0, CT__SAVE_IN(0), "float? eps=s0",                                       \
       ct__sp_logitf(x, a->s[0]), ct__sp_logit(x, a->s[0]))                                                                       \
     UV(X_, ENTR, "aten::special_entr", "special_entr", "SpecialEntrBackward0", 0, CT__SAVE_IN(0), "",                                 \
       x > 0 ? -x * logf(x) : x == 0 ? 0.0f : x < 0 ? -INFINITY : x, x > 0 ? -x * log(x) : x == 0 ? 0.0 : x < 0 ? -INFINITY : x)  \
     UV(X_, SINC, "aten::sinc", "sinc", "SincBackward0", 0, CT__SAVE_IN(0), "",                                                        \
       x == 0 ? 1.0f : sinf((float)CT__SP_PI * x) / ((float)CT__SP_PI * x), x == 0 ? 1.0 : sin(CT__SP_PI * x) / (CT__SP_PI * x))  \
-    U(X_, LGAMMA, "aten::lgamma", "lgamma", "LgammaBackward0", 0, CT__SAVE_IN(0), "",                                                \
+    UV(X_, LGAMMA, "aten::lgamma", "lgamma", "LgammaBackward0", 0, CT__SAVE_IN(0), "",                                                \
       lgammaf(x), lgamma(x))                                                                                                     \
-    U(X_, DIGAMMA, "aten::digamma", "digamma", "DigammaBackward0", 0, CT__SAVE_IN(0), "",                                            \
+    UV(X_, DIGAMMA, "aten::digamma", "digamma", "DigammaBackward0", 0, CT__SAVE_IN(0), "",                                            \
       ct__sp_digammaf(x), ct__sp_digamma(x))                                                                               \
-    U(X_, POLYGAMMA, "aten::polygamma", "polygamma", "PolygammaBackward0", 0, CT__SAVE_IN(0), "int n=i0",                             \
+    UV(X_, POLYGAMMA, "aten::polygamma", "polygamma", "PolygammaBackward0", 0, CT__SAVE_IN(0), "int n=i0",                             \
       ct__sp_polygammaf(a->i[0], x), ct__sp_polygamma(a->i[0], x))                                                          \
-    U(X_, MVLGAMMA, "aten::mvlgamma", "mvlgamma", "MvlgammaBackward0", 0, CT__SAVE_IN(0), "int p=i0",                                 \
+    UV(X_, MVLGAMMA, "aten::mvlgamma", "mvlgamma", "MvlgammaBackward0", 0, CT__SAVE_IN(0), "int p=i0",                                 \
       (float)ct__sp_mvlgamma_chk(x, a->i[0]), ct__sp_mvlgamma_chk(x, a->i[0]))                                                    \
     UV(X_, I0, "aten::i0", "i0", "I0Backward0", 0, CT__SAVE_IN(0), "",                                                                \
       ct__sp_bessel_if(x, 0, 0), ct__sp_bessel_i(x, 0, 0))                                                                 \
@@ -1773,8 +2081,8 @@ static int64_t ct__sp_n(double n) {
     UV(X_, AIRY_AI, "aten::special_airy_ai", "special_airy_ai", "", CT__SP_NONDIFF, CT__SAVE_NONE, "",                                \
       (float)ct__sp_airy_ai(x), ct__sp_airy_ai(x))
 
-#define CT__SP_BINARY(B, X_)                                                                                                         \
-    B(X_, XLOG1PY, "aten::special_xlog1py", "special_xlog1py", "SpecialXlog1PyBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),         \
+#define CT__SP_BINARY(B, BV, X_)                                                                                                         \
+    BV(X_, XLOG1PY, "aten::special_xlog1py", "special_xlog1py", "SpecialXlog1PyBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),         \
       (x == 0 && y == y) ? 0.0f : x * log1pf(y), (x == 0 && y == y) ? 0.0 : x * log1p(y))                                        \
     B(X_, ZETA, "aten::special_zeta", "special_zeta", "SpecialZetaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                   \
       (float)ct__sp_zeta(x, y), ct__sp_zeta(x, y))                                                                                \
@@ -1782,43 +2090,43 @@ static int64_t ct__sp_n(double n) {
       ct__sp_igammaf(x, y), ct__sp_igamma(x, y))                                                                            \
     B(X_, IGAMMAC, "aten::igammac", "igammac", "IgammacBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                               \
       ct__sp_igammacf(x, y), ct__sp_igammac(x, y))                                                                          \
-    B(X_, CHEB_T, "aten::special_chebyshev_polynomial_t", "special_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_t_f(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
-    B(X_, CHEB_U, "aten::special_chebyshev_polynomial_u", "special_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_u_f(x, ct__sp_n(y)), ct__sp_cheb_u_d(x, ct__sp_n(y)))                                                           \
-    B(X_, CHEB_V, "aten::special_chebyshev_polynomial_v", "special_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_v_f(x, ct__sp_n(y)), ct__sp_cheb_v_d(x, ct__sp_n(y)))                                                           \
-    B(X_, CHEB_W, "aten::special_chebyshev_polynomial_w", "special_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_cheb_w_f(x, ct__sp_n(y)), ct__sp_cheb_w_d(x, ct__sp_n(y)))                                                           \
-    B(X_, SCHEB_T, "aten::special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_t_f(x, ct__sp_n(y)), ct__sp_scheb_t_d(x, ct__sp_n(y)))                                                         \
-    B(X_, SCHEB_U, "aten::special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_u_f(x, ct__sp_n(y)), ct__sp_scheb_u_d(x, ct__sp_n(y)))                                                         \
-    B(X_, SCHEB_V, "aten::special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_v_f(x, ct__sp_n(y)), ct__sp_scheb_v_d(x, ct__sp_n(y)))                                                         \
-    B(X_, SCHEB_W, "aten::special_shifted_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
-      ct__sp_scheb_w_f(x, ct__sp_n(y)), ct__sp_scheb_w_d(x, ct__sp_n(y)))                                                         \
-    B(X_, HERM_H, "aten::special_hermite_polynomial_h", "special_hermite_polynomial_h", "", CT__SP_NONDIFF, CT__SAVE_NONE,           \
-      ct__sp_herm_h_f(x, ct__sp_n(y)), ct__sp_herm_h_d(x, ct__sp_n(y)))                                                           \
-    B(X_, HERM_HE, "aten::special_hermite_polynomial_he", "special_hermite_polynomial_he", "", CT__SP_NONDIFF, CT__SAVE_NONE,        \
-      ct__sp_herm_he_f(x, ct__sp_n(y)), ct__sp_herm_he_d(x, ct__sp_n(y)))                                                         \
-    B(X_, LAGUERRE, "aten::special_laguerre_polynomial_l", "special_laguerre_polynomial_l", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_laguerre_f(x, ct__sp_n(y)), ct__sp_laguerre_d(x, ct__sp_n(y)))                                                       \
-    B(X_, LEGENDRE, "aten::special_legendre_polynomial_p", "special_legendre_polynomial_p", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
-      ct__sp_legendre_f(x, ct__sp_n(y)), ct__sp_legendre_d(x, ct__sp_n(y)))
+    BV(X_, CHEB_T, "aten::special_chebyshev_polynomial_t", "special_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      (float)ct__sp_cheb_t_d(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
+    BV(X_, CHEB_U, "aten::special_chebyshev_polynomial_u", "special_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      (float)ct__sp_cheb_u_d(x, ct__sp_n(y)), ct__sp_cheb_u_d(x, ct__sp_n(y)))                                                           \
+    BV(X_, CHEB_V, "aten::special_chebyshev_polynomial_v", "special_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      (float)ct__sp_cheb_v_d(x, ct__sp_n(y)), ct__sp_cheb_v_d(x, ct__sp_n(y)))                                                           \
+    BV(X_, CHEB_W, "aten::special_chebyshev_polynomial_w", "special_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      (float)ct__sp_cheb_w_d(x, ct__sp_n(y)), ct__sp_cheb_w_d(x, ct__sp_n(y)))                                                           \
+    BV(X_, SCHEB_T, "aten::special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      (float)ct__sp_scheb_t_d(x, ct__sp_n(y)), ct__sp_scheb_t_d(x, ct__sp_n(y)))                                                         \
+    BV(X_, SCHEB_U, "aten::special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_u", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      (float)ct__sp_scheb_u_d(x, ct__sp_n(y)), ct__sp_scheb_u_d(x, ct__sp_n(y)))                                                         \
+    BV(X_, SCHEB_V, "aten::special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_v", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      (float)ct__sp_scheb_v_d(x, ct__sp_n(y)), ct__sp_scheb_v_d(x, ct__sp_n(y)))                                                         \
+    BV(X_, SCHEB_W, "aten::special_shifted_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_w", "", CT__SP_NONDIFF, CT__SAVE_NONE, \
+      (float)ct__sp_scheb_w_d(x, ct__sp_n(y)), ct__sp_scheb_w_d(x, ct__sp_n(y)))                                                         \
+    BV(X_, HERM_H, "aten::special_hermite_polynomial_h", "special_hermite_polynomial_h", "", CT__SP_NONDIFF, CT__SAVE_NONE,           \
+      (float)ct__sp_herm_h_d(x, ct__sp_n(y)), ct__sp_herm_h_d(x, ct__sp_n(y)))                                                           \
+    BV(X_, HERM_HE, "aten::special_hermite_polynomial_he", "special_hermite_polynomial_he", "", CT__SP_NONDIFF, CT__SAVE_NONE,        \
+      (float)ct__sp_herm_he_d(x, ct__sp_n(y)), ct__sp_herm_he_d(x, ct__sp_n(y)))                                                         \
+    BV(X_, LAGUERRE, "aten::special_laguerre_polynomial_l", "special_laguerre_polynomial_l", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      (float)ct__sp_laguerre_d(x, ct__sp_n(y)), ct__sp_laguerre_d(x, ct__sp_n(y)))                                                       \
+    BV(X_, LEGENDRE, "aten::special_legendre_polynomial_p", "special_legendre_polynomial_p", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
+      (float)ct__sp_legendre_d(x, ct__sp_n(y)), ct__sp_legendre_d(x, ct__sp_n(y)))
 
-/* logit (PyTorch's logit kernel: eps < 0, or None, means no clamping), in the
-   input's precision as PyTorch computes it */
+/* logit (PyTorch's logit kernel: eps < 0, or None, means no clamping); float32
+   clamps in float as PyTorch and takes the quotient and log in double */
 static double ct__sp_logit(double x, double eps) {
     if (eps >= 0.0) x = x < eps ? eps : x > 1.0 - eps ? 1.0 - eps : x;
     return log(x / (1.0 - x));
 }
-static float ct__sp_logitf(float x, double eps) {
+static float ct__sp_logitf(float x, double eps) {   /* the clamp in float, the rest in double (the lanes: in float, as accurate) */
     if (eps >= 0.0) {
         float lo = (float)eps, hi = 1.0f - (float)eps;
         x = x < lo ? lo : x > hi ? hi : x;
     }
-    return logf(x / (1.0f - x));
+    return (float)log((double)x / (1.0 - (double)x));
 }
 /* mvlgamma's domain check is on the data (PyTorch: "All elements must be greater
    than (p-1)/2"): a failing element raises the kernel error flag */
@@ -1833,7 +2141,7 @@ static double ct__sp_mvlgamma_chk(double x, int64_t p) {
     X(E, sname, name, bw, 1, 1, flags, attrs, ct__sp_meta_unary, ct__sp_k_##E, ct__sp_bw_##E, save)
 #define CT__SP_B_ROW(X, E, sname, name, bw, flags, save, FX, DX) \
     X(E, sname, name, bw, 2, 1, flags, "", ct__sp_meta_binary, ct__sp_k_##E, ct__sp_bw_##E, save)
-#define CT__SP_OPS(X) CT__SP_UNARY(CT__SP_U_ROW, CT__SP_U_ROW, X) CT__SP_BINARY(CT__SP_B_ROW, X)
+#define CT__SP_OPS(X) CT__SP_UNARY(CT__SP_U_ROW, CT__SP_U_ROW, X) CT__SP_BINARY(CT__SP_B_ROW, CT__SP_B_ROW, X)
 
 enum {
 #define CT__SP_X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CT__SP_##E,
@@ -1958,8 +2266,52 @@ done:
             *(float *)(p[0] + i * s[0]) = (FX);                                                          \
         }                                                                                                \
     }
+/* the same with the attributes and a scalar fallback: VF(v, a, &bad) computes a
+   block, and its lanes in bad (outside the lanes' domain) take the scalar FX */
+#define CT__SP_VLOOPX(E, VF, FX)                                                                         \
+    static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        int64_t i = 0;                                                                                   \
+        if (s[0] == 4 && s[1] == 4) {                                                                    \
+            for (; i + CT__VL <= n; i += CT__VL) {                                                       \
+                ct__vf v, r;                                                                             \
+                ct__vi bad;                                                                              \
+                memcpy(&v, p[1] + i * 4, sizeof v);                                                      \
+                r = VF(v, a, &bad);                                                                      \
+                if (ct__vany(bad))                                                                       \
+                    for (int l = 0; l < CT__VL; l++)                                                     \
+                        if (bad[l]) { const float x = v[l]; r[l] = (FX); }                               \
+                memcpy(p[0] + i * 4, &r, sizeof r);                                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i < n; i++) {                                                                             \
+            const float x = *(const float *)(p[1] + i * s[1]);                                           \
+            *(float *)(p[0] + i * s[0]) = (FX);                                                          \
+        }                                                                                                \
+    }
+/* a binary float32 loop with a vector form VF(x, y) for contiguous rows */
+#define CT__SP_VBLOOP(E, VF, FX)                                                                         \
+    static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        int64_t i = 0;                                                                                   \
+        (void)a;                                                                                         \
+        if (s[0] == 4 && s[1] == 4 && s[2] == 4) {                                                       \
+            for (; i + CT__VL <= n; i += CT__VL) {                                                       \
+                ct__vf u, v;                                                                             \
+                memcpy(&u, p[1] + i * 4, sizeof u);                                                      \
+                memcpy(&v, p[2] + i * 4, sizeof v);                                                      \
+                u = VF(u, v);                                                                            \
+                memcpy(p[0] + i * 4, &u, sizeof u);                                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i < n; i++) {                                                                             \
+            const float x = *(const float *)(p[1] + i * s[1]), y = *(const float *)(p[2] + i * s[2]);    \
+            *(float *)(p[0] + i * s[0]) = (FX);                                                          \
+        }                                                                                                \
+    }
 #else
 #define CT__SP_VLOOP(E, VF, FX) CT__SP_ULOOP(E, float, _f32, FX)
+#define CT__SP_VLOOPX(E, VF, FX) CT__SP_ULOOP(E, float, _f32, FX)
+#define CT__SP_VBLOOP(E, VF, FX) CT__SP_BLOOP(E, float, _f32, FX)
+#define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX) CT__SP_BLOOP(E, float, _f32, FX)
 #endif
 #define CT__SP_U_KERNEL_V(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                \
     CT__SP_ULOOP(E, double, _f64, DX)                                                                    \
@@ -1967,6 +2319,9 @@ done:
 #define CT__SP_U_KERNEL(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                  \
     CT__SP_ULOOP(E, float, _f32, FX)                                                                     \
     CT__SP_ULOOP(E, double, _f64, DX)                                                                    \
+    static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
+#define CT__SP_B_KERNEL_V(X_, E, sname, name, bw, flags, save, FX, DX)                                       \
+    CT__SP_BLOOP(E, double, _f64, DX)                                                                    \
     static int ct__sp_k_##E(ct__call *c) { return ct__sp_run(c, ct__sp_l_##E##_f32, ct__sp_l_##E##_f64); }
 #define CT__SP_B_KERNEL(X_, E, sname, name, bw, flags, save, FX, DX)                                         \
     CT__SP_BLOOP(E, float, _f32, FX)                                                                     \
@@ -1994,8 +2349,29 @@ CT__SP_VLOOP(I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
 CT__SP_VLOOP(I1E, ct__sp_v_i1e, ct__sp_bessel_if(x, 1, 1))
 CT__SP_VLOOP(MOD_I0, ct__sp_v_i0, ct__sp_bessel_if(x, 0, 0))
 CT__SP_VLOOP(MOD_I1, ct__sp_v_i1, ct__sp_bessel_if(x, 1, 0))
+CT__SP_VLOOPX(LOG_NDTR, ct__sp_v_log_ndtr, ct__sp_log_ndtrf(x))
+CT__SP_VLOOPX(LOGIT, ct__sp_v_logit, ct__sp_logitf(x, a->s[0]))
+CT__SP_VLOOPX(LGAMMA, ct__sp_v_lgamma, lgammaf(x))
+CT__SP_VLOOPX(DIGAMMA, ct__sp_v_digamma, ct__sp_digammaf(x))
+CT__SP_VLOOPX(POLYGAMMA, ct__sp_v_polygamma, ct__sp_polygammaf(a->i[0], x))
+CT__SP_VLOOPX(MVLGAMMA, ct__sp_v_mvlgamma, (float)ct__sp_mvlgamma_chk(x, a->i[0]))
+CT__SP_VBLOOP(XLOG1PY, ct__sp_v_xlog1py, (x == 0 && y == y) ? 0.0f : x * log1pf(y))
+#define CT__SP_CHEB_STEP ((x + x) * Q - P)
+CT__SP_VPOLY(CHEB_T, x0, x, CT__SP_CHEB_STEP, (float)ct__sp_cheb_t_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_U, x0, x + x, CT__SP_CHEB_STEP, (float)ct__sp_cheb_u_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_V, x0, x + x - 1.0, CT__SP_CHEB_STEP, (float)ct__sp_cheb_v_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(CHEB_W, x0, x + x + 1.0, CT__SP_CHEB_STEP, (float)ct__sp_cheb_w_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_T, x0 + x0 - 1.0, x, CT__SP_CHEB_STEP, (float)ct__sp_scheb_t_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_U, x0 + x0 - 1.0, x + x, CT__SP_CHEB_STEP, (float)ct__sp_scheb_u_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_V, x0 + x0 - 1.0, x + x - 1.0, CT__SP_CHEB_STEP, (float)ct__sp_scheb_v_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(SCHEB_W, x0 + x0 - 1.0, x + x + 1.0, CT__SP_CHEB_STEP, (float)ct__sp_scheb_w_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(HERM_H, x0, x + x, (x + x) * Q - (kd + kd) * P, (float)ct__sp_herm_h_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(HERM_HE, x0, x, x * Q - kd * P, (float)ct__sp_herm_he_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(LAGUERRE, x0, 1.0 - x, ((kd + kd + 1.0 - x) * Q - kd * P) * (1.0 / (kd + 1.0)), (float)ct__sp_laguerre_d(x, ct__sp_n(y)))
+CT__SP_VPOLY(LEGENDRE, x0, x, ((kd + kd + 1.0) * x * Q - kd * P) * (1.0 / (kd + 1.0)), (float)ct__sp_legendre_d(x, ct__sp_n(y)))
+#undef CT__SP_CHEB_STEP
 CT__SP_UNARY(CT__SP_U_KERNEL, CT__SP_U_KERNEL_V, ~)
-CT__SP_BINARY(CT__SP_B_KERNEL, ~)
+CT__SP_BINARY(CT__SP_B_KERNEL, CT__SP_B_KERNEL_V, ~)
 
 /* ============================================================================
    2.4 Backward rules (PyTorch's derivatives.yaml), written with ctensor ops

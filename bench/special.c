@@ -6,7 +6,7 @@
    rounded to float32 (a low-discrepancy fill of the domain). Each function gets
    its natural domain (erfinv on (-1, 1), gammaln on (0, 10], ...); binary
    functions get a second input the same way (a shifted sequence). The
-   polynomials take n = 8 (a 0-d tensor, broadcast). softmax, log_softmax and
+   polynomials take n = 8 (a 0-d tensor, broadcast; x on [-1, 1], the shifted ones on [0, 1]). softmax, log_softmax and
    logsumexp work on the last dim. Line names: special_<fn>_1M_f32_t1. */
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
@@ -47,6 +47,9 @@ static const sp_case cases[] = {
 #define P(n) {#n, -1, 1, NULL, ct_special_##n, 0, 0, 1}
     P(chebyshev_polynomial_t), P(chebyshev_polynomial_u), P(hermite_polynomial_h), P(hermite_polynomial_he),
     P(laguerre_polynomial_l), P(legendre_polynomial_p),
+#define PS(n) {#n, 0, 1, NULL, ct_special_##n, 0, 0, 1}   /* the shifted ones on [0, 1] */
+    P(chebyshev_polynomial_v), P(chebyshev_polynomial_w), PS(shifted_chebyshev_polynomial_t),
+    PS(shifted_chebyshev_polynomial_u), PS(shifted_chebyshev_polynomial_v), PS(shifted_chebyshev_polynomial_w),
     {"softmax", -10, 10, softmax_last, NULL, 0, 0, 0}, {"log_softmax", -10, 10, log_softmax_last, NULL, 0, 0, 0},
     {"logsumexp", -10, 10, logsumexp_last, NULL, 0, 0, 0},
 };

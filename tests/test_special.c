@@ -21,6 +21,28 @@ static ct_tensor *polygamma2(const ct_tensor *x) { return ct_special_polygamma(2
 static ct_tensor *polygamma3(const ct_tensor *x) { return ct_special_polygamma(3, x); }
 static ct_tensor *polygamma5(const ct_tensor *x) { return ct_special_polygamma(5, x); }
 static ct_tensor *multigammaln3(const ct_tensor *x) { return ct_special_multigammaln(x, 3); }
+static ct_tensor *log_ndtr_neg(const ct_tensor *x) { return ct_special_log_ndtr(ct_neg(x)); }
+static ct_tensor *xlog1py_self(const ct_tensor *x) { return ct_special_xlog1py(x, x); }
+/* the polynomials at n = 8 and 40 (a 0-d n, broadcast) and at n = i mod 23 per element */
+static ct_tensor *n_const(const ct_tensor *x, double n) { return ct_scalar_tensor(n, ct_get_dtype(x)); }
+static ct_tensor *n_var(const ct_tensor *x) {
+    static double v[4096];
+    int64_t n = ct_numel(x);
+    if (n > 4096) return NULL;
+    for (int64_t i = 0; i < n; i++) v[i] = (double)(i % 23);
+    return ct_to(ct_from_data_n(v, CT_FLOAT64, 1, &n), ct_get_dtype(x));
+}
+#define POLY_SWEEP_FNS(f)                                                                                \
+    static ct_tensor *f##_8(const ct_tensor *x) { return ct_special_##f(x, n_const(x, 8)); }            \
+    static ct_tensor *f##_40(const ct_tensor *x) { return ct_special_##f(x, n_const(x, 40)); }          \
+    static ct_tensor *f##_var(const ct_tensor *x) { return ct_special_##f(x, n_var(x)); }
+POLY_SWEEP_FNS(chebyshev_polynomial_t)
+POLY_SWEEP_FNS(chebyshev_polynomial_w)
+POLY_SWEEP_FNS(shifted_chebyshev_polynomial_u)
+POLY_SWEEP_FNS(hermite_polynomial_h)
+POLY_SWEEP_FNS(hermite_polynomial_he)
+POLY_SWEEP_FNS(laguerre_polynomial_l)
+POLY_SWEEP_FNS(legendre_polynomial_p)
 
 /* A fixture case: its name, the function, and the tolerance in ulp of the
    result's magnitude (relative), plus an absolute floor in units of the dtype's
@@ -204,6 +226,52 @@ TEST(test_float32_sweep) {
     sweep_abs_eps = 0;
     sweep("airy_ai right (no zeros: relative)", ct_special_airy_ai, -2.0, 30.0, 0);
     sweep("airy_ai right, log scale", ct_special_airy_ai, 1e-30, 30.0, 1);
+    /* the float32 lanes of logit, log_ndtr, xlog1py and the gamma family (double
+       lanes: the Taylor series about 2 near lgamma's zeros and digamma's root) */
+    sweep("logit", logit_none, 1e-30, 0.5, 1);
+    sweep("logit upper", logit_none, 0.5, 0.99999994, 0);
+    sweep("logit eps", logit_eps, 0.0, 1.0, 0);
+    /* (on (-1, 1) log_ndtr runs PyTorch's log1p(-erfc(x/sqrt 2)/2), up to 4.2 ulp from
+       float64 there: the fixtures check it against PyTorch's) */
+    sweep("log_ndtr left", ct_special_log_ndtr, -40.0, -1.0, 0);
+    sweep("log_ndtr right", ct_special_log_ndtr, 1.0, 12.0, 0);
+    sweep("log_ndtr left tail", log_ndtr_neg, 1.0, 1e17, 1);
+    sweep("xlog1py", xlog1py_self, -0.99999, 1e3, 0);
+    sweep("xlog1py small", xlog1py_self, 1e-30, 1.0, 1);
+    sweep("gammaln", ct_special_gammaln, 1e-30, 1e20, 1);
+    sweep("gammaln near its zeros", ct_special_gammaln, 0.4, 3.0, 0);
+    sweep("gammaln linear", ct_special_gammaln, 0.0, 40.0, 0);
+    sweep("digamma", ct_special_digamma, 1e-30, 1e20, 1);
+    sweep("digamma near its root", ct_special_digamma, 1.3, 1.6, 0);
+    sweep("digamma linear", ct_special_digamma, 0.0, 40.0, 0);
+    sweep("polygamma1", polygamma1, 1e-20, 1e20, 1);
+    sweep("polygamma1 linear", polygamma1, 0.0, 40.0, 0);
+    sweep("multigammaln3", multigammaln3, 1.0001, 60.0, 0);
+    {   /* lgamma's zeros exactly, in the lanes (32 elements) and the scalar form (3) */
+        static float v[32];
+        int64_t n = 32, n3 = 3;
+        for (int i = 0; i < 32; i++) v[i] = (float)(1 + i % 2);
+        ct_tensor *z = ct_special_gammaln(ct_from_data_n(v, CT_FLOAT32, 1, &n));
+        ct_tensor *z3 = ct_special_gammaln(ct_from_data_n(v, CT_FLOAT32, 1, &n3));
+        CT_T_REPORT(z && z3 && ct_item(ct_sum(ct_abs(z))) == 0.0 && ct_item(ct_sum(ct_abs(z3))) == 0.0,
+                    "gammaln(1), gammaln(2) not 0 in float32");
+    }
+    /* the polynomials' lanes (recurrences in double lanes for n <= 256): within 4 ulp
+       of float64, or 4 epsilon absolute near their zeros */
+    sweep_abs_eps = 4;
+#define POLY_SWEEP(f, lo, hi)                                 \
+    sweep(#f " n=8", f##_8, lo, hi, 0);                       \
+    sweep(#f " n=40", f##_40, lo, hi, 0);                     \
+    sweep(#f " n=i%23", f##_var, lo, hi, 0);
+    POLY_SWEEP(chebyshev_polynomial_t, -1.2, 1.2)
+    POLY_SWEEP(chebyshev_polynomial_w, -1.0, 1.0)
+    POLY_SWEEP(shifted_chebyshev_polynomial_u, -0.1, 1.1)
+    POLY_SWEEP(hermite_polynomial_h, -8.0, 8.0)
+    POLY_SWEEP(hermite_polynomial_he, -8.0, 8.0)
+    POLY_SWEEP(laguerre_polynomial_l, -2.0, 30.0)
+    POLY_SWEEP(legendre_polynomial_p, -1.1, 1.1)
+#undef POLY_SWEEP
+    sweep_abs_eps = 0;
 }
 
 /* ---- gradients ---- */

@@ -2,7 +2,7 @@
 ([1024, 1024]), 1 thread, under torch.no_grad(). The same cases, names and inputs:
 element i of an input on [lo, hi] is lo + (hi - lo) * frac((i + 0.5) * 0.6180339887498949)
 rounded to float32 (second inputs: the sequence shifted by 7); the polynomials take
-n = 8 as a 0-d tensor; softmax, log_softmax and logsumexp work on the last dim.
+n = 8 as a 0-d tensor (x on [-1, 1], the shifted ones on [0, 1]); softmax, log_softmax and logsumexp work on the last dim.
 """
 import os
 import sys
@@ -16,6 +16,7 @@ import ctbench  # noqa: E402
 U = lambda name, lo, hi, stmt=None: (name, lo, hi, stmt or "c = torch.special.%s(x)" % name, None)
 B = lambda name, lo, hi, lo2, hi2: (name, lo, hi, "c = torch.special.%s(x, y)" % name, (lo2, hi2))
 P = lambda name: (name, -1, 1, "c = torch.special.%s(x, y)" % name, "n8")
+PS = lambda name: (name, 0, 1, "c = torch.special.%s(x, y)" % name, "n8")   # shifted: on [0, 1]
 CASES = [
     U("erf", -5, 5), U("erfc", -5, 5), U("erfcx", -10, 10), U("erfinv", -1, 1), U("ndtr", -10, 10), U("ndtri", 0, 1),
     U("log_ndtr", -10, 10), U("expit", -10, 10), U("logit", 0, 1), U("exp2", -10, 10),
@@ -31,6 +32,8 @@ CASES = [
     B("gammainc", 0, 10, 0, 10), B("gammaincc", 0, 10, 0, 10),
     P("chebyshev_polynomial_t"), P("chebyshev_polynomial_u"), P("hermite_polynomial_h"), P("hermite_polynomial_he"),
     P("laguerre_polynomial_l"), P("legendre_polynomial_p"),
+    P("chebyshev_polynomial_v"), P("chebyshev_polynomial_w"), PS("shifted_chebyshev_polynomial_t"),
+    PS("shifted_chebyshev_polynomial_u"), PS("shifted_chebyshev_polynomial_v"), PS("shifted_chebyshev_polynomial_w"),
     U("softmax", -10, 10, "c = torch.special.softmax(x, -1)"), U("log_softmax", -10, 10, "c = torch.special.log_softmax(x, -1)"),
     U("logsumexp", -10, 10, "c = torch.special.logsumexp(x, -1)"),
 ]
