@@ -6838,14 +6838,21 @@ CT__INLINE float ct__erff(float x) {
 #endif
 typedef float ct__vf __attribute__((vector_size(CT__VL * 4)));
 typedef int32_t ct__vi __attribute__((vector_size(CT__VL * 4)));
+/* (every lane in the initializer: a loop over lanes draws gcc -O1's false
+   maybe-uninitialized warning where it is inlined into other loops) */
+#if CT__VL == 16
+#define CT__VLANES(c) {c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c}
+#elif CT__VL == 8
+#define CT__VLANES(c) {c, c, c, c, c, c, c, c}
+#else
+#define CT__VLANES(c) {c, c, c, c}
+#endif
 CT__INLINE ct__vf ct__vsplat(float c) {
-    ct__vf v;
-    for (int i = 0; i < CT__VL; i++) v[i] = c;
+    ct__vf v = CT__VLANES(c);
     return v;
 }
 CT__INLINE ct__vi ct__isplat(int32_t c) {
-    ct__vi v;
-    for (int i = 0; i < CT__VL; i++) v[i] = c;
+    ct__vi v = CT__VLANES(c);
     return v;
 }
 #define CT__VSPLAT(c) ct__vsplat(c)
@@ -11368,31 +11375,53 @@ static int64_t ct__cx_exp_vec(const float *x, float *o, int64_t n) {
 #endif
     return k;
 }
-/* max of a row, NaN if the row holds one */
+/* max of a row, its first NaN if it holds one. Four independent 16-lane maxima
+   (one dependent compare per 64 elements, not per 16) with NaNs noted apart */
 static float ct__rowmax_f32(const float *x, int64_t n) {
     float m = -INFINITY;
     int64_t k = 0;
 #if CT__VEC
-    if (n >= 16) {
-        ct__v16f a, v;
-        CT__VLD(a, x);
-        for (k = 16; k + 16 <= n; k += 16) {
-            CT__VLD(v, x + k);
-            a = CT__VSELF((ct__v16i)(v > a) | (ct__v16i)(v != v), v, a);
+    if (n >= 64) {
+        ct__v16f a0, a1, a2, a3, v0, v1, v2, v3;
+        CT__VLD(a0, x);
+        CT__VLD(a1, x + 16);
+        CT__VLD(a2, x + 32);
+        CT__VLD(a3, x + 48);
+        ct__v16i nan = (ct__v16i)(a0 != a0) | (ct__v16i)(a1 != a1) | (ct__v16i)(a2 != a2) | (ct__v16i)(a3 != a3);
+        for (k = 64; k + 64 <= n; k += 64) {
+            CT__VLD(v0, x + k);
+            CT__VLD(v1, x + k + 16);
+            CT__VLD(v2, x + k + 32);
+            CT__VLD(v3, x + k + 48);
+            a0 = CT__VSELF((ct__v16i)(v0 > a0), v0, a0);
+            a1 = CT__VSELF((ct__v16i)(v1 > a1), v1, a1);
+            a2 = CT__VSELF((ct__v16i)(v2 > a2), v2, a2);
+            a3 = CT__VSELF((ct__v16i)(v3 > a3), v3, a3);
+            nan |= (ct__v16i)(v0 != v0) | (ct__v16i)(v1 != v1) | (ct__v16i)(v2 != v2) | (ct__v16i)(v3 != v3);
         }
+        a0 = CT__VSELF((ct__v16i)(a1 > a0), a1, a0);
+        a2 = CT__VSELF((ct__v16i)(a3 > a2), a3, a2);
+        a0 = CT__VSELF((ct__v16i)(a2 > a0), a2, a0);
+        int32_t ni[16];
         float l[16];
-        CT__VST(l, a);
-        for (int i = 0; i < 16; i++)
-            if (m == m && (l[i] != l[i] || l[i] > m)) m = l[i];
+        memcpy(ni, &nan, sizeof ni);
+        CT__VST(l, a0);
+        for (int i = 0; i < 16; i++) {
+            if (ni[i]) {   /* the row's first NaN, as the scan below would give */
+                for (int64_t j = 0;; j++)
+                    if (x[j] != x[j]) return x[j];
+            }
+            if (l[i] > m) m = l[i];
+        }
     }
 #endif
     for (; k < n; k++)
         if (m == m && (x[k] != x[k] || x[k] > m)) m = x[k];
     return m;
 }
-/* float32 logsumexp of contiguous rows: the row's max, then exp(x - max) 16 lanes
-   at a time by the vector exp (as PyTorch's float kernel), the lanes summed in
-   double, log in double */
+/* float32 logsumexp of contiguous rows: the row's max, then the sum of exp(x - max)
+   (ct__expsum_f32), log in double */
+static double ct__expsum_f32(float *y, const float *x, float m, int64_t n);
 typedef struct { const float *x; float *out; int64_t K; } ct__lse_rows_c;
 static void ct__lse_rows_b(void *c_, int64_t lo, int64_t hi) {
     const ct__lse_rows_c *q = (const ct__lse_rows_c *)c_;
@@ -11401,36 +11430,58 @@ static void ct__lse_rows_b(void *c_, int64_t lo, int64_t hi) {
         const float *xr = q->x + o * K;
         float m = ct__rowmax_f32(xr, K);
         if (isinf(m)) m = 0.0f;
-        double sum = 0.0;
-        int64_t k = 0;
-#if CT__VEC
-        if (K >= 16) {
-            ct__v16f acc, v, e;
-            memset(&acc, 0, sizeof acc);
-            for (; k + 16 <= K; k += 16) {
-                CT__VLD(v, xr + k);
-                v = v - m;
-                CT__VEXP16(e, v);
-                acc += e;
-            }
-            float l[16];
-            CT__VST(l, acc);
-            for (int i = 0; i < 16; i++) sum += (double)l[i];
-        }
-#endif
-        for (; k < K; k++) sum += exp((double)xr[k] - (double)m);
-        q->out[o] = (float)(log(sum) + (double)m);
+        q->out[o] = (float)(log(ct__expsum_f32(NULL, xr, m, K)) + (double)m);
     }
 }
 static void ct__lse_rows_f32(const float *x, float *out, int64_t O, int64_t K) {
     ct__lse_rows_c q = {x, out, K};
     ct__rrun(O, ct__rpar(O * K) && O > 1, ct__lse_rows_b, &q);
 }
-/* y = exp(x - m) (y may be NULL); returns the sum */
+/* y = exp(x - m) (y may be NULL); returns the sum. With vector extensions: the exp
+   op's own kernel (ct__v_exp) on native lanes, two at a time, the last lanes padded
+   out, lane sums in float per block of CT__HSUM_BLOCK, blocks in double */
 static double ct__expsum_f32(float *y, const float *x, float m, int64_t n) {
     double total = 0.0;
     int64_t k = 0;
-#if CT__VEC
+#ifdef CT__HAVE_VEC
+    const ct__vf mv = CT__VSPLAT(m);
+    while (k < n) {
+        int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;
+        ct__vf a0 = CT__VSPLAT(0.0f), a1 = a0, v0, v1;
+        for (; k + 2 * CT__VL <= e; k += 2 * CT__VL) {
+            memcpy(&v0, x + k, sizeof v0);
+            memcpy(&v1, x + k + CT__VL, sizeof v1);
+            v0 = ct__v_exp(v0 - mv);
+            v1 = ct__v_exp(v1 - mv);
+            if (y) {
+                memcpy(y + k, &v0, sizeof v0);
+                memcpy(y + k + CT__VL, &v1, sizeof v1);
+            }
+            a0 += v0;
+            a1 += v1;
+        }
+        for (; k < e;) {
+            float buf[CT__VL];
+            int r = e - k < CT__VL ? (int)(e - k) : CT__VL;
+            for (int i = 0; i < CT__VL; i++) buf[i] = i < r ? x[k + i] : 0.0f;
+            memcpy(&v0, buf, sizeof v0);
+            v0 = ct__v_exp(v0 - mv);
+            memcpy(buf, &v0, sizeof v0);
+            if (y) memcpy(y + k, buf, (size_t)r * sizeof(float));
+            for (int i = r; i < CT__VL; i++) buf[i] = 0.0f;   /* the padding adds nothing, whatever m is */
+            memcpy(&v0, buf, sizeof v0);
+            a0 += v0;
+            k += r;
+        }
+        a0 += a1;
+        float l[CT__VL];
+        memcpy(l, &a0, sizeof l);
+        for (int w = CT__VL / 2; w >= 1; w /= 2)
+            for (int i = 0; i < w; i++) l[i] += l[i + w];
+        total += (double)l[0];
+    }
+    return total;
+#elif CT__VEC
     while (k + 16 <= n) {
         int64_t e = k + CT__HSUM_BLOCK < n ? k + CT__HSUM_BLOCK : n;
         ct__v16f acc, v, ev;
