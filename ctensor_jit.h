@@ -277,16 +277,24 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    matching, as FX's fusion patterns (each becomes one quantized op):
      conv2d (constant weight) [+ relu]                 -> quantized::conv2d[_relu]
      linear (addmm / mm with a constant weight) [+ relu] -> quantized::linear[_relu]
+     add of two activations (alpha 1) [+ relu]          -> quantized::add[_relu]
+     cat of activations                                  -> quantized::cat
    (conv + batch norm + relu is conv + relu once the batch norm is folded). An
    observer of the qconfig's activation factory sits on every edge that enters a
-   pattern from float (graph inputs) and on every pattern's output. Running the
+   pattern from float (graph inputs) and on every pattern's output: an add or cat
+   has an observer of its own on its output (a residual block's add of its input
+   and its second conv: the input's observer, the conv's, the add's), as eager
+   mode's FloatFunctional; ct_q_cat requantizes each input to the cat's output
+   parameters (FX 1.13 instead shares one observer between a cat's inputs and
+   output, so the convs before it write those parameters directly). Running the
    prepared graph (ct_graph_run) computes in float and feeds the observers: that
    is calibration. Its printout names each observer after the line of the value it
    watches ("# observed by HistogramObserver: %3"). A prepared graph's observers are not thread-safe (run it from
    one thread), are dropped by ct_graph_clone, and it cannot be saved or exported;
    run no passes on it. ct_jit_quant_convert returns a new graph: inputs quantized
    (quantize_per_tensor with the input observer's scale and zero point), each
-   pattern a quantized op (the weight quantized by the qconfig's weight observer,
+   pattern a quantized op (a float value quantized once, however many patterns
+   read it; the weight quantized by the qconfig's weight observer,
    per channel or per tensor, packed once; output scale and zero point from its
    observer), relu / pooling / flatten / view between patterns run on the int8
    tensors (they keep their input's parameters), any other op runs in float on
@@ -3892,13 +3900,19 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
    under the tracer, calling ctensor_quant.h's ops on example inputs: the trace is
    the converted graph (the packed weights its constants). */
 #if defined(CTENSOR_QUANT_IMPLEMENTATION) && defined(CTENSOR_QUANT_H_INCLUDED)
-enum { CT__JQ_CONV = 1, CT__JQ_ADDMM = 2, CT__JQ_MM = 3 };
-typedef struct ct__jq_ops { int conv, addmm, mm, relu; } ct__jq_ops;
+enum { CT__JQ_CONV = 1, CT__JQ_ADDMM = 2, CT__JQ_MM = 3, CT__JQ_ADD = 4, CT__JQ_CAT = 5 };
+typedef struct ct__jq_ops { int conv, addmm, mm, relu, add, cat; } ct__jq_ops;
 static void ct__jq_find_ops(ct__jq_ops *o) {
     o->conv = ct_op_find("aten::conv2d");
     o->addmm = ct_op_find("aten::addmm");
     o->mm = ct_op_find("aten::mm");
     o->relu = ct_op_find("aten::relu");
+    o->add = ct_op_find("aten::add.Tensor");
+    o->cat = ct_op_find("aten::cat");
+}
+/* a float32 activation: a graph input or a node's output (not a constant) */
+static int ct__jq_act(const ct_graph *g, int v) {
+    return v >= 0 && v < g->nv && (g->v[v].kind == CT__JV_INPUT || g->v[v].kind == CT__JV_NODE) && g->v[v].dtype == CT_FLOAT32;
 }
 static int ct__jq_const(const ct_graph *g, int v, int ndim) {
     return v >= 0 && v < g->nv && g->v[v].kind == CT__JV_CONST && g->v[v].t && g->v[v].t->ndim == ndim &&
@@ -3915,6 +3929,13 @@ static int ct__jq_head(const ct_graph *g, const ct__jq_ops *o, int i) {
         ct__jq_const(g, n->in[2], 2) && g->v[n->in[0]].t->shape[0] == g->v[n->in[2]].t->shape[1])
         return CT__JQ_ADDMM;
     if (n->op == o->mm && n->nin == 2 && ct__jq_const(g, n->in[1], 2)) return CT__JQ_MM;
+    /* add of two activations (alpha 1): quantized::add; cat of activations: quantized::cat */
+    if (n->op == o->add && n->nin == 2 && n->a.s[0] == 1.0 && ct__jq_act(g, n->in[0]) && ct__jq_act(g, n->in[1])) return CT__JQ_ADD;
+    if (n->op == o->cat && n->nin >= 1 && n->nin <= 64) {
+        for (int k = 0; k < n->nin; k++)
+            if (!ct__jq_act(g, n->in[k])) return 0;
+        return CT__JQ_CAT;
+    }
     return 0;
 }
 /* readers of value v (graph outputs count) and the last reading node */
@@ -3931,6 +3952,7 @@ static int ct__jq_readers(const ct_graph *g, int v, int *reader) {
 /* the relu node fused with head i, or -1 */
 static int ct__jq_relu_of(const ct_graph *g, const ct__jq_ops *o, int i) {
     int r;
+    if (g->n[i].op == o->cat) return -1;
     if (ct__jq_readers(g, g->n[i].out[0], &r) != 1 || r < 0) return -1;
     const ct__jnode *n = &g->n[r];
     return n->op == o->relu && n->nin == 1 && n->nout == 1 ? r : -1;   /* relu_ too (ct_jit_fuse_activation makes it) */
@@ -4071,12 +4093,16 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig 
     memcpy(g->qcfg, qc, sizeof *qc);
     int heads = 0;
     for (int i = 0; i < g->nn && !st; i++) {
-        if (!ct__jq_head(g, &o, i)) continue;
-        heads++;
+        int kind = ct__jq_head(g, &o, i);
+        if (!kind) continue;
+        heads += kind <= CT__JQ_MM;
         int r = ct__jq_relu_of(g, &o, i);
-        int in = g->n[i].in[ct__jq_head(g, &o, i) == CT__JQ_ADDMM ? 1 : 0], out = r >= 0 ? g->n[r].out[0] : g->n[i].out[0];
-        /* an input that comes from float (not from a pattern or what keeps its parameters) */
-        st = ct__jq_add_observer(g, qc, in);
+        int out = r >= 0 ? g->n[r].out[0] : g->n[i].out[0];
+        /* its activation inputs (an observer already there, a pattern's output, is kept) */
+        if (kind >= CT__JQ_ADD)
+            for (int k = 0; k < g->n[i].nin && !st; k++) st = ct__jq_add_observer(g, qc, g->n[i].in[k]);
+        else
+            st = ct__jq_add_observer(g, qc, g->n[i].in[kind == CT__JQ_ADDMM ? 1 : 0]);
         if (!st) st = ct__jq_add_observer(g, qc, out);
     }
     if (!st && !heads) {
@@ -4154,6 +4180,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
         if (r >= 0) skip[r] = 1;
         if (!p->qobs[out] || ct__q_act_qparams((ct_module *)p->qobs[out], &e->scale, &e->zp) < 0) { bad = 1; break; }
         e->scale = (double)(float)e->scale;    /* a float32 scale, as the quantized modules keep it */
+        if (kind >= CT__JQ_ADD) continue;          /* no weight */
         if (kind == CT__JQ_CONV) {
             ct_tensor *qw = ct__q_quantize_weight(qc, p->v[n->in[1]].t);
             ct_conv_options co;
@@ -4199,16 +4226,24 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
             for (int k = 0; k < n->nin; k++) ins[k] = n->in[k] >= 0 ? env[n->in[k]] : NULL;
             if (pr[i].kind) {
                 const ct__jq_prep *e = &pr[i];
-                int xi = e->kind == CT__JQ_ADDMM ? 1 : 0;
-                ct_tensor *x = ins[xi];
-                if (!CT__DT_QUANT(x->dtype)) {      /* from float: its observer's parameters */
-                    double s;
-                    int64_t zp;
-                    ct_module *ob = (ct_module *)p->qobs[n->in[xi]];
-                    x = ob && ct__q_act_qparams(ob, &s, &zp) == 0
-                            ? ct_quantize_per_tensor(x, (double)(float)s, zp, ct_observer_dtype(ct__q_observer_of(ob))) : NULL;
+                int xi = e->kind == CT__JQ_ADDMM ? 1 : 0, nq = e->kind >= CT__JQ_ADD ? n->nin : 1;
+                for (int k = 0; k < nq && !bad; k++) {
+                    int v = n->in[e->kind >= CT__JQ_ADD ? k : xi];
+                    if (!CT__DT_QUANT(env[v]->dtype)) {      /* from float: its observer's parameters, quantized once */
+                        double s;
+                        int64_t zp;
+                        ct_module *ob = (ct_module *)p->qobs[v];
+                        env[v] = ob && ct__q_act_qparams(ob, &s, &zp) == 0
+                                     ? ct_quantize_per_tensor(env[v], (double)(float)s, zp, ct_observer_dtype(ct__q_observer_of(ob))) : NULL;
+                        if (!env[v]) bad = 1;
+                    }
+                    ins[e->kind >= CT__JQ_ADD ? k : xi] = env[v];
                 }
-                ct_tensor *y = !x ? NULL
+                if (bad) break;
+                ct_tensor *x = ins[xi];
+                ct_tensor *y = e->kind == CT__JQ_ADD ? (e->relu >= 0 ? ct_q_add_relu : ct_q_add)(ins[0], ins[1], e->scale, e->zp)
+                             : e->kind == CT__JQ_CAT ? ct_q_cat(n->nin, ins, (int)n->a.i[0], e->scale, e->zp)
+                             : !x ? NULL
                              : e->conv ? (e->relu >= 0 ? ct_q_conv2d_relu : ct_q_conv2d)(x, e->conv, e->scale, e->zp)
                                        : (e->relu >= 0 ? ct_q_linear_relu : ct_q_linear)(x, e->lin, e->scale, e->zp);
                 if (!y) { bad = 1; break; }

@@ -997,6 +997,149 @@ TEST(test_quant_graph_mode_conv_flatten) {
     ct_module_free(fm);
     ct_module_free(em);
 }
+/* a residual block (conv-bn-relu, conv-bn, add, relu) and a two-branch cat: the
+   float model calls ct_add / ct_relu / ct_cat, the eager one FloatFunctional's
+   add_relu / cat; graph mode matches add+relu and cat and equals eager static
+   quantization bit for bit */
+static ct_tensor *jq_res_fwd(ct_module *m, int nin, ct_tensor *const *in) {
+    (void)nin;
+    int eager = ct_module_child(m, "ff") != NULL;
+    ct_tensor *x = ct_forward(ct_module_child(m, "quant"), in[0]);
+    ct_tensor *h = ct_forward(ct_module_child(m, "relu1"), ct_forward(ct_module_child(m, "bn1"), ct_forward(ct_module_child(m, "conv1"), x)));
+    h = ct_forward(ct_module_child(m, "bn2"), ct_forward(ct_module_child(m, "conv2"), h));
+    ct_tensor *y = eager ? ct_ff_add_relu(ct_module_child(m, "ff"), h, x) : ct_relu(ct_add(h, x));
+    return ct_forward(ct_module_child(m, "dequant"), y);
+}
+static ct_tensor *jq_cat_fwd(ct_module *m, int nin, ct_tensor *const *in) {
+    (void)nin;
+    int eager = ct_module_child(m, "ff") != NULL;
+    ct_tensor *x = ct_forward(ct_module_child(m, "quant"), in[0]);
+    ct_tensor *ab[2] = {ct_forward(ct_module_child(m, "relua"), ct_forward(ct_module_child(m, "bna"), ct_forward(ct_module_child(m, "conva"), x))),
+                        ct_forward(ct_module_child(m, "relub"), ct_forward(ct_module_child(m, "convb"), x))};
+    ct_tensor *c = eager ? ct_ff_cat(ct_module_child(m, "ff"), 2, ab, 1) : ct_cat(2, ab, 1);
+    return ct_forward(ct_module_child(m, "dequant"), ct_forward(ct_module_child(m, "convc"), c));
+}
+static const ct_module_type jq_res_type = {"ResBlock", jq_res_fwd, NULL, NULL};
+static const ct_module_type jq_cat_type = {"TwoBranch", jq_cat_fwd, NULL, NULL};
+static ct_module *jq_res(int stubs) {
+    ct_module *m = ct_module_new(&jq_res_type, NULL);
+    ct_module_add_module(m, "quant", stubs ? ct_nn_quant_stub() : ct_nn_identity());
+    ct_module_add_module(m, "conv1", ct_nn_conv2d(4, 4, 3, 1, 1));
+    ct_module_add_module(m, "bn1", ct_nn_batch_norm2d(4));
+    ct_module_add_module(m, "relu1", ct_nn_relu());
+    ct_module_add_module(m, "conv2", ct_nn_conv2d(4, 4, 3, 1, 1));
+    ct_module_add_module(m, "bn2", ct_nn_batch_norm2d(4));
+    if (stubs) ct_module_add_module(m, "ff", ct_nn_float_functional());
+    ct_module_add_module(m, "dequant", stubs ? ct_nn_dequant_stub() : ct_nn_identity());
+    return m;
+}
+static ct_module *jq_twobranch(int stubs) {
+    ct_module *m = ct_module_new(&jq_cat_type, NULL);
+    ct_module_add_module(m, "quant", stubs ? ct_nn_quant_stub() : ct_nn_identity());
+    ct_module_add_module(m, "conva", ct_nn_conv2d(3, 4, 3, 1, 1));
+    ct_module_add_module(m, "bna", ct_nn_batch_norm2d(4));
+    ct_module_add_module(m, "relua", ct_nn_relu());
+    ct_module_add_module(m, "convb", ct_nn_conv2d(3, 2, 1, 1, 0));
+    ct_module_add_module(m, "relub", ct_nn_relu());
+    ct_module_add_module(m, "convc", ct_nn_conv2d(6, 5, 1, 1, 0));
+    if (stubs) ct_module_add_module(m, "ff", ct_nn_float_functional());
+    ct_module_add_module(m, "dequant", stubs ? ct_nn_dequant_stub() : ct_nn_identity());
+    return m;
+}
+/* the converted graph's ops for one model (prepared, calibrated, converted again) */
+static ct_graph *jq_convert_fixture(ct_module *(*make)(int), const char *prefix) {
+    char nm[64];
+    ct_module *fm = make(0);
+    ct_graph *g = NULL, *p = NULL, *q = NULL;
+    ct_tensor *cal[4];
+    if (!fm || jq_load(fm, "jit_quant", prefix)) goto done;
+    ct_module_eval(fm);
+    for (int i = 0; i < 4; i++) {
+        snprintf(nm, sizeof nm, "%scalib%d", prefix, i);
+        if (!(cal[i] = jqfix("jit_quant", nm))) goto done;
+    }
+    ct_qconfig qc = ct_qconfig_default_x86();
+    g = ct_trace_module(fm, 1, &cal[0]);
+    p = g ? ct_jit_quant_prepare(g, &qc) : NULL;
+    for (int i = 0; p && i < 4; i++) CHECK(run1(p, cal[i]) != NULL);
+    q = p ? ct_jit_quant_convert(p) : NULL;
+done:
+    CHECK(q != NULL);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(fm);
+    return q;
+}
+/* graph mode vs eager (bit for bit, in jq_both_ways) and vs PyTorch's FX */
+static void jq_fx_case(ct_module *(*make)(int), const char *name, int nfuse, const char *const (*fuse)[3], double quanta) {
+    char nm[64];
+    ct_qconfig qc = ct_qconfig_default_x86();
+    snprintf(nm, sizeof nm, "jq_%s_x", name);
+    ct_tensor *x = jqfix("jit_quant", nm), *y = NULL;
+    if (!x) return;
+    char prefix[32], calib[40];
+    snprintf(prefix, sizeof prefix, "jq_%s_", name);
+    snprintf(calib, sizeof calib, "jq_%s_calib%%d", name);
+    CHECK_EQ_INT(jq_both_ways(make, "jit_quant", prefix, calib, x, &qc, nfuse, fuse, &y), 0);
+    snprintf(nm, sizeof nm, "jq_%s_qparams", name);
+    ct_tensor *qp = jqfix("jit_quant", nm);
+    double quantum = qp ? ((const double *)ct_data_ptr(qp))[0] : 0;
+    snprintf(nm, sizeof nm, "jq_%s_y", name);
+    double dfx = maxdiff(y, jqfix("jit_quant", nm));
+    CT_T_REPORT(dfx <= quanta * quantum * 1.0001, "%s: graph mode vs PyTorch's FX graph mode: %g (quantum %g)", name, dfx, quantum);
+}
+TEST(test_quant_graph_mode_residual_add) {
+    static const char *const fuse[2][3] = {{"conv1", "bn1", "relu1"}, {"conv2", "bn2", NULL}};
+    jq_fx_case(jq_res, "res", 2, fuse, 1);     /* equal to FX's here */
+    ct_graph *q = jq_convert_fixture(jq_res, "jq_res_");
+    if (!q) return;
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::add_relu"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::conv2d_relu") + ct_graph_count_op(q, "quantized::conv2d"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::quantize_per_tensor"), 1);     /* the input, quantized once for conv1 and the add */
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::add.Tensor") + ct_graph_count_op(q, "aten::relu"), 0);
+    ct_graph_free(q);
+}
+TEST(test_quant_graph_mode_cat) {
+    static const char *const fuse[2][3] = {{"conva", "bna", "relua"}, {"convb", "relub", NULL}};
+    /* FX shares one observer between the cat's inputs and output, eager mode (and
+       this graph mode) requantize to the cat's own: one output quantum apart here */
+    jq_fx_case(jq_twobranch, "cat", 2, fuse, 1);
+    ct_graph *q = jq_convert_fixture(jq_twobranch, "jq_cat_");
+    if (!q) return;
+    CHECK_EQ_INT(ct_graph_count_op(q, "quantized::cat"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::cat"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(q, "aten::quantize_per_tensor"), 1);
+    ct_graph_free(q);
+}
+/* add and cat alone are quantized only beside a conv or linear layer; an add with a
+   constant operand or alpha != 1 stays float */
+TEST(test_quant_graph_mode_add_cat_bad_input) {
+    ct_manual_seed(33);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_tensor *xs[2] = {ct_randn(CT_FLOAT32, 2, 3), ct_randn(CT_FLOAT32, 2, 3)};
+    CHECK(ct_trace_begin(2, xs) == CT_OK);
+    ct_tensor *ab[2] = {ct_add(xs[0], xs[1]), xs[1]};
+    ct_tensor *y = ct_cat(2, ab, 1);
+    ct_graph *g = ct_trace_end(1, &y);
+    CHECK(g != NULL);
+    CHECK_ERR(ct_jit_quant_prepare(g, &qc) != NULL, CT_ERR_ARG, "jit_quant_prepare: the graph has no conv2d or linear layer with constant weights to quantize");
+    ct_graph_free(g);
+    ct_module *lin = ct_module_eval(ct_nn_linear(3, 3));
+    CHECK(ct_trace_begin(2, xs) == CT_OK);
+    ct_tensor *h = ct_forward(lin, xs[0]);
+    y = ct_add(ct_add_alpha(h, xs[1], 2.0), ct_full(CT_FLOAT32, 1.0, 2, 3));
+    g = ct_trace_end(1, &y);
+    ct_graph *p = g ? ct_jit_quant_prepare(g, &qc) : NULL;
+    CHECK(p != NULL);
+    ct_tensor *yp = NULL;
+    CHECK(p && ct_graph_run(p, 2, xs, &yp, 1) == 1);
+    ct_graph *q = p ? ct_jit_quant_convert(p) : NULL;
+    CHECK(q && ct_graph_count_op(q, "quantized::add") == 0 && ct_graph_count_op(q, "quantized::linear") == 1);
+    ct_graph_free(q);
+    ct_graph_free(p);
+    ct_graph_free(g);
+    ct_module_free(lin);
+}
 TEST(test_quant_graph_mode_bad_input) {
     ct_manual_seed(3);
     ct_qconfig qc = ct_qconfig_default_x86();
@@ -1227,6 +1370,9 @@ int main(void) {
     RUN(test_quant_graph_mode_mlp);
     RUN(test_quant_graph_mode_conv_flatten);
     RUN(test_quant_graph_mode_bad_input);
+    RUN(test_quant_graph_mode_residual_add);
+    RUN(test_quant_graph_mode_cat);
+    RUN(test_quant_graph_mode_add_cat_bad_input);
     CHECK_EQ_INT(ct_live_tensors(), live0);
     if (tdir[0] && strcmp(tdir, ".")) rmdir(tdir);
     return ct_t_summary();

@@ -12,7 +12,11 @@ batches:
        calibration batches and input read from tests/fixtures/quant, the "x86"
        qconfig mapping on the onednn engine (this build's x86 engine);
   mlp: Linear(20, 32)-ReLU-Linear(32, 16)-ReLU-Linear(16, 5), the "qnnpack" qconfig
-       mapping on the qnnpack engine.
+       mapping on the qnnpack engine;
+  res: a residual block, relu(bn2(conv2(relu(bn1(conv1(x))))) + x), 4 channels;
+  cat: two branches, relu(bna(conva(x))) and relu(convb(x)), concatenated along the
+       channels, then a 1x1 conv (these two: "x86" mapping, onednn engine, seeded
+       random weights and batch norm statistics written as fixtures).
 Writes tests/fixtures/jit_quant/jq_*.npy: weights (mlp), calibration batches and
 input (mlp), the FX-converted model's output and the output layer's scale and
 zero point."""
@@ -106,7 +110,77 @@ def mlp():
     save("mlp_qparams", last_layer_qparams(q, "4"))
 
 
+class Res(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.bn1 = nn.BatchNorm2d(4)
+        self.relu1 = nn.ReLU()
+        self.conv2 = nn.Conv2d(4, 4, 3, padding=1)
+        self.bn2 = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        h = self.bn2(self.conv2(self.relu1(self.bn1(self.conv1(x)))))
+        return torch.relu(h + x)
+
+
+class TwoBranch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conva = nn.Conv2d(3, 4, 3, padding=1)
+        self.bna = nn.BatchNorm2d(4)
+        self.relua = nn.ReLU()
+        self.convb = nn.Conv2d(3, 2, 1)
+        self.relub = nn.ReLU()
+        self.convc = nn.Conv2d(6, 5, 1)
+
+    def forward(self, x):
+        return self.convc(torch.cat([self.relua(self.bna(self.conva(x))), self.relub(self.convb(x))], 1))
+
+
+def out_scale(q):
+    """the scale of the quantized value the converted graph dequantizes for its output"""
+    out = [n for n in q.graph.nodes if n.op == "output"][0]
+    n = out.args[0].args[0]
+    if n.op == "call_module":
+        return float(getattr(q, n.target).scale)
+    return float(getattr(q, n.args[2].target))
+
+
+def fx_model(name, net, cin, seed):
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.copy_(torch.randn(m.num_features) * 0.3)
+                m.running_var.copy_(torch.rand(m.num_features) + 0.5)
+                m.weight.copy_(torch.rand(m.num_features) + 0.5)
+                m.bias.copy_(torch.randn(m.num_features) * 0.2)
+    net.eval()
+    for k, v in net.state_dict().items():
+        if v.dtype == torch.float32:
+            save(name + "_" + k, v)
+    calib = [torch.randn(2, cin, 6, 6) for _ in range(4)]
+    x = torch.randn(2, cin, 6, 6)
+    for i, c in enumerate(calib):
+        save(name + "_calib%d" % i, c)
+    save(name + "_x", x)
+    torch.backends.quantized.engine = "onednn"
+    p = prepare_fx(net, get_default_qconfig_mapping("x86"), example_inputs=(calib[0],))
+    with torch.no_grad():
+        for c in calib:
+            p(c)
+    q = convert_fx(p)
+    with torch.no_grad():
+        save(name + "_y", q(x))
+    save(name + "_qparams", np.array([out_scale(q), 0], dtype=np.float64))
+    with open(os.path.join(OUT, "jq_%s_converted.txt" % name), "w") as f:
+        f.write(str(q.graph))
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     cnn()
     mlp()
+    fx_model("res", Res(), 4, 41)
+    fx_model("cat", TwoBranch(), 3, 42)
