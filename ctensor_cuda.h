@@ -7317,6 +7317,10 @@ static const char *ct__cu_sol_msg(cusolverStatus_t s) {
                                          T *B, int ldb, int *info) {                                                                       \
         return cusolverDn##P##getrs(h, t, n, k, A, lda, ipiv, B, ldb, info);                                                               \
     }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int k, const T *A, int lda, T *B, int ldb,      \
+                                         int *info) {                                                                                      \
+        return cusolverDn##P##potrs(h, u, n, k, A, lda, B, ldb, info);                                                                     \
+    }                                                                                                                                      \
     static cusolverStatus_t ct__cu_syevd_ws(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const T *A, int lda,   \
                                             const T *w, int *lw) {                                                                         \
         return cusolverDn##P##syevd_bufferSize(h, j, u, n, A, lda, w, lw);                                                                 \
@@ -7399,6 +7403,17 @@ template <typename T>
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_finite_kernel(const T *a, int64_t n, int *flag) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
         if (!isfinite((double)a[i])) *flag = 1;
+}
+
+/* info[b] = 1 + the first k with a zero diagonal a[b][k][k] (0 when none), count n x n matrices */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_zdiag_kernel(const T *a, int64_t count, int64_t n, int *info) {
+    for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < count; b += (int64_t)gridDim.x * blockDim.x) {
+        int v = 0;
+        for (int64_t k = 0; k < n && !v; k++)
+            if (a[b * n * n + k * n + k] == (T)0) v = (int)(k + 1);
+        info[b] = v;
+    }
 }
 
 /* ---- helpers ---- */
@@ -8051,6 +8066,127 @@ static int ct__cu_la_solve_tri(ct__call *c, const char *fn, int dev) {
     return 0;
 }
 
+/* ---- cholesky_solve and cholesky_inverse: potrs on L copied column-major
+   (the fill names L's triangle as given), against B copied column-major, or
+   against the identity (A^{-1} is symmetric, so its column-major result is the
+   row-major output); cholesky_inverse raises the CPU's (potri's) error for a
+   zero on L's diagonal ---- */
+template <typename T>
+static int ct__cu_la_chol_solve(ct__call *c, const char *fn, int dev, int inv) {
+    const ct_tensor *L = c->in[inv ? 0 : 1], *Bt = inv ? NULL : c->in[0];
+    ct_tensor *X = c->out[0];
+    int upper = (c->a->flags & CT__LAF_UPPER) != 0, xd = X->ndim, ld = L->ndim, rc = 0;
+    int64_t n = X->shape[xd - 2], k = X->shape[xd - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, xd - 2, X->shape);
+    if (!ct__cu_la_int_ok(fn, n, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0 || n == 0 || k == 0) return 0;
+    ct_device D = X->device;
+    ct_tensor *W = ct__cu_la_new(L->dtype, &B, n, n, D), *Xb = inv ? ct__incref(X) : ct__cu_la_new(L->dtype, &B, k, n, D);
+    ct_tensor *info = ct__cu_la_buf(CT_INT32, inv ? B.count + 1 : 1, D);
+    if (!W || !Xb || !info) rc = -1;
+    if (!rc) {   /* W column-major = L; Xb column-major = B (or the identity) */
+        ct_tensor lv = ct__cu_la_bview(L, &B, 2, 2, n, n, L->strides[ld - 1], L->strides[ld - 2]);
+        rc = ct__cu_copy_dev(fn, W, &lv);
+        if (!rc && !inv) {
+            int bd = Bt->ndim;
+            ct_tensor bv = ct__cu_la_bview(Bt, &B, 2, 2, k, n, Bt->strides[bd - 1], Bt->strides[bd - 2]);
+            rc = ct__cu_copy_dev(fn, Xb, &bv);
+        }
+    }
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok || (inv && ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(Xb), B.count, n, n, 0, 0, 1))) rc = -1;
+        if (!rc && inv) {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)ct__ptr(W), B.count, n, (int *)ct__ptr(info)),
+                          ct__cu_la_zdiag_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+            T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(Xb);
+            int *ip = (int *)ct__ptr(info) + (inv ? B.count : 0);   /* potrs's devInfo (parameter checks only), after the zero-diagonal flags */
+            for (int64_t b = 0; h && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "potrs", ct__cu_potrs(h, fill, (int)n, (int)k, a + b * n * n, (int)n, x + b * n * k, (int)n, ip));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && !inv) {   /* Xb (n x k column-major) into the output */
+        ct_tensor ov = ct__cu_la_bview(X, &B, 2, 2, k, n, X->strides[xd - 1], X->strides[xd - 2]);
+        rc = ct__cu_copy_dev(fn, &ov, Xb);
+    }
+    int32_t *hi = !rc && inv ? ct__cu_la_infos(fn, info, B.count) : NULL;
+    if (!rc && inv && !hi) rc = -1;
+    ct__cu_la_free(W);
+    ct__cu_la_free(Xb);
+    ct__cu_la_free(info);
+    if (rc || !inv) return rc;
+    int64_t bad = 0;
+    int v = ct__la_first_bad(hi, B.count, &bad);
+    CT_FREE(hi);
+    if (v)
+        return ct__failed(CT_ERR_NUMERIC, "cholesky_inverse: %sThe diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.",
+                          ct__la_batch_prefix(ld > 2, bad).s, v);
+    return 0;
+}
+
+/* ---- householder_product: A copied into Q's column-major memory, tau
+   gathered contiguous, orgqr per matrix ---- */
+template <typename T>
+static int ct__cu_la_householder(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0], *tau = c->in[1];
+    ct_tensor *Q = c->out[0];
+    int nd = A->ndim, rc = 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = tau->shape[tau->ndim - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, m, n) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0 || m == 0 || n == 0) return 0;
+    ct_device D = Q->device;
+    if (ct__cu_copy_dev(fn, Q, (ct_tensor *)A)) return -1;   /* Q's layout is column-major */
+    ct_tensor *tb = ct__cu_la_buf(A->dtype, B.count * k, D), *info = ct__cu_la_buf(CT_INT32, 1, D), *ws = NULL;
+    if (!tb || !info) rc = -1;
+    if (!rc && k > 0) {
+        int64_t sh[CT_MAX_DIMS], stv[CT_MAX_DIMS];
+        for (int d = 0; d < B.nb; d++) sh[d] = B.bs[d];
+        sh[B.nb] = k;
+        int64_t acc = k;
+        for (int d = B.nb; d >= 0; d--) { stv[d] = d == B.nb ? 1 : acc; if (d < B.nb) acc *= B.bs[d]; }
+        ct_tensor dst = ct__ix_view(tb, B.nb + 1, sh, stv, 0);
+        rc = ct__cu_copy_dev(fn, &dst, (ct_tensor *)tau);
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            T *q = (T *)ct__ptr(Q), *tp = (T *)ct__ptr(tb);
+            int lw = 0;
+            if (h) CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)n, (int)k, q, (int)m, tp, &lw));
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "orgqr", ct__cu_orgqr(h, (int)m, (int)n, (int)k, q + b * m * n, (int)m, tp + b * k, (T *)ct__ptr(ws), lw,
+                                                          (int *)ct__ptr(info)));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    ct__cu_la_free(tb);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    return rc;
+}
+
 /* one kernel for the ops of ctensor_linalg.h that run here: by op and dtype */
 static int ct__cu_k_linalg(ct__call *c) {
     const char *fn = ct__la_fn(c);
@@ -8070,6 +8206,9 @@ static int ct__cu_k_linalg(ct__call *c) {
     case CT__LA_QR: return d ? ct__cu_la_qr<double>(c, fn, dev) : ct__cu_la_qr<float>(c, fn, dev);
     case CT__LA_SVD: return d ? ct__cu_la_svd<double>(c, fn, dev) : ct__cu_la_svd<float>(c, fn, dev);
     case CT__LA_SOLVE_TRI: return d ? ct__cu_la_solve_tri<double>(c, fn, dev) : ct__cu_la_solve_tri<float>(c, fn, dev);
+    case CT__LA_CHOL_SOLVE: return d ? ct__cu_la_chol_solve<double>(c, fn, dev, 0) : ct__cu_la_chol_solve<float>(c, fn, dev, 0);
+    case CT__LA_CHOL_INV: return d ? ct__cu_la_chol_solve<double>(c, fn, dev, 1) : ct__cu_la_chol_solve<float>(c, fn, dev, 1);
+    case CT__LA_HOUSEHOLDER: return d ? ct__cu_la_householder<double>(c, fn, dev) : ct__cu_la_householder<float>(c, fn, dev);
     default: return ct__failed(CT_ERR_UNSUPPORTED, "%s: no CUDA kernel", fn);
     }
 }
@@ -8084,7 +8223,8 @@ static int ct__cu_k_la_vector_norm(ct__call *c) {
     return ct__cu_k_pnorm(&cc);
 }
 static const int ct__cu_la_ops[] = {CT__LA_CHOLESKY, CT__LA_INV, CT__LA_SOLVE, CT__LA_DET, CT__LA_SLOGDET, CT__LA_LU_FACTOR,
-                                    CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI};
+                                    CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI, CT__LA_CHOL_SOLVE,
+                                    CT__LA_CHOL_INV, CT__LA_HOUSEHOLDER};
 #endif /* CTENSOR_LINALG_IMPLEMENTATION_DONE */
 /* this section's kernels (from ct__cu_register_all) */
 static void ct__cu_la_register(void) {

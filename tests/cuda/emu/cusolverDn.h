@@ -1,6 +1,6 @@
 /* tests/cuda/emu/cusolverDn.h - the cuSOLVER dense routines that ctensor_cuda.h
    uses (for ctensor_linalg.h's ops), emulated on the host for the CUDA emulator
-   (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, getrf, getrs,
+   (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, potrs, getrf, getrs,
    syevd, geqrf, orgqr, gesvd (float and double), their workspace-size queries,
    a handle and its stream; and cuBLAS's getrfBatched / getrsBatched (which
    need LAPACKE too, so they live here rather than in cublas_v2.h). The signatures are cuSOLVER's; the rules a GPU
@@ -148,6 +148,23 @@ template <typename T> inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublas
     if (n && nrhs) {
         if (sizeof(T) == 8) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const double *)A, lda, ipiv, (double *)B, ldb);
         else LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const float *)A, lda, ipiv, (float *)B, ldb);
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* potrs: A's Cholesky factor (the uplo triangle), B n x nrhs; devInfo 0 (the parameter checks are the status) */
+template <typename T> inline cusolverStatus_t potrs(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, int nrhs, const T *A, int lda, T *B, int ldb,
+                                                    int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || nrhs < 0 || lda < mx1(n) || ldb < mx1(n)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    dev_mat(A, n, n, lda, sizeof(T), "cusolverDn potrs A");
+    dev_mat(B, n, nrhs, ldb, sizeof(T), "cusolverDn potrs B");
+    dev_info(info, "cusolverDn potrs devInfo");
+    char u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';
+    *info = 0;
+    if (n && nrhs) {
+        if (sizeof(T) == 8) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, u, n, nrhs, (const double *)A, lda, (double *)B, ldb);
+        else LAPACKE_spotrs_work(LAPACK_COL_MAJOR, u, n, nrhs, (const float *)A, lda, (float *)B, ldb);
     }
     return CUSOLVER_STATUS_SUCCESS;
 }
@@ -307,6 +324,10 @@ inline cublasStatus_t cublasDgetrsBatched(cublasHandle_t h, cublasOperation_t t,
     }                                                                                                                                               \
     inline cusolverStatus_t cusolverDn##P##potrfBatched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *Aarray[], int lda, int *info, int b) { \
         return ct_emu::potrf_batched<T>(h, u, n, Aarray, lda, info, b);                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int nrhs, const T *A, int lda, T *B, int ldb,  \
+                                                 int *info) {                                                                                       \
+        return ct_emu::potrs<T>(h, u, n, nrhs, A, lda, B, ldb, info);                                                                               \
     }                                                                                                                                               \
     inline cusolverStatus_t cusolverDn##P##getrf_bufferSize(cusolverDnHandle_t h, int m, int n, T *, int, int *lw) {                               \
         if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
