@@ -1,6 +1,7 @@
 /* tests/cuda/test_cuda_linalg.h - part of tests/cuda/test_cuda.c (included by it):
    ctensor_linalg.h's ops with cuSOLVER / cuBLAS kernels (cholesky, inv, solve,
-   lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular) against
+   lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular,
+   cholesky_solve, cholesky_inverse, householder_product, lstsq) against
    the CPU path on the same inputs: values, the _ex infos, the errors of the
    checked functions (the same messages), and gradients (the CPU's backward
    rules, which are ctensor ops, run on the device). float32 and float64, one
@@ -404,4 +405,45 @@ TEST(test_la_chol_solve_hh) {
         CHECK_SAME_AT(label, g[1][0], g[0][0], 1e-8, 1e-9);
         if (f != 1) CHECK_SAME_AT(label, g[1][1], g[0][1], 1e-8, 1e-9);
     }
+}
+
+/* lstsq, driver gels (m >= n): values and residuals against the CPU's gels, its
+   rank error; other drivers and wide inputs fail naming the op */
+TEST(test_la_lstsq) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        const int64_t shp[4][3] = {{6, 4, 3}, {5, 5, 2}, {20, 7, 1}, {4, 0, 2}};
+        for (int si = 0; si < 4; si++) {
+            char label[96];
+            ct_tensor *A = ct_to(la_gen(CT_FLOAT64, 0, NULL, shp[si][0], shp[si][1]), dt);
+            ct_tensor *Ab = ct_to(ct_randn(CT_FLOAT64, 2, shp[si][0], shp[si][1]), dt), *Bm = ct_to(ct_randn(CT_FLOAT64, 3, 1, shp[si][0], shp[si][2]), dt);
+            snprintf(label, sizeof label, "lstsq gels %s %lldx%lld k=%lld", ct_dtype_name(dt), (long long)shp[si][0], (long long)shp[si][1], (long long)shp[si][2]);
+            ct_linalg_lstsq_result rc = ct_linalg_lstsq(Ab, Bm, NAN, "gels"), rd = ct_linalg_lstsq(dev(Ab), dev(Bm), NAN, "gels");
+            LA_SAME(label, rd.solution, rc.solution, dt);
+            LA_SAME(label, rd.residuals, rc.residuals, dt);
+            ct_tensor *v = ct_to(ct_randn(CT_FLOAT64, shp[si][0]), dt), *vt = ct_mT(ct_to(ct_randn(CT_FLOAT64, 2, shp[si][0]), dt));
+            rc = ct_linalg_lstsq(A, v, NAN, "gels");
+            rd = ct_linalg_lstsq(dev(A), dev(v), NAN, "gels");
+            LA_SAME(label, rd.solution, rc.solution, dt);
+            LA_SAME(label, rd.residuals, rc.residuals, dt);
+            rc = ct_linalg_lstsq(ct_mT(ct_mT(A)), vt, NAN, "gels");   /* a transposed B */
+            rd = ct_linalg_lstsq(dev(A), dev(vt), NAN, "gels");
+            LA_SAME(label, rd.solution, rc.solution, dt);
+        }
+    }
+    /* rank-deficient (a zero column: R's diagonal has an exact zero) */
+    int64_t bs[1] = {2};
+    ct_tensor *A = la_gen(CT_FLOAT64, 1, bs, 6, 3), *B = ct_randn(CT_FLOAT64, 2, 6, 2);
+    CHECK(ct_fill_(ct_select(ct_select(A, 0, 1), -1, 1), 0.0) != NULL);
+    LA_SAME_ERR("lstsq rank-deficient", ct_linalg_lstsq(dev(A), dev(B), NAN, "gels").solution, ct_linalg_lstsq(A, B, NAN, "gels").solution);
+    LA_SAME_ERR("lstsq shapes", ct_linalg_lstsq(dev(A), dev(ct_randn(CT_FLOAT64, 5, 2)), NAN, "gels").solution,
+                ct_linalg_lstsq(A, ct_randn(CT_FLOAT64, 5, 2), NAN, "gels").solution);
+    ct_tensor *W = ct_randn(CT_FLOAT64, 3, 5), *Bw = ct_randn(CT_FLOAT64, 3, 2);
+    CHECK(ct_linalg_lstsq(dev(W), dev(Bw), NAN, "gels").solution == NULL && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
+          strstr(ct_last_error(), "torch.linalg.lstsq") != NULL);
+    ct_clear_error();
+    CHECK(ct_linalg_lstsq(dev(B), dev(B), NAN, "gelsd").solution == NULL && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
+          strstr(ct_last_error(), "`driver` other than `gels` is not supported on CUDA") != NULL);
+    ct_clear_error();
 }
