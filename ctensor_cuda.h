@@ -18,8 +18,9 @@
      the CPU, with device memory unreadable by host code as on a GPU), not yet
      on a GPU. No GPU benchmarks have been taken yet (make bench-cuda).
      Issue 16 (part): cuSOLVER / cuBLAS kernels for ctensor_linalg.h's cholesky,
-     inv, solve, lu_factor, lu_solve, det, slogdet, eigh, qr, svd and
-     solve_triangular (float32/float64, the CPU's infos and errors, gradients
+     inv, solve, lu_factor, lu_solve, det, slogdet, eigh, qr, svd,
+     solve_triangular, cholesky_solve, cholesky_inverse, householder_product
+     and lstsq (driver gels, m >= n) (float32/float64, the CPU's infos and errors, gradients
      through the CPU's backward rules) compile warning-free under nvcc and pass
      against the CPU path on the emulator (tests/cuda/emu/cusolverDn.h, LAPACKE
      behind cuSOLVER's signatures); they have never run on a GPU.
@@ -162,16 +163,20 @@
        and broadcast right-hand sides, left=False), lu_factor / lu_factor_ex
        (getrf), lu_solve (getrs; left, adjoint), det, slogdet, logdet (getrf and
        a kernel), eigh / eigvalsh (syevd), qr in every mode (geqrf + orgqr), svd
-       / svdvals (gesvd), solve_triangular (cuBLAS trsm), vector_norm (the
+       / svdvals (gesvd), solve_triangular (cuBLAS trsm), cholesky_solve
+       (potrs), cholesky_inverse (potrs against the identity; the CPU's
+       zero-diagonal error), householder_product (orgqr), lstsq with driver
+       "gels" and m >= n (geqrf + ormqr + cuBLAS trsm; PyTorch's CUDA driver:
+       other drivers and wide inputs fail naming the op), vector_norm (the
        core norm's reduction kernel); float32 and float64;
        the _ex infos are cuSOLVER's devInfo (LAPACK's codes, as on the CPU), and
        the checked functions read them back and raise the CPU's messages. The
        functions composed of these (logdet, lu, matrix_power, matrix_rank,
        cond, matrix_norm, tensorinv, multi_dot, ...) and their
        gradients (the CPU's backward rules are ctensor ops) run on the device.
-       Not yet: eig/eigvals, lstsq, householder_product, matrix_exp, pinv,
-       cross, vander, cholesky_solve, cholesky_inverse (each fails
-       naming its op); syevjBatched and gesvdjBatched (eigh, qr, svd and
+       Not yet: eig/eigvals, matrix_exp, pinv, cross, vander (each fails
+       naming its op); lstsq's gradient (its rule goes through pinv), and
+       householder_product's (its rule makes CPU identities); syevjBatched and gesvdjBatched (eigh, qr, svd and
        solve_triangular loop over one call per matrix; cholesky and the LU
        family batch through potrfBatched and cuBLAS's getrfBatched/getrsBatched).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
@@ -263,8 +268,10 @@
                        float16/bfloat16 (emulator only so far).
      0.4 (2026-12-06)  cuSOLVER / cuBLAS kernels for ctensor_linalg.h's
                        cholesky, inv, solve, lu_factor, lu_solve, det,
-                       slogdet, eigh, qr, svd, solve_triangular (emulator
-                       only so far).
+                       slogdet, eigh, qr, svd, solve_triangular,
+                       cholesky_solve, cholesky_inverse,
+                       householder_product, lstsq (gels) (emulator only
+                       so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -7259,7 +7266,9 @@ static void ct__cu_optim_register(void) {
    identity), linalg_solve_ex (getrf + getrs), linalg_lu_factor_ex (getrf),
    linalg_lu_solve (getrs), linalg_det and linalg_slogdet (getrf and a kernel
    over the diagonals and pivots), linalg_eigh (syevd), linalg_qr (geqrf +
-   orgqr), linalg_svd (gesvd), linalg_solve_triangular (cuBLAS trsm), and
+   orgqr), linalg_svd (gesvd), linalg_solve_triangular (cuBLAS trsm),
+   cholesky_solve and cholesky_inverse (potrs), linalg_householder_product
+   (orgqr), linalg_lstsq (driver gels, m >= n: geqrf + ormqr + trsm), and
    linalg_vector_norm (the core norm's reduction kernel). Their
    metas are the CPU's, so shapes, dtypes, layouts and argument errors are too;
    the infos are cuSOLVER's devInfo written straight into the info tensors (the
@@ -7274,9 +7283,8 @@ static void ct__cu_optim_register(void) {
    solve, det, slogdet, lu_factor, lu_solve); other batches loop over the
    matrices, one cuSOLVER call each (eigh, qr, svd, solve_triangular).
    The autograd rules of these ops are ctensor ops, so gradients run on the
-   device. The rest of ctensor_linalg.h's ops (eig, lstsq, householder_product,
-   matrix_exp, pinv's kernel, cross, vander, cholesky_solve,
-   cholesky_inverse, prod_others) have no CUDA kernel yet: they fail cleanly
+   device. The rest of ctensor_linalg.h's ops (eig, matrix_exp, pinv's
+   kernel, cross, vander, prod_others) have no CUDA kernel yet: they fail cleanly
    naming the op (test_kernel_coverage lists them).
    Compiled warning-free by nvcc; run only on the emulator (tests/cuda/emu/
    cusolverDn.h), not yet on a GPU.
@@ -7316,6 +7324,18 @@ static const char *ct__cu_sol_msg(cusolverStatus_t s) {
     static cusolverStatus_t ct__cu_getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, int k, const T *A, int lda, const int *ipiv,  \
                                          T *B, int ldb, int *info) {                                                                       \
         return cusolverDn##P##getrs(h, t, n, k, A, lda, ipiv, B, ldb, info);                                                               \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int k, const T *A, int lda, T *B, int ldb,      \
+                                         int *info) {                                                                                      \
+        return cusolverDn##P##potrs(h, u, n, k, A, lda, B, ldb, info);                                                                     \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_ormqr_ws(cusolverDnHandle_t h, cublasSideMode_t sd, cublasOperation_t tr, int m, int n, int k,         \
+                                            const T *A, int lda, const T *tau, const T *C, int ldc, int *lw) {                             \
+        return cusolverDn##P##ormqr_bufferSize(h, sd, tr, m, n, k, A, lda, tau, C, ldc, lw);                                               \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_ormqr(cusolverDnHandle_t h, cublasSideMode_t sd, cublasOperation_t tr, int m, int n, int k,            \
+                                         const T *A, int lda, const T *tau, T *C, int ldc, T *W, int lw, int *info) {                      \
+        return cusolverDn##P##ormqr(h, sd, tr, m, n, k, A, lda, tau, C, ldc, W, lw, info);                                                 \
     }                                                                                                                                      \
     static cusolverStatus_t ct__cu_syevd_ws(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const T *A, int lda,   \
                                             const T *w, int *lw) {                                                                         \
@@ -7399,6 +7419,26 @@ template <typename T>
 __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_finite_kernel(const T *a, int64_t n, int *flag) {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
         if (!isfinite((double)a[i])) *flag = 1;
+}
+
+/* info[b] = 1 + the first k < n with a zero diagonal element a[b * bs + k * (ld + 1)] (0 when none) */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_zdiag_kernel(const T *a, int64_t count, int64_t n, int64_t ld, int64_t bs, int *info) {
+    for (int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; b < count; b += (int64_t)gridDim.x * blockDim.x) {
+        int v = 0;
+        for (int64_t k = 0; k < n && !v; k++)
+            if (a[b * bs + k * (ld + 1)] == (T)0) v = (int)(k + 1);
+        info[b] = v;
+    }
+}
+/* r[b * k + j] = the sum of squares of x[b * m * k + j * m + i], n <= i < m (lstsq's residuals) */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_resid_kernel(const T *x, int64_t count, int64_t m, int64_t n, int64_t k, T *r) {
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < count * k; e += (int64_t)gridDim.x * blockDim.x) {
+        double acc = 0.0;
+        for (int64_t i = n; i < m; i++) { double v = (double)x[e * m + i]; acc += v * v; }
+        r[e] = (T)acc;
+    }
 }
 
 /* ---- helpers ---- */
@@ -8051,6 +8091,246 @@ static int ct__cu_la_solve_tri(ct__call *c, const char *fn, int dev) {
     return 0;
 }
 
+/* ---- cholesky_solve and cholesky_inverse: potrs on L copied column-major
+   (the fill names L's triangle as given), against B copied column-major, or
+   against the identity (A^{-1} is symmetric, so its column-major result is the
+   row-major output); cholesky_inverse raises the CPU's (potri's) error for a
+   zero on L's diagonal ---- */
+template <typename T>
+static int ct__cu_la_chol_solve(ct__call *c, const char *fn, int dev, int inv) {
+    const ct_tensor *L = c->in[inv ? 0 : 1], *Bt = inv ? NULL : c->in[0];
+    ct_tensor *X = c->out[0];
+    int upper = (c->a->flags & CT__LAF_UPPER) != 0, xd = X->ndim, ld = L->ndim, rc = 0;
+    int64_t n = X->shape[xd - 2], k = X->shape[xd - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, xd - 2, X->shape);
+    if (!ct__cu_la_int_ok(fn, n, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0 || n == 0 || k == 0) return 0;
+    ct_device D = X->device;
+    ct_tensor *W = ct__cu_la_new(L->dtype, &B, n, n, D), *Xb = inv ? ct__incref(X) : ct__cu_la_new(L->dtype, &B, k, n, D);
+    ct_tensor *info = ct__cu_la_buf(CT_INT32, inv ? B.count + 1 : 1, D);
+    if (!W || !Xb || !info) rc = -1;
+    if (!rc) {   /* W column-major = L; Xb column-major = B (or the identity) */
+        ct_tensor lv = ct__cu_la_bview(L, &B, 2, 2, n, n, L->strides[ld - 1], L->strides[ld - 2]);
+        rc = ct__cu_copy_dev(fn, W, &lv);
+        if (!rc && !inv) {
+            int bd = Bt->ndim;
+            ct_tensor bv = ct__cu_la_bview(Bt, &B, 2, 2, k, n, Bt->strides[bd - 1], Bt->strides[bd - 2]);
+            rc = ct__cu_copy_dev(fn, Xb, &bv);
+        }
+    }
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok || (inv && ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(Xb), B.count, n, n, 0, 0, 1))) rc = -1;
+        if (!rc && inv) {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)ct__ptr(W), B.count, n, n, n * n, (int *)ct__ptr(info)),
+                          ct__cu_la_zdiag_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+            T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(Xb);
+            int *ip = (int *)ct__ptr(info) + (inv ? B.count : 0);   /* potrs's devInfo (parameter checks only), after the zero-diagonal flags */
+            for (int64_t b = 0; h && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "potrs", ct__cu_potrs(h, fill, (int)n, (int)k, a + b * n * n, (int)n, x + b * n * k, (int)n, ip));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && !inv) {   /* Xb (n x k column-major) into the output */
+        ct_tensor ov = ct__cu_la_bview(X, &B, 2, 2, k, n, X->strides[xd - 1], X->strides[xd - 2]);
+        rc = ct__cu_copy_dev(fn, &ov, Xb);
+    }
+    int32_t *hi = !rc && inv ? ct__cu_la_infos(fn, info, B.count) : NULL;
+    if (!rc && inv && !hi) rc = -1;
+    ct__cu_la_free(W);
+    ct__cu_la_free(Xb);
+    ct__cu_la_free(info);
+    if (rc || !inv) return rc;
+    int64_t bad = 0;
+    int v = ct__la_first_bad(hi, B.count, &bad);
+    CT_FREE(hi);
+    if (v)
+        return ct__failed(CT_ERR_NUMERIC, "cholesky_inverse: %sThe diagonal element %d is zero, the inversion could not be completed because the input matrix is singular.",
+                          ct__la_batch_prefix(ld > 2, bad).s, v);
+    return 0;
+}
+
+/* ---- householder_product: A copied into Q's column-major memory, tau
+   gathered contiguous, orgqr per matrix ---- */
+template <typename T>
+static int ct__cu_la_householder(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0], *tau = c->in[1];
+    ct_tensor *Q = c->out[0];
+    int nd = A->ndim, rc = 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = tau->shape[tau->ndim - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, m, n) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0 || m == 0 || n == 0) return 0;
+    ct_device D = Q->device;
+    if (ct__cu_copy_dev(fn, Q, (ct_tensor *)A)) return -1;   /* Q's layout is column-major */
+    ct_tensor *tb = ct__cu_la_buf(A->dtype, B.count * k, D), *info = ct__cu_la_buf(CT_INT32, 1, D), *ws = NULL;
+    if (!tb || !info) rc = -1;
+    if (!rc && k > 0) {
+        int64_t sh[CT_MAX_DIMS], stv[CT_MAX_DIMS];
+        for (int d = 0; d < B.nb; d++) sh[d] = B.bs[d];
+        sh[B.nb] = k;
+        int64_t acc = k;
+        for (int d = B.nb; d >= 0; d--) { stv[d] = d == B.nb ? 1 : acc; if (d < B.nb) acc *= B.bs[d]; }
+        ct_tensor dst = ct__ix_view(tb, B.nb + 1, sh, stv, 0);
+        rc = ct__cu_copy_dev(fn, &dst, (ct_tensor *)tau);
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            T *q = (T *)ct__ptr(Q), *tp = (T *)ct__ptr(tb);
+            int lw = 0;
+            if (h) CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)n, (int)k, q, (int)m, tp, &lw));
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "orgqr", ct__cu_orgqr(h, (int)m, (int)n, (int)k, q + b * m * n, (int)m, tp + b * k, (T *)ct__ptr(ws), lw,
+                                                          (int *)ct__ptr(info)));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    ct__cu_la_free(tb);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    return rc;
+}
+
+/* ---- lstsq, driver gels, m >= n (PyTorch's CUDA default and only driver):
+   A copied column-major, geqrf, ormqr applies Q^T to B (copied column-major,
+   m x k), trsm solves R X = (Q^T B)[:n]; the residuals (m > n) are the sums of
+   squares of the rest of Q^T B. A zero on R's diagonal is the CPU's (gels's)
+   rank error ---- */
+template <typename T>
+static int ct__cu_la_lstsq(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    ct_tensor *X = c->out[0], *Rs = c->out[1];
+    int nd = A->ndim, bd = Bt->ndim, vec = bd == nd - 1, drv = c->a->mode, rc = 0, xd = X->ndim;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = vec ? 1 : X->shape[xd - 1];
+    if (drv != 0)   /* CT__LA_GELS */
+        return ct__failed(CT_ERR_UNSUPPORTED, "torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA");
+    if (m < n)
+        return ct__failed(CT_ERR_UNSUPPORTED, "torch.linalg.lstsq: only overdetermined systems (input.size(-2) >= input.size(-1)) are allowed on CUDA, got %lld x %lld",
+                          (long long)m, (long long)n);
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, xd - (vec ? 1 : 2), X->shape);
+    if (!ct__cu_la_int_ok(fn, m, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0 || k == 0) return 0;
+    if (m == 0) return ct__cu_fill(fn, X, 0.0);
+    ct_device D = X->device;
+    ct_tensor *W = ct__cu_la_new(A->dtype, &B, n, m, D), *Xb = ct__cu_la_new(A->dtype, &B, k, m, D);
+    ct_tensor *tau = ct__cu_la_buf(A->dtype, B.count * n, D), *info = ct__cu_la_buf(CT_INT32, B.count + 1, D), *ws = NULL;
+    if (!W || !Xb || !tau || !info) rc = -1;
+    if (!rc) {
+        ct_tensor av = ct__cu_la_bview(A, &B, 2, 2, n, m, A->strides[nd - 1], A->strides[nd - 2]);
+        ct_tensor bv = vec ? ct__cu_la_bview(Bt, &B, 1, 2, 1, m, 0, Bt->strides[bd - 1])
+                           : ct__cu_la_bview(Bt, &B, 2, 2, k, m, Bt->strides[bd - 1], Bt->strides[bd - 2]);
+        rc = ct__cu_copy_dev(fn, W, &av) || ct__cu_copy_dev(fn, Xb, &bv) ? -1 : 0;
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    int *ip = info ? (int *)ct__ptr(info) : NULL;   /* ip[0..count): R's zero diagonals; ip[count]: devInfo */
+    if (!rc && n > 0) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(Xb), *tp = (T *)ct__ptr(tau);
+            int lw1 = 0, lw2 = 0;
+            if (h) CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)m, (int)n, a, (int)m, &lw1));
+            if (h) CT__CU_SOL_CALL(st, "ormqr_bufferSize", ct__cu_ormqr_ws(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, (int)m, (int)k, (int)n, a, (int)m, tp, x, (int)m, &lw2));
+            int lw = lw1 > lw2 ? lw1 : lw2;
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++) {
+                CT__CU_SOL_CALL(st, "geqrf", ct__cu_geqrf(h, (int)m, (int)n, a + b * m * n, (int)m, tp + b * n, (T *)ct__ptr(ws), lw, ip + B.count));
+                CT__CU_SOL_CALL(st, "ormqr", ct__cu_ormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, (int)m, (int)k, (int)n, a + b * m * n, (int)m, tp + b * n,
+                                                          x + b * m * k, (int)m, (T *)ct__ptr(ws), lw, ip + B.count));
+            }
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && n > 0) {   /* R's zero diagonals, then trsm (cuBLAS) */
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)ct__ptr(W), B.count, n, m, m * n, ip), ct__cu_la_zdiag_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+        int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count);
+        if (!rc && !hi) rc = -1;
+        int64_t bad = 0;
+        int v = hi ? ct__la_first_bad(hi, B.count, &bad) : 0;
+        CT_FREE(hi);
+        if (v)
+            rc = ct__failed(CT_ERR_NUMERIC, "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix does not have full rank (error code: %d).",
+                            ct__la_batch_prefix(B.nb > 0, bad).s, v);
+    }
+    if (!rc && n > 0) {
+        cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+        int stage = 0;
+        cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+            if ((s = ct__cu_blas_ready(dev, ty, &stage)) == CUBLAS_STATUS_SUCCESS) {
+                const T one = (T)1;
+                T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(Xb);
+                for (int64_t b = 0; b < B.count && s == CUBLAS_STATUS_SUCCESS; b++)
+                    s = ct__cu_trsm(ct__cu_blas[dev], CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)n, (int)k, &one,
+                                    a + b * m * n, (int)m, x + b * m * k, (int)m);
+                stage = 2;
+            }
+        }
+        if (!rc && stage == 1) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", fn, ct__cu_blas_msg(s));
+        else if (!rc && s != CUBLAS_STATUS_SUCCESS) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (trsm)", fn, ct__cu_blas_msg(s));
+    }
+    if (!rc && n > 0) {   /* X: the first n rows of Xb (column-major n x k) */
+        int64_t sh[CT_MAX_DIMS], stv[CT_MAX_DIMS];
+        for (int d = 0; d < B.nb; d++) { sh[d] = B.bs[d]; stv[d] = Xb->strides[d]; }
+        sh[B.nb] = k;
+        sh[B.nb + 1] = n;
+        stv[B.nb] = m;
+        stv[B.nb + 1] = 1;
+        ct_tensor src = ct__ix_view(Xb, B.nb + 2, sh, stv, 0);
+        ct_tensor ov = vec ? ct__cu_la_bview(X, &B, 1, 2, 1, n, 0, X->strides[xd - 1])
+                           : ct__cu_la_bview(X, &B, 2, 2, k, n, X->strides[xd - 1], X->strides[xd - 2]);
+        rc = ct__cu_copy_dev(fn, &ov, &src);
+    }
+    if (!rc && ct_numel(Rs) > 0) {   /* contiguous (batch, k) */
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count * k, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)ct__ptr(Xb), B.count, m, n, k, (T *)ct__ptr(Rs)),
+                          ct__cu_la_resid_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    ct__cu_la_free(W);
+    ct__cu_la_free(Xb);
+    ct__cu_la_free(tau);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    return rc;
+}
+
 /* one kernel for the ops of ctensor_linalg.h that run here: by op and dtype */
 static int ct__cu_k_linalg(ct__call *c) {
     const char *fn = ct__la_fn(c);
@@ -8070,6 +8350,10 @@ static int ct__cu_k_linalg(ct__call *c) {
     case CT__LA_QR: return d ? ct__cu_la_qr<double>(c, fn, dev) : ct__cu_la_qr<float>(c, fn, dev);
     case CT__LA_SVD: return d ? ct__cu_la_svd<double>(c, fn, dev) : ct__cu_la_svd<float>(c, fn, dev);
     case CT__LA_SOLVE_TRI: return d ? ct__cu_la_solve_tri<double>(c, fn, dev) : ct__cu_la_solve_tri<float>(c, fn, dev);
+    case CT__LA_CHOL_SOLVE: return d ? ct__cu_la_chol_solve<double>(c, fn, dev, 0) : ct__cu_la_chol_solve<float>(c, fn, dev, 0);
+    case CT__LA_CHOL_INV: return d ? ct__cu_la_chol_solve<double>(c, fn, dev, 1) : ct__cu_la_chol_solve<float>(c, fn, dev, 1);
+    case CT__LA_LSTSQ: return d ? ct__cu_la_lstsq<double>(c, fn, dev) : ct__cu_la_lstsq<float>(c, fn, dev);
+    case CT__LA_HOUSEHOLDER: return d ? ct__cu_la_householder<double>(c, fn, dev) : ct__cu_la_householder<float>(c, fn, dev);
     default: return ct__failed(CT_ERR_UNSUPPORTED, "%s: no CUDA kernel", fn);
     }
 }
@@ -8084,7 +8368,8 @@ static int ct__cu_k_la_vector_norm(ct__call *c) {
     return ct__cu_k_pnorm(&cc);
 }
 static const int ct__cu_la_ops[] = {CT__LA_CHOLESKY, CT__LA_INV, CT__LA_SOLVE, CT__LA_DET, CT__LA_SLOGDET, CT__LA_LU_FACTOR,
-                                    CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI};
+                                    CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI, CT__LA_CHOL_SOLVE,
+                                    CT__LA_CHOL_INV, CT__LA_HOUSEHOLDER, CT__LA_LSTSQ};
 #endif /* CTENSOR_LINALG_IMPLEMENTATION_DONE */
 /* this section's kernels (from ct__cu_register_all) */
 static void ct__cu_la_register(void) {

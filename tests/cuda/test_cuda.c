@@ -2483,6 +2483,7 @@ static const test_case TESTS[] = {
 #ifndef CT_TEST_NO_LINALG
     {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
     {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},
+    {"test_la_chol_solve_hh", test_la_chol_solve_hh}, {"test_la_lstsq", test_la_lstsq},
 #endif
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);

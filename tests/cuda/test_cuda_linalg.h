@@ -1,6 +1,7 @@
 /* tests/cuda/test_cuda_linalg.h - part of tests/cuda/test_cuda.c (included by it):
    ctensor_linalg.h's ops with cuSOLVER / cuBLAS kernels (cholesky, inv, solve,
-   lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular) against
+   lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular,
+   cholesky_solve, cholesky_inverse, householder_product, lstsq) against
    the CPU path on the same inputs: values, the _ex infos, the errors of the
    checked functions (the same messages), and gradients (the CPU's backward
    rules, which are ctensor ops, run on the device). float32 and float64, one
@@ -320,4 +321,129 @@ TEST(test_la_composites) {
     LA_SAME("vector_norm f32", ct_linalg_vector_norm(dev(ct_to(A, CT_FLOAT32)), 3.0, 1, d1, 0), ct_linalg_vector_norm(ct_to(A, CT_FLOAT32), 3.0, 1, d1, 0), CT_FLOAT32);
     ct_tensor *T4 = ct_reshape(ct_select(A, 0, 0), 2, 3, 6);
     LA_SAME("tensorinv", ct_linalg_tensorinv(dev(T4), 2), ct_linalg_tensorinv(T4, 2), dt);
+}
+
+/* cholesky_solve and cholesky_inverse (potrs), householder_product (orgqr):
+   values, errors and gradients against the CPU */
+TEST(test_la_chol_solve_hh) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        const int64_t ns[2] = {5, 18};
+        for (int ci = 0; ci < 2; ci++) {
+            for (int up = 0; up < 2; up++) {
+                char label[96];
+                int64_t n = ns[ci], bs[1] = {2};
+                ct_tensor *L = ct_linalg_cholesky_ex(la_spd(dt, 1, bs, n), up, 0, NULL);
+                ct_tensor *Bm = ct_to(ct_randn(CT_FLOAT64, 3, 1, n, 4), dt);   /* broadcast against L's batch */
+                snprintf(label, sizeof label, "cholesky_solve %s n=%lld upper=%d", ct_dtype_name(dt), (long long)n, up);
+                LA_SAME(label, ct_cholesky_solve(dev(Bm), dev(L), up), ct_cholesky_solve(Bm, L, up), dt);
+                ct_tensor *Bt = ct_mT(ct_to(ct_randn(CT_FLOAT64, 2, 3, n), dt));   /* non-contiguous B */
+                snprintf(label, sizeof label, "cholesky_solve transposed %s n=%lld upper=%d", ct_dtype_name(dt), (long long)n, up);
+                LA_SAME(label, ct_cholesky_solve(dev(Bt), dev(L), up), ct_cholesky_solve(Bt, L, up), dt);
+                snprintf(label, sizeof label, "cholesky_inverse %s n=%lld upper=%d", ct_dtype_name(dt), (long long)n, up);
+                LA_SAME(label, ct_cholesky_inverse(dev(L), up), ct_cholesky_inverse(L, up), dt);
+                ct_tensor *L1 = ct_mT(ct_select(L, 0, 1));   /* one transposed matrix: the other triangle */
+                snprintf(label, sizeof label, "cholesky_inverse transposed %s n=%lld upper=%d", ct_dtype_name(dt), (long long)n, up);
+                LA_SAME(label, ct_cholesky_inverse(dev(L1), !up), ct_cholesky_inverse(L1, !up), dt);
+            }
+        }
+        /* householder_product: m x n, k reflectors; a batch, k < n, k = 0, square */
+        const int64_t shp[4][3] = {{6, 4, 3}, {5, 5, 5}, {7, 3, 0}, {20, 6, 6}};
+        for (int si = 0; si < 4; si++) {
+            char label[96];
+            ct_tensor *A = ct_to(ct_randn(CT_FLOAT64, 2, shp[si][0], shp[si][1]), dt), *tau = ct_to(ct_rand(CT_FLOAT64, 2, shp[si][2]), dt);
+            snprintf(label, sizeof label, "householder_product %s %lldx%lld k=%lld", ct_dtype_name(dt), (long long)shp[si][0], (long long)shp[si][1],
+                     (long long)shp[si][2]);
+            LA_SAME(label, ct_linalg_householder_product(dev(A), dev(tau)), ct_linalg_householder_product(A, tau), dt);
+        }
+        ct_tensor *At = ct_mT(ct_to(ct_randn(CT_FLOAT64, 4, 6), dt)), *t1 = ct_to(ct_rand(CT_FLOAT64, 4), dt);
+        LA_SAME("householder_product transposed", ct_linalg_householder_product(dev(At), dev(t1)), ct_linalg_householder_product(At, t1), dt);
+    }
+    /* errors: a zero on L's diagonal, shapes, dtypes */
+    int64_t bs[1] = {3};
+    ct_tensor *L = ct_linalg_cholesky(la_spd(CT_FLOAT64, 1, bs, 4));
+    CHECK(ct_copy_(ct_select(ct_select(ct_select(L, 0, 1), 0, 2), 0, 2), ct_scalar_tensor(0.0, CT_FLOAT64)) != NULL);
+    LA_SAME_ERR("cholesky_inverse singular", ct_cholesky_inverse(dev(L), 0), ct_cholesky_inverse(L, 0));
+    ct_tensor *NS = ct_randn(CT_FLOAT32, 3, 4), *B5 = ct_randn(CT_FLOAT32, 5, 2), *L3 = ct_randn(CT_FLOAT32, 3, 3);
+    LA_SAME_ERR("cholesky_inverse not square", ct_cholesky_inverse(dev(NS), 0), ct_cholesky_inverse(NS, 0));
+    LA_SAME_ERR("cholesky_solve shapes", ct_cholesky_solve(dev(B5), dev(L3), 0), ct_cholesky_solve(B5, L3, 0));
+    LA_SAME_ERR("cholesky_solve dtypes", ct_cholesky_solve(dev(ct_to(B5, CT_FLOAT64)), dev(L3), 0), ct_cholesky_solve(ct_to(B5, CT_FLOAT64), L3, 0));
+    ct_tensor *tau4 = ct_rand(CT_FLOAT32, 4);
+    LA_SAME_ERR("householder_product wide", ct_linalg_householder_product(dev(NS), dev(tau4)), ct_linalg_householder_product(NS, tau4));
+    CHECK(ct_cholesky_solve(dev(L3), L3, 0) == NULL && ct_last_error_code() == CT_ERR_DEVICE);
+    ct_clear_error();
+    /* empty */
+    ct_tensor *E = ct_zeros(CT_FLOAT32, 2, 0, 0), *Eb = ct_zeros(CT_FLOAT32, 2, 0, 3);
+    LA_SAME("cholesky_inverse 0x0", ct_cholesky_inverse(dev(E), 0), ct_cholesky_inverse(E, 0), CT_FLOAT32);
+    LA_SAME("cholesky_solve 0 rows", ct_cholesky_solve(dev(Eb), dev(E), 0), ct_cholesky_solve(Eb, E, 0), CT_FLOAT32);
+    /* gradients: the CPU's backward rules on the device */
+    ct_dtype dt = CT_FLOAT64;
+    int64_t b2[1] = {2};
+    ct_tensor *Lg = ct_linalg_cholesky(la_spd(dt, 1, b2, 5)), *Bg = ct_randn(CT_FLOAT64, 2, 5, 3), *R = ct_randn(CT_FLOAT64, 2, 5, 5);
+    ct_tensor *Ah = ct_randn(CT_FLOAT64, 2, 6, 4), *th = ct_rand(CT_FLOAT64, 2, 3), *Rh = ct_randn(CT_FLOAT64, 2, 6, 4);
+    /* householder_product's backward (f = 2) makes its identities with ct_eye on
+       the CPU (ctensor_linalg.h's ct__la_bw_householder), so it cannot run on
+       device tensors until that uses ct_eye_on(A->device, ...): f < 2 here */
+    for (int f = 0; f < 2; f++) {
+        ct_tensor *g[2][2] = {{NULL, NULL}, {NULL, NULL}};
+        for (int s = 0; s < 2; s++) {
+            ct_tensor *x0 = f == 2 ? Ah : Lg, *x1 = f == 2 ? th : Bg;
+            ct_tensor *a = ct_requires_grad(ct_detach(s ? dev(x0) : x0)), *b = ct_requires_grad(ct_detach(s ? dev(x1) : x1)), *y = NULL;
+            if (f == 0) y = ct_sum(ct_cholesky_solve(b, a, 0));
+            else if (f == 1) y = ct_sum(ct_mul(ct_cholesky_inverse(a, 1), s ? dev(R) : R));
+            else y = ct_sum(ct_mul(ct_linalg_householder_product(a, b), s ? dev(Rh) : Rh));
+            int ok = y != NULL && ct_backward(y) == CT_OK;
+            if (!ok) printf("  gradient %d on %s: %s\n", f, s ? "cuda" : "cpu", ct_last_error());
+            CHECK(ok);
+            ct_clear_error();
+            g[s][0] = ct_grad(a);
+            g[s][1] = f == 1 ? NULL : ct_grad(b);
+        }
+        char label[64];
+        snprintf(label, sizeof label, "cholesky/householder gradient %d", f);
+        CHECK_SAME_AT(label, g[1][0], g[0][0], 1e-8, 1e-9);
+        if (f != 1) CHECK_SAME_AT(label, g[1][1], g[0][1], 1e-8, 1e-9);
+    }
+}
+
+/* lstsq, driver gels (m >= n): values and residuals against the CPU's gels, its
+   rank error; other drivers and wide inputs fail naming the op */
+TEST(test_la_lstsq) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        const int64_t shp[4][3] = {{6, 4, 3}, {5, 5, 2}, {20, 7, 1}, {4, 0, 2}};
+        for (int si = 0; si < 4; si++) {
+            char label[96];
+            ct_tensor *A = ct_to(la_gen(CT_FLOAT64, 0, NULL, shp[si][0], shp[si][1]), dt);
+            ct_tensor *Ab = ct_to(ct_randn(CT_FLOAT64, 2, shp[si][0], shp[si][1]), dt), *Bm = ct_to(ct_randn(CT_FLOAT64, 3, 1, shp[si][0], shp[si][2]), dt);
+            snprintf(label, sizeof label, "lstsq gels %s %lldx%lld k=%lld", ct_dtype_name(dt), (long long)shp[si][0], (long long)shp[si][1], (long long)shp[si][2]);
+            ct_linalg_lstsq_result rc = ct_linalg_lstsq(Ab, Bm, NAN, "gels"), rd = ct_linalg_lstsq(dev(Ab), dev(Bm), NAN, "gels");
+            LA_SAME(label, rd.solution, rc.solution, dt);
+            LA_SAME(label, rd.residuals, rc.residuals, dt);
+            ct_tensor *v = ct_to(ct_randn(CT_FLOAT64, shp[si][0]), dt), *vt = ct_mT(ct_to(ct_randn(CT_FLOAT64, 2, shp[si][0]), dt));
+            rc = ct_linalg_lstsq(A, v, NAN, "gels");
+            rd = ct_linalg_lstsq(dev(A), dev(v), NAN, "gels");
+            LA_SAME(label, rd.solution, rc.solution, dt);
+            LA_SAME(label, rd.residuals, rc.residuals, dt);
+            rc = ct_linalg_lstsq(ct_mT(ct_mT(A)), vt, NAN, "gels");   /* a transposed B */
+            rd = ct_linalg_lstsq(dev(A), dev(vt), NAN, "gels");
+            LA_SAME(label, rd.solution, rc.solution, dt);
+        }
+    }
+    /* rank-deficient (a zero column: R's diagonal has an exact zero) */
+    int64_t bs[1] = {2};
+    ct_tensor *A = la_gen(CT_FLOAT64, 1, bs, 6, 3), *B = ct_randn(CT_FLOAT64, 2, 6, 2);
+    CHECK(ct_fill_(ct_select(ct_select(A, 0, 1), -1, 1), 0.0) != NULL);
+    LA_SAME_ERR("lstsq rank-deficient", ct_linalg_lstsq(dev(A), dev(B), NAN, "gels").solution, ct_linalg_lstsq(A, B, NAN, "gels").solution);
+    LA_SAME_ERR("lstsq shapes", ct_linalg_lstsq(dev(A), dev(ct_randn(CT_FLOAT64, 5, 2)), NAN, "gels").solution,
+                ct_linalg_lstsq(A, ct_randn(CT_FLOAT64, 5, 2), NAN, "gels").solution);
+    ct_tensor *W = ct_randn(CT_FLOAT64, 3, 5), *Bw = ct_randn(CT_FLOAT64, 3, 2);
+    CHECK(ct_linalg_lstsq(dev(W), dev(Bw), NAN, "gels").solution == NULL && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
+          strstr(ct_last_error(), "torch.linalg.lstsq") != NULL);
+    ct_clear_error();
+    CHECK(ct_linalg_lstsq(dev(B), dev(B), NAN, "gelsd").solution == NULL && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
+          strstr(ct_last_error(), "`driver` other than `gels` is not supported on CUDA") != NULL);
+    ct_clear_error();
 }

@@ -1,7 +1,7 @@
 /* tests/cuda/emu/cusolverDn.h - the cuSOLVER dense routines that ctensor_cuda.h
    uses (for ctensor_linalg.h's ops), emulated on the host for the CUDA emulator
-   (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, getrf, getrs,
-   syevd, geqrf, orgqr, gesvd (float and double), their workspace-size queries,
+   (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, potrs, getrf, getrs,
+   syevd, geqrf, orgqr, ormqr, gesvd (float and double), their workspace-size queries,
    a handle and its stream; and cuBLAS's getrfBatched / getrsBatched (which
    need LAPACKE too, so they live here rather than in cublas_v2.h). The signatures are cuSOLVER's; the rules a GPU
    enforces are checked: the matrices, the workspace, the pivots and devInfo are
@@ -84,6 +84,13 @@ template <typename T> inline int orgqr_ws(int m, int n, int k) {
     else LAPACKE_sorgqr_work(LAPACK_COL_MAJOR, m, n, k, (float *)&dummy, mx1(m), (float *)&dummy, (float *)&q, -1);
     return mx1((int)q);
 }
+template <typename T> inline int ormqr_ws(char side, char trans, int m, int n, int k) {
+    T q = 0, dummy = 0;
+    int lda = mx1(side == 'L' ? m : n);
+    if (sizeof(T) == 8) LAPACKE_dormqr_work(LAPACK_COL_MAJOR, side, trans, m, n, k, (double *)&dummy, lda, (double *)&dummy, (double *)&dummy, mx1(m), (double *)&q, -1);
+    else LAPACKE_sormqr_work(LAPACK_COL_MAJOR, side, trans, m, n, k, (float *)&dummy, lda, (float *)&dummy, (float *)&dummy, mx1(m), (float *)&q, -1);
+    return mx1((int)q);
+}
 template <typename T> inline int gesvd_ws(int m, int n) {
     T q = 0, dummy = 0;
     if (sizeof(T) == 8)
@@ -148,6 +155,43 @@ template <typename T> inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublas
     if (n && nrhs) {
         if (sizeof(T) == 8) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const double *)A, lda, ipiv, (double *)B, ldb);
         else LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, n, nrhs, (const float *)A, lda, ipiv, (float *)B, ldb);
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* potrs: A's Cholesky factor (the uplo triangle), B n x nrhs; devInfo 0 (the parameter checks are the status) */
+template <typename T> inline cusolverStatus_t potrs(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, int nrhs, const T *A, int lda, T *B, int ldb,
+                                                    int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || nrhs < 0 || lda < mx1(n) || ldb < mx1(n)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    dev_mat(A, n, n, lda, sizeof(T), "cusolverDn potrs A");
+    dev_mat(B, n, nrhs, ldb, sizeof(T), "cusolverDn potrs B");
+    dev_info(info, "cusolverDn potrs devInfo");
+    char u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';
+    *info = 0;
+    if (n && nrhs) {
+        if (sizeof(T) == 8) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, u, n, nrhs, (const double *)A, lda, (double *)B, ldb);
+        else LAPACKE_spotrs_work(LAPACK_COL_MAJOR, u, n, nrhs, (const float *)A, lda, (float *)B, ldb);
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* ormqr: C (m x n) = op(Q) C or C op(Q), Q from geqrf's k reflectors in A and tau */
+template <typename T> inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasSideMode_t side, cublasOperation_t trans, int m, int n, int k, const T *A,
+                                                    int lda, const T *tau, T *C, int ldc, T *W, int lw, int *info) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    char sd = side == CUBLAS_SIDE_LEFT ? 'L' : 'R', tr = trans == CUBLAS_OP_N ? 'N' : 'T';
+    int nq = sd == 'L' ? m : n;
+    if (m < 0 || n < 0 || k < 0 || k > nq || lda < mx1(nq) || ldc < mx1(m)) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    dev_mat(A, nq, k, lda, sizeof(T), "cusolverDn ormqr A");
+    check_side(tau, sizeof(T) * (size_t)k, true, "cusolverDn ormqr tau");
+    dev_mat(C, m, n, ldc, sizeof(T), "cusolverDn ormqr C");
+    dev_ws(W, lw, ormqr_ws<T>(sd, tr, m, n, k), sizeof(T), "cusolverDn ormqr workspace");
+    dev_info(info, "cusolverDn ormqr devInfo");
+    *info = 0;
+    if (m && n && k) {
+        if (sizeof(T) == 8) LAPACKE_dormqr_work(LAPACK_COL_MAJOR, sd, tr, m, n, k, (const double *)A, lda, (const double *)tau, (double *)C, ldc, (double *)W, lw);
+        else LAPACKE_sormqr_work(LAPACK_COL_MAJOR, sd, tr, m, n, k, (const float *)A, lda, (const float *)tau, (float *)C, ldc, (float *)W, lw);
     }
     return CUSOLVER_STATUS_SUCCESS;
 }
@@ -308,6 +352,10 @@ inline cublasStatus_t cublasDgetrsBatched(cublasHandle_t h, cublasOperation_t t,
     inline cusolverStatus_t cusolverDn##P##potrfBatched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T *Aarray[], int lda, int *info, int b) { \
         return ct_emu::potrf_batched<T>(h, u, n, Aarray, lda, info, b);                                                                             \
     }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int nrhs, const T *A, int lda, T *B, int ldb,  \
+                                                 int *info) {                                                                                       \
+        return ct_emu::potrs<T>(h, u, n, nrhs, A, lda, B, ldb, info);                                                                               \
+    }                                                                                                                                               \
     inline cusolverStatus_t cusolverDn##P##getrf_bufferSize(cusolverDnHandle_t h, int m, int n, T *, int, int *lw) {                               \
         if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
         *lw = ct_emu::getrf_ws<T>(m, n);                                                                                                            \
@@ -345,6 +393,16 @@ inline cublasStatus_t cublasDgetrsBatched(cublasHandle_t h, cublasOperation_t t,
     }                                                                                                                                               \
     inline cusolverStatus_t cusolverDn##P##orgqr(cusolverDnHandle_t h, int m, int n, int k, T *A, int lda, const T *tau, T *W, int lw, int *info) { \
         return ct_emu::orgqr<T>(h, m, n, k, A, lda, tau, W, lw, info);                                                                              \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##ormqr_bufferSize(cusolverDnHandle_t h, cublasSideMode_t sd, cublasOperation_t tr, int m, int n, int k,  \
+                                                            const T *, int, const T *, const T *, int, int *lw) {                                   \
+        if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
+        *lw = ct_emu::ormqr_ws<T>(sd == CUBLAS_SIDE_LEFT ? 'L' : 'R', tr == CUBLAS_OP_N ? 'N' : 'T', m, n, k);                                      \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                             \
+    }                                                                                                                                               \
+    inline cusolverStatus_t cusolverDn##P##ormqr(cusolverDnHandle_t h, cublasSideMode_t sd, cublasOperation_t tr, int m, int n, int k, const T *A, \
+                                                 int lda, const T *tau, T *C, int ldc, T *W, int lw, int *info) {                                   \
+        return ct_emu::ormqr<T>(h, sd, tr, m, n, k, A, lda, tau, C, ldc, W, lw, info);                                                             \
     }                                                                                                                                               \
     inline cusolverStatus_t cusolverDn##P##gesvd_bufferSize(cusolverDnHandle_t h, int m, int n, int *lw) {                                         \
         if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                             \
