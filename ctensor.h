@@ -6917,6 +6917,21 @@ CT__INLINE ct__vf ct__v_exp(ct__vf x) {
     y = ct__vsel(below, CT__VSPLAT(0.0f), y);
     return ct__vsel(nan, x, y);
 }
+/* exp2: n = rint(x) and f = x - n (exact, |f| <= 1/2); 2^f = exp(f ln2) by exp's
+   polynomial (ln2 in two parts), times 2^n in two factors (results down to the
+   subnormals). At most 1.02 ulp from the correctly rounded value over a sweep of
+   1.4e9 floats (PyTorch's Sleef exp2f: 1.0 ulp); exact at integers; +-inf, NaN and
+   the overflow and underflow bounds as libm's */
+CT__INLINE ct__vf ct__v_exp2(ct__vf x) {
+    ct__vi nan = x != x;
+    ct__vf xc = ct__vsel(x < CT__VSPLAT(-151.0f), CT__VSPLAT(-151.0f), ct__vsel(x > CT__VSPLAT(129.0f), CT__VSPLAT(129.0f), x));
+    ct__vf tt = xc + CT__VSPLAT(12582912.0f), n = tt - CT__VSPLAT(12582912.0f), f = xc - n, t, n0;
+    ct__vf r = ct__vfma(f, CT__VSPLAT(0.693145751953125f), f * CT__VSPLAT(1.428606765330187e-06f));
+    ct__vf p = ct__v_exp_red(r, &t, &n0) + CT__VSPLAT(1.0f);
+    ct__vi ni = (ct__vi)tt - CT__ISPLAT(0x4b400000), n1 = ni >> 1, n2 = ni - n1;
+    ct__vf y = p * (ct__vf)((n1 + CT__ISPLAT(127)) << 23) * (ct__vf)((n2 + CT__ISPLAT(127)) << 23);
+    return ct__vsel(nan, x, y);
+}
 CT__INLINE ct__vf ct__v_tanh(ct__vf x) {
     ct__vf a = ct__vabs(x), z = x * x;
     ct__vf p = CT__VSPLAT(-5.70498872745e-3f);
@@ -7057,6 +7072,7 @@ CT__INLINE ct__vf ct__v_silu(ct__vf x) { return x / (CT__VSPLAT(1.0f) + ct__v_ex
         } \
     }
 CT__UVLOOP(ct__uv_exp, ct__v_exp(v))
+CT__UVLOOP(ct__uv_exp2, ct__v_exp2(v))
 CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v))
 CT__UVLOOP(ct__uv_sigmoid, ct__v_sigmoid(v))
 CT__UVLOOP(ct__uv_expm1, ct__v_expm1(v))
@@ -7177,6 +7193,7 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
 #ifdef CT__HAVE_VEC
     switch (op) {
     CT__WHEN_SEL(EXP)(case CT__OP_EXP: return ct__uv_exp;)
+    CT__WHEN_SEL(EXP2)(case CT__OP_EXP2: return ct__uv_exp2;)
     CT__WHEN_SEL(TANH)(case CT__OP_TANH: return ct__uv_tanh;)
     CT__WHEN_SEL(SIGMOID)(case CT__OP_SIGMOID: return ct__uv_sigmoid;)
     CT__WHEN_SEL(EXPM1)(case CT__OP_EXPM1: return ct__uv_expm1;)
