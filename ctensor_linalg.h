@@ -171,7 +171,8 @@ CTENSOR_API ct_linalg_lu_factor_result ct_linalg_lu_factor_ex(const ct_tensor *A
 /* torch.linalg.lu(A, pivot): A = P L U. */
 CTENSOR_API ct_linalg_lu_result ct_linalg_lu(const ct_tensor *A, int pivot);
 CTENSOR_API ct_tensor *ct_linalg_lu_solve(const ct_tensor *LU, const ct_tensor *pivots, const ct_tensor *B, int left, int adjoint);
-/* torch.linalg.lstsq(A, B, rcond, driver): rcond NAN = eps * max(m, n); driver NULL = "gelsy". */
+/* torch.linalg.lstsq(A, B, rcond, driver): rcond NAN = eps * max(m, n); driver NULL = "gelsy"
+   ("gels" for device tensors, as PyTorch on CUDA). */
 CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B, double rcond, const char *driver);
 /* torch.linalg.pinv(A, atol, rtol, hermitian): NAN = None (PyTorch's defaults). */
 CTENSOR_API ct_tensor *ct_linalg_pinv(const ct_tensor *A, double atol, double rtol, int hermitian);
@@ -3936,7 +3937,8 @@ CTENSOR_API ct_linalg_lstsq_result ct_linalg_lstsq(const ct_tensor *A, const ct_
     ct_linalg_lstsq_result r = {NULL, NULL, NULL, NULL};
     CT__LA_INIT_OR(r);
     int drv;
-    if (!driver || !strcmp(driver, "gelsy")) drv = CT__LA_GELSY;
+    if (!driver) drv = A && A->device.type != CT_CPU ? CT__LA_GELS : CT__LA_GELSY;   /* PyTorch's defaults: gels on CUDA */
+    else if (!strcmp(driver, "gelsy")) drv = CT__LA_GELSY;
     else if (!strcmp(driver, "gels")) drv = CT__LA_GELS;
     else if (!strcmp(driver, "gelsd")) drv = CT__LA_GELSD;
     else if (!strcmp(driver, "gelss")) drv = CT__LA_GELSS;
@@ -4031,16 +4033,16 @@ static int ct__la_bw_householder(ct__node *nd, ct_tensor *const *gout, ct_tensor
     ct_tensor *A = CT__SV_IN(nd, 0), *tau = CT__SV_IN(nd, 1);
     if (!A || !tau) return -1;
     int64_t m = A->shape[A->ndim - 2], n = A->shape[A->ndim - 1], k = tau->shape[tau->ndim - 1];
-    ct_tensor *V = ct_add(ct__la_tril(A, -1), ct_eye(m, n, A->dtype));
+    ct_tensor *V = ct_add(ct__la_tril(A, -1), ct_eye_on(A->device, m, n, A->dtype));
     ct_tensor **X = (ct_tensor **)ct__la_scratch(sizeof(ct_tensor *) * (size_t)(k + 1));
     if (!X) return -1;
-    X[k] = ct_eye(m, n, A->dtype);
+    X[k] = ct_eye_on(A->device, m, n, A->dtype);
     for (int64_t i = k - 1; i >= 0; i--) {
         ct_tensor *v = ct_narrow(V, -1, i, 1), *t = ct__la_unsq2(ct_select(tau, -1, i));
         X[i] = ct_sub(X[i + 1], ct_mul(t, ct_matmul(v, ct_matmul(ct_mT(v), X[i + 1]))));
     }
     ct_tensor *G = gout[0], *gV = ct_zeros_like(A), *gtau = ct_zeros_like(tau);
-    ct_tensor *Ik = ct_eye(k, k, A->dtype), *In = ct_eye(n, n, A->dtype);
+    ct_tensor *Ik = ct_eye_on(A->device, k, k, A->dtype), *In = ct_eye_on(A->device, n, n, A->dtype);
     for (int64_t i = 0; i < k; i++) {
         ct_tensor *v = ct_narrow(V, -1, i, 1), *t = ct__la_unsq2(ct_select(tau, -1, i));
         ct_tensor *w = ct_matmul(ct_mT(v), G), *u = ct_matmul(ct_mT(v), X[i + 1]);
