@@ -577,20 +577,37 @@ CT__INLINE ct__vf ct__sp_vsqrt(ct__vf x) {
     return r;
 }
 /* modified Bessel I0, I1 (scaled or not) for float32 lanes: below 10 the power
-   series (17 terms, in double lanes: no rounding build-up), from 10 on Hankel's
+   series (to q^17, q = x^2/4, by Horner's rule in double lanes: all terms positive, no
+   rounding build-up), from 10 on Hankel's
    asymptotic series (10 terms); both computed, one selected. NaN and inf as the
    scalar forms (I(+-inf) NaN, the scaled ones 0). */
 typedef double ct__sp_vd __attribute__((vector_size(CT__VL * 8)));
+/* the power series' coefficients 1/(k! (k + nu)!), exact rationals rounded to double */
+static const double ct__sp_vi0_c[18] = {
+    1.00000000000000000e+00, 1.00000000000000000e+00, 2.50000000000000000e-01,
+    2.77777777777777762e-02, 1.73611111111111101e-03, 6.94444444444444444e-05,
+    1.92901234567901239e-06, 3.93675988914084175e-08, 6.15118732678256523e-10,
+    7.59405842812662392e-12, 7.59405842812662337e-14, 6.27608134555919329e-16,
+    4.35838982330499500e-18, 2.57892888952958276e-20, 1.31578004567835862e-22,
+    5.84791131412603850e-25, 2.28434035708048379e-27, 7.90429189301205402e-30
+};
+static const double ct__sp_vi1_c[18] = {
+    1.00000000000000000e+00, 5.00000000000000000e-01, 8.33333333333333287e-02,
+    6.94444444444444406e-03, 3.47222222222222235e-04, 1.15740740740740735e-05,
+    2.75573192239858883e-07, 4.92094986142605219e-09, 6.83465258531396137e-11,
+    7.59405842812662312e-13, 6.90368948011511223e-15, 5.23006778796599400e-17,
+    3.35260755638845791e-19, 1.84209206394970202e-21, 8.77186697118905747e-24,
+    3.65494457132877406e-26, 1.34372962181204914e-28, 4.39127327389558567e-31
+};
 CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
     ct__vf ax = ct__vabs(x);
     ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
-    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), t = one, sum = one, big = one;
+    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), sum = one, big = one;
     ct__vi sm = ax < CT__VSPLAT(10.0f);
     if (ct__vany(sm)) {   /* (a branch no lane takes is skipped) */
-        for (int k = 1; k <= 17; k++) {
-            t = t * q * (1.0 / ((double)k * (double)(k + nu)));
-            sum += t;
-        }
+        const double *c = nu ? ct__sp_vi1_c : ct__sp_vi0_c;   /* 1/(k! (k + nu)!) */
+        sum = one * c[17];
+        for (int k = 16; k >= 0; k--) sum = sum * q + c[k];
         if (nu) sum *= 0.5 * d;
     }
     if (ct__vany(~sm)) {
@@ -628,7 +645,7 @@ CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
     return __builtin_convertvector(e, ct__vf) * CT__VSPLAT(0.693147182f) + s * p;
 }
 /* z with erf(z) = a, 0 <= a < 1, given q = 1 - a exactly where a > 1/2: Giles'
-   guess and two Newton steps on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
+   guess and one Newton step on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
    cancellation) with ctensor's float erf/erfc */
 CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
     ct__vf w = -ct__sp_v_log(q * (CT__VSPLAT(2.0f) - q));
@@ -644,7 +661,7 @@ CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
 #undef CT__SP_G2
     ct__vf z = ct__vsel(w < CT__VSPLAT(5.0f), p1, p2) * a;
     ct__vi mid = a <= CT__VSPLAT(0.5f);
-    for (int k = 0; k < 2; k++) {   /* the guess is rough in the far tail: two steps */
+    {   /* one step: a second changes no result by more than rounding (q down to 2^-24 and 1e-8) */
         ct__vf f = ct__vsel(mid, ct__v_erf(z) - a, q - ct__v_erfc(z));
         z = z - f * CT__VSPLAT(0.886226925f) * ct__v_exp(z * z);
     }
@@ -658,7 +675,7 @@ CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
     return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
 }
 /* ndtri(p) = -sqrt2 erfc^-1(2p) for p <= 1/2, +sqrt2 erfc^-1(2(1-p)) above (1 - p
-   exact there); q below 1e-8 (where the guess is too rough for two steps), p outside [0, 1] and NaN: the scalar form */
+   exact there); q below 1e-8 (where the guess is too rough), p outside [0, 1] and NaN: the scalar form */
 CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
     ct__vi upper = p > CT__VSPLAT(0.5f);
     ct__vf q = CT__VSPLAT(2.0f) * ct__vsel(upper, CT__VSPLAT(1.0f) - p, p);
@@ -675,6 +692,39 @@ CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
    trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10
    (h = min(0.35, 0.97/sqrt x): the last node's term is below 1e-10 of the sum),
    Hankel's series (10 terms) from 10 on. NaN, x <= 0 and inf: the scalar form. */
+typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
+typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
+/* gcc keeps double vectors of twice the native width on the stack in loops: loops
+   in double run on native-width halves through small inline helpers */
+CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
+    memcpy(a, &v, sizeof *a);
+    memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
+}
+/* the K trapezoid's nodes t = j h, j = 1..12, on a half: -x (cosh t - 1) and
+   cosh t - 1 = 2 sinh^2(t/2), the sinh by S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in
+   double from sinh(h/2) and cosh(h/2) (Taylor series, h/2 <= 0.175); row j of
+   A and Q (stride CT__VL floats) gets node j + 1 */
+CT__INLINE void ct__sp_vk_nodes(ct__sp_vfh hf, ct__sp_vfh xf, float *A, float *Q) {
+    static const double fs[6] = {1.0 / 39916800.0, 1.0 / 362880.0, 1.0 / 5040.0, 1.0 / 120.0, 1.0 / 6.0, 1.0};
+    static const double fc[6] = {1.0 / 3628800.0, 1.0 / 40320.0, 1.0 / 720.0, 1.0 / 24.0, 0.5, 1.0};
+    const ct__sp_vdh zero = {0}, a = 0.5 * __builtin_convertvector(hf, ct__sp_vdh), a2 = a * a;
+    const ct__sp_vdh nx = -2.0 * __builtin_convertvector(xf, ct__sp_vdh);
+    ct__sp_vdh sa = zero + 1.0 / 6227020800.0, ca = zero + 1.0 / 479001600.0;
+    for (int k = 0; k < 6; k++) {
+        sa = sa * a2 + fs[k];
+        ca = ca * a2 + fc[k];
+    }
+    ct__sp_vdh S0 = zero, S1 = sa * a, c2 = 2.0 * ca;
+    for (int j = 0; j < 12; j++) {
+        ct__sp_vdh S2 = S1 * S1;
+        ct__sp_vfh af = __builtin_convertvector(nx * S2, ct__sp_vfh), qf = __builtin_convertvector(2.0 * S2, ct__sp_vfh);
+        memcpy(A + j * CT__VL, &af, sizeof af);
+        memcpy(Q + j * CT__VL, &qf, sizeof qf);
+        S2 = c2 * S1 - S0;
+        S0 = S1;
+        S1 = S2;
+    }
+}
 static float ct__sp_bessel_kf(float x, int nu, int scaled);
 CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
     ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd);
@@ -702,19 +752,34 @@ CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
         }
         small = nu ? one / d + 0.5 * d * i1s * L - 0.25 * d * ser : -(L + CT__SP_EULER) * i0s + ser;
     }
-    /* 1 < x < 10: the trapezoidal rule (scaled) */
+    /* 1 < x < 10: the trapezoidal rule (scaled): the nodes' sinh(j h/2) by the
+       recurrence S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in double from sinh(h/2) and
+       cosh(h/2) (Taylor series, h/2 <= 0.175), one float exp per node, the terms
+       summed in float with Knuth's two-sum (s + c) */
     if (ct__vany(mid)) {
         ct__vf hf = CT__VSPLAT(0.97f) / ct__sp_vsqrt(x);
         hf = ct__vsel(hf > CT__VSPLAT(0.35f), CT__VSPLAT(0.35f), hf);
-        ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
-        quad = one * 0.5;
-        for (int j = 1; j <= 12; j++) {
-            ct__vf u = hf * (0.5f * (float)j), eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
-            ct__vf sh2 = CT__VSPLAT(2.0f) * sh * sh, f = ct__v_exp(-x * sh2);
-            if (nu) f = f * (CT__VSPLAT(1.0f) + sh2);
-            quad += __builtin_convertvector(f, ct__sp_vd);
+        float A[12][CT__VL], Q[12][CT__VL];   /* -x cosh(t) + x, cosh(t) - 1 at the nodes */
+        ct__sp_vfh h0, h1, x0, x1;
+        ct__sp_vsplit(hf, &h0, &h1);
+        ct__sp_vsplit(x, &x0, &x1);
+        ct__sp_vk_nodes(h0, x0, &A[0][0], &Q[0][0]);
+        ct__sp_vk_nodes(h1, x1, &A[0][CT__VL / 2], &Q[0][CT__VL / 2]);
+        ct__vf s = CT__VSPLAT(0.5f), c = CT__VSPLAT(0.0f);
+        for (int j = 0; j < 12; j++) {
+            ct__vf arg, sh2;
+            memcpy(&arg, A[j], sizeof arg);
+            ct__vf f = ct__v_exp(arg);
+            if (nu) {
+                memcpy(&sh2, Q[j], sizeof sh2);
+                f = f * (CT__VSPLAT(1.0f) + sh2);
+            }
+            ct__vf t = s + f, bp = t - s;
+            c += (s - (t - bp)) + (f - bp);
+            s = t;
         }
-        quad *= h;
+        ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
+        quad = (__builtin_convertvector(s, ct__sp_vd) + __builtin_convertvector(c, ct__sp_vd)) * h;
     }
     /* x >= 10: Hankel (scaled) */
     if (ct__vany(hi)) {
@@ -1945,8 +2010,6 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
    float's rounding, so at least as accurate as the float recurrence or
    cos(n acos x) PyTorch runs; lanes with n outside take the scalar form */
 #define CT__SP_VPOLY_MAXN 256
-typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
-typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
 #define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX)                                                             \
     CT__INLINE void ct__sp_vpoly_##E(const ct__sp_vdh *x0p, int nb, ct__sp_vdh *out) {                     \
         const ct__sp_vdh zero = {0}, one = zero + 1.0, x0 = *x0p, x = SHIFT;                               \

@@ -212,6 +212,14 @@ TEST(test_float32_sweep) {
     sweep("k1e", ct_special_scaled_modified_bessel_k1, 1e-30, 1e6, 1);
     sweep("k0 linear", ct_special_modified_bessel_k0, 0.0, 12.0, 0);
     sweep("k1e linear", ct_special_scaled_modified_bessel_k1, 0.0, 12.0, 0);
+    /* the K lanes' trapezoid (1 < x < 10: nodes from the sinh recurrence, one exp
+       each) and the I lanes' Horner series (|x| < 10) */
+    sweep("k0 trapezoid", ct_special_modified_bessel_k0, 1.0, 10.0, 0);
+    sweep("k1 trapezoid", ct_special_modified_bessel_k1, 1.0, 10.0, 0);
+    sweep("k0e trapezoid", ct_special_scaled_modified_bessel_k0, 1.0, 10.0, 0);
+    sweep("k1e trapezoid", ct_special_scaled_modified_bessel_k1, 1.0, 10.0, 0);
+    sweep("i0e series", ct_special_i0e, -10.0, 10.0, 0);
+    sweep("i1e series", ct_special_i1e, -10.0, 10.0, 0);
     /* J and Y (vector lanes: series below 10, Hankel from 10), spherical j0: within 4 ulp
        or 4 epsilon absolute (near their zeros) */
     sweep_abs_eps = 4;
