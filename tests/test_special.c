@@ -230,6 +230,10 @@ TEST(test_float32_sweep) {
     sweep("y1", ct_special_bessel_y1, 1e-20, 60.0, 1);
     sweep("y1 linear", ct_special_bessel_y1, 0.0, 60.0, 0);
     sweep("spherical_bessel_j0", ct_special_spherical_bessel_j0, -100.0, 100.0, 0);
+    /* the sin-only lanes (d = k pi + r, one polynomial): sinc where rounding pi x to
+       float (PyTorch's formula) costs under 2 ulp, spherical j0 across many k */
+    sweep("sinc", ct_special_sinc, -0.75, 0.75, 0);
+    sweep("spherical_bessel_j0 far", ct_special_spherical_bessel_j0, 100.0, 5e5, 1);
     sweep("airy_ai", ct_special_airy_ai, -30.0, 30.0, 0);
     sweep_abs_eps = 0;
     sweep("airy_ai right (no zeros: relative)", ct_special_airy_ai, -2.0, 30.0, 0);
