@@ -402,30 +402,37 @@ static float ct__sp_ndtrf(float a) {
 /* the same, 8 (or 4, 16) lanes at a time with ctensor's vector forms (ct__v_exp,
    ct__v_erfc, ct__v_erf): the float32 loops of erfcx and ndtr use them */
 #ifdef CT__HAVE_VEC
+/* a splat with an initialized vector (ctensor.h's fills an uninitialized one lane by
+   lane, which gcc -O1 reports as maybe-uninitialized in some of this header's loops) */
+CT__INLINE ct__vf ct__sp_vsplat(float c) {
+    const ct__vf z = {0};
+    return z + c;
+}
+#define CT__SP_VSPLAT(c) ct__sp_vsplat(c)
 CT__INLINE ct__vf ct__sp_v_expsq(ct__vf x) {
     ct__vf xh = (ct__vf)((ct__vi)x & CT__ISPLAT((int32_t)0xfffff000)), xl = x - xh;
-    return ct__v_exp(xh * xh) * ct__v_exp((CT__VSPLAT(2.0f) * xh + xl) * xl);
+    return ct__v_exp(xh * xh) * ct__v_exp((CT__SP_VSPLAT(2.0f) * xh + xl) * xl);
 }
 CT__INLINE ct__vf ct__sp_v_erfcx_pos(ct__vf z) {
-    ct__vf t = CT__VSPLAT(1.0f) / (CT__VSPLAT(1.0f) + CT__VSPLAT(0.5f) * z);
+    ct__vf t = CT__SP_VSPLAT(1.0f) / (CT__SP_VSPLAT(1.0f) + CT__SP_VSPLAT(0.5f) * z);
     return t * ct__v_exp(ct__v_erfc_p(t));
 }
 CT__INLINE ct__vf ct__sp_v_erfcx(ct__vf x) {
     ct__vf pos = ct__sp_v_erfcx_pos(ct__vabs(x));
-    ct__vf neg = CT__VSPLAT(2.0f) * ct__sp_v_expsq(x) - pos;
-    return ct__vsel(x < CT__VSPLAT(0.0f), ct__vsel(x < CT__VSPLAT(-9.4f), CT__VSPLAT(INFINITY), neg), pos);
+    ct__vf neg = CT__SP_VSPLAT(2.0f) * ct__sp_v_expsq(x) - pos;
+    return ct__vsel(x < CT__SP_VSPLAT(0.0f), ct__vsel(x < CT__SP_VSPLAT(-9.4f), CT__SP_VSPLAT(INFINITY), neg), pos);
 }
 CT__INLINE ct__vf ct__sp_v_ndtr(ct__vf a) {
-    ct__vf x = a * CT__VSPLAT(CT__SP_S_HI), sh = CT__VSPLAT(CT__SP_S_H), sl = CT__VSPLAT(CT__SP_S_HI - CT__SP_S_H);
+    ct__vf x = a * CT__SP_VSPLAT(CT__SP_S_HI), sh = CT__SP_VSPLAT(CT__SP_S_H), sl = CT__SP_VSPLAT(CT__SP_S_HI - CT__SP_S_H);
     ct__vf ah = (ct__vf)((ct__vi)a & CT__ISPLAT((int32_t)0xfffff000)), al = a - ah;
-    ct__vf d = (((ah * sh - x) + ah * sl) + al * sh) + al * sl + a * CT__VSPLAT(CT__SP_S_LO);
+    ct__vf d = (((ah * sh - x) + ah * sl) + al * sh) + al * sl + a * CT__SP_VSPLAT(CT__SP_S_LO);
     ct__vf z = ct__vabs(x), ez = ct__v_erfc(z), cx = ct__sp_v_erfcx_pos(z);
-    ct__vf small = CT__VSPLAT(0.5f) + CT__VSPLAT(0.5f) * ct__v_erf(x);
-    ct__vf f = ct__vsel(x < CT__VSPLAT(-1.0f), CT__VSPLAT(1.0f) + d * CT__VSPLAT((float)CT__SP_2_SQRTPI) / cx, CT__VSPLAT(1.0f));
-    ct__vf y = CT__VSPLAT(0.5f) * ez * f;
-    ct__vf r = ct__vsel(z < CT__VSPLAT((float)CT__SP_SQRT1_2), small, ct__vsel(x > CT__VSPLAT(0.0f), CT__VSPLAT(1.0f) - y, y));
-    r = ct__vsel(a == CT__VSPLAT(INFINITY), CT__VSPLAT(1.0f), r);
-    return ct__vsel(a == CT__VSPLAT(-INFINITY), CT__VSPLAT(0.0f), r);
+    ct__vf small = CT__SP_VSPLAT(0.5f) + CT__SP_VSPLAT(0.5f) * ct__v_erf(x);
+    ct__vf f = ct__vsel(x < CT__SP_VSPLAT(-1.0f), CT__SP_VSPLAT(1.0f) + d * CT__SP_VSPLAT((float)CT__SP_2_SQRTPI) / cx, CT__SP_VSPLAT(1.0f));
+    ct__vf y = CT__SP_VSPLAT(0.5f) * ez * f;
+    ct__vf r = ct__vsel(z < CT__SP_VSPLAT((float)CT__SP_SQRT1_2), small, ct__vsel(x > CT__SP_VSPLAT(0.0f), CT__SP_VSPLAT(1.0f) - y, y));
+    r = ct__vsel(a == CT__SP_VSPLAT(INFINITY), CT__SP_VSPLAT(1.0f), r);
+    return ct__vsel(a == CT__SP_VSPLAT(-INFINITY), CT__SP_VSPLAT(0.0f), r);
 }
 #endif
 static float ct__sp_log_ndtrf(float x) {
@@ -577,20 +584,37 @@ CT__INLINE ct__vf ct__sp_vsqrt(ct__vf x) {
     return r;
 }
 /* modified Bessel I0, I1 (scaled or not) for float32 lanes: below 10 the power
-   series (17 terms, in double lanes: no rounding build-up), from 10 on Hankel's
+   series (to q^17, q = x^2/4, by Horner's rule in double lanes: all terms positive, no
+   rounding build-up), from 10 on Hankel's
    asymptotic series (10 terms); both computed, one selected. NaN and inf as the
    scalar forms (I(+-inf) NaN, the scaled ones 0). */
 typedef double ct__sp_vd __attribute__((vector_size(CT__VL * 8)));
+/* the power series' coefficients 1/(k! (k + nu)!), exact rationals rounded to double */
+static const double ct__sp_vi0_c[18] = {
+    1.00000000000000000e+00, 1.00000000000000000e+00, 2.50000000000000000e-01,
+    2.77777777777777762e-02, 1.73611111111111101e-03, 6.94444444444444444e-05,
+    1.92901234567901239e-06, 3.93675988914084175e-08, 6.15118732678256523e-10,
+    7.59405842812662392e-12, 7.59405842812662337e-14, 6.27608134555919329e-16,
+    4.35838982330499500e-18, 2.57892888952958276e-20, 1.31578004567835862e-22,
+    5.84791131412603850e-25, 2.28434035708048379e-27, 7.90429189301205402e-30
+};
+static const double ct__sp_vi1_c[18] = {
+    1.00000000000000000e+00, 5.00000000000000000e-01, 8.33333333333333287e-02,
+    6.94444444444444406e-03, 3.47222222222222235e-04, 1.15740740740740735e-05,
+    2.75573192239858883e-07, 4.92094986142605219e-09, 6.83465258531396137e-11,
+    7.59405842812662312e-13, 6.90368948011511223e-15, 5.23006778796599400e-17,
+    3.35260755638845791e-19, 1.84209206394970202e-21, 8.77186697118905747e-24,
+    3.65494457132877406e-26, 1.34372962181204914e-28, 4.39127327389558567e-31
+};
 CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
     ct__vf ax = ct__vabs(x);
     ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
-    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd), t = one, sum = one, big = one;
-    ct__vi sm = ax < CT__VSPLAT(10.0f);
+    ct__sp_vd q = d * d * 0.25, one = __builtin_convertvector(CT__SP_VSPLAT(1.0f), ct__sp_vd), sum = one, big = one;
+    ct__vi sm = ax < CT__SP_VSPLAT(10.0f);
     if (ct__vany(sm)) {   /* (a branch no lane takes is skipped) */
-        for (int k = 1; k <= 17; k++) {
-            t = t * q * (1.0 / ((double)k * (double)(k + nu)));
-            sum += t;
-        }
+        const double *c = nu ? ct__sp_vi1_c : ct__sp_vi0_c;   /* 1/(k! (k + nu)!) */
+        sum = one * c[17];
+        for (int k = 16; k >= 0; k--) sum = sum * q + c[k];
         if (nu) sum *= 0.5 * d;
     }
     if (ct__vany(~sm)) {
@@ -599,10 +623,10 @@ CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
             a = -a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
             big += a;
         }
-        ct__vf amp = CT__VSPLAT(1.0f) / ct__sp_vsqrt(CT__VSPLAT(2.0f * (float)CT__SP_PI) * ax);
+        ct__vf amp = CT__SP_VSPLAT(1.0f) / ct__sp_vsqrt(CT__SP_VSPLAT(2.0f * (float)CT__SP_PI) * ax);
         big = big * __builtin_convertvector(amp, ct__sp_vd);
     }
-    ct__vf eh = ct__v_exp(CT__VSPLAT(0.5f) * ax);   /* e^|x| = eh^2: finite as far as I is */
+    ct__vf eh = ct__v_exp(CT__SP_VSPLAT(0.5f) * ax);   /* e^|x| = eh^2: finite as far as I is */
     ct__sp_vd e = __builtin_convertvector(eh, ct__sp_vd);
     if (scaled) sum = sum / (e * e);
     else big = big * e * e;
@@ -616,55 +640,55 @@ CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
     ct__vi b = (ct__vi)x;
     ct__vi e = ((b >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
     ct__vf m = (ct__vf)((b & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
-    ct__vi big = m > CT__VSPLAT(1.41421356f);
-    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    ct__vi big = m > CT__SP_VSPLAT(1.41421356f);
+    m = ct__vsel(big, m * CT__SP_VSPLAT(0.5f), m);
     e = e - big;   /* big lanes are -1 */
-    ct__vf s = (m - CT__VSPLAT(1.0f)) / (m + CT__VSPLAT(1.0f)), s2 = s * s;
-    ct__vf p = CT__VSPLAT(2.0f / 9.0f);
-    p = p * s2 + CT__VSPLAT(2.0f / 7.0f);
-    p = p * s2 + CT__VSPLAT(2.0f / 5.0f);
-    p = p * s2 + CT__VSPLAT(2.0f / 3.0f);
-    p = p * s2 + CT__VSPLAT(2.0f);
-    return __builtin_convertvector(e, ct__vf) * CT__VSPLAT(0.693147182f) + s * p;
+    ct__vf s = (m - CT__SP_VSPLAT(1.0f)) / (m + CT__SP_VSPLAT(1.0f)), s2 = s * s;
+    ct__vf p = CT__SP_VSPLAT(2.0f / 9.0f);
+    p = p * s2 + CT__SP_VSPLAT(2.0f / 7.0f);
+    p = p * s2 + CT__SP_VSPLAT(2.0f / 5.0f);
+    p = p * s2 + CT__SP_VSPLAT(2.0f / 3.0f);
+    p = p * s2 + CT__SP_VSPLAT(2.0f);
+    return __builtin_convertvector(e, ct__vf) * CT__SP_VSPLAT(0.693147182f) + s * p;
 }
 /* z with erf(z) = a, 0 <= a < 1, given q = 1 - a exactly where a > 1/2: Giles'
-   guess and two Newton steps on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
+   guess and one Newton step on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
    cancellation) with ctensor's float erf/erfc */
 CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
-    ct__vf w = -ct__sp_v_log(q * (CT__VSPLAT(2.0f) - q));
-    ct__vf w1 = w - CT__VSPLAT(2.5f), w2 = ct__sp_vsqrt(w) - CT__VSPLAT(3.0f);
-    ct__vf p1 = CT__VSPLAT(2.81022636e-08f), p2 = CT__VSPLAT(-0.000200214257f);
-#define CT__SP_G1(c) p1 = p1 * w1 + CT__VSPLAT(c);
-#define CT__SP_G2(c) p2 = p2 * w2 + CT__VSPLAT(c);
+    ct__vf w = -ct__sp_v_log(q * (CT__SP_VSPLAT(2.0f) - q));
+    ct__vf w1 = w - CT__SP_VSPLAT(2.5f), w2 = ct__sp_vsqrt(w) - CT__SP_VSPLAT(3.0f);
+    ct__vf p1 = CT__SP_VSPLAT(2.81022636e-08f), p2 = CT__SP_VSPLAT(-0.000200214257f);
+#define CT__SP_G1(c) p1 = p1 * w1 + CT__SP_VSPLAT(c);
+#define CT__SP_G2(c) p2 = p2 * w2 + CT__SP_VSPLAT(c);
     CT__SP_G1(3.43273939e-07f) CT__SP_G1(-3.5233877e-06f) CT__SP_G1(-4.39150654e-06f) CT__SP_G1(0.00021858087f)
     CT__SP_G1(-0.00125372503f) CT__SP_G1(-0.00417768164f) CT__SP_G1(0.246640727f) CT__SP_G1(1.50140941f)
     CT__SP_G2(0.000100950558f) CT__SP_G2(0.00134934322f) CT__SP_G2(-0.00367342844f) CT__SP_G2(0.00573950773f)
     CT__SP_G2(-0.0076224613f) CT__SP_G2(0.00943887047f) CT__SP_G2(1.00167406f) CT__SP_G2(2.83297682f)
 #undef CT__SP_G1
 #undef CT__SP_G2
-    ct__vf z = ct__vsel(w < CT__VSPLAT(5.0f), p1, p2) * a;
-    ct__vi mid = a <= CT__VSPLAT(0.5f);
-    for (int k = 0; k < 2; k++) {   /* the guess is rough in the far tail: two steps */
+    ct__vf z = ct__vsel(w < CT__SP_VSPLAT(5.0f), p1, p2) * a;
+    ct__vi mid = a <= CT__SP_VSPLAT(0.5f);
+    {   /* one step: a second changes no result by more than rounding (q down to 2^-24 and 1e-8) */
         ct__vf f = ct__vsel(mid, ct__v_erf(z) - a, q - ct__v_erfc(z));
-        z = z - f * CT__VSPLAT(0.886226925f) * ct__v_exp(z * z);
+        z = z - f * CT__SP_VSPLAT(0.886226925f) * ct__v_exp(z * z);
     }
     return z;
 }
 CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
     ct__vf a = ct__vabs(y);
-    ct__vf z = ct__sp_v_erfinv_core(a, CT__VSPLAT(1.0f) - a);
-    z = ct__vsel(a == CT__VSPLAT(1.0f), CT__VSPLAT(INFINITY), z);
-    z = ct__vsel(a <= CT__VSPLAT(1.0f), z, CT__VSPLAT(NAN));   /* NaN too */
+    ct__vf z = ct__sp_v_erfinv_core(a, CT__SP_VSPLAT(1.0f) - a);
+    z = ct__vsel(a == CT__SP_VSPLAT(1.0f), CT__SP_VSPLAT(INFINITY), z);
+    z = ct__vsel(a <= CT__SP_VSPLAT(1.0f), z, CT__SP_VSPLAT(NAN));   /* NaN too */
     return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
 }
 /* ndtri(p) = -sqrt2 erfc^-1(2p) for p <= 1/2, +sqrt2 erfc^-1(2(1-p)) above (1 - p
-   exact there); q below 1e-8 (where the guess is too rough for two steps), p outside [0, 1] and NaN: the scalar form */
+   exact there); q below 1e-8 (where the guess is too rough), p outside [0, 1] and NaN: the scalar form */
 CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
-    ct__vi upper = p > CT__VSPLAT(0.5f);
-    ct__vf q = CT__VSPLAT(2.0f) * ct__vsel(upper, CT__VSPLAT(1.0f) - p, p);
-    ct__vf z = ct__sp_v_erfinv_core(CT__VSPLAT(1.0f) - q, q) * CT__VSPLAT((float)CT__SP_SQRT2);
+    ct__vi upper = p > CT__SP_VSPLAT(0.5f);
+    ct__vf q = CT__SP_VSPLAT(2.0f) * ct__vsel(upper, CT__SP_VSPLAT(1.0f) - p, p);
+    ct__vf z = ct__sp_v_erfinv_core(CT__SP_VSPLAT(1.0f) - q, q) * CT__SP_VSPLAT((float)CT__SP_SQRT2);
     ct__vf r = ct__vsel(upper, z, -z);
-    ct__vi bad = ~(q >= CT__VSPLAT(1e-8f));
+    ct__vi bad = ~(q >= CT__SP_VSPLAT(1e-8f));
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
             if (bad[l]) r[l] = ct__sp_ndtrif(p[l]);
@@ -675,14 +699,47 @@ CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
    trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10
    (h = min(0.35, 0.97/sqrt x): the last node's term is below 1e-10 of the sum),
    Hankel's series (10 terms) from 10 on. NaN, x <= 0 and inf: the scalar form. */
+typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
+typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
+/* gcc keeps double vectors of twice the native width on the stack in loops: loops
+   in double run on native-width halves through small inline helpers */
+CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
+    memcpy(a, &v, sizeof *a);
+    memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
+}
+/* the K trapezoid's nodes t = j h, j = 1..12, on a half: -x (cosh t - 1) and
+   cosh t - 1 = 2 sinh^2(t/2), the sinh by S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in
+   double from sinh(h/2) and cosh(h/2) (Taylor series, h/2 <= 0.175); row j of
+   A and Q (stride CT__VL floats) gets node j + 1 */
+CT__INLINE void ct__sp_vk_nodes(ct__sp_vfh hf, ct__sp_vfh xf, float *A, float *Q) {
+    static const double fs[6] = {1.0 / 39916800.0, 1.0 / 362880.0, 1.0 / 5040.0, 1.0 / 120.0, 1.0 / 6.0, 1.0};
+    static const double fc[6] = {1.0 / 3628800.0, 1.0 / 40320.0, 1.0 / 720.0, 1.0 / 24.0, 0.5, 1.0};
+    const ct__sp_vdh zero = {0}, a = 0.5 * __builtin_convertvector(hf, ct__sp_vdh), a2 = a * a;
+    const ct__sp_vdh nx = -2.0 * __builtin_convertvector(xf, ct__sp_vdh);
+    ct__sp_vdh sa = zero + 1.0 / 6227020800.0, ca = zero + 1.0 / 479001600.0;
+    for (int k = 0; k < 6; k++) {
+        sa = sa * a2 + fs[k];
+        ca = ca * a2 + fc[k];
+    }
+    ct__sp_vdh S0 = zero, S1 = sa * a, c2 = 2.0 * ca;
+    for (int j = 0; j < 12; j++) {
+        ct__sp_vdh S2 = S1 * S1;
+        ct__sp_vfh af = __builtin_convertvector(nx * S2, ct__sp_vfh), qf = __builtin_convertvector(2.0 * S2, ct__sp_vfh);
+        memcpy(A + j * CT__VL, &af, sizeof af);
+        memcpy(Q + j * CT__VL, &qf, sizeof qf);
+        S2 = c2 * S1 - S0;
+        S0 = S1;
+        S1 = S2;
+    }
+}
 static float ct__sp_bessel_kf(float x, int nu, int scaled);
 CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
-    ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), one = __builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd);
+    ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), one = __builtin_convertvector(CT__SP_VSPLAT(1.0f), ct__sp_vd);
     /* x <= 1: the series (A&S 9.6.13, 9.6.11) */
-    ct__vi lo = x <= CT__VSPLAT(1.0f), hi = x >= CT__VSPLAT(10.0f), mid = ~lo & ~hi;
+    ct__vi lo = x <= CT__SP_VSPLAT(1.0f), hi = x >= CT__SP_VSPLAT(10.0f), mid = ~lo & ~hi;
     ct__sp_vd small = one, quad = one, big = one;
     if (ct__vany(lo)) {   /* (a branch no lane takes is skipped) */
-        ct__sp_vd q = d * d * 0.25, L = __builtin_convertvector(ct__sp_v_log(CT__VSPLAT(0.5f) * x), ct__sp_vd);
+        ct__sp_vd q = d * d * 0.25, L = __builtin_convertvector(ct__sp_v_log(CT__SP_VSPLAT(0.5f) * x), ct__sp_vd);
         ct__sp_vd t = one, i0s = one, i1s = one, ser = one * 0.0;
         double H = 0.0, Hk = 0.0, Hk1 = 1.0;
         if (nu) ser = one * (1.0 - 2.0 * CT__SP_EULER);
@@ -702,19 +759,34 @@ CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
         }
         small = nu ? one / d + 0.5 * d * i1s * L - 0.25 * d * ser : -(L + CT__SP_EULER) * i0s + ser;
     }
-    /* 1 < x < 10: the trapezoidal rule (scaled) */
+    /* 1 < x < 10: the trapezoidal rule (scaled): the nodes' sinh(j h/2) by the
+       recurrence S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in double from sinh(h/2) and
+       cosh(h/2) (Taylor series, h/2 <= 0.175), one float exp per node, the terms
+       summed in float with Knuth's two-sum (s + c) */
     if (ct__vany(mid)) {
-        ct__vf hf = CT__VSPLAT(0.97f) / ct__sp_vsqrt(x);
-        hf = ct__vsel(hf > CT__VSPLAT(0.35f), CT__VSPLAT(0.35f), hf);
-        ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
-        quad = one * 0.5;
-        for (int j = 1; j <= 12; j++) {
-            ct__vf u = hf * (0.5f * (float)j), eu = ct__v_exp(u), sh = CT__VSPLAT(0.5f) * (eu - CT__VSPLAT(1.0f) / eu);
-            ct__vf sh2 = CT__VSPLAT(2.0f) * sh * sh, f = ct__v_exp(-x * sh2);
-            if (nu) f = f * (CT__VSPLAT(1.0f) + sh2);
-            quad += __builtin_convertvector(f, ct__sp_vd);
+        ct__vf hf = CT__SP_VSPLAT(0.97f) / ct__sp_vsqrt(x);
+        hf = ct__vsel(hf > CT__SP_VSPLAT(0.35f), CT__SP_VSPLAT(0.35f), hf);
+        float A[12][CT__VL], Q[12][CT__VL];   /* -x cosh(t) + x, cosh(t) - 1 at the nodes */
+        ct__sp_vfh h0, h1, x0, x1;
+        ct__sp_vsplit(hf, &h0, &h1);
+        ct__sp_vsplit(x, &x0, &x1);
+        ct__sp_vk_nodes(h0, x0, &A[0][0], &Q[0][0]);
+        ct__sp_vk_nodes(h1, x1, &A[0][CT__VL / 2], &Q[0][CT__VL / 2]);
+        ct__vf s = CT__SP_VSPLAT(0.5f), c = CT__SP_VSPLAT(0.0f);
+        for (int j = 0; j < 12; j++) {
+            ct__vf arg, sh2;
+            memcpy(&arg, A[j], sizeof arg);
+            ct__vf f = ct__v_exp(arg);
+            if (nu) {
+                memcpy(&sh2, Q[j], sizeof sh2);
+                f = f * (CT__SP_VSPLAT(1.0f) + sh2);
+            }
+            ct__vf t = s + f, bp = t - s;
+            c += (s - (t - bp)) + (f - bp);
+            s = t;
         }
-        quad *= h;
+        ct__sp_vd h = __builtin_convertvector(hf, ct__sp_vd);
+        quad = (__builtin_convertvector(s, ct__sp_vd) + __builtin_convertvector(c, ct__sp_vd)) * h;
     }
     /* x >= 10: Hankel (scaled) */
     if (ct__vany(hi)) {
@@ -723,14 +795,14 @@ CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
             a = a * ((4.0 * nu * nu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (double)k) * inv8x;
             big += a;
         }
-        big = big * __builtin_convertvector(ct__sp_vsqrt(CT__VSPLAT((float)(CT__SP_PI / 2.0)) / x), ct__sp_vd);
+        big = big * __builtin_convertvector(ct__sp_vsqrt(CT__SP_VSPLAT((float)(CT__SP_PI / 2.0)) / x), ct__sp_vd);
     }
     ct__sp_vd e = __builtin_convertvector(ct__v_exp(scaled ? x : -x), ct__sp_vd);   /* e^x for the series, e^-x for the others */
     if (scaled) small *= e;
     else { quad *= e; big *= e; }
     ct__vf r = ct__vsel(lo, __builtin_convertvector(small, ct__vf),
                         ct__vsel(mid, __builtin_convertvector(quad, ct__vf), __builtin_convertvector(big, ct__vf)));
-    ct__vi bad = ~(x > CT__VSPLAT(0.0f)) | (x == CT__VSPLAT(INFINITY));
+    ct__vi bad = ~(x > CT__SP_VSPLAT(0.0f)) | (x == CT__SP_VSPLAT(INFINITY));
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
             if (bad[l]) r[l] = ct__sp_bessel_kf(x[l], nu, scaled);
@@ -856,8 +928,8 @@ CT__INLINE void ct__sp_vdlog(ct__vf x, ct__sp_vd *out) {
     ct__vi b = (ct__vi)x;
     ct__vi e = ((b >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
     ct__vf m = (ct__vf)((b & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
-    ct__vi big = m > CT__VSPLAT(1.41421356f);
-    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    ct__vi big = m > CT__SP_VSPLAT(1.41421356f);
+    m = ct__vsel(big, m * CT__SP_VSPLAT(0.5f), m);
     e = e - big;   /* big lanes are -1 */
     ct__sp_vd md = __builtin_convertvector(m, ct__sp_vd), ed = __builtin_convertvector(e, ct__sp_vd);
     ct__sp_vd sv = (md - 1.0) / (md + 1.0), s2 = sv * sv, t = s2 * 0.0 + 1.0 / 21.0;
@@ -887,13 +959,28 @@ CT__INLINE void ct__sp_vdsincos(const ct__sp_vd *dp, ct__sp_vd *sp, ct__sp_vd *c
     *sp = s0;
     *cp = c0;
 }
+/* sin d alone in double lanes, |d| < 2^19: d = k pi + r (pi as twice the three
+   parts of pi/2), |r| <= pi/2, one Taylor polynomial to r^15 (the next term is
+   below 1e-11 of the sum), the sign of (-1)^k */
+CT__INLINE void ct__sp_vdsin(const ct__sp_vd *dp, ct__sp_vd *sp) {
+    static const double sc[7] = {-1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800.0, -1.0 / 1307674368000.0};
+    const ct__sp_vd d = *dp;
+    ct__sp_vd k = d * 0.31830988618379067154;
+    k = (k + 6755399441055744.0) - 6755399441055744.0;   /* round to nearest */
+    ct__sp_vd r = ((d - k * (2.0 * CT__SP_PIO2_1)) - k * (2.0 * CT__SP_PIO2_2)) - k * (2.0 * CT__SP_PIO2_3), r2 = r * r;
+    ct__sp_vd sn = r2 * 0.0 + sc[6];
+    for (int j = 5; j >= 0; j--) sn = sn * r2 + sc[j];
+    sn = r + r * r2 * sn;
+    ct__sp_vl odd = __builtin_convertvector(k, ct__sp_vl) << 63;
+    *sp = (ct__sp_vd)((ct__sp_vl)sn ^ odd);
+}
 static double ct__sp_jy(double x, int which, int fl);
 CT__INLINE ct__vf ct__sp_v_bessel_jy(ct__vf x, int which) {
     const ct__vf ax = ct__vabs(x);
     const ct__sp_vd d = __builtin_convertvector(ax, ct__sp_vd);
-    ct__vi bad = ~(ax < CT__VSPLAT(524288.0f)) | (ax < CT__VSPLAT(1e-30f));
-    if (which >= 2) bad |= ~(x > CT__VSPLAT(0.0f));
-    const ct__vi sm = ax < CT__VSPLAT(10.0f);
+    ct__vi bad = ~(ax < CT__SP_VSPLAT(524288.0f)) | (ax < CT__SP_VSPLAT(1e-30f));
+    if (which >= 2) bad |= ~(x > CT__SP_VSPLAT(0.0f));
+    const ct__vi sm = ax < CT__SP_VSPLAT(10.0f);
     ct__sp_vd small = d * 0.0, big = small;
     if (ct__vany(sm & ~bad)) {   /* (a branch no lane takes is skipped) */
         ct__sp_vd u = d * d, pj, py, L;
@@ -901,7 +988,7 @@ CT__INLINE ct__vf ct__sp_v_bessel_jy(ct__vf x, int which) {
         if (which == 0) small = pj;
         else if (which == 1) small = d * pj;
         else {
-            ct__vf safe = ct__vsel(bad, CT__VSPLAT(1.0f), ax);
+            ct__vf safe = ct__vsel(bad, CT__SP_VSPLAT(1.0f), ax);
             ct__sp_vdlog(safe, &L);
             L = L + (CT__SP_EULER - 0.69314718055994530942);   /* log(x/2) + gamma */
             ct__sp_vdpoly4(which == 2 ? ct__sp_vy0_c : ct__sp_vy1_c, 28, &u, &py);
@@ -944,7 +1031,7 @@ static double ct__sp_airy_ai(double x);
 CT__INLINE ct__vf ct__sp_v_airy_ai(ct__vf x) {
     static const double ik[18] = {0, 0, 1.0 / 2, 1.0 / 6, 1.0 / 12, 1.0 / 20, 1.0 / 30, 1.0 / 42, 1.0 / 56, 1.0 / 72, 1.0 / 90,
                                   1.0 / 110, 1.0 / 132, 1.0 / 156, 1.0 / 182, 1.0 / 210, 1.0 / 240, 1.0 / 272};   /* 1 / (k (k - 1)) */
-    const ct__vi bad = ~(ct__vabs(x) <= CT__VSPLAT(16.0f));
+    const ct__vi bad = ~(ct__vabs(x) <= CT__SP_VSPLAT(16.0f));
     const ct__sp_vd xd = __builtin_convertvector(x, ct__sp_vd);
     ct__sp_vd x0 = xd * 0.0, c2 = x0, c1 = x0;
     for (int l = 0; l < CT__VL; l++) {
@@ -975,21 +1062,21 @@ CT__INLINE ct__vf ct__sp_v_airy_ai(ct__vf x) {
    outside (|t| >= 2^19, x = 0, NaN, inf; entr: x <= 0 or subnormal) take the
    scalar form. */
 CT__INLINE ct__vf ct__sp_v_sinc(ct__vf x) {
-    const ct__vf t = CT__VSPLAT((float)CT__SP_PI) * x;
+    const ct__vf t = CT__SP_VSPLAT((float)CT__SP_PI) * x;
     const ct__sp_vd d = __builtin_convertvector(t, ct__sp_vd);
-    ct__sp_vd sn, cs;
-    ct__sp_vdsincos(&d, &sn, &cs);
+    ct__sp_vd sn;
+    ct__sp_vdsin(&d, &sn);
     ct__vf r = __builtin_convertvector(sn / d, ct__vf);
-    ct__vi bad = ~(ct__vabs(t) < CT__VSPLAT(524288.0f)) | (x == CT__VSPLAT(0.0f));
+    ct__vi bad = ~(ct__vabs(t) < CT__SP_VSPLAT(524288.0f)) | (x == CT__SP_VSPLAT(0.0f));
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
             if (bad[l]) r[l] = x[l] == 0 ? 1.0f : sinf((float)CT__SP_PI * x[l]) / ((float)CT__SP_PI * x[l]);
     return r;
 }
 CT__INLINE ct__vf ct__sp_v_entr(ct__vf x) {
-    ct__vi bad = ~(x >= CT__VSPLAT(1.17549435e-38f)) | (x == CT__VSPLAT(INFINITY));
+    ct__vi bad = ~(x >= CT__SP_VSPLAT(1.17549435e-38f)) | (x == CT__SP_VSPLAT(INFINITY));
     ct__sp_vd L;
-    ct__sp_vdlog(ct__vsel(bad, CT__VSPLAT(1.0f), x), &L);
+    ct__sp_vdlog(ct__vsel(bad, CT__SP_VSPLAT(1.0f), x), &L);
     ct__vf r = __builtin_convertvector(-__builtin_convertvector(x, ct__sp_vd) * L, ct__vf);
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
@@ -1002,13 +1089,13 @@ static double ct__sp_sph_j0(double x);
 CT__INLINE ct__vf ct__sp_v_sph_j0(ct__vf x) {
     const ct__vf ax = ct__vabs(x);
     const ct__sp_vd d = __builtin_convertvector(x, ct__sp_vd), z = d * d;
-    ct__sp_vd sn, cs;
-    ct__sp_vdsincos(&d, &sn, &cs);
+    ct__sp_vd sn;
+    ct__sp_vdsin(&d, &sn);
     ct__sp_vd big = sn / d;
     ct__sp_vd small = 1.0 + z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 + z * (-1.0 / 39916800 + z * (1.0 / 6227020800.0))))));
-    ct__vi lo = ax < CT__VSPLAT(0.5f);
+    ct__vi lo = ax < CT__SP_VSPLAT(0.5f);
     ct__vf r = ct__vsel(lo, __builtin_convertvector(small, ct__vf), __builtin_convertvector(big, ct__vf));
-    ct__vi bad = ~(ax < CT__VSPLAT(524288.0f));
+    ct__vi bad = ~(ax < CT__SP_VSPLAT(524288.0f));
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
             if (bad[l]) r[l] = (float)ct__sp_sph_j0(x[l]);
@@ -1721,7 +1808,7 @@ static int64_t ct__sp_n(double n) {
    polynomials (section 2.3's VLOOPX / VBLOOPX loops: a lane block computes, and
    the lanes it marks bad take the scalar form) ---- */
 #ifdef CT__HAVE_VEC
-#define CT__SP_VD1 (__builtin_convertvector(CT__VSPLAT(1.0f), ct__sp_vd))
+#define CT__SP_VD1 (__builtin_convertvector(CT__SP_VSPLAT(1.0f), ct__sp_vd))
 /* fixed-count loops over double lanes (twice the native width) unrolled, so that
    gcc keeps their vectors in registers instead of the stack */
 #if defined(__clang__)
@@ -1733,30 +1820,30 @@ static int64_t ct__sp_n(double n) {
    [sqrt(1/2), sqrt(2)), a polynomial in m - 1; within an ulp); subnormals are
    scaled first; 0 -> -inf, inf -> inf, x < 0 -> NaN, NaN -> NaN */
 CT__INLINE ct__vf ct__sp_v_logfc(ct__vf x, ct__vf c) {   /* log(x) + c, c a small correction */
-    const ct__vf one = CT__VSPLAT(1.0f);
-    ct__vi sub = x < CT__VSPLAT(1.17549435e-38f);
-    ct__vf u = ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x);
+    const ct__vf one = CT__SP_VSPLAT(1.0f);
+    ct__vi sub = x < CT__SP_VSPLAT(1.17549435e-38f);
+    ct__vf u = ct__vsel(sub, x * CT__SP_VSPLAT(16777216.0f), x);
     ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127) - (sub & CT__ISPLAT(24));
     ct__vf m = (ct__vf)((ub & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
-    ct__vi big = m > CT__VSPLAT(1.41421356237f);
-    m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
+    ct__vi big = m > CT__SP_VSPLAT(1.41421356237f);
+    m = ct__vsel(big, m * CT__SP_VSPLAT(0.5f), m);
     e = e + (big & CT__ISPLAT(1));
     ct__vf ef = __builtin_convertvector(e, ct__vf), f = m - one, z = f * f;
-    ct__vf p = CT__VSPLAT(7.0376836292e-2f);
-    p = ct__vfma(p, f, CT__VSPLAT(-1.1514610310e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(1.1676998740e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(-1.2420140846e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(1.4249322787e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(-1.6668057665e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(2.0000714765e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(-2.4999993993e-1f));
-    p = ct__vfma(p, f, CT__VSPLAT(3.3333331174e-1f));
-    ct__vf y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), f * z * p);
-    y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
-    ct__vf r = ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
-    r = ct__vsel(x == CT__VSPLAT(INFINITY), x, r);
-    r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);
-    r = ct__vsel(x < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);
+    ct__vf p = CT__SP_VSPLAT(7.0376836292e-2f);
+    p = ct__vfma(p, f, CT__SP_VSPLAT(-1.1514610310e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(1.1676998740e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(-1.2420140846e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(1.4249322787e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(-1.6668057665e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(2.0000714765e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(-2.4999993993e-1f));
+    p = ct__vfma(p, f, CT__SP_VSPLAT(3.3333331174e-1f));
+    ct__vf y = ct__vfma(ef, CT__SP_VSPLAT(-2.12194440e-4f), f * z * p);
+    y = ct__vfma(z, CT__SP_VSPLAT(-0.5f), y);
+    ct__vf r = ct__vfma(ef, CT__SP_VSPLAT(0.693359375f), f + y) + c;
+    r = ct__vsel(x == CT__SP_VSPLAT(INFINITY), x, r);
+    r = ct__vsel(x == CT__SP_VSPLAT(0.0f), CT__SP_VSPLAT(-INFINITY), r);
+    r = ct__vsel(x < CT__SP_VSPLAT(0.0f), CT__SP_VSPLAT(NAN), r);
     return ct__vsel(x != x, x, r);
 }
 /* log(z) in double lanes for positive normal double lanes (ct__sp_vdlog's atanh
@@ -1804,9 +1891,9 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
     /* x = xf - off (exact); the masks compare xf, in float lanes */
     const ct__sp_vd one = CT__SP_VD1, x = __builtin_convertvector(xf, ct__sp_vd) - (double)off;
     ct__sp_vd z = x, num = one * 0.0, den = one, r, lz;
-    ct__vf thr = CT__VSPLAT(deriv ? 10.0f : 12.0f) + off;   /* z = x + j < top: xf < top - j + off, exactly */
+    ct__vf thr = CT__SP_VSPLAT(deriv ? 10.0f : 12.0f) + off;   /* z = x + j < top: xf < top - j + off, exactly */
     CT__SP_UNROLL
-    for (int j = 0; j < 12; j++, thr = thr - CT__VSPLAT(1.0f)) {
+    for (int j = 0; j < 12; j++, thr = thr - CT__SP_VSPLAT(1.0f)) {
         ct__sp_vl m = CT__SP_VDMASK(xf < thr);
         num = CT__SP_VDSEL(m, num * z + den, num);   /* deriv: sum 1/(x+j) = num/den; lgamma: den is the product */
         den = CT__SP_VDSEL(m, den * z, den);
@@ -1824,11 +1911,11 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
     }
     /* the series where the recurrence's result cancels: within 1/8 of lgamma's zeros
        1 and 2 (16 terms), on [1.34, 1.59] about digamma's root 1.4616 (32 terms) */
-    const ct__vf offv = CT__VSPLAT(1.0f) * off, dx = xf - offv;   /* (near the zeros, xf - off is exact) */
-    ct__vi nearf = deriv ? (dx >= CT__VSPLAT(1.34f)) & (dx <= CT__VSPLAT(1.59f))
-                         : (ct__vabs(dx - CT__VSPLAT(1.0f)) < CT__VSPLAT(0.125f)) | (ct__vabs(dx - CT__VSPLAT(2.0f)) < CT__VSPLAT(0.125f));
+    const ct__vf offv = CT__SP_VSPLAT(1.0f) * off, dx = xf - offv;   /* (near the zeros, xf - off is exact) */
+    ct__vi nearf = deriv ? (dx >= CT__SP_VSPLAT(1.34f)) & (dx <= CT__SP_VSPLAT(1.59f))
+                         : (ct__vabs(dx - CT__SP_VSPLAT(1.0f)) < CT__SP_VSPLAT(0.125f)) | (ct__vabs(dx - CT__SP_VSPLAT(2.0f)) < CT__SP_VSPLAT(0.125f));
     if (ct__vany(nearf)) {
-        ct__sp_vl near = CT__SP_VDMASK(nearf), lo = CT__SP_VDMASK(xf < CT__VSPLAT(1.5f) + offv);
+        ct__sp_vl near = CT__SP_VDMASK(nearf), lo = CT__SP_VDMASK(xf < CT__SP_VSPLAT(1.5f) + offv);
         ct__sp_vd t = CT__SP_VDSEL(lo, x - 1.0, x - 2.0), s, corr;
         if (deriv) {
             ct__sp_vdpoly4(ct__sp_dg2_c, 32, &t, &s);
@@ -1847,9 +1934,9 @@ CT__INLINE void ct__sp_vdgamma(ct__vf xf, float off, int deriv, ct__sp_vd *out) 
    1/(x+j)^2 as one fraction), then the asymptotic series */
 CT__INLINE void ct__sp_vdtrigamma(ct__vf xf, ct__sp_vd *out) {
     ct__sp_vd z = __builtin_convertvector(xf, ct__sp_vd), num = z * 0.0, den = CT__SP_VD1;
-    ct__vf thr = CT__VSPLAT(6.0f);
+    ct__vf thr = CT__SP_VSPLAT(6.0f);
     CT__SP_UNROLL
-    for (int j = 0; j < 6; j++, thr = thr - CT__VSPLAT(1.0f)) {
+    for (int j = 0; j < 6; j++, thr = thr - CT__SP_VSPLAT(1.0f)) {
         ct__sp_vl m = CT__SP_VDMASK(xf < thr);
         ct__sp_vd z2 = z * z;
         num = CT__SP_VDSEL(m, num * z2 + den, num);
@@ -1863,15 +1950,15 @@ CT__INLINE void ct__sp_vdtrigamma(ct__vf xf, ct__sp_vd *out) {
 CT__INLINE ct__vf ct__sp_v_lgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     ct__sp_vd r;
     (void)a;
-    *bad = ~((x > CT__VSPLAT(0.0f)) & (x < CT__VSPLAT(1e30f)));
-    ct__sp_vdgamma(ct__vsel(*bad, CT__VSPLAT(1.0f), x), 0.0f, 0, &r);
+    *bad = ~((x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(1e30f)));
+    ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, 0, &r);
     return __builtin_convertvector(r, ct__vf);
 }
 CT__INLINE ct__vf ct__sp_v_digamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     ct__sp_vd r;
     (void)a;
-    *bad = ~((x > CT__VSPLAT(0.0f)) & (x < CT__VSPLAT(1e30f)));
-    ct__sp_vdgamma(ct__vsel(*bad, CT__VSPLAT(1.0f), x), 0.0f, 1, &r);
+    *bad = ~((x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(1e30f)));
+    ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, 1, &r);
     return __builtin_convertvector(r, ct__vf);
 }
 /* polygamma: n = 0 digamma's lanes, n = 1 trigamma's (x >= 1/2), others scalar */
@@ -1880,15 +1967,15 @@ CT__INLINE ct__vf ct__sp_v_polygamma(ct__vf x, const ct__attrs *a, ct__vi *bad) 
     *bad = CT__ISPLAT(-1);
     if (a->i[0] != 1) return x;
     ct__sp_vd r;
-    *bad = ~((x >= CT__VSPLAT(0.5f)) & (x < CT__VSPLAT(1e30f)));
-    ct__sp_vdtrigamma(ct__vsel(*bad, CT__VSPLAT(1.0f), x), &r);
+    *bad = ~((x >= CT__SP_VSPLAT(0.5f)) & (x < CT__SP_VSPLAT(1e30f)));
+    ct__sp_vdtrigamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), &r);
     return __builtin_convertvector(r, ct__vf);
 }
 /* multigammaln: p lgamma lanes (x - j/2 is exact in double); lanes at or below
    (p-1)/2 take the scalar form, which raises the domain error */
 CT__INLINE ct__vf ct__sp_v_mvlgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     const int64_t p = a->i[0];
-    *bad = ~((x > CT__VSPLAT(0.5f * (float)(p - 1))) & (x < CT__VSPLAT(1e30f)));
+    *bad = ~((x > CT__SP_VSPLAT(0.5f * (float)(p - 1))) & (x < CT__SP_VSPLAT(1e30f)));
     if (p > 64 || ct__vany(*bad)) { *bad = CT__ISPLAT(-1); return x; }
     ct__sp_vd s = CT__SP_VD1 * ((double)p * (double)(p - 1) * 0.25 * 1.14472988584940017414);
     for (int64_t j = 0; j < p; j++) {
@@ -1903,17 +1990,17 @@ CT__INLINE ct__vf ct__sp_v_mvlgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
    hundreds of ulp near x = 1/2, where the result is near 0) */
 CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     const double eps = a->s[0];
-    const ct__vf one = CT__VSPLAT(1.0f);
+    const ct__vf one = CT__SP_VSPLAT(1.0f);
     if (eps >= 0.0) {
-        const ct__vf lo = CT__VSPLAT((float)eps), hi = CT__VSPLAT(1.0f - (float)eps);
+        const ct__vf lo = CT__SP_VSPLAT((float)eps), hi = CT__SP_VSPLAT(1.0f - (float)eps);
         x = ct__vsel(x < lo, lo, ct__vsel(x > hi, hi, x));
     }
     *bad = CT__ISPLAT(0);
     /* one log: of u = x / (1 - x) outside, of u = 1 + q rounded inside, q = (2x - 1) / (1 - x),
        plus log1p's first-order term for what the rounding of 1 + q lost */
     const ct__vf d = one - x, q = (x + x - one) / d, u1 = one + q;
-    ct__vi mid = (x >= CT__VSPLAT(0.25f)) & (x <= CT__VSPLAT(0.75f));
-    ct__vf u = ct__vsel(mid, u1, x / d), c = ct__vsel(mid, (q - (u1 - one)) / u1, CT__VSPLAT(0.0f));
+    ct__vi mid = (x >= CT__SP_VSPLAT(0.25f)) & (x <= CT__SP_VSPLAT(0.75f));
+    ct__vf u = ct__vsel(mid, u1, x / d), c = ct__vsel(mid, (q - (u1 - one)) / u1, CT__SP_VSPLAT(0.0f));
     return ct__sp_v_logfc(u, c);
 }
 /* log_ndtr as ct__sp_log_ndtrf: log1p(-erfc(t)/2) on [-1, 1], log(erfcx(-t)/2) - t^2
@@ -1923,14 +2010,14 @@ CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
    scalar form */
 CT__INLINE ct__vf ct__sp_v_log_ndtr(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     (void)a;
-    *bad = ~(x > CT__VSPLAT(-1e15f)) | (x == CT__VSPLAT(INFINITY));
+    *bad = ~(x > CT__SP_VSPLAT(-1e15f)) | (x == CT__SP_VSPLAT(INFINITY));
     const ct__sp_vd td = __builtin_convertvector(x, ct__sp_vd) * CT__SP_SQRT1_2;
     const ct__vf t = __builtin_convertvector(td, ct__vf);
-    ct__vf right = ct__v_log1p(CT__VSPLAT(-0.5f) * ct__v_erfc(t));
-    ct__vi tail = x > CT__VSPLAT(1.0f), left = x < CT__VSPLAT(-1.0f);
+    ct__vf right = ct__v_log1p(CT__SP_VSPLAT(-0.5f) * ct__v_erfc(t));
+    ct__vi tail = x > CT__SP_VSPLAT(1.0f), left = x < CT__SP_VSPLAT(-1.0f);
     if (ct__vany(tail)) right = ct__vsel(tail, ct__v_log1p(-ct__sp_v_ndtr(-x)), right);
     if (!ct__vany(left)) return right;
-    ct__vf c = CT__VSPLAT(0.5f) * ct__sp_v_erfcx_pos(ct__vsel(left, -t, CT__VSPLAT(1.0f)));
+    ct__vf c = CT__SP_VSPLAT(0.5f) * ct__sp_v_erfcx_pos(ct__vsel(left, -t, CT__SP_VSPLAT(1.0f)));
     ct__sp_vd L;
     ct__sp_vdlog(c, &L);
     return ct__vsel(left, __builtin_convertvector(L - td * td, ct__vf), right);
@@ -1938,15 +2025,13 @@ CT__INLINE ct__vf ct__sp_v_log_ndtr(ct__vf x, const ct__attrs *a, ct__vi *bad) {
 /* xlog1py: x log1p(y) with ctensor's vector log1p; 0 where x = 0 and y is a number */
 CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
     ct__vf r = x * ct__v_log1p(y);
-    return ct__vsel((x == CT__VSPLAT(0.0f)) & (y == y), CT__VSPLAT(0.0f), r);
+    return ct__vsel((x == CT__SP_VSPLAT(0.0f)) & (y == y), CT__SP_VSPLAT(0.0f), r);
 }
 /* the polynomials in double lanes (their recurrences, any n from 0 to 256 per lane:
    run to the block's largest n, each lane keeps its own step): exact to far below
    float's rounding, so at least as accurate as the float recurrence or
    cos(n acos x) PyTorch runs; lanes with n outside take the scalar form */
 #define CT__SP_VPOLY_MAXN 256
-typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
-typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
 #define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX)                                                             \
     CT__INLINE void ct__sp_vpoly_##E(const ct__sp_vdh *x0p, int nb, ct__sp_vdh *out) {                     \
         const ct__sp_vdh zero = {0}, one = zero + 1.0, x0 = *x0p, x = SHIFT;                               \
@@ -1991,14 +2076,14 @@ typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its dou
             if (ok) {                                                                                    \
                 const ct__sp_vd one = CT__SP_VD1, x0 = __builtin_convertvector(xf, ct__sp_vd);            \
                 const ct__sp_vd x = SHIFT;                                                               \
-                ct__sp_vd P = one, Q = Q1, R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT(0.0f)), one, Q); \
+                ct__sp_vd P = one, Q = Q1, R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__SP_VSPLAT(0.0f)), one, Q); \
                 for (int k = 1; k < nmax; k++) {                                                         \
                     const double kd = (double)k;                                                         \
                     (void)kd;                                                                            \
                     ct__sp_vd N = STEP;                                                                  \
                     P = Q;                                                                               \
                     Q = N;                                                                               \
-                    R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__VSPLAT((float)(k + 1))), Q, R);             \
+                    R = CT__SP_VDSEL(CT__SP_VDMASK(nf == CT__SP_VSPLAT((float)(k + 1))), Q, R);             \
                 }                                                                                        \
                 ct__vf r = __builtin_convertvector(R, ct__vf);                                           \
                 for (int l = 0; l < CT__VL; l++) *(float *)(p[0] + (i + l) * s[0]) = r[l];               \

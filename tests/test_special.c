@@ -212,6 +212,14 @@ TEST(test_float32_sweep) {
     sweep("k1e", ct_special_scaled_modified_bessel_k1, 1e-30, 1e6, 1);
     sweep("k0 linear", ct_special_modified_bessel_k0, 0.0, 12.0, 0);
     sweep("k1e linear", ct_special_scaled_modified_bessel_k1, 0.0, 12.0, 0);
+    /* the K lanes' trapezoid (1 < x < 10: nodes from the sinh recurrence, one exp
+       each) and the I lanes' Horner series (|x| < 10) */
+    sweep("k0 trapezoid", ct_special_modified_bessel_k0, 1.0, 10.0, 0);
+    sweep("k1 trapezoid", ct_special_modified_bessel_k1, 1.0, 10.0, 0);
+    sweep("k0e trapezoid", ct_special_scaled_modified_bessel_k0, 1.0, 10.0, 0);
+    sweep("k1e trapezoid", ct_special_scaled_modified_bessel_k1, 1.0, 10.0, 0);
+    sweep("i0e series", ct_special_i0e, -10.0, 10.0, 0);
+    sweep("i1e series", ct_special_i1e, -10.0, 10.0, 0);
     /* J and Y (vector lanes: series below 10, Hankel from 10), spherical j0: within 4 ulp
        or 4 epsilon absolute (near their zeros) */
     sweep_abs_eps = 4;
@@ -222,6 +230,10 @@ TEST(test_float32_sweep) {
     sweep("y1", ct_special_bessel_y1, 1e-20, 60.0, 1);
     sweep("y1 linear", ct_special_bessel_y1, 0.0, 60.0, 0);
     sweep("spherical_bessel_j0", ct_special_spherical_bessel_j0, -100.0, 100.0, 0);
+    /* the sin-only lanes (d = k pi + r, one polynomial): sinc where rounding pi x to
+       float (PyTorch's formula) costs under 2 ulp, spherical j0 across many k */
+    sweep("sinc", ct_special_sinc, -0.75, 0.75, 0);
+    sweep("spherical_bessel_j0 far", ct_special_spherical_bessel_j0, 100.0, 5e5, 1);
     sweep("airy_ai", ct_special_airy_ai, -30.0, 30.0, 0);
     sweep_abs_eps = 0;
     sweep("airy_ai right (no zeros: relative)", ct_special_airy_ai, -2.0, 30.0, 0);
