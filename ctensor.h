@@ -6949,10 +6949,13 @@ CT__INLINE ct__vf ct__v_sigmoid(ct__vf x) { return CT__VSPLAT(1.0f) / (CT__VSPLA
 /* log1p: u = 1 + x rounded, log(u) by Cephes' logf (u = m 2^e, m in [sqrt(1/2),
    sqrt(2)), a polynomial in m - 1), plus (x - (u - 1)) / u, the first-order term
    of what the rounding of 1 + x lost */
-CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
-    ct__vf one = CT__VSPLAT(1.0f), u = x + one;
-    ct__vf c = (x - (u - one)) / u;
-    ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127);
+/* Cephes' logf core: log(u) + c for positive finite u, u = 2^e m with m in
+   [sqrt(1/2), sqrt(2)) and a polynomial in m - 1, ln 2 in two parts. esub is
+   subtracted from the exponent (24 where the caller scaled a subnormal u by 2^24).
+   No special values: the callers select those */
+CT__INLINE ct__vf ct__v_logc(ct__vf u, ct__vi esub, ct__vf c) {
+    ct__vf one = CT__VSPLAT(1.0f);
+    ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127) - esub;
     ct__vf m = (ct__vf)((ub & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
     ct__vi big = m > CT__VSPLAT(1.41421356237f);
     m = ct__vsel(big, m * CT__VSPLAT(0.5f), m);
@@ -6969,7 +6972,12 @@ CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
     p = ct__vfma(p, f, CT__VSPLAT(3.3333331174e-1f));
     ct__vf y = ct__vfma(ef, CT__VSPLAT(-2.12194440e-4f), f * z * p);
     y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
-    ct__vf r = ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
+    return ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
+}
+CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
+    ct__vf one = CT__VSPLAT(1.0f), u = x + one;
+    ct__vf c = (x - (u - one)) / u;
+    ct__vf r = ct__v_logc(u, CT__ISPLAT(0), c);
     r = ct__vsel(u == CT__VSPLAT(INFINITY), u, r);                 /* x = inf */
     r = ct__vsel(u == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);  /* x = -1 */
     r = ct__vsel(u < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);         /* x < -1 */

@@ -1220,17 +1220,9 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
 static inline __m512 ct__jit_exp16(__m512 x) {
     const __m512 hi = _mm512_set1_ps(88.72283f);
     __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(_mm512_set1_ps(-104.0f), x));   /* NaN stays NaN */
-    __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
-    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
-    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), xc));
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
-    __m512 y = _mm512_scalef_ps(p, n);
+    ct__vf tv, nv;
+    __m512 p = _mm512_add_ps((__m512)ct__v_exp_red((ct__vf)xc, &tv, &nv), _mm512_set1_ps(1.0f));   /* ctensor.h's reduction */
+    __m512 y = _mm512_scalef_ps(p, (__m512)nv);
     return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
 }
 /* tanh |x| = e / (e + 2), e = expm1(2 |x|) (ct__v_expm1's reduction and polynomial,
@@ -1240,16 +1232,9 @@ static inline __m512 ct__jit_exp16(__m512 x) {
    bit patterns (tests/test_jit.c checks 131,072 of them); the sign of x (and -0, NaN) kept. */
 static inline __m512 ct__jit_tanh16(__m512 x) {
     __m512 z = _mm512_add_ps(_mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)));
-    __m512 t = _mm512_fmadd_ps(z, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(12582912.0f));
-    __m512 n = _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f));
-    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), z));
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    __m512 em = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
+    ct__vf tv, nv;
+    __m512 em = (__m512)ct__v_exp_red((ct__vf)z, &tv, &nv), t = (__m512)tv;   /* ctensor.h's reduction */
+    (void)nv;
     __m512 s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23));
     __m512 e = _mm512_fmadd_ps(s2, em, _mm512_sub_ps(s2, _mm512_set1_ps(1.0f)));
     __m512 y = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.0f)));
@@ -1387,39 +1372,21 @@ CT__JIT_ULOOP(ct__jit_rsqrt_f32, CT__OP_RSQRT, ct__jit_rsqrt16(v))
 #endif
 /* the fused loop of a cheap op (NULL: none) */
 static ct__loop_fn ct__jit_cheap_f32(int op) {
+#define CT__JIT_CHEAP(E, table, fn) CT__WHEN_SEL(E)(case CT__OP_##E: return table(op) ? fn : NULL;)
     switch (op) {
-#if CT__SEL(ADD)
-    case CT__OP_ADD: return ct__binary_table(op) ? ct__jit_add_f32 : NULL;
-#endif
-#if CT__SEL(SUB)
-    case CT__OP_SUB: return ct__binary_table(op) ? ct__jit_sub_f32 : NULL;
-#endif
-#if CT__SEL(MUL)
-    case CT__OP_MUL: return ct__binary_table(op) ? ct__jit_mul_f32 : NULL;
-#endif
-#if CT__SEL(DIV)
-    case CT__OP_DIV: return ct__binary_table(op) ? ct__jit_div_f32 : NULL;
-#endif
-#if CT__SEL(MAXIMUM)
-    case CT__OP_MAXIMUM: return ct__binary_table(op) ? ct__jit_maximum_f32 : NULL;
-#endif
-#if CT__SEL(MINIMUM)
-    case CT__OP_MINIMUM: return ct__binary_table(op) ? ct__jit_minimum_f32 : NULL;
-#endif
-#if CT__SEL(NEG)
-    case CT__OP_NEG: return ct__unary_table(op) ? ct__jit_neg_f32 : NULL;
-#endif
-#if CT__SEL(ABS)
-    case CT__OP_ABS: return ct__unary_table(op) ? ct__jit_abs_f32 : NULL;
-#endif
-#if CT__SEL(RELU)
-    case CT__OP_RELU: return ct__unary_table(op) ? ct__jit_relu_f32 : NULL;
-#endif
-#if CT__SEL(RSQRT)
-    case CT__OP_RSQRT: return ct__unary_table(op) ? ct__jit_rsqrt_f32 : NULL;
-#endif
+    CT__JIT_CHEAP(ADD, ct__binary_table, ct__jit_add_f32)
+    CT__JIT_CHEAP(SUB, ct__binary_table, ct__jit_sub_f32)
+    CT__JIT_CHEAP(MUL, ct__binary_table, ct__jit_mul_f32)
+    CT__JIT_CHEAP(DIV, ct__binary_table, ct__jit_div_f32)
+    CT__JIT_CHEAP(MAXIMUM, ct__binary_table, ct__jit_maximum_f32)
+    CT__JIT_CHEAP(MINIMUM, ct__binary_table, ct__jit_minimum_f32)
+    CT__JIT_CHEAP(NEG, ct__unary_table, ct__jit_neg_f32)
+    CT__JIT_CHEAP(ABS, ct__unary_table, ct__jit_abs_f32)
+    CT__JIT_CHEAP(RELU, ct__unary_table, ct__jit_relu_f32)
+    CT__JIT_CHEAP(RSQRT, ct__unary_table, ct__jit_rsqrt_f32)
     default: return NULL;
     }
+#undef CT__JIT_CHEAP
 }
 #endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {

@@ -1820,27 +1820,9 @@ static int64_t ct__sp_n(double n) {
    [sqrt(1/2), sqrt(2)), a polynomial in m - 1; within an ulp); subnormals are
    scaled first; 0 -> -inf, inf -> inf, x < 0 -> NaN, NaN -> NaN */
 CT__INLINE ct__vf ct__sp_v_logfc(ct__vf x, ct__vf c) {   /* log(x) + c, c a small correction */
-    const ct__vf one = CT__SP_VSPLAT(1.0f);
     ct__vi sub = x < CT__SP_VSPLAT(1.17549435e-38f);
     ct__vf u = ct__vsel(sub, x * CT__SP_VSPLAT(16777216.0f), x);
-    ct__vi ub = (ct__vi)u, e = ((ub >> 23) & CT__ISPLAT(0xff)) - CT__ISPLAT(127) - (sub & CT__ISPLAT(24));
-    ct__vf m = (ct__vf)((ub & CT__ISPLAT(0x007fffff)) | CT__ISPLAT(0x3f800000));
-    ct__vi big = m > CT__SP_VSPLAT(1.41421356237f);
-    m = ct__vsel(big, m * CT__SP_VSPLAT(0.5f), m);
-    e = e + (big & CT__ISPLAT(1));
-    ct__vf ef = __builtin_convertvector(e, ct__vf), f = m - one, z = f * f;
-    ct__vf p = CT__SP_VSPLAT(7.0376836292e-2f);
-    p = ct__vfma(p, f, CT__SP_VSPLAT(-1.1514610310e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(1.1676998740e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(-1.2420140846e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(1.4249322787e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(-1.6668057665e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(2.0000714765e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(-2.4999993993e-1f));
-    p = ct__vfma(p, f, CT__SP_VSPLAT(3.3333331174e-1f));
-    ct__vf y = ct__vfma(ef, CT__SP_VSPLAT(-2.12194440e-4f), f * z * p);
-    y = ct__vfma(z, CT__SP_VSPLAT(-0.5f), y);
-    ct__vf r = ct__vfma(ef, CT__SP_VSPLAT(0.693359375f), f + y) + c;
+    ct__vf r = ct__v_logc(u, sub & CT__ISPLAT(24), c);
     r = ct__vsel(x == CT__SP_VSPLAT(INFINITY), x, r);
     r = ct__vsel(x == CT__SP_VSPLAT(0.0f), CT__SP_VSPLAT(-INFINITY), r);
     r = ct__vsel(x < CT__SP_VSPLAT(0.0f), CT__SP_VSPLAT(NAN), r);
