@@ -6974,6 +6974,21 @@ CT__INLINE ct__vf ct__v_logc(ct__vf u, ct__vi esub, ct__vf c) {
     y = ct__vfma(z, CT__VSPLAT(-0.5f), y);
     return ct__vfma(ef, CT__VSPLAT(0.693359375f), f + y) + c;
 }
+/* log: the same core, subnormals scaled by 2^24 first; 0 -> -inf, inf -> inf,
+   negative -> NaN, NaN kept */
+CT__INLINE ct__vf ct__v_log(ct__vf x) {
+    ct__vi sub = x < CT__VSPLAT(1.17549435e-38f);
+    ct__vf r = ct__v_logc(ct__vsel(sub, x * CT__VSPLAT(16777216.0f), x), sub & CT__ISPLAT(24), CT__VSPLAT(0.0f));
+    r = ct__vsel(x == CT__VSPLAT(INFINITY), x, r);
+    r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(-INFINITY), r);
+    r = ct__vsel(x < CT__VSPLAT(0.0f), CT__VSPLAT(NAN), r);
+    return ct__vsel(x != x, x, r);
+}
+/* xlogy as ct__xlogyf: NaN y propagates, then x = 0 gives 0 */
+CT__INLINE ct__vf ct__v_xlogy(ct__vf x, ct__vf y) {
+    ct__vf r = ct__vsel(x == CT__VSPLAT(0.0f), CT__VSPLAT(0.0f), x * ct__v_log(y));
+    return ct__vsel(y != y, y, r);
+}
 CT__INLINE ct__vf ct__v_log1p(ct__vf x) {
     ct__vf one = CT__VSPLAT(1.0f), u = x + one;
     ct__vf c = (x - (u - one)) / u;
@@ -7084,11 +7099,41 @@ CT__UVLOOP(ct__uv_exp2, ct__v_exp2(v))
 CT__UVLOOP(ct__uv_tanh, ct__v_tanh(v))
 CT__UVLOOP(ct__uv_sigmoid, ct__v_sigmoid(v))
 CT__UVLOOP(ct__uv_expm1, ct__v_expm1(v))
+CT__UVLOOP(ct__uv_log, ct__v_log(v))
 CT__UVLOOP(ct__uv_log1p, ct__v_log1p(v))
 CT__UVLOOP(ct__uv_erf, ct__v_erf(v))
 CT__UVLOOP(ct__uv_erfc, ct__v_erfc(v))
 CT__UVLOOP(ct__uv_silu, ct__v_silu(v))
 CT__UVLOOP(ct__uv_gelu, mo ? ct__v_gelu_tanh(v) : ct__v_gelu(v))
+/* contiguous float32 binary loop (the second operand dense or a broadcast scalar) */
+#define CT__BVLOOP(fname, VEXPR) \
+    static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) { \
+        CT__LOOP_ARGS \
+        if (s[0] != 4 || s[1] != 4 || (s[2] != 4 && s[2] != 0)) { \
+            ct__ew_strided(p, s, n, a, fname, 3, 4, 4, 4, 0); \
+            return; \
+        } \
+        float *o = (float *)p[0]; \
+        const float *xs = (const float *)p[1], *ys = (const float *)p[2]; \
+        const int dense = s[2] != 0; \
+        const ct__vf ysc = CT__VSPLAT(ys[0]); \
+        int64_t k = 0; \
+        for (; k + CT__VL <= n; k += CT__VL) { \
+            ct__vf x, y = ysc, r; \
+            memcpy(&x, xs + k, sizeof x); \
+            if (dense) memcpy(&y, ys + k, sizeof y); \
+            r = VEXPR; \
+            memcpy(o + k, &r, sizeof r); \
+        } \
+        if (k < n) { \
+            ct__vf x = CT__VSPLAT(0.0f), y = ysc, r; \
+            memcpy(&x, xs + k, sizeof(float) * (size_t)(n - k)); \
+            if (dense) memcpy(&y, ys + k, sizeof(float) * (size_t)(n - k)); \
+            r = VEXPR; \
+            memcpy(o + k, &r, sizeof(float) * (size_t)(n - k)); \
+        } \
+    }
+CT__BVLOOP(ct__bv_xlogy, ct__v_xlogy(x, y))
 #endif
 
 /* ---- math helpers used by the expressions ---- */
@@ -7205,6 +7250,7 @@ static ct__loop_fn ct__unary_vec_f32(int op) {
     CT__WHEN_SEL(TANH)(case CT__OP_TANH: return ct__uv_tanh;)
     CT__WHEN_SEL(SIGMOID)(case CT__OP_SIGMOID: return ct__uv_sigmoid;)
     CT__WHEN_SEL(EXPM1)(case CT__OP_EXPM1: return ct__uv_expm1;)
+    CT__WHEN_SEL(LOG)(case CT__OP_LOG: return ct__uv_log;)
     CT__WHEN_SEL(LOG1P)(case CT__OP_LOG1P: return ct__uv_log1p;)
     CT__WHEN_SEL(ERF)(case CT__OP_ERF: return ct__uv_erf;)
     CT__WHEN_SEL(ERFC)(case CT__OP_ERFC: return ct__uv_erfc;)
@@ -7350,6 +7396,13 @@ CT__BINARY_LOOPS(CT__B_GEN)
     static const ct__loop_fn ct__bb_##E##_tab[10] = {CT__TAB_FLOAT(ct__bb_, E), CT__TAB_INT_Y(ct__bb_, E), CT__TAB_BOOL_Y(ct__bb_, E)};
 CT__BINARY_BOOL_LOOPS(CT__BB_GEN)
 
+static ct__loop_fn ct__binary_vec_f32(int op) {
+#ifdef CT__HAVE_VEC
+    CT__WHEN_SEL(XLOGY)(if (op == CT__OP_XLOGY) return ct__bv_xlogy;)
+#endif
+    (void)op;
+    return NULL;
+}
 static const ct__loop_fn *ct__binary_table(int op) {
     switch (op) {
 #define CT__B_CASE(E, ...) CT__WHEN_SEL(E)(case CT__OP_##E: return ct__b_##E##_tab;)
@@ -7903,7 +7956,8 @@ CT__INLINE int ct__meta_binary_fast(ct__call *c) {
         (y->ndim == 0 || ((y->flags & CT__F_CONTIG) && ct_same_shape(x, y))) && (x->ndim > 0 || y->ndim == 0) &&
         ct__ew_fast_dtype(ct__opdef_get(c->op)->flags, x->dtype)) {
         const ct__loop_fn *tab = ct__binary_table(c->op);
-        if (tab && tab[x->dtype]) return !ct__ew_fast_out(c, x, x->dtype, tab[x->dtype]);
+        ct__loop_fn vec = x->dtype == CT_FLOAT32 ? ct__binary_vec_f32(c->op) : NULL;
+        if (tab && tab[x->dtype]) return !ct__ew_fast_out(c, x, x->dtype, vec ? vec : tab[x->dtype]);
     }
     return 0;
 }
@@ -8185,7 +8239,8 @@ static int ct__k_binary(ct__call *c) {
     ct__ewroute r;
     const ct__attrs *a = c->a;
     int obool = (ct__ops[c->op].flags & CT__OPF_OUT_BOOL) != 0;
-    ct__loop_fn fn = ct__ew_loop(ct__binary_table(c->op), c->cdt, 3, obool, 0, &r, &a);
+    ct__loop_fn vec = c->cdt == CT_FLOAT32 ? ct__binary_vec_f32(c->op) : NULL;
+    ct__loop_fn fn = vec ? vec : ct__ew_loop(ct__binary_table(c->op), c->cdt, 3, obool, 0, &r, &a);
     if (!fn) return ct__failed(CT_ERR_DTYPE, "%s: not implemented for '%s'", ct__ops[c->op].name, CT__DTNAME(c->cdt));
     ct_dtype want[2];
     want[0] = want[1] = c->cdt;

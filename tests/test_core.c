@@ -293,6 +293,65 @@ TEST(test_exp2_accuracy) {
     CHECK(o && o[5] == 1.401298464e-45f && o[6] == 0.0f && o[7] == exp2f(127.99999f));
 }
 
+/* log on float32 (the vector loop) against log in double: within 1 ulp of the correctly
+   rounded value over every exponent (subnormals included: 2^-149 .. 2^128 in steps of
+   1/64 of an octave, plus 1 +- small); libm's special values. xlogy's vector loop (dense and
+   broadcast y) against x * log(y) with PyTorch's rules: NaN y wins, then x = 0 gives 0 */
+TEST(test_log_xlogy_vector) {
+    const int64_t n = 277 * 64 + 2 * 4096 + 5;
+    ct_tensor *x = ct_empty(CT_FLOAT32, n);
+    float *xv = ct_data_ptr(x);
+    for (int64_t i = 0; i < 277 * 64; i++) xv[i] = (float)ldexp(1.0 + (double)(i % 64) / 64.0 + 1e-3, (int)(i / 64) - 149);
+    for (int64_t i = 0; i < 2 * 4096; i++) xv[277 * 64 + i] = 1.0f + (float)(i - 4096) * 1.1920929e-7f;
+    const float sp[5] = {NAN, INFINITY, 0.0f, -0.0f, -2.0f};
+    memcpy(xv + n - 5, sp, sizeof sp);
+    ct_tensor *y = ct_log(x);
+    CHECK(y != NULL);
+    if (!y) return;
+    const float *yv = ct_data_ptr(y);
+    double worst = 0;
+    for (int64_t i = 0; i < n - 5; i++) {
+        if (xv[i] == INFINITY) continue;
+        double r = log((double)xv[i]);
+        float rf = (float)r;
+        double u = rf == 0.0f ? 1.401298464324817e-45 : fabs((double)nextafterf(rf, INFINITY) - rf);
+        double e = fabs((double)yv[i] - r) / u;
+        if (!(e <= worst)) worst = e;
+    }
+    CT_T_REPORT(worst <= 1.0, "log float32: %.3g ulp", worst);
+    const float *o = yv + n - 5;
+    CHECK(isnan(o[0]) && o[1] == INFINITY && o[2] == -INFINITY && o[3] == -INFINITY && isnan(o[4]));
+    const float xa[9] = {0.0f, 0.0f, 0.0f, NAN, 2.0f, -1.0f, 3.0f, -2.0f, 1.5f};
+    const float ya[9] = {NAN, 0.0f, -1.0f, 2.0f, 0.0f, 0.0f, INFINITY, -3.0f, 1e-40f};
+    ct_tensor *xl = ct_from_data(xa, CT_FLOAT32, 9), *yl = ct_from_data(ya, CT_FLOAT32, 9);
+    ct_tensor *r = ct_xlogy(xl, yl);
+    const float *rv = r ? ct_data_ptr(r) : NULL;
+    CHECK(rv && isnan(rv[0]) && rv[1] == 0.0f && rv[2] == 0.0f && isnan(rv[3]) && rv[4] == -INFINITY);
+    CHECK(rv && rv[5] == INFINITY && rv[6] == INFINITY && isnan(rv[7]));
+    CHECK(rv && fabs(rv[8] - 1.5 * log(1e-40)) < 1e-5 * fabs(1.5 * log(1e-40)));
+    /* dense, broadcast scalar y and strided y agree with the double formula */
+    const int64_t m = 1000;
+    ct_tensor *a = ct_empty(CT_FLOAT32, m), *b = ct_empty(CT_FLOAT32, m, 2);
+    float *av = ct_data_ptr(a), *bv = ct_data_ptr(b);
+    for (int64_t i = 0; i < m; i++) { av[i] = (float)(i - 500) / 50.0f; bv[2 * i] = (float)i / 100.0f; bv[2 * i + 1] = -1.0f; }
+    ct_tensor *bs = ct_select(b, 1, 0), *outs[3];
+    outs[0] = ct_xlogy(a, ct_contiguous(bs));
+    outs[1] = ct_xlogy(a, bs);
+    outs[2] = ct_xlogy(a, ct_scalar_tensor(2.5, CT_FLOAT32));
+    for (int k = 0; k < 3; k++) {
+        CHECK(outs[k] != NULL);
+        if (!outs[k]) continue;
+        ct_tensor *c = ct_contiguous(outs[k]);
+        const float *cv = ct_data_ptr(c);
+        int bad = 0;
+        for (int64_t i = 0; i < m; i++) {
+            double yy = k == 2 ? 2.5 : bv[2 * i], ref = av[i] == 0.0f ? 0.0 : (double)av[i] * log(yy);
+            if (isinf(ref) ? cv[i] != ref : fabs(cv[i] - ref) > 1e-6 * (1 + fabs(ref))) bad++;
+        }
+        CHECK_EQ_INT(bad, 0);
+    }
+}
+
 TEST(test_alpha_check) {
     ct_tensor *i = ct_arange(1, 4, 1, CT_INT64);
     const char *m = "For integral input tensors, argument alpha must not be a floating point number";
@@ -523,6 +582,7 @@ int main(void) {
     RUN(test_elementwise_values);
     RUN(test_activation_accuracy);
     RUN(test_exp2_accuracy);
+    RUN(test_log_xlogy_vector);
     RUN(test_alpha_check);
     RUN(test_inplace_versions);
     RUN(test_null_chain);

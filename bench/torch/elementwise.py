@@ -28,6 +28,7 @@ OPS = {
     "tanh": ("c = torch.tanh(x)", False),
     "sigmoid": ("c = torch.sigmoid(x)", False),
     "silu": ("c = F.silu(x)", False),
+    "log": ("c = torch.log(x)", False),   # of |a| (|a.t()|), made before timing
 }
 
 
@@ -47,6 +48,8 @@ def main():
                     if li != 0 and op == "softmax":
                         continue
                     x = at if li == 1 else a
+                    if op == "log":
+                        x = x.abs()
                     y = (b if li == 0 else bt) if binary else None
                     params = (sh, sh + ".t()", "%s + %s.t()" % (sh, sh))[li]
                     if op == "softmax":
