@@ -7642,11 +7642,17 @@ CT__CXUN(ct__cx_un_c128, double)
                 memcpy(&z, x, sizeof z);                                                       \
                 w = CT__ZC(csqrt, z);                                                          \
                 memcpy(x, &w, sizeof x);                                                       \
-            } else if (op == CT__OP_SIGMOID) {                                                 \
-                T m = EXP(-x[0]);                                                              \
-                T b = -x[1];                                                                   \
+            } else if (op == CT__OP_SIGMOID || op == CT__OP_SILU) {                            \
+                T m = EXP(-x[0]), b = -x[1], z0 = x[0], z1 = x[1];                             \
                 x[0] = 1 + m * COS(b);                                                         \
                 x[1] = m * SIN(b);                                                             \
+                if (op == CT__OP_SILU) { /* z / (1 + e^-z), as the division op computes */     \
+                    T q = x[0] * x[0] + x[1] * x[1];                                           \
+                    v[0] = (z0 * x[0] + z1 * x[1]) / q;                                        \
+                    v[1] = (z1 * x[0] - z0 * x[1]) / q;                                        \
+                    memcpy(o, v, sizeof v);                                                    \
+                    return;                                                                    \
+                }                                                                              \
             }                                                                                  \
             T q = x[0] * x[0] + x[1] * x[1];                                                   \
             v[0] = x[0] / q;                                                                   \
@@ -7700,7 +7706,7 @@ static int64_t ct__cx_exp_vec(const float *x, float *o, int64_t n);
             case CT__OP_SINH: r = CT__ZC(csinh, z); break;                                     \
             case CT__OP_COSH: r = CT__ZC(ccosh, z); break;                                     \
             case CT__OP_TANH: r = CT__ZC(ctanh, z); break;                                     \
-            case CT__OP_SQUARE: case CT__OP_POW_SCALAR: case CT__OP_SIGMOID: case CT__OP_RSQRT:   \
+            case CT__OP_SQUARE: case CT__OP_POW_SCALAR: case CT__OP_SIGMOID: case CT__OP_SILU: case CT__OP_RSQRT: \
             case CT__OP_RECIPROCAL: case CT__OP_SGN: ct__cx_pt_##T(op, (T)a->s[0], p[1] + k * s[1], o); continue; \
             case CT__OP_ABS: v[0] = CT__ZC(cabs, z); v[1] = 0; memcpy(o, v, sizeof v); continue; \
             case CT__OP_ANGLE: v[0] = CT__ZC(carg, z); v[1] = 0; memcpy(o, v, sizeof v); continue; \
@@ -7717,7 +7723,7 @@ static int ct__cx_op(int op) {
     case CT__OP_ADD: case CT__OP_SUB: case CT__OP_MUL: case CT__OP_DIV: case CT__OP_NEG: case CT__OP_CONJ: case CT__OP_POW:
     case CT__OP_EXP: case CT__OP_LOG: case CT__OP_LOG2: case CT__OP_LOG10: case CT__OP_SQRT: case CT__OP_RSQRT:
     case CT__OP_SIN: case CT__OP_COS: case CT__OP_TAN: case CT__OP_ASIN: case CT__OP_ACOS: case CT__OP_ATAN:
-    case CT__OP_SINH: case CT__OP_COSH: case CT__OP_TANH: case CT__OP_SIGMOID: case CT__OP_SQUARE:
+    case CT__OP_SINH: case CT__OP_COSH: case CT__OP_TANH: case CT__OP_SIGMOID: case CT__OP_SILU: case CT__OP_SQUARE:
     case CT__OP_ABS: case CT__OP_ANGLE: case CT__OP_SGN: case CT__OP_RECIPROCAL: case CT__OP_POW_SCALAR:
     case CT__OP_EQ: case CT__OP_NE: case CT__OP_ISNAN: case CT__OP_ISINF: case CT__OP_ISFINITE: return 1;
     default: return 0;
@@ -8522,6 +8528,11 @@ CTENSOR_API ct_tensor *ct_pow_scalar(const ct_tensor *x, double exponent) {
 }
 CTENSOR_API ct_tensor *ct_rpow_scalar(double base, const ct_tensor *x) {
     ct__attrs a = ct__attrs_s(base);
+    if (x && CT__ISCOMPLEX(x->dtype)) {   /* (base + 0j) ** x, as PyTorch's complex pow */
+        ct_tensor *b = ct__wrap(base, x->dtype), *r = b ? ct_pow(b, x) : NULL;
+        ct__unwrap(b);
+        return r;
+    }
     return ct__op1(CT__OP_RPOW_SCALAR, x, &a);
 }
 CTENSOR_API ct_tensor *ct_clamp(const ct_tensor *x, double min, double max) {
@@ -8720,6 +8731,10 @@ static int ct__cx3(const ct_tensor *x, const ct_tensor *y, const ct_tensor *z) {
     return x && y && z && (CT__ISCOMPLEX(x->dtype) || CT__ISCOMPLEX(y->dtype) || CT__ISCOMPLEX(z->dtype));
 }
 static ct_tensor *ct__cx_ternary(int op, const ct_tensor *x, const ct_tensor *y, const ct_tensor *z, double v) {
+    ct_tensor *in[3] = {(ct_tensor *)x, (ct_tensor *)y, (ct_tensor *)z};
+    int nd;
+    int64_t sh[CT_MAX_DIMS];
+    if (ct__broadcast(ct__ops[op].name, 3, in, &nd, sh)) return NULL;
     int sc = ct_scope_begin();
     ct_tensor *r;
     if (op == CT__OP_LERP) {
@@ -8740,6 +8755,14 @@ CTENSOR_API ct_tensor *ct_lerp(const ct_tensor *s, const ct_tensor *e, const ct_
 }
 static ct_tensor *ct__lerp_scalar(ct_tensor *s, const ct_tensor *e, double weight, int inplace) {
     if (!s) return ct_lerp(s, e, NULL);
+    if (e && (CT__ISCOMPLEX(s->dtype) || CT__ISCOMPLEX(e->dtype))) {
+        int sc = ct_scope_begin();
+        ct_tensor *r = ct__cx_ternary(CT__OP_LERP, s, e, ct_scalar_tensor(weight, CT_FLOAT64), 0.0);
+        if (inplace && r) r = ct_copy_(s, r);
+        ct_keep(r);
+        ct_scope_end(sc);
+        return r;
+    }
     ct_tensor *w = ct__wrap(weight, s->dtype);
     if (!w) return NULL;
     ct__attrs a;
@@ -8766,14 +8789,25 @@ CTENSOR_API ct_tensor *ct_addcdiv(const ct_tensor *x, const ct_tensor *t1, const
     if (ct__cx3(x, t1, t2)) return ct__cx_ternary(CT__OP_ADDCDIV, x, t1, t2, value);
     return ct__op3(CT__OP_ADDCDIV, x, t1, t2, &a);
 }
+/* complex: the composed result copied in (its history becomes the copy's) */
+static ct_tensor *ct__cx_ternary_(int op, ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double v) {
+    int sc = ct_scope_begin();
+    ct_tensor *r = ct__cx_ternary(op, x, t1, t2, v);
+    r = r ? ct_copy_(x, r) : NULL;
+    ct_keep(r);
+    ct_scope_end(sc);
+    return r;
+}
 CTENSOR_API ct_tensor *ct_addcmul_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
     ct__attrs a = ct__attrs_s(value);
+    if (ct__cx3(x, t1, t2)) return ct__cx_ternary_(CT__OP_ADDCMUL, x, t1, t2, value);
     ct_tensor *in[3];
     in[0] = x; in[1] = (ct_tensor *)t1; in[2] = (ct_tensor *)t2;
     return ct__call1_(CT__OP_ADDCMUL, 3, in, &a);
 }
 CTENSOR_API ct_tensor *ct_addcdiv_(ct_tensor *x, const ct_tensor *t1, const ct_tensor *t2, double value) {
     ct__attrs a = ct__attrs_s(value);
+    if (ct__cx3(x, t1, t2)) return ct__cx_ternary_(CT__OP_ADDCDIV, x, t1, t2, value);
     ct_tensor *in[3];
     in[0] = x; in[1] = (ct_tensor *)t1; in[2] = (ct_tensor *)t2;
     return ct__call1_(CT__OP_ADDCDIV, 3, in, &a);
@@ -9078,6 +9112,13 @@ CTENSOR_API ct_tensor *ct_linspace_on(ct_device dev, double start, double end, i
     a.s[0] = start;
     a.s[1] = end;
     a.i[0] = steps;
+    if (CT__ISCOMPLEX(dt)) {   /* real ends: the real parts' values, imaginary parts 0 */
+        int sc = ct_scope_begin();
+        ct_tensor *r = ct_to(ct_linspace_on(dev, start, end, steps, dt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64), dt);
+        ct_keep(r);
+        ct_scope_end(sc);
+        return r;
+    }
     return ct__factory("linspace", CT__OP_LINSPACE, dev, dt, &a);
 }
 CTENSOR_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dt) { return ct_eye_on(ct__cpu_dev, n, m, dt); }
@@ -10573,6 +10614,13 @@ static ct_tensor *ct__reduce_call(int op, const ct_tensor *x, int ndims, const i
     ct__attrs_init(&a);
     if (ndims < 0 || ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "%s: too many dims (%d)", ct__ops[op].name, ndims);
     if (ndims > 0 && !dims) return ct__fail(CT_ERR_ARG, "%s: dims pointer is NULL", ct__ops[op].name);
+    if (x && has_dtype && dt != x->dtype && (CT__ISCOMPLEX(x->dtype) || CT__ISCOMPLEX(dt)) && op != CT__OP_PROD) {
+        int s = ct_scope_begin();   /* sum/mean(dtype=) with a complex side: cast, then reduce */
+        ct_tensor *xc = ct_to(x, dt), *r = xc ? ct__reduce_call(op, xc, ndims, dims, keepdim, 1, dt) : NULL;
+        ct_keep(r);
+        ct_scope_end(s);
+        return r;
+    }
     if (op == CT__OP_PROD && x && (CT__ISCOMPLEX(x->dtype) || (has_dtype && CT__ISCOMPLEX(dt)))) {
         int s = ct_scope_begin();
         ct_tensor *r = ct__cx_prod(has_dtype ? ct_to(x, dt) : x, ndims, dims, keepdim);
@@ -15400,6 +15448,13 @@ CTENSOR_API ct_tensor *ct_pad(const ct_tensor *x, int npad, const int64_t *pads,
         if (value != 0.0) return ct__fail(CT_ERR_ARG, "pad: Padding mode \"%s\" doesn't take in value argument", mode);
         if (k < 1 || k > 3 || (x->ndim != k + 1 && x->ndim != k + 2))
             return ct__fail(CT_ERR_UNSUPPORTED, "pad: Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+    }
+    if ((op == CT__OP_REFLECTION_PAD || op == CT__OP_REPLICATION_PAD) && CT__ISCOMPLEX(x->dtype)) {
+        int sc = ct_scope_begin();   /* complex: the two parts padded apart (real kernels) */
+        ct_tensor *r = ct_complex(ct_pad(ct_real(x), npad, pads, mode, 0.0), ct_pad(ct_imag(x), npad, pads, mode, 0.0));
+        ct_keep(r);
+        ct_scope_end(sc);
+        return r;
     }
     a.nv = npad;
     for (int k = 0; k < npad; k++) a.v[k] = pads[k];

@@ -347,6 +347,8 @@ static ct_tensor *gc_ops(ct_tensor *const *in, void *user) {
     case 5: return ct_index_put(in[0], 1, &idx, ct_narrow(ct_cat(2, in, 0), 0, 0, 4), 1);
     case 6: return ct_lerp(in[0], in[1], ct_mul_scalar(in[1], 0.3));
     case 7: return ct_addcdiv(in[0], in[1], ct_add_scalar(in[0], 1.0), 0.5);
+    case 9: return ct_silu(ct_mul(in[0], in[1]));   /* PyTorch 1.13 refuses its complex gradient */
+    case 10: return ct_lerp_scalar_(ct_mul_scalar(in[0], 2.0), in[1], 0.6);
     default: return ct_norm(ct_masked_select(in[0], m), 2.0, 0, NULL, 0);
     }
 }
@@ -365,7 +367,7 @@ TEST(test_gradcheck_complex_inputs) {
     ct_tensor *in2[2];
     in2[0] = ct_requires_grad(ct_complex(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 4), 0.5), ct_rand(CT_FLOAT64, 3, 4)));
     in2[1] = ct_requires_grad(ct_complex(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 4), 0.5), ct_rand(CT_FLOAT64, 3, 4)));
-    for (gc_which = 0; gc_which < 9; gc_which++) {
+    for (gc_which = 0; gc_which < 11; gc_which++) {
         CT_T_REPORT(ct_gradcheck(gc_ops, NULL, 2, in2, NULL) == 1, "gradcheck op %d: %s", gc_which, ct_last_error());
         CT_T_REPORT(ct_gradgradcheck(gc_ops, NULL, 2, in2, NULL) == 1, "gradgradcheck op %d: %s", gc_which, ct_last_error());
     }
@@ -522,6 +524,17 @@ static ct_tensor *o_all(ct_tensor **in) { return ct_all(in[0]); }
 static ct_tensor *o_addmm(ct_tensor **in) { return ct_addmm(in[0], in[1], in[2], 0.5, 2.0); }
 static ct_tensor *o_mv(ct_tensor **in) { return ct_mv(in[0], in[1]); }
 static ct_tensor *o_baddbmm(ct_tensor **in) { return ct_baddbmm(in[0], in[1], in[2], 0.0, -1.0); }
+static ct_tensor *o_silu(ct_tensor **in) { return ct_silu(in[0]); }
+static ct_tensor *o_rpow(ct_tensor **in) { return ct_rpow_scalar(2.5, in[0]); }
+static ct_tensor *o_lerp_s(ct_tensor **in) { return ct_lerp_scalar(in[0], in[1], 0.3); }
+static ct_tensor *o_lerp_s_hi(ct_tensor **in) { return ct_lerp_scalar(in[0], in[1], 0.7); }
+static ct_tensor *o_lerp_s_(ct_tensor **in) { return ct_lerp_scalar_(ct_clone(in[0]), in[1], 0.3); }
+static ct_tensor *o_addcmul_(ct_tensor **in) { return ct_addcmul_(ct_clone(in[0]), in[1], in[2], -0.5); }
+static ct_tensor *o_addcdiv_(ct_tensor **in) { return ct_addcdiv_(ct_clone(in[0]), in[1], in[2], 2.0); }
+static ct_tensor *o_sum_c128(ct_tensor **in) { int64_t d = 1; return ct_sum_dtype(in[0], 1, &d, 0, CT_COMPLEX128); }
+static ct_tensor *o_mean_c128(ct_tensor **in) { int64_t d = 0; return ct_mean_dtype(in[0], 1, &d, 0, CT_COMPLEX128); }
+static ct_tensor *o_pad_reflect(ct_tensor **in) { int64_t p[2] = {2, 1}; return ct_pad(in[0], 2, p, "reflect", 0.0); }
+static ct_tensor *o_pad_replicate(ct_tensor **in) { int64_t p[4] = {1, 2, 2, 0}; return ct_pad(in[0], 4, p, "replicate", 0.0); }
 /* name, function, inputs, which inputs are complex (bit i) */
 static const struct { const char *name; op2_fn f; int nin; unsigned cx; } OP2[] = {
     {"where", o_where, 3, 6}, {"where_mixed", o_where, 3, 2}, {"masked_fill", o_masked_fill, 2, 1}, {"gather", o_gather, 2, 1},
@@ -538,6 +551,10 @@ static const struct { const char *name; op2_fn f; int nin; unsigned cx; } OP2[] 
     {"prod_c64", o_prod0, 1, 1}, {"index_put_acc_c64", o_index_put_acc, 3, 5}, {"pow", o_pow, 2, 3}, {"pow_zero", o_pow, 2, 3},
     {"logical_not", o_logical_not, 1, 1}, {"logical_xor", o_logical_xor, 2, 3}, {"any_dim", o_any_dim, 1, 1}, {"all", o_all, 1, 1},
     {"addmm", o_addmm, 3, 7}, {"mv", o_mv, 2, 3}, {"baddbmm", o_baddbmm, 3, 7},
+    {"silu", o_silu, 1, 1}, {"silu_c64", o_silu, 1, 1}, {"rpow", o_rpow, 1, 1}, {"lerp_scalar", o_lerp_s, 2, 3},
+    {"lerp_scalar_hi", o_lerp_s_hi, 2, 3}, {"lerp_scalar_", o_lerp_s_, 2, 3}, {"addcmul_", o_addcmul_, 3, 7},
+    {"addcdiv_", o_addcdiv_, 3, 7}, {"sum_c64_to_c128", o_sum_c128, 1, 1}, {"mean_real_to_c128", o_mean_c128, 1, 0},
+    {"pad_reflect", o_pad_reflect, 1, 1}, {"pad_replicate2d", o_pad_replicate, 1, 1},
 };
 TEST(test_ops_fixtures) {
     for (size_t k = 0; k < sizeof OP2 / sizeof OP2[0]; k++) {
@@ -601,6 +618,12 @@ TEST(test_ops_fixtures) {
     CHECK(rn && ct_get_dtype(rn) == CT_COMPLEX64 && ru && ct_get_dtype(ru) == CT_COMPLEX128);
     compare("randn complex64", rn, fix("rnd.randn_c64"), NULL, 1e-6);
     compare("rand complex128", ru, fix("rnd.rand_c128"), NULL, 1e-15);
+    /* linspace of a complex dtype (real ends): the real linspace's values, imaginary parts 0 */
+    CHECK(eq1(ct_linspace(-1.0, 2.0, 7, CT_COMPLEX64), ct_to(ct_linspace(-1.0, 2.0, 7, CT_FLOAT32), CT_COMPLEX64)));
+    /* in place into a leaf that requires grad: PyTorch's refusal */
+    ct_tensor *leaf = ct_requires_grad(ct_clone(z));
+    CHECK_ERR(ct_addcmul_(leaf, z, z, 1.0), CT_ERR_AUTOGRAD, "a leaf Variable that requires grad");
+    CHECK_ERR(ct_lerp_scalar(z, ct_ones(CT_FLOAT64, 5), 0.5), CT_ERR_SHAPE, "lerp");
     /* complex64 keeps its dtype through every one */
     ct_tensor *z64 = ct_to(z, CT_COMPLEX64);
     CHECK(ct_get_dtype(ct_prod(z64)) == CT_COMPLEX64 && ct_get_dtype(ct_cumsum(z64, 0)) == CT_COMPLEX64);
