@@ -726,6 +726,15 @@ CTENSOR_API ct_tensor *ct_full_complex_n(ct_dtype dt, int ndim, const int64_t *s
     OP_(ARG_, atan, ATAN, "aten::atan", "AtanBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
       atanf(x), atan(x), 0, \
       CT__BW_X, ct_div(g, ct_add_scalar(ct_mul(X, X), 1.0))) \
+    OP_(ARG_, asinh, ASINH, "aten::asinh", "AsinhBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      asinhf(x), asinh(x), 0, \
+      CT__BW_X, ct_mul(g, ct_rsqrt(ct_add_scalar(ct_mul(X, X), 1.0)))) \
+    OP_(ARG_, acosh, ACOSH, "aten::acosh", "AcoshBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      acoshf(x), acosh(x), 0, \
+      CT__BW_X, ct_mul(g, ct_rsqrt(ct_add_scalar(ct_mul(X, X), -1.0)))) \
+    OP_(ARG_, atanh, ATANH, "aten::atanh", "AtanhBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
+      atanhf(x), atanh(x), 0, \
+      CT__BW_X, ct_div(g, ct_rsub_scalar(1.0, ct_mul(X, X)))) \
     OP_(ARG_, sinh, SINH, "aten::sinh", "SinhBackward0", CT__OPF_FLOAT, CT__SAVE_IN(0), N, N, \
       sinhf(x), sinh(x), 0, \
       CT__BW_X, ct_mul(g, ct_cosh(X))) \
@@ -1595,6 +1604,9 @@ typedef std::complex<double> ct__zd;
 #  define CT__ZCPP_cacos std::acos
 #  define CT__ZCPP_catan std::atan
 #  define CT__ZCPP_csinh std::sinh
+#  define CT__ZCPP_casinh std::asinh
+#  define CT__ZCPP_cacosh std::acosh
+#  define CT__ZCPP_catanh std::atanh
 #  define CT__ZCPP_ccosh std::cosh
 #  define CT__ZCPP_ctanh std::tanh
 #  define CT__ZCPP_cabs std::abs
@@ -7704,6 +7716,9 @@ static int64_t ct__cx_exp_vec(const float *x, float *o, int64_t n);
             case CT__OP_ACOS: r = CT__ZC(cacos, z); break;                                     \
             case CT__OP_ATAN: r = CT__ZC(catan, z); break;                                     \
             case CT__OP_SINH: r = CT__ZC(csinh, z); break;                                     \
+            case CT__OP_ASINH: r = CT__ZC(casinh, z); break;                                   \
+            case CT__OP_ACOSH: r = CT__ZC(cacosh, z); break;                                   \
+            case CT__OP_ATANH: r = CT__ZC(catanh, z); break;                                   \
             case CT__OP_COSH: r = CT__ZC(ccosh, z); break;                                     \
             case CT__OP_TANH: r = CT__ZC(ctanh, z); break;                                     \
             case CT__OP_SQUARE: case CT__OP_POW_SCALAR: case CT__OP_SIGMOID: case CT__OP_SILU: case CT__OP_RSQRT: \
@@ -7724,6 +7739,7 @@ static int ct__cx_op(int op) {
     case CT__OP_EXP: case CT__OP_LOG: case CT__OP_LOG2: case CT__OP_LOG10: case CT__OP_SQRT: case CT__OP_RSQRT:
     case CT__OP_SIN: case CT__OP_COS: case CT__OP_TAN: case CT__OP_ASIN: case CT__OP_ACOS: case CT__OP_ATAN:
     case CT__OP_SINH: case CT__OP_COSH: case CT__OP_TANH: case CT__OP_SIGMOID: case CT__OP_SILU: case CT__OP_SQUARE:
+    case CT__OP_ASINH: case CT__OP_ACOSH: case CT__OP_ATANH:
     case CT__OP_ABS: case CT__OP_ANGLE: case CT__OP_SGN: case CT__OP_RECIPROCAL: case CT__OP_POW_SCALAR:
     case CT__OP_EQ: case CT__OP_NE: case CT__OP_ISNAN: case CT__OP_ISINF: case CT__OP_ISFINITE: return 1;
     default: return 0;

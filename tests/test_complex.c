@@ -81,6 +81,7 @@ static const struct { const char *name; un_fn f; } UN[] = {
     {"acos", ct_acos}, {"atan", ct_atan}, {"sinh", ct_sinh}, {"cosh", ct_cosh}, {"tanh", ct_tanh},
     {"sigmoid", ct_sigmoid}, {"square", ct_square}, {"abs", ct_abs}, {"angle", ct_angle}, {"sgn", ct_sgn},
     {"reciprocal", ct_reciprocal}, {"neg", ct_neg}, {"conj_physical", ct_conj_physical},
+    {"asinh", ct_asinh}, {"acosh", ct_acosh}, {"atanh", ct_atanh},
 };
 #define NUN ((int)(sizeof UN / sizeof UN[0]))
 static const struct { const char *name; bin_fn f; } BIN[] = {{"add", ct_add}, {"sub", ct_sub}, {"mul", ct_mul}, {"div", ct_div}};
@@ -349,6 +350,7 @@ static ct_tensor *gc_ops(ct_tensor *const *in, void *user) {
     case 7: return ct_addcdiv(in[0], in[1], ct_add_scalar(in[0], 1.0), 0.5);
     case 9: return ct_silu(ct_mul(in[0], in[1]));   /* PyTorch 1.13 refuses its complex gradient */
     case 10: return ct_lerp_scalar_(ct_mul_scalar(in[0], 2.0), in[1], 0.6);
+    case 11: return ct_add(ct_asinh(in[0]), ct_mul(ct_acosh(in[1]), ct_atanh(ct_mul_scalar(in[0], 0.3))));
     default: return ct_norm(ct_masked_select(in[0], m), 2.0, 0, NULL, 0);
     }
 }
@@ -367,7 +369,7 @@ TEST(test_gradcheck_complex_inputs) {
     ct_tensor *in2[2];
     in2[0] = ct_requires_grad(ct_complex(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 4), 0.5), ct_rand(CT_FLOAT64, 3, 4)));
     in2[1] = ct_requires_grad(ct_complex(ct_add_scalar(ct_rand(CT_FLOAT64, 3, 4), 0.5), ct_rand(CT_FLOAT64, 3, 4)));
-    for (gc_which = 0; gc_which < 11; gc_which++) {
+    for (gc_which = 0; gc_which < 12; gc_which++) {
         CT_T_REPORT(ct_gradcheck(gc_ops, NULL, 2, in2, NULL) == 1, "gradcheck op %d: %s", gc_which, ct_last_error());
         CT_T_REPORT(ct_gradgradcheck(gc_ops, NULL, 2, in2, NULL) == 1, "gradgradcheck op %d: %s", gc_which, ct_last_error());
     }
