@@ -203,7 +203,8 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    in place on the product's buffer (no second buffer, one pass less of memory).
    conv2d + relu becomes one ct::conv2d_relu (ctensor_nn.h's convolution with relu in
    its epilogue where the kernel has one, Winograd's 3x3; the same bits as conv2d then
-   relu; differentiable). Run graph-mode quantization's prepare before this pass. */
+   relu; differentiable; a constant weight on the CPU). Run graph-mode quantization's
+   prepare before this pass. */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
 /* Algebraic simplification (then DCE): x * 1, 1 * x, x / 1, x + (-0), x - (+0) and
    neg(neg(x)) become x where the result has x's dtype and shape (these hold for every
@@ -2115,9 +2116,11 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
         const ct__jnode *p = &g->n[x->node];
         for (int k = 0; k < NPROD; k++) isprod |= ids[k] >= 0 && p->op == ids[k];
         if (!isprod || x->dtype != g->v[n->out[0]].dtype) continue;
-        if (n->op == ids[NPROD] && p->op == ids[0] && crelu >= 0 && p->nout == 1) {
+        const ct_tensor *w = p->nin >= 2 && p->in[1] >= 0 ? g->v[p->in[1]].t : NULL;
+        if (n->op == ids[NPROD] && p->op == ids[0] && crelu >= 0 && p->nout == 1 && w && ct_device_eq(w->device, ct__cpu_dev)) {
             /* conv2d + relu: one ct::conv2d_relu (ctensor_nn.h's convolution with relu in
-               its epilogue: the product is written once, already rectified) */
+               its epilogue: the product is written once, already rectified); CPU kernels
+               only, so a constant weight on the CPU */
             g->n[x->node].op = crelu;
             ct__jit_replace(g, n->out[0], n->in[0], i);
             n->op = -1;
