@@ -200,7 +200,11 @@ CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g);
 CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
 /* conv2d / addmm / mm followed by an activation (relu, relu6, hardtanh, leaky_relu,
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
-   in place on the product's buffer (no second buffer, one pass less of memory). */
+   in place on the product's buffer (no second buffer, one pass less of memory).
+   conv2d + relu becomes one ct::conv2d_relu (ctensor_nn.h's convolution with relu in
+   its epilogue where the kernel has one, Winograd's 3x3; the same bits as conv2d then
+   relu; differentiable; a constant weight on the CPU). Run graph-mode quantization's
+   prepare before this pass. */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
 /* Algebraic simplification (then DCE): x * 1, 1 * x, x / 1, x + (-0), x - (+0) and
    neg(neg(x)) become x where the result has x's dtype and shape (these hold for every
@@ -2095,6 +2099,7 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
     enum { NPROD = 3, NNAMES = sizeof names / sizeof names[0] };
     int ids[NNAMES];
     for (int k = 0; k < NNAMES; k++) ids[k] = ct_op_find(names[k]);   /* -1 without ctensor_nn.h's conv2d */
+    int crelu = ct_op_find("ct::conv2d_relu");
     int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
     if (!uses) { ct_set_error(CT_ERR_MEMORY, "fuse_activation: out of memory"); return CT_ERR_MEMORY; }
     memset(uses, 0, (size_t)g->nv * sizeof(int));
@@ -2111,10 +2116,21 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g) {
         const ct__jnode *p = &g->n[x->node];
         for (int k = 0; k < NPROD; k++) isprod |= ids[k] >= 0 && p->op == ids[k];
         if (!isprod || x->dtype != g->v[n->out[0]].dtype) continue;
+        const ct_tensor *w = p->nin >= 2 && p->in[1] >= 0 ? g->v[p->in[1]].t : NULL;
+        if (n->op == ids[NPROD] && p->op == ids[0] && crelu >= 0 && p->nout == 1 && w && ct_device_eq(w->device, ct__cpu_dev)) {
+            /* conv2d + relu: one ct::conv2d_relu (ctensor_nn.h's convolution with relu in
+               its epilogue: the product is written once, already rectified); CPU kernels
+               only, so a constant weight on the CPU */
+            g->n[x->node].op = crelu;
+            ct__jit_replace(g, n->out[0], n->in[0], i);
+            n->op = -1;
+            continue;
+        }
         n->inplace = 1;
         g->v[n->out[0]].alias = n->in[0];
     }
     CT_FREE(uses);
+    if (ct__jit_drop_nodes(g)) return ct_last_error_code();
     return ct__jit_finish(g);
 }
 
@@ -3480,8 +3496,9 @@ static int ct__jx_node(ct__jx *X, int node) {
                            (long long)N, (long long)N, o0, beta, bias, alpha, o0);
         }
         ct__jsb_put(X->b, "    }\n", 6);
-    } else if (!strcmp(s, "aten::conv2d")) {
+    } else if (!strcmp(s, "aten::conv2d") || !strcmp(s, "ct::conv2d_relu")) {
         const ct__jval *x = &g->v[n->in[0]], *w = &g->v[n->in[1]];
+        const char *relu = s[1] == 't' ? "acc < 0.0f ? 0.0f : " : "";
         int64_t st[2], pd[2], dl[2], grp = 1;
         ct_attr_value gv;
         if (x->ndim != 4 || ct__jx_ints(n, "stride", st, 2) || ct__jx_ints(n, "padding", pd, 2) || ct__jx_ints(n, "dilation", dl, 2))
@@ -3505,11 +3522,11 @@ static int ct__jx_node(ct__jx *X, int node) {
             "                    if (iw < 0 || iw >= %lldL) continue;\n"
             "                    acc += %s[((nb * %lldL + gi * %lldL + ic) * %lldL + ih) * %lldL + iw] * %s[((oc * %lldL + ic) * %lldL + kh) * %lldL + kw];\n"
             "                }\n            }\n"
-            "            %s[((nb * %lldL + oc) * %lldL + oh) * %lldL + ow] = acc;\n        }\n    }\n",
+            "            %s[((nb * %lldL + oc) * %lldL + oh) * %lldL + ow] = %sacc;\n        }\n    }\n",
             (long long)N, (long long)O, (long long)OG, (long long)OH, (long long)OW, binit, (long long)CG, (long long)KH,
             (long long)st[0], (long long)pd[0], (long long)dl[0], (long long)H, (long long)KW, (long long)st[1], (long long)pd[1],
             (long long)dl[1], (long long)W, i0, (long long)C, (long long)CG, (long long)H, (long long)W, i1, (long long)CG,
-            (long long)KH, (long long)KW, o0, (long long)O, (long long)OH, (long long)OW);
+            (long long)KH, (long long)KW, o0, (long long)O, (long long)OH, (long long)OW, relu);
     } else if (!strcmp(s, "aten::max_pool2d_with_indices") || !strcmp(s, "aten::avg_pool2d") || !strcmp(s, "aten::adaptive_avg_pool2d")) {
         const ct__jval *x = &g->v[n->in[0]];
         if (x->ndim != 4) return ct__jx_fail(X, node, "only 4-D inputs");

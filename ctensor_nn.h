@@ -1167,6 +1167,7 @@ CTENSOR_API ct_status ct_profiler_export_chrome_trace(const char *path);
     X(CONV2D, "aten::conv2d", "conv2d", "ConvolutionBackward0", -1, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(CONV_TRANSPOSE2D, "aten::conv_transpose2d.input", "conv_transpose2d", "ConvolutionBackward0", -1, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0, int[2] output_size=v8", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
     X(CONV2D_WEIGHT, "ct::convolution_backward_weight", "convolution_backward_weight", "ConvolutionBackwardWeightBackward0", 2, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0, int[2] kernel_size=v6", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1)) \
+    X(CONV2D_RELU, "ct::conv2d_relu", "conv2d_relu", "ConvolutionReluBackward0", -1, 1, 0, "int[2] stride=v0, int[2] padding=v2, int[2] dilation=v4, int groups=i0", ct__meta_conv, ct__k_conv, ct__bw_conv, CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0)) \
     X(MAX_POOL2D, "aten::max_pool2d_with_indices", "max_pool2d", "MaxPool2DWithIndicesBackward0", 1, 2, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, int[2] dilation=v6, bool ceil_mode=f0", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_OUT(1)) \
     X(MAX_POOL2D_BACKWARD, "aten::max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", 2, 1, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, int[2] dilation=v6, bool ceil_mode=f0, int[2] input_size=v8", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_IN(1)) \
     X(AVG_POOL2D, "aten::avg_pool2d", "avg_pool2d", "AvgPool2DBackward0", 1, 1, 0, "int[2] kernel_size=v0, int[2] stride=v2, int[2] padding=v4, bool ceil_mode=f0, bool count_include_pad=f1, int divisor_override=i0", ct__meta_pool, ct__k_pool, ct__bw_pool, CT__SAVE_NONE) \
@@ -1251,6 +1252,8 @@ static int ct__nn_op_id(int local) {
     return ct__nn_base < 0 ? -1 : ct__nn_base + local;
 }
 #define CT__NNOP(E) ct__nn_op_id(CT__NN_##E)
+/* aten::conv2d, or ct::conv2d_relu (the same convolution with a ReLU epilogue) */
+#define CT__NN_CONV_FWD(op) ((op) == CT__NNOP(CONV2D) || (op) == CT__NNOP(CONV2D_RELU))
 
 /* ============================================================================
    Neural networks: modules
@@ -2492,7 +2495,7 @@ static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
     if (c->op == CT__NNOP(CONV2D_WEIGHT)) {
         g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
         g->O = w->shape[1]; g->kh = a->v[6]; g->kw = a->v[7];
-    } else if (c->op == CT__NNOP(CONV2D)) {
+    } else if (CT__NN_CONV_FWD(c->op)) {
         g->C = x->shape[1]; g->H = x->shape[2]; g->W = x->shape[3];
         g->O = w->shape[0]; g->kh = w->shape[2]; g->kw = w->shape[3];
         if (ct__sat_mul(w->shape[1], g->G) != g->C)
@@ -2519,7 +2522,7 @@ static int ct__conv_geo(const ct__call *c, ct__cgeo *g) {
     if (c->op == CT__NNOP(CONV2D_WEIGHT) && (w->shape[0] != g->N || w->shape[2] != g->OH || w->shape[3] != g->OW))
         return ct__failed(CT_ERR_SHAPE, "%s: grad_output of size %s does not match input %s", nm, CT__SHAPE(w), CT__SHAPE(x));
     /* as PyTorch's thnn/mkldnn_conv_use_channels_last: a channels-last weight makes conv2d channels-last too */
-    g->cl = ct__suggest_cl(x) || (c->op == CT__NNOP(CONV2D) && ct__suggest_cl(w));
+    g->cl = ct__suggest_cl(x) || (CT__NN_CONV_FWD(c->op) && ct__suggest_cl(w));
     return 0;
 }
 
@@ -2535,7 +2538,7 @@ static int ct__meta_conv(ct__call *c) {
     ct__cgeo g;
     if (ct__conv_geo(c, &g)) return -1;
     if (c->nin == 3) {
-        int64_t nb = c->op == CT__NNOP(CONV2D) ? g.O : g.C;
+        int64_t nb = CT__NN_CONV_FWD(c->op) ? g.O : g.C;
         if (c->op == CT__NNOP(CONV2D_WEIGHT) || c->in[2]->ndim != 1 || c->in[2]->shape[0] != nb)
             return ct__failed(CT_ERR_SHAPE, "%s: expected bias to be 1-dimensional with %lld elements, but got bias of size %s instead",
                               nm, (long long)nb, CT__SHAPE(c->in[2]));
@@ -2545,7 +2548,7 @@ static int ct__meta_conv(ct__call *c) {
         shape[0] = g.O; shape[1] = g.C / g.G; shape[2] = g.kh; shape[3] = g.kw;
         g.cl = 0;
     } else {
-        int fwd = c->op == CT__NNOP(CONV2D);
+        int fwd = CT__NN_CONV_FWD(c->op);
         shape[0] = g.N; shape[1] = fwd ? g.O : g.C; shape[2] = fwd ? g.OH : g.H; shape[3] = fwd ? g.OW : g.W;
     }
     ct__nn_out(&c->oi[0], dt, 4, shape, g.cl);
@@ -4291,6 +4294,7 @@ typedef struct ct__wino_job {
     float *y, *ws;
     int64_t N, Ci, Hi, Wi, Co, Ho, Wo, ph, pw, TH, TW, tiles, nblk, Opad, wsz, nt;
     int TM;   /* the tile size m */
+    int relu; /* ct::conv2d_relu: max(y, 0) as the tiles are written (NaN kept) */
 } ct__wino_job;
 /* the transforms on ct__vf32 lanes (one tile or input channel each):
    r[k rs] = (B^T d)[k] for d[k ds] (TA in, TA out), (A^T m)[k] (TA in, m out),
@@ -4361,6 +4365,10 @@ static CT__GEMM_FPC void ct__wino_cp(float *CT_RESTRICT d, const float *CT_RESTR
         else
             for (; f < n; f++) d[f] = s[f];
     }
+}
+/* the copy with ct::conv2d_relu's epilogue: relu's operation (x < 0 ? 0 : x) */
+static CT__GEMM_FPC void ct__wino_cp_relu(float *CT_RESTRICT d, const float *CT_RESTRICT s, int64_t n) {
+    for (int64_t f = 0; f < n; f++) d[f] = s[f] < 0.0f ? 0.0f : s[f];
 }
 static CT__GEMM_FPC void ct__wino_zero(float *d, int64_t n) {
     static const float z[8] = {0};
@@ -4497,7 +4505,8 @@ static void ct__wino_pack(void *ctx, int64_t lo, int64_t hi) {
                     int64_t ow = iw[k] + j->pw, nw = CT__MIN(TM * R[k], Wo - ow);              \
                     if (o + 2 < Co)                                                            \
                         for (int64_t f = 0; f < nw; f += 16) CT__WINO_PF(j->y + yo[k] + (o + 2) * HWo + r * Wo + f, 1); \
-                    ct__wino_cp(j->y + yo[k] + o * HWo + r * Wo, rb + TM * l0[k], nw);         \
+                    if (j->relu) ct__wino_cp_relu(j->y + yo[k] + o * HWo + r * Wo, rb + TM * l0[k], nw); \
+                    else ct__wino_cp(j->y + yo[k] + o * HWo + r * Wo, rb + TM * l0[k], nw);    \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
@@ -4546,14 +4555,14 @@ static int ct__conv_wino_ok(int kind, ct_dtype dt, const ct__cgeo *g) {
    a = X) or X (CT__CONV_TRANSPOSE, a = G); b the weight [O][C][3][3]. 0, or -1 (out
    of memory) with the error set. */
 static int ct__conv_wino_run(int kind, const float *a, const float *b, const float *bias, float *out, const ct__cgeo *g,
-                             const char *nm) {
+                             const char *nm, int relu) {
 #ifdef CT__GEMM_SIMD
     const int64_t NR = CT__GEMM_NR_F32, MR = CT__GEMM_MR;
     ct__wino_job j;
     ct__wino_wjob wj;
     memset(&j, 0, sizeof j);
     memset(&wj, 0, sizeof wj);
-    j.x = a; j.y = out; j.bias = bias; j.N = g->N;
+    j.x = a; j.y = out; j.bias = bias; j.N = g->N; j.relu = relu;
     j.TM = ct__conv_wino_mode == 2 ? 4 : 2;
     if (kind == CT__CONV_FWD) {
         j.Ci = g->C; j.Hi = g->H; j.Wi = g->W; j.Co = g->O; j.Ho = g->OH; j.Wo = g->OW; j.ph = g->ph; j.pw = g->pw;
@@ -4595,12 +4604,30 @@ static int ct__conv_wino_run(int kind, const float *a, const float *b, const flo
     ct__storage_decref(smem);
     return 0;
 #else
-    (void)kind; (void)a; (void)b; (void)bias; (void)out; (void)g; (void)nm;
+    (void)kind; (void)a; (void)b; (void)bias; (void)out; (void)g; (void)nm; (void)relu;
     return 0;
 #endif
 }
 
+/* ct::conv2d_relu on a path without the epilogue: relu's pass over the (dense) output */
+static void ct__conv_relu_pass(ct_tensor *out) {
+    int64_t n = ct_numel(out);
+    if (out->dtype == CT_FLOAT32) {
+        float *p = (float *)ct__ptr(out);
+        for (int64_t k = 0; k < n; k++) p[k] = p[k] < 0.0f ? 0.0f : p[k];
+    } else {
+        double *p = (double *)ct__ptr(out);
+        for (int64_t k = 0; k < n; k++) p[k] = p[k] < 0.0 ? 0.0 : p[k];
+    }
+}
+static int ct__k_conv_run(ct__call *c, int *relu);
 static int ct__k_conv(ct__call *c) {
+    int relu = c->op == CT__NNOP(CONV2D_RELU);   /* cleared by a path that applied it */
+    int r = ct__k_conv_run(c, &relu);
+    if (!r && relu) ct__conv_relu_pass(c->out[0]);
+    return r;
+}
+static int ct__k_conv_run(ct__call *c, int *relu) {
     ct__cgeo g;
     if (ct__conv_geo(c, &g)) return -1;
     ct_tensor *out = c->out[0], *in[3], *tmp = NULL;
@@ -4608,7 +4635,7 @@ static int ct__k_conv(ct__call *c) {
     if (ct__nn_dense_inputs(c, 2, g.cl, in)) return -1;
     ct_dtype dt = c->in[0]->dtype;
     size_t es = ct__dt[dt].size;
-    int kind = c->op == CT__NNOP(CONV2D) ? CT__CONV_FWD : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? CT__CONV_TRANSPOSE : CT__CONV_WEIGHT;
+    int kind = CT__NN_CONV_FWD(c->op) ? CT__CONV_FWD : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? CT__CONV_TRANSPOSE : CT__CONV_WEIGHT;
     if (ct__conv_is_dw(&g)) {
         int r = ct__conv_dw_run(kind, dt, ct__ptr(out), ct__ptr(in[0]), ct__ptr(in[1]), c->nin == 3 ? ct__ptr(in[2]) : NULL, &g,
                                 ct__opdef_get(c->op)->name);
@@ -4624,7 +4651,8 @@ static int ct__k_conv(ct__call *c) {
     if (ct__conv_wino_ok(kind, dt, &g)) {
         int r = ct__conv_wino_run(kind, (const float *)ct__ptr(in[0]), (const float *)ct__ptr(in[1]),
                                   c->nin == 3 ? (const float *)ct__ptr(in[2]) : NULL, (float *)ct__ptr(out), &g,
-                                  ct__opdef_get(c->op)->name);
+                                  ct__opdef_get(c->op)->name, *relu);
+        *relu = 0;
         ct__nn_release(c->nin, in);
         return r;
     }
@@ -4651,7 +4679,10 @@ static int ct__k_conv(ct__call *c) {
         wsz = ct__igemm_slot_bytes(dt) / (int64_t)es;
         extra = ct__igemm_shared_bytes(dt, &g) + 64;
     }
-    void *ws = CT_MALLOC(es * (size_t)CT__MAX(wsz * nt, 1) + (size_t)extra);
+    /* the workspace comes from the thread's block cache, as tensor storage does (a
+       graph run after the first allocates nothing: ctensor_jit.h) */
+    ct_storage *wss = ct__storage_new((int64_t)(es * (size_t)CT__MAX(wsz * nt, 1) + (size_t)extra), ct__cpu_dev);
+    void *ws = wss ? wss->data : NULL;
     if (!ws) {
         ct_set_error(CT_ERR_MEMORY, "%s: out of memory", ct__opdef_get(c->op)->name);
         goto done;
@@ -4671,7 +4702,7 @@ static int ct__k_conv(ct__call *c) {
 done:
     ct__nn_release(c->nin, in);
     if (tmp) ct__decref(tmp);
-    CT_FREE(ws);
+    if (wss) ct__storage_decref(wss);
     return rc;
 }
 
@@ -4700,9 +4731,13 @@ static ct_tensor *ct__conv_bias_grad(const ct_tensor *g) {
 static int ct__bw_conv(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     ct_tensor *A = CT__SV_IN(n, 0), *B = CT__SV_IN(n, 1), *g = gout[0];
     if (!A || !B) return -1;
+    if (n->op == CT__NNOP(CONV2D_RELU)) {   /* relu's backward first: where(y > 0, g, 0) */
+        ct_tensor *Y = CT__SV_OUT(n, 0);
+        if (!Y || !(g = ct_where_scalar(ct_gt_scalar(Y, 0.0), g, 0.0))) return -1;
+    }
     ct__attrs b = ct__conv_bw_attrs(n, 0, 1);
     const ct__attrs *a = &b;
-    if (n->op == CT__NNOP(CONV2D)) {   /* A = X, B = W */
+    if (CT__NN_CONV_FWD(n->op)) {   /* A = X, B = W */
         /* as PyTorch: grad_output in the input's memory format (the input gradient is then
            channels-last exactly when X is, and both gradients take X's layout's kernels) */
         int acl = ct__suggest_cl(A) || ct__suggest_cl(B);

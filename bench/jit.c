@@ -80,7 +80,7 @@ int main(void) {
     s.x = ct_randn(CT_FLOAT32, 8, 64, 56, 56);
     s.g = optimized(s.m, s.x);
     bench_run("convbnrelu_8x64x56x56_eager", "eval forward", module_eager, &s);
-    bench_run("convbnrelu_8x64x56x56_jit", "frozen: conv-bn folded", graph_run, &s);
+    bench_run("convbnrelu_8x64x56x56_jit", "frozen: conv-bn folded, relu in the conv epilogue", graph_run, &s);
     allocs_per_run("convbnrelu_8x64x56x56_jit", &s);
     ct_graph_free(s.g);
     ct_module_free(s.m);

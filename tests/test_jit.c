@@ -143,11 +143,13 @@ TEST(test_cnn_conv_bn_folding) {
     CHECK_EQ_INT(ct_graph_count_op(frozen, "ct::batch_norm_eval"), 0);
     CHECK_EQ_INT(ct_graph_count_op(frozen, "aten::conv2d"), 2);
     CHECK(maxdiff(run1(frozen, x), ref) <= 1e-4);
-    /* the ReLUs run in place on the convolutions' buffers */
+    /* the ReLUs go into the convolutions' epilogues (ct::conv2d_relu) */
     CHECK_EQ_INT(ct_jit_fuse_activation(frozen), CT_OK);
     static char txt[8192];
     ct_graph_repr(frozen, txt, sizeof txt);
-    CHECK(strstr(txt, "= aten::relu_(") != NULL);
+    CHECK(strstr(txt, "= ct::conv2d_relu[stride=[1, 1]") != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(frozen, "ct::conv2d_relu"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(frozen, "aten::relu") + ct_graph_count_op(frozen, "aten::conv2d"), 0);
     CHECK(maxdiff(run1(frozen, x), ref) <= 1e-4);
     /* folding needs constants: on the unfrozen graph it changes nothing */
     CHECK_EQ_INT(ct_jit_fold_conv_bn(g), CT_OK);
@@ -165,7 +167,7 @@ TEST(test_cnn_conv_bn_folding) {
     CHECK_EQ_INT(ct_graph_verify(gnb), CT_OK);
     CHECK_EQ_INT(ct_graph_count_op(gnb, "ct::batch_norm_eval"), 0);
     ct_graph_repr(gnb, txt, sizeof txt);
-    CHECK(strstr(txt, "= aten::relu_(") != NULL);          /* and the ReLU runs in the conv's buffer */
+    CHECK(strstr(txt, "= ct::conv2d_relu[") != NULL);      /* and the ReLU runs in the conv's epilogue */
     CHECK(maxdiff(run1(gnb, xnb), refnb) <= 1e-5);
     ct_graph_free(gnb);
     ct_module_free(nb);
@@ -177,13 +179,61 @@ TEST(test_cnn_conv_bn_folding) {
         size_t n = fread(txt, 1, sizeof txt - 1, f);
         txt[n] = 0;
         fclose(f);
-        CHECK(strstr(txt, "#define CTENSOR_OP_CONV2D 1   /* aten::conv2d */") != NULL);
+        CHECK(strstr(txt, "#define CTENSOR_OP_CONV2D_RELU 1   /* ct::conv2d_relu */") != NULL);
         CHECK(strstr(txt, "#define CTENSOR_OP_MAX_POOL2D 1   /* aten::max_pool2d_with_indices */") != NULL);
         CHECK(strstr(txt, "#define CTENSOR_JIT_USES_NN 1") != NULL);
         CHECK(strstr(txt, "BATCH_NORM") == NULL);          /* folded away */
         remove(tpath("cnn_ops.h"));
     }
     ct_graph_free(frozen);
+    ct_graph_free(g);
+    ct_module_free(m);
+}
+
+/* conv2d + relu -> ct::conv2d_relu (ctensor_nn.h's convolution with relu in its
+   epilogue): Winograd's tiles (16 -> 16 channels) and the im2col path (1 -> 8), the
+   eager bits, autograd through the fused op, save / load, a bad weight */
+TEST(test_conv_relu_epilogue) {
+    ct_manual_seed(21);
+    ct_module *m = ct_module_eval(ct_nn_sequential(ct_nn_conv2d(1, 16, 3, 1, 1), ct_nn_relu(), ct_nn_conv2d(16, 16, 3, 1, 1),
+                                                   ct_nn_relu()));
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2, 1, 16, 16);
+    ct_tensor *ref = ct_forward(m, x);
+    ct_graph *g = ct_trace_module(m, 1, &x);
+    CHECK(g != NULL);
+    CHECK_EQ_INT(ct_jit_optimize(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(g), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g, "ct::conv2d_relu"), 2);
+    CHECK_EQ_INT(ct_graph_count_op(g, "aten::relu") + ct_graph_count_op(g, "aten::conv2d"), 0);
+    CHECK(bit_equal(run1(g, x), ref));             /* relu's operation on the same products */
+    /* autograd through the fused op: the input's gradient equals eager conv + relu's */
+    ct_tensor *xg = ct_requires_grad(ct_clone(x));
+    ct_tensor *yg = run1(g, xg);
+    CHECK(yg != NULL);
+    CHECK_EQ_INT(ct_backward(ct_sum(yg)), CT_OK);
+    ct_tensor *xe = ct_requires_grad(ct_clone(x));
+    CHECK_EQ_INT(ct_backward(ct_sum(ct_forward(m, xe))), CT_OK);
+    CHECK(ct_grad(xg) && ct_grad(xe) && maxdiff(ct_grad(xg), ct_grad(xe)) <= 1e-5);
+    /* the file keeps the op */
+    void *data = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(ct_graph_save_mem(g, &data, &len), CT_OK);
+    ct_graph *l = ct_graph_load_mem(data, len, "conv_relu.ctjit");
+    CHECK(l && ct_graph_count_op(l, "ct::conv2d_relu") == 2 && bit_equal(run1(l, x), ref));
+    ct_graph_free(l);
+    ct_free(data);
+    /* a bad geometry names the op (no attributes given: stride 0) */
+    ct_graph *b = ct_graph_new();
+    int64_t xs[4] = {1, 3, 5, 5};
+    int in[2];
+    in[0] = ct_graph_add_input(b, "x", CT_FLOAT32, 4, xs);
+    in[1] = ct_graph_add_constant(b, "w", ct_randn(CT_FLOAT32, 4, 2, 3, 3));
+    int out = -1;
+    CHECK(ct_graph_add_node(b, "ct::conv2d_relu", 2, in, NULL, 1, &out) == 0);
+    CHECK(ct_graph_set_outputs(b, 1, &out) == CT_OK);
+    ct_tensor *bx = ct_randn(CT_FLOAT32, 1, 3, 5, 5);
+    CHECK_ERR(run1(b, bx) != NULL, CT_ERR_ARG, "conv2d_relu: invalid convolution geometry");
+    ct_graph_free(b);
     ct_graph_free(g);
     ct_module_free(m);
 }
@@ -374,7 +424,7 @@ TEST(test_save_load_roundtrip_and_corruption) {
     CHECK_ERR(ct_graph_load("/nonexistent/model.ctjit"), CT_ERR_IO, "/nonexistent/model.ctjit");
     char *bad = (char *)malloc(len);
     const char *cases[][3] = {
-        {"aten::conv2d", "aten::conv9d", "no op named 'aten::conv9d'"},
+        {"ct::conv2d_relu", "ct::conv9d_relu", "no op named 'ct::conv9d_relu'"},
         {"ctensor.jit.version\":\"1", "ctensor.jit.version\":\"7", "graph file version '7'"},
         {"return (%", "retvrn (%", "expected"},
         {"groups=1", "groups=x", "bad attributes"},
@@ -1352,6 +1402,7 @@ int main(void) {
     int64_t live0 = ct_live_tensors();
     RUN(test_mlp_trace_run_optimize);
     RUN(test_cnn_conv_bn_folding);
+    RUN(test_conv_relu_epilogue);
     RUN(test_linear_bn_folding);
     RUN(test_transformer_encoder_layer);
     RUN(test_elementwise_fusion);

@@ -9,7 +9,11 @@
        cache of large blocks, which evicts its oldest block when full): 0, also
        after more than 8 other large blocks were cached on the thread
      - the 784-512-256-10 MLP, frozen: the built-in GEMM's packing buffers come
-       from the thread's block cache too: 0 */
+       from the thread's block cache too: 0
+     - the Fashion-MNIST CNN with batch norm (conv-bn-relu-pool twice, flatten,
+       linear; batch 16), frozen: 0
+     - a transformer encoder layer (d_model 64, 4 heads, feed-forward 128, batch 4,
+       sequence 32), frozen: 0 */
 #ifndef CT_TEST_SHARED_IMPL
 #error "tests/jit_lite/allocs.c links tests/ct_impl.o (the Makefile builds it with -DCT_TEST_SHARED_IMPL)"
 #endif
@@ -98,6 +102,30 @@ int main(void) {
         long c = g ? run_allocs(g, x) : -1;
         int gemms = g ? ct_graph_count_op(g, "aten::addmm") : 0;
         check(c == 0 && gemms == 3, "MLP 784-512-256-10 b64 (frozen)", c, "0");
+        ct_graph_free(g);
+        ct_module_free(m);
+    }
+    CT_SCOPE {
+        ct_module *m = ct_module_eval(ct_nn_sequential(
+            ct_nn_conv2d(1, 8, 3, 1, 1), ct_nn_batch_norm2d(8), ct_nn_relu(), ct_nn_max_pool2d(2, 2), ct_nn_conv2d(8, 16, 3, 1, 1),
+            ct_nn_batch_norm2d(16), ct_nn_relu(), ct_nn_max_pool2d(2, 2), ct_nn_flatten(), ct_nn_linear(16 * 7 * 7, 10)));
+        ct_tensor *x = ct_randn(CT_FLOAT32, 16, 1, 28, 28);
+        ct_graph *g = optimized(m, x);
+        long c = g ? run_allocs(g, x) : -1;
+        check(c == 0 && ct_graph_count_op(g, "ct::batch_norm_eval") == 0, "CNN with batch norm b16 (frozen)", c, "0");
+        ct_graph_free(g);
+        ct_module_free(m);
+    }
+    CT_SCOPE {
+        ct_transformer_layer_options o = {0};
+        o.dim_feedforward = 128;
+        o.dropout = CT_ZERO;
+        o.batch_first = 1;
+        ct_module *m = ct_module_eval(ct_nn_transformer_encoder_layer(64, 4, &o));
+        ct_tensor *x = ct_randn(CT_FLOAT32, 4, 32, 64);
+        ct_graph *g = optimized(m, x);
+        long c = g ? run_allocs(g, x) : -1;
+        check(c == 0, "transformer encoder layer 4x32x64 (frozen)", c, "0");
         ct_graph_free(g);
         ct_module_free(m);
     }
