@@ -42,10 +42,10 @@
      them), so tracing, profiling and autograd see them like built-in ops. Kernels
      here are CPU kernels; a device header registers its own per op name with
      ct_register_kernel("aten::linalg_cholesky_ex", CT_BACKEND_CUDA, fn) (docs/SPINE.md):
-     ctensor_cuda.h, included after this header, gives cholesky, inv, solve,
-     lu_factor, lu_solve, det, slogdet, eigh, qr, svd and solve_triangular cuSOLVER /
-     cuBLAS kernels (link -lcusolver -lcublas). The backward rules make their helper
-     tensors (masks, identities) on their operands' device, so they run there too.
+     ctensor_cuda.h, included after this header, gives every op of this table a
+     CUDA kernel for real inputs (cuSOLVER / cuBLAS, a few composed of device ops;
+     link -lcusolver -lcublas). The backward rules make their helper tensors
+     (masks, identities, ranges) on their operands' device, so they run there too.
 
    PERFORMANCE
      Matrices with n <= 16 use hand-written kernels (Cholesky, LU with partial

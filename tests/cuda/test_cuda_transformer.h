@@ -47,7 +47,8 @@ TEST(test_fused_attention) {
         tf_operands(in, E, F, dt);
         char label[96];
         ct_attrs a;
-        /* self-attention: no mask, padding, causal + padding */
+        /* self-attention: no mask, padding, causal + padding (kpm in slot 5, norm1's weight's slot of the layer) */
+        ct_tensor *n1w = in[5];
         for (int mode = 0; mode < 3; mode++) {
             memset(&a, 0, sizeof a);
             a.i[0] = H;
@@ -59,6 +60,7 @@ TEST(test_fused_attention) {
             CHECK(yc && yd && yd->device.type == CT_CUDA);
             CHECK_SAME_AT(label, yd, yc, rt, at);
         }
+        in[5] = n1w;
         /* the layer: post-norm relu (no mask), pre-norm gelu (padding), nested */
         for (int mode = 0; mode < 3; mode++) {
             memset(&a, 0, sizeof a);
@@ -71,7 +73,8 @@ TEST(test_fused_attention) {
             if (mode == 1) in[13] = kpm;
             if (mode == 2) {
                 in[0] = ct_to(ct_randn(CT_FLOAT64, 11, E), dt);
-                in[13] = ct_tensor_i64(((int64_t[]){0, 5, 5, 7, 11}), 5);   /* an empty sequence too */
+                static const int64_t offs[5] = {0, 5, 5, 7, 11};   /* an empty sequence too */
+                in[13] = ct_tensor_i64(offs, 5);
             }
             tf_run(op_layer, mode ? 14 : 13, in, &a, &yc, &yd);
             snprintf(label, sizeof label, "encoder layer %s mode %d", ct_dtype_name(dt), mode);
@@ -115,7 +118,8 @@ TEST(test_fused_attention) {
     /* a nested batch's bad offsets: the CPU's message */
     ct_tensor *x11 = ct_randn(CT_FLOAT32, 11, E);
     in[0] = dev(x11);
-    in[13] = dev(ct_tensor_i64(((int64_t[]){0, 7, 5, 11}), 4));
+    static const int64_t bad_offs[4] = {0, 7, 5, 11};
+    in[13] = dev(ct_tensor_i64(bad_offs, 4));
     a.mode = 2;
     CHECK(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) < 0 && strstr(ct_last_error(), "must not decrease") != NULL);
     ct_clear_error();
