@@ -1,7 +1,8 @@
 /* tests/cuda/test_cuda_linalg.h - part of tests/cuda/test_cuda.c (included by it):
    ctensor_linalg.h's ops with cuSOLVER / cuBLAS kernels (cholesky, inv, solve,
    lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular,
-   cholesky_solve, cholesky_inverse, householder_product, lstsq) against
+   cholesky_solve, cholesky_inverse, householder_product, lstsq, eig, and
+   pinv, matrix_exp, cross, vander composed of device ops) against
    the CPU path on the same inputs: values, the _ex infos, the errors of the
    checked functions (the same messages), and gradients (the CPU's backward
    rules, which are ctensor ops, run on the device). float32 and float64, one
