@@ -1,13 +1,13 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
    kernels for the core and nn ops, cuBLAS matrix products, cuSOLVER for
-   ctensor_linalg.h.  v0.4 (2026-12-06)
+   ctensor_linalg.h, fused attention for ctensor_nn.h's transformer fastpath.
+   v0.5 (2026-12-07)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
      all-warnings) and skips cleanly without a GPU. Every op of ctensor.h's and
      ctensor_nn.h's tables has a CUDA kernel (tests/cuda/test_cuda_reduce.h:
-     test_kernel_coverage), except the fused transformer fastpath, which runs on
-     the CPU (device inputs take the regular path). The first slice (devices,
+     test_kernel_coverage), the fused transformer ops included. The first slice (devices,
      allocator, copies, elementwise, reductions, softmax, gather/scatter, cuBLAS)
      passed tests/cuda/gpu_check.sh on a GPU (NVIDIA H200, driver 580, CUDA
      13.0, 2026-11-27): 2463 checks, compute-sanitizer memcheck 0 errors,
@@ -24,6 +24,14 @@
      through the CPU's backward rules) compile warning-free under nvcc and pass
      against the CPU path on the emulator (tests/cuda/emu/cusolverDn.h, LAPACKE
      behind cuSOLVER's signatures); they have never run on a GPU.
+     Issue 16 (part 2, 2026-12-07): pinv (svd / eigh on the device), matrix_exp
+     (Pade with scaling and squaring on cuBLAS and getrs), cross, vander, lstsq
+     of wide matrices (the minimum-norm solution through the QR of A^T), eig /
+     eigvals of real matrices (cusolverDnXgeev, CUDA 12.6+), syevjBatched and
+     gesvdjBatched for batches of matrices up to 32 x 32, and fused attention
+     for ctensor_nn.h's two fused transformer ops (a tiled kernel with an online
+     softmax; see "Transformer fastpath: fused attention") pass against the CPU
+     path on the emulator and compile under nvcc; they have never run on a GPU.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -162,31 +170,42 @@
        inv / inv_ex (getrf + getrs), solve / solve_ex (getrf + getrs, vector
        and broadcast right-hand sides, left=False), lu_factor / lu_factor_ex
        (getrf), lu_solve (getrs; left, adjoint), det, slogdet, logdet (getrf and
-       a kernel), eigh / eigvalsh (syevd), qr in every mode (geqrf + orgqr), svd
-       / svdvals (gesvd), solve_triangular (cuBLAS trsm), cholesky_solve
+       a kernel), eigh / eigvalsh (syevd; syevjBatched for batches of n <= 32),
+       qr in every mode (geqrf + orgqr), svd / svdvals (gesvd; gesvdjBatched for
+       batches of matrices up to 32 x 32), solve_triangular (cuBLAS trsm), cholesky_solve
        (potrs), cholesky_inverse (potrs against the identity; the CPU's
        zero-diagonal error), householder_product (orgqr), lstsq with driver
-       "gels" and m >= n (geqrf + ormqr + cuBLAS trsm; PyTorch's CUDA driver:
-       other drivers and wide inputs fail naming the op), vector_norm (the
-       core norm's reduction kernel); float32 and float64;
+       "gels" (PyTorch's CUDA driver; other drivers fail naming the op): m >= n
+       through geqrf + ormqr + cuBLAS trsm, m < n the minimum-norm solution
+       through the QR of A^T (geqrf, trsm with R^T, ormqr), vector_norm (the
+       core norm's reduction kernel), eig / eigvals of real matrices (Xgeev;
+       complex outputs on the device), and, composed of these and of device
+       ops, pinv (svd or eigh, the CPU's tolerances), matrix_exp (Pade 3 to 13
+       with scaling and squaring, the CPU's plan per matrix), cross and vander;
+       float32 and float64;
        the _ex infos are cuSOLVER's devInfo (LAPACK's codes, as on the CPU), and
        the checked functions read them back and raise the CPU's messages. The
        functions composed of these (logdet, lu, matrix_power, matrix_rank,
        cond, matrix_norm, tensorinv, multi_dot, ...) and their
        gradients (the CPU's backward rules are ctensor ops) run on the device.
-       Not yet: eig/eigvals, matrix_exp, pinv, cross, vander (each fails
-       naming its op); lstsq's gradient (its rule goes through pinv), and
-       householder_product's (its rule makes CPU identities); syevjBatched and gesvdjBatched (eigh, qr, svd and
-       solve_triangular loop over one call per matrix; cholesky and the LU
-       family batch through potrfBatched and cuBLAS's getrfBatched/getrsBatched).
+       lstsq's gradient (through pinv) and householder_product's run there
+       too. Not yet: complex inputs (no complex kernels on the device), so
+       eig's gradient (complex ops) fails naming an op; qr and
+       solve_triangular loop over one call per matrix, eigh and svd over
+       matrices larger than 32 x 32 (cholesky and the LU family batch through
+       potrfBatched and cuBLAS's getrfBatched/getrsBatched).
+     - ctensor_nn.h's fused transformer ops, ct::multi_head_self_attention_fwd
+       and ct::transformer_encoder_layer_fwd (masks none, padding, nested; not
+       the KV-cache mode): cuBLAS projections, device LayerNorm and
+       activations, and a fused attention kernel (tiles of keys in shared
+       memory, an online softmax, the masks inside the tile; no B x H x S x S
+       matrix). The modules' fastpath check in ctensor_nn.h still sends device
+       inputs to the regular path, so these serve direct calls of the ops.
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
        "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend."
      Every op of ctensor.h's and ctensor_nn.h's tables has one (checked by
-     test_kernel_coverage), except ct::transformer_encoder_layer_fwd and
-     ct::multi_head_self_attention_fwd: the fused transformer fastpath runs on
-     the CPU, and device inputs take the regular path (issue 16 brings fused
-     attention to the GPU). test_kernel_coverage also lists the linalg ops above
-     that have no kernel yet.
+     test_kernel_coverage), and every op of ctensor_linalg.h's but its helper
+     for complex products (ct::linalg_prod_others).
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -248,7 +267,8 @@
      Scans, variance and sorting along dims; Indexing along a dim, advanced
      indexing, nonzero and masked_select; Fused optimizer steps,
      scatter_reduce, randperm and multinomial; Linear algebra: cuSOLVER and
-     cuBLAS for ctensor_linalg.h's ops; Registration and the public API
+     cuBLAS for ctensor_linalg.h's ops; Transformer fastpath: fused attention;
+     Registration and the public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -272,6 +292,10 @@
                        cholesky_solve, cholesky_inverse,
                        householder_product, lstsq (gels) (emulator only
                        so far).
+     0.5 (2026-12-07)  pinv, matrix_exp, cross, vander, eig / eigvals (Xgeev),
+                       lstsq of wide matrices, syevjBatched / gesvdjBatched for
+                       batches of small matrices; fused attention and the
+                       fused transformer ops (emulator only so far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -7265,11 +7289,15 @@ static void ct__cu_optim_register(void) {
    (potrf; potrfBatched for batches), linalg_inv_ex (getrf + getrs on the
    identity), linalg_solve_ex (getrf + getrs), linalg_lu_factor_ex (getrf),
    linalg_lu_solve (getrs), linalg_det and linalg_slogdet (getrf and a kernel
-   over the diagonals and pivots), linalg_eigh (syevd), linalg_qr (geqrf +
-   orgqr), linalg_svd (gesvd), linalg_solve_triangular (cuBLAS trsm),
-   cholesky_solve and cholesky_inverse (potrs), linalg_householder_product
-   (orgqr), linalg_lstsq (driver gels, m >= n: geqrf + ormqr + trsm), and
-   linalg_vector_norm (the core norm's reduction kernel). Their
+   over the diagonals and pivots), linalg_eigh (syevd; syevjBatched for
+   batches of n <= 32), linalg_qr (geqrf + orgqr), linalg_svd (gesvd;
+   gesvdjBatched for batches of m, n <= 32), linalg_solve_triangular (cuBLAS
+   trsm), cholesky_solve and cholesky_inverse (potrs),
+   linalg_householder_product (orgqr), linalg_lstsq (driver gels; m >= n:
+   geqrf + ormqr + trsm; m < n: geqrf of A^T + trsm + ormqr), linalg_eig
+   (Xgeev, real inputs), linalg_vector_norm (the core norm's reduction
+   kernel), and linalg_pinv, linalg_matrix_exp, linalg_cross and
+   linalg_vander composed of device ops. Their
    metas are the CPU's, so shapes, dtypes, layouts and argument errors are too;
    the infos are cuSOLVER's devInfo written straight into the info tensors (the
    codes are LAPACK's, as the CPU's), and the errors of the checked functions
@@ -7280,12 +7308,15 @@ static void ct__cu_optim_register(void) {
    and use the transposed problem, as the CPU path does with LAPACK. Batches
    of square matrices up to 128 x 128 (CT__CU_LA_BATCHED_MAX) go through one
    call: potrfBatched (cholesky), cuBLAS's getrfBatched / getrsBatched (inv,
-   solve, det, slogdet, lu_factor, lu_solve); other batches loop over the
+   solve, det, slogdet, lu_factor, lu_solve), and batches up to 32 x 32
+   (CT__CU_LA_JACOBI_MAX) through the Jacobi solvers syevjBatched (eigh) and
+   gesvdjBatched (svd: full U and V, cut to the reduced ones; eigen- and
+   singular vectors then differ from syevd's / gesvd's by signs, as PyTorch's
+   CUDA results differ from its CPU ones); other batches loop over the
    matrices, one cuSOLVER call each (eigh, qr, svd, solve_triangular).
    The autograd rules of these ops are ctensor ops, so gradients run on the
-   device. The rest of ctensor_linalg.h's ops (eig, matrix_exp, pinv's
-   kernel, cross, vander, prod_others) have no CUDA kernel yet: they fail cleanly
-   naming the op (test_kernel_coverage lists them).
+   device (eig's needs complex ops: not yet). ct::linalg_prod_others (a helper
+   for complex products) has no CUDA kernel: complex tensors are CPU-only.
    Compiled warning-free by nvcc; run only on the emulator (tests/cuda/emu/
    cusolverDn.h), not yet on a GPU.
    ========================================================================== */
@@ -7293,6 +7324,12 @@ static void ct__cu_optim_register(void) {
 #include <cusolverDn.h>
 static cusolverDnHandle_t ct__cu_sol[CTENSOR_CUDA_MAX_DEVICES];
 static std::mutex ct__cu_sol_mutex;   /* one handle per device; calls are serialized */
+/* the Jacobi solvers' settings (cuSOLVER's defaults: tolerance eps, 100 sweeps, sorted), one per device */
+static syevjInfo_t ct__cu_syevj_info[CTENSOR_CUDA_MAX_DEVICES];
+static gesvdjInfo_t ct__cu_gesvdj_info[CTENSOR_CUDA_MAX_DEVICES];
+#ifndef CT__CU_LA_JACOBI_MAX
+#  define CT__CU_LA_JACOBI_MAX 32   /* batches of matrices up to 32 x 32: syevjBatched / gesvdjBatched (cuSOLVER's limit) */
+#endif
 static const char *ct__cu_sol_msg(cusolverStatus_t s) {
     switch (s) {
     case CUSOLVER_STATUS_SUCCESS: return "success";
@@ -7364,6 +7401,22 @@ static const char *ct__cu_sol_msg(cusolverStatus_t s) {
     static cusolverStatus_t ct__cu_gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T *A, int lda, T *S, T *U,  \
                                          int ldu, T *VT, int ldvt, T *W, int lw, int *info) {                                              \
         return cusolverDn##P##gesvd(h, ju, jv, m, n, A, lda, S, U, ldu, VT, ldvt, W, lw, NULL, info);                                      \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_syevjb_ws(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, const T *A, int lda,     \
+                                             const T *w, int *lw, syevjInfo_t p, int b) {                                                   \
+        return cusolverDn##P##syevjBatched_bufferSize(h, j, u, n, A, lda, w, lw, p, b);                                                    \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_syevjb(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T *A, int lda, T *w,       \
+                                          T *W, int lw, int *info, syevjInfo_t p, int b) {                                                  \
+        return cusolverDn##P##syevjBatched(h, j, u, n, A, lda, w, W, lw, info, p, b);                                                      \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_gesvdjb_ws(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, const T *A, int lda, const T *S,    \
+                                              const T *U, int ldu, const T *V, int ldv, int *lw, gesvdjInfo_t p, int b) {                   \
+        return cusolverDn##P##gesvdjBatched_bufferSize(h, j, m, n, A, lda, S, U, ldu, V, ldv, lw, p, b);                                   \
+    }                                                                                                                                      \
+    static cusolverStatus_t ct__cu_gesvdjb(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, T *A, int lda, T *S, T *U, int ldu,    \
+                                           T *V, int ldv, T *W, int lw, int *info, gesvdjInfo_t p, int b) {                                 \
+        return cusolverDn##P##gesvdjBatched(h, j, m, n, A, lda, S, U, ldu, V, ldv, W, lw, info, p, b);                                     \
     }                                                                                                                                      \
     static cublasStatus_t ct__cu_getrf_batched(cublasHandle_t h, int n, T *const *A, int lda, int *piv, int *info, int b) {                 \
         return cublas##P##getrfBatched(h, n, A, lda, piv, info, b);                                                                        \
@@ -7847,10 +7900,15 @@ static int ct__cu_la_eigh(ct__call *c, const char *fn, int dev) {
             std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
             cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
             T *m = (T *)ct__ptr(M), *w = (T *)ct__ptr(Wv);
-            int lw = 0;
-            if (h) CT__CU_SOL_CALL(st, "syevd_bufferSize", ct__cu_syevd_ws(h, job, fill, (int)n, m, (int)n, w, &lw));
+            int lw = 0, jac = B.count > 1 && n <= CT__CU_LA_JACOBI_MAX && B.count <= INT32_MAX;
+            if (h && jac && !ct__cu_syevj_info[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateSyevjInfo", cusolverDnCreateSyevjInfo(&ct__cu_syevj_info[dev]));
+            syevjInfo_t jp = ct__cu_syevj_info[dev];
+            if (h && jac) CT__CU_SOL_CALL(st, "syevjBatched_bufferSize", ct__cu_syevjb_ws(h, job, fill, (int)n, m, (int)n, w, &lw, jp, (int)B.count));
+            else if (h) CT__CU_SOL_CALL(st, "syevd_bufferSize", ct__cu_syevd_ws(h, job, fill, (int)n, m, (int)n, w, &lw));
             if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
-            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+            if (ws && jac)   /* the whole batch in one call */
+                CT__CU_SOL_CALL(st, "syevjBatched", ct__cu_syevjb(h, job, fill, (int)n, m, (int)n, w, (T *)ct__ptr(ws), lw, (int *)ct__ptr(info), jp, (int)B.count));
+            for (int64_t b = 0; ws && !jac && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "syevd", ct__cu_syevd(h, job, fill, (int)n, m + b * n * n, (int)n, w + b * n, (T *)ct__ptr(ws), lw, (int *)ct__ptr(info) + b));
         }
     }
@@ -7984,6 +8042,10 @@ static int ct__cu_la_svd(ct__call *c, const char *fn, int dev) {
     ct_tensor *Wa = ct__cu_la_new(A->dtype, &B, N, M, D), *Ub = NULL, *Vb = NULL, *info = ct__cu_la_buf(CT_INT32, B.count + 1, D), *ws = NULL;
     if (!Wa || !info) rc = -1;
     if (!rc && wantv && (!(Ub = ct__cu_la_new(A->dtype, &B, gu, M, D)) || !(Vb = ct__cu_la_new(A->dtype, &B, N, gv, D)))) rc = -1;
+    /* batches of small matrices: gesvdjBatched (full U and V in buffers of their own) */
+    int jac = B.count > 1 && M <= CT__CU_LA_JACOBI_MAX && B.count <= INT32_MAX;
+    ct_tensor *Uf = NULL, *Vf = NULL;
+    if (!rc && jac && wantv && (!(Uf = ct__cu_la_buf(A->dtype, B.count * M * M, D)) || !(Vf = ct__cu_la_buf(A->dtype, B.count * N * N, D)))) rc = -1;
     if (!rc) {
         ct_tensor v = tall ? ct__cu_la_bview(A, &B, 2, 2, n, m, A->strides[nd - 1], A->strides[nd - 2])
                            : ct__cu_la_bview(A, &B, 2, 2, m, n, A->strides[nd - 2], A->strides[nd - 1]);
@@ -8009,14 +8071,34 @@ static int ct__cu_la_svd(ct__call *c, const char *fn, int dev) {
             cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
             T *a = (T *)ct__ptr(Wa), *s = (T *)ct__ptr(S), *u = Ub ? (T *)ct__ptr(Ub) : NULL, *vt = Vb ? (T *)ct__ptr(Vb) : NULL;
             int lw = 0;
-            if (h) CT__CU_SOL_CALL(st, "gesvd_bufferSize", ct__cu_gesvd_ws(h, (int)M, (int)N, a, &lw));
-            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
-            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+            if (h && jac) {   /* full U (M x M) and V (N x N) of every matrix, in one call */
+                cusolverEigMode_t jz = wantv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+                T *uf = Uf ? (T *)ct__ptr(Uf) : NULL, *vf = Vf ? (T *)ct__ptr(Vf) : NULL;
+                if (!ct__cu_gesvdj_info[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateGesvdjInfo", cusolverDnCreateGesvdjInfo(&ct__cu_gesvdj_info[dev]));
+                gesvdjInfo_t jp = ct__cu_gesvdj_info[dev];
+                CT__CU_SOL_CALL(st, "gesvdjBatched_bufferSize", ct__cu_gesvdjb_ws(h, jz, (int)M, (int)N, a, (int)M, s, uf, (int)M, vf, (int)N, &lw, jp, (int)B.count));
+                if (st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+                if (ws)
+                    CT__CU_SOL_CALL(st, "gesvdjBatched", ct__cu_gesvdjb(h, jz, (int)M, (int)N, a, (int)M, s, uf, (int)M, vf, (int)N, (T *)ct__ptr(ws), lw, ip, jp,
+                                                                         (int)B.count));
+            } else if (h) {
+                CT__CU_SOL_CALL(st, "gesvd_bufferSize", ct__cu_gesvd_ws(h, (int)M, (int)N, a, &lw));
+                if (st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            }
+            for (int64_t b = 0; ws && !jac && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "gesvd", ct__cu_gesvd(h, job, job, (int)M, (int)N, a + b * M * N, (int)M, s + b * k, u ? u + b * M * gu : NULL, (int)M,
                                                           vt ? vt + b * gv * N : NULL, (int)(gv > 1 ? gv : 1), (T *)ct__ptr(ws), lw, ip + b));
         }
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc && jac && wantv) {   /* gesvdjBatched's U and V as gesvd's: Ub = U's first gu columns, Vb (VT, N x N column-major) = V^T */
+        int64_t su[3] = {B.count, gu, M}, tu[3] = {M * M, M, 1}, du[3] = {gu * M, M, 1};
+        int64_t sv[3] = {B.count, N, N}, tv[3] = {N * N, 1, N}, dv[3] = {N * N, N, 1};
+        ct_tensor us = ct__ix_view(Uf, 3, su, tu, 0), ud = ct__ix_view(Ub, 3, su, du, 0), vs = ct__ix_view(Vf, 3, sv, tv, 0), vd = ct__ix_view(Vb, 3, sv, dv, 0);
+        rc = ct__cu_copy_dev(fn, &ud, &us) || ct__cu_copy_dev(fn, &vd, &vs) ? -1 : 0;
+    }
+    ct__cu_la_free(Uf);
+    ct__cu_la_free(Vf);
     if (!rc && wantv) {
         if (tall) {   /* U (m x uc) = Ub column-major, Vh (vr x n) = Vb column-major */
             ct_tensor uv = ct__cu_la_bview(U, &B, 2, 2, uc, m, U->strides[nd - 1], U->strides[nd - 2]);
@@ -8212,6 +8294,120 @@ static int ct__cu_la_householder(ct__call *c, const char *fn, int dev) {
     return rc;
 }
 
+/* ---- lstsq, driver gels, m < n (underdetermined): the minimum-norm solution
+   through the QR factorization of A^T (as LAPACK's gels through the LQ of A):
+   A's row-major copy is A^T column-major (n x m), geqrf gives A^T = Q R, so
+   A = R^T Q^T; trsm solves R^T y = B (B in the first m rows of an n x k
+   buffer whose other rows are zero), and ormqr makes X = Q [y; 0]. A zero on
+   R's diagonal is the CPU's (gels's) rank error; there are no residuals. ---- */
+template <typename T>
+static int ct__cu_la_lstsq_wide(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0], *Bt = c->in[1];
+    ct_tensor *X = c->out[0];
+    int nd = A->ndim, bd = Bt->ndim, vec = bd == nd - 1, rc = 0, xd = X->ndim;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = vec ? 1 : X->shape[xd - 1];
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, xd - (vec ? 1 : 2), X->shape);
+    if (!ct__cu_la_int_ok(fn, n, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
+    if (B.count == 0 || k == 0) return 0;
+    if (m == 0) return ct__cu_fill(fn, X, 0.0);
+    ct_device D = X->device;
+    ct_tensor *W = ct__cu_la_new(A->dtype, &B, m, n, D), *Xb = ct__cu_la_new(A->dtype, &B, k, n, D);
+    ct_tensor *tau = ct__cu_la_buf(A->dtype, B.count * m, D), *info = ct__cu_la_buf(CT_INT32, B.count + 1, D), *ws = NULL;
+    if (!W || !Xb || !tau || !info) rc = -1;
+    int64_t sh[CT_MAX_DIMS], stv[CT_MAX_DIMS];
+    if (!rc) {   /* W: A row-major (A^T column-major); Xb: zeros, B in its first m rows (column-major) */
+        ct_tensor av = ct__cu_la_bview(A, &B, 2, 2, m, n, A->strides[nd - 2], A->strides[nd - 1]);
+        ct_tensor bv = vec ? ct__cu_la_bview(Bt, &B, 1, 2, 1, m, 0, Bt->strides[bd - 1])
+                           : ct__cu_la_bview(Bt, &B, 2, 2, k, m, Bt->strides[bd - 1], Bt->strides[bd - 2]);
+        for (int d = 0; d < B.nb; d++) { sh[d] = B.bs[d]; stv[d] = Xb->strides[d]; }
+        sh[B.nb] = k;
+        sh[B.nb + 1] = m;
+        stv[B.nb] = n;
+        stv[B.nb + 1] = 1;
+        ct_tensor dst = ct__ix_view(Xb, B.nb + 2, sh, stv, 0);
+        rc = ct__cu_copy_dev(fn, W, &av) || ct__cu_fill(fn, Xb, 0.0) || ct__cu_copy_dev(fn, &dst, &bv) ? -1 : 0;
+    }
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    int *ip = info ? (int *)ct__ptr(info) : NULL;   /* ip[0..count): R's zero diagonals; ip[count]: devInfo */
+    T *a = W ? (T *)ct__ptr(W) : NULL, *x = Xb ? (T *)ct__ptr(Xb) : NULL, *tp = tau ? (T *)ct__ptr(tau) : NULL;
+    int lw = 0;
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            int lw1 = 0, lw2 = 0;
+            if (h) CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)n, (int)m, a, (int)n, &lw1));
+            if (h) CT__CU_SOL_CALL(st, "ormqr_bufferSize", ct__cu_ormqr_ws(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)n, (int)k, (int)m, a, (int)n, tp, x, (int)n, &lw2));
+            lw = lw1 > lw2 ? lw1 : lw2;
+            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "geqrf", ct__cu_geqrf(h, (int)n, (int)m, a + b * m * n, (int)n, tp + b * m, (T *)ct__ptr(ws), lw, ip + B.count));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    if (!rc) {   /* R's zero diagonals: the CPU's rank error */
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)a, B.count, m, n, m * n, ip), ct__cu_la_zdiag_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+        int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count);
+        if (!rc && !hi) rc = -1;
+        int64_t bad = 0;
+        int v = hi ? ct__la_first_bad(hi, B.count, &bad) : 0;
+        CT_FREE(hi);
+        if (v)
+            rc = ct__failed(CT_ERR_NUMERIC, "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix does not have full rank (error code: %d).",
+                            ct__la_batch_prefix(B.nb > 0, bad).s, v);
+    }
+    if (!rc) {   /* y = R^{-T} B (cuBLAS trsm) */
+        cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+        int stage = 0;
+        cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+            if ((s = ct__cu_blas_ready(dev, ty, &stage)) == CUBLAS_STATUS_SUCCESS) {
+                const T one = (T)1;
+                for (int64_t b = 0; b < B.count && s == CUBLAS_STATUS_SUCCESS; b++)
+                    s = ct__cu_trsm(ct__cu_blas[dev], CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, (int)m, (int)k, &one,
+                                    a + b * m * n, (int)n, x + b * n * k, (int)n);
+                stage = 2;
+            }
+        }
+        if (!rc && stage == 1) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", fn, ct__cu_blas_msg(s));
+        else if (!rc && s != CUBLAS_STATUS_SUCCESS) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (trsm)", fn, ct__cu_blas_msg(s));
+    }
+    if (!rc) {   /* X = Q [y; 0] (ormqr) */
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            for (int64_t b = 0; h && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "ormqr", ct__cu_ormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)n, (int)k, (int)m, a + b * m * n, (int)n, tp + b * m,
+                                                          x + b * n * k, (int)n, (T *)ct__ptr(ws), lw, ip + B.count));
+        }
+        if (!rc) rc = ct__cu_solst_report(fn, &st);
+    }
+    if (!rc) {   /* X: Xb (column-major n x k) */
+        ct_tensor ov = vec ? ct__cu_la_bview(X, &B, 1, 2, 1, n, 0, X->strides[xd - 1])
+                           : ct__cu_la_bview(X, &B, 2, 2, k, n, X->strides[xd - 1], X->strides[xd - 2]);
+        rc = ct__cu_copy_dev(fn, &ov, Xb);
+    }
+    ct__cu_la_free(W);
+    ct__cu_la_free(Xb);
+    ct__cu_la_free(tau);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    return rc;
+}
 /* ---- lstsq, driver gels, m >= n (PyTorch's CUDA default and only driver):
    A copied column-major, geqrf, ormqr applies Q^T to B (copied column-major,
    m x k), trsm solves R X = (Q^T B)[:n]; the residuals (m > n) are the sums of
@@ -8225,9 +8421,7 @@ static int ct__cu_la_lstsq(ct__call *c, const char *fn, int dev) {
     int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], k = vec ? 1 : X->shape[xd - 1];
     if (drv != 0)   /* CT__LA_GELS */
         return ct__failed(CT_ERR_UNSUPPORTED, "torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA");
-    if (m < n)
-        return ct__failed(CT_ERR_UNSUPPORTED, "torch.linalg.lstsq: only overdetermined systems (input.size(-2) >= input.size(-1)) are allowed on CUDA, got %lld x %lld",
-                          (long long)m, (long long)n);
+    if (m < n) return ct__cu_la_lstsq_wide<T>(c, fn, dev);
     ct__cu_lab B;
     ct__cu_lab_of(&B, xd - (vec ? 1 : 2), X->shape);
     if (!ct__cu_la_int_ok(fn, m, k) || !ct__cu_la_int_ok(fn, B.count, 0)) return -1;
@@ -8331,6 +8525,278 @@ static int ct__cu_la_lstsq(ct__call *c, const char *fn, int dev) {
     return rc;
 }
 
+/* ---- eig / eigvals (real input): cuSOLVER's Xgeev (64-bit API, CUDA 12.6+)
+   on a column-major copy of each matrix, all-real types: W holds the real
+   parts then the imaginary parts, VR the right eigenvectors in LAPACK's form
+   (a complex pair j, j+1 as its real and imaginary columns); a kernel writes
+   the complex outputs. Non-finite inputs are the CPU's error, checked first;
+   devInfo is geev's (the CPU's message). Complex inputs have no kernel here
+   (no complex kernels on the device yet), and eig's backward rule needs
+   complex ops, so its gradient does not run on the device either. ---- */
+static cusolverDnParams_t ct__cu_sol_params[CTENSOR_CUDA_MAX_DEVICES];
+/* count x n (wr, wi) and count x n x n column-major VR into L (count x n complex)
+   and V (count x n x n complex, row-major; NULL: none) */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_eig_out_kernel(const T *w, const T *vr, int64_t count, int64_t n, T *L, T *V) {
+    const int64_t nn = n * n, total = count * (V ? nn : n);
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        if (!V) {
+            int64_t b = e / n, j = e % n;
+            L[2 * e] = w[b * 2 * n + j];
+            L[2 * e + 1] = w[b * 2 * n + n + j];
+            continue;
+        }
+        int64_t b = e / nn, i = (e % nn) / n, j = e % n;
+        const T *wb = w + b * 2 * n, *v = vr + b * nn;
+        T wi = wb[n + j], re = v[i + j * n], im = (T)0;
+        if (wi > (T)0 && j + 1 < n) im = v[i + (j + 1) * n];
+        else if (wi < (T)0 && j > 0) { re = v[i + (j - 1) * n]; im = -v[i + j * n]; }
+        V[2 * e] = re;
+        V[2 * e + 1] = im;
+        if (i == 0) { L[2 * (b * n + j)] = wb[j]; L[2 * (b * n + j) + 1] = wi; }
+    }
+}
+template <typename T>
+static int ct__cu_la_eig(ct__call *c, const char *fn, int dev) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *L = c->out[0], *V = c->out[1];
+    int nd = A->ndim, wantv = (c->a->flags & CT__LAF_COMPUTE_V) != 0, rc = 0;
+    int64_t n = A->shape[nd - 1], nn = n * n;
+    if (A->dtype != CT_FLOAT32 && A->dtype != CT_FLOAT64)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: %s inputs are not supported on CUDA yet (complex tensors are CPU-only)", fn, CT__DTNAME(A->dtype));
+    ct__cu_lab B;
+    ct__cu_lab_of(&B, nd - 2, A->shape);
+    if (!ct__cu_la_int_ok(fn, n, B.count)) return -1;
+    if (B.count == 0 || n == 0) return 0;
+    ct_device D = L->device;
+    ct_tensor *Wa = ct__cu_la_new(A->dtype, &B, n, n, D), *wb = ct__cu_la_buf(A->dtype, B.count * 2 * n, D);
+    ct_tensor *vb = wantv ? ct__cu_la_buf(A->dtype, B.count * nn, D) : NULL, *info = ct__cu_la_buf(CT_INT32, B.count + 1, D), *ws = NULL;
+    if (!Wa || !wb || (wantv && !vb) || !info) rc = -1;
+    if (!rc) {
+        ct_tensor v = ct__cu_la_bview(A, &B, 2, 2, n, n, A->strides[nd - 1], A->strides[nd - 2]);
+        rc = ct__cu_copy_dev(fn, Wa, &v);
+    }
+    int *ip = info ? (int *)ct__ptr(info) : NULL;   /* ip[count]: the non-finite flag */
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok || ct__cu_fill(fn, info, 0.0)) rc = -1;
+        else {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count * nn, CT__CU_THREADS, dev), CT__CU_THREADS, ((const T *)ct__ptr(Wa), B.count * nn, ip + B.count),
+                          ct__cu_la_finite_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    int32_t *hf = rc ? NULL : ct__cu_la_infos(fn, info, B.count + 1);
+    if (!rc && !hf) rc = -1;
+    if (!rc && hf[B.count]) rc = ct__failed(CT_ERR_NUMERIC, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+    CT_FREE(hf);
+    ct__cu_solst st;
+    ct__cu_solst_init(&st);
+    void *hws = NULL;
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+            if (h && !ct__cu_sol_params[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateParams", cusolverDnCreateParams(&ct__cu_sol_params[dev]));
+            cusolverDnParams_t prm = ct__cu_sol_params[dev];
+            cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+            cusolverEigMode_t jv = wantv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+            T *a = (T *)ct__ptr(Wa), *w = (T *)ct__ptr(wb), *vr = vb ? (T *)ct__ptr(vb) : NULL;
+            size_t dsz = 0, hsz = 0;
+            if (h && prm)
+                CT__CU_SOL_CALL(st, "Xgeev_bufferSize", cusolverDnXgeev_bufferSize(h, prm, CUSOLVER_EIG_MODE_NOVECTOR, jv, n, ty, a, n, ty, w, ty, NULL, 1, ty, vr,
+                                                                                   wantv ? n : 1, ty, &dsz, &hsz));
+            if (h && prm && st.s == CUSOLVER_STATUS_SUCCESS) {
+                ws = ct__cu_la_buf(CT_UINT8, (int64_t)dsz, D);
+                hws = hsz ? CT_MALLOC(hsz) : NULL;
+                if (!ws) rc = -1;
+                else if (hsz && !hws) rc = ct__failed(CT_ERR_MEMORY, "%s: out of host memory (%zu bytes)", fn, hsz);
+            }
+            for (int64_t b = 0; !rc && ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+                CT__CU_SOL_CALL(st, "Xgeev", cusolverDnXgeev(h, prm, CUSOLVER_EIG_MODE_NOVECTOR, jv, n, ty, a + b * nn, n, ty, w + b * 2 * n, ty, NULL, 1, ty,
+                                                             vr ? vr + b * nn : NULL, wantv ? n : 1, ty, ct__ptr(ws), dsz, hws, hsz, ip + b));
+        }
+    }
+    if (!rc) rc = ct__cu_solst_report(fn, &st);
+    int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count);
+    if (!rc && !hi) rc = -1;
+    if (!rc) {
+        int64_t bad = 0;
+        int v = ct__la_first_bad(hi, B.count, &bad);
+        if (v)
+            rc = ct__failed(CT_ERR_NUMERIC, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                            fn, ct__la_batch_prefix(nd > 2, bad).s, v);
+    }
+    CT_FREE(hi);
+    if (!rc) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else {
+            int64_t total = B.count * (wantv ? nn : n);
+            CT__CU_LAUNCH(ct__cu_blocks(total, CT__CU_THREADS, dev), CT__CU_THREADS,
+                          ((const T *)ct__ptr(wb), vb ? (const T *)ct__ptr(vb) : (const T *)NULL, B.count, n, (T *)ct__ptr(L), wantv ? (T *)ct__ptr(V) : (T *)NULL),
+                          ct__cu_la_eig_out_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    if (hws) {   /* the host workspace may be in use until the calls are done */
+        ct__cu_guard guard(dev, fn);
+        if (guard.ok && cudaStreamSynchronize(ct__cu_stream_of(dev)) != cudaSuccess && !rc) rc = ct__failed(CT_ERR_DEVICE, "%s: cudaStreamSynchronize failed", fn);
+        CT_FREE(hws);
+    }
+    ct__cu_la_free(Wa);
+    ct__cu_la_free(wb);
+    ct__cu_la_free(vb);
+    ct__cu_la_free(info);
+    ct__cu_la_free(ws);
+    return rc;
+}
+
+/* ---- ops composed of device ops: pinv (svd or eigh above, a tolerance, a
+   product), matrix_exp (Pade with scaling and squaring: cuBLAS products and a
+   getrf + getrs solve), cross (products of the components), vander (cumprod).
+   The kernel runs ctensor ops on the operands' device with autograd off, in a
+   scope of its own, and copies the result into the call's output; the op's
+   autograd rule stays its own (pinv's and matrix_exp's are ctensor ops, so
+   their gradients, and lstsq's through pinv, run on the device too). ---- */
+static int ct__cu_la_into(ct_tensor *out, const ct_tensor *r) { return r && ct_copy_(out, r) ? 0 : -1; }
+/* runs fn(c) with autograd off in a scope that frees what it made */
+static int ct__cu_la_composed(ct__call *c, int (*fn)(ct__call *)) {
+    int prev = ct_set_grad_enabled(0), tok = ct_scope_begin();
+    int rc = fn(c);
+    ct_scope_end(tok);
+    ct_set_grad_enabled(prev);
+    return rc;
+}
+/* pinv (PyTorch's linalg_pinv): V diag(1/s) U^T over the singular values above
+   max(atol, rtol * s_max); hermitian: V diag(1/w) V^T over |w| above the
+   tolerance (eigh of the lower triangle). The tolerances are the CPU's. */
+static int ct__cu_la_pinv_body(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *P = c->out[0];
+    int nd = A->ndim, herm = (c->a->flags & CT__LAF_HERMITIAN) != 0;
+    int64_t m = A->shape[nd - 2], n = A->shape[nd - 1], last = -1;
+    if (ct_numel(P) == 0) return 0;
+    if (m == 0 || n == 0) return ct__cu_fill("linalg.pinv", P, 0.0);
+    double atol = c->a->s[0], rtol = c->a->s[1];
+    if (isnan(rtol)) rtol = isnan(atol) || atol <= 0 ? ct__la_eps(A->dtype) * (double)(m > n ? m : n) : 0.0;
+    if (isnan(atol)) atol = 0.0;
+    ct_tensor *r = NULL;
+    if (herm) {
+        ct_linalg_eig_result e = ct_linalg_eigh(A, "L");
+        ct_tensor *aw = e.eigenvalues ? ct_abs(e.eigenvalues) : NULL;
+        ct_tensor *tol = ct_clamp(ct_mul_scalar(ct_amax(aw, 1, &last, 1), rtol), atol, NAN);
+        ct_tensor *winv = ct_where_scalar(ct_gt(aw, tol), ct_reciprocal(e.eigenvalues), 0.0);
+        r = ct_matmul(ct_mul(e.eigenvectors, ct_unsqueeze(winv, -2)), ct_mT(e.eigenvectors));
+    } else {
+        ct_linalg_svd_result s = ct_linalg_svd(A, 0);
+        ct_tensor *tol = ct_clamp(ct_mul_scalar(ct_narrow(s.S, -1, 0, 1), rtol), atol, NAN);   /* s_max = s[0] */
+        ct_tensor *sinv = ct_where_scalar(ct_gt(s.S, tol), ct_reciprocal(s.S), 0.0);
+        r = ct_matmul(ct_mul(ct_mT(s.Vh), ct_unsqueeze(sinv, -2)), ct_mT(s.U));
+    }
+    if (!r && ct_last_error_code() == CT_ERR_NUMERIC)
+        return ct__failed(CT_ERR_NUMERIC, "linalg.pinv: The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated singular values");
+    return ct__cu_la_into(P, r);
+}
+/* exp of g matrices (g x n x n) that share a Pade degree and a number of squarings */
+static ct_tensor *ct__cu_la_expm_group(ct_tensor *a, const double *bc, int deg, int sq) {
+    int64_t n = a->shape[2];
+    ct_tensor *I = ct_eye_on(a->device, n, n, a->dtype), *u, *v;
+    a = ct_mul_scalar(a, ldexp(1.0, -sq));
+    ct_tensor *a2 = ct_matmul(a, a);
+    if (deg == 13) {
+        ct_tensor *a4 = ct_matmul(a2, a2), *a6 = ct_matmul(a2, a4);
+        ct_tensor *t = ct_add(ct_add(ct_mul_scalar(a6, bc[13]), ct_mul_scalar(a4, bc[11])), ct_mul_scalar(a2, bc[9]));
+        u = ct_add(ct_add(ct_add(ct_matmul(a6, t), ct_mul_scalar(a6, bc[7])), ct_add(ct_mul_scalar(a4, bc[5]), ct_mul_scalar(a2, bc[3]))), ct_mul_scalar(I, bc[1]));
+        u = ct_matmul(a, u);
+        t = ct_add(ct_add(ct_mul_scalar(a6, bc[12]), ct_mul_scalar(a4, bc[10])), ct_mul_scalar(a2, bc[8]));
+        v = ct_add(ct_add(ct_add(ct_matmul(a6, t), ct_mul_scalar(a6, bc[6])), ct_add(ct_mul_scalar(a4, bc[4]), ct_mul_scalar(a2, bc[2]))), ct_mul_scalar(I, bc[0]));
+    } else {   /* u = a sum_j b_{2j+1} a2^j, v = sum_j b_{2j} a2^j */
+        ct_tensor *pw = I;
+        u = ct_zeros_like(a);
+        v = ct_zeros_like(a);
+        for (int j = 0; 2 * j <= deg; j++) {
+            v = ct_add(v, ct_mul_scalar(pw, bc[2 * j]));
+            u = ct_add(u, ct_mul_scalar(pw, bc[2 * j + 1]));
+            if (2 * j + 2 <= deg) pw = ct_matmul(pw, a2);
+        }
+        u = ct_matmul(a, u);
+    }
+    ct_tensor *X = ct_linalg_solve_ex(ct_sub(v, u), ct_add(v, u), 1, 0, NULL);   /* (v - u) X = v + u; infos unchecked, as the CPU's */
+    for (int s = 0; s < sq && X; s++) X = ct_matmul(X, X);
+    return X;
+}
+/* matrix_exp: the CPU's plan (ct__la_expm_plan) from each matrix's 1-norm (read
+   back), then one batched computation per group of matrices with the same plan */
+static int ct__cu_la_matrix_exp_body(ct__call *c) {
+    const ct_tensor *A = c->in[0];
+    ct_tensor *Y = c->out[0];
+    int nd = A->ndim;
+    int64_t n = A->shape[nd - 1], count = n ? ct_numel(A) / (n * n) : 0, sh3[3] = {count, n, n}, m1 = -1;
+    if (count == 0 || n == 0) return 0;
+    ct_tensor *Af = ct_reshape_n(A, 3, sh3);
+    ct_tensor *nh = ct_to_device(ct_to(ct_amax(ct_sum_dim(ct_abs(Af), -2, 0), 1, &m1, 0), CT_FLOAT64), ct_cpu());
+    if (!nh) return -1;
+    const double *norm = (const double *)ct_data_ptr(nh);
+    int *key = (int *)ct__la_scratch(sizeof(int) * (size_t)count * 2);
+    int64_t *idx = (int64_t *)ct__la_scratch(sizeof(int64_t) * (size_t)count);
+    if (!key || !idx) { CT_FREE(key); CT_FREE(idx); return -1; }
+    int rc = 0, ngroups = 0;
+    for (int64_t b = 0; b < count; b++) {
+        int deg = 0, sq = 0;
+        ct__la_expm_plan(norm[b], &deg, &sq);
+        key[b] = deg + 16 * sq;
+        key[count + b] = 0;   /* done */
+    }
+    for (int64_t b = 0; b < count; b++) ngroups += b == 0 || key[b] != key[0];
+    ct_tensor *R = ngroups == 1 ? NULL : ct_empty_like(Af);
+    for (int64_t b0 = 0; b0 < count && !rc; b0++) {
+        if (key[count + b0]) continue;
+        int64_t g = 0;
+        for (int64_t b = b0; b < count; b++)
+            if (key[b] == key[b0]) { idx[g++] = b; key[count + b] = 1; }
+        int deg = 0, sq = 0;
+        const double *bc = ct__la_expm_plan(norm[b0], &deg, &sq);
+        if (g == count) {
+            rc = ct__cu_la_into(Y, ct_reshape_n(ct__cu_la_expm_group(Af, bc, deg, sq), nd, A->shape));
+        } else {
+            ct_tensor *ix = ct_from_data_on_n(A->device, idx, CT_INT64, 1, &g);
+            rc = ct_index_copy_(R, 0, ix, ct__cu_la_expm_group(ct_index_select(Af, 0, ix), bc, deg, sq)) ? 0 : -1;
+        }
+    }
+    if (!rc && R) rc = ct__cu_la_into(Y, ct_reshape_n(R, nd, A->shape));
+    CT_FREE(key);
+    CT_FREE(idx);
+    return rc;
+}
+/* cross along dim: out_i = x_{i+1} y_{i+2} - x_{i+2} y_{i+1} (broadcasting) */
+static int ct__cu_la_cross_body(ct__call *c) {
+    const ct_tensor *x = c->in[0], *y = c->in[1];
+    ct_tensor *o = c->out[0];
+    int d = ct__wrap_dim((int)c->a->i[0], o->ndim);
+    if (ct_numel(o) == 0) return 0;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        ct_tensor *r = ct_sub(ct_mul(ct_narrow(x, d, j, 1), ct_narrow(y, d, k, 1)), ct_mul(ct_narrow(x, d, k, 1), ct_narrow(y, d, j, 1)));
+        if (ct__cu_la_into(ct_narrow(o, d, i, 1), r)) return -1;
+    }
+    return 0;
+}
+/* vander: the running products 1, x, x^2, ... (cumprod of [1, x, ..., x]) in the output's dtype */
+static int ct__cu_la_vander_body(ct__call *c) {
+    const ct_tensor *x = c->in[0];
+    ct_tensor *V = c->out[0];
+    int nd = V->ndim;
+    int64_t N = V->shape[nd - 1], sh[CT_MAX_DIMS];
+    if (ct_numel(V) == 0) return 0;
+    for (int d = 0; d < nd; d++) sh[d] = V->shape[d];
+    sh[nd - 1] = N - 1;
+    ct_tensor *xe = ct_expand_n(ct_unsqueeze(ct_to(x, V->dtype), -1), nd, sh);
+    ct_tensor *parts[2] = {ct_ones_like(ct_narrow(V, -1, 0, 1)), xe};
+    return ct__cu_la_into(V, ct_cumprod_dtype(ct_cat(2, parts, -1), -1, V->dtype));
+}
 /* one kernel for the ops of ctensor_linalg.h that run here: by op and dtype */
 static int ct__cu_k_linalg(ct__call *c) {
     const char *fn = ct__la_fn(c);
@@ -8354,6 +8820,11 @@ static int ct__cu_k_linalg(ct__call *c) {
     case CT__LA_CHOL_INV: return d ? ct__cu_la_chol_solve<double>(c, fn, dev, 1) : ct__cu_la_chol_solve<float>(c, fn, dev, 1);
     case CT__LA_LSTSQ: return d ? ct__cu_la_lstsq<double>(c, fn, dev) : ct__cu_la_lstsq<float>(c, fn, dev);
     case CT__LA_HOUSEHOLDER: return d ? ct__cu_la_householder<double>(c, fn, dev) : ct__cu_la_householder<float>(c, fn, dev);
+    case CT__LA_EIG: return d ? ct__cu_la_eig<double>(c, fn, dev) : ct__cu_la_eig<float>(c, fn, dev);
+    case CT__LA_PINV: return ct__cu_la_composed(c, ct__cu_la_pinv_body);
+    case CT__LA_MATRIX_EXP: return ct__cu_la_composed(c, ct__cu_la_matrix_exp_body);
+    case CT__LA_CROSS: return ct__cu_la_composed(c, ct__cu_la_cross_body);
+    case CT__LA_VANDER: return ct__cu_la_composed(c, ct__cu_la_vander_body);
     default: return ct__failed(CT_ERR_UNSUPPORTED, "%s: no CUDA kernel", fn);
     }
 }
@@ -8369,7 +8840,8 @@ static int ct__cu_k_la_vector_norm(ct__call *c) {
 }
 static const int ct__cu_la_ops[] = {CT__LA_CHOLESKY, CT__LA_INV, CT__LA_SOLVE, CT__LA_DET, CT__LA_SLOGDET, CT__LA_LU_FACTOR,
                                     CT__LA_LU_SOLVE, CT__LA_EIGH, CT__LA_QR, CT__LA_SVD, CT__LA_SOLVE_TRI, CT__LA_CHOL_SOLVE,
-                                    CT__LA_CHOL_INV, CT__LA_HOUSEHOLDER, CT__LA_LSTSQ};
+                                    CT__LA_CHOL_INV, CT__LA_HOUSEHOLDER, CT__LA_LSTSQ, CT__LA_EIG, CT__LA_PINV, CT__LA_MATRIX_EXP,
+                                    CT__LA_CROSS, CT__LA_VANDER};
 #endif /* CTENSOR_LINALG_IMPLEMENTATION_DONE */
 /* this section's kernels (from ct__cu_register_all) */
 static void ct__cu_la_register(void) {
@@ -8381,6 +8853,226 @@ static void ct__cu_la_register(void) {
     ct_register_kernel(ct__opdef_get(ct__la_base + CT__LA_VECTOR_NORM)->sname, CT_BACKEND_CUDA, ct__cu_k_la_vector_norm);
 #endif
 }
+
+/* ============================================================================
+   Transformer fastpath: fused attention (ctensor_nn.h's fused ops, when it is
+   included first)
+   ct::multi_head_self_attention_fwd and ct::transformer_encoder_layer_fwd on
+   device tensors: the projections and feed-forward GEMMs through cuBLAS
+   (ct_linear), LayerNorm, relu / gelu and the residual adds through their
+   device kernels, and attention in one kernel, ct__cu_attn_kernel: a block of
+   CT__CU_ATT_QT threads per (sequence, head, tile of CT__CU_ATT_QT queries),
+   one thread per query row; keys and values come through shared memory in
+   tiles of KT rows (their in_proj bias added there); scores, the tile's
+   maximum and an online softmax (running maximum, running sum, the output
+   rescaled per tile) stay in the thread; the key padding mask, the causal
+   mask and a nested batch's sequence ends are applied in the tile, so no B x
+   H x S x S matrix is formed. Q is scaled by 1/sqrt(head_dim) after its bias,
+   as the CPU path does; a query with no key left gives NaN, as there. mask
+   types: none, padding (a bool [B, S] mask on the device), nested (packed
+   tokens, int64 offsets [B + 1] on the device, read back to check them as the
+   CPU does); the KV-cache mode is not supported on CUDA (an error naming the
+   op). A head dimension above CT__CU_ATT_HD runs the same math through
+   device ops (scores, masks, softmax, a product: a [B, H, S, S] matrix).
+   ctensor_nn.h's modules still send device inputs to the regular path (their
+   fastpath check refuses devices); these kernels serve direct calls of the
+   fused ops (ct_dispatch by name) until that check learns of them.
+   Compiled by nvcc; run only on the emulator, not yet on a GPU.
+   ========================================================================== */
+#ifdef CTENSOR_NN_IMPLEMENTATION_DONE
+#define CT__CU_ATT_QT 32    /* queries per block (one thread each) */
+#define CT__CU_ATT_HD 128   /* largest head dimension of the kernel */
+/* qkv [rows, 3E] (q | k | v, head h at columns h * hd), bias [3E] (NULL: none),
+   out [rows, E]. Sequence b: rows off[b] .. off[b + 1] (nested) or b * S ..
+   (b + 1) * S; kpm [B, S] (padded only; nonzero: a padding key). */
+template <typename T, int KT>
+__global__ void __launch_bounds__(CT__CU_ATT_QT) ct__cu_attn_kernel(const T *qkv, const T *bias, T *out, int64_t B, int64_t H, int64_t hd, int64_t S,
+                                                                   const int64_t *off, const uint8_t *kpm, int causal, double scale) {
+    __shared__ T ks[KT][CT__CU_ATT_HD], vs[KT][CT__CU_ATT_HD];
+    __shared__ int skip[KT];
+    const int64_t E = H * hd, ld = 3 * E, nqt = (S + CT__CU_ATT_QT - 1) / CT__CU_ATT_QT;
+    const int64_t blk = blockIdx.x, qt = blk % nqt, h = (blk / nqt) % H, b = blk / (nqt * H);
+    const int tid = (int)threadIdx.x;
+    const int64_t row0 = off ? off[b] : b * S, L = off ? off[b + 1] - off[b] : S, i = qt * CT__CU_ATT_QT + tid;
+    if (b >= B || qt * CT__CU_ATT_QT >= L) return;   /* the whole block: no query here */
+    const bool active = i < L;
+    T q[CT__CU_ATT_HD], o[CT__CU_ATT_HD], sc[KT];
+    for (int64_t d = 0; d < hd; d++) {
+        q[d] = active ? (qkv[(row0 + i) * ld + h * hd + d] + (bias ? bias[h * hd + d] : (T)0)) * (T)scale : (T)0;
+        o[d] = (T)0;
+    }
+    T m = -(T)INFINITY, l = (T)0;
+    int64_t last = qt * CT__CU_ATT_QT + CT__CU_ATT_QT;   /* causal: no key after the tile's last query */
+    const int64_t nk = causal && last < L ? last : L;
+    for (int64_t k0 = 0; k0 < nk; k0 += KT) {
+        __syncthreads();   /* the previous tile is read */
+        for (int64_t e = tid; e < (int64_t)KT * hd; e += CT__CU_ATT_QT) {
+            int64_t j = e / hd, d = e % hd, key = k0 + j;
+            if (key < nk) {
+                const T *r = qkv + (row0 + key) * ld + h * hd + d;
+                ks[j][d] = r[E] + (bias ? bias[E + h * hd + d] : (T)0);
+                vs[j][d] = r[2 * E] + (bias ? bias[2 * E + h * hd + d] : (T)0);
+            }
+        }
+        for (int64_t j = tid; j < KT; j += CT__CU_ATT_QT) skip[j] = k0 + j >= nk || (kpm && kpm[b * S + k0 + j]);
+        __syncthreads();
+        if (!active) continue;
+        const int kn = (int)(nk - k0 < KT ? nk - k0 : KT);
+        T mt = -(T)INFINITY;
+        for (int j = 0; j < kn; j++) {
+            if (skip[j] || (causal && k0 + j > i)) { sc[j] = -(T)INFINITY; continue; }
+            T s = (T)0;
+            for (int64_t d = 0; d < hd; d++) s += q[d] * ks[j][d];
+            sc[j] = s;
+            mt = s > mt ? s : mt;
+        }
+        if (mt == -(T)INFINITY) continue;   /* every key of the tile masked */
+        T mn = mt > m ? mt : m, corr = exp(m - mn);
+        l *= corr;
+        for (int64_t d = 0; d < hd; d++) o[d] *= corr;
+        for (int j = 0; j < kn; j++) {
+            if (sc[j] == -(T)INFINITY) continue;
+            T p = exp(sc[j] - mn);
+            l += p;
+            for (int64_t d = 0; d < hd; d++) o[d] += p * vs[j][d];
+        }
+        m = mn;
+    }
+    if (!active) return;
+    T inv = l > (T)0 ? (T)1 / l : (T)NAN;
+    for (int64_t d = 0; d < hd; d++) out[(row0 + i) * E + h * hd + d] = o[d] * inv;
+}
+/* attention of qkv [rows, 3E] into at [rows, E] (contiguous device tensors) */
+static int ct__cu_attn(const char *op, const ct_tensor *qkv, const ct_tensor *bias, ct_tensor *at, int64_t B, int64_t H, int64_t S,
+                       const ct_tensor *off, const ct_tensor *kpm, int causal) {
+    int64_t E = at->shape[at->ndim - 1], hd = E / H, nqt = (S + CT__CU_ATT_QT - 1) / CT__CU_ATT_QT, blocks = B * H * nqt;
+    if (blocks == 0) return 0;
+    int dev = at->device.index;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    double scale = 1.0 / sqrt((double)hd);
+    const int64_t *op_ = off ? (const int64_t *)ct__ptr(off) : NULL;
+    const uint8_t *kp = kpm ? (const uint8_t *)ct__ptr(kpm) : NULL;
+    if (blocks > INT32_MAX) return ct__failed(CT_ERR_UNSUPPORTED, "%s: %lld attention blocks are too many for one CUDA grid", op, (long long)blocks);
+    if (at->dtype == CT_FLOAT32) {
+        CT__CU_LAUNCH((unsigned)blocks, CT__CU_ATT_QT, ((const float *)ct__ptr(qkv), bias ? (const float *)ct__ptr(bias) : (const float *)NULL, (float *)ct__ptr(at),
+                                                       B, H, hd, S, op_, kp, causal, scale), ct__cu_attn_kernel<float, 32>);
+    } else {
+        CT__CU_LAUNCH((unsigned)blocks, CT__CU_ATT_QT, ((const double *)ct__ptr(qkv), bias ? (const double *)ct__ptr(bias) : (const double *)NULL,
+                                                       (double *)ct__ptr(at), B, H, hd, S, op_, kp, causal, scale), ct__cu_attn_kernel<double, 16>);
+    }
+    return ct__cu_launched(op);
+}
+/* the same attention through device ops, for head dimensions above the kernel's
+   (a [B, H, S, S] score matrix); padded batches only (nested ones are padded first) */
+static ct_tensor *ct__cu_attn_ops(const ct_tensor *qkv, const ct_tensor *bias, int64_t B, int64_t H, int64_t S, const ct_tensor *kpm, int causal) {
+    int64_t E = qkv->shape[qkv->ndim - 1] / 3, hd = E / H, sh5[5] = {B, S, 3, H, hd}, sh3[3] = {B, S, E};
+    ct_tensor *x = ct_reshape_n(bias ? ct_add(qkv, bias) : qkv, 5, sh5);
+    ct_tensor *q = ct_mul_scalar(ct_transpose(ct_select(x, 2, 0), 1, 2), 1.0 / sqrt((double)hd));
+    ct_tensor *k = ct_transpose(ct_select(x, 2, 1), 1, 2), *v = ct_transpose(ct_select(x, 2, 2), 1, 2);
+    ct_tensor *s = ct_matmul(q, ct_mT(k));   /* [B, H, S, S] */
+    if (kpm) s = ct_masked_fill(s, ct_unsqueeze(ct_unsqueeze(kpm, 1), 1), -INFINITY);
+    if (causal) s = ct_masked_fill(s, ct_gt_scalar(ct_triu(ct_ones_like(ct_select(ct_select(s, 0, 0), 0, 0)), 1), 0.5), -INFINITY);
+    ct_tensor *p = ct_softmax(s, -1);
+    return ct_reshape_n(ct_transpose(ct_matmul(p, v), 1, 2), 3, sh3);
+}
+/* attention rows at [rows, E] from x [rows, E]: the qkv GEMM (bias added in the kernel), the kernel */
+static ct_tensor *ct__cu_tf_attend(const char *op, const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias, int64_t B, int64_t H, int64_t S,
+                                   const ct_tensor *off, const ct_tensor *kpm, int causal) {
+    int64_t E = x->shape[x->ndim - 1];
+    ct_tensor *qkv = ct_contiguous(ct_linear(x, w, NULL));
+    if (!qkv) return NULL;
+    if (E / H > CT__CU_ATT_HD && !off) {
+        int64_t sh2[2] = {B * S, E};
+        return ct_reshape_n(ct__cu_attn_ops(qkv, bias, B, H, S, kpm, causal), 2, sh2);
+    }
+    if (E / H > CT__CU_ATT_HD) {
+        ct__failed(CT_ERR_UNSUPPORTED, "%s: a nested batch with head dimension %lld (above %d) is not supported on CUDA", op, (long long)(E / H), CT__CU_ATT_HD);
+        return NULL;
+    }
+    int64_t sh[2] = {ct_numel(x) / E, E};
+    ct_tensor *at = ct_empty_on_n(x->device, x->dtype, 2, sh);
+    ct_tensor *bc = bias ? ct_contiguous(bias) : NULL;
+    ct_tensor *kc = kpm ? ct_contiguous(kpm) : NULL;
+    if (!at || (bias && !bc) || (kpm && !kc) || ct__cu_attn(op, qkv, bc, at, B, H, S, off, kc, causal)) return NULL;
+    return at;
+}
+static int ct__cu_tf_into(ct_tensor *out, const ct_tensor *r) { return r && ct_copy_(out, r) ? 0 : -1; }
+static ct_tensor *ct__cu_tf_ln(const ct_tensor *x, const ct_tensor *g, const ct_tensor *b, double eps) {
+    int64_t E = x->shape[x->ndim - 1];
+    return ct_layer_norm(x, 1, &E, g, b, eps);
+}
+/* the fused ops' kernel: in a scope, autograd off (inference only) */
+static int ct__cu_k_tf_body(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->name;
+    int mha = c->op == ct__nn_op_id(CT__NN_TF_MHA), mt = c->a->mode;
+    ct_tensor *const *in = c->in;
+    const ct_tensor *x = in[0];
+    int64_t H = c->a->i[0], E = x->shape[x->ndim - 1], B, S;
+    const ct_tensor *kpm = NULL, *off = NULL;
+    if (!mha && mt == CT__TFM_CACHE)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: the KV-cache mode is not supported on CUDA yet", op);
+    if (!mha && mt == CT__TFM_NESTED) {   /* the CPU's checks of the offsets (read back) */
+        ct_tensor *oh = ct_to_device(in[13], ct_cpu());
+        if (!oh) return -1;
+        const int64_t *o = (const int64_t *)ct_data_ptr(oh);
+        int64_t T = x->shape[0];
+        B = in[13]->shape[0] - 1;
+        S = 0;
+        if (o[0] != 0 || o[B] != T)
+            return ct__failed(CT_ERR_ARG, "%s: the offsets must run from 0 to the %lld packed tokens (got %lld .. %lld)", op, (long long)T, (long long)o[0], (long long)o[B]);
+        for (int64_t b = 0; b < B; b++) {
+            if (o[b + 1] < o[b])
+                return ct__failed(CT_ERR_ARG, "%s: the offsets must not decrease (offsets[%lld] = %lld, offsets[%lld] = %lld)", op, (long long)b,
+                                  (long long)o[b], (long long)(b + 1), (long long)o[b + 1]);
+            S = o[b + 1] - o[b] > S ? o[b + 1] - o[b] : S;
+        }
+        off = ct_contiguous(in[13]);
+    } else {
+        B = x->shape[0];
+        S = x->shape[1];
+        if (mt == CT__TFM_PADDING) kpm = in[mha ? 5 : 13];
+    }
+    if (ct_numel(x) == 0) return 0;
+    int64_t rows = ct_numel(x) / E, sh2[2] = {rows, E};
+    ct_tensor *X = ct_reshape_n(x, 2, sh2);
+    if (mha) {
+        ct_tensor *at = ct__cu_tf_attend(op, X, in[1], in[2], B, H, S, NULL, kpm, (c->a->flags & 1) != 0);
+        return ct__cu_tf_into(c->out[0], ct_reshape_n(ct_linear(at, in[3], in[4]), x->ndim, x->shape));
+    }
+    int gelu = (c->a->flags & 1) != 0, norm_first = (c->a->flags & 2) != 0;
+    double eps1 = c->a->s[0], eps2 = c->a->s[1];
+    ct_tensor *x1, *y;
+    if (norm_first) {   /* x1 = X + SA(LN1(X)), y = x1 + FF(LN2(x1)) */
+        ct_tensor *at = ct__cu_tf_attend(op, ct__cu_tf_ln(X, in[5], in[6], eps1), in[1], in[2], B, H, S, off, kpm, 0);
+        x1 = ct_add(X, ct_linear(at, in[3], in[4]));
+        ct_tensor *h = ct_linear(ct__cu_tf_ln(x1, in[7], in[8], eps2), in[9], in[10]);
+        h = gelu ? ct_gelu(h, "none") : ct_relu(h);
+        y = ct_add(x1, ct_linear(h, in[11], in[12]));
+    } else {            /* x1 = LN1(X + SA(X)), y = LN2(x1 + FF(x1)) */
+        ct_tensor *at = ct__cu_tf_attend(op, X, in[1], in[2], B, H, S, off, kpm, 0);
+        x1 = ct__cu_tf_ln(ct_add(X, ct_linear(at, in[3], in[4])), in[5], in[6], eps1);
+        ct_tensor *h = ct_linear(x1, in[9], in[10]);
+        h = gelu ? ct_gelu(h, "none") : ct_relu(h);
+        y = ct__cu_tf_ln(ct_add(x1, ct_linear(h, in[11], in[12])), in[7], in[8], eps2);
+    }
+    return ct__cu_tf_into(c->out[0], ct_reshape_n(y, x->ndim, x->shape));
+}
+static int ct__cu_k_tf(ct__call *c) {
+    int prev = ct_set_grad_enabled(0), tok = ct_scope_begin();
+    int rc = ct__cu_k_tf_body(c);
+    ct_scope_end(tok);
+    ct_set_grad_enabled(prev);
+    return rc;
+}
+static void ct__cu_tf_register(void) {
+    ct__nn_register_now();
+    ct_register_kernel("ct::multi_head_self_attention_fwd", CT_BACKEND_CUDA, ct__cu_k_tf);
+    ct_register_kernel("ct::transformer_encoder_layer_fwd", CT_BACKEND_CUDA, ct__cu_k_tf);
+}
+#else
+static void ct__cu_tf_register(void) {}
+#endif /* CTENSOR_NN_IMPLEMENTATION_DONE */
 
 /* ============================================================================
    Registration and the public API
@@ -8428,6 +9120,7 @@ static void ct__cu_register_all(void) {
     ct__cu_upsample_register();
     ct__cu_optim_register();
     ct__cu_la_register();
+    ct__cu_tf_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

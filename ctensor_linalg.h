@@ -42,10 +42,10 @@
      them), so tracing, profiling and autograd see them like built-in ops. Kernels
      here are CPU kernels; a device header registers its own per op name with
      ct_register_kernel("aten::linalg_cholesky_ex", CT_BACKEND_CUDA, fn) (docs/SPINE.md):
-     ctensor_cuda.h, included after this header, gives cholesky, inv, solve,
-     lu_factor, lu_solve, det, slogdet, eigh, qr, svd and solve_triangular cuSOLVER /
-     cuBLAS kernels (link -lcusolver -lcublas). The backward rules make their helper
-     tensors (masks, identities) on their operands' device, so they run there too.
+     ctensor_cuda.h, included after this header, gives every op of this table a
+     CUDA kernel for real inputs (cuSOLVER / cuBLAS, a few composed of device ops;
+     link -lcusolver -lcublas). The backward rules make their helper tensors
+     (masks, identities, ranges) on their operands' device, so they run there too.
 
    PERFORMANCE
      Matrices with n <= 16 use hand-written kernels (Cholesky, LU with partial
@@ -4096,15 +4096,29 @@ static int ct__la_meta_matrix_exp(ct__call *c) {
     ct__la_out(c, 0, A->dtype, A->ndim, A->shape);
     return 0;
 }
+/* Pade degrees 3, 5, 7, 9, 13 and their 1-norm thresholds (Higham 2005, table 2.3):
+   shared with the device kernels of ctensor_cuda.h */
+static const double ct__la_expm_th[5] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1, 2.097847961257068e0, 5.371920351148152e0};
+static const double ct__la_expm_b3[4] = {120., 60., 12., 1.};
+static const double ct__la_expm_b5[6] = {30240., 15120., 3360., 420., 30., 1.};
+static const double ct__la_expm_b7[8] = {17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.};
+static const double ct__la_expm_b9[10] = {17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880., 3960., 90., 1.};
+static const double ct__la_expm_b13[14] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+                                           10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.};
+/* the degree, its coefficients and the number of squarings for a matrix of 1-norm norm1 */
+static const double *ct__la_expm_plan(double norm1, int *deg, int *sq) {
+    const double *th = ct__la_expm_th;
+    *sq = 0;
+    if (norm1 <= th[0]) { *deg = 3; return ct__la_expm_b3; }
+    if (norm1 <= th[1]) { *deg = 5; return ct__la_expm_b5; }
+    if (norm1 <= th[2]) { *deg = 7; return ct__la_expm_b7; }
+    if (norm1 <= th[3]) { *deg = 9; return ct__la_expm_b9; }
+    if (norm1 > th[4] && isfinite(norm1)) *sq = (int)ceil(log2(norm1 / th[4]));
+    *deg = 13;
+    return ct__la_expm_b13;
+}
 /* X = exp(A) for one n x n row-major matrix; w: 6 n^2 doubles; piv: n ints */
 static void ct__la_expm_d(const double *A, double *X, int64_t n, double *w, ct__la_int *piv) {
-    static const double th[5] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1, 2.097847961257068e0, 5.371920351148152e0};
-    static const double b3[4] = {120., 60., 12., 1.};
-    static const double b5[6] = {30240., 15120., 3360., 420., 30., 1.};
-    static const double b7[8] = {17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.};
-    static const double b9[10] = {17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880., 3960., 90., 1.};
-    static const double b13[14] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
-                                   10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.};
     int64_t nn = n * n;
     double *a = w, *a2 = w + nn, *a4 = a2 + nn, *a6 = a4 + nn, *u = a6 + nn, *v = u + nn;
     double norm1 = 0.0;
@@ -4114,12 +4128,7 @@ static void ct__la_expm_d(const double *A, double *X, int64_t n, double *w, ct__
         if (s > norm1 || s != s) norm1 = s;
     }
     int deg = 13, sq = 0;
-    const double *bc = b13;
-    if (norm1 <= th[0]) { deg = 3; bc = b3; }
-    else if (norm1 <= th[1]) { deg = 5; bc = b5; }
-    else if (norm1 <= th[2]) { deg = 7; bc = b7; }
-    else if (norm1 <= th[3]) { deg = 9; bc = b9; }
-    else if (norm1 > th[4] && isfinite(norm1)) sq = (int)ceil(log2(norm1 / th[4]));
+    const double *bc = ct__la_expm_plan(norm1, &deg, &sq);
     double scale = ldexp(1.0, -sq);
     for (int64_t i = 0; i < nn; i++) a[i] = A[i] * scale;
     ct__la_gemm_d(0, 0, n, n, n, 1.0, a, n, a, n, 0.0, a2, n);
@@ -4494,7 +4503,7 @@ static int ct__la_bw_vander(ct__node *nd, ct_tensor *const *gout, ct_tensor **gi
     ct_tensor *V = CT__SV_OUT(nd, 0);
     if (!V) return -1;
     int64_t N = V->shape[V->ndim - 1];
-    ct_tensor *j = ct_arange(1, (double)N, 1, V->dtype);
+    ct_tensor *j = ct_arange_on(V->device, 1, (double)N, 1, V->dtype);
     ct_tensor *t = ct_mul(ct_mul(ct_narrow(gout[0], -1, 1, N - 1), j), ct_narrow(V, -1, 0, N - 1));
     gin[0] = ct_sum_dim(t, -1, 0);
     return gin[0] ? 0 : -1;

@@ -113,6 +113,16 @@ static void alloc_loop(void *u) {
     }
 }
 
+/* the fused encoder layer op (ct::transformer_encoder_layer_fwd) on device operands */
+typedef struct layer_job { int op, nin; ct_tensor *in[14]; ct_attrs a; } layer_job;
+static void layer_step(void *u) {
+    layer_job *l = (layer_job *)u;
+    ct_tensor *out[1] = {NULL};
+    CT_SCOPE {
+        sink = ct_dispatch(l->op, l->nin, l->in, &l->a, NULL, 0, out, 1) == 1 ? out[0] : NULL;
+    }
+}
+
 typedef struct train_job { ct_module *model; ct_optimizer *opt; ct_tensor *x, *y; } train_job;
 static void train_step(void *u) {
     train_job *t = (train_job *)u;
@@ -224,6 +234,42 @@ int main(void) {
         j.a = mats_gpu(1000, 32, 0);
         checked("svd_b1000_32_f32", "linalg.svd(full_matrices=False), 1000 x 32 x 32", &j, &o);
         ct_release(j.a);
+    }
+
+    /* a BERT-base encoder layer (d_model 768, 12 heads, feed-forward 3072, relu,
+       post-norm) at batch 64, sequence 512, float32, inference: the fused op
+       with cuBLAS GEMMs and the fused attention kernel; with a key padding mask
+       (sequences of 512 - 4 b tokens: the tiles skip the padded keys) */
+    if (bench_selected("encoder_layer_b64_s512_f32") || bench_selected("encoder_layer_pad_b64_s512_f32")) {
+        const int64_t B = 64, S = 512, E = 768, F = 3072;
+        layer_job l;
+        memset(&l, 0, sizeof l);
+        l.op = ct_op_find("ct::transformer_encoder_layer_fwd");
+        l.a.i[0] = 12;
+        l.a.s[0] = l.a.s[1] = 1e-5;
+        const int64_t shp[13][2] = {{B * S, E}, {3 * E, E}, {3 * E, 1}, {E, E}, {E, 1}, {E, 1}, {E, 1}, {E, 1}, {E, 1}, {F, E}, {F, 1}, {E, F}, {E, 1}};
+        CT_SCOPE {
+            for (int i = 0; i < 13; i++) {
+                ct_tensor *t = ct_mul_scalar(ct_randn_on(GPU, CT_FLOAT32, shp[i][0], shp[i][1]), i == 0 ? 1.0 : 0.03);
+                l.in[i] = ct_retain(i == 0 ? ct_reshape(t, B, S, E) : shp[i][1] == 1 ? ct_reshape(t, shp[i][0]) : t);
+            }
+            ct_tensor *pos = ct_arange_on(GPU, 0, (double)S, 1, CT_INT64), *len = ct_rsub_scalar((double)S, ct_mul_scalar(ct_arange_on(GPU, 0, (double)B, 1, CT_INT64), 4.0));
+            l.in[13] = ct_retain(ct_ge(ct_unsqueeze(pos, 0), ct_unsqueeze(len, 1)));   /* true: a padding key */
+        }
+        o.flops = 2.0 * (double)B * S * (4.0 * E * E + 2.0 * E * F) + 4.0 * (double)B * S * S * E;
+        for (int pad = 0; pad < 2; pad++) {
+            const char *nm = pad ? "encoder_layer_pad_b64_s512_f32" : "encoder_layer_b64_s512_f32";
+            if (!bench_selected(nm)) continue;
+            l.a.mode = pad;
+            l.nin = 13 + pad;
+            sink = NULL;
+            layer_step(&l);
+            if (!sink || ct_cuda_synchronize() != CT_OK) { printf("# %s: failed: %s\n", nm, ct_last_error()); continue; }
+            bench_run_opts(nm, pad ? "fused encoder layer, BERT-base, [64, 512, 768], key padding (lengths 512 - 4b)"
+                                   : "fused encoder layer, BERT-base, [64, 512, 768]", layer_step, &l, &o);
+        }
+        o.flops = 0;
+        for (int i = 0; i < 14; i++) ct_release(l.in[i]);
     }
 
     /* the Fashion-MNIST CNN's training step */

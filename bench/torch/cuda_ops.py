@@ -85,6 +85,21 @@ def main():
                 "c = torch.linalg.svd(a, full_matrices=False)", la, sync=sync)
     del la
 
+    # a BERT-base encoder layer, inference: PyTorch's fastpath (eval, no grad)
+    if ctbench.selected("encoder_layer_b64_s512_f32") or ctbench.selected("encoder_layer_pad_b64_s512_f32"):
+        B, S, E, Fd = 64, 512, 768, 3072
+        layer = nn.TransformerEncoderLayer(E, 12, Fd, dropout=0.1, batch_first=True).to(dev).eval()
+        x = torch.randn(B, S, E, device=dev)
+        lens = S - 4 * torch.arange(B, device=dev)
+        kpm = torch.arange(S, device=dev)[None, :] >= lens[:, None]
+        env = {"torch": torch, "layer": layer, "x": x, "kpm": kpm}
+        flops = 2.0 * B * S * (4.0 * E * E + 2.0 * E * Fd) + 4.0 * B * S * S * E
+        ctbench.run("encoder_layer_b64_s512_f32", "fused encoder layer, BERT-base, [64, 512, 768]",
+                    "with torch.no_grad():\n    c = layer(x)", env, flops=flops, sync=sync)
+        ctbench.run("encoder_layer_pad_b64_s512_f32", "fused encoder layer, BERT-base, [64, 512, 768], key padding (lengths 512 - 4b)",
+                    "with torch.no_grad():\n    c = layer(x, src_key_padding_mask=kpm)", env, flops=flops, sync=sync)
+        del layer, x, kpm, env
+
     if ctbench.selected("cnn_train_step_b64"):
         model = nn.Sequential(nn.Conv2d(1, 32, 3, 1, 1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2, 2),
                               nn.Conv2d(32, 64, 3, 1, 1), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(2, 2),

@@ -2455,6 +2455,7 @@ TEST(test_pinned_reuse) {
 #include "test_cuda_shape.h"
 #include "test_cuda_upsample.h"
 #include "test_cuda_optim.h"
+#include "test_cuda_transformer.h"
 #ifndef CT_TEST_NO_LINALG
 #include "test_cuda_linalg.h"
 #endif
@@ -2480,10 +2481,12 @@ static const test_case TESTS[] = {
     {"test_upsample", test_upsample}, {"test_grid_sample", test_grid_sample},
     {"test_fused_optim", test_fused_optim}, {"test_scatter_reduce", test_scatter_reduce}, {"test_randperm", test_randperm},
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
+    {"test_fused_attention", test_fused_attention},
 #ifndef CT_TEST_NO_LINALG
     {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
     {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},
     {"test_la_chol_solve_hh", test_la_chol_solve_hh}, {"test_la_lstsq", test_la_lstsq},
+    {"test_la_pinv_expm_cross_vander", test_la_pinv_expm_cross_vander}, {"test_la_eig", test_la_eig}, {"test_la_eigh_svd_paths", test_la_eigh_svd_paths},
 #endif
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);

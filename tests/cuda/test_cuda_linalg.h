@@ -1,7 +1,8 @@
 /* tests/cuda/test_cuda_linalg.h - part of tests/cuda/test_cuda.c (included by it):
    ctensor_linalg.h's ops with cuSOLVER / cuBLAS kernels (cholesky, inv, solve,
    lu_factor, lu_solve, det, slogdet, eigh, qr, svd, solve_triangular,
-   cholesky_solve, cholesky_inverse, householder_product, lstsq) against
+   cholesky_solve, cholesky_inverse, householder_product, lstsq, eig, and
+   pinv, matrix_exp, cross, vander composed of device ops) against
    the CPU path on the same inputs: values, the _ex infos, the errors of the
    checked functions (the same messages), and gradients (the CPU's backward
    rules, which are ctensor ops, run on the device). float32 and float64, one
@@ -405,8 +406,8 @@ TEST(test_la_chol_solve_hh) {
     }
 }
 
-/* lstsq, driver gels (m >= n): values and residuals against the CPU's gels, its
-   rank error; other drivers and wide inputs fail naming the op */
+/* lstsq, driver gels: values and residuals against the CPU's gels (tall and
+   wide), its rank error; other drivers fail naming the op */
 TEST(test_la_lstsq) {
     const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
     for (int di = 0; di < 2; di++) {
@@ -437,11 +438,197 @@ TEST(test_la_lstsq) {
     LA_SAME_ERR("lstsq rank-deficient", ct_linalg_lstsq(dev(A), dev(B), NAN, "gels").solution, ct_linalg_lstsq(A, B, NAN, "gels").solution);
     LA_SAME_ERR("lstsq shapes", ct_linalg_lstsq(dev(A), dev(ct_randn(CT_FLOAT64, 5, 2)), NAN, "gels").solution,
                 ct_linalg_lstsq(A, ct_randn(CT_FLOAT64, 5, 2), NAN, "gels").solution);
-    ct_tensor *W = ct_randn(CT_FLOAT64, 3, 5), *Bw = ct_randn(CT_FLOAT64, 3, 2);
-    CHECK(ct_linalg_lstsq(dev(W), dev(Bw), NAN, "gels").solution == NULL && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
-          strstr(ct_last_error(), "torch.linalg.lstsq") != NULL);
-    ct_clear_error();
+    /* wide (m < n): the minimum-norm solution (QR of A^T), as the CPU's gels (LQ) */
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = di ? CT_FLOAT64 : CT_FLOAT32;
+        ct_tensor *W = ct_to(ct_randn(CT_FLOAT64, 2, 3, 5), dt), *Bw = ct_to(ct_randn(CT_FLOAT64, 3, 1, 3, 2), dt), *bw = ct_to(ct_randn(CT_FLOAT64, 4), dt);
+        ct_linalg_lstsq_result rc = ct_linalg_lstsq(W, Bw, NAN, "gels"), rd = ct_linalg_lstsq(dev(W), dev(Bw), NAN, "gels");
+        LA_SAME("lstsq wide", rd.solution, rc.solution, dt);
+        LA_SAME("lstsq wide residuals", rd.residuals, rc.residuals, dt);
+        ct_tensor *W1 = ct_mT(ct_to(ct_randn(CT_FLOAT64, 18, 4), dt));   /* transposed, n > 16, a vector B, no driver */
+        LA_SAME("lstsq wide vector", ct_linalg_lstsq(dev(W1), dev(bw), NAN, NULL).solution, ct_linalg_lstsq(W1, bw, NAN, "gels").solution, dt);
+    }
+    ct_tensor *Wz = ct_randn(CT_FLOAT64, 2, 3, 5), *Bz = ct_randn(CT_FLOAT64, 3, 2);
+    CHECK(ct_fill_(ct_select(ct_select(Wz, 0, 1), -2, 1), 0.0) != NULL);   /* a zero row: rank-deficient */
+    LA_SAME_ERR("lstsq wide rank-deficient", ct_linalg_lstsq(dev(Wz), dev(Bz), NAN, "gels").solution, ct_linalg_lstsq(Wz, Bz, NAN, "gels").solution);
     CHECK(ct_linalg_lstsq(dev(B), dev(B), NAN, "gelsd").solution == NULL && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
           strstr(ct_last_error(), "`driver` other than `gels` is not supported on CUDA") != NULL);
     ct_clear_error();
+}
+
+/* pinv (svd / eigh on the device, the CPU's tolerances), matrix_exp (each
+   Pade degree, squarings, a batch that mixes plans), cross and vander (float
+   and integer dtypes, broadcasting): values, errors and gradients against the
+   CPU; lstsq's gradient (through pinv) for tall and wide inputs */
+TEST(test_la_pinv_expm_cross_vander) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        char label[96];
+        /* pinv: tall, wide, rank-deficient (a zero column: the tolerance drops it), hermitian, atol/rtol */
+        ct_tensor *T = ct_to(ct_randn(CT_FLOAT64, 2, 6, 4), dt), *Wd = ct_to(ct_randn(CT_FLOAT64, 3, 5), dt);
+        ct_tensor *Rk = ct_clone(T);
+        CHECK(ct_fill_(ct_select(ct_select(Rk, 0, 1), -1, 2), 0.0) != NULL);
+        int64_t b1[1] = {2};
+        ct_tensor *S = ct_to(la_spd(CT_FLOAT64, 1, b1, 5), dt), *Sy = ct_sub(S, ct_mul_scalar(ct_eye(5, 5, dt), 6.0));
+        snprintf(label, sizeof label, "pinv %s", ct_dtype_name(dt));
+        LA_SAME(label, ct_linalg_pinv(dev(T), NAN, NAN, 0), ct_linalg_pinv(T, NAN, NAN, 0), dt);
+        LA_SAME(label, ct_linalg_pinv(dev(Wd), NAN, NAN, 0), ct_linalg_pinv(Wd, NAN, NAN, 0), dt);
+        LA_SAME(label, ct_linalg_pinv(dev(Rk), NAN, NAN, 0), ct_linalg_pinv(Rk, NAN, NAN, 0), dt);
+        LA_SAME(label, ct_linalg_pinv(dev(ct_mT(T)), 0.5, NAN, 0), ct_linalg_pinv(ct_mT(T), 0.5, NAN, 0), dt);
+        LA_SAME(label, ct_linalg_pinv(dev(Sy), NAN, NAN, 1), ct_linalg_pinv(Sy, NAN, NAN, 1), dt);
+        LA_SAME(label, ct_linalg_pinv(dev(Sy), NAN, 0.3, 1), ct_linalg_pinv(Sy, NAN, 0.3, 1), dt);
+        /* matrix_exp: norms in every degree's range (3, 5, 7, 9, 13 and 13 with squarings), one batch */
+        const double scales[6] = {0.002, 0.05, 0.3, 0.8, 1.6, 4.0};
+        ct_tensor *parts[6];
+        for (int k = 0; k < 6; k++) parts[k] = ct_mul_scalar(ct_to(ct_randn(CT_FLOAT64, 1, 4, 4), dt), scales[k]);
+        ct_tensor *E = ct_cat(6, parts, 0);
+        snprintf(label, sizeof label, "matrix_exp %s", ct_dtype_name(dt));
+        LA_SAME(label, ct_linalg_matrix_exp(dev(E)), ct_linalg_matrix_exp(E), dt);
+        LA_SAME(label, ct_linalg_matrix_exp(dev(parts[5])), ct_linalg_matrix_exp(parts[5]), dt);   /* one plan: no grouping */
+        ct_tensor *E1 = ct_mT(ct_select(E, 0, 4));
+        LA_SAME(label, ct_linalg_matrix_exp(dev(E1)), ct_linalg_matrix_exp(E1), dt);
+        /* cross: broadcast, dim 0, a non-contiguous operand */
+        ct_tensor *x = ct_to(ct_randn(CT_FLOAT64, 4, 3), dt), *y = ct_to(ct_randn(CT_FLOAT64, 1, 3), dt), *z = ct_mT(ct_to(ct_randn(CT_FLOAT64, 5, 3), dt));
+        snprintf(label, sizeof label, "cross %s", ct_dtype_name(dt));
+        LA_SAME(label, ct_linalg_cross(dev(x), dev(y), -1), ct_linalg_cross(x, y, -1), dt);
+        LA_SAME(label, ct_linalg_cross(dev(z), dev(ct_narrow(z, 1, 0, 1)), 0), ct_linalg_cross(z, ct_narrow(z, 1, 0, 1), 0), dt);
+        /* vander: N default and given */
+        snprintf(label, sizeof label, "vander %s", ct_dtype_name(dt));
+        ct_tensor *v = ct_to(ct_randn(CT_FLOAT64, 2, 4), dt);
+        LA_SAME(label, ct_linalg_vander(dev(v), -1), ct_linalg_vander(v, -1), dt);
+        LA_SAME(label, ct_linalg_vander(dev(ct_select(v, 0, 1)), 6), ct_linalg_vander(ct_select(v, 0, 1), 6), dt);
+    }
+    /* integer cross and vander: exact */
+    ct_tensor *xi = ct_randint(-9, 9, CT_INT64, 2, 3), *yi = ct_randint(-9, 9, CT_INT64, 2, 3), *vi = ct_randint(-5, 5, CT_INT32, 5);
+    CHECK_SAME_AT("cross int64", ct_linalg_cross(dev(xi), dev(yi), 1), ct_linalg_cross(xi, yi, 1), 0, 0);
+    CHECK_SAME_AT("vander int32", ct_linalg_vander(dev(vi), 7), ct_linalg_vander(vi, 7), 0, 0);
+    const uint8_t bv[3] = {1, 0, 1};
+    ct_tensor *vb = ct_tensor_bool(bv, 3);
+    CHECK_SAME_AT("vander bool", ct_linalg_vander(dev(vb), -1), ct_linalg_vander(vb, -1), 0, 0);
+    /* errors: the CPU's */
+    ct_tensor *x2 = ct_randn(CT_FLOAT32, 4, 2), *v1 = ct_randn(CT_FLOAT32, 1), *NS = ct_randn(CT_FLOAT32, 3, 4);
+    LA_SAME_ERR("cross length", ct_linalg_cross(dev(x2), dev(x2), -1), ct_linalg_cross(x2, x2, -1));
+    LA_SAME_ERR("vander N", ct_linalg_vander(dev(v1), -1), ct_linalg_vander(v1, -1));
+    LA_SAME_ERR("matrix_exp not square", ct_linalg_matrix_exp(dev(NS)), ct_linalg_matrix_exp(NS));
+    LA_SAME_ERR("pinv hermitian not square", ct_linalg_pinv(dev(NS), NAN, NAN, 1), ct_linalg_pinv(NS, NAN, NAN, 1));
+    /* empty */
+    ct_tensor *E0 = ct_zeros(CT_FLOAT64, 0, 3), *Z = ct_zeros(CT_FLOAT64, 2, 0, 0);
+    LA_SAME("pinv 0x3", ct_linalg_pinv(dev(E0), NAN, NAN, 0), ct_linalg_pinv(E0, NAN, NAN, 0), CT_FLOAT64);
+    LA_SAME("matrix_exp 0x0", ct_linalg_matrix_exp(dev(Z)), ct_linalg_matrix_exp(Z), CT_FLOAT64);
+    /* gradients: pinv, pinv hermitian, matrix_exp, cross, vander, lstsq tall and wide (through pinv) */
+    ct_dtype dt = CT_FLOAT64;
+    int64_t b1[1] = {2};
+    ct_tensor *P = ct_randn(CT_FLOAT64, 2, 5, 3), *Hs = la_spd(dt, 1, b1, 4), *M = ct_mul_scalar(ct_randn(CT_FLOAT64, 2, 4, 4), 0.7);
+    ct_tensor *c0 = ct_randn(CT_FLOAT64, 4, 3), *c1 = ct_randn(CT_FLOAT64, 4, 3), *vv = ct_randn(CT_FLOAT64, 2, 4);
+    ct_tensor *Lt = ct_randn(CT_FLOAT64, 6, 3), *Lw = ct_randn(CT_FLOAT64, 3, 6), *Bt6 = ct_randn(CT_FLOAT64, 6, 2), *Bw3 = ct_randn(CT_FLOAT64, 3, 2);
+    for (int f = 0; f < 7; f++) {
+        ct_tensor *g[2][2] = {{NULL, NULL}, {NULL, NULL}};
+        for (int s = 0; s < 2; s++) {
+            ct_tensor *x0 = f == 0 ? P : f == 1 ? Hs : f == 2 ? M : f == 3 ? c0 : f == 4 ? vv : f == 5 ? Lt : Lw;
+            ct_tensor *x1 = f == 3 ? c1 : f == 5 ? Bt6 : f == 6 ? Bw3 : NULL;
+            ct_tensor *a = ct_requires_grad(ct_detach(s ? dev(x0) : x0)), *b = x1 ? ct_requires_grad(ct_detach(s ? dev(x1) : x1)) : NULL, *y = NULL;
+            ct_tensor *w = NULL;
+            switch (f) {
+            case 0: y = ct_linalg_pinv(a, NAN, NAN, 0); break;
+            case 1: y = ct_linalg_pinv(a, NAN, NAN, 1); break;
+            case 2: y = ct_linalg_matrix_exp(a); break;
+            case 3: y = ct_linalg_cross(a, b, -1); break;
+            case 4: y = ct_linalg_vander(a, -1); break;
+            default: y = ct_linalg_lstsq(a, b, NAN, "gels").solution; break;
+            }
+            if (y) w = ct_cos(ct_arange_on(s ? GPU : ct_cpu(), 0, (double)ct_numel(y), 1, dt));
+            y = w ? ct_sum(ct_mul(y, ct_reshape_n(w, y->ndim, y->shape))) : NULL;
+            int ok = y != NULL && ct_backward(y) == CT_OK;
+            if (!ok) printf("  gradient %d on %s: %s\n", f, s ? "cuda" : "cpu", ct_last_error());
+            CHECK(ok);
+            ct_clear_error();
+            g[s][0] = ct_grad(a);
+            g[s][1] = b ? ct_grad(b) : NULL;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "pinv/expm/cross/vander/lstsq gradient %d", f);
+        CHECK_SAME_AT(label, g[1][0], g[0][0], 1e-8, 1e-9);
+        if (g[0][1]) CHECK_SAME_AT(label, g[1][1], g[0][1], 1e-8, 1e-9);
+    }
+}
+
+/* eig / eigvals of real matrices (Xgeev): eigenvalues against the CPU's (their
+   sorted real parts and moduli: the order is the solver's), eigenvectors by
+   A V = V diag(L) on the host; the non-finite error; complex inputs and the
+   gradient (complex ops) are refused with an error, no crash */
+TEST(test_la_eig) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double tol = dt == CT_FLOAT64 ? 1e-9 : 2e-4;
+        const int64_t ns[2] = {5, 18};
+        for (int ci = 0; ci < 2; ci++) {
+            char label[96];
+            int64_t n = ns[ci];
+            ct_tensor *A = ct_to(ct_randn(CT_FLOAT64, 2, n, n), dt);   /* complex pairs, almost surely */
+            ct_linalg_eig_result rc = ct_linalg_eig(A), rd = ct_linalg_eig(dev(ct_mT(ct_mT(A))));
+            CHECK(rd.eigenvalues && rd.eigenvectors && rd.eigenvalues->device.type == CT_CUDA);
+            ct_tensor *L = ct_to_device(rd.eigenvalues, ct_cpu()), *V = ct_to_device(rd.eigenvectors, ct_cpu());
+            snprintf(label, sizeof label, "eig %s n=%lld", ct_dtype_name(dt), (long long)n);
+            /* (complex tensors live on the CPU here: their parts are compared on the device) */
+            CHECK_SAME_AT(label, dev(ct_sort(ct_real(L), -1, 0, NULL)), ct_sort(ct_real(rc.eigenvalues), -1, 0, NULL), tol, tol);
+            CHECK_SAME_AT(label, dev(ct_sort(ct_abs(L), -1, 0, NULL)), ct_sort(ct_abs(rc.eigenvalues), -1, 0, NULL), tol, tol);
+            ct_tensor *Ac = ct_to(A, dt == CT_FLOAT64 ? CT_COMPLEX128 : CT_COMPLEX64), *AV = ct_matmul(Ac, V), *VL = ct_mul(V, ct_unsqueeze(L, -2));
+            CHECK_SAME_AT(label, dev(ct_real(AV)), ct_real(VL), tol * 10, tol * 10);
+            CHECK_SAME_AT(label, dev(ct_imag(AV)), ct_imag(VL), tol * 10, tol * 10);
+            ct_tensor *L2 = ct_to_device(ct_linalg_eigvals(dev(A)), ct_cpu());
+            CHECK_SAME_AT(label, dev(ct_real(L2)), ct_real(L), 0, 0);
+            CHECK_SAME_AT(label, dev(ct_imag(L2)), ct_imag(L), 0, 0);
+        }
+        /* a transposed input; a symmetric one (real eigenvalues) */
+        ct_tensor *S = ct_to(la_spd(CT_FLOAT64, 0, NULL, 6), dt);
+        ct_tensor *Ls = ct_to_device(ct_linalg_eigvals(dev(ct_mT(S))), ct_cpu());
+        CHECK_SAME_AT("eigvals symmetric", dev(ct_sort(ct_real(Ls), -1, 0, NULL)), ct_linalg_eigvalsh(S, "L"), tol, tol);
+    }
+    ct_tensor *N = ct_randn(CT_FLOAT64, 3, 3);
+    CHECK(ct_fill_(ct_select(ct_select(N, 0, 1), 0, 2), NAN) != NULL);
+    LA_SAME_ERR("eig non-finite", ct_linalg_eig(dev(N)).eigenvalues, ct_linalg_eig(N).eigenvalues);
+    ct_tensor *NS = ct_randn(CT_FLOAT32, 3, 4);
+    LA_SAME_ERR("eig not square", ct_linalg_eig(dev(NS)).eigenvalues, ct_linalg_eig(NS).eigenvalues);
+    ct_tensor *E = ct_zeros(CT_FLOAT64, 2, 0, 0);
+    ct_linalg_eig_result re = ct_linalg_eig(dev(E));
+    CHECK(re.eigenvalues && ct_numel(re.eigenvalues) == 0);
+    /* the gradient needs complex ops on the device: a clean error */
+    ct_tensor *a = ct_requires_grad(dev(ct_randn(CT_FLOAT64, 3, 3)));
+    ct_tensor *y = ct_sum(ct_real(ct_linalg_eigvals(a)));
+    CHECK(y == NULL || ct_backward(y) != CT_OK);
+    CHECK(ct_last_error()[0] != 0);
+    ct_clear_error();
+}
+
+/* which cuSOLVER path: batches of matrices up to 32 x 32 go through
+   syevjBatched / gesvdjBatched (test_la_decompositions covers them: its
+   batches are small), one matrix and larger batches through syevd / gesvd:
+   those here, against the CPU (vectors up to sign) */
+TEST(test_la_eigh_svd_paths) {
+    ct_dtype dt = CT_FLOAT64;
+    const int64_t shp[4][3] = {{1, 7, 5}, {1, 5, 7}, {2, 34, 33}, {2, 33, 34}};
+    for (int si = 0; si < 4; si++) {
+        char label[96];
+        snprintf(label, sizeof label, "svd %lldx%lldx%lld", (long long)shp[si][0], (long long)shp[si][1], (long long)shp[si][2]);
+        ct_tensor *M = ct_randn(CT_FLOAT64, shp[si][0], shp[si][1], shp[si][2]);
+        for (int full = 0; full < 2; full++) {
+            ct_linalg_svd_result sc = ct_linalg_svd(M, full), sd = ct_linalg_svd(dev(M), full);
+            LA_SAME(label, sd.S, sc.S, dt);
+            if (!full) {
+                CHECK_SAME_AT(label, dev(la_signfix(sd.U, 0)), la_signfix(sc.U, 0), 1e-8, 1e-9);
+                CHECK_SAME_AT(label, dev(la_signfix(sd.Vh, 1)), la_signfix(sc.Vh, 1), 1e-8, 1e-9);
+            } else {
+                CHECK(sd.U && sd.Vh && ct_same_shape(sd.U, sc.U) && ct_same_shape(sd.Vh, sc.Vh));
+                LA_SAME(label, ct_matmul(ct_mul(ct_narrow(sd.U, -1, 0, sd.S->shape[1]), ct_unsqueeze(sd.S, -2)), ct_narrow(sd.Vh, -2, 0, sd.S->shape[1])), M, dt);
+            }
+        }
+        int64_t n = shp[si][1], bs[1] = {shp[si][0]};
+        ct_tensor *X = la_gen(dt, 1, bs, n, n), *A = ct_add(X, ct_mT(X));
+        snprintf(label, sizeof label, "eigh %lldx%lld", (long long)bs[0], (long long)n);
+        ct_linalg_eig_result ec = ct_linalg_eigh(A, "U"), ed = ct_linalg_eigh(dev(A), "U");
+        LA_SAME(label, ed.eigenvalues, ec.eigenvalues, dt);
+        CHECK_SAME_AT(label, dev(la_signfix(ed.eigenvectors, 0)), la_signfix(ec.eigenvectors, 0), 1e-8, 1e-9);
+    }
 }

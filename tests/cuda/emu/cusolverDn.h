@@ -2,7 +2,7 @@
    uses (for ctensor_linalg.h's ops), emulated on the host for the CUDA emulator
    (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, potrs, getrf, getrs,
    syevd, geqrf, orgqr, ormqr, gesvd (float and double), their workspace-size queries,
-   a handle and its stream; and cuBLAS's getrfBatched / getrsBatched (which
+   a handle and its stream, the 64-bit API's Xgeev (real types), syevjBatched and gesvdjBatched; and cuBLAS's getrfBatched / getrsBatched (which
    need LAPACKE too, so they live here rather than in cublas_v2.h). The signatures are cuSOLVER's; the rules a GPU
    enforces are checked: the matrices, the workspace, the pivots and devInfo are
    device memory (a host pointer there aborts the test, as it would fault on a
@@ -416,4 +416,168 @@ inline cublasStatus_t cublasDgetrsBatched(cublasHandle_t h, cublasOperation_t t,
 CT_EMU_SOLVER_PAIR(S, float)
 CT_EMU_SOLVER_PAIR(D, double)
 #undef CT_EMU_SOLVER_PAIR
+/* ---- the 64-bit API's parameters object and Xgeev (CUDA 12.6+): real inputs
+   with all-real types only (W: n real parts then n imaginary parts; VR in
+   LAPACK's form), left eigenvectors not computed (jobvl NOVECTOR, which is all
+   that ctensor asks for: anything else aborts as not emulated). The device
+   workspace is LAPACK's query in bytes; a host workspace of 64 bytes is asked
+   for, so that the caller's host-buffer path runs; both are checked. ---- */
+typedef struct ct_emu_solver_params { int unused; } *cusolverDnParams_t;
+inline cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *p) {
+    *p = new ct_emu_solver_params;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t p) {
+    delete p;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+namespace ct_emu {
+inline const size_t geev_host_bytes = 64;
+inline bool geev_types(cudaDataType_t a, cudaDataType_t w, cudaDataType_t vr, cudaDataType_t ct) {
+    return (a == CUDA_R_32F || a == CUDA_R_64F) && w == a && vr == a && ct == a;
+}
+inline size_t geev_dev_bytes(cudaDataType_t t, cusolverEigMode_t jv, int64_t n) {
+    double q = 0;
+    float qf = 0;
+    int ld = mx1((int)n);
+    if (t == CUDA_R_64F) LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', jv == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', (int)n, NULL, ld, NULL, NULL, NULL, 1, NULL, ld, &q, -1);
+    else { LAPACKE_sgeev_work(LAPACK_COL_MAJOR, 'N', jv == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', (int)n, NULL, ld, NULL, NULL, NULL, 1, NULL, ld, &qf, -1); q = qf; }
+    return (size_t)(q + 1) * (t == CUDA_R_64F ? 8 : 4);
+}
+}  // namespace ct_emu
+inline cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t p, cusolverEigMode_t jl, cusolverEigMode_t jv, int64_t n,
+                                                   cudaDataType_t ta, const void *, int64_t lda, cudaDataType_t tw, const void *, cudaDataType_t, const void *,
+                                                   int64_t, cudaDataType_t tv, const void *, int64_t ldvr, cudaDataType_t tc, size_t *dev_bytes,
+                                                   size_t *host_bytes) {
+    if (!h || !p) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (jl != CUSOLVER_EIG_MODE_NOVECTOR || !ct_emu::geev_types(ta, tw, tv, tc)) {
+        fprintf(stderr, "cuda emulator: cusolverDnXgeev: only real types with jobvl NOVECTOR are emulated\n");
+        abort();
+    }
+    if (n < 0 || n > 0x7fffffff || lda < ct_emu::mx1((int)n) || (jv == CUSOLVER_EIG_MODE_VECTOR && ldvr < ct_emu::mx1((int)n))) return CUSOLVER_STATUS_INVALID_VALUE;
+    *dev_bytes = ct_emu::geev_dev_bytes(ta, jv, n);
+    *host_bytes = ct_emu::geev_host_bytes;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t h, cusolverDnParams_t p, cusolverEigMode_t jl, cusolverEigMode_t jv, int64_t n, cudaDataType_t ta,
+                                        void *A, int64_t lda, cudaDataType_t tw, void *W, cudaDataType_t, void *, int64_t, cudaDataType_t tv, void *VR,
+                                        int64_t ldvr, cudaDataType_t tc, void *dws, size_t dbytes, void *hws, size_t hbytes, int *info) {
+    if (!h || !p) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (jl != CUSOLVER_EIG_MODE_NOVECTOR || !ct_emu::geev_types(ta, tw, tv, tc)) {
+        fprintf(stderr, "cuda emulator: cusolverDnXgeev: only real types with jobvl NOVECTOR are emulated\n");
+        abort();
+    }
+    bool wantv = jv == CUSOLVER_EIG_MODE_VECTOR;
+    if (n < 0 || n > 0x7fffffff || lda < ct_emu::mx1((int)n) || (wantv && ldvr < ct_emu::mx1((int)n))) return CUSOLVER_STATUS_INVALID_VALUE;
+    size_t es = ta == CUDA_R_64F ? 8 : 4, need = ct_emu::geev_dev_bytes(ta, jv, n);
+    if (dbytes < need || hbytes < ct_emu::geev_host_bytes) {
+        fprintf(stderr, "cuda emulator: cusolverDnXgeev: workspaces of %zu / %zu bytes, smaller than the query's %zu / %zu\n", dbytes, hbytes, need,
+                ct_emu::geev_host_bytes);
+        abort();
+    }
+    ct_emu::opened open_;
+    int ni = (int)n, ld = (int)lda;
+    ct_emu::dev_mat(A, ni, ni, ld, es, "cusolverDnXgeev A");
+    ct_emu::check_side(W, 2 * (size_t)n * es, true, "cusolverDnXgeev W");
+    if (wantv) ct_emu::dev_mat(VR, ni, ni, (int)ldvr, es, "cusolverDnXgeev VR");
+    ct_emu::check_side(dws, need, true, "cusolverDnXgeev device workspace");
+    ct_emu::check_side(hws, ct_emu::geev_host_bytes, false, "cusolverDnXgeev host workspace");
+    ct_emu::dev_info(info, "cusolverDnXgeev devInfo");
+    int lw = (int)(need / es), ldv = wantv ? (int)ldvr : 1;
+    lapack_int r = 0;
+    if (n == 0) r = 0;
+    else if (ta == CUDA_R_64F)
+        r = LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', ni, (double *)A, ld, (double *)W, (double *)W + n, NULL, 1, wantv ? (double *)VR : NULL, ldv,
+                               (double *)dws, lw);
+    else
+        r = LAPACKE_sgeev_work(LAPACK_COL_MAJOR, 'N', wantv ? 'V' : 'N', ni, (float *)A, ld, (float *)W, (float *)W + n, NULL, 1, wantv ? (float *)VR : NULL, ldv,
+                               (float *)dws, lw);
+    *info = ct_emu::pos(r);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+/* ---- the Jacobi batched solvers: syevjBatched (n <= 32) and gesvdjBatched (m, n
+   <= 32) with their info objects (the tolerance and sweep settings are not
+   emulated: LAPACK's syevd and gesvd stand in for the Jacobi sweeps, so the
+   values are the same up to rounding and the vectors up to sign). The
+   batch is contiguous (matrix b at A + b * lda * n); eigenvalues ascending,
+   singular values descending (cuSOLVER's default sorting); gesvdjBatched
+   returns V, not V^T, and full U and V. info[b] is 0, or min(m, n) + 1 (n + 1
+   for syevj) when the solver did not converge, cuSOLVER's code. ---- */
+typedef struct ct_emu_syevj_info { int unused; } *syevjInfo_t;
+typedef struct ct_emu_gesvdj_info { int unused; } *gesvdjInfo_t;
+inline cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *p) { *p = new ct_emu_syevj_info; return CUSOLVER_STATUS_SUCCESS; }
+inline cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t p) { delete p; return CUSOLVER_STATUS_SUCCESS; }
+inline cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *p) { *p = new ct_emu_gesvdj_info; return CUSOLVER_STATUS_SUCCESS; }
+inline cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t p) { delete p; return CUSOLVER_STATUS_SUCCESS; }
+namespace ct_emu {
+template <typename T> inline int gesvdj_ws(int m, int n) { return gesvd_ws<T>(m > n ? m : n, m < n ? m : n) + mx1(m * n); }
+template <typename T> inline cusolverStatus_t syevj_batched(cusolverDnHandle_t h, cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, T *A, int lda, T *Wv,
+                                                            T *W, int lw, int *info, syevjInfo_t p, int batch) {
+    if (!h || !p) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || n > 32 || lda < mx1(n) || batch < 0) return CUSOLVER_STATUS_INVALID_VALUE;
+    for (int b = 0; b < batch; b++) {
+        cusolverStatus_t r = syevd<T>(h, jobz, uplo, n, A + (size_t)b * lda * n, lda, Wv + (size_t)b * n, W, lw, info + b);
+        if (r != CUSOLVER_STATUS_SUCCESS) return r;
+        opened open_;
+        if (info[b]) info[b] = n + 1;
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+template <typename T> inline cusolverStatus_t gesvdj_batched(cusolverDnHandle_t h, cusolverEigMode_t jobz, int m, int n, T *A, int lda, T *S, T *U, int ldu,
+                                                             T *V, int ldv, T *W, int lw, int *info, gesvdjInfo_t p, int batch) {
+    if (!h || !p) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    bool wantv = jobz == CUSOLVER_EIG_MODE_VECTOR;
+    if (m < 0 || n < 0 || m > 32 || n > 32 || lda < mx1(m) || batch < 0 || (wantv && (ldu < mx1(m) || ldv < mx1(n)))) return CUSOLVER_STATUS_INVALID_VALUE;
+    opened open_;
+    int k = m < n ? m : n;
+    dev_ws(W, lw, gesvdj_ws<T>(m, n), sizeof(T), "cusolverDn gesvdjBatched workspace");
+    check_side(info, sizeof(int) * (size_t)batch, true, "cusolverDn gesvdjBatched info");
+    std::vector<T> vt((size_t)mx1(n) * mx1(n)), u1(1), work((size_t)gesvd_ws<T>(m > n ? m : n, k) + (size_t)mx1(m) * mx1(n) + 64);
+    for (int b = 0; b < batch; b++) {
+        T *a = A + (size_t)b * lda * n, *s = S + (size_t)b * k, *u = wantv ? U + (size_t)b * ldu * m : u1.data();
+        dev_mat(a, m, n, lda, sizeof(T), "cusolverDn gesvdjBatched A");
+        check_side(s, sizeof(T) * (size_t)k, true, "cusolverDn gesvdjBatched S");
+        if (wantv) {
+            dev_mat(u, m, m, ldu, sizeof(T), "cusolverDn gesvdjBatched U");
+            dev_mat(V + (size_t)b * ldv * n, n, n, ldv, sizeof(T), "cusolverDn gesvdjBatched V");
+        }
+        info[b] = 0;
+        if (!k) continue;
+        char j = wantv ? 'A' : 'N';
+        lapack_int r = sizeof(T) == 8 ? LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, j, j, m, n, (double *)a, lda, (double *)s, (double *)u, wantv ? ldu : 1,
+                                                            (double *)vt.data(), wantv ? mx1(n) : 1, (double *)work.data(), (lapack_int)work.size())
+                                      : LAPACKE_sgesvd_work(LAPACK_COL_MAJOR, j, j, m, n, (float *)a, lda, (float *)s, (float *)u, wantv ? ldu : 1,
+                                                            (float *)vt.data(), wantv ? mx1(n) : 1, (float *)work.data(), (lapack_int)work.size());
+        info[b] = r > 0 ? k + 1 : 0;
+        if (wantv)   /* V = VT^T */
+            for (int c = 0; c < n; c++)
+                for (int i = 0; i < n; i++) V[(size_t)b * ldv * n + i + (size_t)c * ldv] = vt[c + (size_t)i * n];
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+#define CT_EMU_JACOBI_PAIR(P, T)                                                                                                                 \
+    inline cusolverStatus_t cusolverDn##P##syevjBatched_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t, int n, const T *,  \
+                                                                   int, const T *, int *lw, syevjInfo_t p, int) {                               \
+        if (!h || !p) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                    \
+        *lw = ct_emu::syevd_ws<T>(j == CUSOLVER_EIG_MODE_VECTOR, n);                                                                             \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                          \
+    }                                                                                                                                            \
+    inline cusolverStatus_t cusolverDn##P##syevjBatched(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T *A, int lda,    \
+                                                        T *Wv, T *W, int lw, int *info, syevjInfo_t p, int b) {                                 \
+        return ct_emu::syevj_batched<T>(h, j, u, n, A, lda, Wv, W, lw, info, p, b);                                                              \
+    }                                                                                                                                            \
+    inline cusolverStatus_t cusolverDn##P##gesvdjBatched_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t, int m, int n, const T *, int,       \
+                                                                    const T *, const T *, int, const T *, int, int *lw, gesvdjInfo_t p, int) {  \
+        if (!h || !p) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                                    \
+        *lw = ct_emu::gesvdj_ws<T>(m, n);                                                                                                        \
+        return CUSOLVER_STATUS_SUCCESS;                                                                                                          \
+    }                                                                                                                                            \
+    inline cusolverStatus_t cusolverDn##P##gesvdjBatched(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, T *A, int lda, T *S, T *U,    \
+                                                         int ldu, T *V, int ldv, T *W, int lw, int *info, gesvdjInfo_t p, int b) {              \
+        return ct_emu::gesvdj_batched<T>(h, j, m, n, A, lda, S, U, ldu, V, ldv, W, lw, info, p, b);                                              \
+    }
+CT_EMU_JACOBI_PAIR(S, float)
+CT_EMU_JACOBI_PAIR(D, double)
+#undef CT_EMU_JACOBI_PAIR
 #endif

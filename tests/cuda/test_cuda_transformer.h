@@ -1,0 +1,126 @@
+/* tests/cuda/test_cuda_transformer.h - part of tests/cuda/test_cuda.c (included by it):
+   ctensor_nn.h's fused transformer ops (ct::multi_head_self_attention_fwd,
+   ct::transformer_encoder_layer_fwd) on device tensors, called through the op
+   table (ct_dispatch), against the CPU's fused kernels on the same operands:
+   no mask, a key padding mask (a sequence with every key padded: NaN rows),
+   causal, post- and pre-norm layers, relu and gelu, a nested batch (packed
+   tokens and offsets), a head dimension above the kernel's (the fallback
+   through device ops), float32 and float64; the KV-cache mode's error. Tiny
+   shapes: the emulator runs one fiber per query. */
+
+/* operands of a layer (E = d_model, F = feed-forward), on the CPU */
+static void tf_operands(ct_tensor **in, int64_t E, int64_t F, ct_dtype dt) {
+    in[1] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, 3 * E, E), 0.3), dt);
+    in[2] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, 3 * E), 0.2), dt);
+    in[3] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, E, E), 0.3), dt);
+    in[4] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, E), 0.2), dt);
+    in[5] = ct_to(ct_add_scalar(ct_mul_scalar(ct_randn(CT_FLOAT64, E), 0.1), 1.0), dt);
+    in[6] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, E), 0.1), dt);
+    in[7] = ct_to(ct_add_scalar(ct_mul_scalar(ct_randn(CT_FLOAT64, E), 0.1), 1.0), dt);
+    in[8] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, E), 0.1), dt);
+    in[9] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, F, E), 0.3), dt);
+    in[10] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, F), 0.2), dt);
+    in[11] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, E, F), 0.3), dt);
+    in[12] = ct_to(ct_mul_scalar(ct_randn(CT_FLOAT64, E), 0.2), dt);
+}
+/* the op on the CPU and on the device (every operand copied there): the outputs, or NULL */
+static void tf_run(int op, int nin, ct_tensor *const *in, const ct_attrs *a, ct_tensor **yc, ct_tensor **yd) {
+    ct_tensor *din[16], *out[1] = {NULL};
+    *yc = ct_dispatch(op, nin, in, a, NULL, 0, out, 1) == 1 ? out[0] : NULL;
+    for (int i = 0; i < nin; i++) din[i] = dev(in[i]);
+    out[0] = NULL;
+    *yd = ct_dispatch(op, nin, din, a, NULL, 0, out, 1) == 1 ? out[0] : NULL;
+    if (!*yd) printf("  device: %s\n", ct_last_error());
+}
+TEST(test_fused_attention) {
+    int op_layer = ct_op_find("ct::transformer_encoder_layer_fwd"), op_mha = ct_op_find("ct::multi_head_self_attention_fwd");
+    CHECK(op_layer >= 0 && op_mha >= 0);
+    if (op_layer < 0 || op_mha < 0) return;
+    const int64_t E = 16, H = 4, F = 24, B = 3, S = 5;
+    const uint8_t pad[15] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};   /* lengths 5, 2 and 0 (all keys padded: NaN) */
+    ct_tensor *kpm = ct_from_data(pad, CT_BOOL, 3, 5);
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = di ? CT_FLOAT64 : CT_FLOAT32;
+        double rt = di ? 1e-10 : 1e-4, at = di ? 1e-11 : 1e-5;
+        ct_tensor *in[15], *yc, *yd;
+        in[0] = ct_to(ct_randn(CT_FLOAT64, B, S, E), dt);
+        tf_operands(in, E, F, dt);
+        char label[96];
+        ct_attrs a;
+        /* self-attention: no mask, padding, causal + padding (kpm in slot 5, norm1's weight's slot of the layer) */
+        ct_tensor *n1w = in[5];
+        for (int mode = 0; mode < 3; mode++) {
+            memset(&a, 0, sizeof a);
+            a.i[0] = H;
+            a.mode = mode ? 1 : 0;
+            a.flags = mode == 2;
+            in[5] = kpm;
+            tf_run(op_mha, mode ? 6 : 5, in, &a, &yc, &yd);
+            snprintf(label, sizeof label, "mha %s mode %d", ct_dtype_name(dt), mode);
+            CHECK(yc && yd && yd->device.type == CT_CUDA);
+            CHECK_SAME_AT(label, yd, yc, rt, at);
+        }
+        in[5] = n1w;
+        /* the layer: post-norm relu (no mask), pre-norm gelu (padding), nested */
+        for (int mode = 0; mode < 3; mode++) {
+            memset(&a, 0, sizeof a);
+            a.i[0] = H;
+            a.s[0] = 1e-5;
+            a.s[1] = 1e-6;
+            a.flags = mode == 1 ? 3 : mode == 2 ? 1 : 0;
+            a.mode = mode;
+            ct_tensor *x0 = in[0];
+            if (mode == 1) in[13] = kpm;
+            if (mode == 2) {
+                in[0] = ct_to(ct_randn(CT_FLOAT64, 11, E), dt);
+                static const int64_t offs[5] = {0, 5, 5, 7, 11};   /* an empty sequence too */
+                in[13] = ct_tensor_i64(offs, 5);
+            }
+            tf_run(op_layer, mode ? 14 : 13, in, &a, &yc, &yd);
+            snprintf(label, sizeof label, "encoder layer %s mode %d", ct_dtype_name(dt), mode);
+            CHECK(yc && yd);
+            CHECK_SAME_AT(label, yd, yc, rt * 10, at * 10);
+            in[0] = x0;
+        }
+    }
+    /* a head dimension above the kernel's: the fallback through device ops */
+    {
+        const int64_t E2 = 260, H2 = 2;
+        ct_tensor *in[6], *yc, *yd;
+        in[0] = ct_randn(CT_FLOAT64, 2, 3, E2);
+        tf_operands(in, E2, 8, CT_FLOAT64);
+        const uint8_t p2[6] = {0, 0, 1, 0, 0, 0};
+        in[5] = ct_from_data(p2, CT_BOOL, 2, 3);
+        ct_attrs a;
+        memset(&a, 0, sizeof a);
+        a.i[0] = H2;
+        a.mode = 1;
+        a.flags = 1;
+        tf_run(op_mha, 6, in, &a, &yc, &yd);
+        CHECK(yc && yd);
+        CHECK_SAME_AT("mha head_dim 130", yd, yc, 1e-9, 1e-10);
+    }
+    /* the KV-cache mode: a clean error naming the op */
+    ct_tensor *in[15], *out[1] = {NULL};
+    in[0] = dev(ct_randn(CT_FLOAT32, 1, 2, E));
+    tf_operands(in, E, F, CT_FLOAT32);
+    for (int i = 1; i < 13; i++) in[i] = dev(in[i]);
+    in[13] = dev(ct_zeros(CT_FLOAT32, 1, H, 4, E / H));
+    in[14] = dev(ct_zeros(CT_FLOAT32, 1, H, 4, E / H));
+    ct_attrs a;
+    memset(&a, 0, sizeof a);
+    a.i[0] = H;
+    a.mode = 3;
+    a.s[0] = a.s[1] = 1e-5;
+    CHECK(ct_dispatch(op_layer, 15, in, &a, NULL, 0, out, 1) < 0 && ct_last_error_code() == CT_ERR_UNSUPPORTED &&
+          strstr(ct_last_error(), "transformer_encoder_layer_fwd") && strstr(ct_last_error(), "KV-cache"));
+    ct_clear_error();
+    /* a nested batch's bad offsets: the CPU's message */
+    ct_tensor *x11 = ct_randn(CT_FLOAT32, 11, E);
+    in[0] = dev(x11);
+    static const int64_t bad_offs[4] = {0, 7, 5, 11};
+    in[13] = dev(ct_tensor_i64(bad_offs, 4));
+    a.mode = 2;
+    CHECK(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) < 0 && strstr(ct_last_error(), "must not decrease") != NULL);
+    ct_clear_error();
+}
