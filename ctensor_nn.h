@@ -12487,6 +12487,13 @@ static int ct__any_param_grad(const ct_module *m) {
         if (ct__any_param_grad(m->children[i].module)) return 1;
     return 0;
 }
+/* the fastpath on a device: where that backend registered the fused op's kernel
+   (ctensor_cuda.h), input and mask on the same device; packed (nested) rows stay on
+   the CPU (their packing reads the mask on the host) */
+static int ct__tf_dev_ok(const ct_tensor *x, const ct_tensor *kpm, int op, int nested) {
+    if (x->device.type == CT_CPU) return !kpm || kpm->device.type == CT_CPU;
+    return !nested && (!kpm || ct_device_eq(kpm->device, x->device)) && ct__kernels[CT_BACKEND_CUDA][op] != NULL;
+}
 /* PyTorch's TransformerEncoderLayer fastpath conditions, in its order and words */
 static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *mask, const ct_tensor *kpm, int nested) {
     const ct__tl_impl *im = (const ct__tl_impl *)L->impl;
@@ -12498,7 +12505,7 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     else if (mask) ct__tf_set_why("src_mask is not supported for fastpath");
     else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
     else if (src->dtype != CT_FLOAT32 && src->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(src->dtype));
-    else if (src->device.type != CT_CPU || (kpm && kpm->device.type != CT_CPU)) ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
+    else if (!ct__tf_dev_ok(src, kpm, CT__NNOP(TF_ENC_LAYER), nested)) ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("src_key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
     else if (ct__tf_grad_on() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
@@ -13485,19 +13492,19 @@ static int ct__k_tf_mha(ct__call *c) {
 
 /* ---- the modules' side: their parameters as the fused ops' operands ---- */
 /* p as a contiguous tensor of dtype dt; NULL: a vector of n fill values */
-static ct_tensor *ct__tf_operand(const ct_tensor *p, ct_dtype dt, int64_t n, double fill) {
-    if (!p) return ct_full_n(dt, 1, &n, fill);
+static ct_tensor *ct__tf_operand(const ct_tensor *p, ct_device dev, ct_dtype dt, int64_t n, double fill) {
+    if (!p) return ct_full_on_n(dev, dt, 1, &n, fill);   /* a missing bias: made on the input's device */
     if (p->dtype == dt && ct__is_contig(p)) return (ct_tensor *)p;
     return ct_contiguous(ct_to(ct_detach(p), dt));
 }
 /* in[1..4]: the attention projections of mha */
-static int ct__tf_attn_operands(const ct_module *mha, ct_dtype dt, ct_tensor **in) {
+static int ct__tf_attn_operands(const ct_module *mha, ct_device dev, ct_dtype dt, ct_tensor **in) {
     const ct__mha_impl *im = (const ct__mha_impl *)mha->impl;
     ct_module *op = ct__mchild(mha, "out_proj");
-    in[1] = ct__tf_operand(ct__mparam(mha, "in_proj_weight"), dt, 0, 0);
-    in[2] = ct__tf_operand(ct__mparam(mha, "in_proj_bias"), dt, 3 * im->E, 0);
-    in[3] = ct__tf_operand(ct__mparam(op, "weight"), dt, 0, 0);
-    in[4] = ct__tf_operand(ct__mparam(op, "bias"), dt, im->E, 0);
+    in[1] = ct__tf_operand(ct__mparam(mha, "in_proj_weight"), dev, dt, 0, 0);
+    in[2] = ct__tf_operand(ct__mparam(mha, "in_proj_bias"), dev, dt, 3 * im->E, 0);
+    in[3] = ct__tf_operand(ct__mparam(op, "weight"), dev, dt, 0, 0);
+    in[4] = ct__tf_operand(ct__mparam(op, "bias"), dev, dt, im->E, 0);
     return in[1] && in[2] && in[3] && in[4] ? 0 : -1;
 }
 /* one fused layer call: x through layer L (mask_type mt with its extra operands) */
@@ -13507,15 +13514,16 @@ static ct_tensor *ct__tf_layer_call(ct_module *L, const ct_tensor *x, int mt, co
     ct_module *n1 = ct__mchild(L, "norm1"), *n2 = ct__mchild(L, "norm2"), *l1 = ct__mchild(L, "linear1"), *l2 = ct__mchild(L, "linear2");
     ct_tensor *in[15];
     in[0] = (ct_tensor *)x;
-    if (ct__tf_attn_operands(L->children[0].module, dt, in)) return NULL;
-    in[5] = ct__tf_operand(ct__mparam(n1, "weight"), dt, im->d, 1);
-    in[6] = ct__tf_operand(ct__mparam(n1, "bias"), dt, im->d, 0);
-    in[7] = ct__tf_operand(ct__mparam(n2, "weight"), dt, im->d, 1);
-    in[8] = ct__tf_operand(ct__mparam(n2, "bias"), dt, im->d, 0);
-    in[9] = ct__tf_operand(ct__mparam(l1, "weight"), dt, 0, 0);
-    in[10] = ct__tf_operand(ct__mparam(l1, "bias"), dt, im->dff, 0);
-    in[11] = ct__tf_operand(ct__mparam(l2, "weight"), dt, 0, 0);
-    in[12] = ct__tf_operand(ct__mparam(l2, "bias"), dt, im->d, 0);
+    ct_device dev = x->device;
+    if (ct__tf_attn_operands(L->children[0].module, dev, dt, in)) return NULL;
+    in[5] = ct__tf_operand(ct__mparam(n1, "weight"), dev, dt, im->d, 1);
+    in[6] = ct__tf_operand(ct__mparam(n1, "bias"), dev, dt, im->d, 0);
+    in[7] = ct__tf_operand(ct__mparam(n2, "weight"), dev, dt, im->d, 1);
+    in[8] = ct__tf_operand(ct__mparam(n2, "bias"), dev, dt, im->d, 0);
+    in[9] = ct__tf_operand(ct__mparam(l1, "weight"), dev, dt, 0, 0);
+    in[10] = ct__tf_operand(ct__mparam(l1, "bias"), dev, dt, im->dff, 0);
+    in[11] = ct__tf_operand(ct__mparam(l2, "weight"), dev, dt, 0, 0);
+    in[12] = ct__tf_operand(ct__mparam(l2, "bias"), dev, dt, im->d, 0);
     for (int i = 5; i < 13; i++)
         if (!in[i]) return NULL;
     int nin = 13;
@@ -13568,7 +13576,7 @@ static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k,
     else if (im->H % 2 == 1) ct__tf_set_why("num_heads is odd");
     else if (q->dtype != CT_FLOAT32 && q->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(q->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
-    else if (q->device.type != CT_CPU || (kpm && kpm->device.type != CT_CPU))
+    else if (!ct__tf_dev_ok(q, kpm, CT__NNOP(TF_MHA), 0))
         ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
     else if (ct__tf_grad_on() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
@@ -13586,7 +13594,7 @@ static ct_tensor *ct__mha_fast(ct_module *m, const ct_tensor *x, const ct_tensor
     }
     ct_tensor *in[6];
     in[0] = (ct_tensor *)x;
-    if (ct__tf_attn_operands(m, x->dtype, in)) return NULL;
+    if (ct__tf_attn_operands(m, x->device, x->dtype, in)) return NULL;
     if (kpm) in[5] = (ct_tensor *)kpm;
     ct__attrs a;
     ct__attrs_init(&a);

@@ -2482,6 +2482,7 @@ static const test_case TESTS[] = {
     {"test_fused_optim", test_fused_optim}, {"test_scatter_reduce", test_scatter_reduce}, {"test_randperm", test_randperm},
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
     {"test_fused_attention", test_fused_attention},
+    {"test_fused_attention_modules", test_fused_attention_modules},
 #ifndef CT_TEST_NO_LINALG
     {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
     {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},

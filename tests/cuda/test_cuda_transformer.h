@@ -124,3 +124,52 @@ TEST(test_fused_attention) {
     CHECK(ct_dispatch(op_layer, 14, in, &a, NULL, 0, out, 1) < 0 && strstr(ct_last_error(), "must not decrease") != NULL);
     ct_clear_error();
 }
+
+/* The modules take the fused kernel for device inputs too: a TransformerEncoderLayer
+   (and MultiheadAttention's self-attention) moved to the device, in eval mode without
+   grad, with and without a key padding mask, against the same module on the CPU;
+   ct_transformer_fastpath_why_not says the fastpath was taken. A layer without biases
+   gets its zero biases made on the device. */
+TEST(test_fused_attention_modules) {
+    const int64_t E = 16, H = 4, B = 2, S = 5;
+    const uint8_t pad[10] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1};
+    ct_transformer_layer_options o;
+    memset(&o, 0, sizeof o);
+    o.dim_feedforward = 24;
+    o.dropout = CT_ZERO;
+    o.batch_first = 1;
+    ct_module *L = ct_module_eval(ct_nn_transformer_encoder_layer(E, H, &o));
+    ct_mha_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.batch_first = 1;
+    mo.no_bias = 1;
+    ct_module *M = ct_module_eval(ct_nn_multihead_attention(E, H, &mo));
+    ct_tensor *x = ct_randn(CT_FLOAT32, B, S, E), *kpm = ct_from_data(pad, CT_BOOL, 2, 5);
+    int g = ct_set_grad_enabled(0);
+    ct_tensor *yc[4], *yd[4];
+    for (int k = 0; k < 2; k++) {
+        yc[k] = ct_transformer_encoder_forward(L, x, NULL, k ? kpm : NULL);
+        ct_mha_args a;
+        memset(&a, 0, sizeof a);
+        a.key_padding_mask = k ? kpm : NULL;
+        yc[2 + k] = ct_mha_forward(M, x, x, x, &a, NULL);
+    }
+    CHECK(ct_module_to(L, GPU) != NULL && ct_module_to(M, GPU) != NULL);
+    ct_tensor *xd = dev(x), *kd = dev(kpm);
+    for (int k = 0; k < 2; k++) {
+        yd[k] = ct_transformer_encoder_forward(L, xd, NULL, k ? kd : NULL);
+        CT_T_REPORT(ct_transformer_fastpath_why_not()[0] == 0, "layer on the device, mask %d: %s", k, ct_transformer_fastpath_why_not());
+        ct_mha_args a;
+        memset(&a, 0, sizeof a);
+        a.key_padding_mask = k ? kd : NULL;
+        yd[2 + k] = ct_mha_forward(M, xd, xd, xd, &a, NULL);
+        CT_T_REPORT(ct_transformer_fastpath_why_not()[0] == 0, "mha on the device, mask %d: %s", k, ct_transformer_fastpath_why_not());
+    }
+    for (int k = 0; k < 4; k++) {
+        CHECK(yc[k] && yd[k] && yd[k]->device.type == CT_CUDA);
+        if (yc[k] && yd[k]) CHECK_SAME_AT(k < 2 ? "encoder layer module" : "mha module", yd[k], yc[k], 1e-4, 1e-5);
+    }
+    ct_set_grad_enabled(g);
+    ct_module_free(L);
+    ct_module_free(M);
+}
