@@ -2,7 +2,7 @@
    tensors, a single process), collectives with asynchronous handles and timeouts, DistributedDataParallel,
    ZeroRedundancyOptimizer (ZeRO-1) and FullyShardedDataParallel (prefetch, mixed
    precision, FULL and SHARDED state dicts).
-                                                                  v0.1 (2026-12-06)
+                                                                  v0.2 (2026-12-07)
 
    HOW TO USE
      #define CTENSOR_IMPLEMENTATION          (in exactly one file)
