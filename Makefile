@@ -213,7 +213,7 @@ test: deps deps-aarch64
 test-run: $(addprefix $(BUILD)/tests/,$(SHARED_TESTS)) $(addprefix $(BUILD)/opt/,$(TESTS)) $(addprefix $(BUILD)/asan/,$(TESTS)) \
       $(addprefix $(BUILD)/tsan/,$(TSAN_TESTS)) $(BUILD)/tests/conformance $(BUILD)/asan/conformance $(DIST_BINS) \
       $(BUILD)/jit_lite/jit_lite $(BUILD)/jit_lite/allocs
-	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" DIST_BINS="$(DIST_BINS)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
+	@$(A64_ENV) A64_TESTS="$(A64_SUITE_TESTS)" TESTS="$(TESTS)" PLAIN_TESTS="$(SHARED_TESTS)" DIST_BINS="$(DIST_BINS)" NCCL_EMU_BIN="$(if $(MPICC),$(BUILD)/cuda/test_cuda_emu)" TSAN_TESTS="$(TSAN_TESTS)" CC="$(CC)" CXX="$(CXX)" CLANG="$(CLANG)" sh tests/run_suite.sh
 
 test-asan: $(addprefix $(BUILD)/asan/,$(TESTS)) $(BUILD)/asan/conformance
 	@for t in $(TESTS); do ./$(BUILD)/asan/$$t || exit 1; done; ./$(BUILD)/asan/conformance tests/fixtures
@@ -479,8 +479,12 @@ $(BUILD)/cuda:
 	@mkdir -p $@
 $(BUILD)/cuda/test_cuda: $(CUDA_SRC) | $(BUILD)/cuda
 	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcusolver -lcublas -lpthread -llapacke -lopenblas
-$(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) | $(BUILD)/cuda
-	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread -llapacke -lopenblas
+# With Open MPI here the emulator build also holds ctensor_dist.h's NCCL group and its
+# tests (tests/dist/test_dist_nccl.h; NCCL emulated over MPI by tests/dist/emu/nccl.h),
+# run as `mpirun -np 2 test_cuda_emu --nccl` by tests/dist/run_nccl.sh in the suite.
+NCCL_EMU := $(if $(MPICC),-DCT_TEST_NCCL -DCTENSOR_NCCL -Itests/dist/emu $(MPI_CFLAGS))
+$(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) tests/dist/test_dist_nccl.h tests/dist/emu/nccl.h | $(BUILD)/cuda
+	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu $(NCCL_EMU) -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread -llapacke -lopenblas $(if $(MPICC),$(MPI_LIBS))
 test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 cuda-test: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
 	@for t in $(CUDA_TESTS); do echo "== $$t"; out=$$(./$(BUILD)/cuda/$$t 2>&1); rc=$$?; \

@@ -7,6 +7,8 @@
      mlp_step_1proc   one process, no distribution
      mlp_step_ddp2    DDP over 2 ranks (mpirun -np 2 on this machine, loopback /
                       shared memory); rank 0's step times
+     mlp_step_fsdp2   FSDP FULL_SHARD over 2 ranks, PyTorch's default wrapping (one
+                      unit: the model is under the 1e8-parameter threshold)
    and a 50M-parameter model (eight Linear(2500, 2500) with ReLU, batch 64 per rank,
    MSE, Adam), 2 steps of warm-up and 6 timed:
      mlp50m_step_1proc, mlp50m_step_ddp2, mlp50m_step_fsdp2_{full_shard,shard_grad_op,
@@ -32,18 +34,21 @@ static ct_module *make_mlp(void) {
                             ct_nn_linear(256, 10));
 }
 
-/* times STEPS steps (after WARMUP); ddp NULL: one process */
-static int run_case(const char *name, const char *params, ct_module *model, ct_ddp *ddp, int print) {
-    ct_optimizer *opt = ct_optim_sgd(model, &(ct_sgd_options){.lr = 0.01, .momentum = 0.9});
+/* times STEPS steps (after WARMUP); ddp and fsdp NULL: one process */
+static int run_case(const char *name, const char *params, ct_module *model, ct_ddp *ddp, ct_fsdp *fsdp, int print) {
+    ct_tensor *shards[8];
+    int ns = fsdp ? ct_fsdp_parameters(fsdp, shards, 8) : 0;
+    ct_optimizer *opt = fsdp ? ct_optim_sgd_params(ns, shards, &(ct_sgd_options){.lr = 0.01, .momentum = 0.9})
+                             : ct_optim_sgd(model, &(ct_sgd_options){.lr = 0.01, .momentum = 0.9});
     ct_manual_seed(0);
     ct_tensor *x = ct_keep(ct_randn(CT_FLOAT32, B, 784)), *y = ct_keep(ct_randint(0, 10, CT_INT64, B));
     double *t = (double *)malloc(STEPS * sizeof *t);
     int bad = !opt || !t;
     for (int i = 0; i < WARMUP + STEPS && !bad; i++) CT_SCOPE {
         double t0 = bench_wall_us();
-        ct_tensor *loss = ct_cross_entropy(ddp ? ct_ddp_forward(ddp, x) : ct_forward(model, x), y, NULL);
+        ct_tensor *loss = ct_cross_entropy(ddp ? ct_ddp_forward(ddp, x) : fsdp ? ct_fsdp_forward(fsdp, x) : ct_forward(model, x), y, NULL);
         ct_zero_grad(opt);
-        bad |= !loss || (ddp ? ct_ddp_backward(ddp, loss) : ct_backward(loss)) || ct_step(opt);
+        bad |= !loss || (ddp ? ct_ddp_backward(ddp, loss) : fsdp ? ct_fsdp_backward(fsdp, loss) : ct_backward(loss)) || ct_step(opt);
         if (i >= WARMUP) t[i - WARMUP] = bench_wall_us() - t0;
     }
     if (bad) fprintf(stderr, "%s: %s\n", name, ct_last_error());
@@ -132,10 +137,21 @@ int main(int argc, char **argv) {
         ct_manual_seed(1);
         ct_module *model = make_mlp();
         ct_ddp *ddp = ct_ddp_new(model, pg, NULL);
-        int bad = !ddp || run_case("mlp_step_ddp2", "MLP 784-512-256-10, batch 64 per rank, 2 ranks, SGD", model, ddp,
+        int bad = !ddp || run_case("mlp_step_ddp2", "MLP 784-512-256-10, batch 64 per rank, 2 ranks, SGD", model, ddp, NULL,
                                    ct_dist_get_rank(pg) == 0);
         ct_ddp_free(ddp);
         ct_module_free(model);
+        /* the same MLP under FSDP FULL_SHARD with PyTorch's default wrapping (one unit:
+           the 535,818 parameters are under its 1e8 threshold) */
+        if (!bad && bench_selected("mlp_step_fsdp2")) {
+            ct_manual_seed(1);
+            model = make_mlp();
+            ct_fsdp *fsdp = ct_fsdp_new(model, pg, NULL);
+            bad = !fsdp || run_case("mlp_step_fsdp2", "MLP 784-512-256-10, batch 64 per rank, 2 ranks, SGD, FSDP FULL_SHARD", model,
+                                    NULL, fsdp, ct_dist_get_rank(pg) == 0);
+            ct_fsdp_free(fsdp);
+            ct_module_free(model);
+        }
         if (!getenv("CT_BENCH_DIST_SMALL")) {
             static const char *const names[5] = {"", "mlp50m_step_ddp2", "mlp50m_step_fsdp2_full_shard",
                                                  "mlp50m_step_fsdp2_shard_grad_op", "mlp50m_step_fsdp2_no_shard"};
@@ -148,7 +164,7 @@ int main(int argc, char **argv) {
     bench_begin("dist");
     ct_manual_seed(1);
     ct_module *model = make_mlp();
-    int bad = run_case("mlp_step_1proc", "MLP 784-512-256-10, batch 64, one process, SGD", model, NULL, 1);
+    int bad = run_case("mlp_step_1proc", "MLP 784-512-256-10, batch 64, one process, SGD", model, NULL, NULL, 1);
     ct_module_free(model);
     if (!getenv("CT_BENCH_DIST_SMALL") && bench_selected("mlp50m_step_1proc")) bad |= run_big("mlp50m_step_1proc", NULL, 0);
 #ifdef CTENSOR_MPI

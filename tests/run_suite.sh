@@ -87,6 +87,9 @@ if [ -n "${DIST_BINS:-}" ]; then
     run_part "dist, mpirun ($k)" sh tests/dist/run.sh "$b"
   done
 else run_part "dist, mpirun" sh tests/dist/run.sh /nonexistent; fi
+# ctensor_dist.h's NCCL group on the CUDA emulator (NCCL emulated over MPI): the
+# emulator build's --nccl mode under mpirun -np 2 (the Makefile's NCCL_EMU_BIN)
+if [ -n "${NCCL_EMU_BIN:-}" ]; then run_part "dist, NCCL group on the CUDA emulator" sh tests/dist/run_nccl.sh "$NCCL_EMU_BIN"; fi
 # Replay (tests/ct_replay.h): every op call run again from its declared attributes
 # alone must give the same bits. The conformance cases cover most ops (backward
 # ops too); these unit tests add in-place views and double backward (autograd),

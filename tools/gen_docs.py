@@ -1257,6 +1257,7 @@ OVERRIDES = {
     "ct_dist_get_backend": "torch.distributed.get_backend",
     "ct_dist_register_backend": "torch.distributed.Backend.register_backend",
     "ct_dist_mpi_register": "none: links the MPI backend in; PyTorch's is built into torch.distributed when compiled with MPI",
+    "ct_dist_nccl_register": "none: links the NCCL backend in; PyTorch's is built into torch.distributed when compiled with NCCL",
     "ct_dist_all_reduce": "torch.distributed.all_reduce | all_reduce(tensor, op, group, async_op=work is not NULL)",
     "ct_dist_broadcast": "torch.distributed.broadcast",
     "ct_dist_all_gather": "torch.distributed.all_gather",

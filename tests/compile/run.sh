@@ -101,5 +101,14 @@ if [ -n "$NVCC" ]; then
   try_fail "nvcc --default-stream per-thread" "per-thread is not supported" $NVCC -x cu --default-stream per-thread -DCTENSOR_CUDA -I. -E tests/cuda/compile_user.c -o $B/cuda_pt.i
   try "nvcc ctensor_cuda.h, -Werror all-warnings, linked with a C file" sh -c "$NVCC -O2 -x cu -DCTENSOR_CUDA -I. -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c tests/cuda/compile_user.c -o $B/cuda_user.o && $NVCC $B/cuda_user.o $B/cuda_decl.o -o $B/cuda_user -lcublas -lpthread && $B/cuda_user"
 else echo "skip nvcc (not installed)"; fi
+# ctensor_dist.h's NCCL backend in a file of its own, against the toolkit's nccl.h and
+# Open MPI's mpi.h: gcc -std=c11 -pedantic and nvcc, compile only (a few seconds; no GPU)
+CUDAINC=$(dirname "$(dirname "${NVCC:-/usr/local/cuda/bin/nvcc}")")/include
+if command -v mpicc >/dev/null 2>&1 && [ -f "$CUDAINC/nccl.h" ]; then
+  try "ctensor_dist.h NCCL backend, gcc -std=c11" $CC -std=c11 $W -I"$CUDAINC" $(mpicc -showme:compile) -DCTENSOR_CUDA -c tests/dist/compile_nccl.c -o $B/nccl_gcc.o
+  if [ -n "$NVCC" ]; then
+    try "ctensor_dist.h NCCL backend, nvcc -Werror all-warnings" $NVCC -x cu -I. $(mpicc -showme:compile) -DCTENSOR_CUDA -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -c tests/dist/compile_nccl.c -o $B/nccl_nvcc.o
+  fi
+else echo "skip ctensor_dist.h's NCCL backend (no mpicc or no nccl.h in $CUDAINC)"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

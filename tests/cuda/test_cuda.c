@@ -16,7 +16,13 @@
 #include "ctensor_linalg.h"
 #endif
 #include "ctensor_cuda.h"
+#ifdef CT_TEST_NCCL   /* ctensor_dist.h's NCCL group (the emulator build with Open MPI) */
+#include "ctensor_dist.h"
+#endif
 #include "ct_test.h"
+#ifdef CT_TEST_NCCL   /* its tests: mpirun -np 2 test_cuda_emu --nccl */
+#include "../dist/test_dist_nccl.h"
+#endif
 #include <signal.h>
 #if defined(__linux__) || defined(__APPLE__)
 #  include <execinfo.h>
@@ -2537,7 +2543,12 @@ static void install_crash_handler(void) {
     for (int k = 0; k < 5; k++) signal(sigs[k], on_crash);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+#ifdef CT_TEST_NCCL
+    if (argc > 1 && !strcmp(argv[1], "--nccl")) return nccl_main();
+#endif
+    (void)argc;
+    (void)argv;
     const int ntests = (int)(sizeof TESTS / sizeof TESTS[0]);
     setvbuf(stdout, NULL, _IONBF, 0);   /* nothing lost when a test crashes */
     ct_t_init();
