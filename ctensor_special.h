@@ -649,6 +649,30 @@ CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
     if (nu) r = (ct__vf)(((ct__vi)r & CT__ISPLAT(0x7fffffff)) | ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
     return ct__vsel(x != x, x, r);
 }
+typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
+typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
+/* gcc keeps double vectors of twice the native width on the stack in loops: loops
+   in double run on native-width halves through small inline helpers */
+CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
+    memcpy(a, &v, sizeof *a);
+    memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
+}
+/* the Newton step of the erfinv lanes where a <= 0.9, on a half: z - (erf(z) - a) sqrt(pi)/2 e^(z^2)
+   with erf(z) by its Taylor series in double (16 terms: 2e-13 relative for z <= 1.17)
+   and a in double (1 - q for ndtri, exact there): float erf's few ulp, amplified by
+   sqrt(pi)/2 e^(z^2) a / z, cost up to 7.6 ulp near a = 1/2 */
+CT__INLINE ct__sp_vfh ct__sp_verfinv_mid(ct__sp_vfh zf, ct__sp_vfh af, ct__sp_vfh qf, ct__sp_vfh ef, int from_q) {
+    static const double c[16] = {1.0, -1.0 / 3, 1.0 / 10, -1.0 / 42, 1.0 / 216, -1.0 / 1320, 1.0 / 9360,
+                                 -1.0 / 75600, 1.0 / 685440, -1.0 / 6894720, 1.0 / 76204800, -1.0 / 918086400,
+                                 1.0 / 11975040000.0, -1.0 / 168129561600.0, 1.0 / 2528170444800.0,
+                                 -1.0 / 40537905408000.0};   /* (-1)^n / (n! (2n + 1)) */
+    const ct__sp_vdh z = __builtin_convertvector(zf, ct__sp_vdh), z2 = z * z;
+    const ct__sp_vdh a = from_q ? 1.0 - __builtin_convertvector(qf, ct__sp_vdh) : __builtin_convertvector(af, ct__sp_vdh);
+    ct__sp_vdh s = z2 * 0.0 + c[15];
+    for (int k = 14; k >= 0; k--) s = s * z2 + c[k];
+    const ct__sp_vdh f = z * s * 1.12837916709551257390 - a;   /* 2/sqrt(pi) */
+    return __builtin_convertvector(z - f * 0.88622692545275801365 * __builtin_convertvector(ef, ct__sp_vdh), ct__sp_vfh);
+}
 /* a plain float log for the lanes' first guesses (Newton corrects them): x = 2^e m,
    m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)) to s^9; x > 0 finite */
 CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
@@ -669,7 +693,7 @@ CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
 /* z with erf(z) = a, 0 <= a < 1, given q = 1 - a exactly where a > 1/2: Giles'
    guess and one Newton step on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
    cancellation) with ctensor's float erf/erfc */
-CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
+CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q, int from_q) {
     ct__vf w = -ct__sp_v_log(q * (CT__SP_VSPLAT(2.0f) - q));
     ct__vf w1 = w - CT__SP_VSPLAT(2.5f), w2 = ct__sp_vsqrt(w) - CT__SP_VSPLAT(3.0f);
     ct__vf p1 = CT__SP_VSPLAT(2.81022636e-08f), p2 = CT__SP_VSPLAT(-0.000200214257f);
@@ -682,16 +706,28 @@ CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
 #undef CT__SP_G1
 #undef CT__SP_G2
     ct__vf z = ct__vsel(w < CT__SP_VSPLAT(5.0f), p1, p2) * a;
-    ct__vi mid = a <= CT__SP_VSPLAT(0.5f);
-    {   /* one step: a second changes no result by more than rounding (q down to 2^-24 and 1e-8) */
-        ct__vf f = ct__vsel(mid, ct__v_erf(z) - a, q - ct__v_erfc(z));
-        z = z - f * CT__SP_VSPLAT(0.886226925f) * ct__v_exp(z * z);
+    ct__vi mid = a <= CT__SP_VSPLAT(0.9f);
+    {   /* one step: a second changes no result by more than rounding (q down to 2^-24 and 1e-8);
+           on erfc (q - erfc(z): no cancellation) above 0.9, on erf in double at or below */
+        ct__vf e = ct__v_exp(z * z), zt = z - (q - ct__v_erfc(z)) * CT__SP_VSPLAT(0.886226925f) * e, zm = zt;
+        if (ct__vany(mid)) {
+            ct__sp_vfh z0, z1, a0, a1, q0, q1, e0, e1;
+            ct__sp_vsplit(z, &z0, &z1);
+            ct__sp_vsplit(a, &a0, &a1);
+            ct__sp_vsplit(q, &q0, &q1);
+            ct__sp_vsplit(e, &e0, &e1);
+            z0 = ct__sp_verfinv_mid(z0, a0, q0, e0, from_q);
+            z1 = ct__sp_verfinv_mid(z1, a1, q1, e1, from_q);
+            memcpy(&zm, &z0, sizeof z0);
+            memcpy((char *)&zm + sizeof z0, &z1, sizeof z1);
+        }
+        z = ct__vsel(mid, zm, zt);
     }
     return z;
 }
 CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
     ct__vf a = ct__vabs(y);
-    ct__vf z = ct__sp_v_erfinv_core(a, CT__SP_VSPLAT(1.0f) - a);
+    ct__vf z = ct__sp_v_erfinv_core(a, CT__SP_VSPLAT(1.0f) - a, 0);
     z = ct__vsel(a == CT__SP_VSPLAT(1.0f), CT__SP_VSPLAT(INFINITY), z);
     z = ct__vsel(a <= CT__SP_VSPLAT(1.0f), z, CT__SP_VSPLAT(NAN));   /* NaN too */
     return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
@@ -701,7 +737,7 @@ CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
 CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
     ct__vi upper = p > CT__SP_VSPLAT(0.5f);
     ct__vf q = CT__SP_VSPLAT(2.0f) * ct__vsel(upper, CT__SP_VSPLAT(1.0f) - p, p);
-    ct__vf z = ct__sp_v_erfinv_core(CT__SP_VSPLAT(1.0f) - q, q) * CT__SP_VSPLAT((float)CT__SP_SQRT2);
+    ct__vf z = ct__sp_v_erfinv_core(CT__SP_VSPLAT(1.0f) - q, q, 1) * CT__SP_VSPLAT((float)CT__SP_SQRT2);
     ct__vf r = ct__vsel(upper, z, -z);
     ct__vi bad = ~(q >= CT__SP_VSPLAT(1e-8f));
     if (ct__vany(bad))
@@ -714,14 +750,6 @@ CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
    trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10
    (h = min(0.35, 0.97/sqrt x): the last node's term is below 1e-10 of the sum),
    Hankel's series (10 terms) from 10 on. NaN, x <= 0 and inf: the scalar form. */
-typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
-typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
-/* gcc keeps double vectors of twice the native width on the stack in loops: loops
-   in double run on native-width halves through small inline helpers */
-CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
-    memcpy(a, &v, sizeof *a);
-    memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
-}
 /* the K trapezoid's nodes t = j h, j = 1..12, on a half: -x (cosh t - 1) and
    cosh t - 1 = 2 sinh^2(t/2), the sinh by S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in
    double from sinh(h/2) and cosh(h/2) (Taylor series, h/2 <= 0.175); row j of
