@@ -29,8 +29,11 @@
 
    THE RULES (as PyTorch 1.13's torch.special on CPU)
      - float32 and float64; integer and bool inputs compute in the default float
-       dtype; binary functions broadcast and promote like add. float16, bfloat16
-       and complex inputs are refused with an error naming the function.
+       dtype; binary functions broadcast and promote like add. float16 and bfloat16
+       inputs are refused with an error naming the function and the dtype. Complex
+       inputs as PyTorch 1.13 on CPU: sinc and expit take complex64 and complex128
+       (values and conjugate Wirtinger gradients as PyTorch's; sinc through
+       ctensor's complex ops), every other function refuses them.
      - The functions PyTorch implements as aliases (erf, erfc, expit, exp2, expm1,
        log1p, xlogy, round, logsumexp, softmax, log_softmax) call ctensor.h's ops;
        the others are ops of this header with the stable names of PyTorch's
@@ -57,7 +60,10 @@
        the polynomials' recurrences); lanes outside a function's lane domain
        (negative x for the gamma family, ...) take the scalar form;
        gammainc/gammaincc stop float32's series and continued fractions at 1e-10
-       relative.
+       relative. zeta (1 < x <= 8, q > 0) and gammainc/gammaincc (0 < a <= 100,
+       x > 0; not Q's small-x series) run in double lanes too: Euler-Maclaurin with
+       a per-lane count of terms, and the series / continued fraction masked to the
+       block's slowest lane, with a double exp and log.
      - airy_ai: a Taylor expansion about tabulated nodes for |x| <= 16 (float32:
        in double lanes), the asymptotic series beyond (its phase in
        double-double); NaN at +-inf and 0 above 103.892, as PyTorch's.
@@ -613,8 +619,16 @@ CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
     ct__vi sm = ax < CT__SP_VSPLAT(10.0f);
     if (ct__vany(sm)) {   /* (a branch no lane takes is skipped) */
         const double *c = nu ? ct__sp_vi1_c : ct__sp_vi0_c;   /* 1/(k! (k + nu)!) */
-        sum = one * c[17];
-        for (int k = 16; k >= 0; k--) sum = sum * q + c[k];
+        /* four Horner chains in q^4 (all terms positive: any order is as accurate),
+           a quarter of one chain's latency */
+        ct__sp_vd q2 = q * q, q4 = q2 * q2, s0 = one * c[16], s1 = one * c[17], s2 = one * c[14], s3 = one * c[15];
+        for (int k = 12; k >= 0; k -= 4) {
+            s0 = s0 * q4 + c[k];
+            s1 = s1 * q4 + c[k + 1];
+            if (k + 2 < 14) s2 = s2 * q4 + c[k + 2];
+            if (k + 3 < 15) s3 = s3 * q4 + c[k + 3];
+        }
+        sum = (s0 + q * s1) + q2 * (s2 + q * s3);
         if (nu) sum *= 0.5 * d;
     }
     if (ct__vany(~sm)) {
@@ -626,13 +640,38 @@ CT__INLINE ct__vf ct__sp_v_bessel_i(ct__vf x, int nu, int scaled) {
         ct__vf amp = CT__SP_VSPLAT(1.0f) / ct__sp_vsqrt(CT__SP_VSPLAT(2.0f * (float)CT__SP_PI) * ax);
         big = big * __builtin_convertvector(amp, ct__sp_vd);
     }
-    ct__vf eh = ct__v_exp(CT__SP_VSPLAT(0.5f) * ax);   /* e^|x| = eh^2: finite as far as I is */
+    /* e^|x| = eh^2 (finite as far as I is), or e^-|x| for the scaled ones (a product, no division) */
+    ct__vf eh = ct__v_exp(CT__SP_VSPLAT(scaled ? -0.5f : 0.5f) * ax);
     ct__sp_vd e = __builtin_convertvector(eh, ct__sp_vd);
-    if (scaled) sum = sum / (e * e);
+    if (scaled) sum = sum * e * e;
     else big = big * e * e;
     ct__vf r = ct__vsel(sm, __builtin_convertvector(sum, ct__vf), __builtin_convertvector(big, ct__vf));
     if (nu) r = (ct__vf)(((ct__vi)r & CT__ISPLAT(0x7fffffff)) | ((ct__vi)x & CT__ISPLAT((int32_t)0x80000000)));
     return ct__vsel(x != x, x, r);
+}
+typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
+typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
+/* gcc keeps double vectors of twice the native width on the stack in loops: loops
+   in double run on native-width halves through small inline helpers */
+CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
+    memcpy(a, &v, sizeof *a);
+    memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
+}
+/* the Newton step of the erfinv lanes where a <= 0.9, on a half: z - (erf(z) - a) sqrt(pi)/2 e^(z^2)
+   with erf(z) by its Taylor series in double (16 terms: 2e-13 relative for z <= 1.17)
+   and a in double (1 - q for ndtri, exact there): float erf's few ulp, amplified by
+   sqrt(pi)/2 e^(z^2) a / z, cost up to 7.6 ulp near a = 1/2 */
+CT__INLINE ct__sp_vfh ct__sp_verfinv_mid(ct__sp_vfh zf, ct__sp_vfh af, ct__sp_vfh qf, ct__sp_vfh ef, int from_q) {
+    static const double c[16] = {1.0, -1.0 / 3, 1.0 / 10, -1.0 / 42, 1.0 / 216, -1.0 / 1320, 1.0 / 9360,
+                                 -1.0 / 75600, 1.0 / 685440, -1.0 / 6894720, 1.0 / 76204800, -1.0 / 918086400,
+                                 1.0 / 11975040000.0, -1.0 / 168129561600.0, 1.0 / 2528170444800.0,
+                                 -1.0 / 40537905408000.0};   /* (-1)^n / (n! (2n + 1)) */
+    const ct__sp_vdh z = __builtin_convertvector(zf, ct__sp_vdh), z2 = z * z;
+    const ct__sp_vdh a = from_q ? 1.0 - __builtin_convertvector(qf, ct__sp_vdh) : __builtin_convertvector(af, ct__sp_vdh);
+    ct__sp_vdh s = z2 * 0.0 + c[15];
+    for (int k = 14; k >= 0; k--) s = s * z2 + c[k];
+    const ct__sp_vdh f = z * s * 1.12837916709551257390 - a;   /* 2/sqrt(pi) */
+    return __builtin_convertvector(z - f * 0.88622692545275801365 * __builtin_convertvector(ef, ct__sp_vdh), ct__sp_vfh);
 }
 /* a plain float log for the lanes' first guesses (Newton corrects them): x = 2^e m,
    m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m-1)/(m+1)) to s^9; x > 0 finite */
@@ -654,7 +693,7 @@ CT__INLINE ct__vf ct__sp_v_log(ct__vf x) {
 /* z with erf(z) = a, 0 <= a < 1, given q = 1 - a exactly where a > 1/2: Giles'
    guess and one Newton step on erf (a <= 1/2) or on erfc (a > 1/2: q - erfc(z), no
    cancellation) with ctensor's float erf/erfc */
-CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
+CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q, int from_q) {
     ct__vf w = -ct__sp_v_log(q * (CT__SP_VSPLAT(2.0f) - q));
     ct__vf w1 = w - CT__SP_VSPLAT(2.5f), w2 = ct__sp_vsqrt(w) - CT__SP_VSPLAT(3.0f);
     ct__vf p1 = CT__SP_VSPLAT(2.81022636e-08f), p2 = CT__SP_VSPLAT(-0.000200214257f);
@@ -667,16 +706,28 @@ CT__INLINE ct__vf ct__sp_v_erfinv_core(ct__vf a, ct__vf q) {
 #undef CT__SP_G1
 #undef CT__SP_G2
     ct__vf z = ct__vsel(w < CT__SP_VSPLAT(5.0f), p1, p2) * a;
-    ct__vi mid = a <= CT__SP_VSPLAT(0.5f);
-    {   /* one step: a second changes no result by more than rounding (q down to 2^-24 and 1e-8) */
-        ct__vf f = ct__vsel(mid, ct__v_erf(z) - a, q - ct__v_erfc(z));
-        z = z - f * CT__SP_VSPLAT(0.886226925f) * ct__v_exp(z * z);
+    ct__vi mid = a <= CT__SP_VSPLAT(0.9f);
+    {   /* one step: a second changes no result by more than rounding (q down to 2^-24 and 1e-8);
+           on erfc (q - erfc(z): no cancellation) above 0.9, on erf in double at or below */
+        ct__vf e = ct__v_exp(z * z), zt = z - (q - ct__v_erfc(z)) * CT__SP_VSPLAT(0.886226925f) * e, zm = zt;
+        if (ct__vany(mid)) {
+            ct__sp_vfh z0, z1, a0, a1, q0, q1, e0, e1;
+            ct__sp_vsplit(z, &z0, &z1);
+            ct__sp_vsplit(a, &a0, &a1);
+            ct__sp_vsplit(q, &q0, &q1);
+            ct__sp_vsplit(e, &e0, &e1);
+            z0 = ct__sp_verfinv_mid(z0, a0, q0, e0, from_q);
+            z1 = ct__sp_verfinv_mid(z1, a1, q1, e1, from_q);
+            memcpy(&zm, &z0, sizeof z0);
+            memcpy((char *)&zm + sizeof z0, &z1, sizeof z1);
+        }
+        z = ct__vsel(mid, zm, zt);
     }
     return z;
 }
 CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
     ct__vf a = ct__vabs(y);
-    ct__vf z = ct__sp_v_erfinv_core(a, CT__SP_VSPLAT(1.0f) - a);
+    ct__vf z = ct__sp_v_erfinv_core(a, CT__SP_VSPLAT(1.0f) - a, 0);
     z = ct__vsel(a == CT__SP_VSPLAT(1.0f), CT__SP_VSPLAT(INFINITY), z);
     z = ct__vsel(a <= CT__SP_VSPLAT(1.0f), z, CT__SP_VSPLAT(NAN));   /* NaN too */
     return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
@@ -686,7 +737,7 @@ CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
 CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
     ct__vi upper = p > CT__SP_VSPLAT(0.5f);
     ct__vf q = CT__SP_VSPLAT(2.0f) * ct__vsel(upper, CT__SP_VSPLAT(1.0f) - p, p);
-    ct__vf z = ct__sp_v_erfinv_core(CT__SP_VSPLAT(1.0f) - q, q) * CT__SP_VSPLAT((float)CT__SP_SQRT2);
+    ct__vf z = ct__sp_v_erfinv_core(CT__SP_VSPLAT(1.0f) - q, q, 1) * CT__SP_VSPLAT((float)CT__SP_SQRT2);
     ct__vf r = ct__vsel(upper, z, -z);
     ct__vi bad = ~(q >= CT__SP_VSPLAT(1e-8f));
     if (ct__vany(bad))
@@ -699,14 +750,6 @@ CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
    trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10
    (h = min(0.35, 0.97/sqrt x): the last node's term is below 1e-10 of the sum),
    Hankel's series (10 terms) from 10 on. NaN, x <= 0 and inf: the scalar form. */
-typedef float ct__sp_vfh __attribute__((vector_size(CT__VL * 2)));    /* half a float vector */
-typedef double ct__sp_vdh __attribute__((vector_size(CT__VL * 4)));   /* its doubles: a native vector */
-/* gcc keeps double vectors of twice the native width on the stack in loops: loops
-   in double run on native-width halves through small inline helpers */
-CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
-    memcpy(a, &v, sizeof *a);
-    memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
-}
 /* the K trapezoid's nodes t = j h, j = 1..12, on a half: -x (cosh t - 1) and
    cosh t - 1 = 2 sinh^2(t/2), the sinh by S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in
    double from sinh(h/2) and cosh(h/2) (Taylor series, h/2 <= 0.175); row j of
@@ -1257,6 +1300,22 @@ static double ct__sp_gamma_prefix(double a, double x) {
     double corr = ia * (1.0 / 12 - ia2 * (1.0 / 360 - ia2 * (1.0 / 1260 - ia2 * (1.0 / 1680 - ia2 / 1188))));
     return exp(a * ct__sp_log1pmx((x - a) / a) - corr) * sqrt(a / (2.0 * CT__SP_PI));
 }
+/* zeta(k) for k = 2..60 (mpmath, rounded to double) */
+static const double ct__sp_zeta_int[59] = {
+    1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.03692775514337,
+    1.0173430619844492, 1.0083492773819229, 1.0040773561979444, 1.0020083928260821,
+    1.000994575127818, 1.0004941886041194, 1.000246086553308, 1.0001227133475785,
+    1.0000612481350588, 1.000030588236307, 1.0000152822594086, 1.0000076371976379,
+    1.000003817293265, 1.0000019082127165, 1.0000009539620338, 1.0000004769329869,
+    1.0000002384505027, 1.0000001192199259, 1.0000000596081891, 1.0000000298035034,
+    1.0000000149015549, 1.0000000074507118, 1.000000003725334, 1.0000000018626598,
+    1.0000000009313275, 1.0000000004656628, 1.0000000002328311, 1.0000000001164155,
+    1.0000000000582077, 1.0000000000291038, 1.0000000000145519, 1.000000000007276,
+    1.000000000003638, 1.000000000001819, 1.0000000000009095, 1.0000000000004547,
+    1.0000000000002274, 1.0000000000001137, 1.0000000000000568, 1.0000000000000284,
+    1.0000000000000142, 1.0000000000000071, 1.0000000000000036, 1.0000000000000018,
+    1.0000000000000009, 1.0000000000000004, 1.0000000000000002, 1.0000000000000002,
+    1, 1, 1, 1, 1, 1, 1};
 /* lgamma(1 + a) for |a| <= 1/2 by its Taylor series -euler a + sum zeta(k) (-a)^k / k
    (1 + a would lose a's low bits), else through lgamma */
 static double ct__sp_lgam1p(double a) {
@@ -1265,7 +1324,7 @@ static double ct__sp_lgam1p(double a) {
     double res = -CT__SP_EULER * a, xfac = -a;
     for (int k = 2; k < 60; k++) {
         xfac *= -a;
-        double c = ct__sp_zeta((double)k, 1.0) * xfac / k;
+        double c = ct__sp_zeta_int[k - 2] * xfac / k;
         res += c;
         if (fabs(c) < 1.11e-16 * fabs(res)) break;
     }
@@ -2009,6 +2068,187 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
     ct__vf r = x * ct__v_log1p(y);
     return ct__vsel((x == CT__SP_VSPLAT(0.0f)) & (y == y), CT__SP_VSPLAT(0.0f), r);
 }
+/* ---- double lanes on native-width halves for the zeta and incomplete gamma lanes ---- */
+typedef int64_t ct__sp_vlh __attribute__((vector_size(CT__VL * 4)));
+CT__INLINE ct__sp_vdh ct__sp_hsel(ct__sp_vlh m, ct__sp_vdh a, ct__sp_vdh b) {
+    return (ct__sp_vdh)((m & (ct__sp_vlh)a) | (~m & (ct__sp_vlh)b));
+}
+/* log of positive finite normal lanes: the offset moves mantissas from sqrt(2) up
+   into the next binade (m in [sqrt(1/2), sqrt(2))), 2 atanh((m-1)/(m+1)) to s^17,
+   the exponent as a double through the 1.5 2^52 bias (no int64 conversion needed):
+   relative error below 1e-15 */
+CT__INLINE ct__sp_vdh ct__sp_hlog(ct__sp_vdh x) {
+    ct__sp_vlh b = (ct__sp_vlh)x + (0x3ff0000000000000LL - 0x3fe6a09e667f3bcdLL);
+    ct__sp_vlh e = (b >> 52) - 1023;
+    ct__sp_vdh m = (ct__sp_vdh)((b & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL);
+    ct__sp_vdh ed = (ct__sp_vdh)(e + 0x4338000000000000LL) - 6755399441055744.0;
+    ct__sp_vdh sv = (m - 1.0) / (m + 1.0), s2 = sv * sv, t = s2 * 0.0 + 1.0 / 17.0;
+    for (int k = 7; k >= 1; k--) t = t * s2 + 1.0 / (2.0 * k + 1.0);
+    return ed * 0.693147180369123816490 + (2.0 * sv * s2 * t + (2.0 * sv + ed * 1.90821492927058770002e-10));
+}
+/* exp: n ln2 + r (n by the 1.5 2^52 rounding, ln2 in two parts), Taylor to r^12 on
+   |r| <= ln2/2, times 2^n by its bits; 0 below -708, inf above 709 (NaN lanes: the
+   callers keep none) */
+CT__INLINE ct__sp_vdh ct__sp_hexp(ct__sp_vdh x) {
+    const ct__sp_vdh zero = {0};
+    ct__sp_vlh above = x > 709.0, below = x < -708.0;
+    x = ct__sp_hsel(above | below, zero, x);
+    ct__sp_vdh t = x * 1.4426950408889634074 + 6755399441055744.0, n = t - 6755399441055744.0;
+    ct__sp_vdh r = (x - n * 0.693147180369123816490) - n * 1.90821492927058770002e-10;
+    ct__sp_vdh p = zero + 1.0 / 479001600.0;
+    static const double c[12] = {1.0, 1.0, 0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+                                 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800};
+    for (int k = 11; k >= 0; k--) p = p * r + c[k];
+    ct__sp_vlh ni = (ct__sp_vlh)t - (ct__sp_vlh)(zero + 6755399441055744.0);
+    p = p * (ct__sp_vdh)((ni + 1023) << 52);
+    p = ct__sp_hsel(above, zero + INFINITY, p);
+    return ct__sp_hsel(below, zero, p);
+}
+/* ceil(y) for 0 <= y < 2^51 */
+CT__INLINE ct__sp_vdh ct__sp_hceil(ct__sp_vdh y) {
+    ct__sp_vdh r = (y + 6755399441055744.0) - 6755399441055744.0;
+    return ct__sp_hsel(r < y, r + 1.0, r);
+}
+/* the largest lane */
+CT__INLINE double ct__sp_hmax(ct__sp_vdh v) {
+    double m = v[0];
+    for (int l = 1; l < CT__VL / 2; l++) m = v[l] > m ? v[l] : m;
+    return m;
+}
+/* Hurwitz zeta in double lanes, 1 < x <= 8 and 0 < q < inf: Euler-Maclaurin as the
+   scalar form, with the terms (q + k)^-x summed while q + k < 6 (each lane its own
+   count, the block to its largest), then the tail integral, half the last term and
+   8 Bernoulli corrections at a = q + N >= 6 (their remainder is below 1e-9 of the
+   sum for x <= 8); the powers as exp(-x log a) in double. All terms are positive:
+   0.5 ulp from the float64 result over 1M points of x in (1, 8], q in [e^-20, e^20] */
+static const double ct__sp_zeta_ib[8] = {1.0 / 12.0, -1.0 / 720.0, 1.0 / 30240.0, -1.0 / 1209600.0,
+                                         1.0 / 47900160.0, -1.0 / 1.8924375803183791606e9,
+                                         1.0 / 7.47242496e10, -1.0 / 2.950130727918164224e12};
+CT__INLINE ct__sp_vdh ct__sp_hzeta(ct__sp_vfh xf, ct__sp_vfh qf) {
+    const ct__sp_vdh zero = {0};
+    const ct__sp_vdh x = __builtin_convertvector(xf, ct__sp_vdh), q = __builtin_convertvector(qf, ct__sp_vdh), nx = -x;
+    ct__sp_vdh y = 6.0 - q;
+    ct__sp_vdh nl = ct__sp_hceil(ct__sp_hsel(y < 0.0, zero, y)), s = zero;
+    int kmax = (int)ct__sp_hmax(nl);
+    for (int k = 0; k < kmax; k++) {
+        ct__sp_vdh t = ct__sp_hexp(nx * ct__sp_hlog(q + (double)k));
+        s += ct__sp_hsel((zero + (double)k) < nl, t, zero);
+    }
+    ct__sp_vdh a = q + nl, b = ct__sp_hexp(nx * ct__sp_hlog(a)), ia = 1.0 / a, ia2 = ia * ia;
+    s += b * (a / (x - 1.0) + 0.5);
+    ct__sp_vdh c = x * ia * b, acc = c * ct__sp_zeta_ib[0];
+    for (int j = 1; j < 8; j++) {
+        c = c * ((x + (2.0 * j - 1.0)) * (x + 2.0 * j)) * ia2;
+        acc += c * ct__sp_zeta_ib[j];
+    }
+    return s + acc;
+}
+/* float32 lanes: x in (1, 8] and q in (0, inf) by the halves above; the others
+   (x <= 1, larger x, q <= 0, inf, NaN) take the scalar form */
+CT__INLINE ct__vf ct__sp_v_zeta(ct__vf x, ct__vf q, ct__vi *bad) {
+    *bad = ~((x > CT__SP_VSPLAT(1.0f)) & (x <= CT__SP_VSPLAT(8.0f)) & (q > CT__SP_VSPLAT(0.0f)) & (q < CT__SP_VSPLAT(INFINITY)));
+    ct__vf xs = ct__vsel(*bad, CT__SP_VSPLAT(2.0f), x), qs = ct__vsel(*bad, CT__SP_VSPLAT(1.0f), q), r;
+    ct__sp_vfh x0, x1, q0, q1, r0, r1;
+    ct__sp_vsplit(xs, &x0, &x1);
+    ct__sp_vsplit(qs, &q0, &q1);
+    r0 = __builtin_convertvector(ct__sp_hzeta(x0, q0), ct__sp_vfh);
+    r1 = __builtin_convertvector(ct__sp_hzeta(x1, q1), ct__sp_vfh);
+    memcpy(&r, &r0, sizeof r0);
+    memcpy((char *)&r + sizeof r0, &r1, sizeof r1);
+    return r;
+}
+/* whether any lane of a half's mask is set */
+CT__INLINE int ct__sp_hany(ct__sp_vlh m) {
+    long long r = 0;
+    for (int l = 0; l < CT__VL / 2; l++) r |= m[l];
+    return r != 0;
+}
+/* the regularized incomplete gamma functions in double lanes (float32), 0 < a <= 100,
+   0 < x < inf, with the scalar form's choice of method per lane: the power series of
+   P and Lentz's continued fraction of Q run masked to the block's slowest lane (each
+   only when one of its lanes needs it; the other lanes get inputs that stop at once),
+   with float32's stopping rules (1e-10); the prefactor x^a e^-x / Gamma(a) as
+   exp(a log x - x - lgamma(a)) in double (for a <= 100 its rounding stays below 1e-13
+   relative). Lanes of Q's small-x series (x <= 1.1, a small) are marked in *bad for
+   the scalar form. lga: lgamma(a) */
+CT__INLINE ct__sp_vdh ct__sp_higam(ct__sp_vfh af, ct__sp_vfh xf, ct__sp_vdh lga, int upper, ct__sp_vlh *bad) {
+    const ct__sp_vdh zero = {0}, one = zero + 1.0;
+    const ct__sp_vdh a = __builtin_convertvector(af, ct__sp_vdh), x = __builtin_convertvector(xf, ct__sp_vdh);
+    const ct__sp_vdh lx = ct__sp_hlog(x);
+    ct__sp_vlh cf, ser;
+    if (!upper) {
+        cf = (x > 1.0) & (x > a);
+        ser = ~cf;
+    } else {
+        cf = (x > 1.1) & (x >= a);
+        ser = ((x > 1.1) & (x < a)) | ((x <= 0.5) & (a * lx < -0.4)) | ((x > 0.5) & (x <= 1.1) & (x * 1.1 < a));
+        *bad = ~(cf | ser);
+    }
+    ct__sp_vdh sum = one, h = one;
+    if (ct__sp_hany(ser)) {
+        ct__sp_vdh xs = ct__sp_hsel(ser, x, zero), ap = a, term = one / a;
+        sum = term;
+        for (int k = 0; k < 1000; k += 2) {
+            ap += 1.0;
+            term *= xs / ap;
+            sum += term;
+            ap += 1.0;
+            term *= xs / ap;
+            sum += term;
+            if (!ct__sp_hany(term >= sum * 1e-10)) break;
+        }
+    }
+    if (ct__sp_hany(cf)) {
+        const double tiny = 1e-300;
+        ct__sp_vdh b = ct__sp_hsel(cf, x, a + 1.0) + 1.0 - a, c = zero + 1.0 / tiny, d = one / b;
+        h = d;
+        for (int i = 1; i < 2000; i++) {
+            ct__sp_vdh an = -(double)i * ((double)i - a);
+            b += 2.0;
+            d = an * d + b;
+            d = ct__sp_hsel((d < tiny) & (d > -tiny), zero + tiny, d);
+            c = b + an / c;
+            c = ct__sp_hsel((c < tiny) & (c > -tiny), zero + tiny, c);
+            d = one / d;
+            ct__sp_vdh del = d * c;
+            h *= del;
+            if (!ct__sp_hany(((del - 1.0 >= 1e-9) | (del - 1.0 <= -1e-9)) & cf)) break;
+        }
+    }
+    ct__sp_vdh pre = ct__sp_hexp(a * lx - x - lga);
+    ct__sp_vdh p = sum * pre, q = h * pre;
+    return upper ? ct__sp_hsel(cf, q, one - p) : ct__sp_hsel(cf, one - q, p);
+}
+/* float32 lanes: a in (0, 100], x in (0, inf) by the halves above; the others (0,
+   inf, NaN, negative, larger a) and Q's small-x series take the scalar form */
+CT__INLINE ct__vf ct__sp_v_igam(ct__vf a, ct__vf x, ct__vi *bad, int upper) {
+    typedef int32_t ct__sp_vih __attribute__((vector_size(CT__VL * 2)));
+    *bad = ~((a > CT__SP_VSPLAT(0.0f)) & (a <= CT__SP_VSPLAT(100.0f)) & (x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(INFINITY)));
+    ct__vf as = ct__vsel(*bad, CT__SP_VSPLAT(1.0f), a), xs = ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), r;
+    ct__sp_vd lg;
+    ct__sp_vdgamma(as, 0.0f, 0, &lg);
+    ct__sp_vfh a0, a1, x0, x1, r0, r1;
+    ct__sp_vdh l0, l1;
+    ct__sp_vlh b0 = {0}, b1 = {0};
+    ct__sp_vsplit(as, &a0, &a1);
+    ct__sp_vsplit(xs, &x0, &x1);
+    memcpy(&l0, &lg, sizeof l0);
+    memcpy(&l1, (const char *)&lg + sizeof l0, sizeof l1);
+    r0 = __builtin_convertvector(ct__sp_higam(a0, x0, l0, upper, &b0), ct__sp_vfh);
+    r1 = __builtin_convertvector(ct__sp_higam(a1, x1, l1, upper, &b1), ct__sp_vfh);
+    memcpy(&r, &r0, sizeof r0);
+    memcpy((char *)&r + sizeof r0, &r1, sizeof r1);
+    if (upper) {
+        ct__sp_vih c0 = __builtin_convertvector(b0, ct__sp_vih), c1 = __builtin_convertvector(b1, ct__sp_vih);
+        ct__vi bb;
+        memcpy(&bb, &c0, sizeof c0);
+        memcpy((char *)&bb + sizeof c0, &c1, sizeof c1);
+        *bad |= bb;
+    }
+    return r;
+}
+CT__INLINE ct__vf ct__sp_v_igamma(ct__vf a, ct__vf x, ct__vi *bad) { return ct__sp_v_igam(a, x, bad, 0); }
+CT__INLINE ct__vf ct__sp_v_igammac(ct__vf a, ct__vf x, ct__vi *bad) { return ct__sp_v_igam(a, x, bad, 1); }
 /* the polynomials in double lanes (their recurrences, any n from 0 to 256 per lane:
    run to the block's largest n, each lane keeps its own step): exact to far below
    float's rounding, so at least as accurate as the float recurrence or
@@ -2151,11 +2391,11 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
 #define CT__SP_BINARY(B, BV, X_)                                                                                                         \
     BV(X_, XLOG1PY, "aten::special_xlog1py", "special_xlog1py", "SpecialXlog1PyBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),         \
       (x == 0 && y == y) ? 0.0f : x * log1pf(y), (x == 0 && y == y) ? 0.0 : x * log1p(y))                                        \
-    B(X_, ZETA, "aten::special_zeta", "special_zeta", "SpecialZetaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                   \
+    BV(X_, ZETA, "aten::special_zeta", "special_zeta", "SpecialZetaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                  \
       (float)ct__sp_zeta(x, y), ct__sp_zeta(x, y))                                                                                \
-    B(X_, IGAMMA, "aten::igamma", "igamma", "IgammaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                                   \
+    BV(X_, IGAMMA, "aten::igamma", "igamma", "IgammaBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                                   \
       ct__sp_igammaf(x, y), ct__sp_igamma(x, y))                                                                            \
-    B(X_, IGAMMAC, "aten::igammac", "igammac", "IgammacBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                               \
+    BV(X_, IGAMMAC, "aten::igammac", "igammac", "IgammacBackward0", 0, CT__SAVE_IN(0) | CT__SAVE_IN(1),                               \
       ct__sp_igammacf(x, y), ct__sp_igammac(x, y))                                                                          \
     BV(X_, CHEB_T, "aten::special_chebyshev_polynomial_t", "special_chebyshev_polynomial_t", "", CT__SP_NONDIFF, CT__SAVE_NONE,       \
       (float)ct__sp_cheb_t_d(x, ct__sp_n(y)), ct__sp_cheb_t_d(x, ct__sp_n(y)))                                                           \
@@ -2244,7 +2484,8 @@ static int ct__sp_meta_unary(ct__call *c) {
         return ct__failed(CT_ERR_ARG, "polygamma: polygamma(n, x) does not support negative n (n=%lld).", (long long)c->a->i[0]);
     if (c->op == ct__sp_base + CT__SP_MVLGAMMA && c->a->i[0] < 1)
         return ct__failed(CT_ERR_ARG, "mvlgamma: p has to be greater than or equal to 1 (p=%lld)", (long long)c->a->i[0]);
-    ct_dtype dt = ct__sp_dtype(c->op, x->dtype);
+    /* sinc takes complex64 and complex128 as PyTorch's (its other functions refuse them) */
+    ct_dtype dt = c->op == ct__sp_base + CT__SP_SINC && ct_dtype_is_complex(x->dtype) ? x->dtype : ct__sp_dtype(c->op, x->dtype);
     if (dt == CT_NUM_DTYPES) return -1;
     c->cdt = dt;
     return ct__ew_out(c, dt, x->ndim, x->shape);
@@ -2263,6 +2504,19 @@ static int ct__sp_meta_binary(ct__call *c) {
 }
 /* runs loop fn over the output and the inputs converted to the compute dtype;
    special functions cost tens of flops an element, so threads start earlier */
+/* sinc's complex loops: sin(pi z) / (pi z), 1 at 0, in the dtype's precision as PyTorch's */
+#define CT__SP_SINC_CLOOP(SFX, Z, R)                                                                     \
+    static void ct__sp_l_SINC##SFX(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        (void)a;                                                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                                \
+            const Z z = *(const Z *)(p[1] + i * s[1]);                                                   \
+            Z r = (Z)1, pz = z * (R)CT__SP_PI;                                                           \
+            if (!(z == (Z)0)) r = CT__ZC(csin, pz) / pz;                                                 \
+            *(Z *)(p[0] + i * s[0]) = r;                                                                 \
+        }                                                                                                \
+    }
+CT__SP_SINC_CLOOP(_c64, ct__zf, float)
+CT__SP_SINC_CLOOP(_c128, ct__zd, double)
 static int ct__sp_run(ct__call *c, ct__loop_fn f32, ct__loop_fn f64) {
     ct_tensor *ops[3], *tmp[2];
     int nin = c->nin, ntmp = 0, rc = 0;
@@ -2280,7 +2534,9 @@ static int ct__sp_run(ct__call *c, ct__loop_fn f32, ct__loop_fn f64) {
         ct__iter it;
         ct__iter_init(&it, nin + 1, ops, c->out[0]->ndim, c->out[0]->shape);
         ct__kerr_tls = 0;
-        ct__iter_run_work(&it, dt == CT_FLOAT32 ? f32 : f64, c->a, ct__sat_mul(it.numel, 16));
+        /* complex dtypes reach here for sinc only (the metas refuse them elsewhere) */
+        ct__loop_fn fn = dt == CT_FLOAT32 ? f32 : dt == CT_FLOAT64 ? f64 : dt == CT_COMPLEX64 ? ct__sp_l_SINC_c64 : ct__sp_l_SINC_c128;
+        ct__iter_run_work(&it, fn, c->a, ct__sat_mul(it.numel, 16));
         if (ct__kerr_tls & CT__SP_KERR_MVLGAMMA) {
             ct__kerr_tls = 0;
             rc = ct__failed(CT_ERR_ARG, "mvlgamma: All elements must be greater than (p-1)/2 (p=%lld)", (long long)c->a->i[0]);
@@ -2355,6 +2611,31 @@ done:
             *(float *)(p[0] + i * s[0]) = (FX);                                                          \
         }                                                                                                \
     }
+/* the same with a scalar fallback: VF(x, y, &bad) computes a block, its lanes in bad
+   take the scalar FX; a broadcast input (stride 0) is splat */
+#define CT__SP_VBLOOPX(E, VF, FX)                                                                        \
+    static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
+        int64_t i = 0;                                                                                   \
+        (void)a;                                                                                         \
+        if (n >= CT__VL && s[0] == 4 && (s[1] == 4 || s[1] == 0) && (s[2] == 4 || s[2] == 0)) {         \
+            ct__vf u = CT__SP_VSPLAT(*(const float *)p[1]), v = CT__SP_VSPLAT(*(const float *)p[2]);    \
+            for (; i + CT__VL <= n; i += CT__VL) {                                                       \
+                ct__vf r;                                                                                \
+                ct__vi bad;                                                                              \
+                if (s[1]) memcpy(&u, p[1] + i * 4, sizeof u);                                            \
+                if (s[2]) memcpy(&v, p[2] + i * 4, sizeof v);                                            \
+                r = VF(u, v, &bad);                                                                      \
+                if (ct__vany(bad))                                                                       \
+                    for (int l = 0; l < CT__VL; l++)                                                     \
+                        if (bad[l]) { const float x = u[l], y = v[l]; r[l] = (FX); }                     \
+                memcpy(p[0] + i * 4, &r, sizeof r);                                                      \
+            }                                                                                            \
+        }                                                                                                \
+        for (; i < n; i++) {                                                                             \
+            const float x = *(const float *)(p[1] + i * s[1]), y = *(const float *)(p[2] + i * s[2]);    \
+            *(float *)(p[0] + i * s[0]) = (FX);                                                          \
+        }                                                                                                \
+    }
 /* a binary float32 loop with a vector form VF(x, y) for contiguous rows */
 #define CT__SP_VBLOOP(E, VF, FX)                                                                         \
     static void ct__sp_l_##E##_f32(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {          \
@@ -2378,6 +2659,7 @@ done:
 #define CT__SP_VLOOP(E, VF, FX) CT__SP_ULOOP(E, float, _f32, FX)
 #define CT__SP_VLOOPX(E, VF, FX) CT__SP_ULOOP(E, float, _f32, FX)
 #define CT__SP_VBLOOP(E, VF, FX) CT__SP_BLOOP(E, float, _f32, FX)
+#define CT__SP_VBLOOPX(E, VF, FX) CT__SP_BLOOP(E, float, _f32, FX)
 #define CT__SP_VPOLY(E, SHIFT, Q1, STEP, FX) CT__SP_BLOOP(E, float, _f32, FX)
 #endif
 #define CT__SP_U_KERNEL_V(X_, E, sname, name, bw, flags, save, attrs, FX, DX)                                \
@@ -2423,6 +2705,9 @@ CT__SP_VLOOPX(DIGAMMA, ct__sp_v_digamma, ct__sp_digammaf(x))
 CT__SP_VLOOPX(POLYGAMMA, ct__sp_v_polygamma, ct__sp_polygammaf(a->i[0], x))
 CT__SP_VLOOPX(MVLGAMMA, ct__sp_v_mvlgamma, (float)ct__sp_mvlgamma_chk(x, a->i[0]))
 CT__SP_VBLOOP(XLOG1PY, ct__sp_v_xlog1py, (x == 0 && y == y) ? 0.0f : x * log1pf(y))
+CT__SP_VBLOOPX(ZETA, ct__sp_v_zeta, (float)ct__sp_zeta(x, y))
+CT__SP_VBLOOPX(IGAMMA, ct__sp_v_igamma, ct__sp_igammaf(x, y))
+CT__SP_VBLOOPX(IGAMMAC, ct__sp_v_igammac, ct__sp_igammacf(x, y))
 #define CT__SP_CHEB_STEP ((x + x) * Q - P)
 CT__SP_VPOLY(CHEB_T, x0, x, CT__SP_CHEB_STEP, (float)ct__sp_cheb_t_d(x, ct__sp_n(y)))
 CT__SP_VPOLY(CHEB_U, x0, x + x, CT__SP_CHEB_STEP, (float)ct__sp_cheb_u_d(x, ct__sp_n(y)))
@@ -2480,6 +2765,11 @@ static CT__UNUSED int ct__sp_bw_SINC(ct__node *n, ct_tensor *const *gout, ct_ten
     CT__SP_X
     ct_tensor *px = ct_mul_scalar(X, CT__SP_PI);
     ct_tensor *d = ct_div(ct_sub(ct_mul(px, ct_cos(px)), ct_sin(px)), ct_mul(px, X));
+    if (ct_dtype_is_complex(X->dtype)) {   /* conjugate Wirtinger: grad * conj(sinc'(z)) */
+        ct_tensor *nz = ct_logical_or(ct_ne_scalar(ct_real(X), 0.0), ct_ne_scalar(ct_imag(X), 0.0));
+        gin[0] = ct_mul(gout[0], ct_where_scalar(nz, ct_resolve_conj(ct_conj(d)), 0.0));
+        return gin[0] ? 0 : -1;
+    }
     gin[0] = ct_mul(gout[0], ct_where_scalar(ct_ne_scalar(X, 0.0), d, 0.0));
     return gin[0] ? 0 : -1;
 }

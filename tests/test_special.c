@@ -10,6 +10,7 @@
 #include "ct_test.h"
 #include "ctensor_special.h"
 #include <stdint.h>
+#include <string.h>
 
 typedef ct_tensor *(*un_fn)(const ct_tensor *);
 typedef ct_tensor *(*bin_fn)(const ct_tensor *, const ct_tensor *);
@@ -195,7 +196,75 @@ static void sweep(const char *name, un_fn f, double lo, double hi, int logscale)
     if (verbose) printf("sweep %-20s worst %.3g ulp at x=%.9g\n", name, worst, (double)v[wi]);
     CT_T_REPORT(worst <= 4, "sweep %s: %.3g ulp at x=%.9g (float32 %.9g, float64 %.17g)", name, worst, (double)v[wi], a[wi], b[wi]);
 }
+/* the same for binary functions: 4001 points (x, y) on a low-discrepancy grid of
+   [xlo, xhi] x [ylo, yhi] (y on a log scale where ylog), or x one broadcast value
+   (xbc: a 0-d x), float32 against float64 within tol ulp */
+static void sweep2(const char *name, bin_fn f, double xlo, double xhi, double ylo, double yhi, int ylog, int xbc, double tol) {
+    enum { N = 4001 };
+    static float u[N], v[N];
+    for (int i = 0; i < N; i++) {
+        double s = (double)i / (N - 1), t = (i + 0.5) * 0.6180339887498949;
+        t -= floor(t);
+        u[i] = (float)(xlo + (xhi - xlo) * s);
+        v[i] = (float)(ylog ? ylo * pow(yhi / ylo, t) : ylo + (yhi - ylo) * t);
+    }
+    int64_t n = N;
+    ct_tensor *x = xbc ? ct_scalar_tensor(xlo, CT_FLOAT32) : ct_from_data_n(u, CT_FLOAT32, 1, &n);
+    ct_tensor *y = ct_from_data_n(v, CT_FLOAT32, 1, &n);
+    ct_tensor *r32 = ct_to(f(x, y), CT_FLOAT64), *r64 = f(ct_to(x, CT_FLOAT64), ct_to(y, CT_FLOAT64));
+    CT_T_REPORT(r32 && r64, "sweep %s: %s", name, ct_last_error());
+    if (!r32 || !r64) return;
+    const double *a = (const double *)ct_data_ptr(ct_contiguous(r32)), *b = (const double *)ct_data_ptr(ct_contiguous(r64));
+    double worst = 0;
+    int wi = 0;
+    for (int i = 0; i < N; i++) {
+        double e = ulp_err(a[i], (double)(float)b[i], 1.1920928955078125e-07, 1.1754943508222875e-38, sweep_abs_eps);
+        if (e > worst) { worst = e; wi = i; }
+    }
+    double wx = xbc ? (double)(float)xlo : (double)u[wi];
+    if (verbose) printf("sweep %-20s worst %.3g ulp at x=%.9g y=%.9g\n", name, worst, wx, (double)v[wi]);
+    CT_T_REPORT(worst <= tol, "sweep %s: %.3g ulp at x=%.9g y=%.9g (float32 %.9g, float64 %.17g)", name, worst, wx, (double)v[wi], a[wi], b[wi]);
+}
+/* float32 points where the erfinv / ndtri lanes were up to 7.6 / 6.5 ulp from float64
+   (found by an exhaustive float32 sweep: float erf's error amplified near a = 1/2),
+   32 copies each so the vector lanes take them: now within 2 ulp */
+static void points(const char *name, un_fn f, const float *p, int np) {
+    static float v[256];
+    int64_t n = 32 * np;
+    for (int i = 0; i < n; i++) v[i] = p[i % np];
+    ct_tensor *x = ct_from_data_n(v, CT_FLOAT32, 1, &n);
+    ct_tensor *r32 = ct_to(f(x), CT_FLOAT64), *r64 = f(ct_to(x, CT_FLOAT64));
+    CT_T_REPORT(r32 && r64, "points %s: %s", name, ct_last_error());
+    if (!r32 || !r64) return;
+    const double *a = (const double *)ct_data_ptr(ct_contiguous(r32)), *b = (const double *)ct_data_ptr(ct_contiguous(r64));
+    for (int i = 0; i < n; i++) {
+        double e = ulp_err(a[i], (double)(float)b[i], 1.1920928955078125e-07, 1.1754943508222875e-38, 0);
+        CT_T_REPORT(e <= 2, "points %s: %.3g ulp at x=%.9g (float32 %.9g, float64 %.17g)", name, e, (double)v[i], a[i], b[i]);
+    }
+}
 TEST(test_float32_sweep) {
+    {
+        static const float ei[] = {0.501057923f, 0.521721244f, 0.500002325f, 0.500000775f, 0.802520454f, 0.275270432f, -0.501057923f};
+        static const float nd[] = {0.239139393f, 0.239139363f, 0.751184583f, 0.158655688f, 0.501379311f, 0.969294250f};
+        points("erfinv", ct_special_erfinv, ei, (int)(sizeof ei / sizeof ei[0]));
+        points("ndtri", ct_special_ndtri, nd, (int)(sizeof nd / sizeof nd[0]));
+    }
+    /* zeta's lanes (x in (1, 8], q > 0) and the scalar form around them */
+    sweep2("zeta", ct_special_zeta, 1.0, 9.0, 1e-30, 1e30, 1, 0, 4);
+    sweep2("zeta q linear", ct_special_zeta, 1.0, 9.0, -3.5, 12.0, 0, 0, 4);
+    sweep2("zeta x=1.0001 (broadcast)", ct_special_zeta, 1.0001, 1.0001, 1e-6, 1e6, 1, 1, 4);
+    sweep2("zeta x=7.5 (broadcast)", ct_special_zeta, 7.5, 7.5, 1e-3, 40.0, 1, 1, 4);
+    /* gammainc / gammaincc: the lanes (0 < a <= 100) and the scalar form around them,
+       within 16 ulp (as the fixtures), or 1.2e-37 absolute (float32's subnormals) */
+    sweep_abs_eps = 1e-30;
+    sweep2("gammainc", ct_special_gammainc, 0.0, 120.0, 1e-20, 400.0, 1, 0, 16);
+    sweep2("gammaincc", ct_special_gammaincc, 0.0, 120.0, 1e-20, 400.0, 1, 0, 16);
+    sweep2("gammainc linear", ct_special_gammainc, 0.0, 12.0, 0.0, 12.0, 0, 0, 16);
+    sweep2("gammaincc linear", ct_special_gammaincc, 0.0, 12.0, 0.0, 12.0, 0, 0, 16);
+    sweep2("gammaincc a=0.25 (broadcast)", ct_special_gammaincc, 0.25, 0.25, 1e-10, 60.0, 1, 1, 16);
+    sweep2("gammainc a=99 (broadcast)", ct_special_gammainc, 99.0, 99.0, 50.0, 160.0, 0, 1, 16);
+    sweep2("gammaincc a=99 (broadcast)", ct_special_gammaincc, 99.0, 99.0, 50.0, 160.0, 0, 1, 16);
+    sweep_abs_eps = 0;
     sweep("erfinv", ct_special_erfinv, -0.99999994, 0.99999994, 0);
     sweep("erfinv tail", ct_special_erfinv, 0.9, 0.99999994, 0);
     sweep("ndtri", ct_special_ndtri, 1e-40, 0.5, 1);
@@ -284,6 +353,47 @@ TEST(test_float32_sweep) {
     POLY_SWEEP(legendre_polynomial_p, -1.1, 1.1)
 #undef POLY_SWEEP
     sweep_abs_eps = 0;
+}
+
+/* J0, J1, Y0, Y1 far out (x from 10 to 3e38, float32 values so both dtypes take the same
+   x) against mpmath (80 digits): within 4 epsilon absolute below 25 (as the
+   fixtures), 4 epsilon of the amplitude sqrt(2/(pi x)) beyond, float32 and float64. (PyTorch 1.13's rational approximations lose
+   everything far out: 3e15 float64 epsilons at x = 1e30; its float32 1.5e7.) */
+TEST(test_bessel_far) {
+    static const double t[][5] = {
+        {10.5, -0.23664819446234714, -0.078850014227331483, -0.067530372497876398, 0.23370422835726859},
+        {25.25, 0.1241420860363391, -0.096539209719481392, -0.098977151556072493, -0.12612554501532683},
+        {99.75, 0.00025405750257090191, -0.079887203353892572, -0.079887473345442592, -0.0006544890986904928},
+        {1000.5, 0.019486559987130139, 0.016027715373203338, 0.016017974964604328, -0.019478557437521776},
+        {10000, -0.0070961603533888015, 0.0036474507555295803, 0.0036478055589866058, 0.0070963427525364952},
+        {123456.75, -0.0015851993543475626, -0.0016259722373682638, -0.0016259658172954573, 0.0015851927691968631},
+        {10000000, -8.6837348641917022e-05, 0.00023689924031205785, 0.00023689924465392499, 8.6837360486879356e-05},
+        {3300000000, 1.2244010148466633e-05, 6.557385000456106e-06, 6.557384998600953e-06, -1.2244010147473089e-05},
+        {999999986991104, 1.9621668433863393e-08, 1.5862216381099806e-08, 1.5862216381099796e-08, -1.9621668433863387e-08},
+        {9.9999997781963084e+21, -3.1041823054025272e-13, -7.9728049750983236e-12, -7.9728049750983236e-12, 3.1041823054025272e-13},
+        {1.0000000150474662e+30, -7.9142721412417964e-16, -1.0130512095499822e-16, -1.0130512095499822e-16, 7.9142721412417964e-16},
+        {3.0000000054977558e+38, 1.2723538528194067e-20, 4.4273891531292258e-20, 4.4273891531292258e-20, -1.2723538528194067e-20},
+    };
+    enum { N = sizeof t / sizeof t[0] };
+    static const un_fn fn[4] = {ct_special_bessel_j0, ct_special_bessel_j1, ct_special_bessel_y0, ct_special_bessel_y1};
+    static const char *nm[4] = {"j0", "j1", "y0", "y1"};
+    double xv[2 * N];
+    for (int i = 0; i < N; i++) xv[i] = xv[N + i] = t[i][0];   /* 2N: the float32 lanes see 16 or more elements */
+    for (int k = 0; k < 4; k++)
+        for (int f64 = 0; f64 < 2; f64++) {
+            int64_t nx = 2 * N;
+            ct_tensor *x = ct_to(ct_from_data_n(xv, CT_FLOAT64, 1, &nx), f64 ? CT_FLOAT64 : CT_FLOAT32);
+            ct_tensor *r = ct_contiguous(ct_to(fn[k](x), CT_FLOAT64));
+            CT_T_REPORT(r != NULL, "%s far: %s", nm[k], ct_last_error());
+            if (!r) continue;
+            const double *v = (const double *)ct_data_ptr(r);
+            for (int i = 0; i < 2 * N; i++) {
+                const double *w = t[i % N];
+                double amp = w[0] < 25 ? 1.0 : sqrt(2.0 / (3.14159265358979323846 * w[0]));   /* absolute below 25, as the fixtures */
+                double e = fabs(v[i] - w[1 + k]) / amp / (f64 ? 2.220446049250313e-16 : 1.1920928955078125e-07);
+                CT_T_REPORT(e <= 4, "%s(%.17g) %s: %.17g, exact %.17g (%.3g epsilon of the amplitude)", nm[k], w[0], f64 ? "float64" : "float32", v[i], w[1 + k], e);
+            }
+        }
 }
 
 /* ---- gradients ---- */
@@ -414,6 +524,101 @@ TEST(test_aliases_and_dtypes) {
     CHECK(ct_allclose(ct_special_i1(ct_t(m)), ct_contiguous(ct_t(ct_special_i1(m))), 0, 0) == 1);
 }
 
+/* complex inputs (PyTorch 1.13 on CPU): sinc and expit take complex64 and complex128
+   (values and conjugate Wirtinger gradients below: PyTorch's, complex128); every other
+   function refuses them with an error naming the function and the dtype */
+static ct_tensor *sx_softmax0(const ct_tensor *x) { return ct_special_softmax(x, 0); }
+static ct_tensor *sx_log_softmax0(const ct_tensor *x) { return ct_special_log_softmax(x, 0); }
+static ct_tensor *sx_logsumexp0(const ct_tensor *x) { int64_t d = 0; return ct_special_logsumexp(x, 1, &d, 0); }
+static ct_tensor *sx_polygamma0(const ct_tensor *x) { return ct_special_polygamma(0, x); }
+static ct_tensor *sx_multigammaln1(const ct_tensor *x) { return ct_special_multigammaln(x, 1); }
+/* the largest deviation of complex tensor a from the (re, im) pairs w, relative to |w| (floored at 1) */
+static double cx_dev(ct_tensor *a, const double (*w)[2], int n, int skip_mask) {
+    ct_tensor *r = ct_contiguous(ct_to(ct_view_as_real(ct_resolve_conj(a)), CT_FLOAT64));
+    if (!r) return INFINITY;
+    const double *v = (const double *)ct_data_ptr(r);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        if (skip_mask >> i & 1) continue;
+        double m = hypot(w[i][0], w[i][1]), d = hypot(v[2 * i] - w[i][0], v[2 * i + 1] - w[i][1]) / (m > 1 ? m : 1);
+        if (!(d <= worst)) worst = d;
+    }
+    return worst;
+}
+TEST(test_complex) {
+    enum { N = 8 };
+    static const double zr[N] = {0, 1e-20, 0, 0.5, 3, -2.25, 1e-4, 4}, zi[N] = {0, 0, 1, 0.5, 0, 0.75, -2e-4, -3};
+    static const double gr[N] = {1, 1 + 1.0 / 7, 1 + 2.0 / 7, 1 + 3.0 / 7, 1 + 4.0 / 7, 1 + 5.0 / 7, 1 + 6.0 / 7, 2};
+    /* torch.special.sinc(z) and z.grad after backward(g), g = linspace(1, 2, 8) (1 - 0.5i), complex128 */
+    static const double sinc_w[N][2] = {{1.0, 0.0}, {1.0, 0.0}, {3.676077910374978, 0.0}, {0.7986963159564631, -0.7986963159564631},
+        {3.898171832519375e-17, 0.0}, {0.6361103415139359, -0.3109441555174321}, {1.0000000493480212, 6.579736468508119e-08},
+        {236.6630386608075, -315.55071821441027}};
+    static const double sinc_g[N][2] = {{0.0, 0.0}, {0.0, 0.0}, {5.088777020451348, 10.177554040902695}, {-2.7847796673001577, 2.6493653164971662},
+        {-0.5238095238095237, 0.26190476190476186}, {0.5028770041846238, 4.077327059026796}, {-0.0012219510928703511, -0.000916463246908027},
+        {1065.6118938436966, -2446.7745059018002}};
+    static const double expit_w[N][2] = {{0.5, 0.0}, {0.5, 0.0}, {0.5, 0.27315124492189524}, {0.6299354402427704, 0.11954505781459564},
+        {0.9525741268224334, 0.0}, {0.07570995563235168, 0.061650429247949716}, {0.5000250000002292, -5.000000004166667e-05},
+        {1.0184601410500926, -0.0026810304610015282}};
+    static const double expit_g[N][2] = {{0.25, -0.125}, {0.2857142857142857, -0.14285714285714285}, {0.4173577747744901, -0.20867888738724505},
+        {0.3756299170468563, -0.13233945953776055}, {0.07099189386286171, -0.035495946931430856}, {0.08163612054181428, -0.1529223318176092},
+        {0.46428571544642855, -0.23214286352678576}, {-0.04036747472863916, 0.013233700209467347}};
+    int64_t n = N;
+    for (int f64 = 0; f64 < 2; f64++) {
+        ct_dtype rt = f64 ? CT_FLOAT64 : CT_FLOAT32, ct = f64 ? CT_COMPLEX128 : CT_COMPLEX64;
+        double tol = f64 ? 1e-13 : 4e-6;
+        /* complex64: PyTorch's own float sin(pi z)/(pi z) cancels at z = 3, 1e-20 (its gradient NaN) and
+           1e-4 - 2e-4i; there the check is against the complex128 values with float32's tolerance, and the
+           gradient at the tiny points is left out */
+        int gskip = f64 ? 0 : (1 << 1) | (1 << 6);
+        for (int fn = 0; fn < 2; fn++) {
+            ct_tensor *z = ct_requires_grad(ct_complex(ct_to(vec(zr, N), rt), ct_to(vec(zi, N), rt)));
+            ct_tensor *g = ct_complex(ct_to(vec(gr, N), rt), ct_to(ct_mul_scalar(vec(gr, N), -0.5), rt));
+            ct_tensor *y = fn ? ct_special_expit(z) : ct_special_sinc(z);
+            CT_T_REPORT(y && ct_get_dtype(y) == ct, "%s complex: %s", fn ? "expit" : "sinc", ct_last_error());
+            if (!y) continue;
+            double dv = cx_dev(y, fn ? expit_w : sinc_w, N, 0);
+            CT_T_REPORT(dv <= (f64 ? tol : (fn ? tol : 1e-6)), "%s %s values: %.3g from PyTorch's", fn ? "expit" : "sinc", ct_dtype_name(ct), dv);
+            CT_T_REPORT(ct_backward_ex(1, &y, &g, NULL) == CT_OK, "%s backward: %s", fn ? "expit" : "sinc", ct_last_error());
+            double dg = cx_dev(ct_grad(z), fn ? expit_g : sinc_g, N, fn ? 0 : gskip);
+            CT_T_REPORT(dg <= (f64 ? 1e-12 : 1e-5), "%s %s gradient: %.3g from PyTorch's", fn ? "expit" : "sinc", ct_dtype_name(ct), dg);
+        }
+        /* the lazy conjugate bit: sinc(conj(z)) = conj(sinc(z)) */
+        ct_tensor *z = ct_complex(ct_to(vec(zr, N), rt), ct_to(vec(zi, N), rt));
+        CHECK(ct_allclose(ct_special_sinc(ct_conj(z)), ct_resolve_conj(ct_conj(ct_special_sinc(z))), 1e-6, 1e-6) == 1);
+        (void)n;
+    }
+    {   /* gradcheck with complex128 inputs (real and imaginary parts perturbed) */
+        static const double a[] = {0.3, -1.2, 2.5, 0.0}, b[] = {0.4, 0.1, -0.7, 0.9};
+        ct_tensor *in[1];
+        in[0] = ct_requires_grad(ct_complex(vec(a, 4), vec(b, 4)));
+        CT_T_REPORT(ct_gradcheck(call_u, (void *)(uintptr_t)ct_special_sinc, 1, in, NULL) == 1, "gradcheck complex sinc: %s", ct_last_error());
+        in[0] = ct_requires_grad(ct_complex(vec(a, 4), vec(b, 4)));
+        CT_T_REPORT(ct_gradcheck(call_u, (void *)(uintptr_t)ct_special_expit, 1, in, NULL) == 1, "gradcheck complex expit: %s", ct_last_error());
+    }
+    /* the refusals */
+    static const struct { const char *name; un_fn u; bin_fn b; } refuse[] = {
+        {"erf", ct_special_erf, NULL}, {"erfc", ct_special_erfc, NULL}, {"exp2", ct_special_exp2, NULL},
+        {"expm1", ct_special_expm1, NULL}, {"log1p", ct_special_log1p, NULL}, {"round", ct_special_round, NULL},
+        {"xlogy", NULL, ct_special_xlogy}, {"softmax", sx_softmax0, NULL}, {"log_softmax", sx_log_softmax0, NULL},
+        {"logsumexp", sx_logsumexp0, NULL}, {"psi", ct_special_psi, NULL}, {"polygamma0", sx_polygamma0, NULL},
+        {"multigammaln1", sx_multigammaln1, NULL},
+    };
+    ct_tensor *c64 = ct_complex(ct_ones(CT_FLOAT32, 3), ct_ones(CT_FLOAT32, 3)), *c128 = ct_to(c64, CT_COMPLEX128);
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *c = k ? c128 : c64;
+        const char *want = k ? "not implemented for 'ComplexDouble'" : "not implemented for 'ComplexFloat'";
+        for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+            if (!strcmp(cases[j].name, "sinc")) continue;
+            ct_tensor *r = cases[j].b ? cases[j].b(c, c) : cases[j].u(c);
+            CT_T_REPORT(r == NULL && strstr(ct_last_error(), want), "%s(%s): not refused (%s)", cases[j].name, ct_dtype_name(ct_get_dtype(c)), ct_last_error());
+        }
+        for (size_t j = 0; j < sizeof refuse / sizeof refuse[0]; j++) {
+            ct_tensor *r = refuse[j].b ? refuse[j].b(c, c) : refuse[j].u(c);
+            CT_T_REPORT(r == NULL && strstr(ct_last_error(), want), "%s(%s): not refused (%s)", refuse[j].name, ct_dtype_name(ct_get_dtype(c)), ct_last_error());
+        }
+    }
+}
+
 /* every public function refuses bad input with a message naming it */
 TEST(test_bad_input) {
     ct_tensor *h = ct_to(ct_ones(CT_FLOAT32, 3), CT_FLOAT16), *f = ct_ones(CT_FLOAT32, 3);
@@ -452,9 +657,11 @@ int main(int argc, char **argv) {
     CT_T_REPORT(fx != NULL, "cannot load %s: %s", path, ct_last_error());
     if (fx) RUN(test_fixtures);
     RUN(test_float32_sweep);
+    RUN(test_bessel_far);
     RUN(test_gradcheck);
     RUN(test_no_gradient);
     RUN(test_aliases_and_dtypes);
+    RUN(test_complex);
     RUN(test_bad_input);
     ct_safetensors_free(fx);
     return ct_t_summary();
