@@ -203,8 +203,9 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    in place on the product's buffer (no second buffer, one pass less of memory).
    conv2d + relu becomes one ct::conv2d_relu (ctensor_nn.h's convolution with relu in
    its epilogue where the kernel has one, Winograd's 3x3; the same bits as conv2d then
-   relu; differentiable; a constant weight on the CPU). Run graph-mode quantization's
-   prepare before this pass. */
+   relu; differentiable; a constant weight on the CPU). Graph-mode quantization's
+   prepare takes a ct::conv2d_relu as the conv2d + relu pattern (the same converted
+   graph as preparing first). */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
 /* Algebraic simplification (then DCE): x * 1, 1 * x, x / 1, x + (-0), x - (+0) and
    neg(neg(x)) become x where the result has x's dtype and shape (these hold for every
@@ -280,6 +281,7 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    folded into the convolutions before them, then these patterns found by graph
    matching, as FX's fusion patterns (each becomes one quantized op):
      conv2d (constant weight) [+ relu]                 -> quantized::conv2d[_relu]
+     ct::conv2d_relu (ct_jit_fuse_activation's)         -> quantized::conv2d_relu
      linear (addmm / mm with a constant weight) [+ relu] -> quantized::linear[_relu]
      add of two activations (alpha 1) [+ relu]          -> quantized::add[_relu]
      cat of activations                                  -> quantized::cat
@@ -3885,9 +3887,10 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
    the converted graph (the packed weights its constants). */
 #if defined(CTENSOR_QUANT_IMPLEMENTATION) && defined(CTENSOR_QUANT_H_INCLUDED)
 enum { CT__JQ_CONV = 1, CT__JQ_ADDMM = 2, CT__JQ_MM = 3, CT__JQ_ADD = 4, CT__JQ_CAT = 5 };
-typedef struct ct__jq_ops { int conv, addmm, mm, relu, add, cat; } ct__jq_ops;
+typedef struct ct__jq_ops { int conv, crelu, addmm, mm, relu, add, cat; } ct__jq_ops;
 static void ct__jq_find_ops(ct__jq_ops *o) {
     o->conv = ct_op_find("aten::conv2d");
+    o->crelu = ct_op_find("ct::conv2d_relu");      /* ct_jit_fuse_activation's conv2d + relu */
     o->addmm = ct_op_find("aten::addmm");
     o->mm = ct_op_find("aten::mm");
     o->relu = ct_op_find("aten::relu");
@@ -3906,7 +3909,7 @@ static int ct__jq_const(const ct_graph *g, int v, int ndim) {
 static int ct__jq_head(const ct_graph *g, const ct__jq_ops *o, int i) {
     const ct__jnode *n = &g->n[i];
     if (n->inplace || n->nout != 1 || n->nin < 2 || n->in[0] < 0) return 0;
-    if (n->op == o->conv && (n->nin == 2 || n->nin == 3) && ct__jq_const(g, n->in[1], 4) &&
+    if ((n->op == o->conv || (o->crelu >= 0 && n->op == o->crelu)) && (n->nin == 2 || n->nin == 3) && ct__jq_const(g, n->in[1], 4) &&
         (n->nin == 2 || n->in[2] < 0 || ct__jq_const(g, n->in[2], 1)))
         return CT__JQ_CONV;
     if (n->op == o->addmm && n->nin == 3 && n->a.s[0] == 1.0 && n->a.s[1] == 1.0 && ct__jq_const(g, n->in[0], 1) &&
@@ -3933,10 +3936,11 @@ static int ct__jq_readers(const ct_graph *g, int v, int *reader) {
         if (g->out[k] == v) { c++; *reader = -1; }
     return c;
 }
-/* the relu node fused with head i, or -1 */
+/* the relu node fused with head i (i itself for ct::conv2d_relu, its relu inside), or -1 */
 static int ct__jq_relu_of(const ct_graph *g, const ct__jq_ops *o, int i) {
     int r;
     if (g->n[i].op == o->cat) return -1;
+    if (o->crelu >= 0 && g->n[i].op == o->crelu) return i;
     if (ct__jq_readers(g, g->n[i].out[0], &r) != 1 || r < 0) return -1;
     const ct__jnode *n = &g->n[r];
     return n->op == o->relu && n->nin == 1 && n->nout == 1 ? r : -1;   /* relu_ too (ct_jit_fuse_activation makes it) */
@@ -4161,7 +4165,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
         ct__jq_prep *e = &pr[i];
         e->kind = kind;
         e->relu = r;
-        if (r >= 0) skip[r] = 1;
+        if (r >= 0 && r != i) skip[r] = 1;
         if (!p->qobs[out] || ct__q_act_qparams((ct_module *)p->qobs[out], &e->scale, &e->zp) < 0) { bad = 1; break; }
         e->scale = (double)(float)e->scale;    /* a float32 scale, as the quantized modules keep it */
         if (kind >= CT__JQ_ADD) continue;          /* no weight */

@@ -1047,6 +1047,36 @@ TEST(test_quant_graph_mode_conv_flatten) {
     ct_module_free(fm);
     ct_module_free(em);
 }
+/* optimize before prepare: ct_jit_fuse_activation's ct::conv2d_relu is the conv +
+   relu pattern (a quantized conv2d_relu), the same converted graph as prepare first */
+TEST(test_quant_graph_mode_fused_conv_relu) {
+    ct_manual_seed(22);
+    ct_module *fm = ct_module_eval(jq_convflat(0));
+    ct_tensor *cal[3], *y1 = NULL, *y2 = NULL;
+    for (int i = 0; i < 3; i++) cal[i] = ct_randn(CT_FLOAT32, 2, 2, 5, 5);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_graph *g = ct_trace_module(fm, 1, &cal[0]);
+    ct_graph *g2 = g ? ct_graph_clone(g) : NULL;
+    CHECK(g2 && ct_jit_freeze(g2) == CT_OK && ct_jit_fuse_activation(g2) == CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g2, "ct::conv2d_relu"), 1);
+    ct_graph *p1 = g ? ct_jit_quant_prepare(g, &qc) : NULL, *p2 = g2 ? ct_jit_quant_prepare(g2, &qc) : NULL;
+    CHECK(p1 != NULL && p2 != NULL);
+    CHECK_EQ_INT(ct_jit_quant_num_observers(p2), ct_jit_quant_num_observers(p1));
+    for (int i = 0; p1 && p2 && i < 3; i++) CHECK(run1(p1, cal[i]) != NULL && run1(p2, cal[i]) != NULL);
+    ct_graph *q1 = p1 ? ct_jit_quant_convert(p1) : NULL, *q2 = p2 ? ct_jit_quant_convert(p2) : NULL;
+    CHECK(q1 != NULL && q2 != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(q2, "quantized::conv2d_relu"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q2, "ct::conv2d_relu") + ct_graph_count_op(q2, "aten::conv2d"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(q1, "quantized::conv2d_relu"), 1);
+    CHECK(q1 && q2 && (y1 = run1(q1, cal[1])) != NULL && (y2 = run1(q2, cal[1])) != NULL && bit_equal(y1, y2));
+    ct_graph_free(q1);
+    ct_graph_free(q2);
+    ct_graph_free(p1);
+    ct_graph_free(p2);
+    ct_graph_free(g2);
+    ct_graph_free(g);
+    ct_module_free(fm);
+}
 /* a residual block (conv-bn-relu, conv-bn, add, relu) and a two-branch cat: the
    float model calls ct_add / ct_relu / ct_cat, the eager one FloatFunctional's
    add_relu / cat; graph mode matches add+relu and cat and equals eager static
@@ -1420,6 +1450,7 @@ int main(void) {
     RUN(test_quant_graph_mode_cnn);
     RUN(test_quant_graph_mode_mlp);
     RUN(test_quant_graph_mode_conv_flatten);
+    RUN(test_quant_graph_mode_fused_conv_relu);
     RUN(test_quant_graph_mode_bad_input);
     RUN(test_quant_graph_mode_residual_add);
     RUN(test_quant_graph_mode_cat);
