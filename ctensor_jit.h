@@ -290,9 +290,10 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    pattern from float (graph inputs) and on every pattern's output: an add or cat
    has an observer of its own on its output (a residual block's add of its input
    and its second conv: the input's observer, the conv's, the add's), as eager
-   mode's FloatFunctional; ct_q_cat requantizes each input to the cat's output
-   parameters (FX 1.13 instead shares one observer between a cat's inputs and
-   output, so the convs before it write those parameters directly). Running the
+   mode's FloatFunctional. A cat's inputs and output share one observer, as FX
+   1.13 does (eager mode's FloatFunctional.cat instead observes its output alone
+   and requantizes): the convs before it write the cat's parameters directly and
+   quantized::cat copies codes, with no requantize. Running the
    prepared graph (ct_graph_run) computes in float and feeds the observers: that
    is calibration. Its printout names each observer after the line of the value it
    watches ("# observed by HistogramObserver: %3"). A prepared graph's observers are not thread-safe (run it from
@@ -4024,7 +4025,13 @@ static int ct__jq_observe(void *obs, ct_tensor *t) {
     return r ? 0 : -1;
 }
 static void ct__jq_free(ct_graph *g) {
-    for (int v = 0; g->qobs && v < g->nv; v++) ct_module_free((ct_module *)g->qobs[v]);
+    for (int v = 0; g->qobs && v < g->nv; v++) {        /* a shared observer (a cat's) freed once */
+        void *m = g->qobs[v];
+        if (!m) continue;
+        for (int u = v; u < g->nv; u++)
+            if (g->qobs[u] == m) g->qobs[u] = NULL;
+        ct_module_free((ct_module *)m);
+    }
     CT_FREE(g->qobs);
     CT_FREE(g->qcfg);
     g->qobs = NULL;
@@ -4037,10 +4044,27 @@ static ct_status ct__jq_add_observer(ct_graph *g, const ct_qconfig *qc, int v) {
     g->qobs[v] = m;
     return CT_OK;
 }
+/* FX's shared observer for a cat: its inputs' and output's observers become one
+   (every value watched by a merged observer moves to the first input's) */
+static void ct__jq_share(ct_graph *g, int i) {
+    const ct__jnode *n = &g->n[i];
+    void *rep = g->qobs[n->in[0]];
+    for (int k = 1; k <= n->nin; k++) {
+        void *m = g->qobs[k < n->nin ? n->in[k] : n->out[0]];
+        if (!m || m == rep) continue;
+        for (int v = 0; v < g->nv; v++)
+            if (g->qobs[v] == m) g->qobs[v] = rep;
+        ct_module_free((ct_module *)m);
+    }
+}
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_num_observers: graph is NULL"); return -1; }
     int c = 0;
-    for (int v = 0; g->qobs && v < g->nv; v++) c += g->qobs[v] != NULL;
+    for (int v = 0; g->qobs && v < g->nv; v++) {        /* distinct observers (a cat's is shared) */
+        int seen = 0;
+        for (int u = 0; u < v && !seen && g->qobs[v]; u++) seen = g->qobs[u] == g->qobs[v];
+        c += g->qobs[v] != NULL && !seen;
+    }
     return c;
 }
 CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig *qc) {
@@ -4092,6 +4116,7 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig 
         else
             st = ct__jq_add_observer(g, qc, g->n[i].in[kind == CT__JQ_ADDMM ? 1 : 0]);
         if (!st) st = ct__jq_add_observer(g, qc, out);
+        if (!st && kind == CT__JQ_CAT) ct__jq_share(g, i);
     }
     if (!st && !heads) {
         ct_set_error(CT_ERR_ARG, "jit_quant_prepare: the graph has no conv2d or linear layer with constant weights to quantize (%d nodes)", g->nn);

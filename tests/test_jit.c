@@ -1180,12 +1180,32 @@ TEST(test_quant_graph_mode_residual_add) {
     ct_graph_free(q);
 }
 TEST(test_quant_graph_mode_cat) {
-    static const char *const fuse[2][3] = {{"conva", "bna", "relua"}, {"convb", "relub", NULL}};
-    /* FX shares one observer between the cat's inputs and output, eager mode (and
-       this graph mode) requantize to the cat's own: one output quantum apart here */
-    jq_fx_case(jq_twobranch, "cat", 2, fuse, 1);
     ct_graph *q = jq_convert_fixture(jq_twobranch, "jq_cat_");
     if (!q) return;
+    /* FX's shared observer: both convs before the cat write the cat's scale and
+       zero point (quantized::cat copies codes, no requantize) */
+    static char txt[8192];
+    ct_graph_repr(q, txt, sizeof txt);
+    const char *qp[3] = {NULL, NULL, NULL}, *at = txt;
+    for (int k = 0; k < 3 && at; k++) {
+        const char *line = strstr(at, k < 2 ? "= quantized::conv2d_relu[" : "= quantized::cat[");
+        qp[k] = line ? strstr(line, "scale=") : NULL;
+        at = qp[k];
+    }
+    CHECK(qp[0] && qp[1] && qp[2]);
+    if (qp[0] && qp[1] && qp[2]) {
+        size_t len = strcspn(qp[2], "]");
+        CHECK(len > 20 && !strncmp(qp[0], qp[2], len) && !strncmp(qp[1], qp[2], len) && qp[0][len] == ']' && qp[1][len] == ']');
+    }
+    /* and the outputs: PyTorch 1.13's FX graph mode (the same calibration) */
+    ct_tensor *x = jqfix("jit_quant", "jq_cat_x"), *c0 = jqfix("jit_quant", "jq_cat_calib0");
+    ct_tensor *qpar = jqfix("jit_quant", "jq_cat_qparams");
+    if (x && c0 && qpar) {
+        double quantum = ((const double *)ct_data_ptr(qpar))[0];
+        ct_tensor *y = jq_run_rows(q, x, ct_size(c0, 0));
+        double dfx = maxdiff(y, jqfix("jit_quant", "jq_cat_y"));
+        CT_T_REPORT(y && dfx == 0, "cat: graph mode vs PyTorch's FX graph mode: %g (quantum %g; one quantum apart with a requantizing cat)", dfx, quantum);
+    }
     CHECK_EQ_INT(ct_graph_count_op(q, "quantized::cat"), 1);
     CHECK_EQ_INT(ct_graph_count_op(q, "aten::cat"), 0);
     CHECK_EQ_INT(ct_graph_count_op(q, "aten::quantize_per_tensor"), 1);
