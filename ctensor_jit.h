@@ -47,7 +47,8 @@
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
         1.6 Export to C                 ct_jit_export_c; the selective build's op list
                                         (ct_jit_export_selected_ops)
-        1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert
+        1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert /
+                                        ct_jit_quant_dynamic
                                         (with ctensor_quant.h: FX's prepare_fx / convert_fx)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
@@ -315,6 +316,17 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    no data (convert before calibrating). */
 CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g, const ct_qconfig *qconfig);
 CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *prepared);
+/* Dynamic quantization in graph mode (quantize_dynamic on an FX graph, the default
+   dynamic qconfig): a new graph (g is not changed), frozen, where each linear
+   (addmm / mm with a constant weight) is quantized::linear_dynamic with the weight
+   int8 symmetric, per output channel (per_channel = 1) or per tensor, and the bias
+   in float32; activations are quantized at run time, per call, from their own range
+   (reduce_range as ct_q_linear_dynamic: 1 is PyTorch's x86 default). Everything
+   else stays float. Equal, bit for bit, to ctensor_quant.h's eager
+   ct_quantize_dynamic of the same model. No calibration. Errors: NULL graph, a
+   prepared graph, If / Loop / fused nodes (run it before ct_jit_optimize), no
+   linear layer with a constant weight. */
+CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g, int per_channel, int reduce_range);
 /* The observers of a prepared graph (0 for other graphs, -1 for NULL). */
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
 #endif
@@ -4151,6 +4163,104 @@ static int ct__jq_calibrated(ct_module *obs) {
     double v = ct_item(ct_amin(ct_to(mn, CT_FLOAT64), 0, NULL, 0));
     ct_scope_end(tok);
     return isfinite(v);
+}
+/* 2.8 dynamic: each linear head's weight packed as ct_nnq_dynamic_linear packs it
+   (a float nn.Linear holding the graph's weight, converted), then the graph walked
+   once under the tracer with quantized::linear_dynamic in place of those heads */
+CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g0, int per_channel, int reduce_range) {
+    if (!g0) { ct_set_error(CT_ERR_NULL, "jit_quant_dynamic: graph is NULL"); return NULL; }
+    if (g0->qobs) { ct_set_error(CT_ERR_STATE, "jit_quant_dynamic: the graph is prepared for static quantization (observers)"); return NULL; }
+    if (ct_is_tracing()) { ct_set_error(CT_ERR_STATE, "jit_quant_dynamic: this thread is tracing"); return NULL; }
+    for (int i = 0; i < g0->nn; i++)
+        if (g0->n[i].op == CT__JIT_IF || g0->n[i].op == CT__JIT_LOOP || g0->n[i].op == CT__JIT_FUSED) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: node %d is %s: graph-mode quantization takes straight-line graphs (quantize before ct_jit_optimize)",
+                         i, ct__jit_node_name(g0->n[i].op));
+            return NULL;
+        }
+    for (int k = 0; k < g0->nin; k++)
+        if (g0->v[g0->in[k]].ndim < 0) {
+            ct_set_error(CT_ERR_SHAPE, "jit_quant_dynamic: input %d has an unknown shape (a traced graph has them)", k);
+            return NULL;
+        }
+    ct__jq_ops o;
+    ct__jq_find_ops(&o);
+    ct_graph *p = ct_graph_clone(g0);
+    if (!p) return NULL;
+    if (ct_jit_freeze(p) || ct_jit_eliminate_dead_code(p)) { ct_graph_free(p); return NULL; }
+    ct_q_linear_packed **pk = (ct_q_linear_packed **)CT_MALLOC((size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    ct_module **mods = (ct_module **)CT_MALLOC((size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    ct_tensor **env = (ct_tensor **)CT_MALLOC((size_t)(p->nv > 0 ? p->nv : 1) * sizeof(ct_tensor *));
+    if (!pk || !mods || !env) {
+        CT_FREE(pk); CT_FREE(mods); CT_FREE(env); ct_graph_free(p);
+        ct_set_error(CT_ERR_MEMORY, "jit_quant_dynamic: out of memory");
+        return NULL;
+    }
+    memset(pk, 0, (size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    memset(mods, 0, (size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0), bad = 0, heads = 0;
+    ct_graph *q = NULL;
+    for (int i = 0; i < p->nn && !bad; i++) {
+        int kind = ct__jq_head(p, &o, i);
+        if (kind != CT__JQ_ADDMM && kind != CT__JQ_MM) continue;
+        const ct__jnode *n = &p->n[i];
+        ct_tensor *wt = p->v[n->in[kind == CT__JQ_ADDMM ? 2 : 1]].t, *b = kind == CT__JQ_ADDMM ? p->v[n->in[0]].t : NULL;
+        ct_module *lin = ct_nn_linear_bias(wt->shape[0], wt->shape[1], b != NULL);
+        ct_tensor *w = ct_transpose(wt, 0, 1);
+        if (!lin || !w || !ct_copy_(ct_module_get(lin, "weight"), w) || (b && !ct_copy_(ct_module_get(lin, "bias"), b))) bad = 1;
+        if (!bad) mods[i] = ct_nnq_dynamic_linear(lin, per_channel, reduce_range);
+        ct_module_free(lin);
+        if (!bad && !(mods[i] && (pk[i] = (ct_q_linear_packed *)ct_nnq_dynamic_linear_packed(mods[i])))) bad = 1;
+        heads++;
+    }
+    if (!bad && !heads) {
+        ct_set_error(CT_ERR_ARG, "jit_quant_dynamic: the graph has no linear layer with a constant weight to quantize (%d nodes)", p->nn);
+        bad = 1;
+    }
+    ct_tensor *xs[64];
+    if (!bad && p->nin > 64) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: %d inputs (at most 64)", p->nin); bad = 1; }
+    for (int k = 0; k < p->nin && !bad; k++) {
+        const ct__jval *x = &p->v[p->in[k]];
+        if (!(xs[k] = ct_zeros_n(x->dtype, x->ndim, x->shape))) bad = 1;
+    }
+    if (!bad && ct_trace_begin(p->nin, xs) != CT_OK) bad = 1;
+    if (!bad) {
+        for (int v = 0; v < p->nv; v++) env[v] = p->v[v].t;
+        for (int k = 0; k < p->nin; k++) env[p->in[k]] = xs[k];
+        ct_tensor *ins[64], *outs[16];
+        for (int i = 0; i < p->nn && !bad; i++) {
+            const ct__jnode *n = &p->n[i];
+            if (n->nin > 64 || n->nout > 16) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: node %d has too many inputs or outputs", i); bad = 1; break; }
+            for (int k = 0; k < n->nin; k++) ins[k] = n->in[k] >= 0 ? env[n->in[k]] : NULL;
+            if (pk[i]) {
+                ct_tensor *y = ct_q_linear_dynamic(ins[p->n[i].op == o.addmm ? 1 : 0], pk[i], reduce_range);
+                if (!y) { bad = 1; break; }
+                env[n->out[0]] = y;
+                continue;
+            }
+            if (ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout) < 0) { bad = 1; break; }
+            for (int k = 0; k < n->nout; k++) env[n->out[k]] = n->inplace && k == 0 ? ins[0] : outs[k];
+        }
+        ct_tensor *ys[64];
+        if (!bad && p->nout > 64) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: %d outputs (at most 64)", p->nout); bad = 1; }
+        for (int k = 0; k < p->nout && !bad; k++) ys[k] = env[p->out[k]];
+        if (bad) {
+            char msg[768];
+            ct__jit_errcopy(msg, sizeof msg);
+            ct_trace_abort();
+            ct_set_error(ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE, "jit_quant_dynamic: %s", msg);
+        } else {
+            q = ct_trace_end(p->nout, ys);
+            if (q) q->dyn_batch = p->dyn_batch;
+        }
+    }
+    ct_set_grad_enabled(prev);
+    for (int i = 0; i < p->nn; i++) ct_module_free(mods[i]);
+    ct_scope_end(tok);
+    CT_FREE(pk);
+    CT_FREE(mods);
+    CT_FREE(env);
+    ct_graph_free(p);
+    return q;
 }
 static ct_tensor *ct__jq_deq(ct_tensor *t) { return t && CT__DT_QUANT(t->dtype) ? ct_dequantize(t) : t; }
 CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {

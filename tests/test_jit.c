@@ -1077,6 +1077,56 @@ TEST(test_quant_graph_mode_fused_conv_relu) {
     ct_graph_free(g);
     ct_module_free(fm);
 }
+/* dynamic quantization in graph mode: the linears become quantized::linear_dynamic;
+   equal bit for bit to eager ct_quantize_dynamic (per tensor and per channel,
+   reduce_range on and off), and to PyTorch 1.13's quantize_dynamic (onednn) within
+   the tolerance of ctensor_quant.h's own test (tests/reference/quant_fixtures_workflow.py) */
+static ct_module *jq_dyn_mlp(void) {
+    return ct_nn_sequential(ct_nn_linear(20, 32), ct_nn_relu(), ct_nn_sequential(ct_nn_linear(32, 16), ct_nn_tanh()), ct_nn_linear(16, 4));
+}
+TEST(test_quant_graph_mode_dynamic) {
+    ct_tensor *x = jqfix("quant", "wf_dyn_x"), *yt = jqfix("quant", "wf_dyn_y");
+    if (!x || !yt) return;
+    ct_module *fm = ct_module_eval(jq_dyn_mlp());
+    CHECK(fm && jq_load(fm, "quant", "wf_dyn_in_") == 0);
+    ct_graph *g = ct_trace_module(fm, 1, &x);
+    CHECK(g != NULL);
+    if (!g) { ct_module_free(fm); return; }
+    for (int pc = 0; pc < 2; pc++) {
+        int rr = !pc;
+        ct_graph *q = ct_jit_quant_dynamic(g, pc, rr);
+        CHECK(q != NULL);
+        CHECK_EQ_INT(ct_graph_count_op(q, "quantized::linear_dynamic"), 3);
+        CHECK_EQ_INT(ct_graph_count_op(q, "aten::addmm") + ct_graph_count_op(q, "aten::mm"), 0);
+        CHECK_EQ_INT(ct_graph_count_op(q, "aten::tanh"), 1);           /* the rest stays float */
+        ct_module *em = ct_module_eval(jq_dyn_mlp());
+        CHECK(em && jq_load(em, "quant", "wf_dyn_in_") == 0);
+        CHECK_EQ_INT(ct_quantize_dynamic(em, pc, rr), 3);
+        ct_tensor *y = q ? run1(q, x) : NULL;
+        CHECK(y && bit_equal(y, ct_forward(em, x)));
+        if (!pc) {
+            double d = maxdiff(y, yt);
+            CT_T_REPORT(d < 2e-2, "graph-mode dynamic MLP vs PyTorch's quantize_dynamic: %g", d);
+        }
+        ct_graph *l = NULL;
+        CHECK_EQ_INT(ct_graph_save(q, tpath("qd.ctjit")), CT_OK);
+        CHECK((l = ct_graph_load(tpath("qd.ctjit"))) != NULL);
+        CHECK(l && bit_equal(run1(l, x), y));
+        ct_graph_free(l);
+        ct_graph_free(q);
+        ct_module_free(em);
+    }
+    CHECK(ct_graph_num_nodes(g) > 0 && ct_graph_count_op(g, "aten::addmm") == 3);       /* g is not changed */
+    CHECK_ERR(ct_jit_quant_dynamic(NULL, 0, 1) != NULL, CT_ERR_NULL, "jit_quant_dynamic: graph is NULL");
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_tensor *xs[1] = {ct_randn(CT_FLOAT32, 2, 3)};
+    CHECK(ct_trace_begin(1, xs) == CT_OK);
+    ct_tensor *t = ct_tanh(xs[0]);
+    g = ct_trace_end(1, &t);
+    CHECK_ERR(g && ct_jit_quant_dynamic(g, 0, 1) != NULL, CT_ERR_ARG, "jit_quant_dynamic: the graph has no linear layer with a constant weight to quantize");
+    ct_graph_free(g);
+}
 /* a residual block (conv-bn-relu, conv-bn, add, relu) and a two-branch cat: the
    float model calls ct_add / ct_relu / ct_cat, the eager one FloatFunctional's
    add_relu / cat; graph mode matches add+relu and cat and equals eager static
@@ -1471,6 +1521,7 @@ int main(void) {
     RUN(test_quant_graph_mode_mlp);
     RUN(test_quant_graph_mode_conv_flatten);
     RUN(test_quant_graph_mode_fused_conv_relu);
+    RUN(test_quant_graph_mode_dynamic);
     RUN(test_quant_graph_mode_bad_input);
     RUN(test_quant_graph_mode_residual_add);
     RUN(test_quant_graph_mode_cat);
