@@ -1092,6 +1092,7 @@ TEST(test_quant_graph_mode_dynamic) {
     ct_graph *g = ct_trace_module(fm, 1, &x);
     CHECK(g != NULL);
     if (!g) { ct_module_free(fm); return; }
+    ct_graph_set_dynamic_batch(g, 1);
     for (int pc = 0; pc < 2; pc++) {
         int rr = !pc;
         ct_graph *q = ct_jit_quant_dynamic(g, pc, rr);
@@ -1104,6 +1105,8 @@ TEST(test_quant_graph_mode_dynamic) {
         CHECK_EQ_INT(ct_quantize_dynamic(em, pc, rr), 3);
         ct_tensor *y = q ? run1(q, x) : NULL;
         CHECK(y && bit_equal(y, ct_forward(em, x)));
+        ct_tensor *x2 = ct_contiguous(ct_narrow(x, 0, 1, 2));        /* another batch (dynamic batch kept) */
+        CHECK(q && bit_equal(run1(q, x2), ct_forward(em, x2)));
         if (!pc) {
             double d = maxdiff(y, yt);
             CT_T_REPORT(d < 2e-2, "graph-mode dynamic MLP vs PyTorch's quantize_dynamic: %g", d);
