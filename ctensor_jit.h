@@ -47,7 +47,8 @@
         1.5 Files                       ct_graph_save / ct_graph_load (safetensors layout)
         1.6 Export to C                 ct_jit_export_c; the selective build's op list
                                         (ct_jit_export_selected_ops)
-        1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert
+        1.7 Graph-mode quantization     ct_jit_quant_prepare / ct_jit_quant_convert /
+                                        ct_jit_quant_dynamic
                                         (with ctensor_quant.h: FX's prepare_fx / convert_fx)
      2. Implementation
         2.1 The graph store             values, nodes, liveness
@@ -203,8 +204,9 @@ CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
    in place on the product's buffer (no second buffer, one pass less of memory).
    conv2d + relu becomes one ct::conv2d_relu (ctensor_nn.h's convolution with relu in
    its epilogue where the kernel has one, Winograd's 3x3; the same bits as conv2d then
-   relu; differentiable; a constant weight on the CPU). Run graph-mode quantization's
-   prepare before this pass. */
+   relu; differentiable; a constant weight on the CPU). Graph-mode quantization's
+   prepare takes a ct::conv2d_relu as the conv2d + relu pattern (the same converted
+   graph as preparing first). */
 CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
 /* Algebraic simplification (then DCE): x * 1, 1 * x, x / 1, x + (-0), x - (+0) and
    neg(neg(x)) become x where the result has x's dtype and shape (these hold for every
@@ -280,6 +282,7 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    folded into the convolutions before them, then these patterns found by graph
    matching, as FX's fusion patterns (each becomes one quantized op):
      conv2d (constant weight) [+ relu]                 -> quantized::conv2d[_relu]
+     ct::conv2d_relu (ct_jit_fuse_activation's)         -> quantized::conv2d_relu
      linear (addmm / mm with a constant weight) [+ relu] -> quantized::linear[_relu]
      add of two activations (alpha 1) [+ relu]          -> quantized::add[_relu]
      cat of activations                                  -> quantized::cat
@@ -288,9 +291,10 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    pattern from float (graph inputs) and on every pattern's output: an add or cat
    has an observer of its own on its output (a residual block's add of its input
    and its second conv: the input's observer, the conv's, the add's), as eager
-   mode's FloatFunctional; ct_q_cat requantizes each input to the cat's output
-   parameters (FX 1.13 instead shares one observer between a cat's inputs and
-   output, so the convs before it write those parameters directly). Running the
+   mode's FloatFunctional. A cat's inputs and output share one observer, as FX
+   1.13 does (eager mode's FloatFunctional.cat instead observes its output alone
+   and requantizes): the convs before it write the cat's parameters directly and
+   quantized::cat copies codes, with no requantize. Running the
    prepared graph (ct_graph_run) computes in float and feeds the observers: that
    is calibration. Its printout names each observer after the line of the value it
    watches ("# observed by HistogramObserver: %3"). A prepared graph's observers are not thread-safe (run it from
@@ -312,6 +316,17 @@ CTENSOR_API ct_status ct_jit_export_selected_ops(const ct_graph *g, const char *
    no data (convert before calibrating). */
 CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g, const ct_qconfig *qconfig);
 CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *prepared);
+/* Dynamic quantization in graph mode (quantize_dynamic on an FX graph, the default
+   dynamic qconfig): a new graph (g is not changed), frozen, where each linear
+   (addmm / mm with a constant weight) is quantized::linear_dynamic with the weight
+   int8 symmetric, per output channel (per_channel = 1) or per tensor, and the bias
+   in float32; activations are quantized at run time, per call, from their own range
+   (reduce_range as ct_q_linear_dynamic: 1 is PyTorch's x86 default). Everything
+   else stays float. Equal, bit for bit, to ctensor_quant.h's eager
+   ct_quantize_dynamic of the same model. No calibration. Errors: NULL graph, a
+   prepared graph, If / Loop / fused nodes (run it before ct_jit_optimize), no
+   linear layer with a constant weight. */
+CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g, int per_channel, int reduce_range);
 /* The observers of a prepared graph (0 for other graphs, -1 for NULL). */
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g);
 #endif
@@ -3885,9 +3900,10 @@ CTENSOR_API ct_graph *ct_trace_module(ct_module *m, int nin, ct_tensor *const *i
    the converted graph (the packed weights its constants). */
 #if defined(CTENSOR_QUANT_IMPLEMENTATION) && defined(CTENSOR_QUANT_H_INCLUDED)
 enum { CT__JQ_CONV = 1, CT__JQ_ADDMM = 2, CT__JQ_MM = 3, CT__JQ_ADD = 4, CT__JQ_CAT = 5 };
-typedef struct ct__jq_ops { int conv, addmm, mm, relu, add, cat; } ct__jq_ops;
+typedef struct ct__jq_ops { int conv, crelu, addmm, mm, relu, add, cat; } ct__jq_ops;
 static void ct__jq_find_ops(ct__jq_ops *o) {
     o->conv = ct_op_find("aten::conv2d");
+    o->crelu = ct_op_find("ct::conv2d_relu");      /* ct_jit_fuse_activation's conv2d + relu */
     o->addmm = ct_op_find("aten::addmm");
     o->mm = ct_op_find("aten::mm");
     o->relu = ct_op_find("aten::relu");
@@ -3906,7 +3922,7 @@ static int ct__jq_const(const ct_graph *g, int v, int ndim) {
 static int ct__jq_head(const ct_graph *g, const ct__jq_ops *o, int i) {
     const ct__jnode *n = &g->n[i];
     if (n->inplace || n->nout != 1 || n->nin < 2 || n->in[0] < 0) return 0;
-    if (n->op == o->conv && (n->nin == 2 || n->nin == 3) && ct__jq_const(g, n->in[1], 4) &&
+    if ((n->op == o->conv || (o->crelu >= 0 && n->op == o->crelu)) && (n->nin == 2 || n->nin == 3) && ct__jq_const(g, n->in[1], 4) &&
         (n->nin == 2 || n->in[2] < 0 || ct__jq_const(g, n->in[2], 1)))
         return CT__JQ_CONV;
     if (n->op == o->addmm && n->nin == 3 && n->a.s[0] == 1.0 && n->a.s[1] == 1.0 && ct__jq_const(g, n->in[0], 1) &&
@@ -3933,10 +3949,11 @@ static int ct__jq_readers(const ct_graph *g, int v, int *reader) {
         if (g->out[k] == v) { c++; *reader = -1; }
     return c;
 }
-/* the relu node fused with head i, or -1 */
+/* the relu node fused with head i (i itself for ct::conv2d_relu, its relu inside), or -1 */
 static int ct__jq_relu_of(const ct_graph *g, const ct__jq_ops *o, int i) {
     int r;
     if (g->n[i].op == o->cat) return -1;
+    if (o->crelu >= 0 && g->n[i].op == o->crelu) return i;
     if (ct__jq_readers(g, g->n[i].out[0], &r) != 1 || r < 0) return -1;
     const ct__jnode *n = &g->n[r];
     return n->op == o->relu && n->nin == 1 && n->nout == 1 ? r : -1;   /* relu_ too (ct_jit_fuse_activation makes it) */
@@ -4020,7 +4037,13 @@ static int ct__jq_observe(void *obs, ct_tensor *t) {
     return r ? 0 : -1;
 }
 static void ct__jq_free(ct_graph *g) {
-    for (int v = 0; g->qobs && v < g->nv; v++) ct_module_free((ct_module *)g->qobs[v]);
+    for (int v = 0; g->qobs && v < g->nv; v++) {        /* a shared observer (a cat's) freed once */
+        void *m = g->qobs[v];
+        if (!m) continue;
+        for (int u = v; u < g->nv; u++)
+            if (g->qobs[u] == m) g->qobs[u] = NULL;
+        ct_module_free((ct_module *)m);
+    }
     CT_FREE(g->qobs);
     CT_FREE(g->qcfg);
     g->qobs = NULL;
@@ -4033,10 +4056,27 @@ static ct_status ct__jq_add_observer(ct_graph *g, const ct_qconfig *qc, int v) {
     g->qobs[v] = m;
     return CT_OK;
 }
+/* FX's shared observer for a cat: its inputs' and output's observers become one
+   (every value watched by a merged observer moves to the first input's) */
+static void ct__jq_share(ct_graph *g, int i) {
+    const ct__jnode *n = &g->n[i];
+    void *rep = g->qobs[n->in[0]];
+    for (int k = 1; k <= n->nin; k++) {
+        void *m = g->qobs[k < n->nin ? n->in[k] : n->out[0]];
+        if (!m || m == rep) continue;
+        for (int v = 0; v < g->nv; v++)
+            if (g->qobs[v] == m) g->qobs[v] = rep;
+        ct_module_free((ct_module *)m);
+    }
+}
 CTENSOR_API int ct_jit_quant_num_observers(const ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "jit_quant_num_observers: graph is NULL"); return -1; }
     int c = 0;
-    for (int v = 0; g->qobs && v < g->nv; v++) c += g->qobs[v] != NULL;
+    for (int v = 0; g->qobs && v < g->nv; v++) {        /* distinct observers (a cat's is shared) */
+        int seen = 0;
+        for (int u = 0; u < v && !seen && g->qobs[v]; u++) seen = g->qobs[u] == g->qobs[v];
+        c += g->qobs[v] != NULL && !seen;
+    }
     return c;
 }
 CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig *qc) {
@@ -4088,6 +4128,7 @@ CTENSOR_API ct_graph *ct_jit_quant_prepare(const ct_graph *g0, const ct_qconfig 
         else
             st = ct__jq_add_observer(g, qc, g->n[i].in[kind == CT__JQ_ADDMM ? 1 : 0]);
         if (!st) st = ct__jq_add_observer(g, qc, out);
+        if (!st && kind == CT__JQ_CAT) ct__jq_share(g, i);
     }
     if (!st && !heads) {
         ct_set_error(CT_ERR_ARG, "jit_quant_prepare: the graph has no conv2d or linear layer with constant weights to quantize (%d nodes)", g->nn);
@@ -4122,6 +4163,104 @@ static int ct__jq_calibrated(ct_module *obs) {
     double v = ct_item(ct_amin(ct_to(mn, CT_FLOAT64), 0, NULL, 0));
     ct_scope_end(tok);
     return isfinite(v);
+}
+/* 2.8 dynamic: each linear head's weight packed as ct_nnq_dynamic_linear packs it
+   (a float nn.Linear holding the graph's weight, converted), then the graph walked
+   once under the tracer with quantized::linear_dynamic in place of those heads */
+CTENSOR_API ct_graph *ct_jit_quant_dynamic(const ct_graph *g0, int per_channel, int reduce_range) {
+    if (!g0) { ct_set_error(CT_ERR_NULL, "jit_quant_dynamic: graph is NULL"); return NULL; }
+    if (g0->qobs) { ct_set_error(CT_ERR_STATE, "jit_quant_dynamic: the graph is prepared for static quantization (observers)"); return NULL; }
+    if (ct_is_tracing()) { ct_set_error(CT_ERR_STATE, "jit_quant_dynamic: this thread is tracing"); return NULL; }
+    for (int i = 0; i < g0->nn; i++)
+        if (g0->n[i].op == CT__JIT_IF || g0->n[i].op == CT__JIT_LOOP || g0->n[i].op == CT__JIT_FUSED) {
+            ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: node %d is %s: graph-mode quantization takes straight-line graphs (quantize before ct_jit_optimize)",
+                         i, ct__jit_node_name(g0->n[i].op));
+            return NULL;
+        }
+    for (int k = 0; k < g0->nin; k++)
+        if (g0->v[g0->in[k]].ndim < 0) {
+            ct_set_error(CT_ERR_SHAPE, "jit_quant_dynamic: input %d has an unknown shape (a traced graph has them)", k);
+            return NULL;
+        }
+    ct__jq_ops o;
+    ct__jq_find_ops(&o);
+    ct_graph *p = ct_graph_clone(g0);
+    if (!p) return NULL;
+    if (ct_jit_freeze(p) || ct_jit_eliminate_dead_code(p)) { ct_graph_free(p); return NULL; }
+    ct_q_linear_packed **pk = (ct_q_linear_packed **)CT_MALLOC((size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    ct_module **mods = (ct_module **)CT_MALLOC((size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    ct_tensor **env = (ct_tensor **)CT_MALLOC((size_t)(p->nv > 0 ? p->nv : 1) * sizeof(ct_tensor *));
+    if (!pk || !mods || !env) {
+        CT_FREE(pk); CT_FREE(mods); CT_FREE(env); ct_graph_free(p);
+        ct_set_error(CT_ERR_MEMORY, "jit_quant_dynamic: out of memory");
+        return NULL;
+    }
+    memset(pk, 0, (size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    memset(mods, 0, (size_t)(p->nn > 0 ? p->nn : 1) * sizeof(void *));
+    int tok = ct_scope_begin(), prev = ct_set_grad_enabled(0), bad = 0, heads = 0;
+    ct_graph *q = NULL;
+    for (int i = 0; i < p->nn && !bad; i++) {
+        int kind = ct__jq_head(p, &o, i);
+        if (kind != CT__JQ_ADDMM && kind != CT__JQ_MM) continue;
+        const ct__jnode *n = &p->n[i];
+        ct_tensor *wt = p->v[n->in[kind == CT__JQ_ADDMM ? 2 : 1]].t, *b = kind == CT__JQ_ADDMM ? p->v[n->in[0]].t : NULL;
+        ct_module *lin = ct_nn_linear_bias(wt->shape[0], wt->shape[1], b != NULL);
+        ct_tensor *w = ct_transpose(wt, 0, 1);
+        if (!lin || !w || !ct_copy_(ct_module_get(lin, "weight"), w) || (b && !ct_copy_(ct_module_get(lin, "bias"), b))) bad = 1;
+        if (!bad) mods[i] = ct_nnq_dynamic_linear(lin, per_channel, reduce_range);
+        ct_module_free(lin);
+        if (!bad && !(mods[i] && (pk[i] = (ct_q_linear_packed *)ct_nnq_dynamic_linear_packed(mods[i])))) bad = 1;
+        heads++;
+    }
+    if (!bad && !heads) {
+        ct_set_error(CT_ERR_ARG, "jit_quant_dynamic: the graph has no linear layer with a constant weight to quantize (%d nodes)", p->nn);
+        bad = 1;
+    }
+    ct_tensor *xs[64];
+    if (!bad && p->nin > 64) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: %d inputs (at most 64)", p->nin); bad = 1; }
+    for (int k = 0; k < p->nin && !bad; k++) {
+        const ct__jval *x = &p->v[p->in[k]];
+        if (!(xs[k] = ct_zeros_n(x->dtype, x->ndim, x->shape))) bad = 1;
+    }
+    if (!bad && ct_trace_begin(p->nin, xs) != CT_OK) bad = 1;
+    if (!bad) {
+        for (int v = 0; v < p->nv; v++) env[v] = p->v[v].t;
+        for (int k = 0; k < p->nin; k++) env[p->in[k]] = xs[k];
+        ct_tensor *ins[64], *outs[16];
+        for (int i = 0; i < p->nn && !bad; i++) {
+            const ct__jnode *n = &p->n[i];
+            if (n->nin > 64 || n->nout > 16) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: node %d has too many inputs or outputs", i); bad = 1; break; }
+            for (int k = 0; k < n->nin; k++) ins[k] = n->in[k] >= 0 ? env[n->in[k]] : NULL;
+            if (pk[i]) {
+                ct_tensor *y = ct_q_linear_dynamic(ins[p->n[i].op == o.addmm ? 1 : 0], pk[i], reduce_range);
+                if (!y) { bad = 1; break; }
+                env[n->out[0]] = y;
+                continue;
+            }
+            if (ct_dispatch(n->op, n->nin, ins, &n->a, NULL, n->inplace, outs, n->nout) < 0) { bad = 1; break; }
+            for (int k = 0; k < n->nout; k++) env[n->out[k]] = n->inplace && k == 0 ? ins[0] : outs[k];
+        }
+        ct_tensor *ys[64];
+        if (!bad && p->nout > 64) { ct_set_error(CT_ERR_UNSUPPORTED, "jit_quant_dynamic: %d outputs (at most 64)", p->nout); bad = 1; }
+        for (int k = 0; k < p->nout && !bad; k++) ys[k] = env[p->out[k]];
+        if (bad) {
+            char msg[768];
+            ct__jit_errcopy(msg, sizeof msg);
+            ct_trace_abort();
+            ct_set_error(ct_last_error_code() ? ct_last_error_code() : CT_ERR_STATE, "jit_quant_dynamic: %s", msg);
+        } else {
+            q = ct_trace_end(p->nout, ys);
+            if (q) q->dyn_batch = p->dyn_batch;
+        }
+    }
+    ct_set_grad_enabled(prev);
+    for (int i = 0; i < p->nn; i++) ct_module_free(mods[i]);
+    ct_scope_end(tok);
+    CT_FREE(pk);
+    CT_FREE(mods);
+    CT_FREE(env);
+    ct_graph_free(p);
+    return q;
 }
 static ct_tensor *ct__jq_deq(ct_tensor *t) { return t && CT__DT_QUANT(t->dtype) ? ct_dequantize(t) : t; }
 CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
@@ -4161,7 +4300,7 @@ CTENSOR_API ct_graph *ct_jit_quant_convert(const ct_graph *p) {
         ct__jq_prep *e = &pr[i];
         e->kind = kind;
         e->relu = r;
-        if (r >= 0) skip[r] = 1;
+        if (r >= 0 && r != i) skip[r] = 1;
         if (!p->qobs[out] || ct__q_act_qparams((ct_module *)p->qobs[out], &e->scale, &e->zp) < 0) { bad = 1; break; }
         e->scale = (double)(float)e->scale;    /* a float32 scale, as the quantized modules keep it */
         if (kind >= CT__JQ_ADD) continue;          /* no weight */

@@ -1047,6 +1047,89 @@ TEST(test_quant_graph_mode_conv_flatten) {
     ct_module_free(fm);
     ct_module_free(em);
 }
+/* optimize before prepare: ct_jit_fuse_activation's ct::conv2d_relu is the conv +
+   relu pattern (a quantized conv2d_relu), the same converted graph as prepare first */
+TEST(test_quant_graph_mode_fused_conv_relu) {
+    ct_manual_seed(22);
+    ct_module *fm = ct_module_eval(jq_convflat(0));
+    ct_tensor *cal[3], *y1 = NULL, *y2 = NULL;
+    for (int i = 0; i < 3; i++) cal[i] = ct_randn(CT_FLOAT32, 2, 2, 5, 5);
+    ct_qconfig qc = ct_qconfig_default_x86();
+    ct_graph *g = ct_trace_module(fm, 1, &cal[0]);
+    ct_graph *g2 = g ? ct_graph_clone(g) : NULL;
+    CHECK(g2 && ct_jit_freeze(g2) == CT_OK && ct_jit_fuse_activation(g2) == CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(g2, "ct::conv2d_relu"), 1);
+    ct_graph *p1 = g ? ct_jit_quant_prepare(g, &qc) : NULL, *p2 = g2 ? ct_jit_quant_prepare(g2, &qc) : NULL;
+    CHECK(p1 != NULL && p2 != NULL);
+    CHECK_EQ_INT(ct_jit_quant_num_observers(p2), ct_jit_quant_num_observers(p1));
+    for (int i = 0; p1 && p2 && i < 3; i++) CHECK(run1(p1, cal[i]) != NULL && run1(p2, cal[i]) != NULL);
+    ct_graph *q1 = p1 ? ct_jit_quant_convert(p1) : NULL, *q2 = p2 ? ct_jit_quant_convert(p2) : NULL;
+    CHECK(q1 != NULL && q2 != NULL);
+    CHECK_EQ_INT(ct_graph_count_op(q2, "quantized::conv2d_relu"), 1);
+    CHECK_EQ_INT(ct_graph_count_op(q2, "ct::conv2d_relu") + ct_graph_count_op(q2, "aten::conv2d"), 0);
+    CHECK_EQ_INT(ct_graph_count_op(q1, "quantized::conv2d_relu"), 1);
+    CHECK(q1 && q2 && (y1 = run1(q1, cal[1])) != NULL && (y2 = run1(q2, cal[1])) != NULL && bit_equal(y1, y2));
+    ct_graph_free(q1);
+    ct_graph_free(q2);
+    ct_graph_free(p1);
+    ct_graph_free(p2);
+    ct_graph_free(g2);
+    ct_graph_free(g);
+    ct_module_free(fm);
+}
+/* dynamic quantization in graph mode: the linears become quantized::linear_dynamic;
+   equal bit for bit to eager ct_quantize_dynamic (per tensor and per channel,
+   reduce_range on and off), and to PyTorch 1.13's quantize_dynamic (onednn) within
+   the tolerance of ctensor_quant.h's own test (tests/reference/quant_fixtures_workflow.py) */
+static ct_module *jq_dyn_mlp(void) {
+    return ct_nn_sequential(ct_nn_linear(20, 32), ct_nn_relu(), ct_nn_sequential(ct_nn_linear(32, 16), ct_nn_tanh()), ct_nn_linear(16, 4));
+}
+TEST(test_quant_graph_mode_dynamic) {
+    ct_tensor *x = jqfix("quant", "wf_dyn_x"), *yt = jqfix("quant", "wf_dyn_y");
+    if (!x || !yt) return;
+    ct_module *fm = ct_module_eval(jq_dyn_mlp());
+    CHECK(fm && jq_load(fm, "quant", "wf_dyn_in_") == 0);
+    ct_graph *g = ct_trace_module(fm, 1, &x);
+    CHECK(g != NULL);
+    if (!g) { ct_module_free(fm); return; }
+    ct_graph_set_dynamic_batch(g, 1);
+    for (int pc = 0; pc < 2; pc++) {
+        int rr = !pc;
+        ct_graph *q = ct_jit_quant_dynamic(g, pc, rr);
+        CHECK(q != NULL);
+        CHECK_EQ_INT(ct_graph_count_op(q, "quantized::linear_dynamic"), 3);
+        CHECK_EQ_INT(ct_graph_count_op(q, "aten::addmm") + ct_graph_count_op(q, "aten::mm"), 0);
+        CHECK_EQ_INT(ct_graph_count_op(q, "aten::tanh"), 1);           /* the rest stays float */
+        ct_module *em = ct_module_eval(jq_dyn_mlp());
+        CHECK(em && jq_load(em, "quant", "wf_dyn_in_") == 0);
+        CHECK_EQ_INT(ct_quantize_dynamic(em, pc, rr), 3);
+        ct_tensor *y = q ? run1(q, x) : NULL;
+        CHECK(y && bit_equal(y, ct_forward(em, x)));
+        ct_tensor *x2 = ct_contiguous(ct_narrow(x, 0, 1, 2));        /* another batch (dynamic batch kept) */
+        CHECK(q && bit_equal(run1(q, x2), ct_forward(em, x2)));
+        if (!pc) {
+            double d = maxdiff(y, yt);
+            CT_T_REPORT(d < 2e-2, "graph-mode dynamic MLP vs PyTorch's quantize_dynamic: %g", d);
+        }
+        ct_graph *l = NULL;
+        CHECK_EQ_INT(ct_graph_save(q, tpath("qd.ctjit")), CT_OK);
+        CHECK((l = ct_graph_load(tpath("qd.ctjit"))) != NULL);
+        CHECK(l && bit_equal(run1(l, x), y));
+        ct_graph_free(l);
+        ct_graph_free(q);
+        ct_module_free(em);
+    }
+    CHECK(ct_graph_num_nodes(g) > 0 && ct_graph_count_op(g, "aten::addmm") == 3);       /* g is not changed */
+    CHECK_ERR(ct_jit_quant_dynamic(NULL, 0, 1) != NULL, CT_ERR_NULL, "jit_quant_dynamic: graph is NULL");
+    ct_graph_free(g);
+    ct_module_free(fm);
+    ct_tensor *xs[1] = {ct_randn(CT_FLOAT32, 2, 3)};
+    CHECK(ct_trace_begin(1, xs) == CT_OK);
+    ct_tensor *t = ct_tanh(xs[0]);
+    g = ct_trace_end(1, &t);
+    CHECK_ERR(g && ct_jit_quant_dynamic(g, 0, 1) != NULL, CT_ERR_ARG, "jit_quant_dynamic: the graph has no linear layer with a constant weight to quantize");
+    ct_graph_free(g);
+}
 /* a residual block (conv-bn-relu, conv-bn, add, relu) and a two-branch cat: the
    float model calls ct_add / ct_relu / ct_cat, the eager one FloatFunctional's
    add_relu / cat; graph mode matches add+relu and cat and equals eager static
@@ -1150,12 +1233,32 @@ TEST(test_quant_graph_mode_residual_add) {
     ct_graph_free(q);
 }
 TEST(test_quant_graph_mode_cat) {
-    static const char *const fuse[2][3] = {{"conva", "bna", "relua"}, {"convb", "relub", NULL}};
-    /* FX shares one observer between the cat's inputs and output, eager mode (and
-       this graph mode) requantize to the cat's own: one output quantum apart here */
-    jq_fx_case(jq_twobranch, "cat", 2, fuse, 1);
     ct_graph *q = jq_convert_fixture(jq_twobranch, "jq_cat_");
     if (!q) return;
+    /* FX's shared observer: both convs before the cat write the cat's scale and
+       zero point (quantized::cat copies codes, no requantize) */
+    static char txt[8192];
+    ct_graph_repr(q, txt, sizeof txt);
+    const char *qp[3] = {NULL, NULL, NULL}, *at = txt;
+    for (int k = 0; k < 3 && at; k++) {
+        const char *line = strstr(at, k < 2 ? "= quantized::conv2d_relu[" : "= quantized::cat[");
+        qp[k] = line ? strstr(line, "scale=") : NULL;
+        at = qp[k];
+    }
+    CHECK(qp[0] && qp[1] && qp[2]);
+    if (qp[0] && qp[1] && qp[2]) {
+        size_t len = strcspn(qp[2], "]");
+        CHECK(len > 20 && !strncmp(qp[0], qp[2], len) && !strncmp(qp[1], qp[2], len) && qp[0][len] == ']' && qp[1][len] == ']');
+    }
+    /* and the outputs: PyTorch 1.13's FX graph mode (the same calibration) */
+    ct_tensor *x = jqfix("jit_quant", "jq_cat_x"), *c0 = jqfix("jit_quant", "jq_cat_calib0");
+    ct_tensor *qpar = jqfix("jit_quant", "jq_cat_qparams");
+    if (x && c0 && qpar) {
+        double quantum = ((const double *)ct_data_ptr(qpar))[0];
+        ct_tensor *y = jq_run_rows(q, x, ct_size(c0, 0));
+        double dfx = maxdiff(y, jqfix("jit_quant", "jq_cat_y"));
+        CT_T_REPORT(y && dfx == 0, "cat: graph mode vs PyTorch's FX graph mode: %g (quantum %g; one quantum apart with a requantizing cat)", dfx, quantum);
+    }
     CHECK_EQ_INT(ct_graph_count_op(q, "quantized::cat"), 1);
     CHECK_EQ_INT(ct_graph_count_op(q, "aten::cat"), 0);
     CHECK_EQ_INT(ct_graph_count_op(q, "aten::quantize_per_tensor"), 1);
@@ -1420,6 +1523,8 @@ int main(void) {
     RUN(test_quant_graph_mode_cnn);
     RUN(test_quant_graph_mode_mlp);
     RUN(test_quant_graph_mode_conv_flatten);
+    RUN(test_quant_graph_mode_fused_conv_relu);
+    RUN(test_quant_graph_mode_dynamic);
     RUN(test_quant_graph_mode_bad_input);
     RUN(test_quant_graph_mode_residual_add);
     RUN(test_quant_graph_mode_cat);

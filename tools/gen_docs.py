@@ -974,6 +974,7 @@ OVERRIDES = {
     "ct_jit_export_selected_ops_mem": "none: torch.jit.export_opnames(module) written as the yaml op list of PyTorch Mobile's selective build (here: CTENSOR_OP_* defines)",
     "ct_jit_quant_prepare": "torch.ao.quantization.quantize_fx.prepare_fx",
     "ct_jit_quant_convert": "torch.ao.quantization.quantize_fx.convert_fx",
+    "ct_jit_quant_dynamic": "torch.ao.quantization.quantize_dynamic",
     "ct_jit_quant_num_observers": "none: the number of observer modules a prepare_fx GraphModule holds",
     # ctensor_named.h
     "ct_rename_map": "torch.Tensor.rename | tensor.rename(N='batch')",
