@@ -446,8 +446,7 @@ static float ct__sp_log_ndtrf(float x) {
     double td = (double)x * CT__SP_SQRT1_2;
     float t = (float)td;
     if (x < -1.0f) return (float)(log((double)ct__sp_erfcxf(-t) * 0.5) - td * td);
-    if (x > 1.0f) return log1pf(-ct__sp_ndtrf(-x));   /* (the rounding of t corrected: see the lanes) */
-    return log1pf(-ct__erfcf(t) * 0.5f);
+    return log1pf(-ct__sp_ndtrf(-x));   /* (the rounding of t corrected: see the lanes) */
 }
 
 /* Airy's Ai and Ai' at the nodes of its Taylor expansions (section "Airy's Ai" below;
@@ -2044,19 +2043,19 @@ CT__INLINE ct__vf ct__sp_v_logit(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     ct__vf u = ct__vsel(mid, u1, x / d), c = ct__vsel(mid, (q - (u1 - one)) / u1, CT__SP_VSPLAT(0.0f));
     return ct__sp_v_logfc(u, c);
 }
-/* log_ndtr as ct__sp_log_ndtrf: log1p(-erfc(t)/2) on [-1, 1], log(erfcx(-t)/2) - t^2
-   (t^2 and the sum in double) below, log1p(-ndtr(-x)) above (ndtr's lanes correct
-   the rounding of x/sqrt(2), which costs erfc 2t^2 times its relative error: 65
-   ulp at x = 11.5 in PyTorch's float formula); x <= -1e15, inf and NaN take the
-   scalar form */
+/* log_ndtr as ct__sp_log_ndtrf: log(erfcx(-t)/2) - t^2 (t^2 and the sum in double)
+   below -1, log1p(-ndtr(-x)) from -1 on (ndtr's lanes correct the rounding of
+   x/sqrt(2), which costs erfc 2t^2 times its relative error: 65 ulp at x = 11.5 in
+   PyTorch's float formula); each lane takes one form, and a block only computes the
+   forms its lanes need; x <= -1e15, inf and NaN take the scalar form */
 CT__INLINE ct__vf ct__sp_v_log_ndtr(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     (void)a;
     *bad = ~(x > CT__SP_VSPLAT(-1e15f)) | (x == CT__SP_VSPLAT(INFINITY));
     const ct__sp_vd td = __builtin_convertvector(x, ct__sp_vd) * CT__SP_SQRT1_2;
     const ct__vf t = __builtin_convertvector(td, ct__vf);
-    ct__vf right = ct__v_log1p(CT__SP_VSPLAT(-0.5f) * ct__v_erfc(t));
-    ct__vi tail = x > CT__SP_VSPLAT(1.0f), left = x < CT__SP_VSPLAT(-1.0f);
-    if (ct__vany(tail)) right = ct__vsel(tail, ct__v_log1p(-ct__sp_v_ndtr(-x)), right);
+    ct__vi left = x < CT__SP_VSPLAT(-1.0f);
+    ct__vf right = CT__SP_VSPLAT(0.0f);
+    if (ct__vany(~left)) right = ct__v_log1p(-ct__sp_v_ndtr(-x));
     if (!ct__vany(left)) return right;
     ct__vf c = CT__SP_VSPLAT(0.5f) * ct__sp_v_erfcx_pos(ct__vsel(left, -t, CT__SP_VSPLAT(1.0f)));
     ct__sp_vd L;
