@@ -478,7 +478,7 @@ export CUDA_TESTS := test_cuda_emu $(if $(NVCC_FOUND),test_cuda)
 $(BUILD)/cuda:
 	@mkdir -p $@
 $(BUILD)/cuda/test_cuda: $(CUDA_SRC) | $(BUILD)/cuda
-	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcusolver -lcublas -lpthread -llapacke -lopenblas
+	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcusolver -lcublas -lcublasLt -lpthread -llapacke -lopenblas
 $(BUILD)/cuda/test_cuda_emu: $(CUDA_SRC) $(wildcard tests/cuda/emu/*.h) | $(BUILD)/cuda
 	$(CXX) -std=c++17 -x c++ -O1 -g -D__CUDACC__ -DCTENSOR_CUDA -Itests/cuda/emu -I. -Itests -Wall -Wextra -Werror $< -o $@ -lm -lpthread -llapacke -lopenblas
 test-run: $(addprefix $(BUILD)/cuda/,$(CUDA_TESTS))
