@@ -2485,6 +2485,9 @@ static const test_case TESTS[] = {
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
     {"test_fused_attention", test_fused_attention}, {"test_q_linear_cublaslt", test_q_linear_cublaslt},
     {"test_conv2d_relu", test_conv2d_relu},
+#ifdef CT_EMU_CUBLASLT_H
+    {"test_emu_cublaslt_constraints", test_emu_cublaslt_constraints},
+#endif
 #ifndef CT_TEST_NO_LINALG
     {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
     {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},

@@ -84,3 +84,39 @@ TEST(test_q_linear_cublaslt) {
     ct_q_linear_packed_free(w);
     ct_q_linear_packed_free(wd);
 }
+#ifdef CT_EMU_CUBLASLT_H
+/* the emulated cuBLASLt refuses what cuBLASLt refuses for int8 in the regular
+   order (so that the kernel's call, which passes here, is a valid one there) */
+TEST(test_emu_cublaslt_constraints) {
+    int8_t *A = NULL, *B = NULL;
+    int32_t *C = NULL;
+    CHECK(cudaMalloc((void **)&A, 64) == cudaSuccess && cudaMalloc((void **)&B, 64) == cudaSuccess && cudaMalloc((void **)&C, 256) == cudaSuccess);
+    cublasLtHandle_t h = NULL;
+    cublasLtMatmulDesc_t d = NULL;
+    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL, lodd = NULL, lbad = NULL;
+    CHECK(cublasLtCreate(&h) == CUBLAS_STATUS_SUCCESS && cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32I, CUDA_R_32I) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);   /* A: k x m, op T */
+    CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);   /* B: k x n */
+    CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatrixLayoutCreate(&lodd, CUDA_R_8I, 4, 4, 6) == CUBLAS_STATUS_SUCCESS); /* ld 6: not a multiple of 4 */
+    CHECK(cublasLtMatrixLayoutCreate(&lbad, CUDA_R_8I, 4, 4, 2) == CUBLAS_STATUS_INVALID_VALUE && lbad == NULL);   /* ld < rows */
+    int32_t one = 1, zero = 0, t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    /* NN: not supported for int8 */
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_SUCCESS);   /* TN */
+    CHECK(cublasLtMatmul(h, d, &one, A, lodd, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasLtMatmul(h, d, &one, A + 1, la, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);   /* misaligned */
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lc, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);      /* B not int8 */
+    (void)cublasLtMatrixLayoutDestroy(lodd);
+    (void)cublasLtMatrixLayoutDestroy(lc);
+    (void)cublasLtMatrixLayoutDestroy(lb);
+    (void)cublasLtMatrixLayoutDestroy(la);
+    (void)cublasLtMatmulDescDestroy(d);
+    (void)cublasLtDestroy(h);
+    (void)cudaFree(A);
+    (void)cudaFree(B);
+    (void)cudaFree(C);
+}
+#endif
