@@ -478,7 +478,7 @@ export CUDA_TESTS := test_cuda_emu $(if $(NVCC_FOUND),test_cuda)
 $(BUILD)/cuda:
 	@mkdir -p $@
 $(BUILD)/cuda/test_cuda: $(CUDA_SRC) | $(BUILD)/cuda
-	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcusolver -lcublas -lpthread -llapacke -lopenblas
+	$(NVCC_FOUND) $(NVCCFLAGS) $< -o $@ -lcusolver -lcublas -lcublasLt -lpthread -llapacke -lopenblas
 # With Open MPI here the emulator build also holds ctensor_dist.h's NCCL group and its
 # tests (tests/dist/test_dist_nccl.h; NCCL emulated over MPI by tests/dist/emu/nccl.h),
 # run as `mpirun -np 2 test_cuda_emu --nccl` by tests/dist/run_nccl.sh in the suite.

@@ -32,6 +32,10 @@
      for ctensor_nn.h's two fused transformer ops (a tiled kernel with an online
      softmax; see "Transformer fastpath: fused attention") pass against the CPU
      path on the emulator and compile under nvcc; they have never run on a GPU.
+     Issue 16 (part 3, 2026-12-07): ctensor_quant.h's quantized::linear and
+     linear_relu on the device (int8 GEMM through cuBLASLt, requantisation in
+     a kernel; the CPU's output codes exactly on the emulator,
+     tests/cuda/emu/cublasLt.h) and ct::conv2d_relu; never run on a GPU.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -42,7 +46,8 @@
                                          companions included before it)
      and the program builds with one line:
          nvcc -O2 -x cu -DCTENSOR_CUDA main.c -lcublas
-     (with ctensor_linalg.h before this header: add -lcusolver -llapacke -lopenblas)
+     (with ctensor_linalg.h before this header: add -lcusolver -llapacke -lopenblas;
+     with ctensor_quant.h before it: add -lcublasLt)
      (add -arch=native, or the GPU's architecture: -arch=sm_90 for an H100,
      -arch=sm_87 for a Jetson Orin; Xavier sm_72, TX2 sm_62 and Nano sm_53 need a
      CUDA toolkit before 13, which dropped them: the code uses nothing newer).
@@ -201,11 +206,22 @@
        memory, an online softmax, the masks inside the tile; no B x H x S x S
        matrix). The modules' fastpath check in ctensor_nn.h still sends device
        inputs to the regular path, so these serve direct calls of the ops.
+     - ctensor_nn.h's ct::conv2d_relu (the JIT's conv + relu fusion): the device
+       convolution, then relu's kernel over the output in place.
+     - ctensor_quant.h's quantized::linear and quantized::linear_relu, when it
+       is included before this header (link -lcublasLt): quint8 inputs on the
+       device (ct_to_device moves quantized tensors, contiguous, both ways) and
+       a packed weight moved there by ct_cuda_q_linear_packed_to; an int8 GEMM
+       through cuBLASLt (int32 accumulation) and a requantisation kernel (bias
+       and relu fused there) that repeats the CPU's float32 epilogue, so the
+       output codes equal the CPU's. Not yet: linear_dynamic, quantized conv2d
+       and the other quantized ops on the device (they fail naming the op).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
        "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend."
      Every op of ctensor.h's and ctensor_nn.h's tables has one (checked by
      test_kernel_coverage), and every op of ctensor_linalg.h's but its helper
-     for complex products (ct::linalg_prod_others).
+     for complex products (ct::linalg_prod_others); of ctensor_quant.h's, only
+     quantized::linear and linear_relu (QuantizedCUDA backend) so far.
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -255,7 +271,7 @@
 
    CONTENTS (search for the banner titles)
      Declarations: devices; memory; streams and events; pinned host memory;
-     matmul math mode; random numbers
+     matmul math mode; random numbers; quantized inference
      Implementation: Includes and checks; Errors and device guards; Streams and
      events; The caching allocator; Device arithmetic (dtypes, half precision,
      the core's expression helpers); Elementwise kernels; Copies and factories;
@@ -267,8 +283,9 @@
      Scans, variance and sorting along dims; Indexing along a dim, advanced
      indexing, nonzero and masked_select; Fused optimizer steps,
      scatter_reduce, randperm and multinomial; Linear algebra: cuSOLVER and
-     cuBLAS for ctensor_linalg.h's ops; Transformer fastpath: fused attention;
-     Registration and the public API
+     cuBLAS for ctensor_linalg.h's ops; Quantized inference: int8 Linear
+     through cuBLASLt; Transformer fastpath: fused attention; Registration and
+     the public API
 
    REVISIONS
      0.1 (2026-11-27)  first slice: devices, caching allocator, copies,
@@ -296,6 +313,10 @@
                        lstsq of wide matrices, syevjBatched / gesvdjBatched for
                        batches of small matrices; fused attention and the
                        fused transformer ops (emulator only so far).
+     0.6 (2026-12-07)  int8 quantized Linear through cuBLASLt
+                       (ct_cuda_q_linear_packed_to, quantized tensors to and
+                       from the device), ct::conv2d_relu (emulator only so
+                       far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
 #define CTENSOR_CUDA_H_INCLUDED
@@ -444,6 +465,18 @@ CTENSOR_API int ct_cuda_get_allow_bf16_reduced_precision_reduction(void);
    device (_all). ct_manual_seed seeds them all too, as torch.manual_seed does. */
 CTENSOR_API ct_status ct_cuda_manual_seed(uint64_t seed);
 CTENSOR_API void ct_cuda_manual_seed_all(uint64_t seed);
+
+/* ============================================================================
+   Quantized inference (when ctensor_quant.h is included before this header)
+   ========================================================================== */
+#ifdef CTENSOR_QUANT_H_INCLUDED
+/* A copy of the CPU packed weight w (ct_q_linear_prepack) on device dev, for
+   ct_q_linear / ct_q_linear_relu with quint8 inputs on that device (int8 GEMM
+   through cuBLASLt, the output requantised on the device; the same codes as the
+   CPU path). A snapshot: later changes of w's weight are not seen. Free with
+   ct_q_linear_packed_free. NULL with the error set for a CPU device or bad w. */
+CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_packed *w, ct_device dev);
+#endif
 
 /* Registers the CUDA kernels and the allocator. It runs by itself when the
    program loads (and before any ctensor_cuda.h function); calling it is harmless.
@@ -3975,15 +4008,24 @@ static void ct__cu_conv_geo4(ct__cu_convp *p, const ct__cgeo *g) {
 static void ct__cu_strides4(const ct_tensor *t, int64_t *s) {
     for (int d = 0; d < 4; d++) s[d] = t->strides[d];
 }
-/* conv2d, conv_transpose2d, convolution_backward_weight (the geometry and the
-   checks are ctensor_nn.h's, ct__conv_geo) */
+/* conv2d, ct::conv2d_relu, conv_transpose2d, convolution_backward_weight (the
+   geometry and the checks are ctensor_nn.h's, ct__conv_geo); conv2d_relu is the
+   convolution, then relu's elementwise kernel over the output in place (x < 0 ?
+   0 : x, NaN kept, as the CPU's epilogue) */
+static int ct__cu_k_conv_run(ct__call *c);
 static int ct__cu_k_conv(ct__call *c) {
+    int rc = ct__cu_k_conv_run(c);
+    if (rc || c->op != CT__NNOP(CONV2D_RELU)) return rc;
+    ct_tensor *out = c->out[0];
+    return ct__cu_ew<ct__cu_dev::u_RELU, true>(CT__CU_OPNAME(c), out->device.index, out, 1, &out, out->dtype, out->dtype, c->a, 0);
+}
+static int ct__cu_k_conv_run(ct__call *c) {
     const char *op = CT__CU_OPNAME(c);
     ct__cgeo g;
     if (ct__conv_geo(c, &g)) return -1;
     ct_tensor *out = c->out[0];
     if (ct__cu_out_on_device(c, out)) return -1;
-    int kind = c->op == CT__NNOP(CONV2D) ? 0 : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? 1 : 2;
+    int kind = CT__NN_CONV_FWD(c->op) ? 0 : c->op == CT__NNOP(CONV_TRANSPOSE2D) ? 1 : 2;
     int dev = out->device.index;
     ct_dtype dt = out->dtype;
     int half = dt == CT_FLOAT16 || dt == CT_BFLOAT16;
@@ -4311,6 +4353,7 @@ static int ct__cu_meta_pool(ct__call *c) { return ct__cu_half_meta(c, 1, ct__met
 typedef struct ct__cu_nnreg { const char *name; ct_meta_fn meta; ct_kernel_fn fn; } ct__cu_nnreg;
 static const ct__cu_nnreg ct__cu_conv_kernels[] = {
     {"aten::conv2d", ct__cu_meta_conv, ct__cu_k_conv},
+    {"ct::conv2d_relu", ct__cu_meta_conv, ct__cu_k_conv},
     {"aten::conv_transpose2d.input", ct__cu_meta_conv, ct__cu_k_conv},
     {"ct::convolution_backward_weight", ct__cu_meta_conv, ct__cu_k_conv},
     {"aten::max_pool2d_with_indices", ct__cu_meta_pool, ct__cu_k_pool},
@@ -8855,6 +8898,261 @@ static void ct__cu_la_register(void) {
 }
 
 /* ============================================================================
+   Quantized inference: int8 Linear through cuBLASLt (ctensor_quant.h's ops,
+   when it is included first)
+   quantized::linear and quantized::linear_relu on the QuantizedCUDA backend:
+   x quint8 (per tensor, contiguous) on a device, the packed weight on the same
+   device (ct_cuda_q_linear_packed_to). The packed weight on the device holds
+   the qint8 codes W row-major [Np, Kp] (Kp = K rounded up to 4, Np = N + 1
+   rounded up to 4; zero padding) whose row N is all ones (over k < K): one
+   cuBLASLt product then gives the activations' row sums beside the outputs.
+   Per call: a kernel turns x's uint8 codes into int8 (code - 128, the rows
+   padded to Kp with 0), cublasLtMatmul computes acc = A_s W^T in int32
+   (CUDA_R_8I inputs, CUBLAS_COMPUTE_32I, scale CUDA_R_32I, "TN": the
+   int8 layout cuBLASLt requires, leading dimensions Kp and Np multiples of 4),
+   and a requantisation kernel forms, per output, the CPU path's epilogue:
+       sum a w = acc + 128 colsum[n],  sum a = acc[., N] + 128 K,
+       v = float(sum a w - a_zp colsum[n] - w_zp[n] sum a + K a_zp w_zp[n])
+           * (a_scale w_scale[n]) + bias[n]
+       y = clamp(rint(v / out_scale) + out_zp, relu ? out_zp : 0, 255)
+   in the same float32 operations, one rounding each (__fmul_rn / __fadd_rn:
+   no contraction into FMA), so the codes equal the CPU's (integers wrap in
+   32 bits as there). Per-channel weights (axis 0) and weight zero points are
+   supported; quantized::linear_dynamic and quantized conv have no CUDA kernel
+   yet. Compiled by nvcc; run only on the emulator (tests/cuda/emu/cublasLt.h),
+   not yet on a GPU. Link with -lcublasLt.
+   ========================================================================== */
+#ifdef CTENSOR_QUANT_IMPLEMENTATION_DONE
+#include <cublasLt.h>
+static cublasLtHandle_t ct__cu_lt[CTENSOR_CUDA_MAX_DEVICES];
+static std::mutex ct__cu_lt_mutex;   /* one handle per device; calls are serialized */
+#define CT__CU_Q_R4(v) (((v) + 3) / 4 * 4)
+/* the grid of a grid-stride loop over n items */
+static unsigned ct__cu_q_blocks(int64_t n) {
+    int64_t b = (n + CT__CU_THREADS - 1) / CT__CU_THREADS;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+/* a[m, k] = x[m, k] - 128 for k < K, 0 for K <= k < Kp: the quint8 codes as int8 */
+__global__ void ct__cu_q_prep_kernel(const uint8_t *x, int8_t *a, int64_t M, int64_t K, int64_t Kp) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * Kp; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t m = i / Kp, k = i % Kp;
+        a[i] = k < K ? (int8_t)((int)x[m * K + k] - 128) : (int8_t)0;
+    }
+}
+/* the CPU path's epilogue (ctensor_quant.h's ct__qg_requant), one output a thread */
+__global__ void ct__cu_q_requant_kernel(const int32_t *acc, int64_t ldacc, uint8_t *y, int64_t M, int64_t N, int64_t K, const int32_t *colsum,
+                                        const float *wscale, const int32_t *wzp, int per_channel, const float *bias, float a_scale,
+                                        int32_t a_zp, float inv, float ozp, float lo) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < M * N; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t m = i / N, n = i % N, ch = per_channel ? n : 0;
+        uint32_t ar = (uint32_t)acc[m * ldacc + n] + 128u * (uint32_t)colsum[n];
+        uint32_t rs = (uint32_t)acc[m * ldacc + N] + 128u * (uint32_t)K;
+        uint32_t wz = (uint32_t)wzp[ch];
+        uint32_t corr = (uint32_t)a_zp * (uint32_t)colsum[n] - (uint32_t)K * (uint32_t)a_zp * wz;
+        float mult = __fmul_rn(a_scale, wscale[ch]);
+        float v = __fadd_rn(__fmul_rn((float)(int32_t)(ar - corr - wz * rs), mult), bias[n]);
+        float t = __fmul_rn(v, inv);
+        t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
+        t = t < 1024.f ? t : 1024.f;
+        t = __fadd_rn(rintf(t), ozp);
+        t = t > lo ? t : lo;
+        t = t < 255.f ? t : 255.f;
+        y[i] = (uint8_t)(int32_t)t;
+    }
+}
+static int ct__cu_q_meta_linear(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    const ct_tensor *x = c->in[0], *pk = c->in[1], *cs = c->in[2], *sc = c->in[3], *zp = c->in[4], *b = c->in[5];
+    int64_t K = c->a->i[0];
+    if (cs->dtype != CT_INT32 || cs->ndim != 1 || pk->dtype != CT_INT8 || pk->ndim != 1 || K < 0 || !ct__is_contig(pk) || !ct__is_contig(cs) ||
+        !ct__is_contig(sc) || !ct__is_contig(zp) || !ct__is_contig(b) || K > INT32_MAX || cs->shape[0] > INT32_MAX - 4)
+        return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
+    int64_t N = cs->shape[0];
+    if (pk->shape[0] != CT__CU_Q_R4(N + 1) * CT__CU_Q_R4(K) || sc->dtype != CT_FLOAT32 || sc->ndim != 1 || (sc->shape[0] != 1 && sc->shape[0] != N) ||
+        zp->dtype != CT_INT32 || zp->ndim != 1 || zp->shape[0] != sc->shape[0] || b->dtype != CT_FLOAT32 || b->ndim != 1 || b->shape[0] != N)
+        return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_linear_packed_to)", op);
+    if (x->dtype != CT_QUINT8 || !x->qparams)
+        return ct__failed(CT_ERR_DTYPE, "%s: the input must be a quint8 tensor, got %s", op, CT__DTNAME(x->dtype));
+    if (x->qparams->nchannels)
+        return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor, got qscheme %s", op, ct_qscheme_name(x->qparams->qscheme));
+    if (ct__q_check_params(op, c->a->s[0], c->a->i[1], CT_QUINT8, -1)) return -1;
+    if (x->ndim < 1 || x->shape[x->ndim - 1] != K)
+        return ct__failed(CT_ERR_SHAPE, "%s: the input's last dimension must be in_features = %lld, got shape %s", op, (long long)K, CT__SHAPE(x));
+    if (!ct__is_contig(x))
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: the input must be contiguous on CUDA (got strides of a view)", op);
+    int64_t M = 1;
+    for (int d = 0; d + 1 < x->ndim; d++) M *= x->shape[d];
+    if (M > INT32_MAX)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: more than 2^31-1 rows (%lld) are not supported on CUDA", op, (long long)M);
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d + 1 < x->ndim; d++) shape[d] = x->shape[d];
+    shape[x->ndim - 1] = N;
+    ct__out_new(c, CT_QUINT8, x->ndim, shape);
+    return 0;
+}
+static int ct__cu_q_k_linear(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    const ct_tensor *x = c->in[0];
+    ct_tensor *y = c->out[0];
+    int64_t K = c->a->i[0], N = c->in[2]->shape[0], Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), M = 1;
+    for (int d = 0; d + 1 < x->ndim; d++) M *= x->shape[d];
+    ct_qparams *qp = ct_qparams_per_tensor(c->a->s[0], c->a->i[1], CT_PER_TENSOR_AFFINE);
+    if (!qp) return -1;
+    ct_status qst = ct_set_qparams(y, qp);
+    ct_qparams_release(qp);
+    if (qst != CT_OK) return -1;
+    if (M == 0 || N == 0) return 0;
+    int dev = x->device.index, rc = 0;
+    int64_t na = M * (Kp ? Kp : 1), nacc = M * Np;
+    ct_tensor *a = ct__alloc(CT_INT8, 1, &na, NULL, x->device), *acc = a ? ct__alloc(CT_INT32, 1, &nacc, NULL, x->device) : NULL;
+    if (!a || !acc) {
+        if (a) ct__decref(a);
+        return -1;
+    }
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    const char *what = NULL;
+    {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        if (!rc && Kp == 0) {   /* no products: the sums are 0 */
+            cudaError_t e = cudaMemsetAsync(ct__ptr(acc), 0, (size_t)nacc * sizeof(int32_t), ct__cu_cur_stream());
+            if (e != cudaSuccess) rc = ct__cu_fail(op, e);
+        } else if (!rc) {
+            CT__CU_LAUNCH(ct__cu_q_blocks(M * Kp), CT__CU_THREADS, ((const uint8_t *)ct__ptr(x), (int8_t *)ct__ptr(a), M, K, Kp), ct__cu_q_prep_kernel);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc && Kp) {
+            std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
+            cublasLtMatmulDesc_t desc = NULL;
+            cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+            int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
+#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) what = #call; } while (0)
+            if (!ct__cu_lt[dev]) {
+                CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
+                if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
+            }
+            /* acc^T (Np x M, ld Np, column-major) = W (Np x Kp: the transpose of the column-major Kp x Np) A_s^T (Kp x M) */
+            CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+            CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)Kp, (uint64_t)Np, Kp));
+            CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)Kp, (uint64_t)M, Kp));
+            CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)Np, (uint64_t)M, Np));
+            CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, ct__ptr(c->in[1]), la, ct__ptr(a), lb, &zero, ct__ptr(acc), lc, ct__ptr(acc), lc,
+                                     NULL, NULL, 0, ct__cu_cur_stream()));
+#undef CT__CU_LT
+            if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
+            if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
+            if (la) (void)cublasLtMatrixLayoutDestroy(la);
+            if (desc) (void)cublasLtMatmulDescDestroy(desc);
+            if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
+        }
+        if (!rc) {
+            const ct_qparams *xq = x->qparams;
+            CT__CU_LAUNCH(ct__cu_q_blocks(M * N), CT__CU_THREADS,
+                          ((const int32_t *)ct__ptr(acc), Np, (uint8_t *)ct__ptr(y), M, N, K, (const int32_t *)ct__ptr(c->in[2]),
+                           (const float *)ct__ptr(c->in[3]), (const int32_t *)ct__ptr(c->in[4]), (int)(c->in[3]->shape[0] > 1),
+                           (const float *)ct__ptr(c->in[5]), (float)xq->scale, (int32_t)xq->zero_point, 1.0f / (float)c->a->s[0],
+                           (float)c->a->i[1], c->op == CT__QOP(Q_LINEAR_RELU) ? (float)c->a->i[1] : 0.f),
+                          ct__cu_q_requant_kernel);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__decref(a);   /* the allocator keeps the blocks for the stream's later work */
+    ct__decref(acc);
+    if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
+    return rc;
+}
+CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_packed *w, ct_device dev) {
+    const char *fn = "ct_cuda_q_linear_packed_to";
+    ct_cuda_init();
+    if (!w) return (ct_q_linear_packed *)ct__fail(CT_ERR_ARG, "%s: the packed weight is NULL", fn);
+    if (dev.type != CT_CUDA) {
+        char b[32];
+        return (ct_q_linear_packed *)ct__fail(CT_ERR_DEVICE, "%s: expected a CUDA device, got %s", fn, ct_device_str(dev, b, sizeof b));
+    }
+    if (!w->weight || !w->col_sums || w->col_sums->device.type != CT_CPU)
+        return (ct_q_linear_packed *)ct__fail(CT_ERR_ARG, "%s: expected a packed weight of ct_q_linear_prepack (on the CPU)", fn);
+    int64_t N = w->N, K = w->K, Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), len = Np * Kp;
+    if (K > INT32_MAX || N > INT32_MAX - 4 || (double)Np * (double)Kp > 4e18)
+        return (ct_q_linear_packed *)ct__fail(CT_ERR_UNSUPPORTED, "%s: a weight of %lld x %lld is too large for CUDA", fn, (long long)N, (long long)K);
+    ct_q_linear_packed *d = CT__NEW_ZEROED(ct_q_linear_packed);
+    if (!d) return (ct_q_linear_packed *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", fn);
+    d->N = N;
+    d->K = K;
+    d->K4 = Kp / 4;
+    d->np = Np / 4;
+    int ok = 0, s = ct_scope_begin();
+    {
+        ct_tensor *codes = ct_contiguous(ct_int_repr(w->weight)), *h = ct_zeros_n(CT_INT8, 1, &len);
+        if (codes && h) {
+            const int8_t *src = (const int8_t *)ct__ptr(codes);
+            int8_t *dst = (int8_t *)ct__ptr(h);
+            for (int64_t n = 0; n < N; n++) memcpy(dst + n * Kp, src + n * K, (size_t)K);
+            for (int64_t k = 0; k < K; k++) dst[N * Kp + k] = 1;   /* the row of ones: the activations' row sums */
+            ct_tensor *pk = ct_to_device(h, dev), *cs = ct_to_device(w->col_sums, dev), *sc = ct_to_device(w->scales, dev);
+            ct_tensor *zp = ct_to_device(w->zero_points, dev), *b0 = ct_to_device(w->bias0, dev);
+            if (pk && cs && sc && zp && b0) {
+                d->weight = ct_retain(w->weight);
+                d->bias = w->bias ? ct_retain(w->bias) : NULL;
+                d->packed = ct_retain(pk);
+                d->col_sums = ct_retain(cs);
+                d->scales = ct_retain(sc);
+                d->zero_points = ct_retain(zp);
+                d->bias0 = ct_retain(b0);
+                ok = 1;
+            }
+        }
+    }
+    ct_scope_end(s);
+    if (!ok) {
+        CT_FREE(d);
+        return NULL;
+    }
+    return d;
+}
+/* aten::_to_copy of a quantized tensor between the host and a device (or two
+   devices): the codes byte for byte (no dtype change), the parameters shared;
+   contiguous sources only (a view is an error naming the op) */
+static int ct__cu_q_meta_to(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    const ct_tensor *x = c->in[0];
+    if (c->a->dtype != x->dtype)
+        return ct__failed(CT_ERR_DTYPE, "%s: a quantized tensor (%s) moves between devices without a dtype change (got %s)", op, CT__DTNAME(x->dtype),
+                          CT__DTNAME(c->a->dtype));
+    if (!x->qparams) return ct__failed(CT_ERR_ARG, "%s: the quantized tensor has no parameters", op);
+    if (!ct__is_contig(x)) return ct__failed(CT_ERR_UNSUPPORTED, "%s: a quantized tensor moves to or from CUDA only when contiguous", op);
+    ct__out_new(c, x->dtype, x->ndim, x->shape);
+    return 0;
+}
+static int ct__cu_q_k_to(ct__call *c) {
+    const char *op = CT__CU_OPNAME(c);
+    const ct_tensor *x = c->in[0];
+    ct_tensor *y = c->out[0];
+    if (ct_set_qparams(y, x->qparams) != CT_OK) return -1;
+    size_t n = (size_t)ct_numel(x) * ct_dtype_size(x->dtype);
+    if (!n) return 0;
+    int dev = ct__cu_call_device(c), host = x->device.type == CT_CPU || y->device.type == CT_CPU;
+    ct__cu_guard guard(dev, op);
+    if (!guard.ok) return -1;
+    cudaMemcpyKind k = x->device.type == CT_CPU ? cudaMemcpyHostToDevice : y->device.type == CT_CPU ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+    cudaError_t e = cudaMemcpyAsync(ct__ptr(y), ct__ptr(x), n, k, ct__cu_cur_stream());
+    if (e == cudaSuccess && host) e = cudaStreamSynchronize(ct__cu_cur_stream());   /* the host side is usable on return */
+    return e == cudaSuccess ? 0 : ct__cu_fail(op, e);
+}
+static void ct__cu_q_register(void) {
+    ct_register_backend_op(ct__opdef_get(CT__OP_TO)->sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_q_meta_to, ct__cu_q_k_to);
+    ct__q_register_now();
+    if (ct__q_base < 0) return;
+    static const int ops[] = {CT__Q_Q_LINEAR, CT__Q_Q_LINEAR_RELU};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        ct_register_backend_op(ct__q_defs[ops[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_q_meta_linear, ct__cu_q_k_linear);
+}
+#else
+static void ct__cu_q_register(void) {}
+#endif /* CTENSOR_QUANT_IMPLEMENTATION_DONE */
+
+/* ============================================================================
    Transformer fastpath: fused attention (ctensor_nn.h's fused ops, when it is
    included first)
    ct::multi_head_self_attention_fwd and ct::transformer_encoder_layer_fwd on
@@ -9121,6 +9419,7 @@ static void ct__cu_register_all(void) {
     ct__cu_optim_register();
     ct__cu_la_register();
     ct__cu_tf_register();
+    ct__cu_q_register();
     ct_allocator a;
     a.alloc = ct__cu_alloc;
     a.free = ct__cu_free;

@@ -93,7 +93,7 @@ if [ ! -e /usr/include/lapacke.h ] && [ ! -e /usr/local/include/lapacke.h ]; the
   FLAGS="$FLAGS -DCT_TEST_NO_LINALG"; LALIBS=""
   note "NOTE no lapacke.h: test_cuda is built without the linalg (cuSOLVER) tests (apt-get install liblapacke-dev libopenblas-dev)"
 fi
-timeout -k 5 "$(min 200 "$(left)")" "$NVCC" $FLAGS $ARCH tests/cuda/test_cuda.c -o $BIN $LALIBS -lcublas -lpthread > "$OUTD/build.log" 2>&1 &
+timeout -k 5 "$(min 200 "$(left)")" "$NVCC" $FLAGS $ARCH tests/cuda/test_cuda.c -o $BIN $LALIBS -lcublas -lcublasLt -lpthread > "$OUTD/build.log" 2>&1 &
 bpid=$!
 echo "== nvidia-smi"
 timeout 20 nvidia-smi 2>&1 | tee "$OUTD/nvidia-smi.txt"

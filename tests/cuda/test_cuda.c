@@ -1,6 +1,6 @@
 /* test_cuda.c - ctensor_cuda.h against ctensor's own CPU path.
    Built by nvcc as CUDA (make cuda-test, or tests/cuda/gpu_check.sh):
-       nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Itests tests/cuda/test_cuda.c -o build/cuda/test_cuda -lcusolver -lcublas -llapacke -lopenblas
+       nvcc -O2 -x cu -DCTENSOR_CUDA -I. -Itests tests/cuda/test_cuda.c -o build/cuda/test_cuda -lcusolver -lcublas -lcublasLt -llapacke -lopenblas
    Every op runs on the GPU and on the CPU from the same inputs and the results
    (values; gradients for the differentiable ops) are compared: several dtypes,
    broadcasting, non-contiguous inputs. Also: the caching allocator (statistics,
@@ -15,6 +15,7 @@
 #ifndef CT_TEST_NO_LINALG   /* (gpu_check.sh on a machine without LAPACKE) */
 #include "ctensor_linalg.h"
 #endif
+#include "ctensor_quant.h"
 #include "ctensor_cuda.h"
 #ifdef CT_TEST_NCCL   /* ctensor_dist.h's NCCL group (the emulator build with Open MPI) */
 #include "ctensor_dist.h"
@@ -2462,6 +2463,7 @@ TEST(test_pinned_reuse) {
 #include "test_cuda_upsample.h"
 #include "test_cuda_optim.h"
 #include "test_cuda_transformer.h"
+#include "test_cuda_quant.h"
 #ifndef CT_TEST_NO_LINALG
 #include "test_cuda_linalg.h"
 #endif
@@ -2487,8 +2489,12 @@ static const test_case TESTS[] = {
     {"test_upsample", test_upsample}, {"test_grid_sample", test_grid_sample},
     {"test_fused_optim", test_fused_optim}, {"test_scatter_reduce", test_scatter_reduce}, {"test_randperm", test_randperm},
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
-    {"test_fused_attention", test_fused_attention},
-    {"test_fused_attention_modules", test_fused_attention_modules},
+    {"test_fused_attention", test_fused_attention}, {"test_fused_attention_modules", test_fused_attention_modules},
+    {"test_q_linear_cublaslt", test_q_linear_cublaslt},
+    {"test_conv2d_relu", test_conv2d_relu},
+#ifdef CT_EMU_CUBLASLT_H
+    {"test_emu_cublaslt_constraints", test_emu_cublaslt_constraints},
+#endif
 #ifndef CT_TEST_NO_LINALG
     {"test_la_cholesky", test_la_cholesky}, {"test_la_lu_family", test_la_lu_family}, {"test_la_decompositions", test_la_decompositions},
     {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},

@@ -82,3 +82,54 @@ TEST(test_embedding_bag) {
     CHECK_SAME_ERR(ct_embedding_bag(dev(in), dev(w0), dev(ob), "sum", NULL, 0), ct_embedding_bag(in, w0, ob, "sum", NULL, 0));
     CHECK_SAME_ERR(ct_embedding_bag(dev(in), dev(w0), dev(off), "max", dev(psw), 0), ct_embedding_bag(in, w0, off, "max", psw, 0));
 }
+
+/* ct::conv2d_relu (the JIT's conv + relu fusion) on the device: the device
+   convolution, then relu over the output; against the CPU op and against relu of
+   the device conv2d, float32 and float64, NCHW and channels-last; gradients through
+   its backward rule (device ops); a bad weight gives the CPU's message */
+static ct_tensor *conv_relu_call(ct_tensor *x, ct_tensor *w, ct_tensor *b) {
+    int op = ct_op_find("ct::conv2d_relu");
+    ct_attrs a;
+    if (op < 0 || ct_attrs_parse(op, "stride=[2, 1], padding=[1, 1], dilation=[1, 1], groups=1", &a) != CT_OK) return NULL;
+    ct_tensor *in[3] = {x, w, b}, *out = NULL;
+    return ct_dispatch(op, b ? 3 : 2, in, &a, NULL, 0, &out, 1) == 1 ? out : NULL;
+}
+TEST(test_conv2d_relu) {
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        double tol = dt == CT_FLOAT32 ? 1e-5 : 1e-12;
+        for (int cl = 0; cl < 2; cl++) {
+            char label[64];
+            snprintf(label, sizeof label, "conv2d_relu %s cl=%d", ct_dtype_name(dt), cl);
+            ct_tensor *x = ct_to(data(CT_FLOAT32, 0, CT_DIMS(2, 3, 7, 6)), dt), *w = ct_to(data(CT_FLOAT32, 1, CT_DIMS(4, 3, 3, 3)), dt);
+            ct_tensor *b = ct_to(data(CT_FLOAT32, 0, CT_DIMS(4)), dt), *R = ct_to(data(CT_FLOAT32, 0, CT_DIMS(2, 4, 4, 6)), dt);
+            if (cl) x = ct_to_channels_last(x);
+            ct_tensor *xl[2], *wl[2], *y[2];
+            for (int s = 0; s < 2; s++) {
+                xl[s] = ct_requires_grad(ct_detach(s ? dev(x) : x));
+                wl[s] = ct_requires_grad(ct_detach(s ? dev(w) : w));
+                y[s] = conv_relu_call(xl[s], wl[s], s ? dev(b) : b);
+                CHECK(y[s] && ct_backward(ct_sum(ct_mul(y[s], s ? dev(R) : R))) == CT_OK);
+            }
+            CHECK(y[1] && y[1]->device.type == CT_CUDA);
+            CHECK_SAME_AT(label, y[1], y[0], tol, tol);
+            ct_conv_options o;
+            memset(&o, 0, sizeof o);
+            o.stride_hw[0] = 2;
+            o.stride_hw[1] = 1;
+            o.padding = 1;
+            CHECK_SAME_AT(label, y[1], ct_to_device(ct_relu(ct_conv2d(dev(x), dev(w), dev(b), &o)), ct_cpu()), 0.0, 0.0);
+            CHECK(ct_item(ct_amin(ct_to_device(y[1], ct_cpu()), 0, NULL, 0)) == 0.0);
+            CHECK_SAME_AT(label, ct_grad(xl[1]), ct_grad(xl[0]), tol * 10, tol * 10);
+            CHECK_SAME_AT(label, ct_grad(wl[1]), ct_grad(wl[0]), tol * 10, tol * 10);
+        }
+    }
+    /* a 3-D weight: the CPU's message */
+    ct_tensor *x = ct_randn(CT_FLOAT32, 1, 3, 5, 5), *w = ct_randn(CT_FLOAT32, 4, 3, 3);
+    CHECK(conv_relu_call(x, w, NULL) == NULL);
+    char cpu_msg[2100];
+    snprintf(cpu_msg, sizeof cpu_msg, "%s", ct_last_error());
+    CHECK(conv_relu_call(dev(x), dev(w), NULL) == NULL);
+    CHECK(strcmp(ct_last_error(), cpu_msg) == 0);
+}

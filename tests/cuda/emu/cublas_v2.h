@@ -11,10 +11,10 @@
 #include "cuda_runtime.h"
 
 typedef struct ct_emu_blas { int device; } *cublasHandle_t;
-typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_INVALID_VALUE = 7 } cublasStatus_t;
+typedef enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS_NOT_SUPPORTED = 15 } cublasStatus_t;
 typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
-typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 } cudaDataType_t;
-typedef enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70 } cublasComputeType_t;
+typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_8I = 3, CUDA_R_32I = 10, CUDA_R_16BF = 14 } cudaDataType_t;
+typedef enum { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_32I = 72 } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
 typedef enum { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 } cublasFillMode_t;
 typedef enum { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 } cublasSideMode_t;
@@ -43,7 +43,8 @@ inline cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t mode) {
     return CUBLAS_STATUS_SUCCESS;
 }
 inline const char *cublasGetStatusString(cublasStatus_t s) {
-    return s == CUBLAS_STATUS_SUCCESS ? "the operation completed successfully" : s == CUBLAS_STATUS_INVALID_VALUE ? "an invalid value was used as an argument" : "the library was not initialized";
+    return s == CUBLAS_STATUS_SUCCESS ? "the operation completed successfully" : s == CUBLAS_STATUS_INVALID_VALUE ? "an invalid value was used as an argument"
+           : s == CUBLAS_STATUS_NOT_SUPPORTED ? "the functionality requested is not supported" : "the library was not initialized";
 }
 namespace ct_emu {
 inline double blas_ld(const void *p, cudaDataType_t t, long long i) {

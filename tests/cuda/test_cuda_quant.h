@@ -1,0 +1,122 @@
+/* tests/cuda/test_cuda_quant.h - part of tests/cuda/test_cuda.c (included by it):
+   ctensor_quant.h's quantized::linear and linear_relu on the device (int8 GEMM
+   through cuBLASLt, requantisation in a kernel) against the CPU path on the same
+   quint8 inputs and packed weight: the output codes must be equal, as the device
+   repeats the CPU's float32 epilogue operation for operation (see "Quantized
+   inference" in ctensor_cuda.h). Per-tensor and per-channel weights, weight
+   zero points, bias or none, relu, 2-D and 3-D inputs, K and N not multiples
+   of 4 (the padding), K = 1; quantized tensors to and from the device; the
+   errors (a CPU device, a CPU weight with a device input, a float input, a
+   view). */
+
+/* one case: x [rows..., K] quint8, w [N, K] qint8 (per channel when pc), output
+   parameters (os, oz); the CPU's and the device's codes compared */
+static void q_lin_case(int nd, const int64_t *xs, int64_t N, int pc, int wzp, int bias, int relu, double os, int64_t oz) {
+    int64_t K = xs[nd - 1];
+    ct_tensor *xq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn_n(CT_FLOAT32, nd, xs), 2.0), 0.03, 117, CT_QUINT8);
+    int64_t ws[2] = {N, K};
+    ct_tensor *wf = ct_mul_scalar(ct_randn_n(CT_FLOAT32, 2, ws), 0.5), *wq;
+    if (pc) {
+        ct_tensor *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT64, N), 0.01), 0.004);
+        ct_tensor *zp = wzp ? ct_randint(-5, 6, CT_INT64, N) : ct_zeros(CT_INT64, N);
+        wq = ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
+    } else {
+        wq = ct_quantize_per_tensor(wf, 0.006, wzp ? 3 : 0, CT_QINT8);
+    }
+    ct_tensor *b = bias ? ct_randn(CT_FLOAT32, N) : NULL;
+    ct_q_linear_packed *w = ct_q_linear_prepack(wq, b);
+    ct_q_linear_packed *wd = w ? ct_cuda_q_linear_packed_to(w, ct_cuda(0)) : NULL;
+    CHECK(w && wd);
+    if (!w || !wd) {
+        ct_q_linear_packed_free(w);
+        ct_q_linear_packed_free(wd);
+        return;
+    }
+    CHECK_EQ_INT(ct_q_linear_packed_in_features(wd), K);
+    CHECK_EQ_INT(ct_q_linear_packed_out_features(wd), N);
+    ct_tensor *xd = ct_to_device(xq, ct_cuda(0));
+    CHECK(xd && ct_get_device(xd).type == CT_CUDA && ct_q_scale(xd) == 0.03 && ct_q_zero_point(xd) == 117);
+    ct_tensor *yc = relu ? ct_q_linear_relu(xq, w, os, oz) : ct_q_linear(xq, w, os, oz);
+    ct_tensor *yd = relu ? ct_q_linear_relu(xd, wd, os, oz) : ct_q_linear(xd, wd, os, oz);
+    CHECK(yc && yd);
+    if (yc && yd) {
+        CHECK(ct_get_device(yd).type == CT_CUDA && yd->dtype == CT_QUINT8);
+        ct_tensor *yh = ct_to_device(yd, ct_cpu());
+        CHECK(yh && ct_q_scale(yh) == os && ct_q_zero_point(yh) == oz);
+        ct_tensor *d = ct_sub(ct_to(ct_int_repr(yh), CT_INT32), ct_to(ct_int_repr(yc), CT_INT32));
+        CHECK_EQ_INT(ct_item_int(ct_count_nonzero(d, 0, NULL)), 0);
+        if (relu) CHECK(ct_item_int(ct_amin(ct_to(ct_int_repr(yh), CT_INT32), 0, NULL, 0)) >= oz);
+        /* the codes span the range (the case exercises the clamps) */
+        CHECK(ct_item_int(ct_amax(ct_to(ct_int_repr(yc), CT_INT32), 0, NULL, 0)) > oz);
+    }
+    ct_q_linear_packed_free(w);
+    ct_q_linear_packed_free(wd);
+}
+TEST(test_q_linear_cublaslt) {
+    ct_manual_seed(71);
+    const int64_t a[2] = {5, 37}, bsh[3] = {2, 3, 64}, c[2] = {1, 1}, d[2] = {9, 130};
+    q_lin_case(2, a, 19, 0, 0, 1, 0, 0.05, 100);   /* per tensor, K and N not multiples of 4 */
+    q_lin_case(3, bsh, 64, 1, 1, 0, 1, 0.04, 90);  /* per channel, weight zero points, no bias, relu */
+    q_lin_case(2, c, 3, 0, 1, 1, 1, 0.02, 128);    /* K = 1 */
+    q_lin_case(2, d, 33, 1, 0, 1, 0, 0.2, 0);      /* zero point 0: the low clamp */
+    /* errors */
+    ct_tensor *wq = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 4, 8), 0.01, 0, CT_QINT8);
+    ct_q_linear_packed *w = ct_q_linear_prepack(wq, NULL);
+    CHECK(w != NULL);
+    CHECK(ct_cuda_q_linear_packed_to(w, ct_cpu()) == NULL);
+    CHECK(strstr(ct_last_error(), "ct_cuda_q_linear_packed_to: expected a CUDA device, got cpu") != NULL);
+    CHECK(ct_cuda_q_linear_packed_to(NULL, ct_cuda(0)) == NULL);
+    CHECK(strstr(ct_last_error(), "the packed weight is NULL") != NULL);
+    ct_q_linear_packed *wd = ct_cuda_q_linear_packed_to(w, ct_cuda(0));
+    ct_tensor *xq = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 3, 8), 0.05, 10, CT_QUINT8);
+    ct_tensor *xd = ct_to_device(xq, ct_cuda(0));
+    CHECK(ct_q_linear(xd, w, 0.1, 0) == NULL);   /* device input, CPU weight */
+    CHECK(ct_last_error()[0] != 0);
+    CHECK(ct_q_linear(xq, wd, 0.1, 0) == NULL);  /* CPU input, device weight */
+    CHECK(ct_q_linear(ct_to_device(ct_randn(CT_FLOAT32, 3, 8), ct_cuda(0)), wd, 0.1, 0) == NULL);
+    CHECK(ct_q_linear(xd, wd, -1.0, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "quantized_linear") != NULL);
+    ct_tensor *xt = ct_to_device(ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 8, 3), 0.05, 10, CT_QUINT8), ct_cuda(0));
+    CHECK(ct_q_linear(ct_transpose(xt, 0, 1), wd, 0.1, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "quantized_linear: the input must be contiguous on CUDA") != NULL);
+    CHECK(ct_to_device(ct_transpose(xq, 0, 1), ct_cuda(0)) == NULL);
+    CHECK(strstr(ct_last_error(), "only when contiguous") != NULL);
+    ct_q_linear_packed_free(w);
+    ct_q_linear_packed_free(wd);
+}
+#ifdef CT_EMU_CUBLASLT_H
+/* the emulated cuBLASLt refuses what cuBLASLt refuses for int8 in the regular
+   order (so that the kernel's call, which passes here, is a valid one there) */
+TEST(test_emu_cublaslt_constraints) {
+    int8_t *A = NULL, *B = NULL;
+    int32_t *C = NULL;
+    CHECK(cudaMalloc((void **)&A, 64) == cudaSuccess && cudaMalloc((void **)&B, 64) == cudaSuccess && cudaMalloc((void **)&C, 256) == cudaSuccess);
+    cublasLtHandle_t h = NULL;
+    cublasLtMatmulDesc_t d = NULL;
+    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL, lodd = NULL, lbad = NULL;
+    CHECK(cublasLtCreate(&h) == CUBLAS_STATUS_SUCCESS && cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32I, CUDA_R_32I) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);   /* A: k x m, op T */
+    CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);   /* B: k x n */
+    CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, 4, 4, 4) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatrixLayoutCreate(&lodd, CUDA_R_8I, 4, 4, 6) == CUBLAS_STATUS_SUCCESS); /* ld 6: not a multiple of 4 */
+    CHECK(cublasLtMatrixLayoutCreate(&lbad, CUDA_R_8I, 4, 4, 2) == CUBLAS_STATUS_INVALID_VALUE && lbad == NULL);   /* ld < rows */
+    int32_t one = 1, zero = 0, t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    /* NN: not supported for int8 */
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_SUCCESS);   /* TN */
+    CHECK(cublasLtMatmul(h, d, &one, A, lodd, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);
+    CHECK(cublasLtMatmul(h, d, &one, A + 1, la, B, lb, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);   /* misaligned */
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lc, &zero, C, lc, C, lc, NULL, NULL, 0, 0) == CUBLAS_STATUS_NOT_SUPPORTED);      /* B not int8 */
+    (void)cublasLtMatrixLayoutDestroy(lodd);
+    (void)cublasLtMatrixLayoutDestroy(lc);
+    (void)cublasLtMatrixLayoutDestroy(lb);
+    (void)cublasLtMatrixLayoutDestroy(la);
+    (void)cublasLtMatmulDescDestroy(d);
+    (void)cublasLtDestroy(h);
+    (void)cudaFree(A);
+    (void)cudaFree(B);
+    (void)cudaFree(C);
+}
+#endif
