@@ -368,7 +368,7 @@ static void wino_check(int line, int64_t N, int64_t C, int64_t H, int64_t W, int
             y = ct_empty_like(ref);
             y = y ? ct_to(y, F) : NULL;
             CHECK(y && ct__conv_wino_run(kind, (const float *)ct_data_ptr(x), (const float *)ct_data_ptr(w),
-                                         b ? (const float *)ct_data_ptr(b) : NULL, (float *)ct_data_ptr(y), &g, "t") == 0);
+                                         b ? (const float *)ct_data_ptr(b) : NULL, (float *)ct_data_ptr(y), &g, "t", 0) == 0);
         }
         double e = y ? wino_err(y, ref, scale) : 1;
         if (!(e <= wino_bound(mode))) printf("line %d: mode %d error %g\n", line, mode, e);
@@ -455,7 +455,7 @@ TEST(test_winograd) {
         ct_thread_cleanup();   /* the scratch comes from the thread's block cache: empty it, so it must be allocated */
         t_fail_alloc = 1;
         int r = ct__conv_wino_run(CT__CONV_FWD, (const float *)ct_data_ptr(x), (const float *)ct_data_ptr(w), NULL,
-                                  (float *)ct_data_ptr(y), &g, "conv2d");
+                                  (float *)ct_data_ptr(y), &g, "conv2d", 0);
         t_fail_alloc = 0;
 #ifdef CT__GEMM_SIMD
         CHECK(r == -1 && ct_last_error_code() == CT_ERR_MEMORY && strstr(ct_last_error(), "conv2d: out of memory"));
