@@ -469,14 +469,12 @@ TEST(test_la_pinv_expm_cross_vander) {
         ct_tensor *T = ct_to(ct_randn(CT_FLOAT64, 2, 6, 4), dt), *Wd = ct_to(ct_randn(CT_FLOAT64, 3, 5), dt);
         ct_tensor *Rk = ct_clone(T);
         CHECK(ct_fill_(ct_select(ct_select(Rk, 0, 1), -1, 2), 0.0) != NULL);
-        int64_t b1[1] = {2};
         /* hermitian and indefinite, eigenvalues bounded away from 0 (a random shift of an
            SPD matrix can land one near 0 and make float32's pinv ill-conditioned); 0.5 is
            under rtol 0.3's cutoff (0.9), well apart from it */
         static const double ev[10] = {3.0, -2.0, 1.5, -0.5, 2.5, -3.0, 2.0, 1.2, -0.5, 2.2};
         ct_tensor *Q = ct_linalg_qr(ct_randn(CT_FLOAT64, 2, 5, 5), "reduced").Q;
         ct_tensor *Sy = ct_to(ct_matmul(ct_matmul(Q, ct_diag_embed(ct_from_data(ev, CT_FLOAT64, 2, 5), 0, -2, -1)), ct_mT(Q)), dt);
-        (void)b1;
         snprintf(label, sizeof label, "pinv %s", ct_dtype_name(dt));
         LA_SAME(label, ct_linalg_pinv(dev(T), NAN, NAN, 0), ct_linalg_pinv(T, NAN, NAN, 0), dt);
         LA_SAME(label, ct_linalg_pinv(dev(Wd), NAN, NAN, 0), ct_linalg_pinv(Wd, NAN, NAN, 0), dt);
