@@ -9128,7 +9128,7 @@ CTENSOR_API ct_tensor *ct_linspace_on(ct_device dev, double start, double end, i
     a.s[0] = start;
     a.s[1] = end;
     a.i[0] = steps;
-    if (CT__ISCOMPLEX(dt)) {   /* real ends: the real parts' values, imaginary parts 0 */
+    if (ct__dt_ok(dt) && CT__ISCOMPLEX(dt)) {   /* real ends: the real parts' values, imaginary parts 0 */
         int sc = ct_scope_begin();
         ct_tensor *r = ct_to(ct_linspace_on(dev, start, end, steps, dt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64), dt);
         ct_keep(r);
@@ -10630,14 +10630,14 @@ static ct_tensor *ct__reduce_call(int op, const ct_tensor *x, int ndims, const i
     ct__attrs_init(&a);
     if (ndims < 0 || ndims > CT_MAX_DIMS) return ct__fail(CT_ERR_ARG, "%s: too many dims (%d)", ct__ops[op].name, ndims);
     if (ndims > 0 && !dims) return ct__fail(CT_ERR_ARG, "%s: dims pointer is NULL", ct__ops[op].name);
-    if (x && has_dtype && dt != x->dtype && (CT__ISCOMPLEX(x->dtype) || CT__ISCOMPLEX(dt)) && op != CT__OP_PROD) {
+    if (x && has_dtype && ct__dt_ok(dt) && dt != x->dtype && (CT__ISCOMPLEX(x->dtype) || CT__ISCOMPLEX(dt)) && op != CT__OP_PROD) {
         int s = ct_scope_begin();   /* sum/mean(dtype=) with a complex side: cast, then reduce */
         ct_tensor *xc = ct_to(x, dt), *r = xc ? ct__reduce_call(op, xc, ndims, dims, keepdim, 1, dt) : NULL;
         ct_keep(r);
         ct_scope_end(s);
         return r;
     }
-    if (op == CT__OP_PROD && x && (CT__ISCOMPLEX(x->dtype) || (has_dtype && CT__ISCOMPLEX(dt)))) {
+    if (op == CT__OP_PROD && x && (CT__ISCOMPLEX(x->dtype) || (has_dtype && ct__dt_ok(dt) && CT__ISCOMPLEX(dt)))) {
         int s = ct_scope_begin();
         ct_tensor *r = ct__cx_prod(has_dtype ? ct_to(x, dt) : x, ndims, dims, keepdim);
         ct_keep(r);
@@ -12027,7 +12027,7 @@ static int ct__k_scan(ct__call *c) {
 static ct_tensor *ct__scan_call(int op, const ct_tensor *x, int64_t dim, int has_dtype, ct_dtype dtype, int reverse, ct_tensor **indices) {
     ct__attrs a;
     ct__attrs_init(&a);
-    if ((op == CT__OP_CUMSUM || op == CT__OP_CUMPROD) && x && !reverse && (CT__ISCOMPLEX(x->dtype) || (has_dtype && CT__ISCOMPLEX(dtype)))) {
+    if ((op == CT__OP_CUMSUM || op == CT__OP_CUMPROD) && x && !reverse && (CT__ISCOMPLEX(x->dtype) || (has_dtype && ct__dt_ok(dtype) && CT__ISCOMPLEX(dtype)))) {
         int s = ct_scope_begin();
         const ct_tensor *xc = has_dtype ? ct_to(x, dtype) : x;
         ct_tensor *r = !xc ? NULL : op == CT__OP_CUMPROD ? ct__cx_cumprod(xc, dim)
