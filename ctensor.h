@@ -540,6 +540,10 @@ CTENSOR_API ct_tensor *ct_from_data_n(const void *data, ct_dtype dt, int ndim, c
    runs when the last view is gone; it may be NULL. */
 CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int64_t *shape,
                                     const int64_t *strides, void (*deleter)(void *, void *), void *user_data);
+/* torch.from_blob(..., device=dev): the same on memory of device dev (a CUDA pointer with
+   ctensor_cuda.h); the pointer is not checked, only the device (it must have an allocator). */
+CTENSOR_API ct_tensor *ct_from_blob_on(ct_device dev, void *data, ct_dtype dt, int ndim, const int64_t *shape,
+                                       const int64_t *strides, void (*deleter)(void *, void *), void *user_data);
 CTENSOR_API ct_tensor *ct_empty_like(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_zeros_like(const ct_tensor *t);
 CTENSOR_API ct_tensor *ct_ones_like(const ct_tensor *t);
@@ -1724,7 +1728,7 @@ static void *ct__calloc1(size_t sz) {
 #ifndef CTENSOR_BLOCK_CACHE_MB
 #define CTENSOR_BLOCK_CACHE_MB 256
 #endif
-#define CT__BIG_CACHE_SLOTS 8
+#define CT__BIG_CACHE_SLOTS 32
 #define CT__PAIR_CLASSES 4            /* a header with its own block of class c < 4 is cached as one */
 #ifdef CTENSOR_NO_CACHES
 #  undef CTENSOR_BLOCK_CACHE_MB
@@ -9160,6 +9164,14 @@ CTENSOR_API ct_tensor *ct_from_data_on_n(ct_device dev, const void *data, ct_dty
 }
 CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int64_t *shape, const int64_t *strides,
                                     void (*deleter)(void *, void *), void *user_data) {
+    return ct_from_blob_on(ct__cpu_dev, data, dt, ndim, shape, strides, deleter, user_data);
+}
+CTENSOR_API ct_tensor *ct_from_blob_on(ct_device dev, void *data, ct_dtype dt, int ndim, const int64_t *shape,
+                                       const int64_t *strides, void (*deleter)(void *, void *), void *user_data) {
+    char dn[24];
+    if (ct__check_device_arg("from_blob", dev)) return NULL;
+    if (dev.type != CT_CPU && !ct__allocator_set[dev.type])
+        return ct__fail(CT_ERR_DEVICE, "from_blob: no allocator for device %s (is ctensor_cuda.h initialized?)", ct_device_str(dev, dn, sizeof dn));
     if (!data) return ct__fail(CT_ERR_ARG, "from_blob: data pointer is NULL");
     if ((int)dt < 0 || dt >= CT_NUM_DTYPES) return ct__fail(CT_ERR_DTYPE, "from_blob: invalid dtype %d", (int)dt);
     if (ct__check_shape("from_blob", ndim, shape)) return NULL;
@@ -9172,9 +9184,10 @@ CTENSOR_API ct_tensor *ct_from_blob(void *data, ct_dtype dt, int ndim, const int
     if (!strides) extent = ct__shape_numel(ndim, shape);
     ct_tensor *x = ct__header_new();
     if (!x) return NULL;
-    x->storage = ct__storage_borrow(data, extent * (int64_t)ct__dt[dt].size, ct__cpu_dev, deleter, user_data);
+    x->storage = ct__storage_borrow(data, extent * (int64_t)ct__dt[dt].size, dev, deleter, user_data);
     if (!x->storage) { ct__header_free(x); return NULL; }
     x->dtype = dt;
+    x->device = dev;
     x->ndim = ndim;
     for (int d = 0; d < ndim; d++) x->shape[d] = shape[d];
     if (strides) memcpy(x->strides, strides, sizeof(int64_t) * (size_t)ndim);
@@ -10518,8 +10531,16 @@ static int ct__k_sum(ct__call *c) {
             double acc[32];   /* 16 complex lanes, in double: independent chains that vectorize */
             memset(acc, 0, sizeof acc);
             if (adt == CT_COMPLEX64) {
+                /* blocks of 2048 in 64 float lanes (32 adds per lane, as PyTorch's float
+                   cascade), each block's lanes then added in double */
                 const float *v = (const float *)ct__ptr(x);
                 int64_t k = 0;
+                for (; k + 2048 <= n; k += 2048) {
+                    float f[64] = {0};
+                    for (int64_t j = 0; j < 2048; j += 32)
+                        for (int l = 0; l < 64; l++) f[l] += v[2 * (k + j) + l];
+                    for (int l = 0; l < 32; l++) acc[l] += (double)f[l] + (double)f[l + 32];
+                }
                 for (; k + 16 <= n; k += 16)
                     for (int l = 0; l < 32; l++) acc[l] += v[2 * k + l];
                 for (; k < n; k++) { acc[0] += v[2 * k]; acc[1] += v[2 * k + 1]; }

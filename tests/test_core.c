@@ -39,6 +39,12 @@ TEST(test_creation) {
     CHECK_CLOSE(ct_item(ct_select(ct_select(x, 0, 0), 0, 0)), 1.0, 0);
     ct_tensor *b = ct_from_blob(data, CT_FLOAT32, 2, CT__INTS(2, 3), NULL, NULL, NULL);
     CHECK_CLOSE(ct_item(ct_select(ct_select(b, 0, 0), 0, 0)), 100.0, 0);  /* from_blob borrows */
+    ct_tensor *bc = ct_from_blob_on(ct_cpu(), data, CT_FLOAT32, 1, CT__INTS(6), NULL, NULL, NULL);
+    CHECK(bc && bc->storage->data == (void *)data && ct_get_device(bc).type == CT_CPU);
+    CHECK_ERR(ct_from_blob_on(ct_device_of(CT_CUDA, 0), data, CT_FLOAT32, 1, CT__INTS(6), NULL, NULL, NULL),
+              CT_ERR_DEVICE, "from_blob: no allocator for device cuda:0");
+    CHECK_ERR(ct_from_blob_on(ct_device_of(CT_CPU, 3), data, CT_FLOAT32, 1, CT__INTS(6), NULL, NULL, NULL),
+              CT_ERR_DEVICE, "from_blob: invalid device (type 0, index 3)");
     CHECK_ERR(ct_zeros(CT_FLOAT32, 2, -1), CT_ERR_ARG, "negative dimension -1");
     CHECK_ERR(ct_arange(0, 5, 0, CT_FLOAT32), CT_ERR_ARG, "step must be nonzero");
     CHECK_ERR(ct_arange(0, 5, -1, CT_FLOAT32), CT_ERR_ARG, "inconsistent with step sign");

@@ -115,6 +115,28 @@ TEST(test_device_basics) {
     CHECK(ct_get_device(dev(ct_ones(CT_FLOAT32, 2))).type == CT_CUDA);
 }
 
+static int blob_freed;
+static void blob_free(void *p, void *u) { (void)u; cudaFree(p); blob_freed++; }
+TEST(test_from_blob_on_device) {
+    /* torch.from_blob(ptr, device='cuda'): device memory the caller owns, borrowed */
+    float h[6] = {1, 2, 3, 4, 5, 6}, back[6] = {0};
+    void *p = NULL;
+    CHECK(cudaMalloc(&p, sizeof h) == cudaSuccess);
+    CHECK(cudaMemcpy(p, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess);
+    blob_freed = 0;
+    CT_SCOPE {
+        ct_tensor *b = ct_from_blob_on(GPU, p, CT_FLOAT32, 2, CT__INTS(2, 3), NULL, blob_free, NULL);
+        CHECK(b && ct_get_device(b).type == CT_CUDA && b->storage->data == p);
+        ct_tensor *t = ct_to_device(ct_mul_scalar(ct_transpose(b, 0, 1), 2.0), ct_cpu());
+        double e[] = {2, 8, 4, 10, 6, 12};
+        CHECK_VALUES(t, e, 6, 0);
+        ct_tensor *z = ct_to_device(b, ct_cpu());
+        memcpy(back, z->storage->data, sizeof back);
+        CHECK(back[5] == 6.0f);
+    }
+    CHECK_EQ_INT(blob_freed, 1);   /* the deleter ran when the last view went */
+}
+
 TEST(test_copy_roundtrip) {
     const ct_dtype all[10] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16, CT_INT64, CT_INT32, CT_INT16, CT_INT8, CT_UINT8, CT_BOOL};
     for (int i = 0; i < 10; i++) {
@@ -2468,7 +2490,7 @@ TEST(test_pinned_reuse) {
 #include "test_cuda_linalg.h"
 #endif
 static const test_case TESTS[] = {
-    {"test_device_basics", test_device_basics}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
+    {"test_device_basics", test_device_basics}, {"test_from_blob_on_device", test_from_blob_on_device}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
     {"test_random", test_random}, {"test_scans", test_scans}, {"test_var_std", test_var_std}, {"test_sort_topk", test_sort_topk},
