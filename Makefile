@@ -138,7 +138,7 @@ $(BUILD)/gpt/io.safetensors: examples/torch_interop/export_gpt.py examples/torch
 # Tests that use only the public API link one compiled copy of the implementation
 # per build kind (tests/ct_impl.c) instead of compiling it again each: the suite
 # builds in about half the time. The others compile the implementation themselves.
-SHARED_TESTS := $(filter test_complex test_core test_dist test_dlpack test_index test_named test_interop test_io test_jit test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce test_special test_fft,$(TESTS))
+SHARED_TESTS := $(filter test_complex test_core test_dist test_dlpack test_index test_named test_interop test_io test_jit test_nn test_nn_conv test_nn_loss test_nn_norm test_nn_pool_property test_nn_resample test_nn_transformer test_optim test_profiler test_quant test_random test_reduce test_special test_fft test_composite,$(TESTS))
 BLAS_CFLAGS  := $(filter-out -l%,$(BLAS))
 BLAS_LIBS    := $(filter -l%,$(BLAS))
 $(BUILD)/tests/ct_impl.o: tests/ct_impl.c $(HEADERS) | $(BUILD)/tests
@@ -239,7 +239,7 @@ CT_VERSION  := 0.2.0
 LIB_OPT     ?= -O2 -fopenmp -DCTENSOR_OPENMP
 LIB_CFLAGS  := $(BASE) $(LIB_OPT) $(BLAS_CFLAGS) $(if $(LAPACKLIB),,-DCT_LIB_NO_LINALG) -fPIC -fvisibility=hidden -DCTENSOR_BUILD_SHARED -fstack-usage
 LIB_DEPLIBS := $(if $(LAPACKLIB),-llapacke) $(if $(BLAS_LIBS)$(LAPACKLIB),-lopenblas) $(if $(findstring -fopenmp,$(LIB_OPT)),-lgomp) -lm -lpthread
-LIB_HEADERS := ctensor.h ctensor_nn.h ctensor_quant.h ctensor_named.h $(if $(LAPACKLIB),ctensor_linalg.h)
+LIB_HEADERS := ctensor.h ctensor_nn.h ctensor_quant.h ctensor_named.h ctensor_special.h ctensor_fft.h ctensor_composite.h $(if $(LAPACKLIB),ctensor_linalg.h)
 LIBDIR_I    := $(PREFIX)/lib
 INCDIR_I    := $(PREFIX)/include
 .PHONY: lib install

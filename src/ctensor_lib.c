@@ -15,3 +15,4 @@
 #include "ctensor_named.h"
 #include "ctensor_special.h"
 #include "ctensor_fft.h"
+#include "ctensor_composite.h"

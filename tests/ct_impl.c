@@ -1,5 +1,5 @@
 /* The implementation of ctensor.h (with ctensor_nn.h, ctensor_named.h,
-   ctensor_quant.h, ctensor_special.h, ctensor_fft.h, ctensor_jit.h and ctensor_dist.h without MPI), compiled once per build kind and linked into
+   ctensor_quant.h, ctensor_special.h, ctensor_fft.h, ctensor_composite.h, ctensor_jit.h and ctensor_dist.h without MPI), compiled once per build kind and linked into
    the unit tests that use only the public API (they are built with
    -DCT_TEST_SHARED_IMPL and do not define CTENSOR_IMPLEMENTATION themselves).
    Tests that reach into internals (ct__...) or set implementation macros keep
@@ -13,3 +13,4 @@
 #include "ctensor_dist.h"
 #include "ctensor_special.h"
 #include "ctensor_fft.h"
+#include "ctensor_composite.h"

@@ -49,6 +49,7 @@ HEADERS = [
     ("ctensor_jit.h", "ctensor_jit.h: tracing JIT, graph passes, save/load, export to C"),
     ("ctensor_special.h", "ctensor_special.h: torch.special"),
     ("ctensor_fft.h", "ctensor_fft.h: torch.fft"),
+    ("ctensor_composite.h", "ctensor_composite.h: torch functions composed of other ops"),
     ("ctensor_cuda.h", "ctensor_cuda.h: CUDA devices, streams, memory, kernels"),
     ("ctensor_dist.h", "ctensor_dist.h: process groups, collectives, DDP, ZeRO"),
 ]
@@ -928,6 +929,15 @@ FREE = "none: C frees explicitly; in PyTorch the garbage collector frees the obj
 FSDP_NA = ("none: torch.distributed.fsdp.%s; PyTorch 1.13's FSDP cannot be imported on this machine's Python "
            "(a dataclass error in torch.distributed._shard), so it is named here, not imported")
 OVERRIDES = {
+    "ct_from_blob_on": "none: libtorch's torch::from_blob(data, sizes, deleter, TensorOptions().device(...)) (Python has no from_blob)",
+    # ctensor_composite.h: q as a tensor (PyTorch's q takes a float or a tensor)
+    "ct_tensor_split_indices": "torch.tensor_split | torch.tensor_split(input, indices, dim)",
+    "ct_hsplit_indices": "torch.hsplit | torch.hsplit(input, indices)",
+    "ct_vsplit_indices": "torch.vsplit | torch.vsplit(input, indices)",
+    "ct_dsplit_indices": "torch.dsplit | torch.dsplit(input, indices)",
+    "ct_float_power_scalar": "torch.float_power | torch.float_power(input, exponent: float)",
+    "ct_quantile_t": "torch.quantile | torch.quantile(input, q_tensor, dim, keepdim, interpolation=...)",
+    "ct_nanquantile_t": "torch.nanquantile | torch.nanquantile(input, q_tensor, dim, keepdim, interpolation=...)",
     # ctensor.h: complex
     "ct_full_complex_n": "torch.full | torch.full(size, complex(re, im), dtype=dtype)",
     # ctensor.h: memory formats

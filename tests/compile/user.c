@@ -12,6 +12,7 @@
 #include "ctensor_dist.h"
 #include "ctensor_special.h"
 #include "ctensor_fft.h"
+#include "ctensor_composite.h"
 
 int main(void) {
     int bad = 0;
@@ -43,6 +44,8 @@ int main(void) {
         bad |= !e || ct_item(ct_sum(e)) != 2.0;
         ct_tensor *f = ct_fft_irfft(ct_fft_rfft(ct_ones(CT_FLOAT64, 8), -1, -1, NULL), 8, -1, NULL); /* ctensor_fft.h */
         bad |= !f || fabs(ct_item(ct_sum(f)) - 8.0) > 1e-12;
+        ct_tensor *k = ct_kron(ct_ones(CT_FLOAT64, 2), ct_ones(CT_FLOAT64, 3));            /* ctensor_composite.h */
+        bad |= !k || ct_numel(k) != 6 || ct_item(ct_quantile(k, 0.5, CT_DIM_NONE, 0, NULL)) != 1.0;
     }
     bad |= ct_live_tensors() != 0;
     return bad;

@@ -91,6 +91,7 @@ extern const conf_op conf_ops_nn_loss[];
 /* ops that take complex inputs: a case with a complex input or output runs
    only when its op is in this table; other complex cases are skipped */
 extern const conf_op conf_ops_complex[];
+extern const conf_op conf_ops_composite[];
 extern const conf_op conf_ops_nn_resample[];
 extern const conf_op conf_ops_nn_transformer[];
 #endif

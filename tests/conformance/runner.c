@@ -81,6 +81,7 @@
 #define CTENSOR_IMPLEMENTATION   /* this file holds the library implementation */
 #include "conf.h"
 #include "ctensor_linalg.h"      /* its implementation too (it needs this translation unit) */
+#include "ctensor_composite.h"   /* the same */
 
 /* CT_TEST_REPLAY=1: every op call a case makes is replayed from its attributes
    (tests/ct_replay.h); a mismatch prints a FAIL line and fails the case. */
@@ -99,6 +100,7 @@ static const conf_op *const conf_families[] = {
     conf_ops_nn_norm,
     conf_ops_nn_loss,
     conf_ops_complex,
+    conf_ops_composite,
     conf_ops_nn_resample,
     conf_ops_nn_transformer,
 };

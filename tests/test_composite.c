@@ -1,0 +1,197 @@
+/* test_composite.c - ctensor_composite.h beyond its PyTorch fixtures (those run in
+   the conformance runner: tests/fixtures/composite, 226 cases): gradcheck and
+   gradgradcheck (float64 and complex128) of the differentiable functions, exact
+   math for a few identities (kron's mixed product, meshgrid's grids, quantile's
+   order statistics), that each function frees its intermediates before it returns
+   (one result per call in the caller's scope), the out-array protocol of the
+   splitting functions, and NULL / bad arguments. */
+#ifndef CT_TEST_SHARED_IMPL   /* else linked from tests/ct_impl.c (Makefile) */
+#define CTENSOR_IMPLEMENTATION
+#endif
+#include "ct_test.h"
+#include "ctensor_composite.h"
+
+static ct_tensor *f_kron(ct_tensor *const *in, void *u) { (void)u; return ct_kron(in[0], in[1]); }
+static ct_tensor *f_cov(ct_tensor *const *in, void *u) { (void)u; return ct_cov(in[0], 1, NULL, in[1]); }
+static ct_tensor *f_corrcoef(ct_tensor *const *in, void *u) { (void)u; return ct_corrcoef(in[0]); }
+static ct_tensor *f_quantile(ct_tensor *const *in, void *u) { (void)u; return ct_quantile(in[0], 0.35, 1, 0, "linear"); }
+static ct_tensor *f_nanquantile(ct_tensor *const *in, void *u) { (void)u; return ct_nanquantile(in[0], 0.6, 0, 1, "midpoint"); }
+static ct_tensor *f_cdist(ct_tensor *const *in, void *u) { (void)u; return ct_cdist(in[0], in[1], *(double *)u); }
+static ct_tensor *f_logaddexp(ct_tensor *const *in, void *u) { (void)u; return ct_logaddexp(in[0], in[1]); }
+static ct_tensor *f_logaddexp2(ct_tensor *const *in, void *u) { (void)u; return ct_logaddexp2(in[0], in[1]); }
+static ct_tensor *f_renorm(ct_tensor *const *in, void *u) { (void)u; return ct_renorm(in[0], 2.0, 1, 0.7); }
+static ct_tensor *f_trapezoid(ct_tensor *const *in, void *u) { (void)u; return ct_trapezoid(in[0], in[1], 1.0, 0); }
+static ct_tensor *f_cumtrapz(ct_tensor *const *in, void *u) { (void)u; return ct_cumulative_trapezoid(in[0], NULL, 0.5, -1); }
+static ct_tensor *f_diff(ct_tensor *const *in, void *u) { (void)u; return ct_diff(in[0], 2, 0, in[1], NULL); }
+static ct_tensor *f_addr(ct_tensor *const *in, void *u) { (void)u; return ct_addr(in[0], in[1], in[2], 0.5, -2.0); }
+static ct_tensor *f_block_diag(ct_tensor *const *in, void *u) { (void)u; return ct_block_diag(2, in); }
+static ct_tensor *f_inner(ct_tensor *const *in, void *u) { (void)u; return ct_inner(in[0], in[1]); }
+static ct_tensor *f_float_power(ct_tensor *const *in, void *u) { (void)u; return ct_float_power(in[0], in[1]); }
+static ct_tensor *f_rot90_hstack(ct_tensor *const *in, void *u) {
+    (void)u;
+    ct_tensor *two[2] = {ct_rot90(in[0], 1, 0, 1), in[1]};
+    return ct_hstack(2, two);
+}
+static ct_tensor *f_take(ct_tensor *const *in, void *u) { return ct_take_along_dim(in[0], (ct_tensor *)u, 1); }
+
+static ct_tensor *leaf(ct_tensor *t) { return ct_requires_grad(t); }
+static ct_tensor *r64(int64_t a, int64_t b) { return leaf(ct_randn(CT_FLOAT64, a, b)); }
+static ct_tensor *c128(int64_t a, int64_t b) { return leaf(ct_randn(CT_COMPLEX128, a, b)); }
+
+#define GRAD(fn, u, n, ...)                                                       \
+    do {                                                                          \
+        ct_tensor *in_[] = {__VA_ARGS__};                                         \
+        CT_T_REPORT(ct_gradcheck(fn, u, n, in_, NULL) == 1, "gradcheck %s: %s", #fn, ct_last_error()); \
+        ct_clear_error();                                                         \
+        CT_T_REPORT(ct_gradgradcheck(fn, u, n, in_, NULL) == 1, "gradgradcheck %s: %s", #fn, ct_last_error()); \
+        ct_clear_error();                                                         \
+    } while (0)
+
+TEST(test_gradcheck) {
+    ct_manual_seed(7);
+    GRAD(f_kron, NULL, 2, r64(2, 3), r64(3, 2));
+    GRAD(f_kron, NULL, 2, c128(2, 2), c128(1, 3));
+    ct_tensor *aw = ct_add_scalar(ct_abs(ct_randn(CT_FLOAT64, 5)), 0.1);
+    GRAD(f_cov, NULL, 2, r64(3, 5), leaf(aw));
+    GRAD(f_cov, NULL, 2, c128(2, 5), ct_detach(aw));
+    GRAD(f_corrcoef, NULL, 1, r64(3, 6));
+    GRAD(f_quantile, NULL, 1, r64(3, 7));
+    {
+        ct_tensor *x = ct_randn(CT_FLOAT64, 5, 3);
+        float nanv = NAN;
+        (void)nanv;
+        ct_tensor *m = ct_zeros(CT_BOOL, 5, 3);
+        ct_fill_(ct_select(ct_select(m, 0, 2), 0, 1), 1.0);
+        GRAD(f_nanquantile, NULL, 1, leaf(ct_masked_fill(x, m, NAN)));
+    }
+    double p2 = 2.0, p1 = 1.0, p3 = 3.0;
+    GRAD(f_cdist, &p2, 2, r64(4, 3), r64(2, 3));
+    GRAD(f_cdist, &p1, 2, r64(3, 2), r64(2, 2));
+    GRAD(f_cdist, &p3, 2, r64(2, 3), r64(3, 3));
+    GRAD(f_logaddexp, NULL, 2, r64(3, 4), r64(1, 4));
+    GRAD(f_logaddexp2, NULL, 2, r64(3, 1), r64(3, 2));
+    GRAD(f_renorm, NULL, 1, r64(3, 4));
+    GRAD(f_trapezoid, NULL, 2, r64(4, 3), leaf(ct_cumsum(ct_abs(ct_randn(CT_FLOAT64, 4)), 0)));
+    GRAD(f_cumtrapz, NULL, 1, r64(2, 5));
+    GRAD(f_diff, NULL, 2, r64(4, 3), r64(1, 3));
+    GRAD(f_addr, NULL, 3, r64(2, 3), leaf(ct_randn(CT_FLOAT64, 2)), leaf(ct_randn(CT_FLOAT64, 3)));
+    GRAD(f_block_diag, NULL, 2, r64(2, 2), r64(1, 3));
+    GRAD(f_inner, NULL, 2, c128(2, 3), c128(4, 3));
+    GRAD(f_float_power, NULL, 2, leaf(ct_add_scalar(ct_abs(ct_randn(CT_FLOAT64, 3)), 0.5)), leaf(ct_randn(CT_FLOAT64, 3)));
+    GRAD(f_rot90_hstack, NULL, 2, r64(3, 2), r64(2, 4));
+    int64_t ix[] = {0, 2, 1, 1, 3, 0};
+    ct_tensor *idx = ct_from_data(ix, CT_INT64, 3, 2);
+    GRAD(f_take, idx, 1, r64(3, 4));
+}
+
+TEST(test_exact_math) {
+    /* kron(A, B) (kron(C, D)) == kron(A C, B D) */
+    ct_manual_seed(3);
+    ct_tensor *A = ct_randn(CT_FLOAT64, 2, 3), *B = ct_randn(CT_FLOAT64, 2, 2);
+    ct_tensor *C = ct_randn(CT_FLOAT64, 3, 2), *D = ct_randn(CT_FLOAT64, 2, 3);
+    CHECK(ct_allclose(ct_mm(ct_kron(A, B), ct_kron(C, D)), ct_kron(ct_mm(A, C), ct_mm(B, D)), 1e-12, 1e-12) == 1);
+    /* meshgrid "ij": g0[i][j] = x[i], g1[i][j] = y[j]; "xy" transposes both */
+    double xv[] = {1, 2}, yv[] = {10, 20, 30};
+    ct_tensor *x = ct_from_data(xv, CT_FLOAT64, 2), *y = ct_from_data(yv, CT_FLOAT64, 3);
+    ct_tensor *g[2], *h[2];
+    ct_tensor *xy[2] = {x, y};
+    CHECK(ct_meshgrid(2, xy, NULL, g) == 0);
+    double e0[] = {1, 1, 1, 2, 2, 2}, e1[] = {10, 20, 30, 10, 20, 30};
+    CHECK_VALUES(ct_contiguous(g[0]), e0, 6, 0);
+    CHECK_VALUES(ct_contiguous(g[1]), e1, 6, 0);
+    CHECK(ct_meshgrid(2, xy, "xy", h) == 0);
+    CHECK(ct_equal(h[0], ct_t(g[0])) == 1 && ct_equal(h[1], ct_t(g[1])) == 1);
+    /* quantile at k / (n - 1) is the k-th order statistic, for every interpolation */
+    double v[] = {5, -1, 3, 9, 0};
+    static const char *const modes[] = {"linear", "lower", "higher", "midpoint", "nearest"};
+    ct_tensor *t = ct_from_data(v, CT_FLOAT64, 5);
+    for (int m = 0; m < 5; m++) {
+        CHECK_CLOSE(ct_item(ct_quantile(t, 0.25, CT_DIM_NONE, 0, modes[m])), 0.0, 0);
+        CHECK_CLOSE(ct_item(ct_quantile(t, 1.0, 0, 0, modes[m])), 9.0, 0);
+    }
+    CHECK_CLOSE(ct_item(ct_quantile(t, 0.375, 0, 0, "linear")), 1.5, 1e-15);
+    CHECK_CLOSE(ct_item(ct_quantile(t, 0.375, 0, 0, "midpoint")), 1.5, 1e-15);
+    CHECK_CLOSE(ct_item(ct_quantile(t, 0.375, 0, 0, "nearest")), 3.0, 0);   /* 1.5 rounds to 2 (even) */
+    /* logaddexp without overflow, and at +-inf */
+    double a[] = {1000, -INFINITY, INFINITY}, b[] = {1000, -INFINITY, 5};
+    double e[] = {1000 + log(2.0), -INFINITY, INFINITY};
+    CHECK_VALUES(ct_logaddexp(ct_from_data(a, CT_FLOAT64, 3), ct_from_data(b, CT_FLOAT64, 3)), e, 3, 1e-15);
+    /* tril_indices enumerates tril's nonzeros in row-major order */
+    ct_tensor *ti = ct_tril_indices(4, 3, -1, CT_INT64);
+    double et[] = {1, 2, 2, 3, 3, 3, 0, 0, 1, 0, 1, 2};
+    CHECK_VALUES(ti, et, 12, 0);
+}
+
+TEST(test_scopes_and_outputs) {
+    /* one result per call: the intermediates are gone when the function returns */
+    ct_tensor *x = ct_randn(CT_FLOAT32, 4, 6), *w = ct_rand(CT_FLOAT32, 6);
+    int64_t live = ct_live_tensors();
+    ct_tensor *c = ct_cov(x, 1, NULL, w);
+    CHECK(c != NULL);
+    CHECK_EQ_INT(ct_live_tensors(), live + 1);
+    live = ct_live_tensors();
+    CT_SCOPE {   /* a result that is a view keeps its base too; both go with the scope */
+        ct_tensor *q = ct_nanquantile(x, 0.3, 1, 1, NULL);
+        CHECK(q && ct_ndim(q) == 2 && ct_size(q, 1) == 1);
+        CHECK(ct_live_tensors() <= live + 2);
+    }
+    CHECK_EQ_INT(ct_live_tensors(), live);
+    /* and nothing left behind when one fails half-way */
+    ct_tensor *fw = ct_ones(CT_INT64, 6), *negw = ct_neg(w);
+    live = ct_live_tensors();
+    CHECK_ERR(ct_cov(x, 1, fw, negw), CT_ERR_ARG, "aweights cannot be negative");
+    CHECK_EQ_INT(ct_live_tensors(), live);
+    /* splitting: the count needed when out is short; pieces are views */
+    ct_tensor *parts[4];
+    CHECK_EQ_INT(ct_tensor_split(x, 4, 1, parts, 2), 4);
+    CHECK_EQ_INT(ct_tensor_split(x, 4, 1, parts, 4), 4);
+    CHECK(parts[0]->storage == x->storage && ct_size(parts[0], 1) == 2 && ct_size(parts[3], 1) == 1);
+    int64_t at[] = {-1};
+    CHECK_EQ_INT(ct_tensor_split_indices(x, 1, at, 0, parts, 4), 2);
+    CHECK(ct_size(parts[0], 0) == 3 && ct_size(parts[1], 0) == 1);
+    CHECK_EQ_INT(ct_hsplit_indices(x, 0, NULL, parts, 4), 1);
+    ct_tensor *lo, *hi;
+    CHECK(ct_aminmax(x, CT_DIM_NONE, 1, &lo, &hi) == 0 && ct_ndim(lo) == 2 && ct_size(hi, 1) == 1);
+}
+
+TEST(test_bad_input) {
+    ct_tensor *x = ct_randn(CT_FLOAT32, 2, 3), *out[2];
+    CHECK_ERR(ct_kron(NULL, x), CT_ERR_ARG, "kron: NULL tensor");
+    CHECK_ERR(ct_movedim(x, 1, (const int64_t[]){0}, (const int64_t[]){2}), CT_ERR_INDEX, "Dimension out of range");
+    CHECK_ERR(ct_rot90(x, 1, 1, -1), CT_ERR_ARG, "rot90: expected rotation dims to be different");
+    CHECK_ERR(ct_hstack(0, NULL), CT_ERR_ARG, "hstack expects a non-empty TensorList");
+    CHECK_ERR(ct_hstack(2, (ct_tensor *const[]){x, NULL}), CT_ERR_ARG, "hstack: tensor 1 is NULL");
+    CHECK(ct_meshgrid(1, &x, "ij", out) == -1 && strstr(ct_last_error(), "Expected 0D or 1D tensor"));
+    ct_clear_error();
+    CHECK(ct_meshgrid(0, NULL, "ij", out) == -1 && strstr(ct_last_error(), "non-empty TensorList"));
+    ct_clear_error();
+    CHECK(ct_tensor_split(ct_scalar_tensor(1.0, CT_FLOAT32), 2, 0, out, 2) == -1 && strstr(ct_last_error(), "at least a 1-dimensional"));
+    ct_clear_error();
+    CHECK(ct_aminmax(x, 0, 0, NULL, out) == -1 && strstr(ct_last_error(), "aminmax: NULL argument"));
+    ct_clear_error();
+    CHECK(ct_aminmax(x, 5, 0, out, out + 1) == -1 && strstr(ct_last_error(), "Dimension out of range"));
+    ct_clear_error();
+    CHECK_ERR(ct_combinations(ct_randn(CT_FLOAT32, 3), 99, 0), CT_ERR_ARG, "combinations: r = 99 is too large");
+    CHECK_ERR(ct_logspace(0, 1, 3, 10.0, CT_COMPLEX64), CT_ERR_DTYPE, "logspace");
+    CHECK_ERR(ct_tril_indices(3, 3, 0, CT_FLOAT32), CT_ERR_DTYPE, "tril_indices");
+    CHECK_ERR(ct_quantile_t(x, ct_randn(CT_FLOAT32, 2, 2), 0, 0, NULL), CT_ERR_SHAPE, "q must be a scalar or 1D tensor");
+    CHECK_ERR(ct_quantile_t(x, ct_full(CT_FLOAT32, 2.0, 1), 0, 0, NULL), CT_ERR_ARG, "q values must be in the range [0, 1]");
+    CHECK_ERR(ct_quantile_t(x, ct_full(CT_FLOAT64, 0.5, 1), 0, 0, NULL), CT_ERR_DTYPE, "same dtype");
+    CHECK_ERR(ct_cdist(x, ct_randn(CT_FLOAT64, 2, 3), 2.0), CT_ERR_DTYPE, "same dtype");
+    CHECK_ERR(ct_take_along_dim(x, ct_zeros(CT_INT64, 3, 3), 1), CT_ERR_SHAPE, "do not broadcast");
+    CHECK_ERR(ct_renorm(ct_randn(CT_COMPLEX64, 2, 2), 2.0, 0, 1.0), CT_ERR_DTYPE, "complex");
+    CHECK_ERR(ct_trapezoid(ct_scalar_tensor(1.0, CT_FLOAT32), NULL, 1.0, -1), CT_ERR_INDEX, "has no dimensions");
+    CHECK_ERR(ct_cov(x, 1, ct_ones(CT_INT64, 2, 3), NULL), CT_ERR_SHAPE, "one or fewer dimensions");
+    CHECK_ERR(ct_positive(NULL), CT_ERR_ARG, "positive: NULL tensor");
+}
+
+int main(void) {
+    ct_t_init();
+    int64_t live0 = ct_live_tensors();
+    CT_SCOPE { RUN(test_gradcheck); }
+    CT_SCOPE { RUN(test_exact_math); }
+    CT_SCOPE { RUN(test_scopes_and_outputs); }
+    CT_SCOPE { RUN(test_bad_input); }
+    CHECK_EQ_INT(ct_live_tensors(), live0);
+    return ct_t_summary();
+}
