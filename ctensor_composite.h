@@ -24,8 +24,8 @@
 
    THE FEEL (torch.kron, torch.meshgrid, torch.cov)
        ct_tensor *k = ct_kron(a, b);
-       ct_tensor *g[2];
-       ct_meshgrid(2, (ct_tensor *const[]){x, y}, "ij", g);
+       ct_tensor *axes[2] = {x, y}, *g[2];
+       ct_meshgrid(2, axes, "ij", g);
        ct_tensor *c = ct_cov(obs, 1, NULL, NULL);
        ct_tensor *q = ct_quantile(x, 0.9, 1, 0, "linear");
 
@@ -40,6 +40,7 @@
             dist cdist renorm diff trapezoid cumulative_trapezoid logspace
             take_along_dim
         1d. statistics: cov corrcoef aminmax quantile nanquantile
+        1e. counting: heaviside bincount histc unique unique_consecutive
      2. Implementation
 
    ERRORS
@@ -185,6 +186,25 @@ CTENSOR_API ct_tensor *ct_quantile(const ct_tensor *x, double q, int dim, int ke
 CTENSOR_API ct_tensor *ct_nanquantile(const ct_tensor *x, double q, int dim, int keepdim, const char *interpolation);
 CTENSOR_API ct_tensor *ct_quantile_t(const ct_tensor *x, const ct_tensor *q, int dim, int keepdim, const char *interpolation);
 CTENSOR_API ct_tensor *ct_nanquantile_t(const ct_tensor *x, const ct_tensor *q, int dim, int keepdim, const char *interpolation);
+
+/* ---- 1e. counting ------------------------------------------------------------ */
+/* torch.heaviside(x, values): 0 where x < 0, values where x == 0, 1 where x > 0 (x
+   and values of one real dtype; values broadcasts) */
+CTENSOR_API ct_tensor *ct_heaviside(const ct_tensor *x, const ct_tensor *values);
+/* torch.bincount(x, weights, minlength): counts (int64) or summed weights (their
+   dtype when floating, float64 otherwise) of each value of the 1-D non-negative
+   integer x, max(max(x) + 1, minlength) of them; weights may be NULL */
+CTENSOR_API ct_tensor *ct_bincount(const ct_tensor *x, const ct_tensor *weights, int64_t minlength);
+/* torch.histc(x, bins, min, max): counts in `bins` equal bins over [min, max]
+   (min == max: the data's range, widened by 1 each way when it is one value);
+   elements outside are ignored; the result has x's (floating) dtype */
+CTENSOR_API ct_tensor *ct_histc(const ct_tensor *x, int64_t bins, double min, double max);
+/* torch.unique(x, sorted=True, return_inverse, return_counts) over the flattened x:
+   the sorted distinct values; *inverse (x's shape: each element's index in them)
+   and *counts (int64) when the pointers are not NULL. torch.unique_consecutive:
+   the same for runs of equal consecutive elements, in order. */
+CTENSOR_API ct_tensor *ct_unique(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts);
+CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts);
 #ifdef __cplusplus
 }
 #endif
@@ -1054,6 +1074,116 @@ CTENSOR_API ct_tensor *ct_quantile_t(const ct_tensor *x, const ct_tensor *q, int
 CTENSOR_API ct_tensor *ct_nanquantile_t(const ct_tensor *x, const ct_tensor *q, int dim, int keepdim, const char *interpolation) {
     if (!q) return ctc__fail(CT_ERR_ARG, "nanquantile: NULL q");
     return ctc__quantile("nanquantile", x, q, 0.0, dim, keepdim, interpolation, 1);
+}
+
+/* ---- counting ---------------------------------------------------------------- */
+CTENSOR_API ct_tensor *ct_heaviside(const ct_tensor *x, const ct_tensor *values) {
+    CTC__ARG("heaviside", x);
+    CTC__ARG("heaviside", values);
+    ct_dtype dt = ct_get_dtype(x);
+    if (ct_dtype_is_complex(dt) || ct_dtype_is_complex(ct_get_dtype(values)))
+        return ctc__fail(CT_ERR_DTYPE, "heaviside is not yet implemented for complex tensors.");
+    if (dt != ct_get_dtype(values))
+        return ctc__fail(CT_ERR_DTYPE, "heaviside is not yet implemented for tensors with different dtypes. (%s and %s)", ct_dtype_name(dt), ct_dtype_name(ct_get_dtype(values)));
+    int tok = ct_scope_begin();
+    return ctc__done(tok, ct_where(ct_eq_scalar(x, 0.0), values, ct_to(ct_gt_scalar(x, 0.0), dt)));
+}
+static int ctc__integral(ct_dtype dt) { return !ct_dtype_is_floating(dt) && !ct_dtype_is_complex(dt) && dt != CT_BOOL; }
+CTENSOR_API ct_tensor *ct_bincount(const ct_tensor *x, const ct_tensor *weights, int64_t minlength) {
+    CTC__ARG("bincount", x);
+    ct_dtype dt = ct_get_dtype(x);
+    if (!ctc__integral(dt)) return ctc__fail(CT_ERR_DTYPE, "\"bincount_cpu\" not implemented for '%s'", ct_dtype_name(dt));
+    if (ct_ndim(x) != 1) return ctc__fail(CT_ERR_SHAPE, "bincount only supports 1-d non-negative integral inputs. (got %d dims)", ct_ndim(x));
+    if (minlength < 0) return ctc__fail(CT_ERR_ARG, "bincount: minlength should be >= 0 (got %lld)", (long long)minlength);
+    if (weights && (ct_ndim(weights) != 1 || ct_size(weights, 0) != ct_size(x, 0)))
+        return ctc__fail(CT_ERR_SHAPE, "bincount: weights should be 1-d and have the same length as input");
+    int tok = ct_scope_begin();
+    int64_t n = minlength;
+    if (ct_numel(x) > 0) {
+        double lo = ct_item(ct_amin(x, 0, NULL, 0)), hi = ct_item(ct_amax(x, 0, NULL, 0));
+        if (lo < 0) { ct_scope_end(tok); return ctc__fail(CT_ERR_ARG, "bincount only supports 1-d non-negative integral inputs. (got %g)", lo); }
+        if (hi + 1 > (double)n) n = (int64_t)hi + 1;
+    }
+    ct_dtype od = !weights ? CT_INT64 : ct_dtype_is_floating(ct_get_dtype(weights)) ? ct_get_dtype(weights) : CT_FLOAT64;
+    ct_tensor *idx = ct_to(x, CT_INT64);
+    ct_tensor *src = weights ? ct_to(weights, od) : ct_ones(CT_INT64, ct_size(x, 0));
+    ct_tensor *z = ct_zeros(od, n);
+    return ctc__done(tok, idx && src && z ? ct_scatter_add(z, 0, idx, src) : NULL);
+}
+CTENSOR_API ct_tensor *ct_histc(const ct_tensor *x, int64_t bins, double min, double max) {
+    CTC__ARG("histc", x);
+    ct_dtype dt = ct_get_dtype(x);
+    if (!ct_dtype_is_floating(dt)) return ctc__fail(CT_ERR_DTYPE, "\"histogram_cpu\" not implemented for '%s'", ct_dtype_name(dt));
+    if (bins <= 0) return ctc__fail(CT_ERR_ARG, "torch.histc: bins must be > 0, but got %lld", (long long)bins);
+    if (bins > ((int64_t)1 << 40)) return ctc__fail(CT_ERR_ARG, "torch.histc: %lld bins are too many", (long long)bins);
+    int tok = ct_scope_begin();
+    double lo = min, hi = max;
+    if (lo == hi && ct_numel(x) > 0) {
+        lo = ct_item(ct_amin(x, 0, NULL, 0));
+        hi = ct_item(ct_amax(x, 0, NULL, 0));
+    }
+    if (lo == hi) { lo -= 1; hi += 1; }
+    if (!isfinite(lo) || !isfinite(hi)) { ct_scope_end(tok); return ctc__fail(CT_ERR_ARG, "torch.histc: range of [%g, %g] is not finite", lo, hi); }
+    if (lo > hi) { ct_scope_end(tok); return ctc__fail(CT_ERR_ARG, "torch.histc: max must be larger than min"); }
+    /* PyTorch's bin: (x - lo) * bins / (hi - lo) in x's dtype, truncated; x == hi goes
+       to the last bin; outside (and NaN) to a spare bin past the end, dropped */
+    ct_tensor *v = ct_ravel(x);
+    ct_tensor *pos = ct_div(ct_mul_scalar(ct_sub_scalar(v, lo), (double)bins), ct_full_n(dt, 0, NULL, hi - lo));
+    ct_tensor *inside = ct_logical_and(ct_ge_scalar(v, lo), ct_le_scalar(v, hi));
+    ct_tensor *b = ct_clamp(ct_to(ct_trunc(ct_where_scalar(inside, pos, 0.0)), CT_INT64), 0.0, (double)(bins - 1));
+    b = ct_where_scalar(inside, b, (double)bins);
+    ct_tensor *r = NULL;
+    if (b) {
+        ct_tensor *cnt = ct_scatter_add(ct_zeros(dt, bins + 1), 0, b, ct_ones(dt, ct_numel(v)));
+        r = cnt ? ct_narrow(cnt, 0, 0, bins) : NULL;
+    }
+    return ctc__done(tok, r ? ct_contiguous(r) : NULL);
+}
+/* unique over a sorted (or, consecutive, as it is) flat vector s: keep[i] = s[i] != s[i-1] */
+static ct_tensor *ctc__unique_runs(ct_tensor *s, ct_tensor *perm, const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) {
+    int64_t n = ct_numel(s);
+    ct_tensor *keep;
+    if (n > 0) {
+        ct_tensor *two[2] = {ct_ones(CT_BOOL, 1), ct_ne(ct_narrow(s, 0, 1, n - 1), ct_narrow(s, 0, 0, n - 1))};
+        keep = two[1] ? ct_cat(2, two, 0) : NULL;
+    } else {
+        keep = ct_zeros(CT_BOOL, 0);
+    }
+    ct_tensor *vals = keep ? ct_masked_select(s, keep) : NULL;
+    if (!vals) return NULL;
+    if (inverse || counts) {
+        ct_tensor *gid = ct_sub_scalar(ct_cumsum_dtype(keep, 0, CT_INT64), 1.0);   /* the run of each sorted position */
+        if (!gid) return NULL;
+        if (inverse) {
+            ct_tensor *inv = perm ? ct_scatter(ct_zeros(CT_INT64, n), 0, perm, gid) : gid;
+            if (!inv || !(*inverse = ct_reshape_n(inv, ct_ndim(x), x->shape))) return NULL;
+        }
+        if (counts && !(*counts = ct_bincount(gid, NULL, ct_numel(vals)))) return NULL;
+    }
+    return vals;
+}
+static ct_tensor *ctc__unique(const char *api, const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts, int consecutive) {
+    CTC__ARG(api, x);
+    if (ct_dtype_is_complex(ct_get_dtype(x)))
+        return ctc__fail(CT_ERR_DTYPE, "\"%s_cpu\" not implemented for '%s'", consecutive ? "unique_consecutive" : "unique", ct_dtype_name(ct_get_dtype(x)));
+    int tok = ct_scope_begin();
+    ct_tensor *inv = NULL, *cnt = NULL, *s, *perm = NULL, *v = ct_ravel(x);
+    int is_bool = ct_get_dtype(x) == CT_BOOL;
+    if (is_bool && v) v = ct_to(v, CT_UINT8);   /* sorted as 0 / 1 */
+    if (consecutive || !v) s = v;
+    else s = ct_sort(v, 0, 0, &perm);
+    ct_tensor *vals = s ? ctc__unique_runs(s, perm, x, inverse ? &inv : NULL, counts ? &cnt : NULL) : NULL;
+    if (vals && is_bool) vals = ct_to(vals, CT_BOOL);
+    if (!vals) { ct_scope_end(tok); return NULL; }
+    ct_keep(vals);
+    if (inv) { ct_keep(inv); *inverse = inv; }
+    if (cnt) { ct_keep(cnt); *counts = cnt; }
+    ct_scope_end(tok);
+    return vals;
+}
+CTENSOR_API ct_tensor *ct_unique(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) { return ctc__unique("unique", x, inverse, counts, 0); }
+CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) {
+    return ctc__unique("unique_consecutive", x, inverse, counts, 1);
 }
 
 #ifdef __cplusplus

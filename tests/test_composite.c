@@ -1,5 +1,5 @@
 /* test_composite.c - ctensor_composite.h beyond its PyTorch fixtures (those run in
-   the conformance runner: tests/fixtures/composite, 226 cases): gradcheck and
+   the conformance runner: tests/fixtures/composite, 258 cases): gradcheck and
    gradgradcheck (float64 and complex128) of the differentiable functions, exact
    math for a few identities (kron's mixed product, meshgrid's grids, quantile's
    order statistics), that each function frees its intermediates before it returns
@@ -150,6 +150,13 @@ TEST(test_scopes_and_outputs) {
     CHECK_EQ_INT(ct_tensor_split_indices(x, 1, at, 0, parts, 4), 2);
     CHECK(ct_size(parts[0], 0) == 3 && ct_size(parts[1], 0) == 1);
     CHECK_EQ_INT(ct_hsplit_indices(x, 0, NULL, parts, 4), 1);
+    /* unique's three results stay (values, inverse, counts), nothing else */
+    ct_tensor *u = ct_randint(0, 5, CT_INT64, 3, 4), *inv = NULL, *cnt = NULL;
+    live = ct_live_tensors();
+    ct_tensor *vals = ct_unique(u, &inv, &cnt);
+    CHECK(vals && inv && cnt && ct_live_tensors() <= live + 4);   /* inverse: a view of its base */
+    CHECK(ct_equal(ct_index_select(vals, 0, ct_ravel(inv)), ct_ravel(u)) == 1);
+    CHECK_CLOSE(ct_item(ct_sum(cnt)), 12.0, 0);
     ct_tensor *lo, *hi;
     CHECK(ct_aminmax(x, CT_DIM_NONE, 1, &lo, &hi) == 0 && ct_ndim(lo) == 2 && ct_size(hi, 1) == 1);
 }

@@ -19,7 +19,7 @@ awk -v dir="$B" '
 ' README.md
 pass=0; fail=0
 # the implementation objects for clang and g++ (every header, so any example links)
-printf '#define CTENSOR_IMPLEMENTATION\n#include "ctensor.h"\n#include "ctensor_linalg.h"\n#include "ctensor_nn.h"\n#include "ctensor_quant.h"\n#include "ctensor_named.h"\n#include "ctensor_jit.h"\n#include "ctensor_dist.h"\n#include "ctensor_special.h"\n#include "ctensor_fft.h"\n' > "$B/impl.c"
+printf '#define CTENSOR_IMPLEMENTATION\n#include "ctensor.h"\n#include "ctensor_linalg.h"\n#include "ctensor_nn.h"\n#include "ctensor_quant.h"\n#include "ctensor_named.h"\n#include "ctensor_jit.h"\n#include "ctensor_dist.h"\n#include "ctensor_special.h"\n#include "ctensor_fft.h"\n#include "ctensor_composite.h"\n' > "$B/impl.c"
 impl_clang=""; impl_cxx=""
 if command -v "$CLANG" >/dev/null 2>&1; then
   if out=$($CLANG -std=c11 $W -c "$B/impl.c" -o "$B/impl_clang.o" 2>&1); then impl_clang=$B/impl_clang.o

@@ -130,6 +130,23 @@ static int quantile_any(conf_case *c, ct_tensor **out, int nan) {
 static int h_quantile(conf_case *c, ct_tensor **out) { return quantile_any(c, out, 0); }
 static int h_nanquantile(conf_case *c, ct_tensor **out) { return quantile_any(c, out, 1); }
 
+static int h_heaviside(conf_case *c, ct_tensor **out) { ONE(ct_heaviside(IN(0), IN(1))); }
+static int h_bincount(conf_case *c, ct_tensor **out) { ONE(ct_bincount(IN(0), c->nin > 1 ? IN(1) : NULL, conf_int(c, "minlength", 0))); }
+static int h_histc(conf_case *c, ct_tensor **out) {
+    ONE(ct_histc(IN(0), conf_int(c, "bins", 100), conf_double(c, "min", 0.0), conf_double(c, "max", 0.0)));
+}
+static int unique_any(conf_case *c, ct_tensor **out, int consecutive) {
+    int inv = conf_bool(c, "return_inverse", 0), cnt = conf_bool(c, "return_counts", 0), n = 1;
+    ct_tensor *i = NULL, *k = NULL;
+    out[0] = consecutive ? ct_unique_consecutive(IN(0), inv ? &i : NULL, cnt ? &k : NULL) : ct_unique(IN(0), inv ? &i : NULL, cnt ? &k : NULL);
+    if (!out[0]) return -1;
+    if (inv) out[n++] = i;
+    if (cnt) out[n++] = k;
+    return n;
+}
+static int h_unique(conf_case *c, ct_tensor **out) { return unique_any(c, out, 0); }
+static int h_unique_consecutive(conf_case *c, ct_tensor **out) { return unique_any(c, out, 1); }
+
 const conf_op conf_ops_composite[] = {
     {"torch.movedim", h_movedim, NULL},
     {"torch.moveaxis", h_movedim, NULL},
@@ -180,4 +197,9 @@ const conf_op conf_ops_composite[] = {
     {"torch.aminmax", h_aminmax, NULL},
     {"torch.quantile", h_quantile, NULL},
     {"torch.nanquantile", h_nanquantile, NULL},
+    {"torch.heaviside", h_heaviside, NULL},
+    {"torch.bincount", h_bincount, NULL},
+    {"torch.histc", h_histc, NULL},
+    {"torch.unique", h_unique, NULL},
+    {"torch.unique_consecutive", h_unique_consecutive, NULL},
     {0, 0, 0}};

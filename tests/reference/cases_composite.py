@@ -266,9 +266,57 @@ def stats_fns(w):
     c(FAM, "err_quantile_empty", "torch.quantile", lambda x: torch.quantile(x, 0.5), [rn(0)], args={"q": 0.5}, expect_error=True)
 
 
+def counting_fns(w):
+    c = w.case
+    c(FAM, "heaviside", "torch.heaviside", torch.heaviside, [torch.tensor([-1.5, 0.0, 2.0, -0.0, 0.0], dtype=torch.float64), torch.tensor([0.5], dtype=torch.float64)],
+      grad=False)
+    c(FAM, "heaviside_int64", "torch.heaviside", torch.heaviside, [torch.tensor([[-1, 0, 2], [0, 3, -4]]), torch.tensor([7, 8, 9])])
+    c(FAM, "err_heaviside_dtypes", "torch.heaviside", torch.heaviside, [rn(3), rn(3, dtype=torch.float32)], expect_error=True)
+    c(FAM, "err_heaviside_complex", "torch.heaviside", torch.heaviside, [rc(3), rc(3)], expect_error=True)
+    x = torch.tensor([1, 3, 1, 0, 3, 3, 7])
+    c(FAM, "bincount", "torch.bincount", torch.bincount, [x])
+    c(FAM, "bincount_minlength", "torch.bincount", lambda x: torch.bincount(x, minlength=10), [x], args={"minlength": 10})
+    c(FAM, "bincount_weights_f32", "torch.bincount", lambda x, w: torch.bincount(x, w), [x, rn(7, dtype=torch.float32)], grad=False)
+    c(FAM, "bincount_weights_f64", "torch.bincount", lambda x, w: torch.bincount(x, w), [x, rn(7)], grad=False,
+      note="PyTorch 1.13 has no derivative for bincount (ctensor's composition has one: scatter_add's)")
+    c(FAM, "bincount_weights_int", "torch.bincount", lambda x, w: torch.bincount(x, w), [x, ri(0, 5, 7).to(torch.int32)])
+    c(FAM, "bincount_empty", "torch.bincount", torch.bincount, [torch.tensor([], dtype=L)])
+    c(FAM, "bincount_uint8", "torch.bincount", torch.bincount, [torch.tensor([2, 2, 0], dtype=torch.uint8)])
+    c(FAM, "err_bincount_negative", "torch.bincount", torch.bincount, [torch.tensor([1, -1])], expect_error=True)
+    c(FAM, "err_bincount_2d", "torch.bincount", torch.bincount, [torch.tensor([[1]])], expect_error=True)
+    c(FAM, "err_bincount_float", "torch.bincount", torch.bincount, [torch.tensor([1.0])], expect_error=True)
+    c(FAM, "err_bincount_weights", "torch.bincount", lambda x, w: torch.bincount(x, w), [x, torch.ones(5)], expect_error=True)
+    c(FAM, "err_bincount_minlength", "torch.bincount", lambda x: torch.bincount(x, minlength=-1), [x], args={"minlength": -1}, expect_error=True)
+    c(FAM, "histc", "torch.histc", lambda x: torch.histc(x, bins=7), [rn(50, dtype=torch.float32)], args={"bins": 7}, grad=False)
+    c(FAM, "histc_range", "torch.histc", lambda x: torch.histc(x, bins=5, min=-1, max=1), [rn(4, 10)], args={"bins": 5, "min": -1.0, "max": 1.0}, grad=False)
+    c(FAM, "histc_edges", "torch.histc", lambda x: torch.histc(x, bins=4, min=1, max=3), [torch.tensor([1.0, 2, 1, 4, 5, 3, 0.5])],
+      args={"bins": 4, "min": 1.0, "max": 3.0}, grad=False)
+    c(FAM, "histc_one_value", "torch.histc", lambda x: torch.histc(x, bins=4), [torch.tensor([2.0, 2.0])], args={"bins": 4}, grad=False)
+    c(FAM, "histc_empty", "torch.histc", lambda x: torch.histc(x, bins=3), [torch.zeros(0)], args={"bins": 3}, grad=False)
+    c(FAM, "err_histc_int", "torch.histc", lambda x: torch.histc(x, bins=4), [torch.tensor([1, 2])], args={"bins": 4}, expect_error=True)
+    c(FAM, "err_histc_bins", "torch.histc", lambda x: torch.histc(x, bins=0), [torch.tensor([1.0, 2.0])], args={"bins": 0}, expect_error=True)
+    c(FAM, "err_histc_minmax", "torch.histc", lambda x: torch.histc(x, bins=3, min=3, max=1), [torch.tensor([1.0, 2.0])],
+      args={"bins": 3, "min": 3.0, "max": 1.0}, expect_error=True)
+    c(FAM, "err_histc_nan", "torch.histc", lambda x: torch.histc(x, bins=3), [torch.tensor([1.0, float("nan")])], args={"bins": 3}, expect_error=True)
+    u = torch.tensor([[3, 1, 2], [3, 1, 9]])
+    c(FAM, "unique", "torch.unique", lambda x: torch.unique(x), [u])
+    c(FAM, "unique_inverse_counts", "torch.unique", lambda x: torch.unique(x, return_inverse=True, return_counts=True), [u],
+      args={"return_inverse": True, "return_counts": True})
+    c(FAM, "unique_counts_f64", "torch.unique", lambda x: torch.unique(x, return_counts=True), [torch.tensor([0.5, -1.0, 0.5, 2.0, -1.0], dtype=torch.float64)],
+      args={"return_counts": True}, grad=False)
+    c(FAM, "unique_bool", "torch.unique", lambda x: torch.unique(x, return_inverse=True), [torch.tensor([True, False, True])], args={"return_inverse": True})
+    c(FAM, "unique_empty", "torch.unique", lambda x: torch.unique(x, return_inverse=True, return_counts=True), [torch.zeros(0, dtype=L)],
+      args={"return_inverse": True, "return_counts": True})
+    v = torch.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    c(FAM, "unique_consecutive", "torch.unique_consecutive", lambda x: torch.unique_consecutive(x, return_inverse=True, return_counts=True), [v],
+      args={"return_inverse": True, "return_counts": True})
+    c(FAM, "unique_consecutive_2d", "torch.unique_consecutive", lambda x: torch.unique_consecutive(x), [torch.tensor([[1.0, 1.0], [1.0, 2.0]])], grad=False)
+
+
 def generate(w):
     torch.manual_seed(0)
     shape_fns(w)
     joining_fns(w)
     math_fns(w)
     stats_fns(w)
+    counting_fns(w)
