@@ -297,6 +297,52 @@ TEST(test_long_tones) {
         }
 }
 
+/* ---- long real inputs (rfft's half-length transform in the four-step form, run from
+   the input straight into the output; and from a strided input through the block
+   path): cosine tones have exact one-sided transforms; irfft gives the input back ---- */
+TEST(test_long_real_tones) {
+    static const int64_t lens[] = {131072, 80000};
+    static const int64_t bins[4] = {0, 1, 777, 12345};
+    static const double amp[4] = {0.5, 2.0, -0.75, 1.25}, ph[4] = {0.0, 0.3, -1.1, 2.0};
+    for (unsigned li = 0; li < sizeof lens / sizeof *lens; li++)
+        for (int prec = 0; prec < 2; prec++)
+            for (int strided = 0; strided < 2; strided++) CT_SCOPE {
+                int64_t n = lens[li];
+                ct_dtype dt = prec ? CT_FLOAT64 : CT_FLOAT32;
+                /* strided: column 1 of an n x 2 tensor (stride 2) */
+                ct_tensor *base = ct_zeros(dt, n, strided ? 2 : 1);
+                ct_tensor *x = ct_select(base, 1, strided ? 1 : 0);
+                for (int64_t j = 0; j < n; j++) {
+                    double v = 0;
+                    for (int t = 0; t < 4; t++)
+                        v += amp[t] * cos(2 * 3.14159265358979323846 * (double)((bins[t] * j) % n) / (double)n + ph[t]);
+                    int64_t at = j * (strided ? 2 : 1) + (strided ? 1 : 0);
+                    if (prec) ((double *)ct_data_ptr(base))[at] = v;
+                    else ((float *)ct_data_ptr(base))[at] = (float)v;
+                }
+                /* "ortho" (a scale of 1/sqrt(n)) times sqrt(n): A e^{i phi} / 2 at the tone's
+                   bin (A cos phi at bin 0) */
+                ct_tensor *y = ct_fft_rfft(x, -1, -1, "ortho");
+                int64_t m;
+                double *v = y ? values(y, &m) : NULL, worst = 0, sq = sqrt((double)n);
+                CHECK(!y || ct_size(y, 0) == n / 2 + 1);
+                for (int64_t k = 0; v && k <= n / 2; k++) {
+                    double er = 0, ei = 0;
+                    for (int t = 0; t < 4; t++)
+                        if (bins[t] == k) {
+                            er = k ? amp[t] * cos(ph[t]) / 2 : amp[t] * cos(ph[t]);
+                            ei = k ? amp[t] * sin(ph[t]) / 2 : 0;
+                        }
+                    worst = fmax(worst, fmax(fabs(v[2 * k] * sq / (double)n - er), fabs(v[2 * k + 1] * sq / (double)n - ei)));
+                }
+                CT_T_REPORT(v && worst < (prec ? 1e-12 : 2e-6), "rfft n=%lld %s%s: error %.3g", (long long)n,
+                            prec ? "float64" : "float32", strided ? " strided" : "", worst);
+                free(v);
+                ct_tensor *b = ct_fft_irfft(y, n, -1, "ortho");
+                CHECK(b && ct_allclose(b, x, 0, prec ? 1e-12 : 2e-5));
+            }
+}
+
 /* ---- a long prime (Bluestein over a four-step length, a workspace of over 1 MiB
    kept in the plan between calls): an impulse has an exact transform; a second call
    (the kept workspace) and two threads at once (one takes the kept workspace, the
@@ -560,6 +606,7 @@ int main(int argc, char **argv) {
     if (fx) RUN(test_fixtures);
     RUN(test_direct_dft);
     RUN(test_long_tones);
+    RUN(test_long_real_tones);
     RUN(test_prime_workspace);
 #ifdef CTENSOR_FFTW
     RUN(test_fftw_whole);
