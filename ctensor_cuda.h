@@ -1,7 +1,7 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
    kernels for the core and nn ops, cuBLAS matrix products, cuSOLVER for
    ctensor_linalg.h, fused attention for ctensor_nn.h's transformer fastpath.
-   v0.5 (2026-12-07)
+   v0.7 (2026-12-07)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
