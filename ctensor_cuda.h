@@ -9231,6 +9231,8 @@ CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_pac
                   row Og all ones over k < K (the GEMM then gives each pixel's
                   sum of codes beside its outputs); then, 8-byte aligned, the
                   weight scales (double [O]) and zero points (int32 [O]).
+   Depthwise convs (Cg = Og = 1) skip the GEMM: a direct kernel sums
+   (x - zx)(w - zw) over each output's taps (the same integer a below).
    Per call: A_g[m, k] = x's code at pixel m's tap k minus 128 (x's zero point
    off the edges, as the CPU's im2col; 0 for K <= k < Kp), acc_g = A_g W_g^T in
    int32 (cuBLASLt, "TN"), and per output the CPU path's integer
@@ -9259,6 +9261,19 @@ __global__ void ct__cu_qc_im2col_kernel(const uint8_t *x, int8_t *a, ct__cu_qc_g
         a[i] = (int8_t)(v - 128);
     }
 }
+/* one output code from a = sum (x - zx)(w - zw) over the channel's taps: the
+   CPU's float32 epilogue (ct__qo_requant, ct__qg_requant), one rounding each */
+__device__ __forceinline__ uint8_t ct__cu_qc_out(int64_t a, double sx, double sw, float bias, float inv, float ozp, float lo) {
+    float mult = (float)(sx * sw);
+    float v = __fadd_rn(__fmul_rn((float)a, mult), bias);
+    float t = __fmul_rn(v, inv);
+    t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
+    t = t < 1024.f ? t : 1024.f;
+    t = __fadd_rn(rintf(t), ozp);
+    t = t > lo ? t : lo;
+    t = t < 255.f ? t : 255.f;
+    return (uint8_t)(int32_t)t;
+}
 /* y (NCHW) from acc[g][m][Np] */
 __global__ void ct__cu_qc_requant_kernel(const int32_t *acc, uint8_t *y, ct__cu_qc_geom q, const int32_t *wsum, const double *wscale, const int32_t *wzp,
                                          int per_channel, const float *bias, double sx, int32_t zx, float inv, float ozp, float lo) {
@@ -9268,15 +9283,29 @@ __global__ void ct__cu_qc_requant_kernel(const int32_t *acc, uint8_t *y, ct__cu_
         const int32_t *row = acc + (g * q.M + n * hw + p) * q.Np;
         int64_t sxw = (int64_t)row[j] + 128 * (int64_t)wsum[o], xs = (int64_t)row[q.Og] + 128 * q.K;
         int64_t a = sxw - (int64_t)zx * wsum[o] + (int64_t)wzp[ch] * (q.K * (int64_t)zx - xs);
-        float mult = (float)(sx * wscale[ch]);
-        float v = __fadd_rn(__fmul_rn((float)a, mult), bias ? bias[o] : 0.0f);
-        float t = __fmul_rn(v, inv);
-        t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
-        t = t < 1024.f ? t : 1024.f;
-        t = __fadd_rn(rintf(t), ozp);
-        t = t > lo ? t : lo;
-        t = t < 255.f ? t : 255.f;
-        y[i] = (uint8_t)(int32_t)t;
+        y[i] = ct__cu_qc_out(a, sx, wscale[ch], bias ? bias[o] : 0.0f, inv, ozp, lo);
+    }
+}
+/* depthwise (Cg = Og = 1): a thread per output, a = sum over the kh kw taps of
+   (x - zx)(w - zw) directly (x's zero point off the edges: those taps add 0);
+   w: the packed weight's row 0 of each group */
+__global__ void ct__cu_qc_dw_kernel(const uint8_t *x, const int8_t *pk, uint8_t *y, ct__cu_qc_geom q, const double *wscale, const int32_t *wzp,
+                                    int per_channel, const float *bias, double sx, int32_t zx, float inv, float ozp, float lo) {
+    const int64_t total = q.N * q.O * q.OH * q.OW, hw = q.OH * q.OW;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = i % hw, o = (i / hw) % q.O, n = i / (hw * q.O), oh = p / q.OW, ow = p % q.OW, ch = per_channel ? o : 0;
+        const int8_t *w = pk + o * q.Np * q.Kp;
+        const uint8_t *xc = x + (n * q.C + o) * q.H * q.W;
+        int64_t a = 0, zw = wzp[ch];
+        for (int64_t ki = 0; ki < q.kh; ki++) {
+            int64_t ih = oh * q.sh - q.ph + ki * q.dh;
+            if (ih < 0 || ih >= q.H) continue;
+            for (int64_t kj = 0; kj < q.kw; kj++) {
+                int64_t iw = ow * q.sw - q.pw + kj * q.dw;
+                if (iw >= 0 && iw < q.W) a += ((int64_t)xc[ih * q.W + iw] - zx) * ((int64_t)w[ki * q.kw + kj] - zw);
+            }
+        }
+        y[i] = ct__cu_qc_out(a, sx, wscale[ch], bias ? bias[o] : 0.0f, inv, ozp, lo);
     }
 }
 /* inputs (x, w[, bias], packed, weight_sums), all on one device */
@@ -9342,14 +9371,28 @@ static int ct__cu_qc_k(ct__call *c) {
     q.OH = y->shape[2]; q.OW = y->shape[3];
     q.K = q.Cg * q.kh * q.kw; q.Kp = CT__CU_Q_R4(q.K); q.Np = CT__CU_Q_R4(q.Og + 1); q.M = q.N * q.OH * q.OW;
     int dev = x->device.index, rc = 0;
+    const int8_t *pkp = (const int8_t *)ct__ptr(pk);
+    const int64_t soff = CT__CU_QC_R8(ct__cu_qc_wbytes(q.G, q.Og, q.K));
+    const ct_qparams *xq = x->qparams;
+    const float *bp = b ? (const float *)ct__ptr(b) : (const float *)NULL;
+    const double *wsc = (const double *)(const void *)(pkp + soff);
+    const int32_t *wzp = (const int32_t *)(const void *)(pkp + soff + 8 * q.O);
+    const int pc = w->qparams->nchannels != 0, relu = c->op == CT__QOP(QCONV2D_RELU);
+    if (q.Cg == 1 && q.Og == 1) {   /* depthwise: the direct kernel (no G small products) */
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) return -1;
+        CT__CU_LAUNCH(ct__cu_q_blocks(ct_numel(y)), CT__CU_THREADS,
+                      ((const uint8_t *)ct__ptr(x), pkp, (uint8_t *)ct__ptr(y), q, wsc, wzp, pc, bp, xq->scale, (int32_t)xq->zero_point,
+                       1.0f / (float)at->s[0], (float)at->i[0], relu ? (float)at->i[0] : 0.f),
+                      ct__cu_qc_dw_kernel);
+        return ct__cu_launched(op);
+    }
     int64_t na = q.G * q.M * (q.Kp ? q.Kp : 1), nacc = q.G * q.M * q.Np;
     ct_tensor *A = ct__alloc(CT_INT8, 1, &na, NULL, x->device), *acc = A ? ct__alloc(CT_INT32, 1, &nacc, NULL, x->device) : NULL;
     if (!A || !acc) {
         if (A) ct__decref(A);
         return -1;
     }
-    const int8_t *pkp = (const int8_t *)ct__ptr(pk);
-    const int64_t soff = CT__CU_QC_R8(ct__cu_qc_wbytes(q.G, q.Og, q.K));
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
     const char *what = NULL;
     {
@@ -9393,12 +9436,9 @@ static int ct__cu_qc_k(ct__call *c) {
             if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
         }
         if (!rc) {
-            const ct_qparams *xq = x->qparams;
             CT__CU_LAUNCH(ct__cu_q_blocks(ct_numel(y)), CT__CU_THREADS,
-                          ((const int32_t *)ct__ptr(acc), (uint8_t *)ct__ptr(y), q, (const int32_t *)ct__ptr(ws), (const double *)(const void *)(pkp + soff),
-                           (const int32_t *)(const void *)(pkp + soff + 8 * q.O), (int)(w->qparams->nchannels != 0),
-                           b ? (const float *)ct__ptr(b) : (const float *)NULL, xq->scale, (int32_t)xq->zero_point, 1.0f / (float)at->s[0], (float)at->i[0],
-                           c->op == CT__QOP(QCONV2D_RELU) ? (float)at->i[0] : 0.f),
+                          ((const int32_t *)ct__ptr(acc), (uint8_t *)ct__ptr(y), q, (const int32_t *)ct__ptr(ws), wsc, wzp, pc, bp, xq->scale,
+                           (int32_t)xq->zero_point, 1.0f / (float)at->s[0], (float)at->i[0], relu ? (float)at->i[0] : 0.f),
                           ct__cu_qc_requant_kernel);
             rc = ct__cu_launched(op);
         }

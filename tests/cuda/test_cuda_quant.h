@@ -125,7 +125,8 @@ TEST(test_emu_cublaslt_constraints) {
    group, the requantisation kernel) against the CPU path on the same quint8
    input and packed weight: equal codes. x [N, C, H, W], w [O, C/groups, kh, kw]
    (per channel when pc, weight zero points when wzp), stride / padding /
-   dilation per axis, groups (depthwise when groups = C = O). */
+   dilation per axis, groups (depthwise when groups = C = O: the direct kernel;
+   the rest through im2col and cuBLASLt). */
 typedef struct q_conv_cfg {
     int64_t N, C, H, W, O, kh, kw, sh, sw, ph, pw, dh, dw, groups;
     int pc, wzp, bias, relu;
@@ -189,7 +190,9 @@ TEST(test_q_conv_cublaslt) {
                        {1, 8, 7, 7, 8, 3, 2, 2, 1, 0, 2, 1, 2, 2, 1, 1, 0, 1, 0.04, 90},   /* groups, stride, dilation, per channel + zero points, relu */
                        {2, 6, 6, 5, 6, 3, 3, 1, 2, 2, 1, 2, 1, 6, 1, 0, 1, 0, 0.03, 128},  /* depthwise, padding past the dilated kernel's reach */
                        {1, 16, 4, 4, 12, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0.2, 0},   /* 1x1, weight zero point, the low clamp at 0 */
-                       {3, 4, 5, 6, 7, 2, 3, 3, 2, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0.1, 64}};
+                       {3, 4, 5, 6, 7, 2, 3, 3, 2, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0.1, 64},
+                       {2, 5, 7, 6, 5, 3, 2, 2, 1, 1, 1, 1, 2, 5, 1, 1, 0, 1, 0.05, 60},  /* depthwise (the direct kernel): per channel + zero points, relu */
+                       {1, 3, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3, 0, 0, 1, 0, 0.05, 100}}; /* channel multiplier 2 (Cg = 1, Og = 2: the GEMM) */
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) q_conv_case(&cs[i]);
     /* a conv chain on the device: the output feeds the next conv without leaving it */
     ct_tensor *wq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 4, 4, 3, 3), 0.3), 0.005, 0, CT_QINT8);
