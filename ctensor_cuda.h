@@ -1,7 +1,7 @@
 /* ctensor_cuda.h - ctensor on NVIDIA GPUs: devices, a caching allocator, CUDA
    kernels for the core and nn ops, cuBLAS matrix products, cuSOLVER for
    ctensor_linalg.h, fused attention for ctensor_nn.h's transformer fastpath.
-   v0.5 (2026-12-07)
+   v0.7 (2026-12-07)
 
    STATUS
      Issue 15. It compiles warning-free under nvcc (CUDA 13.0, -Werror
@@ -36,6 +36,11 @@
      linear_relu on the device (int8 GEMM through cuBLASLt, requantisation in
      a kernel; the CPU's output codes exactly on the emulator,
      tests/cuda/emu/cublasLt.h) and ct::conv2d_relu; never run on a GPU.
+     Issue 16 (part 4, 2026-12-07): quantized::conv2d and conv2d_relu on the
+     device (im2col into int8, the Linear's cuBLASLt int8 GEMM per group, a
+     requantisation kernel; the CPU's codes exactly on the emulator), batched
+     qr (cuBLAS geqrfBatched, Q formed by a kernel) and batched
+     solve_triangular (cuBLAS trsmBatched); never run on a GPU.
 
    HOW TO USE
      One file of the program, compiled by nvcc as CUDA, holds the implementations:
@@ -176,8 +181,10 @@
        and broadcast right-hand sides, left=False), lu_factor / lu_factor_ex
        (getrf), lu_solve (getrs; left, adjoint), det, slogdet, logdet (getrf and
        a kernel), eigh / eigvalsh (syevd; syevjBatched for batches of n <= 32),
-       qr in every mode (geqrf + orgqr), svd / svdvals (gesvd; gesvdjBatched for
-       batches of matrices up to 32 x 32), solve_triangular (cuBLAS trsm), cholesky_solve
+       qr in every mode (geqrf + orgqr; batches of matrices up to 128 x 128:
+       cuBLAS's geqrfBatched and Q from its reflectors in a kernel), svd /
+       svdvals (gesvd; gesvdjBatched for batches of matrices up to 32 x 32),
+       solve_triangular (cuBLAS trsm; trsmBatched for batches of n <= 128), cholesky_solve
        (potrs), cholesky_inverse (potrs against the identity; the CPU's
        zero-diagonal error), householder_product (orgqr), lstsq with driver
        "gels" (PyTorch's CUDA driver; other drivers fail naming the op): m >= n
@@ -196,7 +203,8 @@
        lstsq's gradient (through pinv) and householder_product's run there
        too. Not yet: complex inputs (no complex kernels on the device), so
        eig's gradient (complex ops) fails naming an op; qr and
-       solve_triangular loop over one call per matrix, eigh and svd over
+       solve_triangular of matrices larger than 128 x 128 loop over one call
+       per matrix, eigh and svd over
        matrices larger than 32 x 32 (cholesky and the LU family batch through
        potrfBatched and cuBLAS's getrfBatched/getrsBatched).
      - ctensor_nn.h's fused transformer ops, ct::multi_head_self_attention_fwd
@@ -214,14 +222,20 @@
        a packed weight moved there by ct_cuda_q_linear_packed_to; an int8 GEMM
        through cuBLASLt (int32 accumulation) and a requantisation kernel (bias
        and relu fused there) that repeats the CPU's float32 epilogue, so the
-       output codes equal the CPU's. Not yet: linear_dynamic, quantized conv2d
-       and the other quantized ops on the device (they fail naming the op).
+       output codes equal the CPU's. quantized::conv2d and conv2d_relu with a
+       packed weight moved by ct_cuda_q_conv_packed_to (groups, depthwise,
+       stride, padding, dilation, per-channel weights): im2col into int8, the
+       same cuBLASLt GEMM per group, the CPU's epilogue in a kernel (the same
+       codes; the output NCHW contiguous). Not yet: linear_dynamic, the
+       quantized modules (ct_nnq_conv2d stays on the CPU) and the other
+       quantized ops on the device (they fail naming the op).
      An op without a CUDA kernel fails cleanly naming the op, as PyTorch:
        "mode: Could not run 'aten::mode' with arguments from the 'CUDA' backend."
      Every op of ctensor.h's and ctensor_nn.h's tables has one (checked by
      test_kernel_coverage), and every op of ctensor_linalg.h's but its helper
      for complex products (ct::linalg_prod_others); of ctensor_quant.h's, only
-     quantized::linear and linear_relu (QuantizedCUDA backend) so far.
+     quantized::linear, linear_relu, conv2d and conv2d_relu (QuantizedCUDA
+     backend) so far.
 
    SYNCHRONISATION
      Each host thread has a current stream per device (ct_cuda_set_stream; the
@@ -284,7 +298,7 @@
      indexing, nonzero and masked_select; Fused optimizer steps,
      scatter_reduce, randperm and multinomial; Linear algebra: cuSOLVER and
      cuBLAS for ctensor_linalg.h's ops; Quantized inference: int8 Linear
-     through cuBLASLt; Transformer fastpath: fused attention; Registration and
+     and conv through cuBLASLt; Transformer fastpath: fused attention; Registration and
      the public API
 
    REVISIONS
@@ -316,6 +330,10 @@
      0.6 (2026-12-07)  int8 quantized Linear through cuBLASLt
                        (ct_cuda_q_linear_packed_to, quantized tensors to and
                        from the device), ct::conv2d_relu (emulator only so
+                       far).
+     0.7 (2026-12-07)  int8 quantized conv2d / conv2d_relu through cuBLASLt
+                       (ct_cuda_q_conv_packed_to), batched qr (geqrfBatched)
+                       and solve_triangular (trsmBatched) (emulator only so
                        far).
 */
 #ifndef CTENSOR_CUDA_H_INCLUDED
@@ -476,6 +494,13 @@ CTENSOR_API void ct_cuda_manual_seed_all(uint64_t seed);
    CPU path). A snapshot: later changes of w's weight are not seen. Free with
    ct_q_linear_packed_free. NULL with the error set for a CPU device or bad w. */
 CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_packed *w, ct_device dev);
+/* A copy of the CPU packed conv weight w (ct_q_conv2d_prepack) on device dev,
+   for ct_q_conv2d / ct_q_conv2d_relu with quint8 NCHW-contiguous inputs on that
+   device (im2col into int8, cuBLASLt's int8 GEMM per group, the output
+   requantised on the device; the same codes as the CPU path, as a contiguous
+   NCHW quint8 tensor). A snapshot, as the Linear's. Free with
+   ct_q_conv_packed_free. NULL with the error set for a CPU device or bad w. */
+CTENSOR_API ct_q_conv_packed *ct_cuda_q_conv_packed_to(const ct_q_conv_packed *w, ct_device dev);
 #endif
 
 /* Registers the CUDA kernels and the allocator. It runs by itself when the
@@ -7471,6 +7496,14 @@ static const char *ct__cu_sol_msg(cusolverStatus_t s) {
     static cublasStatus_t ct__cu_trsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t u, cublasOperation_t t,                \
                                       cublasDiagType_t d, int m, int n, const T *alpha, const T *A, int lda, T *B, int ldb) {              \
         return cublas##P##trsm(h, side, u, t, d, m, n, alpha, A, lda, B, ldb);                                                             \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_trsm_batched(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t u, cublasOperation_t t,        \
+                                              cublasDiagType_t d, int m, int n, const T *alpha, const T *const *A, int lda, T *const *B,   \
+                                              int ldb, int b) {                                                                            \
+        return cublas##P##trsmBatched(h, side, u, t, d, m, n, alpha, A, lda, B, ldb, b);                                                   \
+    }                                                                                                                                      \
+    static cublasStatus_t ct__cu_geqrf_batched(cublasHandle_t h, int m, int n, T *const *A, int lda, T *const *tau, int *info, int b) {  \
+        return cublas##P##geqrfBatched(h, m, n, A, lda, tau, info, b);                                                                     \
     }
 CT__CU_SOL_FNS(S, float)
 CT__CU_SOL_FNS(D, double)
@@ -7534,6 +7567,31 @@ __global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_resid_kernel(const T
         double acc = 0.0;
         for (int64_t i = n; i < m; i++) { double v = (double)x[e * m + i]; acc += v * v; }
         r[e] = (T)acc;
+    }
+}
+
+/* Q's columns j < qc from geqrf's factors (orgqr for batches, after cuBLAS's
+   geqrfBatched, which has no batched orgqr beside it): matrix b's factor
+   column-major m x n (lda m) at a + b * bs, tau at tau + b * k, Q column-major
+   m x qc at q + b * qc * m; one thread a column: Q e_j = H_0 ... H_{k-1} e_j,
+   H_i = I - tau_i v_i v_i^T (v_i: 1 at i, the factor's column i below it),
+   the reflectors i > j leave e_j as it is */
+template <typename T>
+__global__ void __launch_bounds__(CT__CU_THREADS) ct__cu_la_orgqr_kernel(const T *a, int64_t bs, const T *tau, T *q, int64_t count, int64_t m, int64_t qc,
+                                                                         int64_t k) {
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < count * qc; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t b = e / qc, j = e % qc;
+        const T *f = a + b * bs, *t = tau + b * k;
+        T *col = q + e * m;
+        for (int64_t r = 0; r < m; r++) col[r] = r == j ? (T)1 : (T)0;
+        for (int64_t i = (j < k - 1 ? j : k - 1); i >= 0; i--) {
+            const T *v = f + i * m;
+            T s = col[i];
+            for (int64_t r = i + 1; r < m; r++) s += v[r] * col[r];
+            s *= t[i];
+            col[i] -= s;
+            for (int64_t r = i + 1; r < m; r++) col[r] -= s * v[r];
+        }
     }
 }
 
@@ -7623,6 +7681,28 @@ static cusolverDnHandle_t ct__cu_sol_ready(int dev, ct__cu_solst *st) {
     do {                                                                                 \
         if ((st).s == CUSOLVER_STATUS_SUCCESS && ((st).s = (call)) != CUSOLVER_STATUS_SUCCESS) (st).what = (name); \
     } while (0)
+/* The frame every cuSOLVER call site shares: device dev current (its guard),
+   ct__cu_sol_mutex held, the device's handle made and set to its current
+   stream; body(h) runs only with a ready handle (else st holds the failure,
+   reported by ct__cu_solst_report after the lock is released). -1 when the
+   device cannot be used (the error set), else body's result (0 without a
+   handle). */
+template <typename F>
+static int ct__cu_sol_run(int dev, const char *fn, ct__cu_solst *st, F &&body) {
+    ct__cu_guard guard(dev, fn);
+    if (!guard.ok) return -1;
+    std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
+    cusolverDnHandle_t h = ct__cu_sol_ready(dev, st);
+    return h ? body(h) : 0;
+}
+/* A workspace of lw elements of dt on D after a successful size query (st):
+   NULL when the query failed, or (*rc = -1, the error set) out of memory */
+static ct_tensor *ct__cu_sol_ws(const ct__cu_solst *st, ct_dtype dt, int lw, ct_device D, int *rc) {
+    if (st->s != CUSOLVER_STATUS_SUCCESS) return NULL;
+    ct_tensor *w = ct__cu_la_buf(dt, lw, D);
+    if (!w) *rc = -1;
+    return w;
+}
 static int ct__cu_la_int_ok(const char *op, int64_t a, int64_t b) {
     if (a <= INT32_MAX && b <= INT32_MAX) return 1;
     ct__failed(CT_ERR_UNSUPPORTED, "%s: a matrix dimension larger than 2^31-1 (%lld, %lld) is not supported on CUDA", op, (long long)a, (long long)b);
@@ -7669,20 +7749,17 @@ static int ct__cu_la_cholesky(ct__call *c, const char *fn, int dev) {
     int rc = 0;
     if (B.count > 1 && !(ptrs = ct__cu_la_ptrs<T>(fn, Lp, n * n, B.count, L->device))) return -1;
     {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
-            if (h && ptrs) {
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
+            if (ptrs) {
                 CT__CU_SOL_CALL(st, "potrfBatched", ct__cu_potrf_batched(h, fill, (int)n, (T **)ct__ptr(ptrs), (int)n, ip, (int)B.count));
-            } else if (h) {
+            } else {
                 int lw = 0;
                 CT__CU_SOL_CALL(st, "potrf_bufferSize", ct__cu_potrf_ws(h, fill, (int)n, Lp, (int)n, &lw));
-                if (st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, L->device))) rc = -1;
+                ws = ct__cu_sol_ws(&st, A->dtype, lw, L->device, &rc);
                 if (ws) CT__CU_SOL_CALL(st, "potrf", ct__cu_potrf(h, fill, (int)n, Lp, (int)n, (T *)ct__ptr(ws), lw, ip));
             }
-        }
+            return rc;
+        });
     }
     ct__cu_la_free(ptrs);
     ct__cu_la_free(ws);
@@ -7853,14 +7930,11 @@ static int ct__cu_la_lu(ct__call *c, const char *fn, int dev, int kind) {
     ct__cu_la_free(pa);
     ct__cu_la_free(px);
     if (!rc && !batched) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
-            if (h && kind != CT__CU_LU_SOLVE_LU) ct__cu_la_getrf_all<T>(h, &st, a, m, n, B.count, pp, ip, D, &oom);
-            if (h && !oom && x) ct__cu_la_getrs_all<T>(h, &st, tr, a, pp, x, n, k, B.count, (int *)ct__ptr(sinfo));
-        }
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
+            if (kind != CT__CU_LU_SOLVE_LU) ct__cu_la_getrf_all<T>(h, &st, a, m, n, B.count, pp, ip, D, &oom);
+            if (!oom && x) ct__cu_la_getrs_all<T>(h, &st, tr, a, pp, x, n, k, B.count, (int *)ct__ptr(sinfo));
+            return rc;
+        });
     }
     if (oom) rc = -1;
     if (!rc) rc = ct__cu_solst_report(fn, &st);
@@ -7937,23 +8011,20 @@ static int ct__cu_la_eigh(ct__call *c, const char *fn, int dev) {
     ct__cu_solst st;
     ct__cu_solst_init(&st);
     if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             T *m = (T *)ct__ptr(M), *w = (T *)ct__ptr(Wv);
             int lw = 0, jac = B.count > 1 && n <= CT__CU_LA_JACOBI_MAX && B.count <= INT32_MAX;
-            if (h && jac && !ct__cu_syevj_info[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateSyevjInfo", cusolverDnCreateSyevjInfo(&ct__cu_syevj_info[dev]));
+            if (jac && !ct__cu_syevj_info[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateSyevjInfo", cusolverDnCreateSyevjInfo(&ct__cu_syevj_info[dev]));
             syevjInfo_t jp = ct__cu_syevj_info[dev];
-            if (h && jac) CT__CU_SOL_CALL(st, "syevjBatched_bufferSize", ct__cu_syevjb_ws(h, job, fill, (int)n, m, (int)n, w, &lw, jp, (int)B.count));
+            if (jac) CT__CU_SOL_CALL(st, "syevjBatched_bufferSize", ct__cu_syevjb_ws(h, job, fill, (int)n, m, (int)n, w, &lw, jp, (int)B.count));
             else if (h) CT__CU_SOL_CALL(st, "syevd_bufferSize", ct__cu_syevd_ws(h, job, fill, (int)n, m, (int)n, w, &lw));
-            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
             if (ws && jac)   /* the whole batch in one call */
                 CT__CU_SOL_CALL(st, "syevjBatched", ct__cu_syevjb(h, job, fill, (int)n, m, (int)n, w, (T *)ct__ptr(ws), lw, (int *)ct__ptr(info), jp, (int)B.count));
             for (int64_t b = 0; ws && !jac && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "syevd", ct__cu_syevd(h, job, fill, (int)n, m + b * n * n, (int)n, w + b * n, (T *)ct__ptr(ws), lw, (int *)ct__ptr(info) + b));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count);
@@ -7971,6 +8042,21 @@ static int ct__cu_la_eigh(ct__call *c, const char *fn, int dev) {
     return 0;
 }
 
+/* qr's R (rr x n, row-major out) from the factors in Wq (column-major m x n
+   matrices cw * m apart): their upper triangle */
+template <typename T>
+static int ct__cu_qr_r(const char *fn, int dev, ct_tensor *Wq, ct_tensor *R, const ct__cu_lab *B, int64_t m, int64_t n, int64_t rr) {
+    int64_t sh[CT_MAX_DIMS], stv[CT_MAX_DIMS];
+    for (int d = 0; d < B->nb; d++) { sh[d] = B->bs[d]; stv[d] = Wq->strides[d]; }
+    sh[B->nb] = rr;
+    sh[B->nb + 1] = n;
+    stv[B->nb] = 1;
+    stv[B->nb + 1] = m;
+    if (rr > m) return -1;   /* cannot happen: rr <= m */
+    ct_tensor src = ct__ix_view(Wq, B->nb + 2, sh, stv, 0);
+    if (ct__cu_copy_dev(fn, R, &src)) return -1;
+    return ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(R), B->count, rr, n, 0, n, 0);
+}
 /* ---- qr: A column-major in a buffer of max(n, Q's columns) columns, geqrf;
    R is its upper triangle (row-major out), Q is orgqr's (column-major out) ---- */
 template <typename T>
@@ -8006,48 +8092,78 @@ static int ct__cu_la_qr(ct__call *c, const char *fn, int dev) {
     }
     ct__cu_solst st;
     ct__cu_solst_init(&st);
-    if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+    /* batches of small matrices: cuBLAS's geqrfBatched (one call), Q by ct__cu_la_orgqr_kernel */
+    int batched = B.count > 1 && m <= CT__CU_LA_BATCHED_MAX && n <= CT__CU_LA_BATCHED_MAX, factored = 0;
+    ct_tensor *Qb = NULL;
+    if (!rc && batched) {
+        T *a = (T *)ct__ptr(Wq), *tp = (T *)ct__ptr(tau);
+        ct_tensor *pa = ct__cu_la_ptrs<T>(fn, a, cw * m, B.count, D), *pt = pa ? ct__cu_la_ptrs<T>(fn, tp, k, B.count, D) : NULL;
+        if (!pa || !pt) rc = -1;
+        if (!rc && mode != CT__LA_QR_R && !(Qb = ct__cu_la_new(A->dtype, &B, qc, m, D))) rc = -1;
+        if (!rc) {
+            ct__cu_guard guard(dev, fn);
+            if (!guard.ok) rc = -1;
+            else {
+                std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
+                int stage = 0, hinfo = 0;
+                cublasStatus_t bs = ct__cu_blas_ready(dev, sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F, &stage);
+                if (bs != CUBLAS_STATUS_SUCCESS) st.what = stage == 1 ? "cublasCreate" : "cublas settings";
+                if (bs == CUBLAS_STATUS_SUCCESS &&
+                    (bs = ct__cu_geqrf_batched(ct__cu_blas[dev], (int)m, (int)n, (T *const *)ct__ptr(pa), (int)m, (T *const *)ct__ptr(pt), &hinfo,
+                                               (int)B.count)) != CUBLAS_STATUS_SUCCESS)
+                    st.what = "geqrfBatched";
+                if (bs == CUBLAS_STATUS_SUCCESS && hinfo != 0) {   /* an argument cuBLAS refused */
+                    bs = CUBLAS_STATUS_INVALID_VALUE;
+                    st.what = "geqrfBatched";
+                }
+                st.bs = bs;
+                factored = bs == CUBLAS_STATUS_SUCCESS;
+            }
+        }
+        ct__cu_la_free(pa);
+        ct__cu_la_free(pt);
+    }
+    if (!rc && !batched) {
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             T *a = (T *)ct__ptr(Wq), *tp = (T *)ct__ptr(tau);
             int lw1 = 0, lw2 = 0;
-            if (h) CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)m, (int)n, a, (int)m, &lw1));
-            if (h && mode != CT__LA_QR_R) CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)qc, (int)k, a, (int)m, tp, &lw2));
+            CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)m, (int)n, a, (int)m, &lw1));
+            if (mode != CT__LA_QR_R) CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)qc, (int)k, a, (int)m, tp, &lw2));
             int lw = lw1 > lw2 ? lw1 : lw2;
-            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
             int *ip = (int *)ct__ptr(info);
             for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "geqrf", ct__cu_geqrf(h, (int)m, (int)n, a + b * cw * m, (int)m, tp + b * k, (T *)ct__ptr(ws), lw, ip));
-            if (ws && st.s == CUSOLVER_STATUS_SUCCESS) {   /* R before orgqr overwrites the factor */
-                for (int d = 0; d < B.nb; d++) sh[d] = B.bs[d];
-                sh[B.nb] = rr;
-                sh[B.nb + 1] = n;
-                stv[B.nb] = 1;
-                stv[B.nb + 1] = m;
-                ct_tensor src = ct__ix_view(Wq, B.nb + 2, sh, stv, 0);
-                if (rr > m) {   /* complete with m < rr cannot happen: rr <= m */
-                    rc = -1;
-                } else if (ct__cu_copy_dev(fn, R, &src) || ct__cu_la_band<T>(fn, dev, (T *)ct__ptr(R), B.count, rr, n, 0, n, 0)) {
-                    rc = -1;
-                }
-            }
-            for (int64_t b = 0; !rc && ws && mode != CT__LA_QR_R && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+            factored = ws && st.s == CUSOLVER_STATUS_SUCCESS;
+            if (factored && ct__cu_qr_r<T>(fn, dev, Wq, R, &B, m, n, rr)) rc = -1;   /* R before orgqr overwrites the factor */
+            for (int64_t b = 0; !rc && factored && mode != CT__LA_QR_R && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "orgqr", ct__cu_orgqr(h, (int)m, (int)qc, (int)k, a + b * cw * m, (int)m, tp + b * k, (T *)ct__ptr(ws), lw, ip));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
-    if (!rc && mode != CT__LA_QR_R) {   /* Q: the first qc columns, column-major */
+    if (!rc && batched && factored) {
+        ct__cu_guard guard(dev, fn);
+        if (!guard.ok) rc = -1;
+        else if (ct__cu_qr_r<T>(fn, dev, Wq, R, &B, m, n, rr)) rc = -1;
+        else if (Qb) {
+            CT__CU_LAUNCH(ct__cu_blocks(B.count * qc, CT__CU_THREADS, dev), CT__CU_THREADS,
+                          ((const T *)ct__ptr(Wq), cw * m, (const T *)ct__ptr(tau), (T *)ct__ptr(Qb), B.count, m, qc, k), ct__cu_la_orgqr_kernel<T>);
+            rc = ct__cu_launched(fn);
+        }
+    }
+    if (!rc && mode != CT__LA_QR_R) {   /* Q: the first qc columns, column-major (Wq's after orgqr, or Qb's) */
         for (int d = 0; d < B.nb; d++) sh[d] = B.bs[d];
         sh[B.nb] = m;
         sh[B.nb + 1] = qc;
         stv[B.nb] = 1;
         stv[B.nb + 1] = m;
-        ct_tensor src = ct__ix_view(Wq, B.nb + 2, sh, stv, 0);
+        ct_tensor *qs = Qb ? Qb : Wq;
+        for (int d = 0; d < B.nb; d++) stv[d] = qs->strides[d];
+        ct_tensor src = ct__ix_view(qs, B.nb + 2, sh, stv, 0);
         rc = ct__cu_copy_dev(fn, Q, &src);
     }
+    ct__cu_la_free(Qb);
     ct__cu_la_free(Wq);
     ct__cu_la_free(tau);
     ct__cu_la_free(info);
@@ -8107,31 +8223,28 @@ static int ct__cu_la_svd(ct__call *c, const char *fn, int dev) {
     ct__cu_solst st;
     ct__cu_solst_init(&st);
     if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             T *a = (T *)ct__ptr(Wa), *s = (T *)ct__ptr(S), *u = Ub ? (T *)ct__ptr(Ub) : NULL, *vt = Vb ? (T *)ct__ptr(Vb) : NULL;
             int lw = 0;
-            if (h && jac) {   /* full U (M x M) and V (N x N) of every matrix, in one call */
+            if (jac) {   /* full U (M x M) and V (N x N) of every matrix, in one call */
                 cusolverEigMode_t jz = wantv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
                 T *uf = Uf ? (T *)ct__ptr(Uf) : NULL, *vf = Vf ? (T *)ct__ptr(Vf) : NULL;
                 if (!ct__cu_gesvdj_info[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateGesvdjInfo", cusolverDnCreateGesvdjInfo(&ct__cu_gesvdj_info[dev]));
                 gesvdjInfo_t jp = ct__cu_gesvdj_info[dev];
                 CT__CU_SOL_CALL(st, "gesvdjBatched_bufferSize", ct__cu_gesvdjb_ws(h, jz, (int)M, (int)N, a, (int)M, s, uf, (int)M, vf, (int)N, &lw, jp, (int)B.count));
-                if (st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+                ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
                 if (ws)
                     CT__CU_SOL_CALL(st, "gesvdjBatched", ct__cu_gesvdjb(h, jz, (int)M, (int)N, a, (int)M, s, uf, (int)M, vf, (int)N, (T *)ct__ptr(ws), lw, ip, jp,
                                                                          (int)B.count));
-            } else if (h) {
+            } else {
                 CT__CU_SOL_CALL(st, "gesvd_bufferSize", ct__cu_gesvd_ws(h, (int)M, (int)N, a, &lw));
-                if (st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+                ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
             }
             for (int64_t b = 0; ws && !jac && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "gesvd", ct__cu_gesvd(h, job, job, (int)M, (int)N, a + b * M * N, (int)M, s + b * k, u ? u + b * M * gu : NULL, (int)M,
                                                           vt ? vt + b * gv * N : NULL, (int)(gv > 1 ? gv : 1), (T *)ct__ptr(ws), lw, ip + b));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     if (!rc && jac && wantv) {   /* gesvdjBatched's U and V as gesvd's: Ub = U's first gu columns, Vb (VT, N x N column-major) = V^T */
@@ -8194,25 +8307,36 @@ static int ct__cu_la_solve_tri(ct__call *c, const char *fn, int dev) {
     cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;   /* (the math mode's type) */
     int stage = 0;
     cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
-    {
+    T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(X);
+    /* batches of small triangles: cuBLAS's trsmBatched (one call) */
+    ct_tensor *pa = NULL, *px = NULL;
+    int batched = B.count > 1 && n <= CT__CU_LA_BATCHED_MAX;
+    if (batched && (!(pa = ct__cu_la_ptrs<T>(fn, a, n * n, B.count, X->device)) || !(px = ct__cu_la_ptrs<T>(fn, x, r * k, B.count, X->device)))) rc = -1;
+    if (!rc) {
         ct__cu_guard guard(dev, fn);
         if (!guard.ok) rc = -1;
         else {
             std::lock_guard<std::mutex> lock(ct__cu_blas_mutex);
             if ((s = ct__cu_blas_ready(dev, ty, &stage)) == CUBLAS_STATUS_SUCCESS) {
                 const T one = (T)1;
-                T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(X);
-                for (int64_t b = 0; b < B.count && s == CUBLAS_STATUS_SUCCESS; b++)
-                    s = ct__cu_trsm(ct__cu_blas[dev], left ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT, upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER,
-                                    CUBLAS_OP_N, unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, (int)k, (int)r, &one, a + b * n * n, (int)n, x + b * r * k, (int)k);
+                cublasSideMode_t side = left ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT;
+                cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+                cublasDiagType_t diag = unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+                if (batched)
+                    s = ct__cu_trsm_batched(ct__cu_blas[dev], side, fill, CUBLAS_OP_N, diag, (int)k, (int)r, &one, (const T *const *)ct__ptr(pa), (int)n,
+                                            (T *const *)ct__ptr(px), (int)k, (int)B.count);
+                for (int64_t b = 0; !batched && b < B.count && s == CUBLAS_STATUS_SUCCESS; b++)
+                    s = ct__cu_trsm(ct__cu_blas[dev], side, fill, CUBLAS_OP_N, diag, (int)k, (int)r, &one, a + b * n * n, (int)n, x + b * r * k, (int)k);
                 stage = 2;
             }
         }
     }
+    ct__cu_la_free(pa);
+    ct__cu_la_free(px);
     ct__decref(W);
     if (rc) return rc;
     if (stage == 1) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (cublasCreate)", fn, ct__cu_blas_msg(s));
-    if (s != CUBLAS_STATUS_SUCCESS) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (trsm)", fn, ct__cu_blas_msg(s));
+    if (s != CUBLAS_STATUS_SUCCESS) return ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (%s)", fn, ct__cu_blas_msg(s), batched ? "trsmBatched" : "trsm");
     return 0;
 }
 
@@ -8256,17 +8380,14 @@ static int ct__cu_la_chol_solve(ct__call *c, const char *fn, int dev, int inv) {
     ct__cu_solst st;
     ct__cu_solst_init(&st);
     if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             cublasFillMode_t fill = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
             T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(Xb);
             int *ip = (int *)ct__ptr(info) + (inv ? B.count : 0);   /* potrs's devInfo (parameter checks only), after the zero-diagonal flags */
-            for (int64_t b = 0; h && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+            for (int64_t b = 0; b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "potrs", ct__cu_potrs(h, fill, (int)n, (int)k, a + b * n * n, (int)n, x + b * n * k, (int)n, ip));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     if (!rc && !inv) {   /* Xb (n x k column-major) into the output */
@@ -8316,19 +8437,16 @@ static int ct__cu_la_householder(ct__call *c, const char *fn, int dev) {
     ct__cu_solst st;
     ct__cu_solst_init(&st);
     if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             T *q = (T *)ct__ptr(Q), *tp = (T *)ct__ptr(tb);
             int lw = 0;
-            if (h) CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)n, (int)k, q, (int)m, tp, &lw));
-            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            CT__CU_SOL_CALL(st, "orgqr_bufferSize", ct__cu_orgqr_ws(h, (int)m, (int)n, (int)k, q, (int)m, tp, &lw));
+            ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
             for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "orgqr", ct__cu_orgqr(h, (int)m, (int)n, (int)k, q + b * m * n, (int)m, tp + b * k, (T *)ct__ptr(ws), lw,
                                                           (int *)ct__ptr(info)));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     ct__cu_la_free(tb);
@@ -8377,19 +8495,16 @@ static int ct__cu_la_lstsq_wide(ct__call *c, const char *fn, int dev) {
     T *a = W ? (T *)ct__ptr(W) : NULL, *x = Xb ? (T *)ct__ptr(Xb) : NULL, *tp = tau ? (T *)ct__ptr(tau) : NULL;
     int lw = 0;
     if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             int lw1 = 0, lw2 = 0;
-            if (h) CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)n, (int)m, a, (int)n, &lw1));
-            if (h) CT__CU_SOL_CALL(st, "ormqr_bufferSize", ct__cu_ormqr_ws(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)n, (int)k, (int)m, a, (int)n, tp, x, (int)n, &lw2));
+            CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)n, (int)m, a, (int)n, &lw1));
+            CT__CU_SOL_CALL(st, "ormqr_bufferSize", ct__cu_ormqr_ws(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)n, (int)k, (int)m, a, (int)n, tp, x, (int)n, &lw2));
             lw = lw1 > lw2 ? lw1 : lw2;
-            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
             for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "geqrf", ct__cu_geqrf(h, (int)n, (int)m, a + b * m * n, (int)n, tp + b * m, (T *)ct__ptr(ws), lw, ip + B.count));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     if (!rc) {   /* R's zero diagonals: the CPU's rank error */
@@ -8428,15 +8543,12 @@ static int ct__cu_la_lstsq_wide(ct__call *c, const char *fn, int dev) {
         else if (!rc && s != CUBLAS_STATUS_SUCCESS) rc = ct__failed(CT_ERR_DEVICE, "%s: cuBLAS error: %s (trsm)", fn, ct__cu_blas_msg(s));
     }
     if (!rc) {   /* X = Q [y; 0] (ormqr) */
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
-            for (int64_t b = 0; h && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
+            for (int64_t b = 0; b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "ormqr", ct__cu_ormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)n, (int)k, (int)m, a + b * m * n, (int)n, tp + b * m,
                                                           x + b * n * k, (int)n, (T *)ct__ptr(ws), lw, ip + B.count));
-        }
+            return rc;
+        });
         if (!rc) rc = ct__cu_solst_report(fn, &st);
     }
     if (!rc) {   /* X: Xb (column-major n x k) */
@@ -8484,23 +8596,20 @@ static int ct__cu_la_lstsq(ct__call *c, const char *fn, int dev) {
     ct__cu_solst_init(&st);
     int *ip = info ? (int *)ct__ptr(info) : NULL;   /* ip[0..count): R's zero diagonals; ip[count]: devInfo */
     if (!rc && n > 0) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
             T *a = (T *)ct__ptr(W), *x = (T *)ct__ptr(Xb), *tp = (T *)ct__ptr(tau);
             int lw1 = 0, lw2 = 0;
-            if (h) CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)m, (int)n, a, (int)m, &lw1));
-            if (h) CT__CU_SOL_CALL(st, "ormqr_bufferSize", ct__cu_ormqr_ws(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, (int)m, (int)k, (int)n, a, (int)m, tp, x, (int)m, &lw2));
+            CT__CU_SOL_CALL(st, "geqrf_bufferSize", ct__cu_geqrf_ws(h, (int)m, (int)n, a, (int)m, &lw1));
+            CT__CU_SOL_CALL(st, "ormqr_bufferSize", ct__cu_ormqr_ws(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, (int)m, (int)k, (int)n, a, (int)m, tp, x, (int)m, &lw2));
             int lw = lw1 > lw2 ? lw1 : lw2;
-            if (h && st.s == CUSOLVER_STATUS_SUCCESS && !(ws = ct__cu_la_buf(A->dtype, lw, D))) rc = -1;
+            ws = ct__cu_sol_ws(&st, A->dtype, lw, D, &rc);
             for (int64_t b = 0; ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++) {
                 CT__CU_SOL_CALL(st, "geqrf", ct__cu_geqrf(h, (int)m, (int)n, a + b * m * n, (int)m, tp + b * n, (T *)ct__ptr(ws), lw, ip + B.count));
                 CT__CU_SOL_CALL(st, "ormqr", ct__cu_ormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, (int)m, (int)k, (int)n, a + b * m * n, (int)m, tp + b * n,
                                                           x + b * m * k, (int)m, (T *)ct__ptr(ws), lw, ip + B.count));
             }
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     if (!rc && n > 0) {   /* R's zero diagonals, then trsm (cuBLAS) */
@@ -8637,21 +8746,17 @@ static int ct__cu_la_eig(ct__call *c, const char *fn, int dev) {
     ct__cu_solst_init(&st);
     void *hws = NULL;
     if (!rc) {
-        ct__cu_guard guard(dev, fn);
-        if (!guard.ok) rc = -1;
-        else {
-            std::lock_guard<std::mutex> lock(ct__cu_sol_mutex);
-            cusolverDnHandle_t h = ct__cu_sol_ready(dev, &st);
-            if (h && !ct__cu_sol_params[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateParams", cusolverDnCreateParams(&ct__cu_sol_params[dev]));
+        rc = ct__cu_sol_run(dev, fn, &st, [&](cusolverDnHandle_t h) -> int {
+            if (!ct__cu_sol_params[dev]) CT__CU_SOL_CALL(st, "cusolverDnCreateParams", cusolverDnCreateParams(&ct__cu_sol_params[dev]));
             cusolverDnParams_t prm = ct__cu_sol_params[dev];
             cudaDataType_t ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
             cusolverEigMode_t jv = wantv ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
             T *a = (T *)ct__ptr(Wa), *w = (T *)ct__ptr(wb), *vr = vb ? (T *)ct__ptr(vb) : NULL;
             size_t dsz = 0, hsz = 0;
-            if (h && prm)
+            if (prm)
                 CT__CU_SOL_CALL(st, "Xgeev_bufferSize", cusolverDnXgeev_bufferSize(h, prm, CUSOLVER_EIG_MODE_NOVECTOR, jv, n, ty, a, n, ty, w, ty, NULL, 1, ty, vr,
                                                                                    wantv ? n : 1, ty, &dsz, &hsz));
-            if (h && prm && st.s == CUSOLVER_STATUS_SUCCESS) {
+            if (prm && st.s == CUSOLVER_STATUS_SUCCESS) {
                 ws = ct__cu_la_buf(CT_UINT8, (int64_t)dsz, D);
                 hws = hsz ? CT_MALLOC(hsz) : NULL;
                 if (!ws) rc = -1;
@@ -8660,7 +8765,8 @@ static int ct__cu_la_eig(ct__call *c, const char *fn, int dev) {
             for (int64_t b = 0; !rc && ws && b < B.count && st.s == CUSOLVER_STATUS_SUCCESS; b++)
                 CT__CU_SOL_CALL(st, "Xgeev", cusolverDnXgeev(h, prm, CUSOLVER_EIG_MODE_NOVECTOR, jv, n, ty, a + b * nn, n, ty, w + b * 2 * n, ty, NULL, 1, ty,
                                                              vr ? vr + b * nn : NULL, wantv ? n : 1, ty, ct__ptr(ws), dsz, hws, hsz, ip + b));
-        }
+            return rc;
+        });
     }
     if (!rc) rc = ct__cu_solst_report(fn, &st);
     int32_t *hi = rc ? NULL : ct__cu_la_infos(fn, info, B.count);
@@ -8918,9 +9024,9 @@ static void ct__cu_la_register(void) {
    in the same float32 operations, one rounding each (__fmul_rn / __fadd_rn:
    no contraction into FMA), so the codes equal the CPU's (integers wrap in
    32 bits as there). Per-channel weights (axis 0) and weight zero points are
-   supported; quantized::linear_dynamic and quantized conv have no CUDA kernel
-   yet. Compiled by nvcc; run only on the emulator (tests/cuda/emu/cublasLt.h),
-   not yet on a GPU. Link with -lcublasLt.
+   supported; quantized::linear_dynamic has no CUDA kernel yet (conv: below).
+   Compiled by nvcc; run only on the emulator (tests/cuda/emu/cublasLt.h), not
+   yet on a GPU. Link with -lcublasLt.
    ========================================================================== */
 #ifdef CTENSOR_QUANT_IMPLEMENTATION_DONE
 #include <cublasLt.h>
@@ -9111,6 +9217,302 @@ CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_pac
     }
     return d;
 }
+/* ---- quantized conv2d on the device (quantized::conv2d, conv2d_relu) ----
+   im2col into int8 then the same cuBLASLt int8 GEMM as the Linear, one product
+   per group, and a requantisation kernel. The device packed weight (made by
+   ct_cuda_q_conv_packed_to from ct_q_conv2d_prepack's) holds:
+     weight       the qint8 weight [O, Cg, kh, kw] (contiguous; its parameters
+                  are the CPU weight's), an input of the op for its shape;
+     bias         float32 [O] on the device, or NULL;
+     weight_sums  int32 [O]: each output channel's sum of codes;
+     packed       int8 bytes: per group g the codes W_g row-major [Np][Kp]
+                  (K = Cg kh kw in the NCHW weight's (c, i, j) order, Kp = K
+                  rounded up to 4, Np = Og + 1 rounded up to 4, zero padding),
+                  row Og all ones over k < K (the GEMM then gives each pixel's
+                  sum of codes beside its outputs); then, 8-byte aligned, the
+                  weight scales (double [O]) and zero points (int32 [O]).
+   Depthwise convs (Cg = Og = 1) skip the GEMM: a direct kernel sums
+   (x - zx)(w - zw) over each output's taps (the same integer a below).
+   Per call: A_g[m, k] = x's code at pixel m's tap k minus 128 (x's zero point
+   off the edges, as the CPU's im2col; 0 for K <= k < Kp), acc_g = A_g W_g^T in
+   int32 (cuBLASLt, "TN"), and per output the CPU path's integer
+       a = sum x w - zx wsum[o] + zw[o] (K zx - sum x)   (int64, exact)
+   with sum x w = acc + 128 wsum[o], sum x = acc[., Og] + 128 K; then
+   v = float(a) * float(sx sw[o]) + bias[o], requantised as the CPU's
+   (ct__qg_requant), one float32 rounding each: the codes equal the CPU's.
+   x: quint8 per tensor, contiguous NCHW on the device; the output is quint8
+   NCHW contiguous (the CPU's is channels-last: the same values). */
+#define CT__CU_QC_R8(v) (((v) + 7) / 8 * 8)
+static int64_t ct__cu_qc_wbytes(int64_t G, int64_t Og, int64_t K) { return G * CT__CU_Q_R4(Og + 1) * CT__CU_Q_R4(K); }
+static int64_t ct__cu_qc_plen(int64_t G, int64_t Og, int64_t K) { return CT__CU_QC_R8(ct__cu_qc_wbytes(G, Og, K)) + 12 * G * Og; }
+typedef struct ct__cu_qc_geom { int64_t N, C, H, W, O, Cg, Og, G, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW, K, Kp, Np, M; } ct__cu_qc_geom;
+/* a[g][m][k]: the im2col rows of group g as int8 (code - 128) */
+__global__ void ct__cu_qc_im2col_kernel(const uint8_t *x, int8_t *a, ct__cu_qc_geom q, int32_t zx) {
+    const int64_t per = q.M * q.Kp, total = q.G * per, khw = q.kh * q.kw;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t g = i / per, r = i % per, m = r / q.Kp, k = r % q.Kp;
+        int v = 128;
+        if (k < q.K) {
+            int64_t c = k / khw, t = k % khw, ki = t / q.kw, kj = t % q.kw;
+            int64_t n = m / (q.OH * q.OW), p = m % (q.OH * q.OW), oh = p / q.OW, ow = p % q.OW;
+            int64_t ih = oh * q.sh - q.ph + ki * q.dh, iw = ow * q.sw - q.pw + kj * q.dw;
+            v = ih >= 0 && ih < q.H && iw >= 0 && iw < q.W ? (int)x[((n * q.C + g * q.Cg + c) * q.H + ih) * q.W + iw] : (int)zx;
+        }
+        a[i] = (int8_t)(v - 128);
+    }
+}
+/* one output code from a = sum (x - zx)(w - zw) over the channel's taps: the
+   CPU's float32 epilogue (ct__qo_requant, ct__qg_requant), one rounding each */
+__device__ __forceinline__ uint8_t ct__cu_qc_out(int64_t a, double sx, double sw, float bias, float inv, float ozp, float lo) {
+    float mult = (float)(sx * sw);
+    float v = __fadd_rn(__fmul_rn((float)a, mult), bias);
+    float t = __fmul_rn(v, inv);
+    t = t > -1024.f ? t : -1024.f;   /* NaN gives -1024, so lo, as on the CPU */
+    t = t < 1024.f ? t : 1024.f;
+    t = __fadd_rn(rintf(t), ozp);
+    t = t > lo ? t : lo;
+    t = t < 255.f ? t : 255.f;
+    return (uint8_t)(int32_t)t;
+}
+/* y (NCHW) from acc[g][m][Np] */
+__global__ void ct__cu_qc_requant_kernel(const int32_t *acc, uint8_t *y, ct__cu_qc_geom q, const int32_t *wsum, const double *wscale, const int32_t *wzp,
+                                         int per_channel, const float *bias, double sx, int32_t zx, float inv, float ozp, float lo) {
+    const int64_t total = q.N * q.O * q.OH * q.OW, hw = q.OH * q.OW;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = i % hw, o = (i / hw) % q.O, n = i / (hw * q.O), g = o / q.Og, j = o % q.Og, ch = per_channel ? o : 0;
+        const int32_t *row = acc + (g * q.M + n * hw + p) * q.Np;
+        int64_t sxw = (int64_t)row[j] + 128 * (int64_t)wsum[o], xs = (int64_t)row[q.Og] + 128 * q.K;
+        int64_t a = sxw - (int64_t)zx * wsum[o] + (int64_t)wzp[ch] * (q.K * (int64_t)zx - xs);
+        y[i] = ct__cu_qc_out(a, sx, wscale[ch], bias ? bias[o] : 0.0f, inv, ozp, lo);
+    }
+}
+/* depthwise (Cg = Og = 1): a thread per output, a = sum over the kh kw taps of
+   (x - zx)(w - zw) directly (x's zero point off the edges: those taps add 0);
+   w: the packed weight's row 0 of each group */
+__global__ void ct__cu_qc_dw_kernel(const uint8_t *x, const int8_t *pk, uint8_t *y, ct__cu_qc_geom q, const double *wscale, const int32_t *wzp,
+                                    int per_channel, const float *bias, double sx, int32_t zx, float inv, float ozp, float lo) {
+    const int64_t total = q.N * q.O * q.OH * q.OW, hw = q.OH * q.OW;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = i % hw, o = (i / hw) % q.O, n = i / (hw * q.O), oh = p / q.OW, ow = p % q.OW, ch = per_channel ? o : 0;
+        const int8_t *w = pk + o * q.Np * q.Kp;
+        const uint8_t *xc = x + (n * q.C + o) * q.H * q.W;
+        int64_t a = 0, zw = wzp[ch];
+        for (int64_t ki = 0; ki < q.kh; ki++) {
+            int64_t ih = oh * q.sh - q.ph + ki * q.dh;
+            if (ih < 0 || ih >= q.H) continue;
+            for (int64_t kj = 0; kj < q.kw; kj++) {
+                int64_t iw = ow * q.sw - q.pw + kj * q.dw;
+                if (iw >= 0 && iw < q.W) a += ((int64_t)xc[ih * q.W + iw] - zx) * ((int64_t)w[ki * q.kw + kj] - zw);
+            }
+        }
+        y[i] = ct__cu_qc_out(a, sx, wscale[ch], bias ? bias[o] : 0.0f, inv, ozp, lo);
+    }
+}
+/* inputs (x, w[, bias], packed, weight_sums), all on one device */
+static int ct__cu_qc_meta(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->sname;
+    const ct__attrs *a = c->a;
+    if (c->nin < 4 || c->nin > 5)
+        return ct__failed(CT_ERR_ARG, "%s: a device input takes a device packed weight (make it with ct_cuda_q_conv_packed_to)", op);
+    const ct_tensor *x = c->in[0], *w = c->in[1], *b = c->nin == 5 ? c->in[2] : NULL, *pk = c->in[c->nin - 2], *ws = c->in[c->nin - 1];
+    if (x->dtype != CT_QUINT8)
+        return ct__failed(CT_ERR_DTYPE, "%s: expected a quint8 input (a quantized activation), got %s", op, CT__DTNAME(x->dtype));
+    if (!x->qparams || x->qparams->nchannels)
+        return ct__failed(CT_ERR_ARG, "%s: the input must be quantized per tensor on CUDA", op);
+    if (w->dtype != CT_QINT8 || !w->qparams || w->ndim != 4 || (w->qparams->nchannels && w->qparams->nchannels != w->shape[0]))
+        return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_conv_packed_to)", op);
+    if (x->ndim != 4) return ct__failed(CT_ERR_SHAPE, "%s: expected a 4-D input (N, C, H, W), got %s", op, CT__SHAPE(x));
+    int64_t O = w->shape[0], G = a->i[1];
+    if (G <= 0 || O % G) return ct__failed(CT_ERR_ARG, "%s: the output channels (%lld) must be divisible by groups (%lld)", op, (long long)O, (long long)G);
+    int64_t K = w->shape[1] * w->shape[2] * w->shape[3];
+    if (pk->dtype != CT_INT8 || pk->ndim != 1 || !ct__is_contig(pk) || pk->shape[0] != ct__cu_qc_plen(G, O / G, K) || ws->dtype != CT_INT32 ||
+        ws->ndim != 1 || ws->shape[0] != O || !ct__is_contig(ws) || (b && (b->dtype != CT_FLOAT32 || b->ndim != 1 || b->shape[0] != O || !ct__is_contig(b))) ||
+        K > INT32_MAX)
+        return ct__failed(CT_ERR_ARG, "%s: malformed packed weight on CUDA (make it with ct_cuda_q_conv_packed_to)", op);
+    for (int q = 0; q < 2; q++)
+        if (a->v[q] <= 0 || a->v[2 + q] < 0 || a->v[4 + q] <= 0)
+            return ct__failed(CT_ERR_ARG, "%s: invalid geometry (stride %lld, padding %lld, dilation %lld)", op, (long long)a->v[q],
+                              (long long)a->v[2 + q], (long long)a->v[4 + q]);
+    if (x->shape[1] != w->shape[1] * G)
+        return ct__failed(CT_ERR_SHAPE, "%s: Given groups=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld channels instead",
+                          op, (long long)G, CT__SHAPE(w), CT__SHAPE(x), (long long)(w->shape[1] * G), (long long)x->shape[1]);
+    int64_t os[2];
+    for (int q = 0; q < 2; q++) {
+        os[q] = ct__pool_out(x->shape[2 + q], w->shape[2 + q], a->v[2 + q], a->v[q], a->v[4 + q], 0);
+        if (os[q] < 1)
+            return ct__failed(CT_ERR_SHAPE, "%s: the padded input %s is smaller than the dilated kernel %s (output size %lld)", op,
+                              CT__SHAPE(x), CT__SHAPE(w), (long long)os[q]);
+    }
+    if (ct__q_check_params(op, a->s[0], a->i[0], CT_QUINT8, -1)) return -1;
+    if (!ct__is_contig(x))
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: the input must be contiguous (NCHW) on CUDA (got the strides of a view or channels-last)", op);
+    if (x->shape[0] * os[0] * os[1] > INT32_MAX)
+        return ct__failed(CT_ERR_UNSUPPORTED, "%s: more than 2^31-1 output pixels are not supported on CUDA", op);
+    int64_t shape[4] = {x->shape[0], O, os[0], os[1]};
+    ct__out_new(c, CT_QUINT8, 4, shape);
+    return 0;
+}
+static int ct__cu_qc_k(ct__call *c) {
+    const char *op = ct__opdef_get(c->op)->sname;
+    const ct__attrs *at = c->a;
+    const ct_tensor *x = c->in[0], *w = c->in[1], *b = c->nin == 5 ? c->in[2] : NULL, *pk = c->in[c->nin - 2], *ws = c->in[c->nin - 1];
+    ct_tensor *y = c->out[0];
+    ct_qparams *qp = ct_qparams_per_tensor(at->s[0], at->i[0], CT_PER_TENSOR_AFFINE);
+    if (!qp) return -1;
+    ct_status qst = ct_set_qparams(y, qp);
+    ct_qparams_release(qp);
+    if (qst != CT_OK) return -1;
+    if (ct_numel(y) == 0) return 0;
+    ct__cu_qc_geom q;
+    q.N = x->shape[0]; q.C = x->shape[1]; q.H = x->shape[2]; q.W = x->shape[3];
+    q.O = w->shape[0]; q.Cg = w->shape[1]; q.kh = w->shape[2]; q.kw = w->shape[3];
+    q.G = at->i[1]; q.Og = q.O / q.G;
+    q.sh = at->v[0]; q.sw = at->v[1]; q.ph = at->v[2]; q.pw = at->v[3]; q.dh = at->v[4]; q.dw = at->v[5];
+    q.OH = y->shape[2]; q.OW = y->shape[3];
+    q.K = q.Cg * q.kh * q.kw; q.Kp = CT__CU_Q_R4(q.K); q.Np = CT__CU_Q_R4(q.Og + 1); q.M = q.N * q.OH * q.OW;
+    int dev = x->device.index, rc = 0;
+    const int8_t *pkp = (const int8_t *)ct__ptr(pk);
+    const int64_t soff = CT__CU_QC_R8(ct__cu_qc_wbytes(q.G, q.Og, q.K));
+    const ct_qparams *xq = x->qparams;
+    const float *bp = b ? (const float *)ct__ptr(b) : (const float *)NULL;
+    const double *wsc = (const double *)(const void *)(pkp + soff);
+    const int32_t *wzp = (const int32_t *)(const void *)(pkp + soff + 8 * q.O);
+    const int pc = w->qparams->nchannels != 0, relu = c->op == CT__QOP(QCONV2D_RELU);
+    if (q.Cg == 1 && q.Og == 1) {   /* depthwise: the direct kernel (no G small products) */
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) return -1;
+        CT__CU_LAUNCH(ct__cu_q_blocks(ct_numel(y)), CT__CU_THREADS,
+                      ((const uint8_t *)ct__ptr(x), pkp, (uint8_t *)ct__ptr(y), q, wsc, wzp, pc, bp, xq->scale, (int32_t)xq->zero_point,
+                       1.0f / (float)at->s[0], (float)at->i[0], relu ? (float)at->i[0] : 0.f),
+                      ct__cu_qc_dw_kernel);
+        return ct__cu_launched(op);
+    }
+    int64_t na = q.G * q.M * (q.Kp ? q.Kp : 1), nacc = q.G * q.M * q.Np;
+    ct_tensor *A = ct__alloc(CT_INT8, 1, &na, NULL, x->device), *acc = A ? ct__alloc(CT_INT32, 1, &nacc, NULL, x->device) : NULL;
+    if (!A || !acc) {
+        if (A) ct__decref(A);
+        return -1;
+    }
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    const char *what = NULL;
+    {
+        ct__cu_guard guard(dev, op);
+        if (!guard.ok) rc = -1;
+        if (!rc && q.Kp == 0) {   /* no taps: the sums are 0 */
+            cudaError_t e = cudaMemsetAsync(ct__ptr(acc), 0, (size_t)nacc * sizeof(int32_t), ct__cu_cur_stream());
+            if (e != cudaSuccess) rc = ct__cu_fail(op, e);
+        } else if (!rc) {
+            CT__CU_LAUNCH(ct__cu_q_blocks(q.G * q.M * q.Kp), CT__CU_THREADS, ((const uint8_t *)ct__ptr(x), (int8_t *)ct__ptr(A), q,
+                                                                               (int32_t)x->qparams->zero_point), ct__cu_qc_im2col_kernel);
+            rc = ct__cu_launched(op);
+        }
+        if (!rc && q.Kp) {
+            std::lock_guard<std::mutex> lock(ct__cu_lt_mutex);
+            cublasLtMatmulDesc_t desc = NULL;
+            cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+            int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N, one = 1, zero = 0;
+#define CT__CU_LT(call) do { if (s == CUBLAS_STATUS_SUCCESS && (s = (call)) != CUBLAS_STATUS_SUCCESS) what = #call; } while (0)
+            if (!ct__cu_lt[dev]) {
+                CT__CU_LT(cublasLtCreate(&ct__cu_lt[dev]));
+                if (s != CUBLAS_STATUS_SUCCESS) ct__cu_lt[dev] = NULL;
+            }
+            /* per group: acc_g^T (Np x M, ld Np) = W_g (Np x Kp) A_g^T (Kp x M), as the Linear's */
+            CT__CU_LT(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+            CT__CU_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+            CT__CU_LT(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, (uint64_t)q.Kp, (uint64_t)q.Np, q.Kp));
+            CT__CU_LT(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, (uint64_t)q.Kp, (uint64_t)q.M, q.Kp));
+            CT__CU_LT(cublasLtMatrixLayoutCreate(&lc, CUDA_R_32I, (uint64_t)q.Np, (uint64_t)q.M, q.Np));
+            for (int64_t g = 0; g < q.G && s == CUBLAS_STATUS_SUCCESS; g++) {
+                int32_t *accg = (int32_t *)ct__ptr(acc) + g * q.M * q.Np;
+                CT__CU_LT(cublasLtMatmul(ct__cu_lt[dev], desc, &one, pkp + g * q.Np * q.Kp, la, (const int8_t *)ct__ptr(A) + g * q.M * q.Kp, lb, &zero, accg,
+                                         lc, accg, lc, NULL, NULL, 0, ct__cu_cur_stream()));
+            }
+#undef CT__CU_LT
+            if (lc) (void)cublasLtMatrixLayoutDestroy(lc);
+            if (lb) (void)cublasLtMatrixLayoutDestroy(lb);
+            if (la) (void)cublasLtMatrixLayoutDestroy(la);
+            if (desc) (void)cublasLtMatmulDescDestroy(desc);
+            if (s != CUBLAS_STATUS_SUCCESS) rc = -1;
+        }
+        if (!rc) {
+            CT__CU_LAUNCH(ct__cu_q_blocks(ct_numel(y)), CT__CU_THREADS,
+                          ((const int32_t *)ct__ptr(acc), (uint8_t *)ct__ptr(y), q, (const int32_t *)ct__ptr(ws), wsc, wzp, pc, bp, xq->scale,
+                           (int32_t)xq->zero_point, 1.0f / (float)at->s[0], (float)at->i[0], relu ? (float)at->i[0] : 0.f),
+                          ct__cu_qc_requant_kernel);
+            rc = ct__cu_launched(op);
+        }
+    }
+    ct__decref(A);   /* the allocator keeps the blocks for the stream's later work */
+    ct__decref(acc);
+    if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
+    return rc;
+}
+CTENSOR_API ct_q_conv_packed *ct_cuda_q_conv_packed_to(const ct_q_conv_packed *w, ct_device dev) {
+    const char *fn = "ct_cuda_q_conv_packed_to";
+    ct_cuda_init();
+    if (!w) return (ct_q_conv_packed *)ct__fail(CT_ERR_ARG, "%s: the packed weight is NULL", fn);
+    if (dev.type != CT_CUDA) {
+        char bf[32];
+        return (ct_q_conv_packed *)ct__fail(CT_ERR_DEVICE, "%s: expected a CUDA device, got %s", fn, ct_device_str(dev, bf, sizeof bf));
+    }
+    const ct_tensor *wt = w->weight;
+    if (!wt || wt->device.type != CT_CPU || wt->dtype != CT_QINT8 || !wt->qparams || wt->ndim != 4 || w->groups <= 0 || wt->shape[0] % w->groups ||
+        (w->bias && (w->bias->device.type != CT_CPU || w->bias->dtype != CT_FLOAT32)))
+        return (ct_q_conv_packed *)ct__fail(CT_ERR_ARG, "%s: expected a packed weight of ct_q_conv2d_prepack (on the CPU)", fn);
+    const ct_qparams *wq = wt->qparams;
+    int64_t O = wt->shape[0], G = w->groups, Og = O / G, K = wt->shape[1] * wt->shape[2] * wt->shape[3], Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(Og + 1);
+    if (K > INT32_MAX || Og > INT32_MAX - 4 || (double)G * (double)Np * (double)Kp > 4e18)
+        return (ct_q_conv_packed *)ct__fail(CT_ERR_UNSUPPORTED, "%s: a weight of shape %s is too large for CUDA", fn, CT__SHAPE(wt));
+    ct_q_conv_packed *d = CT__NEW_ZEROED(ct_q_conv_packed);
+    if (!d) return (ct_q_conv_packed *)ct__fail(CT_ERR_MEMORY, "%s: out of memory", fn);
+    int64_t len = ct__cu_qc_plen(G, Og, K), soff = CT__CU_QC_R8(ct__cu_qc_wbytes(G, Og, K));
+    int ok = 0, sc = ct_scope_begin();
+    {
+        ct_tensor *wc = ct_contiguous(wt), *codes = wc ? ct_contiguous(ct_int_repr(wc)) : NULL, *h = ct_zeros_n(CT_INT8, 1, &len);
+        ct_tensor *hs = ct_zeros_n(CT_INT32, 1, &O);
+        if (codes && h && hs) {
+            const int8_t *src = (const int8_t *)ct__ptr(codes);
+            int8_t *dst = (int8_t *)ct__ptr(h);
+            int32_t *sums = (int32_t *)ct__ptr(hs);
+            for (int64_t g = 0; g < G; g++) {
+                int8_t *wg = dst + g * Np * Kp;
+                for (int64_t j = 0; j < Og; j++) {
+                    const int8_t *r = src + (g * Og + j) * K;
+                    int32_t sm = 0;
+                    for (int64_t k = 0; k < K; k++) sm += r[k];
+                    memcpy(wg + j * Kp, r, (size_t)K);
+                    sums[g * Og + j] = sm;
+                }
+                for (int64_t k = 0; k < K; k++) wg[Og * Kp + k] = 1;   /* the row of ones: the pixels' sums of codes */
+            }
+            for (int64_t o = 0; o < O; o++) {
+                double sw = wq->nchannels ? wq->scales[o] : wq->scale;
+                int32_t zw = (int32_t)(wq->nchannels ? wq->zero_points[o] : wq->zero_point);
+                memcpy(dst + soff + 8 * o, &sw, sizeof sw);
+                memcpy(dst + soff + 8 * O + 4 * o, &zw, sizeof zw);
+            }
+            ct_tensor *wd = ct_to_device(wc, dev), *pd = ct_to_device(h, dev), *sd = ct_to_device(hs, dev);
+            ct_tensor *bd = w->bias ? ct_to_device(ct_contiguous(w->bias), dev) : NULL;
+            if (wd && pd && sd && (!w->bias || bd)) {
+                d->weight = ct_retain(wd);
+                d->bias = bd ? ct_retain(bd) : NULL;
+                d->packed = ct_retain(pd);
+                d->weight_sums = ct_retain(sd);
+                d->version = ct_version(wd);
+                ok = 1;
+            }
+        }
+    }
+    ct_scope_end(sc);
+    if (!ok) {
+        CT_FREE(d);
+        return NULL;
+    }
+    for (int q = 0; q < 2; q++) { d->stride[q] = w->stride[q]; d->padding[q] = w->padding[q]; d->dilation[q] = w->dilation[q]; }
+    d->groups = G;
+    return d;
+}
 /* aten::_to_copy of a quantized tensor between the host and a device (or two
    devices): the codes byte for byte (no dtype change), the parameters shared;
    contiguous sources only (a view is an error naming the op) */
@@ -9147,6 +9549,9 @@ static void ct__cu_q_register(void) {
     static const int ops[] = {CT__Q_Q_LINEAR, CT__Q_Q_LINEAR_RELU};
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
         ct_register_backend_op(ct__q_defs[ops[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_q_meta_linear, ct__cu_q_k_linear);
+    static const int convs[] = {CT__Q_QCONV2D, CT__Q_QCONV2D_RELU};
+    for (size_t k = 0; k < sizeof convs / sizeof convs[0]; k++)
+        ct_register_backend_op(ct__q_defs[convs[k]].sname, CT_BACKEND_QUANTIZED_CUDA, ct__cu_qc_meta, ct__cu_qc_k);
 }
 #else
 static void ct__cu_q_register(void) {}

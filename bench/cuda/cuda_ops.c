@@ -21,6 +21,9 @@
      solve_b10000_32_f32             a batch of 10000 32 x 32 systems, one right-hand side
      eigh_1024_f32                   linalg.eigh of a 1024 x 1024 symmetric matrix (syevd)
      svd_b1000_32_f32                linalg.svd(full_matrices=False) of 1000 32 x 32 (gesvd)
+     qr_b10000_32_f32                linalg.qr (reduced) of 10000 32 x 32 (geqrfBatched)
+     solve_triangular_b10000_32_f32  linalg.solve_triangular (upper) of 10000 32 x 32
+                                     triangles, one right-hand side (trsmBatched)
    Every batch of repetitions ends with a device synchronize inside the timing
    (bench_opts.sync / ctbench.run(sync=...)): kernels are asynchronous. Results
    are fresh tensors per op (a CT_SCOPE per op), as `c = a + b` in PyTorch.
@@ -44,7 +47,7 @@ typedef struct job {
     int op;
     ct_tensor *a, *b;
 } job;
-enum { OP_MM, OP_CLONE, OP_ADD, OP_MUL, OP_GELU, OP_SOFTMAX, OP_CHAIN10, OP_CHOL, OP_SOLVE, OP_EIGH, OP_SVD };
+enum { OP_MM, OP_CLONE, OP_ADD, OP_MUL, OP_GELU, OP_SOFTMAX, OP_CHAIN10, OP_CHOL, OP_SOLVE, OP_EIGH, OP_SVD, OP_QR, OP_TRSM };
 
 static void run_op(void *u) {
     const job *j = (const job *)u;
@@ -60,6 +63,8 @@ static void run_op(void *u) {
         case OP_SOLVE: sink = ct_linalg_solve(j->a, j->b); break;
         case OP_EIGH: sink = ct_linalg_eigh(j->a, "L").eigenvectors; break;
         case OP_SVD: sink = ct_linalg_svd(j->a, 0).U; break;
+        case OP_QR: sink = ct_linalg_qr(j->a, "reduced").Q; break;
+        case OP_TRSM: sink = ct_linalg_solve_triangular(j->a, j->b, 1, 1, 0); break;
         case OP_CHAIN10: {
             ct_tensor *x = j->a;
             x = ct_mul_scalar(x, 0.5);
@@ -234,6 +239,14 @@ int main(void) {
         j.a = mats_gpu(1000, 32, 0);
         checked("svd_b1000_32_f32", "linalg.svd(full_matrices=False), 1000 x 32 x 32", &j, &o);
         ct_release(j.a);
+        j.op = OP_QR;
+        j.a = mats_gpu(10000, 32, 0);
+        checked("qr_b10000_32_f32", "linalg.qr, 10000 x 32 x 32", &j, &o);
+        j.op = OP_TRSM;
+        CT_SCOPE { j.b = ct_retain(ct_randn_on(GPU, CT_FLOAT32, 10000, 32, 1)); }
+        checked("solve_triangular_b10000_32_f32", "linalg.solve_triangular(upper), 10000 x 32 x 32, B 10000 x 32 x 1", &j, &o);
+        ct_release(j.a);
+        ct_release(j.b);
     }
 
     /* a BERT-base encoder layer (d_model 768, 12 heads, feed-forward 3072, relu,

@@ -83,6 +83,10 @@ def main():
     la.update(a=mats_gpu(1000, 32, False))
     ctbench.run("svd_b1000_32_f32", "linalg.svd(full_matrices=False), 1000 x 32 x 32",
                 "c = torch.linalg.svd(a, full_matrices=False)", la, sync=sync)
+    la.update(a=mats_gpu(10000, 32, False), b=torch.randn(10000, 32, 1, device=dev))
+    ctbench.run("qr_b10000_32_f32", "linalg.qr, 10000 x 32 x 32", "c = torch.linalg.qr(a)", la, sync=sync)
+    ctbench.run("solve_triangular_b10000_32_f32", "linalg.solve_triangular(upper), 10000 x 32 x 32, B 10000 x 32 x 1",
+                "c = torch.linalg.solve_triangular(a, b, upper=True)", la, sync=sync)
     del la
 
     # a BERT-base encoder layer, inference: PyTorch's fastpath (eval, no grad)

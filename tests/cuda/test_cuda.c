@@ -2512,7 +2512,7 @@ static const test_case TESTS[] = {
     {"test_fused_optim", test_fused_optim}, {"test_scatter_reduce", test_scatter_reduce}, {"test_randperm", test_randperm},
     {"test_multinomial", test_multinomial}, {"test_kernel_coverage", test_kernel_coverage},
     {"test_fused_attention", test_fused_attention}, {"test_fused_attention_modules", test_fused_attention_modules},
-    {"test_q_linear_cublaslt", test_q_linear_cublaslt},
+    {"test_q_linear_cublaslt", test_q_linear_cublaslt}, {"test_q_conv_cublaslt", test_q_conv_cublaslt},
     {"test_conv2d_relu", test_conv2d_relu},
 #ifdef CT_EMU_CUBLASLT_H
     {"test_emu_cublaslt_constraints", test_emu_cublaslt_constraints},
@@ -2522,6 +2522,7 @@ static const test_case TESTS[] = {
     {"test_la_grads", test_la_grads}, {"test_la_errors", test_la_errors}, {"test_la_composites", test_la_composites},
     {"test_la_chol_solve_hh", test_la_chol_solve_hh}, {"test_la_lstsq", test_la_lstsq},
     {"test_la_pinv_expm_cross_vander", test_la_pinv_expm_cross_vander}, {"test_la_eig", test_la_eig}, {"test_la_eigh_svd_paths", test_la_eigh_svd_paths},
+    {"test_la_batched_qr_trsm", test_la_batched_qr_trsm},
 #endif
 };
 /* CT_CUDA_TESTS=name,name runs only those tests (tests/cuda/gpu_check.sh: racecheck);

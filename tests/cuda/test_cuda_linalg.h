@@ -636,3 +636,87 @@ TEST(test_la_eigh_svd_paths) {
         CHECK_SAME_AT(label, dev(la_signfix(ed.eigenvectors, 0)), la_signfix(ec.eigenvectors, 0), 1e-8, 1e-9);
     }
 }
+
+/* batched qr and solve_triangular: cuBLAS's geqrfBatched (Q from the reflectors
+   by ct__cu_la_orgqr_kernel) and trsmBatched for batches of matrices up to
+   CT__CU_LA_BATCHED_MAX, against the CPU: values (Q and R up to signs, Q R = A),
+   every qr mode, tall / wide / square, broadcast and non-contiguous inputs,
+   all eight triangular modes, the errors, and gradients through both */
+TEST(test_la_batched_qr_trsm) {
+#ifdef CT_EMU_CUSOLVERDN_H
+    long q0 = ct_emu::geqrf_batched_calls(), t0 = ct_emu::trsm_batched_calls();
+#endif
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
+    const char *modes[3] = {"reduced", "complete", "r"};
+    for (int di = 0; di < 2; di++) {
+        ct_dtype dt = dts[di];
+        char label[96];
+        int64_t bs[2] = {4, 3};
+        const int64_t shapes[4][2] = {{7, 4}, {4, 7}, {5, 5}, {1, 3}};
+        for (int si = 0; si < 4; si++)
+            for (int mi = 0; mi < 3; mi++) {
+                snprintf(label, sizeof label, "batched qr %s %lldx%lld %s", ct_dtype_name(dt), (long long)shapes[si][0], (long long)shapes[si][1], modes[mi]);
+                ct_tensor *M = la_gen(dt, 2, bs, shapes[si][0], shapes[si][1]);
+                if (si == 2) M = ct_mT(M);   /* a non-contiguous input */
+                ct_linalg_qr_result qc = ct_linalg_qr(M, modes[mi]), qd = ct_linalg_qr(dev(M), modes[mi]);
+                CHECK(qd.R && qc.R && ct_same_shape(qd.R, qc.R));
+                CHECK_SAME_AT(label, dev(la_signfix(qd.R, 1)), la_signfix(qc.R, 1), la_rtol(dt) * 10, la_atol(dt) * 10);
+                if (mi == 2) {
+                    CHECK(qd.Q && ct_numel(qd.Q) == 0);
+                    continue;
+                }
+                CHECK_SAME_AT(label, dev(la_signfix(qd.Q, 0)), la_signfix(qc.Q, 0), la_rtol(dt) * 10, la_atol(dt) * 10);
+                LA_SAME(label, ct_matmul(qd.Q, qd.R), M, dt);
+                int64_t qcn = qd.Q ? qd.Q->shape[3] : 0;   /* orthonormal columns */
+                LA_SAME(label, ct_matmul(ct_mT(qd.Q), qd.Q), ct_expand(ct_eye(qcn, qcn, dt), 4, 3, qcn, qcn), dt);
+            }
+        /* a broadcast batch (a stride-0 dim) */
+        ct_tensor *Mb = ct_expand(la_gen(dt, 0, NULL, 6, 3), 5, 6, 3);
+        ct_linalg_qr_result bc = ct_linalg_qr(Mb, "reduced"), bd = ct_linalg_qr(dev(Mb), "reduced");
+        CHECK_SAME_AT("batched qr broadcast", dev(la_signfix(bd.R, 1)), la_signfix(bc.R, 1), la_rtol(dt) * 10, la_atol(dt) * 10);
+        CHECK_SAME_AT("batched qr broadcast", dev(la_signfix(bd.Q, 0)), la_signfix(bc.Q, 0), la_rtol(dt) * 10, la_atol(dt) * 10);
+        /* solve_triangular: batch 5 x 3 (A broadcast over the 3), every mode */
+        int64_t bt[2] = {5, 1};
+        ct_tensor *T = la_gen(dt, 2, bt, 6, 6), *Bl = ct_to(ct_randn(CT_FLOAT64, 3, 6, 2), dt), *Br = ct_to(ct_randn(CT_FLOAT64, 5, 3, 4, 6), dt);
+        for (int mode = 0; mode < 8; mode++) {
+            int upper = mode & 1, left = (mode >> 1) & 1, unit = mode >> 2;
+            snprintf(label, sizeof label, "batched solve_triangular %s upper=%d left=%d unit=%d", ct_dtype_name(dt), upper, left, unit);
+            ct_tensor *Bx = left ? Bl : Br;
+            ct_tensor *Tx = mode == 3 ? ct_mT(ct_triu(T, 0)) : T;   /* a transposed (non-contiguous) triangle */
+            if (mode == 3) upper = 0;
+            LA_SAME(label, ct_linalg_solve_triangular(dev(Tx), dev(Bx), upper, left, unit), ct_linalg_solve_triangular(Tx, Bx, upper, left, unit), dt);
+        }
+    }
+#ifdef CT_EMU_CUSOLVERDN_H
+    CHECK(ct_emu::geqrf_batched_calls() > q0);   /* the batched routines ran */
+    CHECK(ct_emu::trsm_batched_calls() > t0);
+#endif
+    /* errors: the CPU's messages */
+    ct_tensor *I = ct_ones(CT_INT64, 2, 3, 3), *A = ct_randn(CT_FLOAT32, 2, 3, 3), *B3 = ct_randn(CT_FLOAT32, 2, 4, 2);
+    LA_SAME_ERR("batched qr int64", ct_linalg_qr(dev(I), "reduced").R, ct_linalg_qr(I, "reduced").R);
+    LA_SAME_ERR("batched qr mode", ct_linalg_qr(dev(A), "thin").R, ct_linalg_qr(A, "thin").R);
+    LA_SAME_ERR("batched solve_triangular shapes", ct_linalg_solve_triangular(dev(A), dev(B3), 1, 1, 0), ct_linalg_solve_triangular(A, B3, 1, 1, 0));
+    LA_SAME_ERR("batched solve_triangular dtypes", ct_linalg_solve_triangular(dev(A), dev(ct_ones(CT_FLOAT64, 2, 3, 2)), 1, 1, 0),
+                ct_linalg_solve_triangular(A, ct_ones(CT_FLOAT64, 2, 3, 2), 1, 1, 0));
+    /* gradients (float64): qr's and solve_triangular's backward rules on the device against the CPU */
+    int64_t bg[1] = {3};
+    ct_tensor *Gq = la_gen(CT_FLOAT64, 1, bg, 6, 4), *Gt = la_gen(CT_FLOAT64, 1, bg, 5, 5), *Gb = ct_randn(CT_FLOAT64, 3, 5, 2);
+    for (int f = 0; f < 3; f++) {
+        ct_tensor *g[2], *gb[2] = {NULL, NULL};
+        for (int s = 0; s < 2; s++) {
+            ct_tensor *a = ct_requires_grad(ct_detach(s ? dev(f ? Gt : Gq) : (f ? Gt : Gq))), *b = NULL, *y = NULL;
+            if (f == 0) {
+                ct_linalg_qr_result q = ct_linalg_qr(a, "reduced");
+                y = ct_add(ct_sum(ct_mul(q.R, q.R)), ct_sum(ct_abs(q.Q)));
+            } else {
+                b = ct_requires_grad(ct_detach(s ? dev(Gb) : Gb));
+                y = ct_sum(ct_mul(ct_linalg_solve_triangular(a, f == 1 ? b : ct_mT(b), f == 1, f == 1, 0), f == 1 ? ct_ones_like(b) : ct_mT(ct_ones_like(b))));
+            }
+            CHECK(y != NULL && ct_backward(y) == CT_OK);
+            g[s] = ct_grad(a);
+            if (b) gb[s] = ct_grad(b);
+        }
+        CHECK_SAME_AT(f == 0 ? "batched qr gradient" : "batched solve_triangular gradient (A)", g[1], g[0], 1e-8, 1e-9);
+        if (f) CHECK_SAME_AT("batched solve_triangular gradient (B)", gb[1], gb[0], 1e-8, 1e-9);
+    }
+}

@@ -120,3 +120,126 @@ TEST(test_emu_cublaslt_constraints) {
     (void)cudaFree(C);
 }
 #endif
+
+/* quantized conv2d / conv2d_relu on the device (im2col into int8, cuBLASLt per
+   group, the requantisation kernel) against the CPU path on the same quint8
+   input and packed weight: equal codes. x [N, C, H, W], w [O, C/groups, kh, kw]
+   (per channel when pc, weight zero points when wzp), stride / padding /
+   dilation per axis, groups (depthwise when groups = C = O: the direct kernel;
+   the rest through im2col and cuBLASLt). */
+typedef struct q_conv_cfg {
+    int64_t N, C, H, W, O, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+    int pc, wzp, bias, relu;
+    double os;
+    int64_t oz;
+} q_conv_cfg;
+static void q_conv_case(const q_conv_cfg *g) {
+    int64_t xs[4] = {g->N, g->C, g->H, g->W}, ws[4] = {g->O, g->C / g->groups, g->kh, g->kw};
+    ct_tensor *xq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn_n(CT_FLOAT32, 4, xs), 2.0), 0.03, 117, CT_QUINT8);
+    ct_tensor *wf = ct_mul_scalar(ct_randn_n(CT_FLOAT32, 4, ws), 0.5), *wq;
+    if (g->pc) {
+        ct_tensor *sc = ct_add_scalar(ct_mul_scalar(ct_rand(CT_FLOAT64, g->O), 0.01), 0.004);
+        ct_tensor *zp = g->wzp ? ct_randint(-5, 6, CT_INT64, g->O) : ct_zeros(CT_INT64, g->O);
+        wq = ct_quantize_per_channel(wf, sc, zp, 0, CT_QINT8);
+    } else {
+        wq = ct_quantize_per_tensor(wf, 0.006, g->wzp ? 3 : 0, CT_QINT8);
+    }
+    ct_tensor *b = g->bias ? ct_randn(CT_FLOAT32, g->O) : NULL;
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.stride_hw[0] = g->sh; o.stride_hw[1] = g->sw;
+    o.padding_hw[0] = g->ph; o.padding_hw[1] = g->pw;
+    o.dilation_hw[0] = g->dh; o.dilation_hw[1] = g->dw;
+    o.groups = g->groups;
+    ct_q_conv_packed *w = ct_q_conv2d_prepack(wq, b, &o);
+    ct_q_conv_packed *wd = w ? ct_cuda_q_conv_packed_to(w, ct_cuda(0)) : NULL;
+    CHECK(w && wd);
+    if (!w || !wd) {
+        if (!wd) fprintf(stderr, "  q_conv_case: %s\n", ct_last_error());
+        ct_q_conv_packed_free(w);
+        ct_q_conv_packed_free(wd);
+        return;
+    }
+    /* the device weight is the CPU's (codes and parameters) */
+    CHECK(ct_get_device(wd->weight).type == CT_CUDA && wd->weight->dtype == CT_QINT8);
+    ct_tensor *wback = ct_to_device(wd->weight, ct_cpu());
+    CHECK(wback && ct_item_int(ct_count_nonzero(ct_sub(ct_to(ct_int_repr(wback), CT_INT32), ct_to(ct_int_repr(wq), CT_INT32)), 0, NULL)) == 0);
+    ct_tensor *xd = ct_to_device(xq, ct_cuda(0));
+    ct_tensor *yc = g->relu ? ct_q_conv2d_relu(xq, w, g->os, g->oz) : ct_q_conv2d(xq, w, g->os, g->oz);
+    ct_tensor *yd = g->relu ? ct_q_conv2d_relu(xd, wd, g->os, g->oz) : ct_q_conv2d(xd, wd, g->os, g->oz);
+    CHECK(yc && yd);
+    if (!yd) fprintf(stderr, "  q_conv_case: %s\n", ct_last_error());
+    if (yc && yd) {
+        CHECK(ct_get_device(yd).type == CT_CUDA && yd->dtype == CT_QUINT8 && ct_same_shape(yd, yc));
+        ct_tensor *yh = ct_to_device(yd, ct_cpu());
+        CHECK(yh && ct_q_scale(yh) == g->os && ct_q_zero_point(yh) == g->oz);
+        ct_tensor *d = ct_sub(ct_to(ct_int_repr(yh), CT_INT32), ct_to(ct_int_repr(yc), CT_INT32));
+        int64_t nz = ct_item_int(ct_count_nonzero(d, 0, NULL));
+        CHECK_EQ_INT(nz, 0);
+        if (g->relu) CHECK(ct_item_int(ct_amin(ct_to(ct_int_repr(yh), CT_INT32), 0, NULL, 0)) >= g->oz);
+        /* the codes span the range (the case exercises the clamps) */
+        CHECK(ct_item_int(ct_amax(ct_to(ct_int_repr(yc), CT_INT32), 0, NULL, 0)) > g->oz);
+    }
+    ct_q_conv_packed_free(w);
+    ct_q_conv_packed_free(wd);
+}
+TEST(test_q_conv_cublaslt) {
+    ct_manual_seed(73);
+    /*                 N  C  H  W   O kh kw sh sw ph pw dh dw  G  pc wzp bias relu  os    oz */
+    q_conv_cfg cs[] = {{2, 3, 9, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0.05, 100},   /* the stem shape: K = 27, O not a multiple of 4 */
+                       {1, 8, 7, 7, 8, 3, 2, 2, 1, 0, 2, 1, 2, 2, 1, 1, 0, 1, 0.04, 90},   /* groups, stride, dilation, per channel + zero points, relu */
+                       {2, 6, 6, 5, 6, 3, 3, 1, 2, 2, 1, 2, 1, 6, 1, 0, 1, 0, 0.03, 128},  /* depthwise, padding past the dilated kernel's reach */
+                       {1, 16, 4, 4, 12, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0.2, 0},   /* 1x1, weight zero point, the low clamp at 0 */
+                       {3, 4, 5, 6, 7, 2, 3, 3, 2, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0.1, 64},
+                       {2, 5, 7, 6, 5, 3, 2, 2, 1, 1, 1, 1, 2, 5, 1, 1, 0, 1, 0.05, 60},  /* depthwise (the direct kernel): per channel + zero points, relu */
+                       {1, 3, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3, 0, 0, 1, 0, 0.05, 100}}; /* channel multiplier 2 (Cg = 1, Og = 2: the GEMM) */
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) q_conv_case(&cs[i]);
+    /* a conv chain on the device: the output feeds the next conv without leaving it */
+    ct_tensor *wq = ct_quantize_per_tensor(ct_mul_scalar(ct_randn(CT_FLOAT32, 4, 4, 3, 3), 0.3), 0.005, 0, CT_QINT8);
+    ct_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.padding = 1;
+    ct_q_conv_packed *w = ct_q_conv2d_prepack(wq, NULL, &o), *wd = w ? ct_cuda_q_conv_packed_to(w, ct_cuda(0)) : NULL;
+    CHECK(w && wd);
+    ct_tensor *xq = ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, 4, 6, 6), 0.04, 120, CT_QUINT8), *xd = ct_to_device(xq, ct_cuda(0));
+    ct_tensor *yc = ct_q_conv2d(ct_q_conv2d_relu(xq, w, 0.05, 30), w, 0.07, 125);
+    ct_tensor *yd = ct_q_conv2d(ct_q_conv2d_relu(xd, wd, 0.05, 30), wd, 0.07, 125);
+    CHECK(yc && yd);
+    if (yc && yd)
+        CHECK_EQ_INT(ct_item_int(ct_count_nonzero(ct_sub(ct_to(ct_int_repr(ct_to_device(yd, ct_cpu())), CT_INT32), ct_to(ct_int_repr(yc), CT_INT32)), 0, NULL)), 0);
+    /* errors */
+    CHECK(ct_cuda_q_conv_packed_to(w, ct_cpu()) == NULL);
+    CHECK(strstr(ct_last_error(), "ct_cuda_q_conv_packed_to: expected a CUDA device, got cpu") != NULL);
+    CHECK(ct_cuda_q_conv_packed_to(NULL, ct_cuda(0)) == NULL);
+    CHECK(strstr(ct_last_error(), "ct_cuda_q_conv_packed_to: the packed weight is NULL") != NULL);
+    CHECK(ct_q_conv2d(xd, w, 0.1, 0) == NULL);   /* device input, CPU weight: the dispatcher's device error */
+    CHECK(ct_last_error_code() == CT_ERR_DEVICE);
+    CHECK(ct_q_conv2d(xq, wd, 0.1, 0) == NULL);  /* CPU input, device weight */
+    CHECK(ct_last_error_code() == CT_ERR_DEVICE);
+    CHECK(ct_q_conv2d(ct_to_device(ct_randn(CT_FLOAT32, 1, 4, 6, 6), ct_cuda(0)), wd, 0.1, 0) == NULL);   /* a float input */
+    CHECK(ct_last_error()[0] != 0);
+    CHECK(ct_q_conv2d(xd, wd, -1.0, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "quantized::conv2d") != NULL);
+    ct_tensor *x3 = ct_to_device(ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, 3, 6, 6), 0.04, 120, CT_QUINT8), ct_cuda(0));
+    CHECK(ct_q_conv2d(x3, wd, 0.1, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "quantized::conv2d: Given groups=1, weight of size [4, 4, 3, 3], expected input[1, 3, 6, 6] to have 4 channels, but got 3 channels instead") != NULL);
+    ct_tensor *xs = ct_to_device(ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, 4, 1, 1), 0.04, 120, CT_QUINT8), ct_cuda(0));
+    CHECK(ct_q_conv2d_relu(xs, wd, 0.1, 0) != NULL);   /* padding 1: a 1x1 output */
+    o.padding = 0;
+    ct_q_conv_packed *w0 = ct_q_conv2d_prepack(wq, NULL, &o), *wd0 = w0 ? ct_cuda_q_conv_packed_to(w0, ct_cuda(0)) : NULL;
+    CHECK(wd0 && ct_q_conv2d(xs, wd0, 0.1, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "quantized::conv2d: the padded input [1, 4, 1, 1] is smaller than the dilated kernel") != NULL);
+    ct_tensor *xt = ct_to_device(ct_quantize_per_tensor(ct_randn(CT_FLOAT32, 1, 4, 6, 6), 0.04, 120, CT_QUINT8), ct_cuda(0));
+    CHECK(ct_q_conv2d(ct_transpose(xt, 2, 3), wd, 0.1, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "quantized::conv2d: the input must be contiguous (NCHW) on CUDA") != NULL);
+    /* a CPU-style packing with a device weight: refused, naming the maker */
+    ct_q_conv_packed bad = *wd;
+    bad.packed = NULL;
+    bad.weight_sums = NULL;
+    CHECK(ct_q_conv2d(xd, &bad, 0.1, 0) == NULL);
+    CHECK(strstr(ct_last_error(), "make it with ct_cuda_q_conv_packed_to") != NULL);
+    ct_q_conv_packed_free(w0);
+    ct_q_conv_packed_free(wd0);
+    ct_q_conv_packed_free(w);
+    ct_q_conv_packed_free(wd);
+}

@@ -1,5 +1,5 @@
-/* tests/cuda/emu/cublas_v2.h - cublasGemmEx, cublasGemmStridedBatchedEx and
-   cublasStrsm / cublasDtrsm emulated on the host for the CUDA emulator (see cuda_runtime.h here): column-
+/* tests/cuda/emu/cublas_v2.h - cublasGemmEx, cublasGemmStridedBatchedEx,
+   cublasStrsm / cublasDtrsm and their trsmBatched emulated on the host for the CUDA emulator (see cuda_runtime.h here): column-
    major, op N / T, device memory readable only while a gemm runs (the
    emulator's guard), leading dimensions checked as cuBLAS checks them (an invalid
    one is CUBLAS_STATUS_INVALID_VALUE), alpha and beta read as float for the
@@ -174,5 +174,35 @@ inline cublasStatus_t cublasStrsm(cublasHandle_t h, cublasSideMode_t s, cublasFi
 inline cublasStatus_t cublasDtrsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n,
                                   const double *alpha, const double *A, int lda, double *B, int ldb) {
     return ct_emu::trsm<double>(h, s, u, t, d, m, n, alpha, A, lda, B, ldb);
+}
+/* trsmBatched: trsm on each pair A[b], B[b] (device arrays of device pointers);
+   the arguments checked as trsm's, a negative batch count refused */
+namespace ct_emu {
+inline long &trsm_batched_calls() { static long n = 0; return n; }   /* (tests read it: the batched path ran) */
+template <typename T>
+inline cublasStatus_t trsm_batched(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t ta, cublasDiagType_t diag, int m,
+                                   int n, const T *alpha, const T *const A[], int lda, T *const B[], int ldb, int batch) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    int na = side == CUBLAS_SIDE_LEFT ? m : n;
+    if (m < 0 || n < 0 || batch < 0 || lda < (na > 1 ? na : 1) || ldb < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
+    trsm_batched_calls()++;
+    if (!m || !n || !batch) return CUBLAS_STATUS_SUCCESS;
+    opened open_;
+    check_side(A, sizeof(T *) * (size_t)batch, true, "cublas trsmBatched Aarray");
+    check_side(B, sizeof(T *) * (size_t)batch, true, "cublas trsmBatched Barray");
+    for (int b = 0; b < batch; b++) {
+        cublasStatus_t s = trsm<T>(h, side, uplo, ta, diag, m, n, alpha, A[b], lda, B[b], ldb);
+        if (s != CUBLAS_STATUS_SUCCESS) return s;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+inline cublasStatus_t cublasStrsmBatched(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m,
+                                         int n, const float *alpha, const float *const A[], int lda, float *const B[], int ldb, int batch) {
+    return ct_emu::trsm_batched<float>(h, s, u, t, d, m, n, alpha, A, lda, B, ldb, batch);
+}
+inline cublasStatus_t cublasDtrsmBatched(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m,
+                                         int n, const double *alpha, const double *const A[], int lda, double *const B[], int ldb, int batch) {
+    return ct_emu::trsm_batched<double>(h, s, u, t, d, m, n, alpha, A, lda, B, ldb, batch);
 }
 #endif

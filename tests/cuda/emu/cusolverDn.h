@@ -2,7 +2,7 @@
    uses (for ctensor_linalg.h's ops), emulated on the host for the CUDA emulator
    (see cuda_runtime.h here) with LAPACKE: potrf, potrfBatched, potrs, getrf, getrs,
    syevd, geqrf, orgqr, ormqr, gesvd (float and double), their workspace-size queries,
-   a handle and its stream, the 64-bit API's Xgeev (real types), syevjBatched and gesvdjBatched; and cuBLAS's getrfBatched / getrsBatched (which
+   a handle and its stream, the 64-bit API's Xgeev (real types), syevjBatched and gesvdjBatched; and cuBLAS's getrfBatched / getrsBatched / geqrfBatched (which
    need LAPACKE too, so they live here rather than in cublas_v2.h). The signatures are cuSOLVER's; the rules a GPU
    enforces are checked: the matrices, the workspace, the pivots and devInfo are
    device memory (a host pointer there aborts the test, as it would fault on a
@@ -324,6 +324,40 @@ template <typename T> inline cublasStatus_t getrs_batched(cublasHandle_t h, cubl
     return CUBLAS_STATUS_SUCCESS;
 }
 }  // namespace ct_emu
+/* geqrfBatched: geqrf on each A[b] (m x n, lda), tau[b] min(m, n) elements
+   (device arrays of device pointers); info a host int: 0, or -i for the i-th
+   argument invalid (then CUBLAS_STATUS_INVALID_VALUE), as cuBLAS's */
+namespace ct_emu {
+inline long &geqrf_batched_calls() { static long n = 0; return n; }   /* (tests read it: the batched path ran) */
+template <typename T> inline cublasStatus_t geqrf_batched(cublasHandle_t h, int m, int n, T *const A[], int lda, T *const tau[], int *info, int batch) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    check_side(info, sizeof(int), false, "cublas geqrfBatched info (a host pointer)");
+    *info = 0;
+    if (m < 0) { *info = -2; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (n < 0) { *info = -3; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (lda < mx1(m)) { *info = -5; return CUBLAS_STATUS_INVALID_VALUE; }
+    if (batch < 0) { *info = -8; return CUBLAS_STATUS_INVALID_VALUE; }
+    geqrf_batched_calls()++;
+    opened open_;
+    check_side(A, sizeof(T *) * (size_t)batch, true, "cublas geqrfBatched Aarray");
+    check_side(tau, sizeof(T *) * (size_t)batch, true, "cublas geqrfBatched TauArray");
+    int k = m < n ? m : n;
+    std::vector<T> w((size_t)geqrf_ws<T>(m, n));
+    for (int b = 0; b < batch && m && n; b++) {
+        dev_mat(A[b], m, n, lda, sizeof(T), "cublas geqrfBatched A");
+        check_side(tau[b], sizeof(T) * (size_t)k, true, "cublas geqrfBatched tau");
+        if (sizeof(T) == 8) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)A[b], lda, (double *)tau[b], (double *)w.data(), (lapack_int)w.size());
+        else LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)A[b], lda, (float *)tau[b], (float *)w.data(), (lapack_int)w.size());
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+}  // namespace ct_emu
+inline cublasStatus_t cublasSgeqrfBatched(cublasHandle_t h, int m, int n, float *const A[], int lda, float *const tau[], int *info, int batch) {
+    return ct_emu::geqrf_batched<float>(h, m, n, A, lda, tau, info, batch);
+}
+inline cublasStatus_t cublasDgeqrfBatched(cublasHandle_t h, int m, int n, double *const A[], int lda, double *const tau[], int *info, int batch) {
+    return ct_emu::geqrf_batched<double>(h, m, n, A, lda, tau, info, batch);
+}
 inline cublasStatus_t cublasSgetrfBatched(cublasHandle_t h, int n, float *const A[], int lda, int *P, int *info, int batch) {
     return ct_emu::getrf_batched<float>(h, n, A, lda, P, info, batch);
 }
