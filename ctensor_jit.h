@@ -197,7 +197,9 @@ CTENSOR_API ct_status ct_jit_fold_conv_bn(ct_graph *g);
 CTENSOR_API ct_status ct_jit_fold_linear_bn(ct_graph *g);
 /* Chains of float elementwise ops (unary, binary, with same-shape or scalar
    operands) become one node that computes the whole chain per block of elements
-   in cache: the intermediates never reach memory. */
+   in cache: the intermediates never reach memory. With AVX-512, a run of cheap ops
+   (add, sub, mul, div, maximum, minimum, neg, abs, relu) each reading the one
+   before it runs in registers, one store per run (the same bits as op by op). */
 CTENSOR_API ct_status ct_jit_fuse_elementwise(ct_graph *g);
 /* conv2d / addmm / mm followed by an activation (relu, relu6, hardtanh, leaky_relu,
    silu, gelu, sigmoid, tanh) that is the product's only reader: the activation runs
@@ -213,7 +215,12 @@ CTENSOR_API ct_status ct_jit_fuse_activation(ct_graph *g);
    float, NaN and signed zeros included; x + (+0) does not: -0 + 0 is +0), and a float
    x / sqrt(y) whose sqrt has no other reader becomes x * rsqrt(y) (two ops that the
    fused loop runs as one multiply and one reciprocal square root estimate refined by
-   a Newton step: within 2 ulp of the division's result instead of exact). Not done,
+   a Newton step: within 2 ulp of the division's result instead of exact). A sign
+   analysis drops abs(x) and relu(x) where every element of x is at least +0 or NaN:
+   x made by exp, sigmoid or abs, or by sqrt, rsqrt, relu, a product, quotient, sum,
+   maximum or minimum of such values and float scalar constants >= +0 (e.g.
+   abs(3 * exp(y)) is 3 * exp(y)); the same values, but a NaN keeps the sign bit abs
+   would have cleared. Not done,
    because they do not hold for every input: exp(log x) (x < 0 gives NaN), log(exp x)
    (overflow), folding (x * c1) * c2 (rounding, overflow). Graphs with in-place ops are
    left alone. */
@@ -1288,13 +1295,16 @@ static inline __m512 ct__jit_gelu16(__m512 x) {
 #define CT__JIT_GSTEP(c) q = _mm512_fmadd_ps(q, u, _mm512_set1_ps(c));
     CT__GELU_Q_REST(CT__JIT_GSTEP)
 #undef CT__JIT_GSTEP
-    __m512 t = _mm512_add_ps(q, _mm512_set1_ps(12582912.0f));
-    __m512 f = _mm512_sub_ps(q, _mm512_sub_ps(t, _mm512_set1_ps(12582912.0f)));
+    /* n = rint(q) (ties to even, as ct__v_gelu's 1.5 * 2^23 shifter) in one round-scale
+       instruction and 2^n applied by scalef instead of through n's bits: the same n, f
+       and product (h is a normal float, so p 2^n is exact either way) */
+    __m512 nq = _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 f = _mm512_sub_ps(q, nq);
     __m512 p = _mm512_set1_ps(CT__EXP2_P_FIRST);
 #define CT__JIT_ESTEP(c) p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(c));
     CT__EXP2_P_REST(CT__JIT_ESTEP)
 #undef CT__JIT_ESTEP
-    __m512 h = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23)));
+    __m512 h = _mm512_scalef_ps(p, nq);
     __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
     __m512 y = _mm512_mul_ps(x, _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), h), neg, h));
     __mmask16 fast = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-5.5f), _CMP_GE_OQ);
@@ -1407,6 +1417,85 @@ static ct__loop_fn ct__jit_cheap_f32(int op) {
     }
 #undef CT__JIT_CHEAP
 }
+/* Runs of cheap ops in registers: consecutive cheap ops of a fused program, each
+   reading the previous one's result (its only reader, not an output of the group),
+   run as one pass over the block, 64 floats at a time, the running value in
+   registers: one store per run instead of one per op. The same operations as the
+   ops' own loops above, so the same bits. */
+enum { CT__JR_ADD, CT__JR_SUB, CT__JR_MUL, CT__JR_DIV, CT__JR_MAX, CT__JR_MIN, CT__JR_NEG, CT__JR_ABS, CT__JR_RELU };
+typedef struct ct__jrop {
+    int code;
+    int mode;            /* 0: f(v, o), 1: f(o, v), 2: f(v, v), 3: f(v) */
+    int src;             /* o: the group's input src (>= 0) or -(j+1), op j's result */
+} ct__jrop;
+static int ct__jit_rcode(ct__loop_fn fn, const ct__attrs *a) {
+    (void)fn;
+    (void)a;
+#define CT__JIT_RC(E, f, C, alpha) CT__WHEN_SEL(E)(if (fn == f) return (alpha) ? C : -1;)
+    CT__JIT_RC(ADD, ct__jit_add_f32, CT__JR_ADD, a->s[0] == 1.0)
+    CT__JIT_RC(SUB, ct__jit_sub_f32, CT__JR_SUB, a->s[0] == 1.0)
+    CT__JIT_RC(MUL, ct__jit_mul_f32, CT__JR_MUL, 1)
+    CT__JIT_RC(DIV, ct__jit_div_f32, CT__JR_DIV, 1)
+    CT__JIT_RC(MAXIMUM, ct__jit_maximum_f32, CT__JR_MAX, 1)
+    CT__JIT_RC(MINIMUM, ct__jit_minimum_f32, CT__JR_MIN, 1)
+    CT__JIT_RC(NEG, ct__jit_neg_f32, CT__JR_NEG, 1)
+    CT__JIT_RC(ABS, ct__jit_abs_f32, CT__JR_ABS, 1)
+    CT__JIT_RC(RELU, ct__jit_relu_f32, CT__JR_RELU, 1)
+#undef CT__JIT_RC
+    return -1;
+}
+static inline __m512 ct__jit_rapply(int code, __m512 x, __m512 y) {
+    switch (code) {
+    case CT__JR_ADD: return _mm512_add_ps(x, y);
+    case CT__JR_SUB: return _mm512_sub_ps(x, y);
+    case CT__JR_MUL: return _mm512_mul_ps(x, y);
+    case CT__JR_DIV: return _mm512_div_ps(x, y);
+    case CT__JR_MAX: return CT__JIT_MAXMIN(x, y, _mm512_max_ps);
+    case CT__JR_MIN: return CT__JIT_MAXMIN(x, y, _mm512_min_ps);
+    case CT__JR_NEG: return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)));
+    case CT__JR_ABS: return _mm512_abs_ps(x);
+    default: return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+    }
+}
+/* o[j]: op j's other operand at the block's start (a broadcast operand: 64 copies,
+   om[j] = 0), x0 / m0 the first op's first operand likewise */
+static void ct__jit_run_cheap(const ct__jrop *r, int L, const float *const *o, const int64_t *om, const float *x0, int64_t m0, float *out, int64_t len) {
+    int64_t k = 0;
+    for (; k + 64 <= len; k += 64) {
+        const float *xp = x0 + (k & m0);
+        __m512 v0 = _mm512_loadu_ps(xp), v1 = _mm512_loadu_ps(xp + 16), v2 = _mm512_loadu_ps(xp + 32), v3 = _mm512_loadu_ps(xp + 48);
+        for (int j = 0; j < L; j++) {
+            const float *op = o[j] + (k & om[j]);
+            int c = r[j].code;
+            switch (r[j].mode) {
+            case 0:
+                v0 = ct__jit_rapply(c, v0, _mm512_loadu_ps(op)); v1 = ct__jit_rapply(c, v1, _mm512_loadu_ps(op + 16));
+                v2 = ct__jit_rapply(c, v2, _mm512_loadu_ps(op + 32)); v3 = ct__jit_rapply(c, v3, _mm512_loadu_ps(op + 48));
+                break;
+            case 1:
+                v0 = ct__jit_rapply(c, _mm512_loadu_ps(op), v0); v1 = ct__jit_rapply(c, _mm512_loadu_ps(op + 16), v1);
+                v2 = ct__jit_rapply(c, _mm512_loadu_ps(op + 32), v2); v3 = ct__jit_rapply(c, _mm512_loadu_ps(op + 48), v3);
+                break;
+            default:
+                v0 = ct__jit_rapply(c, v0, v0); v1 = ct__jit_rapply(c, v1, v1);
+                v2 = ct__jit_rapply(c, v2, v2); v3 = ct__jit_rapply(c, v3, v3);
+                break;
+            }
+        }
+        _mm512_storeu_ps(out + k, v0); _mm512_storeu_ps(out + k + 16, v1);
+        _mm512_storeu_ps(out + k + 32, v2); _mm512_storeu_ps(out + k + 48, v3);
+    }
+    for (; k < len; k += 16) {
+        __mmask16 m = len - k >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (unsigned)(len - k)) - 1u);
+        __m512 v = _mm512_maskz_loadu_ps(m, x0 + (k & m0));
+        for (int j = 0; j < L; j++) {
+            __m512 w = _mm512_maskz_loadu_ps(m, o[j] + (k & om[j]));
+            v = r[j].mode == 1 ? ct__jit_rapply(r[j].code, w, v) : ct__jit_rapply(r[j].code, v, r[j].mode == 0 ? w : v);
+        }
+        _mm512_mask_storeu_ps(out + k, m, v);
+    }
+}
+#define CT__JIT_HAVE_RUNS 1
 #endif
 static ct__loop_fn ct__jit_loop_of(int op, ct_dtype dt) {
     int kind = ct__jit_is_fusable_kernel(op);
@@ -1461,6 +1550,11 @@ typedef struct ct__jfctx {
     char *outp[16];
     ct__loop_fn fn[256];
     int64_t es, n, block;
+#ifdef CT__JIT_HAVE_RUNS
+    unsigned char run[256];            /* ops in a run of cheap ops that starts at op k (0: op k runs alone) */
+    ct__jrop rop[256];                 /* op k's part in its run */
+    float rep[16][64];                 /* the group's scalar inputs (the first 16), 64 copies each */
+#endif
 } ct__jfctx;
 /* Scratch for a fused group's intermediates: nslots blocks, on the stack (at most
    8 KB: the block shrinks when a group needs many slots), so nothing is allocated
@@ -1479,6 +1573,29 @@ static CT__NOINLINE void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi
         for (int k = 0; k < f->nops; k++) {
             const ct__jfop *o = &f->ops[k];
             int sl = f->slot[k];
+#ifdef CT__JIT_HAVE_RUNS
+            if (c->run[k]) {
+                int L = c->run[k], e = k + L - 1;
+                const float *op[256];
+                int64_t om[256];
+                for (int j = 0; j <= L; j++) {   /* j == L: the first op's first operand */
+                    int sj = j < L ? c->rop[k + j].src : f->ops[k].src[0];
+                    if (j < L && c->rop[k + j].mode >= 2) sj = f->ops[k].src[0];
+                    const float *q;
+                    int64_t m = ~(int64_t)0;
+                    if (sj >= 0 && !c->inst[sj]) { q = c->rep[sj]; m = 0; }
+                    else q = sj >= 0 ? (const float *)(c->inp[sj] + s0 * c->es) : (const float *)res[-sj - 1];
+                    op[j] = q;
+                    om[j] = m;
+                }
+                sl = f->slot[e];
+                char *dst = sl < 0 ? c->outp[-sl - 1] + s0 * c->es : scr + (size_t)sl * (size_t)c->block * (size_t)c->es;
+                ct__jit_run_cheap(&c->rop[k], L, op, om, op[L], om[L], (float *)dst, len);
+                res[e] = dst;
+                k = e;
+                continue;
+            }
+#endif
             p[0] = sl < 0 ? c->outp[-sl - 1] + s0 * c->es : scr + (size_t)sl * (size_t)c->block * (size_t)c->es;
             st[0] = c->es;
             for (int j = 0; j < o->nin; j++) {
@@ -1496,6 +1613,52 @@ static CT__NOINLINE void ct__jit_fused_blocks(void *vctx, int64_t lo, int64_t hi
         }
     }
 }
+#ifdef CT__JIT_HAVE_RUNS
+/* whether op k's result is read by op k + 1 only (and is not an output) */
+static int ct__jit_only_next(const ct__jfused *f, int k) {
+    if (f->slot[k] < 0 || k + 1 >= f->nops) return 0;
+    int used = 0;
+    for (int j = k + 1; j < f->nops; j++)
+        for (int q = 0; q < f->ops[j].nin; q++)
+            if (f->ops[j].src[q] == -(k + 1)) { if (j != k + 1) return 0; used = 1; }
+    return used;
+}
+/* an operand a run can read: an earlier result, an input, a scalar input among the first 16 */
+static int ct__jit_run_operand(const ct__jfctx *c, int src) { return src < 0 || c->inst[src] || src < 16; }
+static void ct__jit_plan_runs(ct__jfctx *c, ct_dtype dt) {
+    const ct__jfused *f = c->f;
+    memset(c->run, 0, (size_t)f->nops);
+    if (dt != CT_FLOAT32) return;
+    for (int q = 0; q < c->nin && q < 16; q++)
+        if (!c->inst[q]) for (int i = 0; i < 64; i++) c->rep[q][i] = *(const float *)c->inp[q];
+    for (int k = 0; k < f->nops;) {
+        const ct__jfop *o = &f->ops[k];
+        int code = ct__jit_rcode(c->fn[k], &o->a), L = 0;
+        if (code >= 0 && ct__jit_run_operand(c, o->src[0]) && (o->nin == 1 || ct__jit_run_operand(c, o->src[1]))) {
+            c->rop[k].code = code;
+            c->rop[k].mode = o->nin == 1 ? 3 : 0;
+            c->rop[k].src = o->nin == 1 ? 0 : o->src[1];
+            L = 1;
+            while (k + L < f->nops && L < 255 && ct__jit_only_next(f, k + L - 1)) {
+                const ct__jfop *p = &f->ops[k + L];
+                int pc = ct__jit_rcode(c->fn[k + L], &p->a), v = -(k + L);
+                if (pc < 0) break;
+                ct__jrop *r = &c->rop[k + L];
+                r->code = pc;
+                r->src = 0;
+                if (p->nin == 1) r->mode = 3;
+                else if (p->src[0] == v && p->src[1] == v) r->mode = 2;
+                else if (p->src[0] == v && ct__jit_run_operand(c, p->src[1])) { r->mode = 0; r->src = p->src[1]; }
+                else if (p->src[1] == v && ct__jit_run_operand(c, p->src[0])) { r->mode = 1; r->src = p->src[0]; }
+                else break;
+                L++;
+            }
+        }
+        if (L >= 2) c->run[k] = (unsigned char)L;
+        k += L >= 1 ? L : 1;
+    }
+}
+#endif
 static CT__NOINLINE int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *ins, ct_tensor **outs) {
     const ct__jfused *f = n->fz;
     ct_tensor *ref = NULL;
@@ -1537,6 +1700,9 @@ static CT__NOINLINE int ct__jit_run_fused(const ct__jnode *n, ct_tensor *const *
         c.inst[k] = c.es;
         c.inp[k] = ct__ptr(x);
     }
+#ifdef CT__JIT_HAVE_RUNS
+    ct__jit_plan_runs(&c, dt);
+#endif
     for (int j = 0; j < n->nout; j++) {
         outs[j] = ct_empty_n(dt, ref->ndim, ref->shape);
         if (!outs[j]) return -1;
@@ -2164,12 +2330,36 @@ static int ct__jit_same_type(const ct_graph *g, int a, int r) {
     if (x->ndim < 0 || y->ndim < 0 || x->dtype != y->dtype || x->ndim != y->ndim) return 0;
     return !memcmp(x->shape, y->shape, sizeof(int64_t) * (size_t)x->ndim);
 }
+/* Sign analysis: whether every element of value v has its sign bit clear or is NaN
+   ("at least +0"), from what produced it: a float scalar constant >= +0; exp,
+   sigmoid and abs of anything; sqrt, rsqrt and relu of such a value; the product,
+   quotient, sum (alpha >= 0), maximum and minimum of two such values. Float32 and
+   float64 values only (integers wrap). */
+static int ct__jit_signclear(const ct_graph *g, const unsigned char *pos, int v) {
+    double c;
+    if (v < 0) return 0;
+    if (g->v[v].kind == CT__JV_CONST) return ct__jit_const_scalar(g, v, &c) && c >= 0.0 && !signbit(c);
+    return g->v[v].kind == CT__JV_NODE && pos[v];
+}
+static int ct__jit_signclear_out(const ct_graph *g, const unsigned char *pos, const ct__jnode *n) {
+    ct_dtype dt = g->v[n->out[0]].dtype;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64) return 0;
+    int a = n->nin >= 1 && ct__jit_signclear(g, pos, n->in[0]), b = n->nin >= 2 && ct__jit_signclear(g, pos, n->in[1]);
+    switch (n->op) {
+    case CT__OP_EXP: case CT__OP_SIGMOID: case CT__OP_ABS: return n->nin == 1;
+    case CT__OP_SQRT: case CT__OP_RSQRT: case CT__OP_RELU: return n->nin == 1 && a;
+    case CT__OP_MUL: case CT__OP_DIV: case CT__OP_MAXIMUM: case CT__OP_MINIMUM: return n->nin == 2 && a && b;
+    case CT__OP_ADD: return n->nin == 2 && a && b && n->a.s[0] >= 0.0;
+    default: return 0;
+    }
+}
 CTENSOR_API ct_status ct_jit_simplify(ct_graph *g) {
     if (!g) { ct_set_error(CT_ERR_NULL, "simplify: graph is NULL"); return CT_ERR_NULL; }
     if (g->has_inplace) return CT_OK;   /* in-place writes make aliases observable: left alone */
-    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * sizeof(int));
+    int *uses = (int *)CT_MALLOC((size_t)(g->nv > 0 ? g->nv : 1) * (sizeof(int) + 1));
     if (!uses) { ct_set_error(CT_ERR_MEMORY, "simplify: out of memory"); return CT_ERR_MEMORY; }
-    memset(uses, 0, (size_t)g->nv * sizeof(int));
+    unsigned char *pos = (unsigned char *)(uses + (g->nv > 0 ? g->nv : 1));   /* ct__jit_signclear */
+    memset(uses, 0, (size_t)(g->nv > 0 ? g->nv : 1) * (sizeof(int) + 1));
     for (int i = 0; i < g->nn; i++)
         for (int k = 0; k < g->n[i].nin; k++) if (g->n[i].in[k] >= 0) uses[g->n[i].in[k]]++;
     for (int k = 0; k < g->nout; k++) uses[g->out[k]]++;
@@ -2191,6 +2381,8 @@ CTENSOR_API ct_status ct_jit_simplify(ct_graph *g) {
         } else if (n->op == CT__OP_NEG && n->nin == 1 && n->in[0] >= 0 && g->v[n->in[0]].kind == CT__JV_NODE) {
             const ct__jnode *m = &g->n[g->v[n->in[0]].node];                /* neg(neg(x)) */
             if (m->op == CT__OP_NEG && !m->inplace) keep = m->in[0];
+        } else if ((n->op == CT__OP_ABS || n->op == CT__OP_RELU) && n->nin == 1 && ct__jit_signclear(g, pos, n->in[0])) {
+            keep = n->in[0];                                            /* abs(x), relu(x) of x >= +0 */
         }
         if (keep >= 0 && ct__jit_same_type(g, keep, o)) {
             ct__jit_replace(g, o, keep, i);
@@ -2199,6 +2391,7 @@ CTENSOR_API ct_status ct_jit_simplify(ct_graph *g) {
             for (int k = 0; k < n->nin; k++) if (n->in[k] >= 0) uses[n->in[k]]--;
             continue;
         }
+        pos[o] = (unsigned char)ct__jit_signclear_out(g, pos, n);
         /* x / sqrt(y) -> x * rsqrt(y), the sqrt's only reader being this division */
         if (n->op == CT__OP_DIV && n->nin == 2 && n->in[1] >= 0 && g->v[n->in[1]].kind == CT__JV_NODE && uses[n->in[1]] == 1 &&
             (g->v[o].dtype == CT_FLOAT32 || g->v[o].dtype == CT_FLOAT64)) {

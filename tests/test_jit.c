@@ -1385,6 +1385,10 @@ static ct_tensor *fk_outputs(ct_tensor *x, ct_tensor *y, ct_tensor **o) {
     o[8] = ct_gelu(ct_mul(x, y), "none");
     o[9] = ct_sigmoid(ct_exp(ct_neg(x)));
     o[10] = ct_silu(ct_add(x, two));
+    /* a run of six cheap ops in registers: the running value as the first operand,
+       the second, both (t * t), with a scalar and with the group's inputs */
+    ct_tensor *t = ct_add(y, ct_relu(ct_sub(x, y)));
+    o[11] = ct_maximum(x, ct_sub_scalar(ct_mul(t, t), 0.1));
     return o[0];
 }
 TEST(test_fused_kernels) {
@@ -1394,18 +1398,18 @@ TEST(test_fused_kernels) {
     ct_manual_seed(11);
     ct_tensor *x = with_specials(ct_mul_scalar(ct_randn(CT_FLOAT32, 1003), 4.0), 0);
     ct_tensor *y = with_specials(ct_randn(CT_FLOAT32, 1003), 5);
-    ct_tensor *ref[11], *got[11], *tr[11];
+    ct_tensor *ref[12], *got[12], *tr[12];
     fk_outputs(x, y, ref);
     ct_tensor *xy[2] = {x, y};
     CHECK(ct_trace_begin(2, xy) == CT_OK);
     fk_outputs(x, y, tr);
-    ct_graph *g = ct_trace_end(11, tr);
+    ct_graph *g = ct_trace_end(12, tr);
     CHECK(g != NULL);
     CHECK_EQ_INT(ct_jit_fuse_elementwise(g), CT_OK);
     CHECK(ct_graph_count_op(g, "prim::FusedElementwise") >= 1);
     CHECK_EQ_INT(ct_graph_count_op(g, "aten::gelu"), 0);   /* in a fused group */
-    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 11), 11);
-    for (int k = 0; k < 11; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
+    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 12), 12);
+    for (int k = 0; k < 12; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
     ct_graph_free(g);
     /* tanh and rsqrt have their own approximations in fused groups: within 2 ulp of
        double over a sweep of float bit patterns (both signs, subnormals to huge) */
@@ -1497,6 +1501,31 @@ TEST(test_simplify) {
     CHECK_EQ_INT(ct_jit_simplify(gi), CT_OK);
     CHECK_EQ_INT(ct_graph_num_nodes(gi), ni);
     ct_graph_free(gi);
+    /* the sign analysis: abs and relu of values that are at least +0 (or NaN) dropped,
+       the others kept; the same values either way */
+    ct_tensor *sx = with_specials(ct_mul_scalar(ct_randn(CT_FLOAT32, 300), 30.0), 2);
+    ct_tensor *sref[5], *str[5], *sgot[5];
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) CHECK(ct_trace_begin(1, &sx) == CT_OK);
+        ct_tensor **o = pass ? str : sref;
+        o[0] = ct_abs(ct_mul_scalar(ct_exp(sx), 3.0));                       /* dropped */
+        o[1] = ct_relu(ct_add(ct_sigmoid(sx), ct_sqrt(ct_abs(sx))));          /* relu dropped, abs(x) kept */
+        o[2] = ct_abs(ct_mul_scalar(ct_exp(sx), -2.0));                      /* kept: a negative factor */
+        o[3] = ct_relu(ct_sqrt(sx));                                         /* kept: sqrt(-0) is -0 */
+        o[4] = ct_abs(ct_mul(sx, sx));                                       /* kept: x * x is not known to be >= +0 */
+    }
+    ct_graph *gs = ct_trace_end(5, str);
+    CHECK(gs != NULL);
+    CHECK_EQ_INT(ct_jit_simplify(gs), CT_OK);
+    CHECK_EQ_INT(ct_graph_verify(gs), CT_OK);
+    CHECK_EQ_INT(ct_graph_count_op(gs, "aten::abs"), 3);
+    CHECK_EQ_INT(ct_graph_count_op(gs, "aten::relu"), 1);
+    for (int pass = 0; pass < 2; pass++) {   /* as it is, and fused */
+        CHECK_EQ_INT(ct_graph_run(gs, 1, &sx, sgot, 5), 5);
+        for (int k = 0; k < 5; k++) CT_T_REPORT(same_or_nan(sgot[k], sref[k]), "sign analysis: output %d differs (pass %d)", k, pass);
+        CHECK_EQ_INT(ct_jit_fuse_elementwise(gs), CT_OK);
+    }
+    ct_graph_free(gs);
     CHECK_ERR(ct_jit_simplify(NULL) == CT_OK, CT_ERR_NULL, "simplify: graph is NULL");
 }
 
