@@ -1932,8 +1932,22 @@ CTENSOR_API ct_status ct_jit_eliminate_common_subexpressions(ct_graph *g) {
     return ct__jit_drop_nodes(g);
 }
 
-/* turns value v into a constant holding t (a new reference is taken) */
+/* turns value v into a constant holding t (a new reference is taken). A strided t
+   (a folded transpose of a weight) is stored contiguous, as a saved graph loads it:
+   the graph then runs the same kernels, on the same layouts, before and after
+   ct_graph_save / ct_graph_load (a GEMM may round differently on another layout). */
 static int ct__jit_make_const(ct_graph *g, int v, ct_tensor *t) {
+    ct_tensor *kept;
+    if (ct_is_contiguous(t)) {
+        kept = ct_retain(t);
+    } else {
+        int tok = ct_scope_begin();   /* the copy outlives this scope through the retain only */
+        kept = ct_contiguous(t);
+        if (kept) kept = ct_retain(kept);
+        ct_scope_end(tok);
+        if (!kept) return -1;
+        t = kept;
+    }
     ct__jval *x = &g->v[v];
     x->kind = CT__JV_CONST;
     x->node = -1;
@@ -1941,7 +1955,7 @@ static int ct__jit_make_const(ct_graph *g, int v, ct_tensor *t) {
     x->dtype = t->dtype;
     x->ndim = t->ndim;
     memcpy(x->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-    x->t = ct_retain(t);
+    x->t = kept;
     return ct__jit_const_name(g, v);
 }
 CTENSOR_API ct_status ct_jit_constant_propagation(ct_graph *g) {
