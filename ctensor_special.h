@@ -749,7 +749,8 @@ CT__INLINE ct__sp_vlh ct__sp_hpiece(ct__sp_vdh x, ct__sp_vdh *t) {
     return ((ct__sp_vlh)(fl + big) - (ct__sp_vlh)big) + (1 + (lo & -3));
 }
 /* lgamma on the pieces: lgamma(x) = (x - z) R(t), R of degree 9 (Chebyshev
-   interpolation at 48 nodes in mpmath, the monomials rounded to double; relative error
+   interpolation at 48 nodes in mpmath, the monomials rounded to double: printed by
+   tests/fixtures/special/gen_pieces.py; relative error
    below 1e-10 on each piece), z = 1 or 2 on the pieces ending at lgamma's zeros (so
    the relative error holds there), 0 elsewhere. Row j: the t^j coefficients */
 static const double ct__sp_lgam_c[10 * 16] = {
