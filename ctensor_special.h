@@ -51,13 +51,15 @@
        log_ndtr's right tail, digamma near its root, the polynomials where the
        float recurrence cancels or overflows) the result is the accurate one.
      - float32 runs float formulas, vectorized (8 or 16 lanes on ctensor's vector
-       exp/erf) for erfcx, erfinv, ndtr, ndtri, log_ndtr, xlog1py and the I and K
-       Bessel functions; J0, J1, Y0, Y1, spherical_bessel_j0, sinc, entr, logit,
-       gammaln, digamma, polygamma(1, x), multigammaln and the polynomials (n up
-       to 256) run their float32 lanes in double (power series below 10, Hankel's
-       series with a vector sin/cos above; a double log; the gamma family's
-       recurrence and Stirling's series, its Taylor series about 2 on [1/2, 5/2);
-       the polynomials' recurrences); lanes outside a function's lane domain
+       exp/erf) for erfcx, erfinv, ndtr, log_ndtr, xlog1py and the I and K
+       Bessel functions (i1e below 10 by 16 float polynomial pieces, no exp);
+       J0, J1, Y0, Y1, spherical_bessel_j0, sinc, entr, logit, ndtri (AS241's
+       rationals), gammaln, digamma, polygamma(1, x), multigammaln, K1 on (1, 10)
+       and the polynomials (n up to 256) run their float32 lanes in double (power
+       series below 10, Hankel's series with a vector sin/cos above; a double log;
+       gammaln and K1 by tables of polynomial pieces, one per lane; the gamma
+       family's recurrence and Stirling's series, its Taylor series about 2 on
+       [1/2, 5/2); the polynomials' recurrences); lanes outside a function's lane domain
        (negative x for the gamma family, ...) take the scalar form;
        gammainc/gammaincc stop float32's series and continued fractions at 1e-10
        relative. zeta (1 < x <= 8, q > 0) and gammainc/gammaincc (0 < a <= 100,
@@ -656,6 +658,248 @@ CT__INLINE void ct__sp_vsplit(ct__vf v, ct__sp_vfh *a, ct__sp_vfh *b) {
     memcpy(a, &v, sizeof *a);
     memcpy(b, (const char *)&v + sizeof *a, sizeof *b);
 }
+/* the float vector of two halves */
+CT__INLINE ct__vf ct__sp_vjoin(ct__sp_vfh a, ct__sp_vfh b) {
+    ct__vf v;
+    memcpy(&v, &a, sizeof a);
+    memcpy((char *)&v + sizeof a, &b, sizeof b);
+    return v;
+}
+typedef int64_t ct__sp_vlh __attribute__((vector_size(CT__VL * 4)));
+CT__INLINE ct__sp_vdh ct__sp_hsel(ct__sp_vlh m, ct__sp_vdh a, ct__sp_vdh b) {
+    return (ct__sp_vdh)((m & (ct__sp_vlh)a) | (~m & (ct__sp_vlh)b));
+}
+/* whether any lane of a half's mask is set */
+CT__INLINE int ct__sp_hany(ct__sp_vlh m) {
+    long long r = 0;
+    for (int l = 0; l < CT__VL / 2; l++) r |= m[l];
+    return r != 0;
+}
+/* a * b + c in one rounding where the target has FMA (ISO C modes do not contract) */
+CT__INLINE ct__sp_vdh ct__sp_hfma(ct__sp_vdh a, ct__sp_vdh b, ct__sp_vdh c) {
+#if CT__VL == 16 && defined(__AVX512F__)
+    return (ct__sp_vdh)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif CT__VL == 8 && defined(__AVX__) && defined(__FMA__)
+    return (ct__sp_vdh)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
+    return a * b + c;
+#endif
+}
+CT__INLINE ct__sp_vdh ct__sp_hsqrt(ct__sp_vdh x) {
+#if CT__VL == 16 && defined(__AVX512F__)
+    return (ct__sp_vdh)_mm512_mask_sqrt_pd((__m512d)x, (__mmask8)0xff, (__m512d)x);   /* (the unmasked form: g++ 12's false maybe-uninitialized) */
+#elif CT__VL == 8 && defined(__AVX__)
+    return (ct__sp_vdh)_mm256_sqrt_pd((__m256d)x);
+#elif CT__VL == 4 && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+    return (ct__sp_vdh)_mm_sqrt_pd((__m128d)x);
+#else
+    for (int l = 0; l < CT__VL / 2; l++) x[l] = sqrt(x[l]);
+    return x;
+#endif
+}
+/* row[idx] lane by lane, idx in [0, 16) (one two-table permute with AVX-512) */
+CT__INLINE ct__sp_vdh ct__sp_hlut(const double *row, ct__sp_vlh idx) {
+#if CT__VL == 16 && defined(__AVX512F__)
+    return (ct__sp_vdh)_mm512_permutex2var_pd(_mm512_loadu_pd(row), (__m512i)idx, _mm512_loadu_pd(row + 8));
+#else
+    ct__sp_vdh r = {0};
+    for (int l = 0; l < CT__VL / 2; l++) r[l] = row[idx[l]];
+    return r;
+#endif
+}
+/* the same for float lanes, idx in [0, 16) (one permute with AVX-512) */
+CT__INLINE ct__vf ct__sp_vlut(const float *row, ct__vi idx) {
+#if CT__VL == 16 && defined(__AVX512F__)
+    const __m512 t = _mm512_loadu_ps(row);
+    return (ct__vf)_mm512_permutex2var_ps(t, (__m512i)idx, t);   /* (permutexvar: g++ 12's false maybe-uninitialized) */
+#else
+    ct__vf r = CT__SP_VSPLAT(0.0f);
+    for (int l = 0; l < CT__VL; l++) r[l] = row[idx[l]];
+    return r;
+#endif
+}
+/* a polynomial with per-lane coefficients: c[j * 16 + idx] is lane idx's t^j (n of them) */
+CT__INLINE ct__sp_vdh ct__sp_hpoly_lut(const double *c, int n, ct__sp_vlh idx, ct__sp_vdh t) {
+    ct__sp_vdh p = ct__sp_hlut(c + (n - 1) * 16, idx);
+    for (int j = n - 2; j >= 0; j--) p = ct__sp_hfma(p, t, ct__sp_hlut(c + j * 16, idx));
+    return p;
+}
+/* log of positive finite normal lanes: the offset moves mantissas from sqrt(2) up
+   into the next binade (m in [sqrt(1/2), sqrt(2))), 2 atanh((m-1)/(m+1)) to s^17,
+   the exponent as a double through the 1.5 2^52 bias (no int64 conversion needed):
+   relative error below 1e-15 */
+CT__INLINE ct__sp_vdh ct__sp_hlog(ct__sp_vdh x) {
+    ct__sp_vlh b = (ct__sp_vlh)x + (0x3ff0000000000000LL - 0x3fe6a09e667f3bcdLL);
+    ct__sp_vlh e = (b >> 52) - 1023;
+    ct__sp_vdh m = (ct__sp_vdh)((b & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL);
+    ct__sp_vdh ed = (ct__sp_vdh)(e + 0x4338000000000000LL) - 6755399441055744.0;
+    const ct__sp_vdh zero = {0};
+    ct__sp_vdh sv = (m - 1.0) / (m + 1.0), s2 = sv * sv, t = zero + 1.0 / 17.0;
+    for (int k = 7; k >= 1; k--) t = t * s2 + 1.0 / (2.0 * k + 1.0);
+    return ed * 0.693147180369123816490 + (2.0 * sv * s2 * t + (2.0 * sv + ed * 1.90821492927058770002e-10));
+}
+/* the piece of 1 <= x < 11 (lgamma's and K1's tables): [1, 3) in halves (pieces 0-3),
+   [3, 11) in units (4-11); *t = s - floor(s) - 1/2 in [-1/2, 1/2) (s = 2x below 3, x
+   above: exact) */
+CT__INLINE ct__sp_vlh ct__sp_hpiece(ct__sp_vdh x, ct__sp_vdh *t) {
+    const ct__sp_vdh zero = {0}, big = zero + 6755399441055744.0;   /* 1.5 2^52: rounds to an integer */
+    const ct__sp_vlh lo = x < 3.0;
+    const ct__sp_vdh s = ct__sp_hsel(lo, x + x, x), rn = (s + big) - big, fl = ct__sp_hsel(rn > s, rn - 1.0, rn);
+    *t = s - fl - 0.5;
+    return ((ct__sp_vlh)(fl + big) - (ct__sp_vlh)big) + (1 + (lo & -3));
+}
+/* lgamma on the pieces: lgamma(x) = (x - z) R(t), R of degree 9 (Chebyshev
+   interpolation at 48 nodes in mpmath, the monomials rounded to double: printed by
+   tests/fixtures/special/gen_pieces.py; relative error
+   below 1e-10 on each piece), z = 1 or 2 on the pieces ending at lgamma's zeros (so
+   the relative error holds there), 0 elsewhere. Row j: the t^j coefficients */
+static const double ct__sp_lgam_c[10 * 16] = {
+    -3.93087345706866931e-01, 3.37604484081606648e-01, 4.99486859569559960e-01, 1.72805333423667051e-01,
+    3.43135314959786109e-01, 5.45274793520720946e-01, 7.19602539567055444e-01, 8.71163393824177734e-01,
+    1.00458189823449806e+00, 1.12344320674129383e+00, 1.23045614955760718e+00, 1.32767859232416807e+00,
+    0.0, 0.0, 0.0, 0.0,
+    3.31267624661897742e-01, 1.80264061070645881e-01, 1.46119214108325929e-01, 1.17471943918456279e-01,
+    2.17148950191028201e-01, 1.87465807297317849e-01, 1.62089201639020880e-01, 1.41807374857806839e-01,
+    1.25623411468211571e-01, 1.12546777745661866e-01, 1.01819129141614964e-01, 9.28878516165255602e-02,
+    0.0, 0.0, 0.0, 0.0,
+    -6.38706680823103862e-02, -2.15228127395978158e-02, -1.35738509577641130e-02, -1.46893264820478157e-03,
+    -1.48485927360125017e-02, -1.40229457640531439e-02, -1.13487287567081204e-02, -9.02540107469741032e-03,
+    -7.24206174938312689e-03, -5.89737862191891827e-03, -4.87584051653594530e-03, -4.08851177018742813e-03,
+    0.0, 0.0, 0.0, 0.0,
+    1.70963460052555444e-02, 3.77874731460640413e-03, 1.83604046230712199e-03, -1.16257764498084622e-03,
+    -9.10118554953439772e-04, 8.36327909470952206e-04, 8.63134092308849034e-04, 6.81140916538215766e-04,
+    5.14380399117726653e-04, 3.88622743838129905e-04, 2.97319250728747000e-04, 2.31046450371710760e-04,
+    0.0, 0.0, 0.0, 0.0,
+    -5.21215596421447692e-03, -7.79482138368673360e-04, -2.91414335409647415e-04, 3.63476701895869660e-04,
+    1.09703052367628911e-03, 9.49144620927208513e-05, -3.80652420984257275e-05, -4.62417718908588273e-05,
+    -3.65149584873073960e-05, -2.67196343424627699e-05, -1.93374261511845865e-05, -1.41072562195402293e-05,
+    0.0, 0.0, 0.0, 0.0,
+    1.69977086854520838e-03, 1.75211013408187199e-04, 5.04652221038828238e-05, -8.52681010271872237e-05,
+    -4.75336551268985244e-04, -6.23899605361644572e-05, -7.16179618074274444e-06, 1.31164253508085554e-06,
+    2.13812424427832081e-06, 1.72571677561001304e-06, 1.24146114339633399e-06, 8.71278273189542454e-07,
+    0.0, 0.0, 0.0, 0.0,
+    -5.75644690250244812e-04, -4.14534169060152825e-05, -9.21945730462312202e-06, 1.81573501950086108e-05,
+    1.70104527226965207e-04, 2.05708778910558891e-05, 3.14921998236907567e-06, 4.35628289216544321e-07,
+    -2.71989516529371028e-08, -8.56333310549597257e-08, -7.21587666289348965e-08, -5.16235419568571833e-08,
+    0.0, 0.0, 0.0, 0.0,
+    2.00483024745909882e-04, 1.01492594815170046e-05, 1.74577018435621984e-06, -3.69172578396082694e-06,
+    -5.64211403019960079e-05, -5.73659734723114604e-06, -8.31634043866148831e-07, -1.41911077729433931e-07,
+    -2.24309666409240164e-08, -3.27611439268861904e-10, 2.97908721689088897e-09, 2.68784570295557284e-09,
+    0.0, 0.0, 0.0, 0.0,
+    -7.76044958785123762e-05, -2.65436228083876878e-06, -3.47636787126141893e-07, 7.48485916408385033e-07,
+    1.91171996632738600e-05, 1.54484898861935838e-06, 1.94510366383663087e-07, 3.17341519611897844e-08,
+    5.86329107688473667e-09, 1.02676525272875831e-09, 7.29255510777927284e-11, -8.88810669012663227e-11,
+    0.0, 0.0, 0.0, 0.0,
+    2.82208219305403568e-05, 6.80478051755217210e-07, 6.89728355413257751e-08, -1.45970068870650937e-07,
+    -5.96905425730809779e-06, -3.85336741491457904e-07, -4.13358148766846266e-08, -6.08156426443560899e-09,
+    -1.08874182303340381e-09, -2.14735311807442184e-10, -4.06553099202836467e-11, -4.44377593743115615e-12,
+    0.0, 0.0, 0.0, 0.0};
+static const double ct__sp_lgam_z[16] = {1.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+/* lgamma on a half, 0 < x < 11: the piece's polynomial; below 1 lgamma(x + 1) - log x
+   (x + 1 exact; the log only in halves with such a lane) */
+CT__INLINE ct__sp_vdh ct__sp_hlgamma_d(ct__sp_vdh x) {
+    const ct__sp_vdh zero = {0}, one = zero + 1.0;
+    const ct__sp_vlh below = x < 1.0;
+    const ct__sp_vdh y = ct__sp_hsel(below, x + 1.0, x);
+    ct__sp_vdh t;
+    const ct__sp_vlh idx = ct__sp_hpiece(y, &t);
+    ct__sp_vdh r = (y - ct__sp_hlut(ct__sp_lgam_z, idx)) * ct__sp_hpoly_lut(ct__sp_lgam_c, 10, idx, t);
+    if (ct__sp_hany(below)) r = r - ct__sp_hsel(below, ct__sp_hlog(ct__sp_hsel(below, x, one)), zero);
+    return r;
+}
+CT__INLINE ct__sp_vfh ct__sp_hlgamma(ct__sp_vfh xf) {
+    return __builtin_convertvector(ct__sp_hlgamma_d(__builtin_convertvector(xf, ct__sp_vdh)), ct__sp_vfh);
+}
+/* scaled K1 on the pieces: e^x K1(x) = R(t), R of degree 9 (as lgamma's, relative
+   error below 2e-10) */
+static const double ct__sp_k1e_c[10 * 16] = {
+    1.40355095008066377e+00, 1.12489507686675760e+00, 9.60313541101469270e-01, 8.49684656010709083e-01,
+    7.36467548031077945e-01, 6.37149798778271048e-01, 5.69047974389065958e-01, 5.18740233636733050e-01,
+    4.79668933791021102e-01, 4.48213391563079544e-01, 4.22194542976957909e-01, 4.00213991694433446e-01,
+    0.0, 0.0, 0.0, 0.0,
+    -3.79013328460800936e-01, -2.06025597043301617e-01, -1.31935661223846562e-01, -9.29842514639755702e-02,
+    -1.22978089100009055e-01, -8.05358351637368020e-02, -5.77400252341161643e-02, -4.39133975532939730e-02,
+    -3.48106231526981863e-02, -2.84535950133339641e-02, -2.38121199781273010e-02, -2.03034391605059275e-02,
+    0.0, 0.0, 0.0, 0.0,
+    1.38935136708330187e-01, 5.26831619029081225e-02, 2.57538849922807796e-02, 1.46273923299221429e-02,
+    2.98597585515830884e-02, 1.49391068220877180e-02, 8.64645364416600885e-03, 5.50658867547905353e-03,
+    3.75173783270241678e-03, 2.68746227011836154e-03, 2.00094285316840216e-03, 1.53622984480347030e-03,
+    0.0, 0.0, 0.0, 0.0,
+    -5.37171884093994093e-02, -1.43657867610888432e-02, -5.40281454321849593e-03, -2.48726082632288233e-03,
+    -7.88538421316975317e-03, -3.03040922589083161e-03, -1.42101817290654956e-03, -7.59718575658125165e-04,
+    -4.45678887468418114e-04, -2.80157730579942796e-04, -1.85770135951220176e-04, -1.28528621156571478e-04,
+    0.0, 0.0, 0.0, 0.0,
+    2.11330472392579141e-02, 4.00637439832467190e-03, 1.16387008202665501e-03, 4.35673748806575530e-04,
+    2.15291031004857152e-03, 6.37724743076113114e-04, 2.42862959785484535e-04, 1.09190116055619857e-04,
+    5.52258863030623891e-05, 3.04953021618751229e-05, 1.80232146586670928e-05, 1.12443600646770142e-05,
+    0.0, 0.0, 0.0, 0.0,
+    -8.37482643043554499e-03, -1.12857710175420247e-03, -2.53825696615518962e-04, -7.74053980326564037e-05,
+    -5.97569826312653336e-04, -1.36746153169831644e-04, -4.23644130350082641e-05, -1.60377219252156178e-05,
+    -7.00032006233972613e-06, -3.39823792057735147e-06, -1.79121924462128557e-06, -1.00820632759717847e-06,
+    0.0, 0.0, 0.0, 0.0,
+    3.31783545886434267e-03, 3.19258751650388739e-04, 5.57013043861469783e-05, 1.38574416449944179e-05,
+    1.67250403940321296e-04, 2.96317532483210522e-05, 7.47834228024879485e-06, 2.38619551164362480e-06,
+    8.99571373290689484e-07, 3.84136781614724917e-07, 1.80673440714253095e-07, 9.17851663053424248e-08,
+    0.0, 0.0, 0.0, 0.0,
+    -1.32078447922553423e-03, -9.06426113254279732e-05, -1.22733081451943222e-05, -2.49256454556414988e-06,
+    -4.71077551029594772e-05, -6.46610370358540078e-06, -1.33039521463531220e-06, -3.58037258112043455e-07,
+    -1.16641758219359182e-07, -4.38349722979420586e-08, -1.84039888221627431e-08, -8.44132314816833151e-09,
+    0.0, 0.0, 0.0, 0.0,
+    5.85941729450671286e-04, 2.71733689987310955e-05, 2.79692092889552131e-06, 4.59081705057035225e-07,
+    1.40298567136709985e-05, 1.46188175401399661e-06, 2.42820065791612929e-07, 5.48202198644262502e-08,
+    1.53836648656777664e-08, 5.07745793809700678e-09, 1.90028891634683128e-09, 7.86177990929994829e-10,
+    0.0, 0.0, 0.0, 0.0,
+    -2.36339474180505396e-04, -7.77984420648857039e-06, -6.20710844631203759e-07, -8.31575595507080106e-08,
+    -3.99787104000080919e-06, -3.22480719616286694e-07, -4.36723122549189486e-08, -8.31893055690300265e-09,
+    -2.01823773990173520e-09, -5.86495156486114361e-10, -1.96018766703240636e-10, -7.32454483557294376e-11,
+    0.0, 0.0, 0.0, 0.0};
+/* i1e for float32 lanes, |x| < 10, in float: 16 pieces of width 5/8, on each
+   i1e(x) = x R(t), t = |x| - c exact (c the piece's center, 0 for the first), R a
+   degree-7 polynomial (Chebyshev interpolation, 3e-9 relative) with its constant
+   term in two floats: x (ch + (cl + t P(t))) with the first product fused, so that
+   P's rounding (|t P| is a fraction of R) costs a fraction of an ulp. Rows: the
+   centers, ch, cl, then t^1..t^7 */
+static const float ct__sp_i1e_c[10 * 16] = {
+    0.0f, 0.9375f, 1.5625f, 2.1875f,
+    2.8125f, 3.4375f, 4.0625f, 4.6875f,
+    5.3125f, 5.9375f, 6.5625f, 7.1875f,
+    7.8125f, 8.4375f, 9.0625f, 9.6875f,
+    5.000000000e-01f, 2.181167156e-01f, 1.402140856e-01f, 9.705214947e-02f,
+    7.128608972e-02f, 5.484799296e-02f, 4.374900088e-02f, 3.589311987e-02f,
+    3.011293523e-02f, 2.572238632e-02f, 2.229843847e-02f, 1.956900023e-02f,
+    1.735251397e-02f, 1.552392356e-02f, 1.399467327e-02f, 1.270053722e-02f,
+    -1.015404635e-10f, -2.336436822e-09f, 5.349412469e-09f, 2.241293373e-09f,
+    8.474921320e-10f, 2.538520782e-10f, -6.489224158e-10f, -7.380813738e-10f,
+    3.935562432e-10f, -3.442290619e-10f, 6.336577790e-11f, -4.327093406e-10f,
+    4.463145131e-10f, -1.933374572e-10f, 4.036549706e-10f, 8.401468410e-11f,
+    -4.999999702e-01f, -1.687705666e-01f, -9.028316289e-02f, -5.215694010e-02f,
+    -3.232252598e-02f, -2.129063942e-02f, -1.476168446e-02f, -1.067748200e-02f,
+    -7.996648550e-03f, -6.163116079e-03f, -4.864550661e-03f, -3.917203285e-03f,
+    -3.208387876e-03f, -2.666404471e-03f, -2.244123956e-03f, -1.909670071e-03f,
+    3.124992847e-01f, 8.981674910e-02f, 4.234947637e-02f, 2.137165703e-02f,
+    1.154195890e-02f, 6.647431292e-03f, 4.058676306e-03f, 2.608478302e-03f,
+    1.752049546e-03f, 1.221827115e-03f, 8.796619950e-04f, 6.507413927e-04f,
+    4.927156842e-04f, 3.806232708e-04f, 2.992054215e-04f, 2.388261491e-04f,
+    -1.458240896e-01f, -3.759890422e-02f, -1.622018218e-02f, -7.404991891e-03f,
+    -3.589337459e-03f, -1.848651213e-03f, -1.009824453e-03f, -5.827336572e-04f,
+    -3.533868585e-04f, -2.239278547e-04f, -1.474456076e-04f, -1.003763246e-04f,
+    -7.033922884e-05f, -5.054813300e-05f, -3.713509068e-05f, -2.781542753e-05f,
+    5.462826416e-02f, 1.304477919e-02f, 5.275563337e-03f, 2.234739484e-03f,
+    9.960153839e-04f, 4.685033346e-04f, 2.328392438e-04f, 1.221502462e-04f,
+    6.746069994e-05f, 3.906717757e-05f, 2.361536644e-05f, 1.483105916e-05f,
+    9.634421076e-06f, 6.447968644e-06f, 4.430416993e-06f, 3.115867003e-06f,
+    -1.697921567e-02f, -3.868568921e-03f, -1.490630442e-03f, -5.965483142e-04f,
+    -2.490944753e-04f, -1.089515936e-04f, -5.005721687e-05f, -2.418883560e-05f,
+    -1.228880228e-05f, -6.551300430e-06f, -3.653882686e-06f, -2.124160119e-06f,
+    -1.282088306e-06f, -8.003376024e-07f, -5.148691002e-07f, -3.402426216e-07f,
+    4.241068382e-03f, 1.011109562e-03f, 3.751694167e-04f, 1.436068269e-04f,
+    5.694506035e-05f, 2.348652924e-05f, 1.011068707e-05f, 4.554658062e-06f,
+    2.149911552e-06f, 1.063300374e-06f, 5.502801059e-07f, 2.972913080e-07f,
+    1.671629946e-07f, 9.750111474e-08f, 5.879329024e-08f, 3.653413927e-08f,
+    -6.588432007e-04f, -2.321281499e-04f, -8.364528185e-05f, -3.093041960e-05f,
+    -1.177979357e-05f, -4.637844086e-06f, -1.894414254e-06f, -8.053191891e-07f,
+    -3.571174148e-07f, -1.654134536e-07f, -8.004123941e-08f, -4.042281887e-08f,
+    -2.126670395e-08f, -1.162652996e-08f, -6.586297285e-09f, -3.854730313e-09f};
 /* the Newton step of the erfinv lanes where a <= 0.9, on a half: z - (erf(z) - a) sqrt(pi)/2 e^(z^2)
    with erf(z) by its Taylor series in double (16 terms: 2e-13 relative for z <= 1.17)
    and a in double (1 - q for ndtri, exact there): float erf's few ulp, amplified by
@@ -731,14 +975,59 @@ CT__INLINE ct__vf ct__sp_v_erfinv(ct__vf y) {
     z = ct__vsel(a <= CT__SP_VSPLAT(1.0f), z, CT__SP_VSPLAT(NAN));   /* NaN too */
     return (ct__vf)(((ct__vi)z & CT__ISPLAT(0x7fffffff)) | ((ct__vi)y & CT__ISPLAT((int32_t)0x80000000)));
 }
-/* ndtri(p) = -sqrt2 erfc^-1(2p) for p <= 1/2, +sqrt2 erfc^-1(2(1-p)) above (1 - p
-   exact there); q below 1e-8 (where the guess is too rough), p outside [0, 1] and NaN: the scalar form */
+/* ndtri for float32 lanes in double lanes (native-width halves): Wichura's algorithm
+   AS241 (PPND16, Applied Statistics 37, 1988: three rational approximations with
+   published coefficients, 1e-16 relative): for |p - 1/2| <= 0.425, q A(r)/B(r) with
+   q = p - 1/2, r = 0.180625 - q^2; beyond, with s = sqrt(-log(min(p, 1 - p))) (1 - p
+   exact), C(s - 1.6)/D(s - 1.6) for s <= 5 and E(s - 5)/F(s - 5) above (p below 1.4e-11:
+   computed only in halves with such a lane), negated for p < 1/2. One division per
+   lane, the tail's log and sqrt only in halves with a tail lane; no Newton step (the
+   double result is within 1e-15 of ndtri: the float is within an ulp of rounding).
+   p outside (0, 1) and NaN: the scalar form. */
+static const double ct__sp_as241[6][8] = {   /* A..F, highest power first */
+    {2.5090809287301226727e+3, 3.3430575583588128105e+4, 6.7265770927008700853e+4, 4.5921953931549871457e+4,
+     1.3731693765509461125e+4, 1.9715909503065514427e+3, 1.3314166789178437745e+2, 3.3871328727963666080e+0},
+    {5.2264952788528545610e+3, 2.8729085735721942674e+4, 3.9307895800092710610e+4, 2.1213794301586595867e+4,
+     5.3941960214247511077e+3, 6.8718700749205790830e+2, 4.2313330701600911252e+1, 1.0},
+    {7.74545014278341407640e-4, 2.27238449892691845833e-2, 2.41780725177450611770e-1, 1.27045825245236838258e+0,
+     3.64784832476320460504e+0, 5.76949722146069140550e+0, 4.63033784615654529590e+0, 1.42343711074968357734e+0},
+    {1.05075007164441684324e-9, 5.47593808499534494600e-4, 1.51986665636164571966e-2, 1.48103976427480074590e-1,
+     6.89767334985100004550e-1, 1.67638483018380384940e+0, 2.05319162663775882187e+0, 1.0},
+    {2.01033439929228813265e-7, 2.71155556874348757815e-5, 1.24266094738807843860e-3, 2.65321895265761230930e-2,
+     2.96560571828504891230e-1, 1.78482653991729133580e+0, 5.46378491116411436990e+0, 6.65790464350110377720e+0},
+    {2.04426310338993978564e-15, 1.42151175831644588870e-7, 1.84631831751005468180e-5, 7.86869131145613259100e-4,
+     1.48753612908506148525e-2, 1.36929880922735805310e-1, 5.99832206555887937690e-1, 1.0}};
+CT__INLINE ct__sp_vdh ct__sp_hpoly8(const double *c, ct__sp_vdh x) {
+    const ct__sp_vdh zero = {0};
+    ct__sp_vdh p = zero + c[0];
+    for (int k = 1; k < 8; k++) p = ct__sp_hfma(p, x, zero + c[k]);
+    return p;
+}
+CT__INLINE ct__sp_vfh ct__sp_hndtri(ct__sp_vfh pf) {
+    const ct__sp_vdh p = __builtin_convertvector(pf, ct__sp_vdh), q = p - 0.5, r = 0.180625 - q * q;
+    const ct__sp_vlh cen = (q <= 0.425) & (q >= -0.425);
+    ct__sp_vdh num = q * ct__sp_hpoly8(ct__sp_as241[0], r), den = ct__sp_hpoly8(ct__sp_as241[1], r);
+    if (ct__sp_hany(~cen)) {
+        const ct__sp_vdh half = {0};
+        ct__sp_vdh m = ct__sp_hsel(cen, half + 0.5, ct__sp_hsel(q < 0.0, p, 1.0 - p));
+        ct__sp_vdh sq = ct__sp_hsqrt(-ct__sp_hlog(m)), u = sq - 1.6;
+        ct__sp_vdh tn = ct__sp_hpoly8(ct__sp_as241[2], u), td = ct__sp_hpoly8(ct__sp_as241[3], u);
+        ct__sp_vlh far = sq > 5.0;
+        if (ct__sp_hany(far)) {
+            u = sq - 5.0;
+            tn = ct__sp_hsel(far, ct__sp_hpoly8(ct__sp_as241[4], u), tn);
+            td = ct__sp_hsel(far, ct__sp_hpoly8(ct__sp_as241[5], u), td);
+        }
+        num = ct__sp_hsel(cen, num, ct__sp_hsel(q < 0.0, -tn, tn));
+        den = ct__sp_hsel(cen, den, td);
+    }
+    return __builtin_convertvector(num / den, ct__sp_vfh);
+}
 CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
-    ct__vi upper = p > CT__SP_VSPLAT(0.5f);
-    ct__vf q = CT__SP_VSPLAT(2.0f) * ct__vsel(upper, CT__SP_VSPLAT(1.0f) - p, p);
-    ct__vf z = ct__sp_v_erfinv_core(CT__SP_VSPLAT(1.0f) - q, q, 1) * CT__SP_VSPLAT((float)CT__SP_SQRT2);
-    ct__vf r = ct__vsel(upper, z, -z);
-    ct__vi bad = ~(q >= CT__SP_VSPLAT(1e-8f));
+    ct__vi bad = ~((p > CT__SP_VSPLAT(0.0f)) & (p < CT__SP_VSPLAT(1.0f)));
+    ct__sp_vfh p0, p1;
+    ct__sp_vsplit(ct__vsel(bad, CT__SP_VSPLAT(0.5f), p), &p0, &p1);
+    ct__vf r = ct__sp_vjoin(ct__sp_hndtri(p0), ct__sp_hndtri(p1));
     if (ct__vany(bad))
         for (int l = 0; l < CT__VL; l++)
             if (bad[l]) r[l] = ct__sp_ndtrif(p[l]);
@@ -746,7 +1035,8 @@ CT__INLINE ct__vf ct__sp_v_ndtri(ct__vf p) {
 }
 /* modified Bessel K0, K1 (scaled or not) for float32 lanes, the scalar form's three
    methods in double lanes: the series below 1 (its log from ct__sp_v_log), 12
-   trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10
+   trapezoid nodes of e^x K = int exp(-x (cosh t - 1)) cosh(nu t) dt up to 10 (K0;
+   K1 takes the polynomial pieces of e^x K1 there, ct__sp_k1e_c)
    (h = min(0.35, 0.97/sqrt x): the last node's term is below 1e-10 of the sum),
    Hankel's series (10 terms) from 10 on. NaN, x <= 0 and inf: the scalar form. */
 /* the K trapezoid's nodes t = j h, j = 1..12, on a half: -x (cosh t - 1) and
@@ -805,7 +1095,17 @@ CT__INLINE ct__vf ct__sp_v_bessel_k(ct__vf x, int nu, int scaled) {
        recurrence S(j+1) = 2 cosh(h/2) S(j) - S(j-1) in double from sinh(h/2) and
        cosh(h/2) (Taylor series, h/2 <= 0.175), one float exp per node, the terms
        summed in float with Knuth's two-sum (s + c) */
-    if (ct__vany(mid)) {
+    if (ct__vany(mid) && nu) {   /* K1: e^x K1(x) on the pieces (ct__sp_k1e_c), one polynomial per lane */
+        ct__sp_vfh x0, x1;
+        ct__sp_vsplit(ct__vsel(mid, x, CT__SP_VSPLAT(2.0f)), &x0, &x1);
+        ct__sp_vdh t0, t1, q0, q1;
+        ct__sp_vlh i0 = ct__sp_hpiece(__builtin_convertvector(x0, ct__sp_vdh), &t0);
+        ct__sp_vlh i1 = ct__sp_hpiece(__builtin_convertvector(x1, ct__sp_vdh), &t1);
+        q0 = ct__sp_hpoly_lut(ct__sp_k1e_c, 10, i0, t0);
+        q1 = ct__sp_hpoly_lut(ct__sp_k1e_c, 10, i1, t1);
+        memcpy(&quad, &q0, sizeof q0);
+        memcpy((char *)&quad + sizeof q0, &q1, sizeof q1);
+    } else if (ct__vany(mid)) {
         ct__vf hf = CT__SP_VSPLAT(0.97f) / ct__sp_vsqrt(x);
         hf = ct__vsel(hf > CT__SP_VSPLAT(0.35f), CT__SP_VSPLAT(0.35f), hf);
         float A[12][CT__VL], Q[12][CT__VL];   /* -x cosh(t) + x, cosh(t) - 1 at the nodes */
@@ -857,7 +1157,23 @@ CT__INLINE ct__vf ct__sp_v_k1e(ct__vf x) { return ct__sp_v_bessel_k(x, 1, 1); }
 CT__INLINE ct__vf ct__sp_v_i0(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 0); }
 CT__INLINE ct__vf ct__sp_v_i0e(ct__vf x) { return ct__sp_v_bessel_i(x, 0, 1); }
 CT__INLINE ct__vf ct__sp_v_i1(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 0); }
-CT__INLINE ct__vf ct__sp_v_i1e(ct__vf x) { return ct__sp_v_bessel_i(x, 1, 1); }
+/* i1e: below 10 the float pieces (ct__sp_i1e_c), one polynomial per lane; a block
+   with a lane from 10 on (or NaN) computes ct__sp_v_bessel_i for it too */
+CT__INLINE ct__vf ct__sp_v_i1e(ct__vf x) {
+    const ct__vf ax = ct__vabs(x);
+    const ct__vi sm = ax < CT__SP_VSPLAT(10.0f);
+    const ct__vf as = ct__vsel(sm, ax, CT__SP_VSPLAT(0.0f));
+    ct__vi idx = __builtin_convertvector(as * CT__SP_VSPLAT(1.6f), ct__vi);   /* (a rounding up to the next piece: t just past its end, as accurate) */
+    idx = idx - (CT__ISPLAT(1) & (idx > CT__ISPLAT(15)));
+    const float *c = ct__sp_i1e_c;
+    const ct__vf t = as - ct__sp_vlut(c, idx);
+    ct__vf p = ct__sp_vlut(c + 9 * 16, idx);
+    for (int j = 8; j >= 3; j--) p = ct__vfma(p, t, ct__sp_vlut(c + j * 16, idx));
+    const ct__vf rest = ct__vfma(t, p, ct__sp_vlut(c + 2 * 16, idx));
+    ct__vf r = ct__vfma(x, ct__sp_vlut(c + 16, idx), x * rest);
+    if (ct__vany(~sm)) r = ct__vsel(sm, r, ct__sp_v_bessel_i(x, 1, 1));
+    return r;
+}
 
 /* Bessel J0, J1, Y0, Y1 for float32 lanes, in double lanes: below 10 the power
    series in x^2 (28 terms, as four interleaved Horner chains; the largest term
@@ -1987,12 +2303,21 @@ CT__INLINE void ct__sp_vdtrigamma(ct__vf xf, ct__sp_vd *out) {
     ct__sp_vd a = iz * (1.0 + iz * (0.5 + iz * (1.0 / 6 + iz2 * (-1.0 / 30 + iz2 * (1.0 / 42 + iz2 * (-1.0 / 30 + iz2 * (5.0 / 66 + iz2 * (-691.0 / 2730))))))));
     *out = a + num / den;
 }
+/* lgamma lanes: below 11 the pieces (ct__sp_hlgamma), one polynomial per lane; a
+   block with a lane from 11 on computes ct__sp_vdgamma for it too */
 CT__INLINE ct__vf ct__sp_v_lgamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
-    ct__sp_vd r;
     (void)a;
     *bad = ~((x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(1e30f)));
-    ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, 0, &r);
-    return __builtin_convertvector(r, ct__vf);
+    const ct__vi far = ~*bad & (x >= CT__SP_VSPLAT(11.0f));
+    ct__sp_vfh x0, x1;
+    ct__sp_vsplit(ct__vsel(*bad | far, CT__SP_VSPLAT(1.0f), x), &x0, &x1);
+    ct__vf r = ct__sp_vjoin(ct__sp_hlgamma(x0), ct__sp_hlgamma(x1));
+    if (ct__vany(far)) {
+        ct__sp_vd rd;
+        ct__sp_vdgamma(ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), 0.0f, 0, &rd);
+        r = ct__vsel(far, __builtin_convertvector(rd, ct__vf), r);
+    }
+    return r;
 }
 CT__INLINE ct__vf ct__sp_v_digamma(ct__vf x, const ct__attrs *a, ct__vi *bad) {
     ct__sp_vd r;
@@ -2068,23 +2393,6 @@ CT__INLINE ct__vf ct__sp_v_xlog1py(ct__vf x, ct__vf y) {
     return ct__vsel((x == CT__SP_VSPLAT(0.0f)) & (y == y), CT__SP_VSPLAT(0.0f), r);
 }
 /* ---- double lanes on native-width halves for the zeta and incomplete gamma lanes ---- */
-typedef int64_t ct__sp_vlh __attribute__((vector_size(CT__VL * 4)));
-CT__INLINE ct__sp_vdh ct__sp_hsel(ct__sp_vlh m, ct__sp_vdh a, ct__sp_vdh b) {
-    return (ct__sp_vdh)((m & (ct__sp_vlh)a) | (~m & (ct__sp_vlh)b));
-}
-/* log of positive finite normal lanes: the offset moves mantissas from sqrt(2) up
-   into the next binade (m in [sqrt(1/2), sqrt(2))), 2 atanh((m-1)/(m+1)) to s^17,
-   the exponent as a double through the 1.5 2^52 bias (no int64 conversion needed):
-   relative error below 1e-15 */
-CT__INLINE ct__sp_vdh ct__sp_hlog(ct__sp_vdh x) {
-    ct__sp_vlh b = (ct__sp_vlh)x + (0x3ff0000000000000LL - 0x3fe6a09e667f3bcdLL);
-    ct__sp_vlh e = (b >> 52) - 1023;
-    ct__sp_vdh m = (ct__sp_vdh)((b & 0x000fffffffffffffLL) + 0x3fe6a09e667f3bcdLL);
-    ct__sp_vdh ed = (ct__sp_vdh)(e + 0x4338000000000000LL) - 6755399441055744.0;
-    ct__sp_vdh sv = (m - 1.0) / (m + 1.0), s2 = sv * sv, t = s2 * 0.0 + 1.0 / 17.0;
-    for (int k = 7; k >= 1; k--) t = t * s2 + 1.0 / (2.0 * k + 1.0);
-    return ed * 0.693147180369123816490 + (2.0 * sv * s2 * t + (2.0 * sv + ed * 1.90821492927058770002e-10));
-}
 /* exp: n ln2 + r (n by the 1.5 2^52 rounding, ln2 in two parts), Taylor to r^12 on
    |r| <= ln2/2, times 2^n by its bits; 0 below -708, inf above 709 (NaN lanes: the
    callers keep none) */
@@ -2156,12 +2464,6 @@ CT__INLINE ct__vf ct__sp_v_zeta(ct__vf x, ct__vf q, ct__vi *bad) {
     memcpy((char *)&r + sizeof r0, &r1, sizeof r1);
     return r;
 }
-/* whether any lane of a half's mask is set */
-CT__INLINE int ct__sp_hany(ct__sp_vlh m) {
-    long long r = 0;
-    for (int l = 0; l < CT__VL / 2; l++) r |= m[l];
-    return r != 0;
-}
 /* the regularized incomplete gamma functions in double lanes (float32), 0 < a <= 100,
    0 < x < inf, with the scalar form's choice of method per lane: the power series of
    P and Lentz's continued fraction of Q run masked to the block's slowest lane (each
@@ -2224,15 +2526,23 @@ CT__INLINE ct__vf ct__sp_v_igam(ct__vf a, ct__vf x, ct__vi *bad, int upper) {
     typedef int32_t ct__sp_vih __attribute__((vector_size(CT__VL * 2)));
     *bad = ~((a > CT__SP_VSPLAT(0.0f)) & (a <= CT__SP_VSPLAT(100.0f)) & (x > CT__SP_VSPLAT(0.0f)) & (x < CT__SP_VSPLAT(INFINITY)));
     ct__vf as = ct__vsel(*bad, CT__SP_VSPLAT(1.0f), a), xs = ct__vsel(*bad, CT__SP_VSPLAT(1.0f), x), r;
-    ct__sp_vd lg;
-    ct__sp_vdgamma(as, 0.0f, 0, &lg);
     ct__sp_vfh a0, a1, x0, x1, r0, r1;
-    ct__sp_vdh l0, l1;
     ct__sp_vlh b0 = {0}, b1 = {0};
     ct__sp_vsplit(as, &a0, &a1);
     ct__sp_vsplit(xs, &x0, &x1);
-    memcpy(&l0, &lg, sizeof l0);
-    memcpy(&l1, (const char *)&lg + sizeof l0, sizeof l1);
+    /* lgamma(a): the pieces below 11 (1e-10 relative), ct__sp_vdgamma from 11 on (in blocks with such a lane) */
+    const ct__sp_vdh zd = {0}, one = zd + 1.0, ad0 = __builtin_convertvector(a0, ct__sp_vdh), ad1 = __builtin_convertvector(a1, ct__sp_vdh);
+    const ct__sp_vlh f0 = ad0 >= 11.0, f1 = ad1 >= 11.0;
+    ct__sp_vdh l0 = ct__sp_hlgamma_d(ct__sp_hsel(f0, one, ad0)), l1 = ct__sp_hlgamma_d(ct__sp_hsel(f1, one, ad1));
+    if (ct__sp_hany(f0 | f1)) {
+        ct__sp_vd lg;
+        ct__sp_vdh g0, g1;
+        ct__sp_vdgamma(as, 0.0f, 0, &lg);
+        memcpy(&g0, &lg, sizeof g0);
+        memcpy(&g1, (const char *)&lg + sizeof g0, sizeof g1);
+        l0 = ct__sp_hsel(f0, g0, l0);
+        l1 = ct__sp_hsel(f1, g1, l1);
+    }
     r0 = __builtin_convertvector(ct__sp_higam(a0, x0, l0, upper, &b0), ct__sp_vfh);
     r1 = __builtin_convertvector(ct__sp_higam(a1, x1, l1, upper, &b1), ct__sp_vfh);
     memcpy(&r, &r0, sizeof r0);
