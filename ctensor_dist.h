@@ -28,14 +28,14 @@
      clang and C++; elsewhere call ct_dist_mpi_register() before
      ct_dist_init_process_group).
 
-     NCCL ("nccl": CUDA tensors, DDP with parameters on the GPU; bootstrapped over MPI),
+     NCCL ("nccl": CUDA tensors, DDP and FSDP with parameters on the GPU; bootstrapped over MPI),
      in the file that holds the implementations, compiled by nvcc with ctensor_cuda.h:
          nvcc -O2 -x cu -DCTENSOR_CUDA -DCTENSOR_NCCL $(mpicc -showme:compile) train.c \
               -lcublas -lnccl $(mpicc -showme:link) && mpirun -np 2 ./train
      (or a file of its own with CTENSOR_DIST_NCCL_IMPLEMENTATION, after ctensor.h,
      ctensor_nn.h and ctensor_cuda.h; any C compiler with the CUDA and MPI include
-     paths). FSDP runs on CPU tensors only for now. Not yet run on a GPU: the backend
-     is tested on the CUDA emulator with NCCL emulated over MPI (tests/dist/emu).
+     paths). Not yet run on a GPU: the backend, DDP and FSDP on it are tested on the
+     CUDA emulator with NCCL emulated over MPI (tests/dist/emu).
 
    THE FEEL (torch.distributed, torch.nn.parallel.DistributedDataParallel)
        ct_process_group *pg = ct_dist_init_process_group("mpi", NULL);
@@ -302,7 +302,17 @@ CTENSOR_API int ct_zero_param_rank(const ct_zero_optimizer *z, int group, int i)
    (averaged) to shards as each unit's backward ends, the optimizer on the local
    shards only, mixed precision with float32 master shards (every strategy), activation
    checkpointing of units, FULL and SHARDED state dicts, the full optimizer state dict,
-   a per-rank memory report. Not yet: NCCL.
+   a per-rank memory report.
+   Devices: the parameters must all be on one device, the one the group moves: host
+   memory for "mpi" and "single", a CUDA device for "nccl" (that rank's device, as
+   PyTorch's device_id). Then the flat parameters, the shards, the flat gradients
+   and their all-gathers and reduce-scatters are in that device's memory and the
+   optimizer steps the shards there; with offload_params the shards and their .grad
+   live in host memory instead (each shard is copied to the device for its all-gather,
+   each reduced gradient back to the host), and the optimizer steps on the host. The
+   forward's input is moved to the parameters' device (as PyTorch's). The FULL state
+   dict and the full optimizer state dict are host tensors; SHARDED ones are on the
+   shards' device.
    Units: the root, and every submodule the policy wraps (bottom-up, as PyTorch's
    size_based_auto_wrap_policy: a module whose parameters not already in a wrapped
    descendant number at least min_num_params) or wrap_modules names (manual wrap).
@@ -347,11 +357,10 @@ typedef struct ct_fsdp_options {
                                              become units too, with or without the size policy */
     int num_wrap_modules;
     const ct_fsdp_mixed_precision *mixed_precision;   /* NULL: none (every strategy) */
-    int offload_params;                   /* CPUOffload(offload_params=True): accepted, and nothing to do on
-                                             a CPU-only build, where the shards and their gradients already
-                                             live in host memory and the optimizer steps there (PyTorch keeps
-                                             them in CPU memory and copies each shard to the GPU for the
-                                             all-gather) */
+    int offload_params;                   /* CPUOffload(offload_params=True): with CUDA parameters the shards
+                                             and their gradients live in host memory and the optimizer steps
+                                             there; each shard is copied to the GPU for the all-gather (as
+                                             PyTorch's). With host parameters, nothing to do. */
     int activation_checkpointing;         /* 1: every unit but the root is checkpointed (PyTorch's
                                              apply_activation_checkpointing over the wrapped units, reentrant
                                              checkpoint with preserve_rng_state): its forward keeps no
@@ -1631,6 +1640,8 @@ struct ct_fsdp {
     int *done, ndone;           /* ... and in the order it ended: reversed, the backward order */
     int recorded;               /* a whole forward has been recorded */
     int fwd_prefetch, bwd_prefetch;
+    ct_device dev;              /* the parameters' device: where the flat parameters are gathered and computed on */
+    ct_device sdev;             /* the shards' device: dev, or the host under CPU offload of CUDA parameters */
     const ct_fsdp_mixed_precision *mp;   /* &mpv or NULL */
     ct_fsdp_mixed_precision mpv;
     int64_t full_bytes, peak_full, grad_bytes, peak_grad, peak_live;   /* ct_fsdp_memory */
@@ -1669,7 +1680,7 @@ static ct_tensor *ct__fsdp_take(ct_fsdp *f, ct_dtype dt, int64_t n) {
             return t;
         }
     int s = ct_scope_begin();
-    ct_tensor *t = ct__dist_own(ct_empty_n(dt, 1, &n));
+    ct_tensor *t = ct__dist_own(ct_empty_on_n(f->dev, dt, 1, &n));
     ct_scope_end(s);
     return t;
 }
@@ -1711,15 +1722,58 @@ static void ct__fsdp_point(ct__fsdp_unit *u, void *buf) {
     for (int i = 0; u->params && i < u->np; i++)
         if (u->params[i]) u->params[i]->storage->data = buf ? (char *)buf + (size_t)u->off[i] * es : NULL;
 }
-/* NO_SHARD in the parameters' own dtype: the flat parameter is the local one, never freed */
-static int ct__fsdp_flat_is_local(const ct__fsdp_unit *u) { return u->f->strategy == CT_FSDP_NO_SHARD && u->cdt == u->dt; }
+/* NO_SHARD in the parameters' own dtype and on their device: the flat parameter is the
+   local one, never freed */
+static int ct__fsdp_flat_is_local(const ct__fsdp_unit *u) {
+    return u->f->strategy == CT_FSDP_NO_SHARD && u->cdt == u->dt && ct_device_eq(u->f->sdev, u->f->dev);
+}
 static void ct__fsdp_free_full(ct__fsdp_unit *u) {
     if (ct__fsdp_flat_is_local(u) || !u->buf) return;
     ct__fsdp_release_full(u);
 }
 /* the all-gather's input: the shard, in param_dtype (a copy under mixed precision) */
 static ct_tensor *ct__fsdp_shard_in(ct__fsdp_unit *u) {
+    if (!ct_device_eq(u->local->device, u->f->dev))   /* (CPU offload: the host shard copied to the device) */
+        return ct_to_device_dtype(ct_detach(u->local), u->f->dev, u->cdt);
     return u->cdt == u->dt ? ct_detach(u->local) : ct_to(ct_detach(u->local), u->cdt);
+}
+/* dst = src across devices (ctensor's copy_ wants one device, but for a 0-d host source) */
+static ct_tensor *ct__fsdp_copy(ct_tensor *dst, const ct_tensor *src) {
+    if (dst && src && !ct_device_eq(dst->device, src->device) && !(src->ndim == 0 && src->device.type == CT_CPU)) {
+        int s = ct_scope_begin();
+        ct_tensor *r = ct_copy_(dst, ct_to_device(src, dst->device));
+        ct_scope_end(s);
+        return r;
+    }
+    return ct_copy_(dst, src);
+}
+/* the collectives of the state dicts on tensors that may be in host memory: through a
+   device copy when the group moves device tensors (NCCL) */
+static int ct__fsdp_host_side(const ct_fsdp *f, const ct_tensor *t) {
+    return f->g->be->device_type != CT_CPU && t && t->device.type == CT_CPU;
+}
+static ct_status ct__fsdp_bcast(ct_fsdp *f, ct_tensor *t) {
+    if (!ct__fsdp_host_side(f, t)) return ct_dist_broadcast(t, 0, f->g, NULL);
+    int s = ct_scope_begin();
+    ct_tensor *d = ct_to_device(t, f->dev);
+    ct_status st = d ? ct_dist_broadcast(d, 0, f->g, NULL) : ct_last_error_code();
+    if (!st && !ct__fsdp_copy(t, d)) st = ct_last_error_code();
+    ct_scope_end(s);
+    return st;
+}
+static ct_status ct__fsdp_all_gather(ct_fsdp *f, ct_tensor *out, const ct_tensor *in) {
+    if (!ct__fsdp_host_side(f, out) && !ct__fsdp_host_side(f, in)) return ct_dist_all_gather_into_tensor(out, in, f->g, NULL);
+    int s = ct_scope_begin();
+    const ct_tensor *di = ct__fsdp_host_side(f, in) ? ct_to_device(in, f->dev) : in;
+    ct_tensor *dout = ct__fsdp_host_side(f, out) ? ct_empty_on_n(f->dev, out->dtype, out->ndim, out->shape) : out;
+    ct_status st = di && dout ? ct_dist_all_gather_into_tensor(dout, di, f->g, NULL) : ct_last_error_code();
+    if (!st && dout != out && !ct__fsdp_copy(out, dout)) st = ct_last_error_code();
+    ct_scope_end(s);
+    return st;
+}
+/* a tensor for a state dict that is gathered to the host: a host copy */
+static ct_tensor *ct__fsdp_host_copy(const ct_tensor *t) {
+    return t && t->device.type != CT_CPU ? ct_to_device(t, ct_cpu()) : ct_clone(t);
 }
 /* the all-gather of a unit's flat parameter, started (prefetch): the parameters are
    pointed at it when ct__fsdp_gather waits for it */
@@ -1751,7 +1805,7 @@ static int ct__fsdp_gather(ct__fsdp_unit *u) {
     if (ct__fsdp_alloc_full(u)) return -1;
     int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
     /* (NO_SHARD under mixed precision: the whole local parameter, cast; no communication) */
-    int rc = u->f->strategy == CT_FSDP_NO_SHARD ? !ct_copy_(u->fullt, ct_detach(u->local))
+    int rc = u->f->strategy == CT_FSDP_NO_SHARD ? !ct_copy_(u->fullt, ct__fsdp_shard_in(u))
                                                 : ct_dist_all_gather_into_tensor(u->fullt, ct__fsdp_shard_in(u), u->f->g, NULL) != CT_OK;
     ct_set_grad_enabled(prev);
     ct_scope_end(s);
@@ -1955,7 +2009,14 @@ static ct_tensor *ct__fsdp_unit_forward(ct_module *m, int nin, ct_tensor *const 
 static void ct__fsdp_launch(ct__fsdp_unit *u) {
     ct_fsdp *f = u->f;
     u->launched = 1;
-    if (u->gfull) {   /* zeros for the padding and for the parameters without a gradient */
+    if (u->gfull && u->gfull->device.type != CT_CPU) {   /* (device memory: zero_ on views) */
+        int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
+        for (int k = 0; k < u->np; k++)
+            if (!u->got[k] && !ct_zero_(ct_narrow(u->gfull, 0, u->off[k], ct_numel(u->params[k])))) ct__fsdp_fail(f);
+        if (u->padded > u->numel && !ct_zero_(ct_narrow(u->gfull, 0, u->numel, u->padded - u->numel))) ct__fsdp_fail(f);
+        ct_set_grad_enabled(prev);
+        ct_scope_end(s);
+    } else if (u->gfull) {   /* zeros for the padding and for the parameters without a gradient */
         char *g = (char *)ct_data_ptr(u->gfull);
         size_t es = ct_dtype_size(u->rdt);
         for (int k = 0; k < u->np; k++)
@@ -1994,7 +2055,7 @@ static void ct__fsdp_grad_bufs(ct__fsdp_unit *u) {
     u->gfull = ct__fsdp_take(u->f, u->rdt, u->padded);
     if (u->f->strategy != CT_FSDP_NO_SHARD) {
         int s = ct_scope_begin();
-        u->gred = ct__dist_own(ct_empty_n(u->rdt, 1, &u->shard));   /* (the reduce-scatter writes all of it) */
+        u->gred = ct__dist_own(ct_empty_on_n(u->f->dev, u->rdt, 1, &u->shard));   /* (the reduce-scatter writes all of it) */
         ct_scope_end(s);
     }
     u->f->grad_bytes += ct__fsdp_rbytes(u, u->padded + (u->gred ? u->shard : 0));
@@ -2060,10 +2121,11 @@ static void ct__fsdp_unit_release(ct__fsdp_unit *u, ct_tensor *master) {
         /* the module gets parameters of its own again: copies of the gathered values
            in full precision (zeros when they could not be gathered) */
         int s = ct_scope_begin(), prev = ct_set_grad_enabled(0);
-        ct_tensor *own = master ? ct_clone(ct_view_n(ct_narrow(master, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
-                                                     u->params[i]->shape))
+        ct_tensor *mv = master ? ct_view_n(ct_narrow(master, 0, u->off[i], ct_numel(u->params[i])), u->params[i]->ndim,
+                                           u->params[i]->shape) : NULL;
+        ct_tensor *own = mv ? (ct_device_eq(mv->device, u->f->dev) ? ct_clone(mv) : ct_to_device(mv, u->f->dev))
                    : u->buf && !u->gwork ? ct_to(ct_clone(ct_detach(u->params[i])), u->dt)   /* (a failed construction) */
-                                : ct_zeros_n(u->dt, u->params[i]->ndim, u->params[i]->shape);
+                                : ct_zeros_on_n(u->f->dev, u->dt, u->params[i]->ndim, u->params[i]->shape);
         ct_set_grad_enabled(prev);
         if (own) {
             ct_set_requires_grad(own, 1);
@@ -2140,7 +2202,7 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     u->dt = u->slots[0]->tensor->dtype;
     for (int i = 0; i < u->np; i++) {
         ct_tensor *p = u->slots[i]->tensor;
-        if (ct__dist_check_tensor(OP, "a parameter", p, NULL)) return -1;   /* (FSDP: host memory only, for now) */
+        if (ct__dist_check_tensor(OP, "a parameter", p, f->g)) return -1;
         if (p->dtype != u->dt) {
             ct_set_error(CT_ERR_DTYPE, "%s: the parameters of one unit must share a dtype (got %s and %s)", OP,
                          ct_dtype_name(u->dt), ct_dtype_name(p->dtype));
@@ -2155,21 +2217,21 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
     const ct_fsdp_mixed_precision *mp = f->mp;
     u->cdt = mp ? mp->param_dtype : u->dt;
     u->rdt = mp ? mp->reduce_dtype : u->dt;
-    size_t es = ct_dtype_size(u->dt), ces = ct_dtype_size(u->cdt);
+    size_t ces = ct_dtype_size(u->cdt);
     if (ct__fsdp_alloc_full(u)) return -1;
-    int s = ct_scope_begin(), rc = 0;
-    /* the values, flat, in the parameters' dtype (the flat parameter itself unless
-       mixed precision gathers another dtype) */
-    ct_tensor *stage = u->cdt == u->dt ? NULL : ct_empty_n(u->dt, 1, &u->padded);
-    char *sbuf = stage ? (char *)ct_data_ptr(stage) : (char *)u->buf;
-    if (u->cdt != u->dt && !stage) rc = -1;
-    else memset(sbuf, 0, (size_t)u->padded * es);
+    int s = ct_scope_begin(), rc = 0, prev = ct_set_grad_enabled(0);
+    /* the values, flat, in the parameters' dtype, on their device (zero padding); the
+       flat parameter gets them in param_dtype, the local shard its part on its device */
+    ct_tensor *stage = ct_zeros_on_n(f->dev, u->dt, 1, &u->padded);
+    if (!stage) rc = -1;
     for (int i = 0; i < u->np && !rc; i++) {
         ct_tensor *orig = u->slots[i]->tensor;
-        ct_tensor *c = ct_contiguous(ct_detach(orig));
-        ct_tensor *p = c ? ct_from_blob((char *)u->buf + (size_t)u->off[i] * ces, u->cdt, orig->ndim, orig->shape, NULL, NULL, NULL) : NULL;
+        ct_tensor *slot = ct_view_n(ct_narrow(stage, 0, u->off[i], ct_numel(orig)), orig->ndim, orig->shape);
+        ct_tensor *p = slot && ct_copy_(slot, ct_detach(orig))
+                           ? ct_from_blob_on(f->dev, (char *)u->buf + (size_t)u->off[i] * ces, u->cdt, orig->ndim, orig->shape,
+                                             NULL, NULL, NULL)
+                           : NULL;
         if (!p) { rc = -1; break; }
-        memcpy(sbuf + (size_t)u->off[i] * es, ct_data_ptr(c), (size_t)ct_numel(orig) * es);
         ct_set_requires_grad(p, 1);
         u->params[i] = ct_retain(p);
         u->slots[i]->tensor = ct_retain(p);    /* the module holds the new one ... */
@@ -2177,25 +2239,25 @@ static int ct__fsdp_unit_init(ct_fsdp *f, ct__fsdp_unit *u, ct_module *um, ct_mo
         args[i].u = u;
         args[i].i = i;
     }
-    if (!rc && stage && !ct_copy_(u->fullt, stage)) rc = -1;   /* (the values in param_dtype too) */
+    if (!rc && !ct_copy_(u->fullt, stage)) rc = -1;
     if (!rc) {
         ct_tensor *loc;
-        if (f->strategy == CT_FSDP_NO_SHARD)   /* the flat parameter itself, or (mixed precision) its float copy */
-            loc = stage ? ct_clone(stage) : ct_from_blob(u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
-        else {
-            loc = ct_empty_n(u->dt, 1, &u->shard);
-            if (loc) memcpy(ct_data_ptr(loc), sbuf + (size_t)(f->g->rank * u->shard) * es, (size_t)u->shard * es);
+        if (ct__fsdp_flat_is_local(u)) loc = ct_from_blob_on(f->dev, u->buf, u->dt, 1, &u->padded, NULL, NULL, NULL);
+        else {   /* NO_SHARD: a float copy (mixed precision) or a host copy (offload); else this rank's shard */
+            ct_tensor *part = f->strategy == CT_FSDP_NO_SHARD ? stage : ct_narrow(stage, 0, (int64_t)f->g->rank * u->shard, u->shard);
+            loc = !part ? NULL : ct_device_eq(f->sdev, f->dev) ? ct_clone(part) : ct_to_device(part, f->sdev);
         }
         if (loc) u->local = ct_retain(ct_set_requires_grad(loc, 1));
         rc = !u->local;
     }
+    ct_set_grad_enabled(prev);
     ct_scope_end(s);
     if (rc) return -1;
     for (int i = 0; i < u->np; i++)
         if (ct_register_hook(u->params[i], ct__fsdp_grad_hook, &args[i]) < 0) return -1;
     if (u->ckpt) {
         s = ct_scope_begin();
-        ct_tensor *a = ct_zeros_n(CT_FLOAT32, 0, NULL);
+        ct_tensor *a = ct_zeros_on_n(f->dev, CT_FLOAT32, 0, NULL);
         if (a) u->anchor = ct_retain(ct_set_requires_grad(a, 1));
         ct_scope_end(s);
         if (!u->anchor) return -1;
@@ -2217,11 +2279,6 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
     }
     ct_process_group *g = ct__dist_group(OP, group);
     if (!g) return NULL;
-    if (g->be->device_type != CT_CPU) {
-        ct_set_error(CT_ERR_UNSUPPORTED, "%s: FSDP runs on CPU tensors and a CPU backend for now (the %s backend moves "
-                                         "device tensors)", OP, g->be->name);
-        return NULL;
-    }
     ct_fsdp_strategy strat = o ? o->sharding_strategy : CT_FSDP_FULL_SHARD;
     if ((int)strat < 0 || strat > CT_FSDP_NO_SHARD) {
         ct_set_error(CT_ERR_ARG, "%s: invalid sharding strategy %d", OP, (int)strat);
@@ -2267,17 +2324,37 @@ CTENSOR_API ct_fsdp *ct_fsdp_new(ct_module *m, ct_process_group *group, const ct
         ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP);
         return NULL;
     }
+    /* one device for every parameter, the one the group's backend moves (before the
+       broadcast, which would name only the tensor) */
+    ct_module_parameters(m, all, maxp);
+    ct_device dev = maxp > 0 && all[0] ? all[0]->device : ct_cpu();
+    for (int i = 1; i < maxp; i++)
+        if (all[i] && !ct_device_eq(all[i]->device, dev)) {
+            char a[24], b[24];
+            ct_set_error(CT_ERR_DEVICE, "%s: the parameters must all be on one device (got %s and %s)", OP,
+                         ct_device_str(dev, a, sizeof a), ct_device_str(all[i]->device, b, sizeof b));
+            CT_FREE(wrapped); CT_FREE(all); CT_FREE(f);
+            return NULL;
+        }
+    if ((int)dev.type != g->be->device_type) {
+        char a[24];
+        ct_set_error(CT_ERR_DEVICE, "%s: the %s backend needs the parameters %s (got them on %s)", OP, g->be->name,
+                     g->be->device_type == CT_CUDA ? "on a CUDA device" : "in host memory", ct_device_str(dev, a, sizeof a));
+        CT_FREE(wrapped); CT_FREE(all); CT_FREE(f);
+        return NULL;
+    }
     memset(f, 0, sizeof *f);
     f->root = m;
     f->g = g;
     f->strategy = strat;
+    f->dev = dev;
+    f->sdev = o && o->offload_params ? ct_cpu() : dev;   /* (CPUOffload: the shards in host memory) */
     f->fwd_prefetch = o && o->forward_prefetch && strat != CT_FSDP_NO_SHARD;
     if (o && o->mixed_precision) {
         f->mpv = *o->mixed_precision;
         f->mp = &f->mpv;
     }
     f->bwd_prefetch = (!o || o->backward_prefetch == CT_FSDP_BACKWARD_PRE) && strat == CT_FSDP_FULL_SHARD;
-    ct_module_parameters(m, all, maxp);
     ct_status st = ct__dist_broadcast_list(g, maxp, all);
     CT_FREE(all);
     int nw = 0;
@@ -2327,6 +2404,9 @@ CTENSOR_API ct_tensor *ct_fsdp_forward(ct_fsdp *f, ct_tensor *x) {
             return NULL;
         }
     if (!f->recorded) f->norder = f->ndone = 0;
+    /* an input elsewhere than the parameters goes to their device (PyTorch's FSDP moves
+       the forward's arguments to its compute device) */
+    if (x && !ct_device_eq(x->device, f->dev)) x = ct_to_device(x, f->dev);
     /* mixed precision: a floating point input in param_dtype (the root's cast_forward_inputs) */
     if (f->mp && x && x->dtype != f->mp->param_dtype &&
         (x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64 || x->dtype == CT_FLOAT16 || x->dtype == CT_BFLOAT16))
@@ -2362,7 +2442,8 @@ CTENSOR_API ct_status ct_fsdp_finish_gradients(ct_fsdp *f) {
             int s = ct_scope_begin();
             if (!f->err && *gp) {
                 /* (mixed precision: the shard's .grad in the shard's own dtype) */
-                ct_tensor *g = u->rdt == u->dt ? *gp : ct_to(*gp, u->dt);
+                ct_tensor *g = !ct_device_eq(u->local->device, (*gp)->device) ? ct_to_device_dtype(*gp, u->local->device, u->dt)
+                               : u->rdt == u->dt ? *gp : ct_to(*gp, u->dt);   /* (CPU offload: to the host shard) */
                 if (!g) ct__fsdp_fail(f);
                 else if (u->local->grad) { if (!ct_add_(u->local->grad, g)) ct__fsdp_fail(f); }
                 else if (ct_set_grad(u->local, g)) ct__fsdp_fail(f);
@@ -2441,18 +2522,20 @@ CTENSOR_API ct_status ct_fsdp_summon_full_params(ct_fsdp *f) {
 
 /* ---- state dicts ---- */
 /* every unit's whole flat parameter in the parameters' own dtype ([padded]; float32
-   under mixed precision), all-gathered from the shards: a collective; new tensors
-   of the current scope (NO_SHARD: views of the flat parameter itself) */
+   under mixed precision) on the parameters' device, all-gathered from the shards: a
+   collective; new tensors of the current scope (NO_SHARD: views of the flat parameter
+   itself; with CPU offload of CUDA parameters a device copy of it) */
 static ct_status ct__fsdp_masters(ct_fsdp *f, ct_tensor **m) {
     ct_status st = CT_OK;
     int prev = ct_set_grad_enabled(0);
     for (int i = 0; i < f->nu; i++) m[i] = NULL;
     for (int i = 0; i < f->nu && !st; i++) {
         ct__fsdp_unit *u = &f->u[i];
-        if (f->strategy == CT_FSDP_NO_SHARD) m[i] = ct_detach(u->local);
+        if (f->strategy == CT_FSDP_NO_SHARD)   /* (CPU offload: a device copy of the host one) */
+            m[i] = ct_device_eq(u->local->device, f->dev) ? ct_detach(u->local) : ct_to_device(ct_detach(u->local), f->dev);
         else {
-            m[i] = ct_empty_n(u->dt, 1, &u->padded);
-            if (m[i]) st = ct_dist_all_gather_into_tensor(m[i], ct_detach(u->local), f->g, NULL);
+            m[i] = ct_empty_on_n(f->dev, u->dt, 1, &u->padded);   /* (on the parameters' device) */
+            if (m[i]) st = ct__fsdp_all_gather(f, m[i], ct_detach(u->local));
         }
         if (!m[i] && !st) st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY;
     }
@@ -2558,7 +2641,7 @@ CTENSOR_API ct_status ct_fsdp_state_dict(ct_fsdp *f, ct_fsdp_state_dict_type typ
                 int prev = ct_set_grad_enabled(0);
                 for (int i = 0; i < mine.n && !st; i++)
                     st = ct__fsdp_sd_push(out, mine.n, ct__fsdp_strdup(mine.items[i].name),
-                                          out->items ? ct_keep(ct_clone(ct_detach(mine.items[i].tensor))) : NULL);
+                                          out->items ? ct_keep(ct__fsdp_host_copy(ct_detach(mine.items[i].tensor))) : NULL);
                 ct_set_grad_enabled(prev);
                 ct_state_dict_free(&mine);
             }
@@ -2633,7 +2716,7 @@ static ct_status ct__fsdp_load_sharded(ct_fsdp *f, const ct_state_dict *sd) {
     int prev = ct_set_grad_enabled(0);
     for (int k = 0; !st && k < nk; k++) {
         int s = ct_scope_begin();
-        if (!ct_copy_(ct_detach(dst[k]), ct__fsdp_sd_find(sd, keys[k]))) st = ct_last_error_code();
+        if (!ct__fsdp_copy(ct_detach(dst[k]), ct__fsdp_sd_find(sd, keys[k]))) st = ct_last_error_code();
         ct_scope_end(s);
     }
     ct_set_grad_enabled(prev);
@@ -2656,11 +2739,24 @@ static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
     char msg[320] = "";
     if (!st && f->g->rank == 0) {
         if (!sd) ct_set_error(CT_ERR_NULL, "FSDP load_state_dict: the state dict is NULL on rank 0");
-        code = !sd ? CT_ERR_NULL : ct__fsdp_swap(f, m, 1);
+        /* (the values on the module's device: ctensor's copy_ stays on one device) */
+        ct_state_dict dsd = {0, NULL};
+        if (sd && f->dev.type != CT_CPU) {
+            dsd.items = (ct_named_tensor *)CT_MALLOC((size_t)(sd->n ? sd->n : 1) * sizeof *dsd.items);
+            if (!dsd.items) ct_set_error(CT_ERR_MEMORY, "FSDP load_state_dict: out of memory");
+            for (int i = 0; dsd.items && i < sd->n; i++) {
+                dsd.items[i].name = sd->items[i].name;
+                dsd.items[i].tensor = sd->items[i].tensor && sd->items[i].tensor->device.type == CT_CPU
+                                          ? ct_to_device(sd->items[i].tensor, f->dev) : sd->items[i].tensor;
+            }
+            dsd.n = dsd.items ? sd->n : 0;
+        }
+        code = !sd ? CT_ERR_NULL : f->dev.type != CT_CPU && !dsd.items ? CT_ERR_MEMORY : ct__fsdp_swap(f, m, 1);
         if (!code) {
-            code = ct_module_load_state_dict(f->root, sd, 1);
+            code = ct_module_load_state_dict(f->root, dsd.items ? &dsd : sd, 1);
             ct__fsdp_swap(f, m, 0);
         }
+        CT_FREE(dsd.items);   /* (the names are sd's) */
         if (code) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
     }
     if (st) {
@@ -2670,7 +2766,7 @@ static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
         return st;
     }
     ct_tensor *flag = ct_scalar_tensor((double)code, CT_INT64);
-    st = flag ? ct_dist_broadcast(flag, 0, f->g, NULL) : ct_last_error_code();
+    st = flag ? ct__fsdp_bcast(f, flag) : ct_last_error_code();
     if (!st) code = ct_item_int(flag);
     ct_state_dict mine = {0, NULL};
     if (!st && code) {
@@ -2680,15 +2776,21 @@ static ct_status ct__fsdp_load_full(ct_fsdp *f, const ct_state_dict *sd) {
     }
     if (!st) st = ct_module_state_dict(f->root, &mine);
     /* the units' whole flat parameters, then the buffers */
-    for (int i = 0; i < f->nu && !st; i++) st = ct_dist_broadcast(m[i], 0, f->g, NULL);
+    for (int i = 0; i < f->nu && !st; i++) st = ct__fsdp_bcast(f, m[i]);
     for (int i = 0; i < mine.n && !st; i++)
         if (!ct__fsdp_is_param(f, mine.items[i].tensor)) st = ct__dist_broadcast_list(f->g, 1, &mine.items[i].tensor);
     for (int i = 0; i < f->nu && !st; i++) {
         ct__fsdp_unit *u = &f->u[i];
-        if (f->strategy != CT_FSDP_NO_SHARD)   /* (NO_SHARD's master is the flat parameter itself) */
-            memcpy(ct_data_ptr(u->local), (char *)ct_data_ptr(m[i]) + (size_t)(f->g->rank * u->shard) * ct_dtype_size(u->dt),
-                   (size_t)u->shard * ct_dtype_size(u->dt));
-        CT__ATOMIC_INC(&u->local->storage->version);
+        if (f->strategy != CT_FSDP_NO_SHARD) {   /* (NO_SHARD's master is the flat parameter itself) */
+            int s2 = ct_scope_begin();
+            if (!ct__fsdp_copy(ct_detach(u->local), ct_narrow(m[i], 0, (int64_t)f->g->rank * u->shard, u->shard)))
+                st = ct_last_error_code();
+            ct_scope_end(s2);
+        } else if (m[i]->storage != u->local->storage) {   /* (NO_SHARD offloaded: the master was a copy) */
+            int s2 = ct_scope_begin();
+            if (!ct__fsdp_copy(ct_detach(u->local), m[i])) st = ct_last_error_code();
+            ct_scope_end(s2);
+        } else CT__ATOMIC_INC(&u->local->storage->version);
     }
     ct_state_dict_free(&mine);
     ct_set_grad_enabled(prev);
@@ -2829,9 +2931,9 @@ CTENSOR_API ct_status ct_fsdp_full_optim_state_dict(ct_fsdp *f, const ct_optimiz
         if (ct_numel(t) == u->shard && t->ndim == 1) {   /* a buffer shaped as the shard: gathered whole */
             if (f->strategy == CT_FSDP_NO_SHARD) whole = t;
             else {
-                whole = ct_empty_n(t->dtype, 1, &u->padded);
+                whole = ct_empty_on_n(t->device, t->dtype, 1, &u->padded);
                 if (!whole) st = ct_last_error_code();
-                else st = ct_dist_all_gather_into_tensor(whole, ct_contiguous(t), f->g, NULL);
+                else st = ct__fsdp_all_gather(f, whole, ct_contiguous(t));
             }
         }
         if (st || !r0) continue;
@@ -2844,9 +2946,9 @@ CTENSOR_API ct_status ct_fsdp_full_optim_state_dict(ct_fsdp *f, const ct_optimiz
             else { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; break; }
         }
         for (int k = 0; k < u->np && !st; k++) {
-            ct_tensor *v = whole ? ct_clone(ct_view_n(ct_narrow(whole, 0, u->off[k], ct_numel(u->params[k])), u->params[k]->ndim,
-                                                      u->params[k]->shape))
-                                 : ct_clone(t);   /* (step and other per-parameter scalars) */
+            ct_tensor *v = whole ? ct__fsdp_host_copy(ct_view_n(ct_narrow(whole, 0, u->off[k], ct_numel(u->params[k])),
+                                                                u->params[k]->ndim, u->params[k]->shape))
+                                 : ct__fsdp_host_copy(t);   /* (step and other per-parameter scalars) */
             ord[full.n].pid = ids[ui][k];
             ord[full.n].order = full.n;
             st = ct__fsdp_sd_push(&full, cap, ct__fsdp_fmt("state.%d.%s", ids[ui][k], key), v ? ct_keep(v) : NULL);
@@ -2863,7 +2965,7 @@ CTENSOR_API ct_status ct_fsdp_full_optim_state_dict(ct_fsdp *f, const ct_optimiz
         ord[full.n].order = full.n;
         dot = strrchr(nm, '.');
         if (!dot || strcmp(dot, ".params") || strncmp(nm, "param_groups.", 13)) {
-            ct_tensor *v = ct_clone(mine.items[e].tensor);
+            ct_tensor *v = ct__fsdp_host_copy(mine.items[e].tensor);
             st = ct__fsdp_sd_push(&full, cap, ct__fsdp_strdup(nm), v ? ct_keep(v) : NULL);
             continue;
         }
@@ -2902,16 +3004,17 @@ CTENSOR_API ct_status ct_fsdp_full_optim_state_dict(ct_fsdp *f, const ct_optimiz
 }
 
 /* a string from rank 0 to every rank (as a uint8 tensor); *s: CT_MALLOC'd */
-static ct_status ct__fsdp_bcast_str(ct_process_group *g, const char *mine, char **s) {
+static ct_status ct__fsdp_bcast_str(ct_fsdp *f, const char *mine, char **s) {
+    ct_process_group *g = f->g;
     *s = NULL;
     ct_tensor *len = ct_scalar_tensor(g->rank == 0 && mine ? (double)strlen(mine) : 0.0, CT_INT64);
-    ct_status st = len ? ct_dist_broadcast(len, 0, g, NULL) : ct_last_error_code();
+    ct_status st = len ? ct__fsdp_bcast(f, len) : ct_last_error_code();
     if (st) return st;
     int64_t n = ct_item_int(len) + 1;
     ct_tensor *b = ct_zeros_n(CT_UINT8, 1, &n);
     if (!b) return ct_last_error_code();
     if (g->rank == 0 && mine) memcpy(ct_data_ptr(b), mine, (size_t)n - 1);
-    if ((st = ct_dist_broadcast(b, 0, g, NULL))) return st;
+    if ((st = ct__fsdp_bcast(f, b))) return st;
     *s = (char *)CT_MALLOC((size_t)n);
     if (!*s) { ct_set_error(CT_ERR_MEMORY, "FSDP load_full_optim_state_dict: out of memory"); return CT_ERR_MEMORY; }
     memcpy(*s, ct_data_ptr(b), (size_t)n);
@@ -2972,13 +3075,13 @@ CTENSOR_API ct_status ct_fsdp_load_full_optim_state_dict(ct_fsdp *f, ct_optimize
         if (code) ct__dist_msg(msg, sizeof msg, ct_last_error(), NULL);
     }
     ct_tensor *flag = ct_scalar_tensor((double)code, CT_INT64);
-    st = flag ? ct_dist_broadcast(flag, 0, f->g, NULL) : ct_last_error_code();
+    st = flag ? ct__fsdp_bcast(f, flag) : ct_last_error_code();
     if (!st && (code = ct_item_int(flag))) {
         st = (ct_status)code;
         if (r0) ct_set_error(st, "%s", msg);
         else ct_set_error(st, "%s: rank 0 could not load the state dict", OP);
     }
-    if (!st) st = ct__fsdp_bcast_str(f->g, klist, &keys);
+    if (!st) st = ct__fsdp_bcast_str(f, klist, &keys);
     /* this rank's own state dict: the groups' settings from rank 0 (this optimizer's own
        keys, its own params lists), the state cut from rank 0's parameters */
     if (!st) st = ct_optim_state_dict(opt, &mine);
@@ -2997,15 +3100,15 @@ CTENSOR_API ct_status ct_fsdp_load_full_optim_state_dict(ct_fsdp *f, ct_optimize
             const ct_tensor *src = r0 ? ct__fsdp_sd_find(sd, nm) : NULL;
             int64_t ok = !r0 || (src && ct_numel(src) == ct_numel(v));
             ct_tensor *okt = ct_scalar_tensor((double)ok, CT_INT64);
-            if (!okt || (st = ct_dist_broadcast(okt, 0, f->g, NULL))) { if (!st) st = ct_last_error_code(); break; }
+            if (!okt || (st = ct__fsdp_bcast(f, okt))) { if (!st) st = ct_last_error_code(); break; }
             if (!ct_item_int(okt)) {
                 st = CT_ERR_ARG;
                 if (r0) ct_set_error(st, "%s: missing or mis-shaped key '%s' (another optimizer?)", OP, nm);
                 else ct_set_error(st, "%s: rank 0 could not load the state dict", OP);
                 break;
             }
-            if (r0 && !ct_copy_(v, src)) { st = ct_last_error_code(); break; }
-            if ((st = ct_dist_broadcast(v, 0, f->g, NULL))) break;
+            if (r0 && !ct__fsdp_copy(v, src)) { st = ct_last_error_code(); break; }
+            if ((st = ct__fsdp_bcast(f, v))) break;
         }
         st = ct__fsdp_sd_push(&local, cap, ct__fsdp_strdup(nm), v);
     }
@@ -3022,17 +3125,18 @@ CTENSOR_API ct_status ct_fsdp_load_full_optim_state_dict(ct_fsdp *f, ct_optimize
                 ct_tensor *v;
                 if (!strcmp(key, "step")) {   /* a scalar: rank 0's first parameter's */
                     v = ct_zeros_n(CT_FLOAT64, 0, NULL);
-                    if (v && r0) ct_copy_(v, ct__fsdp_osd_find(sd, "state.%d.%s", ids[ui][0], key));
+                    if (v && r0) ct__fsdp_copy(v, ct__fsdp_osd_find(sd, "state.%d.%s", ids[ui][0], key));
                 } else {   /* the unit's flat buffer, from rank 0's parameters; then this rank's shard */
                     v = ct_zeros_n(u->dt, 1, &u->padded);
                     for (int k = 0; v && r0 && k < u->np; k++)
-                        if (!ct_copy_(ct_narrow(v, 0, u->off[k], ct_numel(u->params[k])),
+                        if (!ct__fsdp_copy(ct_narrow(v, 0, u->off[k], ct_numel(u->params[k])),
                                       ct_flatten(ct__fsdp_osd_find(sd, "state.%d.%s", ids[ui][k], key), 0, -1)))
                             v = NULL;
                 }
                 if (!v) { st = ct_last_error_code() ? ct_last_error_code() : CT_ERR_MEMORY; break; }
-                if ((st = ct_dist_broadcast(v, 0, f->g, NULL))) break;
+                if ((st = ct__fsdp_bcast(f, v))) break;
                 if (strcmp(key, "step") && f->strategy != CT_FSDP_NO_SHARD) v = ct_narrow(v, 0, (int64_t)f->g->rank * u->shard, u->shard);
+                if (v && strcmp(key, "step") && !ct_device_eq(v->device, u->local->device)) v = ct_to_device(v, u->local->device);
                 if (local.n >= cap) { ct_set_error(CT_ERR_MEMORY, "%s: out of memory", OP); st = CT_ERR_MEMORY; break; }
                 st = ct__fsdp_sd_push(&local, cap, ct__fsdp_fmt("state.%d.%s", j, key), v);
             }
