@@ -4633,6 +4633,8 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
         if (CT__UNLIKELY(!ct_device_eq(x->device, dev))) {
             if (x->ndim == 0 && x->device.type == CT_CPU) continue;
             if (dev.type == CT_CPU && c->in[0]->ndim == 0) { dev = x->device; i = -1; quant = 0; continue; }
+            /* copy_ moves data between devices, as PyTorch's: the device's kernel runs it */
+            if (c->op == CT__OP_COPY && i == 1 && nin == 2) { if (dev.type == CT_CPU) dev = x->device; continue; }
             return ct__device_mismatch(d, dev, x->device);
         }
     }
@@ -9657,6 +9659,8 @@ static int ct__k_strided_scatter(ct__call *c) {
     zero = zero && re0 == 0.0 && im0 == 0.0;
     if (zero) ct__fill_raw(out, 0.0);
     else if (ct__copy_into(out, base)) return -1;
+    /* an empty view adds nothing (its storage offset, unchecked by the meta, is never used) */
+    if (ct__shape_numel(g->ndim, g->shape) == 0) return 0;
     /* add g into the view of out (overlapping positions accumulate) */
     ct_tensor *view = ct__view_header(out, a->nv, a->v, a->v + a->nv, a->i[0]);
     if (!view) return -1;
@@ -17880,7 +17884,11 @@ static int ct__bw_zeros2(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
 static int ct__bw_fill(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) { return ct__bw_zeros(n, gout, gin); }
 static int ct__bw_copy(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
     if (CT__NEEDS(n, 0) && !(gin[0] = ct_zeros_like(gout[0]))) return -1;
-    if (CT__NEEDS(n, 1)) gin[1] = gout[0];
+    if (CT__NEEDS(n, 1)) {   /* back to the source's device when the copy crossed devices */
+        ct_device sd = n->in_meta ? n->in_meta[1].device : gout[0]->device;
+        gin[1] = ct_device_eq(sd, gout[0]->device) ? gout[0] : ct_to_device(gout[0], sd);
+        if (!gin[1]) return -1;
+    }
     return 0;
 }
 

@@ -491,6 +491,19 @@ TEST(test_huge_sizes) {
     ct_attrs_defaults(ct_op_find("aten::select.int"), &a);
     a.i[0] = (int64_t)1 << 32;
     CHECK_ERR(ct_dispatch(ct_op_find("aten::select.int"), 1, &m, &a, NULL, 0, NULL, 0) >= 0, CT_ERR_INDEX, "Dimension out of range");
+    /* as_strided_scatter: an empty view at any storage offset adds nothing */
+    {
+        int op = ct_op_find("aten::as_strided_scatter");
+        ct_attrs sa;
+        ct_attrs_defaults(op, &sa);
+        sa.nv = 1;
+        sa.v[0] = 0;
+        sa.v[1] = 1;
+        sa.i[0] = (int64_t)0x6DB6DB6DB6DB6DB7;
+        ct_tensor *in2[2] = {m, ct_zeros(CT_FLOAT32, 0)}, *out2 = NULL;
+        CHECK(ct_dispatch(op, 2, in2, &sa, NULL, 0, &out2, 1) == 1);
+        CHECK(out2 && ct_equal(out2, m) == 1);
+    }
     /* diagonal: an offset of INT64_MIN is an empty diagonal */
     ct_tensor *d = ct_diagonal(m, INT64_MIN, 0, 1);
     CHECK(d && ct_numel(d) == 0);

@@ -115,6 +115,49 @@ TEST(test_device_basics) {
     CHECK(ct_get_device(dev(ct_ones(CT_FLOAT32, 2))).type == CT_CUDA);
 }
 
+/* copy_ between the host and the device (PyTorch's copy_ moves data across devices):
+   both directions, broadcasting and a dtype change on the way, the gradient back on
+   the source's device, and a host state dict loaded into a module on the device */
+TEST(test_copy_across_devices) {
+    double v[6] = {1, -2, 3.5, 4, 0.25, -6}, r[3] = {7, 8, 9};
+    ct_tensor *h = ct_from_data(v, CT_FLOAT64, 2, 3), *row = ct_from_data(r, CT_FLOAT64, 3);
+    ct_tensor *d = dev(ct_zeros(CT_FLOAT32, 2, 3));
+    CHECK(ct_copy_(d, h) == d && ct_get_device(d).type == CT_CUDA);
+    CHECK_SAME_AT("host -> device", d, ct_to(h, CT_FLOAT32), 0.0, 0.0);
+    ct_tensor *back = ct_zeros(CT_FLOAT64, 2, 3);
+    CHECK(ct_copy_(back, d) == back && ct_get_device(back).type == CT_CPU);
+    CHECK_VALUES(back, v, 6, 0);
+    CHECK(ct_copy_(d, row) == d);                         /* [3] broadcast into [2, 3] */
+    double e[6] = {7, 8, 9, 7, 8, 9};
+    CHECK_VALUES(ct_to_device(d, ct_cpu()), e, 6, 0);
+    ct_tensor *hv = ct_zeros(CT_FLOAT64, 2, 3);
+    CHECK(ct_copy_(ct_transpose(hv, 0, 1), dev(ct_t(h))) != NULL);   /* strided both sides */
+    CHECK_VALUES(hv, v, 6, 0);
+    /* autograd: d/dsrc sum(w * copy_(dst, src)) = w, on the source's device */
+    ct_tensor *src = ct_requires_grad(ct_clone(h));
+    ct_tensor *y = ct_copy_(dev(ct_zeros(CT_FLOAT64, 2, 3)), src);
+    ct_tensor *w = ct_from_data(r, CT_FLOAT64, 3);
+    CHECK(y && ct_backward(ct_sum(ct_mul(y, dev(w)))) == CT_OK);
+    ct_tensor *g = ct_grad(src);
+    CHECK(g && ct_get_device(g).type == CT_CPU);
+    CHECK_VALUES(g, e, 6, 0);
+    /* a host state dict into a module on the device */
+    ct_manual_seed(3);
+    ct_module *cpu = ct_nn_linear(3, 2), *gpu = ct_module_to(ct_nn_linear(3, 2), GPU);
+    ct_state_dict sd;
+    CHECK(ct_module_state_dict(cpu, &sd) == CT_OK);
+    CHECK(ct_module_load_state_dict(gpu, &sd, 1) == CT_OK);
+    ct_state_dict_free(&sd);
+    ct_tensor *x = ct_randn(CT_FLOAT32, 4, 3);
+    ct_tensor *yg = ct_forward(gpu, dev(x));
+    CHECK(yg && ct_get_device(yg).type == CT_CUDA);
+    CHECK_SAME_AT("linear after load", yg, ct_forward(cpu, x), 1e-6, 1e-6);
+    ct_module_free(cpu);
+    ct_module_free(gpu);
+    /* other ops still refuse mixed devices */
+    CHECK_ERR(ct_add(d, ct_zeros(CT_FLOAT32, 2, 3)), CT_ERR_DEVICE, "Expected all tensors to be on the same device");
+}
+
 static int blob_freed;
 static void blob_free(void *p, void *u) { (void)u; cudaFree(p); blob_freed++; }
 TEST(test_from_blob_on_device) {
@@ -2490,7 +2533,7 @@ TEST(test_pinned_reuse) {
 #include "test_cuda_linalg.h"
 #endif
 static const test_case TESTS[] = {
-    {"test_device_basics", test_device_basics}, {"test_from_blob_on_device", test_from_blob_on_device}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
+    {"test_device_basics", test_device_basics}, {"test_from_blob_on_device", test_from_blob_on_device}, {"test_copy_across_devices", test_copy_across_devices}, {"test_copy_roundtrip", test_copy_roundtrip}, {"test_factories", test_factories},
     {"test_printing", test_printing}, {"test_unary", test_unary}, {"test_binary", test_binary}, {"test_ternary", test_ternary},
     {"test_reductions", test_reductions}, {"test_softmax", test_softmax}, {"test_gather_scatter", test_gather_scatter},
     {"test_random", test_random}, {"test_scans", test_scans}, {"test_var_std", test_var_std}, {"test_sort_topk", test_sort_topk},
