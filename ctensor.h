@@ -1320,6 +1320,7 @@ typedef struct ct_attr_value {
 #define CT_OP_DATA_SHAPE     0x0400u   /* output shape depends on input values (nonzero, ...) */
 #define CT_OP_RANDOM         0x0800u   /* draws from a generator */
 #define CT_OP_DEVICE_ATTR    0x1000u   /* the device attribute chooses the output device */
+#define CT_OP_CROSS_DEVICE   0x2000u   /* input 1 may be on another device (copy_) */
 
 CTENSOR_API int ct_num_ops(void);                          /* built-in and registered so far */
 /* Id of an op by stable name ("aten::add.Tensor") or short name ("add": the first
@@ -3098,6 +3099,7 @@ typedef void (*ct__loop_fn)(char **p, const int64_t *s, int64_t n, const ct__att
 #define CT__OPF_DATA_SHAPE   0x0400u  /* output shape depends on input values (a tracer warns) */
 #define CT__OPF_RANDOM       0x0800u  /* draws from the call's generator */
 #define CT__OPF_DEVICE_ATTR  0x1000u  /* attrs.device is the output device (factories, to) */
+#define CT__OPF_CROSS_DEVICE 0x2000u  /* input 1 may be on another device: the non-CPU device's kernel runs (copy_) */
 
 #define CT__SAVE_NONE 0u
 #define CT__SAVE_IN(i) (1u << (i))
@@ -3153,7 +3155,7 @@ static CT__UNUSED int ct__bw_unselected(ct__node *n, ct_tensor *const *gout, ct_
 /* creation and conversion */
 #define CT__OPS_CREATE(X) \
     X(FILL, "aten::fill_.Scalar", "fill_", "FillBackward0", 1, 1, CT__OPF_INPLACE, "float value=s0", ct__meta_inplace_self, ct__k_fill, ct__bw_fill, CT__SAVE_NONE) \
-    X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE) \
+    X(COPY, "aten::copy_", "copy_", "CopyBackwards", 2, 1, CT__OPF_INPLACE | CT__OPF_CROSS_DEVICE, "", ct__meta_copy, ct__k_copy, ct__bw_copy, CT__SAVE_NONE) \
     X(TO, "aten::_to_copy", "to", "ToCopyBackward0", 1, 1, CT__OPF_DEVICE_ATTR, "dtype dtype=dt, device device=dev, enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode, bool non_blocking=f0", ct__meta_to, ct__k_to, ct__bw_to, CT__SAVE_NONE) \
     X(CLONE, "aten::clone", "clone", "CloneBackward0", 1, 1, 0, "enum(preserve_format|channels_last|contiguous_format|channels_last_3d) memory_format=mode", ct__meta_clone, ct__k_to, ct__bw_identity, CT__SAVE_NONE) \
     X(ARANGE, "aten::arange.start_step", "arange", "", 0, 1, CT__OPF_NONDIFF | CT__OPF_DEVICE_ATTR, "float start=s0, float end=s1, float step=s2, dtype dtype=dt, device device=dev", ct__meta_factory, ct__k_arange, ct__bw_none, CT__SAVE_NONE) \
@@ -4634,7 +4636,7 @@ CT__INLINE int ct__dispatch_run(ct__call *c, ct__tls *t) {
             if (x->ndim == 0 && x->device.type == CT_CPU) continue;
             if (dev.type == CT_CPU && c->in[0]->ndim == 0) { dev = x->device; i = -1; quant = 0; continue; }
             /* copy_ moves data between devices, as PyTorch's: the device's kernel runs it */
-            if (c->op == CT__OP_COPY && i == 1 && nin == 2) { if (dev.type == CT_CPU) dev = x->device; continue; }
+            if ((d->flags & CT__OPF_CROSS_DEVICE) && i == 1) { if (dev.type == CT_CPU) dev = x->device; continue; }
             return ct__device_mismatch(d, dev, x->device);
         }
     }

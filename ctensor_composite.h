@@ -220,7 +220,6 @@ CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inv
 #ifndef CTENSOR_COMPOSITE_IMPLEMENTATION_DONE
 #define CTENSOR_COMPOSITE_IMPLEMENTATION_DONE
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,20 +234,9 @@ static ct_tensor *ctc__done(int tok, ct_tensor *r) {
     ct_scope_end(tok);
     return r;
 }
-static ct_tensor *ctc__fail(ct_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static ct_tensor *ctc__fail(ct_status code, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    ct_set_error(code, "%s", buf);
-    return NULL;
-}
+/* ct_set_error (printf-style, format-checked), then NULL or -1 for the caller to return */
+#define ctc__fail(...) (ct_set_error(__VA_ARGS__), (ct_tensor *)NULL)
+#define ctc__failn(...) (ct_set_error(__VA_ARGS__), -1)
 /* dim d of an ndim-dim tensor wrapped to [0, ndim); -1 with PyTorch's IndexError text */
 static int ctc__wrap(int d, int ndim) {
     int lo = ndim > 0 ? -ndim : -1, hi = ndim > 0 ? ndim - 1 : 0;
@@ -417,20 +405,6 @@ CTENSOR_API ct_tensor *ct_block_diag(int n, ct_tensor *const *ts) {
     return ctc__done(tok, res);
 }
 
-static int ctc__failn(ct_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static int ctc__failn(ct_status code, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    ct_set_error(code, "%s", buf);
-    return -1;
-}
 /* the pieces [b[k], b[k + 1]) along d, n of them; returns n or the count needed */
 static int ctc__pieces(const ct_tensor *x, int d, int n, const int64_t *b, ct_tensor **out, int max_out) {
     if (n > max_out) return n;

@@ -9169,14 +9169,19 @@ static int ct__cu_q_k_linear(ct__call *c) {
     if (what) return ct__failed(CT_ERR_DEVICE, "%s: cuBLASLt error: %s (%s)", op, cublasGetStatusString(s), what);
     return rc;
 }
-CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_packed *w, ct_device dev) {
-    const char *fn = "ct_cuda_q_linear_packed_to";
+/* the arguments of ct_cuda_q_{linear,conv}_packed_to: a packed weight and a CUDA device */
+static int ct__cu_packed_to_args(const char *fn, const void *w, ct_device dev) {
     ct_cuda_init();
-    if (!w) return (ct_q_linear_packed *)ct__fail(CT_ERR_ARG, "%s: the packed weight is NULL", fn);
+    if (!w) return ct__failed(CT_ERR_ARG, "%s: the packed weight is NULL", fn);
     if (dev.type != CT_CUDA) {
         char b[32];
-        return (ct_q_linear_packed *)ct__fail(CT_ERR_DEVICE, "%s: expected a CUDA device, got %s", fn, ct_device_str(dev, b, sizeof b));
+        return ct__failed(CT_ERR_DEVICE, "%s: expected a CUDA device, got %s", fn, ct_device_str(dev, b, sizeof b));
     }
+    return 0;
+}
+CTENSOR_API ct_q_linear_packed *ct_cuda_q_linear_packed_to(const ct_q_linear_packed *w, ct_device dev) {
+    const char *fn = "ct_cuda_q_linear_packed_to";
+    if (ct__cu_packed_to_args(fn, w, dev)) return NULL;
     if (!w->weight || !w->col_sums || w->col_sums->device.type != CT_CPU)
         return (ct_q_linear_packed *)ct__fail(CT_ERR_ARG, "%s: expected a packed weight of ct_q_linear_prepack (on the CPU)", fn);
     int64_t N = w->N, K = w->K, Kp = CT__CU_Q_R4(K), Np = CT__CU_Q_R4(N + 1), len = Np * Kp;
@@ -9450,12 +9455,7 @@ static int ct__cu_qc_k(ct__call *c) {
 }
 CTENSOR_API ct_q_conv_packed *ct_cuda_q_conv_packed_to(const ct_q_conv_packed *w, ct_device dev) {
     const char *fn = "ct_cuda_q_conv_packed_to";
-    ct_cuda_init();
-    if (!w) return (ct_q_conv_packed *)ct__fail(CT_ERR_ARG, "%s: the packed weight is NULL", fn);
-    if (dev.type != CT_CUDA) {
-        char bf[32];
-        return (ct_q_conv_packed *)ct__fail(CT_ERR_DEVICE, "%s: expected a CUDA device, got %s", fn, ct_device_str(dev, bf, sizeof bf));
-    }
+    if (ct__cu_packed_to_args(fn, w, dev)) return NULL;
     const ct_tensor *wt = w->weight;
     if (!wt || wt->device.type != CT_CPU || wt->dtype != CT_QINT8 || !wt->qparams || wt->ndim != 4 || w->groups <= 0 || wt->shape[0] % w->groups ||
         (w->bias && (w->bias->device.type != CT_CPU || w->bias->dtype != CT_FLOAT32)))
