@@ -993,10 +993,13 @@ CTENSOR_API const char *ct_transformer_fastpath_why_not(void);
    scope-managed tensors. ct_nested_from_mask takes a padded [B, S, d] batch and
    a key padding mask [B, S] (true at padding, PyTorch's convention for
    src_key_padding_mask) whose real tokens come first in each row (left-aligned);
-   an error otherwise. */
+   an error otherwise. On a device (ctensor_cuda.h), values stay on the padded
+   batch's device (one gather; the mask may be on that device or on the CPU) and
+   lengths on the CPU: the mask is read on the host once, as PyTorch's
+   nested_tensor_from_mask does, and the encoder runs the packed rows there. */
 typedef struct ct_nested {
-    ct_tensor *values;          /* [total_tokens, d] */
-    ct_tensor *lengths;         /* int64 [B] */
+    ct_tensor *values;          /* [total_tokens, d], on the CPU or a device */
+    ct_tensor *lengths;         /* int64 [B], on the CPU */
     int64_t max_len;            /* the padded length it came from */
 } ct_nested;
 CTENSOR_API ct_status ct_nested_from_mask(const ct_tensor *padded, const ct_tensor *key_padding_mask, ct_nested *out);
@@ -12488,11 +12491,12 @@ static int ct__any_param_grad(const ct_module *m) {
     return 0;
 }
 /* the fastpath on a device: where that backend registered the fused op's kernel
-   (ctensor_cuda.h), input and mask on the same device; packed (nested) rows stay on
-   the CPU (their packing reads the mask on the host) */
-static int ct__tf_dev_ok(const ct_tensor *x, const ct_tensor *kpm, int op, int nested) {
+   (ctensor_cuda.h), input and mask on the same device. Packed (nested) rows run
+   there too: their lengths are read from the mask on the host, the rows are
+   gathered and scattered on the device. */
+static int ct__tf_dev_ok(const ct_tensor *x, const ct_tensor *kpm, int op) {
     if (x->device.type == CT_CPU) return !kpm || kpm->device.type == CT_CPU;
-    return !nested && (!kpm || ct_device_eq(kpm->device, x->device)) && ct__kernels[CT_BACKEND_CUDA][op] != NULL;
+    return (!kpm || ct_device_eq(kpm->device, x->device)) && ct__kernels[CT_BACKEND_CUDA][op] != NULL;
 }
 /* PyTorch's TransformerEncoderLayer fastpath conditions, in its order and words */
 static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *mask, const ct_tensor *kpm, int nested) {
@@ -12505,7 +12509,7 @@ static int ct__enc_fast_ok(ct_module *L, const ct_tensor *src, const ct_tensor *
     else if (mask) ct__tf_set_why("src_mask is not supported for fastpath");
     else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
     else if (src->dtype != CT_FLOAT32 && src->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(src->dtype));
-    else if (!ct__tf_dev_ok(src, kpm, CT__NNOP(TF_ENC_LAYER), nested)) ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
+    else if (!ct__tf_dev_ok(src, kpm, CT__NNOP(TF_ENC_LAYER))) ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("src_key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
     else if (ct__tf_grad_on() && (ct_get_requires_grad(src) || ct__any_param_grad(L)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
@@ -12528,7 +12532,13 @@ static ct_tensor *ct__enc_layer_call(ct_module *L, ct_tensor *x, const ct_tensor
     }
     return ct__enc_layer_regular(L, x, mask, kpm);
 }
+/* kpm contiguous in host memory (a copy when it lives on a device); NULL with the error set */
+static const ct_tensor *ct__host_contig(const ct_tensor *t) {
+    ct_tensor *c = ct_contiguous(t);
+    return c && c->device.type != CT_CPU ? ct_to_device(c, ct_cpu()) : c;
+}
 static int ct__left_aligned(const ct_tensor *kpm) {   /* each row: false..., then true... */
+    if (!kpm) return 0;
     const uint8_t *p = (const uint8_t *)ct__ptr(kpm);
     int64_t B = kpm->shape[0], S = kpm->shape[1];
     for (int64_t b = 0; b < B; b++) {
@@ -12569,8 +12579,13 @@ CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_ten
         else if (!kpm) ct__tf_set_why("src_key_padding_mask was None");
         else if (kpm->dtype != CT_BOOL || kpm->ndim != 2 || kpm->shape[0] != src->shape[0] || kpm->shape[1] != src->shape[1])
             ct__tf_set_why("src_key_padding_mask is not a bool [N, S] tensor");
-        else if (src->device.type != CT_CPU || kpm->device.type != CT_CPU) ct__tf_set_why("the nested fastpath runs on the CPU (the input is on a device)");
-        else if (im->mask_check && !ct__left_aligned(ct_contiguous(kpm)))
+        else if (!ct_device_eq(kpm->device, src->device))
+        {
+            char b1[32], b2[32];
+            ct__tf_set_why("src_key_padding_mask is on %s but src on %s", ct_device_str(kpm->device, b1, sizeof b1),
+                           ct_device_str(src->device, b2, sizeof b2));
+        }
+        else if (im->mask_check && !ct__left_aligned(ct__host_contig(kpm)))
             ct__tf_set_why("mask_check enabled, and src and src_key_padding_mask was not left aligned");
         else if (mask) ct__tf_set_why("src_key_padding_mask and mask were both supplied");
         else if (im->nhead % 2 == 1) ct__tf_set_why("num_head is odd");
@@ -12583,6 +12598,7 @@ CTENSOR_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_ten
             if (ct__mha_check(first->children[0].module, x, x, x, &a) || ct__nested_pack(x, kpm, &nt, "TransformerEncoder")) x = NULL;
             else {
                 ct_tensor *offt = ct__nested_offsets(&nt);
+                if (offt && x->device.type != CT_CPU) offt = ct_to_device(offt, x->device);
                 ct_tensor *v = offt ? nt.values : NULL;
                 if (v) v = ct__enc_stack_fast(m, n, v, CT__TFM_NESTED, offt, NULL);
                 nt.values = v;
@@ -13576,7 +13592,7 @@ static int ct__mha_fast_ok(ct_module *m, const ct_tensor *q, const ct_tensor *k,
     else if (im->H % 2 == 1) ct__tf_set_why("num_heads is odd");
     else if (q->dtype != CT_FLOAT32 && q->dtype != CT_FLOAT64) ct__tf_set_why("the input dtype %s is not supported by the fastpath (float32 and float64 are)", ct_dtype_name(q->dtype));
     else if (kpm && kpm->dtype != CT_BOOL) ct__tf_set_why("key_padding_mask is not a bool tensor (the fastpath takes bool masks)");
-    else if (!ct__tf_dev_ok(q, kpm, CT__NNOP(TF_MHA), 0))
+    else if (!ct__tf_dev_ok(q, kpm, CT__NNOP(TF_MHA)))
         ct__tf_set_why("the fastpath runs on the CPU (the input is on a device)");
     else if (ct__tf_grad_on() && (ct_get_requires_grad(q) || ct__any_param_grad(m)))
         ct__tf_set_why("grad is enabled and at least one of query or the input/output projection weights or biases requires_grad");
@@ -13628,12 +13644,30 @@ static void ct__nest_copy(void *ctx, int64_t lo, int64_t hi) {
         }
     }
 }
+/* int64 [total] on dev: the padded row (b * S + j) of each packed row, j < lengths[b]
+   (lengths: int64 on the host) */
+static ct_tensor *ct__nested_rows(const ct_tensor *lengths, int64_t S, ct_device dev) {
+    int64_t B = lengths->shape[0], total = 0;
+    const int64_t *l = (const int64_t *)ct__ptr(lengths);
+    for (int64_t b = 0; b < B; b++) total += l[b];
+    ct_tensor *r = ct_empty(CT_INT64, total);
+    if (!r) return NULL;
+    int64_t *p = (int64_t *)ct__ptr(r);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t j = 0; j < l[b]; j++) *p++ = b * S + j;
+    return dev.type == CT_CPU ? r : ct_to_device(r, dev);
+}
 static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_nested *out, const char *op) {
     memset(out, 0, sizeof *out);
     if (!x || !kpm) { ct__null_arg(op, !x ? 0 : 1); return ct_last_error_code(); }
     if (x->ndim != 3) { ct_set_error(CT_ERR_SHAPE, "%s: expected a padded [B, S, d] tensor (got %s)", op, CT__SHAPE(x)); return CT_ERR_SHAPE; }
     if (kpm->dtype != CT_BOOL) { ct_set_error(CT_ERR_DTYPE, "%s: the key padding mask must be bool (got %s)", op, ct_dtype_name(kpm->dtype)); return CT_ERR_DTYPE; }
-    if (x->device.type != CT_CPU || kpm->device.type != CT_CPU) { ct_set_error(CT_ERR_DEVICE, "%s: nested batches are CPU tensors", op); return CT_ERR_DEVICE; }
+    if (kpm->device.type != CT_CPU && !ct_device_eq(kpm->device, x->device)) {
+        char b1[32], b2[32];
+        ct_set_error(CT_ERR_DEVICE, "%s: the key padding mask is on %s but the input on %s", op, ct_device_str(kpm->device, b1, sizeof b1),
+                     ct_device_str(x->device, b2, sizeof b2));
+        return CT_ERR_DEVICE;
+    }
     if (kpm->ndim != 2 || kpm->shape[0] != x->shape[0] || kpm->shape[1] != x->shape[1]) {
         ct_set_error(CT_ERR_SHAPE, "%s: the key padding mask must be [%lld, %lld] for input %s (got %s)", op, (long long)x->shape[0],
                      (long long)x->shape[1], CT__SHAPE(x), CT__SHAPE(kpm));
@@ -13641,7 +13675,8 @@ static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_ne
     }
     int64_t B = x->shape[0], S = x->shape[1], D = x->shape[2];
     int s = ct_scope_begin();
-    ct_tensor *kc = ct_contiguous(kpm), *xc = ct_contiguous(x);
+    const ct_tensor *kc = ct__host_contig(kpm);   /* the lengths are host metadata */
+    ct_tensor *xc = ct_contiguous(x);
     ct_tensor *len = ct_empty(CT_INT64, B), *off = ct_empty(CT_INT64, B + 1);
     if (!kc || !xc || !len || !off) { ct_scope_end(s); return ct_last_error_code(); }
     const uint8_t *mp = (const uint8_t *)ct__ptr(kc);
@@ -13661,10 +13696,17 @@ static ct_status ct__nested_pack(const ct_tensor *x, const ct_tensor *kpm, ct_ne
         total += n;
     }
     op_[B] = total;
-    ct_tensor *vals = ct_empty(x->dtype, total, D);
-    if (!vals) { ct_scope_end(s); return ct_last_error_code(); }
-    ct__nest_copy_job j = {ct__ptr(vals), ct__ptr(xc), op_, S, D, ct__dt[x->dtype].size, 1, 0};
-    ct__nn_par_for(B, 1, ct__nest_copy, &j);
+    ct_tensor *vals;
+    if (x->device.type == CT_CPU) {
+        vals = ct_empty(x->dtype, total, D);
+        if (!vals) { ct_scope_end(s); return ct_last_error_code(); }
+        ct__nest_copy_job j = {ct__ptr(vals), ct__ptr(xc), op_, S, D, ct__dt[x->dtype].size, 1, 0};
+        ct__nn_par_for(B, 1, ct__nest_copy, &j);
+    } else {   /* one gather of the real rows on the device */
+        ct_tensor *rows = ct__nested_rows(len, S, x->device);
+        vals = rows ? ct_index_select(ct_reshape(xc, B * S, D), 0, rows) : NULL;
+        if (!vals) { ct_scope_end(s); return ct_last_error_code(); }
+    }
     out->values = ct_keep(vals);
     out->lengths = ct_keep(len);
     out->max_len = S;
@@ -13692,8 +13734,10 @@ static int ct__nested_check(const ct_nested *n, const char *op) {
                      op, CT__SHAPE(n->values), CT__SHAPE(n->lengths), ct_dtype_name(n->lengths->dtype));
         return -1;
     }
-    if (n->values->device.type != CT_CPU || n->lengths->device.type != CT_CPU) {
-        ct_set_error(CT_ERR_DEVICE, "%s: nested batches are CPU tensors", op);
+    if (n->lengths->device.type != CT_CPU) {   /* host metadata; the values may live on a device */
+        char b1[32];
+        ct_set_error(CT_ERR_DEVICE, "%s: a nested batch keeps its lengths on the CPU (got lengths on %s)", op,
+                     ct_device_str(n->lengths->device, b1, sizeof b1));
         return -1;
     }
     int64_t t = 0, B = n->lengths->shape[0];
@@ -13713,7 +13757,13 @@ static int ct__nested_check(const ct_nested *n, const char *op) {
 }
 static ct_tensor *ct__nested_unpad(const ct_nested *n, int64_t S, double value) {
     int64_t B = n->lengths->shape[0], D = n->values->shape[1];
-    ct_tensor *vc = ct_contiguous(n->values), *off = ct__nested_offsets(n);
+    ct_tensor *vc = ct_contiguous(n->values);
+    if (vc && vc->device.type != CT_CPU) {   /* one scatter of the real rows on the device */
+        ct_tensor *rows = ct__nested_rows(n->lengths, S, vc->device);
+        ct_tensor *r = rows ? ct_full_on_n(vc->device, vc->dtype, 2, CT__INTS(B * S, D), value) : NULL;
+        return r && ct_index_copy_(r, 0, rows, vc) ? ct_reshape(r, B, S, D) : NULL;
+    }
+    ct_tensor *off = ct__nested_offsets(n);
     ct_tensor *r = value == 0.0 && !signbit(value) ? ct_empty_n(n->values->dtype, 3, CT__INTS(B, S, D))
                                                      : ct_full_n(n->values->dtype, 3, CT__INTS(B, S, D), value);
     if (!vc || !r || !off) return NULL;
@@ -13754,6 +13804,7 @@ CTENSOR_API ct_status ct_transformer_encoder_forward_nested(ct_module *m, const 
         }
     int s = ct_scope_begin();
     ct_tensor *off = ct__nested_offsets(src), *v = src->values;
+    if (off && v->device.type != CT_CPU) off = ct_to_device(off, v->device);
     if (off && n > 0) v = ct__enc_stack_fast(m, n, v, CT__TFM_NESTED, off, NULL);
     if (v && im->kind == CT__TL_ENCODER && ct__mchild(m, "norm")) v = ct_forward(ct__mchild(m, "norm"), v);
     if (v == src->values) v = ct_alias(v);

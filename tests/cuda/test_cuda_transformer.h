@@ -173,3 +173,66 @@ TEST(test_fused_attention_modules) {
     ct_module_free(L);
     ct_module_free(M);
 }
+
+/* Nested (packed) rows on the device: a TransformerEncoder with a key padding mask
+   on a device input packs its real rows on the device (the mask read on the host),
+   runs the fused layers on the packed rows and scatters them back; the same
+   through the public nested API, with the mask on the device and on the CPU. Against
+   the same model on the CPU; the padded positions are zero as PyTorch's nested path
+   gives them. Errors: a mask on another device, lengths on a device. */
+static void tf_count_gathers(const ct_dispatch_event *e, void *user) {   /* the packing's gather and scatter */
+    const char *n = ct_op_name(e->op);
+    if (e->phase == CT_DISPATCH_EXIT && (!strcmp(n, "index_select") || !strcmp(n, "index_copy"))) ++*(int *)user;
+}
+TEST(test_fused_attention_nested) {
+    const int64_t E = 16, H = 4, B = 3, S = 6;
+    /* lengths 6, 3, 0: a full row, a half row and an empty row */
+    const uint8_t pad[18] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    ct_transformer_layer_options o;
+    memset(&o, 0, sizeof o);
+    o.dim_feedforward = 24;
+    o.dropout = CT_ZERO;
+    o.batch_first = 1;
+    ct_module *L = ct_nn_transformer_encoder_layer(E, H, &o);
+    ct_module *enc = ct_module_eval(ct_nn_transformer_encoder(L, 2, NULL));   /* owns L */
+    ct_tensor *x = ct_randn(CT_FLOAT32, B, S, E), *kpm = ct_from_data(pad, CT_BOOL, 3, 6);
+    int g = ct_set_grad_enabled(0);
+    ct_tensor *yc = ct_transformer_encoder_forward(enc, x, NULL, kpm);
+    ct_nested nc, oc;
+    CHECK(ct_nested_from_mask(x, kpm, &nc) == CT_OK && ct_transformer_encoder_forward_nested(enc, &nc, &oc) == CT_OK);
+    CHECK(ct_module_to(enc, GPU) != NULL);
+    ct_tensor *xd = dev(x), *kd = dev(kpm);
+    int gathers = 0, lh = ct_add_dispatch_listener(tf_count_gathers, &gathers, CT_LISTEN_NESTED);
+    ct_tensor *yd = ct_transformer_encoder_forward(enc, xd, NULL, kd);
+    ct_remove_dispatch_listener(lh);
+    CT_T_REPORT(ct_transformer_fastpath_why_not()[0] == 0, "nested encoder on the device: %s", ct_transformer_fastpath_why_not());
+    CT_T_REPORT(gathers == 2, "the packed rows: %d gathers and scatters (expected one of each)", gathers);
+    CHECK(yc && yd && yd->device.type == CT_CUDA);
+    if (yc && yd) CHECK_SAME_AT("nested encoder", yd, yc, 1e-4, 1e-5);
+    for (int m = 0; m < 2; m++) {   /* the public nested API; the mask on the device, then on the CPU */
+        ct_nested nd, od;
+        CHECK(ct_nested_from_mask(xd, m ? kpm : kd, &nd) == CT_OK);
+        CHECK(nd.values && nd.values->device.type == CT_CUDA && nd.lengths->device.type == CT_CPU);
+        if (!nd.values) continue;
+        CHECK(nd.values->shape[0] == 9);
+        CHECK_SAME_AT("packed rows", nd.values, nc.values, 0.0, 0.0);
+        CHECK(ct_transformer_encoder_forward_nested(enc, &nd, &od) == CT_OK);
+        if (od.values) CHECK_SAME_AT("nested forward", od.values, oc.values, 1e-4, 1e-5);
+        ct_tensor *pd = od.values ? ct_nested_to_padded(&od, -1.0) : NULL, *pc = ct_nested_to_padded(&oc, -1.0);
+        CHECK(pd && pd->device.type == CT_CUDA);
+        if (pd && pc) CHECK_SAME_AT("to_padded with -1", pd, pc, 1e-4, 1e-5);
+    }
+    /* errors: a mask on the CPU is taken with a device input, a device mask with a CPU
+       input is not; lengths stay on the host */
+    ct_nested bad;
+    CHECK(ct_nested_from_mask(x, kd, &bad) == CT_ERR_DEVICE);
+    CT_T_REPORT(strstr(ct_last_error(), "nested_from_mask: the key padding mask is on cuda:0 but the input on cpu") != NULL, "%s", ct_last_error());
+    ct_clear_error();
+    ct_nested moved = nc;
+    moved.lengths = dev(nc.lengths);
+    CHECK(ct_nested_to_padded(&moved, 0.0) == NULL);
+    CT_T_REPORT(strstr(ct_last_error(), "nested_to_padded: a nested batch keeps its lengths on the CPU (got lengths on cuda:0)") != NULL, "%s", ct_last_error());
+    ct_clear_error();
+    ct_set_grad_enabled(g);
+    ct_module_free(enc);
+}
