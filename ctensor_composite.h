@@ -8,7 +8,8 @@
      link with -lm
 
      In the file that defines CTENSOR_IMPLEMENTATION, CTENSOR_COMPOSITE_IMPLEMENTATION
-     is turned on automatically (or define it yourself in one file).
+     is turned on automatically (its one op with a kernel, searchsorted, registers
+     in ctensor.h's op table, so it compiles in that file).
 
    WHAT IT IS
      PyTorch defines many of its functions by composing other ops (its
@@ -20,7 +21,8 @@
      equal PyTorch 1.13's within float tolerance (tests/reference/cases_composite.py
      makes the fixtures with PyTorch; tests/conformance/ops_composite.c runs them).
      ctensor.h holds the primitive kernels and stays under its 1 MiB limit; these
-     functions live here.
+     functions live here. The exception: searchsorted / bucketize, a binary search
+     per value, is an op with a CPU kernel of its own (aten::searchsorted.Tensor).
 
    THE FEEL (torch.kron, torch.meshgrid, torch.cov)
        ct_tensor *k = ct_kron(a, b);
@@ -41,6 +43,7 @@
             take_along_dim
         1d. statistics: cov corrcoef aminmax quantile nanquantile
         1e. counting: heaviside bincount histc unique unique_consecutive
+        1f. searching: searchsorted bucketize (one op with a kernel of its own)
      2. Implementation
 
    ERRORS
@@ -205,6 +208,31 @@ CTENSOR_API ct_tensor *ct_histc(const ct_tensor *x, int64_t bins, double min, do
    the same for runs of equal consecutive elements, in order. */
 CTENSOR_API ct_tensor *ct_unique(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts);
 CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts);
+
+/* ---- 1f. searching -------------------------------------------------------- */
+/* torch.searchsorted(sorted_sequence, values, out_int32, right, side, sorter): for
+   each value, the index where it would go in the innermost dim of sorted_sequence to
+   keep it sorted: the first i with seq[i] >= v (left), or seq[i] > v (right = 1 or
+   side "right"; side NULL: from right). sorted_sequence is 1-D (any values shape), or
+   N-D with values' first N-1 dims equal to its own. sorter (int64, seq's shape, may
+   be NULL) holds the indices that sort seq along its innermost dim. The two operands
+   compare in their promoted dtype (bool and complex are refused, as PyTorch's);
+   int64 result (int32 with out_int32). A sequence that is not sorted gives the
+   indices PyTorch's bisection gives (NaN last, as torch.sort puts it). One op,
+   aten::searchsorted.Tensor, with a CPU kernel (a binary search per value; rows on
+   the thread pool). The _scalar form searches one number (a 0-d result; seq 1-D);
+   it compares in seq's dtype when that is floating, in int64 when seq is integral
+   and value a whole number, else in float64. */
+CTENSOR_API ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *values, int out_int32, int right,
+                                       const char *side, const ct_tensor *sorter);
+CTENSOR_API ct_tensor *ct_searchsorted_scalar(const ct_tensor *sorted_sequence, double value, int out_int32, int right,
+                                              const char *side, const ct_tensor *sorter);
+/* torch.bucketize(input, boundaries, out_int32, right): the bucket of each element
+   of input among the 1-D sorted boundaries: i with boundaries[i-1] < x <= boundaries[i]
+   (right = 1: boundaries[i-1] <= x < boundaries[i]); searchsorted with the operands
+   swapped. */
+CTENSOR_API ct_tensor *ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries, int out_int32, int right);
+CTENSOR_API ct_tensor *ct_bucketize_scalar(double input, const ct_tensor *boundaries, int out_int32, int right);
 #ifdef __cplusplus
 }
 #endif
@@ -1158,6 +1186,217 @@ static ct_tensor *ctc__unique(const char *api, const ct_tensor *x, ct_tensor **i
 CTENSOR_API ct_tensor *ct_unique(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) { return ctc__unique("unique", x, inverse, counts, 0); }
 CTENSOR_API ct_tensor *ct_unique_consecutive(const ct_tensor *x, ct_tensor **inverse, ct_tensor **counts) {
     return ctc__unique("unique_consecutive", x, inverse, counts, 1);
+}
+
+/* ---- searching: the one op of this header with a kernel of its own ----
+   searchsorted is a binary search per value: composed of ops it would take
+   log2(n) passes of a dozen ops each, so it is an op of ctensor.h's table
+   (registered as the other companion headers register theirs: the dispatcher,
+   listeners and the JIT's tracer see aten::searchsorted.Tensor). This part uses the
+   implementation's internals, so it compiles in the file that defines
+   CTENSOR_IMPLEMENTATION (the automatic case). */
+#ifndef CTENSOR_IMPLEMENTATION
+#error "ctensor_composite.h: its implementation compiles in the file that defines CTENSOR_IMPLEMENTATION (do not define CTENSOR_COMPOSITE_IMPLEMENTATION elsewhere)"
+#endif
+#define CTC__OPS(X) \
+    X(SEARCHSORTED, "aten::searchsorted.Tensor", "searchsorted", "", 2, 1, CT__OPF_NONDIFF, "bool out_int32=f0, bool right=f1", \
+      ctc__meta_searchsorted, ctc__k_searchsorted, ctc__bw_none, CT__SAVE_NONE)
+enum {
+#define CTC__X_ENUM(E, sname, name, bw, nin, nout, flags, attrs, meta, kernel, backward, save) CTC__##E,
+    CTC__OPS(CTC__X_ENUM)
+#undef CTC__X_ENUM
+    CTC__NUM_OPS
+};
+CTC__OPS(CT__X_PROTO)
+/* never called (the op is CT__OPF_NONDIFF); a rule of this header's own, so that
+   its prototype's linkage matches under C++ */
+static int ctc__bw_none(ct__node *n, ct_tensor *const *gout, ct_tensor **gin) {
+    (void)gout; (void)gin;
+    return ct__failed(CT_ERR_AUTOGRAD, "the derivative for '%s' is not implemented: it is not differentiable", ct__opdef_get(n->op)->name);
+}
+static const ct__opdef ctc__defs[CTC__NUM_OPS] = {CTC__OPS(CT__X_DEF)};
+CT__OP_BLOCK(ctc, ctc__defs, CTC__NUM_OPS, )
+/* in[0]: the sequence, contiguous, [R, n] as [n] or [..., n]; in[1]: the values,
+   contiguous, R rows of m (any shape when the sequence is 1-D); one dtype */
+static int ctc__meta_searchsorted(ct__call *c) {
+    const ct_tensor *seq = c->in[0], *v = c->in[1];
+    if (seq->dtype != v->dtype || !CT__ISREAL(seq->dtype) || seq->dtype == CT_BOOL)
+        return ct__failed(CT_ERR_DTYPE, "\"searchsorted_out_cpu\" not implemented for '%s'", CT__DTNAME(v->dtype));
+    if (seq->ndim < 1 || (seq->ndim > 1 && (v->ndim != seq->ndim || memcmp(v->shape, seq->shape, sizeof(int64_t) * (size_t)(seq->ndim - 1)))))
+        return ct__failed(CT_ERR_SHAPE, "searchsorted: the sequence %s and the values %s do not match", CT__SHAPE(seq), CT__SHAPE(v));
+    if (!ct__is_contig(seq) || !ct__is_contig(v)) return ct__failed(CT_ERR_ARG, "searchsorted: the op takes contiguous operands");
+    ct__outinfo *o = &c->oi[0];
+    c->nout = 1;
+    c->cdt = v->dtype;
+    o->kind = CT__OUT_NEW;
+    o->has_strides = 0;
+    o->dtype = (c->a->flags & 1) ? CT_INT32 : CT_INT64;
+    o->ndim = v->ndim;
+    for (int d = 0; d < v->ndim; d++) o->shape[d] = v->shape[d];
+    return 0;
+}
+typedef struct ctc__ss_job {
+    const char *seq, *val;
+    char *out;
+    int64_t n, m;   /* sequence length, values per row */
+    int right, i32;
+    ct_dtype dt;
+} ctc__ss_job;
+/* PyTorch's bisection, in its comparisons: left moves past seq[mid] when
+   !(seq[mid] >= v), right when !(seq[mid] > v) (a NaN value goes last; NaNs at the
+   sequence's end, as torch.sort puts them, are passed) */
+#define CTC__SS_ROWS(T)                                                                             \
+    for (int64_t r = lo; r < hi; r++) {                                                             \
+        const T *s = (const T *)j->seq + r * j->n, *v = (const T *)j->val + r * j->m;              \
+        for (int64_t k = 0; k < j->m; k++) {                                                        \
+            const T x = v[k];                                                                       \
+            int64_t a = 0, b = j->n;                                                                \
+            if (j->right)                                                                           \
+                while (a < b) { int64_t mid = a + ((b - a) >> 1); if (!(s[mid] > x)) a = mid + 1; else b = mid; } \
+            else                                                                                    \
+                while (a < b) { int64_t mid = a + ((b - a) >> 1); if (!(s[mid] >= x)) a = mid + 1; else b = mid; } \
+            if (j->i32) ((int32_t *)j->out)[r * j->m + k] = (int32_t)a;                            \
+            else ((int64_t *)j->out)[r * j->m + k] = a;                                              \
+        }                                                                                           \
+    }
+static void ctc__ss_rows(void *ctx, int64_t lo, int64_t hi) {
+    const ctc__ss_job *j = (const ctc__ss_job *)ctx;
+    switch (j->dt) {
+    case CT_UINT8: CTC__SS_ROWS(uint8_t) break;
+    case CT_INT8: CTC__SS_ROWS(int8_t) break;
+    case CT_INT16: CTC__SS_ROWS(int16_t) break;
+    case CT_INT32: CTC__SS_ROWS(int32_t) break;
+    case CT_INT64: CTC__SS_ROWS(int64_t) break;
+    case CT_FLOAT32: CTC__SS_ROWS(float) break;
+    default: CTC__SS_ROWS(double) break;
+    }
+}
+/* the values of one row split into chunks when the sequence is 1-D (one row) */
+static void ctc__ss_chunks(void *ctx, int64_t lo, int64_t hi) {
+    const ctc__ss_job *j = (const ctc__ss_job *)ctx;
+    size_t es = ct__dt[j->dt].size, os = j->i32 ? 4 : 8;
+    ctc__ss_job part = *j;
+    part.val = j->val + (size_t)lo * es;
+    part.out = j->out + (size_t)lo * os;
+    part.m = hi - lo;
+    ctc__ss_rows(&part, 0, 1);
+}
+static int ctc__k_searchsorted(ct__call *c) {
+    const ct_tensor *seq = c->in[0], *v = c->in[1];
+    int64_t n = seq->shape[seq->ndim - 1], R = seq->ndim == 1 ? 1 : ct__shape_numel(seq->ndim, seq->shape) / (n ? n : 1);
+    int64_t total = ct__shape_numel(v->ndim, v->shape);
+    if (seq->ndim > 1 && n == 0) R = total ? total / (v->shape[v->ndim - 1] ? v->shape[v->ndim - 1] : 1) : 0;
+    ctc__ss_job j;
+    j.seq = (const char *)ct__ptr(seq);
+    j.val = (const char *)ct__ptr(v);
+    j.out = (char *)ct__ptr(c->out[0]);
+    j.n = n;
+    j.m = R ? total / R : 0;
+    j.right = (c->a->flags & 2) != 0;
+    j.i32 = (c->a->flags & 1) != 0;
+    j.dt = v->dtype;
+    if (total == 0) return 0;
+    int64_t grain = 4096 / (n > 1 ? 1 + (int64_t)log2((double)n) : 1) + 1;   /* about 4096 comparisons a chunk */
+    if (R == 1) ct__par_for(j.m, grain, ctc__ss_chunks, &j);
+    else ct__par_for(R, j.m >= grain ? 1 : grain / (j.m ? j.m : 1) + 1, ctc__ss_rows, &j);
+    return 0;
+}
+static ct_tensor *ctc__call_ss(ct_tensor *seq, ct_tensor *v, int out_int32, int right) {
+    ct__ctc_register_now();
+    if (ct__ctc_base < 0) return ctc__fail(CT_ERR_STATE, "ctensor_composite.h: its ops could not be registered");
+    ct__attrs a;
+    ct__attrs_init(&a);
+    a.flags = (out_int32 ? 1u : 0u) | (right ? 2u : 0u);
+    ct_tensor *in[2] = {seq, v};
+    return ct__call1(ct__ctc_base + CTC__SEARCHSORTED, 2, in, &a);
+}
+/* PyTorch's argument checks, in its order and words; the operands promoted to one
+   dtype (half types compared in float32: the same order), contiguous; the sequence
+   put in order by the sorter first */
+static ct_tensor *ctc__searchsorted(const char *api, const ct_tensor *seq, const ct_tensor *v, int out_int32, int right,
+                                    const char *side, const ct_tensor *sorter) {
+    CTC__ARG(api, seq);
+    CTC__ARG(api, v);
+    if (side) {
+        if (strcmp(side, "left") && strcmp(side, "right"))
+            return ctc__fail(CT_ERR_ARG, "torch.searchsorted(): side can only be 'left' or 'right' but got %s", side);
+        if (right && !strcmp(side, "left"))
+            return ctc__fail(CT_ERR_ARG, "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
+        right = !strcmp(side, "right");
+    }
+    char b1[96], b2[96];
+    int sd = ct_ndim(seq), vd = ct_ndim(v);
+    if (sd == 0) return ctc__fail(CT_ERR_ARG, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
+    if (sd > 1 && vd == 0)
+        return ctc__fail(CT_ERR_ARG, "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got boundaries tensor dim(%d) and input value's dim(0) numel(1)", sd);
+    if (sd > 1) {
+        int ok = vd == sd;
+        for (int d = 0; ok && d < sd - 1; d++) ok = ct_size(seq, d) == ct_size(v, d);
+        if (!ok)
+            return ctc__fail(CT_ERR_SHAPE, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor %s and input value tensor %s",
+                             ctc__shape_str(seq, b1, sizeof b1), ctc__shape_str(v, b2, sizeof b2));
+    }
+    if (sorter) {
+        if (ct_get_dtype(sorter) != CT_INT64)
+            return ctc__fail(CT_ERR_DTYPE, "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype %s", CT__DTNAME(ct_get_dtype(sorter)));
+        int same = ct_ndim(sorter) == sd;
+        for (int d = 0; same && d < sd; d++) same = ct_size(sorter, d) == ct_size(seq, d);
+        if (!same)
+            return ctc__fail(CT_ERR_SHAPE, "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor %sand got sorter tensor %s",
+                             ctc__shape_str(seq, b1, sizeof b1), ctc__shape_str(sorter, b2, sizeof b2));
+    }
+    ct_dtype dt = ct_promote_types(ct_get_dtype(seq), ct_get_dtype(v));
+    if (dt == CT_NUM_DTYPES)
+        return ctc__fail(CT_ERR_DTYPE, "torch.searchsorted(): cannot promote %s and %s", ct_dtype_name(ct_get_dtype(seq)), ct_dtype_name(ct_get_dtype(v)));
+    if (dt == CT_BOOL || ct_dtype_is_complex(dt)) return ctc__fail(CT_ERR_DTYPE, "\"searchsorted_out_cpu\" not implemented for '%s'", CT__DTNAME(dt));
+    int tok = ct_scope_begin();
+    ct_dtype cdt = dt == CT_FLOAT16 || dt == CT_BFLOAT16 ? CT_FLOAT32 : dt;
+    ct_tensor *s = ct_contiguous(ct_to((ct_tensor *)seq, cdt)), *x = ct_contiguous(ct_to((ct_tensor *)v, cdt));
+    if (s && sorter) {
+        int64_t n = ct_size(seq, sd - 1);
+        ct_tensor *lo = ct_numel(sorter) ? ct_amin(sorter, 0, NULL, 0) : NULL, *hi = lo ? ct_amax(sorter, 0, NULL, 0) : NULL;
+        if (ct_numel(sorter) && (!lo || !hi)) return ctc__done(tok, NULL);
+        if (lo && (ct_item_int(lo) < 0 || ct_item_int(hi) >= n)) {
+            ct_scope_end(tok);
+            return ctc__fail(CT_ERR_INDEX, "torch.searchsorted(): sorter index out of range: its values run from %lld to %lld for a sequence of length %lld",
+                             (long long)ct_item_int(lo), (long long)ct_item_int(hi), (long long)n);
+        }
+        s = ct_contiguous(ct_gather(s, sd - 1, sorter));
+    }
+    return ctc__done(tok, s && x ? ctc__call_ss(s, x, out_int32, right) : NULL);
+}
+CTENSOR_API ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *values, int out_int32, int right,
+                                       const char *side, const ct_tensor *sorter) {
+    return ctc__searchsorted("searchsorted", sorted_sequence, values, out_int32, right, side, sorter);
+}
+/* a number as PyTorch wraps it: in seq's dtype when floating, int64 for a whole
+   number beside an integral seq, else float64 */
+static ct_tensor *ctc__wrap_number(const ct_tensor *like, double value) {
+    ct_dtype dt = ct_get_dtype(like);
+    ct_dtype vt = ct_dtype_is_floating(dt) ? dt : value == floor(value) && fabs(value) < 9.2e18 ? CT_INT64 : CT_FLOAT64;
+    return ct_scalar_tensor_on(ct_get_device(like), value, vt);
+}
+CTENSOR_API ct_tensor *ct_searchsorted_scalar(const ct_tensor *sorted_sequence, double value, int out_int32, int right,
+                                              const char *side, const ct_tensor *sorter) {
+    CTC__ARG("searchsorted", sorted_sequence);
+    int tok = ct_scope_begin();
+    ct_tensor *v = ctc__wrap_number(sorted_sequence, value);
+    return ctc__done(tok, v ? ctc__searchsorted("searchsorted", sorted_sequence, v, out_int32, right, side, sorter) : NULL);
+}
+static ct_tensor *ctc__bucketize(const ct_tensor *input, const ct_tensor *boundaries, int out_int32, int right) {
+    CTC__ARG("bucketize", boundaries);
+    CTC__ARG("bucketize", input);
+    if (ct_ndim(boundaries) != 1) return ctc__fail(CT_ERR_SHAPE, "boundaries tensor must be 1 dimension, but got dim(%d)", ct_ndim(boundaries));
+    return ctc__searchsorted("bucketize", boundaries, input, out_int32, right, NULL, NULL);
+}
+CTENSOR_API ct_tensor *ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries, int out_int32, int right) {
+    return ctc__bucketize(input, boundaries, out_int32, right);
+}
+CTENSOR_API ct_tensor *ct_bucketize_scalar(double input, const ct_tensor *boundaries, int out_int32, int right) {
+    CTC__ARG("bucketize", boundaries);
+    int tok = ct_scope_begin();
+    ct_tensor *v = ctc__wrap_number(boundaries, input);
+    return ctc__done(tok, v ? ctc__bucketize(v, boundaries, out_int32, right) : NULL);
 }
 
 #ifdef __cplusplus

@@ -3,8 +3,9 @@
 #include "bench.h"
 #define CTENSOR_IMPLEMENTATION
 #include "ctensor.h"
+#include "ctensor_composite.h"
 
-static ct_tensor *A[4], *X, *IDX0, *IDX1, *G0, *G1, *SRC, *M, *IMG, *VOL, *SQ;
+static ct_tensor *SEQ, *SEQROWS, *A[4], *X, *IDX0, *IDX1, *G0, *G1, *SRC, *M, *IMG, *VOL, *SQ;
 static int64_t pads4[4] = {1, 1, 1, 1}, pads4b[4] = {2, 2, 2, 2}, pads6[6] = {1, 1, 1, 1, 1, 1}, rep22[2] = {2, 2}, dim1[1] = {1};
 static int64_t shifts[2] = {5, 7}, dims01[2] = {0, 1};
 
@@ -56,6 +57,10 @@ static ct_tensor *rand_index(int64_t n, int64_t hi, int ndim, const int64_t *sha
     return t;
 }
 
+CASE(b_searchsorted_1d, ct_searchsorted(SEQ, X, 0, 0, NULL, NULL))
+CASE(b_searchsorted_rows, ct_searchsorted(SEQROWS, X, 0, 1, NULL, NULL))
+CASE(b_bucketize, ct_bucketize(X, SEQ, 0, 0))
+
 int main(void) {
     ct_manual_seed(0);
     int s = ct_scope_begin();
@@ -71,6 +76,8 @@ int main(void) {
     IMG = ct_randn(CT_FLOAT32, 8, 64, 64, 64);
     VOL = ct_randn(CT_FLOAT32, 2, 16, 32, 32, 32);
     SQ = ct_randn(CT_FLOAT32, 2048, 2048);
+    SEQ = ct_sort(ct_randn(CT_FLOAT32, 4096), 0, 0, NULL);
+    SEQROWS = ct_sort(ct_randn(CT_FLOAT32, 4096, 64), 1, 0, NULL);
     bench_run("cat_dim0", "4x[256,1024] f32", b_cat0, NULL);
     bench_run("cat_dim1", "4x[256,1024] f32", b_cat1, NULL);
     bench_run("stack_dim0", "4x[256,1024] f32", b_stack0, NULL);
@@ -92,6 +99,9 @@ int main(void) {
     bench_run("pad_reflect2d", "[8,64,64,64] f32 (2,2,2,2)", b_pad_reflect, NULL);
     bench_run("pad_replicate3d", "[2,16,32,32,32] f32 (1,)*6", b_pad_replicate3d, NULL);
     bench_run("split_views", "[4096,512] f32 by 256", b_split, NULL);
+    bench_run("searchsorted_1d", "4096 sorted f32, [4096,512] values", b_searchsorted_1d, NULL);
+    bench_run("searchsorted_rows", "[4096,64] sorted rows, [4096,512] values, right", b_searchsorted_rows, NULL);
+    bench_run("bucketize", "[4096,512] f32, 4096 boundaries", b_bucketize, NULL);
     ct_scope_end(s);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* test_composite.c - ctensor_composite.h beyond its PyTorch fixtures (those run in
-   the conformance runner: tests/fixtures/composite, 258 cases): gradcheck and
+   the conformance runner: tests/fixtures/composite, 286 cases): gradcheck and
    gradgradcheck (float64 and complex128) of the differentiable functions, exact
    math for a few identities (kron's mixed product, meshgrid's grids, quantile's
    order statistics), that each function frees its intermediates before it returns
@@ -192,6 +192,60 @@ TEST(test_bad_input) {
     CHECK_ERR(ct_positive(NULL), CT_ERR_ARG, "positive: NULL tensor");
 }
 
+/* searchsorted / bucketize against counting (exact): on a sorted sequence, the left
+   index of v is the number of elements < v and the right one the number <= v; every
+   integer dtype and float32/64, 1-D (the thread pool splits the values) and N-D
+   (rows), with ties and values outside the range; the sorter; the scalar forms; the
+   op is one dispatcher call (listeners and the tracer see it); bad input. */
+static void count_listener(const ct_dispatch_event *e, void *u) {
+    if (e->phase == CT_DISPATCH_EXIT && !strcmp(ct_op_schema_name(e->op), "aten::searchsorted.Tensor")) ++*(int *)u;
+}
+TEST(test_searchsorted) {
+    const ct_dtype dts[7] = {CT_UINT8, CT_INT8, CT_INT16, CT_INT32, CT_INT64, CT_FLOAT32, CT_FLOAT64};
+    for (int k = 0; k < 7; k++) {
+        for (int nd = 1; nd <= 2; nd++) {
+            int64_t R = nd == 1 ? 1 : 3, n = 37, m = 20000;
+            ct_tensor *seq = ct_sort(ct_to(ct_randint_n(0, 60, CT_INT64, nd, nd == 1 ? (const int64_t[]){n} : (const int64_t[]){R, n}, NULL), dts[k]), -1, 0, NULL);
+            ct_tensor *v = ct_to(ct_randint_n(-2, 63, CT_INT64, nd, nd == 1 ? (const int64_t[]){m} : (const int64_t[]){R, m}, NULL), dts[k]);
+            if (dts[k] == CT_UINT8) v = ct_to(ct_randint_n(0, 63, CT_INT64, nd, nd == 1 ? (const int64_t[]){m} : (const int64_t[]){R, m}, NULL), dts[k]);
+            for (int right = 0; right < 2; right++) {
+                ct_tensor *got = ct_searchsorted(seq, v, right, right, NULL, NULL);   /* int32 on the right runs */
+                /* count along the sequence's dim: [R, m, 1] against [R, 1, n] */
+                ct_tensor *sv = ct_unsqueeze(nd == 1 ? ct_unsqueeze(seq, 0) : seq, 1), *vv = ct_unsqueeze(nd == 1 ? ct_unsqueeze(v, 0) : v, 2);
+                ct_tensor *want = ct_to(ct_sum_dim(right ? ct_le(sv, vv) : ct_lt(sv, vv), 2, 0), CT_INT64);
+                if (nd == 1) want = ct_squeeze_dim(want, 0);
+                CT_T_REPORT(got && ct_get_dtype(got) == (right ? CT_INT32 : CT_INT64) && ct_equal(ct_to(got, CT_INT64), want) == 1,
+                            "searchsorted %s, %d-D, right=%d", ct_dtype_name(dts[k]), nd, right);
+            }
+        }
+    }
+    /* the sorter, and bucketize = searchsorted with the operands swapped */
+    ct_tensor *u = ct_randn(CT_FLOAT64, 4, 9), *perm = NULL, *sorted = ct_sort(u, -1, 0, &perm), *v = ct_randn(CT_FLOAT64, 4, 5);
+    CHECK(ct_equal(ct_searchsorted(u, v, 0, 0, "right", perm), ct_searchsorted(sorted, v, 0, 1, NULL, NULL)) == 1);
+    ct_tensor *b = ct_linspace(-1, 1, 5, CT_FLOAT32), *x = ct_randn(CT_FLOAT32, 3, 7);
+    CHECK(ct_equal(ct_bucketize(x, b, 0, 1), ct_searchsorted(b, x, 0, 1, NULL, NULL)) == 1);
+    ct_tensor *s0 = ct_searchsorted_scalar(ct_arange(0, 6, 1, CT_INT64), 2.5, 0, 0, NULL, NULL);
+    CHECK(s0 && ct_ndim(s0) == 0 && ct_item_int(s0) == 3);
+    ct_tensor *s1 = ct_searchsorted_scalar(ct_arange(0, 6, 1, CT_INT64), 2.0, 0, 1, NULL, NULL);
+    CHECK(s1 && ct_item_int(s1) == 3);
+    ct_tensor *b0 = ct_bucketize_scalar(-0.5, b, 1, 0);
+    CHECK(b0 && ct_get_dtype(b0) == CT_INT32 && ct_item_int(b0) == 1);
+    int calls = 0, h = ct_add_dispatch_listener(count_listener, &calls, 0);
+    CHECK(ct_searchsorted(sorted, v, 0, 0, NULL, NULL) != NULL);
+    ct_remove_dispatch_listener(h);
+    CHECK_EQ_INT(calls, 1);
+    CHECK(ct_op_find("aten::searchsorted.Tensor") >= 0);
+    /* bad input: PyTorch's checks (the fixtures hold its words), and a sorter that
+       points outside the sequence (PyTorch 1.13 reads out of bounds there) */
+    CHECK_ERR(ct_searchsorted(NULL, v, 0, 0, NULL, NULL), CT_ERR_ARG, "searchsorted: NULL tensor");
+    CHECK_ERR(ct_searchsorted(u, v, 0, 0, NULL, ct_full(CT_INT64, 9.0, 4, 9)), CT_ERR_INDEX, "sorter index out of range: its values run from 9 to 9 for a sequence of length 9");
+    CHECK_ERR(ct_searchsorted(u, v, 0, 0, NULL, ct_full(CT_INT64, -1.0, 4, 9)), CT_ERR_INDEX, "sorter index out of range");
+    CHECK_ERR(ct_searchsorted(u, v, 0, 0, "up", NULL), CT_ERR_ARG, "side can only be 'left' or 'right' but got up");
+    CHECK_ERR(ct_bucketize(x, ct_ones(CT_FLOAT32, 2, 2), 0, 0), CT_ERR_SHAPE, "boundaries tensor must be 1 dimension, but got dim(2)");
+    CHECK_ERR(ct_bucketize_scalar(1.0, NULL, 0, 0), CT_ERR_ARG, "bucketize: NULL tensor");
+    CHECK_ERR(ct_searchsorted(ct_ones(CT_BOOL, 3), ct_ones(CT_BOOL, 2), 0, 0, NULL, NULL), CT_ERR_DTYPE, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
+}
+
 int main(void) {
     ct_t_init();
     int64_t live0 = ct_live_tensors();
@@ -199,6 +253,7 @@ int main(void) {
     CT_SCOPE { RUN(test_exact_math); }
     CT_SCOPE { RUN(test_scopes_and_outputs); }
     CT_SCOPE { RUN(test_bad_input); }
+    CT_SCOPE { RUN(test_searchsorted); }
     CHECK_EQ_INT(ct_live_tensors(), live0);
     return ct_t_summary();
 }

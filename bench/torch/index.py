@@ -38,6 +38,8 @@ def main():
     IMG = torch.randn(8, 64, 64, 64)
     VOL = torch.randn(2, 16, 32, 32, 32)
     SQ = torch.randn(2048, 2048)
+    SEQ = torch.sort(torch.randn(4096))[0]
+    SEQROWS = torch.sort(torch.randn(4096, 64), 1)[0]
     with torch.no_grad():
         bench("cat_dim0", "4x[256,1024] f32", lambda: torch.cat(A, 0))
         bench("cat_dim1", "4x[256,1024] f32", lambda: torch.cat(A, 1))
@@ -60,6 +62,9 @@ def main():
         bench("pad_reflect2d", "[8,64,64,64] f32 (2,2,2,2)", lambda: F.pad(IMG, (2, 2, 2, 2), "reflect"))
         bench("pad_replicate3d", "[2,16,32,32,32] f32 (1,)*6", lambda: F.pad(VOL, (1,) * 6, "replicate"))
         bench("split_views", "[4096,512] f32 by 256", lambda: torch.split(X, 256, 0))
+        bench("searchsorted_1d", "4096 sorted f32, [4096,512] values", lambda: torch.searchsorted(SEQ, X))
+        bench("searchsorted_rows", "[4096,64] sorted rows, [4096,512] values, right", lambda: torch.searchsorted(SEQROWS, X, right=True))
+        bench("bucketize", "[4096,512] f32, 4096 boundaries", lambda: torch.bucketize(X, SEQ))
 
 
 if __name__ == "__main__":

@@ -135,6 +135,10 @@ static int h_bincount(conf_case *c, ct_tensor **out) { ONE(ct_bincount(IN(0), c-
 static int h_histc(conf_case *c, ct_tensor **out) {
     ONE(ct_histc(IN(0), conf_int(c, "bins", 100), conf_double(c, "min", 0.0), conf_double(c, "max", 0.0)));
 }
+static int h_searchsorted(conf_case *c, ct_tensor **out) {
+    ONE(ct_searchsorted(IN(0), IN(1), conf_bool(c, "out_int32", 0), conf_bool(c, "right", 0), conf_str(c, "side", NULL), c->nin > 2 ? IN(2) : NULL));
+}
+static int h_bucketize(conf_case *c, ct_tensor **out) { ONE(ct_bucketize(IN(0), IN(1), conf_bool(c, "out_int32", 0), conf_bool(c, "right", 0))); }
 static int unique_any(conf_case *c, ct_tensor **out, int consecutive) {
     int inv = conf_bool(c, "return_inverse", 0), cnt = conf_bool(c, "return_counts", 0), n = 1;
     ct_tensor *i = NULL, *k = NULL;
@@ -202,4 +206,6 @@ const conf_op conf_ops_composite[] = {
     {"torch.histc", h_histc, NULL},
     {"torch.unique", h_unique, NULL},
     {"torch.unique_consecutive", h_unique_consecutive, NULL},
+    {"torch.searchsorted", h_searchsorted, NULL},
+    {"torch.bucketize", h_bucketize, NULL},
     {0, 0, 0}};

@@ -313,6 +313,56 @@ def counting_fns(w):
     c(FAM, "unique_consecutive_2d", "torch.unique_consecutive", lambda x: torch.unique_consecutive(x), [torch.tensor([[1.0, 1.0], [1.0, 2.0]])], grad=False)
 
 
+def searching_fns(w):
+    c = w.case
+    seq = torch.tensor([1.0, 2.0, 2.0, 3.0, float("nan")])
+    vals = torch.tensor([[2.0, float("nan"), 0.0, 5.0], [1.0, 3.0, 2.5, -1.0]])
+    for right in (False, True):
+        c(FAM, "searchsorted_1d_right%d" % right, "torch.searchsorted", lambda s, v, r=right: torch.searchsorted(s, v, right=r), [seq, vals],
+          args={"right": right})
+    c(FAM, "searchsorted_side_right", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v, side="right"), [seq, vals], args={"side": "right"})
+    c(FAM, "searchsorted_out_int32", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v, out_int32=True), [seq, vals], args={"out_int32": True})
+    nd = torch.sort(rn(2, 3, 6), dim=-1)[0]
+    c(FAM, "searchsorted_nd", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v), [nd, rn(2, 3, 4)])
+    c(FAM, "searchsorted_nd_right_noncontig", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v, right=True), [nd, rn(2, 3, 4)],
+      args={"right": True}, permute=[None, [1, 0, 2]])
+    c(FAM, "searchsorted_int64", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v), [torch.tensor([-3, 0, 0, 4, 9]), ri(-5, 11, 3, 4)])
+    c(FAM, "searchsorted_mixed_dtypes", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v), [torch.tensor([0.5, 1.5, 2.5]), torch.tensor([0, 1, 2, 3])])
+    c(FAM, "searchsorted_uint8", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v, right=True),
+      [torch.tensor([0, 10, 200], dtype=torch.uint8), torch.tensor([5, 10, 255], dtype=torch.uint8)], args={"right": True})
+    unsorted = torch.tensor([3.0, 1.0, 2.0, 0.5])
+    c(FAM, "searchsorted_sorter", "torch.searchsorted", lambda s, v, o: torch.searchsorted(s, v, sorter=o),
+      [unsorted, torch.tensor([0.0, 1.0, 2.5, 4.0]), torch.argsort(unsorted)])
+    u2 = rn(2, 5)
+    c(FAM, "searchsorted_sorter_nd", "torch.searchsorted", lambda s, v, o: torch.searchsorted(s, v, side="right", sorter=o),
+      [u2, rn(2, 3), torch.argsort(u2, dim=-1)], args={"side": "right"})
+    c(FAM, "searchsorted_empty_values", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v), [seq, torch.zeros(0, 3)])
+    c(FAM, "searchsorted_empty_seq", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v), [torch.zeros(0), torch.tensor([1.0, -1.0])])
+    c(FAM, "searchsorted_0d_value", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v), [seq, torch.tensor(2.0)])
+    c(FAM, "searchsorted_float16", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v),
+      [torch.tensor([0.1, 0.2, 0.3], dtype=torch.float16), torch.tensor([0.2, 0.25], dtype=torch.float16)])
+    c(FAM, "err_searchsorted_shapes", "torch.searchsorted", torch.searchsorted, [rn(2, 3), rn(3, 3)], expect_error=True)
+    c(FAM, "err_searchsorted_0d_seq", "torch.searchsorted", torch.searchsorted, [torch.tensor(1.0), rn(3)], expect_error=True)
+    c(FAM, "err_searchsorted_scalar_nd", "torch.searchsorted", torch.searchsorted, [rn(2, 3), torch.tensor(2.0)], expect_error=True)
+    c(FAM, "err_searchsorted_side", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v, side="mid"), [seq, vals], args={"side": "mid"},
+      expect_error=True)
+    c(FAM, "err_searchsorted_side_right", "torch.searchsorted", lambda s, v: torch.searchsorted(s, v, side="left", right=True), [seq, vals],
+      args={"side": "left", "right": True}, expect_error=True)
+    c(FAM, "err_searchsorted_sorter_dtype", "torch.searchsorted", lambda s, v, o: torch.searchsorted(s, v, sorter=o),
+      [unsorted, rn(2), torch.tensor([0.0, 1.0, 2.0, 3.0])], expect_error=True)
+    c(FAM, "err_searchsorted_sorter_shape", "torch.searchsorted", lambda s, v, o: torch.searchsorted(s, v, sorter=o),
+      [unsorted, rn(2), torch.tensor([0, 1])], expect_error=True)
+    c(FAM, "err_searchsorted_bool", "torch.searchsorted", torch.searchsorted, [torch.tensor([False, True]), torch.tensor([True])], expect_error=True)
+    c(FAM, "err_searchsorted_complex", "torch.searchsorted", torch.searchsorted, [rc(3), rc(2)], expect_error=True)
+    b = torch.tensor([1.0, 3.0, 5.0, 7.0, 9.0])
+    x = torch.tensor([[-1.0, 1.0, 3.0, 6.0], [9.0, 10.0, 5.0, float("nan")]])
+    for right in (False, True):
+        c(FAM, "bucketize_right%d" % right, "torch.bucketize", lambda x, b, r=right: torch.bucketize(x, b, right=r), [x, b], args={"right": right})
+    c(FAM, "bucketize_int32_ints", "torch.bucketize", lambda x, b: torch.bucketize(x, b, out_int32=True), [ri(0, 12, 6), torch.tensor([2, 4, 8])],
+      args={"out_int32": True})
+    c(FAM, "err_bucketize_2d", "torch.bucketize", torch.bucketize, [x, torch.ones(2, 2)], expect_error=True)
+
+
 def generate(w):
     torch.manual_seed(0)
     shape_fns(w)
@@ -320,3 +370,4 @@ def generate(w):
     math_fns(w)
     stats_fns(w)
     counting_fns(w)
+    searching_fns(w)
