@@ -1244,12 +1244,13 @@ static void ct__jit_sqrt_f32(char **p, const int64_t *s, int64_t n, const ct__at
 #if defined(__AVX512F__) && defined(CT__HAVE_VEC)
 #define CT__JIT_HAVE_EXP_F32 1
 static inline __m512 ct__jit_exp16(__m512 x) {
-    const __m512 hi = _mm512_set1_ps(88.72283f);
-    __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(_mm512_set1_ps(-104.0f), x));   /* NaN stays NaN */
+    /* clamped to [-104, 89] (a NaN stays NaN): above 88.72283 (eager's bound, where
+       exp overflows) n is 128 and r >= 0, so p >= 1 and p 2^128 overflows to inf in
+       the scalef, as eager's bound check gives; no compare-and-select lanes */
+    __m512 xc = _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-104.0f), x));
     ct__vf tv, nv;
     __m512 p = _mm512_add_ps((__m512)ct__v_exp_red((ct__vf)xc, &tv, &nv), _mm512_set1_ps(1.0f));   /* ctensor.h's reduction */
-    __m512 y = _mm512_scalef_ps(p, (__m512)nv);
-    return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
+    return _mm512_scalef_ps(p, (__m512)nv);
 }
 /* tanh |x| = e / (e + 2), e = expm1(2 |x|) (ct__v_expm1's reduction and polynomial,
    |x| clamped to 9, where tanh rounds to 1): one exp-sized polynomial and a division
@@ -1259,12 +1260,12 @@ static inline __m512 ct__jit_exp16(__m512 x) {
 static inline __m512 ct__jit_tanh16(__m512 x) {
     __m512 z = _mm512_add_ps(_mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)), _mm512_min_ps(_mm512_set1_ps(9.0f), _mm512_abs_ps(x)));
     ct__vf tv, nv;
-    __m512 em = (__m512)ct__v_exp_red((ct__vf)z, &tv, &nv), t = (__m512)tv;   /* ctensor.h's reduction */
-    (void)nv;
-    __m512 s2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_castps_si512(t), _mm512_set1_epi32(127 - 0x4b400000)), 23));
+    __m512 em = (__m512)ct__v_exp_red((ct__vf)z, &tv, &nv);   /* ctensor.h's reduction */
+    __m512 s2 = _mm512_scalef_ps(_mm512_set1_ps(1.0f), (__m512)nv);   /* 2^n, n in [0, 26] */
     __m512 e = _mm512_fmadd_ps(s2, em, _mm512_sub_ps(s2, _mm512_set1_ps(1.0f)));
     __m512 y = _mm512_div_ps(e, _mm512_add_ps(e, _mm512_set1_ps(2.0f)));
-    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u))));
+    /* y | (x & sign) in one ternary-logic instruction */
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(y), _mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u), 0xf8));
 }
 #define CT__JIT_VLOOP(fname, EXPR, FALLBACK)                                                          \
     static void fname(char **p, const int64_t *s, int64_t n, const ct__attrs *a) {                    \
@@ -1305,8 +1306,9 @@ static inline __m512 ct__jit_gelu16(__m512 x) {
     CT__EXP2_P_REST(CT__JIT_ESTEP)
 #undef CT__JIT_ESTEP
     __m512 h = _mm512_scalef_ps(p, nq);
-    __mmask16 neg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
-    __m512 y = _mm512_mul_ps(x, _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), h), neg, h));
+    /* x h for x < 0, else x (1 - h): the subtraction masked to the other lanes (NaN's too) */
+    __mmask16 nneg = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLT_UQ);
+    __m512 y = _mm512_mul_ps(x, _mm512_mask_sub_ps(h, nneg, _mm512_set1_ps(1.0f), h));
     __mmask16 fast = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-5.5f), _CMP_GE_OQ);
     if (fast != 0xffff) y = _mm512_mask_mov_ps((__m512)ct__v_gelu_tail((ct__vf)x), fast, y);
     return y;
@@ -1355,8 +1357,9 @@ static void ct__jit_gelu_f32(char **p, const int64_t *s, int64_t n, const ct__at
         else if (s[1]) { const int sx = 1, sy = 0; CT__JIT_BBODY(EXPR); }                           \
         else { const int sx = 0, sy = 1; CT__JIT_BBODY(EXPR); }                                     \
     }
-#define CT__JIT_MAXMIN(x, y, F) \
-    _mm512_mask_mov_ps(_mm512_mask_mov_ps(F(y, x), _mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q), y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
+/* max_ps(x, y) is x > y ? x : y (y when either is NaN, and on ties such as -0 vs +0),
+   so only a NaN x needs a select */
+#define CT__JIT_MAXMIN(x, y, F) _mm512_mask_mov_ps(F(x, y), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x)
 #if CT__SEL(ADD)
 CT__JIT_BLOOP(ct__jit_add_f32, CT__OP_ADD, 1, _mm512_add_ps(x, y))
 #endif
@@ -1383,7 +1386,8 @@ CT__JIT_ULOOP(ct__jit_neg_f32, CT__OP_NEG, _mm512_castsi512_ps(_mm512_xor_si512(
 CT__JIT_ULOOP(ct__jit_abs_f32, CT__OP_ABS, _mm512_abs_ps(v))
 #endif
 #if CT__SEL(RELU)
-CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps()))
+/* relu: max_ps(0, x) is 0 > x ? 0 : x, eager's x < 0 ? 0 : x (NaN and -0 kept) */
+CT__JIT_ULOOP(ct__jit_relu_f32, CT__OP_RELU, _mm512_max_ps(_mm512_setzero_ps(), v))
 #endif
 /* rsqrt: rsqrt14 and one Newton step, r + r (1 - b r^2) / 2 (within 2 ulp of
    1 / sqrt over a sweep, tests/test_jit.c); lanes that are not normal and finite
@@ -1393,8 +1397,12 @@ static inline __m512 ct__jit_rsqrt16(__m512 b) {
     __m512 r = _mm512_rsqrt14_ps(b);
     __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(b, r), r, _mm512_set1_ps(1.0f));
     __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)), e, r);
-    __mmask16 ok = _mm512_cmp_ps_mask(b, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(b, _mm512_set1_ps(INFINITY), _CMP_LT_OQ);
-    if (ok != 0xffff) y = _mm512_mask_mov_ps(_mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(b)), ok, y);
+#if defined(__AVX512DQ__)
+    __mmask16 bad = _mm512_fpclass_ps_mask(b, 0xff);   /* one class test: NaN, zeros, infinities, subnormals, negatives */
+#else
+    __mmask16 bad = (__mmask16)~(_mm512_cmp_ps_mask(b, _mm512_set1_ps(1.17549435e-38f), _CMP_GE_OQ) & _mm512_cmp_ps_mask(b, _mm512_set1_ps(INFINITY), _CMP_LT_OQ));
+#endif
+    if (bad) y = _mm512_mask_mov_ps(y, bad, _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_sqrt_ps(b)));
     return y;
 }
 CT__JIT_ULOOP(ct__jit_rsqrt_f32, CT__OP_RSQRT, ct__jit_rsqrt16(v))
@@ -1454,7 +1462,7 @@ static inline __m512 ct__jit_rapply(int code, __m512 x, __m512 y) {
     case CT__JR_MIN: return CT__JIT_MAXMIN(x, y, _mm512_min_ps);
     case CT__JR_NEG: return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)));
     case CT__JR_ABS: return _mm512_abs_ps(x);
-    default: return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_ps());
+    default: return _mm512_max_ps(_mm512_setzero_ps(), x);
     }
 }
 /* o[j]: op j's other operand at the block's start (a broadcast operand: 64 copies,

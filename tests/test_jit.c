@@ -1389,6 +1389,12 @@ static ct_tensor *fk_outputs(ct_tensor *x, ct_tensor *y, ct_tensor **o) {
        the second, both (t * t), with a scalar and with the group's inputs */
     ct_tensor *t = ct_add(y, ct_relu(ct_sub(x, y)));
     o[11] = ct_maximum(x, ct_sub_scalar(ct_mul(t, t), 0.1));
+    /* exp around its overflow bound (88.72283): inf above it, from the clamp and scalef */
+    o[12] = ct_exp(ct_add_scalar(ct_mul_scalar(y, 0.02), 88.72283));
+    /* maximum / minimum on ties of signed zeros and on two NaNs (y's specials at x's) */
+    o[13] = ct_maximum(ct_mul_scalar(x, 0.0), ct_neg(ct_mul_scalar(y, 0.0)));
+    o[14] = ct_minimum(ct_neg(ct_mul_scalar(x, 0.0)), ct_mul_scalar(y, 0.0));
+    o[15] = ct_maximum(y, x);
     return o[0];
 }
 TEST(test_fused_kernels) {
@@ -1398,18 +1404,23 @@ TEST(test_fused_kernels) {
     ct_manual_seed(11);
     ct_tensor *x = with_specials(ct_mul_scalar(ct_randn(CT_FLOAT32, 1003), 4.0), 0);
     ct_tensor *y = with_specials(ct_randn(CT_FLOAT32, 1003), 5);
-    ct_tensor *ref[12], *got[12], *tr[12];
+    float *yp = (float *)ct_data_ptr(y);
+    yp[0] = NAN;                    /* x[0] is NaN too */
+    yp[37] = -0.0f;                 /* x[37] is +0 */
+    yp[74] = 0.0f;                  /* x[74] is -0 */
+    yp[111] = NAN;                  /* x[111] is inf */
+    ct_tensor *ref[16], *got[16], *tr[16];
     fk_outputs(x, y, ref);
     ct_tensor *xy[2] = {x, y};
     CHECK(ct_trace_begin(2, xy) == CT_OK);
     fk_outputs(x, y, tr);
-    ct_graph *g = ct_trace_end(12, tr);
+    ct_graph *g = ct_trace_end(16, tr);
     CHECK(g != NULL);
     CHECK_EQ_INT(ct_jit_fuse_elementwise(g), CT_OK);
     CHECK(ct_graph_count_op(g, "prim::FusedElementwise") >= 1);
     CHECK_EQ_INT(ct_graph_count_op(g, "aten::gelu"), 0);   /* in a fused group */
-    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 12), 12);
-    for (int k = 0; k < 12; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
+    CHECK_EQ_INT(ct_graph_run(g, 2, xy, got, 16), 16);
+    for (int k = 0; k < 16; k++) CT_T_REPORT(same_or_nan(got[k], ref[k]), "fused output %d differs from eager", k);
     ct_graph_free(g);
     /* tanh and rsqrt have their own approximations in fused groups: within 2 ulp of
        double over a sweep of float bit patterns (both signs, subnormals to huge) */
